@@ -1,0 +1,3 @@
+from minirag.cli import main
+
+raise SystemExit(main())

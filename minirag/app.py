@@ -1,0 +1,238 @@
+"""The operations both entry points offer, over one Config: the CLI and the MCP
+server are thin wrappers around these methods and never touch SQL.
+
+The index opens once per App and the model loads on first use, so start-up and
+`status` stay fast.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+from minirag import __version__
+from minirag.config import Config
+from minirag.errors import InvalidArgument, MiniragError, NotFound
+from minirag.index import Index
+from minirag.pipeline import Document, Pipeline, Progress, file_hash
+from minirag.results import ingest_result, query_result
+from minirag.scan import walk
+from minirag.search import SearchOptions, hybrid_search, parents_for
+from minirag.security import Scope, resolve_inside_roots
+
+log = logging.getLogger(__name__)
+
+MAX_NEIGHBORS = 20  # chunks on each side read_chunk_neighbors returns at most
+
+
+class App:
+    def __init__(self, config: Config, *, embedder=None):
+        self.config = config
+        self._embedder = embedder
+        self._index: Index | None = None
+        self._pipeline: Pipeline | None = None
+        self._lock = threading.Lock()
+
+    # --- lazily opened parts -------------------------------------------------
+
+    @property
+    def index(self) -> Index:
+        with self._lock:
+            if self._index is None:
+                self._index = Index(self.config.db_path, read_only=self.config.read_only)
+            return self._index
+
+    @property
+    def embedder(self):
+        with self._lock:
+            if self._embedder is None:
+                from minirag.embed import Embedder, resolve_model
+
+                files = resolve_model(self.config.model_name, self.config.model_path, self.config.cache_dir)
+                self._embedder = Embedder(files)
+            return self._embedder
+
+    @property
+    def pipeline(self) -> Pipeline:
+        index, embedder = self.index, self.embedder
+        with self._lock:
+            if self._pipeline is None:
+                self._pipeline = Pipeline(index, embedder, self.config)
+            return self._pipeline
+
+    def close(self) -> None:
+        with self._lock:
+            if self._index is not None:
+                self._index.close()
+                self._index = None
+                self._pipeline = None
+
+    # --- path handling ---------------------------------------------------------
+
+    def file_source(self, path: str | Path, *, must_be_absolute: bool = False) -> tuple[str, Path]:
+        """(source id, real path) for a path inside the roots; symlinks keep their own name."""
+        if must_be_absolute and not os.path.isabs(path):
+            raise InvalidArgument(f"filePath must be an absolute path, got {path!r}")
+        absolute = os.path.abspath(path)
+        real = resolve_inside_roots(Path(absolute), self.config.roots)
+        return absolute, real
+
+    def source_key(self, *, file_path: str | None, source: str | None, must_be_absolute: bool = False) -> str:
+        if (file_path is None) == (source is None):
+            raise InvalidArgument("provide exactly one of filePath or source")
+        if file_path is not None:
+            return self.file_source(file_path, must_be_absolute=must_be_absolute)[0]
+        return source
+
+    # --- writes ------------------------------------------------------------------
+
+    def ingest_paths(self, paths: list[str], progress: Progress | None = None,
+                     on_change: Callable[[Progress], None] | None = None, *, force: bool = False) -> Progress:
+        progress = progress or Progress()
+        files = []
+        for raw in paths:
+            absolute, _real = self.file_source(raw)
+            if not os.path.exists(absolute):
+                raise NotFound(f"no such file or directory: {absolute}")
+            files.extend(walk(Path(absolute), self.config.roots))
+        self.pipeline.run_files(files, progress, force=force, on_change=on_change)
+        return progress
+
+    def ingest_file(self, file_path: str, *, must_be_absolute: bool = False) -> dict:
+        source, real = self.file_source(file_path, must_be_absolute=must_be_absolute)
+        if not real.is_file():
+            raise NotFound(f"not a file: {source}")
+        progress = Progress()
+        found = list(walk(Path(source), self.config.roots))
+        if not found:
+            raise InvalidArgument(f"unsupported file type: {source}")
+        self.pipeline.run_files(found, progress, force=True)
+        if progress.failed:
+            raise MiniragError("; ".join(progress.warnings))
+        try:
+            row = self.index.source_row(source)
+        except NotFound:
+            return ingest_result(source, "", 0, ["excluded by frontmatter rag: false", *progress.warnings])
+        return ingest_result(source, row["title"], row["chunkCount"], progress.warnings)
+
+    def _ingest_document(self, document: Document) -> dict:
+        self.pipeline.write([document])
+        return ingest_result(document.record.source, document.record.title,
+                             len(document.chunked.chunks), document.warnings)
+
+    def ingest_data(self, content: str, source: str, fmt: str = "text", title: str | None = None) -> dict:
+        from minirag.convert import convert_data
+
+        if not source or not source.strip():
+            raise InvalidArgument("source must be a non-empty id")
+        converted = convert_data(content, fmt, source)
+        document = self.pipeline.build(
+            converted, source=source, kind="data", stem=source, title=title,
+            content_hash=file_hash(content.encode("utf-8")),
+        )
+        if not isinstance(document, Document):
+            raise InvalidArgument(f"{source}: excluded by frontmatter rag: false")
+        return self._ingest_document(document)
+
+    def ingest_url(self, url: str, source: str | None = None, title: str | None = None) -> dict:
+        """The one network operation: every fetch goes through fetch.fetch_url and its guard."""
+        from minirag.convert import convert_bytes
+        from minirag.fetch import fetch_url
+
+        page = fetch_url(url, allow_private=self.config.allow_private_urls)
+        converted = convert_bytes(page.body, mimetype=page.content_type, charset=page.charset, url=page.final_url)
+        document = self.pipeline.build(
+            converted, source=source or url, kind="url", stem=source or url, title=title,
+            content_hash=file_hash(page.body),
+        )
+        if not isinstance(document, Document):
+            raise InvalidArgument(f"{url}: excluded by frontmatter rag: false")
+        return self._ingest_document(document)
+
+    def delete(self, key: str) -> dict:
+        chunks = self.index.source_row(key)["chunkCount"]
+        self.index.delete_sources([key])
+        return {"source": key, "deletedChunks": chunks}
+
+    # --- reads -------------------------------------------------------------------
+
+    def query(self, text: str, top_k: int = 10, scope: str | None = None) -> dict:
+        if not text or not text.strip():
+            raise InvalidArgument("query must not be empty")
+        options = SearchOptions(
+            top_k=top_k, hybrid_weight=self.config.hybrid_weight, scope=scope, grouping=self.config.grouping,
+            max_distance=self.config.max_distance, max_files=self.config.max_files,
+        )
+        index = self.index
+        if index.bound_model() is None:
+            return query_result([], {}, self.config.roots)  # nothing indexed yet
+        vector = None
+        if options.hybrid_weight < 1.0:
+            embedder = self.embedder
+            index.bind_model(embedder.model_id, embedder.dimension)
+            vector = embedder.embed_queries([text])[0]
+        hits = hybrid_search(index.conn, vector, text, options)
+        return query_result(hits, parents_for(index.conn, hits), self.config.roots)
+
+    def read(self, key: str) -> dict:
+        from minirag.chunking import Section, reconstruct
+        from minirag.results import page_label
+
+        row = self.index.source_row(key)
+        sections = self.index.sections(key)
+        out = {
+            "source": key, "sourceType": row["kind"], "title": row["title"], "chunkCount": row["chunkCount"],
+            "text": reconstruct([Section(t, ps, pe) for t, ps, pe in sections]),
+        }
+        starts = [ps for _t, ps, _pe in sections if ps is not None]
+        if starts:
+            out["pages"] = page_label(min(starts), max(pe or ps for _t, ps, pe in sections if ps is not None))
+        return out
+
+    def neighbors(self, key: str, chunk_index: int, before: int = 1, after: int = 1) -> dict:
+        for name, value in (("before", before), ("after", after)):
+            if value < 0:
+                raise InvalidArgument(f"{name} must be 0 or more, got {value}")
+        chunks = self.index.chunk_window(key, chunk_index, min(before, MAX_NEIGHBORS), min(after, MAX_NEIGHBORS))
+        for chunk in chunks:
+            chunk["parentId"] = str(chunk["parentId"])
+        return {"chunks": chunks}
+
+    def list_files(self, scope: str | None = None) -> dict:
+        from minirag.listing import list_entries
+
+        return {"files": list_entries(self, Scope.of(scope) if scope else None)}
+
+    def status(self) -> dict:
+        from minirag.chunking import SCHEME_VERSION
+
+        config = self.config
+        out: dict = {
+            "version": __version__,
+            "roots": [str(r) for r in config.roots],
+            "dbPath": str(config.db_path),
+            "model": config.model_path and f"{config.model_path} (MODEL_PATH)" or config.model_name,
+            "hybridWeight": config.hybrid_weight,
+            "chunkTokenBudget": config.chunk_token_budget,
+            "chunkScheme": SCHEME_VERSION,
+            "readOnly": config.read_only,
+        }
+        if config.read_only and not config.db_path.exists():
+            out["indexError"] = f"no index at {config.db_path}; run `minirag sync` first"
+            return out
+        try:
+            stats = self.index.stats()
+        except MiniragError as exc:
+            out["indexError"] = str(exc)
+            return out
+        out.update(stats)
+        out["sourceCount"], out["chunkCount"] = stats["sourceCount"], stats["chunkCount"]
+        if stats["staleChunkCount"]:
+            out["schemeWarning"] = (
+                f"{stats['staleChunkCount']} chunk(s) were cut by an older chunking scheme; "
+                "run `minirag sync` (or sync_start) to rebuild them"
+            )
+        return out

@@ -1,0 +1,53 @@
+"""Markdown -> parent sections (returned to callers) and retrieval chunks (embedded).
+
+The one entry point is :func:`chunk_document`; :func:`reconstruct` turns its
+sections back into the document. The title and frontmatter rules that
+convert.py and sync.py call live in :mod:`.titles` and :mod:`.frontmatter`.
+"""
+
+from __future__ import annotations
+
+from minirag.chunking.model import Chunk, ChunkedDocument, Section, TokenCounter
+
+#: Bumped whenever chunk boundaries or chunk text change for the same input.
+#: Chunks record it; `status` reports chunks cut by an older scheme as stale and
+#: `sync` re-ingests their sources even when the bytes are unchanged.
+SCHEME_VERSION = 2
+
+MIN_BUDGET = 16
+
+__all__ = [
+    "MIN_BUDGET",
+    "SCHEME_VERSION",
+    "Chunk",
+    "ChunkedDocument",
+    "Section",
+    "TokenCounter",
+    "chunk_document",
+    "reconstruct",
+]
+
+
+def chunk_document(
+    markdown: str, *, title: str, count_tokens: TokenCounter, budget: int
+) -> ChunkedDocument:
+    """Split converted Markdown into sections and budget-sized chunks.
+
+    ``count_tokens`` must count with truncation off and special tokens included;
+    ``budget`` is the most tokens a chunk may hold (an atomic code block aside).
+    """
+    from minirag.chunking.pipeline import run
+
+    if budget < MIN_BUDGET:
+        raise ValueError(f"token budget must be at least {MIN_BUDGET}, got {budget}")
+    return run(markdown, title=title, count_tokens=count_tokens, budget=budget)
+
+
+def reconstruct(sections: list[Section]) -> str:
+    """The document's Markdown from its sections, each repeated context line printed once."""
+    bodies = []
+    for section in sections:
+        body = "\n".join(section.text.split("\n")[section.context_lines :]).strip("\n")
+        if body.strip():
+            bodies.append(body)
+    return "\n\n".join(bodies)

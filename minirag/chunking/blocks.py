@@ -1,0 +1,104 @@
+"""Markdown lines -> structural blocks: headings, paragraphs, tables, code, slide markers."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from minirag.chunking.fences import fence_end
+from minirag.chunking.pages import page_span
+
+_HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
+_SLIDE = re.compile(r"^\s*<!--\s*Slide number:\s*(\d+)\s*-->\s*$", re.IGNORECASE)
+_SEPARATOR = re.compile(r"^\s*\|?\s*:?-{1,}:?\s*(\|\s*:?-{1,}:?\s*)*\|?\s*$")
+
+
+@dataclass
+class Block:
+    kind: str  # heading | paragraph | table | code | slide
+    lines: list[str]  # for tables: the rows under the header
+    pages: list[int | None]  # one per line of ``lines``
+    header: list[str] = field(default_factory=list)  # table header row + separator line
+    level: int = 0  # heading level
+    title: str = ""  # heading text without the # marks
+    continued: bool = False  # a table or paragraph carried over from the previous section
+
+    def render(self) -> str:
+        return "\n".join([*self.header, *self.lines])
+
+    @property
+    def span(self) -> tuple[int | None, int | None]:
+        return page_span(self.pages)
+
+    def part(self, lines: list[str], pages: list[int | None], continued: bool) -> Block:
+        return Block(self.kind, lines, pages, self.header, self.level, self.title, continued)
+
+
+def heading_match(line: str) -> re.Match[str] | None:
+    return _HEADING.match(line)
+
+
+def _is_table_line(line: str) -> bool:
+    return line.lstrip().startswith("|")
+
+
+def _table(rows: list[str], pages: list[int | None]) -> Block:
+    # Only a header with data rows under it is repeated; a lone header is content.
+    if len(rows) > 2 and _SEPARATOR.match(rows[1]):
+        return Block("table", rows[2:], pages[2:], header=rows[:2])
+    return Block("table", rows, pages)
+
+
+def parse_blocks(lines: list[str], pages: list[int | None]) -> list[Block]:
+    blocks: list[Block] = []
+    para: list[str] = []
+    para_pages: list[int | None] = []
+
+    def flush() -> None:
+        if para:
+            blocks.append(Block("paragraph", list(para), list(para_pages)))
+            para.clear()
+            para_pages.clear()
+
+    index = 0
+    while index < len(lines):
+        line = lines[index]
+        stripped = line.strip()
+        if not stripped:
+            flush()
+            index += 1
+            continue
+        end = fence_end(lines, index) if stripped.startswith(("```", "~~~")) else None
+        if end is not None:
+            flush()
+            blocks.append(Block("code", lines[index : end + 1], pages[index : end + 1]))
+            index = end + 1
+            continue
+        heading = _HEADING.match(line)
+        if heading:
+            flush()
+            text = (heading.group(2) or "").strip()
+            blocks.append(
+                Block("heading", [line], [pages[index]], level=len(heading.group(1)), title=text)
+            )
+            index += 1
+            continue
+        if _SLIDE.match(line):
+            flush()
+            blocks.append(Block("slide", [line], [pages[index]]))
+            index += 1
+            continue
+        if _is_table_line(line):
+            flush()
+            start = index
+            while index < len(lines) and _is_table_line(lines[index]):
+                index += 1
+            blocks.append(_table(lines[start:index], pages[start:index]))
+            continue
+        if para and para_pages[-1] != pages[index]:
+            flush()  # a page break ends a paragraph, so every paragraph sits on one page
+        para.append(line)
+        para_pages.append(pages[index])
+        index += 1
+    flush()
+    return blocks

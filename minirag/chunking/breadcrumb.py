@@ -1,0 +1,59 @@
+"""Heading breadcrumbs, held to a third of the budget.
+
+Past that share the chain is elided from the middle, keeping the outermost
+heading and as many of the innermost as fit: chunks that are mostly one shared
+prefix embed to nearly the same vector.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from minirag.chunking.split import words_to_fit
+from minirag.chunking.tokens import Tokens
+
+SEPARATOR = " > "
+ELLIPSIS = "…"
+
+
+@dataclass(frozen=True)
+class Crumb:
+    text: str
+    kept: frozenset[int]  # positions in the chain that appear in full
+    truncated: bool  # the innermost heading itself had to be shortened
+
+
+def _render(titles: list[str], keep: list[int]) -> str:
+    parts: list[str] = []
+    for position, index in enumerate(keep):
+        if position > 0 and index != keep[position - 1] + 1 or position == 0 and index != 0:
+            parts.append(ELLIPSIS)
+        parts.append(titles[index])
+    return SEPARATOR.join(parts)
+
+
+def make_breadcrumb(titles: list[str], tokens: Tokens, budget: int) -> Crumb:
+    limit = budget // 3
+    count = len(titles)
+    if not count:
+        return Crumb("", frozenset(), False)
+    sizes = [tokens.content(title) for title in titles]
+    link = tokens.content(">")
+    gap = tokens.content(ELLIPSIS) + link
+    candidates: list[list[int]] = [list(range(count))]
+    for inner in range(count - 2, 0, -1):
+        candidates.append([0, *range(count - inner, count)])
+    candidates.append([count - 1])
+    for keep in candidates:
+        estimate = sum(sizes[i] for i in keep) + link * (len(keep) - 1)
+        estimate += gap * (
+            (keep[0] != 0) + any(b != a + 1 for a, b in zip(keep, keep[1:], strict=False))
+        )
+        if estimate <= limit:
+            text = _render(titles, keep)
+            if tokens.content(text) <= limit:
+                return Crumb(text, frozenset(keep), False)
+    prefix = ELLIPSIS + SEPARATOR if count > 1 else ""
+    room = limit - tokens.content(prefix + ELLIPSIS) - 1
+    head = words_to_fit(titles[-1], tokens, max(1, room))[0]
+    return Crumb(f"{prefix}{head} {ELLIPSIS}", frozenset(), True)

@@ -1,0 +1,75 @@
+"""Lifecycle frontmatter: a `---` block of simple `key: value` lines at the very start.
+
+Only the subset callers need is understood (strings, quoted strings, booleans,
+numbers, null, and `- item` lists under a bare key); no YAML library is used.
+Anything outside that subset means the block is not frontmatter and the text is
+returned untouched.
+"""
+
+from __future__ import annotations
+
+import re
+
+_KEY = re.compile(r"^([A-Za-z_][\w.-]*)\s*:(?:\s+(.*?))?\s*$")
+_ITEM = re.compile(r"^\s+-\s+(.*?)\s*$|^-\s+(.*?)\s*$")
+_INT = re.compile(r"^[-+]?\d+$")
+_FLOAT = re.compile(r"^[-+]?(?:\d+\.\d*|\.\d+)(?:[eE][-+]?\d+)?$")
+
+
+def _scalar(raw: str) -> object:
+    if len(raw) >= 2 and raw[0] == raw[-1] and raw[0] in "'\"":
+        inner = raw[1:-1]
+        return inner.replace("''", "'") if raw[0] == "'" else inner.replace('\\"', '"')
+    raw = re.sub(r"\s+#.*$", "", raw)
+    lowered = raw.lower()
+    if lowered in ("true", "false"):
+        return lowered == "true"
+    if lowered in ("null", "~", ""):
+        return None
+    if _INT.match(raw):
+        return int(raw)
+    if _FLOAT.match(raw):
+        return float(raw)
+    return raw
+
+
+def _parse(lines: list[str]) -> dict[str, object] | None:
+    meta: dict[str, object] = {}
+    list_key: str | None = None
+    for line in lines:
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        item = _ITEM.match(line)
+        if item and list_key is not None:
+            value = meta.get(list_key)
+            if not isinstance(value, list):
+                value = []
+                meta[list_key] = value
+            value.append(_scalar(item.group(1) or item.group(2) or ""))
+            continue
+        match = _KEY.match(line)
+        if not match:
+            return None
+        key, raw = match.group(1), match.group(2)
+        if raw is None or raw == "":
+            meta[key] = None
+            list_key = key
+        else:
+            meta[key] = _scalar(raw)
+            list_key = None
+    return meta
+
+
+def parse_frontmatter(markdown: str) -> tuple[dict[str, object], str]:
+    """Return (metadata, body without the frontmatter); ({}, markdown) when there is none."""
+    text = markdown[1:] if markdown.startswith("\ufeff") else markdown
+    lines = text.split("\n")
+    if not lines or lines[0].rstrip("\r").rstrip() != "---":
+        return {}, markdown
+    for end in range(1, len(lines)):
+        if lines[end].rstrip("\r").rstrip() in ("---", "..."):
+            meta = _parse([line.rstrip("\r") for line in lines[1:end]])
+            if meta is None:
+                return {}, markdown
+            return meta, "\n".join(lines[end + 1 :])
+    return {}, markdown

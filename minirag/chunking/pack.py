@@ -1,0 +1,233 @@
+"""Blocks -> pieces -> chunks packed to the token budget.
+
+A piece is the smallest thing a chunk boundary may fall around: a paragraph, or
+when it does not fit a line, sentence or run of words; a table row; a code block.
+Pieces are counted once; a chunk's size is the sum of its pieces and context,
+confirmed by one real count of the finished text.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from minirag.chunking.blocks import Block
+from minirag.chunking.pages import page_span
+from minirag.chunking.split import sentences, words_to_fit
+from minirag.chunking.tokens import Tokens
+
+CODE_SPLIT_MARKER = "[code block split to fit the token budget]"
+CODE_BUDGETS = 4  # an atomic code block may take up to this many budgets
+
+
+@dataclass(frozen=True)
+class Piece:
+    text: str
+    tokens: int  # content tokens, special tokens excluded
+    pages: tuple[int | None, int | None]
+    group: int  # pieces of one block share a group; groups are parted by a blank line
+    sep: str = "\n"  # joins the piece to the previous piece of its group
+    header: str = ""  # table header, written before the group's first row in each chunk
+    header_tokens: int = 0
+    code: bool = False  # a code block, which may exceed the budget
+
+
+@dataclass(frozen=True)
+class Packed:
+    text: str
+    tokens: int
+    pages: tuple[int | None, int | None]
+
+
+class Packer:
+    def __init__(self, tokens: Tokens, budget: int) -> None:
+        self.tokens = tokens
+        self.budget = budget
+        self._group = 0
+
+    def _next_group(self) -> int:
+        self._group += 1
+        return self._group
+
+    # -- pieces ---------------------------------------------------------------
+
+    def pieces(self, block: Block, room: int) -> list[Piece]:
+        if block.kind == "slide":
+            return []
+        if block.kind == "table":
+            return self._table(block, room)
+        if block.kind == "code":
+            return self._code(block, room)
+        return self._prose(block.lines, block.pages, room)
+
+    def _prose(self, lines: list[str], pages: list[int | None], room: int) -> list[Piece]:
+        group = self._next_group()
+        text = "\n".join(lines)
+        size = self.tokens.content(text)
+        if size <= room:
+            return [Piece(text, size, page_span(pages), group)]
+        out: list[Piece] = []
+        for line, page in zip(lines, pages, strict=True):
+            for n, part in enumerate(self._fit(line, room)):
+                out.append(
+                    Piece(
+                        part,
+                        self.tokens.content(part),
+                        (page, page),
+                        group,
+                        "\n" if n == 0 else " ",
+                    )
+                )
+        return out
+
+    def _fit(self, text: str, room: int) -> list[str]:
+        if self.tokens.content(text) <= room:
+            return [text]
+        out: list[str] = []
+        for sentence in sentences(text):
+            if self.tokens.content(sentence) <= room:
+                out.append(sentence)
+            else:
+                out.extend(words_to_fit(sentence, self.tokens, room))
+        return out
+
+    def _table(self, block: Block, room: int) -> list[Piece]:
+        group = self._next_group()
+        header = "\n".join(compact_header(block.header))
+        header_tokens = self.tokens.content(header) if header else 0
+        out: list[Piece] = []
+        if header and header_tokens > room // 2:
+            # A header this large would crowd out the rows it labels: it is
+            # kept once, as an ordinary row, instead of repeated.
+            out.extend(self._prose(block.header, block.pages[:1] * len(block.header), room))
+            out = [Piece(p.text, p.tokens, p.pages, group, "\n") for p in out]
+            header, header_tokens = "", 0
+        row_room = room - header_tokens
+        for row, page in zip(block.lines, block.pages, strict=True):
+            size = self.tokens.content(row)
+            parts = [row] if size <= row_room else words_to_fit(row, self.tokens, row_room)
+            for n, part in enumerate(parts):
+                tokens = size if len(parts) == 1 else self.tokens.content(part)
+                sep = "\n" if n == 0 else " "
+                out.append(Piece(part, tokens, (page, page), group, sep, header, header_tokens))
+        return out
+
+    def _code(self, block: Block, room: int) -> list[Piece]:
+        text = block.render()
+        size = self.tokens.content(text)
+        limit = CODE_BUDGETS * self.budget - (self.budget - room)
+        if size <= limit:
+            return [Piece(text, size, block.span, self._next_group(), code=True)]
+        opening, closing, inner = block.lines[0], block.lines[-1], block.lines[1:-1]
+        frame = sum(self.tokens.content(s) for s in (opening, closing, CODE_SPLIT_MARKER))
+        line_room = max(1, room - frame)
+        runs: list[list[tuple[str, int, int | None]]] = [[]]
+        used = 0
+        for line, page in zip(inner, block.pages[1:-1], strict=True):
+            size = self.tokens.content(line)
+            parts = (
+                [(line, size)]
+                if size <= line_room
+                else [
+                    (p, self.tokens.content(p)) for p in words_to_fit(line, self.tokens, line_room)
+                ]
+            )
+            for part, part_size in parts:
+                if runs[-1] and used + part_size > line_room:
+                    runs.append([])
+                    used = 0
+                runs[-1].append((part, part_size, page))
+                used += part_size
+        out: list[Piece] = []
+        for run in runs:
+            body = "\n".join(part for part, _, _ in run)
+            text = f"{opening}\n{body}\n{closing}\n{CODE_SPLIT_MARKER}"
+            pages = page_span([page for _, _, page in run] or block.pages[:1])
+            out.append(
+                Piece(text, frame + sum(s for _, s, _ in run), pages, self._next_group(), code=True)
+            )
+        return out
+
+    # -- chunks ---------------------------------------------------------------
+
+    def pack(self, pieces: list[Piece], prefix: str, reserve: int = 0) -> list[Packed]:
+        """Pack ``pieces`` under ``prefix``; the first chunk keeps ``reserve`` tokens free."""
+        base = self.tokens.special + (self.tokens.content(prefix) if prefix else 0)
+        groups: list[list[Piece]] = []
+        current: list[Piece] = []
+        used = base + reserve
+        for piece in pieces:
+            cost = piece.tokens
+            if not current or current[-1].group != piece.group:
+                cost += piece.header_tokens
+            if current and used + cost > self.budget:
+                groups.append(current)
+                current, used = [], base
+                cost = piece.tokens + piece.header_tokens
+            current.append(piece)
+            used += cost
+        if current:
+            groups.append(current)
+        out: list[Packed] = []
+        for n, group in enumerate(groups):
+            out.extend(self._verified(group, prefix, reserve if n == 0 else 0))
+        return out
+
+    def _verified(self, group: list[Piece], prefix: str, reserve: int) -> list[Packed]:
+        text = render(group, prefix)
+        size = self.tokens.full(text)
+        if size + reserve <= self.budget or (len(group) == 1 and group[0].code):
+            return [Packed(text, size, _span(group))]
+        if len(group) > 1:
+            middle = len(group) // 2
+            return self._verified(group[:middle], prefix, reserve) + self._verified(
+                group[middle:], prefix, 0
+            )
+        piece = group[0]
+        if piece.tokens <= 1 or len(piece.text.split()) <= 1 and len(piece.text) <= 1:
+            return [Packed(text, size, _span(group))]
+        room = max(1, min(piece.tokens, size - self.tokens.special) // 2)
+        parts = words_to_fit(piece.text, self.tokens, room)
+        if len(parts) <= 1:
+            parts = [piece.text[: len(piece.text) // 2], piece.text[len(piece.text) // 2 :]]
+        split = [
+            Piece(
+                p,
+                self.tokens.content(p),
+                piece.pages,
+                piece.group,
+                " ",
+                piece.header,
+                piece.header_tokens,
+            )
+            for p in parts
+        ]
+        return self._verified(split, prefix, reserve)
+
+
+def compact_header(header: list[str]) -> list[str]:
+    """The header repeated in chunks, its separator's dash runs cut to one: they cost a token each."""
+    if len(header) < 2:
+        return header
+    return [header[0], re.sub(r"-+", "-", header[1].replace(" ", ""))]
+
+
+def render(group: list[Piece], prefix: str) -> str:
+    body: list[str] = []
+    previous: Piece | None = None
+    for piece in group:
+        if previous is None or previous.group != piece.group:
+            if previous is not None:
+                body.append("\n\n")
+            if piece.header:
+                body.append(piece.header + "\n")
+        else:
+            body.append(piece.sep)
+        body.append(piece.text)
+        previous = piece
+    text = "".join(body)
+    return f"{prefix}\n{text}" if prefix else text
+
+
+def _span(group: list[Piece]) -> tuple[int | None, int | None]:
+    return page_span([page for piece in group for page in piece.pages])

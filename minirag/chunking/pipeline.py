@@ -1,0 +1,142 @@
+"""chunk_document's steps, in order: clean, detect, cut sections, pack chunks, seed the title."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from minirag.chunking.blocks import parse_blocks
+from minirag.chunking.breadcrumb import Crumb, make_breadcrumb
+from minirag.chunking.detect import detect_category
+from minirag.chunking.frontmatter import parse_frontmatter
+from minirag.chunking.images import strip_data_images
+from minirag.chunking.model import Chunk, ChunkedDocument, Section, TokenCounter
+from minirag.chunking.pack import Packed, Packer, Piece
+from minirag.chunking.pages import split_pages
+from minirag.chunking.sections import Draft, Part, cut_part
+from minirag.chunking.split import words_to_fit
+from minirag.chunking.structure import generic_parts, heading_parts, slide_parts
+from minirag.chunking.tokens import Tokens
+from minirag.chunking.transcript import transcript_parts
+
+
+@dataclass
+class _Planned:
+    section: int
+    pieces: list[Piece]
+    prefix: str
+    packed: list[Packed]
+
+
+def clean(markdown: str) -> str:
+    """What is chunked: the body without frontmatter, inlined pictures or CR line ends."""
+    _, body = parse_frontmatter(markdown)
+    return strip_data_images(body.replace("\r\n", "\n").replace("\r", "\n"))
+
+
+def run(markdown: str, *, title: str, count_tokens: TokenCounter, budget: int) -> ChunkedDocument:
+    body = clean(markdown)
+    with_pages = "\f" in body
+    lines, pages = split_pages(body)
+    blocks = parse_blocks(lines, pages)
+    category = detect_category(lines, blocks)
+    if category == "transcript":
+        parts = transcript_parts(lines, pages, title)
+    elif category == "slides":
+        parts = slide_parts(blocks)
+    elif category == "headings":
+        parts = heading_parts(blocks)
+    else:
+        parts = generic_parts(blocks)
+
+    tokens = Tokens(count_tokens)
+    packer = Packer(tokens, budget)
+    crumbs = [make_breadcrumb(part.crumbs, tokens, budget) for part in parts]
+    own_chunk = _headings_needing_own_chunk(parts, crumbs)
+    skip_headings = category == "headings"
+
+    sections: list[Section] = []
+    planned: list[_Planned] = []
+    for index, part in enumerate(parts):
+        crumb = crumbs[index]
+        room = budget - tokens.special - (tokens.content(crumb.text) if crumb.text else 0)
+        for draft in cut_part(part):
+            sections.append(draft.section(with_pages))
+            pieces = _draft_pieces(draft, crumb, packer, room, skip_headings)
+            if pieces:
+                packed = packer.pack(pieces, crumb.text)
+            elif draft.first and index in own_chunk and crumb.text:
+                packed = [Packed(crumb.text, tokens.full(crumb.text), draft.blocks[0].span)]
+            else:
+                packed = []
+            planned.append(_Planned(len(sections) - 1, pieces, crumb.text, packed))
+
+    _seed_title(planned, title, packer, tokens, budget)
+    chunks = [
+        Chunk(
+            item.text,
+            plan.section,
+            item.tokens,
+            item.pages[0] if with_pages else None,
+            item.pages[1] if with_pages else None,
+        )
+        for plan in planned
+        for item in plan.packed
+    ]
+    return ChunkedDocument(title=title, category=category, sections=sections, chunks=chunks)
+
+
+def _draft_pieces(
+    draft: Draft, crumb: Crumb, packer: Packer, room: int, skip_headings: bool
+) -> list[Piece]:
+    pieces: list[Piece] = []
+    for block in draft.blocks:
+        if block.kind == "heading" and skip_headings:
+            if crumb.truncated and draft.first:
+                # The breadcrumb could not hold this heading, so its words go in the body.
+                pieces.extend(packer.pieces(block.part([block.title], block.pages, False), room))
+            continue
+        pieces.extend(packer.pieces(block, room))
+    return pieces
+
+
+def _headings_needing_own_chunk(parts: list[Part], crumbs: list[Crumb]) -> set[int]:
+    """Heading parts with no body whose words no other chunk's breadcrumb carries."""
+
+    def has_body(part: Part) -> bool:
+        return any(block.kind not in ("heading", "slide") for block in part.blocks)
+
+    def is_leaf(index: int) -> bool:
+        following = parts[index + 1] if index + 1 < len(parts) else None
+        return following is None or following.level <= parts[index].level
+
+    empty = [i for i, part in enumerate(parts) if part.level and not has_body(part)]
+    carriers = [i for i, part in enumerate(parts) if has_body(part) or (i in empty and is_leaf(i))]
+    covered: set[int] = set()
+    for i in carriers:
+        covered.update(parts[i].crumb_ids[k] for k in crumbs[i].kept)
+    return {i for i in empty if is_leaf(i) or i not in covered}
+
+
+def _carries_title(text: str, title: str) -> bool:
+    first = " ".join(text.split("\n", 1)[0].lstrip("#").split())
+    wanted = " ".join(title.split())
+    return first == wanted or first.startswith(wanted + " > ")
+
+
+def _seed_title(
+    planned: list[_Planned], title: str, packer: Packer, tokens: Tokens, budget: int
+) -> None:
+    """Prepend `# Title` to the first chunk, repacking its section so it still fits."""
+    title = " ".join(title.split())
+    first = next((plan for plan in planned if plan.packed), None)
+    if not title or first is None or _carries_title(first.packed[0].text, title):
+        return
+    if tokens.content(f"# {title}") > budget // 3:
+        room = budget // 3 - tokens.content("# …")
+        title = words_to_fit(title, tokens, max(1, room))[0] + " …"
+    line = f"# {title}"
+    if first.pieces:
+        first.packed = packer.pack(first.pieces, first.prefix, reserve=tokens.content(line))
+    head = first.packed[0]
+    text = f"{line}\n{head.text}"
+    first.packed[0] = Packed(text, tokens.full(text), head.pages)

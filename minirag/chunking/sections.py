@@ -1,0 +1,117 @@
+"""Parent sections: logical parts of a document, cut to the 4,000-character cap.
+
+A part over the cap is cut between blocks; a table over the cap between rows,
+with the header repeated as context; a paragraph over the cap between lines or
+sentences. One row, sentence or code block longer than the cap stays whole.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from minirag.chunking.blocks import Block
+from minirag.chunking.model import Section
+from minirag.chunking.pages import page_span
+from minirag.chunking.split import sentences
+
+SECTION_CAP = 4000
+
+
+@dataclass
+class Part:
+    """A logical section before the cap: a heading section, a slide, a transcript window."""
+
+    blocks: list[Block]
+    label: str | None = None  # context line opening every section cut from this part
+    crumbs: list[str] = field(default_factory=list)  # heading chain, outermost first
+    crumb_ids: list[int] = field(default_factory=list)  # heading ids matching ``crumbs``
+    level: int = 0  # heading level of a heading part, 0 otherwise
+
+
+@dataclass
+class Draft:
+    part: Part
+    blocks: list[Block]
+    first: bool  # the first section cut from its part
+
+    def section(self, with_pages: bool) -> Section:
+        body = "\n\n".join(block.render() for block in self.blocks)
+        context = 0
+        if self.blocks and self.blocks[0].continued and self.blocks[0].kind == "table":
+            context = len(self.blocks[0].header)
+        text = body
+        if self.part.label is not None:
+            text = f"{self.part.label}\n{body}"
+            context += 1
+        start, end = page_span([p for block in self.blocks for p in block.pages])
+        if not with_pages:
+            start = end = None
+        return Section(text, start, end, context)
+
+
+def _greedy(sizes: list[int], limit: int, joiner: int) -> list[range]:
+    runs: list[range] = []
+    start, used = 0, 0
+    for index, size in enumerate(sizes):
+        extra = size + (joiner if index > start else 0)
+        if index > start and used + extra > limit:
+            runs.append(range(start, index))
+            start, used, extra = index, 0, size
+        used += extra
+    if start < len(sizes):
+        runs.append(range(start, len(sizes)))
+    return runs
+
+
+def _cut_table(block: Block) -> list[Block]:
+    header = sum(len(line) + 1 for line in block.header)
+    runs = _greedy([len(row) for row in block.lines], SECTION_CAP - header, 1)
+    return [
+        block.part(block.lines[run.start : run.stop], block.pages[run.start : run.stop], n > 0)
+        for n, run in enumerate(runs)
+    ]
+
+
+def _cut_paragraph(block: Block) -> list[Block]:
+    units: list[tuple[str, str, int | None]] = []  # (separator before it, text, page)
+    for line, page in zip(block.lines, block.pages, strict=True):
+        pieces = [line] if len(line) <= SECTION_CAP else sentences(line) or [line]
+        for n, piece in enumerate(pieces):
+            units.append(("\n" if n == 0 else " ", piece, page))
+    runs = _greedy([len(text) for _, text, _ in units], SECTION_CAP, 1)
+    cut: list[Block] = []
+    for n, run in enumerate(runs):
+        chosen = units[run.start : run.stop]
+        text = chosen[0][1] + "".join(sep + piece for sep, piece, _ in chosen[1:])
+        lines = text.split("\n")
+        pages = [chosen[0][2]] * len(lines)
+        cut.append(block.part(lines, pages, n > 0))
+    return cut
+
+
+def _units(block: Block) -> list[Block]:
+    if len(block.render()) <= SECTION_CAP:
+        return [block]
+    if block.kind == "table":
+        return _cut_table(block)
+    if block.kind == "paragraph":
+        return _cut_paragraph(block)
+    return [block]
+
+
+def cut_part(part: Part) -> list[Draft]:
+    label = len(part.label) + 1 if part.label is not None else 0
+    drafts: list[Draft] = []
+    current: list[Block] = []
+    used = label
+    for block in part.blocks:
+        for unit in _units(block):
+            size = len(unit.render()) + 2
+            if current and (unit.continued or used + size > SECTION_CAP):
+                drafts.append(Draft(part, current, not drafts))
+                current, used = [], label
+            current.append(unit)
+            used += size
+    if current or not drafts:
+        drafts.append(Draft(part, current, not drafts))
+    return drafts

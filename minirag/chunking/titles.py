@@ -1,0 +1,155 @@
+"""A document's title: converter metadata, else an author's H1, else an informative filename.
+
+An H1 steps aside when it is boilerplate, the opening section name that every
+document of an office set shares, or holds no words at all (a picture-only
+heading); a filename steps aside when a machine chose it.
+"""
+
+from __future__ import annotations
+
+import re
+
+from minirag.chunking.fences import code_line_mask
+from minirag.chunking.frontmatter import parse_frontmatter
+
+BOILERPLATE_HEADINGS = frozenset(
+    {
+        "introduction",
+        "table of contents",
+        "contents",
+        "content",
+        "overview",
+        "preface",
+        "foreword",
+        "abstract",
+        "summary",
+        "general",
+        "general provisions",
+        "scope",
+        "purpose",
+        "revision history",
+        "document history",
+        "change history",
+        "change log",
+        "changelog",
+        "glossary",
+        "definitions",
+        "terms and definitions",
+        "общие положения",
+        "общие сведения",
+        "лист изменений",
+        "лист регистрации изменений",
+        "история изменений",
+        "содержание",
+        "оглавление",
+        "введение",
+        "назначение",
+        "область применения",
+        "термины и определения",
+        "лист согласования",
+        "аннотация",
+        "предисловие",
+    }
+)
+
+GENERIC_STEM_WORDS = frozenset(
+    {
+        "untitled",
+        "document",
+        "doc",
+        "new",
+        "copy",
+        "of",
+        "scan",
+        "scanned",
+        "img",
+        "image",
+        "dsc",
+        "dscn",
+        "pxl",
+        "photo",
+        "pic",
+        "screenshot",
+        "screen",
+        "shot",
+        "file",
+        # Joining words of machine-made names ("Screenshot from 2026-01-02 at 10.11.12").
+        "at",
+        "from",
+        "am",
+        "pm",
+        "от",
+        "копия",
+        "документ",
+        "документа",
+        "новый",
+        "новая",
+        "скан",
+        "изображение",
+        "снимок",
+        "экрана",
+        "файл",
+        "безымянный",
+        "без",
+        "названия",
+    }
+)
+
+_H1 = re.compile(r"^ {0,3}#[ \t]+(.+?)(?:[ \t]+#+)?[ \t]*$")
+_IMAGE = re.compile(r"!\[[^\]]*\]\([^)]*\)")
+_LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
+_NUMBERING = re.compile(r"^(?:(?:\d+|[ivxlc]+)[.)]?)+\s+|^(?:\d+\.)+\d*\s*", re.IGNORECASE)
+_LETTER = re.compile(r"[^\W\d_]")
+
+
+def first_h1(markdown: str) -> str | None:
+    """The text of the first level-one ATX heading outside code, or None."""
+    _, body = parse_frontmatter(markdown)
+    lines = body.split("\n")
+    mask = code_line_mask(lines)
+    for line, in_code in zip(lines, mask, strict=True):
+        if not in_code:
+            match = _H1.match(line)
+            if match:
+                return match.group(1).strip()
+    return None
+
+
+def _heading_words(heading: str) -> str:
+    text = _LINK.sub(r"\1", _IMAGE.sub(" ", heading))
+    return " ".join(re.sub(r"[*_`]+", " ", text).split())
+
+
+def is_boilerplate_heading(heading: str) -> bool:
+    text = _heading_words(heading)
+    if not _LETTER.search(text):
+        return True
+    name = _NUMBERING.sub("", text.lower()).strip(" .:;-–—")
+    return " ".join(name.split()) in BOILERPLATE_HEADINGS
+
+
+def is_informative_stem(stem: str) -> bool:
+    stem = stem.strip()
+    if len(stem) < 4:
+        return False
+    tokens = [t for t in re.split(r"[\W_]+", stem.lower()) if t and not t.isdigit()]
+    return any(t not in GENERIC_STEM_WORDS for t in tokens)
+
+
+def stem_title(stem: str) -> str:
+    return stem.replace("_", " ").strip()
+
+
+def choose_title(markdown: str, *, metadata_title: str | None, stem: str) -> str:
+    """Metadata title, else a non-boilerplate H1, else an informative stem, else H1, else stem."""
+    if metadata_title and metadata_title.strip():
+        return " ".join(metadata_title.split())
+    heading = first_h1(markdown)
+    words = _heading_words(heading) if heading else ""
+    if words and not is_boilerplate_heading(heading or ""):
+        return words
+    if is_informative_stem(stem):
+        return stem_title(stem)
+    if words and _LETTER.search(words):
+        return words
+    return stem

@@ -1,0 +1,300 @@
+"""argparse CLI. No subcommand (or `serve`) runs the MCP server on stdio.
+
+Every command is a thin wrapper over an App method; --json prints the same
+object the matching MCP tool returns. Exit status: 0 success, 1 failure
+(`ingest`/`sync` fail when any file failed); `status` exits 0 even on a
+configuration error, since it is the command that reports one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+import time
+from collections.abc import Callable, Sequence
+
+from minirag import __version__
+from minirag.errors import MiniragError
+
+PROGRESS_MIN_FILES = 5
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("configuration (override the environment)")
+    group.add_argument("--base-dir", action="append", dest="base_dirs", metavar="DIR",
+                       help="document root (repeatable); replaces BASE_DIR/BASE_DIRS")
+    group.add_argument("--db-path", help="index file (DB_PATH); default <first root>/.minirag/index.db")
+    group.add_argument("--cache-dir", help="model cache directory (CACHE_DIR)")
+    group.add_argument("--model-name", help="embedding model id (MODEL_NAME)")
+    group.add_argument("--model-path", help="local model directory with model.onnx + tokenizer.json (MODEL_PATH)")
+    group.add_argument("--read-only", action="store_true", default=None,
+                       help="never write or create the index (MINIRAG_READ_ONLY)")
+    parser.add_argument("--json", action="store_true", help="machine-readable output")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log progress details to stderr")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="minirag",
+        description="Local-first hybrid search over your documents, in one SQLite file. "
+        "With no command, serves MCP over stdio.",
+    )
+    parser.add_argument("--version", action="version", version=f"minirag {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    def add(name: str, help_text: str) -> argparse.ArgumentParser:
+        p = sub.add_parser(name, help=help_text, description=help_text)
+        _common(p)
+        return p
+
+    p = add("serve", "run the MCP server (stdio by default)")
+    p.add_argument("--http", metavar="HOST:PORT", help="serve streamable HTTP instead (default host 127.0.0.1)")
+    p = add("ingest", "index files and folders (recursive); unchanged files are skipped")
+    p.add_argument("paths", nargs="+", metavar="PATH")
+    p.add_argument("--force", action="store_true", help="re-ingest even unchanged files")
+    p = add("ingest-url", "fetch an http(s) URL and index it")
+    p.add_argument("url")
+    p.add_argument("--source", help="source id to store it under (default: the URL)")
+    p.add_argument("--title")
+    p = add("ingest-data", "index text read from stdin under a source id you choose")
+    p.add_argument("--source", required=True)
+    p.add_argument("--format", choices=("text", "markdown", "html"), default="text")
+    p.add_argument("--title")
+    p = add("sync", "reconcile the index with the roots: add new/changed, skip unchanged, drop deleted")
+    p.add_argument("path", nargs="?", help="only this file or folder inside the roots")
+    p = add("query", "hybrid search")
+    p.add_argument("text", metavar="QUERY")
+    p.add_argument("--top-k", type=int, default=10)
+    p.add_argument("--scope", help="only sources at or under this path (or id prefix)")
+    p = add("read", "print a whole indexed document, rebuilt from its sections")
+    p.add_argument("file_path", nargs="?", metavar="PATH")
+    p.add_argument("--source", help="a data/url source id instead of a path")
+    p = add("read-neighbors", "print the chunks around one chunk")
+    p.add_argument("--file-path")
+    p.add_argument("--source")
+    p.add_argument("--chunk-index", type=int, required=True)
+    p.add_argument("--before", type=int, default=1)
+    p.add_argument("--after", type=int, default=1)
+    p = add("list", "every file under the roots with its ingestion state, plus data/url sources")
+    p.add_argument("--scope")
+    add("status", "configuration and index health")
+    p = add("delete", "remove a source from the index (the file on disk is untouched)")
+    p.add_argument("file_path", nargs="?", metavar="PATH")
+    p.add_argument("--source")
+    p = add("backup", "copy the index to DEST with SQLite's online backup API (safe while serving)")
+    p.add_argument("dest")
+    return parser
+
+
+def _config(args: argparse.Namespace):
+    from minirag.config import load_config
+
+    return load_config(base_dirs=args.base_dirs, db_path=args.db_path, cache_dir=args.cache_dir,
+                       model_name=args.model_name, model_path=args.model_path, read_only=args.read_only)
+
+
+def _emit(args: argparse.Namespace, payload: dict, human: Callable[[dict], str]) -> None:
+    if args.json:
+        sys.stdout.write(json.dumps(payload, ensure_ascii=False, indent=2) + "\n")
+    else:
+        sys.stdout.write(human(payload).rstrip("\n") + "\n")
+
+
+class _ProgressBar:
+    """A one-line progress display on stderr, only when it is a terminal."""
+
+    def __init__(self, total: int):
+        self.total = total
+        self.enabled = sys.stderr.isatty() and total >= PROGRESS_MIN_FILES
+        self._last = 0.0
+
+    def __call__(self, progress) -> None:
+        now = time.monotonic()
+        if not self.enabled or now - self._last < 0.2:
+            return
+        self._last = now
+        width = 30
+        done = min(progress.seen, self.total)
+        filled = int(width * done / max(self.total, 1))
+        sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{self.total} files, "
+                         f"{progress.chunks_written} chunks, {progress.failed} failed ")
+        sys.stderr.flush()
+
+    def close(self) -> None:
+        if self.enabled:
+            sys.stderr.write("\n")
+
+
+def _run_files(args, app, runner) -> int:
+    from minirag.pipeline import Progress
+
+    progress = Progress()
+    bar = _ProgressBar(total=10**9)
+    bar.enabled = sys.stderr.isatty()
+    try:
+        runner(progress, bar)
+    finally:
+        bar.close()
+    payload = progress.to_dict()
+    payload.pop("currentFile", None)
+
+    def human(p: dict) -> str:
+        lines = [f"warn: {w}" for w in p["warnings"]]
+        lines.append(f"{p['seen']} files: {p['ingested']} ingested, {p['skipped']} unchanged, "
+                     f"{p['deleted']} removed, {p['failed']} failed; {p['chunksWritten']} chunks "
+                     f"in {p['elapsedSeconds']} s")
+        return "\n".join(lines)
+
+    _emit(args, payload, human)
+    return 1 if progress.failed else 0
+
+
+def _cmd_ingest(args, app) -> int:
+    return _run_files(args, app, lambda progress, bar: app.ingest_paths(
+        args.paths, progress, on_change=bar, force=args.force))
+
+
+def _cmd_sync(args, app) -> int:
+    from pathlib import Path
+
+    from minirag.lock import SyncLock
+    from minirag.sync import run_sync
+
+    def runner(progress, bar):
+        path = app.file_source(args.path)[0] if args.path else None
+        with SyncLock(app.config.db_path):
+            run_sync(app.pipeline, list(app.config.roots), path=Path(path) if path else None,
+                     progress=progress, on_change=bar)
+
+    return _run_files(args, app, runner)
+
+
+def _fmt_query(payload: dict) -> str:
+    if not payload["results"]:
+        return "no results (is anything indexed? try `minirag status`)"
+    lines = []
+    for rank, hit in enumerate(payload["results"], 1):
+        distance = "keyword-only" if hit["distance"] is None else f"distance {hit['distance']:.3f}"
+        pages = f" p. {hit['pages']}" if hit.get("pages") else ""
+        lines.append(f"{rank}. {hit['source']} #{hit['chunkIndex']}{pages}  (score {hit['score']:.4f}, {distance})")
+        if hit["title"]:
+            lines.append(f"   {hit['title']}")
+        snippet = " ".join(hit["text"].split())
+        lines.append(f"   {snippet[:300]}{'…' if len(snippet) > 300 else ''}")
+    return "\n".join(lines)
+
+
+def _cmd_query(args, app) -> int:
+    _emit(args, app.query(args.text, top_k=args.top_k, scope=args.scope), _fmt_query)
+    return 0
+
+
+def _key(args, app) -> str:
+    return app.source_key(file_path=getattr(args, "file_path", None), source=args.source)
+
+
+def _cmd_read(args, app) -> int:
+    _emit(args, app.read(_key(args, app)), lambda p: p["text"])
+    return 0
+
+
+def _cmd_neighbors(args, app) -> int:
+    payload = app.neighbors(_key(args, app), args.chunk_index, args.before, args.after)
+    _emit(args, payload, lambda p: "\n\n".join(
+        f"--- #{c['chunkIndex']}{' (hit)' if c['isTarget'] else ''}\n{c['text']}" for c in p["chunks"]))
+    return 0
+
+
+def _cmd_list(args, app) -> int:
+    _emit(args, app.list_files(args.scope), lambda p: "\n".join(
+        f"{f['state']:<13} {f['chunkCount']:>6}  {f['source']}" for f in p["files"]) or "no files")
+    return 0
+
+
+def _cmd_delete(args, app) -> int:
+    _emit(args, app.delete(_key(args, app)), lambda p: f"deleted {p['source']} ({p['deletedChunks']} chunks)")
+    return 0
+
+
+def _fmt_dict(payload: dict) -> str:
+    return "\n".join(f"{k}: {v}" for k, v in payload.items())
+
+
+def _cmd_ingest_url(args, app) -> int:
+    _emit(args, app.ingest_url(args.url, source=args.source, title=args.title), _fmt_dict)
+    return 0
+
+
+def _cmd_ingest_data(args, app) -> int:
+    content = sys.stdin.read()
+    _emit(args, app.ingest_data(content, args.source, args.format, args.title), _fmt_dict)
+    return 0
+
+
+def _cmd_backup(args, app) -> int:
+    from minirag.backup import backup
+
+    _emit(args, backup(app.config.db_path, args.dest), _fmt_dict)
+    return 0
+
+
+COMMANDS = {
+    "ingest": _cmd_ingest, "sync": _cmd_sync, "query": _cmd_query, "read": _cmd_read,
+    "read-neighbors": _cmd_neighbors, "list": _cmd_list, "delete": _cmd_delete,
+    "ingest-url": _cmd_ingest_url, "ingest-data": _cmd_ingest_data, "backup": _cmd_backup,
+}
+
+
+def _status(args) -> int:
+    from minirag.app import App
+    from minirag.config import ConfigError
+
+    try:
+        config = _config(args)
+    except ConfigError as exc:
+        _emit(args, {"version": __version__, "configError": str(exc)}, _fmt_dict)
+        return 0
+    app = App(config)
+    try:
+        _emit(args, app.status(), _fmt_dict)
+    finally:
+        app.close()
+    return 0
+
+
+def _serve(args) -> int:
+    from minirag.server import serve
+
+    return serve(args)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(stream=sys.stderr, level=logging.INFO if getattr(args, "verbose", False) else logging.WARNING,
+                        format="minirag: %(levelname)s: %(message)s")
+    if args.command in (None, "serve"):
+        if args.command is None:
+            args = parser.parse_args(["serve", *(argv or sys.argv[1:])])
+        return _serve(args)
+    if args.command == "status":
+        return _status(args)
+    from minirag.app import App
+
+    try:
+        app = App(_config(args))
+    except MiniragError as exc:
+        sys.stderr.write(f"minirag: configuration error: {exc}\n")
+        return 1
+    try:
+        return COMMANDS[args.command](args, app)
+    except MiniragError as exc:
+        sys.stderr.write(f"minirag: error: {exc}\n")
+        return 1
+    except KeyboardInterrupt:
+        sys.stderr.write("minirag: interrupted\n")
+        return 130
+    finally:
+        app.close()

@@ -1,0 +1,164 @@
+"""Configuration: flags > environment > defaults, resolved once into a frozen Config.
+
+Every invalid value is a ConfigError whose message names the variable and the
+accepted range, so `status` can report it verbatim.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from minirag.errors import MiniragError
+
+DEFAULT_MODEL = "intfloat/multilingual-e5-small"
+DEFAULT_MAX_FILE_SIZE = 100 * 1024 * 1024
+DEFAULT_CHUNK_TOKEN_BUDGET = 110
+MIN_CHUNK_TOKEN_BUDGET = 16
+DEFAULT_HYBRID_WEIGHT = 0.6
+GROUPINGS = ("similar", "related")
+INDEX_DIRNAME = ".minirag"
+INDEX_FILENAME = "index.db"
+
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off", ""}
+
+
+class ConfigError(MiniragError, ValueError):
+    """The configuration cannot be used; the message says which setting and why."""
+
+
+@dataclass(frozen=True)
+class Config:
+    roots: tuple[Path, ...]
+    db_path: Path
+    cache_dir: Path
+    model_name: str
+    model_path: Path | None = None
+    max_file_size: int = DEFAULT_MAX_FILE_SIZE
+    chunk_token_budget: int = DEFAULT_CHUNK_TOKEN_BUDGET
+    hybrid_weight: float = DEFAULT_HYBRID_WEIGHT
+    grouping: str | None = None
+    max_distance: float | None = None
+    max_files: int | None = None
+    allow_private_urls: bool = False
+    read_only: bool = False
+
+
+def parse_bool(name: str, raw: str) -> bool:
+    value = raw.strip().lower()
+    if value in _TRUE:
+        return True
+    if value in _FALSE:
+        return False
+    raise ConfigError(f"{name} must be one of 1/true/yes/on or 0/false/no/off, got {raw!r}")
+
+
+def _parse_roots(env: Mapping[str, str], flag_roots: Sequence[str] | None, cwd: Path) -> tuple[Path, ...]:
+    if flag_roots:
+        raw_roots: list[str] = list(flag_roots)
+        origin = "--base-dir"
+    elif env.get("BASE_DIRS", "").strip():
+        origin = "BASE_DIRS"
+        try:
+            parsed = json.loads(env["BASE_DIRS"])
+        except json.JSONDecodeError as exc:
+            raise ConfigError(
+                f"BASE_DIRS must be a JSON array of one or more non-empty path strings: {exc.msg}"
+            ) from None
+        if (
+            not isinstance(parsed, list)
+            or not parsed
+            or not all(isinstance(p, str) and p.strip() for p in parsed)
+        ):
+            raise ConfigError("BASE_DIRS must be a JSON array of one or more non-empty path strings")
+        raw_roots = parsed
+    elif env.get("BASE_DIR", "").strip():
+        raw_roots, origin = [env["BASE_DIR"]], "BASE_DIR"
+    else:
+        raw_roots, origin = [str(cwd)], "current directory"
+    roots: list[Path] = []
+    for raw in raw_roots:
+        path = (cwd / Path(raw).expanduser()).resolve()
+        if not path.is_dir():
+            raise ConfigError(f"{origin}: document root {path} is not a directory")
+        if path not in roots:
+            roots.append(path)
+    return tuple(roots)
+
+
+def _number(env: Mapping[str, str], name: str, kind: type, low: float | None, high: float | None):
+    raw = env.get(name, "").strip()
+    if not raw:
+        return None
+    span = f"{low if low is not None else '-inf'}–{high if high is not None else 'inf'}"
+    try:
+        value = kind(raw)
+    except ValueError:
+        raise ConfigError(f"{name} must be {'an integer' if kind is int else 'a number'} in {span}, got {raw!r}") from None
+    if value != value or (low is not None and value < low) or (high is not None and value > high):
+        raise ConfigError(f"{name} must be in {span}, got {raw!r}")
+    return value
+
+
+def default_cache_dir() -> Path:
+    from platformdirs import user_cache_dir
+
+    return Path(user_cache_dir("minirag")) / "models"
+
+
+def load_config(
+    *,
+    env: Mapping[str, str] | None = None,
+    base_dirs: Sequence[str] | None = None,
+    db_path: str | None = None,
+    cache_dir: str | None = None,
+    model_name: str | None = None,
+    model_path: str | None = None,
+    read_only: bool | None = None,
+    cwd: Path | None = None,
+) -> Config:
+    """Resolve the configuration. Flags (keyword arguments) win over `env`."""
+    env = os.environ if env is None else env
+    cwd = cwd or Path.cwd()
+    roots = _parse_roots(env, base_dirs, cwd)
+
+    raw_db = db_path or env.get("DB_PATH", "").strip()
+    db = (cwd / Path(raw_db).expanduser()).resolve() if raw_db else roots[0] / INDEX_DIRNAME / INDEX_FILENAME
+    if db.is_dir():
+        db = db / INDEX_FILENAME
+
+    raw_cache = cache_dir or env.get("CACHE_DIR", "").strip()
+    cache = (cwd / Path(raw_cache).expanduser()).resolve() if raw_cache else default_cache_dir()
+
+    raw_model_path = model_path or env.get("MODEL_PATH", "").strip()
+    local_model = (cwd / Path(raw_model_path).expanduser()).resolve() if raw_model_path else None
+    if local_model is not None and not local_model.is_dir():
+        raise ConfigError(f"MODEL_PATH must be a directory holding model.onnx and tokenizer.json: {local_model}")
+
+    grouping = env.get("RAG_GROUPING", "").strip().lower() or None
+    if grouping is not None and grouping not in GROUPINGS:
+        raise ConfigError(f"RAG_GROUPING must be one of {', '.join(GROUPINGS)} (or unset), got {grouping!r}")
+
+    max_file_size = _number(env, "MAX_FILE_SIZE", int, 1, None)
+    budget = _number(env, "CHUNK_TOKEN_BUDGET", int, MIN_CHUNK_TOKEN_BUDGET, 8192)
+    weight = _number(env, "RAG_HYBRID_WEIGHT", float, 0.0, 1.0)
+    ro = read_only if read_only is not None else parse_bool("MINIRAG_READ_ONLY", env.get("MINIRAG_READ_ONLY", ""))
+    return Config(
+        roots=roots,
+        db_path=db,
+        cache_dir=cache,
+        model_name=(model_name or env.get("MODEL_NAME", "").strip() or DEFAULT_MODEL),
+        model_path=local_model,
+        max_file_size=max_file_size if max_file_size is not None else DEFAULT_MAX_FILE_SIZE,
+        chunk_token_budget=budget if budget is not None else DEFAULT_CHUNK_TOKEN_BUDGET,
+        hybrid_weight=weight if weight is not None else DEFAULT_HYBRID_WEIGHT,
+        grouping=grouping,
+        max_distance=_number(env, "RAG_MAX_DISTANCE", float, 0.0, None),
+        max_files=_number(env, "RAG_MAX_FILES", int, 1, None),
+        allow_private_urls=parse_bool("ALLOW_PRIVATE_URLS", env.get("ALLOW_PRIVATE_URLS", "")),
+        read_only=ro,
+    )

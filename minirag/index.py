@@ -1,0 +1,337 @@
+"""The one owner of writes to, and non-search reads of, the index file.
+
+Replacing a source is atomic: the caller embeds everything first, then
+`replace_sources` deletes the old rows and inserts the new ones in one
+transaction, so a reader sees a source wholly old or wholly new.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import threading
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+import numpy as np
+
+from minirag import db, keywords
+from minirag.chunking import SCHEME_VERSION, ChunkedDocument
+from minirag.errors import IndexUnavailable, NotFound
+
+log = logging.getLogger(__name__)
+
+
+def text_hash(text: str) -> str:
+    return hashlib.blake2b(text.encode("utf-8"), digest_size=16).hexdigest()
+
+
+@dataclass(frozen=True)
+class SourceRecord:
+    source: str
+    kind: str  # file | data | url
+    title: str
+    content_hash: str
+    size: int | None = None
+    mtime_ns: int | None = None
+    category: str = "generic"
+    lifecycle: str = "active"
+
+
+@dataclass(frozen=True)
+class PreparedSource:
+    record: SourceRecord
+    document: ChunkedDocument
+    vectors: np.ndarray  # (len(document.chunks), dimension) float32, L2-normalized
+
+
+@dataclass(frozen=True)
+class StoredState:
+    content_hash: str
+    size: int | None
+    mtime_ns: int | None
+    scheme: int
+
+
+class Index:
+    """An open index file. Create one per process and share it; methods are short transactions."""
+
+    def __init__(self, path: Path, *, read_only: bool = False):
+        self.path = Path(path)
+        self.read_only = read_only
+        if read_only and not self.path.exists():
+            raise IndexUnavailable(f"no index at {self.path}; run `minirag sync` first")
+        self._local = threading.local()
+        self._all: list = []
+        self._all_lock = threading.Lock()
+        if read_only:
+            version = db.schema_version(self.conn)
+            if version != db.SCHEMA_VERSION:
+                raise IndexUnavailable(
+                    f"index {self.path} has schema version {version}, expected {db.SCHEMA_VERSION}; "
+                    "open it once without --read-only to upgrade"
+                )
+        else:
+            try:
+                db.migrate(self.conn)
+            except db.DatabaseError as exc:
+                raise IndexUnavailable(f"cannot use index {self.path}: {exc}") from None
+
+    @property
+    def conn(self) -> db.Connection:
+        """This thread's connection. One per thread, so a query never sees another
+        thread's open transaction (a sync's half-written source) through a shared handle."""
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            try:
+                conn = db.connect(self.path, read_only=self.read_only)
+            except db.OperationalError as exc:
+                raise IndexUnavailable(f"cannot open index {self.path}: {exc}") from None
+            self._local.conn = conn
+            with self._all_lock:
+                self._all.append(conn)
+        return conn
+
+    def close(self) -> None:
+        with self._all_lock:
+            conns, self._all = self._all, []
+        for i, conn in enumerate(conns):
+            # The last one to close folds the WAL back into the main file.
+            db.close(conn, checkpoint=not self.read_only and i == len(conns) - 1)
+        self._local = threading.local()
+
+    def __enter__(self) -> Index:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # --- meta and model binding -------------------------------------------
+
+    def meta(self, key: str) -> str | None:
+        row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return row[0] if row else None
+
+    def bound_model(self) -> tuple[str, int] | None:
+        model, dim = self.meta("model_id"), self.meta("dimension")
+        return (model, int(dim)) if model and dim else None
+
+    def bind_model(self, model_id: str, dimension: int) -> None:
+        """Record the model on first use; refuse a different one afterwards."""
+        bound = self.bound_model()
+        if bound is not None:
+            if bound != (model_id, dimension):
+                raise IndexUnavailable(
+                    f"index {self.path} was built with model {bound[0]} ({bound[1]}-d), "
+                    f"but the configured model is {model_id} ({dimension}-d); "
+                    "set MODEL_NAME/MODEL_PATH back, or use a new DB_PATH and re-sync"
+                )
+            return
+        if self.read_only:
+            raise IndexUnavailable(f"index {self.path} has no model recorded; run `minirag sync` first")
+
+        def write() -> None:
+            with self._transaction():
+                self.conn.execute(
+                    "INSERT OR REPLACE INTO meta (key, value) VALUES ('model_id', ?), ('dimension', ?), ('chunk_scheme', ?)",
+                    (model_id, str(dimension), str(SCHEME_VERSION)),
+                )
+                db.create_vector_table(self.conn, dimension)
+
+        db.with_retry(write)
+
+    def _transaction(self):
+        return _Transaction(self.conn)
+
+    # --- writes -------------------------------------------------------------
+
+    def replace_sources(self, prepared: Sequence[PreparedSource]) -> int:
+        """Replace each source's rows in one transaction. Returns chunks written."""
+        if not prepared:
+            return 0
+
+        def write() -> int:
+            written = 0
+            with self._transaction():
+                for item in prepared:
+                    self._delete_rows(item.record.source)
+                    written += self._insert(item)
+            return written
+
+        return db.with_retry(write)
+
+    def _insert(self, item: PreparedSource) -> int:
+        rec, doc = item.record, item.document
+        now = datetime.now(UTC).isoformat(timespec="seconds")
+        cur = self.conn.execute(
+            "INSERT INTO sources (source, kind, title, content_hash, size, mtime_ns, scheme, category, lifecycle, ingested_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (rec.source, rec.kind, rec.title, rec.content_hash, rec.size, rec.mtime_ns, SCHEME_VERSION,
+             doc.category, rec.lifecycle, now),
+        )
+        source_id = cur.lastrowid
+        parent_ids = []
+        for ord_, section in enumerate(doc.sections):
+            cur = self.conn.execute(
+                "INSERT INTO parents (source_id, ord, text, page_start, page_end) VALUES (?, ?, ?, ?, ?)",
+                (source_id, ord_, section.text, section.page_start, section.page_end),
+            )
+            parent_ids.append(cur.lastrowid)
+        title_terms = keywords.normalize(rec.title)
+        for ord_, (chunk, vector) in enumerate(zip(doc.chunks, item.vectors, strict=True)):
+            cur = self.conn.execute(
+                "INSERT INTO chunks (source_id, ord, parent_id, text, tokens, text_hash, scheme, page_start, page_end) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (source_id, ord_, parent_ids[chunk.section], chunk.text, chunk.tokens, text_hash(chunk.text),
+                 SCHEME_VERSION, chunk.page_start, chunk.page_end),
+            )
+            chunk_id = cur.lastrowid
+            self.conn.execute(
+                "INSERT INTO chunks_fts (rowid, body, title) VALUES (?, ?, ?)",
+                (chunk_id, keywords.normalize(chunk.text), title_terms),
+            )
+            self.conn.execute(
+                "INSERT INTO chunks_vec (chunk_id, embedding, source, lifecycle) VALUES (?, ?, ?, ?)",
+                (chunk_id, np.asarray(vector, dtype=np.float32).tobytes(), rec.source, rec.lifecycle),
+            )
+        return len(doc.chunks)
+
+    def _delete_rows(self, source: str) -> bool:
+        row = self.conn.execute("SELECT id FROM sources WHERE source = ?", (source,)).fetchone()
+        if row is None:
+            return False
+        source_id = row[0]
+        chunk_ids = [r[0] for r in self.conn.execute("SELECT id FROM chunks WHERE source_id = ?", (source_id,))]
+        for start in range(0, len(chunk_ids), 500):
+            part = chunk_ids[start : start + 500]
+            marks = ",".join("?" * len(part))
+            self.conn.execute(f"DELETE FROM chunks_fts WHERE rowid IN ({marks})", part)
+            if self._has_vectors():
+                self.conn.execute(f"DELETE FROM chunks_vec WHERE chunk_id IN ({marks})", part)
+        self.conn.execute("DELETE FROM chunks WHERE source_id = ?", (source_id,))
+        self.conn.execute("DELETE FROM parents WHERE source_id = ?", (source_id,))
+        self.conn.execute("DELETE FROM sources WHERE id = ?", (source_id,))
+        return True
+
+    def _has_vectors(self) -> bool:
+        return self.conn.execute(
+            "SELECT 1 FROM sqlite_master WHERE name = 'chunks_vec'"
+        ).fetchone() is not None
+
+    def delete_sources(self, sources: Iterable[str]) -> int:
+        sources = list(sources)
+
+        def write() -> int:
+            with self._transaction():
+                return sum(self._delete_rows(s) for s in sources)
+
+        return db.with_retry(write) if sources else 0
+
+    def update_stat(self, source: str, size: int, mtime_ns: int) -> None:
+        """Content unchanged but touched: remember the new stat so the fast path hits next time."""
+        db.with_retry(
+            lambda: self.conn.execute(
+                "UPDATE sources SET size = ?, mtime_ns = ? WHERE source = ?", (size, mtime_ns, source)
+            )
+        )
+
+    # --- reads ---------------------------------------------------------------
+
+    def stored_states(self, kind: str | None = None) -> dict[str, StoredState]:
+        sql = "SELECT source, content_hash, size, mtime_ns, scheme FROM sources"
+        rows = self.conn.execute(sql + " WHERE kind = ?", (kind,)) if kind else self.conn.execute(sql)
+        return {r[0]: StoredState(r[1], r[2], r[3], r[4]) for r in rows}
+
+    def vectors_for_hashes(self, hashes: Iterable[str]) -> dict[str, np.ndarray]:
+        """Vectors already stored for these chunk texts, so unchanged text is never re-embedded."""
+        hashes = list(dict.fromkeys(hashes))
+        found: dict[str, np.ndarray] = {}
+        if not hashes or not self._has_vectors():
+            return found
+        for start in range(0, len(hashes), 500):
+            part = hashes[start : start + 500]
+            marks = ",".join("?" * len(part))
+            rows = self.conn.execute(
+                f"SELECT c.text_hash, v.embedding FROM chunks c JOIN chunks_vec v ON v.chunk_id = c.id "
+                f"WHERE c.text_hash IN ({marks}) AND c.scheme = ?",
+                (*part, SCHEME_VERSION),
+            )
+            for h, blob in rows:
+                found.setdefault(h, np.frombuffer(blob, dtype=np.float32))
+        return found
+
+    def source_row(self, source: str) -> dict:
+        row = self.conn.execute(
+            "SELECT id, source, kind, title, content_hash, size, mtime_ns, scheme, category, lifecycle, ingested_at, "
+            "(SELECT COUNT(*) FROM chunks WHERE source_id = sources.id) FROM sources WHERE source = ?",
+            (source,),
+        ).fetchone()
+        if row is None:
+            raise NotFound(f"not indexed: {source}")
+        keys = ("id", "source", "kind", "title", "contentHash", "size", "mtimeNs", "scheme", "category",
+                "lifecycle", "ingestedAt", "chunkCount")
+        return dict(zip(keys, row, strict=True))
+
+    def list_sources(self, *, scope_sql: str = "", scope_args: Sequence = ()) -> list[dict]:
+        rows = self.conn.execute(
+            "SELECT s.source, s.kind, s.title, s.scheme, s.lifecycle, s.ingested_at, s.size, "
+            "(SELECT COUNT(*) FROM chunks c WHERE c.source_id = s.id) "
+            f"FROM sources s {('WHERE ' + scope_sql) if scope_sql else ''} ORDER BY s.source",
+            tuple(scope_args),
+        )
+        keys = ("source", "kind", "title", "scheme", "lifecycle", "ingestedAt", "size", "chunkCount")
+        return [dict(zip(keys, r, strict=True)) for r in rows]
+
+    def sections(self, source: str) -> list[tuple[str, int | None, int | None]]:
+        row = self.source_row(source)
+        return list(
+            self.conn.execute(
+                "SELECT text, page_start, page_end FROM parents WHERE source_id = ? ORDER BY ord", (row["id"],)
+            )
+        )
+
+    def chunk_window(self, source: str, chunk_index: int, before: int, after: int) -> list[dict]:
+        row = self.source_row(source)
+        if not 0 <= chunk_index < row["chunkCount"]:
+            raise NotFound(f"{source} has no chunk {chunk_index} (it has {row['chunkCount']})")
+        rows = self.conn.execute(
+            "SELECT ord, text, parent_id, page_start, page_end FROM chunks WHERE source_id = ? AND ord BETWEEN ? AND ? ORDER BY ord",
+            (row["id"], chunk_index - before, chunk_index + after),
+        )
+        return [
+            {"source": source, "chunkIndex": o, "text": t, "parentId": p, "pageStart": ps, "pageEnd": pe,
+             "isTarget": o == chunk_index}
+            for o, t, p, ps, pe in rows
+        ]
+
+    def stats(self) -> dict:
+        q = self.conn.execute
+        bound = self.bound_model()
+        return {
+            "sourceCount": q("SELECT COUNT(*) FROM sources").fetchone()[0],
+            "chunkCount": q("SELECT COUNT(*) FROM chunks").fetchone()[0],
+            "sectionCount": q("SELECT COUNT(*) FROM parents").fetchone()[0],
+            "staleChunkCount": q("SELECT COUNT(*) FROM chunks WHERE scheme < ?", (SCHEME_VERSION,)).fetchone()[0],
+            "chunkScheme": SCHEME_VERSION,
+            "indexModel": bound[0] if bound else None,
+            "dimension": bound[1] if bound else None,
+            "schemaVersion": db.schema_version(self.conn),
+            "sqliteVersion": db.sqlite_version(),
+        }
+
+
+class _Transaction:
+    """BEGIN IMMEDIATE ... COMMIT, rolling back on any exception (including KeyboardInterrupt)."""
+
+    def __init__(self, conn):
+        self.conn = conn
+
+    def __enter__(self):
+        self.conn.execute("BEGIN IMMEDIATE")
+        return self.conn
+
+    def __exit__(self, exc_type, exc, tb):
+        self.conn.execute("COMMIT" if exc_type is None else "ROLLBACK")
+        return False

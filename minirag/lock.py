@@ -1,0 +1,98 @@
+"""The sync lock: one writer of a whole sync at a time, across processes.
+
+A kernel-held file lock (flock on POSIX, msvcrt on Windows), so it dies with
+its process and can never go stale. The file records the holder's PID and
+start time so a refused sync can say who holds it and for how long.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+from minirag.errors import SyncLocked
+
+if os.name == "nt":  # pragma: no cover - exercised on Windows only
+    import msvcrt
+
+    def _try_lock(fd: int) -> bool:
+        try:
+            os.lseek(fd, 0, os.SEEK_SET)
+            msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
+            return True
+        except OSError:
+            return False
+
+    def _unlock(fd: int) -> None:
+        os.lseek(fd, 0, os.SEEK_SET)
+        msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
+
+else:
+    import fcntl
+
+    def _try_lock(fd: int) -> bool:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return True
+        except OSError:
+            return False
+
+    def _unlock(fd: int) -> None:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+
+
+def lock_path_for(db_path: Path) -> Path:
+    return db_path.with_name(db_path.name + ".sync.lock")
+
+
+class SyncLock:
+    def __init__(self, db_path: Path):
+        self.path = lock_path_for(db_path)
+        self._fd: int | None = None
+
+    def acquire(self) -> SyncLock:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        if not _try_lock(fd):
+            holder = self._read_holder(fd)
+            os.close(fd)
+            raise SyncLocked(self._refusal(holder))
+        # Holder info lives past byte 0 so the Windows byte-range lock never blocks reading it.
+        info = json.dumps({"pid": os.getpid(), "started": time.time()}).encode()
+        os.lseek(fd, 1, os.SEEK_SET)
+        os.write(fd, info + b" " * 16)
+        os.ftruncate(fd, 1 + len(info))
+        self._fd = fd
+        return self
+
+    def release(self) -> None:
+        if self._fd is not None:
+            _unlock(self._fd)
+            os.close(self._fd)
+            self._fd = None
+
+    def __enter__(self) -> SyncLock:
+        return self.acquire()
+
+    def __exit__(self, *exc) -> None:
+        self.release()
+
+    @staticmethod
+    def _read_holder(fd: int) -> dict:
+        try:
+            os.lseek(fd, 1, os.SEEK_SET)
+            return json.loads(os.read(fd, 4096).decode() or "{}")
+        except (OSError, ValueError):
+            return {}
+
+    @staticmethod
+    def _refusal(holder: dict) -> str:
+        if "pid" not in holder:
+            return "another sync is already running against this index"
+        elapsed = max(0, int(time.time() - float(holder.get("started", time.time()))))
+        return (
+            f"another sync is already running against this index (pid {holder['pid']}, "
+            f"running for {elapsed // 60}m{elapsed % 60:02d}s); wait for it to finish"
+        )

@@ -1,0 +1,266 @@
+"""file / data -> convert -> chunk -> embed -> index, with conversion overlapped with embedding.
+
+Conversion and chunking run in worker threads a few documents ahead while the
+encoder (which releases the GIL) embeds; vectors already stored for identical
+chunk text are reused; sources are written in batched transactions, each
+source replaced atomically.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import time
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from minirag.chunking import SCHEME_VERSION, ChunkedDocument, chunk_document
+from minirag.config import Config
+from minirag.convert import Converted, convert_file
+from minirag.embed import Embedder
+from minirag.errors import ConversionFailed
+from minirag.index import Index, PreparedSource, SourceRecord, StoredState, text_hash
+from minirag.scan import FoundFile
+
+log = logging.getLogger(__name__)
+
+# Sources are embedded and written in groups of about this many chunks: big
+# enough for length-sorted batches to pack well, small enough to bound memory.
+GROUP_CHUNKS = 256
+LOOKAHEAD = 8  # documents converted ahead of the encoder
+
+
+@dataclass
+class Progress:
+    """Live counts of one ingest or sync run; safe to read from another thread."""
+
+    seen: int = 0
+    done: int = 0
+    skipped: int = 0
+    failed: int = 0
+    deleted: int = 0
+    chunks_written: int = 0
+    current: str | None = None
+    warnings: list[str] = field(default_factory=list)
+    started: float = field(default_factory=time.monotonic)
+    timings: dict[str, float] = field(default_factory=dict)
+
+    def add_time(self, stage: str, seconds: float) -> None:
+        self.timings[stage] = self.timings.get(stage, 0.0) + seconds
+
+    def to_dict(self) -> dict:
+        return {
+            "seen": self.seen,
+            "ingested": self.done,
+            "skipped": self.skipped,
+            "failed": self.failed,
+            "deleted": self.deleted,
+            "chunksWritten": self.chunks_written,
+            "currentFile": self.current,
+            "elapsedSeconds": round(time.monotonic() - self.started, 2),
+            "warnings": list(self.warnings),
+        }
+
+
+@dataclass(frozen=True)
+class Unchanged:
+    """A file whose bytes (and scheme) match the index: nothing to do but remember its stat."""
+
+    found: FoundFile
+
+
+@dataclass(frozen=True)
+class Excluded:
+    found: FoundFile
+    reason: str
+
+
+@dataclass(frozen=True)
+class Document:
+    record: SourceRecord
+    chunked: ChunkedDocument
+    warnings: tuple[str, ...] = ()
+
+
+def file_hash(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=20).hexdigest()
+
+
+def choose_title(markdown: str, metadata_title: str | None, stem: str) -> str:
+    try:
+        from minirag.chunking.titles import choose_title as rule
+    except ImportError:  # TEMP until the chunking package lands its title rules
+        return metadata_title or _first_h1(markdown) or stem
+    return rule(markdown, metadata_title=metadata_title, stem=stem)
+
+
+def split_frontmatter(markdown: str) -> tuple[dict, str]:
+    from minirag.chunking.frontmatter import parse_frontmatter
+
+    return parse_frontmatter(markdown)
+
+
+class Pipeline:
+    def __init__(self, index: Index, embedder: Embedder, config: Config):
+        self.index = index
+        self.embedder = embedder
+        self.config = config
+        self.budget = min(config.chunk_token_budget, embedder.max_length)
+        index.bind_model(embedder.model_id, embedder.dimension)
+
+    # --- preparing documents (runs in worker threads) ----------------------
+
+    def build(self, converted: Converted, *, source: str, kind: str, stem: str, content_hash: str,
+              title: str | None = None, size: int | None = None, mtime_ns: int | None = None,
+              progress: Progress | None = None) -> Document | Excluded:
+        t0 = time.perf_counter()
+        meta, body = split_frontmatter(converted.markdown)
+        if meta.get("rag") is False:
+            return Excluded(FoundFile(source, source, size or 0, mtime_ns or 0), "frontmatter rag: false")
+        lifecycle = "superseded" if str(meta.get("lifecycle", "")).lower() == "superseded" else "active"
+        if title is None:
+            title = choose_title(body, converted.metadata_title, stem) if kind == "file" else (
+                converted.metadata_title or _first_h1(body) or ""
+            )
+        chunked = chunk_document(body, title=title, count_tokens=self.embedder.count_tokens, budget=self.budget)
+        if progress is not None:
+            progress.add_time("chunk", time.perf_counter() - t0)
+        warnings = list(converted.warnings)
+        if not chunked.chunks:
+            warnings.append(f"{source}: no text found (empty, scanned or image-only?)")
+        record = SourceRecord(source=source, kind=kind, title=title, content_hash=content_hash, size=size,
+                              mtime_ns=mtime_ns, category=chunked.category, lifecycle=lifecycle)
+        return Document(record, chunked, tuple(warnings))
+
+    def prepare_file(self, found: FoundFile, stored: StoredState | None, *, force: bool,
+                     progress: Progress | None = None) -> Document | Unchanged | Excluded:
+        if found.size > self.config.max_file_size:
+            raise ConversionFailed(
+                f"{found.source}: file too large ({found.size} bytes > MAX_FILE_SIZE {self.config.max_file_size})"
+            )
+        t0 = time.perf_counter()
+        try:
+            with open(found.real, "rb") as handle:
+                data = handle.read(self.config.max_file_size + 1)
+        except OSError as exc:
+            raise ConversionFailed(f"{found.source}: cannot read ({exc.strerror or exc})") from None
+        if len(data) > self.config.max_file_size:
+            raise ConversionFailed(f"{found.source}: file too large (> MAX_FILE_SIZE {self.config.max_file_size})")
+        digest = file_hash(data)
+        if not force and stored and stored.content_hash == digest and stored.scheme == SCHEME_VERSION:
+            return Unchanged(found)
+        converted = convert_file(Path(found.real))
+        if progress is not None:
+            progress.add_time("convert", time.perf_counter() - t0)
+        return self.build(converted, source=found.source, kind="file", stem=Path(found.source).stem,
+                          content_hash=digest, size=found.size, mtime_ns=found.mtime_ns, progress=progress)
+
+    # --- embedding and writing -------------------------------------------
+
+    def embed(self, documents: list[Document], progress: Progress | None = None) -> list[PreparedSource]:
+        """Vectors for every chunk: reused by text hash where stored, embedded once otherwise."""
+        texts = [c.text for d in documents for c in d.chunked.chunks]
+        hashes = [text_hash(t) for t in texts]
+        known = self.index.vectors_for_hashes(hashes)
+        missing: dict[str, str] = {}
+        for h, t in zip(hashes, texts, strict=True):
+            if h not in known:
+                missing.setdefault(h, t)
+        if missing:
+            t0 = time.perf_counter()
+            vectors = self.embedder.embed_documents(list(missing.values()))
+            if progress is not None:
+                progress.add_time("embed", time.perf_counter() - t0)
+            known.update(zip(missing.keys(), vectors, strict=True))
+        out, position = [], 0
+        for doc in documents:
+            n = len(doc.chunked.chunks)
+            matrix = (
+                np.stack([known[h] for h in hashes[position : position + n]])
+                if n else np.zeros((0, self.embedder.dimension), np.float32)
+            )
+            out.append(PreparedSource(doc.record, doc.chunked, matrix))
+            position += n
+        return out
+
+    def write(self, documents: list[Document], progress: Progress | None = None) -> int:
+        prepared = self.embed(documents, progress)
+        t0 = time.perf_counter()
+        written = self.index.replace_sources(prepared)
+        if progress is not None:
+            progress.add_time("write", time.perf_counter() - t0)
+        return written
+
+    def run_files(self, files: Iterable[FoundFile], progress: Progress, *, force: bool = False,
+                  on_change: Callable[[Progress], None] | None = None) -> None:
+        """Ingest many files: convert ahead in threads, embed and write in groups."""
+        stored = self.index.stored_states("file")
+        notify = on_change or (lambda _p: None)
+        group: list[Document] = []
+
+        def flush() -> None:
+            if group:
+                progress.chunks_written += self.write(group, progress)
+                progress.done += len(group)
+                group.clear()
+                notify(progress)
+
+        workers = max(1, min(4, (os.cpu_count() or 2)))
+        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="minirag-convert") as pool:
+            for found, future in _ahead(pool, files, lambda f: self.prepare_file(
+                    f, stored.get(f.source), force=force, progress=progress)):
+                progress.seen += 1
+                progress.current = found.source
+                try:
+                    result = future.result()
+                except ConversionFailed as exc:
+                    progress.failed += 1
+                    progress.warnings.append(str(exc))
+                    notify(progress)
+                    continue
+                except Exception as exc:  # noqa: BLE001 - one bad file never stops a sync
+                    log.exception("unexpected error preparing %s", found.source)
+                    progress.failed += 1
+                    progress.warnings.append(f"{found.source}: {type(exc).__name__}: {exc}")
+                    notify(progress)
+                    continue
+                if isinstance(result, Unchanged):
+                    progress.skipped += 1
+                    state = stored.get(found.source)
+                    if state and (state.size, state.mtime_ns) != (found.size, found.mtime_ns):
+                        self.index.update_stat(found.source, found.size, found.mtime_ns)
+                elif isinstance(result, Excluded):
+                    progress.skipped += 1
+                    if found.source in stored:
+                        progress.deleted += self.index.delete_sources([found.source])
+                else:
+                    progress.warnings.extend(result.warnings)
+                    group.append(result)
+                    if sum(len(d.chunked.chunks) for d in group) >= GROUP_CHUNKS:
+                        flush()
+                notify(progress)
+            flush()
+        progress.current = None
+
+
+def _ahead(pool: ThreadPoolExecutor, items: Iterable[FoundFile], fn) -> Iterator[tuple[FoundFile, Future]]:
+    """Submit up to LOOKAHEAD items ahead of the consumer, yielding results in order."""
+    pending: list[tuple[FoundFile, Future]] = []
+    for item in items:
+        pending.append((item, pool.submit(fn, item)))
+        if len(pending) > LOOKAHEAD:
+            yield pending.pop(0)
+    while pending:
+        yield pending.pop(0)
+
+
+def _first_h1(markdown: str) -> str | None:
+    for line in markdown.splitlines():
+        if line.startswith("# "):
+            return line[2:].strip() or None
+    return None

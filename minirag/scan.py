@@ -1,0 +1,83 @@
+"""Walk the document roots: supported files, containment-checked, symlinks handled safely."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from minirag.convert import SUPPORTED_EXTENSIONS
+from minirag.security import containing_root
+
+# Directories never descended into: tool state, VCS internals, dependency caches.
+SKIPPED_DIRS = frozenset({".git", ".hg", ".svn", ".minirag", "node_modules", "__pycache__", ".venv", ".tox", ".nox"})
+
+
+@dataclass(frozen=True)
+class FoundFile:
+    source: str  # the path as found under the root (a symlink keeps its own name)
+    real: str  # what it resolves to; always inside a root
+    size: int
+    mtime_ns: int
+
+
+def _stat_file(path: str, roots: Sequence[Path]) -> FoundFile | None:
+    """None for anything not a regular file inside the roots (escaping symlinks included)."""
+    if Path(path).suffix.lower() not in SUPPORTED_EXTENSIONS:
+        return None
+    try:
+        real = os.path.realpath(path)
+        if containing_root(Path(real), roots) is None:
+            return None  # an escaping symlink is simply not part of the corpus
+        st = os.stat(real)
+    except OSError:
+        return None
+    if not os.path.isfile(real):
+        return None
+    return FoundFile(path, real, st.st_size, st.st_mtime_ns)
+
+
+def walk(start: Path, roots: Sequence[Path]) -> Iterator[FoundFile]:
+    """Every supported file at or under `start` (a file or a directory), sorted, each once."""
+    start_str = os.path.abspath(start)
+    if os.path.isfile(start_str):
+        found = _stat_file(start_str, roots)
+        if found:
+            yield found
+        return
+    seen_dirs: set[str] = set()
+    stack = [start_str]
+    while stack:
+        directory = stack.pop()
+        real_dir = os.path.realpath(directory)
+        if real_dir in seen_dirs or containing_root(Path(real_dir), roots) is None:
+            continue
+        seen_dirs.add(real_dir)
+        try:
+            entries = sorted(os.scandir(directory), key=lambda e: e.name)
+        except OSError:
+            continue
+        subdirs = []
+        for entry in entries:
+            try:
+                is_dir = entry.is_dir(follow_symlinks=True)
+            except OSError:
+                continue
+            if is_dir:
+                if entry.name not in SKIPPED_DIRS and not entry.name.startswith("."):
+                    subdirs.append(entry.path)
+                continue
+            found = _stat_file(entry.path, roots)
+            if found:
+                yield found
+        stack.extend(reversed(subdirs))
+
+
+def walk_roots(roots: Sequence[Path]) -> Iterator[FoundFile]:
+    seen: set[str] = set()
+    for root in roots:
+        for found in walk(root, roots):
+            if found.source not in seen:
+                seen.add(found.source)
+                yield found

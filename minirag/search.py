@@ -1,0 +1,188 @@
+"""Hybrid search: vec0 KNN and FTS5 BM25, fused by weighted RRF in one SQL statement.
+
+score = (1 - w) / (k + vector_rank) + w / (k + keyword_rank), ranks 1-based,
+k = 60. A chunk only the keyword side found has distance NULL. Scope and
+lifecycle filters run inside each side's query, before ranking.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from minirag import keywords
+from minirag.errors import InvalidArgument
+from minirag.security import Scope
+
+RRF_K = 60
+MAX_TOP_K = 100
+# Each side fetches this many candidates per requested result, within bounds:
+# deeper lists let fusion promote a chunk both sides rank moderately.
+CANDIDATES_PER_RESULT = 4
+MIN_CANDIDATES = 40
+MAX_CANDIDATES = 400
+TITLE_WEIGHT = 1.0  # BM25 column weight of the source title relative to the body
+
+
+@dataclass(frozen=True)
+class SearchOptions:
+    top_k: int = 10
+    hybrid_weight: float = 0.6
+    scope: str | None = None
+    grouping: str | None = None
+    max_distance: float | None = None
+    max_files: int | None = None
+
+
+@dataclass(frozen=True)
+class Hit:
+    chunk_id: int
+    source: str
+    kind: str
+    title: str
+    chunk_index: int
+    text: str
+    score: float
+    distance: float | None
+    parent_id: int
+    page_start: int | None
+    page_end: int | None
+
+
+def clamp_top_k(top_k: int) -> int:
+    """At least 1 (else refused); above MAX_TOP_K clamped, since asking for too much is not an error."""
+    if isinstance(top_k, bool) or not isinstance(top_k, int):
+        raise InvalidArgument(f"topK must be an integer, got {top_k!r}")
+    if top_k < 1:
+        raise InvalidArgument(f"topK must be at least 1, got {top_k}")
+    return min(top_k, MAX_TOP_K)
+
+
+def candidate_depth(top_k: int) -> int:
+    return max(MIN_CANDIDATES, min(MAX_CANDIDATES, top_k * CANDIDATES_PER_RESULT))
+
+
+def _scope_parts(conn, scope: Scope | None) -> tuple[list[tuple[str, tuple]], str, tuple]:
+    """Filters for each KNN pass, and one SQL predicate on `s.source` for the keyword side."""
+    if scope is None:
+        return [("", ())], "", ()
+    exact = conn.execute("SELECT 1 FROM sources WHERE source = ?", (scope.exact,)).fetchone() is not None
+    below = conn.execute(
+        "SELECT 1 FROM sources WHERE source >= ? AND source < ? LIMIT 1", (scope.low, scope.high)
+    ).fetchone() is not None
+    # vec0 constraints are ANDed, so "exact OR below" is two KNN passes; skip the empty one.
+    passes = []
+    if exact:
+        passes.append((" AND source = ?", (scope.exact,)))
+    if below:
+        passes.append((" AND source >= ? AND source < ?", (scope.low, scope.high)))
+    return passes, " AND (s.source = ? OR (s.source >= ? AND s.source < ?))", (scope.exact, scope.low, scope.high)
+
+
+def hybrid_search(conn, query_vector: np.ndarray | None, query_text: str, options: SearchOptions) -> list[Hit]:
+    """Ranked hits, fused in SQL, then the distance-based post filters."""
+    top_k = clamp_top_k(options.top_k)
+    weight = options.hybrid_weight
+    depth = candidate_depth(top_k)
+    scope = Scope.of(options.scope) if options.scope else None
+    passes, kw_scope, kw_scope_args = _scope_parts(conn, scope)
+    has_vectors = conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'chunks_vec'").fetchone()
+    run_vector = weight < 1.0 and query_vector is not None and has_vectors and passes
+    fts = keywords.fts_query(query_text) if weight > 0.0 else None
+
+    ctes, args = [], []
+    if run_vector:
+        blob = np.asarray(query_vector, dtype=np.float32).tobytes()
+        arms = []
+        for n, (predicate, pargs) in enumerate(passes):
+            # MATERIALIZED keeps SQLite from flattening the KNN into the outer
+            # query, which vec0 rejects (one ORDER BY distance per KNN).
+            ctes.append(
+                f"knn{n} AS MATERIALIZED (SELECT chunk_id, distance FROM chunks_vec "
+                f"WHERE embedding MATCH ? AND k = ? AND lifecycle = 'active'{predicate})"
+            )
+            args += [blob, depth, *pargs]
+            arms.append(f"SELECT chunk_id, distance FROM knn{n}")
+        ctes.append(
+            "vec AS (SELECT chunk_id, distance, ROW_NUMBER() OVER (ORDER BY distance, chunk_id) AS rnk "
+            f"FROM ({' UNION ALL '.join(arms)}) ORDER BY distance, chunk_id LIMIT ?)"
+        )
+        args.append(depth)
+    if fts:
+        ctes.append(
+            "kw AS (SELECT chunk_id, ROW_NUMBER() OVER (ORDER BY bm, chunk_id) AS rnk FROM ("
+            "SELECT f.rowid AS chunk_id, bm25(chunks_fts, 1.0, ?) AS bm FROM chunks_fts f "
+            "JOIN chunks c ON c.id = f.rowid JOIN sources s ON s.id = c.source_id "
+            f"WHERE chunks_fts MATCH ? AND s.lifecycle = 'active'{kw_scope} ORDER BY bm, f.rowid LIMIT ?))"
+        )
+        args += [TITLE_WEIGHT, fts, *kw_scope_args, depth]
+    if not ctes:
+        return []
+    arms = []
+    if run_vector:
+        arms.append("SELECT chunk_id, ? / (? + rnk) AS score, distance FROM vec")
+    if fts:
+        arms.append("SELECT chunk_id, ? / (? + rnk) AS score, NULL AS distance FROM kw")
+    arm_args = ([1.0 - weight, RRF_K] if run_vector else []) + ([weight, RRF_K] if fts else [])
+    sql = (
+        f"WITH {', '.join(ctes)}, "
+        f"fused AS (SELECT chunk_id, SUM(score) AS score, MIN(distance) AS distance "
+        f"FROM ({' UNION ALL '.join(arms)}) GROUP BY chunk_id) "
+        "SELECT f.chunk_id, s.source, s.kind, s.title, c.ord, c.text, f.score, f.distance, c.parent_id, "
+        "c.page_start, c.page_end FROM fused f JOIN chunks c ON c.id = f.chunk_id "
+        "JOIN sources s ON s.id = c.source_id ORDER BY f.score DESC, f.distance IS NULL, f.distance, f.chunk_id"
+    )
+    rows = conn.execute(sql, (*args, *arm_args)).fetchall()
+    hits = [Hit(*row) for row in rows]
+    hits = apply_post_filters(hits, options)
+    return hits[:top_k]
+
+
+def apply_post_filters(hits: list[Hit], options: SearchOptions) -> list[Hit]:
+    if options.max_distance is not None:
+        hits = [h for h in hits if h.distance is not None and h.distance <= options.max_distance]
+    if options.grouping:
+        hits = group_by_gap(hits, options.grouping)
+    if options.max_files:
+        hits = first_files(hits, options.max_files)
+    return hits
+
+
+def group_by_gap(hits: list[Hit], grouping: str) -> list[Hit]:
+    """Cut at gaps over 2x the mean gap of the distance-sorted results; order is kept.
+
+    `similar` keeps the first group, `related` the first two. Hits without a
+    distance are kept; fewer than 3 distances means no boundary exists.
+    """
+    distances = sorted(h.distance for h in hits if h.distance is not None)
+    if len(distances) < 3:
+        return hits
+    gaps = [b - a for a, b in zip(distances, distances[1:], strict=False)]
+    mean_gap = sum(gaps) / len(gaps)
+    boundaries = [i for i, gap in enumerate(gaps) if gap > 2 * mean_gap]
+    groups_kept = 1 if grouping == "similar" else 2
+    if len(boundaries) < groups_kept:
+        return hits
+    cutoff = distances[boundaries[groups_kept - 1]]  # last distance kept
+    return [h for h in hits if h.distance is None or h.distance <= cutoff]
+
+
+def first_files(hits: list[Hit], max_files: int) -> list[Hit]:
+    kept_sources: list[str] = []
+    out = []
+    for hit in hits:
+        if hit.source not in kept_sources:
+            if len(kept_sources) >= max_files:
+                continue
+            kept_sources.append(hit.source)
+        out.append(hit)
+    return out
+
+
+def parents_for(conn, hits: list[Hit]) -> dict[int, str]:
+    ids = sorted({h.parent_id for h in hits})
+    if not ids:
+        return {}
+    marks = ",".join("?" * len(ids))
+    return dict(conn.execute(f"SELECT id, text FROM parents WHERE id IN ({marks})", ids).fetchall())

@@ -1,0 +1,338 @@
+"""The MCP server: eleven tools, each a short function over one App.
+
+Every tool function takes the ServerState first; `register` binds it and turns
+MiniragError into a tool error carrying its message. The configuration is
+loaded once at start: when it is broken the server still starts, `status`
+reports the error and every other tool refuses with it. Logs go to stderr;
+on stdio, stdout is the protocol.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import logging
+import os
+import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import anyio
+import anyio.to_thread
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import ToolAnnotations
+
+from minirag import __version__
+from minirag.app import App
+from minirag.config import Config, ConfigError, load_config, parse_bool
+from minirag.errors import IndexUnavailable, MiniragError, NotFound
+from minirag.instructions import build_instructions
+from minirag.sync import SyncJob, SyncJobs
+
+log = logging.getLogger(__name__)
+
+DEFAULT_HTTP_HOST = "127.0.0.1"
+PROGRESS_INTERVAL_S = 0.5  # how often a waiting sync_start reports progress
+
+Result = dict[str, Any]
+
+
+@dataclass
+class ServerState:
+    """What the tools share: the configuration (or why it is broken), the App, the sync jobs."""
+
+    config: Config | None
+    config_error: str | None = None
+    read_only: bool = False
+    _app: App | None = None
+    _jobs: SyncJobs | None = field(default=None, repr=False)
+
+    @classmethod
+    def from_config(cls, config: Config, app: App | None = None) -> ServerState:
+        return cls(config=config, read_only=config.read_only, _app=app or App(config),
+                   _jobs=SyncJobs(config.db_path))
+
+    @property
+    def app(self) -> App:
+        if self._app is None:
+            raise ConfigError(f"configuration error: {self.config_error}; fix it and restart the server")
+        return self._app
+
+    @property
+    def jobs(self) -> SyncJobs:
+        self.app  # noqa: B018 - refuses with the configuration error
+        return self._jobs
+
+    def close(self) -> None:
+        if self._app is not None:
+            self._app.close()
+
+
+def load_state(args, env: Mapping[str, str] | None = None) -> ServerState:
+    """The configuration from argparse args and the environment, kept even when broken."""
+    env = os.environ if env is None else env
+    try:
+        config = load_config(env=env, base_dirs=args.base_dirs, db_path=args.db_path,
+                             cache_dir=args.cache_dir, model_name=args.model_name,
+                             model_path=args.model_path, read_only=args.read_only)
+    except ConfigError as exc:
+        return ServerState(config=None, config_error=str(exc), read_only=_read_only_hint(args, env))
+    return ServerState.from_config(config)
+
+
+def _read_only_hint(args, env: Mapping[str, str]) -> bool:
+    if args.read_only is not None:
+        return bool(args.read_only)
+    try:
+        return parse_bool("MINIRAG_READ_ONLY", env.get("MINIRAG_READ_ONLY", ""))
+    except ConfigError:
+        return False
+
+
+# --- the tools -----------------------------------------------------------------
+
+
+async def sync_start(state: ServerState, ctx: Context, path: str | None = None,
+                     wait: bool = False) -> Result:
+    """Reconcile the index with the document roots (or with one absolute path inside them):
+    ingest new and changed files, skip unchanged ones, drop deleted ones. Returns {jobId}
+    at once; poll sync_status. With wait=true, returns the finished job instead and sends
+    progress notifications meanwhile. Refused while another sync (any process) runs."""
+    job = start_sync_job(state, path)
+    if not wait:
+        return {"jobId": job.job_id}
+    await follow_job(job, ctx)
+    return job.to_dict()
+
+
+def sync_status(state: ServerState, jobId: str) -> Result:
+    """Progress of a sync job: live counts while running, then the final result. Files that
+    failed are listed in warnings; they do not fail the job."""
+    job = state.jobs.get(jobId)
+    if job is None:
+        raise NotFound(f"unknown jobId {jobId!r}: sync_start returns one; this server keeps "
+                       f"the last {SyncJobs.KEEP} jobs until it restarts")
+    return job.to_dict()
+
+
+def ingest_file(state: ServerState, filePath: str) -> Result:
+    """Ingest or re-ingest one file (absolute path inside a document root), replacing
+    whatever was indexed for it."""
+    return state.app.ingest_file(filePath, must_be_absolute=True)
+
+
+def ingest_data(state: ServerState, data: str, source: str,
+                format: Literal["text", "markdown", "html"] = "text", title: str | None = None) -> Result:
+    """Ingest content you hold under a source id you choose; the same id replaces it."""
+    return state.app.ingest_data(data, source, format, title)
+
+
+def ingest_url(state: ServerState, url: str, source: str | None = None, title: str | None = None) -> Result:
+    """Fetch one http(s) URL, convert it to Markdown and index it (source defaults to the
+    URL). Private, loopback and link-local hosts are refused."""
+    from minirag.fetch import FetchError, UrlRefused
+
+    try:
+        return state.app.ingest_url(url, source=source, title=title)
+    except (UrlRefused, FetchError) as exc:
+        raise ToolError(str(exc)) from exc
+
+
+def query_documents(state: ServerState, query: str, topK: int = 8, scope: str | None = None) -> Result:
+    """Hybrid search (meaning + exact keywords). Each result has the matching passage `text`
+    and a `parentId`; `parents[parentId]` is the enclosing section. topK is 1-100; scope
+    narrows to a path or source-id prefix and everything under it."""
+    return state.app.query(query, top_k=topK, scope=scope)
+
+
+def read_chunk_neighbors(state: ServerState, chunkIndex: int, filePath: str | None = None,
+                         source: str | None = None, before: int = 1, after: int = 1) -> Result:
+    """The chunks just before and after one chunk of a source (give filePath or source)."""
+    app = state.app
+    key = app.source_key(file_path=filePath, source=source, must_be_absolute=True)
+    return app.neighbors(key, chunkIndex, before, after)
+
+
+def read_file(state: ServerState, filePath: str | None = None, source: str | None = None) -> Result:
+    """A whole indexed document as Markdown, rebuilt from its sections (give filePath or source)."""
+    app = state.app
+    return app.read(app.source_key(file_path=filePath, source=source, must_be_absolute=True))
+
+
+def list_files(state: ServerState, scope: str | None = None) -> Result:
+    """Every supported file under the roots with its ingestion state, plus data and url sources."""
+    return state.app.list_files(scope)
+
+
+def delete_file(state: ServerState, filePath: str | None = None, source: str | None = None) -> Result:
+    """Remove a file, data or url source from the index; files on disk are never touched."""
+    app = state.app
+    return app.delete(app.source_key(file_path=filePath, source=source, must_be_absolute=True))
+
+
+def status(state: ServerState) -> Result:
+    """Configuration and index health. Answers even when the configuration is broken."""
+    if state.config_error is not None:
+        return {"version": __version__, "configError": state.config_error}
+    app = state.app
+    out = app.status()
+    if "indexError" not in out:
+        from minirag.gitstate import read_git_state
+
+        out["gitState"] = read_git_state(app)
+    return out
+
+
+# --- sync jobs -------------------------------------------------------------------
+
+
+def start_sync_job(state: ServerState, path: str | None) -> SyncJob:
+    """Take the sync lock (SyncLocked at once if held) and run the sync in a thread."""
+    from minirag.gitstate import record_git_state
+    from minirag.sync import run_sync
+
+    app = state.app
+    if app.config.read_only:
+        raise IndexUnavailable("the server is read-only; run `minirag sync` instead")
+    target = Path(app.file_source(path, must_be_absolute=True)[0]) if path else None
+
+    def work(progress) -> None:
+        run_sync(app.pipeline, list(app.config.roots), path=target, progress=progress)
+        if target is None:
+            record_git_state(app)
+
+    return state.jobs.start(work)
+
+
+async def follow_job(job: SyncJob, ctx: Context) -> None:
+    """Report the job's progress until it ends; a no-op per report without a progress token."""
+    while not await anyio.to_thread.run_sync(job.wait, PROGRESS_INTERVAL_S):
+        await _report(job, ctx)
+    await _report(job, ctx)
+
+
+async def _report(job: SyncJob, ctx: Context) -> None:
+    p = job.progress
+    message = (f"{p.seen} files: {p.done} ingested, {p.skipped} unchanged, {p.failed} failed, "
+               f"{p.deleted} removed")
+    try:
+        await ctx.report_progress(p.seen, None, message)
+    except Exception:  # noqa: BLE001 - progress is best effort; the job goes on
+        log.debug("could not send progress for %s", job.job_id, exc_info=True)
+
+
+# --- registration -------------------------------------------------------------------
+
+
+def _hints(*, read_only: bool = False, destructive: bool = False, idempotent: bool = False,
+           open_world: bool = False) -> ToolAnnotations:
+    return ToolAnnotations(read_only_hint=read_only, destructive_hint=destructive,
+                           idempotent_hint=idempotent, open_world_hint=open_world)
+
+
+READ = _hints(read_only=True, idempotent=True)
+
+# (tool, annotations, listed in read-only mode)
+TOOLS: list[tuple[Callable[..., Any], ToolAnnotations, bool]] = [
+    (sync_start, _hints(), False),
+    (sync_status, READ, False),
+    (ingest_file, _hints(idempotent=True), False),
+    (ingest_data, _hints(idempotent=True), False),
+    (ingest_url, _hints(open_world=True), False),
+    (query_documents, READ, True),
+    (read_chunk_neighbors, READ, True),
+    (read_file, READ, True),
+    (list_files, READ, True),
+    (delete_file, _hints(destructive=True, idempotent=True), False),
+    (status, READ, True),
+]
+
+
+def _as_tool_error(name: str, exc: Exception) -> ToolError:
+    if isinstance(exc, ToolError):
+        return exc
+    if isinstance(exc, MiniragError):
+        return ToolError(str(exc))
+    log.exception("tool %s failed unexpectedly", name)
+    return ToolError(f"internal error: {type(exc).__name__}: {exc}")
+
+
+def bind(fn: Callable[..., Any], state: ServerState) -> Callable[..., Any]:
+    """`fn` with `state` bound, the signature the SDK reads minus `state`, errors as ToolError."""
+    signature = inspect.signature(fn, eval_str=True)
+    params = list(signature.parameters.values())[1:]
+
+    if inspect.iscoroutinefunction(fn):
+        async def tool(**kwargs):
+            try:
+                return await fn(state, **kwargs)
+            except Exception as exc:
+                raise _as_tool_error(fn.__name__, exc) from exc
+    else:
+        def tool(**kwargs):
+            try:
+                return fn(state, **kwargs)
+            except Exception as exc:
+                raise _as_tool_error(fn.__name__, exc) from exc
+
+    functools.update_wrapper(tool, fn, assigned=("__module__", "__name__", "__qualname__", "__doc__"),
+                             updated=())
+    tool.__signature__ = signature.replace(parameters=params)
+    tool.__annotations__ = {p.name: p.annotation for p in params} | {"return": signature.return_annotation}
+    return tool
+
+
+def register(server: MCPServer, state: ServerState) -> None:
+    for fn, hints, in_read_only in TOOLS:
+        if in_read_only or not state.read_only:
+            server.add_tool(bind(fn, state), name=fn.__name__, description=inspect.getdoc(fn),
+                            annotations=hints, structured_output=True)
+
+
+def build_server(state: ServerState) -> MCPServer:
+    server = MCPServer("minirag", version=__version__, instructions=build_instructions(read_only=state.read_only),
+                       log_level="WARNING")
+    register(server, state)
+    return server
+
+
+# --- entry point -------------------------------------------------------------------
+
+
+def parse_http(value: str) -> tuple[str, int]:
+    """HOST:PORT, :PORT or PORT (host 127.0.0.1); IPv6 hosts in brackets."""
+    host, sep, port = value.rpartition(":")
+    if not sep:
+        host, port = "", value
+    host = host.strip("[]") or DEFAULT_HTTP_HOST
+    if not port.isdigit() or not 0 < int(port) < 65536:
+        raise ValueError(f"--http must be HOST:PORT, :PORT or PORT with a port in 1-65535, got {value!r}")
+    return host, int(port)
+
+
+def serve(args) -> int:
+    """Run the MCP server until the client goes away: stdio, or streamable HTTP with --http."""
+    http = getattr(args, "http", None)
+    try:
+        address = parse_http(http) if http else None
+    except ValueError as exc:
+        sys.stderr.write(f"minirag: {exc}\n")
+        return 2
+    state = load_state(args)
+    if state.config_error:
+        log.error("configuration error: %s (status reports it; other tools refuse)", state.config_error)
+    server = build_server(state)
+    try:
+        if address is None:
+            server.run("stdio")
+        else:
+            sys.stderr.write(f"minirag: serving MCP at http://{address[0]}:{address[1]}/mcp\n")
+            server.run("streamable-http", host=address[0], port=address[1])
+    except KeyboardInterrupt:
+        pass
+    finally:
+        state.close()
+    return 0

@@ -1,0 +1,132 @@
+"""Reconcile the index with the roots, and run syncs as background jobs for the server.
+
+New and changed files are ingested (content hash, with an mtime+size fast
+path), unchanged ones skipped, files gone from disk dropped. A source cut by
+an older chunking scheme is re-ingested even when its bytes are unchanged.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import os
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from minirag.chunking import SCHEME_VERSION
+from minirag.index import StoredState
+from minirag.lock import SyncLock
+from minirag.pipeline import Pipeline, Progress
+from minirag.scan import FoundFile, walk, walk_roots
+from minirag.security import is_under
+
+log = logging.getLogger(__name__)
+
+
+def _fast_path_unchanged(found: FoundFile, state: StoredState | None) -> bool:
+    return (
+        state is not None
+        and state.scheme == SCHEME_VERSION
+        and state.size == found.size
+        and state.mtime_ns == found.mtime_ns
+    )
+
+
+def _vanished(stored, on_disk: set[str], scope: str | None, roots: list[Path]):
+    """Indexed files this scan did not find: under the scanned scope, or gone from disk."""
+    for source in stored:
+        if source in on_disk:
+            continue
+        if scope is not None:
+            if is_under(source, scope, os.sep):
+                yield source
+        elif any(is_under(source, str(r), os.sep) for r in roots) or not os.path.exists(source):
+            yield source
+
+
+def run_sync(pipeline: Pipeline, roots: list[Path], *, path: Path | None = None,
+             progress: Progress | None = None, on_change: Callable[[Progress], None] | None = None) -> Progress:
+    """One sync pass over all roots, or over `path` (a file or directory inside them)."""
+    progress = progress or Progress()
+    index = pipeline.index
+    stored = index.stored_states("file")
+    found_files = list(walk(path, roots) if path else walk_roots(roots))
+    on_disk = {f.source for f in found_files}
+
+    to_check = []
+    for found in found_files:
+        if _fast_path_unchanged(found, stored.get(found.source)):
+            progress.seen += 1
+            progress.skipped += 1
+        else:
+            to_check.append(found)
+
+    gone = list(_vanished(stored, on_disk, str(path) if path else None, roots))
+    if gone:
+        progress.deleted += index.delete_sources(gone)
+    pipeline.run_files(to_check, progress, on_change=on_change)
+    return progress
+
+
+@dataclass
+class SyncJob:
+    job_id: str
+    progress: Progress
+    state: str = "running"  # running | succeeded | failed
+    error: str | None = None
+    finished_at: float | None = None
+    _done: threading.Event = field(default_factory=threading.Event, repr=False)
+
+    def to_dict(self) -> dict:
+        return {"jobId": self.job_id, "state": self.state, **self.progress.to_dict(),
+                **({"error": self.error} if self.error else {})}
+
+    def wait(self, timeout: float | None = None) -> bool:
+        return self._done.wait(timeout)
+
+
+class SyncJobs:
+    """Background sync jobs of one server process. The cross-process lock is taken
+    before the job starts, so a refusal is immediate and names the holder."""
+
+    KEEP = 16
+
+    def __init__(self, db_path: Path):
+        self.db_path = db_path
+        self._jobs: dict[str, SyncJob] = {}
+        self._lock = threading.Lock()
+        self._counter = itertools.count(1)
+
+    def start(self, work: Callable[[Progress], None],
+              on_change: Callable[[SyncJob], None] | None = None) -> SyncJob:
+        lock = SyncLock(self.db_path).acquire()  # raises SyncLocked at once if held
+        job = SyncJob(job_id=f"sync-{next(self._counter)}-{uuid.uuid4().hex[:8]}", progress=Progress())
+
+        def target() -> None:
+            try:
+                work(job.progress)
+                job.state = "succeeded"
+            except Exception as exc:  # noqa: BLE001 - reported through sync_status
+                log.exception("sync job %s failed", job.job_id)
+                job.state, job.error = "failed", f"{type(exc).__name__}: {exc}"
+            finally:
+                lock.release()
+                job.finished_at = time.time()
+                job._done.set()
+                if on_change:
+                    on_change(job)
+
+        with self._lock:
+            self._jobs[job.job_id] = job
+            while len(self._jobs) > self.KEEP:
+                self._jobs.pop(next(iter(self._jobs)))
+        threading.Thread(target=target, name=job.job_id, daemon=True).start()
+        return job
+
+    def get(self, job_id: str) -> SyncJob | None:
+        with self._lock:
+            return self._jobs.get(job_id)

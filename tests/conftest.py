@@ -1,0 +1,80 @@
+"""Shared fixtures: the real test model (from PyPI packages, through MODEL_PATH), real
+SQLite files in tmp dirs, real documents."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def _load_script(name: str):
+    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="session")
+def model_dir() -> Path:
+    return _load_script("test_model").assemble()
+
+
+@pytest.fixture(scope="session")
+def embedder(model_dir):
+    from minirag.embed import Embedder, resolve_model
+
+    return Embedder(resolve_model("unused", model_dir, Path("/nonexistent-cache")))
+
+
+@pytest.fixture
+def docs(tmp_path) -> Path:
+    root = tmp_path / "docs"
+    root.mkdir()
+    return root
+
+
+@pytest.fixture
+def make_config(tmp_path, docs, model_dir):
+    from minirag.config import load_config
+
+    def make(env: dict | None = None, **flags):
+        flags.setdefault("base_dirs", [str(docs)])
+        flags.setdefault("db_path", str(tmp_path / "index.db"))
+        flags.setdefault("model_path", str(model_dir))
+        return load_config(env=env or {}, cwd=tmp_path, **flags)
+
+    return make
+
+
+@pytest.fixture
+def make_app(make_config, embedder):
+    from minirag.app import App
+
+    apps = []
+
+    def make(env: dict | None = None, **flags):
+        app = App(make_config(env, **flags), embedder=embedder)
+        apps.append(app)
+        return app
+
+    yield make
+    for app in apps:
+        app.close()
+
+
+@pytest.fixture
+def app(make_app):
+    return make_app()
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path

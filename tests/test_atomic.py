@@ -1,0 +1,40 @@
+"""A reader during re-ingest sees a source wholly old or wholly new, never a mix."""
+
+import threading
+
+from conftest import write
+
+from minirag.sync import run_sync
+
+
+def test_readers_never_see_a_half_replaced_source(app, docs):
+    path = write(docs / "doc.md", "\n\n".join(f"## Part {i}\n\nOLD version paragraph {i}." for i in range(40)))
+    run_sync(app.pipeline, list(app.config.roots))
+    old_count = app.index.source_row(str(path))["chunkCount"]
+    write(path, "\n\n".join(f"## Part {i}\n\nNEW version text number {i}, longer." for i in range(25)))
+
+    seen, stop = [], threading.Event()
+
+    def reader():
+        from minirag.index import Index
+
+        with Index(app.config.db_path) as index:
+            while not stop.is_set():
+                rows = index.conn.execute(
+                    "SELECT c.text FROM chunks c JOIN sources s ON s.id = c.source_id WHERE s.source = ?",
+                    (str(path),),
+                ).fetchall()
+                seen.append(({"OLD" in r[0] for r in rows}, {"NEW" in r[0] for r in rows}, len(rows)))
+
+    thread = threading.Thread(target=reader)
+    thread.start()
+    try:
+        app.ingest_file(str(path))
+    finally:
+        stop.set()
+        thread.join()
+    new_count = app.index.source_row(str(path))["chunkCount"]
+    assert seen
+    for has_old, has_new, count in seen:
+        assert not (True in has_old and True in has_new)
+        assert count in (old_count, new_count)

@@ -1,0 +1,345 @@
+"""The chunking rules, one at a time, with the bundled model's real tokenizer."""
+
+from __future__ import annotations
+
+import functools
+import re
+from pathlib import Path
+
+import pytest
+from tokenizers import Tokenizer
+
+from minirag.chunking import SCHEME_VERSION, chunk_document, reconstruct
+from minirag.chunking.pack import CODE_SPLIT_MARKER
+
+TOKENIZER = Path(__file__).parent.parent / "minirag/models/all-minilm-l6-v2/tokenizer.json"
+
+
+@functools.cache
+def _tokenizer() -> Tokenizer:
+    tokenizer = Tokenizer.from_file(str(TOKENIZER))
+    tokenizer.no_truncation()
+    tokenizer.no_padding()
+    return tokenizer
+
+
+def count(text: str) -> int:
+    return len(_tokenizer().encode(text).ids)
+
+
+def chunk(markdown: str, budget: int = 110, title: str = ""):
+    return chunk_document(markdown, title=title, count_tokens=count, budget=budget)
+
+
+def words(n: int, stem: str = "word") -> str:
+    return " ".join(f"{stem}{i}" for i in range(n))
+
+
+def table(rows: int, cells: int = 3, header: tuple[str, ...] = ("Name", "Price", "Stock")) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for r in range(rows):
+        lines.append("| " + " | ".join(f"r{r}c{c} item" for c in range(cells)) + " |")
+    return "\n".join(lines)
+
+
+def test_the_scheme_version_is_two():
+    assert SCHEME_VERSION == 2
+
+
+def test_a_budget_below_sixteen_is_refused():
+    with pytest.raises(ValueError):
+        chunk("text", budget=15)
+
+
+def test_every_chunk_records_its_real_token_count():
+    doc = chunk("# A\n\n" + words(300) + "\n\n# B\n\n" + words(50), budget=40)
+    assert doc.chunks
+    for c in doc.chunks:
+        assert c.tokens == count(c.text)
+        assert c.tokens <= 40
+
+
+# -- tables -------------------------------------------------------------------
+
+
+def test_a_table_never_breaks_inside_a_row():
+    doc = chunk(table(60), budget=60)
+    assert len(doc.chunks) > 1
+    rows = {f"| r{r}c0 item | r{r}c1 item | r{r}c2 item |" for r in range(60)}
+    for c in doc.chunks:
+        for line in c.text.split("\n"):
+            if line.startswith("| r"):
+                assert line in rows
+        assert c.tokens <= 60
+
+
+def test_the_table_header_is_repeated_in_every_chunk_of_the_table():
+    doc = chunk(table(60), budget=60)
+    for c in doc.chunks:
+        lines = c.text.split("\n")
+        assert lines[0] == "| Name | Price | Stock |"
+        assert re.fullmatch(r"\|[-:|]+", lines[1])
+
+
+def test_a_table_split_across_sections_repeats_its_header_once_per_section_and_reconstructs():
+    big = table(400)
+    doc = chunk(big)
+    assert len(doc.sections) > 1
+    for s in doc.sections:
+        assert len(s.text) <= 4000
+        assert s.text.startswith("| Name | Price | Stock |")
+    assert reconstruct(doc.sections).count("| Name | Price | Stock |") == 1
+    assert " ".join(reconstruct(doc.sections).split()) == " ".join(big.split())
+
+
+def test_a_header_row_with_no_data_rows_is_kept_as_content():
+    doc = chunk("Some intro text.\n\n| Only | Header |\n|---|---|")
+    text = "\n".join(c.text for c in doc.chunks)
+    assert "| Only | Header |" in text
+
+
+def test_a_single_row_over_the_budget_is_split_at_whitespace_but_kept_whole_in_its_section():
+    row = "| key | " + words(80, "value") + " |"
+    md = "| K | V |\n|---|---|\n" + row
+    doc = chunk(md, budget=40)
+    assert len(doc.chunks) > 1
+    for c in doc.chunks:
+        assert c.tokens <= 40
+        assert c.text.startswith("| K | V |")
+    assert row in doc.sections[0].text
+    joined = " ".join(c.text for c in doc.chunks)
+    for i in range(80):
+        assert f"value{i}" in joined
+
+
+# -- code ---------------------------------------------------------------------
+
+
+def code_block(lines: int) -> str:
+    body = "\n".join(f"result_{i} = compute(value_{i}, {i})" for i in range(lines))
+    return f"```python\n{body}\n```"
+
+
+def test_a_fenced_code_block_up_to_four_budgets_stays_in_one_chunk():
+    block = code_block(12)
+    assert 40 < count(block) <= 160
+    doc = chunk("Before.\n\n" + block + "\n\nAfter.", budget=40)
+    holders = [c for c in doc.chunks if "result_0" in c.text]
+    assert len(holders) == 1
+    assert block in holders[0].text
+    assert CODE_SPLIT_MARKER not in holders[0].text
+
+
+def test_a_code_block_past_four_budgets_is_split_at_lines_with_the_marker_on_every_piece():
+    block = code_block(60)
+    assert count(block) > 4 * 40
+    doc = chunk(block, budget=40)
+    code_chunks = [c for c in doc.chunks if "result_" in c.text]
+    assert len(code_chunks) > 4
+    for c in code_chunks:
+        assert c.text.rstrip().endswith(CODE_SPLIT_MARKER)
+        assert c.text.startswith("```python\n")
+        assert c.tokens <= 40
+    seen = "\n".join(c.text for c in code_chunks)
+    for i in range(60):
+        assert f"result_{i} = compute(value_{i}, {i})" in seen
+
+
+def test_a_stray_fence_does_not_make_the_rest_of_the_document_indivisible():
+    md = "Intro.\n\n```\n\n" + "\n\n".join(words(30, f"p{i}w") for i in range(20))
+    doc = chunk(md, budget=40)
+    assert len(doc.chunks) > 10
+    assert all(c.tokens <= 40 for c in doc.chunks)
+
+
+def test_data_uris_inside_code_fences_stay():
+    md = "```md\n![x](data:image/png;base64,AAAA)\n```\n\nText ![alt words](data:image/png;base64,QUJD) here."
+    doc = chunk(md)
+    text = "\n".join(c.text for c in doc.chunks)
+    assert "![x](data:image/png;base64,AAAA)" in text
+    assert "QUJD" not in text
+    assert "Text alt words here." in text
+
+
+def test_inlined_images_are_removed_keeping_alt_text_but_linked_images_stay():
+    md = (
+        "Look ![chart of sales](data:image/png;base64,iVBORw0KGgo=) and "
+        "![photo](images/p.png) and ![web](https://example.com/a.png)."
+    )
+    doc = chunk(md)
+    assert "base64" not in doc.chunks[0].text and "base64" not in doc.sections[0].text
+    assert "chart of sales" in doc.chunks[0].text
+    assert "![photo](images/p.png)" in doc.chunks[0].text
+    assert "![web](https://example.com/a.png)" in doc.chunks[0].text
+
+
+# -- headings and breadcrumbs -------------------------------------------------
+
+
+def test_heading_chunks_carry_the_heading_breadcrumb():
+    md = "# Manual\n\n## Setup\n\n### Network\n\nConfigure the router first."
+    doc = chunk(md)
+    assert doc.category == "headings"
+    body = next(c for c in doc.chunks if "router" in c.text)
+    assert body.text.split("\n")[0] == "Manual > Setup > Network"
+
+
+def test_a_long_breadcrumb_is_elided_from_the_middle_within_a_third_of_the_budget():
+    levels = [
+        "1 Общие положения",
+        "1.2 Requirements for the integration of external services",
+        "1.2.3 Detailed rules for authentication and authorization",
+        "1.2.3.4 Token lifetime and rotation policy",
+        "3.4.2 Approval procedure",
+    ]
+    md = "\n\n".join(f"{'#' * (i + 1)} {t}" for i, t in enumerate(levels)) + "\n\nThe body text."
+    doc = chunk(md, budget=110)
+    body = next(c for c in doc.chunks if "body text" in c.text)
+    crumb = body.text.split("\n")[0]
+    assert count(crumb) - 2 <= 110 // 3
+    assert crumb.startswith("1 Общие положения > … > ")
+    assert crumb.endswith(" > 3.4.2 Approval procedure")
+    assert "Requirements" not in crumb
+
+
+def test_a_heading_with_no_body_and_no_subheading_becomes_a_chunk_of_its_own():
+    md = "# Doc\n\nIntro.\n\n## Empty part\n\n## Full part\n\nBody."
+    doc = chunk(md)
+    assert any(c.text == "Doc > Empty part" for c in doc.chunks)
+
+
+def test_a_heading_with_only_subheadings_gets_no_chunk_of_its_own():
+    md = "# Doc\n\nIntro.\n\n## Parent\n\n### Child\n\nBody."
+    doc = chunk(md)
+    assert not any(c.text.strip() == "Doc > Parent" for c in doc.chunks)
+    assert any(c.text.startswith("Doc > Parent > Child") for c in doc.chunks)
+
+
+def test_heading_sections_reconstruct_without_breadcrumbs():
+    md = "# Doc\n\nIntro.\n\n## A\n\nAlpha.\n\n## B\n\nBeta."
+    doc = chunk(md)
+    assert reconstruct(doc.sections) == md
+
+
+# -- sections -----------------------------------------------------------------
+
+
+def test_sections_are_capped_at_four_thousand_characters_at_sentence_boundaries():
+    para = " ".join(f"Sentence number {i} says something useful." for i in range(300))
+    doc = chunk(para)
+    assert len(doc.sections) > 1
+    for s in doc.sections:
+        assert len(s.text) <= 4000
+        assert s.text.rstrip().endswith(".")
+    assert " ".join(reconstruct(doc.sections).split()) == para
+
+
+def test_one_sentence_longer_than_the_cap_stays_whole_in_its_section():
+    sentence = words(900)
+    doc = chunk(sentence)
+    assert len(doc.sections) == 1
+    assert doc.sections[0].text == sentence
+
+
+# -- transcripts and slides ---------------------------------------------------
+
+
+def transcript(turns: int, step: int = 17) -> str:
+    out = ["# Weekly sync", ""]
+    for i in range(turns):
+        t = i * step
+        out += [f"Speaker {i % 2 + 1} {t // 60}:{t % 60:02d}", f"Point {i} about the roadmap.", ""]
+    return "\n".join(out)
+
+
+def test_a_transcript_is_cut_into_two_minute_windows_labelled_with_the_meeting_title():
+    doc = chunk(transcript(30), title="Weekly sync")
+    assert doc.category == "transcript"
+    labels = [s.text.split("\n")[0] for s in doc.sections if s.text.startswith("[")]
+    assert labels[0] == "[00:00–02:00] Weekly sync"
+    assert labels[1] == "[02:00–04:00] Weekly sync"
+    assert all(s.context_lines == 1 for s in doc.sections if s.text.startswith("["))
+    window = next(s for s in doc.sections if s.text.startswith("[02:00"))
+    assert "Speaker 1 2:16" in window.text and "Speaker 2 1:59" not in window.text
+
+
+def test_transcript_turns_are_packed_whole_to_the_budget():
+    doc = chunk(transcript(30), budget=40)
+    for c in doc.chunks:
+        assert c.tokens <= 40
+        assert re.match(r"Speaker \d \d+:\d\d|# Weekly sync", c.text)
+    assert "[00:00" not in reconstruct(doc.sections)
+
+
+def test_timestamp_lines_with_a_speaker_after_the_time_are_recognised():
+    lines = [f"[00:{i:02d}:10] Anna: item {i}" for i in range(10)]
+    assert chunk("\n".join(lines)).category == "transcript"
+
+
+def test_a_document_with_a_few_times_in_prose_is_not_a_transcript():
+    md = "Meeting notes.\n\nWe met at 10:30 and left.\n\n" + "\n\n".join(
+        words(10) for _ in range(10)
+    )
+    assert chunk(md).category == "generic"
+
+
+def test_slides_become_one_section_each():
+    md = "\n\n".join(
+        f"<!-- Slide number: {n} -->\n# Slide title {n}\n\nBullet text {n}." for n in (1, 2, 3)
+    )
+    doc = chunk(md)
+    assert doc.category == "slides"
+    assert len(doc.sections) == 3
+    assert doc.sections[1].text.startswith("<!-- Slide number: 2 -->")
+    assert all("Slide number" not in c.text for c in doc.chunks)
+    assert [c.section for c in doc.chunks] == [0, 1, 2]
+
+
+def test_a_document_without_structure_is_generic():
+    assert chunk("Just a paragraph.\n\nAnother one.").category == "generic"
+
+
+# -- title seeding ------------------------------------------------------------
+
+
+def test_the_title_is_prepended_to_the_first_chunk_only():
+    doc = chunk("Alpha text.\n\n" + words(200), title="Quarterly report", budget=40)
+    assert doc.chunks[0].text.startswith("# Quarterly report\n")
+    assert all("Quarterly report" not in c.text for c in doc.chunks[1:])
+
+
+def test_a_first_chunk_with_the_title_prepended_still_fits_the_budget():
+    doc = chunk(words(200), title="A rather long descriptive title for the report", budget=40)
+    assert doc.chunks[0].tokens == count(doc.chunks[0].text) <= 40
+
+
+def test_a_first_chunk_that_already_carries_the_title_is_left_alone():
+    doc = chunk("# Report\n\nBody text.", title="Report")
+    assert doc.chunks[0].text.count("Report") == 1
+
+
+# -- pages ------------------------------------------------------------------
+
+
+def test_form_feeds_give_every_section_and_chunk_its_pages():
+    md = (
+        "Page one text.\n\fPage two starts. " + words(200) + "\n\f\n| A | B |\n|---|---|\n| 1 | 2 |"
+    )
+    doc = chunk(md, budget=40)
+    for item in [*doc.sections, *doc.chunks]:
+        assert item.page_start is not None and item.page_end is not None
+        assert "\f" not in item.text
+    assert doc.chunks[0].page_start == 1
+    assert doc.chunks[-1].page_end == 3
+    assert any(c.page_start == 2 for c in doc.chunks)
+
+
+def test_without_form_feeds_pages_are_none():
+    doc = chunk("Some text.")
+    assert doc.sections[0].page_start is None and doc.chunks[0].page_end is None
+
+
+def test_leading_frontmatter_is_not_chunked():
+    doc = chunk("---\nrag: true\nlifecycle: current\n---\n# Doc\n\nBody.")
+    assert all("lifecycle" not in c.text for c in doc.chunks)
+    assert "lifecycle" not in reconstruct(doc.sections)

@@ -1,0 +1,81 @@
+import pytest
+
+from minirag import db
+from minirag.errors import IndexUnavailable
+from minirag.index import Index
+
+
+def tables(conn):
+    return {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type IN ('table')")}
+
+
+def test_a_new_index_gets_every_migration_recorded(tmp_path):
+    with Index(tmp_path / "i.db") as index:
+        assert db.schema_version(index.conn) == db.SCHEMA_VERSION
+        assert {"meta", "sources", "parents", "chunks", "chunks_fts", "migrations"} <= tables(index.conn)
+        assert index.meta("schema_version") == str(db.SCHEMA_VERSION)
+
+
+def test_reopening_an_index_applies_nothing_twice(tmp_path):
+    Index(tmp_path / "i.db").close()
+    with Index(tmp_path / "i.db") as index:
+        rows = index.conn.execute("SELECT id, name FROM migrations").fetchall()
+        assert [r[0] for r in rows] == list(range(1, db.SCHEMA_VERSION + 1))
+
+
+def test_pending_migrations_are_applied_in_order(tmp_path, monkeypatch):
+    path = tmp_path / "i.db"
+    Index(path).close()
+    applied = []
+    monkeypatch.setattr(db, "MIGRATIONS", [*db.MIGRATIONS, ("add a column", lambda c: applied.append(
+        c.execute("ALTER TABLE sources ADD COLUMN note TEXT")))])
+    monkeypatch.setattr(db, "SCHEMA_VERSION", len(db.MIGRATIONS))
+    with Index(path) as index:
+        assert applied and db.schema_version(index.conn) == len(db.MIGRATIONS)
+        index.conn.execute("SELECT note FROM sources").fetchall()
+
+
+def test_an_index_from_a_newer_minirag_is_refused(tmp_path, monkeypatch):
+    path = tmp_path / "i.db"
+    Index(path).close()
+    monkeypatch.setattr(db, "MIGRATIONS", db.MIGRATIONS[:0])
+    monkeypatch.setattr(db, "SCHEMA_VERSION", 0)
+    with pytest.raises(IndexUnavailable, match="newer than this minirag"):
+        Index(path)
+
+
+def test_a_clean_close_leaves_no_wal_behind(tmp_path):
+    path = tmp_path / "i.db"
+    with Index(path) as index:
+        index.bind_model("m", 4)
+    assert not (tmp_path / "i.db-wal").exists() or (tmp_path / "i.db-wal").stat().st_size == 0
+
+
+def test_opening_an_index_made_with_another_model_errors_clearly(tmp_path):
+    with Index(tmp_path / "i.db") as index:
+        index.bind_model("model-a", 384)
+    with Index(tmp_path / "i.db") as index, pytest.raises(IndexUnavailable, match="built with model model-a"):
+        index.bind_model("model-b", 384)
+    with Index(tmp_path / "i.db") as index, pytest.raises(IndexUnavailable, match="384-d"):
+        index.bind_model("model-a", 768)
+
+
+def test_read_only_mode_never_creates_an_index(tmp_path):
+    with pytest.raises(IndexUnavailable, match="no index at .*run `minirag sync` first"):
+        Index(tmp_path / "missing.db", read_only=True)
+    assert not (tmp_path / "missing.db").exists()
+
+
+def test_the_system_sqlite3_shell_can_read_the_file(tmp_path):
+    import shutil
+    import subprocess
+
+    if shutil.which("sqlite3") is None:
+        pytest.skip("no sqlite3 shell on this machine")
+    with Index(tmp_path / "i.db") as index:
+        index.bind_model("m", 4)
+    out = subprocess.run(["sqlite3", str(tmp_path / "i.db"), ".tables"], capture_output=True, text=True, check=True)
+    assert "chunks" in out.stdout and "chunks_vec" in out.stdout
+    count = subprocess.run(["sqlite3", str(tmp_path / "i.db"), "select count(*) from chunks"],
+                           capture_output=True, text=True, check=True)
+    assert count.stdout.strip() == "0"

@@ -1,0 +1,66 @@
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from minirag.embed import Embedder, ModelFiles, resolve_model
+from minirag.errors import ModelUnavailable
+
+
+def cosine(a, b):
+    return float(np.dot(a, b))
+
+
+def test_similar_sentences_are_closer_than_unrelated_ones(embedder):
+    a, b, c = embedder.embed_documents(
+        ["The cat sat on the mat.", "A kitten was sitting on the rug.", "Quarterly tax filing deadlines for corporations."]
+    )
+    assert cosine(a, b) > cosine(a, c) + 0.2
+
+
+def test_vectors_are_unit_length(embedder):
+    vectors = embedder.embed_documents(["one", "a much longer sentence about something else entirely"])
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+
+
+def test_batching_and_sorting_do_not_change_vectors(embedder):
+    texts = [("word " * n).strip() for n in (50, 3, 20, 1, 80)]
+    together = embedder.embed_documents(texts)
+    alone = np.stack([embedder.embed_documents([t])[0] for t in texts])
+    assert np.allclose(together, alone, atol=1e-4)
+
+
+def test_token_counting_is_not_truncated_past_128(embedder):
+    text = "tokenization " * 300
+    assert embedder.count_tokens(text) > 300
+
+
+def test_query_longer_than_the_model_limit_is_still_embedded(embedder):
+    vector = embedder.embed_queries(["long " * 2000])[0]
+    assert vector.shape == (embedder.dimension,)
+
+
+def test_local_directory_settings_are_read(model_dir):
+    files = resolve_model("ignored", model_dir, Path("/nonexistent"))
+    assert files.origin == "MODEL_PATH"
+    assert files.spec.model_id == "sentence-transformers/all-MiniLM-L6-v2"
+    assert files.spec.max_length == 256
+
+
+def test_model_path_without_model_files_is_a_clear_error(tmp_path):
+    with pytest.raises(ModelUnavailable, match="model.onnx"):
+        resolve_model("x", tmp_path, tmp_path)
+
+
+def test_an_uncached_model_with_no_hub_says_to_set_model_path(tmp_path, monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    with pytest.raises(ModelUnavailable, match="not cached and the hub is unreachable; set MODEL_PATH|set MODEL_PATH"):
+        resolve_model("intfloat/multilingual-e5-small", None, tmp_path / "cache")
+
+
+def test_a_corrupt_onnx_file_is_a_clear_error(tmp_path, model_dir):
+    bad = tmp_path / "model.onnx"
+    bad.write_bytes(b"not an onnx file")
+    spec = resolve_model("x", model_dir, tmp_path).spec
+    with pytest.raises(ModelUnavailable, match="cannot load ONNX model"):
+        Embedder(ModelFiles(spec, bad, model_dir / "tokenizer.json", "test"))

@@ -1,0 +1,69 @@
+import pytest
+from conftest import write
+
+from minirag.errors import InvalidArgument
+from minirag.sync import run_sync
+
+HOSTILE_QUERIES = ['"', '"unbalanced', "*", "-", "-apple", "NEAR(", "NEAR(apple banana", "AND", "apple AND",
+                   "OR", "NOT", "(", ")", "((apple", "apple)", "col:apple", "^apple", "a*b", "'", "{}", "+",
+                   "title:x", "\x00", "😀", "   ", "NEAR(apple, 2)"]
+
+
+@pytest.fixture
+def indexed(app, docs):
+    write(docs / "fruit.md", "# Fruit\n\nApples and bananas are fruit. An apple a day.")
+    write(docs / "space.md", "# Rockets\n\nRocket engines burn liquid oxygen and kerosene.")
+    write(docs / "proj" / "notes.md", "# Project notes\n\nThe project uses apples for testing.")
+    write(docs / "project-secret" / "notes.md", "# Secret notes\n\nSecret apples in the project-secret folder.")
+    run_sync(app.pipeline, list(app.config.roots))
+    return app
+
+
+@pytest.mark.parametrize("query", HOSTILE_QUERIES)
+def test_fts_syntax_in_a_query_never_raises(indexed, query):
+    result = indexed.query(query) if query.strip() else None
+    assert result is None or isinstance(result["results"], list)
+
+
+def test_hybrid_hits_carry_the_documented_fields(indexed, docs):
+    result = indexed.query("liquid oxygen rocket", top_k=3)
+    top = result["results"][0]
+    assert top["source"] == str(docs / "space.md")
+    assert set(top) >= {"text", "source", "title", "chunkIndex", "score", "distance", "parentId"}
+    assert result["parents"][top["parentId"]]
+
+
+def test_a_keyword_only_hit_has_no_distance(make_app, indexed):
+    keyword_app = make_app({"RAG_HYBRID_WEIGHT": "1.0"})
+    hits = keyword_app.query("kerosene")["results"]
+    assert hits and all(h["distance"] is None for h in hits)
+
+
+def test_pure_vector_search_returns_distances(make_app, indexed):
+    vector_app = make_app({"RAG_HYBRID_WEIGHT": "0"})
+    hits = vector_app.query("space travel propulsion")["results"]
+    assert hits and all(h["distance"] is not None for h in hits)
+
+
+def test_a_query_on_an_empty_index_returns_nothing(app):
+    assert app.query("anything at all")["results"] == []
+
+
+def test_scope_stops_at_the_separator(indexed, docs):
+    hits = indexed.query("apples", top_k=20, scope=str(docs / "proj"))["results"]
+    assert hits and {h["source"] for h in hits} == {str(docs / "proj" / "notes.md")}
+
+
+def test_scope_to_a_single_file_matches_exactly_that_file(indexed, docs):
+    hits = indexed.query("apples", top_k=20, scope=str(docs / "fruit.md"))["results"]
+    assert {h["source"] for h in hits} == {str(docs / "fruit.md")}
+
+
+@pytest.mark.parametrize("top_k", [0, -1])
+def test_top_k_below_one_is_refused(indexed, top_k):
+    with pytest.raises(InvalidArgument, match="at least 1"):
+        indexed.query("apples", top_k=top_k)
+
+
+def test_top_k_above_the_cap_is_clamped(indexed):
+    assert len(indexed.query("apples", top_k=10_000)["results"]) <= 100
