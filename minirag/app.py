@@ -178,18 +178,18 @@ class App:
         return query_result(hits, parents_for(index.conn, hits), self.config.roots)
 
     def read(self, key: str) -> dict:
-        from minirag.chunking import Section, reconstruct
+        from minirag.chunking import reconstruct
         from minirag.results import page_label
 
         row = self.index.source_row(key)
         sections = self.index.sections(key)
         out = {
             "source": key, "sourceType": row["kind"], "title": row["title"], "chunkCount": row["chunkCount"],
-            "text": reconstruct([Section(t, ps, pe) for t, ps, pe in sections]),
+            "text": reconstruct(sections),
         }
-        starts = [ps for _t, ps, _pe in sections if ps is not None]
-        if starts:
-            out["pages"] = page_label(min(starts), max(pe or ps for _t, ps, pe in sections if ps is not None))
+        paged = [s for s in sections if s.page_start is not None]
+        if paged:
+            out["pages"] = page_label(paged[0].page_start, max(s.page_end or s.page_start for s in paged))
         return out
 
     def neighbors(self, key: str, chunk_index: int, before: int = 1, after: int = 1) -> dict:

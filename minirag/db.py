@@ -123,6 +123,7 @@ def _m001_core(conn: Connection) -> None:
             text TEXT NOT NULL,
             page_start INTEGER,
             page_end INTEGER,
+            context_lines INTEGER NOT NULL DEFAULT 0,
             UNIQUE (source_id, ord)
         );
         CREATE TABLE chunks (

@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from minirag import db, keywords
-from minirag.chunking import SCHEME_VERSION, ChunkedDocument
+from minirag.chunking import SCHEME_VERSION, ChunkedDocument, Section
 from minirag.errors import IndexUnavailable, NotFound
 
 log = logging.getLogger(__name__)
@@ -76,6 +76,7 @@ class Index:
         else:
             try:
                 db.migrate(self.conn)
+                self._refresh_keywords()
             except db.DatabaseError as exc:
                 raise IndexUnavailable(f"cannot use index {self.path}: {exc}") from None
 
@@ -113,6 +114,30 @@ class Index:
     def meta(self, key: str) -> str | None:
         row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return row[0] if row else None
+
+    def _refresh_keywords(self) -> None:
+        """Rebuild the FTS table when keyword normalization changed since it was written."""
+        current = str(keywords.KEYWORD_SCHEME)
+        if self.meta("keyword_scheme") == current:
+            return
+
+        def rebuild() -> None:
+            with self._transaction():
+                self.conn.execute("DELETE FROM chunks_fts")
+                rows = self.conn.execute(
+                    "SELECT c.id, c.text, s.title FROM chunks c JOIN sources s ON s.id = c.source_id"
+                ).fetchall()
+                self.conn.executemany(
+                    "INSERT INTO chunks_fts (rowid, body, title) VALUES (?, ?, ?)",
+                    ((cid, keywords.normalize(text), keywords.normalize(title)) for cid, text, title in rows),
+                )
+                self.conn.execute(
+                    "INSERT OR REPLACE INTO meta (key, value) VALUES ('keyword_scheme', ?)", (current,)
+                )
+            if rows:
+                log.warning("rebuilt the keyword index of %s (%d chunks)", self.path, len(rows))
+
+        db.with_retry(rebuild)
 
     def bound_model(self) -> tuple[str, int] | None:
         model, dim = self.meta("model_id"), self.meta("dimension")
@@ -175,8 +200,9 @@ class Index:
         parent_ids = []
         for ord_, section in enumerate(doc.sections):
             cur = self.conn.execute(
-                "INSERT INTO parents (source_id, ord, text, page_start, page_end) VALUES (?, ?, ?, ?, ?)",
-                (source_id, ord_, section.text, section.page_start, section.page_end),
+                "INSERT INTO parents (source_id, ord, text, page_start, page_end, context_lines) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (source_id, ord_, section.text, section.page_start, section.page_end, section.context_lines),
             )
             parent_ids.append(cur.lastrowid)
         title_terms = keywords.normalize(rec.title)
@@ -284,13 +310,13 @@ class Index:
         keys = ("source", "kind", "title", "scheme", "lifecycle", "ingestedAt", "size", "chunkCount")
         return [dict(zip(keys, r, strict=True)) for r in rows]
 
-    def sections(self, source: str) -> list[tuple[str, int | None, int | None]]:
+    def sections(self, source: str) -> list[Section]:
         row = self.source_row(source)
-        return list(
-            self.conn.execute(
-                "SELECT text, page_start, page_end FROM parents WHERE source_id = ? ORDER BY ord", (row["id"],)
-            )
+        rows = self.conn.execute(
+            "SELECT text, page_start, page_end, context_lines FROM parents WHERE source_id = ? ORDER BY ord",
+            (row["id"],),
         )
+        return [Section(text, ps, pe, context_lines=cl) for text, ps, pe, cl in rows]
 
     def chunk_window(self, source: str, chunk_index: int, before: int, after: int) -> list[dict]:
         row = self.source_row(source)

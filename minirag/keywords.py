@@ -1,34 +1,80 @@
 """Keyword side: the text FTS5 indexes and the FTS5 query built from user input.
 
-Both sides pass through the same `normalize` so that index terms and query
-terms always agree. No user string reaches FTS5 syntax: every term is quoted.
+FTS5's tokenizers do no stemming beyond English (porter) and none at all for
+Russian, so words are stemmed here, in Python, with Snowball — English for
+Latin-script words, Russian for Cyrillic ones — and FTS5 indexes the stems.
+Index text and query text go through the same `terms`, so they always agree.
+No user string reaches FTS5 syntax: every term is quoted.
 """
 
 from __future__ import annotations
 
 import re
+from functools import lru_cache
+
+import snowballstemmer
+
+#: Bumped whenever `terms` changes for the same input: the FTS table is then
+#: rebuilt from the stored chunks the next time the index is opened for writing.
+KEYWORD_SCHEME = 2
 
 # Words as FTS5's unicode61 tokenizer sees them: runs of letters and digits.
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
+_CYRILLIC = re.compile(r"[\u0400-\u04ff]")
+_LATIN = re.compile(r"[a-z]")
 MAX_QUERY_TERMS = 64
+
+_STEMMERS = {"en": snowballstemmer.stemmer("english"), "ru": snowballstemmer.stemmer("russian")}
+
+# Dropped from queries (never from the index) when the query has other words:
+# they match nearly every chunk, cost posting-list scans and add only noise.
+_STOPWORDS = frozenset(
+    """a an and are as at be by for from how i in is it of on or that the this to was what when where which
+    who why will with you your do does can my me
+    и в во на не что с со как а то все она так его но да ты к у же вы за бы по только ее мне было вот от
+    меня еще нет о из ему теперь когда даже ну ли если уже или ни быть был него до вас нибудь опять уж
+    вам ведь там потом себя ничего ей может они тут где есть надо ней для мы тебя их чем была сам чтоб без
+    будто чего раз тоже себе под будет ж тогда кто этот того потому этого какой совсем ним здесь этом один
+    почти мой тем чтобы нее сейчас были куда зачем всех никогда можно при наконец два об другой хоть после
+    над больше тот через эти нас про всего них какая много разве три эту моя впрочем хорошо свою этой перед
+    иногда лучше чуть том нельзя такой им более всегда конечно всю между""".split()
+)
+
+
+@lru_cache(maxsize=200_000)
+def stem(word: str) -> str:
+    """`word` is already lower-case. Words mixing scripts or with digits are kept whole."""
+    if word.isdigit() or len(word) < 3:
+        return word
+    if _CYRILLIC.search(word):
+        return _STEMMERS["ru"].stemWord(word.replace("ё", "е")) if not _LATIN.search(word) else word
+    if word.isascii() and word.isalpha():
+        return _STEMMERS["en"].stemWord(word)
+    return word
 
 
 def words(text: str) -> list[str]:
     return _WORD.findall(text.lower())
 
 
+def terms(text: str) -> list[str]:
+    return [stem(w) for w in words(text)]
+
+
 def normalize(text: str) -> str:
-    """The text stored in the FTS table for a chunk body or title."""
-    return " ".join(words(text))
+    """The text stored in the FTS table for a chunk body or a title."""
+    return " ".join(terms(text))
 
 
 def fts_query(text: str) -> str | None:
-    """A safe FTS5 MATCH expression: distinct terms, each quoted, OR-ed. None if no terms."""
+    """A safe FTS5 MATCH expression: distinct stemmed terms, each quoted, OR-ed. None if no terms."""
+    all_words = words(text)
+    content = [w for w in all_words if w not in _STOPWORDS] or all_words
     seen: dict[str, None] = {}
-    for word in words(text):
-        seen.setdefault(word, None)
+    for word in content:
+        seen.setdefault(stem(word), None)
         if len(seen) >= MAX_QUERY_TERMS:
             break
     if not seen:
         return None
-    return " OR ".join('"' + w.replace('"', '""') + '"' for w in seen)
+    return " OR ".join('"' + t.replace('"', '""') + '"' for t in seen)

@@ -92,10 +92,8 @@ def file_hash(data: bytes) -> str:
 
 
 def choose_title(markdown: str, metadata_title: str | None, stem: str) -> str:
-    try:
-        from minirag.chunking.titles import choose_title as rule
-    except ImportError:  # TEMP until the chunking package lands its title rules
-        return metadata_title or _first_h1(markdown) or stem
+    from minirag.chunking.titles import choose_title as rule
+
     return rule(markdown, metadata_title=metadata_title, stem=stem)
 
 

@@ -343,3 +343,15 @@ def test_leading_frontmatter_is_not_chunked():
     doc = chunk("---\nrag: true\nlifecycle: current\n---\n# Doc\n\nBody.")
     assert all("lifecycle" not in c.text for c in doc.chunks)
     assert "lifecycle" not in reconstruct(doc.sections)
+
+
+def test_sections_stored_without_context_lines_still_reconstruct_once():
+    from minirag.chunking import Section
+
+    big = table(400)
+    stored = [Section(s.text, s.page_start, s.page_end) for s in chunk(big).sections]
+    assert " ".join(reconstruct(stored).split()) == " ".join(big.split())
+    md = transcript(30)
+    stored = [Section(s.text) for s in chunk(md, title="Weekly sync").sections]
+    assert "[00:00" not in reconstruct(stored)
+    assert " ".join(reconstruct(stored).split()) == " ".join(md.split())

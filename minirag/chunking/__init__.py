@@ -44,10 +44,21 @@ def chunk_document(
 
 
 def reconstruct(sections: list[Section]) -> str:
-    """The document's Markdown from its sections, each repeated context line printed once."""
-    bodies = []
+    """The document's Markdown from its sections, each repeated context line printed once.
+
+    Sections stored without ``context_lines`` still reconstruct: a leading
+    transcript window label, and a leading table header identical to the one
+    the previous section's closing table opened with, are recognised as context.
+    """
+    from minirag.chunking.sections import inferred_context_lines
+
+    bodies: list[str] = []
+    previous = ""
     for section in sections:
-        body = "\n".join(section.text.split("\n")[section.context_lines :]).strip("\n")
+        lines = section.text.split("\n")
+        skip = section.context_lines or inferred_context_lines(lines, previous)
+        body = "\n".join(lines[skip:]).strip("\n")
+        previous = section.text
         if body.strip():
             bodies.append(body)
     return "\n\n".join(bodies)

@@ -1,0 +1,164 @@
+"""Retrieval quality on BEIR-format sets, through minirag's real ingest and search.
+
+    python scripts/eval.py DIR [DIR ...] [--json] [--model-path P] [--index-dir D]
+
+Each DIR holds corpus.jsonl, queries.jsonl and qrels/test.tsv. Every corpus
+document is ingested as a Markdown data source (`# title` + text) into a fresh
+index; every query runs through App.query in three modes (vector-only,
+keyword-only, hybrid at the configured weight). Scoring is per document: a
+source's first hit counts, later hits of the same source are dropped.
+Deterministic: same data, model and code give the same numbers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+import tempfile
+import time
+from dataclasses import replace
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+MODES = {"vector": 0.0, "keyword": 1.0}  # hybrid uses the configured RAG_HYBRID_WEIGHT
+
+
+def read_jsonl(path: Path) -> list[dict]:
+    with path.open(encoding="utf-8") as handle:
+        return [json.loads(line) for line in handle if line.strip()]
+
+
+def read_qrels(path: Path) -> dict[str, dict[str, int]]:
+    qrels: dict[str, dict[str, int]] = {}
+    with path.open(encoding="utf-8") as handle:
+        for line in handle:
+            parts = line.rstrip("\n").split("\t")
+            if len(parts) != 3 or parts[2] == "score":
+                continue
+            if int(parts[2]) > 0:
+                qrels.setdefault(parts[0], {})[parts[1]] = int(parts[2])
+    return qrels
+
+
+def ranked_sources(result: dict) -> list[str]:
+    seen: dict[str, None] = {}
+    for hit in result["results"]:
+        seen.setdefault(hit["source"], None)
+    return list(seen)
+
+
+def score_query(ranking: list[str], relevant: dict[str, int]) -> dict[str, float]:
+    dcg = sum((2 ** relevant.get(doc, 0) - 1) / math.log2(i + 2) for i, doc in enumerate(ranking[:10]))
+    ideal = sorted(relevant.values(), reverse=True)[:10]
+    idcg = sum((2**g - 1) / math.log2(i + 2) for i, g in enumerate(ideal))
+    rr = next((1.0 / (i + 1) for i, doc in enumerate(ranking[:10]) if doc in relevant), 0.0)
+    return {
+        "ndcg@10": dcg / idcg if idcg else 0.0,
+        "mrr@10": rr,
+        "recall@10": len(set(ranking[:10]) & relevant.keys()) / len(relevant),
+        "recall@100": len(set(ranking[:100]) & relevant.keys()) / len(relevant),
+    }
+
+
+def ingest_corpus(app, corpus: list[dict], log) -> None:
+    from minirag.convert import Converted
+    from minirag.pipeline import Document, Progress, file_hash
+
+    pipeline, progress = app.pipeline, Progress()
+    group: list[Document] = []
+    started = time.monotonic()
+    for n, doc in enumerate(corpus, 1):
+        markdown = f"# {doc['title']}\n\n{doc['text']}" if doc.get("title") else doc["text"]
+        built = pipeline.build(Converted(markdown=markdown), source=doc["_id"], kind="data", stem=doc["_id"],
+                               title=doc.get("title") or None, content_hash=file_hash(markdown.encode()))
+        group.append(built)
+        if sum(len(d.chunked.chunks) for d in group) >= 256 or n == len(corpus):
+            progress.chunks_written += pipeline.write(group, progress)
+            group = []
+            log(f"\r  ingested {n}/{len(corpus)} docs, {progress.chunks_written} chunks, "
+                f"{time.monotonic() - started:.0f} s")
+    log("\n")
+
+
+def evaluate(directory: Path, config, embedder, index_dir: Path | None, log) -> dict:
+    from minirag.app import App
+
+    corpus = read_jsonl(directory / "corpus.jsonl")
+    queries = {q["_id"]: q["text"] for q in read_jsonl(directory / "queries.jsonl")}
+    qrels = read_qrels(directory / "qrels" / "test.tsv")
+    judged = [qid for qid in sorted(qrels) if qid in queries]
+
+    db_path = (index_dir or Path(tempfile.mkdtemp(prefix="minirag-eval-"))) / f"{directory.name}.db"
+    base = replace(config, db_path=db_path)
+    app = App(base, embedder=embedder)
+    if not db_path.exists() or app.index.stats()["sourceCount"] != len(corpus):
+        log(f"{directory.name}: ingesting {len(corpus)} documents\n")
+        ingest_corpus(app, corpus, log)
+    stats = app.index.stats()
+    out: dict = {"_meta": {"documents": len(corpus), "queries": len(judged), "chunks": stats["chunkCount"]}}
+    for mode, weight in [("vector", MODES["vector"]), ("keyword", MODES["keyword"]), ("hybrid", config.hybrid_weight)]:
+        mode_app = App(replace(base, hybrid_weight=weight), embedder=embedder)
+        totals = dict.fromkeys(("ndcg@10", "mrr@10", "recall@10", "recall@100"), 0.0)
+        started = time.perf_counter()
+        for qid in judged:
+            ranking = ranked_sources(mode_app.query(queries[qid], top_k=100))
+            for key, value in score_query(ranking, qrels[qid]).items():
+                totals[key] += value
+        elapsed = time.perf_counter() - started
+        out[mode] = {k: round(v / len(judged), 4) for k, v in totals.items()}
+        out[mode]["queries_per_s"] = round(len(judged) / elapsed, 1)
+        mode_app.close()
+    app.close()
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("dirs", nargs="+", type=Path)
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--model-path", help="local model directory (default: MODEL_PATH, else the test model)")
+    parser.add_argument("--index-dir", type=Path, help="keep indexes here and reuse them on the next run")
+    args = parser.parse_args(argv)
+
+    from minirag.config import load_config
+    from minirag.embed import Embedder, resolve_model
+
+    model_path = args.model_path or os.environ.get("MODEL_PATH")
+    if not model_path:
+        sys.path.insert(0, str(ROOT / "scripts"))
+        from test_model import assemble
+
+        model_path = str(assemble())
+    if args.index_dir:
+        args.index_dir.mkdir(parents=True, exist_ok=True)
+    config = load_config(base_dirs=[str(ROOT)], model_path=model_path)
+    embedder = Embedder(resolve_model(config.model_name, config.model_path, config.cache_dir))
+
+    def log(text: str) -> None:
+        sys.stderr.write(text)
+        sys.stderr.flush()
+
+    results = {d.name: evaluate(d, config, embedder, args.index_dir, log) for d in args.dirs}
+    if args.json:
+        print(json.dumps({name: {k: v for k, v in r.items() if k != "_meta"} for name, r in results.items()}, indent=2))
+        return 0
+    print(f"model: {embedder.model_id} ({config.model_path}), hybrid weight {config.hybrid_weight}, "
+          f"chunk budget {min(config.chunk_token_budget, embedder.max_length)} tokens")
+    print(f"{'set':<22} {'mode':<8} {'nDCG@10':>8} {'MRR@10':>8} {'R@10':>8} {'R@100':>8} {'q/s':>7}")
+    for name, r in results.items():
+        for mode in ("vector", "keyword", "hybrid"):
+            m = r[mode]
+            print(f"{name:<22} {mode:<8} {m['ndcg@10']:>8.4f} {m['mrr@10']:>8.4f} {m['recall@10']:>8.4f} "
+                  f"{m['recall@100']:>8.4f} {m['queries_per_s']:>7.1f}")
+        meta = r["_meta"]
+        print(f"{'':<22} ({meta['documents']} docs, {meta['chunks']} chunks, {meta['queries']} queries)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

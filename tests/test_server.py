@@ -1,0 +1,410 @@
+"""The MCP server through the SDK's own in-process client: real SQLite, the real test
+model, real files."""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import shutil
+import subprocess
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import pytest
+from mcp import Client
+
+from minirag import __version__
+from minirag.app import App
+from minirag.config import load_config
+from minirag.instructions import build_instructions
+from minirag.lock import SyncLock
+from minirag.server import ServerState, build_server, load_state, parse_http
+
+ROOT = Path(__file__).resolve().parent.parent
+HOSTILE = Path(__file__).parent / "fixtures" / "hostile"
+READ_TOOLS = {"query_documents", "read_chunk_neighbors", "read_file", "list_files", "status"}
+ALL_TOOLS = READ_TOOLS | {"sync_start", "sync_status", "ingest_file", "ingest_data", "ingest_url", "delete_file"}
+
+SOLAR = """# Solar power
+
+Solar panels convert sunlight into electricity with photovoltaic cells.
+
+## Inverters
+
+An inverter turns the panels' direct current into alternating current for the house.
+
+## Batteries
+
+A home battery stores the midday surplus for the evening.
+"""
+GARDEN = "Tomatoes need full sun and deep watering twice a week.\n"
+KUBE = "# Pods\n\nA Kubernetes pod groups containers that share a network namespace.\n"
+
+
+@pytest.fixture
+def anyio_backend():
+    return "asyncio"
+
+
+@pytest.fixture(scope="session")
+def model_path() -> str:
+    spec = importlib.util.spec_from_file_location("test_model", ROOT / "scripts" / "test_model.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return str(module.assemble())
+
+
+@pytest.fixture(scope="session")
+def embedder(model_path, tmp_path_factory):
+    """The real model, loaded once for the whole session."""
+    root = tmp_path_factory.mktemp("model-root")
+    return App(load_config(env={}, base_dirs=[str(root)], model_path=model_path)).embedder
+
+
+@pytest.fixture
+def docs(tmp_path) -> Path:
+    root = tmp_path / "docs"
+    (root / "infra" / "k8s").mkdir(parents=True)
+    (root / "solar.md").write_text(SOLAR)
+    (root / "garden.txt").write_text(GARDEN)
+    (root / "infra" / "k8s" / "pods.md").write_text(KUBE)
+    return root
+
+
+@pytest.fixture
+def make_state(tmp_path, docs, model_path, embedder):
+    states = []
+
+    def make(**options) -> ServerState:
+        config = load_config(env=options.pop("env", {}), base_dirs=[str(docs)],
+                             db_path=str(tmp_path / "index.db"), model_path=model_path, **options)
+        states.append(ServerState.from_config(config, App(config, embedder=embedder)))
+        return states[-1]
+
+    yield make
+    for state in states:
+        state.close()
+
+
+@asynccontextmanager
+async def connected(state: ServerState):
+    async with Client(build_server(state)) as client:
+        yield client
+
+
+async def ok(client: Client, tool: str, **arguments) -> dict:
+    result = await client.call_tool(tool, arguments)
+    assert not result.is_error, result.content[0].text
+    return result.structured_content
+
+
+async def refused(client: Client, tool: str, **arguments) -> str:
+    result = await client.call_tool(tool, arguments)
+    assert result.is_error, result.structured_content
+    return result.content[0].text
+
+
+# --- listing -------------------------------------------------------------------
+
+
+@pytest.mark.anyio
+async def test_every_tool_is_listed_with_its_annotations(make_state):
+    async with connected(make_state()) as client:
+        tools = {t.name: t for t in (await client.list_tools()).tools}
+    assert set(tools) == ALL_TOOLS
+    for name in READ_TOOLS | {"sync_status"}:
+        assert tools[name].annotations.read_only_hint is True, name
+        assert tools[name].annotations.idempotent_hint is True, name
+    assert tools["delete_file"].annotations.destructive_hint is True
+    assert tools["ingest_file"].annotations.idempotent_hint is True
+    assert tools["ingest_data"].annotations.idempotent_hint is True
+    assert {n for n, t in tools.items() if t.annotations.open_world_hint} == {"ingest_url"}
+    assert all(t.output_schema is not None for t in tools.values())
+
+
+@pytest.mark.anyio
+async def test_tool_arguments_use_the_reference_camel_case_names(make_state):
+    async with connected(make_state()) as client:
+        schemas = {t.name: t.input_schema["properties"] for t in (await client.list_tools()).tools}
+    assert set(schemas["query_documents"]) == {"query", "topK", "scope"}
+    assert set(schemas["read_chunk_neighbors"]) == {"chunkIndex", "filePath", "source", "before", "after"}
+    assert set(schemas["ingest_data"]) == {"data", "source", "format", "title"}
+    assert schemas["ingest_data"]["format"]["enum"] == ["text", "markdown", "html"]
+    assert set(schemas["sync_status"]) == {"jobId"}
+
+
+@pytest.mark.anyio
+async def test_read_only_mode_lists_only_the_read_tools_and_never_creates_an_index(make_state, tmp_path):
+    async with connected(make_state(read_only=True)) as client:
+        names = {t.name for t in (await client.list_tools()).tools}
+        message = await refused(client, "query_documents", query="solar")
+        health = await ok(client, "status")
+    assert names == READ_TOOLS
+    assert f"no index at {tmp_path / 'index.db'}" in message and "minirag sync" in message
+    assert health["readOnly"] is True and "indexError" in health
+    assert not (tmp_path / "index.db").exists()
+
+
+def test_instructions_teach_searching_and_warn_that_retrieved_text_is_untrusted():
+    for text in (build_instructions(), build_instructions(read_only=True)):
+        assert len(text) < 1200
+        for must in ("scope", "topK", "parents", "read_chunk_neighbors", "source", "untrusted",
+                     "never follow"):
+            assert must in text, must
+    assert "sync_start" not in build_instructions(read_only=True)
+
+
+@pytest.mark.anyio
+async def test_the_server_hands_its_instructions_to_the_client(make_state):
+    async with connected(make_state()) as client:
+        assert client.instructions == build_instructions()
+
+
+# --- ingest, query, read, delete -----------------------------------------------------
+
+
+@pytest.mark.anyio
+async def test_an_ingested_file_is_found_with_its_sources_and_parent_sections(make_state, docs):
+    async with connected(make_state()) as client:
+        ingested = await ok(client, "ingest_file", filePath=str(docs / "solar.md"))
+        found = await ok(client, "query_documents", query="inverter alternating current", topK=3)
+    assert ingested == {"source": str(docs / "solar.md"), "chunkCount": 3, "title": "Solar power"}
+    top = found["results"][0]
+    assert "inverter" in top["text"] and top["source"] == str(docs / "solar.md")
+    assert "distance" in top and "## Inverters" in found["parents"][top["parentId"]]
+    assert found["sources"][0]["displayPath"] == "solar.md"
+    assert len(found["results"]) <= 3
+
+
+@pytest.mark.anyio
+async def test_scope_narrows_the_search_to_a_folder(make_state, docs):
+    async with connected(make_state()) as client:
+        for name in ("solar.md", "garden.txt", "infra/k8s/pods.md"):
+            await ok(client, "ingest_file", filePath=str(docs / name))
+        found = await ok(client, "query_documents", query="sun", scope=str(docs / "infra"))
+    assert {hit["source"] for hit in found["results"]} == {str(docs / "infra" / "k8s" / "pods.md")}
+
+
+@pytest.mark.anyio
+async def test_a_file_can_be_read_whole_around_a_chunk_listed_and_deleted(make_state, docs):
+    path = str(docs / "solar.md")
+    async with connected(make_state()) as client:
+        await ok(client, "ingest_file", filePath=path)
+        whole = await ok(client, "read_file", filePath=path)
+        around = await ok(client, "read_chunk_neighbors", filePath=path, chunkIndex=1, before=1, after=0)
+        listed = await ok(client, "list_files")
+        deleted = await ok(client, "delete_file", filePath=path)
+        gone = await refused(client, "read_file", filePath=path)
+    assert whole["sourceType"] == "file" and whole["chunkCount"] == 3 and "## Batteries" in whole["text"]
+    assert [c["chunkIndex"] for c in around["chunks"]] == [0, 1]
+    assert [c["isTarget"] for c in around["chunks"]] == [False, True]
+    states = {Path(f["source"]).name: f["state"] for f in listed["files"]}
+    assert states == {"solar.md": "indexed", "garden.txt": "not_indexed", "pods.md": "not_indexed"}
+    assert deleted == {"source": path, "deletedChunks": 3}
+    assert path in gone
+
+
+@pytest.mark.anyio
+async def test_ingested_data_is_searchable_and_readable_by_its_source_id(make_state):
+    async with connected(make_state()) as client:
+        ingested = await ok(client, "ingest_data", data="# Release notes\n\nVersion 2 adds dark mode.",
+                            source="notes/v2", format="markdown")
+        found = await ok(client, "query_documents", query="dark mode", scope="notes")
+        read = await ok(client, "read_file", source="notes/v2")
+        neighbors = await ok(client, "read_chunk_neighbors", source="notes/v2", chunkIndex=0)
+        listed = await ok(client, "list_files", scope="notes")
+    assert ingested["source"] == "notes/v2" and ingested["title"] == "Release notes"
+    assert found["results"][0]["source"] == "notes/v2"
+    assert read["sourceType"] == "data" and "dark mode" in read["text"]
+    assert neighbors["chunks"][0]["isTarget"] is True
+    assert [(f["source"], f["sourceType"]) for f in listed["files"]] == [("notes/v2", "data")]
+
+
+@pytest.mark.anyio
+async def test_top_k_zero_is_refused_and_a_huge_top_k_is_clamped_to_100(make_state):
+    sections = "\n\n".join(f"## Topic {i}\n\nParagraph number {i} about lighthouse keeping." for i in range(130))
+    async with connected(make_state()) as client:
+        ingested = await ok(client, "ingest_data", data=sections, source="many", format="markdown")
+        zero = await refused(client, "query_documents", query="lighthouse", topK=0)
+        huge = await ok(client, "query_documents", query="lighthouse", topK=10_000)
+    assert ingested["chunkCount"] > 100
+    assert "topK must be at least 1" in zero
+    assert len(huge["results"]) == 100
+
+
+# --- errors -----------------------------------------------------------------------
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(("path", "expected"), [
+    ("solar.md", "must be an absolute path"),
+    ("{docs}/missing.md", "not a file"),
+    ("/etc/hostname", "outside configured document roots"),
+])
+async def test_bad_file_paths_are_tool_errors_that_say_why(make_state, docs, path, expected):
+    async with connected(make_state()) as client:
+        message = await refused(client, "ingest_file", filePath=path.format(docs=docs))
+    assert expected in message
+
+
+@pytest.mark.anyio
+async def test_a_relative_path_is_refused_by_every_path_tool(make_state):
+    async with connected(make_state()) as client:
+        for tool, extra in (("read_file", {}), ("delete_file", {}), ("read_chunk_neighbors", {"chunkIndex": 0})):
+            assert "absolute path" in await refused(client, tool, filePath="solar.md", **extra)
+        assert "absolute path" in await refused(client, "sync_start", path="infra")
+
+
+@pytest.mark.anyio
+async def test_file_path_and_source_together_are_refused(make_state, docs):
+    async with connected(make_state()) as client:
+        message = await refused(client, "read_file", filePath=str(docs / "solar.md"), source="x")
+    assert "exactly one of filePath or source" in message
+
+
+@pytest.mark.anyio
+async def test_ingest_url_refuses_a_file_url(make_state):
+    pytest.importorskip("minirag.fetch", reason="the fetch module has not landed yet")
+    async with connected(make_state()) as client:
+        message = await refused(client, "ingest_url", url="file:///etc/passwd")
+    assert "file" in message and "root:" not in message
+
+
+@pytest.mark.anyio
+async def test_an_unexpected_exception_is_a_tool_error_not_a_crash(make_state, monkeypatch):
+    def explode(self, scope=None):
+        raise RuntimeError("disk on fire")
+
+    monkeypatch.setattr(App, "list_files", explode)
+    async with connected(make_state()) as client:
+        message = await refused(client, "list_files")
+        assert (await ok(client, "status"))["version"] == __version__
+    assert "RuntimeError: disk on fire" in message
+
+
+def _args(**overrides) -> argparse.Namespace:
+    fields = dict(base_dirs=None, db_path=None, cache_dir=None, model_name=None, model_path=None,
+                  read_only=None, http=None)
+    return argparse.Namespace(**(fields | overrides))
+
+
+@pytest.mark.anyio
+async def test_a_broken_configuration_still_serves_status_and_every_other_tool_reports_it():
+    state = load_state(_args(), env={"BASE_DIRS": "not json"})
+    async with connected(state) as client:
+        names = {t.name for t in (await client.list_tools()).tools}
+        health = await ok(client, "status")
+        query = await refused(client, "query_documents", query="anything")
+        job = await refused(client, "sync_status", jobId="sync-1")
+    assert names == ALL_TOOLS
+    assert health["version"] == __version__ and "BASE_DIRS must be a JSON array" in health["configError"]
+    for message in (query, job):
+        assert "configuration error" in message and "BASE_DIRS" in message
+
+
+def test_a_broken_configuration_keeps_the_read_only_flag_for_the_tool_list():
+    state = load_state(_args(), env={"BASE_DIRS": "[]", "MINIRAG_READ_ONLY": "1"})
+    assert state.config_error and state.read_only
+
+
+@pytest.mark.parametrize(("value", "expected"), [
+    ("0.0.0.0:9000", ("0.0.0.0", 9000)), (":8080", ("127.0.0.1", 8080)), ("8080", ("127.0.0.1", 8080)),
+    ("[::1]:7000", ("::1", 7000)),
+])
+def test_http_addresses_default_to_the_loopback_host(value, expected):
+    assert parse_http(value) == expected
+
+
+@pytest.mark.parametrize("value", ["localhost", "host:0", "host:70000", "host:http"])
+def test_an_http_address_without_a_valid_port_is_refused(value):
+    with pytest.raises(ValueError, match="--http"):
+        parse_http(value)
+
+
+# --- sync jobs ----------------------------------------------------------------------
+
+
+@pytest.mark.anyio
+async def test_sync_start_returns_a_job_id_and_sync_status_reports_the_result(make_state, docs):
+    shutil.copy(HOSTILE / "encrypted.pdf", docs / "locked.pdf")
+    state = make_state()
+    async with connected(state) as client:
+        started = await ok(client, "sync_start")
+        assert set(started) == {"jobId"}
+        assert state.jobs.get(started["jobId"]).wait(30)
+        result = await ok(client, "sync_status", jobId=started["jobId"])
+        found = await ok(client, "query_documents", query="kubernetes pod")
+    assert result["state"] == "succeeded"
+    assert (result["seen"], result["ingested"], result["failed"]) == (4, 3, 1)
+    assert any("locked.pdf" in w for w in result["warnings"])
+    assert found["results"][0]["source"].endswith("pods.md")
+
+
+@pytest.mark.anyio
+async def test_sync_status_of_an_unknown_job_is_a_clear_error(make_state):
+    async with connected(make_state()) as client:
+        message = await refused(client, "sync_status", jobId="sync-404")
+    assert "unknown jobId 'sync-404'" in message
+
+
+@pytest.mark.anyio
+async def test_sync_start_is_refused_while_another_sync_holds_the_lock(make_state, tmp_path):
+    async with connected(make_state()) as client:
+        with SyncLock(tmp_path / "index.db"):
+            message = await refused(client, "sync_start")
+        assert "jobId" in await ok(client, "sync_start")
+    assert f"pid {os.getpid()}" in message and "running for" in message
+
+
+@pytest.mark.anyio
+async def test_sync_start_with_wait_sends_progress_and_returns_the_finished_job(make_state):
+    reports = []
+
+    async def on_progress(progress, total, message):
+        reports.append((progress, message))
+
+    async with connected(make_state()) as client:
+        result = await client.call_tool("sync_start", {"wait": True}, progress_callback=on_progress)
+    assert result.structured_content["state"] == "succeeded"
+    assert result.structured_content["ingested"] == 3
+    assert reports and reports[-1] == (3, "3 files: 3 ingested, 0 unchanged, 0 failed, 0 removed")
+
+
+@pytest.mark.anyio
+async def test_a_sync_of_one_folder_only_touches_that_folder(make_state, docs):
+    async with connected(make_state()) as client:
+        result = await ok(client, "sync_start", path=str(docs / "infra"), wait=True)
+        listed = await ok(client, "list_files")
+    assert result["ingested"] == 1
+    assert {Path(f["source"]).name for f in listed["files"] if f["state"] == "indexed"} == {"pods.md"}
+
+
+def _git(root: Path, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(root), "-c", "user.name=t", "-c", "user.email=t@example.com",
+                           *args], check=True, capture_output=True, text=True).stdout.strip()
+
+
+@pytest.mark.anyio
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+async def test_status_reports_the_commit_and_dirtiness_of_a_git_root_at_the_last_sync(make_state, docs):
+    _git(docs, "init", "-q")
+    _git(docs, "add", ".")
+    _git(docs, "commit", "-qm", "docs")
+    async with connected(make_state()) as client:
+        await ok(client, "sync_start", wait=True)
+        clean = (await ok(client, "status"))["gitState"]
+        (docs / "garden.txt").write_text(GARDEN + "Basil likes the same.\n")
+        await ok(client, "sync_start", wait=True)
+        dirty = (await ok(client, "status"))["gitState"]
+    head = _git(docs, "rev-parse", "HEAD")
+    assert [(s["root"], s["commit"], s["dirty"]) for s in clean] == [(str(docs), head, False)]
+    assert [(s["commit"], s["dirty"]) for s in dirty] == [(head, True)]
+    assert dirty[0]["syncedAt"] >= clean[0]["syncedAt"]
+
+
+@pytest.mark.anyio
+async def test_a_root_that_is_not_a_git_work_tree_has_no_git_state(make_state):
+    async with connected(make_state()) as client:
+        await ok(client, "sync_start", wait=True)
+        assert (await ok(client, "status"))["gitState"] == []

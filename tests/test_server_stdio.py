@@ -1,0 +1,155 @@
+"""The server as a subprocess: raw stdio (nothing but JSON-RPC on stdout), the SDK's stdio
+client, and streamable HTTP."""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+
+from minirag import __version__
+
+ROOT = Path(__file__).resolve().parent.parent
+CONFIG_VARS = {"BASE_DIR", "BASE_DIRS", "DB_PATH", "CACHE_DIR", "MODEL_NAME", "MODEL_PATH", "MINIRAG_READ_ONLY",
+               "MAX_FILE_SIZE", "CHUNK_TOKEN_BUDGET", "RAG_HYBRID_WEIGHT", "RAG_GROUPING", "RAG_MAX_DISTANCE",
+               "RAG_MAX_FILES", "ALLOW_PRIVATE_URLS"}
+TIMEOUT_S = 60
+
+
+@pytest.fixture
+def anyio_backend():
+    return "asyncio"
+
+
+@pytest.fixture(scope="module")
+def model_path() -> str:
+    done = subprocess.run([sys.executable, str(ROOT / "scripts" / "test_model.py")], check=True,
+                          capture_output=True, text=True)
+    return done.stdout.strip()
+
+
+@pytest.fixture
+def server_env(tmp_path, model_path) -> dict[str, str]:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "tides.md").write_text("# Tides\n\nThe moon's gravity raises two tidal bulges a day.\n")
+    env = {k: v for k, v in os.environ.items() if k not in CONFIG_VARS}
+    return env | {"MODEL_PATH": model_path, "BASE_DIR": str(docs), "DB_PATH": str(tmp_path / "index.db")}
+
+
+class RawServer:
+    """`python -m minirag` on pipes, spoken to one JSON-RPC line at a time."""
+
+    def __init__(self, env: dict[str, str]):
+        self.proc = subprocess.Popen([sys.executable, "-m", "minirag"], env=env, stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self.lines: queue.Queue[bytes] = queue.Queue()
+        self.raw: list[bytes] = []
+        threading.Thread(target=self._read, daemon=True).start()
+        self._next_id = 0
+
+    def _read(self) -> None:
+        for line in self.proc.stdout:
+            self.raw.append(line)
+            self.lines.put(line)
+
+    def send(self, message: dict) -> None:
+        self.proc.stdin.write(json.dumps({"jsonrpc": "2.0", **message}).encode() + b"\n")
+        self.proc.stdin.flush()
+
+    def request(self, method: str, params: dict) -> dict:
+        self._next_id += 1
+        self.send({"id": self._next_id, "method": method, "params": params})
+        while True:
+            message = json.loads(self.lines.get(timeout=TIMEOUT_S))
+            if message.get("id") == self._next_id:
+                return message
+
+    def call(self, tool: str, **arguments) -> dict:
+        return self.request("tools/call", {"name": tool, "arguments": arguments})["result"]
+
+    def close(self) -> bytes:
+        self.proc.stdin.close()
+        self.proc.wait(TIMEOUT_S)
+        return self.proc.stderr.read()
+
+
+def test_stdio_server_answers_initialize_ingest_and_query_with_only_json_rpc_on_stdout(server_env):
+    server = RawServer(server_env)
+    try:
+        init = server.request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                                             "clientInfo": {"name": "raw", "version": "0"}})
+        server.send({"method": "notifications/initialized"})
+        tools = server.request("tools/list", {})["result"]["tools"]
+        ingested = server.call("ingest_file", filePath=str(Path(server_env["BASE_DIR"]) / "tides.md"))
+        found = server.call("query_documents", query="moon gravity", topK=5)
+        missing = server.call("read_file", source="nope")
+    finally:
+        stderr = server.close()
+    assert init["result"]["serverInfo"]["name"] == "minirag", stderr
+    assert "untrusted" in init["result"]["instructions"]
+    assert len(tools) == 11
+    assert ingested["structuredContent"]["chunkCount"] == 1
+    assert found["structuredContent"]["results"][0]["source"].endswith("tides.md")
+    assert missing["isError"] is True
+    assert server.proc.returncode == 0
+    for line in server.raw:
+        assert json.loads(line)["jsonrpc"] == "2.0", line
+
+
+@pytest.mark.anyio
+async def test_the_sdk_stdio_client_sees_a_broken_configuration_through_status(server_env):
+    env = server_env | {"BASE_DIRS": "not json"}
+    params = StdioServerParameters(command=sys.executable, args=["-m", "minirag"], env=env)
+    async with Client(params) as client:
+        names = {t.name for t in (await client.list_tools()).tools}
+        health = await client.call_tool("status", {})
+        query = await client.call_tool("query_documents", {"query": "tides"})
+    assert len(names) == 11
+    assert health.structured_content["version"] == __version__
+    assert "BASE_DIRS" in health.structured_content["configError"]
+    assert query.is_error and "configuration error" in query.content[0].text
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _wait_for_port(port: int, proc: subprocess.Popen) -> None:
+    deadline = time.monotonic() + TIMEOUT_S
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, proc.stderr.read()
+        with socket.socket() as sock:
+            if sock.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.05)
+    raise TimeoutError(f"nothing listening on {port}")
+
+
+@pytest.mark.anyio
+async def test_serve_http_answers_over_streamable_http_on_the_loopback_host(server_env):
+    port = _free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "minirag", "serve", "--http", f":{port}"], env=server_env,
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        _wait_for_port(port, proc)
+        async with Client(f"http://127.0.0.1:{port}/mcp") as client:
+            await client.call_tool("ingest_file", {"filePath": str(Path(server_env["BASE_DIR"]) / "tides.md")})
+            found = await client.call_tool("query_documents", {"query": "tidal bulges"})
+    finally:
+        proc.terminate()
+        stdout, _stderr = proc.communicate(timeout=TIMEOUT_S)
+    assert found.structured_content["results"][0]["source"].endswith("tides.md")
+    assert stdout == b""

@@ -1,0 +1,112 @@
+"""`minirag sync` in another process and the server's sync_start race for one index:
+exactly one runs, the other is refused at once with the holder's PID."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import anyio
+import pytest
+from mcp import Client
+
+from minirag.config import load_config
+from minirag.lock import lock_path_for
+from minirag.server import ServerState, build_server
+
+ROOT = Path(__file__).resolve().parent.parent
+WORDS = ["river", "mountain", "signal", "packet", "ledger", "orbit", "harvest", "copper", "lantern", "meadow"]
+FILES, SECTIONS = 60, 4  # enough that a sync outlasts the other side's start-up several times over
+TIMEOUT_S = 60
+
+
+@pytest.fixture
+def anyio_backend():
+    return "asyncio"
+
+
+@pytest.fixture(scope="module")
+def model_path() -> str:
+    done = subprocess.run([sys.executable, str(ROOT / "scripts" / "test_model.py")], check=True,
+                          capture_output=True, text=True)
+    return done.stdout.strip()
+
+
+@pytest.fixture
+def corpus(tmp_path) -> Path:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    rng = random.Random(7)
+    for i in range(FILES):
+        sections = (f"## Part {j}\n\n" + " ".join(rng.choice(WORDS) for _ in range(80)) for j in range(SECTIONS))
+        (docs / f"file{i:03}.md").write_text(f"# File {i}\n\n" + "\n\n".join(sections) + "\n")
+    return docs
+
+
+@pytest.fixture
+def state(corpus, tmp_path, model_path):
+    config = load_config(env={}, base_dirs=[str(corpus)], db_path=str(tmp_path / "index.db"), model_path=model_path)
+    state = ServerState.from_config(config)
+    yield state
+    state.close()
+
+
+def cli_sync(corpus: Path, db: Path, model_path: str) -> subprocess.Popen:
+    env = {k: v for k, v in os.environ.items() if k not in {"BASE_DIRS", "MINIRAG_READ_ONLY"}}
+    return subprocess.Popen(
+        [sys.executable, "-m", "minirag", "sync", "--base-dir", str(corpus), "--db-path", str(db),
+         "--model-path", model_path, "--json"],
+        env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+
+
+def wait_for_holder(db: Path, pid: int, proc: subprocess.Popen) -> None:
+    lock = lock_path_for(db)
+    deadline = time.monotonic() + TIMEOUT_S
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, proc.communicate()
+        try:
+            if json.loads(lock.read_bytes()[1:] or b"{}").get("pid") == pid:
+                return
+        except (OSError, ValueError):
+            pass
+        time.sleep(0.02)
+    raise TimeoutError(f"pid {pid} never took {lock}")
+
+
+@pytest.mark.anyio
+async def test_a_running_cli_sync_makes_sync_start_refuse_with_the_cli_pid(state, corpus, tmp_path, model_path):
+    proc = cli_sync(corpus, tmp_path / "index.db", model_path)
+    try:
+        wait_for_holder(tmp_path / "index.db", proc.pid, proc)
+        async with Client(build_server(state)) as client:
+            refused = await client.call_tool("sync_start", {})
+    finally:
+        stdout, stderr = proc.communicate(timeout=TIMEOUT_S)
+    assert refused.is_error
+    assert f"pid {proc.pid}" in refused.content[0].text
+    assert proc.returncode == 0, stderr
+    assert json.loads(stdout)["ingested"] == FILES
+
+
+@pytest.mark.anyio
+async def test_a_running_sync_start_makes_the_cli_and_a_second_sync_start_refuse_with_our_pid(
+        state, corpus, tmp_path, model_path):
+    async with Client(build_server(state)) as client:
+        started = await client.call_tool("sync_start", {})
+        job = state.jobs.get(started.structured_content["jobId"])
+        proc = cli_sync(corpus, tmp_path / "index.db", model_path)
+        _stdout, stderr = proc.communicate(timeout=TIMEOUT_S)
+        again = await client.call_tool("sync_start", {})
+        assert job.state == "running", "the server's sync ended before the CLI tried; grow the corpus"
+        assert await anyio.to_thread.run_sync(job.wait, TIMEOUT_S)
+        final = (await client.call_tool("sync_status", {"jobId": job.job_id})).structured_content
+    assert proc.returncode == 1
+    assert f"pid {os.getpid()}" in stderr and "another sync is already running" in stderr
+    assert again.is_error and f"pid {os.getpid()}" in again.content[0].text
+    assert (final["state"], final["ingested"]) == ("succeeded", FILES)
