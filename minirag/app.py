@@ -20,7 +20,7 @@ from minirag.index import Index
 from minirag.pipeline import Document, Pipeline, Progress, file_hash
 from minirag.results import ingest_result, query_result
 from minirag.scan import walk
-from minirag.search import SearchOptions, hybrid_search, parents_for
+from minirag.search import SearchOptions, clamp_top_k, hybrid_search, parents_for
 from minirag.security import Scope, resolve_inside_roots
 
 log = logging.getLogger(__name__)
@@ -162,6 +162,7 @@ class App:
     def query(self, text: str, top_k: int = 10, scope: str | None = None) -> dict:
         if not text or not text.strip():
             raise InvalidArgument("query must not be empty")
+        clamp_top_k(top_k)  # refuse a bad topK even when the index is empty
         options = SearchOptions(
             top_k=top_k, hybrid_weight=self.config.hybrid_weight, scope=scope, grouping=self.config.grouping,
             max_distance=self.config.max_distance, max_files=self.config.max_files,
@@ -228,8 +229,10 @@ class App:
         except MiniragError as exc:
             out["indexError"] = str(exc)
             return out
+        from minirag.gitstate import read_git_state
+
         out.update(stats)
-        out["sourceCount"], out["chunkCount"] = stats["sourceCount"], stats["chunkCount"]
+        out["gitState"] = read_git_state(self)
         if stats["staleChunkCount"]:
             out["schemeWarning"] = (
                 f"{stats['staleChunkCount']} chunk(s) were cut by an older chunking scheme; "

@@ -167,6 +167,10 @@ def _cmd_sync(args, app) -> int:
         with SyncLock(app.config.db_path):
             run_sync(app.pipeline, list(app.config.roots), path=Path(path) if path else None,
                      progress=progress, on_change=bar)
+            if not path:
+                from minirag.gitstate import record_git_state
+
+                record_git_state(app)
 
     return _run_files(args, app, runner)
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from urllib.parse import quote, urljoin, urlsplit
 
 from minirag import __version__
+from minirag.errors import MiniragError
 
 __all__ = ["FetchError", "FetchedPage", "UrlRefused", "blocked_reason", "fetch_url"]
 
@@ -35,11 +36,11 @@ _HOSTNAME = re.compile(r"[a-z0-9_-]+(\.[a-z0-9_-]+)*\.?")
 _IPV4_PART = re.compile(r"0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*")
 
 
-class UrlRefused(Exception):
+class UrlRefused(MiniragError):
     """The URL was not fetched on security grounds: its scheme, or where its host points."""
 
 
-class FetchError(Exception):
+class FetchError(MiniragError):
     """The URL could not be fetched: bad URL, DNS failure, network or HTTP error, limits."""
 
 

@@ -35,6 +35,7 @@ from minirag.sync import SyncJob, SyncJobs
 log = logging.getLogger(__name__)
 
 DEFAULT_HTTP_HOST = "127.0.0.1"
+LOOPBACK_HOSTS = {"127.0.0.1", "::1", "localhost"}
 PROGRESS_INTERVAL_S = 0.5  # how often a waiting sync_start reports progress
 
 Result = dict[str, Any]
@@ -58,13 +59,17 @@ class ServerState:
     @property
     def app(self) -> App:
         if self._app is None:
-            raise ConfigError(f"configuration error: {self.config_error}; fix it and restart the server")
+            raise self._broken()
         return self._app
 
     @property
     def jobs(self) -> SyncJobs:
-        self.app  # noqa: B018 - refuses with the configuration error
+        if self._jobs is None:
+            raise self._broken()
         return self._jobs
+
+    def _broken(self) -> ConfigError:
+        return ConfigError(f"configuration error: {self.config_error}; fix it and restart the server")
 
     def close(self) -> None:
         if self._app is not None:
@@ -133,12 +138,7 @@ def ingest_data(state: ServerState, data: str, source: str,
 def ingest_url(state: ServerState, url: str, source: str | None = None, title: str | None = None) -> Result:
     """Fetch one http(s) URL, convert it to Markdown and index it (source defaults to the
     URL). Private, loopback and link-local hosts are refused."""
-    from minirag.fetch import FetchError, UrlRefused
-
-    try:
-        return state.app.ingest_url(url, source=source, title=title)
-    except (UrlRefused, FetchError) as exc:
-        raise ToolError(str(exc)) from exc
+    return state.app.ingest_url(url, source=source, title=title)
 
 
 def query_documents(state: ServerState, query: str, topK: int = 8, scope: str | None = None) -> Result:
@@ -177,13 +177,7 @@ def status(state: ServerState) -> Result:
     """Configuration and index health. Answers even when the configuration is broken."""
     if state.config_error is not None:
         return {"version": __version__, "configError": state.config_error}
-    app = state.app
-    out = app.status()
-    if "indexError" not in out:
-        from minirag.gitstate import read_git_state
-
-        out["gitState"] = read_git_state(app)
-    return out
+    return state.app.status()
 
 
 # --- sync jobs -------------------------------------------------------------------
@@ -330,6 +324,9 @@ def serve(args) -> int:
             server.run("stdio")
         else:
             sys.stderr.write(f"minirag: serving MCP at http://{address[0]}:{address[1]}/mcp\n")
+            if address[0] not in LOOPBACK_HOSTS:
+                log.warning("listening on %s: there is no authentication; anyone who can reach it can "
+                            "read and change the index", address[0])
             server.run("streamable-http", host=address[0], port=address[1])
     except KeyboardInterrupt:
         pass
