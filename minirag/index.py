@@ -218,9 +218,11 @@ class Index:
                 "INSERT INTO chunks_fts (rowid, body, title) VALUES (?, ?, ?)",
                 (chunk_id, keywords.normalize(chunk.text), title_terms),
             )
+            blob = np.asarray(vector, dtype=np.float32).tobytes()
             self.conn.execute(
-                "INSERT INTO chunks_vec (chunk_id, embedding, source, lifecycle) VALUES (?, ?, ?, ?)",
-                (chunk_id, np.asarray(vector, dtype=np.float32).tobytes(), rec.source, rec.lifecycle),
+                "INSERT INTO chunks_vec (chunk_id, embedding, embedding_bits, lifecycle) "
+                "VALUES (?, ?, vec_quantize_binary(?), ?)",
+                (chunk_id, blob, blob, rec.lifecycle),
             )
         return len(doc.chunks)
 

@@ -63,21 +63,50 @@ def candidate_depth(top_k: int) -> int:
     return max(MIN_CANDIDATES, min(MAX_CANDIDATES, top_k * CANDIDATES_PER_RESULT))
 
 
-def _scope_parts(conn, scope: Scope | None) -> tuple[list[tuple[str, tuple]], str, tuple]:
-    """Filters for each KNN pass, and one SQL predicate on `s.source` for the keyword side."""
-    if scope is None:
-        return [("", ())], "", ()
-    exact = conn.execute("SELECT 1 FROM sources WHERE source = ?", (scope.exact,)).fetchone() is not None
-    below = conn.execute(
-        "SELECT 1 FROM sources WHERE source >= ? AND source < ? LIMIT 1", (scope.low, scope.high)
-    ).fetchone() is not None
-    # vec0 constraints are ANDed, so "exact OR below" is two KNN passes; skip the empty one.
-    passes = []
-    if exact:
-        passes.append((" AND source = ?", (scope.exact,)))
-    if below:
-        passes.append((" AND source >= ? AND source < ?", (scope.low, scope.high)))
-    return passes, " AND (s.source = ? OR (s.source >= ? AND s.source < ?))", (scope.exact, scope.low, scope.high)
+SCOPE_SQL = "(s.source = ? OR (s.source >= ? AND s.source < ?))"
+# Above this many chunks the vector side scans 1-bit codes (48 bytes a vector
+# instead of 1,536) and re-scores the best RESCORE_CANDIDATES with the exact
+# float cosine; below it the exact float scan is fast enough on its own.
+EXACT_SCAN_MAX_CHUNKS = 20_000
+RESCORE_PER_CANDIDATE = 8
+MIN_RESCORE = 400
+MAX_RESCORE = 4096  # vec0's k limit
+
+
+def _vector_ctes(conn, blob: bytes, depth: int, scope: Scope | None) -> tuple[list[str], list]:
+    """CTEs ending in `vec(chunk_id, distance, rnk)`: the KNN, filtered inside vec0 before ranking.
+
+    vec0's text-metadata range filters fail on larger tables (sqlite-vec 0.1.9:
+    "Could not filter metadata fields"), so a scope is a `chunk_id IN (...)` constraint.
+    """
+    scope_filter, scope_args = "", []
+    if scope is not None:
+        scope_filter = (f" AND chunk_id IN (SELECT c.id FROM chunks c JOIN sources s ON s.id = c.source_id "
+                        f"WHERE {SCOPE_SQL})")
+        scope_args = [scope.exact, scope.low, scope.high]
+    largest = conn.execute("SELECT COALESCE(MAX(id), 0) FROM chunks").fetchone()[0]
+    # MATERIALIZED keeps SQLite from flattening the KNN into the outer query,
+    # which vec0 rejects (one ORDER BY distance per KNN).
+    if largest <= EXACT_SCAN_MAX_CHUNKS:
+        ctes = [
+            "knn AS MATERIALIZED (SELECT chunk_id, distance FROM chunks_vec "
+            f"WHERE embedding MATCH ? AND k = ? AND lifecycle = 'active'{scope_filter})"
+        ]
+        args = [blob, depth, *scope_args]
+    else:
+        candidates = max(MIN_RESCORE, min(MAX_RESCORE, depth * RESCORE_PER_CANDIDATE))
+        ctes = [
+            "coarse AS MATERIALIZED (SELECT chunk_id FROM chunks_vec WHERE embedding_bits MATCH "
+            f"vec_quantize_binary(?) AND k = ? AND lifecycle = 'active'{scope_filter})",
+            "knn AS MATERIALIZED (SELECT c.chunk_id, vec_distance_cosine(v.embedding, ?) AS distance "
+            "FROM coarse c JOIN chunks_vec v ON v.chunk_id = c.chunk_id)",
+        ]
+        args = [blob, candidates, *scope_args, blob]
+    ctes.append(
+        "vec AS (SELECT chunk_id, distance, ROW_NUMBER() OVER (ORDER BY distance, chunk_id) AS rnk "
+        "FROM knn ORDER BY distance, chunk_id LIMIT ?)"
+    )
+    return ctes, [*args, depth]
 
 
 def hybrid_search(conn, query_vector: np.ndarray | None, query_text: str, options: SearchOptions) -> list[Hit]:
@@ -86,37 +115,25 @@ def hybrid_search(conn, query_vector: np.ndarray | None, query_text: str, option
     weight = options.hybrid_weight
     depth = candidate_depth(top_k)
     scope = Scope.of(options.scope) if options.scope else None
-    passes, kw_scope, kw_scope_args = _scope_parts(conn, scope)
     has_vectors = conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'chunks_vec'").fetchone()
-    run_vector = weight < 1.0 and query_vector is not None and has_vectors and passes
+    run_vector = weight < 1.0 and query_vector is not None and has_vectors
     fts = keywords.fts_query(query_text) if weight > 0.0 else None
 
     ctes, args = [], []
     if run_vector:
         blob = np.asarray(query_vector, dtype=np.float32).tobytes()
-        arms = []
-        for n, (predicate, pargs) in enumerate(passes):
-            # MATERIALIZED keeps SQLite from flattening the KNN into the outer
-            # query, which vec0 rejects (one ORDER BY distance per KNN).
-            ctes.append(
-                f"knn{n} AS MATERIALIZED (SELECT chunk_id, distance FROM chunks_vec "
-                f"WHERE embedding MATCH ? AND k = ? AND lifecycle = 'active'{predicate})"
-            )
-            args += [blob, depth, *pargs]
-            arms.append(f"SELECT chunk_id, distance FROM knn{n}")
-        ctes.append(
-            "vec AS (SELECT chunk_id, distance, ROW_NUMBER() OVER (ORDER BY distance, chunk_id) AS rnk "
-            f"FROM ({' UNION ALL '.join(arms)}) ORDER BY distance, chunk_id LIMIT ?)"
-        )
-        args.append(depth)
+        vec_ctes, vec_args = _vector_ctes(conn, blob, depth, scope)
+        ctes += vec_ctes
+        args += vec_args
     if fts:
         ctes.append(
             "kw AS (SELECT chunk_id, ROW_NUMBER() OVER (ORDER BY bm, chunk_id) AS rnk FROM ("
             "SELECT f.rowid AS chunk_id, bm25(chunks_fts, 1.0, ?) AS bm FROM chunks_fts f "
             "JOIN chunks c ON c.id = f.rowid JOIN sources s ON s.id = c.source_id "
-            f"WHERE chunks_fts MATCH ? AND s.lifecycle = 'active'{kw_scope} ORDER BY bm, f.rowid LIMIT ?))"
+            f"WHERE chunks_fts MATCH ? AND s.lifecycle = 'active'{' AND ' + SCOPE_SQL if scope else ''} "
+            "ORDER BY bm, f.rowid LIMIT ?))"
         )
-        args += [TITLE_WEIGHT, fts, *kw_scope_args, depth]
+        args += [TITLE_WEIGHT, fts, *([scope.exact, scope.low, scope.high] if scope else []), depth]
     if not ctes:
         return []
     arms = []

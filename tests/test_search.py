@@ -67,3 +67,26 @@ def test_top_k_below_one_is_refused(indexed, top_k):
 
 def test_top_k_above_the_cap_is_clamped(indexed):
     assert len(indexed.query("apples", top_k=10_000)["results"]) <= 100
+
+
+def test_the_quantized_path_rescores_to_the_exact_ranking(indexed, monkeypatch, docs):
+    from minirag import search
+
+    exact = indexed.query("liquid oxygen rocket engines", top_k=5)["results"]
+    scoped_exact = indexed.query("apples", top_k=5, scope=str(docs / "proj"))["results"]
+    monkeypatch.setattr(search, "EXACT_SCAN_MAX_CHUNKS", 0)
+    coarse = indexed.query("liquid oxygen rocket engines", top_k=5)["results"]
+    scoped_coarse = indexed.query("apples", top_k=5, scope=str(docs / "proj"))["results"]
+    assert [(h["source"], h["chunkIndex"], h["distance"]) for h in coarse] == [
+        (h["source"], h["chunkIndex"], h["distance"]) for h in exact]
+    assert [h["source"] for h in scoped_coarse] == [h["source"] for h in scoped_exact]
+
+
+@pytest.mark.parametrize("weight", ["0", "0.6", "1"])
+def test_superseded_documents_never_take_a_result_slot(make_app, docs, weight):
+    app = make_app({"RAG_HYBRID_WEIGHT": weight})
+    write(docs / "old.md", "---\nlifecycle: superseded\n---\n# Old policy\n\nThe vacation policy allows 10 days.")
+    write(docs / "new.md", "# New policy\n\nThe vacation policy allows 25 days.")
+    run_sync(app.pipeline, list(app.config.roots))
+    hits = app.query("vacation policy days", top_k=10)["results"]
+    assert hits and {h["source"] for h in hits} == {str(docs / "new.md")}
