@@ -102,41 +102,37 @@ def _emit(args: argparse.Namespace, payload: dict, human: Callable[[dict], str])
         sys.stdout.write(human(payload).rstrip("\n") + "\n")
 
 
-class _ProgressBar:
-    """A one-line progress display on stderr, only when it is a terminal."""
+class _Progress:
+    """A one-line live count on stderr, only when stderr is a terminal and the run is not tiny."""
 
-    def __init__(self, total: int):
-        self.total = total
-        self.enabled = sys.stderr.isatty() and total >= PROGRESS_MIN_FILES
+    def __init__(self):
+        self.enabled = sys.stderr.isatty()
         self._last = 0.0
+        self._shown = False
 
     def __call__(self, progress) -> None:
         now = time.monotonic()
-        if not self.enabled or now - self._last < 0.2:
+        if not self.enabled or progress.seen < PROGRESS_MIN_FILES or now - self._last < 0.2:
             return
-        self._last = now
-        width = 30
-        done = min(progress.seen, self.total)
-        filled = int(width * done / max(self.total, 1))
-        sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{self.total} files, "
-                         f"{progress.chunks_written} chunks, {progress.failed} failed ")
+        self._last, self._shown = now, True
+        current = (progress.current or "")[-50:]
+        sys.stderr.write(f"\r\x1b[K{progress.seen} files, {progress.done} ingested, {progress.skipped} unchanged, "
+                         f"{progress.failed} failed, {progress.chunks_written} chunks  {current}")
         sys.stderr.flush()
 
     def close(self) -> None:
-        if self.enabled:
-            sys.stderr.write("\n")
+        if self._shown:
+            sys.stderr.write("\r\x1b[K")
 
 
 def _run_files(args, app, runner) -> int:
     from minirag.pipeline import Progress
 
-    progress = Progress()
-    bar = _ProgressBar(total=10**9)
-    bar.enabled = sys.stderr.isatty()
+    progress, display = Progress(), _Progress()
     try:
-        runner(progress, bar)
+        runner(progress, display)
     finally:
-        bar.close()
+        display.close()
     payload = progress.to_dict()
     payload.pop("currentFile", None)
 

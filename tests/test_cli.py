@@ -1,0 +1,81 @@
+"""The CLI as a user runs it: a real subprocess, real files, the real model."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from conftest import write
+
+
+@pytest.fixture
+def run(tmp_path, model_dir, docs):
+    def run(*args, env=None, cwd=None):
+        full_env = {k: v for k, v in os.environ.items() if k not in ("BASE_DIR", "BASE_DIRS", "DB_PATH", "MODEL_NAME")}
+        full_env.update({"MODEL_PATH": str(model_dir), "BASE_DIR": str(docs), "DB_PATH": str(tmp_path / "i.db")})
+        full_env.update(env or {})
+        return subprocess.run([sys.executable, "-m", "minirag", *args], capture_output=True, text=True,
+                              env=full_env, cwd=cwd or docs, timeout=300)
+
+    return run
+
+
+def test_ingest_then_query_returns_hits_with_every_field(run, docs):
+    write(docs / "cats.md", "# Cats\n\nCats eat fish and sleep most of the day.")
+    write(docs / "rockets.md", "# Rockets\n\nRocket engines burn liquid oxygen.")
+    assert run("ingest", ".").returncode == 0
+    done = run("query", "what do cats eat", "--json", "--top-k", "3")
+    assert done.returncode == 0, done.stderr
+    payload = json.loads(done.stdout)
+    top = payload["results"][0]
+    assert top["source"] == str(docs / "cats.md")
+    assert {"source", "chunkIndex", "text", "score", "distance", "parentId"} <= set(top)
+    assert payload["parents"][top["parentId"]].startswith("Cats eat fish") or "Cats eat fish" in payload["parents"][top["parentId"]]
+
+
+def test_a_failed_file_makes_ingest_exit_1_with_a_warning_and_the_rest_indexed(run, docs):
+    write(docs / "good.md", "# Good\n\nGood text.")
+    (docs / "broken.docx").write_bytes(b"not a zip at all")
+    done = run("ingest", str(docs))
+    assert done.returncode == 1
+    assert "warn:" in done.stdout and "broken.docx" in done.stdout
+    assert json.loads(run("status", "--json").stdout)["sourceCount"] == 1
+
+
+def test_status_reports_a_broken_configuration_and_exits_0(run):
+    done = run("status", "--json", env={"BASE_DIRS": "not json"})
+    assert done.returncode == 0
+    payload = json.loads(done.stdout)
+    assert "BASE_DIRS" in payload["configError"] and "version" in payload
+
+
+def test_other_commands_exit_1_on_a_broken_configuration(run):
+    done = run("query", "x", env={"RAG_HYBRID_WEIGHT": "2"})
+    assert done.returncode == 1 and "RAG_HYBRID_WEIGHT" in done.stderr
+
+
+def test_a_top_k_of_zero_is_refused(run):
+    done = run("query", "anything", "--top-k", "0")
+    assert done.returncode == 1 and "topK must be at least 1" in done.stderr
+
+
+def test_read_and_delete_take_relative_paths(run, docs):
+    write(docs / "notes" / "a.md", "# A\n\nAlpha text about apples.")
+    run("ingest", "notes")
+    read = run("read", "notes/a.md", "--json")
+    assert read.returncode == 0 and "Alpha text" in json.loads(read.stdout)["text"]
+    assert run("delete", "notes/a.md").returncode == 0
+    assert json.loads(run("status", "--json").stdout)["sourceCount"] == 0
+
+
+def test_a_path_outside_the_roots_is_refused(run, tmp_path):
+    outside = write(tmp_path / "outside.md", "# Out\n\nNope.")
+    done = run("ingest", str(outside))
+    assert done.returncode == 1 and "outside configured document roots" in done.stderr
+
+
+def test_stdout_of_a_command_is_only_its_output(run, docs):
+    write(docs / "a.md", "# A\n\nApples.")
+    done = run("ingest", ".", "--json")
+    json.loads(done.stdout)  # nothing but the JSON document
