@@ -1,0 +1,118 @@
+"""The semantics of each search control, pinned."""
+
+import pytest
+
+from minirag.config import ConfigError, load_config
+from minirag.errors import InvalidArgument
+from minirag.search import Hit, SearchOptions, apply_post_filters, clamp_top_k, group_by_gap
+from minirag.security import Scope, is_under
+
+
+def hit(n, distance, source=None):
+    return Hit(n, source or f"/d/{n}.md", "file", "", 0, "t", 1.0 / (n + 1), distance, n, None, None)
+
+
+def test_similar_keeps_everything_before_the_first_big_gap():
+    hits = [hit(0, 0.10), hit(1, 0.11), hit(2, 0.12), hit(3, 0.50), hit(4, 0.51)]
+    assert [h.chunk_id for h in group_by_gap(hits, "similar")] == [0, 1, 2]
+
+
+def test_related_keeps_two_groups():
+    distances = [0.10, 0.11, 0.12, 0.13, 0.50, 0.51, 0.52, 0.90]
+    hits = [hit(i, d) for i, d in enumerate(distances)]
+    assert [h.chunk_id for h in group_by_gap(hits, "related")] == [0, 1, 2, 3, 4, 5, 6]
+    assert [h.chunk_id for h in group_by_gap(hits, "similar")] == [0, 1, 2, 3]
+
+
+def test_related_with_a_single_boundary_keeps_everything():
+    hits = [hit(0, 0.10), hit(1, 0.11), hit(2, 0.40), hit(3, 0.41), hit(4, 0.90)]
+    assert group_by_gap(hits, "related") == hits
+
+
+def test_grouping_needs_at_least_three_distances():
+    hits = [hit(0, 0.1), hit(1, 0.9)]
+    assert group_by_gap(hits, "similar") == hits
+
+
+def test_grouping_keeps_keyword_only_hits_and_the_fused_order():
+    hits = [hit(3, 0.50), hit(0, 0.10), hit(9, None), hit(1, 0.11), hit(2, 0.12)]
+    assert [h.chunk_id for h in group_by_gap(hits, "similar")] == [0, 9, 1, 2]
+
+
+def test_no_gap_over_twice_the_mean_means_no_cut():
+    hits = [hit(i, 0.1 * i) for i in range(5)]
+    assert group_by_gap(hits, "similar") == hits
+
+
+def test_max_distance_drops_far_hits_and_hits_without_a_distance():
+    hits = [hit(0, 0.2), hit(1, None), hit(2, 0.8)]
+    kept = apply_post_filters(hits, SearchOptions(max_distance=0.5))
+    assert [h.chunk_id for h in kept] == [0]
+
+
+def test_max_files_keeps_the_first_sources_in_rank_order():
+    hits = [hit(0, 0.1, "/a"), hit(1, 0.2, "/b"), hit(2, 0.3, "/a"), hit(3, 0.4, "/c")]
+    assert [h.chunk_id for h in apply_post_filters(hits, SearchOptions(max_files=2))] == [0, 1, 2]
+
+
+@pytest.mark.parametrize("value, expected", [(1, 1), (10, 10), (100, 100), (101, 100), (10_000, 100)])
+def test_top_k_is_clamped_not_refused_above_the_cap(value, expected):
+    assert clamp_top_k(value) == expected
+
+
+@pytest.mark.parametrize("value", [0, -5])
+def test_top_k_below_one_is_refused(value):
+    with pytest.raises(InvalidArgument, match="at least 1"):
+        clamp_top_k(value)
+
+
+@pytest.mark.parametrize("path, prefix, inside", [
+    ("/docs/proj", "/docs/proj", True),
+    ("/docs/proj/a.md", "/docs/proj", True),
+    ("/docs/proj/a.md", "/docs/proj/", True),
+    ("/docs/project-secret/a.md", "/docs/proj", False),
+    ("/docs/proj-x", "/docs/proj", False),
+    ("https://example.com/docs/page", "https://example.com/docs", True),
+    ("https://example.com/docs-private", "https://example.com/docs", False),
+])
+def test_scope_matches_whole_segments_only(path, prefix, inside):
+    assert is_under(path, prefix) is inside
+    assert Scope.of(prefix).matches(path) is inside
+
+
+@pytest.mark.parametrize("name, value, message", [
+    ("RAG_HYBRID_WEIGHT", "1.5", "RAG_HYBRID_WEIGHT must be in 0.0–1.0"),
+    ("RAG_HYBRID_WEIGHT", "abc", "RAG_HYBRID_WEIGHT must be a number"),
+    ("RAG_GROUPING", "closest", "RAG_GROUPING must be one of similar, related"),
+    ("RAG_MAX_DISTANCE", "-1", "RAG_MAX_DISTANCE must be in 0.0"),
+    ("RAG_MAX_FILES", "0", "RAG_MAX_FILES must be in 1"),
+    ("MAX_FILE_SIZE", "big", "MAX_FILE_SIZE must be an integer"),
+    ("CHUNK_TOKEN_BUDGET", "8", "CHUNK_TOKEN_BUDGET must be in 16"),
+    ("ALLOW_PRIVATE_URLS", "maybe", "ALLOW_PRIVATE_URLS must be one of"),
+    ("MINIRAG_READ_ONLY", "perhaps", "MINIRAG_READ_ONLY must be one of"),
+    ("BASE_DIRS", "[1, 2]", "BASE_DIRS must be a JSON array"),
+    ("BASE_DIRS", "{", "BASE_DIRS must be a JSON array"),
+])
+def test_invalid_settings_name_the_variable_and_the_range(tmp_path, name, value, message):
+    with pytest.raises(ConfigError, match=message.replace("(", r"\(").replace(".", r"\.")):
+        load_config(env={"BASE_DIR": str(tmp_path), name: value}, cwd=tmp_path)
+
+
+@pytest.mark.parametrize("word", ["1", "true", "YES", "on"])
+def test_boolean_words_turn_private_urls_on(tmp_path, word):
+    assert load_config(env={"BASE_DIR": str(tmp_path), "ALLOW_PRIVATE_URLS": word}).allow_private_urls
+
+
+def test_roots_come_from_flags_then_base_dirs_then_base_dir(tmp_path):
+    a, b, c = (tmp_path / n for n in "abc")
+    for d in (a, b, c):
+        d.mkdir()
+    env = {"BASE_DIR": str(a), "BASE_DIRS": f'["{b}"]'}
+    assert load_config(env=env).roots == (b,)
+    assert load_config(env=env, base_dirs=[str(c)]).roots == (c,)
+    assert load_config(env={"BASE_DIR": str(a)}).roots == (a,)
+
+
+def test_a_budget_above_the_model_maximum_is_capped_at_the_maximum(make_app):
+    app = make_app({"CHUNK_TOKEN_BUDGET": "4000"})
+    assert app.pipeline.budget == app.embedder.max_length
