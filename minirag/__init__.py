@@ -1,6 +1,12 @@
 """minirag: local-first hybrid search over your documents in one SQLite file."""
 
+import os
 from importlib.metadata import PackageNotFoundError, version
+
+# onnxruntime (ours, and magika's through markitdown) writes a device id and a
+# telemetry event queue under ~/.cache/Microsoft at import time unless this is
+# set before its first import; disable_telemetry_events() comes too late.
+os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
 
 try:
     __version__ = version("minirag")

