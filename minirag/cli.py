@@ -80,6 +80,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("list", "every file under the roots with its ingestion state, plus data/url sources")
     p.add_argument("--scope")
     add("status", "configuration and index health")
+    add("doctor", "check the SQLite driver, model, roots and index; exit 1 if anything is broken")
     p = add("delete", "remove a source from the index (the file on disk is untouched)")
     p.add_argument("file_path", nargs="?", metavar="PATH")
     p.add_argument("--source")
@@ -264,6 +265,18 @@ def _status(args) -> int:
     return 0
 
 
+def _doctor(args) -> int:
+    from minirag.config import ConfigError
+    from minirag.doctor import config_failure, format_checks, run_checks
+
+    try:
+        result = run_checks(_config(args))
+    except ConfigError as exc:
+        result = config_failure(exc)
+    _emit(args, result, format_checks)
+    return 0 if result["ok"] else 1
+
+
 def _serve(args) -> int:
     from minirag.server import serve
 
@@ -281,6 +294,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _serve(args)
     if args.command == "status":
         return _status(args)
+    if args.command == "doctor":
+        return _doctor(args)
     from minirag.app import App
 
     try:

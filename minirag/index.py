@@ -116,7 +116,11 @@ class Index:
         return row[0] if row else None
 
     def _refresh_keywords(self) -> None:
-        """Rebuild the FTS table when keyword normalization changed since it was written."""
+        """Record the chunk scheme being written now, and rebuild the FTS table when
+        keyword normalization changed since it was written."""
+        if self.meta("chunk_scheme") not in (None, str(SCHEME_VERSION)):
+            db.with_retry(lambda: self.conn.execute(
+                "UPDATE meta SET value = ? WHERE key = 'chunk_scheme'", (str(SCHEME_VERSION),)))
         current = str(keywords.KEYWORD_SCHEME)
         if self.meta("keyword_scheme") == current:
             return
