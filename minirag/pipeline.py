@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from minirag.chunking import SCHEME_VERSION, ChunkedDocument, chunk_document
-from minirag.config import Config
+from minirag.config import MIN_CHUNK_TOKEN_BUDGET, Config, ConfigError
 from minirag.convert import Converted, convert_file
 from minirag.embed import Embedder
 from minirag.errors import ConversionFailed
@@ -108,7 +108,12 @@ class Pipeline:
         self.index = index
         self.embedder = embedder
         self.config = config
-        self.budget = min(config.chunk_token_budget, embedder.max_length)
+        if config.chunk_token_budget > embedder.max_length:
+            raise ConfigError(
+                f"CHUNK_TOKEN_BUDGET must be in {MIN_CHUNK_TOKEN_BUDGET}–{embedder.max_length} for "
+                f"{embedder.model_id} (its maximum sequence length), got {config.chunk_token_budget}"
+            )
+        self.budget = config.chunk_token_budget
         index.bind_model(embedder.model_id, embedder.dimension)
 
     # --- preparing documents (runs in worker threads) ----------------------

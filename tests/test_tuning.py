@@ -113,6 +113,11 @@ def test_roots_come_from_flags_then_base_dirs_then_base_dir(tmp_path):
     assert load_config(env={"BASE_DIR": str(a)}).roots == (a,)
 
 
-def test_a_budget_above_the_model_maximum_is_capped_at_the_maximum(make_app):
+def test_a_budget_above_the_model_maximum_is_a_configuration_error(make_app):
     app = make_app({"CHUNK_TOKEN_BUDGET": "4000"})
-    assert app.pipeline.budget == app.embedder.max_length
+    with pytest.raises(ConfigError, match="CHUNK_TOKEN_BUDGET must be in 16–256 .*got 4000"):
+        app.pipeline  # noqa: B018 - the model's maximum is known once the pipeline binds it
+
+
+def test_the_budget_may_reach_the_model_maximum(make_app):
+    assert make_app({"CHUNK_TOKEN_BUDGET": "256"}).pipeline.budget == 256
