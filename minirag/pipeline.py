@@ -130,7 +130,8 @@ class Pipeline:
             title = choose_title(body, converted.metadata_title, stem) if kind == "file" else (
                 converted.metadata_title or _first_h1(body) or ""
             )
-        chunked = chunk_document(body, title=title, count_tokens=self.embedder.count_tokens, budget=self.budget)
+        chunked = chunk_document(body, title=title, count_tokens=self.embedder.count_tokens, budget=self.budget,
+                                 max_tokens=self.embedder.max_length)
         if progress is not None:
             progress.add_time("chunk", time.perf_counter() - t0)
         warnings = list(converted.warnings)

@@ -42,8 +42,8 @@ def table(rows: int, cells: int = 3, header: tuple[str, ...] = ("Name", "Price",
     return "\n".join(lines)
 
 
-def test_the_scheme_version_is_two():
-    assert SCHEME_VERSION == 2
+def test_the_scheme_version_is_three():
+    assert SCHEME_VERSION == 3
 
 
 def test_a_budget_below_sixteen_is_refused():
@@ -143,6 +143,16 @@ def test_a_code_block_past_four_budgets_is_split_at_lines_with_the_marker_on_eve
     seen = "\n".join(c.text for c in code_chunks)
     for i in range(60):
         assert f"result_{i} = compute(value_{i}, {i})" in seen
+
+
+def test_an_atomic_code_block_never_exceeds_the_encoder_maximum():
+    block = code_block(12)
+    assert 100 < count(block) <= 160
+    doc = chunk_document("Before.\n\n" + block, title="", count_tokens=count, budget=40, max_tokens=100)
+    code_chunks = [c for c in doc.chunks if "result_" in c.text]
+    assert len(code_chunks) > 1
+    assert all(c.tokens <= 100 for c in doc.chunks)
+    assert all(c.text.rstrip().endswith(CODE_SPLIT_MARKER) for c in code_chunks)
 
 
 def test_a_stray_fence_does_not_make_the_rest_of_the_document_indivisible():

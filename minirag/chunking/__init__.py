@@ -12,7 +12,7 @@ from minirag.chunking.model import Chunk, ChunkedDocument, Section, TokenCounter
 #: Bumped whenever chunk boundaries or chunk text change for the same input.
 #: Chunks record it; `status` reports chunks cut by an older scheme as stale and
 #: `sync` re-ingests their sources even when the bytes are unchanged.
-SCHEME_VERSION = 2
+SCHEME_VERSION = 3
 
 MIN_BUDGET = 16
 
@@ -29,18 +29,20 @@ __all__ = [
 
 
 def chunk_document(
-    markdown: str, *, title: str, count_tokens: TokenCounter, budget: int
+    markdown: str, *, title: str, count_tokens: TokenCounter, budget: int, max_tokens: int | None = None
 ) -> ChunkedDocument:
     """Split converted Markdown into sections and budget-sized chunks.
 
     ``count_tokens`` must count with truncation off and special tokens included;
-    ``budget`` is the most tokens a chunk may hold (an atomic code block aside).
+    ``budget`` is the most tokens a chunk may hold, except an atomic code block,
+    which may take up to four budgets but never more than ``max_tokens`` (the
+    encoder's maximum sequence length: past it the encoder would not see the text).
     """
     from minirag.chunking.pipeline import run
 
     if budget < MIN_BUDGET:
         raise ValueError(f"token budget must be at least {MIN_BUDGET}, got {budget}")
-    return run(markdown, title=title, count_tokens=count_tokens, budget=budget)
+    return run(markdown, title=title, count_tokens=count_tokens, budget=budget, max_tokens=max_tokens)
 
 
 def reconstruct(sections: list[Section]) -> str:

@@ -40,9 +40,11 @@ class Packed:
 
 
 class Packer:
-    def __init__(self, tokens: Tokens, budget: int) -> None:
+    def __init__(self, tokens: Tokens, budget: int, max_tokens: int | None = None) -> None:
         self.tokens = tokens
         self.budget = budget
+        # An atomic code block may exceed the budget, never the encoder's own limit.
+        self.code_limit = min(CODE_BUDGETS * budget, max_tokens or CODE_BUDGETS * budget)
         self._group = 0
 
     def _next_group(self) -> int:
@@ -115,7 +117,7 @@ class Packer:
     def _code(self, block: Block, room: int) -> list[Piece]:
         text = block.render()
         size = self.tokens.content(text)
-        limit = CODE_BUDGETS * self.budget - (self.budget - room)
+        limit = self.code_limit - (self.budget - room)
         if size <= limit:
             return [Piece(text, size, block.span, self._next_group(), code=True)]
         opening, closing, inner = block.lines[0], block.lines[-1], block.lines[1:-1]

@@ -33,7 +33,8 @@ def clean(markdown: str) -> str:
     return strip_data_images(body.replace("\r\n", "\n").replace("\r", "\n"))
 
 
-def run(markdown: str, *, title: str, count_tokens: TokenCounter, budget: int) -> ChunkedDocument:
+def run(markdown: str, *, title: str, count_tokens: TokenCounter, budget: int,
+        max_tokens: int | None = None) -> ChunkedDocument:
     body = clean(markdown)
     with_pages = "\f" in body
     lines, pages = split_pages(body)
@@ -49,7 +50,7 @@ def run(markdown: str, *, title: str, count_tokens: TokenCounter, budget: int) -
         parts = generic_parts(blocks)
 
     tokens = Tokens(count_tokens)
-    packer = Packer(tokens, budget)
+    packer = Packer(tokens, budget, max_tokens)
     crumbs = [make_breadcrumb(part.crumbs, tokens, budget) for part in parts]
     own_chunk = _headings_needing_own_chunk(parts, crumbs)
     skip_headings = category == "headings"
