@@ -287,8 +287,8 @@ class Index:
             marks = ",".join("?" * len(part))
             rows = self.conn.execute(
                 f"SELECT c.text_hash, v.embedding FROM chunks c JOIN chunks_vec v ON v.chunk_id = c.id "
-                f"WHERE c.text_hash IN ({marks}) AND c.scheme = ?",
-                (*part, SCHEME_VERSION),
+                f"WHERE c.text_hash IN ({marks})",
+                part,
             )
             for h, blob in rows:
                 found.setdefault(h, np.frombuffer(blob, dtype=np.float32))

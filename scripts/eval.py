@@ -96,7 +96,8 @@ def evaluate(directory: Path, config, embedder, index_dir: Path | None, log) -> 
     db_path = (index_dir or Path(tempfile.mkdtemp(prefix="minirag-eval-"))) / f"{directory.name}.db"
     base = replace(config, db_path=db_path)
     app = App(base, embedder=embedder)
-    if not db_path.exists() or app.index.stats()["sourceCount"] != len(corpus):
+    stats = app.index.stats() if db_path.exists() else None
+    if stats is None or stats["sourceCount"] != len(corpus) or stats["staleChunkCount"]:
         log(f"{directory.name}: ingesting {len(corpus)} documents\n")
         ingest_corpus(app, corpus, log)
     stats = app.index.stats()
