@@ -79,3 +79,37 @@ def test_syncing_one_subfolder_leaves_the_rest_alone(app, docs):
     write(docs / "a" / "z.md", "# Z\n\nzebra")
     run_sync(app.pipeline, list(app.config.roots), path=docs / "a")
     assert sources(app) == {str(docs / "a" / "x.md"), str(docs / "a" / "z.md"), str(docs / "b" / "y.md")}
+
+
+class CountingEmbedder:
+    """The real embedder, counting the passages it is asked to embed."""
+
+    def __init__(self, real):
+        self.real, self.embedded = real, []
+
+    def __getattr__(self, name):
+        return getattr(self.real, name)
+
+    def embed_documents(self, texts):
+        self.embedded.extend(texts)
+        return self.real.embed_documents(texts)
+
+
+def test_unchanged_chunk_text_is_never_embedded_twice(make_config, embedder, docs):
+    from minirag.app import App
+
+    counting = CountingEmbedder(embedder)
+    app = App(make_config(), embedder=counting)
+    try:
+        paragraphs = [f"## Part {i}\n\nParagraph number {i} talks about topic {i * 7}." for i in range(12)]
+        path = write(docs / "long.md", "# Long\n\n" + "\n\n".join(paragraphs))
+        sync(app)
+        first = len(counting.embedded)
+        write(path, "# Long\n\n" + "\n\n".join(paragraphs) + "\n\n## Extra\n\nA brand new closing paragraph.")
+        sync(app)
+        again = counting.embedded[first:]
+        assert first >= 12
+        assert again and all("Part 3" not in t for t in again)
+        assert len(again) < first / 3
+    finally:
+        app.close()
