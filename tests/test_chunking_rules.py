@@ -42,8 +42,19 @@ def table(rows: int, cells: int = 3, header: tuple[str, ...] = ("Name", "Price",
     return "\n".join(lines)
 
 
-def test_the_scheme_version_is_three():
-    assert SCHEME_VERSION == 3
+def test_the_scheme_version_is_four():
+    assert SCHEME_VERSION == 4
+
+
+def test_in_page_anchors_and_permalinks_are_reduced_to_their_text():
+    md = ('# T\n\n## [`load`](#tomllib.load "tomllib.load")[¶](#load "Permalink to this heading")\n\n'
+          'See [the docs](https://toml.io/en/ "TOML") and [dict](stdtypes.html#dict).\n\n'
+          '```\n[keep](#me)\n```')
+    doc = chunk(md, budget=110)
+    text = "\n".join(c.text for c in doc.chunks)
+    assert "`load`" in text and "#tomllib.load" not in text and "Permalink" not in text and "¶" not in text
+    assert "[the docs](https://toml.io/en/)" in text and "[dict](stdtypes.html#dict)" in text
+    assert "[keep](#me)" in text
 
 
 def test_a_budget_below_sixteen_is_refused():

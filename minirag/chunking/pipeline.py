@@ -9,6 +9,7 @@ from minirag.chunking.breadcrumb import Crumb, make_breadcrumb
 from minirag.chunking.detect import detect_category
 from minirag.chunking.frontmatter import parse_frontmatter
 from minirag.chunking.images import strip_data_images
+from minirag.chunking.links import simplify_links
 from minirag.chunking.model import Chunk, ChunkedDocument, Section, TokenCounter
 from minirag.chunking.pack import Packed, Packer, Piece
 from minirag.chunking.pages import split_pages
@@ -28,9 +29,10 @@ class _Planned:
 
 
 def clean(markdown: str) -> str:
-    """What is chunked: the body without frontmatter, inlined pictures or CR line ends."""
+    """What is chunked: the body without frontmatter, inlined pictures, in-page link
+    targets or CR line ends."""
     _, body = parse_frontmatter(markdown)
-    return strip_data_images(body.replace("\r\n", "\n").replace("\r", "\n"))
+    return simplify_links(strip_data_images(body.replace("\r\n", "\n").replace("\r", "\n")))
 
 
 def run(markdown: str, *, title: str, count_tokens: TokenCounter, budget: int,
