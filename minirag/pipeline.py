@@ -245,7 +245,8 @@ class Pipeline:
                 else:
                     progress.warnings.extend(result.warnings)
                     group.append(result)
-                    if sum(len(d.chunked.chunks) for d in group) >= GROUP_CHUNKS:
+                    # The first group is small so the encoder starts while conversion runs ahead.
+                    if sum(len(d.chunked.chunks) for d in group) >= (GROUP_CHUNKS if progress.done else 32):
                         flush()
                 notify(progress)
             flush()

@@ -416,7 +416,7 @@ def phase_build(spec: dict) -> dict:
     return {
         "chunks": written,
         "seed_chunks": seed_chunks,
-        "copies": copy,
+        "passes_over_seed": copy,  # pass 0 = the real chunks, later passes perturbed copies
         "seconds": round(seconds, 1),
         "chunks_per_s": round(written / seconds),
         "index_bytes": nbytes,
@@ -685,7 +685,7 @@ def print_table(r: dict) -> None:
               f"{d['queries']} (min {d['min_recall_at_10']}, {d['perfect_queries']} perfect); vector SQL p50 "
               f"coarse {d['coarse_sql_p50_ms']:.1f} ms vs exact {d['exact_sql_p50_ms']:.1f} ms")
     mem = r["memory"]
-    print(f"\nmemory: ingest peak {mem['ingest_peak_rss_mb']} MiB, 10k-file sync peak {mem['manyfiles_peak_rss_mb']} "
+    print(f"\nmemory: ingest peak {mem['ingest_peak_rss_mb']} MiB, tiny-file sync peak {mem['manyfiles_peak_rss_mb']} "
           f"MiB, serving peak by size {mem['serve_peak_rss_mb']} MiB; index bytes/chunk {mem['index_bytes_per_chunk']}")
 
 
