@@ -11,6 +11,7 @@ import logging
 import os
 import threading
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 from minirag import __version__
@@ -174,7 +175,12 @@ class App:
         if options.hybrid_weight < 1.0:
             embedder = self.embedder
             index.bind_model(embedder.model_id, embedder.dimension)
-            vector = embedder.embed_queries([text])[0]
+            if options.hybrid_weight > 0.0 and not embedder.reads(text):
+                # A model that cannot read the query's script gets no vote in the fusion:
+                # measured on lo-help-index-ru with all-MiniLM-L6-v2, every vector weight hurt.
+                options = replace(options, hybrid_weight=1.0)
+            else:
+                vector = embedder.embed_queries([text])[0]
         hits = hybrid_search(index.conn, vector, text, options)
         return query_result(hits, parents_for(index.conn, hits), self.config.roots)
 

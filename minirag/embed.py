@@ -11,6 +11,7 @@ import logging
 import os
 import socket
 import threading
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -39,6 +40,9 @@ class ModelSpec:
     query_prefix: str = ""
     document_prefix: str = ""
     dimension: int | None = None
+    # Writing systems the model was trained on; None means multilingual. A hybrid
+    # query in another script is answered by keywords alone (see App.query).
+    scripts: tuple[str, ...] | None = None
 
 
 KNOWN_MODELS: dict[str, ModelSpec] = {
@@ -66,6 +70,7 @@ KNOWN_MODELS: dict[str, ModelSpec] = {
             repo="sentence-transformers/all-MiniLM-L6-v2",
             max_length=256,
             dimension=384,
+            scripts=("latin",),
         ),
     )
 }
@@ -78,6 +83,14 @@ class ModelFiles:
     onnx_path: Path
     tokenizer_path: Path
     origin: str  # "MODEL_PATH", "offline-model package", or "hub cache"
+
+
+def script_of(char: str) -> str:
+    """A coarse writing-system name for one letter, from its Unicode name."""
+    if char.isascii():
+        return "latin"
+    name = unicodedata.name(char, "")
+    return name.split(" ", 1)[0].lower() if name else "unknown"
 
 
 def canonical_model_name(name: str) -> str:
@@ -112,6 +125,7 @@ def spec_from_directory(directory: Path, fallback_id: str) -> ModelSpec:
         max_length=int(max_length or base.max_length),
         query_prefix=own.get("query_prefix", base.query_prefix),
         document_prefix=own.get("document_prefix", base.document_prefix),
+        scripts=tuple(own["scripts"]) if own.get("scripts") else base.scripts,
     )
 
 
@@ -257,6 +271,16 @@ class Embedder:
     @property
     def max_length(self) -> int:
         return self.spec.max_length
+
+    def reads(self, text: str) -> bool:
+        """Whether most letters of `text` are in a script the model was trained on."""
+        if self.spec.scripts is None:
+            return True
+        letters = [c for c in text if c.isalpha()]
+        if not letters:
+            return True
+        known = sum(1 for c in letters if script_of(c) in self.spec.scripts)
+        return known * 2 >= len(letters)
 
     def count_tokens(self, text: str) -> int:
         """Tokens the encoder sees for this passage: prefix and special tokens included, no truncation."""

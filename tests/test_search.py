@@ -90,3 +90,18 @@ def test_superseded_documents_never_take_a_result_slot(make_app, docs, weight):
     run_sync(app.pipeline, list(app.config.roots))
     hits = app.query("vacation policy days", top_k=10)["results"]
     assert hits and {h["source"] for h in hits} == {str(docs / "new.md")}
+
+
+def test_a_query_in_a_script_the_model_cannot_read_is_answered_by_keywords(make_app, docs):
+    app = make_app()
+    write(docs / "ru.md", "# Таблицы\n\nСервер базы данных хранит таблицы и индексы.")
+    write(docs / "en.md", "# Tables\n\nThe database server stores tables and indexes.")
+    run_sync(app.pipeline, list(app.config.roots))
+    assert not app.embedder.reads("таблицы базы данных") and app.embedder.reads("database tables")
+    hybrid = app.query("таблицы базы данных")["results"]
+    assert hybrid and all(h["distance"] is None for h in hybrid)
+    assert hybrid[0]["source"] == str(docs / "ru.md")
+    english = app.query("database tables")["results"]
+    assert any(h["distance"] is not None for h in english)
+    vector_only = make_app({"RAG_HYBRID_WEIGHT": "0"}).query("таблицы базы данных")["results"]
+    assert vector_only and all(h["distance"] is not None for h in vector_only)
