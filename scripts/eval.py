@@ -144,20 +144,21 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.write(text)
         sys.stderr.flush()
 
-    results = {d.name: evaluate(d, config, embedder, args.index_dir, log) for d in args.dirs}
     if args.json:
+        results = {d.name: evaluate(d, config, embedder, args.index_dir, log) for d in args.dirs}
         print(json.dumps({name: {k: v for k, v in r.items() if k != "_meta"} for name, r in results.items()}, indent=2))
         return 0
     print(f"model: {embedder.model_id} ({config.model_path}), hybrid weight {config.hybrid_weight}, "
           f"chunk budget {config.chunk_token_budget} tokens")
-    print(f"{'set':<22} {'mode':<8} {'nDCG@10':>8} {'MRR@10':>8} {'R@10':>8} {'R@100':>8} {'q/s':>7}")
-    for name, r in results.items():
+    print(f"{'set':<22} {'mode':<8} {'nDCG@10':>8} {'MRR@10':>8} {'R@10':>8} {'R@100':>8} {'q/s':>7}", flush=True)
+    for directory in args.dirs:  # each set's rows as soon as it is done
+        r = evaluate(directory, config, embedder, args.index_dir, log)
         for mode in ("vector", "keyword", "hybrid"):
             m = r[mode]
-            print(f"{name:<22} {mode:<8} {m['ndcg@10']:>8.4f} {m['mrr@10']:>8.4f} {m['recall@10']:>8.4f} "
+            print(f"{directory.name:<22} {mode:<8} {m['ndcg@10']:>8.4f} {m['mrr@10']:>8.4f} {m['recall@10']:>8.4f} "
                   f"{m['recall@100']:>8.4f} {m['queries_per_s']:>7.1f}")
         meta = r["_meta"]
-        print(f"{'':<22} ({meta['documents']} docs, {meta['chunks']} chunks, {meta['queries']} queries)")
+        print(f"{'':<22} ({meta['documents']} docs, {meta['chunks']} chunks, {meta['queries']} queries)", flush=True)
     return 0
 
 

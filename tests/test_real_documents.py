@@ -1,0 +1,86 @@
+"""Real documents (tests/fixtures/docs, see its README for sources and licenses)
+through conversion, chunking and the whole ingest/search path."""
+
+import shutil
+
+import pytest
+from conftest import FIXTURES
+
+from minirag.chunking import chunk_document
+from minirag.chunking.frontmatter import parse_frontmatter
+from minirag.chunking.titles import choose_title
+from minirag.convert import convert_file
+from minirag.sync import run_sync
+
+DOCS = FIXTURES / "docs"
+BUDGET = 110
+
+
+def cut(name, embedder):
+    path = DOCS / name
+    converted = convert_file(path)
+    _, body = parse_frontmatter(converted.markdown)
+    title = choose_title(body, metadata_title=converted.metadata_title, stem=path.stem)
+    return chunk_document(body, title=title, count_tokens=embedder.count_tokens, budget=BUDGET,
+                          max_tokens=embedder.max_length)
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in DOCS.iterdir() if p.name != "README.md"))
+def test_every_fixture_converts_and_no_chunk_exceeds_the_model_maximum(name, embedder):
+    doc = cut(name, embedder)
+    assert doc.chunks and doc.sections
+    assert all(c.tokens <= embedder.max_length for c in doc.chunks)
+    assert all(c.tokens <= BUDGET or c.text.lstrip().startswith(("```", "~~~")) or "```" in c.text
+               for c in doc.chunks)
+
+
+@pytest.mark.parametrize("name, category", [
+    ("pptx_python_tutorial_interpreter.pptx", "slides"),
+    ("pptx_slides_text.pptx", "slides"),
+    ("docx_headings_table.docx", "headings"),
+    ("html_python_tomllib_en.html", "headings"),
+    ("md_debug_readme.md", "headings"),
+    ("txt_python_tutorial_appetite_en.txt", "generic"),
+])
+def test_the_category_is_read_off_the_converted_markdown(name, category, embedder):
+    assert cut(name, embedder).category == category
+
+
+def test_slides_become_one_section_each(embedder):
+    doc = cut("pptx_python_tutorial_interpreter.pptx", embedder)
+    assert len(doc.sections) == 7
+
+
+def test_pdf_chunks_and_sections_carry_their_pages(embedder):
+    doc = cut("pdf_multipage_ocr_vicksburg.pdf", embedder)
+    assert sorted({c.page_start for c in doc.chunks}) == [1, 2, 3, 4, 5, 6]
+    assert all("\f" not in c.text for c in doc.chunks)
+    assert doc.sections[0].page_start == 1 and doc.sections[-1].page_end == 6
+
+
+def test_html_and_epub_titles_come_from_converter_metadata(embedder):
+    assert cut("html_libreoffice_footnotes_ru.html", embedder).title == "Вставка и редактирование сносок и концевых сносок"
+    assert cut("epub_ubuntu_packaging_guide_ru.epub", embedder).title == "Ubuntu Packaging Guide"
+
+
+def test_a_spreadsheet_table_repeats_its_header_in_every_chunk(embedder):
+    doc = cut("csv_ubuntu_releases.csv", embedder)
+    header = doc.chunks[1].text.split("\n")[1] if doc.chunks[1].text.startswith("#") else doc.chunks[1].text.split("\n")[0]
+    assert header.startswith("|")
+    assert all(header in c.text for c in doc.chunks[1:])
+
+
+def test_the_fixture_folder_syncs_and_answers_real_questions(app, docs):
+    for path in DOCS.iterdir():
+        if path.name != "README.md":
+            shutil.copy(path, docs / path.name)
+    result = run_sync(app.pipeline, list(app.config.roots))
+    assert result.failed == 0, result.warnings
+    top = app.query("How do I insert a footnote or an endnote?", top_k=5)["results"][0]
+    assert "footnotes" in top["source"]
+    toml = app.query("parse a TOML file into a dict", top_k=5)["results"]
+    assert "tomllib" in toml[0]["source"]
+    pdf = app.read(str(docs / "pdf_multipage_ocr_vicksburg.pdf"))
+    assert pdf["pages"] == "1-6"
+    pdf_hits = app.query("Vicksburg", top_k=3, scope=str(docs / "pdf_multipage_ocr_vicksburg.pdf"))["results"]
+    assert pdf_hits and all("pages" in h for h in pdf_hits)
