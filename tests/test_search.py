@@ -105,3 +105,12 @@ def test_a_query_in_a_script_the_model_cannot_read_is_answered_by_keywords(make_
     assert any(h["distance"] is not None for h in english)
     vector_only = make_app({"RAG_HYBRID_WEIGHT": "0"}).query("таблицы базы данных")["results"]
     assert vector_only and all(h["distance"] is not None for h in vector_only)
+
+
+def test_a_corpus_the_model_cannot_read_is_searched_by_keywords(make_app, docs):
+    app = make_app()
+    for i in range(5):
+        write(docs / f"ru{i}.md", f"# Раздел {i}\n\nСервер базы данных SQL хранит таблицы, индексы и журналы номер {i}.")
+    run_sync(app.pipeline, list(app.config.roots))
+    hits = app.query("SQL server tables")["results"]  # Latin query, Cyrillic corpus
+    assert hits and all(h["distance"] is None for h in hits)
