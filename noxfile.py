@@ -21,7 +21,7 @@ def lint(session):
 def eval(session):
     """Retrieval quality on every set in ../shared/eval-data (the README table)."""
     args = session.posargs or ["../shared/eval-data/gnome-help-desc-C", "../shared/eval-data/lo-help-index-en-US",
-                               "../shared/eval-data/lo-help-index-ru"]
+                               "../shared/eval-data/lo-help-index-ru", "--index-dir", "data/eval-idx"]
     session.run("uv", "run", "python", "scripts/eval.py", *args, external=True)
 
 
