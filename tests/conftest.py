@@ -27,6 +27,16 @@ def model_dir() -> Path:
 
 
 @pytest.fixture(scope="session")
+def model_path(model_dir) -> str:
+    return str(model_dir)
+
+
+@pytest.fixture
+def anyio_backend():
+    return "asyncio"
+
+
+@pytest.fixture(scope="session")
 def embedder(model_dir):
     from minirag.embed import Embedder, resolve_model
 

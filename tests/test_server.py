@@ -4,7 +4,6 @@ model, real files."""
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import os
 import shutil
 import subprocess
@@ -40,26 +39,6 @@ A home battery stores the midday surplus for the evening.
 """
 GARDEN = "Tomatoes need full sun and deep watering twice a week.\n"
 KUBE = "# Pods\n\nA Kubernetes pod groups containers that share a network namespace.\n"
-
-
-@pytest.fixture
-def anyio_backend():
-    return "asyncio"
-
-
-@pytest.fixture(scope="session")
-def model_path() -> str:
-    spec = importlib.util.spec_from_file_location("test_model", ROOT / "scripts" / "test_model.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return str(module.assemble())
-
-
-@pytest.fixture(scope="session")
-def embedder(model_path, tmp_path_factory):
-    """The real model, loaded once for the whole session."""
-    root = tmp_path_factory.mktemp("model-root")
-    return App(load_config(env={}, base_dirs=[str(root)], model_path=model_path)).embedder
 
 
 @pytest.fixture

@@ -26,18 +26,6 @@ TIMEOUT_S = 60
 
 
 @pytest.fixture
-def anyio_backend():
-    return "asyncio"
-
-
-@pytest.fixture(scope="module")
-def model_path() -> str:
-    done = subprocess.run([sys.executable, str(ROOT / "scripts" / "test_model.py")], check=True,
-                          capture_output=True, text=True)
-    return done.stdout.strip()
-
-
-@pytest.fixture
 def corpus(tmp_path) -> Path:
     docs = tmp_path / "docs"
     docs.mkdir()

@@ -41,3 +41,15 @@ def code_line_mask(lines: list[str]) -> list[bool]:
             mask[inner] = True
         index = end + 1
     return mask
+
+
+def sub_outside_code(markdown: str, needle: str, pattern: re.Pattern, repl) -> str:
+    """`pattern.sub(repl, line)` on each line outside fenced code that contains `needle`."""
+    if needle not in markdown:
+        return markdown
+    lines = markdown.split("\n")
+    mask = code_line_mask(lines)
+    return "\n".join(
+        line if in_code or needle not in line else pattern.sub(repl, line)
+        for line, in_code in zip(lines, mask, strict=True)
+    )

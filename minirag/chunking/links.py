@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from minirag.chunking.fences import code_line_mask
+from minirag.chunking.fences import sub_outside_code
 
 _LINK = re.compile(r"(?<!!)\[([^\]\n]*)\]\(\s*([^)\s]+)(?:\s+\"[^\"\n]*\"|\s+'[^'\n]*')?\s*\)")
 _PERMALINK_TEXT = {"¶", "#", "§", "🔗", ""}
@@ -26,11 +26,4 @@ def _simplify(match: re.Match) -> str:
 
 
 def simplify_links(markdown: str) -> str:
-    if "](" not in markdown:
-        return markdown
-    lines = markdown.split("\n")
-    mask = code_line_mask(lines)
-    return "\n".join(
-        line if in_code or "](" not in line else _LINK.sub(_simplify, line)
-        for line, in_code in zip(lines, mask, strict=True)
-    )
+    return sub_outside_code(markdown, "](", _LINK, _simplify)
