@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
-from minirag import __version__
+from minirag import __version__, db
 from minirag.config import Config
 from minirag.coverage import CorpusCoverage, vector_can_vote
 from minirag.errors import InvalidArgument, MiniragError, NotFound
@@ -24,6 +24,7 @@ from minirag.results import ingest_result, query_result
 from minirag.scan import walk
 from minirag.search import SearchOptions, clamp_top_k, hybrid_search, parents_for
 from minirag.security import Scope, resolve_inside_roots
+from minirag.vectors import MatrixCache
 
 log = logging.getLogger(__name__)
 
@@ -38,6 +39,7 @@ class App:
         self._pipeline: Pipeline | None = None
         self._lock = threading.Lock()
         self._coverage = CorpusCoverage()
+        self.matrices = MatrixCache(lambda: db.connect(self.config.db_path, read_only=True))
 
     # --- lazily opened parts -------------------------------------------------
 
@@ -181,7 +183,11 @@ class App:
                 options = replace(options, hybrid_weight=1.0)  # see coverage.py
             else:
                 vector = embedder.embed_queries([text])[0]
-        hits = hybrid_search(index.conn, vector, text, options)
+        matrix = None
+        if vector is not None:
+            largest = index.conn.execute("SELECT COALESCE(MAX(id), 0) FROM chunks").fetchone()[0]
+            matrix = self.matrices.current(index.generation(), largest, self.embedder.dimension)
+        hits = hybrid_search(index.conn, vector, text, options, matrix=matrix)
         return query_result(hits, parents_for(index.conn, hits), self.config.roots)
 
     def read(self, key: str) -> dict:

@@ -208,13 +208,10 @@ def migrate(conn: Connection) -> int:
 def create_vector_table(conn: Connection, dimension: int) -> None:
     """The vec0 table is created once the model (and so the dimension) is known.
 
-    Each chunk has its float vector and a 1-bit code of it (sign per
-    dimension) for the coarse pass of large indexes (see search.py).
-    `lifecycle` is a vec0 metadata column so superseded documents are
-    filtered inside the KNN, before ranking.
+    `lifecycle` is a vec0 metadata column so superseded documents are filtered
+    inside the KNN, before ranking.
     """
     conn.execute(
         f"CREATE VIRTUAL TABLE IF NOT EXISTS chunks_vec USING vec0("
-        f"chunk_id INTEGER PRIMARY KEY, embedding float[{int(dimension)}] distance_metric=cosine, "
-        f"embedding_bits bit[{int(dimension)}], lifecycle TEXT)"
+        f"chunk_id INTEGER PRIMARY KEY, embedding float[{int(dimension)}] distance_metric=cosine, lifecycle TEXT)"
     )

@@ -143,6 +143,10 @@ class Index:
 
         db.with_retry(rebuild)
 
+    def generation(self) -> int:
+        """Moves on every committed write (see _Transaction)."""
+        return int(self.meta("generation") or 0)
+
     def bound_model(self) -> tuple[str, int] | None:
         model, dim = self.meta("model_id"), self.meta("dimension")
         return (model, int(dim)) if model and dim else None
@@ -222,11 +226,9 @@ class Index:
                 "INSERT INTO chunks_fts (rowid, body, title) VALUES (?, ?, ?)",
                 (chunk_id, keywords.normalize(chunk.text), title_terms),
             )
-            blob = np.asarray(vector, dtype=np.float32).tobytes()
             self.conn.execute(
-                "INSERT INTO chunks_vec (chunk_id, embedding, embedding_bits, lifecycle) "
-                "VALUES (?, ?, vec_quantize_binary(?), ?)",
-                (chunk_id, blob, blob, rec.lifecycle),
+                "INSERT INTO chunks_vec (chunk_id, embedding, lifecycle) VALUES (?, ?, ?)",
+                (chunk_id, np.asarray(vector, dtype=np.float32).tobytes(), rec.lifecycle),
             )
         return len(doc.chunks)
 
@@ -365,5 +367,12 @@ class _Transaction:
         return self.conn
 
     def __exit__(self, exc_type, exc, tb):
+        if exc_type is None:
+            # Every committed write moves the generation, so in-memory caches of
+            # the index (vectors.py) know they are stale, in any process.
+            self.conn.execute(
+                "INSERT INTO meta (key, value) VALUES ('generation', 1) "
+                "ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1"
+            )
         self.conn.execute("COMMIT" if exc_type is None else "ROLLBACK")
         return False

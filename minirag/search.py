@@ -7,6 +7,7 @@ lifecycle filters run inside each side's query, before ranking.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 
 import numpy as np
@@ -64,55 +65,48 @@ def candidate_depth(top_k: int) -> int:
 
 
 SCOPE_SQL = "(s.source = ? OR (s.source >= ? AND s.source < ?))"
-# Above this many chunks the vector side scans 1-bit codes (48 bytes a vector
-# instead of 1,536) and re-scores the best candidates with the exact float
-# cosine. Measured with scripts/bench.py at 100k chunks: the exact vec0 scan
-# (~75 ms) beat the coarse pass (~130 ms, recall@10 0.84-0.99), whose cost is
-# the float look-ups back into vec0, so the exact scan runs well past that.
-EXACT_SCAN_MAX_CHUNKS = 200_000
-RESCORE_PER_CANDIDATE = 8
-MIN_RESCORE = 400
-MAX_RESCORE = 4096  # vec0's k limit
+def _vector_ctes(blob: bytes, depth: int, scope: Scope | None,
+                 nearest: list[tuple[int, float]] | None) -> tuple[list[str], list]:
+    """CTEs ending in `vec(chunk_id, distance, rnk)`, filtered before ranking.
 
-
-def _vector_ctes(conn, blob: bytes, depth: int, scope: Scope | None) -> tuple[list[str], list]:
-    """CTEs ending in `vec(chunk_id, distance, rnk)`: the KNN, filtered inside vec0 before ranking.
-
-    vec0's text-metadata range filters fail on larger tables (sqlite-vec 0.1.9:
-    "Could not filter metadata fields"), so a scope is a `chunk_id IN (...)` constraint.
+    `nearest` is the vector side already ranked in memory (vectors.py); without
+    it the vec0 KNN runs here. vec0's text-metadata range filters fail on larger
+    tables (sqlite-vec 0.1.9: "Could not filter metadata fields"), so a scope is a
+    `chunk_id IN (...)` constraint inside the KNN.
     """
+    if nearest is not None:
+        return [
+            "vec AS (SELECT CAST(json_extract(value, '$[0]') AS INTEGER) AS chunk_id, "
+            "json_extract(value, '$[1]') AS distance, CAST(key AS INTEGER) + 1 AS rnk FROM json_each(?))"
+        ], [json.dumps(nearest)]
     scope_filter, scope_args = "", []
     if scope is not None:
         scope_filter = (f" AND chunk_id IN (SELECT c.id FROM chunks c JOIN sources s ON s.id = c.source_id "
                         f"WHERE {SCOPE_SQL})")
         scope_args = [scope.exact, scope.low, scope.high]
-    largest = conn.execute("SELECT COALESCE(MAX(id), 0) FROM chunks").fetchone()[0]
     # MATERIALIZED keeps SQLite from flattening the KNN into the outer query,
     # which vec0 rejects (one ORDER BY distance per KNN).
-    if largest <= EXACT_SCAN_MAX_CHUNKS:
-        ctes = [
-            "knn AS MATERIALIZED (SELECT chunk_id, distance FROM chunks_vec "
-            f"WHERE embedding MATCH ? AND k = ? AND lifecycle = 'active'{scope_filter})"
-        ]
-        args = [blob, depth, *scope_args]
-    else:
-        candidates = max(MIN_RESCORE, min(MAX_RESCORE, depth * RESCORE_PER_CANDIDATE))
-        ctes = [
-            "coarse AS MATERIALIZED (SELECT chunk_id FROM chunks_vec WHERE embedding_bits MATCH "
-            f"vec_quantize_binary(?) AND k = ? AND lifecycle = 'active'{scope_filter})",
-            "knn AS MATERIALIZED (SELECT c.chunk_id, vec_distance_cosine(v.embedding, ?) AS distance "
-            "FROM coarse c JOIN chunks_vec v ON v.chunk_id = c.chunk_id)",
-        ]
-        args = [blob, candidates, *scope_args, blob]
-    ctes.append(
+    return [
+        "knn AS MATERIALIZED (SELECT chunk_id, distance FROM chunks_vec "
+        f"WHERE embedding MATCH ? AND k = ? AND lifecycle = 'active'{scope_filter})",
         "vec AS (SELECT chunk_id, distance, ROW_NUMBER() OVER (ORDER BY distance, chunk_id) AS rnk "
-        "FROM knn ORDER BY distance, chunk_id LIMIT ?)"
-    )
-    return ctes, [*args, depth]
+        "FROM knn ORDER BY distance, chunk_id LIMIT ?)",
+    ], [blob, depth, *scope_args, depth]
 
 
-def hybrid_search(conn, query_vector: np.ndarray | None, query_text: str, options: SearchOptions) -> list[Hit]:
-    """Ranked hits, fused in SQL, then the distance-based post filters."""
+def scoped_chunk_ids(conn, scope: Scope) -> list[int]:
+    return [r[0] for r in conn.execute(
+        f"SELECT c.id FROM chunks c JOIN sources s ON s.id = c.source_id WHERE {SCOPE_SQL}",
+        (scope.exact, scope.low, scope.high))]
+
+
+def hybrid_search(conn, query_vector: np.ndarray | None, query_text: str, options: SearchOptions,
+                  matrix=None) -> list[Hit]:
+    """Ranked hits, fused in SQL, then the distance-based post filters.
+
+    `matrix` (a vectors.VectorMatrix of the current index state), when given,
+    ranks the vector side in memory instead of the vec0 scan.
+    """
     top_k = clamp_top_k(options.top_k)
     weight = options.hybrid_weight
     depth = candidate_depth(top_k)
@@ -124,7 +118,11 @@ def hybrid_search(conn, query_vector: np.ndarray | None, query_text: str, option
     ctes, args = [], []
     if run_vector:
         blob = np.asarray(query_vector, dtype=np.float32).tobytes()
-        vec_ctes, vec_args = _vector_ctes(conn, blob, depth, scope)
+        nearest = None
+        if matrix is not None:
+            allowed = np.asarray(scoped_chunk_ids(conn, scope), dtype=np.int64) if scope else None
+            nearest = matrix.nearest(query_vector, depth, allowed)
+        vec_ctes, vec_args = _vector_ctes(blob, depth, scope, nearest)
         ctes += vec_ctes
         args += vec_args
     if fts:

@@ -69,17 +69,31 @@ def test_top_k_above_the_cap_is_clamped(indexed):
     assert len(indexed.query("apples", top_k=10_000)["results"]) <= 100
 
 
-def test_the_quantized_path_rescores_to_the_exact_ranking(indexed, monkeypatch, docs):
-    from minirag import search
+def test_the_in_memory_matrix_ranks_exactly_like_the_vec0_scan(indexed, monkeypatch, docs):
+    from minirag import vectors
 
-    exact = indexed.query("liquid oxygen rocket engines", top_k=5)["results"]
-    scoped_exact = indexed.query("apples", top_k=5, scope=str(docs / "proj"))["results"]
-    monkeypatch.setattr(search, "EXACT_SCAN_MAX_CHUNKS", 0)
-    coarse = indexed.query("liquid oxygen rocket engines", top_k=5)["results"]
-    scoped_coarse = indexed.query("apples", top_k=5, scope=str(docs / "proj"))["results"]
-    assert [(h["source"], h["chunkIndex"], h["distance"]) for h in coarse] == [
-        (h["source"], h["chunkIndex"], h["distance"]) for h in exact]
-    assert [h["source"] for h in scoped_coarse] == [h["source"] for h in scoped_exact]
+    queries = [("liquid oxygen rocket engines", None), ("apples", str(docs / "proj")), ("secret apples", None)]
+    before = [indexed.query(q, top_k=5, scope=s)["results"] for q, s in queries]
+    monkeypatch.setattr(vectors, "MIN_CHUNKS", 0)
+    indexed.matrices.build_now(indexed.embedder.dimension)
+    generation = indexed.index.generation()
+    assert indexed.matrices.current(generation, 10, indexed.embedder.dimension) is not None
+    after = [indexed.query(q, top_k=5, scope=s)["results"] for q, s in queries]
+    key = [[(h["source"], h["chunkIndex"], round(h["distance"] or -1, 5)) for h in r] for r in before]
+    assert key == [[(h["source"], h["chunkIndex"], round(h["distance"] or -1, 5)) for h in r] for r in after]
+
+
+def test_a_stale_matrix_is_never_used(indexed, monkeypatch, docs):
+    from minirag import vectors
+
+    monkeypatch.setattr(vectors, "MIN_CHUNKS", 0)
+    monkeypatch.setattr(vectors, "REBUILD_PAUSE_S", 3600)
+    indexed.matrices.build_now(indexed.embedder.dimension)
+    write(docs / "new.md", "# Volcanoes\n\nMagma erupts from volcanoes as lava.")
+    run_sync(indexed.pipeline, list(indexed.config.roots))
+    assert indexed.matrices.current(indexed.index.generation(), 10, indexed.embedder.dimension) is None
+    hits = indexed.query("volcano lava eruption", top_k=3)["results"]
+    assert hits[0]["source"] == str(docs / "new.md") and hits[0]["distance"] is not None
 
 
 @pytest.mark.parametrize("weight", ["0", "0.6", "1"])
