@@ -34,14 +34,21 @@ class VectorMatrix:
 
     @classmethod
     def load(cls, conn, generation: int, dimension: int) -> VectorMatrix:
-        rows = conn.execute("SELECT chunk_id, embedding, lifecycle FROM chunks_vec ORDER BY chunk_id")
-        ids, active, parts = [], [], []
-        for chunk_id, blob, lifecycle in rows:
-            ids.append(chunk_id)
-            active.append(lifecycle == "active")
-            parts.append(blob)
-        matrix = np.frombuffer(b"".join(parts), dtype=np.float32).reshape(len(ids), dimension).copy()
-        return cls(generation, np.asarray(ids, dtype=np.int64), matrix, np.asarray(active, dtype=bool))
+        """Read every vector into one preallocated array (no transient copies: peak = the matrix).
+        Call inside a read transaction so the count and the rows are one snapshot."""
+        n = conn.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
+        ids = np.empty(n, dtype=np.int64)
+        matrix = np.empty((n, dimension), dtype=np.float32)
+        active = np.empty(n, dtype=bool)
+        count = 0
+        for chunk_id, blob, lifecycle in conn.execute("SELECT chunk_id, embedding, lifecycle FROM chunks_vec"):
+            if count == n:
+                break  # chunks and vectors are written in one transaction; never more vectors than chunks
+            ids[count] = chunk_id
+            matrix[count] = np.frombuffer(blob, dtype=np.float32)
+            active[count] = lifecycle == "active"
+            count += 1
+        return cls(generation, ids[:count], matrix[:count], active[:count])
 
     def nearest(self, query: np.ndarray, depth: int, allowed: np.ndarray | None = None) -> list[tuple[int, float]]:
         """(chunk_id, cosine distance) of the `depth` nearest active chunks, nearest first."""

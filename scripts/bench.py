@@ -453,7 +453,7 @@ def phase_serve(spec: dict) -> dict:
 
     for mode, weight in MODES.items():
         app = App(make_config(work, path, spec["model_path"], weight), embedder=embedder)
-        if weight < 1.0:
+        if app.config.hybrid_weight < 1.0:
             app.matrices.build_now(embedder.dimension)  # what a serving process has after its first queries
         for q in queries[:3]:
             app.query(q)  # warm the page cache and the statement cache
