@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -49,6 +50,8 @@ class Progress:
     warnings: list[str] = field(default_factory=list)
     started: float = field(default_factory=time.monotonic)
     timings: dict[str, float] = field(default_factory=dict)
+    # Set to stop a run between files (a server shutting down); what was written stays.
+    stop: threading.Event = field(default_factory=threading.Event, repr=False)
 
     def add_time(self, stage: str, seconds: float) -> None:
         self.timings[stage] = self.timings.get(stage, 0.0) + seconds
@@ -218,6 +221,8 @@ class Pipeline:
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="minirag-convert") as pool:
             for found, future in _ahead(pool, files, lambda f: self.prepare_file(
                     f, stored.get(f.source), force=force, progress=progress)):
+                if progress.stop.is_set():
+                    break
                 progress.seen += 1
                 progress.current = found.source
                 try:

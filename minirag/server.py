@@ -72,6 +72,8 @@ class ServerState:
         return ConfigError(f"configuration error: {self.config_error}; fix it and restart the server")
 
     def close(self) -> None:
+        if self._jobs is not None:
+            self._jobs.stop_all()
         if self._app is not None:
             self._app.close()
 

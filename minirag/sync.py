@@ -127,6 +127,17 @@ class SyncJobs:
         threading.Thread(target=target, name=job.job_id, daemon=True).start()
         return job
 
+    def stop_all(self, timeout: float = 60.0) -> None:
+        """Ask running jobs to stop between files and wait for them, so nothing
+        closes the index under a job's feet."""
+        with self._lock:
+            jobs = [j for j in self._jobs.values() if j.state == "running"]
+        for job in jobs:
+            job.progress.stop.set()
+        deadline = time.monotonic() + timeout
+        for job in jobs:
+            job.wait(max(0.0, deadline - time.monotonic()))
+
     def get(self, job_id: str) -> SyncJob | None:
         with self._lock:
             return self._jobs.get(job_id)
