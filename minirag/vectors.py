@@ -86,8 +86,7 @@ class MatrixCache:
             if due:
                 self._building = True
         if due:
-            threading.Thread(target=self._build, args=(generation, dimension), name="minirag-vectors",
-                             daemon=True).start()
+            threading.Thread(target=self._build, args=(dimension,), name="minirag-vectors", daemon=True).start()
         return None
 
     def build_now(self, dimension: int) -> VectorMatrix:
@@ -106,7 +105,7 @@ class MatrixCache:
             self._matrix = matrix
         return matrix
 
-    def _build(self, generation: int, dimension: int) -> None:
+    def _build(self, dimension: int) -> None:
         started = time.monotonic()
         try:
             matrix = self.build_now(dimension)
