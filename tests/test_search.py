@@ -128,3 +128,21 @@ def test_a_corpus_the_model_cannot_read_is_searched_by_keywords(make_app, docs):
     run_sync(app.pipeline, list(app.config.roots))
     hits = app.query("SQL server tables")["results"]  # Latin query, Cyrillic corpus
     assert hits and all(h["distance"] is None for h in hits)
+
+
+def test_the_matrix_is_built_in_the_background_and_then_used(indexed, monkeypatch):
+    import time
+
+    from minirag import vectors
+
+    monkeypatch.setattr(vectors, "MIN_CHUNKS", 0)
+    monkeypatch.setattr(vectors, "REBUILD_PAUSE_S", 0)
+    generation, dimension = indexed.index.generation(), indexed.embedder.dimension
+    assert indexed.matrices.current(generation, 10, dimension) is None  # starts the build
+    deadline = time.monotonic() + 30
+    matrix = None
+    while matrix is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+        matrix = indexed.matrices.current(generation, 10, dimension)
+    assert matrix is not None and matrix.generation == generation
+    assert len(matrix.ids) == indexed.index.stats()["chunkCount"]
