@@ -16,7 +16,6 @@ from pathlib import Path
 
 from minirag import __version__, db
 from minirag.config import Config
-from minirag.coverage import CorpusCoverage, vector_can_vote
 from minirag.errors import InvalidArgument, MiniragError, NotFound
 from minirag.index import Index
 from minirag.pipeline import Document, Pipeline, Progress, file_hash
@@ -38,7 +37,6 @@ class App:
         self._index: Index | None = None
         self._pipeline: Pipeline | None = None
         self._lock = threading.Lock()
-        self._coverage = CorpusCoverage()
         self.matrices = MatrixCache(lambda: db.connect(self.config.db_path, read_only=True))
 
     # --- lazily opened parts -------------------------------------------------
@@ -179,8 +177,10 @@ class App:
         if options.hybrid_weight < 1.0:
             embedder = self.embedder
             index.bind_model(embedder.model_id, embedder.dimension)
-            if options.hybrid_weight > 0.0 and not vector_can_vote(index.conn, embedder, text, self._coverage):
-                options = replace(options, hybrid_weight=1.0)  # see coverage.py
+            if options.hybrid_weight > 0.0 and not embedder.reads(text):
+                # A model that cannot read the query's script gets no vote in the fusion:
+                # on lo-help-index-ru with the English all-MiniLM-L6-v2, every vector weight hurt.
+                options = replace(options, hybrid_weight=1.0)
             else:
                 vector = embedder.embed_queries([text])[0]
         matrix = None

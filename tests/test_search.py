@@ -121,15 +121,6 @@ def test_a_query_in_a_script_the_model_cannot_read_is_answered_by_keywords(make_
     assert vector_only and all(h["distance"] is not None for h in vector_only)
 
 
-def test_a_corpus_the_model_cannot_read_is_searched_by_keywords(make_app, docs):
-    app = make_app()
-    for i in range(5):
-        write(docs / f"ru{i}.md", f"# Раздел {i}\n\nСервер базы данных SQL хранит таблицы, индексы и журналы номер {i}.")
-    run_sync(app.pipeline, list(app.config.roots))
-    hits = app.query("SQL server tables")["results"]  # Latin query, Cyrillic corpus
-    assert hits and all(h["distance"] is None for h in hits)
-
-
 def test_the_matrix_is_built_in_the_background_and_then_used(indexed, monkeypatch):
     import time
 
