@@ -308,14 +308,12 @@ class Index:
                 "lifecycle", "ingestedAt", "chunkCount")
         return dict(zip(keys, row, strict=True))
 
-    def list_sources(self, *, scope_sql: str = "", scope_args: Sequence = ()) -> list[dict]:
+    def list_sources(self) -> list[dict]:
         rows = self.conn.execute(
-            "SELECT s.source, s.kind, s.title, s.scheme, s.lifecycle, s.ingested_at, s.size, "
-            "(SELECT COUNT(*) FROM chunks c WHERE c.source_id = s.id) "
-            f"FROM sources s {('WHERE ' + scope_sql) if scope_sql else ''} ORDER BY s.source",
-            tuple(scope_args),
+            "SELECT s.source, s.kind, s.title, s.scheme, s.lifecycle, s.ingested_at, s.size, s.mtime_ns, "
+            "(SELECT COUNT(*) FROM chunks c WHERE c.source_id = s.id) FROM sources s ORDER BY s.source"
         )
-        keys = ("source", "kind", "title", "scheme", "lifecycle", "ingestedAt", "size", "chunkCount")
+        keys = ("source", "kind", "title", "scheme", "lifecycle", "ingestedAt", "size", "mtimeNs", "chunkCount")
         return [dict(zip(keys, r, strict=True)) for r in rows]
 
     def sections(self, source: str) -> list[Section]:

@@ -26,15 +26,8 @@ def _disk_state(found, stored, max_size: int) -> str:
 
 
 def list_entries(app, scope: Scope | None) -> list[dict]:
-    index = app.index
-    rows = index.conn.execute(
-        "SELECT s.source, s.kind, s.title, s.scheme, s.size, s.mtime_ns, s.lifecycle, "
-        "(SELECT COUNT(*) FROM chunks c WHERE c.source_id = s.id) FROM sources s ORDER BY s.source"
-    ).fetchall()
     indexed = {
-        r[0]: {"kind": r[1], "title": r[2], "scheme": r[3], "size": r[4], "mtimeNs": r[5], "lifecycle": r[6],
-               "chunkCount": r[7]}
-        for r in rows if scope is None or scope.matches(r[0])
+        row["source"]: row for row in app.index.list_sources() if scope is None or scope.matches(row["source"])
     }
     out = []
     for found in walk_roots(app.config.roots):

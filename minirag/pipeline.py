@@ -21,6 +21,8 @@ from pathlib import Path
 import numpy as np
 
 from minirag.chunking import SCHEME_VERSION, ChunkedDocument, chunk_document
+from minirag.chunking.frontmatter import parse_frontmatter
+from minirag.chunking.titles import choose_title, first_h1
 from minirag.config import MIN_CHUNK_TOKEN_BUDGET, Config, ConfigError
 from minirag.convert import Converted, convert_file
 from minirag.embed import Embedder
@@ -79,7 +81,6 @@ class Unchanged:
 
 @dataclass(frozen=True)
 class Excluded:
-    found: FoundFile
     reason: str
 
 
@@ -92,18 +93,6 @@ class Document:
 
 def file_hash(data: bytes) -> str:
     return hashlib.blake2b(data, digest_size=20).hexdigest()
-
-
-def choose_title(markdown: str, metadata_title: str | None, stem: str) -> str:
-    from minirag.chunking.titles import choose_title as rule
-
-    return rule(markdown, metadata_title=metadata_title, stem=stem)
-
-
-def split_frontmatter(markdown: str) -> tuple[dict, str]:
-    from minirag.chunking.frontmatter import parse_frontmatter
-
-    return parse_frontmatter(markdown)
 
 
 class Pipeline:
@@ -125,13 +114,13 @@ class Pipeline:
               title: str | None = None, size: int | None = None, mtime_ns: int | None = None,
               progress: Progress | None = None) -> Document | Excluded:
         t0 = time.perf_counter()
-        meta, body = split_frontmatter(converted.markdown)
+        meta, body = parse_frontmatter(converted.markdown)
         if meta.get("rag") is False:
-            return Excluded(FoundFile(source, source, size or 0, mtime_ns or 0), "frontmatter rag: false")
+            return Excluded("frontmatter rag: false")
         lifecycle = "superseded" if str(meta.get("lifecycle", "")).lower() == "superseded" else "active"
         if title is None:
-            title = choose_title(body, converted.metadata_title, stem) if kind == "file" else (
-                converted.metadata_title or _first_h1(body) or ""
+            title = choose_title(body, metadata_title=converted.metadata_title, stem=stem) if kind == "file" else (
+                converted.metadata_title or first_h1(body) or ""
             )
         chunked = chunk_document(body, title=title, count_tokens=self.embedder.count_tokens, budget=self.budget,
                                  max_tokens=self.embedder.max_length)
@@ -268,9 +257,3 @@ def _ahead(pool: ThreadPoolExecutor, items: Iterable[FoundFile], fn) -> Iterator
     while pending:
         yield pending.pop(0)
 
-
-def _first_h1(markdown: str) -> str | None:
-    for line in markdown.splitlines():
-        if line.startswith("# "):
-            return line[2:].strip() or None
-    return None
