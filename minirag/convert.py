@@ -1,4 +1,4 @@
-"""File / bytes / text -> Markdown plus a title (markitdown for office formats)."""
+"""File / bytes / text -> Markdown plus a title (markitdown for office formats, our own for HTML)."""
 
 from __future__ import annotations
 
@@ -75,9 +75,10 @@ def _markitdown_convert(source, name: str, **kwargs) -> Converted:
 # One converter per extension, never markitdown's guess-and-fall-back chain: a
 # corrupt PDF must fail, not be indexed as its raw bytes by the plain-text converter.
 _CONVERTERS = {
-    ".docx": "DocxConverter", ".pptx": "PptxConverter", ".xlsx": "XlsxConverter", ".html": "HtmlConverter",
-    ".htm": "HtmlConverter", ".csv": "CsvConverter", ".epub": "EpubConverter", ".ipynb": "IpynbConverter",
+    ".docx": "DocxConverter", ".pptx": "PptxConverter", ".xlsx": "XlsxConverter",
+    ".csv": "CsvConverter", ".epub": "EpubConverter", ".ipynb": "IpynbConverter",
 }
+_HTML = {".html", ".htm"}
 _ZIP_FORMATS = {".docx", ".pptx", ".xlsx", ".epub"}
 # Office files are zips; refuse to inflate one past this (a zip bomb), checked from
 # the central directory before any parser touches it.
@@ -117,6 +118,25 @@ def _convert_pdf(path: Path) -> Converted:
     return Converted(markdown=text)
 
 
+def _html(text: str, name: str, warnings: tuple[str, ...] = ()) -> Converted:
+    from minirag.html_markdown import html_to_markdown
+
+    try:
+        markdown, title = html_to_markdown(text)
+    except ConversionFailed as exc:
+        raise ConversionFailed(f"{name}: {exc}") from None
+    return Converted(markdown=markdown, metadata_title=title, warnings=warnings)
+
+
+def _convert_html(path: Path) -> Converted:
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise ConversionFailed(f"{path}: cannot read ({exc.strerror or exc})") from None
+    text, warnings = decode_text(data, str(path))
+    return _html(text, str(path), warnings)
+
+
 def convert_file(path: Path) -> Converted:
     """Convert one file. Raises ConversionFailed with a one-line reason."""
     suffix = path.suffix.lower()
@@ -132,6 +152,8 @@ def convert_file(path: Path) -> Converted:
         raise ConversionFailed(f"{path}: cannot read ({exc.strerror or exc})") from None
     if suffix == ".pdf":
         return _convert_pdf(path)
+    if suffix in _HTML:
+        return _convert_html(path)
     if suffix in _ZIP_FORMATS:
         _check_zip(path)
     import markitdown.converters as converters
@@ -139,10 +161,10 @@ def convert_file(path: Path) -> Converted:
 
     converter = getattr(converters, _CONVERTERS[suffix])()
     info = StreamInfo(extension=suffix, filename=path.name, local_path=str(path),
-                      charset="utf-8" if suffix in (".csv", ".html", ".htm", ".ipynb") else None)
+                      charset="utf-8" if suffix in (".csv", ".ipynb") else None)
     try:
         with open(path, "rb") as handle:
-            if suffix in (".csv", ".html", ".htm", ".ipynb"):
+            if suffix in (".csv", ".ipynb"):
                 text, warnings = decode_text(handle.read(), str(path))
                 handle = io.BytesIO(text.encode("utf-8"))
             else:
@@ -162,20 +184,22 @@ def convert_data(content: str, fmt: str, name: str) -> Converted:
     if fmt in ("text", "markdown"):
         return Converted(markdown=content)
     if fmt == "html":
-        from markitdown import StreamInfo
-
-        return _markitdown_convert(
-            io.BytesIO(content.encode("utf-8")),
-            name,
-            stream_info=StreamInfo(mimetype="text/html", extension=".html", charset="utf-8"),
-        )
+        return _html(content, name)
     raise ConversionFailed(f"unknown format {fmt!r}; use text, markdown or html")
 
 
 def convert_bytes(body: bytes, *, mimetype: str, charset: str | None, url: str) -> Converted:
-    """A fetched response body (see fetch.py); markitdown picks the converter by type and URL."""
+    """A fetched response body (see fetch.py): HTML converted here, other types by markitdown's pick."""
     from markitdown import StreamInfo
 
     suffix = Path(url.split("?", 1)[0].split("#", 1)[0]).suffix.lower() or None
+    if mimetype in ("text/html", "application/xhtml+xml") or (not mimetype and suffix in _HTML):
+        if charset:
+            try:
+                return _html(body.decode(charset, errors="replace"), url)
+            except LookupError:
+                pass  # an unknown charset name: detect it instead
+        text, warnings = decode_text(body, url)
+        return _html(text, url, warnings)
     info = StreamInfo(mimetype=mimetype or None, charset=charset, url=url, extension=suffix)
     return _markitdown_convert(io.BytesIO(body), url, stream_info=info)

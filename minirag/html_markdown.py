@@ -1,0 +1,247 @@
+"""HTML -> Markdown in one walk over lxml's tree: headings, paragraphs, lists, tables, code, links.
+
+markitdown's HTML path (BeautifulSoup's pure-Python parser, then markdownify)
+took 13.4 s for 60 pages of the Python docs (3.1 MB), a fifth of a cold sync
+that should be spent embedding; lxml parses in C and this walk does the rest
+in ~0.6 s (scripts/bench.py). What chunking needs is kept: ATX headings (the
+section structure), fenced code (atomic blocks), pipe tables (rows repeated
+with their header), list items, and links as [text](href) (links.py drops the
+in-page ones). Scripts, styles and form controls are dropped.
+"""
+
+from __future__ import annotations
+
+import re
+
+from minirag.errors import ConversionFailed
+
+_DROP = frozenset({"script", "style", "noscript", "template", "svg", "canvas", "iframe", "object", "embed",
+                   "select", "button", "head", "title", "meta", "link", "input", "textarea"})
+_HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
+_BLOCKS = frozenset({"p", "div", "section", "article", "main", "header", "footer", "nav", "aside", "figure",
+                     "figcaption", "address", "details", "summary", "center", "fieldset", "legend", "body",
+                     "html", "form", "caption", "dt", "dd", "dl", "hr", "tbody", "thead", "tfoot", "tr"})
+_CODE = frozenset({"code", "kbd", "samp", "tt", "var"})
+_SPACE = re.compile(r"[ \t\r\n\f\v\u00a0\u2000-\u200a\u202f\u205f\u3000]+")
+_XML_DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>")
+_LANGUAGE = re.compile(r"(?:^|\s)(?:highlight|language|lang)-([\w+#.-]+)")
+_BREAK = "\x00"  # a <br> inside inline text, turned into a newline when the text is flushed
+
+
+def html_to_markdown(html: str) -> tuple[str, str | None]:
+    """(markdown, <title> text or None). Raises ConversionFailed on markup lxml cannot read at all."""
+    import lxml.html
+    from lxml import etree
+
+    html = _XML_DECLARATION.sub("", html, count=1).replace(_BREAK, "")
+    if not html.strip():
+        return "", None
+    try:
+        root = lxml.html.document_fromstring(html, parser=lxml.html.HTMLParser(huge_tree=True))
+    except etree.ParserError:  # lxml's only complaint: no element at all ("Document is empty")
+        return "", None
+    except ValueError as exc:
+        raise ConversionFailed(f"cannot parse HTML ({exc})") from None
+    title_el = root.find(".//title")
+    title = _SPACE.sub(" ", title_el.text_content()).strip() if title_el is not None else ""
+    body = root.find("body")
+    writer = _Writer()
+    top = body if body is not None else root
+    try:
+        writer.block(top)
+    except RecursionError:  # nested past Python's stack (~300 levels): keep the text, lose the structure
+        lines = (_SPACE.sub(" ", line).strip() for line in top.text_content().split("\n"))
+        return "\n".join(line for line in lines if line), title or None
+    return writer.markdown("\n\n"), title or None
+
+
+class _Writer:
+    """Blocks of Markdown, plus the inline text of the block being built."""
+
+    def __init__(self):
+        self.blocks: list[str] = []
+        self.inline: list[str] = []
+
+    def markdown(self, separator: str) -> str:
+        self.flush()
+        return separator.join(self.blocks)
+
+    def flush(self) -> None:
+        if not self.inline:
+            return
+        lines = (_SPACE.sub(" ", line).strip() for line in "".join(self.inline).split(_BREAK))
+        text = "\n".join(line for line in lines if line)
+        self.inline = []
+        if text:
+            if text.startswith("# ") or text.startswith("#\n"):
+                text = "\\" + text  # text, not a heading
+            self.blocks.append(text)
+
+    def emit(self, block: str) -> None:
+        self.flush()
+        if block:
+            self.blocks.append(block)
+
+    def text(self, text: str | None) -> None:
+        if text:
+            self.inline.append(text)
+
+    def children(self, el) -> None:
+        self.text(el.text)
+        for child in el:
+            self.element(child)
+            self.text(child.tail)
+
+    def block(self, el) -> None:
+        self.flush()
+        self.children(el)
+        self.flush()
+
+    def element(self, el) -> None:
+        tag = el.tag
+        if not isinstance(tag, str):  # a comment or processing instruction: its tail is the caller's
+            return
+        tag = tag.lower()
+        if tag in _DROP:
+            return
+        if tag in _HEADINGS:
+            text = inline_text(el)
+            self.emit("#" * _HEADINGS[tag] + " " + text if text else "")
+        elif tag == "pre":
+            self.emit(_fenced(el))
+        elif tag in ("ul", "ol", "menu"):
+            self.emit(_list(el, ordered=tag == "ol"))
+        elif tag == "table":
+            self.emit(_table(el))
+        elif tag == "blockquote":
+            quoted = _render(el, "\n\n")
+            self.emit("\n".join("> " + line if line else ">" for line in quoted.split("\n")) if quoted else "")
+        elif tag == "li":  # an item outside any list
+            self.emit(_item(el, "- "))
+        elif tag in _BLOCKS:
+            self.block(el)
+        elif tag == "br":
+            self.inline.append(_BREAK)
+        elif tag in _CODE:
+            self.text(_code_span(inline_text(el, keep_space=True)))
+        elif tag == "a":
+            self.text(_link(el))
+        elif tag == "img":
+            self.text(_image(el))
+        else:  # span, em, strong, abbr, sup, ...: their text flows on
+            self.children(el)
+
+
+def _render(el, separator: str) -> str:
+    writer = _Writer()
+    writer.children(el)
+    return writer.markdown(separator)
+
+
+def inline_text(el, keep_space: bool = False) -> str:
+    """The element's content on one line."""
+    writer = _Writer()
+    writer.children(el)
+    writer.flush()
+    text = " ".join(writer.blocks).replace("\n", " ")
+    return text if keep_space else _SPACE.sub(" ", text).strip()
+
+
+def _code_span(text: str) -> str:
+    text = _SPACE.sub(" ", text).strip()
+    if not text:
+        return ""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def _fenced(pre) -> str:
+    code = pre.text_content().replace("\r\n", "\n").strip("\n")
+    if not code.strip():
+        return ""
+    longest = max((len(run) for run in re.findall(r"`{3,}", code)), default=2)
+    fence = "`" * (longest + 1)
+    language = ""
+    for holder in (pre, pre.getparent(), pre.find("code")):
+        if holder is not None:
+            found = _LANGUAGE.search(holder.get("class") or "")
+            if found:
+                language = found.group(1)
+                break
+    return f"{fence}{language}\n{code}\n{fence}"
+
+
+def _item(li, marker: str) -> str:
+    body = _render(li, "\n")
+    if not body:
+        return ""
+    indent = " " * len(marker)
+    lines = body.split("\n")
+    return "\n".join([marker + lines[0]] + [indent + line if line else "" for line in lines[1:]])
+
+
+def _list(el, ordered: bool) -> str:
+    try:
+        number = int(el.get("start") or 1)
+    except ValueError:
+        number = 1
+    items = []
+    for child in el:
+        if not isinstance(child.tag, str) or child.tag.lower() in _DROP:
+            continue
+        marker = f"{number}. " if ordered else "- "
+        item = _item(child, marker) if child.tag.lower() == "li" else _render_as_block(child)
+        if item:
+            items.append(item)
+            number += 1
+    return "\n".join(items)
+
+
+def _render_as_block(el) -> str:
+    writer = _Writer()
+    writer.element(el)
+    return writer.markdown("\n")
+
+
+def _table(table) -> str:
+    rows = []
+    caption = table.find("caption")
+    for tr in table.xpath("./tr | ./thead/tr | ./tbody/tr | ./tfoot/tr"):
+        cells = [inline_text(cell).replace("|", "\\|") for cell in tr if isinstance(cell.tag, str)
+                 and cell.tag.lower() in ("td", "th")]
+        if any(cells):
+            rows.append(cells)
+    title = inline_text(caption) if caption is not None else ""
+    if not rows:
+        return title
+    width = max(len(r) for r in rows)
+    rows = [r + [""] * (width - len(r)) for r in rows]
+    lines = ["| " + " | ".join(rows[0]) + " |", "|" + " --- |" * width]
+    lines += ["| " + " | ".join(r) + " |" for r in rows[1:]]
+    return (title + "\n\n" if title else "") + "\n".join(lines)
+
+
+def _safe_href(href: str) -> str | None:
+    href = href.strip()
+    scheme = re.match(r"^([a-zA-Z][a-zA-Z0-9+.-]*):", href)
+    if scheme and scheme.group(1).lower() not in ("http", "https", "file", "mailto"):
+        return None  # javascript:, data:, vbscript:, ...
+    return href.replace(" ", "%20").replace("(", "%28").replace(")", "%29")
+
+
+def _link(a) -> str:
+    text = inline_text(a)
+    href = _safe_href(a.get("href") or "")
+    if not text or not href:
+        return text
+    return f"[{text}]({href})"
+
+
+def _image(img) -> str:
+    alt = _SPACE.sub(" ", img.get("alt") or "").strip().replace("]", "")
+    src = _safe_href(img.get("src") or "")
+    if not src:
+        return alt
+    return f"![{alt}]({src})"

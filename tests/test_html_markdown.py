@@ -1,0 +1,69 @@
+import pytest
+
+from minirag.html_markdown import html_to_markdown
+
+
+def md(html: str) -> str:
+    return html_to_markdown(html)[0]
+
+
+def test_headings_paragraphs_and_the_title():
+    markdown, title = html_to_markdown(
+        "<html><head><title> The  Guide </title><style>p {color: red}</style></head>"
+        "<body><h1>Install</h1><p>Run   the\n installer.</p><h3>Notes</h3><div>Reboot after.</div></body></html>"
+    )
+    assert title == "The Guide"
+    assert markdown == "# Install\n\nRun the installer.\n\n### Notes\n\nReboot after."
+
+
+def test_scripts_styles_and_form_controls_are_dropped_but_text_after_them_stays():
+    markdown = md("<p>before<script>alert(1)</script> after<!-- note --> tail<select><option>x</option></select></p>")
+    assert markdown == "before after tail"
+
+
+def test_nested_lists_keep_their_markers_and_indentation():
+    markdown = md("<ul><li>one<ul><li>one.a</li></ul></li><li>two</li></ul><ol start='3'><li>three</li><li>four</li></ol>")
+    assert markdown == "- one\n  - one.a\n- two\n\n3. three\n4. four"
+
+
+def test_a_table_becomes_a_pipe_table_with_its_header_first():
+    markdown = md("<table><caption>Types</caption><thead><tr><th>TOML</th><th>Python</th></tr></thead>"
+                  "<tbody><tr><td>table</td><td>dict</td></tr><tr><td>a|b</td></tr></tbody></table>")
+    assert markdown == "Types\n\n| TOML | Python |\n| --- | --- |\n| table | dict |\n| a\\|b |  |"
+
+
+def test_preformatted_code_is_fenced_verbatim_with_its_language():
+    markdown = md('<div class="highlight-python3"><pre>def f():\n    return "```"\n</pre></div><p>x</p>')
+    assert markdown == '````python3\ndef f():\n    return "```"\n````\n\nx'
+
+
+def test_inline_code_links_and_images():
+    markdown = md('<p>Call <code>load()</code> from <a href="lib/toml.html#load" title="t">the docs</a>, '
+                  '<a href="javascript:evil()">not this</a>, <img alt="logo" src="a b.png">'
+                  '<img alt="inline" src="data:image/png;base64,AAAA"></p>')
+    assert markdown == "Call `load()` from [the docs](lib/toml.html#load), not this, ![logo](a%20b.png)inline"
+
+
+def test_line_breaks_blockquotes_and_definition_lists():
+    markdown = md("<p>line one<br>line two</p><blockquote><p>quoted</p><p>more</p></blockquote>"
+                  "<dl><dt>term</dt><dd>meaning</dd></dl>")
+    assert markdown == "line one\nline two\n\n> quoted\n>\n> more\n\nterm\n\nmeaning"
+
+
+def test_text_that_looks_like_a_heading_is_escaped():
+    assert md("<p># not a heading</p>") == "\\# not a heading"
+
+
+@pytest.mark.parametrize("html", ["", "   ", "<!-- only a comment -->", "<html><body></body></html>"])
+def test_empty_documents_give_no_text(html):
+    assert md(html) == ""
+
+
+def test_an_xml_declaration_and_a_broken_document_are_read():
+    assert md('<?xml version="1.0" encoding="utf-8"?><html><body><p>ok</p></body></html>') == "ok"
+    assert md("<p>unclosed <b>bold <i>italic</p><p>next") == "unclosed bold italic\n\nnext"
+
+
+def test_nesting_deeper_than_the_stack_keeps_the_text():
+    assert md("<div>" * 1000 + "<p>deep</p><p>text</p>" + "</div>" * 1000) == "deeptext"
+    md("<div>" * 5000 + "<p>deep</p>" + "</div>" * 5000)  # past libxml2's 2048 levels: no error
