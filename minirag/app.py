@@ -173,7 +173,7 @@ class App:
         index = self.index
         if index.bound_model() is None:
             return query_result([], {}, self.config.roots)  # nothing indexed yet
-        vector = None
+        vector, matrix = None, None
         if options.hybrid_weight < 1.0:
             embedder = self.embedder
             index.bind_model(embedder.model_id, embedder.dimension)
@@ -183,11 +183,9 @@ class App:
                 options = replace(options, hybrid_weight=1.0)
             else:
                 vector = embedder.embed_queries([text])[0]
-        matrix = None
-        if vector is not None:
-            largest = index.conn.execute("SELECT COALESCE(MAX(id), 0) FROM chunks").fetchone()[0]
-            matrix = self.matrices.current(index.generation(), largest, self.embedder.dimension)
-        hits = hybrid_search(index.conn, vector, text, options, matrix=matrix)
+                largest = index.conn.execute("SELECT COALESCE(MAX(id), 0) FROM chunks").fetchone()[0]
+                matrix = self.matrices.current(index.generation(), largest, embedder.dimension)
+        hits = hybrid_search(index.conn, text, options, query_vector=vector, matrix=matrix)
         return query_result(hits, parents_for(index.conn, hits), self.config.roots)
 
     def read(self, key: str) -> dict:

@@ -58,8 +58,8 @@ def normalize(text: str) -> str:
     return " ".join(terms(text))
 
 
-def fts_query(text: str) -> str | None:
-    """A safe FTS5 MATCH expression: distinct stemmed terms, each quoted, OR-ed. None if no terms."""
+def query_terms(text: str) -> list[str]:
+    """Distinct stemmed terms of a query, stop words dropped when other words remain."""
     all_words = words(text)
     content = [w for w in all_words if w not in _STOPWORDS] or all_words
     seen: dict[str, None] = {}
@@ -67,6 +67,15 @@ def fts_query(text: str) -> str | None:
         seen.setdefault(stem(word), None)
         if len(seen) >= MAX_QUERY_TERMS:
             break
-    if not seen:
+    return list(seen)
+
+
+def match_expression(terms: list[str]) -> str | None:
+    """A safe FTS5 MATCH expression: each term quoted, OR-ed. None if no terms."""
+    if not terms:
         return None
-    return " OR ".join('"' + t.replace('"', '""') + '"' for t in seen)
+    return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
+
+
+def fts_query(text: str) -> str | None:
+    return match_expression(query_terms(text))

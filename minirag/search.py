@@ -1,5 +1,7 @@
-"""Hybrid search: vec0 KNN and FTS5 BM25, fused by weighted RRF in one SQL statement.
+"""Hybrid search: vector and FTS5 BM25 candidates, fused by weighted RRF in SQL.
 
+Each side ranks its candidates (vector: the vec0 KNN or the in-memory matrix;
+keyword: FTS5 BM25), then one SQL statement of CTEs fuses them:
 score = (1 - w) / (k + vector_rank) + w / (k + keyword_rank), ranks 1-based,
 k = 60. A chunk only the keyword side found has distance NULL. Scope and
 lifecycle filters run inside each side's query, before ranking.
@@ -14,6 +16,7 @@ import numpy as np
 
 from minirag import keywords
 from minirag.errors import InvalidArgument
+from minirag.keyword_search import keyword_candidates
 from minirag.security import Scope
 
 RRF_K = 60
@@ -23,7 +26,6 @@ MAX_TOP_K = 100
 CANDIDATES_PER_RESULT = 4
 MIN_CANDIDATES = 40
 MAX_CANDIDATES = 400
-TITLE_WEIGHT = 1.0  # BM25 column weight of the source title relative to the body
 
 
 @dataclass(frozen=True)
@@ -64,48 +66,55 @@ def candidate_depth(top_k: int) -> int:
     return max(MIN_CANDIDATES, min(MAX_CANDIDATES, top_k * CANDIDATES_PER_RESULT))
 
 
-SCOPE_SQL = "(s.source = ? OR (s.source >= ? AND s.source < ?))"
-def _vector_ctes(blob: bytes, depth: int, scope: Scope | None,
-                 nearest: list[tuple[int, float]] | None) -> tuple[list[str], list]:
-    """CTEs ending in `vec(chunk_id, distance, rnk)`, filtered before ranking.
+# Weighted RRF over the two candidate lists, each a JSON array in rank order:
+# vector [[chunk_id, distance], ...], keyword [chunk_id, ...].
+FUSION_SQL = (
+    "WITH vec AS (SELECT CAST(json_extract(value, '$[0]') AS INTEGER) AS chunk_id, "
+    "json_extract(value, '$[1]') AS distance, CAST(key AS INTEGER) + 1 AS rnk FROM json_each(?)), "
+    "kw AS (SELECT CAST(value AS INTEGER) AS chunk_id, CAST(key AS INTEGER) + 1 AS rnk FROM json_each(?)), "
+    "fused AS (SELECT chunk_id, SUM(score) AS score, MIN(distance) AS distance FROM ("
+    "SELECT chunk_id, ? / (? + rnk) AS score, distance FROM vec UNION ALL "
+    "SELECT chunk_id, ? / (? + rnk) AS score, NULL AS distance FROM kw) GROUP BY chunk_id) "
+    "SELECT f.chunk_id, s.source, s.kind, s.title, c.ord, c.text, f.score, f.distance, c.parent_id, "
+    "c.page_start, c.page_end FROM fused f JOIN chunks c ON c.id = f.chunk_id "
+    "JOIN sources s ON s.id = c.source_id ORDER BY f.score DESC, f.distance IS NULL, f.distance, f.chunk_id"
+)
 
-    `nearest` is the vector side already ranked in memory (vectors.py); without
-    it the vec0 KNN runs here. vec0's text-metadata range filters fail on larger
-    tables (sqlite-vec 0.1.9: "Could not filter metadata fields"), so a scope is a
-    `chunk_id IN (...)` constraint inside the KNN.
+
+def vec0_candidates(conn, vector: np.ndarray, depth: int, scope: Scope | None) -> list[tuple[int, float]]:
+    """(chunk_id, distance) of the nearest active chunks by the vec0 KNN, nearest first.
+
+    vec0's text-metadata range filters fail on larger tables (sqlite-vec 0.1.9:
+    "Could not filter metadata fields"), so a scope is a `chunk_id IN (...)`
+    constraint inside the KNN.
     """
-    if nearest is not None:
-        return [
-            "vec AS (SELECT CAST(json_extract(value, '$[0]') AS INTEGER) AS chunk_id, "
-            "json_extract(value, '$[1]') AS distance, CAST(key AS INTEGER) + 1 AS rnk FROM json_each(?))"
-        ], [json.dumps(nearest)]
     scope_filter, scope_args = "", []
     if scope is not None:
         scope_filter = (f" AND chunk_id IN (SELECT c.id FROM chunks c JOIN sources s ON s.id = c.source_id "
-                        f"WHERE {SCOPE_SQL})")
-        scope_args = [scope.exact, scope.low, scope.high]
+                        f"WHERE {Scope.SQL})")
+        scope_args = list(scope.args)
     # MATERIALIZED keeps SQLite from flattening the KNN into the outer query,
     # which vec0 rejects (one ORDER BY distance per KNN).
-    return [
-        "knn AS MATERIALIZED (SELECT chunk_id, distance FROM chunks_vec "
-        f"WHERE embedding MATCH ? AND k = ? AND lifecycle = 'active'{scope_filter})",
-        "vec AS (SELECT chunk_id, distance, ROW_NUMBER() OVER (ORDER BY distance, chunk_id) AS rnk "
-        "FROM knn ORDER BY distance, chunk_id LIMIT ?)",
-    ], [blob, depth, *scope_args, depth]
+    sql = ("WITH knn AS MATERIALIZED (SELECT chunk_id, distance FROM chunks_vec "
+           f"WHERE embedding MATCH ? AND k = ? AND lifecycle = 'active'{scope_filter}) "
+           "SELECT chunk_id, distance FROM knn ORDER BY distance, chunk_id LIMIT ?")
+    blob = np.asarray(vector, dtype=np.float32).tobytes()
+    return conn.execute(sql, (blob, depth, *scope_args, depth)).fetchall()
 
 
 def scoped_chunk_ids(conn, scope: Scope) -> list[int]:
     return [r[0] for r in conn.execute(
-        f"SELECT c.id FROM chunks c JOIN sources s ON s.id = c.source_id WHERE {SCOPE_SQL}",
-        (scope.exact, scope.low, scope.high))]
+        f"SELECT c.id FROM chunks c JOIN sources s ON s.id = c.source_id WHERE {Scope.SQL}",
+        scope.args)]
 
 
-def hybrid_search(conn, query_vector: np.ndarray | None, query_text: str, options: SearchOptions,
+def hybrid_search(conn, query_text: str, options: SearchOptions, *, query_vector: np.ndarray | None = None,
                   matrix=None) -> list[Hit]:
-    """Ranked hits, fused in SQL, then the distance-based post filters.
+    """Ranked hits: each side's candidates, weighted RRF in SQL, then the distance-based post filters.
 
-    `matrix` (a vectors.VectorMatrix of the current index state), when given,
-    ranks the vector side in memory instead of the vec0 scan.
+    Without `query_vector` the vector side is left out. `matrix` (a
+    vectors.VectorMatrix of the current index state) ranks the vector side in
+    memory instead of the vec0 scan.
     """
     top_k = clamp_top_k(options.top_k)
     weight = options.hybrid_weight
@@ -113,44 +122,18 @@ def hybrid_search(conn, query_vector: np.ndarray | None, query_text: str, option
     scope = Scope.of(options.scope) if options.scope else None
     has_vectors = conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'chunks_vec'").fetchone()
     run_vector = weight < 1.0 and query_vector is not None and has_vectors
-    fts = keywords.fts_query(query_text) if weight > 0.0 else None
-
-    ctes, args = [], []
-    if run_vector:
-        blob = np.asarray(query_vector, dtype=np.float32).tobytes()
-        nearest = None
-        if matrix is not None:
-            allowed = np.asarray(scoped_chunk_ids(conn, scope), dtype=np.int64) if scope else None
-            nearest = matrix.nearest(query_vector, depth, allowed)
-        vec_ctes, vec_args = _vector_ctes(blob, depth, scope, nearest)
-        ctes += vec_ctes
-        args += vec_args
-    if fts:
-        ctes.append(
-            "kw AS (SELECT chunk_id, ROW_NUMBER() OVER (ORDER BY bm, chunk_id) AS rnk FROM ("
-            "SELECT f.rowid AS chunk_id, bm25(chunks_fts, 1.0, ?) AS bm FROM chunks_fts f "
-            "JOIN chunks c ON c.id = f.rowid JOIN sources s ON s.id = c.source_id "
-            f"WHERE chunks_fts MATCH ? AND s.lifecycle = 'active'{' AND ' + SCOPE_SQL if scope else ''} "
-            "ORDER BY bm, f.rowid LIMIT ?))"
-        )
-        args += [TITLE_WEIGHT, fts, *([scope.exact, scope.low, scope.high] if scope else []), depth]
-    if not ctes:
+    terms = keywords.query_terms(query_text) if weight > 0.0 else []
+    if not run_vector and not terms:
         return []
-    arms = []
-    if run_vector:
-        arms.append("SELECT chunk_id, ? / (? + rnk) AS score, distance FROM vec")
-    if fts:
-        arms.append("SELECT chunk_id, ? / (? + rnk) AS score, NULL AS distance FROM kw")
-    arm_args = ([1.0 - weight, RRF_K] if run_vector else []) + ([weight, RRF_K] if fts else [])
-    sql = (
-        f"WITH {', '.join(ctes)}, "
-        f"fused AS (SELECT chunk_id, SUM(score) AS score, MIN(distance) AS distance "
-        f"FROM ({' UNION ALL '.join(arms)}) GROUP BY chunk_id) "
-        "SELECT f.chunk_id, s.source, s.kind, s.title, c.ord, c.text, f.score, f.distance, c.parent_id, "
-        "c.page_start, c.page_end FROM fused f JOIN chunks c ON c.id = f.chunk_id "
-        "JOIN sources s ON s.id = c.source_id ORDER BY f.score DESC, f.distance IS NULL, f.distance, f.chunk_id"
-    )
-    rows = conn.execute(sql, (*args, *arm_args)).fetchall()
+    nearest: list = []
+    if run_vector and matrix is not None:
+        allowed = np.asarray(scoped_chunk_ids(conn, scope), dtype=np.int64) if scope is not None else None
+        nearest = matrix.nearest(query_vector, depth, allowed)
+    elif run_vector:
+        nearest = vec0_candidates(conn, query_vector, depth, scope)
+    keyword = keyword_candidates(conn, terms, depth, scope)
+    rows = conn.execute(FUSION_SQL, (json.dumps([list(n) for n in nearest]), json.dumps(keyword),
+                                     1.0 - weight, RRF_K, weight, RRF_K)).fetchall()
     hits = [Hit(*row) for row in rows]
     hits = apply_post_filters(hits, options)
     return hits[:top_k]

@@ -58,5 +58,12 @@ class Scope:
         # Every string that starts with `prefix` sorts in [prefix, prefix with its last char bumped).
         return cls(exact=base, low=prefix, high=prefix[:-1] + chr(ord(prefix[-1]) + 1))
 
+    #: The same test in SQL, over `sources s`; its arguments are `args`.
+    SQL = "(s.source = ? OR (s.source >= ? AND s.source < ?))"
+
+    @property
+    def args(self) -> tuple[str, str, str]:
+        return self.exact, self.low, self.high
+
     def matches(self, source: str) -> bool:
         return source == self.exact or self.low <= source < self.high

@@ -1,6 +1,7 @@
 """Retrieval quality on BEIR-format sets, through minirag's real ingest and search.
 
     python scripts/eval.py DIR [DIR ...] [--json] [--model-path P] [--index-dir D]
+                           [--keyword-budget-share F]
 
 Each DIR holds corpus.jsonl, queries.jsonl and qrels/test.tsv. Every corpus
 document is ingested as a Markdown data source (`# title` + text) into a fresh
@@ -85,7 +86,9 @@ def ingest_corpus(app, corpus: list[dict], log) -> None:
     log("\n")
 
 
-def evaluate(directory: Path, config, embedder, index_dir: Path | None, log) -> dict:
+def evaluate(directory: Path, config, embedder, index_dir: Path | None, log,
+             keyword_budget_share: float | None = None) -> dict:
+    from minirag import keyword_search
     from minirag.app import App
 
     corpus = read_jsonl(directory / "corpus.jsonl")
@@ -102,6 +105,11 @@ def evaluate(directory: Path, config, embedder, index_dir: Path | None, log) -> 
         ingest_corpus(app, corpus, log)
     stats = app.index.stats()
     out: dict = {"_meta": {"documents": len(corpus), "queries": len(judged), "chunks": stats["chunkCount"]}}
+    if keyword_budget_share is not None:
+        # Term pruning starts above KEYWORD_ROW_BUDGET chunks; a budget that is the same share
+        # of this small corpus as the default is of a large one shows what pruning costs in quality.
+        keyword_search.KEYWORD_ROW_BUDGET = max(1, round(keyword_budget_share * stats["chunkCount"]))
+        out["_meta"]["keyword_row_budget"] = keyword_search.KEYWORD_ROW_BUDGET
     for mode, weight in [("vector", MODES["vector"]), ("keyword", MODES["keyword"]), ("hybrid", config.hybrid_weight)]:
         mode_app = App(replace(base, hybrid_weight=weight), embedder=embedder)
         totals = dict.fromkeys(("ndcg@10", "mrr@10", "recall@10", "recall@100"), 0.0)
@@ -124,7 +132,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--model-path", help="local model directory (default: MODEL_PATH, else the test model)")
     parser.add_argument("--index-dir", type=Path, help="keep indexes here and reuse them on the next run")
+    parser.add_argument("--keyword-budget-share", type=float, metavar="F",
+                        help="keyword side: score at most F x (chunks) matches per query, pruning common "
+                             "terms (default: the fixed keyword_search.KEYWORD_ROW_BUDGET, never reached by small sets)")
     args = parser.parse_args(argv)
+    # A shell glob over the eval-data folder also names its README: skip what is not a set.
+    sets = [d for d in args.dirs if (d / "corpus.jsonl").is_file()]
+    for skipped in sorted(set(args.dirs) - set(sets)):
+        print(f"skipping {skipped}: no corpus.jsonl there", file=sys.stderr)
+    if not sets:
+        parser.error("no evaluation set among the given paths (each needs corpus.jsonl, queries.jsonl, qrels/)")
 
     from minirag.config import load_config
     from minirag.embed import Embedder, resolve_model
@@ -145,20 +162,22 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.flush()
 
     if args.json:
-        results = {d.name: evaluate(d, config, embedder, args.index_dir, log) for d in args.dirs}
+        results = {d.name: evaluate(d, config, embedder, args.index_dir, log, args.keyword_budget_share) for d in sets}
         print(json.dumps({name: {k: v for k, v in r.items() if k != "_meta"} for name, r in results.items()}, indent=2))
         return 0
     print(f"model: {embedder.model_id} ({config.model_path}), hybrid weight {config.hybrid_weight}, "
           f"chunk budget {config.chunk_token_budget} tokens")
     print(f"{'set':<22} {'mode':<8} {'nDCG@10':>8} {'MRR@10':>8} {'R@10':>8} {'R@100':>8} {'q/s':>7}", flush=True)
-    for directory in args.dirs:  # each set's rows as soon as it is done
-        r = evaluate(directory, config, embedder, args.index_dir, log)
+    for directory in sets:  # each set's rows as soon as it is done
+        r = evaluate(directory, config, embedder, args.index_dir, log, args.keyword_budget_share)
         for mode in ("vector", "keyword", "hybrid"):
             m = r[mode]
             print(f"{directory.name:<22} {mode:<8} {m['ndcg@10']:>8.4f} {m['mrr@10']:>8.4f} {m['recall@10']:>8.4f} "
                   f"{m['recall@100']:>8.4f} {m['queries_per_s']:>7.1f}")
         meta = r["_meta"]
-        print(f"{'':<22} ({meta['documents']} docs, {meta['chunks']} chunks, {meta['queries']} queries)", flush=True)
+        budget = f", keyword row budget {meta['keyword_row_budget']}" if "keyword_row_budget" in meta else ""
+        print(f"{'':<22} ({meta['documents']} docs, {meta['chunks']} chunks, {meta['queries']} queries{budget})",
+              flush=True)
     return 0
 
 

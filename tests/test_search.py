@@ -137,3 +137,60 @@ def test_the_matrix_is_built_in_the_background_and_then_used(indexed, monkeypatc
         matrix = indexed.matrices.current(generation, 10, dimension)
     assert matrix is not None and matrix.generation == generation
     assert len(matrix.ids) == indexed.index.stats()["chunkCount"]
+
+
+def test_superseded_matches_that_fill_the_keyword_depth_leave_room_for_active_ones(make_app, docs):
+    from minirag.search import candidate_depth
+
+    app = make_app({"RAG_HYBRID_WEIGHT": "1"})
+    # More superseded chunks than the keyword side's depth, each a stronger BM25 match than the live one.
+    for n in range(candidate_depth(10) + 5):
+        write(docs / "old" / f"v{n}.md", f"---\nlifecycle: superseded\n---\n# Vacation policy {n}\n\n"
+                                         "Vacation policy: vacation days. Vacation policy days.")
+    write(docs / "new.md", "# Handbook\n\nAmong many other rules, the vacation policy grants 25 days a year.")
+    run_sync(app.pipeline, list(app.config.roots))
+    hits = app.query("vacation policy days", top_k=10)["results"]
+    assert [h["source"] for h in hits] == [str(docs / "new.md")]
+
+
+def test_rare_terms_fill_the_row_budget_rarest_first(monkeypatch):
+    from minirag import keyword_search
+
+    monkeypatch.setattr(keyword_search, "KEYWORD_ROW_BUDGET", 100)
+    counts = {"common": 90, "rare": 5, "mid": 40}
+    assert keyword_search.rare_terms(["common", "rare", "mid"], counts) == ["rare", "mid"]
+    assert keyword_search.rare_terms(["common"], {"common": 500}) == ["common"]  # the rarest always
+    # A term the vocabulary lacks neither counts nor stands in for the rarest one that occurs.
+    assert keyword_search.rare_terms(["common", "typo"], {"common": 500}) == ["typo", "common"]
+
+
+def test_bm25_computed_in_python_equals_fts5s_own(indexed):
+    from minirag import keyword_search, keywords
+
+    conn = indexed.index.conn
+    for text in ["apples project", "secret apple notes folder", "rocket oxygen kerosene fruit"]:
+        terms = keywords.query_terms(text)
+        fts5 = dict(conn.execute("SELECT rowid, bm25(chunks_fts, 1.0, ?) FROM chunks_fts WHERE chunks_fts MATCH ?",
+                                 (keyword_search.TITLE_WEIGHT, keywords.match_expression(terms))).fetchall())
+        ours = keyword_search.bm25_scores(conn, list(fts5), terms, keyword_search.document_counts(conn, terms))
+        assert len(fts5) >= 2 and ours.keys() == fts5.keys()
+        assert all(abs(ours[i] - fts5[i]) <= 1e-9 * max(1.0, abs(fts5[i])) for i in fts5), (ours, fts5)
+
+
+def test_past_the_row_budget_common_terms_still_rank_the_rare_terms_matches(make_app, docs, monkeypatch):
+    from minirag import keyword_search
+
+    app = make_app({"RAG_HYBRID_WEIGHT": "1"})
+    for n in range(3):
+        write(docs / f"common{n}.md", f"# Note {n}\n\nThe kettle is on the stove.")
+    for n in range(10):
+        write(docs / f"other{n}.md", f"# Other {n}\n\nNothing to see in note {n}.")
+    write(docs / "rare.md", "# Rare\n\nA samovar.")
+    write(docs / "both.md", "# Both\n\nThe kettle sits beside the samovar in the corner of the room.")
+    run_sync(app.pipeline, list(app.config.roots))
+    exact = [h["source"] for h in app.query("kettle samovar", top_k=10)["results"]]
+    assert exact[:2] == [str(docs / "both.md"), str(docs / "rare.md")] and len(exact) == 5
+    monkeypatch.setattr(keyword_search, "KEYWORD_ROW_BUDGET", 3)
+    narrowed = [h["source"] for h in app.query("kettle samovar", top_k=10)["results"]]
+    # Only chunks holding the rare term are candidates, ranked by both terms.
+    assert narrowed == [str(docs / "both.md"), str(docs / "rare.md")]

@@ -1,0 +1,149 @@
+"""The keyword side of a query: FTS5 BM25 candidates, bounded in cost on large indexes.
+
+FTS5 scores every chunk that matches any query term (~1.4 us each on two
+cores), so an OR over common words scores 100k+ rows at 1M chunks. Past
+KEYWORD_ROW_BUDGET chunks the match is narrowed to the rarest terms whose
+document counts fit the budget, the best RESCORE_DEPTH of those matches are
+fetched, and they are ranked again by BM25 over every query term, computed
+here exactly as FTS5's bm25() does (same idf, k1, b, column weights and
+lengths). So a chunk loses its place only if it holds none of the rare terms.
+"""
+
+from __future__ import annotations
+
+import math
+
+from minirag.keywords import match_expression
+from minirag.security import Scope
+
+TITLE_WEIGHT = 1.0  # BM25 column weight of the source title relative to the body
+KEYWORD_ROW_BUDGET = 40_000  # matches FTS5 scores per query, at most
+RESCORE_DEPTH = 400  # matches of the rare terms ranked again over every term
+# FTS5's bm25() constants (fts5_aux.c).
+_K1, _B = 1.2, 0.75
+
+
+def document_counts(conn, terms: list[str]) -> dict[str, int]:
+    """Chunks holding each term, for the terms the FTS vocabulary has as spelled."""
+    # fts5vocab counts a term's documents by walking its posting list: a few ms at 1M.
+    conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.chunks_fts_terms USING fts5vocab(main, chunks_fts, row)")
+    marks = ",".join("?" * len(terms))
+    return dict(conn.execute(f"SELECT term, doc FROM temp.chunks_fts_terms WHERE term IN ({marks})", terms))
+
+
+def rare_terms(terms: list[str], counts: dict[str, int]) -> list[str]:
+    """Rarest first while the summed document counts fit KEYWORD_ROW_BUDGET; the rarest that occurs always.
+
+    A term the vocabulary lacks as spelled matches nothing, or is one the
+    tokenizer folds (diacritics): kept, uncounted, never the one rarest term.
+    """
+    kept = [t for t in terms if t not in counts]
+    rows, took_one = 0, False
+    for term in sorted(counts, key=counts.__getitem__):
+        rows += counts[term]
+        if took_one and rows > KEYWORD_ROW_BUDGET:
+            break
+        kept.append(term)
+        took_one = True
+    return kept
+
+
+def keyword_candidates(conn, terms: list[str], depth: int, scope: Scope | None) -> list[int]:
+    """Chunk ids of the best BM25 matches of `terms` over body and title, active sources only, best first."""
+    if not terms:
+        return []
+    if len(terms) > 1 and conn.execute("SELECT COALESCE(MAX(id), 0) FROM chunks").fetchone()[0] > KEYWORD_ROW_BUDGET:
+        counts = document_counts(conn, terms)
+        narrowed = rare_terms(terms, counts)
+        if len(narrowed) < len(terms):
+            matches = _bm25_matches(conn, match_expression(narrowed), max(depth, RESCORE_DEPTH), scope)
+            return rescore(conn, matches, terms, counts)[:depth]
+    return [chunk_id for chunk_id, _bm in _bm25_matches(conn, match_expression(terms), depth, scope)]
+
+
+def _bm25_matches(conn, fts: str, depth: int, scope: Scope | None) -> list[tuple[int, float]]:
+    """(chunk_id, bm25) best first; inactive sources and chunks outside the scope left out.
+
+    Joining every match to its source costs as much as BM25 itself, so without a
+    scope the best depth + (chunks of inactive sources) matches are taken from
+    FTS5 alone and only those are joined and filtered: never fewer than depth
+    active ones survive. A scope filters every match through the join.
+    """
+    if scope is None:
+        inactive = conn.execute(
+            "SELECT COUNT(*) FROM chunks WHERE source_id IN (SELECT id FROM sources WHERE lifecycle <> 'active')"
+        ).fetchone()[0]
+        sql = ("WITH top AS MATERIALIZED (SELECT rowid AS chunk_id, bm25(chunks_fts, 1.0, ?) AS bm FROM chunks_fts "
+               "WHERE chunks_fts MATCH ? ORDER BY bm, rowid LIMIT ?) "
+               "SELECT t.chunk_id, t.bm FROM top t JOIN chunks c ON c.id = t.chunk_id "
+               "JOIN sources s ON s.id = c.source_id WHERE s.lifecycle = 'active' ORDER BY t.bm, t.chunk_id LIMIT ?")
+        args = (TITLE_WEIGHT, fts, depth + inactive, depth)
+    else:
+        sql = ("SELECT f.rowid, bm25(chunks_fts, 1.0, ?) AS bm FROM chunks_fts f "
+               "JOIN chunks c ON c.id = f.rowid JOIN sources s ON s.id = c.source_id "
+               f"WHERE chunks_fts MATCH ? AND s.lifecycle = 'active' AND {Scope.SQL} ORDER BY bm, f.rowid LIMIT ?")
+        args = (TITLE_WEIGHT, fts, *scope.args, depth)
+    return conn.execute(sql, args).fetchall()
+
+
+def rescore(conn, matches: list[tuple[int, float]], terms: list[str], counts: dict[str, int]) -> list[int]:
+    """The matched chunk ids ranked by FTS5's BM25 over all `terms` (ties by chunk id)."""
+    scores = bm25_scores(conn, [chunk_id for chunk_id, _bm in matches], terms, counts)
+    return sorted(scores, key=lambda chunk_id: (scores[chunk_id], chunk_id))
+
+
+def bm25_scores(conn, ids: list[int], terms: list[str], counts: dict[str, int]) -> dict[int, float]:
+    """FTS5's bm25(chunks_fts, 1.0, TITLE_WEIGHT) of each chunk for the OR of `terms` (lower is better).
+
+    `counts`: chunks holding each term (document_counts). Lengths are tokens of
+    the stored keyword text, which keywords.normalize joins with single spaces.
+    """
+    if not ids:
+        return {}
+    rows, total_tokens = fts_totals(conn)
+    avgdl = total_tokens / rows if rows else 1.0
+    idf = {}
+    for term in terms:
+        hits = counts.get(term, 0)
+        value = math.log((rows - hits + 0.5) / (hits + 0.5))
+        idf[term] = value if value > 0.0 else 1e-6
+    marks = ",".join("?" * len(ids))
+    scores = {}
+    for chunk_id, body, title in conn.execute(
+        f"SELECT rowid, body, title FROM chunks_fts WHERE rowid IN ({marks})", ids
+    ):
+        body_tokens, title_tokens = body.split(), title.split()
+        norm = _K1 * (1 - _B + _B * (len(body_tokens) + len(title_tokens)) / avgdl)
+        score = 0.0
+        for term in terms:
+            freq = body_tokens.count(term) + TITLE_WEIGHT * title_tokens.count(term)
+            if freq:
+                score += idf[term] * (freq * (_K1 + 1.0)) / (freq + norm)
+        scores[chunk_id] = -score
+    return scores
+
+
+def fts_totals(conn) -> tuple[int, int]:
+    """(rows, tokens over all columns) as FTS5 keeps them for BM25: the averages record of chunks_fts_data."""
+    blob = conn.execute("SELECT block FROM chunks_fts_data WHERE id = 1").fetchone()
+    if not blob or not blob[0]:
+        return 0, 0
+    values, pos = [], 0
+    data = bytes(blob[0])
+    while pos < len(data):
+        value, pos = _varint(data, pos)
+        values.append(value)
+    return values[0], sum(values[1:])
+
+
+def _varint(data: bytes, pos: int) -> tuple[int, int]:
+    """SQLite's varint: big-endian 7-bit groups, high bit = more; a 9th byte carries 8 bits."""
+    value = 0
+    for i in range(9):
+        byte = data[pos + i]
+        if i == 8:
+            return (value << 8) | byte, pos + 9
+        value = (value << 7) | (byte & 0x7F)
+        if not byte & 0x80:
+            return value, pos + i + 1
+    raise AssertionError("unreachable")
