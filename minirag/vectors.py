@@ -31,6 +31,7 @@ class VectorMatrix:
         self.ids = ids  # int64 chunk ids, ascending
         self.matrix = matrix  # float32 (n, dimension), unit rows
         self.active = active  # bool: lifecycle is 'active'
+        self.all_active = bool(active.all())  # the usual case: no mask to apply
 
     @classmethod
     def load(cls, conn, generation: int, dimension: int) -> VectorMatrix:
@@ -53,9 +54,12 @@ class VectorMatrix:
     def nearest(self, query: np.ndarray, depth: int, allowed: np.ndarray | None = None) -> list[tuple[int, float]]:
         """(chunk_id, cosine distance) of the `depth` nearest active chunks, nearest first."""
         scores = self.matrix @ np.asarray(query, dtype=np.float32)
-        mask = self.active if allowed is None else self.active & np.isin(self.ids, allowed)
-        scores = np.where(mask, scores, -np.inf)
-        depth = min(depth, int(mask.sum()))
+        if allowed is None and self.all_active:
+            depth = min(depth, len(scores))
+        else:
+            mask = self.active if allowed is None else self.active & np.isin(self.ids, allowed)
+            scores = np.where(mask, scores, -np.inf)
+            depth = min(depth, int(mask.sum()))
         if depth <= 0:
             return []
         top = np.argpartition(-scores, depth - 1)[:depth]
@@ -82,6 +86,8 @@ class MatrixCache:
             matrix = self._matrix
             if matrix is not None and matrix.generation == generation:
                 return matrix
+            # A stale matrix is never used again: free it now, so a rebuild never holds two.
+            self._matrix = None
             due = not self._building and time.monotonic() - self._last_build >= REBUILD_PAUSE_S
             if due:
                 self._building = True
