@@ -54,14 +54,26 @@ def log(message: str) -> None:
     sys.stderr.flush()
 
 
-def peak_rss_mb() -> float:
-    """Peak resident set size of this process (VmHWM), in MiB."""
+def _proc_status_mb(field: str) -> float | None:
     try:
         for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
+            if line.startswith(field + ":"):
                 return round(int(line.split()[1]) / 1024, 1)
     except OSError:
         pass
+    return None
+
+
+def rss_mb() -> float | None:
+    """Resident set size of this process now (VmRSS), in MiB; None where /proc is missing."""
+    return _proc_status_mb("VmRSS")
+
+
+def peak_rss_mb() -> float:
+    """Peak resident set size of this process (VmHWM), in MiB."""
+    peak = _proc_status_mb("VmHWM")
+    if peak is not None:
+        return peak
     import resource
 
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
@@ -451,10 +463,14 @@ def phase_serve(spec: dict) -> dict:
             samples.append((time.perf_counter() - started) * 1000)
     out["query_embedding_ms"] = {"p50": round(percentile(samples, 50), 2), "p95": round(percentile(samples, 95), 2)}
 
+    # One serving process: the three modes share one matrix cache, as one server's queries do.
+    shared_matrices = None
     for mode, weight in MODES.items():
         app = App(make_config(work, path, spec["model_path"], weight), embedder=embedder)
-        if app.config.hybrid_weight < 1.0:
-            app.matrices.build_now(embedder.dimension)  # what a serving process has after its first queries
+        if shared_matrices is None:
+            shared_matrices = app.matrices
+            shared_matrices.build_now(embedder.dimension)  # what a serving process has after its first queries
+        app.matrices = shared_matrices
         for q in queries[:3]:
             app.query(q)  # warm the page cache and the statement cache
         samples, hits = [], 0
@@ -473,17 +489,19 @@ def phase_serve(spec: dict) -> dict:
         }
         log(f"[serve {size}] {mode}: p50 {out[mode]['p50_ms']} ms, p95 {out[mode]['p95_ms']} ms")
         app.close()
+    out["serving_rss_mb"] = rss_mb()
+    out["peak_rss_mb"] = peak_rss_mb()
 
     if size >= vectors.MIN_CHUNKS:
         app = App(make_config(work, path, spec["model_path"], 0.0), embedder=embedder)
-        recall = fast_path_recall(app.index.conn, embedder, queries)
+        matrix = shared_matrices.build_now(embedder.dimension)
+        recall = fast_path_recall(app.index.conn, embedder, queries, matrix)
         recall["chunks"] = size
-        recall["in_domain"] = fast_path_recall(app.index.conn, embedder, in_domain_queries(work, len(queries)))
+        recall["in_domain"] = fast_path_recall(app.index.conn, embedder, in_domain_queries(work, len(queries)), matrix)
         out["fast_path_recall"] = recall
         log(f"[serve {size}] fast-path recall@10 {recall['recall_at_10']} "
             f"(in-domain queries: {recall['in_domain']['recall_at_10']})")
         app.close()
-    out["peak_rss_mb"] = peak_rss_mb()
     return out
 
 
@@ -503,21 +521,19 @@ def in_domain_queries(work: Path, count: int) -> list[str]:
     return out
 
 
-def fast_path_recall(conn, embedder, queries: list[str]) -> dict:
+def fast_path_recall(conn, embedder, queries: list[str], matrix) -> dict:
     """Recall@10 of the vector side's fast path (the in-memory matrix) against the vec0 exact scan."""
     from minirag.search import SearchOptions, hybrid_search
-    from minirag.vectors import VectorMatrix
 
     options = SearchOptions(top_k=10, hybrid_weight=0.0)
     vectors_ = embedder.embed_queries(queries)
-    generation = int(conn.execute("SELECT COALESCE((SELECT value FROM meta WHERE key = 'generation'), 0)").fetchone()[0])
-    matrix = VectorMatrix.load(conn, generation, embedder.dimension)
 
     def run(use_matrix: bool) -> tuple[list[list[int]], list[float]]:
         ids, ms = [], []
         for q, v in zip(queries, vectors_, strict=True):
             started = time.perf_counter()
-            ids.append([h.chunk_id for h in hybrid_search(conn, v, q, options, matrix=matrix if use_matrix else None)])
+            hits = hybrid_search(conn, q, options, query_vector=v, matrix=matrix if use_matrix else None)
+            ids.append([h.chunk_id for h in hits])
             ms.append((time.perf_counter() - started) * 1000)
         return ids, ms
 
@@ -606,7 +622,7 @@ def run_all(args: argparse.Namespace, work: Path) -> dict:
         builds[str(size)] = run_phase("build", {**base, "size": size})
         served = run_phase("serve", {**base, "size": size, "queries": args.queries, "repeat": args.repeat,
                                      "queries_file": str(args.queries_file)})
-        serve_rss[str(size)] = served.pop("peak_rss_mb")
+        serve_rss[str(size)] = {"after_queries": served.pop("serving_rss_mb"), "peak": served.pop("peak_rss_mb")}
         recall = served.pop("fast_path_recall", recall)
         latency[str(size)] = served
     results["query_latency"] = {
@@ -626,7 +642,7 @@ def run_all(args: argparse.Namespace, work: Path) -> dict:
         "ingest_peak_rss_mb": ingest["peak_rss_mb"] if not args.skip_ingest else None,
         "manyfiles_peak_rss_mb": (results["nochange_sync"]["synthetic"] or {}).get("peak_rss_mb")
         if not args.skip_ingest else None,
-        "serve_peak_rss_mb": serve_rss,
+        "serving_rss_mb": serve_rss,
         "index_bytes_per_chunk": {
             **({"cold": results["cold_sync"]["index_bytes_per_chunk"]} if not args.skip_ingest else {}),
             **{size: b["index_bytes_per_chunk"] for size, b in builds.items()},
@@ -684,8 +700,11 @@ def print_table(r: dict) -> None:
               f"{d['queries']} (min {d['min_recall_at_10']}, {d['perfect_queries']} perfect); vector SQL p50 "
               f"matrix {d['matrix_sql_p50_ms']:.1f} ms vs vec0 {d['vec0_sql_p50_ms']:.1f} ms")
     mem = r["memory"]
+    serving = ", ".join(f"{size}: {v['after_queries']} after queries / {v['peak']} peak"
+                        for size, v in mem["serving_rss_mb"].items())
     print(f"\nmemory: ingest peak {mem['ingest_peak_rss_mb']} MiB, tiny-file sync peak {mem['manyfiles_peak_rss_mb']} "
-          f"MiB, serving peak by size {mem['serve_peak_rss_mb']} MiB; index bytes/chunk {mem['index_bytes_per_chunk']}")
+          f"MiB; serving RSS (one process: model, matrix, three query modes) MiB by size: {serving}; "
+          f"index bytes/chunk {mem['index_bytes_per_chunk']}")
 
 
 def parse_sizes(raw: str) -> list[int]:
