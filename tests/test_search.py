@@ -153,15 +153,14 @@ def test_superseded_matches_that_fill_the_keyword_depth_leave_room_for_active_on
     assert [h["source"] for h in hits] == [str(docs / "new.md")]
 
 
-def test_rare_terms_fill_the_row_budget_rarest_first(monkeypatch):
+def test_rare_terms_fill_the_row_budget_rarest_first():
     from minirag import keyword_search
 
-    monkeypatch.setattr(keyword_search, "KEYWORD_ROW_BUDGET", 100)
     counts = {"common": 90, "rare": 5, "mid": 40}
-    assert keyword_search.rare_terms(["common", "rare", "mid"], counts) == ["rare", "mid"]
-    assert keyword_search.rare_terms(["common"], {"common": 500}) == ["common"]  # the rarest always
+    assert keyword_search.rare_terms(["common", "rare", "mid"], counts, 100) == ["rare", "mid"]
+    assert keyword_search.rare_terms(["common"], {"common": 500}, 100) == ["common"]  # the rarest always
     # A term the vocabulary lacks neither counts nor stands in for the rarest one that occurs.
-    assert keyword_search.rare_terms(["common", "typo"], {"common": 500}) == ["typo", "common"]
+    assert keyword_search.rare_terms(["common", "typo"], {"common": 500}, 100) == ["typo", "common"]
 
 
 def test_bm25_computed_in_python_equals_fts5s_own(indexed):
@@ -191,6 +190,29 @@ def test_past_the_row_budget_common_terms_still_rank_the_rare_terms_matches(make
     exact = [h["source"] for h in app.query("kettle samovar", top_k=10)["results"]]
     assert exact[:2] == [str(docs / "both.md"), str(docs / "rare.md")] and len(exact) == 5
     monkeypatch.setattr(keyword_search, "KEYWORD_ROW_BUDGET", 3)
+    monkeypatch.setattr(keyword_search, "KEYWORD_ROW_SHARE", 0.0)
     narrowed = [h["source"] for h in app.query("kettle samovar", top_k=10)["results"]]
     # Only chunks holding the rare term are candidates, ranked by both terms.
     assert narrowed == [str(docs / "both.md"), str(docs / "rare.md")]
+
+
+def test_the_vector_side_on_a_pool_ranks_exactly_like_inline(indexed, monkeypatch, docs):
+    from concurrent.futures import ThreadPoolExecutor
+
+    from minirag import vectors
+    from minirag.search import SearchOptions, hybrid_search
+
+    monkeypatch.setattr(vectors, "MIN_CHUNKS", 0)
+    matrix = indexed.matrices.build_now(indexed.embedder.dimension)
+    conn, embedder = indexed.index.conn, indexed.embedder
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        for text, scope in [("liquid oxygen rocket engines", None), ("secret apples", None),
+                            ("apples", str(docs / "proj"))]:
+            def embed(text=text):
+                return embedder.embed_queries([text])[0]
+            for m in (None, matrix):
+                options = SearchOptions(top_k=5, hybrid_weight=0.6, scope=scope)
+                inline = hybrid_search(conn, text, options, embed=embed, matrix=m)
+                pooled = hybrid_search(conn, text, options, embed=embed, matrix=m, pool=pool)
+                assert inline and pooled == inline
+                assert any(h.distance is not None for h in pooled)  # the vector side took part
