@@ -123,7 +123,7 @@ class _Writer:
         elif tag == "br":
             self.inline.append(_BREAK)
         elif tag in _CODE:
-            self.text(_code_span(inline_text(el, keep_space=True)))
+            self.text(_code_span(inline_text(el)))
         elif tag == "a":
             self.text(_link(el))
         elif tag == "img":
@@ -138,17 +138,15 @@ def _render(el, separator: str) -> str:
     return writer.markdown(separator)
 
 
-def inline_text(el, keep_space: bool = False) -> str:
+def inline_text(el) -> str:
     """The element's content on one line."""
     writer = _Writer()
     writer.children(el)
     writer.flush()
-    text = " ".join(writer.blocks).replace("\n", " ")
-    return text if keep_space else _SPACE.sub(" ", text).strip()
+    return _SPACE.sub(" ", " ".join(writer.blocks)).strip()
 
 
 def _code_span(text: str) -> str:
-    text = _SPACE.sub(" ", text).strip()
     if not text:
         return ""
     longest = max((len(run) for run in re.findall(r"`+", text)), default=0)

@@ -1,7 +1,7 @@
 """Retrieval quality on BEIR-format sets, through minirag's real ingest and search.
 
     python scripts/eval.py DIR [DIR ...] [--json] [--model-path P] [--index-dir D]
-                           [--keyword-budget-share F]
+                           [--top-k K] [--keyword-budget-share F]
 
 Each DIR holds corpus.jsonl, queries.jsonl and qrels/test.tsv. Every corpus
 document is ingested as a Markdown data source (`# title` + text) into a fresh
@@ -87,7 +87,7 @@ def ingest_corpus(app, corpus: list[dict], log) -> None:
 
 
 def evaluate(directory: Path, config, embedder, index_dir: Path | None, log,
-             keyword_budget_share: float | None = None) -> dict:
+             keyword_budget_share: float | None = None, top_k: int = 100) -> dict:
     from minirag import keyword_search
     from minirag.app import App
 
@@ -115,7 +115,7 @@ def evaluate(directory: Path, config, embedder, index_dir: Path | None, log,
         totals = dict.fromkeys(("ndcg@10", "mrr@10", "recall@10", "recall@100"), 0.0)
         started = time.perf_counter()
         for qid in judged:
-            ranking = ranked_sources(mode_app.query(queries[qid], top_k=100))
+            ranking = ranked_sources(mode_app.query(queries[qid], top_k=top_k))
             for key, value in score_query(ranking, qrels[qid]).items():
                 totals[key] += value
         elapsed = time.perf_counter() - started
@@ -132,6 +132,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--model-path", help="local model directory (default: MODEL_PATH, else the test model)")
     parser.add_argument("--index-dir", type=Path, help="keep indexes here and reuse them on the next run")
+    parser.add_argument("--top-k", type=int, default=100,
+                        help="results asked of each query (default: %(default)s; each side then ranks "
+                             "4 x topK candidates, so 10 is what a client's default query sees)")
     parser.add_argument("--keyword-budget-share", type=float, metavar="F",
                         help="keyword side: score at most F x (chunks) matches per query, narrowing to rare "
                              "terms (default: keyword_search's budget, max(25,000, 0.04 x chunks))")
@@ -162,14 +165,14 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.flush()
 
     if args.json:
-        results = {d.name: evaluate(d, config, embedder, args.index_dir, log, args.keyword_budget_share) for d in sets}
+        results = {d.name: evaluate(d, config, embedder, args.index_dir, log, args.keyword_budget_share, args.top_k) for d in sets}
         print(json.dumps({name: {k: v for k, v in r.items() if k != "_meta"} for name, r in results.items()}, indent=2))
         return 0
     print(f"model: {embedder.model_id} ({config.model_path}), hybrid weight {config.hybrid_weight}, "
           f"chunk budget {config.chunk_token_budget} tokens")
     print(f"{'set':<22} {'mode':<8} {'nDCG@10':>8} {'MRR@10':>8} {'R@10':>8} {'R@100':>8} {'q/s':>7}", flush=True)
     for directory in sets:  # each set's rows as soon as it is done
-        r = evaluate(directory, config, embedder, args.index_dir, log, args.keyword_budget_share)
+        r = evaluate(directory, config, embedder, args.index_dir, log, args.keyword_budget_share, args.top_k)
         for mode in ("vector", "keyword", "hybrid"):
             m = r[mode]
             print(f"{directory.name:<22} {mode:<8} {m['ndcg@10']:>8.4f} {m['mrr@10']:>8.4f} {m['recall@10']:>8.4f} "
