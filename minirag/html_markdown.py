@@ -140,10 +140,7 @@ def _render(el, separator: str) -> str:
 
 def inline_text(el) -> str:
     """The element's content on one line."""
-    writer = _Writer()
-    writer.children(el)
-    writer.flush()
-    return _SPACE.sub(" ", " ".join(writer.blocks)).strip()
+    return _SPACE.sub(" ", _render(el, " ")).strip()
 
 
 def _code_span(text: str) -> str:
