@@ -15,16 +15,17 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 
-from minirag import __version__, db
+from minirag import __version__
 from minirag.config import Config
 from minirag.errors import InvalidArgument, MiniragError, NotFound
-from minirag.index import Index
-from minirag.pipeline import Document, Pipeline, Progress, file_hash
+from minirag.ingest.pipeline import Document, Pipeline, Progress, file_hash
+from minirag.ingest.scan import walk
 from minirag.results import ingest_result, query_result
-from minirag.scan import walk
-from minirag.search import SearchOptions, clamp_top_k, hybrid_search, parents_for
+from minirag.search.plan import SearchOptions, clamp_top_k, hybrid_search, parents_for
+from minirag.search.vector import MatrixCache
 from minirag.security import Scope, resolve_inside_roots
-from minirag.vectors import MatrixCache
+from minirag.store import connection as db
+from minirag.store.index import Index
 
 log = logging.getLogger(__name__)
 
@@ -54,7 +55,7 @@ class App:
     def embedder(self):
         with self._lock:
             if self._embedder is None:
-                from minirag.embed import Embedder, resolve_model
+                from minirag.encoder import Embedder, resolve_model
 
                 files = resolve_model(self.config.model_name, self.config.model_path, self.config.cache_dir)
                 self._embedder = Embedder(files)
@@ -140,7 +141,7 @@ class App:
                              len(document.chunked.chunks), document.warnings)
 
     def ingest_data(self, content: str, source: str, fmt: str = "text", title: str | None = None) -> dict:
-        from minirag.convert import convert_data
+        from minirag.ingest.convert import convert_data
 
         if not source or not source.strip():
             raise InvalidArgument("source must be a non-empty id")
@@ -155,8 +156,8 @@ class App:
 
     def ingest_url(self, url: str, source: str | None = None, title: str | None = None) -> dict:
         """The one network operation: every fetch goes through fetch.fetch_url and its guard."""
-        from minirag.convert import convert_bytes
-        from minirag.fetch import fetch_url
+        from minirag.ingest.convert import convert_bytes
+        from minirag.ingest.fetch import fetch_url
 
         page = fetch_url(url, allow_private=self.config.allow_private_urls)
         converted = convert_bytes(page.body, mimetype=page.content_type, charset=page.charset, url=page.final_url)
@@ -227,7 +228,7 @@ class App:
         return {"chunks": chunks}
 
     def list_files(self, scope: str | None = None) -> dict:
-        from minirag.listing import list_entries
+        from minirag.ingest.listing import list_entries
 
         return {"files": list_entries(self, Scope.of(scope) if scope else None)}
 

@@ -127,7 +127,7 @@ class _Progress:
 
 
 def _run_files(args, app, runner) -> int:
-    from minirag.pipeline import Progress
+    from minirag.ingest.pipeline import Progress
 
     progress, display = Progress(), _Progress()
     try:
@@ -156,8 +156,8 @@ def _cmd_ingest(args, app) -> int:
 def _cmd_sync(args, app) -> int:
     from pathlib import Path
 
-    from minirag.lock import SyncLock
-    from minirag.sync import run_sync
+    from minirag.ingest.sync import run_sync
+    from minirag.store.lock import SyncLock
 
     def runner(progress, bar):
         path = app.file_source(args.path)[0] if args.path else None
@@ -235,7 +235,7 @@ def _cmd_ingest_data(args, app) -> int:
 
 
 def _cmd_backup(args, app) -> int:
-    from minirag.backup import backup
+    from minirag.store.backup import backup
 
     _emit(args, backup(app.config.db_path, args.dest), _fmt_dict)
     return 0

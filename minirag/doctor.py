@@ -32,7 +32,7 @@ def _fail(name: str, detail: str, fix: str) -> Check:
 
 def check_sqlite(config: Config) -> Check:
     """The driver loads sqlite-vec and has FTS5: the two things the index cannot live without."""
-    from minirag import db
+    from minirag.store import connection as db
 
     driver = db.sqlite3.__name__
     try:
@@ -57,7 +57,7 @@ def check_sqlite(config: Config) -> Check:
 
 def configured_model_id(config: Config) -> str:
     """The model id the index will record for this configuration (no model loading)."""
-    from minirag.embed import canonical_model_name, spec_from_directory
+    from minirag.encoder import canonical_model_name, spec_from_directory
 
     if config.model_path is not None:
         return spec_from_directory(config.model_path, fallback_id=f"local:{config.model_path.name}").model_id
@@ -66,7 +66,7 @@ def configured_model_id(config: Config) -> str:
 
 def check_model(config: Config) -> Check:
     """Where resolve_model would find the model files, looking only at the local disk."""
-    from minirag.embed import KNOWN_MODELS, ModelSpec, packaged_minilm, resolve_model
+    from minirag.encoder import KNOWN_MODELS, ModelSpec, packaged_minilm, resolve_model
     from minirag.errors import ModelUnavailable
 
     if config.model_path is not None:
@@ -139,8 +139,8 @@ def _nearest_existing(path: Path) -> Path:
 
 def _index_stats(path: Path) -> tuple[int, dict | None]:
     """(schema version, stats when the schema is current) through a read-only connection."""
-    from minirag import db
-    from minirag.index import Index
+    from minirag.store import connection as db
+    from minirag.store.index import Index
 
     conn = db.connect(path, read_only=True)
     try:
@@ -158,7 +158,7 @@ def _index_stats(path: Path) -> tuple[int, dict | None]:
 
 def check_index(config: Config, stats_out: dict | None = None) -> Check:
     """Readable in read-only mode; otherwise the file (or the folder that will hold it) is writable."""
-    from minirag import db
+    from minirag.store import connection as db
 
     path = config.db_path
     if not path.exists():

@@ -12,7 +12,7 @@ import subprocess
 from datetime import UTC, datetime
 from pathlib import Path
 
-from minirag import db
+from minirag.store import connection as db
 
 log = logging.getLogger(__name__)
 

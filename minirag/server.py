@@ -29,8 +29,8 @@ from minirag import __version__
 from minirag.app import App
 from minirag.config import Config, ConfigError, load_config, parse_bool
 from minirag.errors import IndexUnavailable, MiniragError, NotFound
+from minirag.ingest.sync import SyncJob, SyncJobs
 from minirag.instructions import build_instructions
-from minirag.sync import SyncJob, SyncJobs
 
 log = logging.getLogger(__name__)
 
@@ -188,7 +188,7 @@ def status(state: ServerState) -> Result:
 def start_sync_job(state: ServerState, path: str | None) -> SyncJob:
     """Take the sync lock (SyncLocked at once if held) and run the sync in a thread."""
     from minirag.gitstate import record_git_state
-    from minirag.sync import run_sync
+    from minirag.ingest.sync import run_sync
 
     app = state.app
     if app.config.read_only:

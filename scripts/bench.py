@@ -113,7 +113,7 @@ def machine_info() -> dict:
         versions["onnxruntime"] = onnxruntime.__version__
     except ImportError:
         pass
-    from minirag import db
+    from minirag.store import connection as db
 
     versions["sqlite"] = db.sqlite_version()
     try:
@@ -145,7 +145,7 @@ def make_config(root: Path, db_path: Path, model_path: str, weight: float | None
 
 
 def load_embedder(model_path: str):
-    from minirag.embed import Embedder, resolve_model
+    from minirag.encoder import Embedder, resolve_model
 
     config = make_config(Path(model_path), Path(model_path) / "unused.db", model_path)
     embedder = Embedder(resolve_model(config.model_name, config.model_path, config.cache_dir))
@@ -186,7 +186,7 @@ class TimedTokenizer:
 
 def timed_sync(root: Path, db_path: Path, model_path: str, embedder) -> tuple[dict, float, object]:
     from minirag.app import App
-    from minirag.sync import run_sync
+    from minirag.ingest.sync import run_sync
 
     app = App(make_config(root, db_path, model_path), embedder=embedder)
     pipeline = app.pipeline  # opens the index and binds the model outside the timed part
@@ -283,7 +283,7 @@ def phase_manyfiles(spec: dict) -> dict:
 
 
 def phase_encoder(spec: dict) -> dict:
-    from minirag import db
+    from minirag.store import connection as db
 
     conn = db.connect(Path(spec["workdir"]) / "cold.db", read_only=True)
     texts = [r[0] for r in conn.execute("SELECT text FROM chunks ORDER BY id")]
@@ -336,9 +336,9 @@ def read_seed(db_path: Path):
     """The cold index's sources as (record, ChunkedDocument, vectors) triples, plus the bound model."""
     import numpy as np
 
-    from minirag import db
     from minirag.chunking import Chunk, ChunkedDocument, Section
-    from minirag.index import SourceRecord
+    from minirag.store import connection as db
+    from minirag.store.index import SourceRecord
 
     conn = db.connect(db_path, read_only=True)
     meta = dict(conn.execute("SELECT key, value FROM meta"))
@@ -385,7 +385,7 @@ def perturb_text(text: str, rng: random.Random) -> str:
 def phase_build(spec: dict) -> dict:
     import numpy as np
 
-    from minirag.index import Index, PreparedSource
+    from minirag.store.index import Index, PreparedSource
 
     work, size = Path(spec["workdir"]), spec["size"]
     path = work / f"large-{size}.db"
@@ -446,8 +446,8 @@ def read_queries(path: Path, count: int) -> list[str]:
 
 
 def phase_serve(spec: dict) -> dict:
-    from minirag import vectors
     from minirag.app import App
+    from minirag.search import vector as vectors
 
     work, size = Path(spec["workdir"]), spec["size"]
     path = work / f"large-{size}.db"
@@ -507,7 +507,7 @@ def phase_serve(spec: dict) -> dict:
 
 def in_domain_queries(work: Path, count: int) -> list[str]:
     """Queries the corpus can answer: ten words from the middle of randomly chosen seed chunks."""
-    from minirag import db
+    from minirag.store import connection as db
 
     conn = db.connect(work / "cold.db", read_only=True)
     texts = [r[0] for r in conn.execute("SELECT text FROM chunks ORDER BY id")]
@@ -523,7 +523,7 @@ def in_domain_queries(work: Path, count: int) -> list[str]:
 
 def fast_path_recall(conn, embedder, queries: list[str], matrix) -> dict:
     """Recall@10 of the vector side's fast path (the in-memory matrix) against the vec0 exact scan."""
-    from minirag.search import SearchOptions, hybrid_search
+    from minirag.search.plan import SearchOptions, hybrid_search
 
     options = SearchOptions(top_k=10, hybrid_weight=0.0)
     vectors_ = embedder.embed_queries(queries)

@@ -34,9 +34,9 @@ def main() -> int:
     from minirag.chunking import chunk_document
     from minirag.chunking.frontmatter import parse_frontmatter
     from minirag.chunking.titles import choose_title
-    from minirag.convert import SUPPORTED_EXTENSIONS, convert_file
-    from minirag.embed import Embedder, resolve_model
+    from minirag.encoder import Embedder, resolve_model
     from minirag.errors import ConversionFailed
+    from minirag.ingest.convert import SUPPORTED_EXTENSIONS, convert_file
 
     if not args.model_path:
         sys.path.insert(0, str(ROOT / "scripts"))

@@ -67,8 +67,8 @@ def score_query(ranking: list[str], relevant: dict[str, int]) -> dict[str, float
 
 
 def ingest_corpus(app, corpus: list[dict], log) -> None:
-    from minirag.convert import Converted
-    from minirag.pipeline import Document, Progress, file_hash
+    from minirag.ingest.convert import Converted
+    from minirag.ingest.pipeline import Document, Progress, file_hash
 
     pipeline, progress = app.pipeline, Progress()
     group: list[Document] = []
@@ -88,8 +88,8 @@ def ingest_corpus(app, corpus: list[dict], log) -> None:
 
 def evaluate(directory: Path, config, embedder, index_dir: Path | None, log,
              keyword_budget_share: float | None = None, top_k: int = 100) -> dict:
-    from minirag import keyword_search
     from minirag.app import App
+    from minirag.search import keyword as keyword_search
 
     corpus = read_jsonl(directory / "corpus.jsonl")
     queries = {q["_id"]: q["text"] for q in read_jsonl(directory / "queries.jsonl")}
@@ -147,7 +147,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("no evaluation set among the given paths (each needs corpus.jsonl, queries.jsonl, qrels/)")
 
     from minirag.config import load_config
-    from minirag.embed import Embedder, resolve_model
+    from minirag.encoder import Embedder, resolve_model
 
     model_path = args.model_path or os.environ.get("MODEL_PATH")
     if not model_path:

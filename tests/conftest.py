@@ -38,7 +38,7 @@ def anyio_backend():
 
 @pytest.fixture(scope="session")
 def embedder(model_dir):
-    from minirag.embed import Embedder, resolve_model
+    from minirag.encoder import Embedder, resolve_model
 
     return Embedder(resolve_model("unused", model_dir, Path("/nonexistent-cache")))
 

@@ -4,7 +4,7 @@ import threading
 
 from conftest import write
 
-from minirag.sync import run_sync
+from minirag.ingest.sync import run_sync
 
 
 def test_readers_never_see_a_half_replaced_source(app, docs):
@@ -16,7 +16,7 @@ def test_readers_never_see_a_half_replaced_source(app, docs):
     seen, stop = [], threading.Event()
 
     def reader():
-        from minirag.index import Index
+        from minirag.store.index import Index
 
         with Index(app.config.db_path) as index:
             while not stop.is_set():

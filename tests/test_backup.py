@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from minirag import db
-from minirag.backup import backup
 from minirag.errors import IndexUnavailable, InvalidArgument
+from minirag.store import connection as db
+from minirag.store.backup import backup
 
 FIXTURE_DOCS = Path(__file__).parent / "fixtures" / "docs"
 # Small real documents: embedding dominates set-up time (~60 ms a chunk on 2 busy cores).

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from tokenizers import Tokenizer
 
 from minirag.chunking import chunk_document, reconstruct
-from minirag.chunking.pipeline import clean
+from minirag.chunking.steps import clean
 
 TOKENIZER = Path(__file__).parent.parent / "minirag/models/all-minilm-l6-v2/tokenizer.json"
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from conftest import ROOT
 
-from minirag import db
+from minirag.store import connection as db
 
 WORDS = ["river", "mountain", "signal", "packet", "ledger", "orbit", "harvest", "copper", "lantern", "meadow", "falcon", "quartz"]
 SYNC_FILES, INGEST_FILES, DATA_SOURCES = 40, 20, 15

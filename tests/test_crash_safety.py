@@ -16,13 +16,13 @@ from pathlib import Path
 import pytest
 from conftest import ROOT
 
-from minirag import db
 from minirag.config import load_config
-from minirag.index import Index
-from minirag.lock import lock_path_for
-from minirag.pipeline import Pipeline, file_hash
-from minirag.scan import walk_roots
-from minirag.sync import run_sync
+from minirag.ingest.pipeline import Pipeline, file_hash
+from minirag.ingest.scan import walk_roots
+from minirag.ingest.sync import run_sync
+from minirag.store import connection as db
+from minirag.store.index import Index
+from minirag.store.lock import lock_path_for
 
 FILES = 80
 # Small chunks make many chunks for little embedding work, so a sync spans several

@@ -1,8 +1,8 @@
 import pytest
 
-from minirag import db
 from minirag.errors import IndexUnavailable
-from minirag.index import Index
+from minirag.store import connection as db
+from minirag.store.index import Index
 
 
 def tables(conn):

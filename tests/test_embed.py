@@ -3,7 +3,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from minirag.embed import Embedder, ModelFiles, resolve_model
+from minirag.encoder import Embedder, ModelFiles, resolve_model
 from minirag.errors import ModelUnavailable
 
 

@@ -1,4 +1,4 @@
-"""minirag.fetch against real HTTP(S) servers bound to 127.0.0.1 and 127.0.0.2 only.
+"""minirag.ingest.fetch against real HTTP(S) servers bound to 127.0.0.1 and 127.0.0.2 only.
 
 Both test addresses are loopback, so end-to-end tests swap in a policy under which
 127.0.0.1 stands for "the public internet" while every other address keeps its
@@ -21,8 +21,9 @@ from fetch_helpers import PAGE, FakeDns, Server, make_certificates, server_pair
 from hypothesis import given
 from hypothesis import strategies as st
 
-from minirag import __version__, fetch
-from minirag.fetch import FetchedPage, FetchError, UrlRefused, blocked_reason, fetch_url
+from minirag import __version__
+from minirag.ingest import fetch
+from minirag.ingest.fetch import FetchedPage, FetchError, UrlRefused, blocked_reason, fetch_url
 
 PUBLIC = ipaddress.ip_address("127.0.0.1")
 

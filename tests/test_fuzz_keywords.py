@@ -8,7 +8,8 @@ from conftest import write
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from minirag import db, keywords
+from minirag import keywords
+from minirag.store import connection as db
 
 NASTY = ['"', "*", "NEAR(", "NEAR", "-", "AND", "OR", "NOT", "(", ")", ":", "^", "+", "\x00", "'", "{", "}",
          "body:", "title:", "🦦", "👩\u200d👩\u200d👧", "e\u0301", "\u0307", "İ", "ß", "ﬁ", "שלום", "مرحبا",

@@ -16,9 +16,9 @@ import pytest
 from conftest import FIXTURES, ROOT, write
 
 import minirag.app
-import minirag.sync
-from minirag.pipeline import Progress
-from minirag.sync import run_sync
+import minirag.ingest.sync
+from minirag.ingest.pipeline import Progress
+from minirag.ingest.sync import run_sync
 
 HOSTILE = FIXTURES / "hostile"
 SINGLE_LINE_BYTES = 256 * 1024  # the real path; the 50 MiB one is refused by MAX_FILE_SIZE below
@@ -73,14 +73,14 @@ def hostile_root(docs, zip_bomb) -> Path:
 @pytest.fixture
 def vanish_after_scan(monkeypatch, hostile_root):
     """The scan sees vanished.md; it is deleted before the pipeline reads it."""
-    real_walk_roots = minirag.sync.walk_roots
+    real_walk_roots = minirag.ingest.sync.walk_roots
 
     def walk_then_delete(roots):
         found = list(real_walk_roots(roots))
         (hostile_root / "vanished.md").unlink()
         return found
 
-    monkeypatch.setattr(minirag.sync, "walk_roots", walk_then_delete)
+    monkeypatch.setattr(minirag.ingest.sync, "walk_roots", walk_then_delete)
 
 
 def warning_for(progress: Progress, name: str) -> str:

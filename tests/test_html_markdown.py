@@ -1,6 +1,6 @@
 import pytest
 
-from minirag.html_markdown import html_to_markdown
+from minirag.ingest.html_markdown import html_to_markdown
 
 
 def md(html: str) -> str:

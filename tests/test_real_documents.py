@@ -9,8 +9,8 @@ from conftest import FIXTURES
 from minirag.chunking import chunk_document
 from minirag.chunking.frontmatter import parse_frontmatter
 from minirag.chunking.titles import choose_title
-from minirag.convert import convert_file
-from minirag.sync import run_sync
+from minirag.ingest.convert import convert_file
+from minirag.ingest.sync import run_sync
 
 DOCS = FIXTURES / "docs"
 BUDGET = 110

@@ -2,7 +2,7 @@ import pytest
 from conftest import write
 
 from minirag.errors import InvalidArgument
-from minirag.sync import run_sync
+from minirag.ingest.sync import run_sync
 
 HOSTILE_QUERIES = ['"', '"unbalanced', "*", "-", "-apple", "NEAR(", "NEAR(apple banana", "AND", "apple AND",
                    "OR", "NOT", "(", ")", "((apple", "apple)", "col:apple", "^apple", "a*b", "'", "{}", "+",
@@ -70,7 +70,7 @@ def test_top_k_above_the_cap_is_clamped(indexed):
 
 
 def test_the_in_memory_matrix_ranks_exactly_like_the_vec0_scan(indexed, monkeypatch, docs):
-    from minirag import vectors
+    from minirag.search import vector as vectors
 
     queries = [("liquid oxygen rocket engines", None), ("apples", str(docs / "proj")), ("secret apples", None)]
     before = [indexed.query(q, top_k=5, scope=s)["results"] for q, s in queries]
@@ -84,7 +84,7 @@ def test_the_in_memory_matrix_ranks_exactly_like_the_vec0_scan(indexed, monkeypa
 
 
 def test_a_stale_matrix_is_never_used(indexed, monkeypatch, docs):
-    from minirag import vectors
+    from minirag.search import vector as vectors
 
     monkeypatch.setattr(vectors, "MIN_CHUNKS", 0)
     monkeypatch.setattr(vectors, "REBUILD_PAUSE_S", 3600)
@@ -124,7 +124,7 @@ def test_a_query_in_a_script_the_model_cannot_read_is_answered_by_keywords(make_
 def test_the_matrix_is_built_in_the_background_and_then_used(indexed, monkeypatch):
     import time
 
-    from minirag import vectors
+    from minirag.search import vector as vectors
 
     monkeypatch.setattr(vectors, "MIN_CHUNKS", 0)
     monkeypatch.setattr(vectors, "REBUILD_PAUSE_S", 0)
@@ -140,7 +140,7 @@ def test_the_matrix_is_built_in_the_background_and_then_used(indexed, monkeypatc
 
 
 def test_superseded_matches_that_fill_the_keyword_depth_leave_room_for_active_ones(make_app, docs):
-    from minirag.search import candidate_depth
+    from minirag.search.plan import candidate_depth
 
     app = make_app({"RAG_HYBRID_WEIGHT": "1"})
     # More superseded chunks than the keyword side's depth, each a stronger BM25 match than the live one.
@@ -154,7 +154,7 @@ def test_superseded_matches_that_fill_the_keyword_depth_leave_room_for_active_on
 
 
 def test_rare_terms_fill_the_row_budget_rarest_first():
-    from minirag import keyword_search
+    from minirag.search import keyword as keyword_search
 
     counts = {"common": 90, "rare": 5, "mid": 40}
     assert keyword_search.rare_terms(["common", "rare", "mid"], counts, 100) == ["rare", "mid"]
@@ -164,7 +164,8 @@ def test_rare_terms_fill_the_row_budget_rarest_first():
 
 
 def test_bm25_computed_in_python_equals_fts5s_own(indexed):
-    from minirag import keyword_search, keywords
+    from minirag import keywords
+    from minirag.search import keyword as keyword_search
 
     conn = indexed.index.conn
     for text in ["apples project", "secret apple notes folder", "rocket oxygen kerosene fruit"]:
@@ -177,7 +178,7 @@ def test_bm25_computed_in_python_equals_fts5s_own(indexed):
 
 
 def test_past_the_row_budget_common_terms_still_rank_the_rare_terms_matches(make_app, docs, monkeypatch):
-    from minirag import keyword_search
+    from minirag.search import keyword as keyword_search
 
     app = make_app({"RAG_HYBRID_WEIGHT": "1"})
     for n in range(3):
@@ -199,8 +200,8 @@ def test_past_the_row_budget_common_terms_still_rank_the_rare_terms_matches(make
 def test_the_vector_side_on_a_pool_ranks_exactly_like_inline(indexed, monkeypatch, docs):
     from concurrent.futures import ThreadPoolExecutor
 
-    from minirag import vectors
-    from minirag.search import SearchOptions, hybrid_search
+    from minirag.search import vector as vectors
+    from minirag.search.plan import SearchOptions, hybrid_search
 
     monkeypatch.setattr(vectors, "MIN_CHUNKS", 0)
     matrix = indexed.matrices.build_now(indexed.embedder.dimension)

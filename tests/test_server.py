@@ -17,8 +17,8 @@ from minirag import __version__
 from minirag.app import App
 from minirag.config import load_config
 from minirag.instructions import build_instructions
-from minirag.lock import SyncLock
 from minirag.server import ServerState, build_server, load_state, parse_http
+from minirag.store.lock import SyncLock
 
 ROOT = Path(__file__).resolve().parent.parent
 HOSTILE = Path(__file__).parent / "fixtures" / "hostile"
@@ -244,7 +244,7 @@ async def test_file_path_and_source_together_are_refused(make_state, docs):
 
 @pytest.mark.anyio
 async def test_ingest_url_refuses_a_file_url(make_state):
-    pytest.importorskip("minirag.fetch", reason="the fetch module has not landed yet")
+    pytest.importorskip("minirag.ingest.fetch", reason="the fetch module has not landed yet")
     async with connected(make_state()) as client:
         message = await refused(client, "ingest_url", url="file:///etc/passwd")
     assert "scheme 'file' is not http or https" in message

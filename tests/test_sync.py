@@ -3,8 +3,8 @@ import time
 
 from conftest import write
 
-from minirag.pipeline import Progress
-from minirag.sync import run_sync
+from minirag.ingest.pipeline import Progress
+from minirag.ingest.sync import run_sync
 
 
 def sync(app):

@@ -16,8 +16,8 @@ import pytest
 from mcp import Client
 
 from minirag.config import load_config
-from minirag.lock import lock_path_for
 from minirag.server import ServerState, build_server
+from minirag.store.lock import lock_path_for
 
 ROOT = Path(__file__).resolve().parent.parent
 WORDS = ["river", "mountain", "signal", "packet", "ledger", "orbit", "harvest", "copper", "lantern", "meadow"]

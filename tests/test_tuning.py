@@ -4,7 +4,7 @@ import pytest
 
 from minirag.config import ConfigError, load_config
 from minirag.errors import InvalidArgument
-from minirag.search import Hit, SearchOptions, apply_post_filters, clamp_top_k, group_by_gap
+from minirag.search.plan import Hit, SearchOptions, apply_post_filters, clamp_top_k, group_by_gap
 from minirag.security import Scope, is_under
 
 

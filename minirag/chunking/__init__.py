@@ -38,7 +38,7 @@ def chunk_document(
     which may take up to four budgets but never more than ``max_tokens`` (the
     encoder's maximum sequence length: past it the encoder would not see the text).
     """
-    from minirag.chunking.pipeline import run
+    from minirag.chunking.steps import run
 
     if budget < MIN_BUDGET:
         raise ValueError(f"token budget must be at least {MIN_BUDGET}, got {budget}")

@@ -18,11 +18,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from minirag.chunking import SCHEME_VERSION
-from minirag.index import StoredState
-from minirag.lock import SyncLock
-from minirag.pipeline import Pipeline, Progress
-from minirag.scan import FoundFile, walk, walk_roots
+from minirag.ingest.pipeline import Pipeline, Progress
+from minirag.ingest.scan import FoundFile, walk, walk_roots
 from minirag.security import is_under
+from minirag.store.index import StoredState
+from minirag.store.lock import SyncLock
 
 log = logging.getLogger(__name__)
 

@@ -17,7 +17,7 @@ import numpy as np
 
 from minirag import keywords
 from minirag.errors import InvalidArgument
-from minirag.keyword_search import keyword_candidates
+from minirag.search.keyword import keyword_candidates
 from minirag.security import Scope
 
 RRF_K = 60

@@ -17,9 +17,10 @@ from pathlib import Path
 
 import numpy as np
 
-from minirag import db, keywords
+from minirag import keywords
 from minirag.chunking import SCHEME_VERSION, ChunkedDocument, Section
 from minirag.errors import IndexUnavailable, NotFound
+from minirag.store import connection as db
 
 log = logging.getLogger(__name__)
 

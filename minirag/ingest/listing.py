@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 
 from minirag.chunking import SCHEME_VERSION
-from minirag.scan import walk_roots
+from minirag.ingest.scan import walk_roots
 from minirag.security import Scope
 
 # indexed: the index matches the disk; stale: changed on disk since indexing;

@@ -24,11 +24,11 @@ from minirag.chunking import SCHEME_VERSION, ChunkedDocument, chunk_document
 from minirag.chunking.frontmatter import parse_frontmatter
 from minirag.chunking.titles import choose_title, first_h1
 from minirag.config import MIN_CHUNK_TOKEN_BUDGET, Config, ConfigError
-from minirag.convert import Converted, convert_file
-from minirag.embed import Embedder
+from minirag.encoder import Embedder
 from minirag.errors import ConversionFailed
-from minirag.index import Index, PreparedSource, SourceRecord, StoredState, text_hash
-from minirag.scan import FoundFile
+from minirag.ingest.convert import Converted, convert_file
+from minirag.ingest.scan import FoundFile
+from minirag.store.index import Index, PreparedSource, SourceRecord, StoredState, text_hash
 
 log = logging.getLogger(__name__)
 

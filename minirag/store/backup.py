@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from minirag import db
 from minirag.errors import IndexUnavailable, InvalidArgument
+from minirag.store import connection as db
 
 
 def backup(source: Path, dest: str | Path) -> dict:

@@ -7,7 +7,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from minirag.convert import SUPPORTED_EXTENSIONS
+from minirag.ingest.convert import SUPPORTED_EXTENSIONS
 from minirag.security import containing_root
 
 # Directories never descended into: tool state, VCS internals, dependency caches.

@@ -119,7 +119,7 @@ def _convert_pdf(path: Path) -> Converted:
 
 
 def _html(text: str, name: str, warnings: tuple[str, ...] = ()) -> Converted:
-    from minirag.html_markdown import html_to_markdown
+    from minirag.ingest.html_markdown import html_to_markdown
 
     try:
         markdown, title = html_to_markdown(text)
