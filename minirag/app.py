@@ -1,31 +1,34 @@
-"""The operations both entry points offer, over one Config: the CLI and the MCP
-server are thin wrappers around these methods and never touch SQL.
+"""App: every operation the CLI and the MCP server offer, over one Config. The one way in.
 
-The index opens once per App and the model loads on first use, so start-up and
-`status` stay fast.
+The faces validate their arguments and shape the output; everything else (the
+read-only refusal, the sync lock, sync jobs, git state, the model check,
+backups) happens here or below. The index opens on first use and the model
+loads on first use, so start-up and `status` stay fast.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import replace
 from pathlib import Path
 
 from minirag import __version__
 from minirag.config import Config
-from minirag.errors import InvalidArgument, MiniragError, NotFound
-from minirag.ingest.pipeline import Document, Pipeline, Progress, file_hash
+from minirag.errors import IndexUnavailable, InvalidArgument, MiniragError, NotFound
+from minirag.ingest.jobs import SyncJob, SyncJobs
+from minirag.ingest.pipeline import Document, Pipeline, file_hash
+from minirag.ingest.progress import Progress
 from minirag.ingest.scan import walk
 from minirag.results import ingest_result, query_result
-from minirag.search.plan import SearchOptions, clamp_top_k, hybrid_search, parents_for
+from minirag.search import Scope, SearchOptions, clamp_top_k, search
 from minirag.search.vector import MatrixCache
-from minirag.security import Scope, resolve_inside_roots
-from minirag.store import connection as db
-from minirag.store.index import Index
+from minirag.security import resolve_inside_roots
+from minirag.store import connection
+from minirag.store.index import META_GIT_STATE, Index
 
 log = logging.getLogger(__name__)
 
@@ -33,14 +36,15 @@ MAX_NEIGHBORS = 20  # chunks on each side read_chunk_neighbors returns at most
 
 
 class App:
-    def __init__(self, config: Config, *, embedder=None):
+    def __init__(self, config: Config, *, encoder=None):
         self.config = config
-        self._embedder = embedder
+        self._encoder = encoder
         self._index: Index | None = None
         self._pipeline: Pipeline | None = None
         self._lock = threading.Lock()
-        self.matrices = MatrixCache(lambda: db.connect(self.config.db_path, read_only=True))
+        self.matrices = MatrixCache(lambda: connection.connect(self.config.db_path, read_only=True))
         self._query_pool: ThreadPoolExecutor | None = None
+        self.jobs = SyncJobs(config.db_path)
 
     # --- lazily opened parts -------------------------------------------------
 
@@ -52,32 +56,35 @@ class App:
             return self._index
 
     @property
-    def embedder(self):
+    def encoder(self):
         with self._lock:
-            if self._embedder is None:
-                from minirag.encoder import Embedder, resolve_model
+            if self._encoder is None:
+                from minirag.encoder import Encoder
+                from minirag.models import resolve
 
-                files = resolve_model(self.config.model_name, self.config.model_path, self.config.cache_dir)
-                self._embedder = Embedder(files)
-            return self._embedder
+                self._encoder = Encoder(resolve(self.config.model_name, self.config.model_path,
+                                                self.config.cache_dir))
+            return self._encoder
 
     @property
     def pipeline(self) -> Pipeline:
-        index, embedder = self.index, self.embedder
+        index, encoder = self.index, self.encoder
         with self._lock:
             if self._pipeline is None:
-                self._pipeline = Pipeline(index, embedder, self.config)
+                self._pipeline = Pipeline(index, encoder, self.config)
             return self._pipeline
 
     @property
     def query_pool(self) -> ThreadPoolExecutor:
-        """The thread a query's vector side runs on beside its keyword side (search.hybrid_search)."""
+        """The thread a query's vector side runs on beside its keyword side (search.plan)."""
         with self._lock:
             if self._query_pool is None:
                 self._query_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="minirag-query")
             return self._query_pool
 
     def close(self) -> None:
+        """Stop sync jobs between files, wait for them, then close the index."""
+        self.jobs.stop_all()
         with self._lock:
             if self._index is not None:
                 self._index.close()
@@ -87,7 +94,13 @@ class App:
                 self._query_pool.shutdown(wait=True)
                 self._query_pool = None
 
-    # --- path handling ---------------------------------------------------------
+    # --- guards ------------------------------------------------------------------
+
+    def refuse_if_read_only(self, operation: str) -> None:
+        """The one read-only refusal: before any lock, fetch, model load or file is touched."""
+        if self.config.read_only:
+            raise IndexUnavailable(f"{operation} is refused: the index is open read-only "
+                                   "(--read-only / MINIRAG_READ_ONLY); run it without read-only mode")
 
     def file_source(self, path: str | Path, *, must_be_absolute: bool = False) -> tuple[str, Path]:
         """(source id, real path) for a path inside the roots; symlinks keep their own name."""
@@ -108,6 +121,7 @@ class App:
 
     def ingest_paths(self, paths: list[str], progress: Progress | None = None,
                      on_change: Callable[[Progress], None] | None = None, *, force: bool = False) -> Progress:
+        self.refuse_if_read_only("ingest")
         progress = progress or Progress()
         files = []
         for raw in paths:
@@ -119,6 +133,7 @@ class App:
         return progress
 
     def ingest_file(self, file_path: str, *, must_be_absolute: bool = False) -> dict:
+        self.refuse_if_read_only("ingest_file")
         source, real = self.file_source(file_path, must_be_absolute=must_be_absolute)
         if not real.is_file():
             raise NotFound(f"not a file: {source}")
@@ -135,7 +150,9 @@ class App:
             return ingest_result(source, "", 0, ["excluded by frontmatter rag: false", *progress.warnings])
         return ingest_result(source, row["title"], row["chunkCount"], progress.warnings)
 
-    def _ingest_document(self, document: Document) -> dict:
+    def _ingest_document(self, document: Document | object, name: str) -> dict:
+        if not isinstance(document, Document):
+            raise InvalidArgument(f"{name}: excluded by frontmatter rag: false")
         self.pipeline.write([document])
         return ingest_result(document.record.source, document.record.title,
                              len(document.chunked.chunks), document.warnings)
@@ -143,6 +160,7 @@ class App:
     def ingest_data(self, content: str, source: str, fmt: str = "text", title: str | None = None) -> dict:
         from minirag.ingest.convert import convert_data
 
+        self.refuse_if_read_only("ingest_data")
         if not source or not source.strip():
             raise InvalidArgument("source must be a non-empty id")
         converted = convert_data(content, fmt, source)
@@ -150,29 +168,71 @@ class App:
             converted, source=source, kind="data", stem=source, title=title,
             content_hash=file_hash(content.encode("utf-8")),
         )
-        if not isinstance(document, Document):
-            raise InvalidArgument(f"{source}: excluded by frontmatter rag: false")
-        return self._ingest_document(document)
+        return self._ingest_document(document, source)
 
     def ingest_url(self, url: str, source: str | None = None, title: str | None = None) -> dict:
         """The one network operation: every fetch goes through fetch.fetch_url and its guard."""
         from minirag.ingest.convert import convert_bytes
         from minirag.ingest.fetch import fetch_url
 
+        self.refuse_if_read_only("ingest_url")
         page = fetch_url(url, allow_private=self.config.allow_private_urls)
         converted = convert_bytes(page.body, mimetype=page.content_type, charset=page.charset, url=page.final_url)
         document = self.pipeline.build(
             converted, source=source or url, kind="url", stem=source or url, title=title,
             content_hash=file_hash(page.body),
         )
-        if not isinstance(document, Document):
-            raise InvalidArgument(f"{url}: excluded by frontmatter rag: false")
-        return self._ingest_document(document)
+        return self._ingest_document(document, url)
 
     def delete(self, key: str) -> dict:
+        self.refuse_if_read_only("delete")
         chunks = self.index.source_row(key)["chunkCount"]
         self.index.delete_sources([key])
         return {"source": key, "deletedChunks": chunks}
+
+    def sync(self, path: str | None = None, progress: Progress | None = None,
+             on_change: Callable[[Progress], None] | None = None) -> Progress:
+        """One sync pass in this thread, holding the sync lock (SyncLocked at once if another holds it)."""
+        from minirag.store.lock import SyncLock
+
+        self.refuse_if_read_only("sync")
+        target = Path(self.file_source(path)[0]) if path else None
+        with SyncLock(self.config.db_path):
+            return self._sync_locked(target, progress or Progress(), on_change)
+
+    def start_sync(self, path: str | None = None) -> SyncJob:
+        """A sync pass in a background job; the lock is taken before this returns."""
+        self.refuse_if_read_only("sync_start")
+        target = Path(self.file_source(path, must_be_absolute=True)[0]) if path else None
+        return self.jobs.start(lambda progress: self._sync_locked(target, progress, None))
+
+    def sync_job(self, job_id: str) -> SyncJob:
+        job = self.jobs.get(job_id)
+        if job is None:
+            raise NotFound(f"unknown jobId {job_id!r}: sync_start returns one; this server keeps "
+                           f"the last {SyncJobs.KEEP} jobs until it restarts")
+        return job
+
+    def _sync_locked(self, target: Path | None, progress: Progress,
+                     on_change: Callable[[Progress], None] | None) -> Progress:
+        from minirag.gitstate import root_states
+        from minirag.ingest.sync import run_sync
+
+        run_sync(self.pipeline, list(self.config.roots), path=target, progress=progress, on_change=on_change)
+        if target is None and not progress.stop.is_set():
+            states = root_states(list(self.config.roots), self.config.db_path)
+            self.index.set_meta(META_GIT_STATE, json.dumps(states))
+        return progress
+
+    def doctor(self) -> dict:
+        from minirag.doctor import run_checks
+
+        return run_checks(self.config)
+
+    def backup(self, dest: str) -> dict:
+        from minirag.store.backup import backup
+
+        return backup(self.config.db_path, dest)
 
     # --- reads -------------------------------------------------------------------
 
@@ -185,23 +245,16 @@ class App:
             max_distance=self.config.max_distance, max_files=self.config.max_files,
         )
         index = self.index
-        if index.bound_model() is None:
+        bound = index.bound_model()
+        if bound is None:
             return query_result([], {}, self.config.roots)  # nothing indexed yet
-        embed, matrix = None, None
+        encoder = None
         if options.hybrid_weight < 1.0:
-            embedder = self.embedder
-            index.bind_model(embedder.model_id, embedder.dimension)
-            if options.hybrid_weight > 0.0 and not embedder.reads(text):
-                # A model that cannot read the query's script gets no vote in the fusion:
-                # on lo-help-index-ru with the English all-MiniLM-L6-v2, every vector weight hurt.
-                options = replace(options, hybrid_weight=1.0)
-            else:
-                def embed():
-                    return embedder.embed_queries([text])[0]
-                largest = index.conn.execute("SELECT COALESCE(MAX(id), 0) FROM chunks").fetchone()[0]
-                matrix = self.matrices.current(index.generation(), largest, embedder.dimension)
-        hits = hybrid_search(index.conn, text, options, embed=embed, matrix=matrix, pool=self.query_pool)
-        return query_result(hits, parents_for(index.conn, hits), self.config.roots)
+            encoder = self.encoder
+            if bound != (encoder.model_id, encoder.dimension):
+                index.bind_model(encoder.model_id, encoder.dimension)  # raises, naming both models
+        hits = search(index.conn, text, options, encoder=encoder, matrices=self.matrices, pool=self.query_pool)
+        return query_result(hits, index.parents(h.parent_id for h in hits), self.config.roots)
 
     def read(self, key: str) -> dict:
         from minirag.chunking import reconstruct
@@ -230,10 +283,11 @@ class App:
     def list_files(self, scope: str | None = None) -> dict:
         from minirag.ingest.listing import list_entries
 
-        return {"files": list_entries(self, Scope.of(scope) if scope else None)}
+        return {"files": list_entries(self.index, self.config, Scope.of(scope) if scope else None)}
 
     def status(self) -> dict:
         from minirag.chunking import SCHEME_VERSION
+        from minirag.gitstate import parse_states
 
         config = self.config
         out: dict = {
@@ -254,10 +308,8 @@ class App:
         except MiniragError as exc:
             out["indexError"] = str(exc)
             return out
-        from minirag.gitstate import read_git_state
-
         out.update(stats)
-        out["gitState"] = read_git_state(self)
+        out["gitState"] = parse_states(self.index.meta(META_GIT_STATE))
         if stats["staleChunkCount"]:
             out["schemeWarning"] = (
                 f"{stats['staleChunkCount']} chunk(s) were cut by an older chunking scheme; "

@@ -1,7 +1,7 @@
 """argparse CLI. No subcommand (or `serve`) runs the MCP server on stdio.
 
-Every command is a thin wrapper over an App method; --json prints the same
-object the matching MCP tool returns. Exit status: 0 success, 1 failure
+Every command parses its arguments, calls one App method and prints the
+result; --json prints the same object the matching MCP tool returns. Exit status: 0 success, 1 failure
 (`ingest`/`sync` fail when any file failed); `status` exits 0 even on a
 configuration error, since it is the command that reports one.
 """
@@ -90,10 +90,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _config(args: argparse.Namespace):
-    from minirag.config import load_config
+    from minirag.config import load_config_from
 
-    return load_config(base_dirs=args.base_dirs, db_path=args.db_path, cache_dir=args.cache_dir,
-                       model_name=args.model_name, model_path=args.model_path, read_only=args.read_only)
+    return load_config_from(args)
 
 
 def _emit(args: argparse.Namespace, payload: dict, human: Callable[[dict], str]) -> None:
@@ -117,8 +116,7 @@ class _Progress:
             return
         self._last, self._shown = now, True
         current = (progress.current or "")[-50:]
-        sys.stderr.write(f"\r\x1b[K{progress.seen} files, {progress.done} ingested, {progress.skipped} unchanged, "
-                         f"{progress.failed} failed, {progress.chunks_written} chunks  {current}")
+        sys.stderr.write(f"\r\x1b[K{progress.counts()}  {current}")
         sys.stderr.flush()
 
     def close(self) -> None:
@@ -126,8 +124,8 @@ class _Progress:
             sys.stderr.write("\r\x1b[K")
 
 
-def _run_files(args, app, runner) -> int:
-    from minirag.ingest.pipeline import Progress
+def _run_files(args, runner) -> int:
+    from minirag.ingest.progress import Progress
 
     progress, display = Progress(), _Progress()
     try:
@@ -138,38 +136,19 @@ def _run_files(args, app, runner) -> int:
     payload.pop("currentFile", None)
 
     def human(p: dict) -> str:
-        lines = [f"warn: {w}" for w in p["warnings"]]
-        lines.append(f"{p['seen']} files: {p['ingested']} ingested, {p['skipped']} unchanged, "
-                     f"{p['deleted']} removed, {p['failed']} failed; {p['chunksWritten']} chunks "
-                     f"in {p['elapsedSeconds']} s")
-        return "\n".join(lines)
+        return "\n".join([*(f"warn: {w}" for w in p["warnings"]), f"{progress.counts()} in {p['elapsedSeconds']} s"])
 
     _emit(args, payload, human)
     return 1 if progress.failed else 0
 
 
 def _cmd_ingest(args, app) -> int:
-    return _run_files(args, app, lambda progress, bar: app.ingest_paths(
-        args.paths, progress, on_change=bar, force=args.force))
+    return _run_files(args, lambda progress, bar: app.ingest_paths(args.paths, progress, on_change=bar,
+                                                                   force=args.force))
 
 
 def _cmd_sync(args, app) -> int:
-    from pathlib import Path
-
-    from minirag.ingest.sync import run_sync
-    from minirag.store.lock import SyncLock
-
-    def runner(progress, bar):
-        path = app.file_source(args.path)[0] if args.path else None
-        with SyncLock(app.config.db_path):
-            run_sync(app.pipeline, list(app.config.roots), path=Path(path) if path else None,
-                     progress=progress, on_change=bar)
-            if not path:
-                from minirag.gitstate import record_git_state
-
-                record_git_state(app)
-
-    return _run_files(args, app, runner)
+    return _run_files(args, lambda progress, bar: app.sync(args.path, progress, on_change=bar))
 
 
 def _fmt_query(payload: dict) -> str:
@@ -235,9 +214,7 @@ def _cmd_ingest_data(args, app) -> int:
 
 
 def _cmd_backup(args, app) -> int:
-    from minirag.store.backup import backup
-
-    _emit(args, backup(app.config.db_path, args.dest), _fmt_dict)
+    _emit(args, app.backup(args.dest), _fmt_dict)
     return 0
 
 
@@ -266,11 +243,12 @@ def _status(args) -> int:
 
 
 def _doctor(args) -> int:
+    from minirag.app import App
     from minirag.config import ConfigError
-    from minirag.doctor import config_failure, format_checks, run_checks
+    from minirag.doctor import config_failure, format_checks
 
     try:
-        result = run_checks(_config(args))
+        result = App(_config(args)).doctor()
     except ConfigError as exc:
         result = config_failure(exc)
     _emit(args, result, format_checks)

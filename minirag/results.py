@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from minirag.search.plan import Hit
+from minirag.search import Hit
 
 
 def hit_dict(hit: Hit) -> dict:

@@ -1,4 +1,4 @@
-"""Root containment and scope: the single definitions of "inside".
+"""Root containment: the single definition of "inside".
 
 A path is inside a root when its real path (symlinks followed) equals the
 root or continues it past a separator; `/docs/proj` never contains
@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 
 from minirag.errors import PathOutsideRoots
@@ -40,30 +39,3 @@ def resolve_inside_roots(path: Path, roots: Iterable[Path]) -> Path:
             f"path outside configured document roots: {shown}; roots: {', '.join(map(str, roots))}"
         )
     return real
-
-
-@dataclass(frozen=True)
-class Scope:
-    """A scope as SQL bounds: the exact source, or anything in [low, high)."""
-
-    exact: str
-    low: str
-    high: str
-
-    @classmethod
-    def of(cls, scope: str) -> Scope:
-        sep = os.sep if os.sep in scope and "/" not in scope else "/"
-        base = scope.rstrip(sep) or sep
-        prefix = base if base.endswith(sep) else base + sep
-        # Every string that starts with `prefix` sorts in [prefix, prefix with its last char bumped).
-        return cls(exact=base, low=prefix, high=prefix[:-1] + chr(ord(prefix[-1]) + 1))
-
-    #: The same test in SQL, over `sources s`; its arguments are `args`.
-    SQL = "(s.source = ? OR (s.source >= ? AND s.source < ?))"
-
-    @property
-    def args(self) -> tuple[str, str, str]:
-        return self.exact, self.low, self.high
-
-    def matches(self, source: str) -> bool:
-        return source == self.exact or self.low <= source < self.high

@@ -12,11 +12,9 @@ from __future__ import annotations
 import functools
 import inspect
 import logging
-import os
 import sys
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from pathlib import Path
+from dataclasses import dataclass
 from typing import Any, Literal
 
 import anyio
@@ -27,9 +25,9 @@ from mcp.types import ToolAnnotations
 
 from minirag import __version__
 from minirag.app import App
-from minirag.config import Config, ConfigError, load_config, parse_bool
-from minirag.errors import IndexUnavailable, MiniragError, NotFound
-from minirag.ingest.sync import SyncJob, SyncJobs
+from minirag.config import Config, ConfigError, load_config_from, read_only_requested
+from minirag.errors import MiniragError
+from minirag.ingest.jobs import SyncJob
 from minirag.instructions import build_instructions
 
 log = logging.getLogger(__name__)
@@ -43,60 +41,35 @@ Result = dict[str, Any]
 
 @dataclass
 class ServerState:
-    """What the tools share: the configuration (or why it is broken), the App, the sync jobs."""
+    """What the tools share: the App, or why the configuration is broken."""
 
     config: Config | None
     config_error: str | None = None
     read_only: bool = False
     _app: App | None = None
-    _jobs: SyncJobs | None = field(default=None, repr=False)
 
     @classmethod
     def from_config(cls, config: Config, app: App | None = None) -> ServerState:
-        return cls(config=config, read_only=config.read_only, _app=app or App(config),
-                   _jobs=SyncJobs(config.db_path))
+        return cls(config=config, read_only=config.read_only, _app=app or App(config))
 
     @property
     def app(self) -> App:
         if self._app is None:
-            raise self._broken()
+            raise ConfigError(f"configuration error: {self.config_error}; fix it and restart the server")
         return self._app
 
-    @property
-    def jobs(self) -> SyncJobs:
-        if self._jobs is None:
-            raise self._broken()
-        return self._jobs
-
-    def _broken(self) -> ConfigError:
-        return ConfigError(f"configuration error: {self.config_error}; fix it and restart the server")
-
     def close(self) -> None:
-        if self._jobs is not None:
-            self._jobs.stop_all()
         if self._app is not None:
             self._app.close()
 
 
 def load_state(args, env: Mapping[str, str] | None = None) -> ServerState:
     """The configuration from argparse args and the environment, kept even when broken."""
-    env = os.environ if env is None else env
     try:
-        config = load_config(env=env, base_dirs=args.base_dirs, db_path=args.db_path,
-                             cache_dir=args.cache_dir, model_name=args.model_name,
-                             model_path=args.model_path, read_only=args.read_only)
+        config = load_config_from(args, env)
     except ConfigError as exc:
-        return ServerState(config=None, config_error=str(exc), read_only=_read_only_hint(args, env))
+        return ServerState(config=None, config_error=str(exc), read_only=read_only_requested(args, env))
     return ServerState.from_config(config)
-
-
-def _read_only_hint(args, env: Mapping[str, str]) -> bool:
-    if args.read_only is not None:
-        return bool(args.read_only)
-    try:
-        return parse_bool("MINIRAG_READ_ONLY", env.get("MINIRAG_READ_ONLY", ""))
-    except ConfigError:
-        return False
 
 
 # --- the tools -----------------------------------------------------------------
@@ -108,7 +81,7 @@ async def sync_start(state: ServerState, ctx: Context, path: str | None = None,
     ingest new and changed files, skip unchanged ones, drop deleted ones. Returns {jobId}
     at once; poll sync_status. With wait=true, returns the finished job instead and sends
     progress notifications meanwhile. Refused while another sync (any process) runs."""
-    job = start_sync_job(state, path)
+    job = state.app.start_sync(path)
     if not wait:
         return {"jobId": job.job_id}
     await follow_job(job, ctx)
@@ -118,11 +91,7 @@ async def sync_start(state: ServerState, ctx: Context, path: str | None = None,
 def sync_status(state: ServerState, jobId: str) -> Result:
     """Progress of a sync job: live counts while running, then the final result. Files that
     failed are listed in warnings; they do not fail the job."""
-    job = state.jobs.get(jobId)
-    if job is None:
-        raise NotFound(f"unknown jobId {jobId!r}: sync_start returns one; this server keeps "
-                       f"the last {SyncJobs.KEEP} jobs until it restarts")
-    return job.to_dict()
+    return state.app.sync_job(jobId).to_dict()
 
 
 def ingest_file(state: ServerState, filePath: str) -> Result:
@@ -182,27 +151,6 @@ def status(state: ServerState) -> Result:
     return state.app.status()
 
 
-# --- sync jobs -------------------------------------------------------------------
-
-
-def start_sync_job(state: ServerState, path: str | None) -> SyncJob:
-    """Take the sync lock (SyncLocked at once if held) and run the sync in a thread."""
-    from minirag.gitstate import record_git_state
-    from minirag.ingest.sync import run_sync
-
-    app = state.app
-    if app.config.read_only:
-        raise IndexUnavailable("the server is read-only; run `minirag sync` instead")
-    target = Path(app.file_source(path, must_be_absolute=True)[0]) if path else None
-
-    def work(progress) -> None:
-        run_sync(app.pipeline, list(app.config.roots), path=target, progress=progress)
-        if target is None:
-            record_git_state(app)
-
-    return state.jobs.start(work)
-
-
 async def follow_job(job: SyncJob, ctx: Context) -> None:
     """Report the job's progress until it ends; a no-op per report without a progress token."""
     while not await anyio.to_thread.run_sync(job.wait, PROGRESS_INTERVAL_S):
@@ -211,11 +159,8 @@ async def follow_job(job: SyncJob, ctx: Context) -> None:
 
 
 async def _report(job: SyncJob, ctx: Context) -> None:
-    p = job.progress
-    message = (f"{p.seen} files: {p.done} ingested, {p.skipped} unchanged, {p.failed} failed, "
-               f"{p.deleted} removed")
     try:
-        await ctx.report_progress(p.seen, None, message)
+        await ctx.report_progress(job.progress.seen, None, job.progress.counts())
     except Exception:  # noqa: BLE001 - progress is best effort; the job goes on
         log.debug("could not send progress for %s", job.job_id, exc_info=True)
 

@@ -144,17 +144,18 @@ def make_config(root: Path, db_path: Path, model_path: str, weight: float | None
     return config if weight is None else replace(config, hybrid_weight=weight)
 
 
-def load_embedder(model_path: str):
-    from minirag.encoder import Embedder, resolve_model
+def load_encoder(model_path: str):
+    from minirag.encoder import Encoder
+    from minirag.models import resolve
 
     config = make_config(Path(model_path), Path(model_path) / "unused.db", model_path)
-    embedder = Embedder(resolve_model(config.model_name, config.model_path, config.cache_dir))
-    embedder.embed_documents(["warm up the session"])
-    return embedder
+    encoder = Encoder(resolve(config.model_name, config.model_path, config.cache_dir))
+    encoder.embed_documents(["warm up the session"])
+    return encoder
 
 
 class TimedTokenizer:
-    """Wraps the embedder's tokenizer, summing seconds spent encoding per caller kind.
+    """Wraps the encoder's tokenizer, summing seconds spent encoding per caller kind.
 
     Calls from the pipeline's convert workers are the chunker counting tokens;
     calls from any other thread are the encoder's own tokenization.
@@ -184,11 +185,11 @@ class TimedTokenizer:
         return getattr(self._inner, name)
 
 
-def timed_sync(root: Path, db_path: Path, model_path: str, embedder) -> tuple[dict, float, object]:
+def timed_sync(root: Path, db_path: Path, model_path: str, encoder) -> tuple[dict, float, object]:
     from minirag.app import App
     from minirag.ingest.sync import run_sync
 
-    app = App(make_config(root, db_path, model_path), embedder=embedder)
+    app = App(make_config(root, db_path, model_path), encoder=encoder)
     pipeline = app.pipeline  # opens the index and binds the model outside the timed part
     started = time.perf_counter()
     progress = run_sync(pipeline, list(app.config.roots))
@@ -204,19 +205,19 @@ def timed_sync(root: Path, db_path: Path, model_path: str, embedder) -> tuple[di
 def phase_ingest(spec: dict) -> dict:
     work = Path(spec["workdir"])
     corpus, db_path = work / "corpus", work / "cold.db"
-    embedder = load_embedder(spec["model_path"])
-    tokenizer = TimedTokenizer(embedder._tokenizer)
-    embedder._tokenizer = tokenizer
+    encoder = load_encoder(spec["model_path"])
+    tokenizer = TimedTokenizer(encoder._tokenizer)
+    encoder._tokenizer = tokenizer
     files = sum(1 for _ in corpus.rglob("*") if _.is_file())
     log(f"[ingest] cold sync of {files} files ...")
-    stats, seconds, progress = timed_sync(corpus, db_path, spec["model_path"], embedder)
+    stats, seconds, progress = timed_sync(corpus, db_path, spec["model_path"], encoder)
     ingest_peak = peak_rss_mb()
     chunks = stats["chunkCount"]
     timings = dict(progress.timings)
     size = db_bytes(db_path)
     log(f"[ingest] cold: {progress.done} files, {chunks} chunks in {seconds:.1f} s; no-change sync ...")
     tok = dict(tokenizer.seconds)
-    _, again, progress2 = timed_sync(corpus, db_path, spec["model_path"], embedder)
+    _, again, progress2 = timed_sync(corpus, db_path, spec["model_path"], encoder)
     main_busy = timings.get("embed", 0.0) + timings.get("write", 0.0)
     cold = {
         "files": progress.done,
@@ -263,11 +264,11 @@ def phase_manyfiles(spec: dict) -> dict:
         (folder / f"note{i:05d}.md").write_text(
             f"# Note {i % distinct}\n\nA tiny note about topic {i % distinct} for the no-change benchmark.\n"
         )
-    embedder = load_embedder(spec["model_path"])
+    encoder = load_encoder(spec["model_path"])
     log(f"[manyfiles] first sync of {count} tiny files ...")
-    stats, first, _ = timed_sync(root, db_path, spec["model_path"], embedder)
+    stats, first, _ = timed_sync(root, db_path, spec["model_path"], encoder)
     log(f"[manyfiles] first sync {first:.1f} s; no-change sync ...")
-    _, second, progress = timed_sync(root, db_path, spec["model_path"], embedder)
+    _, second, progress = timed_sync(root, db_path, spec["model_path"], encoder)
     return {
         "files": count,
         "first_sync_seconds": round(first, 2),
@@ -290,23 +291,23 @@ def phase_encoder(spec: dict) -> dict:
     conn.close()
     if len(texts) > spec["sample"]:
         texts = random.Random(0).sample(texts, spec["sample"])
-    embedder = load_embedder(spec["model_path"])
-    prefix, limit = embedder.spec.document_prefix, embedder.max_length
+    encoder = load_encoder(spec["model_path"])
+    prefix, limit = encoder.spec.document_prefix, encoder.max_length
     started = time.perf_counter()
-    encodings = embedder._tokenizer.encode_batch([prefix + t for t in texts])
+    encodings = encoder._tokenizer.encode_batch([prefix + t for t in texts])
     tokenize_s = time.perf_counter() - started
     ids = [e.ids[: limit - 1] + e.ids[-1:] if len(e.ids) > limit else e.ids for e in encodings]
     order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
     real_tokens = sum(len(s) for s in ids)
     shapes = {}
     for budget in spec["shapes"]:
-        embedder.MAX_BATCH_TOKENS = budget
-        batches = [[ids[i] for i in b] for b in embedder._batches(order, ids)]
-        embedder._run(batches[len(batches) // 2])  # warm this shape's kernels
+        encoder.MAX_BATCH_TOKENS = budget
+        batches = [[ids[i] for i in b] for b in encoder._batches(order, ids)]
+        encoder._run(batches[len(batches) // 2])  # warm this shape's kernels
         log(f"[encoder] {len(texts)} chunks, MAX_BATCH_TOKENS={budget}: {len(batches)} batches ...")
         started = time.perf_counter()
         for batch in batches:
-            embedder._run(batch)
+            encoder._run(batch)
         seconds = time.perf_counter() - started
         padded = sum(len(b) * max(len(s) for s in b) for b in batches)
         shapes[str(budget)] = {
@@ -325,7 +326,7 @@ def phase_encoder(spec: dict) -> dict:
         "by_max_batch_tokens": shapes,
         "tokenize_chunks_per_s": round(len(texts) / tokenize_s, 1),
         "threads": os.cpu_count(),
-        "model": embedder.model_id,
+        "model": encoder.model_id,
     }
 
 
@@ -452,24 +453,24 @@ def phase_serve(spec: dict) -> dict:
     work, size = Path(spec["workdir"]), spec["size"]
     path = work / f"large-{size}.db"
     queries = read_queries(Path(spec["queries_file"]), spec["queries"])
-    embedder = load_embedder(spec["model_path"])
+    encoder = load_encoder(spec["model_path"])
     out: dict = {"chunks": size, "queries": len(queries), "repeat": spec["repeat"]}
 
     samples = []
     for _ in range(spec["repeat"]):
         for q in queries:
             started = time.perf_counter()
-            embedder.embed_queries([q])
+            encoder.embed_queries([q])
             samples.append((time.perf_counter() - started) * 1000)
     out["query_embedding_ms"] = {"p50": round(percentile(samples, 50), 2), "p95": round(percentile(samples, 95), 2)}
 
     # One serving process: the three modes share one matrix cache, as one server's queries do.
     shared_matrices = None
     for mode, weight in MODES.items():
-        app = App(make_config(work, path, spec["model_path"], weight), embedder=embedder)
+        app = App(make_config(work, path, spec["model_path"], weight), encoder=encoder)
         if shared_matrices is None:
             shared_matrices = app.matrices
-            shared_matrices.build_now(embedder.dimension)  # what a serving process has after its first queries
+            shared_matrices.build_now(encoder.dimension)  # what a serving process has after its first queries
         app.matrices = shared_matrices
         for q in queries[:3]:
             app.query(q)  # warm the page cache and the statement cache
@@ -493,11 +494,11 @@ def phase_serve(spec: dict) -> dict:
     out["peak_rss_mb"] = peak_rss_mb()
 
     if size >= vectors.MIN_CHUNKS:
-        app = App(make_config(work, path, spec["model_path"], 0.0), embedder=embedder)
-        matrix = shared_matrices.build_now(embedder.dimension)
-        recall = fast_path_recall(app.index.conn, embedder, queries, matrix)
+        app = App(make_config(work, path, spec["model_path"], 0.0), encoder=encoder)
+        matrix = shared_matrices.build_now(encoder.dimension)
+        recall = fast_path_recall(app.index.conn, encoder, queries, matrix)
         recall["chunks"] = size
-        recall["in_domain"] = fast_path_recall(app.index.conn, embedder, in_domain_queries(work, len(queries)), matrix)
+        recall["in_domain"] = fast_path_recall(app.index.conn, encoder, in_domain_queries(work, len(queries)), matrix)
         out["fast_path_recall"] = recall
         log(f"[serve {size}] fast-path recall@10 {recall['recall_at_10']} "
             f"(in-domain queries: {recall['in_domain']['recall_at_10']})")
@@ -521,12 +522,12 @@ def in_domain_queries(work: Path, count: int) -> list[str]:
     return out
 
 
-def fast_path_recall(conn, embedder, queries: list[str], matrix) -> dict:
+def fast_path_recall(conn, encoder, queries: list[str], matrix) -> dict:
     """Recall@10 of the vector side's fast path (the in-memory matrix) against the vec0 exact scan."""
     from minirag.search.plan import SearchOptions, hybrid_search
 
     options = SearchOptions(top_k=10, hybrid_weight=0.0)
-    vectors_ = embedder.embed_queries(queries)
+    vectors_ = encoder.embed_queries(queries)
 
     def run(use_matrix: bool) -> tuple[list[list[int]], list[float]]:
         ids, ms = [], []

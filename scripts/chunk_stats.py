@@ -34,16 +34,17 @@ def main() -> int:
     from minirag.chunking import chunk_document
     from minirag.chunking.frontmatter import parse_frontmatter
     from minirag.chunking.titles import choose_title
-    from minirag.encoder import Embedder, resolve_model
+    from minirag.encoder import Encoder
     from minirag.errors import ConversionFailed
     from minirag.ingest.convert import SUPPORTED_EXTENSIONS, convert_file
+    from minirag.models import resolve
 
     if not args.model_path:
         sys.path.insert(0, str(ROOT / "scripts"))
         from test_model import assemble
 
         args.model_path = str(assemble())
-    embedder = Embedder(resolve_model("unused", Path(args.model_path), Path("/nonexistent")))
+    encoder = Encoder(resolve("unused", Path(args.model_path), Path("/nonexistent")))
     files = sorted(p for p in args.directory.rglob("*") if p.suffix.lower() in SUPPORTED_EXTENSIONS)
     tokens, sections, categories, failed = [], [], {}, 0
     convert_s = chunk_s = 0.0
@@ -57,8 +58,8 @@ def main() -> int:
         middle = time.perf_counter()
         _, body = parse_frontmatter(converted.markdown)
         title = choose_title(body, metadata_title=converted.metadata_title, stem=path.stem)
-        doc = chunk_document(body, title=title, count_tokens=embedder.count_tokens, budget=args.budget,
-                             max_tokens=embedder.max_length)
+        doc = chunk_document(body, title=title, count_tokens=encoder.count_tokens, budget=args.budget,
+                             max_tokens=encoder.max_length)
         convert_s += middle - started
         chunk_s += time.perf_counter() - middle
         categories[doc.category] = categories.get(doc.category, 0) + 1
@@ -68,7 +69,7 @@ def main() -> int:
     print(f"documents {len(files)} (failed {failed}), categories {categories}")
     print(f"chunks {len(tokens)}; tokens p50/p90/p99/max {percentiles(tokens)}; over budget {args.budget}: "
           f"{over_budget} ({over_budget / max(1, len(tokens)):.2%}); over the model maximum "
-          f"{embedder.max_length}: {sum(t > embedder.max_length for t in tokens)}")
+          f"{encoder.max_length}: {sum(t > encoder.max_length for t in tokens)}")
     print(f"sections {len(sections)}; characters p50/p90/p99/max {percentiles(sections)}; "
           f"over 4000: {sum(s > 4000 for s in sections)}")
     print(f"convert {convert_s:.1f} s, chunk {chunk_s:.1f} s")

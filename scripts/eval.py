@@ -68,7 +68,8 @@ def score_query(ranking: list[str], relevant: dict[str, int]) -> dict[str, float
 
 def ingest_corpus(app, corpus: list[dict], log) -> None:
     from minirag.ingest.convert import Converted
-    from minirag.ingest.pipeline import Document, Progress, file_hash
+    from minirag.ingest.pipeline import Document, file_hash
+    from minirag.ingest.progress import Progress
 
     pipeline, progress = app.pipeline, Progress()
     group: list[Document] = []
@@ -86,7 +87,7 @@ def ingest_corpus(app, corpus: list[dict], log) -> None:
     log("\n")
 
 
-def evaluate(directory: Path, config, embedder, index_dir: Path | None, log,
+def evaluate(directory: Path, config, encoder, index_dir: Path | None, log,
              keyword_budget_share: float | None = None, top_k: int = 100) -> dict:
     from minirag.app import App
     from minirag.search import keyword as keyword_search
@@ -98,7 +99,7 @@ def evaluate(directory: Path, config, embedder, index_dir: Path | None, log,
 
     db_path = (index_dir or Path(tempfile.mkdtemp(prefix="minirag-eval-"))) / f"{directory.name}.db"
     base = replace(config, db_path=db_path)
-    app = App(base, embedder=embedder)
+    app = App(base, encoder=encoder)
     stats = app.index.stats() if db_path.exists() else None
     if stats is None or stats["sourceCount"] != len(corpus) or stats["staleChunkCount"]:
         log(f"{directory.name}: ingesting {len(corpus)} documents\n")
@@ -111,7 +112,7 @@ def evaluate(directory: Path, config, embedder, index_dir: Path | None, log,
         keyword_search.KEYWORD_ROW_BUDGET, keyword_search.KEYWORD_ROW_SHARE = 1, keyword_budget_share
         out["_meta"]["keyword_row_budget"] = max(1, round(keyword_budget_share * stats["chunkCount"]))
     for mode, weight in [("vector", MODES["vector"]), ("keyword", MODES["keyword"]), ("hybrid", config.hybrid_weight)]:
-        mode_app = App(replace(base, hybrid_weight=weight), embedder=embedder)
+        mode_app = App(replace(base, hybrid_weight=weight), encoder=encoder)
         totals = dict.fromkeys(("ndcg@10", "mrr@10", "recall@10", "recall@100"), 0.0)
         started = time.perf_counter()
         for qid in judged:
@@ -147,7 +148,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("no evaluation set among the given paths (each needs corpus.jsonl, queries.jsonl, qrels/)")
 
     from minirag.config import load_config
-    from minirag.encoder import Embedder, resolve_model
+    from minirag.encoder import Encoder
+    from minirag.models import resolve
 
     model_path = args.model_path or os.environ.get("MODEL_PATH")
     if not model_path:
@@ -158,21 +160,21 @@ def main(argv: list[str] | None = None) -> int:
     if args.index_dir:
         args.index_dir.mkdir(parents=True, exist_ok=True)
     config = load_config(base_dirs=[str(ROOT)], model_path=model_path)
-    embedder = Embedder(resolve_model(config.model_name, config.model_path, config.cache_dir))
+    encoder = Encoder(resolve(config.model_name, config.model_path, config.cache_dir))
 
     def log(text: str) -> None:
         sys.stderr.write(text)
         sys.stderr.flush()
 
     if args.json:
-        results = {d.name: evaluate(d, config, embedder, args.index_dir, log, args.keyword_budget_share, args.top_k) for d in sets}
+        results = {d.name: evaluate(d, config, encoder, args.index_dir, log, args.keyword_budget_share, args.top_k) for d in sets}
         print(json.dumps({name: {k: v for k, v in r.items() if k != "_meta"} for name, r in results.items()}, indent=2))
         return 0
-    print(f"model: {embedder.model_id} ({config.model_path}), hybrid weight {config.hybrid_weight}, "
+    print(f"model: {encoder.model_id} ({config.model_path}), hybrid weight {config.hybrid_weight}, "
           f"chunk budget {config.chunk_token_budget} tokens")
     print(f"{'set':<22} {'mode':<8} {'nDCG@10':>8} {'MRR@10':>8} {'R@10':>8} {'R@100':>8} {'q/s':>7}", flush=True)
     for directory in sets:  # each set's rows as soon as it is done
-        r = evaluate(directory, config, embedder, args.index_dir, log, args.keyword_budget_share, args.top_k)
+        r = evaluate(directory, config, encoder, args.index_dir, log, args.keyword_budget_share, args.top_k)
         for mode in ("vector", "keyword", "hybrid"):
             m = r[mode]
             print(f"{directory.name:<22} {mode:<8} {m['ndcg@10']:>8.4f} {m['mrr@10']:>8.4f} {m['recall@10']:>8.4f} "

@@ -37,10 +37,11 @@ def anyio_backend():
 
 
 @pytest.fixture(scope="session")
-def embedder(model_dir):
-    from minirag.encoder import Embedder, resolve_model
+def encoder(model_dir):
+    from minirag.encoder import Encoder
+    from minirag.models import resolve
 
-    return Embedder(resolve_model("unused", model_dir, Path("/nonexistent-cache")))
+    return Encoder(resolve("unused", model_dir, Path("/nonexistent-cache")))
 
 
 @pytest.fixture
@@ -64,13 +65,13 @@ def make_config(tmp_path, docs, model_dir):
 
 
 @pytest.fixture
-def make_app(make_config, embedder):
+def make_app(make_config, encoder):
     from minirag.app import App
 
     apps = []
 
     def make(env: dict | None = None, **flags):
-        app = App(make_config(env, **flags), embedder=embedder)
+        app = App(make_config(env, **flags), encoder=encoder)
         apps.append(app)
         return app
 

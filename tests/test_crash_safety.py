@@ -49,11 +49,11 @@ def write_version(docs: Path, tag: str) -> dict[str, str]:
     return hashes
 
 
-def expected_chunks(config, embedder, tmp_path: Path, tag: str) -> dict[str, list[str]]:
+def expected_chunks(config, encoder, tmp_path: Path, tag: str) -> dict[str, list[str]]:
     """The chunk texts each file of the current version is cut into (no embedding)."""
     scratch = Index(tmp_path / f"scratch-{tag}.db")
     try:
-        pipeline = Pipeline(scratch, embedder, config)
+        pipeline = Pipeline(scratch, encoder, config)
         return {f.source: [c.text for c in pipeline.prepare_file(f, None, force=True).chunked.chunks]
                 for f in walk_roots(config.roots)}
     finally:
@@ -128,19 +128,19 @@ def kill_when(proc: subprocess.Popen, ready) -> None:
 
 
 def test_a_sync_killed_at_any_point_leaves_every_source_wholly_old_or_new_and_the_next_sync_finishes(
-        docs, tmp_path, model_dir, embedder):
+        docs, tmp_path, model_dir, encoder):
     db_path = tmp_path / "index.db"
     config = load_config(env=ENV, base_dirs=[str(docs)], db_path=str(db_path), model_path=str(model_dir),
                          cwd=tmp_path)
     old_hashes = write_version(docs, "old")
-    old_chunks = expected_chunks(config, embedder, tmp_path, "old")
+    old_chunks = expected_chunks(config, encoder, tmp_path, "old")
     index = Index(db_path)
     try:
-        assert run_sync(Pipeline(index, embedder, config), list(config.roots)).done == FILES
+        assert run_sync(Pipeline(index, encoder, config), list(config.roots)).done == FILES
     finally:
         index.close()
     new_hashes = write_version(docs, "new")
-    new_chunks = expected_chunks(config, embedder, tmp_path, "new")
+    new_chunks = expected_chunks(config, encoder, tmp_path, "new")
     versions = {"old": (old_hashes, old_chunks), "new": (new_hashes, new_chunks)}
     assert set(check_consistent(db_path, versions).values()) == {"old"}
 

@@ -1,7 +1,7 @@
 import pytest
 
 from minirag.errors import IndexUnavailable
-from minirag.store import connection as db
+from minirag.store import schema
 from minirag.store.index import Index
 
 
@@ -11,35 +11,35 @@ def tables(conn):
 
 def test_a_new_index_gets_every_migration_recorded(tmp_path):
     with Index(tmp_path / "i.db") as index:
-        assert db.schema_version(index.conn) == db.SCHEMA_VERSION
+        assert schema.schema_version(index.conn) == schema.SCHEMA_VERSION
         assert {"meta", "sources", "parents", "chunks", "chunks_fts", "migrations"} <= tables(index.conn)
-        assert index.meta("schema_version") == str(db.SCHEMA_VERSION)
+        assert index.meta("schema_version") == str(schema.SCHEMA_VERSION)
 
 
 def test_reopening_an_index_applies_nothing_twice(tmp_path):
     Index(tmp_path / "i.db").close()
     with Index(tmp_path / "i.db") as index:
         rows = index.conn.execute("SELECT id, name FROM migrations").fetchall()
-        assert [r[0] for r in rows] == list(range(1, db.SCHEMA_VERSION + 1))
+        assert [r[0] for r in rows] == list(range(1, schema.SCHEMA_VERSION + 1))
 
 
 def test_pending_migrations_are_applied_in_order(tmp_path, monkeypatch):
     path = tmp_path / "i.db"
     Index(path).close()
     applied = []
-    monkeypatch.setattr(db, "MIGRATIONS", [*db.MIGRATIONS, ("add a column", lambda c: applied.append(
+    monkeypatch.setattr(schema, "MIGRATIONS", [*schema.MIGRATIONS, ("add a column", lambda c: applied.append(
         c.execute("ALTER TABLE sources ADD COLUMN note TEXT")))])
-    monkeypatch.setattr(db, "SCHEMA_VERSION", len(db.MIGRATIONS))
+    monkeypatch.setattr(schema, "SCHEMA_VERSION", len(schema.MIGRATIONS))
     with Index(path) as index:
-        assert applied and db.schema_version(index.conn) == len(db.MIGRATIONS)
+        assert applied and schema.schema_version(index.conn) == len(schema.MIGRATIONS)
         index.conn.execute("SELECT note FROM sources").fetchall()
 
 
 def test_an_index_from_a_newer_minirag_is_refused(tmp_path, monkeypatch):
     path = tmp_path / "i.db"
     Index(path).close()
-    monkeypatch.setattr(db, "MIGRATIONS", db.MIGRATIONS[:0])
-    monkeypatch.setattr(db, "SCHEMA_VERSION", 0)
+    monkeypatch.setattr(schema, "MIGRATIONS", schema.MIGRATIONS[:0])
+    monkeypatch.setattr(schema, "SCHEMA_VERSION", 0)
     with pytest.raises(IndexUnavailable, match="newer than this minirag"):
         Index(path)
 

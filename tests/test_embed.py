@@ -3,41 +3,43 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from minirag.encoder import Embedder, ModelFiles, resolve_model
+from minirag.encoder import Encoder
 from minirag.errors import ModelUnavailable
+from minirag.models import ModelFiles
+from minirag.models import resolve as resolve_model
 
 
 def cosine(a, b):
     return float(np.dot(a, b))
 
 
-def test_similar_sentences_are_closer_than_unrelated_ones(embedder):
-    a, b, c = embedder.embed_documents(
+def test_similar_sentences_are_closer_than_unrelated_ones(encoder):
+    a, b, c = encoder.embed_documents(
         ["The cat sat on the mat.", "A kitten was sitting on the rug.", "Quarterly tax filing deadlines for corporations."]
     )
     assert cosine(a, b) > cosine(a, c) + 0.2
 
 
-def test_vectors_are_unit_length(embedder):
-    vectors = embedder.embed_documents(["one", "a much longer sentence about something else entirely"])
+def test_vectors_are_unit_length(encoder):
+    vectors = encoder.embed_documents(["one", "a much longer sentence about something else entirely"])
     assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
 
 
-def test_batching_and_sorting_do_not_change_vectors(embedder):
+def test_batching_and_sorting_do_not_change_vectors(encoder):
     texts = [("word " * n).strip() for n in (50, 3, 20, 1, 80)]
-    together = embedder.embed_documents(texts)
-    alone = np.stack([embedder.embed_documents([t])[0] for t in texts])
+    together = encoder.embed_documents(texts)
+    alone = np.stack([encoder.embed_documents([t])[0] for t in texts])
     assert np.allclose(together, alone, atol=1e-4)
 
 
-def test_token_counting_is_not_truncated_past_128(embedder):
+def test_token_counting_is_not_truncated_past_128(encoder):
     text = "tokenization " * 300
-    assert embedder.count_tokens(text) > 300
+    assert encoder.count_tokens(text) > 300
 
 
-def test_query_longer_than_the_model_limit_is_still_embedded(embedder):
-    vector = embedder.embed_queries(["long " * 2000])[0]
-    assert vector.shape == (embedder.dimension,)
+def test_query_longer_than_the_model_limit_is_still_embedded(encoder):
+    vector = encoder.embed_queries(["long " * 2000])[0]
+    assert vector.shape == (encoder.dimension,)
 
 
 def test_local_directory_settings_are_read(model_dir):
@@ -63,4 +65,4 @@ def test_a_corrupt_onnx_file_is_a_clear_error(tmp_path, model_dir):
     bad.write_bytes(b"not an onnx file")
     spec = resolve_model("x", model_dir, tmp_path).spec
     with pytest.raises(ModelUnavailable, match="cannot load ONNX model"):
-        Embedder(ModelFiles(spec, bad, model_dir / "tokenizer.json", "test"))
+        Encoder(ModelFiles(spec, bad, model_dir / "tokenizer.json", "test"))

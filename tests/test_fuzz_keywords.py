@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from minirag import keywords
 from minirag.store import connection as db
+from minirag.store import schema
 
 NASTY = ['"', "*", "NEAR(", "NEAR", "-", "AND", "OR", "NOT", "(", ")", ":", "^", "+", "\x00", "'", "{", "}",
          "body:", "title:", "🦦", "👩\u200d👩\u200d👧", "e\u0301", "\u0307", "İ", "ß", "ﬁ", "שלום", "مرحبا",
@@ -21,7 +22,7 @@ SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[Heal
 @pytest.fixture(scope="module")
 def conn(tmp_path_factory):
     conn = db.connect(tmp_path_factory.mktemp("fuzz") / "index.db")
-    db.migrate(conn)
+    schema.migrate(conn)
     rows = ["Sea otters hold hands while sleeping", "Морские выдры держатся за лапы во сне", "NEAR AND OR NOT"]
     conn.executemany("INSERT INTO chunks_fts (rowid, body, title) VALUES (?, ?, ?)",
                      ((i, keywords.normalize(t), keywords.normalize("title " + t)) for i, t in enumerate(rows, 1)))

@@ -16,20 +16,20 @@ DOCS = FIXTURES / "docs"
 BUDGET = 110
 
 
-def cut(name, embedder):
+def cut(name, encoder):
     path = DOCS / name
     converted = convert_file(path)
     _, body = parse_frontmatter(converted.markdown)
     title = choose_title(body, metadata_title=converted.metadata_title, stem=path.stem)
-    return chunk_document(body, title=title, count_tokens=embedder.count_tokens, budget=BUDGET,
-                          max_tokens=embedder.max_length)
+    return chunk_document(body, title=title, count_tokens=encoder.count_tokens, budget=BUDGET,
+                          max_tokens=encoder.max_length)
 
 
 @pytest.mark.parametrize("name", sorted(p.name for p in DOCS.iterdir() if p.name != "README.md"))
-def test_every_fixture_converts_and_no_chunk_exceeds_the_model_maximum(name, embedder):
-    doc = cut(name, embedder)
+def test_every_fixture_converts_and_no_chunk_exceeds_the_model_maximum(name, encoder):
+    doc = cut(name, encoder)
     assert doc.chunks and doc.sections
-    assert all(c.tokens <= embedder.max_length for c in doc.chunks)
+    assert all(c.tokens <= encoder.max_length for c in doc.chunks)
     assert all(c.tokens <= BUDGET or c.text.lstrip().startswith(("```", "~~~")) or "```" in c.text
                for c in doc.chunks)
 
@@ -42,29 +42,29 @@ def test_every_fixture_converts_and_no_chunk_exceeds_the_model_maximum(name, emb
     ("md_debug_readme.md", "headings"),
     ("txt_python_tutorial_appetite_en.txt", "generic"),
 ])
-def test_the_category_is_read_off_the_converted_markdown(name, category, embedder):
-    assert cut(name, embedder).category == category
+def test_the_category_is_read_off_the_converted_markdown(name, category, encoder):
+    assert cut(name, encoder).category == category
 
 
-def test_slides_become_one_section_each(embedder):
-    doc = cut("pptx_python_tutorial_interpreter.pptx", embedder)
+def test_slides_become_one_section_each(encoder):
+    doc = cut("pptx_python_tutorial_interpreter.pptx", encoder)
     assert len(doc.sections) == 7
 
 
-def test_pdf_chunks_and_sections_carry_their_pages(embedder):
-    doc = cut("pdf_multipage_ocr_vicksburg.pdf", embedder)
+def test_pdf_chunks_and_sections_carry_their_pages(encoder):
+    doc = cut("pdf_multipage_ocr_vicksburg.pdf", encoder)
     assert sorted({c.page_start for c in doc.chunks}) == [1, 2, 3, 4, 5, 6]
     assert all("\f" not in c.text for c in doc.chunks)
     assert doc.sections[0].page_start == 1 and doc.sections[-1].page_end == 6
 
 
-def test_html_and_epub_titles_come_from_converter_metadata(embedder):
-    assert cut("html_libreoffice_footnotes_ru.html", embedder).title == "Вставка и редактирование сносок и концевых сносок"
-    assert cut("epub_ubuntu_packaging_guide_ru.epub", embedder).title == "Ubuntu Packaging Guide"
+def test_html_and_epub_titles_come_from_converter_metadata(encoder):
+    assert cut("html_libreoffice_footnotes_ru.html", encoder).title == "Вставка и редактирование сносок и концевых сносок"
+    assert cut("epub_ubuntu_packaging_guide_ru.epub", encoder).title == "Ubuntu Packaging Guide"
 
 
-def test_a_spreadsheet_table_repeats_its_header_in_every_chunk(embedder):
-    doc = cut("csv_ubuntu_releases.csv", embedder)
+def test_a_spreadsheet_table_repeats_its_header_in_every_chunk(encoder):
+    doc = cut("csv_ubuntu_releases.csv", encoder)
     header = doc.chunks[1].text.split("\n")[1] if doc.chunks[1].text.startswith("#") else doc.chunks[1].text.split("\n")[0]
     assert header.startswith("|")
     assert all(header in c.text for c in doc.chunks[1:])

@@ -75,9 +75,9 @@ def test_the_in_memory_matrix_ranks_exactly_like_the_vec0_scan(indexed, monkeypa
     queries = [("liquid oxygen rocket engines", None), ("apples", str(docs / "proj")), ("secret apples", None)]
     before = [indexed.query(q, top_k=5, scope=s)["results"] for q, s in queries]
     monkeypatch.setattr(vectors, "MIN_CHUNKS", 0)
-    indexed.matrices.build_now(indexed.embedder.dimension)
+    indexed.matrices.build_now(indexed.encoder.dimension)
     generation = indexed.index.generation()
-    assert indexed.matrices.current(generation, 10, indexed.embedder.dimension) is not None
+    assert indexed.matrices.current(generation, 10, indexed.encoder.dimension) is not None
     after = [indexed.query(q, top_k=5, scope=s)["results"] for q, s in queries]
     key = [[(h["source"], h["chunkIndex"], round(h["distance"] or -1, 5)) for h in r] for r in before]
     assert key == [[(h["source"], h["chunkIndex"], round(h["distance"] or -1, 5)) for h in r] for r in after]
@@ -88,10 +88,10 @@ def test_a_stale_matrix_is_never_used(indexed, monkeypatch, docs):
 
     monkeypatch.setattr(vectors, "MIN_CHUNKS", 0)
     monkeypatch.setattr(vectors, "REBUILD_PAUSE_S", 3600)
-    indexed.matrices.build_now(indexed.embedder.dimension)
+    indexed.matrices.build_now(indexed.encoder.dimension)
     write(docs / "new.md", "# Volcanoes\n\nMagma erupts from volcanoes as lava.")
     run_sync(indexed.pipeline, list(indexed.config.roots))
-    assert indexed.matrices.current(indexed.index.generation(), 10, indexed.embedder.dimension) is None
+    assert indexed.matrices.current(indexed.index.generation(), 10, indexed.encoder.dimension) is None
     hits = indexed.query("volcano lava eruption", top_k=3)["results"]
     assert hits[0]["source"] == str(docs / "new.md") and hits[0]["distance"] is not None
 
@@ -111,7 +111,7 @@ def test_a_query_in_a_script_the_model_cannot_read_is_answered_by_keywords(make_
     write(docs / "ru.md", "# Таблицы\n\nСервер базы данных хранит таблицы и индексы.")
     write(docs / "en.md", "# Tables\n\nThe database server stores tables and indexes.")
     run_sync(app.pipeline, list(app.config.roots))
-    assert not app.embedder.reads("таблицы базы данных") and app.embedder.reads("database tables")
+    assert not app.encoder.reads("таблицы базы данных") and app.encoder.reads("database tables")
     hybrid = app.query("таблицы базы данных")["results"]
     assert hybrid and all(h["distance"] is None for h in hybrid)
     assert hybrid[0]["source"] == str(docs / "ru.md")
@@ -128,7 +128,7 @@ def test_the_matrix_is_built_in_the_background_and_then_used(indexed, monkeypatc
 
     monkeypatch.setattr(vectors, "MIN_CHUNKS", 0)
     monkeypatch.setattr(vectors, "REBUILD_PAUSE_S", 0)
-    generation, dimension = indexed.index.generation(), indexed.embedder.dimension
+    generation, dimension = indexed.index.generation(), indexed.encoder.dimension
     assert indexed.matrices.current(generation, 10, dimension) is None  # starts the build
     deadline = time.monotonic() + 30
     matrix = None
@@ -204,13 +204,13 @@ def test_the_vector_side_on_a_pool_ranks_exactly_like_inline(indexed, monkeypatc
     from minirag.search.plan import SearchOptions, hybrid_search
 
     monkeypatch.setattr(vectors, "MIN_CHUNKS", 0)
-    matrix = indexed.matrices.build_now(indexed.embedder.dimension)
-    conn, embedder = indexed.index.conn, indexed.embedder
+    matrix = indexed.matrices.build_now(indexed.encoder.dimension)
+    conn, encoder = indexed.index.conn, indexed.encoder
     with ThreadPoolExecutor(max_workers=1) as pool:
         for text, scope in [("liquid oxygen rocket engines", None), ("secret apples", None),
                             ("apples", str(docs / "proj"))]:
             def embed(text=text):
-                return embedder.embed_queries([text])[0]
+                return encoder.embed_queries([text])[0]
             for m in (None, matrix):
                 options = SearchOptions(top_k=5, hybrid_weight=0.6, scope=scope)
                 inline = hybrid_search(conn, text, options, embed=embed, matrix=m)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import shutil
 import subprocess
 from contextlib import asynccontextmanager
@@ -52,13 +53,13 @@ def docs(tmp_path) -> Path:
 
 
 @pytest.fixture
-def make_state(tmp_path, docs, model_path, embedder):
+def make_state(tmp_path, docs, model_path, encoder):
     states = []
 
     def make(**options) -> ServerState:
         config = load_config(env=options.pop("env", {}), base_dirs=[str(docs)],
                              db_path=str(tmp_path / "index.db"), model_path=model_path, **options)
-        states.append(ServerState.from_config(config, App(config, embedder=embedder)))
+        states.append(ServerState.from_config(config, App(config, encoder=encoder)))
         return states[-1]
 
     yield make
@@ -311,7 +312,7 @@ async def test_sync_start_returns_a_job_id_and_sync_status_reports_the_result(ma
     async with connected(state) as client:
         started = await ok(client, "sync_start")
         assert set(started) == {"jobId"}
-        assert state.jobs.get(started["jobId"]).wait(30)
+        assert state.app.jobs.get(started["jobId"]).wait(30)
         result = await ok(client, "sync_status", jobId=started["jobId"])
         found = await ok(client, "query_documents", query="kubernetes pod")
     assert result["state"] == "succeeded"
@@ -347,7 +348,8 @@ async def test_sync_start_with_wait_sends_progress_and_returns_the_finished_job(
         result = await client.call_tool("sync_start", {"wait": True}, progress_callback=on_progress)
     assert result.structured_content["state"] == "succeeded"
     assert result.structured_content["ingested"] == 3
-    assert reports and reports[-1] == (3, "3 files: 3 ingested, 0 unchanged, 0 failed, 0 removed")
+    assert reports and reports[-1][0] == 3
+    assert re.fullmatch(r"3 files: 3 ingested, 0 unchanged, 0 removed, 0 failed; \d+ chunks", reports[-1][1])
 
 
 @pytest.mark.anyio

@@ -81,8 +81,8 @@ def test_syncing_one_subfolder_leaves_the_rest_alone(app, docs):
     assert sources(app) == {str(docs / "a" / "x.md"), str(docs / "a" / "z.md"), str(docs / "b" / "y.md")}
 
 
-class CountingEmbedder:
-    """The real embedder, counting the passages it is asked to embed."""
+class CountingEncoder:
+    """The real encoder, counting the passages it is asked to embed."""
 
     def __init__(self, real):
         self.real, self.embedded = real, []
@@ -95,11 +95,11 @@ class CountingEmbedder:
         return self.real.embed_documents(texts)
 
 
-def test_unchanged_chunk_text_is_never_embedded_twice(make_config, embedder, docs):
+def test_unchanged_chunk_text_is_never_embedded_twice(make_config, encoder, docs):
     from minirag.app import App
 
-    counting = CountingEmbedder(embedder)
-    app = App(make_config(), embedder=counting)
+    counting = CountingEncoder(encoder)
+    app = App(make_config(), encoder=counting)
     try:
         paragraphs = [f"## Part {i}\n\nParagraph number {i} talks about topic {i * 7}." for i in range(12)]
         path = write(docs / "long.md", "# Long\n\n" + "\n\n".join(paragraphs))

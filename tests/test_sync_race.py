@@ -87,7 +87,7 @@ async def test_a_running_sync_start_makes_the_cli_and_a_second_sync_start_refuse
         state, corpus, tmp_path, model_path):
     async with Client(build_server(state)) as client:
         started = await client.call_tool("sync_start", {})
-        job = state.jobs.get(started.structured_content["jobId"])
+        job = state.app.jobs.get(started.structured_content["jobId"])
         proc = cli_sync(corpus, tmp_path / "index.db", model_path)
         _stdout, stderr = proc.communicate(timeout=TIMEOUT_S)
         again = await client.call_tool("sync_start", {})

@@ -4,8 +4,9 @@ import pytest
 
 from minirag.config import ConfigError, load_config
 from minirag.errors import InvalidArgument
-from minirag.search.plan import Hit, SearchOptions, apply_post_filters, clamp_top_k, group_by_gap
-from minirag.security import Scope, is_under
+from minirag.search import Hit, Scope, clamp_top_k
+from minirag.search.filters import apply_post_filters, group_by_gap
+from minirag.security import is_under
 
 
 def hit(n, distance, source=None):
@@ -46,13 +47,13 @@ def test_no_gap_over_twice_the_mean_means_no_cut():
 
 def test_max_distance_drops_far_hits_and_hits_without_a_distance():
     hits = [hit(0, 0.2), hit(1, None), hit(2, 0.8)]
-    kept = apply_post_filters(hits, SearchOptions(max_distance=0.5))
+    kept = apply_post_filters(hits, max_distance=0.5)
     assert [h.chunk_id for h in kept] == [0]
 
 
 def test_max_files_keeps_the_first_sources_in_rank_order():
     hits = [hit(0, 0.1, "/a"), hit(1, 0.2, "/b"), hit(2, 0.3, "/a"), hit(3, 0.4, "/c")]
-    assert [h.chunk_id for h in apply_post_filters(hits, SearchOptions(max_files=2))] == [0, 1, 2]
+    assert [h.chunk_id for h in apply_post_filters(hits, max_files=2)] == [0, 1, 2]
 
 
 @pytest.mark.parametrize("value, expected", [(1, 1), (10, 10), (100, 100), (101, 100), (10_000, 100)])

@@ -6,7 +6,7 @@ import os
 
 from minirag.chunking import SCHEME_VERSION
 from minirag.ingest.scan import walk_roots
-from minirag.security import Scope
+from minirag.search.scope import Scope
 
 # indexed: the index matches the disk; stale: changed on disk since indexing;
 # stale_scheme: unchanged but cut by an older chunking scheme; not_indexed;
@@ -25,18 +25,18 @@ def _disk_state(found, stored, max_size: int) -> str:
     return "indexed" if stored["scheme"] == SCHEME_VERSION else "stale_scheme"
 
 
-def list_entries(app, scope: Scope | None) -> list[dict]:
+def list_entries(index, config, scope: Scope | None) -> list[dict]:
     indexed = {
-        row["source"]: row for row in app.index.list_sources() if scope is None or scope.matches(row["source"])
+        row["source"]: row for row in index.list_sources() if scope is None or scope.matches(row["source"])
     }
     out = []
-    for found in walk_roots(app.config.roots):
+    for found in walk_roots(config.roots):
         if scope is not None and not scope.matches(found.source):
             continue
         stored = indexed.pop(found.source, None)
         out.append({
             "source": found.source, "sourceType": "file", "title": stored["title"] if stored else None,
-            "state": _disk_state(found, stored, app.config.max_file_size), "size": found.size,
+            "state": _disk_state(found, stored, config.max_file_size), "size": found.size,
             "chunkCount": stored["chunkCount"] if stored else 0,
             **({"lifecycle": stored["lifecycle"]} if stored and stored["lifecycle"] != "active" else {}),
         })

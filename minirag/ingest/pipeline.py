@@ -11,11 +11,10 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
-import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -24,9 +23,10 @@ from minirag.chunking import SCHEME_VERSION, ChunkedDocument, chunk_document
 from minirag.chunking.frontmatter import parse_frontmatter
 from minirag.chunking.titles import choose_title, first_h1
 from minirag.config import MIN_CHUNK_TOKEN_BUDGET, Config, ConfigError
-from minirag.encoder import Embedder
+from minirag.encoder import Encoder
 from minirag.errors import ConversionFailed
 from minirag.ingest.convert import Converted, convert_file
+from minirag.ingest.progress import Progress
 from minirag.ingest.scan import FoundFile
 from minirag.store.index import Index, PreparedSource, SourceRecord, StoredState, text_hash
 
@@ -36,40 +36,6 @@ log = logging.getLogger(__name__)
 # enough for length-sorted batches to pack well, small enough to bound memory.
 GROUP_CHUNKS = 256
 LOOKAHEAD = 8  # documents converted ahead of the encoder
-
-
-@dataclass
-class Progress:
-    """Live counts of one ingest or sync run; safe to read from another thread."""
-
-    seen: int = 0
-    done: int = 0
-    skipped: int = 0
-    failed: int = 0
-    deleted: int = 0
-    chunks_written: int = 0
-    current: str | None = None
-    warnings: list[str] = field(default_factory=list)
-    started: float = field(default_factory=time.monotonic)
-    timings: dict[str, float] = field(default_factory=dict)
-    # Set to stop a run between files (a server shutting down); what was written stays.
-    stop: threading.Event = field(default_factory=threading.Event, repr=False)
-
-    def add_time(self, stage: str, seconds: float) -> None:
-        self.timings[stage] = self.timings.get(stage, 0.0) + seconds
-
-    def to_dict(self) -> dict:
-        return {
-            "seen": self.seen,
-            "ingested": self.done,
-            "skipped": self.skipped,
-            "failed": self.failed,
-            "deleted": self.deleted,
-            "chunksWritten": self.chunks_written,
-            "currentFile": self.current,
-            "elapsedSeconds": round(time.monotonic() - self.started, 2),
-            "warnings": list(self.warnings),
-        }
 
 
 @dataclass(frozen=True)
@@ -96,17 +62,17 @@ def file_hash(data: bytes) -> str:
 
 
 class Pipeline:
-    def __init__(self, index: Index, embedder: Embedder, config: Config):
+    def __init__(self, index: Index, encoder: Encoder, config: Config):
         self.index = index
-        self.embedder = embedder
+        self.encoder = encoder
         self.config = config
-        if config.chunk_token_budget > embedder.max_length:
+        if config.chunk_token_budget > encoder.max_length:
             raise ConfigError(
-                f"CHUNK_TOKEN_BUDGET must be in {MIN_CHUNK_TOKEN_BUDGET}–{embedder.max_length} for "
-                f"{embedder.model_id} (its maximum sequence length), got {config.chunk_token_budget}"
+                f"CHUNK_TOKEN_BUDGET must be in {MIN_CHUNK_TOKEN_BUDGET}–{encoder.max_length} for "
+                f"{encoder.model_id} (its maximum sequence length), got {config.chunk_token_budget}"
             )
         self.budget = config.chunk_token_budget
-        index.bind_model(embedder.model_id, embedder.dimension)
+        index.bind_model(encoder.model_id, encoder.dimension)
 
     # --- preparing documents (runs in worker threads) ----------------------
 
@@ -122,8 +88,8 @@ class Pipeline:
             title = choose_title(body, metadata_title=converted.metadata_title, stem=stem) if kind == "file" else (
                 converted.metadata_title or first_h1(body) or ""
             )
-        chunked = chunk_document(body, title=title, count_tokens=self.embedder.count_tokens, budget=self.budget,
-                                 max_tokens=self.embedder.max_length)
+        chunked = chunk_document(body, title=title, count_tokens=self.encoder.count_tokens, budget=self.budget,
+                                 max_tokens=self.encoder.max_length)
         if progress is not None:
             progress.add_time("chunk", time.perf_counter() - t0)
         warnings = list(converted.warnings)
@@ -169,7 +135,7 @@ class Pipeline:
                 missing.setdefault(h, t)
         if missing:
             t0 = time.perf_counter()
-            vectors = self.embedder.embed_documents(list(missing.values()))
+            vectors = self.encoder.embed_documents(list(missing.values()))
             if progress is not None:
                 progress.add_time("embed", time.perf_counter() - t0)
             known.update(zip(missing.keys(), vectors, strict=True))
@@ -178,7 +144,7 @@ class Pipeline:
             n = len(doc.chunked.chunks)
             matrix = (
                 np.stack([known[h] for h in hashes[position : position + n]])
-                if n else np.zeros((0, self.embedder.dimension), np.float32)
+                if n else np.zeros((0, self.encoder.dimension), np.float32)
             )
             out.append(PreparedSource(doc.record, doc.chunked, matrix))
             position += n

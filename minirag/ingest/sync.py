@@ -1,4 +1,4 @@
-"""Reconcile the index with the roots, and run syncs as background jobs for the server.
+"""Reconcile the index with the roots: one sync pass.
 
 New and changed files are ingested (content hash, with an mtime+size fast
 path), unchanged ones skipped, files gone from disk dropped. A source cut by
@@ -7,22 +7,17 @@ an older chunking scheme is re-ingested even when its bytes are unchanged.
 
 from __future__ import annotations
 
-import itertools
 import logging
 import os
-import threading
-import time
-import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from minirag.chunking import SCHEME_VERSION
-from minirag.ingest.pipeline import Pipeline, Progress
+from minirag.ingest.pipeline import Pipeline
+from minirag.ingest.progress import Progress
 from minirag.ingest.scan import FoundFile, walk, walk_roots
 from minirag.security import is_under
 from minirag.store.index import StoredState
-from minirag.store.lock import SyncLock
 
 log = logging.getLogger(__name__)
 
@@ -70,74 +65,3 @@ def run_sync(pipeline: Pipeline, roots: list[Path], *, path: Path | None = None,
         progress.deleted += index.delete_sources(gone)
     pipeline.run_files(to_check, progress, on_change=on_change)
     return progress
-
-
-@dataclass
-class SyncJob:
-    job_id: str
-    progress: Progress
-    state: str = "running"  # running | succeeded | failed
-    error: str | None = None
-    finished_at: float | None = None
-    _done: threading.Event = field(default_factory=threading.Event, repr=False)
-
-    def to_dict(self) -> dict:
-        return {"jobId": self.job_id, "state": self.state, **self.progress.to_dict(),
-                **({"error": self.error} if self.error else {})}
-
-    def wait(self, timeout: float | None = None) -> bool:
-        return self._done.wait(timeout)
-
-
-class SyncJobs:
-    """Background sync jobs of one server process. The cross-process lock is taken
-    before the job starts, so a refusal is immediate and names the holder."""
-
-    KEEP = 16
-
-    def __init__(self, db_path: Path):
-        self.db_path = db_path
-        self._jobs: dict[str, SyncJob] = {}
-        self._lock = threading.Lock()
-        self._counter = itertools.count(1)
-
-    def start(self, work: Callable[[Progress], None],
-              on_change: Callable[[SyncJob], None] | None = None) -> SyncJob:
-        lock = SyncLock(self.db_path).acquire()  # raises SyncLocked at once if held
-        job = SyncJob(job_id=f"sync-{next(self._counter)}-{uuid.uuid4().hex[:8]}", progress=Progress())
-
-        def target() -> None:
-            try:
-                work(job.progress)
-                job.state = "succeeded"
-            except Exception as exc:  # noqa: BLE001 - reported through sync_status
-                log.exception("sync job %s failed", job.job_id)
-                job.state, job.error = "failed", f"{type(exc).__name__}: {exc}"
-            finally:
-                lock.release()
-                job.finished_at = time.time()
-                job._done.set()
-                if on_change:
-                    on_change(job)
-
-        with self._lock:
-            self._jobs[job.job_id] = job
-            while len(self._jobs) > self.KEEP:
-                self._jobs.pop(next(iter(self._jobs)))
-        threading.Thread(target=target, name=job.job_id, daemon=True).start()
-        return job
-
-    def stop_all(self, timeout: float = 60.0) -> None:
-        """Ask running jobs to stop between files and wait for them, so nothing
-        closes the index under a job's feet."""
-        with self._lock:
-            jobs = [j for j in self._jobs.values() if j.state == "running"]
-        for job in jobs:
-            job.progress.stop.set()
-        deadline = time.monotonic() + timeout
-        for job in jobs:
-            job.wait(max(0.0, deadline - time.monotonic()))
-
-    def get(self, job_id: str) -> SyncJob | None:
-        with self._lock:
-            return self._jobs.get(job_id)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 
 from minirag.keywords import match_expression
-from minirag.security import Scope
+from minirag.search.scope import Scope
 
 TITLE_WEIGHT = 1.0  # BM25 column weight of the source title relative to the body
 # Matches FTS5 scores per query, at most: this share of the index, and never
@@ -57,13 +57,15 @@ def rare_terms(terms: list[str], counts: dict[str, int], budget: int) -> list[st
     return kept
 
 
-def keyword_candidates(conn, terms: list[str], depth: int, scope: Scope | None) -> list[int]:
-    """Chunk ids of the best BM25 matches of `terms` over body and title, active sources only, best first."""
+def keyword_candidates(conn, terms: list[str], depth: int, scope: Scope | None, chunk_bound: int) -> list[int]:
+    """Chunk ids of the best BM25 matches of `terms` over body and title, active sources only, best first.
+
+    `chunk_bound`: the largest chunk id, which bounds the index's size (the budget is a share of it).
+    """
     if not terms:
         return []
-    chunk_bound = conn.execute("SELECT COALESCE(MAX(id), 0) FROM chunks").fetchone()[0] if len(terms) > 1 else 0
     budget = max(KEYWORD_ROW_BUDGET, round(KEYWORD_ROW_SHARE * chunk_bound))
-    if chunk_bound > budget:
+    if len(terms) > 1 and chunk_bound > budget:
         counts = document_counts(conn, terms)
         narrowed = rare_terms(terms, counts, budget)
         if len(narrowed) < len(terms):
@@ -84,15 +86,23 @@ def _bm25_matches(conn, fts: str, depth: int, scope: Scope | None) -> list[tuple
         inactive = conn.execute(
             "SELECT COUNT(*) FROM chunks WHERE source_id IN (SELECT id FROM sources WHERE lifecycle <> 'active')"
         ).fetchone()[0]
-        sql = ("WITH top AS MATERIALIZED (SELECT rowid AS chunk_id, bm25(chunks_fts, 1.0, ?) AS bm FROM chunks_fts "
-               "WHERE chunks_fts MATCH ? ORDER BY bm, rowid LIMIT ?) "
-               "SELECT t.chunk_id, t.bm FROM top t JOIN chunks c ON c.id = t.chunk_id "
-               "JOIN sources s ON s.id = c.source_id WHERE s.lifecycle = 'active' ORDER BY t.bm, t.chunk_id LIMIT ?")
+        sql = """
+            WITH top AS MATERIALIZED (
+                SELECT rowid AS chunk_id, bm25(chunks_fts, 1.0, ?) AS bm FROM chunks_fts
+                WHERE chunks_fts MATCH ? ORDER BY bm, rowid LIMIT ?
+            )
+            SELECT t.chunk_id, t.bm FROM top t
+            JOIN chunks c ON c.id = t.chunk_id JOIN sources s ON s.id = c.source_id
+            WHERE s.lifecycle = 'active' ORDER BY t.bm, t.chunk_id LIMIT ?
+        """
         args = (TITLE_WEIGHT, fts, depth + inactive, depth)
     else:
-        sql = ("SELECT f.rowid, bm25(chunks_fts, 1.0, ?) AS bm FROM chunks_fts f "
-               "JOIN chunks c ON c.id = f.rowid JOIN sources s ON s.id = c.source_id "
-               f"WHERE chunks_fts MATCH ? AND s.lifecycle = 'active' AND {Scope.SQL} ORDER BY bm, f.rowid LIMIT ?")
+        sql = f"""
+            SELECT f.rowid, bm25(chunks_fts, 1.0, ?) AS bm FROM chunks_fts f
+            JOIN chunks c ON c.id = f.rowid JOIN sources s ON s.id = c.source_id
+            WHERE chunks_fts MATCH ? AND s.lifecycle = 'active' AND {Scope.SQL}
+            ORDER BY bm, f.rowid LIMIT ?
+        """
         args = (TITLE_WEIGHT, fts, *scope.args, depth)
     return conn.execute(sql, args).fetchall()
 

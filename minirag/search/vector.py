@@ -1,4 +1,4 @@
-"""An in-memory copy of the index's vectors for exact search on large indexes.
+"""The vector side of a query: sqlite-vec's vec0 KNN, or an in-memory matrix on large indexes.
 
 sqlite-vec's vec0 scan is exact but costs ~80 ms at 100k chunks and ~800 ms
 at 1M on two cores (scripts/bench.py); one float32 matrix-vector product in
@@ -17,12 +17,43 @@ import time
 
 import numpy as np
 
+from minirag.search.scope import Scope
+
 log = logging.getLogger(__name__)
 
 #: Below this many chunks the vec0 scan is fast enough (~16 ms at 10k) and no
 #: memory is spent on a copy (float32: 1.5 KB a 384-d chunk).
 MIN_CHUNKS = 20_000
 REBUILD_PAUSE_S = 5.0  # at most one rebuild this often while a sync keeps writing
+
+
+
+SCOPED_CHUNKS_SQL = f"SELECT c.id FROM chunks c JOIN sources s ON s.id = c.source_id WHERE {Scope.SQL}"
+
+
+def vec0_candidates(conn, vector: np.ndarray, depth: int, scope: Scope | None) -> list[tuple[int, float]]:
+    """(chunk_id, distance) of the nearest active chunks by the vec0 KNN, nearest first.
+
+    vec0's text-metadata range filters fail on larger tables (sqlite-vec 0.1.9:
+    "Could not filter metadata fields"), so a scope is a `chunk_id IN (...)`
+    constraint inside the KNN. MATERIALIZED keeps SQLite from flattening the
+    KNN into the outer query, which vec0 rejects (one ORDER BY distance per KNN).
+    """
+    scope_filter = f"AND chunk_id IN ({SCOPED_CHUNKS_SQL})" if scope is not None else ""
+    sql = f"""
+        WITH knn AS MATERIALIZED (
+            SELECT chunk_id, distance FROM chunks_vec
+            WHERE embedding MATCH ? AND k = ? AND lifecycle = 'active' {scope_filter}
+        )
+        SELECT chunk_id, distance FROM knn ORDER BY distance, chunk_id LIMIT ?
+    """
+    blob = np.asarray(vector, dtype=np.float32).tobytes()
+    return conn.execute(sql, (blob, depth, *(scope.args if scope else ()), depth)).fetchall()
+
+
+
+def scoped_chunk_ids(conn, scope: Scope) -> np.ndarray:
+    return np.asarray([r[0] for r in conn.execute(SCOPED_CHUNKS_SQL, scope.args)], dtype=np.int64)
 
 
 class VectorMatrix:

@@ -1,4 +1,4 @@
-"""The one owner of writes to, and non-search reads of, the index file.
+"""The one owner of the index's tables: every write, every non-search read, the `meta` keys.
 
 Replacing a source is atomic: the caller embeds everything first, then
 `replace_sources` deletes the old rows and inserts the new ones in one
@@ -21,8 +21,20 @@ from minirag import keywords
 from minirag.chunking import SCHEME_VERSION, ChunkedDocument, Section
 from minirag.errors import IndexUnavailable, NotFound
 from minirag.store import connection as db
+from minirag.store import schema
 
 log = logging.getLogger(__name__)
+
+# The `meta` keys, all in one place.
+META_SCHEMA = "schema_version"  # written by schema.migrate
+META_MODEL = "model_id"
+META_DIMENSION = "dimension"
+META_CHUNK_SCHEME = "chunk_scheme"
+META_KEYWORD_SCHEME = "keyword_scheme"
+META_GENERATION = "generation"
+META_GIT_STATE = "git_state"
+
+_IN_BATCH = 500  # ids per `IN (...)` list, well under SQLite's parameter limit
 
 
 def text_hash(text: str) -> str:
@@ -56,6 +68,15 @@ class StoredState:
     scheme: int
 
 
+def _marks(values: Sequence) -> str:
+    return ",".join("?" * len(values))
+
+
+def _batches(values: Sequence, size: int = _IN_BATCH):
+    for start in range(0, len(values), size):
+        yield values[start : start + size]
+
+
 class Index:
     """An open index file. Create one per process and share it; methods are short transactions."""
 
@@ -68,15 +89,15 @@ class Index:
         self._all: list = []
         self._all_lock = threading.Lock()
         if read_only:
-            version = db.schema_version(self.conn)
-            if version != db.SCHEMA_VERSION:
+            version = schema.schema_version(self.conn)
+            if version != schema.SCHEMA_VERSION:
                 raise IndexUnavailable(
-                    f"index {self.path} has schema version {version}, expected {db.SCHEMA_VERSION}; "
+                    f"index {self.path} has schema version {version}, expected {schema.SCHEMA_VERSION}; "
                     "open it once without --read-only to upgrade"
                 )
         else:
             try:
-                db.migrate(self.conn)
+                schema.migrate(self.conn)
                 self._refresh_keywords()
             except db.DatabaseError as exc:
                 raise IndexUnavailable(f"cannot use index {self.path}: {exc}") from None
@@ -110,20 +131,32 @@ class Index:
     def __exit__(self, *exc) -> None:
         self.close()
 
-    # --- meta and model binding -------------------------------------------
+    def _transaction(self):
+        return _Transaction(self.conn)
+
+    # --- meta ------------------------------------------------------------------
 
     def meta(self, key: str) -> str | None:
         row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return row[0] if row else None
 
+    def set_meta(self, key: str, value: str) -> None:
+        """One statement, outside _Transaction: nothing searchable changes, so the generation stays."""
+        db.with_retry(lambda: self.conn.execute(
+            "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            (key, value)))
+
+    def generation(self) -> int:
+        """Moves on every committed write (see _Transaction)."""
+        return int(self.meta(META_GENERATION) or 0)
+
     def _refresh_keywords(self) -> None:
         """Record the chunk scheme being written now, and rebuild the FTS table when
         keyword normalization changed since it was written."""
-        if self.meta("chunk_scheme") not in (None, str(SCHEME_VERSION)):
-            db.with_retry(lambda: self.conn.execute(
-                "UPDATE meta SET value = ? WHERE key = 'chunk_scheme'", (str(SCHEME_VERSION),)))
+        if self.meta(META_CHUNK_SCHEME) not in (None, str(SCHEME_VERSION)):
+            self.set_meta(META_CHUNK_SCHEME, str(SCHEME_VERSION))
         current = str(keywords.KEYWORD_SCHEME)
-        if self.meta("keyword_scheme") == current:
+        if self.meta(META_KEYWORD_SCHEME) == current:
             return
 
         def rebuild() -> None:
@@ -137,19 +170,17 @@ class Index:
                     ((cid, keywords.normalize(text), keywords.normalize(title)) for cid, text, title in rows),
                 )
                 self.conn.execute(
-                    "INSERT OR REPLACE INTO meta (key, value) VALUES ('keyword_scheme', ?)", (current,)
+                    "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (META_KEYWORD_SCHEME, current)
                 )
             if rows:
                 log.warning("rebuilt the keyword index of %s (%d chunks)", self.path, len(rows))
 
         db.with_retry(rebuild)
 
-    def generation(self) -> int:
-        """Moves on every committed write (see _Transaction)."""
-        return int(self.meta("generation") or 0)
+    # --- the model binding ---------------------------------------------------
 
     def bound_model(self) -> tuple[str, int] | None:
-        model, dim = self.meta("model_id"), self.meta("dimension")
+        model, dim = self.meta(META_MODEL), self.meta(META_DIMENSION)
         return (model, int(dim)) if model and dim else None
 
     def bind_model(self, model_id: str, dimension: int) -> None:
@@ -168,16 +199,19 @@ class Index:
 
         def write() -> None:
             with self._transaction():
-                self.conn.execute(
-                    "INSERT OR REPLACE INTO meta (key, value) VALUES ('model_id', ?), ('dimension', ?), ('chunk_scheme', ?)",
-                    (model_id, str(dimension), str(SCHEME_VERSION)),
+                self.conn.executemany(
+                    "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+                    [(META_MODEL, model_id), (META_DIMENSION, str(dimension)),
+                     (META_CHUNK_SCHEME, str(SCHEME_VERSION))],
                 )
-                db.create_vector_table(self.conn, dimension)
+                schema.create_vector_table(self.conn, dimension)
 
         db.with_retry(write)
 
-    def _transaction(self):
-        return _Transaction(self.conn)
+    def has_vectors(self) -> bool:
+        return self.conn.execute(
+            "SELECT 1 FROM sqlite_master WHERE name = 'chunks_vec'"
+        ).fetchone() is not None
 
     # --- writes -------------------------------------------------------------
 
@@ -199,30 +233,36 @@ class Index:
     def _insert(self, item: PreparedSource) -> int:
         rec, doc = item.record, item.document
         now = datetime.now(UTC).isoformat(timespec="seconds")
-        cur = self.conn.execute(
-            "INSERT INTO sources (source, kind, title, content_hash, size, mtime_ns, scheme, category, lifecycle, ingested_at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        source_id = self.conn.execute(
+            """
+            INSERT INTO sources (source, kind, title, content_hash, size, mtime_ns, scheme, category,
+                                 lifecycle, ingested_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """,
             (rec.source, rec.kind, rec.title, rec.content_hash, rec.size, rec.mtime_ns, SCHEME_VERSION,
              doc.category, rec.lifecycle, now),
-        )
-        source_id = cur.lastrowid
-        parent_ids = []
-        for ord_, section in enumerate(doc.sections):
-            cur = self.conn.execute(
-                "INSERT INTO parents (source_id, ord, text, page_start, page_end, context_lines) "
-                "VALUES (?, ?, ?, ?, ?, ?)",
+        ).lastrowid
+        parent_ids = [
+            self.conn.execute(
+                """
+                INSERT INTO parents (source_id, ord, text, page_start, page_end, context_lines)
+                VALUES (?, ?, ?, ?, ?, ?)
+                """,
                 (source_id, ord_, section.text, section.page_start, section.page_end, section.context_lines),
-            )
-            parent_ids.append(cur.lastrowid)
+            ).lastrowid
+            for ord_, section in enumerate(doc.sections)
+        ]
         title_terms = keywords.normalize(rec.title)
         for ord_, (chunk, vector) in enumerate(zip(doc.chunks, item.vectors, strict=True)):
-            cur = self.conn.execute(
-                "INSERT INTO chunks (source_id, ord, parent_id, text, tokens, text_hash, scheme, page_start, page_end) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            chunk_id = self.conn.execute(
+                """
+                INSERT INTO chunks (source_id, ord, parent_id, text, tokens, text_hash, scheme,
+                                    page_start, page_end)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
                 (source_id, ord_, parent_ids[chunk.section], chunk.text, chunk.tokens, text_hash(chunk.text),
                  SCHEME_VERSION, chunk.page_start, chunk.page_end),
-            )
-            chunk_id = cur.lastrowid
+            ).lastrowid
             self.conn.execute(
                 "INSERT INTO chunks_fts (rowid, body, title) VALUES (?, ?, ?)",
                 (chunk_id, keywords.normalize(chunk.text), title_terms),
@@ -239,21 +279,15 @@ class Index:
             return False
         source_id = row[0]
         chunk_ids = [r[0] for r in self.conn.execute("SELECT id FROM chunks WHERE source_id = ?", (source_id,))]
-        for start in range(0, len(chunk_ids), 500):
-            part = chunk_ids[start : start + 500]
-            marks = ",".join("?" * len(part))
-            self.conn.execute(f"DELETE FROM chunks_fts WHERE rowid IN ({marks})", part)
-            if self._has_vectors():
-                self.conn.execute(f"DELETE FROM chunks_vec WHERE chunk_id IN ({marks})", part)
+        with_vectors = self.has_vectors()
+        for part in _batches(chunk_ids):
+            self.conn.execute(f"DELETE FROM chunks_fts WHERE rowid IN ({_marks(part)})", part)
+            if with_vectors:
+                self.conn.execute(f"DELETE FROM chunks_vec WHERE chunk_id IN ({_marks(part)})", part)
         self.conn.execute("DELETE FROM chunks WHERE source_id = ?", (source_id,))
         self.conn.execute("DELETE FROM parents WHERE source_id = ?", (source_id,))
         self.conn.execute("DELETE FROM sources WHERE id = ?", (source_id,))
         return True
-
-    def _has_vectors(self) -> bool:
-        return self.conn.execute(
-            "SELECT 1 FROM sqlite_master WHERE name = 'chunks_vec'"
-        ).fetchone() is not None
 
     def delete_sources(self, sources: Iterable[str]) -> int:
         sources = list(sources)
@@ -266,11 +300,8 @@ class Index:
 
     def update_stat(self, source: str, size: int, mtime_ns: int) -> None:
         """Content unchanged but touched: remember the new stat so the fast path hits next time."""
-        db.with_retry(
-            lambda: self.conn.execute(
-                "UPDATE sources SET size = ?, mtime_ns = ? WHERE source = ?", (size, mtime_ns, source)
-            )
-        )
+        db.with_retry(lambda: self.conn.execute(
+            "UPDATE sources SET size = ?, mtime_ns = ? WHERE source = ?", (size, mtime_ns, source)))
 
     # --- reads ---------------------------------------------------------------
 
@@ -283,14 +314,15 @@ class Index:
         """Vectors already stored for these chunk texts, so unchanged text is never re-embedded."""
         hashes = list(dict.fromkeys(hashes))
         found: dict[str, np.ndarray] = {}
-        if not hashes or not self._has_vectors():
+        if not hashes or not self.has_vectors():
             return found
-        for start in range(0, len(hashes), 500):
-            part = hashes[start : start + 500]
-            marks = ",".join("?" * len(part))
+        for part in _batches(hashes):
             rows = self.conn.execute(
-                f"SELECT c.text_hash, v.embedding FROM chunks c JOIN chunks_vec v ON v.chunk_id = c.id "
-                f"WHERE c.text_hash IN ({marks})",
+                f"""
+                SELECT c.text_hash, v.embedding
+                FROM chunks c JOIN chunks_vec v ON v.chunk_id = c.id
+                WHERE c.text_hash IN ({_marks(part)})
+                """,
                 part,
             )
             for h, blob in rows:
@@ -299,8 +331,11 @@ class Index:
 
     def source_row(self, source: str) -> dict:
         row = self.conn.execute(
-            "SELECT id, source, kind, title, content_hash, size, mtime_ns, scheme, category, lifecycle, ingested_at, "
-            "(SELECT COUNT(*) FROM chunks WHERE source_id = sources.id) FROM sources WHERE source = ?",
+            """
+            SELECT id, source, kind, title, content_hash, size, mtime_ns, scheme, category, lifecycle,
+                   ingested_at, (SELECT COUNT(*) FROM chunks WHERE source_id = sources.id)
+            FROM sources WHERE source = ?
+            """,
             (source,),
         ).fetchone()
         if row is None:
@@ -311,8 +346,11 @@ class Index:
 
     def list_sources(self) -> list[dict]:
         rows = self.conn.execute(
-            "SELECT s.source, s.kind, s.title, s.scheme, s.lifecycle, s.ingested_at, s.size, s.mtime_ns, "
-            "(SELECT COUNT(*) FROM chunks c WHERE c.source_id = s.id) FROM sources s ORDER BY s.source"
+            """
+            SELECT s.source, s.kind, s.title, s.scheme, s.lifecycle, s.ingested_at, s.size, s.mtime_ns,
+                   (SELECT COUNT(*) FROM chunks c WHERE c.source_id = s.id)
+            FROM sources s ORDER BY s.source
+            """
         )
         keys = ("source", "kind", "title", "scheme", "lifecycle", "ingestedAt", "size", "mtimeNs", "chunkCount")
         return [dict(zip(keys, r, strict=True)) for r in rows]
@@ -325,12 +363,23 @@ class Index:
         )
         return [Section(text, ps, pe, context_lines=cl) for text, ps, pe, cl in rows]
 
+    def parents(self, ids: Iterable[int]) -> dict[int, str]:
+        """Section text by parent id."""
+        ids = sorted(set(ids))
+        out: dict[int, str] = {}
+        for part in _batches(ids):
+            out.update(self.conn.execute(f"SELECT id, text FROM parents WHERE id IN ({_marks(part)})", part))
+        return out
+
     def chunk_window(self, source: str, chunk_index: int, before: int, after: int) -> list[dict]:
         row = self.source_row(source)
         if not 0 <= chunk_index < row["chunkCount"]:
             raise NotFound(f"{source} has no chunk {chunk_index} (it has {row['chunkCount']})")
         rows = self.conn.execute(
-            "SELECT ord, text, parent_id, page_start, page_end FROM chunks WHERE source_id = ? AND ord BETWEEN ? AND ? ORDER BY ord",
+            """
+            SELECT ord, text, parent_id, page_start, page_end FROM chunks
+            WHERE source_id = ? AND ord BETWEEN ? AND ? ORDER BY ord
+            """,
             (row["id"], chunk_index - before, chunk_index + after),
         )
         return [
@@ -340,17 +389,23 @@ class Index:
         ]
 
     def stats(self) -> dict:
-        q = self.conn.execute
+        sources, chunks, sections, stale = self.conn.execute(
+            """
+            SELECT (SELECT COUNT(*) FROM sources), (SELECT COUNT(*) FROM chunks),
+                   (SELECT COUNT(*) FROM parents), (SELECT COUNT(*) FROM chunks WHERE scheme < ?)
+            """,
+            (SCHEME_VERSION,),
+        ).fetchone()
         bound = self.bound_model()
         return {
-            "sourceCount": q("SELECT COUNT(*) FROM sources").fetchone()[0],
-            "chunkCount": q("SELECT COUNT(*) FROM chunks").fetchone()[0],
-            "sectionCount": q("SELECT COUNT(*) FROM parents").fetchone()[0],
-            "staleChunkCount": q("SELECT COUNT(*) FROM chunks WHERE scheme < ?", (SCHEME_VERSION,)).fetchone()[0],
+            "sourceCount": sources,
+            "chunkCount": chunks,
+            "sectionCount": sections,
+            "staleChunkCount": stale,
             "chunkScheme": SCHEME_VERSION,
             "indexModel": bound[0] if bound else None,
             "dimension": bound[1] if bound else None,
-            "schemaVersion": db.schema_version(self.conn),
+            "schemaVersion": schema.schema_version(self.conn),
             "sqliteVersion": db.sqlite_version(),
         }
 
@@ -368,10 +423,13 @@ class _Transaction:
     def __exit__(self, exc_type, exc, tb):
         if exc_type is None:
             # Every committed write moves the generation, so in-memory caches of
-            # the index (vectors.py) know they are stale, in any process.
+            # the index (search/vector.py) know they are stale, in any process.
             self.conn.execute(
-                "INSERT INTO meta (key, value) VALUES ('generation', 1) "
-                "ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1"
+                """
+                INSERT INTO meta (key, value) VALUES (?, 1)
+                ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1
+                """,
+                (META_GENERATION,),
             )
         self.conn.execute("COMMIT" if exc_type is None else "ROLLBACK")
         return False

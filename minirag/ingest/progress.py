@@ -1,0 +1,46 @@
+"""Live counts of one ingest or sync run, and the one line that describes them."""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+
+
+@dataclass
+class Progress:
+    """Live counts of one ingest or sync run; safe to read from another thread."""
+
+    seen: int = 0
+    done: int = 0
+    skipped: int = 0
+    failed: int = 0
+    deleted: int = 0
+    chunks_written: int = 0
+    current: str | None = None
+    warnings: list[str] = field(default_factory=list)
+    started: float = field(default_factory=time.monotonic)
+    timings: dict[str, float] = field(default_factory=dict)
+    # Set to stop a run between files (a server shutting down); what was written stays.
+    stop: threading.Event = field(default_factory=threading.Event, repr=False)
+
+    def add_time(self, stage: str, seconds: float) -> None:
+        self.timings[stage] = self.timings.get(stage, 0.0) + seconds
+
+    def to_dict(self) -> dict:
+        return {
+            "seen": self.seen,
+            "ingested": self.done,
+            "skipped": self.skipped,
+            "failed": self.failed,
+            "deleted": self.deleted,
+            "chunksWritten": self.chunks_written,
+            "currentFile": self.current,
+            "elapsedSeconds": round(time.monotonic() - self.started, 2),
+            "warnings": list(self.warnings),
+        }
+
+    def counts(self) -> str:
+        """The counts in words, as the CLI, its live line and MCP progress notifications show them."""
+        return (f"{self.seen} files: {self.done} ingested, {self.skipped} unchanged, {self.deleted} removed, "
+                f"{self.failed} failed; {self.chunks_written} chunks")

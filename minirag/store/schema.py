@@ -1,0 +1,138 @@
+"""The index's tables, as numbered migrations applied in order and recorded.
+
+Each migration is one small function, one change, applied inside a
+transaction and recorded in `migrations`. Never edit a released migration:
+add a new one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from minirag.errors import IndexUnavailable
+from minirag.store.connection import Connection, with_retry
+
+
+def _script(conn: Connection, sql: str) -> None:
+    """Run DDL statements inside the caller's transaction (executescript would COMMIT it)."""
+    for statement in sql.split(";\n"):
+        if statement.strip():
+            conn.execute(statement)
+
+
+def _m001_core(conn: Connection) -> None:
+    _script(conn,
+        """
+        CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+        CREATE TABLE sources (
+            id INTEGER PRIMARY KEY,
+            source TEXT NOT NULL UNIQUE,
+            kind TEXT NOT NULL CHECK (kind IN ('file', 'data', 'url')),
+            title TEXT NOT NULL DEFAULT '',
+            content_hash TEXT NOT NULL,
+            size INTEGER,
+            mtime_ns INTEGER,
+            scheme INTEGER NOT NULL,
+            category TEXT NOT NULL DEFAULT 'generic',
+            lifecycle TEXT NOT NULL DEFAULT 'active',
+            ingested_at TEXT NOT NULL
+        );
+        CREATE TABLE parents (
+            id INTEGER PRIMARY KEY,
+            source_id INTEGER NOT NULL REFERENCES sources(id) ON DELETE CASCADE,
+            ord INTEGER NOT NULL,
+            text TEXT NOT NULL,
+            page_start INTEGER,
+            page_end INTEGER,
+            context_lines INTEGER NOT NULL DEFAULT 0,
+            UNIQUE (source_id, ord)
+        );
+        CREATE TABLE chunks (
+            id INTEGER PRIMARY KEY,
+            source_id INTEGER NOT NULL REFERENCES sources(id) ON DELETE CASCADE,
+            ord INTEGER NOT NULL,
+            parent_id INTEGER NOT NULL REFERENCES parents(id) ON DELETE CASCADE,
+            text TEXT NOT NULL,
+            tokens INTEGER NOT NULL,
+            text_hash TEXT NOT NULL,
+            scheme INTEGER NOT NULL,
+            page_start INTEGER,
+            page_end INTEGER,
+            UNIQUE (source_id, ord)
+        );
+        CREATE INDEX chunks_by_parent ON chunks(parent_id);
+        CREATE INDEX chunks_by_hash ON chunks(text_hash);
+        CREATE INDEX chunks_by_scheme ON chunks(scheme);
+        CREATE INDEX parents_by_source ON parents(source_id);
+        -- BM25 over chunk body and source title; rowid = chunks.id. Stores the
+        -- keyword-normalized text (see keywords.py), not the display text.
+        CREATE VIRTUAL TABLE chunks_fts USING fts5(
+            body, title, tokenize = 'unicode61 remove_diacritics 2'
+        );
+        """
+    )
+
+
+MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [
+    ("core tables, FTS5", _m001_core),
+]
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def schema_version(conn: Connection) -> int:
+    exists = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type='table' AND name='migrations'"
+    ).fetchone()
+    if not exists:
+        return 0
+    return conn.execute("SELECT COALESCE(MAX(id), 0) FROM migrations").fetchone()[0]
+
+
+def migrate(conn: Connection) -> int:
+    """Apply every pending migration; returns the resulting schema version."""
+
+    def run() -> int:
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            conn.execute(
+                "CREATE TABLE IF NOT EXISTS migrations "
+                "(id INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)"
+            )
+            current = schema_version(conn)
+            if current > SCHEMA_VERSION:
+                raise IndexUnavailable(
+                    f"the index has schema version {current}, newer than this minirag "
+                    f"understands ({SCHEMA_VERSION}); upgrade minirag"
+                )
+            for number, (name, step) in enumerate(MIGRATIONS, start=1):
+                if number <= current:
+                    continue
+                step(conn)
+                conn.execute(
+                    "INSERT INTO migrations (id, name, applied_at) VALUES (?, ?, datetime('now'))",
+                    (number, name),
+                )
+            conn.execute(
+                "INSERT INTO meta (key, value) VALUES ('schema_version', ?) "
+                "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                (str(SCHEMA_VERSION),),
+            )
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        return SCHEMA_VERSION
+
+    return with_retry(run)
+
+
+def create_vector_table(conn: Connection, dimension: int) -> None:
+    """The vec0 table is created once the model (and so the dimension) is known.
+
+    `lifecycle` is a vec0 metadata column so superseded documents are filtered
+    inside the KNN, before ranking.
+    """
+    conn.execute(
+        f"CREATE VIRTUAL TABLE IF NOT EXISTS chunks_vec USING vec0("
+        f"chunk_id INTEGER PRIMARY KEY, embedding float[{int(dimension)}] distance_metric=cosine, lifecycle TEXT)"
+    )
