@@ -1,4 +1,4 @@
-"""file / data -> convert -> chunk -> embed -> index, with conversion overlapped with embedding.
+"""The ingest pipeline: scan.py finds files -> convert.py -> chunking -> embed.py -> the store.
 
 Conversion and chunking run in worker threads a few documents ahead while the
 encoder (which releases the GIL) embeds; vectors already stored for identical
@@ -17,8 +17,6 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
-
 from minirag.chunking import SCHEME_VERSION, ChunkedDocument, chunk_document
 from minirag.chunking.frontmatter import parse_frontmatter
 from minirag.chunking.titles import choose_title, first_h1
@@ -26,9 +24,10 @@ from minirag.config import MIN_CHUNK_TOKEN_BUDGET, Config, ConfigError
 from minirag.encoder import Encoder
 from minirag.errors import ConversionFailed
 from minirag.ingest.convert import Converted, convert_file
+from minirag.ingest.embed import with_vectors
 from minirag.ingest.progress import Progress
 from minirag.ingest.scan import FoundFile
-from minirag.store.index import Index, PreparedSource, SourceRecord, StoredState, text_hash
+from minirag.store.index import Index, SourceRecord, StoredState
 
 log = logging.getLogger(__name__)
 
@@ -124,34 +123,8 @@ class Pipeline:
 
     # --- embedding and writing -------------------------------------------
 
-    def embed(self, documents: list[Document], progress: Progress | None = None) -> list[PreparedSource]:
-        """Vectors for every chunk: reused by text hash where stored, embedded once otherwise."""
-        texts = [c.text for d in documents for c in d.chunked.chunks]
-        hashes = [text_hash(t) for t in texts]
-        known = self.index.vectors_for_hashes(hashes)
-        missing: dict[str, str] = {}
-        for h, t in zip(hashes, texts, strict=True):
-            if h not in known:
-                missing.setdefault(h, t)
-        if missing:
-            t0 = time.perf_counter()
-            vectors = self.encoder.embed_documents(list(missing.values()))
-            if progress is not None:
-                progress.add_time("embed", time.perf_counter() - t0)
-            known.update(zip(missing.keys(), vectors, strict=True))
-        out, position = [], 0
-        for doc in documents:
-            n = len(doc.chunked.chunks)
-            matrix = (
-                np.stack([known[h] for h in hashes[position : position + n]])
-                if n else np.zeros((0, self.encoder.dimension), np.float32)
-            )
-            out.append(PreparedSource(doc.record, doc.chunked, matrix))
-            position += n
-        return out
-
     def write(self, documents: list[Document], progress: Progress | None = None) -> int:
-        prepared = self.embed(documents, progress)
+        prepared = with_vectors(documents, self.index, self.encoder, progress)
         t0 = time.perf_counter()
         written = self.index.replace_sources(prepared)
         if progress is not None:

@@ -94,10 +94,11 @@ def migrate(conn: Connection) -> int:
     def run() -> int:
         conn.execute("BEGIN IMMEDIATE")
         try:
-            conn.execute(
-                "CREATE TABLE IF NOT EXISTS migrations "
-                "(id INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)"
-            )
+            conn.execute("""
+                CREATE TABLE IF NOT EXISTS migrations (
+                    id INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL
+                )
+            """)
             current = schema_version(conn)
             if current > SCHEMA_VERSION:
                 raise IndexUnavailable(
@@ -112,11 +113,10 @@ def migrate(conn: Connection) -> int:
                     "INSERT INTO migrations (id, name, applied_at) VALUES (?, ?, datetime('now'))",
                     (number, name),
                 )
-            conn.execute(
-                "INSERT INTO meta (key, value) VALUES ('schema_version', ?) "
-                "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                (str(SCHEMA_VERSION),),
-            )
+            conn.execute("""
+                INSERT INTO meta (key, value) VALUES ('schema_version', ?)
+                ON CONFLICT(key) DO UPDATE SET value = excluded.value
+            """, (str(SCHEMA_VERSION),))
             conn.execute("COMMIT")
         except BaseException:
             conn.execute("ROLLBACK")
@@ -132,7 +132,10 @@ def create_vector_table(conn: Connection, dimension: int) -> None:
     `lifecycle` is a vec0 metadata column so superseded documents are filtered
     inside the KNN, before ranking.
     """
-    conn.execute(
-        f"CREATE VIRTUAL TABLE IF NOT EXISTS chunks_vec USING vec0("
-        f"chunk_id INTEGER PRIMARY KEY, embedding float[{int(dimension)}] distance_metric=cosine, lifecycle TEXT)"
-    )
+    conn.execute(f"""
+        CREATE VIRTUAL TABLE IF NOT EXISTS chunks_vec USING vec0(
+            chunk_id INTEGER PRIMARY KEY,
+            embedding float[{int(dimension)}] distance_metric=cosine,
+            lifecycle TEXT
+        )
+    """)
