@@ -172,12 +172,12 @@ class App:
 
     def ingest_url(self, url: str, source: str | None = None, title: str | None = None) -> dict:
         """The one network operation: every fetch goes through fetch.fetch_url and its guard."""
-        from minirag.ingest.convert import convert_bytes
+        from minirag.ingest.convert import convert_fetched
         from minirag.ingest.fetch import fetch_url
 
         self.refuse_if_read_only("ingest_url")
         page = fetch_url(url, allow_private=self.config.allow_private_urls)
-        converted = convert_bytes(page.body, mimetype=page.content_type, charset=page.charset, url=page.final_url)
+        converted = convert_fetched(page.body, mimetype=page.content_type, charset=page.charset, url=page.final_url)
         document = self.pipeline.build(
             converted, source=source or url, kind="url", stem=source or url, title=title,
             content_hash=file_hash(page.body),

@@ -1,10 +1,19 @@
-"""File / bytes / text -> Markdown plus a title (markitdown for office formats, our own for HTML)."""
+"""Bytes -> Markdown plus a title: markitdown's per-format converters, our own for HTML and PDF.
+
+Every input arrives as bytes already read (files through security.read_inside_roots,
+pages through fetch.py), so nothing here opens a path by name. A file's format
+comes from its extension; a fetched body's from sniffing its bytes (the
+Content-Type only breaks ties), so a zip served as text/plain still meets the
+archive check.
+"""
 
 from __future__ import annotations
 
 import io
 import logging
-import threading
+import unicodedata
+import warnings as python_warnings
+import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -16,10 +25,23 @@ SUPPORTED_EXTENSIONS = frozenset(
     {".md", ".markdown", ".txt", ".pdf", ".docx", ".pptx", ".xlsx", ".html", ".htm", ".csv", ".epub", ".ipynb"}
 )
 _PLAIN_TEXT = {".md", ".markdown", ".txt"}
-_BINARY_SNIFF = 8192
-
-_markitdown = None
-_markitdown_lock = threading.Lock()
+_HTML = {".html", ".htm"}
+# One markitdown converter per extension, never its guess-and-fall-back chain: a
+# corrupt PDF must fail, not be indexed as its raw bytes by the plain-text converter.
+_MARKITDOWN = {
+    ".docx": "DocxConverter", ".pptx": "PptxConverter", ".xlsx": "XlsxConverter",
+    ".csv": "CsvConverter", ".epub": "EpubConverter", ".ipynb": "IpynbConverter",
+}
+_ZIP_FORMATS = {".docx", ".pptx", ".xlsx", ".epub"}
+# A zip-based document is refused, from its central directory alone and before any
+# parser inflates it, when it would unpack past these (a zip bomb).
+MAX_UNZIPPED_BYTES = 1024 * 1024 * 1024
+MAX_ZIP_RATIO = 200
+MAX_ZIP_MEMBERS = 10_000
+_SNIFF = 8192
+# Text whose characters are more than this share control characters is binary data.
+MAX_CONTROL_SHARE = 0.05
+_TEXT_CONTROLS = frozenset("\t\n\r\f\v\x1b")
 
 
 @dataclass(frozen=True)
@@ -29,24 +51,29 @@ class Converted:
     warnings: tuple[str, ...] = field(default=())
 
 
-def _converter():
-    global _markitdown
-    with _markitdown_lock:
-        if _markitdown is None:
-            from markitdown import MarkItDown
-
-            _markitdown = MarkItDown(enable_plugins=False)
-        return _markitdown
+# --- text ----------------------------------------------------------------------------
 
 
 def decode_text(data: bytes, name: str) -> tuple[str, tuple[str, ...]]:
-    """UTF-8 (with or without BOM); otherwise the best detected charset, with a warning."""
-    if b"\x00" in data[:_BINARY_SNIFF]:
+    """UTF-8 (with or without BOM); otherwise the best detected charset, with a warning.
+
+    Binary data (NUL bytes, or mostly control characters) is refused.
+    """
+    if b"\x00" in data[:_SNIFF]:
         raise ConversionFailed(f"{name}: looks like a binary file (NUL bytes), not text")
     try:
-        return data.decode("utf-8-sig"), ()
+        text, warnings = data.decode("utf-8-sig"), ()
     except UnicodeDecodeError as exc:
-        position = exc.start
+        text, warnings = _decode_detected(data, name, exc.start)
+    sample = text[:_SNIFF]
+    controls = sum(1 for c in sample if c not in _TEXT_CONTROLS and unicodedata.category(c) == "Cc")
+    if sample and controls > MAX_CONTROL_SHARE * len(sample):
+        raise ConversionFailed(f"{name}: looks like binary data ({controls} control characters in the first "
+                               f"{len(sample)}), not text")
+    return text, warnings
+
+
+def _decode_detected(data: bytes, name: str, position: int) -> tuple[str, tuple[str, ...]]:
     try:
         from charset_normalizer import from_bytes
 
@@ -60,61 +87,38 @@ def decode_text(data: bytes, name: str) -> tuple[str, tuple[str, ...]]:
     return str(best), (f"{name}: not UTF-8 (invalid at byte {position}); decoded as {best.encoding}",)
 
 
-def _markitdown_convert(source, name: str, **kwargs) -> Converted:
+# --- the formats ------------------------------------------------------------------------
+
+
+def check_zip(data: bytes, name: str, kind: str) -> zipfile.ZipFile:
+    """The archive, once its central directory shows it is no zip bomb."""
     try:
-        result = _converter().convert(source, **kwargs)
-    except Exception as exc:  # noqa: BLE001 - markitdown wraps parser errors inconsistently
-        cause = exc.__cause__ or exc
-        detail = str(cause).strip().splitlines()[0] if str(cause).strip() else type(cause).__name__
-        raise ConversionFailed(f"{name}: cannot convert ({type(cause).__name__}: {detail[:300]})") from None
-    markdown = result.markdown or ""
-    title = (result.title or "").strip() or None
-    return Converted(markdown=markdown, metadata_title=title)
-
-
-# One converter per extension, never markitdown's guess-and-fall-back chain: a
-# corrupt PDF must fail, not be indexed as its raw bytes by the plain-text converter.
-_CONVERTERS = {
-    ".docx": "DocxConverter", ".pptx": "PptxConverter", ".xlsx": "XlsxConverter",
-    ".csv": "CsvConverter", ".epub": "EpubConverter", ".ipynb": "IpynbConverter",
-}
-_HTML = {".html", ".htm"}
-_ZIP_FORMATS = {".docx", ".pptx", ".xlsx", ".epub"}
-# Office files are zips; refuse to inflate one past this (a zip bomb), checked from
-# the central directory before any parser touches it.
-MAX_UNZIPPED_BYTES = 1024 * 1024 * 1024
-MAX_ZIP_RATIO = 200
-
-
-def _check_zip(path: Path) -> None:
-    import zipfile
-
-    try:
-        with zipfile.ZipFile(path) as archive:
-            members = archive.infolist()
-    except (zipfile.BadZipFile, OSError) as exc:
-        raise ConversionFailed(f"{path}: not a valid {path.suffix} file (corrupt or truncated zip: {exc})") from None
+        archive = zipfile.ZipFile(io.BytesIO(data))
+        members = archive.infolist()
+    except (zipfile.BadZipFile, OSError, ValueError) as exc:
+        raise ConversionFailed(f"{name}: not a valid {kind} file (corrupt or truncated zip: {exc})") from None
     unpacked = sum(m.file_size for m in members)
     packed = max(1, sum(m.compress_size for m in members))
-    if unpacked > MAX_UNZIPPED_BYTES or (unpacked > 50 * 1024 * 1024 and unpacked / packed > MAX_ZIP_RATIO):
-        raise ConversionFailed(
-            f"{path}: refused: would inflate to {unpacked} bytes from {packed} (zip bomb?)"
-        )
+    if (len(members) > MAX_ZIP_MEMBERS or unpacked > MAX_UNZIPPED_BYTES
+            or (unpacked > 50 * 1024 * 1024 and unpacked / packed > MAX_ZIP_RATIO)):
+        raise ConversionFailed(f"{name}: refused: {len(members)} members would inflate to {unpacked} bytes "
+                               f"from {packed} (zip bomb?)")
+    return archive
 
 
-def _convert_pdf(path: Path) -> Converted:
+def _convert_pdf(data: bytes, name: str) -> Converted:
     """pdfminer text with a form feed after every page, so chunks can cite page numbers."""
     try:
         from pdfminer.high_level import extract_text
         from pdfminer.pdfdocument import PDFEncryptionError, PDFPasswordIncorrect
     except ImportError as exc:  # pragma: no cover - markitdown[pdf] installs it
-        raise ConversionFailed(f"{path}: PDF support is not installed ({exc})") from None
+        raise ConversionFailed(f"{name}: PDF support is not installed ({exc})") from None
     try:
-        text = extract_text(str(path))
+        text = extract_text(io.BytesIO(data))
     except (PDFPasswordIncorrect, PDFEncryptionError):
-        raise ConversionFailed(f"{path}: encrypted PDF (password required)") from None
+        raise ConversionFailed(f"{name}: encrypted PDF (password required)") from None
     except Exception as exc:  # noqa: BLE001 - pdfminer raises many unrelated types on bad input
-        raise ConversionFailed(f"{path}: cannot read PDF ({type(exc).__name__}: {str(exc)[:200]})") from None
+        raise ConversionFailed(f"{name}: cannot read PDF ({type(exc).__name__}: {str(exc)[:200]})") from None
     return Converted(markdown=text)
 
 
@@ -128,55 +132,57 @@ def _html(text: str, name: str, warnings: tuple[str, ...] = ()) -> Converted:
     return Converted(markdown=markdown, metadata_title=title, warnings=warnings)
 
 
-def _convert_html(path: Path) -> Converted:
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise ConversionFailed(f"{path}: cannot read ({exc.strerror or exc})") from None
-    text, warnings = decode_text(data, str(path))
-    return _html(text, str(path), warnings)
-
-
-def convert_file(path: Path) -> Converted:
-    """Convert one file. Raises ConversionFailed with a one-line reason."""
-    suffix = path.suffix.lower()
-    if suffix not in SUPPORTED_EXTENSIONS:
-        raise ConversionFailed(f"{path}: unsupported file type {suffix or '(none)'}")
-    try:
-        if suffix in _PLAIN_TEXT:
-            text, warnings = decode_text(path.read_bytes(), str(path))
-            return Converted(markdown=text, warnings=warnings)
-        if path.stat().st_size == 0:
-            raise ConversionFailed(f"{path}: empty file")
-    except OSError as exc:
-        raise ConversionFailed(f"{path}: cannot read ({exc.strerror or exc})") from None
-    if suffix == ".pdf":
-        return _convert_pdf(path)
-    if suffix in _HTML:
-        return _convert_html(path)
-    if suffix in _ZIP_FORMATS:
-        _check_zip(path)
+def _markitdown(data: bytes, suffix: str, name: str) -> Converted:
     import markitdown.converters as converters
     from markitdown import StreamInfo
 
-    converter = getattr(converters, _CONVERTERS[suffix])()
-    info = StreamInfo(extension=suffix, filename=path.name, local_path=str(path),
+    warnings: tuple[str, ...] = ()
+    if suffix in (".csv", ".ipynb"):
+        text, warnings = decode_text(data, name)
+        data = text.encode("utf-8")
+    converter = getattr(converters, _MARKITDOWN[suffix])()
+    info = StreamInfo(extension=suffix, filename=Path(name).name,
                       charset="utf-8" if suffix in (".csv", ".ipynb") else None)
     try:
-        with open(path, "rb") as handle:
-            if suffix in (".csv", ".ipynb"):
-                text, warnings = decode_text(handle.read(), str(path))
-                handle = io.BytesIO(text.encode("utf-8"))
-            else:
-                warnings = ()
-            result = converter.convert(handle, info)
-    except ConversionFailed:
-        raise
+        with python_warnings.catch_warnings():
+            # Parsers warn about what they skip (openpyxl: "Unknown extension"); a
+            # library's warning never reaches the user's terminal or an MCP client.
+            python_warnings.simplefilter("ignore")
+            result = converter.convert(io.BytesIO(data), info)
     except Exception as exc:  # noqa: BLE001 - parsers raise anything on hostile input
         detail = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else ""
-        raise ConversionFailed(f"{path}: cannot convert ({type(exc).__name__}{': ' + detail if detail else ''})") from None
+        raise ConversionFailed(f"{name}: cannot convert ({type(exc).__name__}{': ' + detail if detail else ''})") from None
     return Converted(markdown=result.markdown or "", metadata_title=(result.title or "").strip() or None,
-                     warnings=tuple(warnings))
+                     warnings=warnings)
+
+
+def convert_document(data: bytes, suffix: str, name: str) -> Converted:
+    """Convert a document's bytes as the format `suffix` names. ConversionFailed with a one-line reason."""
+    suffix = suffix.lower()
+    if suffix not in SUPPORTED_EXTENSIONS:
+        raise ConversionFailed(f"{name}: unsupported file type {suffix or '(none)'}")
+    if suffix in _PLAIN_TEXT:
+        text, warnings = decode_text(data, name)
+        return Converted(markdown=text, warnings=warnings)
+    if not data:
+        raise ConversionFailed(f"{name}: empty file")
+    if suffix == ".pdf":
+        return _convert_pdf(data, name)
+    if suffix in _HTML:
+        text, warnings = decode_text(data, name)
+        return _html(text, name, warnings)
+    if suffix in _ZIP_FORMATS:
+        check_zip(data, name, suffix).close()
+    return _markitdown(data, suffix, name)
+
+
+def convert_file(path: Path) -> Converted:
+    """Convert a file by its path (scripts and tests; ingest reads through security first)."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise ConversionFailed(f"{path}: cannot read ({exc.strerror or exc})") from None
+    return convert_document(data, Path(path).suffix, str(path))
 
 
 def convert_data(content: str, fmt: str, name: str) -> Converted:
@@ -188,18 +194,54 @@ def convert_data(content: str, fmt: str, name: str) -> Converted:
     raise ConversionFailed(f"unknown format {fmt!r}; use text, markdown or html")
 
 
-def convert_bytes(body: bytes, *, mimetype: str, charset: str | None, url: str) -> Converted:
-    """A fetched response body (see fetch.py): HTML converted here, other types by markitdown's pick."""
-    from markitdown import StreamInfo
+# --- fetched bodies ------------------------------------------------------------------
 
-    suffix = Path(url.split("?", 1)[0].split("#", 1)[0]).suffix.lower() or None
-    if mimetype in ("text/html", "application/xhtml+xml") or (not mimetype and suffix in _HTML):
-        if charset:
-            try:
-                return _html(body.decode(charset, errors="replace"), url)
-            except LookupError:
-                pass  # an unknown charset name: detect it instead
-        text, warnings = decode_text(body, url)
-        return _html(text, url, warnings)
-    info = StreamInfo(mimetype=mimetype or None, charset=charset, url=url, extension=suffix)
-    return _markitdown_convert(io.BytesIO(body), url, stream_info=info)
+
+_ZIP_MEMBER_FORMATS = (("word/document.xml", ".docx"), ("ppt/presentation.xml", ".pptx"),
+                       ("xl/workbook.xml", ".xlsx"))
+_TYPE_SUFFIXES = {"text/csv": ".csv", "application/x-ipynb+json": ".ipynb"}
+
+
+def sniff_format(body: bytes, mimetype: str, url: str) -> str:
+    """The suffix a fetched body is converted as, decided by its bytes first.
+
+    Archives are checked here (member count, inflated size, ratio) whatever the
+    server called them; a zip that is not a document format is refused.
+    """
+    head = body[:_SNIFF].lstrip()
+    if body.startswith(b"%PDF-"):
+        return ".pdf"
+    if body.startswith(b"PK\x03\x04") or body.startswith(b"PK\x05\x06"):
+        with check_zip(body, url, "zip") as archive:
+            names = set(archive.namelist())
+            if "mimetype" in names and archive.read("mimetype").strip() == b"application/epub+zip":
+                return ".epub"
+        for member, suffix in _ZIP_MEMBER_FORMATS:
+            if member in names:
+                return suffix
+        raise ConversionFailed(f"{url}: a zip archive, not a document; archives are not indexed")
+    lowered = head[:1024].lower()
+    if mimetype in ("text/html", "application/xhtml+xml") or lowered.startswith((b"<!doctype html", b"<html")):
+        return ".html"
+    if mimetype in _TYPE_SUFFIXES:
+        return _TYPE_SUFFIXES[mimetype]
+    if not mimetype or mimetype == "application/octet-stream":
+        suffix = Path(url.split("?", 1)[0].split("#", 1)[0]).suffix.lower()
+        if suffix in SUPPORTED_EXTENSIONS and suffix not in _ZIP_FORMATS and suffix != ".pdf":
+            return suffix
+    return ".txt"  # anything else must at least be text: decode_text refuses binary data
+
+
+def convert_fetched(body: bytes, *, mimetype: str, charset: str | None, url: str) -> Converted:
+    """A fetched response body (see fetch.py), converted as what its bytes are."""
+    suffix = sniff_format(body, mimetype, url)
+    if suffix in _HTML and charset:
+        try:
+            text = body.decode(charset, errors="replace")
+        except LookupError:
+            pass  # an unknown charset name: detect it instead
+        else:
+            if b"\x00" in body[:_SNIFF]:
+                raise ConversionFailed(f"{url}: looks like a binary file (NUL bytes), not HTML")
+            return _html(text, url)
+    return convert_document(body, suffix, url)

@@ -22,11 +22,12 @@ from minirag.chunking.frontmatter import parse_frontmatter
 from minirag.chunking.titles import choose_title, first_h1
 from minirag.config import MIN_CHUNK_TOKEN_BUDGET, Config, ConfigError
 from minirag.encoder import Encoder
-from minirag.errors import ConversionFailed
-from minirag.ingest.convert import Converted, convert_file
+from minirag.errors import ConversionFailed, PathOutsideRoots
+from minirag.ingest.convert import Converted, convert_document
 from minirag.ingest.embed import with_vectors
 from minirag.ingest.progress import Progress
 from minirag.ingest.scan import FoundFile
+from minirag.security import read_inside_roots
 from minirag.store.index import Index, SourceRecord, StoredState
 
 log = logging.getLogger(__name__)
@@ -106,16 +107,17 @@ class Pipeline:
             )
         t0 = time.perf_counter()
         try:
-            with open(found.real, "rb") as handle:
-                data = handle.read(self.config.max_file_size + 1)
+            data = read_inside_roots(found.source, self.config.roots, self.config.max_file_size)
         except OSError as exc:
             raise ConversionFailed(f"{found.source}: cannot read ({exc.strerror or exc})") from None
+        except PathOutsideRoots as exc:
+            raise ConversionFailed(str(exc)) from None
         if len(data) > self.config.max_file_size:
             raise ConversionFailed(f"{found.source}: file too large (> MAX_FILE_SIZE {self.config.max_file_size})")
         digest = file_hash(data)
         if not force and stored and stored.content_hash == digest and stored.scheme == SCHEME_VERSION:
             return Unchanged(found)
-        converted = convert_file(Path(found.real))
+        converted = convert_document(data, Path(found.source).suffix, found.source)
         if progress is not None:
             progress.add_time("convert", time.perf_counter() - t0)
         return self.build(converted, source=found.source, kind="file", stem=Path(found.source).stem,

@@ -1,0 +1,87 @@
+"""An attacker who can write under a root swaps a file, and a folder, between the real thing
+and a symlink to a secret outside every root while minirag reads them. No byte of the
+secret may ever reach the index."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from conftest import write
+
+from minirag.errors import MiniragError
+
+SECRET = "OUTSIDE-SECRET-7f3a9c"
+SWAP_SECONDS = 4.0
+
+
+def _swap_forever(link: Path, targets: list[Path], stop: threading.Event) -> int:
+    """Atomically repoint `link` (a file or folder name) at each target in turn; returns swaps made."""
+    swaps, tmp = 0, link.with_name(link.name + ".swap")
+    while not stop.is_set():
+        for target in targets:
+            if target.is_file() and target.name.endswith(".real"):
+                # a regular file in place of the link: copy it, then rename over the name
+                tmp.write_bytes(target.read_bytes())
+            else:
+                tmp.unlink(missing_ok=True)
+                tmp.symlink_to(target)
+            os.replace(tmp, link)
+            swaps += 1
+    return swaps
+
+
+@pytest.fixture
+def battlefield(tmp_path, docs):
+    outside = tmp_path / "outside"
+    write(outside / "secret.md", f"# Secret\n\n{SECRET} the payroll of every employee.\n")
+    write(outside / "folder" / "page.md", f"# Folder secret\n\n{SECRET} in a folder outside.\n")
+    write(docs / "swap.md.real", "# Harmless\n\nA harmless note about gardening.\n")
+    write(docs / "inner" / "page.md", "# Inner page\n\nAn inner page about cooking.\n")
+    write(docs / "swap.md", "# Harmless\n\nA harmless note about gardening.\n")
+    (docs / "folder").symlink_to(docs / "inner")
+    return docs, outside
+
+
+def _secret_rows(app) -> list[str]:
+    conn = app.index.conn
+    rows = conn.execute("SELECT text FROM chunks UNION ALL SELECT text FROM parents "
+                        "UNION ALL SELECT title FROM sources").fetchall()
+    return [r[0] for r in rows if SECRET in r[0]]
+
+
+def test_swapping_a_file_and_a_folder_for_outside_links_never_lets_outside_bytes_in(app, battlefield):
+    docs, outside = battlefield
+    stop = threading.Event()
+    swappers = [
+        threading.Thread(target=_swap_forever, args=(docs / "swap.md", [docs / "swap.md.real", outside / "secret.md"],
+                                                     stop), daemon=True),
+        threading.Thread(target=_swap_forever, args=(docs / "folder", [docs / "inner", outside / "folder"], stop),
+                         daemon=True),
+    ]
+    for thread in swappers:
+        thread.start()
+    ingests = syncs = refused = 0
+    deadline = time.monotonic() + SWAP_SECONDS
+    try:
+        while time.monotonic() < deadline:
+            for path in (docs / "swap.md", docs / "folder" / "page.md"):
+                try:
+                    app.ingest_file(str(path))
+                    ingests += 1
+                except MiniragError:
+                    refused += 1
+            app.sync()
+            syncs += 1
+            assert not _secret_rows(app)
+    finally:
+        stop.set()
+        for thread in swappers:
+            thread.join(10)
+    assert not _secret_rows(app)
+    assert ingests + refused > 20 and syncs > 3  # the race was really run, many times
+    hits = app.query(SECRET, top_k=50)["results"]
+    assert all(SECRET not in h["text"] for h in hits)
