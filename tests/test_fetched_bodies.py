@@ -1,0 +1,120 @@
+"""A fetched body meets the same guards as a file on disk, whatever Content-Type its server sends:
+the format is sniffed from the bytes, archives are checked from their directory before
+anything inflates them, and binary data is never indexed as text."""
+
+from __future__ import annotations
+
+import contextlib
+import http.server
+import io
+import os
+import threading
+import zipfile
+
+import pytest
+
+from minirag.errors import ConversionFailed, NotFound
+from minirag.ingest.convert import sniff_format
+
+FIXTURE_DOCX = os.path.join(os.path.dirname(__file__), "fixtures", "docs", "docx_headings_table.docx")
+
+
+def zip_bomb(members: int = 4, member_bytes: int = 16 * 1024 * 1024) -> bytes:
+    """A real bomb, small enough to build fast: 64 MB of zeros deflated to ~64 kB (over the 50 MB and 200:1 lines)."""
+    buffer = io.BytesIO()
+    zeros = bytes(1024 * 1024)
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as archive:
+        for n in range(members):
+            with archive.open(f"word/part{n}.xml", "w") as member:
+                for _ in range(member_bytes // len(zeros)):
+                    member.write(zeros)
+    return buffer.getvalue()
+
+
+def plain_zip() -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("notes.txt", "just some notes in an archive")
+    return buffer.getvalue()
+
+
+class _Handler(http.server.BaseHTTPRequestHandler):
+    bodies: dict[str, tuple[bytes, str]] = {}
+
+    def log_message(self, format, *args):  # noqa: A002
+        pass
+
+    def do_GET(self):
+        body, content_type = self.bodies.get(self.path, (b"", "text/plain"))
+        self.send_response(200 if self.path in self.bodies else 404)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        with contextlib.suppress(ConnectionError):
+            self.wfile.write(body)
+
+
+@pytest.fixture(scope="module")
+def served():
+    bomb = zip_bomb()
+    bodies = {
+        "/bomb.bin": (bomb, "application/octet-stream"),
+        "/bomb.txt": (bomb, "text/plain"),
+        "/archive": (plain_zip(), "text/plain; charset=utf-8"),
+        "/noise": (os.urandom(256 * 1024), "text/plain"),
+        "/doc": (open(FIXTURE_DOCX, "rb").read(), "application/octet-stream"),
+        "/page": (b"<!DOCTYPE html><html><head><title>Otters</title></head><body><h1>Otters</h1>"
+                  b"<p>Sea otters hold hands while they sleep.</p></body></html>", "text/plain"),
+    }
+    handler = type("Handler", (_Handler,), {"bodies": bodies})
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture
+def app(make_app):
+    return make_app({"ALLOW_PRIVATE_URLS": "1"})
+
+
+@pytest.mark.parametrize("path", ["/bomb.bin", "/bomb.txt"])
+def test_a_zip_bomb_is_refused_from_its_directory_whatever_it_is_served_as(app, served, path):
+    with pytest.raises(ConversionFailed, match="zip bomb"):
+        app.ingest_url(served + path)
+    with pytest.raises(NotFound):
+        app.read(served + path)
+
+
+def test_an_archive_that_is_not_a_document_is_refused(app, served):
+    with pytest.raises(ConversionFailed, match="archives are not indexed"):
+        app.ingest_url(served + "/archive")
+
+
+def test_random_bytes_served_as_text_are_refused_as_binary(app, served):
+    with pytest.raises(ConversionFailed, match="binary"):
+        app.ingest_url(served + "/noise")
+    assert app.index.stats()["chunkCount"] == 0
+
+
+def test_a_document_served_as_octet_stream_is_recognised_by_its_bytes(app, served):
+    result = app.ingest_url(served + "/doc")
+    assert result["chunkCount"] > 0
+    assert sniff_format(open(FIXTURE_DOCX, "rb").read(), "application/octet-stream", served + "/doc") == ".docx"
+
+
+def test_html_served_as_plain_text_is_converted_as_html(app, served):
+    result = app.ingest_url(served + "/page")
+    assert result["title"] == "Otters"
+    assert "<p>" not in app.read(served + "/page")["text"]
+
+
+@pytest.mark.parametrize(("body", "mimetype", "expected"), [
+    (b"%PDF-1.7 ...", "text/html", ".pdf"),
+    (b"<html><body>x</body></html>", "application/octet-stream", ".html"),
+    (b"a,b\n1,2\n", "text/csv", ".csv"),
+    (b"plain words", "application/json", ".txt"),
+])
+def test_the_bytes_decide_the_format_before_the_content_type(body, mimetype, expected):
+    assert sniff_format(body, mimetype, "https://example.org/x") == expected
