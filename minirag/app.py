@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -32,7 +33,14 @@ from minirag.store.index import META_GIT_STATE, Index
 
 log = logging.getLogger(__name__)
 
+_DRIVE_PATH = re.compile(r"^[A-Za-z]:[\\/]|^[\\/]{2}")
+
 MAX_NEIGHBORS = 20  # chunks on each side read_chunk_neighbors returns at most
+
+
+def looks_like_a_path(source: str) -> bool:
+    """An absolute POSIX or Windows path, or one starting at a home folder: what file ids look like."""
+    return os.path.isabs(source) or source.startswith("~") or bool(_DRIVE_PATH.match(source))
 
 
 class App:
@@ -110,12 +118,29 @@ class App:
         real = resolve_inside_roots(Path(absolute), self.config.roots)
         return absolute, real
 
+    def data_source_id(self, source: str) -> str:
+        """A data or url source's id: its own namespace, so it can never replace, shadow or pose as a file."""
+        if not source or not source.strip():
+            raise InvalidArgument("source must be a non-empty id")
+        if looks_like_a_path(source):
+            raise InvalidArgument(
+                f"source {source[:200]!r} looks like a file path; data and url sources take ids of their own "
+                "(e.g. 'notes/meeting-1' or a URL) so they can never replace or pose as an indexed file")
+        return source
+
     def source_key(self, *, file_path: str | None, source: str | None, must_be_absolute: bool = False) -> str:
         if (file_path is None) == (source is None):
             raise InvalidArgument("provide exactly one of filePath or source")
         if file_path is not None:
             return self.file_source(file_path, must_be_absolute=must_be_absolute)[0]
         return source
+
+    def _source_row(self, key: str) -> dict:
+        """The indexed row of `key`; a path-shaped key names a file and nothing else."""
+        row = self.index.source_row(key)
+        if row["kind"] != "file" and looks_like_a_path(key):
+            raise NotFound(f"not indexed: {key}")
+        return row
 
     # --- writes ------------------------------------------------------------------
 
@@ -161,8 +186,10 @@ class App:
         from minirag.ingest.convert import convert_data
 
         self.refuse_if_read_only("ingest_data")
-        if not source or not source.strip():
-            raise InvalidArgument("source must be a non-empty id")
+        source = self.data_source_id(source)
+        size = len(content.encode("utf-8", errors="surrogatepass"))
+        if size > self.config.max_file_size:
+            raise InvalidArgument(f"data is {size} bytes, over MAX_FILE_SIZE ({self.config.max_file_size})")
         converted = convert_data(content, fmt, source)
         document = self.pipeline.build(
             converted, source=source, kind="data", stem=source, title=title,
@@ -176,6 +203,8 @@ class App:
         from minirag.ingest.fetch import fetch_url
 
         self.refuse_if_read_only("ingest_url")
+        if source is not None:
+            source = self.data_source_id(source)
         page = fetch_url(url, allow_private=self.config.allow_private_urls)
         converted = convert_fetched(page.body, mimetype=page.content_type, charset=page.charset, url=page.final_url)
         document = self.pipeline.build(
@@ -186,7 +215,7 @@ class App:
 
     def delete(self, key: str) -> dict:
         self.refuse_if_read_only("delete")
-        chunks = self.index.source_row(key)["chunkCount"]
+        chunks = self._source_row(key)["chunkCount"]
         self.index.delete_sources([key])
         return {"source": key, "deletedChunks": chunks}
 
@@ -260,7 +289,7 @@ class App:
         from minirag.chunking import reconstruct
         from minirag.results import page_label
 
-        row = self.index.source_row(key)
+        row = self._source_row(key)
         sections = self.index.sections(key)
         out = {
             "source": key, "sourceType": row["kind"], "title": row["title"], "chunkCount": row["chunkCount"],
@@ -275,6 +304,7 @@ class App:
         for name, value in (("before", before), ("after", after)):
             if value < 0:
                 raise InvalidArgument(f"{name} must be 0 or more, got {value}")
+        self._source_row(key)
         chunks = self.index.chunk_window(key, chunk_index, min(before, MAX_NEIGHBORS), min(after, MAX_NEIGHBORS))
         for chunk in chunks:
             chunk["parentId"] = str(chunk["parentId"])

@@ -19,7 +19,7 @@ import numpy as np
 
 from minirag import keywords
 from minirag.chunking import SCHEME_VERSION, ChunkedDocument, Section
-from minirag.errors import IndexUnavailable, NotFound
+from minirag.errors import IndexUnavailable, InvalidArgument, NotFound
 from minirag.store import connection as db
 from minirag.store import schema
 
@@ -224,11 +224,20 @@ class Index:
             written = 0
             with self._transaction():
                 for item in prepared:
+                    self._refuse_kind_change(item.record)
                     self._delete_rows(item.record.source)
                     written += self._insert(item)
             return written
 
         return db.with_retry(write)
+
+    def _refuse_kind_change(self, record: SourceRecord) -> None:
+        """A data or url write never replaces a file's rows. (A file replaces a data row of its name,
+        which only an index written before data ids had their own namespace can hold.)"""
+        row = self.conn.execute("SELECT kind FROM sources WHERE source = ?", (record.source,)).fetchone()
+        if row is not None and row[0] == "file" and record.kind != "file":
+            raise InvalidArgument(f"{record.source} is indexed as a {row[0]} source; a {record.kind} source "
+                                  "cannot replace it")
 
     def _insert(self, item: PreparedSource) -> int:
         rec, doc = item.record, item.document
