@@ -8,6 +8,7 @@ loads on first use, so start-up and `status` stay fast.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import os
@@ -19,7 +20,13 @@ from pathlib import Path
 
 from minirag import __version__
 from minirag.config import Config
-from minirag.errors import IndexUnavailable, InvalidArgument, MiniragError, NotFound
+from minirag.errors import (
+    FileAccessError,
+    IndexUnavailable,
+    InvalidArgument,
+    MiniragError,
+    NotFound,
+)
 from minirag.ingest.jobs import SyncJob, SyncJobs
 from minirag.ingest.pipeline import Document, Pipeline, file_hash
 from minirag.ingest.progress import Progress
@@ -36,6 +43,38 @@ log = logging.getLogger(__name__)
 _DRIVE_PATH = re.compile(r"^[A-Za-z]:[\\/]|^[\\/]{2}")
 
 MAX_NEIGHBORS = 20  # chunks on each side read_chunk_neighbors returns at most
+MAX_PATH_BYTES = 4096  # PATH_MAX on Linux; longer paths fail in the OS with less helpful errors
+
+
+def explained(method):
+    """SQLite and file-system errors inside an operation become one line that says what to do.
+
+    Both faces call App only, so this is the one place such errors are put into words.
+    """
+    @functools.wraps(method)
+    def wrapper(self, *args, **kwargs):
+        try:
+            return method(self, *args, **kwargs)
+        except connection.DatabaseError as exc:
+            message = connection.explain(exc, self.config.db_path)
+            if "is damaged" in message:
+                self.damage = message
+            raise IndexUnavailable(message) from exc
+        except OSError as exc:
+            where = f" {exc.filename}" if exc.filename else ""
+            raise FileAccessError(f"cannot use{where}: {exc.strerror or exc}") from exc
+
+    return wrapper
+
+
+def check_path_argument(path: str | Path) -> None:
+    """A path argument the operating system can take: no NUL byte, not longer than PATH_MAX."""
+    text = os.fspath(path)
+    if "\x00" in text:
+        raise InvalidArgument("the path contains a NUL byte")
+    size = len(text.encode("utf-8", errors="surrogateescape"))
+    if size > MAX_PATH_BYTES:
+        raise InvalidArgument(f"the path is {size} bytes long; at most {MAX_PATH_BYTES} are allowed")
 
 
 def looks_like_a_path(source: str) -> bool:
@@ -53,12 +92,35 @@ class App:
         self.matrices = MatrixCache(lambda: connection.connect(self.config.db_path, read_only=True))
         self._query_pool: ThreadPoolExecutor | None = None
         self.jobs = SyncJobs(config.db_path)
+        self.damage: str | None = None  # the last "index is damaged" error any operation met; status shows it
 
     # --- lazily opened parts -------------------------------------------------
 
     @property
     def index(self) -> Index:
+        return self._open_index(rebuild=False)
+
+    def _open_index(self, *, rebuild: bool) -> Index:
+        """The open index, checked against the file DB_PATH names now (device + inode).
+
+        A replaced file is reopened (and the in-memory vectors of the old one
+        dropped). A deleted one is refused, so nothing is written into a file no
+        one will see again; only a sync (`rebuild`) starts a new file there.
+        The old file's connections are closed first: their checkpoint folds the
+        old WAL into the old file, so the -wal beside the name is empty before
+        anything opens the new file (a stale WAL would be read into it).
+        """
         with self._lock:
+            if self._index is not None:
+                state = self._index.file_state()
+                if state == "gone" and not rebuild:
+                    self._index.ensure_same_file()  # raises, saying what happened and what to do
+                if state != "same":
+                    log.warning("the index file %s was %s; opening what is there now", self.config.db_path,
+                                "deleted" if state == "gone" else "replaced")
+                    self._index.close()
+                    self._index, self._pipeline = None, None
+                    self.matrices.clear()
             if self._index is None:
                 self._index = Index(self.config.db_path, read_only=self.config.read_only)
             return self._index
@@ -76,9 +138,12 @@ class App:
 
     @property
     def pipeline(self) -> Pipeline:
-        index, encoder = self.index, self.encoder
+        return self._pipeline_for(self.index)
+
+    def _pipeline_for(self, index: Index) -> Pipeline:
+        encoder = self.encoder
         with self._lock:
-            if self._pipeline is None:
+            if self._pipeline is None or self._pipeline.index is not index:
                 self._pipeline = Pipeline(index, encoder, self.config)
             return self._pipeline
 
@@ -96,8 +161,7 @@ class App:
         with self._lock:
             if self._index is not None:
                 self._index.close()
-                self._index = None
-                self._pipeline = None
+            self._index, self._pipeline = None, None
             if self._query_pool is not None:
                 self._query_pool.shutdown(wait=True)
                 self._query_pool = None
@@ -112,8 +176,9 @@ class App:
 
     def file_source(self, path: str | Path, *, must_be_absolute: bool = False) -> tuple[str, Path]:
         """(source id, real path) for a path inside the roots; symlinks keep their own name."""
+        check_path_argument(path)
         if must_be_absolute and not os.path.isabs(path):
-            raise InvalidArgument(f"filePath must be an absolute path, got {path!r}")
+            raise InvalidArgument(f"filePath must be an absolute path, got {str(path)[:200]!r}")
         absolute = os.path.abspath(path)
         real = resolve_inside_roots(Path(absolute), self.config.roots)
         return absolute, real
@@ -144,6 +209,7 @@ class App:
 
     # --- writes ------------------------------------------------------------------
 
+    @explained
     def ingest_paths(self, paths: list[str], progress: Progress | None = None,
                      on_change: Callable[[Progress], None] | None = None, *, force: bool = False) -> Progress:
         self.refuse_if_read_only("ingest")
@@ -157,6 +223,7 @@ class App:
         self.pipeline.run_files(files, progress, force=force, on_change=on_change)
         return progress
 
+    @explained
     def ingest_file(self, file_path: str, *, must_be_absolute: bool = False) -> dict:
         self.refuse_if_read_only("ingest_file")
         source, real = self.file_source(file_path, must_be_absolute=must_be_absolute)
@@ -182,6 +249,7 @@ class App:
         return ingest_result(document.record.source, document.record.title,
                              len(document.chunked.chunks), document.warnings)
 
+    @explained
     def ingest_data(self, content: str, source: str, fmt: str = "text", title: str | None = None) -> dict:
         from minirag.ingest.convert import convert_data
 
@@ -197,6 +265,7 @@ class App:
         )
         return self._ingest_document(document, source)
 
+    @explained
     def ingest_url(self, url: str, source: str | None = None, title: str | None = None) -> dict:
         """The one network operation: every fetch goes through fetch.fetch_url and its guard."""
         from minirag.ingest.convert import convert_fetched
@@ -213,12 +282,14 @@ class App:
         )
         return self._ingest_document(document, url)
 
+    @explained
     def delete(self, key: str) -> dict:
         self.refuse_if_read_only("delete")
         chunks = self._source_row(key)["chunkCount"]
         self.index.delete_sources([key])
         return {"source": key, "deletedChunks": chunks}
 
+    @explained
     def sync(self, path: str | None = None, progress: Progress | None = None,
              on_change: Callable[[Progress], None] | None = None) -> Progress:
         """One sync pass in this thread, holding the sync lock (SyncLocked at once if another holds it)."""
@@ -229,6 +300,7 @@ class App:
         with SyncLock(self.config.db_path):
             return self._sync_locked(target, progress or Progress(), on_change)
 
+    @explained
     def start_sync(self, path: str | None = None) -> SyncJob:
         """A sync pass in a background job; the lock is taken before this returns."""
         self.refuse_if_read_only("sync_start")
@@ -242,12 +314,14 @@ class App:
                            f"the last {SyncJobs.KEEP} jobs until it restarts")
         return job
 
+    @explained
     def _sync_locked(self, target: Path | None, progress: Progress,
                      on_change: Callable[[Progress], None] | None) -> Progress:
         from minirag.gitstate import root_states
         from minirag.ingest.sync import run_sync
 
-        run_sync(self.pipeline, list(self.config.roots), path=target, progress=progress, on_change=on_change)
+        pipeline = self._pipeline_for(self._open_index(rebuild=True))
+        run_sync(pipeline, list(self.config.roots), path=target, progress=progress, on_change=on_change)
         if target is None and not progress.stop.is_set():
             states = root_states(list(self.config.roots), self.config.db_path)
             self.index.set_meta(META_GIT_STATE, json.dumps(states))
@@ -258,13 +332,16 @@ class App:
 
         return run_checks(self.config)
 
+    @explained
     def backup(self, dest: str) -> dict:
         from minirag.store.backup import backup
 
+        check_path_argument(dest)
         return backup(self.config.db_path, dest)
 
     # --- reads -------------------------------------------------------------------
 
+    @explained
     def query(self, text: str, top_k: int = 10, scope: str | None = None) -> dict:
         if not text or not text.strip():
             raise InvalidArgument("query must not be empty")
@@ -285,6 +362,7 @@ class App:
         hits = search(index.conn, text, options, encoder=encoder, matrices=self.matrices, pool=self.query_pool)
         return query_result(hits, index.parents(h.parent_id for h in hits), self.config.roots)
 
+    @explained
     def read(self, key: str) -> dict:
         from minirag.chunking import reconstruct
         from minirag.results import page_label
@@ -300,6 +378,7 @@ class App:
             out["pages"] = page_label(paged[0].page_start, max(s.page_end or s.page_start for s in paged))
         return out
 
+    @explained
     def neighbors(self, key: str, chunk_index: int, before: int = 1, after: int = 1) -> dict:
         for name, value in (("before", before), ("after", after)):
             if value < 0:
@@ -310,6 +389,7 @@ class App:
             chunk["parentId"] = str(chunk["parentId"])
         return {"chunks": chunks}
 
+    @explained
     def list_files(self, scope: str | None = None) -> dict:
         from minirag.ingest.listing import list_entries
 
@@ -338,6 +418,11 @@ class App:
         except MiniragError as exc:
             out["indexError"] = str(exc)
             return out
+        except connection.DatabaseError as exc:
+            out["indexError"] = connection.explain(exc, config.db_path)
+            return out
+        if self.damage:
+            out["indexError"] = self.damage
         out.update(stats)
         out["gitState"] = parse_states(self.index.meta(META_GIT_STATE))
         if stats["staleChunkCount"]:

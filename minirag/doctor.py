@@ -95,7 +95,7 @@ def _nearest_existing(path: Path) -> Path:
 def check_index(config: Config, stats_out: dict | None = None) -> Check:
     """Readable in read-only mode; otherwise the file (or the folder that will hold it) is writable."""
     from minirag.store import schema
-    from minirag.store.health import inspect
+    from minirag.store.health import inspect, quick_check
 
     path = config.db_path
     if not path.exists():
@@ -114,11 +114,14 @@ def check_index(config: Config, stats_out: dict | None = None) -> Check:
                 return _fail("index", f"{target} is not writable",
                              "fix its permissions, set DB_PATH to a writable location, "
                              "or use --read-only (MINIRAG_READ_ONLY=1) to only search it")
+    damaged_fix = "restore it from a backup (`minirag backup` makes them), or move it aside and run `minirag sync`"
     try:
+        integrity = quick_check(path)
         version, stats = inspect(path)
     except Exception as exc:  # noqa: BLE001 - not a database, locked, unreadable: all reported
-        return _fail("index", f"cannot read {path}: {exc}",
-                     "restore it from a backup (`minirag backup`), or move it aside and run `minirag sync`")
+        return _fail("index", f"cannot read {path}: {exc}", damaged_fix)
+    if integrity != "ok":
+        return _fail("index", f"{path} is damaged (quick_check: {integrity[:300]})", damaged_fix)
     if stats is None:
         if version > schema.SCHEMA_VERSION:
             return _fail("index", f"{path} has schema version {version}, newer than this minirag ({schema.SCHEMA_VERSION})",

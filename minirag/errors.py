@@ -31,3 +31,7 @@ class ConversionFailed(MiniragError):
 
 class SyncLocked(MiniragError):
     """Another process holds the sync lock."""
+
+
+class FileAccessError(MiniragError):
+    """A file or folder minirag needs (a lock file, a backup's folder) cannot be read or written."""

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from minirag.errors import MiniragError
 from minirag.ingest.progress import Progress
 from minirag.store.lock import SyncLock
 
@@ -57,7 +58,8 @@ class SyncJobs:
                 job.state = "succeeded"
             except Exception as exc:  # noqa: BLE001 - reported through sync_status
                 log.exception("sync job %s failed", job.job_id)
-                job.state, job.error = "failed", f"{type(exc).__name__}: {exc}"
+                job.state = "failed"
+                job.error = str(exc) if isinstance(exc, MiniragError) else f"{type(exc).__name__}: {exc}"
             finally:
                 lock.release()
                 job.finished_at = time.time()

@@ -108,6 +108,7 @@ class MatrixCache:
         self._building = False
         self._last_build = 0.0
         self._lock = threading.Lock()
+        self._epoch = 0  # moves when the index file is replaced: a build begun before is discarded
 
     def current(self, generation: int, chunk_count: int, dimension: int) -> VectorMatrix | None:
         """The matrix if it matches `generation`; else None, starting a rebuild if due."""
@@ -126,8 +127,15 @@ class MatrixCache:
             threading.Thread(target=self._build, args=(dimension,), name="minirag-vectors", daemon=True).start()
         return None
 
+    def clear(self) -> None:
+        """Forget the matrix: the index file it mirrored was replaced by another one."""
+        with self._lock:
+            self._matrix = None
+            self._epoch += 1
+
     def build_now(self, dimension: int) -> VectorMatrix:
         """Build synchronously (benchmarks, tests, a warm-up); also what the thread runs."""
+        epoch = self._epoch
         conn = self._open()
         try:
             # The generation is read inside the same snapshot as the vectors.
@@ -139,7 +147,8 @@ class MatrixCache:
         finally:
             conn.close()
         with self._lock:
-            self._matrix = matrix
+            if epoch == self._epoch:
+                self._matrix = matrix
         return matrix
 
     def _build(self, dimension: int) -> None:

@@ -1,4 +1,4 @@
-"""Connection, sqlite-vec loading, pragmas, and versioned schema migrations.
+"""Connection: the SQLite driver, sqlite-vec loading, pragmas, and what SQLite errors mean to a user.
 
 Driver choice: `sqlean.py` first. It bundles SQLite 3.50 with FTS5 and extension
 loading on Linux, macOS and Windows wheels, so every install runs the same SQL
@@ -9,10 +9,13 @@ The standard library driver is the fallback when sqlean is not importable.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from minirag.errors import IndexUnavailable
 
@@ -38,8 +41,7 @@ def connect(path: Path | str, *, read_only: bool = False) -> Connection:
     import sqlite_vec
 
     if read_only:
-        uri = f"file:{Path(path).as_posix()}?mode=ro"
-        conn = sqlite3.connect(uri, uri=True, check_same_thread=False, isolation_level=None)
+        conn = sqlite3.connect(read_only_uri(Path(path)), uri=True, check_same_thread=False, isolation_level=None)
     else:
         Path(path).parent.mkdir(parents=True, exist_ok=True)
         conn = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
@@ -59,6 +61,71 @@ def connect(path: Path | str, *, read_only: bool = False) -> Connection:
         conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("PRAGMA synchronous = NORMAL")
     return conn
+
+
+def read_only_uri(path: Path) -> str:
+    """A `file:` URI that opens exactly `path` read-only, whatever characters its folders hold.
+
+    Every character outside the unreserved set is percent-encoded, so `?`, `#` or
+    `%41` in a folder name stay part of the name. Where the file cannot change (a
+    read-only filesystem, a folder this user cannot write) the URI says
+    `immutable`: SQLite then needs no -shm file and no locks, which it could not
+    create there.
+    """
+    absolute = Path(os.path.abspath(path)).as_posix()
+    if not absolute.startswith("/"):  # a Windows drive path: file:///C:/...
+        absolute = "/" + absolute
+    uri = "file:" + quote(absolute, safe="/:") + "?mode=ro"
+    return uri + "&immutable=1" if cannot_change(Path(path)) else uri
+
+
+def cannot_change(path: Path) -> bool:
+    folder = Path(os.path.abspath(path)).parent
+    try:
+        if os.statvfs(folder).f_flag & getattr(os, "ST_RDONLY", 1):
+            return True
+    except (AttributeError, OSError):
+        pass  # no statvfs (Windows), or the folder is gone: decide by access alone
+    return not os.access(folder, os.W_OK)
+
+
+def identity(path: Path) -> tuple[int, int] | None:
+    """(device, inode) of the file at `path`, or None when there is none."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
+
+
+def explain(exc: BaseException, path: Path) -> str:
+    """What a SQLite (or file system) error on the index means, and what to do, in one line."""
+    text = str(exc)
+    lowered = text.lower()
+    if "malformed" in lowered or "not a database" in lowered or "database corrupt" in lowered:
+        return (f"the index {path} is damaged ({text}); restore it from a backup (`minirag backup` makes "
+                "them), or delete it and run `minirag sync` to rebuild it")
+    if "disk is full" in lowered or "no space" in lowered or "file too large" in lowered:
+        return (f"no room to write the index {path} ({text}); free disk space and retry "
+                "(the write was rolled back; nothing half-written was kept)")
+    if "readonly database" in lowered or "read-only file system" in lowered:
+        return (f"the index {path} cannot be written ({text}); use --read-only (MINIRAG_READ_ONLY=1) to "
+                "search it, or point DB_PATH at a writable location")
+    if "unable to open" in lowered or isinstance(exc, OSError):
+        return (f"cannot open the index {path} ({text}); check that its folder exists and that this user "
+                "may read it (and write it, unless --read-only)")
+    if "locked" in lowered or "busy" in lowered:
+        return f"the index {path} is busy: another process held its write lock too long ({text}); retry"
+    return f"the index {path} failed: {type(exc).__name__}: {text}"
+
+
+@contextlib.contextmanager
+def explained(path: Path) -> Iterator[None]:
+    """Turn SQLite errors inside the block into IndexUnavailable with `explain`'s line."""
+    try:
+        yield
+    except DatabaseError as exc:
+        raise IndexUnavailable(explain(exc, path)) from exc
 
 
 def close(conn: Connection, *, checkpoint: bool = True) -> None:

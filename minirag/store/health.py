@@ -54,3 +54,14 @@ def inspect(path: Path) -> tuple[int, dict | None]:
         return version, index.stats()
     finally:
         index.close()
+
+
+def quick_check(path: Path) -> str:
+    """SQLite's `quick_check` of the file: "ok", or its first complaint. O(file size): for doctor, not status."""
+    conn = db.connect(path, read_only=True)
+    try:
+        rows = conn.execute("PRAGMA quick_check").fetchmany(3)
+    finally:
+        db.close(conn, checkpoint=False)
+    answers = [r[0] for r in rows]
+    return "ok" if answers == ["ok"] else "; ".join(answers)

@@ -88,19 +88,19 @@ class Index:
         self._local = threading.local()
         self._all: list = []
         self._all_lock = threading.Lock()
-        if read_only:
-            version = schema.schema_version(self.conn)
-            if version != schema.SCHEMA_VERSION:
-                raise IndexUnavailable(
-                    f"index {self.path} has schema version {version}, expected {schema.SCHEMA_VERSION}; "
-                    "open it once without --read-only to upgrade"
-                )
-        else:
-            try:
+        with db.explained(self.path):
+            if read_only:
+                version = schema.schema_version(self.conn)
+                if version != schema.SCHEMA_VERSION:
+                    raise IndexUnavailable(
+                        f"index {self.path} has schema version {version}, expected {schema.SCHEMA_VERSION}; "
+                        "open it once without --read-only to upgrade"
+                    )
+            else:
                 schema.migrate(self.conn)
                 self._refresh_keywords()
-            except db.DatabaseError as exc:
-                raise IndexUnavailable(f"cannot use index {self.path}: {exc}") from None
+        # The file this object writes to: every write checks the path still names it.
+        self.identity = db.identity(self.path)
 
     @property
     def conn(self) -> db.Connection:
@@ -110,8 +110,8 @@ class Index:
         if conn is None:
             try:
                 conn = db.connect(self.path, read_only=self.read_only)
-            except db.OperationalError as exc:
-                raise IndexUnavailable(f"cannot open index {self.path}: {exc}") from None
+            except (db.DatabaseError, OSError) as exc:
+                raise IndexUnavailable(db.explain(exc, self.path)) from None
             self._local.conn = conn
             with self._all_lock:
                 self._all.append(conn)
@@ -132,7 +132,26 @@ class Index:
         self.close()
 
     def _transaction(self):
+        self.ensure_same_file()
         return _Transaction(self.conn)
+
+    def file_state(self) -> str:
+        """"same" while the path names the file this object opened; else "gone" or "replaced"."""
+        now = db.identity(self.path)
+        if now is None:
+            return "gone"
+        return "same" if getattr(self, "identity", now) == now else "replaced"
+
+    def ensure_same_file(self) -> None:
+        """Refuse to go on with a file the path no longer names: a write there would vanish."""
+        state = self.file_state()
+        if state == "gone":
+            raise IndexUnavailable(
+                f"the index file {self.path} was deleted while minirag had it open; nothing more is written "
+                "to it. Restore a backup there, or run `minirag sync` to rebuild it")
+        if state == "replaced":
+            raise IndexUnavailable(f"the index file {self.path} was replaced by another file while minirag had "
+                                   "it open; retry to use the new file")
 
     # --- meta ------------------------------------------------------------------
 
@@ -142,6 +161,7 @@ class Index:
 
     def set_meta(self, key: str, value: str) -> None:
         """One statement, outside _Transaction: nothing searchable changes, so the generation stays."""
+        self.ensure_same_file()
         db.with_retry(lambda: self.conn.execute(
             "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
             (key, value)))
@@ -309,6 +329,7 @@ class Index:
 
     def update_stat(self, source: str, size: int, mtime_ns: int) -> None:
         """Content unchanged but touched: remember the new stat so the fast path hits next time."""
+        self.ensure_same_file()
         db.with_retry(lambda: self.conn.execute(
             "UPDATE sources SET size = ?, mtime_ns = ? WHERE source = ?", (size, mtime_ns, source)))
 

@@ -12,7 +12,7 @@ import os
 import time
 from pathlib import Path
 
-from minirag.errors import SyncLocked
+from minirag.errors import FileAccessError, SyncLocked
 
 if os.name == "nt":  # pragma: no cover - exercised on Windows only
     import msvcrt
@@ -53,8 +53,12 @@ class SyncLock:
         self._fd: int | None = None
 
     def acquire(self) -> SyncLock:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as exc:
+            raise FileAccessError(f"cannot create the sync lock {self.path}: {exc.strerror or exc}; the index's "
+                                  "folder must be writable (or use --read-only to only search)") from None
         if not _try_lock(fd):
             holder = self._read_holder(fd)
             os.close(fd)

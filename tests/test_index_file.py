@@ -1,0 +1,147 @@
+"""The index file under attack or accident: deleted or replaced under a running App, damaged,
+on a read-only mount, or under a folder whose name holds URI syntax."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+
+import pytest
+from conftest import ROOT, write
+
+from minirag.errors import IndexUnavailable
+from minirag.store import connection
+
+
+@pytest.fixture
+def indexed(app, docs):
+    write(docs / "otters.md", "# Otters\n\nSea otters hold hands while they sleep so they do not drift apart.\n")
+    write(docs / "kettles.md", "# Kettles\n\nA kettle whistles when the water boils.\n")
+    app.sync()
+    return app
+
+
+def test_a_deleted_index_file_is_refused_and_never_written_into(indexed, docs):
+    path = indexed.config.db_path
+    for suffix in ("", "-wal", "-shm"):
+        path.with_name(path.name + suffix).unlink(missing_ok=True)
+    with pytest.raises(IndexUnavailable, match="was deleted while minirag had it open"):
+        indexed.ingest_data("# Lost\n\nThis would vanish.", "lost-note")
+    with pytest.raises(IndexUnavailable, match="was deleted"):
+        indexed.query("otters")
+    assert not path.exists()
+    # An explicit sync starts a new file there and fills it.
+    indexed.sync()
+    assert path.exists() and indexed.query("otters holding hands")["results"]
+
+
+def test_a_replaced_index_file_is_noticed_and_the_new_one_is_used(indexed, make_app, tmp_path, docs):
+    other_docs = tmp_path / "other"
+    write(other_docs / "volcano.md", "# Volcanoes\n\nMagma rises and erupts as lava.\n")
+    other = make_app(base_dirs=[str(other_docs)], db_path=str(tmp_path / "other.db"))
+    other.sync()
+    other.close()
+    assert indexed.query("otters")["results"]
+    shutil.copyfile(tmp_path / "other.db", tmp_path / "swap.db")
+    (tmp_path / "swap.db").replace(indexed.config.db_path)  # a new inode under the same name
+    sources = {h["source"] for h in indexed.query("volcano lava", top_k=5)["results"]}
+    assert sources == {str(other_docs / "volcano.md")}
+    indexed.ingest_data("# Note\n\nWritten into the new file.", "note-after-swap")
+    indexed.close()
+    reopened = make_app(base_dirs=[str(other_docs)], db_path=str(tmp_path / "index.db"))
+    assert "new file" in reopened.read("note-after-swap")["text"]
+
+
+def _damage(path, offset=8192, size=200 * 1024):
+    with open(path, "r+b") as handle:
+        handle.seek(offset)
+        handle.write(b"\xa5" * size)
+
+
+def test_a_damaged_index_gives_one_line_naming_the_file_and_the_fix(indexed, make_app, docs):
+    from minirag.errors import MiniragError
+
+    path = indexed.config.db_path
+    indexed.close()
+    _damage(path)
+    app = make_app()
+    messages = []
+    for operation in (lambda: app.query("otters hands"), lambda: app.read(str(docs / "otters.md")),
+                      lambda: app.list_files(), lambda: app.sync()):
+        with pytest.raises(MiniragError) as caught:
+            operation()
+        messages.append(str(caught.value))
+    assert any("is damaged" in m for m in messages), messages
+    damaged = next(m for m in messages if "is damaged" in m)
+    assert str(path) in damaged and "backup" in damaged and "minirag sync" in damaged
+    assert "\n" not in damaged
+    assert "damaged" in app.status().get("indexError", "")
+
+
+def test_doctor_runs_quick_check_and_fails_on_a_damaged_index(indexed, make_config):
+    from minirag.doctor import run_checks
+
+    path = indexed.config.db_path
+    indexed.close()
+    assert run_checks(make_config())["ok"]
+    _damage(path)
+    result = run_checks(make_config())
+    index_check = next(c for c in result["checks"] if c["name"] == "index")
+    assert not result["ok"] and not index_check["ok"]
+    assert "backup" in index_check["fix"]
+
+
+def test_the_cli_reports_a_damaged_index_in_one_line_with_exit_1(indexed, docs, model_path):
+    path = indexed.config.db_path
+    indexed.close()
+    _damage(path)
+    for args in (["query", "otters"], ["list"], ["sync"], ["read", str(docs / "otters.md")]):
+        done = subprocess.run([sys.executable, "-m", "minirag", *args, "--base-dir", str(docs), "--db-path", str(path),
+                               "--model-path", model_path], capture_output=True, text=True, cwd=ROOT, timeout=120)
+        assert done.returncode == 1, (args, done.stderr)
+        assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1, (args, done.stderr)
+
+
+@pytest.mark.parametrize("folder", ["odd%41name", "what?is=this", "hash#tag", "spa ce"])
+def test_the_read_only_uri_opens_exactly_the_named_file(tmp_path, folder):
+    target = tmp_path / folder / "index.db"
+    target.parent.mkdir()
+    conn = connection.connect(target)
+    conn.execute("CREATE TABLE marker (v TEXT)")
+    conn.execute("INSERT INTO marker VALUES ('the right file')")
+    connection.close(conn)
+    before = sorted(p.name for p in tmp_path.rglob("*"))
+    ro = connection.connect(target, read_only=True)
+    assert ro.execute("SELECT v FROM marker").fetchone()[0] == "the right file"
+    ro.close()
+    after = sorted(p.name for p in tmp_path.rglob("*"))
+    # nothing opened or created anywhere but the file itself (and SQLite's own -wal/-shm beside it)
+    assert [n for n in after if n not in ("index.db-wal", "index.db-shm")] == before
+
+
+@pytest.fixture
+def read_only_mount(tmp_path):
+    """A real read-only bind mount (needs root and mount privileges; skipped elsewhere)."""
+    source, mount = tmp_path / "rw", tmp_path / "ro"
+    source.mkdir()
+    mount.mkdir()
+    done = subprocess.run(["mount", "--bind", str(source), str(mount)], capture_output=True)
+    if done.returncode != 0:
+        pytest.skip(f"cannot bind-mount here: {done.stderr.decode().strip()}")
+    subprocess.run(["mount", "-o", "remount,bind,ro", str(mount)], check=True)
+    yield source, mount
+    subprocess.run(["umount", str(mount)], check=False)
+
+
+def test_read_only_mode_works_on_a_read_only_filesystem(read_only_mount, make_app, docs):
+    source, mount = read_only_mount
+    writer = make_app(db_path=str(source / "index.db"))
+    write(docs / "otters.md", "# Otters\n\nSea otters hold hands while they sleep.\n")
+    writer.sync()
+    writer.close()
+    before = sorted(p.name for p in source.iterdir())
+    reader = make_app({"MINIRAG_READ_ONLY": "1"}, db_path=str(mount / "index.db"))
+    assert reader.query("otters sleep")["results"]
+    assert reader.status()["chunkCount"] > 0 and "indexError" not in reader.status()
+    assert sorted(p.name for p in source.iterdir()) == before
