@@ -19,6 +19,14 @@ from minirag import __version__
 from minirag.errors import MiniragError
 
 PROGRESS_MIN_FILES = 5
+log = logging.getLogger("minirag")
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with a usage error as one line (exit 2) rather than the usage block."""
+
+    def error(self, message: str):
+        self.exit(2, f"minirag: error: {message} (see `{self.prog} --help`)\n")
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
@@ -36,7 +44,7 @@ def _common(parser: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="minirag",
         description="Local-first hybrid search over your documents, in one SQLite file. "
         "With no command, serves MCP over stdio.",
@@ -208,6 +216,7 @@ def _cmd_ingest_url(args, app) -> int:
 
 
 def _cmd_ingest_data(args, app) -> int:
+    app.refuse_if_read_only("ingest-data")  # before waiting on stdin
     content = sys.stdin.read()
     _emit(args, app.ingest_data(content, args.source, args.format, args.title), _fmt_dict)
     return 0
@@ -262,6 +271,29 @@ def _serve(args) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; every failure is one line on stderr (exit 1; usage errors 2; Ctrl-C 130)."""
+    verbose = "-v" in (argv if argv is not None else sys.argv[1:]) or "--verbose" in (argv or sys.argv[1:])
+    try:
+        return _run(argv)
+    except KeyboardInterrupt:
+        sys.stderr.write("minirag: interrupted\n")
+        return 130
+    except MiniragError as exc:
+        sys.stderr.write(f"minirag: error: {_one_line(exc)}\n")
+        return 1
+    except Exception as exc:  # noqa: BLE001 - a bug still gets one line; -v shows the traceback
+        if verbose:
+            log.exception("internal error")
+        sys.stderr.write(f"minirag: internal error: {type(exc).__name__}: {_one_line(exc)} "
+                         "(rerun with -v for the details, and please report it)\n")
+        return 1
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split()) or type(exc).__name__
+
+
+def _run(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     logging.basicConfig(stream=sys.stderr, level=logging.INFO if getattr(args, "verbose", False) else logging.WARNING,
@@ -275,19 +307,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "doctor":
         return _doctor(args)
     from minirag.app import App
+    from minirag.config import ConfigError
 
     try:
         app = App(_config(args))
-    except MiniragError as exc:
-        sys.stderr.write(f"minirag: configuration error: {exc}\n")
+    except ConfigError as exc:
+        sys.stderr.write(f"minirag: configuration error: {_one_line(exc)}\n")
         return 1
     try:
         return COMMANDS[args.command](args, app)
-    except MiniragError as exc:
-        sys.stderr.write(f"minirag: error: {exc}\n")
-        return 1
-    except KeyboardInterrupt:
-        sys.stderr.write("minirag: interrupted\n")
-        return 130
     finally:
         app.close()

@@ -1,0 +1,174 @@
+"""Every CLI command, driven through every ordinary mistake: bad option values, a NUL byte or a
+5 KB path, an index folder that cannot be written, read-only mode, a missing backup folder, a
+full disk. Each ends in exactly one line on stderr and a documented exit status (1 for a
+failure, 2 for a usage error) — never a traceback."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import os
+import resource
+import signal
+import subprocess
+import sys
+
+import pytest
+from conftest import ROOT, write
+
+from minirag import cli
+
+# The smallest valid arguments of each command (files named here exist in the `docs` fixture).
+VALID = {
+    "serve": None,  # blocks on stdio: only its own bad value is tried, below
+    "ingest": ["ingest", "{docs}/a.md"],
+    "ingest-url": ["ingest-url", "http://127.0.0.1:9/x"],
+    "ingest-data": ["ingest-data", "--source", "note-1"],
+    "sync": ["sync"],
+    "query": ["query", "otters"],
+    "read": ["read", "{docs}/a.md"],
+    "read-neighbors": ["read-neighbors", "--file-path", "{docs}/a.md", "--chunk-index", "0"],
+    "list": ["list"],
+    "status": ["status"],
+    "doctor": ["doctor"],
+    "delete": ["delete", "{docs}/a.md"],
+    "backup": ["backup", "{tmp}/backup.db"],
+}
+WRITES = {"ingest", "ingest-url", "ingest-data", "sync", "delete"}
+PATH_ARGUMENTS = {  # where a path goes, for each command that takes one
+    "ingest": 1, "sync": 1, "read": 1, "delete": 1, "backup": 1, "read-neighbors": 2,
+}
+BAD_VALUES = [
+    ("query", ["--top-k", "many"]), ("query", ["--top-k", "0"]), ("read-neighbors", ["--before", "-2"]),
+    ("read-neighbors", ["--after", "x"]), ("read-neighbors", ["--chunk-index", "-1"]),
+    ("ingest-data", ["--format", "pdf"]), ("read", ["--source", ""]), ("query", [""]),
+]
+
+
+def commands() -> list[str]:
+    parser = cli.build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return sorted(sub.choices)
+
+
+def test_every_command_has_a_row_in_this_sweep():
+    assert set(commands()) == set(VALID), "add the new command to VALID (and its conditions) here"
+
+
+@pytest.fixture
+def world(tmp_path, docs, model_dir, monkeypatch):
+    write(docs / "a.md", "# Otters\n\nSea otters hold hands while they sleep.\n")
+    for name in ("BASE_DIR", "BASE_DIRS", "DB_PATH", "MODEL_NAME", "MINIRAG_READ_ONLY"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("MODEL_PATH", str(model_dir))
+    monkeypatch.setenv("BASE_DIR", str(docs))
+    monkeypatch.setenv("DB_PATH", str(tmp_path / "index.db"))
+    monkeypatch.setattr(sys, "stdin", io.StringIO("# Note\n\nText from stdin.\n"))
+    return {"docs": str(docs), "tmp": str(tmp_path)}
+
+
+def run(argv: list[str], capsys) -> tuple[int, str]:
+    try:
+        code = cli.main(argv)
+    except SystemExit as exc:  # argparse exits on usage errors
+        code = exc.code
+    return code, capsys.readouterr().err
+
+
+def assert_one_line_failure(code: int, err: str, argv: list[str]) -> None:
+    assert "Traceback" not in err, (argv, err)
+    assert code in (1, 2), (argv, code, err)
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("minirag:"), (argv, err)
+
+
+def fill(argv: list[str], world: dict) -> list[str]:
+    return [a.format(**world) for a in argv]
+
+
+@pytest.mark.parametrize(("command", "extra"), BAD_VALUES)
+def test_a_bad_option_value_is_one_line(world, capsys, command, extra):
+    argv = fill(VALID[command], world)
+    argv = argv[:1] + extra if extra == [""] else argv + extra
+    assert_one_line_failure(*run(argv, capsys), argv)
+
+
+def test_a_bad_http_address_is_one_line(world, capsys):
+    assert_one_line_failure(*run(["serve", "--http", "somewhere:port"], capsys), ["serve"])
+
+
+@pytest.mark.parametrize("command", sorted(PATH_ARGUMENTS))
+@pytest.mark.parametrize("path", ["{docs}/a\x00b.md", "{docs}/" + "x" * 5000 + ".md", "{docs}/" + "y" * 300])
+def test_a_nul_byte_or_an_overlong_path_is_one_line(world, capsys, command, path):
+    argv = fill(VALID[command], world)
+    position = PATH_ARGUMENTS[command]
+    argv[position:position + 1] = [path.format(**world)]
+    code, err = run(argv, capsys)
+    if command == "sync" and code == 0 and "\x00" not in path and len(path) < 4096:
+        assert err == ""  # syncing a path that is not there drops it from the index: not an error
+        return
+    assert_one_line_failure(code, err, argv[:2])
+
+
+@pytest.mark.parametrize("flag", ["--base-dir", "--db-path", "--model-path", "--cache-dir"])
+def test_a_nul_byte_or_an_overlong_path_in_a_configuration_flag_is_one_line(world, capsys, flag):
+    for value in ("/tmp/a\x00b", "/tmp/" + "z" * 5000):
+        argv = ["query", "otters", flag, value]
+        code, err = run(argv, capsys)
+        if flag == "--cache-dir" and code == 0:
+            continue  # the cache is not needed while MODEL_PATH is set: nothing to fail
+        assert_one_line_failure(code, err, [flag])
+
+
+@pytest.mark.parametrize("command", sorted(c for c in VALID if VALID[c] and c not in ("status", "doctor")))
+def test_an_index_folder_that_cannot_be_made_is_one_line(world, capsys, command, tmp_path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    argv = fill(VALID[command], world) + ["--db-path", str(blocker / "index.db")]
+    assert_one_line_failure(*run(argv, capsys), argv[:1])
+
+
+@pytest.mark.parametrize("command", sorted(WRITES))
+def test_every_write_command_is_refused_up_front_in_read_only_mode(world, capsys, command, tmp_path):
+    assert cli.main(["sync"]) == 0  # an index to open read-only
+    capsys.readouterr()
+    lock = tmp_path / "index.db.sync.lock"
+    lock.unlink(missing_ok=True)
+    argv = fill(VALID[command], world) + ["--read-only"]
+    code, err = run(argv, capsys)
+    assert_one_line_failure(code, err, argv)
+    assert "read-only" in err and not lock.exists()
+
+
+def test_a_backup_into_a_missing_folder_is_one_line_and_leaves_nothing(world, capsys, tmp_path):
+    assert cli.main(["sync"]) == 0
+    capsys.readouterr()
+    argv = ["backup", str(tmp_path / "no" / "such" / "folder" / "copy.db")]
+    code, err = run(argv, capsys)
+    assert_one_line_failure(code, err, argv)
+    assert "does not exist" in err and not (tmp_path / "no").exists()
+
+
+def _full_disk():
+    """In the child: files may not grow past 64 kB, and the signal that would kill it is ignored."""
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (64 * 1024, 64 * 1024))
+
+
+@pytest.mark.parametrize("argv", [["sync"], ["backup", "{tmp}/copy.db"], ["ingest-data", "--source", "big"]])
+def test_a_full_disk_is_one_line_and_the_index_stays_whole(world, capsys, tmp_path, argv):
+    for n in range(40):
+        write(tmp_path / "docs" / f"n{n}.md", f"# Note {n}\n\n" + "Words about otters and rivers. " * 80)
+    if argv[0] == "backup":
+        assert cli.main(["sync"]) == 0
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-m", "minirag", *fill(argv, world)], capture_output=True, text=True,
+                          env=env, input="# Big\n\n" + "otters " * 40000, preexec_fn=_full_disk, timeout=300)
+    assert_one_line_failure(done.returncode, done.stderr, argv)
+    assert not (tmp_path / "copy.db.partial").exists()
+    from minirag.store import connection
+
+    if (tmp_path / "index.db").exists():
+        conn = connection.connect(tmp_path / "index.db", read_only=True)
+        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        conn.close()
