@@ -10,6 +10,7 @@ import io
 import os
 import threading
 import zipfile
+from pathlib import Path
 
 import pytest
 
@@ -62,7 +63,7 @@ def served():
         "/bomb.txt": (bomb, "text/plain"),
         "/archive": (plain_zip(), "text/plain; charset=utf-8"),
         "/noise": (os.urandom(256 * 1024), "text/plain"),
-        "/doc": (open(FIXTURE_DOCX, "rb").read(), "application/octet-stream"),
+        "/doc": (Path(FIXTURE_DOCX).read_bytes(), "application/octet-stream"),
         "/page": (b"<!DOCTYPE html><html><head><title>Otters</title></head><body><h1>Otters</h1>"
                   b"<p>Sea otters hold hands while they sleep.</p></body></html>", "text/plain"),
     }
@@ -101,7 +102,7 @@ def test_random_bytes_served_as_text_are_refused_as_binary(app, served):
 def test_a_document_served_as_octet_stream_is_recognised_by_its_bytes(app, served):
     result = app.ingest_url(served + "/doc")
     assert result["chunkCount"] > 0
-    assert sniff_format(open(FIXTURE_DOCX, "rb").read(), "application/octet-stream", served + "/doc") == ".docx"
+    assert sniff_format(Path(FIXTURE_DOCX).read_bytes(), "application/octet-stream", served + "/doc") == ".docx"
 
 
 def test_html_served_as_plain_text_is_converted_as_html(app, served):
