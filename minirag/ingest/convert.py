@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from minirag.errors import ConversionFailed
+from minirag.ingest.quiet import converting
 
 log = logging.getLogger(__name__)
 
@@ -62,7 +63,8 @@ def decode_text(data: bytes, name: str) -> tuple[str, tuple[str, ...]]:
 
 def _markitdown_convert(source, name: str, **kwargs) -> Converted:
     try:
-        result = _converter().convert(source, **kwargs)
+        with converting(name):
+            result = _converter().convert(source, **kwargs)
     except Exception as exc:  # noqa: BLE001 - markitdown wraps parser errors inconsistently
         cause = exc.__cause__ or exc
         detail = str(cause).strip().splitlines()[0] if str(cause).strip() else type(cause).__name__
@@ -77,6 +79,11 @@ def _markitdown_convert(source, name: str, **kwargs) -> Converted:
 _CONVERTERS = {
     ".docx": "DocxConverter", ".pptx": "PptxConverter", ".xlsx": "XlsxConverter",
     ".csv": "CsvConverter", ".epub": "EpubConverter", ".ipynb": "IpynbConverter",
+}
+# DOCX: a paragraph in Word's "Title" style is the document's title, so it becomes its
+# H1; a table's first row becomes the Markdown header row, not an empty one above it.
+_CONVERTER_OPTIONS = {
+    ".docx": {"style_map": "p[style-name='Title'] => h1:fresh", "table_infer_header": True},
 }
 _HTML = {".html", ".htm"}
 _ZIP_FORMATS = {".docx", ".pptx", ".xlsx", ".epub"}
@@ -110,7 +117,8 @@ def _convert_pdf(path: Path) -> Converted:
     except ImportError as exc:  # pragma: no cover - markitdown[pdf] installs it
         raise ConversionFailed(f"{path}: PDF support is not installed ({exc})") from None
     try:
-        text = extract_text(str(path))
+        with converting(str(path)):
+            text = extract_text(str(path))
     except (PDFPasswordIncorrect, PDFEncryptionError):
         raise ConversionFailed(f"{path}: encrypted PDF (password required)") from None
     except Exception as exc:  # noqa: BLE001 - pdfminer raises many unrelated types on bad input
@@ -169,7 +177,8 @@ def convert_file(path: Path) -> Converted:
                 handle = io.BytesIO(text.encode("utf-8"))
             else:
                 warnings = ()
-            result = converter.convert(handle, info)
+            with converting(str(path)):
+                result = converter.convert(handle, info, **_CONVERTER_OPTIONS.get(suffix, {}))
     except ConversionFailed:
         raise
     except Exception as exc:  # noqa: BLE001 - parsers raise anything on hostile input
@@ -191,6 +200,12 @@ def convert_data(content: str, fmt: str, name: str) -> Converted:
 def convert_bytes(body: bytes, *, mimetype: str, charset: str | None, url: str) -> Converted:
     """A fetched response body (see fetch.py): HTML converted here, other types by markitdown's pick."""
     from markitdown import StreamInfo
+
+    from minirag.ingest.site_pages import convert_site_page
+
+    site_page = convert_site_page(body, mimetype=mimetype, charset=charset, url=url)  # Wikipedia, YouTube, ...
+    if site_page is not None:
+        return site_page
 
     suffix = Path(url.split("?", 1)[0].split("#", 1)[0]).suffix.lower() or None
     if mimetype in ("text/html", "application/xhtml+xml") or (not mimetype and suffix in _HTML):
