@@ -199,7 +199,8 @@ def _cmd_neighbors(args, app) -> int:
 
 def _cmd_list(args, app) -> int:
     _emit(args, app.list_files(_scope(args.scope)), lambda p: "\n".join(
-        f"{f['state']:<13} {f['chunkCount']:>6}  {f['source']}" for f in p["files"]) or "no files")
+        f"{f['state']:<13} {f['chunkCount']:>6}  {f['source']}" + (f"  ({f['reason']})" if "reason" in f else "")
+        for f in p["files"]) or "no files")
     return 0
 
 
