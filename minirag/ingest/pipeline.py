@@ -90,11 +90,15 @@ class Pipeline:
             title = choose_title(body, metadata_title=converted.metadata_title, stem=stem) if kind == "file" else (
                 converted.metadata_title or first_h1(body) or ""
             )
+        warnings = list(converted.warnings)
+        split = meta.get("rag_chunk")
+        if split is not None and split != "headings":
+            warnings.append(f"{source}: frontmatter rag_chunk: {split!r} is not understood (only 'headings'); "
+                            "chunked by its structure")
         chunked = chunk_document(body, title=title, count_tokens=self.encoder.count_tokens, budget=self.budget,
-                                 max_tokens=self.encoder.max_length)
+                                 max_tokens=self.encoder.max_length, by_headings=split == "headings")
         if progress is not None:
             progress.add_time("chunk", time.perf_counter() - t0)
-        warnings = list(converted.warnings)
         if not chunked.chunks:
             warnings.append(f"{source}: no text found (empty, scanned or image-only?)")
         record = SourceRecord(source=source, kind=kind, title=title, content_hash=content_hash, size=size,
