@@ -2,7 +2,9 @@
 
 New and changed files are ingested (content hash, with an mtime+size fast
 path), unchanged ones skipped, files gone from disk dropped. A source cut by
-an older chunking scheme is re-ingested even when its bytes are unchanged.
+an older chunking scheme is re-ingested even when its bytes are unchanged. A
+file excluded on purpose (`rag: false`) is remembered with its content hash, so
+while its bytes stay the same it is counted as excluded and never converted.
 """
 
 from __future__ import annotations
