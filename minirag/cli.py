@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -174,8 +175,17 @@ def _fmt_query(payload: dict) -> str:
     return "\n".join(lines)
 
 
+def _scope(value: str | None) -> str | None:
+    """A CLI scope that names a path on disk is resolved against the current directory, as every
+    CLI path is; anything else (a data or url source id prefix) is kept as written."""
+    if value is None or "://" in value or os.path.isabs(value):
+        return value
+    resolved = os.path.abspath(value)
+    return resolved if os.path.exists(resolved) else value
+
+
 def _cmd_query(args, app) -> int:
-    _emit(args, app.query(args.text, top_k=args.top_k, scope=args.scope), _fmt_query)
+    _emit(args, app.query(args.text, top_k=args.top_k, scope=_scope(args.scope)), _fmt_query)
     return 0
 
 
@@ -196,8 +206,9 @@ def _cmd_neighbors(args, app) -> int:
 
 
 def _cmd_list(args, app) -> int:
-    _emit(args, app.list_files(args.scope), lambda p: "\n".join(
-        f"{f['state']:<13} {f['chunkCount']:>6}  {f['source']}" for f in p["files"]) or "no files")
+    _emit(args, app.list_files(_scope(args.scope)), lambda p: "\n".join(
+        f"{f['state']:<13} {f['chunkCount']:>6}  {f['source']}" + (f"  ({f['reason']})" if "reason" in f else "")
+        for f in p["files"]) or "no files")
     return 0
 
 
@@ -295,12 +306,13 @@ def _one_line(exc: BaseException) -> str:
 
 def _run(argv: Sequence[str] | None) -> int:
     parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or (argv[0].startswith("-") and argv[0] not in ("-h", "--help", "--version")):
+        argv = ["serve", *argv]  # no command: serve stdio, with whatever flags were given
     args = parser.parse_args(argv)
     logging.basicConfig(stream=sys.stderr, level=logging.INFO if getattr(args, "verbose", False) else logging.WARNING,
                         format="minirag: %(levelname)s: %(message)s")
-    if args.command in (None, "serve"):
-        if args.command is None:
-            args = parser.parse_args(["serve", *(argv or sys.argv[1:])])
+    if args.command == "serve":
         return _serve(args)
     if args.command == "status":
         return _status(args)

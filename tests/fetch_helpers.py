@@ -28,6 +28,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
         url = urlsplit(self.path)
         query = {k: v[0] for k, v in parse_qs(url.query).items()}
         self.server.requests.append({"path": self.path, "headers": dict(self.headers)})
+        saved = self.server.pages.get(url.path)
+        if saved is not None:
+            self._reply(*saved)
+            return
         route = getattr(self, "route_" + url.path.strip("/").split("/")[0], None)
         with contextlib.suppress(ConnectionError):
             if route is None:
@@ -108,6 +112,7 @@ class Server(http.server.ThreadingHTTPServer):
     def __init__(self, host: str, port: int = 0, tls: ssl.SSLContext | None = None) -> None:
         super().__init__((host, port), Handler)
         self.requests: list[dict] = []
+        self.pages: dict[str, tuple[bytes, str]] = {}  # path -> (body, Content-Type), e.g. saved pages
         if tls is not None:
             self.socket = tls.wrap_socket(self.socket, server_side=True)
         self._thread = threading.Thread(

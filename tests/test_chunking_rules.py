@@ -42,8 +42,8 @@ def table(rows: int, cells: int = 3, header: tuple[str, ...] = ("Name", "Price",
     return "\n".join(lines)
 
 
-def test_the_scheme_version_is_four():
-    assert SCHEME_VERSION == 4
+def test_the_scheme_version_is_five():
+    assert SCHEME_VERSION == 5
 
 
 def test_in_page_anchors_and_permalinks_are_reduced_to_their_text():
@@ -255,6 +255,31 @@ def test_sections_are_capped_at_four_thousand_characters_at_sentence_boundaries(
     assert " ".join(reconstruct(doc.sections).split()) == para
 
 
+def test_a_code_block_over_the_cap_is_cut_between_lines_each_part_fenced_with_its_language():
+    block = code_block(400)
+    assert len(block) > 3 * 4000
+    doc = chunk("Intro.\n\n" + block + "\n\nOutro.")
+    code = [s for s in doc.sections if "result_" in s.text]
+    assert len(code) >= 4
+    for s in doc.sections:
+        assert len(s.text) <= 4000
+    for s in code:
+        lines = s.text.split("\n")
+        start = lines.index("```python")
+        assert lines[start + 1].startswith("result_") and "```" in lines[start + 2:]
+    seen = "\n".join(s.text for s in code)
+    assert all(f"result_{i} = compute(value_{i}, {i})\n" in seen + "\n" for i in range(400))
+    rebuilt = reconstruct(doc.sections)
+    assert rebuilt.startswith("Intro.\n\n```python\nresult_0") and rebuilt.endswith("```\n\nOutro.")
+
+
+def test_one_code_line_longer_than_the_cap_stays_whole_in_its_section():
+    line = "x = '" + "a" * 5000 + "'"
+    doc = chunk(f"```python\nimport os\n{line}\nprint(x)\n```")
+    holder = next(s for s in doc.sections if line in s.text)
+    assert holder.text.startswith("```python\n") and holder.text.endswith("\n```")
+
+
 def test_one_sentence_longer_than_the_cap_stays_whole_in_its_section():
     sentence = words(900)
     doc = chunk(sentence)
@@ -273,14 +298,14 @@ def transcript(turns: int, step: int = 17) -> str:
     return "\n".join(out)
 
 
-def test_a_transcript_is_cut_into_two_minute_windows_labelled_with_the_meeting_title():
+def test_a_transcript_is_cut_into_two_minute_windows_labelled_with_their_times_as_written():
     doc = chunk(transcript(30), title="Weekly sync")
     assert doc.category == "transcript"
     labels = [s.text.split("\n")[0] for s in doc.sections if s.text.startswith("[")]
-    assert labels[0] == "[00:00–02:00] Weekly sync"
-    assert labels[1] == "[02:00–04:00] Weekly sync"
+    assert labels[0] == "[0:00–1:59]"
+    assert labels[1] == "[2:16–3:58]"
     assert all(s.context_lines == 1 for s in doc.sections if s.text.startswith("["))
-    window = next(s for s in doc.sections if s.text.startswith("[02:00"))
+    window = next(s for s in doc.sections if s.text.startswith("[2:16"))
     assert "Speaker 1 2:16" in window.text and "Speaker 2 1:59" not in window.text
 
 
@@ -289,12 +314,63 @@ def test_transcript_turns_are_packed_whole_to_the_budget():
     for c in doc.chunks:
         assert c.tokens <= 40
         assert re.match(r"Speaker \d \d+:\d\d|# Weekly sync", c.text)
-    assert "[00:00" not in reconstruct(doc.sections)
+    assert "[0:00–" not in reconstruct(doc.sections)
 
 
 def test_timestamp_lines_with_a_speaker_after_the_time_are_recognised():
     lines = [f"[00:{i:02d}:10] Anna: item {i}" for i in range(10)]
     assert chunk("\n".join(lines)).category == "transcript"
+
+
+def test_subtitle_cues_are_a_transcript():
+    cues = "\n\n".join(f"{n}\n00:00:{n * 5:02d},000 --> 00:00:{n * 5 + 4:02d},500\nLine {n} of the talk."
+                         for n in range(1, 10))
+    assert chunk(cues).category == "transcript"
+
+
+def test_two_speakers_taking_turns_after_the_time_are_a_transcript_even_mid_meeting():
+    lines = [f"[01:{i:02d}:10] {('Anna', 'Boris')[i % 2]}: point {i}, 3 of 4 (see #12)" for i in range(10)]
+    assert chunk("\n".join(lines)).category == "transcript"
+
+
+def test_an_ops_log_with_clock_times_is_not_a_transcript():
+    log = "# Ops log\n\n" + "\n".join(f"{9 + i // 6:02d}:{i * 7 % 60:02d} {event}" for i, event in enumerate(
+        ["first alerts", "paged on-call", "db failover started", "failover done", "errors drop",
+         "all clear", "postmortem scheduled"]))
+    assert chunk(log).category != "transcript"
+
+
+def test_an_agenda_of_time_ranges_is_not_a_transcript():
+    agenda = "\n".join(f"{h}:00 - {h}:45 Session {h}" for h in range(9, 17))
+    assert chunk(agenda).category != "transcript"
+
+
+def test_a_log_with_elapsed_times_and_fields_is_not_a_transcript():
+    log = "\n".join(f"0:00:{i // 3:02d} load avg: 2.{i} [{i:3d}/415] test_case_{i} passed" for i in range(30))
+    assert chunk(log).category != "transcript"
+
+
+def test_a_window_label_quotes_the_first_timestamp_alone_when_the_window_has_one():
+    md = "\n\n".join(f"Anna {m}:00\nWords at minute {m}." for m in (0, 3, 6))
+    labels = [s.text.split("\n")[0] for s in chunk(md).sections]
+    assert labels == ["[0:00]", "[3:00]", "[6:00]"]
+
+
+def test_rag_chunk_headings_splits_at_headings_what_would_otherwise_be_a_transcript():
+    md = "# Standup\n\n" + transcript(12).split("\n", 2)[2] + "\n\n## Decisions\n\nShip on Friday."
+    assert chunk(md).category == "transcript"
+    doc = chunk_document(md, title="Standup", count_tokens=count, budget=110, by_headings=True)
+    assert doc.category == "headings"
+    decisions = next(c for c in doc.chunks if "Ship on Friday" in c.text)
+    assert decisions.text.startswith("Standup > Decisions\n")
+
+
+def test_rag_chunk_headings_gives_a_single_heading_its_breadcrumb():
+    md = "Preface text.\n\n## Only section\n\nBody of the only section."
+    assert chunk(md).category == "generic"
+    doc = chunk_document(md, title="", count_tokens=count, budget=110, by_headings=True)
+    assert doc.category == "headings"
+    assert any(c.text.startswith("Only section\nBody") for c in doc.chunks)
 
 
 def test_a_document_with_a_few_times_in_prose_is_not_a_transcript():
@@ -374,5 +450,5 @@ def test_sections_stored_without_context_lines_still_reconstruct_once():
     assert " ".join(reconstruct(stored).split()) == " ".join(big.split())
     md = transcript(30)
     stored = [Section(s.text) for s in chunk(md, title="Weekly sync").sections]
-    assert "[00:00" not in reconstruct(stored)
+    assert "[0:00" not in reconstruct(stored)
     assert " ".join(reconstruct(stored).split()) == " ".join(md.split())

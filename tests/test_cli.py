@@ -11,12 +11,12 @@ from conftest import write
 
 @pytest.fixture
 def run(tmp_path, model_dir, docs):
-    def run(*args, env=None, cwd=None):
+    def run(*args, env=None, cwd=None, input_text=None):
         full_env = {k: v for k, v in os.environ.items() if k not in ("BASE_DIR", "BASE_DIRS", "DB_PATH", "MODEL_NAME")}
         full_env.update({"MODEL_PATH": str(model_dir), "BASE_DIR": str(docs), "DB_PATH": str(tmp_path / "i.db")})
         full_env.update(env or {})
         return subprocess.run([sys.executable, "-m", "minirag", *args], capture_output=True, text=True,
-                              env=full_env, cwd=cwd or docs, timeout=300)
+                              env=full_env, cwd=cwd or docs, timeout=300, input=input_text)
 
     return run
 
@@ -79,3 +79,20 @@ def test_stdout_of_a_command_is_only_its_output(run, docs):
     write(docs / "a.md", "# A\n\nApples.")
     done = run("ingest", ".", "--json")
     json.loads(done.stdout)  # nothing but the JSON document
+
+
+def test_a_relative_scope_is_resolved_against_the_current_directory(run, docs):
+    write(docs / "pets" / "cats.md", "# Cats\n\nCats eat fish and sleep most of the day.")
+    write(docs / "space" / "rockets.md", "# Rockets\n\nRocket engines burn liquid oxygen and fish oil.")
+    assert run("ingest", ".").returncode == 0
+    done = run("query", "fish", "--scope", "pets", "--json")
+    assert done.returncode == 0, done.stderr
+    assert [hit["source"] for hit in json.loads(done.stdout)["results"]] == [str(docs / "pets" / "cats.md")]
+    listed = json.loads(run("list", "--scope", "space", "--json", cwd=docs).stdout)["files"]
+    assert [f["source"] for f in listed] == [str(docs / "space" / "rockets.md")]
+
+
+def test_a_scope_naming_no_path_on_disk_is_kept_as_a_source_id_prefix(run, docs):
+    assert run("ingest-data", "--source", "notes/fish", input_text="Fish swim.").returncode == 0
+    done = run("query", "fish", "--scope", "notes", "--json")
+    assert [hit["source"] for hit in json.loads(done.stdout)["results"]] == ["notes/fish"]

@@ -42,7 +42,7 @@ def test_the_console_script_is_installed_and_reports_the_same_version():
 def test_the_entry_point_and_offline_extra_are_declared():
     dist = distribution("minirag")
     scripts = {ep.name: ep.value for ep in dist.entry_points if ep.group == "console_scripts"}
-    assert scripts == {"minirag": "minirag.cli:main"}
+    assert scripts == {"minirag": "minirag.cli:main", "minirag-mcp": "minirag.cli:main"}
     assert "offline-model" in (dist.metadata.get_all("Provides-Extra") or [])
 
 

@@ -4,7 +4,7 @@ through conversion, chunking and the whole ingest/search path."""
 import shutil
 
 import pytest
-from conftest import FIXTURES
+from conftest import FIXTURES, write
 
 from minirag.chunking import chunk_document
 from minirag.chunking.frontmatter import parse_frontmatter
@@ -85,3 +85,44 @@ def test_the_fixture_folder_syncs_and_answers_real_questions(app, docs):
     assert pdf["pages"] == "1-6"
     pdf_hits = app.query("Vicksburg", top_k=3, scope=str(docs / "pdf_multipage_ocr_vicksburg.pdf"))["results"]
     assert pdf_hits and all("pages" in h for h in pdf_hits)
+
+
+@pytest.mark.parametrize("name, category", [
+    ("txt_sintel_subtitles_en.txt", "transcript"),  # WebVTT cues of a film's dialogue
+    ("txt_cpython_regrtest_log.txt", "generic"),  # a test log timed from 0:00:00: not speech
+    ("txt_tzdata_news_excerpt.txt", "generic"),  # a changelog full of clock times
+    ("docx_title_style_appetite.docx", "generic"),
+])
+def test_only_recordings_are_transcripts_among_real_documents_with_times(name, category, encoder):
+    assert cut(name, encoder).category == category
+
+
+def test_a_real_transcripts_window_label_quotes_its_first_and_last_cue_times_as_written(encoder):
+    doc = cut("txt_sintel_subtitles_en.txt", encoder)
+    window = next(s for s in doc.sections if s.context_lines)
+    label = window.text.split("\n")[0]
+    assert label == "[00:00:18.700–00:01:58.250]"
+    source = (DOCS / "txt_sintel_subtitles_en.txt").read_text(encoding="utf-8")
+    assert all(time in source for time in label.strip("[]").split("–"))
+
+
+def sintel_with_headings(frontmatter: str) -> str:
+    cues = (DOCS / "txt_sintel_subtitles_en.txt").read_text(encoding="utf-8").split("\n\n")[1:]
+    return (f"{frontmatter}# Sintel\n\n## The shaman's hut\n\n" + "\n\n".join(cues[:7])
+            + "\n\n## The quest\n\n" + "\n\n".join(cues[7:]))
+
+
+def test_rag_chunk_headings_splits_a_real_transcript_at_its_headings(app, docs):
+    write(docs / "auto.md", sintel_with_headings(""))
+    write(docs / "asked.md", sintel_with_headings("---\nrag_chunk: headings\n---\n"))
+    assert run_sync(app.pipeline, list(app.config.roots)).done == 2
+    assert app.index.source_row(str(docs / "auto.md"))["category"] == "transcript"
+    assert app.index.source_row(str(docs / "asked.md"))["category"] == "headings"
+    hit = app.query("a dangerous quest for a lone hunter", top_k=5, scope=str(docs / "asked.md"))["results"][0]
+    assert hit["text"].startswith("Sintel > The quest\n")
+
+
+def test_an_unknown_rag_chunk_value_is_a_warning_not_a_failure(app, docs):
+    write(docs / "odd.md", "---\nrag_chunk: paragraphs\n---\n# Odd\n\nText.")
+    result = run_sync(app.pipeline, list(app.config.roots))
+    assert result.done == 1 and any("rag_chunk: 'paragraphs' is not understood" in w for w in result.warnings)

@@ -38,8 +38,8 @@ def server_env(tmp_path, model_path) -> dict[str, str]:
 class RawServer:
     """`python -m minirag` on pipes, spoken to one JSON-RPC line at a time."""
 
-    def __init__(self, env: dict[str, str]):
-        self.proc = subprocess.Popen([sys.executable, "-m", "minirag"], env=env, stdin=subprocess.PIPE,
+    def __init__(self, env: dict[str, str], *args: str):
+        self.proc = subprocess.Popen([sys.executable, "-m", "minirag", *args], env=env, stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         self.lines: queue.Queue[bytes] = queue.Queue()
         self.raw: list[bytes] = []
@@ -93,6 +93,21 @@ def test_stdio_server_answers_initialize_ingest_and_query_with_only_json_rpc_on_
     assert server.proc.returncode == 0
     for line in server.raw:
         assert json.loads(line)["jsonrpc"] == "2.0", line
+
+
+def test_flags_without_a_command_start_the_stdio_server_with_those_flags(server_env, tmp_path):
+    other = tmp_path / "other"
+    other.mkdir()
+    server = RawServer(server_env, "--base-dir", str(other), "--read-only")
+    try:
+        server.request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                                      "clientInfo": {"name": "t", "version": "0"}})
+        server.send({"method": "notifications/initialized"})
+        status = server.call("status")["structuredContent"]
+    finally:
+        stderr = server.close()
+    assert server.proc.returncode == 0, stderr
+    assert status["roots"] == [str(other)] and status["readOnly"] is True
 
 
 @pytest.mark.anyio

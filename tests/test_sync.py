@@ -1,6 +1,8 @@
 import os
 import time
+from pathlib import Path
 
+import pytest
 from conftest import write
 
 from minirag.ingest.pipeline import Progress
@@ -67,8 +69,95 @@ def test_files_over_the_size_limit_are_refused_before_parsing(make_app, docs):
 def test_frontmatter_rag_false_excludes_a_file(app, docs):
     write(docs / "secret.md", "---\nrag: false\n---\n# Secret\n\nDo not index.")
     write(docs / "open.md", "# Open\n\nIndex me.")
-    sync(app)
+    result = sync(app)
     assert sources(app) == {str(docs / "open.md")}
+    assert (result.done, result.excluded, result.skipped) == (1, 1, 0)
+    assert "1 excluded" in result.counts() and result.to_dict()["excluded"] == 1
+
+
+def states(app):
+    return {Path(f["source"]).name: (f["state"], f.get("reason")) for f in app.list_files()["files"]}
+
+
+@pytest.fixture
+def conversions(monkeypatch):
+    """The files the pipeline converts (the real converter, counted)."""
+    from minirag.ingest import pipeline
+
+    seen = []
+    real = pipeline.convert_document
+
+    def counting(data, suffix, name):
+        seen.append(Path(name).name)
+        return real(data, suffix, name)
+
+    monkeypatch.setattr(pipeline, "convert_document", counting)
+    return seen
+
+
+def test_an_excluded_file_is_listed_as_excluded_with_its_reason(app, docs):
+    write(docs / "secret.md", "---\nrag: false\n---\n# Secret\n\nDo not index.")
+    assert states(app)["secret.md"] == ("not_indexed", None)
+    sync(app)
+    assert states(app)["secret.md"] == ("excluded", "frontmatter rag: false")
+
+
+def test_an_unchanged_excluded_file_is_not_converted_again_even_when_touched(app, docs, conversions):
+    secret = write(docs / "secret.md", "---\nrag: false\n---\n# Secret\n\nDo not index.")
+    sync(app)
+    assert conversions == ["secret.md"]
+    assert sync(app).excluded == 1
+    os.utime(secret, ns=(time.time_ns() + 5 * 10**9,) * 2)
+    touched = sync(app)
+    assert (touched.excluded, touched.done) == (1, 0)
+    assert conversions == ["secret.md"]
+    assert states(app)["secret.md"] == ("excluded", "frontmatter rag: false")
+
+
+def test_an_excluded_file_that_drops_rag_false_is_indexed_and_its_exclusion_forgotten(app, docs):
+    secret = write(docs / "secret.md", "---\nrag: false\n---\n# Secret\n\nDo not index.")
+    sync(app)
+    write(secret, "# Secret\n\nIndex me after all.")
+    os.utime(secret, ns=(time.time_ns() + 5 * 10**9,) * 2)
+    assert sync(app).done == 1
+    assert states(app)["secret.md"] == ("indexed", None)
+    assert app.index.excluded_states() == {}
+
+
+def test_an_indexed_file_that_asks_for_rag_false_leaves_the_index(app, docs):
+    page = write(docs / "page.md", "# Page\n\nIndexed at first.")
+    sync(app)
+    write(page, "---\nrag: false\n---\n# Page\n\nNo longer.")
+    os.utime(page, ns=(time.time_ns() + 5 * 10**9,) * 2)
+    result = sync(app)
+    assert (result.excluded, result.deleted) == (1, 1)
+    assert sources(app) == set()
+    assert states(app)["page.md"] == ("excluded", "frontmatter rag: false")
+
+
+def test_a_deleted_excluded_file_leaves_no_exclusion_behind(app, docs):
+    secret = write(docs / "secret.md", "---\nrag: false\n---\nx")
+    sync(app)
+    secret.unlink()
+    sync(app)
+    assert app.index.excluded_states() == {}
+
+
+def test_a_touched_but_identical_file_is_listed_as_indexed_and_its_new_mtime_kept(app, docs, conversions):
+    a = write(docs / "a.md", "# Alpha\n\nApples.")
+    sync(app)
+    os.utime(a, ns=(time.time_ns() + 5 * 10**9,) * 2)
+    assert states(app)["a.md"] == ("indexed", None)
+    assert app.index.stored_states()[str(a)].mtime_ns == a.stat().st_mtime_ns
+    assert sync(app).skipped == 1 and conversions == ["a.md"]
+
+
+def test_a_changed_file_is_listed_as_stale(app, docs):
+    a = write(docs / "a.md", "# Alpha\n\nApples.")
+    sync(app)
+    write(a, "# Alpha\n\nApricots.")
+    os.utime(a, ns=(time.time_ns() + 5 * 10**9,) * 2)
+    assert states(app)["a.md"] == ("stale", None)
 
 
 def test_syncing_one_subfolder_leaves_the_rest_alone(app, docs):

@@ -12,7 +12,7 @@ from minirag.chunking.model import Chunk, ChunkedDocument, Section, TokenCounter
 #: Bumped whenever chunk boundaries or chunk text change for the same input.
 #: Chunks record it; `status` reports chunks cut by an older scheme as stale and
 #: `sync` re-ingests their sources even when the bytes are unchanged.
-SCHEME_VERSION = 4
+SCHEME_VERSION = 5
 
 MIN_BUDGET = 16
 
@@ -29,9 +29,13 @@ __all__ = [
 
 
 def chunk_document(
-    markdown: str, *, title: str, count_tokens: TokenCounter, budget: int, max_tokens: int | None = None
+    markdown: str, *, title: str, count_tokens: TokenCounter, budget: int, max_tokens: int | None = None,
+    by_headings: bool = False,
 ) -> ChunkedDocument:
     """Split converted Markdown into sections and budget-sized chunks.
+
+    ``by_headings`` (frontmatter `rag_chunk: headings`) splits a document with any
+    heading at its headings, whatever else it looks like (a transcript, one heading).
 
     ``count_tokens`` must count with truncation off and special tokens included;
     ``budget`` is the most tokens a chunk may hold, except an atomic code block,
@@ -42,7 +46,8 @@ def chunk_document(
 
     if budget < MIN_BUDGET:
         raise ValueError(f"token budget must be at least {MIN_BUDGET}, got {budget}")
-    return run(markdown, title=title, count_tokens=count_tokens, budget=budget, max_tokens=max_tokens)
+    return run(markdown, title=title, count_tokens=count_tokens, budget=budget, max_tokens=max_tokens,
+               by_headings=by_headings)
 
 
 def reconstruct(sections: list[Section]) -> str:

@@ -2,7 +2,9 @@
 
 A part over the cap is cut between blocks; a table over the cap between rows,
 with the header repeated as context; a paragraph over the cap between lines or
-sentences. One row, sentence or code block longer than the cap stays whole.
+sentences; a code block between lines, each part fenced with the block's own
+opening (language included) and closing lines. One row, sentence or code line
+longer than the cap stays whole.
 """
 
 from __future__ import annotations
@@ -90,6 +92,19 @@ def _cut_paragraph(block: Block) -> list[Block]:
     return cut
 
 
+def _cut_code(block: Block) -> list[Block]:
+    opening, closing = block.lines[0], block.lines[-1]
+    inner, pages = block.lines[1:-1], block.pages[1:-1]
+    if not inner:
+        return [block]
+    runs = _greedy([len(line) for line in inner], SECTION_CAP - len(opening) - len(closing) - 2, 1)
+    return [
+        block.part([opening, *inner[run.start : run.stop], closing],
+                   [pages[run.start], *pages[run.start : run.stop], pages[run.stop - 1]], n > 0)
+        for n, run in enumerate(runs)
+    ]
+
+
 def _units(block: Block) -> list[Block]:
     if len(block.render()) <= SECTION_CAP:
         return [block]
@@ -97,6 +112,8 @@ def _units(block: Block) -> list[Block]:
         return _cut_table(block)
     if block.kind == "paragraph":
         return _cut_paragraph(block)
+    if block.kind == "code":
+        return _cut_code(block)
     return [block]
 
 
@@ -118,7 +135,10 @@ def cut_part(part: Part) -> list[Draft]:
     return drafts
 
 
-_LABEL = re.compile(r"^\[\d{2,}:\d{2}–\d{2,}:\d{2}\]( .*)?$")
+_TIME = r"(?:\d{1,2}:)?\d{1,3}:[0-5]\d(?:[.,]\d{1,3})?"
+# A transcript window label: its first and last times as written (scheme 5 on), or
+# before that a computed `[MM:SS–MM:SS] title`.
+_LABEL = re.compile(rf"^\[{_TIME}(?:–{_TIME})?\]$|^\[\d{{2,}}:\d{{2}}–\d{{2,}}:\d{{2}}\]( .*)?$")
 
 
 def _closing_table_header(text: str) -> list[str]:

@@ -36,14 +36,17 @@ def clean(markdown: str) -> str:
 
 
 def run(markdown: str, *, title: str, count_tokens: TokenCounter, budget: int,
-        max_tokens: int | None = None) -> ChunkedDocument:
+        max_tokens: int | None = None, by_headings: bool = False) -> ChunkedDocument:
     body = clean(markdown)
     with_pages = "\f" in body
     lines, pages = split_pages(body)
     blocks = parse_blocks(lines, pages)
-    category = detect_category(lines, blocks)
+    if by_headings and any(block.kind == "heading" for block in blocks):
+        category = "headings"
+    else:
+        category = detect_category(lines, blocks)
     if category == "transcript":
-        parts = transcript_parts(lines, pages, title)
+        parts = transcript_parts(lines, pages)
     elif category == "slides":
         parts = slide_parts(blocks)
     elif category == "headings":

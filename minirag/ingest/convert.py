@@ -12,12 +12,12 @@ from __future__ import annotations
 import io
 import logging
 import unicodedata
-import warnings as python_warnings
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from minirag.errors import ConversionFailed
+from minirag.ingest.quiet import converting
 
 log = logging.getLogger(__name__)
 
@@ -31,6 +31,11 @@ _HTML = {".html", ".htm"}
 _MARKITDOWN = {
     ".docx": "DocxConverter", ".pptx": "PptxConverter", ".xlsx": "XlsxConverter",
     ".csv": "CsvConverter", ".epub": "EpubConverter", ".ipynb": "IpynbConverter",
+}
+# DOCX: a paragraph in Word's "Title" style is the document's title, so it becomes its
+# H1; a table's first row becomes the Markdown header row, not an empty one above it.
+_MARKITDOWN_OPTIONS = {
+    ".docx": {"style_map": "p[style-name='Title'] => h1:fresh", "table_infer_header": True},
 }
 _ZIP_FORMATS = {".docx", ".pptx", ".xlsx", ".epub"}
 # A zip-based document is refused, from its central directory alone and before any
@@ -114,7 +119,8 @@ def _convert_pdf(data: bytes, name: str) -> Converted:
     except ImportError as exc:  # pragma: no cover - markitdown[pdf] installs it
         raise ConversionFailed(f"{name}: PDF support is not installed ({exc})") from None
     try:
-        text = extract_text(io.BytesIO(data))
+        with converting(name):
+            text = extract_text(io.BytesIO(data))
     except (PDFPasswordIncorrect, PDFEncryptionError):
         raise ConversionFailed(f"{name}: encrypted PDF (password required)") from None
     except Exception as exc:  # noqa: BLE001 - pdfminer raises many unrelated types on bad input
@@ -144,11 +150,8 @@ def _markitdown(data: bytes, suffix: str, name: str) -> Converted:
     info = StreamInfo(extension=suffix, filename=Path(name).name,
                       charset="utf-8" if suffix in (".csv", ".ipynb") else None)
     try:
-        with python_warnings.catch_warnings():
-            # Parsers warn about what they skip (openpyxl: "Unknown extension"); a
-            # library's warning never reaches the user's terminal or an MCP client.
-            python_warnings.simplefilter("ignore")
-            result = converter.convert(io.BytesIO(data), info)
+        with converting(name):
+            result = converter.convert(io.BytesIO(data), info, **_MARKITDOWN_OPTIONS.get(suffix, {}))
     except Exception as exc:  # noqa: BLE001 - parsers raise anything on hostile input
         detail = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else ""
         raise ConversionFailed(f"{name}: cannot convert ({type(exc).__name__}{': ' + detail if detail else ''})") from None
@@ -235,6 +238,12 @@ def sniff_format(body: bytes, mimetype: str, url: str) -> str:
 def convert_fetched(body: bytes, *, mimetype: str, charset: str | None, url: str) -> Converted:
     """A fetched response body (see fetch.py), converted as what its bytes are."""
     suffix = sniff_format(body, mimetype, url)
+    if suffix in _HTML:
+        from minirag.ingest.site_pages import convert_site_page
+
+        site_page = convert_site_page(body, mimetype="text/html", charset=charset, url=url)  # Wikipedia, ...
+        if site_page is not None:
+            return site_page
     if suffix in _HTML and charset:
         try:
             text = body.decode(charset, errors="replace")

@@ -5,23 +5,42 @@ from __future__ import annotations
 import os
 
 from minirag.chunking import SCHEME_VERSION
-from minirag.ingest.scan import walk_roots
+from minirag.ingest.scan import FoundFile, walk_roots
 from minirag.search.scope import Scope
 
 # indexed: the index matches the disk; stale: changed on disk since indexing;
 # stale_scheme: unchanged but cut by an older chunking scheme; not_indexed;
-# too_large: over MAX_FILE_SIZE, never indexed; unreadable: no read permission.
+# excluded: left out on purpose (with its reason), unchanged since; too_large: over
+# MAX_FILE_SIZE, never indexed; unreadable: no read permission; missing: indexed, gone from disk.
 
 
-def _disk_state(found, stored, max_size: int) -> str:
+def _same_bytes(found: FoundFile, content_hash: str) -> bool:
+    """A touched file (new mtime) may still hold the bytes that were indexed: hash it to see."""
+    from minirag.ingest.pipeline import file_hash
+
+    try:
+        with open(found.real, "rb") as handle:
+            return file_hash(handle.read()) == content_hash
+    except OSError:
+        return False
+
+
+def _disk_state(found: FoundFile, stored, excluded, max_size: int, touched: list[FoundFile]) -> str:
     if found.size > max_size:
         return "too_large"
     if not os.access(found.real, os.R_OK):
         return "unreadable"
-    if stored is None:
+    recorded = stored or excluded
+    if recorded is None:
         return "not_indexed"
-    if (stored["size"], stored["mtimeNs"]) != (found.size, found.mtime_ns):
-        return "stale"
+    content_hash = stored["contentHash"] if stored else excluded.content_hash
+    size, mtime_ns = (stored["size"], stored["mtimeNs"]) if stored else (excluded.size, excluded.mtime_ns)
+    if (size, mtime_ns) != (found.size, found.mtime_ns):
+        if not _same_bytes(found, content_hash):
+            return "stale"
+        touched.append(found)
+    if stored is None:
+        return "excluded"
     return "indexed" if stored["scheme"] == SCHEME_VERSION else "stale_scheme"
 
 
@@ -29,15 +48,20 @@ def list_entries(index, config, scope: Scope | None) -> list[dict]:
     indexed = {
         row["source"]: row for row in index.list_sources() if scope is None or scope.matches(row["source"])
     }
+    exclusions = index.excluded_states()
+    touched: list[FoundFile] = []
     out = []
     for found in walk_roots(config.roots):
         if scope is not None and not scope.matches(found.source):
             continue
         stored = indexed.pop(found.source, None)
+        excluded = exclusions.get(found.source)
+        state = _disk_state(found, stored, excluded, config.max_file_size, touched)
         out.append({
             "source": found.source, "sourceType": "file", "title": stored["title"] if stored else None,
-            "state": _disk_state(found, stored, config.max_file_size), "size": found.size,
+            "state": state, "size": found.size,
             "chunkCount": stored["chunkCount"] if stored else 0,
+            **({"reason": excluded.reason} if state == "excluded" else {}),
             **({"lifecycle": stored["lifecycle"]} if stored and stored["lifecycle"] != "active" else {}),
         })
     for source, stored in indexed.items():  # data/url items, and files no longer on disk
@@ -46,4 +70,7 @@ def list_entries(index, config, scope: Scope | None) -> list[dict]:
             state = "missing"
         out.append({"source": source, "sourceType": stored["kind"], "title": stored["title"], "state": state,
                     "size": stored["size"], "chunkCount": stored["chunkCount"]})
+    if touched and not config.read_only:
+        for found in touched:  # unchanged content, new mtime: remember it, as sync would
+            index.update_stat(found.source, found.size, found.mtime_ns)
     return out

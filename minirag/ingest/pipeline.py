@@ -28,7 +28,7 @@ from minirag.ingest.embed import with_vectors
 from minirag.ingest.progress import Progress
 from minirag.ingest.scan import FoundFile
 from minirag.security import read_inside_roots
-from minirag.store.index import Index, SourceRecord, StoredState
+from minirag.store.index import ExcludedState, Index, SourceRecord, StoredState
 
 log = logging.getLogger(__name__)
 
@@ -47,7 +47,10 @@ class Unchanged:
 
 @dataclass(frozen=True)
 class Excluded:
+    """Left out on purpose (frontmatter `rag: false`); ``content_hash`` is of the bytes that said so."""
+
     reason: str
+    content_hash: str = ""
 
 
 @dataclass(frozen=True)
@@ -82,17 +85,21 @@ class Pipeline:
         t0 = time.perf_counter()
         meta, body = parse_frontmatter(converted.markdown)
         if meta.get("rag") is False:
-            return Excluded("frontmatter rag: false")
+            return Excluded("frontmatter rag: false", content_hash)
         lifecycle = "superseded" if str(meta.get("lifecycle", "")).lower() == "superseded" else "active"
         if title is None:
             title = choose_title(body, metadata_title=converted.metadata_title, stem=stem) if kind == "file" else (
                 converted.metadata_title or first_h1(body) or ""
             )
+        warnings = list(converted.warnings)
+        split = meta.get("rag_chunk")
+        if split is not None and split != "headings":
+            warnings.append(f"{source}: frontmatter rag_chunk: {split!r} is not understood (only 'headings'); "
+                            "chunked by its structure")
         chunked = chunk_document(body, title=title, count_tokens=self.encoder.count_tokens, budget=self.budget,
-                                 max_tokens=self.encoder.max_length)
+                                 max_tokens=self.encoder.max_length, by_headings=split == "headings")
         if progress is not None:
             progress.add_time("chunk", time.perf_counter() - t0)
-        warnings = list(converted.warnings)
         if not chunked.chunks:
             warnings.append(f"{source}: no text found (empty, scanned or image-only?)")
         record = SourceRecord(source=source, kind=kind, title=title, content_hash=content_hash, size=size,
@@ -100,7 +107,8 @@ class Pipeline:
         return Document(record, chunked, tuple(warnings))
 
     def prepare_file(self, found: FoundFile, stored: StoredState | None, *, force: bool,
-                     progress: Progress | None = None) -> Document | Unchanged | Excluded:
+                     progress: Progress | None = None,
+                     excluded: ExcludedState | None = None) -> Document | Unchanged | Excluded:
         if found.size > self.config.max_file_size:
             raise ConversionFailed(
                 f"{found.source}: file too large ({found.size} bytes > MAX_FILE_SIZE {self.config.max_file_size})"
@@ -117,6 +125,8 @@ class Pipeline:
         digest = file_hash(data)
         if not force and stored and stored.content_hash == digest and stored.scheme == SCHEME_VERSION:
             return Unchanged(found)
+        if not force and excluded and excluded.content_hash == digest and excluded.scheme == SCHEME_VERSION:
+            return Excluded(excluded.reason, digest)  # the same bytes said so last time: not converted again
         converted = convert_document(data, Path(found.source).suffix, found.source)
         if progress is not None:
             progress.add_time("convert", time.perf_counter() - t0)
@@ -137,6 +147,7 @@ class Pipeline:
                   on_change: Callable[[Progress], None] | None = None) -> None:
         """Ingest many files: convert ahead in threads, embed and write in groups."""
         stored = self.index.stored_states("file")
+        exclusions = self.index.excluded_states()
         notify = on_change or (lambda _p: None)
         group: list[Document] = []
 
@@ -150,7 +161,7 @@ class Pipeline:
         workers = max(1, min(4, (os.cpu_count() or 2)))
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="minirag-convert") as pool:
             for found, future in _ahead(pool, files, lambda f: self.prepare_file(
-                    f, stored.get(f.source), force=force, progress=progress)):
+                    f, stored.get(f.source), force=force, progress=progress, excluded=exclusions.get(f.source))):
                 if progress.stop.is_set():
                     break
                 progress.seen += 1
@@ -174,9 +185,12 @@ class Pipeline:
                     if state and (state.size, state.mtime_ns) != (found.size, found.mtime_ns):
                         self.index.update_stat(found.source, found.size, found.mtime_ns)
                 elif isinstance(result, Excluded):
-                    progress.skipped += 1
-                    if found.source in stored:
-                        progress.deleted += self.index.delete_sources([found.source])
+                    progress.excluded += 1
+                    previous = exclusions.get(found.source)
+                    state = ExcludedState(result.content_hash, found.size, found.mtime_ns, SCHEME_VERSION,
+                                          result.reason)
+                    if previous != state:
+                        progress.deleted += self.index.record_exclusion(found.source, state)
                 else:
                     progress.warnings.extend(result.warnings)
                     group.append(result)

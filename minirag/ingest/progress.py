@@ -14,6 +14,7 @@ class Progress:
     seen: int = 0
     done: int = 0
     skipped: int = 0
+    excluded: int = 0  # found, and left out on purpose (frontmatter `rag: false`)
     failed: int = 0
     deleted: int = 0
     chunks_written: int = 0
@@ -32,6 +33,7 @@ class Progress:
             "seen": self.seen,
             "ingested": self.done,
             "skipped": self.skipped,
+            "excluded": self.excluded,
             "failed": self.failed,
             "deleted": self.deleted,
             "chunksWritten": self.chunks_written,
@@ -42,5 +44,6 @@ class Progress:
 
     def counts(self) -> str:
         """The counts in words, as the CLI, its live line and MCP progress notifications show them."""
-        return (f"{self.seen} files: {self.done} ingested, {self.skipped} unchanged, {self.deleted} removed, "
-                f"{self.failed} failed; {self.chunks_written} chunks")
+        excluded = f"{self.excluded} excluded, " if self.excluded else ""
+        return (f"{self.seen} files: {self.done} ingested, {self.skipped} unchanged, {excluded}"
+                f"{self.deleted} removed, {self.failed} failed; {self.chunks_written} chunks")

@@ -2,7 +2,9 @@
 
 New and changed files are ingested (content hash, with an mtime+size fast
 path), unchanged ones skipped, files gone from disk dropped. A source cut by
-an older chunking scheme is re-ingested even when its bytes are unchanged.
+an older chunking scheme is re-ingested even when its bytes are unchanged. A
+file excluded on purpose (`rag: false`) is remembered with its content hash, so
+while its bytes stay the same it is counted as excluded and never converted.
 """
 
 from __future__ import annotations
@@ -17,12 +19,12 @@ from minirag.ingest.pipeline import Pipeline
 from minirag.ingest.progress import Progress
 from minirag.ingest.scan import FoundFile, walk, walk_roots
 from minirag.security import is_under
-from minirag.store.index import StoredState
+from minirag.store.index import ExcludedState, StoredState
 
 log = logging.getLogger(__name__)
 
 
-def _fast_path_unchanged(found: FoundFile, state: StoredState | None) -> bool:
+def _fast_path_unchanged(found: FoundFile, state: StoredState | ExcludedState | None) -> bool:
     return (
         state is not None
         and state.scheme == SCHEME_VERSION
@@ -49,6 +51,7 @@ def run_sync(pipeline: Pipeline, roots: list[Path], *, path: Path | None = None,
     progress = progress or Progress()
     index = pipeline.index
     stored = index.stored_states("file")
+    exclusions = index.excluded_states()
     found_files = list(walk(path, roots) if path else walk_roots(roots))
     on_disk = {f.source for f in found_files}
 
@@ -57,10 +60,13 @@ def run_sync(pipeline: Pipeline, roots: list[Path], *, path: Path | None = None,
         if _fast_path_unchanged(found, stored.get(found.source)):
             progress.seen += 1
             progress.skipped += 1
+        elif _fast_path_unchanged(found, exclusions.get(found.source)):
+            progress.seen += 1
+            progress.excluded += 1
         else:
             to_check.append(found)
 
-    gone = list(_vanished(stored, on_disk, str(path) if path else None, roots))
+    gone = list(_vanished([*stored, *exclusions], on_disk, str(path) if path else None, roots))
     if gone:
         progress.deleted += index.delete_sources(gone)
     pipeline.run_files(to_check, progress, on_change=on_change)

@@ -68,6 +68,17 @@ class StoredState:
     scheme: int
 
 
+@dataclass(frozen=True)
+class ExcludedState:
+    """A file left out of the index on purpose, and the bytes that asked for it."""
+
+    content_hash: str
+    size: int | None
+    mtime_ns: int | None
+    scheme: int
+    reason: str
+
+
 def _marks(values: Sequence) -> str:
     return ",".join("?" * len(values))
 
@@ -246,6 +257,7 @@ class Index:
                 for item in prepared:
                     self._refuse_kind_change(item.record)
                     self._delete_rows(item.record.source)
+                    self.conn.execute("DELETE FROM exclusions WHERE source = ?", (item.record.source,))
                     written += self._insert(item)
             return written
 
@@ -319,10 +331,13 @@ class Index:
         return True
 
     def delete_sources(self, sources: Iterable[str]) -> int:
+        """Drop sources (and any exclusion recorded for them); returns how many were indexed."""
         sources = list(sources)
 
         def write() -> int:
             with self._transaction():
+                for part in _batches(sources):
+                    self.conn.execute(f"DELETE FROM exclusions WHERE source IN ({_marks(part)})", part)
                 return sum(self._delete_rows(s) for s in sources)
 
         return db.with_retry(write) if sources else 0
@@ -330,8 +345,40 @@ class Index:
     def update_stat(self, source: str, size: int, mtime_ns: int) -> None:
         """Content unchanged but touched: remember the new stat so the fast path hits next time."""
         self.ensure_same_file()
-        db.with_retry(lambda: self.conn.execute(
-            "UPDATE sources SET size = ?, mtime_ns = ? WHERE source = ?", (size, mtime_ns, source)))
+
+        def write() -> None:
+            self.conn.execute("UPDATE sources SET size = ?, mtime_ns = ? WHERE source = ?", (size, mtime_ns, source))
+            self.conn.execute("UPDATE exclusions SET size = ?, mtime_ns = ? WHERE source = ?", (size, mtime_ns, source))
+
+        db.with_retry(write)
+
+    def record_exclusion(self, source: str, state: ExcludedState) -> int:
+        """Remember that ``source`` is left out, and why; drops its indexed rows if it had any
+        (returns how many sources that was: 0 or 1)."""
+        now = datetime.now(UTC).isoformat(timespec="seconds")
+        values = (source, state.content_hash, state.size, state.mtime_ns, state.scheme, state.reason, now)
+        upsert = """
+            INSERT INTO exclusions (source, content_hash, size, mtime_ns, scheme, reason, checked_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT(source) DO UPDATE SET content_hash = excluded.content_hash, size = excluded.size,
+                mtime_ns = excluded.mtime_ns, scheme = excluded.scheme, reason = excluded.reason,
+                checked_at = excluded.checked_at
+        """
+
+        self.ensure_same_file()
+
+        def write() -> int:
+            indexed = self.conn.execute("SELECT 1 FROM sources WHERE source = ?", (source,)).fetchone()
+            if indexed is None:
+                # Nothing searchable changes, so no transaction that moves the generation.
+                self.conn.execute(upsert, values)
+                return 0
+            with self._transaction():
+                self._delete_rows(source)
+                self.conn.execute(upsert, values)
+            return 1
+
+        return db.with_retry(write)
 
     # --- reads ---------------------------------------------------------------
 
@@ -339,6 +386,10 @@ class Index:
         sql = "SELECT source, content_hash, size, mtime_ns, scheme FROM sources"
         rows = self.conn.execute(sql + " WHERE kind = ?", (kind,)) if kind else self.conn.execute(sql)
         return {r[0]: StoredState(r[1], r[2], r[3], r[4]) for r in rows}
+
+    def excluded_states(self) -> dict[str, ExcludedState]:
+        rows = self.conn.execute("SELECT source, content_hash, size, mtime_ns, scheme, reason FROM exclusions")
+        return {r[0]: ExcludedState(*r[1:]) for r in rows}
 
     def vectors_for_hashes(self, hashes: Iterable[str]) -> dict[str, np.ndarray]:
         """Vectors already stored for these chunk texts, so unchanged text is never re-embedded."""
@@ -378,11 +429,12 @@ class Index:
         rows = self.conn.execute(
             """
             SELECT s.source, s.kind, s.title, s.scheme, s.lifecycle, s.ingested_at, s.size, s.mtime_ns,
-                   (SELECT COUNT(*) FROM chunks c WHERE c.source_id = s.id)
+                   s.content_hash, (SELECT COUNT(*) FROM chunks c WHERE c.source_id = s.id)
             FROM sources s ORDER BY s.source
             """
         )
-        keys = ("source", "kind", "title", "scheme", "lifecycle", "ingestedAt", "size", "mtimeNs", "chunkCount")
+        keys = ("source", "kind", "title", "scheme", "lifecycle", "ingestedAt", "size", "mtimeNs", "contentHash",
+                "chunkCount")
         return [dict(zip(keys, r, strict=True)) for r in rows]
 
     def sections(self, source: str) -> list[Section]:

@@ -73,8 +73,27 @@ def _m001_core(conn: Connection) -> None:
     )
 
 
+def _m002_exclusions(conn: Connection) -> None:
+    # Files found under the roots but deliberately not indexed (frontmatter `rag: false`),
+    # with the bytes that said so: an unchanged excluded file is not converted again.
+    _script(conn,
+        """
+        CREATE TABLE exclusions (
+            source TEXT PRIMARY KEY,
+            content_hash TEXT NOT NULL,
+            size INTEGER,
+            mtime_ns INTEGER,
+            scheme INTEGER NOT NULL,
+            reason TEXT NOT NULL,
+            checked_at TEXT NOT NULL
+        );
+        """
+    )
+
+
 MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [
     ("core tables, FTS5", _m001_core),
+    ("exclusions", _m002_exclusions),
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

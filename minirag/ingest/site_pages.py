@@ -1,0 +1,59 @@
+"""Fetched pages that markitdown has a converter for by site: it decides from the URL.
+
+Wikipedia (the article body, without the site's menus and language list),
+YouTube (the video's title, keywords, runtime and description) and Bing result
+pages each get a converter of their own in markitdown, which applies when the
+page's URL is on that site and its type is HTML. We keep fetching ourselves
+(fetch.py: every hop checked, size and time capped, the address pinned) and hand
+markitdown the bytes with the URL they finally came from.
+
+One exception: with the optional youtube-transcript-api installed, markitdown's
+YouTube converter would fetch the transcript itself, outside the fetcher's
+guard; then YouTube pages go to our own HTML converter instead.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+
+from minirag.ingest.quiet import converting, stdout_captured
+
+log = logging.getLogger(__name__)
+
+
+def _site_converters() -> list:
+    from markitdown.converters import (
+        BingSerpConverter,
+        WikipediaConverter,
+        YouTubeConverter,
+        _youtube_converter,
+    )
+
+    converters = [WikipediaConverter(), BingSerpConverter()]
+    if not getattr(_youtube_converter, "IS_YOUTUBE_TRANSCRIPT_CAPABLE", True):
+        converters.append(YouTubeConverter())
+    return converters
+
+
+def convert_site_page(body: bytes, *, mimetype: str, charset: str | None, url: str):
+    """A Converted when one of markitdown's site converters accepts ``url``, else None."""
+    from markitdown import StreamInfo
+
+    from minirag.ingest.convert import Converted
+
+    info = StreamInfo(mimetype=mimetype or None, charset=charset, url=url)
+    for converter in _site_converters():
+        if not converter.accepts(io.BytesIO(body), info):
+            continue
+        name = type(converter).__name__
+        try:
+            with converting(url), stdout_captured(url):
+                result = converter.convert(io.BytesIO(body), info)
+        except Exception as exc:  # noqa: BLE001 - fall back to the generic HTML converter
+            log.info("%s: %s failed (%s: %s); converting it as plain HTML", url, name, type(exc).__name__, exc)
+            return None
+        if not (result.markdown or "").strip():
+            return None
+        return Converted(markdown=result.markdown, metadata_title=(result.title or "").strip() or None)
+    return None

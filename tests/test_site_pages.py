@@ -1,0 +1,90 @@
+"""ingest_url on saved real pages served from 127.0.0.1: markitdown's site converters
+(Wikipedia, YouTube) get the bytes our guarded fetcher fetched, with the URL they came from.
+
+The pages are saved copies (tests/fixtures/pages, see the README). A fake resolver sends
+their real host names to 127.0.0.1 and connections for port 80 go to the test server's
+port; everything else (the fetch, the guard with ALLOW_PRIVATE_URLS, the conversion, the
+index) is the real path.
+"""
+
+import gzip
+import socket
+
+import pytest
+from conftest import FIXTURES
+from fetch_helpers import FakeDns, Server
+
+from minirag.ingest import fetch
+from minirag.ingest.convert import convert_fetched
+
+PAGES = FIXTURES / "pages"
+WIKIPEDIA = "http://en.wikipedia.org/wiki/Microsoft"
+YOUTUBE = "http://www.youtube.com/watch?v=GJLlxj_dtq8"
+
+
+@pytest.fixture
+def web(monkeypatch):
+    server = Server("127.0.0.1")
+    dns = FakeDns()
+    for host in ("en.wikipedia.org", "www.youtube.com", "example.test"):
+        dns.table[host] = ["127.0.0.1"]
+    monkeypatch.setattr(socket, "getaddrinfo", dns)
+    connect = fetch._connect_any
+    monkeypatch.setattr(fetch, "_connect_any",
+                        lambda addresses, port, deadline: connect(addresses, server.port if port == 80 else port,
+                                                                  deadline))
+    html = "text/html; charset=utf-8"
+    server.pages["/wiki/Microsoft"] = (gzip.decompress((PAGES / "wikipedia_microsoft.html.gz").read_bytes()), html)
+    youtube = gzip.decompress((PAGES / "youtube_surface_go_review.html.gz").read_bytes())
+    server.pages["/watch"] = (youtube, html)
+    server.pages["/copy-of-wikipedia"] = server.pages["/wiki/Microsoft"]
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def web_app(make_app):
+    return make_app({"ALLOW_PRIVATE_URLS": "1"})
+
+
+def fetched(url: str):
+    """What ingest_url indexes for ``url``, short of embedding it (the article is long)."""
+    page = fetch.fetch_url(url, allow_private=True)
+    return convert_fetched(page.body, mimetype=page.content_type, charset=page.charset, url=page.final_url)
+
+
+def test_a_wikipedia_page_is_converted_as_its_article_without_the_site_around_it(web):
+    converted = fetched(WIKIPEDIA)
+    assert converted.metadata_title == "Microsoft"
+    text = converted.markdown
+    assert "Microsoft entered the operating system (OS) business in 1980" in text
+    for chrome in ("154 languages", "Main menu", "Create account", "Jump to content"):
+        assert chrome not in text
+    assert web.requests[0]["path"] == "/wiki/Microsoft"  # fetched by our fetcher, once
+    assert len(web.requests) == 1
+
+
+def test_the_same_page_under_another_url_goes_through_the_generic_html_converter(web):
+    text = fetched("http://example.test/copy-of-wikipedia").markdown
+    assert "Microsoft entered the operating system (OS) business in 1980" in text
+    assert "Main menu" in text  # no site converter: the page's navigation stays
+
+
+def test_a_youtube_page_is_indexed_as_the_videos_title_metadata_and_description(web, web_app):
+    result = web_app.ingest_url(YOUTUBE)
+    assert result["title"] == "Surface Go Review - It’s Awesome"
+    text = web_app.read(YOUTUBE)["text"]
+    assert "Dave2D review of the Microsoft Surface Go" in text
+    assert "**Runtime:** PT5M17S" in text
+    hits = web_app.query("Surface Go review for students on a budget", top_k=3)["results"]
+    assert hits and hits[0]["source"] == YOUTUBE
+
+
+def test_youtube_pages_are_converted_as_plain_html_when_markitdown_would_fetch_transcripts_itself(
+        web, web_app, monkeypatch):
+    from markitdown.converters import _youtube_converter
+
+    monkeypatch.setattr(_youtube_converter, "IS_YOUTUBE_TRANSCRIPT_CAPABLE", True)
+    result = web_app.ingest_url(YOUTUBE)
+    assert result["title"] == "Surface Go Review - It’s Awesome - YouTube"  # the page's own <title>
+    assert len(web.requests) == 1
