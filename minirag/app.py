@@ -34,7 +34,7 @@ from minirag.ingest.scan import walk
 from minirag.results import ingest_result, query_result
 from minirag.search import Scope, SearchOptions, clamp_top_k, search
 from minirag.search.vector import MatrixCache
-from minirag.security import resolve_inside_roots
+from minirag.security import is_under, resolve_inside_roots
 from minirag.store import connection
 from minirag.store.index import META_GIT_STATE, Index
 
@@ -93,6 +93,8 @@ class App:
         self._query_pool: ThreadPoolExecutor | None = None
         self.jobs = SyncJobs(config.db_path)
         self.damage: str | None = None  # the last "index is damaged" error any operation met; status shows it
+        self._watcher = None  # a background Watcher (the server's --watch), with its thread
+        self._watch_thread: threading.Thread | None = None
 
     # --- lazily opened parts -------------------------------------------------
 
@@ -156,7 +158,8 @@ class App:
             return self._query_pool
 
     def close(self) -> None:
-        """Stop sync jobs between files, wait for them, then close the index."""
+        """Stop the watcher and sync jobs between files, wait for them, then close the index."""
+        self.stop_watching()
         self.jobs.stop_all()
         with self._lock:
             if self._index is not None:
@@ -314,18 +317,83 @@ class App:
                            f"the last {SyncJobs.KEEP} jobs until it restarts")
         return job
 
+    def sync_status(self, job_id: str | None) -> dict:
+        """A sync job's progress, with the watcher's state when this App watches."""
+        watch = self.watch_state()
+        if job_id is None:
+            if watch is None:
+                raise InvalidArgument("jobId is required (sync_start returns one); without it sync_status "
+                                      "reports the watcher, and this server is not watching (--watch)")
+            return {"watch": watch}
+        out = self.sync_job(job_id).to_dict()
+        if watch is not None:
+            out["watch"] = watch
+        return out
+
     @explained
     def _sync_locked(self, target: Path | None, progress: Progress,
-                     on_change: Callable[[Progress], None] | None) -> Progress:
+                     on_change: Callable[[Progress], None] | None, paths: list[Path] | None = None) -> Progress:
+        """One pass, the sync lock held by the caller: the roots, `target`, or each of `paths`."""
         from minirag.gitstate import root_states
         from minirag.ingest.sync import run_sync
 
         pipeline = self._pipeline_for(self._open_index(rebuild=True))
-        run_sync(pipeline, list(self.config.roots), path=target, progress=progress, on_change=on_change)
-        if target is None and not progress.stop.is_set():
+        run_sync(pipeline, list(self.config.roots), path=target, paths=paths, progress=progress,
+                 on_change=on_change)
+        if target is None and paths is None and not progress.stop.is_set():
             states = root_states(list(self.config.roots), self.config.db_path)
             self.index.set_meta(META_GIT_STATE, json.dumps(states))
         return progress
+
+    # --- watching -----------------------------------------------------------------
+
+    @explained
+    def watch(self, stop: threading.Event, *, on_start: Callable[[], None] | None = None,
+              on_pass: Callable | None = None, on_change: Callable[[Progress], None] | None = None,
+              polling: bool | None = None, **tuning) -> None:
+        """Keep the index in sync as files change, in this thread, until `stop` is set: a full
+        sync first, then one pass per settled batch of changes (ingest/watch.py). A pass in
+        progress stops between files. `on_start` runs once the model and the index are ready."""
+        self.refuse_if_read_only("watch")
+        _ = self.pipeline  # a missing model or a broken index is an error now, not a failed pass later
+        if on_start is not None:
+            on_start()
+        self._make_watcher(on_pass, on_change, polling, tuning).run(stop)
+
+    def start_watching(self, *, on_pass: Callable | None = None, polling: bool | None = None, **tuning) -> None:
+        """Watch in a background thread (the server's --watch); status and sync_status report it."""
+        self.refuse_if_read_only("watch")
+        if self._watcher is not None:
+            return
+        self._watcher = self._make_watcher(on_pass, None, polling, tuning)
+        self._watch_thread = threading.Thread(target=self._watcher.run, name="minirag-watch", daemon=True)
+        self._watch_thread.start()
+
+    def stop_watching(self, timeout: float = 60.0) -> None:
+        watcher, thread = self._watcher, self._watch_thread
+        if watcher is not None:
+            watcher.stop()
+            thread.join(timeout)
+            self._watcher = self._watch_thread = None
+
+    def watch_state(self) -> dict | None:
+        """What the background watcher is doing, or None when this App is not watching."""
+        return self._watcher.state() if self._watcher is not None else None
+
+    def _make_watcher(self, on_pass, on_change, polling: bool | None, tuning: dict):
+        from minirag.ingest.watch import Watcher
+        from minirag.store.lock import SyncLock
+
+        def run_pass(paths: list[Path] | None, progress: Progress) -> None:
+            with SyncLock(self.config.db_path):  # SyncLocked at once if held: the watcher retries
+                self._sync_locked(None, progress, on_change, paths=paths)
+
+        def indexed_under(path: str) -> bool:
+            return any(is_under(source, path, os.sep) for source in self.index.stored_states("file"))
+
+        return Watcher(self.config.roots, self.config.db_path, run_pass, indexed_under=indexed_under,
+                       on_pass=on_pass, polling=self.config.watch_polling if polling is None else polling,
+                       **tuning)
 
     def doctor(self) -> dict:
         from minirag.doctor import run_checks
@@ -410,6 +478,8 @@ class App:
             "chunkScheme": SCHEME_VERSION,
             "readOnly": config.read_only,
         }
+        if self._watcher is not None:
+            out["watch"] = self._watcher.state()
         if config.read_only and not config.db_path.exists():
             out["indexError"] = f"no index at {config.db_path}; run `minirag sync` first"
             return out

@@ -3,7 +3,8 @@
 Every command parses its arguments, calls one App method and prints the
 result; --json prints the same object the matching MCP tool returns. Exit status: 0 success, 1 failure
 (`ingest`/`sync` fail when any file failed); `status` exits 0 even on a
-configuration error, since it is the command that reports one.
+configuration error, since it is the command that reports one; `watch` runs
+until Ctrl-C and then exits 130.
 """
 
 from __future__ import annotations
@@ -60,6 +61,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = add("serve", "run the MCP server (stdio by default)")
     p.add_argument("--http", metavar="HOST:PORT", help="serve streamable HTTP instead (default host 127.0.0.1)")
+    p.add_argument("--watch", action="store_true", default=None,
+                   help="keep the index in sync as files change (MINIRAG_WATCH; =poll to poll)")
     p = add("ingest", "index files and folders (recursive); unchanged files are skipped")
     p.add_argument("paths", nargs="+", metavar="PATH")
     p.add_argument("--force", action="store_true", help="re-ingest even unchanged files")
@@ -73,6 +76,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--title")
     p = add("sync", "reconcile the index with the roots: add new/changed, skip unchanged, drop deleted")
     p.add_argument("path", nargs="?", help="only this file or folder inside the roots")
+    p = add("watch", "sync, then keep the index in sync as files change, until Ctrl-C")
+    p.add_argument("--poll", action="store_true", default=None,
+                   help="poll every few seconds instead of OS notifications (network drives, WSL /mnt)")
     p = add("query", "hybrid search")
     p.add_argument("text", metavar="QUERY")
     p.add_argument("--top-k", type=int, default=10)
@@ -160,6 +166,42 @@ def _cmd_sync(args, app) -> int:
     return _run_files(args, lambda progress, bar: app.sync(args.path, progress, on_change=bar))
 
 
+def _cmd_watch(args, app) -> int:
+    import signal
+    import threading
+
+    stop, display = threading.Event(), _Progress()
+
+    def on_pass(report) -> None:
+        display.close()
+        progress = report.progress
+        if args.json:
+            sys.stdout.write(json.dumps(report.to_dict(), ensure_ascii=False) + "\n")
+            sys.stdout.flush()
+        elif report.kind == "initial" or progress.done or progress.deleted or progress.failed or args.verbose:
+            what = f"{report.paths} change{'s' * (report.paths != 1)}" if report.kind == "changes" else report.kind
+            lines = [*(f"warn: {w}" for w in progress.warnings),
+                     f"minirag: {time.strftime('%H:%M:%S')} {what}: {progress.counts()} in {report.seconds:.2f} s"]
+            sys.stderr.write("\n".join(lines) + "\n")
+
+    def interrupt(_signum, _frame) -> None:
+        if stop.is_set():
+            raise KeyboardInterrupt  # a second Ctrl-C does not wait for the file in progress
+        stop.set()
+
+    def started() -> None:
+        sys.stderr.write(f"minirag: watching {', '.join(map(str, app.config.roots))}; Ctrl-C stops\n")
+
+    previous = signal.signal(signal.SIGINT, interrupt)
+    try:
+        app.watch(stop, on_start=started, on_pass=on_pass, on_change=display, polling=args.poll)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        display.close()
+    sys.stderr.write("minirag: interrupted; stopped watching (what was synced stays)\n")
+    return 130
+
+
 def _fmt_query(payload: dict) -> str:
     if not payload["results"]:
         return "no results (is anything indexed? try `minirag status`)"
@@ -239,7 +281,7 @@ def _cmd_backup(args, app) -> int:
 
 
 COMMANDS = {
-    "ingest": _cmd_ingest, "sync": _cmd_sync, "query": _cmd_query, "read": _cmd_read,
+    "ingest": _cmd_ingest, "sync": _cmd_sync, "watch": _cmd_watch, "query": _cmd_query, "read": _cmd_read,
     "read-neighbors": _cmd_neighbors, "list": _cmd_list, "delete": _cmd_delete,
     "ingest-url": _cmd_ingest_url, "ingest-data": _cmd_ingest_data, "backup": _cmd_backup,
 }

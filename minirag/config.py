@@ -46,6 +46,8 @@ class Config:
     max_files: int | None = None
     allow_private_urls: bool = False
     read_only: bool = False
+    watch: bool = False  # the server keeps the index in sync as files change (--watch / MINIRAG_WATCH)
+    watch_polling: bool = False  # ... by polling instead of OS notifications (MINIRAG_WATCH=poll)
 
 
 def parse_bool(name: str, raw: str) -> bool:
@@ -90,6 +92,20 @@ def _parse_roots(env: Mapping[str, str], flag_roots: Sequence[str] | None, cwd: 
     return tuple(roots)
 
 
+def _parse_watch(env: Mapping[str, str], flag: bool | None) -> tuple[bool, bool]:
+    """(watch, by polling) from --watch and MINIRAG_WATCH: a boolean word, or `poll`."""
+    raw = env.get("MINIRAG_WATCH", "").strip().lower()
+    polling = raw == "poll"
+    if flag is not None:
+        return flag, flag and polling
+    if polling:
+        return True, True
+    try:
+        return parse_bool("MINIRAG_WATCH", raw), False
+    except ConfigError:
+        raise ConfigError(f"MINIRAG_WATCH must be one of 1/true/yes/on, 0/false/no/off or poll, got {raw!r}") from None
+
+
 def _number(env: Mapping[str, str], name: str, kind: type, low: float | None, high: float | None):
     raw = env.get(name, "").strip()
     if not raw:
@@ -119,6 +135,7 @@ def load_config(
     model_name: str | None = None,
     model_path: str | None = None,
     read_only: bool | None = None,
+    watch: bool | None = None,
     cwd: Path | None = None,
 ) -> Config:
     """Resolve the configuration. Flags (keyword arguments) win over `env`."""
@@ -147,6 +164,7 @@ def load_config(
     budget = _number(env, "CHUNK_TOKEN_BUDGET", int, MIN_CHUNK_TOKEN_BUDGET, 8192)
     weight = _number(env, "RAG_HYBRID_WEIGHT", float, 0.0, 1.0)
     ro = read_only if read_only is not None else parse_bool("MINIRAG_READ_ONLY", env.get("MINIRAG_READ_ONLY", ""))
+    watching, polling = _parse_watch(env, watch)
     return Config(
         roots=roots,
         db_path=db,
@@ -161,11 +179,14 @@ def load_config(
         max_files=_number(env, "RAG_MAX_FILES", int, 1, None),
         allow_private_urls=parse_bool("ALLOW_PRIVATE_URLS", env.get("ALLOW_PRIVATE_URLS", "")),
         read_only=ro,
+        watch=watching,
+        watch_polling=polling,
     )
 
 
-# The configuration flags every CLI command (and `serve`) accepts, as argparse names them.
-FLAG_NAMES = ("base_dirs", "db_path", "cache_dir", "model_name", "model_path", "read_only")
+# The configuration flags of the CLI commands (and `serve`), as argparse names them; a command
+# without one (only `serve` has --watch) reads as not given.
+FLAG_NAMES = ("base_dirs", "db_path", "cache_dir", "model_name", "model_path", "read_only", "watch")
 
 
 def load_config_from(args, env: Mapping[str, str] | None = None) -> Config:

@@ -88,10 +88,12 @@ async def sync_start(state: ServerState, ctx: Context, path: str | None = None,
     return job.to_dict()
 
 
-def sync_status(state: ServerState, jobId: str) -> Result:
+def sync_status(state: ServerState, jobId: str | None = None) -> Result:
     """Progress of a sync job: live counts while running, then the final result. Files that
-    failed are listed in warnings; they do not fail the job."""
-    return state.app.sync_job(jobId).to_dict()
+    failed are listed in warnings; they do not fail the job. When the server watches the
+    roots (--watch), `watch` says what the watcher last did and what is queued; without a
+    jobId, only that."""
+    return state.app.sync_status(jobId)
 
 
 def ingest_file(state: ServerState, filePath: str) -> Result:
@@ -245,6 +247,17 @@ def build_server(state: ServerState) -> MCPServer:
 # --- entry point -------------------------------------------------------------------
 
 
+def start_watching(state: ServerState) -> str | None:
+    """Start the background watcher when --watch / MINIRAG_WATCH asks for it; the refusal, if any."""
+    if state.config is None or not state.config.watch:
+        return None
+    try:
+        state.app.start_watching()
+    except MiniragError as exc:
+        return str(exc)
+    return None
+
+
 def parse_http(value: str) -> tuple[str, int]:
     """HOST:PORT, :PORT or PORT (host 127.0.0.1); IPv6 hosts in brackets."""
     host, sep, port = value.rpartition(":")
@@ -267,6 +280,11 @@ def serve(args) -> int:
     state = load_state(args)
     if state.config_error:
         log.error("configuration error: %s (status reports it; other tools refuse)", state.config_error)
+    refusal = start_watching(state)
+    if refusal:
+        sys.stderr.write(f"minirag: error: {refusal}\n")
+        state.close()
+        return 1
     server = build_server(state)
     try:
         if address is None:

@@ -1,6 +1,6 @@
 """Ingest and query speed of minirag: encoder limit, sync throughput, query latency, memory.
 
-    python scripts/bench.py [--corpus DIR] [--limit-files N] [--sizes 10000,100000] [--json]
+    python scripts/bench.py [--corpus DIR] [--limit-files N] [--sizes 10000,100000] [--watch] [--json]
 
 "Embedding is the one expensive step of ingest; everything else must hide
 behind it." So the bench measures the encoder alone on the corpus's own chunk
@@ -10,7 +10,7 @@ the same tree and on 10,000 tiny files; then App.query latency (query
 embedding + SQL + result shaping) on indexes of 10k / 100k (/ 1M) chunks grown
 from the cold index's real chunks and vectors; the recall@10 of the in-memory
 vector matrix against the vec0 exact scan; peak memory of ingest and of
-serving; index bytes per chunk.
+serving; index bytes per chunk. With --watch, also watch mode (scripts/bench_watch.py).
 
 Every phase runs in its own subprocess (this script re-invoked with --phase),
 so each phase's peak RSS is its own. Progress goes to stderr, results to
@@ -649,6 +649,13 @@ def run_all(args: argparse.Namespace, work: Path) -> dict:
             **{size: b["index_bytes_per_chunk"] for size, b in builds.items()},
         },
     }
+    if args.watch:
+        import bench_watch
+
+        watch_dir = work / "watch"
+        watch_dir.mkdir(exist_ok=True)
+        results["watch"] = bench_watch.run_all(watch_dir, model_path=model_path, edits=20, burst=1000,
+                                               idle_files=10_000, idle_seconds=60.0)
     machine["load_avg_end"] = list(os.getloadavg())
     return results
 
@@ -706,6 +713,11 @@ def print_table(r: dict) -> None:
     print(f"\nmemory: ingest peak {mem['ingest_peak_rss_mb']} MiB, tiny-file sync peak {mem['manyfiles_peak_rss_mb']} "
           f"MiB; serving RSS (one process: model, matrix, three query modes) MiB by size: {serving}; "
           f"index bytes/chunk {mem['index_bytes_per_chunk']}")
+    if "watch" in r:
+        import bench_watch
+
+        print()
+        bench_watch.print_table(r["watch"])
 
 
 def parse_sizes(raw: str) -> list[int]:
@@ -736,6 +748,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--skip-ingest", action="store_true",
                         help="skip the encoder, sync and tiny-file measurements; reuse <workdir>/cold.db "
                              "from a --keep run as the seed of the large indexes if there is one")
+    parser.add_argument("--watch", action="store_true",
+                        help="also measure watch mode (scripts/bench_watch.py: save -> searchable, a 1,000-file "
+                             "checkout, idle CPU and RSS with 10,000 files watched)")
     parser.add_argument("--model-path", help="local model directory (default: MODEL_PATH, else the test model)")
     parser.add_argument("--workdir", type=Path, help="where corpora and indexes go (default: a new temp dir)")
     parser.add_argument("--keep", action="store_true", help="keep the workdir")

@@ -33,8 +33,9 @@ VALID = {
     "doctor": ["doctor"],
     "delete": ["delete", "{docs}/a.md"],
     "backup": ["backup", "{tmp}/backup.db"],
+    "watch": ["watch"],  # runs until stopped: only its failures are tried
 }
-WRITES = {"ingest", "ingest-url", "ingest-data", "sync", "delete"}
+WRITES = {"ingest", "ingest-url", "ingest-data", "sync", "delete", "watch"}
 PATH_ARGUMENTS = {  # where a path goes, for each command that takes one
     "ingest": 1, "sync": 1, "read": 1, "delete": 1, "backup": 1, "read-neighbors": 2,
 }

@@ -11,6 +11,7 @@ import subprocess
 from contextlib import asynccontextmanager
 from pathlib import Path
 
+import anyio
 import pytest
 from mcp import Client
 
@@ -18,7 +19,7 @@ from minirag import __version__
 from minirag.app import App
 from minirag.config import load_config
 from minirag.instructions import build_instructions
-from minirag.server import ServerState, build_server, load_state, parse_http
+from minirag.server import ServerState, build_server, load_state, parse_http, start_watching
 from minirag.store.lock import SyncLock
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -398,3 +399,56 @@ async def test_a_root_that_is_not_a_git_work_tree_has_no_git_state(make_state):
     async with connected(make_state()) as client:
         await ok(client, "sync_start", wait=True)
         assert (await ok(client, "status"))["gitState"] == []
+
+
+# --- watching (--watch / MINIRAG_WATCH) ----------------------------------------------------------
+
+
+async def _eventually(client: Client, predicate, timeout: float = 20.0):
+    deadline = anyio.current_time() + timeout
+    while anyio.current_time() < deadline:
+        value = await predicate()
+        if value:
+            return value
+        await anyio.sleep(0.1)
+    raise AssertionError("timed out")
+
+
+@pytest.mark.anyio
+async def test_a_watching_server_reports_the_watcher_in_status_and_sync_status(make_state, docs):
+    state = make_state(watch=True)
+    assert start_watching(state) is None
+    async with connected(state) as client:
+        async def watched(tool: str, **args) -> dict | None:
+            watch = (await ok(client, tool, **args))["watch"]
+            return watch if watch["lastPass"] and not watch["running"] and not watch["queued"] else None
+
+        first = await _eventually(client, lambda: watched("status"))
+        assert first["watching"] is True and first["mode"] == "notifications"
+        assert first["lastPass"]["kind"] == "initial" and first["lastPass"]["ingested"] == 3
+        (docs / "tides.md").write_text("# Tides\n\nSpring tides follow the new and the full moon.\n")
+
+        async def found() -> bool:
+            hits = (await ok(client, "query_documents", query="spring tides moon"))["results"]
+            return bool(hits) and hits[0]["source"].endswith("tides.md")
+
+        await _eventually(client, found)
+        latest = await _eventually(client, lambda: watched("sync_status"))
+        job = await ok(client, "sync_status", jobId=(await ok(client, "sync_start"))["jobId"])
+    assert latest["lastPass"]["kind"] == "changes" and latest["lastPass"]["ingested"] == 1
+    assert job["watch"]["watching"] is True
+
+
+@pytest.mark.anyio
+async def test_sync_status_without_a_job_id_is_refused_when_the_server_is_not_watching(make_state):
+    async with connected(make_state()) as client:
+        message = await refused(client, "sync_status")
+        status = await ok(client, "status")
+    assert "jobId is required" in message and "not watching" in message
+    assert "watch" not in status
+
+
+def test_watching_a_read_only_index_is_refused_when_the_server_starts(make_state):
+    make_state().app.sync()
+    state = make_state(watch=True, read_only=True)
+    assert "watch is refused" in start_watching(state)

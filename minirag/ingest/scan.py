@@ -10,8 +10,23 @@ from pathlib import Path
 from minirag.ingest.convert import SUPPORTED_EXTENSIONS
 from minirag.security import containing_root
 
-# Directories never descended into: tool state, VCS internals, dependency caches.
+# Directories never descended into: tool state, VCS internals, dependency caches (and every dot-dir).
 SKIPPED_DIRS = frozenset({".git", ".hg", ".svn", ".minirag", "node_modules", "__pycache__", ".venv", ".tox", ".nox"})
+
+# The names editors, office suites and downloaders give swap, backup, lock and partial files.
+_TEMPORARY_PREFIXES = (".#", "~$", ".~lock.")
+_TEMPORARY_SUFFIXES = ("~", ".tmp", ".temp", ".swp", ".swo", ".swx", ".part", ".crdownload", ".bak")
+
+
+def is_skipped_dir(name: str) -> bool:
+    return name in SKIPPED_DIRS or name.startswith(".")
+
+
+def is_temporary(name: str) -> bool:
+    """An editor's or downloader's scratch file, never a document (`~$a.docx`, `a.md~`, `#a.md#`)."""
+    lowered = name.lower()
+    return (lowered.startswith(_TEMPORARY_PREFIXES) or lowered.endswith(_TEMPORARY_SUFFIXES)
+            or (len(name) > 1 and name.startswith("#") and name.endswith("#")))
 
 
 @dataclass(frozen=True)
@@ -24,7 +39,8 @@ class FoundFile:
 
 def _stat_file(path: str, roots: Sequence[Path]) -> FoundFile | None:
     """None for anything not a regular file inside the roots (escaping symlinks included)."""
-    if Path(path).suffix.lower() not in SUPPORTED_EXTENSIONS:
+    name = os.path.basename(path)
+    if Path(name).suffix.lower() not in SUPPORTED_EXTENSIONS or is_temporary(name):
         return None
     try:
         real = os.path.realpath(path)
@@ -65,7 +81,7 @@ def walk(start: Path, roots: Sequence[Path]) -> Iterator[FoundFile]:
             except OSError:
                 continue
             if is_dir:
-                if entry.name not in SKIPPED_DIRS and not entry.name.startswith("."):
+                if not is_skipped_dir(entry.name):
                     subdirs.append(entry.path)
                 continue
             found = _stat_file(entry.path, roots)

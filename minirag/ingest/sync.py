@@ -1,17 +1,19 @@
 """Reconcile the index with the roots: one sync pass.
 
 New and changed files are ingested (content hash, with an mtime+size fast
-path), unchanged ones skipped, files gone from disk dropped. A source cut by
-an older chunking scheme is re-ingested even when its bytes are unchanged. A
-file excluded on purpose (`rag: false`) is remembered with its content hash, so
-while its bytes stay the same it is counted as excluded and never converted.
+path), unchanged ones skipped, files gone from disk dropped. A pass covers the
+roots, or some paths inside them (one folder for `sync PATH`; a watcher's batch).
+A source cut by an older chunking scheme is re-ingested even when its bytes are
+unchanged. A file excluded on purpose (`rag: false`) is remembered with its
+content hash, so while its bytes stay the same it is counted as excluded and
+never converted.
 """
 
 from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from minirag.chunking import SCHEME_VERSION
@@ -33,26 +35,43 @@ def _fast_path_unchanged(found: FoundFile, state: StoredState | ExcludedState | 
     )
 
 
-def _vanished(stored, on_disk: set[str], scope: str | None, roots: list[Path]):
-    """Indexed files this scan did not find: under the scanned scope, or gone from disk."""
+def _within(source: str, scopes: set[str]) -> bool:
+    """Whether `source` is one of `scopes` or lies below one (whole path segments)."""
+    path = source
+    while path not in scopes:
+        parent = os.path.dirname(path)
+        if parent == path:
+            return False
+        path = parent
+    return True
+
+
+def _vanished(stored, on_disk: set[str], scopes: set[str] | None, roots: list[Path]):
+    """Indexed files this scan did not find: under a scanned scope, or gone from disk."""
     for source in stored:
         if source in on_disk:
             continue
-        if scope is not None:
-            if is_under(source, scope, os.sep):
+        if scopes is not None:
+            if _within(source, scopes):
                 yield source
         elif any(is_under(source, str(r), os.sep) for r in roots) or not os.path.exists(source):
             yield source
 
 
 def run_sync(pipeline: Pipeline, roots: list[Path], *, path: Path | None = None,
-             progress: Progress | None = None, on_change: Callable[[Progress], None] | None = None) -> Progress:
-    """One sync pass over all roots, or over `path` (a file or directory inside them)."""
+             paths: Sequence[Path] | None = None, progress: Progress | None = None,
+             on_change: Callable[[Progress], None] | None = None) -> Progress:
+    """One sync pass over all roots, or over `path` or each of `paths` (files or directories
+    inside them, existing or gone): the watcher syncs a whole batch of changed paths in one pass."""
     progress = progress or Progress()
     index = pipeline.index
     stored = index.stored_states("file")
     exclusions = index.excluded_states()
-    found_files = list(walk(path, roots) if path else walk_roots(roots))
+    scopes = None if path is None and paths is None else [path] if path is not None else list(paths)
+    if scopes is None:
+        found_files = list(walk_roots(roots))
+    else:
+        found_files = list({f.source: f for scope in scopes for f in walk(scope, roots)}.values())
     on_disk = {f.source for f in found_files}
 
     to_check = []
@@ -66,8 +85,10 @@ def run_sync(pipeline: Pipeline, roots: list[Path], *, path: Path | None = None,
         else:
             to_check.append(found)
 
-    gone = list(_vanished([*stored, *exclusions], on_disk, str(path) if path else None, roots))
+    pipeline.run_files(to_check, progress, on_change=on_change)
+    # Dropped after the ingest, so a renamed or moved file reuses the vectors of its old path.
+    scope_set = None if scopes is None else {os.path.abspath(s) for s in scopes}
+    gone = list(_vanished([*stored, *exclusions], on_disk, scope_set, roots))
     if gone:
         progress.deleted += index.delete_sources(gone)
-    pipeline.run_files(to_check, progress, on_change=on_change)
     return progress

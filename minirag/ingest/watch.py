@@ -1,0 +1,375 @@
+"""Keep the index in sync with the roots as files change: notifications in, batched sync passes out.
+
+watchfiles (the Rust `notify` crate: inotify, FSEvents, ReadDirectoryChangesW, or
+polling) reports changed paths. Paths that are not documents are dropped by name
+(the index's own files, editors' temp files, skipped and dot-dirs). A batch runs
+once nothing has changed for `debounce` seconds and every file in it has kept its
+size and mtime across that window, so an atomic save, a checkout of a thousand
+files and a file still being written each end in one pass over the final content.
+The caller's `run_pass` syncs a batch (or, with None, every root) under the sync
+lock; a pass the lock refuses is retried later with nothing dropped. A full
+no-change sync runs at start and every `reconcile_every` seconds to catch what
+notifications miss. When the OS limit on watches is reached, the watcher says how
+to raise it, once, and polls instead. docs/watch.md has the measurements.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from minirag.errors import MiniragError, SyncLocked
+from minirag.ingest.convert import SUPPORTED_EXTENSIONS
+from minirag.ingest.progress import Progress
+from minirag.ingest.scan import is_skipped_dir, is_temporary
+from minirag.security import containing_root
+
+log = logging.getLogger(__name__)
+# watchfiles logs every batch of changes at INFO; our own pass lines say what matters.
+logging.getLogger("watchfiles").setLevel(logging.WARNING)
+
+DEBOUNCE_S = 0.5  # quiet time before a batch runs; editors' saves and git checkouts finish well within it
+MAX_DELAY_S = 10.0  # changes that never go quiet (a long copy) still get a pass this often
+RECONCILE_S = 300.0  # full no-change sync: ~0.5 s for 10,000 files, so ~0.2% of a core
+POLL_INTERVAL_S = 5.0  # polling fallback: one scan of 10,000 files costs ~40 ms CPU, <1% of a core
+LOCK_RETRY_S = 2.0  # how soon a pass refused by the sync lock is tried again
+ERROR_RETRY_S = 30.0  # how soon a pass that failed outright is tried again
+TICK_S = 0.25  # the longest wait between looks at the stop event
+
+RunPass = Callable[[list[Path] | None, Progress], None]
+
+_INOTIFY_WATCHES = "/proc/sys/fs/inotify/max_user_watches"
+_LIMIT_HINTS = ("MaxFilesWatch", "watch limit", "os error 28", "No space left on device",
+                "os error 24", "Too many open files")
+
+
+def limit_advice() -> str:
+    """The OS limit on file watches now, and how to raise it."""
+    try:
+        current = Path(_INOTIFY_WATCHES).read_text().strip()
+    except OSError:
+        return "raise the per-user limit on open files (`ulimit -n`) or watch fewer folders"
+    return (f"fs.inotify.max_user_watches is {current}; raise it with `sudo sysctl "
+            "fs.inotify.max_user_watches=524288 fs.inotify.max_user_instances=512` "
+            "(and add both to /etc/sysctl.conf to keep them)")
+
+
+class EventFilter:
+    """Which changed paths can matter to the index, judged by name alone (no stat)."""
+
+    def __init__(self, roots: Sequence[Path], db_path: Path):
+        self.roots = list(roots)
+        # The index file, its -wal/-shm/-journal and its .sync.lock all start with this.
+        self.index_prefix = str(db_path)
+
+    def __call__(self, _change, path: str) -> bool:
+        if path.startswith(self.index_prefix):
+            return False
+        root = containing_root(Path(path), self.roots)
+        if root is None or path == str(root):
+            return False
+        *folders, name = Path(os.path.relpath(path, root)).parts
+        return not any(is_skipped_dir(f) for f in folders) and not is_temporary(name)
+
+
+@dataclass
+class _Pending:
+    first_seen: float
+    last_event: float
+    stat: tuple[int, int] | None  # (size, mtime_ns) when last looked at; None: gone or unreadable
+    added: bool  # created or moved in (a directory that appears needs a walk: its files raise no events)
+
+
+@dataclass
+class PassReport:
+    kind: str  # initial | changes | reconcile
+    paths: int  # changed paths the pass covered; 0 for a pass over every root
+    progress: Progress
+    seconds: float
+    finished_at: float
+
+    def to_dict(self) -> dict:
+        out = {"kind": self.kind, "paths": self.paths, **self.progress.to_dict(), "seconds": round(self.seconds, 2),
+               "finishedAt": datetime.fromtimestamp(self.finished_at, UTC).isoformat(timespec="seconds")}
+        out.pop("currentFile", None)
+        out.pop("elapsedSeconds", None)
+        return out
+
+
+def _stat(path: str) -> tuple[int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_size, st.st_mtime_ns
+
+
+def _collapse(scopes: Iterable[str]) -> list[str]:
+    """The scopes, less every one that lies inside another."""
+    unique = set(scopes)
+
+    def inside_another(scope: str) -> bool:
+        parent = os.path.dirname(scope)
+        while parent != scope:
+            if parent in unique:
+                return True
+            scope, parent = parent, os.path.dirname(parent)
+        return False
+
+    return sorted(s for s in unique if not inside_another(s))
+
+
+class Watcher:
+    """Watches the roots until stopped; `run` does the passes in the caller's thread."""
+
+    def __init__(self, roots: Sequence[Path], db_path: Path, run_pass: RunPass, *,
+                 indexed_under: Callable[[str], bool] = lambda _path: False,
+                 on_pass: Callable[[PassReport], None] | None = None, polling: bool = False,
+                 debounce: float = DEBOUNCE_S, max_delay: float = MAX_DELAY_S,
+                 reconcile_every: float = RECONCILE_S, poll_interval: float = POLL_INTERVAL_S,
+                 lock_retry: float = LOCK_RETRY_S, error_retry: float = ERROR_RETRY_S):
+        self.roots = list(roots)
+        self.filter = EventFilter(roots, db_path)
+        self._run_pass = run_pass
+        self._indexed_under = indexed_under
+        self._on_pass = on_pass
+        self.polling = polling
+        self.debounce, self.max_delay = debounce, max_delay
+        self.reconcile_every, self.poll_interval = reconcile_every, poll_interval
+        self.lock_retry, self.error_retry = lock_retry, error_retry
+
+        self._cond = threading.Condition()
+        self._pending: dict[str, _Pending] = {}
+        self._last_event = 0.0
+        self._retry_at = 0.0
+        self._reconcile_at = 0.0  # the first pass, over every root, runs at once
+        self._reconcile_kind = "initial"
+        self._stop = threading.Event()
+        self._notifier: threading.Thread | None = None
+
+        self.passes = 0
+        self.last_pass: PassReport | None = None
+        self.running: str | None = None
+        self.waiting_for_lock: str | None = None
+        self.last_error: str | None = None  # of the last pass, until one succeeds
+        self.notify_error: str | None = None  # of the notifications, until they work again
+        self.limit_warning: str | None = None
+
+    # --- lifecycle -------------------------------------------------------------------
+
+    def run(self, stop: threading.Event | None = None) -> None:
+        """Watch and sync until `stop` is set or stop() is called. A pass in progress
+        stops between files; what it wrote stays."""
+        if stop is not None:
+            self._stop = stop
+        self._notifier = threading.Thread(target=self._notify_loop, name="minirag-watch-events", daemon=True)
+        self._notifier.start()
+        try:
+            while not self._stop.is_set():
+                work = self._next_work()
+                if work is not None:
+                    self._do_pass(*work)
+        finally:
+            self._stop.set()
+            self._notifier.join(timeout=5)
+
+    def stop(self) -> None:
+        self._stop.set()
+        with self._cond:
+            self._cond.notify_all()
+
+    # --- notifications in ---------------------------------------------------------------
+
+    def _notify_loop(self) -> None:
+        import watchfiles
+
+        # watchfiles' ignore_permission_denied ignores every error while adding watches, the
+        # OS watch limit included, so it is only turned on after an unreadable folder was met.
+        ignore_unreadable = False
+        while not self._stop.is_set():
+            try:
+                for changes in watchfiles.watch(
+                        *self.roots, watch_filter=self.filter, stop_event=self._stop,
+                        force_polling=self.polling, poll_delay_ms=int(self.poll_interval * 1000),
+                        ignore_permission_denied=ignore_unreadable, raise_interrupt=False):
+                    self.notify_error = None
+                    self.add(changes)
+                return
+            except PermissionError as exc:
+                log.info("skipping unreadable folders while watching: %s", exc)
+                ignore_unreadable = True
+            except (OSError, RuntimeError) as exc:  # RuntimeError: watchfiles' internal error
+                if not self.polling:
+                    self._fall_back_to_polling(exc)
+                    continue
+                self._notifications_failed(exc)
+            except Exception as exc:  # noqa: BLE001 - reconciliation goes on; status says why
+                log.exception("watching failed")
+                self._notifications_failed(exc)
+
+    def _notifications_failed(self, exc: Exception) -> None:
+        self.notify_error = f"watching for changes failed: {type(exc).__name__}: {exc}"
+        log.error("%s; retrying in %g s", self.notify_error, self.error_retry)
+        self._stop.wait(self.error_retry)
+
+    def _fall_back_to_polling(self, exc: Exception) -> None:
+        message = str(exc)
+        if any(hint in message for hint in _LIMIT_HINTS):
+            self.limit_warning = (f"the OS limit on file watches is reached, so watching polls every "
+                                  f"{self.poll_interval:g} s instead; {limit_advice()}")
+        else:
+            self.limit_warning = (f"file notifications are unavailable ({message}); "
+                                  f"watching by polling every {self.poll_interval:g} s instead")
+        log.warning(self.limit_warning)
+        self.polling = True
+        with self._cond:  # polling reports no change made before it started: look again now
+            self._reconcile_at = 0.0
+            self._cond.notify_all()
+
+    def add(self, changes: Iterable[tuple[object, str]]) -> None:
+        """Queue changed paths (watchfiles' (Change, path) pairs)."""
+        now = time.monotonic()
+        stats = [(change, path, _stat(path)) for change, path in changes]
+        with self._cond:
+            for change, path, stat in stats:
+                added = getattr(change, "name", change) == "added"
+                entry = self._pending.get(path)
+                if entry is None:
+                    self._pending[path] = _Pending(now, now, stat, added)
+                else:
+                    entry.last_event, entry.stat, entry.added = now, stat, entry.added or added
+            self._last_event = now
+            self._cond.notify_all()
+
+    # --- batches out ----------------------------------------------------------------------
+
+    def _next_work(self) -> tuple[str, dict[str, _Pending] | None] | None:
+        """The next pass, as (kind, changed paths; None for every root), or None after a short wait."""
+        with self._cond:
+            now = time.monotonic()
+            wait = TICK_S
+            if now < self._retry_at:
+                wait = min(wait, self._retry_at - now)
+            elif now >= self._reconcile_at:
+                return self._reconcile_kind, None
+            else:
+                batch = self._take_settled(now)
+                if batch:
+                    return "changes", batch
+                if self._pending:
+                    wait = min(wait, max(0.01, self._last_event + self.debounce - now))
+            self._cond.wait(timeout=wait)
+        return None
+
+    def _take_settled(self, now: float) -> dict[str, _Pending]:
+        """Pending paths that are quiet and kept their size and mtime, when a batch is due."""
+        if not self._pending:
+            return {}
+        overdue = now - min(e.first_seen for e in self._pending.values()) >= self.max_delay
+        if now - self._last_event < self.debounce and not overdue:
+            return {}
+        quiet = [p for p, e in self._pending.items() if now - e.last_event >= self.debounce]
+        settled = []
+        for path in quiet:
+            entry, stat = self._pending[path], _stat(path)
+            if stat != entry.stat:  # still being written, without an event (yet): wait another window
+                entry.stat, entry.last_event = stat, now
+                self._last_event = now
+            else:
+                settled.append(path)
+        if len(settled) < len(quiet) and not overdue:
+            return {}
+        return {path: self._pending.pop(path) for path in settled}
+
+    def _scopes(self, batch: dict[str, _Pending]) -> list[str]:
+        """What one sync pass must look at for these changed paths."""
+        scopes = []
+        for path, entry in batch.items():
+            if os.path.isdir(path):
+                if entry.added and not is_skipped_dir(os.path.basename(path)):
+                    scopes.append(path)  # appeared: its files raised no events of their own
+            elif os.path.exists(path):
+                if Path(path).suffix.lower() in SUPPORTED_EXTENSIONS:
+                    scopes.append(path)
+            elif Path(path).suffix.lower() in SUPPORTED_EXTENSIONS or self._indexed_under(path):
+                scopes.append(path)  # gone: a document, or a folder that held some
+        return _collapse(scopes)
+
+    def _requeue(self, batch: dict[str, _Pending]) -> None:
+        with self._cond:
+            for path, entry in batch.items():
+                self._pending.setdefault(path, entry)
+
+    def _do_pass(self, kind: str, batch: dict[str, _Pending] | None) -> None:
+        scopes = None if batch is None else self._scopes(batch)
+        if scopes == []:
+            return
+        progress = Progress(stop=self._stop)
+        started = time.monotonic()
+        self.running = kind
+        try:
+            self._run_pass(None if scopes is None else [Path(s) for s in scopes], progress)
+        except SyncLocked as exc:
+            self._retry_later(batch, self.lock_retry)
+            if self.waiting_for_lock is None:
+                log.warning("%s; the watcher retries every %g s and loses nothing", exc, self.lock_retry)
+            self.waiting_for_lock = str(exc)
+            return
+        except Exception as exc:  # noqa: BLE001 - a watcher outlives a failed pass and says why
+            if not isinstance(exc, MiniragError):
+                log.exception("watch pass failed")
+            self.last_error = f"{type(exc).__name__}: {exc}"
+            log.error("watch pass failed: %s; retrying in %g s", self.last_error, self.error_retry)
+            self._retry_later(batch, self.error_retry)
+            return
+        finally:
+            self.running = None
+        self.waiting_for_lock = self.last_error = None
+        report = PassReport(kind, len(scopes or ()), progress, time.monotonic() - started, time.time())
+        with self._cond:
+            self.passes += 1
+            self.last_pass = report
+            if scopes is None:
+                self._reconcile_kind = "reconcile"
+                self._reconcile_at = time.monotonic() + self.reconcile_every
+        if self._on_pass is not None:
+            self._on_pass(report)
+
+    def _retry_later(self, batch: dict[str, _Pending] | None, delay: float) -> None:
+        if batch:
+            self._requeue(batch)
+        with self._cond:
+            self._retry_at = time.monotonic() + delay
+
+    # --- what status shows ------------------------------------------------------------------
+
+    def state(self) -> dict:
+        with self._cond:
+            now = time.monotonic()
+            queued = sorted(self._pending)
+            out: dict = {
+                "watching": not self._stop.is_set(),
+                "mode": "polling" if self.polling else "notifications",
+                "roots": [str(r) for r in self.roots],
+                "debounceSeconds": self.debounce,
+                "reconcileEverySeconds": self.reconcile_every,
+                "nextReconcileInSeconds": round(max(0.0, self._reconcile_at - now), 1),
+                "passes": self.passes,
+                "running": self.running,
+                "queued": len(queued),
+                "queuedPaths": queued[:10],
+                "lastPass": self.last_pass.to_dict() if self.last_pass else None,
+            }
+        if self.polling:
+            out["pollIntervalSeconds"] = self.poll_interval
+        for key, value in (("waitingForLock", self.waiting_for_lock), ("lastError", self.last_error),
+                           ("notificationError", self.notify_error), ("warning", self.limit_warning)):
+            if value:
+                out[key] = value
+        return out

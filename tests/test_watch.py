@@ -1,0 +1,439 @@
+"""Watch mode with real files, a real watcher (OS notifications through watchfiles), the real
+model and a real index: every kind of change ends with the index holding what the disk
+holds, each final content embedded once, and nothing lost while another process holds the
+sync lock. Waits poll with deadlines; the debounce is shortened for tests."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conftest import ROOT, write
+
+from minirag.app import App
+from minirag.ingest.watch import EventFilter
+from minirag.store import connection as db
+
+DEBOUNCE = 0.3
+TUNING = {"debounce": DEBOUNCE, "lock_retry": 0.2, "reconcile_every": 3600.0}
+DEADLINE = 20.0
+
+
+class CountingEncoder:
+    """The real encoder, counting the passages it is asked to embed."""
+
+    def __init__(self, real):
+        self.real, self.embedded = real, []
+
+    def __getattr__(self, name):
+        return getattr(self.real, name)
+
+    def embed_documents(self, texts):
+        self.embedded.extend(texts)
+        return self.real.embed_documents(texts)
+
+
+def eventually(predicate, timeout: float = DEADLINE, what: str = "condition"):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+class Watching:
+    """An App watching its roots in the background, with every pass it ran."""
+
+    def __init__(self, app: App, counting: CountingEncoder):
+        self.app, self.counting, self.reports = app, counting, []
+        app.start_watching(on_pass=self.reports.append, **TUNING)
+        eventually(lambda: self.reports, what="the initial pass")
+
+    def sources(self) -> set[str]:
+        return {row["source"] for row in self.app.index.list_sources()}
+
+    def text(self, path: Path) -> str:
+        return self.app.read(str(path))["text"]
+
+    def settle(self) -> None:
+        """Wait until the watcher has nothing queued or running, twice a debounce apart."""
+        def idle() -> bool:
+            state = self.app.watch_state()
+            return state["queued"] == 0 and state["running"] is None and "waitingForLock" not in state
+
+        for _ in range(2):
+            eventually(idle, what="the watcher to go idle")
+            time.sleep(DEBOUNCE + 0.2)
+        eventually(idle, what="the watcher to go idle")
+
+    def passes_since(self, count: int) -> list:
+        return self.reports[count:]
+
+
+@pytest.fixture
+def watching(make_config, encoder):
+    apps = []
+
+    def start(**flags) -> Watching:
+        counting = CountingEncoder(encoder)
+        app = App(make_config(**flags), encoder=counting)
+        apps.append(app)
+        return Watching(app, counting)
+
+    yield start
+    for app in apps:
+        app.close()
+
+
+# --- the kinds of change --------------------------------------------------------------------
+
+
+def test_a_created_file_is_indexed(watching, docs):
+    w = watching()
+    path = write(docs / "notes" / "new.md", "# New\n\nA freshly created note about lighthouses.")
+    eventually(lambda: str(path) in w.sources(), what="the new file")
+    assert "lighthouses" in w.text(path)
+
+
+def test_a_modified_file_is_reindexed_with_its_new_text(watching, docs):
+    path = write(docs / "a.md", "# Alpha\n\nApples grow in orchards.")
+    w = watching()
+    write(path, "# Alpha\n\nApricots replaced the apples.")
+    eventually(lambda: "Apricots" in w.text(path), what="the new text")
+    assert "Apples grow" not in w.text(path)
+
+
+def test_an_atomic_save_reindexes_the_file_once_and_never_the_temp_file(watching, docs):
+    path = write(docs / "a.md", "# Alpha\n\nThe first draft of the alpha page.")
+    w = watching()
+    before, embedded = len(w.reports), len(w.counting.embedded)
+    temp = docs / "a.md.tmp"
+    temp.write_text("# Alpha\n\nThe second draft, saved atomically by an editor.")
+    os.replace(temp, path)
+    eventually(lambda: "second draft" in w.text(path), what="the saved text")
+    w.settle()
+    assert w.sources() == {str(path)}
+    assert sum(r.progress.done for r in w.passes_since(before)) == 1
+    new = w.counting.embedded[embedded:]
+    assert len(new) == len(set(new)) and any("second draft" in t for t in new)
+
+
+def test_a_renamed_file_is_indexed_under_its_new_name_only(watching, docs):
+    old = write(docs / "draft.md", "# Plan\n\nThe plan is to build a windmill.")
+    w = watching()
+    embedded = len(w.counting.embedded)
+    new = docs / "final.md"
+    os.rename(old, new)
+    eventually(lambda: w.sources() == {str(new)}, what="the rename")
+    assert "windmill" in w.text(new)
+    assert w.counting.embedded[embedded:] == []  # the same text: its stored vectors are reused
+
+
+def test_files_and_folders_moved_between_folders_follow_their_new_paths(watching, docs):
+    moved = write(docs / "inbox" / "memo.md", "# Memo\n\nThe memo concerns the harbour budget.")
+    write(docs / "projects" / "alpha" / "spec.md", "# Spec\n\nAlpha needs a copper roof.")
+    write(docs / "projects" / "alpha" / "deep" / "notes.md", "# Notes\n\nDeep notes on gutters.")
+    w = watching()
+    (docs / "archive").mkdir()
+    os.rename(moved, docs / "archive" / "memo.md")
+    os.rename(docs / "projects" / "alpha", docs / "archive" / "alpha")
+    expected = {str(docs / "archive" / "memo.md"), str(docs / "archive" / "alpha" / "spec.md"),
+                str(docs / "archive" / "alpha" / "deep" / "notes.md")}
+    eventually(lambda: w.sources() == expected, what="the moves")
+    write(docs / "archive" / "alpha" / "deep" / "notes.md", "# Notes\n\nGutters, revised after the move.")
+    eventually(lambda: "revised after the move" in w.text(docs / "archive" / "alpha" / "deep" / "notes.md"),
+               what="a change inside the moved folder")
+
+
+def test_deleted_files_and_folders_leave_the_index(watching, docs):
+    lone = write(docs / "lone.md", "# Lone\n\nA single file.")
+    kept = write(docs / "kept.md", "# Kept\n\nThis one stays.")
+    write(docs / "old" / "x.md", "# X\n\nxylophones")
+    write(docs / "old" / "sub" / "y.txt", "yachts and yawls")
+    w = watching()
+    assert len(w.sources()) == 4
+    lone.unlink()
+    shutil.rmtree(docs / "old")
+    eventually(lambda: w.sources() == {str(kept)}, what="the deletions")
+
+
+def test_a_burst_of_files_is_synced_in_at_most_three_passes_each_embedded_once(watching, docs):
+    count = 150
+    for i in range(count):
+        write(docs / f"d{i % 5}" / f"f{i:03}.md", f"# File {i}\n\nOriginal body number {i}.")
+    w = watching()
+    before, embedded = len(w.reports), len(w.counting.embedded)
+    for i in range(count):  # a checkout rewriting every file
+        write(docs / f"d{i % 5}" / f"f{i:03}.md", f"# File {i}\n\nRewritten body number {i} after checkout.")
+    eventually(lambda: all("Rewritten" in w.text(docs / f"d{i % 5}" / f"f{i:03}.md") for i in (0, count - 1)),
+               what="the burst")
+    w.settle()
+    burst = w.passes_since(before)
+    assert 1 <= len(burst) <= 3, [r.to_dict() for r in burst]
+    assert sum(r.progress.done for r in burst) == count
+    new = w.counting.embedded[embedded:]
+    assert len(new) == len(set(new)) == count
+    assert all("Rewritten" in w.text(docs / f"d{i % 5}" / f"f{i:03}.md") for i in range(count))
+
+
+def test_a_file_still_being_written_is_indexed_once_with_its_final_content(watching, docs):
+    w = watching()
+    before, embedded = len(w.reports), len(w.counting.embedded)
+    path = docs / "report.md"
+    with path.open("w") as handle:
+        for part in ("# Report\n\nPART-ONE of the quarterly report.", " PART-TWO follows.", " PART-THREE ends it."):
+            handle.write(part)
+            handle.flush()
+            time.sleep(DEBOUNCE * 0.6)  # shorter than the quiet window: each write restarts it
+    eventually(lambda: str(path) in w.sources(), what="the written file")
+    w.settle()
+    assert "PART-THREE" in w.text(path)
+    assert sum(r.progress.done for r in w.passes_since(before)) == 1
+    assert all("PART-THREE" in t for t in w.counting.embedded[embedded:])
+
+
+def test_temp_files_and_skipped_folders_never_reach_the_index(watching, docs):
+    w = watching()
+    before = len(w.reports)
+    for name in ("a.md~", ".#a.md", "~$report.docx", "#a.md#", "b.md.swp", "c.md.tmp"):
+        (docs / name).write_text("scratch")
+    write(docs / "node_modules" / "pkg" / "README.md", "# Package\n\nA dependency's readme.")
+    write(docs / ".obsidian" / "workspace.md", "# Workspace\n\nEditor state.")
+    real = write(docs / "real.md", "# Real\n\nThe only document here.")
+    eventually(lambda: str(real) in w.sources(), what="the real file")
+    w.settle()
+    assert w.sources() == {str(real)}
+    assert sum(r.progress.seen for r in w.passes_since(before)) == 1
+
+
+# --- its own index ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("index_folder", [".minirag", "state"])
+def test_an_index_living_under_a_root_never_makes_the_watcher_loop_on_its_own_writes(watching, docs, index_folder):
+    neighbour = write(docs / "state" / "notes.md", "# Notes\n\nKept beside the index file.")
+    w = watching(db_path=str(docs / index_folder / "index.db"))
+    assert str(neighbour) in w.sources()
+    write(docs / "a.md", "# Alpha\n\nA change that makes the index write.")
+    eventually(lambda: str(docs / "a.md") in w.sources(), what="the change")
+    w.settle()
+    passes = len(w.reports)
+    time.sleep(3 * DEBOUNCE + 0.5)  # the index's own WAL writes and checkpoints raise events meanwhile
+    assert len(w.reports) == passes
+    assert w.app.watch_state()["queued"] == 0
+    assert not any(s.startswith(str(docs / index_folder / "index.db")) for s in w.sources())
+    write(neighbour, "# Notes\n\nEdited beside the index file.")
+    eventually(lambda: "Edited beside" in w.text(neighbour), what="a document in the index's folder")
+
+
+def test_the_event_filter_drops_index_files_temp_names_and_skipped_folders_by_name(tmp_path):
+    root = tmp_path / "docs"
+    keep = EventFilter([root], root / "state" / "index.db")
+    dropped = ["state/index.db", "state/index.db-wal", "state/index.db-shm", "state/index.db.sync.lock",
+               ".minirag/index.db", ".git/index", "node_modules/x/a.md", "sub/__pycache__/m.md",
+               "a.md~", "sub/.#a.md", "~$b.docx", "#c.md#", "d.md.swp", "e.md.tmp", "f.pdf.part"]
+    kept = ["a.md", "state/notes.md", "sub/deeper/b.txt", ".hidden-note.md", "folder"]
+    assert [p for p in dropped if keep(None, str(root / p))] == []
+    assert [p for p in kept if not keep(None, str(root / p))] == []
+    assert not keep(None, str(tmp_path / "elsewhere" / "a.md"))
+    assert not keep(None, str(root))
+
+
+# --- the sync lock -----------------------------------------------------------------------------
+
+
+HOLD_LOCK = """
+import sys
+from pathlib import Path
+from minirag.store.lock import SyncLock
+lock = SyncLock(Path(sys.argv[1])).acquire()
+print("held", flush=True)
+sys.stdin.read()
+lock.release()
+"""
+
+
+def test_a_watcher_that_cannot_get_the_sync_lock_retries_and_loses_nothing(watching, docs, tmp_path):
+    w = watching()
+    holder = subprocess.Popen([sys.executable, "-c", HOLD_LOCK, str(tmp_path / "index.db")], cwd=ROOT,
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        first = write(docs / "first.md", "# First\n\nWritten while another process syncs.")
+        state = eventually(lambda: (s := w.app.watch_state()).get("waitingForLock") and s,
+                           what="the watcher to wait for the lock")
+        assert f"pid {holder.pid}" in state["waitingForLock"] and state["queued"] >= 1
+        second = write(docs / "second.md", "# Second\n\nWritten while the watcher waits.")
+        first.unlink()
+        time.sleep(1.0)  # several refused retries
+        assert w.sources() == set()
+    finally:
+        holder.communicate("", timeout=10)
+    eventually(lambda: w.sources() == {str(second)}, what="the queued changes after the lock is released")
+    assert "waitingForLock" not in w.app.watch_state()
+
+
+# --- start, reconciliation, status --------------------------------------------------------------
+
+
+def test_changes_made_while_nobody_watched_are_synced_when_watching_starts(watching, make_app, docs):
+    app = make_app()
+    path = write(docs / "a.md", "# Alpha\n\nIndexed by a plain sync.")
+    app.sync()
+    write(path, "# Alpha\n\nChanged while nobody watched.")
+    added = write(docs / "b.md", "# Beta\n\nBeta.")
+    w = watching()
+    assert w.reports[0].kind == "initial"
+    assert "nobody watched" in w.text(path) and str(added) in w.sources()
+
+
+def test_status_shows_the_watcher_what_it_last_did_and_what_is_queued(watching, docs):
+    w = watching()
+    path = write(docs / "a.md", "# Alpha\n\nAlpha.")
+    eventually(lambda: str(path) in w.sources(), what="the file")
+    w.settle()
+    watch = w.app.status()["watch"]
+    assert watch["watching"] is True and watch["mode"] == "notifications"
+    assert watch["queued"] == 0 and watch["passes"] >= 2
+    assert watch["lastPass"]["kind"] == "changes" and watch["lastPass"]["ingested"] == 1
+    assert w.app.sync_status(None)["watch"]["passes"] == watch["passes"]
+
+
+def test_a_read_only_app_refuses_to_watch(make_app):
+    from minirag.errors import IndexUnavailable
+
+    app = make_app()
+    app.sync()
+    with pytest.raises(IndexUnavailable, match="watch is refused"):
+        make_app(read_only=True).start_watching()
+
+
+# --- the CLI and the OS watch limit (real subprocesses) -----------------------------------------
+
+
+def _cli_env(docs: Path, tmp_path: Path, model_dir: Path) -> dict:
+    env = {k: v for k, v in os.environ.items() if k not in ("BASE_DIRS", "MINIRAG_READ_ONLY", "MINIRAG_WATCH")}
+    env.update({"BASE_DIR": str(docs), "DB_PATH": str(tmp_path / "cli.db"), "MODEL_PATH": str(model_dir)})
+    return env
+
+
+def _sources(db_path: Path) -> set[str]:
+    """The sources in an index another process writes (empty while it is still being created)."""
+    if not db_path.exists():
+        return set()
+    conn = db.connect(db_path, read_only=True)
+    try:
+        return {r[0] for r in conn.execute("SELECT source FROM sources")}
+    except db.OperationalError:
+        return set()
+    finally:
+        conn.close()
+
+
+def test_ctrl_c_stops_minirag_watch_between_files_with_exit_130_and_one_line(docs, tmp_path, model_dir):
+    for i in range(40):  # ~120 chunks: a first group of 32 is written, then the signal lands
+        write(docs / f"f{i:03}.md", f"# File {i}\n\n" + " ".join(f"word{i}x{j}" for j in range(60)))
+    proc = subprocess.Popen([sys.executable, "-m", "minirag", "watch", "--json"], cwd=ROOT,
+                            env=_cli_env(docs, tmp_path, model_dir), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        eventually(lambda: _sources(tmp_path / "cli.db"), timeout=60, what="the initial pass to write a file")
+        proc.send_signal(signal.SIGINT)
+        stdout, stderr = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, stderr
+    assert "Traceback" not in stderr
+    lines = stderr.strip().splitlines()
+    assert lines[0].startswith("minirag: watching") and lines[-1].startswith("minirag: interrupted")
+    assert len(lines) == 2, stderr
+    conn = db.connect(tmp_path / "cli.db", read_only=True)
+    try:  # every source that made it in is whole
+        empty = conn.execute("SELECT count(*) FROM sources s WHERE NOT EXISTS "
+                             "(SELECT 1 FROM chunks c WHERE c.source_id = s.id)").fetchone()[0]
+        assert empty == 0 and conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    finally:
+        conn.close()
+    for line in stdout.splitlines():
+        assert json.loads(line)["kind"] == "initial"
+
+
+WATCH_UNDER_LIMIT = """
+import sys, threading
+from pathlib import Path
+from minirag.app import App
+from minirag.config import load_config
+
+stop = threading.Event()
+def on_pass(report):
+    print(report.kind, report.progress.done, flush=True)
+    if report.kind == "changes":
+        stop.set()
+app = App(load_config(env={}, base_dirs=[sys.argv[1]], db_path=sys.argv[2], model_path=sys.argv[3]))
+app.watch(stop, on_pass=on_pass, poll_interval=0.3, debounce=0.1, reconcile_every=3600)
+app.close()
+"""
+
+
+def _can_lower_the_watch_limit() -> bool:
+    if not sys.platform.startswith("linux") or shutil.which("unshare") is None:
+        return False
+    probe = subprocess.run(["unshare", "-Ur", "sh", "-c", "echo 3 > /proc/sys/user/max_inotify_watches"],
+                           capture_output=True, timeout=10)
+    return probe.returncode == 0
+
+
+@pytest.mark.skipif(not _can_lower_the_watch_limit(),
+                    reason="needs Linux user namespaces to lower the inotify limit for one process")
+def test_at_the_os_watch_limit_the_watcher_warns_with_the_fix_and_polls(docs, tmp_path, model_dir):
+    for i in range(6):  # more folders than the lowered limit allows watches
+        write(docs / f"folder{i}" / "note.md", f"# Note {i}\n\nNote {i}.")
+    (tmp_path / "watch.py").write_text(WATCH_UNDER_LIMIT)
+    script = (f"echo 3 > /proc/sys/user/max_inotify_watches && exec {sys.executable} {tmp_path / 'watch.py'} "
+              f"{docs} {tmp_path / 'limit.db'} {model_dir}")
+    proc = subprocess.Popen(["unshare", "-Ur", "sh", "-c", script], cwd=ROOT, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_cli_env(docs, tmp_path, model_dir))
+    try:
+        assert proc.stdout.readline().split()[0] in ("initial", "reconcile")
+        time.sleep(1.0)  # past the polling scanner's first snapshot
+        write(docs / "folder5" / "late.md", "# Late\n\nSeen by polling.")
+        stdout, stderr = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, stderr
+    assert "limit on file watches is reached" in stderr and "fs.inotify.max_user_watches" in stderr
+    assert stderr.count("limit on file watches") == 1
+    assert str(docs / "folder5" / "late.md") in _sources(tmp_path / "limit.db")
+
+
+# --- configuration ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("value", "flag", "expected"), [
+    ("", None, (False, False)), ("1", None, (True, False)), ("on", None, (True, False)),
+    ("poll", None, (True, True)), ("0", True, (True, False)), ("poll", True, (True, True)),
+    ("1", False, (False, False)),
+])
+def test_minirag_watch_and_the_watch_flag_turn_watching_on_and_poll_makes_it_poll(docs, value, flag, expected):
+    from minirag.config import load_config
+
+    config = load_config(env={"BASE_DIR": str(docs), "MINIRAG_WATCH": value}, watch=flag)
+    assert (config.watch, config.watch_polling) == expected
+
+
+def test_a_bad_minirag_watch_value_names_the_accepted_ones(docs):
+    from minirag.config import ConfigError, load_config
+
+    with pytest.raises(ConfigError, match="MINIRAG_WATCH must be one of .* or poll, got 'sometimes'"):
+        load_config(env={"BASE_DIR": str(docs), "MINIRAG_WATCH": "sometimes"})
