@@ -53,19 +53,14 @@ def chunk_document(
 def reconstruct(sections: list[Section]) -> str:
     """The document's Markdown from its sections, each repeated context line printed once.
 
-    Sections stored without ``context_lines`` still reconstruct: a leading
-    transcript window label, and a leading table header identical to the one
-    the previous section's closing table opened with, are recognised as context.
+    Every section records how many of its leading lines are repeated context
+    (``context_lines``, stored with it since the first index schema), so nothing
+    is guessed: a real table whose header equals the previous table's stays whole.
     """
-    from minirag.chunking.sections import inferred_context_lines
-
     bodies: list[str] = []
-    previous = ""
     for section in sections:
         lines = section.text.split("\n")
-        skip = section.context_lines or inferred_context_lines(lines, previous)
-        body = "\n".join(lines[skip:]).strip("\n")
-        previous = section.text
+        body = "\n".join(lines[section.context_lines:]).strip("\n")
         if body.strip():
             bodies.append(body)
     return "\n\n".join(bodies)

@@ -9,7 +9,6 @@ longer than the cap stays whole.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 from minirag.chunking.blocks import Block
@@ -133,29 +132,3 @@ def cut_part(part: Part) -> list[Draft]:
     if current or not drafts:
         drafts.append(Draft(part, current, not drafts))
     return drafts
-
-
-_TIME = r"(?:\d{1,2}:)?\d{1,3}:[0-5]\d(?:[.,]\d{1,3})?"
-# A transcript window label: its first and last times as written (scheme 5 on), or
-# before that a computed `[MM:SS–MM:SS] title`.
-_LABEL = re.compile(rf"^\[{_TIME}(?:–{_TIME})?\]$|^\[\d{{2,}}:\d{{2}}–\d{{2,}}:\d{{2}}\]( .*)?$")
-
-
-def _closing_table_header(text: str) -> list[str]:
-    lines = text.rstrip("\n").split("\n")
-    end = len(lines)
-    start = end
-    while start > 0 and lines[start - 1].lstrip().startswith("|"):
-        start -= 1
-    if end - start < 3:
-        return []
-    return lines[start : start + 2]
-
-
-def inferred_context_lines(lines: list[str], previous: str) -> int:
-    """Leading context lines of a section whose ``context_lines`` were not kept."""
-    skip = 1 if lines and _LABEL.match(lines[0]) else 0
-    header = _closing_table_header(previous)
-    if header and lines[skip : skip + 2] == header and len(lines) > skip + 2:
-        skip += 2
-    return skip
