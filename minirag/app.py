@@ -16,6 +16,7 @@ import re
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from pathlib import Path
 
 from minirag import __version__
@@ -36,7 +37,7 @@ from minirag.search import Scope, SearchOptions, clamp_top_k, search
 from minirag.search.vector import MatrixCache
 from minirag.security import is_under, resolve_inside_roots
 from minirag.store import connection
-from minirag.store.index import META_GIT_STATE, Index
+from minirag.store.index import META_GIT_STATE, META_MODEL_PATH, Index
 
 log = logging.getLogger(__name__)
 
@@ -129,14 +130,53 @@ class App:
 
     @property
     def encoder(self):
-        with self._lock:
-            if self._encoder is None:
-                from minirag.encoder import Encoder
-                from minirag.models import resolve
+        if self._encoder is None:
+            from minirag.encoder import Encoder
+            from minirag.models import resolve
 
-                self._encoder = Encoder(resolve(self.config.model_name, self.config.model_path,
-                                                self.config.cache_dir))
-            return self._encoder
+            name, path = self.model_choice(refuse_mismatch=True)  # before any download
+            encoder = Encoder(resolve(name, path, self.config.cache_dir))
+            with self._lock:
+                if self._encoder is None:
+                    self._encoder = encoder
+        return self._encoder
+
+    def model_choice(self, *, refuse_mismatch: bool = False) -> tuple[str, Path | None]:
+        """(model name, MODEL_PATH) to embed with: the model named (MODEL_NAME / MODEL_PATH), else
+        the one the index was built with, else the default. With `refuse_mismatch`, naming a model
+        other than the index's is refused here, before anything is loaded or downloaded."""
+        from minirag.models import configured_model_id
+
+        config = self.config
+        recorded = self._recorded_model()
+        if config.model_path is None and not config.model_named:
+            return recorded or (config.model_name, None)
+        named = configured_model_id(config.model_name, config.model_path)
+        if refuse_mismatch and recorded is not None and recorded[0] != named:
+            index_model = recorded[0]
+            keep = (f"--model-path {recorded[1]}" if recorded[1] is not None else
+                    "its MODEL_PATH" if index_model.startswith("local:") else f"--model-name {index_model}")
+            raise IndexUnavailable(
+                f"the index {config.db_path} was built with {index_model}, but {named} was named; "
+                f"name the index's model ({keep}, or name none), or re-index with {named} "
+                "(a new --db-path, or delete the index and run `minirag sync`)")
+        return config.model_name, config.model_path
+
+    def _recorded_model(self) -> tuple[str, Path | None] | None:
+        """The index's model and the MODEL_PATH it was written with (if that directory still holds it)."""
+        from minirag.models import configured_model_id
+
+        if not self.config.db_path.exists():
+            return None
+        index = self.index
+        bound = index.bound_model()
+        if bound is None:
+            return None
+        raw = index.meta(META_MODEL_PATH)
+        path = Path(raw) if raw and Path(raw).is_dir() else None
+        if path is not None and configured_model_id(bound[0], path) != bound[0]:
+            path = None  # that directory holds another model now
+        return bound[0], path
 
     @property
     def pipeline(self) -> Pipeline:
@@ -147,6 +187,9 @@ class App:
         with self._lock:
             if self._pipeline is None or self._pipeline.index is not index:
                 self._pipeline = Pipeline(index, encoder, self.config)
+                model_path = self.config.model_path  # remembered, so a later run may name no model
+                if model_path is not None and index.meta(META_MODEL_PATH) != str(model_path):
+                    index.set_meta(META_MODEL_PATH, str(model_path))
             return self._pipeline
 
     @property
@@ -398,7 +441,11 @@ class App:
     def doctor(self) -> dict:
         from minirag.doctor import run_checks
 
-        return run_checks(self.config)
+        try:
+            name, path = self.model_choice()
+        except Exception:  # noqa: BLE001 - an unreadable index: doctor's own checks say why
+            name, path = self.config.model_name, self.config.model_path
+        return run_checks(replace(self.config, model_name=name, model_path=path))
 
     @explained
     def backup(self, dest: str) -> dict:
@@ -494,6 +541,8 @@ class App:
         if self.damage:
             out["indexError"] = self.damage
         out.update(stats)
+        name, path = self.model_choice()
+        out["model"] = f"{path} (MODEL_PATH)" if path is not None else name
         out["gitState"] = parse_states(self.index.meta(META_GIT_STATE))
         if stats["staleChunkCount"]:
             out["schemeWarning"] = (

@@ -52,6 +52,8 @@ def build_parser() -> argparse.ArgumentParser:
         "With no command, serves MCP over stdio.",
     )
     parser.add_argument("--version", action="version", version=f"minirag {__version__}")
+    from minirag.config import DEFAULT_TOP_K
+
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     def add(name: str, help_text: str) -> argparse.ArgumentParser:
@@ -81,7 +83,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="poll every few seconds instead of OS notifications (network drives, WSL /mnt)")
     p = add("query", "hybrid search")
     p.add_argument("text", metavar="QUERY")
-    p.add_argument("--top-k", type=int, default=10)
+    p.add_argument("--top-k", type=int, default=DEFAULT_TOP_K, help=f"results (1-100; default {DEFAULT_TOP_K})")
     p.add_argument("--scope", help="only sources at or under this path (or id prefix)")
     p = add("read", "print a whole indexed document, rebuilt from its sections")
     p.add_argument("file_path", nargs="?", metavar="PATH")

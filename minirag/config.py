@@ -19,6 +19,7 @@ DEFAULT_MAX_FILE_SIZE = 100 * 1024 * 1024
 DEFAULT_CHUNK_TOKEN_BUDGET = 110
 MIN_CHUNK_TOKEN_BUDGET = 16
 DEFAULT_HYBRID_WEIGHT = 0.6
+DEFAULT_TOP_K = 10  # the CLI's --top-k and the MCP tool's topK alike
 GROUPINGS = ("similar", "related")
 INDEX_DIRNAME = ".minirag"
 INDEX_FILENAME = "index.db"
@@ -38,6 +39,7 @@ class Config:
     cache_dir: Path
     model_name: str
     model_path: Path | None = None
+    model_named: bool = False  # MODEL_NAME / --model-name given: otherwise an index keeps its own model
     max_file_size: int = DEFAULT_MAX_FILE_SIZE
     chunk_token_budget: int = DEFAULT_CHUNK_TOKEN_BUDGET
     hybrid_weight: float = DEFAULT_HYBRID_WEIGHT
@@ -170,6 +172,7 @@ def load_config(
         db_path=db,
         cache_dir=cache,
         model_name=(model_name or env.get("MODEL_NAME", "").strip() or DEFAULT_MODEL),
+        model_named=bool(model_name or env.get("MODEL_NAME", "").strip()),
         model_path=local_model,
         max_file_size=max_file_size if max_file_size is not None else DEFAULT_MAX_FILE_SIZE,
         chunk_token_budget=budget if budget is not None else DEFAULT_CHUNK_TOKEN_BUDGET,

@@ -150,6 +150,9 @@ def _spec_for(model_name: str) -> ModelSpec:
     spec = KNOWN_MODELS.get(name)
     if spec is not None:
         return spec
+    if name.startswith("local:"):
+        raise ModelUnavailable(f"the model {name} came from a local directory; set MODEL_PATH (--model-path) "
+                               "to that directory")
     if "/" not in name:
         raise ModelUnavailable(
             f"unknown model {model_name!r}; known: {', '.join(KNOWN_MODELS)}; "

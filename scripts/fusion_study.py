@@ -146,6 +146,31 @@ def make_cc(weight: float, norm: str = "minmax", depth: int | None = None):
     return rule
 
 
+def peak(x: np.ndarray, n: int = 50) -> float:
+    """How far the best score stands above the rest of the top n, in standard deviations."""
+    top = np.sort(x)[::-1][:n]
+    if len(top) < 3:
+        return 0.0
+    spread = top[1:].std()
+    return float((top[0] - top[1:].mean()) / spread) if spread > 0 else 0.0
+
+
+def make_adaptive(prior: float, mix: float, n: int = 50, norm: str = "minmax"):
+    """CC whose keyword weight leans toward the side whose best hit stands out more."""
+    base = make_cc(0.0, norm)
+
+    def rule(r):
+        cos, bm = r["cos"].astype(float), r["bm25"].astype(float)
+        zv = peak(cos, n)
+        zk = peak(bm[r["matched"]], n) if r["matched"].sum() >= 3 else 0.0
+        adaptive = zk / (zk + zv) if zk + zv > 0 else prior
+        w = (1 - mix) * prior + mix * adaptive
+        v, k = minmax(cos), minmax(bm, 0.0)
+        return (1 - w) * v + w * k
+    del base
+    return rule
+
+
 def score(paths: list[Path]) -> None:
     rules = {"vector": rule_vector, "keyword": rule_keyword}
     for w in (0.4, 0.5, 0.6):
@@ -153,6 +178,10 @@ def score(paths: list[Path]) -> None:
     for w in (0.3, 0.4, 0.5, 0.6):
         rules[f"cc-minmax{w}"] = make_cc(w)
         rules[f"cc-z{w}"] = make_cc(w, "z")
+    for prior in (0.4, 0.5):
+        for mix in (0.5, 1.0):
+            for n in (20, 100):
+                rules[f"adapt{prior}/{mix}/{n}"] = make_adaptive(prior, mix, n)
     header = f"{'rule':<16}" + "".join(f"{p.stem[:22]:>24}" for p in paths)
     print(header)
     data = [load(p) for p in paths]

@@ -122,3 +122,14 @@ def test_a_budget_above_the_model_maximum_is_a_configuration_error(make_app):
 
 def test_the_budget_may_reach_the_model_maximum(make_app):
     assert make_app({"CHUNK_TOKEN_BUDGET": "256"}).pipeline.budget == 256
+
+
+def test_the_cli_and_the_mcp_tool_share_one_top_k_default():
+    import inspect
+
+    from minirag import cli, server
+    from minirag.config import DEFAULT_TOP_K
+
+    query = cli.build_parser()._subparsers._group_actions[0].choices["query"]
+    assert query.get_default("top_k") == DEFAULT_TOP_K
+    assert inspect.signature(server.query_documents).parameters["topK"].default == DEFAULT_TOP_K == 10

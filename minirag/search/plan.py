@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from minirag import keywords
+from minirag.config import DEFAULT_TOP_K
 from minirag.errors import InvalidArgument
 from minirag.search.filters import apply_post_filters
 from minirag.search.fusion import Hit, fuse
@@ -31,7 +32,7 @@ MAX_CANDIDATES = 400
 
 @dataclass(frozen=True)
 class SearchOptions:
-    top_k: int = 10
+    top_k: int = DEFAULT_TOP_K
     hybrid_weight: float = 0.6
     scope: str | None = None
     grouping: str | None = None

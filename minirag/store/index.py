@@ -33,6 +33,7 @@ META_CHUNK_SCHEME = "chunk_scheme"
 META_KEYWORD_SCHEME = "keyword_scheme"
 META_GENERATION = "generation"
 META_GIT_STATE = "git_state"
+META_MODEL_PATH = "model_path"  # the MODEL_PATH directory the index was last written with, if any
 
 _IN_BATCH = 500  # ids per `IN (...)` list, well under SQLite's parameter limit
 
