@@ -7,6 +7,7 @@ root or continues it past a separator; `/docs/proj` never contains
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from collections.abc import Iterable
@@ -43,26 +44,28 @@ def resolve_inside_roots(path: Path, roots: Iterable[Path]) -> Path:
 
 
 def read_inside_roots(path: str | Path, roots: Iterable[Path], max_bytes: int) -> bytes:
-    """The bytes of a regular file that is inside a root, read through one open handle.
+    """The bytes of a regular file inside a root, read through one handle that cannot have escaped.
 
-    Containment is decided for the file actually opened, not for its name: the
-    handle is opened first, then the name's real path must lie inside a root
-    and name the same inode (device + inode) as the handle. A file or a folder
-    swapped for a symlink between the scan, the check and the read is refused,
-    never read. Opened non-blocking so a FIFO swapped in cannot hang the read.
-    At most `max_bytes + 1` bytes are read, so the caller can tell "too large".
+    The name is resolved (symlinks followed) and must land inside a root; then the
+    file is opened by walking that real path down from the root one component at
+    a time with O_NOFOLLOW (openat), so a file or folder swapped for a symlink
+    after the check makes the open fail instead of leading outside. Where the OS
+    has no openat (Windows) the opened file must be the inode its real path names.
+    Opened non-blocking so a FIFO swapped in cannot hang the read. At most
+    `max_bytes + 1` bytes are read, so the caller can tell "too large".
     """
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0)
-    fd = os.open(path, flags)
+    roots = list(roots)
+    real = resolve_inside_roots(Path(path), roots)
+    try:
+        fd = _open_beneath(containing_root(real, roots), real) if _HAS_OPENAT else _open_checked(real)
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK):
+            raise PathOutsideRoots(f"{path}: changed while being opened (a file or folder was swapped for a "
+                                   "link); not read") from None
+        raise
     with os.fdopen(fd, "rb", buffering=0) as handle:
-        opened = os.fstat(fd)
-        if not stat.S_ISREG(opened.st_mode):
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise PathOutsideRoots(f"{path}: not a regular file")
-        real = resolve_inside_roots(Path(path), roots)
-        named = os.stat(real)
-        if (named.st_dev, named.st_ino) != (opened.st_dev, opened.st_ino):
-            raise PathOutsideRoots(f"{path}: changed while being opened (replaced or swapped for a link); "
-                                   "not read")
         chunks, left = [], max_bytes + 1
         while left > 0:
             chunk = handle.read(min(left, 1 << 20))
@@ -71,3 +74,32 @@ def read_inside_roots(path: str | Path, roots: Iterable[Path], max_bytes: int) -
             chunks.append(chunk)
             left -= len(chunk)
         return b"".join(chunks)
+
+
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0)
+_HAS_OPENAT = os.open in os.supports_dir_fd and hasattr(os, "O_NOFOLLOW") and hasattr(os, "O_DIRECTORY")
+
+
+def _open_beneath(root: Path, real: Path) -> int:
+    """Open `real` (a symlink-free path inside `root`) with no symlink followed below the root."""
+    parts = real.relative_to(root).parts
+    directory = os.open(root, os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0))
+    try:
+        for part in parts[:-1]:
+            inner = os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0),
+                            dir_fd=directory)
+            os.close(directory)
+            directory = inner
+        return os.open(parts[-1], _READ_FLAGS | os.O_NOFOLLOW, dir_fd=directory)
+    finally:
+        os.close(directory)
+
+
+def _open_checked(real: Path) -> int:
+    """Without openat: open, then require that the real path still names the opened inode."""
+    fd = os.open(real, _READ_FLAGS)
+    opened, named = os.fstat(fd), os.lstat(real)
+    if (named.st_dev, named.st_ino) != (opened.st_dev, opened.st_ino):
+        os.close(fd)
+        raise OSError(errno.ELOOP, "changed while being opened", str(real))
+    return fd
