@@ -18,6 +18,35 @@ import numpy as np
 from minirag.errors import ModelUnavailable
 from minirag.models import ModelFiles
 
+#: A script is read when the vocabulary holds this many multi-letter pieces of it.
+MIN_SCRIPT_PIECES = 100
+
+
+def vocabulary_words(tokenizer):
+    """The vocabulary's pieces as text, in id order (lazily): continuation marks (##, ▁)
+    dropped; byte-level pieces (GPT-2 style) mapped back to the characters they encode."""
+    byte_level = "ByteLevel" in repr(tokenizer.pre_tokenizer) or "ByteLevel" in repr(tokenizer.decoder)
+    to_byte = {c: b for b, c in _byte_alphabet().items()} if byte_level else {}
+    for token_id in range(tokenizer.get_vocab_size()):
+        piece = tokenizer.id_to_token(token_id) or ""
+        if byte_level:
+            yield bytes(to_byte[c] for c in piece if c in to_byte).decode("utf-8", errors="ignore").strip()
+        else:
+            yield piece.removeprefix("##").lstrip("▁")
+
+
+def _byte_alphabet() -> dict[int, str]:
+    """GPT-2's reversible map from bytes to printable characters."""
+    printable = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1), *range(ord("®"), ord("ÿ") + 1)]
+    mapping, extra = {}, 0
+    for byte in range(256):
+        if byte in printable:
+            mapping[byte] = chr(byte)
+        else:
+            mapping[byte] = chr(256 + extra)
+            extra += 1
+    return mapping
+
 
 def script_of(char: str) -> str:
     """A coarse writing-system name for one letter, from its Unicode name."""
@@ -64,6 +93,7 @@ class Encoder:
         self._tokenizer.no_truncation()
         self._tokenizer.no_padding()
         self._count_lock = threading.Lock()
+        self._scripts: dict[str, bool] = {}  # script -> read, filled on first sight
         shape = self._session.get_outputs()[0].shape
         self.dimension = shape[-1] if isinstance(shape[-1], int) else len(self.embed_queries(["dimension probe"])[0])
         if self.spec.dimension and self.spec.dimension != self.dimension:
@@ -80,14 +110,32 @@ class Encoder:
         return self.spec.max_length
 
     def reads(self, text: str) -> bool:
-        """Whether most letters of `text` are in a script the model was trained on."""
-        if self.spec.scripts is None:
-            return True
+        """Whether most letters of `text` are in a script this model's vocabulary covers.
+
+        Decided from the tokenizer itself, so a MODEL_PATH model is judged like a
+        known one: a script counts as read when the vocabulary holds at least
+        MIN_SCRIPT_PIECES pieces of two or more of its letters. all-MiniLM-L6-v2
+        has 26,461 Latin pieces and 8 Cyrillic ones (it spells Russian letter by
+        letter); multilingual-e5-small's XLM-R vocabulary has tens of thousands.
+        """
         letters = [c for c in text if c.isalpha()]
         if not letters:
             return True
-        known = sum(1 for c in letters if script_of(c) in self.spec.scripts)
+        known = sum(1 for c in letters if self._reads_script(script_of(c)))
         return known * 2 >= len(letters)
+
+    def _reads_script(self, script: str) -> bool:
+        """At least MIN_SCRIPT_PIECES vocabulary pieces of 2+ letters in `script` (memoized; the
+        scan stops as soon as that many are found, so a covered script costs microseconds)."""
+        if script not in self._scripts:
+            found = 0
+            for piece in vocabulary_words(self._tokenizer):
+                if len(piece) >= 2 and piece.isalpha() and script_of(piece[0]) == script:
+                    found += 1
+                    if found >= MIN_SCRIPT_PIECES:
+                        break
+            self._scripts[script] = found >= MIN_SCRIPT_PIECES
+        return self._scripts[script]
 
     def count_tokens(self, text: str) -> int:
         """Tokens the encoder sees for this passage: prefix and special tokens included, no truncation."""

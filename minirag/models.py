@@ -37,9 +37,6 @@ class ModelSpec:
     query_prefix: str = ""
     document_prefix: str = ""
     dimension: int | None = None
-    # Writing systems the model was trained on; None means multilingual. A hybrid
-    # query in another script is answered by keywords alone (see App.query).
-    scripts: tuple[str, ...] | None = None
 
 
 KNOWN_MODELS: dict[str, ModelSpec] = {
@@ -67,7 +64,6 @@ KNOWN_MODELS: dict[str, ModelSpec] = {
             repo=MINILM,
             max_length=256,
             dimension=384,
-            scripts=("latin",),
         ),
     )
 }
@@ -114,7 +110,6 @@ def spec_from_directory(directory: Path, fallback_id: str) -> ModelSpec:
         max_length=int(max_length or base.max_length),
         query_prefix=own.get("query_prefix", base.query_prefix),
         document_prefix=own.get("document_prefix", base.document_prefix),
-        scripts=tuple(own["scripts"]) if own.get("scripts") else base.scripts,
     )
 
 

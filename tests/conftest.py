@@ -1,6 +1,6 @@
 """Shared fixtures: real SQLite files in tmp dirs, real documents, and a real ONNX encoder through
-MODEL_PATH: the tiny one by default, all-MiniLM-L6-v2 for tests marked `ranking` (they judge
-which result comes first)."""
+MODEL_PATH: the tiny one by default, all-MiniLM-L6-v2 for tests marked `minilm` (they judge
+ranking or meaning, or need a real model's speed)."""
 
 from __future__ import annotations
 
@@ -29,8 +29,8 @@ def tiny_model_dir() -> Path:
 
 
 @pytest.fixture(scope="session")
-def ranking_model_dir() -> Path:
-    """all-MiniLM-L6-v2 from PyPI packages (scripts/test_model.py): for tests that judge ranking."""
+def minilm_model_dir() -> Path:
+    """all-MiniLM-L6-v2 from PyPI packages (scripts/test_model.py): for tests marked `minilm`."""
     return _load_script("test_model").assemble()
 
 
@@ -47,18 +47,18 @@ def tiny_encoder(tiny_model_dir):
 
 
 @pytest.fixture(scope="session")
-def ranking_encoder(ranking_model_dir):
-    return _load_encoder(ranking_model_dir)
+def minilm_encoder(minilm_model_dir):
+    return _load_encoder(minilm_model_dir)
 
 
-def _judges_ranking(request) -> bool:
-    return request.node.get_closest_marker("ranking") is not None
+def _wants_minilm(request) -> bool:
+    return request.node.get_closest_marker("minilm") is not None
 
 
 @pytest.fixture
 def model_dir(request) -> Path:
-    """The model a test runs with: the tiny encoder, or MiniLM for tests marked `ranking`."""
-    return request.getfixturevalue("ranking_model_dir" if _judges_ranking(request) else "tiny_model_dir")
+    """The model a test runs with: the tiny encoder, or MiniLM for tests marked `minilm`."""
+    return request.getfixturevalue("minilm_model_dir" if _wants_minilm(request) else "tiny_model_dir")
 
 
 @pytest.fixture
@@ -73,7 +73,7 @@ def anyio_backend():
 
 @pytest.fixture
 def encoder(request):
-    return request.getfixturevalue("ranking_encoder" if _judges_ranking(request) else "tiny_encoder")
+    return request.getfixturevalue("minilm_encoder" if _wants_minilm(request) else "tiny_encoder")
 
 
 @pytest.fixture

@@ -39,7 +39,7 @@ def test_an_existing_index_built_with_the_configured_model_passes(app, docs):
     assert result["ok"], format_checks(result)
     checks = by_name(result)
     assert "1 sources" in checks["index"]["detail"]
-    assert "all-MiniLM-L6-v2" in checks["model-match"]["detail"]
+    assert app.encoder.model_id in checks["model-match"]["detail"]
 
 
 def test_a_model_path_without_model_files_fails_with_a_fix(make_config, tmp_path):
@@ -96,7 +96,7 @@ def test_an_index_built_with_another_model_is_a_failing_check(app, docs, make_co
     other = make_config(model_path=None, model_name="intfloat/multilingual-e5-small")
     match = by_name(run_checks(other))["model-match"]
     assert not match["ok"]
-    assert "all-MiniLM-L6-v2" in match["detail"] and "multilingual-e5-small" in match["detail"]
+    assert app.encoder.model_id in match["detail"] and "multilingual-e5-small" in match["detail"]
     assert "DB_PATH" in match["fix"]
 
 

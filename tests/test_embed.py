@@ -13,6 +13,7 @@ def cosine(a, b):
     return float(np.dot(a, b))
 
 
+@pytest.mark.minilm
 def test_similar_sentences_are_closer_than_unrelated_ones(encoder):
     a, b, c = encoder.embed_documents(
         ["The cat sat on the mat.", "A kitten was sitting on the rug.", "Quarterly tax filing deadlines for corporations."]
@@ -42,8 +43,8 @@ def test_query_longer_than_the_model_limit_is_still_embedded(encoder):
     assert vector.shape == (encoder.dimension,)
 
 
-def test_local_directory_settings_are_read(model_dir):
-    files = resolve_model("ignored", model_dir, Path("/nonexistent"))
+def test_local_directory_settings_are_read(minilm_model_dir):
+    files = resolve_model("ignored", minilm_model_dir, Path("/nonexistent"))
     assert files.origin == "MODEL_PATH"
     assert files.spec.model_id == "sentence-transformers/all-MiniLM-L6-v2"
     assert files.spec.max_length == 256
@@ -66,3 +67,16 @@ def test_a_corrupt_onnx_file_is_a_clear_error(tmp_path, model_dir):
     spec = resolve_model("x", model_dir, tmp_path).spec
     with pytest.raises(ModelUnavailable, match="cannot load ONNX model"):
         Encoder(ModelFiles(spec, bad, model_dir / "tokenizer.json", "test"))
+
+
+def test_the_script_gate_comes_from_the_tokenizer_even_for_an_unknown_model_directory(minilm_model_dir, tmp_path):
+    # No minirag-model.json, so nothing says which model this is: the vocabulary decides.
+    for name in ("model.onnx", "tokenizer.json"):
+        (tmp_path / name).write_bytes((minilm_model_dir / name).read_bytes())
+    files = resolve_model("ignored", tmp_path, Path("/nonexistent"))
+    assert files.spec.model_id.startswith("local:")
+    encoder = Encoder(files)
+    assert encoder.reads("database tables and indexes")
+    assert not encoder.reads("таблицы базы данных")  # MiniLM spells Cyrillic letter by letter
+    assert encoder.reads("SQL")
+    assert not encoder.reads("функции SQL и таблицы")  # mostly Cyrillic letters

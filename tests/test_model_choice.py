@@ -26,6 +26,11 @@ def cli(*args, env_extra=None, cwd=None):
 
 
 @pytest.fixture
+def model_id(model_dir) -> str:
+    return json.loads((model_dir / "minirag-model.json").read_text())["model_id"]
+
+
+@pytest.fixture
 def indexed(tmp_path, docs, model_path):
     write(docs / "otters.md", "# Otters\n\nSea otters hold hands while they sleep.\n")
     common = ["--base-dir", str(docs), "--db-path", str(tmp_path / "index.db")]
@@ -34,33 +39,33 @@ def indexed(tmp_path, docs, model_path):
     return common
 
 
-def test_a_query_naming_no_model_uses_the_model_the_index_was_built_with(indexed):
+def test_a_query_naming_no_model_uses_the_model_the_index_was_built_with(indexed, model_id):
     done = cli("query", "animals that hold hands", "--json", *indexed)
     assert done.returncode == 0, done.stderr
     hits = json.loads(done.stdout)["results"]
     assert hits and hits[0]["distance"] is not None  # the vector side ran, with the index's model
     status = json.loads(cli("status", "--json", *indexed).stdout)
-    assert status["indexModel"] == "sentence-transformers/all-MiniLM-L6-v2" and "MODEL_PATH" in status["model"]
+    assert status["indexModel"] == model_id and "MODEL_PATH" in status["model"]
 
 
-def test_naming_another_model_is_refused_at_once_naming_both(indexed):
+def test_naming_another_model_is_refused_at_once_naming_both(indexed, model_id):
     started = time.monotonic()
     done = cli("query", "otters", *indexed, "--model-name", "intfloat/multilingual-e5-small")
     elapsed = time.monotonic() - started
     assert done.returncode == 1 and len(done.stderr.strip().splitlines()) == 1, done.stderr
     line = done.stderr
-    assert "all-MiniLM-L6-v2" in line and "multilingual-e5-small" in line
+    assert model_id in line and "multilingual-e5-small" in line
     assert "--model-path" in line and "re-index" in line
     assert elapsed < 60  # refused before any model is loaded or fetched (the offline hub would say so)
     assert "not cached" not in line
 
 
-def test_another_local_model_directory_is_refused_too(indexed, tmp_path, model_dir):
+def test_another_local_model_directory_is_refused_too(indexed, tmp_path, model_dir, model_id):
     other = tmp_path / "other-model"
     shutil.copytree(model_dir, other)
     (other / "minirag-model.json").write_text(json.dumps({"model_id": "local:other-model", "max_length": 256}))
     done = cli("query", "otters", *indexed, "--model-path", str(other))
-    assert done.returncode == 1 and "local:other-model" in done.stderr and "all-MiniLM-L6-v2" in done.stderr
+    assert done.returncode == 1 and "local:other-model" in done.stderr and model_id in done.stderr
 
 
 @pytest.mark.anyio
@@ -80,7 +85,7 @@ async def test_the_server_with_no_model_configured_uses_the_index_model(indexed,
         state.close()
 
 
-def test_the_app_refuses_before_loading_anything(tmp_path, docs, model_path):
+def test_the_app_refuses_before_loading_anything(tmp_path, docs, model_path, model_id):
     from minirag.app import App
 
     write(docs / "a.md", "# A\n\nText.\n")
@@ -89,7 +94,7 @@ def test_the_app_refuses_before_loading_anything(tmp_path, docs, model_path):
     first.close()
     other = App(load_config(env={"MODEL_NAME": "intfloat/multilingual-e5-small"}, base_dirs=[str(docs)],
                             db_path=str(tmp_path / "i.db")))
-    with pytest.raises(IndexUnavailable, match="was built with sentence-transformers/all-MiniLM-L6-v2"):
+    with pytest.raises(IndexUnavailable, match=f"was built with {model_id}"):
         other.query("text")
     assert other._encoder is None
     other.close()

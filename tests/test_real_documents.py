@@ -70,6 +70,7 @@ def test_a_spreadsheet_table_repeats_its_header_in_every_chunk(encoder):
     assert all(header in c.text for c in doc.chunks[1:])
 
 
+@pytest.mark.minilm
 def test_the_fixture_folder_syncs_and_answers_real_questions(app, docs):
     for path in DOCS.iterdir():
         if path.name != "README.md":

@@ -106,6 +106,7 @@ def test_superseded_documents_never_take_a_result_slot(make_app, docs, weight):
     assert hits and {h["source"] for h in hits} == {str(docs / "new.md")}
 
 
+@pytest.mark.minilm  # an English-only model
 def test_a_query_in_a_script_the_model_cannot_read_is_answered_by_keywords(make_app, docs):
     app = make_app()
     write(docs / "ru.md", "# Таблицы\n\nСервер базы данных хранит таблицы и индексы.")

@@ -19,6 +19,8 @@ from minirag.config import load_config
 from minirag.server import ServerState, build_server
 from minirag.store.lock import lock_path_for
 
+pytestmark = pytest.mark.minilm  # a sync must take long enough for the other side to start
+
 ROOT = Path(__file__).resolve().parent.parent
 WORDS = ["river", "mountain", "signal", "packet", "ledger", "orbit", "harvest", "copper", "lantern", "meadow"]
 FILES, SECTIONS = 60, 4  # enough that a sync outlasts the other side's start-up several times over
