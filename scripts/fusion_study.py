@@ -130,9 +130,24 @@ def minmax(x: np.ndarray, floor: float | None = None) -> np.ndarray:
     return (x - lo) / (hi - lo) if hi > lo else np.zeros_like(x)
 
 
+def within_depth(r, depth: int):
+    """The candidates either side ranks in its best `depth` (what a query with a smaller topK fetches)."""
+    vr = ranks(r["cos"])
+    kr = ranks(np.where(r["matched"], r["bm25"], -np.inf))
+    return (vr <= depth) | ((kr <= depth) & r["matched"])
+
+
 def make_cc(weight: float, norm: str = "minmax", depth: int | None = None):
     """Convex combination of normalized scores (keyword weight `weight`)."""
     def rule(r):
+        if depth is not None:
+            keep = within_depth(r, depth)
+            out = np.full(len(r), -np.inf)
+            out[keep] = rule_at_full(r[keep])
+            return out
+        return rule_at_full(r)
+
+    def rule_at_full(r):
         cos, bm = r["cos"].astype(float), r["bm25"].astype(float)
         if norm == "minmax":
             v, k = minmax(cos), minmax(bm, 0.0)
@@ -178,10 +193,10 @@ def score(paths: list[Path]) -> None:
     for w in (0.3, 0.4, 0.5, 0.6):
         rules[f"cc-minmax{w}"] = make_cc(w)
         rules[f"cc-z{w}"] = make_cc(w, "z")
-    for prior in (0.4, 0.5):
-        for mix in (0.5, 1.0):
-            for n in (20, 100):
-                rules[f"adapt{prior}/{mix}/{n}"] = make_adaptive(prior, mix, n)
+    for w in (0.4, 0.6):
+        rules[f"rrf{w}@40"] = make_rrf(w, depth=40)
+    for w in (0.3, 0.4, 0.5):
+        rules[f"cc-minmax{w}@40"] = make_cc(w, depth=40)
     header = f"{'rule':<16}" + "".join(f"{p.stem[:22]:>24}" for p in paths)
     print(header)
     data = [load(p) for p in paths]

@@ -218,3 +218,44 @@ def test_the_vector_side_on_a_pool_ranks_exactly_like_inline(indexed, monkeypatc
                 pooled = hybrid_search(conn, text, options, embed=embed, matrix=m, pool=pool)
                 assert inline and pooled == inline
                 assert any(h.distance is not None for h in pooled)  # the vector side took part
+
+
+def test_fusion_is_the_convex_combination_of_min_max_cosine_and_max_scaled_bm25(indexed):
+    from minirag.search.fusion import fuse
+
+    conn = indexed.index.conn
+    ids = [r[0] for r in conn.execute("SELECT id FROM chunks ORDER BY id LIMIT 3")]
+    a, b, c = ids
+    nearest = [(a, 0.10), (b, 0.30), (c, 0.50)]
+    keyword = [(a, 0.0), (b, 8.0), (c, 2.0)]
+    expected = {a: 0.6 * 1.0 + 0.4 * 0.0, b: 0.6 * 0.5 + 0.4 * 1.0, c: 0.6 * 0.0 + 0.4 * 0.25}
+    hits = fuse(conn, nearest, keyword, 0.4)
+    assert [h.chunk_id for h in hits] == sorted(expected, key=expected.get, reverse=True)
+    assert all(abs(h.score - expected[h.chunk_id]) < 1e-9 for h in hits)
+    assert [h.chunk_id for h in fuse(conn, nearest, keyword, 0.0)] == [a, b, c]
+    assert [h.chunk_id for h in fuse(conn, nearest, keyword, 1.0)][:2] == [b, c]
+
+
+def test_a_hybrid_hit_found_by_one_side_carries_the_other_sides_score_too(make_app, docs, monkeypatch):
+    from minirag.search import plan
+
+    app = make_app()
+    write(docs / "kettle.md", "# Kettle\n\nThe samovar kettle whistles.\n")
+    for n in range(60):
+        write(docs / f"n{n}.md", f"# Note {n}\n\nUnrelated words about gardens and rivers, number {n}.\n")
+    app.sync()
+    seen = {}
+    real = plan.complete_scores
+
+    def spy(conn, nearest, keyword, vector, matrix, terms):
+        seen["before"] = (len(nearest), len(keyword))
+        out = real(conn, nearest, keyword, vector, matrix, terms)
+        seen["after"] = (len(out[0]), len(out[1]))
+        return out
+
+    monkeypatch.setattr(plan, "complete_scores", spy)
+    hits = app.query("samovar", top_k=5)["results"]
+    assert hits[0]["source"] == str(docs / "kettle.md")
+    assert all(h["distance"] is not None for h in hits)  # every hybrid hit has a real distance
+    union = seen["after"][0]
+    assert seen["after"] == (union, union) and seen["before"] != seen["after"]

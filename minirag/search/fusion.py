@@ -1,17 +1,25 @@
-"""Weighted Reciprocal Rank Fusion of the two sides' candidate lists, in one SQL statement.
+"""Score fusion of the two sides' candidates, in one SQL statement: a convex combination of
+normalized scores.
 
-score = (1 - w) / (k + vector_rank) + w / (k + keyword_rank), ranks 1-based,
-k = 60. A chunk only the keyword side found has distance NULL. The statement
-also joins each fused chunk to its row and its source, so the hits come back
-whole.
+    score = (1 - w) * v + w * k
+
+v is the cosine similarity min-max normalized over the query's candidates (1 for
+the nearest, 0 for the farthest); k is BM25 divided by the best BM25 among them
+(BM25's own floor is 0, so a chunk holding no query term scores 0). Every
+candidate carries both scores: the plan computes the side that did not find it
+(plan.py), so a chunk is never penalised for sitting just past one side's
+depth. w is RAG_HYBRID_WEIGHT, the keyword side's share.
+
+Why not Reciprocal Rank Fusion: ranks throw away how sure each side is. On the
+three dev sets, with both models, this rule beat weighted RRF (k = 60) at every
+weight tried (scripts/fusion_study.py; docs/evaluation.md has the numbers) --
+as Bruch, Gai and Ingber found across BEIR (ACM TOIS 42(1), 2023).
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-
-RRF_K = 60
 
 
 @dataclass(frozen=True)
@@ -29,41 +37,47 @@ class Hit:
     page_end: int | None
 
 
-# Each candidate list arrives as a JSON array in rank order:
-# vector [[chunk_id, distance], ...], keyword [chunk_id, ...].
+# Each list is JSON in any order: vector [[chunk_id, cosine distance], ...],
+# keyword [[chunk_id, bm25], ...] (BM25 negated: 0 = no match, larger = better).
 FUSION_SQL = """
 WITH vec AS (
-    SELECT CAST(json_extract(value, '$[0]') AS INTEGER) AS chunk_id,
-           json_extract(value, '$[1]') AS distance,
-           CAST(key AS INTEGER) + 1 AS rnk
+    SELECT CAST(json_extract(value, '$[0]') AS INTEGER) AS chunk_id, json_extract(value, '$[1]') AS distance
     FROM json_each(:vector)
 ),
 kw AS (
-    SELECT CAST(value AS INTEGER) AS chunk_id, CAST(key AS INTEGER) + 1 AS rnk
+    SELECT CAST(json_extract(value, '$[0]') AS INTEGER) AS chunk_id, json_extract(value, '$[1]') AS bm25
     FROM json_each(:keyword)
 ),
+vector_bounds AS (SELECT MIN(distance) AS nearest, MAX(distance) AS farthest FROM vec),
+keyword_best AS (SELECT MAX(bm25) AS best FROM kw),
+candidates AS (SELECT chunk_id FROM vec UNION SELECT chunk_id FROM kw),
 fused AS (
-    SELECT chunk_id, SUM(score) AS score, MIN(distance) AS distance
-    FROM (
-        SELECT chunk_id, :vector_weight / (:k + rnk) AS score, distance FROM vec
-        UNION ALL
-        SELECT chunk_id, :keyword_weight / (:k + rnk) AS score, NULL AS distance FROM kw
-    )
-    GROUP BY chunk_id
+    SELECT c.chunk_id, v.distance,
+           :vector_weight * CASE WHEN v.distance IS NULL THEN 0.0
+                                 WHEN b.farthest > b.nearest
+                                 THEN (b.farthest - v.distance) / (b.farthest - b.nearest)
+                                 ELSE 1.0 END
+         + :keyword_weight * CASE WHEN kw.bm25 IS NULL OR NOT k.best > 0 THEN 0.0
+                                  ELSE kw.bm25 / k.best END AS score
+    FROM candidates c
+    LEFT JOIN vec v ON v.chunk_id = c.chunk_id
+    LEFT JOIN kw ON kw.chunk_id = c.chunk_id
+    CROSS JOIN vector_bounds b CROSS JOIN keyword_best k
 )
-SELECT f.chunk_id, s.source, s.kind, s.title, c.ord, c.text, f.score, f.distance, c.parent_id,
-       c.page_start, c.page_end
+SELECT f.chunk_id, s.source, s.kind, s.title, ch.ord, ch.text, f.score, f.distance, ch.parent_id,
+       ch.page_start, ch.page_end
 FROM fused f
-JOIN chunks c ON c.id = f.chunk_id
-JOIN sources s ON s.id = c.source_id
+JOIN chunks ch ON ch.id = f.chunk_id
+JOIN sources s ON s.id = ch.source_id
 ORDER BY f.score DESC, f.distance IS NULL, f.distance, f.chunk_id
 """
 
 
-def fuse(conn, nearest: list[tuple[int, float]], keyword: list[int], keyword_weight: float) -> list[Hit]:
+def fuse(conn, nearest: list[tuple[int, float]], keyword: list[tuple[int, float]],
+         keyword_weight: float) -> list[Hit]:
     """Every candidate of either list, best fused score first."""
     rows = conn.execute(FUSION_SQL, {
-        "vector": json.dumps([list(n) for n in nearest]), "keyword": json.dumps(keyword),
-        "vector_weight": 1.0 - keyword_weight, "keyword_weight": keyword_weight, "k": RRF_K,
+        "vector": json.dumps([list(n) for n in nearest]), "keyword": json.dumps([list(k) for k in keyword]),
+        "vector_weight": 1.0 - keyword_weight, "keyword_weight": keyword_weight,
     }).fetchall()
     return [Hit(*row) for row in rows]

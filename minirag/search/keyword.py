@@ -57,8 +57,10 @@ def rare_terms(terms: list[str], counts: dict[str, int], budget: int) -> list[st
     return kept
 
 
-def keyword_candidates(conn, terms: list[str], depth: int, scope: Scope | None, chunk_bound: int) -> list[int]:
-    """Chunk ids of the best BM25 matches of `terms` over body and title, active sources only, best first.
+def keyword_candidates(conn, terms: list[str], depth: int, scope: Scope | None,
+                       chunk_bound: int) -> list[tuple[int, float]]:
+    """(chunk id, BM25) of the best matches of `terms` over body and title, active sources only,
+    best first. BM25 here is FTS5's score negated: 0 for no match, larger is better.
 
     `chunk_bound`: the largest chunk id, which bounds the index's size (the budget is a share of it).
     """
@@ -71,7 +73,19 @@ def keyword_candidates(conn, terms: list[str], depth: int, scope: Scope | None, 
         if len(narrowed) < len(terms):
             matches = _bm25_matches(conn, match_expression(narrowed), max(depth, RESCORE_DEPTH), scope)
             return rescore(conn, matches, terms, counts)[:depth]
-    return [chunk_id for chunk_id, _bm in _bm25_matches(conn, match_expression(terms), depth, scope)]
+    return [(chunk_id, -bm) for chunk_id, bm in _bm25_matches(conn, match_expression(terms), depth, scope)]
+
+
+def keyword_scores(conn, ids: list[int], terms: list[str]) -> dict[int, float]:
+    """The BM25 (negated, as keyword_candidates gives it) of each of `ids` for `terms`; 0 for no match.
+
+    For the chunks only the vector side found: computed here for just those rows,
+    never by a MATCH over the whole index.
+    """
+    if not ids or not terms:
+        return dict.fromkeys(ids, 0.0)
+    scores = bm25_scores(conn, ids, terms, document_counts(conn, terms))
+    return {chunk_id: -scores.get(chunk_id, 0.0) for chunk_id in ids}
 
 
 def _bm25_matches(conn, fts: str, depth: int, scope: Scope | None) -> list[tuple[int, float]]:
@@ -107,10 +121,11 @@ def _bm25_matches(conn, fts: str, depth: int, scope: Scope | None) -> list[tuple
     return conn.execute(sql, args).fetchall()
 
 
-def rescore(conn, matches: list[tuple[int, float]], terms: list[str], counts: dict[str, int]) -> list[int]:
-    """The matched chunk ids ranked by FTS5's BM25 over all `terms` (ties by chunk id)."""
+def rescore(conn, matches: list[tuple[int, float]], terms: list[str],
+            counts: dict[str, int]) -> list[tuple[int, float]]:
+    """The matched chunks ranked by FTS5's BM25 over all `terms` (ties by chunk id), score negated."""
     scores = bm25_scores(conn, [chunk_id for chunk_id, _bm in matches], terms, counts)
-    return sorted(scores, key=lambda chunk_id: (scores[chunk_id], chunk_id))
+    return [(chunk_id, -scores[chunk_id]) for chunk_id in sorted(scores, key=lambda c: (scores[c], c))]
 
 
 def bm25_scores(conn, ids: list[int], terms: list[str], counts: dict[str, int]) -> dict[int, float]:

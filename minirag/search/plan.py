@@ -2,7 +2,7 @@
 
 query -> keyword side (FTS5 BM25, keyword.py) and vector side (vec0 or the
 in-memory matrix, vector.py), each ranking its candidates with the scope and
-lifecycle filters applied before ranking -> weighted RRF in SQL (fusion.py)
+lifecycle filters applied before ranking -> both scores completed for every candidate -> convex combination in SQL (fusion.py)
 -> distance cap, grouping, file cap (filters.py).
 """
 
@@ -18,9 +18,9 @@ from minirag.config import DEFAULT_TOP_K
 from minirag.errors import InvalidArgument
 from minirag.search.filters import apply_post_filters
 from minirag.search.fusion import Hit, fuse
-from minirag.search.keyword import keyword_candidates
+from minirag.search.keyword import keyword_candidates, keyword_scores
 from minirag.search.scope import Scope
-from minirag.search.vector import MatrixCache, scoped_chunk_ids, vec0_candidates
+from minirag.search.vector import MatrixCache, scoped_chunk_ids, vec0_candidates, vector_distances
 
 MAX_TOP_K = 100
 # Each side fetches this many candidates per requested result, within bounds:
@@ -97,7 +97,7 @@ def search(conn, text: str, options: SearchOptions, *, encoder=None, matrices: M
 
 def hybrid_search(conn, query_text: str, options: SearchOptions, *, embed=None, matrix=None,
                   pool: Executor | None = None, shape: IndexShape | None = None) -> list[Hit]:
-    """Ranked hits: each side's candidates, weighted RRF in SQL, then the post filters.
+    """Ranked hits: each side's candidates, both scores for each, fused in SQL, then the post filters.
 
     `embed` () -> the query vector; None leaves the vector side out. `matrix` (a
     vector.VectorMatrix of the current index state) ranks the vector side in
@@ -127,7 +127,24 @@ def hybrid_search(conn, query_text: str, options: SearchOptions, *, embed=None, 
         vector, nearest = pending.result() if pending is not None else vector_side()
         if nearest is None:  # no matrix: the vec0 KNN, on this thread's connection
             nearest = vec0_candidates(conn, vector, depth, scope)
+        if terms:
+            nearest, keyword = complete_scores(conn, nearest, keyword, vector, matrix, terms)
     hits = fuse(conn, nearest, keyword, weight)
     hits = apply_post_filters(hits, max_distance=options.max_distance, grouping=options.grouping,
                               max_files=options.max_files)
     return hits[:top_k]
+
+
+def complete_scores(conn, nearest: list[tuple[int, float]], keyword: list[tuple[int, float]], vector,
+                    matrix, terms: list[str]) -> tuple[list, list]:
+    """Both lists extended to every candidate of either: the distance of the chunks only the keyword
+    side found, the BM25 of those only the vector side found (0 where they hold no query term).
+
+    Done here, for those few rows, rather than inside the fusion SQL: a MATCH restricted to
+    candidate rowids would still walk the full posting list of every query term.
+    """
+    in_vector = {chunk_id for chunk_id, _ in nearest}
+    in_keyword = {chunk_id for chunk_id, _ in keyword}
+    distances = vector_distances(conn, [c for c, _ in keyword if c not in in_vector], vector, matrix)
+    bm25 = keyword_scores(conn, [c for c, _ in nearest if c not in in_keyword], terms)
+    return [*nearest, *distances.items()], [*keyword, *bm25.items()]

@@ -52,6 +52,28 @@ def vec0_candidates(conn, vector: np.ndarray, depth: int, scope: Scope | None) -
 
 
 
+def vector_distances(conn, ids: list[int], query: np.ndarray, matrix: VectorMatrix | None) -> dict[int, float]:
+    """Cosine distance of each of `ids` to the query: for the chunks only the keyword side found.
+
+    From the in-memory matrix when there is one, else from those rows of chunks_vec."""
+    if not ids:
+        return {}
+    query = np.asarray(query, dtype=np.float32)
+    if matrix is not None:
+        positions = np.searchsorted(matrix.ids, ids)
+        found = [(c, p) for c, p in zip(ids, positions, strict=True)
+                 if p < len(matrix.ids) and matrix.ids[p] == c]
+        return {c: float(1.0 - matrix.matrix[p] @ query) for c, p in found}
+    out = {}
+    for start in range(0, len(ids), 500):
+        part = ids[start : start + 500]
+        marks = ",".join("?" * len(part))
+        for chunk_id, blob in conn.execute(f"SELECT chunk_id, embedding FROM chunks_vec WHERE chunk_id IN ({marks})",
+                                           part):
+            out[chunk_id] = float(1.0 - np.frombuffer(blob, dtype=np.float32) @ query)
+    return out
+
+
 def scoped_chunk_ids(conn, scope: Scope) -> np.ndarray:
     return np.asarray([r[0] for r in conn.execute(SCOPED_CHUNKS_SQL, scope.args)], dtype=np.int64)
 
