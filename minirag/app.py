@@ -52,7 +52,8 @@ class App:
     def index(self) -> Index:
         with self._lock:
             if self._index is None:
-                self._index = Index(self.config.db_path, read_only=self.config.read_only)
+                self._index = Index(self.config.db_path, read_only=self.config.read_only,
+                                    checkpoints=self.config.litestream_config is None)
             return self._index
 
     @property

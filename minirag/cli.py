@@ -31,6 +31,9 @@ def _common(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--model-path", help="local model directory with model.onnx + tokenizer.json (MODEL_PATH)")
     group.add_argument("--read-only", action="store_true", default=None,
                        help="never write or create the index (MINIRAG_READ_ONLY)")
+    group.add_argument("--litestream-config", metavar="FILE",
+                       help="Litestream configuration replicating the index: Litestream runs its checkpoints "
+                            "(MINIRAG_LITESTREAM_CONFIG; docs/backups.md)")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     parser.add_argument("-v", "--verbose", action="store_true", help="log progress details to stderr")
 

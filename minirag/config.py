@@ -46,6 +46,9 @@ class Config:
     max_files: int | None = None
     allow_private_urls: bool = False
     read_only: bool = False
+    # The Litestream configuration that replicates this index: Litestream then runs the
+    # checkpoints (store/checkpoint.py) and `doctor` reports the replica (store/replica.py).
+    litestream_config: Path | None = None
 
 
 def parse_bool(name: str, raw: str) -> bool:
@@ -119,6 +122,7 @@ def load_config(
     model_name: str | None = None,
     model_path: str | None = None,
     read_only: bool | None = None,
+    litestream_config: str | None = None,
     cwd: Path | None = None,
 ) -> Config:
     """Resolve the configuration. Flags (keyword arguments) win over `env`."""
@@ -138,6 +142,11 @@ def load_config(
     local_model = (cwd / Path(raw_model_path).expanduser()).resolve() if raw_model_path else None
     if local_model is not None and not local_model.is_dir():
         raise ConfigError(f"MODEL_PATH must be a directory holding model.onnx and tokenizer.json: {local_model}")
+
+    raw_litestream = litestream_config or env.get("MINIRAG_LITESTREAM_CONFIG", "").strip()
+    litestream = (cwd / Path(raw_litestream).expanduser()).resolve() if raw_litestream else None
+    if litestream is not None and not litestream.is_file():
+        raise ConfigError(f"MINIRAG_LITESTREAM_CONFIG must name Litestream's configuration file: {litestream}")
 
     grouping = env.get("RAG_GROUPING", "").strip().lower() or None
     if grouping is not None and grouping not in GROUPINGS:
@@ -161,11 +170,12 @@ def load_config(
         max_files=_number(env, "RAG_MAX_FILES", int, 1, None),
         allow_private_urls=parse_bool("ALLOW_PRIVATE_URLS", env.get("ALLOW_PRIVATE_URLS", "")),
         read_only=ro,
+        litestream_config=litestream,
     )
 
 
 # The configuration flags every CLI command (and `serve`) accepts, as argparse names them.
-FLAG_NAMES = ("base_dirs", "db_path", "cache_dir", "model_name", "model_path", "read_only")
+FLAG_NAMES = ("base_dirs", "db_path", "cache_dir", "model_name", "model_path", "read_only", "litestream_config")
 
 
 def load_config_from(args, env: Mapping[str, str] | None = None) -> Config:

@@ -22,6 +22,7 @@ from minirag.chunking import SCHEME_VERSION, ChunkedDocument, Section
 from minirag.errors import IndexUnavailable, NotFound
 from minirag.store import connection as db
 from minirag.store import schema
+from minirag.store.checkpoint import Checkpointer
 
 log = logging.getLogger(__name__)
 
@@ -78,16 +79,23 @@ def _batches(values: Sequence, size: int = _IN_BATCH):
 
 
 class Index:
-    """An open index file. Create one per process and share it; methods are short transactions."""
+    """An open index file. Create one per process and share it; methods are short transactions.
 
-    def __init__(self, path: Path, *, read_only: bool = False):
+    `checkpoints` False leaves every checkpoint to Litestream, which replicates
+    the file (store/checkpoint.py); otherwise each committed write is folded
+    into the .db file before the method returns.
+    """
+
+    def __init__(self, path: Path, *, read_only: bool = False, checkpoints: bool = True):
         self.path = Path(path)
         self.read_only = read_only
+        self.checkpoints = checkpoints and not read_only
         if read_only and not self.path.exists():
             raise IndexUnavailable(f"no index at {self.path}; run `minirag sync` first")
         self._local = threading.local()
         self._all: list = []
         self._all_lock = threading.Lock()
+        self.checkpointer = Checkpointer(lambda: db.connect(self.path)) if self.checkpoints else None
         if read_only:
             version = schema.schema_version(self.conn)
             if version != schema.SCHEMA_VERSION:
@@ -98,6 +106,7 @@ class Index:
         else:
             try:
                 schema.migrate(self.conn)
+                self._committed()
                 self._refresh_keywords()
             except db.DatabaseError as exc:
                 raise IndexUnavailable(f"cannot use index {self.path}: {exc}") from None
@@ -109,7 +118,7 @@ class Index:
         conn = getattr(self._local, "conn", None)
         if conn is None:
             try:
-                conn = db.connect(self.path, read_only=self.read_only)
+                conn = db.connect(self.path, read_only=self.read_only, auto_checkpoint=self.checkpoints)
             except db.OperationalError as exc:
                 raise IndexUnavailable(f"cannot open index {self.path}: {exc}") from None
             self._local.conn = conn
@@ -118,11 +127,13 @@ class Index:
         return conn
 
     def close(self) -> None:
+        if self.checkpointer is not None:
+            self.checkpointer.close()
         with self._all_lock:
             conns, self._all = self._all, []
         for i, conn in enumerate(conns):
-            # The last one to close folds the WAL back into the main file.
-            db.close(conn, checkpoint=not self.read_only and i == len(conns) - 1)
+            # The last one to close folds the WAL back into the main file and empties it.
+            db.close(conn, checkpoint=self.checkpoints and i == len(conns) - 1)
         self._local = threading.local()
 
     def __enter__(self) -> Index:
@@ -131,8 +142,13 @@ class Index:
     def __exit__(self, *exc) -> None:
         self.close()
 
-    def _transaction(self):
-        return _Transaction(self.conn)
+    def _transaction(self, *, searchable: bool = True):
+        return _Transaction(self.conn, on_commit=self._committed, searchable=searchable)
+
+    def _committed(self) -> None:
+        """After every committed write: fold it into the .db file, so a plain copy is complete."""
+        if self.checkpointer is not None:
+            self.checkpointer.after_commit(self.conn)
 
     # --- meta ------------------------------------------------------------------
 
@@ -141,10 +157,11 @@ class Index:
         return row[0] if row else None
 
     def set_meta(self, key: str, value: str) -> None:
-        """One statement, outside _Transaction: nothing searchable changes, so the generation stays."""
+        """Nothing searchable changes, so the generation stays."""
         db.with_retry(lambda: self.conn.execute(
             "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
             (key, value)))
+        self._committed()
 
     def generation(self) -> int:
         """Moves on every committed write (see _Transaction)."""
@@ -298,10 +315,19 @@ class Index:
 
         return db.with_retry(write) if sources else 0
 
-    def update_stat(self, source: str, size: int, mtime_ns: int) -> None:
-        """Content unchanged but touched: remember the new stat so the fast path hits next time."""
-        db.with_retry(lambda: self.conn.execute(
-            "UPDATE sources SET size = ?, mtime_ns = ? WHERE source = ?", (size, mtime_ns, source)))
+    def update_stats(self, stats: Sequence[tuple[str, int, int]]) -> None:
+        """(source, size, mtime_ns) of files whose content is unchanged but which were touched:
+        remembered so the fast path hits next time. Written in batches, since each commit
+        costs a checkpoint (~3.5 ms); nothing searchable changes, so the generation stays."""
+        if not stats:
+            return
+
+        def write() -> None:
+            with self._transaction(searchable=False):
+                self.conn.executemany("UPDATE sources SET size = ?, mtime_ns = ? WHERE source = ?",
+                                      [(size, mtime_ns, source) for source, size, mtime_ns in stats])
+
+        db.with_retry(write)
 
     # --- reads ---------------------------------------------------------------
 
@@ -411,17 +437,22 @@ class Index:
 
 
 class _Transaction:
-    """BEGIN IMMEDIATE ... COMMIT, rolling back on any exception (including KeyboardInterrupt)."""
+    """BEGIN IMMEDIATE ... COMMIT, rolling back on any exception (including KeyboardInterrupt).
 
-    def __init__(self, conn):
+    `on_commit` runs after a successful COMMIT (the checkpoint); `searchable` False
+    (a write no search reads) leaves the generation where it is."""
+
+    def __init__(self, conn, *, on_commit=None, searchable: bool = True):
         self.conn = conn
+        self.on_commit = on_commit
+        self.searchable = searchable
 
     def __enter__(self):
         self.conn.execute("BEGIN IMMEDIATE")
         return self.conn
 
     def __exit__(self, exc_type, exc, tb):
-        if exc_type is None:
+        if exc_type is None and self.searchable:
             # Every committed write moves the generation, so in-memory caches of
             # the index (search/vector.py) know they are stale, in any process.
             self.conn.execute(
@@ -432,4 +463,6 @@ class _Transaction:
                 (META_GENERATION,),
             )
         self.conn.execute("COMMIT" if exc_type is None else "ROLLBACK")
+        if exc_type is None and self.on_commit is not None:
+            self.on_commit()
         return False
