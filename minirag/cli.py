@@ -54,6 +54,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = add("serve", "run the MCP server (stdio by default)")
     p.add_argument("--http", metavar="HOST:PORT", help="serve streamable HTTP instead (default host 127.0.0.1)")
+    p.add_argument("--token", help="bearer token HTTP clients must send (MINIRAG_HTTP_TOKEN, which `ps` cannot "
+                                   "see, is safer); required to bind a non-loopback address")
     p = add("ingest", "index files and folders (recursive); unchanged files are skipped")
     p.add_argument("paths", nargs="+", metavar="PATH")
     p.add_argument("--force", action="store_true", help="re-ingest even unchanged files")
