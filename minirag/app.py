@@ -36,13 +36,17 @@ MAX_NEIGHBORS = 20  # chunks on each side read_chunk_neighbors returns at most
 
 
 class App:
-    def __init__(self, config: Config, *, encoder=None):
+    """`serving` (the MCP server) keeps a large index's vector codes in memory across queries;
+    a one-shot CLI command reads them from the file instead of loading a copy it would drop."""
+
+    def __init__(self, config: Config, *, encoder=None, serving: bool = False):
         self.config = config
         self._encoder = encoder
         self._index: Index | None = None
         self._pipeline: Pipeline | None = None
         self._lock = threading.Lock()
-        self.matrices = MatrixCache(lambda: connection.connect(self.config.db_path, read_only=True))
+        self.matrices = (MatrixCache(lambda: connection.connect(self.config.db_path, read_only=True))
+                         if serving else None)
         self._query_pool: ThreadPoolExecutor | None = None
         self.jobs = SyncJobs(config.db_path)
 

@@ -54,7 +54,7 @@ class ServerState:
 
     @classmethod
     def from_config(cls, config: Config, app: App | None = None) -> ServerState:
-        return cls(config=config, read_only=config.read_only, _app=app or App(config))
+        return cls(config=config, read_only=config.read_only, _app=app or App(config, serving=True))
 
     @property
     def app(self) -> App:

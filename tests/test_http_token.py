@@ -4,6 +4,7 @@ client with it works, and a non-loopback bind without a token is refused in one 
 from __future__ import annotations
 
 import http.client
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -12,11 +13,20 @@ import httpx2
 import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
-from test_server_stdio import TIMEOUT_S, _free_port, _wait_for_port, server_env  # noqa: F401 - fixture
+from test_server_stdio import CONFIG_VARS, TIMEOUT_S, _free_port, _wait_for_port
 
 from minirag import server as server_module
 
 TOKEN = "s3cret-token-for-the-test-0123456789"
+
+
+@pytest.fixture
+def server_env(tmp_path, model_path) -> dict[str, str]:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "tides.md").write_text("# Tides\n\nThe moon's gravity raises two tidal bulges a day.\n")
+    env = {k: v for k, v in os.environ.items() if k not in CONFIG_VARS | {"MINIRAG_HTTP_TOKEN"}}
+    return env | {"MODEL_PATH": model_path, "BASE_DIR": str(docs), "DB_PATH": str(tmp_path / "index.db")}
 
 
 def start(env: dict[str, str], *extra: str) -> tuple[subprocess.Popen, int]:

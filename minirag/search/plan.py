@@ -15,11 +15,19 @@ import numpy as np
 
 from minirag import keywords
 from minirag.errors import InvalidArgument
+from minirag.search import vector as vectors
 from minirag.search.filters import apply_post_filters
 from minirag.search.fusion import Hit, fuse
 from minirag.search.keyword import keyword_candidates
 from minirag.search.scope import Scope
-from minirag.search.vector import MatrixCache, scoped_chunk_ids, vec0_candidates
+from minirag.search.vector import (
+    MatrixCache,
+    rescore,
+    rescore_depth,
+    scoped_chunk_ids,
+    streamed_coarse,
+    vec0_candidates,
+)
 
 MAX_TOP_K = 100
 # Each side fetches this many candidates per requested result, within bounds:
@@ -89,20 +97,22 @@ def search(conn, text: str, options: SearchOptions, *, encoder=None, matrices: M
             def embed():
                 return encoder.embed_queries([text])[0]
             if matrices is not None:
-                matrix = matrices.current(shape.generation, shape.largest_chunk_id, encoder.dimension)
+                matrix = matrices.current(shape.generation, shape.largest_chunk_id)
     return hybrid_search(conn, text, replace(options, hybrid_weight=weight), embed=embed, matrix=matrix,
                          pool=pool, shape=shape)
 
 
 def hybrid_search(conn, query_text: str, options: SearchOptions, *, embed=None, matrix=None,
-                  pool: Executor | None = None, shape: IndexShape | None = None) -> list[Hit]:
+                  pool: Executor | None = None, shape: IndexShape | None = None, exact: bool = False) -> list[Hit]:
     """Ranked hits: each side's candidates, weighted RRF in SQL, then the post filters.
 
-    `embed` () -> the query vector; None leaves the vector side out. `matrix` (a
-    vector.VectorMatrix of the current index state) ranks the vector side in
-    memory instead of the vec0 scan. With a `pool`, the embedding and the matrix
-    product (both release the GIL) run there while this thread runs the keyword
-    side: at 1M chunks a hybrid query took 135 instead of 166 ms (p50, 2 cores).
+    `embed` () -> the query vector; None leaves the vector side out. The vector
+    side of an index of MIN_CHUNKS or more ranks its int8 codes, from `matrix`
+    (a vector.VectorMatrix of the current index state) or else straight from the
+    file, and re-scores the best exactly; a smaller one, or `exact`, runs the
+    vec0 scan. With a `pool`, the embedding and the code product (both release
+    the GIL) run there while this thread runs the keyword side: at 1M chunks a
+    hybrid query took 135 instead of 166 ms (p50, 2 cores).
     """
     top_k = clamp_top_k(options.top_k)
     weight = options.hybrid_weight
@@ -115,17 +125,25 @@ def hybrid_search(conn, query_text: str, options: SearchOptions, *, embed=None, 
         return []
     allowed = scoped_chunk_ids(conn, scope) if run_vector and matrix is not None and scope is not None else None
 
-    def vector_side() -> tuple[np.ndarray, list | None]:
+    use_codes = not exact and shape.largest_chunk_id >= vectors.MIN_CHUNKS
+    want = rescore_depth(depth)
+
+    def vector_side() -> tuple[np.ndarray, np.ndarray | None]:
         vector = embed()
-        return vector, (matrix.nearest(vector, depth, allowed) if matrix is not None else None)
+        return vector, (matrix.coarse(vector, want, allowed) if matrix is not None and use_codes else None)
 
     pending = pool.submit(vector_side) if pool is not None and run_vector and terms else None
     keyword = keyword_candidates(conn, terms, depth, scope, shape.largest_chunk_id)
     nearest: list = []
     if run_vector:
-        vector, nearest = pending.result() if pending is not None else vector_side()
-        if nearest is None:  # no matrix: the vec0 KNN, on this thread's connection
-            nearest = vec0_candidates(conn, vector, depth, scope)
+        vector, coarse = pending.result() if pending is not None else vector_side()
+        if coarse is None and use_codes:  # no fresh copy in memory: the codes in the file
+            if allowed is None and scope is not None:
+                allowed = scoped_chunk_ids(conn, scope)
+            coarse = streamed_coarse(conn, vector, want, allowed)
+        # The exact steps run on this thread's connection.
+        nearest = rescore(conn, coarse, vector, depth) if coarse is not None else \
+            vec0_candidates(conn, vector, depth, scope)
     hits = fuse(conn, nearest, keyword, weight)
     hits = apply_post_filters(hits, max_distance=options.max_distance, grouping=options.grouping,
                               max_files=options.max_files)

@@ -1,12 +1,16 @@
-"""The vector side of a query: sqlite-vec's vec0 KNN, or an in-memory matrix on large indexes.
+"""The vector side of a query: sqlite-vec's vec0 KNN, or int8 codes re-scored exactly on large indexes.
 
 sqlite-vec's vec0 scan is exact but costs ~80 ms at 100k chunks and ~800 ms
-at 1M on two cores (scripts/bench.py); one float32 matrix-vector product in
-numpy costs ~8 ms and ~75 ms. The matrix is a cache of the SQLite file, never
-a second store: it is rebuilt in the background whenever the index's write
-generation moves (any process), and until a fresh one is ready the caller
-falls back to the vec0 scan, so results are always those of the current file.
-Exact float32 cosine, so recall against the vec0 scan is 1.0.
+at 1M on two cores (scripts/bench.py). Past codes.CODES_FROM_CHUNKS chunks
+the index also holds an int8 code of every vector (store/codes.py): the
+query ranks all codes with one integer product, then re-scores the best
+RESCORE_PER_RESULT x depth (at least MIN_RESCORE) exactly, cosine from the
+stored float32 vectors. A serving process keeps the codes in memory
+(~250 MB at 1M chunks, against 1.5 GB for the floats it kept before) and
+rebuilds that copy in the background whenever the index's write generation
+moves (any process); until a fresh copy is ready, or in a one-shot CLI
+query, the codes are read block by block straight from the file, so
+results always reflect the current file.
 """
 
 from __future__ import annotations
@@ -18,14 +22,20 @@ import time
 import numpy as np
 
 from minirag.search.scope import Scope
+from minirag.store import codes as stored_codes
 
 log = logging.getLogger(__name__)
 
-#: Below this many chunks the vec0 scan is fast enough (~16 ms at 10k) and no
-#: memory is spent on a copy (float32: 1.5 KB a 384-d chunk).
-MIN_CHUNKS = 20_000
-REBUILD_PAUSE_S = 5.0  # at most one rebuild this often while a sync keeps writing
+MIN_CHUNKS = stored_codes.CODES_FROM_CHUNKS  # below it, the vec0 scan (~16 ms at 10k chunks)
+REBUILD_PAUSE_S = 2.0  # at most one rebuild this often while a sync keeps writing
+# Exactly re-scored candidates: recall@10 1.0 at 1M chunks with 200 (scripts/bench.py --million).
+RESCORE_PER_RESULT = 5
+MIN_RESCORE = 200
+_FLOOR = np.iinfo(np.int32).min
 
+
+def rescore_depth(depth: int) -> int:
+    return max(MIN_RESCORE, RESCORE_PER_RESULT * depth)
 
 
 SCOPED_CHUNKS_SQL = f"SELECT c.id FROM chunks c JOIN sources s ON s.id = c.source_id WHERE {Scope.SQL}"
@@ -51,56 +61,105 @@ def vec0_candidates(conn, vector: np.ndarray, depth: int, scope: Scope | None) -
     return conn.execute(sql, (blob, depth, *(scope.args if scope else ()), depth)).fetchall()
 
 
-
 def scoped_chunk_ids(conn, scope: Scope) -> np.ndarray:
     return np.asarray([r[0] for r in conn.execute(SCOPED_CHUNKS_SQL, scope.args)], dtype=np.int64)
 
 
+def _best(scores: np.ndarray, want: int) -> np.ndarray:
+    """Positions of the `want` highest scores (any order), never one masked to the floor."""
+    want = min(want, int(np.count_nonzero(scores > _FLOOR)))
+    if want <= 0:
+        return np.empty(0, dtype=np.int64)
+    cut = len(scores) - want
+    return np.argpartition(scores, cut)[cut:]
+
+
+def _scores(codes: np.ndarray, weights: np.ndarray, ids: np.ndarray, active: np.ndarray,
+            allowed: np.ndarray | None) -> np.ndarray:
+    scores = np.einsum("ij,j->i", codes, weights)  # int8 x int32 -> int32, ~3x less memory traffic than float32
+    mask = active if allowed is None else active & np.isin(ids, allowed)
+    if not mask.all():
+        scores[~mask] = _FLOOR
+    return scores
+
+
 class VectorMatrix:
-    def __init__(self, generation: int, ids: np.ndarray, matrix: np.ndarray, active: np.ndarray):
+    """Every chunk's int8 code, in memory: the coarse pass of a large index's vector side."""
+
+    def __init__(self, generation: int, codebook: stored_codes.Codebook, ids: np.ndarray, codes: np.ndarray,
+                 active: np.ndarray):
         self.generation = generation
+        self.codebook = codebook
         self.ids = ids  # int64 chunk ids, ascending
-        self.matrix = matrix  # float32 (n, dimension), unit rows
+        self.codes = codes  # int8 (n, code_dims)
         self.active = active  # bool: lifecycle is 'active'
-        self.all_active = bool(active.all())  # the usual case: no mask to apply
 
     @classmethod
-    def load(cls, conn, generation: int, dimension: int) -> VectorMatrix:
-        """Read every vector into one preallocated array (no transient copies: peak = the matrix).
-        Call inside a read transaction so the count and the rows are one snapshot."""
-        n = conn.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
+    def load(cls, conn, generation: int) -> VectorMatrix | None:
+        """Read every block into preallocated arrays (peak = the matrix). Call inside a read
+        transaction so the count and the blocks are one snapshot. None when there are no codes."""
+        codebook = stored_codes.read_codebook(conn)
+        if codebook is None:
+            return None
+        n = stored_codes.code_count(conn)
         ids = np.empty(n, dtype=np.int64)
-        matrix = np.empty((n, dimension), dtype=np.float32)
+        codes = np.empty((n, codebook.code_dims), dtype=np.int8)
         active = np.empty(n, dtype=bool)
-        count = 0
-        for chunk_id, blob, lifecycle in conn.execute("SELECT chunk_id, embedding, lifecycle FROM chunks_vec"):
-            if count == n:
-                break  # chunks and vectors are written in one transaction; never more vectors than chunks
-            ids[count] = chunk_id
-            matrix[count] = np.frombuffer(blob, dtype=np.float32)
-            active[count] = lifecycle == "active"
-            count += 1
-        return cls(generation, ids[:count], matrix[:count], active[:count])
+        at = 0
+        for block in stored_codes.blocks(conn, codebook.code_dims):
+            end = at + len(block.ids)
+            ids[at:end], codes[at:end], active[at:end] = block.ids, block.codes, block.active
+            at = end
+        return cls(generation, codebook, ids, codes, active)
 
-    def nearest(self, query: np.ndarray, depth: int, allowed: np.ndarray | None = None) -> list[tuple[int, float]]:
-        """(chunk_id, cosine distance) of the `depth` nearest active chunks, nearest first."""
-        scores = self.matrix @ np.asarray(query, dtype=np.float32)
-        if allowed is None and self.all_active:
-            depth = min(depth, len(scores))
-        else:
-            mask = self.active if allowed is None else self.active & np.isin(self.ids, allowed)
-            scores = np.where(mask, scores, -np.inf)
-            depth = min(depth, int(mask.sum()))
-        if depth <= 0:
-            return []
-        top = np.argpartition(-scores, depth - 1)[:depth]
-        # Ties broken by chunk id, as the SQL side does.
-        top = top[np.lexsort((self.ids[top], -scores[top]))]
-        return [(int(self.ids[i]), float(1.0 - scores[i])) for i in top]
+    def coarse(self, query: np.ndarray, want: int, allowed: np.ndarray | None = None) -> np.ndarray:
+        """Chunk ids of the `want` best codes for the query (active, inside `allowed` if given)."""
+        scores = _scores(self.codes, self.codebook.query_weights(query), self.ids, self.active, allowed)
+        return self.ids[_best(scores, want)]
+
+
+def streamed_coarse(conn, query: np.ndarray, want: int, allowed: np.ndarray | None = None) -> np.ndarray | None:
+    """What VectorMatrix.coarse returns, reading the codes block by block from the file
+    (nothing kept); None when the index has no codes."""
+    codebook = stored_codes.read_codebook(conn)
+    if codebook is None:
+        return None
+    weights = codebook.query_weights(query)
+    kept_ids, kept_scores = [], []
+    for block in stored_codes.blocks(conn, codebook.code_dims):
+        scores = _scores(block.codes, weights, block.ids, block.active, allowed)
+        best = _best(scores, want)
+        kept_ids.append(block.ids[best])
+        kept_scores.append(scores[best])
+    if not kept_ids:
+        return np.empty(0, dtype=np.int64)
+    ids, scores = np.concatenate(kept_ids), np.concatenate(kept_scores)
+    return ids[_best(scores, want)]
+
+
+def rescore(conn, ids: np.ndarray, query: np.ndarray, depth: int) -> list[tuple[int, float]]:
+    """(chunk_id, cosine distance) of the `depth` nearest of `ids` by their stored float32 vectors,
+    nearest first, ties by chunk id (as the vec0 KNN orders them)."""
+    query = np.asarray(query, dtype=np.float32)
+    found: list[tuple[int, float]] = []
+    id_list = [int(i) for i in ids]
+    for start in range(0, len(id_list), 500):
+        part = id_list[start : start + 500]
+        rows = conn.execute(
+            f"SELECT chunk_id, embedding FROM chunks_vec WHERE chunk_id IN ({','.join('?' * len(part))})", part
+        ).fetchall()
+        if not rows:
+            continue
+        vectors = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), -1)
+        norms = np.linalg.norm(vectors, axis=1) * (float(np.linalg.norm(query)) or 1.0)
+        cosine = (vectors @ query) / np.where(norms > 0, norms, 1.0)
+        found.extend((int(r[0]), float(1.0 - c)) for r, c in zip(rows, cosine, strict=True))
+    found.sort(key=lambda hit: (hit[1], hit[0]))
+    return found[:depth]
 
 
 class MatrixCache:
-    """One matrix per process, rebuilt off the query path when the index changes."""
+    """One in-memory copy of the codes per serving process, rebuilt off the query path when the index changes."""
 
     def __init__(self, open_connection):
         self._open = open_connection  # () -> a connection of its own, for the builder thread
@@ -109,7 +168,7 @@ class MatrixCache:
         self._last_build = 0.0
         self._lock = threading.Lock()
 
-    def current(self, generation: int, chunk_count: int, dimension: int) -> VectorMatrix | None:
+    def current(self, generation: int, chunk_count: int) -> VectorMatrix | None:
         """The matrix if it matches `generation`; else None, starting a rebuild if due."""
         if chunk_count < MIN_CHUNKS:
             return None
@@ -123,18 +182,18 @@ class MatrixCache:
             if due:
                 self._building = True
         if due:
-            threading.Thread(target=self._build, args=(dimension,), name="minirag-vectors", daemon=True).start()
+            threading.Thread(target=self._build, name="minirag-vectors", daemon=True).start()
         return None
 
-    def build_now(self, dimension: int) -> VectorMatrix:
+    def build_now(self) -> VectorMatrix | None:
         """Build synchronously (benchmarks, tests, a warm-up); also what the thread runs."""
         conn = self._open()
         try:
-            # The generation is read inside the same snapshot as the vectors.
+            # The generation is read inside the same snapshot as the codes.
             conn.execute("BEGIN")
             generation = int(conn.execute(
                 "SELECT COALESCE((SELECT value FROM meta WHERE key = 'generation'), 0)").fetchone()[0])
-            matrix = VectorMatrix.load(conn, generation, dimension)
+            matrix = VectorMatrix.load(conn, generation)
             conn.execute("COMMIT")
         finally:
             conn.close()
@@ -142,13 +201,14 @@ class MatrixCache:
             self._matrix = matrix
         return matrix
 
-    def _build(self, dimension: int) -> None:
+    def _build(self) -> None:
         started = time.monotonic()
         try:
-            matrix = self.build_now(dimension)
-            log.info("vector matrix: %d chunks in %.1f s", len(matrix.ids), time.monotonic() - started)
-        except Exception:  # noqa: BLE001 - the vec0 scan keeps answering meanwhile
-            log.exception("could not build the in-memory vector matrix")
+            matrix = self.build_now()
+            if matrix is not None:
+                log.info("vector codes: %d chunks in %.1f s", len(matrix.ids), time.monotonic() - started)
+        except Exception:  # noqa: BLE001 - the codes in the file keep answering meanwhile
+            log.exception("could not load the vector codes into memory")
         finally:
             with self._lock:
                 self._building = False

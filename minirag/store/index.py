@@ -11,7 +11,7 @@ import hashlib
 import logging
 import threading
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -20,8 +20,8 @@ import numpy as np
 from minirag import keywords
 from minirag.chunking import SCHEME_VERSION, ChunkedDocument, Section
 from minirag.errors import IndexUnavailable, NotFound
+from minirag.store import codes, schema
 from minirag.store import connection as db
-from minirag.store import schema
 from minirag.store.checkpoint import Checkpointer
 
 log = logging.getLogger(__name__)
@@ -238,16 +238,36 @@ class Index:
             return 0
 
         def write() -> int:
-            written = 0
+            written, new_codes = 0, _NewCodes()
             with self._transaction():
+                codebook = codes.read_codebook(self.conn)
                 for item in prepared:
-                    self._delete_rows(item.record.source)
-                    written += self._insert(item)
+                    self._delete_rows(item.record.source, codebook)
+                    written += self._insert(item, new_codes)
+                self._add_codes(codebook, new_codes)
             return written
 
         return db.with_retry(write)
 
-    def _insert(self, item: PreparedSource) -> int:
+    def _add_codes(self, codebook: codes.Codebook | None, new: _NewCodes) -> None:
+        """Code the new chunks; or, the first time the index is large enough, fit the codebook and code all."""
+        if codebook is not None:
+            codes.add(self.conn, codebook, np.asarray(new.ids), np.stack(new.vectors) if new.ids else None,
+                      np.asarray(new.active))
+        elif self.conn.execute("SELECT COALESCE(MAX(id), 0) FROM chunks").fetchone()[0] >= codes.CODES_FROM_CHUNKS:
+            self.build_codes()
+
+    def build_codes(self) -> None:
+        """Fit the codebook on the vectors now stored and code every chunk (inside the caller's
+        transaction, or one of its own). Done once, when the index first reaches
+        codes.CODES_FROM_CHUNKS chunks; tests call it on small indexes."""
+        if self.conn.in_transaction:
+            codes.build(self.conn)
+            return
+        with self._transaction(searchable=True):
+            codes.build(self.conn)
+
+    def _insert(self, item: PreparedSource, new_codes: _NewCodes) -> int:
         rec, doc = item.record, item.document
         now = datetime.now(UTC).isoformat(timespec="seconds")
         source_id = self.conn.execute(
@@ -288,9 +308,12 @@ class Index:
                 "INSERT INTO chunks_vec (chunk_id, embedding, lifecycle) VALUES (?, ?, ?)",
                 (chunk_id, np.asarray(vector, dtype=np.float32).tobytes(), rec.lifecycle),
             )
+            new_codes.ids.append(chunk_id)
+            new_codes.vectors.append(np.asarray(vector, dtype=np.float32))
+            new_codes.active.append(rec.lifecycle == "active")
         return len(doc.chunks)
 
-    def _delete_rows(self, source: str) -> bool:
+    def _delete_rows(self, source: str, codebook: codes.Codebook | None) -> bool:
         row = self.conn.execute("SELECT id FROM sources WHERE source = ?", (source,)).fetchone()
         if row is None:
             return False
@@ -301,6 +324,8 @@ class Index:
             self.conn.execute(f"DELETE FROM chunks_fts WHERE rowid IN ({_marks(part)})", part)
             if with_vectors:
                 self.conn.execute(f"DELETE FROM chunks_vec WHERE chunk_id IN ({_marks(part)})", part)
+        if codebook is not None:
+            codes.remove(self.conn, codebook.code_dims, chunk_ids)
         self.conn.execute("DELETE FROM chunks WHERE source_id = ?", (source_id,))
         self.conn.execute("DELETE FROM parents WHERE source_id = ?", (source_id,))
         self.conn.execute("DELETE FROM sources WHERE id = ?", (source_id,))
@@ -311,7 +336,8 @@ class Index:
 
         def write() -> int:
             with self._transaction():
-                return sum(self._delete_rows(s) for s in sources)
+                codebook = codes.read_codebook(self.conn)
+                return sum(self._delete_rows(s, codebook) for s in sources)
 
         return db.with_retry(write) if sources else 0
 
@@ -434,6 +460,15 @@ class Index:
             "schemaVersion": schema.schema_version(self.conn),
             "sqliteVersion": db.sqlite_version(),
         }
+
+
+@dataclass
+class _NewCodes:
+    """The chunks one write transaction inserts, coded together at its end."""
+
+    ids: list[int] = field(default_factory=list)
+    vectors: list[np.ndarray] = field(default_factory=list)
+    active: list[bool] = field(default_factory=list)
 
 
 class _Transaction:

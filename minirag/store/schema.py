@@ -73,8 +73,19 @@ def _m001_core(conn: Connection) -> None:
     )
 
 
+def _m002_vector_codes(conn: Connection) -> None:
+    """The int8 codes a large index searches in memory (store/codes.py), built now if it is large."""
+    from minirag.store import codes
+
+    _script(conn, codes.TABLES_SQL)
+    has_vectors = conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'chunks_vec'").fetchone()
+    if has_vectors and conn.execute("SELECT COUNT(*) FROM chunks").fetchone()[0] >= codes.CODES_FROM_CHUNKS:
+        codes.build(conn)
+
+
 MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [
     ("core tables, FTS5", _m001_core),
+    ("int8 vector codes", _m002_vector_codes),
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 
