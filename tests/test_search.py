@@ -121,7 +121,7 @@ def test_writes_keep_the_codes_in_step_with_the_chunks(coded, docs):
     from minirag.store import codes
 
     def coded_ids():
-        return sorted(int(i) for b in codes.blocks(conn, 256) for i in b.ids)
+        return sorted(int(i) for b in codes.blocks(conn, codes.read_codebook(conn).code_dims) for i in b.ids)
 
     conn = coded.index.conn
     write(docs / "new.md", "# Volcanoes\n\nMagma erupts from volcanoes as lava.")
