@@ -258,7 +258,8 @@ class App:
             encoder = self.encoder
             if bound != (encoder.model_id, encoder.dimension):
                 index.bind_model(encoder.model_id, encoder.dimension)  # raises, naming both models
-        hits = search(index.conn, text, options, encoder=encoder, matrices=self.matrices, pool=self.query_pool)
+        hits = search(index.conn, text, options, encoder=encoder, matrices=self.matrices, pool=self.query_pool,
+                      pool_conn=lambda: index.conn)
         return query_result(hits, index.parents(h.parent_id for h in hits), self.config.roots)
 
     def read(self, key: str) -> dict:

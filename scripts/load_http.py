@@ -103,20 +103,21 @@ async def client_loop(url: str, token: str, queries: list[str], first: int, stri
     from mcp import Client
     from mcp.client.streamable_http import streamable_http_client
 
-    async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=120) as http:
-        async with Client(streamable_http_client(url, http_client=http)) as client:
-            n = first
-            while time.monotonic() < stop_at:
-                started = time.perf_counter()
-                try:
-                    result = await client.call_tool("query_documents", {"query": queries[n % len(queries)],
-                                                                        "topK": 10})
-                    if result.is_error:
-                        errors.append(result.content[0].text if result.content else "tool error")
-                except Exception as exc:  # noqa: BLE001 - every failure is counted, none stops the run
-                    errors.append(f"{type(exc).__name__}: {exc}")
-                samples.append((time.monotonic(), (time.perf_counter() - started) * 1000))
-                n += stride
+    headers = {"Authorization": f"Bearer {token}"}
+    async with httpx2.AsyncClient(headers=headers, timeout=120) as http, \
+            Client(streamable_http_client(url, http_client=http)) as client:
+        n = first
+        while time.monotonic() < stop_at:
+            started = time.perf_counter()
+            try:
+                result = await client.call_tool("query_documents", {"query": queries[n % len(queries)],
+                                                                    "topK": 10})
+                if result.is_error:
+                    errors.append(result.content[0].text if result.content else "tool error")
+            except Exception as exc:  # noqa: BLE001 - every failure is counted, none stops the run
+                errors.append(f"{type(exc).__name__}: {exc}")
+            samples.append((time.monotonic(), (time.perf_counter() - started) * 1000))
+            n += stride
 
 
 async def run_clients(url: str, token: str, queries: list[str], clients: int, seconds: float,

@@ -8,8 +8,10 @@ lifecycle filters applied before ranking -> weighted RRF in SQL (fusion.py)
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from concurrent.futures import Executor
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 
@@ -82,7 +84,7 @@ def candidate_depth(top_k: int) -> int:
 
 
 def search(conn, text: str, options: SearchOptions, *, encoder=None, matrices: MatrixCache | None = None,
-           pool: Executor | None = None) -> list[Hit]:
+           pool: Executor | None = None, pool_conn: Callable[[], Any] | None = None) -> list[Hit]:
     """The whole plan for one query. `encoder` None (or weight 1) leaves the vector side out.
 
     A model that cannot read the query's script gets no vote in the fusion: on
@@ -99,11 +101,12 @@ def search(conn, text: str, options: SearchOptions, *, encoder=None, matrices: M
             if matrices is not None:
                 matrix = matrices.current(shape.generation, shape.largest_chunk_id)
     return hybrid_search(conn, text, replace(options, hybrid_weight=weight), embed=embed, matrix=matrix,
-                         pool=pool, shape=shape)
+                         pool=pool, pool_conn=pool_conn, shape=shape)
 
 
 def hybrid_search(conn, query_text: str, options: SearchOptions, *, embed=None, matrix=None,
-                  pool: Executor | None = None, shape: IndexShape | None = None, exact: bool = False) -> list[Hit]:
+                  pool: Executor | None = None, pool_conn: Callable[[], Any] | None = None,
+                  shape: IndexShape | None = None, exact: bool = False) -> list[Hit]:
     """Ranked hits: each side's candidates, weighted RRF in SQL, then the post filters.
 
     `embed` () -> the query vector; None leaves the vector side out. The vector
@@ -112,7 +115,9 @@ def hybrid_search(conn, query_text: str, options: SearchOptions, *, embed=None, 
     file, and re-scores the best exactly; a smaller one, or `exact`, runs the
     vec0 scan. With a `pool`, the embedding and the code product (both release
     the GIL) run there while this thread runs the keyword side: at 1M chunks a
-    hybrid query took 135 instead of 166 ms (p50, 2 cores).
+    hybrid query took 135 instead of 166 ms (p50, 2 cores). With `pool_conn` (()
+    -> a connection of the calling thread, e.g. Index.conn) the exact re-scoring
+    of an in-memory coarse pass runs there too, on the pool thread's connection.
     """
     top_k = clamp_top_k(options.top_k)
     weight = options.hybrid_weight
@@ -128,22 +133,31 @@ def hybrid_search(conn, query_text: str, options: SearchOptions, *, embed=None, 
     use_codes = not exact and shape.largest_chunk_id >= vectors.MIN_CHUNKS
     want = rescore_depth(depth)
 
-    def vector_side() -> tuple[np.ndarray, np.ndarray | None]:
+    def vector_side(side_conn=None) -> tuple[np.ndarray, list | None]:
         vector = embed()
-        return vector, (matrix.coarse(vector, want, allowed) if matrix is not None and use_codes else None)
+        if matrix is None or not use_codes:
+            return vector, None
+        coarse = matrix.coarse(vector, want, allowed)
+        # Re-scoring reads vec0 (~0.3 ms a vector): off this thread when it has a connection of its own.
+        return vector, (rescore(side_conn(), coarse, vector, depth) if side_conn is not None else coarse)
 
-    pending = pool.submit(vector_side) if pool is not None and run_vector and terms else None
+    pending = None
+    if pool is not None and run_vector and terms:
+        pending = pool.submit(vector_side, pool_conn)
     keyword = keyword_candidates(conn, terms, depth, scope, shape.largest_chunk_id)
     nearest: list = []
     if run_vector:
-        vector, coarse = pending.result() if pending is not None else vector_side()
-        if coarse is None and use_codes:  # no fresh copy in memory: the codes in the file
+        vector, found = pending.result() if pending is not None else vector_side()
+        if found is None and use_codes:  # no fresh copy in memory: the codes in the file
             if allowed is None and scope is not None:
                 allowed = scoped_chunk_ids(conn, scope)
-            coarse = streamed_coarse(conn, vector, want, allowed)
-        # The exact steps run on this thread's connection.
-        nearest = rescore(conn, coarse, vector, depth) if coarse is not None else \
-            vec0_candidates(conn, vector, depth, scope)
+            found = streamed_coarse(conn, vector, want, allowed)
+        if found is None:
+            nearest = vec0_candidates(conn, vector, depth, scope)
+        elif isinstance(found, np.ndarray):  # coarse candidates, not re-scored yet
+            nearest = rescore(conn, found, vector, depth)
+        else:
+            nearest = found
     hits = fuse(conn, nearest, keyword, weight)
     hits = apply_post_filters(hits, max_distance=options.max_distance, grouping=options.grouping,
                               max_files=options.max_files)

@@ -19,9 +19,10 @@ only 0.87 (Hamming) to 0.97 (asymmetric) with 3,200 re-scored; float32 PCA to
 600 MB serving budget beside the model (~240 MB). So a 1M-chunk index holds
 ~310 MB of codes in memory instead of 1.5 GB of floats.
 
-The codes live in blocks of 4,096 chunk ids (`block = chunk_id >> 12`), so
-loading 1M codes reads ~250 rows rather than a million, and a write
-rewrites the one or two blocks its new chunks fall in. The codebook (the
+The codes live in blocks of 1,024 chunk ids (`block = chunk_id >> 10`; the
+codebook records the shift), so loading 1M codes reads ~1,000 rows rather
+than a million, and a write rewrites the one or two ~330 KB blocks its new
+chunks fall in (4,096-id blocks made a 5-chunk write rewrite 1.3 MB). The codebook (the
 projection and the per-dimension step) is fitted once, from the vectors in
 the index when it first reaches CODES_FROM_CHUNKS chunks, and never changes
 after: every code in the file is comparable with every other.
@@ -39,7 +40,7 @@ import numpy as np
 CODES_FROM_CHUNKS = 20_000
 CODE_SHARE = 5 / 6  # dimensions kept: 320 of 384
 TRAIN_SAMPLE = 50_000  # vectors the projection is fitted on, at most
-BLOCK_BITS = 12  # 4,096 chunk ids per block row
+BLOCK_BITS = 10  # 1,024 chunk ids per block row, in a new codebook
 STEP_SIGMAS = 4.0  # the int8 range spans |mean| + 4 standard deviations of each projected dimension
 
 TABLES_SQL = """
@@ -47,6 +48,7 @@ CREATE TABLE vector_codebook (
     id INTEGER PRIMARY KEY CHECK (id = 1),
     dimension INTEGER NOT NULL,
     code_dims INTEGER NOT NULL,
+    block_bits INTEGER NOT NULL,
     basis BLOB NOT NULL,
     step BLOB NOT NULL,
     trained_on INTEGER NOT NULL
@@ -64,6 +66,7 @@ CREATE TABLE vector_codes (
 class Codebook:
     basis: np.ndarray  # float32 (dimension, code_dims), orthonormal columns
     step: np.ndarray  # float32 (code_dims,): value of one code unit in each projected dimension
+    block_bits: int = BLOCK_BITS  # block = chunk_id >> block_bits
 
     @property
     def code_dims(self) -> int:
@@ -95,16 +98,13 @@ def fit(sample: np.ndarray) -> Codebook:
 
 
 def read_codebook(conn) -> Codebook | None:
-    row = conn.execute("SELECT dimension, code_dims, basis, step FROM vector_codebook WHERE id = 1").fetchone()
+    row = conn.execute(
+        "SELECT dimension, code_dims, block_bits, basis, step FROM vector_codebook WHERE id = 1").fetchone()
     if row is None:
         return None
-    dimension, code_dims, basis, step = row
+    dimension, code_dims, block_bits, basis, step = row
     return Codebook(np.frombuffer(basis, dtype=np.float32).reshape(dimension, code_dims),
-                    np.frombuffer(step, dtype=np.float32))
-
-
-def _block_of(chunk_id: int) -> int:
-    return chunk_id >> BLOCK_BITS
+                    np.frombuffer(step, dtype=np.float32), block_bits)
 
 
 @dataclass
@@ -143,7 +143,7 @@ def add(conn, codebook: Codebook, ids: np.ndarray, vectors: np.ndarray, active: 
     ids = np.asarray(ids, dtype=np.int64)
     codes = codebook.encode(vectors)
     active = np.asarray(active, dtype=bool)
-    blocks = ids >> BLOCK_BITS
+    blocks = ids >> codebook.block_bits
     for block in np.unique(blocks):
         mine = blocks == block
         old = _read_block(conn, int(block), codebook.code_dims)
@@ -157,13 +157,13 @@ def add(conn, codebook: Codebook, ids: np.ndarray, vectors: np.ndarray, active: 
         _write_block(conn, int(block), Block(merged.ids[order], merged.codes[order], merged.active[order]))
 
 
-def remove(conn, code_dims: int, ids: Iterable[int]) -> None:
+def remove(conn, codebook: Codebook, ids: Iterable[int]) -> None:
     """Drop the codes of deleted chunks (inside the caller's transaction)."""
     by_block: dict[int, list[int]] = defaultdict(list)
     for chunk_id in ids:
-        by_block[_block_of(chunk_id)].append(chunk_id)
+        by_block[chunk_id >> codebook.block_bits].append(chunk_id)
     for block, gone in by_block.items():
-        old = _read_block(conn, block, code_dims)
+        old = _read_block(conn, block, codebook.code_dims)
         if old is not None:
             keep = ~np.isin(old.ids, np.asarray(gone, dtype=np.int64))
             _write_block(conn, block, Block(old.ids[keep], old.codes[keep], old.active[keep]))
@@ -190,9 +190,10 @@ def build(conn, *, batch: int = 1 << BLOCK_BITS) -> Codebook | None:
     sample = np.stack([np.frombuffer(r[0], dtype=np.float32) for r in rows])
     codebook = fit(sample)
     conn.execute(
-        "INSERT OR REPLACE INTO vector_codebook (id, dimension, code_dims, basis, step, trained_on) "
-        "VALUES (1, ?, ?, ?, ?, ?)",
-        (sample.shape[1], codebook.code_dims, codebook.basis.tobytes(), codebook.step.tobytes(), len(sample)),
+        "INSERT OR REPLACE INTO vector_codebook (id, dimension, code_dims, block_bits, basis, step, trained_on) "
+        "VALUES (1, ?, ?, ?, ?, ?, ?)",
+        (sample.shape[1], codebook.code_dims, codebook.block_bits, codebook.basis.tobytes(),
+         codebook.step.tobytes(), len(sample)),
     )
     conn.execute("DELETE FROM vector_codes")
     pending_ids, pending_vectors, pending_active = [], [], []

@@ -325,7 +325,7 @@ class Index:
             if with_vectors:
                 self.conn.execute(f"DELETE FROM chunks_vec WHERE chunk_id IN ({_marks(part)})", part)
         if codebook is not None:
-            codes.remove(self.conn, codebook.code_dims, chunk_ids)
+            codes.remove(self.conn, codebook, chunk_ids)
         self.conn.execute("DELETE FROM chunks WHERE source_id = ?", (source_id,))
         self.conn.execute("DELETE FROM parents WHERE source_id = ?", (source_id,))
         self.conn.execute("DELETE FROM sources WHERE id = ?", (source_id,))
