@@ -248,3 +248,27 @@ def test_the_vector_side_on_a_pool_ranks_exactly_like_inline(coded, docs):
                 pooled = hybrid_search(conn, text, options, embed=embed, matrix=m, pool=pool)
                 assert inline and pooled == inline
                 assert any(h.distance is not None for h in pooled)  # the vector side took part
+
+
+def test_past_the_head_candidates_the_codes_are_ranked_again_on_every_dimension(monkeypatch):
+    import numpy as np
+
+    from minirag.search import vector as vectors
+    from minirag.store import codes
+
+    rng = np.random.default_rng(0)
+    data = rng.normal(size=(1000, 32)).astype(np.float32)
+    codebook = codes.fit(data)
+    encoded = codebook.encode(data)
+    ids, active = np.arange(1, 1001, dtype=np.int64), np.ones(1000, dtype=bool)
+    matrix = vectors.VectorMatrix(1, codebook, ids, encoded[:, :8].copy(), encoded[:, 8:].copy(), active)
+    monkeypatch.setattr(vectors, "HEAD_CANDIDATES", 100)
+    query = rng.normal(size=32).astype(np.float32)
+    weights = codebook.query_weights(query).astype(np.int64)
+    head_best = np.argsort(-(encoded[:, :8] @ weights[:8]), kind="stable")[:100]
+    full = encoded[head_best].astype(np.int64) @ weights
+    expected = set(ids[head_best[np.argsort(-full, kind="stable")[:10]]].tolist())
+    assert set(matrix.coarse(query, 10).tolist()) == expected
+    monkeypatch.setattr(vectors, "HEAD_CANDIDATES", 10_000)  # every row ranked on all dimensions
+    assert set(matrix.coarse(query, 10).tolist()) == set(ids[np.argsort(-(encoded.astype(np.int64) @ weights),
+                                                                        kind="stable")[:10]].tolist())
