@@ -7,10 +7,13 @@ add a new one.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 
 from minirag.errors import IndexUnavailable
 from minirag.store.connection import Connection, with_retry
+
+log = logging.getLogger(__name__)
 
 
 def _script(conn: Connection, sql: str) -> None:
@@ -79,7 +82,10 @@ def _m002_vector_codes(conn: Connection) -> None:
 
     _script(conn, codes.TABLES_SQL)
     has_vectors = conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'chunks_vec'").fetchone()
-    if has_vectors and conn.execute("SELECT COUNT(*) FROM chunks").fetchone()[0] >= codes.CODES_FROM_CHUNKS:
+    chunks = conn.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
+    if has_vectors and chunks >= codes.CODES_FROM_CHUNKS:
+        log.warning("building the int8 vector codes of %d chunks: once, for this index from an older minirag "
+                    "(about a minute per 100,000 chunks)", chunks)
         codes.build(conn)
 
 
