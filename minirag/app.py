@@ -84,13 +84,17 @@ def looks_like_a_path(source: str) -> bool:
 
 
 class App:
-    def __init__(self, config: Config, *, encoder=None):
+    """`serving` (the MCP server) keeps a large index's vector codes in memory across queries;
+    a one-shot CLI command reads them from the file instead of loading a copy it would drop."""
+
+    def __init__(self, config: Config, *, encoder=None, serving: bool = False):
         self.config = config
         self._encoder = encoder
         self._index: Index | None = None
         self._pipeline: Pipeline | None = None
         self._lock = threading.Lock()
-        self.matrices = MatrixCache(lambda: connection.connect(self.config.db_path, read_only=True))
+        self.matrices = (MatrixCache(lambda: connection.connect(self.config.db_path, read_only=True))
+                         if serving else None)
         self._query_pool: ThreadPoolExecutor | None = None
         self.jobs = SyncJobs(config.db_path)
         self.damage: str | None = None  # the last "index is damaged" error any operation met; status shows it
@@ -123,9 +127,11 @@ class App:
                                 "deleted" if state == "gone" else "replaced")
                     self._index.close()
                     self._index, self._pipeline = None, None
-                    self.matrices.clear()
+                    if self.matrices is not None:
+                        self.matrices.clear()
             if self._index is None:
-                self._index = Index(self.config.db_path, read_only=self.config.read_only)
+                self._index = Index(self.config.db_path, read_only=self.config.read_only,
+                                    checkpoints=self.config.litestream_config is None)
             return self._index
 
     @property
@@ -474,7 +480,8 @@ class App:
             encoder = self.encoder
             if bound != (encoder.model_id, encoder.dimension):
                 index.bind_model(encoder.model_id, encoder.dimension)  # raises, naming both models
-        hits = search(index.conn, text, options, encoder=encoder, matrices=self.matrices, pool=self.query_pool)
+        hits = search(index.conn, text, options, encoder=encoder, matrices=self.matrices, pool=self.query_pool,
+                      pool_conn=lambda: index.conn)
         return query_result(hits, index.parents(h.parent_id for h in hits), self.config.roots)
 
     @explained

@@ -41,6 +41,9 @@ def _common(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--model-path", help="local model directory with model.onnx + tokenizer.json (MODEL_PATH)")
     group.add_argument("--read-only", action="store_true", default=None,
                        help="never write or create the index (MINIRAG_READ_ONLY)")
+    group.add_argument("--litestream-config", metavar="FILE",
+                       help="Litestream configuration replicating the index: Litestream runs its checkpoints "
+                            "(MINIRAG_LITESTREAM_CONFIG; docs/backups.md)")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     parser.add_argument("-v", "--verbose", action="store_true", help="log progress details to stderr")
 
@@ -65,6 +68,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--http", metavar="HOST:PORT", help="serve streamable HTTP instead (default host 127.0.0.1)")
     p.add_argument("--watch", action="store_true", default=None,
                    help="keep the index in sync as files change (MINIRAG_WATCH; =poll to poll)")
+    p.add_argument("--token", help="bearer token HTTP clients must send (MINIRAG_HTTP_TOKEN, which `ps` cannot "
+                                   "see, is safer); required to bind a non-loopback address")
     p = add("ingest", "index files and folders (recursive); unchanged files are skipped")
     p.add_argument("paths", nargs="+", metavar="PATH")
     p.add_argument("--force", action="store_true", help="re-ingest even unchanged files")

@@ -50,6 +50,9 @@ class Config:
     read_only: bool = False
     watch: bool = False  # the server keeps the index in sync as files change (--watch / MINIRAG_WATCH)
     watch_polling: bool = False  # ... by polling instead of OS notifications (MINIRAG_WATCH=poll)
+    # The Litestream configuration that replicates this index: Litestream then runs the
+    # checkpoints (store/checkpoint.py) and `doctor` reports the replica (store/replica.py).
+    litestream_config: Path | None = None
 
 
 def parse_bool(name: str, raw: str) -> bool:
@@ -138,6 +141,7 @@ def load_config(
     model_path: str | None = None,
     read_only: bool | None = None,
     watch: bool | None = None,
+    litestream_config: str | None = None,
     cwd: Path | None = None,
 ) -> Config:
     """Resolve the configuration. Flags (keyword arguments) win over `env`."""
@@ -157,6 +161,11 @@ def load_config(
     local_model = (cwd / Path(raw_model_path).expanduser()).resolve() if raw_model_path else None
     if local_model is not None and not local_model.is_dir():
         raise ConfigError(f"MODEL_PATH must be a directory holding model.onnx and tokenizer.json: {local_model}")
+
+    raw_litestream = litestream_config or env.get("MINIRAG_LITESTREAM_CONFIG", "").strip()
+    litestream = (cwd / Path(raw_litestream).expanduser()).resolve() if raw_litestream else None
+    if litestream is not None and not litestream.is_file():
+        raise ConfigError(f"MINIRAG_LITESTREAM_CONFIG must name Litestream's configuration file: {litestream}")
 
     grouping = env.get("RAG_GROUPING", "").strip().lower() or None
     if grouping is not None and grouping not in GROUPINGS:
@@ -184,12 +193,14 @@ def load_config(
         read_only=ro,
         watch=watching,
         watch_polling=polling,
+        litestream_config=litestream,
     )
 
 
 # The configuration flags of the CLI commands (and `serve`), as argparse names them; a command
 # without one (only `serve` has --watch) reads as not given.
-FLAG_NAMES = ("base_dirs", "db_path", "cache_dir", "model_name", "model_path", "read_only", "watch")
+FLAG_NAMES = ("base_dirs", "db_path", "cache_dir", "model_name", "model_path", "read_only", "watch",
+              "litestream_config")
 
 
 def load_config_from(args, env: Mapping[str, str] | None = None) -> Config:

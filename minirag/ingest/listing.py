@@ -25,7 +25,7 @@ def _same_bytes(found: FoundFile, content_hash: str) -> bool:
         return False
 
 
-def _disk_state(found: FoundFile, stored, excluded, max_size: int, touched: list[FoundFile]) -> str:
+def _disk_state(found: FoundFile, stored, excluded, max_size: int) -> str:
     if found.size > max_size:
         return "too_large"
     if not os.access(found.real, os.R_OK):
@@ -35,10 +35,8 @@ def _disk_state(found: FoundFile, stored, excluded, max_size: int, touched: list
         return "not_indexed"
     content_hash = stored["contentHash"] if stored else excluded.content_hash
     size, mtime_ns = (stored["size"], stored["mtimeNs"]) if stored else (excluded.size, excluded.mtime_ns)
-    if (size, mtime_ns) != (found.size, found.mtime_ns):
-        if not _same_bytes(found, content_hash):
-            return "stale"
-        touched.append(found)
+    if size != found.size or (mtime_ns != found.mtime_ns and not _same_bytes(found, content_hash)):
+        return "stale"
     if stored is None:
         return "excluded"
     return "indexed" if stored["scheme"] == SCHEME_VERSION else "stale_scheme"
@@ -49,14 +47,13 @@ def list_entries(index, config, scope: Scope | None) -> list[dict]:
         row["source"]: row for row in index.list_sources() if scope is None or scope.matches(row["source"])
     }
     exclusions = index.excluded_states()
-    touched: list[FoundFile] = []
     out = []
     for found in walk_roots(config.roots):
         if scope is not None and not scope.matches(found.source):
             continue
         stored = indexed.pop(found.source, None)
         excluded = exclusions.get(found.source)
-        state = _disk_state(found, stored, excluded, config.max_file_size, touched)
+        state = _disk_state(found, stored, excluded, config.max_file_size)
         out.append({
             "source": found.source, "sourceType": "file", "title": stored["title"] if stored else None,
             "state": state, "size": found.size,
@@ -70,7 +67,4 @@ def list_entries(index, config, scope: Scope | None) -> list[dict]:
             state = "missing"
         out.append({"source": source, "sourceType": stored["kind"], "title": stored["title"], "state": state,
                     "size": stored["size"], "chunkCount": stored["chunkCount"]})
-    if touched and not config.read_only:
-        for found in touched:  # unchanged content, new mtime: remember it, as sync would
-            index.update_stat(found.source, found.size, found.mtime_ns)
     return out

@@ -36,6 +36,7 @@ log = logging.getLogger(__name__)
 # enough for length-sorted batches to pack well, small enough to bound memory.
 GROUP_CHUNKS = 256
 LOOKAHEAD = 8  # documents converted ahead of the encoder
+TOUCHED_BATCH = 1000  # new stats of touched-but-unchanged files per transaction (each commit checkpoints)
 
 
 @dataclass(frozen=True)
@@ -150,8 +151,14 @@ class Pipeline:
         exclusions = self.index.excluded_states()
         notify = on_change or (lambda _p: None)
         group: list[Document] = []
+        touched: list[tuple[str, int, int]] = []  # unchanged content, new stat: written with the next group
+
+        def flush_touched() -> None:
+            self.index.update_stats(touched)
+            touched.clear()
 
         def flush() -> None:
+            flush_touched()
             if group:
                 progress.chunks_written += self.write(group, progress)
                 progress.done += len(group)
@@ -183,7 +190,9 @@ class Pipeline:
                     progress.skipped += 1
                     state = stored.get(found.source)
                     if state and (state.size, state.mtime_ns) != (found.size, found.mtime_ns):
-                        self.index.update_stat(found.source, found.size, found.mtime_ns)
+                        touched.append((found.source, found.size, found.mtime_ns))
+                        if len(touched) >= TOUCHED_BATCH:
+                            flush_touched()
                 elif isinstance(result, Excluded):
                     progress.excluded += 1
                     previous = exclusions.get(found.source)

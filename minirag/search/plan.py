@@ -8,19 +8,30 @@ lifecycle filters applied before ranking -> both scores completed for every cand
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from concurrent.futures import Executor
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 
 from minirag import keywords
 from minirag.config import DEFAULT_TOP_K
 from minirag.errors import InvalidArgument
+from minirag.search import vector as vectors
 from minirag.search.filters import apply_post_filters
 from minirag.search.fusion import Hit, fuse
 from minirag.search.keyword import keyword_candidates, keyword_scores
 from minirag.search.scope import Scope
-from minirag.search.vector import MatrixCache, scoped_chunk_ids, vec0_candidates, vector_distances
+from minirag.search.vector import (
+    MatrixCache,
+    rescore,
+    rescore_depth,
+    scoped_chunk_ids,
+    streamed_coarse,
+    vec0_candidates,
+    vector_distances,
+)
 
 MAX_TOP_K = 100
 # Each side fetches this many candidates per requested result, within bounds:
@@ -75,7 +86,7 @@ def candidate_depth(top_k: int) -> int:
 
 
 def search(conn, text: str, options: SearchOptions, *, encoder=None, matrices: MatrixCache | None = None,
-           pool: Executor | None = None) -> list[Hit]:
+           pool: Executor | None = None, pool_conn: Callable[[], Any] | None = None) -> list[Hit]:
     """The whole plan for one query. `encoder` None (or weight 1) leaves the vector side out.
 
     A model that cannot read the query's script gets no vote in the fusion: on
@@ -90,20 +101,25 @@ def search(conn, text: str, options: SearchOptions, *, encoder=None, matrices: M
             def embed():
                 return encoder.embed_queries([text])[0]
             if matrices is not None:
-                matrix = matrices.current(shape.generation, shape.largest_chunk_id, encoder.dimension)
+                matrix = matrices.current(shape.generation, shape.largest_chunk_id)
     return hybrid_search(conn, text, replace(options, hybrid_weight=weight), embed=embed, matrix=matrix,
-                         pool=pool, shape=shape)
+                         pool=pool, pool_conn=pool_conn, shape=shape)
 
 
 def hybrid_search(conn, query_text: str, options: SearchOptions, *, embed=None, matrix=None,
-                  pool: Executor | None = None, shape: IndexShape | None = None) -> list[Hit]:
+                  pool: Executor | None = None, pool_conn: Callable[[], Any] | None = None,
+                  shape: IndexShape | None = None, exact: bool = False) -> list[Hit]:
     """Ranked hits: each side's candidates, both scores for each, fused in SQL, then the post filters.
 
-    `embed` () -> the query vector; None leaves the vector side out. `matrix` (a
-    vector.VectorMatrix of the current index state) ranks the vector side in
-    memory instead of the vec0 scan. With a `pool`, the embedding and the matrix
-    product (both release the GIL) run there while this thread runs the keyword
-    side: at 1M chunks a hybrid query took 135 instead of 166 ms (p50, 2 cores).
+    `embed` () -> the query vector; None leaves the vector side out. The vector
+    side of an index of MIN_CHUNKS or more ranks its int8 codes, from `matrix`
+    (a vector.VectorMatrix of the current index state) or else straight from the
+    file, and re-scores the best exactly; a smaller one, or `exact`, runs the
+    vec0 scan. With a `pool`, the embedding and the code product (both release
+    the GIL) run there while this thread runs the keyword side: at 1M chunks a
+    hybrid query took 135 instead of 166 ms (p50, 2 cores). With `pool_conn` (()
+    -> a connection of the calling thread, e.g. Index.conn) the exact re-scoring
+    of an in-memory coarse pass runs there too, on the pool thread's connection.
     """
     top_k = clamp_top_k(options.top_k)
     weight = options.hybrid_weight
@@ -116,19 +132,36 @@ def hybrid_search(conn, query_text: str, options: SearchOptions, *, embed=None, 
         return []
     allowed = scoped_chunk_ids(conn, scope) if run_vector and matrix is not None and scope is not None else None
 
-    def vector_side() -> tuple[np.ndarray, list | None]:
-        vector = embed()
-        return vector, (matrix.nearest(vector, depth, allowed) if matrix is not None else None)
+    use_codes = not exact and shape.largest_chunk_id >= vectors.MIN_CHUNKS
+    want = rescore_depth(depth)
 
-    pending = pool.submit(vector_side) if pool is not None and run_vector and terms else None
+    def vector_side(side_conn=None) -> tuple[np.ndarray, list | None]:
+        vector = embed()
+        if matrix is None or not use_codes:
+            return vector, None
+        coarse = matrix.coarse(vector, want, allowed)
+        # Re-scoring reads vec0 (~0.3 ms a vector): off this thread when it has a connection of its own.
+        return vector, (rescore(side_conn(), coarse, vector, depth) if side_conn is not None else coarse)
+
+    pending = None
+    if pool is not None and run_vector and terms:
+        pending = pool.submit(vector_side, pool_conn)
     keyword = keyword_candidates(conn, terms, depth, scope, shape.largest_chunk_id)
     nearest: list = []
     if run_vector:
-        vector, nearest = pending.result() if pending is not None else vector_side()
-        if nearest is None:  # no matrix: the vec0 KNN, on this thread's connection
+        vector, found = pending.result() if pending is not None else vector_side()
+        if found is None and use_codes:  # no fresh copy in memory: the codes in the file
+            if allowed is None and scope is not None:
+                allowed = scoped_chunk_ids(conn, scope)
+            found = streamed_coarse(conn, vector, want, allowed)
+        if found is None:
             nearest = vec0_candidates(conn, vector, depth, scope)
+        elif isinstance(found, np.ndarray):  # coarse candidates, not re-scored yet
+            nearest = rescore(conn, found, vector, depth)
+        else:
+            nearest = found
         if terms:
-            nearest, keyword = complete_scores(conn, nearest, keyword, vector, matrix, terms)
+            nearest, keyword = complete_scores(conn, nearest, keyword, vector, terms)
     hits = fuse(conn, nearest, keyword, weight)
     hits = apply_post_filters(hits, max_distance=options.max_distance, grouping=options.grouping,
                               max_files=options.max_files)
@@ -136,7 +169,7 @@ def hybrid_search(conn, query_text: str, options: SearchOptions, *, embed=None, 
 
 
 def complete_scores(conn, nearest: list[tuple[int, float]], keyword: list[tuple[int, float]], vector,
-                    matrix, terms: list[str]) -> tuple[list, list]:
+                    terms: list[str]) -> tuple[list, list]:
     """Both lists extended to every candidate of either: the distance of the chunks only the keyword
     side found, the BM25 of those only the vector side found (0 where they hold no query term).
 
@@ -145,6 +178,6 @@ def complete_scores(conn, nearest: list[tuple[int, float]], keyword: list[tuple[
     """
     in_vector = {chunk_id for chunk_id, _ in nearest}
     in_keyword = {chunk_id for chunk_id, _ in keyword}
-    distances = vector_distances(conn, [c for c, _ in keyword if c not in in_vector], vector, matrix)
+    distances = vector_distances(conn, [c for c, _ in keyword if c not in in_vector], vector)
     bm25 = keyword_scores(conn, [c for c, _ in nearest if c not in in_keyword], terms)
     return [*nearest, *distances.items()], [*keyword, *bm25.items()]

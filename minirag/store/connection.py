@@ -36,8 +36,12 @@ def sqlite_version() -> str:
     return sqlite3.sqlite_version
 
 
-def connect(path: Path | str, *, read_only: bool = False) -> Connection:
-    """Open the index with sqlite-vec loaded and our pragmas set. Does not migrate."""
+def connect(path: Path | str, *, read_only: bool = False, auto_checkpoint: bool = True) -> Connection:
+    """Open the index with sqlite-vec loaded and our pragmas set. Does not migrate.
+
+    `auto_checkpoint` False turns SQLite's own checkpoint-every-1000-pages off on
+    this connection, for a file whose checkpoints Litestream runs (store/checkpoint.py).
+    """
     import sqlite_vec
 
     if read_only:
@@ -60,6 +64,8 @@ def connect(path: Path | str, *, read_only: bool = False) -> Connection:
     if not read_only:
         conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("PRAGMA synchronous = NORMAL")
+        if not auto_checkpoint:
+            conn.execute("PRAGMA wal_autocheckpoint = 0")
     return conn
 
 

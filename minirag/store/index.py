@@ -11,7 +11,7 @@ import hashlib
 import logging
 import threading
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -20,8 +20,9 @@ import numpy as np
 from minirag import keywords
 from minirag.chunking import SCHEME_VERSION, ChunkedDocument, Section
 from minirag.errors import IndexUnavailable, InvalidArgument, NotFound
+from minirag.store import codes, schema
 from minirag.store import connection as db
-from minirag.store import schema
+from minirag.store.checkpoint import Checkpointer
 
 log = logging.getLogger(__name__)
 
@@ -90,16 +91,23 @@ def _batches(values: Sequence, size: int = _IN_BATCH):
 
 
 class Index:
-    """An open index file. Create one per process and share it; methods are short transactions."""
+    """An open index file. Create one per process and share it; methods are short transactions.
 
-    def __init__(self, path: Path, *, read_only: bool = False):
+    `checkpoints` False leaves every checkpoint to Litestream, which replicates
+    the file (store/checkpoint.py); otherwise each committed write is folded
+    into the .db file before the method returns.
+    """
+
+    def __init__(self, path: Path, *, read_only: bool = False, checkpoints: bool = True):
         self.path = Path(path)
         self.read_only = read_only
+        self.checkpoints = checkpoints and not read_only
         if read_only and not self.path.exists():
             raise IndexUnavailable(f"no index at {self.path}; run `minirag sync` first")
         self._local = threading.local()
         self._all: list = []
         self._all_lock = threading.Lock()
+        self.checkpointer = Checkpointer(lambda: db.connect(self.path)) if self.checkpoints else None
         with db.explained(self.path):
             if read_only:
                 version = schema.schema_version(self.conn)
@@ -110,6 +118,7 @@ class Index:
                     )
             else:
                 schema.migrate(self.conn)
+                self._committed()
                 self._refresh_keywords()
         # The file this object writes to: every write checks the path still names it.
         self.identity = db.identity(self.path)
@@ -121,7 +130,7 @@ class Index:
         conn = getattr(self._local, "conn", None)
         if conn is None:
             try:
-                conn = db.connect(self.path, read_only=self.read_only)
+                conn = db.connect(self.path, read_only=self.read_only, auto_checkpoint=self.checkpoints)
             except (db.DatabaseError, OSError) as exc:
                 raise IndexUnavailable(db.explain(exc, self.path)) from None
             self._local.conn = conn
@@ -130,11 +139,13 @@ class Index:
         return conn
 
     def close(self) -> None:
+        if self.checkpointer is not None:
+            self.checkpointer.close()
         with self._all_lock:
             conns, self._all = self._all, []
         for i, conn in enumerate(conns):
-            # The last one to close folds the WAL back into the main file.
-            db.close(conn, checkpoint=not self.read_only and i == len(conns) - 1)
+            # The last one to close folds the WAL back into the main file and empties it.
+            db.close(conn, checkpoint=self.checkpoints and i == len(conns) - 1)
         self._local = threading.local()
 
     def __enter__(self) -> Index:
@@ -143,9 +154,14 @@ class Index:
     def __exit__(self, *exc) -> None:
         self.close()
 
-    def _transaction(self):
+    def _transaction(self, *, searchable: bool = True):
         self.ensure_same_file()
-        return _Transaction(self.conn)
+        return _Transaction(self.conn, on_commit=self._committed, searchable=searchable)
+
+    def _committed(self) -> None:
+        """After every committed write: fold it into the .db file, so a plain copy is complete."""
+        if self.checkpointer is not None:
+            self.checkpointer.after_commit(self.conn)
 
     def file_state(self) -> str:
         """"same" while the path names the file this object opened; else "gone" or "replaced"."""
@@ -172,11 +188,12 @@ class Index:
         return row[0] if row else None
 
     def set_meta(self, key: str, value: str) -> None:
-        """One statement, outside _Transaction: nothing searchable changes, so the generation stays."""
+        """Nothing searchable changes, so the generation stays."""
         self.ensure_same_file()
         db.with_retry(lambda: self.conn.execute(
             "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
             (key, value)))
+        self._committed()
 
     def generation(self) -> int:
         """Moves on every committed write (see _Transaction)."""
@@ -253,13 +270,15 @@ class Index:
             return 0
 
         def write() -> int:
-            written = 0
+            written, new_codes = 0, _NewCodes()
             with self._transaction():
+                codebook = codes.read_codebook(self.conn)
                 for item in prepared:
                     self._refuse_kind_change(item.record)
-                    self._delete_rows(item.record.source)
+                    self._delete_rows(item.record.source, codebook)
                     self.conn.execute("DELETE FROM exclusions WHERE source = ?", (item.record.source,))
-                    written += self._insert(item)
+                    written += self._insert(item, new_codes)
+                self._add_codes(codebook, new_codes)
             return written
 
         return db.with_retry(write)
@@ -272,7 +291,25 @@ class Index:
             raise InvalidArgument(f"{record.source} is indexed as a {row[0]} source; a {record.kind} source "
                                   "cannot replace it")
 
-    def _insert(self, item: PreparedSource) -> int:
+    def _add_codes(self, codebook: codes.Codebook | None, new: _NewCodes) -> None:
+        """Code the new chunks; or, the first time the index is large enough, fit the codebook and code all."""
+        if codebook is not None:
+            codes.add(self.conn, codebook, np.asarray(new.ids), np.stack(new.vectors) if new.ids else None,
+                      np.asarray(new.active))
+        elif self.conn.execute("SELECT COALESCE(MAX(id), 0) FROM chunks").fetchone()[0] >= codes.CODES_FROM_CHUNKS:
+            self.build_codes()
+
+    def build_codes(self) -> None:
+        """Fit the codebook on the vectors now stored and code every chunk (inside the caller's
+        transaction, or one of its own). Done once, when the index first reaches
+        codes.CODES_FROM_CHUNKS chunks; tests call it on small indexes."""
+        if self.conn.in_transaction:
+            codes.build(self.conn)
+            return
+        with self._transaction(searchable=True):
+            codes.build(self.conn)
+
+    def _insert(self, item: PreparedSource, new_codes: _NewCodes) -> int:
         rec, doc = item.record, item.document
         now = datetime.now(UTC).isoformat(timespec="seconds")
         source_id = self.conn.execute(
@@ -313,9 +350,12 @@ class Index:
                 "INSERT INTO chunks_vec (chunk_id, embedding, lifecycle) VALUES (?, ?, ?)",
                 (chunk_id, np.asarray(vector, dtype=np.float32).tobytes(), rec.lifecycle),
             )
+            new_codes.ids.append(chunk_id)
+            new_codes.vectors.append(np.asarray(vector, dtype=np.float32))
+            new_codes.active.append(rec.lifecycle == "active")
         return len(doc.chunks)
 
-    def _delete_rows(self, source: str) -> bool:
+    def _delete_rows(self, source: str, codebook: codes.Codebook | None) -> bool:
         row = self.conn.execute("SELECT id FROM sources WHERE source = ?", (source,)).fetchone()
         if row is None:
             return False
@@ -326,6 +366,8 @@ class Index:
             self.conn.execute(f"DELETE FROM chunks_fts WHERE rowid IN ({_marks(part)})", part)
             if with_vectors:
                 self.conn.execute(f"DELETE FROM chunks_vec WHERE chunk_id IN ({_marks(part)})", part)
+        if codebook is not None:
+            codes.remove(self.conn, codebook, chunk_ids)
         self.conn.execute("DELETE FROM chunks WHERE source_id = ?", (source_id,))
         self.conn.execute("DELETE FROM parents WHERE source_id = ?", (source_id,))
         self.conn.execute("DELETE FROM sources WHERE id = ?", (source_id,))
@@ -339,17 +381,24 @@ class Index:
             with self._transaction():
                 for part in _batches(sources):
                     self.conn.execute(f"DELETE FROM exclusions WHERE source IN ({_marks(part)})", part)
-                return sum(self._delete_rows(s) for s in sources)
+                codebook = codes.read_codebook(self.conn)
+                return sum(self._delete_rows(s, codebook) for s in sources)
 
         return db.with_retry(write) if sources else 0
 
-    def update_stat(self, source: str, size: int, mtime_ns: int) -> None:
-        """Content unchanged but touched: remember the new stat so the fast path hits next time."""
-        self.ensure_same_file()
+    def update_stats(self, stats: Sequence[tuple[str, int, int]]) -> None:
+        """(source, size, mtime_ns) of files whose content is unchanged but which were touched:
+        remembered so the fast path hits next time (an excluded file's too). Written in batches,
+        since each commit costs a checkpoint (~3.5 ms); nothing searchable changes, so the
+        generation stays."""
+        if not stats:
+            return
+        rows = [(size, mtime_ns, source) for source, size, mtime_ns in stats]
 
         def write() -> None:
-            self.conn.execute("UPDATE sources SET size = ?, mtime_ns = ? WHERE source = ?", (size, mtime_ns, source))
-            self.conn.execute("UPDATE exclusions SET size = ?, mtime_ns = ? WHERE source = ?", (size, mtime_ns, source))
+            with self._transaction(searchable=False):
+                self.conn.executemany("UPDATE sources SET size = ?, mtime_ns = ? WHERE source = ?", rows)
+                self.conn.executemany("UPDATE exclusions SET size = ?, mtime_ns = ? WHERE source = ?", rows)
 
         db.with_retry(write)
 
@@ -366,18 +415,14 @@ class Index:
                 checked_at = excluded.checked_at
         """
 
-        self.ensure_same_file()
-
         def write() -> int:
             indexed = self.conn.execute("SELECT 1 FROM sources WHERE source = ?", (source,)).fetchone()
-            if indexed is None:
-                # Nothing searchable changes, so no transaction that moves the generation.
+            # Only dropping indexed rows changes what a search sees, so only then the generation moves.
+            with self._transaction(searchable=indexed is not None):
+                if indexed is not None:
+                    self._delete_rows(source, codes.read_codebook(self.conn))
                 self.conn.execute(upsert, values)
-                return 0
-            with self._transaction():
-                self._delete_rows(source)
-                self.conn.execute(upsert, values)
-            return 1
+            return int(indexed is not None)
 
         return db.with_retry(write)
 
@@ -493,18 +538,32 @@ class Index:
         }
 
 
-class _Transaction:
-    """BEGIN IMMEDIATE ... COMMIT, rolling back on any exception (including KeyboardInterrupt)."""
+@dataclass
+class _NewCodes:
+    """The chunks one write transaction inserts, coded together at its end."""
 
-    def __init__(self, conn):
+    ids: list[int] = field(default_factory=list)
+    vectors: list[np.ndarray] = field(default_factory=list)
+    active: list[bool] = field(default_factory=list)
+
+
+class _Transaction:
+    """BEGIN IMMEDIATE ... COMMIT, rolling back on any exception (including KeyboardInterrupt).
+
+    `on_commit` runs after a successful COMMIT (the checkpoint); `searchable` False
+    (a write no search reads) leaves the generation where it is."""
+
+    def __init__(self, conn, *, on_commit=None, searchable: bool = True):
         self.conn = conn
+        self.on_commit = on_commit
+        self.searchable = searchable
 
     def __enter__(self):
         self.conn.execute("BEGIN IMMEDIATE")
         return self.conn
 
     def __exit__(self, exc_type, exc, tb):
-        if exc_type is None:
+        if exc_type is None and self.searchable:
             # Every committed write moves the generation, so in-memory caches of
             # the index (search/vector.py) know they are stale, in any process.
             self.conn.execute(
@@ -515,4 +574,6 @@ class _Transaction:
                 (META_GENERATION,),
             )
         self.conn.execute("COMMIT" if exc_type is None else "ROLLBACK")
+        if exc_type is None and self.on_commit is not None:
+            self.on_commit()
         return False

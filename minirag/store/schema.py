@@ -7,10 +7,13 @@ add a new one.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 
 from minirag.errors import IndexUnavailable
 from minirag.store.connection import Connection, with_retry
+
+log = logging.getLogger(__name__)
 
 
 def _script(conn: Connection, sql: str) -> None:
@@ -91,9 +94,23 @@ def _m002_exclusions(conn: Connection) -> None:
     )
 
 
+def _m003_vector_codes(conn: Connection) -> None:
+    """The int8 codes a large index searches in memory (store/codes.py), built now if it is large."""
+    from minirag.store import codes
+
+    _script(conn, codes.TABLES_SQL)
+    has_vectors = conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'chunks_vec'").fetchone()
+    chunks = conn.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
+    if has_vectors and chunks >= codes.CODES_FROM_CHUNKS:
+        log.warning("building the int8 vector codes of %d chunks: once, for this index from an older minirag "
+                    "(about a minute per 100,000 chunks)", chunks)
+        codes.build(conn)
+
+
 MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [
     ("core tables, FTS5", _m001_core),
     ("exclusions", _m002_exclusions),
+    ("int8 vector codes", _m003_vector_codes),
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -1,0 +1,113 @@
+"""`serve --http` with a bearer token: requests without it (or with another) get 401, the SDK
+client with it works, and a non-loopback bind without a token is refused in one line."""
+
+from __future__ import annotations
+
+import http.client
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx2
+import pytest
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+from test_server_stdio import CONFIG_VARS, TIMEOUT_S, _free_port, _wait_for_port
+
+from minirag import server as server_module
+
+TOKEN = "s3cret-token-for-the-test-0123456789"
+
+
+@pytest.fixture
+def server_env(tmp_path, model_path) -> dict[str, str]:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "tides.md").write_text("# Tides\n\nThe moon's gravity raises two tidal bulges a day.\n")
+    env = {k: v for k, v in os.environ.items() if k not in CONFIG_VARS | {"MINIRAG_HTTP_TOKEN"}}
+    return env | {"MODEL_PATH": model_path, "BASE_DIR": str(docs), "DB_PATH": str(tmp_path / "index.db")}
+
+
+def start(env: dict[str, str], *extra: str) -> tuple[subprocess.Popen, int]:
+    port = _free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "minirag", "serve", "--http", f"127.0.0.1:{port}", *extra],
+                            env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    _wait_for_port(port, proc)
+    return proc, port
+
+
+def status_of(port: int, headers: dict[str, str]) -> int:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=TIMEOUT_S)
+    try:
+        body = b'{"jsonrpc": "2.0", "id": 1, "method": "ping"}'
+        conn.request("POST", "/mcp", body=body, headers={"Content-Type": "application/json",
+                                                          "Accept": "application/json, text/event-stream", **headers})
+        return conn.getresponse().status
+    finally:
+        conn.close()
+
+
+def stop(proc: subprocess.Popen) -> bytes:
+    proc.terminate()
+    _stdout, stderr = proc.communicate(timeout=TIMEOUT_S)
+    return stderr
+
+
+@pytest.mark.anyio
+async def test_with_a_token_only_requests_that_carry_it_are_served(server_env):
+    proc, port = start(server_env | {"MINIRAG_HTTP_TOKEN": TOKEN})
+    try:
+        assert status_of(port, {}) == 401
+        assert status_of(port, {"Authorization": "Bearer " + TOKEN[:-1] + "x"}) == 401
+        assert status_of(port, {"Authorization": "Basic " + TOKEN}) == 401
+        headers = {"Authorization": f"Bearer {TOKEN}"}
+        async with httpx2.AsyncClient(headers=headers, timeout=TIMEOUT_S) as http_client:
+            transport = streamable_http_client(f"http://127.0.0.1:{port}/mcp", http_client=http_client)
+            async with Client(transport) as client:
+                await client.call_tool("ingest_file", {"filePath": str(Path(server_env["BASE_DIR"]) / "tides.md")})
+                found = await client.call_tool("query_documents", {"query": "tidal bulges"})
+    finally:
+        stderr = stop(proc)
+    assert found.structured_content["results"][0]["source"].endswith("tides.md"), stderr
+
+
+def test_the_token_flag_works_like_the_environment_variable(server_env):
+    proc, port = start(server_env, "--token", TOKEN)
+    try:
+        assert status_of(port, {}) == 401
+        assert status_of(port, {"Authorization": f"Bearer {TOKEN}"}) != 401
+    finally:
+        stop(proc)
+
+
+@pytest.mark.parametrize("host", ["0.0.0.0", "[::]", "192.168.1.20", "example.org"])
+def test_binding_a_non_loopback_address_without_a_token_is_refused_in_one_line(server_env, host):
+    proc = subprocess.run([sys.executable, "-m", "minirag", "serve", "--http", f"{host}:{_free_port()}"],
+                          env=server_env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                          timeout=TIMEOUT_S)
+    assert proc.returncode == 1
+    assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
+    assert proc.stderr.startswith("minirag: error: refusing to serve HTTP on")
+    assert "MINIRAG_HTTP_TOKEN" in proc.stderr
+
+
+def test_a_short_token_is_refused(server_env):
+    proc = subprocess.run([sys.executable, "-m", "minirag", "serve", "--http", f":{_free_port()}", "--token", "abc"],
+                          env=server_env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                          timeout=TIMEOUT_S)
+    assert proc.returncode == 1 and "at least 16 characters" in proc.stderr
+
+
+def test_the_token_is_compared_with_hmac_compare_digest(monkeypatch):
+    compared = []
+
+    def spy(a, b):
+        compared.append((a, b))
+        return a == b
+
+    monkeypatch.setattr(server_module.hmac, "compare_digest", spy)
+    guard = server_module.BearerToken(app=None, token=TOKEN)
+    assert guard.authorized({"headers": [(b"authorization", f"Bearer {TOKEN}".encode())]})
+    assert not guard.authorized({"headers": [(b"authorization", b"Bearer nope")]})
+    assert compared == [(TOKEN.encode(), TOKEN.encode()), (b"nope", TOKEN.encode())]
