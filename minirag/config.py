@@ -37,7 +37,7 @@ class Setting:
     name: str  # the environment variable
     default: str  # as shown to users
     meaning: str
-    flag: str | None = None  # the CLI flag that wins over the variable
+    flag: str | None = None  # the CLI flags that win over the variable, comma-separated
     values: str = ""  # what is accepted, for settings that are not numbers
     kind: type | None = None  # int or float: a number in low..high (None: unbounded)
     low: float | None = None
@@ -58,20 +58,20 @@ class Setting:
 SETTINGS: tuple[Setting, ...] = (
     Setting("BASE_DIR", "the current directory", "one document root, and the security boundary: "
             "every file minirag reads must lie inside a root", flag="--base-dir", values="an existing folder"),
-    Setting("BASE_DIRS", "unset", "several document roots; wins over BASE_DIR",
-            flag="--base-dir (repeated)", values="a JSON array of one or more non-empty path strings"),
-    Setting("DB_PATH", f"<first root>/{INDEX_DIRNAME}/{INDEX_FILENAME}", "the index: one SQLite file "
-            f"(given a folder, {INDEX_FILENAME} inside it)", flag="--db-path", values="a file path"),
-    Setting("CACHE_DIR", "<user cache dir>/minirag/models (Linux: ~/.cache/minirag/models)",
+    Setting("BASE_DIRS", "unset", "several document roots (`[\"/a\", \"/b\"]`); wins over `BASE_DIR`",
+            flag="--base-dir", values="a JSON array of one or more non-empty path strings"),
+    Setting("DB_PATH", f"`<first root>/{INDEX_DIRNAME}/{INDEX_FILENAME}`", "the index: one SQLite file "
+            f"(given a folder, `{INDEX_FILENAME}` inside it)", flag="--db-path", values="a file path"),
+    Setting("CACHE_DIR", "`<user cache dir>/minirag/models` (Linux: `~/.cache/minirag/models`)",
             "where models downloaded from the Hugging Face hub are kept", flag="--cache-dir", values="a folder"),
-    Setting("MODEL_NAME", f"the index's model; {DEFAULT_MODEL} for a new index",
-            "the embedding model, by hub id or short name (all-MiniLM-L6-v2); naming another model "
-            "than the index's is refused", flag="--model-name", values="a model id (see docs/models.md)"),
+    Setting("MODEL_NAME", f"the index's model; `{DEFAULT_MODEL}` for a new index",
+            "the embedding model, by hub id or short name (`all-MiniLM-L6-v2`); naming another model "
+            "than the index's is refused", flag="--model-name", values="a model id (see [models.md](models.md))"),
     Setting("MODEL_PATH", "unset (an index written with one keeps using it)",
-            "a local model folder, used with no network at all; wins over MODEL_NAME",
+            "a local model folder, used with no network at all; wins over `MODEL_NAME`",
             flag="--model-path", values="a directory holding model.onnx and tokenizer.json"),
     Setting("MAX_FILE_SIZE", f"{DEFAULT_MAX_FILE_SIZE} (100 MiB)", "bytes; bigger files (and bigger "
-            "ingest_data payloads) are refused before they are read", kind=int, low=1),
+            "`ingest_data` payloads) are refused before they are read", kind=int, low=1),
     Setting("CHUNK_TOKEN_BUDGET", str(DEFAULT_CHUNK_TOKEN_BUDGET), "size of a retrieval unit in the "
             "model's own tokens; also at most the model's maximum sequence length",
             kind=int, low=MIN_CHUNK_TOKEN_BUDGET, high=8192),
@@ -82,21 +82,21 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("RAG_MAX_DISTANCE", "unset", "drop hits farther than this cosine distance (0 to 2), "
             "and keyword-only hits", kind=float, low=0.0),
     Setting("RAG_MAX_FILES", "unset", "keep hits from the first N distinct sources only", kind=int, low=1),
-    Setting("ALLOW_PRIVATE_URLS", "off", "let ingest_url fetch loopback, private and link-local hosts",
+    Setting("ALLOW_PRIVATE_URLS", "off", "let `ingest_url` fetch loopback, private and link-local hosts",
             values=BOOLEAN_VALUES),
     Setting("MINIRAG_READ_ONLY", "off", "never write or create the index; the server lists only the read tools",
             flag="--read-only", values=BOOLEAN_VALUES),
     Setting("MINIRAG_WATCH", "off", "the server keeps the index in sync as files change "
-            "(poll: by polling, for network drives)", flag="serve --watch (watch --poll)",
+            "(poll: by polling, for network drives)", flag="serve --watch, watch --poll",
             values="1/true/yes/on, 0/false/no/off or poll"),
     Setting("HF_HUB_OFFLINE", "unset", "never try the Hugging Face hub: a model that is not on disk "
             "fails at once", values="1/true/yes/on", read_by="minirag and huggingface_hub"),
-    Setting("HF_ENDPOINT", "https://huggingface.co", "the hub that models are downloaded from",
+    Setting("HF_ENDPOINT", "`https://huggingface.co`", "the hub that models are downloaded from",
             values="a URL", read_by="minirag and huggingface_hub"),
     Setting("ORT_DISABLE_TELEMETRY", "1 (set by minirag unless already set)", "keeps ONNX Runtime from "
-            "writing a device id and telemetry events under ~/.cache/Microsoft", values="1",
+            "writing a device id and telemetry events under `~/.cache/Microsoft`", values="1",
             read_by="onnxruntime"),
-    Setting("SHIV_ROOT", "~/.shiv", "where the zipapp unpacks itself on first run", values="a folder",
+    Setting("SHIV_ROOT", "`~/.shiv`", "where the zipapp unpacks itself on first run", values="a folder",
             read_by="the zipapp (shiv)"),
 )
 SETTING = {setting.name: setting for setting in SETTINGS}
