@@ -98,6 +98,24 @@ name minirag-mcp's users have in their client configurations (see
   file failed (each gets a `warn:` line); `status` exits 0 even with a broken
   configuration and reports it as `configError`; `doctor` exits 1 if any check
   failed; `watch` runs until Ctrl-C.
+
+## Examples
+
+```bash
+minirag ingest ~/docs/notes ~/docs/report.pdf     # files and folders, recursive
+minirag sync                                      # reconcile with the roots
+minirag watch                                     # sync, then follow changes until Ctrl-C
+minirag ingest-url https://example.com/page --source page
+echo "# Meeting" | minirag ingest-data --source notes/meeting-1 --format markdown
+minirag query "changelog" --scope ~/docs/releases --top-k 5
+minirag read ~/docs/notes.md                      # the whole document, rebuilt from sections
+minirag read-neighbors --file-path ~/docs/notes.md --chunk-index 3 --before 2 --after 2
+minirag list                                      # every file with its state
+minirag delete ~/docs/old.md                      # from the index; the file stays
+minirag status --json
+minirag backup ~/backups/                         # online, consistent copy into an existing folder
+minirag doctor                                    # what usually breaks: driver, model, roots, index
+```
 """
 
 
