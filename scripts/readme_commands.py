@@ -18,8 +18,9 @@ How they run
       `git clone` into a temporary folder, as a user's fresh clone would be.
     - HOME is an empty temporary folder, with XDG_CONFIG_HOME, XDG_CACHE_HOME, XDG_DATA_HOME
       and XDG_STATE_HOME under it and ~/.local/bin (where `uv tool install` puts commands)
-      first on PATH. `~/docs`, the folder the README's examples point at, holds copies of a
-      few test documents (tests/fixtures/docs), as a user's own folder would.
+      first on PATH, and no virtual environment on PATH. `~/docs`, the folder the README's
+      examples point at, holds copies of a few test documents (tests/fixtures/docs), as a
+      user's own folder would.
     - Package downloads are shared, not user state: uv's cache and its Python installations
       (`uv cache dir`, `uv python dir`) keep their usual places unless --cold-cache; so do
       PYENV_ROOT and PIP_* settings.
@@ -123,10 +124,16 @@ def user_environment(home: Path, *, cold_cache: bool) -> dict[str, str]:
         "XDG_CACHE_HOME": str(home / ".cache"),
         "XDG_DATA_HOME": str(home / ".local" / "share"),
         "XDG_STATE_HOME": str(home / ".local" / "state"),
-        "PATH": f"{home / '.local' / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}",
+        "PATH": os.pathsep.join([str(home / ".local" / "bin"), *_outside_virtual_environments(env.get("PATH", ""))]),
         "HF_HUB_OFFLINE": "1",
     })
     return env
+
+
+def _outside_virtual_environments(path: str) -> list[str]:
+    """PATH without virtual environments' bin folders (`uv run` puts the project's first):
+    a README command must find only what the README installed."""
+    return [entry for entry in path.split(os.pathsep) if entry and not (Path(entry).parent / "pyvenv.cfg").is_file()]
 
 
 def _prepare_home(home: Path, clone: Path) -> None:
