@@ -19,7 +19,7 @@ def lint(session):
 
 @nox.session
 def eval(session):
-    """Retrieval quality on every set in ../shared/eval-data (the README table)."""
+    """Retrieval quality on every set in ../shared/eval-data (docs/evaluation.md)."""
     args = session.posargs or ["../shared/eval-data/gnome-help-desc-C", "../shared/eval-data/lo-help-index-en-US",
                                "../shared/eval-data/lo-help-index-ru", "--index-dir", "data/eval-idx"]
     session.run("uv", "run", "python", "scripts/eval.py", *args, external=True)

