@@ -75,8 +75,9 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("CHUNK_TOKEN_BUDGET", str(DEFAULT_CHUNK_TOKEN_BUDGET), "size of a retrieval unit in the "
             "model's own tokens; also at most the model's maximum sequence length",
             kind=int, low=MIN_CHUNK_TOKEN_BUDGET, high=8192),
-    Setting("RAG_HYBRID_WEIGHT", str(DEFAULT_HYBRID_WEIGHT), "the keyword side's weight in the fusion: "
-            "0 = vector only (FTS is not run), 1 = keyword only", kind=float, low=0.0, high=1.0),
+    Setting("RAG_HYBRID_WEIGHT", str(DEFAULT_HYBRID_WEIGHT), "the keyword side's share of the fused score "
+            "(normalized BM25 against normalized cosine; docs/search.md): 0 = vector only (FTS is not run), "
+            "1 = keyword only", kind=float, low=0.0, high=1.0),
     Setting("RAG_GROUPING", "unset", "cut the results at the first (similar) or second (related) "
             "large distance gap", values=", ".join(GROUPINGS)),
     Setting("RAG_MAX_DISTANCE", "unset", "drop hits farther than this cosine distance (0 to 2), "
@@ -89,6 +90,11 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("MINIRAG_WATCH", "off", "the server keeps the index in sync as files change "
             "(poll: by polling, for network drives)", flag="serve --watch, watch --poll",
             values="1/true/yes/on, 0/false/no/off or poll"),
+    Setting("MINIRAG_LITESTREAM_CONFIG", "unset", "the Litestream configuration replicating this index: "
+            "Litestream then runs its checkpoints, and `doctor` checks the replica (docs/backups.md)",
+            flag="--litestream-config", values="a file"),
+    Setting("MINIRAG_HTTP_TOKEN", "unset", "bearer token clients of `serve --http` must send; required to "
+            "bind a non-loopback address (at least 16 characters)", flag="serve --token", values="a secret"),
     Setting("HF_HUB_OFFLINE", "unset", "never try the Hugging Face hub: a model that is not on disk "
             "fails at once", values="1/true/yes/on", read_by="minirag and huggingface_hub"),
     Setting("HF_ENDPOINT", "`https://huggingface.co`", "the hub that models are downloaded from",
