@@ -571,15 +571,9 @@ PHASES = {
 
 
 def run_phase(name: str, spec: dict) -> dict:
-    started = time.perf_counter()
-    proc = subprocess.run(
-        [sys.executable, str(Path(__file__).resolve()), "--phase", name, "--phase-spec", json.dumps(spec)],
-        stdout=subprocess.PIPE, text=True, check=False,
-    )
-    if proc.returncode != 0:
-        raise SystemExit(f"bench phase {name} failed (exit {proc.returncode})")
-    log(f"[{name}] done in {time.perf_counter() - started:.0f} s")
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    from bench_common import run_phase as run
+
+    return run(Path(__file__).resolve(), "bench", name, spec, log)
 
 
 def cli_query_seconds(db_path: Path, work: Path, model_path: str, queries: list[str]) -> dict:

@@ -99,18 +99,7 @@ def markdown(rng: random.Random, title: str, extra: str = "") -> str:
     return f"# {title}\n\n{paragraph(rng)} {extra}\n\n" + "\n\n".join(sections) + "\n"
 
 
-class CountingEncoder:
-    """The real encoder, recording every passage it is asked to embed."""
-
-    def __init__(self, real):
-        self.real, self.embedded = real, []
-
-    def __getattr__(self, name):
-        return getattr(self.real, name)
-
-    def embed_documents(self, texts):
-        self.embedded.extend(texts)
-        return self.real.embed_documents(texts)
+from bench_common import CountingEncoder  # noqa: E402 - scripts/ is on sys.path above
 
 
 def make_app(root: Path, db_path: Path, model_path: str, encoder):
@@ -339,15 +328,9 @@ PHASES = {"latency": phase_latency, "burst": phase_burst, "idle": phase_idle}
 
 
 def run_phase(name: str, spec: dict) -> dict:
-    started = time.perf_counter()
-    proc = subprocess.run(
-        [sys.executable, str(Path(__file__).resolve()), "--phase", name, "--phase-spec", json.dumps(spec)],
-        stdout=subprocess.PIPE, text=True, check=False,
-    )
-    if proc.returncode != 0:
-        raise SystemExit(f"watch bench phase {name} failed (exit {proc.returncode})")
-    log(f"[{name}] done in {time.perf_counter() - started:.0f} s")
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    from bench_common import run_phase as run
+
+    return run(Path(__file__).resolve(), "watch bench", name, spec, log)
 
 
 def run_all(work: Path, *, model_path: str | None, edits: int, burst: int, idle_files: int,

@@ -22,6 +22,9 @@ def _load_script(name: str):
     return module
 
 
+CountingEncoder = _load_script("bench_common").CountingEncoder
+
+
 @pytest.fixture(scope="session")
 def tiny_model_dir() -> Path:
     """A real ONNX encoder with small seeded weights (scripts/tiny_model.py): fast, not meaningful."""

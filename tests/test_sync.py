@@ -3,7 +3,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import write
+from conftest import CountingEncoder, write
 
 from minirag.ingest.pipeline import Progress
 from minirag.ingest.sync import run_sync
@@ -168,20 +168,6 @@ def test_syncing_one_subfolder_leaves_the_rest_alone(app, docs):
     write(docs / "a" / "z.md", "# Z\n\nzebra")
     run_sync(app.pipeline, list(app.config.roots), path=docs / "a")
     assert sources(app) == {str(docs / "a" / "x.md"), str(docs / "a" / "z.md"), str(docs / "b" / "y.md")}
-
-
-class CountingEncoder:
-    """The real encoder, counting the passages it is asked to embed."""
-
-    def __init__(self, real):
-        self.real, self.embedded = real, []
-
-    def __getattr__(self, name):
-        return getattr(self.real, name)
-
-    def embed_documents(self, texts):
-        self.embedded.extend(texts)
-        return self.real.embed_documents(texts)
 
 
 def test_unchanged_chunk_text_is_never_embedded_twice(make_config, encoder, docs):

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, write
+from conftest import ROOT, CountingEncoder, write
 
 from minirag.app import App
 from minirag.ingest.watch import EventFilter
@@ -24,20 +24,6 @@ from minirag.store import connection as db
 DEBOUNCE = 0.3
 TUNING = {"debounce": DEBOUNCE, "lock_retry": 0.2, "reconcile_every": 3600.0}
 DEADLINE = 20.0
-
-
-class CountingEncoder:
-    """The real encoder, counting the passages it is asked to embed."""
-
-    def __init__(self, real):
-        self.real, self.embedded = real, []
-
-    def __getattr__(self, name):
-        return getattr(self.real, name)
-
-    def embed_documents(self, texts):
-        self.embedded.extend(texts)
-        return self.real.embed_documents(texts)
 
 
 def eventually(predicate, timeout: float = DEADLINE, what: str = "condition"):
