@@ -12,7 +12,7 @@ from minirag.chunking.model import Chunk, ChunkedDocument, Section, TokenCounter
 #: Bumped whenever chunk boundaries or chunk text change for the same input.
 #: Chunks record it; `status` reports chunks cut by an older scheme as stale and
 #: `sync` re-ingests their sources even when the bytes are unchanged.
-SCHEME_VERSION = 5
+SCHEME_VERSION = 6
 
 MIN_BUDGET = 16
 

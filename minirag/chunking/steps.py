@@ -56,7 +56,7 @@ def run(markdown: str, *, title: str, count_tokens: TokenCounter, budget: int,
 
     tokens = Tokens(count_tokens)
     packer = Packer(tokens, budget, max_tokens)
-    crumbs = [make_breadcrumb(part.crumbs, tokens, budget) for part in parts]
+    crumbs = [_breadcrumb(part, title, tokens, budget) for part in parts]
     own_chunk = _headings_needing_own_chunk(parts, crumbs)
     skip_headings = category == "headings"
 
@@ -67,7 +67,7 @@ def run(markdown: str, *, title: str, count_tokens: TokenCounter, budget: int,
         room = budget - tokens.special - (tokens.content(crumb.text) if crumb.text else 0)
         for draft in cut_part(part):
             sections.append(draft.section(with_pages))
-            pieces = _draft_pieces(draft, crumb, packer, room, skip_headings)
+            pieces = _draft_pieces(draft, crumb, packer, room, skip_headings, title)
             if pieces:
                 packed = packer.pack(pieces, crumb.text)
             elif draft.first and index in own_chunk and crumb.text:
@@ -91,11 +91,34 @@ def run(markdown: str, *, title: str, count_tokens: TokenCounter, budget: int,
     return ChunkedDocument(title=title, category=category, sections=sections, chunks=chunks)
 
 
+def _same_words(a: str, b: str) -> bool:
+    return " ".join(a.split()).casefold() == " ".join(b.split()).casefold()
+
+
+def _breadcrumb(part: Part, title: str, tokens: Tokens, budget: int) -> Crumb:
+    """The part's heading chain under the document's title, so every chunk says what it belongs to.
+
+    A chunk of page 7 of a manual means little alone; with `Manual > Chapter` in
+    front of it the encoder and BM25 both see its context. `kept` stays in the
+    positions of the part's own chain.
+    """
+    chain = list(part.crumbs)
+    offset = 0
+    if title.strip() and not (chain and _same_words(chain[0], title)):
+        chain, offset = [" ".join(title.split()), *chain], 1
+    crumb = make_breadcrumb(chain, tokens, budget)
+    if not offset:
+        return crumb
+    return Crumb(crumb.text, frozenset(k - offset for k in crumb.kept if k >= offset), crumb.truncated)
+
+
 def _draft_pieces(
-    draft: Draft, crumb: Crumb, packer: Packer, room: int, skip_headings: bool
+    draft: Draft, crumb: Crumb, packer: Packer, room: int, skip_headings: bool, title: str = ""
 ) -> list[Piece]:
     pieces: list[Piece] = []
     for block in draft.blocks:
+        if block.kind == "heading" and not skip_headings and title and _same_words(block.title, title):
+            continue  # the breadcrumb already says it
         if block.kind == "heading" and skip_headings:
             if crumb.truncated and draft.first:
                 # The breadcrumb could not hold this heading, so its words go in the body.
@@ -132,7 +155,8 @@ def _carries_title(text: str, title: str) -> bool:
 def _seed_title(
     planned: list[_Planned], title: str, packer: Packer, tokens: Tokens, budget: int
 ) -> None:
-    """Prepend `# Title` to the first chunk, repacking its section so it still fits."""
+    """Prepend `# Title` to the first chunk when its breadcrumb does not carry the title (a title past a
+    third of the budget is elided there), repacking its section so it still fits."""
     title = " ".join(title.split())
     first = next((plan for plan in planned if plan.packed), None)
     if not title or first is None or _carries_title(first.packed[0].text, title):
