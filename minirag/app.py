@@ -528,7 +528,7 @@ class App:
             "dbPath": str(config.db_path),
             "model": config.model_path and f"{config.model_path} (MODEL_PATH)" or config.model_name,
             "hybridWeight": config.hybrid_weight,
-            "chunkTokenBudget": config.chunk_token_budget,
+            "chunkTokenBudget": config.chunk_token_budget or "the model's default",
             "chunkScheme": SCHEME_VERSION,
             "readOnly": config.read_only,
         }

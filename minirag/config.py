@@ -72,8 +72,9 @@ SETTINGS: tuple[Setting, ...] = (
             flag="--model-path", values="a directory holding model.onnx and tokenizer.json"),
     Setting("MAX_FILE_SIZE", f"{DEFAULT_MAX_FILE_SIZE} (100 MiB)", "bytes; bigger files (and bigger "
             "`ingest_data` payloads) are refused before they are read", kind=int, low=1),
-    Setting("CHUNK_TOKEN_BUDGET", str(DEFAULT_CHUNK_TOKEN_BUDGET), "size of a retrieval unit in the "
-            "model's own tokens; also at most the model's maximum sequence length",
+    Setting("CHUNK_TOKEN_BUDGET", f"the model's own ({DEFAULT_CHUNK_TOKEN_BUDGET} unless measured otherwise; "
+            "docs/models.md)", "size of a retrieval unit in the model's own tokens; also at most the model's "
+            "maximum sequence length",
             kind=int, low=MIN_CHUNK_TOKEN_BUDGET, high=8192),
     Setting("RAG_HYBRID_WEIGHT", str(DEFAULT_HYBRID_WEIGHT), "the keyword side's share of the fused score "
             "(normalized BM25 against normalized cosine; docs/search.md): 0 = vector only (FTS is not run), "
@@ -121,7 +122,7 @@ class Config:
     model_path: Path | None = None
     model_named: bool = False  # MODEL_NAME / --model-name given: otherwise an index keeps its own model
     max_file_size: int = DEFAULT_MAX_FILE_SIZE
-    chunk_token_budget: int = DEFAULT_CHUNK_TOKEN_BUDGET
+    chunk_token_budget: int | None = None  # None: the model's own default (models.ModelSpec.chunk_budget)
     hybrid_weight: float = DEFAULT_HYBRID_WEIGHT
     grouping: str | None = None
     max_distance: float | None = None
@@ -264,7 +265,7 @@ def load_config(
         model_named=bool(model_name or env.get("MODEL_NAME", "").strip()),
         model_path=local_model,
         max_file_size=max_file_size if max_file_size is not None else DEFAULT_MAX_FILE_SIZE,
-        chunk_token_budget=budget if budget is not None else DEFAULT_CHUNK_TOKEN_BUDGET,
+        chunk_token_budget=budget,
         hybrid_weight=weight if weight is not None else DEFAULT_HYBRID_WEIGHT,
         grouping=grouping,
         max_distance=_number(env, "RAG_MAX_DISTANCE"),

@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from minirag.config import DEFAULT_CHUNK_TOKEN_BUDGET
 from minirag.errors import ModelUnavailable
 
 log = logging.getLogger(__name__)
@@ -37,6 +38,9 @@ class ModelSpec:
     query_prefix: str = ""
     document_prefix: str = ""
     dimension: int | None = None
+    # Tokens per retrieval unit when CHUNK_TOKEN_BUDGET is not set: 110 (the reference's,
+    # under a 128-token training length) unless measured otherwise for the model.
+    chunk_budget: int = DEFAULT_CHUNK_TOKEN_BUDGET
 
 
 KNOWN_MODELS: dict[str, ModelSpec] = {
@@ -110,6 +114,7 @@ def spec_from_directory(directory: Path, fallback_id: str) -> ModelSpec:
         max_length=int(max_length or base.max_length),
         query_prefix=own.get("query_prefix", base.query_prefix),
         document_prefix=own.get("document_prefix", base.document_prefix),
+        chunk_budget=int(own.get("chunk_budget", base.chunk_budget)),
     )
 
 

@@ -149,6 +149,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from minirag.config import load_config
     from minirag.encoder import Encoder
+    from minirag.ingest.pipeline import chunk_budget
     from minirag.models import resolve
 
     model_path = args.model_path or os.environ.get("MODEL_PATH")
@@ -171,7 +172,7 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps({name: {k: v for k, v in r.items() if k != "_meta"} for name, r in results.items()}, indent=2))
         return 0
     print(f"model: {encoder.model_id} ({config.model_path}), hybrid weight {config.hybrid_weight}, "
-          f"chunk budget {config.chunk_token_budget} tokens")
+          f"chunk budget {chunk_budget(config, encoder)} tokens")
     print(f"{'set':<22} {'mode':<8} {'nDCG@10':>8} {'MRR@10':>8} {'R@10':>8} {'R@100':>8} {'q/s':>7}", flush=True)
     for directory in sets:  # each set's rows as soon as it is done
         r = evaluate(directory, config, encoder, args.index_dir, log, args.keyword_budget_share, args.top_k)

@@ -65,17 +65,23 @@ def file_hash(data: bytes) -> str:
     return hashlib.blake2b(data, digest_size=20).hexdigest()
 
 
+def chunk_budget(config: Config, encoder) -> int:
+    """CHUNK_TOKEN_BUDGET, else the model's own default; never past what the model reads."""
+    budget = config.chunk_token_budget or min(encoder.spec.chunk_budget, encoder.max_length)
+    if budget > encoder.max_length:
+        raise ConfigError(
+            f"CHUNK_TOKEN_BUDGET must be in {MIN_CHUNK_TOKEN_BUDGET}–{encoder.max_length} for "
+            f"{encoder.model_id} (its maximum sequence length), got {budget}"
+        )
+    return budget
+
+
 class Pipeline:
     def __init__(self, index: Index, encoder: Encoder, config: Config):
         self.index = index
         self.encoder = encoder
         self.config = config
-        if config.chunk_token_budget > encoder.max_length:
-            raise ConfigError(
-                f"CHUNK_TOKEN_BUDGET must be in {MIN_CHUNK_TOKEN_BUDGET}–{encoder.max_length} for "
-                f"{encoder.model_id} (its maximum sequence length), got {config.chunk_token_budget}"
-            )
-        self.budget = config.chunk_token_budget
+        self.budget = chunk_budget(config, encoder)
         index.bind_model(encoder.model_id, encoder.dimension)
 
     # --- preparing documents (runs in worker threads) ----------------------
