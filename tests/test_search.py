@@ -278,9 +278,9 @@ def test_a_hybrid_hit_found_by_one_side_carries_the_other_sides_score_too(make_a
     seen = {}
     real = plan.complete_scores
 
-    def spy(conn, nearest, keyword, vector, terms):
+    def spy(conn, nearest, keyword, vector, terms, **options):
         seen["before"] = (len(nearest), len(keyword))
-        out = real(conn, nearest, keyword, vector, terms)
+        out = real(conn, nearest, keyword, vector, terms, **options)
         seen["after"] = (len(out[0]), len(out[1]))
         return out
 

@@ -161,7 +161,7 @@ def hybrid_search(conn, query_text: str, options: SearchOptions, *, embed=None, 
         else:
             nearest = found
         if terms:
-            nearest, keyword = complete_scores(conn, nearest, keyword, vector, terms)
+            nearest, keyword = complete_scores(conn, nearest, keyword, vector, terms, small_index=not use_codes)
     hits = fuse(conn, nearest, keyword, weight)
     hits = apply_post_filters(hits, max_distance=options.max_distance, grouping=options.grouping,
                               max_files=options.max_files)
@@ -169,7 +169,7 @@ def hybrid_search(conn, query_text: str, options: SearchOptions, *, embed=None, 
 
 
 def complete_scores(conn, nearest: list[tuple[int, float]], keyword: list[tuple[int, float]], vector,
-                    terms: list[str]) -> tuple[list, list]:
+                    terms: list[str], *, small_index: bool = True) -> tuple[list, list]:
     """Both lists extended to every candidate of either: the distance of the chunks only the keyword
     side found, the BM25 of those only the vector side found (0 where they hold no query term).
 
@@ -178,6 +178,7 @@ def complete_scores(conn, nearest: list[tuple[int, float]], keyword: list[tuple[
     """
     in_vector = {chunk_id for chunk_id, _ in nearest}
     in_keyword = {chunk_id for chunk_id, _ in keyword}
-    distances = vector_distances(conn, [c for c, _ in keyword if c not in in_vector], vector)
+    distances = vector_distances(conn, [c for c, _ in keyword if c not in in_vector], vector,
+                                 small_index=small_index)
     bm25 = keyword_scores(conn, [c for c, _ in nearest if c not in in_keyword], terms)
     return [*nearest, *distances.items()], [*keyword, *bm25.items()]

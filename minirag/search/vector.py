@@ -62,10 +62,27 @@ def vec0_candidates(conn, vector: np.ndarray, depth: int, scope: Scope | None) -
     return conn.execute(sql, (blob, depth, *(scope.args if scope else ()), depth)).fetchall()
 
 
-def vector_distances(conn, ids: list[int], query: np.ndarray) -> dict[int, float]:
+def vector_distances(conn, ids: list[int], query: np.ndarray, *, small_index: bool) -> dict[int, float]:
     """Cosine distance of each of `ids` to the query, from its stored float32 vector: for the
-    chunks only the keyword side found. One vec0 point lookup per id (see rescore)."""
-    return dict(rescore(conn, np.asarray(ids, dtype=np.int64), query, len(ids)))
+    chunks only the keyword side found.
+
+    On a small index one `chunk_id IN (...)` query, which vec0 answers with a scan
+    (~25 ms at 16k chunks whatever the number of ids); on a large one a point
+    lookup per id (see rescore), since that scan would cost ~680 ms at 1M."""
+    if not ids:
+        return {}
+    if not small_index:
+        return dict(rescore(conn, np.asarray(ids, dtype=np.int64), query, len(ids)))
+    query = np.asarray(query, dtype=np.float32)
+    query_norm = float(np.linalg.norm(query)) or 1.0
+    marks = ",".join("?" * len(ids))
+    out = {}
+    for chunk_id, blob in conn.execute(f"SELECT chunk_id, embedding FROM chunks_vec WHERE chunk_id IN ({marks})",
+                                       ids):
+        vector = np.frombuffer(blob, dtype=np.float32)
+        norm = float(np.linalg.norm(vector)) * query_norm
+        out[chunk_id] = float(1.0 - (vector @ query) / norm) if norm else 1.0
+    return out
 
 
 def scoped_chunk_ids(conn, scope: Scope) -> np.ndarray:
