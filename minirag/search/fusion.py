@@ -50,19 +50,24 @@ kw AS (
 ),
 vector_bounds AS (SELECT MIN(distance) AS nearest, MAX(distance) AS farthest FROM vec),
 keyword_best AS (SELECT MAX(bm25) AS best FROM kw),
-candidates AS (SELECT chunk_id FROM vec UNION SELECT chunk_id FROM kw),
+-- One row per candidate with both of its scores (a side's missing score stays NULL): a
+-- UNION ALL and GROUP BY, not a join, since json_each tables have no index to join on.
+per_chunk AS (
+    SELECT chunk_id, MAX(distance) AS distance, MAX(bm25) AS bm25
+    FROM (SELECT chunk_id, distance, NULL AS bm25 FROM vec
+          UNION ALL
+          SELECT chunk_id, NULL AS distance, bm25 FROM kw)
+    GROUP BY chunk_id
+),
 fused AS (
-    SELECT c.chunk_id, v.distance,
-           :vector_weight * CASE WHEN v.distance IS NULL THEN 0.0
+    SELECT p.chunk_id, p.distance,
+           :vector_weight * CASE WHEN p.distance IS NULL THEN 0.0
                                  WHEN b.farthest > b.nearest
-                                 THEN (b.farthest - v.distance) / (b.farthest - b.nearest)
+                                 THEN (b.farthest - p.distance) / (b.farthest - b.nearest)
                                  ELSE 1.0 END
-         + :keyword_weight * CASE WHEN kw.bm25 IS NULL OR NOT k.best > 0 THEN 0.0
-                                  ELSE kw.bm25 / k.best END AS score
-    FROM candidates c
-    LEFT JOIN vec v ON v.chunk_id = c.chunk_id
-    LEFT JOIN kw ON kw.chunk_id = c.chunk_id
-    CROSS JOIN vector_bounds b CROSS JOIN keyword_best k
+         + :keyword_weight * CASE WHEN p.bm25 IS NULL OR NOT k.best > 0 THEN 0.0
+                                  ELSE p.bm25 / k.best END AS score
+    FROM per_chunk p CROSS JOIN vector_bounds b CROSS JOIN keyword_best k
 )
 SELECT f.chunk_id, s.source, s.kind, s.title, ch.ord, ch.text, f.score, f.distance, ch.parent_id,
        ch.page_start, ch.page_end
