@@ -94,15 +94,21 @@ def _ranked(app, docs):
 
 
 def test_the_int8_codes_rescored_exactly_rank_like_the_vec0_scan_from_the_file_and_from_memory(indexed, docs,
-                                                                                                request):
+                                                                                                request, monkeypatch):
+    from minirag.search import vector as vectors
+
     exact = _ranked(indexed, docs)
     coded = request.getfixturevalue("coded")
     matrices, coded.matrices = coded.matrices, None
     assert _ranked(coded, docs) == exact  # the codes read block by block from the file
     coded.matrices = matrices
-    assert matrices.build_now() is not None
+    monkeypatch.setattr(vectors, "FLOAT_MATRIX_BYTES", 0)  # too large for floats: codes in memory
+    assert matrices.build_now().floats is None
     assert matrices.current(coded.index.generation(), 10) is not None
-    assert _ranked(coded, docs) == exact  # the in-memory copy
+    assert _ranked(coded, docs) == exact  # the in-memory codes
+    monkeypatch.setattr(vectors, "FLOAT_MATRIX_BYTES", 1 << 30)  # a mid-size index: exact floats in memory
+    assert matrices.build_now().floats is not None
+    assert _ranked(coded, docs) == exact
 
 
 def test_a_stale_matrix_is_never_used(coded, monkeypatch, docs):

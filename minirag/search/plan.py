@@ -139,6 +139,8 @@ def hybrid_search(conn, query_text: str, options: SearchOptions, *, embed=None, 
         vector = embed()
         if matrix is None or not use_codes:
             return vector, None
+        if matrix.floats is not None:  # a mid-size index held exactly in memory
+            return vector, matrix.exact(vector, depth, allowed)
         coarse = matrix.coarse(vector, want, allowed)
         # Re-scoring reads vec0 (~0.3 ms a vector): off this thread when it has a connection of its own.
         return vector, (rescore(side_conn(), coarse, vector, depth) if side_conn is not None else coarse)
@@ -161,7 +163,8 @@ def hybrid_search(conn, query_text: str, options: SearchOptions, *, embed=None, 
         else:
             nearest = found
         if terms:
-            nearest, keyword = complete_scores(conn, nearest, keyword, vector, terms, small_index=not use_codes)
+            nearest, keyword = complete_scores(conn, nearest, keyword, vector, terms, small_index=not use_codes,
+                                               matrix=matrix)
     hits = fuse(conn, nearest, keyword, weight)
     hits = apply_post_filters(hits, max_distance=options.max_distance, grouping=options.grouping,
                               max_files=options.max_files)
@@ -169,7 +172,7 @@ def hybrid_search(conn, query_text: str, options: SearchOptions, *, embed=None, 
 
 
 def complete_scores(conn, nearest: list[tuple[int, float]], keyword: list[tuple[int, float]], vector,
-                    terms: list[str], *, small_index: bool = True) -> tuple[list, list]:
+                    terms: list[str], *, small_index: bool = True, matrix=None) -> tuple[list, list]:
     """Both lists extended to every candidate of either: the distance of the chunks only the keyword
     side found, the BM25 of those only the vector side found (0 where they hold no query term).
 
@@ -178,7 +181,10 @@ def complete_scores(conn, nearest: list[tuple[int, float]], keyword: list[tuple[
     """
     in_vector = {chunk_id for chunk_id, _ in nearest}
     in_keyword = {chunk_id for chunk_id, _ in keyword}
-    distances = vector_distances(conn, [c for c, _ in keyword if c not in in_vector], vector,
-                                 small_index=small_index)
+    missing = [c for c, _ in keyword if c not in in_vector]
+    if matrix is not None and matrix.floats is not None:
+        distances = matrix.distances(missing, vector)
+    else:
+        distances = vector_distances(conn, missing, vector, small_index=small_index)
     bm25 = keyword_scores(conn, [c for c, _ in nearest if c not in in_keyword], terms)
     return [*nearest, *distances.items()], [*keyword, *bm25.items()]
