@@ -53,8 +53,10 @@ def _make_hostile():
 
 @pytest.fixture(scope="module")
 def zip_bomb(tmp_path_factory) -> Path:
-    """~1.1 MB DOCX inflating to 1.1 GiB; generated once (a few seconds)."""
-    return _make_hostile().make_docx_zip_bomb(tmp_path_factory.mktemp("bomb") / "zip_bomb.docx")
+    """~0.2 MB DOCX inflating to 200 MiB (ratio ~1000:1, over MAX_ZIP_RATIO); the 1.1 GiB one, over
+    MAX_UNZIPPED_BYTES too, takes seconds to make and is refused by the same central-directory check."""
+    return _make_hostile().make_docx_zip_bomb(tmp_path_factory.mktemp("bomb") / "zip_bomb.docx",
+                                              inflated_size=200 * 1024 * 1024)
 
 
 @pytest.fixture

@@ -15,6 +15,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from test_server_stdio import CONFIG_VARS, TIMEOUT_S, _free_port, _wait_for_port
 
+from minirag import cli
 from minirag import server as server_module
 
 TOKEN = "s3cret-token-for-the-test-0123456789"
@@ -81,22 +82,28 @@ def test_the_token_flag_works_like_the_environment_variable(server_env):
         stop(proc)
 
 
+def refusal(server_env: dict[str, str], monkeypatch, capsys, argv: list[str]) -> tuple[int, str]:
+    """Run the CLI in this process: a refused bind never starts a server, so no subprocess is needed."""
+    for name in CONFIG_VARS | {"MINIRAG_HTTP_TOKEN"}:
+        monkeypatch.delenv(name, raising=False)
+    for name in ("MODEL_PATH", "BASE_DIR", "DB_PATH"):
+        monkeypatch.setenv(name, server_env[name])
+    code = cli.main(argv)
+    return code, capsys.readouterr().err
+
+
 @pytest.mark.parametrize("host", ["0.0.0.0", "[::]", "192.168.1.20", "example.org"])
-def test_binding_a_non_loopback_address_without_a_token_is_refused_in_one_line(server_env, host):
-    proc = subprocess.run([sys.executable, "-m", "minirag", "serve", "--http", f"{host}:{_free_port()}"],
-                          env=server_env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                          timeout=TIMEOUT_S)
-    assert proc.returncode == 1
-    assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
-    assert proc.stderr.startswith("minirag: error: refusing to serve HTTP on")
-    assert "MINIRAG_HTTP_TOKEN" in proc.stderr
+def test_binding_a_non_loopback_address_without_a_token_is_refused_in_one_line(server_env, monkeypatch, capsys, host):
+    code, stderr = refusal(server_env, monkeypatch, capsys, ["serve", "--http", f"{host}:{_free_port()}"])
+    assert code == 1
+    assert stderr.count("\n") == 1 and "Traceback" not in stderr
+    assert stderr.startswith("minirag: error: refusing to serve HTTP on")
+    assert "MINIRAG_HTTP_TOKEN" in stderr
 
 
-def test_a_short_token_is_refused(server_env):
-    proc = subprocess.run([sys.executable, "-m", "minirag", "serve", "--http", f":{_free_port()}", "--token", "abc"],
-                          env=server_env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                          timeout=TIMEOUT_S)
-    assert proc.returncode == 1 and "at least 16 characters" in proc.stderr
+def test_a_short_token_is_refused(server_env, monkeypatch, capsys):
+    code, stderr = refusal(server_env, monkeypatch, capsys, ["serve", "--http", f":{_free_port()}", "--token", "abc"])
+    assert code == 1 and "at least 16 characters" in stderr
 
 
 def test_the_token_is_compared_with_hmac_compare_digest(monkeypatch):

@@ -51,14 +51,14 @@ class Watching:
         return self.app.read(str(path))["text"]
 
     def settle(self) -> None:
-        """Wait until the watcher has nothing queued or running, twice a debounce apart."""
+        """Wait until the watcher has nothing queued or running, and still so a debounce later
+        (an event that arrives in that window is queued, so the last wait covers its pass)."""
         def idle() -> bool:
             state = self.app.watch_state()
             return state["queued"] == 0 and state["running"] is None and "waitingForLock" not in state
 
-        for _ in range(2):
-            eventually(idle, what="the watcher to go idle")
-            time.sleep(DEBOUNCE + 0.2)
+        eventually(idle, what="the watcher to go idle")
+        time.sleep(DEBOUNCE + 0.2)
         eventually(idle, what="the watcher to go idle")
 
     def passes_since(self, count: int) -> list:
