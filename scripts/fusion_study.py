@@ -170,10 +170,8 @@ def peak(x: np.ndarray, n: int = 50) -> float:
     return float((top[0] - top[1:].mean()) / spread) if spread > 0 else 0.0
 
 
-def make_adaptive(prior: float, mix: float, n: int = 50, norm: str = "minmax"):
+def make_adaptive(prior: float, mix: float, n: int = 50):
     """CC whose keyword weight leans toward the side whose best hit stands out more."""
-    base = make_cc(0.0, norm)
-
     def rule(r):
         cos, bm = r["cos"].astype(float), r["bm25"].astype(float)
         zv = peak(cos, n)
@@ -182,7 +180,6 @@ def make_adaptive(prior: float, mix: float, n: int = 50, norm: str = "minmax"):
         w = (1 - mix) * prior + mix * adaptive
         v, k = minmax(cos), minmax(bm, 0.0)
         return (1 - w) * v + w * k
-    del base
     return rule
 
 
@@ -193,6 +190,8 @@ def score(paths: list[Path]) -> None:
     for w in (0.3, 0.4, 0.5, 0.6):
         rules[f"cc-minmax{w}"] = make_cc(w)
         rules[f"cc-z{w}"] = make_cc(w, "z")
+    for mix in (0.5, 1.0):
+        rules[f"adaptive-mix{mix}"] = make_adaptive(0.4, mix)
     for w in (0.4, 0.6):
         rules[f"rrf{w}@40"] = make_rrf(w, depth=40)
     for w in (0.3, 0.4, 0.5):
