@@ -74,7 +74,8 @@ SETTINGS: tuple[Setting, ...] = (
             "`ingest_data` payloads) are refused before they are read", kind=int, low=1),
     Setting("CHUNK_TOKEN_BUDGET", f"the model's own ({DEFAULT_CHUNK_TOKEN_BUDGET} unless measured otherwise; "
             "docs/models.md)", "size of a retrieval unit in the model's own tokens; also at most the model's "
-            "maximum sequence length",
+            "maximum sequence length. A sync re-cuts files cut at another budget (unchanged chunk texts "
+            "keep their vectors)",
             kind=int, low=MIN_CHUNK_TOKEN_BUDGET, high=8192),
     Setting("RAG_HYBRID_WEIGHT", str(DEFAULT_HYBRID_WEIGHT), "the keyword side's share of the fused score "
             "(normalized BM25 against normalized cosine; docs/search.md): 0 = vector only (FTS is not run), "

@@ -97,8 +97,9 @@ def test_an_index_from_before_the_vector_codes_gets_them_when_opened(tmp_path, m
         index.bind_model(encoder.model_id, encoder.dimension)
         index.replace_sources([PreparedSource(SourceRecord("d/1", "data", "t", "h"), doc,
                                               encoder.embed_documents(texts).astype(np.float32))])
-        # As a minirag before migration 3 left it: no codes, schema version 2.
-        for sql in ("DROP TABLE vector_codes", "DROP TABLE vector_codebook", "DELETE FROM migrations WHERE id = 3"):
+        # As a minirag before migration 3 left it: no codes (nor what later migrations add), schema version 2.
+        for sql in ("DROP TABLE vector_codes", "DROP TABLE vector_codebook", "ALTER TABLE sources DROP COLUMN chunk_budget",
+                    "DELETE FROM migrations WHERE id >= 3"):
             index.conn.execute(sql)
     with Index(path) as index:
         assert schema.schema_version(index.conn) == schema.SCHEMA_VERSION

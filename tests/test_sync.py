@@ -188,3 +188,40 @@ def test_unchanged_chunk_text_is_never_embedded_twice(make_config, encoder, docs
         assert len(again) < first / 3
     finally:
         app.close()
+
+
+def test_a_new_chunk_budget_recuts_unchanged_files_on_the_next_sync(make_config, encoder, docs):
+    from minirag.app import App
+
+    sentences = " ".join(f"Sentence {i} tells of harbour number {i} and its lighthouse." for i in range(60))
+    write(docs / "long.md", f"# Harbours\n\n{sentences}\n")
+    write(docs / "short.md", "# Note\n\nOne short line.\n")
+
+    def chunks_of(app, name):
+        return [row[0] for row in app.index.conn.execute(
+            "SELECT c.text FROM chunks c JOIN sources s ON s.id = c.source_id WHERE s.source = ? ORDER BY c.ord",
+            (str(docs / name),)).fetchall()]
+
+    counting = CountingEncoder(encoder)
+    app = App(make_config({"CHUNK_TOKEN_BUDGET": "64"}), encoder=counting)
+    try:
+        sync(app)
+        small = chunks_of(app, "long.md")
+    finally:
+        app.close()
+    app = App(make_config({"CHUNK_TOKEN_BUDGET": "64"}), encoder=counting)
+    try:
+        assert sync(app).done == 0  # the same budget: nothing to do
+    finally:
+        app.close()
+    embedded = len(counting.embedded)
+    app = App(make_config({"CHUNK_TOKEN_BUDGET": "200"}), encoder=counting)
+    try:
+        result = sync(app)
+        large = chunks_of(app, "long.md")
+        assert result.done == 2 and len(large) < len(small)
+        # the short file's one chunk did not change: its vector was reused, not embedded again
+        assert all("One short line" not in t for t in counting.embedded[embedded:])
+        assert sync(app).done == 0
+    finally:
+        app.close()

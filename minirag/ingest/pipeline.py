@@ -110,8 +110,15 @@ class Pipeline:
         if not chunked.chunks:
             warnings.append(f"{source}: no text found (empty, scanned or image-only?)")
         record = SourceRecord(source=source, kind=kind, title=title, content_hash=content_hash, size=size,
-                              mtime_ns=mtime_ns, category=chunked.category, lifecycle=lifecycle)
+                              mtime_ns=mtime_ns, category=chunked.category, lifecycle=lifecycle,
+                              chunk_budget=self.budget)
         return Document(record, chunked, tuple(warnings))
+
+    def cut_as_now(self, stored: StoredState) -> bool:
+        """Whether a stored source was cut the way this pipeline cuts: the same chunking scheme and
+        token budget (a changed CHUNK_TOKEN_BUDGET, or a model whose own budget differs, re-cuts it;
+        unchanged chunk texts keep their vectors, so only what really changed is embedded)."""
+        return stored.scheme == SCHEME_VERSION and stored.chunk_budget == self.budget
 
     def prepare_file(self, found: FoundFile, stored: StoredState | None, *, force: bool,
                      progress: Progress | None = None,
@@ -130,7 +137,7 @@ class Pipeline:
         if len(data) > self.config.max_file_size:
             raise ConversionFailed(f"{found.source}: file too large (> MAX_FILE_SIZE {self.config.max_file_size})")
         digest = file_hash(data)
-        if not force and stored and stored.content_hash == digest and stored.scheme == SCHEME_VERSION:
+        if not force and stored and stored.content_hash == digest and self.cut_as_now(stored):
             return Unchanged(found)
         if not force and excluded and excluded.content_hash == digest and excluded.scheme == SCHEME_VERSION:
             return Excluded(excluded.reason, digest)  # the same bytes said so last time: not converted again

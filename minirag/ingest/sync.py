@@ -26,13 +26,10 @@ from minirag.store.index import ExcludedState, StoredState
 log = logging.getLogger(__name__)
 
 
-def _fast_path_unchanged(found: FoundFile, state: StoredState | ExcludedState | None) -> bool:
-    return (
-        state is not None
-        and state.scheme == SCHEME_VERSION
-        and state.size == found.size
-        and state.mtime_ns == found.mtime_ns
-    )
+def _fast_path_unchanged(found: FoundFile, state: StoredState | ExcludedState | None, pipeline: Pipeline) -> bool:
+    if state is None or state.size != found.size or state.mtime_ns != found.mtime_ns:
+        return False
+    return pipeline.cut_as_now(state) if isinstance(state, StoredState) else state.scheme == SCHEME_VERSION
 
 
 def _within(source: str, scopes: set[str]) -> bool:
@@ -76,10 +73,10 @@ def run_sync(pipeline: Pipeline, roots: list[Path], *, path: Path | None = None,
 
     to_check = []
     for found in found_files:
-        if _fast_path_unchanged(found, stored.get(found.source)):
+        if _fast_path_unchanged(found, stored.get(found.source), pipeline):
             progress.seen += 1
             progress.skipped += 1
-        elif _fast_path_unchanged(found, exclusions.get(found.source)):
+        elif _fast_path_unchanged(found, exclusions.get(found.source), pipeline):
             progress.seen += 1
             progress.excluded += 1
         else:

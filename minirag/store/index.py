@@ -53,6 +53,7 @@ class SourceRecord:
     mtime_ns: int | None = None
     category: str = "generic"
     lifecycle: str = "active"
+    chunk_budget: int | None = None  # the token budget it was cut at
 
 
 @dataclass(frozen=True)
@@ -68,6 +69,7 @@ class StoredState:
     size: int | None
     mtime_ns: int | None
     scheme: int
+    chunk_budget: int | None = None
 
 
 @dataclass(frozen=True)
@@ -315,11 +317,11 @@ class Index:
         source_id = self.conn.execute(
             """
             INSERT INTO sources (source, kind, title, content_hash, size, mtime_ns, scheme, category,
-                                 lifecycle, ingested_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                 lifecycle, ingested_at, chunk_budget)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """,
             (rec.source, rec.kind, rec.title, rec.content_hash, rec.size, rec.mtime_ns, SCHEME_VERSION,
-             doc.category, rec.lifecycle, now),
+             doc.category, rec.lifecycle, now, rec.chunk_budget),
         ).lastrowid
         parent_ids = [
             self.conn.execute(
@@ -429,9 +431,9 @@ class Index:
     # --- reads ---------------------------------------------------------------
 
     def stored_states(self, kind: str | None = None) -> dict[str, StoredState]:
-        sql = "SELECT source, content_hash, size, mtime_ns, scheme FROM sources"
+        sql = "SELECT source, content_hash, size, mtime_ns, scheme, chunk_budget FROM sources"
         rows = self.conn.execute(sql + " WHERE kind = ?", (kind,)) if kind else self.conn.execute(sql)
-        return {r[0]: StoredState(r[1], r[2], r[3], r[4]) for r in rows}
+        return {r[0]: StoredState(*r[1:]) for r in rows}
 
     def excluded_states(self) -> dict[str, ExcludedState]:
         rows = self.conn.execute("SELECT source, content_hash, size, mtime_ns, scheme, reason FROM exclusions")

@@ -107,10 +107,17 @@ def _m003_vector_codes(conn: Connection) -> None:
         codes.build(conn)
 
 
+def _m004_chunk_budget(conn: Connection) -> None:
+    # The token budget each source was cut at: a sync re-cuts a source whose budget is not the
+    # one in force (CHUNK_TOKEN_BUDGET, or the model's own). NULL (older rows): re-cut once.
+    _script(conn, "ALTER TABLE sources ADD COLUMN chunk_budget INTEGER;")
+
+
 MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [
     ("core tables, FTS5", _m001_core),
     ("exclusions", _m002_exclusions),
     ("int8 vector codes", _m003_vector_codes),
+    ("chunk budget per source", _m004_chunk_budget),
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 
