@@ -80,3 +80,24 @@ def test_the_script_gate_comes_from_the_tokenizer_even_for_an_unknown_model_dire
     assert not encoder.reads("таблицы базы данных")  # MiniLM spells Cyrillic letter by letter
     assert encoder.reads("SQL")
     assert not encoder.reads("функции SQL и таблицы")  # mostly Cyrillic letters
+
+
+@pytest.mark.parametrize(("settings", "env", "expected"), [
+    ({"model_id": "intfloat/multilingual-e5-small"}, {}, 256),  # e5's own, measured
+    ({"model_id": "intfloat/multilingual-e5-small"}, {"CHUNK_TOKEN_BUDGET": "110"}, 110),  # the setting wins
+    ({"model_id": "sentence-transformers/all-MiniLM-L6-v2"}, {}, 110),  # the seed's limit for a 128/256 model
+    ({"model_id": "someone/new-model", "chunk_budget": 300}, {}, 300),  # a folder can say its own
+    ({"model_id": "someone/new-model"}, {}, 110),
+])
+def test_the_chunk_budget_is_the_models_own_unless_set(model_dir, tmp_path, settings, env, expected):
+    import json
+
+    from minirag.config import load_config
+    from minirag.ingest.pipeline import chunk_budget
+
+    for name in ("model.onnx", "tokenizer.json"):
+        (tmp_path / name).write_bytes((model_dir / name).read_bytes())
+    (tmp_path / "minirag-model.json").write_text(json.dumps({**settings, "max_length": 512}))
+    encoder = Encoder(resolve_model("ignored", tmp_path, Path("/nonexistent")))
+    config = load_config(env=env, base_dirs=[str(tmp_path)], db_path=str(tmp_path / "i.db"), model_path=str(tmp_path))
+    assert chunk_budget(config, encoder) == expected
