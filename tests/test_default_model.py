@@ -53,7 +53,7 @@ def corpus(docs):
     write(docs / "otters.md", "# Otters\n\nSea otters hold hands while they sleep so they do not drift apart.\n")
     write(docs / "kettle.md", "# Kettles\n\nA kettle whistles when the water inside it boils.\n")
     write(docs / "ru.md", "# Таблицы\n\nСервер базы данных хранит таблицы, индексы и журналы транзакций.\n")
-    write(docs / "long.md", "# Long\n\n" + "Tokens about rivers and mountains and valleys. " * 120 + "\n")
+    write(docs / "long.md", "# Long\n\n" + "Tokens about rivers and mountains and valleys. " * 50 + "\n")
     return docs
 
 

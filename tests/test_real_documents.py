@@ -1,6 +1,7 @@
 """Real documents (tests/fixtures/docs, see its README for sources and licenses)
 through conversion, chunking and the whole ingest/search path."""
 
+import functools
 import shutil
 from pathlib import Path
 
@@ -17,9 +18,15 @@ DOCS = FIXTURES / "docs"
 BUDGET = 110
 
 
+@functools.cache
+def converted_fixture(name):
+    """Each fixture is converted once per run: several tests below read the same conversions."""
+    return convert_file(DOCS / name)
+
+
 def cut(name, encoder):
     path = DOCS / name
-    converted = convert_file(path)
+    converted = converted_fixture(name)
     _, body = parse_frontmatter(converted.markdown)
     title = choose_title(body, metadata_title=converted.metadata_title, stem=path.stem)
     return chunk_document(body, title=title, count_tokens=encoder.count_tokens, budget=BUDGET,
@@ -85,8 +92,9 @@ def test_the_fixture_folder_syncs_without_a_failure_and_pdf_hits_cite_pages(app,
     assert pdf_hits and all("pages" in h for h in pdf_hits)
 
 
-# The two largest fixtures (an EPUB book and an OCR'd PDF) would only slow the real model down here.
-HEAVY = {"README.md", "epub_ubuntu_packaging_guide_ru.epub", "pdf_multipage_ocr_vicksburg.pdf"}
+# The largest fixtures (an EPUB book, an OCR'd PDF, a test log) would only slow the real model down here.
+HEAVY = {"README.md", "epub_ubuntu_packaging_guide_ru.epub", "pdf_multipage_ocr_vicksburg.pdf",
+         "txt_cpython_regrtest_log.txt"}
 
 
 @pytest.mark.minilm
