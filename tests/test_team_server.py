@@ -25,7 +25,7 @@ def test_clients_querying_through_a_concurrent_sync_all_get_answers(tmp_path, mo
     for name in ("txt_python_tutorial_appetite_en.txt", "md_debug_readme.md"):
         shutil.copy(FIXTURES / "docs" / name, docs / name)
     monkeypatch.setenv("MODEL_PATH", model_path)
-    args = argparse.Namespace(clients=4, seconds=4.0, db_path=None, docs=docs, writer_docs=writer_docs,
+    args = argparse.Namespace(clients=4, seconds=3.0, db_path=None, docs=docs, writer_docs=writer_docs,
                               writer_files=2, queries_file=Path(load.DEFAULT_QUERIES), model_path=model_path)
     work = tmp_path / "work"
     work.mkdir()
