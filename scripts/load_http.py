@@ -194,7 +194,7 @@ def run(args: argparse.Namespace, work: Path) -> dict:
         url = f"http://127.0.0.1:{port}/mcp"
         queries = read_queries(args.queries_file)
         log(f"load: warming up the server on {url} ...")
-        asyncio.run(run_clients(url, token, queries, 1, 5, [], []))  # model, page cache, vector codes
+        asyncio.run(run_clients(url, token, queries, 1, args.warmup, [], []))  # model, page cache, vector codes
         rss_start = rss_mb(server.pid)
         threading.Thread(target=sample_rss, daemon=True).start()
         writing = threading.Thread(target=writer, daemon=True)
@@ -231,6 +231,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--clients", type=int, default=20)
     parser.add_argument("--seconds", type=float, default=60.0)
+    parser.add_argument("--warmup", type=float, default=5.0, help="seconds of one client before the load")
     parser.add_argument("--db-path", type=Path, help="serve this existing index (default: build one from --docs)")
     parser.add_argument("--docs", type=Path, default=DEFAULT_DOCS, help="documents of the built index")
     parser.add_argument("--writer-docs", type=Path, default=DEFAULT_WRITER_DOCS,

@@ -5,8 +5,8 @@ writes new documents into the same index; every query is answered, none fails.""
 from __future__ import annotations
 
 import argparse
+import json
 import shutil
-from pathlib import Path
 
 import pytest
 from conftest import FIXTURES, _load_script
@@ -24,9 +24,12 @@ def test_clients_querying_through_a_concurrent_sync_all_get_answers(tmp_path, mo
     docs.mkdir()
     for name in ("txt_python_tutorial_appetite_en.txt", "md_debug_readme.md"):
         shutil.copy(FIXTURES / "docs" / name, docs / name)
+    queries = tmp_path / "queries.jsonl"
+    queries.write_text("".join(json.dumps({"_id": str(i), "text": text}) + "\n" for i, text in enumerate(
+        ["how do I read a TOML file", "python debugger breakpoints", "why use python", "footnotes"])))
     monkeypatch.setenv("MODEL_PATH", model_path)
-    args = argparse.Namespace(clients=4, seconds=3.0, db_path=None, docs=docs, writer_docs=writer_docs,
-                              writer_files=2, queries_file=Path(load.DEFAULT_QUERIES), model_path=model_path)
+    args = argparse.Namespace(clients=4, seconds=3.0, warmup=1.0, db_path=None, docs=docs, writer_docs=writer_docs,
+                              writer_files=2, queries_file=queries, model_path=model_path)
     work = tmp_path / "work"
     work.mkdir()
     result = load.run(args, work)
