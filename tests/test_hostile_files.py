@@ -173,3 +173,23 @@ def test_an_unreadable_file_is_reported_and_skipped(app, docs):
         locked.chmod(0o644)
     assert "cannot read" in warning_for(progress, "locked.md")
     assert {row["source"] for row in app.index.list_sources()} == {str(docs / "open.md")}
+
+
+@pytest.mark.parametrize("limit, value", [("MAX_UNZIPPED_BYTES", 50_000), ("MAX_ZIP_MEMBERS", 5)])
+def test_each_archive_limit_refuses_on_its_own_from_the_central_directory(monkeypatch, limit, value):
+    import io
+    import os
+    import zipfile
+
+    from minirag.errors import ConversionFailed
+    from minirag.ingest import convert
+
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for i in range(8):  # 8 members of 10 KB of random bytes: ratio ~1, 80 KB inflated
+            archive.writestr(f"part{i}.bin", os.urandom(10_000))
+    data = buffer.getvalue()
+    convert.check_zip(data, "ok.zip", "zip")  # within every default limit
+    monkeypatch.setattr(convert, limit, value)
+    with pytest.raises(ConversionFailed, match="zip bomb"):
+        convert.check_zip(data, "bomb.zip", "zip")
