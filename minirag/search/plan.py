@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from minirag import keywords
-from minirag.config import DEFAULT_TOP_K
+from minirag.config import DEFAULT_HYBRID_WEIGHT, DEFAULT_TOP_K
 from minirag.errors import InvalidArgument
 from minirag.search import vector as vectors
 from minirag.search.filters import apply_post_filters
@@ -44,7 +44,7 @@ MAX_CANDIDATES = 400
 @dataclass(frozen=True)
 class SearchOptions:
     top_k: int = DEFAULT_TOP_K
-    hybrid_weight: float = 0.6
+    hybrid_weight: float = DEFAULT_HYBRID_WEIGHT
     scope: str | None = None
     grouping: str | None = None
     max_distance: float | None = None
