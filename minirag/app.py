@@ -29,7 +29,7 @@ from minirag.errors import (
     NotFound,
 )
 from minirag.ingest.jobs import SyncJob, SyncJobs
-from minirag.ingest.pipeline import Document, Pipeline, file_hash
+from minirag.ingest.pipeline import Document, Pipeline, file_hash, planned_budget
 from minirag.ingest.progress import Progress
 from minirag.ingest.scan import walk
 from minirag.results import ingest_result, query_result
@@ -515,7 +515,23 @@ class App:
     def list_files(self, scope: str | None = None) -> dict:
         from minirag.ingest.listing import list_entries
 
-        return {"files": list_entries(self.index, self.config, Scope.of(scope) if scope else None)}
+        return {"files": list_entries(self.index, self.config, Scope.of(scope) if scope else None,
+                                      self.chunk_budget())}
+
+    def chunk_budget(self) -> int | None:
+        """The token budget a sync cuts files at now, found without loading the model (its
+        catalogue entry or minirag-model.json); None when the model is not on this disk."""
+        from minirag.models import locate
+
+        if self._encoder is not None:
+            return planned_budget(self.config, self._encoder.spec)
+        if self.config.chunk_token_budget:
+            return self.config.chunk_token_budget
+        try:
+            name, path = self.model_choice()
+            return planned_budget(self.config, locate(name, path, self.config.cache_dir).spec)
+        except MiniragError:
+            return None
 
     def status(self) -> dict:
         from minirag.chunking import SCHEME_VERSION
@@ -550,6 +566,7 @@ class App:
         out.update(stats)
         name, path = self.model_choice()
         out["model"] = f"{path} (MODEL_PATH)" if path is not None else name
+        out["chunkTokenBudget"] = self.chunk_budget() or "the model's default (the model is not on this disk)"
         out["gitState"] = parse_states(self.index.meta(META_GIT_STATE))
         if stats["staleChunkCount"]:
             out["schemeWarning"] = (

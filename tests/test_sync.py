@@ -217,11 +217,34 @@ def test_a_new_chunk_budget_recuts_unchanged_files_on_the_next_sync(make_config,
     embedded = len(counting.embedded)
     app = App(make_config({"CHUNK_TOKEN_BUDGET": "200"}), encoder=counting)
     try:
+        assert app.status()["chunkTokenBudget"] == 200
+        assert {f["state"] for f in app.list_files()["files"]} == {"stale_scheme"}  # what the sync will re-cut
         result = sync(app)
         large = chunks_of(app, "long.md")
         assert result.done == 2 and len(large) < len(small)
         # the short file's one chunk did not change: its vector was reused, not embedded again
         assert all("One short line" not in t for t in counting.embedded[embedded:])
         assert sync(app).done == 0
+        assert {f["state"] for f in app.list_files()["files"]} == {"indexed"}
+    finally:
+        app.close()
+
+
+def test_list_and_status_know_the_models_own_budget_without_loading_it(make_config, encoder, docs, model_dir):
+    from minirag.app import App
+    from minirag.models import locate
+
+    write(docs / "a.md", "# A\n\nSome words about harbours.\n")
+    app = App(make_config({"CHUNK_TOKEN_BUDGET": "64"}), encoder=encoder)
+    try:
+        sync(app)
+    finally:
+        app.close()
+    own = locate("unused", model_dir, model_dir).spec
+    app = App(make_config())  # no budget named, no encoder loaded: the model folder's own default
+    try:
+        assert app.status()["chunkTokenBudget"] == min(own.chunk_budget, own.max_length) != 64
+        assert [f["state"] for f in app.list_files()["files"]] == ["stale_scheme"]
+        assert app._encoder is None
     finally:
         app.close()

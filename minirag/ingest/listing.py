@@ -9,7 +9,8 @@ from minirag.ingest.scan import FoundFile, walk_roots
 from minirag.search.scope import Scope
 
 # indexed: the index matches the disk; stale: changed on disk since indexing;
-# stale_scheme: unchanged but cut by an older chunking scheme; not_indexed;
+# stale_scheme: unchanged but cut by an older chunking scheme or at another token
+# budget than a sync would cut it at now (so the next sync re-cuts it); not_indexed;
 # excluded: left out on purpose (with its reason), unchanged since; too_large: over
 # MAX_FILE_SIZE, never indexed; unreadable: no read permission; missing: indexed, gone from disk.
 
@@ -25,7 +26,12 @@ def _same_bytes(found: FoundFile, content_hash: str) -> bool:
         return False
 
 
-def _disk_state(found: FoundFile, stored, excluded, max_size: int) -> str:
+def _cut_as_now(stored: dict, budget: int | None) -> bool:
+    """Mirrors Pipeline.cut_as_now; `budget` None (the model is not on this disk) judges the scheme alone."""
+    return stored["scheme"] == SCHEME_VERSION and (budget is None or stored["chunkBudget"] == budget)
+
+
+def _disk_state(found: FoundFile, stored, excluded, max_size: int, budget: int | None) -> str:
     if found.size > max_size:
         return "too_large"
     if not os.access(found.real, os.R_OK):
@@ -39,10 +45,11 @@ def _disk_state(found: FoundFile, stored, excluded, max_size: int) -> str:
         return "stale"
     if stored is None:
         return "excluded"
-    return "indexed" if stored["scheme"] == SCHEME_VERSION else "stale_scheme"
+    return "indexed" if _cut_as_now(stored, budget) else "stale_scheme"
 
 
-def list_entries(index, config, scope: Scope | None) -> list[dict]:
+def list_entries(index, config, scope: Scope | None, budget: int | None = None) -> list[dict]:
+    """`budget`: the token budget a sync would cut files at now (App.chunk_budget), None if unknown."""
     indexed = {
         row["source"]: row for row in index.list_sources() if scope is None or scope.matches(row["source"])
     }
@@ -53,7 +60,7 @@ def list_entries(index, config, scope: Scope | None) -> list[dict]:
             continue
         stored = indexed.pop(found.source, None)
         excluded = exclusions.get(found.source)
-        state = _disk_state(found, stored, excluded, config.max_file_size)
+        state = _disk_state(found, stored, excluded, config.max_file_size, budget)
         out.append({
             "source": found.source, "sourceType": "file", "title": stored["title"] if stored else None,
             "state": state, "size": found.size,

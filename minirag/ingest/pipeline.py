@@ -65,9 +65,14 @@ def file_hash(data: bytes) -> str:
     return hashlib.blake2b(data, digest_size=20).hexdigest()
 
 
+def planned_budget(config: Config, spec) -> int:
+    """CHUNK_TOKEN_BUDGET, else the model's own default (capped at what it reads), from its ModelSpec."""
+    return config.chunk_token_budget or min(spec.chunk_budget, spec.max_length)
+
+
 def chunk_budget(config: Config, encoder) -> int:
     """CHUNK_TOKEN_BUDGET, else the model's own default; never past what the model reads."""
-    budget = config.chunk_token_budget or min(encoder.spec.chunk_budget, encoder.max_length)
+    budget = planned_budget(config, encoder.spec)
     if budget > encoder.max_length:
         raise ConfigError(
             f"CHUNK_TOKEN_BUDGET must be in {MIN_CHUNK_TOKEN_BUDGET}–{encoder.max_length} for "

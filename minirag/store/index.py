@@ -477,12 +477,12 @@ class Index:
         rows = self.conn.execute(
             """
             SELECT s.source, s.kind, s.title, s.scheme, s.lifecycle, s.ingested_at, s.size, s.mtime_ns,
-                   s.content_hash, (SELECT COUNT(*) FROM chunks c WHERE c.source_id = s.id)
+                   s.content_hash, s.chunk_budget, (SELECT COUNT(*) FROM chunks c WHERE c.source_id = s.id)
             FROM sources s ORDER BY s.source
             """
         )
         keys = ("source", "kind", "title", "scheme", "lifecycle", "ingestedAt", "size", "mtimeNs", "contentHash",
-                "chunkCount")
+                "chunkBudget", "chunkCount")
         return [dict(zip(keys, r, strict=True)) for r in rows]
 
     def sections(self, source: str) -> list[Section]:
