@@ -20,7 +20,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from minirag import __version__
-from minirag.config import Config
+from minirag.config import DEFAULT_HYBRID_WEIGHT, QUESTION_HYBRID_WEIGHT, Config
 from minirag.errors import (
     FileAccessError,
     IndexUnavailable,
@@ -476,7 +476,7 @@ class App:
         if bound is None:
             return query_result([], {}, self.config.roots)  # nothing indexed yet
         encoder = None
-        if options.hybrid_weight < 1.0:
+        if options.hybrid_weight is None or options.hybrid_weight < 1.0:
             encoder = self.encoder
             if bound != (encoder.model_id, encoder.dimension):
                 index.bind_model(encoder.model_id, encoder.dimension)  # raises, naming both models
@@ -543,7 +543,9 @@ class App:
             "roots": [str(r) for r in config.roots],
             "dbPath": str(config.db_path),
             "model": config.model_path and f"{config.model_path} (MODEL_PATH)" or config.model_name,
-            "hybridWeight": config.hybrid_weight,
+            # Unset, the weight follows the query's form (search/query_form.py): both defaults shown.
+            "hybridWeight": config.hybrid_weight if config.hybrid_weight is not None else DEFAULT_HYBRID_WEIGHT,
+            **({} if config.hybrid_weight is not None else {"hybridWeightForQuestions": QUESTION_HYBRID_WEIGHT}),
             "chunkTokenBudget": config.chunk_token_budget or "the model's default",
             "chunkScheme": SCHEME_VERSION,
             "readOnly": config.read_only,

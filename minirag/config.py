@@ -19,6 +19,7 @@ DEFAULT_MAX_FILE_SIZE = 100 * 1024 * 1024
 DEFAULT_CHUNK_TOKEN_BUDGET = 110
 MIN_CHUNK_TOKEN_BUDGET = 16
 DEFAULT_HYBRID_WEIGHT = 0.4  # the keyword side's share of the fused score (search/fusion.py)
+QUESTION_HYBRID_WEIGHT = 0.2  # ... for a query in question form, unless one is set (search/query_form.py)
 DEFAULT_TOP_K = 10  # the CLI's --top-k and the MCP tool's topK alike
 GROUPINGS = ("similar", "related")
 INDEX_DIRNAME = ".minirag"
@@ -77,9 +78,9 @@ SETTINGS: tuple[Setting, ...] = (
             "maximum sequence length. A sync re-cuts files cut at another budget (unchanged chunk texts "
             "keep their vectors)",
             kind=int, low=MIN_CHUNK_TOKEN_BUDGET, high=8192),
-    Setting("RAG_HYBRID_WEIGHT", str(DEFAULT_HYBRID_WEIGHT), "the keyword side's share of the fused score "
-            "(normalized BM25 against normalized cosine; docs/search.md): 0 = vector only (FTS is not run), "
-            "1 = keyword only", kind=float, low=0.0, high=1.0),
+    Setting("RAG_HYBRID_WEIGHT", f"{DEFAULT_HYBRID_WEIGHT}; {QUESTION_HYBRID_WEIGHT} for a question", "the keyword side's share "
+            "of the fused score (normalized BM25 against normalized cosine; docs/search.md): 0 = vector only "
+            "(FTS is not run), 1 = keyword only. Set, it holds for every query", kind=float, low=0.0, high=1.0),
     Setting("RAG_GROUPING", "unset", "cut the results at the first (similar) or second (related) "
             "large distance gap", values=", ".join(GROUPINGS)),
     Setting("RAG_MAX_DISTANCE", "unset", "drop hits farther than this cosine distance (0 to 2), "
@@ -124,7 +125,7 @@ class Config:
     model_named: bool = False  # MODEL_NAME / --model-name given: otherwise an index keeps its own model
     max_file_size: int = DEFAULT_MAX_FILE_SIZE
     chunk_token_budget: int | None = None  # None: the model's own default (models.ModelSpec.chunk_budget)
-    hybrid_weight: float = DEFAULT_HYBRID_WEIGHT
+    hybrid_weight: float | None = None  # None: by the query's form (search/query_form.py)
     grouping: str | None = None
     max_distance: float | None = None
     max_files: int | None = None
@@ -267,7 +268,7 @@ def load_config(
         model_path=local_model,
         max_file_size=max_file_size if max_file_size is not None else DEFAULT_MAX_FILE_SIZE,
         chunk_token_budget=budget,
-        hybrid_weight=weight if weight is not None else DEFAULT_HYBRID_WEIGHT,
+        hybrid_weight=weight,
         grouping=grouping,
         max_distance=_number(env, "RAG_MAX_DISTANCE"),
         max_files=_number(env, "RAG_MAX_FILES"),

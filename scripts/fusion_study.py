@@ -45,7 +45,7 @@ def dump(directory: Path, db_path: Path, out: Path, model_path: str) -> None:
     qrels = read_qrels(directory / "qrels" / "test.tsv")
     judged = [qid for qid in sorted(qrels) if qid in queries]
     vectors = encoder.embed_queries([queries[q] for q in judged])
-    rows = []
+    rows, idf_sums = [], []
     for n, (qid, qvec) in enumerate(zip(judged, vectors, strict=True)):
         sims = matrix @ qvec
         top_vec = np.argsort(-sims)[:DEPTH]
@@ -55,6 +55,7 @@ def dump(directory: Path, db_path: Path, out: Path, model_path: str) -> None:
             bm = dict(conn.execute(
                 "SELECT rowid, -bm25(chunks_fts, 1.0, 1.0) FROM chunks_fts WHERE chunks_fts MATCH ? "
                 "ORDER BY bm25(chunks_fts, 1.0, 1.0) LIMIT ?", (keywords.match_expression(terms), DEPTH)))
+        idf_sums.append(idf_sum(conn, terms))
         union = {int(ids[i]) for i in top_vec} | set(bm)
         index_of = {int(c): i for i, c in enumerate(ids)}
         for chunk in union:
@@ -68,8 +69,18 @@ def dump(directory: Path, db_path: Path, out: Path, model_path: str) -> None:
     chunk_source = np.array([code[source_of[int(c)]] for c in arr["chunk"]], dtype=np.int32)
     relevant = [[code[d] for d in qrels[qid] if d in code] for qid in judged]
     np.savez_compressed(out, rows=arr, chunk_source=chunk_source, n_terms=np.array(
-        [len(keywords.query_terms(queries[q])) for q in judged]),
+        [len(keywords.query_terms(queries[q])) for q in judged]), idf_sum=np.array(idf_sums),
         relevant=np.array([",".join(map(str, r)) for r in relevant]))
+
+
+def idf_sum(conn, terms: list[str]) -> float:
+    """The sum of the query terms' IDFs as FTS5's bm25() computes them (what one mention of each scores)."""
+    from minirag.search.keyword import document_counts, fts_totals
+    if not terms:
+        return 0.0
+    rows, _tokens = fts_totals(conn)
+    counts = document_counts(conn, terms)
+    return sum(max(math.log((rows - counts.get(t, 0) + 0.5) / (counts.get(t, 0) + 0.5)), 1e-6) for t in terms)
 
 
 def ndcg_at_10(ranked_sources: list[int], relevant: set[int]) -> float:

@@ -320,3 +320,43 @@ def test_past_the_head_candidates_the_codes_are_ranked_again_on_every_dimension(
     monkeypatch.setattr(vectors, "HEAD_CANDIDATES", 10_000)  # every row ranked on all dimensions
     assert set(matrix.coarse(query, 10).tolist()) == set(ids[np.argsort(-(encoded.astype(np.int64) @ weights),
                                                                         kind="stable")[:10]].tolist())
+
+
+@pytest.mark.parametrize(("text", "question"), [
+    ("How do I delete a file", True), ("how do I delete a file?", True), ("What is a class?", True),
+    ("Why must dictionary keys be immutable?", True), ("Как вставить таблицу в документ", True),
+    ("Можно ли сохранить документ в PDF?", True), ("¿Dónde está el archivo？", True), ("where clause", False),
+    ("how-to guides for logging", False), ("What If analysis", True), ("tables; inserting", False),
+    ("Use larger fonts to make text easier to read.", False), ("connection timeout", False), ("?", True),
+    ("", False), ("   ", False), ("  Why?  ", True), ("whatever happens next", False),
+])
+def test_a_question_is_told_from_a_keyword_query_by_its_form(text, question):
+    from minirag.search.query_form import is_question
+
+    assert is_question(text) is question
+
+
+@pytest.mark.parametrize(("env", "keyword_query", "question"), [
+    ({}, 0.4, 0.2), ({"RAG_HYBRID_WEIGHT": "0.4"}, 0.4, 0.4), ({"RAG_HYBRID_WEIGHT": "0.7"}, 0.7, 0.7),
+])
+def test_an_unset_weight_follows_the_querys_form_and_a_set_one_holds_for_every_query(make_app, docs, monkeypatch,
+                                                                                    env, keyword_query, question):
+    from minirag.search import plan
+
+    app = make_app(env)
+    write(docs / "fruit.md", "# Fruit\n\nApples and bananas are fruit. An apple a day.")
+    app.sync()
+    weights = []
+    real = plan.fuse
+
+    def spy(conn, nearest, keyword, keyword_weight):
+        weights.append(keyword_weight)
+        return real(conn, nearest, keyword, keyword_weight)
+
+    monkeypatch.setattr(plan, "fuse", spy)
+    app.query("apple bananas")
+    app.query("Which fruit keeps the doctor away?")
+    assert weights == [keyword_query, question]
+    status = app.status()
+    assert status["hybridWeight"] == keyword_query
+    assert ("hybridWeightForQuestions" in status) is (not env)

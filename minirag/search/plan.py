@@ -16,12 +16,13 @@ from typing import Any
 import numpy as np
 
 from minirag import keywords
-from minirag.config import DEFAULT_HYBRID_WEIGHT, DEFAULT_TOP_K
+from minirag.config import DEFAULT_TOP_K
 from minirag.errors import InvalidArgument
 from minirag.search import vector as vectors
 from minirag.search.filters import apply_post_filters
 from minirag.search.fusion import Hit, fuse
 from minirag.search.keyword import keyword_candidates, keyword_scores
+from minirag.search.query_form import default_hybrid_weight
 from minirag.search.scope import Scope
 from minirag.search.vector import (
     MatrixCache,
@@ -44,7 +45,7 @@ MAX_CANDIDATES = 400
 @dataclass(frozen=True)
 class SearchOptions:
     top_k: int = DEFAULT_TOP_K
-    hybrid_weight: float = DEFAULT_HYBRID_WEIGHT
+    hybrid_weight: float | None = None  # None: by the query's form (query_form.default_hybrid_weight)
     scope: str | None = None
     grouping: str | None = None
     max_distance: float | None = None
@@ -81,6 +82,11 @@ def clamp_top_k(top_k: int) -> int:
     return min(top_k, MAX_TOP_K)
 
 
+def resolved_weight(options: SearchOptions, text: str) -> float:
+    """The keyword side's share: the one set, else the default for the query's form."""
+    return options.hybrid_weight if options.hybrid_weight is not None else default_hybrid_weight(text)
+
+
 def candidate_depth(top_k: int) -> int:
     return max(MIN_CANDIDATES, min(MAX_CANDIDATES, top_k * CANDIDATES_PER_RESULT))
 
@@ -93,7 +99,7 @@ def search(conn, text: str, options: SearchOptions, *, encoder=None, matrices: M
     lo-help-index-ru with the English all-MiniLM-L6-v2, every vector weight hurt.
     """
     shape = read_shape(conn)
-    weight, embed, matrix = options.hybrid_weight, None, None
+    weight, embed, matrix = resolved_weight(options, text), None, None
     if weight < 1.0 and encoder is not None and shape.has_vectors:
         if weight > 0.0 and not encoder.reads(text):
             weight = 1.0
@@ -122,7 +128,7 @@ def hybrid_search(conn, query_text: str, options: SearchOptions, *, embed=None, 
     of an in-memory coarse pass runs there too, on the pool thread's connection.
     """
     top_k = clamp_top_k(options.top_k)
-    weight = options.hybrid_weight
+    weight = resolved_weight(options, query_text)
     depth = candidate_depth(top_k)
     shape = shape or read_shape(conn)
     scope = Scope.of(options.scope) if options.scope else None

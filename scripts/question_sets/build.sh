@@ -1,0 +1,20 @@
+#!/bin/bash
+# Builds the two question sets (BEIR format) from Debian documentation packages:
+#   python-faq       the Python FAQ's questions over their answers and 1,300 other sections of the docs
+#   gnome-questions  GNOME help pages whose titles are questions (titles removed from every page)
+# Usage: scripts/question_sets/build.sh OUT_DIR   (needs apt-get download; about a minute)
+# Then:  uv run python scripts/eval.py OUT_DIR/python-faq OUT_DIR/gnome-questions
+set -euo pipefail
+OUT="$(realpath -m "${1:?usage: build.sh OUT_DIR}")"
+HERE="$(cd "$(dirname "$0")" && pwd)"
+WORK="$(mktemp -d)"
+trap 'rm -rf "$WORK"' EXIT
+cd "$WORK"
+apt-get download python3.11-doc gnome-user-docs >/dev/null
+mkdir pydoc gnome
+dpkg-deb -x python3.11-doc_*.deb pydoc
+dpkg-deb -x gnome-user-docs_*.deb gnome
+cd "$HERE/../.."
+uv run python "$HERE/python_faq.py" "$WORK/pydoc" "$OUT/python-faq"
+uv run python "$HERE/gnome_questions.py" "$WORK/gnome" "$OUT/gnome-questions"
+echo "$OUT"
