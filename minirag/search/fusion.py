@@ -8,7 +8,8 @@ the nearest, 0 for the farthest); k is BM25 divided by the best BM25 among them
 (BM25's own floor is 0, so a chunk holding no query term scores 0). Every
 candidate carries both scores: the plan computes the side that did not find it
 (plan.py), so a chunk is never penalised for sitting just past one side's
-depth. w is RAG_HYBRID_WEIGHT, the keyword side's share.
+depth. w is the keyword side's share: RAG_HYBRID_WEIGHT, else the default for the
+query's form (query_form.py).
 
 Why not Reciprocal Rank Fusion: ranks throw away how sure each side is. On the
 three dev sets, with both models, this rule beat weighted RRF (k = 60) at every

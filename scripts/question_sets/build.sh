@@ -2,6 +2,7 @@
 # Builds the two question sets (BEIR format) from Debian documentation packages:
 #   python-faq       the Python FAQ's questions over their answers and 1,300 other sections of the docs
 #   gnome-questions  GNOME help pages whose titles are questions (titles removed from every page)
+#   gnome-questions-ru  the same pages in their Russian translation
 # Usage: scripts/question_sets/build.sh OUT_DIR   (needs apt-get download; about a minute)
 # Then:  uv run python scripts/eval.py OUT_DIR/python-faq OUT_DIR/gnome-questions
 set -euo pipefail
@@ -17,4 +18,5 @@ dpkg-deb -x gnome-user-docs_*.deb gnome
 cd "$HERE/../.."
 uv run python "$HERE/python_faq.py" "$WORK/pydoc" "$OUT/python-faq"
 uv run python "$HERE/gnome_questions.py" "$WORK/gnome" "$OUT/gnome-questions"
+uv run python "$HERE/gnome_questions.py" "$WORK/gnome" "$OUT/gnome-questions-ru" ru
 echo "$OUT"

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Build the `gnome-questions` BEIR set from the Debian gnome-user-docs package.
 
-Usage: gnome_questions.py <extracted-package-root> <outdir>
+Usage: gnome_questions.py <extracted-package-root> <outdir> [locale, default C]
   e.g. gnome_questions.py /tmp/qa-build/gnome /work/qa-sets/gnome-questions
 
 Queries  = <title> of C-locale gnome-help pages whose title ends with "?".
@@ -173,7 +173,8 @@ def load(path):
 
 def main():
     pkg_root, outdir = sys.argv[1], sys.argv[2]
-    src = os.path.join(pkg_root, "usr/share/help/C/gnome-help")
+    locale = sys.argv[3] if len(sys.argv) > 3 else "C"  # "ru": the Russian translation of the same pages
+    src = os.path.join(pkg_root, f"usr/share/help/{locale}/gnome-help")
     files = sorted(f for f in os.listdir(src) if f.endswith(".page"))
     roots = {f: load(os.path.join(src, f)) for f in files}
 
