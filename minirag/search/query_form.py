@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 
 from minirag.config import DEFAULT_HYBRID_WEIGHT, QUESTION_HYBRID_WEIGHT
+
 # Words that open a question without a question mark ("how do I delete a file").
 # English and Russian only: elsewhere the question mark alone decides.
 INTERROGATIVES = frozenset({
