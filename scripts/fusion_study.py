@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 DEPTH = 400
 
 
-def dump(directory: Path, db_path: Path, out: Path, model_path: str) -> None:
+def dump(directory: Path, db_path: Path, out: Path, model_path: str, title_weight: float = 1.0) -> None:
     from eval import read_jsonl, read_qrels
 
     from minirag import keywords
@@ -53,8 +53,8 @@ def dump(directory: Path, db_path: Path, out: Path, model_path: str) -> None:
         bm = {}
         if terms:
             bm = dict(conn.execute(
-                "SELECT rowid, -bm25(chunks_fts, 1.0, 1.0) FROM chunks_fts WHERE chunks_fts MATCH ? "
-                "ORDER BY bm25(chunks_fts, 1.0, 1.0) LIMIT ?", (keywords.match_expression(terms), DEPTH)))
+                "SELECT rowid, -bm25(chunks_fts, 1.0, ?) FROM chunks_fts WHERE chunks_fts MATCH ? "
+                "ORDER BY 2 DESC LIMIT ?", (title_weight, keywords.match_expression(terms), DEPTH)))
         idf_sums.append(idf_sum(conn, terms))
         union = {int(ids[i]) for i in top_vec} | set(bm)
         index_of = {int(c): i for i, c in enumerate(ids)}
@@ -233,11 +233,12 @@ def main() -> int:
     d.add_argument("db", type=Path)
     d.add_argument("out", type=Path)
     d.add_argument("--model-path", required=True)
+    d.add_argument("--title-weight", type=float, default=1.0, help="BM25 column weight of the title (the product's: 1)")
     s = sub.add_parser("score")
     s.add_argument("dumps", nargs="+", type=Path)
     args = parser.parse_args()
     if args.command == "dump":
-        dump(args.dir, args.db, args.out, args.model_path)
+        dump(args.dir, args.db, args.out, args.model_path, args.title_weight)
     else:
         score(args.dumps)
     return 0
