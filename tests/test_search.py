@@ -329,6 +329,7 @@ def test_past_the_head_candidates_the_codes_are_ranked_again_on_every_dimension(
     ("how-to guides for logging", False), ("What If analysis", True), ("tables; inserting", False),
     ("Use larger fonts to make text easier to read.", False), ("connection timeout", False), ("?", True),
     ("", False), ("   ", False), ("  Why?  ", True), ("whatever happens next", False),
+    ('"Is the backup complete?"', True), ("«Что такое драйвер?»", True), ("(why?)", True), ('"quoted"', False),
 ])
 def test_a_question_is_told_from_a_keyword_query_by_its_form(text, question):
     from minirag.search.query_form import is_question

@@ -29,6 +29,7 @@ INTERROGATIVES = frozenset({
     "какой", "какая", "какое", "какие", "каким", "какую",
 })
 QUESTION_MARKS = ("?", "\uff1f", "\u061f", "\u037e")  # ASCII, full-width, Arabic, Greek
+CLOSERS = "\"')]}»”’ \t\n"  # a question in quotes or brackets is still one
 _WORD = re.compile(r"\w+")
 
 
@@ -36,7 +37,7 @@ def is_question(text: str) -> bool:
     """A natural-language question: it ends with a question mark, or opens with an interrogative
     word and has at least three words (so "where clause" or "how-to guides" is not one)."""
     stripped = text.strip()
-    if stripped.endswith(QUESTION_MARKS):
+    if stripped.rstrip(CLOSERS).endswith(QUESTION_MARKS):
         return True
     first = stripped.split(maxsplit=1)[0].lower().rstrip(",:") if stripped else ""
     return first in INTERROGATIVES and len(_WORD.findall(stripped)) >= 3
