@@ -42,8 +42,22 @@ def table(rows: int, cells: int = 3, header: tuple[str, ...] = ("Name", "Price",
     return "\n".join(lines)
 
 
-def test_the_scheme_version_is_six():
-    assert SCHEME_VERSION == 6
+def test_the_scheme_version_is_seven():
+    assert SCHEME_VERSION == 7
+
+
+@pytest.mark.parametrize(("md", "title", "expected"), [
+    ("# Meeting notes\n", "Meeting notes", "Meeting notes"),
+    ("# Meeting notes\n\n", "Notes from metadata", "Notes from metadata\n# Meeting notes"),
+])
+def test_a_document_of_headings_only_still_gets_a_chunk(md, title, expected):
+    doc = chunk(md, budget=110, title=title)
+    assert [c.text for c in doc.chunks] == [expected]
+
+
+@pytest.mark.parametrize("md", ["", "   \n", "\n\n\n"])
+def test_a_document_without_words_gets_no_chunk_even_with_a_title(md):
+    assert chunk(md, budget=110, title="From the file name").chunks == []
 
 
 def test_in_page_anchors_and_permalinks_are_reduced_to_their_text():

@@ -76,6 +76,8 @@ def run(markdown: str, *, title: str, count_tokens: TokenCounter, budget: int,
                 packed = []
             planned.append(_Planned(len(sections) - 1, pieces, crumb.text, packed))
 
+    if planned and not any(plan.packed for plan in planned):
+        planned[0].packed = _headings_only(blocks, crumbs[0], title, tokens, budget)
     _seed_title(planned, title, packer, tokens, budget)
     chunks = [
         Chunk(
@@ -89,6 +91,23 @@ def run(markdown: str, *, title: str, count_tokens: TokenCounter, budget: int,
         for item in plan.packed
     ]
     return ChunkedDocument(title=title, category=category, sections=sections, chunks=chunks)
+
+
+def _headings_only(blocks, crumb: Crumb, title: str, tokens: Tokens, budget: int) -> list[Packed]:
+    """One chunk for a document of headings and nothing else (a note that is just its title):
+    without it nothing would find the document. Its text is the breadcrumb and any heading
+    the breadcrumb lacks, all of it the document's own words. None for a document with no words."""
+    headings = [block for block in blocks if block.kind == "heading" and block.title.strip()]
+    if not headings:
+        return []
+    lines = [crumb.text] if crumb.text else []
+    lines += [h.title.strip() for h in headings
+              if not _same_words(h.title, title) and " ".join(h.title.split()) not in crumb.text]
+    text = "\n".join(lines)
+    room = budget - tokens.special
+    if tokens.content(text) > room:
+        text = words_to_fit(text, tokens, room)[0]
+    return [Packed(text, tokens.full(text), headings[0].span)]
 
 
 def _same_words(a: str, b: str) -> bool:
