@@ -519,9 +519,10 @@ class App:
                                       self.chunk_budget())}
 
     def chunk_budget(self) -> int | None:
-        """The token budget a sync cuts files at now, found without loading the model (its
-        catalogue entry or minirag-model.json); None when the model is not on this disk."""
-        from minirag.models import locate
+        """The token budget a sync cuts files at now, found without loading the model: its
+        catalogue entry, else its files' settings (minirag-model.json, the hub cache's config);
+        None when neither can be read. Never raises: status and list must answer regardless."""
+        from minirag.models import catalogue_spec, locate
 
         if self._encoder is not None:
             return planned_budget(self.config, self._encoder.spec)
@@ -529,8 +530,12 @@ class App:
             return self.config.chunk_token_budget
         try:
             name, path = self.model_choice()
-            return planned_budget(self.config, locate(name, path, self.config.cache_dir).spec)
-        except MiniragError:
+            spec = catalogue_spec(name) if path is None else None
+            if spec is None:
+                spec = locate(name, path, self.config.cache_dir).spec
+            return planned_budget(self.config, spec)
+        except (MiniragError, connection.DatabaseError, OSError, ValueError, TypeError, AttributeError):
+            # A hub id the hub client rejects (ValueError), a malformed minirag-model.json, an unreadable folder.
             return None
 
     def status(self) -> dict:

@@ -148,6 +148,11 @@ def packaged_minilm() -> ModelFiles | None:
     return ModelFiles(KNOWN_MODELS[MINILM], onnx_path, tokenizer_path, "offline-model package")
 
 
+def catalogue_spec(model_name: str) -> ModelSpec | None:
+    """The catalogue's entry for a model name (or alias), None for a model it does not list."""
+    return KNOWN_MODELS.get(canonical_model_name(model_name))
+
+
 def _spec_for(model_name: str) -> ModelSpec:
     name = canonical_model_name(model_name)
     spec = KNOWN_MODELS.get(name)

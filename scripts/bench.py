@@ -487,7 +487,7 @@ def phase_serve(spec: dict) -> dict:
                 samples.append((time.perf_counter() - started) * 1000)
                 hits += len(result["results"])
         out[mode] = {
-            "weight": app.config.hybrid_weight,
+            "weight": app.config.hybrid_weight if app.config.hybrid_weight is not None else "by query form",
             "p50_ms": round(percentile(samples, 50), 2),
             "p95_ms": round(percentile(samples, 95), 2),
             "p99_ms": round(percentile(samples, 99), 2),

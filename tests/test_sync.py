@@ -248,3 +248,44 @@ def test_list_and_status_know_the_models_own_budget_without_loading_it(make_conf
         assert app._encoder is None
     finally:
         app.close()
+
+
+def test_list_shows_sources_cut_before_budgets_were_recorded_as_stale(make_config, encoder, docs, tmp_path):
+    import sqlite3
+
+    from minirag.app import App
+
+    write(docs / "a.md", "# A\n\nSome words about harbours.\n")
+    app = App(make_config(), encoder=encoder)
+    try:
+        sync(app)
+    finally:
+        app.close()
+    with sqlite3.connect(tmp_path / "index.db") as conn:  # as a row from before migration 4 reads
+        conn.execute("UPDATE sources SET chunk_budget = NULL")
+    conn.close()
+    for with_model in (True, False):  # budget known, or not readable (a catalogue model not yet cached)
+        config = make_config() if with_model else make_config({"MODEL_NAME": "intfloat/multilingual-e5-small"},
+                                                              model_path=None, cache_dir=str(tmp_path / "empty"))
+        app = App(config)
+        try:
+            assert [f["state"] for f in app.list_files()["files"]] == ["stale_scheme"]  # a sync re-cuts it
+        finally:
+            app.close()
+
+
+@pytest.mark.parametrize(("name", "budget"), [
+    ("intfloat/multilingual-e5-small", 256),  # the catalogue knows it, cached or not
+    ("a/b/c", "the model's default (the model is not on this disk)"),  # a name the hub client rejects
+    ("bad name/x", "the model's default (the model is not on this disk)"),
+])
+def test_status_and_list_answer_for_any_model_name_without_loading_it(make_config, docs, tmp_path, name, budget):
+    from minirag.app import App
+
+    write(docs / "a.md", "# A\n\nSome words.\n")
+    app = App(make_config({"MODEL_NAME": name}, model_path=None, cache_dir=str(tmp_path / "empty")))
+    try:
+        assert app.status()["chunkTokenBudget"] == budget
+        assert [f["state"] for f in app.list_files()["files"]] == ["not_indexed"]
+    finally:
+        app.close()

@@ -27,8 +27,10 @@ def _same_bytes(found: FoundFile, content_hash: str) -> bool:
 
 
 def _cut_as_now(stored: dict, budget: int | None) -> bool:
-    """Mirrors Pipeline.cut_as_now; `budget` None (the model is not on this disk) judges the scheme alone."""
-    return stored["scheme"] == SCHEME_VERSION and (budget is None or stored["chunkBudget"] == budget)
+    """Mirrors Pipeline.cut_as_now: a source with no recorded budget (cut before migration 4) is
+    always re-cut; `budget` None (unknown: the model cannot be read) accepts any recorded one."""
+    recorded = stored["chunkBudget"]
+    return stored["scheme"] == SCHEME_VERSION and recorded is not None and budget in (None, recorded)
 
 
 def _disk_state(found: FoundFile, stored, excluded, max_size: int, budget: int | None) -> str:

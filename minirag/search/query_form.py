@@ -18,6 +18,7 @@ for every query.
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from minirag.config import DEFAULT_HYBRID_WEIGHT, QUESTION_HYBRID_WEIGHT
 
@@ -29,14 +30,16 @@ INTERROGATIVES = frozenset({
     "какой", "какая", "какое", "какие", "каким", "какую",
 })
 QUESTION_MARKS = ("?", "\uff1f", "\u061f", "\u037e")  # ASCII, full-width, Arabic, Greek
-CLOSERS = "\"')]}»”’ \t\n"  # a question in quotes or brackets is still one
+# After the mark: closing quotes and brackets (a quoted question is one), "?!", "?.." and spaces.
+CLOSERS = "\"')]}»”’」』）】!.…" + "\u00a0 \t\r\n"
 _WORD = re.compile(r"\w+")
 
 
 def is_question(text: str) -> bool:
     """A natural-language question: it ends with a question mark, or opens with an interrogative
     word and has at least three words (so "where clause" or "how-to guides" is not one)."""
-    stripped = text.strip()
+    # Format characters (bidi marks, zero-width spaces) are invisible and never decide.
+    stripped = "".join(ch for ch in text if unicodedata.category(ch) != "Cf").strip()
     if stripped.rstrip(CLOSERS).endswith(QUESTION_MARKS):
         return True
     first = stripped.split(maxsplit=1)[0].lower().rstrip(",:") if stripped else ""
