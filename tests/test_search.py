@@ -331,7 +331,8 @@ def test_past_the_head_candidates_the_codes_are_ranked_again_on_every_dimension(
     ("", False), ("   ", False), ("  Why?  ", True), ("whatever happens next", False),
     ('"Is the backup complete?"', True), ("«Что такое драйвер?»", True), ("(why?)", True), ('"quoted"', False),
     ("Why?!", True), ("why?..", True), ("ما هذا؟\u200f", True), ("「これは何ですか？」", True), ("Hello.", False),
-    ("Is it\u200b?\u202c", True), ("end of line.\u200f", False),
+    ("Is it\u200b?\u202c", True), ("end of line.\u200f", False), ("What's a tuple", True),
+    ("where’s my backup folder", True), ("what'sapp", False),
 ])
 def test_a_question_is_told_from_a_keyword_query_by_its_form(text, question):
     from minirag.search.query_form import is_question

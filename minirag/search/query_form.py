@@ -43,6 +43,7 @@ def is_question(text: str) -> bool:
     if stripped.rstrip(CLOSERS).endswith(QUESTION_MARKS):
         return True
     first = stripped.split(maxsplit=1)[0].lower().rstrip(",:") if stripped else ""
+    first = re.split("['’]", first, maxsplit=1)[0]  # what's, how's, where's
     return first in INTERROGATIVES and len(_WORD.findall(stripped)) >= 3
 
 
