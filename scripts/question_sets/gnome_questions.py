@@ -82,12 +82,12 @@ def inline_text(el, titles):
     return " ".join(o.blocks)
 
 
-def walk(el, out, titles, inline_only=False):
-    """Render children of el into out."""
+def walk(el, out, titles, inline_only=False, skip=None):
+    """Render children of el into out (all but `skip`, whose tail text is kept)."""
     if el.text:
         out.inline(el.text)
     for c in el:
-        if not isinstance(c.tag, str):  # comments / PIs
+        if c is skip or not isinstance(c.tag, str):  # comments / PIs
             if c.tail:
                 out.inline(c.tail)
             continue
@@ -200,16 +200,7 @@ def main():
         desc_el = info.find(M + "desc") if info is not None else None
         desc = inline_text(desc_el, titles) if desc_el is not None else ""
         out = Out()
-        if r.text:
-            out.inline(r.text)
-        for c in r:
-            if c is title_el or not isinstance(c.tag, str):
-                if c.tail:
-                    out.inline(c.tail)
-                continue
-            render(c, out, titles, False)
-            if c.tail:
-                out.inline(c.tail)
+        walk(r, out, titles, skip=title_el)
         out.flush()
         text = "\n\n".join(out.blocks)
         did = f"gnome-help/{f}"
