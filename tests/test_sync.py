@@ -146,7 +146,7 @@ def test_a_deleted_excluded_file_leaves_no_exclusion_behind(app, docs):
 def test_a_touched_but_identical_file_is_listed_as_indexed_and_sync_keeps_its_new_mtime(app, docs, conversions):
     a = write(docs / "a.md", "# Alpha\n\nApples.")
     sync(app)
-    os.utime(a, ns=(time.time_ns() + 5 * 10**9,) * 2)
+    os.utime(a, ns=(time.time_ns() - 3600 * 10**9,) * 2)  # an hour ago: old enough to trust its stat
     assert states(app)["a.md"] == ("indexed", None)  # listing reads; it never writes
     assert sync(app).skipped == 1 and conversions == ["a.md"]  # hashed, found unchanged, not converted
     assert app.index.stored_states()[str(a)].mtime_ns == a.stat().st_mtime_ns
@@ -289,3 +289,75 @@ def test_status_and_list_answer_for_any_model_name_without_loading_it(make_confi
         assert [f["state"] for f in app.list_files()["files"]] == ["not_indexed"]
     finally:
         app.close()
+
+
+def _deny_listing(monkeypatch, folder: Path) -> None:
+    """Make `folder` unlistable, as the kernel does for a user without permission to it.
+
+    chmod 000 is the real thing; root (which these tests may run as) reads through it,
+    so for root os.scandir of that one folder raises what a user's would.
+    """
+    folder.chmod(0)
+    if os.geteuid() == 0:
+        real_scandir = os.scandir
+
+        def scandir(path="."):
+            if os.path.abspath(path) == str(folder):
+                raise PermissionError(13, "Permission denied", str(path))
+            return real_scandir(path)
+
+        monkeypatch.setattr(os, "scandir", scandir)
+
+
+def test_a_folder_that_cannot_be_listed_keeps_its_documents_and_says_so(app, docs, monkeypatch):
+    write(docs / "one.md", "# One\n\nalpha bravo charlie")
+    two = write(docs / "sub" / "two.md", "# Two\n\nzebra yankee important contract")
+    assert sync(app).done == 2
+    _deny_listing(monkeypatch, docs / "sub")
+    try:
+        result = sync(app)
+        assert (result.deleted, result.failed) == (0, 1)
+        assert any(str(docs / "sub") in w and "cannot be read" in w for w in result.warnings)
+        assert sources(app) == {str(docs / "one.md"), str(two)}
+        states = {f["source"]: f["state"] for f in app.list_files()["files"]}
+        assert states == {str(docs / "one.md"): "indexed", str(two): "unreadable"}
+    finally:
+        (docs / "sub").chmod(0o755)
+        monkeypatch.undo()
+    again = sync(app)
+    assert (again.done, again.skipped, again.deleted, again.failed) == (0, 2, 0, 0)
+
+
+def test_a_root_gone_while_serving_is_not_taken_for_deleted_documents(app, docs, tmp_path):
+    doc = write(docs / "a.md", "# Alpha\n\nApples.")
+    sync(app)
+    docs.rename(tmp_path / "unmounted")  # the drive holding the root went away
+    result = sync(app)
+    assert (result.deleted, result.failed) == (0, 1)
+    assert sources(app) == {str(doc)}
+    (tmp_path / "unmounted").rename(docs)
+    assert sync(app).skipped == 1
+
+
+def test_a_second_write_within_the_same_timestamp_tick_is_not_missed(app, docs):
+    """On a filesystem with 1 s (or FAT's 2 s) timestamps two saves within one tick share the
+    mtime; with the same size, only the bytes tell them apart."""
+    a = write(docs / "a.md", "# Alpha\n\nThe secret word is pineapple.")
+    tick = (time.time_ns() // 10**9) * 10**9
+    os.utime(a, ns=(tick, tick))
+    assert sync(app).done == 1
+    write(a, "# Alpha\n\nThe secret word is watermelo.")  # same size, saved within the same second
+    os.utime(a, ns=(tick, tick))
+    result = sync(app)
+    assert (result.done, result.skipped) == (1, 0)
+    assert "watermelo" in app.read(str(a))["text"]
+
+
+def test_a_file_old_enough_is_trusted_by_its_stat_again(app, docs):
+    a = write(docs / "a.md", "# Alpha\n\nApples.")
+    sync(app)
+    assert app.index.stored_states("file")[str(a)].mtime_ns is None  # too fresh to trust yet
+    hour_ago = time.time_ns() - 3600 * 10**9
+    os.utime(a, ns=(hour_ago, hour_ago))
+    assert sync(app).skipped == 1  # read and hashed: the same bytes
+    assert app.index.stored_states("file")[str(a)].mtime_ns == hour_ago  # fast path from now on

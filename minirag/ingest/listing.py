@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 
 from minirag.chunking import SCHEME_VERSION
-from minirag.ingest.scan import FoundFile, walk_roots
+from minirag.ingest.scan import FoundFile, walk_roots, within
 from minirag.search.scope import Scope
 
 # indexed: the index matches the disk; stale: changed on disk since indexing;
@@ -57,7 +57,8 @@ def list_entries(index, config, scope: Scope | None, budget: int | None = None) 
     }
     exclusions = index.excluded_states()
     out = []
-    for found in walk_roots(config.roots):
+    unreadable: list[str] = []
+    for found in walk_roots(config.roots, unreadable):
         if scope is not None and not scope.matches(found.source):
             continue
         stored = indexed.pop(found.source, None)
@@ -73,7 +74,8 @@ def list_entries(index, config, scope: Scope | None, budget: int | None = None) 
     for source, stored in indexed.items():  # data/url items, and files no longer on disk
         state = "indexed" if stored["scheme"] == SCHEME_VERSION else "stale_scheme"
         if stored["kind"] == "file":
-            state = "missing"
+            # Under a folder that cannot be listed now: kept by sync, not known to be gone.
+            state = "unreadable" if unreadable and within(source, set(unreadable)) else "missing"
         out.append({"source": source, "sourceType": stored["kind"], "title": stored["title"], "state": state,
                     "size": stored["size"], "chunkCount": stored["chunkCount"]})
     return out

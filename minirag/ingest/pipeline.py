@@ -37,6 +37,16 @@ log = logging.getLogger(__name__)
 GROUP_CHUNKS = 256
 LOOKAHEAD = 8  # documents converted ahead of the encoder
 TOUCHED_BATCH = 1000  # new stats of touched-but-unchanged files per transaction (each commit checkpoints)
+# A file modified this recently when it is read may be written again within the same
+# timestamp tick (1 s on ext3, HFS+ and many network mounts, 2 s on FAT) and keep its
+# size and mtime: its stat is stored as unknown, so the next sync reads and hashes it
+# instead of trusting the stat (git's "racy" rule). Future mtimes (clock skew) count too.
+RACY_NS = 3_000_000_000
+
+
+def trusted_mtime(mtime_ns: int) -> int | None:
+    """The mtime to store for the stat fast path; None while the file is too fresh to trust it."""
+    return None if mtime_ns >= time.time_ns() - RACY_NS else mtime_ns
 
 
 @dataclass(frozen=True)
@@ -150,7 +160,8 @@ class Pipeline:
         if progress is not None:
             progress.add_time("convert", time.perf_counter() - t0)
         return self.build(converted, source=found.source, kind="file", stem=Path(found.source).stem,
-                          content_hash=digest, size=found.size, mtime_ns=found.mtime_ns, progress=progress)
+                          content_hash=digest, size=found.size, mtime_ns=trusted_mtime(found.mtime_ns),
+                          progress=progress)
 
     # --- embedding and writing -------------------------------------------
 
@@ -207,15 +218,16 @@ class Pipeline:
                 if isinstance(result, Unchanged):
                     progress.skipped += 1
                     state = stored.get(found.source)
-                    if state and (state.size, state.mtime_ns) != (found.size, found.mtime_ns):
-                        touched.append((found.source, found.size, found.mtime_ns))
+                    mtime_ns = trusted_mtime(found.mtime_ns)
+                    if state and (state.size, state.mtime_ns) != (found.size, mtime_ns):
+                        touched.append((found.source, found.size, mtime_ns))
                         if len(touched) >= TOUCHED_BATCH:
                             flush_touched()
                 elif isinstance(result, Excluded):
                     progress.excluded += 1
                     previous = exclusions.get(found.source)
-                    state = ExcludedState(result.content_hash, found.size, found.mtime_ns, SCHEME_VERSION,
-                                          result.reason)
+                    state = ExcludedState(result.content_hash, found.size, trusted_mtime(found.mtime_ns),
+                                          SCHEME_VERSION, result.reason)
                     if previous != state:
                         progress.deleted += self.index.record_exclusion(found.source, state)
                 else:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -29,6 +30,16 @@ def is_temporary(name: str) -> bool:
             or (len(name) > 1 and name.startswith("#") and name.endswith("#")))
 
 
+def within(path: str, places: set[str]) -> bool:
+    """Whether `path` is one of `places` or lies below one (whole path segments)."""
+    while path not in places:
+        parent = os.path.dirname(path)
+        if parent == path:
+            return False
+        path = parent
+    return True
+
+
 @dataclass(frozen=True)
 class FoundFile:
     source: str  # the path as found under the root (a symlink keeps its own name)
@@ -37,8 +48,12 @@ class FoundFile:
     mtime_ns: int
 
 
-def _stat_file(path: str, roots: Sequence[Path]) -> FoundFile | None:
-    """None for anything not a regular file inside the roots (escaping symlinks included)."""
+def _stat_file(path: str, roots: Sequence[Path], unreadable: list[str] | None = None) -> FoundFile | None:
+    """None for anything not a regular file inside the roots (escaping symlinks included).
+
+    A path that exists but cannot be examined (EACCES, EIO, a stale network handle)
+    goes to `unreadable`: it is not gone, so its indexed rows must stay.
+    """
     name = os.path.basename(path)
     if Path(name).suffix.lower() not in SUPPORTED_EXTENSIONS or is_temporary(name):
         return None
@@ -47,18 +62,26 @@ def _stat_file(path: str, roots: Sequence[Path]) -> FoundFile | None:
         if containing_root(Path(real), roots) is None:
             return None  # an escaping symlink is simply not part of the corpus
         st = os.stat(real)
-    except OSError:
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as exc:
+        if exc.errno != errno.ELOOP and unreadable is not None and os.path.lexists(path):
+            unreadable.append(path)
         return None
     if not os.path.isfile(real):
         return None
     return FoundFile(path, real, st.st_size, st.st_mtime_ns)
 
 
-def walk(start: Path, roots: Sequence[Path]) -> Iterator[FoundFile]:
-    """Every supported file at or under `start` (a file or a directory), sorted, each once."""
+def walk(start: Path, roots: Sequence[Path], unreadable: list[str] | None = None) -> Iterator[FoundFile]:
+    """Every supported file at or under `start` (a file or a directory), sorted, each once.
+
+    Folders (and entries) that exist but cannot be listed or examined are appended
+    to `unreadable`: what they hold is unknown, not deleted.
+    """
     start_str = os.path.abspath(start)
     if os.path.isfile(start_str):
-        found = _stat_file(start_str, roots)
+        found = _stat_file(start_str, roots, unreadable)
         if found:
             yield found
         return
@@ -72,28 +95,42 @@ def walk(start: Path, roots: Sequence[Path]) -> Iterator[FoundFile]:
         seen_dirs.add(real_dir)
         try:
             entries = sorted(os.scandir(directory), key=lambda e: e.name)
+        except (FileNotFoundError, NotADirectoryError):
+            continue  # gone, or replaced by a file, since it was listed: a change, not a failure
         except OSError:
+            if unreadable is not None:
+                unreadable.append(directory)
             continue
         subdirs = []
         for entry in entries:
             try:
                 is_dir = entry.is_dir(follow_symlinks=True)
-            except OSError:
+            except FileNotFoundError:
+                continue
+            except OSError as exc:
+                if exc.errno != errno.ELOOP and unreadable is not None:
+                    unreadable.append(entry.path)
                 continue
             if is_dir:
                 if not is_skipped_dir(entry.name):
                     subdirs.append(entry.path)
                 continue
-            found = _stat_file(entry.path, roots)
+            found = _stat_file(entry.path, roots, unreadable)
             if found:
                 yield found
         stack.extend(reversed(subdirs))
 
 
-def walk_roots(roots: Sequence[Path]) -> Iterator[FoundFile]:
+def walk_roots(roots: Sequence[Path], unreadable: list[str] | None = None) -> Iterator[FoundFile]:
+    """Every supported file of every root, each once. A root that is gone (an unmounted drive)
+    counts as unreadable: it was checked to exist at start-up, so its documents are not deleted."""
     seen: set[str] = set()
     for root in roots:
-        for found in walk(root, roots):
+        if not os.path.isdir(root):
+            if unreadable is not None:
+                unreadable.append(str(root))
+            continue
+        for found in walk(root, roots, unreadable):
             if found.source not in seen:
                 seen.add(found.source)
                 yield found

@@ -19,7 +19,7 @@ from pathlib import Path
 from minirag.chunking import SCHEME_VERSION
 from minirag.ingest.pipeline import Pipeline
 from minirag.ingest.progress import Progress
-from minirag.ingest.scan import FoundFile, walk, walk_roots
+from minirag.ingest.scan import FoundFile, walk, walk_roots, within
 from minirag.security import is_under
 from minirag.store.index import ExcludedState, StoredState
 
@@ -32,24 +32,17 @@ def _fast_path_unchanged(found: FoundFile, state: StoredState | ExcludedState | 
     return pipeline.cut_as_now(state) if isinstance(state, StoredState) else state.scheme == SCHEME_VERSION
 
 
-def _within(source: str, scopes: set[str]) -> bool:
-    """Whether `source` is one of `scopes` or lies below one (whole path segments)."""
-    path = source
-    while path not in scopes:
-        parent = os.path.dirname(path)
-        if parent == path:
-            return False
-        path = parent
-    return True
+def _vanished(stored, on_disk: set[str], scopes: set[str] | None, roots: list[Path], unreadable: set[str]):
+    """Indexed files this scan did not find: under a scanned scope, or gone from disk.
 
-
-def _vanished(stored, on_disk: set[str], scopes: set[str] | None, roots: list[Path]):
-    """Indexed files this scan did not find: under a scanned scope, or gone from disk."""
+    Never one at or under a path the scan could not read (`unreadable`): a folder that lost
+    its permissions or its network mount for a moment has not deleted its documents.
+    """
     for source in stored:
-        if source in on_disk:
+        if source in on_disk or (unreadable and within(source, unreadable)):
             continue
         if scopes is not None:
-            if _within(source, scopes):
+            if within(source, scopes):
                 yield source
         elif any(is_under(source, str(r), os.sep) for r in roots) or not os.path.exists(source):
             yield source
@@ -65,11 +58,16 @@ def run_sync(pipeline: Pipeline, roots: list[Path], *, path: Path | None = None,
     stored = index.stored_states("file")
     exclusions = index.excluded_states()
     scopes = None if path is None and paths is None else [path] if path is not None else list(paths)
+    unreadable: list[str] = []
     if scopes is None:
-        found_files = list(walk_roots(roots))
+        found_files = list(walk_roots(roots, unreadable))
     else:
-        found_files = list({f.source: f for scope in scopes for f in walk(scope, roots)}.values())
+        found_files = list({f.source: f for scope in scopes for f in walk(scope, roots, unreadable)}.values())
     on_disk = {f.source for f in found_files}
+    for place in dict.fromkeys(unreadable):
+        progress.failed += 1
+        progress.warnings.append(f"{place}: cannot be read (permissions? a lost mount?); "
+                                 "what it holds stays indexed as it was")
 
     to_check = []
     for found in found_files:
@@ -85,7 +83,7 @@ def run_sync(pipeline: Pipeline, roots: list[Path], *, path: Path | None = None,
     pipeline.run_files(to_check, progress, on_change=on_change)
     # Dropped after the ingest, so a renamed or moved file reuses the vectors of its old path.
     scope_set = None if scopes is None else {os.path.abspath(s) for s in scopes}
-    gone = list(_vanished([*stored, *exclusions], on_disk, scope_set, roots))
+    gone = list(_vanished([*stored, *exclusions], on_disk, scope_set, roots, set(unreadable)))
     if gone:
         progress.deleted += index.delete_sources(gone)
     return progress
