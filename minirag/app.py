@@ -127,6 +127,7 @@ class App:
                                 "deleted" if state == "gone" else "replaced")
                     self._index.close()
                     self._index, self._pipeline = None, None
+                    self.damage = None  # what was damaged was the old file
                     if self.matrices is not None:
                         self.matrices.clear()
             if self._index is None:

@@ -3,6 +3,7 @@ on a read-only mount, or under a folder whose name holds URI syntax."""
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import subprocess
 import sys
@@ -12,7 +13,7 @@ from pathlib import Path
 import pytest
 from conftest import ROOT, write
 
-from minirag.errors import IndexUnavailable
+from minirag.errors import IndexUnavailable, MiniragError
 from minirag.store import connection
 
 
@@ -79,6 +80,22 @@ def test_a_damaged_index_gives_one_line_naming_the_file_and_the_fix(indexed, mak
     assert str(path) in damaged and "backup" in damaged and "minirag sync" in damaged
     assert "\n" not in damaged
     assert "damaged" in app.status().get("indexError", "")
+
+
+def test_a_damaged_index_restored_by_a_rename_is_used_and_no_longer_reported(indexed, make_app, tmp_path):
+    path = indexed.config.db_path
+    indexed.close()
+    shutil.copyfile(path, tmp_path / "backup.db")
+    app = make_app()
+    app.query("otters")  # open, then damaged under it
+    _damage(path)
+    for operation in (lambda: app.query("otters hands"), lambda: app.list_files(), lambda: app.sync()):
+        with contextlib.suppress(MiniragError):
+            operation()
+    assert app.damage and "damaged" in app.status().get("indexError", "")
+    (tmp_path / "backup.db").replace(path)  # the restore, moved into place while the App runs
+    assert app.query("otters holding hands")["results"]
+    assert "indexError" not in app.status()
 
 
 def test_doctor_runs_quick_check_and_fails_on_a_damaged_index(indexed, make_config):

@@ -48,6 +48,15 @@ class FoundFile:
     mtime_ns: int
 
 
+# Errors that mean "nothing there" (or nothing that could ever be read), not "cannot look now".
+_ABSENT = frozenset({errno.ENOENT, errno.ENOTDIR, errno.ENAMETOOLONG, errno.ELOOP})
+
+
+def _note_unreadable(exc: OSError, path: str, unreadable: list[str] | None) -> None:
+    if exc.errno not in _ABSENT and unreadable is not None and os.path.lexists(path):
+        unreadable.append(path)
+
+
 def _stat_file(path: str, roots: Sequence[Path], unreadable: list[str] | None = None) -> FoundFile | None:
     """None for anything not a regular file inside the roots (escaping symlinks included).
 
@@ -62,11 +71,8 @@ def _stat_file(path: str, roots: Sequence[Path], unreadable: list[str] | None = 
         if containing_root(Path(real), roots) is None:
             return None  # an escaping symlink is simply not part of the corpus
         st = os.stat(real)
-    except (FileNotFoundError, NotADirectoryError):
-        return None
     except OSError as exc:
-        if exc.errno != errno.ELOOP and unreadable is not None and os.path.lexists(path):
-            unreadable.append(path)
+        _note_unreadable(exc, path, unreadable)
         return None
     if not os.path.isfile(real):
         return None
@@ -95,21 +101,15 @@ def walk(start: Path, roots: Sequence[Path], unreadable: list[str] | None = None
         seen_dirs.add(real_dir)
         try:
             entries = sorted(os.scandir(directory), key=lambda e: e.name)
-        except (FileNotFoundError, NotADirectoryError):
-            continue  # gone, or replaced by a file, since it was listed: a change, not a failure
-        except OSError:
-            if unreadable is not None:
-                unreadable.append(directory)
+        except OSError as exc:
+            _note_unreadable(exc, directory, unreadable)  # gone or replaced by a file: a change, not a failure
             continue
         subdirs = []
         for entry in entries:
             try:
                 is_dir = entry.is_dir(follow_symlinks=True)
-            except FileNotFoundError:
-                continue
             except OSError as exc:
-                if exc.errno != errno.ELOOP and unreadable is not None:
-                    unreadable.append(entry.path)
+                _note_unreadable(exc, entry.path, unreadable)
                 continue
             if is_dir:
                 if not is_skipped_dir(entry.name):

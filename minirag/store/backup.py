@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from minirag.errors import IndexUnavailable, InvalidArgument
+from minirag.errors import FileAccessError, IndexUnavailable, InvalidArgument
 from minirag.store import connection as db
 
 
@@ -23,19 +23,23 @@ def backup(source: Path, dest: str | Path) -> dict:
     if not target.parent.is_dir():
         raise InvalidArgument(f"the backup folder {target.parent} does not exist; create it first")
     tmp = target.with_name(target.name + ".partial")
+    # The copy and the files SQLite keeps beside it while writing it.
+    leftovers = [tmp, *(tmp.with_name(tmp.name + suffix) for suffix in ("-journal", "-wal", "-shm"))]
     try:
-        tmp.unlink(missing_ok=True)
-        ok = _copy(source, tmp)
+        for path in leftovers:
+            path.unlink(missing_ok=True)
+        ok = _copy(source, tmp, target)
         if ok != "ok":
             raise IndexUnavailable(f"backup failed its integrity check: {ok}")
         tmp.replace(target)
     except BaseException:
-        tmp.unlink(missing_ok=True)  # never leave a half-written copy behind
+        for path in leftovers:
+            path.unlink(missing_ok=True)  # never leave a half-written copy behind
         raise
     return {"source": str(source), "backup": str(target), "bytes": target.stat().st_size, "integrity": ok}
 
 
-def _copy(source: Path, tmp: Path) -> str:
+def _copy(source: Path, tmp: Path, target: Path) -> str:
     """Copy through the backup API into `tmp`; returns the copy's integrity_check answer."""
     src = db.connect(source, read_only=True)
     try:
@@ -44,6 +48,20 @@ def _copy(source: Path, tmp: Path) -> str:
             src.backup(dst, pages=1024)
             dst.execute("PRAGMA journal_mode = DELETE")  # the copy is one self-contained file
             return dst.execute("PRAGMA integrity_check").fetchone()[0]
+        except db.sqlite3.OperationalError as exc:
+            # The index is only read here; writing is the destination's part, and these
+            # are write failures (EFBIG past a file-size limit surfaces as a disk I/O error).
+            text = str(exc).lower()
+            if "full" in text or "no space" in text or "too large" in text:
+                raise FileAccessError(f"no room to write the backup {target} ({exc}); free space on that disk "
+                                      "and retry (nothing was left behind)") from None
+            if "disk i/o error" in text:
+                raise FileAccessError(f"cannot write the backup {target} ({exc}: is that disk full or failing?); "
+                                      "nothing was left behind") from None
+            if "readonly" in text or "read-only" in text or "unable to open" in text:
+                raise FileAccessError(f"cannot write the backup {target} ({exc}); choose a writable "
+                                      "folder (nothing was left behind)") from None
+            raise
         finally:
             dst.close()
     finally:
