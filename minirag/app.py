@@ -124,7 +124,7 @@ class App:
                     self._index.ensure_same_file()  # raises, saying what happened and what to do
                 if state != "same":
                     log.warning("the index file %s was %s; opening what is there now", self.config.db_path,
-                                "deleted" if state == "gone" else "replaced")
+                                "deleted" if state == "gone" else "replaced or written elsewhere")
                     self._index.close()
                     self._index, self._pipeline = None, None
                     self.damage = None  # what was damaged was the old file

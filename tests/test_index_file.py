@@ -170,3 +170,22 @@ def test_read_only_mode_works_on_a_read_only_filesystem(read_only_mount, make_ap
     assert reader.query("otters sleep")["results"]
     assert reader.status()["chunkCount"] > 0 and "indexError" not in reader.status()
     assert sorted(p.name for p in source.iterdir()) == before
+
+
+def test_a_reader_on_a_read_only_mount_sees_what_a_writer_elsewhere_commits(read_only_mount, make_app, docs):
+    """A container reading the host's index through a read-only mount while the host syncs."""
+    source, mount = read_only_mount
+    writer = make_app(db_path=str(source / "index.db"))
+    write(docs / "otters.md", "# Otters\n\nSea otters hold hands while they sleep.\n")
+    writer.sync()
+    writer.close()  # no -wal, no -shm: the reader can only open it immutable
+    reader = make_app({"MINIRAG_READ_ONLY": "1"}, db_path=str(mount / "index.db"))
+    assert reader.query("otters sleep")["results"]
+    writer = make_app(db_path=str(source / "index.db"))
+    for n, words in enumerate(["zanzibar quokka", "marmalade penguin"]):
+        writer.ingest_data(f"# Note {n}\n\nThe {words} appears only here.", f"note-{n}")
+        sources = [h["source"] for h in reader.query(words)["results"]]
+        assert f"note-{n}" in sources, (words, sources)
+        assert reader.status()["sourceCount"] == 2 + n
+    writer.close()
+    assert "note-1" in [h["source"] for h in reader.query("marmalade penguin")["results"]]

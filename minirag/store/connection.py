@@ -73,16 +73,26 @@ def read_only_uri(path: Path) -> str:
     """A `file:` URI that opens exactly `path` read-only, whatever characters its folders hold.
 
     Every character outside the unreserved set is percent-encoded, so `?`, `#` or
-    `%41` in a folder name stay part of the name. Where the file cannot change (a
-    read-only filesystem, a folder this user cannot write) the URI says
-    `immutable`: SQLite then needs no -shm file and no locks, which it could not
-    create there.
+    `%41` in a folder name stay part of the name. Where SQLite could not open the
+    file otherwise (a read-only filesystem or a folder this user cannot write, with
+    no -wal and -shm beside it to share) the URI says `immutable`: SQLite then needs
+    no -shm and no locks, and caches pages as if the file never changed, so the Index
+    watches such a file's stat and reopens it when a writer elsewhere changes it
+    (`identity(..., contents=True)`). With a live writer's -wal and -shm present, a
+    read-only reader uses them and sees every commit as it lands.
     """
     absolute = Path(os.path.abspath(path)).as_posix()
     if not absolute.startswith("/"):  # a Windows drive path: file:///C:/...
         absolute = "/" + absolute
     uri = "file:" + quote(absolute, safe="/:") + "?mode=ro"
-    return uri + "&immutable=1" if cannot_change(Path(path)) else uri
+    return uri + "&immutable=1" if opens_immutable(Path(path)) else uri
+
+
+def opens_immutable(path: Path) -> bool:
+    """Whether a read-only connection to `path` is opened `immutable` (read_only_uri)."""
+    if not cannot_change(path):
+        return False
+    return not all(os.path.exists(f"{os.path.abspath(path)}{suffix}") for suffix in ("-wal", "-shm"))
 
 
 def cannot_change(path: Path) -> bool:
@@ -95,12 +105,18 @@ def cannot_change(path: Path) -> bool:
     return not os.access(folder, os.W_OK)
 
 
-def identity(path: Path) -> tuple[int, int] | None:
-    """(device, inode) of the file at `path`, or None when there is none."""
+def identity(path: Path, *, contents: bool = False) -> tuple | None:
+    """(device, inode) of the file at `path`, or None when there is none.
+
+    `contents`: also its size and mtime and whether a -wal is beside it, which
+    change with any write from anywhere (what an `immutable` reader must watch).
+    """
     try:
         st = os.stat(path)
     except OSError:
         return None
+    if contents:
+        return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, os.path.exists(f"{os.path.abspath(path)}-wal")
     return st.st_dev, st.st_ino
 
 

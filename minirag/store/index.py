@@ -106,6 +106,9 @@ class Index:
         self.checkpoints = checkpoints and not read_only
         if read_only and not self.path.exists():
             raise IndexUnavailable(f"no index at {self.path}; run `minirag sync` first")
+        # A reader that may open immutable (now, or on a later thread once a writer elsewhere
+        # has closed) caches pages for good, so its file is watched for any change.
+        self.watch_contents = read_only and db.cannot_change(self.path)
         self._local = threading.local()
         self._all: list = []
         self._all_lock = threading.Lock()
@@ -123,7 +126,7 @@ class Index:
                 self._committed()
                 self._refresh_keywords()
         # The file this object writes to: every write checks the path still names it.
-        self.identity = db.identity(self.path)
+        self.identity = db.identity(self.path, contents=self.watch_contents)
 
     @property
     def conn(self) -> db.Connection:
@@ -167,7 +170,7 @@ class Index:
 
     def file_state(self) -> str:
         """"same" while the path names the file this object opened; else "gone" or "replaced"."""
-        now = db.identity(self.path)
+        now = db.identity(self.path, contents=self.watch_contents)
         if now is None:
             return "gone"
         return "same" if getattr(self, "identity", now) == now else "replaced"
