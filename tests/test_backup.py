@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import stat
 import subprocess
 import sys
 import threading
@@ -144,3 +145,31 @@ def test_backing_up_onto_the_index_itself_or_from_nothing_is_refused(indexed, tm
         backup(indexed.config.db_path, indexed.config.db_path)
     with pytest.raises(IndexUnavailable, match="no index at"):
         backup(tmp_path / "missing.db", tmp_path / "out.db")
+
+
+def test_a_backup_never_replaces_what_is_not_an_earlier_backup(indexed, tmp_path):
+    """DEST is a name a user types: a slip must not destroy a document, a device or the index's WAL."""
+    index = indexed.config.db_path
+    note = tmp_path / "notes.md"
+    note.write_text("# Precious\n\nNot a backup.")
+    elsewhere = tmp_path / "elsewhere.db"
+    shutil.copyfile(index, elsewhere)
+    (tmp_path / "link.db").symlink_to(elsewhere)
+    fifo = tmp_path / "pipe.db"
+    os.mkfifo(fifo)
+    refused = {
+        str(note): "not an SQLite database",
+        str(tmp_path / "link.db"): "symbolic link",
+        str(fifo): "not a regular file",
+        str(index) + "-wal": "index's own files",
+        str(index) + ".sync.lock": "index's own files",
+        "  ": "empty",
+    }
+    for dest, reason in refused.items():
+        with pytest.raises(InvalidArgument, match=reason):
+            backup(index, dest)
+    assert note.read_text() == "# Precious\n\nNot a backup."
+    assert (tmp_path / "link.db").is_symlink() and stat.S_ISFIFO(os.lstat(fifo).st_mode)
+    assert backup(index, elsewhere)["integrity"] == "ok"  # an earlier backup is replaced
+    (tmp_path / "empty.db").touch()
+    assert backup(index, tmp_path / "empty.db")["integrity"] == "ok"

@@ -77,8 +77,8 @@ def vanish_after_scan(monkeypatch, hostile_root):
     """The scan sees vanished.md; it is deleted before the pipeline reads it."""
     real_walk_roots = minirag.ingest.sync.walk_roots
 
-    def walk_then_delete(roots):
-        found = list(real_walk_roots(roots))
+    def walk_then_delete(roots, unreadable=None):
+        found = list(real_walk_roots(roots, unreadable))
         (hostile_root / "vanished.md").unlink()
         return found
 

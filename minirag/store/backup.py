@@ -6,22 +6,52 @@ snapshot and restarts if a writer changes pages underneath it.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from minirag.errors import FileAccessError, IndexUnavailable, InvalidArgument
 from minirag.store import connection as db
 
+SQLITE_HEADER = b"SQLite format 3\x00"
+# Files SQLite and minirag keep beside an index: a copy renamed onto one of them is read as
+# part of the index (a -wal) or breaks it.
+COMPANION_SUFFIXES = ("-wal", "-shm", "-journal", ".sync.lock")
 
-def backup(source: Path, dest: str | Path) -> dict:
-    source, target = Path(source), Path(dest).expanduser().resolve()
-    if not source.exists():
-        raise IndexUnavailable(f"no index at {source}; run `minirag sync` first")
+
+def destination(source: Path, dest: str | Path) -> Path:
+    """The file `dest` names for a backup of `source`, refused where writing it would destroy
+    something: only a new name, an empty file or an earlier SQLite backup is ever replaced."""
+    if not str(dest).strip():
+        raise InvalidArgument("the backup destination is empty; give a file or a folder")
+    target = Path(os.path.abspath(Path(dest).expanduser()))
     if target.is_dir():
         target = target / source.name
-    if target == source.resolve():
-        raise InvalidArgument("backup destination is the index itself")
     if not target.parent.is_dir():
         raise InvalidArgument(f"the backup folder {target.parent} does not exist; create it first")
+    target = target.parent.resolve() / target.name  # the folder's real path; the name itself is not followed
+    index = source.resolve()
+    if target == index:
+        raise InvalidArgument("backup destination is the index itself")
+    if target in {index.with_name(index.name + suffix) for suffix in COMPANION_SUFFIXES}:
+        raise InvalidArgument(f"{target} is one of the index's own files; choose another name")
+    if os.path.lexists(target):
+        if target.is_symlink():
+            raise InvalidArgument(f"{target} is a symbolic link; name the backup file itself")
+        if not target.is_file():
+            raise InvalidArgument(f"{target} exists and is not a regular file; choose another name")
+        with open(target, "rb") as existing:
+            head = existing.read(len(SQLITE_HEADER))
+        if head and head != SQLITE_HEADER:
+            raise InvalidArgument(f"{target} exists and is not an SQLite database; a backup only replaces "
+                                  "an earlier backup, so choose another name")
+    return target
+
+
+def backup(source: Path, dest: str | Path) -> dict:
+    source = Path(source)
+    if not source.exists():
+        raise IndexUnavailable(f"no index at {source}; run `minirag sync` first")
+    target = destination(source, dest)
     tmp = target.with_name(target.name + ".partial")
     # The copy and the files SQLite keeps beside it while writing it.
     leftovers = [tmp, *(tmp.with_name(tmp.name + suffix) for suffix in ("-journal", "-wal", "-shm"))]
