@@ -31,7 +31,7 @@ from minirag.errors import (
 from minirag.ingest.jobs import SyncJob, SyncJobs
 from minirag.ingest.pipeline import Document, Pipeline, file_hash, planned_budget
 from minirag.ingest.progress import Progress
-from minirag.ingest.scan import walk
+from minirag.ingest.scan import unseen_warnings, walk
 from minirag.results import ingest_result, query_result
 from minirag.search import Scope, SearchOptions, clamp_top_k, search
 from minirag.search.vector import MatrixCache
@@ -267,12 +267,15 @@ class App:
                      on_change: Callable[[Progress], None] | None = None, *, force: bool = False) -> Progress:
         self.refuse_if_read_only("ingest")
         progress = progress or Progress()
-        files = []
+        files, unseen = [], []
         for raw in paths:
             absolute, _real = self.file_source(raw)
             if not os.path.exists(absolute):
                 raise NotFound(f"no such file or directory: {absolute}")
-            files.extend(walk(Path(absolute), self.config.roots))
+            files.extend(walk(Path(absolute), self.config.roots, unseen))
+        warnings = unseen_warnings(unseen)
+        progress.failed += len(warnings)
+        progress.warnings.extend(warnings)
         self.pipeline.run_files(files, progress, force=force, on_change=on_change)
         return progress
 

@@ -114,8 +114,8 @@ def test_the_app_ingesting_a_hostile_folder_warns_per_file_and_indexes_the_good_
         app, hostile_root, monkeypatch):
     real_walk = minirag.app.walk
 
-    def walk_then_delete(start, roots):
-        found = list(real_walk(start, roots))
+    def walk_then_delete(start, roots, unreadable=None):
+        found = list(real_walk(start, roots, unreadable))
         (hostile_root / "vanished.md").unlink()
         return found
 

@@ -361,3 +361,19 @@ def test_a_file_old_enough_is_trusted_by_its_stat_again(app, docs):
     os.utime(a, ns=(hour_ago, hour_ago))
     assert sync(app).skipped == 1  # read and hashed: the same bytes
     assert app.index.stored_states("file")[str(a)].mtime_ns == hour_ago  # fast path from now on
+
+
+def test_a_file_whose_name_is_not_utf8_is_a_warning_and_the_rest_is_indexed(app, docs):
+    good = write(docs / "good.md", "# Good\n\nA good ferret.")
+    bad = os.fsencode(docs) + b"/bad\xffname.md"
+    with open(bad, "wb") as handle:
+        handle.write(b"# Bad name\n\nAnother ferret.")
+    os.makedirs(os.fsencode(docs) + b"/dir\xfe", exist_ok=True)
+    with open(os.fsencode(docs) + b"/dir\xfe/inside.md", "wb") as handle:
+        handle.write(b"# Inside\n\nA third ferret.")
+    result = sync(app)
+    assert (result.done, result.failed) == (1, 2)
+    assert sources(app) == {str(good)}
+    assert sum("bad\\xffname.md: its name is not valid UTF-8" in w for w in result.warnings) == 1
+    assert any("dir\\xfe: its name is not valid UTF-8" in w for w in result.warnings)
+    assert {f["source"] for f in app.list_files()["files"]} == {str(good)}

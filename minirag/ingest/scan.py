@@ -52,6 +52,33 @@ class FoundFile:
 _ABSENT = frozenset({errno.ENOENT, errno.ENOTDIR, errno.ENAMETOOLONG, errno.ELOOP})
 
 
+def utf8_name(path: str) -> bool:
+    """Whether `path` is valid UTF-8. Linux allows any bytes in a name (old archives, other
+    locales); Python hands them over as lone surrogates, which SQLite and JSON cannot carry."""
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def printable(path: str) -> str:
+    """`path` for a message: bytes that are not UTF-8 shown as \\x escapes."""
+    return path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
+def unseen_reason(path: str) -> str:
+    """Why a walk passed over `path` (an entry of its `unreadable` list), for a warning."""
+    if not utf8_name(path):
+        return "its name is not valid UTF-8, so it is skipped (rename it to index it)"
+    return "cannot be read (permissions? a lost mount?); what it holds stays indexed as it was"
+
+
+def unseen_warnings(places: Sequence[str]) -> list[str]:
+    """One warning per place a walk passed over (its `unreadable` list), each once."""
+    return [f"{printable(place)}: {unseen_reason(place)}" for place in dict.fromkeys(places)]
+
+
 def _note_unreadable(exc: OSError, path: str, unreadable: list[str] | None) -> None:
     if exc.errno not in _ABSENT and unreadable is not None and os.path.lexists(path):
         unreadable.append(path)
@@ -83,9 +110,14 @@ def walk(start: Path, roots: Sequence[Path], unreadable: list[str] | None = None
     """Every supported file at or under `start` (a file or a directory), sorted, each once.
 
     Folders (and entries) that exist but cannot be listed or examined are appended
-    to `unreadable`: what they hold is unknown, not deleted.
+    to `unreadable`: what they hold is unknown, not deleted. So are names that are
+    not UTF-8, which are never indexed (`unseen_reason` tells the two apart).
     """
     start_str = os.path.abspath(start)
+    if not utf8_name(start_str):
+        if unreadable is not None:
+            unreadable.append(start_str)
+        return
     if os.path.isfile(start_str):
         found = _stat_file(start_str, roots, unreadable)
         if found:
@@ -106,6 +138,10 @@ def walk(start: Path, roots: Sequence[Path], unreadable: list[str] | None = None
             continue
         subdirs = []
         for entry in entries:
+            if not utf8_name(entry.name):
+                if unreadable is not None:
+                    unreadable.append(entry.path)
+                continue
             try:
                 is_dir = entry.is_dir(follow_symlinks=True)
             except OSError as exc:

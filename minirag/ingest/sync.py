@@ -19,7 +19,7 @@ from pathlib import Path
 from minirag.chunking import SCHEME_VERSION
 from minirag.ingest.pipeline import Pipeline
 from minirag.ingest.progress import Progress
-from minirag.ingest.scan import FoundFile, walk, walk_roots, within
+from minirag.ingest.scan import FoundFile, unseen_warnings, walk, walk_roots, within
 from minirag.security import is_under
 from minirag.store.index import ExcludedState, StoredState
 
@@ -64,10 +64,9 @@ def run_sync(pipeline: Pipeline, roots: list[Path], *, path: Path | None = None,
     else:
         found_files = list({f.source: f for scope in scopes for f in walk(scope, roots, unreadable)}.values())
     on_disk = {f.source for f in found_files}
-    for place in dict.fromkeys(unreadable):
-        progress.failed += 1
-        progress.warnings.append(f"{place}: cannot be read (permissions? a lost mount?); "
-                                 "what it holds stays indexed as it was")
+    unseen = unseen_warnings(unreadable)
+    progress.failed += len(unseen)
+    progress.warnings.extend(unseen)
 
     to_check = []
     for found in found_files:
