@@ -32,6 +32,7 @@ from minirag.config import DEFAULT_TOP_K, Config, ConfigError, load_config_from,
 from minirag.errors import MiniragError
 from minirag.ingest.jobs import SyncJob
 from minirag.instructions import build_instructions
+from minirag.stdio_transport import serve_stdio
 
 log = logging.getLogger(__name__)
 
@@ -361,7 +362,7 @@ def serve(args) -> int:
     server = build_server(state)
     try:
         if address is None:
-            server.run("stdio")
+            anyio.run(serve_stdio, server)
         else:
             guard = "bearer token required" if token else "no token: loopback only"
             sys.stderr.write(f"minirag: serving MCP at http://{address[0]}:{address[1]}/mcp ({guard})\n")

@@ -156,3 +156,24 @@ async def test_serve_http_answers_over_streamable_http_on_the_loopback_host(serv
         stdout, _stderr = proc.communicate(timeout=TIMEOUT_S)
     assert found.structured_content["results"][0]["source"].endswith("tides.md")
     assert stdout == b""
+
+
+def test_a_request_holding_a_lone_surrogate_is_answered_not_dropped(server_env):
+    """JSON allows "\\ud800"; the SDK's parser refuses it and answered nothing: the client hung."""
+    server = RawServer(server_env)
+    try:
+        server.request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                                      "clientInfo": {"name": "raw", "version": "0"}})
+        server.send({"method": "notifications/initialized"})
+        server.proc.stdin.write(b'{"jsonrpc": "2.0", "id": 77, "method": "tools/call", "params": {"name": '
+                                b'"query_documents", "arguments": {"query": "moon \\ud800 gravity"}}}\n')
+        server.proc.stdin.flush()
+        while True:
+            answer = json.loads(server.lines.get(timeout=TIMEOUT_S))
+            if answer.get("id") == 77:
+                break
+        after = server.call("query_documents", query="tides")
+    finally:
+        server.close()
+    assert "result" in answer and answer["result"]["isError"] is False
+    assert after["isError"] is False
