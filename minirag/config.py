@@ -147,6 +147,18 @@ def parse_bool(name: str, raw: str) -> bool:
     raise ConfigError(f"{name} must be one of {BOOLEAN_VALUES}, got {raw!r}")
 
 
+def _resolve(name: str, raw: str, cwd: Path) -> Path:
+    """`raw` (a setting's value) as an absolute path; a value no path can be made of is a ConfigError."""
+    try:
+        path = (cwd / Path(raw).expanduser()).resolve()
+        path.exists()  # raises for what no later check should meet: a name too long, a NUL
+    except (RuntimeError, OSError, ValueError) as exc:  # RuntimeError: `~user` with no such user
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        shown = raw if len(raw) <= 80 else raw[:77] + "..."
+        raise ConfigError(f"{name}: {shown!r} cannot be used as a path ({reason})") from None
+    return path
+
+
 def _parse_roots(env: Mapping[str, str], flag_roots: Sequence[str] | None, cwd: Path) -> tuple[Path, ...]:
     if flag_roots:
         raw_roots: list[str] = list(flag_roots)
@@ -170,7 +182,7 @@ def _parse_roots(env: Mapping[str, str], flag_roots: Sequence[str] | None, cwd: 
         raw_roots, origin = [str(cwd)], "current directory"
     roots: list[Path] = []
     for raw in raw_roots:
-        path = (cwd / Path(raw).expanduser()).resolve()
+        path = _resolve(origin, raw, cwd)
         if not path.is_dir():
             raise ConfigError(f"{origin}: document root {path} is not a directory")
         if path not in roots:
@@ -233,20 +245,20 @@ def load_config(
     roots = _parse_roots(env, base_dirs, cwd)
 
     raw_db = db_path or env.get("DB_PATH", "").strip()
-    db = (cwd / Path(raw_db).expanduser()).resolve() if raw_db else roots[0] / INDEX_DIRNAME / INDEX_FILENAME
+    db = _resolve("DB_PATH", raw_db, cwd) if raw_db else roots[0] / INDEX_DIRNAME / INDEX_FILENAME
     if db.is_dir():
         db = db / INDEX_FILENAME
 
     raw_cache = cache_dir or env.get("CACHE_DIR", "").strip()
-    cache = (cwd / Path(raw_cache).expanduser()).resolve() if raw_cache else default_cache_dir()
+    cache = _resolve("CACHE_DIR", raw_cache, cwd) if raw_cache else default_cache_dir()
 
     raw_model_path = model_path or env.get("MODEL_PATH", "").strip()
-    local_model = (cwd / Path(raw_model_path).expanduser()).resolve() if raw_model_path else None
+    local_model = _resolve("MODEL_PATH", raw_model_path, cwd) if raw_model_path else None
     if local_model is not None and not local_model.is_dir():
         raise ConfigError(f"MODEL_PATH must be {SETTING['MODEL_PATH'].values}: {local_model}")
 
     raw_litestream = litestream_config or env.get("MINIRAG_LITESTREAM_CONFIG", "").strip()
-    litestream = (cwd / Path(raw_litestream).expanduser()).resolve() if raw_litestream else None
+    litestream = _resolve("MINIRAG_LITESTREAM_CONFIG", raw_litestream, cwd) if raw_litestream else None
     if litestream is not None and not litestream.is_file():
         raise ConfigError(f"MINIRAG_LITESTREAM_CONFIG must name Litestream's configuration file: {litestream}")
 

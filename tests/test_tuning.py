@@ -133,3 +133,12 @@ def test_the_cli_and_the_mcp_tool_share_one_top_k_default():
     query = cli.build_parser()._subparsers._group_actions[0].choices["query"]
     assert query.get_default("top_k") == DEFAULT_TOP_K
     assert inspect.signature(server.query_documents).parameters["topK"].default == DEFAULT_TOP_K == 10
+
+
+@pytest.mark.parametrize("name", ["BASE_DIR", "DB_PATH", "CACHE_DIR", "MODEL_PATH", "MINIRAG_LITESTREAM_CONFIG"])
+@pytest.mark.parametrize("value", ["~no-such-user-here/x", "a" * 5000])
+def test_a_path_setting_no_path_can_be_made_of_is_a_configuration_error(tmp_path, name, value):
+    from minirag.config import ConfigError, load_config
+
+    with pytest.raises(ConfigError, match=name):
+        load_config(env={name: value}, cwd=tmp_path)
