@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable, Sequence
 
 from minirag import __version__
-from minirag.errors import MiniragError
+from minirag.errors import InvalidArgument, MiniragError
 
 PROGRESS_MIN_FILES = 5
 log = logging.getLogger("minirag")
@@ -356,6 +356,12 @@ def _one_line(exc: BaseException) -> str:
 def _run(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     argv = list(sys.argv[1:] if argv is None else argv)
+    for arg in argv:
+        try:
+            arg.encode("utf-8")
+        except UnicodeEncodeError:  # bytes the locale could not decode, passed on as lone surrogates
+            shown = arg.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+            raise InvalidArgument(f"the argument {shown!r} is not valid UTF-8") from None
     if not argv or (argv[0].startswith("-") and argv[0] not in ("-h", "--help", "--version")):
         argv = ["serve", *argv]  # no command: serve stdio, with whatever flags were given
     args = parser.parse_args(argv)

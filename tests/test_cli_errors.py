@@ -175,3 +175,12 @@ def test_a_full_disk_is_one_line_and_the_index_stays_whole(world, capsys, tmp_pa
         conn = connection.connect(tmp_path / "index.db", read_only=True)
         assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
         conn.close()
+
+
+@pytest.mark.parametrize("argv", [["query", "\udcff\udcfe"], ["query", "x", "--scope", "\udcff"],
+                                  ["read", "--source", "\udcff"], ["read", "{docs}/\udcff.md"]])
+def test_an_argument_that_is_not_utf8_is_one_line(world, capsys, argv):
+    """Bytes a UTF-8 locale cannot decode reach sys.argv as lone surrogates."""
+    code, err = run(fill(argv, world), capsys)
+    assert_one_line_failure(code, err, argv)
+    assert "not valid UTF-8" in err and "\\xff" in err
