@@ -14,6 +14,7 @@ import logging
 import os
 import re
 import threading
+import unicodedata
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
@@ -66,6 +67,12 @@ def explained(method):
             raise FileAccessError(f"cannot use{where}: {exc.strerror or exc}") from exc
 
     return wrapper
+
+
+def visible(text: str) -> bool:
+    """Whether `text` holds anything but white space, control and format characters
+    (NUL, zero-width spaces, direction marks): what a search could match on."""
+    return any(not ch.isspace() and unicodedata.category(ch) not in ("Cc", "Cf") for ch in text)
 
 
 def check_path_argument(path: str | Path) -> None:
@@ -468,8 +475,8 @@ class App:
 
     @explained
     def query(self, text: str, top_k: int = 10, scope: str | None = None) -> dict:
-        if not text or not text.strip():
-            raise InvalidArgument("query must not be empty")
+        if not visible(text):
+            raise InvalidArgument("query must not be empty (it has no visible characters)")
         clamp_top_k(top_k)  # refuse a bad topK even when the index is empty
         options = SearchOptions(
             top_k=top_k, hybrid_weight=self.config.hybrid_weight, scope=scope, grouping=self.config.grouping,

@@ -364,3 +364,11 @@ def test_an_unset_weight_follows_the_querys_form_and_a_set_one_holds_for_every_q
     status = app.status()
     assert status["hybridWeight"] == keyword_query
     assert ("hybridWeightForQuestions" in status) is (not env)
+
+
+@pytest.mark.parametrize("text", ["", "   ", "\u200b\u200b", "\u202e\u200f", "\x00", "\ufeff \t"])
+def test_a_query_with_nothing_visible_is_refused_as_empty(app, docs, text):
+    write(docs / "a.md", "# Alpha\n\nSome words to match.")
+    app.sync()
+    with pytest.raises(InvalidArgument, match="must not be empty"):
+        app.query(text)
