@@ -45,6 +45,7 @@ log = logging.getLogger(__name__)
 _DRIVE_PATH = re.compile(r"^[A-Za-z]:[\\/]|^[\\/]{2}")
 
 MAX_NEIGHBORS = 20  # chunks on each side read_chunk_neighbors returns at most
+MAX_SOURCE_ID = 2048  # characters of a data or url source's id (URLs included)
 MAX_PATH_BYTES = 4096  # PATH_MAX on Linux; longer paths fail in the OS with less helpful errors
 
 
@@ -247,6 +248,13 @@ class App:
         """A data or url source's id: its own namespace, so it can never replace, shadow or pose as a file."""
         if not source or not source.strip():
             raise InvalidArgument("source must be a non-empty id")
+        if source != source.strip():
+            raise InvalidArgument(f"source {source[:200]!r} starts or ends with white space; ids are shown in "
+                                  "listings beside paths, where ' /etc/passwd' would pass for one")
+        if any(unicodedata.category(ch) in ("Cc", "Cf", "Cs") for ch in source):
+            raise InvalidArgument(f"source {source[:200]!r} holds control or invisible characters")
+        if len(source) > MAX_SOURCE_ID:
+            raise InvalidArgument(f"source is {len(source)} characters; ids take at most {MAX_SOURCE_ID}")
         if looks_like_a_path(source):
             raise InvalidArgument(
                 f"source {source[:200]!r} looks like a file path; data and url sources take ids of their own "

@@ -76,3 +76,12 @@ def test_data_over_max_file_size_is_refused(make_app):
     with pytest.raises(InvalidArgument, match="over MAX_FILE_SIZE"):
         app.ingest_data("x" * 1001, "big-note")
     assert app.ingest_data("x" * 10, "small-note")["chunkCount"] == 1
+
+
+@pytest.mark.parametrize(("source", "reason"), [(" /etc/passwd", "white space"), ("notes/a ", "white space"),
+                                                ("a\x00b", "control or invisible"), ("a\u202eb", "control or invisible"),
+                                                ("x" * 100_000, "at most")])
+def test_an_id_that_would_mislead_a_listing_is_refused(app, source, reason):
+    with pytest.raises(InvalidArgument, match=reason):
+        app.ingest_data("# Note\n\nText.", source)
+    assert app.index.list_sources() == []
