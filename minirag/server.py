@@ -268,6 +268,8 @@ def parse_http(value: str) -> tuple[str, int]:
     host, sep, port = value.rpartition(":")
     if not sep:
         host, port = "", value
+    if ":" in host and not (host.startswith("[") and host.endswith("]")):
+        raise ValueError(f"--http: an IPv6 host goes in brackets, e.g. [::1]:8000, got {value!r}")
     host = host.strip("[]") or DEFAULT_HTTP_HOST
     if not port.isdigit() or not 0 < int(port) < 65536:
         raise ValueError(f"--http must be HOST:PORT, :PORT or PORT with a port in 1-65535, got {value!r}")

@@ -452,3 +452,9 @@ def test_watching_a_read_only_index_is_refused_when_the_server_starts(make_state
     make_state().app.sync()
     state = make_state(watch=True, read_only=True)
     assert "watch is refused" in start_watching(state)
+
+
+@pytest.mark.parametrize("value", ["::1", "::1:8000", "fe80::1:9000"])
+def test_an_ipv6_host_without_brackets_is_refused_with_the_form_to_use(value):
+    with pytest.raises(ValueError, match=r"brackets, e\.g\. \[::1\]:8000"):
+        parse_http(value)
