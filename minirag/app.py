@@ -244,6 +244,18 @@ class App:
         real = resolve_inside_roots(Path(absolute), self.config.roots)
         return absolute, real
 
+    def search_scope(self, scope: str | None) -> str | None:
+        """A scope as sources are stored: an absolute path normalized (`..`, `.`, a trailing
+        `/.`), and one reached through a symlink to a root spelled under that root."""
+        if not scope or not os.path.isabs(scope) or "\x00" in scope:
+            return scope
+        normal = os.path.normpath(scope)
+        roots = [str(root) for root in self.config.roots]
+        if any(is_under(normal, root, os.sep) for root in roots):
+            return normal
+        real = os.path.realpath(normal)
+        return real if any(is_under(real, root, os.sep) for root in roots) else normal
+
     def data_source_id(self, source: str) -> str:
         """A data or url source's id: its own namespace, so it can never replace, shadow or pose as a file."""
         if not source or not source.strip():
@@ -487,7 +499,8 @@ class App:
             raise InvalidArgument("query must not be empty (it has no visible characters)")
         clamp_top_k(top_k)  # refuse a bad topK even when the index is empty
         options = SearchOptions(
-            top_k=top_k, hybrid_weight=self.config.hybrid_weight, scope=scope, grouping=self.config.grouping,
+            top_k=top_k, hybrid_weight=self.config.hybrid_weight, scope=self.search_scope(scope),
+            grouping=self.config.grouping,
             max_distance=self.config.max_distance, max_files=self.config.max_files,
         )
         index = self.index
@@ -534,6 +547,7 @@ class App:
     def list_files(self, scope: str | None = None) -> dict:
         from minirag.ingest.listing import list_entries
 
+        scope = self.search_scope(scope)
         return {"files": list_entries(self.index, self.config, Scope.of(scope) if scope else None,
                                       self.chunk_budget())}
 

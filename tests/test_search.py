@@ -372,3 +372,15 @@ def test_a_query_with_nothing_visible_is_refused_as_empty(app, docs, text):
     app.sync()
     with pytest.raises(InvalidArgument, match="must not be empty"):
         app.query(text)
+
+
+def test_an_absolute_scope_finds_the_same_sources_however_it_is_spelled(app, docs, tmp_path):
+    write(docs / "sub" / "a.md", "# Alpha\n\nApples grow in the orchard.")
+    write(docs / "b.md", "# Beta\n\nApples and pears.")
+    app.sync()
+    (tmp_path / "docslink").symlink_to(docs)
+    expected = {str(docs / "sub" / "a.md")}
+    for scope in (str(docs / "sub"), f"{docs}/../docs/sub", f"{docs}/sub/.", f"{docs}/sub/", f"{docs}/./sub",
+                  str(tmp_path / "docslink" / "sub")):
+        assert {h["source"] for h in app.query("apples", scope=scope)["results"]} == expected, scope
+        assert {f["source"] for f in app.list_files(scope)["files"]} == expected, scope
