@@ -420,6 +420,9 @@ class App:
         pipeline = self._pipeline_for(self._open_index(rebuild=True))
         run_sync(pipeline, list(self.config.roots), path=target, paths=paths, progress=progress,
                  on_change=on_change)
+        if target is not None and not progress.seen and not progress.deleted and not os.path.lexists(target):
+            # Nothing there and nothing indexed under it: most likely a typo, not a deletion.
+            progress.warnings.append(f"{target}: no such file or folder, and nothing indexed under it")
         if target is None and paths is None and not progress.stop.is_set():
             states = root_states(list(self.config.roots), self.config.db_path)
             self.index.set_meta(META_GIT_STATE, json.dumps(states))

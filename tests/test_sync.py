@@ -377,3 +377,14 @@ def test_a_file_whose_name_is_not_utf8_is_a_warning_and_the_rest_is_indexed(app,
     assert sum("bad\\xffname.md: its name is not valid UTF-8" in w for w in result.warnings) == 1
     assert any("dir\\xfe: its name is not valid UTF-8" in w for w in result.warnings)
     assert {f["source"] for f in app.list_files()["files"]} == {str(good)}
+
+
+def test_syncing_a_path_that_is_not_there_warns_unless_it_held_indexed_files(app, docs):
+    a = write(docs / "sub" / "a.md", "# Alpha\n\nApples.")
+    app.sync()
+    typo = app.sync(str(docs / "sbu"))
+    assert typo.warnings == [f"{docs / 'sbu'}: no such file or folder, and nothing indexed under it"]
+    a.unlink()
+    (docs / "sub").rmdir()
+    gone = app.sync(str(docs / "sub"))
+    assert (gone.deleted, gone.warnings) == (1, [])
