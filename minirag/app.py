@@ -235,6 +235,13 @@ class App:
             raise IndexUnavailable(f"{operation} is refused: the index is open read-only "
                                    "(--read-only / MINIRAG_READ_ONLY); run it without read-only mode")
 
+    def require_index(self) -> None:
+        """Reads never create the index: a DB_PATH with no index (a typo, or nothing synced yet)
+        is an error saying so, not an empty answer and a stray new file."""
+        if self._index is None and not os.path.exists(self.config.db_path):
+            raise IndexUnavailable(f"no index at {self.config.db_path}; run `minirag sync` (or the sync_start "
+                                   "tool) first, or check DB_PATH")
+
     def file_source(self, path: str | Path, *, must_be_absolute: bool = False) -> tuple[str, Path]:
         """(source id, real path) for a path inside the roots; symlinks keep their own name."""
         check_path_argument(path)
@@ -282,6 +289,7 @@ class App:
 
     def _source_row(self, key: str) -> dict:
         """The indexed row of `key`; a path-shaped key names a file and nothing else."""
+        self.require_index()
         row = self.index.source_row(key)
         if row["kind"] != "file" and looks_like_a_path(key):
             raise NotFound(f"not indexed: {key}")
@@ -501,6 +509,7 @@ class App:
         if not visible(text):
             raise InvalidArgument("query must not be empty (it has no visible characters)")
         clamp_top_k(top_k)  # refuse a bad topK even when the index is empty
+        self.require_index()
         options = SearchOptions(
             top_k=top_k, hybrid_weight=self.config.hybrid_weight, scope=self.search_scope(scope),
             grouping=self.config.grouping,
@@ -550,6 +559,7 @@ class App:
     def list_files(self, scope: str | None = None) -> dict:
         from minirag.ingest.listing import list_entries
 
+        self.require_index()
         scope = self.search_scope(scope)
         return {"files": list_entries(self.index, self.config, Scope.of(scope) if scope else None,
                                       self.chunk_budget())}
@@ -593,7 +603,7 @@ class App:
         }
         if self._watcher is not None:
             out["watch"] = self._watcher.state()
-        if config.read_only and not config.db_path.exists():
+        if self._index is None and not config.db_path.exists():  # status never creates the index
             out["indexError"] = f"no index at {config.db_path}; run `minirag sync` first"
             return out
         try:

@@ -1,7 +1,8 @@
 import pytest
 from conftest import write
 
-from minirag.errors import InvalidArgument
+from minirag.app import visible
+from minirag.errors import IndexUnavailable, InvalidArgument
 from minirag.ingest.sync import run_sync
 
 HOSTILE_QUERIES = ['"', '"unbalanced', "*", "-", "-apple", "NEAR(", "NEAR(apple banana", "AND", "apple AND",
@@ -21,7 +22,7 @@ def indexed(app, docs):
 
 @pytest.mark.parametrize("query", HOSTILE_QUERIES)
 def test_fts_syntax_in_a_query_never_raises(indexed, query):
-    result = indexed.query(query) if query.strip() else None
+    result = indexed.query(query) if visible(query) else None  # invisible: refused as empty (below)
     assert result is None or isinstance(result["results"], list)
 
 
@@ -46,7 +47,19 @@ def test_pure_vector_search_returns_distances(make_app, indexed):
 
 
 def test_a_query_on_an_empty_index_returns_nothing(app):
+    app.sync()  # nothing to index: an empty index
     assert app.query("anything at all")["results"] == []
+
+
+def test_reads_where_there_is_no_index_say_so_and_create_nothing(app, docs):
+    """A mistyped DB_PATH must not answer "no results" and leave a new, empty index behind."""
+    write(docs / "a.md", "# Alpha\n\nApples.")
+    for read in (lambda: app.query("apples"), lambda: app.list_files(), lambda: app.read(str(docs / "a.md")),
+                 lambda: app.neighbors(str(docs / "a.md"), 0), lambda: app.delete(str(docs / "a.md"))):
+        with pytest.raises(IndexUnavailable, match="no index at"):
+            read()
+    assert "no index at" in app.status()["indexError"]
+    assert not app.config.db_path.exists() and not app.config.db_path.parent.joinpath(".minirag").exists()
 
 
 def test_scope_stops_at_the_separator(indexed, docs):

@@ -165,6 +165,7 @@ def test_a_request_holding_a_lone_surrogate_is_answered_not_dropped(server_env):
         server.request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
                                       "clientInfo": {"name": "raw", "version": "0"}})
         server.send({"method": "notifications/initialized"})
+        server.call("ingest_file", filePath=str(Path(server_env["BASE_DIR"]) / "tides.md"))
         server.proc.stdin.write(b'{"jsonrpc": "2.0", "id": 77, "method": "tools/call", "params": {"name": '
                                 b'"query_documents", "arguments": {"query": "moon \\ud800 gravity"}}}\n')
         server.proc.stdin.flush()

@@ -96,6 +96,7 @@ def conversions(monkeypatch):
 
 
 def test_an_excluded_file_is_listed_as_excluded_with_its_reason(app, docs):
+    assert sync(app).seen == 0  # an empty index
     write(docs / "secret.md", "---\nrag: false\n---\n# Secret\n\nDo not index.")
     assert states(app)["secret.md"] == ("not_indexed", None)
     sync(app)
@@ -285,6 +286,7 @@ def test_status_and_list_answer_for_any_model_name_without_loading_it(make_confi
     write(docs / "a.md", "# A\n\nSome words.\n")
     app = App(make_config({"MODEL_NAME": name}, model_path=None, cache_dir=str(tmp_path / "empty")))
     try:
+        assert app.index.stats()["sourceCount"] == 0  # an empty index, made without the model
         assert app.status()["chunkTokenBudget"] == budget
         assert [f["state"] for f in app.list_files()["files"]] == ["not_indexed"]
     finally:
