@@ -13,6 +13,7 @@ import argparse
 import json
 import logging
 import os
+import re
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -117,11 +118,22 @@ def _config(args: argparse.Namespace):
     return load_config_from(args)
 
 
+# Characters a terminal acts on instead of showing: C0 and C1 controls but the line breaks
+# and tabs of text, and the bidirectional overrides that reorder what is shown.
+_TERMINAL_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def for_terminal(text: str) -> str:
+    """`text` with every character a terminal would act on shown as an escape (\\x1b): a document's
+    title or text (or a source id) must not clear the screen or retitle the window."""
+    return _TERMINAL_CONTROLS.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
+
+
 def _emit(args: argparse.Namespace, payload: dict, human: Callable[[dict], str]) -> None:
     if args.json:
         sys.stdout.write(json.dumps(payload, ensure_ascii=False, indent=2) + "\n")
     else:
-        sys.stdout.write(human(payload).rstrip("\n") + "\n")
+        sys.stdout.write(for_terminal(human(payload).rstrip("\n")) + "\n")
 
 
 class _Progress:
@@ -137,7 +149,7 @@ class _Progress:
         if not self.enabled or progress.seen < PROGRESS_MIN_FILES or now - self._last < 0.2:
             return
         self._last, self._shown = now, True
-        current = (progress.current or "")[-50:]
+        current = for_terminal((progress.current or "")[-50:])
         sys.stderr.write(f"\r\x1b[K{progress.counts()}  {current}")
         sys.stderr.flush()
 
@@ -339,7 +351,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr.write("minirag: interrupted\n")
         return 130
     except MiniragError as exc:
-        sys.stderr.write(f"minirag: error: {_one_line(exc)}\n")
+        sys.stderr.write(f"minirag: error: {for_terminal(_one_line(exc))}\n")
         return 1
     except Exception as exc:  # noqa: BLE001 - a bug still gets one line; -v shows the traceback
         if verbose:

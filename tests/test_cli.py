@@ -96,3 +96,13 @@ def test_a_scope_naming_no_path_on_disk_is_kept_as_a_source_id_prefix(run, docs)
     assert run("ingest-data", "--source", "notes/fish", input_text="Fish swim.").returncode == 0
     done = run("query", "fish", "--scope", "notes", "--json")
     assert [hit["source"] for hit in json.loads(done.stdout)["results"]] == ["notes/fish"]
+
+
+def test_a_documents_terminal_control_codes_are_shown_escaped_not_acted_on(run, docs):
+    """A hostile document must not clear the screen or retitle the terminal of whoever searches."""
+    write(docs / "evil.md", "# T\x1b[5mitle\n\nThe pwned\x1b]0;owned\x07 text \x1b[2J\u202eclears\x9b the screen.")
+    assert run("sync").returncode == 0
+    for argv in (("query", "pwned screen"), ("list",), ("read", str(docs / "evil.md"))):
+        out = run(*argv).stdout
+        assert "\x1b" not in out and "\x07" not in out and "\x9b" not in out and "\u202e" not in out, argv
+        assert argv == ("list",) or "\\x1b" in out, argv  # shown, as an escape
