@@ -60,7 +60,16 @@ def check_model(config: Config) -> Check:
         return _fail("model", str(exc), fix)
     where = {"MODEL_PATH": "from MODEL_PATH", "hub cache": f"in the hub cache {config.cache_dir}",
              "offline-model package": "from the offline-model package"}[files.origin]
-    return _ok("model", f"{files.spec.model_id} {where} ({files.onnx_path})")
+    try:  # files that exist may still be truncated or not a model: load them and embed a word
+        from minirag.encoder import Encoder
+
+        dimension = len(Encoder(files, threads=1).embed_queries(["doctor"])[0])
+    except Exception as exc:  # noqa: BLE001 - whatever the runtime or tokenizer says, it is this check's finding
+        detail = " ".join(str(exc).split())[:300] or type(exc).__name__
+        return _fail("model", f"{files.spec.model_id} {where} ({files.onnx_path}) does not load: {detail}",
+                     "the files are damaged or not a model: delete them and download again, or rebuild "
+                     "the MODEL_PATH folder")
+    return _ok("model", f"{files.spec.model_id} {where} ({files.onnx_path}), loads, {dimension}-d vectors")
 
 
 # --- roots -------------------------------------------------------------------------

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 
@@ -138,3 +139,16 @@ def test_the_cli_exits_0_when_healthy_and_1_when_not(tmp_path, docs, model_dir):
     bad = subprocess.run([*base, "--model-path", str(tmp_path / "empty")], capture_output=True, text=True,
                          env=env, timeout=60, cwd=tmp_path)
     assert bad.returncode == 1 and "[FAIL] model" in bad.stdout and "fix:" in bad.stdout
+
+
+@pytest.mark.parametrize(("onnx", "tokenizer"), [(b"garbage", None), (None, b"{broken")])
+def test_model_files_that_exist_but_do_not_load_fail_the_model_check(make_config, tmp_path, model_dir, onnx,
+                                                                       tokenizer):
+    broken = tmp_path / "broken-model"
+    shutil.copytree(model_dir, broken)
+    if onnx is not None:
+        (broken / "model.onnx").write_bytes(onnx)
+    if tokenizer is not None:
+        (broken / "tokenizer.json").write_bytes(tokenizer)
+    model = by_name(run_checks(make_config(model_path=str(broken))))["model"]
+    assert not model["ok"] and "does not load" in model["detail"] and "download again" in model["fix"]
