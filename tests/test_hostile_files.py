@@ -193,3 +193,30 @@ def test_each_archive_limit_refuses_on_its_own_from_the_central_directory(monkey
     monkeypatch.setattr(convert, limit, value)
     with pytest.raises(ConversionFailed, match="zip bomb"):
         convert.check_zip(data, "bomb.zip", "zip")
+
+
+# Texts that drove a chunking regex into exponential or quadratic backtracking: seconds to years
+# of one core, holding the GIL, so a server stopped answering. Each must be cut at once.
+BACKTRACKING_TEXTS = {
+    "numbered title": "# " + "1" * 40 + "x\n\nbody text\n",
+    "empty links": "[](" * 40_000,
+    "open brackets": "[" * 40_000 + "](" * 8_000,
+    "data images": "![" * 20_000 + "](data:" * 5_000,
+    "padded heading": "# a" + " " * 200_000 + "b\n\ntext\n",
+    "padded frontmatter": "---\ntitle: x" + " " * 200_000 + "y\n- item" + " " * 200_000 + "z\n---\n\ntext\n",
+}
+_CHUNK_ALL = """
+import json, sys
+from minirag.chunking import chunk_document
+for name, text in json.load(sys.stdin).items():
+    chunk_document(text, title="", count_tokens=lambda t: len(t.split()) + len(t) // 8, budget=200)
+    print(name, flush=True)
+"""
+
+
+def test_texts_that_made_chunking_regexes_backtrack_are_cut_at_once():
+    """Run in a child with a deadline, so a regression fails here instead of hanging the suite."""
+    done = subprocess.run([sys.executable, "-c", _CHUNK_ALL], input=json.dumps(BACKTRACKING_TEXTS), text=True,
+                          capture_output=True, timeout=120, cwd=ROOT)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split("\n")[:-1] == list(BACKTRACKING_TEXTS)

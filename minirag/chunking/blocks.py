@@ -8,7 +8,9 @@ from dataclasses import dataclass, field
 from minirag.chunking.fences import fence_end
 from minirag.chunking.pages import page_span
 
-_HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
+# The text is taken whole and its closing #s cut in code (parse_heading): a lazy `(.*?)`
+# before an optional closing sequence and `[ \t]*$` is quadratic on a long line of spaces.
+_HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*))?$")
 _SLIDE = re.compile(r"^\s*<!--\s*Slide number:\s*(\d+)\s*-->\s*$", re.IGNORECASE)
 _SEPARATOR = re.compile(r"^\s*\|?\s*:?-{1,}:?\s*(\|\s*:?-{1,}:?\s*)*\|?\s*$")
 
@@ -34,8 +36,16 @@ class Block:
         return Block(self.kind, lines, pages, self.header, self.level, self.title, continued)
 
 
-def heading_match(line: str) -> re.Match[str] | None:
-    return _HEADING.match(line)
+def parse_heading(line: str) -> tuple[int, str] | None:
+    """(level, text) of an ATX heading line, its optional closing `#`s removed; else None."""
+    match = _HEADING.match(line)
+    if not match:
+        return None
+    text = (match.group(2) or "").rstrip(" \t")
+    unclosed = text.rstrip("#")
+    if unclosed != text and (not unclosed or unclosed[-1] in " \t"):
+        text = unclosed  # `## Title ##`: the closing sequence follows a space (or is all there is)
+    return len(match.group(1)), text.strip()
 
 
 def _is_table_line(line: str) -> bool:
@@ -74,13 +84,11 @@ def parse_blocks(lines: list[str], pages: list[int | None]) -> list[Block]:
             blocks.append(Block("code", lines[index : end + 1], pages[index : end + 1]))
             index = end + 1
             continue
-        heading = _HEADING.match(line)
+        heading = parse_heading(line)
         if heading:
             flush()
-            text = (heading.group(2) or "").strip()
-            blocks.append(
-                Block("heading", [line], [pages[index]], level=len(heading.group(1)), title=text)
-            )
+            level, text = heading
+            blocks.append(Block("heading", [line], [pages[index]], level=level, title=text))
             index += 1
             continue
         if _SLIDE.match(line):

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import re
 
-_KEY = re.compile(r"^([A-Za-z_][\w.-]*)\s*:(?:\s+(.*?))?\s*$")
-_ITEM = re.compile(r"^\s+-\s+(.*?)\s*$|^-\s+(.*?)\s*$")
+# Values are taken whole and stripped in code: a lazy `(.*?)\s*$` is quadratic on a long line of spaces.
+_KEY = re.compile(r"^([A-Za-z_][\w.-]*)\s*:(?:\s+(.*))?$")
+_ITEM = re.compile(r"^\s+-\s+(.*)$|^-\s+(.*)$")
+_COMMENT = re.compile(r"(?<=\s)#")  # not `\s+#.*$`: quadratic on a long run of spaces
 _INT = re.compile(r"^[-+]?\d+$")
 _FLOAT = re.compile(r"^[-+]?(?:\d+\.\d*|\.\d+)(?:[eE][-+]?\d+)?$")
 
@@ -20,7 +22,9 @@ def _scalar(raw: str) -> object:
     if len(raw) >= 2 and raw[0] == raw[-1] and raw[0] in "'\"":
         inner = raw[1:-1]
         return inner.replace("''", "'") if raw[0] == "'" else inner.replace('\\"', '"')
-    raw = re.sub(r"\s+#.*$", "", raw)
+    comment = _COMMENT.search(raw)  # `value  # note`: YAML's comment starts at a `#` after white space
+    if comment:
+        raw = raw[: comment.start()].rstrip()
     lowered = raw.lower()
     if lowered in ("true", "false"):
         return lowered == "true"
@@ -45,12 +49,12 @@ def _parse(lines: list[str]) -> dict[str, object] | None:
             if not isinstance(value, list):
                 value = []
                 meta[list_key] = value
-            value.append(_scalar(item.group(1) or item.group(2) or ""))
+            value.append(_scalar((item.group(1) or item.group(2) or "").strip()))
             continue
         match = _KEY.match(line)
         if not match:
             return None
-        key, raw = match.group(1), match.group(2)
+        key, raw = match.group(1), (match.group(2) or "").strip()
         if raw is None or raw == "":
             meta[key] = None
             list_key = key

@@ -6,7 +6,8 @@ import re
 
 from minirag.chunking.fences import sub_outside_code
 
-_DATA_IMAGE = re.compile(r"!\[([^\]\n]*)\]\(\s*data:[^)\s]*(?:\s+\"[^\"\n]*\")?\s*\)")
+# The alt text holds no `[` and the data runs possessively: linear in the line (see links.py).
+_DATA_IMAGE = re.compile(r"!\[([^\[\]\n]*)\]\(\s*data:[^)\s]*+(?:\s+\"[^\"\n]*\")?\s*\)")
 
 
 def strip_data_images(markdown: str) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from minirag.chunking.blocks import parse_heading
 from minirag.chunking.fences import code_line_mask
 from minirag.chunking.frontmatter import parse_frontmatter
 
@@ -95,10 +96,12 @@ GENERIC_STEM_WORDS = frozenset(
     }
 )
 
-_H1 = re.compile(r"^ {0,3}#[ \t]+(.+?)(?:[ \t]+#+)?[ \t]*$")
 _IMAGE = re.compile(r"!\[[^\]]*\]\([^)]*\)")
 _LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
-_NUMBERING = re.compile(r"^(?:(?:\d+|[ivxlc]+)[.)]?)+\s+|^(?:\d+\.)+\d*\s*", re.IGNORECASE)
+# Possessive runs: `(?:\d+...)+` alone tries every way to split a run of digits (exponential
+# time on `# 1111…1x`, a 46-byte file); `\d++` takes the whole run or nothing.
+_NUMBERING = re.compile(r"^(?:(?:\d++|[ivxlc]++)[.)]?+)++\s+|^(?:\d++\.)++\d*+\s*", re.IGNORECASE)
+MAX_HEADING_CHARS = 300  # a heading longer than this is prose, not a boilerplate title: not parsed
 _LETTER = re.compile(r"[^\W\d_]")
 
 
@@ -109,9 +112,9 @@ def first_h1(markdown: str) -> str | None:
     mask = code_line_mask(lines)
     for line, in_code in zip(lines, mask, strict=True):
         if not in_code:
-            match = _H1.match(line)
-            if match:
-                return match.group(1).strip()
+            heading = parse_heading(line)
+            if heading and heading[0] == 1 and heading[1]:
+                return heading[1]
     return None
 
 
@@ -121,6 +124,8 @@ def _heading_words(heading: str) -> str:
 
 
 def is_boilerplate_heading(heading: str) -> bool:
+    if len(heading) > MAX_HEADING_CHARS:
+        return False
     text = _heading_words(heading)
     if not _LETTER.search(text):
         return True
