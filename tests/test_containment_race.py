@@ -85,3 +85,36 @@ def test_swapping_a_file_and_a_folder_for_outside_links_never_lets_outside_bytes
     assert ingests + refused > 20 and syncs > 3  # the race was really run, many times
     hits = app.query(SECRET, top_k=50)["results"]
     assert all(SECRET not in h["text"] for h in hits)
+
+
+@pytest.mark.parametrize("swap_in", ["fifo", "link out"])
+def test_list_rechecking_a_touched_file_reads_it_as_a_sync_would(app, docs, tmp_path, monkeypatch, swap_in):
+    """list hashes a file whose mtime moved; by then the name may be a FIFO (a plain open blocks
+    for ever) or a link to a file outside every root (whose bytes it must not read)."""
+    import minirag.ingest.listing as listing
+
+    note = write(docs / "note.md", "# Note\n\nA note about gardening.\n")
+    app.sync()
+    outside = write(tmp_path / "outside" / "same.md", note.read_text())  # same bytes: a hash oracle
+    real_walk = listing.walk_roots
+
+    def walk_then_swap(roots, unreadable=None):
+        found = list(real_walk(roots, unreadable))
+        swapped = note.with_name("swapped")
+        if swap_in == "fifo":
+            os.mkfifo(swapped)
+        else:
+            swapped.symlink_to(outside)
+        os.replace(swapped, note)
+        return [type(f)(f.source, f.real, f.size, f.mtime_ns + 1) for f in found]  # looks touched
+
+    monkeypatch.setattr(listing, "walk_roots", walk_then_swap)
+    answer: dict = {}
+    worker = threading.Thread(target=lambda: answer.update(app.list_files()), daemon=True)
+    worker.start()
+    worker.join(30)
+    if worker.is_alive() and swap_in == "fifo":
+        with open(note, "wb"):  # release the blocked reader
+            pass
+    assert not worker.is_alive() and answer, "list_files blocked"
+    assert {f["source"]: f["state"] for f in answer["files"]} == {str(note): "stale"}

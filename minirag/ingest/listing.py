@@ -15,14 +15,18 @@ from minirag.search.scope import Scope
 # MAX_FILE_SIZE, never indexed; unreadable: no read permission; missing: indexed, gone from disk.
 
 
-def _same_bytes(found: FoundFile, content_hash: str) -> bool:
-    """A touched file (new mtime) may still hold the bytes that were indexed: hash it to see."""
+def _same_bytes(found: FoundFile, content_hash: str, roots, max_size: int) -> bool:
+    """A touched file (new mtime) may still hold the bytes that were indexed: hash it to see.
+
+    Read as a sync reads it (read_inside_roots): the name may have been swapped since the
+    scan for a FIFO (a plain open would block for ever), or for a link out of the roots."""
+    from minirag.errors import PathOutsideRoots
     from minirag.ingest.pipeline import file_hash
+    from minirag.security import read_inside_roots
 
     try:
-        with open(found.real, "rb") as handle:
-            return file_hash(handle.read()) == content_hash
-    except OSError:
+        return file_hash(read_inside_roots(found.source, roots, max_size)) == content_hash
+    except (OSError, PathOutsideRoots):
         return False
 
 
@@ -33,7 +37,7 @@ def _cut_as_now(stored: dict, budget: int | None) -> bool:
     return stored["scheme"] == SCHEME_VERSION and recorded is not None and budget in (None, recorded)
 
 
-def _disk_state(found: FoundFile, stored, excluded, max_size: int, budget: int | None) -> str:
+def _disk_state(found: FoundFile, stored, excluded, roots, max_size: int, budget: int | None) -> str:
     if found.size > max_size:
         return "too_large"
     if not os.access(found.real, os.R_OK):
@@ -43,7 +47,7 @@ def _disk_state(found: FoundFile, stored, excluded, max_size: int, budget: int |
         return "not_indexed"
     content_hash = stored["contentHash"] if stored else excluded.content_hash
     size, mtime_ns = (stored["size"], stored["mtimeNs"]) if stored else (excluded.size, excluded.mtime_ns)
-    if size != found.size or (mtime_ns != found.mtime_ns and not _same_bytes(found, content_hash)):
+    if size != found.size or (mtime_ns != found.mtime_ns and not _same_bytes(found, content_hash, roots, max_size)):
         return "stale"
     if stored is None:
         return "excluded"
@@ -63,7 +67,7 @@ def list_entries(index, config, scope: Scope | None, budget: int | None = None) 
             continue
         stored = indexed.pop(found.source, None)
         excluded = exclusions.get(found.source)
-        state = _disk_state(found, stored, excluded, config.max_file_size, budget)
+        state = _disk_state(found, stored, excluded, config.roots, config.max_file_size, budget)
         out.append({
             "source": found.source, "sourceType": "file", "title": stored["title"] if stored else None,
             "state": state, "size": found.size,
