@@ -220,3 +220,39 @@ def test_texts_that_made_chunking_regexes_backtrack_are_cut_at_once():
                           capture_output=True, timeout=120, cwd=ROOT)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.split("\n")[:-1] == list(BACKTRACKING_TEXTS)
+
+
+def _pdf_with_content(stream: bytes, text_ops: bytes = b"") -> bytes:
+    """A one-page PDF whose page content is `stream` (already deflated, /FlateDecode)."""
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
+        b"/Resources << /Font << /F1 5 0 R >> >> >>",
+        b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(stream) + stream + b"\nendstream",
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+    ]
+    out, offsets = bytearray(b"%PDF-1.4\n"), []
+    for number, body in enumerate(objects, 1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % o for o in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
+    return bytes(out)
+
+
+def test_a_pdf_whose_streams_inflate_past_the_budget_is_refused_and_a_normal_one_reads(monkeypatch):
+    import zlib
+
+    from minirag.errors import ConversionFailed
+    from minirag.ingest import convert, pdf_inflate
+
+    text = b"BT /F1 24 Tf 72 700 Td (Otters hold hands) Tj ET\n"
+    assert "Otters hold hands" in convert.convert_document(_pdf_with_content(zlib.compress(text)), ".pdf", "ok.pdf").markdown
+    monkeypatch.setattr(pdf_inflate, "MAX_PDF_INFLATED_BYTES", 8 * 1024 * 1024)  # the same rule, scaled down
+    bomb = _pdf_with_content(zlib.compress(text + b" " * (64 * 1024 * 1024), 9))  # 64 MB of spaces: ~64 kB
+    assert len(bomb) < 200_000
+    with pytest.raises(ConversionFailed, match="inflate past 8 MB; refused as a decompression bomb"):
+        convert.convert_document(bomb, ".pdf", "bomb.pdf")

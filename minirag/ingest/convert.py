@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from minirag.errors import ConversionFailed
+from minirag.ingest.pdf_inflate import inflate_budget
 from minirag.ingest.quiet import converting
 
 log = logging.getLogger(__name__)
@@ -119,10 +120,12 @@ def _convert_pdf(data: bytes, name: str) -> Converted:
     except ImportError as exc:  # pragma: no cover - markitdown[pdf] installs it
         raise ConversionFailed(f"{name}: PDF support is not installed ({exc})") from None
     try:
-        with converting(name):
+        with converting(name), inflate_budget(name):
             text = extract_text(io.BytesIO(data))
     except (PDFPasswordIncorrect, PDFEncryptionError):
         raise ConversionFailed(f"{name}: encrypted PDF (password required)") from None
+    except ConversionFailed:
+        raise
     except Exception as exc:  # noqa: BLE001 - pdfminer raises many unrelated types on bad input
         raise ConversionFailed(f"{name}: cannot read PDF ({type(exc).__name__}: {str(exc)[:200]})") from None
     return Converted(markdown=text)
