@@ -256,3 +256,20 @@ def test_a_pdf_whose_streams_inflate_past_the_budget_is_refused_and_a_normal_one
     assert len(bomb) < 200_000
     with pytest.raises(ConversionFailed, match="inflate past 8 MB; refused as a decompression bomb"):
         convert.convert_document(bomb, ".pdf", "bomb.pdf")
+
+
+def test_one_member_inflating_far_past_the_rest_is_refused_though_the_archive_ratio_is_low():
+    """Random bytes stored beside it pull the archive's overall ratio under its limit."""
+    import io
+    import os
+    import zipfile
+
+    from minirag.errors import ConversionFailed
+    from minirag.ingest import convert
+
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("word/document.xml", b"<w:p/>" * 1_000_000, compress_type=zipfile.ZIP_DEFLATED)  # 6 MB
+        archive.writestr("padding.bin", os.urandom(200_000), compress_type=zipfile.ZIP_STORED)
+    with pytest.raises(ConversionFailed, match="word/document.xml would inflate"):
+        convert.check_zip(buffer.getvalue(), "bomb.docx", "DOCX")
