@@ -129,6 +129,11 @@ def for_terminal(text: str) -> str:
     return _TERMINAL_CONTROLS.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
 
 
+def _field(value) -> str:
+    """A value shown on one line of a listing: a line break in a file name must not forge a line."""
+    return str(value).replace("\n", "\\n").replace("\r", "\\r").replace("\t", "\\t")
+
+
 def _emit(args: argparse.Namespace, payload: dict, human: Callable[[dict], str]) -> None:
     if args.json:
         sys.stdout.write(json.dumps(payload, ensure_ascii=False, indent=2) + "\n")
@@ -228,9 +233,10 @@ def _fmt_query(payload: dict) -> str:
     for rank, hit in enumerate(payload["results"], 1):
         distance = "keyword-only" if hit["distance"] is None else f"distance {hit['distance']:.3f}"
         pages = f" p. {hit['pages']}" if hit.get("pages") else ""
-        lines.append(f"{rank}. {hit['source']} #{hit['chunkIndex']}{pages}  (score {hit['score']:.4f}, {distance})")
+        lines.append(f"{rank}. {_field(hit['source'])} #{hit['chunkIndex']}{pages}  "
+                     f"(score {hit['score']:.4f}, {distance})")
         if hit["title"]:
-            lines.append(f"   {hit['title']}")
+            lines.append(f"   {_field(hit['title'])}")
         snippet = " ".join(hit["text"].split())
         lines.append(f"   {snippet[:300]}{'…' if len(snippet) > 300 else ''}")
     return "\n".join(lines)
@@ -268,18 +274,18 @@ def _cmd_neighbors(args, app) -> int:
 
 def _cmd_list(args, app) -> int:
     _emit(args, app.list_files(_scope(args.scope)), lambda p: "\n".join(
-        f"{f['state']:<13} {f['chunkCount']:>6}  {f['source']}" + (f"  ({f['reason']})" if "reason" in f else "")
+        f"{f['state']:<13} {f['chunkCount']:>6}  {_field(f['source'])}" + (f"  ({f['reason']})" if "reason" in f else "")
         for f in p["files"]) or "no files")
     return 0
 
 
 def _cmd_delete(args, app) -> int:
-    _emit(args, app.delete(_key(args, app)), lambda p: f"deleted {p['source']} ({p['deletedChunks']} chunks)")
+    _emit(args, app.delete(_key(args, app)), lambda p: f"deleted {_field(p['source'])} ({p['deletedChunks']} chunks)")
     return 0
 
 
 def _fmt_dict(payload: dict) -> str:
-    return "\n".join(f"{k}: {v}" for k, v in payload.items())
+    return "\n".join(f"{k}: {_field(v)}" for k, v in payload.items())
 
 
 def _cmd_ingest_url(args, app) -> int:

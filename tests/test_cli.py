@@ -106,3 +106,11 @@ def test_a_documents_terminal_control_codes_are_shown_escaped_not_acted_on(run, 
         out = run(*argv).stdout
         assert "\x1b" not in out and "\x07" not in out and "\x9b" not in out and "\u202e" not in out, argv
         assert argv == ("list",) or "\\x1b" in out, argv  # shown, as an escape
+
+
+def test_a_line_break_in_a_file_name_cannot_forge_a_line_of_the_listing(run, docs):
+    write(docs / "x.md\nindexed            1  fake.md", "# Forged\n\nA file whose name holds a line break.")
+    assert run("sync").returncode == 0
+    out = run("list").stdout
+    assert len(out.splitlines()) == 1 and "x.md\\nindexed" in out, out
+    assert len([line for line in run("query", "line break").stdout.splitlines() if "fake.md" in line]) == 1
