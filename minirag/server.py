@@ -25,6 +25,7 @@ import anyio.to_thread
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
+from pydantic import ValidationError
 
 from minirag import __version__
 from minirag.app import App
@@ -242,9 +243,30 @@ def register(server: MCPServer, state: ServerState) -> None:
                             annotations=hints, structured_output=True)
 
 
+class _Server(MCPServer):
+    """The SDK's server, with arguments that fail the input schema answered in one line."""
+
+    async def call_tool(self, name, arguments, context=None):
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            if isinstance(exc.__cause__, ValidationError):  # pydantic's is many lines and a URL
+                raise ToolError(f"{name}: " + "; ".join(
+                    _argument_error(e) for e in exc.__cause__.errors()[:5])) from exc.__cause__
+            raise
+
+
+def _argument_error(error: dict) -> str:
+    where = ".".join(str(part) for part in error.get("loc", ())) or "arguments"
+    if error.get("type") == "missing":
+        return f"{where} is required"
+    given = repr(error.get("input"))
+    return f"{where}: {error.get('msg', 'invalid')}, got {given[:60]}{'...' if len(given) > 60 else ''}"
+
+
 def build_server(state: ServerState) -> MCPServer:
-    server = MCPServer("minirag", version=__version__, instructions=build_instructions(read_only=state.read_only),
-                       log_level="WARNING")
+    server = _Server("minirag", version=__version__, instructions=build_instructions(read_only=state.read_only),
+                     log_level="WARNING")
     register(server, state)
     return server
 

@@ -458,3 +458,15 @@ def test_watching_a_read_only_index_is_refused_when_the_server_starts(make_state
 def test_an_ipv6_host_without_brackets_is_refused_with_the_form_to_use(value):
     with pytest.raises(ValueError, match=r"brackets, e\.g\. \[::1\]:8000"):
         parse_http(value)
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(("arguments", "expected"), [
+    ({"query": "x", "topK": 5.5}, "query_documents: topK: Input should be a valid integer"),
+    ({}, "query_documents: query is required"),
+    ({"query": 5}, "query_documents: query: Input should be a valid string, got 5"),
+])
+async def test_arguments_that_fail_the_schema_are_answered_in_one_line(make_state, arguments, expected):
+    async with connected(make_state()) as client:
+        text = await refused(client, "query_documents", **arguments)
+    assert text.startswith(expected) and "\n" not in text and "pydantic.dev" not in text, text
