@@ -38,10 +38,13 @@ def start(env: dict[str, str], *extra: str) -> tuple[subprocess.Popen, int]:
     return proc, port
 
 
-def status_of(port: int, headers: dict[str, str]) -> int:
+INITIALIZE = (b'{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", '
+              b'"capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}}')
+
+
+def status_of(port: int, headers: dict[str, str], body: bytes = b'{"jsonrpc": "2.0", "id": 1, "method": "ping"}') -> int:
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=TIMEOUT_S)
     try:
-        body = b'{"jsonrpc": "2.0", "id": 1, "method": "ping"}'
         conn.request("POST", "/mcp", body=body, headers={"Content-Type": "application/json",
                                                           "Accept": "application/json, text/event-stream", **headers})
         return conn.getresponse().status
@@ -118,3 +121,18 @@ def test_the_token_is_compared_with_hmac_compare_digest(monkeypatch):
     assert guard.authorized({"headers": [(b"authorization", f"Bearer {TOKEN}".encode())]})
     assert not guard.authorized({"headers": [(b"authorization", b"Bearer nope")]})
     assert compared == [(TOKEN.encode(), TOKEN.encode()), (b"nope", TOKEN.encode())]
+
+
+def test_a_loopback_server_without_a_token_refuses_other_sites_hosts_and_origins(server_env):
+    """No token on loopback: a web page in the user's browser must not reach it, neither by a
+    cross-site request (Origin) nor by DNS rebinding (its own name resolving to 127.0.0.1)."""
+    proc, port = start(server_env)
+    try:
+        served = status_of(port, {}, INITIALIZE)
+        rebound = status_of(port, {"Host": f"attacker.example:{port}"}, INITIALIZE)
+        cross_site = status_of(port, {"Origin": "http://attacker.example"}, INITIALIZE)
+        same_machine = status_of(port, {"Origin": f"http://127.0.0.1:{port}"}, INITIALIZE)
+    finally:
+        stop(proc)
+    assert served < 400 and same_machine < 400, (served, same_machine)
+    assert rebound in (400, 403, 421) and cross_site in (400, 403), (rebound, cross_site)
