@@ -605,6 +605,7 @@ class App:
             out["watch"] = self._watcher.state()
         if self._index is None and not config.db_path.exists():  # status never creates the index
             out["indexError"] = f"no index at {config.db_path}; run `minirag sync` first"
+            out["chunkTokenBudget"] = self.chunk_budget() or out["chunkTokenBudget"]  # what a first sync cuts at
             return out
         try:
             stats = self.index.stats()

@@ -58,7 +58,8 @@ def test_reads_where_there_is_no_index_say_so_and_create_nothing(app, docs):
                  lambda: app.neighbors(str(docs / "a.md"), 0), lambda: app.delete(str(docs / "a.md"))):
         with pytest.raises(IndexUnavailable, match="no index at"):
             read()
-    assert "no index at" in app.status()["indexError"]
+    status = app.status()
+    assert "no index at" in status["indexError"] and isinstance(status["chunkTokenBudget"], int)
     assert not app.config.db_path.exists() and not app.config.db_path.parent.joinpath(".minirag").exists()
 
 
