@@ -363,12 +363,12 @@ class App:
         from minirag.ingest.fetch import fetch_url
 
         self.refuse_if_read_only("ingest_url")
-        if source is not None:
-            source = self.data_source_id(source)
+        url = url.strip()
+        source = self.data_source_id(source if source is not None else url)  # the URL is the id when none is given
         page = fetch_url(url, allow_private=self.config.allow_private_urls)
         converted = convert_fetched(page.body, mimetype=page.content_type, charset=page.charset, url=page.final_url)
         document = self.pipeline.build(
-            converted, source=source or url, kind="url", stem=source or url, title=title,
+            converted, source=source, kind="url", stem=source, title=title,
             content_hash=file_hash(page.body),
         )
         return self._ingest_document(document, url)

@@ -175,7 +175,8 @@ def _run_files(args, runner) -> int:
     payload.pop("currentFile", None)
 
     def human(p: dict) -> str:
-        return "\n".join([*(f"warn: {w}" for w in p["warnings"]), f"{progress.counts()} in {p['elapsedSeconds']} s"])
+        return "\n".join([*(f"warn: {_field(w)}" for w in p["warnings"]),
+                          f"{progress.counts()} in {p['elapsedSeconds']} s"])
 
     _emit(args, payload, human)
     return 1 if progress.failed else 0
@@ -204,7 +205,7 @@ def _cmd_watch(args, app) -> int:
             sys.stdout.flush()
         elif report.kind == "initial" or progress.done or progress.deleted or progress.failed or args.verbose:
             what = f"{report.paths} change{'s' * (report.paths != 1)}" if report.kind == "changes" else report.kind
-            lines = [*(f"warn: {w}" for w in progress.warnings),
+            lines = [*(f"warn: {for_terminal(_field(w))}" for w in progress.warnings),
                      f"minirag: {time.strftime('%H:%M:%S')} {what}: {progress.counts()} in {report.seconds:.2f} s"]
             sys.stderr.write("\n".join(lines) + "\n")
 
@@ -362,7 +363,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:  # noqa: BLE001 - a bug still gets one line; -v shows the traceback
         if verbose:
             log.exception("internal error")
-        sys.stderr.write(f"minirag: internal error: {type(exc).__name__}: {_one_line(exc)} "
+        sys.stderr.write(f"minirag: internal error: {type(exc).__name__}: {for_terminal(_one_line(exc))} "
                          "(rerun with -v for the details, and please report it)\n")
         return 1
 
@@ -397,7 +398,7 @@ def _run(argv: Sequence[str] | None) -> int:
     try:
         app = App(_config(args))
     except ConfigError as exc:
-        sys.stderr.write(f"minirag: configuration error: {_one_line(exc)}\n")
+        sys.stderr.write(f"minirag: configuration error: {for_terminal(_one_line(exc))}\n")
         return 1
     try:
         return COMMANDS[args.command](args, app)

@@ -250,9 +250,13 @@ class _Server(MCPServer):
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as exc:
-            if isinstance(exc.__cause__, ValidationError):  # pydantic's is many lines and a URL
+            # Only the arguments' own validation (a crash's UnexpectedToolError subclasses ToolError,
+            # and output validation also fails with a ValidationError: those stay as they are).
+            cause = exc.__cause__
+            if (type(exc) is ToolError and isinstance(cause, ValidationError)
+                    and cause.title == f"{name}Arguments"):  # the SDK's model of this tool's arguments
                 raise ToolError(f"{name}: " + "; ".join(
-                    _argument_error(e) for e in exc.__cause__.errors()[:5])) from exc.__cause__
+                    _argument_error(e) for e in cause.errors()[:5])) from cause
             raise
 
 
@@ -290,6 +294,8 @@ def parse_http(value: str) -> tuple[str, int]:
     host, sep, port = value.rpartition(":")
     if not sep:
         host, port = "", value
+    if value.startswith("[") and value.endswith("]"):
+        raise ValueError(f"--http needs a port after the host, e.g. {value}:8000, got {value!r}")
     if ":" in host and not (host.startswith("[") and host.endswith("]")):
         raise ValueError(f"--http: an IPv6 host goes in brackets, e.g. [::1]:8000, got {value!r}")
     host = host.strip("[]") or DEFAULT_HTTP_HOST

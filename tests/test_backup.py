@@ -173,3 +173,19 @@ def test_a_backup_never_replaces_what_is_not_an_earlier_backup(indexed, tmp_path
     assert backup(index, elsewhere)["integrity"] == "ok"  # an earlier backup is replaced
     (tmp_path / "empty.db").touch()
     assert backup(index, tmp_path / "empty.db")["integrity"] == "ok"
+
+
+def test_a_backup_never_replaces_a_database_in_use(indexed, tmp_path):
+    """Another project's live index is an SQLite file too; its -wal would be replayed into the copy."""
+    other = tmp_path / "other.db"
+    live = db.sqlite3.connect(str(other))
+    try:
+        live.execute("PRAGMA journal_mode = WAL")
+        live.execute("CREATE TABLE t (x)")
+        live.execute("INSERT INTO t VALUES (1)")
+        live.commit()
+        with pytest.raises(InvalidArgument, match="database in use"):
+            backup(indexed.config.db_path, other)
+        assert live.execute("SELECT x FROM t").fetchall() == [(1,)]
+    finally:
+        live.close()

@@ -85,3 +85,10 @@ def test_an_id_that_would_mislead_a_listing_is_refused(app, source, reason):
     with pytest.raises(InvalidArgument, match=reason):
         app.ingest_data("# Note\n\nText.", source)
     assert app.index.list_sources() == []
+
+
+@pytest.mark.parametrize(("url", "reason"), [("http://example.com/\u202eexe.md", "control or invisible"),
+                                             ("http://example.com/" + "a" * 3000, "at most")])
+def test_a_url_that_becomes_the_id_gets_the_same_checks_before_any_fetch(app, url, reason):
+    with pytest.raises(InvalidArgument, match=reason):
+        app.ingest_url(url)

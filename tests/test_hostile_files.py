@@ -204,11 +204,16 @@ BACKTRACKING_TEXTS = {
     "data images": "![" * 20_000 + "](data:" * 5_000,
     "padded heading": "# a" + " " * 200_000 + "b\n\ntext\n",
     "padded frontmatter": "---\ntitle: x" + " " * 200_000 + "y\n- item" + " " * 200_000 + "z\n---\n\ntext\n",
+    "padded line (transcript test)": "a" + " " * 100_000 + "x\n",
+    "padded table separator": "| a | b |\n|---" + " " * 200_000 + "x\n| 1 | 2 |\n",
+    "image-bracket title": "# " + "![" * 50_000 + "\n\ntext\n",
 }
 _CHUNK_ALL = """
 import json, sys
 from minirag.chunking import chunk_document
+from minirag.chunking.titles import choose_title
 for name, text in json.load(sys.stdin).items():
+    choose_title(text, metadata_title=None, stem="x")
     chunk_document(text, title="", count_tokens=lambda t: len(t.split()) + len(t) // 8, budget=200)
     print(name, flush=True)
 """
@@ -256,6 +261,13 @@ def test_a_pdf_whose_streams_inflate_past_the_budget_is_refused_and_a_normal_one
     assert len(bomb) < 200_000
     with pytest.raises(ConversionFailed, match="inflate past 8 MB; refused as a decompression bomb"):
         convert.convert_document(bomb, ".pdf", "bomb.pdf")
+    # A bad checksum made the bounded inflater raise, and pdfminer's unbounded fallback took over.
+    deflated = zlib.compress(text + b" " * (64 * 1024 * 1024), 9)
+    corrupt = _pdf_with_content(deflated[:-4] + bytes(4))
+    with pytest.raises(ConversionFailed, match="refused as a decompression bomb"):
+        convert.convert_document(corrupt, ".pdf", "corrupt-bomb.pdf")
+    damaged = zlib.compress(text)
+    assert "Otters" in convert.convert_document(_pdf_with_content(damaged[:-4] + bytes(4)), ".pdf", "d.pdf").markdown
 
 
 def test_one_member_inflating_far_past_the_rest_is_refused_though_the_archive_ratio_is_low():

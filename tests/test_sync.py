@@ -390,3 +390,28 @@ def test_syncing_a_path_that_is_not_there_warns_unless_it_held_indexed_files(app
     (docs / "sub").rmdir()
     gone = app.sync(str(docs / "sub"))
     assert (gone.deleted, gone.warnings) == (1, [])
+
+
+def test_a_folder_that_can_be_listed_but_not_entered_keeps_its_documents(app, docs, monkeypatch):
+    """Mode r-- (a `chmod -R 644` slip): names can be listed, but nothing under it can be stat'ed."""
+    write(docs / "one.md", "# One\n\nalpha bravo")
+    two = write(docs / "sub" / "two.md", "# Two\n\nzebra yankee")
+    assert sync(app).done == 2
+    (docs / "sub").chmod(0o644)
+    if os.geteuid() == 0:  # root stats through it: fail as the kernel does for a user
+        def denied(real):
+            def stat(path, *args, **kwargs):
+                if os.fspath(path).startswith(str(docs / "sub") + os.sep):
+                    raise PermissionError(13, "Permission denied", os.fspath(path))
+                return real(path, *args, **kwargs)
+            return stat
+
+        monkeypatch.setattr(os, "stat", denied(os.stat))
+        monkeypatch.setattr(os, "lstat", denied(os.lstat))
+    try:
+        result = sync(app)
+        assert (result.deleted, result.failed) == (0, 1), result.warnings
+        assert sources(app) == {str(docs / "one.md"), str(two)}
+    finally:
+        monkeypatch.undo()
+        (docs / "sub").chmod(0o755)

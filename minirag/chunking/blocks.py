@@ -12,7 +12,8 @@ from minirag.chunking.pages import page_span
 # before an optional closing sequence and `[ \t]*$` is quadratic on a long line of spaces.
 _HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*))?$")
 _SLIDE = re.compile(r"^\s*<!--\s*Slide number:\s*(\d+)\s*-->\s*$", re.IGNORECASE)
-_SEPARATOR = re.compile(r"^\s*\|?\s*:?-{1,}:?\s*(\|\s*:?-{1,}:?\s*)*\|?\s*$")
+# Possessive white space and dashes: `\s*` runs next to each other were quadratic on `|---` + spaces.
+_SEPARATOR = re.compile(r"^\s*+\|?\s*+:?-++:?\s*+(?:\|\s*+:?-++:?\s*+)*+\|?\s*+$")
 
 
 @dataclass

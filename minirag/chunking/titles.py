@@ -102,6 +102,7 @@ _LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
 # time on `# 1111…1x`, a 46-byte file); `\d++` takes the whole run or nothing.
 _NUMBERING = re.compile(r"^(?:(?:\d++|[ivxlc]++)[.)]?+)++\s+|^(?:\d++\.)++\d*+\s*", re.IGNORECASE)
 MAX_HEADING_CHARS = 300  # a heading longer than this is prose, not a boilerplate title: not parsed
+MAX_TITLE_SOURCE_CHARS = 1000  # of a first heading read for a title; a longer one is cut there
 _LETTER = re.compile(r"[^\W\d_]")
 
 
@@ -150,6 +151,7 @@ def choose_title(markdown: str, *, metadata_title: str | None, stem: str) -> str
     if metadata_title and metadata_title.strip():
         return " ".join(metadata_title.split())
     heading = first_h1(markdown)
+    heading = heading[:MAX_TITLE_SOURCE_CHARS] if heading else heading  # its regexes are quadratic in length
     words = _heading_words(heading) if heading else ""
     if words and not is_boilerplate_heading(heading or ""):
         return words

@@ -38,6 +38,8 @@ _LINE = re.compile(
     rf"(?:\s*(?P<range>-->|–|-)\s*[(\[]?{_TIME}[)\]]?)?"
     r"(?:\*\*)?(?P<rest>(?:\s+.*|\s*[:|–—-].*)?)$"
 )
+_TIME_ANYWHERE = re.compile(_TIME)
+STAMP_WITHIN_CHARS = 200  # a five-word speaker, markup and brackets fit well within this
 # A speaker named right after the time: `[00:01:02] Anna Smith: words`.
 _INLINE_SPEAKER = re.compile(r"^\s*[:|–—-]?\s*(?P<name>[^\W\d_][\w.'’-]*(?:\s+[\w.'’-]+){0,3}?)\s*:\s")
 
@@ -60,6 +62,10 @@ def _seconds(written: str) -> int:
 
 def stamp(line: str) -> Stamp | None:
     """The timestamp ``line`` opens with, or None when it is not a timestamp line."""
+    # A stamp comes within a speaker's name of the start. Lines without one near the start
+    # never reach _LINE, whose optional speaker backtracks quadratically over long lines.
+    if not _TIME_ANYWHERE.search(line, 0, STAMP_WITHIN_CHARS):
+        return None
     match = _LINE.match(line)
     if not match:
         return None

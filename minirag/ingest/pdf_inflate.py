@@ -24,6 +24,7 @@ from minirag.errors import ConversionFailed
 MAX_PDF_INFLATED_BYTES = 512 * 1024 * 1024
 
 _budget = threading.local()
+_PIECE = 64 * 1024  # compressed bytes fed to the inflater at a time
 
 
 class InflateLimit(Exception):
@@ -41,14 +42,39 @@ class _BoundedZlib:
         left = getattr(_budget, "left", None)
         if left is None:
             return zlib.decompress(data)
-        inflater = zlib.decompressobj()
-        out = inflater.decompress(data, left + 1)
-        if len(out) > left:
-            raise InflateLimit
-        # A truncated stream gives what it holds instead of raising, as pdfminer's own
-        # fallback for corrupt streams would.
-        _budget.left = left - len(out)
-        return out
+        # Fed in pieces, so a stream that turns corrupt (a bad checksum, garbage midway) gives
+        # what inflated before the damage and never raises: pdfminer's own fallback for a
+        # raising stream re-inflates it byte by byte, unbounded and in quadratic time.
+        inflater, pieces, size = zlib.decompressobj(), [], 0
+        for start in range(0, len(data), _PIECE):
+            chunk, before = data[start:start + _PIECE], inflater.copy()
+            try:
+                piece, damaged = inflater.decompress(chunk, left - size + 1), False
+            except zlib.error:  # redo this piece a byte at a time to keep what precedes the damage
+                piece, damaged = _until_damage(before, chunk, left - size + 1), True
+            pieces.append(piece)
+            size += len(piece)
+            if size > left or (not damaged and inflater.unconsumed_tail):
+                raise InflateLimit
+            if damaged or inflater.eof:
+                break
+        _budget.left = left - size
+        return b"".join(pieces)
+
+
+def _until_damage(inflater, chunk: bytes, limit: int) -> bytes:
+    """What `chunk` inflates to (at most `limit` bytes) before the byte where it turns corrupt."""
+    out, size = [], 0
+    for i in range(len(chunk)):
+        try:
+            piece = inflater.decompress(chunk[i:i + 1], limit - size)
+        except zlib.error:
+            break
+        out.append(piece)
+        size += len(piece)
+        if size >= limit:
+            break
+    return b"".join(out)
 
 
 @contextmanager

@@ -80,7 +80,9 @@ def unseen_warnings(places: Sequence[str]) -> list[str]:
 
 
 def _note_unreadable(exc: OSError, path: str, unreadable: list[str] | None) -> None:
-    if exc.errno not in _ABSENT and unreadable is not None and os.path.lexists(path):
+    # No existence check here: inside a folder that can be listed but not entered (mode r--),
+    # even lstat fails with EACCES, and what cannot be looked at is not gone.
+    if exc.errno not in _ABSENT and unreadable is not None:
         unreadable.append(path)
 
 

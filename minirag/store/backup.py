@@ -44,6 +44,11 @@ def destination(source: Path, dest: str | Path) -> Path:
         if head and head != SQLITE_HEADER:
             raise InvalidArgument(f"{target} exists and is not an SQLite database; a backup only replaces "
                                   "an earlier backup, so choose another name")
+        # A backup is written without a WAL: a -wal or -shm beside DEST means a database in use
+        # (another index), whose WAL would be replayed into the copy renamed over it.
+        if any(os.path.lexists(f"{target}{suffix}") for suffix in ("-wal", "-shm", "-journal")):
+            raise InvalidArgument(f"{target} looks like a database in use (it has a -wal, -shm or -journal "
+                                  "beside it), not an earlier backup; choose another name")
     return target
 
 
