@@ -8,6 +8,7 @@ loads on first use, so start-up and `status` stay fast.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import json
 import logging
@@ -479,8 +480,18 @@ class App:
             with SyncLock(self.config.db_path):  # SyncLocked at once if held: the watcher retries
                 self._sync_locked(None, progress, on_change, paths=paths)
 
-        def indexed_under(path: str) -> bool:
-            return any(is_under(source, path, os.sep) for source in self.index.stored_states("file"))
+        def indexed_under(paths: list[str]) -> set[str]:
+            """Those of `paths` that are, or hold, indexed files: one read of the sources, then bisection."""
+            sources = sorted(self.index.stored_states("file"))
+
+            def holds(path: str) -> bool:
+                at = bisect.bisect_left(sources, path)
+                if at < len(sources) and sources[at] == path:
+                    return True
+                below = bisect.bisect_left(sources, path + os.sep)
+                return below < len(sources) and sources[below].startswith(path + os.sep)
+
+            return {path for path in paths if holds(path)}
 
         return Watcher(self.config.roots, self.config.db_path, run_pass, indexed_under=indexed_under,
                        on_pass=on_pass, polling=self.config.watch_polling if polling is None else polling,

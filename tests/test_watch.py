@@ -424,3 +424,32 @@ def test_a_bad_minirag_watch_value_names_the_accepted_ones(docs):
 
     with pytest.raises(ConfigError, match="MINIRAG_WATCH must be one of .* or poll, got 'sometimes'"):
         load_config(env={"BASE_DIR": str(docs), "MINIRAG_WATCH": "sometimes"})
+
+
+def test_a_storm_of_deleted_non_documents_asks_for_indexed_sources_once(tmp_path):
+    """20,000 deleted build files each scanned every indexed source: minutes at 100% CPU."""
+    from minirag.ingest.watch import Watcher, _Pending
+
+    calls = []
+
+    def indexed_under(paths):
+        calls.append(len(paths))
+        return {p for p in paths if p.endswith("old-folder")}
+
+    watcher = Watcher([tmp_path], tmp_path / "index.db", lambda paths, progress: None, indexed_under=indexed_under)
+    gone = {str(tmp_path / f"build{n}.o"): _Pending(0.0, 0.0, None, False) for n in range(5000)}
+    gone[str(tmp_path / "old-folder")] = _Pending(0.0, 0.0, None, False)
+    gone[str(tmp_path / "gone.md")] = _Pending(0.0, 0.0, None, False)
+    assert sorted(watcher._scopes(gone)) == [str(tmp_path / "gone.md"), str(tmp_path / "old-folder")]
+    assert calls == [5001]
+
+
+def test_the_apps_indexed_under_finds_files_and_folders_that_held_sources(app, docs):
+    write(docs / "sub" / "a.md", "# A\n\nApples.")
+    write(docs / "sub-other.md", "# B\n\nBananas.")
+    app.sync()
+    indexed_under = app._make_watcher(None, None, None, {})._indexed_under
+    asked = [str(docs / "sub"), str(docs / "sub" / "a.md"), str(docs / "su"), str(docs / "nothing"),
+             str(docs / "sub-other.md"), str(docs)]
+    assert indexed_under(asked) == {str(docs / "sub"), str(docs / "sub" / "a.md"), str(docs / "sub-other.md"),
+                                    str(docs)}
