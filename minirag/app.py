@@ -29,6 +29,7 @@ from minirag.errors import (
     InvalidArgument,
     MiniragError,
     NotFound,
+    shown,
 )
 from minirag.ingest.jobs import SyncJob, SyncJobs
 from minirag.ingest.pipeline import Document, Pipeline, file_hash, planned_budget
@@ -293,7 +294,7 @@ class App:
         self.require_index()
         row = self.index.source_row(key)
         if row["kind"] != "file" and looks_like_a_path(key):
-            raise NotFound(f"not indexed: {key}")
+            raise NotFound(f"not indexed: {shown(key)}")
         return row
 
     # --- writes ------------------------------------------------------------------
@@ -402,7 +403,7 @@ class App:
     def sync_job(self, job_id: str) -> SyncJob:
         job = self.jobs.get(job_id)
         if job is None:
-            raise NotFound(f"unknown jobId {job_id!r}: sync_start returns one; this server keeps "
+            raise NotFound(f"unknown jobId {shown(job_id)!r}: sync_start returns one; this server keeps "
                            f"the last {SyncJobs.KEEP} jobs until it restarts")
         return job
 

@@ -92,3 +92,10 @@ def test_an_id_that_would_mislead_a_listing_is_refused(app, source, reason):
 def test_a_url_that_becomes_the_id_gets_the_same_checks_before_any_fetch(app, url, reason):
     with pytest.raises(InvalidArgument, match=reason):
         app.ingest_url(url)
+
+
+def test_a_huge_unknown_id_is_not_echoed_back_whole(app):
+    app.ingest_data("# Note\n\nText.", "notes/a")
+    with pytest.raises(NotFound) as caught:
+        app.read("x" * 3_000_000)
+    assert len(str(caught.value)) < 400 and "3000000 characters" in str(caught.value)

@@ -19,7 +19,7 @@ import numpy as np
 
 from minirag import keywords
 from minirag.chunking import SCHEME_VERSION, ChunkedDocument, Section
-from minirag.errors import IndexUnavailable, InvalidArgument, NotFound
+from minirag.errors import IndexUnavailable, InvalidArgument, NotFound, shown
 from minirag.store import codes, schema
 from minirag.store import connection as db
 from minirag.store.checkpoint import Checkpointer
@@ -471,7 +471,7 @@ class Index:
             (source,),
         ).fetchone()
         if row is None:
-            raise NotFound(f"not indexed: {source}")
+            raise NotFound(f"not indexed: {shown(source)}")
         keys = ("id", "source", "kind", "title", "contentHash", "size", "mtimeNs", "scheme", "category",
                 "lifecycle", "ingestedAt", "chunkCount")
         return dict(zip(keys, row, strict=True))
@@ -507,7 +507,7 @@ class Index:
     def chunk_window(self, source: str, chunk_index: int, before: int, after: int) -> list[dict]:
         row = self.source_row(source)
         if not 0 <= chunk_index < row["chunkCount"]:
-            raise NotFound(f"{source} has no chunk {chunk_index} (it has {row['chunkCount']})")
+            raise NotFound(f"{shown(source)} has no chunk {chunk_index} (it has {row['chunkCount']})")
         rows = self.conn.execute(
             """
             SELECT ord, text, parent_id, page_start, page_end FROM chunks
