@@ -460,6 +460,11 @@ def test_an_ipv6_host_without_brackets_is_refused_with_the_form_to_use(value):
         parse_http(value)
 
 
+def test_a_bracketed_ipv6_host_without_a_port_is_asked_for_one():
+    with pytest.raises(ValueError, match=r"needs a port after the host, e\.g\. \[::1\]:8000"):
+        parse_http("[::1]")
+
+
 @pytest.mark.anyio
 @pytest.mark.parametrize(("arguments", "expected"), [
     ({"query": "x", "topK": 5.5}, "query_documents: topK: Input should be a valid integer"),
