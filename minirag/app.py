@@ -23,13 +23,13 @@ from pathlib import Path
 
 from minirag import __version__
 from minirag.config import DEFAULT_HYBRID_WEIGHT, QUESTION_HYBRID_WEIGHT, Config
+from minirag.display import shown
 from minirag.errors import (
     FileAccessError,
     IndexUnavailable,
     InvalidArgument,
     MiniragError,
     NotFound,
-    shown,
 )
 from minirag.ingest.jobs import SyncJob, SyncJobs
 from minirag.ingest.pipeline import Document, Pipeline, file_hash, planned_budget

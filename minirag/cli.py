@@ -13,12 +13,12 @@ import argparse
 import json
 import logging
 import os
-import re
 import sys
 import time
 from collections.abc import Callable, Sequence
 
 from minirag import __version__
+from minirag.display import for_terminal, is_utf8, on_one_line, printable
 from minirag.errors import InvalidArgument, MiniragError
 
 PROGRESS_MIN_FILES = 5
@@ -118,22 +118,6 @@ def _config(args: argparse.Namespace):
     return load_config_from(args)
 
 
-# Characters a terminal acts on instead of showing: C0 and C1 controls but the line breaks
-# and tabs of text, and the bidirectional overrides that reorder what is shown.
-_TERMINAL_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
-
-
-def for_terminal(text: str) -> str:
-    """`text` with every character a terminal would act on shown as an escape (\\x1b): a document's
-    title or text (or a source id) must not clear the screen or retitle the window."""
-    return _TERMINAL_CONTROLS.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
-
-
-def _field(value) -> str:
-    """A value shown on one line of a listing: a line break in a file name must not forge a line."""
-    return str(value).replace("\n", "\\n").replace("\r", "\\r").replace("\t", "\\t")
-
-
 def _emit(args: argparse.Namespace, payload: dict, human: Callable[[dict], str]) -> None:
     if args.json:
         sys.stdout.write(json.dumps(payload, ensure_ascii=False, indent=2) + "\n")
@@ -175,7 +159,7 @@ def _run_files(args, runner) -> int:
     payload.pop("currentFile", None)
 
     def human(p: dict) -> str:
-        return "\n".join([*(f"warn: {_field(w)}" for w in p["warnings"]),
+        return "\n".join([*(f"warn: {on_one_line(w)}" for w in p["warnings"]),
                           f"{progress.counts()} in {p['elapsedSeconds']} s"])
 
     _emit(args, payload, human)
@@ -205,7 +189,7 @@ def _cmd_watch(args, app) -> int:
             sys.stdout.flush()
         elif report.kind == "initial" or progress.done or progress.deleted or progress.failed or args.verbose:
             what = f"{report.paths} change{'s' * (report.paths != 1)}" if report.kind == "changes" else report.kind
-            lines = [*(f"warn: {for_terminal(_field(w))}" for w in progress.warnings),
+            lines = [*(f"warn: {for_terminal(on_one_line(w))}" for w in progress.warnings),
                      f"minirag: {time.strftime('%H:%M:%S')} {what}: {progress.counts()} in {report.seconds:.2f} s"]
             sys.stderr.write("\n".join(lines) + "\n")
 
@@ -234,10 +218,10 @@ def _fmt_query(payload: dict) -> str:
     for rank, hit in enumerate(payload["results"], 1):
         distance = "keyword-only" if hit["distance"] is None else f"distance {hit['distance']:.3f}"
         pages = f" p. {hit['pages']}" if hit.get("pages") else ""
-        lines.append(f"{rank}. {_field(hit['source'])} #{hit['chunkIndex']}{pages}  "
+        lines.append(f"{rank}. {on_one_line(hit['source'])} #{hit['chunkIndex']}{pages}  "
                      f"(score {hit['score']:.4f}, {distance})")
         if hit["title"]:
-            lines.append(f"   {_field(hit['title'])}")
+            lines.append(f"   {on_one_line(hit['title'])}")
         snippet = " ".join(hit["text"].split())
         lines.append(f"   {snippet[:300]}{'…' if len(snippet) > 300 else ''}")
     return "\n".join(lines)
@@ -275,18 +259,18 @@ def _cmd_neighbors(args, app) -> int:
 
 def _cmd_list(args, app) -> int:
     _emit(args, app.list_files(_scope(args.scope)), lambda p: "\n".join(
-        f"{f['state']:<13} {f['chunkCount']:>6}  {_field(f['source'])}" + (f"  ({f['reason']})" if "reason" in f else "")
+        f"{f['state']:<13} {f['chunkCount']:>6}  {on_one_line(f['source'])}" + (f"  ({f['reason']})" if "reason" in f else "")
         for f in p["files"]) or "no files")
     return 0
 
 
 def _cmd_delete(args, app) -> int:
-    _emit(args, app.delete(_key(args, app)), lambda p: f"deleted {_field(p['source'])} ({p['deletedChunks']} chunks)")
+    _emit(args, app.delete(_key(args, app)), lambda p: f"deleted {on_one_line(p['source'])} ({p['deletedChunks']} chunks)")
     return 0
 
 
 def _fmt_dict(payload: dict) -> str:
-    return "\n".join(f"{k}: {_field(v)}" for k, v in payload.items())
+    return "\n".join(f"{k}: {on_one_line(v)}" for k, v in payload.items())
 
 
 def _cmd_ingest_url(args, app) -> int:
@@ -376,11 +360,8 @@ def _run(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     argv = list(sys.argv[1:] if argv is None else argv)
     for arg in argv:
-        try:
-            arg.encode("utf-8")
-        except UnicodeEncodeError:  # bytes the locale could not decode, passed on as lone surrogates
-            shown = arg.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
-            raise InvalidArgument(f"the argument {shown!r} is not valid UTF-8") from None
+        if not is_utf8(arg):  # bytes the locale could not decode, passed on as lone surrogates
+            raise InvalidArgument(f"the argument {printable(arg)!r} is not valid UTF-8")
     if not argv or (argv[0].startswith("-") and argv[0] not in ("-h", "--help", "--version")):
         argv = ["serve", *argv]  # no command: serve stdio, with whatever flags were given
     args = parser.parse_args(argv)

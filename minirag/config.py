@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from minirag.display import shown
 from minirag.errors import MiniragError
 
 DEFAULT_MODEL = "intfloat/multilingual-e5-small"
@@ -154,8 +155,7 @@ def _resolve(name: str, raw: str, cwd: Path) -> Path:
         path.exists()  # raises for what no later check should meet: a name too long, a NUL
     except (RuntimeError, OSError, ValueError) as exc:  # RuntimeError: `~user` with no such user
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        shown = raw if len(raw) <= 80 else raw[:77] + "..."
-        raise ConfigError(f"{name}: {shown!r} cannot be used as a path ({reason})") from None
+        raise ConfigError(f"{name}: {shown(raw, 80)!r} cannot be used as a path ({reason})") from None
     return path
 
 

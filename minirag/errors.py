@@ -35,8 +35,3 @@ class SyncLocked(MiniragError):
 
 class FileAccessError(MiniragError):
     """A file or folder minirag needs (a lock file, a backup's folder) cannot be read or written."""
-
-
-def shown(text: str, limit: int = 200) -> str:
-    """A caller's string in a message: never echoed back whole (a 3 MB id gave a 3 MB error)."""
-    return text if len(text) <= limit else text[:limit] + f"... ({len(text)} characters)"

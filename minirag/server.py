@@ -30,6 +30,7 @@ from pydantic import ValidationError
 from minirag import __version__
 from minirag.app import App
 from minirag.config import DEFAULT_TOP_K, Config, ConfigError, load_config_from, read_only_requested
+from minirag.display import shown
 from minirag.errors import MiniragError
 from minirag.ingest.jobs import SyncJob
 from minirag.instructions import build_instructions
@@ -264,8 +265,7 @@ def _argument_error(error: dict) -> str:
     where = ".".join(str(part) for part in error.get("loc", ())) or "arguments"
     if error.get("type") == "missing":
         return f"{where} is required"
-    given = repr(error.get("input"))
-    return f"{where}: {error.get('msg', 'invalid')}, got {given[:60]}{'...' if len(given) > 60 else ''}"
+    return f"{where}: {error.get('msg', 'invalid')}, got {shown(repr(error.get('input')), 60)}"
 
 
 def build_server(state: ServerState) -> MCPServer:

@@ -75,11 +75,12 @@ def list_entries(index, config, scope: Scope | None, budget: int | None = None) 
             **({"reason": excluded.reason} if state == "excluded" else {}),
             **({"lifecycle": stored["lifecycle"]} if stored and stored["lifecycle"] != "active" else {}),
         })
+    unlisted = set(unreadable)
     for source, stored in indexed.items():  # data/url items, and files no longer on disk
         state = "indexed" if stored["scheme"] == SCHEME_VERSION else "stale_scheme"
         if stored["kind"] == "file":
             # Under a folder that cannot be listed now: kept by sync, not known to be gone.
-            state = "unreadable" if unreadable and within(source, set(unreadable)) else "missing"
+            state = "unreadable" if unlisted and within(source, unlisted) else "missing"
         out.append({"source": source, "sourceType": stored["kind"], "title": stored["title"], "state": state,
                     "size": stored["size"], "chunkCount": stored["chunkCount"]})
     return out

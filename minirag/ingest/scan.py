@@ -8,6 +8,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from minirag.display import is_utf8, printable
 from minirag.ingest.convert import SUPPORTED_EXTENSIONS
 from minirag.security import containing_root
 
@@ -52,24 +53,9 @@ class FoundFile:
 _ABSENT = frozenset({errno.ENOENT, errno.ENOTDIR, errno.ENAMETOOLONG, errno.ELOOP})
 
 
-def utf8_name(path: str) -> bool:
-    """Whether `path` is valid UTF-8. Linux allows any bytes in a name (old archives, other
-    locales); Python hands them over as lone surrogates, which SQLite and JSON cannot carry."""
-    try:
-        path.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
-def printable(path: str) -> str:
-    """`path` for a message: bytes that are not UTF-8 shown as \\x escapes."""
-    return path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
-
-
 def unseen_reason(path: str) -> str:
     """Why a walk passed over `path` (an entry of its `unreadable` list), for a warning."""
-    if not utf8_name(path):
+    if not is_utf8(path):
         return "its name is not valid UTF-8, so it is skipped (rename it to index it)"
     return "cannot be read (permissions? a lost mount?); what it holds stays indexed as it was"
 
@@ -79,14 +65,14 @@ def unseen_warnings(places: Sequence[str]) -> list[str]:
     return [f"{printable(place)}: {unseen_reason(place)}" for place in dict.fromkeys(places)]
 
 
-def _note_unreadable(exc: OSError, path: str, unreadable: list[str] | None) -> None:
+def _note_unreadable(exc: OSError, path: str, unreadable: list[str]) -> None:
     # No existence check here: inside a folder that can be listed but not entered (mode r--),
     # even lstat fails with EACCES, and what cannot be looked at is not gone.
-    if exc.errno not in _ABSENT and unreadable is not None:
+    if exc.errno not in _ABSENT:
         unreadable.append(path)
 
 
-def _stat_file(path: str, roots: Sequence[Path], unreadable: list[str] | None = None) -> FoundFile | None:
+def _stat_file(path: str, roots: Sequence[Path], unreadable: list[str]) -> FoundFile | None:
     """None for anything not a regular file inside the roots (escaping symlinks included).
 
     A path that exists but cannot be examined (EACCES, EIO, a stale network handle)
@@ -115,10 +101,10 @@ def walk(start: Path, roots: Sequence[Path], unreadable: list[str] | None = None
     to `unreadable`: what they hold is unknown, not deleted. So are names that are
     not UTF-8, which are never indexed (`unseen_reason` tells the two apart).
     """
+    unreadable = [] if unreadable is None else unreadable
     start_str = os.path.abspath(start)
-    if not utf8_name(start_str):
-        if unreadable is not None:
-            unreadable.append(start_str)
+    if not is_utf8(start_str):
+        unreadable.append(start_str)
         return
     if os.path.isfile(start_str):
         found = _stat_file(start_str, roots, unreadable)
@@ -140,9 +126,8 @@ def walk(start: Path, roots: Sequence[Path], unreadable: list[str] | None = None
             continue
         subdirs = []
         for entry in entries:
-            if not utf8_name(entry.name):
-                if unreadable is not None:
-                    unreadable.append(entry.path)
+            if not is_utf8(entry.name):
+                unreadable.append(entry.path)
                 continue
             try:
                 is_dir = entry.is_dir(follow_symlinks=True)
@@ -162,11 +147,11 @@ def walk(start: Path, roots: Sequence[Path], unreadable: list[str] | None = None
 def walk_roots(roots: Sequence[Path], unreadable: list[str] | None = None) -> Iterator[FoundFile]:
     """Every supported file of every root, each once. A root that is gone (an unmounted drive)
     counts as unreadable: it was checked to exist at start-up, so its documents are not deleted."""
+    unreadable = [] if unreadable is None else unreadable
     seen: set[str] = set()
     for root in roots:
         if not os.path.isdir(root):
-            if unreadable is not None:
-                unreadable.append(str(root))
+            unreadable.append(str(root))
             continue
         for found in walk(root, roots, unreadable):
             if found.source not in seen:

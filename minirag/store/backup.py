@@ -13,9 +13,10 @@ from minirag.errors import FileAccessError, IndexUnavailable, InvalidArgument
 from minirag.store import connection as db
 
 SQLITE_HEADER = b"SQLite format 3\x00"
+SQLITE_SIDE_FILES = ("-wal", "-shm", "-journal")  # what SQLite keeps beside a database it writes
 # Files SQLite and minirag keep beside an index: a copy renamed onto one of them is read as
 # part of the index (a -wal) or breaks it.
-COMPANION_SUFFIXES = ("-wal", "-shm", "-journal", ".sync.lock")
+COMPANION_SUFFIXES = (*SQLITE_SIDE_FILES, ".sync.lock")
 
 
 def destination(source: Path, dest: str | Path) -> Path:
@@ -46,7 +47,7 @@ def destination(source: Path, dest: str | Path) -> Path:
                                   "an earlier backup, so choose another name")
         # A backup is written without a WAL: a -wal or -shm beside DEST means a database in use
         # (another index), whose WAL would be replayed into the copy renamed over it.
-        if any(os.path.lexists(f"{target}{suffix}") for suffix in ("-wal", "-shm", "-journal")):
+        if any(os.path.lexists(f"{target}{suffix}") for suffix in SQLITE_SIDE_FILES):
             raise InvalidArgument(f"{target} looks like a database in use (it has a -wal, -shm or -journal "
                                   "beside it), not an earlier backup; choose another name")
     return target
@@ -59,7 +60,7 @@ def backup(source: Path, dest: str | Path) -> dict:
     target = destination(source, dest)
     tmp = target.with_name(target.name + ".partial")
     # The copy and the files SQLite keeps beside it while writing it.
-    leftovers = [tmp, *(tmp.with_name(tmp.name + suffix) for suffix in ("-journal", "-wal", "-shm"))]
+    leftovers = [tmp, *(tmp.with_name(tmp.name + suffix) for suffix in SQLITE_SIDE_FILES)]
     try:
         for path in leftovers:
             path.unlink(missing_ok=True)

@@ -19,7 +19,8 @@ import numpy as np
 
 from minirag import keywords
 from minirag.chunking import SCHEME_VERSION, ChunkedDocument, Section
-from minirag.errors import IndexUnavailable, InvalidArgument, NotFound, shown
+from minirag.display import shown
+from minirag.errors import IndexUnavailable, InvalidArgument, NotFound
 from minirag.store import codes, schema
 from minirag.store import connection as db
 from minirag.store.checkpoint import Checkpointer

@@ -1,0 +1,45 @@
+"""How strings from outside (file names, ids, document text) are shown in messages and on a terminal.
+
+They can be huge, hold bytes that are not UTF-8, line breaks that forge lines,
+or control codes a terminal acts on. Every message and every line of human
+output that carries one goes through here.
+"""
+
+from __future__ import annotations
+
+import re
+
+# Characters a terminal acts on instead of showing: C0 and C1 controls but the line breaks
+# and tabs of text, and the bidirectional overrides that reorder what is shown.
+_TERMINAL_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def shown(text: str, limit: int = 200) -> str:
+    """A caller's string in a message: never echoed back whole (a 3 MB id gave a 3 MB error)."""
+    return text if len(text) <= limit else text[:limit] + f"... ({len(text)} characters)"
+
+
+def is_utf8(text: str) -> bool:
+    """Whether `text` is valid UTF-8. Linux allows any bytes in a name (old archives, other
+    locales); Python hands them over as lone surrogates, which SQLite and JSON cannot carry."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def printable(text: str) -> str:
+    """`text` for a message: bytes that are not UTF-8 shown as \\x escapes."""
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
+def on_one_line(value) -> str:
+    """A value shown on one line of a listing: a line break in a file name must not forge a line."""
+    return str(value).replace("\n", "\\n").replace("\r", "\\r").replace("\t", "\\t")
+
+
+def for_terminal(text: str) -> str:
+    """`text` with every character a terminal would act on shown as an escape (\\x1b): a document's
+    title or text (or a source id) must not clear the screen or retitle the window."""
+    return _TERMINAL_CONTROLS.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
