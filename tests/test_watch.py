@@ -283,6 +283,35 @@ def test_changes_made_while_nobody_watched_are_synced_when_watching_starts(watch
     assert "nobody watched" in w.text(path) and str(added) in w.sources()
 
 
+def test_a_root_deleted_and_made_again_is_watched_again(watching, docs):
+    # Watches belong to the folder, not its path: the new folder has none until they are set up again.
+    w = watching()
+    first = write(docs / "a.md", "# Alpha\n\nWritten before the root went away.")
+    eventually(lambda: str(first) in w.sources(), what="the first file")
+    shutil.rmtree(docs)
+    docs.mkdir()
+    again = write(docs / "b.md", "# Beta\n\nWritten into the root made again.")
+    eventually(lambda: str(again) in w.sources(), what="a file in the root made again")
+    later = write(docs / "sub" / "c.md", "# Gamma\n\nWritten once the root is watched again.")
+    eventually(lambda: str(later) in w.sources(), what="a later file")
+    assert str(first) not in w.sources()
+
+
+def test_while_one_root_is_gone_the_others_are_watched_and_it_is_again_once_back(watching, docs, tmp_path):
+    other = tmp_path / "other"
+    other.mkdir()
+    w = watching(base_dirs=[str(docs), str(other)])
+    kept = write(other / "kept.md", "# Kept\n\nIn the root that goes away.")
+    eventually(lambda: str(kept) in w.sources(), what="the file in the other root")
+    shutil.rmtree(other)  # an unmounted drive: its documents stay indexed (docs/watch.md)
+    here = write(docs / "here.md", "# Here\n\nWritten while the other root is gone.")
+    eventually(lambda: str(here) in w.sources(), what="a file in the root still there")
+    other.mkdir()
+    back = write(other / "back.md", "# Back\n\nWritten after the other root came back.")
+    eventually(lambda: str(back) in w.sources(), what="a file in the root that came back")
+    assert w.app.watch_state()["mode"] == "notifications"
+
+
 def test_status_shows_the_watcher_what_it_last_did_and_what_is_queued(watching, docs):
     w = watching()
     path = write(docs / "a.md", "# Alpha\n\nAlpha.")

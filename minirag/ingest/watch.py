@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import logging
 import os
+import stat as stat_mode
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -41,6 +42,10 @@ POLL_INTERVAL_S = 5.0  # polling fallback: one scan of 10,000 files costs ~40 ms
 LOCK_RETRY_S = 2.0  # how soon a pass refused by the sync lock is tried again
 ERROR_RETRY_S = 30.0  # how soon a pass that failed outright is tried again
 TICK_S = 0.25  # the longest wait between looks at the stop event
+# How often the notifier checks that each root is still the folder it watches. Watches live
+# on the folder, not its path: a root deleted and made again, or mounted later, gets none
+# until they are set up again. A stat per root every 2 s costs nothing measurable.
+ROOT_CHECK_S = 2.0
 
 RunPass = Callable[[list[Path] | None, Progress], None]
 
@@ -67,11 +72,16 @@ class EventFilter:
         self.roots = list(roots)
         # The index file, its -wal/-shm/-journal and its .sync.lock all start with this.
         self.index_prefix = str(db_path)
+        # Set when a root itself was deleted or moved away: its watches died with it, and a
+        # folder made again at once under its name may even get its inode number back.
+        self.root_deleted = False
 
-    def __call__(self, _change, path: str) -> bool:
+    def __call__(self, change, path: str) -> bool:
         if path.startswith(self.index_prefix):
             return False
         root = containing_root(Path(path), self.roots)
+        if root is not None and path == str(root) and getattr(change, "name", change) == "deleted":
+            self.root_deleted = True
         if root is None or path == str(root):
             return False
         *folders, name = Path(os.path.relpath(path, root)).parts
@@ -100,6 +110,15 @@ class PassReport:
         out.pop("currentFile", None)
         out.pop("elapsedSeconds", None)
         return out
+
+
+def _folder_identity(path: Path) -> tuple[int, int] | None:
+    """(device, inode) of the folder at `path`; None when there is none there."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino) if stat_mode.S_ISDIR(st.st_mode) else None
 
 
 def _stat(path: str) -> tuple[int, int] | None:
@@ -193,14 +212,30 @@ class Watcher:
         # OS watch limit included, so it is only turned on after an unreadable folder was met.
         ignore_unreadable = False
         while not self._stop.is_set():
+            # watchfiles refuses the whole set when one path is missing (an unmounted drive), so
+            # only the roots there now are watched; the others are looked for every ROOT_CHECK_S.
+            self.filter.root_deleted = False
+            identities = [_folder_identity(root) for root in self.roots]
+            present = [root for root, identity in zip(self.roots, identities, strict=True) if identity]
+            if not present:
+                self._stop.wait(ROOT_CHECK_S)
+                self._roots_changed(identities)
+                continue
             try:
                 for changes in watchfiles.watch(
-                        *self.roots, watch_filter=self.filter, stop_event=self._stop,
+                        *present, watch_filter=self.filter, stop_event=self._stop,
                         force_polling=self.polling, poll_delay_ms=int(self.poll_interval * 1000),
+                        rust_timeout=int(ROOT_CHECK_S * 1000), yield_on_timeout=True,
                         ignore_permission_denied=ignore_unreadable, raise_interrupt=False):
                     self.notify_error = None
-                    self.add(changes)
-                return
+                    if changes:
+                        self.add(changes)
+                    if self._roots_changed(identities):
+                        break  # set the watches up again, on the roots as they are now
+                else:
+                    return
+            except FileNotFoundError:  # a root went away while its watches were being set up
+                self._stop.wait(ROOT_CHECK_S)
             except PermissionError as exc:
                 log.info("skipping unreadable folders while watching: %s", exc)
                 ignore_unreadable = True
@@ -212,6 +247,18 @@ class Watcher:
             except Exception as exc:  # noqa: BLE001 - reconciliation goes on; status says why
                 log.exception("watching failed")
                 self._notifications_failed(exc)
+
+    def _roots_changed(self, identities: list[tuple[int, int] | None]) -> bool:
+        """Whether a root went away, came back or is another folder now than when its watches
+        were set up (`identities`); if so, a pass over every root is due at once."""
+        changed = [str(root) for root, then in zip(self.roots, identities, strict=True)
+                   if _folder_identity(root) != then]
+        if not changed and not self.filter.root_deleted:
+            return False
+        log.info("a root went away, came back or was replaced (%s): watching the roots again and "
+                 "syncing them", ", ".join(changed) or "deleted, and made again under its name")
+        self._reconcile_soon()  # what changed before its watches were set up raised no events
+        return True
 
     def _notifications_failed(self, exc: Exception) -> None:
         self.notify_error = f"watching for changes failed: {type(exc).__name__}: {exc}"
@@ -228,7 +275,10 @@ class Watcher:
                                   f"watching by polling every {self.poll_interval:g} s instead")
         log.warning(self.limit_warning)
         self.polling = True
-        with self._cond:  # polling reports no change made before it started: look again now
+        self._reconcile_soon()  # polling reports no change made before it started: look again now
+
+    def _reconcile_soon(self) -> None:
+        with self._cond:
             self._reconcile_at = 0.0
             self._cond.notify_all()
 
