@@ -16,13 +16,20 @@ import snowballstemmer
 
 #: Bumped whenever `terms` changes for the same input: the FTS table is then
 #: rebuilt from the stored chunks the next time the index is opened for writing.
-KEYWORD_SCHEME = 2
+KEYWORD_SCHEME = 3
 
 # Words as FTS5's unicode61 tokenizer sees them: runs of letters and digits.
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _CYRILLIC = re.compile(r"[\u0400-\u04ff]")
 _LATIN = re.compile(r"[a-z]")
 MAX_QUERY_TERMS = 64
+# An identifier written as one token: letter and digit runs joined by "_", "." or "::"
+# (`os.path.join`, `persistent_load`, `std::vector`, `config.yaml`). Its parts are words
+# like any other; the identifier is also a term of its own (see `compounds`), so a query
+# that names it ranks the chunks that spell it out above those that only hold its parts.
+_COMPOUND = re.compile(r"[^\W_]+(?:(?:_+|\.|::)[^\W_]+)+", re.UNICODE)
+_SCOPE = re.compile(r"\.|::")
+MIN_COMPOUND_CHARS = 3  # "e.g", "i.e", "U.S" are abbreviations, not identifiers
 
 _STEMMERS = {"en": snowballstemmer.stemmer("english"), "ru": snowballstemmer.stemmer("russian")}
 
@@ -49,8 +56,27 @@ def words(text: str) -> list[str]:
     return _WORD.findall(text.lower())
 
 
+def compounds(text: str) -> list[str]:
+    """Each identifier of `text` as terms, lower-case, joiners dropped: the whole name and each
+    shorter qualified tail (`os.path.join` gives `ospathjoin` and `pathjoin`; `decimal.MIN_EMIN`
+    gives `decimalminemin` and `minemin`), so `path.join` or `MIN_EMIN` finds the chunk that
+    spells the full name. A lone segment is a compound only if it had underscores; none without
+    a letter (`3.11`, `1.5` are numbers), none under MIN_COMPOUND_CHARS (`e.g`, `U.S`)."""
+    out = []
+    for match in _COMPOUND.findall(text.lower()):
+        segments = _SCOPE.split(match)
+        for start in range(len(segments)):
+            tail = segments[start:]
+            if len(tail) == 1 and "_" not in tail[0]:
+                continue
+            joined = "".join(tail).replace("_", "")
+            if len(joined) >= MIN_COMPOUND_CHARS and any(ch.isalpha() for ch in joined):
+                out.append(joined)
+    return out
+
+
 def terms(text: str) -> list[str]:
-    return [stem(w) for w in words(text)]
+    return [stem(w) for w in words(text)] + compounds(text)
 
 
 def normalize(text: str) -> str:
@@ -63,8 +89,8 @@ def query_terms(text: str) -> list[str]:
     all_words = words(text)
     content = [w for w in all_words if w not in _STOPWORDS] or all_words
     seen: dict[str, None] = {}
-    for word in content:
-        seen.setdefault(stem(word), None)
+    for term in [stem(word) for word in content] + compounds(text):
+        seen.setdefault(term, None)
         if len(seen) >= MAX_QUERY_TERMS:
             break
     return list(seen)

@@ -398,3 +398,39 @@ def test_an_absolute_scope_finds_the_same_sources_however_it_is_spelled(app, doc
                   str(tmp_path / "docslink" / "sub")):
         assert {h["source"] for h in app.query("apples", scope=scope)["results"]} == expected, scope
         assert {f["source"] for f in app.list_files(scope)["files"]} == expected, scope
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("os.path.join", ["ospathjoin", "pathjoin"]),
+    ("call persistent_load() first", ["persistentload"]),
+    ("decimal.MIN_EMIN", ["decimalminemin", "minemin"]),
+    ("std::vector and README.md", ["stdvector", "readmemd"]),
+    ("e.g. the U.S. in Python 3.11, 1.5 GB, 192.168.0.1", []),  # abbreviations and numbers
+    ("plain words, a sentence. Another one", []),
+    ("Путь_к_файлу", ["путькфайлу"]),
+])
+def test_an_identifier_is_a_term_of_its_own_and_so_are_its_qualified_tails(text, expected):
+    from minirag import keywords
+
+    assert keywords.compounds(text) == expected
+    assert all(term in keywords.normalize(text).split() for term in expected)
+
+
+def test_a_query_naming_an_identifier_ranks_the_chunk_that_spells_it_first(make_app, docs):
+    app = make_app({"RAG_HYBRID_WEIGHT": "1"})
+    write(docs / "exact.md", "# Paths\n\nBuild the file name with os.path.join(base, name) before opening it.")
+    # Every part of the identifier, more often and in a shorter chunk, but never the identifier itself.
+    write(docs / "parts.md", "# OS\n\nThe os module: path, join, path join os path.")
+    write(docs / "loader.md", "# Pickling\n\nA persistent store will load objects; load and persistent ids.")
+    write(docs / "hook.md", "# Unpickler\n\nOverride persistent_load(pid) to resolve ids from a long external table.")
+    write(docs / "constant.md", "# Context\n\nThe lowest exponent is decimal.MIN_EMIN, which a context may not go below.")
+    write(docs / "mentions.md", "# Limits\n\nMin and emin limits: the min emin of a min context.")
+    run_sync(app.pipeline, list(app.config.roots))
+
+    def first(query):
+        return app.query(query, top_k=3)["results"][0]["source"]
+
+    assert first("os.path.join") == str(docs / "exact.md")
+    assert first("path.join") == str(docs / "exact.md")  # a qualified tail finds the full name
+    assert first("persistent_load") == str(docs / "hook.md")
+    assert first("MIN_EMIN") == str(docs / "constant.md")

@@ -1,10 +1,11 @@
 #!/bin/bash
-# Builds the two question sets (BEIR format) from Debian documentation packages:
+# Builds the question sets (BEIR format) from Debian documentation packages:
 #   python-faq       the Python FAQ's questions over their answers and 1,300 other sections of the docs
+#   python-api       identifiers (`shutil.copyfile`, `removeprefix`) over the library reference's entries
 #   gnome-questions  GNOME help pages whose titles are questions (titles removed from every page)
 #   gnome-questions-ru  the same pages in their Russian translation
 # Usage: scripts/question_sets/build.sh OUT_DIR   (needs apt-get download; about a minute)
-# Then:  uv run python scripts/eval.py OUT_DIR/python-faq OUT_DIR/gnome-questions
+# Then:  uv run python scripts/eval.py OUT_DIR/python-faq OUT_DIR/python-api OUT_DIR/gnome-questions
 set -euo pipefail
 OUT="$(realpath -m "${1:?usage: build.sh OUT_DIR}")"
 HERE="$(cd "$(dirname "$0")" && pwd)"
@@ -17,6 +18,7 @@ dpkg-deb -x python3.11-doc_*.deb pydoc
 dpkg-deb -x gnome-user-docs_*.deb gnome
 cd "$HERE/../.."
 uv run python "$HERE/python_faq.py" "$WORK/pydoc" "$OUT/python-faq"
+uv run python "$HERE/python_api.py" "$WORK/pydoc" "$OUT/python-api"
 uv run python "$HERE/gnome_questions.py" "$WORK/gnome" "$OUT/gnome-questions"
 uv run python "$HERE/gnome_questions.py" "$WORK/gnome" "$OUT/gnome-questions-ru" ru
 echo "$OUT"
