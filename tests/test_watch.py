@@ -11,6 +11,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -310,6 +311,31 @@ def test_while_one_root_is_gone_the_others_are_watched_and_it_is_again_once_back
     back = write(other / "back.md", "# Back\n\nWritten after the other root came back.")
     eventually(lambda: str(back) in w.sources(), what="a file in the root that came back")
     assert w.app.watch_state()["mode"] == "notifications"
+
+
+def test_a_root_made_again_is_watched_again_while_dropped_events_stream_elsewhere(watching, docs, tmp_path):
+    # watchfiles yields nothing for a batch its filter empties: the root check must not wait on one.
+    other = tmp_path / "other"
+    other.mkdir()
+    w = watching(base_dirs=[str(docs), str(other)])
+    stop = threading.Event()
+
+    def stream() -> None:  # a busy cache folder: every event is dropped by name
+        while not stop.is_set():
+            write(docs / ".cache" / "state.tmp", str(time.monotonic()))
+            time.sleep(0.05)
+
+    streaming = threading.Thread(target=stream, daemon=True)
+    streaming.start()
+    try:
+        time.sleep(0.5)
+        shutil.rmtree(other)
+        other.mkdir()
+        back = write(other / "back.md", "# Back\n\nWritten while dropped events kept coming.")
+        eventually(lambda: str(back) in w.sources(), what="a file in the root made again")
+    finally:
+        stop.set()
+        streaming.join()
 
 
 def test_status_shows_the_watcher_what_it_last_did_and_what_is_queued(watching, docs):

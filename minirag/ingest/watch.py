@@ -211,6 +211,9 @@ class Watcher:
         # watchfiles' ignore_permission_denied ignores every error while adding watches, the
         # OS watch limit included, so it is only turned on after an unreadable folder was met.
         ignore_unreadable = False
+        # After a root went away, came back or was replaced, a pass over every root runs once
+        # the new watches are up (their first yield): earlier changes raised no events.
+        resync = False
         while not self._stop.is_set():
             # watchfiles refuses the whole set when one path is missing (an unmounted drive), so
             # only the roots there now are watched; the others are looked for every ROOT_CHECK_S.
@@ -218,23 +221,31 @@ class Watcher:
             identities = [_folder_identity(root) for root in self.roots]
             present = [root for root, identity in zip(self.roots, identities, strict=True) if identity]
             if not present:
+                resync = True
                 self._stop.wait(ROOT_CHECK_S)
-                self._roots_changed(identities)
                 continue
             try:
                 for changes in watchfiles.watch(
-                        *present, watch_filter=self.filter, stop_event=self._stop,
+                        *present, watch_filter=None, stop_event=self._stop,
                         force_polling=self.polling, poll_delay_ms=int(self.poll_interval * 1000),
                         rust_timeout=int(ROOT_CHECK_S * 1000), yield_on_timeout=True,
                         ignore_permission_denied=ignore_unreadable, raise_interrupt=False):
                     self.notify_error = None
+                    if resync:
+                        resync = False
+                        self._reconcile_soon()
+                    # Filtered here, not by watchfiles: it yields nothing for a batch its filter
+                    # empties, so a stream of dropped events would starve the root check below.
+                    changes = {(change, path) for change, path in changes if self.filter(change, path)}
                     if changes:
                         self.add(changes)
                     if self._roots_changed(identities):
+                        resync = True
                         break  # set the watches up again, on the roots as they are now
                 else:
                     return
             except FileNotFoundError:  # a root went away while its watches were being set up
+                resync = True
                 self._stop.wait(ROOT_CHECK_S)
             except PermissionError as exc:
                 log.info("skipping unreadable folders while watching: %s", exc)
@@ -250,14 +261,13 @@ class Watcher:
 
     def _roots_changed(self, identities: list[tuple[int, int] | None]) -> bool:
         """Whether a root went away, came back or is another folder now than when its watches
-        were set up (`identities`); if so, a pass over every root is due at once."""
+        were set up (`identities`)."""
         changed = [str(root) for root, then in zip(self.roots, identities, strict=True)
                    if _folder_identity(root) != then]
         if not changed and not self.filter.root_deleted:
             return False
         log.info("a root went away, came back or was replaced (%s): watching the roots again and "
                  "syncing them", ", ".join(changed) or "deleted, and made again under its name")
-        self._reconcile_soon()  # what changed before its watches were set up raised no events
         return True
 
     def _notifications_failed(self, exc: Exception) -> None:
