@@ -10,13 +10,16 @@ No user string reaches FTS5 syntax: every term is quoted.
 from __future__ import annotations
 
 import re
+import unicodedata
 from functools import lru_cache
 
 import snowballstemmer
 
+from minirag.fts_fold import FOLD as FTS5_FOLD
+
 #: Bumped whenever `terms` changes for the same input: the FTS table is then
 #: rebuilt from the stored chunks the next time the index is opened for writing.
-KEYWORD_SCHEME = 3
+KEYWORD_SCHEME = 4
 
 # Words as FTS5's unicode61 tokenizer sees them: runs of letters and digits.
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
@@ -27,9 +30,19 @@ MAX_QUERY_TERMS = 64
 # (`os.path.join`, `persistent_load`, `std::vector`, `config.yaml`). Its parts are words
 # like any other; the identifier is also a term of its own (see `compounds`), so a query
 # that names it ranks the chunks that spell it out above those that only hold its parts.
-_COMPOUND = re.compile(r"[^\W_]+(?:(?:_+|\.|::)[^\W_]+)+", re.UNICODE)
+# A match starts only at a word's first character and its runs never give characters back,
+# so a long word without joiners costs linear time (backtracking made it quadratic). A dot
+# between two digits is a decimal point, not a joiner: `2.5mg` and `v1.10` are not names.
+_COMPOUND = re.compile(r"(?<![^\W_])[^\W_]++(?:(?:_+|(?<!\d)\.|\.(?!\d)|::)[^\W_]++)+", re.UNICODE)
 _SCOPE = re.compile(r"\.|::")
 MIN_COMPOUND_CHARS = 3  # "e.g", "i.e", "U.S" are abbreviations, not identifiers
+# Longer runs are not identifiers, and each tail is another term: a hostile "a.a.a.a…"
+# must not turn n bytes into n²/2 bytes of terms.
+MAX_COMPOUND_CHARS = 100
+MAX_COMPOUND_SEGMENTS = 8
+
+# What FTS5 folds, and `ё` as `е`, which Russian spelling leaves to the writer (FTS5 keeps it).
+_FOLD = {**FTS5_FOLD, ord("ё"): "е"}
 
 _STEMMERS = {"en": snowballstemmer.stemmer("english"), "ru": snowballstemmer.stemmer("russian")}
 
@@ -52,8 +65,19 @@ def stem(word: str) -> str:
     return word
 
 
+def _folded(text: str) -> str:
+    """Composed (NFC), lower-case, and folded as FTS5's tokenizer would fold it (`é` -> `e`),
+    so that FTS5 finds nothing to change in the keyword text: its vocabulary, and the BM25
+    that search/keyword.py computes from the stored text, then count the same tokens."""
+    if text.isascii():
+        return text.lower()
+    if not unicodedata.is_normalized("NFC", text):
+        text = unicodedata.normalize("NFC", text)
+    return text.lower().translate(_FOLD)
+
+
 def words(text: str) -> list[str]:
-    return _WORD.findall(text.lower())
+    return _WORD.findall(_folded(text))
 
 
 def compounds(text: str) -> list[str]:
@@ -63,8 +87,10 @@ def compounds(text: str) -> list[str]:
     spells the full name. A lone segment is a compound only if it had underscores; none without
     a letter (`3.11`, `1.5` are numbers), none under MIN_COMPOUND_CHARS (`e.g`, `U.S`)."""
     out = []
-    for match in _COMPOUND.findall(text.lower()):
+    for match in _COMPOUND.findall(_folded(text)):
         segments = _SCOPE.split(match)
+        if len(match) > MAX_COMPOUND_CHARS or len(segments) > MAX_COMPOUND_SEGMENTS:
+            continue
         for start in range(len(segments)):
             tail = segments[start:]
             if len(tail) == 1 and "_" not in tail[0]:

@@ -195,8 +195,8 @@ def test_each_archive_limit_refuses_on_its_own_from_the_central_directory(monkey
         convert.check_zip(data, "bomb.zip", "zip")
 
 
-# Texts that drove a chunking regex into exponential or quadratic backtracking: seconds to years
-# of one core, holding the GIL, so a server stopped answering. Each must be cut at once.
+# Texts that drove a chunking or keyword regex into exponential or quadratic backtracking: seconds
+# to years of one core, holding the GIL, so a server stopped answering. Each must be cut at once.
 BACKTRACKING_TEXTS = {
     "numbered title": "# " + "1" * 40 + "x\n\nbody text\n",
     "empty links": "[](" * 40_000,
@@ -207,19 +207,25 @@ BACKTRACKING_TEXTS = {
     "padded line (transcript test)": "a" + " " * 100_000 + "x\n",
     "padded table separator": "| a | b |\n|---" + " " * 200_000 + "x\n| 1 | 2 |\n",
     "image-bracket title": "# " + "![" * 50_000 + "\n\ntext\n",
+    "long word (identifier test)": "a" * 200_000,
+    "hex dump": "0123456789abcdef" * 12_500 + "_x",
+    "joined long words": ("ab" * 50_000 + ".") * 4 + "c",
 }
 _CHUNK_ALL = """
 import json, sys
 from minirag.chunking import chunk_document
 from minirag.chunking.titles import choose_title
+from minirag.keywords import normalize, query_terms
 for name, text in json.load(sys.stdin).items():
+    normalize(text)
+    query_terms(text)
     choose_title(text, metadata_title=None, stem="x")
     chunk_document(text, title="", count_tokens=lambda t: len(t.split()) + len(t) // 8, budget=200)
     print(name, flush=True)
 """
 
 
-def test_texts_that_made_chunking_regexes_backtrack_are_cut_at_once():
+def test_texts_that_made_chunking_or_keyword_regexes_backtrack_are_cut_at_once():
     """Run in a child with a deadline, so a regression fails here instead of hanging the suite."""
     done = subprocess.run([sys.executable, "-c", _CHUNK_ALL], input=json.dumps(BACKTRACKING_TEXTS), text=True,
                           capture_output=True, timeout=120, cwd=ROOT)

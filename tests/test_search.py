@@ -1,5 +1,5 @@
 import pytest
-from conftest import write
+from conftest import _load_script, write
 
 from minirag.app import visible
 from minirag.errors import IndexUnavailable, InvalidArgument
@@ -231,6 +231,36 @@ def test_bm25_computed_in_python_equals_fts5s_own(indexed):
         assert all(abs(ours[i] - fts5[i]) <= 1e-9 * max(1.0, abs(fts5[i])) for i in fts5), (ours, fts5)
 
 
+def test_the_keyword_texts_fold_is_exactly_what_the_fts5_in_use_does():
+    # Regenerate with scripts/gen_fts_fold.py when an SQLite upgrade makes this fail.
+    from minirag.fts_fold import FOLD
+
+    assert _load_script("gen_fts_fold").probe() == FOLD
+
+
+ACCENTED = ["Le café_menu du Café de Flore: crème brûlée, naïve", "ΟΔΟΣ και οδός, ﬁnal ligature",
+            "Ёлка и её ёж, İstanbul_Tarihi, cafe\u0301s décomposés", "Straße, ǅemal, µs"]
+
+
+def test_bm25_computed_in_python_equals_fts5s_own_for_accented_and_folded_text(app, docs):
+    from minirag import keywords
+    from minirag.search import keyword as keyword_search
+
+    for n, text in enumerate(ACCENTED):
+        write(docs / f"accented{n}.md", f"# Page {n}\n\n{text}. {text.lower()}.")
+    run_sync(app.pipeline, list(app.config.roots))
+    conn = app.index.conn
+    for query in ["café_menu", "CAFE MENU", "creme brulee", "οδος", "οδός", "ёж", "istanbul_tarihi", "cafés",
+                  "straße", "µs", "ﬁnal"]:
+        terms = keywords.query_terms(query)
+        fts5 = dict(conn.execute("SELECT rowid, bm25(chunks_fts, 1.0, ?) FROM chunks_fts WHERE chunks_fts MATCH ?",
+                                 (keyword_search.TITLE_WEIGHT, keywords.match_expression(terms))).fetchall())
+        counts = keyword_search.document_counts(conn, terms)
+        assert fts5 and set(counts) == set(terms), (query, terms, counts)  # every term found as spelled
+        ours = keyword_search.bm25_scores(conn, list(fts5), terms, counts)
+        assert all(abs(ours[i] - fts5[i]) <= 1e-9 * max(1.0, abs(fts5[i])) for i in fts5), (query, ours, fts5)
+
+
 def test_past_the_row_budget_common_terms_still_rank_the_rare_terms_matches(make_app, docs, monkeypatch):
     from minirag.search import keyword as keyword_search
 
@@ -407,13 +437,24 @@ def test_an_absolute_scope_finds_the_same_sources_however_it_is_spelled(app, doc
     ("std::vector and README.md", ["stdvector", "readmemd"]),
     ("e.g. the U.S. in Python 3.11, 1.5 GB, 192.168.0.1", []),  # abbreviations and numbers
     ("plain words, a sentence. Another one", []),
+    ("2.5mg, 3.5mm, v1.10, v1.1.0 and Python 3.11", []),  # decimal points join no name
     ("Путь_к_файлу", ["путькфайлу"]),
+    ("a.b.c.d.e.f.g.h.i and " + "x_" * 60 + "y", []),  # nine segments; over 100 characters
 ])
 def test_an_identifier_is_a_term_of_its_own_and_so_are_its_qualified_tails(text, expected):
     from minirag import keywords
 
     assert keywords.compounds(text) == expected
     assert all(term in keywords.normalize(text).split() for term in expected)
+
+
+def test_a_hostile_run_of_joined_segments_adds_terms_in_proportion_to_its_length():
+    from minirag import keywords
+
+    # Every tail of n segments would be n²/2 bytes of terms: 12 MB from these 20 KB.
+    text = "a." * 5_000 + "a " + "ab_" * 2_000 + "c"
+    assert keywords.compounds(text) == []
+    assert len(keywords.normalize(text)) <= 2 * len(text)
 
 
 def test_a_query_naming_an_identifier_ranks_the_chunk_that_spells_it_first(make_app, docs):
