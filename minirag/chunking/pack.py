@@ -131,7 +131,9 @@ class Packer:
                 [(line, size)]
                 if size <= line_room
                 else [
-                    (p, self.tokens.content(p)) for p in words_to_fit(line, self.tokens, line_room)
+                    # A word is cut only past what a code piece may take (the code limit).
+                    (p, self.tokens.content(p))
+                    for p in words_to_fit(line, self.tokens, line_room, word_room=limit - frame)
                 ]
             )
             for part, part_size in parts:

@@ -13,13 +13,15 @@ def sentences(text: str) -> list[str]:
     return [s for s in _SENTENCE_END.split(text.strip()) if s]
 
 
-def words_to_fit(text: str, tokens: Tokens, room: int) -> list[str]:
+def words_to_fit(text: str, tokens: Tokens, room: int, word_room: int | None = None) -> list[str]:
     """Greedy runs of whitespace-separated words, each within ``room`` content tokens.
 
-    A single word longer than ``room`` is cut into character runs, the only way
-    left to respect the budget.
+    A single word longer than ``room`` stands alone, and is cut into character
+    runs only past ``word_room`` (default ``room``): the only way left to respect
+    the budget. Code, which may exceed the budget, keeps its words whole longer.
     """
     room = max(1, room)
+    word_room = max(room, word_room or room)
     runs: list[str] = []
     current: list[str] = []
     used = 0
@@ -29,7 +31,7 @@ def words_to_fit(text: str, tokens: Tokens, room: int) -> list[str]:
             if current:
                 runs.append(" ".join(current))
                 current, used = [], 0
-            runs.extend(_cut_word(word, tokens, room))
+            runs.extend(_cut_word(word, tokens, word_room))
             continue
         if current and used + size > room:
             runs.append(" ".join(current))
