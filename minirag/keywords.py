@@ -86,8 +86,12 @@ def compounds(text: str) -> list[str]:
     gives `decimalminemin` and `minemin`), so `path.join` or `MIN_EMIN` finds the chunk that
     spells the full name. A lone segment is a compound only if it had underscores; none without
     a letter (`3.11`, `1.5` are numbers), none under MIN_COMPOUND_CHARS (`e.g`, `U.S`)."""
+    return _compounds_of(_folded(text))
+
+
+def _compounds_of(folded: str) -> list[str]:
     out = []
-    for match in _COMPOUND.findall(_folded(text)):
+    for match in _COMPOUND.findall(folded):
         segments = _SCOPE.split(match)
         if len(match) > MAX_COMPOUND_CHARS or len(segments) > MAX_COMPOUND_SEGMENTS:
             continue
@@ -102,7 +106,8 @@ def compounds(text: str) -> list[str]:
 
 
 def terms(text: str) -> list[str]:
-    return [stem(w) for w in words(text)] + compounds(text)
+    folded = _folded(text)  # once: it is on the ingest path for every chunk
+    return [stem(w) for w in _WORD.findall(folded)] + _compounds_of(folded)
 
 
 def normalize(text: str) -> str:
@@ -112,10 +117,11 @@ def normalize(text: str) -> str:
 
 def query_terms(text: str) -> list[str]:
     """Distinct stemmed terms of a query, stop words dropped when other words remain."""
-    all_words = words(text)
+    folded = _folded(text)
+    all_words = _WORD.findall(folded)
     content = [w for w in all_words if w not in _STOPWORDS] or all_words
     seen: dict[str, None] = {}
-    for term in [stem(word) for word in content] + compounds(text):
+    for term in [stem(word) for word in content] + _compounds_of(folded):
         seen.setdefault(term, None)
         if len(seen) >= MAX_QUERY_TERMS:
             break
