@@ -67,7 +67,10 @@ class Watching:
 
 
 @pytest.fixture
-def watching(make_config, encoder):
+def watching(make_config, encoder, monkeypatch):
+    from minirag.ingest import watch
+
+    monkeypatch.setattr(watch, "ROOT_CHECK_S", 0.5)  # a root made again is watched again sooner
     apps = []
 
     def start(**flags) -> Watching:
