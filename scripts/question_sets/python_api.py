@@ -36,18 +36,27 @@ def section_title(entry, page_title):
         if isinstance(parent, Tag) and parent.name == "section":
             heading = parent.find(["h1", "h2", "h3", "h4"], recursive=False)
             if heading is not None:
-                text = clean_heading(heading.get_text())
-                return page_title if text == page_title else f"{page_title} — {text}"
+                return titled(page_title, clean_heading(heading.get_text()))
     return page_title
 
 
-def entries(html_root, page):
-    """(id, title, text) of every documented object on one library page."""
+def library_page(html_root, page):
+    """(path relative to the HTML root, the page's main element, its title)."""
     rel = f"library/{page}.html"
     with open(os.path.join(html_root, rel), encoding="utf-8") as f:
         soup = BeautifulSoup(f.read(), "lxml")
     main = soup.find("div", attrs={"role": "main"})
-    page_title = clean_heading(main.find("h1").get_text())
+    return rel, main, clean_heading(main.find("h1").get_text())
+
+
+def titled(page_title, section):
+    """A document's title: its page's, and the section's heading unless that is the page's own."""
+    return page_title if section == page_title else f"{page_title} — {section}"
+
+
+def entries(html_root, page):
+    """(id, title, text) of every documented object on one library page."""
+    rel, main, page_title = library_page(html_root, page)
     out = []
     for dl in main.find_all("dl", class_="py"):
         dt = dl.find("dt", recursive=False)
@@ -63,11 +72,7 @@ def entries(html_root, page):
 
 def narrative(html_root, page):
     """The page's sections with their definition entries taken out: the prose that mentions them."""
-    rel = f"library/{page}.html"
-    with open(os.path.join(html_root, rel), encoding="utf-8") as f:
-        soup = BeautifulSoup(f.read(), "lxml")
-    main = soup.find("div", attrs={"role": "main"})
-    page_title = clean_heading(main.find("h1").get_text())
+    rel, main, page_title = library_page(html_root, page)
     for dl in main.find_all("dl", class_="py"):
         dl.decompose()
     out = []
@@ -76,9 +81,8 @@ def narrative(html_root, page):
         parts = [c for c in section.children if c is not heading and not (isinstance(c, Tag) and c.name == "section")]
         text = html_to_text(parts)
         if len(text) >= MIN_DISTRACTOR_CHARS:
-            title = clean_heading(heading.get_text()) if heading else page_title
-            out.append({"_id": f"{rel}#{section.get('id')}", "title": page_title if title == page_title
-                        else f"{page_title} — {title}", "text": text})
+            title = titled(page_title, clean_heading(heading.get_text()) if heading else page_title)
+            out.append({"_id": f"{rel}#{section.get('id')}", "title": title, "text": text})
     return out
 
 
