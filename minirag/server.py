@@ -339,8 +339,11 @@ class BearerToken:
 
     async def __call__(self, scope, receive, send) -> None:
         if scope["type"] == "http" and not self.authorized(scope):
+            # Connection: close -- the server hangs up once the refusal is sent, so a client without the
+            # token cannot hold the connection by trickling a request body nobody reads.
             await send({"type": "http.response.start", "status": 401, "headers": [
-                (b"content-type", b"application/json"), (b"www-authenticate", b'Bearer realm="minirag"')]})
+                (b"content-type", b"application/json"), (b"www-authenticate", b'Bearer realm="minirag"'),
+                (b"connection", b"close")]})
             await send({"type": "http.response.body",
                         "body": b'{"error": "unauthorized: send Authorization: Bearer <token>"}'})
             return
@@ -359,10 +362,13 @@ def run_http(server: MCPServer, host: str, port: int, token: str | None) -> None
     """Streamable HTTP at /mcp through uvicorn, behind the bearer token when there is one."""
     import uvicorn
 
+    from minirag.http_guard import GuardedH11Protocol, raise_descriptor_limit
+
     app = server.streamable_http_app(host=host)
     if token is not None:
         app = BearerToken(app, token)
-    config = uvicorn.Config(app, host=host, port=port, log_level="warning")
+    raise_descriptor_limit()
+    config = uvicorn.Config(app, host=host, port=port, log_level="warning", http=GuardedH11Protocol)
     anyio.run(uvicorn.Server(config).serve)
 
 

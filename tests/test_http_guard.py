@@ -1,0 +1,157 @@
+"""`serve --http` against clients that hold connections (slowloris): a request that does not finish its
+headers in time is hung up on, a refusal for a missing token closes the connection, and connections past
+the cap are closed at once. A real uvicorn server on a real socket, in a thread, with short limits."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import threading
+import time
+
+import pytest
+import uvicorn
+from test_server_stdio import _free_port
+
+from minirag import http_guard
+from minirag import server as server_module
+from minirag.server import BearerToken
+
+TOKEN = "t" * 32
+DEADLINE_S = 0.4
+
+
+async def streaming_app(scope, receive, send):
+    """/stream answers in five parts over ~1 s (longer than the header deadline); anything else 'ok'."""
+    if scope["type"] != "http":
+        return
+    if scope["path"] == "/stream":
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        for _ in range(4):
+            await send({"type": "http.response.body", "body": b"tick\n", "more_body": True})
+            await asyncio.sleep(DEADLINE_S / 2)
+        await send({"type": "http.response.body", "body": b"end\n"})
+        return
+    await send({"type": "http.response.start", "status": 200, "headers": [(b"content-length", b"2")]})
+    await send({"type": "http.response.body", "body": b"ok"})
+
+
+@pytest.fixture
+def serve_guarded(monkeypatch):
+    monkeypatch.setattr(http_guard, "HEADER_DEADLINE_S", DEADLINE_S)
+    servers = []
+
+    def start(app=streaming_app) -> int:
+        port = _free_port()
+        server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning",
+                                               http=http_guard.GuardedH11Protocol))
+        thread = threading.Thread(target=server.run, daemon=True)
+        thread.start()
+        servers.append((server, thread))
+        deadline = time.monotonic() + 10
+        while not server.started:
+            assert time.monotonic() < deadline and thread.is_alive(), "the server did not start"
+            time.sleep(0.02)
+        return port
+
+    yield start
+    for server, thread in servers:
+        server.should_exit = True
+        thread.join(timeout=10)
+
+
+def connect(port: int) -> socket.socket:
+    return socket.create_connection(("127.0.0.1", port), timeout=5)
+
+
+def read_until_closed(sock: socket.socket, limit_s: float = 5.0) -> tuple[float | None, bytes]:
+    """(seconds until the server closed the connection, or None if it was still open at limit_s; what it sent)."""
+    started, data = time.monotonic(), b""
+    sock.settimeout(limit_s)
+    try:
+        while chunk := sock.recv(4096):
+            data += chunk
+    except TimeoutError:
+        return None, data
+    except ConnectionResetError:
+        pass
+    return time.monotonic() - started, data
+
+
+AUTHORIZED = b"Authorization: Bearer " + TOKEN.encode() + b"\r\n"
+
+
+def test_a_connection_that_never_finishes_its_headers_is_closed(serve_guarded):
+    port = serve_guarded()
+    silent = connect(port)
+    dribbling = connect(port)
+    dribbling.sendall(b"GET / HTTP/1.1\r\n")
+    started = time.monotonic()
+    closed_early = False
+    while time.monotonic() - started < 4 * DEADLINE_S:  # a header line every tenth of the deadline
+        try:
+            dribbling.sendall(b"X-Slow: 1\r\n")
+        except OSError:
+            closed_early = True
+            break
+        time.sleep(DEADLINE_S / 10)
+    assert closed_early or read_until_closed(dribbling, 1.0)[0] is not None, "trickled headers kept the connection"
+    assert read_until_closed(silent, 2.0)[0] is not None, "a connection that sent nothing was kept"
+
+
+def test_a_slow_response_and_a_kept_alive_connection_are_not_cut(serve_guarded):
+    port = serve_guarded()
+    sock = connect(port)
+    sock.sendall(b"GET /stream HTTP/1.1\r\nHost: a\r\n\r\n")
+    received, started = b"", time.monotonic()
+    while b"end\n" not in received and time.monotonic() - started < 5:
+        chunk = sock.recv(4096)
+        assert chunk, "the response was cut"
+        received += chunk
+    assert b"end\n" in received and time.monotonic() - started > DEADLINE_S  # it outlived the header deadline
+    # The same connection: a second request whose headers never finish is timed from its first byte.
+    sock.sendall(b"GET / HTTP/1.1\r\n")
+    closed_after, _ = read_until_closed(sock, 3.0)
+    assert closed_after is not None and closed_after < 3.0
+
+
+def test_a_request_without_the_token_gets_401_and_the_connection_closes(serve_guarded):
+    port = serve_guarded(BearerToken(streaming_app, TOKEN))
+    sock = connect(port)
+    # A body announced but never sent: nobody reads it, so nothing may wait for it.
+    sock.sendall(b"POST /mcp HTTP/1.1\r\nHost: a\r\nContent-Length: 1000000\r\n\r\nabc")
+    closed_after, data = read_until_closed(sock, 3.0)
+    assert data.startswith(b"HTTP/1.1 401") and closed_after is not None and closed_after < 1.0
+    authorized = connect(port)
+    authorized.sendall(b"GET / HTTP/1.1\r\nHost: a\r\n" + AUTHORIZED + b"\r\n")
+    assert authorized.recv(4096).startswith(b"HTTP/1.1 200")
+
+
+def test_connections_past_the_cap_are_closed_at_once_and_the_held_ones_stay(serve_guarded, monkeypatch, caplog):
+    monkeypatch.setattr(http_guard, "HEADER_DEADLINE_S", 5.0)
+    monkeypatch.setattr(http_guard, "MAX_CONNECTIONS", 3)
+    port = serve_guarded()
+    held = [connect(port) for _ in range(3)]
+    time.sleep(0.2)
+    extra = connect(port)
+    closed_after, _ = read_until_closed(extra, 2.0)
+    assert closed_after is not None, "a connection past the cap was kept"
+    assert "refused 1 connection(s)" in caplog.text
+    held[0].sendall(b"GET / HTTP/1.1\r\nHost: a\r\n\r\n")
+    assert held[0].recv(4096).startswith(b"HTTP/1.1 200")
+
+
+def test_serve_http_runs_the_guarded_protocol_with_the_descriptor_limit_raised(monkeypatch):
+    seen = {}
+
+    class Recorder:
+        def __init__(self, config):
+            seen["http"] = config.http
+
+        async def serve(self):
+            return None
+
+    monkeypatch.setattr(uvicorn, "Server", Recorder)
+    monkeypatch.setattr(http_guard, "raise_descriptor_limit", lambda: seen.setdefault("raised", True))
+    server_module.run_http(server_module.MCPServer("probe"), "127.0.0.1", _free_port(), None)
+    assert seen == {"http": http_guard.GuardedH11Protocol, "raised": True}
