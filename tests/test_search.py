@@ -377,6 +377,13 @@ def test_past_the_head_candidates_the_codes_are_ranked_again_on_every_dimension(
     ("Why?!", True), ("why?..", True), ("ما هذا؟\u200f", True), ("「これは何ですか？」", True), ("Hello.", False),
     ("Is it\u200b?\u202c", True), ("end of line.\u200f", False), ("What's a tuple", True),
     ("where’s my backup folder", True), ("what'sapp", False),
+    # Yes/no questions: an auxiliary with a pronoun after it; Russian "ли" after the first word or two.
+    ("can I undo a sync", True), ("is there a size limit for PDFs", True), ("does it follow symlinks", True),
+    ("Should we back up the index", True), ("does not divide relation", False), ("can bus protocol", False),
+    ("Have a delay between a key being pressed and that letter appearing on the screen.", False),
+    ("is it", False), ("можно ли сохранить документ в PDF", True), ("есть ли ограничение на размер", True),
+    ("Ли Бо стихи", False), ("сохранение документа в PDF", False), ("Can’t you emulate threads", True),
+    ("don't I need a licence", True), ("isn't there a faster way", True), ("Can't stop music", False),
 ])
 def test_a_question_is_told_from_a_keyword_query_by_its_form(text, question):
     from minirag.search.query_form import is_question
