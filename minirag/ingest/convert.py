@@ -9,14 +9,17 @@ archive check.
 
 from __future__ import annotations
 
+import codecs
 import io
 import logging
+import re
 import unicodedata
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from minirag.errors import ConversionFailed
+from minirag.ingest.csv_table import csv_to_markdown
 from minirag.ingest.pdf_inflate import inflate_budget
 from minirag.ingest.quiet import converting
 
@@ -31,7 +34,7 @@ _HTML = {".html", ".htm"}
 # corrupt PDF must fail, not be indexed as its raw bytes by the plain-text converter.
 _MARKITDOWN = {
     ".docx": "DocxConverter", ".pptx": "PptxConverter", ".xlsx": "XlsxConverter",
-    ".csv": "CsvConverter", ".epub": "EpubConverter", ".ipynb": "IpynbConverter",
+    ".epub": "EpubConverter", ".ipynb": "IpynbConverter",
 }
 # DOCX: a paragraph in Word's "Title" style is the document's title, so it becomes its
 # H1; a table's first row becomes the Markdown header row, not an empty one above it.
@@ -65,17 +68,24 @@ class Converted:
 # --- text ----------------------------------------------------------------------------
 
 
-def decode_text(data: bytes, name: str) -> tuple[str, tuple[str, ...]]:
-    """UTF-8 (with or without BOM); otherwise the best detected charset, with a warning.
+def decode_text(data: bytes, name: str, *, declared: str | None = None) -> tuple[str, tuple[str, ...]]:
+    """Text by its byte-order mark (UTF-8, UTF-16 or UTF-32), else UTF-8, else the charset the
+    document `declared` (an HTML meta tag), else the best detected charset, with a warning.
 
-    Binary data (NUL bytes, or mostly control characters) is refused.
+    Binary data (NUL bytes without a UTF-16/32 mark, or mostly control characters) is refused.
     """
-    if b"\x00" in data[:_SNIFF]:
-        raise ConversionFailed(f"{name}: looks like a binary file (NUL bytes), not text")
-    try:
-        text, warnings = data.decode("utf-8-sig"), ()
-    except UnicodeDecodeError as exc:
-        text, warnings = _decode_detected(data, name, exc.start)
+    text, warnings = _decode_marked(data, name)
+    if text is None:
+        if b"\x00" in data[:_SNIFF]:
+            raise ConversionFailed(f"{name}: looks like a binary file (NUL bytes), not text")
+        try:
+            text, warnings = data.decode("utf-8-sig"), ()
+        except UnicodeDecodeError as exc:
+            codec = _known_codec(declared)
+            if codec is not None:
+                text, warnings = data.decode(codec, errors="replace"), ()
+            else:
+                text, warnings = _decode_detected(data, name, exc.start)
     sample = text[:_SNIFF]
     controls = sum(1 for c in sample if c not in _TEXT_CONTROLS and unicodedata.category(c) == "Cc")
     if sample and controls > MAX_CONTROL_SHARE * len(sample):
@@ -84,18 +94,65 @@ def decode_text(data: bytes, name: str) -> tuple[str, tuple[str, ...]]:
     return text, warnings
 
 
+# UTF-32's marks first: UTF-32-LE's begins with UTF-16-LE's. Windows tools write UTF-16 with its
+# mark (PowerShell's `>`, Notepad's "Unicode"), and its ASCII characters are half NUL bytes.
+_BYTE_ORDER_MARKS = ((codecs.BOM_UTF32_LE, "utf-32-le"), (codecs.BOM_UTF32_BE, "utf-32-be"),
+                     (codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be"))
+
+
+def _decode_marked(data: bytes, name: str) -> tuple[str | None, tuple[str, ...]]:
+    for mark, codec in _BYTE_ORDER_MARKS:
+        if data.startswith(mark):
+            body = data[len(mark):]
+            try:
+                return body.decode(codec), ()
+            except UnicodeDecodeError as exc:
+                return body.decode(codec, errors="replace"), (
+                    f"{name}: invalid {codec.upper()} at byte {exc.start + len(mark)}; undecodable bytes replaced",)
+    return None, ()
+
+
+def _known_codec(label: str | None) -> str | None:
+    """Python's codec for a declared charset label; None for an unknown one, or one that cannot be
+    right for bytes that are not UTF-8 (UTF-8 itself; UTF-16/32, which a mark would have shown)."""
+    if not label:
+        return None
+    try:
+        codec = codecs.lookup(label.strip().strip("\"'")).name
+    except (LookupError, ValueError):
+        return None
+    return None if codec.startswith(("utf-8", "utf-16", "utf-32")) else codec
+
+
+# When the detector scores several single-byte charsets the same (short text, few letters outside
+# ASCII), the one most text is written in: `Café crème` is cp1252, not cp1250's `Café crčme`.
+_PREVALENCE = ("cp1252", "cp1251", "cp1250", "koi8_r", "iso8859_15", "latin_1")
+
+
 def _decode_detected(data: bytes, name: str, position: int) -> tuple[str, tuple[str, ...]]:
     try:
         from charset_normalizer import from_bytes
 
-        best = from_bytes(data).best()
+        matches = list(from_bytes(data))
     except ImportError:  # pragma: no cover - markitdown depends on it
-        best = None
-    if best is None:
+        matches = []
+    if not matches:
         return data.decode("utf-8", errors="replace"), (
             f"{name}: invalid UTF-8 at byte {position}; undecodable bytes replaced",
         )
+    best = min(matches, key=lambda m: (m.chaos, -m.coherence))
+    tied = [m for m in matches if (m.chaos, m.coherence) == (best.chaos, best.coherence)]
+    best = min(tied, key=lambda m: _PREVALENCE.index(m.encoding) if m.encoding in _PREVALENCE else len(_PREVALENCE))
     return str(best), (f"{name}: not UTF-8 (invalid at byte {position}); decoded as {best.encoding}",)
+
+
+_META_CHARSET = re.compile(rb"""<meta\b[^>]*?charset\s*=\s*["']?\s*([A-Za-z0-9._:-]+)""", re.IGNORECASE)
+
+
+def html_declared_charset(data: bytes) -> str | None:
+    """The charset an HTML document's meta tag declares in its first 1,024 bytes (where browsers look)."""
+    found = _META_CHARSET.search(data[:1024])
+    return found.group(1).decode("ascii") if found else None
 
 
 # --- the formats ------------------------------------------------------------------------
@@ -156,12 +213,12 @@ def _markitdown(data: bytes, suffix: str, name: str) -> Converted:
     from markitdown import StreamInfo
 
     warnings: tuple[str, ...] = ()
-    if suffix in (".csv", ".ipynb"):
+    if suffix == ".ipynb":
         text, warnings = decode_text(data, name)
         data = text.encode("utf-8")
     converter = getattr(converters, _MARKITDOWN[suffix])()
     info = StreamInfo(extension=suffix, filename=Path(name).name,
-                      charset="utf-8" if suffix in (".csv", ".ipynb") else None)
+                      charset="utf-8" if suffix == ".ipynb" else None)
     try:
         with converting(name):
             result = converter.convert(io.BytesIO(data), info, **_MARKITDOWN_OPTIONS.get(suffix, {}))
@@ -185,8 +242,11 @@ def convert_document(data: bytes, suffix: str, name: str) -> Converted:
     if suffix == ".pdf":
         return _convert_pdf(data, name)
     if suffix in _HTML:
-        text, warnings = decode_text(data, name)
+        text, warnings = decode_text(data, name, declared=html_declared_charset(data))
         return _html(text, name, warnings)
+    if suffix == ".csv":
+        text, warnings = decode_text(data, name)
+        return Converted(markdown=csv_to_markdown(text, name), warnings=warnings)
     if suffix in _ZIP_FORMATS:
         check_zip(data, name, suffix).close()
     return _markitdown(data, suffix, name)

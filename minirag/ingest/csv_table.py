@@ -1,0 +1,77 @@
+"""CSV text -> one Markdown table, with the delimiter read from the file.
+
+Spreadsheet programs export CSV with the list separator of the user's locale:
+a comma in English, a semicolon in Russian, German or French (where the comma
+is the decimal mark), sometimes a tab. Parsed with commas, a semicolon file
+becomes one column per line, `имя;описание`, and a query for one cell's value
+matches a whole row of run-together text. The delimiter is the candidate that
+splits the first rows into the same number of columns (two or more) most
+consistently; a tie goes to the comma. Quoted fields are parsed by the csv
+module, so a delimiter inside quotes never counts.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections import Counter
+
+from minirag.errors import ConversionFailed
+
+DELIMITERS = (",", ";", "\t", "|")  # in order of preference when they split equally well
+SAMPLE_ROWS = 50
+
+
+def csv_to_markdown(text: str, name: str) -> str:
+    """The rows of `text` as a Markdown table (the first row as its header); "" for no rows."""
+    text = text.lstrip("\ufeff")
+    delimiter = sniff_delimiter(text)
+    try:
+        rows = [row for row in csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)]
+    except csv.Error as exc:
+        raise ConversionFailed(f"{name}: cannot read CSV ({exc})") from None
+    while rows and not any(cell.strip() for cell in rows[-1]):
+        rows.pop()
+    rows = [row for n, row in enumerate(rows) if n == 0 or any(cell.strip() for cell in row)]
+    while rows and not any(cell.strip() for cell in rows[0]):
+        rows.pop(0)
+    if not rows:
+        return ""
+    width = max(len(row) for row in rows)
+    lines = []
+    for n, row in enumerate(rows):
+        cells = [_cell(value) for value in row] + [""] * (width - len(row))
+        lines.append("| " + " | ".join(cells) + " |")
+        if n == 0:
+            lines.append("| " + " | ".join(["---"] * width) + " |")
+    return "\n".join(lines)
+
+
+def sniff_delimiter(text: str) -> str:
+    """The delimiter that gives the first rows one column count (two or more) most consistently."""
+    best, best_score = DELIMITERS[0], (0.0, 0)
+    for delimiter in DELIMITERS:
+        widths = []
+        try:
+            for row in csv.reader(io.StringIO(text, newline=""), delimiter=delimiter):
+                if any(cell.strip() for cell in row):
+                    widths.append(len(row))
+                if len(widths) >= SAMPLE_ROWS:
+                    break
+        except csv.Error:
+            continue
+        if not widths:
+            continue
+        width, count = Counter(widths).most_common(1)[0]
+        if width < 2:
+            continue
+        score = (count / len(widths), width)
+        if score > best_score:
+            best, best_score = delimiter, score
+    return best
+
+
+def _cell(value: str) -> str:
+    """A value made safe inside a Markdown table cell: pipes escaped, line breaks as spaces."""
+    value = value.replace("|", "\\|")
+    return " ".join(value.splitlines()) if ("\n" in value or "\r" in value) else value

@@ -1,0 +1,93 @@
+"""Text as people's tools write it: UTF-16 and UTF-32 with their byte-order marks (Windows),
+legacy single-byte charsets, HTML that declares its charset, and CSV with the locale's list
+separator (a semicolon in Russian, German or French Excel). Each is read as what it is, not
+refused as binary or turned into mojibake or one run-together column."""
+
+from __future__ import annotations
+
+import codecs
+
+import pytest
+
+from minirag.errors import ConversionFailed
+from minirag.ingest.convert import convert_document, html_declared_charset
+from minirag.ingest.csv_table import csv_to_markdown, sniff_delimiter
+from minirag.ingest.sync import run_sync
+
+RUSSIAN = "Осциллограф измеряет напряжение сигнала во времени. Ёлка, щётка, объём."
+FRENCH = "Le système doit être redémarré après la mise à jour, voilà."
+
+
+@pytest.mark.parametrize("codec", ["utf-16", "utf-16-le", "utf-16-be", "utf-32", "utf-32-le", "utf-32-be"])
+@pytest.mark.parametrize("suffix", [".txt", ".md"])
+def test_utf16_and_utf32_with_a_byte_order_mark_are_text(codec, suffix):
+    text = "# Заметки\n\n" + RUSSIAN + "\nEnglish words too.\n"
+    mark = {"utf-16-le": codecs.BOM_UTF16_LE, "utf-16-be": codecs.BOM_UTF16_BE,
+            "utf-32-le": codecs.BOM_UTF32_LE, "utf-32-be": codecs.BOM_UTF32_BE}.get(codec, b"")
+    converted = convert_document(mark + text.encode(codec), suffix, "notes" + suffix)
+    assert converted.markdown == text and converted.warnings == ()
+
+
+def test_utf16_without_its_mark_is_still_refused_as_binary():
+    with pytest.raises(ConversionFailed, match="binary"):
+        convert_document("plain words".encode("utf-16-le"), ".txt", "bare.txt")
+
+
+def test_a_broken_utf16_body_is_decoded_with_a_warning_not_refused():
+    data = codecs.BOM_UTF16_LE + "intact words".encode("utf-16-le") + b"\x00\xd8"  # a lone high surrogate
+    converted = convert_document(data, ".txt", "broken.txt")
+    assert converted.markdown.startswith("intact words") and "invalid UTF-16-LE" in converted.warnings[0]
+
+
+@pytest.mark.parametrize("meta", [
+    '<meta charset="{}">', "<META CHARSET={}>",
+    '<meta http-equiv="Content-Type" content="text/html; charset={}">',
+])
+@pytest.mark.parametrize("charset", ["windows-1251", "koi8-r"])
+def test_html_is_decoded_by_the_charset_it_declares(meta, charset):
+    page = f"<html><head>{meta.format(charset)}<title>Приборы</title></head><body><p>{RUSSIAN}</p></body></html>"
+    converted = convert_document(page.encode(charset), ".html", "page.html")
+    assert RUSSIAN in converted.markdown and converted.metadata_title == "Приборы"
+    assert converted.warnings == ()
+
+
+def test_a_false_utf8_declaration_falls_back_to_detection():
+    page = f'<meta charset="utf-8"><p>{FRENCH}</p>'.encode("cp1252")
+    assert html_declared_charset(page) == "utf-8"
+    converted = convert_document(page, ".html", "page.html")
+    assert "not UTF-8" in converted.warnings[0]
+
+
+def test_short_western_text_in_a_legacy_charset_is_read_as_cp1252():
+    # cp1250 and cp1252 score alike on so few letters; cp1250 would give "crčme", "naďve".
+    converted = convert_document("Café crème brûlée, a naïve façade.".encode("latin-1"), ".txt", "menu.txt")
+    assert converted.markdown == "Café crème brûlée, a naïve façade." and "cp1252" in converted.warnings[0]
+
+
+@pytest.mark.parametrize(("text", "delimiter"), [
+    ("имя;описание\nосциллограф;измеряет напряжение, ток\nмультиметр;сопротивление\n", ";"),
+    ("Name\tPrice\nTea\t3,50\nCoffee\t4,20\n", "\t"),
+    ("a|b|c\n1|2|3\n", "|"),
+    ('name,notes\nA,"x;y;z"\nB,"p;q;r"\n', ","),  # a separator inside quotes does not count
+    ("version,codename\n4.10,Warty Warthog\n", ","),
+    ("one column\nvalue\n", ","),
+])
+def test_the_csv_delimiter_is_read_from_the_file(text, delimiter):
+    assert sniff_delimiter(text) == delimiter
+
+
+def test_a_semicolon_csv_is_a_table_of_its_cells():
+    table = csv_to_markdown("имя;описание\nосциллограф;измеряет напряжение, ток\n\nмульти|метр;сопротивление\n", "t.csv")
+    assert table.splitlines() == ["| имя | описание |", "| --- | --- |", "| осциллограф | измеряет напряжение, ток |",
+                                  "| мульти\\|метр | сопротивление |"]
+
+
+def test_a_cp1251_semicolon_csv_syncs_and_its_cells_are_found(app, docs):
+    (docs / "приборы.csv").write_bytes("Прибор;Назначение\nОсциллограф;форма сигнала\nМегаомметр;сопротивление "
+                                      "изоляции\n".encode("cp1251"))
+    (docs / "notes.txt").write_bytes(codecs.BOM_UTF16_LE + "Quokkas live on Rottnest Island.".encode("utf-16-le"))
+    result = run_sync(app.pipeline, list(app.config.roots))
+    assert result.failed == 0, result.warnings
+    hit = app.query("мегаомметр", top_k=1)["results"][0]
+    assert hit["source"].endswith("приборы.csv") and "| Мегаомметр | сопротивление изоляции |" in hit["text"]
+    assert app.query("quokkas", top_k=1)["results"][0]["source"].endswith("notes.txt")
