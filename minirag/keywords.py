@@ -19,7 +19,7 @@ from minirag.fts_fold import FOLD as FTS5_FOLD
 
 #: Bumped whenever `terms` changes for the same input: the FTS table is then
 #: rebuilt from the stored chunks the next time the index is opened for writing.
-KEYWORD_SCHEME = 4
+KEYWORD_SCHEME = 5
 
 # Words as FTS5's unicode61 tokenizer sees them: runs of letters and digits.
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
@@ -41,8 +41,15 @@ MIN_COMPOUND_CHARS = 3  # "e.g", "i.e", "U.S" are abbreviations, not identifiers
 MAX_COMPOUND_CHARS = 100
 MAX_COMPOUND_SEGMENTS = 8
 
+# Typesetting that is not part of any word: the soft hyphen (U+00AD, an invisible break hint) and the
+# Latin ligatures (U+FB00-FB06) PDF text layers hold. Conversion takes them out of documents
+# (ingest/text_repair.py); the keyword text folds them too, so a query pasted from a PDF viewer
+# ("signiﬁcant") matches, and so do chunks stored before that repair.
+TYPESETTING = {0x00AD: None, 0xFB00: "ff", 0xFB01: "fi", 0xFB02: "fl", 0xFB03: "ffi", 0xFB04: "ffl",
+               0xFB05: "st", 0xFB06: "st"}
+
 # What FTS5 folds, and `ё` as `е`, which Russian spelling leaves to the writer (FTS5 keeps it).
-_FOLD = {**FTS5_FOLD, ord("ё"): "е"}
+_FOLD = {**FTS5_FOLD, ord("ё"): "е", **TYPESETTING}
 
 _STEMMERS = {"en": snowballstemmer.stemmer("english"), "ru": snowballstemmer.stemmer("russian")}
 

@@ -15,12 +15,13 @@ import logging
 import re
 import unicodedata
 import zipfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from minirag.errors import ConversionFailed
 from minirag.ingest.csv_table import csv_to_markdown
 from minirag.ingest.pdf_inflate import inflate_budget
+from minirag.ingest.text_repair import repair
 from minirag.ingest.quiet import converting
 
 log = logging.getLogger(__name__)
@@ -229,9 +230,19 @@ def _markitdown(data: bytes, suffix: str, name: str) -> Converted:
                      warnings=warnings)
 
 
+def repaired(converted: Converted, *, pdf: bool = False) -> Converted:
+    """`converted` with soft hyphens and ligatures taken out, and a PDF's line-end hyphenation joined."""
+    title = converted.metadata_title
+    return replace(converted, markdown=repair(converted.markdown, pdf=pdf),
+                   metadata_title=repair(title) if title else title)
+
+
 def convert_document(data: bytes, suffix: str, name: str) -> Converted:
     """Convert a document's bytes as the format `suffix` names. ConversionFailed with a one-line reason."""
-    suffix = suffix.lower()
+    return repaired(_convert_by_suffix(data, suffix.lower(), name), pdf=suffix.lower() == ".pdf")
+
+
+def _convert_by_suffix(data: bytes, suffix: str, name: str) -> Converted:
     if suffix not in SUPPORTED_EXTENSIONS:
         raise ConversionFailed(f"{name}: unsupported file type {suffix or '(none)'}")
     if suffix in _PLAIN_TEXT:
@@ -264,9 +275,9 @@ def convert_file(path: Path) -> Converted:
 def convert_data(content: str, fmt: str, name: str) -> Converted:
     """Caller-supplied content: text | markdown | html."""
     if fmt in ("text", "markdown"):
-        return Converted(markdown=content)
+        return repaired(Converted(markdown=content))
     if fmt == "html":
-        return _html(content, name)
+        return repaired(_html(content, name))
     raise ConversionFailed(f"unknown format {fmt!r}; use text, markdown or html")
 
 
@@ -316,7 +327,7 @@ def convert_fetched(body: bytes, *, mimetype: str, charset: str | None, url: str
 
         site_page = convert_site_page(body, mimetype="text/html", charset=charset, url=url)  # Wikipedia, ...
         if site_page is not None:
-            return site_page
+            return repaired(site_page)
     if suffix in _HTML and charset:
         try:
             text = body.decode(charset, errors="replace")
@@ -325,5 +336,5 @@ def convert_fetched(body: bytes, *, mimetype: str, charset: str | None, url: str
         else:
             if b"\x00" in body[:_SNIFF]:
                 raise ConversionFailed(f"{url}: looks like a binary file (NUL bytes), not HTML")
-            return _html(text, url)
+            return repaired(_html(text, url))
     return convert_document(body, suffix, url)

@@ -1,0 +1,73 @@
+"""Typesetting taken back out of converted text: a PDF's words hyphenated across line ends are whole
+again (through pdfminer, from a real PDF), soft hyphens and ligatures go in every format, and the
+keyword side folds them in queries too, so both sides see the words a reader sees."""
+
+from __future__ import annotations
+
+import pytest
+
+from minirag import keywords
+from minirag.ingest.convert import convert_data, convert_document
+from minirag.ingest.sync import run_sync
+from minirag.ingest.text_repair import repair
+
+
+def pdf_with_lines(lines: list[str]) -> bytes:
+    """A one-page PDF (Helvetica, one text line per entry, top to bottom), xref offsets exact."""
+    text = "BT /F1 12 Tf 14 TL 72 720 Td " + " ".join(
+        f"({line.replace(chr(92), chr(92) * 2).replace('(', chr(92) + '(').replace(')', chr(92) + ')')}) '"
+        for line in lines) + " ET"
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
+        b"/Resources << /Font << /F1 5 0 R >> >> >>",
+        b"<< /Length %d >>\nstream\n%s\nendstream" % (len(text), text.encode("latin-1")),
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>",
+    ]
+    out, offsets = bytearray(b"%PDF-1.4\n"), []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n%s\nendobj\n" % (number, body)
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
+    return bytes(out)
+
+
+HYPHENATED = ["The parser reads the declara-", "tions of every ASN.1 SE-", "QUENCE type. It is non-",
+              "Commercial software, released 1998-", "2004 under the", "GPL."]
+
+
+def test_a_pdf_word_split_across_a_line_end_is_whole_again():
+    markdown = convert_document(pdf_with_lines(HYPHENATED), ".pdf", "asn1.pdf").markdown
+    assert "declarations" in markdown and "SEQUENCE" in markdown
+    # A capitalised next line and a number keep their hyphen: those are not word splits.
+    assert "non-\nCommercial" in markdown and "1998-\n2004" in markdown
+
+
+def test_only_pdf_text_is_joined_since_elsewhere_line_breaks_are_the_authors():
+    text = "a list of cross-\nreferences"
+    assert repair(text) == text and repair(text, pdf=True) == "a list of crossreferences"
+    assert convert_data(text, "markdown", "note").markdown == text
+
+
+@pytest.mark.parametrize(("fmt", "content"), [
+    ("markdown", "# Data manip\u00adulation\n\nThe ﬁle's signiﬁcant ﬂags, ﬀ and ﬃ."),
+    ("html", "<h1>Data manip&shy;ulation</h1><p>The ﬁle's signiﬁcant ﬂags, ﬀ and ﬃ.</p>"),
+])
+def test_soft_hyphens_and_ligatures_go_in_every_format(fmt, content):
+    markdown = convert_data(content, fmt, "doc").markdown
+    assert "manipulation" in markdown and "The file's significant flags, ff and ffi." in markdown
+
+
+def test_the_keyword_side_folds_them_in_queries_and_stored_text():
+    assert keywords.query_terms("signiﬁcant manip\u00adulation") == keywords.query_terms("significant manipulation")
+
+
+def test_a_hyphenated_pdf_word_is_found_by_its_whole_spelling(app, docs):
+    (docs / "asn1.pdf").write_bytes(pdf_with_lines(HYPHENATED))
+    assert run_sync(app.pipeline, list(app.config.roots)).failed == 0
+    hits = app.query("declarations", top_k=3)["results"]
+    assert hits and hits[0]["source"].endswith("asn1.pdf") and "declarations" in hits[0]["text"]
