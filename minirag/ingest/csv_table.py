@@ -27,14 +27,10 @@ def csv_to_markdown(text: str, name: str) -> str:
     text = text.lstrip("\ufeff")
     delimiter = sniff_delimiter(text)
     try:
-        rows = [row for row in csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)]
+        rows = [row for row in csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+                if any(cell.strip() for cell in row)]  # blank rows say nothing
     except csv.Error as exc:
         raise ConversionFailed(f"{name}: cannot read CSV ({exc})") from None
-    while rows and not any(cell.strip() for cell in rows[-1]):
-        rows.pop()
-    rows = [row for n, row in enumerate(rows) if n == 0 or any(cell.strip() for cell in row)]
-    while rows and not any(cell.strip() for cell in rows[0]):
-        rows.pop(0)
     if not rows:
         return ""
     width = max(len(row) for row in rows)
