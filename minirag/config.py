@@ -159,6 +159,14 @@ def _resolve(name: str, raw: str, cwd: Path) -> Path:
     return path
 
 
+def _is_dir(path: Path, what: str, hint: str = "") -> bool:
+    """Path.is_dir, with a folder that cannot be reached (permissions) a ConfigError naming `what`."""
+    try:
+        return path.is_dir()
+    except OSError as exc:
+        raise ConfigError(f"{what} cannot be reached ({exc.strerror or exc}){hint}") from None
+
+
 def _parse_roots(env: Mapping[str, str], flag_roots: Sequence[str] | None, cwd: Path) -> tuple[Path, ...]:
     if flag_roots:
         raw_roots: list[str] = list(flag_roots)
@@ -183,7 +191,7 @@ def _parse_roots(env: Mapping[str, str], flag_roots: Sequence[str] | None, cwd: 
     roots: list[Path] = []
     for raw in raw_roots:
         path = _resolve(origin, raw, cwd)
-        if not path.is_dir():
+        if not _is_dir(path, f"{origin}: document root {path}"):
             raise ConfigError(f"{origin}: document root {path} is not a directory")
         if path not in roots:
             roots.append(path)
@@ -246,7 +254,11 @@ def load_config(
 
     raw_db = db_path or env.get("DB_PATH", "").strip()
     db = _resolve("DB_PATH", raw_db, cwd) if raw_db else roots[0] / INDEX_DIRNAME / INDEX_FILENAME
-    if db.is_dir():
+    # A root that cannot be listed is a warning for a sync (what it holds stays indexed), but the
+    # index inside it cannot be opened at all: that is said here, once, for every command.
+    if (_is_dir(db, f"DB_PATH: {db}") if raw_db else
+            _is_dir(db, f"the index {db}", f": it is kept inside document root {roots[0]}; fix that folder's "
+                    "permissions, or set DB_PATH to keep the index elsewhere")):
         db = db / INDEX_FILENAME
 
     raw_cache = cache_dir or env.get("CACHE_DIR", "").strip()
@@ -254,7 +266,7 @@ def load_config(
 
     raw_model_path = model_path or env.get("MODEL_PATH", "").strip()
     local_model = _resolve("MODEL_PATH", raw_model_path, cwd) if raw_model_path else None
-    if local_model is not None and not local_model.is_dir():
+    if local_model is not None and not _is_dir(local_model, f"MODEL_PATH: {local_model}"):
         raise ConfigError(f"MODEL_PATH must be {SETTING['MODEL_PATH'].values}: {local_model}")
 
     raw_litestream = litestream_config or env.get("MINIRAG_LITESTREAM_CONFIG", "").strip()

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import io
+import json
 import os
 import resource
 import signal
@@ -184,3 +185,34 @@ def test_an_argument_that_is_not_utf8_is_one_line(world, capsys, argv):
     code, err = run(fill(argv, world), capsys)
     assert_one_line_failure(code, err, argv)
     assert "not valid UTF-8" in err and "\\xff" in err
+
+
+def without_permission_override() -> list[str]:
+    """A command prefix under which mode bits bind, even for root: setpriv dropping the capabilities
+    that let root read any file. Skips where setpriv is missing or cannot drop them."""
+    import shutil
+
+    if os.geteuid() != 0:
+        return []
+    setpriv = shutil.which("setpriv")
+    prefix = [setpriv, "--bounding-set=-dac_override,-dac_read_search"] if setpriv else []
+    if not prefix or subprocess.run([*prefix, "true"], capture_output=True).returncode != 0:
+        pytest.skip("running as root without setpriv: mode bits cannot bind")
+    return prefix
+
+
+def test_a_root_that_cannot_be_read_is_a_configuration_error_and_status_still_answers(world, tmp_path):
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0)
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "BASE_DIR": str(locked)}
+    env.pop("DB_PATH")  # the index would live inside the root
+    try:
+        query, status = (subprocess.run([*without_permission_override(), sys.executable, "-m", "minirag", *argv],
+                                        capture_output=True, text=True, env=env, timeout=120)
+                         for argv in (["query", "otters"], ["status", "--json"]))
+    finally:
+        locked.chmod(0o700)
+    assert_one_line_failure(query.returncode, query.stderr, ["query"])
+    assert "configuration error" in query.stderr and "Permission denied" in query.stderr
+    assert status.returncode == 0 and "Permission denied" in json.loads(status.stdout)["configError"]
