@@ -398,13 +398,16 @@ def serve(args) -> int:
     server = build_server(state)
     try:
         if address is None:
+            if sys.stdin.isatty():  # a person, not a client: say what this is and how to leave
+                sys.stderr.write("minirag: an MCP server on stdio, waiting for a client's messages; for the "
+                                 "command line see `minirag --help`. Ctrl-C quits.\n")
             anyio.run(serve_stdio, server)
         else:
             guard = "bearer token required" if token else "no token: loopback only"
             sys.stderr.write(f"minirag: serving MCP at http://{address[0]}:{address[1]}/mcp ({guard})\n")
             run_http(server, address[0], address[1], token)
     except KeyboardInterrupt:
-        pass
+        return 130
     finally:
         state.close()
     return 0

@@ -10,10 +10,13 @@ SDK untouched.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import os
+import queue
 import re
+import threading
 
 import anyio
 from mcp.server.stdio import stdio_server
@@ -44,14 +47,36 @@ def _replace_lone(value):
 
 
 class _RepairedLines:
-    """What the SDK's stdin reader iterates: the lines of `lines`, repaired."""
+    """What the SDK's stdin reader iterates: the lines of `text`, repaired.
 
-    def __init__(self, lines):
-        self._lines = lines
+    A daemon thread reads them. A read blocked on a terminal or an idle pipe cannot be
+    cancelled, and on one of anyio's worker threads it held the server's shutdown (and
+    the interpreter's exit, which waits for those threads): Ctrl-C did nothing until the
+    client, or a Ctrl-D, closed stdin. The reader owns `text` and closes it at the end.
+    """
+
+    def __init__(self, text):
+        self._lines: queue.Queue[str | None] = queue.Queue(maxsize=16)  # the client waits, as on a pipe
+        threading.Thread(target=self._read, args=(text,), name="minirag-stdin", daemon=True).start()
+
+    def _read(self, text) -> None:
+        try:
+            with text:
+                for line in iter(text.readline, ""):
+                    self._lines.put(line)
+        except (OSError, ValueError):  # stdin went away under the read
+            pass
+        finally:
+            self._lines.put(None)
 
     async def __aiter__(self):
-        async for line in self._lines:
+        while (line := await anyio.to_thread.run_sync(self._lines.get, abandon_on_cancel=True)) is not None:
             yield repair(line)
+
+    def release(self) -> None:
+        """Wake a get() that a cancellation abandoned, so its worker thread can end."""
+        with contextlib.suppress(queue.Full):  # full: lines are waiting, so no get() is blocked
+            self._lines.put_nowait(None)
 
 
 async def serve_stdio(server) -> None:
@@ -66,11 +91,12 @@ async def serve_stdio(server) -> None:
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
     os.close(null)
+    lines = _RepairedLines(io.TextIOWrapper(os.fdopen(reading, "rb"), encoding="utf-8", errors="replace"))
     try:
-        with io.TextIOWrapper(os.fdopen(reading, "rb"), encoding="utf-8", errors="replace") as text:
-            async with stdio_server(stdin=_RepairedLines(anyio.wrap_file(text))) as (read, write):
-                lowlevel = server._lowlevel_server  # what MCPServer.run_stdio_async runs, with this stdin
-                await lowlevel.run(read, write, lowlevel.create_initialization_options())
+        async with stdio_server(stdin=lines) as (read, write):
+            lowlevel = server._lowlevel_server  # what MCPServer.run_stdio_async runs, with this stdin
+            await lowlevel.run(read, write, lowlevel.create_initialization_options())
     finally:
+        lines.release()
         os.dup2(saved, 0)
         os.close(saved)

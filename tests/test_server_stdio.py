@@ -178,3 +178,42 @@ def test_a_request_holding_a_lone_surrogate_is_answered_not_dropped(server_env):
         server.close()
     assert "result" in answer and answer["result"]["isError"] is False
     assert after["isError"] is False
+
+
+def test_ctrl_c_stops_the_stdio_server_while_the_client_still_holds_stdin_open(server_env):
+    """A read blocked on stdin used to hold the shutdown until stdin closed: SIGINT did nothing."""
+    import signal
+
+    server = RawServer(server_env)
+    try:
+        server.request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                                      "clientInfo": {"name": "raw", "version": "0"}})
+        server.proc.send_signal(signal.SIGINT)
+        code = server.proc.wait(timeout=15)
+    finally:
+        server.proc.kill()
+    assert code == 130
+
+
+def test_in_a_terminal_the_stdio_server_says_what_it_is_and_ctrl_c_quits(server_env):
+    import pty
+    import select
+
+    pid, terminal = pty.fork()
+    if pid == 0:  # the child: the server, with the pseudo-terminal as its stdin, stdout and stderr
+        os.execve(sys.executable, [sys.executable, "-m", "minirag"], server_env)
+    said, deadline, status = b"", time.monotonic() + 20, (0, 0)
+    try:
+        while b"Ctrl-C quits" not in said and time.monotonic() < deadline:
+            if select.select([terminal], [], [], 0.5)[0]:
+                said += os.read(terminal, 4096)
+        os.write(terminal, b"\x03")  # Ctrl-C typed at the terminal
+        while (status := os.waitpid(pid, os.WNOHANG))[0] == 0 and time.monotonic() < deadline:
+            time.sleep(0.05)
+    finally:
+        if status[0] == 0:  # still running: the test has failed, the child must not outlive it
+            os.kill(pid, 9)
+            os.waitpid(pid, 0)
+        os.close(terminal)
+    assert b"minirag --help" in said
+    assert status[0] == pid and os.waitstatus_to_exitcode(status[1]) == 130

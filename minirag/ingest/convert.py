@@ -21,8 +21,8 @@ from pathlib import Path
 from minirag.errors import ConversionFailed
 from minirag.ingest.csv_table import csv_to_markdown
 from minirag.ingest.pdf_inflate import inflate_budget
-from minirag.ingest.text_repair import repair
 from minirag.ingest.quiet import converting
+from minirag.ingest.text_repair import repair
 
 log = logging.getLogger(__name__)
 
