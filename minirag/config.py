@@ -58,7 +58,8 @@ class Setting:
 
 
 SETTINGS: tuple[Setting, ...] = (
-    Setting("BASE_DIR", "the current directory", "one document root, and the security boundary: "
+    Setting("BASE_DIR", "the current directory (unless that is `/` or your home folder: then it must be named)",
+            "one document root, and the security boundary: "
             "every file minirag reads must lie inside a root", flag="--base-dir", values="an existing folder"),
     Setting("BASE_DIRS", "unset", "several document roots (`[\"/a\", \"/b\"]`); wins over `BASE_DIR`",
             flag="--base-dir", values="a JSON array of one or more non-empty path strings"),
@@ -167,6 +168,21 @@ def _is_dir(path: Path, what: str, hint: str = "") -> bool:
         raise ConfigError(f"{what} cannot be reached ({exc.strerror or exc}){hint}") from None
 
 
+def _refuse_implicit_root(cwd: Path) -> None:
+    """No root was named, so the working directory is the root: not when that is the filesystem's root
+    or the home folder. A client app may start the server in either (GUI apps often start it in /),
+    and the first sync would then index everything there; someone who means it can say so."""
+    here = cwd.resolve()
+    try:
+        home = Path.home().resolve()
+    except (RuntimeError, KeyError, OSError):  # no HOME and no password entry (a bare container uid)
+        home = None
+    if here == Path(here.anchor) or here == home:
+        raise ConfigError(f"no document root was set (BASE_DIR, BASE_DIRS or --base-dir), and the working "
+                          f"directory is {'the filesystem root' if here == Path(here.anchor) else 'your home folder'} "
+                          f"{here}; name the folder to index, e.g. --base-dir {here} if you mean all of it")
+
+
 def _parse_roots(env: Mapping[str, str], flag_roots: Sequence[str] | None, cwd: Path) -> tuple[Path, ...]:
     if flag_roots:
         raw_roots: list[str] = list(flag_roots)
@@ -188,6 +204,7 @@ def _parse_roots(env: Mapping[str, str], flag_roots: Sequence[str] | None, cwd: 
         raw_roots, origin = [env["BASE_DIR"]], "BASE_DIR"
     else:
         raw_roots, origin = [str(cwd)], "current directory"
+        _refuse_implicit_root(cwd)
     roots: list[Path] = []
     for raw in raw_roots:
         path = _resolve(origin, raw, cwd)

@@ -1,5 +1,7 @@
 """The semantics of each search control, pinned."""
 
+from pathlib import Path
+
 import pytest
 
 from minirag.config import ConfigError, load_config
@@ -142,3 +144,16 @@ def test_a_path_setting_no_path_can_be_made_of_is_a_configuration_error(tmp_path
 
     with pytest.raises(ConfigError, match=name):
         load_config(env={name: value}, cwd=tmp_path)
+
+
+def test_an_unnamed_root_is_the_working_directory_but_not_the_filesystem_root_or_home(tmp_path, monkeypatch):
+    """A client app may start the server in / or ~; its first sync would index all of it."""
+    home = tmp_path / "home"
+    (home / "project").mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(home))
+    assert load_config(env={}, cwd=home / "project").roots == (home / "project",)
+    for cwd, said in ((home, "your home folder"), (Path(tmp_path.anchor), "the filesystem root")):
+        with pytest.raises(ConfigError, match=f"no document root was set .* {said}"):
+            load_config(env={}, cwd=cwd)
+        assert load_config(env={"BASE_DIR": str(cwd)}, cwd=cwd).roots == (cwd,)  # named, it is allowed
+        assert load_config(env={}, base_dirs=[str(cwd)], cwd=cwd).roots == (cwd,)
