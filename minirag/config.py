@@ -271,6 +271,8 @@ def load_config(
 
     raw_db = db_path or env.get("DB_PATH", "").strip()
     db = _resolve("DB_PATH", raw_db, cwd) if raw_db else roots[0] / INDEX_DIRNAME / INDEX_FILENAME
+    if raw_db.endswith(("/", os.sep)):  # a folder, even one not made yet: the index goes inside it
+        db = db / INDEX_FILENAME
     # A root that cannot be listed is a warning for a sync (what it holds stays indexed), but the
     # index inside it cannot be opened at all: that is said here, once, for every command.
     if (_is_dir(db, f"DB_PATH: {db}") if raw_db else

@@ -142,13 +142,14 @@ def test_every_write_command_is_refused_up_front_in_read_only_mode(world, capsys
     assert "read-only" in err and not lock.exists()
 
 
-def test_a_backup_into_a_missing_folder_is_one_line_and_leaves_nothing(world, capsys, tmp_path):
+@pytest.mark.parametrize("dest", ["no/such/folder/copy.db", "backups/"])  # a trailing slash names a folder
+def test_a_backup_into_a_missing_folder_is_one_line_and_leaves_nothing(world, capsys, tmp_path, dest):
     assert cli.main(["sync"]) == 0
     capsys.readouterr()
-    argv = ["backup", str(tmp_path / "no" / "such" / "folder" / "copy.db")]
+    argv = ["backup", f"{tmp_path}/{dest}"]
     code, err = run(argv, capsys)
     assert_one_line_failure(code, err, argv)
-    assert "does not exist" in err and not (tmp_path / "no").exists()
+    assert "does not exist" in err and not (tmp_path / dest.split("/")[0]).exists()
 
 
 def _full_disk():

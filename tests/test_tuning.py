@@ -157,3 +157,8 @@ def test_an_unnamed_root_is_the_working_directory_but_not_the_filesystem_root_or
             load_config(env={}, cwd=cwd)
         assert load_config(env={"BASE_DIR": str(cwd)}, cwd=cwd).roots == (cwd,)  # named, it is allowed
         assert load_config(env={}, base_dirs=[str(cwd)], cwd=cwd).roots == (cwd,)
+
+
+def test_a_db_path_with_a_trailing_slash_is_a_folder_even_before_it_exists(tmp_path):
+    config = load_config(env={"BASE_DIR": str(tmp_path), "DB_PATH": f"{tmp_path}/indexes/"}, cwd=tmp_path)
+    assert config.db_path == tmp_path / "indexes" / "index.db"

@@ -27,6 +27,8 @@ def destination(source: Path, dest: str | Path) -> Path:
     target = Path(os.path.abspath(Path(dest).expanduser()))
     if target.is_dir():
         target = target / source.name
+    elif str(dest).endswith(("/", os.sep)):  # a trailing separator names a folder, even one not made yet
+        raise InvalidArgument(f"the backup folder {target} does not exist; create it first")
     if not target.parent.is_dir():
         raise InvalidArgument(f"the backup folder {target.parent} does not exist; create it first")
     target = target.parent.resolve() / target.name  # the folder's real path; the name itself is not followed
