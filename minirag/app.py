@@ -311,7 +311,7 @@ class App:
                 raise NotFound(f"no such file or directory: {absolute}")
             files.extend(walk(Path(absolute), self.config.roots, unseen))
         warnings = unseen_warnings(unseen)
-        progress.failed += len(warnings)
+        progress.unread += len(warnings)
         progress.warnings.extend(warnings)
         self.pipeline.run_files(files, progress, force=force, on_change=on_change)
         return progress
@@ -433,6 +433,7 @@ class App:
         if target is not None and not progress.seen and not progress.deleted and not os.path.lexists(target):
             # Nothing there and nothing indexed under it: most likely a typo, not a deletion.
             progress.warnings.append(f"{target}: no such file or folder, and nothing indexed under it")
+            progress.unread += 1
         if target is None and paths is None and not progress.stop.is_set():
             states = root_states(list(self.config.roots), self.config.db_path)
             self.index.set_meta(META_GIT_STATE, json.dumps(states))

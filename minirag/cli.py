@@ -158,12 +158,11 @@ def _run_files(args, runner) -> int:
     payload = progress.to_dict()
     payload.pop("currentFile", None)
 
-    def human(p: dict) -> str:
-        return "\n".join([*(f"warn: {on_one_line(w)}" for w in p["warnings"]),
-                          f"{progress.counts()} in {p['elapsedSeconds']} s"])
-
-    _emit(args, payload, human)
-    return 1 if progress.failed else 0
+    if not args.json:  # what went wrong goes to stderr; the summary is the command's output
+        for warning in payload["warnings"]:
+            sys.stderr.write(f"warn: {for_terminal(on_one_line(warning))}\n")
+    _emit(args, payload, lambda p: f"{progress.counts()} in {p['elapsedSeconds']} s")
+    return 1 if progress.incomplete else 0
 
 
 def _cmd_ingest(args, app) -> int:
@@ -187,7 +186,7 @@ def _cmd_watch(args, app) -> int:
         if args.json:
             sys.stdout.write(json.dumps(report.to_dict(), ensure_ascii=False) + "\n")
             sys.stdout.flush()
-        elif report.kind == "initial" or progress.done or progress.deleted or progress.failed or args.verbose:
+        elif report.kind == "initial" or progress.done or progress.deleted or progress.incomplete or args.verbose:
             what = f"{report.paths} change{'s' * (report.paths != 1)}" if report.kind == "changes" else report.kind
             lines = [*(f"warn: {for_terminal(on_one_line(w))}" for w in progress.warnings),
                      f"minirag: {time.strftime('%H:%M:%S')} {what}: {progress.counts()} in {report.seconds:.2f} s"]

@@ -318,7 +318,8 @@ def test_a_folder_that_cannot_be_listed_keeps_its_documents_and_says_so(app, doc
     _deny_listing(monkeypatch, docs / "sub")
     try:
         result = sync(app)
-        assert (result.deleted, result.failed) == (0, 1)
+        assert (result.deleted, result.failed, result.unread) == (0, 0, 1)
+        assert "1 path not read" in result.counts()
         assert any(str(docs / "sub") in w and "cannot be read" in w for w in result.warnings)
         assert sources(app) == {str(docs / "one.md"), str(two)}
         states = {f["source"]: f["state"] for f in app.list_files()["files"]}
@@ -335,7 +336,7 @@ def test_a_root_gone_while_serving_is_not_taken_for_deleted_documents(app, docs,
     sync(app)
     docs.rename(tmp_path / "unmounted")  # the drive holding the root went away
     result = sync(app)
-    assert (result.deleted, result.failed) == (0, 1)
+    assert (result.deleted, result.failed, result.unread) == (0, 0, 1)
     assert sources(app) == {str(doc)}
     (tmp_path / "unmounted").rename(docs)
     assert sync(app).skipped == 1
@@ -374,7 +375,7 @@ def test_a_file_whose_name_is_not_utf8_is_a_warning_and_the_rest_is_indexed(app,
     with open(os.fsencode(docs) + b"/dir\xfe/inside.md", "wb") as handle:
         handle.write(b"# Inside\n\nA third ferret.")
     result = sync(app)
-    assert (result.done, result.failed) == (1, 2)
+    assert (result.done, result.failed, result.unread) == (1, 0, 2)
     assert sources(app) == {str(good)}
     assert sum("bad\\xffname.md: its name is not valid UTF-8" in w for w in result.warnings) == 1
     assert any("dir\\xfe: its name is not valid UTF-8" in w for w in result.warnings)
@@ -410,7 +411,7 @@ def test_a_folder_that_can_be_listed_but_not_entered_keeps_its_documents(app, do
         monkeypatch.setattr(os, "lstat", denied(os.lstat))
     try:
         result = sync(app)
-        assert (result.deleted, result.failed) == (0, 1), result.warnings
+        assert (result.deleted, result.failed, result.unread) == (0, 0, 1), result.warnings
         assert sources(app) == {str(docs / "one.md"), str(two)}
     finally:
         monkeypatch.undo()

@@ -15,7 +15,8 @@ class Progress:
     done: int = 0
     skipped: int = 0
     excluded: int = 0  # found, and left out on purpose (frontmatter `rag: false`)
-    failed: int = 0
+    failed: int = 0  # files found that could not be indexed
+    unread: int = 0  # folders (or a named path) the run could not look into: permissions, a lost mount, a typo
     deleted: int = 0
     chunks_written: int = 0
     current: str | None = None
@@ -35,6 +36,7 @@ class Progress:
             "skipped": self.skipped,
             "excluded": self.excluded,
             "failed": self.failed,
+            "unread": self.unread,
             "deleted": self.deleted,
             "chunksWritten": self.chunks_written,
             "currentFile": self.current,
@@ -45,5 +47,11 @@ class Progress:
     def counts(self) -> str:
         """The counts in words, as the CLI, its live line and MCP progress notifications show them."""
         excluded = f"{self.excluded} excluded, " if self.excluded else ""
+        unread = f"; {self.unread} path{'s' * (self.unread != 1)} not read" if self.unread else ""
         return (f"{self.seen} files: {self.done} ingested, {self.skipped} unchanged, {excluded}"
-                f"{self.deleted} removed, {self.failed} failed; {self.chunks_written} chunks")
+                f"{self.deleted} removed, {self.failed} failed{unread}; {self.chunks_written} chunks")
+
+    @property
+    def incomplete(self) -> bool:
+        """Something was not indexed that should have been: a failed file, or a path not read."""
+        return bool(self.failed or self.unread)
