@@ -197,7 +197,13 @@ class App:
 
     @property
     def pipeline(self) -> Pipeline:
-        return self._pipeline_for(self.index)
+        return self._pipeline_for(self._index_for_writing(rebuild=False))
+
+    def _index_for_writing(self, *, rebuild: bool) -> Index:
+        """The index a write goes to, opened (made, when new) only once the model has loaded: a model
+        that cannot load must not leave an empty index behind, which reads would take for no matches."""
+        self.encoder  # noqa: B018 - loads it
+        return self._open_index(rebuild=rebuild)
 
     def _pipeline_for(self, index: Index) -> Pipeline:
         encoder = self.encoder
@@ -427,7 +433,7 @@ class App:
         from minirag.gitstate import root_states
         from minirag.ingest.sync import run_sync
 
-        pipeline = self._pipeline_for(self._open_index(rebuild=True))
+        pipeline = self._pipeline_for(self._index_for_writing(rebuild=True))
         run_sync(pipeline, list(self.config.roots), path=target, paths=paths, progress=progress,
                  on_change=on_change)
         if target is not None and not progress.seen and not progress.deleted and not os.path.lexists(target):

@@ -220,3 +220,32 @@ def test_a_root_that_cannot_be_read_is_a_configuration_error_and_status_still_an
     assert_one_line_failure(query.returncode, query.stderr, ["query"])
     assert "configuration error" in query.stderr and "Permission denied" in query.stderr
     assert status.returncode == 0 and "Permission denied" in json.loads(status.stdout)["configError"]
+
+
+@pytest.mark.parametrize("argv", [["sync"], ["ingest", "{docs}/a.md"], ["ingest-data", "--source", "note-1"]])
+def test_a_model_that_cannot_load_leaves_no_empty_index_behind(world, capsys, tmp_path, monkeypatch, argv):
+    """An empty index would answer every later query with 'no matches' instead of 'nothing indexed'."""
+    not_a_model = tmp_path / "not-a-model"
+    not_a_model.mkdir()
+    monkeypatch.setenv("MODEL_PATH", str(not_a_model))
+    code, err = run(fill(argv, world), capsys)
+    assert_one_line_failure(code, err, argv)
+    assert "model.onnx" in err and not (tmp_path / "index.db").exists()
+
+
+def test_a_sync_job_that_fails_for_a_reason_logs_one_line_not_a_traceback(world, tmp_path, monkeypatch, caplog):
+    from minirag.app import App
+    from minirag.config import load_config
+
+    not_a_model = tmp_path / "not-a-model"
+    not_a_model.mkdir()
+    monkeypatch.setenv("MODEL_PATH", str(not_a_model))
+    app = App(load_config())
+    try:
+        job = app.start_sync()
+        assert job.wait(60)
+    finally:
+        app.close()
+    assert job.state == "failed" and "model.onnx" in job.error
+    failures = [r for r in caplog.records if "failed" in r.getMessage()]
+    assert len(failures) == 1 and failures[0].exc_info is None and "model.onnx" in failures[0].getMessage()

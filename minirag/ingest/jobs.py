@@ -57,7 +57,10 @@ class SyncJobs:
                 work(job.progress)
                 job.state = "succeeded"
             except Exception as exc:  # noqa: BLE001 - reported through sync_status
-                log.exception("sync job %s failed", job.job_id)
+                if isinstance(exc, MiniragError):  # a reason to show, not a bug: one line
+                    log.error("sync job %s failed: %s", job.job_id, exc)
+                else:
+                    log.exception("sync job %s failed", job.job_id)
                 job.state = "failed"
                 job.error = str(exc) if isinstance(exc, MiniragError) else f"{type(exc).__name__}: {exc}"
             finally:
