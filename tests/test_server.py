@@ -116,6 +116,17 @@ async def test_tool_arguments_use_the_reference_camel_case_names(make_state):
 
 
 @pytest.mark.anyio
+async def test_every_tool_argument_says_what_it_means_in_the_schema(make_state):
+    """A client's model reads the schemas before its first call: a bare name is a guess."""
+    async with connected(make_state()) as client:
+        schemas = {t.name: t.input_schema["properties"] for t in (await client.list_tools()).tools}
+    undescribed = [f"{tool}.{name}" for tool, properties in schemas.items() for name, schema in properties.items()
+                   if len(schema.get("description", "")) < 15]
+    assert not undescribed
+    assert "100" in schemas["query_documents"]["topK"]["description"]
+
+
+@pytest.mark.anyio
 async def test_read_only_mode_lists_only_the_read_tools_and_never_creates_an_index(make_state, tmp_path):
     async with connected(make_state(read_only=True)) as client:
         names = {t.name for t in (await client.list_tools()).tools}
