@@ -317,6 +317,7 @@ class App:
                 raise NotFound(f"no such file or directory: {absolute}")
             files.extend(walk(Path(absolute), self.config.roots, unseen))
         warnings = unseen_warnings(unseen)
+        progress.total = (progress.total or 0) + len(files)
         progress.unread += len(warnings)
         progress.warnings.extend(warnings)
         self.pipeline.run_files(files, progress, force=force, on_change=on_change)

@@ -192,17 +192,21 @@ def status(state: ServerState) -> Result:
 
 
 async def follow_job(job: SyncJob, ctx: Context) -> None:
-    """Report the job's progress until it ends; a no-op per report without a progress token."""
-    while not await anyio.to_thread.run_sync(job.wait, PROGRESS_INTERVAL_S):
-        await _report(job, ctx)
-    await _report(job, ctx)
-
-
-async def _report(job: SyncJob, ctx: Context) -> None:
-    try:
-        await ctx.report_progress(job.progress.seen, None, job.progress.counts())
-    except Exception:  # noqa: BLE001 - progress is best effort; the job goes on
-        log.debug("could not send progress for %s", job.job_id, exc_info=True)
+    """Report the job's progress until it ends, each change once: files finished of the total the walk
+    found (the total unknown until then). A no-op per report without a progress token."""
+    last = None
+    while True:
+        ended = await anyio.to_thread.run_sync(job.wait, PROGRESS_INTERVAL_S)
+        progress = job.progress
+        report = (progress.finished, progress.total, progress.counts())
+        if report != last:
+            last = report
+            try:
+                await ctx.report_progress(*report)
+            except Exception:  # noqa: BLE001 - progress is best effort; the job goes on
+                log.debug("could not send progress for %s", job.job_id, exc_info=True)
+        if ended:
+            return
 
 
 # --- registration -------------------------------------------------------------------

@@ -363,14 +363,16 @@ async def test_sync_start_with_wait_sends_progress_and_returns_the_finished_job(
     reports = []
 
     async def on_progress(progress, total, message):
-        reports.append((progress, message))
+        reports.append((progress, total, message))
 
     async with connected(make_state()) as client:
         result = await client.call_tool("sync_start", {"wait": True}, progress_callback=on_progress)
     assert result.structured_content["state"] == "succeeded"
     assert result.structured_content["ingested"] == 3
-    assert reports and reports[-1][0] == 3
-    assert re.fullmatch(r"3 files: 3 ingested, 0 unchanged, 0 removed, 0 failed; \d+ chunks", reports[-1][1])
+    assert reports and reports[-1][:2] == (3, 3)  # files finished, of the total the walk found
+    assert re.fullmatch(r"3 files: 3 ingested, 0 unchanged, 0 removed, 0 failed; \d+ chunks", reports[-1][2])
+    assert len(set(reports)) == len(reports)  # each change once
+    assert all(total in (None, 3) and done <= 3 for done, total, _ in reports)
 
 
 @pytest.mark.anyio

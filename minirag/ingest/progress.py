@@ -12,6 +12,7 @@ class Progress:
     """Live counts of one ingest or sync run; safe to read from another thread."""
 
     seen: int = 0
+    total: int | None = None  # the files this run will look at, once its walk has found them
     done: int = 0
     skipped: int = 0
     excluded: int = 0  # found, and left out on purpose (frontmatter `rag: false`)
@@ -32,6 +33,7 @@ class Progress:
     def to_dict(self) -> dict:
         return {
             "seen": self.seen,
+            "total": self.total,
             "ingested": self.done,
             "skipped": self.skipped,
             "excluded": self.excluded,
@@ -50,6 +52,11 @@ class Progress:
         unread = f"; {self.unread} path{'s' * (self.unread != 1)} not read" if self.unread else ""
         return (f"{self.seen} files: {self.done} ingested, {self.skipped} unchanged, {excluded}"
                 f"{self.deleted} removed, {self.failed} failed{unread}; {self.chunks_written} chunks")
+
+    @property
+    def finished(self) -> int:
+        """Files this run is done with, whatever became of each."""
+        return self.done + self.skipped + self.excluded + self.failed
 
     @property
     def incomplete(self) -> bool:

@@ -64,6 +64,7 @@ def run_sync(pipeline: Pipeline, roots: list[Path], *, path: Path | None = None,
     else:
         found_files = list({f.source: f for scope in scopes for f in walk(scope, roots, unreadable)}.values())
     on_disk = {f.source for f in found_files}
+    progress.total = (progress.total or 0) + len(found_files)
     unseen = unseen_warnings(unreadable)
     progress.unread += len(unseen)
     progress.warnings.extend(unseen)
