@@ -3,7 +3,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import CountingEncoder, write
+from conftest import FIXTURES, CountingEncoder, write
 
 from minirag.ingest.pipeline import Progress
 from minirag.ingest.sync import run_sync
@@ -77,6 +77,34 @@ def test_frontmatter_rag_false_excludes_a_file(app, docs):
 
 def states(app):
     return {Path(f["source"]).name: (f["state"], f.get("reason")) for f in app.list_files()["files"]}
+
+
+def test_a_file_that_failed_is_remembered_listed_with_its_reason_and_retried_once_it_changes(app, docs):
+    write(docs / "good.md", "# Good\n\nOtters hold hands.")
+    (docs / "broken.docx").write_bytes(b"not a zip at all")
+    first = sync(app)
+    assert (first.done, first.failed, first.still_failing) == (1, 1, 0) and first.incomplete
+    name, reason = states(app)["broken.docx"]
+    assert name == "failed" and "not a valid .docx" in reason
+    again = sync(app)  # the same bytes: not converted, warned about, nor counted as a new failure again
+    assert (again.failed, again.still_failing, again.warnings) == (0, 1, []) and not again.incomplete
+    assert "0 failed (1 still failing, unchanged)" in again.counts()
+    os.utime(docs / "broken.docx", ns=(1, 1))  # a new mtime, the same bytes: hashed, still the known failure
+    touched = sync(app)
+    assert (touched.failed, touched.still_failing) == (0, 1)
+    (docs / "broken.docx").write_bytes((FIXTURES / "docs" / "docx_plain_paragraphs.docx").read_bytes())
+    fixed = sync(app)
+    assert (fixed.done, fixed.failed, fixed.still_failing) == (1, 0, 0)
+    assert states(app)["broken.docx"][0] == "indexed" and not app.index.excluded_states()
+
+
+def test_an_indexed_file_that_now_fails_keeps_what_was_indexed(app, docs):
+    page = write(docs / "page.html", "<h1>Otters</h1><p>Sea otters hold hands while they sleep.</p>")
+    sync(app)
+    page.write_bytes(b"\x00\x01 binary now")  # caught half-written, or replaced by something unreadable
+    assert sync(app).failed == 1
+    assert states(app)["page.html"][0] == "failed"
+    assert app.query("otters hold hands", top_k=1)["results"][0]["source"] == str(page)
 
 
 @pytest.fixture

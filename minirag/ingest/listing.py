@@ -11,7 +11,8 @@ from minirag.search.scope import Scope
 # indexed: the index matches the disk; stale: changed on disk since indexing;
 # stale_scheme: unchanged but cut by an older chunking scheme or at another token
 # budget than a sync would cut it at now (so the next sync re-cuts it); not_indexed;
-# excluded: left out on purpose (with its reason), unchanged since; too_large: over
+# excluded: left out on purpose (with its reason), unchanged since; failed: these bytes could
+# not be converted (with the reason; a sync tries again once they change); too_large: over
 # MAX_FILE_SIZE, never indexed; unreadable: no read permission; missing: indexed, gone from disk.
 
 
@@ -37,17 +38,26 @@ def _cut_as_now(stored: dict, budget: int | None) -> bool:
     return stored["scheme"] == SCHEME_VERSION and recorded is not None and budget in (None, recorded)
 
 
+def _unchanged(found: FoundFile, size, mtime_ns, content_hash: str, roots, max_size: int) -> bool:
+    return size == found.size and (mtime_ns == found.mtime_ns or _same_bytes(found, content_hash, roots, max_size))
+
+
 def _disk_state(found: FoundFile, stored, excluded, roots, max_size: int, budget: int | None) -> str:
     if found.size > max_size:
         return "too_large"
     if not os.access(found.real, os.R_OK):
         return "unreadable"
+    if excluded is not None and excluded.failure:
+        if excluded.scheme == SCHEME_VERSION and _unchanged(found, excluded.size, excluded.mtime_ns,
+                                                           excluded.content_hash, roots, max_size):
+            return "failed"  # these bytes could not be converted (what was indexed before, if anything, stays)
+        excluded = None  # changed since it failed: the next sync tries it again
     recorded = stored or excluded
     if recorded is None:
         return "not_indexed"
     content_hash = stored["contentHash"] if stored else excluded.content_hash
     size, mtime_ns = (stored["size"], stored["mtimeNs"]) if stored else (excluded.size, excluded.mtime_ns)
-    if size != found.size or (mtime_ns != found.mtime_ns and not _same_bytes(found, content_hash, roots, max_size)):
+    if not _unchanged(found, size, mtime_ns, content_hash, roots, max_size):
         return "stale"
     if stored is None:
         return "excluded"
@@ -72,7 +82,7 @@ def list_entries(index, config, scope: Scope | None, budget: int | None = None) 
             "source": found.source, "sourceType": "file", "title": stored["title"] if stored else None,
             "state": state, "size": found.size,
             "chunkCount": stored["chunkCount"] if stored else 0,
-            **({"reason": excluded.reason} if state == "excluded" else {}),
+            **({"reason": excluded.reason} if state in ("excluded", "failed") else {}),
             **({"lifecycle": stored["lifecycle"]} if stored and stored["lifecycle"] != "active" else {}),
         })
     unlisted = set(unreadable)

@@ -65,6 +65,15 @@ class Excluded:
 
 
 @dataclass(frozen=True)
+class Failed:
+    """Bytes that could not be converted (``reason`` says why); ``known``: the same bytes failed before."""
+
+    reason: str
+    content_hash: str
+    known: bool = False
+
+
+@dataclass(frozen=True)
 class Document:
     record: SourceRecord
     chunked: ChunkedDocument
@@ -137,7 +146,7 @@ class Pipeline:
 
     def prepare_file(self, found: FoundFile, stored: StoredState | None, *, force: bool,
                      progress: Progress | None = None,
-                     excluded: ExcludedState | None = None) -> Document | Unchanged | Excluded:
+                     excluded: ExcludedState | None = None) -> Document | Unchanged | Excluded | Failed:
         if found.size > self.config.max_file_size:
             raise ConversionFailed(
                 f"{found.source}: file too large ({found.size} bytes > MAX_FILE_SIZE {self.config.max_file_size})"
@@ -155,8 +164,12 @@ class Pipeline:
         if not force and stored and stored.content_hash == digest and self.cut_as_now(stored):
             return Unchanged(found)
         if not force and excluded and excluded.content_hash == digest and excluded.scheme == SCHEME_VERSION:
-            return Excluded(excluded.reason, digest)  # the same bytes said so last time: not converted again
-        converted = convert_document(data, Path(found.source).suffix, found.source)
+            # The same bytes were left out last time, or failed: not converted again.
+            return Failed(excluded.reason, digest, known=True) if excluded.failure else Excluded(excluded.reason, digest)
+        try:
+            converted = convert_document(data, Path(found.source).suffix, found.source)
+        except ConversionFailed as exc:
+            return Failed(str(exc), digest)
         if progress is not None:
             progress.add_time("convert", time.perf_counter() - t0)
         return self.build(converted, source=found.source, kind="file", stem=Path(found.source).stem,
@@ -223,6 +236,16 @@ class Pipeline:
                         touched.append((found.source, found.size, mtime_ns))
                         if len(touched) >= TOUCHED_BATCH:
                             flush_touched()
+                elif isinstance(result, Failed):
+                    if result.known:
+                        progress.still_failing += 1
+                    else:
+                        progress.failed += 1
+                        progress.warnings.append(result.reason)
+                    state = ExcludedState(result.content_hash, found.size, trusted_mtime(found.mtime_ns),
+                                          SCHEME_VERSION, result.reason, failure=True)
+                    if exclusions.get(found.source) != state:
+                        self.index.record_exclusion(found.source, state)
                 elif isinstance(result, Excluded):
                     progress.excluded += 1
                     previous = exclusions.get(found.source)

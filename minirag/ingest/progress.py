@@ -17,6 +17,7 @@ class Progress:
     skipped: int = 0
     excluded: int = 0  # found, and left out on purpose (frontmatter `rag: false`)
     failed: int = 0  # files found that could not be indexed
+    still_failing: int = 0  # files that failed before and have not changed since: not tried again
     unread: int = 0  # folders (or a named path) the run could not look into: permissions, a lost mount, a typo
     deleted: int = 0
     chunks_written: int = 0
@@ -38,6 +39,7 @@ class Progress:
             "skipped": self.skipped,
             "excluded": self.excluded,
             "failed": self.failed,
+            "stillFailing": self.still_failing,
             "unread": self.unread,
             "deleted": self.deleted,
             "chunksWritten": self.chunks_written,
@@ -49,16 +51,18 @@ class Progress:
     def counts(self) -> str:
         """The counts in words, as the CLI, its live line and MCP progress notifications show them."""
         excluded = f"{self.excluded} excluded, " if self.excluded else ""
+        still = f" ({self.still_failing} still failing, unchanged)" if self.still_failing else ""
         unread = f"; {self.unread} path{'s' * (self.unread != 1)} not read" if self.unread else ""
         return (f"{self.seen} files: {self.done} ingested, {self.skipped} unchanged, {excluded}"
-                f"{self.deleted} removed, {self.failed} failed{unread}; {self.chunks_written} chunks")
+                f"{self.deleted} removed, {self.failed} failed{still}{unread}; {self.chunks_written} chunks")
 
     @property
     def finished(self) -> int:
         """Files this run is done with, whatever became of each."""
-        return self.done + self.skipped + self.excluded + self.failed
+        return self.done + self.skipped + self.excluded + self.failed + self.still_failing
 
     @property
     def incomplete(self) -> bool:
-        """Something was not indexed that should have been: a failed file, or a path not read."""
+        """Something new was not indexed: a file that failed (not one still failing, unchanged, which
+        was reported when it failed and is listed as `failed`), or a path not read."""
         return bool(self.failed or self.unread)

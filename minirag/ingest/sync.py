@@ -76,7 +76,10 @@ def run_sync(pipeline: Pipeline, roots: list[Path], *, path: Path | None = None,
             progress.skipped += 1
         elif _fast_path_unchanged(found, exclusions.get(found.source), pipeline):
             progress.seen += 1
-            progress.excluded += 1
+            if exclusions[found.source].failure:
+                progress.still_failing += 1
+            else:
+                progress.excluded += 1
         else:
             to_check.append(found)
 

@@ -75,13 +75,15 @@ class StoredState:
 
 @dataclass(frozen=True)
 class ExcludedState:
-    """A file left out of the index on purpose, and the bytes that asked for it."""
+    """A file left out of the index, and the bytes that asked for it: on purpose (`rag: false`),
+    or (`failure`) because those bytes could not be converted."""
 
     content_hash: str
     size: int | None
     mtime_ns: int | None
     scheme: int
     reason: str
+    failure: bool = False
 
 
 def _marks(values: Sequence) -> str:
@@ -409,26 +411,29 @@ class Index:
         db.with_retry(write)
 
     def record_exclusion(self, source: str, state: ExcludedState) -> int:
-        """Remember that ``source`` is left out, and why; drops its indexed rows if it had any
-        (returns how many sources that was: 0 or 1)."""
+        """Remember that ``source`` is left out, and why. One left out on purpose loses its indexed
+        rows if it had any (returns how many sources that was: 0 or 1); one that failed keeps what
+        was indexed from its earlier bytes (a file caught half-written must not vanish from search)."""
         now = datetime.now(UTC).isoformat(timespec="seconds")
-        values = (source, state.content_hash, state.size, state.mtime_ns, state.scheme, state.reason, now)
+        values = (source, state.content_hash, state.size, state.mtime_ns, state.scheme, state.reason,
+                  int(state.failure), now)
         upsert = """
-            INSERT INTO exclusions (source, content_hash, size, mtime_ns, scheme, reason, checked_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO exclusions (source, content_hash, size, mtime_ns, scheme, reason, failure, checked_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT(source) DO UPDATE SET content_hash = excluded.content_hash, size = excluded.size,
                 mtime_ns = excluded.mtime_ns, scheme = excluded.scheme, reason = excluded.reason,
-                checked_at = excluded.checked_at
+                failure = excluded.failure, checked_at = excluded.checked_at
         """
 
         def write() -> int:
-            indexed = self.conn.execute("SELECT 1 FROM sources WHERE source = ?", (source,)).fetchone()
+            indexed = not state.failure and self.conn.execute(
+                "SELECT 1 FROM sources WHERE source = ?", (source,)).fetchone() is not None
             # Only dropping indexed rows changes what a search sees, so only then the generation moves.
-            with self._transaction(searchable=indexed is not None):
-                if indexed is not None:
+            with self._transaction(searchable=indexed):
+                if indexed:
                     self._delete_rows(source, codes.read_codebook(self.conn))
                 self.conn.execute(upsert, values)
-            return int(indexed is not None)
+            return int(indexed)
 
         return db.with_retry(write)
 
@@ -440,8 +445,9 @@ class Index:
         return {r[0]: StoredState(*r[1:]) for r in rows}
 
     def excluded_states(self) -> dict[str, ExcludedState]:
-        rows = self.conn.execute("SELECT source, content_hash, size, mtime_ns, scheme, reason FROM exclusions")
-        return {r[0]: ExcludedState(*r[1:]) for r in rows}
+        rows = self.conn.execute(
+            "SELECT source, content_hash, size, mtime_ns, scheme, reason, failure FROM exclusions")
+        return {r[0]: ExcludedState(*r[1:6], failure=bool(r[6])) for r in rows}
 
     def vectors_for_hashes(self, hashes: Iterable[str]) -> dict[str, np.ndarray]:
         """Vectors already stored for these chunk texts, so unchanged text is never re-embedded."""

@@ -113,11 +113,18 @@ def _m004_chunk_budget(conn: Connection) -> None:
     _script(conn, "ALTER TABLE sources ADD COLUMN chunk_budget INTEGER;")
 
 
+def _m005_failures(conn: Connection) -> None:
+    # A file that could not be converted is remembered like an exclusion, with the bytes that
+    # failed: an unchanged one is not converted (and warned about) again on every sync.
+    _script(conn, "ALTER TABLE exclusions ADD COLUMN failure INTEGER NOT NULL DEFAULT 0;")
+
+
 MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [
     ("core tables, FTS5", _m001_core),
     ("exclusions", _m002_exclusions),
     ("int8 vector codes", _m003_vector_codes),
     ("chunk budget per source", _m004_chunk_budget),
+    ("failed files remembered", _m005_failures),
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 
