@@ -104,3 +104,12 @@ def test_an_index_from_before_the_vector_codes_gets_them_when_opened(tmp_path, m
     with Index(path) as index:
         assert schema.schema_version(index.conn) == schema.SCHEMA_VERSION
         assert codes.code_count(index.conn) == 3 and codes.read_codebook(index.conn) is not None
+
+
+def test_minirags_own_index_folder_tells_git_to_leave_it_out_and_a_named_folder_is_left_alone(tmp_path):
+    """A root that is a git work tree showed `?? .minirag/` in every `git status`."""
+    for db in (tmp_path / "root" / ".minirag" / "index.db", tmp_path / "mine" / "index.db"):
+        with Index(db):
+            pass
+    assert (tmp_path / "root" / ".minirag" / ".gitignore").read_text().splitlines()[-1] == "*"
+    assert [p.name for p in (tmp_path / "mine").iterdir() if p.name == ".gitignore"] == []

@@ -36,6 +36,20 @@ def sqlite_version() -> str:
     return sqlite3.sqlite_version
 
 
+def make_index_folder(db_path: Path | str) -> None:
+    """The folder the index goes in, made if missing. minirag's own `.minirag` folder, made inside a
+    document root, gets a `.gitignore` of `*`, so git (and the tools that honour it) leave the index
+    out; a folder that DB_PATH names is the user's own and is left as it is."""
+    from minirag.config import INDEX_DIRNAME
+
+    folder = Path(db_path).parent
+    if folder.name == INDEX_DIRNAME and not folder.exists():
+        folder.mkdir(parents=True, exist_ok=True)
+        with contextlib.suppress(OSError):  # only a convenience: the index works without it
+            (folder / ".gitignore").write_text("# minirag's index: nothing here belongs in version control\n*\n")
+    folder.mkdir(parents=True, exist_ok=True)
+
+
 def connect(path: Path | str, *, read_only: bool = False, auto_checkpoint: bool = True) -> Connection:
     """Open the index with sqlite-vec loaded and our pragmas set. Does not migrate.
 
@@ -47,7 +61,7 @@ def connect(path: Path | str, *, read_only: bool = False, auto_checkpoint: bool 
     if read_only:
         conn = sqlite3.connect(read_only_uri(Path(path)), uri=True, check_same_thread=False, isolation_level=None)
     else:
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        make_index_folder(path)
         conn = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
     try:
         conn.enable_load_extension(True)

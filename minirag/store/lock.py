@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 from minirag.errors import FileAccessError, SyncLocked
+from minirag.store.connection import make_index_folder
 
 if os.name == "nt":  # pragma: no cover - exercised on Windows only
     import msvcrt
@@ -54,7 +55,7 @@ class SyncLock:
 
     def acquire(self) -> SyncLock:
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            make_index_folder(self.path)
             fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
         except OSError as exc:
             raise FileAccessError(f"cannot create the sync lock {self.path}: {exc.strerror or exc}; the index's "
