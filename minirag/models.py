@@ -195,7 +195,11 @@ OFFLINE_EXTRA_HINT = ("install minirag with its offline-model extra (from a chec
 
 
 def _offline_hint(spec: ModelSpec) -> str:
-    return f", or {OFFLINE_EXTRA_HINT}" if spec.model_id == MINILM else ""
+    if spec.model_id == MINILM:
+        return f", or {OFFLINE_EXTRA_HINT}"
+    if packaged_minilm() is not None:  # a model that needs no download is already here: say so
+        return ", or use the English model installed with minirag, no download needed: --model-name all-MiniLM-L6-v2"
+    return ""
 
 
 def locate(model_name: str, model_path: Path | None, cache_dir: Path) -> ModelFiles:

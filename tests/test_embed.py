@@ -61,6 +61,20 @@ def test_an_uncached_model_with_no_hub_says_to_set_model_path(tmp_path, monkeypa
         resolve_model("intfloat/multilingual-e5-small", None, tmp_path / "cache")
 
 
+def test_an_uncached_model_names_the_model_installed_with_minirag_when_there_is_one(tmp_path, monkeypatch):
+    from minirag import models
+
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    if models.packaged_minilm() is None:
+        pytest.skip("the offline-model extra is not installed")
+    with pytest.raises(ModelUnavailable, match="no download needed: --model-name all-MiniLM-L6-v2"):
+        resolve_model("intfloat/multilingual-e5-small", None, tmp_path / "cache")
+    monkeypatch.setattr(models, "packaged_minilm", lambda: None)  # without it, nothing to name
+    with pytest.raises(ModelUnavailable) as refused:
+        resolve_model("intfloat/multilingual-e5-small", None, tmp_path / "cache")
+    assert "all-MiniLM" not in str(refused.value)
+
+
 def test_a_corrupt_onnx_file_is_a_clear_error(tmp_path, model_dir):
     bad = tmp_path / "model.onnx"
     bad.write_bytes(b"not an onnx file")
