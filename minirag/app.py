@@ -247,14 +247,17 @@ class App:
         """Reads never create the index: a DB_PATH with no index (a typo, or nothing synced yet)
         is an error saying so, not an empty answer and a stray new file."""
         if self._index is None and not os.path.exists(self.config.db_path):
-            raise IndexUnavailable(f"no index at {self.config.db_path}; run `minirag sync` (or the sync_start "
-                                   "tool) first, or check DB_PATH")
+            how = ("a writer must build it first (this one is read-only)" if self.config.read_only else
+                   "run `minirag sync` (or the sync_start tool) first")
+            raise IndexUnavailable(f"no index at {self.config.db_path}; {how}, or check DB_PATH")
 
-    def file_source(self, path: str | Path, *, must_be_absolute: bool = False) -> tuple[str, Path]:
-        """(source id, real path) for a path inside the roots; symlinks keep their own name."""
+    def file_source(self, path: str | Path, *, must_be_absolute: bool = False,
+                    argument: str = "filePath") -> tuple[str, Path]:
+        """(source id, real path) for a path inside the roots; symlinks keep their own name.
+        `argument`: the caller's name for `path`, for the message refusing a relative one."""
         check_path_argument(path)
         if must_be_absolute and not os.path.isabs(path):
-            raise InvalidArgument(f"filePath must be an absolute path, got {str(path)[:200]!r}")
+            raise InvalidArgument(f"{argument} must be an absolute path, got {str(path)[:200]!r}")
         absolute = os.path.abspath(path)
         real = resolve_inside_roots(Path(absolute), self.config.roots)
         return absolute, real
@@ -404,7 +407,7 @@ class App:
     def start_sync(self, path: str | None = None) -> SyncJob:
         """A sync pass in a background job; the lock is taken before this returns."""
         self.refuse_if_read_only("sync_start")
-        target = Path(self.file_source(path, must_be_absolute=True)[0]) if path else None
+        target = Path(self.file_source(path, must_be_absolute=True, argument="path")[0]) if path else None
         return self.jobs.start(lambda progress: self._sync_locked(target, progress, None))
 
     def sync_job(self, job_id: str) -> SyncJob:
