@@ -13,6 +13,7 @@ import argparse
 import json
 import logging
 import os
+import re
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -219,11 +220,20 @@ def _fmt_query(payload: dict) -> str:
         pages = f" p. {hit['pages']}" if hit.get("pages") else ""
         lines.append(f"{rank}. {on_one_line(hit['source'])} #{hit['chunkIndex']}{pages}  "
                      f"(score {hit['score']:.4f}, {distance})")
-        if hit["title"]:
-            lines.append(f"   {on_one_line(hit['title'])}")
-        snippet = " ".join(hit["text"].split())
+        # A chunk's text opens with its breadcrumb (title > headings) when it has a title: shown
+        # once, as the heading line, not again as the snippet's first words.
+        first, _, rest = hit["text"].partition("\n")
+        heading, body = (first, rest) if hit["title"] and first.startswith(hit["title"]) and rest.strip() else (
+            hit["title"], hit["text"])
+        if heading:
+            lines.append(f"   {on_one_line(heading)}")
+        snippet = " ".join(_MARKDOWN_ESCAPE.sub(r"\1", body).split())
         lines.append(f"   {snippet[:300]}{'…' if len(snippet) > 300 else ''}")
     return "\n".join(lines)
+
+
+# Backslash escapes the Markdown conversion adds (`toml\_str`): read as the characters they escape.
+_MARKDOWN_ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|~<>])")
 
 
 def _scope(value: str | None) -> str | None:

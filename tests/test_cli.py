@@ -44,6 +44,14 @@ def test_a_failed_file_makes_ingest_exit_1_with_a_warning_and_the_rest_indexed(r
     assert json.loads(run("status", "--json").stdout)["sourceCount"] == 1
 
 
+def test_a_human_query_shows_the_breadcrumb_once_and_the_text_without_markdown_escapes(run, docs):
+    write(docs / "guide.md", "# Guide\n\n## Install\n\nSet toml\\_str and \\*s\\* before the otters arrive.")
+    assert run("ingest", ".").returncode == 0
+    lines = run("query", "otters arrive", "--top-k", "1").stdout.splitlines()
+    assert lines[1].strip() == "Guide > Install"
+    assert lines[2].strip() == "Set toml_str and *s* before the otters arrive."
+
+
 def test_status_reports_a_broken_configuration_and_exits_0(run):
     done = run("status", "--json", env={"BASE_DIRS": "not json"})
     assert done.returncode == 0
