@@ -211,8 +211,11 @@ def _cmd_watch(args, app) -> int:
     return 130
 
 
-def _fmt_query(payload: dict) -> str:
+def _fmt_query(payload: dict, scope: str | None = None) -> str:
     if not payload["results"]:
+        if scope:
+            return (f"no results under {on_one_line(scope)}; `minirag list --scope {on_one_line(scope)}` shows what "
+                    "is indexed there")
         return "no results (is anything indexed? try `minirag status`)"
     lines = []
     for rank, hit in enumerate(payload["results"], 1):
@@ -246,7 +249,8 @@ def _scope(value: str | None) -> str | None:
 
 
 def _cmd_query(args, app) -> int:
-    _emit(args, app.query(args.text, top_k=args.top_k, scope=_scope(args.scope)), _fmt_query)
+    scope = _scope(args.scope)
+    _emit(args, app.query(args.text, top_k=args.top_k, scope=scope), lambda p: _fmt_query(p, scope))
     return 0
 
 

@@ -50,6 +50,8 @@ def test_a_human_query_shows_the_breadcrumb_once_and_the_text_without_markdown_e
     lines = run("query", "otters arrive", "--top-k", "1").stdout.splitlines()
     assert lines[1].strip() == "Guide > Install"
     assert lines[2].strip() == "Set toml_str and *s* before the otters arrive."
+    scoped = run("query", "otters arrive", "--scope", str(docs / "elsewhere")).stdout
+    assert scoped.startswith(f"no results under {docs / 'elsewhere'}") and "minirag list --scope" in scoped
 
 
 def test_status_reports_a_broken_configuration_and_exits_0(run):
