@@ -283,7 +283,21 @@ def _cmd_delete(args, app) -> int:
 
 
 def _fmt_dict(payload: dict) -> str:
-    return "\n".join(f"{k}: {on_one_line(v)}" for k, v in payload.items())
+    """One `key: value` line a field (the keys are the --json names), values written for reading."""
+    return "\n".join(f"{k}: {on_one_line(_readable(v))}" for k, v in payload.items())
+
+
+def _readable(value) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, dict):
+        return ", ".join(f"{k}={_readable(v)}" for k, v in value.items()) or "-"
+    if isinstance(value, (list, tuple)):
+        joiner = "; " if any(isinstance(v, dict) for v in value) else ", "
+        return joiner.join(_readable(v) for v in value) or "-"
+    return str(value)
 
 
 def _cmd_ingest_url(args, app) -> int:

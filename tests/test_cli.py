@@ -54,6 +54,12 @@ def test_a_human_query_shows_the_breadcrumb_once_and_the_text_without_markdown_e
     assert scoped.startswith(f"no results under {docs / 'elsewhere'}") and "minirag list --scope" in scoped
 
 
+def test_human_status_reads_as_words_not_python_values(run, docs):
+    lines = dict(line.split(": ", 1) for line in run("status").stdout.splitlines())
+    assert lines["roots"] == str(docs) and lines["readOnly"] == "no"
+    assert not any(value in ("None", "False", "True") or value.startswith(("[", "{")) for value in lines.values())
+
+
 def test_status_reports_a_broken_configuration_and_exits_0(run):
     done = run("status", "--json", env={"BASE_DIRS": "not json"})
     assert done.returncode == 0
