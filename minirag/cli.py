@@ -139,8 +139,10 @@ class _Progress:
         if not self.enabled or progress.seen < PROGRESS_MIN_FILES or now - self._last < 0.2:
             return
         self._last, self._shown = now, True
-        current = for_terminal((progress.current or "")[-50:])
-        sys.stderr.write(f"\r\x1b[K{progress.counts()}  {current}")
+        current = progress.current or ""
+        current = for_terminal(current if len(current) <= 50 else "…" + current[-49:])
+        of_total = f"[{progress.finished}/{progress.total}] " if progress.total else ""
+        sys.stderr.write(f"\r\x1b[K{of_total}{progress.counts()}  {current}")
         sys.stderr.flush()
 
     def close(self) -> None:
