@@ -64,6 +64,9 @@ def test_files_over_the_size_limit_are_refused_before_parsing(make_app, docs):
     write(docs / "big.md", "x " * 200)
     result = run_sync(app.pipeline, list(app.config.roots), progress=Progress())
     assert result.failed == 1 and "MAX_FILE_SIZE" in result.warnings[0]
+    again = run_sync(app.pipeline, list(app.config.roots), progress=Progress())  # not read, nor warned about
+    assert (again.failed, again.still_failing, again.warnings) == (0, 1, [])
+    assert app.list_files()["files"][0]["state"] == "too_large"
 
 
 def test_frontmatter_rag_false_excludes_a_file(app, docs):

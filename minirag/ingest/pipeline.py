@@ -147,10 +147,11 @@ class Pipeline:
     def prepare_file(self, found: FoundFile, stored: StoredState | None, *, force: bool,
                      progress: Progress | None = None,
                      excluded: ExcludedState | None = None) -> Document | Unchanged | Excluded | Failed:
-        if found.size > self.config.max_file_size:
-            raise ConversionFailed(
-                f"{found.source}: file too large ({found.size} bytes > MAX_FILE_SIZE {self.config.max_file_size})"
-            )
+        if found.size > self.config.max_file_size:  # never read: remembered by its size (and mtime)
+            known = (not force and excluded is not None and excluded.failure and not excluded.content_hash
+                     and excluded.size == found.size)
+            return Failed(f"{found.source}: file too large ({found.size} bytes > MAX_FILE_SIZE "
+                          f"{self.config.max_file_size})", content_hash="", known=known)
         t0 = time.perf_counter()
         try:
             data = read_inside_roots(found.source, self.config.roots, self.config.max_file_size)
@@ -159,7 +160,7 @@ class Pipeline:
         except PathOutsideRoots as exc:
             raise ConversionFailed(str(exc)) from None
         if len(data) > self.config.max_file_size:
-            raise ConversionFailed(f"{found.source}: file too large (> MAX_FILE_SIZE {self.config.max_file_size})")
+            return Failed(f"{found.source}: file too large (> MAX_FILE_SIZE {self.config.max_file_size})", "")
         digest = file_hash(data)
         if not force and stored and stored.content_hash == digest and self.cut_as_now(stored):
             return Unchanged(found)
