@@ -411,7 +411,7 @@ def serve(args) -> int:
     try:
         address = parse_http(http) if http else None
     except ValueError as exc:
-        sys.stderr.write(f"minirag: {exc}\n")
+        sys.stderr.write(f"minirag: error: {exc}\n")
         return 2
     token = None
     if address is not None:
