@@ -101,13 +101,23 @@ def test_a_file_that_failed_is_remembered_listed_with_its_reason_and_retried_onc
     assert states(app)["broken.docx"][0] == "indexed" and not app.index.excluded_states()
 
 
-def test_an_indexed_file_that_now_fails_keeps_what_was_indexed(app, docs):
+def test_an_indexed_file_that_now_fails_keeps_what_was_indexed_and_is_healthy_once_put_back(app, docs):
     page = write(docs / "page.html", "<h1>Otters</h1><p>Sea otters hold hands while they sleep.</p>")
+    good = page.read_bytes()
+    os.utime(page, ns=(10**18, 10**18))  # stats far apart, so the 3 s racy rule hides nothing
     sync(app)
     page.write_bytes(b"\x00\x01 binary now")  # caught half-written, or replaced by something unreadable
+    os.utime(page, ns=(2 * 10**18, 2 * 10**18))
     assert sync(app).failed == 1
     assert states(app)["page.html"][0] == "failed"
     assert app.query("otters hold hands", top_k=1)["results"][0]["source"] == str(page)
+    page.write_bytes(good)  # put back: the indexed bytes, a new mtime
+    os.utime(page, ns=(3 * 10**18, 3 * 10**18))
+    assert sync(app).skipped == 1 and states(app)["page.html"][0] == "indexed"
+    page.write_bytes(b"\x00\x01 binary now")  # the same bad bytes again: a new failure, said again
+    os.utime(page, ns=(4 * 10**18, 4 * 10**18))
+    again = sync(app)
+    assert (again.failed, again.still_failing) == (1, 0) and again.warnings
 
 
 @pytest.fixture

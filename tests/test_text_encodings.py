@@ -51,6 +51,21 @@ def test_html_is_decoded_by_the_charset_it_declares(meta, charset):
     assert converted.warnings == ()
 
 
+@pytest.mark.parametrize("declared", ["iso-8859-1", "us-ascii", "latin1"])
+def test_a_latin1_or_ascii_declaration_is_read_as_windows_1252_as_browsers_do(declared):
+    page = f'<meta charset="{declared}"><p>“{FRENCH}” – 5 €</p>'.encode("cp1252")
+    converted = convert_document(page, ".html", "page.html")
+    assert f"“{FRENCH}” – 5 €" in converted.markdown and converted.warnings == ()
+
+
+@pytest.mark.parametrize("declared", ["base64", "hex", "rot13", "utf-7", "unicode_escape", "undefined", "idna"])
+def test_a_declared_codec_that_is_no_web_charset_falls_back_to_detection(declared):
+    page = f'<meta charset="{declared}"><p>{FRENCH} Un café, s\'il vous plaît.</p>'.encode("cp1252")
+    converted = convert_document(page, ".html", "page.html")
+    assert "Un café" in converted.markdown and "detected" not in converted.markdown
+    assert "not UTF-8" in converted.warnings[0]
+
+
 def test_a_false_utf8_declaration_falls_back_to_detection():
     page = f'<meta charset="utf-8"><p>{FRENCH}</p>'.encode("cp1252")
     assert html_declared_charset(page) == "utf-8"

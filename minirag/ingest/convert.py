@@ -10,6 +10,7 @@ archive check.
 from __future__ import annotations
 
 import codecs
+import encodings
 import io
 import logging
 import re
@@ -82,10 +83,8 @@ def decode_text(data: bytes, name: str, *, declared: str | None = None) -> tuple
         try:
             text, warnings = data.decode("utf-8-sig"), ()
         except UnicodeDecodeError as exc:
-            codec = _known_codec(declared)
-            if codec is not None:
-                text, warnings = data.decode(codec, errors="replace"), ()
-            else:
+            text, warnings = _decode_declared(data, name, _known_codec(declared))
+            if text is None:
                 text, warnings = _decode_detected(data, name, exc.start)
     sample = text[:_SNIFF]
     controls = sum(1 for c in sample if c not in _TEXT_CONTROLS and unicodedata.category(c) == "Cc")
@@ -113,16 +112,43 @@ def _decode_marked(data: bytes, name: str) -> tuple[str | None, tuple[str, ...]]
     return None, ()
 
 
+# As browsers read them (the WHATWG Encoding Standard): pages that declare Latin-1 or ASCII are
+# written in windows-1252 (its curly quotes, dashes and euro sign would otherwise come out as
+# invisible C1 controls), and Latin-5 is windows-1254.
+_DECLARED_AS = {"iso8859_1": "cp1252", "ascii": "cp1252", "iso8859_9": "cp1254"}
+# Python codecs that are not a web page's charset: a declaration naming one falls back to detection.
+_NOT_WEB_CHARSETS = frozenset({"utf_7", "unicode_escape", "raw_unicode_escape", "punycode", "idna", "undefined",
+                               "palmos", "mbcs", "oem"})
+
+
+def _decode_declared(data: bytes, name: str, codec: str | None) -> tuple[str | None, tuple[str, ...]]:
+    if codec is None:
+        return None, ()
+    try:
+        text = data.decode(codec, errors="replace")
+    except (LookupError, UnicodeError, ValueError):  # a codec Python has but cannot apply here
+        return None, ()
+    if "\ufffd" in text:  # the declaration does not fit every byte
+        return text, (f"{name}: bytes that are not {codec}, as it declares, were replaced",)
+    return text, ()
+
+
 def _known_codec(label: str | None) -> str | None:
-    """Python's codec for a declared charset label; None for an unknown one, or one that cannot be
-    right for bytes that are not UTF-8 (UTF-8 itself; UTF-16/32, which a mark would have shown)."""
+    """Python's codec for a declared charset label, as a browser reads it; None for an unknown or
+    unusable one (a bytes-to-bytes codec such as base64, UTF-7), or one that cannot be right for
+    bytes that are not UTF-8 (UTF-8 itself; UTF-16/32, which a mark would have shown)."""
     if not label:
         return None
     try:
-        codec = codecs.lookup(label.strip().strip("\"'")).name
+        info = codecs.lookup(label.strip().strip("\"'"))
     except (LookupError, ValueError):
         return None
-    return None if codec.startswith(("utf-8", "utf-16", "utf-32")) else codec
+    codec = encodings.normalize_encoding(info.name).lower()  # "iso8859_1", "utf_8", "unicode_escape"
+    if not getattr(info, "_is_text_encoding", True) or codec in _NOT_WEB_CHARSETS:
+        return None
+    if codec.startswith(("utf_8", "utf_16", "utf_32")):
+        return None
+    return _DECLARED_AS.get(codec, codec)
 
 
 # When the detector scores several single-byte charsets the same (short text, few letters outside

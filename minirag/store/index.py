@@ -406,6 +406,9 @@ class Index:
         def write() -> None:
             with self._transaction(searchable=False):
                 self.conn.executemany("UPDATE sources SET size = ?, mtime_ns = ? WHERE source = ?", rows)
+                # These files hold their indexed bytes again: a failure recorded since is over.
+                self.conn.executemany("DELETE FROM exclusions WHERE source = ? AND failure = 1",
+                                      [(source,) for source, _size, _mtime in stats])
                 self.conn.executemany("UPDATE exclusions SET size = ?, mtime_ns = ? WHERE source = ?", rows)
 
         db.with_retry(write)
