@@ -384,6 +384,8 @@ def test_past_the_head_candidates_the_codes_are_ranked_again_on_every_dimension(
     ("is it", False), ("можно ли сохранить документ в PDF", True), ("есть ли ограничение на размер", True),
     ("Ли Бо стихи", False), ("сохранение документа в PDF", False), ("Can’t you emulate threads", True),
     ("don't I need a licence", True), ("isn't there a faster way", True), ("Can't stop music", False),
+    ("do it yourself guide", False), ("have this ready by noon", False), ("is one of", False),
+    ("Has one child policy", False), ("do they ship abroad", True), ("ли ли ли", False), ("Али баба ли", False),
 ])
 def test_a_question_is_told_from_a_keyword_query_by_its_form(text, question):
     from minirag.search.query_form import is_question

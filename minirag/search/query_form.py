@@ -45,9 +45,12 @@ AUXILIARIES = frozenset({
 })
 SUBJECTS = frozenset({
     "i", "you", "we", "they", "he", "she", "it", "there", "this", "that", "these", "those",
-    "my", "your", "our", "their", "its", "his", "her", "someone", "anyone", "one",
+    "my", "your", "our", "their", "its", "his", "her", "someone", "anyone",
 })
-# Russian marks a yes/no question with the particle "ли" after its first word ("можно ли ...").
+# "do it yourself", "have this ready": an imperative takes these as its object, not its subject.
+IMPERATIVE_VERBS = frozenset({"do", "have"})
+OBJECTS_TOO = frozenset({"it", "this", "that", "these", "those"})
+# Russian marks a yes/no question with the particle "ли" right after its first word ("можно ли ...").
 RUSSIAN_QUESTION_PARTICLE = "ли"
 QUESTION_MARKS = ("?", "\uff1f", "\u061f", "\u037e")  # ASCII, full-width, Arabic, Greek
 # After the mark: closing quotes and brackets (a quoted question is one), "?!", "?.." and spaces.
@@ -58,7 +61,7 @@ _WORD = re.compile(r"\w+")
 def is_question(text: str) -> bool:
     """A natural-language question of at least three words: it ends with a question mark, or opens
     with an interrogative word (so "where clause" or "how-to guides" is not one), or with an
-    auxiliary and a pronoun ("can I ...", "is there ..."), or has "ли" second or third ("можно ли ...")."""
+    auxiliary and a pronoun ("can I ...", "is there ..."), or has "ли" second ("можно ли ...")."""
     # Format characters (bidi marks, zero-width spaces) are invisible and never decide.
     stripped = "".join(ch for ch in text if unicodedata.category(ch) != "Cf").strip()
     if stripped.rstrip(CLOSERS).endswith(QUESTION_MARKS):
@@ -69,8 +72,9 @@ def is_question(text: str) -> bool:
     words = [re.split("['’]", w, maxsplit=1)[0] for w in stripped.lower().split()[:3]]
     words = [w.strip(",:;") for w in words]
     return (words[0] in INTERROGATIVES
-            or (words[0] in AUXILIARIES and len(words) > 1 and words[1] in SUBJECTS)
-            or RUSSIAN_QUESTION_PARTICLE in words[1:3])
+            or (words[0] in AUXILIARIES and len(words) > 1 and words[1] in SUBJECTS
+                and not (words[0] in IMPERATIVE_VERBS and words[1] in OBJECTS_TOO))
+            or (len(words) > 1 and words[1] == RUSSIAN_QUESTION_PARTICLE and words[0] != RUSSIAN_QUESTION_PARTICLE))
 
 
 def default_hybrid_weight(text: str) -> float:
