@@ -323,7 +323,8 @@ class App:
         progress.total = (progress.total or 0) + len(files)
         progress.unread += len(warnings)
         progress.warnings.extend(warnings)
-        self.pipeline.run_files(files, progress, force=force, on_change=on_change)
+        # Files named here are tried even if the same bytes failed before: the user asks why.
+        self.pipeline.run_files(files, progress, force=force, on_change=on_change, retry_failed=True)
         return progress
 
     @explained

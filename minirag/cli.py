@@ -14,6 +14,7 @@ import json
 import logging
 import os
 import re
+import shlex
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -216,8 +217,8 @@ def _cmd_watch(args, app) -> int:
 def _fmt_query(payload: dict, scope: str | None = None) -> str:
     if not payload["results"]:
         if scope:
-            return (f"no results under {on_one_line(scope)}; `minirag list --scope {on_one_line(scope)}` shows what "
-                    "is indexed there")
+            return (f"no results under {on_one_line(scope)}; `minirag list --scope {shlex.quote(on_one_line(scope))}` "
+                    "shows what is indexed there")
         return "no results (is anything indexed? try `minirag status`)"
     lines = []
     for rank, hit in enumerate(payload["results"], 1):
@@ -232,7 +233,9 @@ def _fmt_query(payload: dict, scope: str | None = None) -> str:
             hit["title"], hit["text"])
         if heading:
             lines.append(f"   {on_one_line(heading)}")
-        snippet = " ".join(_MARKDOWN_ESCAPE.sub(r"\1", body).split())
+        if not hit["source"].lower().endswith(".txt"):  # plain text's backslashes are its own
+            body = _MARKDOWN_ESCAPE.sub(r"\1", body)
+        snippet = " ".join(body.split())
         lines.append(f"   {snippet[:300]}{'…' if len(snippet) > 300 else ''}")
     return "\n".join(lines)
 

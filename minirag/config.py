@@ -168,16 +168,28 @@ def _is_dir(path: Path, what: str, hint: str = "") -> bool:
         raise ConfigError(f"{what} cannot be reached ({exc.strerror or exc}){hint}") from None
 
 
+def _home_folders() -> set[Path]:
+    """$HOME's folder and the account's own (they differ under `sudo -E` or a service's HOME)."""
+    homes = set()
+    try:
+        homes.add(Path.home().resolve())
+    except (RuntimeError, KeyError, OSError):  # no HOME and no password entry (a bare container uid)
+        pass
+    try:
+        import pwd
+
+        homes.add(Path(pwd.getpwuid(os.getuid()).pw_dir).resolve())
+    except (ImportError, KeyError, OSError):  # Windows, or a uid with no entry
+        pass
+    return homes
+
+
 def _refuse_implicit_root(cwd: Path) -> None:
     """No root was named, so the working directory is the root: not when that is the filesystem's root
     or the home folder. A client app may start the server in either (GUI apps often start it in /),
     and the first sync would then index everything there; someone who means it can say so."""
     here = cwd.resolve()
-    try:
-        home = Path.home().resolve()
-    except (RuntimeError, KeyError, OSError):  # no HOME and no password entry (a bare container uid)
-        home = None
-    if here == Path(here.anchor) or here == home:
+    if here == Path(here.anchor) or here in _home_folders():
         raise ConfigError(f"no document root was set (BASE_DIR, BASE_DIRS or --base-dir), and the working "
                           f"directory is {'the filesystem root' if here == Path(here.anchor) else 'your home folder'} "
                           f"{here}; name the folder to index, e.g. --base-dir {here} if you mean all of it")

@@ -50,8 +50,13 @@ def test_a_human_query_shows_the_breadcrumb_once_and_the_text_without_markdown_e
     lines = run("query", "otters arrive", "--top-k", "1").stdout.splitlines()
     assert lines[1].strip() == "Guide > Install"
     assert lines[2].strip() == "Set toml_str and *s* before the otters arrive."
-    scoped = run("query", "otters arrive", "--scope", str(docs / "elsewhere")).stdout
-    assert scoped.startswith(f"no results under {docs / 'elsewhere'}") and "minirag list --scope" in scoped
+    scoped = run("query", "otters arrive", "--scope", str(docs / "else where")).stdout
+    assert scoped.startswith(f"no results under {docs / 'else where'}")
+    assert f"minirag list --scope '{docs / 'else where'}'" in scoped  # pasteable: quoted for the shell
+    write(docs / "regex.txt", "Match C:\\temp\\(x) with \\d+\\.\\d+ in plain text about herons.")
+    assert run("ingest", "regex.txt").returncode == 0
+    shown = run("query", "herons plain text", "--top-k", "1").stdout
+    assert "C:\\temp\\(x) with \\d+\\.\\d+" in shown  # a .txt file's backslashes are its own
 
 
 def test_human_status_reads_as_words_not_python_values(run, docs):

@@ -1,5 +1,6 @@
 """The semantics of each search control, pinned."""
 
+import os
 from pathlib import Path
 
 import pytest
@@ -157,6 +158,19 @@ def test_an_unnamed_root_is_the_working_directory_but_not_the_filesystem_root_or
             load_config(env={}, cwd=cwd)
         assert load_config(env={"BASE_DIR": str(cwd)}, cwd=cwd).roots == (cwd,)  # named, it is allowed
         assert load_config(env={}, base_dirs=[str(cwd)], cwd=cwd).roots == (cwd,)
+
+
+def test_the_accounts_own_home_is_refused_as_an_unnamed_root_whatever_home_says(tmp_path, monkeypatch):
+    import pwd
+
+    from minirag.config import ConfigError, load_config
+
+    real_home = Path(pwd.getpwuid(os.getuid()).pw_dir)
+    if not real_home.is_dir():
+        pytest.skip("this account's home folder does not exist")
+    monkeypatch.setenv("HOME", str(tmp_path))  # sudo -E, a service's HOME
+    with pytest.raises(ConfigError, match="your home folder"):
+        load_config(env={}, cwd=real_home)
 
 
 def test_a_db_path_with_a_trailing_slash_is_a_folder_even_before_it_exists(tmp_path):

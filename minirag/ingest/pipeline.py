@@ -145,8 +145,12 @@ class Pipeline:
         return stored.scheme == SCHEME_VERSION and stored.chunk_budget == self.budget
 
     def prepare_file(self, found: FoundFile, stored: StoredState | None, *, force: bool,
-                     progress: Progress | None = None,
-                     excluded: ExcludedState | None = None) -> Document | Unchanged | Excluded | Failed:
+                     progress: Progress | None = None, excluded: ExcludedState | None = None,
+                     retry_failed: bool = False) -> Document | Unchanged | Excluded | Failed:
+        """`retry_failed`: convert a file whose same bytes failed before (a user naming it wants
+        to hear why), where a sync counts it as still failing."""
+        if excluded is not None and excluded.failure and retry_failed:
+            excluded = None
         if found.size > self.config.max_file_size:  # never read: remembered by its size (and mtime)
             known = (not force and excluded is not None and excluded.failure and not excluded.content_hash
                      and excluded.size == found.size)
@@ -188,7 +192,7 @@ class Pipeline:
         return written
 
     def run_files(self, files: Iterable[FoundFile], progress: Progress, *, force: bool = False,
-                  on_change: Callable[[Progress], None] | None = None) -> None:
+                  on_change: Callable[[Progress], None] | None = None, retry_failed: bool = False) -> None:
         """Ingest many files: convert ahead in threads, embed and write in groups."""
         stored = self.index.stored_states("file")
         exclusions = self.index.excluded_states()
@@ -211,7 +215,8 @@ class Pipeline:
         workers = max(1, min(4, (os.cpu_count() or 2)))
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="minirag-convert") as pool:
             for found, future in _ahead(pool, files, lambda f: self.prepare_file(
-                    f, stored.get(f.source), force=force, progress=progress, excluded=exclusions.get(f.source))):
+                    f, stored.get(f.source), force=force, progress=progress, excluded=exclusions.get(f.source),
+                    retry_failed=retry_failed)):
                 if progress.stop.is_set():
                     break
                 progress.seen += 1
