@@ -6,6 +6,7 @@ accepted range, so `status` can report it verbatim.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from collections.abc import Mapping, Sequence
@@ -171,10 +172,8 @@ def _is_dir(path: Path, what: str, hint: str = "") -> bool:
 def _home_folders() -> set[Path]:
     """$HOME's folder and the account's own (they differ under `sudo -E` or a service's HOME)."""
     homes = set()
-    try:
+    with contextlib.suppress(RuntimeError, KeyError, OSError):  # no HOME, no password entry (a bare uid)
         homes.add(Path.home().resolve())
-    except (RuntimeError, KeyError, OSError):  # no HOME and no password entry (a bare container uid)
-        pass
     try:
         import pwd
 
