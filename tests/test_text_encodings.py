@@ -106,3 +106,9 @@ def test_a_cp1251_semicolon_csv_syncs_and_its_cells_are_found(app, docs):
     hit = app.query("мегаомметр", top_k=1)["results"][0]
     assert hit["source"].endswith("приборы.csv") and "| Мегаомметр | сопротивление изоляции |" in hit["text"]
     assert app.query("quokkas", top_k=1)["results"][0]["source"].endswith("notes.txt")
+
+
+def test_a_ragged_csv_is_padded_to_line_up_but_never_blown_up():
+    assert csv_to_markdown("a,b,c\n1\n2,3\n", "t.csv").splitlines()[2:] == ["| 1 |  |  |", "| 2 | 3 |  |"]
+    wide_header = ",".join(f"h{i}" for i in range(20_000)) + "\n" + "x\n" * 3_000  # 100 KB
+    assert len(csv_to_markdown(wide_header, "wide.csv")) < 10 * len(wide_header)

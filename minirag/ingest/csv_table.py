@@ -20,6 +20,7 @@ from minirag.errors import ConversionFailed
 
 DELIMITERS = (",", ";", "\t", "|")  # in order of preference when they split equally well
 SAMPLE_ROWS = 50
+PAD_ALLOWANCE = 1000  # empty cells a small ragged table may always get
 
 
 def csv_to_markdown(text: str, name: str) -> str:
@@ -34,9 +35,13 @@ def csv_to_markdown(text: str, name: str) -> str:
     if not rows:
         return ""
     width = max(len(row) for row in rows)
+    # Rows are padded to the widest so cells line up, unless that would more than double the table:
+    # one header row of 20,000 cells over 3,000 one-cell rows (46 KB) made 180 MB of empty cells.
+    cells_given = sum(len(row) for row in rows)
+    pad = width * len(rows) <= 2 * cells_given + PAD_ALLOWANCE
     lines = []
     for n, row in enumerate(rows):
-        cells = [_cell(value) for value in row] + [""] * (width - len(row))
+        cells = [_cell(value) for value in row] + [""] * ((width - len(row)) if pad else 0)
         lines.append("| " + " | ".join(cells) + " |")
         if n == 0:
             lines.append("| " + " | ".join(["---"] * width) + " |")
