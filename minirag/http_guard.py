@@ -13,8 +13,10 @@ Three guards:
   connection's opening) to finish its headers, else the connection is closed.
   A request whose headers arrived is not timed: its body and its response (an
   MCP event stream may stay open for hours) are the application's;
-- at most `connection_cap()` connections are open at once; one more is closed
-  as soon as it is accepted, so half the descriptors stay for the index;
+- at most `connection_cap()` connections are open at once, so half the
+  descriptors stay for the index: past it, the oldest connection still waiting
+  for its headers is dropped to make room (a flood of idle ones cannot keep a
+  real client out), and only when every connection is busy is the new one closed;
 - the soft descriptor limit is raised to the hard one when the server starts.
 
 Whether a request's headers are still awaited is read from h11's connection
@@ -26,6 +28,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+import weakref
 
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
@@ -75,15 +78,28 @@ class GuardedH11Protocol(H11Protocol):
     """uvicorn's h11 protocol with a deadline on each request's headers and a cap on open connections."""
 
     _deadline: asyncio.TimerHandle | None = None
-    _refused = 0
-    _refusals_logged_at = float("-inf")
+    _opened_at = 0.0
 
     def connection_made(self, transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
+        self._opened_at = time.monotonic()
         if len(self.connections) > connection_cap():
-            self._refuse()
-            return
+            # Make room by dropping the oldest connection still waiting for headers (an idle
+            # keep-alive, or a slow client), so a flood of them cannot keep a real client out;
+            # only when every connection is busy with a request is the new one refused.
+            oldest = self._oldest_waiting()
+            if oldest is None:
+                self.transport.close()
+                _RefusalLog.of(self.loop).note("refused a new connection")
+                return
+            oldest.transport.close()
+            _RefusalLog.of(self.loop).note("dropped the oldest connection still waiting for its headers")
         self._arm()
+
+    def _oldest_waiting(self) -> GuardedH11Protocol | None:
+        waiting = [c for c in self.connections if c is not self and isinstance(c, GuardedH11Protocol)
+                   and c._awaiting_headers() and not c.transport.is_closing()]
+        return min(waiting, key=lambda c: c._opened_at, default=None)
 
     def data_received(self, data: bytes) -> None:
         if self._awaiting_headers():
@@ -114,12 +130,36 @@ class GuardedH11Protocol(H11Protocol):
             log.debug("closed a connection whose request headers took over %.0f s", HEADER_DEADLINE_S)
             self.transport.close()
 
-    def _refuse(self) -> None:
-        self.transport.close()
-        cls = GuardedH11Protocol
-        cls._refused += 1
-        now = time.monotonic()
-        if now - cls._refusals_logged_at >= REFUSAL_LOG_INTERVAL_S:  # one line per interval, not one per attempt
-            log.warning("refused %d connection(s): %d are open, the most this server keeps", cls._refused,
-                        len(self.connections) - 1)
-            cls._refused, cls._refusals_logged_at = 0, now
+
+class _RefusalLog:
+    """What the cap did, on stderr: the first time at once, then one summing-up line per
+    REFUSAL_LOG_INTERVAL_S while it goes on (a flood must not flood the log)."""
+
+    _by_loop: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+    def __init__(self, loop: asyncio.AbstractEventLoop):
+        self.loop = loop
+        self.pending = 0
+        self.timer: asyncio.TimerHandle | None = None
+
+    @classmethod
+    def of(cls, loop: asyncio.AbstractEventLoop) -> _RefusalLog:
+        if loop not in cls._by_loop:
+            cls._by_loop[loop] = cls(loop)
+        return cls._by_loop[loop]
+
+    def note(self, what: str) -> None:
+        if self.timer is None:
+            log.warning("%s: the server keeps at most %d connections", what, connection_cap())
+            self.timer = self.loop.call_later(REFUSAL_LOG_INTERVAL_S, self._sum_up)
+        else:
+            self.pending += 1
+
+    def _sum_up(self) -> None:
+        if self.pending:
+            log.warning("%d more connection(s) refused or dropped at the cap of %d in the last %.0f s",
+                        self.pending, connection_cap(), REFUSAL_LOG_INTERVAL_S)
+            self.pending = 0
+            self.timer = self.loop.call_later(REFUSAL_LOG_INTERVAL_S, self._sum_up)
+        else:
+            self.timer = None

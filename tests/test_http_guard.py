@@ -78,6 +78,17 @@ def read_until_closed(sock: socket.socket, limit_s: float = 5.0) -> tuple[float 
     return time.monotonic() - started, data
 
 
+def read_until(sock: socket.socket, marker: bytes, limit_s: float = 5.0) -> bytes:
+    data, deadline = b"", time.monotonic() + limit_s
+    sock.settimeout(limit_s)
+    while marker not in data and time.monotonic() < deadline:
+        chunk = sock.recv(4096)
+        if not chunk:
+            break
+        data += chunk
+    return data
+
+
 AUTHORIZED = b"Authorization: Bearer " + TOKEN.encode() + b"\r\n"
 
 
@@ -127,18 +138,46 @@ def test_a_request_without_the_token_gets_401_and_the_connection_closes(serve_gu
     assert authorized.recv(4096).startswith(b"HTTP/1.1 200")
 
 
-def test_connections_past_the_cap_are_closed_at_once_and_the_held_ones_stay(serve_guarded, monkeypatch, caplog):
+def test_past_the_cap_the_oldest_waiting_connection_makes_room_and_busy_ones_are_kept(serve_guarded, monkeypatch,
+                                                                                      caplog):
     monkeypatch.setattr(http_guard, "HEADER_DEADLINE_S", 5.0)
     monkeypatch.setattr(http_guard, "MAX_CONNECTIONS", 3)
+    monkeypatch.setattr(http_guard, "REFUSAL_LOG_INTERVAL_S", 0.3)
     port = serve_guarded()
-    held = [connect(port) for _ in range(3)]
+    idle = [connect(port) for _ in range(3)]  # a flood that never sends its headers
     time.sleep(0.2)
+    client = connect(port)
+    client.sendall(b"GET / HTTP/1.1\r\nHost: a\r\n\r\n")
+    assert client.recv(4096).startswith(b"HTTP/1.1 200"), "a real client was kept out"
+    assert read_until_closed(idle[0], 2.0)[0] is not None, "the oldest idle connection was not dropped"
+    assert "dropped the oldest connection still waiting for its headers" in caplog.text
+    client.close()
+    for sock in idle[1:]:
+        sock.close()
+    time.sleep(0.2)
+    # Every connection busy with a request (a response still streaming): the new one is refused.
+    busy = [connect(port) for _ in range(3)]
+    for sock in busy:
+        sock.sendall(b"GET /stream HTTP/1.1\r\nHost: a\r\n\r\n")
+    time.sleep(0.1)
     extra = connect(port)
-    closed_after, _ = read_until_closed(extra, 2.0)
-    assert closed_after is not None, "a connection past the cap was kept"
-    assert "refused 1 connection(s)" in caplog.text
-    held[0].sendall(b"GET / HTTP/1.1\r\nHost: a\r\n\r\n")
-    assert held[0].recv(4096).startswith(b"HTTP/1.1 200")
+    assert read_until_closed(extra, 2.0)[0] is not None, "a connection past the cap of busy ones was kept"
+    assert all(b"end\n" in read_until(sock, b"end\n") for sock in busy), "a busy connection was cut"
+    assert "refused a new connection" in caplog.text
+
+
+def test_a_flood_at_the_cap_is_logged_once_then_summed_up_per_interval(monkeypatch, caplog):
+    monkeypatch.setattr(http_guard, "REFUSAL_LOG_INTERVAL_S", 0.2)
+    loop = asyncio.new_event_loop()
+    try:
+        refusals = http_guard._RefusalLog.of(loop)
+        for _ in range(27):
+            refusals.note("refused a new connection")
+        loop.run_until_complete(asyncio.sleep(0.5))
+    finally:
+        loop.close()
+    lines = [r.getMessage() for r in caplog.records if r.name == "minirag.http_guard"]
+    assert len(lines) == 2 and lines[0].startswith("refused a new connection") and lines[1].startswith("26 more")
 
 
 def test_serve_http_runs_the_guarded_protocol_with_the_descriptor_limit_raised(monkeypatch):
