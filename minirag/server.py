@@ -15,6 +15,7 @@ import inspect
 import ipaddress
 import logging
 import os
+import signal
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -429,6 +430,7 @@ def serve(args) -> int:
         state.close()
         return 1
     server = build_server(state)
+    interrupted = False
     try:
         if address is None:
             if sys.stdin.isatty():  # a person, not a client: say what this is and how to leave
@@ -440,7 +442,18 @@ def serve(args) -> int:
             sys.stderr.write(f"minirag: serving MCP at http://{address[0]}:{address[1]}/mcp ({guard})\n")
             run_http(server, address[0], address[1], token)
     except KeyboardInterrupt:
-        return 130
+        interrupted = True
     finally:
+        if interrupted:  # closing waits for a sync to finish its file: say so, and let a second Ctrl-C skip it
+            sys.stderr.write("minirag: stopping (Ctrl-C again quits at once)\n")
+            signal.signal(signal.SIGINT, _quit_now)
         state.close()
-    return 0
+    return 130 if interrupted else 0
+
+
+def _quit_now(_signum, _frame) -> None:
+    """A second Ctrl-C: leave at once, without unwinding through threads still encoding (a
+    committed write is in the file and an uncommitted one is rolled back from the WAL on the
+    next open, as after any crash)."""
+    sys.stderr.write("minirag: interrupted\n")
+    os._exit(130)

@@ -459,3 +459,19 @@ def test_a_folder_that_can_be_listed_but_not_entered_keeps_its_documents(app, do
     finally:
         monkeypatch.undo()
         (docs / "sub").chmod(0o755)
+
+
+def test_a_stop_leaves_converted_but_unembedded_files_for_the_next_sync(app, docs):
+    """A server shutting down must not wait for one more encoder batch; nothing is lost either."""
+    for n in range(12):
+        write(docs / f"n{n}.md", f"# Note {n}\n\nRiver otters and herons, note {n}.")
+    progress = Progress()
+
+    def stop_early(p):
+        if p.seen >= 3:
+            p.stop.set()
+
+    run_sync(app.pipeline, list(app.config.roots), progress=progress, on_change=stop_early)
+    # The three files seen make less than one encoder group: none was embedded, none written.
+    assert progress.stop.is_set() and progress.done == 0 and sources(app) == set()
+    assert sync(app).done == 12 and len(sources(app)) == 12

@@ -266,7 +266,13 @@ class Pipeline:
                     if sum(len(d.chunked.chunks) for d in group) >= (GROUP_CHUNKS if progress.done else 32):
                         flush()
                 notify(progress)
-            flush()
+            if progress.stop.is_set():
+                # Stopping (a server shutting down): files converted but not embedded yet are left
+                # for the next sync rather than held up for an encoder batch; what was written stays.
+                pool.shutdown(wait=False, cancel_futures=True)
+                flush_touched()
+            else:
+                flush()
         progress.current = None
 
 
