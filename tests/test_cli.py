@@ -46,6 +46,7 @@ def test_a_failed_file_makes_ingest_exit_1_with_a_warning_and_the_rest_indexed(r
 
 def test_a_human_query_shows_the_breadcrumb_once_and_the_text_without_markdown_escapes(run, docs):
     write(docs / "guide.md", "# Guide\n\n## Install\n\nSet toml\\_str and \\*s\\* before the otters arrive.")
+    write(docs / "regex.txt", "Match C:\\temp\\(x) with \\d+\\.\\d+ in plain text about herons.")
     assert run("ingest", ".").returncode == 0
     lines = run("query", "otters arrive", "--top-k", "1").stdout.splitlines()
     assert lines[1].strip() == "Guide > Install"
@@ -53,8 +54,6 @@ def test_a_human_query_shows_the_breadcrumb_once_and_the_text_without_markdown_e
     scoped = run("query", "otters arrive", "--scope", str(docs / "else where")).stdout
     assert scoped.startswith(f"no results under {docs / 'else where'}")
     assert f"minirag list --scope '{docs / 'else where'}'" in scoped  # pasteable: quoted for the shell
-    write(docs / "regex.txt", "Match C:\\temp\\(x) with \\d+\\.\\d+ in plain text about herons.")
-    assert run("ingest", "regex.txt").returncode == 0
     shown = run("query", "herons plain text", "--top-k", "1").stdout
     assert "C:\\temp\\(x) with \\d+\\.\\d+" in shown  # a .txt file's backslashes are its own
 
