@@ -162,7 +162,7 @@ class App:
         """(model name, MODEL_PATH) to embed with: the model named (MODEL_NAME / MODEL_PATH), else
         the one the index was built with, else the default. With `refuse_mismatch`, naming a model
         other than the index's is refused here, before anything is loaded or downloaded."""
-        from minirag.models import configured_model_id
+        from minirag.models import configured_model_id, locate
 
         config = self.config
         recorded = self._recorded_model()
@@ -170,6 +170,8 @@ class App:
             return recorded or (config.model_name, None)
         named = configured_model_id(config.model_name, config.model_path)
         if refuse_mismatch and recorded is not None and recorded[0] != named:
+            if config.model_path is not None:  # a folder holding no model says so, not "re-index with it"
+                locate(config.model_name, config.model_path, config.cache_dir)
             index_model = recorded[0]
             keep = (f"--model-path {recorded[1]}" if recorded[1] is not None else
                     "its MODEL_PATH" if index_model.startswith("local:") else f"--model-name {index_model}")

@@ -249,3 +249,15 @@ def test_a_sync_job_that_fails_for_a_reason_logs_one_line_not_a_traceback(world,
     assert job.state == "failed" and "model.onnx" in job.error
     failures = [r for r in caplog.records if "failed" in r.getMessage()]
     assert len(failures) == 1 and failures[0].exc_info is None and "model.onnx" in failures[0].getMessage()
+
+
+def test_a_model_path_that_holds_no_model_says_so_on_an_existing_index_too(world, capsys, tmp_path, monkeypatch):
+    """It was taken for another model: 're-index with local:not-a-model'."""
+    assert cli.main(["sync"]) == 0
+    capsys.readouterr()
+    not_a_model = tmp_path / "not-a-model"
+    not_a_model.mkdir()
+    monkeypatch.setenv("MODEL_PATH", str(not_a_model))
+    code, err = run(["query", "otters"], capsys)
+    assert_one_line_failure(code, err, ["query"])
+    assert "must hold model.onnx" in err and "re-index" not in err
