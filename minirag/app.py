@@ -320,7 +320,7 @@ class App:
             absolute, _real = self.file_source(raw)
             if not os.path.exists(absolute):
                 raise NotFound(f"no such file or directory: {absolute}")
-            files.extend(walk(Path(absolute), self.config.roots, unseen))
+            files.extend(walk(Path(absolute), self.config.roots, unseen, progress.other_types))
         warnings = unseen_warnings(unseen)
         progress.total = (progress.total or 0) + len(files)
         progress.unread += len(warnings)

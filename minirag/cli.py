@@ -165,7 +165,8 @@ def _run_files(args, runner) -> int:
     if not args.json:  # what went wrong goes to stderr; the summary is the command's output
         for warning in payload["warnings"]:
             sys.stderr.write(f"warn: {for_terminal(on_one_line(warning))}\n")
-    _emit(args, payload, lambda p: f"{progress.counts()} in {p['elapsedSeconds']} s")
+    others = progress.other_types_line()
+    _emit(args, payload, lambda p: f"{progress.counts()} in {p['elapsedSeconds']} s" + (f"\n{others}" if others else ""))
     return 1 if progress.incomplete else 0
 
 

@@ -37,10 +37,12 @@ def test_ingest_then_query_returns_hits_with_every_field(run, docs):
 def test_a_failed_file_makes_ingest_exit_1_with_a_warning_and_the_rest_indexed(run, docs):
     write(docs / "good.md", "# Good\n\nGood text.")
     (docs / "broken.docx").write_bytes(b"not a zip at all")
+    write(docs / "notes.rst", "Not a supported type.")
     done = run("ingest", str(docs))
     assert done.returncode == 1
     assert "warn:" in done.stderr and "broken.docx" in done.stderr  # the summary alone is the output
     assert done.stdout.startswith("2 files: 1 ingested") and "warn" not in done.stdout
+    assert "left out, not a supported type: 1 .rst" in done.stdout
     assert json.loads(run("status", "--json").stdout)["sourceCount"] == 1
 
 

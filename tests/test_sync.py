@@ -475,3 +475,13 @@ def test_a_stop_leaves_converted_but_unembedded_files_for_the_next_sync(app, doc
     # The three files seen make less than one encoder group: none was embedded, none written.
     assert progress.stop.is_set() and progress.done == 0 and sources(app) == set()
     assert sync(app).done == 12 and len(sources(app)) == 12
+
+
+def test_files_left_out_for_their_type_are_counted_by_suffix_not_silently_dropped(app, docs):
+    write(docs / "a.md", "# A\n\nIndexed.")
+    for name in ("b.rst", "sub/c.rst", "d.gz", "README", ".hidden", "notes.txt~"):
+        write(docs / name, "text")
+    result = sync(app)
+    assert dict(result.other_types) == {".rst": 2, ".gz": 1, "": 1}  # hidden files and temporaries unmentioned
+    assert result.other_types_line() == "left out, not a supported type: 2 .rst, 1 without a suffix, 1 .gz"
+    assert result.to_dict()["otherTypes"] == {".rst": 2, ".gz": 1, "": 1}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 
 
@@ -20,6 +21,7 @@ class Progress:
     still_failing: int = 0  # files that failed before and have not changed since: not tried again
     unread: int = 0  # folders (or a named path) the run could not look into: permissions, a lost mount, a typo
     deleted: int = 0
+    other_types: Counter = field(default_factory=Counter)  # files left out for their type, by suffix
     chunks_written: int = 0
     current: str | None = None
     warnings: list[str] = field(default_factory=list)
@@ -42,6 +44,7 @@ class Progress:
             "stillFailing": self.still_failing,
             "unread": self.unread,
             "deleted": self.deleted,
+            "otherTypes": dict(sorted(self.other_types.items(), key=lambda item: (-item[1], item[0]))),
             "chunksWritten": self.chunks_written,
             "currentFile": self.current,
             "elapsedSeconds": round(time.monotonic() - self.started, 2),
@@ -55,6 +58,16 @@ class Progress:
         unread = f"; {self.unread} path{'s' * (self.unread != 1)} not read" if self.unread else ""
         return (f"{self.seen} files: {self.done} ingested, {self.skipped} unchanged, {excluded}"
                 f"{self.deleted} removed, {self.failed} failed{still}{unread}; {self.chunks_written} chunks")
+
+    def other_types_line(self, shown: int = 6) -> str:
+        """"left out, not a supported type: 20 .gz, 12 .rst, 3 without a suffix", or ""."""
+        if not self.other_types:
+            return ""
+        top = sorted(self.other_types.items(), key=lambda item: (-item[1], item[0]))
+        parts = [f"{n} {suffix or 'without a suffix'}" for suffix, n in top[:shown]]
+        if len(top) > shown:
+            parts.append(f"{sum(n for _, n in top[shown:])} of {len(top) - shown} other types")
+        return "left out, not a supported type: " + ", ".join(parts)
 
     @property
     def finished(self) -> int:

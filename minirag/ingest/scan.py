@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 import os
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -94,12 +95,23 @@ def _stat_file(path: str, roots: Sequence[Path], unreadable: list[str]) -> Found
     return FoundFile(path, real, st.st_size, st.st_mtime_ns)
 
 
-def walk(start: Path, roots: Sequence[Path], unreadable: list[str] | None = None) -> Iterator[FoundFile]:
+def other_type(name: str) -> str | None:
+    """The suffix ("" for none) of a file a walk leaves out for its type; None for one it indexes, or
+    never mentions (hidden files, editors' temporaries)."""
+    if name.startswith(".") or is_temporary(name):
+        return None
+    suffix = Path(name).suffix.lower()
+    return None if suffix in SUPPORTED_EXTENSIONS else suffix
+
+
+def walk(start: Path, roots: Sequence[Path], unreadable: list[str] | None = None,
+         others: Counter | None = None) -> Iterator[FoundFile]:
     """Every supported file at or under `start` (a file or a directory), sorted, each once.
 
     Folders (and entries) that exist but cannot be listed or examined are appended
     to `unreadable`: what they hold is unknown, not deleted. So are names that are
     not UTF-8, which are never indexed (`unseen_reason` tells the two apart).
+    `others` counts the files left out for their type, by suffix.
     """
     unreadable = [] if unreadable is None else unreadable
     start_str = os.path.abspath(start)
@@ -138,13 +150,17 @@ def walk(start: Path, roots: Sequence[Path], unreadable: list[str] | None = None
                 if not is_skipped_dir(entry.name):
                     subdirs.append(entry.path)
                 continue
+            if others is not None and (suffix := other_type(entry.name)) is not None:
+                others[suffix] += 1
+                continue
             found = _stat_file(entry.path, roots, unreadable)
             if found:
                 yield found
         stack.extend(reversed(subdirs))
 
 
-def walk_roots(roots: Sequence[Path], unreadable: list[str] | None = None) -> Iterator[FoundFile]:
+def walk_roots(roots: Sequence[Path], unreadable: list[str] | None = None,
+               others: Counter | None = None) -> Iterator[FoundFile]:
     """Every supported file of every root, each once. A root that is gone (an unmounted drive)
     counts as unreadable: it was checked to exist at start-up, so its documents are not deleted."""
     unreadable = [] if unreadable is None else unreadable
@@ -153,7 +169,7 @@ def walk_roots(roots: Sequence[Path], unreadable: list[str] | None = None) -> It
         if not os.path.isdir(root):
             unreadable.append(str(root))
             continue
-        for found in walk(root, roots, unreadable):
+        for found in walk(root, roots, unreadable, others):
             if found.source not in seen:
                 seen.add(found.source)
                 yield found

@@ -60,9 +60,10 @@ def run_sync(pipeline: Pipeline, roots: list[Path], *, path: Path | None = None,
     scopes = None if path is None and paths is None else [path] if path is not None else list(paths)
     unreadable: list[str] = []
     if scopes is None:
-        found_files = list(walk_roots(roots, unreadable))
+        found_files = list(walk_roots(roots, unreadable, progress.other_types))
     else:
-        found_files = list({f.source: f for scope in scopes for f in walk(scope, roots, unreadable)}.values())
+        found_files = list({f.source: f for scope in scopes
+                            for f in walk(scope, roots, unreadable, progress.other_types)}.values())
     on_disk = {f.source for f in found_files}
     progress.total = (progress.total or 0) + len(found_files)
     unseen = unseen_warnings(unreadable)
