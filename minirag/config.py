@@ -188,9 +188,10 @@ def _refuse_implicit_root(cwd: Path) -> None:
     or the home folder. A client app may start the server in either (GUI apps often start it in /),
     and the first sync would then index everything there; someone who means it can say so."""
     here = cwd.resolve()
-    if here == Path(here.anchor) or here in _home_folders():
+    at_top = here == Path(here.anchor)
+    if at_top or here in _home_folders():
         raise ConfigError(f"no document root was set (BASE_DIR, BASE_DIRS or --base-dir), and the working "
-                          f"directory is {'the filesystem root' if here == Path(here.anchor) else 'your home folder'} "
+                          f"directory is {'the filesystem root' if at_top else 'your home folder'} "
                           f"{here}; name the folder to index, e.g. --base-dir {here} if you mean all of it")
 
 

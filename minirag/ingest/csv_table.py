@@ -28,8 +28,7 @@ def csv_to_markdown(text: str, name: str) -> str:
     text = text.lstrip("\ufeff")
     delimiter = sniff_delimiter(text)
     try:
-        rows = [row for row in csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
-                if any(cell.strip() for cell in row)]  # blank rows say nothing
+        rows = [row for row in csv.reader(io.StringIO(text, newline=""), delimiter=delimiter) if _has_text(row)]
     except csv.Error as exc:
         raise ConversionFailed(f"{name}: cannot read CSV ({exc})") from None
     if not rows:
@@ -55,7 +54,7 @@ def sniff_delimiter(text: str) -> str:
         widths = []
         try:
             for row in csv.reader(io.StringIO(text, newline=""), delimiter=delimiter):
-                if any(cell.strip() for cell in row):
+                if _has_text(row):
                     widths.append(len(row))
                 if len(widths) >= SAMPLE_ROWS:
                     break
@@ -70,6 +69,11 @@ def sniff_delimiter(text: str) -> str:
         if score > best_score:
             best, best_score = delimiter, score
     return best
+
+
+def _has_text(row: list[str]) -> bool:
+    """Blank rows say nothing: they are neither kept nor counted."""
+    return any(cell.strip() for cell in row)
 
 
 def _cell(value: str) -> str:

@@ -44,7 +44,7 @@ class Progress:
             "stillFailing": self.still_failing,
             "unread": self.unread,
             "deleted": self.deleted,
-            "otherTypes": dict(sorted(self.other_types.items(), key=lambda item: (-item[1], item[0]))),
+            "otherTypes": dict(self._other_types_by_count()),
             "chunksWritten": self.chunks_written,
             "currentFile": self.current,
             "elapsedSeconds": round(time.monotonic() - self.started, 2),
@@ -59,11 +59,15 @@ class Progress:
         return (f"{self.seen} files: {self.done} ingested, {self.skipped} unchanged, {excluded}"
                 f"{self.deleted} removed, {self.failed} failed{still}{unread}; {self.chunks_written} chunks")
 
+    def _other_types_by_count(self) -> list[tuple[str, int]]:
+        """(suffix, files), most first; equal counts by suffix, so the output is the same every run."""
+        return sorted(self.other_types.items(), key=lambda item: (-item[1], item[0]))
+
     def other_types_line(self, shown: int = 6) -> str:
         """"left out, not a supported type: 20 .gz, 12 .rst, 3 without a suffix", or ""."""
         if not self.other_types:
             return ""
-        top = sorted(self.other_types.items(), key=lambda item: (-item[1], item[0]))
+        top = self._other_types_by_count()
         parts = [f"{n} {suffix or 'without a suffix'}" for suffix, n in top[:shown]]
         if len(top) > shown:
             parts.append(f"{sum(n for _, n in top[shown:])} of {len(top) - shown} other types")
