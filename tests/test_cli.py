@@ -46,22 +46,29 @@ def test_a_failed_file_makes_ingest_exit_1_with_a_warning_and_the_rest_indexed(r
     assert json.loads(run("status", "--json").stdout)["sourceCount"] == 1
 
 
-def test_a_human_query_shows_the_breadcrumb_once_and_the_text_without_markdown_escapes(run, docs):
+def test_a_human_query_shows_the_breadcrumb_once_and_the_text_without_markdown_escapes(app, docs):
+    """The human formatting of real results (in-process: the subprocess path is the test above)."""
+    from minirag import cli
+    from minirag.ingest.sync import run_sync
+
     write(docs / "guide.md", "# Guide\n\n## Install\n\nSet toml\\_str and \\*s\\* before the otters arrive.")
     write(docs / "regex.txt", "Match C:\\temp\\(x) with \\d+\\.\\d+ in plain text about herons.")
-    assert run("ingest", ".").returncode == 0
-    lines = run("query", "otters arrive", "--top-k", "1").stdout.splitlines()
+    run_sync(app.pipeline, list(app.config.roots))
+    lines = cli._fmt_query(app.query("otters arrive", top_k=1)).splitlines()
     assert lines[1].strip() == "Guide > Install"
     assert lines[2].strip() == "Set toml_str and *s* before the otters arrive."
-    scoped = run("query", "otters arrive", "--scope", str(docs / "else where")).stdout
-    assert scoped.startswith(f"no results under {docs / 'else where'}")
-    assert f"minirag list --scope '{docs / 'else where'}'" in scoped  # pasteable: quoted for the shell
-    shown = run("query", "herons plain text", "--top-k", "1").stdout
+    scope = str(docs / "else where")
+    scoped = cli._fmt_query(app.query("otters arrive", scope=scope), scope)
+    assert scoped.startswith(f"no results under {scope}")
+    assert f"minirag list --scope '{scope}'" in scoped  # pasteable: quoted for the shell
+    shown = cli._fmt_query(app.query("herons plain text", top_k=1))
     assert "C:\\temp\\(x) with \\d+\\.\\d+" in shown  # a .txt file's backslashes are its own
 
 
-def test_human_status_reads_as_words_not_python_values(run, docs):
-    lines = dict(line.split(": ", 1) for line in run("status").stdout.splitlines())
+def test_human_status_reads_as_words_not_python_values(app, docs):
+    from minirag import cli
+
+    lines = dict(line.split(": ", 1) for line in cli._fmt_dict(app.status()).splitlines())
     assert lines["roots"] == str(docs) and lines["readOnly"] == "no"
     assert not any(value in ("None", "False", "True") or value.startswith(("[", "{")) for value in lines.values())
 
