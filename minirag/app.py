@@ -49,6 +49,7 @@ _DRIVE_PATH = re.compile(r"^[A-Za-z]:[\\/]|^[\\/]{2}")
 MAX_NEIGHBORS = 20  # chunks on each side read_chunk_neighbors returns at most
 MAX_SOURCE_ID = 2048  # characters of a data or url source's id (URLs included)
 MAX_PATH_BYTES = 4096  # PATH_MAX on Linux; longer paths fail in the OS with less helpful errors
+READ_SLACK_TOKENS = 8  # a page's nextOffset, once known, may be a few digits longer than the null it replaces
 
 
 def explained(method):
@@ -552,22 +553,38 @@ class App:
                 index.bind_model(encoder.model_id, encoder.dimension)  # raises, naming both models
         hits = search(index.conn, text, options, encoder=encoder, matrices=self.matrices, pool=self.query_pool,
                       pool_conn=lambda: index.conn)
-        return query_result(hits, index.parents(h.parent_id for h in hits), self.config.roots)
+        return query_result(hits, index.parents(h.parent_id for h in hits), self.config.roots,
+                            budget=self.config.max_response_tokens)
 
     @explained
-    def read(self, key: str) -> dict:
+    def read(self, key: str, offset: int = 0, max_chars: int | None = None, *, budgeted: bool = True) -> dict:
+        """A page of the document rebuilt from its sections: from `offset` (characters), at most
+        `max_chars`, and (`budgeted`) within the response budget; `nextOffset` is where the next
+        page starts (None at the end). Pages put back together are the whole text, exactly."""
+        from minirag.budget import cost, page_end
         from minirag.chunking import reconstruct
         from minirag.results import page_label
 
+        if offset < 0:
+            raise InvalidArgument(f"offset must be 0 or more, got {offset}")
+        if max_chars is not None and max_chars < 1:
+            raise InvalidArgument(f"maxChars must be 1 or more, got {max_chars}")
         row = self._source_row(key)
         sections = self.index.sections(key)
+        text = reconstruct(sections)
+        if offset > len(text):
+            raise InvalidArgument(f"offset {offset} is past the end of {shown(key)} ({len(text)} characters)")
         out = {
             "source": key, "sourceType": row["kind"], "title": row["title"], "chunkCount": row["chunkCount"],
-            "text": reconstruct(sections),
+            "offset": offset, "totalChars": len(text), "nextOffset": None, "text": "",
         }
         paged = [s for s in sections if s.page_start is not None]
         if paged:
             out["pages"] = page_label(paged[0].page_start, max(s.page_end or s.page_start for s in paged))
+        room = self.config.max_response_tokens - cost(out) - READ_SLACK_TOKENS if budgeted else None
+        end = page_end(text, offset, max_chars, room)
+        out["text"] = text[offset:end]
+        out["nextOffset"] = end if end < len(text) else None
         return out
 
     @explained

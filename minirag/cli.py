@@ -93,9 +93,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("text", metavar="QUERY", help="words or a question")
     p.add_argument("--top-k", type=int, default=DEFAULT_TOP_K, help=f"results (1-100; default {DEFAULT_TOP_K})")
     p.add_argument("--scope", help="only sources at or under this path (or id prefix)")
-    p = add("read", "print a whole indexed document, rebuilt from its sections")
+    p = add("read", "print an indexed document rebuilt from its sections, whole or a page at a time")
     p.add_argument("file_path", nargs="?", metavar="PATH", help="an indexed file")
     p.add_argument("--source", help="a data/url source id instead of a path")
+    p.add_argument("--offset", type=int, default=0, help="start at this character (a page's nextOffset)")
+    p.add_argument("--max-chars", type=int, help="at most this many characters, ending at a paragraph or line "
+                                                 "break when one is near (default: to the end)")
     p = add("read-neighbors", "print the chunks around one chunk")
     p.add_argument("--file-path", help="the indexed file holding the chunk")
     p.add_argument("--source", help="a data/url source id instead of a path")
@@ -265,7 +268,11 @@ def _key(args, app) -> str:
 
 
 def _cmd_read(args, app) -> int:
-    _emit(args, app.read(_key(args, app)), lambda p: p["text"])
+    payload = app.read(_key(args, app), args.offset, args.max_chars, budgeted=False)
+    _emit(args, payload, lambda p: p["text"])
+    if payload["nextOffset"] is not None and not args.json:
+        sys.stderr.write(f"minirag: {payload['totalChars'] - payload['nextOffset']} more characters: "
+                         f"--offset {payload['nextOffset']}\n")
     return 0
 
 

@@ -23,6 +23,7 @@ MIN_CHUNK_TOKEN_BUDGET = 16
 DEFAULT_HYBRID_WEIGHT = 0.4  # the keyword side's share of the fused score (search/fusion.py)
 QUESTION_HYBRID_WEIGHT = 0.2  # ... for a query in question form, unless one is set (search/query_form.py)
 DEFAULT_TOP_K = 10  # the CLI's --top-k and the MCP tool's topK alike
+DEFAULT_MAX_RESPONSE_TOKENS = 10_000  # docs/mcp-tools.md: why this, and how tokens are counted
 GROUPINGS = ("similar", "related")
 INDEX_DIRNAME = ".minirag"
 INDEX_FILENAME = "index.db"
@@ -89,6 +90,10 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("RAG_MAX_DISTANCE", "unset", "drop hits farther than this cosine distance (0 to 2), "
             "and keyword-only hits", kind=float, low=0.0),
     Setting("RAG_MAX_FILES", "unset", "keep hits from the first N distinct sources only", kind=int, low=1),
+    Setting("MINIRAG_MAX_RESPONSE_TOKENS", f"{DEFAULT_MAX_RESPONSE_TOKENS}", "the most tokens one tool "
+            "result may cost a client (one per non-ASCII character, one per 3 ASCII characters of its JSON); "
+            "`query_documents` and `read_file` fill it and say what they left out (docs/mcp-tools.md)",
+            kind=int, low=1000, high=1_000_000),
     Setting("ALLOW_PRIVATE_URLS", "off", "let `ingest_url` fetch loopback, private and link-local hosts",
             values=BOOLEAN_VALUES),
     Setting("MINIRAG_READ_ONLY", "off", "never write or create the index; the server lists only the read tools",
@@ -139,6 +144,7 @@ class Config:
     # The Litestream configuration that replicates this index: Litestream then runs the
     # checkpoints (store/checkpoint.py) and `doctor` reports the replica (store/replica.py).
     litestream_config: Path | None = None
+    max_response_tokens: int = DEFAULT_MAX_RESPONSE_TOKENS  # what one tool result may cost a client (budget.py)
 
 
 def parse_bool(name: str, raw: str) -> bool:
@@ -312,6 +318,7 @@ def load_config(
     max_file_size = _number(env, "MAX_FILE_SIZE")
     budget = _number(env, "CHUNK_TOKEN_BUDGET")
     weight = _number(env, "RAG_HYBRID_WEIGHT")
+    response_tokens = _number(env, "MINIRAG_MAX_RESPONSE_TOKENS")
     ro = read_only if read_only is not None else parse_bool("MINIRAG_READ_ONLY", env.get("MINIRAG_READ_ONLY", ""))
     watching, polling = _parse_watch(env, watch)
     return Config(
@@ -332,6 +339,7 @@ def load_config(
         watch=watching,
         watch_polling=polling,
         litestream_config=litestream,
+        max_response_tokens=response_tokens if response_tokens is not None else DEFAULT_MAX_RESPONSE_TOKENS,
     )
 
 

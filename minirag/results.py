@@ -5,7 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from minirag.budget import cost, largest_fitting
+from minirag.errors import MiniragError
 from minirag.search import Hit
+
+QUERY_NEXT = ("ask for fewer results (topK) or narrow scope; a left-out parent is the section around its hit: "
+              "read_chunk_neighbors (source, chunkIndex) or read_file with offset gives it")
 
 
 def hit_dict(hit: Hit) -> dict:
@@ -51,12 +56,68 @@ def sources_summary(hits: Iterable[Hit], roots: Sequence[Path]) -> list[dict]:
     return list(summary.values())
 
 
-def query_result(hits: list[Hit], parents: dict[int, str], roots: Sequence[Path]) -> dict:
+def query_result(hits: list[Hit], parents: dict[int, str], roots: Sequence[Path], budget: int | None = None) -> dict:
+    """Hits in rank order, then the parents they point to, each parent once. Over `budget`
+    tokens: as many hits as fit, then parents in their first hit's rank order while they fit,
+    and `truncated` says what was left out and how to get it."""
+    full = _query_payload(hits, parents, roots, list(parents))
+    if budget is None or cost(full) <= budget:
+        return full
+    ranked = list(dict.fromkeys(h.parent_id for h in hits if h.parent_id in parents))
+
+    def shaped(count: int, sent: list[int]) -> dict:
+        kept = hits[:count]
+        wanted = [pid for pid in dict.fromkeys(h.parent_id for h in kept) if pid in parents]
+        out = _query_payload(kept, parents, roots, sent)
+        out["truncated"] = {"hitsLeftOut": len(hits) - count,
+                            "parentsLeftOut": [str(pid) for pid in wanted if pid not in sent],
+                            "maxResponseTokens": budget, "next": QUERY_NEXT}
+        return out
+
+    count = largest_fitting(len(hits), lambda n: cost(shaped(n, [])) <= budget)
+    sent: list[int] = []
+    for pid in ranked:
+        if any(h.parent_id == pid for h in hits[:count]) and cost(shaped(count, [*sent, pid])) <= budget:
+            sent.append(pid)
+    return shaped(count, sent)
+
+
+def _query_payload(hits: list[Hit], parents: dict[int, str], roots: Sequence[Path], sent: list[int]) -> dict:
     return {
         "results": [hit_dict(h) for h in hits],
         "sources": sources_summary(hits, roots),
-        "parents": {str(pid): text for pid, text in parents.items()},
+        "parents": {str(pid): parents[pid] for pid in sent},
     }
+
+
+def fit_list(payload: dict, key: str, budget: int, next_step: str) -> dict:
+    """`payload` with as many of `payload[key]`'s first items as fit `budget`, and `truncated`
+    saying how many were left out, when they do not all fit."""
+    items = payload.get(key)
+    if not isinstance(items, list) or cost(payload) <= budget:
+        return payload
+
+    def shaped(count: int) -> dict:
+        return {**payload, key: items[:count],
+                "truncated": {"field": key, "leftOut": len(items) - count, "maxResponseTokens": budget,
+                              "next": next_step}}
+
+    return shaped(largest_fitting(len(items), lambda n: cost(shaped(n)) <= budget))
+
+
+def within_budget(payload: dict, budget: int) -> dict:
+    """Any tool's result cut to `budget`: its longest list first (warnings, files, chunks);
+    one that cannot be cut is refused in one line rather than sent past the client's limit."""
+    lists = sorted((k for k, v in payload.items() if isinstance(v, list) and v),
+                   key=lambda k: cost(payload[k]), reverse=True)
+    for key in lists:
+        if cost(payload) <= budget:
+            break
+        payload = fit_list(payload, key, budget, "the rest is left out to fit MINIRAG_MAX_RESPONSE_TOKENS")
+    if cost(payload) > budget:
+        raise MiniragError(f"the result is about {cost(payload)} tokens, over MINIRAG_MAX_RESPONSE_TOKENS "
+                           f"({budget}); narrow the request")
+    return payload
 
 
 def ingest_result(source: str, title: str, chunk_count: int, warnings: Sequence[str] = ()) -> dict:

@@ -1,0 +1,184 @@
+"""Answers an agent can take: every tool result within MINIRAG_MAX_RESPONSE_TOKENS, paged
+reads that give back the exact text, and no advertised capability the server does not
+serve. Through the SDK's own client, on the largest real fixtures."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from mcp import Client
+
+from minirag import cli
+from minirag.app import App
+from minirag.budget import estimate_tokens, page_end
+from minirag.config import DEFAULT_MAX_RESPONSE_TOKENS, load_config
+from minirag.server import ServerState, build_server
+
+FIXTURES = Path(__file__).parent / "fixtures" / "docs"
+EPUB = "epub_ubuntu_packaging_guide_ru.epub"
+LOG = "txt_cpython_regrtest_log.txt"
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture(scope="module")
+def largest(tmp_path_factory, tiny_model_dir, tiny_encoder):
+    """The two largest fixtures, synced once into an index the module's tests share (read only)."""
+    root = tmp_path_factory.mktemp("largest")
+    docs = root / "docs"
+    docs.mkdir()
+    for name in (EPUB, LOG):
+        shutil.copy(FIXTURES / name, docs / name)
+    config = load_config(env={}, base_dirs=[str(docs)], db_path=str(root / "index.db"),
+                         model_path=str(tiny_model_dir))
+    app = App(config, encoder=tiny_encoder)
+    assert app.sync().failed == 0
+    app.close()
+    return docs, root / "index.db"
+
+
+def _state(largest, tiny_model_dir, tiny_encoder, budget: int | None = None, **flags) -> ServerState:
+    docs, db = largest
+    env = {} if budget is None else {"MINIRAG_MAX_RESPONSE_TOKENS": str(budget)}
+    config = load_config(env=env, base_dirs=[str(docs)], db_path=str(db), model_path=str(tiny_model_dir), **flags)
+    return ServerState.from_config(config, App(config, encoder=tiny_encoder))
+
+
+async def _call(client: Client, tool: str, **arguments):
+    result = await client.call_tool(tool, arguments)
+    return result, result.content[0].text
+
+
+async def test_every_tool_result_fits_the_budget_on_the_largest_fixtures(largest, tiny_model_dir, tiny_encoder):
+    docs, _db = largest
+    epub, log = str(docs / EPUB), str(docs / LOG)
+    for budget in (DEFAULT_MAX_RESPONSE_TOKENS, 2000):
+        state = _state(largest, tiny_model_dir, tiny_encoder, budget)
+        calls = [
+            ("status", {}), ("list_files", {}), ("sync_status", {"jobId": "nope"}),
+            ("query_documents", {"query": "пакет debian сборка", "topK": 100}),
+            ("query_documents", {"query": "test failed traceback", "topK": 100}),
+            ("read_file", {"filePath": epub}), ("read_file", {"filePath": log, "offset": 100}),
+            ("read_chunk_neighbors", {"filePath": epub, "chunkIndex": 30, "before": 20, "after": 20}),
+            ("ingest_data", {"data": "# Note\n\n" + "Один абзац текста. " * 2000, "source": "notes/long"}),
+            ("delete_file", {"source": "notes/long"}),
+            ("ingest_url", {"url": "file:///etc/passwd"}),
+            ("ingest_file", {"filePath": log}),
+            ("sync_start", {"wait": True}),
+        ]
+        async with Client(build_server(state)) as client:
+            listed = {tool.name for tool in (await client.list_tools()).tools}
+            assert listed == {name for name, _ in calls}, "a tool this test does not call"
+            for name, arguments in calls:
+                _result, text = await _call(client, name, **arguments)
+                assert estimate_tokens(text) <= budget, (name, budget, estimate_tokens(text))
+        state.close()
+
+
+async def test_a_query_fills_the_budget_in_rank_order_and_sends_each_parent_once(largest, tiny_model_dir,
+                                                                                  tiny_encoder):
+    whole = _state(largest, tiny_model_dir, tiny_encoder, 1_000_000)
+    tight = _state(largest, tiny_model_dir, tiny_encoder, 3000)
+    arguments = {"query": "пакет debian сборка", "topK": 100}
+    async with Client(build_server(whole)) as client:
+        full = (await client.call_tool("query_documents", arguments)).structured_content
+    async with Client(build_server(tight)) as client:
+        cut = (await client.call_tool("query_documents", arguments)).structured_content
+    whole.close()
+    tight.close()
+    assert "truncated" not in full and len(full["results"]) == 100
+    left = cut["truncated"]
+    kept = cut["results"]
+    assert kept == full["results"][:len(kept)] and left["hitsLeftOut"] == 100 - len(kept) > 0
+    wanted = list(dict.fromkeys(hit["parentId"] for hit in kept))
+    assert set(cut["parents"]) | set(left["parentsLeftOut"]) == set(wanted)
+    assert not set(cut["parents"]) & set(left["parentsLeftOut"])
+    assert all(cut["parents"][pid] == full["parents"][pid] for pid in cut["parents"])
+    assert left["maxResponseTokens"] == 3000 and "read_chunk_neighbors" in left["next"]
+    # Several hits share a section: the section is sent once, not once a hit.
+    assert len(full["parents"]) < len(full["results"])
+
+
+async def test_reading_a_file_page_by_page_gives_back_exactly_its_text(largest, tiny_model_dir, tiny_encoder):
+    docs, _db = largest
+    state = _state(largest, tiny_model_dir, tiny_encoder)
+    whole = state.app.read(str(docs / EPUB), budgeted=False)["text"]
+    assert estimate_tokens(whole) > 3 * DEFAULT_MAX_RESPONSE_TOKENS  # the book does not fit one result
+    pages, offset = [], 0
+    async with Client(build_server(state)) as client:
+        while offset is not None:
+            page = (await client.call_tool("read_file", {"filePath": str(docs / EPUB), "offset": offset})
+                    ).structured_content
+            assert page["offset"] == offset and page["totalChars"] == len(whole)
+            pages.append(page["text"])
+            offset = page["nextOffset"]
+    state.close()
+    assert "".join(pages) == whole and len(pages) > 3
+    assert all(p.endswith("\n") for p in pages[:-1]), "pages end at a line break when one is near"
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=st.text(alphabet=st.sampled_from("ab \n\nя\"\\\t字"), max_size=400),
+       max_chars=st.integers(1, 60), tokens=st.one_of(st.none(), st.integers(1, 40)))
+def test_pages_of_any_text_join_back_to_it_and_always_move_on(text, max_chars, tokens):
+    pages, offset = [], 0
+    while offset < len(text):
+        end = page_end(text, offset, max_chars, tokens)
+        assert offset < end <= min(len(text), offset + max_chars)
+        pages.append(text[offset:end])
+        offset = end
+    assert "".join(pages) == text
+
+
+def test_a_page_ends_at_a_paragraph_break_when_one_is_near():
+    text = "first paragraph line\n\nsecond one\nand its line\n\nthird"
+    end = page_end(text, 0, 40, None)
+    assert text[:end] == "first paragraph line\n\nsecond one\n"
+    assert page_end("x" * 100, 0, 30, None) == 30  # no break near: cut where the budget ends
+
+
+def test_a_page_stays_within_its_token_room_in_any_script():
+    text = "字" * 500
+    end = page_end(text, 0, None, 100)
+    assert estimate_tokens(json.dumps(text[:end], ensure_ascii=False)) <= 100 and end >= 90
+
+
+async def test_bad_offsets_are_one_line_tool_errors(largest, tiny_model_dir, tiny_encoder):
+    docs, _db = largest
+    state = _state(largest, tiny_model_dir, tiny_encoder)
+    async with Client(build_server(state)) as client:
+        for arguments, expected in (({"offset": -1}, "offset must be 0 or more"),
+                                    ({"offset": 10**9}, "past the end"),
+                                    ({"maxChars": 0}, "maxChars must be 1 or more")):
+            result = await client.call_tool("read_file", {"filePath": str(docs / LOG), **arguments})
+            assert result.is_error and expected in result.content[0].text
+            assert "\n" not in result.content[0].text
+    state.close()
+
+
+def test_the_cli_reads_a_page_with_offset_and_max_chars(largest, tiny_model_dir, capsys):
+    docs, db = largest
+    flags = ["--base-dir", str(docs), "--db-path", str(db), "--model-path", str(tiny_model_dir)]
+    assert cli.main(["read", str(docs / LOG), "--offset", "50", "--max-chars", "300", "--json", *flags]) == 0
+    page = json.loads(capsys.readouterr().out)
+    whole = (docs / LOG).read_text()
+    assert page["offset"] == 50 and 0 < len(page["text"]) <= 300 and page["nextOffset"] == 50 + len(page["text"])
+    assert page["text"].endswith("\n") and page["totalChars"] > 300
+    assert page["text"].strip().splitlines()[0] in whole
+    assert cli.main(["read", str(docs / LOG), "--offset", str(page["nextOffset"]), "--max-chars", "100",
+                     *flags]) == 0
+    captured = capsys.readouterr()
+    assert "more characters: --offset" in captured.err
+
+
+async def test_the_server_advertises_only_what_it_serves(largest, tiny_model_dir, tiny_encoder):
+    state = _state(largest, tiny_model_dir, tiny_encoder)
+    async with Client(build_server(state)) as client:
+        capabilities = client.server_capabilities
+        assert capabilities.tools is not None
+        assert capabilities.resources is None and capabilities.prompts is None
+    state.close()
