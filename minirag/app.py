@@ -22,7 +22,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from minirag import __version__
-from minirag.config import DEFAULT_HYBRID_WEIGHT, QUESTION_HYBRID_WEIGHT, Config
+from minirag.config import DEFAULT_HYBRID_WEIGHT, QUESTION_HYBRID_WEIGHT, Collection, Config
 from minirag.display import shown
 from minirag.errors import (
     FileAccessError,
@@ -49,6 +49,7 @@ _DRIVE_PATH = re.compile(r"^[A-Za-z]:[\\/]|^[\\/]{2}")
 MAX_NEIGHBORS = 20  # chunks on each side read_chunk_neighbors returns at most
 MAX_SOURCE_ID = 2048  # characters of a data or url source's id (URLs included)
 MAX_PATH_BYTES = 4096  # PATH_MAX on Linux; longer paths fail in the OS with less helpful errors
+META_LAST_SYNC = "collections_last_sync"  # {root: ISO time} of each root's last complete sync
 READ_SLACK_TOKENS = 8  # a page's nextOffset, once known, may be a few digits longer than the null it replaces
 
 
@@ -451,7 +452,28 @@ class App:
         if target is None and paths is None and not progress.stop.is_set():
             states = root_states(list(self.config.roots), self.config.db_path)
             self.index.set_meta(META_GIT_STATE, json.dumps(states))
+        if not progress.stop.is_set():
+            self._record_sync(target, paths)
         return progress
+
+    def _record_sync(self, target: Path | None, paths: list[Path] | None) -> None:
+        """The time each root was last brought in sync: every root after a full pass, a root named
+        whole (or a folder above it) after a pass of that path, a root a watch pass reconciled."""
+        from datetime import UTC, datetime
+
+        roots = [str(root) for root in self.config.roots]
+        if target is not None:
+            roots = [root for root in roots if is_under(root, str(target), os.sep)]
+        elif paths is not None:
+            roots = [root for root in roots if any(is_under(str(p), root, os.sep) for p in paths)]
+        if not roots:
+            return
+        try:
+            synced = json.loads(self.index.meta(META_LAST_SYNC) or "{}")
+        except json.JSONDecodeError:
+            synced = {}
+        now = datetime.now(UTC).isoformat(timespec="seconds")
+        self.index.set_meta(META_LAST_SYNC, json.dumps(synced | dict.fromkeys(roots, now)))
 
     # --- watching -----------------------------------------------------------------
 
@@ -529,23 +551,70 @@ class App:
         check_path_argument(dest)
         return backup(self.config.db_path, dest)
 
+    # --- collections ---------------------------------------------------------------
+
+    def collection(self, name: str) -> Collection:
+        for collection in self.config.collections:
+            if collection.name == name:
+                return collection
+        known = ", ".join(c.name for c in self.config.collections)
+        raise InvalidArgument(f"no collection {shown(name, 80)!r}; the collections are: {known}")
+
+    def collection_of(self, source: str) -> str | None:
+        """The name of the collection whose root holds `source` (the innermost); None for data and url sources."""
+        holding = [c for c in self.config.collections if is_under(source, str(c.root), os.sep)]
+        return max(holding, key=lambda c: len(str(c.root))).name if holding else None
+
+    def collection_scope(self, collection: str | None, scope: str | None) -> str | None:
+        """The scope a search or listing runs in: `scope`, or the collection's root, or `scope`
+        inside that root (a scope outside it is refused: it would silently find nothing)."""
+        scope = self.search_scope(scope)
+        if collection is None:
+            return scope
+        root = str(self.collection(collection).root)
+        if scope is None:
+            return root
+        if not is_under(scope, root, os.sep):
+            raise InvalidArgument(f"scope {shown(scope, 120)!r} is not inside collection {collection!r} ({root})")
+        return scope
+
+    @explained
+    def list_collections(self) -> dict:
+        """Each collection: name, description, root, indexed files and chunks, last complete sync."""
+        counts, synced = {}, {}
+        if self._index is not None or self.config.db_path.exists():  # never creates the index
+            index = self.index
+            for c in self.config.collections:
+                scope = Scope.of(str(c.root))
+                counts[c.name] = index.counts_under(scope.low, scope.exact, scope.high)
+            try:
+                synced = json.loads(index.meta(META_LAST_SYNC) or "{}")
+            except json.JSONDecodeError:
+                synced = {}
+        return {"collections": [
+            {"name": c.name, "description": c.description, "path": str(c.root),
+             "fileCount": counts.get(c.name, (0, 0))[0], "chunkCount": counts.get(c.name, (0, 0))[1],
+             "lastSync": synced.get(str(c.root))}
+            for c in self.config.collections]}
+
     # --- reads -------------------------------------------------------------------
 
     @explained
-    def query(self, text: str, top_k: int = 10, scope: str | None = None) -> dict:
+    def query(self, text: str, top_k: int = 10, scope: str | None = None, collection: str | None = None) -> dict:
         if not visible(text):
             raise InvalidArgument("query must not be empty (it has no visible characters)")
         clamp_top_k(top_k)  # refuse a bad topK even when the index is empty
+        scope = self.collection_scope(collection, scope)
         self.require_index()
         options = SearchOptions(
-            top_k=top_k, hybrid_weight=self.config.hybrid_weight, scope=self.search_scope(scope),
+            top_k=top_k, hybrid_weight=self.config.hybrid_weight, scope=scope,
             grouping=self.config.grouping,
             max_distance=self.config.max_distance, max_files=self.config.max_files,
         )
         index = self.index
         bound = index.bound_model()
         if bound is None:
-            return query_result([], {}, self.config.roots)  # nothing indexed yet
+            return query_result([], {}, self.config.roots, collection_of=self.collection_of)  # nothing indexed yet
         encoder = None
         if options.hybrid_weight is None or options.hybrid_weight < 1.0:
             encoder = self.encoder
@@ -554,7 +623,7 @@ class App:
         hits = search(index.conn, text, options, encoder=encoder, matrices=self.matrices, pool=self.query_pool,
                       pool_conn=lambda: index.conn)
         return query_result(hits, index.parents(h.parent_id for h in hits), self.config.roots,
-                            budget=self.config.max_response_tokens)
+                            budget=self.config.max_response_tokens, collection_of=self.collection_of)
 
     @explained
     def read(self, key: str, offset: int = 0, max_chars: int | None = None, *, budgeted: bool = True) -> dict:
@@ -599,11 +668,11 @@ class App:
         return {"chunks": chunks}
 
     @explained
-    def list_files(self, scope: str | None = None) -> dict:
+    def list_files(self, scope: str | None = None, collection: str | None = None) -> dict:
         from minirag.ingest.listing import list_entries
 
+        scope = self.collection_scope(collection, scope)
         self.require_index()
-        scope = self.search_scope(scope)
         return {"files": list_entries(self.index, self.config, Scope.of(scope) if scope else None,
                                       self.chunk_budget())}
 
@@ -649,6 +718,7 @@ class App:
         if self._index is None and not config.db_path.exists():  # status never creates the index
             out["indexError"] = f"no index at {config.db_path}; run `minirag sync` first"
             out["chunkTokenBudget"] = self.chunk_budget() or out["chunkTokenBudget"]  # what a first sync cuts at
+            out["collections"] = self.list_collections()["collections"]  # no index: nothing counted yet
             return out
         try:
             stats = self.index.stats()
@@ -661,6 +731,7 @@ class App:
         if self.damage:
             out["indexError"] = self.damage
         out.update(stats)
+        out["collections"] = self.list_collections()["collections"]
         name, path = self.model_choice()
         out["model"] = f"{path} (MODEL_PATH)" if path is not None else name
         out["chunkTokenBudget"] = self.chunk_budget() or "the model's default (the model is not on this disk)"

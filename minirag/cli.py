@@ -93,6 +93,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("text", metavar="QUERY", help="words or a question")
     p.add_argument("--top-k", type=int, default=DEFAULT_TOP_K, help=f"results (1-100; default {DEFAULT_TOP_K})")
     p.add_argument("--scope", help="only sources at or under this path (or id prefix)")
+    p.add_argument("--collection", help="only this collection (a named root; see `minirag collections`)")
     p = add("read", "print an indexed document rebuilt from its sections, whole or a page at a time")
     p.add_argument("file_path", nargs="?", metavar="PATH", help="an indexed file")
     p.add_argument("--source", help="a data/url source id instead of a path")
@@ -107,6 +108,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--after", type=int, default=1, help="chunks to show after it")
     p = add("list", "every file under the roots with its ingestion state, plus data/url sources")
     p.add_argument("--scope", help="only sources at or under this path (or id prefix)")
+    p.add_argument("--collection", help="only this collection (a named root)")
+    add("collections", "the collections (named roots): description, indexed files and chunks, last sync")
     add("status", "configuration and index health")
     add("doctor", "check the SQLite driver, model, roots and index; exit 1 if anything is broken")
     p = add("delete", "remove a source from the index (the file on disk is untouched)")
@@ -259,7 +262,8 @@ def _scope(value: str | None) -> str | None:
 
 def _cmd_query(args, app) -> int:
     scope = _scope(args.scope)
-    _emit(args, app.query(args.text, top_k=args.top_k, scope=scope), lambda p: _fmt_query(p, scope))
+    _emit(args, app.query(args.text, top_k=args.top_k, scope=scope, collection=args.collection),
+          lambda p: _fmt_query(p, scope))
     return 0
 
 
@@ -284,9 +288,17 @@ def _cmd_neighbors(args, app) -> int:
 
 
 def _cmd_list(args, app) -> int:
-    _emit(args, app.list_files(_scope(args.scope)), lambda p: "\n".join(
+    _emit(args, app.list_files(_scope(args.scope), args.collection), lambda p: "\n".join(
         f"{f['state']:<13} {f['chunkCount']:>6}  {on_one_line(f['source'])}" + (f"  ({f['reason']})" if "reason" in f else "")
         for f in p["files"]) or "no files")
+    return 0
+
+
+def _cmd_collections(args, app) -> int:
+    _emit(args, app.list_collections(), lambda p: "\n".join(
+        f"{c['name']}  {c['fileCount']} files, {c['chunkCount']} chunks, last sync {c['lastSync'] or 'never'}  "
+        f"{on_one_line(c['path'])}" + (f"\n   {on_one_line(c['description'])}" if c["description"] else "")
+        for c in p["collections"]))
     return 0
 
 
@@ -332,7 +344,7 @@ def _cmd_backup(args, app) -> int:
 
 COMMANDS = {
     "ingest": _cmd_ingest, "sync": _cmd_sync, "watch": _cmd_watch, "query": _cmd_query, "read": _cmd_read,
-    "read-neighbors": _cmd_neighbors, "list": _cmd_list, "delete": _cmd_delete,
+    "read-neighbors": _cmd_neighbors, "list": _cmd_list, "collections": _cmd_collections, "delete": _cmd_delete,
     "ingest-url": _cmd_ingest_url, "ingest-data": _cmd_ingest_data, "backup": _cmd_backup,
 }
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
+import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -63,8 +65,11 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("BASE_DIR", "the current directory (unless that is `/` or your home folder: then it must be named)",
             "one document root, and the security boundary: "
             "every file minirag reads must lie inside a root", flag="--base-dir", values="an existing folder"),
-    Setting("BASE_DIRS", "unset", "several document roots (`[\"/a\", \"/b\"]`); wins over `BASE_DIR`",
-            flag="--base-dir", values="a JSON array of one or more non-empty path strings"),
+    Setting("BASE_DIRS", "unset", "several document roots (`[\"/a\", \"/b\"]`), or named collections with a "
+            "one-line description each (`{\"specs\": {\"path\": \"/a\", \"description\": \"...\"}}`; "
+            "docs/mcp-tools.md); wins over `BASE_DIR`", flag="--base-dir",
+            values="a JSON array of one or more non-empty path strings, or an object of collection names "
+            "to a path or to {path, description}"),
     Setting("DB_PATH", f"`<first root>/{INDEX_DIRNAME}/{INDEX_FILENAME}`", "the index: one SQLite file "
             f"(given a folder, `{INDEX_FILENAME}` inside it)", flag="--db-path", values="a file path"),
     Setting("CACHE_DIR", "`<user cache dir>/minirag/models` (Linux: `~/.cache/minirag/models`)",
@@ -119,6 +124,19 @@ SETTINGS: tuple[Setting, ...] = (
 SETTING = {setting.name: setting for setting in SETTINGS}
 
 
+COLLECTION_NAME = re.compile(r"^[\w.-]{1,64}$")
+MAX_DESCRIPTION = 200  # characters of a collection's description: one line of the server's instructions
+
+
+@dataclass(frozen=True)
+class Collection:
+    """A document root with the name and description an agent knows it by."""
+
+    name: str
+    root: Path
+    description: str = ""
+
+
 class ConfigError(MiniragError, ValueError):
     """The configuration cannot be used; the message says which setting and why."""
 
@@ -145,6 +163,7 @@ class Config:
     # checkpoints (store/checkpoint.py) and `doctor` reports the replica (store/replica.py).
     litestream_config: Path | None = None
     max_response_tokens: int = DEFAULT_MAX_RESPONSE_TOKENS  # what one tool result may cost a client (budget.py)
+    collections: tuple[Collection, ...] = ()  # the roots, named: one each, in the order of `roots`
 
 
 def parse_bool(name: str, raw: str) -> bool:
@@ -201,7 +220,8 @@ def _refuse_implicit_root(cwd: Path) -> None:
                           f"{here}; name the folder to index, e.g. --base-dir {here} if you mean all of it")
 
 
-def _parse_roots(env: Mapping[str, str], flag_roots: Sequence[str] | None, cwd: Path) -> tuple[Path, ...]:
+def _parse_roots(env: Mapping[str, str], flag_roots: Sequence[str] | None, cwd: Path) -> tuple[Collection, ...]:
+    described: dict[str, tuple[str, str]] = {}  # raw path -> (name, description) from the object form
     if flag_roots:
         raw_roots: list[str] = list(flag_roots)
         origin = "--base-dir"
@@ -211,6 +231,9 @@ def _parse_roots(env: Mapping[str, str], flag_roots: Sequence[str] | None, cwd: 
             parsed = json.loads(env["BASE_DIRS"])
         except json.JSONDecodeError as exc:
             raise ConfigError(f"BASE_DIRS must be {SETTING['BASE_DIRS'].values}: {exc.msg}") from None
+        if isinstance(parsed, dict) and parsed:
+            described = {raw: (name, description) for name, (raw, description) in _named_roots(parsed).items()}
+            parsed = list(described)
         if (
             not isinstance(parsed, list)
             or not parsed
@@ -223,14 +246,55 @@ def _parse_roots(env: Mapping[str, str], flag_roots: Sequence[str] | None, cwd: 
     else:
         raw_roots, origin = [str(cwd)], "current directory"
         _refuse_implicit_root(cwd)
-    roots: list[Path] = []
+    collections: list[Collection] = []
     for raw in raw_roots:
         path = _resolve(origin, raw, cwd)
         if not _is_dir(path, f"{origin}: document root {path}"):
             raise ConfigError(f"{origin}: document root {path} is not a directory")
-        if path not in roots:
-            roots.append(path)
-    return tuple(roots)
+        if any(c.root == path for c in collections):
+            if raw in described:
+                raise ConfigError(f"BASE_DIRS: collections {collections[[c.root for c in collections].index(path)].name!r} "
+                                  f"and {described[raw][0]!r} name the same folder {path}")
+            continue
+        name, description = described.get(raw) or (_free_name(path.name or "root", collections), "")
+        collections.append(Collection(name, path, description))
+    return tuple(collections)
+
+
+def _named_roots(parsed: dict) -> dict[str, tuple[str, str]]:
+    """BASE_DIRS's object form: collection name -> (raw path, description)."""
+    out = {}
+    for name, value in parsed.items():
+        if not COLLECTION_NAME.match(name):
+            raise ConfigError(f"BASE_DIRS: collection name {shown(name, 80)!r} must be 1 to 64 letters, digits, "
+                              "'.', '_' or '-'")
+        if isinstance(value, str):
+            value = {"path": value}
+        if not isinstance(value, dict) or set(value) - {"path", "description"}:
+            raise ConfigError(f"BASE_DIRS: collection {name!r} must be a path or {{\"path\": ..., "
+                              "\"description\": ...}} (no other keys)")
+        path, description = value.get("path"), value.get("description", "")
+        if not isinstance(path, str) or not path.strip():
+            raise ConfigError(f"BASE_DIRS: collection {name!r} needs a non-empty \"path\"")
+        if not isinstance(description, str) or len(description) > MAX_DESCRIPTION or any(
+                unicodedata.category(ch) in ("Cc", "Cf") for ch in description):
+            raise ConfigError(f"BASE_DIRS: collection {name!r}: the description must be one line of at most "
+                              f"{MAX_DESCRIPTION} characters")
+        if path in {raw for raw, _ in out.values()}:
+            raise ConfigError(f"BASE_DIRS: two collections name the same folder {path!r}")
+        out[name] = (path, description.strip())
+    return out
+
+
+def _free_name(base: str, taken: Sequence[Collection]) -> str:
+    """A root's folder name as its collection's name, made unique (`docs`, `docs-2`) and valid."""
+    base = re.sub(r"[^\w.-]", "_", base)[:60] or "root"
+    names = {c.name for c in taken}
+    name, n = base, 1
+    while name in names:
+        n += 1
+        name = f"{base}-{n}"
+    return name
 
 
 def _parse_watch(env: Mapping[str, str], flag: bool | None) -> tuple[bool, bool]:
@@ -285,7 +349,8 @@ def load_config(
     """Resolve the configuration. Flags (keyword arguments) win over `env`."""
     env = os.environ if env is None else env
     cwd = cwd or Path.cwd()
-    roots = _parse_roots(env, base_dirs, cwd)
+    collections = _parse_roots(env, base_dirs, cwd)
+    roots = tuple(c.root for c in collections)
 
     raw_db = db_path or env.get("DB_PATH", "").strip()
     db = _resolve("DB_PATH", raw_db, cwd) if raw_db else roots[0] / INDEX_DIRNAME / INDEX_FILENAME
@@ -323,6 +388,7 @@ def load_config(
     watching, polling = _parse_watch(env, watch)
     return Config(
         roots=roots,
+        collections=collections,
         db_path=db,
         cache_dir=cache,
         model_name=(model_name or env.get("MODEL_NAME", "").strip() or DEFAULT_MODEL),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from minirag.budget import cost, largest_fitting
@@ -56,11 +56,14 @@ def sources_summary(hits: Iterable[Hit], roots: Sequence[Path]) -> list[dict]:
     return list(summary.values())
 
 
-def query_result(hits: list[Hit], parents: dict[int, str], roots: Sequence[Path], budget: int | None = None) -> dict:
+def query_result(hits: list[Hit], parents: dict[int, str], roots: Sequence[Path], budget: int | None = None,
+                 collection_of: Callable[[str], str | None] = lambda source: None) -> dict:
     """Hits in rank order, then the parents they point to, each parent once. Over `budget`
     tokens: as many hits as fit, then parents in their first hit's rank order while they fit,
-    and `truncated` says what was left out and how to get it."""
-    full = _query_payload(hits, parents, roots, list(parents))
+    and `truncated` says what was left out and how to get it. Each hit names its collection
+    (`collection_of` its source; null for data and url sources)."""
+    named = {h.source: collection_of(h.source) for h in hits}
+    full = _query_payload(hits, parents, roots, list(parents), named)
     if budget is None or cost(full) <= budget:
         return full
     ranked = list(dict.fromkeys(h.parent_id for h in hits if h.parent_id in parents))
@@ -68,7 +71,7 @@ def query_result(hits: list[Hit], parents: dict[int, str], roots: Sequence[Path]
     def shaped(count: int, sent: list[int]) -> dict:
         kept = hits[:count]
         wanted = [pid for pid in dict.fromkeys(h.parent_id for h in kept) if pid in parents]
-        out = _query_payload(kept, parents, roots, sent)
+        out = _query_payload(kept, parents, roots, sent, named)
         out["truncated"] = {"hitsLeftOut": len(hits) - count,
                             "parentsLeftOut": [str(pid) for pid in wanted if pid not in sent],
                             "maxResponseTokens": budget, "next": QUERY_NEXT}
@@ -82,9 +85,10 @@ def query_result(hits: list[Hit], parents: dict[int, str], roots: Sequence[Path]
     return shaped(count, sent)
 
 
-def _query_payload(hits: list[Hit], parents: dict[int, str], roots: Sequence[Path], sent: list[int]) -> dict:
+def _query_payload(hits: list[Hit], parents: dict[int, str], roots: Sequence[Path], sent: list[int],
+                   named: dict[str, str | None]) -> dict:
     return {
-        "results": [hit_dict(h) for h in hits],
+        "results": [{**hit_dict(h), "collection": named[h.source]} for h in hits],
         "sources": sources_summary(hits, roots),
         "parents": {str(pid): parents[pid] for pid in sent},
     }

@@ -59,7 +59,7 @@ async def test_every_tool_result_fits_the_budget_on_the_largest_fixtures(largest
     for budget in (DEFAULT_MAX_RESPONSE_TOKENS, 2000):
         state = _state(largest, tiny_model_dir, tiny_encoder, budget)
         calls = [
-            ("status", {}), ("list_files", {}), ("sync_status", {"jobId": "nope"}),
+            ("status", {}), ("list_files", {}), ("list_collections", {}), ("sync_status", {"jobId": "nope"}),
             ("query_documents", {"query": "пакет debian сборка", "topK": 100}),
             ("query_documents", {"query": "test failed traceback", "topK": 100}),
             ("read_file", {"filePath": epub}), ("read_file", {"filePath": log, "offset": 100}),

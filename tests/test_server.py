@@ -24,7 +24,7 @@ from minirag.store.lock import SyncLock
 
 ROOT = Path(__file__).resolve().parent.parent
 HOSTILE = Path(__file__).parent / "fixtures" / "hostile"
-READ_TOOLS = {"query_documents", "read_chunk_neighbors", "read_file", "list_files", "status"}
+READ_TOOLS = {"query_documents", "read_chunk_neighbors", "read_file", "list_files", "list_collections", "status"}
 ALL_TOOLS = READ_TOOLS | {"sync_start", "sync_status", "ingest_file", "ingest_data", "ingest_url", "delete_file"}
 
 SOLAR = """# Solar power
@@ -108,7 +108,8 @@ async def test_every_tool_is_listed_with_its_annotations(make_state):
 async def test_tool_arguments_use_the_reference_camel_case_names(make_state):
     async with connected(make_state()) as client:
         schemas = {t.name: t.input_schema["properties"] for t in (await client.list_tools()).tools}
-    assert set(schemas["query_documents"]) == {"query", "topK", "scope"}
+    assert set(schemas["query_documents"]) == {"query", "topK", "scope", "collection"}
+    assert set(schemas["read_file"]) == {"filePath", "source", "offset", "maxChars"}
     assert set(schemas["read_chunk_neighbors"]) == {"chunkIndex", "filePath", "source", "before", "after"}
     assert set(schemas["ingest_data"]) == {"data", "source", "format", "title"}
     assert schemas["ingest_data"]["format"]["enum"] == ["text", "markdown", "html"]
@@ -160,7 +161,7 @@ async def test_every_tool_that_returns_document_text_says_to_treat_it_as_data(ma
 @pytest.mark.anyio
 async def test_the_server_hands_its_instructions_to_the_client(make_state):
     async with connected(make_state()) as client:
-        assert client.instructions == build_instructions()
+        assert client.instructions == build_instructions(collections=[("docs", "")])
 
 
 # --- ingest, query, read, delete -----------------------------------------------------
@@ -275,7 +276,7 @@ async def test_ingest_url_refuses_a_file_url(make_state):
 
 @pytest.mark.anyio
 async def test_an_unexpected_exception_is_a_tool_error_not_a_crash(make_state, monkeypatch):
-    def explode(self, scope=None):
+    def explode(self, scope=None, collection=None):
         raise RuntimeError("disk on fire")
 
     monkeypatch.setattr(App, "list_files", explode)

@@ -118,7 +118,7 @@ async def test_the_sdk_stdio_client_sees_a_broken_configuration_through_status(s
         names = {t.name for t in (await client.list_tools()).tools}
         health = await client.call_tool("status", {})
         query = await client.call_tool("query_documents", {"query": "tides"})
-    assert len(names) == 11
+    assert len(names) == 12
     assert health.structured_content["version"] == __version__
     assert "BASE_DIRS" in health.structured_content["configError"]
     assert query.is_error and "configuration error" in query.content[0].text
@@ -204,3 +204,43 @@ def test_in_a_terminal_the_stdio_server_says_what_it_is_and_ctrl_c_quits(server_
         os.close(terminal)
     assert b"minirag --help" in said
     assert status[0] == pid and os.waitstatus_to_exitcode(status[1]) == 130
+
+
+@pytest.mark.anyio
+async def test_named_collections_budgets_and_pages_over_stdio_and_http(server_env, tmp_path):
+    """The same agent's path through both transports: learn the collections, search one, read a
+    long file page by page, with nothing but tools advertised."""
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    long_text = "".join(f"Paragraph {i} about tidal streams and harbour charts.\n\n" for i in range(600))
+    (notes / "long.md").write_text(long_text)
+    env = server_env | {"MINIRAG_MAX_RESPONSE_TOKENS": "2000", "BASE_DIRS": json.dumps({
+        "tides": {"path": server_env["BASE_DIR"], "description": "Notes on tides"}, "harbour": str(notes)})}
+    env.pop("BASE_DIR")
+    port = _free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "minirag", "serve", "--http", f":{port}"], env=env,
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        _wait_for_port(port, proc)
+        for target in (StdioServerParameters(command=sys.executable, args=["-m", "minirag"], env=env),
+                       f"http://127.0.0.1:{port}/mcp"):
+            async with Client(target) as client:
+                assert client.server_capabilities.resources is None and client.server_capabilities.prompts is None
+                assert "tides: Notes on tides" in client.instructions and "harbour" in client.instructions
+                await client.call_tool("sync_start", {"wait": True})
+                listed = (await client.call_tool("list_collections", {})).structured_content["collections"]
+                assert [(c["name"], c["fileCount"]) for c in listed] == [("tides", 1), ("harbour", 1)]
+                found = (await client.call_tool("query_documents", {"query": "tidal", "collection": "harbour"})
+                         ).structured_content
+                assert found["results"] and {h["collection"] for h in found["results"]} == {"harbour"}
+                pages, offset = [], 0
+                while offset is not None:
+                    page = await client.call_tool("read_file", {"filePath": str(notes / "long.md"), "offset": offset})
+                    assert len(page.content[0].text) < 3 * 2000
+                    pages.append(page.structured_content["text"])
+                    offset = page.structured_content["nextOffset"]
+                assert "".join(pages).split() == long_text.split() and len(pages) > 2
+    finally:
+        proc.terminate()
+        stdout, _stderr = proc.communicate(timeout=TIMEOUT_S)
+    assert stdout == b""

@@ -531,6 +531,16 @@ class Index:
             for o, t, p, ps, pe in rows
         ]
 
+    def counts_under(self, low: str, exact: str, high: str) -> tuple[int, int]:
+        """(files, chunks) indexed at `exact` or in [low, high): a root's share of the index (search.Scope)."""
+        return self.conn.execute(
+            """
+            SELECT COUNT(*), COALESCE(SUM((SELECT COUNT(*) FROM chunks c WHERE c.source_id = s.id)), 0)
+            FROM sources s WHERE s.kind = 'file' AND (s.source = ? OR (s.source >= ? AND s.source < ?))
+            """,
+            (exact, low, high),
+        ).fetchone()
+
     def stats(self) -> dict:
         sources, chunks, sections, stale = self.conn.execute(
             """
