@@ -600,7 +600,10 @@ class App:
     # --- reads -------------------------------------------------------------------
 
     @explained
-    def query(self, text: str, top_k: int = 10, scope: str | None = None, collection: str | None = None) -> dict:
+    def query(self, text: str, top_k: int = 10, scope: str | None = None, collection: str | None = None,
+              budget: int | None = None) -> dict:
+        """The hits, fitted to `budget` tokens when one is given (the faces give the response budget;
+        scripts/eval.py gives none, so what it scores is the whole ranking)."""
         if not visible(text):
             raise InvalidArgument("query must not be empty (it has no visible characters)")
         clamp_top_k(top_k)  # refuse a bad topK even when the index is empty
@@ -623,7 +626,7 @@ class App:
         hits = search(index.conn, text, options, encoder=encoder, matrices=self.matrices, pool=self.query_pool,
                       pool_conn=lambda: index.conn)
         return query_result(hits, index.parents(h.parent_id for h in hits), self.config.roots,
-                            budget=self.config.max_response_tokens, collection_of=self.collection_of)
+                            budget=budget, collection_of=self.collection_of)
 
     @explained
     def read(self, key: str, offset: int = 0, max_chars: int | None = None, *, budgeted: bool = True) -> dict:

@@ -262,8 +262,13 @@ def _scope(value: str | None) -> str | None:
 
 def _cmd_query(args, app) -> int:
     scope = _scope(args.scope)
-    _emit(args, app.query(args.text, top_k=args.top_k, scope=scope, collection=args.collection),
-          lambda p: _fmt_query(p, scope))
+    payload = app.query(args.text, top_k=args.top_k, scope=scope, collection=args.collection,
+                        budget=app.config.max_response_tokens)
+    _emit(args, payload, lambda p: _fmt_query(p, scope))
+    if payload.get("truncated", {}).get("hitsLeftOut") and not args.json:
+        left = payload["truncated"]
+        sys.stderr.write(f"minirag: {left['hitsLeftOut']} more results left out to fit MINIRAG_MAX_RESPONSE_TOKENS "
+                         f"({left['maxResponseTokens']}); ask for fewer (--top-k) or narrow it (--scope)\n")
     return 0
 
 
