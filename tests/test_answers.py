@@ -182,3 +182,24 @@ async def test_the_server_advertises_only_what_it_serves(largest, tiny_model_dir
         assert capabilities.tools is not None
         assert capabilities.resources is None and capabilities.prompts is None
     state.close()
+
+
+def test_any_result_cuts_its_longest_list_to_the_budget_and_says_so():
+    from minirag.results import within_budget
+
+    warnings = [f"/docs/file-{i}.pdf: encrypted, cannot be read" for i in range(2000)]
+    cut = within_budget({"jobId": "j1", "failed": 2000, "warnings": warnings, "otherTypes": {".gz": 3}}, 1000)
+    assert estimate_tokens(json.dumps(cut, ensure_ascii=False, indent=2)) <= 1000
+    assert cut["warnings"] == warnings[:len(cut["warnings"])] and cut["failed"] == 2000
+    assert cut["truncated"]["field"] == "warnings" and cut["truncated"]["leftOut"] == 2000 - len(cut["warnings"])
+    small = {"version": "1", "roots": ["/a"]}
+    assert within_budget(small, 1000) is small
+
+
+def test_a_result_that_cannot_be_cut_is_refused_in_one_line():
+    from minirag.errors import MiniragError
+    from minirag.results import within_budget
+
+    with pytest.raises(MiniragError, match="over MINIRAG_MAX_RESPONSE_TOKENS") as caught:
+        within_budget({"text": "x" * 10_000}, 1000)
+    assert "\n" not in str(caught.value)
