@@ -86,7 +86,7 @@ def test_stdio_server_answers_initialize_ingest_and_query_with_only_json_rpc_on_
         stderr = server.close()
     assert init["result"]["serverInfo"]["name"] == "minirag", stderr
     assert "untrusted" in init["result"]["instructions"]
-    assert len(tools) == 11
+    assert len(tools) == 12
     assert ingested["structuredContent"]["chunkCount"] == 1
     assert found["structuredContent"]["results"][0]["source"].endswith("tides.md")
     assert missing["isError"] is True
