@@ -420,14 +420,15 @@ class BearerToken:
 
 
 def run_http(server: MCPServer, host: str, port: int, token: str | None) -> None:
-    """Streamable HTTP at /mcp through uvicorn, behind the bearer token when there is one."""
+    """Streamable HTTP at /mcp through uvicorn, behind the bearer token when there is one, else
+    answering only requests addressed to the bound loopback address (http_hosts.py)."""
     import uvicorn
 
     from minirag.http_guard import GuardedH11Protocol, raise_descriptor_limit
+    from minirag.http_hosts import LocalOnly
 
     app = server.streamable_http_app(host=host)
-    if token is not None:
-        app = BearerToken(app, token)
+    app = BearerToken(app, token) if token is not None else LocalOnly(app, host, port)
     raise_descriptor_limit()
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", http=GuardedH11Protocol)
     anyio.run(uvicorn.Server(config).serve)
