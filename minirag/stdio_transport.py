@@ -11,7 +11,8 @@ A line the SDK cannot read at all (not JSON, JSON nested past its parser's
 depth limit, JSON that is no JSON-RPC message) it passes on as an exception
 that the server only logs: the client, whose request id was lost with the
 line, waits forever. Here each such line is answered with a JSON-RPC error of
-id null (parse error -32700, invalid request -32600), and the server reads on.
+id null (parse error -32700, invalid request -32600), and the server reads on;
+a blank line, which carries no message, is skipped.
 """
 
 from __future__ import annotations
@@ -82,7 +83,8 @@ class _RepairedLines:
 
     async def __aiter__(self):
         while (line := await anyio.to_thread.run_sync(self._lines.get, abandon_on_cancel=True)) is not None:
-            yield repair(line)
+            if line.strip():  # a blank line carries no message: nothing to answer
+                yield repair(line)
 
     def release(self) -> None:
         """Wake a get() that a cancellation abandoned, so its worker thread can end."""

@@ -196,6 +196,7 @@ def test_an_unreadable_line_gets_a_json_rpc_error_and_the_server_reads_on(server
                                       "clientInfo": {"name": "raw", "version": "0"}})
         server.send({"method": "notifications/initialized"})
         replies = []
+        server.proc.stdin.write(b"\n  \n")  # blank lines: no message, no answer
         for line, _code in UNREADABLE:
             server.proc.stdin.write(line + b"\n")
             server.proc.stdin.flush()
