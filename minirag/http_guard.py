@@ -40,6 +40,7 @@ import time
 import weakref
 
 import h11
+from starlette.requests import ClientDisconnect
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 log = logging.getLogger(__name__)
@@ -75,6 +76,21 @@ def raise_descriptor_limit() -> None:
             return
         except (OSError, ValueError):
             continue
+
+
+class _ClientGone(logging.Filter):
+    """Drops the SDK's traceback for a request whose client went away before its body was complete:
+    that is what the body guard does to a dribbling client, hundreds of times in a flood (and a
+    stderr nobody reads fast enough then blocks the server)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not (record.exc_info and isinstance(record.exc_info[1], ClientDisconnect))
+
+
+def quiet_client_disconnects() -> None:
+    sdk = logging.getLogger("mcp.server.streamable_http")
+    if not any(isinstance(f, _ClientGone) for f in sdk.filters):
+        sdk.addFilter(_ClientGone())
 
 
 def connection_cap() -> int:

@@ -424,12 +424,17 @@ def run_http(server: MCPServer, host: str, port: int, token: str | None) -> None
     answering only requests addressed to the bound loopback address (http_hosts.py)."""
     import uvicorn
 
-    from minirag.http_guard import GuardedH11Protocol, raise_descriptor_limit
+    from minirag.http_guard import (
+        GuardedH11Protocol,
+        quiet_client_disconnects,
+        raise_descriptor_limit,
+    )
     from minirag.http_hosts import LocalOnly
 
     app = server.streamable_http_app(host=host)
     app = BearerToken(app, token) if token is not None else LocalOnly(app, host, port)
     raise_descriptor_limit()
+    quiet_client_disconnects()
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", http=GuardedH11Protocol)
     anyio.run(uvicorn.Server(config).serve)
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import socket
 import threading
 import time
@@ -282,3 +283,18 @@ def test_a_flood_of_dribbled_bodies_past_the_cap_does_not_keep_a_real_client_out
     assert read_until(client, b"\r\n\r\n5").endswith(b"\r\n\r\n5"), "a real client was kept out"
     for sock in flood:
         sock.close()
+
+
+def test_a_client_cut_mid_body_leaves_no_traceback_in_the_log(caplog):
+    """The SDK logs a traceback for each request whose client went away mid-body: in a flood of cut
+    dribblers that was 5,000 lines of stderr, and a client reading stderr slowly stalled the server."""
+    from starlette.requests import ClientDisconnect
+
+    http_guard.quiet_client_disconnects()
+    sdk = logging.getLogger("mcp.server.streamable_http")
+    for exc in (ClientDisconnect(), RuntimeError("a real failure")):
+        try:
+            raise exc
+        except Exception:
+            sdk.exception("Error handling POST request")
+    assert [r.exc_info[0] for r in caplog.records if r.name == sdk.name] == [RuntimeError]
