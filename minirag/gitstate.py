@@ -60,6 +60,8 @@ def find_git_dir(root: Path) -> tuple[Path, Path, Path] | None:
             if text is None or not text.startswith("gitdir:"):
                 return None
             git_dir = (top / text[len("gitdir:"):].strip()).resolve()
+        elif os.path.lexists(dot_git):
+            return None  # a FIFO, a socket, a dangling link: this folder's `.git`, and not a readable one
         else:
             continue
         common = _read(git_dir / "commondir")
