@@ -1,29 +1,111 @@
 """The git commit each root was at when it was last fully synced (App stores it in the index).
 
-Best effort: a root that is not a git work tree, or a machine without git,
-simply has no entry.
+Best effort: a root that is not a git work tree simply has no entry.
+
+A root may be an unpacked archive or a shared folder, so its `.git` is the
+attacker's: git reading its config would run the programs it names
+(`core.fsmonitor`, hooks, clean filters, a promisor remote's transport). So
+the commit is read from `.git/HEAD` and the refs directly, and git itself runs
+only for `dirty`, with every config-driven program switched off (gitsafe.py).
+Every file under `.git` is opened without blocking and read only when it is a
+regular file: a FIFO planted as `HEAD` cannot hang the sync.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-import subprocess
+import os
+import re
+import stat
 from datetime import UTC, datetime
 from pathlib import Path
 
+from minirag.gitsafe import safe_git
+
 log = logging.getLogger(__name__)
 
-GIT_TIMEOUT_S = 5
+MAX_REF_DEPTH = 5  # symbolic refs followed (git's own limit is 5 too)
+MAX_SMALL_FILE = 64 * 1024  # HEAD, a loose ref, a gitdir or commondir file
+MAX_PACKED_REFS = 64 * 1024 * 1024
+_OID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")  # SHA-1 or SHA-256
 
 
-def _git(root: Path, *args: str) -> str | None:
+def _read(path: Path, limit: int = MAX_SMALL_FILE) -> str | None:
+    """The text of a regular file (not a FIFO, device or folder), or None."""
     try:
-        done = subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True,
-                              timeout=GIT_TIMEOUT_S, check=False)
-    except (OSError, subprocess.SubprocessError):
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
         return None
-    return done.stdout if done.returncode == 0 else None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
+            return None
+        with os.fdopen(os.dup(fd), "rb") as f:
+            return f.read(limit).decode("utf-8", "replace")
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def find_git_dir(root: Path) -> tuple[Path, Path, Path] | None:
+    """(work tree top, git dir, common dir) of the repository holding `root`, or None."""
+    for top in (root, *root.parents):
+        dot_git = top / ".git"
+        if dot_git.is_dir():
+            git_dir = dot_git
+        elif dot_git.is_file():  # a linked worktree or a submodule: "gitdir: <path>"
+            text = _read(dot_git)
+            if text is None or not text.startswith("gitdir:"):
+                return None
+            git_dir = (top / text[len("gitdir:"):].strip()).resolve()
+        elif os.path.lexists(dot_git):
+            return None  # a FIFO, a socket, a dangling link: this folder's `.git`, and not a readable one
+        else:
+            continue
+        common = _read(git_dir / "commondir")
+        common_dir = (git_dir / common.strip()).resolve() if common and common.strip() else git_dir
+        return top, git_dir, common_dir
+    return None
+
+
+def _valid_ref(name: str) -> bool:
+    parts = name.split("/")
+    return (name.startswith("refs/") and "\x00" not in name and "\\" not in name
+            and all(p and p not in (".", "..") for p in parts))
+
+
+def _packed(common_dir: Path, name: str) -> str | None:
+    text = _read(common_dir / "packed-refs", MAX_PACKED_REFS)
+    for line in (text or "").splitlines():
+        oid, _, ref = line.partition(" ")
+        if ref == name and _OID.fullmatch(oid):
+            return oid
+    return None
+
+
+def read_head(git_dir: Path, common_dir: Path) -> str | None:
+    """The commit HEAD names (following symbolic refs, loose then packed), or None (unborn, unreadable)."""
+    text = _read(git_dir / "HEAD")
+    for _ in range(MAX_REF_DEPTH):
+        if text is None:
+            return None
+        text = text.strip()
+        if _OID.fullmatch(text):
+            return text
+        if not text.startswith("ref:"):
+            return None
+        name = text[len("ref:"):].strip()
+        if not _valid_ref(name):
+            return None
+        # Per-worktree refs sit in the worktree's git dir; branches and tags in the common one.
+        text = _read(git_dir / name) if git_dir != common_dir else None
+        if text is None:
+            text = _read(common_dir / name)
+        if text is None:
+            return _packed(common_dir, name)
+    return None
 
 
 def _porcelain_path(line: str) -> str:
@@ -31,18 +113,27 @@ def _porcelain_path(line: str) -> str:
     return path[1:-1] if path.startswith('"') and path.endswith('"') else path
 
 
-def root_state(root: Path, db_path: Path) -> dict | None:
-    """{root, commit, dirty} for a root inside a git work tree, else None."""
-    commit = _git(root, "rev-parse", "HEAD")
-    top = _git(root, "rev-parse", "--show-toplevel")
-    status = _git(root, "status", "--porcelain", "--untracked-files=all", "--", ".")
-    if commit is None or top is None or status is None:
+def _dirty(root: Path, top: Path, git_dir: Path, db_path: Path) -> bool | None:
+    status = safe_git(root, git_dir, top, "status", "--porcelain", "--untracked-files=all",
+                      "--ignore-submodules=all", "--no-renames", "--", ".")
+    if status is None:
         return None
     # The index file and its WAL/lock siblings may live inside the root; they are not changes.
     ours = str(db_path)
-    changes = [p for p in map(_porcelain_path, status.splitlines())
-               if not str(Path(top.strip(), p)).startswith(ours)]
-    return {"root": str(root), "commit": commit.strip(), "dirty": bool(changes)}
+    return any(not str(top / p).startswith(ours) for p in map(_porcelain_path, status.splitlines()))
+
+
+def root_state(root: Path, db_path: Path) -> dict | None:
+    """{root, commit, dirty} for a root inside a git work tree with a commit, else None.
+    `dirty` is None when git could not say (not installed, too old to be run safely, refused)."""
+    found = find_git_dir(root)
+    if found is None:
+        return None
+    top, git_dir, common_dir = found
+    commit = read_head(git_dir, common_dir)
+    if commit is None:
+        return None
+    return {"root": str(root), "commit": commit, "dirty": _dirty(root, top, git_dir, db_path)}
 
 
 def root_states(roots: list[Path], db_path: Path) -> list[dict]:

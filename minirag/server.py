@@ -9,6 +9,7 @@ on stdio, stdout is the protocol.
 
 from __future__ import annotations
 
+import difflib
 import functools
 import hmac
 import inspect
@@ -313,12 +314,38 @@ def register(server: MCPServer, state: ServerState) -> None:
         if in_read_only or not state.read_only:
             server.add_tool(bind(fn, state), name=fn.__name__, description=inspect.getdoc(fn),
                             annotations=hints, structured_output=True)
+            # The schema says what call_tool enforces: an argument not listed is refused.
+            server._tool_manager.get_tool(fn.__name__).parameters["additionalProperties"] = False
+
+
+def unknown_arguments_error(name: str, known: list[str], arguments: Mapping[str, Any]) -> str | None:
+    """One line naming each argument `name` does not take (and the one likely meant), or None."""
+    unknown = [key for key in arguments if key not in known]
+    if not unknown:
+        return None
+    lowered = {k.lower(): k for k in known}
+
+    def named(key: str) -> str:
+        guess = lowered.get(str(key).lower().replace("_", "")) or next(
+            iter(difflib.get_close_matches(str(key), known, n=1, cutoff=0.6)), None)
+        return shown(repr(key), 60) + (f" (did you mean {guess!r}?)" if guess else "")
+
+    which = "unknown argument" if len(unknown) == 1 else "unknown arguments"
+    takes = ", ".join(known) if known else "none"
+    return f"{name}: {which} {', '.join(named(k) for k in unknown[:5])}; it takes: {takes}"
 
 
 class _Server(MCPServer):
-    """The SDK's server, with arguments that fail the input schema answered in one line."""
+    """The SDK's server, with arguments that fail the input schema answered in one line, and an
+    argument the tool does not take refused by name (the SDK would drop it silently: a misspelt
+    `top_k` or `filepath` would run the call without it)."""
 
     async def call_tool(self, name, arguments, context=None):
+        tool = self._tool_manager.get_tool(name)
+        if tool is not None and isinstance(arguments, Mapping):
+            refusal = unknown_arguments_error(name, list(tool.parameters.get("properties", {})), arguments)
+            if refusal is not None:
+                raise ToolError(refusal)
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as exc:
@@ -439,15 +466,21 @@ class BearerToken:
 
 
 def run_http(server: MCPServer, host: str, port: int, token: str | None) -> None:
-    """Streamable HTTP at /mcp through uvicorn, behind the bearer token when there is one."""
+    """Streamable HTTP at /mcp through uvicorn, behind the bearer token when there is one, else
+    answering only requests addressed to the bound loopback address (http_hosts.py)."""
     import uvicorn
 
-    from minirag.http_guard import GuardedH11Protocol, raise_descriptor_limit
+    from minirag.http_guard import (
+        GuardedH11Protocol,
+        quiet_client_disconnects,
+        raise_descriptor_limit,
+    )
+    from minirag.http_hosts import LocalOnly
 
     app = server.streamable_http_app(host=host)
-    if token is not None:
-        app = BearerToken(app, token)
+    app = BearerToken(app, token) if token is not None else LocalOnly(app, host, port)
     raise_descriptor_limit()
+    quiet_client_disconnects()
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", http=GuardedH11Protocol)
     anyio.run(uvicorn.Server(config).serve)
 

@@ -6,6 +6,13 @@ line and answers nothing, so the client waits for that request forever. Here
 such a line is parsed with the standard library, which accepts it, every lone
 surrogate becomes U+FFFD, and the request goes on. Every other line reaches the
 SDK untouched.
+
+A line the SDK cannot read at all (not JSON, JSON nested past its parser's
+depth limit, JSON that is no JSON-RPC message) it passes on as an exception
+that the server only logs: the client, whose request id was lost with the
+line, waits forever. Here each such line is answered with a JSON-RPC error of
+id null (parse error -32700, invalid request -32600), and the server reads on;
+a blank line, which carries no message, is skipped.
 """
 
 from __future__ import annotations
@@ -19,7 +26,12 @@ import re
 import threading
 
 import anyio
+import mcp_types as types
 from mcp.server.stdio import stdio_server
+from mcp.shared.message import SessionMessage
+from pydantic import ValidationError
+
+from minirag.display import shown
 
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # json.loads joins valid pairs: what is left is alone
@@ -31,8 +43,8 @@ def repair(line: str) -> str:
         return line
     try:
         message = json.loads(line)
-    except ValueError:
-        return line  # not JSON at all: the SDK says so as before
+    except (ValueError, RecursionError):
+        return line  # not JSON at all, or nested past Python's stack: the SDK's parser refuses it
     return json.dumps(_replace_lone(message), ensure_ascii=False) + "\n"
 
 
@@ -71,12 +83,72 @@ class _RepairedLines:
 
     async def __aiter__(self):
         while (line := await anyio.to_thread.run_sync(self._lines.get, abandon_on_cancel=True)) is not None:
-            yield repair(line)
+            if line.strip():  # a blank line carries no message: nothing to answer
+                yield repair(line)
 
     def release(self) -> None:
         """Wake a get() that a cancellation abandoned, so its worker thread can end."""
         with contextlib.suppress(queue.Full):  # full: lines are waiting, so no get() is blocked
             self._lines.put_nowait(None)
+
+
+INVALID_REQUEST = -32600
+MAX_DETAIL = 200
+
+
+def unreadable_reply(exc: Exception) -> types.JSONRPCError:
+    """The JSON-RPC error answering a line the SDK could not read (`exc`, what its parser raised)."""
+    errors = exc.errors() if isinstance(exc, ValidationError) else []
+    if errors and errors[0].get("type") == "json_invalid":
+        code, what = types.PARSE_ERROR, "Parse error"
+    else:
+        code, what = INVALID_REQUEST, "Invalid Request: not a JSON-RPC 2.0 message"
+    detail = errors[0].get("msg", "") if errors else str(exc)
+    return types.JSONRPCError(jsonrpc="2.0", id=None, error=types.ErrorData(
+        code=code, message=f"{what} ({shown(detail, MAX_DETAIL)})" if detail else what))
+
+
+class _AnsweringReads:
+    """The SDK's read stream, with each unreadable line answered on `write` and left out.
+
+    Duck-types the SDK's context receive stream (`last_context` included), which is all the
+    server loop uses of it."""
+
+    def __init__(self, inner, write) -> None:
+        self._inner = inner
+        self._write = write
+
+    @property
+    def last_context(self):
+        return getattr(self._inner, "last_context", None)
+
+    async def receive(self):
+        while True:
+            item = await self._inner.receive()
+            if not isinstance(item, Exception):
+                return item
+            await self._write.send(SessionMessage(unreadable_reply(item)))
+
+    def __aiter__(self):
+        return self
+
+    async def __anext__(self):
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+    def close(self) -> None:
+        self._inner.close()
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    async def __aenter__(self):
+        return self
+
+    async def __aexit__(self, *exc) -> None:
+        await self.aclose()
 
 
 async def serve_stdio(server) -> None:
@@ -95,7 +167,7 @@ async def serve_stdio(server) -> None:
     try:
         async with stdio_server(stdin=lines) as (read, write):
             lowlevel = server._lowlevel_server  # what MCPServer.run_stdio_async runs, with this stdin
-            await lowlevel.run(read, write, lowlevel.create_initialization_options())
+            await lowlevel.run(_AnsweringReads(read, write), write, lowlevel.create_initialization_options())
     finally:
         lines.release()
         os.dup2(saved, 0)

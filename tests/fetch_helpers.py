@@ -92,6 +92,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(b"only ten b")
 
+    def route_chunked(self, path, query):
+        """A chunked body whose one chunk declares the size `size` (raw text, e.g. -5 or zz), then `tail` bytes."""
+        self.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n"
+                         + query["size"].encode() + b"\r\nhello\r\n0\r\n\r\n" + b"z" * int(query.get("tail", 0)))
+        self.close_connection = True
+
     def route_slow(self, path, query):
         time.sleep(3)
         self._reply(b"late")

@@ -14,7 +14,7 @@ import ipaddress
 import socket
 import ssl
 import time
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 import pytest
 from fetch_helpers import PAGE, FakeDns, Server, make_certificates, server_pair
@@ -339,6 +339,27 @@ def test_a_refused_connection_is_a_fetch_error(servers, dns):
 def test_a_body_shorter_than_its_content_length_is_a_fetch_error(servers):
     with pytest.raises(FetchError, match="early"):
         fetch_url(url(servers[0], "/short"))
+
+
+@pytest.mark.parametrize("size", ["-5", "-0x5", "-1", "-0", "+5", "0x5", "1_0", "zz", "5zz", " "])
+def test_a_malformed_chunk_size_is_one_clear_fetch_error(servers, size):
+    with pytest.raises(FetchError) as caught:
+        fetch_url(url(servers[0], "/chunked?size=" + quote(size)))
+    message = str(caught.value)
+    assert message.startswith("fetching 'http://public.test:") and "\n" not in message
+    assert "failed: a malformed chunked body (chunk size" in message, message
+
+
+def test_a_chunk_size_of_minus_one_cannot_read_past_the_byte_cap(servers, bytes_read):
+    """http.client reads a chunk of size -1 to the end of the connection, in one read, whatever the cap."""
+    with pytest.raises(FetchError, match="malformed chunked body"):
+        fetch_url(url(servers[0], "/chunked?size=-1&tail=3000000"), max_bytes=100_000)
+    assert bytes_read["total"] < 100_000
+
+
+@pytest.mark.parametrize("size", ["5", "05", "5;name=value", "5 "])
+def test_a_well_formed_chunked_body_is_read(servers, size):
+    assert fetch_url(url(servers[0], "/chunked?size=" + quote(size))).body == b"hello"
 
 
 # --- redirects ----------------------------------------------------------------------------

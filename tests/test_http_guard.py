@@ -5,6 +5,8 @@ the cap are closed at once. A real uvicorn server on a real socket, in a thread,
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import logging
 import socket
 import threading
 import time
@@ -34,6 +36,25 @@ async def streaming_app(scope, receive, send):
         return
     await send({"type": "http.response.start", "status": 200, "headers": [(b"content-length", b"2")]})
     await send({"type": "http.response.body", "body": b"ok"})
+
+
+async def body_app(scope, receive, send):
+    """Reads the whole request body (as the MCP endpoint does) before answering its length; /late
+    waits BODY_GRACE_S * 3 before it starts reading."""
+    if scope["type"] != "http":
+        return
+    if scope["path"] == "/late":
+        await asyncio.sleep(http_guard.BODY_GRACE_S * 3)
+    size, more = 0, True
+    while more:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            return
+        size += len(message.get("body", b""))
+        more = message.get("more_body", False)
+    body = str(size).encode()
+    await send({"type": "http.response.start", "status": 200, "headers": [(b"content-length", b"%d" % len(body))]})
+    await send({"type": "http.response.body", "body": body})
 
 
 @pytest.fixture
@@ -194,3 +215,86 @@ def test_serve_http_runs_the_guarded_protocol_with_the_descriptor_limit_raised(m
     monkeypatch.setattr(http_guard, "raise_descriptor_limit", lambda: seen.setdefault("raised", True))
     server_module.run_http(server_module.MCPServer("probe"), "127.0.0.1", _free_port(), None)
     assert seen == {"http": http_guard.GuardedH11Protocol, "raised": True}
+
+
+def body_headers(path: str, length: int) -> bytes:
+    return f"POST {path} HTTP/1.1\r\nHost: a\r\nContent-Length: {length}\r\n\r\n".encode()
+
+
+@pytest.fixture
+def short_body_limits(monkeypatch):
+    monkeypatch.setattr(http_guard, "BODY_GRACE_S", 0.4)
+    monkeypatch.setattr(http_guard, "MIN_BODY_RATE", 2000)
+    monkeypatch.setattr(http_guard, "BODY_CHECK_S", 0.1)
+
+
+def test_a_body_dribbled_below_the_minimum_rate_is_cut_and_a_fast_one_is_read(serve_guarded, short_body_limits):
+    port = serve_guarded(body_app)
+    dribbling = connect(port)
+    dribbling.sendall(body_headers("/", 100_000) + b"x")
+    started, closed = time.monotonic(), False
+    while time.monotonic() - started < 3.0:  # 20 bytes a second, a hundredth of the minimum
+        try:
+            dribbling.sendall(b"x")
+        except OSError:
+            closed = True
+            break
+        time.sleep(0.05)
+    assert closed or read_until_closed(dribbling, 1.0)[0] is not None, "a dribbled body kept the connection"
+    fast = connect(port)
+    fast.sendall(body_headers("/", 300_000) + b"y" * 300_000)
+    assert read_until(fast, b"300000").endswith(b"300000")
+
+
+def test_a_body_the_application_has_not_started_reading_is_not_the_clients_delay(serve_guarded, short_body_limits,
+                                                                                 monkeypatch):
+    """uvicorn stops reading past 64 KB the application has not taken: that wait is not counted (at this
+    minimum rate it would cut the connection)."""
+    monkeypatch.setattr(http_guard, "MIN_BODY_RATE", 1_000_000)
+    port = serve_guarded(body_app)
+    sock = connect(port)
+    sock.sendall(body_headers("/late", 1_000_000))
+    sender = threading.Thread(target=sock.sendall, args=(b"z" * 1_000_000,), daemon=True)
+    sender.start()
+    assert read_until(sock, b"1000000").endswith(b"1000000"), "a body held back by the application was cut"
+    sender.join(timeout=5)
+
+
+def test_a_flood_of_dribbled_bodies_past_the_cap_does_not_keep_a_real_client_out(serve_guarded, monkeypatch):
+    """600 such connections against the cap of 512, scaled down: 120 against a cap of 100. Each sent its
+    headers and dribbles its body faster than the minimum would cut it within the test."""
+    monkeypatch.setattr(http_guard, "MAX_CONNECTIONS", 100)
+    monkeypatch.setattr(http_guard, "BODY_GRACE_S", 30.0)
+    monkeypatch.setattr(http_guard, "REFUSAL_LOG_INTERVAL_S", 0.3)
+    port = serve_guarded(body_app)
+    flood = []
+    for _ in range(120):
+        sock = connect(port)
+        sock.sendall(body_headers("/", 1_000_000) + b"x")
+        flood.append(sock)
+    time.sleep(0.3)
+    for _ in range(2):  # still dribbling
+        for sock in flood:
+            with contextlib.suppress(OSError):
+                sock.sendall(b"x")
+        time.sleep(0.1)
+    client = connect(port)
+    client.sendall(body_headers("/", 5) + b"hello")
+    assert read_until(client, b"\r\n\r\n5").endswith(b"\r\n\r\n5"), "a real client was kept out"
+    for sock in flood:
+        sock.close()
+
+
+def test_a_client_cut_mid_body_leaves_no_traceback_in_the_log(caplog):
+    """The SDK logs a traceback for each request whose client went away mid-body: in a flood of cut
+    dribblers that was 5,000 lines of stderr, and a client reading stderr slowly stalled the server."""
+    from starlette.requests import ClientDisconnect
+
+    http_guard.quiet_client_disconnects()
+    sdk = logging.getLogger("mcp.server.streamable_http")
+    for exc in (ClientDisconnect(), RuntimeError("a real failure")):
+        try:
+            raise exc
+        except Exception:
+            sdk.exception("Error handling POST request")
+    assert [r.exc_info[0] for r in caplog.records if r.name == sdk.name] == [RuntimeError]

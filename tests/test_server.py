@@ -490,3 +490,23 @@ async def test_arguments_that_fail_the_schema_are_answered_in_one_line(make_stat
     async with connected(make_state()) as client:
         text = await refused(client, "query_documents", **arguments)
     assert text.startswith(expected) and "\n" not in text and "pydantic.dev" not in text, text
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(("tool", "arguments", "expected"), [
+    ("query_documents", {"query": "solar", "top_k": 1},
+     "query_documents: unknown argument 'top_k' (did you mean 'topK'?); it takes: query, topK, scope"),
+    ("query_documents", {"query": "solar", "topk": 1}, "unknown argument 'topk' (did you mean 'topK'?)"),
+    ("query_documents", {"query": "solar", "scopes": "/x", "deleteAll": True},
+     "unknown arguments 'scopes' (did you mean 'scope'?), 'deleteAll'"),
+    ("read_file", {"filepath": "/x"}, "read_file: unknown argument 'filepath' (did you mean 'filePath'?)"),
+    ("status", {"verbose": True}, "status: unknown argument 'verbose'; it takes: none"),
+    ("list_files", {"x" * 500: 1}, "list_files: unknown argument 'xxxx"),
+])
+async def test_an_argument_the_tool_does_not_take_is_refused_by_name(make_state, tool, arguments, expected):
+    """Ignored, a misspelt argument runs the call without it: `top_k` would silently answer 10 results."""
+    async with connected(make_state()) as client:
+        text = await refused(client, tool, **arguments)
+        schema = next(t for t in (await client.list_tools()).tools if t.name == tool).input_schema
+    assert expected in text and "\n" not in text and len(text) < 400, text
+    assert schema["additionalProperties"] is False

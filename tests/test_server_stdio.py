@@ -180,6 +180,38 @@ def test_a_request_holding_a_lone_surrogate_is_answered_not_dropped(server_env):
     assert after["isError"] is False
 
 
+UNREADABLE = [  # (line, JSON-RPC error code): what a broken or hostile client may write
+    (b"not json at all", -32700),
+    (b"[" * 100_000 + b"]" * 100_000, -32700),  # past the parser's depth limit
+    (b'{"x": ' * 100_000 + b'"\\ud800"' + b"}" * 100_000, -32700),  # deep, and a lone surrogate to repair
+    (b'{"jsonrpc": "2.0", "id": 5, "method": 7}', -32600),  # JSON, but no JSON-RPC message
+]
+
+
+def test_an_unreadable_line_gets_a_json_rpc_error_and_the_server_reads_on(server_env):
+    """The SDK only logged a line it could not parse: the client, waiting on the id it sent, hung."""
+    server = RawServer(server_env)
+    try:
+        server.request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                                      "clientInfo": {"name": "raw", "version": "0"}})
+        server.send({"method": "notifications/initialized"})
+        replies = []
+        server.proc.stdin.write(b"\n  \n")  # blank lines: no message, no answer
+        for line, _code in UNREADABLE:
+            server.proc.stdin.write(line + b"\n")
+            server.proc.stdin.flush()
+            replies.append(json.loads(server.lines.get(timeout=TIMEOUT_S)))
+        after = server.call("ingest_file", filePath=str(Path(server_env["BASE_DIR"]) / "tides.md"))
+    finally:
+        stderr = server.close()
+    assert [(r.get("id", "absent"), r["error"]["code"]) for r in replies] == [(None, code) for _, code in UNREADABLE]
+    assert all(len(r["error"]["message"]) < 300 for r in replies), replies
+    assert replies[0]["error"]["message"].startswith("Parse error")
+    assert "recursion limit" in replies[1]["error"]["message"]
+    assert after["isError"] is False, (after, stderr)
+    assert b"Traceback" not in stderr, stderr
+
+
 def test_in_a_terminal_the_stdio_server_says_what_it_is_and_ctrl_c_quits(server_env):
     """The terminal holds stdin open: a read blocked on it used to hold the shutdown, so SIGINT did
     nothing until stdin closed (a client's open pipe the same)."""

@@ -319,8 +319,34 @@ class _Watchdog:
                 self._handle = None
 
 
+class MalformedChunk(http.client.HTTPException):
+    """A chunk size that is not plain hex digits (not a ValueError: http.client would turn that into
+    a bare IncompleteRead)."""
+
+
+_CHUNK_SIZE = re.compile(rb"[0-9A-Fa-f]{1,16}")
+
+
+class _StrictChunkedResponse(http.client.HTTPResponse):
+    """http.client's response, with a chunk size of plain hex digits only. It parses the size with
+    int(line, 16), which takes '-1' (then reads the connection to its end, past any byte cap),
+    '-5' (a ValueError from the read), '0x5', '+5' and '1_0'."""
+
+    def _read_next_chunk_size(self) -> int:
+        line = self.fp.readline(http.client._MAXLINE + 1)
+        if len(line) > http.client._MAXLINE:
+            raise http.client.LineTooLong("chunk size")
+        size = line.split(b";", 1)[0].strip(b" \t\r\n")
+        if not _CHUNK_SIZE.fullmatch(size):
+            self._close_conn()
+            raise MalformedChunk(f"a malformed chunked body (chunk size {size[:20]!r})")
+        return int(size, 16)
+
+
 class _PinnedConnection(http.client.HTTPConnection):
     """An HTTP(S) connection to already-checked addresses that never resolves the host itself."""
+
+    response_class = _StrictChunkedResponse
 
     def __init__(self, target: _Target, addresses: list[IPAddress], deadline: _Deadline) -> None:
         super().__init__(target.host, target.port, timeout=deadline.remaining())
@@ -388,7 +414,8 @@ def _get(
         )
     except (OSError, http.client.HTTPException) as exc:
         deadline.remaining()
-        raise FetchError(f"fetching {target.url!r} failed: {exc!r}") from exc
+        raise FetchError(f"fetching {target.url!r} failed: {exc if isinstance(exc, MalformedChunk) else repr(exc)}"
+                         ) from exc
     finally:
         conn.close()
         if conn.watchdog is not None:

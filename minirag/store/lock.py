@@ -3,12 +3,17 @@
 A kernel-held file lock (flock on POSIX, msvcrt on Windows), so it dies with
 its process and can never go stale. The file records the holder's PID and
 start time so a refused sync can say who holds it and for how long.
+
+The lock is written, so it is opened without following a symlink and must be a
+regular file of one link: a link planted in its place (to a user's file, a
+FIFO, a device) is refused and what it points at is left untouched.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import stat
 import time
 from pathlib import Path
 
@@ -44,6 +49,10 @@ else:
         fcntl.flock(fd, fcntl.LOCK_UN)
 
 
+_OPEN_FLAGS = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) \
+    | getattr(os, "O_CLOEXEC", 0)
+
+
 def lock_path_for(db_path: Path) -> Path:
     return db_path.with_name(db_path.name + ".sync.lock")
 
@@ -56,10 +65,17 @@ class SyncLock:
     def acquire(self) -> SyncLock:
         try:
             make_index_folder(self.path)
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            fd = os.open(self.path, _OPEN_FLAGS, 0o644)
         except OSError as exc:
+            if os.path.islink(self.path):
+                raise FileAccessError(self._not_a_file("a symbolic link")) from None
             raise FileAccessError(f"cannot create the sync lock {self.path}: {exc.strerror or exc}; the index's "
                                   "folder must be writable (or use --read-only to only search)") from None
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_nlink > 1:
+            os.close(fd)
+            raise FileAccessError(self._not_a_file("not a regular file" if not stat.S_ISREG(info.st_mode)
+                                                   else "a hard link to another file"))
         if not _try_lock(fd):
             holder = self._read_holder(fd)
             os.close(fd)
@@ -83,6 +99,10 @@ class SyncLock:
 
     def __exit__(self, *exc) -> None:
         self.release()
+
+    def _not_a_file(self, what: str) -> str:
+        return (f"the sync lock {self.path} is {what}; refusing to write through it (remove it, and "
+                "minirag creates a plain file)")
 
     @staticmethod
     def _read_holder(fd: int) -> dict:
