@@ -31,6 +31,7 @@ from minirag.errors import (
     MiniragError,
     NotFound,
 )
+from minirag.ingest.ignore import IgnoreRules
 from minirag.ingest.jobs import SyncJob, SyncJobs
 from minirag.ingest.pipeline import Document, Pipeline, file_hash, planned_budget
 from minirag.ingest.progress import Progress
@@ -315,12 +316,16 @@ class App:
                      on_change: Callable[[Progress], None] | None = None, *, force: bool = False) -> Progress:
         self.refuse_if_read_only("ingest")
         progress = progress or Progress()
-        files, unseen = [], []
+        files, unseen, ignored = [], [], []
+        rules = IgnoreRules.from_config(self.config)
         for raw in paths:
             absolute, _real = self.file_source(raw)
             if not os.path.exists(absolute):
                 raise NotFound(f"no such file or directory: {absolute}")
-            files.extend(walk(Path(absolute), self.config.roots, unseen, progress.other_types))
+            named = len(ignored)
+            files.extend(walk(Path(absolute), self.config.roots, unseen, progress.other_types, rules, ignored))
+            progress.warnings.extend(f"{entry.path}: left out by {entry.reason}" for entry in ignored[named:named + 1]
+                                     if entry.path == absolute)
         warnings = unseen_warnings(unseen)
         progress.total = (progress.total or 0) + len(files)
         progress.unread += len(warnings)
@@ -582,13 +587,14 @@ class App:
         return {"chunks": chunks}
 
     @explained
-    def list_files(self, scope: str | None = None) -> dict:
+    def list_files(self, scope: str | None = None, *, ignored: bool = False) -> dict:
+        """`ignored`: also the files and folders ignore rules leave out (state `excluded`, with the rule)."""
         from minirag.ingest.listing import list_entries
 
         self.require_index()
         scope = self.search_scope(scope)
         return {"files": list_entries(self.index, self.config, Scope.of(scope) if scope else None,
-                                      self.chunk_budget())}
+                                      self.chunk_budget(), with_ignored=ignored)}
 
     def chunk_budget(self) -> int | None:
         """The token budget a sync cuts files at now, found without loading the model: its

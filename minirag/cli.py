@@ -47,6 +47,10 @@ def _common(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--litestream-config", metavar="FILE",
                        help="Litestream configuration replicating the index: Litestream runs its checkpoints "
                             "(MINIRAG_LITESTREAM_CONFIG; docs/backups.md)")
+    group.add_argument("--include", action="append", metavar="GLOB",
+                       help="index only files matching a glob (repeatable; MINIRAG_INCLUDE)")
+    group.add_argument("--exclude", action="append", metavar="GLOB",
+                       help="leave out files and folders matching a glob (repeatable; MINIRAG_EXCLUDE)")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     parser.add_argument("-v", "--verbose", action="store_true", help="log progress details to stderr")
 
@@ -104,6 +108,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--after", type=int, default=1, help="chunks to show after it")
     p = add("list", "every file under the roots with its ingestion state, plus data/url sources")
     p.add_argument("--scope", help="only sources at or under this path (or id prefix)")
+    p.add_argument("--ignored", action="store_true",
+                   help="also list the files and folders ignore rules leave out, with the rule")
     add("status", "configuration and index health")
     add("doctor", "check the SQLite driver, model, roots and index; exit 1 if anything is broken")
     p = add("delete", "remove a source from the index (the file on disk is untouched)")
@@ -277,10 +283,16 @@ def _cmd_neighbors(args, app) -> int:
 
 
 def _cmd_list(args, app) -> int:
-    _emit(args, app.list_files(_scope(args.scope)), lambda p: "\n".join(
-        f"{f['state']:<13} {f['chunkCount']:>6}  {on_one_line(f['source'])}" + (f"  ({f['reason']})" if "reason" in f else "")
-        for f in p["files"]) or "no files")
+    _emit(args, app.list_files(_scope(args.scope), ignored=args.ignored), _fmt_list)
     return 0
+
+
+def _fmt_list(payload: dict) -> str:
+    """A header, then one row a source: state, chunks indexed, source (and why, when left out)."""
+    rows = [f"{'STATE':<13} {'CHUNKS':>6}  SOURCE"] if payload["files"] else ["no files"]
+    rows += [f"{f['state']:<13} {f['chunkCount']:>6}  {on_one_line(f['source'])}"
+             + (f"  ({f['reason']})" if "reason" in f else "") for f in payload["files"]]
+    return "\n".join(rows)
 
 
 def _cmd_delete(args, app) -> int:

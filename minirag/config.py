@@ -15,6 +15,7 @@ from pathlib import Path
 
 from minirag.display import shown
 from minirag.errors import MiniragError
+from minirag.ingest.ignore import Globs
 
 DEFAULT_MODEL = "intfloat/multilingual-e5-small"
 DEFAULT_MAX_FILE_SIZE = 100 * 1024 * 1024
@@ -74,6 +75,15 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("MODEL_PATH", "unset (an index written with one keeps using it)",
             "a local model folder, used with no network at all; wins over `MODEL_NAME`",
             flag="--model-path", values="a directory holding model.onnx and tokenizer.json"),
+    Setting("MINIRAG_INCLUDE", "unset (every supported file)", "only files matching one of these globs are "
+            "indexed (gitignore syntax, relative to each root; one starting with a root's path applies to that "
+            "root only)",
+            flag="--include", values="globs, comma-separated or a JSON array"),
+    Setting("MINIRAG_EXCLUDE", "unset", "files and folders matching one of these globs are left out (same "
+            "syntax; wins over `.gitignore` and includes)", flag="--exclude",
+            values="globs, comma-separated or a JSON array"),
+    Setting("MINIRAG_GITIGNORE", "on", "honour `.gitignore` files (git's rules; from the repository's top "
+            "when a root lies in one); `.minignore` files are honoured either way", values=BOOLEAN_VALUES),
     Setting("MAX_FILE_SIZE", f"{DEFAULT_MAX_FILE_SIZE} (100 MiB)", "bytes; bigger files (and bigger "
             "`ingest_data` payloads) are refused before they are read", kind=int, low=1),
     Setting("CHUNK_TOKEN_BUDGET", f"the model's own ({DEFAULT_CHUNK_TOKEN_BUDGET} unless measured otherwise; "
@@ -139,6 +149,9 @@ class Config:
     # The Litestream configuration that replicates this index: Litestream then runs the
     # checkpoints (store/checkpoint.py) and `doctor` reports the replica (store/replica.py).
     litestream_config: Path | None = None
+    include: Globs = Globs()  # ingest/ignore.py
+    exclude: Globs = Globs()
+    gitignore: bool = True
 
 
 def parse_bool(name: str, raw: str) -> bool:
@@ -257,6 +270,24 @@ def _number(env: Mapping[str, str], name: str):
     return value
 
 
+def _globs(env: Mapping[str, str], name: str, flag: Sequence[str] | None) -> Globs:
+    """Include or exclude globs from their flag (repeatable) or variable (comma-separated, or JSON)."""
+    if flag:
+        patterns, origin = [p.strip() for p in flag], SETTING[name].flag or name
+    else:
+        raw, origin = env.get(name, "").strip(), name
+        if raw.startswith("["):
+            try:
+                patterns = json.loads(raw)
+            except json.JSONDecodeError as exc:
+                raise ConfigError(f"{name} must be {SETTING[name].values}: {exc.msg}") from None
+            if not isinstance(patterns, list) or not all(isinstance(p, str) for p in patterns):
+                raise ConfigError(f"{name} must be {SETTING[name].values}")
+        else:
+            patterns = raw.split(",")
+    return Globs(tuple(p.strip() for p in patterns if p.strip()), origin)
+
+
 def default_cache_dir() -> Path:
     from platformdirs import user_cache_dir
 
@@ -274,6 +305,8 @@ def load_config(
     read_only: bool | None = None,
     watch: bool | None = None,
     litestream_config: str | None = None,
+    include: Sequence[str] | None = None,
+    exclude: Sequence[str] | None = None,
     cwd: Path | None = None,
 ) -> Config:
     """Resolve the configuration. Flags (keyword arguments) win over `env`."""
@@ -332,13 +365,16 @@ def load_config(
         watch=watching,
         watch_polling=polling,
         litestream_config=litestream,
+        include=_globs(env, "MINIRAG_INCLUDE", include),
+        exclude=_globs(env, "MINIRAG_EXCLUDE", exclude),
+        gitignore=parse_bool("MINIRAG_GITIGNORE", env.get("MINIRAG_GITIGNORE", "").strip() or "on"),
     )
 
 
 # The configuration flags of the CLI commands (and `serve`), as argparse names them; a command
 # without one (only `serve` has --watch) reads as not given.
 FLAG_NAMES = ("base_dirs", "db_path", "cache_dir", "model_name", "model_path", "read_only", "watch",
-              "litestream_config")
+              "litestream_config", "include", "exclude")
 
 
 def load_config_from(args, env: Mapping[str, str] | None = None) -> Config:
