@@ -16,6 +16,7 @@ import os
 import re
 import shlex
 import sys
+import threading
 import time
 from collections.abc import Callable, Sequence
 
@@ -23,7 +24,7 @@ from minirag import __version__
 from minirag.display import for_terminal, is_utf8, on_one_line, printable
 from minirag.errors import InvalidArgument, MiniragError
 
-PROGRESS_MIN_FILES = 5
+PROGRESS_INTERVAL_S = 10.0  # a plain progress line this often when stderr is not a terminal
 log = logging.getLogger("minirag")
 
 
@@ -52,7 +53,17 @@ def _common(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--exclude", action="append", metavar="GLOB",
                        help="leave out files and folders matching a glob (repeatable; MINIRAG_EXCLUDE)")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
-    parser.add_argument("-v", "--verbose", action="store_true", help="log progress details to stderr")
+    parser.add_argument("-v", "--verbose", action="store_true",
+                        help="more on stderr: each file as it is ingested (or excluded), the time each "
+                             "stage took, and other informational log lines")
+
+
+def _run_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--strict", action="store_true",
+                        help="exit 1 also when files that failed before still fail (for CI)")
+    parser.add_argument("--progress-interval", type=float, default=PROGRESS_INTERVAL_S, metavar="S",
+                        help="when stderr is not a terminal, a progress line every S seconds "
+                             f"(default {PROGRESS_INTERVAL_S:g})")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -80,6 +91,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("ingest", "index files and folders (recursive); unchanged files are skipped")
     p.add_argument("paths", nargs="+", metavar="PATH", help="files or folders inside the roots")
     p.add_argument("--force", action="store_true", help="re-ingest even unchanged files")
+    _run_flags(p)
     p = add("ingest-url", "fetch an http(s) URL and index it")
     p.add_argument("url", metavar="URL", help="an http(s) URL of a public host (see ALLOW_PRIVATE_URLS)")
     p.add_argument("--source", help="source id to store it under (default: the URL)")
@@ -90,6 +102,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--title", help="title to index it under")
     p = add("sync", "reconcile the index with the roots: add new/changed, skip unchanged, drop deleted")
     p.add_argument("path", nargs="?", help="only this file or folder inside the roots")
+    _run_flags(p)
     p = add("watch", "sync, then keep the index in sync as files change, until Ctrl-C")
     p.add_argument("--poll", action="store_true", default=None,
                    help="poll every few seconds instead of OS notifications (network drives, WSL /mnt)")
@@ -134,33 +147,77 @@ def _emit(args: argparse.Namespace, payload: dict, human: Callable[[dict], str])
 
 
 class _Progress:
-    """A one-line live count on stderr, only when stderr is a terminal and the run is not tiny."""
+    """The live line of a run on stderr. On a terminal it shows at once and is redrawn in place
+    (twice a second, and at every change); otherwise one plain line is written every `interval`
+    seconds, so a piped or scheduled run shows it is alive."""
 
-    def __init__(self):
-        self.enabled = sys.stderr.isatty()
+    def __init__(self, interval: float = PROGRESS_INTERVAL_S):
+        self.terminal = sys.stderr.isatty()
+        self.interval = interval
+        self._lock = threading.Lock()
+        self._progress = None
+        self._stop = threading.Event()
+        self._ticker: threading.Thread | None = None
         self._last = 0.0
         self._shown = False
 
+    def start(self, progress) -> None:
+        """Show the line from now on, whether or not the run reports a change."""
+        self._progress = progress
+        self._ticker = threading.Thread(target=self._tick, name="minirag-progress", daemon=True)
+        self._ticker.start()
+
+    def _tick(self) -> None:
+        period = 0.5 if self.terminal else self.interval
+        if self.terminal:
+            self._draw(self._progress)
+        while not self._stop.wait(period):
+            if self.terminal:
+                self._draw(self._progress)
+            else:
+                self._plain(self._progress)
+
     def __call__(self, progress) -> None:
-        now = time.monotonic()
-        if not self.enabled or progress.seen < PROGRESS_MIN_FILES or now - self._last < 0.2:
+        if self.terminal and time.monotonic() - self._last >= 0.2:
+            self._draw(progress)
+
+    def _write_line(self, line: str) -> None:
+        with self._lock:
+            sys.stderr.write(("\r\x1b[K" if self._shown else "") + for_terminal(line) + "\n")
+            sys.stderr.flush()
+            self._shown = False
+
+    def _plain(self, progress) -> None:
+        self._write_line(f"minirag: {time.strftime('%H:%M:%S')} {progress.live_line()}")
+
+    def _draw(self, progress) -> None:
+        if not self.terminal or progress is None:
             return
-        self._last, self._shown = now, True
-        current = progress.current or ""
-        current = for_terminal(current if len(current) <= 50 else "…" + current[-49:])
-        of_total = f"[{progress.finished}/{progress.total}] " if progress.total else ""
-        sys.stderr.write(f"\r\x1b[K{of_total}{progress.counts()}  {current}")
-        sys.stderr.flush()
+        with self._lock:
+            self._last, self._shown = time.monotonic(), True
+            current = progress.current or ""
+            current = for_terminal(current if len(current) <= 50 else "…" + current[-49:])
+            sys.stderr.write(f"\r\x1b[K{for_terminal(progress.live_line())}  {current}")
+            sys.stderr.flush()
 
     def close(self) -> None:
-        if self._shown:
-            sys.stderr.write("\r\x1b[K")
+        self._stop.set()
+        if self._ticker is not None:
+            self._ticker.join()
+        with self._lock:
+            if self._shown:
+                sys.stderr.write("\r\x1b[K")
+                self._shown = False
 
 
 def _run_files(args, runner) -> int:
     from minirag.ingest.progress import Progress
 
-    progress, display = Progress(), _Progress()
+    if not args.progress_interval > 0:
+        raise InvalidArgument(f"--progress-interval must be a number of seconds above 0, got {args.progress_interval:g}")
+    progress = Progress()
+    display = _Progress(args.progress_interval)
+    display.start(progress)
     try:
         runner(progress, display)
     finally:
@@ -171,9 +228,14 @@ def _run_files(args, runner) -> int:
     if not args.json:  # what went wrong goes to stderr; the summary is the command's output
         for warning in payload["warnings"]:
             sys.stderr.write(f"warn: {for_terminal(on_one_line(warning))}\n")
+        if args.verbose and progress.timings:
+            sys.stderr.write("minirag: " + ", ".join(f"{stage} {seconds:.2f} s" for stage, seconds
+                                                      in sorted(progress.timings.items())) + "\n")
     others = progress.other_types_line()
     _emit(args, payload, lambda p: f"{progress.counts()} in {p['elapsedSeconds']} s" + (f"\n{others}" if others else ""))
-    return 1 if progress.incomplete else 0
+    if progress.incomplete or (args.strict and progress.still_failing):
+        return 1
+    return 0
 
 
 def _cmd_ingest(args, app) -> int:
@@ -412,6 +474,7 @@ def _run(argv: Sequence[str] | None) -> int:
     args = parser.parse_args(argv)
     logging.basicConfig(stream=sys.stderr, level=logging.INFO if getattr(args, "verbose", False) else logging.WARNING,
                         format="minirag: %(levelname)s: %(message)s")
+    log.setLevel(logging.INFO if getattr(args, "verbose", False) else logging.NOTSET)  # even if logging was set up
     if args.command == "serve":
         return _serve(args)
     if args.command == "status":

@@ -194,16 +194,18 @@ def status(state: ServerState) -> Result:
 
 async def follow_job(job: SyncJob, ctx: Context) -> None:
     """Report the job's progress until it ends, each change once: files finished of the total the walk
-    found (the total unknown until then). A no-op per report without a progress token."""
+    found (the total unknown until then), with the live line (chunks embedded, rate, ETA), and the
+    counts once it ended. A no-op per report without a progress token."""
     last = None
     while True:
         ended = await anyio.to_thread.run_sync(job.wait, PROGRESS_INTERVAL_S)
         progress = job.progress
-        report = (progress.finished, progress.total, progress.counts())
-        if report != last:
-            last = report
+        key = (progress.finished, progress.total, progress.chunks_embedded, ended)
+        if key != last:
+            last = key
             try:
-                await ctx.report_progress(*report)
+                await ctx.report_progress(progress.finished, progress.total,
+                                          progress.counts() if ended else progress.live_line())
             except Exception:  # noqa: BLE001 - progress is best effort; the job goes on
                 log.debug("could not send progress for %s", job.job_id, exc_info=True)
         if ended:
