@@ -7,7 +7,9 @@ accepted range, so `status` can report it verbatim.
 from __future__ import annotations
 
 import contextlib
+import difflib
 import json
+import logging
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -122,6 +124,57 @@ SETTINGS: tuple[Setting, ...] = (
             read_by="the zipapp (shiv)"),
 )
 SETTING = {setting.name: setting for setting in SETTINGS}
+
+
+log = logging.getLogger(__name__)
+
+# local-rag-mcp's settings. Its corpus folder means what BASE_DIR means, so it is read as BASE_DIR
+# (a server started with only it set would otherwise index the client's working directory). Its
+# store is a Chroma folder that local-rag-mcp may still use: minirag keeps one SQLite file and
+# never writes into another tool's store, so it is refused with the name to use instead.
+FOREIGN_ROOT = "RAG_CORPUS_DIR"
+FOREIGN_STORE = "RAG_STORE_DIR"
+_warned: set[str] = set()
+
+
+def _notice(message: str) -> None:
+    """A warning on stderr, once per process (a server resolves its configuration more than once)."""
+    if message not in _warned:
+        _warned.add(message)
+        log.warning("%s", message)
+
+
+def _unknown_settings(env: Mapping[str, str]) -> None:
+    """Warn, once each, about RAG_* and MINIRAG_* variables minirag does not read: a typo there
+    silently changes nothing."""
+    known = set(SETTING) | {FOREIGN_ROOT, FOREIGN_STORE}
+    for name in sorted(env):
+        if name.startswith(("RAG_", "MINIRAG_")) and name not in known:
+            close = difflib.get_close_matches(name, sorted(SETTING), n=1, cutoff=0.85)
+            hint = f" (did you mean {close[0]}?)" if close else "; docs/configuration.md lists the settings"
+            _notice(f"{name} is not a minirag setting and is ignored{hint}")
+
+
+def _foreign_settings(env: Mapping[str, str], flag_roots, db_flag) -> Mapping[str, str]:
+    """`env` with local-rag-mcp's RAG_CORPUS_DIR read as BASE_DIR (when no root is named the minirag
+    way), a notice either way; RAG_STORE_DIR refused unless DB_PATH is set."""
+    corpus = env.get(FOREIGN_ROOT, "").strip()
+    store = env.get(FOREIGN_STORE, "").strip()
+    if store and not (db_flag or env.get("DB_PATH", "").strip()):
+        raise ConfigError(f"{FOREIGN_STORE} (local-rag-mcp's Chroma store) is not read by minirag, which keeps "
+                          f"one SQLite file: set DB_PATH to the file to keep it in, or unset {FOREIGN_STORE} to keep "
+                          f"it at <first root>/{INDEX_DIRNAME}/{INDEX_FILENAME}")
+    if store:
+        _notice(f"{FOREIGN_STORE} is local-rag-mcp's setting and is ignored: DB_PATH names the index")
+    if not corpus:
+        return env
+    if flag_roots or env.get("BASE_DIRS", "").strip() or env.get("BASE_DIR", "").strip():
+        _notice(f"{FOREIGN_ROOT} is local-rag-mcp's setting and is ignored: the roots are named by "
+                f"{'--base-dir' if flag_roots else 'BASE_DIRS or BASE_DIR'}")
+        return env
+    _notice(f"{FOREIGN_ROOT} (local-rag-mcp's name) is read as BASE_DIR={corpus}; set BASE_DIR instead "
+            "to silence this")
+    return {**env, "BASE_DIR": corpus}
 
 
 class ConfigError(MiniragError, ValueError):
@@ -312,6 +365,8 @@ def load_config(
     """Resolve the configuration. Flags (keyword arguments) win over `env`."""
     env = os.environ if env is None else env
     cwd = cwd or Path.cwd()
+    _unknown_settings(env)
+    env = _foreign_settings(env, base_dirs, db_path)
     roots = _parse_roots(env, base_dirs, cwd)
 
     raw_db = db_path or env.get("DB_PATH", "").strip()
