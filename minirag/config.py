@@ -113,6 +113,13 @@ SETTINGS: tuple[Setting, ...] = (
             flag="--litestream-config", values="a file"),
     Setting("MINIRAG_HTTP_TOKEN", "unset", "bearer token clients of `serve --http` must send; required to "
             "bind a non-loopback address (at least 16 characters)", flag="serve --token", values="a secret"),
+    Setting("HTTPS_PROXY", "unset", "the proxy `ingest_url` reaches https URLs through (a CONNECT tunnel); "
+            "the target is still checked (docs/operations.md)", values="an http:// proxy URL, credentials allowed",
+            read_by="minirag (as curl reads it; also lowercase)"),
+    Setting("HTTP_PROXY", "unset", "the proxy `ingest_url` asks for http URLs", values="an http:// proxy URL",
+            read_by="minirag (as curl reads it; also lowercase)"),
+    Setting("NO_PROXY", "unset", "hosts `ingest_url` reaches directly, not through the proxy",
+            values="comma-separated host names or domain suffixes", read_by="minirag (as curl reads it; also lowercase)"),
     Setting("HF_HUB_OFFLINE", "unset", "never try the Hugging Face hub: a model that is not on disk "
             "fails at once", values="1/true/yes/on", read_by="minirag and huggingface_hub"),
     Setting("HF_ENDPOINT", "`https://huggingface.co`", "the hub that models are downloaded from",
