@@ -18,6 +18,7 @@ import shlex
 import sys
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Sequence
 
 from minirag import __version__
@@ -283,8 +284,11 @@ def _cmd_watch(args, app) -> int:
     return 130
 
 
-def _fmt_query(payload: dict, scope: str | None = None) -> str:
+def _fmt_query(payload: dict, scope: str | None = None, max_distance: float | None = None) -> str:
     if not payload["results"]:
+        if max_distance is not None:
+            return (f"no results within RAG_MAX_DISTANCE={max_distance:g} (a cosine distance, 0 to 2): "
+                    "raise or unset it to see farther hits")
         if scope:
             return (f"no results under {on_one_line(scope)}; `minirag list --scope {shlex.quote(on_one_line(scope))}` "
                     "shows what is indexed there")
@@ -324,7 +328,7 @@ def _scope(value: str | None) -> str | None:
 
 def _cmd_query(args, app) -> int:
     scope = _scope(args.scope)
-    _emit(args, app.query(args.text, top_k=args.top_k, scope=scope), lambda p: _fmt_query(p, scope))
+    _emit(args, app.query(args.text, top_k=args.top_k, scope=scope), lambda p: _fmt_query(p, scope, app.config.max_distance))
     return 0
 
 
@@ -354,7 +358,10 @@ def _fmt_list(payload: dict) -> str:
     rows = [f"{'STATE':<13} {'CHUNKS':>6}  SOURCE"] if payload["files"] else ["no files"]
     rows += [f"{f['state']:<13} {f['chunkCount']:>6}  {on_one_line(f['source'])}"
              + (f"  ({f['reason']})" if "reason" in f else "") for f in payload["files"]]
-    return "\n".join(rows)
+    from minirag.ingest.progress import Progress
+
+    others = Progress(other_types=Counter(payload.get("otherTypes") or {})).other_types_line()
+    return "\n".join([*rows, *([others] if others else [])])
 
 
 def _cmd_delete(args, app) -> int:
@@ -463,6 +470,20 @@ def _one_line(exc: BaseException) -> str:
     return " ".join(str(exc).split()) or type(exc).__name__
 
 
+def _command_first(parser: argparse.ArgumentParser, argv: list[str]) -> list[str]:
+    """Flags given before the command (`minirag --base-dir X status`) move after it; with no command,
+    `serve` (stdio) gets them."""
+    commands = parser._subparsers._group_actions[0].choices  # noqa: SLF001 - argparse keeps them only here
+    takes_value = {flag for action in commands["serve"]._actions if action.nargs != 0  # noqa: SLF001
+                   for flag in action.option_strings}
+    i = 0
+    while i < len(argv) and argv[i].startswith("-"):
+        i += 2 if argv[i] in takes_value else 1
+    if i < len(argv) and argv[i] in commands:
+        return [argv[i], *argv[:i], *argv[i + 1:]]
+    return ["serve", *argv]
+
+
 def _run(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -470,7 +491,7 @@ def _run(argv: Sequence[str] | None) -> int:
         if not is_utf8(arg):  # bytes the locale could not decode, passed on as lone surrogates
             raise InvalidArgument(f"the argument {printable(arg)!r} is not valid UTF-8")
     if not argv or (argv[0].startswith("-") and argv[0] not in ("-h", "--help", "--version")):
-        argv = ["serve", *argv]  # no command: serve stdio, with whatever flags were given
+        argv = _command_first(parser, argv)
     args = parser.parse_args(argv)
     logging.basicConfig(stream=sys.stderr, level=logging.INFO if getattr(args, "verbose", False) else logging.WARNING,
                         format="minirag: %(levelname)s: %(message)s")

@@ -62,7 +62,8 @@ class Setting:
 
 
 SETTINGS: tuple[Setting, ...] = (
-    Setting("BASE_DIR", "the current directory (unless that is `/` or your home folder: then it must be named)",
+    Setting("BASE_DIR", "the current directory (unless that is `/` or your home folder: then it must be named); "
+            "none for `--read-only` on an explicit `DB_PATH`, which serves the index alone",
             "one document root, and the security boundary: "
             "every file minirag reads must lie inside a root", flag="--base-dir", values="an existing folder"),
     Setting("BASE_DIRS", "unset", "several document roots (`[\"/a\", \"/b\"]`); wins over `BASE_DIR`",
@@ -268,7 +269,10 @@ def _refuse_implicit_root(cwd: Path) -> None:
                           f"{here}; name the folder to index, e.g. --base-dir {here} if you mean all of it")
 
 
-def _parse_roots(env: Mapping[str, str], flag_roots: Sequence[str] | None, cwd: Path) -> tuple[Path, ...]:
+def _parse_roots(env: Mapping[str, str], flag_roots: Sequence[str] | None, cwd: Path,
+                 rootless: bool = False) -> tuple[Path, ...]:
+    """The roots named; with none named, the working directory, or none at all when `rootless` (a
+    read-only server on an index DB_PATH names: it serves what the index holds and reads no folder)."""
     if flag_roots:
         raw_roots: list[str] = list(flag_roots)
         origin = "--base-dir"
@@ -287,6 +291,8 @@ def _parse_roots(env: Mapping[str, str], flag_roots: Sequence[str] | None, cwd: 
         raw_roots = parsed
     elif env.get("BASE_DIR", "").strip():
         raw_roots, origin = [env["BASE_DIR"]], "BASE_DIR"
+    elif rootless:
+        return ()
     else:
         raw_roots, origin = [str(cwd)], "current directory"
         _refuse_implicit_root(cwd)
@@ -374,9 +380,10 @@ def load_config(
     cwd = cwd or Path.cwd()
     _unknown_settings(env)
     env = _foreign_settings(env, base_dirs, db_path)
-    roots = _parse_roots(env, base_dirs, cwd)
-
     raw_db = db_path or env.get("DB_PATH", "").strip()
+    ro = read_only if read_only is not None else parse_bool("MINIRAG_READ_ONLY", env.get("MINIRAG_READ_ONLY", ""))
+    roots = _parse_roots(env, base_dirs, cwd, rootless=ro and bool(raw_db))
+
     db = _resolve("DB_PATH", raw_db, cwd) if raw_db else roots[0] / INDEX_DIRNAME / INDEX_FILENAME
     if raw_db.endswith(("/", os.sep)):  # a folder, even one not made yet: the index goes inside it
         db = db / INDEX_FILENAME
@@ -407,7 +414,6 @@ def load_config(
     max_file_size = _number(env, "MAX_FILE_SIZE")
     budget = _number(env, "CHUNK_TOKEN_BUDGET")
     weight = _number(env, "RAG_HYBRID_WEIGHT")
-    ro = read_only if read_only is not None else parse_bool("MINIRAG_READ_ONLY", env.get("MINIRAG_READ_ONLY", ""))
     watching, polling = _parse_watch(env, watch)
     return Config(
         roots=roots,

@@ -76,6 +76,8 @@ def check_model(config: Config) -> Check:
 
 
 def check_roots(config: Config) -> Check:
+    if not config.roots:
+        return _ok("roots", "none: read-only on DB_PATH, the index is served as it is and no folder is read")
     problems = []
     for root in config.roots:
         if not root.is_dir():
@@ -241,5 +243,5 @@ def format_checks(result: dict) -> str:
         if not check["ok"]:
             lines.append(f"       fix: {check['fix']}")
     failed = sum(not c["ok"] for c in result["checks"])
-    lines.append("all checks passed" if result["ok"] else f"{failed} check(s) failed")
+    lines.append("all checks passed" if result["ok"] else f"{failed} check{'s' * (failed != 1)} failed")
     return "\n".join(lines)

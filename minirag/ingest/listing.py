@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections import Counter
 
 from minirag.chunking import SCHEME_VERSION
 from minirag.ingest.ignore import IgnoreRules
@@ -66,10 +67,10 @@ def _disk_state(found: FoundFile, stored, excluded, roots, max_size: int, budget
 
 
 def list_entries(index, config, scope: Scope | None, budget: int | None = None, *,
-                 with_ignored: bool = False) -> list[dict]:
+                 with_ignored: bool = False, others: Counter | None = None) -> list[dict]:
     """`budget`: the token budget a sync would cut files at now (App.chunk_budget), None if unknown.
     `with_ignored`: also what ignore rules leave out, as `excluded` with the rule (a folder once,
-    its path ending in a separator)."""
+    its path ending in a separator). `others` counts the files left out for their type, by suffix."""
     indexed = {
         row["source"]: row for row in index.list_sources() if scope is None or scope.matches(row["source"])
     }
@@ -78,7 +79,7 @@ def list_entries(index, config, scope: Scope | None, budget: int | None = None, 
     unreadable: list[str] = []
     ignored: list[Ignored] = []
     rules = IgnoreRules.from_config(config)
-    for found in walk_roots(config.roots, unreadable, rules=rules, ignored=ignored):
+    for found in walk_roots(config.roots, unreadable, others, rules=rules, ignored=ignored):
         if scope is not None and not scope.matches(found.source):
             continue
         stored = indexed.pop(found.source, None)
@@ -100,7 +101,7 @@ def list_entries(index, config, scope: Scope | None, budget: int | None = None, 
     for source, stored in indexed.items():  # data/url items, and files no longer on disk
         state = "indexed" if stored["scheme"] == SCHEME_VERSION else "stale_scheme"
         reason = None
-        if stored["kind"] == "file":
+        if stored["kind"] == "file" and config.roots:  # no roots: an index served alone, not the disk
             # Under a folder that cannot be listed now: kept by sync, not known to be gone.
             state = "unreadable" if unlisted and within(source, unlisted) else "missing"
             if state == "missing" and os.path.lexists(source) and (reason := rules.reason(source)):
