@@ -136,3 +136,24 @@ def test_list_has_a_header_and_names_what_it_leaves_out_for_its_type(docs, tmp_p
     assert lines[0] == "STATE         CHUNKS  SOURCE"
     assert lines[1].split() == ["indexed", "1", str(docs / "otters.md")]
     assert lines[2] == "left out, not a supported type: 1 .gz, 1 .rst"
+
+
+def test_the_default_model_without_a_hub_is_one_command_named_by_the_error_and_doctor(make_config, tmp_path,
+                                                                                        monkeypatch):
+    import pytest
+    from conftest import ROOT
+
+    from minirag.config import DEFAULT_MODEL
+    from minirag.doctor import run_checks
+    from minirag.errors import ModelUnavailable
+    from minirag.models import DEFAULT_MODEL_BUILD, resolve
+
+    assert (ROOT / DEFAULT_MODEL_BUILD).is_file()
+    assert f"    {DEFAULT_MODEL_BUILD} [OUT_DIR]" in (ROOT / "scripts/e5_small/README.md").read_text()
+    assert "minirag-test-models" not in (ROOT / DEFAULT_MODEL_BUILD).read_text()
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    with pytest.raises(ModelUnavailable, match=f"hub is unreachable.*run `{DEFAULT_MODEL_BUILD}` in minirag's source"):
+        resolve(DEFAULT_MODEL, None, tmp_path / "empty-cache")
+    config = make_config({"CACHE_DIR": str(tmp_path / "empty-cache")}, model_path=None)
+    model = next(c for c in run_checks(config)["checks"] if c["name"] == "model")
+    assert not model["ok"] and DEFAULT_MODEL_BUILD in model["fix"]
