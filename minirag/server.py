@@ -95,6 +95,9 @@ TopK = Annotated[int, Field(description="How many results: 1 to 100 (more is cut
 Scope = Annotated[str | None, Field(description=(
     "Only this absolute folder or file path and what is under it, or a source-id prefix for data and url "
     "sources (`notes/`). Matches whole path segments: /docs/proj never matches /docs/project-x."))]
+Ignored = Annotated[bool, Field(description=(
+    "Also list the files and folders ignore rules leave out (.gitignore, .minignore, include/exclude "
+    "globs), as `excluded` with the rule and the file it is in."))]
 SyncPath = Annotated[str | None, Field(description=(
     "An absolute file or folder path inside a document root to sync alone; omit to sync every root."))]
 Wait = Annotated[bool, Field(description=(
@@ -174,9 +177,9 @@ def read_file(state: ServerState, filePath: FilePath = None, source: Source = No
     return app.read(app.source_key(file_path=filePath, source=source, must_be_absolute=True))
 
 
-def list_files(state: ServerState, scope: Scope = None) -> Result:
+def list_files(state: ServerState, scope: Scope = None, ignored: Ignored = False) -> Result:
     """Every supported file under the roots with its ingestion state, plus data and url sources."""
-    return state.app.list_files(scope)
+    return state.app.list_files(scope, ignored=ignored)
 
 
 def delete_file(state: ServerState, filePath: FilePath = None, source: Source = None) -> Result:

@@ -154,3 +154,15 @@ def test_a_watcher_follows_a_changed_ignore_file(make_app, repo):
         eventually(lambda: str(repo / "build" / "api.md") in sources(), what="the dropped rules")
     finally:
         app.stop_watching()
+
+
+def test_the_list_files_tool_shows_ignored_files_when_asked(app, repo):
+    from types import SimpleNamespace
+
+    from minirag import server
+
+    state = SimpleNamespace(app=app)
+    run_sync(app.pipeline, list(app.config.roots))
+    assert not any(f["state"] == "excluded" for f in server.list_files(state)["files"])
+    listed = {f["source"]: f for f in server.list_files(state, ignored=True)["files"]}
+    assert listed[f"{repo}/vendor/"]["reason"] == f"ignore rule: /vendor/, {repo}/.gitignore"
