@@ -105,14 +105,14 @@ class Progress:
         elapsed = time.monotonic() - self.started
         if self.total is None:
             return f"looking for files ({duration(elapsed)})"
-        parts = [f"[{self.finished}/{plural(self.total, 'file')}]", plural(self.chunks_embedded, "chunk") + " embedded"]
+        parts = [plural(self.chunks_embedded, "chunk") + " embedded"]
         if (rate := self.rate()) is not None:
             parts.append(f"{rate:g} chunks/s")
         if (eta := self.eta_seconds()) is not None:
             parts.append(f"ETA {duration(eta)}")
         if self.failed:
             parts.append(f"{self.failed} failed")
-        return ", ".join(parts[1:]).join((parts[0] + " ", ""))
+        return f"[{self.finished}/{plural(self.total, 'file')}] " + ", ".join(parts)
 
     def _other_types_by_count(self) -> list[tuple[str, int]]:
         """(suffix, files), most first; equal counts by suffix, so the output is the same every run."""
