@@ -326,6 +326,7 @@ class App:
         progress = progress or Progress()
         files, unseen, ignored = [], [], []
         rules = IgnoreRules.from_config(self.config)
+        progress.stage = "looking for files"
         for raw in paths:
             if not os.path.lexists(os.path.abspath(raw)):  # said first: a typo is not "outside the roots"
                 check_path_argument(raw)

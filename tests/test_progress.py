@@ -42,7 +42,8 @@ def test_the_eta_comes_from_the_share_of_bytes_done():
     progress.started = time.monotonic() - 10
     assert progress.eta_seconds() == 30  # 250 bytes in 10 s: 750 left take 30 s
     assert "ETA 30 s" in progress.live_line()
-    assert Progress().live_line().startswith("looking for files (")
+    assert Progress().live_line().startswith("loading the model (")
+    assert Progress(stage="looking for files").live_line().startswith("looking for files (")
     assert (duration(45), duration(200), duration(7500)) == ("45 s", "3 min 20 s", "2 h 5 min")
 
 
@@ -62,7 +63,7 @@ def test_on_a_terminal_the_line_shows_at_once_before_any_change(monkeypatch):
     display = cli._Progress()
     display.start(Progress())
     try:
-        eventually(lambda: "looking for files" in terminal.getvalue(), what="the first line")
+        eventually(lambda: "loading the model (0 s)" in terminal.getvalue(), what="the first line")
     finally:
         display.close()
     assert terminal.getvalue().endswith("\r\x1b[K")  # cleared for the summary

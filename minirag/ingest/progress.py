@@ -45,6 +45,7 @@ class Progress:
     bytes_done: int = 0
     bytes_partial: float = 0.0
     embed_started: float | None = None
+    stage: str = "loading the model"  # what the live line says until the walk has found the files
     current: str | None = None
     warnings: list[str] = field(default_factory=list)
     started: float = field(default_factory=time.monotonic)
@@ -104,7 +105,7 @@ class Progress:
         """The one line a long run shows while it goes: files done of the total, chunks, rate, ETA."""
         elapsed = time.monotonic() - self.started
         if self.total is None:
-            return f"looking for files ({duration(elapsed)})"
+            return f"{self.stage} ({duration(elapsed)})"
         parts = [plural(self.chunks_embedded, "chunk") + " embedded"]
         if (rate := self.rate()) is not None:
             parts.append(f"{rate:g} chunks/s")

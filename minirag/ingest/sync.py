@@ -61,6 +61,7 @@ def run_sync(pipeline: Pipeline, roots: list[Path], *, path: Path | None = None,
     scopes = None if path is None and paths is None else [path] if path is not None else list(paths)
     unreadable: list[str] = []
     rules = IgnoreRules.from_config(pipeline.config)
+    progress.stage = "looking for files"
     if scopes is None:
         found_files = list(walk_roots(roots, unreadable, progress.other_types, rules))
     else:
