@@ -204,11 +204,11 @@ DEFAULT_MODEL_BUILD_HINT = (f"build it from PyPI without a hub: run `{DEFAULT_MO
 def _offline_hint(spec: ModelSpec) -> str:
     if spec.model_id == MINILM:
         return f", or {OFFLINE_EXTRA_HINT}"
-    if spec.model_id == DEFAULT_MODEL:
-        return f", or {DEFAULT_MODEL_BUILD_HINT}"
+    hints = [DEFAULT_MODEL_BUILD_HINT] if spec.model_id == DEFAULT_MODEL else []
     if packaged_minilm() is not None:  # a model that needs no download is already here: say so
-        return ", or use the English model installed with minirag, no download needed: --model-name all-MiniLM-L6-v2"
-    return ""
+        hints.append("use the English model installed with minirag, no download needed: "
+                     "--model-name all-MiniLM-L6-v2")
+    return "".join(f", or {hint}" for hint in hints)
 
 
 def locate(model_name: str, model_path: Path | None, cache_dir: Path) -> ModelFiles:
