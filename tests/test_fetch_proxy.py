@@ -74,7 +74,7 @@ class Proxy(socketserver.ThreadingTCPServer):
         super().__init__(("127.0.0.1", 0), _ProxyHandler)
         self.seen: list[tuple[str, str, str | None]] = []
         self.refuse = False
-        threading.Thread(target=self.serve_forever, daemon=True).start()
+        threading.Thread(target=self.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
 
     @property
     def port(self) -> int:
