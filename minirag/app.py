@@ -16,6 +16,7 @@ import os
 import re
 import threading
 import unicodedata
+from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
@@ -31,6 +32,7 @@ from minirag.errors import (
     MiniragError,
     NotFound,
 )
+from minirag.ingest.ignore import IgnoreRules
 from minirag.ingest.jobs import SyncJob, SyncJobs
 from minirag.ingest.pipeline import Document, Pipeline, file_hash, planned_budget
 from minirag.ingest.progress import Progress
@@ -177,8 +179,10 @@ class App:
             index_model = recorded[0]
             keep = (f"--model-path {recorded[1]}" if recorded[1] is not None else
                     "its MODEL_PATH" if index_model.startswith("local:") else f"--model-name {index_model}")
+            what = (f"MODEL_PATH {config.model_path} holds {named}" if config.model_path is not None
+                    else f"{named} was named (MODEL_NAME / --model-name)")
             raise IndexUnavailable(
-                f"the index {config.db_path} was built with {index_model}, but {named} was named; "
+                f"the index {config.db_path} was built with {index_model}, but {what}; "
                 f"name the index's model ({keep}, or name none), or re-index with {named} "
                 "(a new --db-path, or delete the index and run `minirag sync`)")
         return config.model_name, config.model_path
@@ -299,6 +303,11 @@ class App:
         if (file_path is None) == (source is None):
             raise InvalidArgument("provide exactly one of filePath or source")
         if file_path is not None:
+            if not self.config.roots:  # a read-only server on an index alone: its paths, never the disk's
+                check_path_argument(file_path)
+                if must_be_absolute and not os.path.isabs(file_path):
+                    raise InvalidArgument(f"filePath must be an absolute path, got {str(file_path)[:200]!r}")
+                return os.path.abspath(file_path)
             return self.file_source(file_path, must_be_absolute=must_be_absolute)[0]
         return source
 
@@ -317,12 +326,20 @@ class App:
                      on_change: Callable[[Progress], None] | None = None, *, force: bool = False) -> Progress:
         self.refuse_if_read_only("ingest")
         progress = progress or Progress()
-        files, unseen = [], []
+        files, unseen, ignored = [], [], []
+        rules = IgnoreRules.from_config(self.config)
+        progress.stage = "looking for files"
         for raw in paths:
+            if not os.path.lexists(os.path.abspath(raw)):  # said first: a typo is not "outside the roots"
+                check_path_argument(raw)
+                raise NotFound(f"no such file or directory: {os.path.abspath(raw)}")
             absolute, _real = self.file_source(raw)
             if not os.path.exists(absolute):
                 raise NotFound(f"no such file or directory: {absolute}")
-            files.extend(walk(Path(absolute), self.config.roots, unseen, progress.other_types))
+            named = len(ignored)
+            files.extend(walk(Path(absolute), self.config.roots, unseen, progress.other_types, rules, ignored))
+            progress.warnings.extend(f"{entry.path}: left out by {entry.reason}" for entry in ignored[named:named + 1]
+                                     if entry.path == absolute)
         warnings = unseen_warnings(unseen)
         progress.total = (progress.total or 0) + len(files)
         progress.unread += len(warnings)
@@ -405,6 +422,7 @@ class App:
 
         self.refuse_if_read_only("sync")
         target = Path(self.file_source(path)[0]) if path else None
+        self.encoder  # noqa: B018 - loaded before the lock's folder is made: a missing model leaves nothing behind
         with SyncLock(self.config.db_path):
             return self._sync_locked(target, progress or Progress(), on_change)
 
@@ -619,7 +637,7 @@ class App:
         if bound is None:
             return query_result([], {}, self.config.roots, collection_of=self.collection_of)  # nothing indexed yet
         encoder = None
-        if options.hybrid_weight is None or options.hybrid_weight < 1.0:
+        if options.hybrid_weight is None or options.hybrid_weight < 1.0 or options.max_distance is not None:
             encoder = self.encoder
             if bound != (encoder.model_id, encoder.dimension):
                 index.bind_model(encoder.model_id, encoder.dimension)  # raises, naming both models
@@ -671,13 +689,17 @@ class App:
         return {"chunks": chunks}
 
     @explained
-    def list_files(self, scope: str | None = None, collection: str | None = None) -> dict:
+    def list_files(self, scope: str | None = None, collection: str | None = None, *,
+                   ignored: bool = False) -> dict:
+        """`ignored`: also the files and folders ignore rules leave out (state `excluded`, with the rule)."""
         from minirag.ingest.listing import list_entries
 
         scope = self.collection_scope(collection, scope)
         self.require_index()
-        return {"files": list_entries(self.index, self.config, Scope.of(scope) if scope else None,
-                                      self.chunk_budget())}
+        others: Counter = Counter()  # files left out for their type, by suffix (not counted under a scope)
+        files = list_entries(self.index, self.config, Scope.of(scope) if scope else None, self.chunk_budget(),
+                             with_ignored=ignored, others=None if scope else others)
+        return {"files": files, "otherTypes": dict(sorted(others.items(), key=lambda item: (-item[1], item[0])))}
 
     def chunk_budget(self) -> int | None:
         """The token budget a sync cuts files at now, found without loading the model: its

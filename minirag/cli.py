@@ -16,14 +16,16 @@ import os
 import re
 import shlex
 import sys
+import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Sequence
 
 from minirag import __version__
 from minirag.display import for_terminal, is_utf8, on_one_line, printable
 from minirag.errors import InvalidArgument, MiniragError
 
-PROGRESS_MIN_FILES = 5
+PROGRESS_INTERVAL_S = 10.0  # a plain progress line this often when stderr is not a terminal
 log = logging.getLogger("minirag")
 
 
@@ -47,8 +49,22 @@ def _common(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--litestream-config", metavar="FILE",
                        help="Litestream configuration replicating the index: Litestream runs its checkpoints "
                             "(MINIRAG_LITESTREAM_CONFIG; docs/backups.md)")
+    group.add_argument("--include", action="append", metavar="GLOB",
+                       help="index only files matching a glob (repeatable; MINIRAG_INCLUDE)")
+    group.add_argument("--exclude", action="append", metavar="GLOB",
+                       help="leave out files and folders matching a glob (repeatable; MINIRAG_EXCLUDE)")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
-    parser.add_argument("-v", "--verbose", action="store_true", help="log progress details to stderr")
+    parser.add_argument("-v", "--verbose", action="store_true",
+                        help="more on stderr: each file as it is ingested (or excluded), the time each "
+                             "stage took, and other informational log lines")
+
+
+def _run_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--strict", action="store_true",
+                        help="exit 1 also when files that failed before still fail (for CI)")
+    parser.add_argument("--progress-interval", type=float, default=PROGRESS_INTERVAL_S, metavar="S",
+                        help="when stderr is not a terminal, a progress line every S seconds "
+                             f"(default {PROGRESS_INTERVAL_S:g})")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -76,6 +92,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("ingest", "index files and folders (recursive); unchanged files are skipped")
     p.add_argument("paths", nargs="+", metavar="PATH", help="files or folders inside the roots")
     p.add_argument("--force", action="store_true", help="re-ingest even unchanged files")
+    _run_flags(p)
     p = add("ingest-url", "fetch an http(s) URL and index it")
     p.add_argument("url", metavar="URL", help="an http(s) URL of a public host (see ALLOW_PRIVATE_URLS)")
     p.add_argument("--source", help="source id to store it under (default: the URL)")
@@ -86,6 +103,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--title", help="title to index it under")
     p = add("sync", "reconcile the index with the roots: add new/changed, skip unchanged, drop deleted")
     p.add_argument("path", nargs="?", help="only this file or folder inside the roots")
+    _run_flags(p)
     p = add("watch", "sync, then keep the index in sync as files change, until Ctrl-C")
     p.add_argument("--poll", action="store_true", default=None,
                    help="poll every few seconds instead of OS notifications (network drives, WSL /mnt)")
@@ -109,6 +127,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("list", "every file under the roots with its ingestion state, plus data/url sources")
     p.add_argument("--scope", help="only sources at or under this path (or id prefix)")
     p.add_argument("--collection", help="only this collection (a named root)")
+    p.add_argument("--ignored", action="store_true",
+                   help="also list the files and folders ignore rules leave out, with the rule")
     add("collections", "the collections (named roots): description, indexed files and chunks, last sync")
     add("status", "configuration and index health")
     add("doctor", "check the SQLite driver, model, roots and index; exit 1 if anything is broken")
@@ -134,33 +154,77 @@ def _emit(args: argparse.Namespace, payload: dict, human: Callable[[dict], str])
 
 
 class _Progress:
-    """A one-line live count on stderr, only when stderr is a terminal and the run is not tiny."""
+    """The live line of a run on stderr. On a terminal it shows at once and is redrawn in place
+    (twice a second, and at every change); otherwise one plain line is written every `interval`
+    seconds, so a piped or scheduled run shows it is alive."""
 
-    def __init__(self):
-        self.enabled = sys.stderr.isatty()
+    def __init__(self, interval: float = PROGRESS_INTERVAL_S):
+        self.terminal = sys.stderr.isatty()
+        self.interval = interval
+        self._lock = threading.Lock()
+        self._progress = None
+        self._stop = threading.Event()
+        self._ticker: threading.Thread | None = None
         self._last = 0.0
         self._shown = False
 
+    def start(self, progress) -> None:
+        """Show the line from now on, whether or not the run reports a change."""
+        self._progress = progress
+        self._ticker = threading.Thread(target=self._tick, name="minirag-progress", daemon=True)
+        self._ticker.start()
+
+    def _tick(self) -> None:
+        period = 0.5 if self.terminal else self.interval
+        if self.terminal:
+            self._draw(self._progress)
+        while not self._stop.wait(period):
+            if self.terminal:
+                self._draw(self._progress)
+            else:
+                self._plain(self._progress)
+
     def __call__(self, progress) -> None:
-        now = time.monotonic()
-        if not self.enabled or progress.seen < PROGRESS_MIN_FILES or now - self._last < 0.2:
+        if self.terminal and time.monotonic() - self._last >= 0.2:
+            self._draw(progress)
+
+    def _write_line(self, line: str) -> None:
+        with self._lock:
+            sys.stderr.write(("\r\x1b[K" if self._shown else "") + for_terminal(line) + "\n")
+            sys.stderr.flush()
+            self._shown = False
+
+    def _plain(self, progress) -> None:
+        self._write_line(f"minirag: {time.strftime('%H:%M:%S')} {progress.live_line()}")
+
+    def _draw(self, progress) -> None:
+        if not self.terminal or progress is None:
             return
-        self._last, self._shown = now, True
-        current = progress.current or ""
-        current = for_terminal(current if len(current) <= 50 else "…" + current[-49:])
-        of_total = f"[{progress.finished}/{progress.total}] " if progress.total else ""
-        sys.stderr.write(f"\r\x1b[K{of_total}{progress.counts()}  {current}")
-        sys.stderr.flush()
+        with self._lock:
+            self._last, self._shown = time.monotonic(), True
+            current = progress.current or ""
+            current = for_terminal(current if len(current) <= 50 else "…" + current[-49:])
+            sys.stderr.write(f"\r\x1b[K{for_terminal(progress.live_line())}  {current}")
+            sys.stderr.flush()
 
     def close(self) -> None:
-        if self._shown:
-            sys.stderr.write("\r\x1b[K")
+        self._stop.set()
+        if self._ticker is not None:
+            self._ticker.join()
+        with self._lock:
+            if self._shown:
+                sys.stderr.write("\r\x1b[K")
+                self._shown = False
 
 
 def _run_files(args, runner) -> int:
     from minirag.ingest.progress import Progress
 
-    progress, display = Progress(), _Progress()
+    if not args.progress_interval > 0:
+        raise InvalidArgument(f"--progress-interval must be a number of seconds above 0, got {args.progress_interval:g}")
+    progress = Progress()
+    display = _Progress(args.progress_interval)
+    display.start(progress)
     try:
         runner(progress, display)
     finally:
@@ -171,9 +235,14 @@ def _run_files(args, runner) -> int:
     if not args.json:  # what went wrong goes to stderr; the summary is the command's output
         for warning in payload["warnings"]:
             sys.stderr.write(f"warn: {for_terminal(on_one_line(warning))}\n")
+        if args.verbose and progress.timings:
+            sys.stderr.write("minirag: " + ", ".join(f"{stage} {seconds:.2f} s" for stage, seconds
+                                                      in sorted(progress.timings.items())) + "\n")
     others = progress.other_types_line()
     _emit(args, payload, lambda p: f"{progress.counts()} in {p['elapsedSeconds']} s" + (f"\n{others}" if others else ""))
-    return 1 if progress.incomplete else 0
+    if progress.incomplete or (args.strict and progress.still_failing):
+        return 1
+    return 0
 
 
 def _cmd_ingest(args, app) -> int:
@@ -221,8 +290,11 @@ def _cmd_watch(args, app) -> int:
     return 130
 
 
-def _fmt_query(payload: dict, scope: str | None = None) -> str:
+def _fmt_query(payload: dict, scope: str | None = None, max_distance: float | None = None) -> str:
     if not payload["results"]:
+        if max_distance is not None:
+            return (f"no results within RAG_MAX_DISTANCE={max_distance:g} (a cosine distance, 0 to 2): "
+                    "raise or unset it to see farther hits")
         if scope:
             return (f"no results under {on_one_line(scope)}; `minirag list --scope {shlex.quote(on_one_line(scope))}` "
                     "shows what is indexed there")
@@ -264,7 +336,7 @@ def _cmd_query(args, app) -> int:
     scope = _scope(args.scope)
     payload = app.query(args.text, top_k=args.top_k, scope=scope, collection=args.collection,
                         budget=app.config.max_response_tokens)
-    _emit(args, payload, lambda p: _fmt_query(p, scope))
+    _emit(args, payload, lambda p: _fmt_query(p, scope, app.config.max_distance))
     if payload.get("truncated", {}).get("hitsLeftOut") and not args.json:
         left = payload["truncated"]
         sys.stderr.write(f"minirag: {left['hitsLeftOut']} more results left out to fit MINIRAG_MAX_RESPONSE_TOKENS "
@@ -293,16 +365,28 @@ def _cmd_neighbors(args, app) -> int:
 
 
 def _cmd_list(args, app) -> int:
-    _emit(args, app.list_files(_scope(args.scope), args.collection), lambda p: "\n".join(
-        f"{f['state']:<13} {f['chunkCount']:>6}  {on_one_line(f['source'])}" + (f"  ({f['reason']})" if "reason" in f else "")
-        for f in p["files"]) or "no files")
+    _emit(args, app.list_files(_scope(args.scope), args.collection, ignored=args.ignored), _fmt_list)
     return 0
 
 
+def _fmt_list(payload: dict) -> str:
+    """A header, then one row a source: state, chunks indexed, source (and why, when left out)."""
+    rows = [f"{'STATE':<13} {'CHUNKS':>6}  SOURCE"] if payload["files"] else ["no files"]
+    rows += [f"{f['state']:<13} {f['chunkCount']:>6}  {on_one_line(f['source'])}"
+             + (f"  ({f['reason']})" if "reason" in f else "") for f in payload["files"]]
+    from minirag.ingest.progress import Progress
+
+    others = Progress(other_types=Counter(payload.get("otherTypes") or {})).other_types_line()
+    return "\n".join([*rows, *([others] if others else [])])
+
+
 def _cmd_collections(args, app) -> int:
+    from minirag.ingest.progress import plural
+
     _emit(args, app.list_collections(), lambda p: "\n".join(
-        f"{c['name']}  {c['fileCount']} files, {c['chunkCount']} chunks, last sync {c['lastSync'] or 'never'}  "
-        f"{on_one_line(c['path'])}" + (f"\n   {on_one_line(c['description'])}" if c["description"] else "")
+        f"{c['name']}  {plural(c['fileCount'], 'file')}, {plural(c['chunkCount'], 'chunk')}, "
+        f"last sync {c['lastSync'] or 'never'}  {on_one_line(c['path'])}"
+        + (f"\n   {on_one_line(c['description'])}" if c["description"] else "")
         for c in p["collections"]))
     return 0
 
@@ -413,6 +497,20 @@ def _one_line(exc: BaseException) -> str:
     return " ".join(str(exc).split()) or type(exc).__name__
 
 
+def _command_first(parser: argparse.ArgumentParser, argv: list[str]) -> list[str]:
+    """Flags given before the command (`minirag --base-dir X status`) move after it; with no command,
+    `serve` (stdio) gets them."""
+    commands = parser._subparsers._group_actions[0].choices  # noqa: SLF001 - argparse keeps them only here
+    takes_value = {flag for action in commands["serve"]._actions if action.nargs != 0  # noqa: SLF001
+                   for flag in action.option_strings}
+    i = 0
+    while i < len(argv) and argv[i].startswith("-"):
+        i += 2 if argv[i] in takes_value else 1
+    if i < len(argv) and argv[i] in commands:
+        return [argv[i], *argv[:i], *argv[i + 1:]]
+    return ["serve", *argv]
+
+
 def _run(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -420,10 +518,11 @@ def _run(argv: Sequence[str] | None) -> int:
         if not is_utf8(arg):  # bytes the locale could not decode, passed on as lone surrogates
             raise InvalidArgument(f"the argument {printable(arg)!r} is not valid UTF-8")
     if not argv or (argv[0].startswith("-") and argv[0] not in ("-h", "--help", "--version")):
-        argv = ["serve", *argv]  # no command: serve stdio, with whatever flags were given
+        argv = _command_first(parser, argv)
     args = parser.parse_args(argv)
     logging.basicConfig(stream=sys.stderr, level=logging.INFO if getattr(args, "verbose", False) else logging.WARNING,
                         format="minirag: %(levelname)s: %(message)s")
+    log.setLevel(logging.INFO if getattr(args, "verbose", False) else logging.NOTSET)  # even if logging was set up
     if args.command == "serve":
         return _serve(args)
     if args.command == "status":

@@ -7,7 +7,9 @@ accepted range, so `status` can report it verbatim.
 from __future__ import annotations
 
 import contextlib
+import difflib
 import json
+import logging
 import os
 import re
 import unicodedata
@@ -17,6 +19,7 @@ from pathlib import Path
 
 from minirag.display import shown
 from minirag.errors import MiniragError
+from minirag.ingest.ignore import Globs
 
 DEFAULT_MODEL = "intfloat/multilingual-e5-small"
 DEFAULT_MAX_FILE_SIZE = 100 * 1024 * 1024
@@ -62,7 +65,8 @@ class Setting:
 
 
 SETTINGS: tuple[Setting, ...] = (
-    Setting("BASE_DIR", "the current directory (unless that is `/` or your home folder: then it must be named)",
+    Setting("BASE_DIR", "the current directory (unless that is `/` or your home folder: then it must be named); "
+            "none for `--read-only` on an explicit `DB_PATH`, which serves the index alone",
             "one document root, and the security boundary: "
             "every file minirag reads must lie inside a root", flag="--base-dir", values="an existing folder"),
     Setting("BASE_DIRS", "unset", "several document roots (`[\"/a\", \"/b\"]`), or named collections with a "
@@ -80,6 +84,15 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("MODEL_PATH", "unset (an index written with one keeps using it)",
             "a local model folder, used with no network at all; wins over `MODEL_NAME`",
             flag="--model-path", values="a directory holding model.onnx and tokenizer.json"),
+    Setting("MINIRAG_INCLUDE", "unset (every supported file)", "only files matching one of these globs are "
+            "indexed (gitignore syntax, relative to each root; one starting with a root's path applies to that "
+            "root only)",
+            flag="--include", values="globs, comma-separated or a JSON array"),
+    Setting("MINIRAG_EXCLUDE", "unset", "files and folders matching one of these globs are left out (same "
+            "syntax; wins over `.gitignore` and includes)", flag="--exclude",
+            values="globs, comma-separated or a JSON array"),
+    Setting("MINIRAG_GITIGNORE", "on", "honour `.gitignore` files (git's rules; from the repository's top "
+            "when a root lies in one); `.minignore` files are honoured either way", values=BOOLEAN_VALUES),
     Setting("MAX_FILE_SIZE", f"{DEFAULT_MAX_FILE_SIZE} (100 MiB)", "bytes; bigger files (and bigger "
             "`ingest_data` payloads) are refused before they are read", kind=int, low=1),
     Setting("CHUNK_TOKEN_BUDGET", f"the model's own ({DEFAULT_CHUNK_TOKEN_BUDGET} unless measured otherwise; "
@@ -111,6 +124,13 @@ SETTINGS: tuple[Setting, ...] = (
             flag="--litestream-config", values="a file"),
     Setting("MINIRAG_HTTP_TOKEN", "unset", "bearer token clients of `serve --http` must send; required to "
             "bind a non-loopback address (at least 16 characters)", flag="serve --token", values="a secret"),
+    Setting("HTTPS_PROXY", "unset", "the proxy `ingest_url` reaches https URLs through (a CONNECT tunnel); "
+            "the target is still checked (docs/operations.md)", values="an http:// proxy URL, credentials allowed",
+            read_by="minirag (as curl reads it; also lowercase)"),
+    Setting("HTTP_PROXY", "unset", "the proxy `ingest_url` asks for http URLs", values="an http:// proxy URL",
+            read_by="minirag (as curl reads it; also lowercase)"),
+    Setting("NO_PROXY", "unset", "hosts `ingest_url` reaches directly, not through the proxy",
+            values="comma-separated host names or domain suffixes", read_by="minirag (as curl reads it; also lowercase)"),
     Setting("HF_HUB_OFFLINE", "unset", "never try the Hugging Face hub: a model that is not on disk "
             "fails at once", values="1/true/yes/on", read_by="minirag and huggingface_hub"),
     Setting("HF_ENDPOINT", "`https://huggingface.co`", "the hub that models are downloaded from",
@@ -135,6 +155,57 @@ class Collection:
     name: str
     root: Path
     description: str = ""
+
+
+log = logging.getLogger(__name__)
+
+# local-rag-mcp's settings. Its corpus folder means what BASE_DIR means, so it is read as BASE_DIR
+# (a server started with only it set would otherwise index the client's working directory). Its
+# store is a Chroma folder that local-rag-mcp may still use: minirag keeps one SQLite file and
+# never writes into another tool's store, so it is refused with the name to use instead.
+FOREIGN_ROOT = "RAG_CORPUS_DIR"
+FOREIGN_STORE = "RAG_STORE_DIR"
+_warned: set[str] = set()
+
+
+def _notice(message: str) -> None:
+    """A warning on stderr, once per process (a server resolves its configuration more than once)."""
+    if message not in _warned:
+        _warned.add(message)
+        log.warning("%s", message)
+
+
+def _unknown_settings(env: Mapping[str, str]) -> None:
+    """Warn, once each, about RAG_* and MINIRAG_* variables minirag does not read: a typo there
+    silently changes nothing."""
+    known = set(SETTING) | {FOREIGN_ROOT, FOREIGN_STORE}
+    for name in sorted(env):
+        if name.startswith(("RAG_", "MINIRAG_")) and name not in known:
+            close = difflib.get_close_matches(name, sorted(SETTING), n=1, cutoff=0.85)
+            hint = f" (did you mean {close[0]}?)" if close else "; docs/configuration.md lists the settings"
+            _notice(f"{name} is not a minirag setting and is ignored{hint}")
+
+
+def _foreign_settings(env: Mapping[str, str], flag_roots, db_flag) -> Mapping[str, str]:
+    """`env` with local-rag-mcp's RAG_CORPUS_DIR read as BASE_DIR (when no root is named the minirag
+    way), a notice either way; RAG_STORE_DIR refused unless DB_PATH is set."""
+    corpus = env.get(FOREIGN_ROOT, "").strip()
+    store = env.get(FOREIGN_STORE, "").strip()
+    if store and not (db_flag or env.get("DB_PATH", "").strip()):
+        raise ConfigError(f"{FOREIGN_STORE} (local-rag-mcp's Chroma store) is not read by minirag, which keeps "
+                          f"one SQLite file: set DB_PATH to the file to keep it in, or unset {FOREIGN_STORE} to keep "
+                          f"it at <first root>/{INDEX_DIRNAME}/{INDEX_FILENAME}")
+    if store:
+        _notice(f"{FOREIGN_STORE} is local-rag-mcp's setting and is ignored: DB_PATH names the index")
+    if not corpus:
+        return env
+    if flag_roots or env.get("BASE_DIRS", "").strip() or env.get("BASE_DIR", "").strip():
+        _notice(f"{FOREIGN_ROOT} is local-rag-mcp's setting and is ignored: the roots are named by "
+                f"{'--base-dir' if flag_roots else 'BASE_DIRS or BASE_DIR'}")
+        return env
+    _notice(f"{FOREIGN_ROOT} (local-rag-mcp's name) is read as BASE_DIR={corpus}; set BASE_DIR instead "
+            "to silence this")
+    return {**env, "BASE_DIR": corpus}
 
 
 class ConfigError(MiniragError, ValueError):
@@ -164,6 +235,9 @@ class Config:
     litestream_config: Path | None = None
     max_response_tokens: int = DEFAULT_MAX_RESPONSE_TOKENS  # what one tool result may cost a client (budget.py)
     collections: tuple[Collection, ...] = ()  # the roots, named: one each, in the order of `roots`
+    include: Globs = Globs()  # ingest/ignore.py
+    exclude: Globs = Globs()
+    gitignore: bool = True
 
 
 def parse_bool(name: str, raw: str) -> bool:
@@ -220,7 +294,11 @@ def _refuse_implicit_root(cwd: Path) -> None:
                           f"{here}; name the folder to index, e.g. --base-dir {here} if you mean all of it")
 
 
-def _parse_roots(env: Mapping[str, str], flag_roots: Sequence[str] | None, cwd: Path) -> tuple[Collection, ...]:
+def _parse_roots(env: Mapping[str, str], flag_roots: Sequence[str] | None, cwd: Path,
+                 rootless: bool = False) -> tuple[Collection, ...]:
+    """The roots named, as collections; with none named, the working directory, or none at all when
+    `rootless` (a read-only server on an index DB_PATH names: it serves what the index holds and
+    reads no folder)."""
     described: dict[str, tuple[str, str]] = {}  # raw path -> (name, description) from the object form
     if flag_roots:
         raw_roots: list[str] = list(flag_roots)
@@ -243,6 +321,8 @@ def _parse_roots(env: Mapping[str, str], flag_roots: Sequence[str] | None, cwd: 
         raw_roots = parsed
     elif env.get("BASE_DIR", "").strip():
         raw_roots, origin = [env["BASE_DIR"]], "BASE_DIR"
+    elif rootless:
+        return ()
     else:
         raw_roots, origin = [str(cwd)], "current directory"
         _refuse_implicit_root(cwd)
@@ -327,6 +407,24 @@ def _number(env: Mapping[str, str], name: str):
     return value
 
 
+def _globs(env: Mapping[str, str], name: str, flag: Sequence[str] | None) -> Globs:
+    """Include or exclude globs from their flag (repeatable) or variable (comma-separated, or JSON)."""
+    if flag:
+        patterns, origin = [p.strip() for p in flag], SETTING[name].flag or name
+    else:
+        raw, origin = env.get(name, "").strip(), name
+        if raw.startswith("["):
+            try:
+                patterns = json.loads(raw)
+            except json.JSONDecodeError as exc:
+                raise ConfigError(f"{name} must be {SETTING[name].values}: {exc.msg}") from None
+            if not isinstance(patterns, list) or not all(isinstance(p, str) for p in patterns):
+                raise ConfigError(f"{name} must be {SETTING[name].values}")
+        else:
+            patterns = raw.split(",")
+    return Globs(tuple(p.strip() for p in patterns if p.strip()), origin)
+
+
 def default_cache_dir() -> Path:
     from platformdirs import user_cache_dir
 
@@ -344,15 +442,20 @@ def load_config(
     read_only: bool | None = None,
     watch: bool | None = None,
     litestream_config: str | None = None,
+    include: Sequence[str] | None = None,
+    exclude: Sequence[str] | None = None,
     cwd: Path | None = None,
 ) -> Config:
     """Resolve the configuration. Flags (keyword arguments) win over `env`."""
     env = os.environ if env is None else env
     cwd = cwd or Path.cwd()
-    collections = _parse_roots(env, base_dirs, cwd)
+    _unknown_settings(env)
+    env = _foreign_settings(env, base_dirs, db_path)
+    raw_db = db_path or env.get("DB_PATH", "").strip()
+    ro = read_only if read_only is not None else parse_bool("MINIRAG_READ_ONLY", env.get("MINIRAG_READ_ONLY", ""))
+    collections = _parse_roots(env, base_dirs, cwd, rootless=ro and bool(raw_db))
     roots = tuple(c.root for c in collections)
 
-    raw_db = db_path or env.get("DB_PATH", "").strip()
     db = _resolve("DB_PATH", raw_db, cwd) if raw_db else roots[0] / INDEX_DIRNAME / INDEX_FILENAME
     if raw_db.endswith(("/", os.sep)):  # a folder, even one not made yet: the index goes inside it
         db = db / INDEX_FILENAME
@@ -384,7 +487,6 @@ def load_config(
     budget = _number(env, "CHUNK_TOKEN_BUDGET")
     weight = _number(env, "RAG_HYBRID_WEIGHT")
     response_tokens = _number(env, "MINIRAG_MAX_RESPONSE_TOKENS")
-    ro = read_only if read_only is not None else parse_bool("MINIRAG_READ_ONLY", env.get("MINIRAG_READ_ONLY", ""))
     watching, polling = _parse_watch(env, watch)
     return Config(
         roots=roots,
@@ -406,13 +508,16 @@ def load_config(
         watch_polling=polling,
         litestream_config=litestream,
         max_response_tokens=response_tokens if response_tokens is not None else DEFAULT_MAX_RESPONSE_TOKENS,
+        include=_globs(env, "MINIRAG_INCLUDE", include),
+        exclude=_globs(env, "MINIRAG_EXCLUDE", exclude),
+        gitignore=parse_bool("MINIRAG_GITIGNORE", env.get("MINIRAG_GITIGNORE", "").strip() or "on"),
     )
 
 
 # The configuration flags of the CLI commands (and `serve`), as argparse names them; a command
 # without one (only `serve` has --watch) reads as not given.
 FLAG_NAMES = ("base_dirs", "db_path", "cache_dir", "model_name", "model_path", "read_only", "watch",
-              "litestream_config")
+              "litestream_config", "include", "exclude")
 
 
 def load_config_from(args, env: Mapping[str, str] | None = None) -> Config:

@@ -45,8 +45,9 @@ def check_sqlite(config: Config) -> Check:
 
 def check_model(config: Config) -> Check:
     """Where the model's files are, by the same lookup a search uses, looking only at the local disk."""
+    from minirag.config import DEFAULT_MODEL
     from minirag.errors import ModelUnavailable
-    from minirag.models import locate
+    from minirag.models import DEFAULT_MODEL_BUILD_HINT, locate
 
     try:
         files = locate(config.model_name, config.model_path, config.cache_dir)
@@ -57,6 +58,8 @@ def check_model(config: Config) -> Check:
         else:
             fix = ("run any search or `minirag sync` once with network access to download it, "
                    "or set MODEL_PATH to a local model directory")
+            if config.model_name == DEFAULT_MODEL:
+                fix += f"; or {DEFAULT_MODEL_BUILD_HINT}"
         return _fail("model", str(exc), fix)
     where = {"MODEL_PATH": "from MODEL_PATH", "hub cache": f"in the hub cache {config.cache_dir}",
              "offline-model package": "from the offline-model package"}[files.origin]
@@ -76,6 +79,8 @@ def check_model(config: Config) -> Check:
 
 
 def check_roots(config: Config) -> Check:
+    if not config.roots:
+        return _ok("roots", "none: read-only on DB_PATH, the index is served as it is and no folder is read")
     problems = []
     for root in config.roots:
         if not root.is_dir():
@@ -241,5 +246,5 @@ def format_checks(result: dict) -> str:
         if not check["ok"]:
             lines.append(f"       fix: {check['fix']}")
     failed = sum(not c["ok"] for c in result["checks"])
-    lines.append("all checks passed" if result["ok"] else f"{failed} check(s) failed")
+    lines.append("all checks passed" if result["ok"] else f"{failed} check{'s' * (failed != 1)} failed")
     return "\n".join(lines)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from minirag.config import DEFAULT_CHUNK_TOKEN_BUDGET
+from minirag.config import DEFAULT_CHUNK_TOKEN_BUDGET, DEFAULT_MODEL
 from minirag.errors import ModelUnavailable
 
 log = logging.getLogger(__name__)
@@ -194,12 +194,21 @@ OFFLINE_EXTRA_HINT = ("install minirag with its offline-model extra (from a chec
                       "`uv tool install '.[offline-model]'`, or `uv run --extra offline-model minirag ...`)")
 
 
+# The default model without a hub: rebuilt from a PyPI wheel by a script of minirag's source (a clone or
+# the sdist), which prints the folder to give MODEL_PATH (docs/models.md).
+DEFAULT_MODEL_BUILD = "scripts/e5_small/build.sh"
+DEFAULT_MODEL_BUILD_HINT = (f"build it from PyPI without a hub: run `{DEFAULT_MODEL_BUILD}` in minirag's source (a "
+                            "clone, or the sdist), then set MODEL_PATH to the folder it prints (docs/models.md)")
+
+
 def _offline_hint(spec: ModelSpec) -> str:
     if spec.model_id == MINILM:
         return f", or {OFFLINE_EXTRA_HINT}"
+    hints = [DEFAULT_MODEL_BUILD_HINT] if spec.model_id == DEFAULT_MODEL else []
     if packaged_minilm() is not None:  # a model that needs no download is already here: say so
-        return ", or use the English model installed with minirag, no download needed: --model-name all-MiniLM-L6-v2"
-    return ""
+        hints.append("use the English model installed with minirag, no download needed: "
+                     "--model-name all-MiniLM-L6-v2")
+    return "".join(f", or {hint}" for hint in hints)
 
 
 def locate(model_name: str, model_path: Path | None, cache_dir: Path) -> ModelFiles:

@@ -20,7 +20,7 @@ def hit_dict(hit: Hit) -> dict:
         "title": hit.title,
         "chunkIndex": hit.chunk_index,
         "score": round(hit.score, 6),
-        "distance": None if hit.distance is None else round(hit.distance, 6),
+        "distance": None if hit.distance is None else max(0.0, round(hit.distance, 6)),  # never -0.0
         "parentId": str(hit.parent_id),
     }
     if hit.page_start is not None:
@@ -125,7 +125,7 @@ def within_budget(payload: dict, budget: int) -> dict:
 
 
 def ingest_result(source: str, title: str, chunk_count: int, warnings: Sequence[str] = ()) -> dict:
-    out = {"source": source, "chunkCount": chunk_count, "title": title}
+    out = {"source": source, "chunkCount": chunk_count, "title": title or None}  # null, not "", when it has none
     if warnings:
         out["warnings"] = list(warnings)
     return out

@@ -112,6 +112,9 @@ Scope = Annotated[str | None, Field(description=(
 CollectionName = Annotated[str | None, Field(description=(
     "Only this collection (a named document root, as list_collections gives them); with scope, scope must lie "
     "inside it."))]
+Ignored = Annotated[bool, Field(description=(
+    "Also list the files and folders ignore rules leave out (.gitignore, .minignore, include/exclude "
+    "globs), as `excluded` with the rule and the file it is in."))]
 SyncPath = Annotated[str | None, Field(description=(
     "An absolute file or folder path inside a document root to sync alone; omit to sync every root."))]
 Wait = Annotated[bool, Field(description=(
@@ -203,10 +206,11 @@ def read_file(state: ServerState, filePath: FilePath = None, source: Source = No
     return app.read(app.source_key(file_path=filePath, source=source, must_be_absolute=True), offset, maxChars)
 
 
-def list_files(state: ServerState, scope: Scope = None, collection: CollectionName = None) -> Result:
+def list_files(state: ServerState, scope: Scope = None, collection: CollectionName = None,
+               ignored: Ignored = False) -> Result:
     """Every supported file under the roots with its ingestion state, plus data and url sources.
     A listing over the response budget is cut; `truncated` says how many were left out."""
-    return fit_list(state.app.list_files(scope, collection), "files", state.budget,
+    return fit_list(state.app.list_files(scope, collection, ignored=ignored), "files", state.budget,
                     "narrow the listing with scope or collection")
 
 
@@ -231,16 +235,18 @@ def status(state: ServerState) -> Result:
 
 async def follow_job(job: SyncJob, ctx: Context) -> None:
     """Report the job's progress until it ends, each change once: files finished of the total the walk
-    found (the total unknown until then). A no-op per report without a progress token."""
+    found (the total unknown until then), with the live line (chunks embedded, rate, ETA), and the
+    counts once it ended. A no-op per report without a progress token."""
     last = None
     while True:
         ended = await anyio.to_thread.run_sync(job.wait, PROGRESS_INTERVAL_S)
         progress = job.progress
-        report = (progress.finished, progress.total, progress.counts())
-        if report != last:
-            last = report
+        key = (progress.finished, progress.total, progress.chunks_embedded, ended)
+        if key != last:
+            last = key
             try:
-                await ctx.report_progress(*report)
+                await ctx.report_progress(progress.finished, progress.total,
+                                          progress.counts() if ended else progress.live_line())
             except Exception:  # noqa: BLE001 - progress is best effort; the job goes on
                 log.debug("could not send progress for %s", job.job_id, exc_info=True)
         if ended:

@@ -97,7 +97,8 @@ name minirag-mcp's users have in their client configurations (see
   error); 2 for a usage error; 130 after Ctrl-C. `ingest` and `sync` exit 1 if any
   file failed or a folder could not be read (each gets a `warn:` line on stderr;
   the summary line is the output; a file that failed before and has not changed
-  is counted as still failing, without either); `status` exits 0 even with a broken
+  is counted as still failing, without either, unless `--strict` is given: then it
+  fails the run too, for CI); `status` exits 0 even with a broken
   configuration and reports it as `configError`; `doctor` exits 1 if any check
   failed; `watch` runs until Ctrl-C.
 

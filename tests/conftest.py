@@ -124,3 +124,14 @@ def write(path: Path, text: str) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
     return path
+
+
+_PROXY_VARIABLES = ("HTTPS_PROXY", "HTTP_PROXY", "NO_PROXY", "ALL_PROXY", "https_proxy", "http_proxy",
+                    "no_proxy", "all_proxy")
+
+
+@pytest.fixture(autouse=True)
+def _no_proxy_from_the_machine(monkeypatch):
+    """A developer's own proxy settings would send the loopback fetch tests through their proxy."""
+    for name in _PROXY_VARIABLES:
+        monkeypatch.delenv(name, raising=False)

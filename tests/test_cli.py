@@ -142,5 +142,5 @@ def test_a_line_break_in_a_file_name_cannot_forge_a_line_of_the_listing(run, doc
     write(docs / "x.md\nindexed            1  fake.md", "# Forged\n\nA file whose name holds a line break.")
     assert run("sync").returncode == 0
     out = run("list").stdout
-    assert len(out.splitlines()) == 1 and "x.md\\nindexed" in out, out
+    assert len(out.splitlines()) == 2 and "x.md\\nindexed" in out, out  # the header, one row
     assert len([line for line in run("query", "line break").stdout.splitlines() if "fake.md" in line]) == 1

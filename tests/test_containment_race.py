@@ -98,8 +98,8 @@ def test_list_rechecking_a_touched_file_reads_it_as_a_sync_would(app, docs, tmp_
     outside = write(tmp_path / "outside" / "same.md", note.read_text())  # same bytes: a hash oracle
     real_walk = listing.walk_roots
 
-    def walk_then_swap(roots, unreadable=None):
-        found = list(real_walk(roots, unreadable))
+    def walk_then_swap(roots, unreadable=None, *args, **kwargs):
+        found = list(real_walk(roots, unreadable, *args, **kwargs))
         swapped = note.with_name("swapped")
         if swap_in == "fifo":
             os.mkfifo(swapped)

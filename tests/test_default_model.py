@@ -18,9 +18,12 @@ from conftest import write
 
 from minirag.config import load_config
 
-E5 = Path(os.environ.get("MINIRAG_E5_DIR") or
-          Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "minirag-test-models"
-          / "multilingual-e5-small")
+_CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+# build.sh's default folder; older checkouts built it under minirag-test-models.
+E5 = next((p for p in (_CACHE / "minirag" / "built" / "multilingual-e5-small",
+                       _CACHE / "minirag-test-models" / "multilingual-e5-small") if (p / "model.onnx").is_file()),
+          _CACHE / "minirag" / "built" / "multilingual-e5-small")
+E5 = Path(os.environ.get("MINIRAG_E5_DIR") or E5)
 REPO = "intfloat/multilingual-e5-small"
 # Where the hub repository keeps the files the code asks for (checked against the repository's
 # file list: onnx/model.onnx and tokenizer.json at the top).

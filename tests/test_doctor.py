@@ -52,7 +52,7 @@ def test_a_model_path_without_model_files_fails_with_a_fix(make_config, tmp_path
     assert not model["ok"]
     assert "model.onnx" in model["detail"] and str(empty) in model["detail"]
     assert "MODEL_PATH" in model["fix"]
-    assert "fix: " in format_checks(result) and "1 check(s) failed" in format_checks(result)
+    assert "fix: " in format_checks(result) and "1 check failed" in format_checks(result)
 
 
 def test_an_index_location_that_cannot_be_created_fails_with_a_fix(make_config, tmp_path):

@@ -77,8 +77,8 @@ def vanish_after_scan(monkeypatch, hostile_root):
     """The scan sees vanished.md; it is deleted before the pipeline reads it."""
     real_walk_roots = minirag.ingest.sync.walk_roots
 
-    def walk_then_delete(roots, unreadable=None, others=None):
-        found = list(real_walk_roots(roots, unreadable, others))
+    def walk_then_delete(roots, unreadable=None, others=None, *rules_and_ignored):
+        found = list(real_walk_roots(roots, unreadable, others, *rules_and_ignored))
         (hostile_root / "vanished.md").unlink()
         return found
 
@@ -114,8 +114,8 @@ def test_the_app_ingesting_a_hostile_folder_warns_per_file_and_indexes_the_good_
         app, hostile_root, monkeypatch):
     real_walk = minirag.app.walk
 
-    def walk_then_delete(start, roots, unreadable=None, others=None):
-        found = list(real_walk(start, roots, unreadable, others))
+    def walk_then_delete(start, roots, unreadable=None, others=None, *rules_and_ignored):
+        found = list(real_walk(start, roots, unreadable, others, *rules_and_ignored))
         (hostile_root / "vanished.md").unlink()
         return found
 

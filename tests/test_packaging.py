@@ -66,3 +66,70 @@ def test_the_packaging_scripts_are_runnable():
     if shutil.which("bash"):
         syntax = run("bash", "-n", str(ROOT / "scripts" / "smoke_test.sh"))
         assert syntax.returncode == 0, syntax.stderr
+
+
+# --- ready to publish -------------------------------------------------------------------------
+
+
+def _pyproject() -> dict:
+    import tomllib
+
+    return tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+
+
+def test_the_metadata_has_what_pypi_shows_classifiers_urls_and_the_readme():
+    project = _pyproject()
+    assert {"Programming Language :: Python :: 3.11", "Programming Language :: Python :: 3.12",
+            "Development Status :: 4 - Beta"} <= set(project["classifiers"])
+    assert set(project["urls"]) >= {"Homepage", "Repository", "Documentation", "Issues"}
+    assert all(url.startswith("https://") for url in project["urls"].values())
+    assert project["readme"] == "README.md" and project["license"] == "MIT"
+
+
+def test_server_json_is_valid_for_the_mcp_registry_and_agrees_with_the_package():
+    import json
+    from importlib.resources import files
+
+    jsonschema = pytest.importorskip("jsonschema")
+    pytest.importorskip("skillsaw")  # dev dependency: it bundles the registry's released schemas
+    server = json.loads((ROOT / "server.json").read_text())
+    schema_file = files("skillsaw") / "schemas" / "mcp_registry" / "v2025_12_11" / "server.schema.json"
+    schema = json.loads(schema_file.read_text())
+    assert server["$schema"] == schema["$id"]
+    jsonschema.Draft7Validator(schema, format_checker=jsonschema.FormatChecker()).validate(server)
+    project = _pyproject()
+    package = server["packages"][0]
+    assert (package["registryType"], package["identifier"]) == ("pypi", project["name"])
+    assert server["version"] == package["version"] == project["version"]
+    assert server["repository"]["url"] == project["urls"]["Repository"]
+    owner = server["repository"]["url"].removeprefix("https://github.com/").split("/")[0]
+    assert server["name"] == f"io.github.{owner}/{project['name']}"
+    # The registry checks that the README on PyPI names the server, to know the package is its own.
+    assert f"mcp-name: {server['name']}" in (ROOT / "README.md").read_text()
+
+
+def test_the_release_workflow_builds_checks_and_publishes_by_trusted_publishing():
+    yaml = pytest.importorskip("yaml")
+    workflow = yaml.safe_load((ROOT / ".github" / "workflows" / "release.yml").read_text())
+    assert workflow[True]["push"]["tags"] == ["v*"]  # YAML reads the key `on` as True
+    jobs = workflow["jobs"]
+    build = " ".join(step.get("run", "") for step in jobs["build"]["steps"])
+    assert "uv build" in build and "twine check --strict dist/*" in build
+    assert jobs["pypi"]["permissions"] == {"id-token": "write"}
+    assert any(step.get("uses", "").startswith("pypa/gh-action-pypi-publish") for step in jobs["pypi"]["steps"])
+    assert not any("password" in (step.get("with") or {}) for step in jobs["pypi"]["steps"])  # no token
+    assert jobs["mcp-registry"]["needs"] == "pypi"
+
+
+@pytest.mark.slow
+def test_the_built_wheel_and_sdist_pass_twine_check(tmp_path):
+    uv = shutil.which("uv")
+    if uv is None or shutil.which("twine", path=os.path.dirname(sys.executable)) is None:
+        pytest.skip("needs uv and twine (a dev dependency)")
+    built = run(uv, "build", "--quiet", "--out-dir", str(tmp_path), str(ROOT), cwd=tmp_path)
+    assert built.returncode == 0, built.stderr
+    artifacts = sorted(str(p) for p in [*tmp_path.glob("*.whl"), *tmp_path.glob("*.tar.gz")])
+    assert len(artifacts) == 2, artifacts
+    checked = run(sys.executable, "-m", "twine", "check", "--strict", *artifacts)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert checked.stdout.count("PASSED") == 2

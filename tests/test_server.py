@@ -276,7 +276,7 @@ async def test_ingest_url_refuses_a_file_url(make_state):
 
 @pytest.mark.anyio
 async def test_an_unexpected_exception_is_a_tool_error_not_a_crash(make_state, monkeypatch):
-    def explode(self, scope=None, collection=None):
+    def explode(self, scope=None, collection=None, **_options):
         raise RuntimeError("disk on fire")
 
     monkeypatch.setattr(App, "list_files", explode)

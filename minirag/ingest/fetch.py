@@ -5,6 +5,15 @@ resolves to is checked, and the TCP connection goes to one of exactly those
 checked addresses. Nothing resolves the name a second time, so a DNS answer that
 changes between the check and the connection (DNS rebinding) cannot redirect the
 fetch. ``Host``, SNI and certificate verification still use the name from the URL.
+
+Behind a proxy (``HTTPS_PROXY`` / ``HTTP_PROXY``, less ``NO_PROXY``, as curl and
+urllib read them) the connection goes to the proxy: an https URL through a CONNECT
+tunnel (TLS end to end, the certificate checked against the URL's host), an http
+URL as an absolute-form request. The proxy is the user's choice and is not checked;
+the target still is: its name is resolved here and every address checked, and a
+name that does not resolve here is refused (the proxy could take it anywhere)
+unless private hosts are allowed. The proxy resolves the name again itself, so the
+pinning above cannot hold through it.
 """
 
 from __future__ import annotations
@@ -17,9 +26,11 @@ import socket
 import ssl
 import threading
 import time
+import urllib.request
+from base64 import b64encode
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from urllib.parse import quote, urljoin, urlsplit
+from urllib.parse import quote, unquote, urljoin, urlsplit
 
 from minirag import __version__
 from minirag.errors import MiniragError
@@ -123,16 +134,85 @@ def fetch_url(
     current, came_from = url, None
     for _ in range(max_redirects + 1):
         target = _Target.parse(current, came_from)
-        addresses = _addresses(target, deadline)
+        proxy = _proxy_for(target)
+        try:
+            addresses = _addresses(target, deadline)
+        except FetchError as exc:
+            if proxy is None:
+                raise
+            if not allow_private:  # the proxy could resolve it to anything, its own loopback included
+                raise UrlRefused(f"refused host {target.written_host!r}: it does not resolve here ({exc}), so "
+                                 f"where the proxy {proxy.shown} would take it cannot be checked; "
+                                 "ALLOW_PRIVATE_URLS=1 lets the proxy resolve it") from None
+            addresses = []
         if not allow_private:
             for ip in addresses:
                 if (reason := _policy(ip)) is not None:
                     raise UrlRefused(target.refusal(ip, reason))
-        result = _get(target, addresses, deadline, max_bytes)
+        result = _get(target, addresses, deadline, max_bytes, proxy)
         if isinstance(result, FetchedPage):
             return result
         current, came_from = urljoin(current, result), current
     raise FetchError(f"too many redirects fetching {url!r}: more than {max_redirects}")
+
+
+@dataclass(frozen=True)
+class _Proxy:
+    host: str
+    port: int
+    authorization: str | None  # the Proxy-Authorization value, from credentials in the proxy URL
+    shown: str  # for messages: the proxy's URL without credentials
+
+
+def _proxy_for(target: _Target) -> _Proxy | None:
+    """The proxy the environment names for `target` (HTTPS_PROXY or HTTP_PROXY by its scheme, unless
+    NO_PROXY covers its host), or None to connect directly."""
+    proxies = urllib.request.getproxies_environment()
+    raw = proxies.get("https" if target.tls else "http", "").strip()
+    if not raw or urllib.request.proxy_bypass_environment(f"{target.host}:{target.port}", proxies):
+        return None
+    try:
+        parts = urlsplit(raw if "://" in raw else f"http://{raw}")
+        port = parts.port or 80
+    except ValueError as exc:
+        raise FetchError(f"bad proxy URL in the environment: {exc}") from None
+    shown = f"{parts.scheme}://{parts.hostname}:{port}"
+    if parts.scheme != "http" or not parts.hostname:
+        raise FetchError(f"unsupported proxy {shown}: minirag speaks to http:// proxies (HTTPS_PROXY / HTTP_PROXY)")
+    authorization = None
+    if parts.username is not None:
+        credentials = f"{unquote(parts.username)}:{unquote(parts.password or '')}".encode()
+        authorization = "Basic " + b64encode(credentials).decode("ascii")
+    return _Proxy(parts.hostname, port, authorization, shown)
+
+
+def _through_proxy(proxy: _Proxy, target: _Target, deadline: _Deadline) -> socket.socket:
+    """A socket to the proxy; for an https target, tunnelled by CONNECT to the target's host and port."""
+    try:
+        sock = socket.create_connection((proxy.host, proxy.port), timeout=deadline.remaining())
+    except OSError as exc:
+        deadline.remaining()
+        raise FetchError(f"cannot connect to the proxy {proxy.shown}: {exc}") from exc
+    if not target.tls:
+        return sock
+    literal6 = target.literal is not None and target.literal.version == 6
+    authority = f"[{target.literal.compressed}]:{target.port}" if literal6 else f"{target.host}:{target.port}"
+    request = f"CONNECT {authority} HTTP/1.1\r\nHost: {authority}\r\n"
+    if proxy.authorization:
+        request += f"Proxy-Authorization: {proxy.authorization}\r\n"
+    try:
+        sock.sendall((request + "\r\n").encode("ascii"))
+        response = http.client.HTTPResponse(sock, method="CONNECT")
+        response.begin()
+    except (OSError, http.client.HTTPException) as exc:
+        sock.close()
+        deadline.remaining()
+        raise FetchError(f"the proxy {proxy.shown} failed to open a tunnel to {authority}: {exc!r}") from exc
+    if response.status != 200:
+        sock.close()
+        raise FetchError(f"the proxy {proxy.shown} refused a tunnel to {authority}: "
+                         f"HTTP {response.status} {response.reason}")
+    return sock
 
 
 class _Deadline:
@@ -348,15 +428,20 @@ class _PinnedConnection(http.client.HTTPConnection):
 
     response_class = _StrictChunkedResponse
 
-    def __init__(self, target: _Target, addresses: list[IPAddress], deadline: _Deadline) -> None:
+    def __init__(self, target: _Target, addresses: list[IPAddress], deadline: _Deadline,
+                 proxy: _Proxy | None = None) -> None:
         super().__init__(target.host, target.port, timeout=deadline.remaining())
         self._target = target
         self._addresses = addresses
         self._deadline = deadline
+        self._proxy = proxy
         self.watchdog: _Watchdog | None = None
 
     def connect(self) -> None:
-        sock = _connect_any(self._addresses, self.port, self._deadline)
+        if self._proxy is not None:
+            sock = _through_proxy(self._proxy, self._target, self._deadline)
+        else:
+            sock = _connect_any(self._addresses, self.port, self._deadline)
         self.watchdog = _Watchdog(sock, self._deadline.remaining())
         if self._target.tls:
             context = ssl.create_default_context()
@@ -380,13 +465,19 @@ def _connect_any(addresses: list[IPAddress], port: int, deadline: _Deadline) -> 
 
 
 def _get(
-    target: _Target, addresses: list[IPAddress], deadline: _Deadline, max_bytes: int
+    target: _Target, addresses: list[IPAddress], deadline: _Deadline, max_bytes: int,
+    proxy: _Proxy | None = None,
 ) -> FetchedPage | str:
     """One request: the page, or the Location of a redirect."""
-    conn = _PinnedConnection(target, addresses, deadline)
+    conn = _PinnedConnection(target, addresses, deadline, proxy)
+    plain_proxy = proxy is not None and not target.tls  # an http URL is asked of the proxy in full
     try:
-        conn.putrequest("GET", target.request_target, skip_host=True, skip_accept_encoding=True)
+        request_target = f"http://{target.host_header}{target.request_target}" if plain_proxy else (
+            target.request_target)
+        conn.putrequest("GET", request_target, skip_host=True, skip_accept_encoding=True)
         conn.putheader("Host", target.host_header)
+        if plain_proxy and proxy.authorization:
+            conn.putheader("Proxy-Authorization", proxy.authorization)
         conn.putheader("User-Agent", f"minirag/{__version__}")
         conn.putheader("Accept", "*/*")
         conn.putheader("Accept-Encoding", "identity")

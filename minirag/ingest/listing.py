@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import os
+from collections import Counter
 
 from minirag.chunking import SCHEME_VERSION
-from minirag.ingest.scan import FoundFile, walk_roots, within
+from minirag.ingest.ignore import IgnoreRules
+from minirag.ingest.scan import FoundFile, Ignored, walk_roots, within
 from minirag.search.scope import Scope
 
 # indexed: the index matches the disk; stale: changed on disk since indexing;
@@ -64,15 +66,20 @@ def _disk_state(found: FoundFile, stored, excluded, roots, max_size: int, budget
     return "indexed" if _cut_as_now(stored, budget) else "stale_scheme"
 
 
-def list_entries(index, config, scope: Scope | None, budget: int | None = None) -> list[dict]:
-    """`budget`: the token budget a sync would cut files at now (App.chunk_budget), None if unknown."""
+def list_entries(index, config, scope: Scope | None, budget: int | None = None, *,
+                 with_ignored: bool = False, others: Counter | None = None) -> list[dict]:
+    """`budget`: the token budget a sync would cut files at now (App.chunk_budget), None if unknown.
+    `with_ignored`: also what ignore rules leave out, as `excluded` with the rule (a folder once,
+    its path ending in a separator). `others` counts the files left out for their type, by suffix."""
     indexed = {
         row["source"]: row for row in index.list_sources() if scope is None or scope.matches(row["source"])
     }
     exclusions = index.excluded_states()
     out = []
     unreadable: list[str] = []
-    for found in walk_roots(config.roots, unreadable):
+    ignored: list[Ignored] = []
+    rules = IgnoreRules.from_config(config)
+    for found in walk_roots(config.roots, unreadable, others, rules=rules, ignored=ignored):
         if scope is not None and not scope.matches(found.source):
             continue
         stored = indexed.pop(found.source, None)
@@ -85,12 +92,21 @@ def list_entries(index, config, scope: Scope | None, budget: int | None = None) 
             **({"reason": excluded.reason} if state in ("excluded", "failed") else {}),
             **({"lifecycle": stored["lifecycle"]} if stored and stored["lifecycle"] != "active" else {}),
         })
+    for entry in ignored if with_ignored else ():
+        if scope is None or scope.matches(entry.path):
+            out.append({"source": entry.path + (os.sep if entry.is_dir else ""), "sourceType": "file",
+                        "title": None, "state": "excluded", "size": None, "chunkCount": 0,
+                        "reason": str(entry.reason)})
     unlisted = set(unreadable)
     for source, stored in indexed.items():  # data/url items, and files no longer on disk
         state = "indexed" if stored["scheme"] == SCHEME_VERSION else "stale_scheme"
-        if stored["kind"] == "file":
+        reason = None
+        if stored["kind"] == "file" and config.roots:  # no roots: an index served alone, not the disk
             # Under a folder that cannot be listed now: kept by sync, not known to be gone.
             state = "unreadable" if unlisted and within(source, unlisted) else "missing"
+            if state == "missing" and os.path.lexists(source) and (reason := rules.reason(source)):
+                state = "excluded"  # indexed before an ignore rule named it: the next sync drops it
         out.append({"source": source, "sourceType": stored["kind"], "title": stored["title"], "state": state,
-                    "size": stored["size"], "chunkCount": stored["chunkCount"]})
+                    "size": stored["size"], "chunkCount": stored["chunkCount"],
+                    **({"reason": f"{reason}; the next sync removes it"} if reason else {})})
     return out

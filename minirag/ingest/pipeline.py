@@ -25,7 +25,7 @@ from minirag.encoder import Encoder
 from minirag.errors import ConversionFailed, PathOutsideRoots
 from minirag.ingest.convert import Converted, convert_document
 from minirag.ingest.embed import with_vectors
-from minirag.ingest.progress import Progress
+from minirag.ingest.progress import Progress, plural
 from minirag.ingest.scan import FoundFile
 from minirag.security import read_inside_roots
 from minirag.store.index import ExcludedState, Index, SourceRecord, StoredState
@@ -183,8 +183,9 @@ class Pipeline:
 
     # --- embedding and writing -------------------------------------------
 
-    def write(self, documents: list[Document], progress: Progress | None = None) -> int:
-        prepared = with_vectors(documents, self.index, self.encoder, progress)
+    def write(self, documents: list[Document], progress: Progress | None = None,
+              on_slice: Callable[[int, int], None] | None = None) -> int:
+        prepared = with_vectors(documents, self.index, self.encoder, progress, on_slice)
         t0 = time.perf_counter()
         written = self.index.replace_sources(prepared)
         if progress is not None:
@@ -207,11 +208,23 @@ class Pipeline:
         def flush() -> None:
             flush_touched()
             if group:
-                progress.chunks_written += self.write(group, progress)
+                group_bytes = sum(d.record.size or 0 for d in group)
+
+                def on_slice(embedded: int, of: int) -> None:
+                    progress.bytes_partial = group_bytes * embedded / of
+                    notify(progress)
+
+                progress.chunks_written += self.write(group, progress, on_slice)
+                for document in group:  # -v shows these
+                    log.info("ingested %s (%s)", document.record.source, plural(len(document.chunked.chunks), "chunk"))
                 progress.done += len(group)
+                progress.bytes_done += group_bytes
+                progress.bytes_partial = 0.0
                 group.clear()
                 notify(progress)
 
+        files = list(files)
+        progress.bytes_total += sum(f.size for f in files)
         workers = max(1, min(4, (os.cpu_count() or 2)))
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="minirag-convert") as pool:
             for found, future in _ahead(pool, files, lambda f: self.prepare_file(
@@ -224,6 +237,7 @@ class Pipeline:
                 try:
                     result = future.result()
                 except ConversionFailed as exc:
+                    progress.bytes_done += found.size
                     progress.failed += 1
                     progress.warnings.append(str(exc))
                     notify(progress)
@@ -234,6 +248,8 @@ class Pipeline:
                     progress.warnings.append(f"{found.source}: {type(exc).__name__}: {exc}")
                     notify(progress)
                     continue
+                if not isinstance(result, Document):
+                    progress.bytes_done += found.size
                 if isinstance(result, Unchanged):
                     progress.skipped += 1
                     state = stored.get(found.source)
@@ -253,6 +269,7 @@ class Pipeline:
                     if exclusions.get(found.source) != state:
                         self.index.record_exclusion(found.source, state)
                 elif isinstance(result, Excluded):
+                    log.info("excluded %s (%s)", found.source, result.reason)
                     progress.excluded += 1
                     previous = exclusions.get(found.source)
                     state = ExcludedState(result.content_hash, found.size, trusted_mtime(found.mtime_ns),

@@ -8,6 +8,21 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 
+def plural(count: int, noun: str) -> str:
+    """`1 file`, `2 files`."""
+    return f"{count} {noun}{'s' * (count != 1)}"
+
+
+def duration(seconds: float) -> str:
+    """`45 s`, `3 min 20 s`, `2 h 5 min`."""
+    seconds = int(round(seconds))
+    if seconds < 60:
+        return f"{seconds} s"
+    if seconds < 3600:
+        return f"{seconds // 60} min {seconds % 60} s"
+    return f"{seconds // 3600} h {seconds % 3600 // 60} min"
+
+
 @dataclass
 class Progress:
     """Live counts of one ingest or sync run; safe to read from another thread."""
@@ -23,6 +38,14 @@ class Progress:
     deleted: int = 0
     other_types: Counter = field(default_factory=Counter)  # files left out for their type, by suffix
     chunks_written: int = 0
+    chunks_embedded: int = 0  # moves per encoder batch, inside a large file too
+    # The bytes of the files this run converts (not those skipped by their stat): `bytes_done` of
+    # them are finished, `bytes_partial` is the embedded share of the group being embedded now.
+    bytes_total: int = 0
+    bytes_done: int = 0
+    bytes_partial: float = 0.0
+    embed_started: float | None = None
+    stage: str = "loading the model"  # what the live line says until the walk has found the files
     current: str | None = None
     warnings: list[str] = field(default_factory=list)
     started: float = field(default_factory=time.monotonic)
@@ -46,18 +69,51 @@ class Progress:
             "deleted": self.deleted,
             "otherTypes": dict(self._other_types_by_count()),
             "chunksWritten": self.chunks_written,
+            "chunksEmbedded": self.chunks_embedded,
+            "chunksPerSecond": self.rate(),
+            "etaSeconds": self.eta_seconds(),
             "currentFile": self.current,
             "elapsedSeconds": round(time.monotonic() - self.started, 2),
             "warnings": list(self.warnings),
         }
 
     def counts(self) -> str:
-        """The counts in words, as the CLI, its live line and MCP progress notifications show them."""
+        """The counts in words, as the CLI prints them when a run ends."""
         excluded = f"{self.excluded} excluded, " if self.excluded else ""
         still = f" ({self.still_failing} still failing, unchanged)" if self.still_failing else ""
-        unread = f"; {self.unread} path{'s' * (self.unread != 1)} not read" if self.unread else ""
-        return (f"{self.seen} files: {self.done} ingested, {self.skipped} unchanged, {excluded}"
-                f"{self.deleted} removed, {self.failed} failed{still}{unread}; {self.chunks_written} chunks")
+        unread = f"; {plural(self.unread, 'path')} not read" if self.unread else ""
+        return (f"{plural(self.seen, 'file')}: {self.done} ingested, {self.skipped} unchanged, {excluded}"
+                f"{self.deleted} removed, {self.failed} failed{still}{unread}; {plural(self.chunks_written, 'chunk')}")
+
+    def rate(self) -> float | None:
+        """Chunks embedded a second since the first was, rounded; None before there is one."""
+        if self.embed_started is None or not self.chunks_embedded:
+            return None
+        elapsed = time.monotonic() - self.embed_started
+        return round(self.chunks_embedded / elapsed, 1) if elapsed > 0 else None
+
+    def eta_seconds(self) -> float | None:
+        """Seconds left, from the share of the bytes to convert done so far; None until a second of work
+        and some of it is done (or when nothing is left to convert)."""
+        worked = self.bytes_done + self.bytes_partial
+        elapsed = time.monotonic() - self.started
+        if self.total is None or worked <= 0 or elapsed < 1 or self.bytes_total <= worked:
+            return None
+        return round(elapsed * (self.bytes_total - worked) / worked)
+
+    def live_line(self) -> str:
+        """The one line a long run shows while it goes: files done of the total, chunks, rate, ETA."""
+        elapsed = time.monotonic() - self.started
+        if self.total is None:
+            return f"{self.stage} ({duration(elapsed)})"
+        parts = [plural(self.chunks_embedded, "chunk") + " embedded"]
+        if (rate := self.rate()) is not None:
+            parts.append(f"{rate:g} chunks/s")
+        if (eta := self.eta_seconds()) is not None:
+            parts.append(f"ETA {duration(eta)}")
+        if self.failed:
+            parts.append(f"{self.failed} failed")
+        return f"[{self.finished}/{plural(self.total, 'file')}] " + ", ".join(parts)
 
     def _other_types_by_count(self) -> list[tuple[str, int]]:
         """(suffix, files), most first; equal counts by suffix, so the output is the same every run."""

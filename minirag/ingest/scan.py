@@ -11,6 +11,7 @@ from pathlib import Path
 
 from minirag.display import is_utf8, printable
 from minirag.ingest.convert import SUPPORTED_EXTENSIONS
+from minirag.ingest.ignore import IgnoreReason, IgnoreRules
 from minirag.security import containing_root
 
 # Directories never descended into: tool state, VCS internals, dependency caches (and every dot-dir).
@@ -104,20 +105,37 @@ def other_type(name: str) -> str | None:
     return None if suffix in SUPPORTED_EXTENSIONS else suffix
 
 
+@dataclass(frozen=True)
+class Ignored:
+    """A file or folder a walk left out by an ignore rule (ingest/ignore.py)."""
+
+    path: str
+    reason: IgnoreReason
+    is_dir: bool
+
+
 def walk(start: Path, roots: Sequence[Path], unreadable: list[str] | None = None,
-         others: Counter | None = None) -> Iterator[FoundFile]:
+         others: Counter | None = None, rules: IgnoreRules | None = None,
+         ignored: list[Ignored] | None = None) -> Iterator[FoundFile]:
     """Every supported file at or under `start` (a file or a directory), sorted, each once.
 
     Folders (and entries) that exist but cannot be listed or examined are appended
     to `unreadable`: what they hold is unknown, not deleted. So are names that are
     not UTF-8, which are never indexed (`unseen_reason` tells the two apart).
-    `others` counts the files left out for their type, by suffix.
+    `others` counts the files left out for their type, by suffix. Files and folders `rules`
+    leave out are not descended into nor yielded, but appended to `ignored`.
     """
     unreadable = [] if unreadable is None else unreadable
+    ignored = [] if ignored is None else ignored
     start_str = os.path.abspath(start)
     if not is_utf8(start_str):
         unreadable.append(start_str)
         return
+    if rules is not None:
+        start_is_dir = os.path.isdir(start_str)
+        if (reason := rules.reason(start_str, start_is_dir)) is not None:
+            ignored.append(Ignored(start_str, reason, start_is_dir))
+            return
     if os.path.isfile(start_str):
         found = _stat_file(start_str, roots, unreadable)
         if found:
@@ -146,9 +164,15 @@ def walk(start: Path, roots: Sequence[Path], unreadable: list[str] | None = None
             except OSError as exc:
                 _note_unreadable(exc, entry.path, unreadable)
                 continue
+            if is_dir and is_skipped_dir(entry.name):
+                continue
+            if rules is not None and (reason := rules.reason(entry.path, is_dir)) is not None:
+                if is_dir or (Path(entry.name).suffix.lower() in SUPPORTED_EXTENSIONS
+                              and not entry.name.startswith(".") and not is_temporary(entry.name)):
+                    ignored.append(Ignored(entry.path, reason, is_dir))
+                continue
             if is_dir:
-                if not is_skipped_dir(entry.name):
-                    subdirs.append(entry.path)
+                subdirs.append(entry.path)
                 continue
             if others is not None and (suffix := other_type(entry.name)) is not None:
                 others[suffix] += 1
@@ -160,7 +184,8 @@ def walk(start: Path, roots: Sequence[Path], unreadable: list[str] | None = None
 
 
 def walk_roots(roots: Sequence[Path], unreadable: list[str] | None = None,
-               others: Counter | None = None) -> Iterator[FoundFile]:
+               others: Counter | None = None, rules: IgnoreRules | None = None,
+               ignored: list[Ignored] | None = None) -> Iterator[FoundFile]:
     """Every supported file of every root, each once. A root that is gone (an unmounted drive)
     counts as unreadable: it was checked to exist at start-up, so its documents are not deleted."""
     unreadable = [] if unreadable is None else unreadable
@@ -169,7 +194,7 @@ def walk_roots(roots: Sequence[Path], unreadable: list[str] | None = None,
         if not os.path.isdir(root):
             unreadable.append(str(root))
             continue
-        for found in walk(root, roots, unreadable, others):
+        for found in walk(root, roots, unreadable, others, rules, ignored):
             if found.source not in seen:
                 seen.add(found.source)
                 yield found

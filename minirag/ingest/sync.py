@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from minirag.chunking import SCHEME_VERSION
+from minirag.ingest.ignore import IgnoreRules
 from minirag.ingest.pipeline import Pipeline
 from minirag.ingest.progress import Progress
 from minirag.ingest.scan import FoundFile, unseen_warnings, walk, walk_roots, within
@@ -59,11 +60,13 @@ def run_sync(pipeline: Pipeline, roots: list[Path], *, path: Path | None = None,
     exclusions = index.excluded_states()
     scopes = None if path is None and paths is None else [path] if path is not None else list(paths)
     unreadable: list[str] = []
+    rules = IgnoreRules.from_config(pipeline.config)
+    progress.stage = "looking for files"
     if scopes is None:
-        found_files = list(walk_roots(roots, unreadable, progress.other_types))
+        found_files = list(walk_roots(roots, unreadable, progress.other_types, rules))
     else:
         found_files = list({f.source: f for scope in scopes
-                            for f in walk(scope, roots, unreadable, progress.other_types)}.values())
+                            for f in walk(scope, roots, unreadable, progress.other_types, rules)}.values())
     on_disk = {f.source for f in found_files}
     progress.total = (progress.total or 0) + len(found_files)
     unseen = unseen_warnings(unreadable)

@@ -27,6 +27,7 @@ from pathlib import Path
 
 from minirag.errors import MiniragError, SyncLocked
 from minirag.ingest.convert import SUPPORTED_EXTENSIONS
+from minirag.ingest.ignore import IGNORE_FILES
 from minirag.ingest.progress import Progress
 from minirag.ingest.scan import is_skipped_dir, is_temporary
 from minirag.security import containing_root
@@ -351,7 +352,9 @@ class Watcher:
         """What one sync pass must look at for these changed paths."""
         scopes, gone = [], []
         for path, entry in batch.items():
-            if os.path.isdir(path):
+            if os.path.basename(path) in IGNORE_FILES:
+                scopes.append(os.path.dirname(path))  # its rules changed: what they cover is looked at again
+            elif os.path.isdir(path):
                 if entry.added and not is_skipped_dir(os.path.basename(path)):
                     scopes.append(path)  # appeared: its files raised no events of their own
             elif os.path.exists(path):

@@ -100,13 +100,14 @@ def search(conn, text: str, options: SearchOptions, *, encoder=None, matrices: M
     """
     shape = read_shape(conn)
     weight, embed, matrix = resolved_weight(options, text), None, None
-    if weight < 1.0 and encoder is not None and shape.has_vectors:
+    # A distance cap needs the query vector even when the keyword side alone ranks (weight 1).
+    if (weight < 1.0 or options.max_distance is not None) and encoder is not None and shape.has_vectors:
         if weight > 0.0 and not encoder.reads(text):
             weight = 1.0
         else:
             def embed():
                 return encoder.embed_queries([text])[0]
-            if matrices is not None:
+            if matrices is not None and weight < 1.0:
                 matrix = matrices.current(shape.generation, shape.largest_chunk_id)
     return hybrid_search(conn, text, replace(options, hybrid_weight=weight), embed=embed, matrix=matrix,
                          pool=pool, pool_conn=pool_conn, shape=shape)
@@ -171,6 +172,9 @@ def hybrid_search(conn, query_text: str, options: SearchOptions, *, embed=None, 
         if terms:
             nearest, keyword = complete_scores(conn, nearest, keyword, vector, terms, small_index=not use_codes,
                                                matrix=matrix)
+    elif embed is not None and options.max_distance is not None and keyword:
+        # Keyword-only ranking under a distance cap: each candidate's distance, for the cap alone.
+        nearest = list(vector_distances(conn, [c for c, _ in keyword], embed(), small_index=not use_codes).items())
     hits = fuse(conn, nearest, keyword, weight)
     hits = apply_post_filters(hits, max_distance=options.max_distance, grouping=options.grouping,
                               max_files=options.max_files)

@@ -1,0 +1,180 @@
+"""Ignore rules: which files and folders under the roots are left out on purpose.
+
+Three sources, in this order (the first that decides wins):
+1. exclude globs (MINIRAG_EXCLUDE / --exclude),
+2. `.minignore` and `.gitignore` files with git's semantics (pathspec's GitIgnoreSpec): a file
+   applies to the paths below its folder, a deeper file wins over a shallower one, a later line
+   over an earlier one (`!` re-includes), `dir/` matches folders only, and nothing under an
+   ignored folder can be re-included. In one folder `.minignore` wins over `.gitignore`. When a
+   root lies inside a git repository, the `.gitignore` files from the repository's top down apply;
+3. include globs (MINIRAG_INCLUDE / --include): when set, a file must match one of them.
+
+Globs are gitignore patterns matched against the path relative to each root (a leading `/`
+anchors one there, as in .gitignore); one that starts with a root's own path (`/srv/docs/*.md`
+for the root /srv/docs) applies to that root only. Ignore files are read once per walk,
+so a changed one takes effect at the next sync (the watcher starts one when they change).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from pathspec import GitIgnoreSpec
+
+IGNORE_FILES = (".minignore", ".gitignore")  # in one folder, the first wins
+MAX_IGNORE_FILE = 1024 * 1024  # bytes; a bigger "ignore file" is not one (it is read, per folder, per walk)
+
+
+@dataclass(frozen=True)
+class IgnoreReason:
+    pattern: str
+    origin: str  # the ignore file's path, or the setting / flag that gave the glob
+
+    def __str__(self) -> str:
+        return f"ignore rule: {self.pattern}, {self.origin}"
+
+
+@dataclass(frozen=True)
+class Globs:
+    """Include or exclude globs as configured, and where they came from (for messages)."""
+
+    patterns: tuple[str, ...] = ()
+    origin: str = ""
+
+
+def split_globs(patterns: Sequence[str], roots: Sequence[Path]) -> dict[Path, list[str]]:
+    """Each root's share of `patterns`: one that starts with a root's path goes to that root, made
+    relative (anchored) to it; every other one, to every root."""
+    out: dict[Path, list[str]] = {root: [] for root in roots}
+    for pattern in patterns:
+        negated = pattern.startswith("!")
+        body = pattern[1:] if negated else pattern
+        owner = next((r for r in sorted(roots, key=lambda r: -len(str(r)))
+                      if body.startswith(str(r).rstrip(os.sep) + os.sep)), None)
+        if owner is None:  # relative, or anchored at each root by its leading `/` (as in .gitignore)
+            for root in roots:
+                out[root].append(pattern)
+            continue
+        relative = "/" + body[len(str(owner)):].lstrip(os.sep)
+        out[owner].append(("!" if negated else "") + relative.replace(os.sep, "/"))
+    return out
+
+
+def _spec(lines: Sequence[str]) -> GitIgnoreSpec | None:
+    return GitIgnoreSpec.from_lines(lines) if lines else None
+
+
+def _decide(spec: GitIgnoreSpec | None, relative: str) -> tuple[bool, str] | None:
+    """(ignored, the deciding pattern), or None when no pattern of `spec` matches."""
+    if spec is None:
+        return None
+    result = spec.check_file(relative)
+    if result.include is None:
+        return None
+    return result.include, spec.patterns[result.index].pattern
+
+
+def _repository_top(root: Path) -> Path | None:
+    """The nearest folder at or above `root` holding `.git` (a folder, or a worktree's file)."""
+    for folder in (root, *root.parents):
+        if os.path.lexists(folder / ".git"):
+            return folder
+    return None
+
+
+class IgnoreRules:
+    """The rules of one walk. Not thread-safe; cheap to make (ignore files are read lazily)."""
+
+    def __init__(self, roots: Sequence[Path], include: Globs = Globs(), exclude: Globs = Globs(),
+                 gitignore: bool = True):
+        self.roots = [Path(r) for r in roots]
+        self.gitignore = gitignore
+        includes = split_globs(include.patterns, self.roots) if include.patterns else {}
+        excludes = split_globs(exclude.patterns, self.roots) if exclude.patterns else {}
+        self._include = {root: (_spec(p), include.origin) for root, p in includes.items() if p}
+        self._exclude = {root: (_spec(p), exclude.origin) for root, p in excludes.items() if p}
+        self._top = {root: (_repository_top(root) if gitignore else None) or root for root in self.roots}
+        self._files: dict[str, list[tuple[str, GitIgnoreSpec]]] = {}
+        self._dirs: dict[str, IgnoreReason | None] = {}
+
+    @classmethod
+    def from_config(cls, config) -> IgnoreRules:
+        return cls(config.roots, config.include, config.exclude, config.gitignore)
+
+    def _ignore_files(self, folder: str) -> list[tuple[str, GitIgnoreSpec]]:
+        """The ignore files in `folder`, the winning one first."""
+        cached = self._files.get(folder)
+        if cached is None:
+            cached = []
+            for name in IGNORE_FILES if self.gitignore else IGNORE_FILES[:1]:
+                path = os.path.join(folder, name)
+                try:
+                    if os.path.getsize(path) > MAX_IGNORE_FILE:
+                        continue
+                    with open(path, encoding="utf-8", errors="replace") as handle:
+                        spec = _spec(handle.read().splitlines())
+                except OSError:  # none there (the usual case), or unreadable: no rules from it
+                    continue
+                if spec is not None:
+                    cached.append((path, spec))
+            self._files[folder] = cached
+        return cached
+
+    def _root_of(self, path: str) -> Path | None:
+        best = None
+        for root in self.roots:
+            text = str(root)
+            if (path == text or path.startswith(text.rstrip(os.sep) + os.sep)) and (
+                    best is None or len(text) > len(str(best))):
+                best = root
+        return best
+
+    def reason(self, path: str, is_dir: bool = False) -> IgnoreReason | None:
+        """Why `path` (absolute, inside a root) is left out, or None when it is not."""
+        path = os.path.abspath(path)
+        root = self._root_of(path)
+        if root is None or path == str(root):
+            return None
+        parent = os.path.dirname(path)
+        if parent != str(root):
+            inherited = self._dir_reason(parent)
+            if inherited is not None:
+                return inherited
+        return self._own_reason(path, root, is_dir)
+
+    def _dir_reason(self, folder: str) -> IgnoreReason | None:
+        if folder not in self._dirs:
+            self._dirs[folder] = self.reason(folder, is_dir=True)
+        return self._dirs[folder]
+
+    def _own_reason(self, path: str, root: Path, is_dir: bool) -> IgnoreReason | None:
+        """The rules for `path` itself, its parent folders being known not to be ignored."""
+        suffix = "/" if is_dir else ""
+        relative = os.path.relpath(path, root).replace(os.sep, "/") + suffix
+        spec, origin = self._exclude.get(root, (None, ""))
+        decided = _decide(spec, relative)
+        if decided and decided[0]:
+            return IgnoreReason(decided[1], origin)
+        folder = os.path.dirname(path)
+        top = str(self._top[root])
+        while True:  # the deepest ignore file with a matching line decides
+            for file_path, file_spec in self._ignore_files(folder):
+                decided = _decide(file_spec, os.path.relpath(path, folder).replace(os.sep, "/") + suffix)
+                if decided is not None:
+                    if decided[0]:
+                        return IgnoreReason(decided[1], file_path)
+                    folder = top  # re-included: shallower files are not asked
+                    break
+            if folder == top or os.path.dirname(folder) == folder:
+                break
+            folder = os.path.dirname(folder)
+        if not is_dir and root in self._include:
+            spec, origin = self._include[root]
+            decided = _decide(spec, relative)
+            if not (decided and decided[0]):
+                patterns = " ".join(p.pattern for p in spec.patterns)
+                return IgnoreReason(f"matches no include glob ({patterns})", origin)
+        return None

@@ -1,0 +1,168 @@
+"""Ignore rules on a real repository layout: `.gitignore` files as git reads them (checked against
+`git check-ignore` itself), `.minignore`, include/exclude globs, `list --ignored`, and a watcher
+that follows a changed ignore file."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+
+import pytest
+from conftest import write
+from test_watch import eventually
+
+from minirag.cli import main
+from minirag.config import ConfigError
+from minirag.ingest.ignore import IgnoreRules
+from minirag.ingest.sync import run_sync
+
+GIT = shutil.which("git")
+
+# A small project as people keep them: build output, vendored code, generated docs, logs, a
+# nested .gitignore that re-includes one file, and a folder pattern that only matches folders.
+LAYOUT = {
+    ".gitignore": "build/\n/vendor/\n*.log.md\ngenerated\n!generated/keep.md\nnotes/*.draft.md\n",
+    "README.md": "# Project\n\nThe readme.",
+    "docs/guide.md": "# Guide\n\nHow to use the project.",
+    "docs/.gitignore": "scratch.md\n!important.log.md\nout/\n",
+    "docs/scratch.md": "# Scratch\n\nScribbles.",
+    "docs/important.log.md": "# Important log\n\nKept by the nested negation.",
+    "docs/out/page.md": "# Out\n\nA rendered page.",
+    "docs/build/x.md": "# Nested build\n\nAlso build output.",
+    "build/api.md": "# API\n\nGenerated API docs.",
+    "vendor/lib/README.md": "# Vendored\n\nSomeone else's readme.",
+    "src/vendor/own.md": "# Own vendor\n\nNot the top-level vendor folder.",
+    "run.log.md": "# Log\n\nA log.",
+    "generated/keep.md": "# Keep\n\nUnder an ignored folder: git cannot re-include it.",
+    "notes/a.draft.md": "# Draft\n\nNot yet.",
+    "notes/a.md": "# Note\n\nA finished note.",
+    "out/page.md": "# Top out\n\nThe nested out/ rule does not reach here.",
+}
+
+
+@pytest.fixture
+def repo(docs):
+    for name, text in LAYOUT.items():
+        write(docs / name, text)
+    if GIT:
+        subprocess.run([GIT, "init", "-q", str(docs)], check=True)
+    else:
+        (docs / ".git").mkdir()
+    return docs
+
+
+def _indexable(repo) -> set[str]:
+    return {n for n in LAYOUT if not n.rsplit("/", 1)[-1].startswith(".")}
+
+
+@pytest.mark.skipif(GIT is None, reason="needs git to compare with")
+def test_every_file_of_a_repository_is_ignored_exactly_when_git_ignores_it(repo):
+    rules = IgnoreRules([repo])
+    names = sorted(_indexable(repo))
+    checked = subprocess.run([GIT, "-C", str(repo), "check-ignore", "--no-index", *names],
+                             capture_output=True, text=True)
+    by_git = set(checked.stdout.split())
+    ours = {n for n in names if rules.reason(str(repo / n)) is not None}
+    assert ours == by_git
+    assert by_git == {"docs/scratch.md", "docs/out/page.md", "docs/build/x.md", "build/api.md",
+                      "vendor/lib/README.md", "run.log.md", "generated/keep.md", "notes/a.draft.md"}
+
+
+def test_sync_leaves_ignored_files_out_and_drops_those_a_new_rule_names(app, repo):
+    result = run_sync(app.pipeline, list(app.config.roots))
+    indexed = {row["source"] for row in app.index.list_sources()}
+    assert indexed == {str(repo / n) for n in ("README.md", "docs/guide.md", "docs/important.log.md",
+                                                "src/vendor/own.md", "notes/a.md", "out/page.md")}
+    assert result.done == 6 and not result.other_types  # ignored files are not "other types" either
+    write(repo / "notes" / ".gitignore", "a.md\n")
+    again = run_sync(app.pipeline, list(app.config.roots))
+    assert again.deleted == 1 and str(repo / "notes" / "a.md") not in {
+        row["source"] for row in app.index.list_sources()}
+
+
+def test_a_root_inside_a_repository_follows_the_gitignore_files_above_it(make_app, repo):
+    app = make_app(base_dirs=[str(repo / "docs")])
+    run_sync(app.pipeline, list(app.config.roots))
+    assert {row["source"] for row in app.index.list_sources()} == {
+        str(repo / "docs" / "guide.md"), str(repo / "docs" / "important.log.md")}  # build/ from the top
+
+
+def test_minignore_include_and_exclude_globs_each_leave_files_out(make_app, repo):
+    write(repo / ".minignore", "src/\n")
+    app = make_app({"MINIRAG_INCLUDE": "docs/**,/README.md,src/**", "MINIRAG_GITIGNORE": "off"})
+    run_sync(app.pipeline, list(app.config.roots))
+    assert {row["source"] for row in app.index.list_sources()} == {
+        str(repo / n) for n in ("README.md", "docs/guide.md", "docs/important.log.md", "docs/scratch.md",
+                                "docs/out/page.md", "docs/build/x.md")}
+    app = make_app(exclude=["docs/*.md", "/out/"])
+    run_sync(app.pipeline, list(app.config.roots))
+    indexed = {row["source"] for row in app.index.list_sources()}
+    assert str(repo / "README.md") in indexed and str(repo / "out" / "page.md") not in indexed
+    assert not any(s.startswith(str(repo / "docs") + "/") and s.count("/") == str(repo).count("/") + 2
+                   for s in indexed)
+
+
+def test_a_glob_starting_with_a_roots_path_applies_to_that_root_only(make_app, repo, tmp_path):
+    other = tmp_path / "other"
+    write(other / "out" / "page.md", "# Other out\n\nIn the second root.")
+    app = make_app(base_dirs=[str(repo), str(other)], exclude=[f"{other}/out/"])
+    run_sync(app.pipeline, list(app.config.roots))
+    indexed = {row["source"] for row in app.index.list_sources()}
+    assert str(repo / "out" / "page.md") in indexed and str(other / "out" / "page.md") not in indexed
+
+
+def test_bad_glob_settings_name_the_variable(make_config):
+    with pytest.raises(ConfigError, match="MINIRAG_INCLUDE must be globs"):
+        make_config({"MINIRAG_INCLUDE": "[1]"})
+
+
+def test_list_ignored_shows_each_ignored_file_and_folder_with_its_rule(repo, tmp_path, model_path, capsys):
+    flags = ["--base-dir", str(repo), "--db-path", str(tmp_path / "i.db"), "--model-path", model_path]
+    assert main(["sync", *flags]) == 0
+    capsys.readouterr()
+    assert main(["list", "--ignored", *flags]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[0].split() == ["STATE", "CHUNKS", "SOURCE"]
+    assert f"excluded           0  {repo}/build/  (ignore rule: build/, {repo}/.gitignore)" in out
+    assert f"{repo}/docs/scratch.md  (ignore rule: scratch.md, {repo}/docs/.gitignore)" in out
+    assert main(["list", *flags]) == 0
+    assert "build/" not in capsys.readouterr().out  # only when asked
+    assert main(["list", "--ignored", "--json", *flags, "--exclude", "README.md"]) == 0
+    readme = [f for f in json.loads(capsys.readouterr().out)["files"] if f["source"] == str(repo / "README.md")]
+    assert readme[0]["state"] == "excluded"
+    assert readme[0]["reason"].startswith("ignore rule: README.md, --exclude")
+
+
+def test_ingesting_an_ignored_file_by_name_says_which_rule_leaves_it_out(app, repo):
+    progress = app.ingest_paths([str(repo / "run.log.md")])
+    assert progress.done == 0
+    assert progress.warnings == [f"{repo}/run.log.md: left out by ignore rule: *.log.md, {repo}/.gitignore"]
+
+
+def test_a_watcher_follows_a_changed_ignore_file(make_app, repo):
+    app = make_app()
+    reports = []
+    app.start_watching(on_pass=reports.append, debounce=0.3, lock_retry=0.2, reconcile_every=3600.0)
+    try:
+        eventually(lambda: reports, what="the initial pass")
+        sources = lambda: {row["source"] for row in app.index.list_sources()}  # noqa: E731
+        assert str(repo / "notes" / "a.md") in sources()
+        write(repo / "notes" / ".minignore", "a.md\n")
+        eventually(lambda: str(repo / "notes" / "a.md") not in sources(), what="the new rule")
+        (repo / ".gitignore").write_text("", encoding="utf-8")  # no rules at the top any more
+        eventually(lambda: str(repo / "build" / "api.md") in sources(), what="the dropped rules")
+    finally:
+        app.stop_watching()
+
+
+def test_the_list_files_tool_shows_ignored_files_when_asked(app, repo):
+    from types import SimpleNamespace
+
+    from minirag import server
+
+    state = SimpleNamespace(app=app)
+    run_sync(app.pipeline, list(app.config.roots))
+    assert not any(f["state"] == "excluded" for f in server.list_files(state)["files"])
+    listed = {f["source"]: f for f in server.list_files(state, ignored=True)["files"]}
+    assert listed[f"{repo}/vendor/"]["reason"] == f"ignore rule: /vendor/, {repo}/.gitignore"

@@ -1,0 +1,112 @@
+"""Progress of long runs: the count moves inside one large file, the line has a rate and an ETA,
+it shows at once on a terminal and every few seconds when stderr is a pipe, -v names each file,
+and --strict fails a sync whose only failures are files that failed before."""
+
+from __future__ import annotations
+
+import io
+import sys
+import time
+
+from conftest import write
+from test_watch import eventually
+
+from minirag import cli
+from minirag.cli import main
+from minirag.ingest.progress import Progress, duration
+
+
+def _long_document(paragraphs: int) -> str:
+    return "# Chapter\n\n" + "\n\n".join(
+        f"Paragraph {i} tells of lighthouse keeper number {i}, the storms of year {1800 + i} and the "
+        f"ships that passed the rocks at night, each with its own cargo and crew of {i % 17 + 3}."
+        for i in range(paragraphs))
+
+
+def test_the_count_moves_per_embedded_slice_inside_one_large_file(app, docs):
+    write(docs / "chapter.md", _long_document(300))
+    seen = []
+    progress = app.ingest_paths([str(docs / "chapter.md")],
+                                on_change=lambda p: seen.append((p.done, p.chunks_embedded, p.bytes_partial)))
+    inside = [embedded for done, embedded, partial in seen if done == 0 and embedded and partial]
+    assert len(set(inside)) >= 2, seen  # it moved more than once before the file was done
+    assert progress.chunks_embedded == progress.chunks_written > 64
+    line = progress.live_line()
+    assert line.startswith(f"[1/1 file] {progress.chunks_embedded} chunks embedded, ") and "chunks/s" in line
+    status = progress.to_dict()
+    assert status["chunksEmbedded"] == progress.chunks_embedded and status["chunksPerSecond"] > 0
+
+
+def test_the_eta_comes_from_the_share_of_bytes_done():
+    progress = Progress(total=4, bytes_total=1000, bytes_done=200, bytes_partial=50.0)
+    progress.started = time.monotonic() - 10
+    assert progress.eta_seconds() == 30  # 250 bytes in 10 s: 750 left take 30 s
+    assert "ETA 30 s" in progress.live_line()
+    assert Progress().live_line().startswith("loading the model (")
+    assert Progress(stage="looking for files").live_line().startswith("looking for files (")
+    assert (duration(45), duration(200), duration(7500)) == ("45 s", "3 min 20 s", "2 h 5 min")
+
+
+def test_counts_say_one_file_and_one_chunk():
+    assert Progress(seen=1, done=1, chunks_written=1).counts() == (
+        "1 file: 1 ingested, 0 unchanged, 0 removed, 0 failed; 1 chunk")
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_on_a_terminal_the_line_shows_at_once_before_any_change(monkeypatch):
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    display = cli._Progress()
+    display.start(Progress())
+    try:
+        eventually(lambda: "loading the model (0 s)" in terminal.getvalue(), what="the first line")
+    finally:
+        display.close()
+    assert terminal.getvalue().endswith("\r\x1b[K")  # cleared for the summary
+
+
+def test_when_stderr_is_a_pipe_a_plain_line_is_written_every_interval(monkeypatch):
+    pipe = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", pipe)
+    progress = Progress(total=3)
+    display = cli._Progress(interval=0.05)
+    display.start(progress)
+    try:
+        eventually(lambda: pipe.getvalue().count("\n") >= 2, what="two plain lines")
+    finally:
+        display.close()
+    lines = pipe.getvalue().splitlines()
+    assert all(line.startswith("minirag: ") and "[0/3 files] 0 chunks embedded" in line for line in lines)
+    assert "\r" not in pipe.getvalue() and "\x1b" not in pipe.getvalue()
+
+
+def _flags(docs, tmp_path, model_path):
+    return ["--base-dir", str(docs), "--db-path", str(tmp_path / "i.db"), "--model-path", model_path]
+
+
+def test_verbose_names_each_finished_file_and_the_time_of_each_stage(docs, tmp_path, model_path, capsys,
+                                                                     caplog):
+    write(docs / "a.md", "# A\n\nApples.")
+    write(docs / "b.md", "# B\n\nBananas.")
+    assert main(["sync", *_flags(docs, tmp_path, model_path)]) == 0
+    assert "ingested" not in caplog.text and "embed " not in capsys.readouterr().err
+    write(docs / "c.md", "# C\n\nCherries.")
+    assert main(["sync", "-v", *_flags(docs, tmp_path, model_path)]) == 0
+    assert f"ingested {docs / 'c.md'} (1 chunk)" in caplog.text
+    assert "embed " in capsys.readouterr().err
+
+
+def test_strict_fails_a_sync_whose_only_failures_failed_before(docs, tmp_path, model_path, capsys):
+    (docs / "bad.pdf").write_bytes(b"%PDF-1.4 not really a pdf")
+    flags = _flags(docs, tmp_path, model_path)
+    assert main(["sync", *flags]) == 1
+    assert main(["sync", *flags]) == 0  # still failing, unchanged: reported when it failed
+    assert main(["sync", "--strict", *flags]) == 1
+    assert "1 still failing" in capsys.readouterr().out
+    assert main(["sync", "--progress-interval", "0", *flags]) == 1
+    assert capsys.readouterr().err == (
+        "minirag: error: --progress-interval must be a number of seconds above 0, got 0\n")
