@@ -157,11 +157,9 @@ def test_a_watcher_follows_a_changed_ignore_file(make_app, repo):
 
 
 def test_the_list_files_tool_shows_ignored_files_when_asked(app, repo):
-    from types import SimpleNamespace
-
     from minirag import server
 
-    state = SimpleNamespace(app=app)
+    state = server.ServerState.from_config(app.config, app)
     run_sync(app.pipeline, list(app.config.roots))
     assert not any(f["state"] == "excluded" for f in server.list_files(state)["files"])
     listed = {f["source"]: f for f in server.list_files(state, ignored=True)["files"]}
