@@ -38,7 +38,7 @@ from minirag.ingest.scan import unseen_warnings, walk
 from minirag.results import ingest_result, query_result
 from minirag.search import Scope, SearchOptions, clamp_top_k, search
 from minirag.search.vector import MatrixCache
-from minirag.security import is_under, resolve_inside_roots
+from minirag.security import is_under, resolve_inside_roots, served_by_roots
 from minirag.store import connection
 from minirag.store.index import META_GIT_STATE, META_MODEL_PATH, Index
 
@@ -89,8 +89,21 @@ def check_path_argument(path: str | Path) -> None:
 
 
 def looks_like_a_path(source: str) -> bool:
-    """An absolute POSIX or Windows path, or one starting at a home folder: what file ids look like."""
-    return os.path.isabs(source) or source.startswith("~") or bool(_DRIVE_PATH.match(source))
+    """An absolute POSIX or Windows path (`\\etc\\passwd` too), or one starting at a home folder:
+    what file ids look like."""
+    return (os.path.isabs(source) or source.startswith(("~", "\\")) or bool(_DRIVE_PATH.match(source)))
+
+
+# Characters drawn as a slash or backslash that NFKC leaves as they are (it maps the fullwidth ones).
+_SLASH_LOOKALIKES = str.maketrans({"\u2215": "/", "\u2044": "/", "\u29f8": "/", "\u2571": "/",
+                                   "\u2216": "\\", "\u29f5": "\\", "\u29f9": "\\", "\u2572": "\\"})
+
+
+def poses_as_a_path(source: str) -> bool:
+    """Whether an id reads as a file path: as written, in its NFKC form with slash look-alikes taken
+    as slashes (`／tmp／x.md`, `∕tmp∕x.md`, `⁄etc⁄passwd`), or as a `file:` URL."""
+    seen = unicodedata.normalize("NFKC", source).translate(_SLASH_LOOKALIKES)
+    return looks_like_a_path(source) or looks_like_a_path(seen) or seen[:5].lower() == "file:"
 
 
 class App:
@@ -287,11 +300,11 @@ class App:
             raise InvalidArgument(f"source {source[:200]!r} holds control or invisible characters")
         if len(source) > MAX_SOURCE_ID:
             raise InvalidArgument(f"source is {len(source)} characters; ids take at most {MAX_SOURCE_ID}")
-        if looks_like_a_path(source):
+        if poses_as_a_path(source):
             raise InvalidArgument(
                 f"source {source[:200]!r} looks like a file path; data and url sources take ids of their own "
                 "(e.g. 'notes/meeting-1' or a URL) so they can never replace or pose as an indexed file")
-        return source
+        return unicodedata.normalize("NFC", source)  # one source however its accents were composed
 
     def source_key(self, *, file_path: str | None, source: str | None, must_be_absolute: bool = False) -> str:
         if (file_path is None) == (source is None):
@@ -300,13 +313,27 @@ class App:
             return self.file_source(file_path, must_be_absolute=must_be_absolute)[0]
         return source
 
-    def _source_row(self, key: str) -> dict:
-        """The indexed row of `key`; a path-shaped key names a file and nothing else."""
+    def _source_row(self, key: str, *, served: bool = True) -> dict:
+        """The indexed row of `key`; a path-shaped key names a file and nothing else, and a file
+        outside the configured roots (a root since removed from the configuration) is not `served`
+        (it may still be deleted). A data id is found by its NFC form too (ids are stored NFC)."""
         self.require_index()
-        row = self.index.source_row(key)
+        try:
+            row = self.index.source_row(key)
+        except NotFound:
+            composed = unicodedata.normalize("NFC", key)
+            if composed == key or looks_like_a_path(key):
+                raise
+            row = self.index.source_row(composed)
         if row["kind"] != "file" and looks_like_a_path(key):
             raise NotFound(f"not indexed: {shown(key)}")
+        if served and row["kind"] == "file" and not self.in_roots(row["source"]):
+            raise NotFound(f"not in a configured root: {shown(key)}; roots: "
+                           f"{', '.join(str(root) for root in self.config.roots)}")
         return row
+
+    def in_roots(self, source: str) -> bool:
+        return served_by_roots(source, self.config.roots)
 
     # --- writes ------------------------------------------------------------------
 
@@ -375,10 +402,13 @@ class App:
     def ingest_url(self, url: str, source: str | None = None, title: str | None = None) -> dict:
         """The one network operation: every fetch goes through fetch.fetch_url and its guard."""
         from minirag.ingest.convert import convert_fetched
-        from minirag.ingest.fetch import fetch_url
+        from minirag.ingest.fetch import UrlRefused, fetch_url
 
         self.refuse_if_read_only("ingest_url")
         url = url.strip()
+        scheme = url.partition(":")[0].lower() if ":" in url else ""
+        if source is None and scheme == "file":  # said as fetch_url says it, before the id rule would
+            raise UrlRefused(f"refused {url!r}: scheme 'file' is not http or https")
         source = self.data_source_id(source if source is not None else url)  # the URL is the id when none is given
         page = fetch_url(url, allow_private=self.config.allow_private_urls)
         converted = convert_fetched(page.body, mimetype=page.content_type, charset=page.charset, url=page.final_url)
@@ -391,9 +421,9 @@ class App:
     @explained
     def delete(self, key: str) -> dict:
         self.refuse_if_read_only("delete")
-        chunks = self._source_row(key)["chunkCount"]
-        self.index.delete_sources([key])
-        return {"source": key, "deletedChunks": chunks}
+        row = self._source_row(key, served=False)
+        self.index.delete_sources([row["source"]])
+        return {"source": row["source"], "deletedChunks": row["chunkCount"]}
 
     @explained
     def sync(self, path: str | None = None, progress: Progress | None = None,
@@ -552,6 +582,8 @@ class App:
                 index.bind_model(encoder.model_id, encoder.dimension)  # raises, naming both models
         hits = search(index.conn, text, options, encoder=encoder, matrices=self.matrices, pool=self.query_pool,
                       pool_conn=lambda: index.conn)
+        # Files of a root since removed from the configuration stay in the file until a sync; never served.
+        hits = [hit for hit in hits if hit.kind != "file" or self.in_roots(hit.source)]
         return query_result(hits, index.parents(h.parent_id for h in hits), self.config.roots)
 
     @explained
@@ -560,6 +592,7 @@ class App:
         from minirag.results import page_label
 
         row = self._source_row(key)
+        key = row["source"]
         sections = self.index.sections(key)
         out = {
             "source": key, "sourceType": row["kind"], "title": row["title"], "chunkCount": row["chunkCount"],
@@ -575,7 +608,7 @@ class App:
         for name, value in (("before", before), ("after", after)):
             if value < 0:
                 raise InvalidArgument(f"{name} must be 0 or more, got {value}")
-        self._source_row(key)
+        key = self._source_row(key)["source"]
         chunks = self.index.chunk_window(key, chunk_index, min(before, MAX_NEIGHBORS), min(after, MAX_NEIGHBORS))
         for chunk in chunks:
             chunk["parentId"] = str(chunk["parentId"])

@@ -31,6 +31,16 @@ def containing_root(real: Path, roots: Iterable[Path]) -> Path | None:
     return None
 
 
+def served_by_roots(source: str, roots: Iterable[Path]) -> bool:
+    """Whether a stored file source lies in one of `roots`, as stored or as its real path:
+    a file of a root since removed from the configuration is not served, and a sync drops it."""
+    roots = [str(root) for root in roots]
+    if any(is_under(source, root, os.sep) for root in roots):
+        return True
+    real = os.path.realpath(source)
+    return any(is_under(real, root, os.sep) for root in roots)
+
+
 def resolve_inside_roots(path: Path, roots: Iterable[Path]) -> Path:
     """The real path of `path` if it lands inside a root; else PathOutsideRoots."""
     roots = list(roots)

@@ -21,6 +21,7 @@ class Progress:
     still_failing: int = 0  # files that failed before and have not changed since: not tried again
     unread: int = 0  # folders (or a named path) the run could not look into: permissions, a lost mount, a typo
     deleted: int = 0
+    outside_roots: int = 0  # of `deleted`: files of no configured root (a root removed from the configuration)
     other_types: Counter = field(default_factory=Counter)  # files left out for their type, by suffix
     chunks_written: int = 0
     current: str | None = None
@@ -44,6 +45,7 @@ class Progress:
             "stillFailing": self.still_failing,
             "unread": self.unread,
             "deleted": self.deleted,
+            "deletedOutsideRoots": self.outside_roots,
             "otherTypes": dict(self._other_types_by_count()),
             "chunksWritten": self.chunks_written,
             "currentFile": self.current,
@@ -56,8 +58,9 @@ class Progress:
         excluded = f"{self.excluded} excluded, " if self.excluded else ""
         still = f" ({self.still_failing} still failing, unchanged)" if self.still_failing else ""
         unread = f"; {self.unread} path{'s' * (self.unread != 1)} not read" if self.unread else ""
+        outside = f" ({self.outside_roots} outside the configured roots)" if self.outside_roots else ""
         return (f"{self.seen} files: {self.done} ingested, {self.skipped} unchanged, {excluded}"
-                f"{self.deleted} removed, {self.failed} failed{still}{unread}; {self.chunks_written} chunks")
+                f"{self.deleted} removed{outside}, {self.failed} failed{still}{unread}; {self.chunks_written} chunks")
 
     def _other_types_by_count(self) -> list[tuple[str, int]]:
         """(suffix, files), most first; equal counts by suffix, so the output is the same every run."""

@@ -20,7 +20,7 @@ from minirag.chunking import SCHEME_VERSION
 from minirag.ingest.pipeline import Pipeline
 from minirag.ingest.progress import Progress
 from minirag.ingest.scan import FoundFile, unseen_warnings, walk, walk_roots, within
-from minirag.security import is_under
+from minirag.security import is_under, served_by_roots
 from minirag.store.index import ExcludedState, StoredState
 
 log = logging.getLogger(__name__)
@@ -44,8 +44,8 @@ def _vanished(stored, on_disk: set[str], scopes: set[str] | None, roots: list[Pa
         if scopes is not None:
             if within(source, scopes):
                 yield source
-        elif any(is_under(source, str(r), os.sep) for r in roots) or not os.path.exists(source):
-            yield source
+        elif any(is_under(source, str(r), os.sep) for r in roots) or not served_by_roots(source, roots):
+            yield source  # gone from a root, or outside every root (a root removed from the configuration)
 
 
 def run_sync(pipeline: Pipeline, roots: list[Path], *, path: Path | None = None,
@@ -90,4 +90,5 @@ def run_sync(pipeline: Pipeline, roots: list[Path], *, path: Path | None = None,
     gone = list(_vanished([*stored, *exclusions], on_disk, scope_set, roots, set(unreadable)))
     if gone:
         progress.deleted += index.delete_sources(gone)
+        progress.outside_roots += sum(1 for source in gone if source in stored and not served_by_roots(source, roots))
     return progress
