@@ -198,7 +198,7 @@ class App:
         """The index's model and the MODEL_PATH it was written with (if that directory still holds it)."""
         from minirag.models import configured_model_id
 
-        if not self.config.db_path.exists():
+        if self._index is None and not self._index_file_holds_data():
             return None
         index = self.index
         bound = index.bound_model()
@@ -261,10 +261,19 @@ class App:
     def require_index(self) -> None:
         """Reads never create the index: a DB_PATH with no index (a typo, or nothing synced yet)
         is an error saying so, not an empty answer and a stray new file."""
-        if self._index is None and not os.path.exists(self.config.db_path):
+        if self._index is None and not self._index_file_holds_data():
             how = ("a writer must build it first (this one is read-only)" if self.config.read_only else
                    "run `minirag sync` (or the sync_start tool) first")
-            raise IndexUnavailable(f"no index at {self.config.db_path}; {how}, or check DB_PATH")
+            what = "the index file {} is empty (0 bytes)" if os.path.exists(self.config.db_path) else "no index at {}"
+            raise IndexUnavailable(f"{what.format(self.config.db_path)}; {how}, or check DB_PATH")
+
+    def _index_file_holds_data(self) -> bool:
+        """Whether DB_PATH names a file with something in it. A zero-length file is no index: a read
+        that opened it would write a schema into it (reads never create or migrate an index)."""
+        try:
+            return os.stat(self.config.db_path).st_size > 0
+        except OSError:
+            return False
 
     def file_source(self, path: str | Path, *, must_be_absolute: bool = False,
                     argument: str = "filePath") -> tuple[str, Path]:
@@ -662,8 +671,10 @@ class App:
         }
         if self._watcher is not None:
             out["watch"] = self._watcher.state()
-        if self._index is None and not config.db_path.exists():  # status never creates the index
-            out["indexError"] = f"no index at {config.db_path}; run `minirag sync` first"
+        if self._index is None and not self._index_file_holds_data():  # status never creates the index
+            empty = config.db_path.exists()
+            out["indexError"] = (f"the index file {config.db_path} is empty (0 bytes)" if empty else
+                                 f"no index at {config.db_path}") + "; run `minirag sync` first"
             out["chunkTokenBudget"] = self.chunk_budget() or out["chunkTokenBudget"]  # what a first sync cuts at
             return out
         try:
