@@ -357,7 +357,7 @@ class App:
             if not os.path.exists(absolute):
                 raise NotFound(f"no such file or directory: {absolute}")
             files.extend(walk(Path(absolute), self.config.roots, unseen, progress.other_types))
-        warnings = unseen_warnings(unseen)
+        warnings = unseen_warnings(unseen, self.config.roots)
         progress.total = (progress.total or 0) + len(files)
         progress.unread += len(warnings)
         progress.warnings.extend(warnings)

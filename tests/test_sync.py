@@ -510,3 +510,28 @@ def test_a_root_removed_from_the_configuration_is_not_served_and_a_sync_removes_
     assert (progress.deleted, progress.outside_roots) == (1, 1)
     assert "1 removed (1 outside the configured roots)" in progress.counts()
     assert sources(one) == {str(kept)}
+
+
+@pytest.mark.parametrize("swap", ["root", "folder above the root"])
+def test_a_root_swapped_for_a_link_outside_is_unreadable_and_its_sources_are_kept(make_app, tmp_path, swap):
+    base = tmp_path / "base"
+    root = base / "docs"
+    note = write(root / "note.md", "# Note\n\nA note about gardening.\n")
+    app = make_app(base_dirs=[str(root)])
+    app.sync()
+    outside = tmp_path / "outside"
+    write(outside / "docs" / "note.md", "# Secret\n\nThe payroll of every employee.\n")
+    write(outside / "docs" / "extra.md", "# Extra\n\nMore outside text.\n")
+    if swap == "root":
+        root.rename(tmp_path / "moved-away")
+        root.symlink_to(outside / "docs", target_is_directory=True)
+    else:
+        base.rename(tmp_path / "moved-away")
+        base.symlink_to(outside, target_is_directory=True)
+    progress = app.sync()
+    assert sources(app) == {str(note)} and progress.deleted == 0 and progress.unread == 1
+    assert "replaced by a symlink" in progress.warnings[0] and "stays indexed" in progress.warnings[0]
+    assert "gardening" in app.read(str(note))["text"]
+    with pytest.raises(Exception, match="outside|changed"):
+        app.ingest_file(str(note))
+    assert "payroll" not in app.read(str(note))["text"]
