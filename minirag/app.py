@@ -479,7 +479,14 @@ class App:
         from minirag.gitstate import root_states
         from minirag.ingest.sync import run_sync
 
+        before = self._index
         pipeline = self._pipeline_for(self._index_for_writing(rebuild=True))
+        if paths is not None and before is not None and pipeline.index is not before:
+            # The index file was deleted or replaced under this App (a watcher's): a pass over the
+            # changed paths alone would leave the new file holding only those. Every root instead.
+            log.warning("the index file %s is new: syncing every root, not only the changed paths",
+                        self.config.db_path)
+            paths = None
         run_sync(pipeline, list(self.config.roots), path=target, paths=paths, progress=progress,
                  on_change=on_change)
         if target is not None and not progress.seen and not progress.deleted and not os.path.lexists(target):
