@@ -483,7 +483,8 @@ def test_a_second_table_with_the_same_header_keeps_its_header_when_read_back():
     "| a | b |\n|---|---|\n| " + "z" * 300_000 + " | 1 |",
     "```\n" + "q" * 300_000 + "\n```",
 ])
-def test_a_chunk_is_bounded_in_characters_as_well_as_tokens(md):
+def test_a_chunk_and_its_section_are_bounded_in_characters_as_well_as_tokens(md):
+    from minirag.chunking.sections import UNIT_CAP
     from minirag.chunking.tokens import MAX_CHARS_PER_TOKEN
 
     budget = 110
@@ -492,3 +493,4 @@ def test_a_chunk_is_bounded_in_characters_as_well_as_tokens(md):
     limit = MAX_CHARS_PER_TOKEN * budget * 4  # a code block may take up to four budgets
     assert max(len(c.text) for c in doc.chunks) <= limit
     assert sum(len(c.text) for c in doc.chunks) >= 300_000  # nothing dropped
+    assert max(len(s.text) for s in doc.sections) <= UNIT_CAP + 100  # the parent text a hit returns, too
