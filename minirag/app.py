@@ -91,7 +91,7 @@ def check_path_argument(path: str | Path) -> None:
 def looks_like_a_path(source: str) -> bool:
     """An absolute POSIX or Windows path (`\\etc\\passwd` too), or one starting at a home folder:
     what file ids look like."""
-    return (os.path.isabs(source) or source.startswith(("~", "\\")) or bool(_DRIVE_PATH.match(source)))
+    return os.path.isabs(source) or source.startswith(("~", "\\")) or bool(_DRIVE_PATH.match(source))
 
 
 # Characters drawn as a slash or backslash that NFKC leaves as they are (it maps the fullwidth ones).
@@ -415,8 +415,7 @@ class App:
 
         self.refuse_if_read_only("ingest_url")
         url = url.strip()
-        scheme = url.partition(":")[0].lower() if ":" in url else ""
-        if source is None and scheme == "file":  # said as fetch_url says it, before the id rule would
+        if source is None and url[:5].lower() == "file:":  # said as fetch_url says it, before the id rule would
             raise UrlRefused(f"refused {url!r}: scheme 'file' is not http or https")
         source = self.data_source_id(source if source is not None else url)  # the URL is the id when none is given
         page = fetch_url(url, allow_private=self.config.allow_private_urls)
