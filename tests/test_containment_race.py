@@ -121,7 +121,7 @@ def test_list_rechecking_a_touched_file_reads_it_as_a_sync_would(app, docs, tmp_
 
 
 _SYS_RENAMEAT2 = {"x86_64": 316, "aarch64": 276}.get(os.uname().machine)
-EXCHANGES = 200_000  # at most this many swaps of the root, and for at most SWAP_SECONDS
+EXCHANGES = 60_000  # at most this many swaps of the root, and for at most SWAP_SECONDS
 
 # A process of its own swaps the root, so the swaps run while this one is inside a read, not between
 # the Python bytecodes of one. It stops after EXCHANGES or when told, the root back in its place.
