@@ -40,7 +40,7 @@ from minirag.ingest.scan import unseen_warnings, walk
 from minirag.results import ingest_result, query_result
 from minirag.search import Scope, SearchOptions, clamp_top_k, search
 from minirag.search.vector import MatrixCache
-from minirag.security import is_under, resolve_inside_roots
+from minirag.security import is_under, resolve_inside_roots, served_by_roots
 from minirag.store import connection
 from minirag.store.index import META_GIT_STATE, META_MODEL_PATH, Index
 
@@ -93,8 +93,21 @@ def check_path_argument(path: str | Path) -> None:
 
 
 def looks_like_a_path(source: str) -> bool:
-    """An absolute POSIX or Windows path, or one starting at a home folder: what file ids look like."""
-    return os.path.isabs(source) or source.startswith("~") or bool(_DRIVE_PATH.match(source))
+    """An absolute POSIX or Windows path (`\\etc\\passwd` too), or one starting at a home folder:
+    what file ids look like."""
+    return os.path.isabs(source) or source.startswith(("~", "\\")) or bool(_DRIVE_PATH.match(source))
+
+
+# Characters drawn as a slash or backslash that NFKC leaves as they are (it maps the fullwidth ones).
+_SLASH_LOOKALIKES = str.maketrans({"\u2215": "/", "\u2044": "/", "\u29f8": "/", "\u2571": "/",
+                                   "\u2216": "\\", "\u29f5": "\\", "\u29f9": "\\", "\u2572": "\\"})
+
+
+def poses_as_a_path(source: str) -> bool:
+    """Whether an id reads as a file path: as written, in its NFKC form with slash look-alikes taken
+    as slashes (`／tmp／x.md`, `∕tmp∕x.md`, `⁄etc⁄passwd`), or as a `file:` URL."""
+    seen = unicodedata.normalize("NFKC", source).translate(_SLASH_LOOKALIKES)
+    return looks_like_a_path(source) or looks_like_a_path(seen) or seen[:5].lower() == "file:"
 
 
 class App:
@@ -191,7 +204,7 @@ class App:
         """The index's model and the MODEL_PATH it was written with (if that directory still holds it)."""
         from minirag.models import configured_model_id
 
-        if not self.config.db_path.exists():
+        if self._index is None and not self._index_file_holds_data():
             return None
         index = self.index
         bound = index.bound_model()
@@ -254,10 +267,19 @@ class App:
     def require_index(self) -> None:
         """Reads never create the index: a DB_PATH with no index (a typo, or nothing synced yet)
         is an error saying so, not an empty answer and a stray new file."""
-        if self._index is None and not os.path.exists(self.config.db_path):
+        if self._index is None and not self._index_file_holds_data():
             how = ("a writer must build it first (this one is read-only)" if self.config.read_only else
                    "run `minirag sync` (or the sync_start tool) first")
-            raise IndexUnavailable(f"no index at {self.config.db_path}; {how}, or check DB_PATH")
+            what = "the index file {} is empty (0 bytes)" if os.path.exists(self.config.db_path) else "no index at {}"
+            raise IndexUnavailable(f"{what.format(self.config.db_path)}; {how}, or check DB_PATH")
+
+    def _index_file_holds_data(self) -> bool:
+        """Whether DB_PATH names a file with something in it. A zero-length file is no index: a read
+        that opened it would write a schema into it (reads never create or migrate an index)."""
+        try:
+            return os.stat(self.config.db_path).st_size > 0
+        except OSError:
+            return False
 
     def file_source(self, path: str | Path, *, must_be_absolute: bool = False,
                     argument: str = "filePath") -> tuple[str, Path]:
@@ -293,11 +315,11 @@ class App:
             raise InvalidArgument(f"source {source[:200]!r} holds control or invisible characters")
         if len(source) > MAX_SOURCE_ID:
             raise InvalidArgument(f"source is {len(source)} characters; ids take at most {MAX_SOURCE_ID}")
-        if looks_like_a_path(source):
+        if poses_as_a_path(source):
             raise InvalidArgument(
                 f"source {source[:200]!r} looks like a file path; data and url sources take ids of their own "
                 "(e.g. 'notes/meeting-1' or a URL) so they can never replace or pose as an indexed file")
-        return source
+        return unicodedata.normalize("NFC", source)  # one source however its accents were composed
 
     def source_key(self, *, file_path: str | None, source: str | None, must_be_absolute: bool = False) -> str:
         if (file_path is None) == (source is None):
@@ -311,13 +333,29 @@ class App:
             return self.file_source(file_path, must_be_absolute=must_be_absolute)[0]
         return source
 
-    def _source_row(self, key: str) -> dict:
-        """The indexed row of `key`; a path-shaped key names a file and nothing else."""
+    def _source_row(self, key: str, *, served: bool = True) -> dict:
+        """The indexed row of `key`; a path-shaped key names a file and nothing else, and a file
+        outside the configured roots (a root since removed from the configuration) is not `served`
+        (it may still be deleted). A data id is found by its NFC form too (ids are stored NFC)."""
         self.require_index()
-        row = self.index.source_row(key)
+        try:
+            row = self.index.source_row(key)
+        except NotFound:
+            composed = unicodedata.normalize("NFC", key)
+            if composed == key or looks_like_a_path(key):
+                raise
+            row = self.index.source_row(composed)
         if row["kind"] != "file" and looks_like_a_path(key):
             raise NotFound(f"not indexed: {shown(key)}")
+        if served and row["kind"] == "file" and not self.in_roots(row["source"]):
+            raise NotFound(f"not in a configured root: {shown(key)}; roots: "
+                           f"{', '.join(str(root) for root in self.config.roots)}")
         return row
+
+    def in_roots(self, source: str) -> bool:
+        """Whether a stored file is served. A read-only server on an index DB_PATH names has no
+        roots: it serves what that index holds, reading no folder (a replica's recipe)."""
+        return not self.config.roots or served_by_roots(source, self.config.roots)
 
     # --- writes ------------------------------------------------------------------
 
@@ -340,7 +378,7 @@ class App:
             files.extend(walk(Path(absolute), self.config.roots, unseen, progress.other_types, rules, ignored))
             progress.warnings.extend(f"{entry.path}: left out by {entry.reason}" for entry in ignored[named:named + 1]
                                      if entry.path == absolute)
-        warnings = unseen_warnings(unseen)
+        warnings = unseen_warnings(unseen, self.config.roots)
         progress.total = (progress.total or 0) + len(files)
         progress.unread += len(warnings)
         progress.warnings.extend(warnings)
@@ -394,10 +432,12 @@ class App:
     def ingest_url(self, url: str, source: str | None = None, title: str | None = None) -> dict:
         """The one network operation: every fetch goes through fetch.fetch_url and its guard."""
         from minirag.ingest.convert import convert_fetched
-        from minirag.ingest.fetch import fetch_url
+        from minirag.ingest.fetch import UrlRefused, fetch_url
 
         self.refuse_if_read_only("ingest_url")
         url = url.strip()
+        if source is None and url[:5].lower() == "file:":  # said as fetch_url says it, before the id rule would
+            raise UrlRefused(f"refused {url!r}: scheme 'file' is not http or https")
         source = self.data_source_id(source if source is not None else url)  # the URL is the id when none is given
         page = fetch_url(url, allow_private=self.config.allow_private_urls)
         converted = convert_fetched(page.body, mimetype=page.content_type, charset=page.charset, url=page.final_url)
@@ -410,9 +450,9 @@ class App:
     @explained
     def delete(self, key: str) -> dict:
         self.refuse_if_read_only("delete")
-        chunks = self._source_row(key)["chunkCount"]
-        self.index.delete_sources([key])
-        return {"source": key, "deletedChunks": chunks}
+        row = self._source_row(key, served=False)
+        self.index.delete_sources([row["source"]])
+        return {"source": row["source"], "deletedChunks": row["chunkCount"]}
 
     @explained
     def sync(self, path: str | None = None, progress: Progress | None = None,
@@ -460,7 +500,14 @@ class App:
         from minirag.gitstate import root_states
         from minirag.ingest.sync import run_sync
 
+        before = self._index
         pipeline = self._pipeline_for(self._index_for_writing(rebuild=True))
+        if paths is not None and before is not None and pipeline.index is not before:
+            # The index file was deleted or replaced under this App (a watcher's): a pass over the
+            # changed paths alone would leave the new file holding only those. Every root instead.
+            log.warning("the index file %s is new: syncing every root, not only the changed paths",
+                        self.config.db_path)
+            paths = None
         run_sync(pipeline, list(self.config.roots), path=target, paths=paths, progress=progress,
                  on_change=on_change)
         if target is not None and not progress.seen and not progress.deleted and not os.path.lexists(target):
@@ -643,6 +690,8 @@ class App:
                 index.bind_model(encoder.model_id, encoder.dimension)  # raises, naming both models
         hits = search(index.conn, text, options, encoder=encoder, matrices=self.matrices, pool=self.query_pool,
                       pool_conn=lambda: index.conn)
+        # Files of a root since removed from the configuration stay in the file until a sync; never served.
+        hits = [hit for hit in hits if hit.kind != "file" or self.in_roots(hit.source)]
         return query_result(hits, index.parents(h.parent_id for h in hits), self.config.roots,
                             budget=budget, collection_of=self.collection_of)
 
@@ -660,6 +709,7 @@ class App:
         if max_chars is not None and max_chars < 1:
             raise InvalidArgument(f"maxChars must be 1 or more, got {max_chars}")
         row = self._source_row(key)
+        key = row["source"]
         sections = self.index.sections(key)
         text = reconstruct(sections)
         if offset > len(text):
@@ -682,7 +732,7 @@ class App:
         for name, value in (("before", before), ("after", after)):
             if value < 0:
                 raise InvalidArgument(f"{name} must be 0 or more, got {value}")
-        self._source_row(key)
+        key = self._source_row(key)["source"]
         chunks = self.index.chunk_window(key, chunk_index, min(before, MAX_NEIGHBORS), min(after, MAX_NEIGHBORS))
         for chunk in chunks:
             chunk["parentId"] = str(chunk["parentId"])
@@ -740,8 +790,10 @@ class App:
         }
         if self._watcher is not None:
             out["watch"] = self._watcher.state()
-        if self._index is None and not config.db_path.exists():  # status never creates the index
-            out["indexError"] = f"no index at {config.db_path}; run `minirag sync` first"
+        if self._index is None and not self._index_file_holds_data():  # status never creates the index
+            empty = config.db_path.exists()
+            out["indexError"] = (f"the index file {config.db_path} is empty (0 bytes)" if empty else
+                                 f"no index at {config.db_path}") + "; run `minirag sync` first"
             out["chunkTokenBudget"] = self.chunk_budget() or out["chunkTokenBudget"]  # what a first sync cuts at
             out["collections"] = self.list_collections()["collections"]  # no index: nothing counted yet
             return out

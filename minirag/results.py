@@ -17,6 +17,7 @@ def hit_dict(hit: Hit) -> dict:
     out = {
         "text": hit.text,
         "source": hit.source,
+        "sourceType": hit.kind,
         "title": hit.title,
         "chunkIndex": hit.chunk_index,
         "score": round(hit.score, 6),
@@ -50,7 +51,7 @@ def sources_summary(hits: Iterable[Hit], roots: Sequence[Path]) -> list[dict]:
     for hit in hits:
         entry = summary.setdefault(
             hit.source,
-            {"source": hit.source, "title": hit.title, "hits": 0, "displayPath": display_path(hit.source, roots)},
+            {"source": hit.source, "sourceType": hit.kind, "title": hit.title, "hits": 0, "displayPath": display_path(hit.source, roots)},
         )
         entry["hits"] += 1
     return list(summary.values())

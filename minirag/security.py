@@ -31,6 +31,55 @@ def containing_root(real: Path, roots: Iterable[Path]) -> Path | None:
     return None
 
 
+def root_changed(root: Path) -> str | None:
+    """Why `root` (a real path, as the configuration resolved it) cannot be used now: gone, or
+    a symlink (or a file) in its place or in place of a folder on its path; None when it can."""
+    try:
+        st = os.stat(root, follow_symlinks=False)
+    except FileNotFoundError:
+        return "the root folder is gone"
+    except OSError as exc:
+        return f"the root folder cannot be examined ({exc.strerror})"
+    if stat.S_ISLNK(st.st_mode):
+        return "the root folder was replaced by a symlink"
+    if not stat.S_ISDIR(st.st_mode):
+        return "the root folder was replaced by a file"
+    if os.path.realpath(root) != str(root):
+        return "a folder on the root's path was replaced by a symlink"
+    return None
+
+
+def open_root(root: Path) -> int:
+    """A descriptor of the root folder, opened from `/` one component at a time with O_NOFOLLOW.
+
+    A root is a real path (the configuration resolved it), so no link is followed on the way: a
+    root, or a folder above it, swapped for a symlink to elsewhere makes the open fail (ELOOP or
+    ENOTDIR) instead of leading there. A folder made again under the root's name is that root.
+    """
+    parts = Path(root).parts
+    directory = os.open(parts[0], os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0))
+    try:
+        for part in parts[1:]:
+            inner = os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0),
+                            dir_fd=directory)
+            os.close(directory)
+            directory = inner
+    except BaseException:
+        os.close(directory)
+        raise
+    return directory
+
+
+def served_by_roots(source: str, roots: Iterable[Path]) -> bool:
+    """Whether a stored file source lies in one of `roots`, as stored or as its real path:
+    a file of a root since removed from the configuration is not served, and a sync drops it."""
+    roots = [str(root) for root in roots]
+    if any(is_under(source, root, os.sep) for root in roots):
+        return True
+    real = os.path.realpath(source)
+    return any(is_under(real, root, os.sep) for root in roots)
+
+
 def resolve_inside_roots(path: Path, roots: Iterable[Path]) -> Path:
     """The real path of `path` if it lands inside a root; else PathOutsideRoots."""
     roots = list(roots)
@@ -49,7 +98,9 @@ def read_inside_roots(path: str | Path, roots: Iterable[Path], max_bytes: int) -
     The name is resolved (symlinks followed) and must land inside a root; then the
     file is opened by walking that real path down from the root one component at
     a time with O_NOFOLLOW (openat), so a file or folder swapped for a symlink
-    after the check makes the open fail instead of leading outside. Where the OS
+    after the check makes the open fail instead of leading outside; the root itself
+    is reached from `/` the same way (open_root), so a root swapped for a link to
+    elsewhere fails too. Where the OS
     has no openat (Windows) the opened file must be the inode its real path names.
     Opened non-blocking so a FIFO swapped in cannot hang the read. At most
     `max_bytes + 1` bytes are read, so the caller can tell "too large".
@@ -83,7 +134,7 @@ _HAS_OPENAT = os.open in os.supports_dir_fd and hasattr(os, "O_NOFOLLOW") and ha
 def _open_beneath(root: Path, real: Path) -> int:
     """Open `real` (a symlink-free path inside `root`) with no symlink followed below the root."""
     parts = real.relative_to(root).parts
-    directory = os.open(root, os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0))
+    directory = open_root(root)
     try:
         for part in parts[:-1]:
             inner = os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0),

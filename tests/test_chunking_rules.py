@@ -42,8 +42,8 @@ def table(rows: int, cells: int = 3, header: tuple[str, ...] = ("Name", "Price",
     return "\n".join(lines)
 
 
-def test_the_scheme_version_is_seven():
-    assert SCHEME_VERSION == 7
+def test_the_scheme_version_is_eight():
+    assert SCHEME_VERSION == 8
 
 
 @pytest.mark.parametrize(("md", "title", "expected"), [
@@ -475,3 +475,22 @@ def test_a_second_table_with_the_same_header_keeps_its_header_when_read_back():
         opened_a_section += sections[-1].text.startswith("| Name | Price | Stock |\n|---|---|---|\n| r0c0")
         assert " ".join(reconstruct(sections).split()) == " ".join(md.split()), rows
     assert opened_a_section
+
+
+@pytest.mark.parametrize("md", [
+    "x" * 300_000,                                   # one "word": the tokenizer reads it as one unknown token
+    "intro " + "y" * 300_000 + " outro",
+    "| a | b |\n|---|---|\n| " + "z" * 300_000 + " | 1 |",
+    "```\n" + "q" * 300_000 + "\n```",
+])
+def test_a_chunk_and_its_section_are_bounded_in_characters_as_well_as_tokens(md):
+    from minirag.chunking.sections import UNIT_CAP
+    from minirag.chunking.tokens import MAX_CHARS_PER_TOKEN
+
+    budget = 110
+    doc = chunk(md, budget=budget)
+    assert doc.chunks
+    limit = MAX_CHARS_PER_TOKEN * budget * 4  # a code block may take up to four budgets
+    assert max(len(c.text) for c in doc.chunks) <= limit
+    assert sum(len(c.text) for c in doc.chunks) >= 300_000  # nothing dropped
+    assert max(len(s.text) for s in doc.sections) <= UNIT_CAP + 100  # the parent text a hit returns, too

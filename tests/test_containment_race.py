@@ -118,3 +118,65 @@ def test_list_rechecking_a_touched_file_reads_it_as_a_sync_would(app, docs, tmp_
             pass
     assert not worker.is_alive() and answer, "list_files blocked"
     assert {f["source"]: f["state"] for f in answer["files"]} == {str(note): "stale"}
+
+
+_SYS_RENAMEAT2 = {"x86_64": 316, "aarch64": 276}.get(os.uname().machine)
+EXCHANGES = 60_000  # at most this many swaps of the root, and for at most SWAP_SECONDS
+
+# A process of its own swaps the root, so the swaps run while this one is inside a read, not between
+# the Python bytecodes of one. It stops after EXCHANGES or when told, the root back in its place.
+_SWAPPER = """
+import ctypes, os, sys
+a, b, count, syscall = os.fsencode(sys.argv[1]), os.fsencode(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+libc = ctypes.CDLL(None, use_errno=True)
+os.set_blocking(0, False)
+done = 0
+def exchange():
+    if libc.syscall(syscall, -100, a, -100, b, 2) != 0:  # renameat2(AT_FDCWD, a, AT_FDCWD, b, RENAME_EXCHANGE)
+        raise OSError(ctypes.get_errno(), "renameat2")
+while done < count:
+    exchange()
+    done += 1
+    if done % 64 == 0:
+        try:
+            if sys.stdin.buffer.read(1) is not None:
+                break
+        except BlockingIOError:
+            pass
+if done % 2:
+    exchange()
+    done += 1
+print(done)
+"""
+
+
+@pytest.mark.skipif(_SYS_RENAMEAT2 is None, reason="renameat2 is a Linux system call (x86_64, aarch64)")
+def test_swapping_the_root_itself_for_a_link_outside_never_stores_or_serves_outside_text(app, docs, tmp_path):
+    import subprocess
+    import sys
+
+    note = write(docs / "note.md", "# Note\n\nA harmless note about gardening.\n")
+    app.sync()
+    outside = tmp_path / "outside"
+    write(outside / "note.md", f"# Note\n\n{SECRET} the payroll of every employee.\n")
+    link = tmp_path / "docs-as-link"
+    link.symlink_to(outside, target_is_directory=True)
+    swapper = subprocess.Popen([sys.executable, "-c", _SWAPPER, str(docs), str(link), str(EXCHANGES),
+                                str(_SYS_RENAMEAT2)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    ingests = refused = 0
+    deadline = time.monotonic() + SWAP_SECONDS
+    try:
+        while time.monotonic() < deadline and swapper.poll() is None:
+            try:
+                app.ingest_file(str(note))
+                ingests += 1
+            except MiniragError:
+                refused += 1
+            assert not _secret_rows(app)
+    finally:
+        swaps = int(swapper.communicate("stop", timeout=30)[0])
+    assert docs.is_dir() and not docs.is_symlink() and swaps > 10 and ingests + refused > 5
+    print(f"{swaps} swaps, {ingests} ingests, {refused} refused")
+    assert not _secret_rows(app)
+    assert "gardening" in app.read(str(note))["text"]
+    assert all(SECRET not in h["text"] for h in app.query("payroll employee", top_k=50)["results"])

@@ -99,3 +99,40 @@ def test_a_huge_unknown_id_is_not_echoed_back_whole(app):
     with pytest.raises(NotFound) as caught:
         app.read("x" * 3_000_000)
     assert len(str(caught.value)) < 400 and "3000000 characters" in str(caught.value)
+
+
+@pytest.mark.parametrize("source", [
+    "\uff0ftmp\uff0fdocs\uff0fx.md",   # FULLWIDTH SOLIDUS: NFKC makes it "/tmp/docs/x.md"
+    "\u2215tmp\u2215docs\u2215x.md",   # DIVISION SLASH
+    "\u2044etc\u2044passwd",           # FRACTION SLASH
+    "\\etc\\passwd",
+    "\uff3cetc\uff3cpasswd",           # FULLWIDTH REVERSE SOLIDUS
+    "file:///tmp/docs/x.md",
+    "FILE:/etc/passwd",
+    "\uff5e/notes.md",                 # FULLWIDTH TILDE
+])
+def test_an_id_that_only_looks_like_a_path_is_refused_too(app, source):
+    with pytest.raises(InvalidArgument, match="looks like a file path"):
+        app.ingest_data(INJECTION, source)
+    assert app.index.list_sources() == []
+
+
+def test_nfc_and_nfd_spellings_of_an_id_are_one_source(app):
+    import unicodedata
+
+    nfc, nfd = (unicodedata.normalize(form, "notes/café-résumé") for form in ("NFC", "NFD"))
+    assert nfc != nfd
+    app.ingest_data("# First\n\nThe first text.", nfd)
+    app.ingest_data("# Second\n\nThe second text.", nfc)
+    assert [s["source"] for s in app.index.list_sources()] == [nfc]
+    assert app.read(nfd)["text"].endswith("The second text.")
+
+
+def test_every_hit_says_what_kind_of_source_it_is(app, docs):
+    write(docs / "policy.md", "# Policy\n\nThe vacation policy grants 25 days a year.\n")
+    app.sync()
+    app.ingest_data("# Vacation\n\nThe vacation policy, as data.", "notes/vacation")
+    out = app.query("vacation policy", top_k=10)
+    kinds = {h["source"]: h["sourceType"] for h in out["results"]}
+    assert kinds == {str(docs / "policy.md"): "file", "notes/vacation": "data"}
+    assert {s["source"]: s["sourceType"] for s in out["sources"]} == kinds

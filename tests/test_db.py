@@ -113,3 +113,41 @@ def test_minirags_own_index_folder_tells_git_to_leave_it_out_and_a_named_folder_
             pass
     assert (tmp_path / "root" / ".minirag" / ".gitignore").read_text().splitlines()[-1] == "*"
     assert [p.name for p in (tmp_path / "mine").iterdir() if p.name == ".gitignore"] == []
+
+
+def test_a_write_past_the_file_size_limit_says_no_room_not_disk_io_error(app, docs):
+    import resource
+
+    from conftest import write
+
+    write(docs / "small.md", "# Small\n\nA first file, so the index exists.\n")
+    app.sync()
+    big = "\n\n".join(f"Paragraph {n} talks about lighthouses, tides and storms at sea." for n in range(6_000))
+    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    limit = app.config.db_path.stat().st_size + 512 * 1024
+    resource.setrlimit(resource.RLIMIT_FSIZE, (limit, hard))  # Python ignores SIGXFSZ: writes fail with EFBIG
+    try:
+        with pytest.raises(IndexUnavailable) as caught:
+            app.ingest_data(big, "notes/big")
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+    message = str(caught.value)
+    assert message.startswith(f"no room to write the index {app.config.db_path}") and "\n" not in message
+    assert "file size limit" in message
+    assert [s["source"] for s in app.index.list_sources()] == [str(docs / "small.md")]
+
+
+def test_query_on_a_zero_length_index_file_writes_nothing_into_it(make_app, tmp_path):
+    from minirag.errors import MiniragError
+
+    db = tmp_path / "empty.db"
+    db.touch()
+    app = make_app(db_path=str(db))
+    with pytest.raises(MiniragError) as caught:
+        app.query("anything at all")
+    assert "is empty" in str(caught.value)
+    with pytest.raises(MiniragError, match="is empty"):
+        app.list_files()
+    assert "is empty" in app.status()["indexError"]
+    assert db.stat().st_size == 0
+    assert not (tmp_path / "empty.db-wal").exists()

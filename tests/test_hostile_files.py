@@ -291,3 +291,12 @@ def test_one_member_inflating_far_past_the_rest_is_refused_though_the_archive_ra
         archive.writestr("padding.bin", os.urandom(200_000), compress_type=zipfile.ZIP_STORED)
     with pytest.raises(ConversionFailed, match="word/document.xml would inflate"):
         convert.check_zip(buffer.getvalue(), "bomb.docx", "DOCX")
+
+
+def test_a_huge_word_is_cut_so_no_hit_or_parent_carries_megabytes(app):
+    import json
+
+    app.ingest_data("The glacier word " + "q" * 400_000 + " ends the glacier note", "notes/one-word")
+    answer = app.query("glacier", top_k=1)
+    assert answer["results"] and answer["results"][0]["sourceType"] == "data"
+    assert len(json.dumps(answer)) < 40_000  # the hit and its parent section, not 400 KB

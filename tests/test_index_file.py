@@ -40,16 +40,17 @@ def test_a_deleted_index_file_is_refused_and_never_written_into(indexed, docs):
 
 
 def test_a_replaced_index_file_is_noticed_and_the_new_one_is_used(indexed, make_app, tmp_path, docs):
+    # The new file's source is data: a file of another root would not be served (not configured here).
     other_docs = tmp_path / "other"
-    write(other_docs / "volcano.md", "# Volcanoes\n\nMagma rises and erupts as lava.\n")
+    other_docs.mkdir()
     other = make_app(base_dirs=[str(other_docs)], db_path=str(tmp_path / "other.db"))
-    other.sync()
+    other.ingest_data("# Volcanoes\n\nMagma rises and erupts as lava.\n", "notes/volcano")
     other.close()
     assert indexed.query("otters")["results"]
     shutil.copyfile(tmp_path / "other.db", tmp_path / "swap.db")
     (tmp_path / "swap.db").replace(indexed.config.db_path)  # a new inode under the same name
     sources = {h["source"] for h in indexed.query("volcano lava", top_k=5)["results"]}
-    assert sources == {str(other_docs / "volcano.md")}
+    assert sources == {"notes/volcano"}
     indexed.ingest_data("# Note\n\nWritten into the new file.", "note-after-swap")
     indexed.close()
     reopened = make_app(base_dirs=[str(other_docs)], db_path=str(tmp_path / "index.db"))

@@ -58,7 +58,7 @@ def make_state(tmp_path, docs, model_path, encoder):
     states = []
 
     def make(**options) -> ServerState:
-        config = load_config(env=options.pop("env", {}), base_dirs=[str(docs)],
+        config = load_config(env=options.pop("env", {}), base_dirs=options.pop("base_dirs", [str(docs)]),
                              db_path=str(tmp_path / "index.db"), model_path=model_path, **options)
         states.append(ServerState.from_config(config, App(config, encoder=encoder)))
         return states[-1]
@@ -510,3 +510,17 @@ async def test_an_argument_the_tool_does_not_take_is_refused_by_name(make_state,
         schema = next(t for t in (await client.list_tools()).tools if t.name == tool).input_schema
     assert expected in text and "\n" not in text and len(text) < 400, text
     assert schema["additionalProperties"] is False
+
+
+async def test_read_file_by_source_never_serves_a_root_removed_from_the_configuration(make_state, docs, tmp_path):
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "secret.md").write_text("# Secret\n\nThe vault code is kept here.\n")
+    state = make_state(base_dirs=[str(docs), str(other)])
+    state.app.sync()
+    state.close()
+    async with connected(make_state()) as client:
+        message = await refused(client, "read_file", source=str(other / "secret.md"))
+        found = await ok(client, "query_documents", query="vault code")
+    assert "not in a configured root" in message
+    assert all(hit["sourceType"] == "file" and "vault" not in hit["text"] for hit in found["results"])

@@ -485,3 +485,53 @@ def test_files_left_out_for_their_type_are_counted_by_suffix_not_silently_droppe
     assert dict(result.other_types) == {".rst": 2, ".gz": 1, "": 1}  # hidden files and temporaries unmentioned
     assert result.other_types_line() == "left out, not a supported type: 2 .rst, 1 without a suffix, 1 .gz"
     assert result.to_dict()["otherTypes"] == {".rst": 2, ".gz": 1, "": 1}
+
+
+def test_a_root_removed_from_the_configuration_is_not_served_and_a_sync_removes_it_saying_so(make_app, docs,
+                                                                                               tmp_path):
+    from minirag.errors import NotFound
+
+    other = tmp_path / "other"
+    kept = write(docs / "kept.md", "# Kept\n\nThe lighthouse keeper logs the tide.\n")
+    dropped = write(other / "dropped.md", "# Dropped\n\nThe lighthouse keeper logs the storm.\n")
+    both = make_app(base_dirs=[str(docs), str(other)])
+    both.sync()
+    assert {h["source"] for h in both.query("lighthouse keeper")["results"]} == {str(kept), str(dropped)}
+    both.close()
+
+    one = make_app()  # the same index, the second root no longer configured
+    assert {h["source"] for h in one.query("lighthouse keeper")["results"]} == {str(kept)}
+    with pytest.raises(NotFound, match="not in a configured root"):
+        one.read(str(dropped))
+    with pytest.raises(NotFound, match="not in a configured root"):
+        one.neighbors(str(dropped), 0)
+    assert "tide" in one.read(str(kept))["text"]
+    progress = one.sync()
+    assert (progress.deleted, progress.outside_roots) == (1, 1)
+    assert "1 removed (1 outside the configured roots)" in progress.counts()
+    assert sources(one) == {str(kept)}
+
+
+@pytest.mark.parametrize("swap", ["root", "folder above the root"])
+def test_a_root_swapped_for_a_link_outside_is_unreadable_and_its_sources_are_kept(make_app, tmp_path, swap):
+    base = tmp_path / "base"
+    root = base / "docs"
+    note = write(root / "note.md", "# Note\n\nA note about gardening.\n")
+    app = make_app(base_dirs=[str(root)])
+    app.sync()
+    outside = tmp_path / "outside"
+    write(outside / "docs" / "note.md", "# Secret\n\nThe payroll of every employee.\n")
+    write(outside / "docs" / "extra.md", "# Extra\n\nMore outside text.\n")
+    if swap == "root":
+        root.rename(tmp_path / "moved-away")
+        root.symlink_to(outside / "docs", target_is_directory=True)
+    else:
+        base.rename(tmp_path / "moved-away")
+        base.symlink_to(outside, target_is_directory=True)
+    progress = app.sync()
+    assert sources(app) == {str(note)} and progress.deleted == 0 and progress.unread == 1
+    assert "replaced by a symlink" in progress.warnings[0] and "stays indexed" in progress.warnings[0]
+    assert "gardening" in app.read(str(note))["text"]
+    with pytest.raises(Exception, match="outside|changed"):
+        app.ingest_file(str(note))
+    assert "payroll" not in app.read(str(note))["text"]

@@ -511,3 +511,42 @@ def test_the_apps_indexed_under_finds_files_and_folders_that_held_sources(app, d
              str(docs / "sub-other.md"), str(docs)]
     assert indexed_under(asked) == {str(docs / "sub"), str(docs / "sub" / "a.md"), str(docs / "sub-other.md"),
                                     str(docs)}
+
+
+def _sources_or_none(w: Watching) -> set[str] | None:
+    try:
+        return w.sources()
+    except Exception:  # noqa: BLE001 - the index file is gone until the watcher's next pass makes it
+        return None
+
+
+def test_after_the_index_file_is_deleted_the_next_change_rebuilds_it_from_every_root(watching, docs):
+    first = [write(docs / f"n{i}.md", f"# Note {i}\n\nA note about harbour number {i}.") for i in range(3)]
+    w = watching()
+    eventually(lambda: w.sources() == {str(p) for p in first}, what="the initial pass")
+    db = w.app.config.db_path
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{db}{suffix}").unlink(missing_ok=True)
+    later = write(docs / "later.md", "# Later\n\nWritten after the index file was deleted.")
+    every = {str(p) for p in [*first, later]}
+    eventually(lambda: _sources_or_none(w) == every, what="a new index holding every file, not only the changed one")
+
+
+def test_a_root_replaced_by_a_link_outside_is_unreadable_to_the_watcher_and_nothing_is_deleted(watching, docs,
+                                                                                              tmp_path):
+    note = write(docs / "note.md", "# Note\n\nA note about gardening.")
+    w = watching()
+    eventually(lambda: w.sources() == {str(note)}, what="the initial pass")
+    outside = tmp_path / "outside"
+    write(outside / "note.md", "# Secret\n\nThe payroll of every employee.")
+    write(outside / "other.md", "# Other\n\nMore outside text.")
+    count = len(w.reports)
+    docs.rename(tmp_path / "moved-away")
+    docs.symlink_to(outside, target_is_directory=True)
+    eventually(lambda: any(r.progress.unread for r in w.passes_since(count)), what="a pass that found the root replaced")
+    write(outside / "third.md", "# Third\n\nA change seen through the link.")
+    time.sleep(DEBOUNCE * 3)
+    w.settle()
+    assert w.sources() == {str(note)}
+    assert "gardening" in w.text(note)
+    assert not any(r.progress.deleted for r in w.passes_since(count))

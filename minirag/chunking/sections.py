@@ -4,7 +4,9 @@ A part over the cap is cut between blocks; a table over the cap between rows,
 with the header repeated as context; a paragraph over the cap between lines or
 sentences; a code block between lines, each part fenced with the block's own
 opening (language included) and closing lines. One row, sentence or code line
-longer than the cap stays whole.
+longer than the cap stays whole up to UNIT_CAP characters; past that it is cut at
+white space, and a word longer than UNIT_CAP every UNIT_CAP characters, so no
+section (the parent text a query returns) holds megabytes.
 """
 
 from __future__ import annotations
@@ -14,9 +16,10 @@ from dataclasses import dataclass, field
 from minirag.chunking.blocks import Block
 from minirag.chunking.model import Section
 from minirag.chunking.pages import page_span
-from minirag.chunking.split import sentences
+from minirag.chunking.split import pack_by_chars, sentences
 
 SECTION_CAP = 4000
+UNIT_CAP = 4 * SECTION_CAP
 
 
 @dataclass
@@ -65,8 +68,34 @@ def _greedy(sizes: list[int], limit: int, joiner: int) -> list[range]:
     return runs
 
 
+def _fit_cap(text: str, cap: int = UNIT_CAP) -> list[tuple[str, str]]:
+    """`text` as (separator before it, run) pairs each within `cap` characters: cut at spaces where
+    it has any, and a word longer than the cap every `cap` characters (separator "")."""
+    if len(text) <= cap:
+        return [("", text)]
+    out: list[tuple[str, str]] = []
+    for run in pack_by_chars(text.split(" "), cap, " "):
+        for start in range(0, len(run), cap):
+            out.append(("" if start else " ", run[start : start + cap]))
+    return out
+
+
+def _short_lines(block: Block, cap: int) -> Block:
+    """The block with every line longer than `cap` cut into lines within it."""
+    if all(len(line) <= cap for line in block.lines):
+        return block
+    lines: list[str] = []
+    pages: list[int | None] = []
+    for line, page in zip(block.lines, block.pages, strict=True):
+        parts = [part for _, part in _fit_cap(line, cap)]
+        lines.extend(parts)
+        pages.extend([page] * len(parts))
+    return block.part(lines, pages, block.continued)
+
+
 def _cut_table(block: Block) -> list[Block]:
     header = sum(len(line) + 1 for line in block.header)
+    block = _short_lines(block, max(1, UNIT_CAP - header))
     runs = _greedy([len(row) for row in block.lines], SECTION_CAP - header, 1)
     return [
         block.part(block.lines[run.start : run.stop], block.pages[run.start : run.stop], n > 0)
@@ -79,7 +108,8 @@ def _cut_paragraph(block: Block) -> list[Block]:
     for line, page in zip(block.lines, block.pages, strict=True):
         pieces = [line] if len(line) <= SECTION_CAP else sentences(line) or [line]
         for n, piece in enumerate(pieces):
-            units.append(("\n" if n == 0 else " ", piece, page))
+            for m, (sep, part) in enumerate(_fit_cap(piece)):
+                units.append((sep if m else "\n" if n == 0 else " ", part, page))
     runs = _greedy([len(text) for _, text, _ in units], SECTION_CAP, 1)
     cut: list[Block] = []
     for n, run in enumerate(runs):
@@ -93,10 +123,13 @@ def _cut_paragraph(block: Block) -> list[Block]:
 
 def _cut_code(block: Block) -> list[Block]:
     opening, closing = block.lines[0], block.lines[-1]
+    frame = len(opening) + len(closing) + 2
     inner, pages = block.lines[1:-1], block.pages[1:-1]
     if not inner:
         return [block]
-    runs = _greedy([len(line) for line in inner], SECTION_CAP - len(opening) - len(closing) - 2, 1)
+    body = _short_lines(Block("code", inner, pages), max(1, UNIT_CAP - frame))
+    inner, pages = body.lines, body.pages
+    runs = _greedy([len(line) for line in inner], SECTION_CAP - frame, 1)
     return [
         block.part([opening, *inner[run.start : run.stop], closing],
                    [pages[run.start], *pages[run.start : run.stop], pages[run.stop - 1]], n > 0)

@@ -36,6 +36,7 @@ class Progress:
     still_failing: int = 0  # files that failed before and have not changed since: not tried again
     unread: int = 0  # folders (or a named path) the run could not look into: permissions, a lost mount, a typo
     deleted: int = 0
+    outside_roots: int = 0  # of `deleted`: files of no configured root (a root removed from the configuration)
     other_types: Counter = field(default_factory=Counter)  # files left out for their type, by suffix
     chunks_written: int = 0
     chunks_embedded: int = 0  # moves per encoder batch, inside a large file too
@@ -67,6 +68,7 @@ class Progress:
             "stillFailing": self.still_failing,
             "unread": self.unread,
             "deleted": self.deleted,
+            "deletedOutsideRoots": self.outside_roots,
             "otherTypes": dict(self._other_types_by_count()),
             "chunksWritten": self.chunks_written,
             "chunksEmbedded": self.chunks_embedded,
@@ -82,8 +84,10 @@ class Progress:
         excluded = f"{self.excluded} excluded, " if self.excluded else ""
         still = f" ({self.still_failing} still failing, unchanged)" if self.still_failing else ""
         unread = f"; {plural(self.unread, 'path')} not read" if self.unread else ""
+        outside = f" ({self.outside_roots} outside the configured roots)" if self.outside_roots else ""
         return (f"{plural(self.seen, 'file')}: {self.done} ingested, {self.skipped} unchanged, {excluded}"
-                f"{self.deleted} removed, {self.failed} failed{still}{unread}; {plural(self.chunks_written, 'chunk')}")
+                f"{self.deleted} removed{outside}, {self.failed} failed{still}{unread}; "
+                f"{plural(self.chunks_written, 'chunk')}")
 
     def rate(self) -> float | None:
         """Chunks embedded a second since the first was, rounded; None before there is one."""

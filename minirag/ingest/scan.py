@@ -12,7 +12,7 @@ from pathlib import Path
 from minirag.display import is_utf8, printable
 from minirag.ingest.convert import SUPPORTED_EXTENSIONS
 from minirag.ingest.ignore import IgnoreReason, IgnoreRules
-from minirag.security import containing_root
+from minirag.security import containing_root, root_changed
 
 # Directories never descended into: tool state, VCS internals, dependency caches (and every dot-dir).
 SKIPPED_DIRS = frozenset({".git", ".hg", ".svn", ".minirag", "node_modules", "__pycache__", ".venv", ".tox", ".nox"})
@@ -55,16 +55,20 @@ class FoundFile:
 _ABSENT = frozenset({errno.ENOENT, errno.ENOTDIR, errno.ENAMETOOLONG, errno.ELOOP})
 
 
-def unseen_reason(path: str) -> str:
+def unseen_reason(path: str, roots: Sequence[Path] = ()) -> str:
     """Why a walk passed over `path` (an entry of its `unreadable` list), for a warning."""
     if not is_utf8(path):
         return "its name is not valid UTF-8, so it is skipped (rename it to index it)"
+    changed = root_changed(Path(path)) if path in {str(root) for root in roots} else None
+    if changed and changed != "the root folder is gone":
+        return (f"{changed}; nothing is read through it and what it held stays indexed, until the folder "
+                "is back or minirag is restarted with the root you mean")
     return "cannot be read (permissions? a lost mount?); what it holds stays indexed as it was"
 
 
-def unseen_warnings(places: Sequence[str]) -> list[str]:
+def unseen_warnings(places: Sequence[str], roots: Sequence[Path] = ()) -> list[str]:
     """One warning per place a walk passed over (its `unreadable` list), each once."""
-    return [f"{printable(place)}: {unseen_reason(place)}" for place in dict.fromkeys(places)]
+    return [f"{printable(place)}: {unseen_reason(place, roots)}" for place in dict.fromkeys(places)]
 
 
 def _note_unreadable(exc: OSError, path: str, unreadable: list[str]) -> None:
@@ -131,6 +135,11 @@ def walk(start: Path, roots: Sequence[Path], unreadable: list[str] | None = None
     if not is_utf8(start_str):
         unreadable.append(start_str)
         return
+    root = containing_root(Path(start_str), roots)
+    if root is not None and root_changed(root):
+        # A root swapped for a link (or gone) holds nothing readable; what it held is not deleted.
+        unreadable.append(str(root))
+        return
     if rules is not None:
         start_is_dir = os.path.isdir(start_str)
         if (reason := rules.reason(start_str, start_is_dir)) is not None:
@@ -186,12 +195,13 @@ def walk(start: Path, roots: Sequence[Path], unreadable: list[str] | None = None
 def walk_roots(roots: Sequence[Path], unreadable: list[str] | None = None,
                others: Counter | None = None, rules: IgnoreRules | None = None,
                ignored: list[Ignored] | None = None) -> Iterator[FoundFile]:
-    """Every supported file of every root, each once. A root that is gone (an unmounted drive)
-    counts as unreadable: it was checked to exist at start-up, so its documents are not deleted."""
+    """Every supported file of every root, each once. A root that is gone (an unmounted drive), or
+    a symlink now (in its place, or in place of a folder above it), counts as unreadable: its
+    documents are not deleted."""
     unreadable = [] if unreadable is None else unreadable
     seen: set[str] = set()
     for root in roots:
-        if not os.path.isdir(root):
+        if not os.path.isdir(root) or root_changed(root):
             unreadable.append(str(root))
             continue
         for found in walk(root, roots, unreadable, others, rules, ignored):

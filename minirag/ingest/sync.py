@@ -21,7 +21,7 @@ from minirag.ingest.ignore import IgnoreRules
 from minirag.ingest.pipeline import Pipeline
 from minirag.ingest.progress import Progress
 from minirag.ingest.scan import FoundFile, unseen_warnings, walk, walk_roots, within
-from minirag.security import is_under
+from minirag.security import is_under, served_by_roots
 from minirag.store.index import ExcludedState, StoredState
 
 log = logging.getLogger(__name__)
@@ -45,8 +45,8 @@ def _vanished(stored, on_disk: set[str], scopes: set[str] | None, roots: list[Pa
         if scopes is not None:
             if within(source, scopes):
                 yield source
-        elif any(is_under(source, str(r), os.sep) for r in roots) or not os.path.exists(source):
-            yield source
+        elif any(is_under(source, str(r), os.sep) for r in roots) or not served_by_roots(source, roots):
+            yield source  # gone from a root, or outside every root (a root removed from the configuration)
 
 
 def run_sync(pipeline: Pipeline, roots: list[Path], *, path: Path | None = None,
@@ -69,7 +69,7 @@ def run_sync(pipeline: Pipeline, roots: list[Path], *, path: Path | None = None,
                             for f in walk(scope, roots, unreadable, progress.other_types, rules)}.values())
     on_disk = {f.source for f in found_files}
     progress.total = (progress.total or 0) + len(found_files)
-    unseen = unseen_warnings(unreadable)
+    unseen = unseen_warnings(unreadable, roots)
     progress.unread += len(unseen)
     progress.warnings.extend(unseen)
 
@@ -93,4 +93,5 @@ def run_sync(pipeline: Pipeline, roots: list[Path], *, path: Path | None = None,
     gone = list(_vanished([*stored, *exclusions], on_disk, scope_set, roots, set(unreadable)))
     if gone:
         progress.deleted += index.delete_sources(gone)
+        progress.outside_roots += sum(1 for source in gone if source in stored and not served_by_roots(source, roots))
     return progress

@@ -144,6 +144,11 @@ def explain(exc: BaseException, path: Path) -> str:
     if "disk is full" in lowered or "no space" in lowered or "file too large" in lowered:
         return (f"no room to write the index {path} ({text}); free disk space and retry "
                 "(the write was rolled back; nothing half-written was kept)")
+    limit = _file_size_limit_reached(path)
+    if limit is not None:
+        # SQLite and sqlite-vec report EFBIG as "disk I/O error" or a failed blob write.
+        return (f"no room to write the index {path}: it reached this process's file size limit ({limit} bytes, "
+                "`ulimit -f`); raise the limit and retry (the write was rolled back; nothing half-written was kept)")
     if "readonly database" in lowered or "read-only file system" in lowered:
         return (f"the index {path} cannot be written ({text}); use --read-only (MINIRAG_READ_ONLY=1) to "
                 "search it, or point DB_PATH at a writable location")
@@ -153,6 +158,25 @@ def explain(exc: BaseException, path: Path) -> str:
     if "locked" in lowered or "busy" in lowered:
         return f"the index {path} is busy: another process held its write lock too long ({text}); retry"
     return f"the index {path} failed: {type(exc).__name__}: {text}"
+
+
+def _file_size_limit_reached(path: Path) -> int | None:
+    """RLIMIT_FSIZE when the index or its WAL or journal has grown to it, else None."""
+    try:
+        import resource
+    except ImportError:  # Windows
+        return None
+    soft, _hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    if soft == resource.RLIM_INFINITY:
+        return None
+    for suffix in ("", "-wal", "-journal"):
+        try:
+            size = os.stat(f"{path}{suffix}").st_size
+        except OSError:
+            continue
+        if size >= soft - 64 * 1024:  # a write stops at the limit, or one page short of it
+            return soft
+    return None
 
 
 @contextlib.contextmanager

@@ -598,7 +598,10 @@ class _Transaction:
                 """,
                 (META_GENERATION,),
             )
-        self.conn.execute("COMMIT" if exc_type is None else "ROLLBACK")
+        if exc_type is None:
+            self.conn.execute("COMMIT")
+        elif self.conn.in_transaction:  # SQLite has already rolled back after an I/O error or a full disk
+            self.conn.execute("ROLLBACK")
         if exc_type is None and self.on_commit is not None:
             self.on_commit()
         return False
