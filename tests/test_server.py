@@ -227,7 +227,8 @@ async def test_ingested_data_is_searchable_and_readable_by_its_source_id(make_st
 @pytest.mark.anyio
 async def test_top_k_zero_is_refused_and_a_huge_top_k_is_clamped_to_100(make_state):
     sections = "\n\n".join(f"## Topic {i}\n\nParagraph number {i} about lighthouse keeping." for i in range(130))
-    async with connected(make_state()) as client:
+    # A budget that holds 100 hits: what is clamped here is topK, not the response.
+    async with connected(make_state(env={"MINIRAG_MAX_RESPONSE_TOKENS": "50000"})) as client:
         ingested = await ok(client, "ingest_data", data=sections, source="many", format="markdown")
         zero = await refused(client, "query_documents", query="lighthouse", topK=0)
         huge = await ok(client, "query_documents", query="lighthouse", topK=10_000)
@@ -512,6 +513,7 @@ async def test_an_argument_the_tool_does_not_take_is_refused_by_name(make_state,
     assert schema["additionalProperties"] is False
 
 
+@pytest.mark.anyio
 async def test_read_file_by_source_never_serves_a_root_removed_from_the_configuration(make_state, docs, tmp_path):
     other = tmp_path / "other"
     other.mkdir()
