@@ -154,3 +154,14 @@ def test_a_sphinx_admonition_title_stays_with_its_body():
     text = md('<div role="main"><p>Before.</p><div class="admonition note"><p class="admonition-title">Note</p>'
               '<p>The body of the note.</p></div></div>')
     assert text == "Before.\n\nNote\nThe body of the note."
+
+
+def test_a_list_of_references_to_other_sites_is_content_even_without_a_main_region():
+    # Debian Reference ch06 (DocBook, no landmarks): a section's list of outside references.
+    text = md('<div class="section"><h3>User agent</h3><p>Some sites check the browser.</p>'
+              '<div class="itemizedlist"><ul class="itemizedlist"><li><a href="https://developer.mozilla.org/'
+              'en-US/docs/Glossary/User_agent">MDN Web Docs: userAgent</a></li><li><a href="https://developer.'
+              'chrome.com/docs/devtools/device-mode/override-user-agent/">Chrome Developers: Override the user agent'
+              ' string</a></li><li><a href="https://support.apple.com/guide/safari/">Safari User Guide</a></li>'
+              '</ul></div></div>')
+    assert "MDN Web Docs: userAgent" in text and "Safari User Guide" in text

@@ -18,9 +18,10 @@ The rules read what HTML says about itself, never one generator's class names:
 3. Prev/next bars: a short block whose links mostly carry the link relations
    or access keys of sequential navigation (`rel="prev"`, `accesskey="n"`).
 4. Links to an edit form (`/edit/`, `action=edit`) and what only framed them.
-5. Without a marked main region, blocks of links and little else (link text
-   90% of their words, three links or more) are navigation, unless the page
-   would keep too little text without them (an index page is its links).
+5. Without a marked main region, blocks of links to the site's own pages and
+   little else (link text 90% of their words, three links or more, none leaving
+   the site) are navigation, unless the page would keep too little text without
+   them (an index page is its links). A list of links elsewhere is content.
 """
 
 from __future__ import annotations
@@ -164,6 +165,10 @@ def _is_sequence_bar(el) -> bool:
     return _word_count(el) <= MAX_BAR_WORDS
 
 
+def _leaves_site(href: str) -> bool:
+    return bool(re.match(r"^(?:[a-zA-Z][a-zA-Z0-9+.-]*:|//)", href.strip()))
+
+
 def _drop_link_blocks(top) -> None:
     total = _word_count(top)
     doomed = []
@@ -173,8 +178,8 @@ def _drop_link_blocks(top) -> None:
         if any(True for _ in el.iter("h1", "h2", "h3", "h4", "h5", "h6", "pre")):
             continue
         links = [a for a in el.iter("a") if a.get("href") is not None]
-        if len(links) < MIN_LINKS:
-            continue
+        if len(links) < MIN_LINKS or any(_leaves_site(a.get("href")) for a in links):
+            continue  # a list of references to elsewhere is content; a site's navigation links to itself
         words = _word_count(el)
         linked = sum(_word_count(a) for a in links)
         if words and linked >= LINK_SHARE * words:
