@@ -8,7 +8,8 @@ page with that generator's known class names and landmarks: a hand-made label fo
 this measurement only (minirag's own rules use none of them). A chunk is chrome when
 most of its body lines (the breadcrumb line left aside) are text of the page's
 chrome and none of its content. Prints per set: pages, chunks, chunks per page,
-chrome chunks and their share, and the time to convert and chunk. With --lost N it
+chrome chunks and their share, the share of all chunk lines that are chrome, and
+the time to convert and chunk. With --lost N it
 also lists, for N pages per set, the content paragraphs (text of the content region
 by the same labels, 8 words or more) whose words no chunk holds.
 """
@@ -29,7 +30,8 @@ sys.path.insert(0, str(ROOT))
 CHROME = {
     "sphinx": ("//*[contains(@class,'sphinxsidebar') or contains(@class,'related') or @class='footer'"
                " or contains(@class,'mobile-nav') or contains(@class,'menu-wrapper')]", "//*[@role='main']"),
-    "docbook": ("//*[@class='navheader' or @class='navfooter']", "//body"),
+    "docbook": ("//*[@class='navheader' or @class='navfooter']",
+                "//body/*[not(@class='navheader') and not(@class='navfooter')]"),
     "javadoc": ("//header | //footer | //nav", "//main"),
     "doxygen": ("//*[@id='top' or @id='nav-path' or contains(@class,'navpath') or @class='footer']",
                 "//*[@class='header' or @class='contents']"),
@@ -66,18 +68,13 @@ def labels(path: Path, generator: str) -> tuple[set[str], str, list[str]]:
     return chrome, content, paragraphs
 
 
-def is_chrome(chunk_text: str, chrome: set[str], content: str) -> bool:
-    lines = chunk_text.split("\n")[1:] or lines_of(chunk_text)
+def chrome_lines(chunk_text: str, chrome: set[str], content: str) -> tuple[int, int]:
+    """(lines of the chunk's body that are chrome, lines of its body)."""
+    lines = chunk_text.split("\n")[1:] or chunk_text.split("\n")
     body = [" ".join(words(line)) for line in lines]
     body = [line for line in body if line]
-    if not body:
-        return False
     hits = sum(1 for line in body if line in chrome and f" {line} " not in f" {content} ")
-    return hits * 2 > len(body)
-
-
-def lines_of(text: str) -> list[str]:
-    return text.split("\n")
+    return hits, len(body)
 
 
 def main() -> int:
@@ -99,7 +96,7 @@ def main() -> int:
     for directory in args.dirs:
         generator = next(g for g in CHROME if directory.name.startswith(g))
         pages = sorted(directory.glob("*.html"))
-        chunks = chrome_chunks = 0
+        chunks = chrome_chunks = lines = chrome_line_count = 0
         spent = 0.0
         lost: list[tuple[str, str]] = []
         for n, path in enumerate(pages):
@@ -114,13 +111,18 @@ def main() -> int:
                                  budget=args.budget, max_tokens=encoder.max_length)
             spent += time.perf_counter() - started
             chunks += len(doc.chunks)
-            chrome_chunks += sum(is_chrome(c.text, chrome, content) for c in doc.chunks)
+            for chunk in doc.chunks:
+                hits, body = chrome_lines(chunk.text, chrome, content)
+                chrome_chunks += hits * 2 > body
+                chrome_line_count += hits
+                lines += body
             if n < args.lost:
                 kept = " ".join(" ".join(words(c.text)) for c in doc.chunks)
                 lost += [(path.name, p) for p in paragraphs if p not in kept
                          and not set(p.split()) <= set(kept.split())]
         print(f"{directory.name}: pages {len(pages)}, chunks {chunks} ({chunks / max(1, len(pages)):.1f}/page), "
-              f"chrome {chrome_chunks} ({chrome_chunks / max(1, chunks):.1%}), convert+chunk {spent:.1f} s")
+              f"chrome {chrome_chunks} ({chrome_chunks / max(1, chunks):.1%}), chrome lines {chrome_line_count / max(1, lines):.1%}, "
+              f"convert+chunk {spent:.1f} s")
         for name, paragraph in lost:
             print(f"  lost in {name}: {paragraph[:120]}")
     return 0

@@ -165,3 +165,21 @@ def test_a_list_of_references_to_other_sites_is_content_even_without_a_main_regi
               ' string</a></li><li><a href="https://support.apple.com/guide/safari/">Safari User Guide</a></li>'
               '</ul></div></div>')
     assert "MDN Web Docs: userAgent" in text and "Safari User Guide" in text
+
+
+def test_a_list_of_the_sites_pages_between_paragraphs_is_content():
+    # LMDB (Doxygen 1.8): the tools list of group__mdb__put.html, no landmarks on the page.
+    text = md('<div class="contents"><h3>LMDB Command Line Tools</h3><div class="textblock">The following '
+              'describes the command line tools that are available for LMDB. <ul><li><a class="elRef" '
+              'href="./man1/mdb_copy.1.html">mdb_copy - environment copy tool</a></li><li><a class="elRef" '
+              'href="./man1/mdb_dump.1.html">mdb_dump - environment export tool</a></li><li><a class="elRef" '
+              'href="./man1/mdb_load.1.html">mdb_load - environment import tool</a></li></ul></div>'
+              '<p>Flags for mdb_put() are described below, one by one, with their values.</p></div>')
+    assert "[mdb_dump - environment export tool](./man1/mdb_dump.1.html)" in text
+
+
+def test_a_doxygen_member_table_with_a_heading_row_stays_a_table():
+    text = md('<table class="memberdecls"><tr class="heading"><td colspan="2"><h2 class="groupheader">Macros</h2>'
+              '</td></tr><tr class="memitem"><td class="memItemLeft">#define</td><td class="memItemRight">'
+              '<a class="el" href="group__mdb__put.html#ga23">MDB_NOOVERWRITE</a> 0x10</td></tr></table>')
+    assert "| #define | [MDB_NOOVERWRITE](group__mdb__put.html#ga23) 0x10 |" in text

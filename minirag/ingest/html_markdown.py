@@ -170,13 +170,14 @@ def _is_label(block: str) -> bool:
             and not block.rstrip().endswith((".", "!", "?", ";")))
 
 
-_NESTED_LAYOUT = ("table", "pre", "h1", "h2", "h3", "h4", "h5", "h6")
+_NESTED_LAYOUT = ("table", "pre")
 _BLOCK_CHILDREN = frozenset({"p", "div", "ul", "ol", "dl", "blockquote", "pre", "table"})
 
 
 def _is_layout(table) -> bool:
     """A table used for layout, not data: its rows hold one cell each (icons aside), or a cell holds
-    a table, code or a heading, or more than one block (docutils wraps every cell's text in one <p>)."""
+    a table, code, or more than one block (docutils wraps every cell's text in one <p>; Doxygen puts
+    a heading row in its member tables)."""
     rows = table.xpath("./tr | ./thead/tr | ./tbody/tr | ./tfoot/tr")
     cells = [[c for c in tr if isinstance(c.tag, str) and c.tag.lower() in ("td", "th")] for tr in rows]
     if rows and all(sum(1 for c in row if not _icon_only(c)) <= 1 for row in cells) and any(

@@ -20,8 +20,9 @@ The rules read what HTML says about itself, never one generator's class names:
 4. Links to an edit form (`/edit/`, `action=edit`) and what only framed them.
 5. Without a marked main region, blocks of links to the site's own pages and
    little else (link text 90% of their words, three links or more, none leaving
-   the site) are navigation, unless the page would keep too little text without
-   them (an index page is its links). A list of links elsewhere is content.
+   the site) before the page's first prose or after its last are navigation,
+   unless the page would keep too little text without them (an index page is
+   its links). A list of links elsewhere, or one between paragraphs, is content.
 """
 
 from __future__ import annotations
@@ -42,6 +43,8 @@ MAX_BAR_WORDS = 60
 # A link block is navigation when its links hold this share of its words.
 LINK_SHARE = 0.9
 MIN_LINKS = 3
+# Text of this many words of an element's own is prose; a link block between prose is content.
+MIN_PROSE_WORDS = 5
 # Link blocks stay when dropping them would leave less than this share of the page's words.
 MIN_KEPT_SHARE = 0.2
 
@@ -171,6 +174,8 @@ def _leaves_site(href: str) -> bool:
 
 def _drop_link_blocks(top) -> None:
     total = _word_count(top)
+    order = {el: n for n, el in enumerate(top.iter())}
+    prose = [order[el] for el in top.iter("*") if isinstance(el.tag, str) and _is_prose(el)]
     doomed = []
     for el in top.iter(*_LINK_BLOCKS):
         if el is top or any(_is_ancestor(d, el) for d in doomed[-1:]):
@@ -180,6 +185,9 @@ def _drop_link_blocks(top) -> None:
         links = [a for a in el.iter("a") if a.get("href") is not None]
         if len(links) < MIN_LINKS or any(_leaves_site(a.get("href")) for a in links):
             continue  # a list of references to elsewhere is content; a site's navigation links to itself
+        start, end = order[el], order[el] + sum(1 for _ in el.iter()) - 1
+        if any(n < start for n in prose) and any(n > end for n in prose):
+            continue  # between paragraphs of the page's text: a list the text introduces
         words = _word_count(el)
         linked = sum(_word_count(a) for a in links)
         if words and linked >= LINK_SHARE * words:
@@ -189,3 +197,11 @@ def _drop_link_blocks(top) -> None:
         return
     for el in doomed:
         _drop(el)
+
+
+def _is_prose(el) -> bool:
+    """An element with a sentence of its own text (not inside its links or headings)."""
+    if el.tag.lower() in ("a", "h1", "h2", "h3", "h4", "h5", "h6", "script", "style"):
+        return False
+    own = (el.text or "") + " ".join(child.tail or "" for child in el)
+    return len(_WORD.findall(own)) >= MIN_PROSE_WORDS
