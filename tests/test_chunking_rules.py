@@ -152,18 +152,18 @@ def test_a_fenced_code_block_up_to_four_budgets_stays_in_one_chunk():
     holders = [c for c in doc.chunks if "result_0" in c.text]
     assert len(holders) == 1
     assert block in holders[0].text
-    assert CODE_SPLIT_MARKER not in holders[0].text
+    assert CODE_SPLIT_MARKER not in holders[0].text and not holders[0].split_code
 
 
-def test_a_code_block_past_four_budgets_is_split_at_lines_with_the_marker_on_every_piece():
+def test_a_code_block_past_four_budgets_is_split_at_lines_each_piece_marked_split_outside_its_text():
     block = code_block(60)
     assert count(block) > 4 * 40
     doc = chunk(block, budget=40)
     code_chunks = [c for c in doc.chunks if "result_" in c.text]
     assert len(code_chunks) > 4
     for c in code_chunks:
-        assert c.text.rstrip().endswith(CODE_SPLIT_MARKER)
-        assert c.text.startswith("```python\n")
+        assert CODE_SPLIT_MARKER not in c.text and c.split_code
+        assert c.text.startswith("```python\n") and c.text.endswith("\n```")
         assert c.tokens <= 40
     seen = "\n".join(c.text for c in code_chunks)
     for i in range(60):
@@ -177,7 +177,7 @@ def test_an_atomic_code_block_never_exceeds_the_encoder_maximum():
     code_chunks = [c for c in doc.chunks if "result_" in c.text]
     assert len(code_chunks) > 1
     assert all(c.tokens <= 100 for c in doc.chunks)
-    assert all(c.text.rstrip().endswith(CODE_SPLIT_MARKER) for c in code_chunks)
+    assert all(c.split_code and CODE_SPLIT_MARKER not in c.text for c in code_chunks)
 
 
 def test_a_stray_fence_does_not_make_the_rest_of_the_document_indivisible():

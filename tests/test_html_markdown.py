@@ -47,7 +47,7 @@ def test_inline_code_links_and_images():
 def test_line_breaks_blockquotes_and_definition_lists():
     markdown = md("<p>line one<br>line two</p><blockquote><p>quoted</p><p>more</p></blockquote>"
                   "<dl><dt>term</dt><dd>meaning</dd></dl>")
-    assert markdown == "line one\nline two\n\n> quoted\n>\n> more\n\nterm\n\nmeaning"
+    assert markdown == "line one\nline two\n\n> quoted\n>\n> more\n\nterm\nmeaning"  # a term stays with its meaning
 
 
 def test_text_that_looks_like_a_heading_is_escaped():

@@ -32,6 +32,7 @@ class Chunk:
     tokens: int
     page_start: int | None = None
     page_end: int | None = None
+    split_code: bool = False  # one part of a code block too long for one chunk (said here, not in the text)
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ from minirag.chunking.pages import page_span
 from minirag.chunking.split import sentences, words_to_fit
 from minirag.chunking.tokens import Tokens
 
+# Once appended to each piece of a split code block; now only tests name it, to check it never is.
 CODE_SPLIT_MARKER = "[code block split to fit the token budget]"
 CODE_BUDGETS = 4  # an atomic code block may take up to this many budgets
 
@@ -30,6 +31,7 @@ class Piece:
     header: str = ""  # table header, written before the group's first row in each chunk
     header_tokens: int = 0
     code: bool = False  # a code block, which may exceed the budget
+    split_code: bool = False  # one run of lines of a code block too long for one chunk
 
 
 @dataclass(frozen=True)
@@ -37,6 +39,7 @@ class Packed:
     text: str
     tokens: int
     pages: tuple[int | None, int | None]
+    split_code: bool = False
 
 
 class Packer:
@@ -121,7 +124,7 @@ class Packer:
         if size <= limit:
             return [Piece(text, size, block.span, self._next_group(), code=True)]
         opening, closing, inner = block.lines[0], block.lines[-1], block.lines[1:-1]
-        frame = sum(self.tokens.content(s) for s in (opening, closing, CODE_SPLIT_MARKER))
+        frame = sum(self.tokens.content(s) for s in (opening, closing))
         line_room = max(1, room - frame)
         runs: list[list[tuple[str, int, int | None]]] = [[]]
         used = 0
@@ -145,10 +148,10 @@ class Packer:
         out: list[Piece] = []
         for run in runs:
             body = "\n".join(part for part, _, _ in run)
-            text = f"{opening}\n{body}\n{closing}\n{CODE_SPLIT_MARKER}"
+            text = f"{opening}\n{body}\n{closing}"
             pages = page_span([page for _, _, page in run] or block.pages[:1])
             out.append(
-                Piece(text, frame + sum(s for _, s, _ in run), pages, self._next_group(), code=True)
+                Piece(text, frame + sum(s for _, s, _ in run), pages, self._next_group(), code=True, split_code=True)
             )
         return out
 
@@ -180,8 +183,9 @@ class Packer:
     def _verified(self, group: list[Piece], prefix: str, reserve: int) -> list[Packed]:
         text = render(group, prefix)
         size = self.tokens.full(text)
+        split_code = any(piece.split_code for piece in group)
         if size + reserve <= self.budget or (len(group) == 1 and group[0].code):
-            return [Packed(text, size, _span(group))]
+            return [Packed(text, size, _span(group), split_code)]
         if len(group) > 1:
             middle = len(group) // 2
             return self._verified(group[:middle], prefix, reserve) + self._verified(
@@ -189,7 +193,7 @@ class Packer:
             )
         piece = group[0]
         if piece.tokens <= 1 or len(piece.text.split()) <= 1 and len(piece.text) <= 1:
-            return [Packed(text, size, _span(group))]
+            return [Packed(text, size, _span(group), split_code)]
         room = max(1, min(piece.tokens, size - self.tokens.special) // 2)
         parts = words_to_fit(piece.text, self.tokens, room)
         if len(parts) <= 1:

@@ -86,6 +86,7 @@ def run(markdown: str, *, title: str, count_tokens: TokenCounter, budget: int,
             item.tokens,
             item.pages[0] if with_pages else None,
             item.pages[1] if with_pages else None,
+            item.split_code,
         )
         for plan in planned
         for item in plan.packed
@@ -188,4 +189,4 @@ def _seed_title(
         first.packed = packer.pack(first.pieces, first.prefix, reserve=tokens.content(line))
     head = first.packed[0]
     text = f"{line}\n{head.text}"
-    first.packed[0] = Packed(text, tokens.full(text), head.pages)
+    first.packed[0] = Packed(text, tokens.full(text), head.pages, head.split_code)

@@ -22,8 +22,9 @@ from pathlib import Path
 from minirag.errors import ConversionFailed
 from minirag.ingest.csv_table import csv_to_markdown
 from minirag.ingest.pdf_inflate import inflate_budget
+from minirag.ingest.pdf_structure import outline, structured
 from minirag.ingest.quiet import converting
-from minirag.ingest.text_repair import repair
+from minirag.ingest.text_repair import escape_headings, repair
 
 log = logging.getLogger(__name__)
 
@@ -216,13 +217,14 @@ def _convert_pdf(data: bytes, name: str) -> Converted:
     try:
         with converting(name), inflate_budget(name):
             text = extract_text(io.BytesIO(data))
+            entries = outline(data)
     except (PDFPasswordIncorrect, PDFEncryptionError):
         raise ConversionFailed(f"{name}: encrypted PDF (password required)") from None
     except ConversionFailed:
         raise
     except Exception as exc:  # noqa: BLE001 - pdfminer raises many unrelated types on bad input
         raise ConversionFailed(f"{name}: cannot read PDF ({type(exc).__name__}: {str(exc)[:200]})") from None
-    return Converted(markdown=text)
+    return Converted(markdown=structured(text, entries))
 
 
 def _html(text: str, name: str, warnings: tuple[str, ...] = ()) -> Converted:
@@ -273,7 +275,7 @@ def _convert_by_suffix(data: bytes, suffix: str, name: str) -> Converted:
         raise ConversionFailed(f"{name}: unsupported file type {suffix or '(none)'}")
     if suffix in _PLAIN_TEXT:
         text, warnings = decode_text(data, name)
-        return Converted(markdown=text, warnings=warnings)
+        return Converted(markdown=text if suffix != ".txt" else escape_headings(text), warnings=warnings)
     if not data:
         raise ConversionFailed(f"{name}: empty file")
     if suffix == ".pdf":
@@ -301,7 +303,7 @@ def convert_file(path: Path) -> Converted:
 def convert_data(content: str, fmt: str, name: str) -> Converted:
     """Caller-supplied content: text | markdown | html."""
     if fmt in ("text", "markdown"):
-        return repaired(Converted(markdown=content))
+        return repaired(Converted(markdown=escape_headings(content) if fmt == "text" else content))
     if fmt == "html":
         return repaired(_html(content, name))
     raise ConversionFailed(f"unknown format {fmt!r}; use text, markdown or html")

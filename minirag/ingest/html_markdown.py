@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 
 from minirag.errors import ConversionFailed
+from minirag.ingest.page_chrome import main_content
 
 _DROP = frozenset({"script", "style", "noscript", "template", "svg", "canvas", "iframe", "object", "embed",
                    "select", "button", "head", "title", "meta", "link", "input", "textarea"})
@@ -44,11 +45,10 @@ def html_to_markdown(html: str) -> tuple[str, str | None]:
         raise ConversionFailed(f"cannot parse HTML ({exc})") from None
     title_el = root.find(".//title")
     title = _SPACE.sub(" ", title_el.text_content()).strip() if title_el is not None else ""
-    body = root.find("body")
     writer = _Writer()
-    top = body if body is not None else root
+    top = main_content(root)
     try:
-        writer.block(top)
+        writer.block(top, join_labels=False)
     except RecursionError:  # nested past Python's stack (~300 levels): keep the text, lose the structure
         lines = (_SPACE.sub(" ", line).strip() for line in top.text_content().split("\n"))
         return "\n".join(line for line in lines if line), title or None
@@ -92,10 +92,23 @@ class _Writer:
             self.element(child)
             self.text(child.tail)
 
-    def block(self, el) -> None:
+    def block(self, el, join_labels: bool = True) -> None:
         self.flush()
+        start = len(self.blocks)
         self.children(el)
         self.flush()
+        if join_labels:
+            self.blocks[start:] = _labels_joined(self.blocks[start:])
+
+    def layout_table(self, table) -> None:
+        """A table used for layout (a DocBook admonition: icon, title, body): its cells are blocks."""
+        self.flush()
+        start = len(self.blocks)
+        for tr in table.xpath("./tr | ./thead/tr | ./tbody/tr | ./tfoot/tr"):
+            for cell in tr:
+                if isinstance(cell.tag, str) and cell.tag.lower() in ("td", "th") and not _icon_only(cell):
+                    self.block(cell)
+        self.blocks[start:] = _labels_joined(self.blocks[start:])
 
     def element(self, el) -> None:
         tag = el.tag
@@ -111,6 +124,8 @@ class _Writer:
             self.emit(_fenced(el))
         elif tag in ("ul", "ol", "menu"):
             self.emit(_list(el, ordered=tag == "ol"))
+        elif tag == "table" and _is_layout(el):
+            self.layout_table(el)
         elif tag == "table":
             self.emit(_table(el))
         elif tag == "blockquote":
@@ -130,6 +145,56 @@ class _Writer:
             self.text(_image(el))
         else:  # span, em, strong, abbr, sup, ...: their text flows on
             self.children(el)
+
+
+def _labels_joined(blocks: list[str]) -> list[str]:
+    """A short label block ("Note", "See also", "Parameters:") joined to the paragraph or list after it,
+    so a chunk boundary never falls between an admonition's title and its body."""
+    out: list[str] = []
+    for block in blocks:
+        if out and _is_label(out[-1]) and not block.startswith(_NOT_PROSE):
+            out[-1] = out[-1] + "\n" + block
+        else:
+            out.append(block)
+    return out
+
+
+_NOT_PROSE = ("#", "```", "~~~", "|", ">", "\\#")
+MAX_LABEL_WORDS = 4
+_LIST_ITEM = re.compile(r"(?:[-*+]|\d+\.) ")
+
+
+def _is_label(block: str) -> bool:
+    return ("\n" not in block and not block.startswith(_NOT_PROSE) and not _LIST_ITEM.match(block)
+            and len(block.split()) <= MAX_LABEL_WORDS
+            and not block.rstrip().endswith((".", "!", "?", ";")))
+
+
+_NESTED_LAYOUT = ("table", "pre")
+_BLOCK_CHILDREN = frozenset({"p", "div", "ul", "ol", "dl", "blockquote", "pre", "table"})
+
+
+def _is_layout(table) -> bool:
+    """A table used for layout, not data: its rows hold one cell each (icons aside), or a cell holds
+    a table, code, or more than one block (docutils wraps every cell's text in one <p>; Doxygen puts
+    a heading row in its member tables)."""
+    rows = table.xpath("./tr | ./thead/tr | ./tbody/tr | ./tfoot/tr")
+    cells = [[c for c in tr if isinstance(c.tag, str) and c.tag.lower() in ("td", "th")] for tr in rows]
+    if rows and all(sum(1 for c in row if not _icon_only(c)) <= 1 for row in cells) and any(
+            _icon_only(c) for row in cells for c in row):
+        return True
+    for cell in (c for row in cells for c in row):
+        if any(True for _ in cell.iter(*_NESTED_LAYOUT)):
+            return True
+        if sum(1 for child in cell if isinstance(child.tag, str) and child.tag.lower() in _BLOCK_CHILDREN) > 1:
+            return True
+    return False
+
+
+def _icon_only(cell) -> bool:
+    return not cell.text_content().strip() and all(
+        child.tag.lower() in ("img", "a", "span") for child in cell.iter("*") if child is not cell
+        and isinstance(child.tag, str))
 
 
 def _render(el, separator: str) -> str:
@@ -235,7 +300,7 @@ def _link(a) -> str:
 
 
 def _image(img) -> str:
-    alt = _SPACE.sub(" ", img.get("alt") or "").strip().replace("]", "")
+    alt = re.sub(r"([\\\[\]])", r"\\\1", _SPACE.sub(" ", img.get("alt") or "").strip())
     src = _safe_href(img.get("src") or "")
     if not src:
         return alt

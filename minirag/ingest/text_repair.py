@@ -9,7 +9,15 @@
   break is nearly always a word split, seldom a real hyphen (of 28 in libtasn1.pdf, two:
   "non-commercially" becomes "noncommercially", a date format's "hhmm-hh" "hhmmhh").
   A break is joined when the next line goes on in lower case, or both sides are capitals
-  ("SE-\\nQUENCE"); a hyphen after a digit or before a capitalised word stays.
+  ("SE-\\nQUENCE"); a hyphen after a digit or before a capitalised word stays. The document
+  itself settles it where it can: a word it spells with a hyphen elsewhere ("non-commercially")
+  keeps its hyphen, and one it spells joined keeps none.
+- In PDF text only, a host name or URL broken after one of its dots
+  ("ftp://ftp.security.\\nupload.debian.org") is whole again: a line that ends in a dotted name
+  and a line that goes on with one (`label.label`) were one name.
+
+In plain text that is not Markdown (a .txt file, a PDF's text), a line that starts with `#`
+is text, not a heading: `escape_headings` escapes it.
 """
 
 from __future__ import annotations
@@ -18,19 +26,47 @@ import re
 
 from minirag.keywords import TYPESETTING
 
-_LINE_END_HYPHEN = re.compile(r"([^\W\d_])-[ \t]*\n[ \t]*(?=([^\W\d_]))")
+_LINE_END_HYPHEN = re.compile(r"(\w*)([^\W\d_])-[ \t]*\n[ \t]*(?=(([^\W\d_])\w*))")
+_BROKEN_HOST = re.compile(r"(?<![\w.])((?:[a-z][a-z0-9+.-]*://)?[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+\.)[ \t]*\n[ \t]*"
+                          r"(?=[a-z0-9][a-z0-9-]*\.[a-z])")
+_HASH_LINE = re.compile(r"^([ \t]{0,3})#", re.MULTILINE)
 
 
 def repair(text: str, *, pdf: bool = False) -> str:
     if not text.isascii():
         text = text.translate(TYPESETTING)
     if pdf and "-" in text:
-        text = _LINE_END_HYPHEN.sub(_join_if_split, text)
+        words = _Vocabulary(text)
+        text = _LINE_END_HYPHEN.sub(words.join, text)
+    if pdf and "." in text:
+        text = _BROKEN_HOST.sub(r"\1", text)
     return text
 
 
-def _join_if_split(match: re.Match) -> str:
-    before, after = match.group(1), match.group(2)
-    if after.islower() or (before.isupper() and after.isupper()):
-        return before
-    return match.group(0)
+def escape_headings(text: str) -> str:
+    """Plain text whose lines starting with `#` stay text when read as Markdown."""
+    return _HASH_LINE.sub(r"\1\\#", text) if "#" in text else text
+
+
+class _Vocabulary:
+    """The words a document spells elsewhere, to decide a hyphen at a line end the way it does."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._words: set[str] | None = None
+
+    def words(self) -> set[str]:
+        if self._words is None:
+            self._words = {w.casefold() for w in re.findall(r"\w+(?:-\w+)*", self.text)}
+        return self._words
+
+    def join(self, match: re.Match) -> str:
+        head, before, tail, after = match.group(1), match.group(2), match.group(3), match.group(4)
+        first, second = (head + before).casefold(), tail.casefold()
+        if f"{first}-{second}" in self.words():
+            return f"{head}{before}-"
+        if first + second in self.words():
+            return head + before
+        if after.islower() or (before.isupper() and after.isupper()):
+            return head + before
+        return match.group(0)

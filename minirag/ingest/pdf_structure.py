@@ -1,0 +1,100 @@
+"""A PDF's text as Markdown whose headings are the document's own.
+
+pdfminer gives a PDF's text line by line; nothing in it is Markdown. So:
+
+- A line that starts with `#` is text (a shell comment, a crontab line, an IRC
+  channel): it is escaped, never read as a heading. developers-reference.pdf's
+  `# ask for weekly reports of bugs in my packages` had become its H1.
+- Headings come from the outline (bookmarks), which is the document's own table
+  of contents with its levels: each entry marks the first line after the
+  previous heading that reads as its title, with or without its section number
+  (`5.8.1 Monitoring bugs`). A PDF without an outline gets no headings.
+- Pages of a table of contents set with dot leaders (`2.1 Getting started . . . 5`)
+  are left out: they repeat the headings, with page numbers, as noise.
+"""
+
+from __future__ import annotations
+
+import bisect
+import io
+import logging
+import re
+
+from minirag.ingest.text_repair import escape_headings
+
+log = logging.getLogger(__name__)
+
+_LEADER = re.compile(r"(?:\.\s?){3,}\s*(?:\d+|[ivxlc]+)?\s*$")
+_DOTS_ONLY = re.compile(r"^[\s.]*(?:\d+|[ivxlc]+)?\s*$")
+_NUMBERING = re.compile(r"^(?:\d+(?:\.\d+)*\.?|[A-Z](?:\.\d+)*\.?|[IVXLC]+\.)\s+")
+_SPACE = re.compile(r"\s+")
+# A page is a table of contents when this many of its lines end in dot leaders,
+MIN_LEADER_LINES = 5
+# and they, with the lines of dots alone that layout analysis splits off them, are this share of its lines.
+MIN_LEADER_SHARE = 0.3
+MAX_HEADING_WORDS = 20
+MAX_OUTLINE_ENTRIES = 5000
+
+
+def outline(data: bytes) -> list[tuple[int, str]]:
+    """(level, title) of each outline entry in order; [] when the PDF has none or it cannot be read."""
+    try:
+        from pdfminer.pdfdocument import PDFDocument, PDFNoOutlines
+        from pdfminer.pdfparser import PDFParser
+
+        document = PDFDocument(PDFParser(io.BytesIO(data)))
+        entries = []
+        for level, title, *_ in document.get_outlines():
+            if isinstance(title, str) and title.strip():
+                entries.append((max(1, min(6, int(level))), _SPACE.sub(" ", title).strip()))
+            if len(entries) >= MAX_OUTLINE_ENTRIES:
+                break
+        return entries
+    except PDFNoOutlines:
+        return []
+    except Exception as exc:  # noqa: BLE001 - a broken outline costs the headings, never the text
+        log.debug("no outline read: %s: %s", type(exc).__name__, exc)
+        return []
+
+
+def structured(text: str, entries: list[tuple[int, str]]) -> str:
+    """pdfminer's text (pages parted by form feeds) as Markdown: `#` lines escaped, table-of-contents
+    pages emptied (their form feeds kept, so page numbers stay true), outline entries as headings."""
+    pages = [_without_contents(page) for page in text.split("\f")]
+    text = escape_headings("\f".join(pages))
+    return _headings(text, entries) if entries else text
+
+
+def _without_contents(page: str) -> str:
+    lines = [line for line in page.split("\n") if line.strip()]
+    leaders = sum(1 for line in lines if _LEADER.search(line) and "." in line)
+    dots = sum(1 for line in lines if _DOTS_ONLY.match(line) and "." in line)
+    if leaders >= MIN_LEADER_LINES and leaders + dots >= MIN_LEADER_SHARE * len(lines):
+        return "\n" if page.endswith("\n") else ""
+    return page
+
+
+def _key(line: str) -> str:
+    return _SPACE.sub(" ", line.replace("\f", "")).strip().casefold()
+
+
+def _headings(text: str, entries: list[tuple[int, str]]) -> str:
+    lines = text.split("\n")
+    where: dict[str, list[int]] = {}
+    for index, line in enumerate(lines):
+        if line.strip() and len(line.split()) <= MAX_HEADING_WORDS:
+            plain = line.replace("\f", "").strip()
+            for key in {_key(plain), _key(_NUMBERING.sub("", plain, count=1))}:
+                where.setdefault(key, []).append(index)
+    position = 0
+    for level, title in entries:
+        found = where.get(_key(title), [])
+        at = bisect.bisect_left(found, position)
+        if at == len(found):
+            continue  # not on its own line (or not in the text layer): no heading for it
+        index = found[at]
+        line = lines[index]
+        page_break = "\f" if line.startswith("\f") else ""
+        lines[index] = f"{page_break}{'#' * level} {_SPACE.sub(' ', line.replace(chr(12), '')).strip()}"
+        position = index + 1
+    return "\n".join(lines)

@@ -1,0 +1,73 @@
+"""A small PDF writer for tests: pages of text lines in Helvetica, and an optional outline.
+
+Real PDF pages with embedded fonts weigh 150 kB each; these are built at test time from
+the real text of a document, laid out line by line as its pages are.
+"""
+
+from __future__ import annotations
+
+
+def _escape(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
+
+
+def make_pdf(pages: list[list[str]], outline: list[tuple[int, str, int]] = ()) -> bytes:
+    """`pages`: lines top to bottom ("" leaves a gap); `outline`: (level 1-2, title, page index)."""
+    objects: list[bytes] = []
+
+    def add(body: bytes) -> int:
+        objects.append(body)
+        return len(objects)
+
+    catalog = add(b"")
+    page_tree = add(b"")
+    font = add(b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>")
+    page_ids = []
+    for lines in pages:
+        ops, y = [], 760
+        for line in lines:
+            if line:
+                ops.append(f"BT /F1 10 Tf 56 {y} Td ({_escape(line)}) Tj ET")
+            y -= 13 if line else 20
+        stream = "\n".join(ops).encode("cp1252")
+        content = add(b"<< /Length %d >>\nstream\n%s\nendstream" % (len(stream), stream))
+        page_ids.append(add(b"<< /Type /Page /Parent %d 0 R /MediaBox [0 0 612 792] /Contents %d 0 R "
+                            b"/Resources << /Font << /F1 %d 0 R >> >> >>" % (page_tree, content, font)))
+    kids = b" ".join(b"%d 0 R" % p for p in page_ids)
+    objects[page_tree - 1] = b"<< /Type /Pages /Kids [%s] /Count %d >>" % (kids, len(page_ids))
+    outlines = ""
+    if outline:
+        root = add(b"")
+        ids = [add(b"") for _ in outline]
+        tops = [i for i, (level, _, _) in enumerate(outline) if level == 1]
+        for n, (level, title, page) in enumerate(outline):
+            parent = root if level == 1 else ids[max(i for i in tops if i < n)]
+            siblings = tops if level == 1 else [i for i in range(len(outline)) if outline[i][0] == 2
+                                                 and max(t for t in tops if t < i) == max(t for t in tops if t < n)]
+            pos = siblings.index(n)
+            links = b""
+            if pos > 0:
+                links += b" /Prev %d 0 R" % ids[siblings[pos - 1]]
+            if pos + 1 < len(siblings):
+                links += b" /Next %d 0 R" % ids[siblings[pos + 1]]
+            children = [i for i in range(n + 1, len(outline)) if outline[i][0] == 2
+                        and max(t for t in tops if t < i) == n] if level == 1 else []
+            if children:
+                links += b" /First %d 0 R /Last %d 0 R /Count %d" % (ids[children[0]], ids[children[-1]],
+                                                                   len(children))
+            objects[ids[n] - 1] = (b"<< /Title (%s) /Parent %d 0 R /Dest [%d 0 R /XYZ 0 792 0]%s >>"
+                                   % (_escape(title).encode("cp1252"), parent, page_ids[page], links))
+        objects[root - 1] = b"<< /Type /Outlines /First %d 0 R /Last %d 0 R /Count %d >>" % (
+            ids[tops[0]], ids[tops[-1]], len(tops))
+        outlines = f" /Outlines {root} 0 R"
+    objects[catalog - 1] = b"<< /Type /Catalog /Pages %d 0 R%s >>" % (page_tree, outlines.encode())
+    out = bytearray(b"%PDF-1.4\n")
+    offsets = []
+    for number, body in enumerate(objects, 1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n%s\nendobj\n" % (number, body)
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % o for o in offsets)
+    out += b"trailer\n<< /Size %d /Root %d 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, catalog, xref)
+    return bytes(out)

@@ -1,0 +1,141 @@
+"""Headings are the document's own, and converted text is clean.
+
+The PDFs are built at test time (tests/pdf_maker.py) from the real text of Debian's
+developers-reference.pdf (12.18, GPL-2), laid out line by line as its pages 3, 44 and 50
+are: a dot-leader table of contents, a crontab example whose comment starts with `#`,
+and a URL broken after a dot at a line end.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pdf_maker import make_pdf
+
+from minirag.chunking import chunk_document
+from minirag.chunking.blocks import parse_blocks
+from minirag.chunking.pack import CODE_SPLIT_MARKER
+from minirag.chunking.pages import split_pages
+from minirag.chunking.titles import choose_title
+from minirag.ingest.convert import convert_data, convert_document
+
+DOCS = Path(__file__).parent / "fixtures" / "docs"
+
+CONTENTS = ["CONTENTS", "", "1 Scope of This Document . . . . . . . . . . . . . . . . . . . . . . . . . . 3",
+            "2 Applying to Become a Member . . . . . . . . . . . . . . . . . . . . . . . 5",
+            "2.1 Getting started . . . . . . . . . . . . . . . . . . . . . . . . . . . . . . 5",
+            "2.2 Debian mentors and sponsors . . . . . . . . . . . . . . . . . . . . . . 6",
+            "2.3 Registering as a Debian member . . . . . . . . . . . . . . . . . . . . 6",
+            "5.8 Interacting with the bug tracking system . . . . . . . . . . . . . . . 44",
+            "5.8.1 Monitoring bugs . . . . . . . . . . . . . . . . . . . . . . . . . . . 44"]
+MONITORING = [
+    "5.8.1 Monitoring bugs", "",
+    "If you want to be a good maintainer, you should periodically check the Debian bug tracking system (BTS) for your",
+    "packages. The BTS contains all the open bugs against your packages.", "",
+    "Some find it useful to get periodic reports on open bugs. You can add a cron job such as the following if you want to",
+    "get a weekly email outlining all the open bugs against your packages:", "",
+    "# ask for weekly reports of bugs in my packages",
+    "0 17 * * fri echo \"index maint address\" | mail request@bugs.debian.org", "",
+    "Replace address with your official Debian maintainer address. Release-critical bugs come first: a release-",
+    "critical bug in your package keeps it out of the next release.",
+]
+UPLOADS = [
+    "5.8.2 Responding to bugs", "",
+    "Once the package has been approved by the security team, it needs to be uploaded so that it can be installed in the",
+    "archives. For security uploads, the place to upload to is ftp://ftp.security.",
+    "upload.debian.org/pub/SecurityUploadQueue/.", "",
+    "Once an upload to the security queue has been accepted, the package will automatically be built.",
+]
+OUTLINE = [(1, "Interacting with the bug tracking system", 1), (2, "Monitoring bugs", 1),
+           (2, "Responding to bugs", 2)]
+
+
+def developers_reference(outline=OUTLINE) -> str:
+    return convert_document(make_pdf([CONTENTS, MONITORING, UPLOADS], outline), ".pdf", "dr.pdf").markdown
+
+
+def headings(markdown: str) -> list[str]:
+    lines, pages = split_pages(markdown)
+    return [block.title for block in parse_blocks(lines, pages) if block.kind == "heading"]
+
+
+def test_pdf_headings_come_from_its_outline_never_from_a_shell_comment():
+    text = developers_reference()
+    assert headings(text) == ["5.8.1 Monitoring bugs", "5.8.2 Responding to bugs"]
+    assert "\\# ask for weekly reports of bugs in my packages" in text
+
+
+def test_a_pdf_without_an_outline_has_no_headings_at_all():
+    assert headings(developers_reference(outline=())) == []
+
+
+def test_a_pdf_table_of_contents_set_with_dot_leaders_is_left_out_and_its_page_kept():
+    text = developers_reference()
+    assert ". . ." not in text and "Getting started" not in text
+    assert text.count("\f") == 3  # the page numbers of what follows stay true
+
+
+def test_pdf_line_joins_keep_host_names_and_hyphenated_words_whole():
+    text = developers_reference()
+    assert "ftp://ftp.security.upload.debian.org/pub/SecurityUploadQueue/." in text
+    # The document spells "release-critical" with its hyphen, so the line-end hyphen is a real one.
+    assert "a release-critical bug in your package" in text
+
+
+def test_a_pdf_with_an_outline_from_pdflatex_gets_its_sections():
+    text = convert_document((DOCS / "pdf_multipage_pdflatex_outline.pdf").read_bytes(), ".pdf", "o.pdf").markdown
+    assert [h for h in headings(text)][:3] == ["1 Foo", "2 Bar", "3 Baz"]
+
+
+def test_a_txt_line_starting_with_a_hash_is_text_and_not_the_title():
+    data = b"# run the report every monday\n0 9 * * mon /usr/local/bin/report\n\nThe weekly report job.\n"
+    converted = convert_document(data, ".txt", "crontab-notes.txt")
+    assert headings(converted.markdown) == []
+    assert choose_title(converted.markdown, metadata_title=None, stem="crontab-notes") == "crontab-notes"
+    assert headings(convert_data("# a comment\ntext", "text", "n").markdown) == []
+    assert headings(convert_data("# A Heading\ntext", "markdown", "n").markdown) == ["A Heading"]
+
+
+def test_a_code_block_split_to_fit_carries_no_marker_in_its_text():
+    code = "\n".join(f"    value_{n} = compute(value_{n - 1}, step={n})" for n in range(1, 80))
+    doc = chunk_document(f"# Loop\n\n```python\n{code}\n```\n", title="Loop", count_tokens=lambda t: len(t.split()),
+                         budget=60, max_tokens=120)
+    assert len(doc.chunks) > 1
+    assert not any(CODE_SPLIT_MARKER in chunk.text for chunk in doc.chunks)
+    assert all(chunk.split_code for chunk in doc.chunks if "value_" in chunk.text)
+
+
+def test_an_index_cut_by_the_previous_scheme_is_re_cut_and_only_changed_chunks_embedded(
+        make_config, encoder, docs, tmp_path):
+    import sqlite3
+
+    from conftest import CountingEncoder, write
+
+    from minirag.app import App
+    from minirag.ingest.sync import run_sync
+
+    write(docs / "notes.md", "# Notes\n\nOne short line about harbours.\n")
+    (docs / "tomllib.html").write_bytes((DOCS / "html_python_tomllib_en.html").read_bytes())
+    counting = CountingEncoder(encoder)
+    app = App(make_config(), encoder=counting)
+    try:
+        run_sync(app.pipeline, list(app.config.roots))
+    finally:
+        app.close()
+    with sqlite3.connect(tmp_path / "index.db") as conn:  # as the previous scheme left it
+        conn.execute("UPDATE sources SET scheme = scheme - 1")
+        conn.execute("UPDATE chunks SET scheme = scheme - 1")
+        conn.execute("UPDATE chunks SET text = text || ' Previous topic', text_hash = 'old' || text_hash "
+                     "WHERE source_id = "
+                     "(SELECT id FROM sources WHERE source LIKE '%tomllib.html')")
+    conn.close()
+    embedded = len(counting.embedded)
+    app = App(make_config(), encoder=counting)
+    try:
+        assert {f["state"] for f in app.list_files()["files"]} == {"stale_scheme"}
+        assert run_sync(app.pipeline, list(app.config.roots)).done == 2
+        again = counting.embedded[embedded:]
+        assert again and all("harbours" not in text for text in again)  # the unchanged chunk's vector was kept
+        assert {f["state"] for f in app.list_files()["files"]} == {"indexed"}
+    finally:
+        app.close()

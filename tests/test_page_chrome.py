@@ -1,0 +1,185 @@
+"""HTML pages keep their content and lose their site's chrome, decided by the page's structure.
+
+Each generator's page below is its real markup cut to a few lines (the element names,
+roles, attributes and nesting as the generator writes them; the chrome text is real, the
+content shortened); the Sphinx page is a whole real page from tests/fixtures/docs.
+"""
+
+from pathlib import Path
+
+from minirag.ingest.convert import convert_file
+from minirag.ingest.html_markdown import html_to_markdown
+
+DOCS = Path(__file__).parent / "fixtures" / "docs"
+
+
+def md(html: str) -> str:
+    return html_to_markdown(html)[0]
+
+
+def test_sphinx_keeps_the_body_and_drops_sidebar_related_bar_and_footer():
+    text = convert_file(DOCS / "html_python_tomllib_en.html").markdown
+    assert text.startswith("# [`tomllib`](#module-tomllib) — Parse TOML files")
+    assert "| offset date-time | datetime.datetime" in text
+    for chrome in ("Previous topic", "Next topic", "This Page", "Report a Bug", "Show Source", "### Navigation",
+                   "Table of Contents", "Copyright", "Please donate", "Created using"):
+        assert chrome not in text
+
+
+def test_docbook_drops_prev_next_tables_and_keeps_an_admonition_title_with_its_body():
+    # Debian Reference (DocBook XSL): navheader/navfooter tables of accesskey links, a layout table per tip.
+    text = md(
+        '<html><body><div class="navheader"><table width="100%" summary="Navigation header">'
+        '<tr><th colspan="3" align="center">Chapter 7. GUI System</th></tr>'
+        '<tr><td width="20%" align="left"><a accesskey="p" href="ch06.en.html">Prev</a> </td>'
+        '<th width="60%" align="center"> </th><td width="20%" align="right"> '
+        '<a accesskey="n" href="ch08.en.html">Next</a></td></tr></table><hr></div>'
+        '<div class="chapter"><h1 class="title">Chapter 7. GUI System</h1>'
+        '<p>There are several choices for the full featured GUI desktop environment.</p>'
+        '<div class="tip" style="margin-left: 0.5in; margin-right: 0.5in;"><table border="0" summary="Tip">'
+        '<tr><td rowspan="2" align="center" valign="top" width="25"><img alt="[Tip]" src="images/tip.png"></td>'
+        '<th align="left">Tip</th></tr><tr><td align="left" valign="top">'
+        '<p>Dependency packages selected by a task metapackage may be out of sync.</p></td></tr></table></div>'
+        '</div><div class="navfooter"><hr><table width="100%" summary="Navigation footer">'
+        '<tr><td width="40%" align="left"><a accesskey="p" href="ch06.en.html">Prev</a> </td>'
+        '<td width="20%" align="center"> </td><td width="40%" align="right"> '
+        '<a accesskey="n" href="ch08.en.html">Next</a></td></tr><tr>'
+        '<td width="40%" align="left" valign="top">Chapter 6. Network applications </td>'
+        '<td width="20%" align="center"><a accesskey="h" href="index.en.html">Home</a></td>'
+        '<td width="40%" align="right" valign="top"> Chapter 8. I18N and L10N</td></tr></table></div></body></html>')
+    assert text == ("# Chapter 7. GUI System\n\nThere are several choices for the full featured GUI desktop "
+                    "environment.\n\nTip\nDependency packages selected by a task metapackage may be out of sync.")
+
+
+def test_javadoc_keeps_main_and_drops_the_banner_navbar_and_legal_footer():
+    text = md(
+        '<html><body class="class-declaration-page"><div class="flex-box">'
+        '<header role="banner" class="flex-header"><nav role="navigation"><div class="top-nav" id="navbar-top">'
+        '<div class="skip-nav"><a href="#skip-navbar-top" title="Skip navigation links">Skip navigation links</a>'
+        '</div><ul id="navbar-top-firstrow" class="nav-list" title="Navigation"><li><a href="../../../index.html">'
+        'Overview</a></li><li class="nav-bar-cell1-rev">Class</li></ul></div><div class="sub-nav">'
+        '<div class="nav-list-search"><label for="search-input">SEARCH:</label>'
+        '<input type="text" id="search-input" value="search"></div></div></nav></header>'
+        '<div class="flex-content"><main role="main"><div class="header"><h1 title="Class File" class="title">'
+        'Class File</h1></div><div class="block">An abstract representation of file and directory pathnames.'
+        '</div></main><footer role="contentinfo"><hr><p class="legal-copy"><small>'
+        '<a href="https://bugreport.java.com/bugreport/">Report a bug or suggest an enhancement</a><br>'
+        'Copyright © 1993, 2021, Oracle and/or its affiliates.</small></p></footer></div></div></body></html>')
+    assert text == "# Class File\n\nAn abstract representation of file and directory pathnames."
+
+
+def test_doxygen_drops_the_breadcrumb_bar_and_the_generated_by_footer():
+    # libnftnl / LMDB (Doxygen 1.8/1.9): no landmarks; a link-only nav path and a page-level <address>.
+    text = md(
+        '<html><body><div id="top"><div id="titlearea"><table cellspacing="0" cellpadding="0"><tbody>'
+        '<tr style="height: 56px;"><td id="projectalign"><div id="projectname">LMDB</div></td></tr></tbody>'
+        '</table></div></div><div id="nav-path" class="navpath"><ul><li class="navelem">'
+        '<a class="el" href="index.html">Main Page</a></li><li class="navelem"><a class="el" href="modules.html">'
+        'Modules</a></li><li class="navelem"><a class="el" href="group__mdb.html">LMDB API</a></li></ul></div>'
+        '<div class="header"><div class="headertitle"><div class="title">Write Flags</div></div></div>'
+        '<div class="contents"><p>Flags for mdb_put(), such as MDB_NODUPDATA to store the pair only if the '
+        'key-value pair does not already appear in the database.</p></div>'
+        '<hr class="footer"/><address class="footer"><small>Generated by &#160;'
+        '<a href="http://www.doxygen.org/index.html"><img class="footer" src="doxygen.png" alt="doxygen"/></a>'
+        ' 1.8.16</small></address></body></html>')
+    assert "Main Page" not in text and "Generated by" not in text
+    assert text.endswith("Write Flags\n\nFlags for mdb_put(), such as MDB_NODUPDATA to store the pair only if the "
+                         "key-value pair does not already appear in the database.")
+
+
+def test_mkdocs_material_keeps_the_article_and_drops_header_sidebars_search_tabs_and_footer():
+    text = md(
+        '<html><body><div data-md-component="skip"><a href="#usage" class="md-skip">Skip to content</a></div>'
+        '<header class="md-header" data-md-component="header"><nav class="md-header__inner md-grid" '
+        'aria-label="Header"><div class="md-header__title">mkdocs-literate-nav</div>'
+        '<div class="md-search" data-md-component="search" role="dialog"><div class="md-search__inner" '
+        'role="search"><form class="md-search__form"><input type="text" class="md-search__input" '
+        'placeholder="Search"></form></div></div></nav></header><div class="md-container">'
+        '<main class="md-main" data-md-component="main"><div class="md-main__inner md-grid">'
+        '<div class="md-sidebar md-sidebar--primary" data-md-type="navigation"><nav class="md-nav" '
+        'aria-label="Navigation"><ul class="md-nav__list"><li><a href="." class="md-nav__link">Usage</a></li>'
+        '</ul></nav></div><div class="md-content" data-md-component="content"><article class="md-content__inner '
+        'md-typeset"><a href="https://github.com/oprypin/mkdocs-literate-nav/edit/master/docs/README.md" '
+        'title="Edit this page" class="md-content__button md-icon">Edit this page</a><h1 id="usage">Usage</h1>'
+        '<p>Navigation can be specified in a Markdown file.</p></article></div></div></main>'
+        '<footer class="md-footer"><nav class="md-footer__inner md-grid" aria-label="Footer">'
+        '<a href="api/" class="md-footer__link md-footer__link--next" rel="next">Next API</a></nav>'
+        '<div class="md-copyright">Made with Material for MkDocs</div></footer></div></body></html>')
+    assert text == "# Usage\n\nNavigation can be specified in a Markdown file."
+
+
+def test_hugo_and_jekyll_themes_keep_the_post_and_drop_page_header_aside_and_footer():
+    text = md(
+        '<html><body><header class="site-header"><a class="site-title" href="/">My Notes</a>'
+        '<ul class="menu"><li><a href="/about/">About</a></li><li><a href="/tags/">Tags</a></li></ul></header>'
+        '<main><article class="post"><header class="post-header"><h1 class="post-title">Backups with restic'
+        '</h1><time>2024-03-01</time></header><div class="post-content"><p>Keep three copies of your data.</p>'
+        '</div><footer class="post-footer"><a href="/tags/backup/">backup</a></footer></article></main>'
+        '<aside class="sidebar"><h2>Recent posts</h2><p>Other things.</p></aside>'
+        '<div id="cookie-notice" role="dialog" aria-label="cookies">We use cookies. <button>OK</button></div>'
+        '<footer class="site-footer">© 2024 My Notes · Powered by Hugo</footer></body></html>')
+    assert text == "# Backups with restic\n\n2024-03-01\nKeep three copies of your data."
+
+
+def test_mediawiki_edit_links_go_with_their_brackets():
+    text = md('<main id="content" class="mw-body" role="main"><h2><span class="mw-headline" id="History">'
+              'History</span><span class="mw-editsection"><span class="mw-editsection-bracket">[</span>'
+              '<a href="/w/index.php?title=Microsoft&amp;action=edit&amp;section=1" title="Edit section: History">'
+              'edit</a><span class="mw-editsection-bracket">]</span></span></h2><p>Founded in 1975.</p></main>')
+    assert text == "## History\n\nFounded in 1975."
+
+
+def test_an_index_page_that_is_all_links_keeps_them():
+    text = md('<html><body><h1>Modules</h1><ul><li><a href="a.html">alpha</a></li><li><a href="b.html">beta</a>'
+              '</li><li><a href="c.html">gamma</a></li></ul></body></html>')
+    assert "[alpha](a.html)" in text and "[gamma](c.html)" in text
+
+
+def test_a_page_without_landmarks_keeps_everything_that_is_not_a_link_block():
+    text = md("<p>First paragraph, with <a href='x.html'>a link</a> inside it.</p><p>Second.</p>")
+    assert text == "First paragraph, with [a link](x.html) inside it.\n\nSecond."
+
+
+def test_footnotes_written_as_aside_inside_the_main_region_stay():
+    text = md('<nav>menu</nav><div role="main"><p>Text<a href="#f1">1</a>.</p>'
+              '<aside class="footnote brackets" id="f1" role="note"><p>The footnote.</p></aside></div>')
+    assert "The footnote." in text and "menu" not in text
+
+
+def test_an_image_alt_text_with_brackets_is_escaped():
+    assert md('<p><img alt="[Tip]" src="images/tip.png"> read this</p>') == "![\\[Tip\\]](images/tip.png) read this"
+
+
+def test_a_sphinx_admonition_title_stays_with_its_body():
+    text = md('<div role="main"><p>Before.</p><div class="admonition note"><p class="admonition-title">Note</p>'
+              '<p>The body of the note.</p></div></div>')
+    assert text == "Before.\n\nNote\nThe body of the note."
+
+
+def test_a_list_of_references_to_other_sites_is_content_even_without_a_main_region():
+    # Debian Reference ch06 (DocBook, no landmarks): a section's list of outside references.
+    text = md('<div class="section"><h3>User agent</h3><p>Some sites check the browser.</p>'
+              '<div class="itemizedlist"><ul class="itemizedlist"><li><a href="https://developer.mozilla.org/'
+              'en-US/docs/Glossary/User_agent">MDN Web Docs: userAgent</a></li><li><a href="https://developer.'
+              'chrome.com/docs/devtools/device-mode/override-user-agent/">Chrome Developers: Override the user agent'
+              ' string</a></li><li><a href="https://support.apple.com/guide/safari/">Safari User Guide</a></li>'
+              '</ul></div></div>')
+    assert "MDN Web Docs: userAgent" in text and "Safari User Guide" in text
+
+
+def test_a_list_of_the_sites_pages_between_paragraphs_is_content():
+    # LMDB (Doxygen 1.8): the tools list of group__mdb__put.html, no landmarks on the page.
+    text = md('<div class="contents"><h3>LMDB Command Line Tools</h3><div class="textblock">The following '
+              'describes the command line tools that are available for LMDB. <ul><li><a class="elRef" '
+              'href="./man1/mdb_copy.1.html">mdb_copy - environment copy tool</a></li><li><a class="elRef" '
+              'href="./man1/mdb_dump.1.html">mdb_dump - environment export tool</a></li><li><a class="elRef" '
+              'href="./man1/mdb_load.1.html">mdb_load - environment import tool</a></li></ul></div>'
+              '<p>Flags for mdb_put() are described below, one by one, with their values.</p></div>')
+    assert "[mdb_dump - environment export tool](./man1/mdb_dump.1.html)" in text
+
+
+def test_a_doxygen_member_table_with_a_heading_row_stays_a_table():
+    text = md('<table class="memberdecls"><tr class="heading"><td colspan="2"><h2 class="groupheader">Macros</h2>'
+              '</td></tr><tr class="memitem"><td class="memItemLeft">#define</td><td class="memItemRight">'
+              '<a class="el" href="group__mdb__put.html#ga23">MDB_NOOVERWRITE</a> 0x10</td></tr></table>')
+    assert "| #define | [MDB_NOOVERWRITE](group__mdb__put.html#ga23) 0x10 |" in text
