@@ -278,7 +278,8 @@ def _cmd_neighbors(args, app) -> int:
 
 def _cmd_list(args, app) -> int:
     _emit(args, app.list_files(_scope(args.scope)), lambda p: "\n".join(
-        f"{f['state']:<13} {f['chunkCount']:>6}  {on_one_line(f['source'])}" + (f"  ({f['reason']})" if "reason" in f else "")
+        f"{f['state']:<13} {f['chunkCount']:>6}  {on_one_line(f['source'])}"
+        + "".join(f"  ({on_one_line(f[key])})" for key in ("reason", "note") if key in f)
         for f in p["files"]) or "no files")
     return 0
 
