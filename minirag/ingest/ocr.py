@@ -120,8 +120,10 @@ class _Tesseract:
         buffer = io.BytesIO()
         image.save(buffer, "PNG")
         try:
+            # One thread: its OpenMP threads spin while they wait, and ingest reads pages side by side.
             done = subprocess.run(["tesseract", "-", "-", "-l", self._languages, "--psm", "3"],
-                                  input=buffer.getvalue(), capture_output=True, timeout=600, check=False)
+                                  input=buffer.getvalue(), capture_output=True, timeout=600, check=False,
+                                  env={**os.environ, "OMP_THREAD_LIMIT": "1"})
         except (OSError, subprocess.TimeoutExpired) as exc:
             raise ConversionFailed(f"tesseract failed: {exc}") from None
         if done.returncode != 0:

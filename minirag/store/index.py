@@ -325,7 +325,7 @@ class Index:
         source_id = self.conn.execute(
             """
             INSERT INTO sources (source, kind, title, content_hash, size, mtime_ns, scheme, category,
-                                 lifecycle, ingested_at, chunk_budget, note)
+                                 lifecycle, ingested_at, chunk_budget, conversion_note)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """,
             (rec.source, rec.kind, rec.title, rec.content_hash, rec.size, rec.mtime_ns, SCHEME_VERSION,
@@ -445,7 +445,7 @@ class Index:
     # --- reads ---------------------------------------------------------------
 
     def stored_states(self, kind: str | None = None) -> dict[str, StoredState]:
-        sql = "SELECT source, content_hash, size, mtime_ns, scheme, chunk_budget, note FROM sources"
+        sql = "SELECT source, content_hash, size, mtime_ns, scheme, chunk_budget, conversion_note FROM sources"
         rows = self.conn.execute(sql + " WHERE kind = ?", (kind,)) if kind else self.conn.execute(sql)
         return {r[0]: StoredState(*r[1:]) for r in rows}
 
@@ -492,7 +492,7 @@ class Index:
         rows = self.conn.execute(
             """
             SELECT s.source, s.kind, s.title, s.scheme, s.lifecycle, s.ingested_at, s.size, s.mtime_ns,
-                   s.content_hash, s.chunk_budget, (SELECT COUNT(*) FROM chunks c WHERE c.source_id = s.id), s.note
+                   s.content_hash, s.chunk_budget, (SELECT COUNT(*) FROM chunks c WHERE c.source_id = s.id), s.conversion_note
             FROM sources s ORDER BY s.source
             """
         )

@@ -121,7 +121,7 @@ def _m005_failures(conn: Connection) -> None:
 
 def _m006_source_note(conn: Connection) -> None:
     # What a source's conversion left out (scanned pages with no OCR engine), shown by `list`.
-    _script(conn, "ALTER TABLE sources ADD COLUMN note TEXT NOT NULL DEFAULT '';")
+    _script(conn, "ALTER TABLE sources ADD COLUMN conversion_note TEXT NOT NULL DEFAULT '';")
 
 
 MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [
