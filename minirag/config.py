@@ -101,9 +101,11 @@ SETTINGS: tuple[Setting, ...] = (
             flag="--litestream-config", values="a file"),
     Setting("MINIRAG_HTTP_TOKEN", "unset", "bearer token clients of `serve --http` must send; required to "
             "bind a non-loopback address (at least 16 characters)", flag="serve --token", values="a secret"),
-    Setting("MINIRAG_OCR", "auto (RapidOCR where the `ocr` extra is installed)", "how scanned PDF pages and "
+    Setting("MINIRAG_OCR", "auto (Tesseract where installed, else RapidOCR from the `ocr` extra)",
+            "how scanned PDF pages and "
             "image files are read (docs/documents.md: Scans and images)", values="auto, rapidocr, tesseract or off"),
-    Setting("MINIRAG_OCR_LANGUAGES", "English plus your locale's language (`eng,deu`)", "the languages "
+    Setting("MINIRAG_OCR_LANGUAGES", "English plus your locale's language, those Tesseract has",
+            "the languages "
             "Tesseract reads, as its codes; RapidOCR's own model reads Latin scripts, Chinese and Japanese",
             values="comma-separated Tesseract codes (eng, rus, deu, chi_sim, ...)"),
     Setting("HF_HUB_OFFLINE", "unset", "never try the Hugging Face hub: a model that is not on disk "

@@ -5,6 +5,7 @@ Each test OCRs at most one small image: the engine's real models run, on generat
 from __future__ import annotations
 
 import io
+import shutil
 import struct
 import sys
 import zlib
@@ -18,7 +19,7 @@ pytest.importorskip("rapidocr")
 @pytest.fixture(autouse=True)
 def own_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))  # the OCR cache lives there
-    monkeypatch.delenv("MINIRAG_OCR", raising=False)
+    monkeypatch.setenv("MINIRAG_OCR", "rapidocr")  # the extra's engine, as CI has it (tesseract may be here too)
     monkeypatch.delenv("MINIRAG_OCR_LANGUAGES", raising=False)
 
 
@@ -82,7 +83,9 @@ def test_a_scanned_page_is_reported_without_the_extra_and_read_once_it_is_instal
     pdf.write_bytes(two_page_pdf("Opening page about orchards and apples", "Quarterly invoice for zebra"))
 
     with monkeypatch.context() as without:
+        without.setenv("MINIRAG_OCR", "auto")
         without.setitem(sys.modules, "rapidocr", None)  # `import rapidocr` fails: the extra is not installed
+        without.setattr(shutil, "which", lambda _name: None)  # and no tesseract command either
         progress = app.sync()
         assert any("1 of 2 pages had no text; install the ocr extra" in w for w in progress.warnings)
         entry = listed(app)["invoice.pdf"]
@@ -131,3 +134,16 @@ def test_ocr_turned_off_says_so(make_app, docs, monkeypatch):
     app = make_app()
     app.sync()
     assert listed(app)["scan.pdf"]["note"] == "1 of 2 pages had no text; OCR is off (MINIRAG_OCR=off)"
+
+
+def test_tesseract_languages_it_lacks_are_one_clear_line(monkeypatch):
+    from minirag.errors import ConversionFailed
+    from minirag.ingest import ocr
+
+    monkeypatch.setattr(shutil, "which", lambda _name: "/usr/bin/tesseract")
+    monkeypatch.setattr(ocr, "_installed_tesseract_languages", lambda: frozenset({"eng", "deu"}))
+    assert ocr.settings({"MINIRAG_OCR_LANGUAGES": "eng,deu"}).languages == ("eng", "deu")
+    with pytest.raises(ConversionFailed, match="tesseract has no data for klingon, tlh .it has deu, eng."):
+        ocr.settings({"MINIRAG_OCR_LANGUAGES": "eng,klingon,tlh"})
+    assert ocr.settings({}).engine == "tesseract"  # auto prefers it where installed (docs/documents.md)
+    assert ocr.settings({"MINIRAG_OCR": "rapidocr"}).engine == "rapidocr"
