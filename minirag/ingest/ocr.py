@@ -51,7 +51,7 @@ def settings(env=None) -> OcrSettings:
     """MINIRAG_OCR (auto | rapidocr | tesseract | off) and MINIRAG_OCR_LANGUAGES (`eng,rus`).
 
     auto: Tesseract where its command is installed (it read Latin and Cyrillic pages better, in a
-    sixth of the CPU time), else RapidOCR from the ocr extra."""
+    third to a sixth of the CPU time: docs/documents.md), else RapidOCR from the ocr extra."""
     env = os.environ if env is None else env
     choice = env.get("MINIRAG_OCR", "").strip().lower() or "auto"
     asked = tuple(part.strip() for part in env.get("MINIRAG_OCR_LANGUAGES", "").split(",") if part.strip())
