@@ -370,10 +370,12 @@ def _cmd_list(args, app) -> int:
 
 
 def _fmt_list(payload: dict) -> str:
-    """A header, then one row a source: state, chunks indexed, source (and why, when left out)."""
+    """A header, then one row a source: state, chunks indexed, source (and why, when left out, or
+    what its conversion noted)."""
     rows = [f"{'STATE':<13} {'CHUNKS':>6}  SOURCE"] if payload["files"] else ["no files"]
     rows += [f"{f['state']:<13} {f['chunkCount']:>6}  {on_one_line(f['source'])}"
-             + (f"  ({f['reason']})" if "reason" in f else "") for f in payload["files"]]
+             + "".join(f"  ({on_one_line(f[key])})" for key in ("reason", "note") if key in f)
+             for f in payload["files"]]
     from minirag.ingest.progress import Progress
 
     others = Progress(other_types=Counter(payload.get("otherTypes") or {})).other_types_line()

@@ -131,6 +131,13 @@ SETTINGS: tuple[Setting, ...] = (
             read_by="minirag (as curl reads it; also lowercase)"),
     Setting("NO_PROXY", "unset", "hosts `ingest_url` reaches directly, not through the proxy",
             values="comma-separated host names or domain suffixes", read_by="minirag (as curl reads it; also lowercase)"),
+    Setting("MINIRAG_OCR", "auto (Tesseract where installed, else RapidOCR from the `ocr` extra)",
+            "how scanned PDF pages and "
+            "image files are read (docs/documents.md: Scans and images)", values="auto, rapidocr, tesseract or off"),
+    Setting("MINIRAG_OCR_LANGUAGES", "English plus your locale's language, those Tesseract has",
+            "the languages "
+            "Tesseract reads, as its codes; RapidOCR's own model reads Latin scripts, Chinese and Japanese",
+            values="comma-separated Tesseract codes (eng, rus, deu, chi_sim, ...)"),
     Setting("HF_HUB_OFFLINE", "unset", "never try the Hugging Face hub: a model that is not on disk "
             "fails at once", values="1/true/yes/on", read_by="minirag and huggingface_hub"),
     Setting("HF_ENDPOINT", "`https://huggingface.co`", "the hub that models are downloaded from",

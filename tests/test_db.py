@@ -99,7 +99,8 @@ def test_an_index_from_before_the_vector_codes_gets_them_when_opened(tmp_path, m
                                               encoder.embed_documents(texts).astype(np.float32))])
         # As a minirag before migration 3 left it: no codes (nor what later migrations add), schema version 2.
         for sql in ("DROP TABLE vector_codes", "DROP TABLE vector_codebook", "ALTER TABLE sources DROP COLUMN chunk_budget",
-                    "ALTER TABLE exclusions DROP COLUMN failure", "DELETE FROM migrations WHERE id >= 3"):
+                    "ALTER TABLE exclusions DROP COLUMN failure", "ALTER TABLE sources DROP COLUMN conversion_note",
+                    "DELETE FROM migrations WHERE id >= 3"):
             index.conn.execute(sql)
     with Index(path) as index:
         assert schema.schema_version(index.conn) == schema.SCHEMA_VERSION

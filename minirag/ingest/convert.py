@@ -20,6 +20,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from minirag.errors import ConversionFailed
+from minirag.ingest import ocr
 from minirag.ingest.csv_table import csv_to_markdown
 from minirag.ingest.pdf_inflate import inflate_budget
 from minirag.ingest.pdf_structure import outline, structured
@@ -28,9 +29,11 @@ from minirag.ingest.text_repair import escape_headings, repair
 
 log = logging.getLogger(__name__)
 
-SUPPORTED_EXTENSIONS = frozenset(
+DOCUMENT_EXTENSIONS = frozenset(
     {".md", ".markdown", ".txt", ".pdf", ".docx", ".pptx", ".xlsx", ".html", ".htm", ".csv", ".epub", ".ipynb"}
 )
+# Image files are documents only where they can be read (the ocr extra installed, OCR not off).
+SUPPORTED_EXTENSIONS = DOCUMENT_EXTENSIONS | (ocr.IMAGE_EXTENSIONS if ocr.images_readable() else frozenset())
 _PLAIN_TEXT = {".md", ".markdown", ".txt"}
 _HTML = {".html", ".htm"}
 # One markitdown converter per extension, never its guess-and-fall-back chain: a
@@ -66,6 +69,7 @@ class Converted:
     markdown: str
     metadata_title: str | None = None
     warnings: tuple[str, ...] = field(default=())
+    note: str = ""  # kept with the source and shown by `list`: pages left unread ("3 of 9 pages had no text; ...")
 
 
 # --- text ----------------------------------------------------------------------------
@@ -224,7 +228,8 @@ def _convert_pdf(data: bytes, name: str) -> Converted:
         raise
     except Exception as exc:  # noqa: BLE001 - pdfminer raises many unrelated types on bad input
         raise ConversionFailed(f"{name}: cannot read PDF ({type(exc).__name__}: {str(exc)[:200]})") from None
-    return Converted(markdown=structured(text, entries))
+    text, note = ocr.fill_scanned_pages(data, name, text)
+    return Converted(markdown=structured(text, entries), note=note)
 
 
 def _html(text: str, name: str, warnings: tuple[str, ...] = ()) -> Converted:
@@ -267,10 +272,14 @@ def repaired(converted: Converted, *, pdf: bool = False) -> Converted:
 
 def convert_document(data: bytes, suffix: str, name: str) -> Converted:
     """Convert a document's bytes as the format `suffix` names. ConversionFailed with a one-line reason."""
-    return repaired(_convert_by_suffix(data, suffix.lower(), name), pdf=suffix.lower() == ".pdf")
+    suffix = suffix.lower()
+    return repaired(_convert_by_suffix(data, suffix, name), pdf=suffix == ".pdf" or suffix in ocr.IMAGE_EXTENSIONS)
 
 
 def _convert_by_suffix(data: bytes, suffix: str, name: str) -> Converted:
+    if suffix in ocr.IMAGE_EXTENSIONS and data:
+        markdown, note = ocr.read_image(data, name)
+        return Converted(markdown=markdown, note=note)
     if suffix not in SUPPORTED_EXTENSIONS:
         raise ConversionFailed(f"{name}: unsupported file type {suffix or '(none)'}")
     if suffix in _PLAIN_TEXT:

@@ -7,6 +7,7 @@ from collections import Counter
 
 from minirag.chunking import SCHEME_VERSION
 from minirag.ingest.ignore import IgnoreRules
+from minirag.ingest.ocr import would_read_now
 from minirag.ingest.scan import FoundFile, Ignored, walk_roots, within
 from minirag.search.scope import Scope
 
@@ -37,7 +38,8 @@ def _cut_as_now(stored: dict, budget: int | None) -> bool:
     """Mirrors Pipeline.cut_as_now: a source with no recorded budget (cut before migration 4) is
     always re-cut; `budget` None (unknown: the model cannot be read) accepts any recorded one."""
     recorded = stored["chunkBudget"]
-    return stored["scheme"] == SCHEME_VERSION and recorded is not None and budget in (None, recorded)
+    return (stored["scheme"] == SCHEME_VERSION and recorded is not None and budget in (None, recorded)
+            and not would_read_now(stored["note"]))
 
 
 def _unchanged(found: FoundFile, size, mtime_ns, content_hash: str, roots, max_size: int) -> bool:
@@ -91,6 +93,7 @@ def list_entries(index, config, scope: Scope | None, budget: int | None = None, 
             "chunkCount": stored["chunkCount"] if stored else 0,
             **({"reason": excluded.reason} if state in ("excluded", "failed") else {}),
             **({"lifecycle": stored["lifecycle"]} if stored and stored["lifecycle"] != "active" else {}),
+            **({"note": stored["note"]} if stored and stored["note"] else {}),
         })
     for entry in ignored if with_ignored else ():
         if scope is None or scope.matches(entry.path):

@@ -25,6 +25,7 @@ from minirag.encoder import Encoder
 from minirag.errors import ConversionFailed, PathOutsideRoots
 from minirag.ingest.convert import Converted, convert_document
 from minirag.ingest.embed import with_vectors
+from minirag.ingest.ocr import would_read_now
 from minirag.ingest.progress import Progress, plural
 from minirag.ingest.scan import FoundFile
 from minirag.security import read_inside_roots
@@ -123,6 +124,8 @@ class Pipeline:
                 converted.metadata_title or first_h1(body) or ""
             )
         warnings = list(converted.warnings)
+        if converted.note:
+            warnings.append(f"{source}: {converted.note}")
         split = meta.get("rag_chunk")
         if split is not None and split != "headings":
             warnings.append(f"{source}: frontmatter rag_chunk: {split!r} is not understood (only 'headings'); "
@@ -131,18 +134,19 @@ class Pipeline:
                                  max_tokens=self.encoder.max_length, by_headings=split == "headings")
         if progress is not None:
             progress.add_time("chunk", time.perf_counter() - t0)
-        if not chunked.chunks:
+        if not chunked.chunks and not converted.note:
             warnings.append(f"{source}: no text found (empty, scanned or image-only?)")
         record = SourceRecord(source=source, kind=kind, title=title, content_hash=content_hash, size=size,
                               mtime_ns=mtime_ns, category=chunked.category, lifecycle=lifecycle,
-                              chunk_budget=self.budget)
+                              chunk_budget=self.budget, note=converted.note)
         return Document(record, chunked, tuple(warnings))
 
     def cut_as_now(self, stored: StoredState) -> bool:
         """Whether a stored source was cut the way this pipeline cuts: the same chunking scheme and
         token budget (a changed CHUNK_TOKEN_BUDGET, or a model whose own budget differs, re-cuts it;
         unchanged chunk texts keep their vectors, so only what really changed is embedded)."""
-        return stored.scheme == SCHEME_VERSION and stored.chunk_budget == self.budget
+        return (stored.scheme == SCHEME_VERSION and stored.chunk_budget == self.budget
+                and not would_read_now(stored.note))
 
     def prepare_file(self, found: FoundFile, stored: StoredState | None, *, force: bool,
                      progress: Progress | None = None, excluded: ExcludedState | None = None,

@@ -55,6 +55,7 @@ class SourceRecord:
     category: str = "generic"
     lifecycle: str = "active"
     chunk_budget: int | None = None  # the token budget it was cut at
+    note: str = ""  # what conversion left out ("2 of 9 pages had no text; install the ocr extra ...")
 
 
 @dataclass(frozen=True)
@@ -71,6 +72,7 @@ class StoredState:
     mtime_ns: int | None
     scheme: int
     chunk_budget: int | None = None
+    note: str = ""
 
 
 @dataclass(frozen=True)
@@ -323,11 +325,11 @@ class Index:
         source_id = self.conn.execute(
             """
             INSERT INTO sources (source, kind, title, content_hash, size, mtime_ns, scheme, category,
-                                 lifecycle, ingested_at, chunk_budget)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                 lifecycle, ingested_at, chunk_budget, conversion_note)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """,
             (rec.source, rec.kind, rec.title, rec.content_hash, rec.size, rec.mtime_ns, SCHEME_VERSION,
-             doc.category, rec.lifecycle, now, rec.chunk_budget),
+             doc.category, rec.lifecycle, now, rec.chunk_budget, rec.note),
         ).lastrowid
         parent_ids = [
             self.conn.execute(
@@ -443,7 +445,7 @@ class Index:
     # --- reads ---------------------------------------------------------------
 
     def stored_states(self, kind: str | None = None) -> dict[str, StoredState]:
-        sql = "SELECT source, content_hash, size, mtime_ns, scheme, chunk_budget FROM sources"
+        sql = "SELECT source, content_hash, size, mtime_ns, scheme, chunk_budget, conversion_note FROM sources"
         rows = self.conn.execute(sql + " WHERE kind = ?", (kind,)) if kind else self.conn.execute(sql)
         return {r[0]: StoredState(*r[1:]) for r in rows}
 
@@ -490,12 +492,12 @@ class Index:
         rows = self.conn.execute(
             """
             SELECT s.source, s.kind, s.title, s.scheme, s.lifecycle, s.ingested_at, s.size, s.mtime_ns,
-                   s.content_hash, s.chunk_budget, (SELECT COUNT(*) FROM chunks c WHERE c.source_id = s.id)
+                   s.content_hash, s.chunk_budget, (SELECT COUNT(*) FROM chunks c WHERE c.source_id = s.id), s.conversion_note
             FROM sources s ORDER BY s.source
             """
         )
         keys = ("source", "kind", "title", "scheme", "lifecycle", "ingestedAt", "size", "mtimeNs", "contentHash",
-                "chunkBudget", "chunkCount")
+                "chunkBudget", "chunkCount", "note")
         return [dict(zip(keys, r, strict=True)) for r in rows]
 
     def sections(self, source: str) -> list[Section]:

@@ -119,12 +119,18 @@ def _m005_failures(conn: Connection) -> None:
     _script(conn, "ALTER TABLE exclusions ADD COLUMN failure INTEGER NOT NULL DEFAULT 0;")
 
 
+def _m006_source_note(conn: Connection) -> None:
+    # What a source's conversion left out (scanned pages with no OCR engine), shown by `list`.
+    _script(conn, "ALTER TABLE sources ADD COLUMN conversion_note TEXT NOT NULL DEFAULT '';")
+
+
 MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [
     ("core tables, FTS5", _m001_core),
     ("exclusions", _m002_exclusions),
     ("int8 vector codes", _m003_vector_codes),
     ("chunk budget per source", _m004_chunk_budget),
     ("failed files remembered", _m005_failures),
+    ("a note per source", _m006_source_note),
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -1,0 +1,307 @@
+"""Text from images: scanned PDF pages and image files, read by an OCR engine (the `ocr` extra).
+
+Two engines: Tesseract (the `tesseract` command with its language packs, from the system's
+packages) and RapidOCR (the `ocr` extra: PP-OCR models as ONNX, on the onnxruntime minirag
+already runs). docs/documents.md has the measurements behind the default.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import io
+import json
+import logging
+import os
+import shutil
+import subprocess
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+from minirag.errors import ConversionFailed
+
+log = logging.getLogger(__name__)
+
+ENGINES = ("rapidocr", "tesseract")
+IMAGE_EXTENSIONS = frozenset({".png", ".jpg", ".jpeg", ".tif", ".tiff", ".webp"})
+# Tesseract's code for a locale's language (ISO 639-1 -> its data package's name).
+_TESSERACT_CODES = {"de": "deu", "fr": "fra", "es": "spa", "it": "ita", "pt": "por", "nl": "nld", "pl": "pol",
+                    "ru": "rus", "uk": "ukr", "ja": "jpn", "ko": "kor", "zh": "chi_sim", "sv": "swe", "cs": "ces"}
+# A file is refused, before any page is decoded, past these: a PNG of 20 kB can claim
+# 50,000 x 50,000 pixels (a decompression bomb), and each OCRed page costs seconds.
+MAX_PIXELS = 40_000_000  # one image, or one rendered page
+MAX_OCR_PAGES = 500  # pages OCRed in one file; the rest are reported, not read
+RENDER_DPI = 200
+# A PDF page is a scan when images cover at least this share of it and its text layer holds
+# fewer characters than this (a scan with a page number or a running header is still a scan).
+MIN_IMAGE_SHARE = 0.3
+MIN_LAYER_CHARS = 200
+INSTALL_HINT = "install the ocr extra (pip install 'minirag[ocr]')"
+
+
+@dataclass(frozen=True)
+class OcrSettings:
+    engine: str | None  # None: OCR off (MINIRAG_OCR=off) or no engine installed
+    languages: tuple[str, ...]  # Tesseract's codes (RapidOCR's bundled model reads what it reads)
+    missing: str | None = None  # why there is no engine, when the user did not turn it off
+
+
+def settings(env=None) -> OcrSettings:
+    """MINIRAG_OCR (auto | rapidocr | tesseract | off) and MINIRAG_OCR_LANGUAGES (`eng,rus`).
+
+    auto: Tesseract where its command is installed (it read Latin and Cyrillic pages better, in a
+    third to a sixth of the CPU time: docs/documents.md), else RapidOCR from the ocr extra."""
+    env = os.environ if env is None else env
+    choice = env.get("MINIRAG_OCR", "").strip().lower() or "auto"
+    asked = tuple(part.strip() for part in env.get("MINIRAG_OCR_LANGUAGES", "").split(",") if part.strip())
+    if choice in ("off", "0", "false", "no"):
+        return OcrSettings(None, asked)
+    if choice not in ("auto", *ENGINES):
+        raise ConversionFailed(f"MINIRAG_OCR must be auto, rapidocr, tesseract or off, got {choice!r}")
+    if choice == "auto":
+        choice = "tesseract" if shutil.which("tesseract") else "rapidocr"
+    missing = _missing(choice)
+    if missing or choice == "rapidocr":
+        return OcrSettings(None if missing else choice, asked, missing)
+    return OcrSettings(choice, _tesseract_languages(asked))
+
+
+def _tesseract_languages(asked: tuple[str, ...]) -> tuple[str, ...]:
+    """The languages asked for, all of which Tesseract must have; by default English and the
+    language of the user's locale, those of them it has."""
+    import locale
+
+    installed = _installed_tesseract_languages()
+    if asked:
+        absent = [code for code in asked if code not in installed]
+        if absent:
+            raise ConversionFailed(f"MINIRAG_OCR_LANGUAGES: tesseract has no data for {', '.join(absent)} "
+                                   f"(it has {', '.join(sorted(installed)) or 'none'})")
+        return asked
+    tag = (locale.getlocale()[0] or "").split("_")[0].lower()
+    wanted = ("eng", _TESSERACT_CODES.get(tag, "eng"))
+    return tuple(dict.fromkeys(code for code in wanted if code in installed)) or tuple(sorted(installed))[:1]
+
+
+@functools.lru_cache(maxsize=1)
+def _installed_tesseract_languages() -> frozenset[str]:
+    try:
+        done = subprocess.run(["tesseract", "--list-langs"], capture_output=True, timeout=60, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return frozenset()
+    lines = done.stdout.decode("utf-8", "replace").splitlines()
+    return frozenset(line.strip() for line in lines[1:] if line.strip() and line.strip() != "osd")
+
+
+def _missing(engine: str) -> str | None:
+    if engine == "tesseract":
+        return None if shutil.which("tesseract") else "install tesseract-ocr (MINIRAG_OCR=tesseract)"
+    try:
+        import rapidocr  # noqa: F401
+    except ImportError:
+        return INSTALL_HINT
+    return None
+
+
+def images_readable(env=None) -> bool:
+    """Whether image files are documents now (an engine is installed and OCR is not off)."""
+    try:
+        return settings(env).engine is not None
+    except ConversionFailed:
+        return False
+
+
+def would_read_now(note: str) -> bool:
+    """A source stored with pages left unread for want of the extra, now that it is installed."""
+    return INSTALL_HINT in note and images_readable()
+
+
+class _RapidOcr:
+    def __init__(self) -> None:
+        from rapidocr import RapidOCR
+
+        # The wheel's own PP-OCRv6 models read Latin scripts, Chinese and Japanese; other
+        # scripts need a model download, which ingest never does.
+        self._ocr = RapidOCR(params={"Global.log_level": "critical", "Global.use_cls": False})
+        self._lock = threading.Lock()  # one page at a time: it sets per-call options on itself
+
+    def read(self, image) -> str:
+        import numpy as np
+
+        pixels = np.asarray(image.convert("RGB"))
+        with self._lock:
+            result = self._ocr(pixels)
+        return "\n".join(result.txts or ())
+
+
+class _Tesseract:
+    def __init__(self, languages: tuple[str, ...]) -> None:
+        self._languages = "+".join(languages)
+
+    def read(self, image) -> str:
+        buffer = io.BytesIO()
+        image.save(buffer, "PNG")
+        try:
+            # One thread: its OpenMP threads spin while they wait, and ingest reads pages side by side.
+            done = subprocess.run(["tesseract", "-", "-", "-l", self._languages, "--psm", "3"],
+                                  input=buffer.getvalue(), capture_output=True, timeout=600, check=False,
+                                  env={**os.environ, "OMP_THREAD_LIMIT": "1"})
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            raise ConversionFailed(f"tesseract failed: {exc}") from None
+        if done.returncode != 0:
+            detail = done.stderr.decode("utf-8", "replace").strip().splitlines()
+            raise ConversionFailed(f"tesseract failed: {detail[-1][:200] if detail else done.returncode}")
+        return done.stdout.decode("utf-8", "replace")
+
+
+@functools.lru_cache(maxsize=4)
+def get_engine(name: str, languages: tuple[str, ...]):
+    """The engine, loaded once per process (RapidOCR's sessions take a second to build)."""
+    if name == "tesseract":
+        return _Tesseract(languages)
+    return _RapidOcr()
+
+
+# --- reading documents -----------------------------------------------------------------
+
+
+def _cache_file(data: bytes, current: OcrSettings) -> Path:
+    from platformdirs import user_cache_dir
+
+    key = hashlib.blake2b(data, digest_size=20)
+    key.update(f"\0{current.engine}\0{'+'.join(current.languages)}".encode())
+    return Path(user_cache_dir("minirag")) / "ocr" / f"{key.hexdigest()}.json"
+
+
+def _cached(data: bytes, current: OcrSettings, read_pages) -> list[str]:
+    """The pages `read_pages()` recognizes in these bytes, read once per engine and languages:
+    a re-sync, a forced re-index or the same scan under another name never OCRs them again."""
+    path = _cache_file(data, current)
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        pass
+    pages = read_pages()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        part = path.with_suffix(f".{os.getpid()}.{threading.get_ident()}.part")
+        part.write_text(json.dumps(pages, ensure_ascii=False), encoding="utf-8")
+        part.replace(path)
+    except OSError as exc:  # a read-only cache folder costs time, not the document
+        log.debug("OCR cache not written: %s", exc)
+    return pages
+
+
+def _check_pixels(width: int, height: int, name: str) -> None:
+    if width * height > MAX_PIXELS:
+        raise ConversionFailed(f"{name}: refused: {width} x {height} pixels is over the OCR limit of "
+                               f"{MAX_PIXELS} (decompression bomb?)")
+
+
+def _unread_note(count: int, total: int, current: OcrSettings) -> str:
+    hint = current.missing or "OCR is off (MINIRAG_OCR=off)"
+    return f"{count} of {total} pages had no text; {hint}"
+
+
+def read_image(data: bytes, name: str) -> tuple[str, str]:
+    """An image file's text, a form feed between the frames of a multi-page TIFF, and a note
+    (pages left unread). Its size is checked from the header before any pixel is decoded."""
+    from PIL import Image, ImageSequence, UnidentifiedImageError
+
+    current = settings()
+    if current.engine is None:
+        return "", _unread_note(1, 1, current)
+    try:
+        image = Image.open(io.BytesIO(data))
+        frames = getattr(image, "n_frames", 1)
+    except Image.DecompressionBombError as exc:  # past twice PIL's own limit, which it checks first
+        raise ConversionFailed(f"{name}: refused: {exc} (decompression bomb?)"[:300]) from None
+    except (UnidentifiedImageError, OSError, ValueError) as exc:
+        raise ConversionFailed(f"{name}: not a readable image ({type(exc).__name__})") from None
+    _check_pixels(*image.size, name)
+
+    def read_pages() -> list[str]:
+        engine = get_engine(current.engine, current.languages)
+        pages = []
+        try:
+            for index, frame in enumerate(ImageSequence.Iterator(image)):
+                if index >= MAX_OCR_PAGES:
+                    break
+                _check_pixels(*frame.size, name)
+                pages.append(engine.read(frame.copy()))
+        except (OSError, ValueError, Image.DecompressionBombError) as exc:
+            raise ConversionFailed(f"{name}: cannot decode image ({type(exc).__name__}: {str(exc)[:200]})") from None
+        return pages
+
+    pages = _cached(data, current, read_pages)
+    note = f"{frames - MAX_OCR_PAGES} of {frames} pages not read (over {MAX_OCR_PAGES})" if frames > MAX_OCR_PAGES else ""
+    return "\f".join(pages), note
+
+
+def _scanned_pages(data: bytes, texts: list[str]) -> list[int]:
+    """Indexes of the pages whose text layer is (nearly) empty while images cover them."""
+    import pypdfium2
+    import pypdfium2.raw as pdfium_c
+
+    short = [i for i, text in enumerate(texts) if len("".join(text.split())) < MIN_LAYER_CHARS]
+    if not short:
+        return []
+    pdf = pypdfium2.PdfDocument(data)
+    try:
+        scanned = []
+        for index in short:
+            if index >= len(pdf):
+                break
+            page = pdf[index]
+            width, height = page.get_size()
+            covered = 0.0
+            for obj in page.get_objects(filter=[pdfium_c.FPDF_PAGEOBJ_IMAGE], max_depth=2):
+                left, bottom, right, top = obj.get_bounds()
+                covered += max(0.0, right - left) * max(0.0, top - bottom)
+            if covered >= MIN_IMAGE_SHARE * width * height:
+                scanned.append(index)
+        return scanned
+    finally:
+        pdf.close()
+
+
+def fill_scanned_pages(data: bytes, name: str, text: str) -> tuple[str, str]:
+    """A PDF's text (pages separated by form feeds) with its scanned pages read by OCR, and a
+    note on pages left unread (no engine, or past MAX_OCR_PAGES)."""
+    texts = text.split("\f")
+    try:
+        scanned = _scanned_pages(data, texts)
+    except Exception as exc:  # noqa: BLE001 - pdfminer read it; pdfium may still refuse a broken file
+        log.debug("%s: pages not checked for scans: %s", name, exc)
+        return text, ""
+    if not scanned:
+        return text, ""
+    pages = len(texts) - 1 if texts and not texts[-1].strip() else len(texts)
+    current = settings()
+    if current.engine is None:
+        return text, _unread_note(len(scanned), pages, current)
+    chosen = scanned[:MAX_OCR_PAGES]
+
+    def read_pages() -> list[str]:
+        import pypdfium2
+
+        engine = get_engine(current.engine, current.languages)
+        pdf = pypdfium2.PdfDocument(data)
+        try:
+            out = []
+            for index in chosen:
+                page = pdf[index]
+                width, height = page.get_size()
+                scale = min(RENDER_DPI / 72, (MAX_PIXELS / max(1.0, width * height)) ** 0.5)
+                out.append(engine.read(page.render(scale=scale).to_pil()))
+            return out
+        finally:
+            pdf.close()
+
+    for index, read in zip(chosen, _cached(data, current, read_pages), strict=False):
+        if len("".join(read.split())) > len("".join(texts[index].split())):
+            texts[index] = read  # a figure's caption alone stays when OCR finds no more
+    left = len(scanned) - len(chosen)
+    note = f"{left} of {pages} scanned pages not read (over {MAX_OCR_PAGES})" if left else ""
+    return "\f".join(texts), note

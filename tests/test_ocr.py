@@ -1,0 +1,149 @@
+"""Scanned pages and image files, read by OCR (the `ocr` extra, installed in the dev group).
+
+Each test OCRs at most one small image: the engine's real models run, on generated text."""
+
+from __future__ import annotations
+
+import io
+import shutil
+import struct
+import sys
+import zlib
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("rapidocr")
+
+
+@pytest.fixture(autouse=True)
+def own_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))  # the OCR cache lives there
+    monkeypatch.setenv("MINIRAG_OCR", "rapidocr")  # the extra's engine, as CI has it (tesseract may be here too)
+    monkeypatch.delenv("MINIRAG_OCR_LANGUAGES", raising=False)
+
+
+def text_image(line: str, size: tuple[int, int] = (900, 120)):
+    from PIL import Image, ImageDraw, ImageFont
+
+    image = Image.new("L", size, 255)
+    ImageDraw.Draw(image).text((30, 35), line, font=ImageFont.load_default(size=36), fill=0)
+    return image
+
+
+def two_page_pdf(text: str, scanned_line: str) -> bytes:
+    """Page 1 a text layer, page 2 only an image of `scanned_line` (a scan): written by hand."""
+    image = text_image(scanned_line, (612, 792))  # the whole page, at 72 dpi
+    pixels = zlib.compress(image.tobytes())
+    lines = " T* ".join(f"({text}, line {n}.) Tj" for n in range(1, 41))
+    stream = f"BT /F1 10 Tf 12 TL 40 750 Td {lines} ET".encode()
+    place = b"q 612 0 0 792 0 0 cm /Im1 Do Q"
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R 4 0 R] /Count 2 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 5 0 R "
+        b"/Resources << /Font << /F1 6 0 R >> >> >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 7 0 R "
+        b"/Resources << /XObject << /Im1 8 0 R >> >> >>",
+        b"<< /Length %d >>\nstream\n%s\nendstream" % (len(stream), stream),
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+        b"<< /Length %d >>\nstream\n%s\nendstream" % (len(place), place),
+        b"<< /Type /XObject /Subtype /Image /Width %d /Height %d /ColorSpace /DeviceGray "
+        b"/BitsPerComponent 8 /Filter /FlateDecode /Length %d >>\nstream\n%s\nendstream"
+        % (image.width, image.height, len(pixels), pixels),
+    ]
+    out = io.BytesIO()
+    out.write(b"%PDF-1.4\n")
+    offsets = []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(out.tell())
+        out.write(b"%d 0 obj\n%s\nendobj\n" % (number, body))
+    xref = out.tell()
+    out.write(b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1))
+    out.write(b"".join(b"%010d 00000 n \n" % offset for offset in offsets))
+    out.write(b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref))
+    return out.getvalue()
+
+
+def png_claiming(width: int, height: int) -> bytes:
+    """A PNG of a few hundred bytes whose header claims width x height pixels."""
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+
+    header = struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(b"\0" * 1000)) + chunk(b"IEND", b"")
+
+
+def listed(app) -> dict[str, dict]:
+    return {Path(f["source"]).name: f for f in app.list_files()["files"]}
+
+
+def test_a_scanned_page_is_reported_without_the_extra_and_read_once_it_is_installed(app, docs, monkeypatch):
+    pdf = docs / "invoice.pdf"
+    pdf.write_bytes(two_page_pdf("Opening page about orchards and apples", "Quarterly invoice for zebra"))
+
+    with monkeypatch.context() as without:
+        without.setenv("MINIRAG_OCR", "auto")
+        without.setitem(sys.modules, "rapidocr", None)  # `import rapidocr` fails: the extra is not installed
+        without.setattr(shutil, "which", lambda _name: None)  # and no tesseract command either
+        progress = app.sync()
+        assert any("1 of 2 pages had no text; install the ocr extra" in w for w in progress.warnings)
+        entry = listed(app)["invoice.pdf"]
+        assert entry["state"] == "indexed"  # the text layer it has is searchable
+        assert "1 of 2 pages had no text; install the ocr extra" in entry["note"]
+        assert not [h for h in app.query("zebra", top_k=5)["results"] if "zebra" in h["text"].lower()]
+
+    app.sync()  # the extra is there now: the same bytes are read again, their scan this time
+    entry = listed(app)["invoice.pdf"]
+    assert entry["state"] == "indexed" and "note" not in entry
+    hit = next(h for h in app.query("zebra invoice", top_k=5)["results"] if "zebra" in h["text"].lower())
+    assert hit["source"] == str(pdf) and hit["pages"] == "2"  # cited by the page it was read from
+    read = app.read(str(pdf))
+    assert "Quarterly invoice for zebra" in read["text"] and read["pages"] == "1-2"
+
+    from minirag.ingest import ocr
+
+    def no_engine(*_args):
+        raise AssertionError("OCR ran again on bytes it had read")
+
+    monkeypatch.setattr(ocr, "get_engine", no_engine)
+    app.ingest_paths([str(pdf)], force=True)  # re-indexed from scratch: the recognized text comes from the cache
+    assert "Quarterly invoice for zebra" in app.read(str(pdf))["text"]
+
+
+def test_an_image_file_is_a_document(app, docs):
+    text_image("Shipments paid in March").save(docs / "receipt.png")
+    app.sync()
+    assert listed(app)["receipt.png"]["state"] == "indexed"
+    text = app.read(str(docs / "receipt.png"))["text"]
+    assert all(word in text for word in ("Shipments", "paid", "March")), text
+    assert app.query("shipments paid", top_k=1)["results"][0]["source"] == str(docs / "receipt.png")
+
+
+def test_an_image_claiming_too_many_pixels_is_refused_before_it_is_decoded(app, docs):
+    (docs / "bomb.png").write_bytes(png_claiming(8_000, 8_000))
+    progress = app.sync()
+    assert any("bomb.png: refused: 8000 x 8000 pixels" in w and "decompression bomb" in w
+               for w in progress.warnings)
+    assert listed(app)["bomb.png"]["state"] == "failed"
+
+
+def test_ocr_turned_off_says_so(make_app, docs, monkeypatch):
+    monkeypatch.setenv("MINIRAG_OCR", "off")
+    (docs / "scan.pdf").write_bytes(two_page_pdf("Opening page", "Quarterly invoice"))
+    app = make_app()
+    app.sync()
+    assert listed(app)["scan.pdf"]["note"] == "1 of 2 pages had no text; OCR is off (MINIRAG_OCR=off)"
+
+
+def test_tesseract_languages_it_lacks_are_one_clear_line(monkeypatch):
+    from minirag.errors import ConversionFailed
+    from minirag.ingest import ocr
+
+    monkeypatch.setattr(shutil, "which", lambda _name: "/usr/bin/tesseract")
+    monkeypatch.setattr(ocr, "_installed_tesseract_languages", lambda: frozenset({"eng", "deu"}))
+    assert ocr.settings({"MINIRAG_OCR_LANGUAGES": "eng,deu"}).languages == ("eng", "deu")
+    with pytest.raises(ConversionFailed, match="tesseract has no data for klingon, tlh .it has deu, eng."):
+        ocr.settings({"MINIRAG_OCR_LANGUAGES": "eng,klingon,tlh"})
+    assert ocr.settings({}).engine == "tesseract"  # auto prefers it where installed (docs/documents.md)
+    assert ocr.settings({"MINIRAG_OCR": "rapidocr"}).engine == "rapidocr"
