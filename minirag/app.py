@@ -647,7 +647,7 @@ class App:
     def list_collections(self) -> dict:
         """Each collection: name, description, root, indexed files and chunks, last complete sync."""
         counts, synced = {}, {}
-        if self._index is not None or self.config.db_path.exists():  # never creates the index
+        if self._index is not None or self._index_file_holds_data():  # never creates the index
             index = self.index
             for c in self.config.collections:
                 scope = Scope.of(str(c.root))
