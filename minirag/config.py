@@ -19,6 +19,9 @@ from minirag.errors import MiniragError
 DEFAULT_MODEL = "intfloat/multilingual-e5-small"
 DEFAULT_MAX_FILE_SIZE = 100 * 1024 * 1024
 DEFAULT_CHUNK_TOKEN_BUDGET = 110
+DEFAULT_CONVERT_MEMORY_MB = 2048
+DEFAULT_CONVERT_CPU_SECONDS = 120
+DEFAULT_CONVERT_TIMEOUT = 300
 MIN_CHUNK_TOKEN_BUDGET = 16
 DEFAULT_HYBRID_WEIGHT = 0.4  # the keyword side's share of the fused score (search/fusion.py)
 QUESTION_HYBRID_WEIGHT = 0.2  # ... for a query in question form, unless one is set (search/query_form.py)
@@ -76,6 +79,14 @@ SETTINGS: tuple[Setting, ...] = (
             flag="--model-path", values="a directory holding model.onnx and tokenizer.json"),
     Setting("MAX_FILE_SIZE", f"{DEFAULT_MAX_FILE_SIZE} (100 MiB)", "bytes; bigger files (and bigger "
             "`ingest_data` payloads) are refused before they are read", kind=int, low=1),
+    Setting("MINIRAG_CONVERT_MEMORY_MB", str(DEFAULT_CONVERT_MEMORY_MB), "MiB of address space one file's "
+            "conversion may use, in its own worker process; past it the file fails, minirag goes on",
+            kind=int, low=256, high=1024 * 1024),
+    Setting("MINIRAG_CONVERT_CPU_SECONDS", str(DEFAULT_CONVERT_CPU_SECONDS), "CPU seconds one file's "
+            "conversion may use; past them the file fails", kind=int, low=1, high=86400),
+    Setting("MINIRAG_CONVERT_TIMEOUT", str(DEFAULT_CONVERT_TIMEOUT), "seconds (wall clock) one file's "
+            "conversion may take; past them its worker is killed and the file fails", kind=int, low=1,
+            high=86400),
     Setting("CHUNK_TOKEN_BUDGET", f"the model's own ({DEFAULT_CHUNK_TOKEN_BUDGET} unless measured otherwise; "
             "docs/models.md)", "size of a retrieval unit in the model's own tokens; also at most the model's "
             "maximum sequence length. A sync re-cuts files cut at another budget (unchanged chunk texts "
@@ -139,6 +150,10 @@ class Config:
     # The Litestream configuration that replicates this index: Litestream then runs the
     # checkpoints (store/checkpoint.py) and `doctor` reports the replica (store/replica.py).
     litestream_config: Path | None = None
+    # Per file, in the converter's worker process (ingest/isolation.py).
+    convert_memory_mb: int = DEFAULT_CONVERT_MEMORY_MB
+    convert_cpu_seconds: int = DEFAULT_CONVERT_CPU_SECONDS
+    convert_timeout: int = DEFAULT_CONVERT_TIMEOUT
 
 
 def parse_bool(name: str, raw: str) -> bool:
@@ -332,6 +347,10 @@ def load_config(
         watch=watching,
         watch_polling=polling,
         litestream_config=litestream,
+        **{field: value for field, value in (
+            ("convert_memory_mb", _number(env, "MINIRAG_CONVERT_MEMORY_MB")),
+            ("convert_cpu_seconds", _number(env, "MINIRAG_CONVERT_CPU_SECONDS")),
+            ("convert_timeout", _number(env, "MINIRAG_CONVERT_TIMEOUT"))) if value is not None},
     )
 
 
