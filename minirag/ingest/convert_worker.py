@@ -79,6 +79,18 @@ class _NoMagika(types.ModuleType):
             raise RuntimeError("magika is not available in the converter worker")
 
 
+def _preload(op: str, args: tuple) -> None:
+    """Import a format's parser before the file's limits start: its first import costs seconds of
+    CPU (markitdown pulls in pandas), which belong to no file."""
+    from minirag.ingest import convert
+
+    suffix = str(args[1]).lower() if op == "document" else ""
+    if suffix == ".pdf":
+        import pdfminer.high_level  # noqa: F401
+    elif suffix in convert._MARKITDOWN:
+        import markitdown.converters  # noqa: F401
+
+
 def serve(requests, answers) -> None:
     sys.modules.setdefault("magika", _NoMagika("magika"))
     from minirag.ingest import convert  # noqa: F401 - loaded before the first limit applies
@@ -90,6 +102,7 @@ def serve(requests, answers) -> None:
         op, args, name, memory_bytes, cpu_seconds = pickle.loads(frame)  # noqa: S301 - from our parent
         retire = False
         try:
+            _preload(op, args)
             _set_limits(memory_bytes, cpu_seconds)
             converted = _run(op, args)
             answer = {"markdown": converted.markdown, "title": converted.metadata_title,

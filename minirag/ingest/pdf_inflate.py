@@ -25,9 +25,9 @@ from minirag.errors import ConversionFailed
 # pages stay far below it (their text is a small share of the file); a few scanned-page
 # images stored with Flate, 30-40 MB each raw, still fit.
 MAX_PDF_INFLATED_BYTES = 512 * 1024 * 1024
-# XObjects drawn per document, nested draws counted one by one: a page usually draws a handful
-# (a logo, a header), so thousands of pages stay far below.
-MAX_XOBJECT_DRAWS = 100_000
+# XObjects one page may draw, nested draws counted one by one: a page usually draws a handful (a
+# logo, a header). Each draw of a form re-reads its resources: 10,000 nested ones took 15 s.
+MAX_XOBJECT_DRAWS = 500
 
 _budget = threading.local()
 _PIECE = 64 * 1024  # compressed bytes fed to the inflater at a time
@@ -38,7 +38,7 @@ class InflateLimit(Exception):
 
 
 class DrawLimit(Exception):
-    """The current PDF draws more XObjects than MAX_XOBJECT_DRAWS."""
+    """A page of the current PDF draws more XObjects than MAX_XOBJECT_DRAWS."""
 
 
 def _spend(size: int) -> None:
@@ -135,6 +135,15 @@ def _counting_do(real):
     return do_Do
 
 
+def _page_counted(real):
+    def process_page(self, page) -> None:
+        if getattr(_budget, "draws", None) is not None:
+            _budget.draws = 0
+        real(self, page)
+
+    return process_page
+
+
 class _BoundedZlib:
     """What pdfminer.pdftypes calls `zlib`."""
 
@@ -193,6 +202,7 @@ def inflate_budget(name: str, limit: int | None = None) -> Iterator[None]:
     interpreter = pdfminer.pdfinterp.PDFPageInterpreter
     if not getattr(interpreter.do_Do, "minirag_counted", False):
         interpreter.do_Do = _counting_do(interpreter.do_Do)
+        interpreter.process_page = _page_counted(interpreter.process_page)
     limit = MAX_PDF_INFLATED_BYTES if limit is None else limit
     _budget.left, _budget.draws = limit, 0
     try:
@@ -201,7 +211,7 @@ def inflate_budget(name: str, limit: int | None = None) -> Iterator[None]:
         raise ConversionFailed(f"{name}: its compressed streams inflate past {limit // (1024 * 1024)} MB; "
                                "refused as a decompression bomb") from None
     except DrawLimit:
-        raise ConversionFailed(f"{name}: draws more than {MAX_XOBJECT_DRAWS} XObjects (nested forms?); "
+        raise ConversionFailed(f"{name}: a page draws more than {MAX_XOBJECT_DRAWS} XObjects (nested forms?); "
                                "refused as a drawing bomb") from None
     finally:
         _budget.left = _budget.draws = None
