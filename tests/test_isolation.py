@@ -334,3 +334,74 @@ def test_the_bounded_lzw_decoder_reads_what_pdfminer_reads():
 
     stream = lzw_codes([256, 72, 105, 258, 33, 256, 65, 65, 258, 259, 257])
     assert lzwdecode(stream) == theirs(stream) == b"HiHi!AAAAAA"
+
+
+def test_a_converting_record_is_written_before_conversion_and_gone_after(make_app, docs, monkeypatch):
+    from minirag.ingest import pipeline
+
+    seen = {}
+    real = pipeline.convert_isolated
+
+    def look(op, args, name, limits):
+        seen[Path(name).name] = app.index.excluded_states()[name]
+        return real(op, args, name, limits)
+
+    monkeypatch.setattr(pipeline, "convert_isolated", look)
+    write(docs / "kept.md", "# Kept\n\nKoalas sleep most of the day.\n")
+    app = make_app()
+    progress = run_sync(app.pipeline, list(app.config.roots))
+    mark = seen["kept.md"]
+    assert mark.failure and mark.reason.endswith(pipeline.CONVERTING) and mark.content_hash
+    assert progress.done == 1 and app.index.excluded_states() == {}
+
+
+def test_a_sync_that_dies_while_converting_leaves_that_file_remembered_as_failing(make_app, docs, tmp_path,
+                                                                                  model_dir):
+    """The parent itself killed mid-conversion (the abort that used to take minirag down): the record
+    written before the conversion is what the next sync finds, so the file is not tried again."""
+    import subprocess
+    import sys
+
+    write(docs / "doomed.md", "# Doomed\n\nminirag dies converting this.\n")
+    write(docs / "fine.md", "# Fine\n\nPlatypuses lay eggs.\n")
+    script = f"""
+import os, sys
+sys.path.insert(0, {str(Path(__file__).parent)!r})
+from minirag.app import App
+from minirag.config import load_config
+from minirag.ingest import pipeline
+real = pipeline.convert_isolated
+def die_on(op, args, name, limits):
+    if name.endswith("doomed.md"):
+        os._exit(134)
+    return real(op, args, name, limits)
+pipeline.convert_isolated = die_on
+config = load_config(env={{}}, base_dirs=[{str(docs)!r}], db_path={str(tmp_path / "index.db")!r},
+                     model_path={str(model_dir)!r})
+App(config).sync()
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 134, done.stderr
+    app = make_app()
+    progress = run_sync(app.pipeline, list(app.config.roots))
+    assert progress.still_failing == 1 and progress.failed == 0
+    assert app.index.excluded_states()[str(docs / "doomed.md")].reason.endswith("while converting it)")
+    assert str(docs / "fine.md") in {row["source"] for row in app.index.list_sources()}
+
+
+def test_a_sync_stopped_mid_conversion_leaves_no_failure_behind(app, docs, monkeypatch):
+    from minirag.ingest import pipeline
+    from minirag.ingest.progress import Progress
+    from minirag.ingest.scan import walk
+
+    progress = Progress()
+    real = pipeline.convert_isolated
+
+    def stop_then_convert(op, args, name, limits):
+        progress.stop.set()  # a server shutting down while this file converts
+        return real(op, args, name, limits)
+
+    monkeypatch.setattr(pipeline, "convert_isolated", stop_then_convert)
+    write(docs / "later.md", "# Later\n\nConverted on the next sync.\n")
+    app.pipeline.run_files(list(walk(docs, [docs])), progress)
+    assert app.index.excluded_states() == {}  # not counted as failing: the next sync converts it
