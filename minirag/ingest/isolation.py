@@ -73,7 +73,8 @@ class _Worker:
     def call(self, request: bytes, wall_seconds: float) -> dict:
         deadline = time.monotonic() + wall_seconds
         try:
-            self.process.stdin.write(_HEADER.pack(len(request)) + request)
+            self.process.stdin.write(_HEADER.pack(len(request)))
+            self.process.stdin.write(request)  # not joined to the header: a document may be 100 MB
             self.process.stdin.flush()
         except (BrokenPipeError, OSError):
             raise _WorkerGone from None
