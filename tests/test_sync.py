@@ -130,9 +130,9 @@ def conversions(monkeypatch):
     seen = []
     real = pipeline.convert_isolated
 
-    def counting(op, args, name, limits):
+    def counting(op, args, name, limits, **kw):
         seen.append(Path(name).name)
-        return real(op, args, name, limits)
+        return real(op, args, name, limits, **kw)
 
     monkeypatch.setattr(pipeline, "convert_isolated", counting)
     return seen

@@ -24,7 +24,7 @@ PAD_ALLOWANCE = 1000  # empty cells a small ragged table may always get
 # One row of 20 M commas (a 20 MB file) made 20 M cells per parse: 10 GB. Lines and rows are
 # bounded before the csv module splits them; real exports stay far below both.
 MAX_LINE_CHARS = 1024 * 1024
-MAX_COLUMNS = 10_000
+MAX_COLUMNS = 50_000
 
 
 def csv_to_markdown(text: str, name: str) -> str:

@@ -29,6 +29,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from minirag.errors import ConversionFailed
@@ -165,13 +166,17 @@ class ConverterPool:
             self._idle.append(worker)
             self._changed.notify()
 
-    def run(self, op: str, args: tuple, name: str, limits: Limits) -> Converted:
+    def run(self, op: str, args: tuple, name: str, limits: Limits, started: Callable[[], None] | None = None,
+            ) -> Converted:
         """`op` (convert_worker._run) on `args` in a worker; ConversionFailed when it fails or
-        runs past a limit, the reason naming the setting."""
+        runs past a limit, the reason naming the setting. `started` is called once a worker is
+        ready, right before the conversion starts (not while a worker starts or is waited for)."""
         request = pickle.dumps((op, args, name, limits.memory_mb * 1024 * 1024, limits.cpu_seconds),
                                protocol=pickle.HIGHEST_PROTOCOL)
         worker = self._take()
         try:
+            if started is not None:
+                started()
             answer = worker.call(request, limits.wall_seconds)
         except TimeoutError:
             worker.end()
@@ -226,5 +231,6 @@ POOL = ConverterPool()
 atexit.register(POOL.close)
 
 
-def convert_isolated(op: str, args: tuple, name: str, limits: Limits) -> Converted:
-    return POOL.run(op, args, name, limits)
+def convert_isolated(op: str, args: tuple, name: str, limits: Limits,
+                     started: Callable[[], None] | None = None) -> Converted:
+    return POOL.run(op, args, name, limits, started)

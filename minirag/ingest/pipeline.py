@@ -43,9 +43,19 @@ TOUCHED_BATCH = 1000  # new stats of touched-but-unchanged files per transaction
 # size and mtime: its stat is stored as unknown, so the next sync reads and hashes it
 # instead of trusting the stat (git's "racy" rule). Future mtimes (clock skew) count too.
 RACY_NS = 3_000_000_000
-# What a file's bytes are remembered as from the moment their conversion starts until it ends:
-# if minirag itself dies meanwhile, the next sync counts them as still failing.
+# What a file's bytes are remembered as from the moment their conversion starts until it ends. If
+# minirag itself dies meanwhile, the next sync tries them once more, marked CONVERTING_AGAIN; die
+# again and they count as still failing.
 CONVERTING = "conversion never finished (minirag stopped or crashed while converting it)"
+CONVERTING_AGAIN = ("conversion never finished, twice (minirag stopped or crashed while converting it); "
+                    "not tried again until it changes")
+
+
+def unfinished_once(source: str, state: ExcludedState) -> bool:
+    """Whether `state` is a first conversion that never finished. Those bytes are tried once more:
+    minirag may have been killed for a reason of its own (kill -9, a power cut) while that file was
+    merely converting; a second such death is the file's, and it then counts as still failing."""
+    return state.failure and state.reason == f"{source}: {CONVERTING}"
 
 
 def trusted_mtime(mtime_ns: int) -> int | None:
@@ -151,11 +161,11 @@ class Pipeline:
 
     def prepare_file(self, found: FoundFile, stored: StoredState | None, *, force: bool,
                      progress: Progress | None = None, excluded: ExcludedState | None = None,
-                     retry_failed: bool = False, marks: dict[str, str] | None = None,
+                     retry_failed: bool = False, marks: dict[str, str | None] | None = None,
                      ) -> Document | Unchanged | Excluded | Failed:
         """`retry_failed`: convert a file whose same bytes failed before (a user naming it wants
-        to hear why), where a sync counts it as still failing. `marks`: where the conversion is
-        marked in the index before it starts (source -> the reason it is marked with), for the
+        to hear why), where a sync counts it as still failing. `marks`: the conversion is marked
+        in the index while it runs (source -> the mark's reason, None once it ended well), for the
         caller to resolve; None: not marked."""
         if excluded is not None and excluded.failure and retry_failed:
             excluded = None
@@ -176,19 +186,26 @@ class Pipeline:
         digest = file_hash(data)
         if not force and stored and stored.content_hash == digest and self.cut_as_now(stored):
             return Unchanged(found)
-        if not force and excluded and excluded.content_hash == digest and excluded.scheme == SCHEME_VERSION:
+        same = excluded is not None and excluded.content_hash == digest and excluded.scheme == SCHEME_VERSION
+        retry = same and unfinished_once(found.source, excluded)
+        if not force and same and not retry:
             # The same bytes were left out last time, or failed: not converted again.
             return Failed(excluded.reason, digest, known=True) if excluded.failure else Excluded(excluded.reason, digest)
-        if marks is not None:
-            reason = f"{found.source}: {CONVERTING}"
+        reason = f"{found.source}: {CONVERTING_AGAIN if retry else CONVERTING}"
+
+        def mark() -> None:
             self.index.mark_converting(found.source, ExcludedState(
                 digest, found.size, trusted_mtime(found.mtime_ns), SCHEME_VERSION, reason, failure=True))
             marks[found.source] = reason
+
         try:
             converted = convert_isolated("document", (data, Path(found.source).suffix, found.source),
-                                         found.source, self.limits)
+                                         found.source, self.limits, started=None if marks is None else mark)
         except ConversionFailed as exc:
-            return Failed(str(exc), digest)
+            return Failed(str(exc), digest)  # the mark stays until run_files records this failure over it
+        if marks is not None:  # only the conversion itself is marked, not the wait for the encoder
+            self.index.unmark_converting(found.source, reason)
+            marks[found.source] = None
         if progress is not None:
             progress.add_time("convert", time.perf_counter() - t0)
         return self.build(converted, source=found.source, kind="file", stem=Path(found.source).stem,
@@ -213,7 +230,8 @@ class Pipeline:
         notify = on_change or (lambda _p: None)
         group: list[Document] = []
         touched: list[tuple[str, int, int]] = []  # unchanged content, new stat: written with the next group
-        marks: dict[str, str] = {}  # conversions marked in the index and not resolved yet
+        # Sources whose exclusion row a conversion mark replaced this run -> the mark, while it is in place.
+        marks: dict[str, str | None] = {}
 
         def flush_touched() -> None:
             self.index.update_stats(touched)
@@ -224,8 +242,6 @@ class Pipeline:
             if group:
                 progress.chunks_written += self.write(group, progress)
                 progress.done += len(group)
-                for document in group:  # replace_sources dropped their marks
-                    marks.pop(document.record.source, None)
                 group.clear()
                 notify(progress)
 
@@ -268,14 +284,14 @@ class Pipeline:
                             progress.warnings.append(result.reason)
                         state = ExcludedState(result.content_hash, found.size, trusted_mtime(found.mtime_ns),
                                               SCHEME_VERSION, result.reason, failure=True)
-                        if marks.pop(found.source, None) or exclusions.get(found.source) != state:
+                        if _was_marked(marks, found.source) or exclusions.get(found.source) != state:
                             self.index.record_exclusion(found.source, state)
                     elif isinstance(result, Excluded):
                         progress.excluded += 1
                         previous = exclusions.get(found.source)
                         state = ExcludedState(result.content_hash, found.size, trusted_mtime(found.mtime_ns),
                                               SCHEME_VERSION, result.reason)
-                        if marks.pop(found.source, None) or previous != state:
+                        if _was_marked(marks, found.source) or previous != state:
                             progress.deleted += self.index.record_exclusion(found.source, state)
                     else:
                         progress.warnings.extend(result.warnings)
@@ -292,8 +308,16 @@ class Pipeline:
                 else:
                     flush()
         finally:  # every converting thread has ended: what is still marked was left unfinished, not killed
-            self.index.clear_marks(list(marks.items()))
+            self.index.clear_marks([(source, reason) for source, reason in marks.items() if reason])
         progress.current = None
+
+
+def _was_marked(marks: dict[str, str | None], source: str) -> bool:
+    """Whether this run marked `source` (so its exclusion row must be written again), forgetting it."""
+    if source not in marks:
+        return False
+    del marks[source]
+    return True
 
 
 def _ahead(pool: ThreadPoolExecutor, items: Iterable[FoundFile], fn) -> Iterator[tuple[FoundFile, Future]]:

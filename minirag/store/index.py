@@ -449,9 +449,16 @@ class Index:
         """Record, before its conversion starts, the failure a file's bytes become if minirag dies
         converting them; any thread may call it. Written on a connection of its own and not
         checkpointed (the next write's checkpoint folds it in), so it costs a commit, no fsync."""
-        self.ensure_same_file()
         values = (source, state.content_hash, state.size, state.mtime_ns, state.scheme, state.reason, 1,
                   datetime.now(UTC).isoformat(timespec="seconds"))
+        self._write_mark(_UPSERT_EXCLUSION, values)
+
+    def unmark_converting(self, source: str, reason: str) -> None:
+        """The conversion mark_converting recorded has ended well: the mark goes (any thread)."""
+        self._write_mark("DELETE FROM exclusions WHERE source = ? AND failure = 1 AND reason = ?", (source, reason))
+
+    def _write_mark(self, sql: str, values: tuple) -> None:
+        self.ensure_same_file()
         with self._marks_lock:
             conn = self._marks_conn
             if conn is None:
@@ -461,7 +468,7 @@ class Index:
 
             def write() -> None:
                 with _Transaction(conn, searchable=False):
-                    conn.execute(_UPSERT_EXCLUSION, values)
+                    conn.execute(sql, values)
 
             db.with_retry(write)
 
