@@ -242,7 +242,8 @@ def test_every_bomb_costs_its_file_only_and_stays_remembered(make_app, docs, cou
     assert counted == []  # remembered by content hash: nothing converted again
 
 
-def test_a_worker_that_dies_is_that_files_failure_and_the_next_file_gets_a_new_one(make_app, docs, monkeypatch):
+def test_a_worker_that_dies_is_that_files_failure_and_the_next_file_gets_a_new_one(make_app, docs, monkeypatch,
+                                                                                    capfd):
     from minirag.ingest import pipeline
 
     real = pipeline.convert_isolated
@@ -257,6 +258,7 @@ def test_a_worker_that_dies_is_that_files_failure_and_the_next_file_gets_a_new_o
     progress = run_sync(app.pipeline, list(app.config.roots))
     assert "the converter crashed (SIGABRT); most likely out of memory" in _warning(progress, "doomed.md")
     assert (progress.done, progress.failed) == (1, 1)
+    assert "Fatal Python error" not in capfd.readouterr().err  # the one line above is all the user gets
     again = run_sync(app.pipeline, list(app.config.roots))
     assert (again.failed, again.still_failing) == (0, 1)
 

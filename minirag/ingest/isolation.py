@@ -67,9 +67,11 @@ class _Worker:
     def __init__(self) -> None:
         env = {**os.environ, **_WORKER_ENV,
                "PYTHONPATH": os.pathsep.join(p for p in sys.path if isinstance(p, str) and p)}
+        # A worker's dying words ("Fatal Python error: Cannot recover from MemoryErrors" and a stack)
+        # are not for the user, whose one line says what happened; with -v they are shown.
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "minirag.ingest.convert_worker"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, close_fds=True)
+            [sys.executable, "-m", "minirag.ingest.convert_worker"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=None if log.isEnabledFor(logging.DEBUG) else subprocess.DEVNULL, env=env, close_fds=True)
 
     def call(self, request: bytes, wall_seconds: float) -> dict:
         deadline = time.monotonic() + wall_seconds
