@@ -71,7 +71,7 @@ class _Worker:
         # are not for the user, whose one line says what happened; with -v they are shown.
         self.process = subprocess.Popen(
             [sys.executable, "-m", "minirag.ingest.convert_worker"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=None if log.isEnabledFor(logging.DEBUG) else subprocess.DEVNULL, env=env, close_fds=True)
+            stderr=None if log.isEnabledFor(logging.INFO) else subprocess.DEVNULL, env=env, close_fds=True)
 
     def call(self, request: bytes, wall_seconds: float) -> dict:
         deadline = time.monotonic() + wall_seconds
