@@ -271,6 +271,7 @@ def test_a_conversion_past_its_wall_time_is_killed_and_the_pool_goes_on():
     assert done.markdown == "# Still here\n"
 
 
+@pytest.mark.slow  # a fresh worker imports markitdown and pandas first (seconds)
 def test_a_conversion_past_its_memory_limit_fails_alone():
     """150,000 padded cells, under the sheet cap: pandas and the table need more than the worker's
     ~220 MiB of address space allows under the lowest MINIRAG_CONVERT_MEMORY_MB."""
