@@ -414,14 +414,14 @@ class App:
 
     @explained
     def ingest_data(self, content: str, source: str, fmt: str = "text", title: str | None = None) -> dict:
-        from minirag.ingest.convert import convert_data
+        from minirag.ingest.isolation import convert_isolated, limits_of
 
         self.refuse_if_read_only("ingest_data")
         source = self.data_source_id(source)
         size = len(content.encode("utf-8", errors="surrogatepass"))
         if size > self.config.max_file_size:
             raise InvalidArgument(f"data is {size} bytes, over MAX_FILE_SIZE ({self.config.max_file_size})")
-        converted = convert_data(content, fmt, source)
+        converted = convert_isolated("data", (content, fmt, source), source, limits_of(self.config))
         document = self.pipeline.build(
             converted, source=source, kind="data", stem=source, title=title,
             content_hash=file_hash(content.encode("utf-8")),
@@ -431,8 +431,8 @@ class App:
     @explained
     def ingest_url(self, url: str, source: str | None = None, title: str | None = None) -> dict:
         """The one network operation: every fetch goes through fetch.fetch_url and its guard."""
-        from minirag.ingest.convert import convert_fetched
         from minirag.ingest.fetch import UrlRefused, fetch_url
+        from minirag.ingest.isolation import convert_isolated, limits_of
 
         self.refuse_if_read_only("ingest_url")
         url = url.strip()
@@ -440,7 +440,9 @@ class App:
             raise UrlRefused(f"refused {url!r}: scheme 'file' is not http or https")
         source = self.data_source_id(source if source is not None else url)  # the URL is the id when none is given
         page = fetch_url(url, allow_private=self.config.allow_private_urls)
-        converted = convert_fetched(page.body, mimetype=page.content_type, charset=page.charset, url=page.final_url)
+        # Fetched bodies meet the same isolated converters as files: a bomb served by a URL costs that call.
+        converted = convert_isolated("fetched", (page.body, page.content_type, page.charset, page.final_url),
+                                     page.final_url, limits_of(self.config))
         document = self.pipeline.build(
             converted, source=source, kind="url", stem=source, title=title,
             content_hash=file_hash(page.body),

@@ -24,6 +24,9 @@ from minirag.ingest.ignore import Globs
 DEFAULT_MODEL = "intfloat/multilingual-e5-small"
 DEFAULT_MAX_FILE_SIZE = 100 * 1024 * 1024
 DEFAULT_CHUNK_TOKEN_BUDGET = 110
+DEFAULT_CONVERT_MEMORY_MB = 2048
+DEFAULT_CONVERT_CPU_SECONDS = 120
+DEFAULT_CONVERT_TIMEOUT = 300
 MIN_CHUNK_TOKEN_BUDGET = 16
 DEFAULT_HYBRID_WEIGHT = 0.4  # the keyword side's share of the fused score (search/fusion.py)
 QUESTION_HYBRID_WEIGHT = 0.2  # ... for a query in question form, unless one is set (search/query_form.py)
@@ -95,6 +98,14 @@ SETTINGS: tuple[Setting, ...] = (
             "when a root lies in one); `.minignore` files are honoured either way", values=BOOLEAN_VALUES),
     Setting("MAX_FILE_SIZE", f"{DEFAULT_MAX_FILE_SIZE} (100 MiB)", "bytes; bigger files (and bigger "
             "`ingest_data` payloads) are refused before they are read", kind=int, low=1),
+    Setting("MINIRAG_CONVERT_MEMORY_MB", str(DEFAULT_CONVERT_MEMORY_MB), "MiB of address space one file's "
+            "conversion may use, in its own worker process; past it the file fails, minirag goes on",
+            kind=int, low=256, high=1024 * 1024),
+    Setting("MINIRAG_CONVERT_CPU_SECONDS", str(DEFAULT_CONVERT_CPU_SECONDS), "CPU seconds one file's "
+            "conversion may use; past them the file fails", kind=int, low=1, high=86400),
+    Setting("MINIRAG_CONVERT_TIMEOUT", str(DEFAULT_CONVERT_TIMEOUT), "seconds (wall clock) one file's "
+            "conversion may take; past them its worker is killed and the file fails", kind=int, low=1,
+            high=86400),
     Setting("CHUNK_TOKEN_BUDGET", f"the model's own ({DEFAULT_CHUNK_TOKEN_BUDGET} unless measured otherwise; "
             "docs/models.md)", "size of a retrieval unit in the model's own tokens; also at most the model's "
             "maximum sequence length. A sync re-cuts files cut at another budget (unchanged chunk texts "
@@ -245,6 +256,10 @@ class Config:
     include: Globs = Globs()  # ingest/ignore.py
     exclude: Globs = Globs()
     gitignore: bool = True
+    # Per file, in the converter's worker process (ingest/isolation.py).
+    convert_memory_mb: int = DEFAULT_CONVERT_MEMORY_MB
+    convert_cpu_seconds: int = DEFAULT_CONVERT_CPU_SECONDS
+    convert_timeout: int = DEFAULT_CONVERT_TIMEOUT
 
 
 def parse_bool(name: str, raw: str) -> bool:
@@ -518,6 +533,10 @@ def load_config(
         include=_globs(env, "MINIRAG_INCLUDE", include),
         exclude=_globs(env, "MINIRAG_EXCLUDE", exclude),
         gitignore=parse_bool("MINIRAG_GITIGNORE", env.get("MINIRAG_GITIGNORE", "").strip() or "on"),
+        **{field: value for field, value in (
+            ("convert_memory_mb", _number(env, "MINIRAG_CONVERT_MEMORY_MB")),
+            ("convert_cpu_seconds", _number(env, "MINIRAG_CONVERT_CPU_SECONDS")),
+            ("convert_timeout", _number(env, "MINIRAG_CONVERT_TIMEOUT"))) if value is not None},
     )
 
 

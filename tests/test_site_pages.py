@@ -87,6 +87,13 @@ def test_youtube_pages_are_converted_as_plain_html_when_markitdown_would_fetch_t
         web, web_app, monkeypatch):
     from markitdown.converters import _youtube_converter
 
+    from minirag.ingest import convert_worker, isolation
+
+    class InProcess:  # the flag below is set in this process, so the conversion must run here too
+        def run(self, op, args, name, limits, started=None):
+            return convert_worker._run(op, args)
+
+    monkeypatch.setattr(isolation, "POOL", InProcess())
     monkeypatch.setattr(_youtube_converter, "IS_YOUTUBE_TRANSCRIPT_CAPABLE", True)
     result = web_app.ingest_url(YOUTUBE)
     assert result["title"] == "Surface Go Review - It’s Awesome - YouTube"  # the page's own <title>

@@ -128,13 +128,13 @@ def conversions(monkeypatch):
     from minirag.ingest import pipeline
 
     seen = []
-    real = pipeline.convert_document
+    real = pipeline.convert_isolated
 
-    def counting(data, suffix, name):
+    def counting(op, args, name, limits, **kw):
         seen.append(Path(name).name)
-        return real(data, suffix, name)
+        return real(op, args, name, limits, **kw)
 
-    monkeypatch.setattr(pipeline, "convert_document", counting)
+    monkeypatch.setattr(pipeline, "convert_isolated", counting)
     return seen
 
 

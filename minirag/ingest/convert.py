@@ -25,6 +25,7 @@ from minirag.ingest.csv_table import csv_to_markdown
 from minirag.ingest.pdf_inflate import inflate_budget
 from minirag.ingest.pdf_structure import outline, structured
 from minirag.ingest.quiet import converting
+from minirag.ingest.sheet_limits import check_sheets
 from minirag.ingest.text_repair import escape_headings, repair
 
 log = logging.getLogger(__name__)
@@ -57,7 +58,12 @@ MAX_ZIP_MEMBERS = 10_000
 # ratio down while one XML part still inflates 300x (a 14 kB DOCX held 4.4 MB of XML that
 # took the DOCX parser 52 s; a 5.6 MB one, 1 GB). Real document XML deflates 5-30x.
 MAX_MEMBER_RATIO = 100
-MEMBER_RATIO_FROM_BYTES = 1024 * 1024  # members this small are never refused for their ratio
+MEMBER_RATIO_FROM_BYTES = 1024 * 1024  # members this small are never refused for their ratio alone...
+# ... but together they are: 50 members of 0.9 MB each at ratio 200 (a 95 KB EPUB) took the parser
+# over 240 s. What all members past MAX_MEMBER_RATIO inflate to may not pass MEMBER_RATIO_FROM_BYTES.
+# Text one document may give, after conversion: far more than any book (a 1,000-page one is ~3 M),
+# and what 50 MB of text with no line break costs the chunker in minutes and gigabytes.
+MAX_TEXT_CHARS = 32 * 1024 * 1024
 _SNIFF = 8192
 # Text whose characters are more than this share control characters is binary data.
 MAX_CONTROL_SHARE = 0.05
@@ -203,11 +209,17 @@ def check_zip(data: bytes, name: str, kind: str) -> zipfile.ZipFile:
             or (unpacked > 50 * 1024 * 1024 and unpacked / packed > MAX_ZIP_RATIO)):
         raise ConversionFailed(f"{name}: refused: {len(members)} members would inflate to {unpacked} bytes "
                                f"from {packed} (zip bomb?)")
+    dense = 0  # bytes inflated by members past MAX_MEMBER_RATIO, however small each is
     for member in members:
-        if (member.file_size > MEMBER_RATIO_FROM_BYTES
-                and member.file_size / max(1, member.compress_size) > MAX_MEMBER_RATIO):
+        if member.file_size / max(1, member.compress_size) <= MAX_MEMBER_RATIO:
+            continue
+        if member.file_size > MEMBER_RATIO_FROM_BYTES:
             raise ConversionFailed(f"{name}: refused: {member.filename[:100]} would inflate to {member.file_size} "
                                    f"bytes from {member.compress_size} (zip bomb?)")
+        dense += member.file_size
+        if dense > MEMBER_RATIO_FROM_BYTES:
+            raise ConversionFailed(f"{name}: refused: members compressed over {MAX_MEMBER_RATIO}:1 would inflate "
+                                   f"to more than {MEMBER_RATIO_FROM_BYTES} bytes together (zip bomb?)")
     return archive
 
 
@@ -273,7 +285,16 @@ def repaired(converted: Converted, *, pdf: bool = False) -> Converted:
 def convert_document(data: bytes, suffix: str, name: str) -> Converted:
     """Convert a document's bytes as the format `suffix` names. ConversionFailed with a one-line reason."""
     suffix = suffix.lower()
-    return repaired(_convert_by_suffix(data, suffix, name), pdf=suffix == ".pdf" or suffix in ocr.IMAGE_EXTENSIONS)
+    return bounded(repaired(_convert_by_suffix(data, suffix, name),
+                            pdf=suffix == ".pdf" or suffix in ocr.IMAGE_EXTENSIONS), name)
+
+
+def bounded(converted: Converted, name: str) -> Converted:
+    """`converted`, unless its text is over MAX_TEXT_CHARS."""
+    if len(converted.markdown) > MAX_TEXT_CHARS:
+        raise ConversionFailed(f"{name}: refused: its text is {len(converted.markdown):,} characters, over the "
+                               f"{MAX_TEXT_CHARS:,} one document may give; split it")
+    return converted
 
 
 def _convert_by_suffix(data: bytes, suffix: str, name: str) -> Converted:
@@ -296,7 +317,9 @@ def _convert_by_suffix(data: bytes, suffix: str, name: str) -> Converted:
         text, warnings = decode_text(data, name)
         return Converted(markdown=csv_to_markdown(text, name), warnings=warnings)
     if suffix in _ZIP_FORMATS:
-        check_zip(data, name, suffix).close()
+        with check_zip(data, name, suffix) as archive:
+            if suffix == ".xlsx":
+                check_sheets(archive, name)
     return _markitdown(data, suffix, name)
 
 
@@ -364,7 +387,7 @@ def convert_fetched(body: bytes, *, mimetype: str, charset: str | None, url: str
 
         site_page = convert_site_page(body, mimetype="text/html", charset=charset, url=url)  # Wikipedia, ...
         if site_page is not None:
-            return repaired(site_page)
+            return bounded(repaired(site_page), url)
     if suffix in _HTML and charset:
         try:
             text = body.decode(charset, errors="replace")
@@ -373,5 +396,5 @@ def convert_fetched(body: bytes, *, mimetype: str, charset: str | None, url: str
         else:
             if b"\x00" in body[:_SNIFF]:
                 raise ConversionFailed(f"{url}: looks like a binary file (NUL bytes), not HTML")
-            return repaired(_html(text, url))
+            return bounded(repaired(_html(text, url)), url)
     return convert_document(body, suffix, url)

@@ -21,14 +21,28 @@ from minirag.errors import ConversionFailed
 DELIMITERS = (",", ";", "\t", "|")  # in order of preference when they split equally well
 SAMPLE_ROWS = 50
 PAD_ALLOWANCE = 1000  # empty cells a small ragged table may always get
+# One row of 20 M commas (a 20 MB file) made 20 M cells per parse: 10 GB. Lines and rows are
+# bounded before the csv module splits them; real exports stay far below both.
+MAX_LINE_CHARS = 1024 * 1024
+MAX_COLUMNS = 50_000
 
 
 def csv_to_markdown(text: str, name: str) -> str:
     """The rows of `text` as a Markdown table (the first row as its header); "" for no rows."""
     text = text.lstrip("\ufeff")
+    longest = max(map(len, io.StringIO(text, newline="")), default=0)
+    if longest > MAX_LINE_CHARS:
+        raise ConversionFailed(f"{name}: refused: a line of {longest:,} characters, over the {MAX_LINE_CHARS:,} "
+                               "a CSV line may have")
     delimiter = sniff_delimiter(text)
+    rows = []
     try:
-        rows = [row for row in csv.reader(io.StringIO(text, newline=""), delimiter=delimiter) if _has_text(row)]
+        for row in csv.reader(io.StringIO(text, newline=""), delimiter=delimiter):
+            if len(row) > MAX_COLUMNS:
+                raise ConversionFailed(f"{name}: refused: a row of {len(row):,} columns, over the "
+                                       f"{MAX_COLUMNS:,} a CSV table may have")
+            if _has_text(row):
+                rows.append(row)
     except csv.Error as exc:
         raise ConversionFailed(f"{name}: cannot read CSV ({exc})") from None
     if not rows:

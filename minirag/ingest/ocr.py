@@ -38,6 +38,9 @@ RENDER_DPI = 200
 MIN_IMAGE_SHARE = 0.3
 MIN_LAYER_CHARS = 200
 INSTALL_HINT = "install the ocr extra (pip install 'minirag[ocr]')"
+# CPU time one page may add to its file's converter limit (MINIRAG_CONVERT_CPU_SECONDS is sized
+# for parsing; OCR costs seconds a page). The wall-time limit still bounds the whole file.
+OCR_CPU_PER_PAGE = 60
 
 
 @dataclass(frozen=True)
@@ -204,6 +207,20 @@ def _unread_note(count: int, total: int, current: OcrSettings) -> str:
     return f"{count} of {total} pages had no text; {hint}"
 
 
+def _grant_cpu(seconds: int) -> None:
+    """Raise this process's CPU-time soft limit by `seconds` where one is set (the converter
+    worker's per-file limit, ingest/isolation.py), so a scan is bounded by pages, not by a
+    limit sized for parsing text."""
+    try:
+        import resource
+    except ImportError:  # pragma: no cover - Windows: no limits to raise
+        return
+    soft, hard = resource.getrlimit(resource.RLIMIT_CPU)
+    if soft != resource.RLIM_INFINITY:
+        wanted = soft + seconds
+        resource.setrlimit(resource.RLIMIT_CPU, (wanted if hard == resource.RLIM_INFINITY else min(wanted, hard), hard))
+
+
 def read_image(data: bytes, name: str) -> tuple[str, str]:
     """An image file's text, a form feed between the frames of a multi-page TIFF, and a note
     (pages left unread). Its size is checked from the header before any pixel is decoded."""
@@ -229,6 +246,7 @@ def read_image(data: bytes, name: str) -> tuple[str, str]:
                 if index >= MAX_OCR_PAGES:
                     break
                 _check_pixels(*frame.size, name)
+                _grant_cpu(OCR_CPU_PER_PAGE)
                 pages.append(engine.read(frame.copy()))
         except (OSError, ValueError, Image.DecompressionBombError) as exc:
             raise ConversionFailed(f"{name}: cannot decode image ({type(exc).__name__}: {str(exc)[:200]})") from None
@@ -294,6 +312,7 @@ def fill_scanned_pages(data: bytes, name: str, text: str) -> tuple[str, str]:
                 page = pdf[index]
                 width, height = page.get_size()
                 scale = min(RENDER_DPI / 72, (MAX_PIXELS / max(1.0, width * height)) ** 0.5)
+                _grant_cpu(OCR_CPU_PER_PAGE)
                 out.append(engine.read(page.render(scale=scale).to_pil()))
             return out
         finally:

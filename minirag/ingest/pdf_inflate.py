@@ -1,4 +1,4 @@
-"""A PDF's compressed streams inflate within a budget, so a decompression bomb is refused.
+"""A PDF's compressed streams decode within a budget, so a decompression bomb is refused.
 
 pdfminer inflates every /FlateDecode stream whole, in memory, with `zlib.decompress`:
 a 2 MB PDF holding 2 GB of deflated spaces took 4 GB of memory, and the 100 MB a
@@ -6,7 +6,10 @@ file may have would take hundreds. Zip formats have their own check (convert.che
 this is the PDF one. pdfminer looks `zlib` up as a name of its `pdftypes` module, so
 that name is pointed at a stand-in whose `decompress` stops at what is left of the
 current document's budget (each converting thread has its own). Outside a conversion
-it is plain zlib.
+it is plain zlib. RunLength, LZW and ASCII85 are decoded by bounded stand-ins counted
+against the same budget (pdfminer's own LZW grows its table without end and copies it
+on every code: 71 KB took 239 s). Form XObjects drawn inside Form XObjects multiply
+(10 draws at each of 7 levels: 10 million), so draws per document are counted too.
 """
 
 from __future__ import annotations
@@ -22,6 +25,9 @@ from minirag.errors import ConversionFailed
 # pages stay far below it (their text is a small share of the file); a few scanned-page
 # images stored with Flate, 30-40 MB each raw, still fit.
 MAX_PDF_INFLATED_BYTES = 512 * 1024 * 1024
+# XObjects one page may draw, nested draws counted one by one: a page usually draws a handful (a
+# logo, a header). Each draw of a form re-reads its resources: 10,000 nested ones took 15 s.
+MAX_XOBJECT_DRAWS = 500
 
 _budget = threading.local()
 _PIECE = 64 * 1024  # compressed bytes fed to the inflater at a time
@@ -29,6 +35,113 @@ _PIECE = 64 * 1024  # compressed bytes fed to the inflater at a time
 
 class InflateLimit(Exception):
     """The current PDF's streams would inflate past its budget."""
+
+
+class DrawLimit(Exception):
+    """A page of the current PDF draws more XObjects than MAX_XOBJECT_DRAWS."""
+
+
+def _spend(size: int) -> None:
+    """Count `size` decoded bytes against the current document's budget (none outside a conversion)."""
+    left = getattr(_budget, "left", None)
+    if left is None:
+        return
+    if size > left:
+        raise InflateLimit
+    _budget.left = left - size
+
+
+def _limit() -> int | None:
+    return getattr(_budget, "left", None)
+
+
+def rldecode(data: bytes) -> bytes:
+    """RunLengthDecode (PDF 1.7, 7.4.5), stopping at the budget."""
+    limit, out, i, n = _limit(), bytearray(), 0, len(data)
+    while i < n:
+        length = data[i]
+        if length == 128:
+            break
+        if length < 128:
+            out += data[i + 1:i + length + 2]
+            i += length + 2
+        else:
+            out += data[i + 1:i + 2] * (257 - length)
+            i += 2
+        if limit is not None and len(out) > limit:
+            raise InflateLimit
+    _spend(len(out))
+    return bytes(out)
+
+
+def lzwdecode(data: bytes) -> bytes:
+    """LZWDecode with EarlyChange 1 (PDF 1.7, 7.4.4), its table capped at 4,096 codes as the
+    format's 12-bit codes allow, stopping at the budget."""
+    limit, out = _limit(), bytearray()
+    table: list[bytes] = [bytes((c,)) for c in range(256)] + [b"", b""]
+    previous = b""
+    bit, total_bits = 0, len(data) * 8
+    while True:
+        width = 9 if len(table) < 511 else 10 if len(table) < 1023 else 11 if len(table) < 2047 else 12
+        if bit + width > total_bits:
+            break
+        start = bit >> 3
+        window = int.from_bytes(data[start:start + 3].ljust(3, b"\0"), "big")
+        code = (window >> (24 - (bit & 7) - width)) & ((1 << width) - 1)
+        bit += width
+        if code == 256:
+            table, previous = table[:258], b""
+            continue
+        if code == 257:
+            break
+        if code < len(table):
+            entry = table[code]
+        elif code == len(table) and previous:
+            entry = previous + previous[:1]
+        else:
+            break  # corrupt: what decoded so far stands, as pdfminer does
+        if previous and len(table) < 4096:
+            table.append(previous + entry[:1])
+        previous = entry
+        out += entry
+        if limit is not None and len(out) > limit:
+            raise InflateLimit
+    _spend(len(out))
+    return bytes(out)
+
+
+def ascii85decode(data: bytes) -> bytes:
+    """ASCII85Decode; `z` stands for four zero bytes, so the output is bounded before decoding."""
+    from pdfminer.ascii85 import ascii85decode as decode
+
+    limit = _limit()
+    if limit is not None and data.count(b"z") * 4 + len(data) > limit:
+        raise InflateLimit
+    out = decode(data)
+    _spend(len(out))
+    return out
+
+
+def _counting_do(real):
+    def do_Do(self, xobjid_arg) -> None:  # noqa: N802 - pdfminer's operator name
+        draws = getattr(_budget, "draws", None)
+        if draws is not None:
+            if draws >= MAX_XOBJECT_DRAWS:
+                raise DrawLimit
+            _budget.draws = draws + 1
+        real(self, xobjid_arg)
+
+    do_Do.minirag_counted = True
+    return do_Do
+
+
+def _page_counted(real):
+    def process_page(self, page) -> None:
+        if getattr(_budget, "draws", None) is not None:
+            _budget.draws = 0
+        real(self, page)
+
+    return process_page
 
 
 class _BoundedZlib:
@@ -80,15 +193,25 @@ def _until_damage(inflater, chunk: bytes, limit: int) -> bytes:
 @contextmanager
 def inflate_budget(name: str, limit: int | None = None) -> Iterator[None]:
     """Within: pdfminer's stream inflation in this thread counts against `limit` bytes."""
+    import pdfminer.pdfinterp
     import pdfminer.pdftypes
 
-    pdfminer.pdftypes.zlib = _BoundedZlib  # type: ignore[assignment]
+    pdftypes = pdfminer.pdftypes
+    pdftypes.zlib = _BoundedZlib  # type: ignore[assignment]
+    pdftypes.rldecode, pdftypes.lzwdecode, pdftypes.ascii85decode = rldecode, lzwdecode, ascii85decode
+    interpreter = pdfminer.pdfinterp.PDFPageInterpreter
+    if not getattr(interpreter.do_Do, "minirag_counted", False):
+        interpreter.do_Do = _counting_do(interpreter.do_Do)
+        interpreter.process_page = _page_counted(interpreter.process_page)
     limit = MAX_PDF_INFLATED_BYTES if limit is None else limit
-    _budget.left = limit
+    _budget.left, _budget.draws = limit, 0
     try:
         yield
     except InflateLimit:
         raise ConversionFailed(f"{name}: its compressed streams inflate past {limit // (1024 * 1024)} MB; "
                                "refused as a decompression bomb") from None
+    except DrawLimit:
+        raise ConversionFailed(f"{name}: a page draws more than {MAX_XOBJECT_DRAWS} XObjects (nested forms?); "
+                               "refused as a drawing bomb") from None
     finally:
-        _budget.left = None
+        _budget.left = _budget.draws = None

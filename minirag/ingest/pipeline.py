@@ -23,8 +23,9 @@ from minirag.chunking.titles import choose_title, first_h1
 from minirag.config import MIN_CHUNK_TOKEN_BUDGET, Config, ConfigError
 from minirag.encoder import Encoder
 from minirag.errors import ConversionFailed, PathOutsideRoots
-from minirag.ingest.convert import Converted, convert_document
+from minirag.ingest.convert import Converted
 from minirag.ingest.embed import with_vectors
+from minirag.ingest.isolation import convert_isolated, limits_of
 from minirag.ingest.ocr import would_read_now
 from minirag.ingest.progress import Progress, plural
 from minirag.ingest.scan import FoundFile
@@ -43,6 +44,19 @@ TOUCHED_BATCH = 1000  # new stats of touched-but-unchanged files per transaction
 # size and mtime: its stat is stored as unknown, so the next sync reads and hashes it
 # instead of trusting the stat (git's "racy" rule). Future mtimes (clock skew) count too.
 RACY_NS = 3_000_000_000
+# What a file's bytes are remembered as from the moment their conversion starts until it ends. If
+# minirag itself dies meanwhile, the next sync tries them once more, marked CONVERTING_AGAIN; die
+# again and they count as still failing.
+CONVERTING = "conversion never finished (minirag stopped or crashed while converting it)"
+CONVERTING_AGAIN = ("conversion never finished, twice (minirag stopped or crashed while converting it); "
+                    "not tried again until it changes")
+
+
+def unfinished_once(source: str, state: ExcludedState) -> bool:
+    """Whether `state` is a first conversion that never finished. Those bytes are tried once more:
+    minirag may have been killed for a reason of its own (kill -9, a power cut) while that file was
+    merely converting; a second such death is the file's, and it then counts as still failing."""
+    return state.failure and state.reason == f"{source}: {CONVERTING}"
 
 
 def trusted_mtime(mtime_ns: int) -> int | None:
@@ -107,6 +121,7 @@ class Pipeline:
         self.encoder = encoder
         self.config = config
         self.budget = chunk_budget(config, encoder)
+        self.limits = limits_of(config)
         index.bind_model(encoder.model_id, encoder.dimension)
 
     # --- preparing documents (runs in worker threads) ----------------------
@@ -150,9 +165,12 @@ class Pipeline:
 
     def prepare_file(self, found: FoundFile, stored: StoredState | None, *, force: bool,
                      progress: Progress | None = None, excluded: ExcludedState | None = None,
-                     retry_failed: bool = False) -> Document | Unchanged | Excluded | Failed:
+                     retry_failed: bool = False, marks: dict[str, str | None] | None = None,
+                     ) -> Document | Unchanged | Excluded | Failed:
         """`retry_failed`: convert a file whose same bytes failed before (a user naming it wants
-        to hear why), where a sync counts it as still failing."""
+        to hear why), where a sync counts it as still failing. `marks`: the conversion is marked
+        in the index while it runs (source -> the mark's reason, None once it ended well), for the
+        caller to resolve; None: not marked."""
         if excluded is not None and excluded.failure and retry_failed:
             excluded = None
         if found.size > self.config.max_file_size:  # never read: remembered by its size (and mtime)
@@ -172,13 +190,26 @@ class Pipeline:
         digest = file_hash(data)
         if not force and stored and stored.content_hash == digest and self.cut_as_now(stored):
             return Unchanged(found)
-        if not force and excluded and excluded.content_hash == digest and excluded.scheme == SCHEME_VERSION:
+        same = excluded is not None and excluded.content_hash == digest and excluded.scheme == SCHEME_VERSION
+        retry = same and unfinished_once(found.source, excluded)
+        if not force and same and not retry:
             # The same bytes were left out last time, or failed: not converted again.
             return Failed(excluded.reason, digest, known=True) if excluded.failure else Excluded(excluded.reason, digest)
+        reason = f"{found.source}: {CONVERTING_AGAIN if retry else CONVERTING}"
+
+        def mark() -> None:
+            self.index.mark_converting(found.source, ExcludedState(
+                digest, found.size, trusted_mtime(found.mtime_ns), SCHEME_VERSION, reason, failure=True))
+            marks[found.source] = reason
+
         try:
-            converted = convert_document(data, Path(found.source).suffix, found.source)
+            converted = convert_isolated("document", (data, Path(found.source).suffix, found.source),
+                                         found.source, self.limits, started=None if marks is None else mark)
         except ConversionFailed as exc:
-            return Failed(str(exc), digest)
+            return Failed(str(exc), digest)  # the mark stays until run_files records this failure over it
+        if marks is not None:  # only the conversion itself is marked, not the wait for the encoder
+            self.index.unmark_converting(found.source, reason)
+            marks[found.source] = None
         if progress is not None:
             progress.add_time("convert", time.perf_counter() - t0)
         return self.build(converted, source=found.source, kind="file", stem=Path(found.source).stem,
@@ -204,6 +235,8 @@ class Pipeline:
         notify = on_change or (lambda _p: None)
         group: list[Document] = []
         touched: list[tuple[str, int, int]] = []  # unchanged content, new stat: written with the next group
+        # Sources whose exclusion row a conversion mark replaced this run -> the mark, while it is in place.
+        marks: dict[str, str | None] = {}
 
         def flush_touched() -> None:
             self.index.update_stats(touched)
@@ -230,71 +263,82 @@ class Pipeline:
         files = list(files)
         progress.bytes_total += sum(f.size for f in files)
         workers = max(1, min(4, (os.cpu_count() or 2)))
-        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="minirag-convert") as pool:
-            for found, future in _ahead(pool, files, lambda f: self.prepare_file(
-                    f, stored.get(f.source), force=force, progress=progress, excluded=exclusions.get(f.source),
-                    retry_failed=retry_failed)):
-                if progress.stop.is_set():
-                    break
-                progress.seen += 1
-                progress.current = found.source
-                try:
-                    result = future.result()
-                except ConversionFailed as exc:
-                    progress.bytes_done += found.size
-                    progress.failed += 1
-                    progress.warnings.append(str(exc))
-                    notify(progress)
-                    continue
-                except Exception as exc:  # noqa: BLE001 - one bad file never stops a sync
-                    log.exception("unexpected error preparing %s", found.source)
-                    progress.failed += 1
-                    progress.warnings.append(f"{found.source}: {type(exc).__name__}: {exc}")
-                    notify(progress)
-                    continue
-                if not isinstance(result, Document):
-                    progress.bytes_done += found.size
-                if isinstance(result, Unchanged):
-                    progress.skipped += 1
-                    state = stored.get(found.source)
-                    mtime_ns = trusted_mtime(found.mtime_ns)
-                    if state and (state.size, state.mtime_ns) != (found.size, mtime_ns):
-                        touched.append((found.source, found.size, mtime_ns))
-                        if len(touched) >= TOUCHED_BATCH:
-                            flush_touched()
-                elif isinstance(result, Failed):
-                    if result.known:
-                        progress.still_failing += 1
-                    else:
+        try:
+            with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="minirag-convert") as pool:
+                for found, future in _ahead(pool, files, lambda f: self.prepare_file(
+                        f, stored.get(f.source), force=force, progress=progress, excluded=exclusions.get(f.source),
+                        retry_failed=retry_failed, marks=marks)):
+                    if progress.stop.is_set():
+                        break
+                    progress.seen += 1
+                    progress.current = found.source
+                    try:
+                        result = future.result()
+                    except ConversionFailed as exc:
+                        progress.bytes_done += found.size
                         progress.failed += 1
-                        progress.warnings.append(result.reason)
-                    state = ExcludedState(result.content_hash, found.size, trusted_mtime(found.mtime_ns),
-                                          SCHEME_VERSION, result.reason, failure=True)
-                    if exclusions.get(found.source) != state:
-                        self.index.record_exclusion(found.source, state)
-                elif isinstance(result, Excluded):
-                    log.info("excluded %s (%s)", found.source, result.reason)
-                    progress.excluded += 1
-                    previous = exclusions.get(found.source)
-                    state = ExcludedState(result.content_hash, found.size, trusted_mtime(found.mtime_ns),
-                                          SCHEME_VERSION, result.reason)
-                    if previous != state:
-                        progress.deleted += self.index.record_exclusion(found.source, state)
+                        progress.warnings.append(str(exc))
+                        notify(progress)
+                        continue
+                    except Exception as exc:  # noqa: BLE001 - one bad file never stops a sync
+                        log.exception("unexpected error preparing %s", found.source)
+                        progress.failed += 1
+                        progress.warnings.append(f"{found.source}: {type(exc).__name__}: {exc}")
+                        notify(progress)
+                        continue
+                    if not isinstance(result, Document):
+                        progress.bytes_done += found.size
+                    if isinstance(result, Unchanged):
+                        progress.skipped += 1
+                        state = stored.get(found.source)
+                        mtime_ns = trusted_mtime(found.mtime_ns)
+                        if state and (state.size, state.mtime_ns) != (found.size, mtime_ns):
+                            touched.append((found.source, found.size, mtime_ns))
+                            if len(touched) >= TOUCHED_BATCH:
+                                flush_touched()
+                    elif isinstance(result, Failed):
+                        if result.known:
+                            progress.still_failing += 1
+                        else:
+                            progress.failed += 1
+                            progress.warnings.append(result.reason)
+                        state = ExcludedState(result.content_hash, found.size, trusted_mtime(found.mtime_ns),
+                                              SCHEME_VERSION, result.reason, failure=True)
+                        if _was_marked(marks, found.source) or exclusions.get(found.source) != state:
+                            self.index.record_exclusion(found.source, state)
+                    elif isinstance(result, Excluded):
+                        log.info("excluded %s (%s)", found.source, result.reason)
+                        progress.excluded += 1
+                        previous = exclusions.get(found.source)
+                        state = ExcludedState(result.content_hash, found.size, trusted_mtime(found.mtime_ns),
+                                              SCHEME_VERSION, result.reason)
+                        if _was_marked(marks, found.source) or previous != state:
+                            progress.deleted += self.index.record_exclusion(found.source, state)
+                    else:
+                        progress.warnings.extend(result.warnings)
+                        group.append(result)
+                        # The first group is small so the encoder starts while conversion runs ahead.
+                        if sum(len(d.chunked.chunks) for d in group) >= (GROUP_CHUNKS if progress.done else 32):
+                            flush()
+                    notify(progress)
+                if progress.stop.is_set():
+                    # Stopping (a server shutting down): files converted but not embedded yet are left
+                    # for the next sync rather than held up for an encoder batch; what was written stays.
+                    pool.shutdown(wait=False, cancel_futures=True)
+                    flush_touched()
                 else:
-                    progress.warnings.extend(result.warnings)
-                    group.append(result)
-                    # The first group is small so the encoder starts while conversion runs ahead.
-                    if sum(len(d.chunked.chunks) for d in group) >= (GROUP_CHUNKS if progress.done else 32):
-                        flush()
-                notify(progress)
-            if progress.stop.is_set():
-                # Stopping (a server shutting down): files converted but not embedded yet are left
-                # for the next sync rather than held up for an encoder batch; what was written stays.
-                pool.shutdown(wait=False, cancel_futures=True)
-                flush_touched()
-            else:
-                flush()
+                    flush()
+        finally:  # every converting thread has ended: what is still marked was left unfinished, not killed
+            self.index.clear_marks([(source, reason) for source, reason in marks.items() if reason])
         progress.current = None
+
+
+def _was_marked(marks: dict[str, str | None], source: str) -> bool:
+    """Whether this run marked `source` (so its exclusion row must be written again), forgetting it."""
+    if source not in marks:
+        return False
+    del marks[source]
+    return True
 
 
 def _ahead(pool: ThreadPoolExecutor, items: Iterable[FoundFile], fn) -> Iterator[tuple[FoundFile, Future]]:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from minirag.chunking import SCHEME_VERSION
 from minirag.ingest.ignore import IgnoreRules
-from minirag.ingest.pipeline import Pipeline
+from minirag.ingest.pipeline import Pipeline, unfinished_once
 from minirag.ingest.progress import Progress
 from minirag.ingest.scan import FoundFile, unseen_warnings, walk, walk_roots, within
 from minirag.security import is_under, served_by_roots
@@ -78,7 +78,8 @@ def run_sync(pipeline: Pipeline, roots: list[Path], *, path: Path | None = None,
         if _fast_path_unchanged(found, stored.get(found.source), pipeline):
             progress.seen += 1
             progress.skipped += 1
-        elif _fast_path_unchanged(found, exclusions.get(found.source), pipeline):
+        elif (_fast_path_unchanged(found, exclusions.get(found.source), pipeline)
+              and not unfinished_once(found.source, exclusions[found.source])):
             progress.seen += 1
             if exclusions[found.source].failure:
                 progress.still_failing += 1

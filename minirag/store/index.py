@@ -88,6 +88,15 @@ class ExcludedState:
     failure: bool = False
 
 
+_UPSERT_EXCLUSION = """
+    INSERT INTO exclusions (source, content_hash, size, mtime_ns, scheme, reason, failure, checked_at)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+    ON CONFLICT(source) DO UPDATE SET content_hash = excluded.content_hash, size = excluded.size,
+        mtime_ns = excluded.mtime_ns, scheme = excluded.scheme, reason = excluded.reason,
+        failure = excluded.failure, checked_at = excluded.checked_at
+"""
+
+
 def _marks(values: Sequence) -> str:
     return ",".join("?" * len(values))
 
@@ -117,6 +126,8 @@ class Index:
         self._local = threading.local()
         self._all: list = []
         self._all_lock = threading.Lock()
+        self._marks_lock = threading.Lock()
+        self._marks_conn = None  # mark_converting's own connection, shared by the converting threads
         self.checkpointer = Checkpointer(lambda: db.connect(self.path)) if self.checkpoints else None
         with db.explained(self.path):
             if read_only:
@@ -153,6 +164,7 @@ class Index:
             self.checkpointer.close()
         with self._all_lock:
             conns, self._all = self._all, []
+        self._marks_conn = None
         for i, conn in enumerate(conns):
             # The last one to close folds the WAL back into the main file and empties it.
             db.close(conn, checkpoint=self.checkpoints and i == len(conns) - 1)
@@ -422,13 +434,6 @@ class Index:
         now = datetime.now(UTC).isoformat(timespec="seconds")
         values = (source, state.content_hash, state.size, state.mtime_ns, state.scheme, state.reason,
                   int(state.failure), now)
-        upsert = """
-            INSERT INTO exclusions (source, content_hash, size, mtime_ns, scheme, reason, failure, checked_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-            ON CONFLICT(source) DO UPDATE SET content_hash = excluded.content_hash, size = excluded.size,
-                mtime_ns = excluded.mtime_ns, scheme = excluded.scheme, reason = excluded.reason,
-                failure = excluded.failure, checked_at = excluded.checked_at
-        """
 
         def write() -> int:
             indexed = not state.failure and self.conn.execute(
@@ -437,10 +442,50 @@ class Index:
             with self._transaction(searchable=indexed):
                 if indexed:
                     self._delete_rows(source, codes.read_codebook(self.conn))
-                self.conn.execute(upsert, values)
+                self.conn.execute(_UPSERT_EXCLUSION, values)
             return int(indexed)
 
         return db.with_retry(write)
+
+    def mark_converting(self, source: str, state: ExcludedState) -> None:
+        """Record, before its conversion starts, the failure a file's bytes become if minirag dies
+        converting them; any thread may call it. Written on a connection of its own and not
+        checkpointed (the next write's checkpoint folds it in), so it costs a commit, no fsync."""
+        values = (source, state.content_hash, state.size, state.mtime_ns, state.scheme, state.reason, 1,
+                  datetime.now(UTC).isoformat(timespec="seconds"))
+        self._write_mark(_UPSERT_EXCLUSION, values)
+
+    def unmark_converting(self, source: str, reason: str) -> None:
+        """The conversion mark_converting recorded has ended well: the mark goes (any thread)."""
+        self._write_mark("DELETE FROM exclusions WHERE source = ? AND failure = 1 AND reason = ?", (source, reason))
+
+    def _write_mark(self, sql: str, values: tuple) -> None:
+        self.ensure_same_file()
+        with self._marks_lock:
+            conn = self._marks_conn
+            if conn is None:
+                conn = self._marks_conn = db.connect(self.path, auto_checkpoint=self.checkpoints)
+                with self._all_lock:
+                    self._all.append(conn)
+
+            def write() -> None:
+                with _Transaction(conn, searchable=False):
+                    conn.execute(sql, values)
+
+            db.with_retry(write)
+
+    def clear_marks(self, marks: Sequence[tuple[str, str]]) -> None:
+        """Forget (source, reason) marks from mark_converting still in place: conversions that did
+        not die but were left unfinished (a sync stopped); a failure recorded since stays."""
+        if not marks:
+            return
+
+        def write() -> None:
+            with self._transaction(searchable=False):
+                self.conn.executemany("DELETE FROM exclusions WHERE source = ? AND failure = 1 AND reason = ?",
+                                      marks)
+
+        db.with_retry(write)
 
     # --- reads ---------------------------------------------------------------
 

@@ -1,0 +1,139 @@
+"""The converter child process: `python -m minirag.ingest.convert_worker`, started by isolation.py.
+
+It reads requests on stdin and answers on the stdout it was started with; fd 1 is
+pointed at stderr first, so a parser that prints cannot corrupt the answers. Each
+request sets this process's own limits before the converter runs: an address-space
+limit (RLIMIT_AS: an allocation past it is a MemoryError, or the process dies) and a
+CPU-time limit counted from what this process has used so far (RLIMIT_CPU: SIGXCPU
+ends it). It imports the converters only, never onnxruntime or the index, and exits
+when its stdin closes (the parent gone).
+
+Frames are an 8-byte big-endian length and a body: requests are pickles from the
+parent; answers are JSON, so the parent never unpickles what a hostile file steered.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pickle
+import resource
+import signal
+import struct
+import sys
+import types
+
+from minirag.errors import ConversionFailed
+
+_HEADER = struct.Struct(">Q")
+
+
+def read_frame(stream) -> bytes | None:
+    header = stream.read(_HEADER.size)
+    if len(header) < _HEADER.size:
+        return None
+    (size,) = _HEADER.unpack(header)
+    body = stream.read(size)
+    return body if len(body) == size else None
+
+
+def write_frame(stream, body: bytes) -> None:
+    stream.write(_HEADER.pack(len(body)) + body)
+    stream.flush()
+
+
+def _set_limits(memory_bytes: int, cpu_seconds: int) -> None:
+    # Soft limits only, the hard ones left unlimited: an unprivileged process can never raise
+    # a hard limit again, and the next request may bring other settings.
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    used = int(usage.ru_utime + usage.ru_stime) + 1
+    resource.setrlimit(resource.RLIMIT_CPU, (used + cpu_seconds, resource.RLIM_INFINITY))
+    resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, resource.RLIM_INFINITY))
+
+
+def _run(op: str, args: tuple):
+    from minirag.ingest import convert
+
+    if op == "document":
+        return convert.convert_document(*args)
+    if op == "fetched":
+        body, mimetype, charset, url = args
+        return convert.convert_fetched(body, mimetype=mimetype, charset=charset, url=url)
+    if op == "data":
+        return convert.convert_data(*args)
+    if op == "probe":  # tests: what this process is and holds
+        return convert.Converted(markdown=json.dumps({"pid": os.getpid(),
+                                                      "onnxruntime": "onnxruntime" in sys.modules}))
+    if op == "crash":  # tests: a converter that takes the process down, as Python's fatal errors do
+        import faulthandler
+
+        faulthandler.enable()
+        faulthandler._sigabrt()
+    raise ValueError(f"unknown operation {op!r}")
+
+
+class _NoMagika(types.ModuleType):
+    """markitdown imports magika (which loads onnxruntime: ~100 MB and a thread pool) for its
+    MarkItDown class's format guessing; convert.py calls one converter per format directly and
+    never guesses, so the worker stands this in for it."""
+
+    class Magika:
+        def __init__(self, *args, **kwargs):
+            raise RuntimeError("magika is not available in the converter worker")
+
+
+def _preload(op: str, args: tuple) -> None:
+    """Import a format's parser before the file's limits start: its first import costs seconds of
+    CPU (markitdown pulls in pandas), which belong to no file."""
+    from minirag.ingest import convert
+
+    suffix = str(args[1]).lower() if op == "document" else ""
+    if suffix == ".pdf":
+        import pdfminer.high_level  # noqa: F401
+    elif suffix in convert._MARKITDOWN:
+        import markitdown.converters  # noqa: F401
+
+
+def serve(requests, answers) -> None:
+    sys.modules.setdefault("magika", _NoMagika("magika"))
+    from minirag.ingest import convert  # noqa: F401 - loaded before the first limit applies
+
+    while True:
+        frame = read_frame(requests)
+        if frame is None:
+            return
+        op, args, name, memory_bytes, cpu_seconds = pickle.loads(frame)  # noqa: S301 - from our parent
+        retire = False
+        try:
+            _preload(op, args)
+            _set_limits(memory_bytes, cpu_seconds)
+            converted = _run(op, args)
+            answer = {"markdown": converted.markdown, "title": converted.metadata_title,
+                      "warnings": list(converted.warnings), "note": converted.note}
+        except ConversionFailed as exc:
+            answer = {"failed": str(exc)}
+            retire = "MemoryError" in str(exc)  # a parser that caught it may have left the heap torn
+            if retire:
+                answer = {"memory": name}
+        except MemoryError:
+            answer, retire = {"memory": name}, True
+        except RecursionError:
+            answer = {"failed": f"{name}: cannot convert (nested too deeply)"}
+        except Exception as exc:  # noqa: BLE001 - one bad document never ends the worker's loop
+            answer = {"failed": f"{name}: cannot convert ({type(exc).__name__})"}
+        # Not the limits here: the answer of a conversion that stayed within them still goes back.
+        resource.setrlimit(resource.RLIMIT_AS, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+        write_frame(answers, json.dumps(answer, ensure_ascii=False).encode("utf-8", "surrogatepass"))
+        if retire:
+            return
+
+
+def main() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is for the parent: it decides what stops
+    with os.fdopen(os.dup(1), "wb") as answers:
+        os.dup2(2, 1)
+        serve(sys.stdin.buffer, answers)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,238 @@
+"""Every converter runs in a child process, so a hostile document costs one file, never minirag.
+
+A parser given a tiny bomb can take gigabytes or minutes, or abort the process
+outright ("Cannot recover from MemoryErrors"). So conversion happens in worker
+processes (convert_worker.py) under an address-space limit and a CPU-time limit
+they set on themselves per file, and a wall-time limit the parent enforces by
+killing the worker. A worker that dies, is killed or runs past a limit makes that
+file's ConversionFailed, with a reason naming the setting; the parent, the server
+and the watcher go on.
+
+The workers are plain `python -m` subprocesses, not `multiprocessing`: `fork` would
+copy a parent that holds an ONNX session and threads, and `spawn`/`forkserver` re-run
+the parent's `__main__`. They are reused from file to file (a start costs an
+interpreter and the converter imports, once per worker) and each converting thread
+checks one out, so conversions run in parallel past the GIL.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import json
+import logging
+import os
+import pickle
+import select
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from minirag.errors import ConversionFailed
+from minirag.ingest.convert import Converted
+from minirag.ingest.convert_worker import _HEADER
+
+log = logging.getLogger(__name__)
+
+MAX_WORKERS = 2
+EXTRA_WORKER_AFTER = 0.5  # seconds a file waits for a busy worker before another one starts
+# Numeric libraries the converters pull in (pandas -> numpy) start a thread pool per core, each
+# reserving address space; one thread each keeps a worker's footprint small and its limit honest.
+_WORKER_ENV = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
+               "PYTHONDONTWRITEBYTECODE": "1"}
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one file's conversion may use (config.py's MINIRAG_CONVERT_* settings)."""
+
+    memory_mb: int
+    cpu_seconds: int
+    wall_seconds: int
+
+
+def limits_of(config) -> Limits:
+    return Limits(config.convert_memory_mb, config.convert_cpu_seconds, config.convert_timeout)
+
+
+class _WorkerGone(Exception):
+    """The worker ended, or was ended, before it answered."""
+
+
+class _Worker:
+    def __init__(self) -> None:
+        env = {**os.environ, **_WORKER_ENV,
+               "PYTHONPATH": os.pathsep.join(p for p in sys.path if isinstance(p, str) and p)}
+        # A worker's dying words ("Fatal Python error: Cannot recover from MemoryErrors" and a stack)
+        # are not for the user, whose one line says what happened; with -v they are shown.
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "minirag.ingest.convert_worker"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=None if log.isEnabledFor(logging.INFO) else subprocess.DEVNULL, env=env, close_fds=True)
+
+    def call(self, request: bytes, wall_seconds: float) -> dict:
+        deadline = time.monotonic() + wall_seconds
+        try:
+            self.process.stdin.write(_HEADER.pack(len(request)))
+            self.process.stdin.write(request)  # not joined to the header: a document may be 100 MB
+            self.process.stdin.flush()
+        except (BrokenPipeError, OSError):
+            raise _WorkerGone from None
+        (size,) = _HEADER.unpack(self._read(_HEADER.size, deadline))
+        return json.loads(self._read(size, deadline).decode("utf-8", "surrogatepass"))
+
+    def _read(self, size: int, deadline: float) -> bytes:
+        out = self.process.stdout
+        pieces, got = [], 0
+        while got < size:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([out], [], [], left)[0]:
+                raise TimeoutError
+            piece = out.read1(size - got)
+            if not piece:
+                raise _WorkerGone
+            pieces.append(piece)
+            got += len(piece)
+        return b"".join(pieces)
+
+    def end(self) -> int | None:
+        """Kill the worker and reap it; its exit status (negative: the signal that ended it)."""
+        if self.process.poll() is None:
+            self.process.kill()
+        try:
+            return self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:  # pragma: no cover - a process stuck in the kernel
+            return None
+        finally:
+            for stream in (self.process.stdin, self.process.stdout):
+                with contextlib.suppress(OSError):
+                    stream.close()
+
+    def retire(self) -> None:
+        """Let an idle worker finish: its stdin closing ends its loop."""
+        with contextlib.suppress(OSError):
+            self.process.stdin.close()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.process.wait(timeout=5)
+        self.end()
+
+
+class ConverterPool:
+    """Worker processes, started as needed and kept for the next file.
+
+    A second worker starts only when a file has waited EXTRA_WORKER_AFTER for the first: most
+    files convert in milliseconds, and each worker pays the converter imports (markitdown,
+    pandas: seconds) on its own. Before isolation the converting threads shared one
+    interpreter's GIL, so one busy worker converts no slower than they did.
+    """
+
+    def __init__(self, max_workers: int = MAX_WORKERS) -> None:
+        self.max_workers = max_workers
+        self._idle: list[_Worker] = []
+        self._live = 0  # workers started and not ended: idle or checked out
+        self._changed = threading.Condition()
+        self.started = 0  # workers started in this process's life (tests count on reuse)
+
+    def _take(self) -> _Worker:
+        waited_until = time.monotonic() + EXTRA_WORKER_AFTER
+        with self._changed:
+            while True:
+                while self._idle:
+                    worker = self._idle.pop()
+                    if worker.process.poll() is None:
+                        return worker
+                    self._live -= 1
+                    worker.end()
+                left = waited_until - time.monotonic()
+                if self._live == 0 or (self._live < self.max_workers and left <= 0):
+                    self._live += 1
+                    self.started += 1
+                    break
+                self._changed.wait(left if left > 0 and self._live < self.max_workers else None)
+        try:
+            return _Worker()
+        except BaseException:
+            self._ended()
+            raise
+
+    def _ended(self) -> None:
+        with self._changed:
+            self._live -= 1
+            self._changed.notify()
+
+    def _give_back(self, worker: _Worker) -> None:
+        with self._changed:
+            self._idle.append(worker)
+            self._changed.notify()
+
+    def run(self, op: str, args: tuple, name: str, limits: Limits, started: Callable[[], None] | None = None,
+            ) -> Converted:
+        """`op` (convert_worker._run) on `args` in a worker; ConversionFailed when it fails or
+        runs past a limit, the reason naming the setting. `started` is called once a worker is
+        ready, right before the conversion starts (not while a worker starts or is waited for)."""
+        request = pickle.dumps((op, args, name, limits.memory_mb * 1024 * 1024, limits.cpu_seconds),
+                               protocol=pickle.HIGHEST_PROTOCOL)
+        worker = self._take()
+        try:
+            if started is not None:
+                started()
+            answer = worker.call(request, limits.wall_seconds)
+        except TimeoutError:
+            worker.end()
+            self._ended()
+            raise ConversionFailed(f"{name}: conversion took longer than {limits.wall_seconds} s "
+                                   "(MINIRAG_CONVERT_TIMEOUT); stopped") from None
+        except _WorkerGone:
+            status = worker.end()
+            self._ended()
+            raise ConversionFailed(_death(name, status, limits)) from None
+        except BaseException:  # KeyboardInterrupt mid-answer: the worker's state is unknown
+            worker.end()
+            self._ended()
+            raise
+        if "memory" in answer:
+            worker.end()
+            self._ended()
+            raise ConversionFailed(_out_of_memory(name, limits))
+        self._give_back(worker)
+        if "failed" in answer:
+            raise ConversionFailed(answer["failed"])
+        return Converted(markdown=answer["markdown"], metadata_title=answer["title"],
+                         warnings=tuple(answer["warnings"]), note=answer["note"])
+
+    def close(self) -> None:
+        """Let the idle workers go (checked-out ones end when their conversion comes back)."""
+        with self._changed:
+            idle, self._idle = self._idle, []
+            self._live -= len(idle)
+        for worker in idle:
+            worker.retire()
+
+
+def _out_of_memory(name: str, limits: Limits) -> str:
+    return (f"{name}: conversion needs more than {limits.memory_mb} MiB of memory "
+            "(MINIRAG_CONVERT_MEMORY_MB); refused")
+
+
+def _death(name: str, status: int | None, limits: Limits) -> str:
+    if status == -signal.SIGXCPU:
+        return (f"{name}: conversion used more than {limits.cpu_seconds} s of CPU "
+                "(MINIRAG_CONVERT_CPU_SECONDS); stopped")
+    if status is not None and status < 0:
+        what = signal.Signals(-status).name if -status in signal.valid_signals() else f"signal {-status}"
+        # Python aborts (SIGABRT) when it cannot recover from a MemoryError.
+        hint = "; most likely out of memory (MINIRAG_CONVERT_MEMORY_MB)" if status == -signal.SIGABRT else ""
+        return f"{name}: the converter crashed ({what}){hint}"
+    return f"{name}: the converter exited unexpectedly (status {status})"
+
+
+POOL = ConverterPool()
+atexit.register(POOL.close)
+
+
+def convert_isolated(op: str, args: tuple, name: str, limits: Limits,
+                     started: Callable[[], None] | None = None) -> Converted:
+    return POOL.run(op, args, name, limits, started)
