@@ -79,6 +79,13 @@ def listed(app) -> dict[str, dict]:
 
 
 def test_a_scanned_page_is_reported_without_the_extra_and_read_once_it_is_installed(app, docs, monkeypatch):
+    from minirag.ingest import convert_worker, isolation
+
+    class InProcess:  # the imports and engines below are patched in this process: convert here too
+        def run(self, op, args, name, limits, started=None):
+            return convert_worker._run(op, args)
+
+    monkeypatch.setattr(isolation, "POOL", InProcess())
     pdf = docs / "invoice.pdf"
     pdf.write_bytes(two_page_pdf("Opening page about orchards and apples", "Quarterly invoice for zebra"))
 

@@ -102,7 +102,12 @@ def serve(requests, answers) -> None:
         frame = read_frame(requests)
         if frame is None:
             return
-        op, args, name, memory_bytes, cpu_seconds = pickle.loads(frame)  # noqa: S301 - from our parent
+        op, args, name, memory_bytes, cpu_seconds, env = pickle.loads(frame)  # noqa: S301 - from our parent
+        for key, value in env.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
         retire = False
         try:
             _preload(op, args)

@@ -46,6 +46,11 @@ _WORKER_ENV = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THR
                "PYTHONDONTWRITEBYTECODE": "1"}
 
 
+# Settings a converter reads from the environment itself, sent with each request: a worker
+# outlives changes to the parent's environment (a test's, or a server's MINIRAG_OCR).
+REQUEST_ENV = ("MINIRAG_OCR", "MINIRAG_OCR_LANGUAGES")
+
+
 @dataclass(frozen=True)
 class Limits:
     """What one file's conversion may use (config.py's MINIRAG_CONVERT_* settings)."""
@@ -173,7 +178,8 @@ class ConverterPool:
         """`op` (convert_worker._run) on `args` in a worker; ConversionFailed when it fails or
         runs past a limit, the reason naming the setting. `started` is called once a worker is
         ready, right before the conversion starts (not while a worker starts or is waited for)."""
-        request = pickle.dumps((op, args, name, limits.memory_mb * 1024 * 1024, limits.cpu_seconds),
+        request = pickle.dumps((op, args, name, limits.memory_mb * 1024 * 1024, limits.cpu_seconds,
+                                {key: os.environ.get(key) for key in REQUEST_ENV}),
                                protocol=pickle.HIGHEST_PROTOCOL)
         worker = self._take()
         try:
