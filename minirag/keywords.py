@@ -16,10 +16,11 @@ from functools import lru_cache
 
 from minirag import language
 from minirag.fts_fold import FOLD as FTS5_FOLD
+from minirag.stopwords import STOPWORDS
 
 #: Bumped whenever `terms` changes for the same input: the FTS table is then
 #: rebuilt from the stored chunks the next time the index is opened for writing.
-KEYWORD_SCHEME = 6
+KEYWORD_SCHEME = 7
 
 # Words as FTS5's unicode61 tokenizer sees them: runs of letters and digits.
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
@@ -58,11 +59,6 @@ _FOLD = {**FTS5_FOLD, ord("ё"): "е", **TYPESETTING}
 _SPLITTING = {k: v for k, v in _FOLD.items()
               if v is None or not _WORD.fullmatch(v if isinstance(v, str) else chr(v))}
 
-# Dropped from queries (never from the index) when the query has other words:
-# they match nearly every chunk, cost posting-list scans and add only noise.
-_STOPWORDS = frozenset(
-    ["a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "how", "i", "in", "is", "it", "of", "on", "or", "that", "the", "this", "to", "was", "what", "when", "where", "which", "who", "why", "will", "with", "you", "your", "do", "does", "can", "my", "me", "и", "в", "во", "на", "не", "что", "с", "со", "как", "а", "то", "все", "она", "так", "его", "но", "да", "ты", "к", "у", "же", "вы", "за", "бы", "по", "только", "ее", "мне", "было", "вот", "от", "меня", "еще", "нет", "о", "из", "ему", "теперь", "когда", "даже", "ну", "ли", "если", "уже", "или", "ни", "быть", "был", "него", "до", "вас", "нибудь", "опять", "уж", "вам", "ведь", "там", "потом", "себя", "ничего", "ей", "может", "они", "тут", "где", "есть", "надо", "ней", "для", "мы", "тебя", "их", "чем", "была", "сам", "чтоб", "без", "будто", "чего", "раз", "тоже", "себе", "под", "будет", "ж", "тогда", "кто", "этот", "того", "потому", "этого", "какой", "совсем", "ним", "здесь", "этом", "один", "почти", "мой", "тем", "чтобы", "нее", "сейчас", "были", "куда", "зачем", "всех", "никогда", "можно", "при", "наконец", "два", "об", "другой", "хоть", "после", "над", "больше", "тот", "через", "эти", "нас", "про", "всего", "них", "какая", "много", "разве", "три", "эту", "моя", "впрочем", "хорошо", "свою", "этой", "перед", "иногда", "лучше", "чуть", "том", "нельзя", "такой", "им", "более", "всегда", "конечно", "всю", "между"]
-)
 
 
 def stem(word: str, lang: str | None = None) -> str:
@@ -112,11 +108,13 @@ def _term(word: str, lang: str | None) -> str:
     return stem(word, lang).translate(_FOLD)
 
 
-def _word_terms(word: str, langs: tuple[str | None, ...]) -> list[str]:
-    """The terms of one word (as `_prepared` gives it) for each of `langs`, folded."""
+def _word_terms(word: str, langs: tuple[str | None, ...], singles: list[str] | None = None) -> list[str]:
+    """The terms of one word (as `_prepared` gives it) for each of `langs`, folded. The single
+    characters of its CJK runs go to `singles` when given (a query ranks them last), else inline."""
     if not _CJK.search(word):
         return [_term(word, lang) for lang in langs]
     out = []
+    singles = out if singles is None else singles
     for piece in _CJK_PIECES.findall(word):
         if not _CJK.match(piece):
             out.extend(_term(piece, lang) for lang in langs)
@@ -124,6 +122,7 @@ def _word_terms(word: str, langs: tuple[str | None, ...]) -> list[str]:
             out.append(piece.translate(_FOLD))
         else:
             out.extend(piece[i:i + 2].translate(_FOLD) for i in range(len(piece) - 1))
+            singles.extend(ch.translate(_FOLD) for ch in piece)
     return out
 
 
@@ -172,15 +171,25 @@ def query_terms(text: str, index_languages: tuple[str, ...] = ()) -> list[str]:
     for every language it may be in: the query's own (when identified) and the index's."""
     prepared = _prepared(text)
     all_words = _WORD.findall(prepared)
-    content = [w for w in all_words if w.translate(_FOLD) not in _STOPWORDS] or all_words
-    own = language.identify(text) if any(not _CJK.search(w) for w in content) else None
+    own = language.identify(text) if any(not _CJK.search(w) for w in all_words) else None
+    stop = _stopwords(own)
+    content = [w for w in all_words if w.translate(_FOLD) not in stop] or all_words
     langs = tuple(dict.fromkeys((own, *index_languages)))
     seen: dict[str, None] = {}
-    for term in [t for word in content for t in _word_terms(word, langs)] + _compounds_of(prepared.translate(_FOLD)):
+    singles: list[str] = []
+    words_terms = [t for word in content for t in _word_terms(word, langs, singles)]
+    for term in words_terms + _compounds_of(prepared.translate(_FOLD)) + singles:
         seen.setdefault(term, None)
         if len(seen) >= MAX_QUERY_TERMS:
             break
     return list(seen)
+
+
+@lru_cache(maxsize=64)
+def _stopwords(lang: str | None) -> frozenset[str]:
+    """Folded, as query words are compared: English and Russian always, and those of `lang`."""
+    words = STOPWORDS["en"] | STOPWORDS["ru"] | STOPWORDS.get(lang or "", frozenset())
+    return frozenset(w.translate(_FOLD) for w in words)
 
 
 def match_expression(terms: list[str]) -> str | None:

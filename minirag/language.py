@@ -19,7 +19,7 @@ import snowballstemmer
 # a text counts as unidentified and its words get their script's default stemmer.
 MIN_CONFIDENCE = 0.5
 # Characters read per text: the identifier's cost grows with the length, its answer barely does.
-MAX_CHARS = 1000
+MAX_CHARS = 500
 
 # Scripts as contiguous code point ranges; a word is stemmed only when all its letters are in one.
 _SCRIPTS = {

@@ -43,11 +43,14 @@ def test_words_are_stemmed_by_the_language_of_their_text_not_by_their_script():
     assert keywords.terms("принтеры", "de") == keywords.terms("принтеры", "ru")
 
 
-def test_a_cjk_run_is_cut_into_overlapping_bigrams_and_mixed_text_keeps_both():
-    assert keywords.terms("飞书消息") == ["飞书", "书消", "消息"]
-    assert keywords.terms("使用Python的asyncio") == ["使用", "python", "的", "asyncio"]
-    assert keywords.terms("한국어 검색") == ["한국", "국어", "검색"]
-    assert keywords.query_terms("消息") == ["消息"]
+def test_a_cjk_run_is_cut_into_overlapping_bigrams_and_its_characters_and_mixed_text_keeps_both():
+    assert keywords.terms("飞书消息") == ["飞书", "书消", "消息", "飞", "书", "消", "息"]
+    assert keywords.terms("使用Python的asyncio") == ["使用", "使", "用", "python", "的", "asyncio"]
+    assert keywords.terms("한국어") == ["한국", "국어", "한", "국", "어"]
+    # A query ranks the single characters last, so a long sentence keeps its bigrams under the term cap.
+    assert keywords.query_terms("消息 书") == ["消息", "书", "消", "息"]
+    sentence = "画面解像度が正しく設定されていない可能性がありますので設定を確認してください"
+    assert [t for t in keywords.query_terms(sentence) if len(t) == 2][-1] == "さい"
 
 
 def test_a_query_is_stemmed_for_its_own_language_and_the_indexs():
@@ -74,7 +77,8 @@ def sources(app, query: str) -> list[str]:
 def test_a_word_inside_a_cjk_run_is_found(multilingual):
     assert sources(multilingual, "消息") == ["feishu.md"]
     assert sources(multilingual, "asyncio 飞书") == ["feishu.md"]
-    assert sources(multilingual, "用紙") == ["japanese.md"]
+    assert sources(multilingual, "用紙")[0] == "japanese.md"  # before feishu.md, which holds 使用
+    assert sources(multilingual, "纸") == [] and sources(multilingual, "紙") == ["japanese.md"]  # one character
 
 
 def test_a_german_word_is_found_in_another_inflection_and_an_english_one_inside_german_text(multilingual):
