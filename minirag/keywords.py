@@ -55,9 +55,10 @@ TYPESETTING = {0x00AD: None, 0xFB00: "ff", 0xFB01: "fi", 0xFB02: "fl", 0xFB03: "
 
 # What FTS5 folds, and `ё` as `е`, which Russian spelling leaves to the writer (FTS5 keeps it).
 _FOLD = {**FTS5_FOLD, ord("ё"): "е", **TYPESETTING}
-# The part of _FOLD that deletes a character or makes it a space: applied before words are cut.
-_SPLITTING = {k: v for k, v in _FOLD.items()
-              if v is None or not _WORD.fullmatch(v if isinstance(v, str) else chr(v))}
+# Applied before words are cut and stemmed: typesetting, and the part of _FOLD that deletes a
+# character or makes it a space (the rest of _FOLD folds each stem).
+_SPLITTING = {**{k: v for k, v in _FOLD.items()
+                 if v is None or not _WORD.fullmatch(v if isinstance(v, str) else chr(v))}, **TYPESETTING}
 
 
 
@@ -161,6 +162,11 @@ def terms(text: str, lang: str | None = None) -> list[str]:
     return out + _compounds_of(prepared.translate(_FOLD))
 
 
+def text_language(text: str) -> str | None:
+    """The language `text` is identified as, read without typesetting (`ﬁ`, soft hyphens)."""
+    return language.identify(text.translate(TYPESETTING))
+
+
 def normalize(text: str, lang: str | None = None) -> str:
     """The text stored in the FTS table for a chunk body or a title written in `lang`."""
     return " ".join(terms(text, lang))
@@ -171,7 +177,7 @@ def query_terms(text: str, index_languages: tuple[str, ...] = ()) -> list[str]:
     for every language it may be in: the query's own (when identified) and the index's."""
     prepared = _prepared(text)
     all_words = _WORD.findall(prepared)
-    own = language.identify(text) if any(not _CJK.search(w) for w in all_words) else None
+    own = text_language(text) if any(not _CJK.search(w) for w in all_words) else None
     stop = _stopwords(own)
     content = [w for w in all_words if w.translate(_FOLD) not in stop] or all_words
     langs = tuple(dict.fromkeys((own, *index_languages)))

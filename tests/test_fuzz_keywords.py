@@ -8,7 +8,7 @@ from conftest import write
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from minirag import keywords, language
+from minirag import keywords
 from minirag.app import visible
 from minirag.store import connection as db
 from minirag.store import schema
@@ -55,7 +55,7 @@ def test_every_query_term_of_a_text_is_in_the_normalized_text(text):
     if query is None:
         return
     # The index stems a text for the language identified in it; so does the query, for its own.
-    normalized = set(keywords.normalize(text, language.identify(text)).split())
+    normalized = set(keywords.normalize(text, keywords.text_language(text)).split())
     assert set(query_terms(query)) <= normalized
 
 
@@ -68,7 +68,7 @@ def test_a_text_is_found_by_its_own_keyword_query(conn, text):
     conn.execute("SAVEPOINT fuzz")
     try:
         conn.execute("INSERT INTO chunks_fts (rowid, body, title) VALUES (1000, ?, '')",
-                     (keywords.normalize(text, language.identify(text)),))
+                     (keywords.normalize(text, keywords.text_language(text)),))
         found = conn.execute("SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?", (query,)).fetchall()
     finally:
         conn.execute("ROLLBACK TO fuzz")

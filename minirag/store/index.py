@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from minirag import keywords, language
+from minirag import keywords
 from minirag.chunking import SCHEME_VERSION, ChunkedDocument, Section
 from minirag.display import shown
 from minirag.errors import IndexUnavailable, InvalidArgument, NotFound
@@ -248,7 +248,7 @@ class Index:
     @staticmethod
     def _keyword_text(text: str, title: str, counts: dict[str, int]) -> tuple[str, str]:
         """(body, title) as the FTS table holds them: both stemmed in the chunk's language."""
-        lang = language.identify(text)
+        lang = keywords.text_language(text)
         if lang is not None:
             counts[lang] = counts.get(lang, 0) + 1
         return keywords.normalize(text, lang), keywords.normalize(title, lang)
