@@ -1,10 +1,11 @@
 """Keyword side: the text FTS5 indexes and the FTS5 query built from user input.
 
-FTS5's tokenizers do no stemming beyond English (porter) and none at all for
-Russian, so words are stemmed here, in Python, with Snowball — English for
-Latin-script words, Russian for Cyrillic ones — and FTS5 indexes the stems.
-Index text and query text go through the same `terms`, so they always agree.
-No user string reaches FTS5 syntax: every term is quoted.
+FTS5's tokenizers stem nothing but English (porter) and cut a run of Chinese or
+Japanese characters as one token, so the keyword text is made here, in Python:
+each word is stemmed with the Snowball stemmer of its chunk's language (see
+language.py), and each run of CJK characters is cut into overlapping character
+bigrams; FTS5 indexes the result. Index text and query text go through the same
+rules, so they always agree. No user string reaches FTS5 syntax: every term is quoted.
 """
 
 from __future__ import annotations
@@ -13,18 +14,22 @@ import re
 import unicodedata
 from functools import lru_cache
 
-import snowballstemmer
-
+from minirag import language
 from minirag.fts_fold import FOLD as FTS5_FOLD
+from minirag.stopwords import STOPWORDS
 
 #: Bumped whenever `terms` changes for the same input: the FTS table is then
 #: rebuilt from the stored chunks the next time the index is opened for writing.
-KEYWORD_SCHEME = 5
+KEYWORD_SCHEME = 7
 
 # Words as FTS5's unicode61 tokenizer sees them: runs of letters and digits.
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
-_CYRILLIC = re.compile(r"[\u0400-\u04ff]")
-_LATIN = re.compile(r"[a-z]")
+# Han, kana, Hangul (and the iteration and closing marks written inside such runs): scripts
+# written without spaces between words. A run of them is cut into overlapping bigrams.
+_CJK_CHARS = ("\u1100-\u11ff\u3005-\u3007\u3040-\u30ff\u3130-\u318f\u31f0-\u31ff\u3400-\u4dbf"
+              "\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f\U00020000-\U0003134f")
+_CJK = re.compile(f"[{_CJK_CHARS}]")
+_CJK_PIECES = re.compile(f"[{_CJK_CHARS}]+|[^{_CJK_CHARS}]+")
 MAX_QUERY_TERMS = 64
 # An identifier written as one token: letter and digit runs joined by "_", "." or "::"
 # (`os.path.join`, `persistent_load`, `std::vector`, `config.yaml`). Its parts are words
@@ -50,26 +55,28 @@ TYPESETTING = {0x00AD: None, 0xFB00: "ff", 0xFB01: "fi", 0xFB02: "fl", 0xFB03: "
 
 # What FTS5 folds, and `ё` as `е`, which Russian spelling leaves to the writer (FTS5 keeps it).
 _FOLD = {**FTS5_FOLD, ord("ё"): "е", **TYPESETTING}
-
-_STEMMERS = {"en": snowballstemmer.stemmer("english"), "ru": snowballstemmer.stemmer("russian")}
-
-# Dropped from queries (never from the index) when the query has other words:
-# they match nearly every chunk, cost posting-list scans and add only noise.
-_STOPWORDS = frozenset(
-    ["a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "how", "i", "in", "is", "it", "of", "on", "or", "that", "the", "this", "to", "was", "what", "when", "where", "which", "who", "why", "will", "with", "you", "your", "do", "does", "can", "my", "me", "и", "в", "во", "на", "не", "что", "с", "со", "как", "а", "то", "все", "она", "так", "его", "но", "да", "ты", "к", "у", "же", "вы", "за", "бы", "по", "только", "ее", "мне", "было", "вот", "от", "меня", "еще", "нет", "о", "из", "ему", "теперь", "когда", "даже", "ну", "ли", "если", "уже", "или", "ни", "быть", "был", "него", "до", "вас", "нибудь", "опять", "уж", "вам", "ведь", "там", "потом", "себя", "ничего", "ей", "может", "они", "тут", "где", "есть", "надо", "ней", "для", "мы", "тебя", "их", "чем", "была", "сам", "чтоб", "без", "будто", "чего", "раз", "тоже", "себе", "под", "будет", "ж", "тогда", "кто", "этот", "того", "потому", "этого", "какой", "совсем", "ним", "здесь", "этом", "один", "почти", "мой", "тем", "чтобы", "нее", "сейчас", "были", "куда", "зачем", "всех", "никогда", "можно", "при", "наконец", "два", "об", "другой", "хоть", "после", "над", "больше", "тот", "через", "эти", "нас", "про", "всего", "них", "какая", "много", "разве", "три", "эту", "моя", "впрочем", "хорошо", "свою", "этой", "перед", "иногда", "лучше", "чуть", "том", "нельзя", "такой", "им", "более", "всегда", "конечно", "всю", "между"]
-)
+# Applied before words are cut and stemmed: typesetting, and the part of _FOLD that deletes a
+# character or makes it a space (the rest of _FOLD folds each stem).
+_SPLITTING = {**{k: v for k, v in _FOLD.items()
+                 if v is None or not _WORD.fullmatch(v if isinstance(v, str) else chr(v))}, **TYPESETTING}
 
 
-@lru_cache(maxsize=200_000)
-def stem(word: str) -> str:
-    """`word` is already lower-case. Words mixing scripts or with digits are kept whole."""
-    if word.isdigit() or len(word) < 3:
+
+def stem(word: str, lang: str | None = None) -> str:
+    """`word` is lower-case and not yet folded. Stemmed with the stemmer of `lang` when it has
+    one for the word's script, else the script's default (language.SCRIPT_DEFAULT); words
+    mixing scripts or with digits, and words under 3 letters, are kept whole."""
+    if len(word) < 3 or word.isdigit():
         return word
-    if _CYRILLIC.search(word):
-        return _STEMMERS["ru"].stemWord(word.replace("ё", "е")) if not _LATIN.search(word) else word
-    if word.isascii() and word.isalpha():
-        return _STEMMERS["en"].stemWord(word)
-    return word
+    script = language.script_of(word)
+    chosen = language.stemmer_for(script, lang) if script else None
+    if chosen is None:
+        return word
+    if chosen == "en":
+        # Snowball's English is written for ASCII: it stems the folded word (`naïve` as `naive`).
+        folded = word.translate(_FOLD)
+        return language.stem(folded, chosen) if folded.isascii() else folded
+    return language.stem(word.replace("ё", "е") if chosen == "ru" else word, chosen)
 
 
 def _folded(text: str) -> str:
@@ -85,6 +92,39 @@ def _folded(text: str) -> str:
 
 def words(text: str) -> list[str]:
     return _WORD.findall(_folded(text))
+
+
+def _prepared(text: str) -> str:
+    """Composed, lower-case, with what folding deletes or turns into a space already gone: its
+    words are then the words of the folded text, each still spelled as written (for the stemmer)."""
+    if text.isascii():
+        return text.lower()
+    if not unicodedata.is_normalized("NFC", text):
+        text = unicodedata.normalize("NFC", text)
+    return text.lower().translate(_SPLITTING)
+
+
+@lru_cache(maxsize=400_000)
+def _term(word: str, lang: str | None) -> str:
+    return stem(word, lang).translate(_FOLD)
+
+
+def _word_terms(word: str, langs: tuple[str | None, ...], singles: list[str] | None = None) -> list[str]:
+    """The terms of one word (as `_prepared` gives it) for each of `langs`, folded. The single
+    characters of its CJK runs go to `singles` when given (a query ranks them last), else inline."""
+    if not _CJK.search(word):
+        return [_term(word, lang) for lang in langs]
+    out = []
+    singles = out if singles is None else singles
+    for piece in _CJK_PIECES.findall(word):
+        if not _CJK.match(piece):
+            out.extend(_term(piece, lang) for lang in langs)
+        elif len(piece) == 1:
+            out.append(piece.translate(_FOLD))
+        else:
+            out.extend(piece[i:i + 2].translate(_FOLD) for i in range(len(piece) - 1))
+            singles.extend(ch.translate(_FOLD) for ch in piece)
+    return out
 
 
 def compounds(text: str) -> list[str]:
@@ -112,27 +152,50 @@ def _compounds_of(folded: str) -> list[str]:
     return out
 
 
-def terms(text: str) -> list[str]:
-    folded = _folded(text)  # once: it is on the ingest path for every chunk
-    return [stem(w) for w in _WORD.findall(folded)] + _compounds_of(folded)
+def terms(text: str, lang: str | None = None) -> list[str]:
+    """The keyword terms of a text written in `lang` (None: unidentified)."""
+    prepared = _prepared(text)  # once: it is on the ingest path for every chunk
+    langs = (lang,)
+    out = []
+    for word in _WORD.findall(prepared):
+        out.extend(_word_terms(word, langs))
+    return out + _compounds_of(prepared.translate(_FOLD))
 
 
-def normalize(text: str) -> str:
-    """The text stored in the FTS table for a chunk body or a title."""
-    return " ".join(terms(text))
+def text_language(text: str) -> str | None:
+    """The language `text` is identified as, read without typesetting (`ﬁ`, soft hyphens)."""
+    return language.identify(text.translate(TYPESETTING))
 
 
-def query_terms(text: str) -> list[str]:
-    """Distinct stemmed terms of a query, stop words dropped when other words remain."""
-    folded = _folded(text)
-    all_words = _WORD.findall(folded)
-    content = [w for w in all_words if w not in _STOPWORDS] or all_words
+def normalize(text: str, lang: str | None = None) -> str:
+    """The text stored in the FTS table for a chunk body or a title written in `lang`."""
+    return " ".join(terms(text, lang))
+
+
+def query_terms(text: str, index_languages: tuple[str, ...] = ()) -> list[str]:
+    """Distinct terms of a query, stop words dropped when other words remain. Each word is stemmed
+    for every language it may be in: the query's own (when identified) and the index's."""
+    prepared = _prepared(text)
+    all_words = _WORD.findall(prepared)
+    own = text_language(text) if any(not _CJK.search(w) for w in all_words) else None
+    stop = _stopwords(own)
+    content = [w for w in all_words if w.translate(_FOLD) not in stop] or all_words
+    langs = tuple(dict.fromkeys((own, *index_languages)))
     seen: dict[str, None] = {}
-    for term in [stem(word) for word in content] + _compounds_of(folded):
+    singles: list[str] = []
+    words_terms = [t for word in content for t in _word_terms(word, langs, singles)]
+    for term in words_terms + _compounds_of(prepared.translate(_FOLD)) + singles:
         seen.setdefault(term, None)
         if len(seen) >= MAX_QUERY_TERMS:
             break
     return list(seen)
+
+
+@lru_cache(maxsize=64)
+def _stopwords(lang: str | None) -> frozenset[str]:
+    """Folded, as query words are compared: English and Russian always, and those of `lang`."""
+    words = STOPWORDS["en"] | STOPWORDS["ru"] | STOPWORDS.get(lang or "", frozenset())
+    return frozenset(w.translate(_FOLD) for w in words)
 
 
 def match_expression(terms: list[str]) -> str | None:

@@ -59,7 +59,7 @@ def query_pairs(text: str) -> list[tuple[str, str]]:
     words = keywords.words(text)
     pairs: list[tuple[str, str]] = []
     for a, b in zip(words, words[1:], strict=False):
-        if a not in keywords._STOPWORDS and b not in keywords._STOPWORDS:
+        if a not in keywords._stopwords(None) and b not in keywords._stopwords(None):
             pair = (keywords.stem(a), keywords.stem(b))
             if pair not in pairs:
                 pairs.append(pair)

@@ -252,11 +252,14 @@ def test_bm25_computed_in_python_equals_fts5s_own_for_accented_and_folded_text(a
     conn = app.index.conn
     for query in ["café_menu", "CAFE MENU", "creme brulee", "οδος", "οδός", "ёж", "istanbul_tarihi", "cafés",
                   "straße", "µs", "ﬁnal"]:
-        terms = keywords.query_terms(query)
+        terms = keywords.query_terms(query, keyword_search.index_languages(conn))
         fts5 = dict(conn.execute("SELECT rowid, bm25(chunks_fts, 1.0, ?) FROM chunks_fts WHERE chunks_fts MATCH ?",
                                  (keyword_search.TITLE_WEIGHT, keywords.match_expression(terms))).fetchall())
         counts = keyword_search.document_counts(conn, terms)
-        assert fts5 and set(counts) == set(terms), (query, terms, counts)  # every term found as spelled
+        assert fts5 and counts, (query, terms, counts)
+        for term in set(terms) - set(counts):  # a stem of another language: FTS5 does not find it either
+            assert not conn.execute("SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ?",
+                                    (keywords.match_expression([term]),)).fetchone(), (query, term)
         ours = keyword_search.bm25_scores(conn, list(fts5), terms, counts)
         assert all(abs(ours[i] - fts5[i]) <= 1e-9 * max(1.0, abs(fts5[i])) for i in fts5), (query, ours, fts5)
 

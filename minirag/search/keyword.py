@@ -11,9 +11,11 @@ lengths). So a chunk loses its place only if it holds none of the rare terms.
 
 from __future__ import annotations
 
+import json
 import math
 
 from minirag.keywords import match_expression
+from minirag.language import SNOWBALL
 from minirag.search.scope import Scope
 
 TITLE_WEIGHT = 1.0  # BM25 column weight of the source title relative to the body
@@ -28,8 +30,21 @@ KEYWORD_ROW_SHARE = 0.04
 # depth). 400 instead of 200: keyword p50 at 100k chunks 7.4 -> 13.8 ms, for
 # +0.0013 hybrid nDCG@10 at most (eval --top-k 10, budget shares 0.12 and 0.04).
 RESCORE_DEPTH = 200
+# A language counts as one of the index's (its stems are added to every query) from this share
+# of the identified chunks on; at most this many, the most frequent first.
+INDEX_LANGUAGE_SHARE = 0.02
+MAX_INDEX_LANGUAGES = 4
 # FTS5's bm25() constants (fts5_aux.c).
 _K1, _B = 1.2, 0.75
+
+
+def index_languages(conn) -> tuple[str, ...]:
+    """The stemmed languages the index's chunks are written in (see store/index.py), most chunks first."""
+    row = conn.execute("SELECT value FROM meta WHERE key = 'keyword_languages'").fetchone()
+    counts = {k: v for k, v in json.loads(row[0]).items() if k in SNOWBALL} if row else {}
+    total = sum(counts.values())
+    ranked = sorted(counts, key=lambda k: (-counts[k], k))
+    return tuple(k for k in ranked if counts[k] >= INDEX_LANGUAGE_SHARE * total)[:MAX_INDEX_LANGUAGES]
 
 
 def document_counts(conn, terms: list[str]) -> dict[str, int]:

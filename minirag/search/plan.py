@@ -21,7 +21,7 @@ from minirag.errors import InvalidArgument
 from minirag.search import vector as vectors
 from minirag.search.filters import apply_post_filters
 from minirag.search.fusion import Hit, fuse
-from minirag.search.keyword import keyword_candidates, keyword_scores
+from minirag.search.keyword import index_languages, keyword_candidates, keyword_scores
 from minirag.search.query_form import default_hybrid_weight
 from minirag.search.scope import Scope
 from minirag.search.vector import (
@@ -134,7 +134,7 @@ def hybrid_search(conn, query_text: str, options: SearchOptions, *, embed=None, 
     shape = shape or read_shape(conn)
     scope = Scope.of(options.scope) if options.scope else None
     run_vector = weight < 1.0 and embed is not None and shape.has_vectors
-    terms = keywords.query_terms(query_text) if weight > 0.0 else []
+    terms = keywords.query_terms(query_text, index_languages(conn)) if weight > 0.0 else []
     if not run_vector and not terms:
         return []
     allowed = scoped_chunk_ids(conn, scope) if run_vector and matrix is not None and scope is not None else None

@@ -8,6 +8,7 @@ transaction, so a reader sees a source wholly old or wholly new.
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 import threading
 from collections.abc import Iterable, Sequence
@@ -33,6 +34,7 @@ META_MODEL = "model_id"
 META_DIMENSION = "dimension"
 META_CHUNK_SCHEME = "chunk_scheme"
 META_KEYWORD_SCHEME = "keyword_scheme"
+META_KEYWORD_LANGUAGES = "keyword_languages"  # JSON {language: chunks identified as it} (keywords.py)
 META_GENERATION = "generation"
 META_GIT_STATE = "git_state"
 META_MODEL_PATH = "model_path"  # the MODEL_PATH directory the index was last written with, if any
@@ -233,20 +235,46 @@ class Index:
         def rebuild() -> None:
             with self._transaction():
                 self.conn.execute("DELETE FROM chunks_fts")
+                total = self.conn.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
+                if total:
+                    log.warning("re-tokenizing the keyword index of %s (%d chunks, no re-embedding)",
+                                self.path, total)
                 rows = self.conn.execute(
-                    "SELECT c.id, c.text, s.title FROM chunks c JOIN sources s ON s.id = c.source_id"
-                ).fetchall()
+                    "SELECT c.id, c.text, s.title FROM chunks c JOIN sources s ON s.id = c.source_id ORDER BY c.id"
+                )
+                counts: dict[str, int] = {}
+                step, done = max(1000, total // 10), 0
+                while batch := rows.fetchmany(1000):
+                    self.conn.executemany("INSERT INTO chunks_fts (rowid, body, title) VALUES (?, ?, ?)",
+                                          [(cid, *self._keyword_text(text, title, counts)) for cid, text, title in batch])
+                    if done // step != (done + len(batch)) // step and done + len(batch) < total:
+                        log.warning("  keyword index: %d/%d chunks", done + len(batch), total)
+                    done += len(batch)
                 self.conn.executemany(
-                    "INSERT INTO chunks_fts (rowid, body, title) VALUES (?, ?, ?)",
-                    ((cid, keywords.normalize(text), keywords.normalize(title)) for cid, text, title in rows),
+                    "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+                    [(META_KEYWORD_SCHEME, current), (META_KEYWORD_LANGUAGES, json.dumps(counts, sort_keys=True))],
                 )
-                self.conn.execute(
-                    "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (META_KEYWORD_SCHEME, current)
-                )
-            if rows:
-                log.warning("rebuilt the keyword index of %s (%d chunks)", self.path, len(rows))
+            if total:
+                log.warning("rebuilt the keyword index of %s (%d chunks)", self.path, total)
 
         db.with_retry(rebuild)
+
+    @staticmethod
+    def _keyword_text(text: str, title: str, counts: dict[str, int]) -> tuple[str, str]:
+        """(body, title) as the FTS table holds them: both stemmed in the chunk's language."""
+        lang = keywords.text_language(text)
+        if lang is not None:
+            counts[lang] = counts.get(lang, 0) + 1
+        return keywords.normalize(text, lang), keywords.normalize(title, lang)
+
+    def _count_languages(self, counts: dict[str, int]) -> None:
+        if not counts:
+            return
+        stored = json.loads(self.meta(META_KEYWORD_LANGUAGES) or "{}")
+        for lang, n in counts.items():
+            stored[lang] = stored.get(lang, 0) + n
+        self.conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+                          (META_KEYWORD_LANGUAGES, json.dumps(stored, sort_keys=True)))
 
     # --- the model binding ---------------------------------------------------
 
@@ -292,15 +320,16 @@ class Index:
             return 0
 
         def write() -> int:
-            written, new_codes = 0, _NewCodes()
+            written, new_codes, languages = 0, _NewCodes(), {}
             with self._transaction():
                 codebook = codes.read_codebook(self.conn)
                 for item in prepared:
                     self._refuse_kind_change(item.record)
                     self._delete_rows(item.record.source, codebook)
                     self.conn.execute("DELETE FROM exclusions WHERE source = ?", (item.record.source,))
-                    written += self._insert(item, new_codes)
+                    written += self._insert(item, new_codes, languages)
                 self._add_codes(codebook, new_codes)
+                self._count_languages(languages)
             return written
 
         return db.with_retry(write)
@@ -331,7 +360,7 @@ class Index:
         with self._transaction(searchable=True):
             codes.build(self.conn)
 
-    def _insert(self, item: PreparedSource, new_codes: _NewCodes) -> int:
+    def _insert(self, item: PreparedSource, new_codes: _NewCodes, languages: dict[str, int]) -> int:
         rec, doc = item.record, item.document
         now = datetime.now(UTC).isoformat(timespec="seconds")
         source_id = self.conn.execute(
@@ -353,7 +382,6 @@ class Index:
             ).lastrowid
             for ord_, section in enumerate(doc.sections)
         ]
-        title_terms = keywords.normalize(rec.title)
         for ord_, (chunk, vector) in enumerate(zip(doc.chunks, item.vectors, strict=True)):
             chunk_id = self.conn.execute(
                 """
@@ -366,7 +394,7 @@ class Index:
             ).lastrowid
             self.conn.execute(
                 "INSERT INTO chunks_fts (rowid, body, title) VALUES (?, ?, ?)",
-                (chunk_id, keywords.normalize(chunk.text), title_terms),
+                (chunk_id, *self._keyword_text(chunk.text, rec.title, languages)),
             )
             self.conn.execute(
                 "INSERT INTO chunks_vec (chunk_id, embedding, lifecycle) VALUES (?, ?, ?)",

