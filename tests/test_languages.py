@@ -6,6 +6,7 @@ from __future__ import annotations
 import gzip
 import logging
 import shutil
+from pathlib import Path
 
 import pytest
 from conftest import FIXTURES, CountingEncoder, write
@@ -102,8 +103,13 @@ def test_an_index_written_before_is_retokenized_on_the_next_write_open_without_r
     counting = CountingEncoder(encoder)
     from minirag.app import App
 
+    # The fixture's sources lie under this folder, and files outside the configured roots are not served.
+    root = Path("/tmp/oldidx/docs")
+    root.mkdir(parents=True, exist_ok=True)
+
     with caplog.at_level(logging.WARNING, logger="minirag.store.index"):
-        app = App(make_config({"RAG_HYBRID_WEIGHT": "1"}, db_path=str(path)), encoder=counting)
+        app = App(make_config({"RAG_HYBRID_WEIGHT": "1"}, db_path=str(path), base_dirs=[str(root)]),
+                  encoder=counting)
         found = [hit["source"].rsplit("/", 1)[-1] for hit in app.query("消息", top_k=10)["results"]]
     try:
         assert found == ["feishu.md"]
