@@ -11,6 +11,21 @@ def _escape(text: str) -> str:
     return text.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
 
 
+def pdf_of_objects(objects: list[bytes], root: int = 1) -> bytes:
+    """A PDF file of these object bodies, numbered from 1, with its cross-reference table;
+    object `root` is the catalog."""
+    out = bytearray(b"%PDF-1.4\n")
+    offsets = []
+    for number, body in enumerate(objects, 1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n%s\nendobj\n" % (number, body)
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % o for o in offsets)
+    out += b"trailer\n<< /Size %d /Root %d 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, root, xref)
+    return bytes(out)
+
+
 def make_pdf(pages: list[list[str]], outline: list[tuple[int, str, int]] = ()) -> bytes:
     """`pages`: lines top to bottom ("" leaves a gap); `outline`: (level 1-2, title, page index)."""
     objects: list[bytes] = []
@@ -61,13 +76,4 @@ def make_pdf(pages: list[list[str]], outline: list[tuple[int, str, int]] = ()) -
             ids[tops[0]], ids[tops[-1]], len(tops))
         outlines = f" /Outlines {root} 0 R"
     objects[catalog - 1] = b"<< /Type /Catalog /Pages %d 0 R%s >>" % (page_tree, outlines.encode())
-    out = bytearray(b"%PDF-1.4\n")
-    offsets = []
-    for number, body in enumerate(objects, 1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n%s\nendobj\n" % (number, body)
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
-    out += b"".join(b"%010d 00000 n \n" % o for o in offsets)
-    out += b"trailer\n<< /Size %d /Root %d 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, catalog, xref)
-    return bytes(out)
+    return pdf_of_objects(objects, root=catalog)

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from conftest import write
+from pdf_maker import pdf_of_objects
 
 from minirag.errors import ConversionFailed, MiniragError
 from minirag.ingest import isolation
@@ -81,15 +82,7 @@ def xlsx_many_sheets() -> bytes:
 
 
 def pdf(objects: list[bytes]) -> bytes:
-    out, offsets = bytearray(b"%PDF-1.4\n"), []
-    for number, body in enumerate(objects, 1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
-    out += b"".join(b"%010d 00000 n \n" % o for o in offsets)
-    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
-    return bytes(out)
+    return pdf_of_objects(objects)
 
 
 def _stream(data: bytes, extra: bytes = b"") -> bytes:

@@ -4,7 +4,6 @@ Each test OCRs at most one small image: the engine's real models run, on generat
 
 from __future__ import annotations
 
-import io
 import shutil
 import struct
 import sys
@@ -12,6 +11,7 @@ import zlib
 from pathlib import Path
 
 import pytest
+from pdf_maker import pdf_of_objects
 
 pytest.importorskip("rapidocr")
 
@@ -52,17 +52,7 @@ def two_page_pdf(text: str, scanned_line: str) -> bytes:
         b"/BitsPerComponent 8 /Filter /FlateDecode /Length %d >>\nstream\n%s\nendstream"
         % (image.width, image.height, len(pixels), pixels),
     ]
-    out = io.BytesIO()
-    out.write(b"%PDF-1.4\n")
-    offsets = []
-    for number, body in enumerate(objects, start=1):
-        offsets.append(out.tell())
-        out.write(b"%d 0 obj\n%s\nendobj\n" % (number, body))
-    xref = out.tell()
-    out.write(b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1))
-    out.write(b"".join(b"%010d 00000 n \n" % offset for offset in offsets))
-    out.write(b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref))
-    return out.getvalue()
+    return pdf_of_objects(objects)
 
 
 def png_claiming(width: int, height: int) -> bytes:
