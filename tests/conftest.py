@@ -135,3 +135,16 @@ def _no_proxy_from_the_machine(monkeypatch):
     """A developer's own proxy settings would send the loopback fetch tests through their proxy."""
     for name in _PROXY_VARIABLES:
         monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture
+def cli_env(tmp_path, docs, model_dir, monkeypatch):
+    """The environment the CLI reads, for one root holding one document and an index in
+    tmp_path; what a user's shell may have set is cleared. Gives the index's path."""
+    write(docs / "a.md", "# Otters\n\nSea otters hold hands while they sleep.\n")
+    for name in ("BASE_DIR", "BASE_DIRS", "DB_PATH", "MODEL_NAME", "MINIRAG_READ_ONLY"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("MODEL_PATH", str(model_dir))
+    monkeypatch.setenv("BASE_DIR", str(docs))
+    monkeypatch.setenv("DB_PATH", str(tmp_path / "index.db"))
+    return tmp_path / "index.db"

@@ -60,13 +60,7 @@ def test_every_command_has_a_row_in_this_sweep():
 
 
 @pytest.fixture
-def world(tmp_path, docs, model_dir, monkeypatch):
-    write(docs / "a.md", "# Otters\n\nSea otters hold hands while they sleep.\n")
-    for name in ("BASE_DIR", "BASE_DIRS", "DB_PATH", "MODEL_NAME", "MINIRAG_READ_ONLY"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("MODEL_PATH", str(model_dir))
-    monkeypatch.setenv("BASE_DIR", str(docs))
-    monkeypatch.setenv("DB_PATH", str(tmp_path / "index.db"))
+def world(cli_env, tmp_path, docs, monkeypatch):
     monkeypatch.setattr(sys, "stdin", io.StringIO("# Note\n\nText from stdin.\n"))
     return {"docs": str(docs), "tmp": str(tmp_path)}
 

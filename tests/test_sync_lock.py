@@ -7,7 +7,6 @@ from __future__ import annotations
 import os
 
 import pytest
-from conftest import write
 
 from minirag import cli
 from minirag.errors import FileAccessError
@@ -17,16 +16,10 @@ USER_FILE = "my thesis, chapter 1\n" * 50
 
 
 @pytest.fixture
-def world(tmp_path, docs, model_dir, monkeypatch):
-    write(docs / "a.md", "# Otters\n\nSea otters hold hands while they sleep.\n")
-    for name in ("BASE_DIR", "BASE_DIRS", "DB_PATH", "MODEL_NAME", "MINIRAG_READ_ONLY"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("MODEL_PATH", str(model_dir))
-    monkeypatch.setenv("BASE_DIR", str(docs))
-    monkeypatch.setenv("DB_PATH", str(tmp_path / "index.db"))
+def world(cli_env, tmp_path):
     victim = tmp_path / "thesis.txt"
     victim.write_text(USER_FILE)
-    return tmp_path / "index.db.sync.lock", victim
+    return cli_env.with_name(cli_env.name + ".sync.lock"), victim
 
 
 def sync(capsys) -> tuple[int, str]:
