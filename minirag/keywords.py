@@ -114,7 +114,7 @@ def _word_terms(word: str, langs: tuple[str | None, ...], singles: list[str] | N
     characters of its CJK runs go to `singles` when given (a query ranks them last), else inline."""
     if not _CJK.search(word):
         return [_term(word, lang) for lang in langs]
-    out = []
+    out: list[str] = []
     singles = out if singles is None else singles
     for piece in _CJK_PIECES.findall(word):
         if not _CJK.match(piece):
@@ -200,8 +200,13 @@ def _stopwords(lang: str | None) -> frozenset[str]:
 
 def match_expression(terms: list[str]) -> str | None:
     """A safe FTS5 MATCH expression: each term quoted, OR-ed. None if no terms."""
+    return any_term(terms) if terms else None
+
+
+def any_term(terms: list[str]) -> str:
+    """The FTS5 MATCH expression of one term or more, each quoted, OR-ed."""
     if not terms:
-        return None
+        raise ValueError("an FTS5 MATCH expression needs a term")
     return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import math
 
-from minirag.keywords import match_expression
+from minirag.keywords import any_term
 from minirag.language import SNOWBALL
 from minirag.search.scope import Scope
 
@@ -86,9 +86,9 @@ def keyword_candidates(conn, terms: list[str], depth: int, scope: Scope | None,
         counts = document_counts(conn, terms)
         narrowed = rare_terms(terms, counts, budget)
         if len(narrowed) < len(terms):
-            matches = _bm25_matches(conn, match_expression(narrowed), max(depth, RESCORE_DEPTH), scope)
+            matches = _bm25_matches(conn, any_term(narrowed), max(depth, RESCORE_DEPTH), scope)
             return rescore(conn, matches, terms, counts)[:depth]
-    return [(chunk_id, -bm) for chunk_id, bm in _bm25_matches(conn, match_expression(terms), depth, scope)]
+    return [(chunk_id, -bm) for chunk_id, bm in _bm25_matches(conn, any_term(terms), depth, scope)]
 
 
 def keyword_scores(conn, ids: list[int], terms: list[str]) -> dict[int, float]:
@@ -111,6 +111,7 @@ def _bm25_matches(conn, fts: str, depth: int, scope: Scope | None) -> list[tuple
     FTS5 alone and only those are joined and filtered: never fewer than depth
     active ones survive. A scope filters every match through the join.
     """
+    args: tuple[object, ...]
     if scope is None:
         inactive = conn.execute(
             "SELECT COUNT(*) FROM chunks WHERE source_id IN (SELECT id FROM sources WHERE lifecycle <> 'active')"

@@ -142,7 +142,7 @@ def hybrid_search(conn, query_text: str, options: SearchOptions, *, embed=None, 
     use_codes = not exact and shape.largest_chunk_id >= vectors.MIN_CHUNKS
     want = rescore_depth(depth)
 
-    def vector_side(side_conn=None) -> tuple[np.ndarray, list | None]:
+    def vector_side(side_conn=None) -> tuple[np.ndarray, list[tuple[int, float]] | np.ndarray | None]:
         vector = embed()
         if matrix is None or not use_codes:
             return vector, None

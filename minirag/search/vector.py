@@ -163,7 +163,7 @@ class VectorMatrix:
     def exact(self, query: np.ndarray, depth: int, allowed: np.ndarray | None = None) -> list[tuple[int, float]]:
         """(chunk_id, cosine distance) of the `depth` nearest active chunks from the float rows,
         nearest first, ties by chunk id (as the vec0 KNN orders them)."""
-        scores = self.floats @ np.asarray(query, dtype=np.float32)
+        scores = self._float_rows() @ np.asarray(query, dtype=np.float32)
         mask = self.active if allowed is None else self.active & np.isin(self.ids, allowed)
         depth = min(depth, int(mask.sum()))
         if depth <= 0:
@@ -177,8 +177,14 @@ class VectorMatrix:
         """Cosine distance of each of `ids` (those held) to the query, from the float rows."""
         positions = np.searchsorted(self.ids, ids)
         query = np.asarray(query, dtype=np.float32)
-        return {c: float(1.0 - self.floats[p] @ query) for c, p in zip(ids, positions.tolist(), strict=True)
+        floats = self._float_rows()
+        return {c: float(1.0 - floats[p] @ query) for c, p in zip(ids, positions.tolist(), strict=True)
                 if p < len(self.ids) and self.ids[p] == c}
+
+    def _float_rows(self) -> np.ndarray:
+        if self.floats is None:
+            raise ValueError("this matrix holds codes, not float rows: rank with coarse")
+        return self.floats
 
     def coarse(self, query: np.ndarray, want: int, allowed: np.ndarray | None = None) -> np.ndarray:
         """Chunk ids of the `want` best codes for the query (active, inside `allowed` if given)."""
@@ -250,7 +256,7 @@ def rescore(conn, ids: np.ndarray, query: np.ndarray, depth: int) -> list[tuple[
 class MatrixCache:
     """One in-memory copy of the codes per serving process, rebuilt off the query path when the index changes."""
 
-    def __init__(self, open_connection):
+    def __init__(self, open_connection) -> None:
         self._open = open_connection  # () -> a connection of its own, for the builder thread
         self._matrix: VectorMatrix | None = None
         self._building = False
