@@ -90,7 +90,7 @@ class HostCheck:
         return canonical_host(host) in self.hosts and (port if port is not None else default_port) == self.port
 
     def host_ok(self, host: str | None) -> bool:
-        return bool(host) and self._ours(host, DEFAULT_HTTP_PORT)
+        return host is not None and host != "" and self._ours(host, DEFAULT_HTTP_PORT)
 
     def origin_ok(self, origin: str | None) -> bool:
         """No Origin (not a browser, or a same-origin GET) passes; `null` and every other site do not."""

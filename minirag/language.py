@@ -14,6 +14,7 @@ import re
 import threading
 from functools import lru_cache
 from pathlib import Path
+from typing import Protocol
 
 import snowballstemmer
 
@@ -55,7 +56,15 @@ SNOWBALL = {
 SCRIPT_DEFAULT = {"latin": "en", "cyrillic": "ru", "greek": "el", "armenian": "hy", "tamil": "ta",
                   "devanagari": "hi", "arabic": "ar"}
 
-_stemmers: dict[str, object] = {}
+
+
+class _Stemmer(Protocol):
+    """What minirag uses of a snowballstemmer stemmer (the package has no type information)."""
+
+    def stemWord(self, word: str) -> str: ...
+
+
+_stemmers: dict[str, _Stemmer] = {}
 _model = None
 _model_lock = threading.Lock()
 

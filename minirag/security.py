@@ -73,23 +73,28 @@ def open_root(root: Path) -> int:
 def served_by_roots(source: str, roots: Iterable[Path]) -> bool:
     """Whether a stored file source lies in one of `roots`, as stored or as its real path:
     a file of a root since removed from the configuration is not served, and a sync drops it."""
-    roots = [str(root) for root in roots]
-    if any(is_under(source, root, os.sep) for root in roots):
+    prefixes = [str(root) for root in roots]
+    if any(is_under(source, prefix, os.sep) for prefix in prefixes):
         return True
     real = os.path.realpath(source)
-    return any(is_under(real, root, os.sep) for root in roots)
+    return any(is_under(real, prefix, os.sep) for prefix in prefixes)
 
 
 def resolve_inside_roots(path: Path, roots: Iterable[Path]) -> Path:
     """The real path of `path` if it lands inside a root; else PathOutsideRoots."""
-    roots = list(roots)
+    return _real_and_root(path, list(roots))[0]
+
+
+def _real_and_root(path: Path, roots: list[Path]) -> tuple[Path, Path]:
+    """The real path of `path` and the root it lands inside; else PathOutsideRoots."""
     real = Path(os.path.realpath(path))
-    if containing_root(real, roots) is None:
+    root = containing_root(real, roots)
+    if root is None:
         shown = f"{path} (resolves to {real})" if real != Path(os.path.abspath(path)) else str(path)
         raise PathOutsideRoots(
             f"path outside configured document roots: {shown}; roots: {', '.join(map(str, roots))}"
         )
-    return real
+    return real, root
 
 
 def read_inside_roots(path: str | Path, roots: Iterable[Path], max_bytes: int) -> bytes:
@@ -105,10 +110,9 @@ def read_inside_roots(path: str | Path, roots: Iterable[Path], max_bytes: int) -
     Opened non-blocking so a FIFO swapped in cannot hang the read. At most
     `max_bytes + 1` bytes are read, so the caller can tell "too large".
     """
-    roots = list(roots)
-    real = resolve_inside_roots(Path(path), roots)
+    real, root = _real_and_root(Path(path), list(roots))
     try:
-        fd = _open_beneath(containing_root(real, roots), real) if _HAS_OPENAT else _open_checked(real)
+        fd = _open_beneath(root, real) if _HAS_OPENAT else _open_checked(real)
     except OSError as exc:
         if exc.errno in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK):
             raise PathOutsideRoots(f"{path}: changed while being opened (a file or folder was swapped for a "

@@ -6,8 +6,8 @@ from __future__ import annotations
 def split_pages(text: str) -> tuple[list[str], list[int | None]]:
     """Lines of ``text`` without form feeds, and the 1-based page of each (None without pages)."""
     if "\f" not in text:
-        lines = text.split("\n")
-        return lines, [None] * len(lines)
+        unpaged = text.split("\n")
+        return unpaged, [None] * len(unpaged)
     lines: list[str] = []
     pages: list[int | None] = []
     for number, page in enumerate(text.split("\f"), start=1):

@@ -58,7 +58,7 @@ def html_to_markdown(html: str) -> tuple[str, str | None]:
 class _Writer:
     """Blocks of Markdown, plus the inline text of the block being built."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.blocks: list[str] = []
         self.inline: list[str] = []
 

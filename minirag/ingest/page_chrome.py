@@ -28,6 +28,10 @@ The rules read what HTML says about itself, never one generator's class names:
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from lxml.html import HtmlElement
 
 _CHROME_ROLES = frozenset({"navigation", "banner", "contentinfo", "search", "complementary", "menubar", "menu",
                            "toolbar", "dialog", "alertdialog"})
@@ -117,7 +121,7 @@ def _opens_popup(el) -> bool:
 
 
 def _drop_chrome(top) -> None:
-    doomed = []
+    doomed: list[HtmlElement] = []
     for el in top.iter("*"):
         if el is top or not isinstance(el.tag, str):
             continue
@@ -176,7 +180,7 @@ def _drop_link_blocks(top) -> None:
     total = _word_count(top)
     order = {el: n for n, el in enumerate(top.iter())}
     prose = [order[el] for el in top.iter("*") if isinstance(el.tag, str) and _is_prose(el)]
-    doomed = []
+    doomed: list[HtmlElement] = []
     for el in top.iter(*_LINK_BLOCKS):
         if el is top or any(_is_ancestor(d, el) for d in doomed[-1:]):
             continue
