@@ -108,7 +108,7 @@ def _embedded_ipv4(ip: ipaddress.IPv6Address) -> ipaddress.IPv4Address | None:
 
 
 def _system_resolve(host: str, port: int) -> list[str]:
-    return [info[4][0] for info in socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)]
+    return [str(info[4][0]) for info in socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)]
 
 
 # Test seams: looked up at call time, so tests can monkeypatch them.
@@ -169,7 +169,8 @@ def _proxy_for(target: _Target) -> _Proxy | None:
     NO_PROXY covers its host), or None to connect directly."""
     proxies = urllib.request.getproxies_environment()
     raw = proxies.get("https" if target.tls else "http", "").strip()
-    if not raw or urllib.request.proxy_bypass_environment(f"{target.host}:{target.port}", proxies):
+    bypass = urllib.request.proxy_bypass_environment  # type: ignore[attr-defined]  # undocumented: typeshed omits it
+    if not raw or bypass(f"{target.host}:{target.port}", proxies):
         return None
     try:
         parts = urlsplit(raw if "://" in raw else f"http://{raw}")
@@ -195,8 +196,9 @@ def _through_proxy(proxy: _Proxy, target: _Target, deadline: _Deadline) -> socke
         raise FetchError(f"cannot connect to the proxy {proxy.shown}: {exc}") from exc
     if not target.tls:
         return sock
-    literal6 = target.literal is not None and target.literal.version == 6
-    authority = f"[{target.literal.compressed}]:{target.port}" if literal6 else f"{target.host}:{target.port}"
+    literal = target.literal
+    authority = (f"[{literal.compressed}]:{target.port}" if literal is not None and literal.version == 6
+                 else f"{target.host}:{target.port}")
     request = f"CONNECT {authority} HTTP/1.1\r\nHost: {authority}\r\n"
     if proxy.authorization:
         request += f"Proxy-Authorization: {proxy.authorization}\r\n"
@@ -348,7 +350,7 @@ def _addresses(target: _Target, deadline: _Deadline) -> list[IPAddress]:
     if target.literal is not None:
         return [target.literal]
     # getaddrinfo cannot be interrupted, so it runs aside and is abandoned at the deadline.
-    box: list[object] = []
+    box: list[list[IPAddress] | Exception] = []
 
     def lookup() -> None:
         try:
@@ -405,6 +407,7 @@ class MalformedChunk(http.client.HTTPException):
 
 
 _CHUNK_SIZE = re.compile(rb"[0-9A-Fa-f]{1,16}")
+_MAXLINE: int = http.client._MAXLINE  # type: ignore[attr-defined]  # http.client's own line limit (private; typeshed omits it)
 
 
 class _StrictChunkedResponse(http.client.HTTPResponse):
@@ -413,12 +416,12 @@ class _StrictChunkedResponse(http.client.HTTPResponse):
     '-5' (a ValueError from the read), '0x5', '+5' and '1_0'."""
 
     def _read_next_chunk_size(self) -> int:
-        line = self.fp.readline(http.client._MAXLINE + 1)
-        if len(line) > http.client._MAXLINE:
+        line = self.fp.readline(_MAXLINE + 1)
+        if len(line) > _MAXLINE:
             raise http.client.LineTooLong("chunk size")
         size = line.split(b";", 1)[0].strip(b" \t\r\n")
         if not _CHUNK_SIZE.fullmatch(size):
-            self._close_conn()
+            self._close_conn()  # type: ignore[attr-defined]  # http.client's own, which typeshed omits
             raise MalformedChunk(f"a malformed chunked body (chunk size {size[:20]!r})")
         return int(size, 16)
 
@@ -470,14 +473,14 @@ def _get(
 ) -> FetchedPage | str:
     """One request: the page, or the Location of a redirect."""
     conn = _PinnedConnection(target, addresses, deadline, proxy)
-    plain_proxy = proxy is not None and not target.tls  # an http URL is asked of the proxy in full
+    plain_proxy = proxy if not target.tls else None  # an http URL is asked of the proxy in full
     try:
         request_target = f"http://{target.host_header}{target.request_target}" if plain_proxy else (
             target.request_target)
         conn.putrequest("GET", request_target, skip_host=True, skip_accept_encoding=True)
         conn.putheader("Host", target.host_header)
-        if plain_proxy and proxy.authorization:
-            conn.putheader("Proxy-Authorization", proxy.authorization)
+        if plain_proxy and plain_proxy.authorization:
+            conn.putheader("Proxy-Authorization", plain_proxy.authorization)
         conn.putheader("User-Agent", f"minirag/{__version__}")
         conn.putheader("Accept", "*/*")
         conn.putheader("Accept-Encoding", "identity")
