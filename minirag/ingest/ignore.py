@@ -72,9 +72,9 @@ def _decide(spec: GitIgnoreSpec | None, relative: str) -> tuple[bool, str] | Non
     if spec is None:
         return None
     result = spec.check_file(relative)
-    if result.include is None:
+    if result.include is None or result.index is None:
         return None
-    return result.include, spec.patterns[result.index].pattern
+    return result.include, str(spec.patterns[result.index])  # str(): the pattern as written
 
 
 def _repository_top(root: Path) -> Path | None:
@@ -94,8 +94,8 @@ class IgnoreRules:
         self.gitignore = gitignore
         includes = split_globs(include.patterns, self.roots) if include.patterns else {}
         excludes = split_globs(exclude.patterns, self.roots) if exclude.patterns else {}
-        self._include = {root: (_spec(p), include.origin) for root, p in includes.items() if p}
-        self._exclude = {root: (_spec(p), exclude.origin) for root, p in excludes.items() if p}
+        self._include = {root: (GitIgnoreSpec.from_lines(p), include.origin) for root, p in includes.items() if p}
+        self._exclude = {root: (GitIgnoreSpec.from_lines(p), exclude.origin) for root, p in excludes.items() if p}
         self._top = {root: (_repository_top(root) if gitignore else None) or root for root in self.roots}
         self._files: dict[str, list[tuple[str, GitIgnoreSpec]]] = {}
         self._dirs: dict[str, IgnoreReason | None] = {}
@@ -175,6 +175,6 @@ class IgnoreRules:
             spec, origin = self._include[root]
             decided = _decide(spec, relative)
             if not (decided and decided[0]):
-                patterns = " ".join(p.pattern for p in spec.patterns)
+                patterns = " ".join(str(p) for p in spec.patterns)
                 return IgnoreReason(f"matches no include glob ({patterns})", origin)
         return None
