@@ -122,7 +122,10 @@ class Block:
 
 def _read_block(conn, block: int, code_dims: int) -> Block | None:
     row = conn.execute("SELECT ids, codes, active FROM vector_codes WHERE block = ?", (block,)).fetchone()
-    return Block.from_row(*row, code_dims) if row else None
+    if row is None:
+        return None
+    ids, codes, active = row
+    return Block.from_row(ids, codes, active, code_dims)
 
 
 def _write_block(conn, block: int, content: Block) -> None:
@@ -196,7 +199,9 @@ def build(conn, *, batch: int = 1 << BLOCK_BITS) -> Codebook | None:
          codebook.step.tobytes(), len(sample)),
     )
     conn.execute("DELETE FROM vector_codes")
-    pending_ids, pending_vectors, pending_active = [], [], []
+    pending_ids: list[int] = []
+    pending_vectors: list[np.ndarray] = []
+    pending_active: list[bool] = []
 
     def flush() -> None:
         if pending_ids:

@@ -14,13 +14,14 @@ from __future__ import annotations
 import json
 import os
 import stat
+import sys
 import time
 from pathlib import Path
 
 from minirag.errors import FileAccessError, SyncLocked
 from minirag.store.connection import make_index_folder
 
-if os.name == "nt":  # pragma: no cover - exercised on Windows only
+if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
     import msvcrt
 
     def _try_lock(fd: int) -> bool:
@@ -81,10 +82,10 @@ class SyncLock:
             os.close(fd)
             raise SyncLocked(self._refusal(holder))
         # Holder info lives past byte 0 so the Windows byte-range lock never blocks reading it.
-        info = json.dumps({"pid": os.getpid(), "started": time.time()}).encode()
+        holder_info = json.dumps({"pid": os.getpid(), "started": time.time()}).encode()
         os.lseek(fd, 1, os.SEEK_SET)
-        os.write(fd, info + b" " * 16)
-        os.ftruncate(fd, 1 + len(info))
+        os.write(fd, holder_info + b" " * 16)
+        os.ftruncate(fd, 1 + len(holder_info))
         self._fd = fd
         return self
 
