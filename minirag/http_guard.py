@@ -111,7 +111,7 @@ class GuardedH11Protocol(H11Protocol):
     _opened_at = 0.0
     _body: _BodyClock | None = None
 
-    def connection_made(self, transport) -> None:  # type: ignore[override]
+    def connection_made(self, transport) -> None:
         super().connection_made(transport)
         self._opened_at = time.monotonic()
         if len(self.connections) > connection_cap():
@@ -141,8 +141,9 @@ class GuardedH11Protocol(H11Protocol):
 
     def _slowest_body(self) -> GuardedH11Protocol | None:
         now = time.monotonic()
-        sending = [c for c in self._others() if c._receiving_body() and c._body is not None]
-        return min(sending, key=lambda c: c._body.rate(now), default=None)
+        sending = [(c, c._body) for c in self._others() if c._receiving_body() and c._body is not None]
+        slowest = min(sending, key=lambda pair: pair[1].rate(now), default=None)
+        return slowest[0] if slowest is not None else None
 
     def data_received(self, data: bytes) -> None:
         if self._awaiting_headers():
