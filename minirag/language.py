@@ -57,7 +57,6 @@ SCRIPT_DEFAULT = {"latin": "en", "cyrillic": "ru", "greek": "el", "armenian": "h
                   "devanagari": "hi", "arabic": "ar"}
 
 
-
 class _Stemmer(Protocol):
     """What minirag uses of a snowballstemmer stemmer (the package has no type information)."""
 
