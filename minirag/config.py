@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from minirag.display import shown
-from minirag.errors import MiniragError
+from minirag.errors import ConfigError
 from minirag.ingest.ignore import Globs
 
 DEFAULT_MODEL = "intfloat/multilingual-e5-small"
@@ -224,10 +224,6 @@ def _foreign_settings(env: Mapping[str, str], flag_roots, db_flag) -> Mapping[st
     _notice(f"{FOREIGN_ROOT} (local-rag-mcp's name) is read as BASE_DIR={corpus}; set BASE_DIR instead "
             "to silence this")
     return {**env, "BASE_DIR": corpus}
-
-
-class ConfigError(MiniragError, ValueError):
-    """The configuration cannot be used; the message says which setting and why."""
 
 
 @dataclass(frozen=True)
