@@ -26,6 +26,7 @@ from minirag import __version__
 from minirag.config import DEFAULT_HYBRID_WEIGHT, QUESTION_HYBRID_WEIGHT, Collection, Config
 from minirag.display import shown
 from minirag.errors import (
+    DamagedIndex,
     FileAccessError,
     IndexUnavailable,
     InvalidArgument,
@@ -65,10 +66,10 @@ def explained(method):
         try:
             return method(self, *args, **kwargs)
         except connection.DatabaseError as exc:
-            message = connection.explain(exc, self.config.db_path)
-            if "is damaged" in message:
-                self.damage = message
-            raise IndexUnavailable(message) from exc
+            error = connection.index_error(exc, self.config.db_path)
+            if isinstance(error, DamagedIndex):
+                self.damage = str(error)
+            raise error from exc
         except OSError as exc:
             where = f" {exc.filename}" if exc.filename else ""
             raise FileAccessError(f"cannot use{where}: {exc.strerror or exc}") from exc

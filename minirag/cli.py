@@ -37,26 +37,25 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
+    from minirag.config import setting_flags
+
     group = parser.add_argument_group("configuration (override the environment)")
-    group.add_argument("--base-dir", action="append", dest="base_dirs", metavar="DIR",
-                       help="document root (repeatable); replaces BASE_DIR/BASE_DIRS")
-    group.add_argument("--db-path", help="index file (DB_PATH); default <first root>/.minirag/index.db")
-    group.add_argument("--cache-dir", help="model cache directory (CACHE_DIR)")
-    group.add_argument("--model-name", help="embedding model id (MODEL_NAME)")
-    group.add_argument("--model-path", help="local model directory with model.onnx + tokenizer.json (MODEL_PATH)")
-    group.add_argument("--read-only", action="store_true", default=None,
-                       help="never write or create the index (MINIRAG_READ_ONLY)")
-    group.add_argument("--litestream-config", metavar="FILE",
-                       help="Litestream configuration replicating the index: Litestream runs its checkpoints "
-                            "(MINIRAG_LITESTREAM_CONFIG; docs/backups.md)")
-    group.add_argument("--include", action="append", metavar="GLOB",
-                       help="index only files matching a glob (repeatable; MINIRAG_INCLUDE)")
-    group.add_argument("--exclude", action="append", metavar="GLOB",
-                       help="leave out files and folders matching a glob (repeatable; MINIRAG_EXCLUDE)")
+    for flag in setting_flags():
+        if flag.command is None:
+            _add_flag(group, flag)
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     parser.add_argument("-v", "--verbose", action="store_true",
                         help="more on stderr: each file as it is ingested (or excluded), the time each "
                              "stage took, and other informational log lines")
+
+
+def _add_flag(parser, flag) -> None:
+    """A setting's flag (config.Flag), as its row in SETTINGS describes it."""
+    if flag.switch:  # absent is None, not False: the variable then decides
+        options = {"action": "store_true", "default": None}
+    else:
+        options = {"action": "append" if flag.repeatable else "store", "metavar": flag.metavar}
+    parser.add_argument(flag.name, dest=flag.key, help=flag.help, **options)
 
 
 def _run_flags(parser: argparse.ArgumentParser) -> None:
@@ -74,7 +73,7 @@ def build_parser() -> argparse.ArgumentParser:
         "With no command, serves MCP over stdio.",
     )
     parser.add_argument("--version", action="version", version=f"minirag {__version__}")
-    from minirag.config import DEFAULT_TOP_K
+    from minirag.config import DEFAULT_TOP_K, setting_flags
 
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
@@ -85,10 +84,6 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = add("serve", "run the MCP server (stdio by default)")
     p.add_argument("--http", metavar="HOST:PORT", help="serve streamable HTTP instead (default host 127.0.0.1)")
-    p.add_argument("--watch", action="store_true", default=None,
-                   help="keep the index in sync as files change (MINIRAG_WATCH; =poll to poll)")
-    p.add_argument("--token", help="bearer token HTTP clients must send (MINIRAG_HTTP_TOKEN, which `ps` cannot "
-                                   "see, is safer); required to bind a non-loopback address")
     p = add("ingest", "index files and folders (recursive); unchanged files are skipped")
     p.add_argument("paths", nargs="+", metavar="PATH", help="files or folders inside the roots")
     p.add_argument("--force", action="store_true", help="re-ingest even unchanged files")
@@ -104,9 +99,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("sync", "reconcile the index with the roots: add new/changed, skip unchanged, drop deleted")
     p.add_argument("path", nargs="?", help="only this file or folder inside the roots")
     _run_flags(p)
-    p = add("watch", "sync, then keep the index in sync as files change, until Ctrl-C")
-    p.add_argument("--poll", action="store_true", default=None,
-                   help="poll every few seconds instead of OS notifications (network drives, WSL /mnt)")
+    add("watch", "sync, then keep the index in sync as files change, until Ctrl-C")
     p = add("query", "hybrid search")
     p.add_argument("text", metavar="QUERY", help="words or a question")
     p.add_argument("--top-k", type=int, default=DEFAULT_TOP_K, help=f"results (1-100; default {DEFAULT_TOP_K})")
@@ -137,6 +130,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--source", help="a data/url source id instead of a path")
     p = add("backup", "copy the index to DEST with SQLite's online backup API (safe while serving)")
     p.add_argument("dest", metavar="DEST", help="the copy's file name, or an existing folder to put it in")
+    for flag in setting_flags():  # the one command that takes it, after that command's own options
+        if flag.command is not None:
+            _add_flag(sub.choices[flag.command], flag)
     return parser
 
 

@@ -16,9 +16,10 @@ import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from minirag.display import shown
-from minirag.errors import MiniragError
+from minirag.errors import ConfigError
 from minirag.ingest.ignore import Globs
 
 DEFAULT_MODEL = "intfloat/multilingual-e5-small"
@@ -42,19 +43,48 @@ BOOLEAN_VALUES = "1/true/yes/on or 0/false/no/off"
 
 
 @dataclass(frozen=True)
+class Flag:
+    """A setting's command-line flag. cli.py adds it to every command (or to `command` alone) as
+    described here, and load_config takes its value by `key`, over the setting's variable."""
+
+    name: str  # "--db-path"
+    help: str
+    metavar: str | None = None  # None: argparse's own (the key in capitals)
+    repeatable: bool = False  # each use adds a value; the list replaces the variable's
+    switch: bool = False  # takes no value: given, it is True; absent, the variable decides
+    command: str | None = None  # the one command that takes it; None: every command
+    dest: str = ""  # its key, where that is not the name's words (`--base-dir` gives `base_dirs`)
+
+    @property
+    def key(self) -> str:
+        """Its argparse dest and load_config keyword."""
+        return self.dest or self.name.lstrip("-").replace("-", "_")
+
+    @property
+    def shown(self) -> str:
+        return f"{self.command} {self.name}" if self.command else self.name
+
+
+@dataclass(frozen=True)
 class Setting:
     """One setting as users meet it. docs/configuration.md is generated from SETTINGS
-    (scripts/gen_docs.py), and load_config takes its accepted values and ranges from here."""
+    (scripts/gen_docs.py), the CLI's configuration flags are its rows' `flags`, and load_config
+    takes its accepted values and ranges from here."""
 
     name: str  # the environment variable
     default: str  # as shown to users
     meaning: str
-    flag: str | None = None  # the CLI flags that win over the variable, comma-separated
+    flags: tuple[Flag, ...] = ()  # the CLI flags that win over the variable
     values: str = ""  # what is accepted, for settings that are not numbers
     kind: type | None = None  # int or float: a number in low..high (None: unbounded)
     low: float | None = None
     high: float | None = None
     read_by: str = "minirag"  # or the library that reads it
+
+    @property
+    def flag(self) -> str | None:
+        """Its flags as users write them, comma-separated; None when it has none."""
+        return ", ".join(flag.shown for flag in self.flags) or None
 
     @property
     def span(self) -> str:
@@ -67,33 +97,51 @@ class Setting:
         return f"{'an integer' if self.kind is int else 'a number'} in {self.span}"
 
 
+_BASE_DIR_FLAG = Flag("--base-dir", "document root (repeatable); replaces BASE_DIR/BASE_DIRS", metavar="DIR",
+                      repeatable=True, dest="base_dirs")
+
 SETTINGS: tuple[Setting, ...] = (
     Setting("BASE_DIR", "the current directory (unless that is `/` or your home folder: then it must be named); "
             "none for `--read-only` on an explicit `DB_PATH`, which serves the index alone",
             "one document root, and the security boundary: "
-            "every file minirag reads must lie inside a root", flag="--base-dir", values="an existing folder"),
+            "every file minirag reads must lie inside a root", flags=(_BASE_DIR_FLAG,), values="an existing folder"),
     Setting("BASE_DIRS", "unset", "several document roots (`[\"/a\", \"/b\"]`), or named collections with a "
             "one-line description each (`{\"specs\": {\"path\": \"/a\", \"description\": \"...\"}}`; "
-            "docs/mcp-tools.md); wins over `BASE_DIR`", flag="--base-dir",
+            "docs/mcp-tools.md); wins over `BASE_DIR`", flags=(_BASE_DIR_FLAG,),
             values="a JSON array of one or more non-empty path strings, or an object of collection names "
             "to a path or to {path, description}"),
     Setting("DB_PATH", f"`<first root>/{INDEX_DIRNAME}/{INDEX_FILENAME}`", "the index: one SQLite file "
-            f"(given a folder, `{INDEX_FILENAME}` inside it)", flag="--db-path", values="a file path"),
+            f"(given a folder, `{INDEX_FILENAME}` inside it)", values="a file path",
+            flags=(Flag("--db-path", f"index file (DB_PATH); default <first root>/{INDEX_DIRNAME}/{INDEX_FILENAME}"),)),
     Setting("CACHE_DIR", "`<user cache dir>/minirag/models` (Linux: `~/.cache/minirag/models`)",
-            "where models downloaded from the Hugging Face hub are kept", flag="--cache-dir", values="a folder"),
+            "where models downloaded from the Hugging Face hub are kept", values="a folder",
+            flags=(Flag("--cache-dir", "model cache directory (CACHE_DIR)"),)),
     Setting("MODEL_NAME", f"the index's model; `{DEFAULT_MODEL}` for a new index",
             "the embedding model, by hub id or short name (`all-MiniLM-L6-v2`); naming another model "
-            "than the index's is refused", flag="--model-name", values="a model id (see [models.md](models.md))"),
+            "than the index's is refused", values="a model id (see [models.md](models.md))",
+            flags=(Flag("--model-name", "embedding model id (MODEL_NAME)"),)),
     Setting("MODEL_PATH", "unset (an index written with one keeps using it)",
             "a local model folder, used with no network at all; wins over `MODEL_NAME`",
-            flag="--model-path", values="a directory holding model.onnx and tokenizer.json"),
+            values="a directory holding model.onnx and tokenizer.json",
+            flags=(Flag("--model-path", "local model directory with model.onnx + tokenizer.json (MODEL_PATH)"),)),
+    Setting("MINIRAG_READ_ONLY", "off", "never write or create the index; the server lists only the read tools",
+            values=BOOLEAN_VALUES,
+            flags=(Flag("--read-only", "never write or create the index (MINIRAG_READ_ONLY)", switch=True),)),
+    Setting("MINIRAG_LITESTREAM_CONFIG", "unset", "the Litestream configuration replicating this index: "
+            "Litestream then runs its checkpoints, and `doctor` checks the replica (docs/backups.md)",
+            values="a file", flags=(Flag("--litestream-config", "Litestream configuration replicating the index: "
+                                         "Litestream runs its checkpoints (MINIRAG_LITESTREAM_CONFIG; docs/backups.md)",
+                                         metavar="FILE"),)),
     Setting("MINIRAG_INCLUDE", "unset (every supported file)", "only files matching one of these globs are "
             "indexed (gitignore syntax, relative to each root; one starting with a root's path applies to that "
             "root only)",
-            flag="--include", values="globs, comma-separated or a JSON array"),
+            values="globs, comma-separated or a JSON array",
+            flags=(Flag("--include", "index only files matching a glob (repeatable; MINIRAG_INCLUDE)", metavar="GLOB",
+                        repeatable=True),)),
     Setting("MINIRAG_EXCLUDE", "unset", "files and folders matching one of these globs are left out (same "
-            "syntax; wins over `.gitignore` and includes)", flag="--exclude",
-            values="globs, comma-separated or a JSON array"),
+            "syntax; wins over `.gitignore` and includes)", values="globs, comma-separated or a JSON array",
+            flags=(Flag("--exclude", "leave out files and folders matching a glob (repeatable; MINIRAG_EXCLUDE)",
+                        metavar="GLOB", repeatable=True),)),
     Setting("MINIRAG_GITIGNORE", "on", "honour `.gitignore` files (git's rules; from the repository's top "
             "when a root lies in one); `.minignore` files are honoured either way", values=BOOLEAN_VALUES),
     Setting("MAX_FILE_SIZE", f"{DEFAULT_MAX_FILE_SIZE} (100 MiB)", "bytes; bigger files (and bigger "
@@ -125,16 +173,16 @@ SETTINGS: tuple[Setting, ...] = (
             kind=int, low=1000, high=1_000_000),
     Setting("ALLOW_PRIVATE_URLS", "off", "let `ingest_url` fetch loopback, private and link-local hosts",
             values=BOOLEAN_VALUES),
-    Setting("MINIRAG_READ_ONLY", "off", "never write or create the index; the server lists only the read tools",
-            flag="--read-only", values=BOOLEAN_VALUES),
     Setting("MINIRAG_WATCH", "off", "the server keeps the index in sync as files change "
-            "(poll: by polling, for network drives)", flag="serve --watch, watch --poll",
-            values="1/true/yes/on, 0/false/no/off or poll"),
-    Setting("MINIRAG_LITESTREAM_CONFIG", "unset", "the Litestream configuration replicating this index: "
-            "Litestream then runs its checkpoints, and `doctor` checks the replica (docs/backups.md)",
-            flag="--litestream-config", values="a file"),
+            "(poll: by polling, for network drives)", values="1/true/yes/on, 0/false/no/off or poll",
+            flags=(Flag("--watch", "keep the index in sync as files change (MINIRAG_WATCH; =poll to poll)",
+                        switch=True, command="serve"),
+                   Flag("--poll", "poll every few seconds instead of OS notifications (network drives, WSL /mnt)",
+                        switch=True, command="watch"))),
     Setting("MINIRAG_HTTP_TOKEN", "unset", "bearer token clients of `serve --http` must send; required to "
-            "bind a non-loopback address (at least 16 characters)", flag="serve --token", values="a secret"),
+            "bind a non-loopback address (at least 16 characters)", values="a secret",
+            flags=(Flag("--token", "bearer token HTTP clients must send (MINIRAG_HTTP_TOKEN, which `ps` cannot "
+                        "see, is safer); required to bind a non-loopback address", command="serve"),)),
     Setting("HTTPS_PROXY", "unset", "the proxy `ingest_url` reaches https URLs through (a CONNECT tunnel); "
             "the target is still checked (docs/operations.md)", values="an http:// proxy URL, credentials allowed",
             read_by="minirag (as curl reads it; also lowercase)"),
@@ -160,6 +208,16 @@ SETTINGS: tuple[Setting, ...] = (
             read_by="the zipapp (shiv)"),
 )
 SETTING = {setting.name: setting for setting in SETTINGS}
+
+
+def setting_flags() -> tuple[Flag, ...]:
+    """The settings' flags, once each (BASE_DIR and BASE_DIRS share `--base-dir`), in SETTINGS' order:
+    the order `--help` lists them in."""
+    flags: dict[tuple[str | None, str], Flag] = {}
+    for setting in SETTINGS:
+        for flag in setting.flags:
+            flags.setdefault((flag.command, flag.name), flag)
+    return tuple(flags.values())
 
 
 COLLECTION_NAME = re.compile(r"^[\w.-]{1,64}$")
@@ -224,10 +282,6 @@ def _foreign_settings(env: Mapping[str, str], flag_roots, db_flag) -> Mapping[st
     _notice(f"{FOREIGN_ROOT} (local-rag-mcp's name) is read as BASE_DIR={corpus}; set BASE_DIR instead "
             "to silence this")
     return {**env, "BASE_DIR": corpus}
-
-
-class ConfigError(MiniragError, ValueError):
-    """The configuration cannot be used; the message says which setting and why."""
 
 
 @dataclass(frozen=True)
@@ -399,24 +453,42 @@ def _free_name(base: str, taken: Sequence[Collection]) -> str:
     return name
 
 
-def _parse_watch(env: Mapping[str, str], flag: bool | None) -> tuple[bool, bool]:
-    """(watch, by polling) from --watch and MINIRAG_WATCH: a boolean word, or `poll`."""
-    raw = env.get("MINIRAG_WATCH", "").strip().lower()
-    polling = raw == "poll"
+@dataclass(frozen=True)
+class _Given:
+    """What was set for each setting: the value of its flag (load_config's keywords, by Flag.key)
+    when one was given, else its variable in `env`."""
+
+    env: Mapping[str, str]
+    flags: Mapping[str, Any]
+
+    def flag(self, name: str) -> Any:
+        """The value given to a flag of setting `name`; None when none was."""
+        return next((self.flags[f.key] for f in SETTING[name].flags if self.flags.get(f.key) is not None), None)
+
+    def raw(self, name: str) -> str:
+        """Setting `name` as written: its flag's value when given (and not empty), else its variable's, stripped."""
+        return self.flag(name) or self.env.get(name, "").strip()
+
+
+def _parse_watch(given: _Given) -> tuple[bool, bool]:
+    """(watch, by polling) from `serve --watch`, `watch --poll` and MINIRAG_WATCH: a boolean word, or `poll`."""
+    raw = given.env.get("MINIRAG_WATCH", "").strip().lower()
+    polling = raw == "poll" or bool(given.flags.get("poll"))
+    flag = given.flags.get("watch")
     if flag is not None:
         return flag, flag and polling
-    if polling:
+    if raw == "poll":
         return True, True
     try:
-        return parse_bool("MINIRAG_WATCH", raw), False
+        return parse_bool("MINIRAG_WATCH", raw), polling
     except ConfigError:
         raise ConfigError(f"MINIRAG_WATCH must be one of {SETTING['MINIRAG_WATCH'].values}, got {raw!r}") from None
 
 
-def _number(env: Mapping[str, str], name: str):
-    """The numeric setting `name` from `env`, checked against its kind and range in SETTINGS; None if unset."""
+def _number(given: _Given, name: str):
+    """The numeric setting `name`, checked against its kind and range in SETTINGS; None if unset."""
     setting = SETTING[name]
-    raw = env.get(name, "").strip()
+    raw = given.raw(name)
     if not raw:
         return None
     low, high = setting.low, setting.high
@@ -429,12 +501,13 @@ def _number(env: Mapping[str, str], name: str):
     return value
 
 
-def _globs(env: Mapping[str, str], name: str, flag: Sequence[str] | None) -> Globs:
+def _globs(given: _Given, name: str) -> Globs:
     """Include or exclude globs from their flag (repeatable) or variable (comma-separated, or JSON)."""
+    flag = given.flag(name)
     if flag:
         patterns, origin = [p.strip() for p in flag], SETTING[name].flag or name
     else:
-        raw, origin = env.get(name, "").strip(), name
+        raw, origin = given.env.get(name, "").strip(), name
         if raw.startswith("["):
             try:
                 patterns = json.loads(raw)
@@ -453,29 +526,24 @@ def default_cache_dir() -> Path:
     return Path(user_cache_dir("minirag")) / "models"
 
 
-def load_config(
-    *,
-    env: Mapping[str, str] | None = None,
-    base_dirs: Sequence[str] | None = None,
-    db_path: str | None = None,
-    cache_dir: str | None = None,
-    model_name: str | None = None,
-    model_path: str | None = None,
-    read_only: bool | None = None,
-    watch: bool | None = None,
-    litestream_config: str | None = None,
-    include: Sequence[str] | None = None,
-    exclude: Sequence[str] | None = None,
-    cwd: Path | None = None,
-) -> Config:
-    """Resolve the configuration. Flags (keyword arguments) win over `env`."""
+def load_config(*, env: Mapping[str, str] | None = None, cwd: Path | None = None, **flags: Any) -> Config:
+    """Resolve the configuration. `flags` are the settings' flags by Flag.key (`db_path=`,
+    `base_dirs=[...]`, `read_only=True`); each one given (not None) wins over its variable in `env`.
+    (`token`, serve's, is read where HTTP is served: server.http_token.)"""
+    unknown = sorted(set(flags) - {flag.key for flag in setting_flags()})
+    if unknown:
+        raise TypeError(f"load_config() got flags no setting has: {', '.join(unknown)}")
     env = os.environ if env is None else env
     cwd = cwd or Path.cwd()
     _unknown_settings(env)
-    env = _foreign_settings(env, base_dirs, db_path)
-    raw_db = db_path or env.get("DB_PATH", "").strip()
-    ro = read_only if read_only is not None else parse_bool("MINIRAG_READ_ONLY", env.get("MINIRAG_READ_ONLY", ""))
-    collections = _parse_roots(env, base_dirs, cwd, rootless=ro and bool(raw_db))
+    given = _Given(env, flags)
+    env = _foreign_settings(env, given.flag("BASE_DIR"), given.flag("DB_PATH"))
+    given = _Given(env, flags)
+    raw_db = given.raw("DB_PATH")
+    ro = given.flag("MINIRAG_READ_ONLY")
+    if ro is None:
+        ro = parse_bool("MINIRAG_READ_ONLY", env.get("MINIRAG_READ_ONLY", ""))
+    collections = _parse_roots(env, given.flag("BASE_DIRS"), cwd, rootless=ro and bool(raw_db))
     roots = tuple(c.root for c in collections)
 
     db = _resolve("DB_PATH", raw_db, cwd) if raw_db else roots[0] / INDEX_DIRNAME / INDEX_FILENAME
@@ -488,15 +556,15 @@ def load_config(
                     "permissions, or set DB_PATH to keep the index elsewhere")):
         db = db / INDEX_FILENAME
 
-    raw_cache = cache_dir or env.get("CACHE_DIR", "").strip()
+    raw_cache = given.raw("CACHE_DIR")
     cache = _resolve("CACHE_DIR", raw_cache, cwd) if raw_cache else default_cache_dir()
 
-    raw_model_path = model_path or env.get("MODEL_PATH", "").strip()
+    raw_model_path = given.raw("MODEL_PATH")
     local_model = _resolve("MODEL_PATH", raw_model_path, cwd) if raw_model_path else None
     if local_model is not None and not _is_dir(local_model, f"MODEL_PATH: {local_model}"):
         raise ConfigError(f"MODEL_PATH must be {SETTING['MODEL_PATH'].values}: {local_model}")
 
-    raw_litestream = litestream_config or env.get("MINIRAG_LITESTREAM_CONFIG", "").strip()
+    raw_litestream = given.raw("MINIRAG_LITESTREAM_CONFIG")
     litestream = _resolve("MINIRAG_LITESTREAM_CONFIG", raw_litestream, cwd) if raw_litestream else None
     if litestream is not None and not litestream.is_file():
         raise ConfigError(f"MINIRAG_LITESTREAM_CONFIG must name Litestream's configuration file: {litestream}")
@@ -505,58 +573,58 @@ def load_config(
     if grouping is not None and grouping not in GROUPINGS:
         raise ConfigError(f"RAG_GROUPING must be one of {SETTING['RAG_GROUPING'].values} (or unset), got {grouping!r}")
 
-    max_file_size = _number(env, "MAX_FILE_SIZE")
-    budget = _number(env, "CHUNK_TOKEN_BUDGET")
-    weight = _number(env, "RAG_HYBRID_WEIGHT")
-    response_tokens = _number(env, "MINIRAG_MAX_RESPONSE_TOKENS")
-    watching, polling = _parse_watch(env, watch)
+    max_file_size = _number(given, "MAX_FILE_SIZE")
+    budget = _number(given, "CHUNK_TOKEN_BUDGET")
+    weight = _number(given, "RAG_HYBRID_WEIGHT")
+    response_tokens = _number(given, "MINIRAG_MAX_RESPONSE_TOKENS")
+    watching, polling = _parse_watch(given)
     return Config(
         roots=roots,
         collections=collections,
         db_path=db,
         cache_dir=cache,
-        model_name=(model_name or env.get("MODEL_NAME", "").strip() or DEFAULT_MODEL),
-        model_named=bool(model_name or env.get("MODEL_NAME", "").strip()),
+        model_name=given.raw("MODEL_NAME") or DEFAULT_MODEL,
+        model_named=bool(given.raw("MODEL_NAME")),
         model_path=local_model,
         max_file_size=max_file_size if max_file_size is not None else DEFAULT_MAX_FILE_SIZE,
         chunk_token_budget=budget,
         hybrid_weight=weight,
         grouping=grouping,
-        max_distance=_number(env, "RAG_MAX_DISTANCE"),
-        max_files=_number(env, "RAG_MAX_FILES"),
+        max_distance=_number(given, "RAG_MAX_DISTANCE"),
+        max_files=_number(given, "RAG_MAX_FILES"),
         allow_private_urls=parse_bool("ALLOW_PRIVATE_URLS", env.get("ALLOW_PRIVATE_URLS", "")),
         read_only=ro,
         watch=watching,
         watch_polling=polling,
         litestream_config=litestream,
         max_response_tokens=response_tokens if response_tokens is not None else DEFAULT_MAX_RESPONSE_TOKENS,
-        include=_globs(env, "MINIRAG_INCLUDE", include),
-        exclude=_globs(env, "MINIRAG_EXCLUDE", exclude),
+        include=_globs(given, "MINIRAG_INCLUDE"),
+        exclude=_globs(given, "MINIRAG_EXCLUDE"),
         gitignore=parse_bool("MINIRAG_GITIGNORE", env.get("MINIRAG_GITIGNORE", "").strip() or "on"),
         **{field: value for field, value in (
-            ("convert_memory_mb", _number(env, "MINIRAG_CONVERT_MEMORY_MB")),
-            ("convert_cpu_seconds", _number(env, "MINIRAG_CONVERT_CPU_SECONDS")),
-            ("convert_timeout", _number(env, "MINIRAG_CONVERT_TIMEOUT"))) if value is not None},
+            ("convert_memory_mb", _number(given, "MINIRAG_CONVERT_MEMORY_MB")),
+            ("convert_cpu_seconds", _number(given, "MINIRAG_CONVERT_CPU_SECONDS")),
+            ("convert_timeout", _number(given, "MINIRAG_CONVERT_TIMEOUT"))) if value is not None},
     )
 
 
-# The configuration flags of the CLI commands (and `serve`), as argparse names them; a command
-# without one (only `serve` has --watch) reads as not given.
-FLAG_NAMES = ("base_dirs", "db_path", "cache_dir", "model_name", "model_path", "read_only", "watch",
-              "litestream_config", "include", "exclude")
+def _flags_of(args) -> dict[str, Any]:
+    """The settings' flags in an argparse namespace; one a command lacks (only `serve` has
+    --watch) reads as not given."""
+    return {flag.key: getattr(args, flag.key, None) for flag in setting_flags()}
 
 
 def load_config_from(args, env: Mapping[str, str] | None = None) -> Config:
-    """load_config with the configuration flags of an argparse namespace (absent or None: not given)."""
-    return load_config(env=env, **{name: getattr(args, name, None) for name in FLAG_NAMES})
+    """load_config with the settings' flags of an argparse namespace (absent or None: not given)."""
+    return load_config(env=env, **_flags_of(args))
 
 
 def read_only_requested(args, env: Mapping[str, str] | None = None) -> bool:
     """Whether read-only mode was asked for, even when the rest of the configuration is broken."""
-    env = os.environ if env is None else env
-    if getattr(args, "read_only", None) is not None:
-        return bool(args.read_only)
+    given = _Given(os.environ if env is None else env, _flags_of(args))
+    if given.flag("MINIRAG_READ_ONLY") is not None:
+        return bool(given.flag("MINIRAG_READ_ONLY"))
     try:
-        return parse_bool("MINIRAG_READ_ONLY", env.get("MINIRAG_READ_ONLY", ""))
+        return parse_bool("MINIRAG_READ_ONLY", given.env.get("MINIRAG_READ_ONLY", ""))
     except ConfigError:
         return False

@@ -1,4 +1,8 @@
-"""The errors a user can see. Each message says what went wrong and what to do."""
+"""The errors a user can see. Each message says what went wrong and what to do.
+
+Every one is a MiniragError, which both faces report as one line (the CLI's `minirag: error: ...`,
+an MCP tool error) instead of a traceback; the kinds below let callers act on an error by type.
+"""
 
 
 class MiniragError(Exception):
@@ -7,6 +11,10 @@ class MiniragError(Exception):
 
 class IndexUnavailable(MiniragError):
     """The index file cannot be used as asked (missing, wrong model, newer schema)."""
+
+
+class DamagedIndex(IndexUnavailable):
+    """The index file is corrupt (SQLite reads it as malformed, or as no database at all)."""
 
 
 class ModelUnavailable(MiniragError):
@@ -35,3 +43,15 @@ class SyncLocked(MiniragError):
 
 class FileAccessError(MiniragError):
     """A file or folder minirag needs (a lock file, a backup's folder) cannot be read or written."""
+
+
+class ConfigError(MiniragError, ValueError):
+    """The configuration cannot be used; the message says which setting and why."""
+
+
+class UrlRefused(MiniragError):
+    """The URL was not fetched on security grounds: its scheme, or where its host points."""
+
+
+class FetchError(MiniragError):
+    """The URL could not be fetched: bad URL, DNS failure, network or HTTP error, limits."""

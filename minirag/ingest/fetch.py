@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from urllib.parse import quote, unquote, urljoin, urlsplit
 
 from minirag import __version__
-from minirag.errors import MiniragError
+from minirag.errors import FetchError, UrlRefused
 
 __all__ = ["FetchError", "FetchedPage", "UrlRefused", "blocked_reason", "fetch_url"]
 
@@ -45,14 +45,6 @@ _SHARED_ADDRESS_SPACE = ipaddress.ip_network("100.64.0.0/10")  # carrier-grade N
 _NAT64_WELL_KNOWN = ipaddress.ip_network("64:ff9b::/96")  # RFC 6052: low 32 bits are IPv4
 _HOSTNAME = re.compile(r"[a-z0-9_-]+(\.[a-z0-9_-]+)*\.?")
 _IPV4_PART = re.compile(r"0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*")
-
-
-class UrlRefused(MiniragError):
-    """The URL was not fetched on security grounds: its scheme, or where its host points."""
-
-
-class FetchError(MiniragError):
-    """The URL could not be fetched: bad URL, DNS failure, network or HTTP error, limits."""
 
 
 @dataclass(frozen=True)

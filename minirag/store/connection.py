@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from minirag.errors import IndexUnavailable
+from minirag.errors import DamagedIndex, IndexUnavailable
 
 try:  # see the module docstring for why sqlean comes first
     import sqlean as sqlite3
@@ -134,11 +134,23 @@ def identity(path: Path, *, contents: bool = False) -> tuple | None:
     return st.st_dev, st.st_ino
 
 
+def index_error(exc: BaseException, path: Path) -> IndexUnavailable:
+    """A SQLite (or file system) error on the index as the error a user sees: DamagedIndex when the
+    file is corrupt, else IndexUnavailable; its message says what it means and what to do."""
+    return (DamagedIndex if _is_damage(exc) else IndexUnavailable)(explain(exc, path))
+
+
+def _is_damage(exc: BaseException) -> bool:
+    """Whether SQLite's message says the file is corrupt (malformed, or no database at all)."""
+    lowered = str(exc).lower()
+    return "malformed" in lowered or "not a database" in lowered or "database corrupt" in lowered
+
+
 def explain(exc: BaseException, path: Path) -> str:
     """What a SQLite (or file system) error on the index means, and what to do, in one line."""
     text = str(exc)
     lowered = text.lower()
-    if "malformed" in lowered or "not a database" in lowered or "database corrupt" in lowered:
+    if _is_damage(exc):
         return (f"the index {path} is damaged ({text}); restore it from a backup (`minirag backup` makes "
                 "them), or delete it and run `minirag sync` to rebuild it")
     if "disk is full" in lowered or "no space" in lowered or "file too large" in lowered:
@@ -180,12 +192,12 @@ def _file_size_limit_reached(path: Path) -> int | None:
 
 
 @contextlib.contextmanager
-def explained(path: Path) -> Iterator[None]:
-    """Turn SQLite errors inside the block into IndexUnavailable with `explain`'s line."""
+def as_index_errors(path: Path) -> Iterator[None]:
+    """Raise the SQLite errors inside the block as `index_error`'s IndexUnavailable (or DamagedIndex)."""
     try:
         yield
     except DatabaseError as exc:
-        raise IndexUnavailable(explain(exc, path)) from exc
+        raise index_error(exc, path) from exc
 
 
 def close(conn: Connection, *, checkpoint: bool = True) -> None:

@@ -131,7 +131,7 @@ class Index:
         self._marks_lock = threading.Lock()
         self._marks_conn = None  # mark_converting's own connection, shared by the converting threads
         self.checkpointer = Checkpointer(lambda: db.connect(self.path)) if self.checkpoints else None
-        with db.explained(self.path):
+        with db.as_index_errors(self.path):
             if read_only:
                 version = schema.schema_version(self.conn)
                 if version != schema.SCHEMA_VERSION:
@@ -155,7 +155,7 @@ class Index:
             try:
                 conn = db.connect(self.path, read_only=self.read_only, auto_checkpoint=self.checkpoints)
             except (db.DatabaseError, OSError) as exc:
-                raise IndexUnavailable(db.explain(exc, self.path)) from None
+                raise db.index_error(exc, self.path) from None
             self._local.conn = conn
             with self._all_lock:
                 self._all.append(conn)
