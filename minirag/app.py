@@ -23,7 +23,13 @@ from dataclasses import replace
 from pathlib import Path
 
 from minirag import __version__
-from minirag.config import DEFAULT_HYBRID_WEIGHT, QUESTION_HYBRID_WEIGHT, Collection, Config
+from minirag.config import (
+    DEFAULT_HYBRID_WEIGHT,
+    DEFAULT_TOP_K,
+    QUESTION_HYBRID_WEIGHT,
+    Collection,
+    Config,
+)
 from minirag.display import shown
 from minirag.errors import (
     FileAccessError,
@@ -667,7 +673,7 @@ class App:
     # --- reads -------------------------------------------------------------------
 
     @explained
-    def query(self, text: str, top_k: int = 10, scope: str | None = None, collection: str | None = None,
+    def query(self, text: str, top_k: int = DEFAULT_TOP_K, scope: str | None = None, collection: str | None = None,
               budget: int | None = None) -> dict:
         """The hits, fitted to `budget` tokens when one is given (the faces give the response budget;
         scripts/eval.py gives none, so what it scores is the whole ranking)."""

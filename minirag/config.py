@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from minirag.chunking import MIN_CHUNK_TOKEN_BUDGET
 from minirag.display import shown
 from minirag.errors import MiniragError
 from minirag.ingest.ignore import Globs
@@ -27,10 +28,10 @@ DEFAULT_CHUNK_TOKEN_BUDGET = 110
 DEFAULT_CONVERT_MEMORY_MB = 2048
 DEFAULT_CONVERT_CPU_SECONDS = 120
 DEFAULT_CONVERT_TIMEOUT = 300
-MIN_CHUNK_TOKEN_BUDGET = 16
 DEFAULT_HYBRID_WEIGHT = 0.4  # the keyword side's share of the fused score (search/fusion.py)
 QUESTION_HYBRID_WEIGHT = 0.2  # ... for a query in question form, unless one is set (search/query_form.py)
 DEFAULT_TOP_K = 10  # the CLI's --top-k and the MCP tool's topK alike
+MAX_TOP_K = 100  # more is cut to this, not refused (search.clamp_top_k)
 DEFAULT_MAX_RESPONSE_TOKENS = 10_000  # docs/mcp-tools.md: why this, and how tokens are counted
 GROUPINGS = ("similar", "related")
 INDEX_DIRNAME = ".minirag"

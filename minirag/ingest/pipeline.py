@@ -17,10 +17,10 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from minirag.chunking import SCHEME_VERSION, ChunkedDocument, chunk_document
+from minirag.chunking import MIN_CHUNK_TOKEN_BUDGET, SCHEME_VERSION, ChunkedDocument, chunk_document
 from minirag.chunking.frontmatter import parse_frontmatter
 from minirag.chunking.titles import choose_title, first_h1
-from minirag.config import MIN_CHUNK_TOKEN_BUDGET, Config, ConfigError
+from minirag.config import Config, ConfigError
 from minirag.encoder import Encoder
 from minirag.errors import ConversionFailed, PathOutsideRoots
 from minirag.ingest.convert import Converted

@@ -308,9 +308,7 @@ class Index:
         db.with_retry(write)
 
     def has_vectors(self) -> bool:
-        return self.conn.execute(
-            "SELECT 1 FROM sqlite_master WHERE name = 'chunks_vec'"
-        ).fetchone() is not None
+        return schema.has_vector_table(self.conn)
 
     # --- writes -------------------------------------------------------------
 
