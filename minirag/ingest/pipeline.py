@@ -17,10 +17,11 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from minirag.chunking import MIN_CHUNK_TOKEN_BUDGET, SCHEME_VERSION, ChunkedDocument, chunk_document
+from minirag.binding import checked_budget
+from minirag.chunking import SCHEME_VERSION, ChunkedDocument, chunk_document
 from minirag.chunking.frontmatter import parse_frontmatter
 from minirag.chunking.titles import choose_title, first_h1
-from minirag.config import Config, ConfigError
+from minirag.config import Config
 from minirag.encoder import Encoder
 from minirag.errors import ConversionFailed, PathOutsideRoots
 from minirag.ingest.convert import Converted
@@ -99,28 +100,12 @@ def file_hash(data: bytes) -> str:
     return hashlib.blake2b(data, digest_size=20).hexdigest()
 
 
-def planned_budget(config: Config, spec) -> int:
-    """CHUNK_TOKEN_BUDGET, else the model's own default (capped at what it reads), from its ModelSpec."""
-    return config.chunk_token_budget or min(spec.chunk_budget, spec.max_length)
-
-
-def chunk_budget(config: Config, encoder) -> int:
-    """CHUNK_TOKEN_BUDGET, else the model's own default; never past what the model reads."""
-    budget = planned_budget(config, encoder.spec)
-    if budget > encoder.max_length:
-        raise ConfigError(
-            f"CHUNK_TOKEN_BUDGET must be in {MIN_CHUNK_TOKEN_BUDGET}–{encoder.max_length} for "
-            f"{encoder.model_id} (its maximum sequence length), got {budget}"
-        )
-    return budget
-
-
 class Pipeline:
     def __init__(self, index: Index, encoder: Encoder, config: Config):
         self.index = index
         self.encoder = encoder
         self.config = config
-        self.budget = chunk_budget(config, encoder)
+        self.budget = checked_budget(config, encoder)
         self.limits = limits_of(config)
         index.bind_model(encoder.model_id, encoder.dimension)
 
