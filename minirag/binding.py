@@ -14,7 +14,7 @@ from pathlib import Path
 from minirag.chunking import MIN_CHUNK_TOKEN_BUDGET
 from minirag.config import Config, ConfigError
 from minirag.errors import IndexUnavailable
-from minirag.models import ModelSpec, catalogue_spec, configured_model_id, locate
+from minirag.models import LOCAL_PREFIX, ModelSpec, catalogue_spec, configured_model_id, locate
 from minirag.store.index import META_MODEL_PATH, Index
 
 
@@ -53,7 +53,7 @@ class ModelBinding:
             locate(config.model_name, config.model_path, config.cache_dir)
         index_model, named = self.recorded.model_id, self.model_id
         keep = (f"--model-path {self.recorded.path}" if self.recorded.path is not None else
-                "its MODEL_PATH" if index_model.startswith("local:") else f"--model-name {index_model}")
+                "its MODEL_PATH" if index_model.startswith(LOCAL_PREFIX) else f"--model-name {index_model}")
         what = (f"MODEL_PATH {config.model_path} holds {named}" if config.model_path is not None
                 else f"{named} was named (MODEL_NAME / --model-name)")
         raise IndexUnavailable(

@@ -29,7 +29,7 @@ from minirag.store.checkpoint import Checkpointer
 log = logging.getLogger(__name__)
 
 # The `meta` keys, all in one place.
-META_SCHEMA = "schema_version"  # written by schema.migrate
+META_SCHEMA = schema.META_SCHEMA  # written by schema.migrate
 META_MODEL = "model_id"
 META_DIMENSION = "dimension"
 META_CHUNK_SCHEME = "chunk_scheme"

@@ -141,6 +141,7 @@ MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [
     ("a note per source", _m006_source_note),
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
+META_SCHEMA = "schema_version"  # the `meta` key migrate writes SCHEMA_VERSION under
 
 
 def schema_version(conn: Connection) -> int:
@@ -178,9 +179,9 @@ def migrate(conn: Connection) -> int:
                     (number, name),
                 )
             conn.execute("""
-                INSERT INTO meta (key, value) VALUES ('schema_version', ?)
+                INSERT INTO meta (key, value) VALUES (?, ?)
                 ON CONFLICT(key) DO UPDATE SET value = excluded.value
-            """, (str(SCHEMA_VERSION),))
+            """, (META_SCHEMA, str(SCHEMA_VERSION)))
             conn.execute("COMMIT")
         except BaseException:
             conn.execute("ROLLBACK")
