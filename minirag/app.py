@@ -23,7 +23,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from minirag import __version__
-from minirag.binding import ModelBinding, bind, planned_budget, recorded_model
+from minirag.binding import ModelBinding, bind, planned_budget, recorded_model, remember_model_path
 from minirag.config import (
     DEFAULT_HYBRID_WEIGHT,
     DEFAULT_TOP_K,
@@ -49,7 +49,7 @@ from minirag.search import Scope, SearchOptions, clamp_top_k, search
 from minirag.search.vector import MatrixCache
 from minirag.security import is_under, resolve_inside_roots, served_by_roots
 from minirag.store import connection
-from minirag.store.index import META_GIT_STATE, META_MODEL_PATH, Index
+from minirag.store.index import META_GIT_STATE, Index
 
 log = logging.getLogger(__name__)
 
@@ -204,9 +204,7 @@ class App:
         with self._lock:
             if self._pipeline is None or self._pipeline.index is not index:
                 self._pipeline = Pipeline(index, encoder, self.config)
-                model_path = self.config.model_path  # remembered, so a later run may name no model
-                if model_path is not None and index.meta(META_MODEL_PATH) != str(model_path):
-                    index.set_meta(META_MODEL_PATH, str(model_path))
+                remember_model_path(index, self.config)
             return self._pipeline
 
     @property

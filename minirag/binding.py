@@ -90,6 +90,12 @@ def recorded_model(index: Index) -> RecordedModel | None:
     return RecordedModel(bound[0], bound[1], path)
 
 
+def remember_model_path(index: Index, config: Config) -> None:
+    """Record MODEL_PATH in the index it writes to, so a later run may name no model."""
+    if config.model_path is not None and index.meta(META_MODEL_PATH) != str(config.model_path):
+        index.set_meta(META_MODEL_PATH, str(config.model_path))
+
+
 def planned_budget(config: Config, spec: ModelSpec) -> int:
     """CHUNK_TOKEN_BUDGET, else the model's own default (capped at what it reads), from its ModelSpec."""
     return config.chunk_token_budget or min(spec.chunk_budget, spec.max_length)
