@@ -32,6 +32,7 @@ DEFAULT_HYBRID_WEIGHT = 0.4  # the keyword side's share of the fused score (sear
 QUESTION_HYBRID_WEIGHT = 0.2  # ... for a query in question form, unless one is set (search/query_form.py)
 DEFAULT_TOP_K = 10  # the CLI's --top-k and the MCP tool's topK alike
 MAX_TOP_K = 100  # more is cut to this, not refused (search.clamp_top_k)
+MIN_TOKEN_LENGTH = 16  # characters of the bearer token `serve --http` requires off loopback
 DEFAULT_MAX_RESPONSE_TOKENS = 10_000  # docs/mcp-tools.md: why this, and how tokens are counted
 GROUPINGS = ("similar", "related")
 INDEX_DIRNAME = ".minirag"
@@ -135,7 +136,8 @@ SETTINGS: tuple[Setting, ...] = (
             "Litestream then runs its checkpoints, and `doctor` checks the replica (docs/backups.md)",
             flag="--litestream-config", values="a file"),
     Setting("MINIRAG_HTTP_TOKEN", "unset", "bearer token clients of `serve --http` must send; required to "
-            "bind a non-loopback address (at least 16 characters)", flag="serve --token", values="a secret"),
+            f"bind a non-loopback address (at least {MIN_TOKEN_LENGTH} characters)", flag="serve --token",
+            values="a secret"),
     Setting("HTTPS_PROXY", "unset", "the proxy `ingest_url` reaches https URLs through (a CONNECT tunnel); "
             "the target is still checked (docs/operations.md)", values="an http:// proxy URL, credentials allowed",
             read_by="minirag (as curl reads it; also lowercase)"),

@@ -35,6 +35,7 @@ from minirag.config import (
     DEFAULT_MAX_RESPONSE_TOKENS,
     DEFAULT_TOP_K,
     MAX_TOP_K,
+    MIN_TOKEN_LENGTH,
     Config,
     ConfigError,
     load_config_from,
@@ -51,7 +52,6 @@ log = logging.getLogger(__name__)
 
 DEFAULT_HTTP_HOST = "127.0.0.1"
 TOKEN_ENV = "MINIRAG_HTTP_TOKEN"
-MIN_TOKEN_LENGTH = 16
 PROGRESS_INTERVAL_S = 0.5  # how often a waiting sync_start reports progress
 
 Result = dict[str, Any]
