@@ -98,7 +98,7 @@ SETTINGS: tuple[Setting, ...] = (
             values="globs, comma-separated or a JSON array"),
     Setting("MINIRAG_GITIGNORE", "on", "honour `.gitignore` files (git's rules; from the repository's top "
             "when a root lies in one); `.minignore` files are honoured either way", values=BOOLEAN_VALUES),
-    Setting("MAX_FILE_SIZE", f"{DEFAULT_MAX_FILE_SIZE} (100 MiB)", "bytes; bigger files (and bigger "
+    Setting("MAX_FILE_SIZE", f"{DEFAULT_MAX_FILE_SIZE} ({DEFAULT_MAX_FILE_SIZE // 2**20} MiB)", "bytes; bigger files (and bigger "
             "`ingest_data` payloads) are refused before they are read", kind=int, low=1),
     Setting("MINIRAG_CONVERT_MEMORY_MB", str(DEFAULT_CONVERT_MEMORY_MB), "MiB of address space one file's "
             "conversion may use, in its own worker process; past it the file fails, minirag goes on",
