@@ -31,13 +31,11 @@ class RecordedModel:
 @dataclass(frozen=True)
 class ModelBinding:
     """The model to use with one index: `name` and `path` are what `models.locate` / `resolve` take;
-    `model_id` is the id an index records for it, found without loading it. `named`: the configuration
-    names a model (MODEL_NAME / MODEL_PATH); otherwise the index's own model is used."""
+    `model_id` is the id an index records for it, found without loading it; `recorded`, the index's."""
 
     name: str
     path: Path | None
     model_id: str
-    named: bool
     recorded: RecordedModel | None
 
     @property
@@ -47,12 +45,13 @@ class ModelBinding:
 
     def refuse_mismatch(self, config: Config) -> None:
         """IndexUnavailable naming both models and the ways out, when they differ."""
-        if not self.mismatch:
+        recorded = self.recorded
+        if recorded is None or not self.mismatch:
             return
         if config.model_path is not None:  # a folder holding no model says so, not "re-index with it"
             locate(config.model_name, config.model_path, config.cache_dir)
-        index_model, named = self.recorded.model_id, self.model_id
-        keep = (f"--model-path {self.recorded.path}" if self.recorded.path is not None else
+        index_model, named = recorded.model_id, self.model_id
+        keep = (f"--model-path {recorded.path}" if recorded.path is not None else
                 "its MODEL_PATH" if index_model.startswith(LOCAL_PREFIX) else f"--model-name {index_model}")
         what = (f"MODEL_PATH {config.model_path} holds {named}" if config.model_path is not None
                 else f"{named} was named (MODEL_NAME / --model-name)")
@@ -72,10 +71,10 @@ def bind(config: Config, recorded: RecordedModel | None) -> ModelBinding:
     """The model named (MODEL_NAME / MODEL_PATH), else the one the index records, else the default."""
     if config.model_path is None and not config.model_named:
         if recorded is not None:
-            return ModelBinding(recorded.model_id, recorded.path, recorded.model_id, False, recorded)
-        return ModelBinding(config.model_name, None, configured_model_id(config.model_name, None), False, None)
+            return ModelBinding(recorded.model_id, recorded.path, recorded.model_id, recorded)
+        return ModelBinding(config.model_name, None, configured_model_id(config.model_name, None), None)
     return ModelBinding(config.model_name, config.model_path, configured_model_id(config.model_name, config.model_path),
-                        True, recorded)
+                        recorded)
 
 
 def recorded_model(index: Index) -> RecordedModel | None:

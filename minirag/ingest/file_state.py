@@ -71,7 +71,7 @@ def file_state(source: str, stored: StoredState | None, excluded: ExcludedState 
     `excluded`: left out, or failed) and whether each record `holds` the file's bytes now.
     `budget`: the token budget a sync cuts at now (None: unknown, any recorded one is accepted)."""
     indexed_bytes = stored is not None and holds(stored)
-    if indexed_bytes and cut_as_now(stored, budget):
+    if stored is not None and indexed_bytes and cut_as_now(stored, budget):
         return FileState.UNCHANGED
     if excluded is not None and holds(excluded):
         if excluded.scheme == SCHEME_VERSION:
