@@ -23,7 +23,14 @@ from dataclasses import replace
 from pathlib import Path
 
 from minirag import __version__
-from minirag.config import DEFAULT_HYBRID_WEIGHT, QUESTION_HYBRID_WEIGHT, Collection, Config
+from minirag.binding import ModelBinding, bind, planned_budget, recorded_model, remember_model_path
+from minirag.config import (
+    DEFAULT_HYBRID_WEIGHT,
+    DEFAULT_TOP_K,
+    QUESTION_HYBRID_WEIGHT,
+    Collection,
+    Config,
+)
 from minirag.display import shown
 from minirag.errors import (
     DamagedIndex,
@@ -35,7 +42,7 @@ from minirag.errors import (
 )
 from minirag.ingest.ignore import IgnoreRules
 from minirag.ingest.jobs import SyncJob, SyncJobs
-from minirag.ingest.pipeline import Document, Pipeline, file_hash, planned_budget
+from minirag.ingest.pipeline import Document, Pipeline, file_hash
 from minirag.ingest.progress import Progress
 from minirag.ingest.scan import unseen_warnings, walk
 from minirag.results import ingest_result, query_result
@@ -43,7 +50,7 @@ from minirag.search import Scope, SearchOptions, clamp_top_k, search
 from minirag.search.vector import MatrixCache
 from minirag.security import is_under, resolve_inside_roots, served_by_roots
 from minirag.store import connection
-from minirag.store.index import META_GIT_STATE, META_MODEL_PATH, Index
+from minirag.store.index import META_GIT_STATE, Index
 
 log = logging.getLogger(__name__)
 
@@ -169,53 +176,19 @@ class App:
             from minirag.encoder import Encoder
             from minirag.models import resolve
 
-            name, path = self.model_choice(refuse_mismatch=True)  # before any download
-            encoder = Encoder(resolve(name, path, self.config.cache_dir))
+            binding = self.binding()
+            binding.refuse_mismatch(self.config)  # before any download
+            encoder = Encoder(resolve(binding.name, binding.path, self.config.cache_dir))
             with self._lock:
                 if self._encoder is None:
                     self._encoder = encoder
         return self._encoder
 
-    def model_choice(self, *, refuse_mismatch: bool = False) -> tuple[str, Path | None]:
-        """(model name, MODEL_PATH) to embed with: the model named (MODEL_NAME / MODEL_PATH), else
-        the one the index was built with, else the default. With `refuse_mismatch`, naming a model
-        other than the index's is refused here, before anything is loaded or downloaded."""
-        from minirag.models import configured_model_id, locate
-
-        config = self.config
-        recorded = self._recorded_model()
-        if config.model_path is None and not config.model_named:
-            return recorded or (config.model_name, None)
-        named = configured_model_id(config.model_name, config.model_path)
-        if refuse_mismatch and recorded is not None and recorded[0] != named:
-            if config.model_path is not None:  # a folder holding no model says so, not "re-index with it"
-                locate(config.model_name, config.model_path, config.cache_dir)
-            index_model = recorded[0]
-            keep = (f"--model-path {recorded[1]}" if recorded[1] is not None else
-                    "its MODEL_PATH" if index_model.startswith("local:") else f"--model-name {index_model}")
-            what = (f"MODEL_PATH {config.model_path} holds {named}" if config.model_path is not None
-                    else f"{named} was named (MODEL_NAME / --model-name)")
-            raise IndexUnavailable(
-                f"the index {config.db_path} was built with {index_model}, but {what}; "
-                f"name the index's model ({keep}, or name none), or re-index with {named} "
-                "(a new --db-path, or delete the index and run `minirag sync`)")
-        return config.model_name, config.model_path
-
-    def _recorded_model(self) -> tuple[str, Path | None] | None:
-        """The index's model and the MODEL_PATH it was written with (if that directory still holds it)."""
-        from minirag.models import configured_model_id
-
-        if self._index is None and not self._index_file_holds_data():
-            return None
-        index = self.index
-        bound = index.bound_model()
-        if bound is None:
-            return None
-        raw = index.meta(META_MODEL_PATH)
-        path = Path(raw) if raw and Path(raw).is_dir() else None
-        if path is not None and configured_model_id(bound[0], path) != bound[0]:
-            path = None  # that directory holds another model now
-        return bound[0], path
+    def binding(self) -> ModelBinding:
+        """The model (and so the budget) this index is used with: minirag.binding's one answer, from the
+        configuration and what the index records. Never creates the index."""
+        has_index = self._index is not None or self._index_file_holds_data()
+        return bind(self.config, recorded_model(self.index) if has_index else None)
 
     @property
     def pipeline(self) -> Pipeline:
@@ -232,9 +205,7 @@ class App:
         with self._lock:
             if self._pipeline is None or self._pipeline.index is not index:
                 self._pipeline = Pipeline(index, encoder, self.config)
-                model_path = self.config.model_path  # remembered, so a later run may name no model
-                if model_path is not None and index.meta(META_MODEL_PATH) != str(model_path):
-                    index.set_meta(META_MODEL_PATH, str(model_path))
+                remember_model_path(index, self.config)
             return self._pipeline
 
     @property
@@ -607,7 +578,8 @@ class App:
         from minirag.doctor import run_checks
 
         try:
-            name, path = self.model_choice()
+            binding = self.binding()
+            name, path = binding.name, binding.path
         except Exception:  # noqa: BLE001 - an unreadable index: doctor's own checks say why
             name, path = self.config.model_name, self.config.model_path
         return run_checks(replace(self.config, model_name=name, model_path=path))
@@ -668,7 +640,7 @@ class App:
     # --- reads -------------------------------------------------------------------
 
     @explained
-    def query(self, text: str, top_k: int = 10, scope: str | None = None, collection: str | None = None,
+    def query(self, text: str, top_k: int = DEFAULT_TOP_K, scope: str | None = None, collection: str | None = None,
               budget: int | None = None) -> dict:
         """The hits, fitted to `budget` tokens when one is given (the faces give the response budget;
         scripts/eval.py gives none, so what it scores is the whole ranking)."""
@@ -689,8 +661,7 @@ class App:
         encoder = None
         if options.hybrid_weight is None or options.hybrid_weight < 1.0 or options.max_distance is not None:
             encoder = self.encoder
-            if bound != (encoder.model_id, encoder.dimension):
-                index.bind_model(encoder.model_id, encoder.dimension)  # raises, naming both models
+            index.bind_model(encoder.model_id, encoder.dimension)  # the index's model, or refused naming both
         hits = search(index.conn, text, options, encoder=encoder, matrices=self.matrices, pool=self.query_pool,
                       pool_conn=lambda: index.conn)
         # Files of a root since removed from the configuration stay in the file until a sync; never served.
@@ -758,18 +729,12 @@ class App:
         """The token budget a sync cuts files at now, found without loading the model: its
         catalogue entry, else its files' settings (minirag-model.json, the hub cache's config);
         None when neither can be read. Never raises: status and list must answer regardless."""
-        from minirag.models import catalogue_spec, locate
-
         if self._encoder is not None:
             return planned_budget(self.config, self._encoder.spec)
         if self.config.chunk_token_budget:
             return self.config.chunk_token_budget
         try:
-            name, path = self.model_choice()
-            spec = catalogue_spec(name) if path is None else None
-            if spec is None:
-                spec = locate(name, path, self.config.cache_dir).spec
-            return planned_budget(self.config, spec)
+            return planned_budget(self.config, self.binding().spec_on_disk(self.config.cache_dir))
         except (MiniragError, connection.DatabaseError, OSError, ValueError, TypeError, AttributeError):
             # A hub id the hub client rejects (ValueError), a malformed minirag-model.json, an unreadable folder.
             return None
@@ -812,8 +777,8 @@ class App:
             out["indexError"] = self.damage
         out.update(stats)
         out["collections"] = self.list_collections()["collections"]
-        name, path = self.model_choice()
-        out["model"] = f"{path} (MODEL_PATH)" if path is not None else name
+        binding = self.binding()
+        out["model"] = f"{binding.path} (MODEL_PATH)" if binding.path is not None else binding.name
         out["chunkTokenBudget"] = self.chunk_budget() or "the model's default (the model is not on this disk)"
         out["gitState"] = parse_states(self.index.meta(META_GIT_STATE))
         if stats["staleChunkCount"]:

@@ -73,7 +73,7 @@ def build_parser() -> argparse.ArgumentParser:
         "With no command, serves MCP over stdio.",
     )
     parser.add_argument("--version", action="version", version=f"minirag {__version__}")
-    from minirag.config import DEFAULT_TOP_K, setting_flags
+    from minirag.config import DEFAULT_TOP_K, MAX_TOP_K, setting_flags
 
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
@@ -102,7 +102,7 @@ def build_parser() -> argparse.ArgumentParser:
     add("watch", "sync, then keep the index in sync as files change, until Ctrl-C")
     p = add("query", "hybrid search")
     p.add_argument("text", metavar="QUERY", help="words or a question")
-    p.add_argument("--top-k", type=int, default=DEFAULT_TOP_K, help=f"results (1-100; default {DEFAULT_TOP_K})")
+    p.add_argument("--top-k", type=int, default=DEFAULT_TOP_K, help=f"results (1-{MAX_TOP_K}; default {DEFAULT_TOP_K})")
     p.add_argument("--scope", help="only sources at or under this path (or id prefix)")
     p.add_argument("--collection", help="only this collection (a named root; see `minirag collections`)")
     p = add("read", "print an indexed document rebuilt from its sections, whole or a page at a time")

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from minirag.chunking import MIN_CHUNK_TOKEN_BUDGET
 from minirag.display import shown
 from minirag.errors import ConfigError
 from minirag.ingest.ignore import Globs
@@ -28,10 +29,11 @@ DEFAULT_CHUNK_TOKEN_BUDGET = 110
 DEFAULT_CONVERT_MEMORY_MB = 2048
 DEFAULT_CONVERT_CPU_SECONDS = 120
 DEFAULT_CONVERT_TIMEOUT = 300
-MIN_CHUNK_TOKEN_BUDGET = 16
 DEFAULT_HYBRID_WEIGHT = 0.4  # the keyword side's share of the fused score (search/fusion.py)
 QUESTION_HYBRID_WEIGHT = 0.2  # ... for a query in question form, unless one is set (search/query_form.py)
 DEFAULT_TOP_K = 10  # the CLI's --top-k and the MCP tool's topK alike
+MAX_TOP_K = 100  # more is cut to this, not refused (search.clamp_top_k)
+MIN_TOKEN_LENGTH = 16  # characters of the bearer token `serve --http` requires off loopback
 DEFAULT_MAX_RESPONSE_TOKENS = 10_000  # docs/mcp-tools.md: why this, and how tokens are counted
 GROUPINGS = ("similar", "related")
 INDEX_DIRNAME = ".minirag"
@@ -144,7 +146,7 @@ SETTINGS: tuple[Setting, ...] = (
                         metavar="GLOB", repeatable=True),)),
     Setting("MINIRAG_GITIGNORE", "on", "honour `.gitignore` files (git's rules; from the repository's top "
             "when a root lies in one); `.minignore` files are honoured either way", values=BOOLEAN_VALUES),
-    Setting("MAX_FILE_SIZE", f"{DEFAULT_MAX_FILE_SIZE} (100 MiB)", "bytes; bigger files (and bigger "
+    Setting("MAX_FILE_SIZE", f"{DEFAULT_MAX_FILE_SIZE} ({DEFAULT_MAX_FILE_SIZE // 2**20} MiB)", "bytes; bigger files (and bigger "
             "`ingest_data` payloads) are refused before they are read", kind=int, low=1),
     Setting("MINIRAG_CONVERT_MEMORY_MB", str(DEFAULT_CONVERT_MEMORY_MB), "MiB of address space one file's "
             "conversion may use, in its own worker process; past it the file fails, minirag goes on",
@@ -180,7 +182,7 @@ SETTINGS: tuple[Setting, ...] = (
                    Flag("--poll", "poll every few seconds instead of OS notifications (network drives, WSL /mnt)",
                         switch=True, command="watch"))),
     Setting("MINIRAG_HTTP_TOKEN", "unset", "bearer token clients of `serve --http` must send; required to "
-            "bind a non-loopback address (at least 16 characters)", values="a secret",
+            f"bind a non-loopback address (at least {MIN_TOKEN_LENGTH} characters)", values="a secret",
             flags=(Flag("--token", "bearer token HTTP clients must send (MINIRAG_HTTP_TOKEN, which `ps` cannot "
                         "see, is safer); required to bind a non-loopback address", command="serve"),)),
     Setting("HTTPS_PROXY", "unset", "the proxy `ingest_url` reaches https URLs through (a CONNECT tunnel); "

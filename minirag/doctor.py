@@ -155,14 +155,15 @@ def check_index(config: Config, stats_out: dict | None = None) -> Check:
 
 
 def check_model_match(config: Config, stats: dict) -> Check:
-    from minirag.models import configured_model_id
+    from minirag.binding import RecordedModel, bind
 
-    configured = configured_model_id(config.model_name, config.model_path)
     recorded = stats.get("indexModel")
+    binding = bind(config, RecordedModel(recorded, stats.get("dimension")) if recorded else None)
+    configured = binding.model_id
     if not recorded:
         return _ok("model-match", f"no model recorded (no readable index, or nothing indexed yet); "
                                   f"the first ingest records {configured}")
-    if recorded != configured:
+    if binding.mismatch:
         return _fail("model-match", f"the index was built with {recorded}, but the configured model is {configured}",
                      f"set MODEL_NAME={recorded} (or its MODEL_PATH) back, or use a new DB_PATH and re-sync")
     return _ok("model-match", f"index and configuration both use {configured} ({stats.get('dimension')}-d)")

@@ -23,6 +23,7 @@ log = logging.getLogger(__name__)
 BUNDLED_DIR = Path(__file__).parent / "models"
 SETTINGS_FILE = "minirag-model.json"
 MINILM = "sentence-transformers/all-MiniLM-L6-v2"
+LOCAL_PREFIX = "local:"  # the id of a model folder that names none: local:<folder name>
 
 
 @dataclass(frozen=True)
@@ -124,7 +125,7 @@ def spec_from_directory(directory: Path, fallback_id: str) -> ModelSpec:
 def configured_model_id(model_name: str, model_path: Path | None) -> str:
     """The model id an index records for this configuration, without loading anything."""
     if model_path is not None:
-        return spec_from_directory(model_path, fallback_id=f"local:{model_path.name}").model_id
+        return spec_from_directory(model_path, fallback_id=f"{LOCAL_PREFIX}{model_path.name}").model_id
     return canonical_model_name(model_name)
 
 
@@ -158,7 +159,7 @@ def _spec_for(model_name: str) -> ModelSpec:
     spec = KNOWN_MODELS.get(name)
     if spec is not None:
         return spec
-    if name.startswith("local:"):
+    if name.startswith(LOCAL_PREFIX):
         raise ModelUnavailable(f"the model {name} came from a local directory; set MODEL_PATH (--model-path) "
                                "to that directory")
     if "/" not in name:
@@ -176,7 +177,7 @@ def _from_directory(model_path: Path) -> ModelFiles:
         raise ModelUnavailable(
             f"MODEL_PATH {model_path} must hold model.onnx (or onnx/model.onnx) and tokenizer.json"
         )
-    spec = spec_from_directory(model_path, fallback_id=f"local:{model_path.name}")
+    spec = spec_from_directory(model_path, fallback_id=f"{LOCAL_PREFIX}{model_path.name}")
     return ModelFiles(spec, onnx_path, tokenizer_path, "MODEL_PATH")
 
 

@@ -30,10 +30,12 @@ from mcp.types import ToolAnnotations
 from pydantic import Field, ValidationError
 
 from minirag import __version__
-from minirag.app import App
+from minirag.app import MAX_NEIGHBORS, App
 from minirag.config import (
     DEFAULT_MAX_RESPONSE_TOKENS,
     DEFAULT_TOP_K,
+    MAX_TOP_K,
+    MIN_TOKEN_LENGTH,
     Config,
     ConfigError,
     load_config_from,
@@ -50,7 +52,6 @@ log = logging.getLogger(__name__)
 
 DEFAULT_HTTP_HOST = "127.0.0.1"
 TOKEN_ENV = "MINIRAG_HTTP_TOKEN"
-MIN_TOKEN_LENGTH = 16
 PROGRESS_INTERVAL_S = 0.5  # how often a waiting sync_start reports progress
 
 Result = dict[str, Any]
@@ -105,7 +106,8 @@ Source = Annotated[str | None, Field(description=(
     "The id of a data or url source (as ingest_data / ingest_url stored it, or a result's `source`). "
     "Give filePath or source, not both."))]
 Query = Annotated[str, Field(description="What to look for: a question, keywords, a name or a phrase.")]
-TopK = Annotated[int, Field(description="How many results: 1 to 100 (more is cut to 100). Default 10.")]
+TopK = Annotated[int, Field(description=f"How many results: 1 to {MAX_TOP_K} (more is cut to {MAX_TOP_K}). "
+                                         f"Default {DEFAULT_TOP_K}.")]
 Scope = Annotated[str | None, Field(description=(
     "Only this absolute folder or file path and what is under it, or a source-id prefix for data and url "
     "sources (`notes/`). Matches whole path segments: /docs/proj never matches /docs/project-x."))]
@@ -129,8 +131,8 @@ Title = Annotated[str | None, Field(description="The document's title; by defaul
 Url = Annotated[str, Field(description="An http or https URL on a public host.")]
 UrlSource = Annotated[str | None, Field(description="An id to store the page under; the URL by default.")]
 ChunkIndex = Annotated[int, Field(description="The chunk's position in its source, as `chunkIndex` in a result.")]
-Before = Annotated[int, Field(description="How many chunks before it to return: 0 or more, at most 20 are.")]
-After = Annotated[int, Field(description="How many chunks after it to return: 0 or more, at most 20 are.")]
+Before = Annotated[int, Field(description=f"How many chunks before it to return: 0 or more, at most {MAX_NEIGHBORS} are.")]
+After = Annotated[int, Field(description=f"How many chunks after it to return: 0 or more, at most {MAX_NEIGHBORS} are.")]
 Offset = Annotated[int, Field(description=(
     "Where to start reading, in characters: 0 for the start, or the nextOffset the previous page returned."))]
 MaxChars = Annotated[int | None, Field(description=(

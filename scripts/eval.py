@@ -147,9 +147,9 @@ def main(argv: list[str] | None = None) -> int:
     if not sets:
         parser.error("no evaluation set among the given paths (each needs corpus.jsonl, queries.jsonl, qrels/)")
 
+    from minirag.binding import checked_budget
     from minirag.config import load_config
     from minirag.encoder import Encoder
-    from minirag.ingest.pipeline import chunk_budget
     from minirag.models import resolve
 
     model_path = args.model_path or os.environ.get("MODEL_PATH")
@@ -173,7 +173,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     weight = config.hybrid_weight if config.hybrid_weight is not None else "by query form (0.4; 0.2 for questions)"
     print(f"model: {encoder.model_id} ({config.model_path}), hybrid weight {weight}, "
-          f"chunk budget {chunk_budget(config, encoder)} tokens")
+          f"chunk budget {checked_budget(config, encoder)} tokens")
     print(f"{'set':<22} {'mode':<8} {'nDCG@10':>8} {'MRR@10':>8} {'R@10':>8} {'R@100':>8} {'q/s':>7}", flush=True)
     for directory in sets:  # each set's rows as soon as it is done
         r = evaluate(directory, config, encoder, args.index_dir, log, args.keyword_budget_share, args.top_k)

@@ -106,12 +106,12 @@ def test_the_script_gate_comes_from_the_tokenizer_even_for_an_unknown_model_dire
 def test_the_chunk_budget_is_the_models_own_unless_set(model_dir, tmp_path, settings, env, expected):
     import json
 
+    from minirag.binding import checked_budget
     from minirag.config import load_config
-    from minirag.ingest.pipeline import chunk_budget
 
     for name in ("model.onnx", "tokenizer.json"):
         (tmp_path / name).write_bytes((model_dir / name).read_bytes())
     (tmp_path / "minirag-model.json").write_text(json.dumps({**settings, "max_length": 512}))
     encoder = Encoder(resolve_model("ignored", tmp_path, Path("/nonexistent")))
     config = load_config(env=env, base_dirs=[str(tmp_path)], db_path=str(tmp_path / "i.db"), model_path=str(tmp_path))
-    assert chunk_budget(config, encoder) == expected
+    assert checked_budget(config, encoder) == expected

@@ -14,10 +14,10 @@ from minirag.chunking.model import Chunk, ChunkedDocument, Section, TokenCounter
 #: `sync` re-ingests their sources even when the bytes are unchanged.
 SCHEME_VERSION = 8  # 8: chunks bounded in characters too; HTML chrome left out, PDF headings from the outline, no split marker in text
 
-MIN_BUDGET = 16
+MIN_CHUNK_TOKEN_BUDGET = 16  # the smallest budget a chunk is cut to; CHUNK_TOKEN_BUDGET's lower bound
 
 __all__ = [
-    "MIN_BUDGET",
+    "MIN_CHUNK_TOKEN_BUDGET",
     "SCHEME_VERSION",
     "Chunk",
     "ChunkedDocument",
@@ -44,8 +44,8 @@ def chunk_document(
     """
     from minirag.chunking.steps import run
 
-    if budget < MIN_BUDGET:
-        raise ValueError(f"token budget must be at least {MIN_BUDGET}, got {budget}")
+    if budget < MIN_CHUNK_TOKEN_BUDGET:
+        raise ValueError(f"token budget must be at least {MIN_CHUNK_TOKEN_BUDGET}, got {budget}")
     return run(markdown, title=title, count_tokens=count_tokens, budget=budget, max_tokens=max_tokens,
                by_headings=by_headings)
 

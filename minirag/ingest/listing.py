@@ -6,10 +6,11 @@ import os
 from collections import Counter
 
 from minirag.chunking import SCHEME_VERSION
+from minirag.ingest.file_state import FileState, file_state
 from minirag.ingest.ignore import IgnoreRules
-from minirag.ingest.ocr import would_read_now
 from minirag.ingest.scan import FoundFile, Ignored, walk_roots, within
 from minirag.search.scope import Scope
+from minirag.store.index import ExcludedState, StoredState
 
 # indexed: the index matches the disk; stale: changed on disk since indexing;
 # stale_scheme: unchanged but cut by an older chunking scheme or at another token
@@ -34,38 +35,19 @@ def _same_bytes(found: FoundFile, content_hash: str, roots, max_size: int) -> bo
         return False
 
 
-def _cut_as_now(stored: dict, budget: int | None) -> bool:
-    """Mirrors Pipeline.cut_as_now: a source with no recorded budget (cut before migration 4) is
-    always re-cut; `budget` None (unknown: the model cannot be read) accepts any recorded one."""
-    recorded = stored["chunkBudget"]
-    return (stored["scheme"] == SCHEME_VERSION and recorded is not None and budget in (None, recorded)
-            and not would_read_now(stored["note"]))
-
-
-def _unchanged(found: FoundFile, size, mtime_ns, content_hash: str, roots, max_size: int) -> bool:
-    return size == found.size and (mtime_ns == found.mtime_ns or _same_bytes(found, content_hash, roots, max_size))
-
-
-def _disk_state(found: FoundFile, stored, excluded, roots, max_size: int, budget: int | None) -> str:
+def _disk_state(found: FoundFile, stored: StoredState | None, excluded: ExcludedState | None, roots,
+                max_size: int, budget: int | None) -> str:
     if found.size > max_size:
         return "too_large"
     if not os.access(found.real, os.R_OK):
         return "unreadable"
-    if excluded is not None and excluded.failure:
-        if excluded.scheme == SCHEME_VERSION and _unchanged(found, excluded.size, excluded.mtime_ns,
-                                                           excluded.content_hash, roots, max_size):
-            return "failed"  # these bytes could not be converted (what was indexed before, if anything, stays)
-        excluded = None  # changed since it failed: the next sync tries it again
-    recorded = stored or excluded
-    if recorded is None:
-        return "not_indexed"
-    content_hash = stored["contentHash"] if stored else excluded.content_hash
-    size, mtime_ns = (stored["size"], stored["mtimeNs"]) if stored else (excluded.size, excluded.mtime_ns)
-    if not _unchanged(found, size, mtime_ns, content_hash, roots, max_size):
-        return "stale"
-    if stored is None:
-        return "excluded"
-    return "indexed" if _cut_as_now(stored, budget) else "stale_scheme"
+
+    def holds(record: StoredState | ExcludedState) -> bool:  # a touched file may still hold the same bytes
+        return record.size == found.size and (record.mtime_ns == found.mtime_ns
+                                              or _same_bytes(found, record.content_hash, roots, max_size))
+
+    state = file_state(found.source, stored, excluded, holds=holds, budget=budget)
+    return FileState.FAILING.value if state is FileState.INTERRUPTED else state.value
 
 
 def list_entries(index, config, scope: Scope | None, budget: int | None = None, *,
@@ -77,6 +59,7 @@ def list_entries(index, config, scope: Scope | None, budget: int | None = None, 
         row["source"]: row for row in index.list_sources() if scope is None or scope.matches(row["source"])
     }
     exclusions = index.excluded_states()
+    states = index.stored_states("file")
     out = []
     unreadable: list[str] = []
     ignored: list[Ignored] = []
@@ -86,7 +69,7 @@ def list_entries(index, config, scope: Scope | None, budget: int | None = None, 
             continue
         stored = indexed.pop(found.source, None)
         excluded = exclusions.get(found.source)
-        state = _disk_state(found, stored, excluded, config.roots, config.max_file_size, budget)
+        state = _disk_state(found, states.get(found.source), excluded, config.roots, config.max_file_size, budget)
         out.append({
             "source": found.source, "sourceType": "file", "title": stored["title"] if stored else None,
             "state": state, "size": found.size,

@@ -17,16 +17,17 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+from minirag.binding import checked_budget
 from minirag.chunking import SCHEME_VERSION, ChunkedDocument, chunk_document
 from minirag.chunking.frontmatter import parse_frontmatter
 from minirag.chunking.titles import choose_title, first_h1
-from minirag.config import MIN_CHUNK_TOKEN_BUDGET, Config, ConfigError
+from minirag.config import Config
 from minirag.encoder import Encoder
 from minirag.errors import ConversionFailed, PathOutsideRoots
 from minirag.ingest.convert import Converted
 from minirag.ingest.embed import with_vectors
+from minirag.ingest.file_state import CONVERTING, CONVERTING_AGAIN, FileState, by_hash, file_state
 from minirag.ingest.isolation import convert_isolated, limits_of
-from minirag.ingest.ocr import would_read_now
 from minirag.ingest.progress import Progress, plural
 from minirag.ingest.scan import FoundFile
 from minirag.security import read_inside_roots
@@ -44,19 +45,6 @@ TOUCHED_BATCH = 1000  # new stats of touched-but-unchanged files per transaction
 # size and mtime: its stat is stored as unknown, so the next sync reads and hashes it
 # instead of trusting the stat (git's "racy" rule). Future mtimes (clock skew) count too.
 RACY_NS = 3_000_000_000
-# What a file's bytes are remembered as from the moment their conversion starts until it ends. If
-# minirag itself dies meanwhile, the next sync tries them once more, marked CONVERTING_AGAIN; die
-# again and they count as still failing.
-CONVERTING = "conversion never finished (minirag stopped or crashed while converting it)"
-CONVERTING_AGAIN = ("conversion never finished, twice (minirag stopped or crashed while converting it); "
-                    "not tried again until it changes")
-
-
-def unfinished_once(source: str, state: ExcludedState) -> bool:
-    """Whether `state` is a first conversion that never finished. Those bytes are tried once more:
-    minirag may have been killed for a reason of its own (kill -9, a power cut) while that file was
-    merely converting; a second such death is the file's, and it then counts as still failing."""
-    return state.failure and state.reason == f"{source}: {CONVERTING}"
 
 
 def trusted_mtime(mtime_ns: int) -> int | None:
@@ -99,28 +87,12 @@ def file_hash(data: bytes) -> str:
     return hashlib.blake2b(data, digest_size=20).hexdigest()
 
 
-def planned_budget(config: Config, spec) -> int:
-    """CHUNK_TOKEN_BUDGET, else the model's own default (capped at what it reads), from its ModelSpec."""
-    return config.chunk_token_budget or min(spec.chunk_budget, spec.max_length)
-
-
-def chunk_budget(config: Config, encoder) -> int:
-    """CHUNK_TOKEN_BUDGET, else the model's own default; never past what the model reads."""
-    budget = planned_budget(config, encoder.spec)
-    if budget > encoder.max_length:
-        raise ConfigError(
-            f"CHUNK_TOKEN_BUDGET must be in {MIN_CHUNK_TOKEN_BUDGET}–{encoder.max_length} for "
-            f"{encoder.model_id} (its maximum sequence length), got {budget}"
-        )
-    return budget
-
-
 class Pipeline:
     def __init__(self, index: Index, encoder: Encoder, config: Config):
         self.index = index
         self.encoder = encoder
         self.config = config
-        self.budget = chunk_budget(config, encoder)
+        self.budget = checked_budget(config, encoder)
         self.limits = limits_of(config)
         index.bind_model(encoder.model_id, encoder.dimension)
 
@@ -156,13 +128,6 @@ class Pipeline:
                               chunk_budget=self.budget, note=converted.note)
         return Document(record, chunked, tuple(warnings))
 
-    def cut_as_now(self, stored: StoredState) -> bool:
-        """Whether a stored source was cut the way this pipeline cuts: the same chunking scheme and
-        token budget (a changed CHUNK_TOKEN_BUDGET, or a model whose own budget differs, re-cuts it;
-        unchanged chunk texts keep their vectors, so only what really changed is embedded)."""
-        return (stored.scheme == SCHEME_VERSION and stored.chunk_budget == self.budget
-                and not would_read_now(stored.note))
-
     def prepare_file(self, found: FoundFile, stored: StoredState | None, *, force: bool,
                      progress: Progress | None = None, excluded: ExcludedState | None = None,
                      retry_failed: bool = False, marks: dict[str, str | None] | None = None,
@@ -188,14 +153,14 @@ class Pipeline:
         if len(data) > self.config.max_file_size:
             return Failed(f"{found.source}: file too large (> MAX_FILE_SIZE {self.config.max_file_size})", "")
         digest = file_hash(data)
-        if not force and stored and stored.content_hash == digest and self.cut_as_now(stored):
+        state = file_state(found.source, stored, excluded, holds=by_hash(digest), budget=self.budget)
+        if not force and state is FileState.UNCHANGED:
             return Unchanged(found)
-        same = excluded is not None and excluded.content_hash == digest and excluded.scheme == SCHEME_VERSION
-        retry = same and unfinished_once(found.source, excluded)
-        if not force and same and not retry:
+        if not force and state in (FileState.EXCLUDED, FileState.FAILING):
             # The same bytes were left out last time, or failed: not converted again.
-            return Failed(excluded.reason, digest, known=True) if excluded.failure else Excluded(excluded.reason, digest)
-        reason = f"{found.source}: {CONVERTING_AGAIN if retry else CONVERTING}"
+            return (Failed(excluded.reason, digest, known=True) if state is FileState.FAILING
+                    else Excluded(excluded.reason, digest))
+        reason = f"{found.source}: {CONVERTING_AGAIN if state is FileState.INTERRUPTED else CONVERTING}"
 
         def mark() -> None:
             self.index.mark_converting(found.source, ExcludedState(

@@ -9,13 +9,14 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from minirag.config import INDEX_DIRNAME
 from minirag.display import is_utf8, printable
 from minirag.ingest.convert import SUPPORTED_EXTENSIONS
 from minirag.ingest.ignore import IgnoreReason, IgnoreRules
 from minirag.security import containing_root, root_changed
 
 # Directories never descended into: tool state, VCS internals, dependency caches (and every dot-dir).
-SKIPPED_DIRS = frozenset({".git", ".hg", ".svn", ".minirag", "node_modules", "__pycache__", ".venv", ".tox", ".nox"})
+SKIPPED_DIRS = frozenset({".git", ".hg", ".svn", INDEX_DIRNAME, "node_modules", "__pycache__", ".venv", ".tox", ".nox"})
 
 # The names editors, office suites and downloaders give swap, backup, lock and partial files.
 _TEMPORARY_PREFIXES = (".#", "~$", ".~lock.")

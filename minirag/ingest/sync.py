@@ -16,21 +16,14 @@ import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from minirag.chunking import SCHEME_VERSION
+from minirag.ingest.file_state import FileState, by_stat, file_state
 from minirag.ingest.ignore import IgnoreRules
-from minirag.ingest.pipeline import Pipeline, unfinished_once
+from minirag.ingest.pipeline import Pipeline
 from minirag.ingest.progress import Progress
-from minirag.ingest.scan import FoundFile, unseen_warnings, walk, walk_roots, within
+from minirag.ingest.scan import unseen_warnings, walk, walk_roots, within
 from minirag.security import is_under, served_by_roots
-from minirag.store.index import ExcludedState, StoredState
 
 log = logging.getLogger(__name__)
-
-
-def _fast_path_unchanged(found: FoundFile, state: StoredState | ExcludedState | None, pipeline: Pipeline) -> bool:
-    if state is None or state.size != found.size or state.mtime_ns != found.mtime_ns:
-        return False
-    return pipeline.cut_as_now(state) if isinstance(state, StoredState) else state.scheme == SCHEME_VERSION
 
 
 def _vanished(stored, on_disk: set[str], scopes: set[str] | None, roots: list[Path], unreadable: set[str]):
@@ -75,13 +68,14 @@ def run_sync(pipeline: Pipeline, roots: list[Path], *, path: Path | None = None,
 
     to_check = []
     for found in found_files:
-        if _fast_path_unchanged(found, stored.get(found.source), pipeline):
+        state = file_state(found.source, stored.get(found.source), exclusions.get(found.source),
+                           holds=by_stat(found), budget=pipeline.budget)
+        if state is FileState.UNCHANGED:
             progress.seen += 1
             progress.skipped += 1
-        elif (_fast_path_unchanged(found, exclusions.get(found.source), pipeline)
-              and not unfinished_once(found.source, exclusions[found.source])):
+        elif state in (FileState.EXCLUDED, FileState.FAILING):
             progress.seen += 1
-            if exclusions[found.source].failure:
+            if state is FileState.FAILING:
                 progress.still_failing += 1
             else:
                 progress.excluded += 1

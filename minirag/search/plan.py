@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from minirag import keywords
-from minirag.config import DEFAULT_TOP_K
+from minirag.config import DEFAULT_TOP_K, MAX_TOP_K
 from minirag.errors import InvalidArgument
 from minirag.search import vector as vectors
 from minirag.search.filters import apply_post_filters
@@ -33,8 +33,9 @@ from minirag.search.vector import (
     vec0_candidates,
     vector_distances,
 )
+from minirag.store.index import META_GENERATION
+from minirag.store.schema import HAS_VECTOR_TABLE
 
-MAX_TOP_K = 100
 # Each side fetches this many candidates per requested result, within bounds:
 # deeper lists let fusion promote a chunk both sides rank moderately.
 CANDIDATES_PER_RESULT = 4
@@ -61,15 +62,15 @@ class IndexShape:
     has_vectors: bool  # the vec0 table exists once a model is bound
 
 
-SHAPE_SQL = """
+SHAPE_SQL = f"""
 SELECT COALESCE((SELECT MAX(id) FROM chunks), 0),
-       COALESCE((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'generation'), 0),
-       EXISTS (SELECT 1 FROM sqlite_master WHERE name = 'chunks_vec')
+       COALESCE((SELECT CAST(value AS INTEGER) FROM meta WHERE key = ?), 0),
+       {HAS_VECTOR_TABLE}
 """
 
 
 def read_shape(conn) -> IndexShape:
-    largest, generation, has_vectors = conn.execute(SHAPE_SQL).fetchone()
+    largest, generation, has_vectors = conn.execute(SHAPE_SQL, (META_GENERATION,)).fetchone()
     return IndexShape(largest, generation, bool(has_vectors))
 
 

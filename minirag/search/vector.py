@@ -23,6 +23,7 @@ import numpy as np
 
 from minirag.search.scope import Scope
 from minirag.store import codes as stored_codes
+from minirag.store.index import META_GENERATION
 
 log = logging.getLogger(__name__)
 
@@ -295,7 +296,7 @@ class MatrixCache:
             # The generation is read inside the same snapshot as the codes.
             conn.execute("BEGIN")
             generation = int(conn.execute(
-                "SELECT COALESCE((SELECT value FROM meta WHERE key = 'generation'), 0)").fetchone()[0])
+                "SELECT COALESCE((SELECT value FROM meta WHERE key = ?), 0)", (META_GENERATION,)).fetchone()[0])
             matrix = VectorMatrix.load(conn, generation)
             conn.execute("COMMIT")
         finally:

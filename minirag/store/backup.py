@@ -11,12 +11,13 @@ from pathlib import Path
 
 from minirag.errors import FileAccessError, IndexUnavailable, InvalidArgument
 from minirag.store import connection as db
+from minirag.store.lock import LOCK_SUFFIX
 
 SQLITE_HEADER = b"SQLite format 3\x00"
 SQLITE_SIDE_FILES = ("-wal", "-shm", "-journal")  # what SQLite keeps beside a database it writes
 # Files SQLite and minirag keep beside an index: a copy renamed onto one of them is read as
 # part of the index (a -wal) or breaks it.
-COMPANION_SUFFIXES = (*SQLITE_SIDE_FILES, ".sync.lock")
+COMPANION_SUFFIXES = (*SQLITE_SIDE_FILES, LOCK_SUFFIX)
 
 
 def destination(source: Path, dest: str | Path) -> Path:

@@ -29,7 +29,7 @@ from minirag.store.checkpoint import Checkpointer
 log = logging.getLogger(__name__)
 
 # The `meta` keys, all in one place.
-META_SCHEMA = "schema_version"  # written by schema.migrate
+META_SCHEMA = schema.META_SCHEMA  # written by schema.migrate
 META_MODEL = "model_id"
 META_DIMENSION = "dimension"
 META_CHUNK_SCHEME = "chunk_scheme"
@@ -308,9 +308,7 @@ class Index:
         db.with_retry(write)
 
     def has_vectors(self) -> bool:
-        return self.conn.execute(
-            "SELECT 1 FROM sqlite_master WHERE name = 'chunks_vec'"
-        ).fetchone() is not None
+        return schema.has_vector_table(self.conn)
 
     # --- writes -------------------------------------------------------------
 

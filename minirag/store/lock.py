@@ -54,8 +54,11 @@ _OPEN_FLAGS = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os
     | getattr(os, "O_CLOEXEC", 0)
 
 
+LOCK_SUFFIX = ".sync.lock"  # the lock file is the index's name with this added
+
+
 def lock_path_for(db_path: Path) -> Path:
-    return db_path.with_name(db_path.name + ".sync.lock")
+    return db_path.with_name(db_path.name + LOCK_SUFFIX)
 
 
 class SyncLock:

@@ -16,6 +16,14 @@ from minirag.store.connection import Connection, with_retry
 log = logging.getLogger(__name__)
 
 
+# True once the vec0 table exists (a model is bound): one SQL expression, so a statement can fold it in.
+HAS_VECTOR_TABLE = "EXISTS (SELECT 1 FROM sqlite_master WHERE name = 'chunks_vec')"
+
+
+def has_vector_table(conn: Connection) -> bool:
+    return bool(conn.execute(f"SELECT {HAS_VECTOR_TABLE}").fetchone()[0])
+
+
 def _script(conn: Connection, sql: str) -> None:
     """Run DDL statements inside the caller's transaction (executescript would COMMIT it)."""
     for statement in sql.split(";\n"):
@@ -99,7 +107,7 @@ def _m003_vector_codes(conn: Connection) -> None:
     from minirag.store import codes
 
     _script(conn, codes.TABLES_SQL)
-    has_vectors = conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'chunks_vec'").fetchone()
+    has_vectors = has_vector_table(conn)
     chunks = conn.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
     if has_vectors and chunks >= codes.CODES_FROM_CHUNKS:
         log.warning("building the int8 vector codes of %d chunks: once, for this index from an older minirag "
@@ -133,6 +141,7 @@ MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [
     ("a note per source", _m006_source_note),
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
+META_SCHEMA = "schema_version"  # the `meta` key migrate writes SCHEMA_VERSION under
 
 
 def schema_version(conn: Connection) -> int:
@@ -170,9 +179,9 @@ def migrate(conn: Connection) -> int:
                     (number, name),
                 )
             conn.execute("""
-                INSERT INTO meta (key, value) VALUES ('schema_version', ?)
+                INSERT INTO meta (key, value) VALUES (?, ?)
                 ON CONFLICT(key) DO UPDATE SET value = excluded.value
-            """, (str(SCHEMA_VERSION),))
+            """, (META_SCHEMA, str(SCHEMA_VERSION)))
             conn.execute("COMMIT")
         except BaseException:
             conn.execute("ROLLBACK")

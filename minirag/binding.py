@@ -1,0 +1,111 @@
+"""Which model an index is used with, and the chunk token budget its files are cut at: the one answer.
+
+An index keeps the model it was built with. Naming no model (neither MODEL_NAME nor
+MODEL_PATH) uses that one; naming another is a mismatch, refused before anything is
+loaded or downloaded. `App` (queries, syncs, status, list) and `doctor` all ask `bind`;
+the budget is `planned_budget` (without loading the model) or `checked_budget` (with it).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from minirag.chunking import MIN_CHUNK_TOKEN_BUDGET
+from minirag.config import Config, ConfigError
+from minirag.errors import IndexUnavailable
+from minirag.models import LOCAL_PREFIX, ModelSpec, catalogue_spec, configured_model_id, locate
+from minirag.store.index import META_MODEL_PATH, Index
+
+
+@dataclass(frozen=True)
+class RecordedModel:
+    """The model an index records (`meta`), and the MODEL_PATH it was last written with while that
+    folder still holds this model (None otherwise)."""
+
+    model_id: str
+    dimension: int | None = None
+    path: Path | None = None
+
+
+@dataclass(frozen=True)
+class ModelBinding:
+    """The model to use with one index: `name` and `path` are what `models.locate` / `resolve` take;
+    `model_id` is the id an index records for it, found without loading it; `recorded`, the index's."""
+
+    name: str
+    path: Path | None
+    model_id: str
+    recorded: RecordedModel | None
+
+    @property
+    def mismatch(self) -> bool:
+        """The index was built with another model than the one named."""
+        return self.recorded is not None and self.model_id != self.recorded.model_id
+
+    def refuse_mismatch(self, config: Config) -> None:
+        """IndexUnavailable naming both models and the ways out, when they differ."""
+        recorded = self.recorded
+        if recorded is None or not self.mismatch:
+            return
+        if config.model_path is not None:  # a folder holding no model says so, not "re-index with it"
+            locate(config.model_name, config.model_path, config.cache_dir)
+        index_model, named = recorded.model_id, self.model_id
+        keep = (f"--model-path {recorded.path}" if recorded.path is not None else
+                "its MODEL_PATH" if index_model.startswith(LOCAL_PREFIX) else f"--model-name {index_model}")
+        what = (f"MODEL_PATH {config.model_path} holds {named}" if config.model_path is not None
+                else f"{named} was named (MODEL_NAME / --model-name)")
+        raise IndexUnavailable(
+            f"the index {config.db_path} was built with {index_model}, but {what}; "
+            f"name the index's model ({keep}, or name none), or re-index with {named} "
+            "(a new --db-path, or delete the index and run `minirag sync`)")
+
+    def spec_on_disk(self, cache_dir: Path) -> ModelSpec:
+        """The model's settings without loading it: its catalogue entry, else its files' settings
+        (minirag-model.json, the hub cache's config). ModelUnavailable when neither is here."""
+        spec = catalogue_spec(self.name) if self.path is None else None
+        return spec if spec is not None else locate(self.name, self.path, cache_dir).spec
+
+
+def bind(config: Config, recorded: RecordedModel | None) -> ModelBinding:
+    """The model named (MODEL_NAME / MODEL_PATH), else the one the index records, else the default."""
+    if config.model_path is None and not config.model_named:
+        if recorded is not None:
+            return ModelBinding(recorded.model_id, recorded.path, recorded.model_id, recorded)
+        return ModelBinding(config.model_name, None, configured_model_id(config.model_name, None), None)
+    return ModelBinding(config.model_name, config.model_path, configured_model_id(config.model_name, config.model_path),
+                        recorded)
+
+
+def recorded_model(index: Index) -> RecordedModel | None:
+    """What `index` records of its model; None before its first ingest."""
+    bound = index.bound_model()
+    if bound is None:
+        return None
+    raw = index.meta(META_MODEL_PATH)
+    path = Path(raw) if raw and Path(raw).is_dir() else None
+    if path is not None and configured_model_id(bound[0], path) != bound[0]:
+        path = None  # that directory holds another model now
+    return RecordedModel(bound[0], bound[1], path)
+
+
+def remember_model_path(index: Index, config: Config) -> None:
+    """Record MODEL_PATH in the index it writes to, so a later run may name no model."""
+    if config.model_path is not None and index.meta(META_MODEL_PATH) != str(config.model_path):
+        index.set_meta(META_MODEL_PATH, str(config.model_path))
+
+
+def planned_budget(config: Config, spec: ModelSpec) -> int:
+    """CHUNK_TOKEN_BUDGET, else the model's own default (capped at what it reads), from its ModelSpec."""
+    return config.chunk_token_budget or min(spec.chunk_budget, spec.max_length)
+
+
+def checked_budget(config: Config, encoder) -> int:
+    """`planned_budget` for a loaded model; a CHUNK_TOKEN_BUDGET past what it reads is refused."""
+    budget = planned_budget(config, encoder.spec)
+    if budget > encoder.max_length:
+        raise ConfigError(
+            f"CHUNK_TOKEN_BUDGET must be in {MIN_CHUNK_TOKEN_BUDGET}–{encoder.max_length} for "
+            f"{encoder.model_id} (its maximum sequence length), got {budget}"
+        )
+    return budget

@@ -1,0 +1,72 @@
+"""Which model an index is used with has one answer (minirag.binding): a query, a sync and doctor
+agree on it, whether the configuration names the index's model, another one, or none."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+from conftest import write
+
+from minirag.app import App
+from minirag.config import load_config
+from minirag.doctor import run_checks
+from minirag.errors import IndexUnavailable
+
+
+@pytest.fixture
+def model_id(model_dir) -> str:
+    return json.loads((model_dir / "minirag-model.json").read_text())["model_id"]
+
+
+@pytest.fixture
+def indexed(tmp_path, docs, model_path):
+    """An index built with the test model; returns the settings that find it, naming no model."""
+    write(docs / "otters.md", "# Otters\n\nSea otters hold hands while they sleep.\n")
+    settings = {"base_dirs": [str(docs)], "db_path": str(tmp_path / "index.db")}
+    app = App(load_config(env={}, model_path=model_path, **settings))
+    app.sync()
+    app.close()
+    return settings
+
+
+def model_match(config) -> dict:
+    return next(check for check in run_checks(config)["checks"] if check["name"] == "model-match")
+
+
+def test_naming_no_model_the_query_and_doctor_both_use_the_index_model(indexed, model_id):
+    config = load_config(env={}, **indexed)
+    app = App(config)
+    try:
+        binding = app.binding()
+        assert binding.model_id == model_id and not binding.mismatch
+        assert app.query("animals that hold hands")["results"]  # the index's model loaded, no refusal
+    finally:
+        app.close()
+    match = model_match(config)
+    assert match["ok"], match["detail"]
+    assert model_id in match["detail"]
+
+
+def test_another_named_model_is_the_same_mismatch_to_query_sync_and_doctor(indexed, tmp_path, model_dir, model_id):
+    other = tmp_path / "other-model"
+    shutil.copytree(model_dir, other)
+    (other / "minirag-model.json").write_text(json.dumps({"model_id": "local:other-model", "max_length": 256}))
+    config = load_config(env={}, model_path=str(other), **indexed)
+    app = App(config)
+    try:
+        binding = app.binding()
+        assert binding.mismatch and (binding.model_id, binding.recorded.model_id) == ("local:other-model", model_id)
+        with pytest.raises(IndexUnavailable) as by_query:
+            app.query("otters")
+        with pytest.raises(IndexUnavailable) as by_sync:
+            app.sync()
+        assert str(by_query.value) == str(by_sync.value)
+        assert "local:other-model" in str(by_query.value) and model_id in str(by_query.value)
+        assert app._encoder is None  # refused before loading either model
+    finally:
+        app.close()
+    match = model_match(config)
+    assert not match["ok"]
+    assert "local:other-model" in match["detail"] and model_id in match["detail"]
