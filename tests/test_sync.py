@@ -3,7 +3,8 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURES, CountingEncoder, write
+from conftest import FIXTURES, write
+from helpers.encoders import CountingEncoder
 
 from minirag.ingest.pipeline import Progress
 from minirag.ingest.sync import run_sync

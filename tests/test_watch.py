@@ -16,7 +16,8 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, CountingEncoder, write
+from conftest import ROOT, write
+from helpers.encoders import CountingEncoder
 
 from minirag.app import App
 from minirag.ingest.watch import EventFilter
