@@ -4,9 +4,13 @@ ranking or meaning, or need a real model's speed)."""
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
+import io
+import logging
 import sys
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 from helpers.models import assemble_minilm, build_tiny
@@ -148,3 +152,57 @@ def cli_env(tmp_path, docs, model_dir, monkeypatch):
     monkeypatch.setenv("DB_PATH", str(tmp_path / "index.db"))
     return tmp_path / "index.db"
 
+
+class CliRun(NamedTuple):
+    """What one `minirag ...` returned and printed, named as subprocess.CompletedProcess names it."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+@contextlib.contextmanager
+def _logging_as_in_a_process():
+    """cli.main sets logging up as a fresh process would (basicConfig onto stderr), which pytest's
+    own handlers on the root logger would make a no-op; its handler and levels end with the call."""
+    root, ours = logging.getLogger(), logging.getLogger("minirag")
+    handlers, root_level, our_level = root.handlers[:], root.level, ours.level
+    root.handlers = []
+    try:
+        yield
+    finally:
+        root.handlers = handlers
+        root.setLevel(root_level)
+        ours.setLevel(our_level)
+
+
+@pytest.fixture
+def run_cli(capsys, monkeypatch):
+    """Run `minirag ARGV...` in this process, as cli.main(argv): `env` is set over the current
+    environment (None unsets a variable), `cwd` is the working directory, `stdin` the text on
+    standard input (empty by default). Gives (returncode, stdout, stderr); a usage error's exit
+    status too. Subprocesses are for what needs one: the stdio server, signals, locks between
+    processes, the packaged artefacts."""
+    from minirag import cli
+
+    def run(*argv, env: dict[str, str | None] | None = None, cwd: Path | str | None = None,
+            stdin: str = "") -> CliRun:
+        with monkeypatch.context() as patch:
+            for name, value in (env or {}).items():
+                if value is None:
+                    patch.delenv(name, raising=False)
+                else:
+                    patch.setenv(name, value)
+            if cwd is not None:
+                patch.chdir(cwd)
+            patch.setattr(sys, "stdin", io.StringIO(stdin))
+            capsys.readouterr()  # what the test printed before is not the command's
+            with _logging_as_in_a_process():
+                try:
+                    code = cli.main([str(arg) for arg in argv])
+                except SystemExit as exc:  # argparse: usage errors, --help, --version
+                    code = exc.code if isinstance(exc.code, int) else int(exc.code is not None)
+            out, err = capsys.readouterr()
+        return CliRun(code, out, err)
+
+    return run

@@ -132,14 +132,11 @@ def test_the_app_refuses_one_hostile_file_with_an_error_naming_it(app, hostile_r
             app.ingest_file(str(hostile_root / name))
 
 
-def test_the_cli_sync_over_hostile_files_completes_and_names_each_failure(hostile_root, tmp_path, model_dir):
-    (hostile_root / "vanished.md").unlink()  # no mid-sync hook across a process boundary
-    done = subprocess.run(
-        [sys.executable, "-m", "minirag", "sync", "--base-dir", str(hostile_root), "--db-path",
-         str(tmp_path / "cli.db"), "--model-path", str(model_dir), "--json"],
-        capture_output=True, text=True, timeout=120, cwd=ROOT,
-        env={k: v for k, v in os.environ.items() if k not in {"BASE_DIRS", "BASE_DIR", "MAX_FILE_SIZE"}},
-    )
+def test_the_cli_sync_over_hostile_files_completes_and_names_each_failure(run_cli, hostile_root, tmp_path,
+                                                                          model_dir):
+    (hostile_root / "vanished.md").unlink()  # the tests above cover a file vanishing mid-sync
+    done = run_cli("sync", "--base-dir", str(hostile_root), "--db-path", str(tmp_path / "cli.db"), "--model-path",
+                   str(model_dir), "--json", cwd=ROOT, env=dict.fromkeys(("BASE_DIRS", "BASE_DIR", "MAX_FILE_SIZE")))
     assert done.returncode == 1, done.stderr  # 1: some files failed, by design
     assert "Traceback" not in done.stderr
     payload = json.loads(done.stdout)
