@@ -29,6 +29,7 @@ def test_ingest_then_query_returns_hits_with_every_field(run, docs):
     assert payload["parents"][top["parentId"]].startswith("Cats eat fish") or "Cats eat fish" in payload["parents"][top["parentId"]]
 
 
+@pytest.mark.slow
 def test_a_failed_file_makes_ingest_exit_1_with_a_warning_and_the_rest_indexed(run, docs):
     write(docs / "good.md", "# Good\n\nGood text.")
     (docs / "broken.docx").write_bytes(b"not a zip at all")

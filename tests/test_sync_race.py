@@ -21,6 +21,8 @@ from minirag.config import load_config
 from minirag.server import ServerState, build_server
 from minirag.store.lock import lock_path_for
 
+pytestmark = pytest.mark.slow  # a minirag process and the server race for one index's lock
+
 ROOT = Path(__file__).resolve().parent.parent
 WORDS = ["river", "mountain", "signal", "packet", "ledger", "orbit", "harvest", "copper", "lantern", "meadow"]
 FILES, SECTIONS = 6, 2  # each side's sync holds its lock until the test opens its gate, however small
