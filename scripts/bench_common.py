@@ -1,6 +1,5 @@
-"""What the benchmark scripts share: running a phase in a fresh process, and counting embeddings.
-
-Tests use CountingEncoder too (tests/conftest.py loads it from here).
+"""What the benchmark scripts share: running a phase in a fresh process, and counting embeddings
+(CountingEncoder, the one the tests use: tests/helpers/encoders.py).
 """
 
 from __future__ import annotations
@@ -11,19 +10,10 @@ import sys
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from helpers.encoders import CountingEncoder  # noqa: E402 - tests/ is on sys.path above
 
-class CountingEncoder:
-    """The real encoder, recording every passage it is asked to embed."""
-
-    def __init__(self, real):
-        self.real, self.embedded = real, []
-
-    def __getattr__(self, name):
-        return getattr(self.real, name)
-
-    def embed_documents(self, texts):
-        self.embedded.extend(texts)
-        return self.real.embed_documents(texts)
+__all__ = ["CountingEncoder", "run_phase"]
 
 
 def run_phase(script: Path, label: str, name: str, spec: dict, log) -> dict:

@@ -1,87 +1,19 @@
-"""Build the tiny test encoder: a real ONNX model, small enough to embed thousands of chunks a second.
+"""Build the tiny test encoder (a real ONNX model with small seeded weights; the code and its
+description are in tests/helpers/models.py). Needs the `onnx` package (dev dependency group).
 
     python scripts/tiny_model.py [DEST]    # prints the directory
-
-It has the inputs and output of a sentence-transformers BERT export (input_ids,
-attention_mask, token_type_ids -> last_hidden_state [batch, seq, 384]) and runs
-through the same MODEL_PATH, tokenizer, pooling and normalisation code as any
-model; only its weights are small and seeded (two layers over 32-d token
-embeddings). Texts that share words get closer vectors, which is all tests that
-do not judge ranking need. Tests that judge ranking use all-MiniLM-L6-v2
-(scripts/test_model.py). Needs the `onnx` package (dev dependency group).
 """
 
 from __future__ import annotations
 
-import json
-import os
 import sys
 from pathlib import Path
 
-import numpy as np
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from helpers.models import TINY_DEST as DEFAULT_DEST  # noqa: E402 - tests/ is on sys.path above
+from helpers.models import build_tiny as build  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_DEST = ROOT / ".test-model" / "tiny"
-TOKENIZER = ROOT / "minirag" / "models" / "all-minilm-l6-v2" / "tokenizer.json"
-VOCAB, WIDTH, HIDDEN, DIMENSION = 30522, 32, 64, 384
-MODEL_ID = "minirag/tiny-test-encoder"
-
-
-def _graph(rng: np.random.Generator):
-    from onnx import TensorProto, helper, numpy_helper
-
-    def weight(name: str, *shape: int) -> object:
-        return numpy_helper.from_array((rng.standard_normal(shape) / np.sqrt(shape[0])).astype(np.float32), name)
-
-    nodes = [  # in topological order
-        helper.make_node("Gather", ["embeddings", "input_ids"], ["tokens"]),  # [B, S, WIDTH]
-        helper.make_node("MatMul", ["tokens", "w1"], ["h1"]),  # layer 1: tanh(tokens W1) + tokens U
-        helper.make_node("Tanh", ["h1"], ["a1"]),
-        helper.make_node("MatMul", ["tokens", "up"], ["tokens_up"]),
-        helper.make_node("Add", ["a1", "tokens_up"], ["mixed"]),
-        helper.make_node("MatMul", ["mixed", "w2"], ["last_hidden_state"]),  # layer 2: to 384-d
-    ]
-    batch_seq = ["batch", "sequence"]
-    return helper.make_graph(
-        nodes, "tiny-test-encoder",
-        inputs=[helper.make_tensor_value_info(name, TensorProto.INT64, batch_seq)
-                for name in ("input_ids", "attention_mask", "token_type_ids")],
-        outputs=[helper.make_tensor_value_info("last_hidden_state", TensorProto.FLOAT,
-                                               [*batch_seq, DIMENSION])],
-        initializer=[weight("embeddings", VOCAB, WIDTH), weight("w1", WIDTH, HIDDEN),
-                     weight("up", WIDTH, HIDDEN), weight("w2", HIDDEN, DIMENSION)],
-    )
-
-
-def build(dest: Path = DEFAULT_DEST) -> Path:
-    """The directory, made once (a complete one is reused)."""
-    settings = {"model_id": MODEL_ID, "pooling": "mean", "max_length": 256}
-    files = [dest / "model.onnx", dest / "tokenizer.json", dest / "minirag-model.json"]
-    if all(f.is_file() for f in files) and json.loads(files[2].read_text()) == settings:
-        return dest
-    try:
-        from onnx import helper, save
-    except ImportError:
-        sys.exit("the onnx package is not installed: `uv sync` (dev group) or `pip install onnx`")
-    dest.mkdir(parents=True, exist_ok=True)
-    model = helper.make_model(_graph(np.random.default_rng(20261201)),
-                              opset_imports=[helper.make_opsetid("", 17)], producer_name="minirag-tests")
-    model.ir_version = 8  # readable by every onnxruntime the project supports
-    # Test workers may build at once: each writes its own temporary files and renames them into
-    # place (the same bytes either way), the settings file last, as the mark of a complete build.
-    partial = dest / f"model.onnx.{os.getpid()}.partial"
-    save(model, str(partial))
-    partial.replace(files[0])
-    _write_atomically(files[1], TOKENIZER.read_bytes())
-    _write_atomically(files[2], (json.dumps(settings, indent=2) + "\n").encode())
-    return dest
-
-
-def _write_atomically(target: Path, data: bytes) -> None:
-    partial = target.with_name(f"{target.name}.{os.getpid()}.partial")
-    partial.write_bytes(data)
-    partial.replace(target)
-
+__all__ = ["DEFAULT_DEST", "build"]
 
 if __name__ == "__main__":
     print(build(Path(sys.argv[1]) if len(sys.argv) > 1 else DEFAULT_DEST))

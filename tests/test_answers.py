@@ -53,6 +53,7 @@ async def _call(client: Client, tool: str, **arguments):
     return result, result.content[0].text
 
 
+@pytest.mark.slow
 async def test_every_tool_result_fits_the_budget_on_the_largest_fixtures(largest, tiny_model_dir, tiny_encoder):
     docs, _db = largest
     epub, log = str(docs / EPUB), str(docs / LOG)
@@ -79,6 +80,7 @@ async def test_every_tool_result_fits_the_budget_on_the_largest_fixtures(largest
         state.close()
 
 
+@pytest.mark.slow
 async def test_a_query_fills_the_budget_in_rank_order_and_sends_each_parent_once(largest, tiny_model_dir,
                                                                                   tiny_encoder):
     whole = _state(largest, tiny_model_dir, tiny_encoder, 1_000_000)
@@ -103,6 +105,7 @@ async def test_a_query_fills_the_budget_in_rank_order_and_sends_each_parent_once
     assert len(full["parents"]) < len(full["results"])
 
 
+@pytest.mark.slow
 async def test_reading_a_file_page_by_page_gives_back_exactly_its_text(largest, tiny_model_dir, tiny_encoder):
     docs, _db = largest
     state = _state(largest, tiny_model_dir, tiny_encoder)
@@ -124,6 +127,7 @@ async def test_reading_a_file_page_by_page_gives_back_exactly_its_text(largest, 
 @settings(max_examples=200, deadline=None)
 @given(text=st.text(alphabet=st.sampled_from("ab \n\nя\"\\\t字"), max_size=400),
        max_chars=st.integers(1, 60), tokens=st.one_of(st.none(), st.integers(1, 40)))
+@pytest.mark.slow
 def test_pages_of_any_text_join_back_to_it_and_always_move_on(text, max_chars, tokens):
     pages, offset = [], 0
     while offset < len(text):
@@ -147,6 +151,7 @@ def test_a_page_stays_within_its_token_room_in_any_script():
     assert estimate_tokens(json.dumps(text[:end], ensure_ascii=False)) <= 100 and end >= 90
 
 
+@pytest.mark.slow
 async def test_bad_offsets_are_one_line_tool_errors(largest, tiny_model_dir, tiny_encoder):
     docs, _db = largest
     state = _state(largest, tiny_model_dir, tiny_encoder)
@@ -160,6 +165,7 @@ async def test_bad_offsets_are_one_line_tool_errors(largest, tiny_model_dir, tin
     state.close()
 
 
+@pytest.mark.slow
 def test_the_cli_reads_a_page_with_offset_and_max_chars(largest, tiny_model_dir, capsys):
     docs, db = largest
     flags = ["--base-dir", str(docs), "--db-path", str(db), "--model-path", str(tiny_model_dir)]
@@ -175,6 +181,7 @@ def test_the_cli_reads_a_page_with_offset_and_max_chars(largest, tiny_model_dir,
     assert "more characters: --offset" in captured.err
 
 
+@pytest.mark.slow
 async def test_the_server_advertises_only_what_it_serves(largest, tiny_model_dir, tiny_encoder):
     state = _state(largest, tiny_model_dir, tiny_encoder)
     async with Client(build_server(state)) as client:

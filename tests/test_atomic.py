@@ -2,11 +2,13 @@
 
 import threading
 
+import pytest
 from conftest import write
 
 from minirag.ingest.sync import run_sync
 
 
+@pytest.mark.slow
 def test_readers_never_see_a_half_replaced_source(app, docs):
     path = write(docs / "doc.md", "\n\n".join(f"## Part {i}\n\nOLD version paragraph {i}." for i in range(40)))
     run_sync(app.pipeline, list(app.config.roots))

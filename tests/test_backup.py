@@ -7,8 +7,6 @@ import json
 import os
 import shutil
 import stat
-import subprocess
-import sys
 import threading
 from pathlib import Path
 
@@ -79,17 +77,15 @@ def test_a_backup_passes_integrity_check_and_answers_like_the_original(indexed, 
     assert_same_answers(make_app, indexed, dest)
 
 
-def test_the_cli_backup_command_writes_a_consistent_copy_into_a_folder(indexed, make_app, tmp_path, model_dir):
+def test_the_cli_backup_command_writes_a_consistent_copy_into_a_folder(run_cli, indexed, make_app, tmp_path,
+                                                                       model_dir):
     dest_dir = tmp_path / "backups"
     dest_dir.mkdir()
     config = indexed.config
-    indexed.close()  # the CLI is another process; the file must be complete on its own too
-    done = subprocess.run(
-        [sys.executable, "-m", "minirag", "backup", str(dest_dir), "--json",
-         "--base-dir", str(config.roots[0]), "--db-path", str(config.db_path), "--model-path", str(model_dir)],
-        capture_output=True, text=True, timeout=120, cwd=tmp_path,
-        env={k: v for k, v in os.environ.items() if k not in ("DB_PATH", "BASE_DIR", "BASE_DIRS", "MODEL_PATH")},
-    )
+    indexed.close()  # the CLI opens the file on its own; it must be complete without this App too
+    done = run_cli("backup", str(dest_dir), "--json", "--base-dir", str(config.roots[0]), "--db-path",
+                   str(config.db_path), "--model-path", str(model_dir), cwd=tmp_path,
+                   env=dict.fromkeys(("DB_PATH", "BASE_DIR", "BASE_DIRS", "MODEL_PATH")))
     assert done.returncode == 0, done.stderr
     payload = json.loads(done.stdout)
     copy = dest_dir / config.db_path.name

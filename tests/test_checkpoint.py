@@ -59,6 +59,7 @@ def server_env(tmp_path, model_path):
     return env | {"MODEL_PATH": model_path, "BASE_DIR": str(docs), "DB_PATH": str(tmp_path / "index.db")}
 
 
+@pytest.mark.slow
 def test_a_plain_copy_of_the_db_file_beside_an_idle_server_holds_the_rows_it_just_ingested(server_env, tmp_path):
     copy = serve_and_ingest(server_env, tmp_path)
     assert rows(copy, "PRAGMA integrity_check") == [("ok",)]
@@ -67,6 +68,7 @@ def test_a_plain_copy_of_the_db_file_beside_an_idle_server_holds_the_rows_it_jus
     assert rows(copy, "SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH 'moon'") != []
 
 
+@pytest.mark.slow
 def test_with_a_litestream_config_the_server_leaves_the_wal_to_litestream(server_env, tmp_path):
     config = tmp_path / "litestream.yml"
     config.write_text(f"dbs:\n  - path: {server_env['DB_PATH']}\n")

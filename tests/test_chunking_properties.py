@@ -6,12 +6,15 @@ import functools
 import re
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from tokenizers import Tokenizer
 
 from minirag.chunking import chunk_document, reconstruct
 from minirag.chunking.steps import clean
+
+pytestmark = pytest.mark.slow  # Hypothesis checks each property over many generated documents
 
 TOKENIZER = Path(__file__).parent.parent / "minirag/models/all-minilm-l6-v2/tokenizer.json"
 

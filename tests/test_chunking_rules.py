@@ -465,6 +465,7 @@ def test_leading_frontmatter_is_not_chunked():
     assert "lifecycle" not in reconstruct(doc.sections)
 
 
+@pytest.mark.slow
 def test_a_second_table_with_the_same_header_keeps_its_header_when_read_back():
     # Found by hypothesis: reconstruct once guessed that a section opening with the previous
     # table's header was repeating it, and dropped the real header of the second table.

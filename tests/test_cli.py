@@ -1,22 +1,17 @@
-"""The CLI as a user runs it: a real subprocess, real files, the real model."""
+"""The CLI as a user runs it (in this process, through cli.main): real files, the real model."""
 
 import json
-import os
-import subprocess
-import sys
 
 import pytest
 from conftest import write
 
 
 @pytest.fixture
-def run(tmp_path, model_dir, docs):
-    def run(*args, env=None, cwd=None, input_text=None):
-        full_env = {k: v for k, v in os.environ.items() if k not in ("BASE_DIR", "BASE_DIRS", "DB_PATH", "MODEL_NAME")}
-        full_env.update({"MODEL_PATH": str(model_dir), "BASE_DIR": str(docs), "DB_PATH": str(tmp_path / "i.db")})
-        full_env.update(env or {})
-        return subprocess.run([sys.executable, "-m", "minirag", *args], capture_output=True, text=True,
-                              env=full_env, cwd=cwd or docs, timeout=300, input=input_text)
+def run(run_cli, tmp_path, model_dir, docs):
+    def run(*args, env=None, cwd=None, input_text=""):
+        full_env = {"BASE_DIRS": None, "MODEL_NAME": None, "MODEL_PATH": str(model_dir), "BASE_DIR": str(docs),
+                    "DB_PATH": str(tmp_path / "i.db"), **(env or {})}
+        return run_cli(*args, env=full_env, cwd=cwd or docs, stdin=input_text)
 
     return run
 
@@ -34,6 +29,7 @@ def test_ingest_then_query_returns_hits_with_every_field(run, docs):
     assert payload["parents"][top["parentId"]].startswith("Cats eat fish") or "Cats eat fish" in payload["parents"][top["parentId"]]
 
 
+@pytest.mark.slow
 def test_a_failed_file_makes_ingest_exit_1_with_a_warning_and_the_rest_indexed(run, docs):
     write(docs / "good.md", "# Good\n\nGood text.")
     (docs / "broken.docx").write_bytes(b"not a zip at all")
@@ -47,7 +43,7 @@ def test_a_failed_file_makes_ingest_exit_1_with_a_warning_and_the_rest_indexed(r
 
 
 def test_a_human_query_shows_the_breadcrumb_once_and_the_text_without_markdown_escapes(app, docs):
-    """The human formatting of real results (in-process: the subprocess path is the test above)."""
+    """The human formatting of real results, from the formatter itself."""
     from minirag import cli
     from minirag.ingest.sync import run_sync
 

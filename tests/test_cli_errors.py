@@ -157,6 +157,7 @@ def _full_disk():
     resource.setrlimit(resource.RLIMIT_FSIZE, (64 * 1024, 64 * 1024))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("argv", [["sync"], ["backup", "{tmp}/copy.db"], ["ingest-data", "--source", "big"]])
 def test_a_full_disk_is_one_line_and_the_index_stays_whole(world, capsys, tmp_path, argv):
     for n in range(40):
@@ -201,6 +202,7 @@ def without_permission_override() -> list[str]:
     return prefix
 
 
+@pytest.mark.slow
 def test_a_root_that_cannot_be_read_is_a_configuration_error_and_status_still_answers(world, tmp_path):
     locked = tmp_path / "locked"
     locked.mkdir()

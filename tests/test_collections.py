@@ -57,6 +57,7 @@ def test_a_malformed_collection_is_a_one_line_config_error(tmp_path, value, expe
     assert "\n" not in str(caught.value)
 
 
+@pytest.mark.slow
 async def test_an_agent_discovers_the_collections_and_searches_one(tmp_path, roots, model_path, encoder):
     specs, notes = roots
     config = load_config(env=_named(specs, notes), db_path=str(tmp_path / "index.db"), model_path=model_path)

@@ -13,9 +13,12 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
 from conftest import ROOT
 
 from minirag.store import connection as db
+
+pytestmark = pytest.mark.slow  # several processes write one index at once
 
 WORDS = ["river", "mountain", "signal", "packet", "ledger", "orbit", "harvest", "copper", "lantern", "meadow", "falcon", "quartz"]
 SYNC_FILES, INGEST_FILES, DATA_SOURCES = 40, 20, 15

@@ -53,6 +53,7 @@ def _secret_rows(app) -> list[str]:
     return [r[0] for r in rows if SECRET in r[0]]
 
 
+@pytest.mark.slow
 def test_swapping_a_file_and_a_folder_for_outside_links_never_lets_outside_bytes_in(app, battlefield):
     docs, outside = battlefield
     stop = threading.Event()
@@ -150,6 +151,7 @@ print(done)
 """
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(_SYS_RENAMEAT2 is None, reason="renameat2 is a Linux system call (x86_64, aarch64)")
 def test_swapping_the_root_itself_for_a_link_outside_never_stores_or_serves_outside_text(app, docs, tmp_path):
     import subprocess

@@ -24,6 +24,8 @@ from minirag.store import connection as db
 from minirag.store.index import Index
 from minirag.store.lock import lock_path_for
 
+pytestmark = pytest.mark.slow  # kills a syncing process at many points
+
 FILES = 80
 # Small chunks make many chunks for little embedding work, so a sync spans several
 # write transactions (pipeline.GROUP_CHUNKS each): about 880 chunks, 4 groups.

@@ -81,6 +81,7 @@ def test_the_system_sqlite3_shell_can_read_the_file(tmp_path):
     assert count.stdout.strip() == "0"
 
 
+@pytest.mark.slow
 def test_an_index_from_before_the_vector_codes_gets_them_when_opened(tmp_path, monkeypatch, encoder):
     import numpy as np
 
@@ -116,6 +117,7 @@ def test_minirags_own_index_folder_tells_git_to_leave_it_out_and_a_named_folder_
     assert [p.name for p in (tmp_path / "mine").iterdir() if p.name == ".gitignore"] == []
 
 
+@pytest.mark.slow
 def test_a_write_past_the_file_size_limit_says_no_room_not_disk_io_error(app, docs):
     import resource
 

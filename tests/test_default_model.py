@@ -75,6 +75,7 @@ def run(config):
         app.close()
 
 
+@pytest.mark.slow
 def test_the_default_model_by_name_from_an_offline_hub_cache_equals_model_path(corpus, tmp_path, monkeypatch):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     by_name = load_config(env={}, base_dirs=[str(corpus)], db_path=str(tmp_path / "named.db"),

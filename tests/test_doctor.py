@@ -6,8 +6,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
-import sys
 
 import pytest
 
@@ -128,16 +126,14 @@ def _cli_has_doctor() -> bool:
 
 
 @pytest.mark.skipif(not _cli_has_doctor(), reason="`minirag doctor` is not wired into cli.py yet")
-def test_the_cli_exits_0_when_healthy_and_1_when_not(tmp_path, docs, model_dir):
-    env = {k: v for k, v in os.environ.items() if k not in ("DB_PATH", "BASE_DIR", "BASE_DIRS", "MODEL_PATH")}
-    base = [sys.executable, "-m", "minirag", "doctor", "--base-dir", str(docs), "--db-path", str(tmp_path / "i.db")]
-    good = subprocess.run([*base, "--model-path", str(model_dir), "--json"], capture_output=True, text=True,
-                          env=env, timeout=60, cwd=tmp_path)
+def test_the_cli_exits_0_when_healthy_and_1_when_not(run_cli, tmp_path, docs, model_dir):
+    env = dict.fromkeys(("DB_PATH", "BASE_DIR", "BASE_DIRS", "MODEL_PATH"))
+    base = ["doctor", "--base-dir", str(docs), "--db-path", str(tmp_path / "i.db")]
+    good = run_cli(*base, "--model-path", str(model_dir), "--json", env=env, cwd=tmp_path)
     assert good.returncode == 0, good.stdout + good.stderr
     assert json.loads(good.stdout)["ok"] is True
     (tmp_path / "empty").mkdir()
-    bad = subprocess.run([*base, "--model-path", str(tmp_path / "empty")], capture_output=True, text=True,
-                         env=env, timeout=60, cwd=tmp_path)
+    bad = run_cli(*base, "--model-path", str(tmp_path / "empty"), env=env, cwd=tmp_path)
     assert bad.returncode == 1 and "[FAIL] model" in bad.stdout and "fix:" in bad.stdout
 
 

@@ -109,7 +109,8 @@ def test_an_index_cut_by_the_previous_scheme_is_re_cut_and_only_changed_chunks_e
         make_config, encoder, docs, tmp_path):
     import sqlite3
 
-    from conftest import CountingEncoder, write
+    from conftest import write
+    from helpers.encoders import CountingEncoder
 
     from minirag.app import App
     from minirag.ingest.sync import run_sync

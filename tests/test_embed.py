@@ -13,6 +13,7 @@ def cosine(a, b):
     return float(np.dot(a, b))
 
 
+@pytest.mark.slow
 @pytest.mark.minilm
 def test_similar_sentences_are_closer_than_unrelated_ones(encoder):
     a, b, c = encoder.embed_documents(
@@ -83,6 +84,7 @@ def test_a_corrupt_onnx_file_is_a_clear_error(tmp_path, model_dir):
         Encoder(ModelFiles(spec, bad, model_dir / "tokenizer.json", "test"))
 
 
+@pytest.mark.slow
 def test_the_script_gate_comes_from_the_tokenizer_even_for_an_unknown_model_directory(minilm_model_dir, tmp_path):
     # No minirag-model.json, so nothing says which model this is: the vocabulary decides.
     for name in ("model.onnx", "tokenizer.json"):

@@ -165,6 +165,7 @@ def _spell(value: int, parts: int, bases: list[int]) -> str:
     st.integers(1, 4),
     st.lists(st.sampled_from([8, 10, 16]), min_size=4, max_size=4),
 )
+@pytest.mark.slow
 def test_every_inet_aton_spelling_of_an_address_parses_to_that_address(value, parts, bases):
     spelling = _spell(value, parts, bases)
     assert fetch._parse_ipv4(spelling) == ipaddress.IPv4Address(value)

@@ -80,6 +80,7 @@ def app(make_app):
     return make_app({"ALLOW_PRIVATE_URLS": "1"})
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", ["/bomb.bin", "/bomb.txt"])
 def test_a_zip_bomb_is_refused_from_its_directory_whatever_it_is_served_as(app, served, path):
     app.sync()  # an index, so that reading the refused URL back is a plain "not indexed"
@@ -100,6 +101,7 @@ def test_random_bytes_served_as_text_are_refused_as_binary(app, served):
     assert app.index.stats()["chunkCount"] == 0
 
 
+@pytest.mark.slow
 def test_a_document_served_as_octet_stream_is_recognised_by_its_bytes(app, served):
     result = app.ingest_url(served + "/doc")
     assert result["chunkCount"] > 0

@@ -13,6 +13,8 @@ from minirag.app import visible
 from minirag.store import connection as db
 from minirag.store import schema
 
+pytestmark = pytest.mark.slow  # Hypothesis tries many generated queries
+
 NASTY = ['"', "*", "NEAR(", "NEAR", "-", "AND", "OR", "NOT", "(", ")", ":", "^", "+", "\x00", "'", "{", "}",
          "body:", "title:", "🦦", "👩\u200d👩\u200d👧", "e\u0301", "\u0307", "İ", "ß", "ﬁ", "שלום", "مرحبا",
          "\u202e", "\u200f", "Ёлка", "ёжик", "𝔘𝔫𝔦", "٣", "²", "Ⅻ", "_", " ", "\t", "\n", "\ufeff"]

@@ -105,11 +105,13 @@ def assert_hostile_outcome(app, progress: Progress, root: Path) -> None:
         assert hits and hits[0]["source"] == str(root / name), (query, hits[:1])
 
 
+@pytest.mark.slow
 def test_a_sync_over_hostile_files_warns_per_file_and_indexes_the_good_ones(app, hostile_root, vanish_after_scan):
     progress = run_sync(app.pipeline, list(app.config.roots))
     assert_hostile_outcome(app, progress, hostile_root)
 
 
+@pytest.mark.slow
 def test_the_app_ingesting_a_hostile_folder_warns_per_file_and_indexes_the_good_ones(
         app, hostile_root, monkeypatch):
     real_walk = minirag.app.walk
@@ -124,6 +126,7 @@ def test_the_app_ingesting_a_hostile_folder_warns_per_file_and_indexes_the_good_
     assert_hostile_outcome(app, progress, hostile_root)
 
 
+@pytest.mark.slow
 def test_the_app_refuses_one_hostile_file_with_an_error_naming_it(app, hostile_root):
     from minirag.errors import MiniragError
 
@@ -132,14 +135,12 @@ def test_the_app_refuses_one_hostile_file_with_an_error_naming_it(app, hostile_r
             app.ingest_file(str(hostile_root / name))
 
 
-def test_the_cli_sync_over_hostile_files_completes_and_names_each_failure(hostile_root, tmp_path, model_dir):
-    (hostile_root / "vanished.md").unlink()  # no mid-sync hook across a process boundary
-    done = subprocess.run(
-        [sys.executable, "-m", "minirag", "sync", "--base-dir", str(hostile_root), "--db-path",
-         str(tmp_path / "cli.db"), "--model-path", str(model_dir), "--json"],
-        capture_output=True, text=True, timeout=120, cwd=ROOT,
-        env={k: v for k, v in os.environ.items() if k not in {"BASE_DIRS", "BASE_DIR", "MAX_FILE_SIZE"}},
-    )
+@pytest.mark.slow
+def test_the_cli_sync_over_hostile_files_completes_and_names_each_failure(run_cli, hostile_root, tmp_path,
+                                                                          model_dir):
+    (hostile_root / "vanished.md").unlink()  # the tests above cover a file vanishing mid-sync
+    done = run_cli("sync", "--base-dir", str(hostile_root), "--db-path", str(tmp_path / "cli.db"), "--model-path",
+                   str(model_dir), "--json", cwd=ROOT, env=dict.fromkeys(("BASE_DIRS", "BASE_DIR", "MAX_FILE_SIZE")))
     assert done.returncode == 1, done.stderr  # 1: some files failed, by design
     assert "Traceback" not in done.stderr
     payload = json.loads(done.stdout)
@@ -225,6 +226,7 @@ for name, text in json.load(sys.stdin).items():
 """
 
 
+@pytest.mark.slow
 def test_texts_that_made_chunking_or_keyword_regexes_backtrack_are_cut_at_once():
     """Run in a child with a deadline, so a regression fails here instead of hanging the suite."""
     done = subprocess.run([sys.executable, "-c", _CHUNK_ALL], input=json.dumps(BACKTRACKING_TEXTS), text=True,
@@ -248,6 +250,7 @@ def _pdf_with_content(stream: bytes, text_ops: bytes = b"") -> bytes:
     return pdf_of_objects(objects)
 
 
+@pytest.mark.slow
 def test_a_pdf_whose_streams_inflate_past_the_budget_is_refused_and_a_normal_one_reads(monkeypatch):
     import zlib
 

@@ -118,6 +118,7 @@ def _status(address: str, port: int, headers: dict[str, str]) -> int:
 
 
 # ::1 written out in full: the SDK checks Host only for the spellings 127.0.0.1, localhost and ::1.
+@pytest.mark.slow
 @pytest.mark.parametrize("address", ["127.0.0.2", "0:0:0:0:0:0:0:1"])
 def test_a_tokenless_server_on_another_loopback_address_refuses_rebinding_and_other_sites(server_env, address):  # noqa: F811
     if not _can_bind(address):

@@ -58,6 +58,7 @@ def stop(proc: subprocess.Popen) -> bytes:
     return stderr
 
 
+@pytest.mark.slow
 @pytest.mark.anyio
 async def test_with_a_token_only_requests_that_carry_it_are_served(server_env):
     proc, port = start(server_env | {"MINIRAG_HTTP_TOKEN": TOKEN})
@@ -76,6 +77,7 @@ async def test_with_a_token_only_requests_that_carry_it_are_served(server_env):
     assert found.structured_content["results"][0]["source"].endswith("tides.md"), stderr
 
 
+@pytest.mark.slow
 def test_the_token_flag_works_like_the_environment_variable(server_env):
     proc, port = start(server_env, "--token", TOKEN)
     try:
@@ -123,6 +125,7 @@ def test_the_token_is_compared_with_hmac_compare_digest(monkeypatch):
     assert compared == [(TOKEN.encode(), TOKEN.encode()), (b"nope", TOKEN.encode())]
 
 
+@pytest.mark.slow
 def test_a_loopback_server_without_a_token_refuses_other_sites_hosts_and_origins(server_env):
     """No token on loopback: a web page in the user's browser must not reach it, neither by a
     cross-site request (Origin) nor by DNS rebinding (its own name resolving to 127.0.0.1)."""

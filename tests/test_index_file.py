@@ -6,7 +6,6 @@ from __future__ import annotations
 import contextlib
 import shutil
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
@@ -112,13 +111,12 @@ def test_doctor_runs_quick_check_and_fails_on_a_damaged_index(indexed, make_conf
     assert "backup" in index_check["fix"]
 
 
-def test_the_cli_reports_a_damaged_index_in_one_line_with_exit_1(indexed, docs, model_path):
+def test_the_cli_reports_a_damaged_index_in_one_line_with_exit_1(run_cli, indexed, docs, model_path):
     path = indexed.config.db_path
     indexed.close()
     _damage(path)
     for args in (["query", "otters"], ["list"], ["sync"], ["read", str(docs / "otters.md")]):
-        done = subprocess.run([sys.executable, "-m", "minirag", *args, "--base-dir", str(docs), "--db-path", str(path),
-                               "--model-path", model_path], capture_output=True, text=True, cwd=ROOT, timeout=120)
+        done = run_cli(*args, "--base-dir", str(docs), "--db-path", str(path), "--model-path", model_path, cwd=ROOT)
         assert done.returncode == 1, (args, done.stderr)
         assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1, (args, done.stderr)
 

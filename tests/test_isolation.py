@@ -256,6 +256,7 @@ def test_a_worker_that_dies_is_that_files_failure_and_the_next_file_gets_a_new_o
     assert (again.failed, again.still_failing) == (0, 1)
 
 
+@pytest.mark.slow
 def test_a_conversion_past_its_wall_time_is_killed_and_the_pool_goes_on():
     slow = docx_slow()
     with pytest.raises(ConversionFailed, match=r"slow.docx: conversion took longer than 1 s \(MINIRAG_CONVERT_TIMEOUT\)"):
@@ -278,6 +279,7 @@ def test_a_conversion_past_its_memory_limit_fails_alone():
     assert fine.markdown == "# Still here\n"
 
 
+@pytest.mark.slow
 def test_the_worker_is_reused_and_never_loads_onnxruntime():
     limits = isolation.Limits(2048, 60, 120)
     docx = (Path(__file__).parent / "fixtures" / "docs" / "docx_headings_table.docx").read_bytes()
@@ -306,6 +308,7 @@ class _Bodies(http.server.BaseHTTPRequestHandler):
             self.wfile.write(body)
 
 
+@pytest.mark.slow
 def test_ingest_url_converts_fetched_bombs_in_the_same_isolated_path(make_app):
     _Bodies.bodies = {"/forms": (pdf_nested_forms(), "application/pdf"),
                       "/sheet": (xlsx_corner_bomb(), "application/octet-stream"),
@@ -364,6 +367,7 @@ def test_a_converting_record_is_written_before_conversion_and_gone_after(make_ap
     assert progress.done == 1 and app.index.excluded_states() == {}
 
 
+@pytest.mark.slow
 def test_a_sync_that_dies_while_converting_leaves_that_file_remembered_as_failing(make_app, docs, tmp_path,
                                                                                   model_dir):
     """The parent itself killed mid-conversion (the abort that used to take minirag down), twice: the

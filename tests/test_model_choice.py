@@ -4,25 +4,23 @@ another and the refusal comes first, in one line naming both models and the ways
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
-import sys
 import time
 
 import pytest
-from conftest import ROOT, write
+from conftest import write
 
 from minirag.config import load_config
 from minirag.errors import IndexUnavailable
 
 
-def cli(*args, env_extra=None, cwd=None):
-    env = {k: v for k, v in os.environ.items() if k not in ("MODEL_NAME", "MODEL_PATH", "BASE_DIR", "BASE_DIRS",
-                                                            "DB_PATH")}
-    env.update({"HF_HUB_OFFLINE": "1", "PYTHONPATH": str(ROOT), **(env_extra or {})})
-    return subprocess.run([sys.executable, "-m", "minirag", *args], capture_output=True, text=True, env=env,
-                          cwd=cwd, timeout=300)
+@pytest.fixture
+def cli(run_cli):
+    def cli(*args):
+        unset = dict.fromkeys(("MODEL_NAME", "MODEL_PATH", "BASE_DIR", "BASE_DIRS", "DB_PATH"))
+        return run_cli(*args, env={**unset, "HF_HUB_OFFLINE": "1"})
+
+    return cli
 
 
 @pytest.fixture
@@ -31,7 +29,7 @@ def model_id(model_dir) -> str:
 
 
 @pytest.fixture
-def indexed(tmp_path, docs, model_path):
+def indexed(cli, tmp_path, docs, model_path):
     write(docs / "otters.md", "# Otters\n\nSea otters hold hands while they sleep.\n")
     common = ["--base-dir", str(docs), "--db-path", str(tmp_path / "index.db")]
     done = cli("sync", *common, "--model-path", model_path)
@@ -39,7 +37,7 @@ def indexed(tmp_path, docs, model_path):
     return common
 
 
-def test_a_query_naming_no_model_uses_the_model_the_index_was_built_with(indexed, model_id):
+def test_a_query_naming_no_model_uses_the_model_the_index_was_built_with(cli, indexed, model_id):
     done = cli("query", "animals that hold hands", "--json", *indexed)
     assert done.returncode == 0, done.stderr
     hits = json.loads(done.stdout)["results"]
@@ -48,7 +46,7 @@ def test_a_query_naming_no_model_uses_the_model_the_index_was_built_with(indexed
     assert status["indexModel"] == model_id and "MODEL_PATH" in status["model"]
 
 
-def test_naming_another_model_is_refused_at_once_naming_both(indexed, model_id):
+def test_naming_another_model_is_refused_at_once_naming_both(cli, indexed, model_id):
     started = time.monotonic()
     done = cli("query", "otters", *indexed, "--model-name", "intfloat/multilingual-e5-small")
     elapsed = time.monotonic() - started
@@ -60,7 +58,7 @@ def test_naming_another_model_is_refused_at_once_naming_both(indexed, model_id):
     assert "not cached" not in line
 
 
-def test_another_local_model_directory_is_refused_too(indexed, tmp_path, model_dir, model_id):
+def test_another_local_model_directory_is_refused_too(cli, indexed, tmp_path, model_dir, model_id):
     other = tmp_path / "other-model"
     shutil.copytree(model_dir, other)
     (other / "minirag-model.json").write_text(json.dumps({"model_id": "local:other-model", "max_length": 256}))

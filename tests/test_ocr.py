@@ -68,6 +68,7 @@ def listed(app) -> dict[str, dict]:
     return {Path(f["source"]).name: f for f in app.list_files()["files"]}
 
 
+@pytest.mark.slow
 def test_a_scanned_page_is_reported_without_the_extra_and_read_once_it_is_installed(app, docs, monkeypatch):
     from minirag.ingest import convert_worker, isolation
 

@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 from conftest import ROOT, write
 
+pytestmark = pytest.mark.slow  # each test runs the CLI in its own network namespace or under strace
+
 TIMEOUT_S = 120
 
 

@@ -22,6 +22,7 @@ def run(*args: str, **kwargs) -> subprocess.CompletedProcess:
     return subprocess.run(args, capture_output=True, text=True, timeout=60, check=False, **kwargs)
 
 
+@pytest.mark.slow
 def test_the_version_flag_matches_the_installed_metadata():
     expected = f"minirag {version('minirag')}"
     assert minirag.__version__ == version("minirag")
@@ -30,6 +31,7 @@ def test_the_version_flag_matches_the_installed_metadata():
     assert done.stdout.strip() == expected
 
 
+@pytest.mark.slow
 def test_the_console_script_is_installed_and_reports_the_same_version():
     script = shutil.which("minirag", path=os.path.dirname(sys.executable))
     if script is None:
@@ -53,6 +55,7 @@ def test_importing_the_cli_does_not_import_the_model_runtime_or_converters():
     assert done.stdout.split() == ["False", "False"], f"(onnxruntime, markitdown) imported: {done.stdout}"
 
 
+@pytest.mark.slow
 def test_python_dash_m_minirag_help_lists_the_commands():
     done = run(sys.executable, "-m", "minirag", "--help")
     assert done.returncode == 0, done.stderr

@@ -14,6 +14,8 @@ from minirag.chunking.titles import choose_title
 from minirag.ingest.convert import convert_file
 from minirag.ingest.sync import run_sync
 
+pytestmark = pytest.mark.slow  # converts and syncs every real document in tests/fixtures
+
 DOCS = FIXTURES / "docs"
 BUDGET = 110
 

@@ -107,6 +107,7 @@ def _ranked(app, docs):
     return key
 
 
+@pytest.mark.slow
 def test_the_int8_codes_rescored_exactly_rank_like_the_vec0_scan_from_the_file_and_from_memory(indexed, docs,
                                                                                                 request, monkeypatch):
     from minirag.search import vector as vectors
@@ -125,6 +126,7 @@ def test_the_int8_codes_rescored_exactly_rank_like_the_vec0_scan_from_the_file_a
     assert _ranked(coded, docs) == exact
 
 
+@pytest.mark.slow
 def test_a_stale_matrix_is_never_used(coded, monkeypatch, docs):
     from minirag.search import vector as vectors
 
@@ -231,6 +233,7 @@ def test_bm25_computed_in_python_equals_fts5s_own(indexed):
         assert all(abs(ours[i] - fts5[i]) <= 1e-9 * max(1.0, abs(fts5[i])) for i in fts5), (ours, fts5)
 
 
+@pytest.mark.slow
 def test_the_keyword_texts_fold_is_exactly_what_the_fts5_in_use_does():
     # Regenerate with scripts/gen_fts_fold.py when an SQLite upgrade makes this fail.
     from minirag.fts_fold import FOLD

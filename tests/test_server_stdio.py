@@ -19,6 +19,8 @@ from mcp.client.stdio import StdioServerParameters
 
 from minirag import __version__
 
+pytestmark = pytest.mark.slow  # each test starts the server in a process of its own
+
 ROOT = Path(__file__).resolve().parent.parent
 CONFIG_VARS = {"BASE_DIR", "BASE_DIRS", "DB_PATH", "CACHE_DIR", "MODEL_NAME", "MODEL_PATH", "MINIRAG_READ_ONLY",
                "MAX_FILE_SIZE", "CHUNK_TOKEN_BUDGET", "RAG_HYBRID_WEIGHT", "RAG_GROUPING", "RAG_MAX_DISTANCE",

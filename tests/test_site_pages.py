@@ -53,6 +53,7 @@ def fetched(url: str):
     return convert_fetched(page.body, mimetype=page.content_type, charset=page.charset, url=page.final_url)
 
 
+@pytest.mark.slow
 def test_a_wikipedia_page_is_converted_as_its_article_without_the_site_around_it(web):
     converted = fetched(WIKIPEDIA)
     assert converted.metadata_title == "Microsoft"
@@ -64,6 +65,7 @@ def test_a_wikipedia_page_is_converted_as_its_article_without_the_site_around_it
     assert len(web.requests) == 1
 
 
+@pytest.mark.slow
 def test_the_same_page_under_another_url_goes_through_the_generic_html_converter(web):
     text = fetched("http://example.test/copy-of-wikipedia").markdown
     assert "Microsoft entered the operating system (OS) business in 1980" in text
@@ -73,6 +75,7 @@ def test_the_same_page_under_another_url_goes_through_the_generic_html_converter
         assert chrome not in text
 
 
+@pytest.mark.slow
 def test_a_youtube_page_is_indexed_as_the_videos_title_metadata_and_description(web, web_app):
     result = web_app.ingest_url(YOUTUBE)
     assert result["title"] == "Surface Go Review - It’s Awesome"
@@ -83,6 +86,7 @@ def test_a_youtube_page_is_indexed_as_the_videos_title_metadata_and_description(
     assert hits and hits[0]["source"] == YOUTUBE
 
 
+@pytest.mark.slow
 def test_youtube_pages_are_converted_as_plain_html_when_markitdown_would_fetch_transcripts_itself(
         web, web_app, monkeypatch):
     from markitdown.converters import _youtube_converter

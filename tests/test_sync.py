@@ -3,7 +3,8 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURES, CountingEncoder, write
+from conftest import FIXTURES, write
+from helpers.encoders import CountingEncoder
 
 from minirag.ingest.pipeline import Progress
 from minirag.ingest.sync import run_sync
@@ -82,6 +83,7 @@ def states(app):
     return {Path(f["source"]).name: (f["state"], f.get("reason")) for f in app.list_files()["files"]}
 
 
+@pytest.mark.slow
 def test_a_file_that_failed_is_remembered_listed_with_its_reason_and_retried_once_it_changes(app, docs):
     write(docs / "good.md", "# Good\n\nOtters hold hands.")
     (docs / "broken.docx").write_bytes(b"not a zip at all")

@@ -16,7 +16,8 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, CountingEncoder, write
+from conftest import ROOT, write
+from helpers.encoders import CountingEncoder
 
 from minirag.app import App
 from minirag.ingest.watch import EventFilter
@@ -156,6 +157,7 @@ def test_deleted_files_and_folders_leave_the_index(watching, docs):
     eventually(lambda: w.sources() == {str(kept)}, what="the deletions")
 
 
+@pytest.mark.slow
 def test_a_burst_of_files_is_synced_in_at_most_three_passes_each_embedded_once(watching, docs):
     count = 150
     for i in range(count):
@@ -208,6 +210,7 @@ def test_temp_files_and_skipped_folders_never_reach_the_index(watching, docs):
 # --- its own index ----------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("index_folder", [".minirag", "state"])
 def test_an_index_living_under_a_root_never_makes_the_watcher_loop_on_its_own_writes(watching, docs, index_folder):
     neighbour = write(docs / "state" / "notes.md", "# Notes\n\nKept beside the index file.")
@@ -252,6 +255,7 @@ lock.release()
 """
 
 
+@pytest.mark.slow
 def test_a_watcher_that_cannot_get_the_sync_lock_retries_and_loses_nothing(watching, docs, tmp_path):
     w = watching()
     holder = subprocess.Popen([sys.executable, "-c", HOLD_LOCK, str(tmp_path / "index.db")], cwd=ROOT,
@@ -287,6 +291,7 @@ def test_changes_made_while_nobody_watched_are_synced_when_watching_starts(watch
     assert "nobody watched" in w.text(path) and str(added) in w.sources()
 
 
+@pytest.mark.slow
 def test_a_root_deleted_and_made_again_is_watched_again(watching, docs):
     # Watches belong to the folder, not its path: the new folder has none until they are set up again.
     w = watching()
@@ -384,6 +389,7 @@ def _sources(db_path: Path) -> set[str]:
         conn.close()
 
 
+@pytest.mark.slow
 def test_ctrl_c_stops_minirag_watch_between_files_with_exit_130_and_one_line(docs, tmp_path, model_dir):
     for i in range(40):  # ~120 chunks: a first group of 32 is written, then the signal lands
         write(docs / f"f{i:03}.md", f"# File {i}\n\n" + " ".join(f"word{i}x{j}" for j in range(60)))
@@ -440,6 +446,7 @@ def _can_lower_the_watch_limit() -> bool:
 
 @pytest.mark.skipif(not _can_lower_the_watch_limit(),
                     reason="needs Linux user namespaces to lower the inotify limit for one process")
+@pytest.mark.slow
 def test_at_the_os_watch_limit_the_watcher_warns_with_the_fix_and_polls(docs, tmp_path, model_dir):
     for i in range(6):  # more folders than the lowered limit allows watches
         write(docs / f"folder{i}" / "note.md", f"# Note {i}\n\nNote {i}.")
@@ -532,6 +539,7 @@ def test_after_the_index_file_is_deleted_the_next_change_rebuilds_it_from_every_
     eventually(lambda: _sources_or_none(w) == every, what="a new index holding every file, not only the changed one")
 
 
+@pytest.mark.slow
 def test_a_root_replaced_by_a_link_outside_is_unreadable_to_the_watcher_and_nothing_is_deleted(watching, docs,
                                                                                               tmp_path):
     note = write(docs / "note.md", "# Note\n\nA note about gardening.")
