@@ -21,8 +21,8 @@ import resource
 import signal
 import struct
 import sys
-import types
 
+from minirag._compat.markitdown import without_magika
 from minirag.errors import ConversionFailed
 
 _HEADER = struct.Struct(">Q")
@@ -72,16 +72,6 @@ def _run(op: str, args: tuple):
     raise ValueError(f"unknown operation {op!r}")
 
 
-class _NoMagika(types.ModuleType):
-    """markitdown imports magika (which loads onnxruntime: ~100 MB and a thread pool) for its
-    MarkItDown class's format guessing; convert.py calls one converter per format directly and
-    never guesses, so the worker stands this in for it."""
-
-    class Magika:
-        def __init__(self, *args, **kwargs):
-            raise RuntimeError("magika is not available in the converter worker")
-
-
 def _preload(op: str, args: tuple) -> None:
     """Import a format's parser before the file's limits start: its first import costs seconds of
     CPU (markitdown pulls in pandas), which belong to no file."""
@@ -95,7 +85,7 @@ def _preload(op: str, args: tuple) -> None:
 
 
 def serve(requests, answers) -> None:
-    sys.modules.setdefault("magika", _NoMagika("magika"))
+    without_magika()
     from minirag.ingest import convert  # noqa: F401 - loaded before the first limit applies
 
     while True:

@@ -19,6 +19,7 @@ import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from minirag._compat import pdfminer as pdfminer_compat
 from minirag.errors import ConversionFailed
 
 # Inflated bytes one PDF may produce over all its streams. Text-heavy PDFs of thousands of
@@ -131,7 +132,6 @@ def _counting_do(real):
             _budget.draws = draws + 1
         real(self, xobjid_arg)
 
-    do_Do.minirag_counted = True
     return do_Do
 
 
@@ -193,16 +193,9 @@ def _until_damage(inflater, chunk: bytes, limit: int) -> bytes:
 @contextmanager
 def inflate_budget(name: str, limit: int | None = None) -> Iterator[None]:
     """Within: pdfminer's stream inflation in this thread counts against `limit` bytes."""
-    import pdfminer.pdfinterp
-    import pdfminer.pdftypes
-
-    pdftypes = pdfminer.pdftypes
-    pdftypes.zlib = _BoundedZlib  # type: ignore[assignment]
-    pdftypes.rldecode, pdftypes.lzwdecode, pdftypes.ascii85decode = rldecode, lzwdecode, ascii85decode
-    interpreter = pdfminer.pdfinterp.PDFPageInterpreter
-    if not getattr(interpreter.do_Do, "minirag_counted", False):
-        interpreter.do_Do = _counting_do(interpreter.do_Do)
-        interpreter.process_page = _page_counted(interpreter.process_page)
+    pdfminer_compat.replace_decoders(zlib=_BoundedZlib, rldecode=rldecode, lzwdecode=lzwdecode,
+                                     ascii85decode=ascii85decode)
+    pdfminer_compat.wrap_interpreter(do_Do=_counting_do, process_page=_page_counted)
     limit = MAX_PDF_INFLATED_BYTES if limit is None else limit
     _budget.left, _budget.draws = limit, 0
     try:
