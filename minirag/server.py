@@ -322,7 +322,8 @@ def register(server: MCPServer, state: ServerState) -> None:
             server.add_tool(bind(fn, state), name=fn.__name__, description=inspect.getdoc(fn),
                             annotations=hints, structured_output=True)
             # The schema says what call_tool enforces: an argument not listed is refused.
-            tool_parameters(server, fn.__name__)["additionalProperties"] = False
+            if (schema := tool_parameters(server, fn.__name__)) is not None:
+                schema["additionalProperties"] = False
 
 
 def unknown_arguments_error(name: str, known: list[str], arguments: Mapping[str, Any]) -> str | None:

@@ -21,7 +21,7 @@ def youtube_fetches_transcripts() -> bool:
 
 
 class _NoMagika(types.ModuleType):
-    """markitdown imports magika (which loads onnxruntime: ~100 MB and a thread pool) for its
+    """markitdown imports magika (which loads onnxruntime and its thread pool) for its
     MarkItDown class's format guessing; convert.py calls one converter per format directly and
     never guesses, so the converter worker stands this in for it."""
 
