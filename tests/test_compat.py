@@ -3,9 +3,12 @@ version range its module states; a failure names the dependency and its installe
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import inspect
+import platform
 import re
+import signal
 import subprocess
 import sys
 import tomllib
@@ -19,6 +22,7 @@ import pytest
 from minirag._compat import markitdown as markitdown_compat
 from minirag._compat import mcp as mcp_compat
 from minirag._compat import pdfminer as pdfminer_compat
+from minirag._compat import python as python_compat
 from minirag._compat import uvicorn as uvicorn_compat
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -233,3 +237,36 @@ def test_uvicorn_h11_protocol_shows_a_requests_state_connections_and_body():
     seen = asyncio.run(observe())
     assert seen == [h11.IDLE, True, h11.SEND_BODY, 4, False], _moved(
         uvicorn_compat, f"H11Protocol's connection, connections, cycle and flow read {seen}")
+
+
+# --- the standard library -----------------------------------------------------------------------
+
+
+def _python_moved(what: str) -> str:
+    lowest, below = python_compat.SUPPORTED
+    return (f"Python {platform.python_version()}: {what}; minirag/_compat/python.py was written against "
+            f"CPython >={lowest[0]}.{lowest[1]},<{below[0]}.{below[1]}")
+
+
+def test_python_is_in_the_range_the_stdlib_compat_module_was_written_against():
+    lowest, below = python_compat.SUPPORTED
+    assert lowest <= sys.version_info[:2] < below, _python_moved(
+        "outside the range; check what the module reaches for, then move SUPPORTED")
+
+
+def test_argparse_keeps_subcommands_and_options_where_the_cli_reads_them():
+    parser = argparse.ArgumentParser()
+    serve = parser.add_subparsers(dest="command").add_parser("serve")
+    serve.add_argument("--base-dir")
+    serve.add_argument("--json", action="store_true")
+    assert python_compat.subcommands(parser) == {"serve": serve}, _python_moved(
+        "argparse no longer keeps subcommands on _subparsers._group_actions[0].choices")
+    assert python_compat.options_taking_values(serve) == {"--base-dir"}, _python_moved(
+        "argparse's _actions no longer say which options take a value")
+
+
+def test_faulthandlers_abort_hook_takes_the_process_down_with_sigabrt():
+    done = subprocess.run([sys.executable, "-c", "from minirag._compat.python import abort; abort()"],
+                          capture_output=True, timeout=60)
+    assert done.returncode == -signal.SIGABRT, _python_moved(
+        f"faulthandler._sigabrt() ended the process with {done.returncode}: {done.stderr[-300:]!r}")

@@ -23,6 +23,7 @@ import struct
 import sys
 
 from minirag._compat.markitdown import without_magika
+from minirag._compat.python import abort
 from minirag.errors import ConversionFailed
 
 _HEADER = struct.Struct(">Q")
@@ -68,7 +69,7 @@ def _run(op: str, args: tuple):
         import faulthandler
 
         faulthandler.enable()
-        faulthandler._sigabrt()
+        abort()
     raise ValueError(f"unknown operation {op!r}")
 
 
