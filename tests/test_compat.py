@@ -225,8 +225,10 @@ def test_uvicorn_h11_protocol_shows_a_requests_state_connections_and_body():
     async def observe():
         protocol = uvicorn_compat.H11Protocol(Config(app, log_level="warning"), ServerState(), {},
                                               _loop=asyncio.get_running_loop())
-        protocol.connection_made(_Transport())
-        seen = [uvicorn_compat.peer_state(protocol), protocol in uvicorn_compat.open_connections(protocol)]
+        transport = _Transport()
+        protocol.connection_made(transport)
+        seen = [uvicorn_compat.peer_state(protocol), protocol in uvicorn_compat.open_connections(protocol),
+                protocol.loop is asyncio.get_running_loop() and protocol.transport is transport]
         protocol.data_received(b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n1234")
         seen += [uvicorn_compat.peer_state(protocol), uvicorn_compat.body_so_far(protocol),
                  uvicorn_compat.body_on_hold(protocol)]
@@ -235,8 +237,8 @@ def test_uvicorn_h11_protocol_shows_a_requests_state_connections_and_body():
         return seen
 
     seen = asyncio.run(observe())
-    assert seen == [h11.IDLE, True, h11.SEND_BODY, 4, False], _moved(
-        uvicorn_compat, f"H11Protocol's connection, connections, cycle and flow read {seen}")
+    assert seen == [h11.IDLE, True, True, h11.SEND_BODY, 4, False], _moved(
+        uvicorn_compat, f"H11Protocol's conn, connections, loop, transport, cycle and flow read {seen}")
 
 
 # --- the standard library -----------------------------------------------------------------------

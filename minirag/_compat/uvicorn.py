@@ -5,7 +5,8 @@ Written against uvicorn 0.31.1 to 0.54. uvicorn accepts a protocol class for
 doing is only in that protocol's attributes: the h11 connection (`conn`), the
 server's set of open connections (`connections`), reading paused by flow control
 (`flow.read_paused`) and the request cycle (`cycle`: its body so far, a
-`100 Continue` awaited).
+`100 Continue` awaited). The subclass also uses the protocol's `loop` and
+`transport`, which it sets when it is made and when its connection is.
 """
 
 from __future__ import annotations
