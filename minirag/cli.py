@@ -22,6 +22,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 
 from minirag import __version__
+from minirag._compat.python import options_taking_values, subcommands
 from minirag.display import for_terminal, is_utf8, on_one_line, printable
 from minirag.errors import InvalidArgument, MiniragError
 
@@ -498,9 +499,8 @@ def _one_line(exc: BaseException) -> str:
 def _command_first(parser: argparse.ArgumentParser, argv: list[str]) -> list[str]:
     """Flags given before the command (`minirag --base-dir X status`) move after it; with no command,
     `serve` (stdio) gets them."""
-    commands = parser._subparsers._group_actions[0].choices  # noqa: SLF001 - argparse keeps them only here
-    takes_value = {flag for action in commands["serve"]._actions if action.nargs != 0  # noqa: SLF001
-                   for flag in action.option_strings}
+    commands = subcommands(parser)
+    takes_value = options_taking_values(commands["serve"])
     i = 0
     while i < len(argv) and argv[i].startswith("-"):
         i += 2 if argv[i] in takes_value else 1

@@ -59,8 +59,7 @@ def script_of(char: str) -> str:
 class Encoder:
     """One ONNX session + tokenizer. Thread-safe: ORT sessions allow concurrent run()."""
 
-    # Padded tokens per ONNX call. Measured on 2 cores: batches of ~8 x 128
-    # tokens beat 32 x 128 in throughput and use a third of the memory.
+    # Padded tokens per ONNX call (the batch shapes measured: see docs/benchmarks.md#behind-the-constants).
     MAX_BATCH_TOKENS = 2048
     MAX_BATCH_SIZE = 64
 
@@ -78,8 +77,7 @@ class Encoder:
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         options.log_severity_level = 3
         # Idle intra-op threads busy-wait by default, taking the cores a query's SQL
-        # and matrix product run on: off, hybrid p50 at 100k chunks went 37.5 -> 26 ms;
-        # the encoder alone lost ~4% (73.0 -> 70.2 chunks/s, scripts/bench.py corpus).
+        # and matrix product run on (what spinning costs: see docs/benchmarks.md).
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         try:
             self._session = ort.InferenceSession(

@@ -41,7 +41,15 @@ import weakref
 
 import h11
 from starlette.requests import ClientDisconnect
-from uvicorn.protocols.http.h11_impl import H11Protocol
+
+from minirag._compat.mcp import STREAMABLE_HTTP_LOGGER
+from minirag._compat.uvicorn import (
+    H11Protocol,
+    body_on_hold,
+    body_so_far,
+    open_connections,
+    peer_state,
+)
 
 log = logging.getLogger(__name__)
 
@@ -88,7 +96,7 @@ class _ClientGone(logging.Filter):
 
 
 def quiet_client_disconnects() -> None:
-    sdk = logging.getLogger("mcp.server.streamable_http")
+    sdk = logging.getLogger(STREAMABLE_HTTP_LOGGER)
     if not any(isinstance(f, _ClientGone) for f in sdk.filters):
         sdk.addFilter(_ClientGone())
 
@@ -114,7 +122,7 @@ class GuardedH11Protocol(H11Protocol):
     def connection_made(self, transport) -> None:
         super().connection_made(transport)
         self._opened_at = time.monotonic()
-        if len(self.connections) > connection_cap():
+        if len(open_connections(self)) > connection_cap():
             # Make room by dropping the oldest connection still waiting for headers (an idle
             # keep-alive, or a slow client), so a flood of them cannot keep a real client out;
             # only when every connection is busy with a request is the new one refused.
@@ -132,7 +140,7 @@ class GuardedH11Protocol(H11Protocol):
         self._arm()
 
     def _others(self) -> list[GuardedH11Protocol]:
-        return [c for c in self.connections if c is not self and isinstance(c, GuardedH11Protocol)
+        return [c for c in open_connections(self) if c is not self and isinstance(c, GuardedH11Protocol)
                 and not c.transport.is_closing()]
 
     def _oldest_waiting(self) -> GuardedH11Protocol | None:
@@ -155,7 +163,7 @@ class GuardedH11Protocol(H11Protocol):
             self._disarm()
         if self._receiving_body() and self._body is None and not self.transport.is_closing():
             self._body = _BodyClock(self)
-            self._body.received = len(getattr(self.cycle, "body", b""))  # what came with the headers
+            self._body.received = body_so_far(self)  # what came with the headers
         elif not self._receiving_body() and self._body is not None:
             self._body.stop()
             self._body = None
@@ -168,15 +176,14 @@ class GuardedH11Protocol(H11Protocol):
         super().connection_lost(exc)
 
     def _awaiting_headers(self) -> bool:
-        return self.conn.their_state is h11.IDLE
+        return peer_state(self) is h11.IDLE
 
     def _receiving_body(self) -> bool:
-        return self.conn.their_state is h11.SEND_BODY
+        return peer_state(self) is h11.SEND_BODY
 
     def _body_on_hold(self) -> bool:
         """Whether the body is not the client's to send now: reading paused, or a 100 Continue awaited."""
-        cycle = getattr(self, "cycle", None)
-        return self.flow.read_paused or bool(getattr(cycle, "waiting_for_100_continue", False))
+        return body_on_hold(self)
 
     def _arm(self) -> None:
         if self._deadline is None and not self.transport.is_closing():

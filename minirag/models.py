@@ -55,8 +55,7 @@ KNOWN_MODELS: dict[str, ModelSpec] = {
             query_prefix="query: ",
             document_prefix="passage: ",
             dimension=384,
-            # Measured at 110 / 256 / 384 on the three dev sets (docs/evaluation.md): 256 beat 110
-            # on all three and 384 on both English ones (384 led on the Russian one by 0.002).
+            # The best of 110 / 256 / 384 on the dev sets: see docs/evaluation.md#e5-smalls-chunk-budget.
             chunk_budget=256,
         ),
         # The reference project's default, for users switching from it.

@@ -30,6 +30,7 @@ from mcp.types import ToolAnnotations
 from pydantic import Field, ValidationError
 
 from minirag import __version__
+from minirag._compat.mcp import arguments_model_title, drop_request_handler, tool_parameters
 from minirag.app import MAX_NEIGHBORS, App
 from minirag.config import (
     DEFAULT_MAX_RESPONSE_TOKENS,
@@ -323,7 +324,8 @@ def register(server: MCPServer, state: ServerState) -> None:
             server.add_tool(bind(fn, state), name=fn.__name__, description=inspect.getdoc(fn),
                             annotations=hints, structured_output=True)
             # The schema says what call_tool enforces: an argument not listed is refused.
-            server._tool_manager.get_tool(fn.__name__).parameters["additionalProperties"] = False
+            if (schema := tool_parameters(server, fn.__name__)) is not None:
+                schema["additionalProperties"] = False
 
 
 def unknown_arguments_error(name: str, known: list[str], arguments: Mapping[str, Any]) -> str | None:
@@ -349,9 +351,9 @@ class _Server(MCPServer):
     `top_k` or `filepath` would run the call without it)."""
 
     async def call_tool(self, name, arguments, context=None):
-        tool = self._tool_manager.get_tool(name)
-        if tool is not None and isinstance(arguments, Mapping):
-            refusal = unknown_arguments_error(name, list(tool.parameters.get("properties", {})), arguments)
+        parameters = tool_parameters(self, name)
+        if parameters is not None and isinstance(arguments, Mapping):
+            refusal = unknown_arguments_error(name, list(parameters.get("properties", {})), arguments)
             if refusal is not None:
                 raise ToolError(refusal)
         try:
@@ -361,7 +363,7 @@ class _Server(MCPServer):
             # and output validation also fails with a ValidationError: those stay as they are).
             cause = exc.__cause__
             if (type(exc) is ToolError and isinstance(cause, ValidationError)
-                    and cause.title == f"{name}Arguments"):  # the SDK's model of this tool's arguments
+                    and cause.title == arguments_model_title(name)):
                 raise ToolError(f"{name}: " + "; ".join(
                     _argument_error(e) for e in cause.errors()[:5])) from cause
             raise
@@ -386,7 +388,7 @@ def build_server(state: ServerState) -> MCPServer:
         read_only=state.read_only, collections=[(c.name, c.description) for c in collections]))
     register(server, state)
     for method in UNOFFERED:
-        server._lowlevel_server._request_handlers.pop(method, None)  # the SDK has no public way to drop one
+        drop_request_handler(server, method)
     return server
 
 

@@ -31,6 +31,7 @@ from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
+from minirag._compat.mcp import last_context, lowlevel_server
 from minirag.display import shown
 
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
@@ -120,7 +121,7 @@ class _AnsweringReads:
 
     @property
     def last_context(self):
-        return getattr(self._inner, "last_context", None)
+        return last_context(self._inner)
 
     async def receive(self):
         while True:
@@ -166,7 +167,7 @@ async def serve_stdio(server) -> None:
     lines = _RepairedLines(io.TextIOWrapper(os.fdopen(reading, "rb"), encoding="utf-8", errors="replace"))
     try:
         async with stdio_server(stdin=lines) as (read, write):
-            lowlevel = server._lowlevel_server  # what MCPServer.run_stdio_async runs, with this stdin
+            lowlevel = lowlevel_server(server)  # what MCPServer.run_stdio_async runs, with this stdin
             await lowlevel.run(_AnsweringReads(read, write), write, lowlevel.create_initialization_options())
     finally:
         lines.release()

@@ -55,14 +55,14 @@ MAX_UNZIPPED_BYTES = 1024 * 1024 * 1024
 MAX_ZIP_RATIO = 200
 MAX_ZIP_MEMBERS = 10_000
 # Each member on its own too: a stored block of random bytes pulls the archive's overall
-# ratio down while one XML part still inflates 300x (a 14 kB DOCX held 4.4 MB of XML that
-# took the DOCX parser 52 s; a 5.6 MB one, 1 GB). Real document XML deflates 5-30x.
+# ratio down while one XML part still inflates far past it. Real document XML deflates 5-30x.
+# (The files behind these limits: docs/documents.md#what-the-limits-were-measured-against.)
 MAX_MEMBER_RATIO = 100
 MEMBER_RATIO_FROM_BYTES = 1024 * 1024  # members this small are never refused for their ratio alone...
-# ... but together they are: 50 members of 0.9 MB each at ratio 200 (a 95 KB EPUB) took the parser
-# over 240 s. What all members past MAX_MEMBER_RATIO inflate to may not pass MEMBER_RATIO_FROM_BYTES.
-# Text one document may give, after conversion: far more than any book (a 1,000-page one is ~3 M),
-# and what 50 MB of text with no line break costs the chunker in minutes and gigabytes.
+# ... but together they are: what all members past MAX_MEMBER_RATIO inflate to may not pass
+# MEMBER_RATIO_FROM_BYTES.
+# Text one document may give, after conversion: far more than any book, far less than what
+# stalls the chunker (docs/documents.md#what-the-limits-were-measured-against).
 MAX_TEXT_CHARS = 32 * 1024 * 1024
 _SNIFF = 8192
 # Text whose characters are more than this share control characters is binary data.

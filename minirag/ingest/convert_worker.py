@@ -21,8 +21,9 @@ import resource
 import signal
 import struct
 import sys
-import types
 
+from minirag._compat.markitdown import without_magika
+from minirag._compat.python import abort
 from minirag.errors import ConversionFailed
 
 _HEADER = struct.Struct(">Q")
@@ -68,18 +69,8 @@ def _run(op: str, args: tuple):
         import faulthandler
 
         faulthandler.enable()
-        faulthandler._sigabrt()
+        abort()
     raise ValueError(f"unknown operation {op!r}")
-
-
-class _NoMagika(types.ModuleType):
-    """markitdown imports magika (which loads onnxruntime: ~100 MB and a thread pool) for its
-    MarkItDown class's format guessing; convert.py calls one converter per format directly and
-    never guesses, so the worker stands this in for it."""
-
-    class Magika:
-        def __init__(self, *args, **kwargs):
-            raise RuntimeError("magika is not available in the converter worker")
 
 
 def _preload(op: str, args: tuple) -> None:
@@ -95,7 +86,7 @@ def _preload(op: str, args: tuple) -> None:
 
 
 def serve(requests, answers) -> None:
-    sys.modules.setdefault("magika", _NoMagika("magika"))
+    without_magika()
     from minirag.ingest import convert  # noqa: F401 - loaded before the first limit applies
 
     while True:

@@ -21,8 +21,9 @@ from minirag.errors import ConversionFailed
 DELIMITERS = (",", ";", "\t", "|")  # in order of preference when they split equally well
 SAMPLE_ROWS = 50
 PAD_ALLOWANCE = 1000  # empty cells a small ragged table may always get
-# One row of 20 M commas (a 20 MB file) made 20 M cells per parse: 10 GB. Lines and rows are
-# bounded before the csv module splits them; real exports stay far below both.
+# A row of millions of commas makes as many cells per parse
+# (docs/documents.md#what-the-limits-were-measured-against). Lines and rows are bounded before
+# the csv module splits them; real exports stay far below both.
 MAX_LINE_CHARS = 1024 * 1024
 MAX_COLUMNS = 50_000
 
@@ -48,8 +49,8 @@ def csv_to_markdown(text: str, name: str) -> str:
     if not rows:
         return ""
     width = max(len(row) for row in rows)
-    # Rows are padded to the widest so cells line up, unless that would more than double the table:
-    # one header row of 20,000 cells over 3,000 one-cell rows (46 KB) made 180 MB of empty cells.
+    # Rows are padded to the widest so cells line up, unless that would more than double the table
+    # (a wide header over many one-cell rows would make mostly empty cells).
     cells_given = sum(len(row) for row in rows)
     pad = width * len(rows) <= 2 * cells_given + PAD_ALLOWANCE
     lines = []

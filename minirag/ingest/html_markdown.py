@@ -1,9 +1,8 @@
 """HTML -> Markdown in one walk over lxml's tree: headings, paragraphs, lists, tables, code, links.
 
 markitdown's HTML path (BeautifulSoup's pure-Python parser, then markdownify)
-took 13.4 s for 60 pages of the Python docs (3.1 MB), a fifth of a cold sync
-that should be spent embedding; lxml parses in C and this walk does the rest
-in ~0.6 s (scripts/bench.py). What chunking needs is kept: ATX headings (the
+took a fifth of a cold sync that should be spent embedding; lxml parses in C
+and this walk does the rest (the times: docs/documents.md#formats). What chunking needs is kept: ATX headings (the
 section structure), fenced code (atomic blocks), pipe tables (rows repeated
 with their header), list items, and links as [text](href) (links.py drops the
 in-page ones). Scripts, styles and form controls are dropped.

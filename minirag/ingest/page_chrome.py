@@ -3,7 +3,7 @@
 A reader of a documentation page sees its text; the menus, sidebars, breadcrumb
 bars, prev/next links, "edit this page" links, search boxes, cookie banners and
 footers around it are the site's, repeated on every page. Indexed, they took a
-result slot and embedding time each (18% of the Python docs' chunks).
+result slot and embedding time each (how many: docs/documents.md#html-pages-measured).
 
 The rules read what HTML says about itself, never one generator's class names:
 

@@ -1,15 +1,15 @@
 """A PDF's compressed streams decode within a budget, so a decompression bomb is refused.
 
-pdfminer inflates every /FlateDecode stream whole, in memory, with `zlib.decompress`:
-a 2 MB PDF holding 2 GB of deflated spaces took 4 GB of memory, and the 100 MB a
-file may have would take hundreds. Zip formats have their own check (convert.check_zip);
+pdfminer inflates every /FlateDecode stream whole, in memory, with `zlib.decompress`,
+so a small PDF of deflated spaces takes gigabytes (the files behind these limits:
+docs/documents.md#what-the-limits-were-measured-against). Zip formats have their own check (convert.check_zip);
 this is the PDF one. pdfminer looks `zlib` up as a name of its `pdftypes` module, so
 that name is pointed at a stand-in whose `decompress` stops at what is left of the
 current document's budget (each converting thread has its own). Outside a conversion
 it is plain zlib. RunLength, LZW and ASCII85 are decoded by bounded stand-ins counted
 against the same budget (pdfminer's own LZW grows its table without end and copies it
-on every code: 71 KB took 239 s). Form XObjects drawn inside Form XObjects multiply
-(10 draws at each of 7 levels: 10 million), so draws per document are counted too.
+on every code). Form XObjects drawn inside Form XObjects multiply (10 draws at each of
+7 levels: 10 million), so draws per document are counted too.
 """
 
 from __future__ import annotations
@@ -19,14 +19,15 @@ import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from minirag._compat import pdfminer as pdfminer_compat
 from minirag.errors import ConversionFailed
 
 # Inflated bytes one PDF may produce over all its streams. Text-heavy PDFs of thousands of
 # pages stay far below it (their text is a small share of the file); a few scanned-page
-# images stored with Flate, 30-40 MB each raw, still fit.
+# images stored with Flate still fit.
 MAX_PDF_INFLATED_BYTES = 512 * 1024 * 1024
 # XObjects one page may draw, nested draws counted one by one: a page usually draws a handful (a
-# logo, a header). Each draw of a form re-reads its resources: 10,000 nested ones took 15 s.
+# logo, a header). Each draw of a form re-reads its resources, so nested draws cost time.
 MAX_XOBJECT_DRAWS = 500
 
 _budget = threading.local()
@@ -131,7 +132,6 @@ def _counting_do(real):
             _budget.draws = draws + 1
         real(self, xobjid_arg)
 
-    do_Do.minirag_counted = True
     return do_Do
 
 
@@ -193,16 +193,9 @@ def _until_damage(inflater, chunk: bytes, limit: int) -> bytes:
 @contextmanager
 def inflate_budget(name: str, limit: int | None = None) -> Iterator[None]:
     """Within: pdfminer's stream inflation in this thread counts against `limit` bytes."""
-    import pdfminer.pdfinterp
-    import pdfminer.pdftypes
-
-    pdftypes = pdfminer.pdftypes
-    pdftypes.zlib = _BoundedZlib  # type: ignore[assignment]
-    pdftypes.rldecode, pdftypes.lzwdecode, pdftypes.ascii85decode = rldecode, lzwdecode, ascii85decode
-    interpreter = pdfminer.pdfinterp.PDFPageInterpreter
-    if not getattr(interpreter.do_Do, "minirag_counted", False):
-        interpreter.do_Do = _counting_do(interpreter.do_Do)
-        interpreter.process_page = _page_counted(interpreter.process_page)
+    pdfminer_compat.replace_decoders(zlib=_BoundedZlib, rldecode=rldecode, lzwdecode=lzwdecode,
+                                     ascii85decode=ascii85decode)
+    pdfminer_compat.wrap_interpreter(do_Do=_counting_do, process_page=_page_counted)
     limit = MAX_PDF_INFLATED_BYTES if limit is None else limit
     _budget.left, _budget.draws = limit, 0
     try:

@@ -1,8 +1,8 @@
 """An XLSX workbook's cells are counted from its sheet XML before any frame is built.
 
 markitdown reads every sheet into a pandas frame padded to the sheet's extent: a 1.6 KB
-workbook holding only A1 and XFD1048576 asked for 1,048,576 x 16,384 cells (3.9 GB in
-14 s before it was stopped), and 48 modest sheets took 222 s. Each sheet's declared
+workbook holding only A1 and XFD1048576 asks for 1,048,576 x 16,384 cells (what that and
+other workbooks cost: docs/documents.md#what-the-limits-were-measured-against). Each sheet's declared
 dimension is read first, then its cells are streamed (never inflated whole) for their
 count and furthest reference, since a dimension may lie or be missing.
 """
@@ -15,7 +15,7 @@ import zipfile
 from minirag.errors import ConversionFailed
 
 # Cells one workbook may put in frames, counted as pandas pads them (each sheet's rows x columns):
-# 1.95 M of them took a worker past 120 s on a loaded machine; 200,000 cells is a big sheet to read.
+# 200,000 cells is a big sheet to read, and far below what outruns a worker's CPU limit.
 MAX_SHEET_CELLS = 200_000
 _PIECE = 256 * 1024
 _TAIL = 512  # bytes kept between pieces, so a tag cut in two is read whole

@@ -17,21 +17,17 @@ from __future__ import annotations
 import io
 import logging
 
+from minirag._compat.markitdown import youtube_fetches_transcripts
 from minirag.ingest.quiet import converting, stdout_captured
 
 log = logging.getLogger(__name__)
 
 
 def _site_converters() -> list:
-    from markitdown.converters import (
-        BingSerpConverter,
-        WikipediaConverter,
-        YouTubeConverter,
-        _youtube_converter,
-    )
+    from markitdown.converters import BingSerpConverter, WikipediaConverter, YouTubeConverter
 
     converters = [WikipediaConverter(), BingSerpConverter()]
-    if not getattr(_youtube_converter, "IS_YOUTUBE_TRANSCRIPT_CAPABLE", True):
+    if not youtube_fetches_transcripts():
         converters.append(YouTubeConverter())
     return converters
 

@@ -38,8 +38,8 @@ logging.getLogger("watchfiles").setLevel(logging.WARNING)
 
 DEBOUNCE_S = 0.5  # quiet time before a batch runs; editors' saves and git checkouts finish well within it
 MAX_DELAY_S = 10.0  # changes that never go quiet (a long copy) still get a pass this often
-RECONCILE_S = 300.0  # full no-change sync: ~0.5 s for 10,000 files, so ~0.2% of a core
-POLL_INTERVAL_S = 5.0  # polling fallback: one scan of 10,000 files costs ~40 ms CPU, <1% of a core
+RECONCILE_S = 300.0  # a full no-change sync this often (its cost: docs/watch.md#measured)
+POLL_INTERVAL_S = 5.0  # polling fallback: one scan this often (its cost: docs/watch.md#measured)
 LOCK_RETRY_S = 2.0  # how soon a pass refused by the sync lock is tried again
 ERROR_RETRY_S = 30.0  # how soon a pass that failed outright is tried again
 TICK_S = 0.25  # the longest wait between looks at the stop event

@@ -1,7 +1,7 @@
 """The keyword side of a query: FTS5 BM25 candidates, bounded in cost on large indexes.
 
-FTS5 scores every chunk that matches any query term (~1.4 us each on two
-cores), so an OR over common words scores 100k+ rows at 1M chunks. On an
+FTS5 scores every chunk that matches any query term, so an OR over common
+words scores 100k+ rows at 1M chunks. On an
 index larger than the row budget the match is narrowed to the rarest terms
 whose document counts fit the budget, the best RESCORE_DEPTH of those matches are
 fetched, and they are ranked again by BM25 over every query term, computed
@@ -20,15 +20,11 @@ from minirag.search.scope import Scope
 
 TITLE_WEIGHT = 1.0  # BM25 column weight of the source title relative to the body
 # Matches FTS5 scores per query, at most: this share of the index, and never
-# fewer than the floor. Measured (scripts/eval.py --keyword-budget-share): a
-# share of 0.12 (the floor at 100k chunks) cost at most 0.0009 nDCG@10, 0.04
-# up to 0.056 on the smallest set; 0.025 up to 0.076. On two cores the floor
-# keeps the keyword side of a 100k-chunk query near 11 ms (25k rows: ~20 ms).
+# fewer than the floor (what each costs: see docs/evaluation.md#narrowing-common-terms-on-large-indexes).
 KEYWORD_ROW_BUDGET = 12_000
 KEYWORD_ROW_SHARE = 0.04
 # Matches of the rare terms ranked again over every term (at least the caller's
-# depth). 400 instead of 200: keyword p50 at 100k chunks 7.4 -> 13.8 ms, for
-# +0.0013 hybrid nDCG@10 at most (eval --top-k 10, budget shares 0.12 and 0.04).
+# depth); why 200: see docs/evaluation.md#narrowing-common-terms-on-large-indexes.
 RESCORE_DEPTH = 200
 # A language counts as one of the index's (its stems are added to every query) from this share
 # of the identified chunks on; at most this many, the most frequent first.

@@ -124,8 +124,8 @@ def hybrid_search(conn, query_text: str, options: SearchOptions, *, embed=None, 
     (a vector.VectorMatrix of the current index state) or else straight from the
     file, and re-scores the best exactly; a smaller one, or `exact`, runs the
     vec0 scan. With a `pool`, the embedding and the code product (both release
-    the GIL) run there while this thread runs the keyword side: at 1M chunks a
-    hybrid query took 135 instead of 166 ms (p50, 2 cores). With `pool_conn` (()
+    the GIL) run there while this thread runs the keyword side (the gain: see
+    docs/benchmarks.md). With `pool_conn` (()
     -> a connection of the calling thread, e.g. Index.conn) the exact re-scoring
     of an in-memory coarse pass runs there too, on the pool thread's connection.
     """
@@ -150,7 +150,7 @@ def hybrid_search(conn, query_text: str, options: SearchOptions, *, embed=None, 
         if matrix.floats is not None:  # a mid-size index held exactly in memory
             return vector, matrix.exact(vector, depth, allowed)
         coarse = matrix.coarse(vector, want, allowed)
-        # Re-scoring reads vec0 (~0.3 ms a vector): off this thread when it has a connection of its own.
+        # Re-scoring reads vec0 a vector at a time: off this thread when it has a connection of its own.
         return vector, (rescore(side_conn(), coarse, vector, depth) if side_conn is not None else coarse)
 
     pending = None

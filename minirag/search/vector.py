@@ -1,12 +1,11 @@
 """The vector side of a query: sqlite-vec's vec0 KNN, or int8 codes re-scored exactly on large indexes.
 
-sqlite-vec's vec0 scan is exact but costs ~80 ms at 100k chunks and ~800 ms
-at 1M on two cores (scripts/bench.py). Past codes.CODES_FROM_CHUNKS chunks
+sqlite-vec's vec0 scan is exact but grows with the index (its cost: see
+docs/scale.md#the-vector-sides-numbers). Past codes.CODES_FROM_CHUNKS chunks
 the index also holds an int8 code of every vector (store/codes.py): the
 query ranks all codes with one integer product, then re-scores the best
 1.5 x depth exactly, cosine from the stored float32 vectors. A serving
-process keeps the codes in memory (~310 MB at 1M chunks, against 1.5 GB
-for the floats it kept before) and
+process keeps the codes in memory (a fifth of the floats' size) and
 rebuilds that copy in the background whenever the index's write generation
 moves (any process); until a fresh copy is ready, or in a one-shot CLI
 query, the codes are read block by block straight from the file, so
@@ -27,20 +26,20 @@ from minirag.store.index import META_GENERATION
 
 log = logging.getLogger(__name__)
 
-MIN_CHUNKS = stored_codes.CODES_FROM_CHUNKS  # below it, the vec0 scan (~16 ms at 10k chunks)
+MIN_CHUNKS = stored_codes.CODES_FROM_CHUNKS  # below it, the vec0 scan
 REBUILD_PAUSE_S = 2.0  # at most one rebuild this often while a sync keeps writing
 _FLOOR = np.iinfo(np.int32).min
 HEAD_DIMS = 96  # code dimensions that rank every chunk in memory (VectorMatrix)
 # A serving process whose index's float vectors fit this many bytes keeps those instead of the
-# codes, and ranks exactly in memory: 256 MB is ~170k chunks of 384-d. At 100k chunks that was
-# 26 ms hybrid p50 (two cores, quiet), where the codes' vec0 re-scoring costs tens of ms more.
+# codes, and ranks exactly in memory: 256 MB is ~170k chunks of 384-d (why: see
+# docs/scale.md#the-vector-sides-numbers).
 FLOAT_MATRIX_BYTES = 256 * 1024 * 1024
 HEAD_CANDIDATES = 20_000  # ranked again on every code dimension
 
 
 def rescore_depth(depth: int) -> int:
-    """Candidates re-scored exactly for a vector side of `depth` (40 for topK 10): 60 gave
-    recall@10 1.0 and recall@40 0.97 against exact search at 1M chunks (store/codes.py)."""
+    """Candidates re-scored exactly for a vector side of `depth` (40 for topK 10); the recall
+    this keeps: see docs/scale.md#the-vector-sides-numbers."""
     return depth + depth // 2
 
 
@@ -72,8 +71,8 @@ def vector_distances(conn, ids: list[int], query: np.ndarray, *, small_index: bo
     chunks only the keyword side found.
 
     On a small index one `chunk_id IN (...)` query, which vec0 answers with a scan
-    (~25 ms at 16k chunks whatever the number of ids); on a large one a point
-    lookup per id (see rescore), since that scan would cost ~680 ms at 1M."""
+    whatever the number of ids; on a large one a point lookup per id (see rescore),
+    since that scan grows with the index (docs/scale.md#the-vector-sides-numbers)."""
     if not ids:
         return {}
     if not small_index:
@@ -116,14 +115,11 @@ def _scores(codes: np.ndarray, weights: np.ndarray, ids: np.ndarray, active: np.
 class VectorMatrix:
     """Every chunk's int8 code, in memory: the coarse pass of a large index's vector side.
 
-    numpy's int8 product runs ~2.7 G multiply-adds/s on two cores (einsum; no BLAS
-    for integers): 120 ms for all 320 dimensions at 1M chunks. So the codes are
-    held in two parts: the first HEAD_DIMS (the strongest principal directions)
-    rank every chunk, and the best HEAD_CANDIDATES of those are ranked again on
-    all 320. Measured at 1M chunks (60 queries, against exact float search after
-    the same exact re-scoring): 96 dimensions and 20,000 candidates kept
-    recall@10 at 1.0 and recall@40 at 0.973, as all 320 did (0.97); 64 with
-    5,000 fell to 0.90.
+    numpy has no fast int8 product (einsum; no BLAS for integers), so the codes
+    are held in two parts: the first HEAD_DIMS (the strongest principal
+    directions) rank every chunk, and the best HEAD_CANDIDATES of those are
+    ranked again on all of them. The time and recall of that split: see
+    docs/scale.md#the-vector-sides-numbers.
     """
 
     def __init__(self, generation: int, codebook: stored_codes.Codebook, ids: np.ndarray, head: np.ndarray,
@@ -219,7 +215,7 @@ def _load_floats(conn, ids: np.ndarray) -> np.ndarray:
 def streamed_coarse(conn, query: np.ndarray, want: int, allowed: np.ndarray | None = None) -> np.ndarray | None:
     """What VectorMatrix.coarse returns, reading the codes block by block from the file
     (nothing kept); None when the index has no codes. Each block's rows are ranked on the
-    head dimensions and its best `want` on all of them: at 1M chunks 160 instead of 250 ms."""
+    head dimensions and its best `want` on all of them (docs/scale.md#the-vector-sides-numbers)."""
     codebook = stored_codes.read_codebook(conn)
     if codebook is None:
         return None
@@ -242,7 +238,7 @@ def rescore(conn, ids: np.ndarray, query: np.ndarray, depth: int) -> list[tuple[
     nearest first, ties by chunk id (as the vec0 KNN orders them).
 
     One vec0 point lookup per id: vec0 answers `chunk_id = ?` from its rowid map, but
-    `chunk_id IN (...)` with a full scan (680 ms for 60 ids at 1M chunks)."""
+    `chunk_id IN (...)` with a full scan."""
     query = np.asarray(query, dtype=np.float32)
     found: list[tuple[int, float]] = []
     for chunk_id in ids.tolist():

@@ -1,31 +1,21 @@
 """Compact vector codes in the index file: what a large index searches in memory instead of floats.
 
-Each chunk's float32 vector (1.5 KB at 384-d, kept in `chunks_vec`) also gets
-an int8 code of its projection onto the index's top principal directions:
-320 of 384 dimensions, one byte each. A query ranks every code with one
-integer matrix-vector product, then re-scores the best few dozen exactly
-from the stored float vectors (search/vector.py), so results are those of an
-exact float search whenever the true neighbours survive the coarse pass.
+Each chunk's float32 vector (kept in `chunks_vec`) also gets an int8 code of
+its projection onto the index's top principal directions: CODE_SHARE of the
+dimensions, one byte each. A query ranks every code with one integer
+matrix-vector product, then re-scores the best few dozen exactly from the
+stored float vectors (search/vector.py), so results are those of an exact
+float search whenever the true neighbours survive the coarse pass. Each
+re-scored vector is a vec0 point lookup, so the re-scored stay few and the
+codes must be precise. Why this width, and what was rejected: see
+docs/scale.md#how-a-large-index-is-searched.
 
-Chosen on the bench's adversarial 1M index (~270 perturbed copies of each
-real chunk, so the true neighbours differ by ~0.02 in cosine), 60 queries,
-recall@10 against exact float search with the best N codes re-scored:
-320 dimensions 0.998 (N=40), 1.0 (N=50..80); 288: 0.993 / 0.998; 256: 0.99 /
-1.0 (N=50 / 100). Without re-scoring, 0.83. Each re-scored vector is a vec0
-point lookup (~0.2 ms: it walks the overflow pages of a 1.5 MB vec0 chunk),
-so N stays small and the codes precise. Rejected: 1-bit codes (48 B) reached
-only 0.87 (Hamming) to 0.97 (asymmetric) with 3,200 re-scored; float32 PCA to
-96 dimensions 0.97 with 6,400; all 384 dimensions in int8 would not fit the
-600 MB serving budget beside the model (~240 MB). So a 1M-chunk index holds
-~310 MB of codes in memory instead of 1.5 GB of floats.
-
-The codes live in blocks of 1,024 chunk ids (`block = chunk_id >> 10`; the
-codebook records the shift), so loading 1M codes reads ~1,000 rows rather
-than a million, and a write rewrites the one or two ~330 KB blocks its new
-chunks fall in (4,096-id blocks made a 5-chunk write rewrite 1.3 MB). The codebook (the
-projection and the per-dimension step) is fitted once, from the vectors in
-the index when it first reaches CODES_FROM_CHUNKS chunks, and never changes
-after: every code in the file is comparable with every other.
+The codes live in blocks of 2**BLOCK_BITS chunk ids (`block = chunk_id >> BLOCK_BITS`;
+the codebook records the shift), so loading them reads one row per block rather
+than one per chunk, and a write rewrites only the blocks its new chunks fall in.
+The codebook (the projection and the per-dimension step) is fitted once, from
+the vectors in the index when it first reaches CODES_FROM_CHUNKS chunks, and
+never changes after: every code in the file is comparable with every other.
 """
 
 from __future__ import annotations
@@ -36,11 +26,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-#: Below this many chunks the exact vec0 scan is fast enough (~16 ms at 10k) and no codes are kept.
+#: Below this many chunks the exact vec0 scan is fast enough and no codes are kept
+#: (see docs/scale.md#the-vector-sides-numbers).
 CODES_FROM_CHUNKS = 20_000
 CODE_SHARE = 5 / 6  # dimensions kept: 320 of 384
 TRAIN_SAMPLE = 50_000  # vectors the projection is fitted on, at most
-BLOCK_BITS = 10  # 1,024 chunk ids per block row, in a new codebook
+BLOCK_BITS = 10  # 1,024 chunk ids per block row, in a new codebook (see docs/scale.md#the-vector-sides-numbers)
 STEP_SIGMAS = 4.0  # the int8 range spans |mean| + 4 standard deviations of each projected dimension
 
 TABLES_SQL = """

@@ -437,7 +437,7 @@ class Index:
     def update_stats(self, stats: Sequence[tuple[str, int, int]]) -> None:
         """(source, size, mtime_ns) of files whose content is unchanged but which were touched:
         remembered so the fast path hits next time (an excluded file's too). Written in batches,
-        since each commit costs a checkpoint (~3.5 ms); nothing searchable changes, so the
+        since each commit costs a checkpoint (docs/benchmarks.md#behind-the-constants); nothing searchable changes, so the
         generation stays."""
         if not stats:
             return

@@ -1,0 +1,45 @@
+"""The MCP SDK's (`mcp`) internals that the server and the stdio transport use.
+
+Written against mcp 2.0 to 2.3. The SDK offers no public way to run a server on
+streams of one's own, to drop a request handler it installs, or to read a tool's
+argument schema back; its argument model's name is how a tool's own argument
+validation is told apart from output validation.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+DISTRIBUTION = "mcp"
+SUPPORTED = ("2.0", "2.4")
+
+# The logger of the streamable HTTP transport (its module's name).
+STREAMABLE_HTTP_LOGGER = "mcp.server.streamable_http"
+
+
+def lowlevel_server(server) -> Any:
+    """The low-level `Server` behind an `MCPServer`: what `run_stdio_async` runs, whose `run`
+    takes the read and write streams and `create_initialization_options()`."""
+    return server._lowlevel_server  # noqa: SLF001
+
+
+def drop_request_handler(server, method: str) -> None:
+    """Stop `server` (an MCPServer) from serving `method`, and from advertising its capability."""
+    lowlevel_server(server)._request_handlers.pop(method, None)  # noqa: SLF001
+
+
+def tool_parameters(server, name: str) -> dict | None:
+    """The JSON schema of tool `name`'s arguments, as the SDK holds it (mutable), or None."""
+    tool = server._tool_manager.get_tool(name)  # noqa: SLF001
+    return None if tool is None else tool.parameters
+
+
+def arguments_model_title(tool_name: str) -> str:
+    """The title of the pydantic model the SDK validates tool `tool_name`'s arguments with."""
+    return f"{tool_name}Arguments"
+
+
+def last_context(stream) -> Any:
+    """The sender's context of the last message received on one of the SDK's context
+    streams (what its dispatcher reads for each request), or None."""
+    return getattr(stream, "last_context", None)

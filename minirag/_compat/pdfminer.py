@@ -1,0 +1,44 @@
+"""pdfminer.six's internals that the PDF decompression budget (ingest/pdf_inflate.py) replaces.
+
+Written against pdfminer.six 20250506 to 20260107. `pdfminer.pdftypes` decodes a
+stream's filters through the module-level names `zlib`, `rldecode`, `lzwdecode` and
+`ascii85decode`, looked up at call time, so pointing those names elsewhere changes
+decoding for the whole process. `PDFPageInterpreter` runs the `Do` operator through
+its `do_Do` method and each page through `process_page`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+DISTRIBUTION = "pdfminer.six"
+SUPPORTED = ("20250506", "20270101")
+
+DECODER_NAMES = ("zlib", "rldecode", "lzwdecode", "ascii85decode")
+WRAPPED_METHODS = ("do_Do", "process_page")
+_MARK = "minirag_wrapped"
+
+
+def replace_decoders(**decoders) -> None:
+    """Point pdftypes' names in DECODER_NAMES (keyword arguments) at stand-ins, process-wide."""
+    import pdfminer.pdftypes
+
+    for name, stand_in in decoders.items():
+        if name not in DECODER_NAMES:
+            raise ValueError(f"pdfminer.pdftypes decodes through no name {name!r}")
+        setattr(pdfminer.pdftypes, name, stand_in)
+
+
+def wrap_interpreter(**wrappers: Callable[[Callable], Callable]) -> None:
+    """Replace each named method of PDFPageInterpreter (WRAPPED_METHODS) with `wrapper(method)`,
+    once per process: a later call finds them wrapped and leaves them."""
+    from pdfminer.pdfinterp import PDFPageInterpreter
+
+    if any(getattr(getattr(PDFPageInterpreter, name), _MARK, False) for name in wrappers):
+        return
+    for name, wrapper in wrappers.items():
+        if name not in WRAPPED_METHODS:
+            raise ValueError(f"PDFPageInterpreter has no wrapped method {name!r}")
+        wrapped = wrapper(getattr(PDFPageInterpreter, name))
+        setattr(wrapped, _MARK, True)
+        setattr(PDFPageInterpreter, name, wrapped)
