@@ -421,7 +421,7 @@ def _parse_roots(env: Mapping[str, str], flag_roots: Sequence[str] | None, cwd: 
 
 def _named_roots(parsed: dict) -> dict[str, tuple[str, str]]:
     """BASE_DIRS's object form: collection name -> (raw path, description)."""
-    out = {}
+    out: dict[str, tuple[str, str]] = {}
     for name, value in parsed.items():
         if not COLLECTION_NAME.match(name):
             raise ConfigError(f"BASE_DIRS: collection name {shown(name, 80)!r} must be 1 to 64 letters, digits, "
@@ -493,9 +493,11 @@ def _number(given: _Given, name: str):
     raw = given.raw(name)
     if not raw:
         return None
-    low, high = setting.low, setting.high
+    low, high, kind = setting.low, setting.high, setting.kind
+    if kind is None:
+        raise TypeError(f"{name} is not a numeric setting")
     try:
-        value = setting.kind(raw)
+        value = kind(raw)
     except ValueError:
         raise ConfigError(f"{name} must be {setting.accepts}, got {raw!r}") from None
     if value != value or (low is not None and value < low) or (high is not None and value > high):

@@ -166,7 +166,7 @@ async def serve_stdio(server) -> None:
     os.close(null)
     lines = _RepairedLines(io.TextIOWrapper(os.fdopen(reading, "rb"), encoding="utf-8", errors="replace"))
     try:
-        async with stdio_server(stdin=lines) as (read, write):
+        async with stdio_server(stdin=lines) as (read, write):  # type: ignore[arg-type]  # iterates lines as AsyncFile does
             lowlevel = lowlevel_server(server)  # what MCPServer.run_stdio_async runs, with this stdin
             await lowlevel.run(_AnsweringReads(read, write), write, lowlevel.create_initialization_options())
     finally:

@@ -14,7 +14,10 @@ SUPPORTED = ((3, 11), (3, 14))
 
 def subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
     """The subcommand parsers of `parser` (its first subparsers group), by name."""
-    return parser._subparsers._group_actions[0].choices  # type: ignore[union-attr]  # noqa: SLF001
+    group = parser._subparsers  # noqa: SLF001
+    if group is None:
+        return {}
+    return dict(group._group_actions[0].choices or {})  # noqa: SLF001 - a dict of parsers
 
 
 def options_taking_values(parser: argparse.ArgumentParser) -> set[str]:

@@ -8,6 +8,7 @@ source replaced atomically.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import logging
 import os
@@ -156,20 +157,21 @@ class Pipeline:
         state = file_state(found.source, stored, excluded, holds=by_hash(digest), budget=self.budget)
         if not force and state is FileState.UNCHANGED:
             return Unchanged(found)
-        if not force and state in (FileState.EXCLUDED, FileState.FAILING):
+        if not force and excluded is not None and state in (FileState.EXCLUDED, FileState.FAILING):
             # The same bytes were left out last time, or failed: not converted again.
             return (Failed(excluded.reason, digest, known=True) if state is FileState.FAILING
                     else Excluded(excluded.reason, digest))
         reason = f"{found.source}: {CONVERTING_AGAIN if state is FileState.INTERRUPTED else CONVERTING}"
 
-        def mark() -> None:
+        def mark(marks: dict[str, str | None]) -> None:
             self.index.mark_converting(found.source, ExcludedState(
                 digest, found.size, trusted_mtime(found.mtime_ns), SCHEME_VERSION, reason, failure=True))
             marks[found.source] = reason
 
         try:
             converted = convert_isolated("document", (data, Path(found.source).suffix, found.source),
-                                         found.source, self.limits, started=None if marks is None else mark)
+                                         found.source, self.limits,
+                                         started=None if marks is None else functools.partial(mark, marks))
         except ConversionFailed as exc:
             return Failed(str(exc), digest)  # the mark stays until run_files records this failure over it
         if marks is not None:  # only the conversion itself is marked, not the wait for the encoder
@@ -199,7 +201,7 @@ class Pipeline:
         exclusions = self.index.excluded_states()
         notify = on_change or (lambda _p: None)
         group: list[Document] = []
-        touched: list[tuple[str, int, int]] = []  # unchanged content, new stat: written with the next group
+        touched: list[tuple[str, int, int | None]] = []  # unchanged content, new stat: written with the next group
         # Sources whose exclusion row a conversion mark replaced this run -> the mark, while it is in place.
         marks: dict[str, str | None] = {}
 
@@ -255,9 +257,9 @@ class Pipeline:
                         progress.bytes_done += found.size
                     if isinstance(result, Unchanged):
                         progress.skipped += 1
-                        state = stored.get(found.source)
+                        known = stored.get(found.source)
                         mtime_ns = trusted_mtime(found.mtime_ns)
-                        if state and (state.size, state.mtime_ns) != (found.size, mtime_ns):
+                        if known and (known.size, known.mtime_ns) != (found.size, mtime_ns):
                             touched.append((found.source, found.size, mtime_ns))
                             if len(touched) >= TOUCHED_BATCH:
                                 flush_touched()

@@ -22,7 +22,7 @@ from minirag.errors import DamagedIndex, IndexUnavailable
 try:  # see the module docstring for why sqlean comes first
     import sqlean as sqlite3
 except ImportError:  # pragma: no cover - exercised only where sqlean is absent
-    import sqlite3  # type: ignore[no-redef]
+    import sqlite3
 
 Connection = Any  # sqlean.Connection or sqlite3.Connection: the same DB-API surface
 DatabaseError = sqlite3.DatabaseError
