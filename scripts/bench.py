@@ -212,7 +212,7 @@ def phase_ingest(spec: dict) -> dict:
     log(f"[ingest] cold sync of {files} files ...")
     stats, seconds, progress = timed_sync(corpus, db_path, spec["model_path"], encoder)
     ingest_peak = peak_rss_mb()
-    chunks = stats["chunkCount"]
+    chunks = stats.chunk_count
     timings = dict(progress.timings)
     size = db_bytes(db_path)
     log(f"[ingest] cold: {progress.done} files, {chunks} chunks in {seconds:.1f} s; no-change sync ...")

@@ -30,7 +30,7 @@ def indexed(make_app, docs):
         shutil.copy(FIXTURE_DOCS / name, docs / name)
     app = make_app()
     progress = app.ingest_paths([str(docs)])
-    assert progress.to_dict()["ingested"] == len(REAL_DOCS) and not progress.failed, progress.warnings
+    assert progress.done == len(REAL_DOCS) and not progress.failed, progress.warnings
     return app
 
 
@@ -71,8 +71,8 @@ def test_a_backup_passes_integrity_check_and_answers_like_the_original(indexed, 
     dest = tmp_path / "backups" / "copy.db"
     dest.parent.mkdir()
     result = backup(indexed.config.db_path, dest)  # the app still holds its writer connection open
-    assert result["integrity"] == "ok" and result["backup"] == str(dest)
-    assert result["bytes"] == dest.stat().st_size > 0
+    assert result.integrity == "ok" and result.backup == str(dest)
+    assert result.bytes == dest.stat().st_size > 0
     assert integrity(dest) == "ok"
     assert not dest.with_name("copy.db.partial").exists()
     assert not Path(f"{dest}-wal").exists(), "the copy must be one self-contained file"
@@ -122,7 +122,7 @@ def test_a_backup_taken_while_another_thread_keeps_writing_is_consistent(indexed
             before = len(written)
             while len(written) == before and thread.is_alive():  # a write lands between backups
                 stop.wait(0.01)
-            copies.append(Path(backup(indexed.config.db_path, tmp_path / f"copy-{n}.db")["backup"]))
+            copies.append(Path(backup(indexed.config.db_path, tmp_path / f"copy-{n}.db").backup))
     finally:
         stop.set()
         thread.join(timeout=60)
@@ -170,9 +170,9 @@ def test_a_backup_never_replaces_what_is_not_an_earlier_backup(indexed, tmp_path
             backup(index, dest)
     assert note.read_text() == "# Precious\n\nNot a backup."
     assert (tmp_path / "link.db").is_symlink() and stat.S_ISFIFO(os.lstat(fifo).st_mode)
-    assert backup(index, elsewhere)["integrity"] == "ok"  # an earlier backup is replaced
+    assert backup(index, elsewhere).integrity == "ok"  # an earlier backup is replaced
     (tmp_path / "empty.db").touch()
-    assert backup(index, tmp_path / "empty.db")["integrity"] == "ok"
+    assert backup(index, tmp_path / "empty.db").integrity == "ok"
 
 
 def test_a_backup_never_replaces_a_database_in_use(indexed, tmp_path):

@@ -48,7 +48,7 @@ def test_a_cli_sync_a_cli_ingest_a_querying_app_and_a_writing_app_share_one_inde
     db_path = tmp_path / "index.db"
     reader = make_app(base_dirs=[str(r) for r in roots], db_path=str(db_path))
     writer = make_app(base_dirs=[str(r) for r in roots], db_path=str(db_path))
-    assert writer.index.stats()["sourceCount"] == 0  # the index exists (empty) before anyone queries it
+    assert writer.index.stats().source_count == 0  # the index exists (empty) before anyone queries it
     errors: list[str] = []
     queries = 0
     stop = threading.Event()

@@ -110,14 +110,14 @@ def test_list_rechecking_a_touched_file_reads_it_as_a_sync_would(app, docs, tmp_
 
     monkeypatch.setattr(listing, "walk_roots", walk_then_swap)
     answer: dict = {}
-    worker = threading.Thread(target=lambda: answer.update(app.list_files()), daemon=True)
+    worker = threading.Thread(target=lambda: answer.update(listing=app.list_files()), daemon=True)
     worker.start()
     worker.join(30)
     if worker.is_alive() and swap_in == "fifo":
         with open(note, "wb"):  # release the blocked reader
             pass
     assert not worker.is_alive() and answer, "list_files blocked"
-    assert {f["source"]: f["state"] for f in answer["files"]} == {str(note): "stale"}
+    assert {f.source: f.state for f in answer["listing"].files} == {str(note): "stale"}
 
 
 _SYS_RENAMEAT2 = {"x86_64": 316, "aarch64": 276}.get(os.uname().machine)
@@ -178,5 +178,5 @@ def test_swapping_the_root_itself_for_a_link_outside_never_stores_or_serves_outs
     assert docs.is_dir() and not docs.is_symlink() and swaps > 10 and ingests + refused > 5
     print(f"{swaps} swaps, {ingests} ingests, {refused} refused")
     assert not _secret_rows(app)
-    assert "gardening" in app.read(str(note))["text"]
+    assert "gardening" in app.read(str(note)).text
     assert all(SECRET not in h["text"] for h in app.query("payroll employee", top_k=50)["results"])

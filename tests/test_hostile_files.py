@@ -94,7 +94,7 @@ def warning_for(progress: Progress, name: str) -> str:
 def assert_hostile_outcome(app, progress: Progress, root: Path) -> None:
     for name, fragment in EXPECTED_WARNINGS.items():
         assert fragment in warning_for(progress, name), name
-    indexed = {row["source"] for row in app.index.list_sources()}
+    indexed = {row.source for row in app.index.list_sources()}
     for name in EXPECTED_WARNINGS.keys() - INDEXED_WITH_WARNING:
         assert str(root / name) not in indexed, name
     for name in (*GOOD, "encrypted_empty_user_password.pdf", "single_line.txt", "invalid_utf8.txt"):
@@ -158,7 +158,7 @@ def test_a_50_mib_single_line_file_over_max_file_size_is_refused_with_a_warning(
     progress = run_sync(app.pipeline, list(app.config.roots))
     assert "file too large" in warning_for(progress, big.name)
     assert (progress.done, progress.failed) == (1, 1)
-    assert {row["source"] for row in app.index.list_sources()} == {str(docs / "small.md")}
+    assert {row.source for row in app.index.list_sources()} == {str(docs / "small.md")}
 
 
 def test_an_unreadable_file_is_reported_and_skipped(app, docs):
@@ -172,7 +172,7 @@ def test_an_unreadable_file_is_reported_and_skipped(app, docs):
     finally:
         locked.chmod(0o644)
     assert "cannot read" in warning_for(progress, "locked.md")
-    assert {row["source"] for row in app.index.list_sources()} == {str(docs / "open.md")}
+    assert {row.source for row in app.index.list_sources()} == {str(docs / "open.md")}
 
 
 @pytest.mark.parametrize("limit, value", [("MAX_UNZIPPED_BYTES", 50_000), ("MAX_ZIP_MEMBERS", 5)])

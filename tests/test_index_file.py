@@ -54,7 +54,7 @@ def test_a_replaced_index_file_is_noticed_and_the_new_one_is_used(indexed, make_
     indexed.ingest_data("# Note\n\nWritten into the new file.", "note-after-swap")
     indexed.close()
     reopened = make_app(base_dirs=[str(other_docs)], db_path=str(tmp_path / "index.db"))
-    assert "new file" in reopened.read("note-after-swap")["text"]
+    assert "new file" in reopened.read("note-after-swap").text
 
 
 def _damage(path, offset=8192, size=200 * 1024):
@@ -80,7 +80,7 @@ def test_a_damaged_index_gives_one_line_naming_the_file_and_the_fix(indexed, mak
     damaged = next(m for m in messages if "is damaged" in m)
     assert str(path) in damaged and "backup" in damaged and "minirag sync" in damaged
     assert "\n" not in damaged
-    assert "damaged" in app.status().get("indexError", "")
+    assert "damaged" in (app.status().index_error or "")
 
 
 def test_a_damaged_index_restored_by_a_rename_is_used_and_no_longer_reported(indexed, make_app, tmp_path):
@@ -93,10 +93,10 @@ def test_a_damaged_index_restored_by_a_rename_is_used_and_no_longer_reported(ind
     for operation in (lambda: app.query("otters hands"), lambda: app.list_files(), lambda: app.sync()):
         with contextlib.suppress(MiniragError):
             operation()
-    assert app.damage and "damaged" in app.status().get("indexError", "")
+    assert app.damage and "damaged" in (app.status().index_error or "")
     (tmp_path / "backup.db").replace(path)  # the restore, moved into place while the App runs
     assert app.query("otters holding hands")["results"]
-    assert "indexError" not in app.status()
+    assert app.status().index_error is None
 
 
 def test_doctor_runs_quick_check_and_fails_on_a_damaged_index(indexed, make_config):
@@ -104,12 +104,12 @@ def test_doctor_runs_quick_check_and_fails_on_a_damaged_index(indexed, make_conf
 
     path = indexed.config.db_path
     indexed.close()
-    assert run_checks(make_config())["ok"]
+    assert run_checks(make_config()).ok
     _damage(path)
     result = run_checks(make_config())
-    index_check = next(c for c in result["checks"] if c["name"] == "index")
-    assert not result["ok"] and not index_check["ok"]
-    assert "backup" in index_check["fix"]
+    index_check = next(c for c in result.checks if c.name == "index")
+    assert not result.ok and not index_check.ok
+    assert "backup" in index_check.fix
 
 
 def test_the_cli_reports_a_damaged_index_in_one_line_with_exit_1(indexed, docs, model_path):
@@ -169,7 +169,7 @@ def test_read_only_mode_works_on_a_read_only_filesystem(read_only_mount, make_ap
     before = sorted(p.name for p in source.iterdir())
     reader = make_app({"MINIRAG_READ_ONLY": "1"}, db_path=str(mount / "index.db"))
     assert reader.query("otters sleep")["results"]
-    assert reader.status()["chunkCount"] > 0 and "indexError" not in reader.status()
+    assert reader.status().stats.chunk_count > 0 and reader.status().index_error is None
     assert sorted(p.name for p in source.iterdir()) == before
 
 
@@ -187,6 +187,6 @@ def test_a_reader_on_a_read_only_mount_sees_what_a_writer_elsewhere_commits(read
         writer.ingest_data(f"# Note {n}\n\nThe {words} appears only here.", f"note-{n}")
         sources = [h["source"] for h in reader.query(words)["results"]]
         assert f"note-{n}" in sources, (words, sources)
-        assert reader.status()["sourceCount"] == 2 + n
+        assert reader.status().stats.source_count == 2 + n
     writer.close()
     assert "note-1" in [h["source"] for h in reader.query("marmalade penguin")["results"]]

@@ -318,7 +318,7 @@ def test_ingest_url_converts_fetched_bombs_in_the_same_isolated_path(make_app):
         for path, fragment in (("/forms", "drawing bomb"), ("/sheet", "spreadsheet bomb")):
             with pytest.raises(MiniragError, match=fragment):
                 app.ingest_url(base + path)
-        assert app.ingest_url(base + "/fine")["title"] == "Echidna"
+        assert app.ingest_url(base + "/fine").title == "Echidna"
     finally:
         server.shutdown()
         server.server_close()
@@ -398,7 +398,7 @@ App(config).sync()
     progress = run_sync(app.pipeline, list(app.config.roots))
     assert progress.still_failing == 1 and progress.failed == 0
     assert "conversion never finished, twice" in app.index.excluded_states()[str(docs / "doomed.md")].reason
-    assert str(docs / "fine.md") in {row["source"] for row in app.index.list_sources()}
+    assert str(docs / "fine.md") in {row.source for row in app.index.list_sources()}
 
 
 def test_a_sync_stopped_mid_conversion_leaves_no_failure_behind(app, docs, monkeypatch):

@@ -87,7 +87,7 @@ def test_the_fixture_folder_syncs_without_a_failure_and_pdf_hits_cite_pages(app,
     result = run_sync(app.pipeline, list(app.config.roots))
     assert result.failed == 0, result.warnings
     pdf = app.read(str(docs / "pdf_multipage_ocr_vicksburg.pdf"))
-    assert pdf["pages"] == "1-6"
+    assert pdf.pages == "1-6"
     pdf_hits = app.query("Vicksburg", top_k=3, scope=str(docs / "pdf_multipage_ocr_vicksburg.pdf"))["results"]
     assert pdf_hits and all("pages" in h for h in pdf_hits)
 
@@ -140,8 +140,8 @@ def test_rag_chunk_headings_splits_a_real_transcript_at_its_headings(app, docs):
     write(docs / "auto.md", sintel_with_headings(""))
     write(docs / "asked.md", sintel_with_headings("---\nrag_chunk: headings\n---\n"))
     assert run_sync(app.pipeline, list(app.config.roots)).done == 2
-    assert app.index.source_row(str(docs / "auto.md"))["category"] == "transcript"
-    assert app.index.source_row(str(docs / "asked.md"))["category"] == "headings"
+    assert app.index.source_row(str(docs / "auto.md")).category == "transcript"
+    assert app.index.source_row(str(docs / "asked.md")).category == "headings"
     hit = app.query("a dangerous quest for a lone hunter", top_k=5, scope=str(docs / "asked.md"))["results"][0]
     assert hit["text"].startswith("Sintel > The quest\n")
 

@@ -4,6 +4,7 @@ from conftest import _load_script, write
 from minirag.app import visible
 from minirag.errors import IndexUnavailable, InvalidArgument
 from minirag.ingest.sync import run_sync
+from minirag.results import payload
 
 HOSTILE_QUERIES = ['"', '"unbalanced', "*", "-", "-apple", "NEAR(", "NEAR(apple banana", "AND", "apple AND",
                    "OR", "NOT", "(", ")", "((apple", "apple)", "col:apple", "^apple", "a*b", "'", "{}", "+",
@@ -58,7 +59,7 @@ def test_reads_where_there_is_no_index_say_so_and_create_nothing(app, docs):
                  lambda: app.neighbors(str(docs / "a.md"), 0), lambda: app.delete(str(docs / "a.md"))):
         with pytest.raises(IndexUnavailable, match="no index at"):
             read()
-    status = app.status()
+    status = payload(app.status())  # as status shows it
     assert "no index at" in status["indexError"] and isinstance(status["chunkTokenBudget"], int)
     assert not app.config.db_path.exists() and not app.config.db_path.parent.joinpath(".minirag").exists()
 
@@ -190,7 +191,7 @@ def test_the_matrix_is_built_in_the_background_and_then_used(coded, monkeypatch)
         time.sleep(0.05)
         matrix = coded.matrices.current(generation, 10)
     assert matrix is not None and matrix.generation == generation
-    assert len(matrix.ids) == coded.index.stats()["chunkCount"]
+    assert len(matrix.ids) == coded.index.stats().chunk_count
 
 
 def test_superseded_matches_that_fill_the_keyword_depth_leave_room_for_active_ones(make_app, docs):
@@ -417,7 +418,7 @@ def test_an_unset_weight_follows_the_querys_form_and_a_set_one_holds_for_every_q
     app.query("apple bananas")
     app.query("Which fruit keeps the doctor away?")
     assert weights == [keyword_query, question]
-    status = app.status()
+    status = payload(app.status())  # as status shows it
     assert status["hybridWeight"] == keyword_query
     assert ("hybridWeightForQuestions" in status) is (not env)
 
@@ -439,7 +440,7 @@ def test_an_absolute_scope_finds_the_same_sources_however_it_is_spelled(app, doc
     for scope in (str(docs / "sub"), f"{docs}/../docs/sub", f"{docs}/sub/.", f"{docs}/sub/", f"{docs}/./sub",
                   str(tmp_path / "docslink" / "sub")):
         assert {h["source"] for h in app.query("apples", scope=scope)["results"]} == expected, scope
-        assert {f["source"] for f in app.list_files(scope)["files"]} == expected, scope
+        assert {f.source for f in app.list_files(scope).files} == expected, scope
 
 
 @pytest.mark.parametrize(("text", "expected"), [

@@ -75,8 +75,8 @@ def test_the_same_page_under_another_url_goes_through_the_generic_html_converter
 
 def test_a_youtube_page_is_indexed_as_the_videos_title_metadata_and_description(web, web_app):
     result = web_app.ingest_url(YOUTUBE)
-    assert result["title"] == "Surface Go Review - It’s Awesome"
-    text = web_app.read(YOUTUBE)["text"]
+    assert result.title == "Surface Go Review - It’s Awesome"
+    text = web_app.read(YOUTUBE).text
     assert "Dave2D review of the Microsoft Surface Go" in text
     assert "**Runtime:** PT5M17S" in text
     hits = web_app.query("Surface Go review for students on a budget", top_k=3)["results"]
@@ -96,5 +96,5 @@ def test_youtube_pages_are_converted_as_plain_html_when_markitdown_would_fetch_t
     monkeypatch.setattr(isolation, "POOL", InProcess())
     monkeypatch.setattr(_youtube_converter, "IS_YOUTUBE_TRANSCRIPT_CAPABLE", True)
     result = web_app.ingest_url(YOUTUBE)
-    assert result["title"] == "Surface Go Review - It’s Awesome - YouTube"  # the page's own <title>
+    assert result.title == "Surface Go Review - It’s Awesome - YouTube"  # the page's own <title>
     assert len(web.requests) == 1
