@@ -123,9 +123,9 @@ def _query_payload(hits: list[Hit], parents: dict[int, str], roots: Sequence[Pat
     }
 
 
-def query_text(payload: dict, scope: str | None = None, max_distance: float | None = None) -> str:
+def query_text(result: dict, scope: str | None = None, max_distance: float | None = None) -> str:
     """A query result as the CLI prints it: rank, source, chunk and scores, then the heading and a snippet."""
-    if not payload["results"]:
+    if not result["results"]:
         if max_distance is not None:
             return (f"no results within RAG_MAX_DISTANCE={max_distance:g} (a cosine distance, 0 to 2): "
                     "raise or unset it to see farther hits")
@@ -134,7 +134,7 @@ def query_text(payload: dict, scope: str | None = None, max_distance: float | No
                     "shows what is indexed there")
         return "no results (is anything indexed? try `minirag status`)"
     lines = []
-    for rank, hit in enumerate(payload["results"], 1):
+    for rank, hit in enumerate(result["results"], 1):
         distance = "keyword-only" if hit["distance"] is None else f"distance {hit['distance']:.3f}"
         pages = f" p. {hit['pages']}" if hit.get("pages") else ""
         lines.append(f"{rank}. {on_one_line(hit['source'])} #{hit['chunkIndex']}{pages}  "
@@ -157,9 +157,9 @@ def query_text(payload: dict, scope: str | None = None, max_distance: float | No
 _MARKDOWN_ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|~<>])")
 
 
-def left_out_note(payload: dict) -> str | None:
+def left_out_note(result: dict) -> str | None:
     """What the CLI says on stderr when hits were left out to fit the response budget."""
-    left = payload.get("truncated", {})
+    left = result.get("truncated", {})
     if not left.get("hitsLeftOut"):
         return None
     return (f"{left['hitsLeftOut']} more results left out to fit MINIRAG_MAX_RESPONSE_TOKENS "
