@@ -38,7 +38,7 @@ from minirag.ingest.jobs import SyncJob, SyncJobs
 from minirag.ingest.pipeline import Document, Pipeline, file_hash, planned_budget
 from minirag.ingest.progress import Progress
 from minirag.ingest.scan import unseen_warnings, walk
-from minirag.results import payload, query_result
+from minirag.results import payload
 from minirag.search import Scope, SearchOptions, clamp_top_k, search
 from minirag.search.vector import MatrixCache
 from minirag.security import is_under, resolve_inside_roots, served_by_roots
@@ -51,6 +51,7 @@ from minirag.values import (
     DeleteResult,
     FileListing,
     IngestResult,
+    QueryResult,
     ReadResult,
     Status,
     SyncStatus,
@@ -677,10 +678,9 @@ class App:
     # --- reads -------------------------------------------------------------------
 
     @explained
-    def query(self, text: str, top_k: int = 10, scope: str | None = None, collection: str | None = None,
-              budget: int | None = None) -> dict:
-        """The hits, fitted to `budget` tokens when one is given (the faces give the response budget;
-        scripts/eval.py gives none, so what it scores is the whole ranking)."""
+    def query(self, text: str, top_k: int = 10, scope: str | None = None,
+              collection: str | None = None) -> QueryResult:
+        """The whole ranking; the faces fit it to the response budget (results.query_result)."""
         if not visible(text):
             raise InvalidArgument("query must not be empty (it has no visible characters)")
         clamp_top_k(top_k)  # refuse a bad topK even when the index is empty
@@ -694,7 +694,7 @@ class App:
         index = self.index
         bound = index.bound_model()
         if bound is None:
-            return query_result([], {}, self.config.roots, collection_of=self.collection_of)  # nothing indexed yet
+            return QueryResult((), {}, (), tuple(self.config.roots))  # nothing indexed yet
         encoder = None
         if options.hybrid_weight is None or options.hybrid_weight < 1.0 or options.max_distance is not None:
             encoder = self.encoder
@@ -704,8 +704,8 @@ class App:
                       pool_conn=lambda: index.conn)
         # Files of a root since removed from the configuration stay in the file until a sync; never served.
         hits = [hit for hit in hits if hit.kind != "file" or self.in_roots(hit.source)]
-        return query_result(hits, index.parents(h.parent_id for h in hits), self.config.roots,
-                            budget=budget, collection_of=self.collection_of)
+        return QueryResult(tuple(hits), index.parents(h.parent_id for h in hits),
+                           tuple(self.collection_of(h.source) for h in hits), tuple(self.config.roots))
 
     @explained
     def read(self, key: str, offset: int = 0, max_chars: int | None = None, *, budgeted: bool = True) -> ReadResult:

@@ -305,13 +305,13 @@ def _scope(value: str | None) -> str | None:
 
 
 def _cmd_query(args, app) -> int:
-    from minirag.results import left_out_note, query_text
+    from minirag.results import left_out_note, query_result, query_text
 
     scope = _scope(args.scope)
-    payload = app.query(args.text, top_k=args.top_k, scope=scope, collection=args.collection,
-                        budget=app.config.max_response_tokens)
-    _emit(args, payload, lambda p: query_text(p, scope, app.config.max_distance), shaped=payload)
-    note = left_out_note(payload)
+    result = query_result(app.query(args.text, top_k=args.top_k, scope=scope, collection=args.collection),
+                          app.config.max_response_tokens)
+    _emit(args, result, lambda r: query_text(r, scope, app.config.max_distance), shaped=result)
+    note = left_out_note(result)
     if note and not args.json:
         sys.stderr.write(f"minirag: {note}\n")
     return 0

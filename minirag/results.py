@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 import shlex
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from functools import singledispatch
 from pathlib import Path
@@ -32,6 +32,7 @@ from minirag.values import (
     DeleteResult,
     FileListing,
     IngestResult,
+    QueryResult,
     ReadResult,
     Status,
     SyncStatus,
@@ -85,13 +86,13 @@ def sources_summary(hits: Iterable[Hit], roots: Sequence[Path]) -> list[dict]:
     return list(summary.values())
 
 
-def query_result(hits: list[Hit], parents: dict[int, str], roots: Sequence[Path], budget: int | None = None,
-                 collection_of: Callable[[str], str | None] = lambda source: None) -> dict:
+def query_result(value: QueryResult, budget: int | None = None) -> dict:
     """Hits in rank order, then the parents they point to, each parent once. Over `budget`
     tokens: as many hits as fit, then parents in their first hit's rank order while they fit,
     and `truncated` says what was left out and how to get it. Each hit names its collection
-    (`collection_of` its source; null for data and url sources)."""
-    named = {h.source: collection_of(h.source) for h in hits}
+    (null for data and url sources)."""
+    hits, parents, roots = list(value.hits), value.parents, value.roots
+    named = {h.source: name for h, name in zip(hits, value.collections, strict=True)}
     full = _query_payload(hits, parents, roots, list(parents), named)
     if budget is None or cost(full) <= budget:
         return full
@@ -114,7 +115,7 @@ def query_result(hits: list[Hit], parents: dict[int, str], roots: Sequence[Path]
     return shaped(count, sent)
 
 
-def _query_payload(hits: list[Hit], parents: dict[int, str], roots: Sequence[Path], sent: list[int],
+def _query_payload(hits: list[Hit], parents: Mapping[int, str], roots: Sequence[Path], sent: list[int],
                    named: dict[str, str | None]) -> dict:
     return {
         "results": [{**hit_dict(h), "collection": named[h.source]} for h in hits],
@@ -205,6 +206,9 @@ def _present(**fields) -> dict:
 def payload(value) -> dict:
     """`value` as --json prints it and the MCP tools return it."""
     raise TypeError(f"no output shape for {type(value).__name__}")
+
+
+payload.register(QueryResult, query_result)  # unfitted: the faces fit it to their response budget
 
 
 @payload.register

@@ -7,14 +7,28 @@ A field that is None is left out of the output unless results.py says otherwise.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from minirag.ingest.jobs import SyncJob
     from minirag.ingest.listing import ListEntry
     from minirag.ingest.watch import WatchState
+    from minirag.search import Hit
     from minirag.store.index import ChunkRow, IndexStats
+
+
+@dataclass(frozen=True, slots=True)
+class QueryResult:
+    """A query's hits in rank order and the text of the sections they point to. results.query_result
+    fits it to a response budget; the whole ranking is what scripts/eval.py scores."""
+
+    hits: tuple[Hit, ...]
+    parents: Mapping[int, str]  # section text by parent id, for every hit's parent
+    collections: tuple[str | None, ...]  # each hit's collection; None for data and url sources
+    roots: tuple[Path, ...]  # paths are shown relative to these (`displayPath`)
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,9 +22,13 @@ import tempfile
 import time
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+if TYPE_CHECKING:
+    from minirag.values import QueryResult
 
 MODES = {"vector": 0.0, "keyword": 1.0}  # hybrid uses the configured RAG_HYBRID_WEIGHT
 
@@ -46,10 +50,10 @@ def read_qrels(path: Path) -> dict[str, dict[str, int]]:
     return qrels
 
 
-def ranked_sources(result: dict) -> list[str]:
+def ranked_sources(result: QueryResult) -> list[str]:
     seen: dict[str, None] = {}
-    for hit in result["results"]:
-        seen.setdefault(hit["source"], None)
+    for hit in result.hits:
+        seen.setdefault(hit.source, None)
     return list(seen)
 
 

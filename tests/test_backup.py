@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from minirag.errors import IndexUnavailable, InvalidArgument
+from minirag.results import payload
 from minirag.store import connection as db
 from minirag.store.backup import backup
 
@@ -62,9 +63,9 @@ def consistency(path: Path) -> dict:
 def assert_same_answers(make_app, original, copy_path: Path) -> None:
     copy = make_app(db_path=str(copy_path), read_only=True)
     for text in QUERIES:
-        expected = original.query(text, top_k=5)
+        expected = payload(original.query(text, top_k=5))
         assert expected["results"], f"no results for {text!r} in the original"
-        assert copy.query(text, top_k=5) == expected
+        assert payload(copy.query(text, top_k=5)) == expected
 
 
 def test_a_backup_passes_integrity_check_and_answers_like_the_original(indexed, make_app, tmp_path):
@@ -136,7 +137,7 @@ def test_a_backup_taken_while_another_thread_keeps_writing_is_consistent(indexed
         assert state["chunks"] == state["fts_rows"] == state["vectors"], state
         sizes.append(state["chunks"])
         copy_app = make_app(db_path=str(copy), read_only=True)
-        assert copy_app.query("lantern copper river", top_k=3)["results"]
+        assert payload(copy_app.query("lantern copper river", top_k=3))["results"]
     assert sizes == sorted(sizes), "later backups see at least as much as earlier ones"
 
 

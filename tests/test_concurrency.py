@@ -15,6 +15,7 @@ from pathlib import Path
 
 from conftest import ROOT
 
+from minirag.results import payload
 from minirag.store import connection as db
 
 WORDS = ["river", "mountain", "signal", "packet", "ledger", "orbit", "harvest", "copper", "lantern", "meadow", "falcon", "quartz"]
@@ -108,5 +109,5 @@ def test_a_cli_sync_a_cli_ingest_a_querying_app_and_a_writing_app_share_one_inde
     assert set(rows) == expected
     assert all(count > 0 for count in rows.values()), {s: c for s, c in rows.items() if not c}
     assert chunk_ids == fts_ids == vec_ids
-    hits = reader.query("note number 7", top_k=20)["results"]
+    hits = payload(reader.query("note number 7", top_k=20))["results"]
     assert "note-7" in {h["source"] for h in hits}

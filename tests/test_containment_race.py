@@ -13,6 +13,7 @@ import pytest
 from conftest import write
 
 from minirag.errors import MiniragError
+from minirag.results import payload
 
 SECRET = "OUTSIDE-SECRET-7f3a9c"
 SWAP_SECONDS = 4.0
@@ -83,7 +84,7 @@ def test_swapping_a_file_and_a_folder_for_outside_links_never_lets_outside_bytes
             thread.join(10)
     assert not _secret_rows(app)
     assert ingests + refused > 20 and syncs > 3  # the race was really run, many times
-    hits = app.query(SECRET, top_k=50)["results"]
+    hits = payload(app.query(SECRET, top_k=50))["results"]
     assert all(SECRET not in h["text"] for h in hits)
 
 
@@ -179,4 +180,4 @@ def test_swapping_the_root_itself_for_a_link_outside_never_stores_or_serves_outs
     print(f"{swaps} swaps, {ingests} ingests, {refused} refused")
     assert not _secret_rows(app)
     assert "gardening" in app.read(str(note)).text
-    assert all(SECRET not in h["text"] for h in app.query("payroll employee", top_k=50)["results"])
+    assert all(SECRET not in h["text"] for h in payload(app.query("payroll employee", top_k=50))["results"])

@@ -24,7 +24,7 @@ def test_keyword_only_search_under_a_distance_cap_keeps_the_hits_within_it(make_
     write(docs / "otters.md", OTTERS)
     app = make_app({"RAG_HYBRID_WEIGHT": "1", "RAG_MAX_DISTANCE": "2"})
     app.sync()
-    hits = app.query("otters sleep")["results"]
+    hits = payload(app.query("otters sleep"))["results"]
     assert hits and all(h["distance"] is not None and h["distance"] <= 2 for h in hits)
 
 

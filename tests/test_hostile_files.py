@@ -19,6 +19,7 @@ import minirag.app
 import minirag.ingest.sync
 from minirag.ingest.pipeline import Progress
 from minirag.ingest.sync import run_sync
+from minirag.results import payload
 
 HOSTILE = FIXTURES / "hostile"
 SINGLE_LINE_BYTES = 256 * 1024  # the real path; the 50 MiB one is refused by MAX_FILE_SIZE below
@@ -101,7 +102,7 @@ def assert_hostile_outcome(app, progress: Progress, root: Path) -> None:
         assert str(root / name) in indexed, name
     assert progress.failed == len(EXPECTED_WARNINGS) - len(INDEXED_WITH_WARNING)
     for query, name in (("quokka marsupial", "good_quokka.md"), ("glaciers carved fjords", "notes/good_fjord.txt")):
-        hits = app.query(query, top_k=3)["results"]
+        hits = payload(app.query(query, top_k=3))["results"]
         assert hits and hits[0]["source"] == str(root / name), (query, hits[:1])
 
 
@@ -291,6 +292,6 @@ def test_a_huge_word_is_cut_so_no_hit_or_parent_carries_megabytes(app):
     import json
 
     app.ingest_data("The glacier word " + "q" * 400_000 + " ends the glacier note", "notes/one-word")
-    answer = app.query("glacier", top_k=1)
+    answer = payload(app.query("glacier", top_k=1))
     assert answer["results"] and answer["results"][0]["sourceType"] == "data"
     assert len(json.dumps(answer)) < 40_000  # the hit and its parent section, not 400 KB

@@ -14,6 +14,7 @@ import pytest
 from conftest import ROOT, write
 
 from minirag.errors import IndexUnavailable, MiniragError
+from minirag.results import payload
 from minirag.store import connection
 
 
@@ -36,7 +37,7 @@ def test_a_deleted_index_file_is_refused_and_never_written_into(indexed, docs):
     assert not path.exists()
     # An explicit sync starts a new file there and fills it.
     indexed.sync()
-    assert path.exists() and indexed.query("otters holding hands")["results"]
+    assert path.exists() and payload(indexed.query("otters holding hands"))["results"]
 
 
 def test_a_replaced_index_file_is_noticed_and_the_new_one_is_used(indexed, make_app, tmp_path, docs):
@@ -46,10 +47,10 @@ def test_a_replaced_index_file_is_noticed_and_the_new_one_is_used(indexed, make_
     other = make_app(base_dirs=[str(other_docs)], db_path=str(tmp_path / "other.db"))
     other.ingest_data("# Volcanoes\n\nMagma rises and erupts as lava.\n", "notes/volcano")
     other.close()
-    assert indexed.query("otters")["results"]
+    assert payload(indexed.query("otters"))["results"]
     shutil.copyfile(tmp_path / "other.db", tmp_path / "swap.db")
     (tmp_path / "swap.db").replace(indexed.config.db_path)  # a new inode under the same name
-    sources = {h["source"] for h in indexed.query("volcano lava", top_k=5)["results"]}
+    sources = {h["source"] for h in payload(indexed.query("volcano lava", top_k=5))["results"]}
     assert sources == {"notes/volcano"}
     indexed.ingest_data("# Note\n\nWritten into the new file.", "note-after-swap")
     indexed.close()
@@ -95,7 +96,7 @@ def test_a_damaged_index_restored_by_a_rename_is_used_and_no_longer_reported(ind
             operation()
     assert app.damage and "damaged" in (app.status().index_error or "")
     (tmp_path / "backup.db").replace(path)  # the restore, moved into place while the App runs
-    assert app.query("otters holding hands")["results"]
+    assert payload(app.query("otters holding hands"))["results"]
     assert app.status().index_error is None
 
 
@@ -168,7 +169,7 @@ def test_read_only_mode_works_on_a_read_only_filesystem(read_only_mount, make_ap
     writer.close()
     before = sorted(p.name for p in source.iterdir())
     reader = make_app({"MINIRAG_READ_ONLY": "1"}, db_path=str(mount / "index.db"))
-    assert reader.query("otters sleep")["results"]
+    assert payload(reader.query("otters sleep"))["results"]
     assert reader.status().stats.chunk_count > 0 and reader.status().index_error is None
     assert sorted(p.name for p in source.iterdir()) == before
 
@@ -181,12 +182,12 @@ def test_a_reader_on_a_read_only_mount_sees_what_a_writer_elsewhere_commits(read
     writer.sync()
     writer.close()  # no -wal, no -shm: the reader can only open it immutable
     reader = make_app({"MINIRAG_READ_ONLY": "1"}, db_path=str(mount / "index.db"))
-    assert reader.query("otters sleep")["results"]
+    assert payload(reader.query("otters sleep"))["results"]
     writer = make_app(db_path=str(source / "index.db"))
     for n, words in enumerate(["zanzibar quokka", "marmalade penguin"]):
         writer.ingest_data(f"# Note {n}\n\nThe {words} appears only here.", f"note-{n}")
-        sources = [h["source"] for h in reader.query(words)["results"]]
+        sources = [h["source"] for h in payload(reader.query(words))["results"]]
         assert f"note-{n}" in sources, (words, sources)
         assert reader.status().stats.source_count == 2 + n
     writer.close()
-    assert "note-1" in [h["source"] for h in reader.query("marmalade penguin")["results"]]
+    assert "note-1" in [h["source"] for h in payload(reader.query("marmalade penguin"))["results"]]

@@ -21,6 +21,7 @@ from pdf_maker import pdf_of_objects
 from minirag.errors import ConversionFailed, MiniragError
 from minirag.ingest import isolation
 from minirag.ingest.sync import run_sync
+from minirag.results import payload
 
 # --- generators --------------------------------------------------------------------------
 
@@ -226,7 +227,7 @@ def test_every_bomb_costs_its_file_only_and_stays_remembered(make_app, docs, cou
         assert fragment in _warning(first, name), name
         assert "\n" not in _warning(first, name)
     assert (first.done, first.failed) == (1, len(BOMBS))
-    hits = app.query("wombats dig burrows", top_k=1)["results"]
+    hits = payload(app.query("wombats dig burrows", top_k=1))["results"]
     assert hits and hits[0]["source"] == str(docs / "good.md")
 
     counted.clear()

@@ -18,6 +18,7 @@ import pytest
 from conftest import FIXTURES, ROOT, write
 
 from minirag.doctor import check_replica
+from minirag.results import payload
 from minirag.store import connection as db
 from minirag.store import replica
 from minirag.store.replica import litestream_binary
@@ -82,7 +83,7 @@ def restore_when(config: Path, db_path: Path, out: Path, sources: int) -> Path:
 
 
 def ranked(app) -> list:
-    return [[(h["source"], h["chunkIndex"], h["score"], h["distance"]) for h in app.query(q, top_k=8)["results"]]
+    return [[(h["source"], h["chunkIndex"], h["score"], h["distance"]) for h in payload(app.query(q, top_k=8))["results"]]
             for q in QUERIES]
 
 

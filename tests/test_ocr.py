@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 from pdf_maker import pdf_of_objects
 
+from minirag.results import payload
+
 pytest.importorskip("rapidocr")
 
 
@@ -88,12 +90,12 @@ def test_a_scanned_page_is_reported_without_the_extra_and_read_once_it_is_instal
         entry = listed(app)["invoice.pdf"]
         assert entry.state == "indexed"  # the text layer it has is searchable
         assert "1 of 2 pages had no text; install the ocr extra" in entry.note
-        assert not [h for h in app.query("zebra", top_k=5)["results"] if "zebra" in h["text"].lower()]
+        assert not [h for h in payload(app.query("zebra", top_k=5))["results"] if "zebra" in h["text"].lower()]
 
     app.sync()  # the extra is there now: the same bytes are read again, their scan this time
     entry = listed(app)["invoice.pdf"]
     assert entry.state == "indexed" and entry.note is None
-    hit = next(h for h in app.query("zebra invoice", top_k=5)["results"] if "zebra" in h["text"].lower())
+    hit = next(h for h in payload(app.query("zebra invoice", top_k=5))["results"] if "zebra" in h["text"].lower())
     assert hit["source"] == str(pdf) and hit["pages"] == "2"  # cited by the page it was read from
     read = app.read(str(pdf))
     assert "Quarterly invoice for zebra" in read.text and read.pages == "1-2"
@@ -114,7 +116,7 @@ def test_an_image_file_is_a_document(app, docs):
     assert listed(app)["receipt.png"].state == "indexed"
     text = app.read(str(docs / "receipt.png")).text
     assert all(word in text for word in ("Shipments", "paid", "March")), text
-    assert app.query("shipments paid", top_k=1)["results"][0]["source"] == str(docs / "receipt.png")
+    assert payload(app.query("shipments paid", top_k=1))["results"][0]["source"] == str(docs / "receipt.png")
 
 
 def test_an_image_claiming_too_many_pixels_is_refused_before_it_is_decoded(app, docs):

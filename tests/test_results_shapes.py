@@ -7,13 +7,15 @@ in it. Each test builds the value by hand, so a renamed or reordered field shows
 from __future__ import annotations
 
 from collections import Counter
+from pathlib import Path
 
 from minirag.doctor import Check, DoctorReport
 from minirag.ingest.jobs import SyncJob
 from minirag.ingest.listing import ListEntry
 from minirag.ingest.progress import Progress
 from minirag.ingest.watch import PassReport, WatchState
-from minirag.results import job_started, payload, run_summary
+from minirag.results import job_started, payload, query_result, run_summary
+from minirag.search import Hit
 from minirag.store.backup import BackupResult
 from minirag.store.index import ChunkRow, IndexStats
 from minirag.values import (
@@ -24,6 +26,7 @@ from minirag.values import (
     DeleteResult,
     FileListing,
     IngestResult,
+    QueryResult,
     ReadResult,
     Status,
     SyncStatus,
@@ -172,3 +175,17 @@ def test_doctor_gives_a_fix_only_for_a_failed_check():
 def test_a_backup():
     assert payload(BackupResult("/d/i.db", "/b/i.db", 4096, "ok")) == {
         "source": "/d/i.db", "backup": "/b/i.db", "bytes": 4096, "integrity": "ok"}
+
+
+def test_a_query_result_names_each_hits_collection_and_fits_a_budget_by_leaving_hits_out():
+    hits = tuple(Hit(i, f"/d/{i}.md", "file", "T", 0, "word " * 50, 1.0 - i / 10, 0.5, 7, None, None)
+                 for i in range(3))
+    value = QueryResult(hits, {7: "the section"}, ("docs", "docs", None), (Path("/d"),))
+    whole = payload(value)
+    assert list(whole) == ["results", "sources", "parents"] and whole["parents"] == {"7": "the section"}
+    assert list(whole["results"][0])[-1] == "collection" and [h["collection"] for h in whole["results"]] == [
+        "docs", "docs", None]
+    assert whole["sources"][0]["displayPath"] == "0.md"
+    assert query_result(value, budget=10_000) == whole
+    fitted = query_result(value, budget=120)
+    assert list(fitted)[-1] == "truncated" and fitted["truncated"]["hitsLeftOut"] >= 1

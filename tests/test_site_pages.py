@@ -16,6 +16,7 @@ from fetch_helpers import FakeDns, Server
 
 from minirag.ingest import fetch
 from minirag.ingest.convert import convert_fetched
+from minirag.results import payload
 
 PAGES = FIXTURES / "pages"
 WIKIPEDIA = "http://en.wikipedia.org/wiki/Microsoft"
@@ -79,7 +80,7 @@ def test_a_youtube_page_is_indexed_as_the_videos_title_metadata_and_description(
     text = web_app.read(YOUTUBE).text
     assert "Dave2D review of the Microsoft Surface Go" in text
     assert "**Runtime:** PT5M17S" in text
-    hits = web_app.query("Surface Go review for students on a budget", top_k=3)["results"]
+    hits = payload(web_app.query("Surface Go review for students on a budget", top_k=3))["results"]
     assert hits and hits[0]["source"] == YOUTUBE
 
 

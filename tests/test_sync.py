@@ -113,7 +113,7 @@ def test_an_indexed_file_that_now_fails_keeps_what_was_indexed_and_is_healthy_on
     os.utime(page, ns=(2 * 10**18, 2 * 10**18))
     assert sync(app).failed == 1
     assert states(app)["page.html"][0] == "failed"
-    assert app.query("otters hold hands", top_k=1)["results"][0]["source"] == str(page)
+    assert payload(app.query("otters hold hands", top_k=1))["results"][0]["source"] == str(page)
     page.write_bytes(good)  # put back: the indexed bytes, a new mtime
     os.utime(page, ns=(3 * 10**18, 3 * 10**18))
     assert sync(app).skipped == 1 and states(app)["page.html"][0] == "indexed"
@@ -497,11 +497,11 @@ def test_a_root_removed_from_the_configuration_is_not_served_and_a_sync_removes_
     dropped = write(other / "dropped.md", "# Dropped\n\nThe lighthouse keeper logs the storm.\n")
     both = make_app(base_dirs=[str(docs), str(other)])
     both.sync()
-    assert {h["source"] for h in both.query("lighthouse keeper")["results"]} == {str(kept), str(dropped)}
+    assert {h["source"] for h in payload(both.query("lighthouse keeper"))["results"]} == {str(kept), str(dropped)}
     both.close()
 
     one = make_app()  # the same index, the second root no longer configured
-    assert {h["source"] for h in one.query("lighthouse keeper")["results"]} == {str(kept)}
+    assert {h["source"] for h in payload(one.query("lighthouse keeper"))["results"]} == {str(kept)}
     with pytest.raises(NotFound, match="not in a configured root"):
         one.read(str(dropped))
     with pytest.raises(NotFound, match="not in a configured root"):
