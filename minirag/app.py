@@ -21,6 +21,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from minirag import __version__
 from minirag.binding import ModelBinding, bind, planned_budget, recorded_model, remember_model_path
@@ -45,12 +46,29 @@ from minirag.ingest.jobs import SyncJob, SyncJobs
 from minirag.ingest.pipeline import Document, Pipeline, file_hash
 from minirag.ingest.progress import Progress
 from minirag.ingest.scan import unseen_warnings, walk
-from minirag.results import ingest_result, query_result
+from minirag.results import payload
 from minirag.search import Scope, SearchOptions, clamp_top_k, search
 from minirag.search.vector import MatrixCache
 from minirag.security import is_under, resolve_inside_roots, served_by_roots
 from minirag.store import connection
-from minirag.store.index import META_GIT_STATE, Index
+from minirag.store.index import META_GIT_STATE, Index, SourceRow
+from minirag.values import (
+    ChunkWindow,
+    CollectionInfo,
+    Collections,
+    DeleteResult,
+    FileListing,
+    IngestResult,
+    QueryResult,
+    ReadResult,
+    Status,
+    SyncStatus,
+)
+
+if TYPE_CHECKING:
+    from minirag.doctor import DoctorReport
+    from minirag.ingest.watch import WatchState
+    from minirag.store.backup import BackupResult
 
 log = logging.getLogger(__name__)
 
@@ -305,7 +323,7 @@ class App:
             return self.file_source(file_path, must_be_absolute=must_be_absolute)[0]
         return source
 
-    def _source_row(self, key: str, *, served: bool = True) -> dict:
+    def _source_row(self, key: str, *, served: bool = True) -> SourceRow:
         """The indexed row of `key`; a path-shaped key names a file and nothing else, and a file
         outside the configured roots (a root since removed from the configuration) is not `served`
         (it may still be deleted). A data id is found by its NFC form too (ids are stored NFC)."""
@@ -317,9 +335,9 @@ class App:
             if composed == key or looks_like_a_path(key):
                 raise
             row = self.index.source_row(composed)
-        if row["kind"] != "file" and looks_like_a_path(key):
+        if row.kind != "file" and looks_like_a_path(key):
             raise NotFound(f"not indexed: {shown(key)}")
-        if served and row["kind"] == "file" and not self.in_roots(row["source"]):
+        if served and row.kind == "file" and not self.in_roots(row.source):
             raise NotFound(f"not in a configured root: {shown(key)}; roots: "
                            f"{', '.join(str(root) for root in self.config.roots)}")
         return row
@@ -359,7 +377,7 @@ class App:
         return progress
 
     @explained
-    def ingest_file(self, file_path: str, *, must_be_absolute: bool = False) -> dict:
+    def ingest_file(self, file_path: str, *, must_be_absolute: bool = False) -> IngestResult:
         self.refuse_if_read_only("ingest_file")
         source, real = self.file_source(file_path, must_be_absolute=must_be_absolute)
         if not real.is_file():
@@ -374,18 +392,18 @@ class App:
         try:
             row = self.index.source_row(source)
         except NotFound:
-            return ingest_result(source, "", 0, ["excluded by frontmatter rag: false", *progress.warnings])
-        return ingest_result(source, row["title"], row["chunkCount"], progress.warnings)
+            return IngestResult(source, "", 0, ("excluded by frontmatter rag: false", *progress.warnings))
+        return IngestResult(source, row.title, row.chunk_count, tuple(progress.warnings))
 
-    def _ingest_document(self, document: Document | object, name: str) -> dict:
+    def _ingest_document(self, document: Document | object, name: str) -> IngestResult:
         if not isinstance(document, Document):
             raise InvalidArgument(f"{name}: excluded by frontmatter rag: false")
         self.pipeline.write([document])
-        return ingest_result(document.record.source, document.record.title,
-                             len(document.chunked.chunks), document.warnings)
+        return IngestResult(document.record.source, document.record.title, len(document.chunked.chunks),
+                            tuple(document.warnings))
 
     @explained
-    def ingest_data(self, content: str, source: str, fmt: str = "text", title: str | None = None) -> dict:
+    def ingest_data(self, content: str, source: str, fmt: str = "text", title: str | None = None) -> IngestResult:
         from minirag.ingest.isolation import convert_isolated, limits_of
 
         self.refuse_if_read_only("ingest_data")
@@ -401,7 +419,7 @@ class App:
         return self._ingest_document(document, source)
 
     @explained
-    def ingest_url(self, url: str, source: str | None = None, title: str | None = None) -> dict:
+    def ingest_url(self, url: str, source: str | None = None, title: str | None = None) -> IngestResult:
         """The one network operation: every fetch goes through fetch.fetch_url and its guard."""
         from minirag.ingest.fetch import UrlRefused, fetch_url
         from minirag.ingest.isolation import convert_isolated, limits_of
@@ -422,11 +440,11 @@ class App:
         return self._ingest_document(document, url)
 
     @explained
-    def delete(self, key: str) -> dict:
+    def delete(self, key: str) -> DeleteResult:
         self.refuse_if_read_only("delete")
         row = self._source_row(key, served=False)
-        self.index.delete_sources([row["source"]])
-        return {"source": row["source"], "deletedChunks": row["chunkCount"]}
+        self.index.delete_sources([row.source])
+        return DeleteResult(row.source, row.chunk_count)
 
     @explained
     def sync(self, path: str | None = None, progress: Progress | None = None,
@@ -454,18 +472,13 @@ class App:
                            f"the last {SyncJobs.KEEP} jobs until it restarts")
         return job
 
-    def sync_status(self, job_id: str | None) -> dict:
+    def sync_status(self, job_id: str | None) -> SyncStatus:
         """A sync job's progress, with the watcher's state when this App watches."""
         watch = self.watch_state()
-        if job_id is None:
-            if watch is None:
-                raise InvalidArgument("jobId is required (sync_start returns one); without it sync_status "
-                                      "reports the watcher, and this server is not watching (--watch)")
-            return {"watch": watch}
-        out = self.sync_job(job_id).to_dict()
-        if watch is not None:
-            out["watch"] = watch
-        return out
+        if job_id is None and watch is None:
+            raise InvalidArgument("jobId is required (sync_start returns one); without it sync_status "
+                                  "reports the watcher, and this server is not watching (--watch)")
+        return SyncStatus(None if job_id is None else self.sync_job(job_id), watch)
 
     @explained
     def _sync_locked(self, target: Path | None, progress: Progress,
@@ -545,7 +558,7 @@ class App:
             thread.join(timeout)
             self._watcher = self._watch_thread = None
 
-    def watch_state(self) -> dict | None:
+    def watch_state(self) -> WatchState | None:
         """What the background watcher is doing, or None when this App is not watching."""
         return self._watcher.state() if self._watcher is not None else None
 
@@ -574,7 +587,7 @@ class App:
                        on_pass=on_pass, polling=self.config.watch_polling if polling is None else polling,
                        **tuning)
 
-    def doctor(self) -> dict:
+    def doctor(self) -> DoctorReport:
         from minirag.doctor import run_checks
 
         try:
@@ -585,7 +598,7 @@ class App:
         return run_checks(replace(self.config, model_name=name, model_path=path))
 
     @explained
-    def backup(self, dest: str) -> dict:
+    def backup(self, dest: str) -> BackupResult:
         from minirag.store.backup import backup
 
         check_path_argument(dest)
@@ -619,7 +632,7 @@ class App:
         return scope
 
     @explained
-    def list_collections(self) -> dict:
+    def list_collections(self) -> Collections:
         """Each collection: name, description, root, indexed files and chunks, last complete sync."""
         counts, synced = {}, {}
         if self._index is not None or self._index_file_holds_data():  # never creates the index
@@ -631,19 +644,16 @@ class App:
                 synced = json.loads(index.meta(META_LAST_SYNC) or "{}")
             except json.JSONDecodeError:
                 synced = {}
-        return {"collections": [
-            {"name": c.name, "description": c.description, "path": str(c.root),
-             "fileCount": counts.get(c.name, (0, 0))[0], "chunkCount": counts.get(c.name, (0, 0))[1],
-             "lastSync": synced.get(str(c.root))}
-            for c in self.config.collections]}
+        return Collections(tuple(
+            CollectionInfo(c.name, c.description, str(c.root), *counts.get(c.name, (0, 0)), synced.get(str(c.root)))
+            for c in self.config.collections))
 
     # --- reads -------------------------------------------------------------------
 
     @explained
-    def query(self, text: str, top_k: int = DEFAULT_TOP_K, scope: str | None = None, collection: str | None = None,
-              budget: int | None = None) -> dict:
-        """The hits, fitted to `budget` tokens when one is given (the faces give the response budget;
-        scripts/eval.py gives none, so what it scores is the whole ranking)."""
+    def query(self, text: str, top_k: int = DEFAULT_TOP_K, scope: str | None = None,
+              collection: str | None = None) -> QueryResult:
+        """The whole ranking; the faces fit it to the response budget (results.query_result)."""
         if not visible(text):
             raise InvalidArgument("query must not be empty (it has no visible characters)")
         clamp_top_k(top_k)  # refuse a bad topK even when the index is empty
@@ -657,7 +667,7 @@ class App:
         index = self.index
         bound = index.bound_model()
         if bound is None:
-            return query_result([], {}, self.config.roots, collection_of=self.collection_of)  # nothing indexed yet
+            return QueryResult((), {}, (), tuple(self.config.roots))  # nothing indexed yet
         encoder = None
         if options.hybrid_weight is None or options.hybrid_weight < 1.0 or options.max_distance is not None:
             encoder = self.encoder
@@ -666,11 +676,11 @@ class App:
                       pool_conn=lambda: index.conn)
         # Files of a root since removed from the configuration stay in the file until a sync; never served.
         hits = [hit for hit in hits if hit.kind != "file" or self.in_roots(hit.source)]
-        return query_result(hits, index.parents(h.parent_id for h in hits), self.config.roots,
-                            budget=budget, collection_of=self.collection_of)
+        return QueryResult(tuple(hits), index.parents(h.parent_id for h in hits),
+                           tuple(self.collection_of(h.source) for h in hits), tuple(self.config.roots))
 
     @explained
-    def read(self, key: str, offset: int = 0, max_chars: int | None = None, *, budgeted: bool = True) -> dict:
+    def read(self, key: str, offset: int = 0, max_chars: int | None = None, *, budgeted: bool = True) -> ReadResult:
         """A page of the document rebuilt from its sections: from `offset` (characters), at most
         `max_chars`, and (`budgeted`) within the response budget; `nextOffset` is where the next
         page starts (None at the end). Pages put back together are the whole text, exactly."""
@@ -683,38 +693,30 @@ class App:
         if max_chars is not None and max_chars < 1:
             raise InvalidArgument(f"maxChars must be 1 or more, got {max_chars}")
         row = self._source_row(key)
-        key = row["source"]
+        key = row.source
         sections = self.index.sections(key)
         text = reconstruct(sections)
         if offset > len(text):
             raise InvalidArgument(f"offset {offset} is past the end of {shown(key)} ({len(text)} characters)")
-        out = {
-            "source": key, "sourceType": row["kind"], "title": row["title"], "chunkCount": row["chunkCount"],
-            "offset": offset, "totalChars": len(text), "nextOffset": None, "text": "",
-        }
         paged = [s for s in sections if s.page_start is not None]
-        if paged:
-            out["pages"] = page_label(paged[0].page_start, max(s.page_end or s.page_start for s in paged))
-        room = self.config.max_response_tokens - cost(out) - READ_SLACK_TOKENS if budgeted else None
+        pages = page_label(paged[0].page_start, max(s.page_end or s.page_start for s in paged)) if paged else None
+        empty = ReadResult(key, row.kind, row.title, row.chunk_count, offset, len(text), None, "", pages)
+        room = self.config.max_response_tokens - cost(payload(empty)) - READ_SLACK_TOKENS if budgeted else None
         end = page_end(text, offset, max_chars, room)
-        out["text"] = text[offset:end]
-        out["nextOffset"] = end if end < len(text) else None
-        return out
+        return replace(empty, text=text[offset:end], next_offset=end if end < len(text) else None)
 
     @explained
-    def neighbors(self, key: str, chunk_index: int, before: int = 1, after: int = 1) -> dict:
+    def neighbors(self, key: str, chunk_index: int, before: int = 1, after: int = 1) -> ChunkWindow:
         for name, value in (("before", before), ("after", after)):
             if value < 0:
                 raise InvalidArgument(f"{name} must be 0 or more, got {value}")
-        key = self._source_row(key)["source"]
-        chunks = self.index.chunk_window(key, chunk_index, min(before, MAX_NEIGHBORS), min(after, MAX_NEIGHBORS))
-        for chunk in chunks:
-            chunk["parentId"] = str(chunk["parentId"])
-        return {"chunks": chunks}
+        key = self._source_row(key).source
+        return ChunkWindow(tuple(self.index.chunk_window(key, chunk_index, min(before, MAX_NEIGHBORS),
+                                                         min(after, MAX_NEIGHBORS))))
 
     @explained
     def list_files(self, scope: str | None = None, collection: str | None = None, *,
-                   ignored: bool = False) -> dict:
+                   ignored: bool = False) -> FileListing:
         """`ignored`: also the files and folders ignore rules leave out (state `excluded`, with the rule)."""
         from minirag.ingest.listing import list_entries
 
@@ -723,7 +725,7 @@ class App:
         others: Counter = Counter()  # files left out for their type, by suffix (not counted under a scope)
         files = list_entries(self.index, self.config, Scope.of(scope) if scope else None, self.chunk_budget(),
                              with_ignored=ignored, others=None if scope else others)
-        return {"files": files, "otherTypes": dict(sorted(others.items(), key=lambda item: (-item[1], item[0])))}
+        return FileListing(tuple(files), tuple(sorted(others.items(), key=lambda item: (-item[1], item[0]))))
 
     def chunk_budget(self) -> int | None:
         """The token budget a sync cuts files at now, found without loading the model: its
@@ -739,51 +741,49 @@ class App:
             # A hub id the hub client rejects (ValueError), a malformed minirag-model.json, an unreadable folder.
             return None
 
-    def status(self) -> dict:
+    def status(self) -> Status:
         from minirag.chunking import SCHEME_VERSION
         from minirag.gitstate import parse_states
 
         config = self.config
-        out: dict = {
-            "version": __version__,
-            "roots": [str(r) for r in config.roots],
-            "dbPath": str(config.db_path),
-            "model": config.model_path and f"{config.model_path} (MODEL_PATH)" or config.model_name,
+        status = Status(
+            version=__version__,
+            roots=tuple(str(r) for r in config.roots),
+            db_path=str(config.db_path),
+            model=config.model_path and f"{config.model_path} (MODEL_PATH)" or config.model_name,
             # Unset, the weight follows the query's form (search/query_form.py): both defaults shown.
-            "hybridWeight": config.hybrid_weight if config.hybrid_weight is not None else DEFAULT_HYBRID_WEIGHT,
-            **({} if config.hybrid_weight is not None else {"hybridWeightForQuestions": QUESTION_HYBRID_WEIGHT}),
-            "chunkTokenBudget": config.chunk_token_budget or "the model's default",
-            "chunkScheme": SCHEME_VERSION,
-            "readOnly": config.read_only,
-        }
-        if self._watcher is not None:
-            out["watch"] = self._watcher.state()
+            hybrid_weight=config.hybrid_weight if config.hybrid_weight is not None else DEFAULT_HYBRID_WEIGHT,
+            hybrid_weight_for_questions=None if config.hybrid_weight is not None else QUESTION_HYBRID_WEIGHT,
+            chunk_token_budget=config.chunk_token_budget or "the model's default",
+            chunk_scheme=SCHEME_VERSION,
+            read_only=config.read_only,
+            watch=self.watch_state(),
+        )
         if self._index is None and not self._index_file_holds_data():  # status never creates the index
             empty = config.db_path.exists()
-            out["indexError"] = (f"the index file {config.db_path} is empty (0 bytes)" if empty else
-                                 f"no index at {config.db_path}") + "; run `minirag sync` first"
-            out["chunkTokenBudget"] = self.chunk_budget() or out["chunkTokenBudget"]  # what a first sync cuts at
-            out["collections"] = self.list_collections()["collections"]  # no index: nothing counted yet
-            return out
+            return replace(
+                status,
+                index_error=(f"the index file {config.db_path} is empty (0 bytes)" if empty else
+                             f"no index at {config.db_path}") + "; run `minirag sync` first",
+                chunk_token_budget=self.chunk_budget() or status.chunk_token_budget,  # what a first sync cuts at
+                collections=self.list_collections().collections,  # no index: nothing counted yet
+            )
         try:
             stats = self.index.stats()
         except MiniragError as exc:
-            out["indexError"] = str(exc)
-            return out
+            return replace(status, index_error=str(exc))
         except connection.DatabaseError as exc:
-            out["indexError"] = connection.explain(exc, config.db_path)
-            return out
-        if self.damage:
-            out["indexError"] = self.damage
-        out.update(stats)
-        out["collections"] = self.list_collections()["collections"]
+            return replace(status, index_error=connection.explain(exc, config.db_path))
+        collections = self.list_collections().collections
         binding = self.binding()
-        out["model"] = f"{binding.path} (MODEL_PATH)" if binding.path is not None else binding.name
-        out["chunkTokenBudget"] = self.chunk_budget() or "the model's default (the model is not on this disk)"
-        out["gitState"] = parse_states(self.index.meta(META_GIT_STATE))
-        if stats["staleChunkCount"]:
-            out["schemeWarning"] = (
-                f"{stats['staleChunkCount']} chunk(s) were cut by an older chunking scheme; "
-                "run `minirag sync` (or sync_start) to rebuild them"
-            )
-        return out
+        return replace(
+            status,
+            index_error=self.damage,
+            stats=stats,
+            collections=collections,
+            model=f"{binding.path} (MODEL_PATH)" if binding.path is not None else binding.name,
+            chunk_token_budget=self.chunk_budget() or "the model's default (the model is not on this disk)",
+            git_state=tuple(parse_states(self.index.meta(META_GIT_STATE))),
+            scheme_warning=(f"{stats.stale_chunk_count} chunk(s) were cut by an older chunking scheme; "
+                            "run `minirag sync` (or sync_start) to rebuild them") if stats.stale_chunk_count else None,
+        )

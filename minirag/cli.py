@@ -13,13 +13,12 @@ import argparse
 import json
 import logging
 import os
-import re
-import shlex
 import sys
 import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from minirag import __version__
 from minirag._compat.python import options_taking_values, subcommands
@@ -143,11 +142,15 @@ def _config(args: argparse.Namespace):
     return load_config_from(args)
 
 
-def _emit(args: argparse.Namespace, payload: dict, human: Callable[[dict], str]) -> None:
+def _emit(args: argparse.Namespace, value, human: Callable[[Any], str], shaped: dict | None = None) -> None:
+    """--json: `value` as results.py shapes it (`shaped` when given), the object the matching tool
+    returns; otherwise `human(value)`."""
     if args.json:
-        sys.stdout.write(json.dumps(payload, ensure_ascii=False, indent=2) + "\n")
+        from minirag.results import payload
+
+        sys.stdout.write(json.dumps(payload(value) if shaped is None else shaped, ensure_ascii=False, indent=2) + "\n")
     else:
-        sys.stdout.write(for_terminal(human(payload).rstrip("\n")) + "\n")
+        sys.stdout.write(for_terminal(human(value).rstrip("\n")) + "\n")
 
 
 class _Progress:
@@ -226,17 +229,17 @@ def _run_files(args, runner) -> int:
         runner(progress, display)
     finally:
         display.close()
-    payload = progress.to_dict()
-    payload.pop("currentFile", None)
+    from minirag.results import run_summary
 
     if not args.json:  # what went wrong goes to stderr; the summary is the command's output
-        for warning in payload["warnings"]:
+        for warning in progress.warnings:
             sys.stderr.write(f"warn: {for_terminal(on_one_line(warning))}\n")
         if args.verbose and progress.timings:
             sys.stderr.write("minirag: " + ", ".join(f"{stage} {seconds:.2f} s" for stage, seconds
                                                       in sorted(progress.timings.items())) + "\n")
     others = progress.other_types_line()
-    _emit(args, payload, lambda p: f"{progress.counts()} in {p['elapsedSeconds']} s" + (f"\n{others}" if others else ""))
+    _emit(args, progress, lambda p: f"{p.counts()} in {p.elapsed_seconds()} s" + (f"\n{others}" if others else ""),
+          shaped=run_summary(progress) if args.json else None)
     if progress.incomplete or (args.strict and progress.still_failing):
         return 1
     return 0
@@ -261,7 +264,9 @@ def _cmd_watch(args, app) -> int:
         display.close()
         progress = report.progress
         if args.json:
-            sys.stdout.write(json.dumps(report.to_dict(), ensure_ascii=False) + "\n")
+            from minirag.results import pass_report
+
+            sys.stdout.write(json.dumps(pass_report(report), ensure_ascii=False) + "\n")
             sys.stdout.flush()
         elif report.kind == "initial" or progress.done or progress.deleted or progress.incomplete or args.verbose:
             what = f"{report.paths} change{'s' * (report.paths != 1)}" if report.kind == "changes" else report.kind
@@ -287,39 +292,6 @@ def _cmd_watch(args, app) -> int:
     return 130
 
 
-def _fmt_query(payload: dict, scope: str | None = None, max_distance: float | None = None) -> str:
-    if not payload["results"]:
-        if max_distance is not None:
-            return (f"no results within RAG_MAX_DISTANCE={max_distance:g} (a cosine distance, 0 to 2): "
-                    "raise or unset it to see farther hits")
-        if scope:
-            return (f"no results under {on_one_line(scope)}; `minirag list --scope {shlex.quote(on_one_line(scope))}` "
-                    "shows what is indexed there")
-        return "no results (is anything indexed? try `minirag status`)"
-    lines = []
-    for rank, hit in enumerate(payload["results"], 1):
-        distance = "keyword-only" if hit["distance"] is None else f"distance {hit['distance']:.3f}"
-        pages = f" p. {hit['pages']}" if hit.get("pages") else ""
-        lines.append(f"{rank}. {on_one_line(hit['source'])} #{hit['chunkIndex']}{pages}  "
-                     f"(score {hit['score']:.4f}, {distance})")
-        # A chunk's text opens with its breadcrumb (title > headings) when it has a title: shown
-        # once, as the heading line, not again as the snippet's first words.
-        first, _, rest = hit["text"].partition("\n")
-        heading, body = (first, rest) if hit["title"] and first.startswith(hit["title"]) and rest.strip() else (
-            hit["title"], hit["text"])
-        if heading:
-            lines.append(f"   {on_one_line(heading)}")
-        if not hit["source"].lower().endswith(".txt"):  # plain text's backslashes are its own
-            body = _MARKDOWN_ESCAPE.sub(r"\1", body)
-        snippet = " ".join(body.split())
-        lines.append(f"   {snippet[:300]}{'…' if len(snippet) > 300 else ''}")
-    return "\n".join(lines)
-
-
-# Backslash escapes the Markdown conversion adds (`toml\_str`): read as the characters they escape.
-_MARKDOWN_ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|~<>])")
-
-
 def _scope(value: str | None) -> str | None:
     """A CLI scope that names a path on disk is resolved against the current directory, as every
     CLI path is; anything else (a data or url source id prefix) is kept as written."""
@@ -330,14 +302,15 @@ def _scope(value: str | None) -> str | None:
 
 
 def _cmd_query(args, app) -> int:
+    from minirag.results import left_out_note, query_result, query_text
+
     scope = _scope(args.scope)
-    payload = app.query(args.text, top_k=args.top_k, scope=scope, collection=args.collection,
-                        budget=app.config.max_response_tokens)
-    _emit(args, payload, lambda p: _fmt_query(p, scope, app.config.max_distance))
-    if payload.get("truncated", {}).get("hitsLeftOut") and not args.json:
-        left = payload["truncated"]
-        sys.stderr.write(f"minirag: {left['hitsLeftOut']} more results left out to fit MINIRAG_MAX_RESPONSE_TOKENS "
-                         f"({left['maxResponseTokens']}); ask for fewer (--top-k) or narrow it (--scope)\n")
+    result = query_result(app.query(args.text, top_k=args.top_k, scope=scope, collection=args.collection),
+                          app.config.max_response_tokens)
+    _emit(args, result, lambda r: query_text(r, scope, app.config.max_distance), shaped=result)
+    note = left_out_note(result)
+    if note and not args.json:
+        sys.stderr.write(f"minirag: {note}\n")
     return 0
 
 
@@ -346,18 +319,18 @@ def _key(args, app) -> str:
 
 
 def _cmd_read(args, app) -> int:
-    payload = app.read(_key(args, app), args.offset, args.max_chars, budgeted=False)
-    _emit(args, payload, lambda p: p["text"])
-    if payload["nextOffset"] is not None and not args.json:
-        sys.stderr.write(f"minirag: {payload['totalChars'] - payload['nextOffset']} more characters: "
-                         f"--offset {payload['nextOffset']}\n")
+    page = app.read(_key(args, app), args.offset, args.max_chars, budgeted=False)
+    _emit(args, page, lambda p: p.text)
+    if page.next_offset is not None and not args.json:
+        sys.stderr.write(f"minirag: {page.total_chars - page.next_offset} more characters: "
+                         f"--offset {page.next_offset}\n")
     return 0
 
 
 def _cmd_neighbors(args, app) -> int:
-    payload = app.neighbors(_key(args, app), args.chunk_index, args.before, args.after)
-    _emit(args, payload, lambda p: "\n\n".join(
-        f"--- #{c['chunkIndex']}{' (hit)' if c['isTarget'] else ''}\n{c['text']}" for c in p["chunks"]))
+    window = app.neighbors(_key(args, app), args.chunk_index, args.before, args.after)
+    _emit(args, window, lambda w: "\n\n".join(
+        f"--- #{c.chunk_index}{' (hit)' if c.is_target else ''}\n{c.text}" for c in w.chunks))
     return 0
 
 
@@ -366,38 +339,40 @@ def _cmd_list(args, app) -> int:
     return 0
 
 
-def _fmt_list(payload: dict) -> str:
+def _fmt_list(listing) -> str:
     """A header, then one row a source: state, chunks indexed, source (and why, when left out, or
     what its conversion noted)."""
-    rows = [f"{'STATE':<13} {'CHUNKS':>6}  SOURCE"] if payload["files"] else ["no files"]
-    rows += [f"{f['state']:<13} {f['chunkCount']:>6}  {on_one_line(f['source'])}"
-             + "".join(f"  ({on_one_line(f[key])})" for key in ("reason", "note") if key in f)
-             for f in payload["files"]]
+    rows = [f"{'STATE':<13} {'CHUNKS':>6}  SOURCE"] if listing.files else ["no files"]
+    rows += [f"{f.state:<13} {f.chunk_count:>6}  {on_one_line(f.source)}"
+             + "".join(f"  ({on_one_line(why)})" for why in (f.reason, f.note) if why is not None)
+             for f in listing.files]
     from minirag.ingest.progress import Progress
 
-    others = Progress(other_types=Counter(payload.get("otherTypes") or {})).other_types_line()
+    others = Progress(other_types=Counter(dict(listing.other_types))).other_types_line()
     return "\n".join([*rows, *([others] if others else [])])
 
 
 def _cmd_collections(args, app) -> int:
     from minirag.ingest.progress import plural
 
-    _emit(args, app.list_collections(), lambda p: "\n".join(
-        f"{c['name']}  {plural(c['fileCount'], 'file')}, {plural(c['chunkCount'], 'chunk')}, "
-        f"last sync {c['lastSync'] or 'never'}  {on_one_line(c['path'])}"
-        + (f"\n   {on_one_line(c['description'])}" if c["description"] else "")
-        for c in p["collections"]))
+    _emit(args, app.list_collections(), lambda value: "\n".join(
+        f"{c.name}  {plural(c.file_count, 'file')}, {plural(c.chunk_count, 'chunk')}, "
+        f"last sync {c.last_sync or 'never'}  {on_one_line(c.path)}"
+        + (f"\n   {on_one_line(c.description)}" if c.description else "")
+        for c in value.collections))
     return 0
 
 
 def _cmd_delete(args, app) -> int:
-    _emit(args, app.delete(_key(args, app)), lambda p: f"deleted {on_one_line(p['source'])} ({p['deletedChunks']} chunks)")
+    _emit(args, app.delete(_key(args, app)), lambda d: f"deleted {on_one_line(d.source)} ({d.deleted_chunks} chunks)")
     return 0
 
 
-def _fmt_dict(payload: dict) -> str:
-    """One `key: value` line a field (the keys are the --json names), values written for reading."""
-    return "\n".join(f"{k}: {on_one_line(_readable(v))}" for k, v in payload.items())
+def _fmt_dict(value) -> str:
+    """One `key: value` line a field of its --json shape, values written for reading."""
+    from minirag.results import payload
+
+    return "\n".join(f"{k}: {on_one_line(_readable(v))}" for k, v in payload(value).items())
 
 
 def _readable(value) -> str:
@@ -444,7 +419,9 @@ def _status(args) -> int:
     try:
         config = _config(args)
     except ConfigError as exc:
-        _emit(args, {"version": __version__, "configError": str(exc)}, _fmt_dict)
+        from minirag.values import ConfigFailure
+
+        _emit(args, ConfigFailure(__version__, str(exc)), _fmt_dict)
         return 0
     app = App(config)
     try:
@@ -464,7 +441,7 @@ def _doctor(args) -> int:
     except ConfigError as exc:
         result = config_failure(exc)
     _emit(args, result, format_checks)
-    return 0 if result["ok"] else 1
+    return 0 if result.ok else 1
 
 
 def _serve(args) -> int:

@@ -2,8 +2,8 @@
 
 `run_checks(config)` never raises, never downloads and never writes: it opens
 the index read-only (if there is one) and looks for model files where
-`models.locate` finds them. Each check is
-`{"name", "ok", "detail"}` plus `"fix"` when it failed.
+`models.locate` finds them. Each check is a `Check`: its name, whether it
+passed, what it found, and (when it failed) what to do.
 """
 
 from __future__ import annotations
@@ -11,20 +11,39 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from minirag import __version__
 from minirag.config import Config
 
-Check = dict
+if TYPE_CHECKING:
+    from minirag.store.index import IndexStats
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    name: str
+    ok: bool
+    detail: str
+    fix: str | None = None  # set when it failed
+
+
+@dataclass(frozen=True, slots=True)
+class DoctorReport:
+    ok: bool  # every check passed
+    version: str
+    python: str
+    checks: tuple[Check, ...]
 
 
 def _ok(name: str, detail: str) -> Check:
-    return {"name": name, "ok": True, "detail": detail}
+    return Check(name, True, detail)
 
 
 def _fail(name: str, detail: str, fix: str) -> Check:
-    return {"name": name, "ok": False, "detail": detail, "fix": fix}
+    return Check(name, False, detail, fix)
 
 
 # --- sqlite ------------------------------------------------------------------------
@@ -106,8 +125,9 @@ def _nearest_existing(path: Path) -> Path:
     return path
 
 
-def check_index(config: Config, stats_out: dict | None = None) -> Check:
-    """Readable in read-only mode; otherwise the file (or the folder that will hold it) is writable."""
+def check_index(config: Config, stats_out: list[IndexStats] | None = None) -> Check:
+    """Readable in read-only mode; otherwise the file (or the folder that will hold it) is writable.
+    The index's stats, when read, are appended to `stats_out`."""
     from minirag.store import schema
     from minirag.store.health import inspect, quick_check
 
@@ -145,20 +165,20 @@ def check_index(config: Config, stats_out: dict | None = None) -> Check:
                          "open it once without --read-only (e.g. `minirag status`) to upgrade it")
         return _ok("index", f"{path} (schema {version}; upgraded to {schema.SCHEMA_VERSION} when next opened)")
     if stats_out is not None:
-        stats_out.update(stats)
-    detail = (f"{path}: {stats['sourceCount']} sources, {stats['chunkCount']} chunks, "
-              f"{path.stat().st_size / 1e6:.1f} MB, schema {stats['schemaVersion']}"
+        stats_out.append(stats)
+    detail = (f"{path}: {stats.source_count} sources, {stats.chunk_count} chunks, "
+              f"{path.stat().st_size / 1e6:.1f} MB, schema {stats.schema_version}"
               + (", read-only" if config.read_only else ", writable"))
-    if stats["staleChunkCount"]:
-        detail += f"; {stats['staleChunkCount']} chunks from an older chunking scheme (`minirag sync` rebuilds them)"
+    if stats.stale_chunk_count:
+        detail += f"; {stats.stale_chunk_count} chunks from an older chunking scheme (`minirag sync` rebuilds them)"
     return _ok("index", detail)
 
 
-def check_model_match(config: Config, stats: dict) -> Check:
+def check_model_match(config: Config, stats: IndexStats | None) -> Check:
     from minirag.binding import RecordedModel, bind
 
-    recorded = stats.get("indexModel")
-    binding = bind(config, RecordedModel(recorded, stats.get("dimension")) if recorded else None)
+    recorded = stats.index_model if stats is not None else None
+    binding = bind(config, RecordedModel(recorded, stats.dimension) if stats is not None and recorded else None)
     configured = binding.model_id
     if not recorded:
         return _ok("model-match", f"no model recorded (no readable index, or nothing indexed yet); "
@@ -166,7 +186,7 @@ def check_model_match(config: Config, stats: dict) -> Check:
     if binding.mismatch:
         return _fail("model-match", f"the index was built with {recorded}, but the configured model is {configured}",
                      f"set MODEL_NAME={recorded} (or its MODEL_PATH) back, or use a new DB_PATH and re-sync")
-    return _ok("model-match", f"index and configuration both use {configured} ({stats.get('dimension')}-d)")
+    return _ok("model-match", f"index and configuration both use {configured} ({stats.dimension}-d)")
 
 
 # --- replica -----------------------------------------------------------------------
@@ -212,40 +232,36 @@ def _guarded(name: str, fn: Callable[[], Check]) -> Check:
                      "report this with the output of `minirag doctor --json`")
 
 
-def _result(checks: list[Check]) -> dict:
-    return {
-        "ok": all(c["ok"] for c in checks),
-        "version": __version__,
-        "python": f"{sys.version.split()[0]} ({sys.executable})",
-        "checks": checks,
-    }
+def _result(checks: list[Check]) -> DoctorReport:
+    return DoctorReport(all(c.ok for c in checks), __version__, f"{sys.version.split()[0]} ({sys.executable})",
+                        tuple(checks))
 
 
-def run_checks(config: Config) -> dict:
+def run_checks(config: Config) -> DoctorReport:
     """Every check, in order; overall `ok` is true only when all are."""
-    stats: dict = {}
+    stats: list[IndexStats] = []
     checks = [
         _guarded("sqlite", lambda: check_sqlite(config)),
         _guarded("model", lambda: check_model(config)),
         _guarded("roots", lambda: check_roots(config)),
         _guarded("index", lambda: check_index(config, stats)),
-        _guarded("model-match", lambda: check_model_match(config, stats)),
+        _guarded("model-match", lambda: check_model_match(config, stats[0] if stats else None)),
         _guarded("replica", lambda: check_replica(config)),
     ]
     return _result(checks)
 
 
-def config_failure(exc: Exception) -> dict:
+def config_failure(exc: Exception) -> DoctorReport:
     """The same shape for a configuration that could not even be loaded."""
     return _result([_fail("config", str(exc), "fix the setting named above (flag or environment variable)")])
 
 
-def format_checks(result: dict) -> str:
-    lines = [f"minirag {result['version']} on Python {result['python']}"]
-    for check in result["checks"]:
-        lines.append(f"[{'ok' if check['ok'] else 'FAIL'}] {check['name']}: {check['detail']}")
-        if not check["ok"]:
-            lines.append(f"       fix: {check['fix']}")
-    failed = sum(not c["ok"] for c in result["checks"])
-    lines.append("all checks passed" if result["ok"] else f"{failed} check{'s' * (failed != 1)} failed")
+def format_checks(report: DoctorReport) -> str:
+    lines = [f"minirag {report.version} on Python {report.python}"]
+    for check in report.checks:
+        lines.append(f"[{'ok' if check.ok else 'FAIL'}] {check.name}: {check.detail}")
+        if not check.ok:
+            lines.append(f"       fix: {check.fix}")
+    failed = sum(not c.ok for c in report.checks)
+    lines.append("all checks passed" if report.ok else f"{failed} check{'s' * (failed != 1)} failed")
     return "\n".join(lines)

@@ -1,13 +1,42 @@
-"""Output shapes shared by the CLI's --json and the MCP tools: one definition each."""
+"""Output shapes shared by the CLI's --json and the MCP tools: one definition each.
+
+`payload(value)` shapes any value an App operation returns: camelCase keys, field order, and
+what is left out when it does not apply. Nothing else in the package writes a wire name.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+import re
+import shlex
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import UTC, datetime
+from functools import singledispatch
 from pathlib import Path
 
 from minirag.budget import cost, largest_fitting
+from minirag.display import on_one_line
+from minirag.doctor import Check, DoctorReport
 from minirag.errors import MiniragError
+from minirag.ingest.jobs import SyncJob
+from minirag.ingest.listing import ListEntry
+from minirag.ingest.progress import Progress
+from minirag.ingest.watch import PassReport, WatchState
 from minirag.search import Hit
+from minirag.store.backup import BackupResult
+from minirag.store.index import ChunkRow, IndexStats
+from minirag.values import (
+    ChunkWindow,
+    CollectionInfo,
+    Collections,
+    ConfigFailure,
+    DeleteResult,
+    FileListing,
+    IngestResult,
+    QueryResult,
+    ReadResult,
+    Status,
+    SyncStatus,
+)
 
 QUERY_NEXT = ("ask for fewer results (topK) or narrow scope; a left-out parent is the section around its hit: "
               "read_chunk_neighbors (source, chunkIndex) or read_file with offset gives it")
@@ -57,13 +86,13 @@ def sources_summary(hits: Iterable[Hit], roots: Sequence[Path]) -> list[dict]:
     return list(summary.values())
 
 
-def query_result(hits: list[Hit], parents: dict[int, str], roots: Sequence[Path], budget: int | None = None,
-                 collection_of: Callable[[str], str | None] = lambda source: None) -> dict:
+def query_result(value: QueryResult, budget: int | None = None) -> dict:
     """Hits in rank order, then the parents they point to, each parent once. Over `budget`
     tokens: as many hits as fit, then parents in their first hit's rank order while they fit,
     and `truncated` says what was left out and how to get it. Each hit names its collection
-    (`collection_of` its source; null for data and url sources)."""
-    named = {h.source: collection_of(h.source) for h in hits}
+    (null for data and url sources)."""
+    hits, parents, roots = list(value.hits), value.parents, value.roots
+    named = {h.source: name for h, name in zip(hits, value.collections, strict=True)}
     full = _query_payload(hits, parents, roots, list(parents), named)
     if budget is None or cost(full) <= budget:
         return full
@@ -86,13 +115,56 @@ def query_result(hits: list[Hit], parents: dict[int, str], roots: Sequence[Path]
     return shaped(count, sent)
 
 
-def _query_payload(hits: list[Hit], parents: dict[int, str], roots: Sequence[Path], sent: list[int],
+def _query_payload(hits: list[Hit], parents: Mapping[int, str], roots: Sequence[Path], sent: list[int],
                    named: dict[str, str | None]) -> dict:
     return {
         "results": [{**hit_dict(h), "collection": named[h.source]} for h in hits],
         "sources": sources_summary(hits, roots),
         "parents": {str(pid): parents[pid] for pid in sent},
     }
+
+
+def query_text(result: dict, scope: str | None = None, max_distance: float | None = None) -> str:
+    """A query result as the CLI prints it: rank, source, chunk and scores, then the heading and a snippet."""
+    if not result["results"]:
+        if max_distance is not None:
+            return (f"no results within RAG_MAX_DISTANCE={max_distance:g} (a cosine distance, 0 to 2): "
+                    "raise or unset it to see farther hits")
+        if scope:
+            return (f"no results under {on_one_line(scope)}; `minirag list --scope {shlex.quote(on_one_line(scope))}` "
+                    "shows what is indexed there")
+        return "no results (is anything indexed? try `minirag status`)"
+    lines = []
+    for rank, hit in enumerate(result["results"], 1):
+        distance = "keyword-only" if hit["distance"] is None else f"distance {hit['distance']:.3f}"
+        pages = f" p. {hit['pages']}" if hit.get("pages") else ""
+        lines.append(f"{rank}. {on_one_line(hit['source'])} #{hit['chunkIndex']}{pages}  "
+                     f"(score {hit['score']:.4f}, {distance})")
+        # A chunk's text opens with its breadcrumb (title > headings) when it has a title: shown
+        # once, as the heading line, not again as the snippet's first words.
+        first, _, rest = hit["text"].partition("\n")
+        heading, body = (first, rest) if hit["title"] and first.startswith(hit["title"]) and rest.strip() else (
+            hit["title"], hit["text"])
+        if heading:
+            lines.append(f"   {on_one_line(heading)}")
+        if not hit["source"].lower().endswith(".txt"):  # plain text's backslashes are its own
+            body = _MARKDOWN_ESCAPE.sub(r"\1", body)
+        snippet = " ".join(body.split())
+        lines.append(f"   {snippet[:300]}{'…' if len(snippet) > 300 else ''}")
+    return "\n".join(lines)
+
+
+# Backslash escapes the Markdown conversion adds (`toml\_str`): read as the characters they escape.
+_MARKDOWN_ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|~<>])")
+
+
+def left_out_note(result: dict) -> str | None:
+    """What the CLI says on stderr when hits were left out to fit the response budget."""
+    left = result.get("truncated", {})
+    if not left.get("hitsLeftOut"):
+        return None
+    return (f"{left['hitsLeftOut']} more results left out to fit MINIRAG_MAX_RESPONSE_TOKENS "
+            f"({left['maxResponseTokens']}); ask for fewer (--top-k) or narrow it (--scope)")
 
 
 def fit_list(payload: dict, key: str, budget: int, next_step: str) -> dict:
@@ -125,8 +197,211 @@ def within_budget(payload: dict, budget: int) -> dict:
     return payload
 
 
-def ingest_result(source: str, title: str, chunk_count: int, warnings: Sequence[str] = ()) -> dict:
-    out = {"source": source, "chunkCount": chunk_count, "title": title or None}  # null, not "", when it has none
-    if warnings:
-        out["warnings"] = list(warnings)
+def _present(**fields) -> dict:
+    """The fields that are not None, in the order given."""
+    return {key: value for key, value in fields.items() if value is not None}
+
+
+@singledispatch
+def payload(value) -> dict:
+    """`value` as --json prints it and the MCP tools return it."""
+    raise TypeError(f"no output shape for {type(value).__name__}")
+
+
+payload.register(QueryResult, query_result)  # unfitted: the faces fit it to their response budget
+
+
+@payload.register
+def ingest_result(value: IngestResult) -> dict:
+    out = {"source": value.source, "chunkCount": value.chunk_count,
+           "title": value.title or None}  # null, not "", when it has none
+    if value.warnings:
+        out["warnings"] = list(value.warnings)
     return out
+
+
+@payload.register
+def _delete(value: DeleteResult) -> dict:
+    return {"source": value.source, "deletedChunks": value.deleted_chunks}
+
+
+@payload.register
+def _read(value: ReadResult) -> dict:
+    return {"source": value.source, "sourceType": value.kind, "title": value.title, "chunkCount": value.chunk_count,
+            "offset": value.offset, "totalChars": value.total_chars, "nextOffset": value.next_offset,
+            "text": value.text, **_present(pages=value.pages)}
+
+
+def chunk_row(row: ChunkRow) -> dict:
+    return {"source": row.source, "chunkIndex": row.chunk_index, "text": row.text, "parentId": str(row.parent_id),
+            "pageStart": row.page_start, "pageEnd": row.page_end, "isTarget": row.is_target}
+
+
+@payload.register
+def _window(value: ChunkWindow) -> dict:
+    return {"chunks": [chunk_row(row) for row in value.chunks]}
+
+
+def list_entry(entry: ListEntry) -> dict:
+    return {"source": entry.source, "sourceType": entry.kind, "title": entry.title, "state": entry.state,
+            "size": entry.size, "chunkCount": entry.chunk_count,
+            **_present(reason=entry.reason, lifecycle=entry.lifecycle, note=entry.note)}
+
+
+@payload.register
+def _listing(value: FileListing) -> dict:
+    return {"files": [list_entry(entry) for entry in value.files], "otherTypes": dict(value.other_types)}
+
+
+def collection(info: CollectionInfo) -> dict:
+    return {"name": info.name, "description": info.description, "path": info.path, "fileCount": info.file_count,
+            "chunkCount": info.chunk_count, "lastSync": info.last_sync}
+
+
+@payload.register
+def _collections(value: Collections) -> dict:
+    return {"collections": [collection(info) for info in value.collections]}
+
+
+def progress_fields(progress: Progress, *, current: bool = True) -> dict:
+    """A run's live counts; `current` False leaves out the file in progress and the time so far
+    (a finished run's summary)."""
+    out = {
+        "seen": progress.seen,
+        "total": progress.total,
+        "ingested": progress.done,
+        "skipped": progress.skipped,
+        "excluded": progress.excluded,
+        "failed": progress.failed,
+        "stillFailing": progress.still_failing,
+        "unread": progress.unread,
+        "deleted": progress.deleted,
+        "deletedOutsideRoots": progress.outside_roots,
+        "otherTypes": dict(progress.other_types_by_count()),
+        "chunksWritten": progress.chunks_written,
+        "chunksEmbedded": progress.chunks_embedded,
+        "chunksPerSecond": progress.rate(),
+        "etaSeconds": progress.eta_seconds(),
+    }
+    if current:
+        out["currentFile"] = progress.current
+        out["elapsedSeconds"] = progress.elapsed_seconds()
+    out["warnings"] = list(progress.warnings)
+    return out
+
+
+def run_summary(progress: Progress) -> dict:
+    """What `ingest` and `sync` print with --json once the run has ended."""
+    out = progress_fields(progress)
+    del out["currentFile"]
+    return out
+
+
+@payload.register
+def _progress(value: Progress) -> dict:
+    return progress_fields(value)
+
+
+def job_started(job: SyncJob) -> dict:
+    """sync_start's answer when it does not wait."""
+    return {"jobId": job.job_id}
+
+
+@payload.register
+def sync_job(job: SyncJob) -> dict:
+    return {"jobId": job.job_id, "state": job.state, **progress_fields(job.progress),
+            **({"error": job.error} if job.error else {})}
+
+
+@payload.register
+def pass_report(report: PassReport) -> dict:
+    return {"kind": report.kind, "paths": report.paths, **progress_fields(report.progress, current=False),
+            "seconds": round(report.seconds, 2),
+            "finishedAt": datetime.fromtimestamp(report.finished_at, UTC).isoformat(timespec="seconds")}
+
+
+@payload.register
+def watch_state(state: WatchState) -> dict:
+    return {
+        "watching": state.watching,
+        "mode": state.mode,
+        "roots": list(state.roots),
+        "debounceSeconds": state.debounce_seconds,
+        "reconcileEverySeconds": state.reconcile_every_seconds,
+        "nextReconcileInSeconds": state.next_reconcile_in_seconds,
+        "passes": state.passes,
+        "running": state.running,
+        "queued": state.queued,
+        "queuedPaths": list(state.queued_paths),
+        "lastPass": pass_report(state.last_pass) if state.last_pass is not None else None,
+        **_present(pollIntervalSeconds=state.poll_interval_seconds, waitingForLock=state.waiting_for_lock,
+                   lastError=state.last_error, notificationError=state.notification_error, warning=state.warning),
+    }
+
+
+@payload.register
+def _sync_status(value: SyncStatus) -> dict:
+    out = sync_job(value.job) if value.job is not None else {}
+    if value.watch is not None:
+        out["watch"] = watch_state(value.watch)
+    return out
+
+
+def index_stats(stats: IndexStats) -> dict:
+    return {
+        "sourceCount": stats.source_count,
+        "chunkCount": stats.chunk_count,
+        "sectionCount": stats.section_count,
+        "staleChunkCount": stats.stale_chunk_count,
+        "chunkScheme": stats.chunk_scheme,
+        "indexModel": stats.index_model,
+        "dimension": stats.dimension,
+        "schemaVersion": stats.schema_version,
+        "sqliteVersion": stats.sqlite_version,
+    }
+
+
+@payload.register
+def _status(value: Status) -> dict:
+    out = {
+        "version": value.version,
+        "roots": list(value.roots),
+        "dbPath": value.db_path,
+        "model": value.model,
+        "hybridWeight": value.hybrid_weight,
+        **_present(hybridWeightForQuestions=value.hybrid_weight_for_questions),
+        "chunkTokenBudget": value.chunk_token_budget,
+        "chunkScheme": value.chunk_scheme,
+        "readOnly": value.read_only,
+    }
+    if value.watch is not None:
+        out["watch"] = watch_state(value.watch)
+    if value.index_error is not None:
+        out["indexError"] = value.index_error
+    if value.stats is not None:
+        out.update(index_stats(value.stats))  # chunkScheme, already there, keeps its place
+    if value.collections is not None:
+        out["collections"] = [collection(info) for info in value.collections]
+    if value.git_state is not None:
+        out["gitState"] = list(value.git_state)
+    return out | _present(schemeWarning=value.scheme_warning)
+
+
+@payload.register
+def _config_failure(value: ConfigFailure) -> dict:
+    return {"version": value.version, "configError": value.error}
+
+
+def check(value: Check) -> dict:
+    return {"name": value.name, "ok": value.ok, "detail": value.detail, **({} if value.ok else {"fix": value.fix})}
+
+
+@payload.register
+def _doctor(value: DoctorReport) -> dict:
+    return {"ok": value.ok, "version": value.version, "python": value.python,
+            "checks": [check(c) for c in value.checks]}
+
+
+@payload.register
+def _backup(value: BackupResult) -> dict:
+    return {"source": value.source, "backup": value.backup, "bytes": value.bytes, "integrity": value.integrity}

@@ -212,7 +212,7 @@ def phase_ingest(spec: dict) -> dict:
     log(f"[ingest] cold sync of {files} files ...")
     stats, seconds, progress = timed_sync(corpus, db_path, spec["model_path"], encoder)
     ingest_peak = peak_rss_mb()
-    chunks = stats["chunkCount"]
+    chunks = stats.chunk_count
     timings = dict(progress.timings)
     size = db_bytes(db_path)
     log(f"[ingest] cold: {progress.done} files, {chunks} chunks in {seconds:.1f} s; no-change sync ...")
@@ -448,6 +448,7 @@ def read_queries(path: Path, count: int) -> list[str]:
 
 def phase_serve(spec: dict) -> dict:
     from minirag.app import App
+    from minirag.results import payload
     from minirag.search import vector as vectors
 
     work, size = Path(spec["workdir"]), spec["size"]
@@ -483,7 +484,7 @@ def phase_serve(spec: dict) -> dict:
         for _ in range(spec["repeat"]):
             for q in queries:
                 started = time.perf_counter()
-                result = app.query(q, top_k=10)
+                result = payload(app.query(q, top_k=10))  # shaped too, as both faces do
                 samples.append((time.perf_counter() - started) * 1000)
                 hits += len(result["results"])
         out[mode] = {

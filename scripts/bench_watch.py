@@ -135,7 +135,7 @@ def wait_idle(app, reports: list, quiet: float = 2.0, timeout: float = 600.0) ->
     seen, since = len(reports), time.monotonic()
     while time.monotonic() < end:
         state = app.watch_state()
-        if state["queued"] or state["running"] or len(reports) != seen:
+        if state.queued or state.running or len(reports) != seen:
             seen, since = len(reports), time.monotonic()
         elif time.monotonic() - since >= quiet:
             return
@@ -172,8 +172,8 @@ def phase_latency(spec: dict) -> dict:
         target.write_text(markdown(rng, "Edited page", extra=f"The marker word is {token}."))
 
         def searchable(token=token) -> bool:
-            hits = app.query(token, top_k=1)["results"]
-            return bool(hits) and hits[0]["source"] == str(target) and token in hits[0]["text"]
+            hits = app.query(token, top_k=1).hits
+            return bool(hits) and hits[0].source == str(target) and token in hits[0].text
 
         wait_for(searchable, timeout=60, interval=0.02)
         samples.append((time.perf_counter() - started) * 1000)

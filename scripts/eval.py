@@ -22,9 +22,13 @@ import tempfile
 import time
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+if TYPE_CHECKING:
+    from minirag.values import QueryResult
 
 MODES = {"vector": 0.0, "keyword": 1.0}  # hybrid uses the configured RAG_HYBRID_WEIGHT
 
@@ -46,10 +50,10 @@ def read_qrels(path: Path) -> dict[str, dict[str, int]]:
     return qrels
 
 
-def ranked_sources(result: dict) -> list[str]:
+def ranked_sources(result: QueryResult) -> list[str]:
     seen: dict[str, None] = {}
-    for hit in result["results"]:
-        seen.setdefault(hit["source"], None)
+    for hit in result.hits:
+        seen.setdefault(hit.source, None)
     return list(seen)
 
 
@@ -101,16 +105,16 @@ def evaluate(directory: Path, config, encoder, index_dir: Path | None, log,
     base = replace(config, db_path=db_path)
     app = App(base, encoder=encoder)
     stats = app.index.stats() if db_path.exists() else None
-    if stats is None or stats["sourceCount"] != len(corpus) or stats["staleChunkCount"]:
+    if stats is None or stats.source_count != len(corpus) or stats.stale_chunk_count:
         log(f"{directory.name}: ingesting {len(corpus)} documents\n")
         ingest_corpus(app, corpus, log)
     stats = app.index.stats()
-    out: dict = {"_meta": {"documents": len(corpus), "queries": len(judged), "chunks": stats["chunkCount"]}}
+    out: dict = {"_meta": {"documents": len(corpus), "queries": len(judged), "chunks": stats.chunk_count}}
     if keyword_budget_share is not None:
         # Term narrowing starts above KEYWORD_ROW_BUDGET chunks; a budget that is the same share
         # of this small corpus as it is of a large one shows what narrowing costs in quality.
         keyword_search.KEYWORD_ROW_BUDGET, keyword_search.KEYWORD_ROW_SHARE = 1, keyword_budget_share
-        out["_meta"]["keyword_row_budget"] = max(1, round(keyword_budget_share * stats["chunkCount"]))
+        out["_meta"]["keyword_row_budget"] = max(1, round(keyword_budget_share * stats.chunk_count))
     for mode, weight in [("vector", MODES["vector"]), ("keyword", MODES["keyword"]), ("hybrid", config.hybrid_weight)]:
         mode_app = App(replace(base, hybrid_weight=weight), encoder=encoder)
         totals = dict.fromkeys(("ndcg@10", "mrr@10", "recall@10", "recall@100"), 0.0)

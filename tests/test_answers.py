@@ -109,7 +109,7 @@ async def test_a_query_fills_the_budget_in_rank_order_and_sends_each_parent_once
 async def test_reading_a_file_page_by_page_gives_back_exactly_its_text(largest, tiny_model_dir, tiny_encoder):
     docs, _db = largest
     state = _state(largest, tiny_model_dir, tiny_encoder)
-    whole = state.app.read(str(docs / EPUB), budgeted=False)["text"]
+    whole = state.app.read(str(docs / EPUB), budgeted=False).text
     assert estimate_tokens(whole) > 3 * DEFAULT_MAX_RESPONSE_TOKENS  # the book does not fit one result
     pages, offset = [], 0
     async with Client(build_server(state)) as client:

@@ -12,7 +12,7 @@ from minirag.ingest.sync import run_sync
 def test_readers_never_see_a_half_replaced_source(app, docs):
     path = write(docs / "doc.md", "\n\n".join(f"## Part {i}\n\nOLD version paragraph {i}." for i in range(40)))
     run_sync(app.pipeline, list(app.config.roots))
-    old_count = app.index.source_row(str(path))["chunkCount"]
+    old_count = app.index.source_row(str(path)).chunk_count
     write(path, "\n\n".join(f"## Part {i}\n\nNEW version text number {i}, longer." for i in range(25)))
 
     seen, stop = [], threading.Event()
@@ -35,7 +35,7 @@ def test_readers_never_see_a_half_replaced_source(app, docs):
     finally:
         stop.set()
         thread.join()
-    new_count = app.index.source_row(str(path))["chunkCount"]
+    new_count = app.index.source_row(str(path)).chunk_count
     assert seen
     for has_old, has_new, count in seen:
         assert not (True in has_old and True in has_new)

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from minirag.errors import IndexUnavailable, InvalidArgument
+from minirag.results import payload
 from minirag.store import connection as db
 from minirag.store.backup import backup
 
@@ -28,7 +29,7 @@ def indexed(make_app, docs):
         shutil.copy(FIXTURE_DOCS / name, docs / name)
     app = make_app()
     progress = app.ingest_paths([str(docs)])
-    assert progress.to_dict()["ingested"] == len(REAL_DOCS) and not progress.failed, progress.warnings
+    assert progress.done == len(REAL_DOCS) and not progress.failed, progress.warnings
     return app
 
 
@@ -60,17 +61,17 @@ def consistency(path: Path) -> dict:
 def assert_same_answers(make_app, original, copy_path: Path) -> None:
     copy = make_app(db_path=str(copy_path), read_only=True)
     for text in QUERIES:
-        expected = original.query(text, top_k=5)
+        expected = payload(original.query(text, top_k=5))
         assert expected["results"], f"no results for {text!r} in the original"
-        assert copy.query(text, top_k=5) == expected
+        assert payload(copy.query(text, top_k=5)) == expected
 
 
 def test_a_backup_passes_integrity_check_and_answers_like_the_original(indexed, make_app, tmp_path):
     dest = tmp_path / "backups" / "copy.db"
     dest.parent.mkdir()
     result = backup(indexed.config.db_path, dest)  # the app still holds its writer connection open
-    assert result["integrity"] == "ok" and result["backup"] == str(dest)
-    assert result["bytes"] == dest.stat().st_size > 0
+    assert result.integrity == "ok" and result.backup == str(dest)
+    assert result.bytes == dest.stat().st_size > 0
     assert integrity(dest) == "ok"
     assert not dest.with_name("copy.db.partial").exists()
     assert not Path(f"{dest}-wal").exists(), "the copy must be one self-contained file"
@@ -118,7 +119,7 @@ def test_a_backup_taken_while_another_thread_keeps_writing_is_consistent(indexed
             before = len(written)
             while len(written) == before and thread.is_alive():  # a write lands between backups
                 stop.wait(0.01)
-            copies.append(Path(backup(indexed.config.db_path, tmp_path / f"copy-{n}.db")["backup"]))
+            copies.append(Path(backup(indexed.config.db_path, tmp_path / f"copy-{n}.db").backup))
     finally:
         stop.set()
         thread.join(timeout=60)
@@ -132,7 +133,7 @@ def test_a_backup_taken_while_another_thread_keeps_writing_is_consistent(indexed
         assert state["chunks"] == state["fts_rows"] == state["vectors"], state
         sizes.append(state["chunks"])
         copy_app = make_app(db_path=str(copy), read_only=True)
-        assert copy_app.query("lantern copper river", top_k=3)["results"]
+        assert payload(copy_app.query("lantern copper river", top_k=3))["results"]
     assert sizes == sorted(sizes), "later backups see at least as much as earlier ones"
 
 
@@ -166,9 +167,9 @@ def test_a_backup_never_replaces_what_is_not_an_earlier_backup(indexed, tmp_path
             backup(index, dest)
     assert note.read_text() == "# Precious\n\nNot a backup."
     assert (tmp_path / "link.db").is_symlink() and stat.S_ISFIFO(os.lstat(fifo).st_mode)
-    assert backup(index, elsewhere)["integrity"] == "ok"  # an earlier backup is replaced
+    assert backup(index, elsewhere).integrity == "ok"  # an earlier backup is replaced
     (tmp_path / "empty.db").touch()
-    assert backup(index, tmp_path / "empty.db")["integrity"] == "ok"
+    assert backup(index, tmp_path / "empty.db").integrity == "ok"
 
 
 def test_a_backup_never_replaces_a_database_in_use(indexed, tmp_path):

@@ -44,20 +44,20 @@ def test_a_failed_file_makes_ingest_exit_1_with_a_warning_and_the_rest_indexed(r
 
 def test_a_human_query_shows_the_breadcrumb_once_and_the_text_without_markdown_escapes(app, docs):
     """The human formatting of real results, from the formatter itself."""
-    from minirag import cli
     from minirag.ingest.sync import run_sync
+    from minirag.results import payload, query_text
 
     write(docs / "guide.md", "# Guide\n\n## Install\n\nSet toml\\_str and \\*s\\* before the otters arrive.")
     write(docs / "regex.txt", "Match C:\\temp\\(x) with \\d+\\.\\d+ in plain text about herons.")
     run_sync(app.pipeline, list(app.config.roots))
-    lines = cli._fmt_query(app.query("otters arrive", top_k=1)).splitlines()
+    lines = query_text(payload(app.query("otters arrive", top_k=1))).splitlines()
     assert lines[1].strip() == "Guide > Install"
     assert lines[2].strip() == "Set toml_str and *s* before the otters arrive."
     scope = str(docs / "else where")
-    scoped = cli._fmt_query(app.query("otters arrive", scope=scope), scope)
+    scoped = query_text(payload(app.query("otters arrive", scope=scope)), scope)
     assert scoped.startswith(f"no results under {scope}")
     assert f"minirag list --scope '{scope}'" in scoped  # pasteable: quoted for the shell
-    shown = cli._fmt_query(app.query("herons plain text", top_k=1))
+    shown = query_text(payload(app.query("herons plain text", top_k=1)))
     assert "C:\\temp\\(x) with \\d+\\.\\d+" in shown  # a .txt file's backslashes are its own
 
 

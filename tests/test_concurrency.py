@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from conftest import ROOT
 
+from minirag.results import payload
 from minirag.store import connection as db
 
 pytestmark = pytest.mark.slow  # several processes write one index at once
@@ -51,7 +52,7 @@ def test_a_cli_sync_a_cli_ingest_a_querying_app_and_a_writing_app_share_one_inde
     db_path = tmp_path / "index.db"
     reader = make_app(base_dirs=[str(r) for r in roots], db_path=str(db_path))
     writer = make_app(base_dirs=[str(r) for r in roots], db_path=str(db_path))
-    assert writer.index.stats()["sourceCount"] == 0  # the index exists (empty) before anyone queries it
+    assert writer.index.stats().source_count == 0  # the index exists (empty) before anyone queries it
     errors: list[str] = []
     queries = 0
     stop = threading.Event()
@@ -111,5 +112,5 @@ def test_a_cli_sync_a_cli_ingest_a_querying_app_and_a_writing_app_share_one_inde
     assert set(rows) == expected
     assert all(count > 0 for count in rows.values()), {s: c for s, c in rows.items() if not c}
     assert chunk_ids == fts_ids == vec_ids
-    hits = reader.query("note number 7", top_k=20)["results"]
+    hits = payload(reader.query("note number 7", top_k=20))["results"]
     assert "note-7" in {h["source"] for h in hits}

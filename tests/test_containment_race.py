@@ -13,6 +13,7 @@ import pytest
 from conftest import write
 
 from minirag.errors import MiniragError
+from minirag.results import payload
 
 SECRET = "OUTSIDE-SECRET-7f3a9c"
 SWAP_SECONDS = 4.0
@@ -84,7 +85,7 @@ def test_swapping_a_file_and_a_folder_for_outside_links_never_lets_outside_bytes
             thread.join(10)
     assert not _secret_rows(app)
     assert ingests + refused > 20 and syncs > 3  # the race was really run, many times
-    hits = app.query(SECRET, top_k=50)["results"]
+    hits = payload(app.query(SECRET, top_k=50))["results"]
     assert all(SECRET not in h["text"] for h in hits)
 
 
@@ -111,14 +112,14 @@ def test_list_rechecking_a_touched_file_reads_it_as_a_sync_would(app, docs, tmp_
 
     monkeypatch.setattr(listing, "walk_roots", walk_then_swap)
     answer: dict = {}
-    worker = threading.Thread(target=lambda: answer.update(app.list_files()), daemon=True)
+    worker = threading.Thread(target=lambda: answer.update(listing=app.list_files()), daemon=True)
     worker.start()
     worker.join(30)
     if worker.is_alive() and swap_in == "fifo":
         with open(note, "wb"):  # release the blocked reader
             pass
     assert not worker.is_alive() and answer, "list_files blocked"
-    assert {f["source"]: f["state"] for f in answer["files"]} == {str(note): "stale"}
+    assert {f.source: f.state for f in answer["listing"].files} == {str(note): "stale"}
 
 
 _SYS_RENAMEAT2 = {"x86_64": 316, "aarch64": 276}.get(os.uname().machine)
@@ -180,5 +181,5 @@ def test_swapping_the_root_itself_for_a_link_outside_never_stores_or_serves_outs
     assert docs.is_dir() and not docs.is_symlink() and swaps > 10 and ingests + refused > 5
     print(f"{swaps} swaps, {ingests} ingests, {refused} refused")
     assert not _secret_rows(app)
-    assert "gardening" in app.read(str(note))["text"]
-    assert all(SECRET not in h["text"] for h in app.query("payroll employee", top_k=50)["results"])
+    assert "gardening" in app.read(str(note)).text
+    assert all(SECRET not in h["text"] for h in payload(app.query("payroll employee", top_k=50))["results"])

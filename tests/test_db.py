@@ -137,7 +137,7 @@ def test_a_write_past_the_file_size_limit_says_no_room_not_disk_io_error(app, do
     message = str(caught.value)
     assert message.startswith(f"no room to write the index {app.config.db_path}") and "\n" not in message
     assert "file size limit" in message
-    assert [s["source"] for s in app.index.list_sources()] == [str(docs / "small.md")]
+    assert [s.source for s in app.index.list_sources()] == [str(docs / "small.md")]
 
 
 def test_query_on_a_zero_length_index_file_writes_nothing_into_it(make_app, tmp_path):
@@ -151,6 +151,6 @@ def test_query_on_a_zero_length_index_file_writes_nothing_into_it(make_app, tmp_
     assert "is empty" in str(caught.value)
     with pytest.raises(MiniragError, match="is empty"):
         app.list_files()
-    assert "is empty" in app.status()["indexError"]
+    assert "is empty" in app.status().index_error
     assert db.stat().st_size == 0
     assert not (tmp_path / "empty.db-wal").exists()

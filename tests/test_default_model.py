@@ -17,6 +17,7 @@ import pytest
 from conftest import write
 
 from minirag.config import load_config
+from minirag.results import payload
 
 _CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
 # build.sh's default folder; older checkouts built it under minirag-test-models.
@@ -70,7 +71,7 @@ def run(config):
     try:
         app.sync()
         encoder = app.encoder
-        return encoder, [app.query(q, top_k=3)["results"] for q in QUERIES]
+        return encoder, [payload(app.query(q, top_k=3))["results"] for q in QUERIES]
     finally:
         app.close()
 

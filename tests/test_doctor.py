@@ -10,23 +10,24 @@ import shutil
 import pytest
 
 from minirag.config import ConfigError, load_config
-from minirag.doctor import config_failure, format_checks, run_checks
+from minirag.doctor import Check, DoctorReport, config_failure, format_checks, run_checks
+from minirag.results import payload
 
 CHECK_NAMES = ["sqlite", "model", "roots", "index", "model-match", "replica"]
 
 
-def by_name(result: dict) -> dict:
-    return {c["name"]: c for c in result["checks"]}
+def by_name(result: DoctorReport) -> dict[str, Check]:
+    return {c.name: c for c in result.checks}
 
 
 def test_a_good_configuration_passes_every_check_without_creating_the_index(make_config):
     config = make_config()
     result = run_checks(config)
-    assert [c["name"] for c in result["checks"]] == CHECK_NAMES
-    assert result["ok"], format_checks(result)
-    assert all(c["ok"] and "fix" not in c for c in result["checks"])
-    assert "sqlite-vec" in by_name(result)["sqlite"]["detail"] and "FTS5" in by_name(result)["sqlite"]["detail"]
-    assert "MODEL_PATH" in by_name(result)["model"]["detail"]
+    assert [c.name for c in result.checks] == CHECK_NAMES
+    assert result.ok, format_checks(result)
+    assert all(c.ok and c.fix is None for c in result.checks)
+    assert "sqlite-vec" in by_name(result)["sqlite"].detail and "FTS5" in by_name(result)["sqlite"].detail
+    assert "MODEL_PATH" in by_name(result)["model"].detail
     assert not config.db_path.exists(), "doctor must not create the index"
     assert format_checks(result).endswith("all checks passed")
 
@@ -35,21 +36,21 @@ def test_an_existing_index_built_with_the_configured_model_passes(app, docs):
     (docs / "a.md").write_text("# Title\n\nSome words about lanterns.\n", encoding="utf-8")
     app.ingest_paths([str(docs)])
     result = run_checks(app.config)
-    assert result["ok"], format_checks(result)
+    assert result.ok, format_checks(result)
     checks = by_name(result)
-    assert "1 sources" in checks["index"]["detail"]
-    assert app.encoder.model_id in checks["model-match"]["detail"]
+    assert "1 sources" in checks["index"].detail
+    assert app.encoder.model_id in checks["model-match"].detail
 
 
 def test_a_model_path_without_model_files_fails_with_a_fix(make_config, tmp_path):
     empty = tmp_path / "not-a-model"
     empty.mkdir()
     result = run_checks(make_config(model_path=str(empty)))
-    assert not result["ok"]
+    assert not result.ok
     model = by_name(result)["model"]
-    assert not model["ok"]
-    assert "model.onnx" in model["detail"] and str(empty) in model["detail"]
-    assert "MODEL_PATH" in model["fix"]
+    assert not model.ok
+    assert "model.onnx" in model.detail and str(empty) in model.detail
+    assert "MODEL_PATH" in model.fix
     assert "fix: " in format_checks(result) and "1 check failed" in format_checks(result)
 
 
@@ -58,8 +59,8 @@ def test_an_index_location_that_cannot_be_created_fails_with_a_fix(make_config, 
     blocker.write_text("not a folder")
     result = run_checks(make_config(db_path=str(blocker / "sub" / "index.db")))
     index = by_name(result)["index"]
-    assert not result["ok"] and not index["ok"]
-    assert "not writable" in index["detail"] and "DB_PATH" in index["fix"]
+    assert not result.ok and not index.ok
+    assert "not writable" in index.detail and "DB_PATH" in index.fix
     assert not (blocker / "sub").exists()
 
 
@@ -72,20 +73,20 @@ def test_an_unwritable_index_folder_fails_with_a_fix(make_config, tmp_path):
         index = by_name(run_checks(make_config(db_path=str(locked / "index.db"))))["index"]
     finally:
         locked.chmod(0o755)
-    assert not index["ok"] and "not writable" in index["detail"] and "DB_PATH" in index["fix"]
+    assert not index.ok and "not writable" in index.detail and "DB_PATH" in index.fix
 
 
 def test_read_only_mode_without_an_index_fails_and_creates_nothing(make_config, tmp_path):
     result = run_checks(make_config(read_only=True))
     index = by_name(result)["index"]
-    assert not index["ok"] and "read-only" in index["detail"] and "minirag sync" in index["fix"]
+    assert not index.ok and "read-only" in index.detail and "minirag sync" in index.fix
     assert not (tmp_path / "index.db").exists()
 
 
 def test_a_file_that_is_not_an_index_is_reported_not_raised(make_config, tmp_path):
     (tmp_path / "index.db").write_bytes(b"this is not a database" * 100)
     index = by_name(run_checks(make_config()))["index"]
-    assert not index["ok"] and "cannot read" in index["detail"] and "backup" in index["fix"]
+    assert not index.ok and "cannot read" in index.detail and "backup" in index.fix
 
 
 def test_an_index_built_with_another_model_is_a_failing_check(app, docs, make_config):
@@ -94,16 +95,16 @@ def test_an_index_built_with_another_model_is_a_failing_check(app, docs, make_co
     app.close()
     other = make_config(model_path=None, model_name="intfloat/multilingual-e5-small")
     match = by_name(run_checks(other))["model-match"]
-    assert not match["ok"]
-    assert app.encoder.model_id in match["detail"] and "multilingual-e5-small" in match["detail"]
-    assert "DB_PATH" in match["fix"]
+    assert not match.ok
+    assert app.encoder.model_id in match.detail and "multilingual-e5-small" in match.detail
+    assert "DB_PATH" in match.fix
 
 
 def test_an_uncached_hub_model_fails_fast_with_offline_advice(make_config, tmp_path, monkeypatch):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     config = make_config(model_path=None, model_name="intfloat/multilingual-e5-small", cache_dir=str(tmp_path / "c"))
     model = by_name(run_checks(config))["model"]
-    assert not model["ok"] and "not in the model cache" in model["detail"] and "MODEL_PATH" in model["fix"]
+    assert not model.ok and "not in the model cache" in model.detail and "MODEL_PATH" in model.fix
     assert not (tmp_path / "c").exists(), "doctor must not download (or create a cache)"
 
 
@@ -111,12 +112,12 @@ def test_a_configuration_error_has_the_same_shape(tmp_path):
     with pytest.raises(ConfigError) as caught:
         load_config(env={"BASE_DIRS": "not json"}, cwd=tmp_path)
     result = config_failure(caught.value)
-    assert not result["ok"] and result["checks"][0]["name"] == "config"
+    assert not result.ok and result.checks[0].name == "config"
     assert "BASE_DIRS" in format_checks(result)
 
 
 def test_the_result_is_json_serializable(make_config):
-    json.dumps(run_checks(make_config()))
+    json.dumps(payload(run_checks(make_config())))
 
 
 def _cli_has_doctor() -> bool:
@@ -147,4 +148,4 @@ def test_model_files_that_exist_but_do_not_load_fail_the_model_check(make_config
     if tokenizer is not None:
         (broken / "tokenizer.json").write_bytes(tokenizer)
     model = by_name(run_checks(make_config(model_path=str(broken))))["model"]
-    assert not model["ok"] and "does not load" in model["detail"] and "download again" in model["fix"]
+    assert not model.ok and "does not load" in model.detail and "download again" in model.fix

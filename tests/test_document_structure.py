@@ -133,10 +133,10 @@ def test_an_index_cut_by_the_previous_scheme_is_re_cut_and_only_changed_chunks_e
     embedded = len(counting.embedded)
     app = App(make_config(), encoder=counting)
     try:
-        assert {f["state"] for f in app.list_files()["files"]} == {"stale_scheme"}
+        assert {f.state for f in app.list_files().files} == {"stale_scheme"}
         assert run_sync(app.pipeline, list(app.config.roots)).done == 2
         again = counting.embedded[embedded:]
         assert again and all("harbours" not in text for text in again)  # the unchanged chunk's vector was kept
-        assert {f["state"] for f in app.list_files()["files"]} == {"indexed"}
+        assert {f.state for f in app.list_files().files} == {"indexed"}
     finally:
         app.close()

@@ -9,8 +9,8 @@ import shutil
 from conftest import write
 
 from minirag.cli import main
-from minirag.doctor import format_checks
-from minirag.results import hit_dict
+from minirag.doctor import Check, DoctorReport, format_checks
+from minirag.results import hit_dict, payload
 from minirag.search.fusion import Hit
 
 OTTERS = "# Otters\n\nSea otters hold hands while they sleep so they do not drift apart."
@@ -24,7 +24,7 @@ def test_keyword_only_search_under_a_distance_cap_keeps_the_hits_within_it(make_
     write(docs / "otters.md", OTTERS)
     app = make_app({"RAG_HYBRID_WEIGHT": "1", "RAG_MAX_DISTANCE": "2"})
     app.sync()
-    hits = app.query("otters sleep")["results"]
+    hits = payload(app.query("otters sleep"))["results"]
     assert hits and all(h["distance"] is not None and h["distance"] <= 2 for h in hits)
 
 
@@ -83,12 +83,11 @@ def test_a_distance_that_rounds_to_zero_is_never_negative_zero():
 
 
 def test_data_without_a_title_has_a_null_title(app):
-    assert app.ingest_data("just some words without a heading", "notes/plain")["title"] is None
+    assert payload(app.ingest_data("just some words without a heading", "notes/plain"))["title"] is None
 
 
 def test_one_failed_check_is_one_check():
-    result = {"version": "x", "python": "3", "ok": False,
-              "checks": [{"name": "model", "ok": False, "detail": "missing", "fix": "build it"}]}
+    result = DoctorReport(False, "x", "3", (Check("model", False, "missing", "build it"),))
     assert format_checks(result).endswith("\n1 check failed")
 
 
@@ -155,5 +154,5 @@ def test_the_default_model_without_a_hub_is_one_command_named_by_the_error_and_d
     with pytest.raises(ModelUnavailable, match=f"hub is unreachable.*run `{DEFAULT_MODEL_BUILD}` in minirag's source"):
         resolve(DEFAULT_MODEL, None, tmp_path / "empty-cache")
     config = make_config({"CACHE_DIR": str(tmp_path / "empty-cache")}, model_path=None)
-    model = next(c for c in run_checks(config)["checks"] if c["name"] == "model")
-    assert not model["ok"] and DEFAULT_MODEL_BUILD in model["fix"]
+    model = next(c for c in run_checks(config).checks if c.name == "model")
+    assert not model.ok and DEFAULT_MODEL_BUILD in model.fix

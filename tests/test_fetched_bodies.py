@@ -98,20 +98,20 @@ def test_an_archive_that_is_not_a_document_is_refused(app, served):
 def test_random_bytes_served_as_text_are_refused_as_binary(app, served):
     with pytest.raises(ConversionFailed, match="binary"):
         app.ingest_url(served + "/noise")
-    assert app.index.stats()["chunkCount"] == 0
+    assert app.index.stats().chunk_count == 0
 
 
 @pytest.mark.slow
 def test_a_document_served_as_octet_stream_is_recognised_by_its_bytes(app, served):
     result = app.ingest_url(served + "/doc")
-    assert result["chunkCount"] > 0
+    assert result.chunk_count > 0
     assert sniff_format(Path(FIXTURE_DOCX).read_bytes(), "application/octet-stream", served + "/doc") == ".docx"
 
 
 def test_html_served_as_plain_text_is_converted_as_html(app, served):
     result = app.ingest_url(served + "/page")
-    assert result["title"] == "Otters"
-    assert "<p>" not in app.read(served + "/page")["text"]
+    assert result.title == "Otters"
+    assert "<p>" not in app.read(served + "/page").text
 
 
 @pytest.mark.parametrize(("body", "mimetype", "expected"), [

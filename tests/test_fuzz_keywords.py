@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from minirag import keywords
 from minirag.app import visible
+from minirag.results import payload
 from minirag.store import connection as db
 from minirag.store import schema
 
@@ -90,4 +91,4 @@ def test_the_app_answers_every_fts5_syntax_character_without_an_error(app, docs)
     for text in [*NASTY, '"unbalanced', "otters*", "NEAR(otters hands, 2)", "otters -hands", "body:otters",
                  "^otters", "(otters OR", "a" * 5000, " ".join(["otters"] * 500)]:
         if visible(text):  # an invisible query is refused as empty (test_search)
-            assert isinstance(app.query(text, top_k=3)["results"], list), text
+            assert isinstance(payload(app.query(text, top_k=3))["results"], list), text

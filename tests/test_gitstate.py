@@ -99,7 +99,7 @@ def test_a_sync_runs_no_program_the_roots_git_config_names(repo, tmp_path, make_
     plant(repo, markers)
     app = make_app()
     app.sync()
-    states = app.status()["gitState"]
+    states = app.status().git_state
     assert sorted(p.name for p in markers.iterdir()) == []
     assert [(s["root"], s["commit"], s["dirty"]) for s in states] == [(str(repo), git(repo, "rev-parse", "HEAD"),
                                                                          True)]
@@ -108,10 +108,10 @@ def test_a_sync_runs_no_program_the_roots_git_config_names(repo, tmp_path, make_
 def test_a_clean_tree_reads_clean_and_a_new_file_reads_dirty(repo, tmp_path, make_app):
     app = make_app()
     app.sync()
-    assert app.status()["gitState"][0]["dirty"] is False
+    assert app.status().git_state[0]["dirty"] is False
     write(repo / "new.md", "# New\n\nA fresh page.\n")
     app.sync()
-    assert app.status()["gitState"][0]["dirty"] is True
+    assert app.status().git_state[0]["dirty"] is True
 
 
 def test_the_commit_is_read_from_loose_and_packed_refs_and_a_detached_head(repo):

@@ -19,6 +19,7 @@ import minirag.app
 import minirag.ingest.sync
 from minirag.ingest.pipeline import Progress
 from minirag.ingest.sync import run_sync
+from minirag.results import payload
 
 HOSTILE = FIXTURES / "hostile"
 SINGLE_LINE_BYTES = 256 * 1024  # the real path; the 50 MiB one is refused by MAX_FILE_SIZE below
@@ -94,14 +95,14 @@ def warning_for(progress: Progress, name: str) -> str:
 def assert_hostile_outcome(app, progress: Progress, root: Path) -> None:
     for name, fragment in EXPECTED_WARNINGS.items():
         assert fragment in warning_for(progress, name), name
-    indexed = {row["source"] for row in app.index.list_sources()}
+    indexed = {row.source for row in app.index.list_sources()}
     for name in EXPECTED_WARNINGS.keys() - INDEXED_WITH_WARNING:
         assert str(root / name) not in indexed, name
     for name in (*GOOD, "encrypted_empty_user_password.pdf", "single_line.txt", "invalid_utf8.txt"):
         assert str(root / name) in indexed, name
     assert progress.failed == len(EXPECTED_WARNINGS) - len(INDEXED_WITH_WARNING)
     for query, name in (("quokka marsupial", "good_quokka.md"), ("glaciers carved fjords", "notes/good_fjord.txt")):
-        hits = app.query(query, top_k=3)["results"]
+        hits = payload(app.query(query, top_k=3))["results"]
         assert hits and hits[0]["source"] == str(root / name), (query, hits[:1])
 
 
@@ -159,7 +160,7 @@ def test_a_50_mib_single_line_file_over_max_file_size_is_refused_with_a_warning(
     progress = run_sync(app.pipeline, list(app.config.roots))
     assert "file too large" in warning_for(progress, big.name)
     assert (progress.done, progress.failed) == (1, 1)
-    assert {row["source"] for row in app.index.list_sources()} == {str(docs / "small.md")}
+    assert {row.source for row in app.index.list_sources()} == {str(docs / "small.md")}
 
 
 def test_an_unreadable_file_is_reported_and_skipped(app, docs):
@@ -173,7 +174,7 @@ def test_an_unreadable_file_is_reported_and_skipped(app, docs):
     finally:
         locked.chmod(0o644)
     assert "cannot read" in warning_for(progress, "locked.md")
-    assert {row["source"] for row in app.index.list_sources()} == {str(docs / "open.md")}
+    assert {row.source for row in app.index.list_sources()} == {str(docs / "open.md")}
 
 
 @pytest.mark.parametrize("limit, value", [("MAX_UNZIPPED_BYTES", 50_000), ("MAX_ZIP_MEMBERS", 5)])
@@ -294,6 +295,6 @@ def test_a_huge_word_is_cut_so_no_hit_or_parent_carries_megabytes(app):
     import json
 
     app.ingest_data("The glacier word " + "q" * 400_000 + " ends the glacier note", "notes/one-word")
-    answer = app.query("glacier", top_k=1)
+    answer = payload(app.query("glacier", top_k=1))
     assert answer["results"] and answer["results"][0]["sourceType"] == "data"
     assert len(json.dumps(answer)) < 40_000  # the hit and its parent section, not 400 KB

@@ -71,20 +71,20 @@ def test_every_file_of_a_repository_is_ignored_exactly_when_git_ignores_it(repo)
 
 def test_sync_leaves_ignored_files_out_and_drops_those_a_new_rule_names(app, repo):
     result = run_sync(app.pipeline, list(app.config.roots))
-    indexed = {row["source"] for row in app.index.list_sources()}
+    indexed = {row.source for row in app.index.list_sources()}
     assert indexed == {str(repo / n) for n in ("README.md", "docs/guide.md", "docs/important.log.md",
                                                 "src/vendor/own.md", "notes/a.md", "out/page.md")}
     assert result.done == 6 and not result.other_types  # ignored files are not "other types" either
     write(repo / "notes" / ".gitignore", "a.md\n")
     again = run_sync(app.pipeline, list(app.config.roots))
     assert again.deleted == 1 and str(repo / "notes" / "a.md") not in {
-        row["source"] for row in app.index.list_sources()}
+        row.source for row in app.index.list_sources()}
 
 
 def test_a_root_inside_a_repository_follows_the_gitignore_files_above_it(make_app, repo):
     app = make_app(base_dirs=[str(repo / "docs")])
     run_sync(app.pipeline, list(app.config.roots))
-    assert {row["source"] for row in app.index.list_sources()} == {
+    assert {row.source for row in app.index.list_sources()} == {
         str(repo / "docs" / "guide.md"), str(repo / "docs" / "important.log.md")}  # build/ from the top
 
 
@@ -92,12 +92,12 @@ def test_minignore_include_and_exclude_globs_each_leave_files_out(make_app, repo
     write(repo / ".minignore", "src/\n")
     app = make_app({"MINIRAG_INCLUDE": "docs/**,/README.md,src/**", "MINIRAG_GITIGNORE": "off"})
     run_sync(app.pipeline, list(app.config.roots))
-    assert {row["source"] for row in app.index.list_sources()} == {
+    assert {row.source for row in app.index.list_sources()} == {
         str(repo / n) for n in ("README.md", "docs/guide.md", "docs/important.log.md", "docs/scratch.md",
                                 "docs/out/page.md", "docs/build/x.md")}
     app = make_app(exclude=["docs/*.md", "/out/"])
     run_sync(app.pipeline, list(app.config.roots))
-    indexed = {row["source"] for row in app.index.list_sources()}
+    indexed = {row.source for row in app.index.list_sources()}
     assert str(repo / "README.md") in indexed and str(repo / "out" / "page.md") not in indexed
     assert not any(s.startswith(str(repo / "docs") + "/") and s.count("/") == str(repo).count("/") + 2
                    for s in indexed)
@@ -108,7 +108,7 @@ def test_a_glob_starting_with_a_roots_path_applies_to_that_root_only(make_app, r
     write(other / "out" / "page.md", "# Other out\n\nIn the second root.")
     app = make_app(base_dirs=[str(repo), str(other)], exclude=[f"{other}/out/"])
     run_sync(app.pipeline, list(app.config.roots))
-    indexed = {row["source"] for row in app.index.list_sources()}
+    indexed = {row.source for row in app.index.list_sources()}
     assert str(repo / "out" / "page.md") in indexed and str(other / "out" / "page.md") not in indexed
 
 
@@ -146,7 +146,7 @@ def test_a_watcher_follows_a_changed_ignore_file(make_app, repo):
     app.start_watching(on_pass=reports.append, debounce=0.3, lock_retry=0.2, reconcile_every=3600.0)
     try:
         eventually(lambda: reports, what="the initial pass")
-        sources = lambda: {row["source"] for row in app.index.list_sources()}  # noqa: E731
+        sources = lambda: {row.source for row in app.index.list_sources()}  # noqa: E731
         assert str(repo / "notes" / "a.md") in sources()
         write(repo / "notes" / ".minignore", "a.md\n")
         eventually(lambda: str(repo / "notes" / "a.md") not in sources(), what="the new rule")

@@ -13,6 +13,7 @@ import pytest
 from conftest import ROOT, write
 
 from minirag.errors import IndexUnavailable, MiniragError
+from minirag.results import payload
 from minirag.store import connection
 
 
@@ -35,7 +36,7 @@ def test_a_deleted_index_file_is_refused_and_never_written_into(indexed, docs):
     assert not path.exists()
     # An explicit sync starts a new file there and fills it.
     indexed.sync()
-    assert path.exists() and indexed.query("otters holding hands")["results"]
+    assert path.exists() and payload(indexed.query("otters holding hands"))["results"]
 
 
 def test_a_replaced_index_file_is_noticed_and_the_new_one_is_used(indexed, make_app, tmp_path, docs):
@@ -45,15 +46,15 @@ def test_a_replaced_index_file_is_noticed_and_the_new_one_is_used(indexed, make_
     other = make_app(base_dirs=[str(other_docs)], db_path=str(tmp_path / "other.db"))
     other.ingest_data("# Volcanoes\n\nMagma rises and erupts as lava.\n", "notes/volcano")
     other.close()
-    assert indexed.query("otters")["results"]
+    assert payload(indexed.query("otters"))["results"]
     shutil.copyfile(tmp_path / "other.db", tmp_path / "swap.db")
     (tmp_path / "swap.db").replace(indexed.config.db_path)  # a new inode under the same name
-    sources = {h["source"] for h in indexed.query("volcano lava", top_k=5)["results"]}
+    sources = {h["source"] for h in payload(indexed.query("volcano lava", top_k=5))["results"]}
     assert sources == {"notes/volcano"}
     indexed.ingest_data("# Note\n\nWritten into the new file.", "note-after-swap")
     indexed.close()
     reopened = make_app(base_dirs=[str(other_docs)], db_path=str(tmp_path / "index.db"))
-    assert "new file" in reopened.read("note-after-swap")["text"]
+    assert "new file" in reopened.read("note-after-swap").text
 
 
 def _damage(path, offset=8192, size=200 * 1024):
@@ -79,7 +80,7 @@ def test_a_damaged_index_gives_one_line_naming_the_file_and_the_fix(indexed, mak
     damaged = next(m for m in messages if "is damaged" in m)
     assert str(path) in damaged and "backup" in damaged and "minirag sync" in damaged
     assert "\n" not in damaged
-    assert "damaged" in app.status().get("indexError", "")
+    assert "damaged" in (app.status().index_error or "")
 
 
 def test_a_damaged_index_restored_by_a_rename_is_used_and_no_longer_reported(indexed, make_app, tmp_path):
@@ -92,10 +93,10 @@ def test_a_damaged_index_restored_by_a_rename_is_used_and_no_longer_reported(ind
     for operation in (lambda: app.query("otters hands"), lambda: app.list_files(), lambda: app.sync()):
         with contextlib.suppress(MiniragError):
             operation()
-    assert app.damage and "damaged" in app.status().get("indexError", "")
+    assert app.damage and "damaged" in (app.status().index_error or "")
     (tmp_path / "backup.db").replace(path)  # the restore, moved into place while the App runs
-    assert app.query("otters holding hands")["results"]
-    assert "indexError" not in app.status()
+    assert payload(app.query("otters holding hands"))["results"]
+    assert app.status().index_error is None
 
 
 def test_doctor_runs_quick_check_and_fails_on_a_damaged_index(indexed, make_config):
@@ -103,12 +104,12 @@ def test_doctor_runs_quick_check_and_fails_on_a_damaged_index(indexed, make_conf
 
     path = indexed.config.db_path
     indexed.close()
-    assert run_checks(make_config())["ok"]
+    assert run_checks(make_config()).ok
     _damage(path)
     result = run_checks(make_config())
-    index_check = next(c for c in result["checks"] if c["name"] == "index")
-    assert not result["ok"] and not index_check["ok"]
-    assert "backup" in index_check["fix"]
+    index_check = next(c for c in result.checks if c.name == "index")
+    assert not result.ok and not index_check.ok
+    assert "backup" in index_check.fix
 
 
 def test_the_cli_reports_a_damaged_index_in_one_line_with_exit_1(run_cli, indexed, docs, model_path):
@@ -166,8 +167,8 @@ def test_read_only_mode_works_on_a_read_only_filesystem(read_only_mount, make_ap
     writer.close()
     before = sorted(p.name for p in source.iterdir())
     reader = make_app({"MINIRAG_READ_ONLY": "1"}, db_path=str(mount / "index.db"))
-    assert reader.query("otters sleep")["results"]
-    assert reader.status()["chunkCount"] > 0 and "indexError" not in reader.status()
+    assert payload(reader.query("otters sleep"))["results"]
+    assert reader.status().stats.chunk_count > 0 and reader.status().index_error is None
     assert sorted(p.name for p in source.iterdir()) == before
 
 
@@ -179,12 +180,12 @@ def test_a_reader_on_a_read_only_mount_sees_what_a_writer_elsewhere_commits(read
     writer.sync()
     writer.close()  # no -wal, no -shm: the reader can only open it immutable
     reader = make_app({"MINIRAG_READ_ONLY": "1"}, db_path=str(mount / "index.db"))
-    assert reader.query("otters sleep")["results"]
+    assert payload(reader.query("otters sleep"))["results"]
     writer = make_app(db_path=str(source / "index.db"))
     for n, words in enumerate(["zanzibar quokka", "marmalade penguin"]):
         writer.ingest_data(f"# Note {n}\n\nThe {words} appears only here.", f"note-{n}")
-        sources = [h["source"] for h in reader.query(words)["results"]]
+        sources = [h["source"] for h in payload(reader.query(words))["results"]]
         assert f"note-{n}" in sources, (words, sources)
-        assert reader.status()["sourceCount"] == 2 + n
+        assert reader.status().stats.source_count == 2 + n
     writer.close()
-    assert "note-1" in [h["source"] for h in reader.query("marmalade penguin")["results"]]
+    assert "note-1" in [h["source"] for h in payload(reader.query("marmalade penguin"))["results"]]

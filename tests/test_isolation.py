@@ -21,6 +21,7 @@ from pdf_maker import pdf_of_objects
 from minirag.errors import ConversionFailed, MiniragError
 from minirag.ingest import isolation
 from minirag.ingest.sync import run_sync
+from minirag.results import payload
 
 # --- generators --------------------------------------------------------------------------
 
@@ -226,7 +227,7 @@ def test_every_bomb_costs_its_file_only_and_stays_remembered(make_app, docs, cou
         assert fragment in _warning(first, name), name
         assert "\n" not in _warning(first, name)
     assert (first.done, first.failed) == (1, len(BOMBS))
-    hits = app.query("wombats dig burrows", top_k=1)["results"]
+    hits = payload(app.query("wombats dig burrows", top_k=1))["results"]
     assert hits and hits[0]["source"] == str(docs / "good.md")
 
     counted.clear()
@@ -321,7 +322,7 @@ def test_ingest_url_converts_fetched_bombs_in_the_same_isolated_path(make_app):
         for path, fragment in (("/forms", "drawing bomb"), ("/sheet", "spreadsheet bomb")):
             with pytest.raises(MiniragError, match=fragment):
                 app.ingest_url(base + path)
-        assert app.ingest_url(base + "/fine")["title"] == "Echidna"
+        assert app.ingest_url(base + "/fine").title == "Echidna"
     finally:
         server.shutdown()
         server.server_close()
@@ -402,7 +403,7 @@ App(config).sync()
     progress = run_sync(app.pipeline, list(app.config.roots))
     assert progress.still_failing == 1 and progress.failed == 0
     assert "conversion never finished, twice" in app.index.excluded_states()[str(docs / "doomed.md")].reason
-    assert str(docs / "fine.md") in {row["source"] for row in app.index.list_sources()}
+    assert str(docs / "fine.md") in {row.source for row in app.index.list_sources()}
 
 
 def test_a_sync_stopped_mid_conversion_leaves_no_failure_behind(app, docs, monkeypatch):

@@ -14,6 +14,7 @@ from helpers.encoders import CountingEncoder
 
 from minirag import keywords, language
 from minirag.ingest.sync import run_sync
+from minirag.results import payload
 from minirag.store import connection as db
 
 
@@ -73,7 +74,7 @@ def multilingual(make_app, docs):
 
 
 def sources(app, query: str) -> list[str]:
-    return [hit["source"].rsplit("/", 1)[-1] for hit in app.query(query, top_k=10)["results"]]
+    return [hit["source"].rsplit("/", 1)[-1] for hit in payload(app.query(query, top_k=10))["results"]]
 
 
 def test_a_word_inside_a_cjk_run_is_found(multilingual):
@@ -111,10 +112,10 @@ def test_an_index_written_before_is_retokenized_on_the_next_write_open_without_r
     with caplog.at_level(logging.WARNING, logger="minirag.store.index"):
         app = App(make_config({"RAG_HYBRID_WEIGHT": "1"}, db_path=str(path), base_dirs=[str(root)]),
                   encoder=counting)
-        found = [hit["source"].rsplit("/", 1)[-1] for hit in app.query("消息", top_k=10)["results"]]
+        found = [hit["source"].rsplit("/", 1)[-1] for hit in payload(app.query("消息", top_k=10))["results"]]
     try:
         assert found == ["feishu.md"]
-        assert [hit["source"].rsplit("/", 1)[-1] for hit in app.query("Druckereinstellung", top_k=10)["results"]] \
+        assert [hit["source"].rsplit("/", 1)[-1] for hit in payload(app.query("Druckereinstellung", top_k=10))["results"]] \
             == ["drucker.md"]
         assert counting.embedded == []
         conn = app.index.conn

@@ -18,6 +18,7 @@ import pytest
 from conftest import FIXTURES, ROOT, write
 
 from minirag.doctor import check_replica
+from minirag.results import payload
 from minirag.store import connection as db
 from minirag.store import replica
 from minirag.store.replica import litestream_binary
@@ -82,7 +83,7 @@ def restore_when(config: Path, db_path: Path, out: Path, sources: int) -> Path:
 
 
 def ranked(app) -> list:
-    return [[(h["source"], h["chunkIndex"], h["score"], h["distance"]) for h in app.query(q, top_k=8)["results"]]
+    return [[(h["source"], h["chunkIndex"], h["score"], h["distance"]) for h in payload(app.query(q, top_k=8))["results"]]
             for q in QUERIES]
 
 
@@ -103,38 +104,38 @@ def test_sources_written_on_the_primary_answer_identically_from_a_restored_repli
     app.ingest_data("# Tides\n\nThe moon raises two tidal bulges a day.", "notes/tides", "markdown")
     restored = restore_when(config, app.config.db_path, tmp_path / "restored" / "index.db", sources=3)
     reader = make_app({"MINIRAG_READ_ONLY": "1"}, db_path=str(restored))
-    assert reader.index.stats()["sourceCount"] == 3
+    assert reader.index.stats().source_count == 3
     assert ranked(reader) == ranked(app)
     check = check_replica(app.config)
-    assert check["ok"] and "current" in check["detail"], check
+    assert check.ok and "current" in check.detail, check
 
 
 def test_doctor_says_the_replica_is_behind_once_litestream_stops_and_the_index_changes(primary, monkeypatch):
     app, config = primary
     app.ingest_data("# One\n\nFirst note.", "notes/one", "markdown")
     wait_until_current(config, app.config.db_path)
-    assert check_replica(app.config)["ok"]
+    assert check_replica(app.config).ok
     subprocess.run(["pkill", "-TERM", "-f", f"litestream replicate -config {config}"], check=False)
     time.sleep(2.5)  # LTX timestamps have whole seconds
     monkeypatch.setattr(replica, "SYNC_SLACK_S", 1.0)
     app.ingest_data("# Two\n\nSecond note, never replicated.", "notes/two", "markdown")
     check = check_replica(app.config)
-    assert not check["ok"] and "litestream replicate" in check["fix"], check
+    assert not check.ok and "litestream replicate" in check.fix, check
 
 
 def test_doctor_reports_no_replica_and_a_litestream_left_unconfigured(make_config, tmp_path):
     config = make_config()
-    assert check_replica(config)["ok"] and "none configured" in check_replica(config)["detail"]
+    assert check_replica(config).ok and "none configured" in check_replica(config).detail
     replica.litestream_state_dir(config.db_path).mkdir(parents=True)
     check = check_replica(config)
-    assert not check["ok"] and "MINIRAG_LITESTREAM_CONFIG" in check["fix"]
+    assert not check.ok and "MINIRAG_LITESTREAM_CONFIG" in check.fix
 
 
 def test_doctor_fails_when_the_litestream_config_does_not_list_the_index(make_config, tmp_path):
     other = litestream_config(tmp_path, tmp_path / "elsewhere.db")
     (tmp_path / "index.db").write_bytes(b"")
     check = check_replica(make_config({"MINIRAG_LITESTREAM_CONFIG": str(other)}))
-    assert not check["ok"] and "does not list" in check["detail"]
+    assert not check.ok and "does not list" in check.detail
 
 
 def note(i: int) -> str:

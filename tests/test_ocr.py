@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 from pdf_maker import pdf_of_objects
 
+from minirag.results import payload
+
 pytest.importorskip("rapidocr")
 
 
@@ -64,8 +66,8 @@ def png_claiming(width: int, height: int) -> bytes:
     return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(b"\0" * 1000)) + chunk(b"IEND", b"")
 
 
-def listed(app) -> dict[str, dict]:
-    return {Path(f["source"]).name: f for f in app.list_files()["files"]}
+def listed(app) -> dict:
+    return {Path(f.source).name: f for f in app.list_files().files}
 
 
 @pytest.mark.slow
@@ -87,17 +89,17 @@ def test_a_scanned_page_is_reported_without_the_extra_and_read_once_it_is_instal
         progress = app.sync()
         assert any("1 of 2 pages had no text; install the ocr extra" in w for w in progress.warnings)
         entry = listed(app)["invoice.pdf"]
-        assert entry["state"] == "indexed"  # the text layer it has is searchable
-        assert "1 of 2 pages had no text; install the ocr extra" in entry["note"]
-        assert not [h for h in app.query("zebra", top_k=5)["results"] if "zebra" in h["text"].lower()]
+        assert entry.state == "indexed"  # the text layer it has is searchable
+        assert "1 of 2 pages had no text; install the ocr extra" in entry.note
+        assert not [h for h in payload(app.query("zebra", top_k=5))["results"] if "zebra" in h["text"].lower()]
 
     app.sync()  # the extra is there now: the same bytes are read again, their scan this time
     entry = listed(app)["invoice.pdf"]
-    assert entry["state"] == "indexed" and "note" not in entry
-    hit = next(h for h in app.query("zebra invoice", top_k=5)["results"] if "zebra" in h["text"].lower())
+    assert entry.state == "indexed" and entry.note is None
+    hit = next(h for h in payload(app.query("zebra invoice", top_k=5))["results"] if "zebra" in h["text"].lower())
     assert hit["source"] == str(pdf) and hit["pages"] == "2"  # cited by the page it was read from
     read = app.read(str(pdf))
-    assert "Quarterly invoice for zebra" in read["text"] and read["pages"] == "1-2"
+    assert "Quarterly invoice for zebra" in read.text and read.pages == "1-2"
 
     from minirag.ingest import ocr
 
@@ -106,16 +108,16 @@ def test_a_scanned_page_is_reported_without_the_extra_and_read_once_it_is_instal
 
     monkeypatch.setattr(ocr, "get_engine", no_engine)
     app.ingest_paths([str(pdf)], force=True)  # re-indexed from scratch: the recognized text comes from the cache
-    assert "Quarterly invoice for zebra" in app.read(str(pdf))["text"]
+    assert "Quarterly invoice for zebra" in app.read(str(pdf)).text
 
 
 def test_an_image_file_is_a_document(app, docs):
     text_image("Shipments paid in March").save(docs / "receipt.png")
     app.sync()
-    assert listed(app)["receipt.png"]["state"] == "indexed"
-    text = app.read(str(docs / "receipt.png"))["text"]
+    assert listed(app)["receipt.png"].state == "indexed"
+    text = app.read(str(docs / "receipt.png")).text
     assert all(word in text for word in ("Shipments", "paid", "March")), text
-    assert app.query("shipments paid", top_k=1)["results"][0]["source"] == str(docs / "receipt.png")
+    assert payload(app.query("shipments paid", top_k=1))["results"][0]["source"] == str(docs / "receipt.png")
 
 
 def test_an_image_claiming_too_many_pixels_is_refused_before_it_is_decoded(app, docs):
@@ -123,7 +125,7 @@ def test_an_image_claiming_too_many_pixels_is_refused_before_it_is_decoded(app, 
     progress = app.sync()
     assert any("bomb.png: refused: 8000 x 8000 pixels" in w and "decompression bomb" in w
                for w in progress.warnings)
-    assert listed(app)["bomb.png"]["state"] == "failed"
+    assert listed(app)["bomb.png"].state == "failed"
 
 
 def test_ocr_turned_off_says_so(make_app, docs, monkeypatch):
@@ -131,7 +133,7 @@ def test_ocr_turned_off_says_so(make_app, docs, monkeypatch):
     (docs / "scan.pdf").write_bytes(two_page_pdf("Opening page", "Quarterly invoice"))
     app = make_app()
     app.sync()
-    assert listed(app)["scan.pdf"]["note"] == "1 of 2 pages had no text; OCR is off (MINIRAG_OCR=off)"
+    assert listed(app)["scan.pdf"].note == "1 of 2 pages had no text; OCR is off (MINIRAG_OCR=off)"
 
 
 def test_tesseract_languages_it_lacks_are_one_clear_line(monkeypatch):

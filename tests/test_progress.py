@@ -14,6 +14,7 @@ from test_watch import eventually
 from minirag import cli
 from minirag.cli import main
 from minirag.ingest.progress import Progress, duration
+from minirag.results import payload
 
 
 def _long_document(paragraphs: int) -> str:
@@ -33,7 +34,7 @@ def test_the_count_moves_per_embedded_slice_inside_one_large_file(app, docs):
     assert progress.chunks_embedded == progress.chunks_written > 64
     line = progress.live_line()
     assert line.startswith(f"[1/1 file] {progress.chunks_embedded} chunks embedded, ") and "chunks/s" in line
-    status = progress.to_dict()
+    status = payload(progress)
     assert status["chunksEmbedded"] == progress.chunks_embedded and status["chunksPerSecond"] > 0
 
 

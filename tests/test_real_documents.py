@@ -13,6 +13,7 @@ from minirag.chunking.frontmatter import parse_frontmatter
 from minirag.chunking.titles import choose_title
 from minirag.ingest.convert import convert_file
 from minirag.ingest.sync import run_sync
+from minirag.results import payload
 
 pytestmark = pytest.mark.slow  # converts and syncs every real document in tests/fixtures
 
@@ -89,8 +90,8 @@ def test_the_fixture_folder_syncs_without_a_failure_and_pdf_hits_cite_pages(app,
     result = run_sync(app.pipeline, list(app.config.roots))
     assert result.failed == 0, result.warnings
     pdf = app.read(str(docs / "pdf_multipage_ocr_vicksburg.pdf"))
-    assert pdf["pages"] == "1-6"
-    pdf_hits = app.query("Vicksburg", top_k=3, scope=str(docs / "pdf_multipage_ocr_vicksburg.pdf"))["results"]
+    assert pdf.pages == "1-6"
+    pdf_hits = payload(app.query("Vicksburg", top_k=3, scope=str(docs / "pdf_multipage_ocr_vicksburg.pdf")))["results"]
     assert pdf_hits and all("pages" in h for h in pdf_hits)
 
 
@@ -105,9 +106,9 @@ def test_real_questions_are_answered_from_real_documents(app, docs):
         if path.name not in HEAVY:
             shutil.copy(path, docs / path.name)
     assert run_sync(app.pipeline, list(app.config.roots)).failed == 0
-    top = app.query("How do I insert a footnote or an endnote?", top_k=5)["results"][0]
+    top = payload(app.query("How do I insert a footnote or an endnote?", top_k=5))["results"][0]
     assert "footnotes" in top["source"]
-    toml = app.query("parse a TOML file into a dict", top_k=5)["results"]
+    toml = payload(app.query("parse a TOML file into a dict", top_k=5))["results"]
     # Two fixtures hold the tomllib page (the HTML and a DOCX made from it): either answers.
     tomllib_pages = {"html_python_tomllib_en.html", "docx_headings_table.docx"}
     assert "tomllib" in toml[0]["text"] and {Path(h["source"]).name for h in toml[:3]} <= tomllib_pages
@@ -142,9 +143,9 @@ def test_rag_chunk_headings_splits_a_real_transcript_at_its_headings(app, docs):
     write(docs / "auto.md", sintel_with_headings(""))
     write(docs / "asked.md", sintel_with_headings("---\nrag_chunk: headings\n---\n"))
     assert run_sync(app.pipeline, list(app.config.roots)).done == 2
-    assert app.index.source_row(str(docs / "auto.md"))["category"] == "transcript"
-    assert app.index.source_row(str(docs / "asked.md"))["category"] == "headings"
-    hit = app.query("a dangerous quest for a lone hunter", top_k=5, scope=str(docs / "asked.md"))["results"][0]
+    assert app.index.source_row(str(docs / "auto.md")).category == "transcript"
+    assert app.index.source_row(str(docs / "asked.md")).category == "headings"
+    hit = payload(app.query("a dangerous quest for a lone hunter", top_k=5, scope=str(docs / "asked.md")))["results"][0]
     assert hit["text"].startswith("Sintel > The quest\n")
 
 

@@ -4,6 +4,7 @@ from conftest import _load_script, write
 from minirag.app import visible
 from minirag.errors import IndexUnavailable, InvalidArgument
 from minirag.ingest.sync import run_sync
+from minirag.results import payload
 
 HOSTILE_QUERIES = ['"', '"unbalanced', "*", "-", "-apple", "NEAR(", "NEAR(apple banana", "AND", "apple AND",
                    "OR", "NOT", "(", ")", "((apple", "apple)", "col:apple", "^apple", "a*b", "'", "{}", "+",
@@ -22,12 +23,12 @@ def indexed(app, docs):
 
 @pytest.mark.parametrize("query", HOSTILE_QUERIES)
 def test_fts_syntax_in_a_query_never_raises(indexed, query):
-    result = indexed.query(query) if visible(query) else None  # invisible: refused as empty (below)
+    result = payload(indexed.query(query)) if visible(query) else None  # invisible: refused as empty (below)
     assert result is None or isinstance(result["results"], list)
 
 
 def test_hybrid_hits_carry_the_documented_fields(indexed, docs):
-    result = indexed.query("liquid oxygen rocket", top_k=3)
+    result = payload(indexed.query("liquid oxygen rocket", top_k=3))
     top = result["results"][0]
     assert top["source"] == str(docs / "space.md")
     assert set(top) >= {"text", "source", "title", "chunkIndex", "score", "distance", "parentId"}
@@ -36,19 +37,19 @@ def test_hybrid_hits_carry_the_documented_fields(indexed, docs):
 
 def test_a_keyword_only_hit_has_no_distance(make_app, indexed):
     keyword_app = make_app({"RAG_HYBRID_WEIGHT": "1.0"})
-    hits = keyword_app.query("kerosene")["results"]
+    hits = payload(keyword_app.query("kerosene"))["results"]
     assert hits and all(h["distance"] is None for h in hits)
 
 
 def test_pure_vector_search_returns_distances(make_app, indexed):
     vector_app = make_app({"RAG_HYBRID_WEIGHT": "0"})
-    hits = vector_app.query("space travel propulsion")["results"]
+    hits = payload(vector_app.query("space travel propulsion"))["results"]
     assert hits and all(h["distance"] is not None for h in hits)
 
 
 def test_a_query_on_an_empty_index_returns_nothing(app):
     app.sync()  # nothing to index: an empty index
-    assert app.query("anything at all")["results"] == []
+    assert payload(app.query("anything at all"))["results"] == []
 
 
 def test_reads_where_there_is_no_index_say_so_and_create_nothing(app, docs):
@@ -58,18 +59,18 @@ def test_reads_where_there_is_no_index_say_so_and_create_nothing(app, docs):
                  lambda: app.neighbors(str(docs / "a.md"), 0), lambda: app.delete(str(docs / "a.md"))):
         with pytest.raises(IndexUnavailable, match="no index at"):
             read()
-    status = app.status()
+    status = payload(app.status())  # as status shows it
     assert "no index at" in status["indexError"] and isinstance(status["chunkTokenBudget"], int)
     assert not app.config.db_path.exists() and not app.config.db_path.parent.joinpath(".minirag").exists()
 
 
 def test_scope_stops_at_the_separator(indexed, docs):
-    hits = indexed.query("apples", top_k=20, scope=str(docs / "proj"))["results"]
+    hits = payload(indexed.query("apples", top_k=20, scope=str(docs / "proj")))["results"]
     assert hits and {h["source"] for h in hits} == {str(docs / "proj" / "notes.md")}
 
 
 def test_scope_to_a_single_file_matches_exactly_that_file(indexed, docs):
-    hits = indexed.query("apples", top_k=20, scope=str(docs / "fruit.md"))["results"]
+    hits = payload(indexed.query("apples", top_k=20, scope=str(docs / "fruit.md")))["results"]
     assert {h["source"] for h in hits} == {str(docs / "fruit.md")}
 
 
@@ -80,7 +81,7 @@ def test_top_k_below_one_is_refused(indexed, top_k):
 
 
 def test_top_k_above_the_cap_is_clamped(indexed):
-    assert len(indexed.query("apples", top_k=10_000)["results"]) <= 100
+    assert len(payload(indexed.query("apples", top_k=10_000))["results"]) <= 100
 
 
 @pytest.fixture
@@ -102,7 +103,7 @@ QUERIES = [("liquid oxygen rocket engines", None), ("apples", "proj"), ("secret 
 def _ranked(app, docs):
     key = []
     for text, scope in QUERIES:
-        hits = app.query(text, top_k=5, scope=str(docs / scope) if scope else None)["results"]
+        hits = payload(app.query(text, top_k=5, scope=str(docs / scope) if scope else None))["results"]
         key.append([(h["source"], h["chunkIndex"], round(h["distance"] or -1, 5)) for h in hits])
     return key
 
@@ -135,7 +136,7 @@ def test_a_stale_matrix_is_never_used(coded, monkeypatch, docs):
     write(docs / "new.md", "# Volcanoes\n\nMagma erupts from volcanoes as lava.")
     run_sync(coded.pipeline, list(coded.config.roots))
     assert coded.matrices.current(coded.index.generation(), 10) is None
-    hits = coded.query("volcano lava eruption", top_k=3)["results"]
+    hits = payload(coded.query("volcano lava eruption", top_k=3))["results"]
     assert hits[0]["source"] == str(docs / "new.md") and hits[0]["distance"] is not None
 
 
@@ -158,7 +159,7 @@ def test_superseded_documents_never_take_a_result_slot(make_app, docs, weight):
     write(docs / "old.md", "---\nlifecycle: superseded\n---\n# Old policy\n\nThe vacation policy allows 10 days.")
     write(docs / "new.md", "# New policy\n\nThe vacation policy allows 25 days.")
     run_sync(app.pipeline, list(app.config.roots))
-    hits = app.query("vacation policy days", top_k=10)["results"]
+    hits = payload(app.query("vacation policy days", top_k=10))["results"]
     assert hits and {h["source"] for h in hits} == {str(docs / "new.md")}
 
 
@@ -169,12 +170,12 @@ def test_a_query_in_a_script_the_model_cannot_read_is_answered_by_keywords(make_
     write(docs / "en.md", "# Tables\n\nThe database server stores tables and indexes.")
     run_sync(app.pipeline, list(app.config.roots))
     assert not app.encoder.reads("таблицы базы данных") and app.encoder.reads("database tables")
-    hybrid = app.query("таблицы базы данных")["results"]
+    hybrid = payload(app.query("таблицы базы данных"))["results"]
     assert hybrid and all(h["distance"] is None for h in hybrid)
     assert hybrid[0]["source"] == str(docs / "ru.md")
-    english = app.query("database tables")["results"]
+    english = payload(app.query("database tables"))["results"]
     assert any(h["distance"] is not None for h in english)
-    vector_only = make_app({"RAG_HYBRID_WEIGHT": "0"}).query("таблицы базы данных")["results"]
+    vector_only = payload(make_app({"RAG_HYBRID_WEIGHT": "0"}).query("таблицы базы данных"))["results"]
     assert vector_only and all(h["distance"] is not None for h in vector_only)
 
 
@@ -192,7 +193,7 @@ def test_the_matrix_is_built_in_the_background_and_then_used(coded, monkeypatch)
         time.sleep(0.05)
         matrix = coded.matrices.current(generation, 10)
     assert matrix is not None and matrix.generation == generation
-    assert len(matrix.ids) == coded.index.stats()["chunkCount"]
+    assert len(matrix.ids) == coded.index.stats().chunk_count
 
 
 def test_superseded_matches_that_fill_the_keyword_depth_leave_room_for_active_ones(make_app, docs):
@@ -205,7 +206,7 @@ def test_superseded_matches_that_fill_the_keyword_depth_leave_room_for_active_on
                                          "Vacation policy: vacation days. Vacation policy days.")
     write(docs / "new.md", "# Handbook\n\nAmong many other rules, the vacation policy grants 25 days a year.")
     run_sync(app.pipeline, list(app.config.roots))
-    hits = app.query("vacation policy days", top_k=10)["results"]
+    hits = payload(app.query("vacation policy days", top_k=10))["results"]
     assert [h["source"] for h in hits] == [str(docs / "new.md")]
 
 
@@ -278,11 +279,11 @@ def test_past_the_row_budget_common_terms_still_rank_the_rare_terms_matches(make
     write(docs / "rare.md", "# Rare\n\nA samovar.")
     write(docs / "both.md", "# Both\n\nThe kettle sits beside the samovar in the corner of the room.")
     run_sync(app.pipeline, list(app.config.roots))
-    exact = [h["source"] for h in app.query("kettle samovar", top_k=10)["results"]]
+    exact = [h["source"] for h in payload(app.query("kettle samovar", top_k=10))["results"]]
     assert exact[:2] == [str(docs / "both.md"), str(docs / "rare.md")] and len(exact) == 5
     monkeypatch.setattr(keyword_search, "KEYWORD_ROW_BUDGET", 3)
     monkeypatch.setattr(keyword_search, "KEYWORD_ROW_SHARE", 0.0)
-    narrowed = [h["source"] for h in app.query("kettle samovar", top_k=10)["results"]]
+    narrowed = [h["source"] for h in payload(app.query("kettle samovar", top_k=10))["results"]]
     # Only chunks holding the rare term are candidates, ranked by both terms.
     assert narrowed == [str(docs / "both.md"), str(docs / "rare.md")]
 
@@ -341,7 +342,7 @@ def test_a_hybrid_hit_found_by_one_side_carries_the_other_sides_score_too(make_a
         return out
 
     monkeypatch.setattr(plan, "complete_scores", spy)
-    hits = app.query("samovar", top_k=5)["results"]
+    hits = payload(app.query("samovar", top_k=5))["results"]
     assert hits[0]["source"] == str(docs / "kettle.md")
     assert all(h["distance"] is not None for h in hits)  # every hybrid hit has a real distance
     union = seen["after"][0]
@@ -420,7 +421,7 @@ def test_an_unset_weight_follows_the_querys_form_and_a_set_one_holds_for_every_q
     app.query("apple bananas")
     app.query("Which fruit keeps the doctor away?")
     assert weights == [keyword_query, question]
-    status = app.status()
+    status = payload(app.status())  # as status shows it
     assert status["hybridWeight"] == keyword_query
     assert ("hybridWeightForQuestions" in status) is (not env)
 
@@ -441,8 +442,8 @@ def test_an_absolute_scope_finds_the_same_sources_however_it_is_spelled(app, doc
     expected = {str(docs / "sub" / "a.md")}
     for scope in (str(docs / "sub"), f"{docs}/../docs/sub", f"{docs}/sub/.", f"{docs}/sub/", f"{docs}/./sub",
                   str(tmp_path / "docslink" / "sub")):
-        assert {h["source"] for h in app.query("apples", scope=scope)["results"]} == expected, scope
-        assert {f["source"] for f in app.list_files(scope)["files"]} == expected, scope
+        assert {h["source"] for h in payload(app.query("apples", scope=scope))["results"]} == expected, scope
+        assert {f.source for f in app.list_files(scope).files} == expected, scope
 
 
 @pytest.mark.parametrize(("text", "expected"), [
@@ -484,7 +485,7 @@ def test_a_query_naming_an_identifier_ranks_the_chunk_that_spells_it_first(make_
     run_sync(app.pipeline, list(app.config.roots))
 
     def first(query):
-        return app.query(query, top_k=3)["results"][0]["source"]
+        return payload(app.query(query, top_k=3))["results"][0]["source"]
 
     assert first("os.path.join") == str(docs / "exact.md")
     assert first("path.join") == str(docs / "exact.md")  # a qualified tail finds the full name

@@ -16,6 +16,7 @@ from fetch_helpers import FakeDns, Server
 
 from minirag.ingest import fetch
 from minirag.ingest.convert import convert_fetched
+from minirag.results import payload
 
 PAGES = FIXTURES / "pages"
 WIKIPEDIA = "http://en.wikipedia.org/wiki/Microsoft"
@@ -78,11 +79,11 @@ def test_the_same_page_under_another_url_goes_through_the_generic_html_converter
 @pytest.mark.slow
 def test_a_youtube_page_is_indexed_as_the_videos_title_metadata_and_description(web, web_app):
     result = web_app.ingest_url(YOUTUBE)
-    assert result["title"] == "Surface Go Review - It’s Awesome"
-    text = web_app.read(YOUTUBE)["text"]
+    assert result.title == "Surface Go Review - It’s Awesome"
+    text = web_app.read(YOUTUBE).text
     assert "Dave2D review of the Microsoft Surface Go" in text
     assert "**Runtime:** PT5M17S" in text
-    hits = web_app.query("Surface Go review for students on a budget", top_k=3)["results"]
+    hits = payload(web_app.query("Surface Go review for students on a budget", top_k=3))["results"]
     assert hits and hits[0]["source"] == YOUTUBE
 
 
@@ -100,5 +101,5 @@ def test_youtube_pages_are_converted_as_plain_html_when_markitdown_would_fetch_t
     monkeypatch.setattr(isolation, "POOL", InProcess())
     monkeypatch.setattr(_youtube_converter, "IS_YOUTUBE_TRANSCRIPT_CAPABLE", True)
     result = web_app.ingest_url(YOUTUBE)
-    assert result["title"] == "Surface Go Review - It’s Awesome - YouTube"  # the page's own <title>
+    assert result.title == "Surface Go Review - It’s Awesome - YouTube"  # the page's own <title>
     assert len(web.requests) == 1

@@ -8,6 +8,7 @@ from helpers.encoders import CountingEncoder
 
 from minirag.ingest.pipeline import Progress
 from minirag.ingest.sync import run_sync
+from minirag.results import payload
 
 
 def sync(app):
@@ -15,7 +16,7 @@ def sync(app):
 
 
 def sources(app):
-    return {row["source"] for row in app.index.list_sources()}
+    return {row.source for row in app.index.list_sources()}
 
 
 def test_sync_adds_new_files_and_skips_unchanged_ones(app, docs):
@@ -38,7 +39,7 @@ def test_sync_reingests_a_changed_file_and_drops_a_deleted_one(app, docs):
     result = sync(app)
     assert (result.done, result.deleted) == (1, 1)
     assert sources(app) == {str(a)}
-    assert "Apricots" in app.read(str(a))["text"]
+    assert "Apricots" in app.read(str(a)).text
 
 
 def test_a_touched_but_identical_file_is_not_reembedded(app, docs):
@@ -67,7 +68,7 @@ def test_files_over_the_size_limit_are_refused_before_parsing(make_app, docs):
     assert result.failed == 1 and "MAX_FILE_SIZE" in result.warnings[0]
     again = run_sync(app.pipeline, list(app.config.roots), progress=Progress())  # not read, nor warned about
     assert (again.failed, again.still_failing, again.warnings) == (0, 1, [])
-    assert app.list_files()["files"][0]["state"] == "too_large"
+    assert app.list_files().files[0].state == "too_large"
 
 
 def test_frontmatter_rag_false_excludes_a_file(app, docs):
@@ -76,11 +77,11 @@ def test_frontmatter_rag_false_excludes_a_file(app, docs):
     result = sync(app)
     assert sources(app) == {str(docs / "open.md")}
     assert (result.done, result.excluded, result.skipped) == (1, 1, 0)
-    assert "1 excluded" in result.counts() and result.to_dict()["excluded"] == 1
+    assert "1 excluded" in result.counts() and payload(result)["excluded"] == 1
 
 
 def states(app):
-    return {Path(f["source"]).name: (f["state"], f.get("reason")) for f in app.list_files()["files"]}
+    return {Path(f.source).name: (f.state, f.reason) for f in app.list_files().files}
 
 
 @pytest.mark.slow
@@ -114,7 +115,7 @@ def test_an_indexed_file_that_now_fails_keeps_what_was_indexed_and_is_healthy_on
     os.utime(page, ns=(2 * 10**18, 2 * 10**18))
     assert sync(app).failed == 1
     assert states(app)["page.html"][0] == "failed"
-    assert app.query("otters hold hands", top_k=1)["results"][0]["source"] == str(page)
+    assert payload(app.query("otters hold hands", top_k=1))["results"][0]["source"] == str(page)
     page.write_bytes(good)  # put back: the indexed bytes, a new mtime
     os.utime(page, ns=(3 * 10**18, 3 * 10**18))
     assert sync(app).skipped == 1 and states(app)["page.html"][0] == "indexed"
@@ -263,15 +264,15 @@ def test_a_new_chunk_budget_recuts_unchanged_files_on_the_next_sync(make_config,
     embedded = len(counting.embedded)
     app = App(make_config({"CHUNK_TOKEN_BUDGET": "200"}), encoder=counting)
     try:
-        assert app.status()["chunkTokenBudget"] == 200
-        assert {f["state"] for f in app.list_files()["files"]} == {"stale_scheme"}  # what the sync will re-cut
+        assert app.status().chunk_token_budget == 200
+        assert {f.state for f in app.list_files().files} == {"stale_scheme"}  # what the sync will re-cut
         result = sync(app)
         large = chunks_of(app, "long.md")
         assert result.done == 2 and len(large) < len(small)
         # the short file's one chunk did not change: its vector was reused, not embedded again
         assert all("One short line" not in t for t in counting.embedded[embedded:])
         assert sync(app).done == 0
-        assert {f["state"] for f in app.list_files()["files"]} == {"indexed"}
+        assert {f.state for f in app.list_files().files} == {"indexed"}
     finally:
         app.close()
 
@@ -289,8 +290,8 @@ def test_list_and_status_know_the_models_own_budget_without_loading_it(make_conf
     own = locate("unused", model_dir, model_dir).spec
     app = App(make_config())  # no budget named, no encoder loaded: the model folder's own default
     try:
-        assert app.status()["chunkTokenBudget"] == min(own.chunk_budget, own.max_length) != 64
-        assert [f["state"] for f in app.list_files()["files"]] == ["stale_scheme"]
+        assert app.status().chunk_token_budget == min(own.chunk_budget, own.max_length) != 64
+        assert [f.state for f in app.list_files().files] == ["stale_scheme"]
         assert app._encoder is None
     finally:
         app.close()
@@ -315,7 +316,7 @@ def test_list_shows_sources_cut_before_budgets_were_recorded_as_stale(make_confi
                                                               model_path=None, cache_dir=str(tmp_path / "empty"))
         app = App(config)
         try:
-            assert [f["state"] for f in app.list_files()["files"]] == ["stale_scheme"]  # a sync re-cuts it
+            assert [f.state for f in app.list_files().files] == ["stale_scheme"]  # a sync re-cuts it
         finally:
             app.close()
 
@@ -331,9 +332,9 @@ def test_status_and_list_answer_for_any_model_name_without_loading_it(make_confi
     write(docs / "a.md", "# A\n\nSome words.\n")
     app = App(make_config({"MODEL_NAME": name}, model_path=None, cache_dir=str(tmp_path / "empty")))
     try:
-        assert app.index.stats()["sourceCount"] == 0  # an empty index, made without the model
-        assert app.status()["chunkTokenBudget"] == budget
-        assert [f["state"] for f in app.list_files()["files"]] == ["not_indexed"]
+        assert app.index.stats().source_count == 0  # an empty index, made without the model
+        assert app.status().chunk_token_budget == budget
+        assert [f.state for f in app.list_files().files] == ["not_indexed"]
     finally:
         app.close()
 
@@ -367,7 +368,7 @@ def test_a_folder_that_cannot_be_listed_keeps_its_documents_and_says_so(app, doc
         assert "1 path not read" in result.counts()
         assert any(str(docs / "sub") in w and "cannot be read" in w for w in result.warnings)
         assert sources(app) == {str(docs / "one.md"), str(two)}
-        states = {f["source"]: f["state"] for f in app.list_files()["files"]}
+        states = {f.source: f.state for f in app.list_files().files}
         assert states == {str(docs / "one.md"): "indexed", str(two): "unreadable"}
     finally:
         (docs / "sub").chmod(0o755)
@@ -398,7 +399,7 @@ def test_a_second_write_within_the_same_timestamp_tick_is_not_missed(app, docs):
     os.utime(a, ns=(tick, tick))
     result = sync(app)
     assert (result.done, result.skipped) == (1, 0)
-    assert "watermelo" in app.read(str(a))["text"]
+    assert "watermelo" in app.read(str(a)).text
 
 
 def test_a_file_old_enough_is_trusted_by_its_stat_again(app, docs):
@@ -424,7 +425,7 @@ def test_a_file_whose_name_is_not_utf8_is_a_warning_and_the_rest_is_indexed(app,
     assert sources(app) == {str(good)}
     assert sum("bad\\xffname.md: its name is not valid UTF-8" in w for w in result.warnings) == 1
     assert any("dir\\xfe: its name is not valid UTF-8" in w for w in result.warnings)
-    assert {f["source"] for f in app.list_files()["files"]} == {str(good)}
+    assert {f.source for f in app.list_files().files} == {str(good)}
 
 
 def test_syncing_a_path_that_is_not_there_warns_unless_it_held_indexed_files(app, docs):
@@ -486,7 +487,7 @@ def test_files_left_out_for_their_type_are_counted_by_suffix_not_silently_droppe
     result = sync(app)
     assert dict(result.other_types) == {".rst": 2, ".gz": 1, "": 1}  # hidden files and temporaries unmentioned
     assert result.other_types_line() == "left out, not a supported type: 2 .rst, 1 without a suffix, 1 .gz"
-    assert result.to_dict()["otherTypes"] == {".rst": 2, ".gz": 1, "": 1}
+    assert payload(result)["otherTypes"] == {".rst": 2, ".gz": 1, "": 1}
 
 
 def test_a_root_removed_from_the_configuration_is_not_served_and_a_sync_removes_it_saying_so(make_app, docs,
@@ -498,16 +499,16 @@ def test_a_root_removed_from_the_configuration_is_not_served_and_a_sync_removes_
     dropped = write(other / "dropped.md", "# Dropped\n\nThe lighthouse keeper logs the storm.\n")
     both = make_app(base_dirs=[str(docs), str(other)])
     both.sync()
-    assert {h["source"] for h in both.query("lighthouse keeper")["results"]} == {str(kept), str(dropped)}
+    assert {h["source"] for h in payload(both.query("lighthouse keeper"))["results"]} == {str(kept), str(dropped)}
     both.close()
 
     one = make_app()  # the same index, the second root no longer configured
-    assert {h["source"] for h in one.query("lighthouse keeper")["results"]} == {str(kept)}
+    assert {h["source"] for h in payload(one.query("lighthouse keeper"))["results"]} == {str(kept)}
     with pytest.raises(NotFound, match="not in a configured root"):
         one.read(str(dropped))
     with pytest.raises(NotFound, match="not in a configured root"):
         one.neighbors(str(dropped), 0)
-    assert "tide" in one.read(str(kept))["text"]
+    assert "tide" in one.read(str(kept)).text
     progress = one.sync()
     assert (progress.deleted, progress.outside_roots) == (1, 1)
     assert "1 removed (1 outside the configured roots)" in progress.counts()
@@ -533,7 +534,7 @@ def test_a_root_swapped_for_a_link_outside_is_unreadable_and_its_sources_are_kep
     progress = app.sync()
     assert sources(app) == {str(note)} and progress.deleted == 0 and progress.unread == 1
     assert "replaced by a symlink" in progress.warnings[0] and "stays indexed" in progress.warnings[0]
-    assert "gardening" in app.read(str(note))["text"]
+    assert "gardening" in app.read(str(note)).text
     with pytest.raises(Exception, match="outside|changed"):
         app.ingest_file(str(note))
-    assert "payroll" not in app.read(str(note))["text"]
+    assert "payroll" not in app.read(str(note)).text

@@ -13,6 +13,7 @@ from minirag.errors import ConversionFailed
 from minirag.ingest.convert import convert_document, html_declared_charset
 from minirag.ingest.csv_table import csv_to_markdown, sniff_delimiter
 from minirag.ingest.sync import run_sync
+from minirag.results import payload
 
 RUSSIAN = "Осциллограф измеряет напряжение сигнала во времени. Ёлка, щётка, объём."
 FRENCH = "Le système doit être redémarré après la mise à jour, voilà."
@@ -104,9 +105,9 @@ def test_a_cp1251_semicolon_csv_syncs_and_its_cells_are_found(app, docs):
     (docs / "notes.txt").write_bytes(codecs.BOM_UTF16_LE + "Quokkas live on Rottnest Island.".encode("utf-16-le"))
     result = run_sync(app.pipeline, list(app.config.roots))
     assert result.failed == 0, result.warnings
-    hit = app.query("мегаомметр", top_k=1)["results"][0]
+    hit = payload(app.query("мегаомметр", top_k=1))["results"][0]
     assert hit["source"].endswith("приборы.csv") and "| Мегаомметр | сопротивление изоляции |" in hit["text"]
-    assert app.query("quokkas", top_k=1)["results"][0]["source"].endswith("notes.txt")
+    assert payload(app.query("quokkas", top_k=1))["results"][0]["source"].endswith("notes.txt")
 
 
 def test_a_ragged_csv_is_padded_to_line_up_but_never_blown_up():

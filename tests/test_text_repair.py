@@ -10,6 +10,7 @@ from minirag import keywords
 from minirag.ingest.convert import convert_data, convert_document
 from minirag.ingest.sync import run_sync
 from minirag.ingest.text_repair import repair
+from minirag.results import payload
 
 
 def pdf_with_lines(lines: list[str]) -> bytes:
@@ -69,5 +70,5 @@ def test_the_keyword_side_folds_them_in_queries_and_stored_text():
 def test_a_hyphenated_pdf_word_is_found_by_its_whole_spelling(app, docs):
     (docs / "asn1.pdf").write_bytes(pdf_with_lines(HYPHENATED))
     assert run_sync(app.pipeline, list(app.config.roots)).failed == 0
-    hits = app.query("declarations", top_k=3)["results"]
+    hits = payload(app.query("declarations", top_k=3))["results"]
     assert hits and hits[0]["source"].endswith("asn1.pdf") and "declarations" in hits[0]["text"]

@@ -21,6 +21,7 @@ from helpers.encoders import CountingEncoder
 
 from minirag.app import App
 from minirag.ingest.watch import EventFilter
+from minirag.results import pass_report, payload
 from minirag.store import connection as db
 
 DEBOUNCE = 0.3
@@ -47,17 +48,17 @@ class Watching:
         eventually(lambda: self.reports, what="the initial pass")
 
     def sources(self) -> set[str]:
-        return {row["source"] for row in self.app.index.list_sources()}
+        return {row.source for row in self.app.index.list_sources()}
 
     def text(self, path: Path) -> str:
-        return self.app.read(str(path))["text"]
+        return self.app.read(str(path)).text
 
     def settle(self) -> None:
         """Wait until the watcher has nothing queued or running, and still so a debounce later
         (an event that arrives in that window is queued, so the last wait covers its pass)."""
         def idle() -> bool:
             state = self.app.watch_state()
-            return state["queued"] == 0 and state["running"] is None and "waitingForLock" not in state
+            return state.queued == 0 and state.running is None and state.waiting_for_lock is None
 
         eventually(idle, what="the watcher to go idle")
         time.sleep(DEBOUNCE + 0.2)
@@ -170,7 +171,7 @@ def test_a_burst_of_files_is_synced_in_at_most_three_passes_each_embedded_once(w
                what="the burst")
     w.settle()
     burst = w.passes_since(before)
-    assert 1 <= len(burst) <= 3, [r.to_dict() for r in burst]
+    assert 1 <= len(burst) <= 3, [pass_report(r) for r in burst]
     assert sum(r.progress.done for r in burst) == count
     new = w.counting.embedded[embedded:]
     assert len(new) == len(set(new)) == count
@@ -222,7 +223,7 @@ def test_an_index_living_under_a_root_never_makes_the_watcher_loop_on_its_own_wr
     passes = len(w.reports)
     time.sleep(3 * DEBOUNCE + 0.5)  # the index's own WAL writes and checkpoints raise events meanwhile
     assert len(w.reports) == passes
-    assert w.app.watch_state()["queued"] == 0
+    assert w.app.watch_state().queued == 0
     assert not any(s.startswith(str(docs / index_folder / "index.db")) for s in w.sources())
     write(neighbour, "# Notes\n\nEdited beside the index file.")
     eventually(lambda: "Edited beside" in w.text(neighbour), what="a document in the index's folder")
@@ -263,9 +264,9 @@ def test_a_watcher_that_cannot_get_the_sync_lock_retries_and_loses_nothing(watch
     try:
         assert holder.stdout.readline().strip() == "held"
         first = write(docs / "first.md", "# First\n\nWritten while another process syncs.")
-        state = eventually(lambda: (s := w.app.watch_state()).get("waitingForLock") and s,
+        state = eventually(lambda: (s := w.app.watch_state()).waiting_for_lock and s,
                            what="the watcher to wait for the lock")
-        assert f"pid {holder.pid}" in state["waitingForLock"] and state["queued"] >= 1
+        assert f"pid {holder.pid}" in state.waiting_for_lock and state.queued >= 1
         second = write(docs / "second.md", "# Second\n\nWritten while the watcher waits.")
         first.unlink()
         time.sleep(1.0)  # several refused retries
@@ -274,7 +275,7 @@ def test_a_watcher_that_cannot_get_the_sync_lock_retries_and_loses_nothing(watch
         holder.communicate("", timeout=10)
     eventually(lambda: w.sources() == {str(second)}, what="the queued changes after the lock is released")
     # The pass that got the lock reports it when it ends, just after its rows are committed.
-    eventually(lambda: "waitingForLock" not in w.app.watch_state(), what="the wait to be reported over")
+    eventually(lambda: w.app.watch_state().waiting_for_lock is None, what="the wait to be reported over")
 
 
 # --- start, reconciliation, status --------------------------------------------------------------
@@ -318,7 +319,7 @@ def test_while_one_root_is_gone_the_others_are_watched_and_it_is_again_once_back
     other.mkdir()
     back = write(other / "back.md", "# Back\n\nWritten after the other root came back.")
     eventually(lambda: str(back) in w.sources(), what="a file in the root that came back")
-    assert w.app.watch_state()["mode"] == "notifications"
+    assert w.app.watch_state().mode == "notifications"
 
 
 def test_a_root_made_again_is_watched_again_while_dropped_events_stream_elsewhere(watching, docs, tmp_path):
@@ -351,11 +352,11 @@ def test_status_shows_the_watcher_what_it_last_did_and_what_is_queued(watching, 
     path = write(docs / "a.md", "# Alpha\n\nAlpha.")
     eventually(lambda: str(path) in w.sources(), what="the file")
     w.settle()
-    watch = w.app.status()["watch"]
+    watch = payload(w.app.status())["watch"]  # as status shows it
     assert watch["watching"] is True and watch["mode"] == "notifications"
     assert watch["queued"] == 0 and watch["passes"] >= 2
     assert watch["lastPass"]["kind"] == "changes" and watch["lastPass"]["ingested"] == 1
-    assert w.app.sync_status(None)["watch"]["passes"] == watch["passes"]
+    assert payload(w.app.sync_status(None))["watch"]["passes"] == watch["passes"]
 
 
 def test_a_read_only_app_refuses_to_watch(make_app):
@@ -423,6 +424,7 @@ WATCH_UNDER_LIMIT = """
 import sys, threading
 from pathlib import Path
 from minirag.app import App
+from minirag.results import pass_report, payload
 from minirag.config import load_config
 
 stop = threading.Event()

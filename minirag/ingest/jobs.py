@@ -27,10 +27,6 @@ class SyncJob:
     finished_at: float | None = None
     _done: threading.Event = field(default_factory=threading.Event, repr=False)
 
-    def to_dict(self) -> dict:
-        return {"jobId": self.job_id, "state": self.state, **self.progress.to_dict(),
-                **({"error": self.error} if self.error else {})}
-
     def wait(self, timeout: float | None = None) -> bool:
         return self._done.wait(timeout)
 

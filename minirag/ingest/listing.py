@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections import Counter
+from dataclasses import dataclass
 
 from minirag.chunking import SCHEME_VERSION
 from minirag.ingest.file_state import FileState, file_state
@@ -18,6 +19,21 @@ from minirag.store.index import ExcludedState, StoredState
 # excluded: left out on purpose (with its reason), unchanged since; failed: these bytes could
 # not be converted (with the reason; a sync tries again once they change); too_large: over
 # MAX_FILE_SIZE, never indexed; unreadable: no read permission; missing: indexed, gone from disk.
+
+
+@dataclass(frozen=True, slots=True)
+class ListEntry:
+    """One row of `list`: a file under the roots (or a folder ignore rules leave out), or a data/url source."""
+
+    source: str
+    kind: str  # file | data | url
+    title: str | None
+    state: str
+    size: int | None
+    chunk_count: int
+    reason: str | None = None  # why it is excluded or failed
+    lifecycle: str | None = None  # set when not "active"
+    note: str | None = None  # what its conversion left out, when anything
 
 
 def _same_bytes(found: FoundFile, content_hash: str, roots, max_size: int) -> bool:
@@ -51,12 +67,12 @@ def _disk_state(found: FoundFile, stored: StoredState | None, excluded: Excluded
 
 
 def list_entries(index, config, scope: Scope | None, budget: int | None = None, *,
-                 with_ignored: bool = False, others: Counter | None = None) -> list[dict]:
+                 with_ignored: bool = False, others: Counter | None = None) -> list[ListEntry]:
     """`budget`: the token budget a sync would cut files at now (App.chunk_budget), None if unknown.
     `with_ignored`: also what ignore rules leave out, as `excluded` with the rule (a folder once,
     its path ending in a separator). `others` counts the files left out for their type, by suffix."""
     indexed = {
-        row["source"]: row for row in index.list_sources() if scope is None or scope.matches(row["source"])
+        row.source: row for row in index.list_sources() if scope is None or scope.matches(row.source)
     }
     exclusions = index.excluded_states()
     states = index.stored_states("file")
@@ -70,29 +86,26 @@ def list_entries(index, config, scope: Scope | None, budget: int | None = None, 
         stored = indexed.pop(found.source, None)
         excluded = exclusions.get(found.source)
         state = _disk_state(found, states.get(found.source), excluded, config.roots, config.max_file_size, budget)
-        out.append({
-            "source": found.source, "sourceType": "file", "title": stored["title"] if stored else None,
-            "state": state, "size": found.size,
-            "chunkCount": stored["chunkCount"] if stored else 0,
-            **({"reason": excluded.reason} if state in ("excluded", "failed") else {}),
-            **({"lifecycle": stored["lifecycle"]} if stored and stored["lifecycle"] != "active" else {}),
-            **({"note": stored["note"]} if stored and stored["note"] else {}),
-        })
+        out.append(ListEntry(
+            found.source, "file", stored.title if stored else None, state, found.size,
+            stored.chunk_count if stored else 0,
+            reason=excluded.reason if state in ("excluded", "failed") else None,
+            lifecycle=stored.lifecycle if stored and stored.lifecycle != "active" else None,
+            note=stored.note if stored and stored.note else None,
+        ))
     for entry in ignored if with_ignored else ():
         if scope is None or scope.matches(entry.path):
-            out.append({"source": entry.path + (os.sep if entry.is_dir else ""), "sourceType": "file",
-                        "title": None, "state": "excluded", "size": None, "chunkCount": 0,
-                        "reason": str(entry.reason)})
+            out.append(ListEntry(entry.path + (os.sep if entry.is_dir else ""), "file", None, "excluded", None, 0,
+                                 reason=str(entry.reason)))
     unlisted = set(unreadable)
     for source, stored in indexed.items():  # data/url items, and files no longer on disk
-        state = "indexed" if stored["scheme"] == SCHEME_VERSION else "stale_scheme"
+        state = "indexed" if stored.scheme == SCHEME_VERSION else "stale_scheme"
         reason = None
-        if stored["kind"] == "file" and config.roots:  # no roots: an index served alone, not the disk
+        if stored.kind == "file" and config.roots:  # no roots: an index served alone, not the disk
             # Under a folder that cannot be listed now: kept by sync, not known to be gone.
             state = "unreadable" if unlisted and within(source, unlisted) else "missing"
             if state == "missing" and os.path.lexists(source) and (reason := rules.reason(source)):
                 state = "excluded"  # indexed before an ignore rule named it: the next sync drops it
-        out.append({"source": source, "sourceType": stored["kind"], "title": stored["title"], "state": state,
-                    "size": stored["size"], "chunkCount": stored["chunkCount"],
-                    **({"reason": f"{reason}; the next sync removes it"} if reason else {})})
+        out.append(ListEntry(source, stored.kind, stored.title, state, stored.size, stored.chunk_count,
+                             reason=f"{reason}; the next sync removes it" if reason else None))
     return out

@@ -57,27 +57,9 @@ class Progress:
     def add_time(self, stage: str, seconds: float) -> None:
         self.timings[stage] = self.timings.get(stage, 0.0) + seconds
 
-    def to_dict(self) -> dict:
-        return {
-            "seen": self.seen,
-            "total": self.total,
-            "ingested": self.done,
-            "skipped": self.skipped,
-            "excluded": self.excluded,
-            "failed": self.failed,
-            "stillFailing": self.still_failing,
-            "unread": self.unread,
-            "deleted": self.deleted,
-            "deletedOutsideRoots": self.outside_roots,
-            "otherTypes": dict(self._other_types_by_count()),
-            "chunksWritten": self.chunks_written,
-            "chunksEmbedded": self.chunks_embedded,
-            "chunksPerSecond": self.rate(),
-            "etaSeconds": self.eta_seconds(),
-            "currentFile": self.current,
-            "elapsedSeconds": round(time.monotonic() - self.started, 2),
-            "warnings": list(self.warnings),
-        }
+    def elapsed_seconds(self) -> float:
+        """Seconds since the run started, to the hundredth."""
+        return round(time.monotonic() - self.started, 2)
 
     def counts(self) -> str:
         """The counts in words, as the CLI prints them when a run ends."""
@@ -119,7 +101,7 @@ class Progress:
             parts.append(f"{self.failed} failed")
         return f"[{self.finished}/{plural(self.total, 'file')}] " + ", ".join(parts)
 
-    def _other_types_by_count(self) -> list[tuple[str, int]]:
+    def other_types_by_count(self) -> list[tuple[str, int]]:
         """(suffix, files), most first; equal counts by suffix, so the output is the same every run."""
         return sorted(self.other_types.items(), key=lambda item: (-item[1], item[0]))
 
@@ -127,7 +109,7 @@ class Progress:
         """"left out, not a supported type: 20 .gz, 12 .rst, 3 without a suffix", or ""."""
         if not self.other_types:
             return ""
-        top = self._other_types_by_count()
+        top = self.other_types_by_count()
         parts = [f"{n} {suffix or 'without a suffix'}" for suffix, n in top[:shown]]
         if len(top) > shown:
             parts.append(f"{sum(n for _, n in top[shown:])} of {len(top) - shown} other types")

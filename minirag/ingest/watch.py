@@ -22,7 +22,6 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 
 from minirag.errors import MiniragError, SyncLocked
@@ -103,14 +102,29 @@ class PassReport:
     paths: int  # changed paths the pass covered; 0 for a pass over every root
     progress: Progress
     seconds: float
-    finished_at: float
+    finished_at: float  # time.time() when it ended
 
-    def to_dict(self) -> dict:
-        out = {"kind": self.kind, "paths": self.paths, **self.progress.to_dict(), "seconds": round(self.seconds, 2),
-               "finishedAt": datetime.fromtimestamp(self.finished_at, UTC).isoformat(timespec="seconds")}
-        out.pop("currentFile", None)
-        out.pop("elapsedSeconds", None)
-        return out
+
+@dataclass(frozen=True, slots=True)
+class WatchState:
+    """What a watcher is doing, as status and sync_status show it."""
+
+    watching: bool
+    mode: str  # polling | notifications
+    roots: tuple[str, ...]
+    debounce_seconds: float
+    reconcile_every_seconds: float
+    next_reconcile_in_seconds: float
+    passes: int
+    running: str | None  # the kind of pass running now
+    queued: int
+    queued_paths: tuple[str, ...]  # the first few of the queued paths
+    last_pass: PassReport | None
+    poll_interval_seconds: float | None  # set when polling
+    waiting_for_lock: str | None = None
+    last_error: str | None = None
+    notification_error: str | None = None
+    warning: str | None = None
 
 
 def _folder_identity(path: Path) -> tuple[int, int] | None:
@@ -417,27 +431,25 @@ class Watcher:
 
     # --- what status shows ------------------------------------------------------------------
 
-    def state(self) -> dict:
+    def state(self) -> WatchState:
         with self._cond:
             now = time.monotonic()
             queued = sorted(self._pending)
-            out: dict = {
-                "watching": not self._stop.is_set(),
-                "mode": "polling" if self.polling else "notifications",
-                "roots": [str(r) for r in self.roots],
-                "debounceSeconds": self.debounce,
-                "reconcileEverySeconds": self.reconcile_every,
-                "nextReconcileInSeconds": round(max(0.0, self._reconcile_at - now), 1),
-                "passes": self.passes,
-                "running": self.running,
-                "queued": len(queued),
-                "queuedPaths": queued[:10],
-                "lastPass": self.last_pass.to_dict() if self.last_pass else None,
-            }
-        if self.polling:
-            out["pollIntervalSeconds"] = self.poll_interval
-        for key, value in (("waitingForLock", self.waiting_for_lock), ("lastError", self.last_error),
-                           ("notificationError", self.notify_error), ("warning", self.limit_warning)):
-            if value:
-                out[key] = value
-        return out
+            return WatchState(
+                watching=not self._stop.is_set(),
+                mode="polling" if self.polling else "notifications",
+                roots=tuple(str(r) for r in self.roots),
+                debounce_seconds=self.debounce,
+                reconcile_every_seconds=self.reconcile_every,
+                next_reconcile_in_seconds=round(max(0.0, self._reconcile_at - now), 1),
+                passes=self.passes,
+                running=self.running,
+                queued=len(queued),
+                queued_paths=tuple(queued[:10]),
+                last_pass=self.last_pass,
+                poll_interval_seconds=self.poll_interval if self.polling else None,
+                waiting_for_lock=self.waiting_for_lock or None,
+                last_error=self.last_error or None,
+                notification_error=self.notify_error or None,
+                warning=self.limit_warning or None,
+            )

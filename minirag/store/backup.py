@@ -7,6 +7,7 @@ snapshot and restarts if a writer changes pages underneath it.
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
 from minirag.errors import FileAccessError, IndexUnavailable, InvalidArgument
@@ -56,7 +57,15 @@ def destination(source: Path, dest: str | Path) -> Path:
     return target
 
 
-def backup(source: Path, dest: str | Path) -> dict:
+@dataclass(frozen=True, slots=True)
+class BackupResult:
+    source: str
+    backup: str  # the copy's path
+    bytes: int
+    integrity: str  # integrity_check's answer: "ok"
+
+
+def backup(source: Path, dest: str | Path) -> BackupResult:
     source = Path(source)
     if not source.exists():
         raise IndexUnavailable(f"no index at {source}; run `minirag sync` first")
@@ -75,7 +84,7 @@ def backup(source: Path, dest: str | Path) -> dict:
         for path in leftovers:
             path.unlink(missing_ok=True)  # never leave a half-written copy behind
         raise
-    return {"source": str(source), "backup": str(target), "bytes": target.stat().st_size, "integrity": ok}
+    return BackupResult(str(source), str(target), target.stat().st_size, ok)
 
 
 def _copy(source: Path, tmp: Path, target: Path) -> str:

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from minirag.store import connection as db
 from minirag.store import schema
+
+if TYPE_CHECKING:
+    from minirag.store.index import IndexStats
 
 
 @dataclass(frozen=True)
@@ -38,7 +42,7 @@ def driver() -> Driver:
     return Driver(name, version, vec)
 
 
-def inspect(path: Path) -> tuple[int, dict | None]:
+def inspect(path: Path) -> tuple[int, IndexStats | None]:
     """(schema version, stats when the schema is current), through read-only connections."""
     from minirag.store.index import Index
 

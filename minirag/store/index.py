@@ -90,6 +90,52 @@ class ExcludedState:
     failure: bool = False
 
 
+@dataclass(frozen=True, slots=True)
+class SourceRow:
+    """One indexed source as the `sources` table holds it, with its chunk count."""
+
+    id: int
+    source: str
+    kind: str  # file | data | url
+    title: str
+    content_hash: str
+    size: int | None
+    mtime_ns: int | None
+    scheme: int
+    category: str
+    lifecycle: str
+    ingested_at: str
+    chunk_count: int
+    chunk_budget: int | None  # None: cut before the budget was recorded (migration 4)
+    note: str
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkRow:
+    """One chunk of a source, in a window around a target chunk (`read_chunk_neighbors`)."""
+
+    source: str
+    chunk_index: int
+    text: str
+    parent_id: int
+    page_start: int | None
+    page_end: int | None
+    is_target: bool
+
+
+@dataclass(frozen=True, slots=True)
+class IndexStats:
+    source_count: int
+    chunk_count: int
+    section_count: int
+    stale_chunk_count: int  # cut by an older chunking scheme
+    chunk_scheme: int
+    index_model: str | None  # None: nothing indexed yet
+    dimension: int | None
+    schema_version: int
+    sqlite_version: str
+
+
 _UPSERT_EXCLUSION = """
     INSERT INTO exclusions (source, content_hash, size, mtime_ns, scheme, reason, failure, checked_at)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?)
@@ -544,38 +590,27 @@ class Index:
                 found.setdefault(h, np.frombuffer(blob, dtype=np.float32))
         return found
 
-    def source_row(self, source: str) -> dict:
-        row = self.conn.execute(
-            """
-            SELECT id, source, kind, title, content_hash, size, mtime_ns, scheme, category, lifecycle,
-                   ingested_at, (SELECT COUNT(*) FROM chunks WHERE source_id = sources.id)
-            FROM sources WHERE source = ?
-            """,
-            (source,),
-        ).fetchone()
+    _SOURCE_COLUMNS = """
+        s.id, s.source, s.kind, s.title, s.content_hash, s.size, s.mtime_ns, s.scheme, s.category, s.lifecycle,
+        s.ingested_at, (SELECT COUNT(*) FROM chunks c WHERE c.source_id = s.id), s.chunk_budget, s.conversion_note
+    """
+
+    def source_row(self, source: str) -> SourceRow:
+        row = self.conn.execute(f"SELECT {self._SOURCE_COLUMNS} FROM sources s WHERE s.source = ?",
+                                (source,)).fetchone()
         if row is None:
             raise NotFound(f"not indexed: {shown(source)}")
-        keys = ("id", "source", "kind", "title", "contentHash", "size", "mtimeNs", "scheme", "category",
-                "lifecycle", "ingestedAt", "chunkCount")
-        return dict(zip(keys, row, strict=True))
+        return SourceRow(*row)
 
-    def list_sources(self) -> list[dict]:
-        rows = self.conn.execute(
-            """
-            SELECT s.source, s.kind, s.title, s.scheme, s.lifecycle, s.ingested_at, s.size, s.mtime_ns,
-                   s.content_hash, s.chunk_budget, (SELECT COUNT(*) FROM chunks c WHERE c.source_id = s.id), s.conversion_note
-            FROM sources s ORDER BY s.source
-            """
-        )
-        keys = ("source", "kind", "title", "scheme", "lifecycle", "ingestedAt", "size", "mtimeNs", "contentHash",
-                "chunkBudget", "chunkCount", "note")
-        return [dict(zip(keys, r, strict=True)) for r in rows]
+    def list_sources(self) -> list[SourceRow]:
+        rows = self.conn.execute(f"SELECT {self._SOURCE_COLUMNS} FROM sources s ORDER BY s.source")
+        return [SourceRow(*r) for r in rows]
 
     def sections(self, source: str) -> list[Section]:
         row = self.source_row(source)
         rows = self.conn.execute(
             "SELECT text, page_start, page_end, context_lines FROM parents WHERE source_id = ? ORDER BY ord",
-            (row["id"],),
+            (row.id,),
         )
         return [Section(text, ps, pe, context_lines=cl) for text, ps, pe, cl in rows]
 
@@ -587,22 +622,18 @@ class Index:
             out.update(self.conn.execute(f"SELECT id, text FROM parents WHERE id IN ({_marks(part)})", part))
         return out
 
-    def chunk_window(self, source: str, chunk_index: int, before: int, after: int) -> list[dict]:
+    def chunk_window(self, source: str, chunk_index: int, before: int, after: int) -> list[ChunkRow]:
         row = self.source_row(source)
-        if not 0 <= chunk_index < row["chunkCount"]:
-            raise NotFound(f"{shown(source)} has no chunk {chunk_index} (it has {row['chunkCount']})")
+        if not 0 <= chunk_index < row.chunk_count:
+            raise NotFound(f"{shown(source)} has no chunk {chunk_index} (it has {row.chunk_count})")
         rows = self.conn.execute(
             """
             SELECT ord, text, parent_id, page_start, page_end FROM chunks
             WHERE source_id = ? AND ord BETWEEN ? AND ? ORDER BY ord
             """,
-            (row["id"], chunk_index - before, chunk_index + after),
+            (row.id, chunk_index - before, chunk_index + after),
         )
-        return [
-            {"source": source, "chunkIndex": o, "text": t, "parentId": p, "pageStart": ps, "pageEnd": pe,
-             "isTarget": o == chunk_index}
-            for o, t, p, ps, pe in rows
-        ]
+        return [ChunkRow(source, o, t, p, ps, pe, is_target=o == chunk_index) for o, t, p, ps, pe in rows]
 
     def counts_under(self, low: str, exact: str, high: str) -> tuple[int, int]:
         """(files, chunks) indexed at `exact` or in [low, high): a root's share of the index (search.Scope)."""
@@ -614,7 +645,7 @@ class Index:
             (exact, low, high),
         ).fetchone()
 
-    def stats(self) -> dict:
+    def stats(self) -> IndexStats:
         sources, chunks, sections, stale = self.conn.execute(
             """
             SELECT (SELECT COUNT(*) FROM sources), (SELECT COUNT(*) FROM chunks),
@@ -623,17 +654,12 @@ class Index:
             (SCHEME_VERSION,),
         ).fetchone()
         bound = self.bound_model()
-        return {
-            "sourceCount": sources,
-            "chunkCount": chunks,
-            "sectionCount": sections,
-            "staleChunkCount": stale,
-            "chunkScheme": SCHEME_VERSION,
-            "indexModel": bound[0] if bound else None,
-            "dimension": bound[1] if bound else None,
-            "schemaVersion": schema.schema_version(self.conn),
-            "sqliteVersion": db.sqlite_version(),
-        }
+        return IndexStats(
+            source_count=sources, chunk_count=chunks, section_count=sections, stale_chunk_count=stale,
+            chunk_scheme=SCHEME_VERSION, index_model=bound[0] if bound else None,
+            dimension=bound[1] if bound else None, schema_version=schema.schema_version(self.conn),
+            sqlite_version=db.sqlite_version(),
+        )
 
 
 @dataclass

@@ -1,0 +1,125 @@
+"""What App's operations return: frozen values, shaped for --json and the tools by results.py alone.
+
+Values of one layer live beside what produces them (store/index.py's rows, ingest/listing.py's
+entries, doctor.py's report, ingest/watch.py's state); these are the ones App puts together.
+A field that is None is left out of the output unless results.py says otherwise.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from minirag.ingest.jobs import SyncJob
+    from minirag.ingest.listing import ListEntry
+    from minirag.ingest.watch import WatchState
+    from minirag.search import Hit
+    from minirag.store.index import ChunkRow, IndexStats
+
+
+@dataclass(frozen=True, slots=True)
+class QueryResult:
+    """A query's hits in rank order and the text of the sections they point to. results.query_result
+    fits it to a response budget; the whole ranking is what scripts/eval.py scores."""
+
+    hits: tuple[Hit, ...]
+    parents: Mapping[int, str]  # section text by parent id, for every hit's parent
+    collections: tuple[str | None, ...]  # each hit's collection; None for data and url sources
+    roots: tuple[Path, ...]  # paths are shown relative to these (`displayPath`)
+
+
+@dataclass(frozen=True, slots=True)
+class IngestResult:
+    source: str
+    title: str  # "" when the document has none
+    chunk_count: int
+    warnings: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class DeleteResult:
+    source: str
+    deleted_chunks: int
+
+
+@dataclass(frozen=True, slots=True)
+class ReadResult:
+    """A page of a document rebuilt from its sections: `text` from `offset`; `next_offset` None at the end."""
+
+    source: str
+    kind: str
+    title: str
+    chunk_count: int
+    offset: int
+    total_chars: int
+    next_offset: int | None
+    text: str
+    pages: str | None = None  # the pages the document spans, when it has any
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkWindow:
+    chunks: tuple[ChunkRow, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class FileListing:
+    files: tuple[ListEntry, ...]
+    other_types: tuple[tuple[str, int], ...]  # (suffix, files) left out for their type, most first
+
+
+@dataclass(frozen=True, slots=True)
+class CollectionInfo:
+    name: str
+    description: str
+    path: str
+    file_count: int
+    chunk_count: int
+    last_sync: str | None  # ISO time of the last complete sync of its root; None: never
+
+
+@dataclass(frozen=True, slots=True)
+class Collections:
+    collections: tuple[CollectionInfo, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class SyncStatus:
+    """A sync job's progress, and the watcher's state when the App watches; at least one is set."""
+
+    job: SyncJob | None
+    watch: WatchState | None
+
+
+@dataclass(frozen=True, slots=True)
+class Status:
+    """`status`: the configuration, then what the index holds. The optional parts are set when
+    they apply: `index_error` when the index cannot be read (or was found damaged), `stats`,
+    `git_state` and the scheme warning when it can."""
+
+    version: str
+    roots: tuple[str, ...]
+    db_path: str
+    model: str
+    hybrid_weight: float
+    hybrid_weight_for_questions: float | None  # set when the weight follows the query's form
+    chunk_token_budget: int | str  # tokens, or words saying why it is not known
+    chunk_scheme: int
+    read_only: bool
+    watch: WatchState | None = None
+    index_error: str | None = None
+    stats: IndexStats | None = None
+    collections: tuple[CollectionInfo, ...] | None = None
+    git_state: tuple[dict, ...] | None = None  # as gitstate.root_states stored them
+    scheme_warning: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ConfigFailure:
+    """`status` when the configuration could not be loaded: the one thing it can say."""
+
+    version: str
+    error: str
