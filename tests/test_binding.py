@@ -32,7 +32,7 @@ def indexed(tmp_path, docs, model_path):
 
 
 def model_match(config) -> dict:
-    return next(check for check in run_checks(config)["checks"] if check["name"] == "model-match")
+    return next(check for check in run_checks(config).checks if check.name == "model-match")
 
 
 def test_naming_no_model_the_query_and_doctor_both_use_the_index_model(indexed, model_id):
@@ -41,12 +41,12 @@ def test_naming_no_model_the_query_and_doctor_both_use_the_index_model(indexed, 
     try:
         binding = app.binding()
         assert binding.model_id == model_id and not binding.mismatch
-        assert app.query("animals that hold hands")["results"]  # the index's model loaded, no refusal
+        assert app.query("animals that hold hands").hits  # the index's model loaded, no refusal
     finally:
         app.close()
     match = model_match(config)
-    assert match["ok"], match["detail"]
-    assert model_id in match["detail"]
+    assert match.ok, match.detail
+    assert model_id in match.detail
 
 
 def test_another_named_model_is_the_same_mismatch_to_query_sync_and_doctor(indexed, tmp_path, model_dir, model_id):
@@ -68,5 +68,5 @@ def test_another_named_model_is_the_same_mismatch_to_query_sync_and_doctor(index
     finally:
         app.close()
     match = model_match(config)
-    assert not match["ok"]
-    assert "local:other-model" in match["detail"] and model_id in match["detail"]
+    assert not match.ok
+    assert "local:other-model" in match.detail and model_id in match.detail

@@ -97,7 +97,7 @@ def test_a_damaged_index_found_on_opening_is_a_damaged_index_and_status_says_so(
     assert message.startswith(f"the index {path} is damaged (") and "\n" not in message
     assert message.endswith("restore it from a backup (`minirag backup` makes them), or delete it and run "
                             "`minirag sync` to rebuild it")
-    assert app.status()["indexError"] == message
+    assert app.status().index_error == message
 
 
 def test_a_damaged_index_met_by_an_operation_is_recorded_by_its_type_for_status(indexed):
@@ -112,4 +112,4 @@ def test_a_damaged_index_met_by_an_operation_is_recorded_by_its_type_for_status(
     damaged = [exc for exc in raised if isinstance(exc, errors.DamagedIndex)]
     assert damaged, raised
     assert indexed.damage == str(damaged[-1])
-    assert indexed.status()["indexError"] == indexed.damage
+    assert indexed.status().index_error == indexed.damage

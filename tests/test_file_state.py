@@ -43,7 +43,7 @@ def test_the_state_of_a_file_from_what_the_index_records(indexed, left_out, stat
 
 
 def states(app) -> list[str]:
-    return [f["state"] for f in app.list_files()["files"]]
+    return [entry.state for entry in app.list_files().files]
 
 
 def test_a_file_left_out_under_an_older_scheme_is_listed_as_the_sync_treats_it(make_app, docs, tmp_path):
