@@ -45,7 +45,7 @@ from minirag.ingest.ignore import IgnoreRules
 from minirag.ingest.jobs import SyncJob, SyncJobs
 from minirag.ingest.pipeline import Document, Pipeline, file_hash
 from minirag.ingest.progress import Progress
-from minirag.ingest.scan import unseen_warnings, walk
+from minirag.ingest.scan import FoundFile, Ignored, unseen_warnings, walk
 from minirag.results import payload
 from minirag.search import Scope, SearchOptions, clamp_top_k, search
 from minirag.search.vector import MatrixCache
@@ -67,7 +67,7 @@ from minirag.values import (
 
 if TYPE_CHECKING:
     from minirag.doctor import DoctorReport
-    from minirag.ingest.watch import WatchState
+    from minirag.ingest.watch import Watcher, WatchState
     from minirag.store.backup import BackupResult
 
 log = logging.getLogger(__name__)
@@ -151,7 +151,7 @@ class App:
         self._query_pool: ThreadPoolExecutor | None = None
         self.jobs = SyncJobs(config.db_path)
         self.damage: str | None = None  # the last "index is damaged" error any operation met; status shows it
-        self._watcher = None  # a background Watcher (the server's --watch), with its thread
+        self._watcher: Watcher | None = None  # a background Watcher (the server's --watch), with its thread
         self._watch_thread: threading.Thread | None = None
 
     # --- lazily opened parts -------------------------------------------------
@@ -321,6 +321,7 @@ class App:
                     raise InvalidArgument(f"filePath must be an absolute path, got {str(file_path)[:200]!r}")
                 return os.path.abspath(file_path)
             return self.file_source(file_path, must_be_absolute=must_be_absolute)[0]
+        assert source is not None  # exactly one of the two, checked above
         return source
 
     def _source_row(self, key: str, *, served: bool = True) -> SourceRow:
@@ -354,7 +355,9 @@ class App:
                      on_change: Callable[[Progress], None] | None = None, *, force: bool = False) -> Progress:
         self.refuse_if_read_only("ingest")
         progress = progress or Progress()
-        files, unseen, ignored = [], [], []
+        files: list[FoundFile] = []
+        unseen: list[str] = []
+        ignored: list[Ignored] = []
         rules = IgnoreRules.from_config(self.config)
         progress.stage = "looking for files"
         for raw in paths:
@@ -547,15 +550,16 @@ class App:
         self.refuse_if_read_only("watch")
         if self._watcher is not None:
             return
-        self._watcher = self._make_watcher(on_pass, None, polling, tuning)
-        self._watch_thread = threading.Thread(target=self._watcher.run, name="minirag-watch", daemon=True)
+        self._watcher = watcher = self._make_watcher(on_pass, None, polling, tuning)
+        self._watch_thread = threading.Thread(target=watcher.run, name="minirag-watch", daemon=True)
         self._watch_thread.start()
 
     def stop_watching(self, timeout: float = 60.0) -> None:
         watcher, thread = self._watcher, self._watch_thread
         if watcher is not None:
             watcher.stop()
-            thread.join(timeout)
+            if thread is not None:
+                thread.join(timeout)
             self._watcher = self._watch_thread = None
 
     def watch_state(self) -> WatchState | None:
@@ -698,8 +702,8 @@ class App:
         text = reconstruct(sections)
         if offset > len(text):
             raise InvalidArgument(f"offset {offset} is past the end of {shown(key)} ({len(text)} characters)")
-        paged = [s for s in sections if s.page_start is not None]
-        pages = page_label(paged[0].page_start, max(s.page_end or s.page_start for s in paged)) if paged else None
+        spans = [(s.page_start, s.page_end or s.page_start) for s in sections if s.page_start is not None]
+        pages = page_label(spans[0][0], max(end for _, end in spans)) if spans else None
         empty = ReadResult(key, row.kind, row.title, row.chunk_count, offset, len(text), None, "", pages)
         room = self.config.max_response_tokens - cost(payload(empty)) - READ_SLACK_TOKENS if budgeted else None
         end = page_end(text, offset, max_chars, room)

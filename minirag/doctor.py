@@ -54,7 +54,8 @@ def check_sqlite(config: Config) -> Check:
 
     found = driver()
     if found.problem:
-        return _fail("sqlite", f"driver {found.name} (SQLite {found.sqlite_version}) {found.problem}", found.fix)
+        return _fail("sqlite", f"driver {found.name} (SQLite {found.sqlite_version}) {found.problem}",
+                     found.fix or "")
     return _ok("sqlite", f"driver {found.name}, SQLite {found.sqlite_version}, sqlite-vec {found.vec_version}, "
                          "FTS5 available")
 
@@ -177,12 +178,13 @@ def check_index(config: Config, stats_out: list[IndexStats] | None = None) -> Ch
 def check_model_match(config: Config, stats: IndexStats | None) -> Check:
     from minirag.binding import RecordedModel, bind
 
-    recorded = stats.index_model if stats is not None else None
-    binding = bind(config, RecordedModel(recorded, stats.dimension) if stats is not None and recorded else None)
-    configured = binding.model_id
-    if not recorded:
+    if stats is None or not stats.index_model:
+        configured = bind(config, None).model_id
         return _ok("model-match", f"no model recorded (no readable index, or nothing indexed yet); "
                                   f"the first ingest records {configured}")
+    recorded = stats.index_model
+    binding = bind(config, RecordedModel(recorded, stats.dimension))
+    configured = binding.model_id
     if binding.mismatch:
         return _fail("model-match", f"the index was built with {recorded}, but the configured model is {configured}",
                      f"set MODEL_NAME={recorded} (or its MODEL_PATH) back, or use a new DB_PATH and re-sync")

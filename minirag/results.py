@@ -266,7 +266,7 @@ def _collections(value: Collections) -> dict:
 def progress_fields(progress: Progress, *, current: bool = True) -> dict:
     """A run's live counts; `current` False leaves out the file in progress and the time so far
     (a finished run's summary)."""
-    out = {
+    out: dict[str, object] = {
         "seen": progress.seen,
         "total": progress.total,
         "ingested": progress.done,

@@ -300,18 +300,21 @@ def bind(fn: Callable[..., Any], state: ServerState) -> Callable[..., Any]:
     signature = inspect.signature(fn, eval_str=True)
     params = list(signature.parameters.values())[1:]
 
+    tool: Any
     if inspect.iscoroutinefunction(fn):
-        async def tool(**kwargs):
+        async def awaited(**kwargs: Any) -> Any:
             try:
                 return within_budget(await fn(state, **kwargs), state.budget)
             except Exception as exc:
                 raise _as_tool_error(fn.__name__, exc) from exc
+        tool = awaited
     else:
-        def tool(**kwargs):
+        def called(**kwargs: Any) -> Any:
             try:
                 return within_budget(fn(state, **kwargs), state.budget)
             except Exception as exc:
                 raise _as_tool_error(fn.__name__, exc) from exc
+        tool = called
 
     functools.update_wrapper(tool, fn, assigned=("__module__", "__name__", "__qualname__", "__doc__"),
                              updated=())
@@ -489,8 +492,8 @@ def run_http(server: MCPServer, host: str, port: int, token: str | None) -> None
     )
     from minirag.http_hosts import LocalOnly
 
-    app = server.streamable_http_app(host=host)
-    app = BearerToken(app, token) if token is not None else LocalOnly(app, host, port)
+    inner = server.streamable_http_app(host=host)
+    app = BearerToken(inner, token) if token is not None else LocalOnly(inner, host, port)
     raise_descriptor_limit()
     quiet_client_disconnects()
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", http=GuardedH11Protocol)

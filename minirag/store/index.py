@@ -364,7 +364,8 @@ class Index:
             return 0
 
         def write() -> int:
-            written, new_codes, languages = 0, _NewCodes(), {}
+            written, new_codes = 0, _NewCodes()
+            languages: dict[str, int] = {}
             with self._transaction():
                 codebook = codes.read_codebook(self.conn)
                 for item in prepared:
@@ -389,8 +390,8 @@ class Index:
     def _add_codes(self, codebook: codes.Codebook | None, new: _NewCodes) -> None:
         """Code the new chunks; or, the first time the index is large enough, fit the codebook and code all."""
         if codebook is not None:
-            codes.add(self.conn, codebook, np.asarray(new.ids), np.stack(new.vectors) if new.ids else None,
-                      np.asarray(new.active))
+            if new.ids:
+                codes.add(self.conn, codebook, np.asarray(new.ids), np.stack(new.vectors), np.asarray(new.active))
         elif self.conn.execute("SELECT COALESCE(MAX(id), 0) FROM chunks").fetchone()[0] >= codes.CODES_FROM_CHUNKS:
             self.build_codes()
 
@@ -480,7 +481,7 @@ class Index:
 
         return db.with_retry(write) if sources else 0
 
-    def update_stats(self, stats: Sequence[tuple[str, int, int]]) -> None:
+    def update_stats(self, stats: Sequence[tuple[str, int, int | None]]) -> None:
         """(source, size, mtime_ns) of files whose content is unchanged but which were touched:
         remembered so the fast path hits next time (an excluded file's too). Written in batches,
         since each commit costs a checkpoint (docs/benchmarks.md#behind-the-constants); nothing searchable changes, so the
@@ -569,7 +570,8 @@ class Index:
     def excluded_states(self) -> dict[str, ExcludedState]:
         rows = self.conn.execute(
             "SELECT source, content_hash, size, mtime_ns, scheme, reason, failure FROM exclusions")
-        return {r[0]: ExcludedState(*r[1:6], failure=bool(r[6])) for r in rows}
+        return {source: ExcludedState(content_hash, size, mtime_ns, scheme, reason, failure=bool(failure))
+                for source, content_hash, size, mtime_ns, scheme, reason, failure in rows}
 
     def vectors_for_hashes(self, hashes: Iterable[str]) -> dict[str, np.ndarray]:
         """Vectors already stored for these chunk texts, so unchanged text is never re-embedded."""
