@@ -169,7 +169,7 @@ class App:
             from minirag.models import resolve
 
             name, path = self.model_choice(refuse_mismatch=True)  # before any download
-            encoder = Encoder(resolve(name, path, self.config.cache_dir))
+            encoder = Encoder(resolve(name, path, self.config.cache_dir), cache_dir=self.config.cache_dir)
             with self._lock:
                 if self._encoder is None:
                     self._encoder = encoder

@@ -12,6 +12,7 @@ import os
 import threading
 import unicodedata
 from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
 
@@ -64,9 +65,13 @@ class Encoder:
     MAX_BATCH_TOKENS = 2048
     MAX_BATCH_SIZE = 64
 
-    def __init__(self, files: ModelFiles, *, threads: int | None = None):
+    def __init__(self, files: ModelFiles, *, threads: int | None = None, cache_dir: Path | None = None):
+        """With `cache_dir`, the word embeddings are split out of the graph there on first use
+        (minirag/word_table.py) and looked up in a memory-mapped table; without, the plain model."""
         import onnxruntime as ort
         from tokenizers import Tokenizer
+
+        from minirag import word_table
 
         if hasattr(ort, "disable_telemetry_events"):
             ort.disable_telemetry_events()
@@ -81,12 +86,23 @@ class Encoder:
         # and matrix product run on: off, hybrid p50 at 100k chunks went 37.5 -> 26 ms;
         # the encoder alone lost ~4% (73.0 -> 70.2 chunks/s, scripts/bench.py corpus).
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        try:
-            self._session = ort.InferenceSession(
-                str(files.onnx_path), sess_options=options, providers=["CPUExecutionProvider"]
-            )
-        except Exception as exc:  # noqa: BLE001 - a corrupt or foreign file
-            raise ModelUnavailable(f"cannot load ONNX model {files.onnx_path}: {exc}") from None
+        self._split = word_table.cached(files.onnx_path, cache_dir) if cache_dir is not None else None
+        self._table = None
+        if self._split is not None:
+            try:
+                self._session = ort.InferenceSession(
+                    str(self._split.onnx_path), sess_options=options, providers=["CPUExecutionProvider"]
+                )
+                self._table = self._split.table()
+            except Exception:  # noqa: BLE001 - a split ORT cannot read: the plain model serves
+                self._split = None
+        if self._table is None:
+            try:
+                self._session = ort.InferenceSession(
+                    str(files.onnx_path), sess_options=options, providers=["CPUExecutionProvider"]
+                )
+            except Exception as exc:  # noqa: BLE001 - a corrupt or foreign file
+                raise ModelUnavailable(f"cannot load ONNX model {files.onnx_path}: {exc}") from None
         self._inputs = {i.name for i in self._session.get_inputs()}
         self._output = self._session.get_outputs()[0].name
         self._tokenizer = Tokenizer.from_file(str(files.tokenizer_path))
@@ -185,6 +201,10 @@ class Encoder:
             input_ids[row, : len(seq)] = seq
             mask[row, : len(seq)] = 1
         feeds = {"input_ids": input_ids, "attention_mask": mask}
+        if self._table is not None:
+            feeds[self._split.embeds_input] = self._table[input_ids].astype(np.float32)
+            if not self._split.keeps_input_ids:
+                del feeds["input_ids"]
         if "token_type_ids" in self._inputs:
             feeds["token_type_ids"] = np.zeros_like(input_ids)
         hidden = self._session.run([self._output], feeds)[0]
