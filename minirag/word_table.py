@@ -28,8 +28,9 @@ import numpy as np
 log = logging.getLogger(__name__)
 
 #: Bumped when the files written change shape, so older splits are made again.
-FORMAT = 1
+FORMAT = 2
 SPLIT_DIR = "minirag-split"
+TOKEN_IDS = "input_ids"  # the input Encoder feeds token ids to: the table is looked up with them
 _FLOAT = 1  # TensorProto.FLOAT
 # ModelProto.graph; GraphProto.node / .initializer / .input / .value_info; NodeProto.input / .output /
 # .op_type / .attribute / .domain; TensorProto.dims / .data_type / .name / .raw_data / .data_location;
@@ -110,8 +111,8 @@ def _write_atomically(target: Path, write) -> None:
 
 def split_graph(model: memoryview) -> tuple[bytes, np.ndarray, str, bool] | None:
     """(model without the word Gather, float16 table, the new input's name, whether input_ids
-    stays an input) for a graph whose word embeddings are a float32 initializer gathered by a
-    graph input; None for any other graph."""
+    stays an input) for a graph whose word embeddings are a float32 initializer gathered by the
+    input_ids input itself; None for any other graph."""
     graph_span = None
     for field, _, value, _, _ in _fields(model, 0, len(model)):
         if field == _MODEL_GRAPH:
@@ -135,14 +136,13 @@ def split_graph(model: memoryview) -> tuple[bytes, np.ndarray, str, bool] | None
     candidates = [
         (node, span) for node, span in nodes
         if node["op_type"] == "Gather" and node["domain"] == "" and node["axis"] == 0 and len(node["inputs"]) == 2
-        and node["inputs"][1] in inputs and len(node["outputs"]) == 1
+        and node["inputs"][1] == TOKEN_IDS and TOKEN_IDS in inputs and len(node["outputs"]) == 1
         and (t := initializers.get(node["inputs"][0])) is not None and len(t["dims"]) == 2
         and t["data_type"] == _FLOAT and t["raw"] is not None and used[node["inputs"][0]] == 1
     ]
-    if not candidates:
+    if len(candidates) != 1:
         return None
-    # The word table is the biggest one gathered by an input (beside token types, say).
-    gather, gather_span = max(candidates, key=lambda c: initializers[c[0]["inputs"][0]]["dims"][0])
+    (gather, gather_span), = candidates
     table_name, ids_name = gather["inputs"]
     embeds = gather["outputs"][0]
     tensor = initializers[table_name]

@@ -52,6 +52,26 @@ def test_a_graph_of_another_shape_keeps_the_plain_model(tmp_path):
     assert word_table.cached(tmp_path / "model.onnx", tmp_path / "cache") is None
 
 
+def test_a_graph_that_gathers_token_ids_only_through_other_nodes_keeps_the_plain_model(tmp_path):
+    """The token ids reach the word Gather through a Cast (as in some exports); the only Gather fed
+    by an input straight away is the token-type one: nothing is split (the table is looked up
+    with input_ids, so only their own Gather can go)."""
+    from onnx import TensorProto, helper, numpy_helper, save
+
+    words = numpy_helper.from_array(np.ones((50, 4), dtype=np.float32), "words")
+    types = numpy_helper.from_array(np.zeros((2, 4), dtype=np.float32), "types")
+    nodes = [helper.make_node("Cast", ["input_ids"], ["ids32"], to=TensorProto.INT32),
+             helper.make_node("Gather", ["words", "ids32"], ["word_vectors"]),
+             helper.make_node("Gather", ["types", "token_type_ids"], ["type_vectors"]),
+             helper.make_node("Add", ["word_vectors", "type_vectors"], ["last_hidden_state"])]
+    graph = helper.make_graph(
+        nodes, "g", [helper.make_tensor_value_info(name, TensorProto.INT64, ["b", "s"])
+                     for name in ("input_ids", "token_type_ids")],
+        [helper.make_tensor_value_info("last_hidden_state", TensorProto.FLOAT, ["b", "s", 4])], [words, types])
+    save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), str(tmp_path / "model.onnx"))
+    assert word_table.cached(tmp_path / "model.onnx", tmp_path / "cache") is None
+
+
 def test_an_unwritable_cache_keeps_the_plain_model(tiny_files, tmp_path):
     blocked = tmp_path / "file"
     blocked.write_text("not a directory")
