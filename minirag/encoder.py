@@ -67,11 +67,13 @@ class Encoder:
 
     def __init__(self, files: ModelFiles, *, threads: int | None = None, cache_dir: Path | None = None):
         """With `cache_dir`, the word embeddings are split out of the graph there on first use
-        (minirag/word_table.py) and looked up in a memory-mapped table; without, the plain model."""
+        (minirag/word_table.py) and looked up in a memory-mapped table, and an XLM-R style
+        tokenizer runs in Python from tables cached there (minirag/unigram.py); without, the
+        plain model and `tokenizers`."""
         import onnxruntime as ort
         from tokenizers import Tokenizer
 
-        from minirag import word_table
+        from minirag import unigram, word_table
 
         if hasattr(ort, "disable_telemetry_events"):
             ort.disable_telemetry_events()
@@ -105,7 +107,9 @@ class Encoder:
                 raise ModelUnavailable(f"cannot load ONNX model {files.onnx_path}: {exc}") from None
         self._inputs = {i.name for i in self._session.get_inputs()}
         self._output = self._session.get_outputs()[0].name
-        self._tokenizer = Tokenizer.from_file(str(files.tokenizer_path))
+        self._tokenizer = unigram.cached(files.tokenizer_path, cache_dir) if cache_dir is not None else None
+        if self._tokenizer is None:
+            self._tokenizer = Tokenizer.from_file(str(files.tokenizer_path))
         self._tokenizer.no_truncation()
         self._tokenizer.no_padding()
         self._count_lock = threading.Lock()
