@@ -31,8 +31,10 @@ import logging
 import os
 import re
 import struct
+import sys
 import threading
 import unicodedata
+from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,7 +42,7 @@ from pathlib import Path
 log = logging.getLogger(__name__)
 
 #: Bumped when the cache file changes shape (or the rules that make it), so older ones are made again.
-FORMAT = 1
+FORMAT = 2
 CACHE_DIR = "minirag-tokenizer"
 UNK_PENALTY = 10.0  # tokenizers' (and sentencepiece's) score of an unknown character: min score - 10
 WORDS_CACHED = 100_000
@@ -60,8 +62,8 @@ class UnigramTokenizer:
     decoder = "Metaspace"
 
     def __init__(self, data: dict, source: Path):
-        self._pieces: list[str] = data["pieces"]
-        self._scores: list[float] = data["scores"]
+        self._pieces: list[str] = data["pieces"].split("\0")
+        self._scores: list[float] = array("d", base64.b64decode(data["scores"])).tolist()
         self._ids = {piece: i for i, piece in enumerate(self._pieces)}
         self._unk = data["unk_id"]
         self._unk_score = min(self._scores) - UNK_PENALTY
@@ -209,6 +211,8 @@ def _tables(spec: dict) -> dict:
         return {"unigram": False}
     pieces = [piece for piece, _ in model["vocab"]]
     ids = {piece: i for i, piece in enumerate(pieces)}
+    if any("\0" in piece for piece in pieces) or sys.byteorder != "little":
+        return {"unigram": False}
     specials = post.get("special_tokens", {})
     first, last = (specials[t["SpecialToken"]["id"]]["ids"] for t in (template[0], template[2]))
     if any(i not in range(len(pieces)) for i in first + last) or any(ids.get(a["content"]) != a["id"] for a in added):
@@ -218,7 +222,9 @@ def _tables(spec: dict) -> dict:
         if piece and len(piece) > longest.get(piece[0], 0):
             longest[piece[0]] = len(piece)
     return {
-        "unigram": True, "pieces": pieces, "scores": [float(score) for _, score in model["vocab"]],
+        # Pieces NUL-joined and scores as f64 bytes: a quarter of the load time of JSON lists.
+        "unigram": True, "pieces": "\0".join(pieces),
+        "scores": base64.b64encode(array("d", [float(score) for _, score in model["vocab"]]).tobytes()).decode(),
         "unk_id": model["unk_id"], "first": first, "last": last, "longest": longest,
         "table": _one_point_table(base64.b64decode(steps[0]["precompiled_charsmap"])),
         "unsafe_bmp": _cluster_class(0, 0x10000), "unsafe_astral": _cluster_class(0x10000, 0x110000),
