@@ -196,7 +196,7 @@ class App:
 
             binding = self.binding()
             binding.refuse_mismatch(self.config)  # before any download
-            encoder = Encoder(resolve(binding.name, binding.path, self.config.cache_dir))
+            encoder = Encoder(resolve(binding.name, binding.path, self.config.cache_dir), cache_dir=self.config.cache_dir)
             with self._lock:
                 if self._encoder is None:
                     self._encoder = encoder

@@ -12,6 +12,7 @@ import os
 import threading
 import unicodedata
 from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
 
@@ -63,9 +64,15 @@ class Encoder:
     MAX_BATCH_TOKENS = 2048
     MAX_BATCH_SIZE = 64
 
-    def __init__(self, files: ModelFiles, *, threads: int | None = None):
+    def __init__(self, files: ModelFiles, *, threads: int | None = None, cache_dir: Path | None = None):
+        """With `cache_dir`, the word embeddings are split out of the graph there on first use
+        (minirag/word_table.py) and looked up in a memory-mapped table, and an XLM-R style
+        tokenizer runs in Python from tables cached there (minirag/unigram.py); without, the
+        plain model and `tokenizers`."""
         import onnxruntime as ort
         from tokenizers import Tokenizer
+
+        from minirag import unigram, word_table
 
         if hasattr(ort, "disable_telemetry_events"):
             ort.disable_telemetry_events()
@@ -79,15 +86,28 @@ class Encoder:
         # Idle intra-op threads busy-wait by default, taking the cores a query's SQL
         # and matrix product run on (what spinning costs: see docs/benchmarks.md).
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        try:
-            self._session = ort.InferenceSession(
-                str(files.onnx_path), sess_options=options, providers=["CPUExecutionProvider"]
-            )
-        except Exception as exc:  # noqa: BLE001 - a corrupt or foreign file
-            raise ModelUnavailable(f"cannot load ONNX model {files.onnx_path}: {exc}") from None
+        self._split = word_table.cached(files.onnx_path, cache_dir) if cache_dir is not None else None
+        self._table = None
+        if self._split is not None:
+            try:
+                self._session = ort.InferenceSession(
+                    str(self._split.onnx_path), sess_options=options, providers=["CPUExecutionProvider"]
+                )
+                self._table = self._split.table()
+            except Exception:  # noqa: BLE001 - a split ORT cannot read: the plain model serves
+                self._split = None
+        if self._table is None:
+            try:
+                self._session = ort.InferenceSession(
+                    str(files.onnx_path), sess_options=options, providers=["CPUExecutionProvider"]
+                )
+            except Exception as exc:  # noqa: BLE001 - a corrupt or foreign file
+                raise ModelUnavailable(f"cannot load ONNX model {files.onnx_path}: {exc}") from None
         self._inputs = {i.name for i in self._session.get_inputs()}
         self._output = self._session.get_outputs()[0].name
-        self._tokenizer = Tokenizer.from_file(str(files.tokenizer_path))
+        self._tokenizer = unigram.cached(files.tokenizer_path, cache_dir) if cache_dir is not None else None
+        if self._tokenizer is None:
+            self._tokenizer = Tokenizer.from_file(str(files.tokenizer_path))
         self._tokenizer.no_truncation()
         self._tokenizer.no_padding()
         self._count_lock = threading.Lock()
@@ -183,6 +203,10 @@ class Encoder:
             input_ids[row, : len(seq)] = seq
             mask[row, : len(seq)] = 1
         feeds = {"input_ids": input_ids, "attention_mask": mask}
+        if self._table is not None:
+            feeds[self._split.embeds_input] = self._table[input_ids].astype(np.float32)
+            if not self._split.keeps_input_ids:
+                del feeds["input_ids"]
         if "token_type_ids" in self._inputs:
             feeds["token_type_ids"] = np.zeros_like(input_ids)
         hidden = self._session.run([self._output], feeds)[0]

@@ -15,8 +15,9 @@ serving; index bytes per chunk. With --watch, also watch mode (scripts/bench_wat
 Every phase runs in its own subprocess (this script re-invoked with --phase),
 so each phase's peak RSS is its own. Progress goes to stderr, results to
 stdout: a table, or one JSON object with --json. All files live in --workdir
-(a temp dir, removed unless --keep). Model: MODEL_PATH, else the test model
-(scripts/test_model.py). Numbers from a shared or loaded machine are noisy:
+(a temp dir, removed unless --keep). Model: --model-path, else MODEL_PATH, else the
+default model (multilingual-e5-small) from the model cache; --minilm measures
+all-MiniLM-L6-v2 (the test model, scripts/test_model.py) instead. Numbers from a shared or loaded machine are noisy:
 the load average at start and end is part of the output.
 """
 
@@ -149,7 +150,7 @@ def load_encoder(model_path: str):
     from minirag.models import resolve
 
     config = make_config(Path(model_path), Path(model_path) / "unused.db", model_path)
-    encoder = Encoder(resolve(config.model_name, config.model_path, config.cache_dir))
+    encoder = Encoder(resolve(config.model_name, config.model_path, config.cache_dir), cache_dir=config.cache_dir)
     encoder.embed_documents(["warm up the session"])
     return encoder
 
@@ -606,12 +607,27 @@ def copy_corpus(corpus: Path, dest: Path, limit: int | None) -> int:
     return len(files)
 
 
-def run_all(args: argparse.Namespace, work: Path) -> dict:
-    model_path = os.environ.get("MODEL_PATH") or args.model_path
-    if not model_path:
+def bench_model_path(args: argparse.Namespace) -> str:
+    """The model directory measured: --model-path, MODEL_PATH, --minilm's test model, else the default model."""
+    if args.model_path or os.environ.get("MODEL_PATH"):
+        return args.model_path or os.environ["MODEL_PATH"]
+    if args.minilm:
         from test_model import assemble
 
-        model_path = str(assemble())
+        return str(assemble())
+    from minirag.config import DEFAULT_MODEL, default_cache_dir
+    from minirag.errors import ModelUnavailable
+    from minirag.models import locate
+
+    try:
+        files = locate(DEFAULT_MODEL, None, default_cache_dir())
+    except ModelUnavailable as exc:
+        raise SystemExit(f"bench: {exc}; or pass --minilm") from None
+    return str(files.tokenizer_path.parent)
+
+
+def run_all(args: argparse.Namespace, work: Path) -> dict:
+    model_path = bench_model_path(args)
     machine = machine_info()
     log(f"bench: workdir {work}, model {model_path}, load average {machine['load_avg_start']}")
     base = {"workdir": str(work), "model_path": model_path}
@@ -782,7 +798,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--watch", action="store_true",
                         help="also measure watch mode (scripts/bench_watch.py: save -> searchable, a 1,000-file "
                              "checkout, idle CPU and RSS with 10,000 files watched)")
-    parser.add_argument("--model-path", help="local model directory (default: MODEL_PATH, else the test model)")
+    parser.add_argument("--model-path", help="local model directory (default: MODEL_PATH, else the default model, "
+                                              "multilingual-e5-small, from the model cache)")
+    parser.add_argument("--minilm", action="store_true",
+                        help="measure all-MiniLM-L6-v2 (the test model, scripts/test_model.py) instead of the default")
     parser.add_argument("--workdir", type=Path, help="where corpora and indexes go (default: a new temp dir)")
     parser.add_argument("--keep", action="store_true", help="keep the workdir")
     parser.add_argument("--reuse-indexes", action="store_true",

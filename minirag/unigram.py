@@ -1,0 +1,294 @@
+"""An XLM-R style Unigram tokenizer in Python, giving exactly the ids `tokenizers` gives.
+
+multilingual-e5-small's tokenizer.json (250,002 pieces) costs `tokenizers`
+~1.1 s of CPU and ~290 MB of memory to load (its Unigram trie): more than the
+ONNX session. This module reads the same file's pipeline into plain Python
+once (a small cache file) and repeats it step by step, so a cold query pays
+~0.2 s and ~45 MB:
+
+1. the Precompiled normalizer, one code point at a time (`str.translate`);
+2. Replace(" {2,}" -> " "), then Metaspace: spaces become "▁", a "▁" is put in
+   front, and the text is split before every "▁";
+3. each word is cut by the same Viterbi search as `tokenizers`' Unigram (f64
+   scores, candidates in the same order, the first best kept, unknown
+   characters scored min - 10 and consecutive ones fused);
+4. the template's special tokens around them.
+
+`tokenizers` normalizes a grapheme cluster of several code points as one unit
+(and a text may spell a special token such as `<s>`): a text holding any
+character that can extend a cluster (combining marks, joiners, Hangul jamo,
+CR ...) or an unassigned one, or a special token's text, is handed to
+`tokenizers` itself, loaded on first need. tests/test_default_model.py checks
+the ids against `tokenizers` on thousands of multilingual texts.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import logging
+import os
+import re
+import struct
+import sys
+import threading
+import unicodedata
+from array import array
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+log = logging.getLogger(__name__)
+
+#: Bumped when the cache file changes shape (or the rules that make it), so older ones are made again.
+FORMAT = 2
+CACHE_DIR = "minirag-tokenizer"
+UNK_PENALTY = 10.0  # tokenizers' (and sentencepiece's) score of an unknown character: min score - 10
+WORDS_CACHED = 100_000
+_WORDS = re.compile("▁[^▁]*|[^▁]+")
+_SPACES = re.compile(" {2,}")
+
+
+@dataclass(frozen=True)
+class Encoding:
+    ids: list[int]
+
+
+class UnigramTokenizer:
+    """The part of `tokenizers.Tokenizer` the encoder uses: encode(_batch), the vocabulary."""
+
+    pre_tokenizer = "Metaspace"  # what vocabulary_words() asks (not byte-level)
+    decoder = "Metaspace"
+
+    def __init__(self, data: dict, source: Path):
+        self._pieces: list[str] = data["pieces"].split("\0")
+        self._scores: list[float] = array("d", base64.b64decode(data["scores"])).tolist()
+        self._ids = {piece: i for i, piece in enumerate(self._pieces)}
+        self._unk = data["unk_id"]
+        self._unk_score = min(self._scores) - UNK_PENALTY
+        self._first, self._last = data["first"], data["last"]
+        self._table = {int(k): v for k, v in data["table"].items()}
+        self._longest = data["longest"]
+        # Two classes: re checks a class of BMP code points against a bitmap, one with astral ones range by range.
+        self._clustering = re.compile(f"[{data['unsafe_bmp']}]")
+        self._clustering_astral = re.compile(f"[{data['unsafe_astral']}]")
+        self._specials = data["specials"]
+        self._source = source
+        self._fallback = None
+        self._fallback_lock = threading.Lock()
+        self._words: dict[str, list[int]] = {}
+
+    def no_truncation(self) -> None:
+        pass
+
+    def no_padding(self) -> None:
+        pass
+
+    def get_vocab_size(self) -> int:
+        return len(self._pieces)
+
+    def id_to_token(self, token_id: int) -> str | None:
+        return self._pieces[token_id] if 0 <= token_id < len(self._pieces) else None
+
+    def encode(self, text: str) -> Encoding:
+        if self.needs_tokenizers(text):
+            return Encoding(self._tokenizers().encode(text).ids)
+        return Encoding(self._ids_of(text))
+
+    def needs_tokenizers(self, text: str) -> bool:
+        """Whether `text` spells a special token or holds a code point that may join a grapheme cluster."""
+        return (any(special in text for special in self._specials) or self._clustering.search(text) is not None
+                or not text.isascii() and max(text) > "\uffff" and self._clustering_astral.search(text) is not None)
+
+    def encode_batch(self, texts: Sequence[str]) -> list[Encoding]:
+        return [self.encode(text) for text in texts]
+
+    def _tokenizers(self):
+        with self._fallback_lock:
+            if self._fallback is None:
+                from tokenizers import Tokenizer
+
+                tokenizer = Tokenizer.from_file(str(self._source))
+                tokenizer.no_truncation()
+                tokenizer.no_padding()
+                self._fallback = tokenizer
+        return self._fallback
+
+    def _ids_of(self, text: str) -> list[int]:
+        normalized = _SPACES.sub(" ", text.translate(self._table)).replace(" ", "▁")
+        ids = list(self._first)
+        if normalized:
+            if not normalized.startswith("▁"):
+                normalized = "▁" + normalized
+            words = self._words
+            for word in _WORDS.findall(normalized):
+                cut = words.get(word)
+                if cut is None:
+                    cut = self._viterbi(word)
+                    if len(words) >= WORDS_CACHED:
+                        words.clear()
+                    words[word] = cut
+                ids.extend(cut)
+        ids.extend(self._last)
+        return ids
+
+    def _viterbi(self, word: str) -> list[int]:
+        """tokenizers' Unigram encode_optimized, on code points instead of bytes (the same cuts)."""
+        size = len(word)
+        best = [0.0] * (size + 1)
+        starts: list[int] = [-1] * (size + 1)
+        token: list[int] = [0] * (size + 1)
+        ids, scores, longest, unk, unk_score = self._ids, self._scores, self._longest, self._unk, self._unk_score
+        for start in range(size):
+            here = best[start]
+            single = False
+            for end in range(start + 1, min(size, start + longest.get(word[start], 0)) + 1):
+                found = ids.get(word[start:end])
+                if found is None:
+                    continue
+                score = scores[found] + here
+                if starts[end] < 0 or score > best[end]:
+                    best[end], starts[end], token[end] = score, start, found
+                if end == start + 1:
+                    single = True
+            if not single:
+                score = unk_score + here
+                if starts[start + 1] < 0 or score > best[start + 1]:
+                    best[start + 1], starts[start + 1], token[start + 1] = score, start, unk
+        cut: list[int] = []
+        end = size
+        while end > 0:
+            if token[end] != unk or not cut or cut[-1] != unk:  # consecutive unknowns fuse into one
+                cut.append(token[end])
+            end = starts[end]
+        cut.reverse()
+        return cut
+
+
+def cached(tokenizer_path: Path, cache_dir: Path) -> UnigramTokenizer | None:
+    """The Python tokenizer for this tokenizer.json, its tables made once into `cache_dir`; None
+    when the file's pipeline is another one (or the cache cannot be written): use `tokenizers`."""
+    try:
+        stat = tokenizer_path.stat()
+    except OSError:
+        return None
+    identity = (f"{FORMAT}\0{unicodedata.unidata_version}\0{tokenizer_path.resolve()}\0{stat.st_size}\0"
+                f"{stat.st_mtime_ns}")
+    target = cache_dir / CACHE_DIR / (hashlib.sha256(identity.encode()).hexdigest()[:32] + ".json")
+    try:
+        data = json.loads(target.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        try:
+            data = _tables(json.loads(tokenizer_path.read_text(encoding="utf-8")))
+            target.parent.mkdir(parents=True, exist_ok=True)
+            partial = target.with_name(f"{target.name}.{os.getpid()}.partial")
+            partial.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+            partial.replace(target)
+        except (OSError, ValueError, KeyError, TypeError, struct.error) as exc:
+            log.info("tokenizer %s kept for `tokenizers` (%s)", tokenizer_path, exc)
+            return None
+    if not data.get("unigram"):
+        return None
+    return UnigramTokenizer(data, tokenizer_path)
+
+
+def _tables(spec: dict) -> dict:
+    """What UnigramTokenizer needs from a tokenizer.json, or {"unigram": False} for any pipeline
+    this module does not repeat exactly."""
+    model, normalizer, pre, post = (spec.get(k) or {} for k in ("model", "normalizer", "pre_tokenizer",
+                                                                 "post_processor"))
+    steps = normalizer.get("normalizers", []) if normalizer.get("type") == "Sequence" else [normalizer]
+    expected_steps = [s.get("type") for s in steps] == ["Precompiled", "Replace"] and steps[1] == {
+        "type": "Replace", "pattern": {"Regex": " {2,}"}, "content": " "}
+    template = post.get("single", []) if post.get("type") == "TemplateProcessing" else []
+    added = spec.get("added_tokens", [])
+    if not (model.get("type") == "Unigram" and not model.get("byte_fallback") and model.get("unk_id") is not None
+            and expected_steps and pre.get("type") == "Metaspace" and pre.get("replacement") == "▁"
+            and pre.get("prepend_scheme") == "always" and pre.get("split") is True
+            and [next(iter(t)) for t in template] == ["SpecialToken", "Sequence", "SpecialToken"]
+            and all(a.get("special") and not a.get("normalized") for a in added)):
+        return {"unigram": False}
+    pieces = [piece for piece, _ in model["vocab"]]
+    ids = {piece: i for i, piece in enumerate(pieces)}
+    if any("\0" in piece for piece in pieces) or sys.byteorder != "little":
+        return {"unigram": False}
+    specials = post.get("special_tokens", {})
+    first, last = (specials[t["SpecialToken"]["id"]]["ids"] for t in (template[0], template[2]))
+    if any(i not in range(len(pieces)) for i in first + last) or any(ids.get(a["content"]) != a["id"] for a in added):
+        return {"unigram": False}
+    longest: dict[str, int] = {}
+    for piece in pieces:
+        if piece and len(piece) > longest.get(piece[0], 0):
+            longest[piece[0]] = len(piece)
+    return {
+        # Pieces NUL-joined and scores as f64 bytes: a quarter of the load time of JSON lists.
+        "unigram": True, "pieces": "\0".join(pieces),
+        "scores": base64.b64encode(array("d", [float(score) for _, score in model["vocab"]]).tobytes()).decode(),
+        "unk_id": model["unk_id"], "first": first, "last": last, "longest": longest,
+        "table": _one_point_table(base64.b64decode(steps[0]["precompiled_charsmap"])),
+        "unsafe_bmp": _cluster_class(0, 0x10000), "unsafe_astral": _cluster_class(0x10000, 0x110000),
+        "specials": [a["content"] for a in added],
+    }
+
+
+def _one_point_table(charsmap: bytes) -> dict[str, str]:
+    """{code point: replacement} of every single-code-point key of sentencepiece's precompiled
+    charsmap: a darts-clone double array (u32 units) after its u32 byte size, then the
+    replacements, NUL-terminated."""
+    (size,) = struct.unpack_from("<I", charsmap, 0)
+    units = struct.unpack_from(f"<{size // 4}I", charsmap, 4)
+    replacements = charsmap[4 + size:]
+
+    def offset(unit: int) -> int:
+        return (unit >> 10) << ((unit & (1 << 9)) >> 6)
+
+    def child(base: int, byte: int) -> int | None:
+        at = base ^ byte
+        return at if at < len(units) and units[at] & ((1 << 31) | 0xFF) == byte else None
+
+    table: dict[str, str] = {}
+    root = offset(units[0])
+    # Walk the UTF-8 encodings only: a lead byte, then as many continuation bytes as it announces.
+    stack = [(lead, 1 if lead < 0x80 else 2 if lead < 0xE0 else 3 if lead < 0xF0 else 4, bytes([lead]))
+             for lead in (*range(0x01, 0x80), *range(0xC2, 0xF5))]
+    bases = {}
+    while stack:
+        byte, need, key = stack.pop()
+        parent = root if len(key) == 1 else bases[key[:-1]]
+        at = child(parent, byte)
+        if at is None:
+            continue
+        unit = units[at]
+        base = at ^ offset(unit)
+        if len(key) == need:
+            if (unit >> 8) & 1:  # a leaf: the key is complete
+                start = units[base] & ((1 << 31) - 1)
+                end = replacements.index(b"\0", start)
+                table[str(ord(key.decode("utf-8")))] = replacements[start:end].decode("utf-8")
+            continue
+        bases[key] = base
+        stack.extend((cont, need, key + bytes([cont])) for cont in range(0x80, 0xC0))
+    return table
+
+
+def _cluster_class(low: int, high: int) -> str:
+    """A regex class of the code points that can join the one before into a grapheme cluster
+    (UAX #29: Extend, ZWJ, SpacingMark, Prepend, Hangul jamo, regional indicators, CR) or are
+    unassigned in this Python's Unicode, from `low` up to `high`; a text holding one goes to `tokenizers`."""
+    ranges = [(0x0D, 0x0D), (0x200C, 0x200D), (0xFF9E, 0xFF9F), (0x0E33, 0x0E33), (0x0EB3, 0x0EB3),
+              (0x0600, 0x0605), (0x06DD, 0x06DD), (0x070F, 0x070F), (0x0890, 0x0891), (0x08E2, 0x08E2),
+              (0x0D4E, 0x0D4E), (0x110BD, 0x110BD), (0x110CD, 0x110CD), (0x111C2, 0x111C3), (0x1193F, 0x1193F),
+              (0x11941, 0x11941), (0x11A3A, 0x11A3A), (0x11A84, 0x11A89), (0x11D46, 0x11D46), (0x11F02, 0x11F02),
+              (0x1100, 0x11FF), (0xA960, 0xA97F), (0xD7B0, 0xD7FF), (0x1F1E6, 0x1F1FF), (0x1F3FB, 0x1F3FF),
+              (0xE0000, 0xE0FFF)]
+    marked = [cp for cp in range(low, high) if not 0xD800 <= cp <= 0xDFFF
+              and unicodedata.category(chr(cp)) in ("Mn", "Mc", "Me", "Cn")]
+    points = sorted({cp for a, b in ranges for cp in range(max(a, low), min(b + 1, high))} | set(marked))
+    spans: list[list[int]] = []
+    for cp in points:
+        if spans and spans[-1][1] == cp - 1:
+            spans[-1][1] = cp
+        else:
+            spans.append([cp, cp])
+    return "".join(re.escape(chr(a)) if a == b else f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in spans)

@@ -1,0 +1,289 @@
+"""The word-embedding table kept out of the ONNX graph: a memory-mapped array looked up in numpy.
+
+A BERT / XLM-R export starts with `Gather(word_embeddings, input_ids)`; for
+multilingual-e5-small that table is 250,037 x 384 float32, 384 MB of the
+470 MB model, and ONNX Runtime holds all of it in memory while a query reads
+a few dozen rows. `split` cuts that Gather out once: the rest of the graph is
+saved as a smaller model whose new input is the Gather's output, the table as
+a float16 `.npy` beside it; `Encoder` then looks rows up in the memory-mapped
+table (only the pages touched are read) and feeds the vectors in. A graph of
+another shape is left alone (None: the plain model is used).
+
+The surgery works on the protobuf wire format directly (no `onnx` package at
+run time): the graph's fields are copied as byte spans, less the Gather node,
+its table and any value_info of its output, plus one new input.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+log = logging.getLogger(__name__)
+
+#: Bumped when the files written change shape, so older splits are made again.
+FORMAT = 2
+SPLIT_DIR = "minirag-split"
+TOKEN_IDS = "input_ids"  # the input Encoder feeds token ids to: the table is looked up with them
+_FLOAT = 1  # TensorProto.FLOAT
+# ModelProto.graph; GraphProto.node / .initializer / .input / .value_info; NodeProto.input / .output /
+# .op_type / .attribute / .domain; TensorProto.dims / .data_type / .name / .raw_data / .data_location;
+# ValueInfoProto.name; AttributeProto.name / .i.
+_MODEL_GRAPH = 7
+_GRAPH_NODE, _GRAPH_INITIALIZER, _GRAPH_INPUT, _GRAPH_OUTPUT, _GRAPH_VALUE_INFO = 1, 5, 11, 12, 13
+_NODE_INPUT, _NODE_OUTPUT, _NODE_OP_TYPE, _NODE_ATTRIBUTE, _NODE_DOMAIN = 1, 2, 4, 5, 7
+_TENSOR_DIMS, _TENSOR_DATA_TYPE, _TENSOR_NAME, _TENSOR_RAW_DATA, _TENSOR_DATA_LOCATION = 1, 2, 8, 9, 14
+
+
+@dataclass(frozen=True)
+class SplitModel:
+    """The graph without its word-embedding Gather, and the table to look rows up in."""
+
+    onnx_path: Path
+    table_path: Path
+    embeds_input: str  # the graph input that takes the looked-up rows, [batch, sequence, width] float32
+    keeps_input_ids: bool  # the graph still reads input_ids (e.g. its shape, or padding-aware positions)
+
+    def table(self) -> np.ndarray:
+        return np.load(self.table_path, mmap_mode="r")
+
+
+def cached(source: Path, cache_dir: Path) -> SplitModel | None:
+    """The split of `source` in `cache_dir`, made on first use; None when the graph has no
+    such Gather or the cache cannot be written (the plain model serves then)."""
+    try:
+        stat = source.stat()
+    except OSError:
+        return None
+    # The source's identity without reading its 470 MB on every start: path, size, mtime.
+    key = hashlib.sha256(f"{FORMAT}\0{source.resolve()}\0{stat.st_size}\0{stat.st_mtime_ns}".encode()).hexdigest()
+    folder = cache_dir / SPLIT_DIR / key[:32]
+    meta_path = folder / "split.json"
+    meta = _read_meta(meta_path)
+    if meta is None:
+        try:
+            meta = _make(source, folder)
+        except (OSError, ValueError, IndexError) as exc:  # a read-only cache, a full disk, a foreign file
+            log.info("word table not split out of %s (%s); using the plain model", source, exc)
+            return None
+    if not meta.get("split"):
+        return None
+    return SplitModel(folder / "model.onnx", folder / "table.npy", meta["embeds_input"], meta["keeps_input_ids"])
+
+
+def _read_meta(path: Path) -> dict | None:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def _make(source: Path, folder: Path) -> dict:
+    """Split `source` into `folder`; every file written under a temporary name and renamed, the
+    metadata last, so a reader sees a complete split or none (two processes may race: same bytes)."""
+    data = memoryview(source.read_bytes())
+    cut = split_graph(data)
+    folder.mkdir(parents=True, exist_ok=True)
+    if cut is None:
+        meta = {"split": False}
+    else:
+        model_bytes, table, embeds_input, keeps_input_ids = cut
+        _write_atomically(folder / "model.onnx", lambda f: f.write(model_bytes))
+        _write_atomically(folder / "table.npy", lambda f: np.save(f, table))
+        meta = {"split": True, "embeds_input": embeds_input, "keeps_input_ids": keeps_input_ids,
+                "source": str(source), "rows": table.shape[0], "width": table.shape[1], "dtype": str(table.dtype)}
+    _write_atomically(folder / "split.json", lambda f: f.write(json.dumps(meta, indent=2).encode()))
+    return meta
+
+
+def _write_atomically(target: Path, write) -> None:
+    partial = target.with_name(f"{target.name}.{os.getpid()}.partial")
+    with open(partial, "wb") as f:
+        write(f)
+    partial.replace(target)
+
+
+def split_graph(model: memoryview) -> tuple[bytes, np.ndarray, str, bool] | None:
+    """(model without the word Gather, float16 table, the new input's name, whether input_ids
+    stays an input) for a graph whose word embeddings are a float32 initializer gathered by the
+    input_ids input itself; None for any other graph."""
+    graph_span = None
+    for field, _, value, _, _ in _fields(model, 0, len(model)):
+        if field == _MODEL_GRAPH:
+            graph_span = value
+    if graph_span is None:
+        return None
+    g0, g1 = graph_span
+    nodes, initializers, inputs = [], {}, set()
+    for field, _, value, start, end in _fields(model, g0, g1):
+        if field == _GRAPH_NODE:
+            nodes.append((_node(model, *value), (start, end)))
+        elif field == _GRAPH_INITIALIZER:
+            tensor = _tensor(model, *value)
+            initializers[tensor["name"]] = tensor
+        elif field == _GRAPH_INPUT:
+            inputs.add(_name_of(model, *value))
+    used: dict[str, int] = {}
+    for node, _ in nodes:
+        for name in node["inputs"]:
+            used[name] = used.get(name, 0) + 1
+    candidates = [
+        (node, span) for node, span in nodes
+        if node["op_type"] == "Gather" and node["domain"] == "" and node["axis"] == 0 and len(node["inputs"]) == 2
+        and node["inputs"][1] == TOKEN_IDS and TOKEN_IDS in inputs and len(node["outputs"]) == 1
+        and (t := initializers.get(node["inputs"][0])) is not None and len(t["dims"]) == 2
+        and t["data_type"] == _FLOAT and t["raw"] is not None and used[node["inputs"][0]] == 1
+    ]
+    if len(candidates) != 1:
+        return None
+    (gather, gather_span), = candidates
+    table_name, ids_name = gather["inputs"]
+    embeds = gather["outputs"][0]
+    tensor = initializers[table_name]
+    rows, width = tensor["dims"]
+    r0, r1 = tensor["raw"]
+    if r1 - r0 != rows * width * 4:
+        return None
+    table32 = np.frombuffer(model[r0:r1], dtype="<f4").reshape(rows, width)
+    table = table32.astype(np.float16)
+    if not np.isfinite(table).all():
+        table = table32.copy()
+    keeps_ids = used[ids_name] > 1
+    kept = []
+    for field, _, value, start, end in _fields(model, g0, g1):
+        if (start, end) == gather_span or field == _GRAPH_INITIALIZER and _tensor(model, *value)["name"] == table_name:
+            continue
+        if field == _GRAPH_VALUE_INFO and _name_of(model, *value) == embeds:
+            continue
+        if field == _GRAPH_INPUT and not keeps_ids and _name_of(model, *value) == ids_name:
+            continue
+        kept.append(model[start:end])
+    kept.append(_len_field(_GRAPH_INPUT, _float_input(embeds, width)))
+    graph = b"".join(kept)
+    out = []
+    for field, _, _, start, end in _fields(model, 0, len(model)):
+        out.append(_len_field(_MODEL_GRAPH, graph) if field == _MODEL_GRAPH else bytes(model[start:end]))
+    return b"".join(out), table, embeds, keeps_ids
+
+
+def _float_input(name: str, width: int) -> bytes:
+    """ValueInfoProto of a float tensor [batch, sequence, width]."""
+    dims = (_len_field(1, _len_field(2, b"batch")) + _len_field(1, _len_field(2, b"sequence"))
+            + _len_field(1, _varint_field(1, width)))
+    tensor_type = _varint_field(1, _FLOAT) + _len_field(2, dims)
+    return _len_field(1, name.encode()) + _len_field(2, _len_field(1, tensor_type))
+
+
+def _node(buf: memoryview, start: int, end: int) -> dict:
+    node = {"inputs": [], "outputs": [], "op_type": "", "domain": "", "axis": 0}
+    for field, _, value, _, _ in _fields(buf, start, end):
+        if field == _NODE_INPUT:
+            node["inputs"].append(_text(buf, value))
+        elif field == _NODE_OUTPUT:
+            node["outputs"].append(_text(buf, value))
+        elif field == _NODE_OP_TYPE:
+            node["op_type"] = _text(buf, value)
+        elif field == _NODE_DOMAIN:
+            node["domain"] = _text(buf, value)
+        elif field == _NODE_ATTRIBUTE:
+            attribute = {f: v for f, _, v, _, _ in _fields(buf, *value)}
+            if 1 in attribute and _text(buf, attribute[1]) == "axis":
+                node["axis"] = attribute.get(3, 0)  # AttributeProto.i
+    return node
+
+
+def _tensor(buf: memoryview, start: int, end: int) -> dict:
+    tensor = {"name": "", "dims": [], "data_type": 0, "raw": None, "external": False}
+    for field, wire, value, _, _ in _fields(buf, start, end):
+        if field == _TENSOR_DIMS:
+            if wire == 2:  # packed
+                pos, stop = value
+                while pos < stop:
+                    dim, pos = _varint(buf, pos)
+                    tensor["dims"].append(dim)
+            else:
+                tensor["dims"].append(value)
+        elif field == _TENSOR_DATA_TYPE:
+            tensor["data_type"] = value
+        elif field == _TENSOR_NAME:
+            tensor["name"] = _text(buf, value)
+        elif field == _TENSOR_RAW_DATA:
+            tensor["raw"] = value
+        elif field == _TENSOR_DATA_LOCATION:
+            tensor["external"] = value == 1
+    if tensor["external"]:
+        tensor["raw"] = None
+    return tensor
+
+
+def _name_of(buf: memoryview, start: int, end: int) -> str:
+    """Field 1 of a message (ValueInfoProto.name)."""
+    for field, _, value, _, _ in _fields(buf, start, end):
+        if field == 1:
+            return _text(buf, value)
+    return ""
+
+
+def _text(buf: memoryview, span: tuple[int, int]) -> str:
+    return bytes(buf[span[0]:span[1]]).decode("utf-8")
+
+
+def _fields(buf: memoryview, start: int, end: int):
+    """(field number, wire type, value, span start, span end) of each field of a message; the value
+    is an int for varints and fixed-width fields, a (start, end) span for length-delimited ones."""
+    pos = start
+    while pos < end:
+        first = pos
+        key, pos = _varint(buf, pos)
+        field, wire = key >> 3, key & 7
+        if wire == 0:
+            value, pos = _varint(buf, pos)
+        elif wire == 1:
+            value, pos = int.from_bytes(buf[pos:pos + 8], "little"), pos + 8
+        elif wire == 2:
+            length, pos = _varint(buf, pos)
+            value, pos = (pos, pos + length), pos + length
+        elif wire == 5:
+            value, pos = int.from_bytes(buf[pos:pos + 4], "little"), pos + 4
+        else:
+            raise ValueError(f"unsupported protobuf wire type {wire}")
+        if pos > end:
+            raise ValueError("truncated protobuf message")
+        yield field, wire, value, first, pos
+
+
+def _varint(buf: memoryview, pos: int) -> tuple[int, int]:
+    result = shift = 0
+    while True:
+        byte = buf[pos]
+        pos += 1
+        result |= (byte & 0x7F) << shift
+        if byte < 0x80:
+            return result, pos
+        shift += 7
+
+
+def _encode_varint(value: int) -> bytes:
+    out = bytearray()
+    while True:
+        byte = value & 0x7F
+        value >>= 7
+        if value:
+            out.append(byte | 0x80)
+        else:
+            out.append(byte)
+            return bytes(out)
+
+
+def _varint_field(field: int, value: int) -> bytes:
+    return _encode_varint(field << 3) + _encode_varint(value)
+
+
+def _len_field(field: int, payload: bytes) -> bytes:
+    return _encode_varint(field << 3 | 2) + _encode_varint(len(payload)) + payload

@@ -1,0 +1,80 @@
+"""The word-embedding table split out of the graph (minirag/word_table.py): the real tiny ONNX
+model, split into a real cache directory, embeds as the plain model does."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from minirag import word_table
+from minirag.encoder import Encoder
+from minirag.models import resolve
+
+TEXTS = ["Sea otters hold hands while they sleep.", "otters", "Wie stelle ich den Drucker ein?",
+         "a longer passage about rivers, otters and the fish they eat " * 8]
+
+
+@pytest.fixture
+def tiny_files(tiny_model_dir, tmp_path):
+    return resolve("unused", tiny_model_dir, tmp_path / "no-hub")
+
+
+def test_split_encoder_embeds_as_the_plain_model(tiny_files, tiny_encoder, tmp_path):
+    split = Encoder(tiny_files, cache_dir=tmp_path / "cache")
+    assert split._table is not None  # the graph's Gather is gone: rows come from the table
+    for embed in ("embed_documents", "embed_queries"):
+        ours, plain = getattr(split, embed)(TEXTS), getattr(tiny_encoder, embed)(TEXTS)
+        assert np.sum(ours * plain, axis=1).min() >= 0.999
+
+
+def test_split_files_are_cached_and_reused(tiny_files, tmp_path):
+    first = word_table.cached(tiny_files.onnx_path, tmp_path)
+    assert first is not None and not first.keeps_input_ids  # the tiny graph reads input_ids only there
+    table = first.table()
+    assert isinstance(table, np.memmap) and table.dtype == np.float16 and table.shape == (30522, 32)
+    assert not list(first.onnx_path.parent.glob("*.partial"))
+    stamp = first.onnx_path.stat().st_mtime_ns
+    assert word_table.cached(tiny_files.onnx_path, tmp_path) == first
+    assert first.onnx_path.stat().st_mtime_ns == stamp  # not made again
+
+
+def test_a_graph_of_another_shape_keeps_the_plain_model(tmp_path):
+    from onnx import TensorProto, helper, numpy_helper, save
+
+    table = numpy_helper.from_array(np.ones((10, 4), dtype=np.float32), "table")
+    nodes = [helper.make_node("Identity", ["table"], ["copied"]),  # the table is no initializer
+             helper.make_node("Gather", ["copied", "input_ids"], ["last_hidden_state"])]
+    graph = helper.make_graph(
+        nodes, "g", [helper.make_tensor_value_info("input_ids", TensorProto.INT64, ["b", "s"])],
+        [helper.make_tensor_value_info("last_hidden_state", TensorProto.FLOAT, ["b", "s", 4])], [table])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    save(model, str(tmp_path / "model.onnx"))
+    assert word_table.cached(tmp_path / "model.onnx", tmp_path / "cache") is None
+
+
+def test_a_graph_that_gathers_token_ids_only_through_other_nodes_keeps_the_plain_model(tmp_path):
+    """The token ids reach the word Gather through a Cast (as in some exports); the only Gather fed
+    by an input straight away is the token-type one: nothing is split (the table is looked up
+    with input_ids, so only their own Gather can go)."""
+    from onnx import TensorProto, helper, numpy_helper, save
+
+    words = numpy_helper.from_array(np.ones((50, 4), dtype=np.float32), "words")
+    types = numpy_helper.from_array(np.zeros((2, 4), dtype=np.float32), "types")
+    nodes = [helper.make_node("Cast", ["input_ids"], ["ids32"], to=TensorProto.INT32),
+             helper.make_node("Gather", ["words", "ids32"], ["word_vectors"]),
+             helper.make_node("Gather", ["types", "token_type_ids"], ["type_vectors"]),
+             helper.make_node("Add", ["word_vectors", "type_vectors"], ["last_hidden_state"])]
+    graph = helper.make_graph(
+        nodes, "g", [helper.make_tensor_value_info(name, TensorProto.INT64, ["b", "s"])
+                     for name in ("input_ids", "token_type_ids")],
+        [helper.make_tensor_value_info("last_hidden_state", TensorProto.FLOAT, ["b", "s", 4])], [words, types])
+    save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), str(tmp_path / "model.onnx"))
+    assert word_table.cached(tmp_path / "model.onnx", tmp_path / "cache") is None
+
+
+def test_an_unwritable_cache_keeps_the_plain_model(tiny_files, tmp_path):
+    blocked = tmp_path / "file"
+    blocked.write_text("not a directory")
+    assert word_table.cached(tiny_files.onnx_path, blocked) is None
+    encoder = Encoder(tiny_files, cache_dir=blocked)
+    assert encoder._table is None and encoder.embed_queries(["otters"]).shape == (1, 384)
