@@ -105,9 +105,9 @@ class Encoder:
                 raise ModelUnavailable(f"cannot load ONNX model {files.onnx_path}: {exc}") from None
         self._inputs = {i.name for i in self._session.get_inputs()}
         self._output = self._session.get_outputs()[0].name
-        self._tokenizer = unigram.cached(files.tokenizer_path, cache_dir) if cache_dir is not None else None
-        if self._tokenizer is None:
-            self._tokenizer = Tokenizer.from_file(str(files.tokenizer_path))
+        light = unigram.cached(files.tokenizer_path, cache_dir) if cache_dir is not None else None
+        self._tokenizer: unigram.UnigramTokenizer | Tokenizer = (
+            light if light is not None else Tokenizer.from_file(str(files.tokenizer_path)))
         self._tokenizer.no_truncation()
         self._tokenizer.no_padding()
         self._count_lock = threading.Lock()
@@ -203,7 +203,7 @@ class Encoder:
             input_ids[row, : len(seq)] = seq
             mask[row, : len(seq)] = 1
         feeds = {"input_ids": input_ids, "attention_mask": mask}
-        if self._table is not None:
+        if self._table is not None and self._split is not None:
             feeds[self._split.embeds_input] = self._table[input_ids].astype(np.float32)
             if not self._split.keeps_input_ids:
                 del feeds["input_ids"]

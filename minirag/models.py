@@ -180,12 +180,16 @@ def _from_directory(model_path: Path) -> ModelFiles:
     return ModelFiles(spec, onnx_path, tokenizer_path, "MODEL_PATH")
 
 
-def _hub_file(spec: ModelSpec, filename: str, cache_dir: Path, *, download: bool) -> Path | None:
-    from huggingface_hub import hf_hub_download, try_to_load_from_cache
+def _cached_hub_file(spec: ModelSpec, filename: str, cache_dir: Path) -> Path | None:
+    from huggingface_hub import try_to_load_from_cache
 
-    if not download:
-        found = try_to_load_from_cache(spec.repo, filename, cache_dir=str(cache_dir))
-        return Path(found) if isinstance(found, str) else None
+    found = try_to_load_from_cache(spec.repo, filename, cache_dir=str(cache_dir))
+    return Path(found) if isinstance(found, str) else None
+
+
+def _downloaded_hub_file(spec: ModelSpec, filename: str, cache_dir: Path) -> Path:
+    from huggingface_hub import hf_hub_download
+
     return Path(hf_hub_download(spec.repo, filename, cache_dir=str(cache_dir)))
 
 
@@ -222,15 +226,15 @@ def locate(model_name: str, model_path: Path | None, cache_dir: Path) -> ModelFi
     spec = _spec_for(model_name)
     if spec.model_id == MINILM and (packaged := packaged_minilm()) is not None:
         return packaged
-    files = [_hub_file(spec, name, cache_dir, download=False) for name in (spec.onnx_file, spec.tokenizer_file)]
-    if None in files:
-        missing = [n for n, f in zip((spec.onnx_file, spec.tokenizer_file), files, strict=True) if f is None]
+    onnx_path, tokenizer_path = (_cached_hub_file(spec, name, cache_dir) for name in (spec.onnx_file, spec.tokenizer_file))
+    if onnx_path is None or tokenizer_path is None:
+        missing = [n for n, f in ((spec.onnx_file, onnx_path), (spec.tokenizer_file, tokenizer_path)) if f is None]
         raise ModelUnavailable(
             f"model {spec.model_id} is not in the model cache {cache_dir} (missing {', '.join(missing)}); "
             f"download it once with network access, or set MODEL_PATH to a local model directory"
             + _offline_hint(spec)
         )
-    return ModelFiles(spec, files[0], files[1], "hub cache")
+    return ModelFiles(spec, onnx_path, tokenizer_path, "hub cache")
 
 
 def resolve(model_name: str, model_path: Path | None, cache_dir: Path) -> ModelFiles:
@@ -248,8 +252,8 @@ def resolve(model_name: str, model_path: Path | None, cache_dir: Path) -> ModelF
                                f"({unreachable}); {advice}")
     log.info("downloading %s from the Hugging Face hub into %s", spec.model_id, cache_dir)
     try:
-        onnx_path = _hub_file(spec, spec.onnx_file, cache_dir, download=True)
-        tokenizer_path = _hub_file(spec, spec.tokenizer_file, cache_dir, download=True)
+        onnx_path = _downloaded_hub_file(spec, spec.onnx_file, cache_dir)
+        tokenizer_path = _downloaded_hub_file(spec, spec.tokenizer_file, cache_dir)
     except Exception as exc:  # noqa: BLE001 - offline, DNS, HTTP, proxy: all the same advice
         raise ModelUnavailable(f"model {spec.model_id} is not cached and could not be downloaded "
                                f"({type(exc).__name__}); {advice}") from None

@@ -252,7 +252,7 @@ def _one_point_table(charsmap: bytes) -> dict[str, str]:
     # Walk the UTF-8 encodings only: a lead byte, then as many continuation bytes as it announces.
     stack = [(lead, 1 if lead < 0x80 else 2 if lead < 0xE0 else 3 if lead < 0xF0 else 4, bytes([lead]))
              for lead in (*range(0x01, 0x80), *range(0xC2, 0xF5))]
-    bases = {}
+    bases: dict[bytes, int] = {}
     while stack:
         byte, need, key = stack.pop()
         parent = root if len(key) == 1 else bases[key[:-1]]

@@ -22,6 +22,7 @@ import logging
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -90,6 +91,7 @@ def _make(source: Path, folder: Path) -> dict:
     data = memoryview(source.read_bytes())
     cut = split_graph(data)
     folder.mkdir(parents=True, exist_ok=True)
+    meta: dict[str, object]
     if cut is None:
         meta = {"split": False}
     else:
@@ -155,7 +157,7 @@ def split_graph(model: memoryview) -> tuple[bytes, np.ndarray, str, bool] | None
     if not np.isfinite(table).all():
         table = table32.copy()
     keeps_ids = used[ids_name] > 1
-    kept = []
+    kept: list[bytes | memoryview] = []
     for field, _, value, start, end in _fields(model, g0, g1):
         if (start, end) == gather_span or field == _GRAPH_INITIALIZER and _tensor(model, *value)["name"] == table_name:
             continue
@@ -181,7 +183,7 @@ def _float_input(name: str, width: int) -> bytes:
 
 
 def _node(buf: memoryview, start: int, end: int) -> dict:
-    node = {"inputs": [], "outputs": [], "op_type": "", "domain": "", "axis": 0}
+    node: dict[str, Any] = {"inputs": [], "outputs": [], "op_type": "", "domain": "", "axis": 0}
     for field, _, value, _, _ in _fields(buf, start, end):
         if field == _NODE_INPUT:
             node["inputs"].append(_text(buf, value))
@@ -199,7 +201,7 @@ def _node(buf: memoryview, start: int, end: int) -> dict:
 
 
 def _tensor(buf: memoryview, start: int, end: int) -> dict:
-    tensor = {"name": "", "dims": [], "data_type": 0, "raw": None, "external": False}
+    tensor: dict[str, Any] = {"name": "", "dims": [], "data_type": 0, "raw": None, "external": False}
     for field, wire, value, _, _ in _fields(buf, start, end):
         if field == _TENSOR_DIMS:
             if wire == 2:  # packed
@@ -242,6 +244,7 @@ def _fields(buf: memoryview, start: int, end: int):
         first = pos
         key, pos = _varint(buf, pos)
         field, wire = key >> 3, key & 7
+        value: int | tuple[int, int]
         if wire == 0:
             value, pos = _varint(buf, pos)
         elif wire == 1:
