@@ -16,6 +16,8 @@ import os
 import shutil
 import subprocess
 import threading
+from collections.abc import Callable
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -41,6 +43,9 @@ INSTALL_HINT = "install the ocr extra (pip install 'minirag[ocr]')"
 # CPU time one page may add to its file's converter limit (MINIRAG_CONVERT_CPU_SECONDS is sized
 # for parsing; OCR costs seconds a page). The wall-time limit still bounds the whole file.
 OCR_CPU_PER_PAGE = 60
+# Told (page, pages) as OCR starts on each page of the file being converted: the converter worker
+# sends it to its parent as a progress frame (ingest/isolation.py). Unset, no one is listening.
+PAGE_LISTENER: ContextVar[Callable[[int, int], None] | None] = ContextVar("ocr_page_listener", default=None)
 
 
 @dataclass(frozen=True)
@@ -221,6 +226,12 @@ def _grant_cpu(seconds: int) -> None:
         resource.setrlimit(resource.RLIMIT_CPU, (wanted if hard == resource.RLIM_INFINITY else min(wanted, hard), hard))
 
 
+def _starting(page: int, pages: int) -> None:
+    listener = PAGE_LISTENER.get()
+    if listener is not None:
+        listener(page, pages)
+
+
 def read_image(data: bytes, name: str) -> tuple[str, str]:
     """An image file's text, a form feed between the frames of a multi-page TIFF, and a note
     (pages left unread). Its size is checked from the header before any pixel is decoded."""
@@ -247,6 +258,7 @@ def read_image(data: bytes, name: str) -> tuple[str, str]:
                     break
                 _check_pixels(*frame.size, name)
                 _grant_cpu(OCR_CPU_PER_PAGE)
+                _starting(index + 1, min(frames, MAX_OCR_PAGES))
                 pages.append(engine.read(frame.copy()))
         except (OSError, ValueError, Image.DecompressionBombError) as exc:
             raise ConversionFailed(f"{name}: cannot decode image ({type(exc).__name__}: {str(exc)[:200]})") from None
@@ -308,11 +320,12 @@ def fill_scanned_pages(data: bytes, name: str, text: str) -> tuple[str, str]:
         pdf = pypdfium2.PdfDocument(data)
         try:
             out = []
-            for index in chosen:
+            for number, index in enumerate(chosen, 1):
                 page = pdf[index]
                 width, height = page.get_size()
                 scale = min(RENDER_DPI / 72, (MAX_PIXELS / max(1.0, width * height)) ** 0.5)
                 _grant_cpu(OCR_CPU_PER_PAGE)
+                _starting(number, len(chosen))
                 out.append(engine.read(page.render(scale=scale).to_pil()))
             return out
         finally:
