@@ -20,6 +20,7 @@ from pathlib import Path
 from minirag.display import shown
 from minirag.errors import MiniragError
 from minirag.ingest.ignore import Globs
+from minirag.ingest.ocr import settings_error as ocr_settings_error
 
 DEFAULT_MODEL = "intfloat/multilingual-e5-small"
 DEFAULT_MAX_FILE_SIZE = 100 * 1024 * 1024
@@ -505,6 +506,8 @@ def load_config(
     if grouping is not None and grouping not in GROUPINGS:
         raise ConfigError(f"RAG_GROUPING must be one of {SETTING['RAG_GROUPING'].values} (or unset), got {grouping!r}")
 
+    if (ocr_error := ocr_settings_error(env)) is not None:
+        raise ConfigError(ocr_error)
     max_file_size = _number(env, "MAX_FILE_SIZE")
     budget = _number(env, "CHUNK_TOKEN_BUDGET")
     weight = _number(env, "RAG_HYBRID_WEIGHT")

@@ -282,3 +282,23 @@ def test_a_worker_frame_that_is_neither_progress_nor_an_answer_fails_only_that_f
     with pytest.raises(ConversionFailed, match=r"^/d/x.pdf: the converter sent something unreadable; stopped$"):
         answered([*frames, b'{"markdown": "text", "title": null, "warnings": [], "note": ""}'])
 
+
+@pytest.mark.parametrize(("variable", "value", "error"), [
+    ("MINIRAG_OCR", "tesserakt", "MINIRAG_OCR must be auto, rapidocr, tesseract or off, got 'tesserakt'"),
+    ("MINIRAG_OCR_LANGUAGES", "eng,klingon", "MINIRAG_OCR_LANGUAGES: tesseract has no data for klingon (it has "),
+])
+def test_a_bad_ocr_setting_is_one_configuration_error_at_start_not_one_per_file(
+        cli_env, docs, capsys, monkeypatch, variable, value, error):
+    from minirag import cli
+    from minirag.ingest import ocr
+
+    if variable == "MINIRAG_OCR_LANGUAGES":  # a check of Tesseract's languages, wherever it is installed
+        monkeypatch.setenv("MINIRAG_OCR", "tesseract")
+        monkeypatch.setattr(shutil, "which", lambda _name: "/usr/bin/tesseract")
+        monkeypatch.setattr(ocr, "_installed_tesseract_languages", lambda: frozenset({"eng", "deu"}))
+    monkeypatch.setenv(variable, value)
+    for name in ("scan-1.pdf", "scan-2.pdf"):
+        (docs / name).write_bytes(two_page_pdf(f"Opening page of {name}", "Quarterly invoice"))
+    assert cli.main(["sync"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"minirag: configuration error: {error}") and err.count("\n") == 1, err

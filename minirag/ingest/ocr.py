@@ -61,18 +61,43 @@ def settings(env=None) -> OcrSettings:
     auto: Tesseract where its command is installed (it read Latin and Cyrillic pages better, in a
     third to a sixth of the CPU time: docs/documents.md), else RapidOCR from the ocr extra."""
     env = os.environ if env is None else env
-    choice = env.get("MINIRAG_OCR", "").strip().lower() or "auto"
-    asked = tuple(part.strip() for part in env.get("MINIRAG_OCR_LANGUAGES", "").split(",") if part.strip())
-    if choice in ("off", "0", "false", "no"):
+    choice, asked = _choice(env), _asked(env)
+    if choice == "off":
         return OcrSettings(None, asked)
-    if choice not in ("auto", *ENGINES):
-        raise ConversionFailed(f"MINIRAG_OCR must be auto, rapidocr, tesseract or off, got {choice!r}")
     if choice == "auto":
         choice = "tesseract" if shutil.which("tesseract") else "rapidocr"
     missing = _missing(choice)
     if missing or choice == "rapidocr":
         return OcrSettings(None if missing else choice, asked, missing)
     return OcrSettings(choice, _tesseract_languages(asked))
+
+
+def _choice(env) -> str:
+    """MINIRAG_OCR as `off`, `auto` or an engine's name."""
+    choice = env.get("MINIRAG_OCR", "").strip().lower() or "auto"
+    if choice in ("off", "0", "false", "no"):
+        return "off"
+    if choice not in ("auto", *ENGINES):
+        raise ConversionFailed(f"MINIRAG_OCR must be auto, rapidocr, tesseract or off, got {choice!r}")
+    return choice
+
+
+def _asked(env) -> tuple[str, ...]:
+    return tuple(part.strip() for part in env.get("MINIRAG_OCR_LANGUAGES", "").split(",") if part.strip())
+
+
+def settings_error(env=None) -> str | None:
+    """What makes MINIRAG_OCR or MINIRAG_OCR_LANGUAGES unusable for every file alike, for the
+    configuration to refuse once at start; None when nothing does. Loads no engine, and runs
+    Tesseract (for its language list) only when languages are asked for."""
+    env = os.environ if env is None else env
+    try:
+        choice, asked = _choice(env), _asked(env)
+        if asked and choice in ("auto", "tesseract") and shutil.which("tesseract"):
+            _tesseract_languages(asked)
+    except ConversionFailed as exc:
+        return str(exc)
+    return None
 
 
 def _tesseract_languages(asked: tuple[str, ...]) -> tuple[str, ...]:
