@@ -22,6 +22,7 @@ from minirag.chunking import MIN_CHUNK_TOKEN_BUDGET
 from minirag.display import shown
 from minirag.errors import ConfigError
 from minirag.ingest.ignore import Globs
+from minirag.ingest.ocr import settings_error as ocr_settings_error
 
 DEFAULT_MODEL = "intfloat/multilingual-e5-small"
 DEFAULT_MAX_FILE_SIZE = 100 * 1024 * 1024
@@ -577,6 +578,8 @@ def load_config(*, env: Mapping[str, str] | None = None, cwd: Path | None = None
     if grouping is not None and grouping not in GROUPINGS:
         raise ConfigError(f"RAG_GROUPING must be one of {SETTING['RAG_GROUPING'].values} (or unset), got {grouping!r}")
 
+    if (ocr_error := ocr_settings_error(env)) is not None:
+        raise ConfigError(ocr_error)
     max_file_size = _number(given, "MAX_FILE_SIZE")
     budget = _number(given, "CHUNK_TOKEN_BUDGET")
     weight = _number(given, "RAG_HYBRID_WEIGHT")

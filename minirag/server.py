@@ -246,7 +246,7 @@ async def follow_job(job: SyncJob, ctx: Context) -> None:
     while True:
         ended = await anyio.to_thread.run_sync(job.wait, PROGRESS_INTERVAL_S)
         progress = job.progress
-        key = (progress.finished, progress.total, progress.chunks_embedded, ended)
+        key = (progress.finished, progress.total, progress.chunks_embedded, progress.ocr_page, ended)
         if key != last:
             last = key
             try:

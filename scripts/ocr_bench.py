@@ -2,6 +2,7 @@
 
     python scripts/ocr_bench.py PDF:LANG [PDF:LANG ...] --engine rapidocr|tesseract
                                 --out DIR [--pages N] [--dpi D]
+    python scripts/ocr_bench.py SCAN=TRUTH:LANG [...] --engine ... --out DIR
 
 LANG is a tesseract code (eng, deu, rus, chi_sim). For each PDF, N pages with at least
 800 characters of text are taken evenly from its body, rendered at D dpi (pypdfium2, as
@@ -10,6 +11,10 @@ compressed scan), then read by the engine. The character error rate compares the
 recognized text with the page's own text layer, whitespace removed on both sides (line
 breaks and column gaps are layout, not characters). Prints one row per language and
 writes each page's text layer and OCR text under DIR (for the retrieval check).
+
+SCAN=TRUTH: a real scan (an image file, or a PDF's first page rendered at D dpi) read as it
+is, against TRUTH, a text file transcribed from it; quotes and apostrophes count as their
+ASCII forms on both sides (a transcription by keyboard does not keep their shapes).
 """
 
 from __future__ import annotations
@@ -75,6 +80,32 @@ def noisy_scan(page, dpi: int):
     return Image.open(io.BytesIO(buffer.getvalue()))
 
 
+def read_scan(engine, path: str, truth_path: str, lang: str, args) -> dict:
+    from PIL import Image
+
+    if path.lower().endswith(".pdf"):
+        import pypdfium2
+
+        image = pypdfium2.PdfDocument(path)[0].render(scale=args.dpi / 72).to_pil()
+    else:
+        image = Image.open(path)
+    truth = Path(truth_path).read_text(encoding="utf-8")
+    start, cpu_start = time.perf_counter(), cpu_seconds()
+    read = engine.read(image)
+    seconds, cpu = time.perf_counter() - start, cpu_seconds() - cpu_start
+    stem = args.out / args.engine / f"scan-{Path(path).stem}"
+    stem.parent.mkdir(parents=True, exist_ok=True)
+    stem.with_suffix(".ocr.txt").write_text(read, encoding="utf-8")
+    return {"engine": args.engine, "scan": Path(path).name, "lang": lang, "cer": scan_cer(read, truth),
+            "s": round(seconds, 2), "cpu_s": round(cpu, 2)}
+
+
+def scan_cer(read: str, truth: str) -> float:
+    plain = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'})
+    read, truth = squeeze(read.translate(plain)), squeeze(truth.translate(plain))
+    return round(edit_distance(read, truth) / max(1, len(truth)), 4)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("pdfs", nargs="+")
@@ -91,6 +122,9 @@ def main() -> int:
     for spec in args.pdfs:
         path, lang = spec.rsplit(":", 1)
         engine = get_engine(args.engine, tuple(lang.split("+")))
+        if "=" in path:
+            print(json.dumps(read_scan(engine, *path.split("=", 1), lang, args)), flush=True)
+            continue
         pdf = pypdfium2.PdfDocument(path)
         errors = chars = 0
         seconds = cpu = 0.0

@@ -353,11 +353,11 @@ def test_a_converting_record_is_written_before_conversion_and_gone_after(make_ap
     seen = {}
     real = pipeline.convert_isolated
 
-    def look(op, args, name, limits, started):
+    def look(op, args, name, limits, started, **kw):
         def then_look():
             started()
             seen[Path(name).name] = app.index.excluded_states()[name]
-        return real(op, args, name, limits, then_look)
+        return real(op, args, name, limits, then_look, **kw)
 
     monkeypatch.setattr(pipeline, "convert_isolated", look)
     write(docs / "kept.md", "# Kept\n\nKoalas sleep most of the day.\n")
@@ -385,12 +385,12 @@ from minirag.app import App
 from minirag.config import load_config
 from minirag.ingest import pipeline
 real = pipeline.convert_isolated
-def die_on(op, args, name, limits, started):
+def die_on(op, args, name, limits, started, **kw):
     def then_die():
         started()
         if name.endswith("doomed.md"):
             os._exit(134)
-    return real(op, args, name, limits, then_die)
+    return real(op, args, name, limits, then_die, **kw)
 pipeline.convert_isolated = die_on
 config = load_config(env={{}}, base_dirs=[{str(docs)!r}], db_path={str(tmp_path / "index.db")!r},
                      model_path={str(model_dir)!r})

@@ -57,6 +57,28 @@ def two_page_pdf(text: str, scanned_line: str) -> bytes:
     return pdf_of_objects(objects)
 
 
+def scanned_pdf(lines: list[str]) -> bytes:
+    """A PDF of one page per line, each page only an image of its line (a scan), 6 by 1.5 inches."""
+    objects = [b"<< /Type /Catalog /Pages 2 0 R >>", b""]
+    place = b"q 432 0 0 108 0 0 cm /Im1 Do Q"
+    kids = []
+    for line in lines:
+        image = text_image(line, (432, 108))  # the whole page, at 72 dpi
+        pixels = zlib.compress(image.tobytes())
+        first = len(objects) + 1
+        kids.append(b"%d 0 R" % first)
+        objects += [
+            b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 432 108] /Contents %d 0 R "
+            b"/Resources << /XObject << /Im1 %d 0 R >> >> >>" % (first + 1, first + 2),
+            b"<< /Length %d >>\nstream\n%s\nendstream" % (len(place), place),
+            b"<< /Type /XObject /Subtype /Image /Width %d /Height %d /ColorSpace /DeviceGray "
+            b"/BitsPerComponent 8 /Filter /FlateDecode /Length %d >>\nstream\n%s\nendstream"
+            % (image.width, image.height, len(pixels), pixels),
+        ]
+    objects[1] = b"<< /Type /Pages /Kids [%s] /Count %d >>" % (b" ".join(kids), len(kids))
+    return pdf_of_objects(objects)
+
+
 def png_claiming(width: int, height: int) -> bytes:
     """A PNG of a few hundred bytes whose header claims width x height pixels."""
     def chunk(kind: bytes, body: bytes) -> bytes:
@@ -75,7 +97,7 @@ def test_a_scanned_page_is_reported_without_the_extra_and_read_once_it_is_instal
     from minirag.ingest import convert_worker, isolation
 
     class InProcess:  # the imports and engines below are patched in this process: convert here too
-        def run(self, op, args, name, limits, started=None):
+        def run(self, op, args, name, limits, started=None, on_page=None):
             return convert_worker._run(op, args)
 
     monkeypatch.setattr(isolation, "POOL", InProcess())
@@ -147,3 +169,139 @@ def test_tesseract_languages_it_lacks_are_one_clear_line(monkeypatch):
         ocr.settings({"MINIRAG_OCR_LANGUAGES": "eng,klingon,tlh"})
     assert ocr.settings({}).engine == "tesseract"  # auto prefers it where installed (docs/documents.md)
     assert ocr.settings({"MINIRAG_OCR": "rapidocr"}).engine == "rapidocr"
+
+
+def test_each_page_is_reported_as_ocr_starts_reading_it(make_app, docs):
+    """The converter worker streams a progress frame per OCRed page; the run's live line (what
+    `minirag sync` shows and the MCP progress notifications carry) names the file and the page."""
+    from minirag.ingest.progress import Progress
+
+    (docs / "ledger.pdf").write_bytes(scanned_pdf(["Ledger of walnut sales", "Walnut stock in April",
+                                                   "Walnut buyers by town"]))
+    lines = []
+
+    class Watched(Progress):
+        def reading_page(self, source, page, pages):
+            super().reading_page(source, page, pages)
+            lines.append(self.live_line())
+
+    progress = Watched()
+    make_app().sync(progress=progress)
+    assert progress.done == 1 and not progress.warnings
+    assert lines == [f"[0/1 file] 0 chunks embedded, OCR of ledger.pdf: page {n} of 3" for n in (1, 2, 3)]
+    assert progress.ocr_page is None and "OCR" not in progress.live_line()  # the file is read
+
+
+@pytest.mark.anyio
+async def test_mcp_progress_notifications_follow_the_page_being_read():
+    from minirag.ingest.progress import Progress
+    from minirag.server import follow_job
+
+    progress = Progress(total=1)
+    steps = [lambda: progress.reading_page("/d/ledger.pdf", 1, 2), lambda: progress.reading_page("/d/ledger.pdf", 2, 2),
+             lambda: setattr(progress, "done", 1)]
+    reports = []
+
+    class Job:
+        job_id = "j1"
+
+        def __init__(self):
+            self.progress = progress
+
+        def wait(self, _timeout):
+            steps.pop(0)()
+            return not steps
+
+    class Context:
+        async def report_progress(self, done, total, message):
+            reports.append((done, total, message))
+
+    await follow_job(Job(), Context())
+    assert [message for _, _, message in reports[:2]] == [
+        "[0/1 file] 0 chunks embedded, OCR of ledger.pdf: page 1 of 2",
+        "[0/1 file] 0 chunks embedded, OCR of ledger.pdf: page 2 of 2"]
+    assert reports[-1][:2] == (1, 1)
+
+
+_LIAR = """
+import struct, sys
+header = struct.Struct(">Q")
+(size,) = header.unpack(sys.stdin.buffer.read(8))
+sys.stdin.buffer.read(size)
+for frame in sys.argv[1:]:
+    body = bytes.fromhex(frame)
+    sys.stdout.buffer.write(header.pack(len(body)) + body)
+sys.stdout.buffer.flush()
+sys.stdin.buffer.read()
+"""
+
+
+def answered(frames: list[bytes], on_page=None):
+    """What a pool makes of a worker that sends these frames to any request."""
+    import subprocess
+
+    from minirag.ingest import isolation
+
+    class Liar(isolation._Worker):
+        def __init__(self):
+            self.process = subprocess.Popen([sys.executable, "-c", _LIAR, *(f.hex() for f in frames)],
+                                            stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+
+    pool = isolation.ConverterPool()
+    original, isolation._Worker = isolation._Worker, Liar
+    try:
+        return pool.run("document", (b"", ".pdf", "/d/x.pdf"), "/d/x.pdf", isolation.Limits(512, 10, 20),
+                        on_page=on_page)
+    finally:
+        isolation._Worker = original
+        pool.close()
+
+
+def test_progress_frames_reach_the_parent_before_the_answer():
+    pages = []
+    converted = answered([b'{"page": 1, "pages": 2}', b'{"page": 2, "pages": 2}',
+                          b'{"markdown": "text", "title": null, "warnings": [], "note": ""}'],
+                         on_page=lambda page, of: pages.append((page, of)))
+    assert converted.markdown == "text" and pages == [(1, 2), (2, 2)]
+
+
+@pytest.mark.parametrize("frames", [
+    [b'{"page": "1", "pages": 2}'],
+    [b'{"page": 3, "pages": 2}'],
+    [b'{"page": 0, "pages": 2}'],
+    [b'{"page": 1, "pages": 100000}'],
+    [b'{"page": 1, "pages": 2, "file": "/etc/passwd"}'],
+    [b'{"page": 1, "pages": 2' + b" " * 5000 + b"}"],
+    [b"\xff\xfe not json"],
+    [b"[1, 2]"],
+    [b'{"markdown": 5, "title": null, "warnings": [], "note": ""}'],
+    [b'{"markdown": "x", "title": null, "warnings": [7], "note": ""}'],
+    [b'{"failed": ["x"]}'],
+], ids=["page-text", "page-past-end", "page-zero", "too-many-pages", "extra-field", "long-progress",
+        "not-json", "not-an-object", "markdown-number", "warning-number", "failed-list"])
+def test_a_worker_frame_that_is_neither_progress_nor_an_answer_fails_only_that_file(frames):
+    from minirag.errors import ConversionFailed
+
+    with pytest.raises(ConversionFailed, match=r"^/d/x.pdf: the converter sent something unreadable; stopped$"):
+        answered([*frames, b'{"markdown": "text", "title": null, "warnings": [], "note": ""}'])
+
+
+@pytest.mark.parametrize(("variable", "value", "error"), [
+    ("MINIRAG_OCR", "tesserakt", "MINIRAG_OCR must be auto, rapidocr, tesseract or off, got 'tesserakt'"),
+    ("MINIRAG_OCR_LANGUAGES", "eng,klingon", "MINIRAG_OCR_LANGUAGES: tesseract has no data for klingon (it has "),
+])
+def test_a_bad_ocr_setting_is_one_configuration_error_at_start_not_one_per_file(
+        cli_env, docs, capsys, monkeypatch, variable, value, error):
+    from minirag import cli
+    from minirag.ingest import ocr
+
+    if variable == "MINIRAG_OCR_LANGUAGES":  # a check of Tesseract's languages, wherever it is installed
+        monkeypatch.setenv("MINIRAG_OCR", "tesseract")
+        monkeypatch.setattr(shutil, "which", lambda _name: "/usr/bin/tesseract")
+        monkeypatch.setattr(ocr, "_installed_tesseract_languages", lambda: frozenset({"eng", "deu"}))
+    monkeypatch.setenv(variable, value)
+    for name in ("scan-1.pdf", "scan-2.pdf"):
+        (docs / name).write_bytes(two_page_pdf(f"Opening page of {name}", "Quarterly invoice"))
+    assert cli.main(["sync"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"minirag: configuration error: {error}") and err.count("\n") == 1, err

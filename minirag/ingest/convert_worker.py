@@ -10,6 +10,8 @@ when its stdin closes (the parent gone).
 
 Frames are an 8-byte big-endian length and a body: requests are pickles from the
 parent; answers are JSON, so the parent never unpickles what a hostile file steered.
+Before its answer, a request may bring progress frames, `{"page": i, "pages": n}`, one as
+OCR starts on each page (ingest/ocr.py).
 """
 
 from __future__ import annotations
@@ -87,7 +89,9 @@ def _preload(op: str, args: tuple) -> None:
 
 def serve(requests, answers) -> None:
     without_magika()
-    from minirag.ingest import convert  # noqa: F401 - loaded before the first limit applies
+    from minirag.ingest import convert, ocr  # noqa: F401 - loaded before the first limit applies
+
+    ocr.PAGE_LISTENER.set(lambda page, pages: write_frame(answers, json.dumps({"page": page, "pages": pages}).encode()))
 
     while True:
         frame = read_frame(requests)

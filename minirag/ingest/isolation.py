@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import io
 import json
 import logging
 import os
@@ -31,10 +32,12 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import cast
 
 from minirag.errors import ConversionFailed
 from minirag.ingest.convert import Converted
 from minirag.ingest.convert_worker import _HEADER
+from minirag.ingest.ocr import MAX_OCR_PAGES
 
 log = logging.getLogger(__name__)
 
@@ -49,6 +52,8 @@ _WORKER_ENV = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THR
 # Settings a converter reads from the environment itself, sent with each request: a worker
 # outlives changes to the parent's environment (a test's, or a server's MINIRAG_OCR).
 REQUEST_ENV = ("MINIRAG_OCR", "MINIRAG_OCR_LANGUAGES")
+# A progress frame ({"page": i, "pages": n}) is never longer; a longer frame is the answer.
+MAX_PROGRESS_FRAME = 64
 
 
 @dataclass(frozen=True)
@@ -68,6 +73,10 @@ class _WorkerGone(Exception):
     """The worker ended, or was ended, before it answered."""
 
 
+class _Unreadable(Exception):
+    """The worker sent a frame that is neither a progress frame nor an answer."""
+
+
 class _Worker:
     def __init__(self) -> None:
         env = {**os.environ, **_WORKER_ENV,
@@ -77,20 +86,41 @@ class _Worker:
         self.process = subprocess.Popen(
             [sys.executable, "-m", "minirag.ingest.convert_worker"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
             stderr=None if log.isEnabledFor(logging.INFO) else subprocess.DEVNULL, env=env, close_fds=True)
+        # Both are pipes, buffered (Popen's default bufsize): never None here.
+        self.stdin = cast(io.BufferedWriter, self.process.stdin)
+        self.stdout = cast(io.BufferedReader, self.process.stdout)
 
-    def call(self, request: bytes, wall_seconds: float) -> dict:
+    def call(self, request: bytes, wall_seconds: float,
+             on_page: Callable[[int, int], None] | None = None) -> dict:
+        """The worker's answer to `request`; its progress frames before it go to `on_page`."""
         deadline = time.monotonic() + wall_seconds
         try:
-            self.process.stdin.write(_HEADER.pack(len(request)))
-            self.process.stdin.write(request)  # not joined to the header: a document may be 100 MB
-            self.process.stdin.flush()
+            self.stdin.write(_HEADER.pack(len(request)))
+            self.stdin.write(request)  # not joined to the header: a document may be 100 MB
+            self.stdin.flush()
         except (BrokenPipeError, OSError):
             raise _WorkerGone from None
-        (size,) = _HEADER.unpack(self._read(_HEADER.size, deadline))
-        return json.loads(self._read(size, deadline).decode("utf-8", "surrogatepass"))
+        while True:
+            (size,) = _HEADER.unpack(self._read(_HEADER.size, deadline))
+            try:
+                frame = json.loads(self._read(size, deadline).decode("utf-8", "surrogatepass"))
+            except ValueError:
+                raise _Unreadable from None
+            if not isinstance(frame, dict):
+                raise _Unreadable
+            if size > MAX_PROGRESS_FRAME or "page" not in frame:
+                if not _is_answer(frame):
+                    raise _Unreadable
+                return frame
+            page, pages = frame.get("page"), frame.get("pages")
+            if (frame.keys() != {"page", "pages"} or type(page) is not int or type(pages) is not int
+                    or not 1 <= page <= pages <= MAX_OCR_PAGES):
+                raise _Unreadable
+            if on_page is not None:
+                on_page(page, pages)
 
     def _read(self, size: int, deadline: float) -> bytes:
-        out = self.process.stdout
+        out = self.stdout
         pieces, got = [], 0
         while got < size:
             left = deadline - time.monotonic()
@@ -112,14 +142,14 @@ class _Worker:
         except subprocess.TimeoutExpired:  # pragma: no cover - a process stuck in the kernel
             return None
         finally:
-            for stream in (self.process.stdin, self.process.stdout):
+            for stream in (self.stdin, self.stdout):
                 with contextlib.suppress(OSError):
                     stream.close()
 
     def retire(self) -> None:
         """Let an idle worker finish: its stdin closing ends its loop."""
         with contextlib.suppress(OSError):
-            self.process.stdin.close()
+            self.stdin.close()
         with contextlib.suppress(subprocess.TimeoutExpired):
             self.process.wait(timeout=5)
         self.end()
@@ -174,10 +204,11 @@ class ConverterPool:
             self._changed.notify()
 
     def run(self, op: str, args: tuple, name: str, limits: Limits, started: Callable[[], None] | None = None,
-            ) -> Converted:
+            on_page: Callable[[int, int], None] | None = None) -> Converted:
         """`op` (convert_worker._run) on `args` in a worker; ConversionFailed when it fails or
         runs past a limit, the reason naming the setting. `started` is called once a worker is
-        ready, right before the conversion starts (not while a worker starts or is waited for)."""
+        ready, right before the conversion starts (not while a worker starts or is waited for);
+        `on_page(page, pages)` as OCR starts on each page."""
         request = pickle.dumps((op, args, name, limits.memory_mb * 1024 * 1024, limits.cpu_seconds,
                                 {key: os.environ.get(key) for key in REQUEST_ENV}),
                                protocol=pickle.HIGHEST_PROTOCOL)
@@ -185,7 +216,7 @@ class ConverterPool:
         try:
             if started is not None:
                 started()
-            answer = worker.call(request, limits.wall_seconds)
+            answer = worker.call(request, limits.wall_seconds, on_page)
         except TimeoutError:
             worker.end()
             self._ended()
@@ -195,6 +226,10 @@ class ConverterPool:
             status = worker.end()
             self._ended()
             raise ConversionFailed(_death(name, status, limits)) from None
+        except _Unreadable:
+            worker.end()
+            self._ended()
+            raise ConversionFailed(f"{name}: the converter sent something unreadable; stopped") from None
         except BaseException:  # KeyboardInterrupt mid-answer: the worker's state is unknown
             worker.end()
             self._ended()
@@ -216,6 +251,15 @@ class ConverterPool:
             self._live -= len(idle)
         for worker in idle:
             worker.retire()
+
+
+def _is_answer(frame: dict) -> bool:
+    """Whether a frame is one of the answers convert_worker.serve sends."""
+    if frame.keys() in ({"memory"}, {"failed"}):
+        return all(isinstance(value, str) for value in frame.values())
+    return (frame.keys() == {"markdown", "title", "warnings", "note"} and isinstance(frame["markdown"], str)
+            and isinstance(frame["title"], str | None) and isinstance(frame["note"], str)
+            and isinstance(frame["warnings"], list) and all(isinstance(w, str) for w in frame["warnings"]))
 
 
 def _out_of_memory(name: str, limits: Limits) -> str:
@@ -240,5 +284,6 @@ atexit.register(POOL.close)
 
 
 def convert_isolated(op: str, args: tuple, name: str, limits: Limits,
-                     started: Callable[[], None] | None = None) -> Converted:
-    return POOL.run(op, args, name, limits, started)
+                     started: Callable[[], None] | None = None,
+                     on_page: Callable[[int, int], None] | None = None) -> Converted:
+    return POOL.run(op, args, name, limits, started, on_page=on_page)

@@ -16,6 +16,8 @@ import os
 import shutil
 import subprocess
 import threading
+from collections.abc import Callable
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -41,6 +43,9 @@ INSTALL_HINT = "install the ocr extra (pip install 'minirag[ocr]')"
 # CPU time one page may add to its file's converter limit (MINIRAG_CONVERT_CPU_SECONDS is sized
 # for parsing; OCR costs seconds a page). The wall-time limit still bounds the whole file.
 OCR_CPU_PER_PAGE = 60
+# Told (page, pages) as OCR starts on each page of the file being converted: the converter worker
+# sends it to its parent as a progress frame (ingest/isolation.py). Unset, no one is listening.
+PAGE_LISTENER: ContextVar[Callable[[int, int], None] | None] = ContextVar("ocr_page_listener", default=None)
 
 
 @dataclass(frozen=True)
@@ -56,18 +61,43 @@ def settings(env=None) -> OcrSettings:
     auto: Tesseract where its command is installed (it read Latin and Cyrillic pages better, in a
     third to a sixth of the CPU time: docs/documents.md), else RapidOCR from the ocr extra."""
     env = os.environ if env is None else env
-    choice = env.get("MINIRAG_OCR", "").strip().lower() or "auto"
-    asked = tuple(part.strip() for part in env.get("MINIRAG_OCR_LANGUAGES", "").split(",") if part.strip())
-    if choice in ("off", "0", "false", "no"):
+    choice, asked = _choice(env), _asked(env)
+    if choice == "off":
         return OcrSettings(None, asked)
-    if choice not in ("auto", *ENGINES):
-        raise ConversionFailed(f"MINIRAG_OCR must be auto, rapidocr, tesseract or off, got {choice!r}")
     if choice == "auto":
         choice = "tesseract" if shutil.which("tesseract") else "rapidocr"
     missing = _missing(choice)
     if missing or choice == "rapidocr":
         return OcrSettings(None if missing else choice, asked, missing)
     return OcrSettings(choice, _tesseract_languages(asked))
+
+
+def _choice(env) -> str:
+    """MINIRAG_OCR as `off`, `auto` or an engine's name."""
+    choice = env.get("MINIRAG_OCR", "").strip().lower() or "auto"
+    if choice in ("off", "0", "false", "no"):
+        return "off"
+    if choice not in ("auto", *ENGINES):
+        raise ConversionFailed(f"MINIRAG_OCR must be auto, rapidocr, tesseract or off, got {choice!r}")
+    return choice
+
+
+def _asked(env) -> tuple[str, ...]:
+    return tuple(part.strip() for part in env.get("MINIRAG_OCR_LANGUAGES", "").split(",") if part.strip())
+
+
+def settings_error(env=None) -> str | None:
+    """What makes MINIRAG_OCR or MINIRAG_OCR_LANGUAGES unusable for every file alike, for the
+    configuration to refuse once at start; None when nothing does. Loads no engine, and runs
+    Tesseract (for its language list) only when languages are asked for."""
+    env = os.environ if env is None else env
+    try:
+        choice, asked = _choice(env), _asked(env)
+        if asked and choice in ("auto", "tesseract") and shutil.which("tesseract"):
+            _tesseract_languages(asked)
+    except ConversionFailed as exc:
+        return str(exc)
+    return None
 
 
 def _tesseract_languages(asked: tuple[str, ...]) -> tuple[str, ...]:
@@ -135,7 +165,7 @@ class _RapidOcr:
         pixels = np.asarray(image.convert("RGB"))
         with self._lock:
             result = self._ocr(pixels)
-        return "\n".join(result.txts or ())
+        return "\n".join(result.txts or ())  # type: ignore[union-attr]  # the whole pipeline: a RapidOCROutput
 
 
 class _Tesseract:
@@ -221,6 +251,12 @@ def _grant_cpu(seconds: int) -> None:
         resource.setrlimit(resource.RLIMIT_CPU, (wanted if hard == resource.RLIM_INFINITY else min(wanted, hard), hard))
 
 
+def _starting(page: int, pages: int) -> None:
+    listener = PAGE_LISTENER.get()
+    if listener is not None:
+        listener(page, pages)
+
+
 def read_image(data: bytes, name: str) -> tuple[str, str]:
     """An image file's text, a form feed between the frames of a multi-page TIFF, and a note
     (pages left unread). Its size is checked from the header before any pixel is decoded."""
@@ -247,6 +283,7 @@ def read_image(data: bytes, name: str) -> tuple[str, str]:
                     break
                 _check_pixels(*frame.size, name)
                 _grant_cpu(OCR_CPU_PER_PAGE)
+                _starting(index + 1, min(frames, MAX_OCR_PAGES))
                 pages.append(engine.read(frame.copy()))
         except (OSError, ValueError, Image.DecompressionBombError) as exc:
             raise ConversionFailed(f"{name}: cannot decode image ({type(exc).__name__}: {str(exc)[:200]})") from None
@@ -308,11 +345,12 @@ def fill_scanned_pages(data: bytes, name: str, text: str) -> tuple[str, str]:
         pdf = pypdfium2.PdfDocument(data)
         try:
             out = []
-            for index in chosen:
+            for number, index in enumerate(chosen, 1):
                 page = pdf[index]
                 width, height = page.get_size()
                 scale = min(RENDER_DPI / 72, (MAX_PIXELS / max(1.0, width * height)) ** 0.5)
                 _grant_cpu(OCR_CPU_PER_PAGE)
+                _starting(number, len(chosen))
                 out.append(engine.read(page.render(scale=scale).to_pil()))
             return out
         finally:

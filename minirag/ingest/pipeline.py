@@ -171,9 +171,14 @@ class Pipeline:
         try:
             converted = convert_isolated("document", (data, Path(found.source).suffix, found.source),
                                          found.source, self.limits,
-                                         started=None if marks is None else functools.partial(mark, marks))
+                                         started=None if marks is None else functools.partial(mark, marks),
+                                         on_page=None if progress is None else functools.partial(
+                                             progress.reading_page, found.source))
         except ConversionFailed as exc:
             return Failed(str(exc), digest)  # the mark stays until run_files records this failure over it
+        finally:
+            if progress is not None:
+                progress.pages_read(found.source)
         if marks is not None:  # only the conversion itself is marked, not the wait for the encoder
             self.index.unmark_converting(found.source, reason)
             marks[found.source] = None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections import Counter
@@ -48,11 +49,21 @@ class Progress:
     embed_started: float | None = None
     stage: str = "loading the model"  # what the live line says until the walk has found the files
     current: str | None = None
+    ocr_page: tuple[str, int, int] | None = None  # (file, page, of pages): the page OCR is reading now
     warnings: list[str] = field(default_factory=list)
     started: float = field(default_factory=time.monotonic)
     timings: dict[str, float] = field(default_factory=dict)
     # Set to stop a run between files (a server shutting down); what was written stays.
     stop: threading.Event = field(default_factory=threading.Event, repr=False)
+
+    def reading_page(self, source: str, page: int, pages: int) -> None:
+        """OCR started on page `page` of the `pages` it reads in `source` (ingest/ocr.py)."""
+        self.ocr_page = (source, page, pages)
+
+    def pages_read(self, source: str) -> None:
+        """`source`'s conversion ended: its pages are no longer being read."""
+        if self.ocr_page is not None and self.ocr_page[0] == source:
+            self.ocr_page = None
 
     def add_time(self, stage: str, seconds: float) -> None:
         self.timings[stage] = self.timings.get(stage, 0.0) + seconds
@@ -99,6 +110,8 @@ class Progress:
             parts.append(f"ETA {duration(eta)}")
         if self.failed:
             parts.append(f"{self.failed} failed")
+        if (reading := self.ocr_page) is not None:
+            parts.append(f"OCR of {os.path.basename(reading[0])}: page {reading[1]} of {reading[2]}")
         return f"[{self.finished}/{plural(self.total, 'file')}] " + ", ".join(parts)
 
     def other_types_by_count(self) -> list[tuple[str, int]]:
