@@ -86,9 +86,15 @@ class _Worker:
         self.process = subprocess.Popen(
             [sys.executable, "-m", "minirag.ingest.convert_worker"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
             stderr=None if log.isEnabledFor(logging.INFO) else subprocess.DEVNULL, env=env, close_fds=True)
-        # Both are pipes, buffered (Popen's default bufsize): never None here.
-        self.stdin = cast(io.BufferedWriter, self.process.stdin)
-        self.stdout = cast(io.BufferedReader, self.process.stdout)
+
+    # Both are pipes, buffered (Popen's default bufsize): never None.
+    @property
+    def stdin(self) -> io.BufferedWriter:
+        return cast(io.BufferedWriter, self.process.stdin)
+
+    @property
+    def stdout(self) -> io.BufferedReader:
+        return cast(io.BufferedReader, self.process.stdout)
 
     def call(self, request: bytes, wall_seconds: float,
              on_page: Callable[[int, int], None] | None = None) -> dict:
