@@ -147,6 +147,7 @@ def test_mcp_streamable_http_logs_under_the_name_the_guard_filters():
 # --- markitdown ---------------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # waits on real timeouts or file events: about a second
 def test_markitdown_says_whether_its_youtube_converter_fetches_transcripts():
     from markitdown.converters import _youtube_converter
 
@@ -155,6 +156,7 @@ def test_markitdown_says_whether_its_youtube_converter_fetches_transcripts():
     assert markitdown_compat.youtube_fetches_transcripts() is _youtube_converter.IS_YOUTUBE_TRANSCRIPT_CAPABLE
 
 
+@pytest.mark.slow  # waits on real timeouts or file events: about a second
 def test_markitdown_converters_import_without_magika_loading_onnxruntime():
     code = ("import sys\nfrom minirag._compat.markitdown import without_magika\nwithout_magika()\n"
             "import markitdown.converters\nprint('onnxruntime' in sys.modules)")

@@ -462,6 +462,7 @@ def test_an_oversized_body_without_content_length_stops_one_byte_past_the_limit(
     assert bytes_read["total"] == 100_001
 
 
+@pytest.mark.slow  # waits on real timeouts or file events: about a second
 def test_a_server_that_never_answers_times_out(servers):
     started = time.monotonic()
     with pytest.raises(FetchError, match="timed out"):
@@ -469,6 +470,7 @@ def test_a_server_that_never_answers_times_out(servers):
     assert time.monotonic() - started < 1.8
 
 
+@pytest.mark.slow  # waits on real timeouts or file events: about a second
 def test_a_server_trickling_headers_is_cut_off_at_the_total_timeout(servers):
     started = time.monotonic()
     with pytest.raises(FetchError, match="timed out"):
@@ -476,6 +478,7 @@ def test_a_server_trickling_headers_is_cut_off_at_the_total_timeout(servers):
     assert time.monotonic() - started < 1.8
 
 
+@pytest.mark.slow  # waits on real timeouts or file events: about a second
 def test_the_timeout_covers_all_redirect_hops_together(servers):
     with pytest.raises(FetchError, match="timed out"):
         fetch_url(url(servers[0], "/chain/4?delay=0.3"), timeout=1)

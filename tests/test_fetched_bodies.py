@@ -108,6 +108,7 @@ def test_a_document_served_as_octet_stream_is_recognised_by_its_bytes(app, serve
     assert sniff_format(Path(FIXTURE_DOCX).read_bytes(), "application/octet-stream", served + "/doc") == ".docx"
 
 
+@pytest.mark.slow  # waits on real timeouts or file events: about a second
 def test_html_served_as_plain_text_is_converted_as_html(app, served):
     result = app.ingest_url(served + "/page")
     assert result.title == "Otters"

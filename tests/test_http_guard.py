@@ -131,6 +131,7 @@ def test_a_connection_that_never_finishes_its_headers_is_closed(serve_guarded):
     assert read_until_closed(silent, 2.0)[0] is not None, "a connection that sent nothing was kept"
 
 
+@pytest.mark.slow  # waits on real timeouts or file events: about a second
 def test_a_slow_response_and_a_kept_alive_connection_are_not_cut(serve_guarded):
     port = serve_guarded()
     sock = connect(port)
@@ -159,6 +160,7 @@ def test_a_request_without_the_token_gets_401_and_the_connection_closes(serve_gu
     assert authorized.recv(4096).startswith(b"HTTP/1.1 200")
 
 
+@pytest.mark.slow  # waits on real timeouts or file events: about a second
 def test_past_the_cap_the_oldest_waiting_connection_makes_room_and_busy_ones_are_kept(serve_guarded, monkeypatch,
                                                                                       caplog):
     monkeypatch.setattr(http_guard, "HEADER_DEADLINE_S", 5.0)
@@ -246,6 +248,7 @@ def test_a_body_dribbled_below_the_minimum_rate_is_cut_and_a_fast_one_is_read(se
     assert read_until(fast, b"300000").endswith(b"300000")
 
 
+@pytest.mark.slow  # waits on real timeouts or file events: about a second
 def test_a_body_the_application_has_not_started_reading_is_not_the_clients_delay(serve_guarded, short_body_limits,
                                                                                  monkeypatch):
     """uvicorn stops reading past 64 KB the application has not taken: that wait is not counted (at this

@@ -140,6 +140,7 @@ def test_ingesting_an_ignored_file_by_name_says_which_rule_leaves_it_out(app, re
     assert progress.warnings == [f"{repo}/run.log.md: left out by ignore rule: *.log.md, {repo}/.gitignore"]
 
 
+@pytest.mark.slow  # waits on real timeouts or file events: about a second
 def test_a_watcher_follows_a_changed_ignore_file(make_app, repo):
     app = make_app()
     reports = []

@@ -16,8 +16,9 @@ from minirag import unigram
 from minirag.encoder import Encoder
 from minirag.models import resolve
 
-pytestmark = pytest.mark.skipif(not (E5 / "model.onnx").is_file(),
-                                reason=f"no default model at {E5}: run scripts/e5_small/build.sh {E5}")
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(not (E5 / "model.onnx").is_file(),
+                                 reason=f"no default model at {E5}: run scripts/e5_small/build.sh {E5}")]
 ROOT = Path(__file__).resolve().parent.parent
 SENTENCES = [
     "Wie stelle ich den Drucker im Netzwerk ein?", "Straße, Maßstab, Größe — „Anführungszeichen“",

@@ -133,6 +133,7 @@ def test_a_scanned_page_is_reported_without_the_extra_and_read_once_it_is_instal
     assert "Quarterly invoice for zebra" in app.read(str(pdf)).text
 
 
+@pytest.mark.slow  # a real OCR engine reading real pixels
 def test_an_image_file_is_a_document(app, docs):
     text_image("Shipments paid in March").save(docs / "receipt.png")
     app.sync()
@@ -171,7 +172,8 @@ def test_tesseract_languages_it_lacks_are_one_clear_line(monkeypatch):
     assert ocr.settings({"MINIRAG_OCR": "rapidocr"}).engine == "rapidocr"
 
 
-def test_each_page_is_reported_as_ocr_starts_reading_it(make_app, docs):
+@pytest.mark.slow  # a real OCR engine reading real pixels
+def test_each_page_is_reported_as_ocr_starts_reading_it(make_app, docs, tmp_path):
     """The converter worker streams a progress frame per OCRed page; the run's live line (what
     `minirag sync` shows and the MCP progress notifications carry) names the file and the page."""
     from minirag.ingest.progress import Progress
@@ -190,6 +192,7 @@ def test_each_page_is_reported_as_ocr_starts_reading_it(make_app, docs):
     assert progress.done == 1 and not progress.warnings
     assert lines == [f"[0/1 file] 0 chunks embedded, OCR of ledger.pdf: page {n} of 3" for n in (1, 2, 3)]
     assert progress.ocr_page is None and "OCR" not in progress.live_line()  # the file is read
+    assert list((tmp_path / "cache" / "minirag" / "ocr").glob("*.json"))  # the worker used this run's cache
 
 
 @pytest.mark.anyio

@@ -431,6 +431,7 @@ async def _eventually(client: Client, predicate, timeout: float = 20.0):
 
 
 @pytest.mark.anyio
+@pytest.mark.slow  # waits on real timeouts or file events: about a second
 async def test_a_watching_server_reports_the_watcher_in_status_and_sync_status(make_state, docs):
     state = make_state(watch=True)
     assert start_watching(state) is None

@@ -104,6 +104,7 @@ def test_a_modified_file_is_reindexed_with_its_new_text(watching, docs):
     assert "Apples grow" not in w.text(path)
 
 
+@pytest.mark.slow  # waits on real timeouts or file events: about a second
 def test_an_atomic_save_reindexes_the_file_once_and_never_the_temp_file(watching, docs):
     path = write(docs / "a.md", "# Alpha\n\nThe first draft of the alpha page.")
     w = watching()
@@ -130,6 +131,7 @@ def test_a_renamed_file_is_indexed_under_its_new_name_only(watching, docs):
     assert w.counting.embedded[embedded:] == []  # the same text: its stored vectors are reused
 
 
+@pytest.mark.slow  # waits on real timeouts or file events: about a second
 def test_files_and_folders_moved_between_folders_follow_their_new_paths(watching, docs):
     moved = write(docs / "inbox" / "memo.md", "# Memo\n\nThe memo concerns the harbour budget.")
     write(docs / "projects" / "alpha" / "spec.md", "# Spec\n\nAlpha needs a copper roof.")
@@ -178,6 +180,7 @@ def test_a_burst_of_files_is_synced_in_at_most_three_passes_each_embedded_once(w
     assert all("Rewritten" in w.text(docs / f"d{i % 5}" / f"f{i:03}.md") for i in range(count))
 
 
+@pytest.mark.slow  # waits on real timeouts or file events: about a second
 def test_a_file_still_being_written_is_indexed_once_with_its_final_content(watching, docs):
     w = watching()
     before, embedded = len(w.reports), len(w.counting.embedded)
@@ -194,6 +197,7 @@ def test_a_file_still_being_written_is_indexed_once_with_its_final_content(watch
     assert all("PART-THREE" in t for t in w.counting.embedded[embedded:])
 
 
+@pytest.mark.slow  # waits on real timeouts or file events: about a second
 def test_temp_files_and_skipped_folders_never_reach_the_index(watching, docs):
     w = watching()
     before = len(w.reports)
@@ -307,6 +311,7 @@ def test_a_root_deleted_and_made_again_is_watched_again(watching, docs):
     assert str(first) not in w.sources()
 
 
+@pytest.mark.slow  # waits on real timeouts or file events: about a second
 def test_while_one_root_is_gone_the_others_are_watched_and_it_is_again_once_back(watching, docs, tmp_path):
     other = tmp_path / "other"
     other.mkdir()
@@ -322,6 +327,7 @@ def test_while_one_root_is_gone_the_others_are_watched_and_it_is_again_once_back
     assert w.app.watch_state().mode == "notifications"
 
 
+@pytest.mark.slow  # waits on real timeouts or file events: about a second
 def test_a_root_made_again_is_watched_again_while_dropped_events_stream_elsewhere(watching, docs, tmp_path):
     # watchfiles yields nothing for a batch its filter empties: the root check must not wait on one.
     other = tmp_path / "other"
@@ -347,6 +353,7 @@ def test_a_root_made_again_is_watched_again_while_dropped_events_stream_elsewher
         streaming.join()
 
 
+@pytest.mark.slow  # waits on real timeouts or file events: about a second
 def test_status_shows_the_watcher_what_it_last_did_and_what_is_queued(watching, docs):
     w = watching()
     path = write(docs / "a.md", "# Alpha\n\nAlpha.")
