@@ -487,7 +487,7 @@ class App:
     def _sync_locked(self, target: Path | None, progress: Progress,
                      on_change: Callable[[Progress], None] | None, paths: list[Path] | None = None) -> Progress:
         """One pass, the sync lock held by the caller: the roots, `target`, or each of `paths`."""
-        from minirag.gitstate import root_states
+        from minirag.gitstate import root_states, stored_states
         from minirag.ingest.sync import run_sync
 
         before = self._index
@@ -506,7 +506,7 @@ class App:
             progress.unread += 1
         if target is None and paths is None and not progress.stop.is_set():
             states = root_states(list(self.config.roots), self.config.db_path)
-            self.index.set_meta(META_GIT_STATE, json.dumps(states))
+            self.index.set_meta(META_GIT_STATE, stored_states(states))
         if not progress.stop.is_set():
             self._record_sync(target, paths)
         return progress
@@ -787,7 +787,7 @@ class App:
             collections=collections,
             model=f"{binding.path} (MODEL_PATH)" if binding.path is not None else binding.name,
             chunk_token_budget=self.chunk_budget() or "the model's default (the model is not on this disk)",
-            git_state=tuple(parse_states(self.index.meta(META_GIT_STATE))),
+            git_state=parse_states(self.index.meta(META_GIT_STATE)),
             scheme_warning=(f"{stats.stale_chunk_count} chunk(s) were cut by an older chunking scheme; "
                             "run `minirag sync` (or sync_start) to rebuild them") if stats.stale_chunk_count else None,
         )

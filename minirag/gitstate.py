@@ -18,6 +18,7 @@ import logging
 import os
 import re
 import stat
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -29,6 +30,19 @@ MAX_REF_DEPTH = 5  # symbolic refs followed (git's own limit is 5 too)
 MAX_SMALL_FILE = 64 * 1024  # HEAD, a loose ref, a gitdir or commondir file
 MAX_PACKED_REFS = 64 * 1024 * 1024
 _OID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")  # SHA-1 or SHA-256
+# The names each root's state is stored under in the index's meta table: existing indexes hold them.
+_STORED = {"root": "root", "commit": "commit", "dirty": "dirty", "synced_at": "syncedAt"}
+
+
+@dataclass(frozen=True, slots=True)
+class GitState:
+    """The commit a root (a git work tree) was at. `dirty` None: git could not say (not installed,
+    too old to be run safely, refused); `synced_at` (ISO time) once stamped by a full sync."""
+
+    root: str
+    commit: str
+    dirty: bool | None
+    synced_at: str | None = None
 
 
 def _read(path: Path, limit: int = MAX_SMALL_FILE) -> str | None:
@@ -123,9 +137,8 @@ def _dirty(root: Path, top: Path, git_dir: Path, db_path: Path) -> bool | None:
     return any(not str(top / p).startswith(ours) for p in map(_porcelain_path, status.splitlines()))
 
 
-def root_state(root: Path, db_path: Path) -> dict | None:
-    """{root, commit, dirty} for a root inside a git work tree with a commit, else None.
-    `dirty` is None when git could not say (not installed, too old to be run safely, refused)."""
+def root_state(root: Path, db_path: Path) -> GitState | None:
+    """The state of a root inside a git work tree with a commit, else None."""
     found = find_git_dir(root)
     if found is None:
         return None
@@ -133,19 +146,26 @@ def root_state(root: Path, db_path: Path) -> dict | None:
     commit = read_head(git_dir, common_dir)
     if commit is None:
         return None
-    return {"root": str(root), "commit": commit, "dirty": _dirty(root, top, git_dir, db_path)}
+    return GitState(str(root), commit, _dirty(root, top, git_dir, db_path))
 
 
-def root_states(roots: list[Path], db_path: Path) -> list[dict]:
+def root_states(roots: list[Path], db_path: Path) -> list[GitState]:
     """The git state of every root that is a work tree, stamped now; taken after a full sync."""
     synced_at = datetime.now(UTC).isoformat(timespec="seconds")
-    return [{**state, "syncedAt": synced_at} for root in roots if (state := root_state(root, db_path)) is not None]
+    return [replace(state, synced_at=synced_at) for root in roots
+            if (state := root_state(root, db_path)) is not None]
 
 
-def parse_states(raw: str | None) -> list[dict]:
-    """What root_states stored, or [] when nothing (readable) was."""
+def stored_states(states: list[GitState]) -> str:
+    """`states` as the index's meta table keeps them (JSON)."""
+    return json.dumps([{_STORED[name]: getattr(state, name) for name in _STORED} for state in states])
+
+
+def parse_states(raw: str | None) -> tuple[GitState, ...]:
+    """What stored_states wrote, or () when nothing (readable) was."""
     try:
-        return json.loads(raw) if raw else []
-    except ValueError:
+        rows = json.loads(raw) if raw else []
+        return tuple(GitState(**{name: row.get(key) for name, key in _STORED.items()}) for row in rows)
+    except (ValueError, TypeError, AttributeError):
         log.warning("ignoring an unreadable git state in the index meta table")
-        return []
+        return ()

@@ -17,6 +17,7 @@ from minirag.budget import cost, largest_fitting
 from minirag.display import on_one_line
 from minirag.doctor import Check, DoctorReport
 from minirag.errors import MiniragError
+from minirag.gitstate import GitState
 from minirag.ingest.jobs import SyncJob
 from minirag.ingest.listing import ListEntry
 from minirag.ingest.progress import Progress
@@ -347,6 +348,10 @@ def _sync_status(value: SyncStatus) -> dict:
     return out
 
 
+def git_state(state: GitState) -> dict:
+    return {"root": state.root, "commit": state.commit, "dirty": state.dirty, "syncedAt": state.synced_at}
+
+
 def index_stats(stats: IndexStats) -> dict:
     return {
         "sourceCount": stats.source_count,
@@ -383,7 +388,7 @@ def _status(value: Status) -> dict:
     if value.collections is not None:
         out["collections"] = [collection(info) for info in value.collections]
     if value.git_state is not None:
-        out["gitState"] = list(value.git_state)
+        out["gitState"] = [git_state(state) for state in value.git_state]
     return out | _present(schemeWarning=value.scheme_warning)
 
 

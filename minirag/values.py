@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from minirag.gitstate import GitState
     from minirag.ingest.jobs import SyncJob
     from minirag.ingest.listing import ListEntry
     from minirag.ingest.watch import WatchState
@@ -113,7 +114,7 @@ class Status:
     index_error: str | None = None
     stats: IndexStats | None = None
     collections: tuple[CollectionInfo, ...] | None = None
-    git_state: tuple[dict, ...] | None = None  # as gitstate.root_states stored them
+    git_state: tuple[GitState, ...] | None = None  # each root's commit at the last full sync
     scheme_warning: str | None = None
 
 

@@ -101,17 +101,17 @@ def test_a_sync_runs_no_program_the_roots_git_config_names(repo, tmp_path, make_
     app.sync()
     states = app.status().git_state
     assert sorted(p.name for p in markers.iterdir()) == []
-    assert [(s["root"], s["commit"], s["dirty"]) for s in states] == [(str(repo), git(repo, "rev-parse", "HEAD"),
+    assert [(s.root, s.commit, s.dirty) for s in states] == [(str(repo), git(repo, "rev-parse", "HEAD"),
                                                                          True)]
 
 
 def test_a_clean_tree_reads_clean_and_a_new_file_reads_dirty(repo, tmp_path, make_app):
     app = make_app()
     app.sync()
-    assert app.status().git_state[0]["dirty"] is False
+    assert app.status().git_state[0].dirty is False
     write(repo / "new.md", "# New\n\nA fresh page.\n")
     app.sync()
-    assert app.status().git_state[0]["dirty"] is True
+    assert app.status().git_state[0].dirty is True
 
 
 def test_the_commit_is_read_from_loose_and_packed_refs_and_a_detached_head(repo):
@@ -142,7 +142,7 @@ def test_a_linked_worktree_reads_its_own_head_through_the_common_dir(repo, tmp_p
     tree = tmp_path / "wt"
     write(tree / ".git", f"gitdir: {private}\n")
     assert find_git_dir(tree) == (tree, private, (repo / ".git").resolve())
-    assert root_state(tree, tmp_path / "index.db")["commit"] == head
+    assert root_state(tree, tmp_path / "index.db").commit == head
 
 
 @pytest.mark.parametrize("head", ["ref: refs/heads/../../../../etc/passwd\n", "ref: /etc/passwd\n",
@@ -170,7 +170,7 @@ def test_a_fifo_planted_as_head_does_not_hang_the_sync(repo, tmp_path):
 def test_a_git_too_old_to_run_safely_leaves_dirty_unknown(repo, tmp_path, monkeypatch):
     monkeypatch.setattr(gitsafe, "git_version", lambda: (2, 31))
     state = root_state(repo, tmp_path / "index.db")
-    assert state["commit"] == git(repo, "rev-parse", "HEAD") and state["dirty"] is None
+    assert state.commit == git(repo, "rev-parse", "HEAD") and state.dirty is None
 
 
 @pytest.mark.parametrize("kind", ["fifo", "dangling link"])
@@ -183,3 +183,13 @@ def test_an_unreadable_dot_git_inside_a_repository_is_not_taken_for_the_outer_on
         (inner / ".git").symlink_to(tmp_path / "nowhere")
     assert root_state(inner, tmp_path / "index.db") is None
     assert root_state(repo, tmp_path / "index.db") is not None
+
+
+def test_the_stored_git_state_reads_back_as_indexes_already_hold_it():
+    from minirag.gitstate import GitState, parse_states, stored_states
+
+    held = '[{"root": "/r", "commit": "' + "a" * 40 + '", "dirty": null, "syncedAt": "2026-01-02T03:04:05+00:00"}]'
+    state = GitState("/r", "a" * 40, None, "2026-01-02T03:04:05+00:00")
+    assert parse_states(held) == (state,)
+    assert parse_states(stored_states([state])) == (state,)
+    assert parse_states("not json") == parse_states('[["a list"]]') == ()

@@ -17,9 +17,6 @@ CAMEL = re.compile(r"^[a-z][a-z0-9]*[A-Z][A-Za-z0-9]*$")
 ALLOWED = {
     "results.py": "the one serializer",
     "server.py": "the tools' argument names and schemas are the protocol's",
-    # The git state is stored as JSON in the index's meta table and shown as it was stored:
-    # renaming its keys would change the index file's format.
-    "gitstate.py": "the stored format of the git state",
 }
 
 
