@@ -206,3 +206,12 @@ def run_cli(capsys, monkeypatch):
         return CliRun(code, out, err)
 
     return run
+
+
+@pytest.fixture
+def indexed(app, docs):
+    """The app with two short notes synced (a file may define its own `indexed`)."""
+    write(docs / "otters.md", "# Otters\n\nSea otters hold hands while they sleep so they do not drift apart.\n")
+    write(docs / "kettles.md", "# Kettles\n\nA kettle whistles when the water boils.\n")
+    app.sync()
+    return app

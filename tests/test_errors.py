@@ -7,7 +7,6 @@ import ast
 from pathlib import Path
 
 import pytest
-from conftest import write
 
 from minirag import errors
 from minirag.store import connection
@@ -76,14 +75,6 @@ def _damage(path: Path) -> None:
     with open(path, "r+b") as handle:
         handle.seek(8192)
         handle.write(b"\xa5" * 200 * 1024)
-
-
-@pytest.fixture
-def indexed(app, docs):
-    write(docs / "otters.md", "# Otters\n\nSea otters hold hands while they sleep so they do not drift apart.\n")
-    write(docs / "kettles.md", "# Kettles\n\nA kettle whistles when the water boils.\n")
-    app.sync()
-    return app
 
 
 def test_a_damaged_index_found_on_opening_is_a_damaged_index_and_status_says_so(indexed, make_app):

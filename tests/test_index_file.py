@@ -17,14 +17,6 @@ from minirag.results import payload
 from minirag.store import connection
 
 
-@pytest.fixture
-def indexed(app, docs):
-    write(docs / "otters.md", "# Otters\n\nSea otters hold hands while they sleep so they do not drift apart.\n")
-    write(docs / "kettles.md", "# Kettles\n\nA kettle whistles when the water boils.\n")
-    app.sync()
-    return app
-
-
 def test_a_deleted_index_file_is_refused_and_never_written_into(indexed, docs):
     path = indexed.config.db_path
     for suffix in ("", "-wal", "-shm"):
