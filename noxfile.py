@@ -15,6 +15,7 @@ def tests(session):
 @nox.session
 def lint(session):
     session.run("uv", "run", "ruff", "check", "minirag", "tests", "scripts", "noxfile.py", external=True)
+    session.run("uv", "run", "mypy", "minirag", external=True)
 
 
 @nox.session
