@@ -195,6 +195,55 @@ def test_each_page_is_reported_as_ocr_starts_reading_it(make_app, docs, tmp_path
     assert list((tmp_path / "cache" / "minirag" / "ocr").glob("*.json"))  # the worker used this run's cache
 
 
+@pytest.mark.slow  # a real OCR engine reading real pixels (one page)
+def test_a_scan_past_the_page_cap_is_read_up_to_the_cap_and_says_what_was_left(app, docs, monkeypatch):
+    """MAX_OCR_PAGES is read where the conversion runs: lowered here, so the conversion runs in
+    this process too; the engine is the real one, counted."""
+    from minirag.ingest import convert_worker, isolation, ocr
+    from minirag.ingest.progress import Progress
+
+    class InProcess:
+        def run(self, op, args, name, limits, started=None, on_page=None):
+            token = ocr.PAGE_LISTENER.set(on_page)
+            try:
+                return convert_worker._run(op, args)
+            finally:
+                ocr.PAGE_LISTENER.reset(token)
+
+    monkeypatch.setattr(isolation, "POOL", InProcess())
+    monkeypatch.setattr(ocr, "MAX_OCR_PAGES", 1)
+    real, seen = ocr.get_engine, []
+
+    class Counted:
+        def __init__(self, engine):
+            self.engine = engine
+
+        def read(self, image):
+            seen.append(image.size)
+            return self.engine.read(image)
+
+    monkeypatch.setattr(ocr, "get_engine", lambda *args: Counted(real(*args)))
+    pdf = docs / "ledger.pdf"
+    pdf.write_bytes(scanned_pdf(["Ledger of walnut sales", "Walnut stock in April", "Walnut buyers by town"]))
+
+    class Watched(Progress):
+        pages: list = []
+
+        def reading_page(self, source, page, pages):
+            super().reading_page(source, page, pages)
+            self.pages.append((page, pages))
+
+    progress = Watched()
+    app.sync(progress=progress)
+    note = "2 of 3 pages not read: OCR reads at most 1 scanned page of a file (the first left unread is page 2)"
+    assert progress.warnings == [f"{pdf}: {note}"]
+    assert len(seen) == 1 and progress.pages == [(1, 1)]  # page 1 alone was rendered and read
+    entry = listed(app)["ledger.pdf"]
+    assert entry.state == "indexed" and entry.note == note
+    text = app.read(str(pdf)).text
+    assert "Ledger" in text and "April" not in text and "buyers" not in text  # page 1 alone
+
+
 @pytest.mark.anyio
 async def test_mcp_progress_notifications_follow_the_page_being_read():
     from minirag.ingest.progress import Progress

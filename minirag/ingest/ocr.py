@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from minirag.errors import ConversionFailed
+from minirag.ingest.progress import plural
 
 log = logging.getLogger(__name__)
 
@@ -237,6 +238,12 @@ def _unread_note(count: int, total: int, current: OcrSettings) -> str:
     return f"{count} of {total} pages had no text; {hint}"
 
 
+def _capped_note(left: int, total: int, first_left: int) -> str:
+    """Pages past MAX_OCR_PAGES: how many, and where the file's unread part starts (0-based)."""
+    return (f"{left} of {total} pages not read: OCR reads at most {plural(MAX_OCR_PAGES, 'scanned page')} "
+            f"of a file (the first left unread is page {first_left + 1})")
+
+
 def _grant_cpu(seconds: int) -> None:
     """Raise this process's CPU-time soft limit by `seconds` where one is set (the converter
     worker's per-file limit, ingest/isolation.py), so a scan is bounded by pages, not by a
@@ -290,8 +297,7 @@ def read_image(data: bytes, name: str) -> tuple[str, str]:
         return pages
 
     pages = _cached(data, current, read_pages)
-    note = f"{frames - MAX_OCR_PAGES} of {frames} pages not read (over {MAX_OCR_PAGES})" if frames > MAX_OCR_PAGES else ""
-    return "\f".join(pages), note
+    return "\f".join(pages), _capped_note(frames - MAX_OCR_PAGES, frames, MAX_OCR_PAGES) if frames > MAX_OCR_PAGES else ""
 
 
 def _scanned_pages(data: bytes, texts: list[str]) -> list[int]:
@@ -360,5 +366,4 @@ def fill_scanned_pages(data: bytes, name: str, text: str) -> tuple[str, str]:
         if len("".join(read.split())) > len("".join(texts[index].split())):
             texts[index] = read  # a figure's caption alone stays when OCR finds no more
     left = len(scanned) - len(chosen)
-    note = f"{left} of {pages} scanned pages not read (over {MAX_OCR_PAGES})" if left else ""
-    return "\f".join(texts), note
+    return "\f".join(texts), _capped_note(left, pages, scanned[len(chosen)]) if left else ""
