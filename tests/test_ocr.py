@@ -172,6 +172,25 @@ def test_tesseract_languages_it_lacks_are_one_clear_line(monkeypatch):
     assert ocr.settings({"MINIRAG_OCR": "rapidocr"}).engine == "rapidocr"
 
 
+@pytest.mark.skipif(shutil.which("tesseract") is None, reason="tesseract is not installed")
+def test_tesseract_reads_the_locales_language_and_english_by_default():
+    """From the locale's variables, as set; whether that locale is generated here or not."""
+    from minirag.ingest import ocr
+
+    installed = ocr._installed_tesseract_languages()
+    if not {"eng", "deu"} <= installed:
+        pytest.skip("tesseract has no data for eng and deu")
+    env = {"MINIRAG_OCR": "tesseract"}
+    assert ocr.settings({**env, "LANG": "de_DE.UTF-8"}).languages == ("deu", "eng")
+    assert ocr.settings({**env, "LANG": "C.UTF-8"}).languages == ("eng",)
+    assert ocr.settings({**env, "LANG": "de_AT.UTF-8", "LC_MESSAGES": "en_GB.UTF-8"}).languages == ("eng",)
+    assert ocr.settings({**env, "LANG": "en_GB.UTF-8", "LC_ALL": "de_DE@euro"}).languages == ("deu", "eng")
+    # A language whose data is not installed is left out, never an error: English alone.
+    assert ocr.settings({**env, "LANG": "xx_XX.UTF-8"}).languages == ("eng",)
+    if "fra" not in installed:
+        assert ocr.settings({**env, "LANG": "fr_FR.UTF-8"}).languages == ("eng",)
+
+
 @pytest.mark.slow  # a real OCR engine reading real pixels
 def test_each_page_is_reported_as_ocr_starts_reading_it(make_app, docs, tmp_path):
     """The converter worker streams a progress frame per OCRed page; the run's live line (what

@@ -51,8 +51,9 @@ _WORKER_ENV = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THR
 
 # Settings a converter reads from the environment itself, sent with each request: a worker
 # outlives changes to the parent's environment (a test's, or a server's MINIRAG_OCR). XDG_CACHE_HOME
-# places the OCR cache: a worker must read and write the cache its parent would.
-REQUEST_ENV = ("MINIRAG_OCR", "MINIRAG_OCR_LANGUAGES", "XDG_CACHE_HOME")
+# places the OCR cache: a worker must read and write the cache its parent would. The locale's
+# variables choose Tesseract's default languages (ocr.py).
+REQUEST_ENV = ("MINIRAG_OCR", "MINIRAG_OCR_LANGUAGES", "XDG_CACHE_HOME", "LC_ALL", "LC_MESSAGES", "LANG")
 # A progress frame ({"page": i, "pages": n}) is never longer; a longer frame is the answer.
 MAX_PROGRESS_FRAME = 64
 
