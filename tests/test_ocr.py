@@ -299,9 +299,8 @@ import struct, sys
 header = struct.Struct(">Q")
 (size,) = header.unpack(sys.stdin.buffer.read(8))
 sys.stdin.buffer.read(size)
-for frame in sys.argv[1:]:
-    body = bytes.fromhex(frame)
-    sys.stdout.buffer.write(header.pack(len(body)) + body)
+for sent in sys.argv[1:]:
+    sys.stdout.buffer.write(bytes.fromhex(sent))
 sys.stdout.buffer.flush()
 sys.stdin.buffer.read()
 """
@@ -309,13 +308,20 @@ sys.stdin.buffer.read()
 
 def answered(frames: list[bytes], on_page=None):
     """What a pool makes of a worker that sends these frames to any request."""
+    from minirag.ingest.convert_worker import _HEADER
+
+    return sent([_HEADER.pack(len(frame)) + frame for frame in frames], on_page)
+
+
+def sent(pieces: list[bytes], on_page=None):
+    """What a pool makes of a worker that writes these bytes to any request, then waits."""
     import subprocess
 
     from minirag.ingest import isolation
 
     class Liar(isolation._Worker):
         def __init__(self):
-            self.process = subprocess.Popen([sys.executable, "-c", _LIAR, *(f.hex() for f in frames)],
+            self.process = subprocess.Popen([sys.executable, "-c", _LIAR, *(p.hex() for p in pieces)],
                                             stdin=subprocess.PIPE, stdout=subprocess.PIPE)
 
     pool = isolation.ConverterPool()
@@ -355,6 +361,49 @@ def test_a_worker_frame_that_is_neither_progress_nor_an_answer_fails_only_that_f
 
     with pytest.raises(ConversionFailed, match=r"^/d/x.pdf: the converter sent something unreadable; stopped$"):
         answered([*frames, b'{"markdown": "text", "title": null, "warnings": [], "note": ""}'])
+
+
+def test_an_answer_longer_than_any_document_gives_is_refused_unread_and_fails_only_that_file():
+    """The wall-time limit (20 s here) is not what stops it: the length alone is."""
+    from minirag.errors import ConversionFailed
+    from minirag.ingest.convert_worker import _HEADER
+
+    with pytest.raises(ConversionFailed, match=r"^/d/x.pdf: the converter's answer is 1,099,511,627,776 bytes, "
+                                               r"over the [0-9,]+ any document's may take; stopped$"):
+        sent([_HEADER.pack(1 << 40) + b'{"markdown": "'])  # and nothing more: the parent must not wait for it
+
+
+def test_the_answer_bound_is_exact(monkeypatch):
+    from minirag.errors import ConversionFailed
+    from minirag.ingest import isolation
+
+    answer = b'{"markdown": "text", "title": null, "warnings": [], "note": ""}'
+    monkeypatch.setattr(isolation, "MAX_ANSWER_BYTES", len(answer))
+    assert answered([answer]).markdown == "text"
+    monkeypatch.setattr(isolation, "MAX_ANSWER_BYTES", len(answer) - 1)
+    with pytest.raises(ConversionFailed, match=f"answer is {len(answer)} bytes, over the {len(answer) - 1} "):
+        answered([answer])
+
+
+def test_a_worker_refuses_to_send_an_answer_over_the_bound_and_says_so():
+    import json
+
+    from minirag.ingest import isolation
+    from minirag.ingest.convert import MAX_TEXT_CHARS
+    from minirag.ingest.convert_worker import encode_answer, max_answer_bytes
+
+    answer = {"markdown": "x" * 100, "title": "t" * 50, "warnings": [], "note": ""}
+    body = encode_answer(answer, "/d/x.html", 1000)
+    assert json.loads(body) == answer
+    refused = json.loads(encode_answer(answer, "/d/x.html", len(body) - 1))
+    assert refused == {"failed": f"/d/x.html: refused: its conversion is {len(body)} bytes, over the "
+                                 f"{len(body) - 1} one document may give; split it"}
+    assert isolation._is_answer(refused)
+    # No character of a text takes more than 6 bytes in an answer: MAX_TEXT_CHARS of any fit.
+    empty = len(encode_answer({**answer, "markdown": ""}, "/d/x.txt", max_answer_bytes()))
+    for char in ("a", "\x01", "\n", '"', "\\", "\u00e9", "\u20ac", "\ud800", "\U0010ffff"):
+        assert len(encode_answer({**answer, "markdown": char * 1000}, "/d/x.txt", max_answer_bytes())) - empty <= 6000
+    assert isolation.MAX_ANSWER_BYTES == max_answer_bytes() >= 6 * MAX_TEXT_CHARS
 
 
 @pytest.mark.parametrize(("variable", "value", "error"), [
