@@ -172,6 +172,25 @@ def test_tesseract_languages_it_lacks_are_one_clear_line(monkeypatch):
     assert ocr.settings({"MINIRAG_OCR": "rapidocr"}).engine == "rapidocr"
 
 
+@pytest.mark.skipif(shutil.which("tesseract") is None, reason="tesseract is not installed")
+def test_tesseract_reads_the_locales_language_and_english_by_default():
+    """From the locale's variables, as set; whether that locale is generated here or not."""
+    from minirag.ingest import ocr
+
+    installed = ocr._installed_tesseract_languages()
+    if not {"eng", "deu"} <= installed:
+        pytest.skip("tesseract has no data for eng and deu")
+    env = {"MINIRAG_OCR": "tesseract"}
+    assert ocr.settings({**env, "LANG": "de_DE.UTF-8"}).languages == ("deu", "eng")
+    assert ocr.settings({**env, "LANG": "C.UTF-8"}).languages == ("eng",)
+    assert ocr.settings({**env, "LANG": "de_AT.UTF-8", "LC_MESSAGES": "en_GB.UTF-8"}).languages == ("eng",)
+    assert ocr.settings({**env, "LANG": "en_GB.UTF-8", "LC_ALL": "de_DE@euro"}).languages == ("deu", "eng")
+    # A language whose data is not installed is left out, never an error: English alone.
+    assert ocr.settings({**env, "LANG": "xx_XX.UTF-8"}).languages == ("eng",)
+    if "fra" not in installed:
+        assert ocr.settings({**env, "LANG": "fr_FR.UTF-8"}).languages == ("eng",)
+
+
 @pytest.mark.slow  # a real OCR engine reading real pixels
 def test_each_page_is_reported_as_ocr_starts_reading_it(make_app, docs, tmp_path):
     """The converter worker streams a progress frame per OCRed page; the run's live line (what
@@ -193,6 +212,55 @@ def test_each_page_is_reported_as_ocr_starts_reading_it(make_app, docs, tmp_path
     assert lines == [f"[0/1 file] 0 chunks embedded, OCR of ledger.pdf: page {n} of 3" for n in (1, 2, 3)]
     assert progress.ocr_page is None and "OCR" not in progress.live_line()  # the file is read
     assert list((tmp_path / "cache" / "minirag" / "ocr").glob("*.json"))  # the worker used this run's cache
+
+
+@pytest.mark.slow  # a real OCR engine reading real pixels (one page)
+def test_a_scan_past_the_page_cap_is_read_up_to_the_cap_and_says_what_was_left(app, docs, monkeypatch):
+    """MAX_OCR_PAGES is read where the conversion runs: lowered here, so the conversion runs in
+    this process too; the engine is the real one, counted."""
+    from minirag.ingest import convert_worker, isolation, ocr
+    from minirag.ingest.progress import Progress
+
+    class InProcess:
+        def run(self, op, args, name, limits, started=None, on_page=None):
+            token = ocr.PAGE_LISTENER.set(on_page)
+            try:
+                return convert_worker._run(op, args)
+            finally:
+                ocr.PAGE_LISTENER.reset(token)
+
+    monkeypatch.setattr(isolation, "POOL", InProcess())
+    monkeypatch.setattr(ocr, "MAX_OCR_PAGES", 1)
+    real, seen = ocr.get_engine, []
+
+    class Counted:
+        def __init__(self, engine):
+            self.engine = engine
+
+        def read(self, image):
+            seen.append(image.size)
+            return self.engine.read(image)
+
+    monkeypatch.setattr(ocr, "get_engine", lambda *args: Counted(real(*args)))
+    pdf = docs / "ledger.pdf"
+    pdf.write_bytes(scanned_pdf(["Ledger of walnut sales", "Walnut stock in April", "Walnut buyers by town"]))
+
+    class Watched(Progress):
+        pages: list = []
+
+        def reading_page(self, source, page, pages):
+            super().reading_page(source, page, pages)
+            self.pages.append((page, pages))
+
+    progress = Watched()
+    app.sync(progress=progress)
+    note = "2 of 3 pages not read: OCR reads at most 1 scanned page of a file (the first left unread is page 2)"
+    assert progress.warnings == [f"{pdf}: {note}"]
+    assert len(seen) == 1 and progress.pages == [(1, 1)]  # page 1 alone was rendered and read
+    entry = listed(app)["ledger.pdf"]
+    assert entry.state == "indexed" and entry.note == note
+    text = app.read(str(pdf)).text
+    assert "Ledger" in text and "April" not in text and "buyers" not in text  # page 1 alone
 
 
 @pytest.mark.anyio
@@ -231,9 +299,8 @@ import struct, sys
 header = struct.Struct(">Q")
 (size,) = header.unpack(sys.stdin.buffer.read(8))
 sys.stdin.buffer.read(size)
-for frame in sys.argv[1:]:
-    body = bytes.fromhex(frame)
-    sys.stdout.buffer.write(header.pack(len(body)) + body)
+for sent in sys.argv[1:]:
+    sys.stdout.buffer.write(bytes.fromhex(sent))
 sys.stdout.buffer.flush()
 sys.stdin.buffer.read()
 """
@@ -241,13 +308,20 @@ sys.stdin.buffer.read()
 
 def answered(frames: list[bytes], on_page=None):
     """What a pool makes of a worker that sends these frames to any request."""
+    from minirag.ingest.convert_worker import _HEADER
+
+    return sent([_HEADER.pack(len(frame)) + frame for frame in frames], on_page)
+
+
+def sent(pieces: list[bytes], on_page=None):
+    """What a pool makes of a worker that writes these bytes to any request, then waits."""
     import subprocess
 
     from minirag.ingest import isolation
 
     class Liar(isolation._Worker):
         def __init__(self):
-            self.process = subprocess.Popen([sys.executable, "-c", _LIAR, *(f.hex() for f in frames)],
+            self.process = subprocess.Popen([sys.executable, "-c", _LIAR, *(p.hex() for p in pieces)],
                                             stdin=subprocess.PIPE, stdout=subprocess.PIPE)
 
     pool = isolation.ConverterPool()
@@ -287,6 +361,49 @@ def test_a_worker_frame_that_is_neither_progress_nor_an_answer_fails_only_that_f
 
     with pytest.raises(ConversionFailed, match=r"^/d/x.pdf: the converter sent something unreadable; stopped$"):
         answered([*frames, b'{"markdown": "text", "title": null, "warnings": [], "note": ""}'])
+
+
+def test_an_answer_longer_than_any_document_gives_is_refused_unread_and_fails_only_that_file():
+    """The wall-time limit (20 s here) is not what stops it: the length alone is."""
+    from minirag.errors import ConversionFailed
+    from minirag.ingest.convert_worker import _HEADER
+
+    with pytest.raises(ConversionFailed, match=r"^/d/x.pdf: the converter's answer is 1,099,511,627,776 bytes, "
+                                               r"over the [0-9,]+ any document's may take; stopped$"):
+        sent([_HEADER.pack(1 << 40) + b'{"markdown": "'])  # and nothing more: the parent must not wait for it
+
+
+def test_the_answer_bound_is_exact(monkeypatch):
+    from minirag.errors import ConversionFailed
+    from minirag.ingest import isolation
+
+    answer = b'{"markdown": "text", "title": null, "warnings": [], "note": ""}'
+    monkeypatch.setattr(isolation, "MAX_ANSWER_BYTES", len(answer))
+    assert answered([answer]).markdown == "text"
+    monkeypatch.setattr(isolation, "MAX_ANSWER_BYTES", len(answer) - 1)
+    with pytest.raises(ConversionFailed, match=f"answer is {len(answer)} bytes, over the {len(answer) - 1} "):
+        answered([answer])
+
+
+def test_a_worker_refuses_to_send_an_answer_over_the_bound_and_says_so():
+    import json
+
+    from minirag.ingest import isolation
+    from minirag.ingest.convert import MAX_TEXT_CHARS
+    from minirag.ingest.convert_worker import encode_answer, max_answer_bytes
+
+    answer = {"markdown": "x" * 100, "title": "t" * 50, "warnings": [], "note": ""}
+    body = encode_answer(answer, "/d/x.html", 1000)
+    assert json.loads(body) == answer
+    refused = json.loads(encode_answer(answer, "/d/x.html", len(body) - 1))
+    assert refused == {"failed": f"/d/x.html: refused: its conversion is {len(body)} bytes, over the "
+                                 f"{len(body) - 1} one document may give; split it"}
+    assert isolation._is_answer(refused)
+    # No character of a text takes more than 6 bytes in an answer: MAX_TEXT_CHARS of any fit.
+    empty = len(encode_answer({**answer, "markdown": ""}, "/d/x.txt", max_answer_bytes()))
+    for char in ("a", "\x01", "\n", '"', "\\", "\u00e9", "\u20ac", "\ud800", "\U0010ffff"):
+        assert len(encode_answer({**answer, "markdown": char * 1000}, "/d/x.txt", max_answer_bytes())) - empty <= 6000
+    assert isolation.MAX_ANSWER_BYTES == max_answer_bytes() >= 6 * MAX_TEXT_CHARS
 
 
 @pytest.mark.parametrize(("variable", "value", "error"), [

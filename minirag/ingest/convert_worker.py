@@ -29,6 +29,17 @@ from minirag._compat.python import abort
 from minirag.errors import ConversionFailed
 
 _HEADER = struct.Struct(">Q")
+# Bytes an answer may take beyond its text: the title, warnings and note.
+ANSWER_OVERHEAD = 1024 * 1024
+
+
+def max_answer_bytes() -> int:
+    """The longest answer frame: a document's longest text (convert.MAX_TEXT_CHARS) with every
+    character in its longest JSON form (a control character escaped, `\\u0001`: 6 bytes), and
+    the rest. The parent refuses a longer one unread."""
+    from minirag.ingest.convert import MAX_TEXT_CHARS
+
+    return 6 * MAX_TEXT_CHARS + ANSWER_OVERHEAD
 
 
 def read_frame(stream) -> bytes | None:
@@ -87,10 +98,22 @@ def _preload(op: str, args: tuple) -> None:
         import markitdown.converters  # noqa: F401
 
 
+def encode_answer(answer: dict, name: str, limit: int) -> bytes:
+    """The answer frame's body; a refusal when it is over `limit` bytes (a title or warnings past
+    ANSWER_OVERHEAD), so the parent gets one file's failure, not a frame it refuses unread."""
+    body = json.dumps(answer, ensure_ascii=False).encode("utf-8", "surrogatepass")
+    if len(body) <= limit:
+        return body
+    return json.dumps({"failed": f"{name}: refused: its conversion is {len(body):,} bytes, over the "
+                                 f"{limit:,} one document may give; split it"}, ensure_ascii=False).encode(
+        "utf-8", "surrogatepass")
+
+
 def serve(requests, answers) -> None:
     without_magika()
     from minirag.ingest import convert, ocr  # noqa: F401 - loaded before the first limit applies
 
+    limit = max_answer_bytes()
     ocr.PAGE_LISTENER.set(lambda page, pages: write_frame(answers, json.dumps({"page": page, "pages": pages}).encode()))
 
     while True:
@@ -123,7 +146,7 @@ def serve(requests, answers) -> None:
             answer = {"failed": f"{name}: cannot convert ({type(exc).__name__})"}
         # Not the limits here: the answer of a conversion that stayed within them still goes back.
         resource.setrlimit(resource.RLIMIT_AS, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
-        write_frame(answers, json.dumps(answer, ensure_ascii=False).encode("utf-8", "surrogatepass"))
+        write_frame(answers, encode_answer(answer, name, limit))
         if retire:
             return
 

@@ -36,7 +36,7 @@ from typing import cast
 
 from minirag.errors import ConversionFailed
 from minirag.ingest.convert import Converted
-from minirag.ingest.convert_worker import _HEADER
+from minirag.ingest.convert_worker import _HEADER, max_answer_bytes
 from minirag.ingest.ocr import MAX_OCR_PAGES
 
 log = logging.getLogger(__name__)
@@ -51,10 +51,13 @@ _WORKER_ENV = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THR
 
 # Settings a converter reads from the environment itself, sent with each request: a worker
 # outlives changes to the parent's environment (a test's, or a server's MINIRAG_OCR). XDG_CACHE_HOME
-# places the OCR cache: a worker must read and write the cache its parent would.
-REQUEST_ENV = ("MINIRAG_OCR", "MINIRAG_OCR_LANGUAGES", "XDG_CACHE_HOME")
+# places the OCR cache: a worker must read and write the cache its parent would. The locale's
+# variables choose Tesseract's default languages (ocr.py).
+REQUEST_ENV = ("MINIRAG_OCR", "MINIRAG_OCR_LANGUAGES", "XDG_CACHE_HOME", "LC_ALL", "LC_MESSAGES", "LANG")
 # A progress frame ({"page": i, "pages": n}) is never longer; a longer frame is the answer.
 MAX_PROGRESS_FRAME = 64
+# No answer is longer (convert_worker.max_answer_bytes); a frame said to be is refused before it is read.
+MAX_ANSWER_BYTES = max_answer_bytes()
 
 
 @dataclass(frozen=True)
@@ -76,6 +79,10 @@ class _WorkerGone(Exception):
 
 class _Unreadable(Exception):
     """The worker sent a frame that is neither a progress frame nor an answer."""
+
+
+class _TooLong(Exception):
+    """The worker announced a frame longer than any answer (its length: args[0])."""
 
 
 class _Worker:
@@ -109,6 +116,8 @@ class _Worker:
             raise _WorkerGone from None
         while True:
             (size,) = _HEADER.unpack(self._read(_HEADER.size, deadline))
+            if size > MAX_ANSWER_BYTES:
+                raise _TooLong(size)
             try:
                 frame = json.loads(self._read(size, deadline).decode("utf-8", "surrogatepass"))
             except ValueError:
@@ -237,6 +246,11 @@ class ConverterPool:
             worker.end()
             self._ended()
             raise ConversionFailed(f"{name}: the converter sent something unreadable; stopped") from None
+        except _TooLong as exc:
+            worker.end()
+            self._ended()
+            raise ConversionFailed(f"{name}: the converter's answer is {exc.args[0]:,} bytes, over the "
+                                   f"{MAX_ANSWER_BYTES:,} any document's may take; stopped") from None
         except BaseException:  # KeyboardInterrupt mid-answer: the worker's state is unknown
             worker.end()
             self._ended()

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from minirag.errors import ConversionFailed
+from minirag.ingest.progress import plural
 
 log = logging.getLogger(__name__)
 
@@ -69,7 +70,7 @@ def settings(env=None) -> OcrSettings:
     missing = _missing(choice)
     if missing or choice == "rapidocr":
         return OcrSettings(None if missing else choice, asked, missing)
-    return OcrSettings(choice, _tesseract_languages(asked))
+    return OcrSettings(choice, _tesseract_languages(asked, env))
 
 
 def _choice(env) -> str:
@@ -94,17 +95,15 @@ def settings_error(env=None) -> str | None:
     try:
         choice, asked = _choice(env), _asked(env)
         if asked and choice in ("auto", "tesseract") and shutil.which("tesseract"):
-            _tesseract_languages(asked)
+            _tesseract_languages(asked, env)
     except ConversionFailed as exc:
         return str(exc)
     return None
 
 
-def _tesseract_languages(asked: tuple[str, ...]) -> tuple[str, ...]:
-    """The languages asked for, all of which Tesseract must have; by default English and the
-    language of the user's locale, those of them it has."""
-    import locale
-
+def _tesseract_languages(asked: tuple[str, ...], env) -> tuple[str, ...]:
+    """The languages asked for, all of which Tesseract must have; by default the language of the
+    user's locale and English, those of them it has (the locale's first: Tesseract leans on it)."""
     installed = _installed_tesseract_languages()
     if asked:
         absent = [code for code in asked if code not in installed]
@@ -112,9 +111,21 @@ def _tesseract_languages(asked: tuple[str, ...]) -> tuple[str, ...]:
             raise ConversionFailed(f"MINIRAG_OCR_LANGUAGES: tesseract has no data for {', '.join(absent)} "
                                    f"(it has {', '.join(sorted(installed)) or 'none'})")
         return asked
-    tag = (locale.getlocale()[0] or "").split("_")[0].lower()
-    wanted = ("eng", _TESSERACT_CODES.get(tag, "eng"))
+    wanted = (_TESSERACT_CODES.get(_locale_language(env), "eng"), "eng")
     return tuple(dict.fromkeys(code for code in wanted if code in installed)) or tuple(sorted(installed))[:1]
+
+
+def _locale_language(env) -> str:
+    """The user's language as ISO 639-1 (`de` for LANG=de_DE.UTF-8), from the variables the C
+    library reads for messages, in its order; read from them, not from the process's locale,
+    which stays C where that locale is not generated (containers, minimal systems)."""
+    import locale
+
+    for name in ("LC_ALL", "LC_MESSAGES", "LANG"):
+        value = env.get(name, "").strip()
+        if value:
+            return value.split(".")[0].split("_")[0].split("@")[0].lower()
+    return (locale.getlocale()[0] or "").split("_")[0].lower()  # Windows: no such variables
 
 
 @functools.lru_cache(maxsize=1)
@@ -237,6 +248,12 @@ def _unread_note(count: int, total: int, current: OcrSettings) -> str:
     return f"{count} of {total} pages had no text; {hint}"
 
 
+def _capped_note(left: int, total: int, first_left: int) -> str:
+    """Pages past MAX_OCR_PAGES: how many, and where the file's unread part starts (0-based)."""
+    return (f"{left} of {total} pages not read: OCR reads at most {plural(MAX_OCR_PAGES, 'scanned page')} "
+            f"of a file (the first left unread is page {first_left + 1})")
+
+
 def _grant_cpu(seconds: int) -> None:
     """Raise this process's CPU-time soft limit by `seconds` where one is set (the converter
     worker's per-file limit, ingest/isolation.py), so a scan is bounded by pages, not by a
@@ -290,8 +307,7 @@ def read_image(data: bytes, name: str) -> tuple[str, str]:
         return pages
 
     pages = _cached(data, current, read_pages)
-    note = f"{frames - MAX_OCR_PAGES} of {frames} pages not read (over {MAX_OCR_PAGES})" if frames > MAX_OCR_PAGES else ""
-    return "\f".join(pages), note
+    return "\f".join(pages), _capped_note(frames - MAX_OCR_PAGES, frames, MAX_OCR_PAGES) if frames > MAX_OCR_PAGES else ""
 
 
 def _scanned_pages(data: bytes, texts: list[str]) -> list[int]:
@@ -360,5 +376,4 @@ def fill_scanned_pages(data: bytes, name: str, text: str) -> tuple[str, str]:
         if len("".join(read.split())) > len("".join(texts[index].split())):
             texts[index] = read  # a figure's caption alone stays when OCR finds no more
     left = len(scanned) - len(chosen)
-    note = f"{left} of {pages} scanned pages not read (over {MAX_OCR_PAGES})" if left else ""
-    return "\f".join(texts), note
+    return "\f".join(texts), _capped_note(left, pages, scanned[len(chosen)]) if left else ""
