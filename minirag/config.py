@@ -196,7 +196,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("MINIRAG_OCR", "auto (Tesseract where installed, else RapidOCR from the `ocr` extra)",
             "how scanned PDF pages and "
             "image files are read (docs/documents.md: Scans and images)", values="auto, rapidocr, tesseract or off"),
-    Setting("MINIRAG_OCR_LANGUAGES", "English plus your locale's language, those Tesseract has",
+    Setting("MINIRAG_OCR_LANGUAGES", "your locale's language, then English (those Tesseract has)",
             "the languages "
             "Tesseract reads, as its codes; RapidOCR's own model reads Latin scripts, Chinese and Japanese",
             values="comma-separated Tesseract codes (eng, rus, deu, chi_sim, ...)"),
