@@ -210,6 +210,21 @@ def test_superseded_matches_that_fill_the_keyword_depth_leave_room_for_active_on
     assert [h["source"] for h in hits] == [str(docs / "new.md")]
 
 
+def test_the_keyword_side_counts_inactive_chunks_only_when_its_best_matches_hold_some(indexed, docs):
+    """The count of inactive sources' chunks scans the sources: a query whose best matches are
+    all active runs one statement, and the superseded case above still leaves room."""
+    from minirag.search.keyword import keyword_candidates
+
+    conn, statements = indexed.index.conn, []
+    conn.set_trace_callback(statements.append)
+    try:
+        hits = keyword_candidates(conn, ["appl"], 2, None, 100)
+    finally:
+        conn.set_trace_callback(None)
+    assert len(hits) == 2
+    assert not [s for s in statements if "lifecycle <> 'active'" in s]
+
+
 def test_rare_terms_fill_the_row_budget_rarest_first():
     from minirag.search import keyword as keyword_search
 

@@ -103,15 +103,13 @@ def _bm25_matches(conn, fts: str, depth: int, scope: Scope | None) -> list[tuple
     """(chunk_id, bm25) best first; inactive sources and chunks outside the scope left out.
 
     Joining every match to its source costs as much as BM25 itself, so without a
-    scope the best depth + (chunks of inactive sources) matches are taken from
-    FTS5 alone and only those are joined and filtered: never fewer than depth
-    active ones survive. A scope filters every match through the join.
+    scope the best depth matches are taken from FTS5 alone and only those are
+    joined and filtered; when some of them were inactive, the best depth +
+    (chunks of inactive sources) are, so never fewer than depth active ones
+    survive. A scope filters every match through the join.
     """
     args: tuple[object, ...]
     if scope is None:
-        inactive = conn.execute(
-            "SELECT COUNT(*) FROM chunks WHERE source_id IN (SELECT id FROM sources WHERE lifecycle <> 'active')"
-        ).fetchone()[0]
         sql = """
             WITH top AS MATERIALIZED (
                 SELECT rowid AS chunk_id, bm25(chunks_fts, 1.0, ?) AS bm FROM chunks_fts
@@ -121,6 +119,16 @@ def _bm25_matches(conn, fts: str, depth: int, scope: Scope | None) -> list[tuple
             JOIN chunks c ON c.id = t.chunk_id JOIN sources s ON s.id = c.source_id
             WHERE s.lifecycle = 'active' ORDER BY t.bm, t.chunk_id LIMIT ?
         """
+        # When the best `depth` matches all survive the join, they are the answer: the count of
+        # inactive chunks (a scan of the sources) is needed only when some were left out.
+        found = conn.execute(sql, (TITLE_WEIGHT, fts, depth, depth)).fetchall()
+        if len(found) == depth:
+            return found
+        inactive = conn.execute(
+            "SELECT COUNT(*) FROM chunks WHERE source_id IN (SELECT id FROM sources WHERE lifecycle <> 'active')"
+        ).fetchone()[0]
+        if not inactive:
+            return found
         args = (TITLE_WEIGHT, fts, depth + inactive, depth)
     else:
         sql = f"""
