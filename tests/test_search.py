@@ -303,6 +303,30 @@ def test_past_the_row_budget_common_terms_still_rank_the_rare_terms_matches(make
     assert narrowed == [str(docs / "both.md"), str(docs / "rare.md")]
 
 
+def test_a_hybrid_query_past_the_row_budget_reads_its_terms_document_counts_once(make_app, docs, monkeypatch):
+    """Narrowing the keyword side and scoring the vector side's chunks need the same counts: each
+    read walks every term's posting list, so it is read once per query."""
+    from minirag.search import keyword as keyword_search
+
+    app = make_app({"RAG_HYBRID_WEIGHT": "0.5"})
+    for n in range(3):
+        write(docs / f"common{n}.md", f"# Note {n}\n\nThe kettle is on the stove.")
+    for n in range(10):
+        write(docs / f"other{n}.md", f"# Other {n}\n\nNothing to see in note {n}.")
+    write(docs / "both.md", "# Both\n\nThe kettle sits beside the samovar in the corner of the room.")
+    run_sync(app.pipeline, list(app.config.roots))
+    monkeypatch.setattr(keyword_search, "KEYWORD_ROW_BUDGET", 3)
+    monkeypatch.setattr(keyword_search, "KEYWORD_ROW_SHARE", 0.0)
+    conn, statements = app.index.conn, []
+    conn.set_trace_callback(statements.append)
+    try:
+        hits = payload(app.query("kettle samovar", top_k=10))["results"]
+    finally:
+        conn.set_trace_callback(None)
+    assert hits[0]["source"] == str(docs / "both.md")
+    assert len([s for s in statements if "FROM temp.chunks_fts_terms" in s]) == 1
+
+
 def test_the_vector_side_on_a_pool_ranks_exactly_like_inline(coded, docs):
     from concurrent.futures import ThreadPoolExecutor
 

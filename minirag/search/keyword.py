@@ -51,6 +51,22 @@ def document_counts(conn, terms: list[str]) -> dict[str, int]:
     return dict(conn.execute(f"SELECT term, doc FROM temp.chunks_fts_terms WHERE term IN ({marks})", terms))
 
 
+class TermCounts:
+    """A query's document_counts, read on first need and then kept: narrowing the keyword side
+    and scoring the vector side's chunks want the same counts, and each read walks every term's
+    posting list."""
+
+    def __init__(self, conn, terms: list[str]) -> None:
+        self.terms = terms
+        self._conn = conn
+        self._counts: dict[str, int] | None = None
+
+    def get(self) -> dict[str, int]:
+        if self._counts is None:
+            self._counts = document_counts(self._conn, self.terms)
+        return self._counts
+
+
 def rare_terms(terms: list[str], counts: dict[str, int], budget: int) -> list[str]:
     """Rarest first while the summed document counts fit the budget; the rarest that occurs always.
 
@@ -69,17 +85,18 @@ def rare_terms(terms: list[str], counts: dict[str, int], budget: int) -> list[st
 
 
 def keyword_candidates(conn, terms: list[str], depth: int, scope: Scope | None,
-                       chunk_bound: int) -> list[tuple[int, float]]:
+                       chunk_bound: int, counts: TermCounts | None = None) -> list[tuple[int, float]]:
     """(chunk id, BM25) of the best matches of `terms` over body and title, active sources only,
     best first. BM25 here is FTS5's score negated: 0 for no match, larger is better.
 
     `chunk_bound`: the largest chunk id, which bounds the index's size (the budget is a share of it).
+    `counts`: the TermCounts of these terms the query shares, if any.
     """
     if not terms:
         return []
     budget = max(KEYWORD_ROW_BUDGET, round(KEYWORD_ROW_SHARE * chunk_bound))
     if len(terms) > 1 and chunk_bound > budget:
-        counts = document_counts(conn, terms)
+        counts = (counts or TermCounts(conn, terms)).get()
         narrowed = rare_terms(terms, counts, budget)
         if len(narrowed) < len(terms):
             matches = _bm25_matches(conn, any_term(narrowed), max(depth, RESCORE_DEPTH), scope)
@@ -87,15 +104,15 @@ def keyword_candidates(conn, terms: list[str], depth: int, scope: Scope | None,
     return [(chunk_id, -bm) for chunk_id, bm in _bm25_matches(conn, any_term(terms), depth, scope)]
 
 
-def keyword_scores(conn, ids: list[int], terms: list[str]) -> dict[int, float]:
+def keyword_scores(conn, ids: list[int], terms: list[str], counts: TermCounts | None = None) -> dict[int, float]:
     """The BM25 (negated, as keyword_candidates gives it) of each of `ids` for `terms`; 0 for no match.
 
     For the chunks only the vector side found: computed here for just those rows,
-    never by a MATCH over the whole index.
+    never by a MATCH over the whole index. `counts`: the TermCounts of these terms, if any.
     """
     if not ids or not terms:
         return dict.fromkeys(ids, 0.0)
-    scores = bm25_scores(conn, ids, terms, document_counts(conn, terms))
+    scores = bm25_scores(conn, ids, terms, (counts or TermCounts(conn, terms)).get())
     return {chunk_id: -scores.get(chunk_id, 0.0) for chunk_id in ids}
 
 
