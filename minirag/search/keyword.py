@@ -96,11 +96,11 @@ def keyword_candidates(conn, terms: list[str], depth: int, scope: Scope | None,
         return []
     budget = max(KEYWORD_ROW_BUDGET, round(KEYWORD_ROW_SHARE * chunk_bound))
     if len(terms) > 1 and chunk_bound > budget:
-        counts = (counts or TermCounts(conn, terms)).get()
-        narrowed = rare_terms(terms, counts, budget)
+        documents = (counts or TermCounts(conn, terms)).get()
+        narrowed = rare_terms(terms, documents, budget)
         if len(narrowed) < len(terms):
             matches = _bm25_matches(conn, any_term(narrowed), max(depth, RESCORE_DEPTH), scope)
-            return rescore(conn, matches, terms, counts)[:depth]
+            return rescore(conn, matches, terms, documents)[:depth]
     return [(chunk_id, -bm) for chunk_id, bm in _bm25_matches(conn, any_term(terms), depth, scope)]
 
 
