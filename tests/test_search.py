@@ -530,3 +530,20 @@ def test_a_query_naming_an_identifier_ranks_the_chunk_that_spells_it_first(make_
     assert first("path.join") == str(docs / "exact.md")  # a qualified tail finds the full name
     assert first("persistent_load") == str(docs / "hook.md")
     assert first("MIN_EMIN") == str(docs / "constant.md")
+
+
+@pytest.mark.parametrize(("given", "expected"), [(None, "1"), ("4", "4")])
+def test_numpys_blas_runs_on_one_thread_in_a_minirag_process_unless_the_user_sets_it(given, expected):
+    """OpenBLAS's worker threads busy-wait between products, taking the core a query's keyword
+    side runs on while its vector side multiplies (docs/benchmarks.md); the variable is read when
+    numpy loads the library, so minirag sets it on import, before numpy."""
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    if given is not None:
+        env["OPENBLAS_NUM_THREADS"] = given
+    code = "import os, minirag, numpy; print(os.environ.get('OPENBLAS_NUM_THREADS'))"
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60)
+    assert out.stdout.strip() == expected, out.stderr
