@@ -7,6 +7,9 @@ from importlib.metadata import PackageNotFoundError, version
 # telemetry event queue under ~/.cache/Microsoft at import time unless this is
 # set before its first import; disable_telemetry_events() comes too late.
 os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
+# OpenBLAS's worker threads busy-wait between products, taking the core a query's keyword
+# side runs on while its vector side multiplies; read when numpy loads it, so set first.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 try:
     __version__ = version("minirag")

@@ -207,6 +207,9 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("ORT_DISABLE_TELEMETRY", "1 (set by minirag unless already set)", "keeps ONNX Runtime from "
             "writing a device id and telemetry events under `~/.cache/Microsoft`", values="1",
             read_by="onnxruntime"),
+    Setting("OPENBLAS_NUM_THREADS", "1 (set by minirag unless already set)", "threads of numpy's matrix "
+            "products: one keeps a query's vector side off the core its keyword side runs on",
+            values="a number", read_by="numpy (OpenBLAS)"),
     Setting("SHIV_ROOT", "`~/.shiv`", "where the zipapp unpacks itself on first run", values="a folder",
             read_by="the zipapp (shiv)"),
 )

@@ -30,7 +30,12 @@ from mcp.types import ToolAnnotations
 from pydantic import Field, ValidationError
 
 from minirag import __version__
-from minirag._compat.mcp import arguments_model_title, drop_request_handler, tool_parameters
+from minirag._compat.mcp import (
+    arguments_model_title,
+    drop_request_handler,
+    sdk_logging_left_to_the_root,
+    tool_parameters,
+)
 from minirag.app import MAX_NEIGHBORS, App
 from minirag.config import (
     DEFAULT_MAX_RESPONSE_TOKENS,
@@ -388,8 +393,9 @@ UNOFFERED = ("resources/list", "resources/templates/list", "resources/read", "re
 
 def build_server(state: ServerState) -> MCPServer:
     collections = state.config.collections if state.config is not None else ()
-    server = _Server("minirag", version=__version__, log_level="WARNING", instructions=build_instructions(
-        read_only=state.read_only, collections=[(c.name, c.description) for c in collections]))
+    with sdk_logging_left_to_the_root():
+        server = _Server("minirag", version=__version__, log_level="WARNING", instructions=build_instructions(
+            read_only=state.read_only, collections=[(c.name, c.description) for c in collections]))
     register(server, state)
     for method in UNOFFERED:
         drop_request_handler(server, method)

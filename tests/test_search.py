@@ -210,6 +210,21 @@ def test_superseded_matches_that_fill_the_keyword_depth_leave_room_for_active_on
     assert [h["source"] for h in hits] == [str(docs / "new.md")]
 
 
+def test_the_keyword_side_counts_inactive_chunks_only_when_its_best_matches_hold_some(indexed, docs):
+    """The count of inactive sources' chunks scans the sources: a query whose best matches are
+    all active runs one statement, and the superseded case above still leaves room."""
+    from minirag.search.keyword import keyword_candidates
+
+    conn, statements = indexed.index.conn, []
+    conn.set_trace_callback(statements.append)
+    try:
+        hits = keyword_candidates(conn, ["appl"], 2, None, 100)
+    finally:
+        conn.set_trace_callback(None)
+    assert len(hits) == 2
+    assert not [s for s in statements if "lifecycle <> 'active'" in s]
+
+
 def test_rare_terms_fill_the_row_budget_rarest_first():
     from minirag.search import keyword as keyword_search
 
@@ -286,6 +301,30 @@ def test_past_the_row_budget_common_terms_still_rank_the_rare_terms_matches(make
     narrowed = [h["source"] for h in payload(app.query("kettle samovar", top_k=10))["results"]]
     # Only chunks holding the rare term are candidates, ranked by both terms.
     assert narrowed == [str(docs / "both.md"), str(docs / "rare.md")]
+
+
+def test_a_hybrid_query_past_the_row_budget_reads_its_terms_document_counts_once(make_app, docs, monkeypatch):
+    """Narrowing the keyword side and scoring the vector side's chunks need the same counts: each
+    read walks every term's posting list, so it is read once per query."""
+    from minirag.search import keyword as keyword_search
+
+    app = make_app({"RAG_HYBRID_WEIGHT": "0.5"})
+    for n in range(3):
+        write(docs / f"common{n}.md", f"# Note {n}\n\nThe kettle is on the stove.")
+    for n in range(10):
+        write(docs / f"other{n}.md", f"# Other {n}\n\nNothing to see in note {n}.")
+    write(docs / "both.md", "# Both\n\nThe kettle sits beside the samovar in the corner of the room.")
+    run_sync(app.pipeline, list(app.config.roots))
+    monkeypatch.setattr(keyword_search, "KEYWORD_ROW_BUDGET", 3)
+    monkeypatch.setattr(keyword_search, "KEYWORD_ROW_SHARE", 0.0)
+    conn, statements = app.index.conn, []
+    conn.set_trace_callback(statements.append)
+    try:
+        hits = payload(app.query("kettle samovar", top_k=10))["results"]
+    finally:
+        conn.set_trace_callback(None)
+    assert hits[0]["source"] == str(docs / "both.md")
+    assert len([s for s in statements if "FROM temp.chunks_fts_terms" in s]) == 1
 
 
 def test_the_vector_side_on_a_pool_ranks_exactly_like_inline(coded, docs):
@@ -491,3 +530,20 @@ def test_a_query_naming_an_identifier_ranks_the_chunk_that_spells_it_first(make_
     assert first("path.join") == str(docs / "exact.md")  # a qualified tail finds the full name
     assert first("persistent_load") == str(docs / "hook.md")
     assert first("MIN_EMIN") == str(docs / "constant.md")
+
+
+@pytest.mark.parametrize(("given", "expected"), [(None, "1"), ("4", "4")])
+def test_numpys_blas_runs_on_one_thread_in_a_minirag_process_unless_the_user_sets_it(given, expected):
+    """OpenBLAS's worker threads busy-wait between products, taking the core a query's keyword
+    side runs on while its vector side multiplies (docs/benchmarks.md); the variable is read when
+    numpy loads the library, so minirag sets it on import, before numpy."""
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    if given is not None:
+        env["OPENBLAS_NUM_THREADS"] = given
+    code = "import os, minirag, numpy; print(os.environ.get('OPENBLAS_NUM_THREADS'))"
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60)
+    assert out.stdout.strip() == expected, out.stderr

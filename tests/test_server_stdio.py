@@ -278,3 +278,17 @@ async def test_named_collections_budgets_and_pages_over_stdio_and_http(server_en
         proc.terminate()
         stdout, _stderr = proc.communicate(timeout=TIMEOUT_S)
     assert stdout == b""
+
+
+def test_building_the_server_under_the_cli_leaves_the_sdks_rich_log_handler_unmade(tmp_path):
+    """MCPServer() sets up the SDK's logging with a rich handler that logging.basicConfig drops when the
+    CLI has configured logging already: made anyway, it costs every server start ~55 ms of CPU."""
+    code = ("import logging, sys; from minirag.cli import build_parser; "
+            "logging.basicConfig(stream=sys.stderr, level=logging.WARNING); "
+            "from minirag.server import build_server, load_state; "
+            "build_server(load_state(build_parser().parse_args(['serve']), {})); "
+            "print(sorted(m for m in sys.modules if m == 'rich' or m.startswith('rich.')))")
+    env = {**os.environ, "BASE_DIR": str(tmp_path), "DB_PATH": str(tmp_path / "i.db")}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"

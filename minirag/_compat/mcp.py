@@ -1,13 +1,16 @@
 """The MCP SDK's (`mcp`) internals that the server and the stdio transport use.
 
 Written against mcp 2.0 to 2.3. The SDK offers no public way to run a server on
-streams of one's own, to drop a request handler it installs, or to read a tool's
-argument schema back; its argument model's name is how a tool's own argument
-validation is told apart from output validation.
+streams of one's own, to drop a request handler it installs, to make a server
+without its logging setup, or to read a tool's argument schema back; its
+argument model's name is how a tool's own argument validation is told apart
+from output validation.
 """
 
 from __future__ import annotations
 
+import contextlib
+import logging
 from typing import Any
 
 DISTRIBUTION = "mcp"
@@ -43,3 +46,20 @@ def last_context(stream) -> Any:
     """The sender's context of the last message received on one of the SDK's context
     streams (what its dispatcher reads for each request), or None."""
     return getattr(stream, "last_context", None)
+
+
+@contextlib.contextmanager
+def sdk_logging_left_to_the_root():
+    """While an MCPServer is made: skip the SDK's `configure_logging` when the root logger has
+    handlers already (as under the CLI), where the `logging.basicConfig` it ends in does nothing;
+    it imports `rich` and builds a handler first, ~55 ms of CPU on every server start."""
+    from mcp.server.mcpserver import server as module
+
+    original = getattr(module, "configure_logging", None)
+    if original is not None and logging.getLogger().handlers:
+        module.configure_logging = lambda *args, **kwargs: None
+    try:
+        yield
+    finally:
+        if original is not None:
+            module.configure_logging = original

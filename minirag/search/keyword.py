@@ -51,6 +51,22 @@ def document_counts(conn, terms: list[str]) -> dict[str, int]:
     return dict(conn.execute(f"SELECT term, doc FROM temp.chunks_fts_terms WHERE term IN ({marks})", terms))
 
 
+class TermCounts:
+    """A query's document_counts, read on first need and then kept: narrowing the keyword side
+    and scoring the vector side's chunks want the same counts, and each read walks every term's
+    posting list."""
+
+    def __init__(self, conn, terms: list[str]) -> None:
+        self.terms = terms
+        self._conn = conn
+        self._counts: dict[str, int] | None = None
+
+    def get(self) -> dict[str, int]:
+        if self._counts is None:
+            self._counts = document_counts(self._conn, self.terms)
+        return self._counts
+
+
 def rare_terms(terms: list[str], counts: dict[str, int], budget: int) -> list[str]:
     """Rarest first while the summed document counts fit the budget; the rarest that occurs always.
 
@@ -69,33 +85,34 @@ def rare_terms(terms: list[str], counts: dict[str, int], budget: int) -> list[st
 
 
 def keyword_candidates(conn, terms: list[str], depth: int, scope: Scope | None,
-                       chunk_bound: int) -> list[tuple[int, float]]:
+                       chunk_bound: int, counts: TermCounts | None = None) -> list[tuple[int, float]]:
     """(chunk id, BM25) of the best matches of `terms` over body and title, active sources only,
     best first. BM25 here is FTS5's score negated: 0 for no match, larger is better.
 
     `chunk_bound`: the largest chunk id, which bounds the index's size (the budget is a share of it).
+    `counts`: the TermCounts of these terms the query shares, if any.
     """
     if not terms:
         return []
     budget = max(KEYWORD_ROW_BUDGET, round(KEYWORD_ROW_SHARE * chunk_bound))
     if len(terms) > 1 and chunk_bound > budget:
-        counts = document_counts(conn, terms)
-        narrowed = rare_terms(terms, counts, budget)
+        documents = (counts or TermCounts(conn, terms)).get()
+        narrowed = rare_terms(terms, documents, budget)
         if len(narrowed) < len(terms):
             matches = _bm25_matches(conn, any_term(narrowed), max(depth, RESCORE_DEPTH), scope)
-            return rescore(conn, matches, terms, counts)[:depth]
+            return rescore(conn, matches, terms, documents)[:depth]
     return [(chunk_id, -bm) for chunk_id, bm in _bm25_matches(conn, any_term(terms), depth, scope)]
 
 
-def keyword_scores(conn, ids: list[int], terms: list[str]) -> dict[int, float]:
+def keyword_scores(conn, ids: list[int], terms: list[str], counts: TermCounts | None = None) -> dict[int, float]:
     """The BM25 (negated, as keyword_candidates gives it) of each of `ids` for `terms`; 0 for no match.
 
     For the chunks only the vector side found: computed here for just those rows,
-    never by a MATCH over the whole index.
+    never by a MATCH over the whole index. `counts`: the TermCounts of these terms, if any.
     """
     if not ids or not terms:
         return dict.fromkeys(ids, 0.0)
-    scores = bm25_scores(conn, ids, terms, document_counts(conn, terms))
+    scores = bm25_scores(conn, ids, terms, (counts or TermCounts(conn, terms)).get())
     return {chunk_id: -scores.get(chunk_id, 0.0) for chunk_id in ids}
 
 
@@ -103,15 +120,13 @@ def _bm25_matches(conn, fts: str, depth: int, scope: Scope | None) -> list[tuple
     """(chunk_id, bm25) best first; inactive sources and chunks outside the scope left out.
 
     Joining every match to its source costs as much as BM25 itself, so without a
-    scope the best depth + (chunks of inactive sources) matches are taken from
-    FTS5 alone and only those are joined and filtered: never fewer than depth
-    active ones survive. A scope filters every match through the join.
+    scope the best depth matches are taken from FTS5 alone and only those are
+    joined and filtered; when some of them were inactive, the best depth +
+    (chunks of inactive sources) are, so never fewer than depth active ones
+    survive. A scope filters every match through the join.
     """
     args: tuple[object, ...]
     if scope is None:
-        inactive = conn.execute(
-            "SELECT COUNT(*) FROM chunks WHERE source_id IN (SELECT id FROM sources WHERE lifecycle <> 'active')"
-        ).fetchone()[0]
         sql = """
             WITH top AS MATERIALIZED (
                 SELECT rowid AS chunk_id, bm25(chunks_fts, 1.0, ?) AS bm FROM chunks_fts
@@ -121,6 +136,16 @@ def _bm25_matches(conn, fts: str, depth: int, scope: Scope | None) -> list[tuple
             JOIN chunks c ON c.id = t.chunk_id JOIN sources s ON s.id = c.source_id
             WHERE s.lifecycle = 'active' ORDER BY t.bm, t.chunk_id LIMIT ?
         """
+        # When the best `depth` matches all survive the join, they are the answer: the count of
+        # inactive chunks (a scan of the sources) is needed only when some were left out.
+        found = conn.execute(sql, (TITLE_WEIGHT, fts, depth, depth)).fetchall()
+        if len(found) == depth:
+            return found
+        inactive = conn.execute(
+            "SELECT COUNT(*) FROM chunks WHERE source_id IN (SELECT id FROM sources WHERE lifecycle <> 'active')"
+        ).fetchone()[0]
+        if not inactive:
+            return found
         args = (TITLE_WEIGHT, fts, depth + inactive, depth)
     else:
         sql = f"""

@@ -21,7 +21,7 @@ from minirag.errors import InvalidArgument
 from minirag.search import vector as vectors
 from minirag.search.filters import apply_post_filters
 from minirag.search.fusion import Hit, fuse
-from minirag.search.keyword import index_languages, keyword_candidates, keyword_scores
+from minirag.search.keyword import TermCounts, index_languages, keyword_candidates, keyword_scores
 from minirag.search.query_form import default_hybrid_weight
 from minirag.search.scope import Scope
 from minirag.search.vector import (
@@ -156,7 +156,8 @@ def hybrid_search(conn, query_text: str, options: SearchOptions, *, embed=None, 
     pending = None
     if pool is not None and run_vector and terms:
         pending = pool.submit(vector_side, pool_conn)
-    keyword = keyword_candidates(conn, terms, depth, scope, shape.largest_chunk_id)
+    term_counts = TermCounts(conn, terms)
+    keyword = keyword_candidates(conn, terms, depth, scope, shape.largest_chunk_id, term_counts)
     nearest: list = []
     if run_vector:
         vector, found = pending.result() if pending is not None else vector_side()
@@ -172,7 +173,7 @@ def hybrid_search(conn, query_text: str, options: SearchOptions, *, embed=None, 
             nearest = found
         if terms:
             nearest, keyword = complete_scores(conn, nearest, keyword, vector, terms, small_index=not use_codes,
-                                               matrix=matrix)
+                                               matrix=matrix, term_counts=term_counts)
     elif embed is not None and options.max_distance is not None and keyword:
         # Keyword-only ranking under a distance cap: each candidate's distance, for the cap alone.
         nearest = list(vector_distances(conn, [c for c, _ in keyword], embed(), small_index=not use_codes).items())
@@ -183,7 +184,8 @@ def hybrid_search(conn, query_text: str, options: SearchOptions, *, embed=None, 
 
 
 def complete_scores(conn, nearest: list[tuple[int, float]], keyword: list[tuple[int, float]], vector,
-                    terms: list[str], *, small_index: bool = True, matrix=None) -> tuple[list, list]:
+                    terms: list[str], *, small_index: bool = True, matrix=None,
+                    term_counts: TermCounts | None = None) -> tuple[list, list]:
     """Both lists extended to every candidate of either: the distance of the chunks only the keyword
     side found, the BM25 of those only the vector side found (0 where they hold no query term).
 
@@ -197,5 +199,5 @@ def complete_scores(conn, nearest: list[tuple[int, float]], keyword: list[tuple[
         distances = matrix.distances(missing, vector)
     else:
         distances = vector_distances(conn, missing, vector, small_index=small_index)
-    bm25 = keyword_scores(conn, [c for c, _ in nearest if c not in in_keyword], terms)
+    bm25 = keyword_scores(conn, [c for c, _ in nearest if c not in in_keyword], terms, term_counts)
     return [*nearest, *distances.items()], [*keyword, *bm25.items()]
