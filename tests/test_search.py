@@ -283,16 +283,21 @@ def test_bm25_computed_in_python_equals_fts5s_own_for_accented_and_folded_text(a
         assert all(abs(ours[i] - fts5[i]) <= 1e-9 * max(1.0, abs(fts5[i])) for i in fts5), (query, ours, fts5)
 
 
-def test_past_the_row_budget_common_terms_still_rank_the_rare_terms_matches(make_app, docs, monkeypatch):
-    from minirag.search import keyword as keyword_search
-
-    app = make_app({"RAG_HYBRID_WEIGHT": "1"})
+def write_kettles(docs) -> None:
+    """A common term (kettle) in 4 notes, 10 notes without it, one note with both kettle and samovar."""
     for n in range(3):
         write(docs / f"common{n}.md", f"# Note {n}\n\nThe kettle is on the stove.")
     for n in range(10):
         write(docs / f"other{n}.md", f"# Other {n}\n\nNothing to see in note {n}.")
-    write(docs / "rare.md", "# Rare\n\nA samovar.")
     write(docs / "both.md", "# Both\n\nThe kettle sits beside the samovar in the corner of the room.")
+
+
+def test_past_the_row_budget_common_terms_still_rank_the_rare_terms_matches(make_app, docs, monkeypatch):
+    from minirag.search import keyword as keyword_search
+
+    app = make_app({"RAG_HYBRID_WEIGHT": "1"})
+    write_kettles(docs)
+    write(docs / "rare.md", "# Rare\n\nA samovar.")
     run_sync(app.pipeline, list(app.config.roots))
     exact = [h["source"] for h in payload(app.query("kettle samovar", top_k=10))["results"]]
     assert exact[:2] == [str(docs / "both.md"), str(docs / "rare.md")] and len(exact) == 5
@@ -309,11 +314,7 @@ def test_a_hybrid_query_past_the_row_budget_reads_its_terms_document_counts_once
     from minirag.search import keyword as keyword_search
 
     app = make_app({"RAG_HYBRID_WEIGHT": "0.5"})
-    for n in range(3):
-        write(docs / f"common{n}.md", f"# Note {n}\n\nThe kettle is on the stove.")
-    for n in range(10):
-        write(docs / f"other{n}.md", f"# Other {n}\n\nNothing to see in note {n}.")
-    write(docs / "both.md", "# Both\n\nThe kettle sits beside the samovar in the corner of the room.")
+    write_kettles(docs)
     run_sync(app.pipeline, list(app.config.roots))
     monkeypatch.setattr(keyword_search, "KEYWORD_ROW_BUDGET", 3)
     monkeypatch.setattr(keyword_search, "KEYWORD_ROW_SHARE", 0.0)
