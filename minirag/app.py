@@ -29,6 +29,7 @@ from minirag.config import (
     DEFAULT_HYBRID_WEIGHT,
     DEFAULT_TOP_K,
     QUESTION_HYBRID_WEIGHT,
+    SENTENCE_HYBRID_WEIGHT,
     Collection,
     Config,
 )
@@ -758,6 +759,7 @@ class App:
             # Unset, the weight follows the query's form (search/query_form.py): both defaults shown.
             hybrid_weight=config.hybrid_weight if config.hybrid_weight is not None else DEFAULT_HYBRID_WEIGHT,
             hybrid_weight_for_questions=None if config.hybrid_weight is not None else QUESTION_HYBRID_WEIGHT,
+            hybrid_weight_for_sentences=None if config.hybrid_weight is not None else SENTENCE_HYBRID_WEIGHT,
             chunk_token_budget=config.chunk_token_budget or "the model's default",
             chunk_scheme=SCHEME_VERSION,
             read_only=config.read_only,

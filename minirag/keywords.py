@@ -26,10 +26,10 @@ KEYWORD_SCHEME = 7
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 # Han, kana, Hangul (and the iteration and closing marks written inside such runs): scripts
 # written without spaces between words. A run of them is cut into overlapping bigrams.
-_CJK_CHARS = ("\u1100-\u11ff\u3005-\u3007\u3040-\u30ff\u3130-\u318f\u31f0-\u31ff\u3400-\u4dbf"
+CJK_CHARS = ("\u1100-\u11ff\u3005-\u3007\u3040-\u30ff\u3130-\u318f\u31f0-\u31ff\u3400-\u4dbf"
               "\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f\U00020000-\U0003134f")
-_CJK = re.compile(f"[{_CJK_CHARS}]")
-_CJK_PIECES = re.compile(f"[{_CJK_CHARS}]+|[^{_CJK_CHARS}]+")
+_CJK = re.compile(f"[{CJK_CHARS}]")
+_CJK_PIECES = re.compile(f"[{CJK_CHARS}]+|[^{CJK_CHARS}]+")
 MAX_QUERY_TERMS = 64
 # An identifier written as one token: letter and digit runs joined by "_", "." or "::"
 # (`os.path.join`, `persistent_load`, `std::vector`, `config.yaml`). Its parts are words

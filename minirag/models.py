@@ -42,6 +42,9 @@ class ModelSpec:
     # Tokens per retrieval unit when CHUNK_TOKEN_BUDGET is not set: 110 (the reference's,
     # under a 128-token training length) unless measured otherwise for the model.
     chunk_budget: int = DEFAULT_CHUNK_TOKEN_BUDGET
+    # The languages the model was trained on (ISO 639-1), when its card names a few; empty: many,
+    # or not known. A query in another language leans on the keyword side (search/query_form.py).
+    languages: tuple[str, ...] = ()
 
 
 KNOWN_MODELS: dict[str, ModelSpec] = {
@@ -71,6 +74,7 @@ KNOWN_MODELS: dict[str, ModelSpec] = {
             repo=MINILM,
             max_length=256,
             dimension=384,
+            languages=("en",),
         ),
     )
 }
@@ -118,7 +122,15 @@ def spec_from_directory(directory: Path, fallback_id: str) -> ModelSpec:
         query_prefix=own.get("query_prefix", base.query_prefix),
         document_prefix=own.get("document_prefix", base.document_prefix),
         chunk_budget=int(own.get("chunk_budget", base.chunk_budget)),
+        languages=_languages(own.get("languages"), base.languages),
     )
+
+
+def _languages(given: object, default: tuple[str, ...]) -> tuple[str, ...]:
+    """minirag-model.json's `languages`: a list of ISO 639-1 codes; anything else keeps the default."""
+    if isinstance(given, list) and all(isinstance(code, str) for code in given):
+        return tuple(code.strip().lower() for code in given)
+    return default
 
 
 def configured_model_id(model_name: str, model_path: Path | None) -> str:

@@ -440,11 +440,25 @@ def test_a_question_is_told_from_a_keyword_query_by_its_form(text, question):
     assert is_question(text) is question
 
 
-@pytest.mark.parametrize(("env", "keyword_query", "question"), [
-    ({}, 0.4, 0.2), ({"RAG_HYBRID_WEIGHT": "0.4"}, 0.4, 0.4), ({"RAG_HYBRID_WEIGHT": "0.7"}, 0.7, 0.7),
+@pytest.mark.parametrize(("text", "sentence"), [
+    ("Use the Orca screen reader with a refreshable Braille display.", True), ("Hello.", False),
+    ("Ignore quickly-repeated key presses of the same key.\u200f", True), ("“Use the reader.”", True),
+    ("アカウントを追加します。", True), ("使用 Python 的 asyncio。", True), ("设置。", False),
+    ("Удалите файл из индекса.", True), ("Lösche die Datei aus dem Index．", True),
+    ("e.g.", False), ("Wi-Fi.", False), ("To be continued...", False), ("See the docs…", False),
+    ("Configure the network", False), ("Use it now!", False), ("What is a class?", False), ("", False),
 ])
-def test_an_unset_weight_follows_the_querys_form_and_a_set_one_holds_for_every_query(make_app, docs, monkeypatch,
-                                                                                    env, keyword_query, question):
+def test_a_sentence_is_a_statement_that_ends_with_a_full_stop(text, sentence):
+    from minirag.search.query_form import is_sentence
+
+    assert is_sentence(text) is sentence
+
+
+@pytest.mark.parametrize(("env", "keyword_query", "sentence", "question"), [
+    ({}, 0.4, 0.3, 0.2), ({"RAG_HYBRID_WEIGHT": "0.4"}, 0.4, 0.4, 0.4), ({"RAG_HYBRID_WEIGHT": "0.7"}, 0.7, 0.7, 0.7),
+])
+def test_an_unset_weight_follows_the_querys_form_and_a_set_one_holds_for_every_query(make_app, docs, monkeypatch, env,
+                                                                                    keyword_query, sentence, question):
     from minirag.search import plan
 
     app = make_app(env)
@@ -459,11 +473,49 @@ def test_an_unset_weight_follows_the_querys_form_and_a_set_one_holds_for_every_q
 
     monkeypatch.setattr(plan, "fuse", spy)
     app.query("apple bananas")
+    app.query("An apple a day keeps the doctor away.")
     app.query("Which fruit keeps the doctor away?")
-    assert weights == [keyword_query, question]
+    assert weights == [keyword_query, sentence, question]
     status = payload(app.status())  # as status shows it
     assert status["hybridWeight"] == keyword_query
-    assert ("hybridWeightForQuestions" in status) is (not env)
+    assert ("hybridWeightForQuestions" in status) is ("hybridWeightForSentences" in status) is (not env)
+
+
+def test_a_query_in_a_language_the_model_was_not_trained_on_leans_on_the_keyword_side(make_config, model_dir,
+                                                                                       tmp_path, docs, monkeypatch):
+    """A model folder naming its languages (minirag-model.json), as the catalogue does for all-MiniLM-L6-v2:
+    a German query gets the foreign-language share, an English one the share of its form; a set weight holds."""
+    import json
+    import shutil
+
+    from minirag.app import App
+    from minirag.config import FOREIGN_HYBRID_WEIGHT
+    from minirag.models import KNOWN_MODELS, MINILM
+    from minirag.search import plan
+
+    assert KNOWN_MODELS[MINILM].languages == ("en",)
+    english = tmp_path / "english-model"
+    shutil.copytree(model_dir, english)
+    settings = json.loads((english / "minirag-model.json").read_text())
+    (english / "minirag-model.json").write_text(json.dumps({**settings, "languages": ["EN"]}))
+    write(docs / "obst.md", "# Obst\n\nÄpfel und Bananen sind Obst. Ein Apfel am Tag.")
+    weights = []
+    real = plan.fuse
+
+    def spy(conn, nearest, keyword, keyword_weight):
+        weights.append(keyword_weight)
+        return real(conn, nearest, keyword, keyword_weight)
+
+    monkeypatch.setattr(plan, "fuse", spy)
+    for env in ({}, {"RAG_HYBRID_WEIGHT": "0.5"}):
+        app = App(make_config(env, model_path=str(english)))
+        try:
+            app.sync()
+            app.query("Welche Früchte essen wir jeden Tag zum Frühstück")
+            app.query("which fruit do we eat every day at breakfast")
+        finally:
+            app.close()
+    assert weights == [FOREIGN_HYBRID_WEIGHT, 0.2, 0.5, 0.5]
 
 
 @pytest.mark.parametrize("text", ["", "   ", "\u200b\u200b", "\u202e\u200f", "\x00", "\ufeff \t"])

@@ -83,9 +83,11 @@ def clamp_top_k(top_k: int) -> int:
     return min(top_k, MAX_TOP_K)
 
 
-def resolved_weight(options: SearchOptions, text: str) -> float:
-    """The keyword side's share: the one set, else the default for the query's form."""
-    return options.hybrid_weight if options.hybrid_weight is not None else default_hybrid_weight(text)
+def resolved_weight(options: SearchOptions, text: str, model_languages: tuple[str, ...] = ()) -> float:
+    """The keyword side's share: the one set, else the default for the query's form and language."""
+    if options.hybrid_weight is not None:
+        return options.hybrid_weight
+    return default_hybrid_weight(text, model_languages)
 
 
 def candidate_depth(top_k: int) -> int:
@@ -100,7 +102,8 @@ def search(conn, text: str, options: SearchOptions, *, encoder=None, matrices: M
     lo-help-index-ru with the English all-MiniLM-L6-v2, every vector weight hurt.
     """
     shape = read_shape(conn)
-    weight, embed, matrix = resolved_weight(options, text), None, None
+    languages = encoder.spec.languages if encoder is not None else ()
+    weight, embed, matrix = resolved_weight(options, text, languages), None, None
     # A distance cap needs the query vector even when the keyword side alone ranks (weight 1).
     if (weight < 1.0 or options.max_distance is not None) and encoder is not None and shape.has_vectors:
         if weight > 0.0 and not encoder.reads(text):

@@ -1,4 +1,4 @@
-"""The default fusion weight, from the form of the query: a question leans on the vector side.
+"""The default fusion weight, from the form of the query: prose leans on the vector side.
 
 Dense encoders are trained on question -> passage pairs and read a question's
 meaning; BM25 matches its words, and many words of a question (need, work,
@@ -13,6 +13,18 @@ gains most. Users and agents also type questions without the mark: yes/no
 questions ("can I undo a sync") are told by an auxiliary and a pronoun. The
 numbers: see docs/evaluation.md#question-sets.
 
+A statement written as a sentence (a description, an instruction: it ends with
+a full stop) is prose too, with the same excess of words that say little, but
+fewer of them than a question: it gets a share between the two (on the page
+descriptions of the help sets, in four languages and with both models that
+read them, 0.3 beat 0.4: docs/evaluation.md#sentences).
+
+A model trained on a few languages (all-MiniLM-L6-v2: English) reads a query
+in another language poorly, though its script is one it spells: there the
+keyword side leads, with 0.7 (docs/evaluation.md#sentences). A query in a
+script the model cannot spell at all is left to the keyword side alone
+(plan.py).
+
 This is only the default. A weight set by RAG_HYBRID_WEIGHT is used as given
 for every query.
 """
@@ -22,7 +34,13 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from minirag.config import DEFAULT_HYBRID_WEIGHT, QUESTION_HYBRID_WEIGHT
+from minirag.config import (
+    DEFAULT_HYBRID_WEIGHT,
+    FOREIGN_HYBRID_WEIGHT,
+    QUESTION_HYBRID_WEIGHT,
+    SENTENCE_HYBRID_WEIGHT,
+)
+from minirag.keywords import CJK_CHARS, text_language
 
 # Words that open a question without a question mark ("how do I delete a file").
 # English and Russian only: elsewhere the question mark alone decides.
@@ -51,17 +69,27 @@ OBJECTS_TOO = frozenset({"it", "this", "that", "these", "those"})
 # Russian marks a yes/no question with the particle "ли" right after its first word ("можно ли ...").
 RUSSIAN_QUESTION_PARTICLE = "ли"
 QUESTION_MARKS = ("?", "\uff1f", "\u061f", "\u037e")  # ASCII, full-width, Arabic, Greek
+# ASCII, ideographic, full-width, half-width, Devanagari danda, Urdu
+FULL_STOPS = (".", "\u3002", "\uff0e", "\uff61", "\u0964", "\u06d4")
+MIN_SENTENCE_WORDS = 3  # "e.g.", "v1.2.", "Wi-Fi." are not sentences
 # After the mark: closing quotes and brackets (a quoted question is one), "?!", "?.." and spaces.
-CLOSERS = "\"')]}»”’」』）】!.…" + "\u00a0 \t\r\n"
+QUOTES_AND_SPACES = "\"')]}»”’」』）】" + "\u00a0 \t\r\n"
+CLOSERS = QUOTES_AND_SPACES + "!.…"
 _WORD = re.compile(r"\w+")
+# A word of a sentence: each CJK character counts as one, since those scripts put no space between words.
+_SENTENCE_WORD = re.compile(f"[{CJK_CHARS}]|[^\\W{CJK_CHARS}]+")
+
+
+def _visible(text: str) -> str:
+    """`text` without format characters (bidi marks, zero-width spaces): they are invisible and never decide."""
+    return "".join(ch for ch in text if unicodedata.category(ch) != "Cf")
 
 
 def is_question(text: str) -> bool:
     """A natural-language question of at least three words: it ends with a question mark, or opens
     with an interrogative word (so "where clause" or "how-to guides" is not one), or with an
     auxiliary and a pronoun ("can I ...", "is there ..."), or has "ли" second ("можно ли ...")."""
-    # Format characters (bidi marks, zero-width spaces) are invisible and never decide.
-    stripped = "".join(ch for ch in text if unicodedata.category(ch) != "Cf").strip()
+    stripped = _visible(text).strip()
     if stripped.rstrip(CLOSERS).endswith(QUESTION_MARKS):
         return True
     if len(_WORD.findall(stripped)) < 3:
@@ -75,6 +103,21 @@ def is_question(text: str) -> bool:
             or (len(words) > 1 and words[1] == RUSSIAN_QUESTION_PARTICLE and words[0] != RUSSIAN_QUESTION_PARTICLE))
 
 
-def default_hybrid_weight(text: str) -> float:
-    """The keyword side's share for `text` when RAG_HYBRID_WEIGHT is not set."""
-    return QUESTION_HYBRID_WEIGHT if is_question(text) else DEFAULT_HYBRID_WEIGHT
+def is_sentence(text: str) -> bool:
+    """A statement of at least MIN_SENTENCE_WORDS words that ends with a full stop ("Use the Orca
+    screen reader with a Braille display.", "アカウントを追加します。")."""
+    stripped = _visible(text).strip()
+    body = stripped.rstrip(QUOTES_AND_SPACES)
+    if not body.endswith(FULL_STOPS) or body.endswith(("..", "\u2026")):
+        return False
+    return len(_SENTENCE_WORD.findall(stripped)) >= MIN_SENTENCE_WORDS
+
+
+def default_hybrid_weight(text: str, model_languages: tuple[str, ...] = ()) -> float:
+    """The keyword side's share for `text` when RAG_HYBRID_WEIGHT is not set. `model_languages`:
+    those the model was trained on, when it names a few (ModelSpec.languages)."""
+    if model_languages and text_language(text) not in (None, *model_languages):
+        return FOREIGN_HYBRID_WEIGHT
+    if is_question(text):
+        return QUESTION_HYBRID_WEIGHT
+    return SENTENCE_HYBRID_WEIGHT if is_sentence(text) else DEFAULT_HYBRID_WEIGHT
