@@ -9,7 +9,6 @@ import logging
 import pytest
 
 from minirag import config as config_module
-from minirag.cli import main
 from minirag.config import ConfigError, load_config
 
 
@@ -60,9 +59,10 @@ def test_each_unknown_rag_or_minirag_variable_is_warned_about_once(tmp_path, cap
     ]
 
 
-def test_the_cli_shows_the_refusal_as_one_line(tmp_path, monkeypatch, capsys):
-    monkeypatch.setenv("RAG_STORE_DIR", str(tmp_path / "store"))
-    assert main(["list", "--base-dir", str(tmp_path)]) == 1
-    err = capsys.readouterr().err
-    assert err.startswith("minirag: configuration error: RAG_STORE_DIR (local-rag-mcp's Chroma store)")
-    assert err.count("\n") == 1
+def test_the_cli_shows_the_refusal_as_one_line(tmp_path, run_cli):
+    # run_cli sets logging up as a fresh process does, so what an earlier test left configured
+    # in this worker cannot add a line.
+    result = run_cli("list", "--base-dir", tmp_path, env={"RAG_STORE_DIR": str(tmp_path / "store")})
+    assert result.returncode == 1
+    assert result.stderr.startswith("minirag: configuration error: RAG_STORE_DIR (local-rag-mcp's Chroma store)")
+    assert result.stderr.count("\n") == 1, result.stderr
