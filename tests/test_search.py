@@ -548,3 +548,19 @@ def test_numpys_blas_runs_on_one_thread_in_a_minirag_process_unless_the_user_set
     code = "import os, minirag, numpy; print(os.environ.get('OPENBLAS_NUM_THREADS'))"
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60)
     assert out.stdout.strip() == expected, out.stderr
+
+
+@pytest.mark.slow
+def test_a_matrix_that_holds_the_floats_holds_no_codes_beside_them(coded, monkeypatch):
+    """A mid-size index is ranked exactly from the floats in memory; codes kept beside them would
+    only take memory (a fifth of the floats' size)."""
+    from minirag.search import vector as vectors
+
+    monkeypatch.setattr(vectors, "FLOAT_MATRIX_BYTES", 1 << 30)
+    matrix = coded.matrices.build_now()
+    assert matrix.floats is not None and len(matrix.ids) > 0
+
+    def held(array):  # the bytes an array keeps alive, a view's whole base included
+        return (array if array.base is None else array.base).nbytes
+
+    assert held(matrix.head) + held(matrix.tail) == 0

@@ -141,20 +141,23 @@ class VectorMatrix:
         codebook = stored_codes.read_codebook(conn)
         if codebook is None:
             return None
-        n, split = stored_codes.code_count(conn), min(HEAD_DIMS, codebook.code_dims)
+        n = stored_codes.code_count(conn)
+        exact = n * codebook.basis.shape[0] * 4 <= FLOAT_MATRIX_BYTES
+        # Held beside the floats, the codes would only take memory: exact search needs none.
+        split = 0 if exact else min(HEAD_DIMS, codebook.code_dims)
+        rest = 0 if exact else codebook.code_dims - split
         ids = np.empty(n, dtype=np.int64)
         head = np.empty((n, split), dtype=np.int8)
-        tail = np.empty((n, codebook.code_dims - split), dtype=np.int8)
+        tail = np.empty((n, rest), dtype=np.int8)
         active = np.empty(n, dtype=bool)
         at = 0
         for block in stored_codes.blocks(conn, codebook.code_dims):
             end = at + len(block.ids)
             ids[at:end], active[at:end] = block.ids, block.active
-            head[at:end], tail[at:end] = block.codes[:, :split], block.codes[:, split:]
+            if not exact:
+                head[at:end], tail[at:end] = block.codes[:, :split], block.codes[:, split:]
             at = end
-        floats = _load_floats(conn, ids) if n * codebook.basis.shape[0] * 4 <= FLOAT_MATRIX_BYTES else None
-        if floats is not None:
-            head, tail = head[:, :0], tail[:, :0]  # not needed: exact search from memory
+        floats = _load_floats(conn, ids) if exact else None
         return cls(generation, codebook, ids, head, tail, active, floats)
 
     def exact(self, query: np.ndarray, depth: int, allowed: np.ndarray | None = None) -> list[tuple[int, float]]:
