@@ -564,3 +564,39 @@ def test_a_matrix_that_holds_the_floats_holds_no_codes_beside_them(coded, monkey
         return (array if array.base is None else array.base).nbytes
 
     assert held(matrix.head) + held(matrix.tail) == 0
+
+
+def test_a_serving_process_reads_a_terms_document_count_once_per_index_generation(make_app, docs, monkeypatch):
+    """Each read of the counts walks the terms' posting lists; a serving process keeps them across
+    queries until a write moves the index's generation, with the same rankings."""
+    from minirag.search import keyword as keyword_search
+    from minirag.search import vector as vectors
+    from minirag.store import connection
+
+    app = make_app({"RAG_HYBRID_WEIGHT": "0.5"})
+    write_kettles(docs)
+    run_sync(app.pipeline, list(app.config.roots))
+    monkeypatch.setattr(keyword_search, "KEYWORD_ROW_BUDGET", 3)
+    monkeypatch.setattr(keyword_search, "KEYWORD_ROW_SHARE", 0.0)
+    one_shot = [payload(app.query(text, top_k=10))["results"] for text in ("kettle samovar", "samovar corner")]
+    app.matrices = vectors.MatrixCache(lambda: connection.connect(app.config.db_path, read_only=True))
+    conn, statements = app.index.conn, []
+    conn.set_trace_callback(statements.append)
+
+    def counts_read() -> list[str]:
+        return [s for s in statements if "FROM temp.chunks_fts_terms" in s]
+
+    try:
+        assert payload(app.query("kettle samovar", top_k=10))["results"] == one_shot[0]
+        assert len(counts_read()) == 1
+        assert payload(app.query("kettle samovar", top_k=10))["results"] == one_shot[0]
+        assert len(counts_read()) == 1  # both terms kept
+        assert payload(app.query("samovar corner", top_k=10))["results"] == one_shot[1]
+        assert len(counts_read()) == 2 and "'corner'" in counts_read()[-1] and "'samovar'" not in counts_read()[-1]
+        write(docs / "more.md", "# More\n\nA second samovar, and a kettle.")
+        run_sync(app.pipeline, list(app.config.roots))
+        statements.clear()
+        hits = payload(app.query("kettle samovar", top_k=10))["results"]
+        assert len(counts_read()) == 1 and str(docs / "more.md") in [h["source"] for h in hits]
+    finally:
+        conn.set_trace_callback(None)

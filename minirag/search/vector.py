@@ -20,6 +20,7 @@ import time
 
 import numpy as np
 
+from minirag.search.keyword import CountCache
 from minirag.search.scope import Scope
 from minirag.store import codes as stored_codes
 from minirag.store.index import META_GENERATION
@@ -254,10 +255,12 @@ def rescore(conn, ids: np.ndarray, query: np.ndarray, depth: int) -> list[tuple[
 
 
 class MatrixCache:
-    """One in-memory copy of the codes per serving process, rebuilt off the query path when the index changes."""
+    """One in-memory copy of the codes per serving process, rebuilt off the query path when the index changes;
+    beside it the query terms' document counts (`counts`), kept while the index's generation stays."""
 
     def __init__(self, open_connection) -> None:
         self._open = open_connection  # () -> a connection of its own, for the builder thread
+        self.counts = CountCache()
         self._matrix: VectorMatrix | None = None
         self._building = False
         self._last_build = 0.0
@@ -286,6 +289,7 @@ class MatrixCache:
         with self._lock:
             self._matrix = None
             self._epoch += 1
+        self.counts.clear()
 
     def build_now(self) -> VectorMatrix | None:
         """Build synchronously (benchmarks, tests, a warm-up); also what the thread runs."""
