@@ -234,7 +234,10 @@ def bm25_scores(conn, ids: list[int], terms: list[str], counts: dict[str, int]) 
         norm = _K1 * (1 - _B + _B * (len(body_tokens) + len(title_tokens)) / avgdl)
         score = 0.0
         for term in terms:
-            freq = body_tokens.count(term) + TITLE_WEIGHT * title_tokens.count(term)
+            # A term that is not even a substring of the text is not one of its tokens: most are not,
+            # and the substring test costs far less than counting the tokens.
+            freq = ((body_tokens.count(term) if term in body else 0)
+                    + TITLE_WEIGHT * (title_tokens.count(term) if term in title else 0))
             if freq:
                 score += idf[term] * (freq * (_K1 + 1.0)) / (freq + norm)
         scores[chunk_id] = -score
