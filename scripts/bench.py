@@ -81,6 +81,29 @@ def peak_rss_mb() -> float:
     return round(rss / (1024 * 1024 if sys.platform == "darwin" else 1024), 1)
 
 
+def rss_breakdown_mb() -> dict | None:
+    """Where this process's resident memory is (/proc/self/smaps), in MiB: anonymous memory (the
+    heap: Python, numpy arrays, the ONNX session) and each file with 1 MiB or more resident (the
+    model's memory-mapped word table, libraries); None where /proc is missing."""
+    try:
+        lines = Path("/proc/self/smaps").read_text().splitlines()
+    except OSError:
+        return None
+    anonymous, files, name = 0, {}, ""
+    for line in lines:
+        field = line.split()
+        if not field[0].endswith(":"):  # a mapping's header: address perms offset dev inode [path]
+            name = field[5] if len(field) > 5 and field[5].startswith("/") else ""
+        elif field[0] == "Anonymous:":
+            anonymous += int(field[1])
+        elif field[0] == "Rss:" and name:
+            files[name] = files.get(name, 0) + int(field[1])
+    big = {Path(k).name: round(v / 1024, 1)
+           for k, v in sorted(files.items(), key=lambda kv: -kv[1]) if v >= 1024}
+    return {"anonymous": round(anonymous / 1024, 1), "file_backed": round(sum(files.values()) / 1024, 1),
+            "largest_files": big}
+
+
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     if not ordered:
@@ -499,6 +522,7 @@ def phase_serve(spec: dict) -> dict:
         app.close()
     out["serving_rss_mb"] = rss_mb()
     out["peak_rss_mb"] = peak_rss_mb()
+    out["serving_rss_breakdown_mb"] = rss_breakdown_mb()
 
     if size >= vectors.MIN_CHUNKS:
         app = App(make_config(work, path, spec["model_path"], 0.0), encoder=encoder)
@@ -666,7 +690,8 @@ def run_all(args: argparse.Namespace, work: Path) -> dict:
                                      "queries_file": str(args.queries_file)})
         served["cli_query"] = cli_query_seconds(existing, work, model_path,
                                                 read_queries(args.queries_file, args.cli_queries))
-        serve_rss[str(size)] = {"after_queries": served.pop("serving_rss_mb"), "peak": served.pop("peak_rss_mb")}
+        serve_rss[str(size)] = {"after_queries": served.pop("serving_rss_mb"), "peak": served.pop("peak_rss_mb"),
+                                "breakdown": served.pop("serving_rss_breakdown_mb")}
         recall = served.pop("fast_path_recall", recall)
         latency[str(size)] = served
     results["query_latency"] = {
@@ -760,6 +785,12 @@ def print_table(r: dict) -> None:
     print(f"\nmemory: ingest peak {mem['ingest_peak_rss_mb']} MiB, tiny-file sync peak {mem['manyfiles_peak_rss_mb']} "
           f"MiB; serving RSS (one process: model, matrix, three query modes) MiB by size: {serving}; "
           f"index bytes/chunk {mem['index_bytes_per_chunk']}")
+    for size, v in mem["serving_rss_mb"].items():
+        b = v.get("breakdown")
+        if b:
+            files = ", ".join(f"{name} {mib}" for name, mib in list(b["largest_files"].items())[:4])
+            print(f"  serving at {size}: anonymous {b['anonymous']} MiB (heap, arrays, ONNX session); "
+                  f"file-backed {b['file_backed']} MiB, largest: {files}")
     if "watch" in r:
         import bench_watch
 

@@ -600,3 +600,55 @@ def test_numpys_blas_runs_on_one_thread_in_a_minirag_process_unless_the_user_set
     code = "import os, minirag, numpy; print(os.environ.get('OPENBLAS_NUM_THREADS'))"
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60)
     assert out.stdout.strip() == expected, out.stderr
+
+
+@pytest.mark.slow
+def test_a_matrix_that_holds_the_floats_holds_no_codes_beside_them(coded, monkeypatch):
+    """A mid-size index is ranked exactly from the floats in memory; codes kept beside them would
+    only take memory (a fifth of the floats' size)."""
+    from minirag.search import vector as vectors
+
+    monkeypatch.setattr(vectors, "FLOAT_MATRIX_BYTES", 1 << 30)
+    matrix = coded.matrices.build_now()
+    assert matrix.floats is not None and len(matrix.ids) > 0
+
+    def held(array):  # the bytes an array keeps alive, a view's whole base included
+        return (array if array.base is None else array.base).nbytes
+
+    assert held(matrix.head) + held(matrix.tail) == 0
+
+
+def test_a_serving_process_reads_a_terms_document_count_once_per_index_generation(make_app, docs, monkeypatch):
+    """Each read of the counts walks the terms' posting lists; a serving process keeps them across
+    queries until a write moves the index's generation, with the same rankings."""
+    from minirag.search import keyword as keyword_search
+    from minirag.search import vector as vectors
+    from minirag.store import connection
+
+    app = make_app({"RAG_HYBRID_WEIGHT": "0.5"})
+    write_kettles(docs)
+    run_sync(app.pipeline, list(app.config.roots))
+    monkeypatch.setattr(keyword_search, "KEYWORD_ROW_BUDGET", 3)
+    monkeypatch.setattr(keyword_search, "KEYWORD_ROW_SHARE", 0.0)
+    one_shot = [payload(app.query(text, top_k=10))["results"] for text in ("kettle samovar", "samovar corner")]
+    app.matrices = vectors.MatrixCache(lambda: connection.connect(app.config.db_path, read_only=True))
+    conn, statements = app.index.conn, []
+    conn.set_trace_callback(statements.append)
+
+    def counts_read() -> list[str]:
+        return [s for s in statements if "FROM temp.chunks_fts_terms" in s]
+
+    try:
+        assert payload(app.query("kettle samovar", top_k=10))["results"] == one_shot[0]
+        assert len(counts_read()) == 1
+        assert payload(app.query("kettle samovar", top_k=10))["results"] == one_shot[0]
+        assert len(counts_read()) == 1  # both terms kept
+        assert payload(app.query("samovar corner", top_k=10))["results"] == one_shot[1]
+        assert len(counts_read()) == 2 and "'corner'" in counts_read()[-1] and "'samovar'" not in counts_read()[-1]
+        write(docs / "more.md", "# More\n\nA second samovar, and a kettle.")
+        run_sync(app.pipeline, list(app.config.roots))
+        statements.clear()
+        hits = payload(app.query("kettle samovar", top_k=10))["results"]
+        assert len(counts_read()) == 1 and str(docs / "more.md") in [h["source"] for h in hits]
+    finally:
+        conn.set_trace_callback(None)

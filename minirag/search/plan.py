@@ -21,7 +21,13 @@ from minirag.errors import InvalidArgument
 from minirag.search import vector as vectors
 from minirag.search.filters import apply_post_filters
 from minirag.search.fusion import Hit, fuse
-from minirag.search.keyword import TermCounts, index_languages, keyword_candidates, keyword_scores
+from minirag.search.keyword import (
+    CountCache,
+    TermCounts,
+    index_languages,
+    keyword_candidates,
+    keyword_scores,
+)
 from minirag.search.query_form import default_hybrid_weight
 from minirag.search.scope import Scope
 from minirag.search.vector import (
@@ -114,12 +120,14 @@ def search(conn, text: str, options: SearchOptions, *, encoder=None, matrices: M
             if matrices is not None and weight < 1.0:
                 matrix = matrices.current(shape.generation, shape.largest_chunk_id)
     return hybrid_search(conn, text, replace(options, hybrid_weight=weight), embed=embed, matrix=matrix,
-                         pool=pool, pool_conn=pool_conn, shape=shape)
+                         pool=pool, pool_conn=pool_conn, shape=shape,
+                         counts=matrices.counts if matrices is not None else None)
 
 
 def hybrid_search(conn, query_text: str, options: SearchOptions, *, embed=None, matrix=None,
                   pool: Executor | None = None, pool_conn: Callable[[], Any] | None = None,
-                  shape: IndexShape | None = None, exact: bool = False) -> list[Hit]:
+                  shape: IndexShape | None = None, exact: bool = False,
+                  counts: CountCache | None = None) -> list[Hit]:
     """Ranked hits: each side's candidates, both scores for each, fused in SQL, then the post filters.
 
     `embed` () -> the query vector; None leaves the vector side out. The vector
@@ -130,7 +138,8 @@ def hybrid_search(conn, query_text: str, options: SearchOptions, *, embed=None, 
     the GIL) run there while this thread runs the keyword side (the gain: see
     docs/benchmarks.md). With `pool_conn` (()
     -> a connection of the calling thread, e.g. Index.conn) the exact re-scoring
-    of an in-memory coarse pass runs there too, on the pool thread's connection.
+    of an in-memory coarse pass runs there too, on the pool thread's connection. `counts`: a
+    serving process's document counts of the terms queried (keyword.CountCache).
     """
     top_k = clamp_top_k(options.top_k)
     weight = resolved_weight(options, query_text)
@@ -159,7 +168,7 @@ def hybrid_search(conn, query_text: str, options: SearchOptions, *, embed=None, 
     pending = None
     if pool is not None and run_vector and terms:
         pending = pool.submit(vector_side, pool_conn)
-    term_counts = TermCounts(conn, terms)
+    term_counts = TermCounts(conn, terms, counts, shape.generation)
     keyword = keyword_candidates(conn, terms, depth, scope, shape.largest_chunk_id, term_counts)
     nearest: list = []
     if run_vector:

@@ -20,6 +20,7 @@ import time
 
 import numpy as np
 
+from minirag.search.keyword import CountCache
 from minirag.search.scope import Scope
 from minirag.store import codes as stored_codes
 from minirag.store.index import META_GENERATION
@@ -141,20 +142,23 @@ class VectorMatrix:
         codebook = stored_codes.read_codebook(conn)
         if codebook is None:
             return None
-        n, split = stored_codes.code_count(conn), min(HEAD_DIMS, codebook.code_dims)
+        n = stored_codes.code_count(conn)
+        exact = n * codebook.basis.shape[0] * 4 <= FLOAT_MATRIX_BYTES
+        # Held beside the floats, the codes would only take memory: exact search needs none.
+        split = 0 if exact else min(HEAD_DIMS, codebook.code_dims)
+        rest = 0 if exact else codebook.code_dims - split
         ids = np.empty(n, dtype=np.int64)
         head = np.empty((n, split), dtype=np.int8)
-        tail = np.empty((n, codebook.code_dims - split), dtype=np.int8)
+        tail = np.empty((n, rest), dtype=np.int8)
         active = np.empty(n, dtype=bool)
         at = 0
         for block in stored_codes.blocks(conn, codebook.code_dims):
             end = at + len(block.ids)
             ids[at:end], active[at:end] = block.ids, block.active
-            head[at:end], tail[at:end] = block.codes[:, :split], block.codes[:, split:]
+            if not exact:
+                head[at:end], tail[at:end] = block.codes[:, :split], block.codes[:, split:]
             at = end
-        floats = _load_floats(conn, ids) if n * codebook.basis.shape[0] * 4 <= FLOAT_MATRIX_BYTES else None
-        if floats is not None:
-            head, tail = head[:, :0], tail[:, :0]  # not needed: exact search from memory
+        floats = _load_floats(conn, ids) if exact else None
         return cls(generation, codebook, ids, head, tail, active, floats)
 
     def exact(self, query: np.ndarray, depth: int, allowed: np.ndarray | None = None) -> list[tuple[int, float]]:
@@ -251,10 +255,12 @@ def rescore(conn, ids: np.ndarray, query: np.ndarray, depth: int) -> list[tuple[
 
 
 class MatrixCache:
-    """One in-memory copy of the codes per serving process, rebuilt off the query path when the index changes."""
+    """One in-memory copy of the codes per serving process, rebuilt off the query path when the index changes;
+    beside it the query terms' document counts (`counts`), kept while the index's generation stays."""
 
     def __init__(self, open_connection) -> None:
         self._open = open_connection  # () -> a connection of its own, for the builder thread
+        self.counts = CountCache()
         self._matrix: VectorMatrix | None = None
         self._building = False
         self._last_build = 0.0
@@ -283,6 +289,7 @@ class MatrixCache:
         with self._lock:
             self._matrix = None
             self._epoch += 1
+        self.counts.clear()
 
     def build_now(self) -> VectorMatrix | None:
         """Build synchronously (benchmarks, tests, a warm-up); also what the thread runs."""
