@@ -22,10 +22,11 @@ def _loaded(code: str) -> set[str]:
     return set(json.loads(done.stdout))
 
 
-def test_a_query_process_loads_neither_the_ingest_pipeline_nor_package_metadata():
+def test_a_query_process_loads_neither_the_ingest_pipeline_and_converters_nor_package_metadata():
     loaded = _loaded(PROBE)
     assert "minirag.app" in loaded
     assert "minirag.ingest.pipeline" not in loaded  # chunking, embedding batches: only for writes
+    assert "minirag.ingest.convert" not in loaded  # the converters, and the OCR engine's languages asked of it
     assert "importlib.metadata" not in loaded  # the version, read when --version or status shows it
 
 
