@@ -224,6 +224,7 @@ class Tables:
 ARRAYS = (("scores", "d"), ("offsets", "I"), ("slots", "I"), ("hashes", "I"), ("longest", "B"))
 CODE_POINTS = 0x110000
 _PREFIX = struct.Struct("<II")
+_U32 = struct.Struct("<I")
 
 
 def _counts(header: dict) -> tuple[int, ...]:
@@ -273,9 +274,29 @@ def _drop_older(folder: Path) -> None:
 
 def mapped(path: Path) -> Tables | None:
     """The tables in the cache file `path`, memory-mapped; None for a pipeline kept for `tokenizers`.
-    ValueError for a file that is not a whole cache file of this FORMAT."""
+    ValueError for a file that is not a whole cache file of this FORMAT (unmapped again)."""
     with open(path, "rb") as file:
         whole = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)  # ValueError when empty
+    try:
+        header, at = _checked(whole)
+    except (ValueError, KeyError, TypeError, struct.error):
+        whole.close()  # a mapped file cannot be replaced on Windows
+        raise
+    if header is None:
+        whole.close()
+        return None
+    view = memoryview(whole)
+    arrays: dict[str, memoryview] = {}
+    for (name, code), count in zip(ARRAYS, _counts(header), strict=True):
+        end = at + count * struct.calcsize(code)
+        arrays[name] = view[at:end].cast(code)  # type: ignore[call-overload]  # one of ARRAYS' codes
+        at = end
+    return Tables(header, mapped=whole, **arrays)
+
+
+def _checked(whole: mmap.mmap) -> tuple[dict | None, int]:
+    """The header of a cache file and where its arrays start; the header None for a pipeline kept for
+    `tokenizers`. ValueError unless the file is whole: its pieces' bytes end where the file does."""
     if whole[:len(MAGIC)] != MAGIC:
         raise ValueError("not a tokenizer cache file")
     version, size = _PREFIX.unpack_from(whole, len(MAGIC))
@@ -284,17 +305,15 @@ def mapped(path: Path) -> Tables | None:
     at = len(MAGIC) + _PREFIX.size
     header = json.loads(whole[at:at + size].decode("utf-8"))
     if not header.get("unigram"):
-        return None
+        return None, at
     at = _aligned(at + size)
-    view = memoryview(whole)
-    arrays: dict[str, memoryview] = {}
-    for (name, code), count in zip(ARRAYS, _counts(header), strict=True):
-        end = at + count * struct.calcsize(code)
-        arrays[name] = view[at:end].cast(code)  # type: ignore[call-overload]  # one of ARRAYS' codes
-        at = end
-    if arrays["offsets"][0] != at or arrays["offsets"][-1] != len(whole):
+    counts = _counts(header)
+    blob = at + sum(count * struct.calcsize(code) for (_, code), count in zip(ARRAYS, counts, strict=True))
+    offsets = at + counts[0] * struct.calcsize("d")  # the offsets follow the scores
+    if len(whole) < blob or _U32.unpack_from(whole, offsets)[0] != blob or _U32.unpack_from(
+            whole, offsets + 4 * header["pieces"])[0] != len(whole):
         raise ValueError("a truncated tokenizer cache file")
-    return Tables(header, mapped=whole, **arrays)
+    return header, at
 
 
 def encoded(tables: dict) -> bytes:

@@ -5,6 +5,7 @@ test_default_model does."""
 
 from __future__ import annotations
 
+import json
 import mmap
 import random
 import struct
@@ -98,7 +99,12 @@ def test_a_cache_file_not_whole_or_of_an_older_format_is_made_again(tmp_path):
     assert not older.exists()
     (made,) = folder.iterdir()
     whole = made.read_bytes()
-    for broken in (whole[:len(whole) // 2], whole[:-1], b"", b"{}", whole.replace(
+    size = struct.unpack_from("<I", whole, len(unigram.MAGIC) + 4)[0]
+    header = json.loads(whole[len(unigram.MAGIC) + 8:len(unigram.MAGIC) + 8 + size])
+    scores = -(-(len(unigram.MAGIC) + 8 + size) // 8) * 8  # the arrays start 8-aligned: scores, then offsets
+    offsets = scores + 8 * header["pieces"]
+    cuts = (scores, offsets, offsets + 4, len(whole) // 2, len(whole) - 1)  # cut at, or inside, an array
+    for broken in (*(whole[:cut] for cut in cuts), b"", b"{}", whole.replace(
             unigram.MAGIC + struct.pack("<I", unigram.FORMAT), unigram.MAGIC + struct.pack("<I", 2), 1)):
         made.write_bytes(broken)
         assert unigram.cached(E5 / "tokenizer.json", tmp_path).encode(SENTENCES[2]).ids == expected
