@@ -23,7 +23,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from minirag import __version__
+import minirag
 from minirag.binding import ModelBinding, bind, planned_budget, recorded_model, remember_model_path
 from minirag.config import (
     DEFAULT_HYBRID_WEIGHT,
@@ -44,9 +44,7 @@ from minirag.errors import (
 )
 from minirag.ingest.ignore import IgnoreRules
 from minirag.ingest.jobs import SyncJob, SyncJobs
-from minirag.ingest.pipeline import Document, Pipeline, file_hash
 from minirag.ingest.progress import Progress
-from minirag.ingest.scan import FoundFile, Ignored, unseen_warnings, walk
 from minirag.results import payload
 from minirag.search import Scope, SearchOptions, clamp_top_k, search
 from minirag.search.vector import MatrixCache
@@ -68,6 +66,8 @@ from minirag.values import (
 
 if TYPE_CHECKING:
     from minirag.doctor import DoctorReport
+    from minirag.ingest.pipeline import Document, Pipeline
+    from minirag.ingest.scan import FoundFile, Ignored
     from minirag.ingest.watch import Watcher, WatchState
     from minirag.store.backup import BackupResult
 
@@ -220,6 +220,8 @@ class App:
         return self._open_index(rebuild=rebuild)
 
     def _pipeline_for(self, index: Index) -> Pipeline:
+        from minirag.ingest.pipeline import Pipeline  # the converters: not loaded for a query
+
         encoder = self.encoder
         with self._lock:
             if self._pipeline is None or self._pipeline.index is not index:
@@ -354,6 +356,8 @@ class App:
     @explained
     def ingest_paths(self, paths: list[str], progress: Progress | None = None,
                      on_change: Callable[[Progress], None] | None = None, *, force: bool = False) -> Progress:
+        from minirag.ingest.scan import unseen_warnings, walk
+
         self.refuse_if_read_only("ingest")
         progress = progress or Progress()
         files: list[FoundFile] = []
@@ -382,6 +386,8 @@ class App:
 
     @explained
     def ingest_file(self, file_path: str, *, must_be_absolute: bool = False) -> IngestResult:
+        from minirag.ingest.scan import walk
+
         self.refuse_if_read_only("ingest_file")
         source, real = self.file_source(file_path, must_be_absolute=must_be_absolute)
         if not real.is_file():
@@ -400,6 +406,8 @@ class App:
         return IngestResult(source, row.title, row.chunk_count, tuple(progress.warnings))
 
     def _ingest_document(self, document: Document | object, name: str) -> IngestResult:
+        from minirag.ingest.pipeline import Document
+
         if not isinstance(document, Document):
             raise InvalidArgument(f"{name}: excluded by frontmatter rag: false")
         self.pipeline.write([document])
@@ -409,6 +417,7 @@ class App:
     @explained
     def ingest_data(self, content: str, source: str, fmt: str = "text", title: str | None = None) -> IngestResult:
         from minirag.ingest.isolation import convert_isolated, limits_of
+        from minirag.ingest.pipeline import file_hash
 
         self.refuse_if_read_only("ingest_data")
         source = self.data_source_id(source)
@@ -427,6 +436,7 @@ class App:
         """The one network operation: every fetch goes through fetch.fetch_url and its guard."""
         from minirag.ingest.fetch import UrlRefused, fetch_url
         from minirag.ingest.isolation import convert_isolated, limits_of
+        from minirag.ingest.pipeline import file_hash
 
         self.refuse_if_read_only("ingest_url")
         url = url.strip()
@@ -752,7 +762,7 @@ class App:
 
         config = self.config
         status = Status(
-            version=__version__,
+            version=minirag.__version__,
             roots=tuple(str(r) for r in config.roots),
             db_path=str(config.db_path),
             model=config.model_path and f"{config.model_path} (MODEL_PATH)" or config.model_name,

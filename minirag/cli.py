@@ -20,7 +20,6 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from minirag import __version__
 from minirag._compat.python import options_taking_values, subcommands
 from minirag.display import for_terminal, is_utf8, on_one_line, printable
 from minirag.errors import InvalidArgument, MiniragError
@@ -34,6 +33,19 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str):
         self.exit(2, f"minirag: error: {message} (see `{self.prog} --help`)\n")
+
+
+class _Version(argparse.Action):
+    """--version, with the version read only when asked (see minirag.__getattr__)."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, help=None):
+        super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        from minirag import __version__
+
+        sys.stdout.write(f"minirag {__version__}\n")
+        parser.exit()
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
@@ -72,7 +84,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Local-first hybrid search over your documents, in one SQLite file. "
         "With no command, serves MCP over stdio.",
     )
-    parser.add_argument("--version", action="version", version=f"minirag {__version__}")
+    parser.add_argument("--version", action=_Version,
+                        help="show program's version number and exit")
     from minirag.config import DEFAULT_TOP_K, MAX_TOP_K, setting_flags
 
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -419,6 +432,7 @@ def _status(args) -> int:
     try:
         config = _config(args)
     except ConfigError as exc:
+        from minirag import __version__
         from minirag.values import ConfigFailure
 
         _emit(args, ConfigFailure(__version__, str(exc)), _fmt_dict)

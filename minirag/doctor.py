@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from minirag import __version__
+import minirag
 from minirag.config import Config
 
 if TYPE_CHECKING:
@@ -235,7 +235,7 @@ def _guarded(name: str, fn: Callable[[], Check]) -> Check:
 
 
 def _result(checks: list[Check]) -> DoctorReport:
-    return DoctorReport(all(c.ok for c in checks), __version__, f"{sys.version.split()[0]} ({sys.executable})",
+    return DoctorReport(all(c.ok for c in checks), minirag.__version__, f"{sys.version.split()[0]} ({sys.executable})",
                         tuple(checks))
 
 

@@ -24,18 +24,22 @@ from typing import Annotated, Any, Literal
 
 import anyio
 import anyio.to_thread
-from mcp.server.mcpserver import Context, MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
-from mcp.types import ToolAnnotations
-from pydantic import Field, ValidationError
 
-from minirag import __version__
 from minirag._compat.mcp import (
     arguments_model_title,
     drop_request_handler,
     sdk_logging_left_to_the_root,
+    sdk_models_built_on_first_use,
     tool_parameters,
 )
+
+with sdk_models_built_on_first_use():
+    from mcp.server.mcpserver import Context, MCPServer
+    from mcp.server.mcpserver.exceptions import ToolError
+    from mcp.types import ToolAnnotations
+    from pydantic import Field, ValidationError
+
+from minirag import __version__
 from minirag.app import MAX_NEIGHBORS, App
 from minirag.config import (
     DEFAULT_MAX_RESPONSE_TOKENS,

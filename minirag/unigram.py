@@ -2,9 +2,10 @@
 
 multilingual-e5-small's tokenizer.json (250,002 pieces) costs `tokenizers`
 ~1.1 s of CPU and ~290 MB of memory to load (its Unigram trie): more than the
-ONNX session. This module reads the same file's pipeline into plain Python
-once (a small cache file) and repeats it step by step, so a cold query pays
-~0.2 s and ~45 MB:
+ONNX session. This module writes the same file's pipeline once into a cache
+file that is memory-mapped (`Tables`: nothing is rebuilt as Python objects at
+load, and the pieces are found by hash) and repeats it step by step, so a
+cold query pays ~5 ms and ~5-10 MB:
 
 1. the Precompiled normalizer, one code point at a time (`str.translate`);
 2. Replace(" {2,}" -> " "), then Metaspace: spaces become "▁", a "▁" is put in
@@ -25,9 +26,11 @@ the ids against `tokenizers` on thousands of multilingual texts.
 from __future__ import annotations
 
 import base64
+import contextlib
 import hashlib
 import json
 import logging
+import mmap
 import os
 import re
 import struct
@@ -38,12 +41,15 @@ from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from zlib import crc32
 
 log = logging.getLogger(__name__)
 
 #: Bumped when the cache file changes shape (or the rules that make it), so older ones are made again.
-FORMAT = 2
+FORMAT = 3
 CACHE_DIR = "minirag-tokenizer"
+SUFFIX = ".bin"
+MAGIC = b"minirag-unigram\n"
 UNK_PENALTY = 10.0  # tokenizers' (and sentencepiece's) score of an unknown character: min score - 10
 WORDS_CACHED = 100_000
 _WORDS = re.compile("▁[^▁]*|[^▁]+")
@@ -61,19 +67,19 @@ class UnigramTokenizer:
     pre_tokenizer = "Metaspace"  # what vocabulary_words() asks (not byte-level)
     decoder = "Metaspace"
 
-    def __init__(self, data: dict, source: Path):
-        self._pieces: list[str] = data["pieces"].split("\0")
-        self._scores: list[float] = array("d", base64.b64decode(data["scores"])).tolist()
-        self._ids = {piece: i for i, piece in enumerate(self._pieces)}
-        self._unk = data["unk_id"]
-        self._unk_score = min(self._scores) - UNK_PENALTY
-        self._first, self._last = data["first"], data["last"]
-        self._table = {int(k): v for k, v in data["table"].items()}
-        self._longest = data["longest"]
+    def __init__(self, tables: Tables, source: Path):
+        header = tables.header
+        self._tables = tables
+        self._count = header["pieces"]
+        self._mask = header["slots"] - 1
+        self._unk = header["unk_id"]
+        self._unk_score = header["unk_score"]
+        self._first, self._last = header["first"], header["last"]
+        self._table = {int(k): v for k, v in header["table"].items()}
         # Two classes: re checks a class of BMP code points against a bitmap, one with astral ones range by range.
-        self._clustering = re.compile(f"[{data['unsafe_bmp']}]")
-        self._clustering_astral = re.compile(f"[{data['unsafe_astral']}]")
-        self._specials = data["specials"]
+        self._clustering = re.compile(f"[{header['unsafe_bmp']}]")
+        self._clustering_astral: re.Pattern[str] | None = None  # made for the first text with an astral code point
+        self._specials = header["specials"]
         self._source = source
         self._fallback = None
         self._fallback_lock = threading.Lock()
@@ -86,10 +92,13 @@ class UnigramTokenizer:
         pass
 
     def get_vocab_size(self) -> int:
-        return len(self._pieces)
+        return self._count
 
     def id_to_token(self, token_id: int) -> str | None:
-        return self._pieces[token_id] if 0 <= token_id < len(self._pieces) else None
+        if not 0 <= token_id < self._count:
+            return None
+        offsets = self._tables.offsets
+        return self._tables.mapped[offsets[token_id]:offsets[token_id + 1]].decode("utf-8")
 
     def encode(self, text: str) -> Encoding:
         if self.needs_tokenizers(text):
@@ -98,8 +107,13 @@ class UnigramTokenizer:
 
     def needs_tokenizers(self, text: str) -> bool:
         """Whether `text` spells a special token or holds a code point that may join a grapheme cluster."""
-        return (any(special in text for special in self._specials) or self._clustering.search(text) is not None
-                or not text.isascii() and max(text) > "\uffff" and self._clustering_astral.search(text) is not None)
+        if any(special in text for special in self._specials) or self._clustering.search(text) is not None:
+            return True
+        if text.isascii() or max(text) <= "\uffff":
+            return False
+        if self._clustering_astral is None:
+            self._clustering_astral = re.compile(f"[{self._tables.header['unsafe_astral']}]")
+        return self._clustering_astral.search(text) is not None
 
     def encode_batch(self, texts: Sequence[str]) -> list[Encoding]:
         return [self.encode(text) for text in texts]
@@ -134,18 +148,37 @@ class UnigramTokenizer:
         return ids
 
     def _viterbi(self, word: str) -> list[int]:
-        """tokenizers' Unigram encode_optimized, on code points instead of bytes (the same cuts)."""
+        """tokenizers' Unigram encode_optimized, on code points instead of bytes (the same cuts).
+        Each candidate is looked up by the CRC-32 of its UTF-8 bytes (see Tables)."""
         size = len(word)
         best = [0.0] * (size + 1)
         starts: list[int] = [-1] * (size + 1)
         token: list[int] = [0] * (size + 1)
-        ids, scores, longest, unk, unk_score = self._ids, self._scores, self._longest, self._unk, self._unk_score
+        tables = self._tables
+        scores, longest, slots, hashes, offsets, mapped = (tables.scores, tables.longest, tables.slots,
+                                                           tables.hashes, tables.offsets, tables.mapped)
+        mask, unk, unk_score = self._mask, self._unk, self._unk_score
+        encoded = word.encode("utf-8", "surrogatepass")  # a lone surrogate's bytes match no piece
+        at_byte: Sequence[int] = range(size + 1)
+        if len(encoded) != size:
+            at_byte = [0] * (size + 1)
+            for i, char in enumerate(word):
+                at_byte[i + 1] = at_byte[i] + (1 if char < "\x80" else 2 if char < "\u0800" else 3
+                                               if char < "\U00010000" else 4)
         for start in range(size):
             here = best[start]
             single = False
-            for end in range(start + 1, min(size, start + longest.get(word[start], 0)) + 1):
-                found = ids.get(word[start:end])
-                if found is None:
+            begin = at_byte[start]
+            for end in range(start + 1, min(size, start + longest[ord(word[start])]) + 1):
+                piece = encoded[begin:at_byte[end]]
+                crc = crc32(piece)
+                slot = crc & mask
+                while found := slots[slot]:
+                    found -= 1
+                    if hashes[slot] == crc and mapped[offsets[found]:offsets[found + 1]] == piece:
+                        break
+                    slot = (slot + 1) & mask
+                else:
                     continue
                 score = scores[found] + here
                 if starts[end] < 0 or score > best[end]:
@@ -166,6 +199,43 @@ class UnigramTokenizer:
         return cut
 
 
+@dataclass(frozen=True)
+class Tables:
+    """A cache file mapped into memory: its header (the small tables, as JSON) and typed views of its
+    arrays, so that loading reads no more than the header and a lookup reads only the pages it
+    touches (shared between processes).
+
+    The file: MAGIC, then FORMAT and the header's length (u32 each), the header, zeros up to a
+    multiple of 8, then the arrays of ARRAYS in that order, little-endian, then every piece's UTF-8
+    bytes in id order. A piece is found by the CRC-32 of its bytes: slot `crc & (slots - 1)`, or the
+    next ones (linear probing) up to an empty one. A pipeline this module does not repeat is a header
+    {"unigram": false} alone."""
+
+    header: dict
+    scores: memoryview  # f64 per piece
+    offsets: memoryview  # u32 per piece + 1: piece i's bytes are mapped[offsets[i]:offsets[i + 1]]
+    slots: memoryview  # u32 per slot: piece id + 1, or 0 when empty
+    hashes: memoryview  # u32 per slot: the CRC-32 of the slot's piece
+    longest: memoryview  # u8 per code point: the longest piece it begins, in code points
+    mapped: mmap.mmap
+
+
+#: (name, struct code) of each array after the header; the counts are the header's.
+ARRAYS = (("scores", "d"), ("offsets", "I"), ("slots", "I"), ("hashes", "I"), ("longest", "B"))
+CODE_POINTS = 0x110000
+_PREFIX = struct.Struct("<II")
+_U32 = struct.Struct("<I")
+
+
+def _counts(header: dict) -> tuple[int, ...]:
+    pieces, slots = header["pieces"], header["slots"]
+    return pieces, pieces + 1, slots, slots, CODE_POINTS
+
+
+def _aligned(at: int) -> int:
+    return -(-at // 8) * 8
+
+
 def cached(tokenizer_path: Path, cache_dir: Path) -> UnigramTokenizer | None:
     """The Python tokenizer for this tokenizer.json, its tables made once into `cache_dir`; None
     when the file's pipeline is another one (or the cache cannot be written): use `tokenizers`."""
@@ -175,22 +245,110 @@ def cached(tokenizer_path: Path, cache_dir: Path) -> UnigramTokenizer | None:
         return None
     identity = (f"{FORMAT}\0{unicodedata.unidata_version}\0{tokenizer_path.resolve()}\0{stat.st_size}\0"
                 f"{stat.st_mtime_ns}")
-    target = cache_dir / CACHE_DIR / (hashlib.sha256(identity.encode()).hexdigest()[:32] + ".json")
+    target = cache_dir / CACHE_DIR / (hashlib.sha256(identity.encode()).hexdigest()[:32] + SUFFIX)
     try:
-        data = json.loads(target.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        tables = mapped(target)
+    except (OSError, ValueError, KeyError, TypeError, struct.error):  # none yet, or not whole: made (again)
         try:
-            data = _tables(json.loads(tokenizer_path.read_text(encoding="utf-8")))
+            made = encoded(_tables(json.loads(tokenizer_path.read_text(encoding="utf-8"))))
             target.parent.mkdir(parents=True, exist_ok=True)
             partial = target.with_name(f"{target.name}.{os.getpid()}.partial")
-            partial.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+            partial.write_bytes(made)
             partial.replace(target)
+            _drop_older(target.parent)
+            tables = mapped(target)
         except (OSError, ValueError, KeyError, TypeError, struct.error) as exc:
             log.info("tokenizer %s kept for `tokenizers` (%s)", tokenizer_path, exc)
             return None
-    if not data.get("unigram"):
+    if tables is None:
         return None
-    return UnigramTokenizer(data, tokenizer_path)
+    return UnigramTokenizer(tables, tokenizer_path)
+
+
+def _drop_older(folder: Path) -> None:
+    """Remove the tables of format 2 and before (one JSON file each), which this code never reads."""
+    for older in folder.glob("*.json"):
+        with contextlib.suppress(OSError):
+            older.unlink()
+
+
+def mapped(path: Path) -> Tables | None:
+    """The tables in the cache file `path`, memory-mapped; None for a pipeline kept for `tokenizers`.
+    ValueError for a file that is not a whole cache file of this FORMAT (unmapped again)."""
+    with open(path, "rb") as file:
+        whole = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)  # ValueError when empty
+    try:
+        header, at = _checked(whole)
+    except (ValueError, KeyError, TypeError, struct.error):
+        whole.close()  # a mapped file cannot be replaced on Windows
+        raise
+    if header is None:
+        whole.close()
+        return None
+    view = memoryview(whole)
+    arrays: dict[str, memoryview] = {}
+    for (name, code), count in zip(ARRAYS, _counts(header), strict=True):
+        end = at + count * struct.calcsize(code)
+        arrays[name] = view[at:end].cast(code)  # type: ignore[call-overload]  # one of ARRAYS' codes
+        at = end
+    return Tables(header, mapped=whole, **arrays)
+
+
+def _checked(whole: mmap.mmap) -> tuple[dict | None, int]:
+    """The header of a cache file and where its arrays start; the header None for a pipeline kept for
+    `tokenizers`. ValueError unless the file is whole: its pieces' bytes end where the file does."""
+    if whole[:len(MAGIC)] != MAGIC:
+        raise ValueError("not a tokenizer cache file")
+    version, size = _PREFIX.unpack_from(whole, len(MAGIC))
+    if version != FORMAT:
+        raise ValueError(f"tokenizer cache format {version}, not {FORMAT}")
+    at = len(MAGIC) + _PREFIX.size
+    header = json.loads(whole[at:at + size].decode("utf-8"))
+    if not header.get("unigram"):
+        return None, at
+    at = _aligned(at + size)
+    counts = _counts(header)
+    blob = at + sum(count * struct.calcsize(code) for (_, code), count in zip(ARRAYS, counts, strict=True))
+    offsets = at + counts[0] * struct.calcsize("d")  # the offsets follow the scores
+    if len(whole) < blob or _U32.unpack_from(whole, offsets)[0] != blob or _U32.unpack_from(
+            whole, offsets + 4 * header["pieces"])[0] != len(whole):
+        raise ValueError("a truncated tokenizer cache file")
+    return header, at
+
+
+def encoded(tables: dict) -> bytes:
+    """The cache file holding `tables` (what _tables returns)."""
+    header = {k: v for k, v in tables.items() if k not in ("pieces", "scores", "longest")}
+    if not tables["unigram"]:
+        return _prefixed(header)
+    pieces = [piece.encode("utf-8") for piece in tables["pieces"]]
+    slots = 1 << max(1, (2 * len(pieces) - 1).bit_length())  # at most half full
+    header |= {"pieces": len(pieces), "slots": slots}
+    prefix = _prefixed(header)
+    at = len(prefix) + sum(count * struct.calcsize(code) for (_, code), count in zip(ARRAYS, _counts(header),
+                                                                                      strict=True))
+    offsets = array("I", [at])
+    for piece in pieces:
+        offsets.append(offsets[-1] + len(piece))
+    filled, hashes = array("I", bytes(4 * slots)), array("I", bytes(4 * slots))
+    for i, piece in enumerate(pieces):
+        crc = crc32(piece)
+        slot = crc & (slots - 1)
+        while filled[slot]:
+            slot = (slot + 1) & (slots - 1)
+        filled[slot], hashes[slot] = i + 1, crc
+    longest = bytearray(CODE_POINTS)
+    for first, length in tables["longest"].items():
+        longest[ord(first)] = length
+    parts = [prefix, array("d", tables["scores"]).tobytes(), offsets.tobytes(), filled.tobytes(), hashes.tobytes(),
+             bytes(longest), *pieces]
+    return b"".join(parts)
+
+
+def _prefixed(header: dict) -> bytes:
+    text = json.dumps(header, ensure_ascii=False).encode("utf-8")
+    prefix = MAGIC + _PREFIX.pack(FORMAT, len(text)) + text
+    return prefix + bytes(_aligned(len(prefix)) - len(prefix))
 
 
 def _tables(spec: dict) -> dict:
@@ -211,7 +369,7 @@ def _tables(spec: dict) -> dict:
         return {"unigram": False}
     pieces = [piece for piece, _ in model["vocab"]]
     ids = {piece: i for i, piece in enumerate(pieces)}
-    if any("\0" in piece for piece in pieces) or sys.byteorder != "little":
+    if len(ids) != len(pieces) or sys.byteorder != "little":
         return {"unigram": False}
     specials = post.get("special_tokens", {})
     first, last = (specials[t["SpecialToken"]["id"]]["ids"] for t in (template[0], template[2]))
@@ -221,11 +379,12 @@ def _tables(spec: dict) -> dict:
     for piece in pieces:
         if piece and len(piece) > longest.get(piece[0], 0):
             longest[piece[0]] = len(piece)
+    if any(length > 0xFF or 0xD800 <= ord(first_char) <= 0xDFFF for first_char, length in longest.items()):
+        return {"unigram": False}
+    scores = [float(score) for _, score in model["vocab"]]
     return {
-        # Pieces NUL-joined and scores as f64 bytes: a quarter of the load time of JSON lists.
-        "unigram": True, "pieces": "\0".join(pieces),
-        "scores": base64.b64encode(array("d", [float(score) for _, score in model["vocab"]]).tobytes()).decode(),
-        "unk_id": model["unk_id"], "first": first, "last": last, "longest": longest,
+        "unigram": True, "pieces": pieces, "scores": scores, "unk_id": model["unk_id"],
+        "unk_score": min(scores) - UNK_PENALTY, "first": first, "last": last, "longest": longest,
         "table": _one_point_table(base64.b64decode(steps[0]["precompiled_charsmap"])),
         "unsafe_bmp": _cluster_class(0, 0x10000), "unsafe_astral": _cluster_class(0x10000, 0x110000),
         "specials": [a["content"] for a in added],

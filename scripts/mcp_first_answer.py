@@ -4,9 +4,11 @@
 
 Uses the configuration in the environment (MODEL_PATH, DB_PATH, BASE_DIR, CACHE_DIR ...) on an
 existing index. Each round spawns `python -m minirag` through the official SDK's stdio client,
-times spawn -> initialized and spawn -> the first `query_documents` answer, asks N more
-questions, and reads the server's peak RSS (VmHWM) and CPU seconds from /proc before it
-closes. Prints one line per round; the machine's load average is printed too.
+times spawn -> initialized and spawn -> the first `query_documents` answer, with the CPU seconds
+the server and this client spent until then (on one idle core their sum is about the wall time:
+a measure that load on the machine disturbs less), asks N more questions, and reads the
+server's peak RSS (VmHWM) and CPU seconds from /proc before it closes. Prints one line per
+round; the machine's load average is printed too.
 """
 
 from __future__ import annotations
@@ -44,17 +46,19 @@ async def one_round(questions: list[str], extra: int) -> str:
     from mcp.client.stdio import StdioServerParameters
 
     params = StdioServerParameters(command=sys.executable, args=["-m", "minirag"], env=dict(os.environ))
-    started = time.perf_counter()
+    started, client_cpu = time.perf_counter(), time.process_time()
     async with Client(params) as client:
         ready = time.perf_counter() - started
         await client.call_tool("query_documents", {"query": questions[0]})
         first = time.perf_counter() - started
+        client_cpu = time.process_time() - client_cpu
+        servers = _children()
+        first_cpu = _usage(servers[0])[1] if servers else float("nan")
         for i in range(extra):
             await client.call_tool("query_documents", {"query": questions[(i + 1) % len(questions)]})
-        servers = _children()
         peak, cpu = _usage(servers[0]) if servers else (float("nan"), float("nan"))
-    return (f"initialized {ready:.2f} s, first answer {first:.2f} s, after {extra + 1} queries: "
-            f"server peak RSS {peak:.0f} MiB, CPU {cpu:.2f} s")
+    return (f"initialized {ready:.2f} s, first answer {first:.2f} s (CPU to it: server {first_cpu:.2f} s + "
+            f"client {client_cpu:.2f} s), after {extra + 1} queries: server peak RSS {peak:.0f} MiB, CPU {cpu:.2f} s")
 
 
 def main() -> int:

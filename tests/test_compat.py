@@ -144,6 +144,25 @@ def test_mcp_streamable_http_logs_under_the_name_the_guard_filters():
         mcp_compat, f"the streamable HTTP transport logs as {streamable_http.logger.name!r}")
 
 
+def test_mcp_protocol_models_imported_deferred_build_on_first_use_and_the_default_returns():
+    """In a fresh interpreter: imported inside sdk_models_built_on_first_use, the SDK's models are
+    made without their validators (pydantic's private default moved: the import is as slow as before),
+    one validates when first used, and models made afterwards build at once again."""
+    code = ("from minirag._compat.mcp import sdk_models_built_on_first_use\n"
+            "with sdk_models_built_on_first_use():\n"
+            "    import mcp_types\n"
+            "import pydantic\n"
+            "deferred = not mcp_types.Implementation.__pydantic_complete__\n"
+            "ok = mcp_types.Implementation.model_validate({'name': 'x', 'version': '1'}).name == 'x'\n"
+            "class Later(pydantic.BaseModel):\n"
+            "    a: int\n"
+            "print(deferred, ok, Later.__pydantic_complete__)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["True", "True", "True"], _moved(
+        mcp_compat, f"pydantic {version('pydantic')}: its models no longer defer by pydantic's config_defaults")
+
+
 # --- markitdown ---------------------------------------------------------------------------------
 
 

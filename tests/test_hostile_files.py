@@ -16,6 +16,7 @@ import pytest
 from conftest import FIXTURES, ROOT, write
 
 import minirag.app
+import minirag.ingest.scan
 import minirag.ingest.sync
 from minirag.ingest.pipeline import Progress
 from minirag.ingest.sync import run_sync
@@ -115,14 +116,14 @@ def test_a_sync_over_hostile_files_warns_per_file_and_indexes_the_good_ones(app,
 @pytest.mark.slow
 def test_the_app_ingesting_a_hostile_folder_warns_per_file_and_indexes_the_good_ones(
         app, hostile_root, monkeypatch):
-    real_walk = minirag.app.walk
+    real_walk = minirag.ingest.scan.walk  # App.ingest_paths imports it from there when it runs
 
     def walk_then_delete(start, roots, unreadable=None, others=None, *rules_and_ignored):
         found = list(real_walk(start, roots, unreadable, others, *rules_and_ignored))
         (hostile_root / "vanished.md").unlink()
         return found
 
-    monkeypatch.setattr(minirag.app, "walk", walk_then_delete)
+    monkeypatch.setattr(minirag.ingest.scan, "walk", walk_then_delete)
     progress = app.ingest_paths([str(hostile_root)])
     assert_hostile_outcome(app, progress, hostile_root)
 

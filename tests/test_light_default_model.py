@@ -5,7 +5,10 @@ test_default_model does."""
 
 from __future__ import annotations
 
+import json
+import mmap
 import random
+import struct
 from pathlib import Path
 
 import numpy as np
@@ -77,11 +80,35 @@ def test_python_tokenizer_gives_the_ids_tokenizers_gives(tmp_path):
 def test_python_tokenizer_tables_are_cached(tmp_path):
     first = unigram.cached(E5 / "tokenizer.json", tmp_path)
     made = list((tmp_path / unigram.CACHE_DIR).iterdir())
-    assert len(made) == 1 and made[0].suffix == ".json"
+    assert len(made) == 1 and made[0].suffix == unigram.SUFFIX
     stamp = made[0].stat().st_mtime_ns
     again = unigram.cached(E5 / "tokenizer.json", tmp_path)
     assert list((tmp_path / unigram.CACHE_DIR).iterdir()) == made and made[0].stat().st_mtime_ns == stamp
     assert again.encode(SENTENCES[0]).ids == first.encode(SENTENCES[0]).ids
+    assert isinstance(again._tables.mapped, mmap.mmap)  # read in place, not rebuilt as Python objects
+
+
+def test_a_cache_file_not_whole_or_of_an_older_format_is_made_again(tmp_path):
+    """A truncated or foreign file under the cache's name is replaced; the tables of the format before
+    (one JSON file per tokenizer) are removed when the new ones are made."""
+    folder = tmp_path / unigram.CACHE_DIR
+    folder.mkdir()
+    older = folder / "0123456789abcdef0123456789abcdef.json"
+    older.write_text('{"unigram": true, "pieces": "a"}', encoding="utf-8")
+    expected = unigram.cached(E5 / "tokenizer.json", tmp_path).encode(SENTENCES[2]).ids
+    assert not older.exists()
+    (made,) = folder.iterdir()
+    whole = made.read_bytes()
+    size = struct.unpack_from("<I", whole, len(unigram.MAGIC) + 4)[0]
+    header = json.loads(whole[len(unigram.MAGIC) + 8:len(unigram.MAGIC) + 8 + size])
+    scores = -(-(len(unigram.MAGIC) + 8 + size) // 8) * 8  # the arrays start 8-aligned: scores, then offsets
+    offsets = scores + 8 * header["pieces"]
+    cuts = (scores, offsets, offsets + 4, len(whole) // 2, len(whole) - 1)  # cut at, or inside, an array
+    for broken in (*(whole[:cut] for cut in cuts), b"", b"{}", whole.replace(
+            unigram.MAGIC + struct.pack("<I", unigram.FORMAT), unigram.MAGIC + struct.pack("<I", 2), 1)):
+        made.write_bytes(broken)
+        assert unigram.cached(E5 / "tokenizer.json", tmp_path).encode(SENTENCES[2]).ids == expected
+        assert made.read_bytes() == whole
 
 
 def test_light_encoder_embeds_as_the_plain_one(e5_files, tmp_path):

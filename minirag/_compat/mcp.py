@@ -4,13 +4,15 @@ Written against mcp 2.0 to 2.3. The SDK offers no public way to run a server on
 streams of one's own, to drop a request handler it installs, to make a server
 without its logging setup, or to read a tool's argument schema back; its
 argument model's name is how a tool's own argument validation is told apart
-from output validation.
+from output validation. Its protocol models are pydantic's, whose default
+configuration (a private dict of pydantic's) is how they are made deferred.
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
+import sys
 from typing import Any
 
 DISTRIBUTION = "mcp"
@@ -63,3 +65,24 @@ def sdk_logging_left_to_the_root():
     finally:
         if original is not None:
             module.configure_logging = original
+
+
+@contextlib.contextmanager
+def sdk_models_built_on_first_use():
+    """While the SDK is imported: its protocol models (~500 pydantic classes, every version's) made with
+    `defer_build`, so each builds its schema and validator when first used instead of at import; a
+    server uses a few dozen. pydantic reads the default of every model that sets none from
+    `config_defaults`; where that moved, or the SDK is imported already, the models build as usual."""
+    try:
+        from pydantic._internal._config import config_defaults
+    except ImportError:
+        config_defaults = {}
+    if "defer_build" not in config_defaults or "mcp_types" in sys.modules:
+        yield
+        return
+    before = config_defaults["defer_build"]
+    config_defaults["defer_build"] = True
+    try:
+        yield
+    finally:
+        config_defaults["defer_build"] = before

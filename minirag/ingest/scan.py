@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import functools
 import os
 from collections import Counter
 from collections.abc import Iterator, Sequence
@@ -11,7 +12,6 @@ from pathlib import Path
 
 from minirag.config import INDEX_DIRNAME
 from minirag.display import is_utf8, printable
-from minirag.ingest.convert import SUPPORTED_EXTENSIONS
 from minirag.ingest.ignore import IgnoreReason, IgnoreRules
 from minirag.security import containing_root, root_changed
 
@@ -79,6 +79,15 @@ def _note_unreadable(exc: OSError, path: str, unreadable: list[str]) -> None:
         unreadable.append(path)
 
 
+@functools.cache
+def supported_extensions() -> frozenset[str]:
+    """The suffixes of documents (convert.SUPPORTED_EXTENSIONS), the converters imported on first need:
+    a process that only reads the index (a query; the MCP server until a write) never loads them."""
+    from minirag.ingest.convert import SUPPORTED_EXTENSIONS
+
+    return SUPPORTED_EXTENSIONS
+
+
 def _stat_file(path: str, roots: Sequence[Path], unreadable: list[str]) -> FoundFile | None:
     """None for anything not a regular file inside the roots (escaping symlinks included).
 
@@ -86,7 +95,7 @@ def _stat_file(path: str, roots: Sequence[Path], unreadable: list[str]) -> Found
     goes to `unreadable`: it is not gone, so its indexed rows must stay.
     """
     name = os.path.basename(path)
-    if Path(name).suffix.lower() not in SUPPORTED_EXTENSIONS or is_temporary(name):
+    if Path(name).suffix.lower() not in supported_extensions() or is_temporary(name):
         return None
     try:
         real = os.path.realpath(path)
@@ -107,7 +116,7 @@ def other_type(name: str) -> str | None:
     if name.startswith(".") or is_temporary(name):
         return None
     suffix = Path(name).suffix.lower()
-    return None if suffix in SUPPORTED_EXTENSIONS else suffix
+    return None if suffix in supported_extensions() else suffix
 
 
 @dataclass(frozen=True)
@@ -177,7 +186,7 @@ def walk(start: Path, roots: Sequence[Path], unreadable: list[str] | None = None
             if is_dir and is_skipped_dir(entry.name):
                 continue
             if rules is not None and (reason := rules.reason(entry.path, is_dir)) is not None:
-                if is_dir or (Path(entry.name).suffix.lower() in SUPPORTED_EXTENSIONS
+                if is_dir or (Path(entry.name).suffix.lower() in supported_extensions()
                               and not entry.name.startswith(".") and not is_temporary(entry.name)):
                     ignored.append(Ignored(entry.path, reason, is_dir))
                 continue

@@ -25,10 +25,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from minirag.errors import MiniragError, SyncLocked
-from minirag.ingest.convert import SUPPORTED_EXTENSIONS
 from minirag.ingest.ignore import IGNORE_FILES
 from minirag.ingest.progress import Progress
-from minirag.ingest.scan import is_skipped_dir, is_temporary
+from minirag.ingest.scan import is_skipped_dir, is_temporary, supported_extensions
 from minirag.security import containing_root
 
 log = logging.getLogger(__name__)
@@ -372,9 +371,9 @@ class Watcher:
                 if entry.added and not is_skipped_dir(os.path.basename(path)):
                     scopes.append(path)  # appeared: its files raised no events of their own
             elif os.path.exists(path):
-                if Path(path).suffix.lower() in SUPPORTED_EXTENSIONS:
+                if Path(path).suffix.lower() in supported_extensions():
                     scopes.append(path)
-            elif Path(path).suffix.lower() in SUPPORTED_EXTENSIONS:
+            elif Path(path).suffix.lower() in supported_extensions():
                 scopes.append(path)  # a document gone
             else:
                 gone.append(path)
