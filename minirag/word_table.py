@@ -51,8 +51,50 @@ class SplitModel:
     embeds_input: str  # the graph input that takes the looked-up rows, [batch, sequence, width] float32
     keeps_input_ids: bool  # the graph still reads input_ids (e.g. its shape, or padding-aware positions)
 
-    def table(self) -> np.ndarray:
-        return np.load(self.table_path, mmap_mode="r")
+    def table(self) -> TableRows:
+        return TableRows(self.table_path)
+
+
+class TableRows:
+    """The table's rows, read from the file on demand: `rows[ids]` is `table[ids]` for an int array
+    of any shape.
+
+    Read with pread, not through a memory map: the pages a map touches (each row drags in its
+    neighbours' page, and readahead more) stay in the process's resident set, and a long-serving
+    process ends up holding most of the table; read rows leave the pages in the shared page
+    cache only (docs/models.md#what-a-loaded-model-costs-and-the-cache-beside-it)."""
+
+    def __init__(self, path: Path):
+        mapped = np.load(path, mmap_mode="r")  # the header: shape, dtype, where the data starts
+        if mapped.ndim != 2:
+            raise ValueError(f"{path}: a word table has two dimensions, not {mapped.ndim}")
+        self.shape: tuple[int, int] = (int(mapped.shape[0]), int(mapped.shape[1]))
+        self.dtype = mapped.dtype
+        self._start = int(mapped.offset)
+        del mapped
+        self._row_bytes = self.shape[1] * self.dtype.itemsize
+        self._fd = os.open(path, os.O_RDONLY)
+
+    def __getitem__(self, ids: np.ndarray) -> np.ndarray:
+        ids = np.asarray(ids)
+        unique, inverse = np.unique(ids, return_inverse=True)
+        if unique.size and (unique[0] < 0 or unique[-1] >= self.shape[0]):
+            raise IndexError(f"token id out of the table's {self.shape[0]} rows")
+        rows = np.empty((unique.size, self.shape[1]), dtype=self.dtype)
+        for i, row in enumerate(unique.tolist()):
+            data = os.pread(self._fd, self._row_bytes, self._start + row * self._row_bytes)
+            if len(data) != self._row_bytes:
+                raise ValueError("the word table file is shorter than its header says")
+            rows[i] = np.frombuffer(data, dtype=self.dtype)
+        return rows[inverse.reshape(-1)].reshape(*ids.shape, self.shape[1])
+
+    def close(self) -> None:
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+
+    def __del__(self) -> None:
+        self.close()
 
 
 def cached(source: Path, cache_dir: Path) -> SplitModel | None:

@@ -3,6 +3,8 @@ model, split into a real cache directory, embeds as the plain model does."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -31,11 +33,29 @@ def test_split_files_are_cached_and_reused(tiny_files, tmp_path):
     first = word_table.cached(tiny_files.onnx_path, tmp_path)
     assert first is not None and not first.keeps_input_ids  # the tiny graph reads input_ids only there
     table = first.table()
-    assert isinstance(table, np.memmap) and table.dtype == np.float16 and table.shape == (30522, 32)
+    assert table.dtype == np.float16 and table.shape == (30522, 32)
     assert not list(first.onnx_path.parent.glob("*.partial"))
     stamp = first.onnx_path.stat().st_mtime_ns
     assert word_table.cached(tiny_files.onnx_path, tmp_path) == first
     assert first.onnx_path.stat().st_mtime_ns == stamp  # not made again
+
+
+def test_rows_are_read_from_the_file_without_mapping_it(tiny_files, tmp_path):
+    """A mapped table's touched pages would stay resident in a serving process: rows are read."""
+    split = word_table.cached(tiny_files.onnx_path, tmp_path)
+    assert split is not None
+    rows = split.table()
+    whole = np.load(split.table_path)
+    ids = np.array([[0, 101, 30521, 101], [7, 7, 2000, 0]], dtype=np.int64)
+    got = rows[ids]
+    assert got.shape == (2, 4, 32) and got.dtype == np.float16
+    assert np.array_equal(got, whole[ids])
+    assert rows[np.zeros((1, 0), dtype=np.int64)].shape == (1, 0, 32)
+    with pytest.raises(IndexError):
+        rows[np.array([30522])]
+    maps = Path("/proc/self/maps")
+    if maps.exists():
+        assert str(split.table_path) not in maps.read_text()
 
 
 def test_a_graph_of_another_shape_keeps_the_plain_model(tmp_path):
