@@ -6,6 +6,7 @@ scripts/eval.py --graph: the measurements behind docs/models.md#int8-weights-mea
 VARIANT is one of (needs the dev dependency `onnx`; node names as scripts/e5_small exports them):
   all            quantize_dynamic(per_channel=True) of every MatMul with a weight initializer
   no-ffn-out     the same, less the feed-forward output MatMuls (their input is GELU's output)
+  keep-ffn-out:L,L,...  the same, less the feed-forward output MatMuls of the layers listed
   no-first-last  the same, less every MatMul of the first and last layers
   ffn            only the feed-forward MatMuls
   smooth:ALPHA   SmoothQuant on the feed-forward output MatMuls (GELU's output divided per channel by
@@ -52,6 +53,9 @@ def make(split: Path, variant: str, out: Path, encoder=None, calibration: list[s
         onnx.save(model, str(target))
         return target
     skip = SKIPS.get(kind)
+    if kind == "keep-ffn-out":
+        layers = {f"L{layer}" for layer in arg.split(",")}
+        skip = lambda name: "_fo_" in name and name.split("_")[0] in layers  # noqa: E731
     if kind == "smooth":
         _smooth(model, float(arg), encoder, calibration or [], split)
         skip = SKIPS["all"]
