@@ -54,7 +54,7 @@ def main() -> int:
     encoders = [Encoder(resolve("unused", m, cache), cache_dir=args.cache_dir) for m in args.models]
     names = [m.name for m in args.models]
     for graph in args.graph:
-        encoders.append(_with_graph(encoders[0], graph))
+        encoders.append(with_graph(encoders[0], graph))
         names.append(graph.name)
     tokens = encoders[0].count_tokens_batch(texts)
     print(f"{len(texts)} chunks, tokens p50 {int(np.median(tokens))}, max {max(tokens)}", flush=True)
@@ -76,7 +76,7 @@ def main() -> int:
     return 0
 
 
-def _with_graph(served, graph: Path):
+def with_graph(served, graph: Path):
     """A copy of the served encoder `served` that runs `graph` instead of its split graph."""
     import copy
 

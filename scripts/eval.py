@@ -1,7 +1,7 @@
 """Retrieval quality on BEIR-format sets, through minirag's real ingest and search.
 
     python scripts/eval.py DIR [DIR ...] [--json] [--model-path P] [--index-dir D]
-                           [--top-k K] [--keyword-budget-share F]
+                           [--top-k K] [--keyword-budget-share F] [--graph G]
 
 Each DIR holds corpus.jsonl, queries.jsonl and qrels/test.tsv. Every corpus
 document is ingested as a Markdown data source (`# title` + text) into a fresh
@@ -143,6 +143,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keyword-budget-share", type=float, metavar="F",
                         help="keyword side: score at most F x (chunks) matches per query, narrowing to rare "
                              "terms (default: keyword_search's budget, max(25,000, 0.04 x chunks))")
+    parser.add_argument("--graph", type=Path, help="embed with the encoder as served (word table split out into "
+                        "CACHE_DIR) running this ONNX graph in place of its split graph (scripts/int8_variants.py); the "
+                        "indexes record the model's own id, so keep them apart (--index-dir)")
     args = parser.parse_args(argv)
     # A shell glob over the eval-data folder also names its README: skip what is not a set.
     sets = [d for d in args.dirs if (d / "corpus.jsonl").is_file()]
@@ -165,7 +168,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.index_dir:
         args.index_dir.mkdir(parents=True, exist_ok=True)
     config = load_config(base_dirs=[str(ROOT)], model_path=model_path)
-    encoder = Encoder(resolve(config.model_name, config.model_path, config.cache_dir))
+    files = resolve(config.model_name, config.model_path, config.cache_dir)
+    if args.graph:
+        sys.path.insert(0, str(ROOT / "scripts"))
+        from encoder_speed import with_graph
+
+        encoder = with_graph(Encoder(files, cache_dir=config.cache_dir), args.graph)
+    else:
+        encoder = Encoder(files)
 
     def log(text: str) -> None:
         sys.stderr.write(text)
