@@ -176,12 +176,12 @@ class Tool:
 
 
 def tools(
-    peer_venv: Path, model: Path, corpus: Path, cache: Path, extra: dict[str, str]
+    peer_venv: Path, model: Path, corpus: Path, cache: Path, extra: dict[str, str], minirag: Path
 ) -> list[Tool]:
     staged = stage_model(peer_venv, model)
     ours = Tool(
         "minirag",
-        [str(MINIRAG)],
+        [str(minirag)],
         {"MODEL_PATH": str(model), "BASE_DIR": str(corpus), **extra},
         "index.db",
     )
@@ -239,9 +239,10 @@ def bench(
     mcp_rounds: int,
     work: Path,
     extra: dict[str, str],
+    minirag: Path,
 ) -> dict[str, object]:
     docs = sum(1 for p in corpus.rglob("*") if p.is_file())
-    both = tools(peer_venv, model, corpus, work / "peer-cache", extra)
+    both = tools(peer_venv, model, corpus, work / "peer-cache", extra, minirag)
     runs: dict[str, dict[str, list[dict[str, object]]]] = {
         t.name: {"ingest": [], "query": []} for t in both
     }
@@ -368,6 +369,12 @@ def main() -> None:
         metavar="KEY=VALUE",
         help="a setting for minirag only, e.g. CHUNK_TOKEN_BUDGET=110 (repeatable)",
     )
+    run.add_argument(
+        "--minirag",
+        type=Path,
+        default=MINIRAG,
+        help="minirag's entry point (default: this checkout's .venv/bin/minirag)",
+    )
     run.add_argument("--json", type=Path, help="write the raw runs here")
     args = parser.parse_args()
     if args.command == "make-corpus":
@@ -385,12 +392,13 @@ def main() -> None:
             args.mcp_rounds,
             Path(tmp),
             dict(pair.split("=", 1) for pair in args.minirag_env),
+            args.minirag,
         )
     if args.json:
         for tool in result["runs"].values():  # type: ignore[attr-defined]
             for kind in tool.values():
                 for r in kind:
-                    r.pop("stdout")
+                    r.pop("stdout", None)
         args.json.write_text(json.dumps(result, indent=1))
     print(summary(result))
 
