@@ -454,17 +454,12 @@ def test_a_sentence_is_a_statement_that_ends_with_a_full_stop(text, sentence):
     assert is_sentence(text) is sentence
 
 
-@pytest.mark.parametrize(("env", "keyword_query", "sentence", "question"), [
-    ({}, 0.4, 0.3, 0.2), ({"RAG_HYBRID_WEIGHT": "0.4"}, 0.4, 0.4, 0.4), ({"RAG_HYBRID_WEIGHT": "0.7"}, 0.7, 0.7, 0.7),
-])
-def test_an_unset_weight_follows_the_querys_form_and_a_set_one_holds_for_every_query(make_app, docs, monkeypatch, env,
-                                                                                    keyword_query, sentence, question):
+@pytest.fixture
+def fused_weights(monkeypatch) -> list[float]:
+    """The keyword share each query of the test was fused with, in order."""
     from minirag.search import plan
 
-    app = make_app(env)
-    write(docs / "fruit.md", "# Fruit\n\nApples and bananas are fruit. An apple a day.")
-    app.sync()
-    weights = []
+    weights: list[float] = []
     real = plan.fuse
 
     def spy(conn, nearest, keyword, keyword_weight):
@@ -472,17 +467,28 @@ def test_an_unset_weight_follows_the_querys_form_and_a_set_one_holds_for_every_q
         return real(conn, nearest, keyword, keyword_weight)
 
     monkeypatch.setattr(plan, "fuse", spy)
+    return weights
+
+
+@pytest.mark.parametrize(("env", "keyword_query", "sentence", "question"), [
+    ({}, 0.4, 0.3, 0.2), ({"RAG_HYBRID_WEIGHT": "0.4"}, 0.4, 0.4, 0.4), ({"RAG_HYBRID_WEIGHT": "0.7"}, 0.7, 0.7, 0.7),
+])
+def test_an_unset_weight_follows_the_querys_form_and_a_set_one_holds_for_every_query(make_app, docs, fused_weights, env,
+                                                                                    keyword_query, sentence, question):
+    app = make_app(env)
+    write(docs / "fruit.md", "# Fruit\n\nApples and bananas are fruit. An apple a day.")
+    app.sync()
     app.query("apple bananas")
     app.query("An apple a day keeps the doctor away.")
     app.query("Which fruit keeps the doctor away?")
-    assert weights == [keyword_query, sentence, question]
+    assert fused_weights == [keyword_query, sentence, question]
     status = payload(app.status())  # as status shows it
     assert status["hybridWeight"] == keyword_query
     assert ("hybridWeightForQuestions" in status) is ("hybridWeightForSentences" in status) is (not env)
 
 
 def test_a_query_in_a_language_the_model_was_not_trained_on_leans_on_the_keyword_side(make_config, model_dir,
-                                                                                       tmp_path, docs, monkeypatch):
+                                                                                       tmp_path, docs, fused_weights):
     """A model folder naming its languages (minirag-model.json), as the catalogue does for all-MiniLM-L6-v2:
     a German query gets the foreign-language share, an English one the share of its form; a set weight holds."""
     import json
@@ -491,7 +497,6 @@ def test_a_query_in_a_language_the_model_was_not_trained_on_leans_on_the_keyword
     from minirag.app import App
     from minirag.config import FOREIGN_HYBRID_WEIGHT
     from minirag.models import KNOWN_MODELS, MINILM
-    from minirag.search import plan
 
     assert KNOWN_MODELS[MINILM].languages == ("en",)
     english = tmp_path / "english-model"
@@ -499,14 +504,6 @@ def test_a_query_in_a_language_the_model_was_not_trained_on_leans_on_the_keyword
     settings = json.loads((english / "minirag-model.json").read_text())
     (english / "minirag-model.json").write_text(json.dumps({**settings, "languages": ["EN"]}))
     write(docs / "obst.md", "# Obst\n\nÄpfel und Bananen sind Obst. Ein Apfel am Tag.")
-    weights = []
-    real = plan.fuse
-
-    def spy(conn, nearest, keyword, keyword_weight):
-        weights.append(keyword_weight)
-        return real(conn, nearest, keyword, keyword_weight)
-
-    monkeypatch.setattr(plan, "fuse", spy)
     for env in ({}, {"RAG_HYBRID_WEIGHT": "0.5"}):
         app = App(make_config(env, model_path=str(english)))
         try:
@@ -515,7 +512,7 @@ def test_a_query_in_a_language_the_model_was_not_trained_on_leans_on_the_keyword
             app.query("which fruit do we eat every day at breakfast")
         finally:
             app.close()
-    assert weights == [FOREIGN_HYBRID_WEIGHT, 0.2, 0.5, 0.5]
+    assert fused_weights == [FOREIGN_HYBRID_WEIGHT, 0.2, 0.5, 0.5]
 
 
 @pytest.mark.parametrize("text", ["", "   ", "\u200b\u200b", "\u202e\u200f", "\x00", "\ufeff \t"])
