@@ -117,3 +117,19 @@ def test_the_chunk_budget_is_the_models_own_unless_set(model_dir, tmp_path, sett
     encoder = Encoder(resolve_model("ignored", tmp_path, Path("/nonexistent")))
     config = load_config(env=env, base_dirs=[str(tmp_path)], db_path=str(tmp_path / "i.db"), model_path=str(tmp_path))
     assert checked_budget(config, encoder) == expected
+
+
+@pytest.mark.parametrize(("settings", "expected"), [
+    ({"model_id": "sentence-transformers/all-MiniLM-L6-v2"}, ("en",)),  # the catalogue's, inherited
+    ({"model_id": "someone/new-model"}, ()),  # not known: every language
+    ({"model_id": "someone/new-model", "languages": ["EN", "de"]}, ("en", "de")),
+    ({"model_id": "someone/new-model", "languages": "en"}, ()),  # not a list: ignored
+    ({"model_id": "sentence-transformers/all-MiniLM-L6-v2", "languages": []}, ()),  # a folder can widen it
+])
+def test_a_model_folder_may_name_the_languages_its_model_was_trained_on(tmp_path, settings, expected):
+    import json
+
+    from minirag.models import spec_from_directory
+
+    (tmp_path / "minirag-model.json").write_text(json.dumps(settings))
+    assert spec_from_directory(tmp_path, "local:x").languages == expected
