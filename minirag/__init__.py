@@ -1,6 +1,7 @@
 """minirag: local-first hybrid search over your documents in one SQLite file."""
 
 import os
+import sys
 
 # onnxruntime (ours, and magika's through markitdown) writes a device id and a
 # telemetry event queue under ~/.cache/Microsoft at import time unless this is
@@ -10,6 +11,22 @@ os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
 # side runs on while its vector side multiplies; read when numpy loads it, so set first.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
+
+def _bound_malloc_arenas() -> None:
+    """At most two glibc malloc arenas unless MALLOC_ARENA_MAX says otherwise: each new thread
+    (ONNX Runtime's, a query's pool) would otherwise get an arena of its own, memory a serving
+    process keeps (docs/benchmarks.md). glibc reads the variable only at start, so mallopt."""
+    if not sys.platform.startswith("linux") or "MALLOC_ARENA_MAX" in os.environ:
+        return
+    import contextlib
+    import ctypes
+
+    with contextlib.suppress(OSError, AttributeError):  # not glibc (musl has no mallopt)
+        ctypes.CDLL(None).mallopt(M_ARENA_MAX, 2)
+
+
+M_ARENA_MAX = -8  # glibc's malloc.h
+_bound_malloc_arenas()
 
 
 def __getattr__(name: str) -> str:

@@ -213,6 +213,9 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("OPENBLAS_NUM_THREADS", "1 (set by minirag unless already set)", "threads of numpy's matrix "
             "products: one keeps a query's vector side off the core its keyword side runs on",
             values="a number", read_by="numpy (OpenBLAS)"),
+    Setting("MALLOC_ARENA_MAX", "2 (set by minirag through mallopt unless the variable is set)", "glibc malloc "
+            "arenas: one per thread otherwise, which a serving process keeps (~45 MB at 100k chunks)",
+            values="a number", read_by="glibc"),
     Setting("SHIV_ROOT", "`~/.shiv`", "where the zipapp unpacks itself on first run", values="a folder",
             read_by="the zipapp (shiv)"),
 )
