@@ -167,6 +167,12 @@ def text_language(text: str) -> str | None:
     return language.identify(text.translate(TYPESETTING))
 
 
+@lru_cache(maxsize=64)
+def query_language(query: str) -> str | None:
+    """text_language of a query, remembered: its terms and its fusion weight both ask."""
+    return text_language(query)
+
+
 def normalize(text: str, lang: str | None = None) -> str:
     """The text stored in the FTS table for a chunk body or a title written in `lang`."""
     return " ".join(terms(text, lang))
@@ -177,7 +183,7 @@ def query_terms(text: str, index_languages: tuple[str, ...] = ()) -> list[str]:
     for every language it may be in: the query's own (when identified) and the index's."""
     prepared = _prepared(text)
     all_words = _WORD.findall(prepared)
-    own = text_language(text) if any(not _CJK.search(w) for w in all_words) else None
+    own = query_language(text) if any(not _CJK.search(w) for w in all_words) else None
     stop = _stopwords(own)
     content = [w for w in all_words if w.translate(_FOLD) not in stop] or all_words
     langs = tuple(dict.fromkeys((own, *index_languages)))

@@ -40,7 +40,7 @@ from minirag.config import (
     QUESTION_HYBRID_WEIGHT,
     SENTENCE_HYBRID_WEIGHT,
 )
-from minirag.keywords import CJK_CHARS, text_language
+from minirag.keywords import CJK_CHARS, query_language
 
 # Words that open a question without a question mark ("how do I delete a file").
 # English and Russian only: elsewhere the question mark alone decides.
@@ -116,7 +116,7 @@ def is_sentence(text: str) -> bool:
 def default_hybrid_weight(text: str, model_languages: tuple[str, ...] = ()) -> float:
     """The keyword side's share for `text` when RAG_HYBRID_WEIGHT is not set. `model_languages`:
     those the model was trained on, when it names a few (ModelSpec.languages)."""
-    if model_languages and text_language(text) not in (None, *model_languages):
+    if model_languages and query_language(text) not in (None, *model_languages):
         return FOREIGN_HYBRID_WEIGHT
     if is_question(text):
         return QUESTION_HYBRID_WEIGHT
