@@ -159,8 +159,8 @@ def hybrid_search(conn, query_text: str, options: SearchOptions, *, embed=None, 
         vector = embed()
         if matrix is None or not use_codes:
             return vector, None
-        if matrix.floats is not None:  # a mid-size index held exactly in memory
-            return vector, matrix.exact(vector, depth, allowed)
+        if matrix.rows is not None:  # a mid-size index: re-scored from the rows in memory
+            return vector, matrix.nearest(vector, depth, allowed)
         coarse = matrix.coarse(vector, want, allowed)
         # Re-scoring reads vec0 a vector at a time: off this thread when it has a connection of its own.
         return vector, (rescore(side_conn(), coarse, vector, depth) if side_conn is not None else coarse)
@@ -207,7 +207,7 @@ def complete_scores(conn, nearest: list[tuple[int, float]], keyword: list[tuple[
     in_vector = {chunk_id for chunk_id, _ in nearest}
     in_keyword = {chunk_id for chunk_id, _ in keyword}
     missing = [c for c, _ in keyword if c not in in_vector]
-    if matrix is not None and matrix.floats is not None:
+    if matrix is not None and matrix.rows is not None:
         distances = matrix.distances(missing, vector)
     else:
         distances = vector_distances(conn, missing, vector, small_index=small_index)

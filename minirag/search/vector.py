@@ -1,15 +1,16 @@
-"""The vector side of a query: sqlite-vec's vec0 KNN, or int8 codes re-scored exactly on large indexes.
+"""The vector side of a query: sqlite-vec's vec0 KNN, or int8 codes re-scored on large indexes.
 
 sqlite-vec's vec0 scan is exact but grows with the index (its cost: see
 docs/scale.md#the-vector-sides-numbers). Past codes.CODES_FROM_CHUNKS chunks
 the index also holds an int8 code of every vector (store/codes.py): the
-query ranks all codes with one integer product, then re-scores the best
-1.5 x depth exactly, cosine from the stored float32 vectors. A serving
-process keeps the codes in memory (a fifth of the floats' size) and
-rebuilds that copy in the background whenever the index's write generation
-moves (any process); until a fresh copy is ready, or in a one-shot CLI
-query, the codes are read block by block straight from the file, so
-results always reflect the current file.
+query ranks all codes with one integer product (code_product.py), then
+re-scores the best 1.5 x depth: exactly, from the stored float32 vectors,
+or in a serving process of a mid-size index from float16 copies it holds.
+A serving process keeps the codes in memory (a quarter of the floats' size)
+and rebuilds that copy in the background whenever the index's write
+generation moves (any process); until a fresh copy is ready, or in a
+one-shot CLI query, the codes are read block by block straight from the
+file, so results always reflect the current file.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import time
 
 import numpy as np
 
+from minirag.search.code_product import CodeProduct, to_rows
 from minirag.search.keyword import CountCache
 from minirag.search.scope import Scope
 from minirag.store import codes as stored_codes
@@ -29,13 +31,13 @@ log = logging.getLogger(__name__)
 
 MIN_CHUNKS = stored_codes.CODES_FROM_CHUNKS  # below it, the vec0 scan
 REBUILD_PAUSE_S = 2.0  # at most one rebuild this often while a sync keeps writing
-_FLOOR = np.iinfo(np.int32).min
-HEAD_DIMS = 96  # code dimensions that rank every chunk in memory (VectorMatrix)
-# A serving process whose index's float vectors fit this many bytes keeps those instead of the
-# codes, and ranks exactly in memory: 256 MB is ~170k chunks of 384-d (why: see
+# A serving process whose index's vectors fit this many bytes as float16 keeps them beside the
+# codes, and re-scores in memory: 128 MB is ~170k chunks of 384-d (why: see
 # docs/scale.md#the-vector-sides-numbers).
-FLOAT_MATRIX_BYTES = 256 * 1024 * 1024
-HEAD_CANDIDATES = 20_000  # ranked again on every code dimension
+ROWS_BYTES = 128 * 1024 * 1024
+# Codes re-scored from those rows: in memory a re-score costs next to nothing, so many more than
+# from the file, which keeps near-ties the codes cannot tell apart (docs/scale.md#the-vector-sides-numbers).
+ROWS_RESCORED = 1000
 
 
 def rescore_depth(depth: int) -> int:
@@ -96,44 +98,42 @@ def scoped_chunk_ids(conn, scope: Scope) -> np.ndarray:
 
 
 def _best(scores: np.ndarray, want: int) -> np.ndarray:
-    """Positions of the `want` highest scores (any order), never one masked to the floor."""
-    want = min(want, int(np.count_nonzero(scores > _FLOOR)))
+    """Positions of the `want` highest scores (any order), never one masked out (-inf)."""
+    want = min(want, int(np.count_nonzero(scores > -np.inf)))
     if want <= 0:
         return np.empty(0, dtype=np.int64)
     cut = len(scores) - want
     return np.argpartition(scores, cut)[cut:]
 
 
-def _scores(codes: np.ndarray, weights: np.ndarray, ids: np.ndarray, active: np.ndarray,
+def _scores(rows: np.ndarray, weights: np.ndarray, ids: np.ndarray, active: np.ndarray,
             allowed: np.ndarray | None) -> np.ndarray:
-    scores = np.einsum("ij,j->i", codes, weights)  # int8 x int32 -> int32, ~3x less memory traffic than float32
+    """Each code row's score for the query's weights; -inf for inactive rows and rows outside `allowed`."""
+    scores = CodeProduct.scores(rows, weights)
     mask = active if allowed is None else active & np.isin(ids, allowed)
     if not mask.all():
-        scores[~mask] = _FLOOR
+        scores[~mask] = -np.inf
     return scores
 
 
 class VectorMatrix:
-    """Every chunk's int8 code, in memory: the coarse pass of a large index's vector side.
+    """Every chunk's int8 code in memory (the coarse pass of a large index's vector side), and on a
+    mid-size index each chunk's vector as float16 beside them, which re-score the best
+    ROWS_RESCORED codes without reading the file.
 
-    numpy has no fast int8 product (einsum; no BLAS for integers), so the codes
-    are held in two parts: the first HEAD_DIMS (the strongest principal
-    directions) rank every chunk, and the best HEAD_CANDIDATES of those are
-    ranked again on all of them. The time and recall of that split: see
-    docs/scale.md#the-vector-sides-numbers.
+    The codes are held as the uint8 rows code_product multiplies. The float16 rows are kept
+    while they fit ROWS_BYTES; their cosine is within ~1e-4 of float32's (what they cost and
+    save: docs/scale.md#the-vector-sides-numbers).
     """
 
-    def __init__(self, generation: int, codebook: stored_codes.Codebook, ids: np.ndarray, head: np.ndarray,
-                 tail: np.ndarray, active: np.ndarray, floats: np.ndarray | None = None):
+    def __init__(self, generation: int, codebook: stored_codes.Codebook, ids: np.ndarray, codes: np.ndarray,
+                 active: np.ndarray, rows: np.ndarray | None = None):
         self.generation = generation
         self.codebook = codebook
         self.ids = ids  # int64 chunk ids, ascending
-        self.head = head  # int8 (n, HEAD_DIMS): the first code dimensions
-        self.tail = tail  # int8 (n, code_dims - HEAD_DIMS): the rest
+        self.codes = codes  # uint8 (n, code_dims): code_product.to_rows of the stored codes
         self.active = active  # bool: lifecycle is 'active'
-        # float32 (n, dimension), unit rows, in the order of `ids`: held instead of the codes
-        # when they fit FLOAT_MATRIX_BYTES; then `exact` ranks and `distances` answers.
-        self.floats = floats
+        self.rows = rows  # float16 (n, dimension), unit vectors in the order of `ids`; None past ROWS_BYTES
 
     @classmethod
     def load(cls, conn, generation: int) -> VectorMatrix | None:
@@ -143,94 +143,77 @@ class VectorMatrix:
         if codebook is None:
             return None
         n = stored_codes.code_count(conn)
-        exact = n * codebook.basis.shape[0] * 4 <= FLOAT_MATRIX_BYTES
-        # Held beside the floats, the codes would only take memory: exact search needs none.
-        split = 0 if exact else min(HEAD_DIMS, codebook.code_dims)
-        rest = 0 if exact else codebook.code_dims - split
         ids = np.empty(n, dtype=np.int64)
-        head = np.empty((n, split), dtype=np.int8)
-        tail = np.empty((n, rest), dtype=np.int8)
+        codes = np.empty((n, codebook.code_dims), dtype=np.uint8)
         active = np.empty(n, dtype=bool)
         at = 0
         for block in stored_codes.blocks(conn, codebook.code_dims):
             end = at + len(block.ids)
-            ids[at:end], active[at:end] = block.ids, block.active
-            if not exact:
-                head[at:end], tail[at:end] = block.codes[:, :split], block.codes[:, split:]
+            ids[at:end], active[at:end], codes[at:end] = block.ids, block.active, to_rows(block.codes)
             at = end
-        floats = _load_floats(conn, ids) if exact else None
-        return cls(generation, codebook, ids, head, tail, active, floats)
-
-    def exact(self, query: np.ndarray, depth: int, allowed: np.ndarray | None = None) -> list[tuple[int, float]]:
-        """(chunk_id, cosine distance) of the `depth` nearest active chunks from the float rows,
-        nearest first, ties by chunk id (as the vec0 KNN orders them)."""
-        scores = self._float_rows() @ np.asarray(query, dtype=np.float32)
-        mask = self.active if allowed is None else self.active & np.isin(self.ids, allowed)
-        depth = min(depth, int(mask.sum()))
-        if depth <= 0:
-            return []
-        scores = np.where(mask, scores, -np.inf)
-        top = np.argpartition(-scores, depth - 1)[:depth]
-        top = top[np.lexsort((self.ids[top], -scores[top]))]
-        return [(int(self.ids[i]), float(1.0 - scores[i])) for i in top]
-
-    def distances(self, ids: list[int], query: np.ndarray) -> dict[int, float]:
-        """Cosine distance of each of `ids` (those held) to the query, from the float rows."""
-        positions = np.searchsorted(self.ids, ids)
-        query = np.asarray(query, dtype=np.float32)
-        floats = self._float_rows()
-        return {c: float(1.0 - floats[p] @ query) for c, p in zip(ids, positions.tolist(), strict=True)
-                if p < len(self.ids) and self.ids[p] == c}
-
-    def _float_rows(self) -> np.ndarray:
-        if self.floats is None:
-            raise ValueError("this matrix holds codes, not float rows: rank with coarse")
-        return self.floats
+        held = n * codebook.basis.shape[0] * 2 <= ROWS_BYTES
+        return cls(generation, codebook, ids, codes, active, _load_rows(conn, ids) if held else None)
 
     def coarse(self, query: np.ndarray, want: int, allowed: np.ndarray | None = None) -> np.ndarray:
         """Chunk ids of the `want` best codes for the query (active, inside `allowed` if given)."""
-        weights = self.codebook.query_weights(query)
-        split = self.head.shape[1]
-        scores = _scores(self.head, weights[:split], self.ids, self.active, allowed)
-        if len(scores) > 2 * HEAD_CANDIDATES:
-            rows = _best(scores, HEAD_CANDIDATES)
-            scores = scores[rows]
-        else:
-            rows = np.arange(len(scores))
-        live = scores > _FLOOR
-        scores[live] += np.einsum("ij,j->i", self.tail[rows[live]], weights[split:])
-        return self.ids[rows[_best(scores, want)]]
+        return self.ids[self._best_codes(query, want, allowed)]
+
+    def nearest(self, query: np.ndarray, depth: int, allowed: np.ndarray | None = None) -> list[tuple[int, float]]:
+        """(chunk_id, cosine distance) of the `depth` nearest active chunks: the best ROWS_RESCORED
+        codes re-scored from the float16 rows, nearest first, ties by chunk id (as the vec0 KNN
+        orders them)."""
+        rows = self._rows()
+        positions = self._best_codes(query, max(ROWS_RESCORED, rescore_depth(depth)), allowed)
+        scores = rows[positions].astype(np.float32) @ np.asarray(query, dtype=np.float32)
+        order = np.lexsort((self.ids[positions], -scores))[:depth]
+        return [(int(self.ids[positions[i]]), float(1.0 - scores[i])) for i in order.tolist()]
+
+    def _best_codes(self, query: np.ndarray, want: int, allowed: np.ndarray | None) -> np.ndarray:
+        return _best(_scores(self.codes, self.codebook.query_weights(query), self.ids, self.active, allowed), want)
+
+    def distances(self, ids: list[int], query: np.ndarray) -> dict[int, float]:
+        """Cosine distance of each of `ids` (those held) to the query, from the float16 rows."""
+        rows = self._rows()
+        positions = np.searchsorted(self.ids, np.asarray(ids, dtype=np.int64))
+        positions = np.minimum(positions, max(len(self.ids) - 1, 0))
+        held = self.ids[positions] == np.asarray(ids, dtype=np.int64) if len(self.ids) else np.zeros(len(ids), bool)
+        scores = rows[positions[held]].astype(np.float32) @ np.asarray(query, dtype=np.float32)
+        kept = np.asarray(ids, dtype=np.int64)[held].tolist()
+        return {c: float(1.0 - s) for c, s in zip(kept, scores.tolist(), strict=True)}
+
+    def _rows(self) -> np.ndarray:
+        if self.rows is None:
+            raise ValueError("this matrix holds codes only: re-score from the file (rescore)")
+        return self.rows
 
 
-def _load_floats(conn, ids: np.ndarray) -> np.ndarray:
-    """Every stored vector, normalized, in the order of `ids` (rows the snapshot lacks stay zero)."""
-    floats: np.ndarray | None = None
+def _load_rows(conn, ids: np.ndarray) -> np.ndarray:
+    """Every stored vector, normalized, as float16 in the order of `ids` (rows the snapshot lacks stay zero)."""
+    rows: np.ndarray | None = None
     for chunk_id, blob in conn.execute("SELECT chunk_id, embedding FROM chunks_vec"):
         vector = np.frombuffer(blob, dtype=np.float32)
-        if floats is None:
-            floats = np.zeros((len(ids), len(vector)), dtype=np.float32)
+        if rows is None:
+            rows = np.zeros((len(ids), len(vector)), dtype=np.float16)
         position = int(np.searchsorted(ids, chunk_id))
         if position < len(ids) and ids[position] == chunk_id:
             norm = float(np.linalg.norm(vector))
-            floats[position] = vector / norm if norm else vector
-    return floats if floats is not None else np.zeros((len(ids), 0), dtype=np.float32)
+            rows[position] = vector / norm if norm else vector
+    return rows if rows is not None else np.zeros((len(ids), 0), dtype=np.float16)
 
 
 def streamed_coarse(conn, query: np.ndarray, want: int, allowed: np.ndarray | None = None) -> np.ndarray | None:
     """What VectorMatrix.coarse returns, reading the codes block by block from the file
-    (nothing kept); None when the index has no codes. Each block's rows are ranked on the
-    head dimensions and its best `want` on all of them (docs/scale.md#the-vector-sides-numbers)."""
+    (nothing kept); None when the index has no codes."""
     codebook = stored_codes.read_codebook(conn)
     if codebook is None:
         return None
     weights = codebook.query_weights(query)
-    split = min(HEAD_DIMS, codebook.code_dims)
     kept_ids, kept_scores = [], []
     for block in stored_codes.blocks(conn, codebook.code_dims):
-        scores = _scores(block.codes[:, :split], weights[:split], block.ids, block.active, allowed)
+        scores = _scores(to_rows(block.codes), weights, block.ids, block.active, allowed)
         rows = _best(scores, want)
         kept_ids.append(block.ids[rows])
-        kept_scores.append(scores[rows] + np.einsum("ij,j->i", block.codes[rows, split:], weights[split:]))
+        kept_scores.append(scores[rows])
     if not kept_ids:
         return np.empty(0, dtype=np.int64)
     ids, scores = np.concatenate(kept_ids), np.concatenate(kept_scores)

@@ -1,13 +1,12 @@
 """Compact vector codes in the index file: what a large index searches in memory instead of floats.
 
 Each chunk's float32 vector (kept in `chunks_vec`) also gets an int8 code of
-its projection onto the index's top principal directions: CODE_SHARE of the
-dimensions, one byte each. A query ranks every code with one integer
-matrix-vector product, then re-scores the best few dozen exactly from the
-stored float vectors (search/vector.py), so results are those of an exact
-float search whenever the true neighbours survive the coarse pass. Each
-re-scored vector is a vec0 point lookup, so the re-scored stay few and the
-codes must be precise. Why this width, and what was rejected: see
+its coordinates on the index's principal directions, one byte each, every
+dimension kept. A query ranks every code with one integer matrix-vector
+product, then re-scores the best few dozen (search/vector.py), so results
+are those of an exact float search whenever the true neighbours survive the
+coarse pass. Each vector re-scored from the file is a vec0 point lookup, so
+the re-scored stay few and the codes must be precise. Why this width, and what was rejected: see
 docs/scale.md#how-a-large-index-is-searched.
 
 The codes live in blocks of 2**BLOCK_BITS chunk ids (`block = chunk_id >> BLOCK_BITS`;
@@ -29,7 +28,6 @@ import numpy as np
 #: Below this many chunks the exact vec0 scan is fast enough and no codes are kept
 #: (see docs/scale.md#the-vector-sides-numbers).
 CODES_FROM_CHUNKS = 20_000
-CODE_SHARE = 5 / 6  # dimensions kept: 320 of 384
 TRAIN_SAMPLE = 50_000  # vectors the projection is fitted on, at most
 BLOCK_BITS = 10  # 1,024 chunk ids per block row, in a new codebook (see docs/scale.md#the-vector-sides-numbers)
 STEP_SIGMAS = 4.0  # the int8 range spans |mean| + 4 standard deviations of each projected dimension
@@ -67,21 +65,25 @@ class Codebook:
         projected = np.asarray(vectors, dtype=np.float32) @ self.basis
         return np.clip(np.rint(projected / self.step), -127, 127).astype(np.int8)
 
+    @property
+    def complete(self) -> bool:
+        """Every dimension coded: a codebook fitted before codes kept all of them had 5/6 of them,
+        which lose recall with the default model (docs/scale.md#the-vector-sides-numbers)."""
+        return self.code_dims == self.basis.shape[0]
+
     def query_weights(self, query: np.ndarray) -> np.ndarray:
-        """int32 weights w with codes @ w proportional to the query's inner product with each code."""
-        weights = (np.asarray(query, dtype=np.float32) @ self.basis) * self.step
-        peak = float(np.abs(weights).max()) or 1.0
-        return np.rint(weights * (32767.0 / peak)).astype(np.int32)  # 127 * 32767 * 384 < 2**31
+        """float32 weights w with codes @ w ~= the query's inner product with each coded vector,
+        less the same amount for every vector."""
+        return (np.asarray(query, dtype=np.float32) @ self.basis) * self.step
 
 
 def fit(sample: np.ndarray) -> Codebook:
-    """The top principal directions of the sample, and a step that keeps nearly every value in int8."""
+    """The principal directions of the sample, strongest first, and a step that keeps nearly every
+    value in int8."""
     sample = np.asarray(sample, dtype=np.float64)
-    dimension = sample.shape[1]
-    code_dims = max(1, round(dimension * CODE_SHARE))
     centered = sample - sample.mean(axis=0)
     _values, vectors = np.linalg.eigh(centered.T @ centered)
-    basis = np.ascontiguousarray(vectors[:, ::-1][:, :code_dims], dtype=np.float32)
+    basis = np.ascontiguousarray(vectors[:, ::-1], dtype=np.float32)
     projected = sample @ basis
     reach = np.abs(projected.mean(axis=0)) + STEP_SIGMAS * projected.std(axis=0)
     step = np.maximum(reach / 127.0, 1e-6).astype(np.float32)

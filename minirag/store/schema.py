@@ -132,6 +132,18 @@ def _m006_source_note(conn: Connection) -> None:
     _script(conn, "ALTER TABLE sources ADD COLUMN conversion_note TEXT NOT NULL DEFAULT '';")
 
 
+def _m007_complete_codes(conn: Connection) -> None:
+    """Codes on every dimension (store/codes.py), rebuilt now for an index coded on 5/6 of them."""
+    from minirag.store import codes
+
+    codebook = codes.read_codebook(conn)
+    if codebook is not None and not codebook.complete:
+        chunks = codes.code_count(conn)
+        log.warning("rebuilding the int8 vector codes of %d chunks on every dimension: once, for this index "
+                    "from an older minirag (about a minute per 100,000 chunks)", chunks)
+        codes.build(conn)
+
+
 MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [
     ("core tables, FTS5", _m001_core),
     ("exclusions", _m002_exclusions),
@@ -139,6 +151,7 @@ MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [
     ("chunk budget per source", _m004_chunk_budget),
     ("failed files remembered", _m005_failures),
     ("a note per source", _m006_source_note),
+    ("vector codes on every dimension", _m007_complete_codes),
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 META_SCHEMA = "schema_version"  # the `meta` key migrate writes SCHEMA_VERSION under
