@@ -168,6 +168,16 @@ def make_config(root: Path, db_path: Path, model_path: str, weight: float | None
     return config if weight is None else replace(config, hybrid_weight=weight)
 
 
+def serving_config(db_path: Path, model_path: str, weight: float | None = None):
+    """A read-only server of the index alone (no roots, as a replica runs): it serves every source
+    the grown index holds, so each query's hits are read and shaped as a user's are (under the
+    workdir as root, the copies' made-up paths were left out before shaping)."""
+    from minirag.config import load_config
+
+    config = load_config(env={}, db_path=str(db_path), model_path=model_path, read_only=True)
+    return config if weight is None else replace(config, hybrid_weight=weight)
+
+
 def load_encoder(model_path: str):
     from minirag.encoder import Encoder
     from minirag.models import resolve
@@ -497,7 +507,7 @@ def phase_serve(spec: dict) -> dict:
     # One serving process: the three modes share one matrix cache, as one server's queries do.
     shared_matrices = None
     for mode, weight in MODES.items():
-        app = App(make_config(work, path, spec["model_path"], weight), encoder=encoder, serving=True)
+        app = App(serving_config(path, spec["model_path"], weight), encoder=encoder, serving=True)
         if shared_matrices is None:
             shared_matrices = app.matrices
             shared_matrices.build_now()  # what a serving process has after its first queries
@@ -554,7 +564,8 @@ def in_domain_queries(work: Path, count: int) -> list[str]:
 
 
 def fast_path_recall(conn, encoder, queries: list[str], matrix) -> dict:
-    """Recall@10 of the vector side's fast path (in-memory int8 codes, best re-scored exactly)
+    """Recall@10 of the vector side's fast path (in-memory int8 codes, the best re-scored from the float16
+    copies it holds, or from the file past ROWS_BYTES)
     against the vec0 exact scan."""
     from minirag.search.plan import SearchOptions, hybrid_search
 
