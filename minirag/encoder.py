@@ -204,7 +204,7 @@ class Encoder:
             mask[row, : len(seq)] = 1
         feeds = {"input_ids": input_ids, "attention_mask": mask}
         if self._table is not None and self._split is not None:
-            feeds[self._split.embeds_input] = self._table[input_ids].astype(np.float32)
+            feeds[self._split.embeds_input] = self._table.floats(input_ids)
             if not self._split.keeps_input_ids:
                 del feeds["input_ids"]
         if "token_type_ids" in self._inputs:
