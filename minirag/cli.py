@@ -522,7 +522,7 @@ def _run(argv: Sequence[str] | None) -> int:
     from minirag.config import ConfigError
 
     try:
-        app = App(_config(args))
+        app = App(_config(args), one_shot=args.command == "query")
     except ConfigError as exc:
         sys.stderr.write(f"minirag: configuration error: {for_terminal(_one_line(exc))}\n")
         return 1

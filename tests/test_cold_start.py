@@ -38,3 +38,21 @@ def test_the_version_is_read_when_asked():
     assert minirag.__version__ == version("minirag")
     with pytest.raises(AttributeError):
         minirag.no_such_attribute  # noqa: B018 - the module's __getattr__ answers only __version__
+
+
+def test_only_a_cli_query_makes_a_one_shot_encoder(cli_env, run_cli, monkeypatch):
+    """`minirag query` embeds one text and exits: its encoder session is the quick one; a sync keeps
+    the optimized session its many batches run on."""
+    from minirag import encoder
+
+    made: list[bool] = []
+    original = encoder.Encoder.__init__
+
+    def recording(self, *args, **kwargs):
+        made.append(kwargs.get("one_shot", False))
+        original(self, *args, **kwargs)
+
+    monkeypatch.setattr(encoder.Encoder, "__init__", recording)
+    assert run_cli("sync").returncode == 0
+    assert run_cli("query", "otters").returncode == 0
+    assert made == [False, True]
