@@ -28,6 +28,7 @@ def test_a_query_process_loads_neither_the_ingest_pipeline_and_converters_nor_pa
     assert "minirag.ingest.pipeline" not in loaded  # chunking, embedding batches: only for writes
     assert "minirag.ingest.convert" not in loaded  # the converters, and the OCR engine's languages asked of it
     assert "importlib.metadata" not in loaded  # the version, read when --version or status shows it
+    assert "pathspec" not in loaded  # ignore patterns: compiled only by a walk over the roots
 
 
 def test_the_version_is_read_when_asked():
