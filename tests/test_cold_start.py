@@ -5,6 +5,7 @@ names rather than by time."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -57,3 +58,30 @@ def test_only_a_cli_query_makes_a_one_shot_encoder(cli_env, run_cli, monkeypatch
     assert run_cli("sync").returncode == 0
     assert run_cli("query", "otters").returncode == 0
     assert made == [False, True]
+
+
+AS_THE_PROGRAM = """
+import atexit, sys
+atexit.register(lambda: sys.stderr.write("interpreter teardown\\n"))
+sys.argv = ["minirag", *sys.argv[1:]]
+from minirag.cli import main
+raise SystemExit(main())
+"""
+
+
+def test_a_query_run_as_the_program_ends_its_process_without_the_interpreter_teardown(cli_env, run_cli, tmp_path):
+    """The query's output is whole and its exit status kept; the interpreter's teardown (atexit,
+    freeing every module) is skipped. Called from other code, main returns as always."""
+    assert run_cli("sync").returncode == 0
+    env = {**os.environ, "CACHE_DIR": str(tmp_path / "cache"), "PYTHONIOENCODING": "utf-8"}
+    done = subprocess.run([sys.executable, "-c", AS_THE_PROGRAM, "query", "otters", "--json"], capture_output=True,
+                          text=True, timeout=120, env=env, check=False)
+    assert done.returncode == 0, done.stderr
+    assert "Sea otters hold hands" in json.loads(done.stdout)["results"][0]["text"]
+    assert "interpreter teardown" not in done.stderr
+    refused = subprocess.run([sys.executable, "-c", AS_THE_PROGRAM, "query", " "], capture_output=True, text=True,
+                             timeout=120, env=env, check=False)
+    assert refused.returncode == 1 and "minirag: error: query must not be empty" in refused.stderr
+    status = subprocess.run([sys.executable, "-c", AS_THE_PROGRAM, "status"], capture_output=True, text=True,
+                            timeout=120, env=env, check=False)
+    assert status.returncode == 0 and "interpreter teardown" in status.stderr  # other commands end as before
