@@ -24,6 +24,7 @@ import hashlib
 import json
 import logging
 import os
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -136,6 +137,7 @@ def cached(source: Path, cache_dir: Path) -> SplitModel | None:
         except (OSError, ValueError, IndexError) as exc:  # a read-only cache, a full disk, a foreign file
             log.info("word table not split out of %s (%s); using the plain model", source, exc)
             return None
+        _drop_older(folder, source)
     if not meta.get("split"):
         return None
     return SplitModel(folder / "model.onnx", folder / "table.npy", meta["embeds_input"], meta["keeps_input_ids"],
@@ -157,7 +159,7 @@ def _make(source: Path, folder: Path) -> dict:
     folder.mkdir(parents=True, exist_ok=True)
     meta: dict[str, object]
     if cut is None:
-        meta = {"split": False}
+        meta = {"split": False, "source": str(source)}
     else:
         _write_atomically(folder / "model.onnx", lambda f: f.write(cut.model))
         _write_atomically(folder / "table.npy", lambda f: np.save(f, cut.table))
@@ -168,6 +170,19 @@ def _make(source: Path, folder: Path) -> dict:
                 "width": cut.table.shape[1], "dtype": str(cut.table.dtype)}
     _write_atomically(folder / "split.json", lambda f: f.write(json.dumps(meta, indent=2).encode()))
     return meta
+
+
+def _drop_older(folder: Path, source: Path) -> None:
+    """Remove the other splits of the same source file: those of an older FORMAT or of the file
+    before it changed (e5-small's is 280 MB). A process still reading one keeps its open files."""
+    try:
+        siblings = [other for other in folder.parent.iterdir() if other != folder and other.is_dir()]
+    except OSError:
+        return
+    for other in siblings:
+        meta = _read_meta(other / "split.json")
+        if meta is not None and isinstance(meta.get("source"), str) and Path(meta["source"]).resolve() == source.resolve():
+            shutil.rmtree(other, ignore_errors=True)
 
 
 def _write_atomically(target: Path, write) -> None:

@@ -154,3 +154,20 @@ def test_minilm_int8_table_is_split_and_its_vectors_are_unchanged(minilm_model_d
     for embed in ("embed_documents", "embed_queries"):
         ours, plain = getattr(split, embed)(TEXTS), getattr(minilm_encoder, embed)(TEXTS)
         assert np.array_equal(ours, plain)
+
+
+def test_a_new_split_removes_older_splits_of_the_same_file_only(tiny_files, tmp_path):
+    """A FORMAT bump or a changed model file makes a new split; the old one (280 MB for e5-small)
+    goes, while splits of other files stay."""
+    import json
+
+    splits = tmp_path / "cache" / word_table.SPLIT_DIR
+    older, other = splits / "older-format", splits / "another-model"
+    for folder, source in ((older, tiny_files.onnx_path), (other, tmp_path / "elsewhere" / "model.onnx")):
+        folder.mkdir(parents=True)
+        (folder / "table.npy").write_bytes(b"old rows")
+        (folder / "split.json").write_text(json.dumps({"split": True, "source": str(source)}))
+    split = word_table.cached(tiny_files.onnx_path, tmp_path / "cache")
+    assert split is not None and split.table_path.is_file()
+    assert not older.exists()
+    assert (other / "table.npy").is_file()
