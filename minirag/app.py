@@ -139,11 +139,13 @@ def poses_as_a_path(source: str) -> bool:
 
 class App:
     """`serving` (the MCP server) keeps a large index's vector codes in memory across queries;
-    a one-shot CLI command reads them from the file instead of loading a copy it would drop."""
+    a one-shot CLI command reads them from the file instead of loading a copy it would drop.
+    `one_shot` (a CLI query): the encoder's session is made for one embedding (minirag/encoder.py)."""
 
-    def __init__(self, config: Config, *, encoder=None, serving: bool = False):
+    def __init__(self, config: Config, *, encoder=None, serving: bool = False, one_shot: bool = False):
         self.config = config
         self._encoder = encoder
+        self._one_shot = one_shot
         self._index: Index | None = None
         self._pipeline: Pipeline | None = None
         self._lock = threading.Lock()
@@ -197,7 +199,8 @@ class App:
 
             binding = self.binding()
             binding.refuse_mismatch(self.config)  # before any download
-            encoder = Encoder(resolve(binding.name, binding.path, self.config.cache_dir), cache_dir=self.config.cache_dir)
+            encoder = Encoder(resolve(binding.name, binding.path, self.config.cache_dir), cache_dir=self.config.cache_dir,
+                              one_shot=self._one_shot)
             with self._lock:
                 if self._encoder is None:
                     self._encoder = encoder

@@ -64,13 +64,18 @@ class Encoder:
     MAX_BATCH_TOKENS = 2048
     MAX_BATCH_SIZE = 64
 
-    def __init__(self, files: ModelFiles, *, threads: int | None = None, cache_dir: Path | None = None):
+    def __init__(self, files: ModelFiles, *, threads: int | None = None, cache_dir: Path | None = None,
+                 one_shot: bool = False):
         """With `cache_dir`, the word embeddings are split out of the graph there on first use
-        (minirag/word_table.py) and looked up in a memory-mapped table, and an XLM-R style
+        (minirag/word_table.py) and looked up in a table read by rows, and an XLM-R style
         tokenizer runs in Python from tables cached there (minirag/unigram.py); without, the
-        plain model and `tokenizers`."""
+        plain model and `tokenizers`.
+
+        `one_shot`: the process embeds a query or two and exits (a CLI query). Its session is
+        made without graph optimizations and without pre-packed weights: much less CPU to make
+        (an int8 graph's weights are then dequantized in each run, a few ms), vectors within
+        1e-6 of the optimized session's (docs/benchmarks.md)."""
         import onnxruntime as ort
-        from tokenizers import Tokenizer
 
         from minirag import unigram, word_table
 
@@ -81,7 +86,10 @@ class Encoder:
         options = ort.SessionOptions()
         options.intra_op_num_threads = threads or os.cpu_count() or 1
         options.inter_op_num_threads = 1
-        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        options.graph_optimization_level = (ort.GraphOptimizationLevel.ORT_DISABLE_ALL if one_shot
+                                            else ort.GraphOptimizationLevel.ORT_ENABLE_ALL)
+        if one_shot:
+            options.add_session_config_entry("session.disable_prepacking", "1")
         options.log_severity_level = 3
         # Idle intra-op threads busy-wait by default, taking the cores a query's SQL
         # and matrix product run on (what spinning costs: see docs/benchmarks.md).
@@ -106,8 +114,12 @@ class Encoder:
         self._inputs = {i.name for i in self._session.get_inputs()}
         self._output = self._session.get_outputs()[0].name
         light = unigram.cached(files.tokenizer_path, cache_dir) if cache_dir is not None else None
-        self._tokenizer: unigram.UnigramTokenizer | Tokenizer = (
-            light if light is not None else Tokenizer.from_file(str(files.tokenizer_path)))
+        if light is None:
+            from tokenizers import Tokenizer  # not imported when the cached tables serve
+
+            self._tokenizer: unigram.UnigramTokenizer | Tokenizer = Tokenizer.from_file(str(files.tokenizer_path))
+        else:
+            self._tokenizer = light
         self._tokenizer.no_truncation()
         self._tokenizer.no_padding()
         self._count_lock = threading.Lock()
@@ -204,7 +216,7 @@ class Encoder:
             mask[row, : len(seq)] = 1
         feeds = {"input_ids": input_ids, "attention_mask": mask}
         if self._table is not None and self._split is not None:
-            feeds[self._split.embeds_input] = self._table[input_ids].astype(np.float32)
+            feeds[self._split.embeds_input] = self._table.floats(input_ids)
             if not self._split.keeps_input_ids:
                 del feeds["input_ids"]
         if "token_type_ids" in self._inputs:

@@ -5,9 +5,13 @@ multilingual-e5-small that table is 250,037 x 384 float32, 384 MB of the
 470 MB model, and ONNX Runtime holds all of it in memory while a query reads
 a few dozen rows. `split` cuts that Gather out once: the rest of the graph is
 saved as a smaller model whose new input is the Gather's output, the table as
-a float16 `.npy` beside it; `Encoder` then looks rows up in the memory-mapped
-table (only the pages touched are read) and feeds the vectors in. A graph of
-another shape is left alone (None: the plain model is used).
+a float16 `.npy` beside it; `Encoder` then looks rows up in the table (only the
+rows touched are read) and feeds the vectors in. A graph whose table is stored
+int8 and dequantized inside it (`Gather(Mul(Cast(int8 table), scale), input_ids)`,
+as all-MiniLM-L6-v2's) loses the three nodes: the int8 table is kept as it is,
+its scales beside it, and each looked-up row is dequantized as the graph did
+(the same float32 products). A graph of another shape is left alone (None: the
+plain model is used).
 
 The surgery works on the protobuf wire format directly (no `onnx` package at
 run time): the graph's fields are copied as byte spans, less the Gather node,
@@ -20,6 +24,7 @@ import hashlib
 import json
 import logging
 import os
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,13 +34,13 @@ import numpy as np
 log = logging.getLogger(__name__)
 
 #: Bumped when the files written change shape, so older splits are made again.
-FORMAT = 2
+FORMAT = 3
 SPLIT_DIR = "minirag-split"
 TOKEN_IDS = "input_ids"  # the input Encoder feeds token ids to: the table is looked up with them
-_FLOAT = 1  # TensorProto.FLOAT
+_FLOAT, _INT8 = 1, 3  # TensorProto.FLOAT, .INT8
 # ModelProto.graph; GraphProto.node / .initializer / .input / .value_info; NodeProto.input / .output /
 # .op_type / .attribute / .domain; TensorProto.dims / .data_type / .name / .raw_data / .data_location;
-# ValueInfoProto.name; AttributeProto.name / .i.
+# ValueInfoProto.name; AttributeProto.name / .i (a node's int attributes: Gather's axis, Cast's to).
 _MODEL_GRAPH = 7
 _GRAPH_NODE, _GRAPH_INITIALIZER, _GRAPH_INPUT, _GRAPH_OUTPUT, _GRAPH_VALUE_INFO = 1, 5, 11, 12, 13
 _NODE_INPUT, _NODE_OUTPUT, _NODE_OP_TYPE, _NODE_ATTRIBUTE, _NODE_DOMAIN = 1, 2, 4, 5, 7
@@ -50,9 +55,10 @@ class SplitModel:
     table_path: Path
     embeds_input: str  # the graph input that takes the looked-up rows, [batch, sequence, width] float32
     keeps_input_ids: bool  # the graph still reads input_ids (e.g. its shape, or padding-aware positions)
+    scale_path: Path | None = None  # an int8 table's scales, [rows or 1, width or 1] float32
 
     def table(self) -> TableRows:
-        return TableRows(self.table_path)
+        return TableRows(self.table_path, self.scale_path)
 
 
 class TableRows:
@@ -64,7 +70,8 @@ class TableRows:
     process ends up holding most of the table; read rows leave the pages in the shared page
     cache only (docs/models.md#what-a-loaded-model-costs-and-the-cache-beside-it)."""
 
-    def __init__(self, path: Path):
+    def __init__(self, path: Path, scale_path: Path | None = None):
+        self._fd = -1
         mapped = np.load(path, mmap_mode="r")  # the header: shape, dtype, where the data starts
         if mapped.ndim != 2:
             raise ValueError(f"{path}: a word table has two dimensions, not {mapped.ndim}")
@@ -73,7 +80,22 @@ class TableRows:
         self._start = int(mapped.offset)
         del mapped
         self._row_bytes = self.shape[1] * self.dtype.itemsize
+        self.scale: np.ndarray | None = None
+        if scale_path is not None:
+            scale = np.load(scale_path)
+            if (scale.ndim != 2 or scale.dtype != np.float32 or scale.shape[0] not in (1, self.shape[0])
+                    or scale.shape[1] not in (1, self.shape[1])):
+                raise ValueError(f"{scale_path}: scales of shape {scale.shape} do not fit a {self.shape} table")
+            self.scale = scale
         self._fd = os.open(path, os.O_RDONLY)
+
+    def floats(self, ids: np.ndarray) -> np.ndarray:
+        """`table[ids]` as float32, the values the graph's own lookup gave: float16 rows widened, int8
+        rows times their scales (the graph's Cast and Mul, in float32 per looked-up row)."""
+        rows = self[ids].astype(np.float32)
+        if self.scale is None:
+            return rows
+        return rows * (self.scale[np.asarray(ids)] if self.scale.shape[0] > 1 else self.scale[0])
 
     def __getitem__(self, ids: np.ndarray) -> np.ndarray:
         ids = np.asarray(ids)
@@ -115,9 +137,11 @@ def cached(source: Path, cache_dir: Path) -> SplitModel | None:
         except (OSError, ValueError, IndexError) as exc:  # a read-only cache, a full disk, a foreign file
             log.info("word table not split out of %s (%s); using the plain model", source, exc)
             return None
+        _drop_older(folder, source)
     if not meta.get("split"):
         return None
-    return SplitModel(folder / "model.onnx", folder / "table.npy", meta["embeds_input"], meta["keeps_input_ids"])
+    return SplitModel(folder / "model.onnx", folder / "table.npy", meta["embeds_input"], meta["keeps_input_ids"],
+                      folder / "scale.npy" if meta.get("scaled") else None)
 
 
 def _read_meta(path: Path) -> dict | None:
@@ -135,15 +159,30 @@ def _make(source: Path, folder: Path) -> dict:
     folder.mkdir(parents=True, exist_ok=True)
     meta: dict[str, object]
     if cut is None:
-        meta = {"split": False}
+        meta = {"split": False, "source": str(source)}
     else:
-        model_bytes, table, embeds_input, keeps_input_ids = cut
-        _write_atomically(folder / "model.onnx", lambda f: f.write(model_bytes))
-        _write_atomically(folder / "table.npy", lambda f: np.save(f, table))
-        meta = {"split": True, "embeds_input": embeds_input, "keeps_input_ids": keeps_input_ids,
-                "source": str(source), "rows": table.shape[0], "width": table.shape[1], "dtype": str(table.dtype)}
+        _write_atomically(folder / "model.onnx", lambda f: f.write(cut.model))
+        _write_atomically(folder / "table.npy", lambda f: np.save(f, cut.table))
+        if cut.scale is not None:
+            _write_atomically(folder / "scale.npy", lambda f: np.save(f, cut.scale))
+        meta = {"split": True, "embeds_input": cut.embeds_input, "keeps_input_ids": cut.keeps_input_ids,
+                "scaled": cut.scale is not None, "source": str(source), "rows": cut.table.shape[0],
+                "width": cut.table.shape[1], "dtype": str(cut.table.dtype)}
     _write_atomically(folder / "split.json", lambda f: f.write(json.dumps(meta, indent=2).encode()))
     return meta
+
+
+def _drop_older(folder: Path, source: Path) -> None:
+    """Remove the other splits of the same source file: those of an older FORMAT or of the file
+    before it changed (e5-small's is 280 MB). A process still reading one keeps its open files."""
+    try:
+        siblings = [other for other in folder.parent.iterdir() if other != folder and other.is_dir()]
+    except OSError:
+        return
+    for other in siblings:
+        meta = _read_meta(other / "split.json")
+        if meta is not None and isinstance(meta.get("source"), str) and Path(meta["source"]).resolve() == source.resolve():
+            shutil.rmtree(other, ignore_errors=True)
 
 
 def _write_atomically(target: Path, write) -> None:
@@ -153,10 +192,32 @@ def _write_atomically(target: Path, write) -> None:
     partial.replace(target)
 
 
-def split_graph(model: memoryview) -> tuple[bytes, np.ndarray, str, bool] | None:
-    """(model without the word Gather, float16 table, the new input's name, whether input_ids
-    stays an input) for a graph whose word embeddings are a float32 initializer gathered by the
-    input_ids input itself; None for any other graph."""
+@dataclass(frozen=True)
+class Cut:
+    """What `split_graph` makes of a graph."""
+
+    model: bytes  # the graph without the word lookup, with the looked-up rows as a new input
+    table: np.ndarray  # float16 (float32 if float16 overflows), or the graph's own int8
+    scale: np.ndarray | None  # an int8 table's float32 scales, [rows or 1, width or 1]
+    embeds_input: str
+    keeps_input_ids: bool  # input_ids stays an input
+
+
+@dataclass(frozen=True)
+class _Source:
+    """Where a Gather's table comes from: the nodes, initializers and values that go with the Gather."""
+
+    nodes: tuple[tuple[int, int], ...]  # spans of the nodes that made the table
+    initializers: tuple[str, ...]
+    values: tuple[str, ...]  # outputs of those nodes (their value_info goes too)
+    table: np.ndarray
+    scale: np.ndarray | None
+
+
+def split_graph(model: memoryview) -> Cut | None:
+    """The graph without its word lookup, for a graph whose word embeddings are gathered by the
+    input_ids input itself from a float32 initializer, or from an int8 initializer dequantized in
+    the graph (`Mul(Cast(int8, to=float), float32 scale)`); None for any other graph."""
     graph_span = None
     for field, _, value, _, _ in _fields(model, 0, len(model)):
         if field == _MODEL_GRAPH:
@@ -174,36 +235,33 @@ def split_graph(model: memoryview) -> tuple[bytes, np.ndarray, str, bool] | None
         elif field == _GRAPH_INPUT:
             inputs.add(_name_of(model, *value))
     used: dict[str, int] = {}
-    for node, _ in nodes:
+    producers: dict[str, tuple[dict, tuple[int, int]]] = {}
+    for node, span in nodes:
         for name in node["inputs"]:
             used[name] = used.get(name, 0) + 1
+        for name in node["outputs"]:
+            producers[name] = (node, span)
     candidates = [
-        (node, span) for node, span in nodes
-        if node["op_type"] == "Gather" and node["domain"] == "" and node["axis"] == 0 and len(node["inputs"]) == 2
-        and node["inputs"][1] == TOKEN_IDS and TOKEN_IDS in inputs and len(node["outputs"]) == 1
-        and (t := initializers.get(node["inputs"][0])) is not None and len(t["dims"]) == 2
-        and t["data_type"] == _FLOAT and t["raw"] is not None and used[node["inputs"][0]] == 1
+        (node, span, source) for node, span in nodes
+        if node["op_type"] == "Gather" and node["domain"] == "" and node["ints"].get("axis", 0) == 0
+        and len(node["inputs"]) == 2 and node["inputs"][1] == TOKEN_IDS and TOKEN_IDS in inputs
+        and len(node["outputs"]) == 1 and used[node["inputs"][0]] == 1
+        and (source := _table_source(model, node["inputs"][0], initializers, producers, used)) is not None
     ]
     if len(candidates) != 1:
         return None
-    (gather, gather_span), = candidates
-    table_name, ids_name = gather["inputs"]
+    (gather, gather_span, source), = candidates
+    ids_name = gather["inputs"][1]
     embeds = gather["outputs"][0]
-    tensor = initializers[table_name]
-    rows, width = tensor["dims"]
-    r0, r1 = tensor["raw"]
-    if r1 - r0 != rows * width * 4:
-        return None
-    table32 = np.frombuffer(model[r0:r1], dtype="<f4").reshape(rows, width)
-    table = table32.astype(np.float16)
-    if not np.isfinite(table).all():
-        table = table32.copy()
+    width = source.table.shape[1]
     keeps_ids = used[ids_name] > 1
+    spans = {gather_span, *source.nodes}
+    values = {embeds, *source.values}
     kept: list[bytes | memoryview] = []
     for field, _, value, start, end in _fields(model, g0, g1):
-        if (start, end) == gather_span or field == _GRAPH_INITIALIZER and _tensor(model, *value)["name"] == table_name:
+        if (start, end) in spans or field == _GRAPH_INITIALIZER and _tensor(model, *value)["name"] in source.initializers:
             continue
-        if field == _GRAPH_VALUE_INFO and _name_of(model, *value) == embeds:
+        if field == _GRAPH_VALUE_INFO and _name_of(model, *value) in values:
             continue
         if field == _GRAPH_INPUT and not keeps_ids and _name_of(model, *value) == ids_name:
             continue
@@ -213,7 +271,57 @@ def split_graph(model: memoryview) -> tuple[bytes, np.ndarray, str, bool] | None
     out = []
     for field, _, _, start, end in _fields(model, 0, len(model)):
         out.append(_len_field(_MODEL_GRAPH, graph) if field == _MODEL_GRAPH else bytes(model[start:end]))
-    return b"".join(out), table, embeds, keeps_ids
+    return Cut(b"".join(out), source.table, source.scale, embeds, keeps_ids)
+
+
+def _table_source(model: memoryview, name: str, initializers: dict, producers: dict, used: dict) -> _Source | None:
+    """The word table behind the value `name`: a float32 initializer itself, or an int8 one dequantized
+    by a Cast to float and a Mul with a float32 scale per row, per column or for the whole table,
+    each used only on the way to the lookup."""
+    tensor = initializers.get(name)
+    if tensor is not None:
+        table32 = _raw_array(model, tensor, _FLOAT, "<f4")
+        if table32 is None or table32.ndim != 2:
+            return None
+        table = table32.astype(np.float16)
+        if not np.isfinite(table).all():
+            table = table32.copy()
+        return _Source((), (name,), (), table, None)
+    mul, mul_span = producers.get(name, ({}, (0, 0)))
+    if mul.get("op_type") != "Mul" or mul["domain"] != "" or len(mul["inputs"]) != 2:
+        return None
+    for cast_out, scale_name in (mul["inputs"], mul["inputs"][::-1]):
+        cast, cast_span = producers.get(cast_out, ({}, (0, 0)))
+        if (cast.get("op_type") != "Cast" or cast["domain"] != "" or cast["ints"].get("to") != _FLOAT
+                or len(cast["inputs"]) != 1 or used.get(cast_out) != 1 or used.get(scale_name) != 1
+                or used.get(cast["inputs"][0]) != 1):
+            continue
+        quantized = initializers.get(cast["inputs"][0])
+        scale_tensor = initializers.get(scale_name)
+        if quantized is None or scale_tensor is None:
+            return None
+        quantized_table = _raw_array(model, quantized, _INT8, "i1")
+        scale = _raw_array(model, scale_tensor, _FLOAT, "<f4")
+        if quantized_table is None or scale is None or quantized_table.ndim != 2 or scale.ndim > 2:
+            return None
+        scale = scale.reshape((1,) * (2 - scale.ndim) + scale.shape)  # [] / [w] broadcast as [1, 1] / [1, w]
+        rows, width = quantized_table.shape
+        if scale.shape[0] not in (1, rows) or scale.shape[1] not in (1, width):
+            return None
+        return _Source((mul_span, cast_span), (cast["inputs"][0], scale_name), (cast_out,),
+                       quantized_table.copy(), scale.astype(np.float32))
+    return None
+
+
+def _raw_array(model: memoryview, tensor: dict, data_type: int, dtype: str) -> np.ndarray | None:
+    """An initializer's values from its raw bytes; None for another type or values stored otherwise."""
+    if tensor["data_type"] != data_type or tensor["raw"] is None:
+        return None
+    r0, r1 = tensor["raw"]
+    count = int(np.prod(tensor["dims"], dtype=np.int64))
+    if r1 - r0 != count * np.dtype(dtype).itemsize:
+        return None
+    return np.frombuffer(model[r0:r1], dtype=dtype).reshape(tensor["dims"])
 
 
 def _float_input(name: str, width: int) -> bytes:
@@ -225,7 +333,7 @@ def _float_input(name: str, width: int) -> bytes:
 
 
 def _node(buf: memoryview, start: int, end: int) -> dict:
-    node: dict[str, Any] = {"inputs": [], "outputs": [], "op_type": "", "domain": "", "axis": 0}
+    node: dict[str, Any] = {"inputs": [], "outputs": [], "op_type": "", "domain": "", "ints": {}}
     for field, _, value, _, _ in _fields(buf, start, end):
         if field == _NODE_INPUT:
             node["inputs"].append(_text(buf, value))
@@ -237,8 +345,8 @@ def _node(buf: memoryview, start: int, end: int) -> dict:
             node["domain"] = _text(buf, value)
         elif field == _NODE_ATTRIBUTE:
             attribute = {f: v for f, _, v, _, _ in _fields(buf, *value)}
-            if 1 in attribute and _text(buf, attribute[1]) == "axis":
-                node["axis"] = attribute.get(3, 0)  # AttributeProto.i
+            if 1 in attribute:
+                node["ints"][_text(buf, attribute[1])] = attribute.get(3, 0)  # AttributeProto.i
     return node
 
 

@@ -133,3 +133,25 @@ def test_a_model_folder_may_name_the_languages_its_model_was_trained_on(tmp_path
 
     (tmp_path / "minirag-model.json").write_text(json.dumps(settings))
     assert spec_from_directory(tmp_path, "local:x").languages == expected
+
+
+ONE_SHOT_TEXTS = ["Sea otters hold hands while they sleep.", "how do I parse a toml file",
+                  "Wie stelle ich den Drucker ein?", "word " * 300]
+
+
+@pytest.mark.parametrize("model", ["tiny", pytest.param("minilm", marks=pytest.mark.minilm)])
+def test_a_one_shot_session_embeds_as_the_optimized_one(model, request, tmp_path):
+    """A CLI query's session is made without graph optimizations or pre-packing (quick to make);
+    its vectors stay within 1e-6 of the optimized session's, so its hits and scores do too."""
+    import onnxruntime as ort
+
+    directory = request.getfixturevalue(f"{model}_model_dir")
+    files = resolve_model("unused", directory, Path("/nonexistent"))
+    optimized = Encoder(files, cache_dir=tmp_path / "cache")
+    quick = Encoder(files, cache_dir=tmp_path / "cache", one_shot=True)
+    options = quick._session.get_session_options()
+    assert options.graph_optimization_level == ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    assert optimized._session.get_session_options().graph_optimization_level != options.graph_optimization_level
+    for embed in ("embed_queries", "embed_documents"):
+        ours, theirs = getattr(quick, embed)(ONE_SHOT_TEXTS), getattr(optimized, embed)(ONE_SHOT_TEXTS)
+        assert np.abs(ours - theirs).max() < 1e-6

@@ -98,3 +98,76 @@ def test_an_unwritable_cache_keeps_the_plain_model(tiny_files, tmp_path):
     assert word_table.cached(tiny_files.onnx_path, blocked) is None
     encoder = Encoder(tiny_files, cache_dir=blocked)
     assert encoder._table is None and encoder.embed_queries(["otters"]).shape == (1, 384)
+
+
+def _dequantizing_graph(tmp_path, scale_shape: tuple[int, ...], scale_first: bool) -> Path:
+    """A graph that stores its word table int8 and dequantizes it itself, as all-MiniLM-L6-v2's export
+    does: Gather(Mul(Cast(table_q, to=float), scale), input_ids), then a MatMul."""
+    from onnx import TensorProto, helper, numpy_helper, save
+
+    rng = np.random.default_rng(31)
+    rows, width = 50, 8
+    quantized = numpy_helper.from_array(rng.integers(-127, 128, (rows, width), dtype=np.int8), "table_q")
+    scale = numpy_helper.from_array((rng.random(scale_shape) / 100 + 1e-4).astype(np.float32), "table_scale")
+    weight = numpy_helper.from_array(rng.standard_normal((width, 4)).astype(np.float32), "w")
+    mul_inputs = ["table_scale", "table_f"] if scale_first else ["table_f", "table_scale"]
+    nodes = [helper.make_node("Cast", ["table_q"], ["table_f"], to=TensorProto.FLOAT),
+             helper.make_node("Mul", mul_inputs, ["table"]),
+             helper.make_node("Gather", ["table", "input_ids"], ["word_vectors"]),
+             helper.make_node("MatMul", ["word_vectors", "w"], ["last_hidden_state"])]
+    graph = helper.make_graph(
+        nodes, "g", [helper.make_tensor_value_info("input_ids", TensorProto.INT64, ["b", "s"])],
+        [helper.make_tensor_value_info("last_hidden_state", TensorProto.FLOAT, ["b", "s", 4])],
+        [quantized, scale, weight])
+    save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), str(tmp_path / "model.onnx"))
+    return tmp_path / "model.onnx"
+
+
+@pytest.mark.parametrize(("scale_shape", "scale_first"), [((50, 1), False), ((50, 1), True), ((1, 8), False),
+                                                          ((8,), False), ((), True)])
+def test_an_int8_table_dequantized_in_the_graph_is_split_and_gives_the_same_values(tmp_path, scale_shape,
+                                                                                    scale_first):
+    import onnxruntime as ort
+
+    source = _dequantizing_graph(tmp_path, scale_shape, scale_first)
+    split = word_table.cached(source, tmp_path / "cache")
+    assert split is not None and split.scale_path is not None and not split.keeps_input_ids
+    rows = split.table()
+    assert rows.dtype == np.int8 and rows.shape == (50, 8)
+    ids = np.array([[0, 3, 49, 3], [7, 7, 12, 0]], dtype=np.int64)
+    plain = ort.InferenceSession(str(source), providers=["CPUExecutionProvider"])
+    cut = ort.InferenceSession(str(split.onnx_path), providers=["CPUExecutionProvider"])
+    assert {i.name for i in cut.get_inputs()} == {split.embeds_input}
+    want = plain.run(None, {"input_ids": ids})[0]
+    got = cut.run(None, {split.embeds_input: rows.floats(ids)})[0]
+    assert np.array_equal(got, want)  # the same float32 products the graph made: bit for bit
+
+
+@pytest.mark.minilm
+def test_minilm_int8_table_is_split_and_its_vectors_are_unchanged(minilm_model_dir, minilm_encoder, tmp_path):
+    """all-MiniLM-L6-v2's int8 word table leaves its graph (a smaller, quicker session), and its
+    vectors stay what the plain model gives, bit for bit: indexes made either way match."""
+    files = resolve("unused", minilm_model_dir, tmp_path / "no-hub")
+    split = Encoder(files, cache_dir=tmp_path / "cache")
+    assert split._table is not None and split._table.dtype == np.int8
+    assert split._table.scale is not None and split._table.scale.shape == (30522, 1)  # one scale per row
+    for embed in ("embed_documents", "embed_queries"):
+        ours, plain = getattr(split, embed)(TEXTS), getattr(minilm_encoder, embed)(TEXTS)
+        assert np.array_equal(ours, plain)
+
+
+def test_a_new_split_removes_older_splits_of_the_same_file_only(tiny_files, tmp_path):
+    """A FORMAT bump or a changed model file makes a new split; the old one (280 MB for e5-small)
+    goes, while splits of other files stay."""
+    import json
+
+    splits = tmp_path / "cache" / word_table.SPLIT_DIR
+    older, other = splits / "older-format", splits / "another-model"
+    for folder, source in ((older, tiny_files.onnx_path), (other, tmp_path / "elsewhere" / "model.onnx")):
+        folder.mkdir(parents=True)
+        (folder / "table.npy").write_bytes(b"old rows")
+        (folder / "split.json").write_text(json.dumps({"split": True, "source": str(source)}))
+    split = word_table.cached(tiny_files.onnx_path, tmp_path / "cache")
+    assert split is not None and split.table_path.is_file()
+    assert not older.exists()
+    assert (other / "table.npy").is_file()

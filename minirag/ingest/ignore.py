@@ -21,8 +21,10 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from pathspec import GitIgnoreSpec
+if TYPE_CHECKING:  # imported where patterns are compiled: a query's configuration never compiles them
+    from pathspec import GitIgnoreSpec
 
 IGNORE_FILES = (".minignore", ".gitignore")  # in one folder, the first wins
 MAX_IGNORE_FILE = 1024 * 1024  # bytes; a bigger "ignore file" is not one (it is read, per folder, per walk)
@@ -64,6 +66,8 @@ def split_globs(patterns: Sequence[str], roots: Sequence[Path]) -> dict[Path, li
 
 
 def _spec(lines: Sequence[str]) -> GitIgnoreSpec | None:
+    from pathspec import GitIgnoreSpec
+
     return GitIgnoreSpec.from_lines(lines) if lines else None
 
 
@@ -94,6 +98,8 @@ class IgnoreRules:
         self.gitignore = gitignore
         includes = split_globs(include.patterns, self.roots) if include.patterns else {}
         excludes = split_globs(exclude.patterns, self.roots) if exclude.patterns else {}
+        from pathspec import GitIgnoreSpec
+
         self._include = {root: (GitIgnoreSpec.from_lines(p), include.origin) for root, p in includes.items() if p}
         self._exclude = {root: (GitIgnoreSpec.from_lines(p), exclude.origin) for root, p in excludes.items() if p}
         self._top = {root: (_repository_top(root) if gitignore else None) or root for root in self.roots}
