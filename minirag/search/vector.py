@@ -38,6 +38,8 @@ ROWS_BYTES = 128 * 1024 * 1024
 # Codes re-scored from those rows: in memory a re-score costs next to nothing, so many more than
 # from the file, which keeps near-ties the codes cannot tell apart (docs/scale.md#the-vector-sides-numbers).
 ROWS_RESCORED = 1000
+# Codes read from the file and multiplied at once: one ONNX Runtime call per 64 blocks, not per block.
+STREAM_ROWS = 65_536
 
 
 def rescore_depth(depth: int) -> int:
@@ -203,17 +205,30 @@ def _load_rows(conn, ids: np.ndarray) -> np.ndarray:
 
 def streamed_coarse(conn, query: np.ndarray, want: int, allowed: np.ndarray | None = None) -> np.ndarray | None:
     """What VectorMatrix.coarse returns, reading the codes block by block from the file
-    (nothing kept); None when the index has no codes."""
+    (nothing kept beyond STREAM_ROWS codes at a time); None when the index has no codes."""
     codebook = stored_codes.read_codebook(conn)
     if codebook is None:
         return None
     weights = codebook.query_weights(query)
-    kept_ids, kept_scores = [], []
+    kept_ids: list[np.ndarray] = []
+    kept_scores: list[np.ndarray] = []
+    pending: list[stored_codes.Block] = []
+
+    def flush() -> None:
+        ids = np.concatenate([b.ids for b in pending])
+        rows = to_rows(np.concatenate([b.codes for b in pending]))
+        scores = _scores(rows, weights, ids, np.concatenate([b.active for b in pending]), allowed)
+        best = _best(scores, want)
+        kept_ids.append(ids[best])
+        kept_scores.append(scores[best])
+        pending.clear()
+
     for block in stored_codes.blocks(conn, codebook.code_dims):
-        scores = _scores(to_rows(block.codes), weights, block.ids, block.active, allowed)
-        rows = _best(scores, want)
-        kept_ids.append(block.ids[rows])
-        kept_scores.append(scores[rows])
+        pending.append(block)
+        if sum(len(b.ids) for b in pending) >= STREAM_ROWS:
+            flush()
+    if pending:
+        flush()
     if not kept_ids:
         return np.empty(0, dtype=np.int64)
     ids, scores = np.concatenate(kept_ids), np.concatenate(kept_scores)
