@@ -31,13 +31,14 @@ from typing import Any
 
 import numpy as np
 
+from minirag.onnx_proto import FLOAT, INT8, len_field, tensor_info
+
 log = logging.getLogger(__name__)
 
 #: Bumped when the files written change shape, so older splits are made again.
 FORMAT = 3
 SPLIT_DIR = "minirag-split"
 TOKEN_IDS = "input_ids"  # the input Encoder feeds token ids to: the table is looked up with them
-_FLOAT, _INT8 = 1, 3  # TensorProto.FLOAT, .INT8
 # ModelProto.graph; GraphProto.node / .initializer / .input / .value_info; NodeProto.input / .output /
 # .op_type / .attribute / .domain; TensorProto.dims / .data_type / .name / .raw_data / .data_location;
 # ValueInfoProto.name; AttributeProto.name / .i (a node's int attributes: Gather's axis, Cast's to).
@@ -266,11 +267,11 @@ def split_graph(model: memoryview) -> Cut | None:
         if field == _GRAPH_INPUT and not keeps_ids and _name_of(model, *value) == ids_name:
             continue
         kept.append(model[start:end])
-    kept.append(_len_field(_GRAPH_INPUT, _float_input(embeds, width)))
+    kept.append(len_field(_GRAPH_INPUT, _float_input(embeds, width)))
     graph = b"".join(kept)
     out = []
     for field, _, _, start, end in _fields(model, 0, len(model)):
-        out.append(_len_field(_MODEL_GRAPH, graph) if field == _MODEL_GRAPH else bytes(model[start:end]))
+        out.append(len_field(_MODEL_GRAPH, graph) if field == _MODEL_GRAPH else bytes(model[start:end]))
     return Cut(b"".join(out), source.table, source.scale, embeds, keeps_ids)
 
 
@@ -280,7 +281,7 @@ def _table_source(model: memoryview, name: str, initializers: dict, producers: d
     each used only on the way to the lookup."""
     tensor = initializers.get(name)
     if tensor is not None:
-        table32 = _raw_array(model, tensor, _FLOAT, "<f4")
+        table32 = _raw_array(model, tensor, FLOAT, "<f4")
         if table32 is None or table32.ndim != 2:
             return None
         table = table32.astype(np.float16)
@@ -292,7 +293,7 @@ def _table_source(model: memoryview, name: str, initializers: dict, producers: d
         return None
     for cast_out, scale_name in (mul["inputs"], mul["inputs"][::-1]):
         cast, cast_span = producers.get(cast_out, ({}, (0, 0)))
-        if (cast.get("op_type") != "Cast" or cast["domain"] != "" or cast["ints"].get("to") != _FLOAT
+        if (cast.get("op_type") != "Cast" or cast["domain"] != "" or cast["ints"].get("to") != FLOAT
                 or len(cast["inputs"]) != 1 or used.get(cast_out) != 1 or used.get(scale_name) != 1
                 or used.get(cast["inputs"][0]) != 1):
             continue
@@ -300,8 +301,8 @@ def _table_source(model: memoryview, name: str, initializers: dict, producers: d
         scale_tensor = initializers.get(scale_name)
         if quantized is None or scale_tensor is None:
             return None
-        quantized_table = _raw_array(model, quantized, _INT8, "i1")
-        scale = _raw_array(model, scale_tensor, _FLOAT, "<f4")
+        quantized_table = _raw_array(model, quantized, INT8, "i1")
+        scale = _raw_array(model, scale_tensor, FLOAT, "<f4")
         if quantized_table is None or scale is None or quantized_table.ndim != 2 or scale.ndim > 2:
             return None
         scale = scale.reshape((1,) * (2 - scale.ndim) + scale.shape)  # [] / [w] broadcast as [1, 1] / [1, w]
@@ -326,10 +327,7 @@ def _raw_array(model: memoryview, tensor: dict, data_type: int, dtype: str) -> n
 
 def _float_input(name: str, width: int) -> bytes:
     """ValueInfoProto of a float tensor [batch, sequence, width]."""
-    dims = (_len_field(1, _len_field(2, b"batch")) + _len_field(1, _len_field(2, b"sequence"))
-            + _len_field(1, _varint_field(1, width)))
-    tensor_type = _varint_field(1, _FLOAT) + _len_field(2, dims)
-    return _len_field(1, name.encode()) + _len_field(2, _len_field(1, tensor_type))
+    return tensor_info(name, FLOAT, ["batch", "sequence", width])
 
 
 def _node(buf: memoryview, start: int, end: int) -> dict:
@@ -422,21 +420,6 @@ def _varint(buf: memoryview, pos: int) -> tuple[int, int]:
         shift += 7
 
 
-def _encode_varint(value: int) -> bytes:
-    out = bytearray()
-    while True:
-        byte = value & 0x7F
-        value >>= 7
-        if value:
-            out.append(byte | 0x80)
-        else:
-            out.append(byte)
-            return bytes(out)
 
 
-def _varint_field(field: int, value: int) -> bytes:
-    return _encode_varint(field << 3) + _encode_varint(value)
 
-
-def _len_field(field: int, payload: bytes) -> bytes:
-    return _encode_varint(field << 3 | 2) + _encode_varint(len(payload)) + payload

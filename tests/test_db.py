@@ -81,8 +81,11 @@ def test_the_system_sqlite3_shell_can_read_the_file(tmp_path):
     assert count.stdout.strip() == "0"
 
 
-@pytest.mark.slow
-def test_an_index_from_before_the_vector_codes_gets_them_when_opened(tmp_path, monkeypatch, encoder):
+CODED_TEXTS = ["tides and the moon", "rockets burn kerosene", "apples are fruit"]
+
+
+def _coded_index(path, encoder, monkeypatch) -> Index:
+    """An index of three chunks with vector codes (CODES_FROM_CHUNKS lowered to 1), open."""
     import numpy as np
 
     from minirag.chunking import Chunk, ChunkedDocument, Section
@@ -90,14 +93,21 @@ def test_an_index_from_before_the_vector_codes_gets_them_when_opened(tmp_path, m
     from minirag.store.index import PreparedSource, SourceRecord
 
     monkeypatch.setattr(codes, "CODES_FROM_CHUNKS", 1)
+    doc = ChunkedDocument(title="t", category="generic", sections=[Section("\n\n".join(CODED_TEXTS), None, None)],
+                          chunks=[Chunk(t, 0, 5) for t in CODED_TEXTS])
+    index = Index(path)
+    index.bind_model(encoder.model_id, encoder.dimension)
+    index.replace_sources([PreparedSource(SourceRecord("d/1", "data", "t", "h"), doc,
+                                          encoder.embed_documents(CODED_TEXTS).astype(np.float32))])
+    return index
+
+
+@pytest.mark.slow
+def test_an_index_from_before_the_vector_codes_gets_them_when_opened(tmp_path, monkeypatch, encoder):
+    from minirag.store import codes
+
     path = tmp_path / "i.db"
-    texts = ["tides and the moon", "rockets burn kerosene", "apples are fruit"]
-    doc = ChunkedDocument(title="t", category="generic", sections=[Section("\n\n".join(texts), None, None)],
-                          chunks=[Chunk(t, 0, 5) for t in texts])
-    with Index(path) as index:
-        index.bind_model(encoder.model_id, encoder.dimension)
-        index.replace_sources([PreparedSource(SourceRecord("d/1", "data", "t", "h"), doc,
-                                              encoder.embed_documents(texts).astype(np.float32))])
+    with _coded_index(path, encoder, monkeypatch) as index:
         # As a minirag before migration 3 left it: no codes (nor what later migrations add), schema version 2.
         for sql in ("DROP TABLE vector_codes", "DROP TABLE vector_codebook", "ALTER TABLE sources DROP COLUMN chunk_budget",
                     "ALTER TABLE exclusions DROP COLUMN failure", "ALTER TABLE sources DROP COLUMN conversion_note",
@@ -115,19 +125,10 @@ def test_an_index_coded_on_five_sixths_of_the_dimensions_is_coded_on_all_when_op
     written so is coded again, every dimension, by the first open after the upgrade."""
     import numpy as np
 
-    from minirag.chunking import Chunk, ChunkedDocument, Section
     from minirag.store import codes
-    from minirag.store.index import PreparedSource, SourceRecord
 
-    monkeypatch.setattr(codes, "CODES_FROM_CHUNKS", 1)
     path = tmp_path / "i.db"
-    texts = ["tides and the moon", "rockets burn kerosene", "apples are fruit"]
-    doc = ChunkedDocument(title="t", category="generic", sections=[Section("\n\n".join(texts), None, None)],
-                          chunks=[Chunk(t, 0, 5) for t in texts])
-    with Index(path) as index:
-        index.bind_model(encoder.model_id, encoder.dimension)
-        index.replace_sources([PreparedSource(SourceRecord("d/1", "data", "t", "h"), doc,
-                                              encoder.embed_documents(texts).astype(np.float32))])
+    with _coded_index(path, encoder, monkeypatch) as index:
         full = codes.read_codebook(index.conn)
         assert full is not None and full.complete
         # As the minirag before migration 7 left it: the 320 strongest of 384 directions coded.
@@ -135,7 +136,7 @@ def test_an_index_coded_on_five_sixths_of_the_dimensions_is_coded_on_all_when_op
         index.conn.execute("UPDATE vector_codebook SET code_dims = 320, basis = ?, step = ?",
                            (narrow.basis.tobytes(), narrow.step.tobytes()))
         index.conn.execute("UPDATE vector_codes SET codes = ?",
-                           (narrow.encode(encoder.embed_documents(texts)).tobytes(),))
+                           (narrow.encode(encoder.embed_documents(CODED_TEXTS)).tobytes(),))
         index.conn.execute("DELETE FROM migrations WHERE id >= 7")
     with Index(path) as index:
         assert schema.schema_version(index.conn) == schema.SCHEMA_VERSION

@@ -14,8 +14,8 @@ digits, a coarse one and the remainder, so the scores keep ~13 bits of the
 query's precision; the +128 of every code adds the same amount to every row's
 score, which no ranking sees.
 
-The graph is one MatMulInteger node, written here as ONNX protobuf bytes: the
-`onnx` package is not a dependency of minirag.
+The graph is one MatMulInteger node, written as ONNX protobuf bytes
+(onnx_proto.py): the `onnx` package is not a dependency of minirag.
 """
 
 from __future__ import annotations
@@ -23,6 +23,8 @@ from __future__ import annotations
 import threading
 
 import numpy as np
+
+from minirag.onnx_proto import INT8, INT32, UINT8, len_field, tensor_info, varint_field
 
 DIGIT = 63  # the largest weight digit (see above)
 
@@ -76,41 +78,13 @@ class CodeProduct:
         return scores
 
 
-# --- the one-node graph, as protobuf bytes (onnx.proto field numbers) -----------------------------
-
-_UINT8, _INT8, _INT32 = 2, 3, 6  # TensorProto.DataType
-
-
-def _varint(value: int) -> bytes:
-    out = bytearray()
-    while True:
-        byte = value & 0x7F
-        value >>= 7
-        if value:
-            out.append(byte | 0x80)
-        else:
-            out.append(byte)
-            return bytes(out)
-
-
-def _field(number: int, payload: bytes | str | int) -> bytes:
-    if isinstance(payload, int):
-        return _varint(number << 3) + _varint(payload)
-    data = payload.encode() if isinstance(payload, str) else payload
-    return _varint(number << 3 | 2) + _varint(len(data)) + data
-
-
-def _tensor_info(name: str, elem_type: int, dims: list[int | str]) -> bytes:
-    shape = b"".join(_field(1, _field(2 if isinstance(d, str) else 1, d)) for d in dims)
-    tensor_type = _field(1, elem_type) + _field(2, shape)
-    return _field(1, name) + _field(2, _field(1, tensor_type))
-
-
 def _graph() -> bytes:
-    node = _field(1, "rows") + _field(1, "weights") + _field(2, "scores") + _field(4, "MatMulInteger")
-    graph = (_field(1, node) + _field(2, "code_product")
-             + _field(11, _tensor_info("rows", _UINT8, ["n", "d"]))
-             + _field(11, _tensor_info("weights", _INT8, ["d", 2]))
-             + _field(12, _tensor_info("scores", _INT32, ["n", 2])))
-    opset = _field(1, "") + _field(2, 13)
-    return _field(1, 8) + _field(7, graph) + _field(8, opset)  # ir_version 8, graph, opset 13
+    """The one-node graph: scores (n, 2) int32 = MatMulInteger(rows (n, d) uint8, weights (d, 2) int8)."""
+    node = (len_field(1, "rows") + len_field(1, "weights") + len_field(2, "scores")
+            + len_field(4, "MatMulInteger"))
+    graph = (len_field(1, node) + len_field(2, "code_product")
+             + len_field(11, tensor_info("rows", UINT8, ["n", "d"]))
+             + len_field(11, tensor_info("weights", INT8, ["d", 2]))
+             + len_field(12, tensor_info("scores", INT32, ["n", 2])))
+    opset = len_field(1, "") + varint_field(2, 13)
+    return varint_field(1, 8) + len_field(7, graph) + len_field(8, opset)  # ir_version 8, graph, opset 13
