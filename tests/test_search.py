@@ -401,7 +401,7 @@ def test_the_code_product_ranks_the_codes_as_their_exact_product_with_the_query_
     exact float64 product, extreme codes included: a 16-bit sum that saturated would rank them wrong."""
     import numpy as np
 
-    from minirag.search.code_product import CodeProduct, to_rows
+    from minirag.search.code_product import scores, to_rows
     from minirag.store import codes
 
     rng = np.random.default_rng(0)
@@ -412,7 +412,7 @@ def test_the_code_product_ranks_the_codes_as_their_exact_product_with_the_query_
     for _ in range(5):
         weights = codebook.query_weights(rng.normal(size=48).astype(np.float32))
         exact = encoded.astype(np.float64) @ weights.astype(np.float64)
-        got = CodeProduct.scores(to_rows(encoded), weights)
+        got = scores(to_rows(encoded), weights)
         assert np.corrcoef(got, exact)[0, 1] > 0.99999
         assert set(np.argsort(-got)[:20].tolist()) == set(np.argsort(-exact)[:20].tolist())
 

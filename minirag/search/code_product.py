@@ -20,7 +20,7 @@ The graph is one MatMulInteger node, written as ONNX protobuf bytes
 
 from __future__ import annotations
 
-import threading
+import functools
 
 import numpy as np
 
@@ -44,38 +44,30 @@ def digits(weights: np.ndarray) -> np.ndarray:
     return np.stack([coarse, fine], axis=1).astype(np.int8)
 
 
-class CodeProduct:
-    """Scores of uint8 code rows against a query's float weights, one ONNX Runtime session for
-    the process (made on first use, a few milliseconds). Thread-safe: ORT sessions run concurrently."""
+@functools.cache
+def _session():
+    """One ONNX Runtime session for the process, made on first use (a few milliseconds); sessions
+    run concurrently, so every thread shares it."""
+    import onnxruntime as ort
 
-    _lock = threading.Lock()
-    _session = None
+    options = ort.SessionOptions()
+    # One thread: the keyword side runs on the query's other core meanwhile.
+    options.intra_op_num_threads = 1
+    options.inter_op_num_threads = 1
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    return ort.InferenceSession(_graph(), options, providers=["CPUExecutionProvider"])
 
-    @classmethod
-    def _get(cls):
-        with cls._lock:
-            if cls._session is None:
-                import onnxruntime as ort
 
-                options = ort.SessionOptions()
-                # One thread: the keyword side runs on the query's other core meanwhile.
-                options.intra_op_num_threads = 1
-                options.inter_op_num_threads = 1
-                options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-                cls._session = ort.InferenceSession(_graph(), options, providers=["CPUExecutionProvider"])
-            return cls._session
-
-    @classmethod
-    def scores(cls, rows: np.ndarray, weights: np.ndarray) -> np.ndarray:
-        """float64 (n,): each row's product with `weights`, up to one positive factor and one
-        constant shared by all rows (which is all a ranking needs)."""
-        if len(rows) == 0:
-            return np.zeros(0, dtype=np.float64)
-        pair = cls._get().run(None, {"rows": np.ascontiguousarray(rows), "weights": digits(weights)})[0]
-        scores = pair[:, 0].astype(np.float64)
-        scores *= 2 * DIGIT
-        scores += pair[:, 1]
-        return scores
+def scores(rows: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """float64 (n,): each uint8 row's product with the query's float `weights`, up to one positive
+    factor and one constant shared by all rows (which is all a ranking needs)."""
+    if len(rows) == 0:
+        return np.zeros(0, dtype=np.float64)
+    pair = _session().run(None, {"rows": np.ascontiguousarray(rows), "weights": digits(weights)})[0]
+    out = pair[:, 0].astype(np.float64)
+    out *= 2 * DIGIT
+    out += pair[:, 1]
+    return out
 
 
 def _graph() -> bytes:

@@ -21,7 +21,8 @@ import time
 
 import numpy as np
 
-from minirag.search.code_product import CodeProduct, to_rows
+from minirag.search import code_product
+from minirag.search.code_product import to_rows
 from minirag.search.keyword import CountCache
 from minirag.search.scope import Scope
 from minirag.store import codes as stored_codes
@@ -111,7 +112,7 @@ def _best(scores: np.ndarray, want: int) -> np.ndarray:
 def _scores(rows: np.ndarray, weights: np.ndarray, ids: np.ndarray, active: np.ndarray,
             allowed: np.ndarray | None) -> np.ndarray:
     """Each code row's score for the query's weights; -inf for inactive rows and rows outside `allowed`."""
-    scores = CodeProduct.scores(rows, weights)
+    scores = code_product.scores(rows, weights)
     mask = active if allowed is None else active & np.isin(ids, allowed)
     if not mask.all():
         scores[~mask] = -np.inf
@@ -175,13 +176,12 @@ class VectorMatrix:
 
     def distances(self, ids: list[int], query: np.ndarray) -> dict[int, float]:
         """Cosine distance of each of `ids` (those held) to the query, from the float16 rows."""
-        rows = self._rows()
-        positions = np.searchsorted(self.ids, np.asarray(ids, dtype=np.int64))
-        positions = np.minimum(positions, max(len(self.ids) - 1, 0))
-        held = self.ids[positions] == np.asarray(ids, dtype=np.int64) if len(self.ids) else np.zeros(len(ids), bool)
+        rows, wanted = self._rows(), np.asarray(ids, dtype=np.int64)
+        positions = np.searchsorted(self.ids, wanted)
+        held = positions < len(self.ids)
+        held[held] = self.ids[positions[held]] == wanted[held]
         scores = rows[positions[held]].astype(np.float32) @ np.asarray(query, dtype=np.float32)
-        kept = np.asarray(ids, dtype=np.int64)[held].tolist()
-        return {c: float(1.0 - s) for c, s in zip(kept, scores.tolist(), strict=True)}
+        return {c: float(1.0 - s) for c, s in zip(wanted[held].tolist(), scores.tolist(), strict=True)}
 
     def _rows(self) -> np.ndarray:
         if self.rows is None:
@@ -213,6 +213,7 @@ def streamed_coarse(conn, query: np.ndarray, want: int, allowed: np.ndarray | No
     kept_ids: list[np.ndarray] = []
     kept_scores: list[np.ndarray] = []
     pending: list[stored_codes.Block] = []
+    pending_rows = 0
 
     def flush() -> None:
         ids = np.concatenate([b.ids for b in pending])
@@ -225,8 +226,10 @@ def streamed_coarse(conn, query: np.ndarray, want: int, allowed: np.ndarray | No
 
     for block in stored_codes.blocks(conn, codebook.code_dims):
         pending.append(block)
-        if sum(len(b.ids) for b in pending) >= STREAM_ROWS:
+        pending_rows += len(block.ids)
+        if pending_rows >= STREAM_ROWS:
             flush()
+            pending_rows = 0
     if pending:
         flush()
     if not kept_ids:
