@@ -156,6 +156,7 @@ class App:
         self.damage: str | None = None  # the last "index is damaged" error any operation met; status shows it
         self._watcher: Watcher | None = None  # a background Watcher (the server's --watch), with its thread
         self._watch_thread: threading.Thread | None = None
+        self._early_load: threading.Thread | None = None  # load_model_early's thread
 
     # --- lazily opened parts -------------------------------------------------
 
@@ -193,18 +194,42 @@ class App:
 
     @property
     def encoder(self):
+        if self._encoder is None and self._early_load is not None:
+            self._early_load.join()  # one copy of the model: the one loading already
         if self._encoder is None:
-            from minirag.encoder import Encoder
             from minirag.models import resolve
 
-            binding = self.binding()
-            binding.refuse_mismatch(self.config)  # before any download
-            encoder = Encoder(resolve(binding.name, binding.path, self.config.cache_dir), cache_dir=self.config.cache_dir,
-                              one_shot=self._one_shot)
-            with self._lock:
-                if self._encoder is None:
-                    self._encoder = encoder
+            self._load_encoder(resolve)
         return self._encoder
+
+    def _load_encoder(self, find_files) -> None:
+        """Load the model whose files `find_files` (models.resolve, or models.locate: no download) gives."""
+        from minirag.encoder import Encoder
+
+        binding = self.binding()
+        binding.refuse_mismatch(self.config)  # before any download
+        encoder = Encoder(find_files(binding.name, binding.path, self.config.cache_dir),
+                          cache_dir=self.config.cache_dir, one_shot=self._one_shot)
+        with self._lock:
+            if self._encoder is None:
+                self._encoder = encoder
+
+    def load_model_early(self) -> None:
+        """Start loading the model on a thread of its own (a server's start), so the first query
+        does not wait for it. A model that must be downloaded first, or that fails to load, is
+        left to its first use, which downloads it or reports the failure."""
+        from minirag.models import locate
+
+        def load() -> None:
+            try:
+                self._load_encoder(locate)
+            except Exception as exc:  # noqa: BLE001 - the first use meets it again and says it
+                log.debug("the model was not loaded early: %s", exc)
+
+        with self._lock:
+            if self._encoder is None and self._early_load is None:
+                self._early_load = threading.Thread(target=load, name="minirag-model", daemon=True)
+                self._early_load.start()
 
     def binding(self) -> ModelBinding:
         """The model (and so the budget) this index is used with: minirag.binding's one answer, from the
@@ -244,6 +269,8 @@ class App:
         """Stop the watcher and sync jobs between files, wait for them, then close the index."""
         self.stop_watching()
         self.jobs.stop_all()
+        if self._early_load is not None:  # not torn down mid-load by the interpreter's exit
+            self._early_load.join()
         with self._lock:
             if self._index is not None:
                 self._index.close()

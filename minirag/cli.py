@@ -460,9 +460,13 @@ def _doctor(args) -> int:
 
 
 def _serve(args) -> int:
+    from minirag.server_state import load_state
+
+    state = load_state(args)
+    state.load_model_early()  # while the MCP SDK is imported and the client says hello
     from minirag.server import serve
 
-    return serve(args)
+    return serve(args, state)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -19,7 +19,6 @@ import os
 import signal
 import sys
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
 import anyio
@@ -40,22 +39,14 @@ with sdk_models_built_on_first_use():
     from pydantic import Field, ValidationError
 
 from minirag import __version__
-from minirag.app import MAX_NEIGHBORS, App
-from minirag.config import (
-    DEFAULT_MAX_RESPONSE_TOKENS,
-    DEFAULT_TOP_K,
-    MAX_TOP_K,
-    MIN_TOKEN_LENGTH,
-    Config,
-    ConfigError,
-    load_config_from,
-    read_only_requested,
-)
+from minirag.app import MAX_NEIGHBORS
+from minirag.config import DEFAULT_TOP_K, MAX_TOP_K, MIN_TOKEN_LENGTH
 from minirag.display import shown
 from minirag.errors import MiniragError
 from minirag.ingest.jobs import SyncJob
 from minirag.instructions import build_instructions
 from minirag.results import fit_list, job_started, payload, query_result, within_budget
+from minirag.server_state import ServerState, load_state
 from minirag.stdio_transport import serve_stdio
 from minirag.values import ConfigFailure
 
@@ -66,44 +57,6 @@ TOKEN_ENV = "MINIRAG_HTTP_TOKEN"
 PROGRESS_INTERVAL_S = 0.5  # how often a waiting sync_start reports progress
 
 Result = dict[str, Any]
-
-
-@dataclass
-class ServerState:
-    """What the tools share: the App, or why the configuration is broken."""
-
-    config: Config | None
-    config_error: str | None = None
-    read_only: bool = False
-    _app: App | None = None
-
-    @classmethod
-    def from_config(cls, config: Config, app: App | None = None) -> ServerState:
-        return cls(config=config, read_only=config.read_only, _app=app or App(config, serving=True))
-
-    @property
-    def app(self) -> App:
-        if self._app is None:
-            raise ConfigError(f"configuration error: {self.config_error}; fix it and restart the server")
-        return self._app
-
-    @property
-    def budget(self) -> int:
-        """The most tokens one tool result may cost (MINIRAG_MAX_RESPONSE_TOKENS)."""
-        return self.config.max_response_tokens if self.config is not None else DEFAULT_MAX_RESPONSE_TOKENS
-
-    def close(self) -> None:
-        if self._app is not None:
-            self._app.close()
-
-
-def load_state(args, env: Mapping[str, str] | None = None) -> ServerState:
-    """The configuration from argparse args and the environment, kept even when broken."""
-    try:
-        config = load_config_from(args, env)
-    except ConfigError as exc:
-        return ServerState(config=None, config_error=str(exc), read_only=read_only_requested(args, env))
-    return ServerState.from_config(config)
 
 
 # --- the tools -----------------------------------------------------------------
@@ -509,22 +462,19 @@ def run_http(server: MCPServer, host: str, port: int, token: str | None) -> None
     anyio.run(uvicorn.Server(config).serve)
 
 
-def serve(args) -> int:
-    """Run the MCP server until the client goes away: stdio, or streamable HTTP with --http."""
-    http = getattr(args, "http", None)
+def serve(args, state: ServerState | None = None) -> int:
+    """Run the MCP server until the client goes away: stdio, or streamable HTTP with --http.
+    `state`: made already (load_state), so the model could start loading before this module's import."""
+    http, address = getattr(args, "http", None), None
     try:
         address = parse_http(http) if http else None
+        token = http_token(args, os.environ, address[0]) if address is not None else None
     except ValueError as exc:
         sys.stderr.write(f"minirag: error: {exc}\n")
-        return 2
-    token = None
-    if address is not None:
-        try:
-            token = http_token(args, os.environ, address[0])
-        except ValueError as exc:
-            sys.stderr.write(f"minirag: error: {exc}\n")
-            return 1
-    state = load_state(args)
+        if state is not None:
+            state.close()
+        return 2 if address is None else 1
+    state = state or load_state(args)
     if state.config_error:
         log.error("configuration error: %s (status reports it; other tools refuse)", state.config_error)
     refusal = start_watching(state)

@@ -312,6 +312,36 @@ def test_a_broken_configuration_keeps_the_read_only_flag_for_the_tool_list():
     assert state.config_error and state.read_only
 
 
+def test_a_server_start_loads_the_model_beside_the_sdk_import_and_a_query_uses_that_copy(make_config):
+    state = ServerState.from_config(make_config())
+    try:
+        state.load_model_early()
+        early = state.app._early_load
+        assert early is not None
+        early.join(timeout=60)
+        loaded = state.app._encoder
+        assert loaded is not None  # loaded before any tool asked for it
+        assert state.app.encoder is loaded
+    finally:
+        state.close()
+
+
+def test_a_model_that_needs_a_download_is_left_to_the_first_query(make_config, monkeypatch):
+    from minirag import models
+
+    fetched = []
+    monkeypatch.setattr(models, "hub_unreachable", lambda: None)
+    monkeypatch.setattr(models, "_downloaded_hub_file", lambda *args: fetched.append(args))
+    state = ServerState.from_config(make_config(model_path=None, model_name="intfloat/multilingual-e5-base",
+                                                cache_dir=str(Path(make_config().db_path).parent / "empty")))
+    try:
+        state.load_model_early()
+        state.app._early_load.join(timeout=60)
+        assert state.app._encoder is None and fetched == []
+    finally:
+        state.close()
+
+
 @pytest.mark.parametrize(("value", "expected"), [
     ("0.0.0.0:9000", ("0.0.0.0", 9000)), (":8080", ("127.0.0.1", 8080)), ("8080", ("127.0.0.1", 8080)),
     ("[::1]:7000", ("::1", 7000)),
