@@ -2,13 +2,16 @@
 their vectors are to the first variant's.
 
     python scripts/encoder_speed.py INDEX.db MODEL_DIR [MODEL_DIR ...] [--chunks N] [--rounds R]
-        [--cache-dir DIR [--graph FILE ...]]
+        [--also INDEX.db ...] [--cache-dir DIR [--graph FILE ...]]
 
 INDEX.db is any minirag index (e.g. one scripts/eval.py kept with --index-dir); a random
-sample of its chunk texts is embedded as documents by every variant, rounds interleaved so
-a noisy machine penalises each alike. Prints one row per variant, with the CPU seconds
+sample of N of its chunk texts (and N of each --also index's: several languages in one
+sample) is embedded as documents by every variant, rounds interleaved so a noisy machine
+penalises each alike. Prints one row per variant, with the CPU seconds
 per chunk (all threads), which a loaded machine inflates less than the wall time.
 
+Each model's first row embeds documents with its float graph (the reference); where minirag
+embeds documents with an int8 graph (minirag/int8_graph.py), that is the next row.
 With --cache-dir the encoders are built as minirag serves them (the word table split out
 and the Python tokenizer, made there on first use); each --graph is then one more variant:
 that ONNX graph run in place of the first model's split graph, with the same table and
@@ -33,7 +36,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("index", type=Path)
     parser.add_argument("models", nargs="+", type=Path)
-    parser.add_argument("--chunks", type=int, default=400)
+    parser.add_argument("--chunks", type=int, default=400, help="chunks sampled from each index")
+    parser.add_argument("--also", type=Path, action="append", default=[], help="one more index to sample")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--cache-dir", type=Path, help="build the encoders as served, their split made here")
     parser.add_argument("--graph", type=Path, action="append", default=[],
@@ -44,15 +48,23 @@ def main() -> int:
     from minirag.models import resolve
     from minirag.store import connection
 
-    conn = connection.connect(args.index, read_only=True)
-    texts = [r[0] for r in conn.execute("SELECT text FROM chunks")]
-    conn.close()
-    texts = random.Random(7).sample(texts, min(args.chunks, len(texts)))
+    texts = []
+    for index in [args.index, *args.also]:
+        conn = connection.connect(index, read_only=True)
+        found = [r[0] for r in conn.execute("SELECT text FROM chunks")]
+        conn.close()
+        texts += random.Random(7).sample(found, min(args.chunks, len(found)))
     if args.graph and args.cache_dir is None:
         parser.error("--graph needs --cache-dir (a graph replaces the split graph)")
     cache = args.cache_dir or Path("/nonexistent")
-    encoders = [Encoder(resolve("unused", m, cache), cache_dir=args.cache_dir) for m in args.models]
-    names = [m.name for m in args.models]
+    encoders, names = [], []
+    for m in args.models:
+        served = Encoder(resolve("unused", m, cache), cache_dir=args.cache_dir)
+        encoders.append(with_graph(served, None))
+        names.append(m.name)
+        if served._documents_session() is not served._session:  # noqa: SLF001
+            encoders.append(served)
+            names.append(f"{m.name} int8 (served)")
     for graph in args.graph:
         encoders.append(with_graph(encoders[0], graph))
         names.append(graph.name)
@@ -76,12 +88,17 @@ def main() -> int:
     return 0
 
 
-def with_graph(served, graph: Path):
-    """A copy of the served encoder `served` that runs `graph` instead of its split graph."""
+def with_graph(served, graph: Path | None):
+    """A copy of the served encoder `served` that runs `graph` instead of its split graph, for
+    documents and queries alike; None: the float graph (documents too, not the int8 graph)."""
     import copy
 
     import onnxruntime as ort
 
+    if graph is None:
+        variant = copy.copy(served)
+        variant._documents = served._session  # noqa: SLF001
+        return variant
     if served._split is None:  # noqa: SLF001 - a measurement script looks inside
         raise SystemExit(f"{served.files.onnx_path}: no split graph to replace")
     options = ort.SessionOptions()
@@ -92,6 +109,7 @@ def with_graph(served, graph: Path):
     variant = copy.copy(served)
     variant._session = ort.InferenceSession(str(graph), sess_options=options,  # noqa: SLF001
                                             providers=["CPUExecutionProvider"])
+    variant._documents = variant._session  # noqa: SLF001
     return variant
 
 
