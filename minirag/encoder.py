@@ -88,6 +88,7 @@ class Encoder:
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         self._split = word_table.cached(files.onnx_path, cache_dir) if cache_dir is not None else None
         self._table = None
+        self._options, self._cache_dir, self._documents = options, cache_dir, None  # see _documents_session
         if self._split is not None:
             try:
                 self._session = ort.InferenceSession(
@@ -164,12 +165,24 @@ class Encoder:
         return [len(e.ids) for e in self._tokenizer.encode_batch([prefix + t for t in texts])]
 
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
-        return self._embed([self.spec.document_prefix + t for t in texts])
+        return self._embed([self.spec.document_prefix + t for t in texts], self._documents_session())
 
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
         return self._embed([self.spec.query_prefix + t for t in texts])
 
-    def _embed(self, texts: Sequence[str]) -> np.ndarray:
+    def _documents_session(self):
+        """The session documents are embedded with: the split graph's int8 form where one is made
+        (minirag/int8_graph.py, on first use), else the float session queries use."""
+        if self._documents is None:
+            from minirag import int8_graph
+
+            with self._count_lock:
+                if self._documents is None and self._split is not None and self._cache_dir is not None:
+                    self._documents = int8_graph.session(self._split.onnx_path, self._cache_dir, self._options)
+                self._documents = self._documents or self._session
+        return self._documents
+
+    def _embed(self, texts: Sequence[str], session=None) -> np.ndarray:
         out = np.zeros((len(texts), getattr(self, "dimension", 0) or 0), dtype=np.float32)
         if not texts:
             return out
@@ -178,7 +191,7 @@ class Encoder:
         order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
         results: dict[int, np.ndarray] = {}
         for batch in self._batches(order, ids):
-            vectors = self._run([ids[i] for i in batch])
+            vectors = self._run([ids[i] for i in batch], session)
             for i, vec in zip(batch, vectors, strict=True):
                 results[i] = vec
         return np.stack([results[i] for i in range(len(texts))]).astype(np.float32)
@@ -195,7 +208,7 @@ class Encoder:
         if batch:
             yield batch
 
-    def _run(self, sequences: list[list[int]]) -> np.ndarray:
+    def _run(self, sequences: list[list[int]], session=None) -> np.ndarray:
         width = max(len(s) for s in sequences)
         input_ids = np.zeros((len(sequences), width), dtype=np.int64)
         mask = np.zeros_like(input_ids)
@@ -209,7 +222,7 @@ class Encoder:
                 del feeds["input_ids"]
         if "token_type_ids" in self._inputs:
             feeds["token_type_ids"] = np.zeros_like(input_ids)
-        hidden = self._session.run([self._output], feeds)[0]
+        hidden = (session or self._session).run([self._output], feeds)[0]
         if hidden.ndim == 2:  # a model that pools inside the graph
             pooled = hidden
         elif self.spec.pooling == "cls":

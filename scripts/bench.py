@@ -327,11 +327,12 @@ def phase_encoder(spec: dict) -> dict:
     for budget in spec["shapes"]:
         encoder.MAX_BATCH_TOKENS = budget
         batches = [[ids[i] for i in b] for b in encoder._batches(order, ids)]
-        encoder._run(batches[len(batches) // 2])  # warm this shape's kernels
+        session = encoder._documents_session()  # the graph a sync embeds documents with
+        encoder._run(batches[len(batches) // 2], session)  # warm this shape's kernels
         log(f"[encoder] {len(texts)} chunks, MAX_BATCH_TOKENS={budget}: {len(batches)} batches ...")
         started = time.perf_counter()
         for batch in batches:
-            encoder._run(batch)
+            encoder._run(batch, session)
         seconds = time.perf_counter() - started
         padded = sum(len(b) * max(len(s) for s in b) for b in batches)
         shapes[str(budget)] = {
