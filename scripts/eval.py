@@ -1,7 +1,7 @@
 """Retrieval quality on BEIR-format sets, through minirag's real ingest and search.
 
     python scripts/eval.py DIR [DIR ...] [--json] [--model-path P] [--index-dir D]
-                           [--top-k K] [--keyword-budget-share F] [--graph G]
+                           [--top-k K] [--keyword-budget-share F] [--served | --graph G]
 
 Each DIR holds corpus.jsonl, queries.jsonl and qrels/test.tsv. Every corpus
 document is ingested as a Markdown data source (`# title` + text) into a fresh
@@ -143,6 +143,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keyword-budget-share", type=float, metavar="F",
                         help="keyword side: score at most F x (chunks) matches per query, narrowing to rare "
                              "terms (default: keyword_search's budget, max(25,000, 0.04 x chunks))")
+    parser.add_argument("--served", action="store_true",
+                        help="embed with the encoder as served: the word table split out into CACHE_DIR, documents "
+                        "through the int8 graph (minirag/int8_graph.py)")
     parser.add_argument("--graph", type=Path, help="embed with the encoder as served (word table split out into "
                         "CACHE_DIR) running this ONNX graph in place of its split graph (scripts/int8_variants.py); the "
                         "indexes record the model's own id, so keep them apart (--index-dir)")
@@ -174,6 +177,8 @@ def main(argv: list[str] | None = None) -> int:
         from encoder_speed import with_graph
 
         encoder = with_graph(Encoder(files, cache_dir=config.cache_dir), args.graph)
+    elif args.served:
+        encoder = Encoder(files, cache_dir=config.cache_dir)
     else:
         encoder = Encoder(files)
 
