@@ -67,9 +67,10 @@ class Encoder:
     def __init__(self, files: ModelFiles, *, threads: int | None = None, cache_dir: Path | None = None,
                  one_shot: bool = False):
         """With `cache_dir`, the word embeddings are split out of the graph there on first use
-        (minirag/word_table.py) and looked up in a table read by rows, and an XLM-R style
-        tokenizer runs in Python from tables cached there (minirag/unigram.py); without, the
-        plain model and `tokenizers`.
+        (minirag/word_table.py) and looked up in a table read by rows, the rest of a float graph
+        runs its weight products in int8 (minirag/int8_graph.py, made there too), and an XLM-R
+        style tokenizer runs in Python from tables cached there (minirag/unigram.py); without,
+        the plain model and `tokenizers`.
 
         `one_shot`: the process embeds a query or two and exits (a CLI query). Its session is
         made without graph optimizations and without pre-packed weights: much less CPU to make
@@ -97,10 +98,15 @@ class Encoder:
         self._split = word_table.cached(files.onnx_path, cache_dir) if cache_dir is not None else None
         self._table = None
         if self._split is not None:
+            from minirag import int8_graph
+
+            # Documents and queries both run the int8 form of the split where one is made.
+            self._session = int8_graph.session(self._split.onnx_path, options)
             try:
-                self._session = ort.InferenceSession(
-                    str(self._split.onnx_path), sess_options=options, providers=["CPUExecutionProvider"]
-                )
+                if self._session is None:
+                    self._session = ort.InferenceSession(
+                        str(self._split.onnx_path), sess_options=options, providers=["CPUExecutionProvider"]
+                    )
                 self._table = self._split.table()
             except Exception:  # noqa: BLE001 - a split ORT cannot read: the plain model serves
                 self._split = None

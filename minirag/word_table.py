@@ -27,10 +27,10 @@ import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
+from minirag import onnx_proto as proto
 from minirag.onnx_proto import FLOAT, INT8, len_field, tensor_info
 
 log = logging.getLogger(__name__)
@@ -39,13 +39,6 @@ log = logging.getLogger(__name__)
 FORMAT = 3
 SPLIT_DIR = "minirag-split"
 TOKEN_IDS = "input_ids"  # the input Encoder feeds token ids to: the table is looked up with them
-# ModelProto.graph; GraphProto.node / .initializer / .input / .value_info; NodeProto.input / .output /
-# .op_type / .attribute / .domain; TensorProto.dims / .data_type / .name / .raw_data / .data_location;
-# ValueInfoProto.name; AttributeProto.name / .i (a node's int attributes: Gather's axis, Cast's to).
-_MODEL_GRAPH = 7
-_GRAPH_NODE, _GRAPH_INITIALIZER, _GRAPH_INPUT, _GRAPH_OUTPUT, _GRAPH_VALUE_INFO = 1, 5, 11, 12, 13
-_NODE_INPUT, _NODE_OUTPUT, _NODE_OP_TYPE, _NODE_ATTRIBUTE, _NODE_DOMAIN = 1, 2, 4, 5, 7
-_TENSOR_DIMS, _TENSOR_DATA_TYPE, _TENSOR_NAME, _TENSOR_RAW_DATA, _TENSOR_DATA_LOCATION = 1, 2, 8, 9, 14
 
 
 @dataclass(frozen=True)
@@ -131,7 +124,7 @@ def cached(source: Path, cache_dir: Path) -> SplitModel | None:
     key = hashlib.sha256(f"{FORMAT}\0{source.resolve()}\0{stat.st_size}\0{stat.st_mtime_ns}".encode()).hexdigest()
     folder = cache_dir / SPLIT_DIR / key[:32]
     meta_path = folder / "split.json"
-    meta = _read_meta(meta_path)
+    meta = read_meta(meta_path)
     if meta is None:
         try:
             meta = _make(source, folder)
@@ -145,7 +138,7 @@ def cached(source: Path, cache_dir: Path) -> SplitModel | None:
                       folder / "scale.npy" if meta.get("scaled") else None)
 
 
-def _read_meta(path: Path) -> dict | None:
+def read_meta(path: Path) -> dict | None:
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -162,14 +155,14 @@ def _make(source: Path, folder: Path) -> dict:
     if cut is None:
         meta = {"split": False, "source": str(source)}
     else:
-        _write_atomically(folder / "model.onnx", lambda f: f.write(cut.model))
-        _write_atomically(folder / "table.npy", lambda f: np.save(f, cut.table))
+        write_atomically(folder / "model.onnx", lambda f: f.write(cut.model))
+        write_atomically(folder / "table.npy", lambda f: np.save(f, cut.table))
         if cut.scale is not None:
-            _write_atomically(folder / "scale.npy", lambda f: np.save(f, cut.scale))
+            write_atomically(folder / "scale.npy", lambda f: np.save(f, cut.scale))
         meta = {"split": True, "embeds_input": cut.embeds_input, "keeps_input_ids": cut.keeps_input_ids,
                 "scaled": cut.scale is not None, "source": str(source), "rows": cut.table.shape[0],
                 "width": cut.table.shape[1], "dtype": str(cut.table.dtype)}
-    _write_atomically(folder / "split.json", lambda f: f.write(json.dumps(meta, indent=2).encode()))
+    write_atomically(folder / "split.json", lambda f: f.write(json.dumps(meta, indent=2).encode()))
     return meta
 
 
@@ -181,12 +174,12 @@ def _drop_older(folder: Path, source: Path) -> None:
     except OSError:
         return
     for other in siblings:
-        meta = _read_meta(other / "split.json")
+        meta = read_meta(other / "split.json")
         if meta is not None and isinstance(meta.get("source"), str) and Path(meta["source"]).resolve() == source.resolve():
             shutil.rmtree(other, ignore_errors=True)
 
 
-def _write_atomically(target: Path, write) -> None:
+def write_atomically(target: Path, write) -> None:
     partial = target.with_name(f"{target.name}.{os.getpid()}.partial")
     with open(partial, "wb") as f:
         write(f)
@@ -220,21 +213,21 @@ def split_graph(model: memoryview) -> Cut | None:
     input_ids input itself from a float32 initializer, or from an int8 initializer dequantized in
     the graph (`Mul(Cast(int8, to=float), float32 scale)`); None for any other graph."""
     graph_span = None
-    for field, _, value, _, _ in _fields(model, 0, len(model)):
-        if field == _MODEL_GRAPH:
+    for field, _, value, _, _ in proto.fields(model, 0, len(model)):
+        if field == proto.MODEL_GRAPH:
             graph_span = value
     if graph_span is None:
         return None
     g0, g1 = graph_span
     nodes, initializers, inputs = [], {}, set()
-    for field, _, value, start, end in _fields(model, g0, g1):
-        if field == _GRAPH_NODE:
-            nodes.append((_node(model, *value), (start, end)))
-        elif field == _GRAPH_INITIALIZER:
-            tensor = _tensor(model, *value)
+    for field, _, value, start, end in proto.fields(model, g0, g1):
+        if field == proto.GRAPH_NODE:
+            nodes.append((proto.read_node(model, *value), (start, end)))
+        elif field == proto.GRAPH_INITIALIZER:
+            tensor = proto.read_tensor(model, *value)
             initializers[tensor["name"]] = tensor
-        elif field == _GRAPH_INPUT:
-            inputs.add(_name_of(model, *value))
+        elif field == proto.GRAPH_INPUT:
+            inputs.add(proto.name_of(model, *value))
     used: dict[str, int] = {}
     producers: dict[str, tuple[dict, tuple[int, int]]] = {}
     for node, span in nodes:
@@ -259,19 +252,19 @@ def split_graph(model: memoryview) -> Cut | None:
     spans = {gather_span, *source.nodes}
     values = {embeds, *source.values}
     kept: list[bytes | memoryview] = []
-    for field, _, value, start, end in _fields(model, g0, g1):
-        if (start, end) in spans or field == _GRAPH_INITIALIZER and _tensor(model, *value)["name"] in source.initializers:
+    for field, _, value, start, end in proto.fields(model, g0, g1):
+        if (start, end) in spans or field == proto.GRAPH_INITIALIZER and proto.read_tensor(model, *value)["name"] in source.initializers:
             continue
-        if field == _GRAPH_VALUE_INFO and _name_of(model, *value) in values:
+        if field == proto.GRAPH_VALUE_INFO and proto.name_of(model, *value) in values:
             continue
-        if field == _GRAPH_INPUT and not keeps_ids and _name_of(model, *value) == ids_name:
+        if field == proto.GRAPH_INPUT and not keeps_ids and proto.name_of(model, *value) == ids_name:
             continue
         kept.append(model[start:end])
-    kept.append(len_field(_GRAPH_INPUT, _float_input(embeds, width)))
+    kept.append(len_field(proto.GRAPH_INPUT, _float_input(embeds, width)))
     graph = b"".join(kept)
     out = []
-    for field, _, _, start, end in _fields(model, 0, len(model)):
-        out.append(len_field(_MODEL_GRAPH, graph) if field == _MODEL_GRAPH else bytes(model[start:end]))
+    for field, _, _, start, end in proto.fields(model, 0, len(model)):
+        out.append(len_field(proto.MODEL_GRAPH, graph) if field == proto.MODEL_GRAPH else bytes(model[start:end]))
     return Cut(b"".join(out), source.table, source.scale, embeds, keeps_ids)
 
 
@@ -328,98 +321,3 @@ def _raw_array(model: memoryview, tensor: dict, data_type: int, dtype: str) -> n
 def _float_input(name: str, width: int) -> bytes:
     """ValueInfoProto of a float tensor [batch, sequence, width]."""
     return tensor_info(name, FLOAT, ["batch", "sequence", width])
-
-
-def _node(buf: memoryview, start: int, end: int) -> dict:
-    node: dict[str, Any] = {"inputs": [], "outputs": [], "op_type": "", "domain": "", "ints": {}}
-    for field, _, value, _, _ in _fields(buf, start, end):
-        if field == _NODE_INPUT:
-            node["inputs"].append(_text(buf, value))
-        elif field == _NODE_OUTPUT:
-            node["outputs"].append(_text(buf, value))
-        elif field == _NODE_OP_TYPE:
-            node["op_type"] = _text(buf, value)
-        elif field == _NODE_DOMAIN:
-            node["domain"] = _text(buf, value)
-        elif field == _NODE_ATTRIBUTE:
-            attribute = {f: v for f, _, v, _, _ in _fields(buf, *value)}
-            if 1 in attribute:
-                node["ints"][_text(buf, attribute[1])] = attribute.get(3, 0)  # AttributeProto.i
-    return node
-
-
-def _tensor(buf: memoryview, start: int, end: int) -> dict:
-    tensor: dict[str, Any] = {"name": "", "dims": [], "data_type": 0, "raw": None, "external": False}
-    for field, wire, value, _, _ in _fields(buf, start, end):
-        if field == _TENSOR_DIMS:
-            if wire == 2:  # packed
-                pos, stop = value
-                while pos < stop:
-                    dim, pos = _varint(buf, pos)
-                    tensor["dims"].append(dim)
-            else:
-                tensor["dims"].append(value)
-        elif field == _TENSOR_DATA_TYPE:
-            tensor["data_type"] = value
-        elif field == _TENSOR_NAME:
-            tensor["name"] = _text(buf, value)
-        elif field == _TENSOR_RAW_DATA:
-            tensor["raw"] = value
-        elif field == _TENSOR_DATA_LOCATION:
-            tensor["external"] = value == 1
-    if tensor["external"]:
-        tensor["raw"] = None
-    return tensor
-
-
-def _name_of(buf: memoryview, start: int, end: int) -> str:
-    """Field 1 of a message (ValueInfoProto.name)."""
-    for field, _, value, _, _ in _fields(buf, start, end):
-        if field == 1:
-            return _text(buf, value)
-    return ""
-
-
-def _text(buf: memoryview, span: tuple[int, int]) -> str:
-    return bytes(buf[span[0]:span[1]]).decode("utf-8")
-
-
-def _fields(buf: memoryview, start: int, end: int):
-    """(field number, wire type, value, span start, span end) of each field of a message; the value
-    is an int for varints and fixed-width fields, a (start, end) span for length-delimited ones."""
-    pos = start
-    while pos < end:
-        first = pos
-        key, pos = _varint(buf, pos)
-        field, wire = key >> 3, key & 7
-        value: int | tuple[int, int]
-        if wire == 0:
-            value, pos = _varint(buf, pos)
-        elif wire == 1:
-            value, pos = int.from_bytes(buf[pos:pos + 8], "little"), pos + 8
-        elif wire == 2:
-            length, pos = _varint(buf, pos)
-            value, pos = (pos, pos + length), pos + length
-        elif wire == 5:
-            value, pos = int.from_bytes(buf[pos:pos + 4], "little"), pos + 4
-        else:
-            raise ValueError(f"unsupported protobuf wire type {wire}")
-        if pos > end:
-            raise ValueError("truncated protobuf message")
-        yield field, wire, value, first, pos
-
-
-def _varint(buf: memoryview, pos: int) -> tuple[int, int]:
-    result = shift = 0
-    while True:
-        byte = buf[pos]
-        pos += 1
-        result |= (byte & 0x7F) << shift
-        if byte < 0x80:
-            return result, pos
-        shift += 7
-
-
-
-
-

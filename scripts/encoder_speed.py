@@ -2,13 +2,16 @@
 their vectors are to the first variant's.
 
     python scripts/encoder_speed.py INDEX.db MODEL_DIR [MODEL_DIR ...] [--chunks N] [--rounds R]
-        [--cache-dir DIR [--graph FILE ...]]
+        [--also INDEX.db ...] [--cache-dir DIR [--graph FILE ...]]
 
 INDEX.db is any minirag index (e.g. one scripts/eval.py kept with --index-dir); a random
-sample of its chunk texts is embedded as documents by every variant, rounds interleaved so
-a noisy machine penalises each alike. Prints one row per variant, with the CPU seconds
+sample of N of its chunk texts (and N of each --also index's: several languages in one
+sample) is embedded as documents by every variant, rounds interleaved so a noisy machine
+penalises each alike. Prints one row per variant, with the CPU seconds
 per chunk (all threads), which a loaded machine inflates less than the wall time.
 
+Each model's first row embeds documents with its float graph (the reference); where minirag
+embeds with an int8 graph (minirag/int8_graph.py), that is the next row.
 With --cache-dir the encoders are built as minirag serves them (the word table split out
 and the Python tokenizer, made there on first use); each --graph is then one more variant:
 that ONNX graph run in place of the first model's split graph, with the same table and
@@ -33,26 +36,36 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("index", type=Path)
     parser.add_argument("models", nargs="+", type=Path)
-    parser.add_argument("--chunks", type=int, default=400)
+    parser.add_argument("--chunks", type=int, default=400, help="chunks sampled from each index")
+    parser.add_argument("--also", type=Path, action="append", default=[], help="one more index to sample")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--cache-dir", type=Path, help="build the encoders as served, their split made here")
     parser.add_argument("--graph", type=Path, action="append", default=[],
                         help="an ONNX graph to run in place of the first model's split graph (needs --cache-dir)")
     args = parser.parse_args()
 
+    from minirag import int8_graph
     from minirag.encoder import Encoder
     from minirag.models import resolve
     from minirag.store import connection
 
-    conn = connection.connect(args.index, read_only=True)
-    texts = [r[0] for r in conn.execute("SELECT text FROM chunks")]
-    conn.close()
-    texts = random.Random(7).sample(texts, min(args.chunks, len(texts)))
+    texts = []
+    for index in [args.index, *args.also]:
+        conn = connection.connect(index, read_only=True)
+        found = [r[0] for r in conn.execute("SELECT text FROM chunks")]
+        conn.close()
+        texts += random.Random(7).sample(found, min(args.chunks, len(found)))
     if args.graph and args.cache_dir is None:
         parser.error("--graph needs --cache-dir (a graph replaces the split graph)")
     cache = args.cache_dir or Path("/nonexistent")
-    encoders = [Encoder(resolve("unused", m, cache), cache_dir=args.cache_dir) for m in args.models]
-    names = [m.name for m in args.models]
+    encoders, names = [], []
+    for m in args.models:
+        served = Encoder(resolve("unused", m, cache), cache_dir=args.cache_dir)
+        encoders.append(with_graph(served, None))
+        names.append(m.name)
+        if served._split is not None and int8_graph.cached(served._split.onnx_path) is not None:  # noqa: SLF001
+            encoders.append(served)
+            names.append(f"{m.name} int8 (served)")
     for graph in args.graph:
         encoders.append(with_graph(encoders[0], graph))
         names.append(graph.name)
@@ -76,13 +89,17 @@ def main() -> int:
     return 0
 
 
-def with_graph(served, graph: Path):
-    """A copy of the served encoder `served` that runs `graph` instead of its split graph."""
+def with_graph(served, graph: Path | None):
+    """A copy of the served encoder `served` that runs `graph` instead of its own graph, for
+    documents and queries alike; None: the float split graph (what the int8 graph is made of),
+    or `served` itself where nothing is split out."""
     import copy
 
     import onnxruntime as ort
 
     if served._split is None:  # noqa: SLF001 - a measurement script looks inside
+        if graph is None:
+            return served
         raise SystemExit(f"{served.files.onnx_path}: no split graph to replace")
     options = ort.SessionOptions()
     options.intra_op_num_threads = served._session.get_session_options().intra_op_num_threads  # noqa: SLF001
@@ -90,8 +107,8 @@ def with_graph(served, graph: Path):
     options.log_severity_level = 3
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     variant = copy.copy(served)
-    variant._session = ort.InferenceSession(str(graph), sess_options=options,  # noqa: SLF001
-                                            providers=["CPUExecutionProvider"])
+    variant._session = ort.InferenceSession(str(graph or served._split.onnx_path),  # noqa: SLF001
+                                            sess_options=options, providers=["CPUExecutionProvider"])
     return variant
 
 

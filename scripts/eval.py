@@ -1,13 +1,15 @@
 """Retrieval quality on BEIR-format sets, through minirag's real ingest and search.
 
     python scripts/eval.py DIR [DIR ...] [--json] [--model-path P] [--index-dir D]
-                           [--top-k K] [--keyword-budget-share F] [--graph G]
+                           [--top-k K] [--keyword-budget-share F] [--plain | --graph G]
 
 Each DIR holds corpus.jsonl, queries.jsonl and qrels/test.tsv. Every corpus
 document is ingested as a Markdown data source (`# title` + text) into a fresh
 index; every query runs through App.query in three modes (vector-only,
 keyword-only, hybrid at the configured weight). Scoring is per document: a
 source's first hit counts, later hits of the same source are dropped.
+Text is embedded as minirag serves it (the word table split out and the int8
+graph made in CACHE_DIR); `--plain` runs the model file as it is.
 Deterministic: same data, model and code give the same numbers.
 """
 
@@ -143,6 +145,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keyword-budget-share", type=float, metavar="F",
                         help="keyword side: score at most F x (chunks) matches per query, narrowing to rare "
                              "terms (default: keyword_search's budget, max(25,000, 0.04 x chunks))")
+    parser.add_argument("--plain", action="store_true",
+                        help="embed with the model file as it is, not as served (the word table split out into "
+                        "CACHE_DIR and the int8 graph made of the rest, minirag/int8_graph.py)")
     parser.add_argument("--graph", type=Path, help="embed with the encoder as served (word table split out into "
                         "CACHE_DIR) running this ONNX graph in place of its split graph (scripts/int8_variants.py); the "
                         "indexes record the model's own id, so keep them apart (--index-dir)")
@@ -174,8 +179,10 @@ def main(argv: list[str] | None = None) -> int:
         from encoder_speed import with_graph
 
         encoder = with_graph(Encoder(files, cache_dir=config.cache_dir), args.graph)
-    else:
+    elif args.plain:
         encoder = Encoder(files)
+    else:
+        encoder = Encoder(files, cache_dir=config.cache_dir)
 
     def log(text: str) -> None:
         sys.stderr.write(text)
