@@ -230,18 +230,32 @@ def bm25_scores(conn, ids: list[int], terms: list[str], counts: dict[str, int]) 
     for chunk_id, body, title in conn.execute(
         f"SELECT rowid, body, title FROM chunks_fts WHERE rowid IN ({marks})", ids
     ):
-        body_tokens, title_tokens = body.split(), title.split()
-        norm = _K1 * (1 - _B + _B * (len(body_tokens) + len(title_tokens)) / avgdl)
+        length = _tokens(body) + _tokens(title)
+        norm = _K1 * (1 - _B + _B * length / avgdl)
         score = 0.0
-        for term in terms:
-            # A term that is not even a substring of the text is not one of its tokens: most are not,
-            # and the substring test costs far less than counting the tokens.
-            freq = ((body_tokens.count(term) if term in body else 0)
-                    + TITLE_WEIGHT * (title_tokens.count(term) if term in title else 0))
-            if freq:
-                score += idf[term] * (freq * (_K1 + 1.0)) / (freq + norm)
+        # A term that is not even a substring of the text is not one of its tokens: most are not,
+        # and the substring test costs far less than counting.
+        present = [term for term in terms if term in body or term in title]
+        if present:
+            body_spaced, title_spaced = _spaced(body), _spaced(title)
+            for term in present:
+                token = f" {term} "
+                freq = body_spaced.count(token) + TITLE_WEIGHT * title_spaced.count(token)
+                if freq:
+                    score += idf[term] * (freq * (_K1 + 1.0)) / (freq + norm)
         scores[chunk_id] = -score
     return scores
+
+
+def _tokens(text: str) -> int:
+    """Tokens of a keyword text (single spaces between them, none around)."""
+    return text.count(" ") + 1 if text else 0
+
+
+def _spaced(text: str) -> str:
+    """The keyword text with every token between two spaces of its own, so counting " term "
+    counts each occurrence: adjacent tokens share no space to overlap on."""
+    return "  " + text.replace(" ", "  ") + "  "
 
 
 def fts_totals(conn) -> tuple[int, int]:
