@@ -94,13 +94,8 @@ def quantize_graph(model: memoryview) -> bytes | None:
     if graph_span is None or opset < 13:
         return None
     g0, g1 = graph_span
-    nodes, initializers = [], {}
-    for field, _, value, start, end in proto.fields(model, g0, g1):
-        if field == proto.GRAPH_NODE:
-            nodes.append((proto.read_node(model, *value), (start, end)))
-        elif field == proto.GRAPH_INITIALIZER:
-            tensor = proto.read_tensor(model, *value)
-            initializers[tensor["name"]] = tensor
+    parts = proto.read_graph(model, g0, g1)
+    nodes, initializers = parts.nodes, parts.initializers
     producers = {out: node for node, _ in nodes for out in node["outputs"]}
     consumers: dict[str, list[tuple[dict, int]]] = {}
     for node, _ in nodes:

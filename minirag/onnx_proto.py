@@ -5,6 +5,7 @@ word_table.py and int8_graph.py rewrite graphs with them; search/code_product.py
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -82,6 +83,30 @@ def _int64(value: int) -> int:
 
 
 # --- reading ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Graph:
+    """A GraphProto's parts as read in place: each node with its (start, end) span in the bytes,
+    the initializers by name, the names of the graph's inputs."""
+
+    nodes: list[tuple[dict, tuple[int, int]]]
+    initializers: dict[str, dict]
+    inputs: set[str]
+
+
+def read_graph(buf: memoryview, start: int, end: int) -> Graph:
+    graph = Graph([], {}, set())
+    for field, _, value, first, last in fields(buf, start, end):
+        if field == GRAPH_NODE:
+            graph.nodes.append((read_node(buf, *value), (first, last)))
+        elif field == GRAPH_INITIALIZER:
+            tensor = read_tensor(buf, *value)
+            graph.initializers[tensor["name"]] = tensor
+        elif field == GRAPH_INPUT:
+            graph.inputs.add(name_of(buf, *value))
+    return graph
+
 
 def read_node(buf: memoryview, start: int, end: int) -> dict:
     node: dict[str, Any] = {"inputs": [], "outputs": [], "op_type": "", "domain": "", "ints": {}}

@@ -219,15 +219,8 @@ def split_graph(model: memoryview) -> Cut | None:
     if graph_span is None:
         return None
     g0, g1 = graph_span
-    nodes, initializers, inputs = [], {}, set()
-    for field, _, value, start, end in proto.fields(model, g0, g1):
-        if field == proto.GRAPH_NODE:
-            nodes.append((proto.read_node(model, *value), (start, end)))
-        elif field == proto.GRAPH_INITIALIZER:
-            tensor = proto.read_tensor(model, *value)
-            initializers[tensor["name"]] = tensor
-        elif field == proto.GRAPH_INPUT:
-            inputs.add(proto.name_of(model, *value))
+    parts = proto.read_graph(model, g0, g1)
+    nodes, initializers, inputs = parts.nodes, parts.initializers, parts.inputs
     used: dict[str, int] = {}
     producers: dict[str, tuple[dict, tuple[int, int]]] = {}
     for node, span in nodes:
