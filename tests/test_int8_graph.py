@@ -104,3 +104,16 @@ def test_value_projections_stay_float_and_gelu_inputs_are_shifted(tmp_path):
     got = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"]).run(None, x)[0]
     cosine = np.sum(want * got, axis=-1) / np.linalg.norm(want, axis=-1) / np.linalg.norm(got, axis=-1)
     assert cosine.min() >= 0.995
+
+
+def test_a_graph_the_rewrite_fails_on_is_served_by_the_float_graph(tiny_files, tmp_path, monkeypatch):
+    def broken(model):
+        raise TypeError("an unexpected graph")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(int8_graph, "session", lambda *args: None)
+        float_split = Encoder(tiny_files, cache_dir=tmp_path / "cache")
+    monkeypatch.setattr(int8_graph, "quantize_graph", broken)
+    served = Encoder(tiny_files, cache_dir=tmp_path / "cache")
+    assert np.array_equal(served.embed_queries(TEXTS), float_split.embed_queries(TEXTS))
+    assert not list((tmp_path / "cache").rglob("int8-*"))  # nothing half-written left behind
