@@ -63,7 +63,9 @@ class _Stemmer(Protocol):
     def stemWord(self, word: str) -> str: ...
 
 
-_stemmers: dict[str, _Stemmer] = {}
+# A Snowball stemmer keeps the word it works on in its own fields: each thread has its own
+# (a sync stems in its conversion threads while queries stem in theirs).
+_stemmers = threading.local()
 _model = None
 _model_lock = threading.Lock()
 
@@ -87,9 +89,12 @@ def stemmer_for(word_script: str, language: str | None) -> str | None:
 
 @lru_cache(maxsize=400_000)
 def stem(word: str, language: str) -> str:
-    stemmer = _stemmers.get(language)
+    mine: dict[str, _Stemmer] | None = getattr(_stemmers, "by_language", None)
+    if mine is None:
+        mine = _stemmers.by_language = {}
+    stemmer = mine.get(language)
     if stemmer is None:
-        stemmer = _stemmers[language] = snowballstemmer.stemmer(SNOWBALL[language][0])
+        stemmer = mine[language] = snowballstemmer.stemmer(SNOWBALL[language][0])
     return stemmer.stemWord(word)
 
 

@@ -127,3 +127,38 @@ def test_an_index_written_before_is_retokenized_on_the_next_write_open_without_r
     messages = [r.getMessage() for r in caplog.records]
     assert any("re-tokenizing the keyword index" in m and "3 chunks" in m for m in messages), messages
     assert any("rebuilt the keyword index" in m for m in messages), messages
+
+
+def test_words_stemmed_on_several_threads_at_once_are_stemmed_as_on_one():
+    """A sync identifies and stems each chunk in its conversion threads while queries stem theirs:
+    a Snowball stemmer keeps its word in its own fields, so threads must not share one."""
+    import sys
+    import threading
+
+    from minirag import language
+
+    words = [f"{stem}{suffix}" for stem in ("connect", "nation", "generous", "relat", "happi", "organiz")
+             for suffix in ("ing", "ions", "ational", "fulness", "ively", "ization", "ed", "s")] * 3
+    words = [f"{w}{'x' * n}ing" for n, w in enumerate(words)]  # every word distinct: none from the cache
+    language.stem.cache_clear()
+    expected = [language.snowballstemmer.stemmer("english").stemWord(w) for w in words]
+    language.stem.cache_clear()
+    results: dict[int, list[str]] = {}
+
+    def work(n: int) -> None:
+        results[n] = [language.stem(w, "en") for w in (words if n % 2 else words[::-1])]
+
+    previous = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # threads switch inside a stemmer's work
+    try:
+        for _ in range(20):
+            language.stem.cache_clear()
+            threads = [threading.Thread(target=work, args=(n,)) for n in range(4)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+            for n, got in results.items():
+                assert got == (expected if n % 2 else expected[::-1])
+    finally:
+        sys.setswitchinterval(previous)
