@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from dataclasses import dataclass
 from functools import lru_cache
 
 from minirag import language
@@ -176,6 +177,21 @@ def query_language(query: str) -> str | None:
 def normalize(text: str, lang: str | None = None) -> str:
     """The text stored in the FTS table for a chunk body or a title written in `lang`."""
     return " ".join(terms(text, lang))
+
+
+@dataclass(frozen=True)
+class KeywordText:
+    """What the FTS table holds for one chunk: its body and its source's title, both stemmed in the
+    language the body is identified as (None: unidentified)."""
+
+    language: str | None
+    body: str
+    title: str
+
+
+def keyword_text(text: str, title: str) -> KeywordText:
+    lang = text_language(text)
+    return KeywordText(lang, normalize(text, lang), normalize(title, lang))
 
 
 def query_terms(text: str, index_languages: tuple[str, ...] = ()) -> list[str]:

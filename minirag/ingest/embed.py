@@ -48,6 +48,6 @@ def with_vectors(documents: list, index: Index, encoder, progress: Progress | No
             np.stack([known[h] for h in hashes[position : position + n]])
             if n else np.zeros((0, encoder.dimension), np.float32)
         )
-        out.append(PreparedSource(doc.record, doc.chunked, matrix))
+        out.append(PreparedSource(doc.record, doc.chunked, matrix, doc.keyword_texts))
         position += n
     return out

@@ -31,6 +31,7 @@ from minirag.ingest.file_state import CONVERTING, CONVERTING_AGAIN, FileState, b
 from minirag.ingest.isolation import convert_isolated, limits_of
 from minirag.ingest.progress import Progress, plural
 from minirag.ingest.scan import FoundFile
+from minirag.keywords import KeywordText, keyword_text
 from minirag.security import read_inside_roots
 from minirag.store.index import ExcludedState, Index, SourceRecord, StoredState
 
@@ -82,6 +83,7 @@ class Document:
     record: SourceRecord
     chunked: ChunkedDocument
     warnings: tuple[str, ...] = ()
+    keyword_texts: tuple[KeywordText, ...] | None = None  # one per chunk, made in the conversion thread
 
 
 def file_hash(data: bytes) -> str:
@@ -127,7 +129,10 @@ class Pipeline:
         record = SourceRecord(source=source, kind=kind, title=title, content_hash=content_hash, size=size,
                               mtime_ns=mtime_ns, category=chunked.category, lifecycle=lifecycle,
                               chunk_budget=self.budget, note=converted.note)
-        return Document(record, chunked, tuple(warnings))
+        # The keyword texts (language identified, words stemmed) here, in a conversion thread, so the
+        # thread that embeds and writes does not make them.
+        made = tuple(keyword_text(chunk.text, title) for chunk in chunked.chunks)
+        return Document(record, chunked, tuple(warnings), made)
 
     def prepare_file(self, found: FoundFile, stored: StoredState | None, *, force: bool,
                      progress: Progress | None = None, excluded: ExcludedState | None = None,

@@ -65,6 +65,9 @@ class PreparedSource:
     record: SourceRecord
     document: ChunkedDocument
     vectors: np.ndarray  # (len(document.chunks), dimension) float32, L2-normalized
+    # Each chunk's keywords.keyword_text, made ahead (a sync makes them in its conversion threads, off
+    # the thread that writes); None: made here while writing.
+    keyword_texts: tuple[keywords.KeywordText, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -292,7 +295,8 @@ class Index:
                 step, done = max(1000, total // 10), 0
                 while batch := rows.fetchmany(1000):
                     self.conn.executemany("INSERT INTO chunks_fts (rowid, body, title) VALUES (?, ?, ?)",
-                                          [(cid, *self._keyword_text(text, title, counts)) for cid, text, title in batch])
+                                          [(cid, *self._fts_row(keywords.keyword_text(text, title), counts))
+                                           for cid, text, title in batch])
                     if done // step != (done + len(batch)) // step and done + len(batch) < total:
                         log.warning("  keyword index: %d/%d chunks", done + len(batch), total)
                     done += len(batch)
@@ -306,12 +310,11 @@ class Index:
         db.with_retry(rebuild)
 
     @staticmethod
-    def _keyword_text(text: str, title: str, counts: dict[str, int]) -> tuple[str, str]:
-        """(body, title) as the FTS table holds them: both stemmed in the chunk's language."""
-        lang = keywords.text_language(text)
-        if lang is not None:
-            counts[lang] = counts.get(lang, 0) + 1
-        return keywords.normalize(text, lang), keywords.normalize(title, lang)
+    def _fts_row(made: keywords.KeywordText, counts: dict[str, int]) -> tuple[str, str]:
+        """(body, title) for the FTS table; the chunk's language counted in `counts`."""
+        if made.language is not None:
+            counts[made.language] = counts.get(made.language, 0) + 1
+        return made.body, made.title
 
     def _count_languages(self, counts: dict[str, int]) -> None:
         if not counts:
@@ -427,6 +430,7 @@ class Index:
             ).lastrowid
             for ord_, section in enumerate(doc.sections)
         ]
+        made = item.keyword_texts or tuple(keywords.keyword_text(chunk.text, rec.title) for chunk in doc.chunks)
         for ord_, (chunk, vector) in enumerate(zip(doc.chunks, item.vectors, strict=True)):
             chunk_id = self.conn.execute(
                 """
@@ -439,7 +443,7 @@ class Index:
             ).lastrowid
             self.conn.execute(
                 "INSERT INTO chunks_fts (rowid, body, title) VALUES (?, ?, ?)",
-                (chunk_id, *self._keyword_text(chunk.text, rec.title, languages)),
+                (chunk_id, *self._fts_row(made[ord_], languages)),
             )
             self.conn.execute(
                 "INSERT INTO chunks_vec (chunk_id, embedding, lifecycle) VALUES (?, ?, ?)",
