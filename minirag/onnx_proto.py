@@ -16,7 +16,7 @@ ATTR_INT, ATTR_TENSOR, ATTR_INTS = 2, 4, 7  # AttributeProto.AttributeType
 # .op_type / .attribute / .domain; TensorProto.dims / .data_type / .name / .raw_data / .data_location;
 # ValueInfoProto.name; AttributeProto.name / .i (a node's int attributes: Gather's axis, Cast's to).
 MODEL_GRAPH = 7
-GRAPH_NODE, GRAPH_INITIALIZER, GRAPH_INPUT, GRAPH_OUTPUT, GRAPH_VALUE_INFO = 1, 5, 11, 12, 13
+GRAPH_NODE, GRAPH_INITIALIZER, GRAPH_INPUT, GRAPH_VALUE_INFO = 1, 5, 11, 13
 NODE_INPUT, NODE_OUTPUT, NODE_OP_TYPE, NODE_ATTRIBUTE, NODE_DOMAIN = 1, 2, 4, 5, 7
 TENSOR_DIMS, TENSOR_DATA_TYPE, TENSOR_NAME, TENSOR_RAW_DATA, TENSOR_DATA_LOCATION = 1, 2, 8, 9, 14
 MODEL_OPSET_IMPORT = 8  # ModelProto.opset_import
