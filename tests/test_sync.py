@@ -1,4 +1,5 @@
 import os
+import threading
 import time
 from pathlib import Path
 
@@ -538,3 +539,57 @@ def test_a_root_swapped_for_a_link_outside_is_unreadable_and_its_sources_are_kep
     with pytest.raises(Exception, match="outside|changed"):
         app.ingest_file(str(note))
     assert "payroll" not in app.read(str(note)).text
+
+
+def test_the_encoder_embeds_the_files_converted_while_a_slow_one_converts(app, docs, monkeypatch):
+    """A file still converting never holds back the files converted before it: they are embedded and
+    written meanwhile, so the encoder does not idle while there is work for it."""
+    first = write(docs / "a.md", "# Alpha\n\nApples grow in the orchard.")
+    write(docs / "b.md", "# Beta\n\nBananas grow in the tropics.")
+    pipeline = app.pipeline
+    written = threading.Event()
+    seen_before_b_converted = []
+    prepare, write_group = pipeline.prepare_file, pipeline.write
+
+    def slow_prepare(found, *args, **kwargs):
+        if found.source.endswith("b.md"):
+            seen_before_b_converted.append(written.wait(timeout=5))
+        return prepare(found, *args, **kwargs)
+
+    def noting_write(documents, *args, **kwargs):
+        count = write_group(documents, *args, **kwargs)
+        if any(d.record.source == str(first) for d in documents):
+            written.set()
+        return count
+
+    monkeypatch.setattr(pipeline, "prepare_file", slow_prepare)
+    monkeypatch.setattr(pipeline, "write", noting_write)
+    result = sync(app)
+    assert (result.done, result.failed) == (2, 0)
+    assert seen_before_b_converted == [True]  # a.md was written while b.md was still converting
+
+
+def test_files_are_converted_ahead_within_a_byte_and_a_file_bound():
+    from concurrent.futures import ThreadPoolExecutor
+
+    from minirag.ingest import pipeline as pipeline_module
+    from minirag.ingest.scan import FoundFile
+
+    def ahead_at_each_yield(sizes):
+        submitted, seen = [], []
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            def submit(fn, item):
+                submitted.append(item)
+                return pool.submit(fn, item)
+            files = [FoundFile(f"f{i}", f"f{i}", size, 0) for i, size in enumerate(sizes)]
+            for position, (found, future) in enumerate(pipeline_module._ahead(
+                    type("Pool", (), {"submit": staticmethod(submit)}), files, lambda f: f.source)):
+                assert future.result() == found.source
+                seen.append(len(submitted) - position)  # converting or converted, this one included
+        return seen
+
+    megabyte = 1024 * 1024
+    bound = pipeline_module.LOOKAHEAD_BYTES // (10 * megabyte)
+    assert max(ahead_at_each_yield([10 * megabyte] * 20)) == bound
+    assert max(ahead_at_each_yield([100] * 200)) == pipeline_module.LOOKAHEAD_FILES
+    assert ahead_at_each_yield([100 * megabyte] * 3) == [1, 1, 1]  # one larger than the bound goes alone

@@ -13,6 +13,7 @@ import hashlib
 import logging
 import os
 import time
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
@@ -40,7 +41,10 @@ log = logging.getLogger(__name__)
 # Sources are embedded and written in groups of about this many chunks: big
 # enough for length-sorted batches to pack well, small enough to bound memory.
 GROUP_CHUNKS = 256
-LOOKAHEAD = 8  # documents converted ahead of the encoder
+# Files converted ahead of the encoder, at most: this many, and this many bytes of them (at least
+# one file). Deep enough to cover the files of the next group while the encoder embeds this one.
+LOOKAHEAD_FILES = 64
+LOOKAHEAD_BYTES = 32 * 1024 * 1024
 TOUCHED_BATCH = 1000  # new stats of touched-but-unchanged files per transaction (each commit checkpoints)
 # A file modified this recently when it is read may be written again within the same
 # timestamp tick (1 s on ext3, HFS+ and many network mounts, 2 s on FAT) and keep its
@@ -249,6 +253,8 @@ class Pipeline:
                         break
                     progress.seen += 1
                     progress.current = found.source
+                    if group and not future.done():
+                        flush()  # the encoder embeds what is ready rather than wait on this file's conversion
                     try:
                         result = future.result()
                     except ConversionFailed as exc:
@@ -319,12 +325,15 @@ def _was_marked(marks: dict[str, str | None], source: str) -> bool:
 
 
 def _ahead(pool: ThreadPoolExecutor, items: Iterable[FoundFile], fn) -> Iterator[tuple[FoundFile, Future]]:
-    """Submit up to LOOKAHEAD items ahead of the consumer, yielding results in order."""
-    pending: list[tuple[FoundFile, Future]] = []
+    """Submit items ahead of the consumer within LOOKAHEAD_FILES and LOOKAHEAD_BYTES, yielding in order."""
+    pending: deque[tuple[FoundFile, Future]] = deque()
+    pending_bytes = 0
     for item in items:
+        while pending and (len(pending) >= LOOKAHEAD_FILES or pending_bytes + item.size > LOOKAHEAD_BYTES):
+            done, _future = pending[0]
+            pending_bytes -= done.size
+            yield pending.popleft()
         pending.append((item, pool.submit(fn, item)))
-        if len(pending) > LOOKAHEAD:
-            yield pending.pop(0)
+        pending_bytes += item.size
     while pending:
-        yield pending.pop(0)
-
+        yield pending.popleft()
