@@ -12,7 +12,8 @@ cold query pays ~5 ms and ~5-10 MB:
    front, and the text is split before every "▁";
 3. each word is cut by the same Viterbi search as `tokenizers`' Unigram (f64
    scores, candidates in the same order, the first best kept, unknown
-   characters scored min - 10 and consecutive ones fused);
+   characters scored min - 10 and consecutive ones fused); as its trie does,
+   a candidate that begins no piece ends the candidates from its start;
 4. the template's special tokens around them.
 
 `tokenizers` normalizes a grapheme cluster of several code points as one unit
@@ -46,12 +47,15 @@ from zlib import crc32
 log = logging.getLogger(__name__)
 
 #: Bumped when the cache file changes shape (or the rules that make it), so older ones are made again.
-FORMAT = 3
+FORMAT = 4
 CACHE_DIR = "minirag-tokenizer"
 SUFFIX = ".bin"
 MAGIC = b"minirag-unigram\n"
 UNK_PENALTY = 10.0  # tokenizers' (and sentencepiece's) score of an unknown character: min score - 10
 WORDS_CACHED = 100_000
+# Bits of the prefix set per distinct prefix, at least: one candidate in ~16 that begins no piece
+# passes as one that may, and goes on to the next (longer) candidate for nothing.
+PREFIX_BITS_PER_PREFIX = 16
 _WORDS = re.compile("▁[^▁]*|[^▁]+")
 _SPACES = re.compile(" {2,}")
 
@@ -72,6 +76,7 @@ class UnigramTokenizer:
         self._tables = tables
         self._count = header["pieces"]
         self._mask = header["slots"] - 1
+        self._prefix_mask = header["prefix_bits"] - 1
         self._unk = header["unk_id"]
         self._unk_score = header["unk_score"]
         self._first, self._last = header["first"], header["last"]
@@ -155,9 +160,9 @@ class UnigramTokenizer:
         starts: list[int] = [-1] * (size + 1)
         token: list[int] = [0] * (size + 1)
         tables = self._tables
-        scores, longest, slots, hashes, offsets, mapped = (tables.scores, tables.longest, tables.slots,
-                                                           tables.hashes, tables.offsets, tables.mapped)
-        mask, unk, unk_score = self._mask, self._unk, self._unk_score
+        scores, longest, slots, hashes, offsets, mapped, prefixes = (
+            tables.scores, tables.longest, tables.slots, tables.hashes, tables.offsets, tables.mapped, tables.prefixes)
+        mask, prefix_mask, unk, unk_score = self._mask, self._prefix_mask, self._unk, self._unk_score
         encoded = word.encode("utf-8", "surrogatepass")  # a lone surrogate's bytes match no piece
         at_byte: Sequence[int] = range(size + 1)
         if len(encoded) != size:
@@ -172,6 +177,9 @@ class UnigramTokenizer:
             for end in range(start + 1, min(size, start + longest[ord(word[start])]) + 1):
                 piece = encoded[begin:at_byte[end]]
                 crc = crc32(piece)
+                bit = crc & prefix_mask
+                if not prefixes[bit >> 3] & (1 << (bit & 7)):
+                    break  # no piece begins with this candidate, so none with a longer one
                 slot = crc & mask
                 while found := slots[slot]:
                     found -= 1
@@ -208,8 +216,10 @@ class Tables:
     The file: MAGIC, then FORMAT and the header's length (u32 each), the header, zeros up to a
     multiple of 8, then the arrays of ARRAYS in that order, little-endian, then every piece's UTF-8
     bytes in id order. A piece is found by the CRC-32 of its bytes: slot `crc & (slots - 1)`, or the
-    next ones (linear probing) up to an empty one. A pipeline this module does not repeat is a header
-    {"unigram": false} alone."""
+    next ones (linear probing) up to an empty one. `prefixes` is a bit set: bit `crc & (prefix_bits - 1)`
+    is set for the CRC-32 of every piece's every prefix (whole code points, the piece itself included),
+    so a clear bit proves that no piece begins with those bytes. A pipeline this module does not
+    repeat is a header {"unigram": false} alone."""
 
     header: dict
     scores: memoryview  # f64 per piece
@@ -217,11 +227,12 @@ class Tables:
     slots: memoryview  # u32 per slot: piece id + 1, or 0 when empty
     hashes: memoryview  # u32 per slot: the CRC-32 of the slot's piece
     longest: memoryview  # u8 per code point: the longest piece it begins, in code points
+    prefixes: memoryview  # u8 per 8 bits of the prefix bit set
     mapped: mmap.mmap
 
 
 #: (name, struct code) of each array after the header; the counts are the header's.
-ARRAYS = (("scores", "d"), ("offsets", "I"), ("slots", "I"), ("hashes", "I"), ("longest", "B"))
+ARRAYS = (("scores", "d"), ("offsets", "I"), ("slots", "I"), ("hashes", "I"), ("longest", "B"), ("prefixes", "B"))
 CODE_POINTS = 0x110000
 _PREFIX = struct.Struct("<II")
 _U32 = struct.Struct("<I")
@@ -229,7 +240,7 @@ _U32 = struct.Struct("<I")
 
 def _counts(header: dict) -> tuple[int, ...]:
     pieces, slots = header["pieces"], header["slots"]
-    return pieces, pieces + 1, slots, slots, CODE_POINTS
+    return pieces, pieces + 1, slots, slots, CODE_POINTS, header["prefix_bits"] // 8
 
 
 def _aligned(at: int) -> int:
@@ -323,7 +334,9 @@ def encoded(tables: dict) -> bytes:
         return _prefixed(header)
     pieces = [piece.encode("utf-8") for piece in tables["pieces"]]
     slots = 1 << max(1, (2 * len(pieces) - 1).bit_length())  # at most half full
-    header |= {"pieces": len(pieces), "slots": slots}
+    starts = {piece[:end] for piece in tables["pieces"] for end in range(1, len(piece) + 1)}
+    prefix_bits = 1 << max(3, (PREFIX_BITS_PER_PREFIX * len(starts) - 1).bit_length())
+    header |= {"pieces": len(pieces), "slots": slots, "prefix_bits": prefix_bits}
     prefix = _prefixed(header)
     at = len(prefix) + sum(count * struct.calcsize(code) for (_, code), count in zip(ARRAYS, _counts(header),
                                                                                       strict=True))
@@ -340,8 +353,12 @@ def encoded(tables: dict) -> bytes:
     longest = bytearray(CODE_POINTS)
     for first, length in tables["longest"].items():
         longest[ord(first)] = length
+    prefixes = bytearray(prefix_bits // 8)
+    for start in starts:
+        bit = crc32(start.encode("utf-8")) & (prefix_bits - 1)
+        prefixes[bit >> 3] |= 1 << (bit & 7)
     parts = [prefix, array("d", tables["scores"]).tobytes(), offsets.tobytes(), filled.tobytes(), hashes.tobytes(),
-             bytes(longest), *pieces]
+             bytes(longest), bytes(prefixes), *pieces]
     return b"".join(parts)
 
 
