@@ -476,9 +476,11 @@ def test_a_stop_leaves_converted_but_unembedded_files_for_the_next_sync(app, doc
             p.stop.set()
 
     run_sync(app.pipeline, list(app.config.roots), progress=progress, on_change=stop_early)
-    # The three files seen make less than one encoder group: none was embedded, none written.
-    assert progress.stop.is_set() and progress.done == 0 and sources(app) == set()
-    assert sync(app).done == 12 and len(sources(app)) == 12
+    # Files converted while the next one's conversion was not done may have been embedded before the
+    # stop (the encoder does not idle); the third file seen and the rest were left, and none is lost.
+    assert progress.stop.is_set() and progress.done < 3
+    assert len(sources(app)) == progress.done
+    assert sync(app).done == 12 - progress.done and len(sources(app)) == 12
 
 
 def test_files_left_out_for_their_type_are_counted_by_suffix_not_silently_dropped(app, docs):
