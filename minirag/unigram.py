@@ -334,8 +334,8 @@ def encoded(tables: dict) -> bytes:
         return _prefixed(header)
     pieces = [piece.encode("utf-8") for piece in tables["pieces"]]
     slots = 1 << max(1, (2 * len(pieces) - 1).bit_length())  # at most half full
-    starts = {piece[:end] for piece in tables["pieces"] for end in range(1, len(piece) + 1)}
-    prefix_bits = 1 << max(3, (PREFIX_BITS_PER_PREFIX * len(starts) - 1).bit_length())
+    piece_prefixes = {piece[:end] for piece in tables["pieces"] for end in range(1, len(piece) + 1)}
+    prefix_bits = 1 << max(3, (PREFIX_BITS_PER_PREFIX * len(piece_prefixes) - 1).bit_length())
     header |= {"pieces": len(pieces), "slots": slots, "prefix_bits": prefix_bits}
     prefix = _prefixed(header)
     at = len(prefix) + sum(count * struct.calcsize(code) for (_, code), count in zip(ARRAYS, _counts(header),
@@ -354,8 +354,8 @@ def encoded(tables: dict) -> bytes:
     for first, length in tables["longest"].items():
         longest[ord(first)] = length
     prefixes = bytearray(prefix_bits // 8)
-    for start in starts:
-        bit = crc32(start.encode("utf-8")) & (prefix_bits - 1)
+    for piece_prefix in piece_prefixes:
+        bit = crc32(piece_prefix.encode("utf-8")) & (prefix_bits - 1)
         prefixes[bit >> 3] |= 1 << (bit & 7)
     parts = [prefix, array("d", tables["scores"]).tobytes(), offsets.tobytes(), filled.tobytes(), hashes.tobytes(),
              bytes(longest), bytes(prefixes), *pieces]

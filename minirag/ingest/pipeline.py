@@ -330,8 +330,7 @@ def _ahead(pool: ThreadPoolExecutor, items: Iterable[FoundFile], fn) -> Iterator
     pending_bytes = 0
     for item in items:
         while pending and (len(pending) >= LOOKAHEAD_FILES or pending_bytes + item.size > LOOKAHEAD_BYTES):
-            done, _future = pending[0]
-            pending_bytes -= done.size
+            pending_bytes -= pending[0][0].size  # the oldest file, handed on now
             yield pending.popleft()
         pending.append((item, pool.submit(fn, item)))
         pending_bytes += item.size
