@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import threading
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -181,13 +181,14 @@ class Encoder:
         prefix = self.spec.document_prefix
         return [len(e.ids) for e in self._tokenizer.encode_batch([prefix + t for t in texts])]
 
-    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
-        return self._embed([self.spec.document_prefix + t for t in texts])
+    def embed_documents(self, texts: Sequence[str], on_batch: Callable[[int], None] | None = None) -> np.ndarray:
+        """`on_batch(done)` runs after each ONNX batch with the count of these texts embedded so far."""
+        return self._embed([self.spec.document_prefix + t for t in texts], on_batch)
 
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
         return self._embed([self.spec.query_prefix + t for t in texts])
 
-    def _embed(self, texts: Sequence[str]) -> np.ndarray:
+    def _embed(self, texts: Sequence[str], on_batch: Callable[[int], None] | None = None) -> np.ndarray:
         out = np.zeros((len(texts), getattr(self, "dimension", 0) or 0), dtype=np.float32)
         if not texts:
             return out
@@ -199,6 +200,8 @@ class Encoder:
             vectors = self._run([ids[i] for i in batch])
             for i, vec in zip(batch, vectors, strict=True):
                 results[i] = vec
+            if on_batch is not None:
+                on_batch(len(results))
         return np.stack([results[i] for i in range(len(texts))]).astype(np.float32)
 
     def _batches(self, order: list[int], ids: list[list[int]]):

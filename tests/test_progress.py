@@ -24,7 +24,7 @@ def _long_document(paragraphs: int) -> str:
         for i in range(paragraphs))
 
 
-def test_the_count_moves_per_embedded_slice_inside_one_large_file(app, docs):
+def test_the_count_moves_per_encoder_batch_inside_one_large_file(app, docs):
     write(docs / "chapter.md", _long_document(300))
     seen = []
     progress = app.ingest_paths([str(docs / "chapter.md")],

@@ -238,6 +238,23 @@ def test_unchanged_chunk_text_is_never_embedded_twice(make_config, encoder, docs
         app.close()
 
 
+def test_a_group_is_embedded_in_one_encoder_call(make_config, encoder, docs):
+    """So the encoder's length-sorted batches pack across the whole group, which pays one part-filled batch.
+
+    One large file, since its chunks always make one group whatever the converting threads' timing."""
+    from minirag.app import App
+
+    counting = CountingEncoder(encoder)
+    app = App(make_config(), encoder=counting)
+    try:
+        write(docs / "harbours.md", "# Harbours\n\n" + "\n\n".join(
+            f"## Section {i}\n\nHarbour {i} keeps a lighthouse of {i * 3} stones." for i in range(150)))
+        sync(app)
+        assert len(counting.calls) == 1 and counting.calls[0] == len(set(counting.embedded)) >= 100
+    finally:
+        app.close()
+
+
 def test_a_new_chunk_budget_recuts_unchanged_files_on_the_next_sync(make_config, encoder, docs):
     from minirag.app import App
 

@@ -10,14 +10,12 @@ import numpy as np
 from minirag.ingest.progress import Progress
 from minirag.store.index import Index, PreparedSource, text_hash
 
-EMBED_SLICE = 64  # texts per encoder call: a few ONNX batches, so progress moves every second or two
-
 
 def with_vectors(documents: list, index: Index, encoder, progress: Progress | None = None,
-                 on_slice: Callable[[int, int], None] | None = None) -> list[PreparedSource]:
+                 on_batch: Callable[[int, int], None] | None = None) -> list[PreparedSource]:
     """Each document (ingest.pipeline.Document) with its vectors: reused by chunk-text hash where the
-    index already holds them, embedded once per distinct text otherwise. `on_slice(done, of)` runs
-    after each slice of the texts to embed."""
+    index already holds them, embedded once per distinct text otherwise. `on_batch(done, of)` runs
+    after each encoder batch of the texts to embed."""
     texts = [c.text for d in documents for c in d.chunked.chunks]
     hashes = [text_hash(t) for t in texts]
     known = index.vectors_for_hashes(hashes)
@@ -26,21 +24,25 @@ def with_vectors(documents: list, index: Index, encoder, progress: Progress | No
         if h not in known:
             missing.setdefault(h, t)
     if missing:
-        # In slices, longest first (so each slice pads to like lengths), so that a run's progress
-        # moves per slice even inside one large file.
-        pending = sorted(missing.items(), key=lambda item: -len(item[1]))
-        for start in range(0, len(pending), EMBED_SLICE):
-            part = pending[start:start + EMBED_SLICE]
-            t0 = time.perf_counter()
-            vectors = encoder.embed_documents([text for _, text in part])
-            known.update(zip((h for h, _ in part), vectors, strict=True))
+        # One encoder call for the group, so its length-sorted batches pack across files; progress
+        # moves per ONNX batch, inside one large file too.
+        pending = list(missing.items())
+        embedded, t0 = 0, time.perf_counter()
+
+        def batch_done(done: int) -> None:
+            nonlocal embedded
             if progress is not None:
-                progress.add_time("embed", time.perf_counter() - t0)
                 if progress.embed_started is None:
                     progress.embed_started = time.monotonic() - (time.perf_counter() - t0)
-                progress.chunks_embedded += len(part)
-            if on_slice is not None:
-                on_slice(start + len(part), len(pending))
+                progress.chunks_embedded += done - embedded
+            embedded = done
+            if on_batch is not None:
+                on_batch(done, len(pending))
+
+        vectors = encoder.embed_documents([text for _, text in pending], on_batch=batch_done)
+        known.update(zip((h for h, _ in pending), vectors, strict=True))
+        if progress is not None:
+            progress.add_time("embed", time.perf_counter() - t0)
     out, position = [], 0
     for doc in documents:
         n = len(doc.chunked.chunks)

@@ -200,8 +200,8 @@ class Pipeline:
     # --- embedding and writing -------------------------------------------
 
     def write(self, documents: list[Document], progress: Progress | None = None,
-              on_slice: Callable[[int, int], None] | None = None) -> int:
-        prepared = with_vectors(documents, self.index, self.encoder, progress, on_slice)
+              on_batch: Callable[[int, int], None] | None = None) -> int:
+        prepared = with_vectors(documents, self.index, self.encoder, progress, on_batch)
         t0 = time.perf_counter()
         written = self.index.replace_sources(prepared)
         if progress is not None:
@@ -228,11 +228,11 @@ class Pipeline:
             if group:
                 group_bytes = sum(d.record.size or 0 for d in group)
 
-                def on_slice(embedded: int, of: int) -> None:
+                def on_batch(embedded: int, of: int) -> None:
                     progress.bytes_partial = group_bytes * embedded / of
                     notify(progress)
 
-                progress.chunks_written += self.write(group, progress, on_slice)
+                progress.chunks_written += self.write(group, progress, on_batch)
                 for document in group:  # -v shows these
                     log.info("ingested %s (%s)", document.record.source, plural(len(document.chunked.chunks), "chunk"))
                 progress.done += len(group)

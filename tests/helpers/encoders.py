@@ -8,17 +8,18 @@ GATE_TIMEOUT_S = 60  # a gate the test never opens fails the embedding instead o
 
 
 class CountingEncoder:
-    """The real encoder, recording every passage it is asked to embed."""
+    """The real encoder, recording every passage it is asked to embed, and each call's count."""
 
     def __init__(self, real):
-        self.real, self.embedded = real, []
+        self.real, self.embedded, self.calls = real, [], []
 
     def __getattr__(self, name):
         return getattr(self.real, name)
 
-    def embed_documents(self, texts):
+    def embed_documents(self, texts, on_batch=None):
         self.embedded.extend(texts)
-        return self.real.embed_documents(texts)
+        self.calls.append(len(texts))
+        return self.real.embed_documents(texts, on_batch)
 
 
 class GatedEncoder:
@@ -35,8 +36,8 @@ class GatedEncoder:
     def release(self) -> None:
         self._gate.set()
 
-    def embed_documents(self, texts):
+    def embed_documents(self, texts, on_batch=None):
         self.entered.set()
         if not self._gate.wait(GATE_TIMEOUT_S):
             raise TimeoutError("the test never released the gated encoder")
-        return self.real.embed_documents(texts)
+        return self.real.embed_documents(texts, on_batch)
