@@ -28,7 +28,7 @@ pytestmark = pytest.mark.slow  # kills a syncing process at many points
 
 FILES = 80
 # Small chunks make many chunks for little embedding work, so a sync spans several
-# write transactions (pipeline.GROUP_CHUNKS each): about 880 chunks, 4 groups.
+# write transactions (pipeline.GROUP_CHUNKS each): about 880 chunks, 3 groups.
 ENV = {"CHUNK_TOKEN_BUDGET": "16"}
 WORDS = ["river", "mountain", "signal", "packet", "ledger", "orbit", "harvest", "copper", "lantern", "meadow", "falcon", "quartz"]
 TIMEOUT_S = 90

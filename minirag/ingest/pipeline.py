@@ -40,7 +40,7 @@ log = logging.getLogger(__name__)
 
 # Sources are embedded and written in groups of about this many chunks: big
 # enough for length-sorted batches to pack well, small enough to bound memory.
-GROUP_CHUNKS = 256
+GROUP_CHUNKS = 512
 # Files converted ahead of the encoder, at most: this many, and this many bytes of them (at least
 # one file). Deep enough to cover the files of the next group while the encoder embeds this one.
 LOOKAHEAD_FILES = 64
