@@ -4,6 +4,8 @@
 #   python-api       identifiers (`shutil.copyfile`, `removeprefix`) over the library reference's entries
 #   gnome-questions  GNOME help pages whose titles are questions (titles removed from every page)
 #   gnome-questions-ru  the same pages in their Russian translation
+#   gnome-help-desc-LOCALE  page descriptions over the help in 16 languages ../shared/eval-data lacks
+#                       (the shared sets' recipe; baselines: scripts/bm25_baseline.py)
 # Usage: scripts/question_sets/build.sh OUT_DIR   (needs apt-get download; about a minute)
 # Then:  uv run python scripts/eval.py OUT_DIR/python-faq OUT_DIR/python-api OUT_DIR/gnome-questions
 set -euo pipefail
@@ -21,4 +23,7 @@ uv run python "$HERE/python_faq.py" "$WORK/pydoc" "$OUT/python-faq"
 uv run python "$HERE/python_api.py" "$WORK/pydoc" "$OUT/python-api"
 uv run python "$HERE/gnome_questions.py" "$WORK/gnome" "$OUT/gnome-questions"
 uv run python "$HERE/gnome_questions.py" "$WORK/gnome" "$OUT/gnome-questions-ru" ru
+for locale in fr es it pt_BR pl cs sv da nl fi hu el uk ko vi fa; do
+  uv run python "$HERE/gnome_desc.py" "$WORK/gnome" "$OUT/gnome-help-desc-$locale" "$locale" >/dev/null
+done
 echo "$OUT"

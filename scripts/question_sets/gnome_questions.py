@@ -171,14 +171,8 @@ def load(path):
     return tree.getroot()
 
 
-def main():
-    pkg_root, outdir = sys.argv[1], sys.argv[2]
-    locale = sys.argv[3] if len(sys.argv) > 3 else "C"  # "ru": the Russian translation of the same pages
-    src = os.path.join(pkg_root, f"usr/share/help/{locale}/gnome-help")
-    files = sorted(f for f in os.listdir(src) if f.endswith(".page"))
-    roots = {f: load(os.path.join(src, f)) for f in files}
-
-    # Link titles for empty <link xref="..."/> (Mallard shows the target's title).
+def link_titles(roots):
+    """Page id -> the title an empty <link xref="..."/> to it shows (its link title, else its title)."""
     titles = {}
     for f, r in roots.items():
         info = r.find(M + "info")
@@ -189,6 +183,16 @@ def main():
                     lt = t
         t = lt if lt is not None else r.find(M + "title")
         titles[f[:-5]] = inline_text(t, {}) if t is not None else f[:-5]
+    return titles
+
+
+def main():
+    pkg_root, outdir = sys.argv[1], sys.argv[2]
+    locale = sys.argv[3] if len(sys.argv) > 3 else "C"  # "ru": the Russian translation of the same pages
+    src = os.path.join(pkg_root, f"usr/share/help/{locale}/gnome-help")
+    files = sorted(f for f in os.listdir(src) if f.endswith(".page"))
+    roots = {f: load(os.path.join(src, f)) for f in files}
+    titles = link_titles(roots)
 
     corpus, queries, qrels = [], [], []
     n_desc_missing = 0
