@@ -266,7 +266,7 @@ class App:
             return self._query_pool
 
     def close(self) -> None:
-        """Stop the watcher and sync jobs between files, wait for them, then close the index."""
+        """Stop the watcher and sync jobs between files or encoder batches, wait for them, then close the index."""
         self.stop_watching()
         self.jobs.stop_all()
         if self._early_load is not None:  # not torn down mid-load by the interpreter's exit
@@ -579,7 +579,7 @@ class App:
               polling: bool | None = None, **tuning) -> None:
         """Keep the index in sync as files change, in this thread, until `stop` is set: a full
         sync first, then one pass per settled batch of changes (ingest/watch.py). A pass in
-        progress stops between files. `on_start` runs once the model and the index are ready."""
+        progress stops between files or encoder batches. `on_start` runs once the model and the index are ready."""
         self.refuse_if_read_only("watch")
         _ = self.pipeline  # a missing model or a broken index is an error now, not a failed pass later
         if on_start is not None:

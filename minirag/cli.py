@@ -290,7 +290,7 @@ def _cmd_watch(args, app) -> int:
 
     def interrupt(_signum, _frame) -> None:
         if stop.is_set():
-            raise KeyboardInterrupt  # a second Ctrl-C does not wait for the file in progress
+            raise KeyboardInterrupt  # a second Ctrl-C does not wait for the encoder batch in progress
         stop.set()
 
     def started() -> None:

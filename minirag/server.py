@@ -497,7 +497,7 @@ def serve(args, state: ServerState | None = None) -> int:
     except KeyboardInterrupt:
         interrupted = True
     finally:
-        if interrupted:  # closing waits for a sync to finish its file: say so, and let a second Ctrl-C skip it
+        if interrupted:  # closing waits for a sync's encoder batch: say so, and let a second Ctrl-C skip it
             sys.stderr.write("minirag: stopping (Ctrl-C again quits at once)\n")
             signal.signal(signal.SIGINT, _quit_now)
         state.close()

@@ -500,6 +500,26 @@ def test_a_stop_leaves_converted_but_unembedded_files_for_the_next_sync(app, doc
     assert sync(app).done == 12 - progress.done and len(sources(app)) == 12
 
 
+def test_a_stop_waits_for_one_encoder_batch_and_leaves_the_group_in_hand_for_the_next_sync(app, docs):
+    """A group holds up to GROUP_CHUNKS chunks, many encoder batches: shutting down must not wait for
+    all of them. The group is left whole (none of it written) and the next sync writes it."""
+    from minirag.encoder import Encoder
+
+    write(docs / "harbours.md", "# Harbours\n\n" + "\n\n".join(
+        f"## Section {i}\n\nHarbour {i} keeps a lighthouse of {i * 3} stones." for i in range(200)))
+    progress = Progress()
+
+    def stop_after_the_first_batch(p):
+        if p.chunks_embedded:
+            p.stop.set()
+
+    run_sync(app.pipeline, list(app.config.roots), progress=progress, on_change=stop_after_the_first_batch)
+    assert progress.stop.is_set() and 0 < progress.chunks_embedded <= Encoder.MAX_BATCH_SIZE
+    assert progress.done == 0 and not sources(app) and progress.chunks_written == 0
+    again = sync(app)
+    assert again.done == 1 and again.chunks_written > 2 * Encoder.MAX_BATCH_SIZE
+
+
 def test_files_left_out_for_their_type_are_counted_by_suffix_not_silently_dropped(app, docs):
     write(docs / "a.md", "# A\n\nIndexed.")
     for name in ("b.rst", "sub/c.rst", "d.gz", "README", ".hidden", "notes.txt~"):

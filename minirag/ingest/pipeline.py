@@ -94,6 +94,10 @@ def file_hash(data: bytes) -> str:
     return hashlib.blake2b(data, digest_size=20).hexdigest()
 
 
+class _GroupLeft(Exception):
+    """A stop came while a group was embedding: the group is left unwritten for the next run."""
+
+
 class Pipeline:
     def __init__(self, index: Index, encoder: Encoder, config: Config):
         self.index = index
@@ -231,8 +235,17 @@ class Pipeline:
                 def on_batch(embedded: int, of: int) -> None:
                     progress.bytes_partial = group_bytes * embedded / of
                     notify(progress)
+                    if progress.stop.is_set():
+                        raise _GroupLeft
 
-                progress.chunks_written += self.write(group, progress, on_batch)
+                try:
+                    progress.chunks_written += self.write(group, progress, on_batch)
+                except _GroupLeft:
+                    # A stop waits for one encoder batch, not the group's: the group's files stay as
+                    # they were, for the next run (nothing of it was written).
+                    progress.bytes_partial = 0.0
+                    group.clear()
+                    return
                 for document in group:  # -v shows these
                     log.info("ingested %s (%s)", document.record.source, plural(len(document.chunked.chunks), "chunk"))
                 progress.done += len(group)

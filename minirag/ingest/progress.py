@@ -53,7 +53,7 @@ class Progress:
     warnings: list[str] = field(default_factory=list)
     started: float = field(default_factory=time.monotonic)
     timings: dict[str, float] = field(default_factory=dict)
-    # Set to stop a run between files (a server shutting down); what was written stays.
+    # Set to stop a run between files or encoder batches (a server shutting down); what was written stays.
     stop: threading.Event = field(default_factory=threading.Event, repr=False)
 
     def reading_page(self, source: str, page: int, pages: int) -> None:

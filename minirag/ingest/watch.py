@@ -198,7 +198,7 @@ class Watcher:
 
     def run(self, stop: threading.Event | None = None) -> None:
         """Watch and sync until `stop` is set or stop() is called. A pass in progress
-        stops between files; what it wrote stays."""
+        stops between files or encoder batches; what it wrote stays."""
         if stop is not None:
             self._stop = stop
         self._notifier = threading.Thread(target=self._notify_loop, name="minirag-watch-events", daemon=True)
