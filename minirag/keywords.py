@@ -21,7 +21,11 @@ from minirag.stopwords import STOPWORDS
 
 #: Bumped whenever `terms` changes for the same input: the FTS table is then
 #: rebuilt from the stored chunks the next time the index is opened for writing.
-KEYWORD_SCHEME = 7
+KEYWORD_SCHEME = 8
+# A stemmed word keeps at most this many characters: Snowball leaves many forms of one word apart
+# (compound heads, Finnish and Hungarian case endings, Slavic and Scandinavian inflections), and
+# their common prefix joins them. Words no stemmer reads are kept whole (docs/search.md).
+STEM_CHARS = 7
 
 # Words as FTS5's unicode61 tokenizer sees them: runs of letters and digits.
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
@@ -63,21 +67,23 @@ _SPLITTING = {**{k: v for k, v in _FOLD.items()
 
 
 
-def stem(word: str, lang: str | None = None) -> str:
+def stem(word: str, lang: str | None = None, cut: bool = True) -> str:
     """`word` is lower-case and not yet folded. Stemmed with the stemmer of `lang` when it has
-    one for the word's script, else the script's default (language.SCRIPT_DEFAULT); words
-    mixing scripts or with digits, and words under 3 letters, are kept whole."""
+    one for the word's script, else the script's default (language.SCRIPT_DEFAULT), and cut to
+    STEM_CHARS unless `cut` is False; words mixing scripts or with digits, and words under 3
+    letters, are kept whole."""
     if len(word) < 3 or word.isdigit():
         return word
     script = language.script_of(word)
     chosen = language.stemmer_for(script, lang) if script else None
     if chosen is None:
         return word
+    keep = STEM_CHARS if cut else None
     if chosen == "en":
         # Snowball's English is written for ASCII: it stems the folded word (`naïve` as `naive`).
         folded = word.translate(_FOLD)
-        return language.stem(folded, chosen) if folded.isascii() else folded
-    return language.stem(word.replace("ё", "е") if chosen == "ru" else word, chosen)
+        return language.stem(folded, chosen)[:keep] if folded.isascii() else folded
+    return language.stem(word.replace("ё", "е") if chosen == "ru" else word, chosen)[:keep]
 
 
 def _folded(text: str) -> str:
@@ -106,15 +112,28 @@ def _prepared(text: str) -> str:
 
 
 @lru_cache(maxsize=400_000)
-def _term(word: str, lang: str | None) -> str:
-    return stem(word, lang).translate(_FOLD)
+def _term(word: str, lang: str | None, cut: bool = True) -> str:
+    return stem(word, lang, cut).translate(_FOLD)
 
 
-def _word_terms(word: str, langs: tuple[str | None, ...], singles: list[str] | None = None) -> list[str]:
+def _names(text: str) -> frozenset[str]:
+    """The words of `text` written in mixed case with a capital inside (AsyncResult, assertIs,
+    iPhone), lower-cased: names, which do not inflect, and two of them may share a long prefix
+    (assertIs, assertIsNone), so their stems are not cut. All capitals (GNOME, SETTINGS) is not one."""
+    if text.islower() or text.isupper():
+        return frozenset()
+    return frozenset(w.lower() for w in _WORD.findall(text)
+                     if any(c.isupper() for c in w[1:]) and any(c.islower() for c in w))
+
+
+def _word_terms(word: str, langs: tuple[str | None, ...], singles: list[str] | None = None,
+                names: frozenset[str] = frozenset()) -> list[str]:
     """The terms of one word (as `_prepared` gives it) for each of `langs`, folded. The single
-    characters of its CJK runs go to `singles` when given (a query ranks them last), else inline."""
+    characters of its CJK runs go to `singles` when given (a query ranks them last), else inline.
+    A word in `names` (see _names) keeps its whole stem."""
     if not _CJK.search(word):
-        return [_term(word, lang) for lang in langs]
+        cut = word not in names
+        return [_term(word, lang, cut) for lang in langs]
     out: list[str] = []
     singles = out if singles is None else singles
     for piece in _CJK_PIECES.findall(word):
@@ -157,9 +176,10 @@ def terms(text: str, lang: str | None = None) -> list[str]:
     """The keyword terms of a text written in `lang` (None: unidentified)."""
     prepared = _prepared(text)  # once: it is on the ingest path for every chunk
     langs = (lang,)
+    names = _names(text)
     out = []
     for word in _WORD.findall(prepared):
-        out.extend(_word_terms(word, langs))
+        out.extend(_word_terms(word, langs, names=names))
     return out + _compounds_of(prepared.translate(_FOLD))
 
 
@@ -205,7 +225,8 @@ def query_terms(text: str, index_languages: tuple[str, ...] = ()) -> list[str]:
     langs = tuple(dict.fromkeys((own, *index_languages)))
     seen: dict[str, None] = {}
     singles: list[str] = []
-    words_terms = [t for word in content for t in _word_terms(word, langs, singles)]
+    names = _names(text)
+    words_terms = [t for word in content for t in _word_terms(word, langs, singles, names)]
     for term in words_terms + _compounds_of(prepared.translate(_FOLD)) + singles:
         seen.setdefault(term, None)
         if len(seen) >= MAX_QUERY_TERMS:
