@@ -300,6 +300,9 @@ class Index:
                     if done // step != (done + len(batch)) // step and done + len(batch) < total:
                         log.warning("  keyword index: %d/%d chunks", done + len(batch), total)
                     done += len(batch)
+                # FTS5 keeps the old terms' deletions in its segments until they merge: merged now,
+                # or the table holds both spellings for a long while.
+                self.conn.execute("INSERT INTO chunks_fts (chunks_fts) VALUES ('optimize')")
                 self.conn.executemany(
                     "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
                     [(META_KEYWORD_SCHEME, current), (META_KEYWORD_LANGUAGES, json.dumps(counts, sort_keys=True))],
