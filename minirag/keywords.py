@@ -120,10 +120,10 @@ def _names(text: str) -> frozenset[str]:
     """The words of `text` written in mixed case with a capital inside (AsyncResult, assertIs,
     iPhone), lower-cased: names, which do not inflect, and two of them may share a long prefix
     (assertIs, assertIsNone), so their stems are not cut. All capitals (GNOME, SETTINGS) is not one."""
-    if text.islower() or text.isupper():
+    if text == text.lower() or text == text.upper():
         return frozenset()
-    return frozenset(w.lower() for w in _WORD.findall(text)
-                     if any(c.isupper() for c in w[1:]) and any(c.islower() for c in w))
+    # str methods, not a loop over characters: this runs over every chunk written.
+    return frozenset(w.lower() for w in _WORD.findall(text) if w[1:] != w[1:].lower() and w != w.upper())
 
 
 def _word_terms(word: str, langs: tuple[str | None, ...], singles: list[str] | None = None,
