@@ -4,6 +4,8 @@
 #   python-api       identifiers (`shutil.copyfile`, `removeprefix`) over the library reference's entries
 #   gnome-questions  GNOME help pages whose titles are questions (titles removed from every page)
 #   gnome-questions-ru  the same pages in their Russian translation
+#   gnome-questions-LOCALE  the same in 12 more translations (de fr it es zh_CN ja pt_BR pl nl sv uk ko);
+#                       a question the locale left in English is left out
 #   gnome-help-desc-LOCALE  page descriptions over the help in 16 languages ../shared/eval-data lacks
 #                       (the shared sets' recipe; baselines: scripts/bm25_baseline.py)
 # Usage: scripts/question_sets/build.sh OUT_DIR   (needs apt-get download; about a minute)
@@ -22,7 +24,9 @@ cd "$HERE/../.."
 uv run python "$HERE/python_faq.py" "$WORK/pydoc" "$OUT/python-faq"
 uv run python "$HERE/python_api.py" "$WORK/pydoc" "$OUT/python-api"
 uv run python "$HERE/gnome_questions.py" "$WORK/gnome" "$OUT/gnome-questions"
-uv run python "$HERE/gnome_questions.py" "$WORK/gnome" "$OUT/gnome-questions-ru" ru
+for locale in ru de fr it es zh_CN ja pt_BR pl nl sv uk ko; do
+  uv run python "$HERE/gnome_questions.py" "$WORK/gnome" "$OUT/gnome-questions-$locale" "$locale" >/dev/null
+done
 for locale in fr es it pt_BR pl cs sv da nl fi hu el uk ko vi fa; do
   uv run python "$HERE/gnome_desc.py" "$WORK/gnome" "$OUT/gnome-help-desc-$locale" "$locale" >/dev/null
 done

@@ -4,8 +4,10 @@
 Usage: gnome_questions.py <extracted-package-root> <outdir> [locale, default C]
   e.g. gnome_questions.py /tmp/qa-build/gnome /work/qa-sets/gnome-questions
 
-Queries  = <title> of C-locale gnome-help pages whose title ends with "?".
-Corpus   = every C-locale gnome-help page.  For question pages the title field is
+Queries  = <title> of the gnome-help pages whose English (C) title ends with "?", in
+           the locale's translation; a page whose title the locale has not translated
+           asks nothing (an English question over a translated help is another test).
+Corpus   = every gnome-help page of the locale.  For question pages the title field is
            the page's <info><desc> (or "" if none) so nothing of the question leaks;
            other pages use their real <title>.  Text = page body (the page <title>
            and <info> are excluded for all pages; section titles kept as lines).
@@ -193,9 +195,11 @@ def main():
     files = sorted(f for f in os.listdir(src) if f.endswith(".page"))
     roots = {f: load(os.path.join(src, f)) for f in files}
     titles = link_titles(roots)
+    english = os.path.join(pkg_root, "usr/share/help/C/gnome-help")
+    english_titles = link_titles({f: load(os.path.join(english, f)) for f in files}) if locale != "C" else titles
 
     corpus, queries, qrels = [], [], []
-    n_desc_missing = 0
+    n_desc_missing = n_untranslated = 0
     for f in files:
         r = roots[f]
         title_el = r.find(M + "title")
@@ -208,20 +212,23 @@ def main():
         out.flush()
         text = "\n\n".join(out.blocks)
         did = f"gnome-help/{f}"
-        if title.endswith("?"):
+        if english_titles.get(f[:-5], "").endswith("?"):
             if not desc:
                 n_desc_missing += 1
             corpus.append({"_id": did, "title": desc, "text": text})
+            if locale != "C" and title == english_titles[f[:-5]]:
+                n_untranslated += 1
+                continue
             queries.append({"_id": "q" + did, "text": title})
             qrels.append(("q" + did, did))
         else:
             corpus.append({"_id": did, "title": title, "text": text})
 
     write_beir(outdir, corpus, queries, qrels)
-    summarize("gnome-questions", corpus, queries)
+    summarize(os.path.basename(outdir), corpus, queries)
     empty = [d["_id"] for d in corpus if len(d["text"]) < 50]
     stats = {"pages": len(files), "question_pages": len(queries),
-             "question_pages_without_desc": n_desc_missing,
+             "question_pages_without_desc": n_desc_missing, "question_titles_untranslated": n_untranslated,
              "docs_with_text_under_50_chars": empty}
     print(json.dumps(stats))
     with open(os.path.join(outdir, "build-stats.json"), "w") as fh:
