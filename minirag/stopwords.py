@@ -31,29 +31,30 @@ STOPWORDS: dict[str, frozenset[str]] = {
         "jeden jeder jedes jetzt kann kein keine können man mein meine mich mir mit muss nach nicht nichts "
         "noch nun nur ob oder ohne sehr sein seine sich sie sind so soll sondern über um und uns unser unter "
         "vom von vor war waren warum was weil welche welchem welchen welcher welches wenn wer werde werden "
-        "wie wieder will wir wird wo wollen zu zum zur"
+        "wie wieder will wir wird wo wollen zu zum zur wann wieso weshalb wozu wohin woher"
     ),
     "fr": _words(
         "a au aux avec ce ces cette comme comment dans de des du elle en est et être il ils je la le les leur "
         "lui ma mais me même mes moi mon ne nos notre nous on ou où par pas pour qu que quel quelle qui sa "
-        "sans se ses son sont sur ta te tes toi ton tu un une vos votre vous y"
+        "sans se ses son sont sur ta te tes toi ton tu un une vos votre vous y pourquoi combien quand quoi quels quelles"
     ),
     "es": _words(
         "a al como con cual cuando de del el ella en es esta este esto hay la las le les lo los me mi no o "
-        "para pero por que qué se sea ser si sin sobre su sus te tu un una uno y ya"
+        "para pero por que qué se sea ser si sin sobre su sus te tu un una uno y ya dónde quién quiénes cuánto cuántos cuáles"
     ),
     "it": _words(
         "a ad al alla alle allo agli ai come con cosa da dal dalla dei del della delle dello di e è gli ha "
         "hanno i il in la le lo ma mi ne nei nel nella nelle non o per perché più quale quando che chi se si "
-        "sono su sua sue suo suoi ti tra tu un una uno"
+        "sono su sua sue suo suoi ti tra tu un una uno dove quanto"
     ),
     "pt": _words(
         "a ao aos as com como da das de do dos e é em entre ela ele eles essa esse isso lhe mais mas me na "
         "nas não no nos o os ou para pela pelo por qual quando que se sem ser seu seus sua suas também te um "
-        "uma você"
+        "uma você onde porque quanto quem"
     ),
     "nl": _words(
         "aan al als bij dat de den der des die dit door een en er het hij hoe ik in is je kan maar met na "
-        "naar niet nog of om ook op over te tot u uit van voor wat wie wij worden zal ze zich zij zijn"
+        "naar niet nog of om ook op over te tot u uit van voor wat wie wij worden zal ze zich zij zijn waarom waar "
+        "wanneer welke hoeveel"
     ),
 }

@@ -61,6 +61,22 @@ def test_a_query_is_stemmed_for_its_own_language_and_the_indexs():
     assert {"druck", "drucker"} <= set(terms)  # German (its own) and English (the index's)
 
 
+@pytest.mark.parametrize(("question", "asks"), [
+    ("Why does my screen flicker when the laptop wakes up?", "why"),
+    ("Warum flackert mein Bildschirm nach dem Aufwachen?", "warum"),
+    ("Wozu dient die Super-Taste auf der Tastatur?", "wozu"),
+    ("Pourquoi mon écran scintille-t-il au réveil ?", "pourquoi"),
+    ("¿Dónde se guardan las capturas de pantalla del escritorio?", "donde"),
+    ("Dove vengono salvate le schermate del desktop?", "dove"),
+    ("Onde ficam salvas as capturas de tela da área de trabalho?", "onde"),
+    ("Waarom knippert mijn beeldscherm na het ontwaken?", "waarom"),
+])
+def test_a_question_word_is_dropped_from_the_query_in_every_language_with_a_stop_list(question, asks):
+    terms = keywords.query_terms(question)
+    # `asks` folded; its stem is a prefix of it (cut to seven characters, or shorter)
+    assert terms and not any(len(t) >= 3 and asks.startswith(t) for t in terms)
+
+
 def test_a_stem_is_cut_to_its_first_seven_characters_so_forms_the_stemmer_leaves_apart_meet():
     # Finnish cases Snowball stems three ways (kirkkaud, kirkkaus, kirkkaut); German compounds of one head.
     assert keywords.terms("kirkkauden kirkkaus kirkkautta", "fi") == ["kirkkau"] * 3
