@@ -3,9 +3,9 @@
 FTS5's tokenizers stem nothing but English (porter) and cut a run of Chinese or
 Japanese characters as one token, so the keyword text is made here, in Python:
 each word is stemmed with the Snowball stemmer of its chunk's language (see
-language.py), and each run of CJK characters is cut into overlapping character
-bigrams; FTS5 indexes the result. Index text and query text go through the same
-rules, so they always agree. No user string reaches FTS5 syntax: every term is quoted.
+language.py), and each run of a script written without spaces (CJK, Thai, Lao,
+Myanmar, Khmer) is cut into overlapping character bigrams; FTS5 indexes the
+result. Index text and query text go through the same rules, so they always agree. No user string reaches FTS5 syntax: every term is quoted.
 """
 
 from __future__ import annotations
@@ -17,24 +17,37 @@ from functools import lru_cache
 
 from minirag import language
 from minirag.fts_fold import FOLD as FTS5_FOLD
+from minirag.fts_fold import MARKS_ASTRAL, MARKS_BMP
 from minirag.stopwords import STOPWORDS
 
 #: Bumped whenever `terms` changes for the same input: the FTS table is then
 #: rebuilt from the stored chunks the next time the index is opened for writing.
-KEYWORD_SCHEME = 8
+KEYWORD_SCHEME = 9
 # A stemmed word keeps at most this many characters: Snowball leaves many forms of one word apart
 # (compound heads, Finnish and Hungarian case endings, Slavic and Scandinavian inflections), and
 # their common prefix joins them. Words no stemmer reads are kept whole (docs/search.md).
 STEM_CHARS = 7
 
-# Words as FTS5's unicode61 tokenizer sees them: runs of letters and digits.
+# Words as FTS5's tokenizer sees them (store/schema.py): runs of letters, digits and combining
+# marks, so a word keeps its vowel signs and viramas (`हिन्दी`, `தமிழ்`), which Python's \w leaves
+# out. Text without marks takes the plain pattern, the faster one. A class of marks beyond the
+# Basic Multilingual Plane costs `re` a test per range for each character, so only a character
+# from there (rare: emoji, historic scripts) is tried against it.
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
-# Han, kana, Hangul (and the iteration and closing marks written inside such runs): scripts
-# written without spaces between words. A run of them is cut into overlapping bigrams.
+_ASTRAL = "\U00010000-\U0010ffff"
+_MARK_OF = f"[{MARKS_BMP}]|(?=[{_ASTRAL}])[{MARKS_ASTRAL}]"
+_MARKED_WORD = re.compile(f"(?:[^\\W_]|{_MARK_OF})++")
+_MAY_MARK = re.compile(f"[{MARKS_BMP}{_ASTRAL}]")
+# Han, kana, Hangul (and the iteration and closing marks written inside such runs).
 CJK_CHARS = ("\u1100-\u11ff\u3005-\u3007\u3040-\u30ff\u3130-\u318f\u31f0-\u31ff\u3400-\u4dbf"
               "\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f\U00020000-\U0003134f")
-_CJK = re.compile(f"[{CJK_CHARS}]")
-_CJK_PIECES = re.compile(f"[{CJK_CHARS}]+|[^{CJK_CHARS}]+")
+# Scripts written without spaces between words: CJK, Thai, Lao, Myanmar and Khmer. A run of
+# them is cut into overlapping bigrams of its characters, a character being a letter with the
+# marks written on it (`ที่` is one), and the characters themselves.
+UNSPACED_CHARS = CJK_CHARS + "\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u19e0-\u19ff\ua9e0-\ua9ff\uaa60-\uaa7f"
+_UNSPACED = re.compile(f"[{UNSPACED_CHARS}]")
+_UNSPACED_PIECES = re.compile(f"[{UNSPACED_CHARS}]+|[^{UNSPACED_CHARS}]+")
+_CHARACTER = re.compile(f"(?!{_MARK_OF}).(?:{_MARK_OF})*|(?:{_MARK_OF})+")
 MAX_QUERY_TERMS = 64
 # An identifier written as one token: letter and digit runs joined by "_", "." or "::"
 # (`os.path.join`, `persistent_load`, `std::vector`, `config.yaml`). Its parts are words
@@ -97,8 +110,12 @@ def _folded(text: str) -> str:
     return text.lower().translate(_FOLD)
 
 
+def _words_of(text: str) -> list[str]:
+    return (_MARKED_WORD if _MAY_MARK.search(text) else _WORD).findall(text)
+
+
 def words(text: str) -> list[str]:
-    return _WORD.findall(_folded(text))
+    return _words_of(_folded(text))
 
 
 def _prepared(text: str) -> str:
@@ -123,27 +140,29 @@ def _names(text: str) -> frozenset[str]:
     if text == text.lower() or text == text.upper():
         return frozenset()
     # str methods, not a loop over characters: this runs over every chunk written.
-    return frozenset(w.lower() for w in _WORD.findall(text) if w[1:] != w[1:].lower() and w != w.upper())
+    return frozenset(w.lower() for w in _words_of(text) if w[1:] != w[1:].lower() and w != w.upper())
 
 
 def _word_terms(word: str, langs: tuple[str | None, ...], singles: list[str] | None = None,
                 names: frozenset[str] = frozenset()) -> list[str]:
     """The terms of one word (as `_prepared` gives it) for each of `langs`, folded. The single
-    characters of its CJK runs go to `singles` when given (a query ranks them last), else inline.
-    A word in `names` (see _names) keeps its whole stem."""
-    if not _CJK.search(word):
+    characters of its unspaced runs go to `singles` when given (a query ranks them last), else
+    inline. A word in `names` (see _names) keeps its whole stem."""
+    if not _UNSPACED.search(word):
         cut = word not in names
         return [_term(word, lang, cut) for lang in langs]
     out: list[str] = []
     singles = out if singles is None else singles
-    for piece in _CJK_PIECES.findall(word):
-        if not _CJK.match(piece):
+    for piece in _UNSPACED_PIECES.findall(word):
+        if not _UNSPACED.match(piece):
             out.extend(_term(piece, lang) for lang in langs)
-        elif len(piece) == 1:
-            out.append(piece.translate(_FOLD))
+            continue
+        chars = _CHARACTER.findall(piece) if _MAY_MARK.search(piece) else piece
+        if len(chars) == 1:
+            out.append(chars[0].translate(_FOLD))
         else:
-            out.extend(piece[i:i + 2].translate(_FOLD) for i in range(len(piece) - 1))
-            singles.extend(ch.translate(_FOLD) for ch in piece)
+            out.extend((chars[i] + chars[i + 1]).translate(_FOLD) for i in range(len(chars) - 1))
+            singles.extend(ch.translate(_FOLD) for ch in chars)
     return out
 
 
@@ -178,7 +197,7 @@ def terms(text: str, lang: str | None = None) -> list[str]:
     langs = (lang,)
     names = _names(text)
     out = []
-    for word in _WORD.findall(prepared):
+    for word in _words_of(prepared):
         out.extend(_word_terms(word, langs, names=names))
     return out + _compounds_of(prepared.translate(_FOLD))
 
@@ -218,8 +237,8 @@ def query_terms(text: str, index_languages: tuple[str, ...] = ()) -> list[str]:
     """Distinct terms of a query, stop words dropped when other words remain. Each word is stemmed
     for every language it may be in: the query's own (when identified) and the index's."""
     prepared = _prepared(text)
-    all_words = _WORD.findall(prepared)
-    own = query_language(text) if any(not _CJK.search(w) for w in all_words) else None
+    all_words = _words_of(prepared)
+    own = query_language(text) if any(not _UNSPACED.search(w) for w in all_words) else None
     stop = _stopwords(own)
     content = [w for w in all_words if w.translate(_FOLD) not in stop] or all_words
     langs = tuple(dict.fromkeys((own, *index_languages)))

@@ -6,8 +6,8 @@ document, as scripts/eval.py scores. The bar our keyword side has to clear on a 
     uv run python scripts/bm25_baseline.py DIR --language french [DIR --language ...]
 
 Okapi BM25 with k1 = 1.5, b = 0.75 and Lucene's IDF, log(1 + (N - df + 0.5) / (df + 0.5));
-tokens are runs of two or more word characters, lower-cased (a CJK run of one character is
-kept). A query whose best score is 0 ranks nothing.
+tokens are runs of two or more word characters or combining marks, lower-cased (a CJK run of
+one character is kept). A query whose best score is 0 ranks nothing.
 """
 
 from __future__ import annotations
@@ -25,8 +25,12 @@ import snowballstemmer
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from eval import read_jsonl, read_qrels  # noqa: E402
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from minirag.fts_fold import MARKS  # noqa: E402
+
 CJK = "\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
-_TOKEN = re.compile(f"[{CJK}]+|[^\\W{CJK}]{{2,}}")
+# A word keeps its combining marks (Devanagari vowel signs, viramas): Python's \\w leaves them out.
+_TOKEN = re.compile(f"[{CJK}]+|(?:[^\\W{CJK}]|[{MARKS}]){{2,}}")
 _CJK_RUN = re.compile(f"[{CJK}]+")
 K1, B = 1.5, 0.75
 

@@ -16,6 +16,7 @@ from minirag import keywords, language
 from minirag.ingest.sync import run_sync
 from minirag.results import payload
 from minirag.store import connection as db
+from minirag.store import schema
 
 
 @pytest.mark.parametrize(("text", "code"), [
@@ -54,6 +55,24 @@ def test_a_cjk_run_is_cut_into_overlapping_bigrams_and_its_characters_and_mixed_
     assert keywords.query_terms("消息 书") == ["消息", "书", "消", "息"]
     sentence = "画面解像度が正しく設定されていない可能性がありますので設定を確認してください"
     assert [t for t in keywords.query_terms(sentence) if len(t) == 2][-1] == "さい"
+
+
+def test_a_word_keeps_its_vowel_signs_and_viramas():
+    # Combining marks are part of a word: Python's \\w and FTS5's default tokenizer both split a
+    # Devanagari or Tamil word at each one (हिन्दी into ह, न, द), and then काम (work) was कम (less).
+    assert keywords.terms("हिन्दी भाषा", "hi") == ["हिन्द", "भाष"]
+    assert keywords.terms("काम", "hi") != keywords.terms("कम", "hi")
+    assert keywords.terms("தமிழ் மொழி", "ta") == ["தமிழ்", "மொழி"]
+    assert keywords.terms("ગુજરાતી") == ["ગુજરાતી"]
+    # A Latin combining accent still folds away, as FTS5 folds it.
+    assert keywords.terms("cafe\u0301") == keywords.terms("cafe") == ["cafe"]
+
+
+def test_thai_lao_myanmar_and_khmer_runs_are_cut_like_cjk_with_each_letter_and_its_marks_one_character():
+    assert keywords.terms("ภาษาไทยที่") == ["ภา", "าษ", "ษา", "าไ", "ไท", "ทย", "ยที่",
+                                            "ภ", "า", "ษ", "า", "ไ", "ท", "ย", "ที่"]
+    assert keywords.query_terms("ไทย") == ["ไท", "ทย", "ไ", "ท", "ย"]
+    assert "ខ្" in keywords.terms("ភាសាខ្មែរ")
 
 
 def test_a_query_is_stemmed_for_its_own_language_and_the_indexs():
@@ -99,6 +118,9 @@ def multilingual(make_app, docs):
                                "dort die Papiergröße und den Drucker. Printing works the same everywhere.")
     write(docs / "japanese.md", "# 印刷\n\n印刷ダイアログで用紙サイズとプリンターを選択します。")
     write(docs / "printing.md", "# Printing\n\nTo print a document, open the print dialog and choose a printer.")
+    write(docs / "kaam.md", "# काम\n\nयह काम आज पूरा करना है। प्रिंटर की सेटिंग बदलें।")
+    write(docs / "kam.md", "# कम\n\nस्क्रीन की चमक कम करें।")
+    write(docs / "thai.md", "# เครื่องพิมพ์\n\nการตั้งค่าเครื่องพิมพ์ในหน้าต่างพิมพ์")
     app = make_app({"RAG_HYBRID_WEIGHT": "1"})
     run_sync(app.pipeline, list(app.config.roots))
     return app
@@ -120,6 +142,12 @@ def test_a_german_word_is_found_in_another_inflection_and_an_english_one_inside_
     assert "drucker.md" in sources(multilingual, "printing")
 
 
+def test_a_word_with_vowel_signs_finds_only_itself_and_a_thai_word_is_found_inside_a_run(multilingual):
+    assert sources(multilingual, "काम") == ["kaam.md"]
+    assert sources(multilingual, "कम") == ["kam.md"]
+    assert sources(multilingual, "ตั้งค่า") == ["thai.md"]
+
+
 def test_an_index_written_before_is_retokenized_on_the_next_write_open_without_re_embedding(
         make_config, tmp_path, encoder, caplog):
     # Written by the code before per-language stemming and CJK bigrams (keyword scheme 5):
@@ -130,6 +158,8 @@ def test_an_index_written_before_is_retokenized_on_the_next_write_open_without_r
     old = db.connect(path)
     assert old.execute("SELECT value FROM meta WHERE key = 'keyword_scheme'").fetchone() == ("5",)
     assert not old.execute("SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH '\"消息\"'").fetchall()
+    fts_sql = "SELECT sql FROM sqlite_master WHERE name = 'chunks_fts'"
+    assert "M*" not in old.execute(fts_sql).fetchone()[0]  # FTS5 split words at their combining marks
     vectors = old.execute("SELECT chunk_id, embedding FROM chunks_vec ORDER BY chunk_id").fetchall()
     old.close()
 
@@ -156,6 +186,7 @@ def test_an_index_written_before_is_retokenized_on_the_next_write_open_without_r
         assert conn.execute("SELECT value FROM meta WHERE key = 'keyword_scheme'").fetchone() == (
             str(keywords.KEYWORD_SCHEME),)
         assert conn.execute("SELECT chunk_id, embedding FROM chunks_vec ORDER BY chunk_id").fetchall() == vectors
+        assert schema.FTS_TOKENIZER in conn.execute(fts_sql).fetchone()[0]
     finally:
         app.close()
     messages = [r.getMessage() for r in caplog.records]

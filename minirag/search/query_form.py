@@ -34,13 +34,15 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from minirag import keywords
 from minirag.config import (
     DEFAULT_HYBRID_WEIGHT,
     FOREIGN_HYBRID_WEIGHT,
     QUESTION_HYBRID_WEIGHT,
     SENTENCE_HYBRID_WEIGHT,
 )
-from minirag.keywords import CJK_CHARS, query_language
+from minirag.fts_fold import MARKS
+from minirag.keywords import UNSPACED_CHARS, query_language
 
 # Words that open a question without a question mark ("how do I delete a file").
 # English and Russian only: elsewhere the question mark alone decides.
@@ -75,9 +77,9 @@ MIN_SENTENCE_WORDS = 3  # "e.g.", "v1.2.", "Wi-Fi." are not sentences
 # After the mark: closing quotes and brackets (a quoted question is one), "?!", "?.." and spaces.
 QUOTES_AND_SPACES = "\"')]}»”’」』）】" + "\u00a0 \t\r\n"
 CLOSERS = QUOTES_AND_SPACES + "!.…"
-_WORD = re.compile(r"\w+")
-# A word of a sentence: each CJK character counts as one, since those scripts put no space between words.
-_SENTENCE_WORD = re.compile(f"[{CJK_CHARS}]|[^\\W{CJK_CHARS}]+")
+# A word of a sentence, with its combining marks: each character of a script written without
+# spaces (CJK, Thai) counts as one.
+_SENTENCE_WORD = re.compile(f"[{UNSPACED_CHARS}]|(?:[^\\W{UNSPACED_CHARS}]|[{MARKS}])+")
 
 
 def _visible(text: str) -> str:
@@ -92,7 +94,7 @@ def is_question(text: str) -> bool:
     stripped = _visible(text).strip()
     if stripped.rstrip(CLOSERS).endswith(QUESTION_MARKS):
         return True
-    if len(_WORD.findall(stripped)) < 3:
+    if len(keywords.words(stripped)) < 3:
         return False
     # Each word up to an apostrophe: what's -> what, can't -> can, don’t -> don.
     words = [re.split("['’]", w, maxsplit=1)[0] for w in stripped.lower().split()[:3]]

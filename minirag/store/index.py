@@ -283,7 +283,9 @@ class Index:
 
         def rebuild() -> None:
             with self._transaction():
-                self.conn.execute("DELETE FROM chunks_fts")
+                # Made anew rather than emptied: the table's tokenizer is the one in force too.
+                self.conn.execute("DROP TABLE chunks_fts")
+                self.conn.execute(schema.FTS_TABLE_SQL)
                 total = self.conn.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
                 if total:
                     log.warning("re-tokenizing the keyword index of %s (%d chunks, no re-embedding)",

@@ -20,6 +20,13 @@ log = logging.getLogger(__name__)
 HAS_VECTOR_TABLE = "EXISTS (SELECT 1 FROM sqlite_master WHERE name = 'chunks_vec')"
 
 
+# The FTS5 table as every keyword rebuild makes it anew (store/index.py), whatever _m001_core made:
+# combining marks (M*) are token characters, so a word keeps its vowel signs and viramas
+# (Devanagari, Tamil, Thai) as keywords.py's words do; by default FTS5 splits a word at each.
+FTS_TOKENIZER = "unicode61 remove_diacritics 2 categories 'L* N* Co M*'"
+FTS_TABLE_SQL = f"""CREATE VIRTUAL TABLE chunks_fts USING fts5(body, title, tokenize = "{FTS_TOKENIZER}")"""
+
+
 def has_vector_table(conn: Connection) -> bool:
     return bool(conn.execute(f"SELECT {HAS_VECTOR_TABLE}").fetchone()[0])
 

@@ -6,7 +6,7 @@
 #   gnome-questions-ru  the same pages in their Russian translation
 #   gnome-questions-LOCALE  the same in 12 more translations (de fr it es zh_CN ja pt_BR pl nl sv uk ko);
 #                       a question the locale left in English is left out
-#   gnome-help-desc-LOCALE  page descriptions over the help in 16 languages ../shared/eval-data lacks
+#   gnome-help-desc-LOCALE  page descriptions over the help in 21 languages ../shared/eval-data lacks
 #                       (the shared sets' recipe; baselines: scripts/bm25_baseline.py)
 # Usage: scripts/question_sets/build.sh OUT_DIR   (needs apt-get download; about a minute)
 # Then:  uv run python scripts/eval.py OUT_DIR/python-faq OUT_DIR/python-api OUT_DIR/gnome-questions
@@ -27,7 +27,7 @@ uv run python "$HERE/gnome_questions.py" "$WORK/gnome" "$OUT/gnome-questions"
 for locale in ru de fr it es zh_CN ja pt_BR pl nl sv uk ko; do
   uv run python "$HERE/gnome_questions.py" "$WORK/gnome" "$OUT/gnome-questions-$locale" "$locale" >/dev/null
 done
-for locale in fr es it pt_BR pl cs sv da nl fi hu el uk ko vi fa; do
+for locale in fr es it pt_BR pl cs sv da nl fi hu el uk ko vi fa as gu mr ta te; do
   uv run python "$HERE/gnome_desc.py" "$WORK/gnome" "$OUT/gnome-help-desc-$locale" "$locale" >/dev/null
 done
 echo "$OUT"
