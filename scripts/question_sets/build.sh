@@ -8,6 +8,7 @@
 #                       a question the locale left in English is left out
 #   gnome-help-desc-LOCALE  page descriptions over the help in 21 languages ../shared/eval-data lacks
 #                       (the shared sets' recipe; baselines: scripts/bm25_baseline.py)
+#   lo-help-index-km  Khmer index terms of LibreOffice Help over its pages (the shared lo sets' recipe)
 # Usage: scripts/question_sets/build.sh OUT_DIR   (needs apt-get download; about a minute)
 # Then:  uv run python scripts/eval.py OUT_DIR/python-faq OUT_DIR/python-api OUT_DIR/gnome-questions
 set -euo pipefail
@@ -16,10 +17,11 @@ HERE="$(cd "$(dirname "$0")" && pwd)"
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
 cd "$WORK"
-apt-get download python3.11-doc gnome-user-docs >/dev/null
-mkdir pydoc gnome
+apt-get download python3.11-doc gnome-user-docs libreoffice-help-km >/dev/null
+mkdir pydoc gnome lokm
 dpkg-deb -x python3.11-doc_*.deb pydoc
 dpkg-deb -x gnome-user-docs_*.deb gnome
+dpkg-deb -x libreoffice-help-km_*.deb lokm
 cd "$HERE/../.."
 uv run python "$HERE/python_faq.py" "$WORK/pydoc" "$OUT/python-faq"
 uv run python "$HERE/python_api.py" "$WORK/pydoc" "$OUT/python-api"
@@ -30,4 +32,5 @@ done
 for locale in fr es it pt_BR pl cs sv da nl fi hu el uk ko vi fa as gu mr ta te; do
   uv run python "$HERE/gnome_desc.py" "$WORK/gnome" "$OUT/gnome-help-desc-$locale" "$locale" >/dev/null
 done
+uv run python "$HERE/lo_index.py" "$WORK/lokm" "$OUT/lo-help-index-km" km >/dev/null
 echo "$OUT"
