@@ -21,7 +21,7 @@ from typing import Any
 from minirag.chunking import MIN_CHUNK_TOKEN_BUDGET
 from minirag.display import shown
 from minirag.errors import ConfigError
-from minirag.ingest.ignore import Globs
+from minirag.ingest.ignore import Globs, bad_glob
 from minirag.ingest.ocr import settings_error as ocr_settings_error
 
 DEFAULT_MODEL = "intfloat/multilingual-e5-small"
@@ -531,7 +531,11 @@ def _globs(given: _Given, name: str) -> Globs:
                 raise ConfigError(f"{name} must be {SETTING[name].values}")
         else:
             patterns = raw.split(",")
-    return Globs(tuple(p.strip() for p in patterns if p.strip()), origin)
+    globs = Globs(tuple(p.strip() for p in patterns if p.strip()), origin)
+    for pattern in globs.patterns:  # compiled (pathspec imported) only when there are globs
+        if (reason := bad_glob(pattern)) is not None:
+            raise ConfigError(f"{origin}: {shown(pattern, 80)!r} is not a glob ({reason})")
+    return globs
 
 
 def default_cache_dir() -> Path:

@@ -45,8 +45,9 @@ class GitState:
     synced_at: str | None = None
 
 
-def _read(path: Path, limit: int = MAX_SMALL_FILE) -> str | None:
-    """The text of a regular file (not a FIFO, device or folder), or None."""
+def read_regular_file(path: Path | str, limit: int = MAX_SMALL_FILE) -> str | None:
+    """The text of a regular file of at most `limit` bytes (not a FIFO, device or folder, which
+    could block or never end), or None."""
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
     except OSError:
@@ -70,7 +71,7 @@ def find_git_dir(root: Path) -> tuple[Path, Path, Path] | None:
         if dot_git.is_dir():
             git_dir = dot_git
         elif dot_git.is_file():  # a linked worktree or a submodule: "gitdir: <path>"
-            text = _read(dot_git)
+            text = read_regular_file(dot_git)
             if text is None or not text.startswith("gitdir:"):
                 return None
             git_dir = (top / text[len("gitdir:"):].strip()).resolve()
@@ -78,7 +79,7 @@ def find_git_dir(root: Path) -> tuple[Path, Path, Path] | None:
             return None  # a FIFO, a socket, a dangling link: this folder's `.git`, and not a readable one
         else:
             continue
-        common = _read(git_dir / "commondir")
+        common = read_regular_file(git_dir / "commondir")
         common_dir = (git_dir / common.strip()).resolve() if common and common.strip() else git_dir
         return top, git_dir, common_dir
     return None
@@ -91,7 +92,7 @@ def _valid_ref(name: str) -> bool:
 
 
 def _packed(common_dir: Path, name: str) -> str | None:
-    text = _read(common_dir / "packed-refs", MAX_PACKED_REFS)
+    text = read_regular_file(common_dir / "packed-refs", MAX_PACKED_REFS)
     for line in (text or "").splitlines():
         oid, _, ref = line.partition(" ")
         if ref == name and _OID.fullmatch(oid):
@@ -101,7 +102,7 @@ def _packed(common_dir: Path, name: str) -> str | None:
 
 def read_head(git_dir: Path, common_dir: Path) -> str | None:
     """The commit HEAD names (following symbolic refs, loose then packed), or None (unborn, unreadable)."""
-    text = _read(git_dir / "HEAD")
+    text = read_regular_file(git_dir / "HEAD")
     for _ in range(MAX_REF_DEPTH):
         if text is None:
             return None
@@ -114,9 +115,9 @@ def read_head(git_dir: Path, common_dir: Path) -> str | None:
         if not _valid_ref(name):
             return None
         # Per-worktree refs sit in the worktree's git dir; branches and tags in the common one.
-        text = _read(git_dir / name) if git_dir != common_dir else None
+        text = read_regular_file(git_dir / name) if git_dir != common_dir else None
         if text is None:
-            text = _read(common_dir / name)
+            text = read_regular_file(common_dir / name)
         if text is None:
             return _packed(common_dir, name)
     return None

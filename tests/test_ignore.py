@@ -117,6 +117,44 @@ def test_bad_glob_settings_name_the_variable(make_config):
         make_config({"MINIRAG_INCLUDE": "[1]"})
 
 
+def test_a_glob_that_is_no_pattern_is_a_configuration_error_naming_its_setting(make_config):
+    with pytest.raises(ConfigError, match=r"--exclude: '\*\*/\[z-a\]' is not a glob"):
+        make_config(exclude=["**/[z-a]"])
+    with pytest.raises(ConfigError, match="MINIRAG_INCLUDE: 'x/\\[z-a\\]' is not a glob"):
+        make_config({"MINIRAG_INCLUDE": "docs/**,x/[z-a]"})
+
+
+def test_a_bad_line_of_an_ignore_file_is_skipped_with_a_warning_and_its_other_lines_hold(make_app, repo, caplog):
+    # git skips a line that is no pattern; before, `[z-a]` stopped the whole sync ("internal error").
+    write(repo / "docs" / ".gitignore", "scratch.md\n[z-a]\nout/\n")
+    app = make_app()
+    run_sync(app.pipeline, list(app.config.roots))
+    indexed = {row.source for row in app.index.list_sources()}
+    assert str(repo / "docs" / "guide.md") in indexed and str(repo / "README.md") in indexed
+    assert str(repo / "docs" / "scratch.md") not in indexed and str(repo / "docs" / "out" / "page.md") not in indexed
+    assert any("docs/.gitignore, line 2: not an ignore pattern" in r.getMessage() for r in caplog.records)
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device"])
+def test_an_ignore_file_that_is_no_regular_file_gives_no_rules_and_never_blocks(repo, kind):
+    # A FIFO blocked the walk forever; /dev/zero read until memory ran out. Read in a thread, so
+    # that the old behaviour fails this test instead of hanging the suite.
+    import os
+    import threading
+
+    target = repo / "docs" / ".minignore"
+    if kind == "fifo":
+        os.mkfifo(target)
+    else:
+        target.symlink_to("/dev/zero")
+    rules = IgnoreRules([repo])
+    done = []
+    worker = threading.Thread(target=lambda: done.append(rules._ignore_files(str(repo / "docs"))), daemon=True)
+    worker.start()
+    worker.join(10)
+    assert done and [path for path, _spec in done[0]] == [str(repo / "docs" / ".gitignore")]
+
+
 def test_list_ignored_shows_each_ignored_file_and_folder_with_its_rule(repo, tmp_path, model_path, capsys):
     flags = ["--base-dir", str(repo), "--db-path", str(tmp_path / "i.db"), "--model-path", model_path]
     assert main(["sync", *flags]) == 0

@@ -17,14 +17,20 @@ so a changed one takes effect at the next sync (the watcher starts one when they
 
 from __future__ import annotations
 
+import logging
 import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from minirag.gitstate import read_regular_file
+
 if TYPE_CHECKING:  # imported where patterns are compiled: a query's configuration never compiles them
     from pathspec import GitIgnoreSpec
+
+log = logging.getLogger(__name__)
 
 IGNORE_FILES = (".minignore", ".gitignore")  # in one folder, the first wins
 MAX_IGNORE_FILE = 1024 * 1024  # bytes; a bigger "ignore file" is not one (it is read, per folder, per walk)
@@ -65,10 +71,37 @@ def split_globs(patterns: Sequence[str], roots: Sequence[Path]) -> dict[Path, li
     return out
 
 
-def _spec(lines: Sequence[str]) -> GitIgnoreSpec | None:
+def _spec(lines: Sequence[str], origin: str) -> GitIgnoreSpec | None:
+    """The rules of an ignore file's lines. A line that is no valid pattern (`[z-a]`) is skipped with
+    a warning, as git skips it: one bad line must not leave every file of the roots unindexed."""
     from pathspec import GitIgnoreSpec
 
-    return GitIgnoreSpec.from_lines(lines) if lines else None
+    if not lines:
+        return None
+    try:
+        return GitIgnoreSpec.from_lines(lines)
+    except (ValueError, re.error):  # pathspec's GitWildMatchPatternError is a ValueError
+        pass
+    valid = []
+    for number, line in enumerate(lines, 1):
+        try:
+            GitIgnoreSpec.from_lines([line])
+        except (ValueError, re.error) as exc:
+            log.warning("%s, line %d: not an ignore pattern, skipped (%s)", origin, number, exc)
+            continue
+        valid.append(line)
+    return GitIgnoreSpec.from_lines(valid)
+
+
+def bad_glob(pattern: str) -> str | None:
+    """Why `pattern` is no gitignore pattern (an include or exclude glob), or None when it is one."""
+    from pathspec import GitIgnoreSpec
+
+    try:
+        GitIgnoreSpec.from_lines([pattern])
+    except (ValueError, re.error) as exc:
+        return str(exc)
+    return None
 
 
 def _decide(spec: GitIgnoreSpec | None, relative: str) -> tuple[bool, str] | None:
@@ -117,13 +150,10 @@ class IgnoreRules:
             cached = []
             for name in IGNORE_FILES if self.gitignore else IGNORE_FILES[:1]:
                 path = os.path.join(folder, name)
-                try:
-                    if os.path.getsize(path) > MAX_IGNORE_FILE:
-                        continue
-                    with open(path, encoding="utf-8", errors="replace") as handle:
-                        spec = _spec(handle.read().splitlines())
-                except OSError:  # none there (the usual case), or unreadable: no rules from it
-                    continue
+                # None there (the usual case), unreadable, too big, or no regular file (a FIFO
+                # would block the walk, /dev/zero never end): no rules from it.
+                text = read_regular_file(path, MAX_IGNORE_FILE)
+                spec = _spec(text.splitlines(), path) if text is not None else None
                 if spec is not None:
                     cached.append((path, spec))
             self._files[folder] = cached
