@@ -191,3 +191,47 @@ def test_query_on_a_zero_length_index_file_writes_nothing_into_it(make_app, tmp_
     assert "is empty" in app.status().index_error
     assert db.stat().st_size == 0
     assert not (tmp_path / "empty.db-wal").exists()
+
+
+def test_another_programs_sqlite_file_is_refused_and_left_byte_for_byte_as_it_was(make_app, tmp_path):
+    from minirag.errors import MiniragError
+    from minirag.store.connection import sqlite3
+
+    path = tmp_path / "places.sqlite"
+    other = sqlite3.connect(path)
+    other.execute("CREATE TABLE moz_places (id INTEGER PRIMARY KEY, url TEXT)")
+    other.execute("INSERT INTO moz_places (url) VALUES ('https://example.org/')")
+    other.commit()
+    other.close()
+    before = path.read_bytes()
+    app = make_app(db_path=str(path))
+    for read in (lambda: app.query("anything"), app.list_files, app.sync):
+        with pytest.raises(MiniragError, match="is an SQLite database but not a minirag index .*moz_places"):
+            read()
+    assert path.read_bytes() == before  # not even the journal mode, which lives in the header
+    assert not (tmp_path / "places.sqlite-wal").exists()
+
+
+def test_an_open_that_only_reads_never_waits_for_a_writers_lock(make_app, docs, monkeypatch):
+    # Someone's transaction in the sqlite3 shell, or a sync: a query answers from the last commit.
+    # With SQLite's busy wait cut to nothing, any wait for the lock fails here instead of stalling.
+    from conftest import write
+
+    from minirag.ingest.sync import run_sync
+    from minirag.store import connection as db
+
+    write(docs / "a.md", "# Epsilon\n\nThe epsilon page.")
+    app = make_app()
+    run_sync(app.pipeline, list(app.config.roots))
+    app.close()
+    holder = db.sqlite3.connect(app.config.db_path, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    try:
+        monkeypatch.setattr(db, "BUSY_TIMEOUT_MS", 0)
+        reader = make_app()
+        assert [hit.source for hit in reader.query("epsilon").hits] == [str(docs / "a.md")]
+        reader.list_files()
+        reader.close()
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()

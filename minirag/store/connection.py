@@ -76,11 +76,25 @@ def connect(path: Path | str, *, read_only: bool = False, auto_checkpoint: bool 
     conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
     conn.execute("PRAGMA foreign_keys = ON")
     if not read_only:
+        # Checked before anything is written (even the journal mode, which is in the file's header).
+        if foreign := foreign_tables(conn):
+            conn.close()
+            raise IndexUnavailable(
+                f"{path} is an SQLite database but not a minirag index (it holds {', '.join(foreign[:3])}"
+                f"{', ...' if len(foreign) > 3 else ''}); refusing to write to it: give DB_PATH a file of its own")
         conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("PRAGMA synchronous = NORMAL")
         if not auto_checkpoint:
             conn.execute("PRAGMA wal_autocheckpoint = 0")
     return conn
+
+
+def foreign_tables(conn: Connection) -> list[str]:
+    """The tables of a database minirag never made (it has no `migrations` table): another
+    program's file. Empty for a minirag index and for an empty file."""
+    names = [name for (name,) in conn.execute(
+        "SELECT name FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite%' ORDER BY name")]
+    return [] if "migrations" in names else names
 
 
 def read_only_uri(path: Path) -> str:

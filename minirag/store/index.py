@@ -179,6 +179,7 @@ class Index:
         self._all_lock = threading.Lock()
         self._marks_lock = threading.Lock()
         self._marks_conn = None  # mark_converting's own connection, shared by the converting threads
+        self.wrote = False  # whether this object committed a write (see close)
         self.checkpointer = Checkpointer(lambda: db.connect(self.path)) if self.checkpoints else None
         with db.as_index_errors(self.path):
             if read_only:
@@ -189,8 +190,8 @@ class Index:
                         "open it once without --read-only to upgrade"
                     )
             else:
-                schema.migrate(self.conn)
-                self._committed()
+                if schema.migrate(self.conn):
+                    self._committed()
                 self._refresh_keywords()
         # The file this object writes to: every write checks the path still names it.
         self.identity = db.identity(self.path, contents=self.watch_contents)
@@ -217,8 +218,9 @@ class Index:
             conns, self._all = self._all, []
         self._marks_conn = None
         for i, conn in enumerate(conns):
-            # The last one to close folds the WAL back into the main file and empties it.
-            db.close(conn, checkpoint=self.checkpoints and i == len(conns) - 1)
+            # The last one to close folds the WAL back into the main file and empties it, if this
+            # object wrote: a TRUNCATE checkpoint waits for any writer, and a query's close must not.
+            db.close(conn, checkpoint=self.checkpoints and self.wrote and i == len(conns) - 1)
         self._local = threading.local()
 
     def __enter__(self) -> Index:
@@ -233,6 +235,7 @@ class Index:
 
     def _committed(self) -> None:
         """After every committed write: fold it into the .db file, so a plain copy is complete."""
+        self.wrote = True
         if self.checkpointer is not None:
             self.checkpointer.after_commit(self.conn)
 
@@ -555,6 +558,7 @@ class Index:
                     conn.execute(sql, values)
 
             db.with_retry(write)
+            self.wrote = True
 
     def clear_marks(self, marks: Sequence[tuple[str, str]]) -> None:
         """Forget (source, reason) marks from mark_converting still in place: conversions that did

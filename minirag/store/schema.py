@@ -174,7 +174,11 @@ def schema_version(conn: Connection) -> int:
 
 
 def migrate(conn: Connection) -> int:
-    """Apply every pending migration; returns the resulting schema version."""
+    """Apply every pending migration; returns how many were applied."""
+    if schema_version(conn) == SCHEMA_VERSION:
+        # Current already: no write transaction, so an open that only reads never waits for a
+        # writer's lock (a sync, or someone's transaction in the sqlite3 shell).
+        return 0
 
     def run() -> int:
         conn.execute("BEGIN IMMEDIATE")
@@ -206,7 +210,7 @@ def migrate(conn: Connection) -> int:
         except BaseException:
             conn.execute("ROLLBACK")
             raise
-        return SCHEMA_VERSION
+        return SCHEMA_VERSION - current
 
     return with_retry(run)
 
