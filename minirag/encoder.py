@@ -119,13 +119,16 @@ class Encoder:
                 raise ModelUnavailable(f"cannot load ONNX model {files.onnx_path}: {exc}") from None
         self._inputs = {i.name for i in self._session.get_inputs()}
         self._output = self._session.get_outputs()[0].name
-        light = unigram.cached(files.tokenizer_path, cache_dir) if cache_dir is not None else None
-        if light is None:
-            from tokenizers import Tokenizer  # not imported when the cached tables serve
+        try:
+            light = unigram.cached(files.tokenizer_path, cache_dir) if cache_dir is not None else None
+            if light is None:
+                from tokenizers import Tokenizer  # not imported when the cached tables serve
 
-            self._tokenizer: unigram.UnigramTokenizer | Tokenizer = Tokenizer.from_file(str(files.tokenizer_path))
-        else:
-            self._tokenizer = light
+                self._tokenizer: unigram.UnigramTokenizer | Tokenizer = Tokenizer.from_file(str(files.tokenizer_path))
+            else:
+                self._tokenizer = light
+        except Exception as exc:  # noqa: BLE001 - not JSON, or JSON of no tokenizer the library knows
+            raise ModelUnavailable(f"cannot load the tokenizer {files.tokenizer_path}: {exc}") from None
         self._tokenizer.no_truncation()
         self._tokenizer.no_padding()
         self._count_lock = threading.Lock()

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 import socket
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -93,16 +94,53 @@ def canonical_model_name(name: str) -> str:
     return _SHORT_NAMES.get(name.lower(), name)
 
 
+# A hub repository id as the hub accepts one: `org/name`, letters, digits, `-`, `_`, `.`.
+_REPO_ID = re.compile(r"[A-Za-z0-9][\w.-]{0,95}/[A-Za-z0-9][\w.-]{0,95}")
+
+
 def _read_json(path: Path) -> dict:
+    """A JSON object from a file another tool wrote (sentence-transformers, the hub); {} when absent or
+    not one: such files only refine the defaults."""
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        found = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
+    return found if isinstance(found, dict) else {}
+
+
+def _own_settings(path: Path) -> dict:
+    """minirag-model.json, which the user wrote for minirag: absent is {}, broken is an error (its
+    settings must not be dropped in silence)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError) as exc:
+        raise ModelUnavailable(f"cannot read {path}: {exc}") from None
+    try:
+        found = json.loads(text)
+    except ValueError as exc:
+        raise ModelUnavailable(f"{path} is not JSON ({exc})") from None
+    if not isinstance(found, dict):
+        raise ModelUnavailable(f"{path} must be a JSON object of settings ({{\"max_length\": 512, ...}})")
+    return found
+
+
+def _count(value: object, name: str, path: Path) -> int:
+    """A positive whole number of tokens from a settings file."""
+    try:
+        number = int(value)  # type: ignore[call-overload]
+    except (TypeError, ValueError):
+        number = 0
+    if number <= 0 or isinstance(value, bool) or (isinstance(value, float) and value != number):
+        raise ModelUnavailable(f"{path}: {name} must be a positive whole number, got {value!r}")
+    return number
 
 
 def spec_from_directory(directory: Path, fallback_id: str) -> ModelSpec:
     """Settings a local model directory carries: minirag-model.json, else sentence-transformers files."""
-    own = _read_json(directory / SETTINGS_FILE)
+    settings = directory / SETTINGS_FILE
+    own = _own_settings(settings)
     pooling_cfg = _read_json(directory / "1_Pooling" / "config.json")
     st_cfg = _read_json(directory / "sentence_bert_config.json")
     known = KNOWN_MODELS.get(canonical_model_name(own.get("model_id", fallback_id)))
@@ -113,15 +151,21 @@ def spec_from_directory(directory: Path, fallback_id: str) -> ModelSpec:
     max_length = own.get("max_length") or st_cfg.get("max_seq_length")
     if max_length is None and known is None:
         tok_cfg = _read_json(directory / "tokenizer_config.json")
-        max_length = min(int(tok_cfg.get("model_max_length", 512)), 512)
+        given = tok_cfg.get("model_max_length", 512)
+        max_length = min(given, 512) if isinstance(given, int) and given > 0 else 512
+    for key in ("model_id", "pooling", "query_prefix", "document_prefix"):
+        if key in own and not isinstance(own[key], str):
+            raise ModelUnavailable(f"{settings}: {key} must be a string, got {own[key]!r}")
     return replace(
         base,
         model_id=own.get("model_id", base.model_id),
         pooling=pooling or base.pooling,
-        max_length=int(max_length or base.max_length),
+        max_length=_count(max_length, "max_length", settings if own.get("max_length") else
+                          directory / "sentence_bert_config.json") if max_length else base.max_length,
         query_prefix=own.get("query_prefix", base.query_prefix),
         document_prefix=own.get("document_prefix", base.document_prefix),
-        chunk_budget=int(own.get("chunk_budget", base.chunk_budget)),
+        chunk_budget=_count(own["chunk_budget"], "chunk_budget", settings) if "chunk_budget" in own
+        else base.chunk_budget,
         languages=_languages(own.get("languages"), base.languages),
     )
 
@@ -178,6 +222,9 @@ def _spec_for(model_name: str) -> ModelSpec:
             f"unknown model {model_name!r}; known: {', '.join(KNOWN_MODELS)}; "
             "or set MODEL_PATH to a local model directory"
         )
+    if not _REPO_ID.fullmatch(name):
+        raise ModelUnavailable(f"MODEL_NAME {model_name!r} is not a model id: give the hub's `org/name` "
+                               "(not a URL or a path), or set MODEL_PATH to a local model directory")
     return ModelSpec(model_id=name, repo=name)
 
 

@@ -84,6 +84,36 @@ def test_a_corrupt_onnx_file_is_a_clear_error(tmp_path, model_dir):
         Encoder(ModelFiles(spec, bad, model_dir / "tokenizer.json", "test"))
 
 
+@pytest.mark.parametrize("text", ["notjson", "{}"])
+def test_a_broken_tokenizer_file_is_a_clear_error(tmp_path, model_dir, text):
+    (tmp_path / "model.onnx").write_bytes((model_dir / "model.onnx").read_bytes())
+    (tmp_path / "tokenizer.json").write_text(text)
+    with pytest.raises(ModelUnavailable, match=f"cannot load the tokenizer {tmp_path}/tokenizer.json"):
+        Encoder(resolve_model("x", tmp_path, tmp_path / "cache"))
+
+
+@pytest.mark.parametrize(("settings", "says"), [
+    ('{"max_length": "abc"}', "max_length must be a positive whole number, got 'abc'"),
+    ('{"chunk_budget": 0}', "chunk_budget must be a positive whole number, got 0"),
+    ("[1, 2]", "must be a JSON object of settings"),
+    ("{max_length: 512}", "is not JSON"),
+    ('{"pooling": 3}', "pooling must be a string"),
+])
+def test_a_broken_minirag_model_json_is_a_clear_error_not_a_silent_default(tmp_path, model_dir, settings, says):
+    for name in ("model.onnx", "tokenizer.json"):
+        (tmp_path / name).write_bytes((model_dir / name).read_bytes())
+    (tmp_path / "minirag-model.json").write_text(settings)
+    with pytest.raises(ModelUnavailable, match=says):
+        resolve_model("x", tmp_path, tmp_path / "cache")
+
+
+@pytest.mark.parametrize("name", ["https://huggingface.co/intfloat/multilingual-e5-small", "a/b/c", "org/model name"])
+def test_a_model_name_that_is_no_hub_id_is_refused_before_the_hub_is_asked(tmp_path, monkeypatch, name):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    with pytest.raises(ModelUnavailable, match="is not a model id: give the hub's `org/name`"):
+        resolve_model(name, None, tmp_path / "cache")
+
+
 @pytest.mark.slow
 def test_the_script_gate_comes_from_the_tokenizer_even_for_an_unknown_model_directory(minilm_model_dir, tmp_path):
     # No minirag-model.json, so nothing says which model this is: the vocabulary decides.
