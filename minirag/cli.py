@@ -26,6 +26,7 @@ from minirag.display import for_terminal, is_utf8, on_one_line, printable
 from minirag.errors import InvalidArgument, MiniragError
 
 PROGRESS_INTERVAL_S = 10.0  # a plain progress line this often when stderr is not a terminal
+MAX_PROGRESS_INTERVAL_S = 86_400.0  # a day; longer waits overflow the timer (and say nothing)
 log = logging.getLogger("minirag")
 
 
@@ -234,8 +235,9 @@ class _Progress:
 def _run_files(args, runner) -> int:
     from minirag.ingest.progress import Progress
 
-    if not args.progress_interval > 0:
-        raise InvalidArgument(f"--progress-interval must be a number of seconds above 0, got {args.progress_interval:g}")
+    if not 0 < args.progress_interval <= MAX_PROGRESS_INTERVAL_S:
+        raise InvalidArgument(f"--progress-interval must be a number of seconds above 0 and at most "
+                              f"{MAX_PROGRESS_INTERVAL_S:g}, got {args.progress_interval:g}")
     progress = Progress()
     display = _Progress(args.progress_interval)
     display.start(progress)

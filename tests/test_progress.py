@@ -108,6 +108,8 @@ def test_strict_fails_a_sync_whose_only_failures_failed_before(docs, tmp_path, m
     assert main(["sync", *flags]) == 0  # still failing, unchanged: reported when it failed
     assert main(["sync", "--strict", *flags]) == 1
     assert "1 still failing" in capsys.readouterr().out
-    assert main(["sync", "--progress-interval", "0", *flags]) == 1
-    assert capsys.readouterr().err == (
-        "minirag: error: --progress-interval must be a number of seconds above 0, got 0\n")
+    for interval in ("0", "inf", "1e400", "nan"):  # infinity overflowed the timer in a thread's traceback
+        assert main(["sync", "--progress-interval", interval, *flags]) == 1
+        err = capsys.readouterr().err
+        assert err.startswith("minirag: error: --progress-interval must be a number of seconds above 0 and at most "
+                              "86400, got ") and err.count("\n") == 1, err
