@@ -17,6 +17,7 @@ import ipaddress
 import logging
 import os
 import signal
+import socket
 import sys
 from collections.abc import Callable, Mapping
 from typing import Annotated, Any, Literal
@@ -442,9 +443,16 @@ class BearerToken:
         return scheme.lower() == b"bearer" and hmac.compare_digest(credential.strip(), self._token)
 
 
-def run_http(server: MCPServer, host: str, port: int, token: str | None) -> None:
-    """Streamable HTTP at /mcp through uvicorn, behind the bearer token when there is one, else
-    answering only requests addressed to the bound loopback address (http_hosts.py)."""
+def listening_socket(host: str, port: int) -> socket.socket:
+    """The socket the HTTP server will serve on, bound before anything says it is serving: a port in
+    use or an address not of this machine is an OSError here, not uvicorn's own exit later."""
+    family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)[0][0]
+    return socket.create_server((host, port), family=family)
+
+
+def run_http(server: MCPServer, host: str, port: int, token: str | None, sock: socket.socket) -> None:
+    """Streamable HTTP at /mcp through uvicorn on `sock`, behind the bearer token when there is one,
+    else answering only requests addressed to the bound loopback address (http_hosts.py)."""
     import uvicorn
 
     from minirag.http_guard import (
@@ -459,7 +467,7 @@ def run_http(server: MCPServer, host: str, port: int, token: str | None) -> None
     raise_descriptor_limit()
     quiet_client_disconnects()
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", http=GuardedH11Protocol)
-    anyio.run(uvicorn.Server(config).serve)
+    anyio.run(functools.partial(uvicorn.Server(config).serve, sockets=[sock]))
 
 
 def serve(args, state: ServerState | None = None) -> int:
@@ -491,9 +499,15 @@ def serve(args, state: ServerState | None = None) -> int:
                                  "command line see `minirag --help`. Ctrl-C quits.\n")
             anyio.run(serve_stdio, server)
         else:
+            try:
+                sock = listening_socket(*address)
+            except OSError as exc:
+                sys.stderr.write(f"minirag: error: cannot listen on {address[0]}:{address[1]}: "
+                                 f"{exc.strerror or exc}\n")
+                return 1
             guard = "bearer token required" if token else "no token: loopback only"
             sys.stderr.write(f"minirag: serving MCP at http://{address[0]}:{address[1]}/mcp ({guard})\n")
-            run_http(server, address[0], address[1], token)
+            run_http(server, address[0], address[1], token, sock)
     except KeyboardInterrupt:
         interrupted = True
     finally:

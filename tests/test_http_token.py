@@ -106,6 +106,17 @@ def test_binding_a_non_loopback_address_without_a_token_is_refused_in_one_line(s
     assert "MINIRAG_HTTP_TOKEN" in stderr
 
 
+def test_a_port_in_use_is_one_line_and_nothing_says_it_is_serving(server_env, monkeypatch, capsys):
+    import socket
+
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        port = taken.getsockname()[1]
+        code, stderr = refusal(server_env, monkeypatch, capsys, ["serve", "--http", f"127.0.0.1:{port}"])
+    assert code == 1
+    assert stderr.startswith(f"minirag: error: cannot listen on 127.0.0.1:{port}: ") and stderr.count("\n") == 1
+    assert "serving" not in stderr and "ERROR" not in stderr
+
+
 def test_a_short_token_is_refused(server_env, monkeypatch, capsys):
     code, stderr = refusal(server_env, monkeypatch, capsys, ["serve", "--http", f":{_free_port()}", "--token", "abc"])
     assert code == 1 and "at least 16 characters" in stderr
