@@ -210,13 +210,15 @@ def test_serve_http_runs_the_guarded_protocol_with_the_descriptor_limit_raised(m
         def __init__(self, config):
             seen["http"] = config.http
 
-        async def serve(self):
-            return None
+        async def serve(self, sockets=None):
+            seen["sockets"] = sockets
 
     monkeypatch.setattr(uvicorn, "Server", Recorder)
     monkeypatch.setattr(http_guard, "raise_descriptor_limit", lambda: seen.setdefault("raised", True))
-    server_module.run_http(server_module.MCPServer("probe"), "127.0.0.1", _free_port(), None)
-    assert seen == {"http": http_guard.GuardedH11Protocol, "raised": True}
+    port = _free_port()
+    with server_module.listening_socket("127.0.0.1", port) as sock:
+        server_module.run_http(server_module.MCPServer("probe"), "127.0.0.1", port, None, sock)
+    assert seen == {"http": http_guard.GuardedH11Protocol, "raised": True, "sockets": [sock]}
 
 
 def body_headers(path: str, length: int) -> bytes:
