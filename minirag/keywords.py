@@ -5,7 +5,8 @@ Japanese characters as one token, so the keyword text is made here, in Python:
 each word is stemmed with the Snowball stemmer of its chunk's language (see
 language.py), and each run of a script written without spaces (CJK, Thai, Lao,
 Myanmar, Khmer) is cut into overlapping character bigrams; FTS5 indexes the
-result. Index text and query text go through the same rules, so they always agree. No user string reaches FTS5 syntax: every term is quoted.
+result. Index text and query text go through the same rules, so they always
+agree. No user string reaches FTS5 syntax: every term is quoted.
 """
 
 from __future__ import annotations
