@@ -84,10 +84,8 @@ def _spec(lines: Sequence[str], origin: str) -> GitIgnoreSpec | None:
         pass
     valid = []
     for number, line in enumerate(lines, 1):
-        try:
-            GitIgnoreSpec.from_lines([line])
-        except (ValueError, re.error) as exc:
-            log.warning("%s, line %d: not an ignore pattern, skipped (%s)", origin, number, exc)
+        if (reason := bad_glob(line)) is not None:
+            log.warning("%s, line %d: not an ignore pattern, skipped (%s)", origin, number, reason)
             continue
         valid.append(line)
     return GitIgnoreSpec.from_lines(valid)
