@@ -17,13 +17,13 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from minirag import language
+from minirag.fts_fold import DIGIT_ZEROS, MARKS_ASTRAL, MARKS_BMP
 from minirag.fts_fold import FOLD as FTS5_FOLD
-from minirag.fts_fold import MARKS_ASTRAL, MARKS_BMP
 from minirag.stopwords import STOPWORDS
 
 #: Bumped whenever `terms` changes for the same input: the FTS table is then
 #: rebuilt from the stored chunks the next time the index is opened for writing.
-KEYWORD_SCHEME = 9
+KEYWORD_SCHEME = 10
 # A stemmed word keeps at most this many characters: Snowball leaves many forms of one word apart
 # (compound heads, Finnish and Hungarian case endings, Slavic and Scandinavian inflections), and
 # their common prefix joins them. Words no stemmer reads are kept whole (docs/search.md).
@@ -72,12 +72,28 @@ MAX_COMPOUND_SEGMENTS = 8
 TYPESETTING = {0x00AD: None, 0xFB00: "ff", 0xFB01: "fi", 0xFB02: "fl", 0xFB03: "ffi", 0xFB04: "ffl",
                0xFB05: "st", 0xFB06: "st"}
 
-# What FTS5 folds, and `ё` as `е`, which Russian spelling leaves to the writer (FTS5 keeps it).
-_FOLD = {**FTS5_FOLD, ord("ё"): "е", **TYPESETTING}
-# Applied before words are cut and stemmed: typesetting, and the part of _FOLD that deletes a
+# Spellings a reader takes for the same word, which FTS5 keeps apart. Letters with a stroke or
+# joined letters that no Unicode decomposition takes to a base letter, as `é` is taken to `e`,
+# and that a keyboard without them writes as the base letters (`zlota` for `złota`, `coeur` for
+# `cœur`, `dat` for `đặt`); `ё`, which Russian spelling leaves to the writer; the Arabic
+# yeh and kaf where Persian text may hold either form, as Persian spells them.
+SPELLING = {ord("ł"): "l", ord("đ"): "d", ord("ø"): "o", ord("ħ"): "h", ord("ŧ"): "t", ord("ı"): "i",
+            ord("æ"): "ae", ord("œ"): "oe", ord("ß"): "ss", ord("ё"): "е",
+            ord("\u064a"): "\u06cc", ord("\u0649"): "\u06cc", ord("\u0643"): "\u06a9"}
+# A digit of any script is that digit (`١٢٣`, `२०२४`): a number, not letters of a run to cut.
+DIGITS = {zero + i: str(i) for zero in DIGIT_ZEROS for i in range(10)}
+# Marks a writer may add or leave out without changing the word: Hebrew points and cantillation,
+# Arabic vowel marks (harakat), and the tatweel that stretches an Arabic word for display.
+POINTING = {c: None for c in (*range(0x0591, 0x05C8), *range(0x064B, 0x0660), 0x0670, 0x0640)
+            if unicodedata.category(chr(c)) == "Mn" or c == 0x0640}
+
+# What FTS5 folds, and the spellings, pointing and digits above.
+_FOLD = {**FTS5_FOLD, **SPELLING, **POINTING, **DIGITS, **TYPESETTING}
+# Applied before words are cut and stemmed: typesetting, digits, and the part of _FOLD that deletes a
 # character or makes it a space (the rest of _FOLD folds each stem).
 _SPLITTING = {**{k: v for k, v in _FOLD.items()
-                 if v is None or not _WORD.fullmatch(v if isinstance(v, str) else chr(v))}, **TYPESETTING}
+                 if v is None or not _WORD.fullmatch(v if isinstance(v, str) else chr(v))},
+              **DIGITS, **TYPESETTING}
 
 
 
@@ -100,15 +116,22 @@ def stem(word: str, lang: str | None = None, cut: bool = True) -> str:
     return language.stem(word.replace("ё", "е") if chosen == "ru" else word, chosen)[:keep]
 
 
+def _composed(text: str) -> str:
+    """`text` in Unicode's compatibility composition (NFKC): a letter written in another width or
+    form is the letter (`Ｐｙｔｈｏｎ` and `Python`, halfwidth `ｶﾅ` and `カナ`, an Arabic
+    presentation form and its letter, `x²` and `x2`), as a reader takes it."""
+    if text.isascii() or unicodedata.is_normalized("NFKC", text):
+        return text
+    return unicodedata.normalize("NFKC", text)
+
+
 def _folded(text: str) -> str:
-    """Composed (NFC), lower-case, and folded as FTS5's tokenizer would fold it (`é` -> `e`),
-    so that FTS5 finds nothing to change in the keyword text: its vocabulary, and the BM25
-    that search/keyword.py computes from the stored text, then count the same tokens."""
+    """Composed (`_composed`), lower-case, and folded as FTS5's tokenizer would fold it
+    (`é` -> `e`), so that FTS5 finds nothing to change in the keyword text: its vocabulary, and
+    the BM25 that search/keyword.py computes from the stored text, then count the same tokens."""
     if text.isascii():
         return text.lower()
-    if not unicodedata.is_normalized("NFC", text):
-        text = unicodedata.normalize("NFC", text)
-    return text.lower().translate(_FOLD)
+    return _composed(text).lower().translate(_FOLD)
 
 
 def _words_of(text: str) -> list[str]:
@@ -120,12 +143,10 @@ def words(text: str) -> list[str]:
 
 
 def _prepared(text: str) -> str:
-    """Composed, lower-case, with what folding deletes or turns into a space already gone: its
+    """`text` composed (`_composed`, by the caller: its names are read from that too), lower-case, with what folding deletes or turns into a space already gone: its
     words are then the words of the folded text, each still spelled as written (for the stemmer)."""
     if text.isascii():
         return text.lower()
-    if not unicodedata.is_normalized("NFC", text):
-        text = unicodedata.normalize("NFC", text)
     return text.lower().translate(_SPLITTING)
 
 
@@ -194,6 +215,7 @@ def _compounds_of(folded: str) -> list[str]:
 
 def terms(text: str, lang: str | None = None) -> list[str]:
     """The keyword terms of a text written in `lang` (None: unidentified)."""
+    text = _composed(text)
     prepared = _prepared(text)  # once: it is on the ingest path for every chunk
     langs = (lang,)
     names = _names(text)
@@ -237,7 +259,8 @@ def keyword_text(text: str, title: str) -> KeywordText:
 def query_terms(text: str, index_languages: tuple[str, ...] = ()) -> list[str]:
     """Distinct terms of a query, stop words dropped when other words remain. Each word is stemmed
     for every language it may be in: the query's own (when identified) and the index's."""
-    prepared = _prepared(text)
+    composed = _composed(text)
+    prepared = _prepared(composed)
     all_words = _words_of(prepared)
     own = query_language(text) if any(not _UNSPACED.search(w) for w in all_words) else None
     stop = _stopwords(own)
@@ -245,7 +268,7 @@ def query_terms(text: str, index_languages: tuple[str, ...] = ()) -> list[str]:
     langs = tuple(dict.fromkeys((own, *index_languages)))
     seen: dict[str, None] = {}
     singles: list[str] = []
-    names = _names(text)
+    names = _names(composed)
     words_terms = [t for word in content for t in _word_terms(word, langs, singles, names)]
     for term in words_terms + _compounds_of(prepared.translate(_FOLD)) + singles:
         seen.setdefault(term, None)

@@ -75,6 +75,29 @@ def test_thai_lao_myanmar_and_khmer_runs_are_cut_like_cjk_with_each_letter_and_i
     assert "ខ្" in keywords.terms("ភាសាខ្មែរ")
 
 
+@pytest.mark.parametrize(("written", "typed"), [
+    ("Ｗｉｎｄｏｗｓ　１１", "Windows 11"),  # fullwidth letters and digits, as Japanese text writes them
+    ("ﾌﾟﾘﾝﾀｰ", "プリンター"),  # halfwidth katakana
+    ("ﻣﺮﺣﺒﺎ", "مرحبا"),  # Arabic presentation forms, as PDF text layers hold them
+    ("Złota łódź", "zlota lodz"),  # letters with a stroke, typed without them
+    ("cœur ŒUVRE", "coeur oeuvre"),
+    ("Cài đặt", "cai dat"),
+    ("Straße", "strasse"),
+    ("הַגְדָּרוֹת", "הגדרות"),  # Hebrew points
+    ("مُحَمَّد الـشـبـكة", "محمد الشبكة"),  # Arabic vowel marks and the tatweel
+    ("كتاب يك", "کتاب یک"),  # the Arabic kaf and yeh, Persian's
+    ("١٢٣ ۴۵ २०२४", "123 45 2024"),  # digits of other scripts
+])
+def test_a_word_is_one_term_however_its_letters_are_encoded_or_pointed(written, typed):
+    for lang in (None, keywords.text_language(written)):
+        assert keywords.terms(written, lang) == keywords.terms(typed, lang)
+    assert set(keywords.terms(written)) <= set(keywords.query_terms(typed))
+
+
+def test_digits_inside_a_thai_run_are_a_number_not_characters_to_pair():
+    assert keywords.terms("ปี๒๕๖๗") == keywords.terms("ปี 2567") == ["ปี", "2567"]
+
+
 def test_a_query_is_stemmed_for_its_own_language_and_the_indexs():
     terms = keywords.query_terms("Drucker einrichten", ("en",))
     assert {"druck", "drucker"} <= set(terms)  # German (its own) and English (the index's)
@@ -146,6 +169,17 @@ def test_a_word_with_vowel_signs_finds_only_itself_and_a_thai_word_is_found_insi
     assert sources(multilingual, "काम") == ["kaam.md"]
     assert sources(multilingual, "कम") == ["kam.md"]
     assert sources(multilingual, "ตั้งค่า") == ["thai.md"]
+
+
+def test_a_fullwidth_word_and_a_pointed_one_are_found_by_the_word_as_typed(make_app, docs):
+    write(docs / "setup.md", "# セットアップ\n\nＷｉｎｄｏｗｓ　１１ではﾌﾟﾘﾝﾀｰの設定を開きます。")
+    write(docs / "hebrew.md", "# הַגְדָּרוֹת\n\nשִׁנּוּי הַגְדָּרוֹת הַמַּדְפֶּסֶת.")
+    write(docs / "other.md", "# Other\n\nNothing about any of this.")
+    app = make_app({"RAG_HYBRID_WEIGHT": "1"})
+    run_sync(app.pipeline, list(app.config.roots))
+    assert sources(app, "windows 11") == ["setup.md"]
+    assert sources(app, "プリンター") == ["setup.md"]
+    assert sources(app, "הגדרות") == ["hebrew.md"]
 
 
 def test_an_index_written_before_is_retokenized_on_the_next_write_open_without_re_embedding(
