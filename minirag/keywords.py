@@ -75,9 +75,10 @@ TYPESETTING = {0x00AD: None, 0xFB00: "ff", 0xFB01: "fi", 0xFB02: "fl", 0xFB03: "
 # Spellings a reader takes for the same word, which FTS5 keeps apart. Letters with a stroke or
 # joined letters that no Unicode decomposition takes to a base letter, as `é` is taken to `e`,
 # and that a keyboard without them writes as the base letters (`zlota` for `złota`, `coeur` for
-# `cœur`, `dat` for `đặt`); `ё`, which Russian spelling leaves to the writer; the Arabic
-# yeh and kaf where Persian text may hold either form, as Persian spells them.
-SPELLING = {ord("ł"): "l", ord("đ"): "d", ord("ø"): "o", ord("ħ"): "h", ord("ŧ"): "t", ord("ı"): "i",
+# `cœur`); not Vietnamese `đ`, whose words differ from d's in their most common ones (`đi`, `di`;
+# `đó`, `do`). `ё`, which Russian spelling leaves to the writer; the Arabic yeh and kaf where
+# Persian text may hold either form, as Persian spells them.
+SPELLING = {ord("ł"): "l", ord("ø"): "o", ord("ħ"): "h", ord("ŧ"): "t", ord("ı"): "i",
             ord("æ"): "ae", ord("œ"): "oe", ord("ß"): "ss", ord("ё"): "е",
             ord("\u064a"): "\u06cc", ord("\u0649"): "\u06cc", ord("\u0643"): "\u06a9"}
 # A digit of any script is that digit (`١٢٣`, `२०२४`): a number, not letters of a run to cut.
