@@ -36,6 +36,31 @@ def test_text_without_letters_or_with_a_lone_surrogate_is_handled():
     assert language.identify("otter \ud800 printer settings for the office") == "en"
 
 
+def test_a_language_the_identifier_splits_among_its_kin_is_identified_and_stemmed():
+    # lid.176 splits Croatian among sh, hr, sr and bs (0.35, 0.18, 0.09 ...), none of them alone
+    # at 0.5: the text was unidentified and its words got the English stemmer.
+    croatian = "Zanemarivanje uzastopnih pritiska iste tipke."
+    assert language.identify(croatian) in {"sh", "hr", "sr", "bs"}
+    assert keywords.terms("tipke", language.identify(croatian)) == ["tipk"]
+    # One stemmer reads Serbian in both its alphabets, and Croatian and Bosnian.
+    assert keywords.terms("рачунари", "sr") == keywords.terms("računari", "hr") == keywords.terms("računara", "bs")
+    assert keywords.terms("pembacaan", "ms") == keywords.terms("pembacaan", "id")
+
+
+def test_kin_languages_count_as_one_of_the_indexs_languages():
+    import json
+    import sqlite3
+
+    from minirag.search.keyword import index_languages
+
+    conn = sqlite3.connect(":memory:")
+    conn.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)")
+    counts = {"hr": 50, "sh": 40, "sr": 30, "bs": 10, "en": 20, "de": 15, "fr": 12, "it": 300}
+    conn.execute("INSERT INTO meta VALUES ('keyword_languages', ?)", (json.dumps(counts),))
+    # Before, the four slots went to it, hr, sh and sr: three names for one stemmer.
+    assert index_languages(conn) == ("it", "hr", "en", "de")
+
+
 def test_words_are_stemmed_by_the_language_of_their_text_not_by_their_script():
     # Snowball German: "Häuser" and "Haus" share a stem; English does not.
     assert keywords.terms("Häuser", "de") == keywords.terms("Haus", "de") == ["haus"]

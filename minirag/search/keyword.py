@@ -39,9 +39,16 @@ def index_languages(conn) -> tuple[str, ...]:
     """The stemmed languages the index's chunks are written in (see store/index.py), most chunks first."""
     row = conn.execute("SELECT value FROM meta WHERE key = 'keyword_languages'").fetchone()
     counts = {k: v for k, v in json.loads(row[0]).items() if k in SNOWBALL} if row else {}
-    total = sum(counts.values())
-    ranked = sorted(counts, key=lambda k: (-counts[k], k))
-    return tuple(k for k in ranked if counts[k] >= INDEX_LANGUAGE_SHARE * total)[:MAX_INDEX_LANGUAGES]
+    # Languages one stemmer reads (Croatian and Serbian) count as one, named by the most frequent.
+    by_stemmer: dict[str, int] = {}
+    named: dict[str, str] = {}
+    for code in sorted(counts, key=lambda k: (-counts[k], k)):
+        algorithm = SNOWBALL[code][0]
+        named.setdefault(algorithm, code)
+        by_stemmer[algorithm] = by_stemmer.get(algorithm, 0) + counts[code]
+    total = sum(by_stemmer.values())
+    ranked = sorted(by_stemmer, key=lambda a: (-by_stemmer[a], named[a]))
+    return tuple(named[a] for a in ranked if by_stemmer[a] >= INDEX_LANGUAGE_SHARE * total)[:MAX_INDEX_LANGUAGES]
 
 
 def document_counts(conn, terms: list[str]) -> dict[str, int]:
