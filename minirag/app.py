@@ -318,6 +318,9 @@ class App:
     def search_scope(self, scope: str | None) -> str | None:
         """A scope as sources are stored: an absolute path normalized (`..`, `.`, a trailing
         `/.`), and one reached through a symlink to a root spelled under that root."""
+        if scope and len(scope) > MAX_PATH_BYTES:  # no source is longer; resolving it costs time in its square
+            raise InvalidArgument(f"scope is {len(scope)} characters long; no path or source id is longer than "
+                                  f"{MAX_PATH_BYTES}")
         if not scope or not os.path.isabs(scope) or "\x00" in scope:
             return scope
         normal = os.path.normpath(scope)

@@ -145,6 +145,27 @@ def code_block(lines: int) -> str:
     return f"```python\n{body}\n```"
 
 
+def test_a_fence_ends_where_a_scan_for_its_closing_line_ends_it():
+    import random
+
+    from minirag.chunking.fences import Fences
+
+    def scanned(lines, start):  # the rule, read line by line
+        opening = re.match(r"^ {0,3}(`{3,}|~{3,})(.*)$", lines[start])
+        if not opening or (opening.group(1)[0] == "`" and "`" in opening.group(2)):
+            return None
+        marker = opening.group(1)
+        closing = re.compile(rf"^ {{0,3}}{re.escape(marker[0])}{{{len(marker)},}}\s*$")
+        return next((i for i in range(start + 1, len(lines)) if closing.match(lines[i])), None)
+
+    pieces = ["```", "````", "~~~", "~~~~~", "```py", "``` `x`", "   ```", "    ```", "``` ", "text", "", "\t```"]
+    rng = random.Random(7)
+    for _ in range(300):
+        lines = [rng.choice(pieces) for _ in range(rng.randrange(1, 25))]
+        fences = Fences(lines)
+        assert [fences.end(i) for i in range(len(lines))] == [scanned(lines, i) for i in range(len(lines))], lines
+
+
 def test_a_fenced_code_block_up_to_four_budgets_stays_in_one_chunk():
     block = code_block(12)
     assert 40 < count(block) <= 160

@@ -104,6 +104,13 @@ def test_frontmatter_is_parsed_into_simple_values_and_removed():
     assert body == "# Doc\n"
 
 
+def test_a_number_too_long_for_python_to_read_is_kept_as_written():
+    # int() refuses over 4,300 digits: the whole sync of the file failed with a traceback.
+    digits = "1" * 5000
+    meta, body = parse_frontmatter(f"---\nx: {digits}\ny: 12\n---\n# Hi\n")
+    assert meta == {"x": digits, "y": 12} and body == "# Hi\n"
+
+
 def test_frontmatter_lists_and_empty_values_are_understood():
     meta, _ = parse_frontmatter("---\ntags:\n  - a\n  - b\nempty:\nrag: TRUE\n---\nx")
     assert meta == {"tags": ["a", "b"], "empty": None, "rag": True}

@@ -560,6 +560,17 @@ def test_an_absolute_scope_finds_the_same_sources_however_it_is_spelled(app, doc
         assert {f.source for f in app.list_files(scope).files} == expected, scope
 
 
+def test_a_scope_longer_than_any_path_is_one_clear_error_not_minutes_of_resolving(app, docs):
+    # realpath of "/a/" * 400,000 took 115 s: its cost grows with the square of the length.
+    write(docs / "a.md", "# Alpha\n\nApples.")
+    app.sync()
+    for scope in ("notes/" * 1000, "/a/" * 400_000):
+        with pytest.raises(InvalidArgument, match="scope is .* characters long"):
+            app.query("apples", scope=scope)
+        with pytest.raises(InvalidArgument, match="scope is .* characters long"):
+            app.list_files(scope)
+
+
 @pytest.mark.parametrize(("text", "expected"), [
     ("os.path.join", ["ospathjoin", "pathjoin"]),
     ("call persistent_load() first", ["persistentload"]),

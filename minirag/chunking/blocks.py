@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from minirag.chunking.fences import fence_end
+from minirag.chunking.fences import Fences
 from minirag.chunking.pages import page_span
 
 # The text is taken whole and its closing #s cut in code (parse_heading): a lazy `(.*?)`
@@ -71,6 +71,7 @@ def parse_blocks(lines: list[str], pages: list[int | None]) -> list[Block]:
             para.clear()
             para_pages.clear()
 
+    fences = Fences(lines)
     index = 0
     while index < len(lines):
         line = lines[index]
@@ -79,7 +80,7 @@ def parse_blocks(lines: list[str], pages: list[int | None]) -> list[Block]:
             flush()
             index += 1
             continue
-        end = fence_end(lines, index) if stripped.startswith(("```", "~~~")) else None
+        end = fences.end(index) if stripped.startswith(("```", "~~~")) else None
         if end is not None:
             flush()
             blocks.append(Block("code", lines[index : end + 1], pages[index : end + 1]))

@@ -9,31 +9,57 @@ from __future__ import annotations
 import re
 
 _OPEN = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
+_CLOSING = re.compile(r"^ {0,3}(`{3,}|~{3,})\s*$")
 
 
-def fence_end(lines: list[str], start: int) -> int | None:
-    """Index of the closing fence line for an opening fence at ``start``, else None."""
-    match = _OPEN.match(lines[start])
-    if not match:
-        return None
-    marker, info = match.group(1), match.group(2)
-    if marker[0] == "`" and "`" in info:
-        return None
-    closing = re.compile(rf"^ {{0,3}}{re.escape(marker[0])}{{{len(marker)},}}\s*$")
-    for index in range(start + 1, len(lines)):
-        if closing.match(lines[index]):
-            return index
-    return None
+class Fences:
+    """Where the fenced code block opened on a line of `lines` ends.
+
+    Whether any closing line follows an opening is read from the longest closing run of the
+    fence's character below it, so a line that opens nothing costs no scan: a scan to the end
+    of the document for each of them made thousands of stray openings take minutes. A scan
+    that finds its closing line covers only the lines of the block, which callers then skip.
+    """
+
+    def __init__(self, lines: list[str]) -> None:
+        self._lines = lines
+        # _longest[c][i]: the longest run of `c` on a closing line at index i or below.
+        longest = {"`": [0] * (len(lines) + 1), "~": [0] * (len(lines) + 1)}
+        ticks, tildes = longest["`"], longest["~"]
+        for index in range(len(lines) - 1, -1, -1):
+            ticks[index], tildes[index] = ticks[index + 1], tildes[index + 1]
+            line = lines[index]
+            if line.lstrip(" ").startswith(("```", "~~~")):
+                closing = _CLOSING.match(line)
+                if closing:
+                    run = longest[closing.group(1)[0]]
+                    run[index] = max(run[index], len(closing.group(1)))
+        self._longest = longest
+
+    def end(self, start: int) -> int | None:
+        """Index of the closing fence line for an opening fence at ``start``, else None."""
+        match = _OPEN.match(self._lines[start])
+        if not match:
+            return None
+        marker, info = match.group(1), match.group(2)
+        if marker[0] == "`" and "`" in info:
+            return None
+        if self._longest[marker[0]][start + 1] < len(marker):
+            return None
+        closing = re.compile(rf"^ {{0,3}}{re.escape(marker[0])}{{{len(marker)},}}\s*$")
+        for index in range(start + 1, len(self._lines)):
+            if closing.match(self._lines[index]):
+                return index
+        raise AssertionError("a closing fence was counted below the opening but not found")
 
 
 def code_line_mask(lines: list[str]) -> list[bool]:
     """For each line, whether it belongs to a genuine fenced code block."""
     mask = [False] * len(lines)
+    fences = Fences(lines)
     index = 0
     while index < len(lines):
-        end = (
-            fence_end(lines, index) if lines[index].lstrip(" ").startswith(("```", "~~~")) else None
-        )
+        end = fences.end(index) if lines[index].lstrip(" ").startswith(("```", "~~~")) else None
         if end is None:
             index += 1
             continue

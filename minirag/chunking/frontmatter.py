@@ -16,6 +16,9 @@ _ITEM = re.compile(r"^\s+-\s+(.*)$|^-\s+(.*)$")
 _COMMENT = re.compile(r"(?<=\s)#")  # not `\s+#.*$`: quadratic on a long run of spaces
 _INT = re.compile(r"^[-+]?\d+$")
 _FLOAT = re.compile(r"^[-+]?(?:\d+\.\d*|\.\d+)(?:[eE][-+]?\d+)?$")
+# A longer run of digits is kept as written: Python refuses to read an int of over 4,300 digits,
+# and no date, count or version a caller reads has more than a few.
+MAX_INT_CHARS = 100
 
 
 def _scalar(raw: str) -> object:
@@ -30,7 +33,7 @@ def _scalar(raw: str) -> object:
         return lowered == "true"
     if lowered in ("null", "~", ""):
         return None
-    if _INT.match(raw):
+    if _INT.match(raw) and len(raw) <= MAX_INT_CHARS:
         return int(raw)
     if _FLOAT.match(raw):
         return float(raw)

@@ -158,7 +158,7 @@ def _headings_needing_own_chunk(parts: list[Part], crumbs: list[Crumb]) -> set[i
         following = parts[index + 1] if index + 1 < len(parts) else None
         return following is None or following.level <= parts[index].level
 
-    empty = [i for i, part in enumerate(parts) if part.level and not has_body(part)]
+    empty = {i for i, part in enumerate(parts) if part.level and not has_body(part)}
     carriers = [i for i, part in enumerate(parts) if has_body(part) or (i in empty and is_leaf(i))]
     covered: set[int] = set()
     for i in carriers:
