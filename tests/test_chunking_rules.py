@@ -117,6 +117,19 @@ def test_a_table_split_across_sections_repeats_its_header_once_per_section_and_r
     assert " ".join(reconstruct(doc.sections).split()) == " ".join(big.split())
 
 
+def test_a_table_whose_header_would_fill_its_sections_is_cut_like_rows_and_its_header_kept_once():
+    # 4,000 columns: the header alone is 28 KB. Repeated above every section, it cut each row into
+    # one-character lines, each a section with the whole header: 512,064 chunks and 5 GB for 45 KB.
+    columns = 4000
+    wide = table(2, columns, tuple(f"c{i}" for i in range(columns)))
+    doc = chunk(wide)
+    assert len(doc.sections) <= 2 * len(wide) // 4000 + 2
+    assert len(doc.chunks) <= 2 * count(wide) // 110 + 10
+    assert reconstruct(doc.sections).count("| c0 | c1 |") == 1
+    # The 16,000-character separator line, one word, is cut every 16,000 characters (UNIT_CAP).
+    assert "".join(reconstruct(doc.sections).split()) == "".join(wide.split())
+
+
 def test_a_header_row_with_no_data_rows_is_kept_as_content():
     doc = chunk("Some intro text.\n\n| Only | Header |\n|---|---|")
     text = "\n".join(c.text for c in doc.chunks)

@@ -20,6 +20,9 @@ from minirag.chunking.split import pack_by_chars, sentences
 
 SECTION_CAP = 4000
 UNIT_CAP = 4 * SECTION_CAP
+# A table's header is repeated above each section cut from it only up to this size; a wider one
+# is the first section's first rows, like any other.
+MAX_REPEATED_HEADER = SECTION_CAP // 2
 
 
 @dataclass
@@ -95,7 +98,12 @@ def _short_lines(block: Block, cap: int) -> Block:
 
 def _cut_table(block: Block) -> list[Block]:
     header = sum(len(line) + 1 for line in block.header)
-    block = _short_lines(block, max(1, UNIT_CAP - header))
+    if header > MAX_REPEATED_HEADER:
+        # Repeated, it would leave the rows no room: a 4,000-column CSV's header cut every row
+        # into one-character lines, each in a section of its own with the whole header again.
+        block = Block("table", [*block.header, *block.lines], block.pages[:1] * len(block.header) + block.pages)
+        header = 0
+    block = _short_lines(block, UNIT_CAP - header)
     runs = _greedy([len(row) for row in block.lines], SECTION_CAP - header, 1)
     return [
         block.part(block.lines[run.start : run.stop], block.pages[run.start : run.stop], n > 0)
