@@ -119,6 +119,14 @@ def check_path_argument(path: str | Path) -> None:
         raise InvalidArgument(f"the path is {size} bytes long; at most {MAX_PATH_BYTES} are allowed")
 
 
+def check_title_argument(title: str | None) -> None:
+    """A title given with ingested data: one a listing and every hit can show."""
+    from minirag.chunking.titles import MAX_TITLE_CHARS
+
+    if title is not None and len(title) > MAX_TITLE_CHARS:
+        raise InvalidArgument(f"title is {len(title)} characters; titles take at most {MAX_TITLE_CHARS}")
+
+
 def looks_like_a_path(source: str) -> bool:
     """An absolute POSIX or Windows path (`\\etc\\passwd` too), or one starting at a home folder:
     what file ids look like."""
@@ -454,6 +462,7 @@ class App:
 
         self.refuse_if_read_only("ingest_data")
         source = self.data_source_id(source)
+        check_title_argument(title)
         size = len(content.encode("utf-8", errors="surrogatepass"))
         if size > self.config.max_file_size:
             raise InvalidArgument(f"data is {size} bytes, over MAX_FILE_SIZE ({self.config.max_file_size})")
@@ -476,6 +485,7 @@ class App:
         if source is None and url[:5].lower() == "file:":  # said as fetch_url says it, before the id rule would
             raise UrlRefused(f"refused {url!r}: scheme 'file' is not http or https")
         source = self.data_source_id(source if source is not None else url)  # the URL is the id when none is given
+        check_title_argument(title)
         page = fetch_url(url, allow_private=self.config.allow_private_urls)
         # Fetched bodies meet the same isolated converters as files: a bomb served by a URL costs that call.
         converted = convert_isolated("fetched", (page.body, page.content_type, page.charset, page.final_url),

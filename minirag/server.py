@@ -92,7 +92,8 @@ DataSource = Annotated[str, Field(description=(
     "An id you choose for this content, such as `notes/2026-12-01`; not a file path (a leading /, ~ or drive "
     "letter is refused). The same id later replaces it."))]
 Format = Annotated[Literal["text", "markdown", "html"], Field(description="How to read `data`.")]
-Title = Annotated[str | None, Field(description="The document's title; by default taken from the content.")]
+Title = Annotated[str | None, Field(description=(
+    "The document's title (at most 300 characters); by default taken from the content."))]
 Url = Annotated[str, Field(description="An http or https URL on a public host.")]
 UrlSource = Annotated[str | None, Field(description="An id to store the page under; the URL by default.")]
 ChunkIndex = Annotated[int, Field(description="The chunk's position in its source, as `chunkIndex` in a result.")]

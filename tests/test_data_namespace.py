@@ -137,3 +137,20 @@ def test_every_hit_says_what_kind_of_source_it_is(app, docs):
     kinds = {h["source"]: h["sourceType"] for h in out["results"]}
     assert kinds == {str(docs / "policy.md"): "file", "notes/vacation": "data"}
     assert {s["source"]: s["sourceType"] for s in out["sources"]} == kinds
+
+
+def test_a_title_too_long_to_show_is_refused_when_given_and_cut_when_a_document_holds_it(app, docs):
+    with pytest.raises(InvalidArgument, match="title is 301 characters; titles take at most 300"):
+        app.ingest_data("Some text.", "notes/a", title="t" * 301)
+    assert app.ingest_data("Some text.", "notes/a", title="t" * 300).title == "t" * 300
+    # A 380 KB <title>: shown with every hit, it left no room in an answer for any hit at all.
+    write(docs / "poison.html", "<html><head><title>" + "timeout connection " * 20_000 + "</title></head>"
+                                "<body><p>The connection timeout is thirty seconds, timeout timeout.</p></body></html>")
+    write(docs / "a.md", "# Alpha\n\nThe connection timeout is thirty seconds.\n")
+    app.sync()
+    title = next(f.title for f in app.list_files().files if f.source.endswith("poison.html"))
+    assert len(title) <= 300 and title.endswith(" timeout…")
+    from minirag.results import query_result
+
+    shown = query_result(app.query("timeout timeout", top_k=10), budget=4000)
+    assert {"poison.html", "a.md"} <= {h["source"].rsplit("/", 1)[-1] for h in shown["results"]}

@@ -103,6 +103,9 @@ _LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
 _NUMBERING = re.compile(r"^(?:(?:\d++|[ivxlc]++)[.)]?+)++\s+|^(?:\d++\.)++\d*+\s*", re.IGNORECASE)
 MAX_HEADING_CHARS = 300  # a heading longer than this is prose, not a boilerplate title: not parsed
 MAX_TITLE_SOURCE_CHARS = 1000  # of a first heading read for a title; a longer one is cut there
+# A title is shown with every hit and embedded with every chunk of its document: a metadata
+# <title> of 380 KB made each hit too large for any answer. Longer titles are cut at a word.
+MAX_TITLE_CHARS = 300
 _LETTER = re.compile(r"[^\W\d_]")
 
 
@@ -144,6 +147,15 @@ def is_informative_stem(stem: str) -> bool:
 
 def stem_title(stem: str) -> str:
     return stem.replace("_", " ").strip()
+
+
+def fitted_title(title: str) -> str:
+    """`title` on one line, within MAX_TITLE_CHARS: cut at a word, and `…` says it was cut."""
+    title = " ".join(title[: 2 * MAX_TITLE_CHARS].split()) if len(title) > MAX_TITLE_CHARS else " ".join(title.split())
+    if len(title) <= MAX_TITLE_CHARS:
+        return title
+    head = title[: MAX_TITLE_CHARS - 1]
+    return (head.rsplit(" ", 1)[0] if " " in head else head) + "…"
 
 
 def choose_title(markdown: str, *, metadata_title: str | None, stem: str) -> str:

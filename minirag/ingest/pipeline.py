@@ -22,7 +22,7 @@ from pathlib import Path
 from minirag.binding import checked_budget
 from minirag.chunking import SCHEME_VERSION, ChunkedDocument, chunk_document
 from minirag.chunking.frontmatter import parse_frontmatter
-from minirag.chunking.titles import choose_title, first_h1
+from minirag.chunking.titles import choose_title, first_h1, fitted_title
 from minirag.config import Config
 from minirag.encoder import Encoder
 from minirag.errors import ConversionFailed, PathOutsideRoots
@@ -121,6 +121,7 @@ class Pipeline:
             title = choose_title(body, metadata_title=converted.metadata_title, stem=stem) if kind == "file" else (
                 converted.metadata_title or first_h1(body) or ""
             )
+        title = fitted_title(title)
         warnings = list(converted.warnings)
         if converted.note:
             warnings.append(f"{source}: {converted.note}")
