@@ -61,31 +61,6 @@ def test_kin_languages_count_as_one_of_the_indexs_languages():
     assert index_languages(conn) == ("it", "hr", "en", "de")
 
 
-def test_a_query_meets_the_stems_of_chunks_whose_language_was_not_identified():
-    import json
-    import sqlite3
-
-    from minirag.search.keyword import index_languages
-
-    def languages(counts):
-        conn = sqlite3.connect(":memory:")
-        conn.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)")
-        conn.execute("INSERT INTO meta VALUES ('keyword_languages', ?)", (json.dumps(counts),))
-        return index_languages(conn)
-
-    # lid.176 splits a Serbian page among mk, bg, sr and ru: unidentified, its words got Russian stems.
-    page = "Измените датум и време тастера"
-    assert language.identify(page) is None
-    stored = set(keywords.terms(page, None))
-    query = "Занемарите брза понављања притисака истог тастера датум"
-    assert language.identify(query) == "sr"
-    assert languages({"sr": 90, "": 10}) == ("sr", None)
-    assert {"тастер", "датум"} <= stored
-    assert {"тастер", "датум"} <= set(keywords.query_terms(query, languages({"sr": 90, "": 10})))
-    assert not stored & set(keywords.query_terms(query, ("sr",)))  # Serbian's stems are Latin
-    assert languages({"sr": 99, "": 1}) == ("sr",)  # too few to add a stemming to every query
-
-
 def test_words_are_stemmed_by_the_language_of_their_text_not_by_their_script():
     # Snowball German: "Häuser" and "Haus" share a stem; English does not.
     assert keywords.terms("Häuser", "de") == keywords.terms("Haus", "de") == ["haus"]
