@@ -257,10 +257,9 @@ def keyword_text(text: str, title: str) -> KeywordText:
     return KeywordText(lang, normalize(text, lang), normalize(title, lang))
 
 
-def query_terms(text: str, index_languages: tuple[str | None, ...] = ()) -> list[str]:
+def query_terms(text: str, index_languages: tuple[str, ...] = ()) -> list[str]:
     """Distinct terms of a query, stop words dropped when other words remain. Each word is stemmed
-    for every language it may be in: the query's own (when identified) and the index's (None: as
-    an unidentified text, by its script's default)."""
+    for every language it may be in: the query's own (when identified) and the index's."""
     composed = _composed(text)
     prepared = _prepared(composed)
     all_words = _words_of(prepared)

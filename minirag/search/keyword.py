@@ -35,15 +35,10 @@ MAX_INDEX_LANGUAGES = 4
 _K1, _B = 1.2, 0.75
 
 
-def index_languages(conn) -> tuple[str | None, ...]:
-    """The stemmed languages the index's chunks are written in (see store/index.py), most chunks
-    first; then None when enough chunks were not identified: their words have their script's
-    default stemmer (a Serbian page the identifier took for Russian, Macedonian or Bulgarian has
-    Russian stems), and a query is stemmed that way too, or its own stems never meet theirs."""
+def index_languages(conn) -> tuple[str, ...]:
+    """The stemmed languages the index's chunks are written in (see store/index.py), most chunks first."""
     row = conn.execute("SELECT value FROM meta WHERE key = 'keyword_languages'").fetchone()
-    stored = json.loads(row[0]) if row else {}
-    unidentified = stored.get("", 0)
-    counts = {k: v for k, v in stored.items() if k in SNOWBALL}
+    counts = {k: v for k, v in json.loads(row[0]).items() if k in SNOWBALL} if row else {}
     # Languages one stemmer reads (Croatian and Serbian) count as one, named by the most frequent.
     by_stemmer: dict[str, int] = {}
     named: dict[str, str] = {}
@@ -53,11 +48,7 @@ def index_languages(conn) -> tuple[str | None, ...]:
         by_stemmer[algorithm] = by_stemmer.get(algorithm, 0) + counts[code]
     total = sum(by_stemmer.values())
     ranked = sorted(by_stemmer, key=lambda a: (-by_stemmer[a], named[a]))
-    named_languages = tuple(named[a] for a in ranked if by_stemmer[a] >= INDEX_LANGUAGE_SHARE * total)
-    languages: tuple[str | None, ...] = named_languages[:MAX_INDEX_LANGUAGES]
-    if unidentified and unidentified >= INDEX_LANGUAGE_SHARE * (sum(stored.values())):
-        languages += (None,)
-    return languages
+    return tuple(named[a] for a in ranked if by_stemmer[a] >= INDEX_LANGUAGE_SHARE * total)[:MAX_INDEX_LANGUAGES]
 
 
 def document_counts(conn, terms: list[str]) -> dict[str, int]:

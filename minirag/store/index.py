@@ -34,8 +34,7 @@ META_MODEL = "model_id"
 META_DIMENSION = "dimension"
 META_CHUNK_SCHEME = "chunk_scheme"
 META_KEYWORD_SCHEME = "keyword_scheme"
-# JSON {language: chunks identified as it, "": chunks not identified} (keywords.py)
-META_KEYWORD_LANGUAGES = "keyword_languages"
+META_KEYWORD_LANGUAGES = "keyword_languages"  # JSON {language: chunks identified as it} (keywords.py)
 META_GENERATION = "generation"
 META_GIT_STATE = "git_state"
 META_MODEL_PATH = "model_path"  # the MODEL_PATH directory the index was last written with, if any
@@ -320,9 +319,9 @@ class Index:
 
     @staticmethod
     def _fts_row(made: keywords.KeywordText, counts: dict[str, int]) -> tuple[str, str]:
-        """(body, title) for the FTS table; the chunk's language counted in `counts` ("": none)."""
-        language = made.language or ""
-        counts[language] = counts.get(language, 0) + 1
+        """(body, title) for the FTS table; the chunk's language counted in `counts`."""
+        if made.language is not None:
+            counts[made.language] = counts.get(made.language, 0) + 1
         return made.body, made.title
 
     def _count_languages(self, counts: dict[str, int]) -> None:
