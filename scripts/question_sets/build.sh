@@ -6,7 +6,7 @@
 #   gnome-questions-ru  the same pages in their Russian translation
 #   gnome-questions-LOCALE  the same in 12 more translations (de fr it es zh_CN ja pt_BR pl nl sv uk ko);
 #                       a question the locale left in English is left out
-#   gnome-help-desc-LOCALE  page descriptions over the help in 21 languages ../shared/eval-data lacks
+#   gnome-help-desc-LOCALE  page descriptions over the help in 30 languages ../shared/eval-data lacks
 #                       (the shared sets' recipe; baselines: scripts/bm25_baseline.py)
 #   lo-help-index-km  Khmer index terms of LibreOffice Help over its pages (the shared lo sets' recipe)
 # Usage: scripts/question_sets/build.sh OUT_DIR   (needs apt-get download; about a minute)
@@ -29,7 +29,7 @@ uv run python "$HERE/gnome_questions.py" "$WORK/gnome" "$OUT/gnome-questions"
 for locale in ru de fr it es zh_CN ja pt_BR pl nl sv uk ko; do
   uv run python "$HERE/gnome_questions.py" "$WORK/gnome" "$OUT/gnome-questions-$locale" "$locale" >/dev/null
 done
-for locale in fr es it pt_BR pl cs sv da nl fi hu el uk ko vi fa as gu mr ta te; do
+for locale in fr es it pt_BR pl cs sv da nl fi hu el uk ko vi fa as gu mr ta te ca gl hr id lv pt sl sr sr@latin; do
   uv run python "$HERE/gnome_desc.py" "$WORK/gnome" "$OUT/gnome-help-desc-$locale" "$locale" >/dev/null
 done
 uv run python "$HERE/lo_index.py" "$WORK/lokm" "$OUT/lo-help-index-km" km >/dev/null
