@@ -35,6 +35,15 @@ def test_utf16_without_its_mark_is_still_refused_as_binary():
         convert_document("plain words".encode("utf-16-le"), ".txt", "bare.txt")
 
 
+def test_binary_data_behind_a_text_head_is_refused_and_a_stray_nul_is_taken_out():
+    head = ("Plain words of a log line.\n" * 400).encode()  # 10,800 bytes: past the first 8 KB read
+    with pytest.raises(ConversionFailed, match="binary"):
+        convert_document(head + bytes(range(32)) * 400, ".txt", "tail.txt")
+    converted = convert_document(head + b"one\x00 stray\x07 byte\n", ".md", "log.md")
+    assert converted.markdown.endswith("one stray byte\n") and "\x00" not in converted.markdown
+    assert "2 control characters" in converted.warnings[0]
+
+
 def test_a_broken_utf16_body_is_decoded_with_a_warning_not_refused():
     data = codecs.BOM_UTF16_LE + "intact words".encode("utf-16-le") + b"\x00\xd8"  # a lone high surrogate
     converted = convert_document(data, ".txt", "broken.txt")

@@ -68,6 +68,8 @@ _SNIFF = 8192
 # Text whose characters are more than this share control characters is binary data.
 MAX_CONTROL_SHARE = 0.05
 _TEXT_CONTROLS = frozenset("\t\n\r\f\v\x1b")
+# The other control characters (Unicode Cc: C0, DEL and C1).
+_CONTROLS = re.compile("[\x00-\x08\x0e-\x1a\x1c-\x1f\x7f-\x9f]")
 
 
 @dataclass(frozen=True)
@@ -102,6 +104,15 @@ def decode_text(data: bytes, name: str, *, declared: str | None = None) -> tuple
     if sample and controls > MAX_CONTROL_SHARE * len(sample):
         raise ConversionFailed(f"{name}: looks like binary data ({controls} control characters in the first "
                                f"{len(sample)}), not text")
+    # Then over the whole text: binary data behind a text head is refused like binary data, and a
+    # few stray control characters (a NUL in a log) are taken out, never indexed.
+    stray = len(_CONTROLS.findall(text))
+    if stray > MAX_CONTROL_SHARE * len(text):
+        raise ConversionFailed(f"{name}: looks like binary data ({stray} control characters in "
+                               f"{len(text)}), not text")
+    if stray:
+        text = _CONTROLS.sub("", text)
+        warnings = (*warnings, f"{name}: {stray} control characters (NUL and the like) taken out of the text")
     return text, warnings
 
 
