@@ -65,5 +65,8 @@ def test_an_xml_declaration_and_a_broken_document_are_read():
 
 
 def test_nesting_deeper_than_the_stack_keeps_the_text():
-    assert md("<div>" * 1000 + "<p>deep</p><p>text</p>" + "</div>" * 1000) == "deeptext"
+    # Without its structure, but not run together ("deeptext"), and no script kept.
+    assert md("<div>" * 1000 + "<p>deep</p><p>text</p>" + "</div>" * 1000) == "deep\ntext"
+    assert md("<div>" * 1000 + "<p>a<script>evil()</script>b<!-- c -->c <i>d</i>e</p><ul><li>f</li><li>g</li></ul>"
+              + "</div>" * 1000) == "abc de\nf\ng"
     md("<div>" * 5000 + "<p>deep</p>" + "</div>" * 5000)  # past libxml2's 2048 levels: no error

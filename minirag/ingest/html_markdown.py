@@ -49,9 +49,38 @@ def html_to_markdown(html: str) -> tuple[str, str | None]:
     try:
         writer.block(top, join_labels=False)
     except RecursionError:  # nested past Python's stack (~300 levels): keep the text, lose the structure
-        lines = (_SPACE.sub(" ", line).strip() for line in top.text_content().split("\n"))
-        return "\n".join(line for line in lines if line), title or None
+        return _flat_text(top), title or None
     return writer.markdown("\n\n"), title or None
+
+
+def _flat_text(top) -> str:
+    """The text of `top` without its structure, walked without recursion: one line per block
+    element, cells apart, what _DROP names left out (text_content() ran `<p>a</p><p>b</p>`
+    together as `ab` and kept scripts)."""
+    from lxml import etree
+
+    parts: list[str] = []
+    walk = etree.iterwalk(top, events=("start", "end", "comment", "pi"))
+    for event, element in walk:
+        if event in ("comment", "pi"):
+            parts.append(element.tail or "")
+            continue
+        tag = element.tag
+        breaks = tag in _BLOCKS or tag in _HEADINGS or tag in ("li", "td", "th", "br", "pre", "blockquote")
+        if event == "start":
+            if tag in _DROP:
+                walk.skip_subtree()  # its "end" still comes, and brings its tail
+                continue
+            if breaks:
+                parts.append("\n")
+            parts.append(element.text or "")
+        else:
+            if breaks:
+                parts.append("\n")
+            if element is not top:
+                parts.append(element.tail or "")
+    lines = (_SPACE.sub(" ", line).strip() for line in "".join(parts).split("\n"))
+    return "\n".join(line for line in lines if line)
 
 
 class _Writer:
