@@ -227,8 +227,9 @@ def terms(text: str, lang: str | None = None) -> list[str]:
 
 
 def text_language(text: str) -> str | None:
-    """The language `text` is identified as, read without typesetting (`ﬁ`, soft hyphens)."""
-    return language.identify(text.translate(TYPESETTING))
+    """The language `text` is identified as, read as its letters (`_composed`: presentation forms,
+    widths) without typesetting (`ﬁ`, soft hyphens)."""
+    return language.identify(_composed(text).translate(TYPESETTING))
 
 
 @lru_cache(maxsize=64)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from minirag.chunking.frontmatter import parse_frontmatter
-from minirag.chunking.titles import choose_title, is_informative_stem
+from minirag.chunking.titles import MAX_TITLE_CHARS, choose_title, fitted_title, is_informative_stem
 
 
 def title(markdown: str = "", metadata: str | None = None, stem: str = "report") -> str:
@@ -88,6 +88,16 @@ def test_underscores_in_a_stem_title_become_spaces():
 
 
 # -- frontmatter --------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("given", "shown"), [
+    ("Quarterly" + " " * 590 + "Report", "Quarterly Report"),
+    ("\n" * 700 + "Annual report", "Annual report"),
+    ("Annual\n\treport", "Annual report"),
+    ("word " * 100, ("word " * 59).rstrip() + "…"),
+])
+def test_a_title_is_shown_on_one_line_with_its_words_whatever_whitespace_pads_it(given, shown):
+    assert fitted_title(given) == shown and len(shown) <= MAX_TITLE_CHARS
 
 
 def test_frontmatter_is_parsed_into_simple_values_and_removed():

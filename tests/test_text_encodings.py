@@ -42,6 +42,9 @@ def test_binary_data_behind_a_text_head_is_refused_and_a_stray_nul_is_taken_out(
     converted = convert_document(head + b"one\x00 stray\x07 byte\n", ".md", "log.md")
     assert converted.markdown.endswith("one stray byte\n") and "\x00" not in converted.markdown
     assert "2 control characters" in converted.warnings[0]
+    # A separator between fields or lines still separates the words on either side of it.
+    converted = convert_document(head + "name\x1fvalue\x1eend\x85line\n".encode(), ".md", "fields.md")
+    assert converted.markdown.endswith("name value end\nline\n")
 
 
 def test_a_broken_utf16_body_is_decoded_with_a_warning_not_refused():

@@ -149,9 +149,19 @@ def stem_title(stem: str) -> str:
     return stem.replace("_", " ").strip()
 
 
+_NON_SPACE = re.compile(r"\S+")
+
+
 def fitted_title(title: str) -> str:
     """`title` on one line, within MAX_TITLE_CHARS: cut at a word, and `…` says it was cut."""
-    title = " ".join(title[: 2 * MAX_TITLE_CHARS].split()) if len(title) > MAX_TITLE_CHARS else " ".join(title.split())
+    words: list[str] = []
+    length = -1
+    for word in _NON_SPACE.finditer(title):  # no further than the words shown: a title may be megabytes
+        words.append(word.group())
+        length += 1 + len(words[-1])
+        if length > MAX_TITLE_CHARS:
+            break
+    title = " ".join(words)
     if len(title) <= MAX_TITLE_CHARS:
         return title
     head = title[: MAX_TITLE_CHARS - 1]

@@ -70,6 +70,9 @@ MAX_CONTROL_SHARE = 0.05
 _TEXT_CONTROLS = frozenset("\t\n\r\f\v\x1b")
 # The other control characters (Unicode Cc: C0, DEL and C1).
 _CONTROLS = re.compile("[\x00-\x08\x0e-\x1a\x1c-\x1f\x7f-\x9f]")
+# Those that separate what stands either side of them: the information separators (fields,
+# records) and the C1 next-line, which words must not be joined across.
+_SEPARATING = {0x1C: " ", 0x1D: " ", 0x1E: " ", 0x1F: " ", 0x85: "\n"}
 
 
 @dataclass(frozen=True)
@@ -111,7 +114,7 @@ def decode_text(data: bytes, name: str, *, declared: str | None = None) -> tuple
         raise ConversionFailed(f"{name}: looks like binary data ({stray} control characters in "
                                f"{len(text)}), not text")
     if stray:
-        text = _CONTROLS.sub("", text)
+        text = _CONTROLS.sub(lambda control: _SEPARATING.get(ord(control.group()), ""), text)
         warnings = (*warnings, f"{name}: {stray} control characters (NUL and the like) taken out of the text")
     return text, warnings
 
