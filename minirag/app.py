@@ -77,6 +77,8 @@ _DRIVE_PATH = re.compile(r"^[A-Za-z]:[\\/]|^[\\/]{2}")
 
 MAX_NEIGHBORS = 20  # chunks on each side read_chunk_neighbors returns at most
 MAX_SOURCE_ID = 2048  # characters of a data or url source's id (URLs included)
+# Far more than a model reads (512 tokens); the bound keeps a hostile query's normalization short.
+MAX_QUERY_CHARS = 10_000
 MAX_PATH_BYTES = 4096  # PATH_MAX on Linux; longer paths fail in the OS with less helpful errors
 META_LAST_SYNC = "collections_last_sync"  # {root: ISO time} of each root's last complete sync
 READ_SLACK_TOKENS = 8  # a page's nextOffset, once known, may be a few digits longer than the null it replaces
@@ -714,6 +716,8 @@ class App:
         """The whole ranking; the faces fit it to the response budget (results.query_result)."""
         if not visible(text):
             raise InvalidArgument("query must not be empty (it has no visible characters)")
+        if len(text) > MAX_QUERY_CHARS:
+            raise InvalidArgument(f"query is {len(text):,} characters; queries take at most {MAX_QUERY_CHARS:,}")
         clamp_top_k(top_k)  # refuse a bad topK even when the index is empty
         scope = self.collection_scope(collection, scope)
         self.require_index()

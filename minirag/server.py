@@ -40,7 +40,7 @@ with sdk_models_built_on_first_use():
     from pydantic import Field, ValidationError
 
 from minirag import __version__
-from minirag.app import MAX_NEIGHBORS
+from minirag.app import MAX_NEIGHBORS, MAX_QUERY_CHARS
 from minirag.config import DEFAULT_TOP_K, MAX_TOP_K, MIN_TOKEN_LENGTH
 from minirag.display import shown
 from minirag.errors import MiniragError
@@ -70,7 +70,8 @@ FilePathRequired = Annotated[str, Field(description="Absolute path of a file ins
 Source = Annotated[str | None, Field(description=(
     "The id of a data or url source (as ingest_data / ingest_url stored it, or a result's `source`). "
     "Give filePath or source, not both."))]
-Query = Annotated[str, Field(description="What to look for: a question, keywords, a name or a phrase.")]
+Query = Annotated[str, Field(description=f"What to look for: a question, keywords, a name or a phrase "
+                                         f"(at most {MAX_QUERY_CHARS:,} characters).")]
 TopK = Annotated[int, Field(description=f"How many results: 1 to {MAX_TOP_K} (more is cut to {MAX_TOP_K}). "
                                          f"Default {DEFAULT_TOP_K}.")]
 Scope = Annotated[str | None, Field(description=(

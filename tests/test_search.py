@@ -1,7 +1,7 @@
 import pytest
 from conftest import _load_script, write
 
-from minirag.app import visible
+from minirag.app import MAX_QUERY_CHARS, visible
 from minirag.errors import IndexUnavailable, InvalidArgument
 from minirag.ingest.sync import run_sync
 from minirag.results import payload
@@ -546,6 +546,16 @@ def test_a_query_with_nothing_visible_is_refused_as_empty(app, docs, text):
     app.sync()
     with pytest.raises(InvalidArgument, match="must not be empty"):
         app.query(text)
+
+
+def test_a_query_longer_than_any_model_reads_is_refused_in_one_line(app, docs):
+    # Unicode's normal forms reorder a run of combining marks in quadratic time: a query of
+    # 100,000 Hebrew points would hold a server thread for minutes.
+    write(docs / "a.md", "# Alpha\n\nSome words to match.")
+    app.sync()
+    assert app.query("words " * (MAX_QUERY_CHARS // 6)).hits
+    with pytest.raises(InvalidArgument, match=f"query is 100,001 characters; queries take at most {MAX_QUERY_CHARS:,}"):
+        app.query("a" + "\u0591\u05b0" * 50_000)
 
 
 def test_an_absolute_scope_finds_the_same_sources_however_it_is_spelled(app, docs, tmp_path):
