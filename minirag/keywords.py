@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -253,9 +254,19 @@ class KeywordText:
     title: str
 
 
-def keyword_text(text: str, title: str) -> KeywordText:
-    lang = text_language(text)
-    return KeywordText(lang, normalize(text, lang), normalize(title, lang))
+def keyword_texts(texts: Sequence[str], title: str) -> tuple[KeywordText, ...]:
+    """The KeywordText of each chunk of one document. A chunk the identifier is unsure of (a
+    heading and a line, a table, a list of names) is taken to be in the language most of the
+    document's identified text is written in, not left to its script's default stemmer."""
+    found = [text_language(text) for text in texts]
+    weight: dict[str, int] = {}
+    for text, lang in zip(texts, found, strict=True):
+        if lang is not None:
+            weight[lang] = weight.get(lang, 0) + len(text)
+    usual = max(weight, key=weight.__getitem__) if weight else None
+    chosen = [lang or usual for lang in found]
+    return tuple(KeywordText(lang, normalize(text, lang), normalize(title, lang))
+                 for text, lang in zip(texts, chosen, strict=True))
 
 
 def query_terms(text: str, index_languages: tuple[str, ...] = ()) -> list[str]:

@@ -222,6 +222,39 @@ def test_a_fullwidth_word_and_a_pointed_one_are_found_by_the_word_as_typed(make_
     assert sources(app, "הגדרות") == ["hebrew.md"]
 
 
+def test_a_chunk_the_identifier_is_unsure_of_is_stemmed_in_its_documents_language():
+    german = "Sie können Drucker und Scanner in den Einstellungen hinzufügen oder wieder entfernen."
+    listed = "Drucker, Scanner, Kameras"
+    assert keywords.text_language(listed) is None
+    made = keywords.keyword_texts([german, listed], "Geräte")
+    assert [one.language for one in made] == ["de", "de"]
+    assert made[1].body == keywords.normalize(listed, "de") == "druck scann kameras"
+    alone = keywords.keyword_texts([listed], "Geräte")[0]  # nothing else to go by: its script's default
+    assert alone.language is None and alone.body == "drucker scanner kamera"
+
+
+def test_a_document_is_stemmed_alike_when_ingested_and_when_retokenized(make_app, docs):
+    paragraph = ("Sie können Drucker und Scanner in den Einstellungen hinzufügen oder wieder entfernen. "
+                 "Ein neues Gerät wird meist von selbst erkannt und eingerichtet. ") * 6
+    write(docs / "geraete.md", f"# Hardware\n\n{paragraph}\n\n## Scanner\n\nDrucker, Scanner, Kameras\n\n"
+                               f"## Mehr\n\n{paragraph}")
+    fts = "SELECT rowid, body, title FROM chunks_fts ORDER BY rowid"
+    app = make_app()
+    try:
+        run_sync(app.pipeline, list(app.config.roots))
+        ingested = app.index.conn.execute(fts).fetchall()
+        app.index.set_meta("keyword_scheme", "0")
+    finally:
+        app.close()
+    assert len(ingested) >= 3 and any(body.endswith(" druck scann kameras") for _, body, _ in ingested)
+    app = make_app()
+    try:
+        assert app.index.conn.execute(fts).fetchall() == ingested
+        assert app.index.meta("keyword_scheme") == str(keywords.KEYWORD_SCHEME)
+    finally:
+        app.close()
+
+
 def test_an_index_written_before_is_retokenized_on_the_next_write_open_without_re_embedding(
         make_config, tmp_path, encoder, caplog):
     # Written by the code before per-language stemming and CJK bigrams (keyword scheme 5):

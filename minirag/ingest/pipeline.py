@@ -32,7 +32,7 @@ from minirag.ingest.file_state import CONVERTING, CONVERTING_AGAIN, FileState, b
 from minirag.ingest.isolation import convert_isolated, limits_of
 from minirag.ingest.progress import Progress, plural
 from minirag.ingest.scan import FoundFile
-from minirag.keywords import KeywordText, keyword_text
+from minirag.keywords import KeywordText, keyword_texts
 from minirag.security import read_inside_roots
 from minirag.store.index import ExcludedState, Index, SourceRecord, StoredState
 
@@ -140,7 +140,7 @@ class Pipeline:
                               chunk_budget=self.budget, note=converted.note)
         # The keyword texts (language identified, words stemmed) here, in a conversion thread, so the
         # thread that embeds and writes does not make them.
-        made = tuple(keyword_text(chunk.text, title) for chunk in chunked.chunks)
+        made = keyword_texts([chunk.text for chunk in chunked.chunks], title)
         return Document(record, chunked, tuple(warnings), made)
 
     def prepare_file(self, found: FoundFile, stored: StoredState | None, *, force: bool,

@@ -8,6 +8,7 @@ transaction, so a reader sees a source wholly old or wholly new.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import logging
 import threading
@@ -65,8 +66,8 @@ class PreparedSource:
     record: SourceRecord
     document: ChunkedDocument
     vectors: np.ndarray  # (len(document.chunks), dimension) float32, L2-normalized
-    # Each chunk's keywords.keyword_text, made ahead (a sync makes them in its conversion threads, off
-    # the thread that writes); None: made here while writing.
+    # The document's keywords.keyword_texts, made ahead (a sync makes them in its conversion threads,
+    # off the thread that writes); None: made here while writing.
     keyword_texts: tuple[keywords.KeywordText, ...] | None = None
 
 
@@ -293,18 +294,22 @@ class Index:
                 if total:
                     log.warning("re-tokenizing the keyword index of %s (%d chunks, no re-embedding)",
                                 self.path, total)
+                # A source's chunks together: keyword_texts reads a document as a whole.
                 rows = self.conn.execute(
-                    "SELECT c.id, c.text, s.title FROM chunks c JOIN sources s ON s.id = c.source_id ORDER BY c.id"
+                    "SELECT c.source_id, c.id, c.text, s.title FROM chunks c JOIN sources s ON s.id = c.source_id "
+                    "ORDER BY c.source_id, c.ord"
                 )
                 counts: dict[str, int] = {}
                 step, done = max(1000, total // 10), 0
-                while batch := rows.fetchmany(1000):
+                for _, group in itertools.groupby(rows, key=lambda row: row[0]):
+                    source = list(group)
+                    made = keywords.keyword_texts([text for _, _, text, _ in source], source[0][3])
                     self.conn.executemany("INSERT INTO chunks_fts (rowid, body, title) VALUES (?, ?, ?)",
-                                          [(cid, *self._fts_row(keywords.keyword_text(text, title), counts))
-                                           for cid, text, title in batch])
-                    if done // step != (done + len(batch)) // step and done + len(batch) < total:
-                        log.warning("  keyword index: %d/%d chunks", done + len(batch), total)
-                    done += len(batch)
+                                          [(cid, *self._fts_row(one, counts))
+                                           for (_, cid, _, _), one in zip(source, made, strict=True)])
+                    if done // step != (done + len(source)) // step and done + len(source) < total:
+                        log.warning("  keyword index: %d/%d chunks", done + len(source), total)
+                    done += len(source)
                 # FTS5 keeps the old terms' deletions in its segments until they merge: merged now,
                 # or the table holds both spellings for a long while.
                 self.conn.execute("INSERT INTO chunks_fts (chunks_fts) VALUES ('optimize')")
@@ -438,7 +443,7 @@ class Index:
             ).lastrowid
             for ord_, section in enumerate(doc.sections)
         ]
-        made = item.keyword_texts or tuple(keywords.keyword_text(chunk.text, rec.title) for chunk in doc.chunks)
+        made = item.keyword_texts or keywords.keyword_texts([chunk.text for chunk in doc.chunks], rec.title)
         for ord_, (chunk, vector) in enumerate(zip(doc.chunks, item.vectors, strict=True)):
             chunk_id = self.conn.execute(
                 """
