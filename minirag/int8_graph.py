@@ -14,6 +14,11 @@ chunks batched with it. Two kinds of product are treated apart:
 - the attention's value projection stays float: its error goes straight into
   the output, and it alone is two thirds of the loss (docs/models.md).
 
+Where the CPU's uint8 x int8 kernel adds two products in 16 bits (x86 with AVX2
+and no VNNI: its pairwise multiply-add saturates past 32,767), the weights keep
+7 bits (|w| <= 63), so that no pair overflows; a probe of ONNX Runtime's own
+kernel decides, and the graph's file name says which weights it holds.
+
 Vectors stay within cosine 0.999 of the float graph's, the bound under which
 an index keeps its model identity: an index embedded with the float graph is
 searched with int8 queries, and its new chunks mix with its old.
@@ -25,6 +30,7 @@ products are copied as byte spans, each product replaced by its new nodes.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 from pathlib import Path
@@ -47,12 +53,13 @@ def cached(split_onnx: Path) -> Path | None:
     """The int8 graph of the split graph `split_onnx`, made beside it on first use (so it goes when
     the split goes); None when the graph has no product to quantize or the folder cannot be
     written (the float graph serves then)."""
-    folder = split_onnx.parent
-    graph, meta_path = folder / f"int8-{FORMAT}.onnx", folder / f"int8-{FORMAT}.json"
+    folder, limit = split_onnx.parent, weight_limit()
+    stem = f"int8-{FORMAT}" if limit == 127 else f"int8-{FORMAT}-w{limit}"
+    graph, meta_path = folder / f"{stem}.onnx", folder / f"{stem}.json"
     meta = read_meta(meta_path)
     if meta is None:
         try:
-            model = quantize_graph(memoryview(split_onnx.read_bytes()))
+            model = quantize_graph(memoryview(split_onnx.read_bytes()), limit)
             if model is not None:
                 write_atomically(graph, lambda f: f.write(model))
             meta = {"int8": model is not None, "format": FORMAT}
@@ -80,9 +87,34 @@ def session(split_onnx: Path, options):
         return None
 
 
-def quantize_graph(model: memoryview) -> bytes | None:
-    """`model` with its weight products in int8 (as the module says); None for a graph with none,
-    or of an opset before 13 (QuantizeLinear per axis, Unsqueeze's axes as an input)."""
+@functools.cache
+def weight_limit() -> int:
+    """The largest |weight| an integer product may hold on this CPU: 127, or 63 where ONNX Runtime's
+    uint8 x int8 kernel saturates a sum of two products (255 x 127 x 2 > 32,767)."""
+    import onnxruntime as ort
+
+    k = 64
+    node = proto.node_proto("MatMulInteger", ["a", "b"], ["y"])
+    graph = (proto.len_field(proto.GRAPH_NODE, node) + proto.len_field(2, "probe")
+             + proto.len_field(proto.GRAPH_INPUT, proto.tensor_info("a", proto.UINT8, ["m", k]))
+             + proto.len_field(proto.GRAPH_INPUT, proto.tensor_info("b", proto.INT8, [k, "n"]))
+             + proto.len_field(12, proto.tensor_info("y", proto.INT32, ["m", "n"])))
+    model = (proto.varint_field(1, 8) + proto.len_field(proto.MODEL_GRAPH, graph)
+             + proto.len_field(proto.MODEL_OPSET_IMPORT, proto.len_field(1, "") + proto.varint_field(2, 13)))
+    try:
+        run = ort.InferenceSession(model, providers=["CPUExecutionProvider"]).run
+        # Rows and columns enough for the blocked kernels a real product takes.
+        got = run(None, {"a": np.full((32, k), 255, np.uint8), "b": np.full((k, 32), 127, np.int8)})[0]
+    except Exception as exc:  # noqa: BLE001 - no integer kernel at all: the narrower weights are safe
+        log.info("the integer product probe failed (%s); weights keep 7 bits", exc)
+        return 63
+    return 127 if bool((got == k * 255 * 127).all()) else 63
+
+
+def quantize_graph(model: memoryview, limit: int = 127) -> bytes | None:
+    """`model` with its weight products in int8 (as the module says), each weight at most `limit`
+    in magnitude; None for a graph with none, or of an opset before 13 (QuantizeLinear per axis,
+    Unsqueeze's axes as an input)."""
     graph_span, opset = None, 0
     for field, _, value, _, _ in proto.fields(model, 0, len(model)):
         if field == proto.MODEL_GRAPH:
@@ -111,7 +143,7 @@ def quantize_graph(model: memoryview) -> bytes | None:
         targets[span] = node
     if not targets:
         return None
-    writer = _Writer(opset)
+    writer = _Writer(opset, limit)
     graph: list[bytes | memoryview] = []
     dropped = {node["inputs"][1] for node in targets.values()}
     for field, _, value, start, end in proto.fields(model, g0, g1):
@@ -175,8 +207,8 @@ def _is_gelu(node: dict | None, producers: dict, depth: int = 0) -> bool:
 class _Writer:
     """Nodes and initializers of the integer products, as protobuf bytes."""
 
-    def __init__(self, opset: int):
-        self.opset = opset
+    def __init__(self, opset: int, limit: int):
+        self.opset, self.limit = opset, limit
         self.initializers: list[bytes] = []
         self._quantized: dict[tuple[str, bool], tuple[str, str, str]] = {}
         self._constant("i8_eps", np.array(1e-8, np.float32))
@@ -224,8 +256,8 @@ class _Writer:
         (x, w), y = node["inputs"], node["outputs"][0]
         k, n = weights.shape
         nodes, xq, row_scale, x_shape = self._rows(x, k, shifted)
-        column_scale = np.maximum(np.abs(weights).max(axis=0), 1e-12).astype(np.float32) / np.float32(127)
-        quantized = np.clip(np.round(weights / column_scale), -127, 127).astype(np.int8)
+        column_scale = np.maximum(np.abs(weights).max(axis=0), 1e-12).astype(np.float32) / np.float32(self.limit)
+        quantized = np.clip(np.round(weights / column_scale), -self.limit, self.limit).astype(np.int8)
         self._constant(f"{w}_i8", quantized)
         self._constant(f"{w}_i8scale", column_scale)
         self._constant(f"{w}_i8zero", np.array(0 if shifted else 128, np.uint8))

@@ -117,3 +117,31 @@ def test_a_graph_the_rewrite_fails_on_is_served_by_the_float_graph(tiny_files, t
     served = Encoder(tiny_files, cache_dir=tmp_path / "cache")
     assert np.array_equal(served.embed_queries(TEXTS), float_split.embed_queries(TEXTS))
     assert not list((tmp_path / "cache").rglob("int8-*"))  # nothing half-written left behind
+
+
+def test_the_weights_keep_seven_bits_where_the_integer_kernel_saturates(tmp_path, monkeypatch):
+    """x86 without VNNI adds two uint8 x int8 products in 16 bits: 255 x 127 x 2 overflows, so there
+    the weights stay within 63, in a graph of its own name (a cache moved to another CPU is not
+    reused), and the products still follow the float ones."""
+    from onnx import TensorProto, helper, load, numpy_helper, save
+
+    rng = np.random.default_rng(5)
+    w = numpy_helper.from_array(rng.standard_normal((64, 16)).astype(np.float32), "w")
+    graph = helper.make_graph([helper.make_node("MatMul", ["x", "w"], ["y"])], "g",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["b", 64])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["b", 16])], [w])
+    save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), str(tmp_path / "model.onnx"))
+    monkeypatch.setattr(int8_graph, "weight_limit", lambda: 63)
+    path = int8_graph.cached(tmp_path / "model.onnx")
+    assert path is not None and path.name == f"int8-{int8_graph.FORMAT}-w63.onnx"
+    quantized = numpy_helper.to_array(next(t for t in load(str(path)).graph.initializer if t.name == "w_i8"))
+    assert np.abs(quantized.astype(int)).max() == 63
+
+    import onnxruntime as ort
+
+    x = {"x": (rng.standard_normal((8, 64)) * 4).astype(np.float32)}
+    want = ort.InferenceSession(str(tmp_path / "model.onnx"), providers=["CPUExecutionProvider"]).run(None, x)[0]
+    got = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"]).run(None, x)[0]
+    cosine = np.sum(want * got, axis=-1) / np.linalg.norm(want, axis=-1) / np.linalg.norm(got, axis=-1)
+    assert cosine.min() >= 0.999
+
