@@ -94,17 +94,11 @@ def weight_limit() -> int:
     import onnxruntime as ort
 
     k = 64
-    node = proto.node_proto("MatMulInteger", ["a", "b"], ["y"])
-    graph = (proto.len_field(proto.GRAPH_NODE, node) + proto.len_field(2, "probe")
-             + proto.len_field(proto.GRAPH_INPUT, proto.tensor_info("a", proto.UINT8, ["m", k]))
-             + proto.len_field(proto.GRAPH_INPUT, proto.tensor_info("b", proto.INT8, [k, "n"]))
-             + proto.len_field(12, proto.tensor_info("y", proto.INT32, ["m", "n"])))
-    model = (proto.varint_field(1, 8) + proto.len_field(proto.MODEL_GRAPH, graph)
-             + proto.len_field(proto.MODEL_OPSET_IMPORT, proto.len_field(1, "") + proto.varint_field(2, 13)))
+    model = proto.matmul_integer_model("probe", ["m", k], [k, "n"])
     try:
         run = ort.InferenceSession(model, providers=["CPUExecutionProvider"]).run
         # Rows and columns enough for the blocked kernels a real product takes.
-        got = run(None, {"a": np.full((32, k), 255, np.uint8), "b": np.full((k, 32), 127, np.int8)})[0]
+        got = run(None, {"rows": np.full((32, k), 255, np.uint8), "weights": np.full((k, 32), 127, np.int8)})[0]
     except Exception as exc:  # noqa: BLE001 - no integer kernel at all: the narrower weights are safe
         log.info("the integer product probe failed (%s); weights keep 7 bits", exc)
         return 63

@@ -1,7 +1,8 @@
 """The few ONNX protobuf messages minirag reads and writes itself (onnx.proto field numbers), since
 the `onnx` package is not a dependency: a message's fields read in place from a model's bytes, and
 varint and length-delimited fields, tensors, nodes and a tensor's ValueInfoProto written.
-word_table.py and int8_graph.py rewrite graphs with them; search/code_product.py writes one."""
+word_table.py and int8_graph.py rewrite graphs with them; search/code_product.py and int8_graph.py's
+probe write one of a single integer product."""
 
 from __future__ import annotations
 
@@ -50,6 +51,18 @@ def tensor_info(name: str, elem_type: int, dims: list[int | str]) -> bytes:
     shape = b"".join(len_field(1, len_field(2, d) if isinstance(d, str) else varint_field(1, d)) for d in dims)
     tensor_type = varint_field(1, elem_type) + len_field(2, shape)
     return len_field(1, name) + len_field(2, len_field(1, tensor_type))
+
+
+def matmul_integer_model(name: str, rows: list[int | str], weights: list[int | str]) -> bytes:
+    """A model of one MatMulInteger node: scores int32 = rows uint8 x weights int8, each dimension a
+    size or a symbolic name."""
+    node = node_proto("MatMulInteger", ["rows", "weights"], ["scores"])
+    graph = (len_field(GRAPH_NODE, node) + len_field(2, name)
+             + len_field(GRAPH_INPUT, tensor_info("rows", UINT8, rows))
+             + len_field(GRAPH_INPUT, tensor_info("weights", INT8, weights))
+             + len_field(12, tensor_info("scores", INT32, [rows[0], weights[1]])))  # GraphProto.output
+    opset = len_field(1, "") + varint_field(2, 13)
+    return varint_field(1, 8) + len_field(MODEL_GRAPH, graph) + len_field(MODEL_OPSET_IMPORT, opset)  # ir_version 8
 
 
 def node_proto(op_type: str, inputs: list[str], outputs: list[str], *, domain: str = "", **attributes) -> bytes:

@@ -15,7 +15,7 @@ query's precision; the +128 of every code adds the same amount to every row's
 score, which no ranking sees.
 
 The graph is one MatMulInteger node, written as ONNX protobuf bytes
-(onnx_proto.py): the `onnx` package is not a dependency of minirag.
+(onnx_proto.matmul_integer_model): the `onnx` package is not a dependency of minirag.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import functools
 
 import numpy as np
 
-from minirag.onnx_proto import INT8, INT32, UINT8, len_field, tensor_info, varint_field
+from minirag.onnx_proto import matmul_integer_model
 
 DIGIT = 63  # the largest weight digit (see above)
 
@@ -72,11 +72,4 @@ def scores(rows: np.ndarray, weights: np.ndarray) -> np.ndarray:
 
 def _graph() -> bytes:
     """The one-node graph: scores (n, 2) int32 = MatMulInteger(rows (n, d) uint8, weights (d, 2) int8)."""
-    node = (len_field(1, "rows") + len_field(1, "weights") + len_field(2, "scores")
-            + len_field(4, "MatMulInteger"))
-    graph = (len_field(1, node) + len_field(2, "code_product")
-             + len_field(11, tensor_info("rows", UINT8, ["n", "d"]))
-             + len_field(11, tensor_info("weights", INT8, ["d", 2]))
-             + len_field(12, tensor_info("scores", INT32, ["n", 2])))
-    opset = len_field(1, "") + varint_field(2, 13)
-    return varint_field(1, 8) + len_field(7, graph) + len_field(8, opset)  # ir_version 8, graph, opset 13
+    return matmul_integer_model("code_product", ["n", "d"], ["d", 2])
