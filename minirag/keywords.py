@@ -290,6 +290,18 @@ def query_terms(text: str, index_languages: tuple[str, ...] = ()) -> list[str]:
     return list(seen)
 
 
+def query_words(text: str) -> tuple[str | None, list[str]]:
+    """The language a query is identified as (None: unidentified or only unspaced runs) and its
+    words as the stemmer takes them (lower-case, not yet folded), unspaced runs left out."""
+    spaced = [w for w in _words_of(_prepared(_composed(text))) if not _UNSPACED.search(w)]
+    return (query_language(text) if spaced else None), spaced
+
+
+def word_term(word: str, lang: str | None) -> str:
+    """The term a word (as query_words gives it) is indexed as in a text written in `lang`."""
+    return _term(word, lang)
+
+
 @lru_cache(maxsize=64)
 def _stopwords(lang: str | None) -> frozenset[str]:
     """Folded, as query words are compared: English and Russian always, and those of `lang`."""

@@ -33,7 +33,7 @@ def dump(directory: Path, db_path: Path, out: Path, model_path: str, title_weigh
     from minirag import keywords
     from minirag.encoder import Encoder
     from minirag.models import resolve
-    from minirag.search.keyword import index_languages
+    from minirag.search.plan import query_terms  # as the product reads a query
     from minirag.store import connection
 
     encoder = Encoder(resolve("unused", Path(model_path), Path("/nonexistent")))
@@ -46,12 +46,11 @@ def dump(directory: Path, db_path: Path, out: Path, model_path: str, title_weigh
     qrels = read_qrels(directory / "qrels" / "test.tsv")
     judged = [qid for qid in sorted(qrels) if qid in queries]
     vectors = encoder.embed_queries([queries[q] for q in judged])
-    languages = index_languages(conn)  # a query is stemmed for these too, as the product stems it
     rows, idf_sums = [], []
     for n, (qid, qvec) in enumerate(zip(judged, vectors, strict=True)):
         sims = matrix @ qvec
         top_vec = np.argsort(-sims)[:DEPTH]
-        terms = keywords.query_terms(queries[qid], languages)
+        terms = query_terms(conn, queries[qid], 0)
         bm = {}
         if terms:
             bm = dict(conn.execute(
@@ -71,7 +70,7 @@ def dump(directory: Path, db_path: Path, out: Path, model_path: str, title_weigh
     chunk_source = np.array([code[source_of[int(c)]] for c in arr["chunk"]], dtype=np.int32)
     relevant = [[code[d] for d in qrels[qid] if d in code] for qid in judged]
     np.savez_compressed(out, rows=arr, chunk_source=chunk_source, n_terms=np.array(
-        [len(keywords.query_terms(queries[q], languages)) for q in judged]), idf_sum=np.array(idf_sums),
+        [len(query_terms(conn, queries[q], 0)) for q in judged]), idf_sum=np.array(idf_sums),
         relevant=np.array([",".join(map(str, r)) for r in relevant]))
 
 

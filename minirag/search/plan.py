@@ -19,6 +19,7 @@ from minirag import keywords
 from minirag.config import DEFAULT_TOP_K, MAX_TOP_K
 from minirag.errors import InvalidArgument
 from minirag.search import vector as vectors
+from minirag.search.compounds import compound_parts
 from minirag.search.filters import apply_post_filters
 from minirag.search.fusion import Hit, fuse
 from minirag.search.keyword import (
@@ -147,7 +148,7 @@ def hybrid_search(conn, query_text: str, options: SearchOptions, *, embed=None, 
     shape = shape or read_shape(conn)
     scope = Scope.of(options.scope) if options.scope else None
     run_vector = weight < 1.0 and embed is not None and shape.has_vectors
-    terms = keywords.query_terms(query_text, index_languages(conn)) if weight > 0.0 else []
+    terms = query_terms(conn, query_text, shape.generation, counts) if weight > 0.0 else []
     if not run_vector and not terms:
         return []
     allowed = scoped_chunk_ids(conn, scope) if run_vector and matrix is not None and scope is not None else None
@@ -193,6 +194,15 @@ def hybrid_search(conn, query_text: str, options: SearchOptions, *, embed=None, 
     hits = apply_post_filters(hits, max_distance=options.max_distance, grouping=options.grouping,
                               max_files=options.max_files)
     return hits[:top_k]
+
+
+def query_terms(conn, query_text: str, generation: int, counts: CountCache | None = None) -> list[str]:
+    """The keyword terms of a query (keywords.query_terms, stemmed for the index's languages too),
+    then the parts of its compound words (compounds.py), within keywords.MAX_QUERY_TERMS."""
+    terms = keywords.query_terms(query_text, index_languages(conn))
+    parts = compound_parts(query_text, lambda asked: TermCounts(conn, asked, counts, generation).get())
+    extra = [p for p in dict.fromkeys(parts) if p not in terms]
+    return terms + extra[:max(0, keywords.MAX_QUERY_TERMS - len(terms))]
 
 
 def complete_scores(conn, nearest: list[tuple[int, float]], keyword: list[tuple[int, float]], vector,
