@@ -168,12 +168,15 @@ def _names(text: str) -> frozenset[str]:
 
 
 def _word_terms(word: str, langs: tuple[str | None, ...], singles: list[str] | None = None,
-                names: frozenset[str] = frozenset()) -> list[str]:
+                names: frozenset[str] = frozenset(), other_case: list[str] | None = None) -> list[str]:
     """The terms of one word (as `_prepared` gives it) for each of `langs`, folded. The single
     characters of its unspaced runs go to `singles` when given (a query ranks them last), else
-    inline. A word in `names` (see _names) keeps its whole stem."""
+    inline. A word in `names` (see _names) keeps its whole stem. `other_case`, when given, gets
+    the word's terms as the other case would stem them (see query_terms)."""
     if not _UNSPACED.search(word):
         cut = word not in names
+        if other_case is not None:
+            other_case.extend(_term(word, lang, not cut) for lang in langs)
         return [_term(word, lang, cut) for lang in langs]
     out: list[str] = []
     singles = out if singles is None else singles
@@ -269,9 +272,14 @@ def keyword_texts(texts: Sequence[str], title: str) -> tuple[KeywordText, ...]:
                  for text, lang in zip(texts, chosen, strict=True))
 
 
-def query_terms(text: str, index_languages: tuple[str, ...] = ()) -> list[str]:
+def query_terms(text: str, index_languages: tuple[str, ...] = (), *, other_case: bool = True) -> list[str]:
     """Distinct terms of a query, stop words dropped when other words remain. Each word is stemmed
-    for every language it may be in: the query's own (when identified) and the index's."""
+    for every language it may be in: the query's own (when identified) and the index's. A word is
+    also stemmed as if written in the other case, cut where it was whole and whole where it was cut
+    (after the words, compounds first under the cap): a name in mixed case keeps its whole stem
+    (`PostgreSQL`: postgresql) and the word typed in one case does not (`postgresql`: postgre),
+    and either must find the other. Only words of a script with case; `other_case=False` leaves
+    these out (the terms the index gives the same text)."""
     composed = _composed(text)
     prepared = _prepared(composed)
     all_words = _words_of(prepared)
@@ -281,9 +289,11 @@ def query_terms(text: str, index_languages: tuple[str, ...] = ()) -> list[str]:
     langs = tuple(dict.fromkeys((own, *index_languages)))
     seen: dict[str, None] = {}
     singles: list[str] = []
+    cased: list[str] = []
     names = _names(composed)
-    words_terms = [t for word in content for t in _word_terms(word, langs, singles, names)]
-    for term in words_terms + _compounds_of(prepared.translate(_FOLD)) + singles:
+    words_terms = [t for word in content
+                   for t in _word_terms(word, langs, singles, names, cased if other_case and word != word.upper() else None)]
+    for term in words_terms + _compounds_of(prepared.translate(_FOLD)) + cased + singles:
         seen.setdefault(term, None)
         if len(seen) >= MAX_QUERY_TERMS:
             break

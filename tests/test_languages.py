@@ -174,6 +174,19 @@ def test_a_stem_is_cut_to_its_first_seven_characters_so_forms_the_stemmer_leaves
     assert keywords.terms("ქართული", None) == ["ქართული"]
 
 
+@pytest.mark.parametrize(("written", "typed"), [
+    ("Install PostgreSQL before you start", "postgresql"),  # a name found however its case is typed
+    ("Install PostgreSQL before you start", "POSTGRESQL"),
+    ("Write the script in JavaScript", "javascript"),
+    ("Het IJsselmeer is een meer in Nederland", "ijsselmeer"),
+    ("install postgresql before you start", "PostgreSQL"),  # and a word written in one case by the name
+    ("the asyncresult object", "AsyncResult"),
+])
+def test_a_name_in_mixed_case_and_the_same_word_in_one_case_find_each_other(written, typed):
+    lang = keywords.text_language(written)
+    assert set(keywords.terms(written, lang)) & set(keywords.query_terms(typed, (lang,) if lang else ()))
+
+
 @pytest.fixture
 def multilingual(make_app, docs):
     write(docs / "feishu.md", "# 飞书集成\n\n在飞书消息中接收构建通知。使用 Python 的 asyncio 发送飞书消息。")
