@@ -24,7 +24,7 @@ from minirag.stopwords import STOPWORDS
 
 #: Bumped whenever `terms` changes for the same input: the FTS table is then
 #: rebuilt from the stored chunks the next time the index is opened for writing.
-KEYWORD_SCHEME = 11
+KEYWORD_SCHEME = 12
 # A stemmed word keeps at most this many characters: Snowball leaves many forms of one word apart
 # (compound heads, Finnish and Hungarian case endings, Slavic and Scandinavian inflections), and
 # their common prefix joins them. Words no stemmer reads are kept whole (docs/search.md).
@@ -103,7 +103,8 @@ def stem(word: str, lang: str | None = None, cut: bool = True) -> str:
     """`word` is lower-case and not yet folded. Stemmed with the stemmer of `lang` when it has
     one for the word's script, else the script's default (language.SCRIPT_DEFAULT), and cut to
     STEM_CHARS unless `cut` is False; words mixing scripts or with digits, and words under 3
-    letters, are kept whole."""
+    letters, are kept whole, and so is a word the stemmer leaves nothing of (Greek `έως`, Nepali
+    `छन्`: an empty term is no token to FTS5)."""
     if len(word) < 3 or word.isdigit():
         return word
     script = language.script_of(word)
@@ -114,8 +115,9 @@ def stem(word: str, lang: str | None = None, cut: bool = True) -> str:
     if chosen == "en":
         # Snowball's English is written for ASCII: it stems the folded word (`naïve` as `naive`).
         folded = word.translate(_FOLD)
-        return language.stem(folded, chosen)[:keep] if folded.isascii() else folded
-    return language.stem(word.replace("ё", "е") if chosen == "ru" else word, chosen)[:keep]
+        return (language.stem(folded, chosen) or folded)[:keep] if folded.isascii() else folded
+    read = word.replace("ё", "е") if chosen == "ru" else word
+    return (language.stem(read, chosen) or read)[:keep]
 
 
 def _composed(text: str) -> str:

@@ -187,6 +187,13 @@ def test_a_name_in_mixed_case_and_the_same_word_in_one_case_find_each_other(writ
     assert set(keywords.terms(written, lang)) & set(keywords.query_terms(typed, (lang,) if lang else ()))
 
 
+@pytest.mark.parametrize(("word", "lang"), [("έως", "el"), ("εις", "el"), ("छन्", "ne"), ("छदै", "ne")])
+def test_a_word_its_stemmer_leaves_nothing_of_is_kept_whole(word, lang):
+    # Greek `έως` (until) and Nepali `छन्` (are) are common words; an empty term was no token to FTS5.
+    term = keywords.terms(f"x {word} y", lang)[1]
+    assert term and term in keywords.query_terms(word, (lang,))
+
+
 @pytest.fixture
 def multilingual(make_app, docs):
     write(docs / "feishu.md", "# 飞书集成\n\n在飞书消息中接收构建通知。使用 Python 的 asyncio 发送飞书消息。")
