@@ -24,7 +24,7 @@ from minirag.stopwords import STOPWORDS
 
 #: Bumped whenever `terms` changes for the same input: the FTS table is then
 #: rebuilt from the stored chunks the next time the index is opened for writing.
-KEYWORD_SCHEME = 12
+KEYWORD_SCHEME = 13
 # A stemmed word keeps at most this many characters: Snowball leaves many forms of one word apart
 # (compound heads, Finnish and Hungarian case endings, Slavic and Scandinavian inflections), and
 # their common prefix joins them. Words no stemmer reads are kept whole (docs/search.md).
@@ -73,6 +73,18 @@ MAX_COMPOUND_SEGMENTS = 8
 TYPESETTING = {0x00AD: None, 0xFB00: "ff", 0xFB01: "fi", 0xFB02: "fl", 0xFB03: "ffi", 0xFB04: "ffl",
                0xFB05: "st", 0xFB06: "st"}
 
+# Characters no reader sees (Unicode's Default_Ignorable_Code_Point): variation selectors (`⚠️` is
+# `⚠` and one: written before a word, Python's words took it for the word's first mark, and FTS5
+# too), zero-width spaces and joiners, word joiners, bidi controls and marks, tags, Hangul fillers.
+# Written inside a word, the word is the word without them, as Unicode's NFKC_Casefold (ICU's
+# folding) takes it: `inter\u200bnational`, Sinhala `ශ්\u200dරී` typed `ශ්රී`. Not the zero-width
+# non-joiner, which Persian writes between a word's parts (Lucene's Persian analysis reads it as
+# a space, as Python's words do).
+INVISIBLE = {c: None for c in (0x034F, 0x061C, 0x115F, 0x1160, 0x17B4, 0x17B5, *range(0x180B, 0x1810),
+                               0x200B, *range(0x200D, 0x2010), *range(0x202A, 0x202F), *range(0x2060, 0x2070),
+                               0x3164, *range(0xFE00, 0xFE10), 0xFEFF, 0xFFA0, *range(0xFFF0, 0xFFF9),
+                               *range(0x1BCA0, 0x1BCA4), *range(0x1D173, 0x1D17B), *range(0xE0000, 0xE1000))}
+
 # Spellings a reader takes for the same word, which FTS5 keeps apart. Letters with a stroke or
 # joined letters that no Unicode decomposition takes to a base letter, as `é` is taken to `e`,
 # and that a keyboard without them writes as the base letters (`zlota` for `złota`, `coeur` for
@@ -90,12 +102,12 @@ POINTING = {c: None for c in (*range(0x0591, 0x05C8), *range(0x064B, 0x0660), 0x
             if unicodedata.category(chr(c)) == "Mn" or c == 0x0640}
 
 # What FTS5 folds, and the spellings, pointing and digits above.
-_FOLD = {**FTS5_FOLD, **SPELLING, **POINTING, **DIGITS, **TYPESETTING}
+_FOLD = {**FTS5_FOLD, **SPELLING, **POINTING, **DIGITS, **TYPESETTING, **INVISIBLE}
 # Applied before words are cut and stemmed: typesetting, digits, and the part of _FOLD that deletes a
 # character or makes it a space (the rest of _FOLD folds each stem).
 _SPLITTING = {**{k: v for k, v in _FOLD.items()
                  if v is None or not _WORD.fullmatch(v if isinstance(v, str) else chr(v))},
-              **DIGITS, **TYPESETTING}
+              **DIGITS, **TYPESETTING, **INVISIBLE}
 
 
 
@@ -232,10 +244,13 @@ def terms(text: str, lang: str | None = None) -> list[str]:
     return out + _compounds_of(prepared.translate(_FOLD))
 
 
+_UNSEEN = {**TYPESETTING, **INVISIBLE}
+
+
 def text_language(text: str) -> str | None:
     """The language `text` is identified as, read as its letters (`_composed`: presentation forms,
-    widths) without typesetting (`ﬁ`, soft hyphens)."""
-    return language.identify(_composed(text).translate(TYPESETTING))
+    widths) without typesetting (`ﬁ`, soft hyphens) or invisible characters."""
+    return language.identify(_composed(text).translate(_UNSEEN))
 
 
 @lru_cache(maxsize=64)

@@ -112,6 +112,11 @@ def test_thai_lao_myanmar_and_khmer_runs_are_cut_like_cjk_with_each_letter_and_i
     ("مُحَمَّد الـشـبـكة", "محمد الشبكة"),  # Arabic vowel marks and the tatweel
     ("كتاب يك", "کتاب یک"),  # the Arabic kaf and yeh, Persian's
     ("١٢٣ ۴۵ २०२४", "123 45 2024"),  # digits of other scripts
+    ("⚠️Warning: ✔️passed", "Warning: passed"),  # an emoji's variation selector before a word
+    ("inter\u200bnational Zeit\u2060schrift", "international Zeitschrift"),  # a zero-width space, a word joiner
+    ("ශ්\u200dරී ලංකා", "ශ්රී ලංකා"),  # Sinhala writes Sri with a zero-width joiner, most typists without
+    ("葛\U000e0100城", "葛城"),  # an ideographic variation selector
+    ("\u202bשלום\u202c \u200fעולם\u200f", "שלום עולם"),  # bidi controls and marks
 ])
 def test_a_word_is_one_term_however_its_letters_are_encoded_or_pointed(written, typed):
     for lang in (None, keywords.text_language(written)):
