@@ -24,7 +24,7 @@ from minirag.stopwords import STOPWORDS
 
 #: Bumped whenever `terms` changes for the same input: the FTS table is then
 #: rebuilt from the stored chunks the next time the index is opened for writing.
-KEYWORD_SCHEME = 11
+KEYWORD_SCHEME = 13
 # A stemmed word keeps at most this many characters: Snowball leaves many forms of one word apart
 # (compound heads, Finnish and Hungarian case endings, Slavic and Scandinavian inflections), and
 # their common prefix joins them. Words no stemmer reads are kept whole (docs/search.md).
@@ -73,6 +73,18 @@ MAX_COMPOUND_SEGMENTS = 8
 TYPESETTING = {0x00AD: None, 0xFB00: "ff", 0xFB01: "fi", 0xFB02: "fl", 0xFB03: "ffi", 0xFB04: "ffl",
                0xFB05: "st", 0xFB06: "st"}
 
+# Characters no reader sees (Unicode's Default_Ignorable_Code_Point): variation selectors (`⚠️` is
+# `⚠` and one: written before a word, Python's words took it for the word's first mark, and FTS5
+# too), zero-width spaces and joiners, word joiners, bidi controls and marks, tags, Hangul fillers.
+# Written inside a word, the word is the word without them, as Unicode's NFKC_Casefold (ICU's
+# folding) takes it: `inter\u200bnational`, Sinhala `ශ්\u200dරී` typed `ශ්රී`. Not the zero-width
+# non-joiner, which Persian writes between a word's parts (Lucene's Persian analysis reads it as
+# a space, as Python's words do).
+INVISIBLE = {c: None for c in (0x034F, 0x061C, 0x115F, 0x1160, 0x17B4, 0x17B5, *range(0x180B, 0x1810),
+                               0x200B, *range(0x200D, 0x2010), *range(0x202A, 0x202F), *range(0x2060, 0x2070),
+                               0x3164, *range(0xFE00, 0xFE10), 0xFEFF, 0xFFA0, *range(0xFFF0, 0xFFF9),
+                               *range(0x1BCA0, 0x1BCA4), *range(0x1D173, 0x1D17B), *range(0xE0000, 0xE1000))}
+
 # Spellings a reader takes for the same word, which FTS5 keeps apart. Letters with a stroke or
 # joined letters that no Unicode decomposition takes to a base letter, as `é` is taken to `e`,
 # and that a keyboard without them writes as the base letters (`zlota` for `złota`, `coeur` for
@@ -90,12 +102,12 @@ POINTING = {c: None for c in (*range(0x0591, 0x05C8), *range(0x064B, 0x0660), 0x
             if unicodedata.category(chr(c)) == "Mn" or c == 0x0640}
 
 # What FTS5 folds, and the spellings, pointing and digits above.
-_FOLD = {**FTS5_FOLD, **SPELLING, **POINTING, **DIGITS, **TYPESETTING}
+_FOLD = {**FTS5_FOLD, **SPELLING, **POINTING, **DIGITS, **TYPESETTING, **INVISIBLE}
 # Applied before words are cut and stemmed: typesetting, digits, and the part of _FOLD that deletes a
 # character or makes it a space (the rest of _FOLD folds each stem).
 _SPLITTING = {**{k: v for k, v in _FOLD.items()
                  if v is None or not _WORD.fullmatch(v if isinstance(v, str) else chr(v))},
-              **DIGITS, **TYPESETTING}
+              **DIGITS, **TYPESETTING, **INVISIBLE}
 
 
 
@@ -103,7 +115,8 @@ def stem(word: str, lang: str | None = None, cut: bool = True) -> str:
     """`word` is lower-case and not yet folded. Stemmed with the stemmer of `lang` when it has
     one for the word's script, else the script's default (language.SCRIPT_DEFAULT), and cut to
     STEM_CHARS unless `cut` is False; words mixing scripts or with digits, and words under 3
-    letters, are kept whole."""
+    letters, are kept whole, and so is a word the stemmer leaves nothing of (Greek `έως`, Nepali
+    `छन्`: an empty term is no token to FTS5)."""
     if len(word) < 3 or word.isdigit():
         return word
     script = language.script_of(word)
@@ -114,8 +127,9 @@ def stem(word: str, lang: str | None = None, cut: bool = True) -> str:
     if chosen == "en":
         # Snowball's English is written for ASCII: it stems the folded word (`naïve` as `naive`).
         folded = word.translate(_FOLD)
-        return language.stem(folded, chosen)[:keep] if folded.isascii() else folded
-    return language.stem(word.replace("ё", "е") if chosen == "ru" else word, chosen)[:keep]
+        return (language.stem(folded, chosen) or folded)[:keep] if folded.isascii() else folded
+    read = word.replace("ё", "е") if chosen == "ru" else word
+    return (language.stem(read, chosen) or read)[:keep]
 
 
 def _composed(text: str) -> str:
@@ -168,12 +182,15 @@ def _names(text: str) -> frozenset[str]:
 
 
 def _word_terms(word: str, langs: tuple[str | None, ...], singles: list[str] | None = None,
-                names: frozenset[str] = frozenset()) -> list[str]:
+                names: frozenset[str] = frozenset(), other_case: list[str] | None = None) -> list[str]:
     """The terms of one word (as `_prepared` gives it) for each of `langs`, folded. The single
     characters of its unspaced runs go to `singles` when given (a query ranks them last), else
-    inline. A word in `names` (see _names) keeps its whole stem."""
+    inline. A word in `names` (see _names) keeps its whole stem. `other_case`, when given, gets
+    the word's terms as the other case would stem them (see query_terms)."""
     if not _UNSPACED.search(word):
         cut = word not in names
+        if other_case is not None:
+            other_case.extend(_term(word, lang, not cut) for lang in langs)
         return [_term(word, lang, cut) for lang in langs]
     out: list[str] = []
     singles = out if singles is None else singles
@@ -227,10 +244,13 @@ def terms(text: str, lang: str | None = None) -> list[str]:
     return out + _compounds_of(prepared.translate(_FOLD))
 
 
+_UNSEEN = {**TYPESETTING, **INVISIBLE}
+
+
 def text_language(text: str) -> str | None:
     """The language `text` is identified as, read as its letters (`_composed`: presentation forms,
-    widths) without typesetting (`ﬁ`, soft hyphens)."""
-    return language.identify(_composed(text).translate(TYPESETTING))
+    widths) without typesetting (`ﬁ`, soft hyphens) or invisible characters."""
+    return language.identify(_composed(text).translate(_UNSEEN))
 
 
 @lru_cache(maxsize=64)
@@ -269,9 +289,14 @@ def keyword_texts(texts: Sequence[str], title: str) -> tuple[KeywordText, ...]:
                  for text, lang in zip(texts, chosen, strict=True))
 
 
-def query_terms(text: str, index_languages: tuple[str, ...] = ()) -> list[str]:
+def query_terms(text: str, index_languages: tuple[str, ...] = (), *, other_case: bool = True) -> list[str]:
     """Distinct terms of a query, stop words dropped when other words remain. Each word is stemmed
-    for every language it may be in: the query's own (when identified) and the index's."""
+    for every language it may be in: the query's own (when identified) and the index's. A word is
+    also stemmed as if written in the other case, cut where it was whole and whole where it was cut
+    (after the words, compounds first under the cap): a name in mixed case keeps its whole stem
+    (`PostgreSQL`: postgresql) and the word typed in one case does not (`postgresql`: postgre),
+    and either must find the other. Only words of a script with case; `other_case=False` leaves
+    these out (the terms the index gives the same text)."""
     composed = _composed(text)
     prepared = _prepared(composed)
     all_words = _words_of(prepared)
@@ -281,9 +306,11 @@ def query_terms(text: str, index_languages: tuple[str, ...] = ()) -> list[str]:
     langs = tuple(dict.fromkeys((own, *index_languages)))
     seen: dict[str, None] = {}
     singles: list[str] = []
+    cased: list[str] = []
     names = _names(composed)
-    words_terms = [t for word in content for t in _word_terms(word, langs, singles, names)]
-    for term in words_terms + _compounds_of(prepared.translate(_FOLD)) + singles:
+    words_terms = [t for word in content
+                   for t in _word_terms(word, langs, singles, names, cased if other_case and word != word.upper() else None)]
+    for term in words_terms + _compounds_of(prepared.translate(_FOLD)) + cased + singles:
         seen.setdefault(term, None)
         if len(seen) >= MAX_QUERY_TERMS:
             break

@@ -112,6 +112,11 @@ def test_thai_lao_myanmar_and_khmer_runs_are_cut_like_cjk_with_each_letter_and_i
     ("مُحَمَّد الـشـبـكة", "محمد الشبكة"),  # Arabic vowel marks and the tatweel
     ("كتاب يك", "کتاب یک"),  # the Arabic kaf and yeh, Persian's
     ("١٢٣ ۴۵ २०२४", "123 45 2024"),  # digits of other scripts
+    ("⚠️Warning: ✔️passed", "Warning: passed"),  # an emoji's variation selector before a word
+    ("inter\u200bnational Zeit\u2060schrift", "international Zeitschrift"),  # a zero-width space, a word joiner
+    ("ශ්\u200dරී ලංකා", "ශ්රී ලංකා"),  # Sinhala writes Sri with a zero-width joiner, most typists without
+    ("葛\U000e0100城", "葛城"),  # an ideographic variation selector
+    ("\u202bשלום\u202c \u200fעולם\u200f", "שלום עולם"),  # bidi controls and marks
 ])
 def test_a_word_is_one_term_however_its_letters_are_encoded_or_pointed(written, typed):
     for lang in (None, keywords.text_language(written)):
@@ -172,6 +177,26 @@ def test_a_stem_is_cut_to_its_first_seven_characters_so_forms_the_stemmer_leaves
     assert keywords.terms("assertisnone assertisinstance", "en") == ["asserti", "asserti"]  # written as words, they meet
     assert keywords.query_terms("assertIsInstance", ("en",))[0] == "assertisinst"
     assert keywords.terms("ქართული", None) == ["ქართული"]
+
+
+@pytest.mark.parametrize(("written", "typed"), [
+    ("Install PostgreSQL before you start", "postgresql"),  # a name found however its case is typed
+    ("Install PostgreSQL before you start", "POSTGRESQL"),
+    ("Write the script in JavaScript", "javascript"),
+    ("Het IJsselmeer is een meer in Nederland", "ijsselmeer"),
+    ("install postgresql before you start", "PostgreSQL"),  # and a word written in one case by the name
+    ("the asyncresult object", "AsyncResult"),
+])
+def test_a_name_in_mixed_case_and_the_same_word_in_one_case_find_each_other(written, typed):
+    lang = keywords.text_language(written)
+    assert set(keywords.terms(written, lang)) & set(keywords.query_terms(typed, (lang,) if lang else ()))
+
+
+@pytest.mark.parametrize(("word", "lang"), [("έως", "el"), ("εις", "el"), ("छन्", "ne"), ("छदै", "ne")])
+def test_a_word_its_stemmer_leaves_nothing_of_is_kept_whole(word, lang):
+    # Greek `έως` (until) and Nepali `छन्` (are) are common words; an empty term was no token to FTS5.
+    term = keywords.terms(f"x {word} y", lang)[1]
+    assert term and term in keywords.query_terms(word, (lang,))
 
 
 @pytest.fixture
