@@ -1,25 +1,27 @@
-"""A query's compound words read as two words too, in the languages that write compounds closed.
+"""A query's compound words the index does not hold, read as two words, in the languages that
+write compounds closed.
 
 German, Dutch, the Scandinavian languages, Finnish, Estonian and Hungarian write a
 compound as one word (`Druckereinstellungen`, `näppäimistöasettelu`), where a page
 may say the same with the words apart (`Einstellungen des Druckers`). The stemmer
-keeps a compound whole, so the keyword side found only the pages that use the same
-compound. A long word of a query in one of these languages is also read as two
-words: at the split whose two parts the index holds most often (the geometric mean
-of their chunk counts), when that beats the whole word's own count -- Koehn and
-Knight's frequency rule (*Empirical Methods for Compound Splitting*, EACL 2003),
-with the index's vocabulary as the dictionary, so a split only ever adds words the
-index holds. A linking `s` (`Druckertreiber`s`einstellung`) may end the first part.
-The parts join the query's terms; the compound stays one of them.
+keeps a compound whole, so a query's compound that no page of the index writes
+found nothing. Such a word is also read as two words, at the split whose two
+parts the index holds most often (the product of their chunk counts: Koehn and
+Knight's frequency rule, *Empirical Methods for Compound Splitting*, EACL 2003,
+with the index's vocabulary as the dictionary, so a split only adds words the
+index holds); a linking `s` may end the first part (`Anmeldungsoptionen`: `Anmeldung`,
+`Optionen`).
 
-Documents are not split: a document's words are stemmed and cut to seven characters
-(keywords.STEM_CHARS), so the head of a compound there is out of reach, and the
-index has no vocabulary to split against while it is being written.
+A word the index holds (as its term: the stem cut to keywords.STEM_CHARS) is left
+whole. Its pages are found as written, and its parts are common words (`färg` and
+`profil` on every page about colour) that would lift every page of the topic
+above them (docs/evaluation.md#compound-words-in-queries-2026-12-04). Documents
+are not split: their stems are cut to seven characters, so the head of a
+compound there is out of reach, and an index being written has no vocabulary yet.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 
 from minirag import keywords
@@ -35,7 +37,8 @@ MAX_WORDS = 16
 
 
 def compound_parts(query: str, counts: Callable[[list[str]], dict[str, int]]) -> list[str]:
-    """The terms of the two parts of each compound word of `query`, in word order.
+    """The terms of the two parts of each compound word of `query` the index does not hold, in
+    word order.
 
     `counts(terms)`: the chunks holding each term, for the terms the index holds
     (search/keyword.py's document counts).
@@ -45,14 +48,16 @@ def compound_parts(query: str, counts: Callable[[list[str]], dict[str, int]]) ->
         return []
     long_words = [w for w in dict.fromkeys(words)
                   if 2 * MIN_PART_CHARS <= len(w) <= MAX_WORD_CHARS and w.isalpha()][:MAX_WORDS]
-    readings = [(keywords.word_term(w, lang), _splits(w, lang)) for w in long_words]
-    asked = {t for whole, splits in readings for t in (whole, *(p for pair in splits for p in pair))}
+    wholes = {w: keywords.word_term(w, lang) for w in long_words}
+    held = counts(sorted(set(wholes.values()))) if wholes else {}
+    readings = [_splits(w, lang) for w in long_words if wholes[w] not in held]
+    asked = {part for splits in readings for pair in splits for part in pair}
     held = counts(sorted(asked)) if asked else {}
     parts: list[str] = []
-    for whole, splits in readings:
-        best, best_score = None, float(held.get(whole, 0))
+    for splits in readings:
+        best, best_score = None, 0
         for head, tail in splits:
-            score = math.sqrt(held.get(head, 0) * held.get(tail, 0))
+            score = held.get(head, 0) * held.get(tail, 0)  # the geometric mean's order
             if score > best_score:
                 best, best_score = (head, tail), score
         if best is not None:
