@@ -24,7 +24,7 @@ from minirag.stopwords import STOPWORDS
 
 #: Bumped whenever `terms` changes for the same input: the FTS table is then
 #: rebuilt from the stored chunks the next time the index is opened for writing.
-KEYWORD_SCHEME = 13
+KEYWORD_SCHEME = 14
 # A stemmed word keeps at most this many characters: Snowball leaves many forms of one word apart
 # (compound heads, Finnish and Hungarian case endings, Slavic and Scandinavian inflections), and
 # their common prefix joins them. Words no stemmer reads are kept whole (docs/search.md).
@@ -101,13 +101,18 @@ DIGITS = {zero + i: str(i) for zero in DIGIT_ZEROS for i in range(10)}
 POINTING = {c: None for c in (*range(0x0591, 0x05C8), *range(0x064B, 0x0660), 0x0670, 0x0640)
             if unicodedata.category(chr(c)) == "Mn" or c == 0x0640}
 
+# Marks that enclose what comes before them (the keycap of `#️⃣`, a circle): no letter's part, as
+# a word's vowel signs are, so a space, else `#️⃣hashtag` is indexed as `⃣hashtag`, which no query finds.
+ENCLOSING = {c: " " for c in (0x0488, 0x0489, 0x1ABE, *range(0x20DD, 0x20E1), *range(0x20E2, 0x20E5),
+                              *range(0xA670, 0xA673))}
+
 # What FTS5 folds, and the spellings, pointing and digits above.
-_FOLD = {**FTS5_FOLD, **SPELLING, **POINTING, **DIGITS, **TYPESETTING, **INVISIBLE}
+_FOLD = {**FTS5_FOLD, **SPELLING, **POINTING, **DIGITS, **TYPESETTING, **INVISIBLE, **ENCLOSING}
 # Applied before words are cut and stemmed: typesetting, digits, and the part of _FOLD that deletes a
 # character or makes it a space (the rest of _FOLD folds each stem).
 _SPLITTING = {**{k: v for k, v in _FOLD.items()
                  if v is None or not _WORD.fullmatch(v if isinstance(v, str) else chr(v))},
-              **DIGITS, **TYPESETTING, **INVISIBLE}
+              **DIGITS, **TYPESETTING, **INVISIBLE, **ENCLOSING}
 
 
 

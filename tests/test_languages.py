@@ -117,6 +117,7 @@ def test_thai_lao_myanmar_and_khmer_runs_are_cut_like_cjk_with_each_letter_and_i
     ("ශ්\u200dරී ලංකා", "ශ්රී ලංකා"),  # Sinhala writes Sri with a zero-width joiner, most typists without
     ("葛\U000e0100城", "葛城"),  # an ideographic variation selector
     ("\u202bשלום\u202c \u200fעולם\u200f", "שלום עולם"),  # bidi controls and marks
+    ("#\ufe0f\u20e3hashtag 1\u20e3 Schritt", "# hashtag 1 Schritt"),  # a keycap, an enclosing mark
 ])
 def test_a_word_is_one_term_however_its_letters_are_encoded_or_pointed(written, typed):
     for lang in (None, keywords.text_language(written)):
