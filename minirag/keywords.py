@@ -187,15 +187,12 @@ def _names(text: str) -> frozenset[str]:
 
 
 def _word_terms(word: str, langs: tuple[str | None, ...], singles: list[str] | None = None,
-                names: frozenset[str] = frozenset(), other_case: list[str] | None = None) -> list[str]:
+                names: frozenset[str] = frozenset()) -> list[str]:
     """The terms of one word (as `_prepared` gives it) for each of `langs`, folded. The single
     characters of its unspaced runs go to `singles` when given (a query ranks them last), else
-    inline. A word in `names` (see _names) keeps its whole stem. `other_case`, when given, gets
-    the word's terms as the other case would stem them (see query_terms)."""
+    inline. A word in `names` (see _names) keeps its whole stem."""
     if not _UNSPACED.search(word):
         cut = word not in names
-        if other_case is not None:
-            other_case.extend(_term(word, lang, not cut) for lang in langs)
         return [_term(word, lang, cut) for lang in langs]
     out: list[str] = []
     singles = out if singles is None else singles
@@ -294,14 +291,41 @@ def keyword_texts(texts: Sequence[str], title: str) -> tuple[KeywordText, ...]:
                  for text, lang in zip(texts, chosen, strict=True))
 
 
-def query_terms(text: str, index_languages: tuple[str, ...] = (), *, other_case: bool = True) -> list[str]:
+def query_terms(text: str, index_languages: tuple[str, ...] = ()) -> list[str]:
     """Distinct terms of a query, stop words dropped when other words remain. Each word is stemmed
-    for every language it may be in: the query's own (when identified) and the index's. A word is
-    also stemmed as if written in the other case, cut where it was whole and whole where it was cut
-    (after the words, compounds first under the cap): a name in mixed case keeps its whole stem
-    (`PostgreSQL`: postgresql) and the word typed in one case does not (`postgresql`: postgre),
-    and either must find the other. Only words of a script with case; `other_case=False` leaves
-    these out (the terms the index gives the same text)."""
+    for every language it may be in: the query's own (when identified) and the index's."""
+    content, langs, names, prepared = _query_content(text, index_languages)
+    seen: dict[str, None] = {}
+    singles: list[str] = []
+    words_terms = [t for word in content for t in _word_terms(word, langs, singles, names)]
+    for term in words_terms + _compounds_of(prepared.translate(_FOLD)) + singles:
+        seen.setdefault(term, None)
+        if len(seen) >= MAX_QUERY_TERMS:
+            break
+    return list(seen)
+
+
+def other_case_terms(text: str, index_languages: tuple[str, ...] = ()) -> list[tuple[str, str]]:
+    """(term, other) for each word of a query, in a script with case, whose term differs when the
+    word is written in the other case: a name in mixed case keeps its whole stem (`PostgreSQL`:
+    postgresql) and a word typed in one case is cut (`postgresql`: postgre), so neither finds the
+    other as typed (search/plan.py looks `other` up where the index lacks `term`)."""
+    content, langs, names, _prepared_text = _query_content(text, index_languages)
+    pairs = []
+    for word in content:
+        if _UNSPACED.search(word) or word == word.upper():  # no case to have typed otherwise
+            continue
+        cut = word not in names
+        for lang in langs:
+            term, other = _term(word, lang, cut), _term(word, lang, not cut)
+            if other != term:
+                pairs.append((term, other))
+    return list(dict.fromkeys(pairs))
+
+
+def _query_content(text: str, index_languages: tuple[str, ...]):
+    """A query's content words (stop words dropped when others remain), the languages to stem
+    them for, its names (_names) and its prepared text."""
     composed = _composed(text)
     prepared = _prepared(composed)
     all_words = _words_of(prepared)
@@ -309,17 +333,7 @@ def query_terms(text: str, index_languages: tuple[str, ...] = (), *, other_case:
     stop = _stopwords(own)
     content = [w for w in all_words if w.translate(_FOLD) not in stop] or all_words
     langs = tuple(dict.fromkeys((own, *index_languages)))
-    seen: dict[str, None] = {}
-    singles: list[str] = []
-    cased: list[str] = []
-    names = _names(composed)
-    words_terms = [t for word in content
-                   for t in _word_terms(word, langs, singles, names, cased if other_case and word != word.upper() else None)]
-    for term in words_terms + _compounds_of(prepared.translate(_FOLD)) + cased + singles:
-        seen.setdefault(term, None)
-        if len(seen) >= MAX_QUERY_TERMS:
-            break
-    return list(seen)
+    return content, langs, _names(composed), prepared
 
 
 def query_words(text: str) -> tuple[str | None, list[str]]:

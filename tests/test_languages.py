@@ -190,7 +190,22 @@ def test_a_stem_is_cut_to_its_first_seven_characters_so_forms_the_stemmer_leaves
 ])
 def test_a_name_in_mixed_case_and_the_same_word_in_one_case_find_each_other(written, typed):
     lang = keywords.text_language(written)
-    assert set(keywords.terms(written, lang)) & set(keywords.query_terms(typed, (lang,) if lang else ()))
+    languages = (lang,) if lang else ()
+    indexed = set(keywords.terms(written, lang))
+    assert not indexed & set(keywords.query_terms(typed, languages))  # as typed, the word is another term
+    assert indexed & {other for _, other in keywords.other_case_terms(typed, languages)}
+
+
+def test_a_word_the_index_lacks_as_typed_is_found_in_the_other_case_and_one_it_holds_only_as_typed(
+        make_app, docs):
+    write(docs / "postgres.md", "# Databases\n\nInstall PostgreSQL before you start the server.")
+    write(docs / "supertab.md", "# Keys\n\nPress SuperTab to switch between the open windows.")
+    write(docs / "plugin.md", "# Editor\n\nEnable the supertabs plugin in the editor.")
+    app = make_app({"RAG_HYBRID_WEIGHT": "1"})
+    run_sync(app.pipeline, list(app.config.roots))
+    assert sources(app, "postgresql") == ["postgres.md"]
+    # `supertab` is held as typed, so `superta` (the cut stem `supertabs` gives) is not asked.
+    assert sources(app, "SuperTab") == ["supertab.md"]
 
 
 @pytest.mark.parametrize(("word", "lang"), [("έως", "el"), ("εις", "el"), ("छन्", "ne"), ("छदै", "ne")])

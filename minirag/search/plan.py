@@ -198,10 +198,20 @@ def hybrid_search(conn, query_text: str, options: SearchOptions, *, embed=None, 
 
 def query_terms(conn, query_text: str, generation: int, counts: CountCache | None = None) -> list[str]:
     """The keyword terms of a query (keywords.query_terms, stemmed for the index's languages too),
-    then the parts of its compound words (compounds.py), within keywords.MAX_QUERY_TERMS."""
-    terms = keywords.query_terms(query_text, index_languages(conn))
-    parts = compound_parts(query_text, lambda asked: TermCounts(conn, asked, counts, generation).get())
-    extra = [p for p in dict.fromkeys(parts) if p not in terms]
+    then, for its words the index does not hold as typed, their terms in the other case
+    (keywords.other_case_terms) and the parts of its compounds (compounds.py), within
+    keywords.MAX_QUERY_TERMS. A word the index holds as typed finds its chunks as typed; other
+    forms would add the chunks of other words that share them."""
+    languages = index_languages(conn)
+    terms = keywords.query_terms(query_text, languages)
+
+    def held(asked: list[str]) -> dict[str, int]:
+        return TermCounts(conn, asked, counts, generation).get()
+
+    pairs = keywords.other_case_terms(query_text, languages)
+    typed = held(sorted({term for term, _ in pairs})) if pairs else {}
+    others = [other for term, other in pairs if term not in typed]
+    extra = [t for t in dict.fromkeys(others + compound_parts(query_text, held)) if t not in terms]
     return terms + extra[:max(0, keywords.MAX_QUERY_TERMS - len(terms))]
 
 
