@@ -337,6 +337,24 @@ def test_a_workbook_declaring_xml_entities_is_refused_before_they_expand():
                            isolation.Limits(256, 20, 60))
 
 
+def pdf_outline_lattice(levels: int = 60) -> bytes:
+    """An outline whose items each name the next as both their first child and their next sibling:
+    60 objects, 2^60 paths from the root."""
+    items = [b"<< /First %d 0 R /Last %d 0 R /Next %d 0 R >>" % (n + 1, n + 1, n + 1) for n in range(7, 6 + levels)]
+    return pdf([b"<< /Type /Catalog /Pages 2 0 R /Outlines 6 0 R >>", b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+                b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << "
+                b"/Font << /F1 5 0 R >> >> >>", _stream(b"BT /F1 12 Tf 72 700 Td (Lattice of bookmarks) Tj ET"),
+                b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+                b"<< /Type /Outlines /First 7 0 R /Last 7 0 R >>", *items, b"<< >>"])
+
+
+@pytest.mark.slow
+def test_an_outline_whose_items_share_children_is_read_once_per_item():
+    converted = isolation.POOL.run("document", (pdf_outline_lattice(), ".pdf", "lattice.pdf"), "lattice.pdf",
+                                   isolation.Limits(512, 10, 60))
+    assert "Lattice of bookmarks" in converted.markdown
+
+
 class _Bodies(http.server.BaseHTTPRequestHandler):
     bodies: dict[str, tuple[bytes, str]] = {}
 
