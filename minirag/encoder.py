@@ -63,6 +63,7 @@ class Encoder:
     # Padded tokens per ONNX call (the batch shapes measured: see docs/benchmarks.md#behind-the-constants).
     MAX_BATCH_TOKENS = 2048
     MAX_BATCH_SIZE = 64
+    TOKENIZE_SLICE = 1024  # texts tokenized at once: enough for the tokenizer's threads
 
     def __init__(self, files: ModelFiles, *, threads: int | None = None, cache_dir: Path | None = None,
                  one_shot: bool = False):
@@ -195,8 +196,7 @@ class Encoder:
         out = np.zeros((len(texts), getattr(self, "dimension", 0) or 0), dtype=np.float32)
         if not texts:
             return out
-        encodings = self._tokenizer.encode_batch(list(texts))
-        ids = [e.ids[: self.max_length - 1] + e.ids[-1:] if len(e.ids) > self.max_length else e.ids for e in encodings]
+        ids = self._token_ids(texts)
         order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
         results: dict[int, np.ndarray] = {}
         for batch in self._batches(order, ids):
@@ -207,7 +207,19 @@ class Encoder:
                 on_batch(len(results))
         return np.stack([results[i] for i in range(len(texts))]).astype(np.float32)
 
-    def _batches(self, order: list[int], ids: list[list[int]]):
+    def _token_ids(self, texts: Sequence[str]) -> list[np.ndarray]:
+        """Each text's ids, past max_length cut to its first tokens and its last (the end mark). Tokenized
+        a slice at a time and kept as arrays: an Encoding also holds its tokens, offsets and masks,
+        ~18 KB a chunk, and a 10 MB document is 58,000 chunks."""
+        ids: list[np.ndarray] = []
+        for start in range(0, len(texts), self.TOKENIZE_SLICE):
+            for encoding in self._tokenizer.encode_batch(list(texts[start:start + self.TOKENIZE_SLICE])):
+                seq = encoding.ids
+                ids.append(np.array(seq[: self.max_length - 1] + seq[-1:] if len(seq) > self.max_length else seq,
+                                    dtype=np.int64))
+        return ids
+
+    def _batches(self, order: list[int], ids: list[np.ndarray]):
         """Length-sorted batches capped by padded tokens, so short texts ride in big batches."""
         batch: list[int] = []
         for i in order:
@@ -219,7 +231,7 @@ class Encoder:
         if batch:
             yield batch
 
-    def _run(self, sequences: list[list[int]]) -> np.ndarray:
+    def _run(self, sequences: list[np.ndarray]) -> np.ndarray:
         width = max(len(s) for s in sequences)
         input_ids = np.zeros((len(sequences), width), dtype=np.int64)
         mask = np.zeros_like(input_ids)

@@ -293,6 +293,68 @@ def test_the_worker_is_reused_and_never_loads_onnxruntime():
     assert isolation.POOL.started == started
 
 
+def _moved_sheet(workbook: bytes, member: str) -> bytes:
+    """`workbook` with its first sheet stored as `member` (under xl/), where its relationship points."""
+    with zipfile.ZipFile(io.BytesIO(workbook)) as archive:
+        members = {info.filename: archive.read(info) for info in archive.infolist()}
+    members[member] = members.pop("xl/worksheets/sheet1.xml")
+    for name in ("[Content_Types].xml", "xl/_rels/workbook.xml.rels"):
+        members[name] = members[name].replace(b"worksheets/sheet1.xml", member.removeprefix("xl/").encode())
+    return _zip(members)
+
+
+_CORNERS = b'<row r="1"><c r="A1"><v>1</v></c></row><row r="1048576"><c r="XFD1048576"><v>2</v></c></row>'
+# The corner bomb (A1 and XFD1048576) as openpyxl reads it however its XML spells it.
+SPELLED_BOMBS = {
+    "single_quotes": xlsx([(b"A1", _CORNERS.replace(b'"', b"'"))]),
+    "character_references": xlsx([(b"A1", _CORNERS.replace(b'"XFD', b'"&#88;FD').replace(b'"1048576"', b'"&#49;048576"'))]),
+    "lower_case_reference": xlsx([(b"A1", _CORNERS.replace(b"XFD", b"xfd"))]),
+    "long_cell_tag": xlsx([(b"A1", _CORNERS.replace(b'<c r="XFD', b"<c" + b" " * 600 + b'r="XFD'))]),
+    "cells_without_references": xlsx([(b"A1", b'<row r="1">' + b"<c><v>1</v></c>" * 2000
+                                       + b'</row><row r="1e6"><c><v>2</v></c></row>')]),
+    "sheet_stored_elsewhere": _moved_sheet(xlsx([(b"A1", _CORNERS)]), "xl/cells/data.bin"),
+}
+
+
+@pytest.mark.slow  # a fresh worker imports markitdown and pandas first (seconds)
+@pytest.mark.parametrize("spelling", SPELLED_BOMBS)
+def test_a_spreadsheet_bomb_is_refused_from_its_xml_however_its_cells_are_spelled(spelling):
+    name = f"{spelling}.xlsx"
+    with pytest.raises(ConversionFailed, match=rf"{name}: refused: .* spreadsheet bomb"):
+        isolation.POOL.run("document", (SPELLED_BOMBS[spelling], ".xlsx", name), name, isolation.Limits(256, 20, 60))
+
+
+@pytest.mark.slow
+def test_a_workbook_declaring_xml_entities_is_refused_before_they_expand():
+    laughs = b'<!DOCTYPE w [<!ENTITY a "lol">' + b"".join(
+        b'<!ENTITY %s "%s">' % (chr(98 + n).encode(), b"&%s;" % chr(97 + n).encode() * 10) for n in range(8)) + b"]>"
+    bomb = xlsx([(b"A1", b'<row r="1"><c r="A1" t="inlineStr"><is><t>&i;</t></is></c></row>')])
+    with zipfile.ZipFile(io.BytesIO(bomb)) as archive:
+        members = {info.filename: archive.read(info) for info in archive.infolist()}
+    members["xl/worksheets/sheet1.xml"] = members["xl/worksheets/sheet1.xml"].replace(b"?>", b"?>" + laughs, 1)
+    with pytest.raises(ConversionFailed, match=r"laughs.xlsx: refused: xl/worksheets/sheet1.xml declares XML entities"):
+        isolation.POOL.run("document", (_zip(members), ".xlsx", "laughs.xlsx"), "laughs.xlsx",
+                           isolation.Limits(256, 20, 60))
+
+
+def pdf_outline_lattice(levels: int = 60) -> bytes:
+    """An outline whose items each name the next as both their first child and their next sibling:
+    60 objects, 2^60 paths from the root."""
+    items = [b"<< /First %d 0 R /Last %d 0 R /Next %d 0 R >>" % (n + 1, n + 1, n + 1) for n in range(7, 6 + levels)]
+    return pdf([b"<< /Type /Catalog /Pages 2 0 R /Outlines 6 0 R >>", b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+                b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << "
+                b"/Font << /F1 5 0 R >> >> >>", _stream(b"BT /F1 12 Tf 72 700 Td (Lattice of bookmarks) Tj ET"),
+                b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+                b"<< /Type /Outlines /First 7 0 R /Last 7 0 R >>", *items, b"<< >>"])
+
+
+@pytest.mark.slow
+def test_an_outline_whose_items_share_children_is_read_once_per_item():
+    converted = isolation.POOL.run("document", (pdf_outline_lattice(), ".pdf", "lattice.pdf"), "lattice.pdf",
+                                   isolation.Limits(512, 10, 60))
+    assert "Lattice of bookmarks" in converted.markdown
+
+
 class _Bodies(http.server.BaseHTTPRequestHandler):
     bodies: dict[str, tuple[bytes, str]] = {}
 

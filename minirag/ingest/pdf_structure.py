@@ -19,6 +19,7 @@ import bisect
 import io
 import logging
 import re
+from collections.abc import Iterator
 
 from minirag.ingest.text_repair import escape_headings
 
@@ -43,8 +44,10 @@ def outline(data: bytes) -> list[tuple[int, str]]:
         from pdfminer.pdfparser import PDFParser
 
         document = PDFDocument(PDFParser(io.BytesIO(data)))
+        if "Outlines" not in document.catalog:
+            raise PDFNoOutlines
         entries = []
-        for level, title, *_ in document.get_outlines():
+        for level, title in _outline_items(document.catalog["Outlines"]):
             if isinstance(title, str) and title.strip():
                 entries.append((max(1, min(6, int(level))), _SPACE.sub(" ", title).strip()))
             if len(entries) >= MAX_OUTLINE_ENTRIES:
@@ -55,6 +58,29 @@ def outline(data: bytes) -> list[tuple[int, str]]:
     except Exception as exc:  # noqa: BLE001 - a broken outline costs the headings, never the text
         log.debug("no outline read: %s: %s", type(exc).__name__, exc)
         return []
+
+
+def _outline_items(root: object) -> Iterator[tuple[int, object]]:
+    """(level, title) of each titled outline item, depth first as pdfminer's get_outlines reads them,
+    but each object once: items that name the same child or sibling (a lattice of 60 makes 2^60 paths
+    for get_outlines to walk) or a cycle cost one visit per object."""
+    from pdfminer.pdftypes import PDFObjRef, dict_value, str_value
+    from pdfminer.utils import decode_text
+
+    stack, seen = [(root, 0)], set()
+    while stack:
+        node, level = stack.pop()
+        if isinstance(node, PDFObjRef):
+            if node.objid in seen:
+                continue
+            seen.add(node.objid)
+        entry = dict_value(node)
+        if "Title" in entry and ("A" in entry or "Dest" in entry):
+            yield level, decode_text(str_value(entry["Title"]))
+        if "Next" in entry:
+            stack.append((entry["Next"], level))
+        if "First" in entry and "Last" in entry:
+            stack.append((entry["First"], level + 1))
 
 
 def structured(text: str, entries: list[tuple[int, str]]) -> str:

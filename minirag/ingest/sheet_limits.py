@@ -3,14 +3,21 @@
 markitdown reads every sheet into a pandas frame padded to the sheet's extent: a 1.6 KB
 workbook holding only A1 and XFD1048576 asks for 1,048,576 x 16,384 cells (what that and
 other workbooks cost: docs/documents.md#what-the-limits-were-measured-against). Each sheet's declared
-dimension is read first, then its cells are streamed (never inflated whole) for their
-count and furthest reference, since a dimension may lie or be missing.
+dimension is read first, then its rows and cells are streamed (never inflated whole) for their
+count and furthest position, since a dimension may lie or be missing.
+
+The XML is read by an XML parser, as openpyxl reads it, never matched as bytes: quotes, character
+references (`r="&#88;FD1"`), a row number written `1e6` and cells without a reference all place a
+cell as far. Every member is read, whatever its name: a workbook's relationships may point its
+sheets at any part, and openpyxl counts elements by their namespace alone.
 """
 
 from __future__ import annotations
 
 import re
 import zipfile
+from dataclasses import dataclass
+from xml.parsers import expat
 
 from minirag.errors import ConversionFailed
 
@@ -18,16 +25,73 @@ from minirag.errors import ConversionFailed
 # 200,000 cells is a big sheet to read, and far below what outruns a worker's CPU limit.
 MAX_SHEET_CELLS = 200_000
 _PIECE = 256 * 1024
-_TAIL = 512  # bytes kept between pieces, so a tag cut in two is read whole
-_DIMENSION = re.compile(rb"<(?:\w+:)?dimension\b[^>]*?\bref=\"([A-Z]{1,3})(\d{1,7})(?::([A-Z]{1,3})(\d{1,7}))?\"")
-_CELL = re.compile(rb"<(?:\w+:)?c\b([^>]{0,400})>")
-_REF = re.compile(rb"\br=\"([A-Z]{1,3})(\d{1,7})\"")
+# openpyxl reads rows and cells in the transitional namespace; the strict one is counted too.
+_SHEET_NAMESPACES = ("http://schemas.openxmlformats.org/spreadsheetml/2006/main",
+                     "http://purl.oclc.org/ooxml/spreadsheetml/main")
+_ROW, _CELL, _DIMENSION = ({f"{ns} {local}" for ns in _SHEET_NAMESPACES} for local in ("row", "c", "dimension"))
+# openpyxl's cell reference: up to three letters in either case, then the row.
+_REFERENCE = re.compile(r"\$?([A-Za-z]{1,3})\$?(\d+)")
 
 
-def _column(letters: bytes) -> int:
+class _Past(Exception):
+    """The sheet already spans more cells than are left."""
+
+
+@dataclass
+class _Extent:
+    """Where openpyxl would place a sheet's rows and cells, as far as the parser has read."""
+
+    left: int
+    rows: int = 0
+    columns: int = 0
+    cells: int = 0
+    row: int = 0
+    column: int = 0
+
+    def size(self) -> int:
+        return max(self.rows * self.columns, self.cells)
+
+    def start(self, tag: str, attributes: dict[str, str]) -> None:
+        if tag in _ROW:
+            self.row = _row_number(attributes["r"]) if "r" in attributes else self.row + 1
+            self.column = 0
+        elif tag in _CELL:
+            self.cells += 1
+            found = _REFERENCE.fullmatch(attributes.get("r", ""))
+            self.column = _column(found.group(1)) if found else self.column + 1
+            self.rows = max(self.rows, self.row, int(found.group(2)) if found else 0)
+            self.columns = max(self.columns, self.column)
+        elif tag in _DIMENSION:
+            self._declared(attributes.get("ref", ""))
+        else:
+            return
+        if self.size() > self.left:
+            raise _Past
+
+    def _declared(self, ref: str) -> None:
+        """A dimension `A1:XFD1048576` that already spans more than is left refuses the sheet."""
+        last = ref.partition(":")[2]
+        found = _REFERENCE.fullmatch(last)
+        if found and _column(found.group(1)) * int(found.group(2)) > self.left:
+            self.rows, self.columns = int(found.group(2)), _column(found.group(1))
+
+
+def _row_number(value: str) -> int:
+    """A row's number as openpyxl reads it: an integer, or a float that is one (`1e6`)."""
+    try:
+        return int(value)
+    except ValueError:
+        try:
+            number = float(value)
+        except ValueError:
+            return 0
+        return int(number) if number.is_integer() else 0
+
+
+def _column(letters: str) -> int:
     number = 0
-    for letter in letters:
-        number = number * 26 + letter - 64
+    for letter in letters.upper():
+        number = number * 26 + ord(letter) - 64
     return number
 
 
@@ -35,46 +99,33 @@ def check_sheets(archive: zipfile.ZipFile, name: str) -> None:
     """ConversionFailed when the workbook's sheets would be padded past MAX_SHEET_CELLS."""
     total = 0
     for member in archive.infolist():
-        if not (member.filename.startswith("xl/worksheets/") and member.filename.endswith(".xml")):
-            continue
         total += _sheet_cells(archive, member, name, MAX_SHEET_CELLS - total)
         if total > MAX_SHEET_CELLS:
             raise ConversionFailed(f"{name}: refused: its sheets span more than {MAX_SHEET_CELLS} cells "
-                                   f"({member.filename} reaches {total:,}); spreadsheet bomb?")
+                                   f"({member.filename[:100]} reaches {total:,}); spreadsheet bomb?")
 
 
 def _sheet_cells(archive: zipfile.ZipFile, member: zipfile.ZipInfo, name: str, left: int) -> int:
-    """The cells pandas would build for one sheet (rows x columns of its extent), stopping once past `left`."""
-    rows = columns = cells = 0
-    buffer, first = b"", True
+    """The cells pandas would build from one member read as a sheet, stopping once past `left`; 0 for
+    a member that is no XML (an image), and what was read before the XML went wrong."""
+    extent = _Extent(left)
+    parser = expat.ParserCreate(namespace_separator=" ")
+    parser.StartElementHandler = extent.start
+    parser.EntityDeclHandler = _no_entities(name, member)
     try:
         with archive.open(member) as stream:
             while piece := stream.read(_PIECE):
-                buffer += piece
-                if first:
-                    found = _DIMENSION.search(buffer)
-                    if found and found.group(3):
-                        rows, columns = int(found.group(4)), _column(found.group(3))
-                        if rows * columns > left:
-                            return rows * columns
-                    first = False
-                end = len(buffer) - _TAIL
-                last = 0
-                for cell in _CELL.finditer(buffer, 0, max(0, end)):
-                    cells += 1
-                    ref = _REF.search(cell.group(1))
-                    if ref:
-                        rows, columns = max(rows, int(ref.group(2))), max(columns, _column(ref.group(1)))
-                    last = cell.end()
-                # A tag starting before the kept part ends before `end` (tags are under _TAIL): found above.
-                buffer = buffer[max(last, len(buffer) - 2 * _TAIL, 0):]
-                if max(rows * columns, cells) > left:
-                    return max(rows * columns, cells)
-            for cell in _CELL.finditer(buffer):
-                cells += 1
-                ref = _REF.search(cell.group(1))
-                if ref:
-                    rows, columns = max(rows, int(ref.group(2))), max(columns, _column(ref.group(1)))
+                parser.Parse(piece, False)
+            parser.Parse(b"", True)
+    except (_Past, expat.ExpatError):  # openpyxl too stops at XML that goes wrong
+        pass
     except (zipfile.BadZipFile, OSError, ValueError, EOFError) as exc:
-        raise ConversionFailed(f"{name}: not a valid .xlsx file ({member.filename}: {exc})") from None
-    return max(rows * columns, cells)
+        raise ConversionFailed(f"{name}: not a valid .xlsx file ({member.filename[:100]}: {exc})") from None
+    return extent.size()
+
+
+def _no_entities(name: str, member: zipfile.ZipInfo):
+    """Entity declarations refuse the workbook, as openpyxl's defusedxml refuses them (billion laughs)."""
+    def refuse(*_args) -> None:
+        raise ConversionFailed(f"{name}: refused: {member.filename[:100]} declares XML entities")
+    return refuse
