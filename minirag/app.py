@@ -323,7 +323,19 @@ class App:
             raise InvalidArgument(f"{argument} must be an absolute path, got {str(path)[:200]!r}")
         absolute = os.path.abspath(path)
         real = resolve_inside_roots(Path(absolute), self.config.roots)
-        return absolute, real
+        return self._spelled_under_a_root(absolute), real
+
+    def _spelled_under_a_root(self, absolute: str) -> str:
+        """A contained path as a sync stores it. Written under a root, it is kept as written (a link
+        inside a root keeps its own name); reached through a link to a root or a folder above one (an
+        alias, a root configured by a link's name), it is spelled from its folder's real path (or its own,
+        when even that lies outside), so another name for a root never makes a second source of a file."""
+        roots = [str(root) for root in self.config.roots]
+        if any(is_under(absolute, root, os.sep) for root in roots):
+            return absolute
+        folder, name = os.path.split(absolute)
+        spelled = os.path.join(os.path.realpath(folder), name)
+        return spelled if any(is_under(spelled, root, os.sep) for root in roots) else os.path.realpath(absolute)
 
     def search_scope(self, scope: str | None) -> str | None:
         """A scope as sources are stored: an absolute path normalized (`..`, `.`, a trailing

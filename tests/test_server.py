@@ -557,3 +557,29 @@ async def test_read_file_by_source_never_serves_a_root_removed_from_the_configur
         found = await ok(client, "query_documents", query="vault code")
     assert "not in a configured root" in message
     assert all(hit["sourceType"] == "file" and "vault" not in hit["text"] for hit in found["results"])
+
+
+@pytest.mark.anyio
+async def test_a_path_spelled_through_a_link_to_the_root_names_the_same_source_as_a_sync(make_state, docs, tmp_path):
+    """A root reached by another name (a symlink to it, a home folder that is a link) is one set of
+    sources: ingesting, reading, deleting or syncing by that spelling never makes a second copy."""
+    (tmp_path / "alias").symlink_to(docs, target_is_directory=True)
+    alias = tmp_path / "alias"
+    state = make_state()
+    state.app.sync()
+    async with connected(state) as client:
+        ingested = await ok(client, "ingest_file", filePath=str(alias / "solar.md"))
+        read = await ok(client, "read_file", filePath=str(alias / "solar.md"))
+        window = await ok(client, "read_chunk_neighbors", filePath=str(alias / "solar.md"), chunkIndex=0)
+        synced = await ok(client, "sync_start", path=str(alias / "infra"), wait=True)
+        found = await ok(client, "query_documents", query="solar panels inverter batteries", topK=20)
+        listed = await ok(client, "list_files")
+        deleted = await ok(client, "delete_file", filePath=str(alias / "garden.txt"))
+    assert ingested["source"] == read["source"] == str(docs / "solar.md")
+    assert window["chunks"]
+    assert synced["state"] == "succeeded" and synced["ingested"] == 0
+    assert deleted["source"] == str(docs / "garden.txt")
+    assert all(hit["source"].startswith(str(docs)) for hit in found["results"])
+    assert sorted(f["source"] for f in listed["files"]) == sorted(
+        str(docs / name) for name in ("solar.md", "garden.txt", "infra/k8s/pods.md"))
+    assert {f["state"] for f in listed["files"]} == {"indexed"}

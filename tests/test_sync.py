@@ -632,3 +632,18 @@ def test_files_are_converted_ahead_within_a_byte_and_a_file_bound():
     assert max(ahead_at_each_yield([10 * megabyte] * 20)) == bound
     assert max(ahead_at_each_yield([100] * 200)) == pipeline_module.LOOKAHEAD_FILES
     assert ahead_at_each_yield([100 * megabyte] * 3) == [1, 1, 1]  # one larger than the bound goes alone
+
+
+def test_a_full_sync_drops_a_file_stored_under_another_name_of_its_root(app, docs, tmp_path):
+    """Before paths were spelled under their root, an ingest through a link to a root stored a second
+    copy under the link's name: found by every query, listed `missing`; a full sync removes it."""
+    from minirag.ingest.scan import walk
+
+    note = write(docs / "note.md", "# Note\n\nA note about gardening.\n")
+    (tmp_path / "alias").symlink_to(docs, target_is_directory=True)
+    sync(app)
+    app.pipeline.run_files(list(walk(tmp_path / "alias" / "note.md", app.config.roots)), Progress(), force=True)
+    assert sources(app) == {str(note), str(tmp_path / "alias" / "note.md")}
+    progress = sync(app)
+    assert sources(app) == {str(note)}
+    assert (progress.deleted, progress.outside_roots) == (1, 0)

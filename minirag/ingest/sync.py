@@ -21,13 +21,13 @@ from minirag.ingest.ignore import IgnoreRules
 from minirag.ingest.pipeline import Pipeline
 from minirag.ingest.progress import Progress
 from minirag.ingest.scan import unseen_warnings, walk, walk_roots, within
-from minirag.security import is_under, served_by_roots
+from minirag.security import served_by_roots
 
 log = logging.getLogger(__name__)
 
 
-def _vanished(stored, on_disk: set[str], scopes: set[str] | None, roots: list[Path], unreadable: set[str]):
-    """Indexed files this scan did not find: under a scanned scope, or gone from disk.
+def _vanished(stored, on_disk: set[str], scopes: set[str] | None, unreadable: set[str]):
+    """Indexed files this scan did not find: under a scanned scope, or (a full scan) any.
 
     Never one at or under a path the scan could not read (`unreadable`): a folder that lost
     its permissions or its network mount for a moment has not deleted its documents.
@@ -38,8 +38,11 @@ def _vanished(stored, on_disk: set[str], scopes: set[str] | None, roots: list[Pa
         if scopes is not None:
             if within(source, scopes):
                 yield source
-        elif any(is_under(source, str(r), os.sep) for r in roots) or not served_by_roots(source, roots):
-            yield source  # gone from a root, or outside every root (a root removed from the configuration)
+        else:
+            # A full walk finds every file of the roots as written under them, so what it did not find is
+            # gone from a root, outside every root (a root removed from the configuration), or a copy stored
+            # under another name of a root (a link to it), which would answer every query twice.
+            yield source
 
 
 def run_sync(pipeline: Pipeline, roots: list[Path], *, path: Path | None = None,
@@ -85,7 +88,7 @@ def run_sync(pipeline: Pipeline, roots: list[Path], *, path: Path | None = None,
     pipeline.run_files(to_check, progress, on_change=on_change)
     # Dropped after the ingest, so a renamed or moved file reuses the vectors of its old path.
     scope_set = None if scopes is None else {os.path.abspath(s) for s in scopes}
-    gone = list(_vanished([*stored, *exclusions], on_disk, scope_set, roots, set(unreadable)))
+    gone = list(_vanished([*stored, *exclusions], on_disk, scope_set, set(unreadable)))
     if gone:
         progress.deleted += index.delete_sources(gone)
         progress.outside_roots += sum(1 for source in gone if source in stored and not served_by_roots(source, roots))
