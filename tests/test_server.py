@@ -583,3 +583,26 @@ async def test_a_path_spelled_through_a_link_to_the_root_names_the_same_source_a
     assert sorted(f["source"] for f in listed["files"]) == sorted(
         str(docs / name) for name in ("solar.md", "garden.txt", "infra/k8s/pods.md"))
     assert {f["state"] for f in listed["files"]} == {"indexed"}
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(("tool", "arguments"), [
+    ("query_documents", {"query": "solar \ud800"}),
+    ("query_documents", {"query": "solar", "scope": "/\udfff"}),
+    ("read_file", {"source": "notes/\ud800"}),
+    ("read_file", {"filePath": "/\ud800.md"}),
+    ("read_chunk_neighbors", {"source": "\ud800", "chunkIndex": 0}),
+    ("delete_file", {"filePath": "/x/\ud800"}),
+    ("ingest_file", {"filePath": "/\ud800"}),
+    ("list_files", {"scope": "/\ud800"}),
+    ("ingest_data", {"data": "lone \ud800 half", "source": "half", "title": "\udc00"}),
+])
+async def test_a_lone_surrogate_in_any_argument_is_read_as_the_stdio_transport_reads_it(make_state, tool, arguments):
+    """JSON may carry a lone surrogate escape; stdio turns each into U+FFFD before the SDK parses the
+    line. A client in the same process (or any transport) reaches the tools the same way: an answer
+    or a clear refusal, never an encoding error from SQLite or the tokenizer."""
+    async with connected(make_state()) as client:
+        await ok(client, "ingest_data", data="solar panels", source="seed")
+        result = await client.call_tool(tool, arguments)
+    text = result.content[0].text
+    assert "internal error" not in text and "UnicodeEncodeError" not in text, text
