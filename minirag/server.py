@@ -42,7 +42,7 @@ with sdk_models_built_on_first_use():
 from minirag import __version__
 from minirag.app import MAX_NEIGHBORS, MAX_QUERY_CHARS
 from minirag.config import DEFAULT_TOP_K, MAX_TOP_K, MIN_TOKEN_LENGTH
-from minirag.display import shown
+from minirag.display import message_line, shown
 from minirag.errors import MiniragError
 from minirag.ingest.jobs import SyncJob
 from minirag.instructions import build_instructions
@@ -254,9 +254,9 @@ def _as_tool_error(name: str, exc: Exception) -> ToolError:
     if isinstance(exc, ToolError):
         return exc
     if isinstance(exc, MiniragError):
-        return ToolError(str(exc))
+        return ToolError(message_line(exc))
     log.exception("tool %s failed unexpectedly", name)
-    return ToolError(f"internal error: {type(exc).__name__}: {exc}")
+    return ToolError(f"internal error: {type(exc).__name__}: {message_line(exc)}")
 
 
 def bind(fn: Callable[..., Any], state: ServerState) -> Callable[..., Any]:

@@ -606,3 +606,31 @@ async def test_a_lone_surrogate_in_any_argument_is_read_as_the_stdio_transport_r
         result = await client.call_tool(tool, arguments)
     text = result.content[0].text
     assert "internal error" not in text and "UnicodeEncodeError" not in text, text
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(("tool", "arguments", "expected"), [
+    ("ingest_file", {"filePath": "{docs}/no\nsuch.md"}, "not a file: {docs}/no such.md"),
+    ("read_file", {"source": "notes/a\r\nForged: line"}, "not indexed: notes/a Forged: line"),
+    ("ingest_file", {"filePath": "/etc/\u202edm.txt"}, "path outside configured document roots: /etc/\\u202edm.txt"),
+    ("read_file", {"filePath": "{docs}/\x1b]0;pwned\x07.md"}, "not indexed: {docs}/\\x1b]0;pwned\\x07.md"),
+])
+async def test_a_tool_error_is_one_line_whatever_the_argument_it_names(make_state, docs, tool, arguments, expected):
+    """A path or id echoed in an error cannot forge a second line or reorder what a client shows: the
+    same message the CLI prints (line breaks as spaces, controls and direction overrides escaped)."""
+    async with connected(make_state()) as client:
+        await ok(client, "ingest_data", data="solar panels", source="seed")
+        text = await refused(client, tool, **{k: v.format(docs=docs) for k, v in arguments.items()})
+    assert expected.format(docs=docs) in text and "\n" not in text and "\r" not in text, text
+    assert not any(ch in text for ch in "\u202e\x1b\x07"), text
+
+
+@pytest.mark.anyio
+async def test_an_unexpected_exception_is_one_line_too(make_state, monkeypatch):
+    def explode(self, scope=None, collection=None, **_options):
+        raise RuntimeError("disk\non fire")
+
+    monkeypatch.setattr(App, "list_files", explode)
+    async with connected(make_state()) as client:
+        message = await refused(client, "list_files")
+    assert message.endswith("internal error: RuntimeError: disk on fire"), message
