@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from minirag._compat.python import options_taking_values, subcommands
-from minirag.display import for_terminal, is_utf8, on_one_line, printable
+from minirag.display import for_terminal, is_utf8, message_line, on_one_line, printable
 from minirag.errors import InvalidArgument, MiniragError
 
 PROGRESS_INTERVAL_S = 10.0  # a plain progress line this often when stderr is not a terminal
@@ -480,18 +480,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr.write("minirag: interrupted\n")
         return 130
     except MiniragError as exc:
-        sys.stderr.write(f"minirag: error: {for_terminal(_one_line(exc))}\n")
+        sys.stderr.write(f"minirag: error: {message_line(exc)}\n")
         return 1
     except Exception as exc:  # noqa: BLE001 - a bug still gets one line; -v shows the traceback
         if verbose:
             log.exception("internal error")
-        sys.stderr.write(f"minirag: internal error: {type(exc).__name__}: {for_terminal(_one_line(exc))} "
+        sys.stderr.write(f"minirag: internal error: {type(exc).__name__}: {message_line(exc)} "
                          "(rerun with -v for the details, and please report it)\n")
         return 1
-
-
-def _one_line(exc: BaseException) -> str:
-    return " ".join(str(exc).split()) or type(exc).__name__
 
 
 def _command_first(parser: argparse.ArgumentParser, argv: list[str]) -> list[str]:
@@ -532,7 +528,7 @@ def _run(argv: Sequence[str] | None) -> int:
     try:
         app = App(_config(args), one_shot=args.command == "query")
     except ConfigError as exc:
-        sys.stderr.write(f"minirag: configuration error: {for_terminal(_one_line(exc))}\n")
+        sys.stderr.write(f"minirag: configuration error: {message_line(exc)}\n")
         return 1
     try:
         code = COMMANDS[args.command](args, app)

@@ -39,6 +39,12 @@ def on_one_line(value) -> str:
     return str(value).replace("\n", "\\n").replace("\r", "\\r").replace("\t", "\\t")
 
 
+def message_line(exc: BaseException) -> str:
+    """An error as both faces show it (the CLI's `minirag: error: ...`, an MCP tool error): one line,
+    its line breaks and runs of white space as one space, every control and direction override escaped."""
+    return for_terminal(" ".join(str(exc).split()) or type(exc).__name__)
+
+
 def for_terminal(text: str) -> str:
     """`text` with every character a terminal would act on shown as an escape (\\x1b): a document's
     title or text (or a source id) must not clear the screen or retitle the window."""

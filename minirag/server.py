@@ -42,13 +42,13 @@ with sdk_models_built_on_first_use():
 from minirag import __version__
 from minirag.app import MAX_NEIGHBORS, MAX_QUERY_CHARS
 from minirag.config import DEFAULT_TOP_K, MAX_TOP_K, MIN_TOKEN_LENGTH
-from minirag.display import shown
+from minirag.display import message_line, shown
 from minirag.errors import MiniragError
 from minirag.ingest.jobs import SyncJob
 from minirag.instructions import build_instructions
 from minirag.results import fit_list, job_started, payload, query_result, within_budget
 from minirag.server_state import ServerState, load_state
-from minirag.stdio_transport import serve_stdio
+from minirag.stdio_transport import serve_stdio, without_lone_surrogates
 from minirag.values import ConfigFailure
 
 log = logging.getLogger(__name__)
@@ -254,9 +254,9 @@ def _as_tool_error(name: str, exc: Exception) -> ToolError:
     if isinstance(exc, ToolError):
         return exc
     if isinstance(exc, MiniragError):
-        return ToolError(str(exc))
+        return ToolError(message_line(exc))
     log.exception("tool %s failed unexpectedly", name)
-    return ToolError(f"internal error: {type(exc).__name__}: {exc}")
+    return ToolError(f"internal error: {type(exc).__name__}: {message_line(exc)}")
 
 
 def bind(fn: Callable[..., Any], state: ServerState) -> Callable[..., Any]:
@@ -315,11 +315,14 @@ def unknown_arguments_error(name: str, known: list[str], arguments: Mapping[str,
 
 
 class _Server(MCPServer):
-    """The SDK's server, with arguments that fail the input schema answered in one line, and an
-    argument the tool does not take refused by name (the SDK would drop it silently: a misspelt
+    """The SDK's server, with each lone surrogate in the arguments read as U+FFFD, arguments that fail
+    the input schema answered in one line, and an argument the tool does not take refused by name (the SDK would drop it silently: a misspelt
     `top_k` or `filepath` would run the call without it)."""
 
     async def call_tool(self, name, arguments, context=None):
+        # As stdio reads a line (stdio_transport.repair), for every transport and an in-process client:
+        # SQLite, the tokenizer and the file system cannot take a lone surrogate.
+        arguments = without_lone_surrogates(arguments)
         parameters = tool_parameters(self, name)
         if parameters is not None and isinstance(arguments, Mapping):
             refusal = unknown_arguments_error(name, list(parameters.get("properties", {})), arguments)

@@ -46,16 +46,17 @@ def repair(line: str) -> str:
         message = json.loads(line)
     except (ValueError, RecursionError):
         return line  # not JSON at all, or nested past Python's stack: the SDK's parser refuses it
-    return json.dumps(_replace_lone(message), ensure_ascii=False) + "\n"
+    return json.dumps(without_lone_surrogates(message), ensure_ascii=False) + "\n"
 
 
-def _replace_lone(value):
+def without_lone_surrogates(value):
+    """`value` (parsed JSON) with each lone surrogate in its strings, keys included, made U+FFFD."""
     if isinstance(value, str):
         return _LONE_SURROGATE.sub("\ufffd", value)
     if isinstance(value, list):
-        return [_replace_lone(v) for v in value]
+        return [without_lone_surrogates(v) for v in value]
     if isinstance(value, dict):
-        return {_replace_lone(k): _replace_lone(v) for k, v in value.items()}
+        return {without_lone_surrogates(k): without_lone_surrogates(v) for k, v in value.items()}
     return value
 
 

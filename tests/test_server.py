@@ -583,3 +583,54 @@ async def test_a_path_spelled_through_a_link_to_the_root_names_the_same_source_a
     assert sorted(f["source"] for f in listed["files"]) == sorted(
         str(docs / name) for name in ("solar.md", "garden.txt", "infra/k8s/pods.md"))
     assert {f["state"] for f in listed["files"]} == {"indexed"}
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(("tool", "arguments"), [
+    ("query_documents", {"query": "solar \ud800"}),
+    ("query_documents", {"query": "solar", "scope": "/\udfff"}),
+    ("read_file", {"source": "notes/\ud800"}),
+    ("read_file", {"filePath": "/\ud800.md"}),
+    ("read_chunk_neighbors", {"source": "\ud800", "chunkIndex": 0}),
+    ("delete_file", {"filePath": "/x/\ud800"}),
+    ("ingest_file", {"filePath": "/\ud800"}),
+    ("list_files", {"scope": "/\ud800"}),
+    ("ingest_data", {"data": "lone \ud800 half", "source": "half", "title": "\udc00"}),
+])
+async def test_a_lone_surrogate_in_any_argument_is_read_as_the_stdio_transport_reads_it(make_state, tool, arguments):
+    """JSON may carry a lone surrogate escape; stdio turns each into U+FFFD before the SDK parses the
+    line. A client in the same process (or any transport) reaches the tools the same way: an answer
+    or a clear refusal, never an encoding error from SQLite or the tokenizer."""
+    async with connected(make_state()) as client:
+        await ok(client, "ingest_data", data="solar panels", source="seed")
+        result = await client.call_tool(tool, arguments)
+    text = result.content[0].text
+    assert "internal error" not in text and "UnicodeEncodeError" not in text, text
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(("tool", "arguments", "expected"), [
+    ("ingest_file", {"filePath": "{docs}/no\nsuch.md"}, "not a file: {docs}/no such.md"),
+    ("read_file", {"source": "notes/a\r\nForged: line"}, "not indexed: notes/a Forged: line"),
+    ("ingest_file", {"filePath": "/etc/\u202edm.txt"}, "path outside configured document roots: /etc/\\u202edm.txt"),
+    ("read_file", {"filePath": "{docs}/\x1b]0;pwned\x07.md"}, "not indexed: {docs}/\\x1b]0;pwned\\x07.md"),
+])
+async def test_a_tool_error_is_one_line_whatever_the_argument_it_names(make_state, docs, tool, arguments, expected):
+    """A path or id echoed in an error cannot forge a second line or reorder what a client shows: the
+    same message the CLI prints (line breaks as spaces, controls and direction overrides escaped)."""
+    async with connected(make_state()) as client:
+        await ok(client, "ingest_data", data="solar panels", source="seed")
+        text = await refused(client, tool, **{k: v.format(docs=docs) for k, v in arguments.items()})
+    assert expected.format(docs=docs) in text and "\n" not in text and "\r" not in text, text
+    assert not any(ch in text for ch in "\u202e\x1b\x07"), text
+
+
+@pytest.mark.anyio
+async def test_an_unexpected_exception_is_one_line_too(make_state, monkeypatch):
+    def explode(self, scope=None, collection=None, **_options):
+        raise RuntimeError("disk\non fire")
+
+    monkeypatch.setattr(App, "list_files", explode)
+    async with connected(make_state()) as client:
+        message = await refused(client, "list_files")
+    assert message.endswith("internal error: RuntimeError: disk on fire"), message
