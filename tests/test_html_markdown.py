@@ -70,3 +70,14 @@ def test_nesting_deeper_than_the_stack_keeps_the_text():
     assert md("<div>" * 1000 + "<p>a<script>evil()</script>b<!-- c -->c <i>d</i>e</p><ul><li>f</li><li>g</li></ul>"
               + "</div>" * 1000) == "abc de\nf\ng"
     md("<div>" * 5000 + "<p>deep</p>" + "</div>" * 5000)  # past libxml2's 2048 levels: no error
+
+
+def test_nesting_past_libxml2s_depth_limit_keeps_the_text_inside_and_after_it():
+    # 3,000 unclosed <font> tags, as old page generators leave them: libxml2 stops reading at 2,048
+    # levels, and lxml's tree held neither the deep text nor anything after it.
+    page = ("<html><head><title>Old page</title><style>p {}</style></head><body><p>before</p>"
+            + "<font size=2>" * 3000 + "<p>deep</p><script>evil()</script><p>deeper <b>bold</b></p>"
+            + "<table><tr><td>cell</td><td>other</td></tr></table><p>after</p></body></html>")
+    markdown, title = html_to_markdown(page)
+    assert markdown == "before\ndeep\ndeeper bold\ncell\nother\nafter"
+    assert title == "Old page"

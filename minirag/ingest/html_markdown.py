@@ -11,6 +11,7 @@ in-page ones). Scripts, styles and form controls are dropped.
 from __future__ import annotations
 
 import re
+from html import parser as html_parser
 
 from minirag.errors import ConversionFailed
 from minirag.ingest.page_chrome import main_content
@@ -36,12 +37,17 @@ def html_to_markdown(html: str) -> tuple[str, str | None]:
     html = _XML_DECLARATION.sub("", html, count=1).replace(_BREAK, "")
     if not html.strip():
         return "", None
+    parser = lxml.html.HTMLParser(huge_tree=True)
     try:
-        root = lxml.html.document_fromstring(html, parser=lxml.html.HTMLParser(huge_tree=True))
+        root = lxml.html.document_fromstring(html, parser=parser)
     except etree.ParserError:  # lxml's only complaint: no element at all ("Document is empty")
         return "", None
     except ValueError as exc:
         raise ConversionFailed(f"cannot parse HTML ({exc})") from None
+    if any("Excessive depth" in entry.message for entry in parser.error_log):
+        # libxml2 stops at 2,048 levels (3,000 unclosed <font> tags), huge_tree or not, and its tree
+        # holds nothing from there on: the text is read from the markup itself.
+        return _flat_markup(html)
     title_el = root.find(".//title")
     title = _SPACE.sub(" ", title_el.text_content()).strip() if title_el is not None else ""
     writer = _Writer()
@@ -66,7 +72,7 @@ def _flat_text(top) -> str:
             parts.append(element.tail or "")
             continue
         tag = element.tag
-        breaks = tag in _BLOCKS or tag in _HEADINGS or tag in ("li", "td", "th", "br", "pre", "blockquote")
+        breaks = _breaks(tag)
         if event == "start":
             if tag in _DROP:
                 walk.skip_subtree()  # its "end" still comes, and brings its tail
@@ -79,8 +85,63 @@ def _flat_text(top) -> str:
                 parts.append("\n")
             if element is not top:
                 parts.append(element.tail or "")
+    return _lines(parts)
+
+
+def _breaks(tag: object) -> bool:
+    """Whether the element's text stands on lines of its own in flat text."""
+    return tag in _BLOCKS or tag in _HEADINGS or tag in ("li", "td", "th", "br", "pre", "blockquote")
+
+
+def _lines(parts: list[str]) -> str:
     lines = (_SPACE.sub(" ", line).strip() for line in "".join(parts).split("\n"))
     return "\n".join(line for line in lines if line)
+
+
+def _flat_markup(html: str) -> tuple[str, str | None]:
+    """(text, title) of markup too deep for lxml's tree, as _flat_text reads a tree, from the
+    markup's tags as they come (html.parser builds no tree, so it has no depth to run out of)."""
+    reader = _FlatReader()
+    reader.feed(html)
+    reader.close()
+    title = _SPACE.sub(" ", "".join(reader.title)).strip()
+    return _lines(reader.parts), title or None
+
+
+# Elements of _DROP without content, and <head>, which is left open so often that counting it
+# would drop whole pages (its title, scripts and styles are dropped one by one).
+_KEPT_OPEN = frozenset({"head", "meta", "link", "input", "embed"})
+
+
+class _FlatReader(html_parser.HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+        self.title: list[str] = []
+        self.in_title = False
+        self.dropping = 0  # _DROP elements open around the text
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "title":
+            self.in_title = True
+        elif tag in _DROP and tag not in _KEPT_OPEN:
+            self.dropping += 1
+        elif _breaks(tag):
+            self.parts.append("\n")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "title":
+            self.in_title = False
+        elif tag in _DROP and tag not in _KEPT_OPEN:
+            self.dropping = max(0, self.dropping - 1)
+        elif _breaks(tag):
+            self.parts.append("\n")
+
+    def handle_data(self, data: str) -> None:
+        if self.in_title:
+            self.title.append(data)
+        elif not self.dropping:
+            self.parts.append(data)
 
 
 class _Writer:
