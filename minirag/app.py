@@ -568,10 +568,11 @@ class App:
             paths = None
         run_sync(pipeline, list(self.config.roots), path=target, paths=paths, progress=progress,
                  on_change=on_change)
-        if target is not None and not progress.seen and not progress.deleted and not os.path.lexists(target):
-            # Nothing there and nothing indexed under it: most likely a typo, not a deletion.
-            progress.warnings.append(f"{target}: no such file or folder, and nothing indexed under it")
-            progress.unread += 1
+        if target is not None and not progress.seen and not progress.deleted:
+            unread = _unreadable_target(target)
+            if unread:
+                progress.warnings.append(f"{target}: {unread}")
+                progress.unread += 1
         if target is None and paths is None and not progress.stop.is_set():
             states = root_states(list(self.config.roots), self.config.db_path)
             self.index.set_meta(META_GIT_STATE, stored_states(states))
@@ -862,3 +863,15 @@ class App:
             scheme_warning=(f"{stats.stale_chunk_count} chunk(s) were cut by an older chunking scheme; "
                             "run `minirag sync` (or sync_start) to rebuild them") if stats.stale_chunk_count else None,
         )
+
+
+def _unreadable_target(target: Path) -> str | None:
+    """Why a path a sync was asked for, which it found nothing at, holds nothing to read; None
+    when it is a file or folder (empty, ignored or unchanged: nothing to say)."""
+    if not os.path.lexists(target):  # most likely a typo, not a deletion
+        return "no such file or folder, and nothing indexed under it"
+    if os.path.islink(target) and not os.path.exists(target):
+        return "a link to nothing, so nothing was read"
+    if not (os.path.isfile(target) or os.path.isdir(target)):  # a FIFO, a socket, a device
+        return "not a regular file or folder, so nothing was read"
+    return None

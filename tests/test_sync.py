@@ -457,6 +457,17 @@ def test_syncing_a_path_that_is_not_there_warns_unless_it_held_indexed_files(app
     assert (gone.deleted, gone.warnings) == (1, [])
 
 
+def test_syncing_a_path_that_is_neither_a_file_nor_a_folder_warns(app, docs):
+    # A FIFO or a dangling link is there (os.path.lexists) but holds nothing to read: a sync of it
+    # reported success with 0 files, as if it had been read.
+    os.mkfifo(docs / "pipe.md")
+    (docs / "dangling.md").symlink_to(docs / "nowhere.md")
+    for name, kind in [("pipe.md", "not a regular file or folder"), ("dangling.md", "a link to nothing")]:
+        result = app.sync(str(docs / name))
+        assert (result.done, result.unread) == (0, 1), name
+        assert result.warnings == [f"{docs / name}: {kind}, so nothing was read"], result.warnings
+
+
 def test_a_folder_that_can_be_listed_but_not_entered_keeps_its_documents(app, docs, monkeypatch):
     """Mode r-- (a `chmod -R 644` slip): names can be listed, but nothing under it can be stat'ed."""
     write(docs / "one.md", "# One\n\nalpha bravo")
