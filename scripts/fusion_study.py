@@ -34,6 +34,7 @@ def dump(directory: Path, db_path: Path, out: Path, model_path: str, title_weigh
     from minirag.encoder import Encoder
     from minirag.models import resolve
     from minirag.search.plan import query_terms  # as the product reads a query
+    from minirag.search.query_form import default_hybrid_weight
     from minirag.store import connection
 
     encoder = Encoder(resolve("unused", Path(model_path), Path("/nonexistent")))
@@ -71,17 +72,19 @@ def dump(directory: Path, db_path: Path, out: Path, model_path: str, title_weigh
     relevant = [[code[d] for d in qrels[qid] if d in code] for qid in judged]
     np.savez_compressed(out, rows=arr, chunk_source=chunk_source, n_terms=np.array(
         [len(query_terms(conn, queries[q], 0)) for q in judged]), idf_sum=np.array(idf_sums),
+        form_weight=np.array([default_hybrid_weight(queries[q], encoder.spec.languages) for q in judged]),
         relevant=np.array([",".join(map(str, r)) for r in relevant]))
 
 
 def idf_sum(conn, terms: list[str]) -> float:
-    """The sum of the query terms' IDFs as FTS5's bm25() computes them (what one mention of each scores)."""
+    """The sum of the IDFs, as FTS5's bm25() computes them, of the query terms the index holds: the
+    BM25 of a chunk of average length that holds each of them once."""
     from minirag.search.keyword import document_counts, fts_totals
     if not terms:
         return 0.0
     rows, _tokens = fts_totals(conn)
     counts = document_counts(conn, terms)
-    return sum(max(math.log((rows - counts.get(t, 0) + 0.5) / (counts.get(t, 0) + 0.5)), 1e-6) for t in terms)
+    return sum(max(math.log((rows - n + 0.5) / (n + 0.5)), 1e-6) for n in counts.values() if n)
 
 
 def ndcg_at_10(ranked_sources: list[int], relevant: set[int]) -> float:
@@ -107,7 +110,9 @@ def load(path: Path):
     bounds = np.searchsorted(rows["q"], np.arange(len(relevant) + 1))
     for q in range(len(relevant)):
         a, b = bounds[q], bounds[q + 1]
-        per_query.append((rows[a:b], sources[a:b], relevant[q]))
+        meta = {"idf_sum": float(data["idf_sum"][q]),
+                "form_weight": float(data["form_weight"][q]) if "form_weight" in data else 0.4}
+        per_query.append((rows[a:b], sources[a:b], relevant[q], meta))
     return per_query
 
 
@@ -119,16 +124,16 @@ def ranks(scores: np.ndarray) -> np.ndarray:
     return out
 
 
-def rule_vector(r):
+def rule_vector(r, meta=None):
     return r["cos"]
 
 
-def rule_keyword(r):
+def rule_keyword(r, meta=None):
     return np.where(r["matched"], r["bm25"], -np.inf)
 
 
 def make_rrf(weight: float, depth: int = 400, k: int = 60):
-    def rule(r):
+    def rule(r, meta=None):
         vr, kr = ranks(r["cos"]), ranks(np.where(r["matched"], r["bm25"], -1.0))
         vs = np.where(vr <= depth, (1 - weight) / (k + vr), 0.0)
         ks = np.where((kr <= depth) & r["matched"], weight / (k + kr), 0.0)
@@ -150,19 +155,24 @@ def within_depth(r, depth: int):
 
 
 def make_cc(weight: float, norm: str = "minmax", depth: int | None = None):
-    """Convex combination of normalized scores (keyword weight `weight`)."""
-    def rule(r):
+    """Convex combination of normalized scores (keyword weight `weight`). norm "unit": BM25 over the
+    larger of its best and the query's idf_sum (what holding each query term once scores)."""
+    def rule(r, meta=None):
+        unit = meta["idf_sum"] if meta is not None else 0.0
         if depth is not None:
             keep = within_depth(r, depth)
             out = np.full(len(r), -np.inf)
-            out[keep] = rule_at_full(r[keep])
+            out[keep] = rule_at_full(r[keep], unit)
             return out
-        return rule_at_full(r)
+        return rule_at_full(r, unit)
 
-    def rule_at_full(r):
+    def rule_at_full(r, unit):
         cos, bm = r["cos"].astype(float), r["bm25"].astype(float)
         if norm == "minmax":
             v, k = minmax(cos), minmax(bm, 0.0)
+        elif norm == "unit":
+            best = max(bm.max(), unit)
+            v, k = minmax(cos), (bm / best if best > 0 else bm * 0)
         elif norm == "z":
             v = (cos - cos.mean()) / (cos.std() or 1)
             k = (bm - bm[r["matched"]].mean()) / (bm[r["matched"]].std() or 1) if r["matched"].any() else bm * 0
@@ -184,7 +194,7 @@ def peak(x: np.ndarray, n: int = 50) -> float:
 
 def make_adaptive(prior: float, mix: float, n: int = 50):
     """CC whose keyword weight leans toward the side whose best hit stands out more."""
-    def rule(r):
+    def rule(r, meta=None):
         cos, bm = r["cos"].astype(float), r["bm25"].astype(float)
         zv = peak(cos, n)
         zk = peak(bm[r["matched"]], n) if r["matched"].sum() >= 3 else 0.0
@@ -195,13 +205,22 @@ def make_adaptive(prior: float, mix: float, n: int = 50):
     return rule
 
 
+def make_by_form(norm: str):
+    """CC at the product's default weight for each query's form (query_form.py)."""
+    def rule(r, meta):
+        return make_cc(meta["form_weight"], norm)(r, meta)
+    return rule
+
+
 def score(paths: list[Path]) -> None:
-    rules = {"vector": rule_vector, "keyword": rule_keyword}
+    rules = {"vector": rule_vector, "keyword": rule_keyword,
+             "cc-by-form": make_by_form("minmax"), "cc-unit-by-form": make_by_form("unit")}
     for w in (0.4, 0.5, 0.6):
         rules[f"rrf{w}"] = make_rrf(w)
     for w in (0.3, 0.4, 0.5, 0.6):
         rules[f"cc-minmax{w}"] = make_cc(w)
         rules[f"cc-z{w}"] = make_cc(w, "z")
+        rules[f"cc-unit{w}"] = make_cc(w, "unit")
     for mix in (0.5, 1.0):
         rules[f"adaptive-mix{mix}"] = make_adaptive(0.4, mix)
     for w in (0.4, 0.6):
@@ -215,10 +234,10 @@ def score(paths: list[Path]) -> None:
         cells = []
         for per_query in data:
             total = 0.0
-            for r, sources, relevant in per_query:
+            for r, sources, relevant, meta in per_query:
                 if len(r) == 0:
                     continue
-                s = rule(r)
+                s = rule(r, meta)
                 order = np.argsort(-s, kind="stable")
                 order = order[np.isfinite(s[order])]
                 total += ndcg_at_10([int(sources[i]) for i in order[:200]], relevant)
