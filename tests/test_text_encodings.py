@@ -30,8 +30,8 @@ def test_utf16_and_utf32_with_a_byte_order_mark_are_text(codec, suffix):
     assert converted.markdown == expected and converted.warnings == ()
 
 
-def test_utf16_without_its_mark_is_still_refused_as_binary():
-    with pytest.raises(ConversionFailed, match="binary"):
+def test_utf16_without_its_mark_is_still_refused_as_binary_and_told_what_would_read_it():
+    with pytest.raises(ConversionFailed, match="binary.*UTF-16 text is read only with its byte-order mark"):
         convert_document("plain words".encode("utf-16-le"), ".txt", "bare.txt")
 
 

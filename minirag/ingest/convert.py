@@ -95,7 +95,8 @@ def decode_text(data: bytes, name: str, *, declared: str | None = None) -> tuple
     text, warnings = _decode_marked(data, name)
     if text is None:
         if b"\x00" in data[:_SNIFF]:
-            raise ConversionFailed(f"{name}: looks like a binary file (NUL bytes), not text")
+            raise ConversionFailed(f"{name}: looks like a binary file (NUL bytes), not text; UTF-16 text "
+                                   "is read only with its byte-order mark")
         try:
             text, warnings = data.decode("utf-8-sig"), ()
         except UnicodeDecodeError as exc:
