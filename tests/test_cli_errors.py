@@ -306,3 +306,21 @@ def test_a_disk_full_before_the_index_opens_says_no_room_not_disk_io_error(world
     assert f"no room to write the index {db}" in err, err
     os.remove(mount / "filler")
     assert cli.main(["query", "otters", "--db-path", db]) == 0
+
+
+def test_a_disk_full_while_upgrading_the_index_says_no_room_not_cannot_rollback(world, capsys, full_disk):
+    """SQLite has already rolled the upgrade back when the disk is full: a second ROLLBACK hid why."""
+    from minirag.store import connection
+
+    mount, fill_up = full_disk
+    db = str(mount / "index.db")
+    assert cli.main(["sync", "--db-path", db]) == 0
+    conn = connection.connect(db)
+    conn.execute("DELETE FROM migrations WHERE id = (SELECT MAX(id) FROM migrations)")  # one step behind
+    fill_up()
+    code, err = run(["query", "otters", "--db-path", db], capsys)
+    conn.close()
+    assert_one_line_failure(code, err, ["query"])
+    assert f"no room to write the index {db}" in err, err
+    os.remove(mount / "filler")
+    assert cli.main(["query", "otters", "--db-path", db]) == 0

@@ -208,7 +208,8 @@ def migrate(conn: Connection) -> int:
             """, (META_SCHEMA, str(SCHEMA_VERSION)))
             conn.execute("COMMIT")
         except BaseException:
-            conn.execute("ROLLBACK")
+            if conn.in_transaction:  # SQLite has already rolled back after an I/O error or a full disk
+                conn.execute("ROLLBACK")
             raise
         return SCHEMA_VERSION - current
 
