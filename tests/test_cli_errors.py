@@ -259,3 +259,68 @@ def test_a_model_path_that_holds_no_model_says_so_on_an_existing_index_too(world
     code, err = run(["query", "otters"], capsys)
     assert_one_line_failure(code, err, ["query"])
     assert "must hold model.onnx" in err and "re-index" not in err
+
+
+@pytest.fixture
+def full_disk(tmp_path):
+    """A real 4 MB tmpfs (needs root and mount privileges; skipped elsewhere) and a function that
+    fills what is left of it."""
+    import tempfile
+    from pathlib import Path
+
+    mount = Path(tempfile.mkdtemp(prefix="minirag-full-"))
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(mount)], capture_output=True)
+    if done.returncode != 0:
+        mount.rmdir()
+        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.decode().strip()}")
+
+    def fill_up() -> None:
+        fd = os.open(mount / "filler", os.O_WRONLY | os.O_CREAT)
+        try:
+            while True:
+                os.write(fd, b"x" * 4096)
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
+
+    try:
+        yield mount, fill_up
+    finally:
+        subprocess.run(["umount", str(mount)], check=False)
+        mount.rmdir()
+
+
+@pytest.mark.parametrize("command", ["sync", "query"])
+def test_a_disk_full_before_the_index_opens_says_no_room_not_disk_io_error(world, capsys, full_disk, command):
+    """SQLite reports the -shm it cannot grow on a full disk as a bare "disk I/O error"."""
+    mount, fill_up = full_disk
+    db = str(mount / "index.db")
+    assert cli.main(["sync", "--db-path", db]) == 0
+    fill_up()
+    for side in ("-wal", "-shm"):  # as a clean close leaves it: the next open must make them
+        if os.path.exists(db + side):
+            os.remove(db + side)
+    code, err = run(fill([*VALID[command], "--db-path", db], world), capsys)
+    assert_one_line_failure(code, err, [command])
+    assert f"no room to write the index {db}" in err, err
+    os.remove(mount / "filler")
+    assert cli.main(["query", "otters", "--db-path", db]) == 0
+
+
+def test_a_disk_full_while_upgrading_the_index_says_no_room_not_cannot_rollback(world, capsys, full_disk):
+    """SQLite has already rolled the upgrade back when the disk is full: a second ROLLBACK hid why."""
+    from minirag.store import connection
+
+    mount, fill_up = full_disk
+    db = str(mount / "index.db")
+    assert cli.main(["sync", "--db-path", db]) == 0
+    conn = connection.connect(db)
+    conn.execute("DELETE FROM migrations WHERE id = (SELECT MAX(id) FROM migrations)")  # one step behind
+    fill_up()
+    code, err = run(["query", "otters", "--db-path", db], capsys)
+    conn.close()
+    assert_one_line_failure(code, err, ["query"])
+    assert f"no room to write the index {db}" in err, err
+    os.remove(mount / "filler")
+    assert cli.main(["query", "otters", "--db-path", db]) == 0

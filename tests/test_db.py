@@ -44,6 +44,17 @@ def test_an_index_from_a_newer_minirag_is_refused(tmp_path, monkeypatch):
         Index(path)
 
 
+def test_a_read_only_open_of_an_index_from_a_newer_minirag_says_upgrade_minirag_not_open_it_to_upgrade(
+        tmp_path, monkeypatch):
+    path = tmp_path / "i.db"
+    Index(path).close()
+    monkeypatch.setattr(schema, "MIGRATIONS", schema.MIGRATIONS[:-1])
+    monkeypatch.setattr(schema, "SCHEMA_VERSION", len(schema.MIGRATIONS))
+    with pytest.raises(IndexUnavailable) as caught:
+        Index(path, read_only=True)
+    assert "newer than this minirag" in str(caught.value) and "without --read-only" not in str(caught.value)
+
+
 def test_a_clean_close_leaves_no_wal_behind(tmp_path):
     path = tmp_path / "i.db"
     with Index(path) as index:

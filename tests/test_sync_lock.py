@@ -71,3 +71,24 @@ def test_a_symlinked_lock_is_refused_by_the_lock_itself(tmp_path):
     with pytest.raises(FileAccessError, match="is a symbolic link"):
         SyncLock(tmp_path / "index.db").acquire()
     assert target.read_text() == "keep"
+
+
+def test_a_lock_whose_holder_record_cannot_be_written_is_let_go_and_says_why(tmp_path, monkeypatch):
+    """A full disk at the holder record (a new lock file has no block yet) must not leave the
+    lock held: a server would refuse every later sync, and every CLI sync, until it restarts."""
+    import errno
+
+    from minirag.store import lock as lock_module
+
+    real_write = os.write
+
+    def full_disk(fd, data):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(lock_module.os, "write", full_disk)
+    with pytest.raises(FileAccessError, match="No space left on device") as caught:
+        SyncLock(tmp_path / "index.db").acquire()
+    assert str(tmp_path / "index.db.sync.lock") in str(caught.value) and "\n" not in str(caught.value)
+    monkeypatch.setattr(lock_module.os, "write", real_write)
+    with SyncLock(tmp_path / "index.db"):  # free again: not "another sync is already running"
+        pass

@@ -167,7 +167,8 @@ def explain(exc: BaseException, path: Path) -> str:
     if _is_damage(exc):
         return (f"the index {path} is damaged ({text}); restore it from a backup (`minirag backup` makes "
                 "them), or delete it and run `minirag sync` to rebuild it")
-    if "disk is full" in lowered or "no space" in lowered or "file too large" in lowered:
+    if ("disk is full" in lowered or "no space" in lowered or "file too large" in lowered
+            or ("disk i/o error" in lowered and _disk_is_full(path))):
         return (f"no room to write the index {path} ({text}); free disk space and retry "
                 "(the write was rolled back; nothing half-written was kept)")
     limit = _file_size_limit_reached(path)
@@ -184,6 +185,16 @@ def explain(exc: BaseException, path: Path) -> str:
     if "locked" in lowered or "busy" in lowered:
         return f"the index {path} is busy: another process held its write lock too long ({text}); retry"
     return f"the index {path} failed: {type(exc).__name__}: {text}"
+
+
+def _disk_is_full(path: Path) -> bool:
+    """Whether the index's disk has (all but) no room left: SQLite reports a full disk met while
+    growing the -shm as a bare "disk I/O error"."""
+    try:
+        disk = os.statvfs(Path(os.path.abspath(path)).parent)
+    except (AttributeError, OSError):  # no statvfs (Windows), or the folder is gone
+        return False
+    return disk.f_bavail * disk.f_frsize < 1 << 20
 
 
 def _file_size_limit_reached(path: Path) -> int | None:

@@ -185,6 +185,8 @@ class Index:
         with db.as_index_errors(self.path):
             if read_only:
                 version = schema.schema_version(self.conn)
+                if version > schema.SCHEMA_VERSION:
+                    raise IndexUnavailable(schema.too_new(version))
                 if version != schema.SCHEMA_VERSION:
                     raise IndexUnavailable(
                         f"index {self.path} has schema version {version}, expected {schema.SCHEMA_VERSION}; "

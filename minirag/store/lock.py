@@ -84,13 +84,23 @@ class SyncLock:
             holder = self._read_holder(fd)
             os.close(fd)
             raise SyncLocked(self._refusal(holder))
+        try:
+            self._write_holder(fd)
+        except OSError as exc:  # a full disk: let go, or this process would hold the lock until it exits
+            _unlock(fd)
+            os.close(fd)
+            raise FileAccessError(f"cannot write the sync lock {self.path}: {exc.strerror or exc}; nothing was "
+                                  "synced: retry once its disk has room") from None
+        self._fd = fd
+        return self
+
+    @staticmethod
+    def _write_holder(fd: int) -> None:
         # Holder info lives past byte 0 so the Windows byte-range lock never blocks reading it.
         holder_info = json.dumps({"pid": os.getpid(), "started": time.time()}).encode()
         os.lseek(fd, 1, os.SEEK_SET)
         os.write(fd, holder_info + b" " * 16)
         os.ftruncate(fd, 1 + len(holder_info))
-        self._fd = fd
-        return self
 
     def release(self) -> None:
         if self._fd is not None:

@@ -173,6 +173,12 @@ def schema_version(conn: Connection) -> int:
     return conn.execute("SELECT COALESCE(MAX(id), 0) FROM migrations").fetchone()[0]
 
 
+def too_new(version: int) -> str:
+    """The refusal of an index written by a newer minirag, read-only or not."""
+    return (f"the index has schema version {version}, newer than this minirag understands ({SCHEMA_VERSION}); "
+            "upgrade minirag")
+
+
 def migrate(conn: Connection) -> int:
     """Apply every pending migration; returns how many were applied."""
     if schema_version(conn) == SCHEMA_VERSION:
@@ -190,10 +196,7 @@ def migrate(conn: Connection) -> int:
             """)
             current = schema_version(conn)
             if current > SCHEMA_VERSION:
-                raise IndexUnavailable(
-                    f"the index has schema version {current}, newer than this minirag "
-                    f"understands ({SCHEMA_VERSION}); upgrade minirag"
-                )
+                raise IndexUnavailable(too_new(current))
             for number, (name, step) in enumerate(MIGRATIONS, start=1):
                 if number <= current:
                     continue
@@ -208,7 +211,8 @@ def migrate(conn: Connection) -> int:
             """, (META_SCHEMA, str(SCHEMA_VERSION)))
             conn.execute("COMMIT")
         except BaseException:
-            conn.execute("ROLLBACK")
+            if conn.in_transaction:  # SQLite has already rolled back after an I/O error or a full disk
+                conn.execute("ROLLBACK")
             raise
         return SCHEMA_VERSION - current
 
