@@ -50,7 +50,7 @@ from minirag.search import Scope, SearchOptions, clamp_top_k, search
 from minirag.search.vector import MatrixCache
 from minirag.security import is_under, resolve_inside_roots, served_by_roots
 from minirag.store import connection
-from minirag.store.index import META_GIT_STATE, Index, SourceRow
+from minirag.store.index import META_GIT_STATE, Index, IndexStats, SourceRow, stale_keywords_warning
 from minirag.values import (
     ChunkWindow,
     CollectionInfo,
@@ -860,9 +860,19 @@ class App:
             model=f"{binding.path} (MODEL_PATH)" if binding.path is not None else binding.name,
             chunk_token_budget=self.chunk_budget() or "the model's default (the model is not on this disk)",
             git_state=parse_states(self.index.meta(META_GIT_STATE)),
-            scheme_warning=(f"{stats.stale_chunk_count} chunk(s) were cut by an older chunking scheme; "
-                            "run `minirag sync` (or sync_start) to rebuild them") if stats.stale_chunk_count else None,
+            scheme_warning=_scheme_warning(stats),
         )
+
+
+def _scheme_warning(stats: IndexStats) -> str | None:
+    """What an index written by an older minirag lacks until a sync (or a write open) rebuilds it."""
+    parts = []
+    if stats.stale_chunk_count:
+        parts.append(f"{stats.stale_chunk_count} chunk(s) were cut by an older chunking scheme; "
+                     "run `minirag sync` (or sync_start) to rebuild them")
+    if stats.stale_keyword_scheme is not None:
+        parts.append(stale_keywords_warning(stats.stale_keyword_scheme))
+    return "; ".join(parts) or None
 
 
 def _unreadable_target(target: Path) -> str | None:

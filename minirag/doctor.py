@@ -131,6 +131,7 @@ def check_index(config: Config, stats_out: list[IndexStats] | None = None) -> Ch
     The index's stats, when read, are appended to `stats_out`."""
     from minirag.store import schema
     from minirag.store.health import inspect, quick_check
+    from minirag.store.index import stale_keywords_warning
 
     path = config.db_path
     if not path.exists():
@@ -172,6 +173,8 @@ def check_index(config: Config, stats_out: list[IndexStats] | None = None) -> Ch
               + (", read-only" if config.read_only else ", writable"))
     if stats.stale_chunk_count:
         detail += f"; {stats.stale_chunk_count} chunks from an older chunking scheme (`minirag sync` rebuilds them)"
+    if stats.stale_keyword_scheme is not None:
+        detail += f"; {stale_keywords_warning(stats.stale_keyword_scheme)}"
     return _ok("index", detail)
 
 

@@ -342,6 +342,34 @@ def test_an_index_written_before_is_retokenized_on_the_next_write_open_without_r
     assert any("rebuilt the keyword index" in m for m in messages), messages
 
 
+def test_a_read_only_open_of_an_index_with_an_older_keyword_scheme_says_so_and_writes_nothing(
+        make_app, make_config, docs, tmp_path, caplog):
+    # A read-only server cannot re-tokenize, so its queries' terms meet an older scheme's: it
+    # searched on without a word. (An index at an older schema is refused outright: test_db.)
+    write(docs / "notes.md", "# Notes\n\nPrinters and scanners are added in the settings.")
+    app = make_app()
+    try:
+        run_sync(app.pipeline, list(app.config.roots))
+        app.index.set_meta("keyword_scheme", "11")
+    finally:
+        app.close()
+    path = tmp_path / "index.db"
+    before = path.read_bytes()
+    from minirag.doctor import check_index
+
+    with caplog.at_level(logging.WARNING, logger="minirag.store.index"):
+        app = make_app(read_only=True)
+        try:
+            warning = app.status().scheme_warning
+            assert [h["source"] for h in payload(app.query("printers", top_k=3))["results"]]
+        finally:
+            app.close()
+    assert warning and "older minirag (keyword scheme 11" in warning and "without --read-only" in warning
+    assert any("keyword scheme 11" in r.getMessage() for r in caplog.records)
+    assert "keyword scheme 11" in check_index(make_config(read_only=True)).detail
+    assert path.read_bytes() == before
+
+
 def test_words_stemmed_on_several_threads_at_once_are_stemmed_as_on_one():
     """A sync identifies and stems each chunk in its conversion threads while queries stem theirs:
     a Snowball stemmer keeps its word in its own fields, so threads must not share one."""

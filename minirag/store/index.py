@@ -138,6 +138,9 @@ class IndexStats:
     dimension: int | None
     schema_version: int
     sqlite_version: str
+    # The keyword scheme the FTS table was written with, when older than keywords.KEYWORD_SCHEME
+    # ("none recorded" for an index from before it was kept): only a read-only open leaves it so.
+    stale_keyword_scheme: str | None = None
 
 
 _UPSERT_EXCLUSION = """
@@ -147,6 +150,13 @@ _UPSERT_EXCLUSION = """
         mtime_ns = excluded.mtime_ns, scheme = excluded.scheme, reason = excluded.reason,
         failure = excluded.failure, checked_at = excluded.checked_at
 """
+
+
+def stale_keywords_warning(stored: str) -> str:
+    """What a read-only open of an index with an older keyword scheme tells the user."""
+    return (f"its keyword index was written by an older minirag (keyword scheme {stored}; this one writes "
+            f"{keywords.KEYWORD_SCHEME}), so keyword search may miss words until it is opened once without "
+            "--read-only (`minirag sync`), which re-tokenizes it from the stored chunks, with no re-embedding")
 
 
 def _marks(values: Sequence) -> str:
@@ -192,6 +202,9 @@ class Index:
                         f"index {self.path} has schema version {version}, expected {schema.SCHEMA_VERSION}; "
                         "open it once without --read-only to upgrade"
                     )
+                stale = self.stale_keyword_scheme()
+                if stale is not None:
+                    log.warning("%s: %s", self.path, stale_keywords_warning(stale))
             else:
                 if schema.migrate(self.conn):
                     self._committed()
@@ -277,6 +290,15 @@ class Index:
     def generation(self) -> int:
         """Moves on every committed write (see _Transaction)."""
         return int(self.meta(META_GENERATION) or 0)
+
+    def stale_keyword_scheme(self) -> str | None:
+        """The keyword scheme the FTS table was written with, if not this minirag's (IndexStats)."""
+        stored = self.meta(META_KEYWORD_SCHEME)
+        if stored == str(keywords.KEYWORD_SCHEME):
+            return None
+        if stored is None and not self.conn.execute("SELECT 1 FROM chunks LIMIT 1").fetchone():
+            return None  # nothing indexed: nothing to re-tokenize
+        return stored or "none recorded"
 
     def _refresh_keywords(self) -> None:
         """Record the chunk scheme being written now, and rebuild the FTS table when
@@ -680,7 +702,7 @@ class Index:
             source_count=sources, chunk_count=chunks, section_count=sections, stale_chunk_count=stale,
             chunk_scheme=SCHEME_VERSION, index_model=bound[0] if bound else None,
             dimension=bound[1] if bound else None, schema_version=schema.schema_version(self.conn),
-            sqlite_version=db.sqlite_version(),
+            sqlite_version=db.sqlite_version(), stale_keyword_scheme=self.stale_keyword_scheme(),
         )
 
 
