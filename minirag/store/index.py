@@ -138,8 +138,8 @@ class IndexStats:
     dimension: int | None
     schema_version: int
     sqlite_version: str
-    # The keyword scheme the FTS table was written with, when older than keywords.KEYWORD_SCHEME
-    # ("none recorded" for an index from before it was kept): only a read-only open leaves it so.
+    # The keyword scheme the FTS table was written with, when not keywords.KEYWORD_SCHEME ("none
+    # recorded" for an index from before it was kept): only a read-only open leaves it so.
     stale_keyword_scheme: str | None = None
 
 
@@ -153,8 +153,9 @@ _UPSERT_EXCLUSION = """
 
 
 def stale_keywords_warning(stored: str) -> str:
-    """What a read-only open of an index with an older keyword scheme tells the user."""
-    return (f"its keyword index was written by an older minirag (keyword scheme {stored}; this one writes "
+    """What a read-only open of an index with another keyword scheme tells the user."""
+    which = "a newer" if stored.isdigit() and int(stored) > keywords.KEYWORD_SCHEME else "an older"
+    return (f"its keyword index was written by {which} minirag (keyword scheme {stored}; this one writes "
             f"{keywords.KEYWORD_SCHEME}), so keyword search may miss words until it is opened once without "
             "--read-only (`minirag sync`), which re-tokenizes it from the stored chunks, with no re-embedding")
 
