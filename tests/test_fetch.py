@@ -101,6 +101,11 @@ def url(server: Server, path: str, host: str = "public.test", scheme: str = "htt
         ("2002:c0a8:101::1", "embedding 192.168.1.1, a private address"),
         ("::127.0.0.1", "reserved"),
         ("2001:db8::1", "private"),
+        # IETF protocol assignments; Python before 3.13 calls all but 192.0.0.0/29 and .170/31 global,
+        # and 192.0.0.192 is Oracle Cloud's instance metadata service.
+        ("192.0.0.192", "special-purpose"),
+        ("192.0.0.100", "special-purpose"),
+        ("::ffff:192.0.0.192", "embedding 192.0.0.192, a special-purpose address"),
     ],
 )
 def test_blocked_addresses_are_refused_with_their_reason(address, reason):

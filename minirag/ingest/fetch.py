@@ -42,6 +42,9 @@ IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
 _CHUNK = 64 * 1024
 _SHARED_ADDRESS_SPACE = ipaddress.ip_network("100.64.0.0/10")  # carrier-grade NAT, RFC 6598
+# RFC 6890 IETF protocol assignments (Oracle Cloud's metadata service is 192.0.0.192): Python before
+# 3.13 calls all but 192.0.0.0/29 and 192.0.0.170/31 of it global.
+_IETF_PROTOCOL_ASSIGNMENTS = ipaddress.ip_network("192.0.0.0/24")
 _NAT64_WELL_KNOWN = ipaddress.ip_network("64:ff9b::/96")  # RFC 6052: low 32 bits are IPv4
 _HOSTNAME = re.compile(r"[a-z0-9_-]+(\.[a-z0-9_-]+)*\.?")
 _IPV4_PART = re.compile(r"0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*")
@@ -78,6 +81,8 @@ def blocked_reason(ip: IPAddress) -> str | None:
         return "a multicast address"
     if isinstance(ip, ipaddress.IPv4Address) and ip in _SHARED_ADDRESS_SPACE:
         return "a carrier-grade NAT address"
+    if isinstance(ip, ipaddress.IPv4Address) and ip in _IETF_PROTOCOL_ASSIGNMENTS:
+        return "a special-purpose address"
     if ip.is_reserved:
         return "a reserved address"
     if ip.is_private:
