@@ -444,6 +444,17 @@ def test_each_redirect_hop_is_resolved_once_and_connected_to_what_was_checked(se
     assert len(public.requests) == 2 and private.requests == []
 
 
+@pytest.mark.parametrize("encoding", ["gzip", "x-gzip", "br", "deflate, gzip"])
+def test_a_compressed_body_sent_though_identity_was_asked_is_one_clear_fetch_error(servers, encoding):
+    with pytest.raises(FetchError, match=f"compressed .Content-Encoding: {encoding}.*not decoded"):
+        fetch_url(url(servers[0], f"/encoded?encoding={quote(encoding)}"))
+
+
+@pytest.mark.parametrize("encoding", ["identity", "none", "utf-8"])
+def test_a_body_whose_content_encoding_is_not_a_compression_is_read_as_it_is(servers, encoding):
+    assert fetch_url(url(servers[0], f"/encoded?encoding={encoding}")).body == PAGE
+
+
 # --- size and time limits --------------------------------------------------------------------
 
 

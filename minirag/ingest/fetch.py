@@ -41,6 +41,7 @@ IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
 _CHUNK = 64 * 1024
+_COMPRESSIONS = frozenset({"gzip", "x-gzip", "deflate", "br", "zstd", "compress", "x-compress"})
 _SHARED_ADDRESS_SPACE = ipaddress.ip_network("100.64.0.0/10")  # carrier-grade NAT, RFC 6598
 # RFC 6890 IETF protocol assignments (Oracle Cloud's metadata service is 192.0.0.192): Python before
 # 3.13 calls all but 192.0.0.0/29 and 192.0.0.170/31 of it global.
@@ -491,6 +492,7 @@ def _get(
             return location
         if response.status >= 400:
             raise FetchError(f"HTTP {response.status} {response.reason} from {target.url!r}")
+        _refuse_compressed(response, target.url)
         body = _read_capped(response, max_bytes, target.url)
         if conn.watchdog is not None and conn.watchdog.fired:
             deadline.remaining()  # raises: the watchdog only fires at the deadline
@@ -511,6 +513,15 @@ def _get(
         conn.close()
         if conn.watchdog is not None:
             conn.watchdog.stop()
+
+
+def _refuse_compressed(response: http.client.HTTPResponse, url: str) -> None:
+    """A compressed body is not decoded (it could be a bomb), so it is an error here rather than
+    binary bytes the converter cannot name. Other values (`none`, `utf-8`) are taken as identity."""
+    sent = (response.getheader("Content-Encoding") or "").strip()
+    if any(coding.strip().lower() in _COMPRESSIONS for coding in sent.split(",")):
+        raise FetchError(f"{url!r} sent its body compressed (Content-Encoding: {sent}) though minirag asks for it "
+                         "uncompressed (Accept-Encoding: identity); not decoded")
 
 
 def _read_capped(response: http.client.HTTPResponse, max_bytes: int, url: str) -> bytes:
