@@ -185,15 +185,16 @@ def _proxy_for(target: _Target) -> _Proxy | None:
     return _Proxy(parts.hostname, port, authorization, shown)
 
 
-def _through_proxy(proxy: _Proxy, target: _Target, deadline: _Deadline) -> socket.socket:
-    """A socket to the proxy; for an https target, tunnelled by CONNECT to the target's host and port."""
+def _to_proxy(proxy: _Proxy, deadline: _Deadline) -> socket.socket:
     try:
-        sock = socket.create_connection((proxy.host, proxy.port), timeout=deadline.remaining())
+        return socket.create_connection((proxy.host, proxy.port), timeout=deadline.remaining())
     except OSError as exc:
         deadline.remaining()
         raise FetchError(f"cannot connect to the proxy {proxy.shown}: {exc}") from exc
-    if not target.tls:
-        return sock
+
+
+def _open_tunnel(sock: socket.socket, proxy: _Proxy, target: _Target, deadline: _Deadline) -> None:
+    """CONNECT through the proxy on `sock` to the target's host and port."""
     literal = target.literal
     authority = (f"[{literal.compressed}]:{target.port}" if literal is not None and literal.version == 6
                  else f"{target.host}:{target.port}")
@@ -212,7 +213,6 @@ def _through_proxy(proxy: _Proxy, target: _Target, deadline: _Deadline) -> socke
         sock.close()
         raise FetchError(f"the proxy {proxy.shown} refused a tunnel to {authority}: "
                          f"HTTP {response.status} {response.reason}")
-    return sock
 
 
 class _Deadline:
@@ -440,10 +440,12 @@ class _PinnedConnection(http.client.HTTPConnection):
 
     def connect(self) -> None:
         if self._proxy is not None:
-            sock = _through_proxy(self._proxy, self._target, self._deadline)
+            sock = _to_proxy(self._proxy, self._deadline)
         else:
             sock = _connect_any(self._addresses, self.port, self._deadline)
-        self.watchdog = _Watchdog(sock, self._deadline.remaining())
+        self.watchdog = _Watchdog(sock, self._deadline.remaining())  # before a proxy's answer to CONNECT too
+        if self._proxy is not None and self._target.tls:
+            _open_tunnel(sock, self._proxy, self._target, self._deadline)
         if self._target.tls:
             context = ssl.create_default_context()
             sock = context.wrap_socket(sock, server_hostname=self._target.host)
