@@ -423,7 +423,8 @@ class App:
         for raw in paths:
             if not os.path.lexists(os.path.abspath(raw)):  # said first: a typo is not "outside the roots"
                 check_path_argument(raw)
-                raise NotFound(f"no such file or directory: {os.path.abspath(raw)}")
+                url = " (to fetch a URL: minirag ingest-url URL)" if re.match(r"(?i)https?://", raw) else ""
+                raise NotFound(f"no such file or directory: {os.path.abspath(raw)}{url}")
             absolute, _real = self.file_source(raw)
             if not os.path.exists(absolute):
                 raise NotFound(f"no such file or directory: {absolute}")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime
+import gzip
 import http.server
 import ipaddress
 import socket
@@ -85,6 +86,16 @@ class Handler(http.server.BaseHTTPRequestHandler):
         chunk = b"y" * 65536
         for _ in range(2000):
             self.wfile.write(chunk)
+
+    def route_encoded(self, path, query):
+        """A body sent with Content-Encoding `encoding` (gzip-compressed when it says gzip), whatever was asked."""
+        body = gzip.compress(PAGE) if "gzip" in query["encoding"] else PAGE
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html")
+        self.send_header("Content-Encoding", query["encoding"])
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
 
     def route_short(self, path, query):
         self.send_response(200)

@@ -54,6 +54,13 @@ def test_ingesting_a_path_that_does_not_exist_says_so(docs, tmp_path, model_path
     assert capsys.readouterr().err == f"minirag: error: no such file or directory: {nope}\n"
 
 
+def test_ingesting_a_url_names_the_command_that_fetches_one(docs, tmp_path, model_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert main(["ingest", "https://example.com/page", *_flags(docs, tmp_path, model_path)]) == 1
+    assert capsys.readouterr().err == (f"minirag: error: no such file or directory: {tmp_path}/https:/example.com/page"
+                                       " (to fetch a URL: minirag ingest-url URL)\n")
+
+
 def test_a_sync_that_fails_for_lack_of_a_model_leaves_no_index_folder(docs, tmp_path, capsys):
     empty = tmp_path / "no-model"
     empty.mkdir()

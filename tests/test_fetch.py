@@ -101,6 +101,11 @@ def url(server: Server, path: str, host: str = "public.test", scheme: str = "htt
         ("2002:c0a8:101::1", "embedding 192.168.1.1, a private address"),
         ("::127.0.0.1", "reserved"),
         ("2001:db8::1", "private"),
+        # IETF protocol assignments; Python before 3.13 calls all but 192.0.0.0/29 and .170/31 global,
+        # and 192.0.0.192 is Oracle Cloud's instance metadata service.
+        ("192.0.0.192", "special-purpose"),
+        ("192.0.0.100", "special-purpose"),
+        ("::ffff:192.0.0.192", "embedding 192.0.0.192, a special-purpose address"),
     ],
 )
 def test_blocked_addresses_are_refused_with_their_reason(address, reason):
@@ -437,6 +442,17 @@ def test_each_redirect_hop_is_resolved_once_and_connected_to_what_was_checked(se
     fetch_url(url(public, "/chain/1", "rebind.test"))
     assert dns.lookups == ["rebind.test", "rebind.test"]
     assert len(public.requests) == 2 and private.requests == []
+
+
+@pytest.mark.parametrize("encoding", ["gzip", "x-gzip", "br", "deflate, gzip"])
+def test_a_compressed_body_sent_though_identity_was_asked_is_one_clear_fetch_error(servers, encoding):
+    with pytest.raises(FetchError, match=f"compressed .Content-Encoding: {encoding}.*not decoded"):
+        fetch_url(url(servers[0], f"/encoded?encoding={quote(encoding)}"))
+
+
+@pytest.mark.parametrize("encoding", ["identity", "none", "utf-8"])
+def test_a_body_whose_content_encoding_is_not_a_compression_is_read_as_it_is(servers, encoding):
+    assert fetch_url(url(servers[0], f"/encoded?encoding={encoding}")).body == PAGE
 
 
 # --- size and time limits --------------------------------------------------------------------

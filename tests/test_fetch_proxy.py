@@ -10,6 +10,7 @@ import select
 import socket
 import socketserver
 import threading
+import time
 
 import pytest
 from fetch_helpers import PAGE
@@ -35,6 +36,12 @@ class _ProxyHandler(socketserver.StreamRequestHandler):
         self.server.seen.append((method, target, headers.get("Proxy-Authorization")))
         if self.server.refuse:
             self.connection.sendall(b"HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\n\r\n")
+            return
+        if method == "CONNECT" and self.server.trickle:  # each byte quick, the whole answer not
+            self.connection.sendall(b"HTTP/1.1 200 Connection established\r\nX-Drip: ")
+            for _ in range(40):
+                self.connection.sendall(b"a")
+                time.sleep(0.1)
             return
         if method == "CONNECT":
             upstream = self.server.open(target)
@@ -74,6 +81,7 @@ class Proxy(socketserver.ThreadingTCPServer):
         super().__init__(("127.0.0.1", 0), _ProxyHandler)
         self.seen: list[tuple[str, str, str | None]] = []
         self.refuse = False
+        self.trickle = False
         threading.Thread(target=self.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
 
     @property
@@ -152,3 +160,12 @@ def test_a_proxy_that_refuses_the_tunnel_is_one_clear_error(proxy, tls_server): 
     with pytest.raises(FetchError, match=r"the proxy http://proxy.test:\d+ refused a tunnel to secure.test:\d+: "
                                          "HTTP 403 Forbidden"):
         fetch_url(url(tls_server, "/page", "secure.test", "https"))
+
+
+@pytest.mark.slow  # waits on a real timeout: about a second
+def test_a_proxy_trickling_its_tunnel_answer_is_cut_off_at_the_total_timeout(proxy, tls_server):  # noqa: F811
+    proxy.trickle = True
+    started = time.monotonic()
+    with pytest.raises(FetchError, match="timed out"):
+        fetch_url(url(tls_server, "/page", "secure.test", "https"), timeout=1)
+    assert time.monotonic() - started < 2.5

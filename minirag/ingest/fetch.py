@@ -41,7 +41,11 @@ IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
 _CHUNK = 64 * 1024
+_COMPRESSIONS = frozenset({"gzip", "x-gzip", "deflate", "br", "zstd", "compress", "x-compress"})
 _SHARED_ADDRESS_SPACE = ipaddress.ip_network("100.64.0.0/10")  # carrier-grade NAT, RFC 6598
+# RFC 6890 IETF protocol assignments (Oracle Cloud's metadata service is 192.0.0.192): Python before
+# 3.13 calls all but 192.0.0.0/29 and 192.0.0.170/31 of it global.
+_IETF_PROTOCOL_ASSIGNMENTS = ipaddress.ip_network("192.0.0.0/24")
 _NAT64_WELL_KNOWN = ipaddress.ip_network("64:ff9b::/96")  # RFC 6052: low 32 bits are IPv4
 _HOSTNAME = re.compile(r"[a-z0-9_-]+(\.[a-z0-9_-]+)*\.?")
 _IPV4_PART = re.compile(r"0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*")
@@ -78,6 +82,8 @@ def blocked_reason(ip: IPAddress) -> str | None:
         return "a multicast address"
     if isinstance(ip, ipaddress.IPv4Address) and ip in _SHARED_ADDRESS_SPACE:
         return "a carrier-grade NAT address"
+    if isinstance(ip, ipaddress.IPv4Address) and ip in _IETF_PROTOCOL_ASSIGNMENTS:
+        return "a special-purpose address"
     if ip.is_reserved:
         return "a reserved address"
     if ip.is_private:
@@ -179,15 +185,16 @@ def _proxy_for(target: _Target) -> _Proxy | None:
     return _Proxy(parts.hostname, port, authorization, shown)
 
 
-def _through_proxy(proxy: _Proxy, target: _Target, deadline: _Deadline) -> socket.socket:
-    """A socket to the proxy; for an https target, tunnelled by CONNECT to the target's host and port."""
+def _to_proxy(proxy: _Proxy, deadline: _Deadline) -> socket.socket:
     try:
-        sock = socket.create_connection((proxy.host, proxy.port), timeout=deadline.remaining())
+        return socket.create_connection((proxy.host, proxy.port), timeout=deadline.remaining())
     except OSError as exc:
         deadline.remaining()
         raise FetchError(f"cannot connect to the proxy {proxy.shown}: {exc}") from exc
-    if not target.tls:
-        return sock
+
+
+def _open_tunnel(sock: socket.socket, proxy: _Proxy, target: _Target, deadline: _Deadline) -> None:
+    """CONNECT through the proxy on `sock` to the target's host and port."""
     literal = target.literal
     authority = (f"[{literal.compressed}]:{target.port}" if literal is not None and literal.version == 6
                  else f"{target.host}:{target.port}")
@@ -206,7 +213,6 @@ def _through_proxy(proxy: _Proxy, target: _Target, deadline: _Deadline) -> socke
         sock.close()
         raise FetchError(f"the proxy {proxy.shown} refused a tunnel to {authority}: "
                          f"HTTP {response.status} {response.reason}")
-    return sock
 
 
 class _Deadline:
@@ -434,10 +440,12 @@ class _PinnedConnection(http.client.HTTPConnection):
 
     def connect(self) -> None:
         if self._proxy is not None:
-            sock = _through_proxy(self._proxy, self._target, self._deadline)
+            sock = _to_proxy(self._proxy, self._deadline)
         else:
             sock = _connect_any(self._addresses, self.port, self._deadline)
-        self.watchdog = _Watchdog(sock, self._deadline.remaining())
+        self.watchdog = _Watchdog(sock, self._deadline.remaining())  # before a proxy's answer to CONNECT too
+        if self._proxy is not None and self._target.tls:
+            _open_tunnel(sock, self._proxy, self._target, self._deadline)
         if self._target.tls:
             context = ssl.create_default_context()
             sock = context.wrap_socket(sock, server_hostname=self._target.host)
@@ -486,6 +494,7 @@ def _get(
             return location
         if response.status >= 400:
             raise FetchError(f"HTTP {response.status} {response.reason} from {target.url!r}")
+        _refuse_compressed(response, target.url)
         body = _read_capped(response, max_bytes, target.url)
         if conn.watchdog is not None and conn.watchdog.fired:
             deadline.remaining()  # raises: the watchdog only fires at the deadline
@@ -506,6 +515,15 @@ def _get(
         conn.close()
         if conn.watchdog is not None:
             conn.watchdog.stop()
+
+
+def _refuse_compressed(response: http.client.HTTPResponse, url: str) -> None:
+    """A compressed body is not decoded (it could be a bomb), so it is an error here rather than
+    binary bytes the converter cannot name. Other values (`none`, `utf-8`) are taken as identity."""
+    sent = (response.getheader("Content-Encoding") or "").strip()
+    if any(coding.strip().lower() in _COMPRESSIONS for coding in sent.split(",")):
+        raise FetchError(f"{url!r} sent its body compressed (Content-Encoding: {sent}) though minirag asks for it "
+                         "uncompressed (Accept-Encoding: identity); not decoded")
 
 
 def _read_capped(response: http.client.HTTPResponse, max_bytes: int, url: str) -> bytes:
