@@ -16,7 +16,8 @@ depth limit, JSON that is no JSON-RPC message) it passes on as an exception
 that the server only logs: the client, whose request id was lost with the
 line, waits forever. Here each such line is answered with a JSON-RPC error of
 id null (parse error -32700, invalid request -32600), and the server reads on;
-a blank line, which carries no message, is skipped.
+a blank line, which carries no message, is skipped. A client that closes its end
+of stdout has gone away: the server ends as when stdin closes.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import logging
 import os
 import queue
 import re
@@ -40,6 +42,8 @@ from minirag.display import shown
 
 INVALID_REQUEST = -32600
 MAX_DETAIL = 200
+
+log = logging.getLogger(__name__)
 
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # json.loads joins valid pairs: what is left is alone
@@ -203,6 +207,8 @@ async def serve_stdio(server) -> None:
             lines.answer_on(write)
             lowlevel = lowlevel_server(server)  # what MCPServer.run_stdio_async runs, with this stdin
             await lowlevel.run(_AnsweringReads(read, write), write, lowlevel.create_initialization_options())
+    except* (BrokenPipeError, ConnectionResetError):  # the SDK's stdout writer met a closed pipe
+        log.info("the client closed stdout: stopping")
     finally:
         lines.release()
         os.dup2(saved, 0)

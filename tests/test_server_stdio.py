@@ -316,3 +316,28 @@ def test_a_request_whose_id_is_no_string_or_integer_gets_an_invalid_request_erro
     assert "id must be a string or an integer" in replies[0]["error"]["message"]
     assert nested["isError"] is False, (nested, stderr)
 
+
+def test_a_client_that_stops_reading_stdout_ends_the_server_quietly(server_env):
+    """Writing a reply to a closed pipe raised BrokenPipeError out of the SDK's writer task: exit 1 and
+    `internal error ... please report it`, for a client that merely went away."""
+    proc = subprocess.Popen([sys.executable, "-m", "minirag"], env=server_env, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    ping = b'{"jsonrpc": "2.0", "id": 1, "method": "ping"}\n'
+    try:
+        proc.stdin.write(ping)
+        proc.stdin.flush()
+        proc.stdout.readline()  # the server is up and answering
+        proc.stdout.close()
+        for _ in range(20):  # the first reply that meets the closed pipe ends the server
+            proc.stdin.write(ping)
+            proc.stdin.flush()
+            time.sleep(0.1)
+    except BrokenPipeError:
+        pass
+    try:
+        proc.wait(TIMEOUT_S)
+    finally:
+        proc.kill()
+    stderr = proc.stderr.read()
+    assert b"internal error" not in stderr, stderr
+    assert proc.returncode == 0, stderr
