@@ -7,12 +7,17 @@ such a line is parsed with the standard library, which accepts it, every lone
 surrogate becomes U+FFFD, and the request goes on. Every other line reaches the
 SDK untouched.
 
+A request whose id is no string or integer (an object, a float, true, null) the
+SDK reads as a notification, dropping the id, and answers nothing: such a line is
+answered here with an invalid-request error of id null instead.
+
 A line the SDK cannot read at all (not JSON, JSON nested past its parser's
 depth limit, JSON that is no JSON-RPC message) it passes on as an exception
 that the server only logs: the client, whose request id was lost with the
 line, waits forever. Here each such line is answered with a JSON-RPC error of
 id null (parse error -32700, invalid request -32600), and the server reads on;
-a blank line, which carries no message, is skipped.
+a blank line, which carries no message, is skipped. A client that closes its end
+of stdout has gone away: the server ends as when stdin closes.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import logging
 import os
 import queue
 import re
@@ -34,8 +40,15 @@ from pydantic import ValidationError
 from minirag._compat.mcp import last_context, lowlevel_server
 from minirag.display import shown
 
+INVALID_REQUEST = -32600
+MAX_DETAIL = 200
+
+log = logging.getLogger(__name__)
+
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # json.loads joins valid pairs: what is left is alone
+# An "id" key whose value starts as neither a string nor an integer: only such lines are parsed to look closer.
+_ODD_ID = re.compile(r'"id"\s*:\s*(?!"|-?\d+\s*[,}])')
 
 
 def repair(line: str) -> str:
@@ -60,6 +73,24 @@ def without_lone_surrogates(value):
     return value
 
 
+def odd_id_reply(line: str) -> types.JSONRPCError | None:
+    """The error answering `line` when it is a request whose id is no string or integer, else None."""
+    if not _ODD_ID.search(line):
+        return None
+    try:
+        message = json.loads(line)
+    except (ValueError, RecursionError):
+        return None  # the SDK's parser answers it
+    if not isinstance(message, dict) or "method" not in message or "id" not in message:
+        return None
+    request_id = message["id"]
+    if isinstance(request_id, str) or (isinstance(request_id, int) and not isinstance(request_id, bool)):
+        return None
+    return types.JSONRPCError(jsonrpc="2.0", id=None, error=types.ErrorData(
+        code=INVALID_REQUEST, message="Invalid Request: the id must be a string or an integer, got "
+                                      + shown(json.dumps(request_id), 60)))
+
+
 class _RepairedLines:
     """What the SDK's stdin reader iterates: the lines of `text`, repaired.
 
@@ -70,6 +101,7 @@ class _RepairedLines:
     """
 
     def __init__(self, text):
+        self._write = None  # where a line answered here is answered (answer_on)
         self._lines: queue.Queue[str | None] = queue.Queue(maxsize=16)  # the client waits, as on a pipe
         threading.Thread(target=self._read, args=(text,), name="minirag-stdin", daemon=True).start()
 
@@ -85,17 +117,21 @@ class _RepairedLines:
 
     async def __aiter__(self):
         while (line := await anyio.to_thread.run_sync(self._lines.get, abandon_on_cancel=True)) is not None:
-            if line.strip():  # a blank line carries no message: nothing to answer
-                yield repair(line)
+            if not line.strip():  # a blank line carries no message: nothing to answer
+                continue
+            if self._write is not None and (refusal := odd_id_reply(line)) is not None:
+                await self._write.send(SessionMessage(refusal))
+                continue
+            yield repair(line)
+
+    def answer_on(self, write) -> None:
+        """Answer the lines refused here on `write` (the SDK's write stream)."""
+        self._write = write
 
     def release(self) -> None:
         """Wake a get() that a cancellation abandoned, so its worker thread can end."""
         with contextlib.suppress(queue.Full):  # full: lines are waiting, so no get() is blocked
             self._lines.put_nowait(None)
-
-
-INVALID_REQUEST = -32600
-MAX_DETAIL = 200
 
 
 def unreadable_reply(exc: Exception) -> types.JSONRPCError:
@@ -168,8 +204,11 @@ async def serve_stdio(server) -> None:
     lines = _RepairedLines(io.TextIOWrapper(os.fdopen(reading, "rb"), encoding="utf-8", errors="replace"))
     try:
         async with stdio_server(stdin=lines) as (read, write):  # type: ignore[arg-type]  # iterates lines as AsyncFile does
+            lines.answer_on(write)
             lowlevel = lowlevel_server(server)  # what MCPServer.run_stdio_async runs, with this stdin
             await lowlevel.run(_AnsweringReads(read, write), write, lowlevel.create_initialization_options())
+    except* (BrokenPipeError, ConnectionResetError):  # the SDK's stdout writer met a closed pipe
+        log.info("the client closed stdout: stopping")
     finally:
         lines.release()
         os.dup2(saved, 0)

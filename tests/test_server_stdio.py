@@ -292,3 +292,52 @@ def test_building_the_server_under_the_cli_leaves_the_sdks_rich_log_handler_unma
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"
+
+
+BAD_IDS = [b'{"a": 1}', b"1.5", b"1e400", b"true", b"null", b"[7]"]
+
+
+def test_a_request_whose_id_is_no_string_or_integer_gets_an_invalid_request_error(server_env):
+    """The SDK read such a request as a notification (its id dropped) and answered nothing: the client hung."""
+    server = RawServer(server_env)
+    try:
+        server.request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                                      "clientInfo": {"name": "raw", "version": "0"}})
+        server.send({"method": "notifications/initialized"})
+        replies = []
+        for bad in BAD_IDS:
+            server.proc.stdin.write(b'{"jsonrpc": "2.0", "id": ' + bad + b', "method": "ping"}\n')
+            server.proc.stdin.flush()
+            replies.append(json.loads(server.lines.get(timeout=TIMEOUT_S)))
+        nested = server.call("ingest_data", data='{"id": 1.5}', source="ids")  # an "id" inside arguments
+    finally:
+        stderr = server.close()
+    assert [(r["id"], r["error"]["code"]) for r in replies] == [(None, -32600)] * len(BAD_IDS), replies
+    assert "id must be a string or an integer" in replies[0]["error"]["message"]
+    assert nested["isError"] is False, (nested, stderr)
+
+
+def test_a_client_that_stops_reading_stdout_ends_the_server_quietly(server_env):
+    """Writing a reply to a closed pipe raised BrokenPipeError out of the SDK's writer task: exit 1 and
+    `internal error ... please report it`, for a client that merely went away."""
+    proc = subprocess.Popen([sys.executable, "-m", "minirag"], env=server_env, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    ping = b'{"jsonrpc": "2.0", "id": 1, "method": "ping"}\n'
+    try:
+        proc.stdin.write(ping)
+        proc.stdin.flush()
+        proc.stdout.readline()  # the server is up and answering
+        proc.stdout.close()
+        for _ in range(20):  # the first reply that meets the closed pipe ends the server
+            proc.stdin.write(ping)
+            proc.stdin.flush()
+            time.sleep(0.1)
+    except BrokenPipeError:
+        pass
+    try:
+        proc.wait(TIMEOUT_S)
+    finally:
+        proc.kill()
+    stderr = proc.stderr.read()
+    assert b"internal error" not in stderr, stderr
+    assert proc.returncode == 0, stderr
