@@ -68,6 +68,22 @@ class RawServer:
     def call(self, tool: str, **arguments) -> dict:
         return self.request("tools/call", {"name": tool, "arguments": arguments})["result"]
 
+    def initialize(self, client: str = "raw") -> dict:
+        """The handshake every session opens with; initialize's reply."""
+        reply = self.request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                                            "clientInfo": {"name": client, "version": "0"}})
+        self.send({"method": "notifications/initialized"})
+        return reply
+
+    def replies_to(self, lines: list[bytes]) -> list[dict]:
+        """Each raw line written as it stands, and the one reply it gets."""
+        replies = []
+        for line in lines:
+            self.proc.stdin.write(line + b"\n")
+            self.proc.stdin.flush()
+            replies.append(json.loads(self.lines.get(timeout=TIMEOUT_S)))
+        return replies
+
     def close(self) -> bytes:
         self.proc.stdin.close()
         self.proc.wait(TIMEOUT_S)
@@ -77,9 +93,7 @@ class RawServer:
 def test_stdio_server_answers_initialize_ingest_and_query_with_only_json_rpc_on_stdout(server_env):
     server = RawServer(server_env)
     try:
-        init = server.request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
-                                             "clientInfo": {"name": "raw", "version": "0"}})
-        server.send({"method": "notifications/initialized"})
+        init = server.initialize()
         tools = server.request("tools/list", {})["result"]["tools"]
         ingested = server.call("ingest_file", filePath=str(Path(server_env["BASE_DIR"]) / "tides.md"))
         found = server.call("query_documents", query="moon gravity", topK=5)
@@ -102,9 +116,7 @@ def test_flags_without_a_command_start_the_stdio_server_with_those_flags(server_
     other.mkdir()
     server = RawServer(server_env, "--base-dir", str(other), "--read-only")
     try:
-        server.request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
-                                      "clientInfo": {"name": "t", "version": "0"}})
-        server.send({"method": "notifications/initialized"})
+        server.initialize("t")
         status = server.call("status")["structuredContent"]
     finally:
         stderr = server.close()
@@ -164,9 +176,7 @@ def test_a_request_holding_a_lone_surrogate_is_answered_not_dropped(server_env):
     """JSON allows "\\ud800"; the SDK's parser refuses it and answered nothing: the client hung."""
     server = RawServer(server_env)
     try:
-        server.request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
-                                      "clientInfo": {"name": "raw", "version": "0"}})
-        server.send({"method": "notifications/initialized"})
+        server.initialize()
         server.call("ingest_file", filePath=str(Path(server_env["BASE_DIR"]) / "tides.md"))
         server.proc.stdin.write(b'{"jsonrpc": "2.0", "id": 77, "method": "tools/call", "params": {"name": '
                                 b'"query_documents", "arguments": {"query": "moon \\ud800 gravity"}}}\n')
@@ -194,15 +204,9 @@ def test_an_unreadable_line_gets_a_json_rpc_error_and_the_server_reads_on(server
     """The SDK only logged a line it could not parse: the client, waiting on the id it sent, hung."""
     server = RawServer(server_env)
     try:
-        server.request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
-                                      "clientInfo": {"name": "raw", "version": "0"}})
-        server.send({"method": "notifications/initialized"})
-        replies = []
+        server.initialize()
         server.proc.stdin.write(b"\n  \n")  # blank lines: no message, no answer
-        for line, _code in UNREADABLE:
-            server.proc.stdin.write(line + b"\n")
-            server.proc.stdin.flush()
-            replies.append(json.loads(server.lines.get(timeout=TIMEOUT_S)))
+        replies = server.replies_to([line for line, _code in UNREADABLE])
         after = server.call("ingest_file", filePath=str(Path(server_env["BASE_DIR"]) / "tides.md"))
     finally:
         stderr = server.close()
@@ -301,14 +305,8 @@ def test_a_request_whose_id_is_no_string_or_integer_gets_an_invalid_request_erro
     """The SDK read such a request as a notification (its id dropped) and answered nothing: the client hung."""
     server = RawServer(server_env)
     try:
-        server.request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
-                                      "clientInfo": {"name": "raw", "version": "0"}})
-        server.send({"method": "notifications/initialized"})
-        replies = []
-        for bad in BAD_IDS:
-            server.proc.stdin.write(b'{"jsonrpc": "2.0", "id": ' + bad + b', "method": "ping"}\n')
-            server.proc.stdin.flush()
-            replies.append(json.loads(server.lines.get(timeout=TIMEOUT_S)))
+        server.initialize()
+        replies = server.replies_to([b'{"jsonrpc": "2.0", "id": ' + bad + b', "method": "ping"}' for bad in BAD_IDS])
         nested = server.call("ingest_data", data='{"id": 1.5}', source="ids")  # an "id" inside arguments
     finally:
         stderr = server.close()
