@@ -181,3 +181,34 @@ def test_a_reader_on_a_read_only_mount_sees_what_a_writer_elsewhere_commits(read
         assert reader.status().stats.source_count == 2 + n
     writer.close()
     assert "note-1" in [h["source"] for h in payload(reader.query("marmalade penguin"))["results"]]
+
+
+def test_a_reader_on_a_read_only_mount_says_when_a_wal_it_cannot_read_holds_writes(
+        read_only_mount, make_app, docs, caplog):
+    """A copy or snapshot of a live index: its -wal holds commits, its -shm is gone, and the folder
+    is read-only, so SQLite can open it only `immutable`, which reads the file alone. It searched
+    the index as of its last checkpoint without a word."""
+    import logging
+    import sqlite3
+
+    source, mount = read_only_mount
+    writer = make_app(db_path=str(source / "index.db"))
+    write(docs / "otters.md", "# Otters\n\nSea otters hold hands while they sleep.\n")
+    writer.sync()
+    writer.close()
+    live = sqlite3.connect(source / "index.db")
+    live.execute("PRAGMA wal_autocheckpoint = 0")
+    live.execute("INSERT INTO meta (key, value) VALUES ('a commit', 'left in the wal')")
+    live.commit()
+    copied = {name: (source / name).read_bytes() for name in ("index.db", "index.db-wal")}
+    live.close()
+    for name, data in copied.items():  # the snapshot: the file and its -wal, no -shm
+        (source / name).write_bytes(data)
+    assert not (source / "index.db-shm").exists() and (source / "index.db-wal").stat().st_size > 0
+    with caplog.at_level(logging.WARNING, logger="minirag.store.index"):
+        reader = make_app({"MINIRAG_READ_ONLY": "1"}, db_path=str(mount / "index.db"))
+        try:
+            assert payload(reader.query("otters sleep"))["results"]
+        finally:
+            reader.close()
+    assert any("-wal holds writes not yet in the index file" in r.getMessage() for r in caplog.records)

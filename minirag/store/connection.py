@@ -123,6 +123,13 @@ def opens_immutable(path: Path) -> bool:
     return not all(os.path.exists(f"{os.path.abspath(path)}{suffix}") for suffix in ("-wal", "-shm"))
 
 
+def unread_wal(path: Path) -> bool:
+    """Whether an `immutable` open of `path` leaves writes unread: a -wal beside it, not empty,
+    whose -shm is gone (a copy or snapshot of a live index), on a folder none may write."""
+    wal = f"{os.path.abspath(path)}-wal"
+    return opens_immutable(path) and os.path.exists(wal) and os.path.getsize(wal) > 0
+
+
 def cannot_change(path: Path) -> bool:
     folder = Path(os.path.abspath(path)).parent
     try:

@@ -203,6 +203,10 @@ class Index:
                         f"index {self.path} has schema version {version}, expected {schema.SCHEMA_VERSION}; "
                         "open it once without --read-only to upgrade"
                     )
+                if db.unread_wal(self.path):
+                    log.warning("%s-wal holds writes not yet in the index file, and without its -shm a read-only "
+                                "open on this read-only folder cannot read them: searches see the index as of its "
+                                "last checkpoint, until a writer opens it", self.path)
                 stale = self.stale_keyword_scheme()
                 if stale is not None:
                     log.warning("%s: %s", self.path, stale_keywords_warning(stale))
