@@ -203,3 +203,30 @@ def test_the_list_files_tool_shows_ignored_files_when_asked(app, repo):
     assert not any(f["state"] == "excluded" for f in server.list_files(state)["files"])
     listed = {f["source"]: f for f in server.list_files(state, ignored=True)["files"]}
     assert listed[f"{repo}/vendor/"]["reason"] == f"ignore rule: /vendor/, {repo}/.gitignore"
+
+
+def test_an_ignore_file_linked_out_of_the_roots_is_never_read(make_app, repo, tmp_path, caplog):
+    # A folder's `.minignore` linked to a file outside the roots (`~/.ssh/...`) was read: its lines
+    # became rules, shown by `list --ignored`, and a line that is no pattern was logged whole.
+    outside = write(tmp_path / "outside" / "secrets.txt", "guide.md\n")
+    (repo / "docs" / ".minignore").symlink_to(outside)
+    write(repo / "rules.txt", "run.log.md\n")  # a link that stays inside the roots is read as before
+    (repo / ".minignore").symlink_to(repo / "rules.txt")
+    app = make_app()
+    run_sync(app.pipeline, list(app.config.roots))
+    indexed = {row.source for row in app.index.list_sources()}
+    assert str(repo / "docs" / "guide.md") in indexed
+    assert str(repo / "run.log.md") not in indexed
+    assert any(f"{repo / 'docs' / '.minignore'}: a link out of the document roots" in r.getMessage()
+               for r in caplog.records)
+
+
+def test_an_ignore_file_above_a_root_is_never_read_through_a_link(make_app, repo, tmp_path):
+    # The `.gitignore` files from the repository's top down lie outside the root: one that is a link
+    # (to anything) gives no rules, as git itself (2.32+) never follows a `.gitignore` link.
+    outside = write(tmp_path / "outside" / "secrets.txt", "guide.md\n")
+    (repo / ".gitignore").unlink()
+    (repo / ".gitignore").symlink_to(outside)
+    app = make_app(base_dirs=[str(repo / "docs")])
+    run_sync(app.pipeline, list(app.config.roots))
+    assert str(repo / "docs" / "guide.md") in {row.source for row in app.index.list_sources()}

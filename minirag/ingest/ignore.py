@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from minirag.display import printable
 from minirag.gitstate import read_regular_file
 
 if TYPE_CHECKING:  # imported where patterns are compiled: a query's configuration never compiles them
@@ -150,12 +151,32 @@ class IgnoreRules:
                 path = os.path.join(folder, name)
                 # None there (the usual case), unreadable, too big, or no regular file (a FIFO
                 # would block the walk, /dev/zero never end): no rules from it.
-                text = read_regular_file(path, MAX_IGNORE_FILE)
+                text = self._read(path)
                 spec = _spec(text.splitlines(), path) if text is not None else None
                 if spec is not None:
                     cached.append((path, spec))
             self._files[folder] = cached
         return cached
+
+    def _read(self, path: str) -> str | None:
+        """An ignore file's text, or None. One in a root is read as documents are (read_inside_roots):
+        a link out of the roots gives no rules. One above a root (a repository's, from its top down)
+        lies outside every root: it is read only when it is no link at all, as git (2.32+) reads it."""
+        from minirag.errors import PathOutsideRoots
+        from minirag.security import containing_root, read_inside_roots
+
+        if not os.path.lexists(path):  # the usual case, answered without opening the path from `/`
+            return None
+        if self._root_of(os.path.dirname(path)) is None:
+            return read_regular_file(path, MAX_IGNORE_FILE, follow_links=False)
+        if containing_root(Path(os.path.realpath(path)), self.roots) is None:
+            log.warning("%s: a link out of the document roots; not read, so it gives no rules", printable(path))
+            return None
+        try:
+            data = read_inside_roots(path, self.roots, MAX_IGNORE_FILE)
+        except (PathOutsideRoots, OSError):  # no regular file, swapped for a link meanwhile, unreadable
+            return None
+        return None if len(data) > MAX_IGNORE_FILE else data.decode("utf-8", "replace")
 
     def _root_of(self, path: str) -> Path | None:
         best = None
