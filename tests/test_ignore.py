@@ -230,3 +230,32 @@ def test_an_ignore_file_above_a_root_is_never_read_through_a_link(make_app, repo
     app = make_app(base_dirs=[str(repo / "docs")])
     run_sync(app.pipeline, list(app.config.roots))
     assert str(repo / "docs" / "guide.md") in {row.source for row in app.index.list_sources()}
+
+
+def test_an_ignore_line_with_wildcards_enough_to_stall_matching_is_skipped(make_app, repo, caplog):
+    # pathspec matches through Python regular expressions, which backtrack: one line of a root's
+    # `.gitignore` such as `*d*d*d*d*d*x` took hours on a file named with 200 `d`s, stalling every
+    # sync, list and watch pass. Run in a thread, so the old behaviour fails instead of hanging.
+    import threading
+
+    write(repo / "docs" / ".gitignore", "scratch.md\n*d*d*d*d*d*x\nout/\n")
+    write(repo / "docs" / ("d" * 200 + ".md"), "# Long name\n\nA file with a long name.\n")
+    app = make_app()
+    app.encoder  # noqa: B018 - loaded here, not timed by the join below
+    done = []
+    worker = threading.Thread(target=lambda: done.append(run_sync(app.pipeline, list(app.config.roots))),
+                              daemon=True)
+    worker.start()
+    worker.join(60)
+    assert done, "the sync was still matching one ignore line after 60 s"
+    indexed = {row.source for row in app.index.list_sources()}
+    assert str(repo / "docs" / ("d" * 200 + ".md")) in indexed
+    assert str(repo / "docs" / "scratch.md") not in indexed and str(repo / "docs" / "out" / "page.md") not in indexed
+    assert any("docs/.gitignore, line 2: not an ignore pattern, skipped (too many wildcards" in r.getMessage()
+               for r in caplog.records)
+
+
+@pytest.mark.parametrize("glob", ["a/**/b/**/c/**/d", "*a*b*c*d*e"])
+def test_a_glob_with_wildcards_enough_to_stall_matching_is_a_configuration_error(make_config, glob):
+    with pytest.raises(ConfigError, match="is not a glob \\(too many wildcards"):
+        make_config(exclude=[glob])
