@@ -48,7 +48,7 @@ from minirag.ingest.progress import Progress
 from minirag.results import payload
 from minirag.search import Scope, SearchOptions, clamp_top_k, search
 from minirag.search.vector import MatrixCache
-from minirag.security import is_under, resolve_inside_roots, served_by_roots
+from minirag.security import MAX_PATH_BYTES, is_under, resolve_inside_roots, served_by_roots
 from minirag.store import connection
 from minirag.store.index import META_GIT_STATE, Index, IndexStats, SourceRow, stale_keywords_warning
 from minirag.values import (
@@ -79,7 +79,6 @@ MAX_NEIGHBORS = 20  # chunks on each side read_chunk_neighbors returns at most
 MAX_SOURCE_ID = 2048  # characters of a data or url source's id (URLs included)
 # Far more than a model reads (512 tokens); the bound keeps a hostile query's normalization short.
 MAX_QUERY_CHARS = 10_000
-MAX_PATH_BYTES = 4096  # PATH_MAX on Linux; longer paths fail in the OS with less helpful errors
 META_LAST_SYNC = "collections_last_sync"  # {root: ISO time} of each root's last complete sync
 READ_SLACK_TOKENS = 8  # a page's nextOffset, once known, may be a few digits longer than the null it replaces
 

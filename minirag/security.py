@@ -16,6 +16,8 @@ from pathlib import Path
 
 from minirag.errors import PathOutsideRoots
 
+MAX_PATH_BYTES = 4096  # PATH_MAX on Linux; longer paths fail in the OS with less helpful errors
+
 
 def is_under(path: str, prefix: str, sep: str = "/") -> bool:
     """True when `path` is `prefix` or lies below it, matching whole segments only."""

@@ -13,7 +13,7 @@ from pathlib import Path
 from minirag.config import INDEX_DIRNAME
 from minirag.display import is_utf8, printable
 from minirag.ingest.ignore import IgnoreReason, IgnoreRules
-from minirag.security import containing_root, folder_entries, root_changed
+from minirag.security import MAX_PATH_BYTES, containing_root, folder_entries, root_changed
 
 # Directories never descended into: tool state, VCS internals, dependency caches (and every dot-dir).
 SKIPPED_DIRS = frozenset({".git", ".hg", ".svn", INDEX_DIRNAME, "node_modules", "__pycache__", ".venv", ".tox", ".nox"})
@@ -60,6 +60,9 @@ def unseen_reason(path: str, roots: Sequence[Path] = ()) -> str:
     """Why a walk passed over `path` (an entry of its `unreadable` list), for a warning."""
     if not is_utf8(path):
         return "its name is not valid UTF-8, so it is skipped (rename it to index it)"
+    if len(os.fsencode(path)) >= MAX_PATH_BYTES:
+        return (f"its path is longer than the system takes ({MAX_PATH_BYTES} bytes), so it is skipped "
+                "(shorten the names of the folders above it)")
     changed = root_changed(Path(path)) if path in {str(root) for root in roots} else None
     if changed and changed != "the root folder is gone":
         return (f"{changed}; nothing is read through it and what it held stays indexed, until the folder "
@@ -75,7 +78,9 @@ def unseen_warnings(places: Sequence[str], roots: Sequence[Path] = ()) -> list[s
 def _note_unreadable(exc: OSError, path: str, unreadable: list[str]) -> None:
     # No existence check here: inside a folder that can be listed but not entered (mode r--),
     # even lstat fails with EACCES, and what cannot be looked at is not gone.
-    if exc.errno not in _ABSENT:
+    # A name too long is nothing there, but a walk lists folders beneath the root one name at a time,
+    # so it finds files whose whole path is longer than the system takes: they are, and said so.
+    if exc.errno not in _ABSENT or (exc.errno == errno.ENAMETOOLONG and len(os.fsencode(path)) >= MAX_PATH_BYTES):
         unreadable.append(path)
 
 
