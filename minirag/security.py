@@ -34,6 +34,12 @@ def containing_root(real: Path, roots: Iterable[Path]) -> Path | None:
     return None
 
 
+def innermost_root(path: str | Path, roots: Iterable[Path]) -> Path | None:
+    """The deepest of `roots` holding `path` (roots may nest), or None."""
+    return max((root for root in roots if is_under(str(path), str(root), os.sep)),
+               key=lambda root: len(str(root)), default=None)
+
+
 def root_changed(root: Path) -> str | None:
     """Why `root` (a real path, as the configuration resolved it) cannot be used now: gone, or
     a symlink (or a file) in its place or in place of a folder on its path; None when it can."""

@@ -682,3 +682,20 @@ def test_a_file_whose_path_is_longer_than_the_system_takes_is_a_warning_not_sile
     assert [w for w in progress.warnings if w.endswith("deep.md: its path is longer than the system takes "
                                                           "(4096 bytes), so it is skipped (shorten the names "
                                                           "of the folders above it)")]
+
+
+def test_a_folder_link_from_one_root_into_another_indexes_each_file_once(make_app, tmp_path):
+    # Inside one root, two names of one folder are walked once; a link from root `a` into root `b`
+    # walked it again under the link's name, so every file of `b` was indexed, and found, twice.
+    a, b = tmp_path / "a", tmp_path / "b"
+    write(a / "own.md", "# Own\n\nA page of the first root.\n")
+    write(b / "page.md", "# Page\n\nA page about otters.\n")
+    write(b / "sub" / "deep.md", "# Deep\n\nA deeper page about otters.\n")
+    (a / "to-b").symlink_to(b, target_is_directory=True)
+    (a / "to-b-sub").symlink_to(b / "sub", target_is_directory=True)
+    app = make_app(base_dirs=[str(a), str(b)])
+    app.sync()
+    assert {row.source for row in app.index.list_sources()} == {
+        str(a / "own.md"), str(b / "page.md"), str(b / "sub" / "deep.md")}
+    assert {f.source for f in app.list_files().files} == {
+        str(a / "own.md"), str(b / "page.md"), str(b / "sub" / "deep.md")}

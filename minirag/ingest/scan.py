@@ -13,7 +13,13 @@ from pathlib import Path
 from minirag.config import INDEX_DIRNAME
 from minirag.display import is_utf8, printable
 from minirag.ingest.ignore import IgnoreReason, IgnoreRules
-from minirag.security import MAX_PATH_BYTES, containing_root, folder_entries, root_changed
+from minirag.security import (
+    MAX_PATH_BYTES,
+    containing_root,
+    folder_entries,
+    innermost_root,
+    root_changed,
+)
 
 # Directories never descended into: tool state, VCS internals, dependency caches (and every dot-dir).
 SKIPPED_DIRS = frozenset({".git", ".hg", ".svn", INDEX_DIRNAME, "node_modules", "__pycache__", ".venv", ".tox", ".nox"})
@@ -182,12 +188,14 @@ def walk(start: Path, roots: Sequence[Path], unreadable: list[str] | None = None
         except OSError as exc:  # a name made or unmade a link while it was resolved (readlink's EINVAL)
             _note_unreadable(exc, directory, unreadable)
             continue
-        root = containing_root(Path(real_dir), roots)
-        if real_dir in seen_dirs or root is None:
+        # A folder lies in the root its real path lies in: reached through a link from another root (or
+        # from outside that inner root), it is that root's walk that lists it, under its own name.
+        holder = innermost_root(real_dir, roots)
+        if real_dir in seen_dirs or holder is None or holder != innermost_root(directory, roots):
             continue
         seen_dirs.add(real_dir)
         try:
-            with folder_entries(directory, real_dir, root) as listing:
+            with folder_entries(directory, real_dir, holder) as listing:
                 entries = [(entry.name, _is_dir(entry)) for entry in listing]
         except OSError as exc:
             _note_unreadable(exc, directory, unreadable)  # gone or replaced by a file: a change, not a failure
