@@ -48,7 +48,13 @@ from minirag.ingest.progress import Progress
 from minirag.results import payload
 from minirag.search import Scope, SearchOptions, clamp_top_k, search
 from minirag.search.vector import MatrixCache
-from minirag.security import is_under, resolve_inside_roots, served_by_roots
+from minirag.security import (
+    MAX_PATH_BYTES,
+    innermost_root,
+    is_under,
+    resolve_inside_roots,
+    served_by_roots,
+)
 from minirag.store import connection
 from minirag.store.index import META_GIT_STATE, Index, IndexStats, SourceRow, stale_keywords_warning
 from minirag.values import (
@@ -79,7 +85,6 @@ MAX_NEIGHBORS = 20  # chunks on each side read_chunk_neighbors returns at most
 MAX_SOURCE_ID = 2048  # characters of a data or url source's id (URLs included)
 # Far more than a model reads (512 tokens); the bound keeps a hostile query's normalization short.
 MAX_QUERY_CHARS = 10_000
-MAX_PATH_BYTES = 4096  # PATH_MAX on Linux; longer paths fail in the OS with less helpful errors
 META_LAST_SYNC = "collections_last_sync"  # {root: ISO time} of each root's last complete sync
 READ_SLACK_TOKENS = 8  # a page's nextOffset, once known, may be a few digits longer than the null it replaces
 
@@ -689,8 +694,8 @@ class App:
 
     def collection_of(self, source: str) -> str | None:
         """The name of the collection whose root holds `source` (the innermost); None for data and url sources."""
-        holding = [c for c in self.config.collections if is_under(source, str(c.root), os.sep)]
-        return max(holding, key=lambda c: len(str(c.root))).name if holding else None
+        root = innermost_root(source, [c.root for c in self.config.collections])
+        return next((c.name for c in self.config.collections if c.root == root), None) if root else None
 
     def collection_scope(self, collection: str | None, scope: str | None) -> str | None:
         """The scope a search or listing runs in: `scope`, or the collection's root, or `scope`

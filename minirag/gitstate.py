@@ -45,11 +45,14 @@ class GitState:
     synced_at: str | None = None
 
 
-def read_regular_file(path: Path | str, limit: int = MAX_SMALL_FILE) -> str | None:
+def read_regular_file(path: Path | str, limit: int = MAX_SMALL_FILE, *, follow_links: bool = True) -> str | None:
     """The text of a regular file of at most `limit` bytes (not a FIFO, device or folder, which
-    could block or never end), or None."""
+    could block or never end), or None; without `follow_links`, None for a symlink too."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    if not follow_links:
+        flags |= getattr(os, "O_NOFOLLOW", 0)
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+        fd = os.open(path, flags)
     except OSError:
         return None
     try:

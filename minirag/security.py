@@ -7,13 +7,16 @@ root or continues it past a separator; `/docs/proj` never contains
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import stat
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from minirag.errors import PathOutsideRoots
+
+MAX_PATH_BYTES = 4096  # PATH_MAX on Linux; longer paths fail in the OS with less helpful errors
 
 
 def is_under(path: str, prefix: str, sep: str = "/") -> bool:
@@ -29,6 +32,12 @@ def containing_root(real: Path, roots: Iterable[Path]) -> Path | None:
         if is_under(str(real), str(root), os.sep):
             return root
     return None
+
+
+def innermost_root(path: str | Path, roots: Iterable[Path]) -> Path | None:
+    """The deepest of `roots` holding `path` (roots may nest), or None."""
+    return max((root for root in roots if is_under(str(path), str(root), os.sep)),
+               key=lambda root: len(str(root)), default=None)
 
 
 def root_changed(root: Path) -> str | None:
@@ -135,19 +144,51 @@ _READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXE
 _HAS_OPENAT = os.open in os.supports_dir_fd and hasattr(os, "O_NOFOLLOW") and hasattr(os, "O_DIRECTORY")
 
 
-def _open_beneath(root: Path, real: Path) -> int:
-    """Open `real` (a symlink-free path inside `root`) with no symlink followed below the root."""
-    parts = real.relative_to(root).parts
+def _open_folder_beneath(root: Path, parts: tuple[str, ...]) -> int:
+    """A descriptor of the folder `parts` below `root`, no symlink followed from `/` down."""
     directory = open_root(root)
     try:
-        for part in parts[:-1]:
+        for part in parts:
             inner = os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0),
                             dir_fd=directory)
             os.close(directory)
             directory = inner
+    except BaseException:
+        os.close(directory)
+        raise
+    return directory
+
+
+def _open_beneath(root: Path, real: Path) -> int:
+    """Open `real` (a symlink-free path inside `root`) with no symlink followed below the root."""
+    parts = real.relative_to(root).parts
+    directory = _open_folder_beneath(root, parts[:-1])
+    try:
         return os.open(parts[-1], _READ_FLAGS | os.O_NOFOLLOW, dir_fd=directory)
     finally:
         os.close(directory)
+
+
+@contextlib.contextmanager
+def folder_entries(directory: str, real: str, root: Path) -> Iterator[list[os.DirEntry]]:
+    """The entries of `directory` (a name whose real path `real` lies in `root`), sorted by name.
+
+    Listed through a descriptor opened down from `/` with no link followed (as read_inside_roots
+    opens files), so a folder swapped for a link out of the roots after it was resolved makes the
+    open fail (ELOOP, ENOTDIR) instead of listing what lies outside. The descriptor stays open while
+    the entries are used: their `is_dir` and `stat` look beneath it. An entry's `path` is its name
+    under `directory`. Without openat (Windows), `directory` is listed by name.
+    """
+    if not _HAS_OPENAT or os.scandir not in os.supports_fd:
+        with os.scandir(directory) as listing:
+            yield sorted(listing, key=lambda e: e.name)
+        return
+    fd = _open_folder_beneath(root, Path(real).relative_to(root).parts)
+    try:
+        with os.scandir(fd) as listing:
+            yield sorted(listing, key=lambda e: e.name)
+    finally:
+        os.close(fd)
 
 
 def _open_checked(real: Path) -> int:

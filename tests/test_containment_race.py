@@ -183,3 +183,80 @@ def test_swapping_the_root_itself_for_a_link_outside_never_stores_or_serves_outs
     assert not _secret_rows(app)
     assert "gardening" in app.read(str(note)).text
     assert all(SECRET not in h["text"] for h in payload(app.query("payroll employee", top_k=50))["results"])
+
+
+def _swap_folder_out(folder: Path, outside: Path) -> None:
+    """Put a link to `outside` in place of `folder`, in one rename (the folder kept beside it)."""
+    link = folder.with_name(folder.name + ".link")
+    link.symlink_to(outside, target_is_directory=True)
+    folder.rename(folder.with_name(folder.name + ".away"))
+    os.replace(link, folder)
+
+
+def test_a_folder_swapped_for_a_link_out_mid_walk_is_not_listed(app, docs, tmp_path, monkeypatch):
+    # The walk resolved a folder, found it inside the root, then listed it by name: a folder swapped
+    # for a link out in between had its outside files' names returned by list --ignored (and their
+    # suffixes counted in otherTypes). The swap is made at that moment, after the folder is resolved.
+    write(docs / ".minignore", "secret-*\n")
+    write(docs / "sub" / "page.md", "# Page\n\nA page about cooking.\n")
+    app.sync()
+    outside = tmp_path / "outside"
+    for name in ("secret-payroll.md", "id_rsa.key"):
+        write(outside / name, "private\n")
+    folder, real_realpath, swapped = docs / "sub", os.path.realpath, []
+
+    def realpath_then_swap(path, *args, **kwargs):
+        resolved = real_realpath(path, *args, **kwargs)
+        if os.fspath(path) == str(folder) and not swapped:
+            _swap_folder_out(folder, outside)
+            swapped.append(path)
+        return resolved
+
+    monkeypatch.setattr(os.path, "realpath", realpath_then_swap)
+    listing = app.list_files(ignored=True)
+    monkeypatch.undo()
+    assert swapped
+    assert not [f.source for f in listing.files if "secret" in f.source or "id_rsa" in f.source]
+    assert ".key" not in dict(listing.other_types)
+
+
+def _exchange_forever(a: Path, b: Path, stop: threading.Event) -> None:
+    """Swap the names `a` and `b` in one step each time (renameat2 RENAME_EXCHANGE), until `stop`;
+    an even number of times, so each ends where it began."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    done = 0
+    while not stop.is_set() or done % 2:
+        if libc.syscall(_SYS_RENAMEAT2, -100, os.fsencode(a), -100, os.fsencode(b), 2) != 0:
+            raise OSError(ctypes.get_errno(), "renameat2")
+        done += 1
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(_SYS_RENAMEAT2 is None, reason="renameat2 is a Linux system call (x86_64, aarch64)")
+def test_syncing_and_listing_while_a_folder_flips_to_a_link_out_never_fails_nor_leaks(app, docs, tmp_path):
+    # os.path.realpath itself raised (EINVAL from readlink) when a name stopped being a link between its
+    # lstat and its readlink: the whole sync or list failed ("cannot use .../sub: Invalid argument").
+    write(docs / ".minignore", "secret-*\n")
+    write(docs / "sub" / "page.md", "# Page\n\nA page about cooking.\n")
+    outside = tmp_path / "outside"
+    write(outside / "secret-payroll.md", "private\n")
+    app.sync()
+    (docs / ".sub-out").symlink_to(outside, target_is_directory=True)  # a dot-folder: never walked itself
+    stop = threading.Event()
+    swapper = threading.Thread(target=_exchange_forever, args=(docs / "sub", docs / ".sub-out", stop), daemon=True)
+    swapper.start()
+    rounds, leaked = 0, []
+    deadline = time.monotonic() + SWAP_SECONDS
+    try:
+        while time.monotonic() < deadline:
+            listing = app.list_files(ignored=True)
+            leaked += [f.source for f in listing.files if "secret" in f.source]
+            app.sync()
+            rounds += 1
+    finally:
+        stop.set()
+        swapper.join(10)
+    assert rounds > 3 and not leaked
+    assert not _secret_rows(app)

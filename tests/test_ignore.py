@@ -203,3 +203,59 @@ def test_the_list_files_tool_shows_ignored_files_when_asked(app, repo):
     assert not any(f["state"] == "excluded" for f in server.list_files(state)["files"])
     listed = {f["source"]: f for f in server.list_files(state, ignored=True)["files"]}
     assert listed[f"{repo}/vendor/"]["reason"] == f"ignore rule: /vendor/, {repo}/.gitignore"
+
+
+def test_an_ignore_file_linked_out_of_the_roots_is_never_read(make_app, repo, tmp_path, caplog):
+    # A folder's `.minignore` linked to a file outside the roots (`~/.ssh/...`) was read: its lines
+    # became rules, shown by `list --ignored`, and a line that is no pattern was logged whole.
+    outside = write(tmp_path / "outside" / "secrets.txt", "guide.md\n")
+    (repo / "docs" / ".minignore").symlink_to(outside)
+    write(repo / "rules.txt", "run.log.md\n")  # a link that stays inside the roots is read as before
+    (repo / ".minignore").symlink_to(repo / "rules.txt")
+    app = make_app()
+    run_sync(app.pipeline, list(app.config.roots))
+    indexed = {row.source for row in app.index.list_sources()}
+    assert str(repo / "docs" / "guide.md") in indexed
+    assert str(repo / "run.log.md") not in indexed
+    assert any(f"{repo / 'docs' / '.minignore'}: a link out of the document roots" in r.getMessage()
+               for r in caplog.records)
+
+
+def test_an_ignore_file_above_a_root_is_never_read_through_a_link(make_app, repo, tmp_path):
+    # The `.gitignore` files from the repository's top down lie outside the root: one that is a link
+    # (to anything) gives no rules, as git itself (2.32+) never follows a `.gitignore` link.
+    outside = write(tmp_path / "outside" / "secrets.txt", "guide.md\n")
+    (repo / ".gitignore").unlink()
+    (repo / ".gitignore").symlink_to(outside)
+    app = make_app(base_dirs=[str(repo / "docs")])
+    run_sync(app.pipeline, list(app.config.roots))
+    assert str(repo / "docs" / "guide.md") in {row.source for row in app.index.list_sources()}
+
+
+def test_an_ignore_line_with_wildcards_enough_to_stall_matching_is_skipped(make_app, repo, caplog):
+    # pathspec matches through Python regular expressions, which backtrack: one line of a root's
+    # `.gitignore` such as `*d*d*d*d*d*x` took hours on a file named with 200 `d`s, stalling every
+    # sync, list and watch pass. Run in a thread, so the old behaviour fails instead of hanging.
+    import threading
+
+    write(repo / "docs" / ".gitignore", "scratch.md\n*d*d*d*d*d*x\nout/\n")
+    write(repo / "docs" / ("d" * 200 + ".md"), "# Long name\n\nA file with a long name.\n")
+    app = make_app()
+    app.encoder  # noqa: B018 - loaded here, not timed by the join below
+    done = []
+    worker = threading.Thread(target=lambda: done.append(run_sync(app.pipeline, list(app.config.roots))),
+                              daemon=True)
+    worker.start()
+    worker.join(60)
+    assert done, "the sync was still matching one ignore line after 60 s"
+    indexed = {row.source for row in app.index.list_sources()}
+    assert str(repo / "docs" / ("d" * 200 + ".md")) in indexed
+    assert str(repo / "docs" / "scratch.md") not in indexed and str(repo / "docs" / "out" / "page.md") not in indexed
+    assert any("docs/.gitignore, line 2: not an ignore pattern, skipped (too many wildcards" in r.getMessage()
+               for r in caplog.records)
+
+
+@pytest.mark.parametrize("glob", ["a/**/b/**/c/**/d", "*a*b*c*d*e"])
+def test_a_glob_with_wildcards_enough_to_stall_matching_is_a_configuration_error(make_config, glob):
+    with pytest.raises(ConfigError, match="is not a glob \\(too many wildcards"):
+        make_config(exclude=[glob])

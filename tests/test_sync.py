@@ -658,3 +658,44 @@ def test_a_full_sync_drops_a_file_stored_under_another_name_of_its_root(app, doc
     progress = sync(app)
     assert sources(app) == {str(note)}
     assert (progress.deleted, progress.outside_roots) == (1, 0)
+
+
+def test_a_file_whose_path_is_longer_than_the_system_takes_is_a_warning_not_silence(app, docs):
+    # Folders nested past PATH_MAX (4096 bytes) can be made (one openat at a time) but no path names
+    # what lies in them: such a file was passed over without a word, as if it did not exist.
+    write(docs / "short.md", "# Short\n\nA file at the top.\n")
+    folder = os.open(docs, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        for _ in range(20):  # 20 names of 250 bytes
+            os.mkdir("d" * 250, dir_fd=folder)
+            inner = os.open("d" * 250, os.O_RDONLY | os.O_DIRECTORY, dir_fd=folder)
+            os.close(folder)
+            folder = inner
+        deep = os.open("deep.md", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=folder)
+        os.write(deep, b"# Deep\n\nA file too deep to name.\n")
+        os.close(deep)
+    finally:
+        os.close(folder)
+    progress = app.sync()
+    assert {row.source for row in app.index.list_sources()} == {str(docs / "short.md")}
+    assert progress.unread == 1
+    assert [w for w in progress.warnings if w.endswith("deep.md: its path is longer than the system takes "
+                                                          "(4096 bytes), so it is skipped (shorten the names "
+                                                          "of the folders above it)")]
+
+
+def test_a_folder_link_from_one_root_into_another_indexes_each_file_once(make_app, tmp_path):
+    # Inside one root, two names of one folder are walked once; a link from root `a` into root `b`
+    # walked it again under the link's name, so every file of `b` was indexed, and found, twice.
+    a, b = tmp_path / "a", tmp_path / "b"
+    write(a / "own.md", "# Own\n\nA page of the first root.\n")
+    write(b / "page.md", "# Page\n\nA page about otters.\n")
+    write(b / "sub" / "deep.md", "# Deep\n\nA deeper page about otters.\n")
+    (a / "to-b").symlink_to(b, target_is_directory=True)
+    (a / "to-b-sub").symlink_to(b / "sub", target_is_directory=True)
+    app = make_app(base_dirs=[str(a), str(b)])
+    app.sync()
+    assert {row.source for row in app.index.list_sources()} == {
+        str(a / "own.md"), str(b / "page.md"), str(b / "sub" / "deep.md")}
+    assert {f.source for f in app.list_files().files} == {
+        str(a / "own.md"), str(b / "page.md"), str(b / "sub" / "deep.md")}

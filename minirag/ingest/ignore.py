@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from minirag.display import printable
 from minirag.gitstate import read_regular_file
 
 if TYPE_CHECKING:  # imported where patterns are compiled: a query's configuration never compiles them
@@ -71,15 +72,40 @@ def split_globs(patterns: Sequence[str], roots: Sequence[Path]) -> dict[Path, li
     return out
 
 
+# pathspec matches through Python regular expressions, which backtrack: each wildcard multiplies the
+# worst case by the length it may span. Measured on names of 255 characters and paths 2,040 folders
+# deep: two wildcards that cross folders (`**`, or the start of a pattern with no `/` before its end)
+# with two within a name take 0.24 s a path at worst; a third crossing one took 50 s, six within a
+# name (`*d*d*d*d*d*x`) hours. A line over either bound is skipped as git skips a line that is no pattern.
+MAX_CROSSING_WILDCARDS = 2
+MAX_WILDCARDS = 4
+_CROSSING = re.compile(r"\.[+*]")  # `.+` / `.*` in pathspec's regex; `[^/]*` stays within a name
+
+
+def _costly(pattern) -> str | None:
+    """Why matching a compiled pattern could take minutes on a hostile path, or None."""
+    regex = getattr(pattern, "regex", None)
+    if regex is None:  # a comment or a blank line
+        return None
+    crossing = len(_CROSSING.findall(regex.pattern))
+    if crossing > MAX_CROSSING_WILDCARDS or crossing + regex.pattern.count("[^/]*") > MAX_WILDCARDS:
+        return (f"too many wildcards to match in time: at most {MAX_CROSSING_WILDCARDS} that cross folders "
+                f"(**, or an unanchored start) and {MAX_WILDCARDS} in all")
+    return None
+
+
 def _spec(lines: Sequence[str], origin: str) -> GitIgnoreSpec | None:
-    """The rules of an ignore file's lines. A line that is no valid pattern (`[z-a]`) is skipped with
-    a warning, as git skips it: one bad line must not leave every file of the roots unindexed."""
+    """The rules of an ignore file's lines. A line that is no valid pattern (`[z-a]`), or one too costly
+    to match, is skipped with a warning, as git skips a bad line: one line must not leave every file of
+    the roots unindexed, nor stall every walk."""
     from pathspec import GitIgnoreSpec
 
     if not lines:
         return None
     try:
-        return GitIgnoreSpec.from_lines(lines)
+        spec = GitIgnoreSpec.from_lines(lines)
+        if not any(_costly(pattern) for pattern in spec.patterns):
+            return spec
     except (ValueError, re.error):  # pathspec's GitWildMatchPatternError is a ValueError
         pass
     valid = []
@@ -96,10 +122,10 @@ def bad_glob(pattern: str) -> str | None:
     from pathspec import GitIgnoreSpec
 
     try:
-        GitIgnoreSpec.from_lines([pattern])
+        spec = GitIgnoreSpec.from_lines([pattern])
     except (ValueError, re.error) as exc:
         return str(exc)
-    return None
+    return next((reason for compiled in spec.patterns if (reason := _costly(compiled))), None)
 
 
 def _decide(spec: GitIgnoreSpec | None, relative: str) -> tuple[bool, str] | None:
@@ -150,12 +176,32 @@ class IgnoreRules:
                 path = os.path.join(folder, name)
                 # None there (the usual case), unreadable, too big, or no regular file (a FIFO
                 # would block the walk, /dev/zero never end): no rules from it.
-                text = read_regular_file(path, MAX_IGNORE_FILE)
+                text = self._read(path)
                 spec = _spec(text.splitlines(), path) if text is not None else None
                 if spec is not None:
                     cached.append((path, spec))
             self._files[folder] = cached
         return cached
+
+    def _read(self, path: str) -> str | None:
+        """An ignore file's text, or None. One in a root is read as documents are (read_inside_roots):
+        a link out of the roots gives no rules. One above a root (a repository's, from its top down)
+        lies outside every root: it is read only when it is no link at all, as git (2.32+) reads it."""
+        from minirag.errors import PathOutsideRoots
+        from minirag.security import containing_root, read_inside_roots
+
+        if not os.path.lexists(path):  # the usual case, answered without opening the path from `/`
+            return None
+        if self._root_of(os.path.dirname(path)) is None:
+            return read_regular_file(path, MAX_IGNORE_FILE, follow_links=False)
+        if containing_root(Path(os.path.realpath(path)), self.roots) is None:
+            log.warning("%s: a link out of the document roots; not read, so it gives no rules", printable(path))
+            return None
+        try:
+            data = read_inside_roots(path, self.roots, MAX_IGNORE_FILE)
+        except (PathOutsideRoots, OSError):  # no regular file, swapped for a link meanwhile, unreadable
+            return None
+        return None if len(data) > MAX_IGNORE_FILE else data.decode("utf-8", "replace")
 
     def _root_of(self, path: str) -> Path | None:
         best = None

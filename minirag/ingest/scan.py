@@ -13,7 +13,13 @@ from pathlib import Path
 from minirag.config import INDEX_DIRNAME
 from minirag.display import is_utf8, printable
 from minirag.ingest.ignore import IgnoreReason, IgnoreRules
-from minirag.security import containing_root, root_changed
+from minirag.security import (
+    MAX_PATH_BYTES,
+    containing_root,
+    folder_entries,
+    innermost_root,
+    root_changed,
+)
 
 # Directories never descended into: tool state, VCS internals, dependency caches (and every dot-dir).
 SKIPPED_DIRS = frozenset({".git", ".hg", ".svn", INDEX_DIRNAME, "node_modules", "__pycache__", ".venv", ".tox", ".nox"})
@@ -60,6 +66,9 @@ def unseen_reason(path: str, roots: Sequence[Path] = ()) -> str:
     """Why a walk passed over `path` (an entry of its `unreadable` list), for a warning."""
     if not is_utf8(path):
         return "its name is not valid UTF-8, so it is skipped (rename it to index it)"
+    if len(os.fsencode(path)) >= MAX_PATH_BYTES:
+        return (f"its path is longer than the system takes ({MAX_PATH_BYTES} bytes), so it is skipped "
+                "(shorten the names of the folders above it)")
     changed = root_changed(Path(path)) if path in {str(root) for root in roots} else None
     if changed and changed != "the root folder is gone":
         return (f"{changed}; nothing is read through it and what it held stays indexed, until the folder "
@@ -75,7 +84,9 @@ def unseen_warnings(places: Sequence[str], roots: Sequence[Path] = ()) -> list[s
 def _note_unreadable(exc: OSError, path: str, unreadable: list[str]) -> None:
     # No existence check here: inside a folder that can be listed but not entered (mode r--),
     # even lstat fails with EACCES, and what cannot be looked at is not gone.
-    if exc.errno not in _ABSENT:
+    # A name too long is nothing there, but a walk lists folders beneath the root one name at a time,
+    # so it finds files whose whole path is longer than the system takes: they are, and said so.
+    if exc.errno not in _ABSENT or (exc.errno == errno.ENAMETOOLONG and len(os.fsencode(path)) >= MAX_PATH_BYTES):
         unreadable.append(path)
 
 
@@ -128,6 +139,14 @@ class Ignored:
     is_dir: bool
 
 
+def _is_dir(entry: os.DirEntry) -> bool | OSError:
+    """Whether an entry is a folder (a link to one too), or why that cannot be told."""
+    try:
+        return entry.is_dir(follow_symlinks=True)
+    except OSError as exc:
+        return exc
+
+
 def walk(start: Path, roots: Sequence[Path], unreadable: list[str] | None = None,
          others: Counter | None = None, rules: IgnoreRules | None = None,
          ignored: list[Ignored] | None = None) -> Iterator[FoundFile]:
@@ -164,39 +183,46 @@ def walk(start: Path, roots: Sequence[Path], unreadable: list[str] | None = None
     stack = [start_str]
     while stack:
         directory = stack.pop()
-        real_dir = os.path.realpath(directory)
-        if real_dir in seen_dirs or containing_root(Path(real_dir), roots) is None:
+        try:
+            real_dir = os.path.realpath(directory)
+        except OSError as exc:  # a name made or unmade a link while it was resolved (readlink's EINVAL)
+            _note_unreadable(exc, directory, unreadable)
+            continue
+        # A folder lies in the root its real path lies in: reached through a link from another root (or
+        # from outside that inner root), it is that root's walk that lists it, under its own name.
+        holder = innermost_root(real_dir, roots)
+        if real_dir in seen_dirs or holder is None or holder != innermost_root(directory, roots):
             continue
         seen_dirs.add(real_dir)
         try:
-            entries = sorted(os.scandir(directory), key=lambda e: e.name)
+            with folder_entries(directory, real_dir, holder) as listing:
+                entries = [(entry.name, _is_dir(entry)) for entry in listing]
         except OSError as exc:
             _note_unreadable(exc, directory, unreadable)  # gone or replaced by a file: a change, not a failure
             continue
         subdirs = []
-        for entry in entries:
-            if not is_utf8(entry.name):
-                unreadable.append(entry.path)
+        for name, is_dir in entries:
+            path = os.path.join(directory, name)
+            if not is_utf8(name):
+                unreadable.append(path)
                 continue
-            try:
-                is_dir = entry.is_dir(follow_symlinks=True)
-            except OSError as exc:
-                _note_unreadable(exc, entry.path, unreadable)
+            if isinstance(is_dir, OSError):
+                _note_unreadable(is_dir, path, unreadable)
                 continue
-            if is_dir and is_skipped_dir(entry.name):
+            if is_dir and is_skipped_dir(name):
                 continue
-            if rules is not None and (reason := rules.reason(entry.path, is_dir)) is not None:
-                if is_dir or (Path(entry.name).suffix.lower() in supported_extensions()
-                              and not entry.name.startswith(".") and not is_temporary(entry.name)):
-                    ignored.append(Ignored(entry.path, reason, is_dir))
+            if rules is not None and (reason := rules.reason(path, is_dir)) is not None:
+                if is_dir or (Path(name).suffix.lower() in supported_extensions()
+                              and not name.startswith(".") and not is_temporary(name)):
+                    ignored.append(Ignored(path, reason, is_dir))
                 continue
             if is_dir:
-                subdirs.append(entry.path)
+                subdirs.append(path)
                 continue
-            if others is not None and (suffix := other_type(entry.name)) is not None:
+            if others is not None and (suffix := other_type(name)) is not None:
                 others[suffix] += 1
                 continue
-            found = _stat_file(entry.path, roots, unreadable)
+            found = _stat_file(path, roots, unreadable)
             if found:
                 yield found
         stack.extend(reversed(subdirs))
