@@ -41,7 +41,7 @@ _HTML = {".html", ".htm"}
 # corrupt PDF must fail, not be indexed as its raw bytes by the plain-text converter.
 _MARKITDOWN = {
     ".docx": "DocxConverter", ".pptx": "PptxConverter", ".xlsx": "XlsxConverter",
-    ".epub": "EpubConverter", ".ipynb": "IpynbConverter",
+    ".epub": "EpubConverter",
 }
 # DOCX: a paragraph in Word's "Title" style is the document's title, so it becomes its
 # H1; a table's first row becomes the Markdown header row, not an empty one above it.
@@ -273,21 +273,26 @@ def _markitdown(data: bytes, suffix: str, name: str) -> Converted:
     import markitdown.converters as converters
     from markitdown import StreamInfo
 
-    warnings: tuple[str, ...] = ()
-    if suffix == ".ipynb":
-        text, warnings = decode_text(data, name)
-        data = text.encode("utf-8")
     converter = getattr(converters, _MARKITDOWN[suffix])()
-    info = StreamInfo(extension=suffix, filename=Path(name).name,
-                      charset="utf-8" if suffix == ".ipynb" else None)
+    info = StreamInfo(extension=suffix, filename=Path(name).name)
     try:
         with converting(name):
             result = converter.convert(io.BytesIO(data), info, **_MARKITDOWN_OPTIONS.get(suffix, {}))
     except Exception as exc:  # noqa: BLE001 - parsers raise anything on hostile input
         detail = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else ""
         raise ConversionFailed(f"{name}: cannot convert ({type(exc).__name__}{': ' + detail if detail else ''})") from None
-    return Converted(markdown=result.markdown or "", metadata_title=(result.title or "").strip() or None,
-                     warnings=warnings)
+    return Converted(markdown=result.markdown or "", metadata_title=(result.title or "").strip() or None)
+
+
+def _notebook(data: bytes, name: str) -> Converted:
+    from minirag.ingest.notebook import notebook_to_markdown
+
+    text, warnings = decode_text(data, name)
+    try:
+        notebook = notebook_to_markdown(text)
+    except ConversionFailed as exc:
+        raise ConversionFailed(f"{name}: {exc}") from None
+    return Converted(markdown=notebook.markdown, metadata_title=notebook.title, warnings=warnings)
 
 
 def repaired(converted: Converted, *, pdf: bool = False) -> Converted:
@@ -331,6 +336,8 @@ def _convert_by_suffix(data: bytes, suffix: str, name: str) -> Converted:
     if suffix == ".csv":
         text, warnings = decode_text(data, name)
         return Converted(markdown=csv_to_markdown(text, name), warnings=warnings)
+    if suffix == ".ipynb":
+        return _notebook(data, name)
     if suffix in _ZIP_FORMATS:
         with check_zip(data, name, suffix) as archive:
             if suffix == ".xlsx":
