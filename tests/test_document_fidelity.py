@@ -44,3 +44,52 @@ def test_a_notebooks_table_result_and_error_are_text_and_its_images_are_left_out
     assert "| Bergen | 2250 |" in markdown
     assert "```\nError in eval(expr, envir, enclos): no station\n```" in markdown
     assert "iVBORw0KGgo" not in markdown and "\x1b" not in markdown
+
+
+# --- spreadsheets ---------------------------------------------------------------------------
+
+
+def test_a_real_spreadsheets_empty_cells_stay_empty():
+    markdown = convert_file(DOCS / "xlsx_excel_chart_data.xlsx").markdown  # saved by Excel
+    assert "|  |  | LA | 2.5 | 4.4 | 2 |" in markdown
+    assert "NaN" not in markdown
+
+
+def _budget_workbook() -> bytes:
+    """A sheet as people lay one out: a title in A1, a blank row, then the table with a date column,
+    a formula column (its value as Excel computed it) and a gap; a notes sheet; an empty sheet."""
+    import datetime
+    import io
+
+    import xlsxwriter
+
+    buffer = io.BytesIO()
+    book = xlsxwriter.Workbook(buffer, {"in_memory": True})
+    sheet = book.add_worksheet("Budget 2024")
+    sheet.write("A1", "Travel budget 2024")
+    sheet.write_row("A3", ["Trip", "Date", "Nights", "Cost per night", "Total", "Share"])
+    day, share = book.add_format({"num_format": "yyyy-mm-dd"}), book.add_format({"num_format": "0%"})
+    for row, (trip, date, nights, cost) in enumerate([("Oslo workshop", datetime.datetime(2024, 3, 4), 3, 180.5),
+                                                      ("Lisbon sprint", datetime.datetime(2024, 6, 10), None, 95.0)],
+                                                     start=4):
+        sheet.write(f"A{row}", trip)
+        sheet.write_datetime(f"B{row}", date, day)
+        if nights is not None:
+            sheet.write(f"C{row}", nights)
+        sheet.write(f"D{row}", cost)
+        sheet.write_formula(f"E{row}", f"=C{row}*D{row}", None, (nights or 0) * cost)
+        sheet.write(f"F{row}", 0.07 if nights else 0.93, share)
+    book.add_worksheet("Notes").write("B2", "Approved by the board on 12 March.")
+    book.add_worksheet("Empty")
+    book.close()
+    return buffer.getvalue()
+
+
+def test_a_sheets_title_row_dates_whole_numbers_and_formula_values_read_as_excel_shows_them():
+    markdown = convert_document(_budget_workbook(), ".xlsx", "budget.xlsx").markdown
+    assert markdown == (
+        "## Budget 2024\n\nTravel budget 2024\n\n"
+        "| Trip | Date | Nights | Cost per night | Total | Share |\n| --- | --- | --- | --- | --- | --- |\n"
+        "| Oslo workshop | 2024-03-04 | 3 | 180.5 | 541.5 | 7% |\n"
+        "| Lisbon sprint | 2024-06-10 |  | 95 | 0 | 93% |\n\n"
+        "## Notes\n\nApproved by the board on 12 March.")

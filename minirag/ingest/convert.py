@@ -40,8 +40,7 @@ _HTML = {".html", ".htm"}
 # One markitdown converter per extension, never its guess-and-fall-back chain: a
 # corrupt PDF must fail, not be indexed as its raw bytes by the plain-text converter.
 _MARKITDOWN = {
-    ".docx": "DocxConverter", ".pptx": "PptxConverter", ".xlsx": "XlsxConverter",
-    ".epub": "EpubConverter",
+    ".docx": "DocxConverter", ".pptx": "PptxConverter", ".epub": "EpubConverter",
 }
 # DOCX: a paragraph in Word's "Title" style is the document's title, so it becomes its
 # H1; a table's first row becomes the Markdown header row, not an empty one above it.
@@ -279,9 +278,19 @@ def _markitdown(data: bytes, suffix: str, name: str) -> Converted:
         with converting(name):
             result = converter.convert(io.BytesIO(data), info, **_MARKITDOWN_OPTIONS.get(suffix, {}))
     except Exception as exc:  # noqa: BLE001 - parsers raise anything on hostile input
-        detail = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else ""
-        raise ConversionFailed(f"{name}: cannot convert ({type(exc).__name__}{': ' + detail if detail else ''})") from None
+        raise ConversionFailed(f"{name}: cannot convert ({_reason(exc)})") from None
     return Converted(markdown=result.markdown or "", metadata_title=(result.title or "").strip() or None)
+
+
+def _workbook(data: bytes, name: str) -> Converted:
+    from minirag.ingest.xlsx_tables import workbook_to_markdown
+
+    try:
+        with converting(name):
+            workbook = workbook_to_markdown(data)
+    except Exception as exc:  # noqa: BLE001 - openpyxl raises anything on hostile input
+        raise ConversionFailed(f"{name}: cannot convert ({_reason(exc)})") from None
+    return Converted(markdown=workbook.markdown, metadata_title=workbook.title)
 
 
 def _notebook(data: bytes, name: str) -> Converted:
@@ -293,6 +302,11 @@ def _notebook(data: bytes, name: str) -> Converted:
     except ConversionFailed as exc:
         raise ConversionFailed(f"{name}: {exc}") from None
     return Converted(markdown=notebook.markdown, metadata_title=notebook.title, warnings=warnings)
+
+
+def _reason(exc: Exception) -> str:
+    detail = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else ""
+    return f"{type(exc).__name__}{': ' + detail if detail else ''}"
 
 
 def repaired(converted: Converted, *, pdf: bool = False) -> Converted:
@@ -342,6 +356,8 @@ def _convert_by_suffix(data: bytes, suffix: str, name: str) -> Converted:
         with check_zip(data, name, suffix) as archive:
             if suffix == ".xlsx":
                 check_sheets(archive, name)
+    if suffix == ".xlsx":
+        return _workbook(data, name)
     return _markitdown(data, suffix, name)
 
 
