@@ -93,3 +93,45 @@ def test_a_sheets_title_row_dates_whole_numbers_and_formula_values_read_as_excel
         "| Oslo workshop | 2024-03-04 | 3 | 180.5 | 541.5 | 7% |\n"
         "| Lisbon sprint | 2024-06-10 |  | 95 | 0 | 93% |\n\n"
         "## Notes\n\nApproved by the board on 12 March.")
+
+
+# --- PDF ------------------------------------------------------------------------------------
+
+
+# Four pages of R-intro.pdf (R 4.2.2, GPL-2), chapter 11, laid out line by line as its pages 55-58
+# are: the chapter's first page with its page number above the title, then pages whose running
+# header names the chapter above the page number.
+R_INTRO_CHAPTER_11 = [
+    ["55", "11 Statistical models in R", "",
+     "This section presumes the reader has some familiarity with statistical methodology, in",
+     "particular with regression analysis and the analysis of variance. Later we make some rather"],
+    ["Chapter 11: Statistical models in R", "56", "", "y ~ poly(x,2)", "y ~ 1 + x + I(x^2)",
+     "Polynomial regression of y on x of degree 2. The first form uses orthogonal",
+     "polynomials, and the second uses explicit powers, as basis."],
+    ["Chapter 11: Statistical models in R", "57", "", "- a factor, or",
+     "- a formula expression consisting of factors, vectors or matrices connected", "by formula operators."],
+    ["Chapter 11: Statistical models in R", "58", "",
+     "into k columns giving the indicators for all the levels. Second, the whole behavior can be",
+     "changed by the options setting for contrasts. The default setting in R is",
+     'options(contrasts = c("contr.treatment", "contr.poly"))'],
+]
+
+
+def test_a_pdfs_running_header_is_kept_once_and_its_page_numbers_are_dropped():
+    from pdf_maker import make_pdf
+
+    data = make_pdf(R_INTRO_CHAPTER_11, [(1, "Statistical models in R", 1)])
+    markdown = convert_document(data, ".pdf", "R-intro.pdf").markdown
+    assert markdown.count("Chapter 11: Statistical models in R") == 1
+    assert markdown.count("\f") == 4  # every page still ends where it did, so pages cite true
+    lines = {line.strip() for line in markdown.split("\n")}
+    assert not lines & {"55", "56", "57", "58"}
+    assert "# 11 Statistical models in R" in markdown
+    assert "y ~ 1 + x + I(x^2)" in markdown and 'options(contrasts = c("contr.treatment", "contr.poly"))' in markdown
+
+
+def test_a_line_without_letters_recurring_at_page_edges_is_code_and_stays():
+    from minirag.ingest.pdf_structure import structured
+
+    pages = [f"fit{n} <- function(x) {{\n  lm(y ~ x{n})\n}}\n" for n in range(4)]
+    assert structured("\f".join(pages), []).count("}\n") == 4
