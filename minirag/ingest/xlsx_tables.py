@@ -35,6 +35,7 @@ def workbook_to_markdown(data: bytes) -> Workbook:
     try:
         parts = []
         for sheet in book.worksheets:
+            sheet.reset_dimensions()  # read every row, whatever range the sheet claims (pandas does the same)
             body = _sheet(sheet.iter_rows())
             if body:
                 parts.append(f"## {' '.join(sheet.title.split())}\n\n{body}")
