@@ -135,3 +135,19 @@ def test_a_line_without_letters_recurring_at_page_edges_is_code_and_stays():
 
     pages = [f"fit{n} <- function(x) {{\n  lm(y ~ x{n})\n}}\n" for n in range(4)]
     assert structured("\f".join(pages), []).count("}\n") == 4
+
+
+def test_every_row_of_a_sheet_is_read_whatever_range_its_dimension_claims():
+    import io
+    import re
+    import zipfile
+
+    source, patched = io.BytesIO(_budget_workbook()), io.BytesIO()
+    with zipfile.ZipFile(source) as original, zipfile.ZipFile(patched, "w") as copy:
+        for member in original.infolist():
+            data = original.read(member)
+            if member.filename == "xl/worksheets/sheet1.xml":  # some writers always say A1
+                data = re.sub(rb'<dimension ref="[^"]*"/>', b'<dimension ref="A1"/>', data)
+            copy.writestr(member, data)
+    markdown = convert_document(patched.getvalue(), ".xlsx", "budget.xlsx").markdown
+    assert "| Lisbon sprint | 2024-06-10 |  | 95 | 0 | 93% |" in markdown
