@@ -137,6 +137,22 @@ def test_a_line_without_letters_recurring_at_page_edges_is_code_and_stays():
     assert structured("\f".join(pages), []).count("}\n") == 4
 
 
+# --- EPUB -----------------------------------------------------------------------------------
+
+
+def test_an_epubs_chapters_keep_their_text_in_spine_order_without_each_pages_chrome():
+    book = convert_file(DOCS / "epub_ubuntu_packaging_guide_ru.epub")  # a Sphinx EPUB
+    assert book.metadata_title == "Ubuntu Packaging Guide"
+    markdown = book.markdown
+    # Sphinx's navigation bar (twice a chapter) and footer were in all 17 chapters.
+    assert "Навигация" not in markdown and "[вперёд]" not in markdown and "Created using" not in markdown
+    assert "**Description:** unknown" not in markdown
+    assert markdown.startswith("# Руководство разработчика Ubuntu\n\nWelcome to the Ubuntu Packaging")
+    first, second = markdown.index("\n# 1. Введение в разработку Ubuntu\n"), markdown.index("\n# 2. Подготовка\n")
+    assert first < second
+    assert "Пакты исходных кодов в большинстве случаев состоят из двух частей" in markdown
+
+
 def test_every_row_of_a_sheet_is_read_whatever_range_its_dimension_claims():
     import io
     import re

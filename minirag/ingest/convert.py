@@ -40,7 +40,7 @@ _HTML = {".html", ".htm"}
 # One markitdown converter per extension, never its guess-and-fall-back chain: a
 # corrupt PDF must fail, not be indexed as its raw bytes by the plain-text converter.
 _MARKITDOWN = {
-    ".docx": "DocxConverter", ".pptx": "PptxConverter", ".epub": "EpubConverter",
+    ".docx": "DocxConverter", ".pptx": "PptxConverter",
 }
 # DOCX: a paragraph in Word's "Title" style is the document's title, so it becomes its
 # H1; a table's first row becomes the Markdown header row, not an empty one above it.
@@ -282,6 +282,24 @@ def _markitdown(data: bytes, suffix: str, name: str) -> Converted:
     return Converted(markdown=result.markdown or "", metadata_title=(result.title or "").strip() or None)
 
 
+def _book(archive: zipfile.ZipFile, name: str) -> Converted:
+    from minirag.ingest.epub_book import read_book
+
+    try:
+        book = read_book(archive)
+    except ConversionFailed as exc:
+        raise ConversionFailed(f"{name}: {exc}") from None
+    parts: list[str] = []
+    warnings: list[str] = []
+    for chapter in book.chapters:
+        text, said = decode_text(chapter.data, f"{name}: {chapter.name}", declared=html_declared_charset(chapter.data))
+        converted = _html(text, f"{name}: {chapter.name}")
+        parts.append(converted.markdown.strip())
+        warnings.extend(said)
+    return Converted(markdown="\n\n".join(part for part in parts if part), metadata_title=book.title,
+                     warnings=tuple(warnings))
+
+
 def _workbook(data: bytes, name: str) -> Converted:
     from minirag.ingest.xlsx_tables import workbook_to_markdown
 
@@ -356,6 +374,8 @@ def _convert_by_suffix(data: bytes, suffix: str, name: str) -> Converted:
         with check_zip(data, name, suffix) as archive:
             if suffix == ".xlsx":
                 check_sheets(archive, name)
+            if suffix == ".epub":
+                return _book(archive, name)
     if suffix == ".xlsx":
         return _workbook(data, name)
     return _markitdown(data, suffix, name)
