@@ -167,3 +167,12 @@ def test_every_row_of_a_sheet_is_read_whatever_range_its_dimension_claims():
             copy.writestr(member, data)
     markdown = convert_document(patched.getvalue(), ".xlsx", "budget.xlsx").markdown
     assert "| Lisbon sprint | 2024-06-10 |  | 95 | 0 | 93% |" in markdown
+
+
+# --- DOCX -----------------------------------------------------------------------------------
+
+
+def test_a_word_documents_page_header_and_footer_are_kept_once_around_its_body():
+    markdown = convert_file(DOCS / "docx_word_header_footer.docx").markdown  # made by Word
+    assert markdown == ("Header for section-1\n\nsection with header\n\nsection without header of its own.\n\n"
+                        "Footer for section 1")

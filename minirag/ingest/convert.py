@@ -22,6 +22,7 @@ from pathlib import Path
 from minirag.errors import ConversionFailed
 from minirag.ingest import ocr
 from minirag.ingest.csv_table import csv_to_markdown
+from minirag.ingest.docx_margins import read_margins
 from minirag.ingest.pdf_inflate import inflate_budget
 from minirag.ingest.pdf_structure import outline, structured
 from minirag.ingest.quiet import converting
@@ -376,6 +377,10 @@ def _convert_by_suffix(data: bytes, suffix: str, name: str) -> Converted:
                 check_sheets(archive, name)
             if suffix == ".epub":
                 return _book(archive, name)
+            if suffix == ".docx":
+                margins = read_margins(archive)
+                converted = _markitdown(data, suffix, name)
+                return replace(converted, markdown=margins.around(converted.markdown))
     if suffix == ".xlsx":
         return _workbook(data, name)
     return _markitdown(data, suffix, name)

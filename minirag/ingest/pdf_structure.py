@@ -28,7 +28,7 @@ import re
 from collections import Counter
 from collections.abc import Iterator
 
-from minirag.ingest.text_repair import escape_headings
+from minirag.ingest.text_repair import escape_headings, is_page_number
 
 log = logging.getLogger(__name__)
 
@@ -43,8 +43,6 @@ MIN_LEADER_SHARE = 0.3
 MAX_HEADING_WORDS = 20
 EDGE_LINES = 2
 MIN_RUNNING_PAGES = 3
-_ROMAN = r"(?=[ivxlcdm])m{0,3}(?:cm|cd|d?c{0,3})(?:xc|xl|l?x{0,3})(?:ix|iv|v?i{0,3})"
-_PAGE_NUMBER = re.compile(rf"(?:page\s+)?(?:\d+|{_ROMAN})(?:\s*(?:/|of)\s*\d+)?")
 _FOLIO = re.compile(r"^\d+\s+|\s+\d+$")  # the page number beside a running head
 _DIGITS = re.compile(r"\d+")
 _FOLIO_KEY = "#"
@@ -140,7 +138,7 @@ def _running_key(line: str) -> str | None:
     plain = _SPACE.sub(" ", line).strip().casefold()
     if plain.startswith("#"):
         return None
-    if _PAGE_NUMBER.fullmatch(plain):
+    if is_page_number(plain):
         return _FOLIO_KEY
     plain = _DIGITS.sub("#", _FOLIO.sub("", plain))
     return plain if any(c.isalpha() for c in plain) else None
