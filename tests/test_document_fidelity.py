@@ -176,3 +176,31 @@ def test_a_word_documents_page_header_and_footer_are_kept_once_around_its_body()
     markdown = convert_file(DOCS / "docx_word_header_footer.docx").markdown  # made by Word
     assert markdown == ("Header for section-1\n\nsection with header\n\nsection without header of its own.\n\n"
                         "Footer for section 1")
+
+
+# --- HTML -----------------------------------------------------------------------------------
+
+
+# The top of a page of the Debian Administrator's Handbook (debian-handbook 11.20220922, Publican,
+# `html/en-US/sect.apt-get.html`), as it stands above every one of its pages.
+HANDBOOK_PAGE = """<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Strict//EN"
+"http://www.w3.org/TR/xhtml1/DTD/xhtml1-strict.dtd"><html xmlns="http://www.w3.org/1999/xhtml"><head>
+<title>6.2. aptitude, apt-get, and apt Commands</title></head><body><div id="banner">
+<a href="http://debian-handbook.info/get/"><span class="text">Download the ebook</span></a></div>
+<p id="title"><a class="left" href="http://www.debian.org"><img alt="Product Site"
+src="Common_Content/images//image_left.png" /></a><a class="right" href="index.html"><img
+alt="Documentation Site" src="Common_Content/images//image_right.png" /></a></p><ul class="docnav top">
+<li class="previous"><a accesskey="p" href="apt.html"><strong>Prev</strong></a></li><li class="home">The
+Debian Administrator's Handbook</li><li class="next"><a accesskey="n" href="sect.apt-cache.html">
+<strong>Next</strong></a></li></ul><div class="section"><div class="titlepage"><div><div><h2 class="title">
+<a id="sect.apt-get"></a>6.2. <code class="command">aptitude</code>, <code class="command">apt-get</code>,
+and <code class="command">apt</code> Commands</h2></div></div></div><div class="para"><acronym
+class="acronym">APT</acronym> is a vast project, whose original plans included a graphical interface. See
+<a href="http://www.debian.org/doc/">the Debian documentation</a>.</div></div></body></html>"""
+
+
+def test_a_sites_banner_and_logo_links_above_the_pages_title_are_left_out():
+    markdown = convert_document(HANDBOOK_PAGE.encode(), ".html", "sect.apt-get.html").markdown
+    assert "Download the ebook" not in markdown and "Product Site" not in markdown
+    assert markdown.startswith("## 6.2. `aptitude`, `apt-get`, and `apt` Commands\n\nAPT is a vast project")
+    assert "[the Debian documentation](http://www.debian.org/doc/)" in markdown

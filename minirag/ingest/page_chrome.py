@@ -40,6 +40,7 @@ _SEQUENCE_RELS = frozenset({"prev", "previous", "next", "up", "home", "start", "
                             "contents", "top", "parent"})
 _EDIT_HREF = re.compile(r"(?:/edit/|/_edit/|[?&]action=edit\b)")
 _LINK_BLOCKS = ("ul", "ol", "table", "div", "dl", "p", "menu", "section")
+_HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
 _BAR_BLOCKS = ("div", "table", "p", "ul", "ol", "section", "span")
 _WORD = re.compile(r"\w+")
 # A prev/next bar holds the titles of its neighbours and little else.
@@ -64,6 +65,7 @@ def main_content(root):
     top = region if region is not None else top
     _drop_chrome(top)
     if region is None:
+        _drop_banners(top)
         _drop_link_blocks(top)
     return top
 
@@ -201,6 +203,28 @@ def _drop_link_blocks(top) -> None:
         return
     for el in doomed:
         _drop(el)
+
+
+def _drop_banners(top) -> None:
+    """Blocks of nothing but links above the page's first heading and its first sentence: a site's
+    banner and logo links (the Debian Administrator's Handbook's "Download the ebook" and its two logos
+    on each of its pages). Links that leave the site count too here: above the title, they are the
+    site's, not the text's."""
+    heading = next(top.iter(*_HEADINGS), None)
+    if heading is None:
+        return
+    above: list[HtmlElement] = []
+    for el in top.iter("*"):
+        if el is heading or (isinstance(el.tag, str) and _is_prose(el)):
+            break
+        if el.tag in _LINK_BLOCKS and not _is_ancestor(el, heading) and not any(_is_ancestor(d, el) for d in above):
+            above.append(el)
+    for el in above:
+        links = [a for a in el.iter("a") if a.get("href") is not None]
+        words = _word_count(el)
+        linked = sum(_word_count(a) for a in links)
+        if links and (linked >= LINK_SHARE * words if words else all(a.find(".//img") is not None for a in links)):
+            _drop(el)
 
 
 def _is_prose(el) -> bool:
