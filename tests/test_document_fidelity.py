@@ -204,3 +204,39 @@ def test_a_sites_banner_and_logo_links_above_the_pages_title_are_left_out():
     assert "Download the ebook" not in markdown and "Product Site" not in markdown
     assert markdown.startswith("## 6.2. `aptitude`, `apt-get`, and `apt` Commands\n\nAPT is a vast project")
     assert "[the Debian documentation](http://www.debian.org/doc/)" in markdown
+
+
+def _epub(manifest: list[tuple[str, str]], spine: list[str], files: dict[str, str]) -> bytes:
+    import io
+    import zipfile
+
+    items = "".join(f'<item id="{i}" href="{href}" media-type="application/xhtml+xml"/>' for i, href in manifest)
+    refs = "".join(f'<itemref idref="{i}" linear="yes"/>' for i in spine)
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as book:
+        book.writestr("mimetype", "application/epub+zip")
+        book.writestr("META-INF/container.xml", '<?xml version="1.0"?><container version="1.0" xmlns="urn:oasis:'
+                      'names:tc:opendocument:xmlns:container"><rootfiles><rootfile full-path="OEBPS/content.opf" '
+                      'media-type="application/oebps-package+xml"/></rootfiles></container>')
+        book.writestr("OEBPS/content.opf", '<?xml version="1.0"?><package xmlns="http://www.idpf.org/2007/opf" '
+                      'version="2.0"><metadata xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:title>Live Systems '
+                      f"Manual</dc:title></metadata><manifest>{items}</manifest><spine>{refs}</spine></package>")
+        for name, body in files.items():
+            book.writestr(f"OEBPS/{name}", f'<html xmlns="http://www.w3.org/1999/xhtml"><body>{body}</body></html>')
+    return buffer.getvalue()
+
+
+def test_an_epub_whose_spine_names_places_inside_a_chapter_reads_that_chapter_once():
+    # live-manual-epub (Debian 2:20151217.2) lists each section of a chapter as its own spine item,
+    # `about-manual.xhtml#o8`; read once per item, the English manual came out 12 times its length.
+    data = _epub([("intro", "about-manual.xhtml"), ("intro#o8", "about-manual.xhtml#o8"),
+                  ("install", "installation.xhtml")],
+                 ["intro", "intro#o8", "install"],
+                 {"installation.xhtml": "<h1>3. Installation</h1><p>Requirements for building live images.</p>",
+                  "about-manual.xhtml": "<h1>1. About this manual</h1><h2 id='o8'>1.1 For the impatient</h2>"
+                                        "<p>While we believe that everything in this manual is important.</p>"})
+    converted = convert_document(data, ".epub", "live-manual.en.epub")
+    assert converted.metadata_title == "Live Systems Manual"
+    assert converted.markdown == ("# 1. About this manual\n\n## 1.1 For the impatient\n\nWhile we believe that "
+                                  "everything in this manual is important.\n\n# 3. Installation\n\n"
+                                  "Requirements for building live images.")

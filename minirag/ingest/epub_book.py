@@ -60,7 +60,7 @@ def read_book(archive: zipfile.ZipFile) -> Book:
     base = posixpath.dirname(opf_path)
     names = set(archive.namelist())
     manifest = {item.get("id"): item for item in package.iter(f"{_OPF}item")}
-    chapters = []
+    chapters, read = [], set()
     for itemref in package.iter(f"{_OPF}itemref"):
         item = manifest.get(itemref.get("idref"))
         if item is None or item.get("media-type") not in _CHAPTER_TYPES:
@@ -68,7 +68,8 @@ def read_book(archive: zipfile.ZipFile) -> Book:
         if "nav" in (item.get("properties") or "").split():
             continue
         member = _member(item.get("href") or "", base, names)
-        if member is not None:
+        if member is not None and member not in read:  # items may name places inside one file
+            read.add(member)
             chapters.append(Chapter(name=member, data=archive.read(member)))
     title = next((" ".join(t.text.split()) for t in package.iter(f"{_DC}title") if t.text and t.text.strip()), None)
     return Book(title=title, chapters=tuple(chapters))
