@@ -240,3 +240,11 @@ def test_an_epub_whose_spine_names_places_inside_a_chapter_reads_that_chapter_on
     assert converted.markdown == ("# 1. About this manual\n\n## 1.1 For the impatient\n\nWhile we believe that "
                                   "everything in this manual is important.\n\n# 3. Installation\n\n"
                                   "Requirements for building live images.")
+
+
+def test_a_word_documents_comments_follow_its_body_with_their_authors():
+    markdown = convert_file(DOCS / "docx_word_comments.docx").markdown  # made by Word
+    assert markdown.startswith("Document text\n\nSome text worthy of note.")
+    assert markdown.endswith("Paragraph 7\n\nComment by Steve Canny: Text with hyperlink https://google.com embedded."
+                             "\n\nComment: Text with inline image in the middle.\n\nComment: Text with character "
+                             "style.\n\nComment: Paragraph with Heading 2 paragraph style.")
