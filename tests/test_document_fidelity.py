@@ -248,3 +248,15 @@ def test_a_word_documents_comments_follow_its_body_with_their_authors():
     assert markdown.endswith("Paragraph 7\n\nComment by Steve Canny: Text with hyperlink https://google.com embedded."
                              "\n\nComment: Text with inline image in the middle.\n\nComment: Text with character "
                              "style.\n\nComment: Paragraph with Heading 2 paragraph style.")
+
+
+def test_a_filled_in_pdf_forms_values_are_kept_on_their_page():
+    markdown = convert_file(DOCS / "pdf_libreoffice_form_filled.pdf").markdown  # exported by LibreOffice
+    assert markdown.endswith("First Name: Alice\n\nFirst Name_2: Bob\n\n\f")
+    assert "gdpr" not in markdown  # a box left unticked says nothing
+
+
+def test_a_pdfs_notes_are_kept_after_their_pages_text():
+    markdown = convert_file(DOCS / "pdf_commented_notes.pdf").markdown
+    assert "are the ones who do.\n\nComment by moose: Note in second paragraph\n\n" in markdown
+    assert 'Comment by moose: note over "kinds" Like in "kinds of people" ---------- Umlaut: äöüß' in markdown

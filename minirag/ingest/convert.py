@@ -23,6 +23,7 @@ from minirag.errors import ConversionFailed
 from minirag.ingest import ocr
 from minirag.ingest.csv_table import csv_to_markdown
 from minirag.ingest.docx_margins import read_margins
+from minirag.ingest.pdf_fields import page_fields, with_fields
 from minirag.ingest.pdf_inflate import inflate_budget
 from minirag.ingest.pdf_structure import outline, structured
 from minirag.ingest.quiet import converting
@@ -239,7 +240,8 @@ def check_zip(data: bytes, name: str, kind: str) -> zipfile.ZipFile:
 
 
 def _convert_pdf(data: bytes, name: str) -> Converted:
-    """pdfminer text with a form feed after every page, so chunks can cite page numbers."""
+    """pdfminer text with a form feed after every page, so chunks can cite page numbers, and each
+    page's filled-in form fields and notes after its text."""
     try:
         from pdfminer.high_level import extract_text
         from pdfminer.pdfdocument import PDFEncryptionError, PDFPasswordIncorrect
@@ -249,6 +251,7 @@ def _convert_pdf(data: bytes, name: str) -> Converted:
         with converting(name), inflate_budget(name):
             text = extract_text(io.BytesIO(data))
             entries = outline(data)
+            fields = page_fields(data)
     except (PDFPasswordIncorrect, PDFEncryptionError):
         raise ConversionFailed(f"{name}: encrypted PDF (password required)") from None
     except ConversionFailed:
@@ -256,7 +259,7 @@ def _convert_pdf(data: bytes, name: str) -> Converted:
     except Exception as exc:  # noqa: BLE001 - pdfminer raises many unrelated types on bad input
         raise ConversionFailed(f"{name}: cannot read PDF ({type(exc).__name__}: {str(exc)[:200]})") from None
     text, note = ocr.fill_scanned_pages(data, name, text)
-    return Converted(markdown=structured(text, entries), note=note)
+    return Converted(markdown=structured(with_fields(text, fields), entries), note=note)
 
 
 def _html(text: str, name: str, warnings: tuple[str, ...] = ()) -> Converted:
