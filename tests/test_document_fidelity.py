@@ -260,3 +260,12 @@ def test_a_pdfs_notes_are_kept_after_their_pages_text():
     markdown = convert_file(DOCS / "pdf_commented_notes.pdf").markdown
     assert "are the ones who do.\n\nComment by moose: Note in second paragraph\n\n" in markdown
     assert 'Comment by moose: note over "kinds" Like in "kinds of people" ---------- Umlaut: äöüß' in markdown
+
+
+def test_a_pdfs_title_is_the_largest_type_on_its_first_page_and_never_a_file_name():
+    assert convert_file(DOCS / "pdf_commented_notes.pdf").metadata_title == "The Crazy Ones"
+    assert convert_file(DOCS / "pdf_libreoffice_form_filled.pdf").metadata_title == "Example for a Form"
+    # One size of type throughout (a scan's text layer) and an Info /Title of "Binder1.pdf": no title.
+    assert convert_file(DOCS / "pdf_multipage_ocr_vicksburg.pdf").metadata_title is None
+    # The largest type on pdflatex's first page is "Contents": a heading, not the document's title.
+    assert convert_file(DOCS / "pdf_multipage_pdflatex_outline.pdf").metadata_title is None

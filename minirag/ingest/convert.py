@@ -26,6 +26,7 @@ from minirag.ingest.docx_margins import read_margins
 from minirag.ingest.pdf_fields import page_fields, with_fields
 from minirag.ingest.pdf_inflate import inflate_budget
 from minirag.ingest.pdf_structure import outline, structured
+from minirag.ingest.pdf_title import pdf_title
 from minirag.ingest.quiet import converting
 from minirag.ingest.sheet_limits import check_sheets
 from minirag.ingest.text_repair import escape_headings, repair
@@ -252,6 +253,7 @@ def _convert_pdf(data: bytes, name: str) -> Converted:
             text = extract_text(io.BytesIO(data))
             entries = outline(data)
             fields = page_fields(data)
+            title = pdf_title(data)
     except (PDFPasswordIncorrect, PDFEncryptionError):
         raise ConversionFailed(f"{name}: encrypted PDF (password required)") from None
     except ConversionFailed:
@@ -259,7 +261,7 @@ def _convert_pdf(data: bytes, name: str) -> Converted:
     except Exception as exc:  # noqa: BLE001 - pdfminer raises many unrelated types on bad input
         raise ConversionFailed(f"{name}: cannot read PDF ({type(exc).__name__}: {str(exc)[:200]})") from None
     text, note = ocr.fill_scanned_pages(data, name, text)
-    return Converted(markdown=structured(with_fields(text, fields), entries), note=note)
+    return Converted(markdown=structured(with_fields(text, fields), entries), metadata_title=title, note=note)
 
 
 def _html(text: str, name: str, warnings: tuple[str, ...] = ()) -> Converted:
