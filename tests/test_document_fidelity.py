@@ -269,3 +269,20 @@ def test_a_pdfs_title_is_the_largest_type_on_its_first_page_and_never_a_file_nam
     assert convert_file(DOCS / "pdf_multipage_ocr_vicksburg.pdf").metadata_title is None
     # The largest type on pdflatex's first page is "Contents": a heading, not the document's title.
     assert convert_file(DOCS / "pdf_multipage_pdflatex_outline.pdf").metadata_title is None
+
+
+def test_a_notebook_nested_past_the_stack_or_an_epub_with_a_damaged_member_fails_with_a_reason():
+    import io
+    import zipfile
+
+    import pytest
+
+    from minirag.errors import ConversionFailed
+
+    with pytest.raises(ConversionFailed, match=r"deep.ipynb: not a notebook \(invalid JSON"):
+        convert_document(b"[" * 100_000 + b"]" * 100_000, ".ipynb", "deep.ipynb")
+    book = bytearray((DOCS / "epub_ubuntu_packaging_guide_ru.epub").read_bytes())
+    member = zipfile.ZipFile(io.BytesIO(bytes(book))).getinfo("content.opf")
+    book[member.header_offset + 30 + len(member.filename) + len(member.extra) + 5] ^= 0xFF  # its deflate stream
+    with pytest.raises(ConversionFailed, match=r"guide.epub: cannot convert \("):
+        convert_document(bytes(book), ".epub", "guide.epub")

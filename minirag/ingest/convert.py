@@ -295,6 +295,8 @@ def _book(archive: zipfile.ZipFile, name: str) -> Converted:
         book = read_book(archive)
     except ConversionFailed as exc:
         raise ConversionFailed(f"{name}: {exc}") from None
+    except Exception as exc:  # noqa: BLE001 - a damaged archive or package document, however it shows
+        raise ConversionFailed(f"{name}: cannot convert ({_reason(exc)})") from None
     parts: list[str] = []
     warnings: list[str] = []
     for chapter in book.chapters:

@@ -32,8 +32,8 @@ class Notebook:
 def notebook_to_markdown(text: str) -> Notebook:
     try:
         document = json.loads(text.lstrip("\ufeff"))
-    except ValueError as exc:
-        raise ConversionFailed(f"not a notebook (invalid JSON: {exc})") from None
+    except (ValueError, RecursionError) as exc:  # RecursionError: arrays nested past Python's stack
+        raise ConversionFailed(f"not a notebook (invalid JSON: {str(exc)[:200]})") from None
     if not isinstance(document, dict):
         raise ConversionFailed("not a notebook (its JSON is not an object)")
     metadata = _dict(document.get("metadata"))
