@@ -286,3 +286,22 @@ def test_a_notebook_nested_past_the_stack_or_an_epub_with_a_damaged_member_fails
     book[member.header_offset + 30 + len(member.filename) + len(member.extra) + 5] ^= 0xFF  # its deflate stream
     with pytest.raises(ConversionFailed, match=r"guide.epub: cannot convert \("):
         convert_document(bytes(book), ".epub", "guide.epub")
+
+
+def test_the_default_of_a_help_pages_hidden_alternatives_is_read():
+    # LibreOffice's help hides `Command` (a Mac's) and `Ctrl` (every other system's) and shows one.
+    markdown = convert_file(DOCS / "html_libreoffice_footnotes_en.html").markdown
+    assert "or press Ctrl+Shift+PageDown." in markdown
+    assert "press F11 to open the Styles window" in markdown
+    assert "Command" not in markdown
+
+
+def test_block_alternatives_a_script_reveals_one_of_are_all_read_and_a_lone_hidden_element_is_not():
+    page = ('<html><body><h1>General Shortcut Keys</h1><span class="switch"><span hidden="true" class="WRITER">'
+            "<div><h2>Shortcut Keys for Writer</h2><p>Ctrl+Enter inserts a manual page break.</p></div></span>"
+            '<span hidden="true" class="CALC"><div><h2>Shortcut Keys for Calc</h2><p>Ctrl+Enter fills a '
+            'selected cell range.</p></div></span></span><div><div hidden="hidden">Accept all cookies?</div></div>'
+            "</body></html>")
+    markdown = convert_document(page.encode(), ".html", "main0400.html").markdown
+    assert "Ctrl+Enter inserts a manual page break." in markdown and "Ctrl+Enter fills a" in markdown
+    assert "cookies" not in markdown
