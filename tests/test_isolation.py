@@ -38,8 +38,9 @@ _SHEET = (b'<?xml version="1.0"?><worksheet xmlns="http://schemas.openxmlformats
           b'<dimension ref="%s"/><sheetData>%s</sheetData></worksheet>')
 
 
-def xlsx(sheets: list[tuple[bytes, bytes]]) -> bytes:
-    """A workbook of (dimension, sheetData) sheets, with just the parts openpyxl needs."""
+def xlsx(sheets: list[tuple[bytes, bytes]], shared: bytes = b"") -> bytes:
+    """A workbook of (dimension, sheetData) sheets, with just the parts openpyxl needs, and the
+    shared string `shared` (index 0) where one is given."""
     ns = b'xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"'
     rel = b'http://schemas.openxmlformats.org/officeDocument/2006/relationships'
     members = {
@@ -63,6 +64,15 @@ def xlsx(sheets: list[tuple[bytes, bytes]]) -> bytes:
     }
     for n, (dimension, data) in enumerate(sheets, 1):
         members[f"xl/worksheets/sheet{n}.xml"] = _SHEET % (dimension, data)
+    if shared:
+        members["xl/sharedStrings.xml"] = (b'<?xml version="1.0"?><sst xmlns="http://schemas.openxmlformats.org/'
+                                           b'spreadsheetml/2006/main"><si><t>' + shared + b"</t></si></sst>")
+        members["xl/_rels/workbook.xml.rels"] = members["xl/_rels/workbook.xml.rels"].replace(
+            b"</Relationships>", b'<Relationship Id="rIdS" Type="' + rel + b'/sharedStrings" '
+            b'Target="sharedStrings.xml"/></Relationships>')
+        members["[Content_Types].xml"] = members["[Content_Types].xml"].replace(
+            b"</Types>", b'<Override PartName="/xl/sharedStrings.xml" ContentType="application/vnd.openxmlformats-'
+            b'officedocument.spreadsheetml.sharedStrings+xml"/></Types>')
     return _zip(members)
 
 
@@ -268,11 +278,11 @@ def test_a_conversion_past_its_wall_time_is_killed_and_the_pool_goes_on():
 
 @pytest.mark.slow  # a fresh worker imports markitdown and pandas first (seconds)
 def test_a_conversion_past_its_memory_limit_fails_alone():
-    """150,000 padded cells, under the sheet cap: pandas and the table need more than the worker's
-    ~220 MiB of address space allows under the lowest MINIRAG_CONVERT_MEMORY_MB."""
-    wide = xlsx([(b"A1", b'<row r="1">' + _cell(b"A1", 1) + b'</row><row r="1500">' + _cell(b"CV1500", 2)
-                  + b"</row>")])
-    assert len(wide) < 2000
+    """7 KB: 1,000 cells that show one 300 KB shared string, under the sheet cap; their text is 300 MB,
+    more than the worker's ~220 MiB of address space allows under the lowest MINIRAG_CONVERT_MEMORY_MB."""
+    cells = b"".join(b'<row r="%d"><c r="A%d" t="s"><v>0</v></c></row>' % (n, n) for n in range(1, 1001))
+    wide = xlsx([(b"A1", cells)], shared=b"x" * 300_000)
+    assert len(wide) < 8000
     with pytest.raises(ConversionFailed, match=r"wide.xlsx: (conversion needs more than 256 MiB of memory "
                        r"\(MINIRAG_CONVERT_MEMORY_MB\)|the converter crashed)"):
         isolation.POOL.run("document", (wide, ".xlsx", "wide.xlsx"), "wide.xlsx", isolation.Limits(256, 60, 120))

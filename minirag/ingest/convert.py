@@ -22,8 +22,11 @@ from pathlib import Path
 from minirag.errors import ConversionFailed
 from minirag.ingest import ocr
 from minirag.ingest.csv_table import csv_to_markdown
+from minirag.ingest.docx_margins import read_margins
+from minirag.ingest.pdf_fields import page_fields, with_fields
 from minirag.ingest.pdf_inflate import inflate_budget
 from minirag.ingest.pdf_structure import outline, structured
+from minirag.ingest.pdf_title import pdf_title
 from minirag.ingest.quiet import converting
 from minirag.ingest.sheet_limits import check_sheets
 from minirag.ingest.text_repair import escape_headings, repair
@@ -40,8 +43,7 @@ _HTML = {".html", ".htm"}
 # One markitdown converter per extension, never its guess-and-fall-back chain: a
 # corrupt PDF must fail, not be indexed as its raw bytes by the plain-text converter.
 _MARKITDOWN = {
-    ".docx": "DocxConverter", ".pptx": "PptxConverter", ".xlsx": "XlsxConverter",
-    ".epub": "EpubConverter", ".ipynb": "IpynbConverter",
+    ".docx": "DocxConverter", ".pptx": "PptxConverter",
 }
 # DOCX: a paragraph in Word's "Title" style is the document's title, so it becomes its
 # H1; a table's first row becomes the Markdown header row, not an empty one above it.
@@ -239,7 +241,8 @@ def check_zip(data: bytes, name: str, kind: str) -> zipfile.ZipFile:
 
 
 def _convert_pdf(data: bytes, name: str) -> Converted:
-    """pdfminer text with a form feed after every page, so chunks can cite page numbers."""
+    """pdfminer text with a form feed after every page, so chunks can cite page numbers, and each
+    page's filled-in form fields and notes after its text."""
     try:
         from pdfminer.high_level import extract_text
         from pdfminer.pdfdocument import PDFEncryptionError, PDFPasswordIncorrect
@@ -249,6 +252,8 @@ def _convert_pdf(data: bytes, name: str) -> Converted:
         with converting(name), inflate_budget(name):
             text = extract_text(io.BytesIO(data))
             entries = outline(data)
+            fields = page_fields(data)
+            title = pdf_title(data)
     except (PDFPasswordIncorrect, PDFEncryptionError):
         raise ConversionFailed(f"{name}: encrypted PDF (password required)") from None
     except ConversionFailed:
@@ -256,7 +261,7 @@ def _convert_pdf(data: bytes, name: str) -> Converted:
     except Exception as exc:  # noqa: BLE001 - pdfminer raises many unrelated types on bad input
         raise ConversionFailed(f"{name}: cannot read PDF ({type(exc).__name__}: {str(exc)[:200]})") from None
     text, note = ocr.fill_scanned_pages(data, name, text)
-    return Converted(markdown=structured(text, entries), note=note)
+    return Converted(markdown=structured(with_fields(text, fields), entries), metadata_title=title, note=note)
 
 
 def _html(text: str, name: str, warnings: tuple[str, ...] = ()) -> Converted:
@@ -273,21 +278,61 @@ def _markitdown(data: bytes, suffix: str, name: str) -> Converted:
     import markitdown.converters as converters
     from markitdown import StreamInfo
 
-    warnings: tuple[str, ...] = ()
-    if suffix == ".ipynb":
-        text, warnings = decode_text(data, name)
-        data = text.encode("utf-8")
     converter = getattr(converters, _MARKITDOWN[suffix])()
-    info = StreamInfo(extension=suffix, filename=Path(name).name,
-                      charset="utf-8" if suffix == ".ipynb" else None)
+    info = StreamInfo(extension=suffix, filename=Path(name).name)
     try:
         with converting(name):
             result = converter.convert(io.BytesIO(data), info, **_MARKITDOWN_OPTIONS.get(suffix, {}))
     except Exception as exc:  # noqa: BLE001 - parsers raise anything on hostile input
-        detail = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else ""
-        raise ConversionFailed(f"{name}: cannot convert ({type(exc).__name__}{': ' + detail if detail else ''})") from None
-    return Converted(markdown=result.markdown or "", metadata_title=(result.title or "").strip() or None,
-                     warnings=warnings)
+        raise ConversionFailed(f"{name}: cannot convert ({_reason(exc)})") from None
+    return Converted(markdown=result.markdown or "", metadata_title=(result.title or "").strip() or None)
+
+
+def _book(archive: zipfile.ZipFile, name: str) -> Converted:
+    from minirag.ingest.epub_book import read_book
+
+    try:
+        book = read_book(archive)
+    except ConversionFailed as exc:
+        raise ConversionFailed(f"{name}: {exc}") from None
+    except Exception as exc:  # noqa: BLE001 - a damaged archive or package document, however it shows
+        raise ConversionFailed(f"{name}: cannot convert ({_reason(exc)})") from None
+    parts: list[str] = []
+    warnings: list[str] = []
+    for chapter in book.chapters:
+        text, said = decode_text(chapter.data, f"{name}: {chapter.name}", declared=html_declared_charset(chapter.data))
+        converted = _html(text, f"{name}: {chapter.name}")
+        parts.append(converted.markdown.strip())
+        warnings.extend(said)
+    return Converted(markdown="\n\n".join(part for part in parts if part), metadata_title=book.title,
+                     warnings=tuple(warnings))
+
+
+def _workbook(data: bytes, name: str) -> Converted:
+    from minirag.ingest.xlsx_tables import workbook_to_markdown
+
+    try:
+        with converting(name):
+            workbook = workbook_to_markdown(data)
+    except Exception as exc:  # noqa: BLE001 - openpyxl raises anything on hostile input
+        raise ConversionFailed(f"{name}: cannot convert ({_reason(exc)})") from None
+    return Converted(markdown=workbook.markdown, metadata_title=workbook.title)
+
+
+def _notebook(data: bytes, name: str) -> Converted:
+    from minirag.ingest.notebook import notebook_to_markdown
+
+    text, warnings = decode_text(data, name)
+    try:
+        notebook = notebook_to_markdown(text)
+    except ConversionFailed as exc:
+        raise ConversionFailed(f"{name}: {exc}") from None
+    return Converted(markdown=notebook.markdown, metadata_title=notebook.title, warnings=warnings)
+
+
+def _reason(exc: Exception) -> str:
+    detail = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else ""
+    return f"{type(exc).__name__}{': ' + detail if detail else ''}"
 
 
 def repaired(converted: Converted, *, pdf: bool = False) -> Converted:
@@ -331,10 +376,20 @@ def _convert_by_suffix(data: bytes, suffix: str, name: str) -> Converted:
     if suffix == ".csv":
         text, warnings = decode_text(data, name)
         return Converted(markdown=csv_to_markdown(text, name), warnings=warnings)
+    if suffix == ".ipynb":
+        return _notebook(data, name)
     if suffix in _ZIP_FORMATS:
         with check_zip(data, name, suffix) as archive:
             if suffix == ".xlsx":
                 check_sheets(archive, name)
+            if suffix == ".epub":
+                return _book(archive, name)
+            if suffix == ".docx":
+                margins = read_margins(archive)
+                converted = _markitdown(data, suffix, name)
+                return replace(converted, markdown=margins.around(converted.markdown))
+    if suffix == ".xlsx":
+        return _workbook(data, name)
     return _markitdown(data, suffix, name)
 
 

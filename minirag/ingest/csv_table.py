@@ -46,6 +46,11 @@ def csv_to_markdown(text: str, name: str) -> str:
                 rows.append(row)
     except csv.Error as exc:
         raise ConversionFailed(f"{name}: cannot read CSV ({exc})") from None
+    return markdown_table(rows)
+
+
+def markdown_table(rows: list[list[str]]) -> str:
+    """`rows` as a Markdown table, the first its header; "" for no rows."""
     if not rows:
         return ""
     width = max(len(row) for row in rows)

@@ -307,11 +307,6 @@ def _code_span(text: str) -> str:
 
 
 def _fenced(pre) -> str:
-    code = pre.text_content().replace("\r\n", "\n").strip("\n")
-    if not code.strip():
-        return ""
-    longest = max((len(run) for run in re.findall(r"`{3,}", code)), default=2)
-    fence = "`" * (longest + 1)
     language = ""
     for holder in (pre, pre.getparent(), pre.find("code")):
         if holder is not None:
@@ -319,6 +314,16 @@ def _fenced(pre) -> str:
             if found:
                 language = found.group(1)
                 break
+    return fenced(pre.text_content().replace("\r\n", "\n"), language)
+
+
+def fenced(code: str, language: str) -> str:
+    """`code` as a fenced block, its fence longer than any backtick run inside it; "" for no code."""
+    code = code.strip("\n")
+    if not code.strip():
+        return ""
+    longest = max((len(run) for run in re.findall(r"`{3,}", code)), default=2)
+    fence = "`" * (longest + 1)
     return f"{fence}{language}\n{code}\n{fence}"
 
 

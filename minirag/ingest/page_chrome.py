@@ -40,6 +40,8 @@ _SEQUENCE_RELS = frozenset({"prev", "previous", "next", "up", "home", "start", "
                             "contents", "top", "parent"})
 _EDIT_HREF = re.compile(r"(?:/edit/|/_edit/|[?&]action=edit\b)")
 _LINK_BLOCKS = ("ul", "ol", "table", "div", "dl", "p", "menu", "section")
+_HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
+_ALTERNATIVE_BLOCKS = ("div", "p", "ul", "ol", "dl", "table", "pre", *_HEADINGS)
 _BAR_BLOCKS = ("div", "table", "p", "ul", "ol", "section", "span")
 _WORD = re.compile(r"\w+")
 # A prev/next bar holds the titles of its neighbours and little else.
@@ -64,6 +66,7 @@ def main_content(root):
     top = region if region is not None else top
     _drop_chrome(top)
     if region is None:
+        _drop_banners(top)
         _drop_link_blocks(top)
     return top
 
@@ -107,13 +110,33 @@ def _is_chrome(el, top) -> bool:
     role = (el.get("role") or "").strip().lower()
     if tag in ("nav", "footer") or role in _CHROME_ROLES:
         return True
-    if el.get("hidden") is not None or (el.get("aria-hidden") or "").lower() == "true":
+    if el.get("hidden") is not None:
+        return not _shown_alternative(el)
+    if (el.get("aria-hidden") or "").lower() == "true":
         return True
     if (el.get("aria-modal") or "").lower() == "true":
         return True
     if any(_opens_popup(child) for child in el if isinstance(child.tag, str)):
         return True  # a dropdown: its toggle and the menu it opens
     return tag in _PAGE_LEVEL and not _inside_content(el, top)
+
+
+def _shown_alternative(el) -> bool:
+    """Whether a hidden element is one of alternatives a script reveals one of, and one a reader is
+    shown: LibreOffice's help hides every variant (`Command` on a Mac, `Ctrl` elsewhere; the shortcut
+    keys of Writer, of Calc, ...) and shows the reader's, so 705 of its 2,561 pages lost the keys of
+    their shortcuts (`press +Shift+PageDown`) or whole sections. Alternatives are two or more hidden
+    siblings with nothing else in their parent: block ones (sections) are all read, and of inline
+    ones (a word in a sentence) the last, the default."""
+    parent = el.getparent()
+    if parent is None or (parent.text or "").strip():
+        return False
+    siblings = [child for child in parent if isinstance(child.tag, str)]
+    if len(siblings) < 2 or any(child.get("hidden") is None or (child.tail or "").strip() for child in siblings):
+        return False
+    if any(True for child in siblings for _ in child.iter(*_ALTERNATIVE_BLOCKS)):
+        return True
+    return el is siblings[-1]
 
 
 def _opens_popup(el) -> bool:
@@ -201,6 +224,28 @@ def _drop_link_blocks(top) -> None:
         return
     for el in doomed:
         _drop(el)
+
+
+def _drop_banners(top) -> None:
+    """Blocks of nothing but links above the page's first heading and its first sentence: a site's
+    banner and logo links (the Debian Administrator's Handbook's "Download the ebook" and its two logos
+    on each of its pages). Links that leave the site count too here: above the title, they are the
+    site's, not the text's."""
+    heading = next(top.iter(*_HEADINGS), None)
+    if heading is None:
+        return
+    above: list[HtmlElement] = []
+    for el in top.iter("*"):
+        if el is heading or (isinstance(el.tag, str) and _is_prose(el)):
+            break
+        if el.tag in _LINK_BLOCKS and not _is_ancestor(el, heading) and not any(_is_ancestor(d, el) for d in above):
+            above.append(el)
+    for el in above:
+        links = [a for a in el.iter("a") if a.get("href") is not None]
+        words = _word_count(el)
+        linked = sum(_word_count(a) for a in links)
+        if links and (linked >= LINK_SHARE * words if words else all(a.find(".//img") is not None for a in links)):
+            _drop(el)
 
 
 def _is_prose(el) -> bool:

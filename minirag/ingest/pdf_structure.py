@@ -11,6 +11,12 @@ pdfminer gives a PDF's text line by line; nothing in it is Markdown. So:
   (`5.8.1 Monitoring bugs`). A PDF without an outline gets no headings.
 - Pages of a table of contents set with dot leaders (`2.1 Getting started . . . 5`)
   are left out: they repeat the headings, with page numbers, as noise.
+- Running headers and footers are kept once: a line at a page's edge (among its first or
+  last two lines) that recurs at the edge of three pages or more, read without the page
+  number beside it (`Chapter 3: Objects, their modes and attributes 15`), is dropped from
+  every page after the first that has it. R-intro.pdf repeated its chapter's name on 86
+  of its 113 pages, in the middle of sentences that run on over the page break. A page
+  number alone on its line (`15`, `xii`, `Page 3 of 9`) is dropped everywhere.
 """
 
 from __future__ import annotations
@@ -19,9 +25,10 @@ import bisect
 import io
 import logging
 import re
+from collections import Counter
 from collections.abc import Iterator
 
-from minirag.ingest.text_repair import escape_headings
+from minirag.ingest.text_repair import escape_headings, is_page_number
 
 log = logging.getLogger(__name__)
 
@@ -34,6 +41,11 @@ MIN_LEADER_LINES = 5
 # and they, with the lines of dots alone that layout analysis splits off them, are this share of its lines.
 MIN_LEADER_SHARE = 0.3
 MAX_HEADING_WORDS = 20
+EDGE_LINES = 2
+MIN_RUNNING_PAGES = 3
+_FOLIO = re.compile(r"^\d+\s+|\s+\d+$")  # the page number beside a running head
+_DIGITS = re.compile(r"\d+")
+_FOLIO_KEY = "#"
 MAX_OUTLINE_ENTRIES = 5000
 
 
@@ -88,7 +100,48 @@ def structured(text: str, entries: list[tuple[int, str]]) -> str:
     pages emptied (their form feeds kept, so page numbers stay true), outline entries as headings."""
     pages = [_without_contents(page) for page in text.split("\f")]
     text = escape_headings("\f".join(pages))
-    return _headings(text, entries) if entries else text
+    return _without_running_lines(_headings(text, entries) if entries else text)
+
+
+def _without_running_lines(text: str) -> str:
+    pages = [page.split("\n") for page in text.split("\f")]
+    edges = [_edges(lines) for lines in pages]
+    counts = Counter(key for lines, at in zip(pages, edges, strict=True)
+                     for key in {_running_key(lines[i]) for i in at} if key)
+    running = {key for key, count in counts.items() if count >= MIN_RUNNING_PAGES}
+    if not running:
+        return text
+    seen: set[str] = set()
+    kept = []
+    for lines, at in zip(pages, edges, strict=True):
+        dropped = set()
+        for index in at:
+            key = _running_key(lines[index])
+            if key not in running:
+                continue
+            if key != _FOLIO_KEY and key not in seen:
+                seen.add(key)
+            else:
+                dropped.add(index)
+        kept.append("\n".join(line for index, line in enumerate(lines) if index not in dropped))
+    return "\f".join(kept)
+
+
+def _edges(lines: list[str]) -> set[int]:
+    filled = [index for index, line in enumerate(lines) if line.strip()]
+    return set(filled[:EDGE_LINES] + filled[-EDGE_LINES:])
+
+
+def _running_key(line: str) -> str | None:
+    """What a running header or footer line says whatever page it is on; None for a heading or a
+    line without letters (a lone `}` closing code on many pages is code)."""
+    plain = _SPACE.sub(" ", line).strip().casefold()
+    if plain.startswith("#"):
+        return None
+    if is_page_number(plain):
+        return _FOLIO_KEY
+    plain = _DIGITS.sub("#", _FOLIO.sub("", plain))
+    return plain if any(c.isalpha() for c in plain) else None
 
 
 def _without_contents(page: str) -> str:

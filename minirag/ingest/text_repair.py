@@ -17,7 +17,8 @@
   and a line that goes on with one (`label.label`) were one name.
 
 In plain text that is not Markdown (a .txt file, a PDF's text), a line that starts with `#`
-is text, not a heading: `escape_headings` escapes it.
+is text, not a heading: `escape_headings` escapes it. `is_page_number` tells a page's number
+(`15`, `xii`, `Page 3 of 9`) from text, for the running lines of PDF pages and DOCX footers.
 """
 
 from __future__ import annotations
@@ -29,6 +30,8 @@ from minirag.keywords import TYPESETTING
 _LINE_END_HYPHEN = re.compile(r"(\w*)([^\W\d_])-[ \t]*\n[ \t]*(?=(([^\W\d_])\w*))")
 _BROKEN_HOST = re.compile(r"(?<![\w.])((?:[a-z][a-z0-9+.-]*://)?[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+\.)[ \t]*\n[ \t]*"
                           r"(?=[a-z0-9][a-z0-9-]*\.[a-z])")
+_ROMAN = r"(?=[ivxlcdm])m{0,3}(?:cm|cd|d?c{0,3})(?:xc|xl|l?x{0,3})(?:ix|iv|v?i{0,3})"
+_PAGE_NUMBER = re.compile(rf"(?:page\s+)?(?:\d+|{_ROMAN})(?:\s*(?:/|of)\s*\d+)?", re.IGNORECASE)
 _HASH_LINE = re.compile(r"^([ \t]{0,3})#", re.MULTILINE)
 
 
@@ -41,6 +44,10 @@ def repair(text: str, *, pdf: bool = False) -> str:
     if pdf and "." in text:
         text = _BROKEN_HOST.sub(r"\1", text)
     return text
+
+
+def is_page_number(line: str) -> bool:
+    return _PAGE_NUMBER.fullmatch(" ".join(line.split())) is not None
 
 
 def escape_headings(text: str) -> str:

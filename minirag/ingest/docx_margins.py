@@ -1,0 +1,91 @@
+"""The text in a DOCX's margins, which mammoth (markitdown's DOCX path) never reads: page headers and
+footers, and comments.
+
+A reader sees headers and footers on every page: the document's number and revision, its owner,
+"Confidential". Each distinct header text is kept once, above the body, and each distinct footer once,
+below it, in the order the document's sections name them; a line that is only the page's number
+(`Page 3 of 9`, a bare PAGE field) says nothing and is left out. Comments, which Word shows beside the
+text they are on, follow the body, each as `Comment by AUTHOR: text`.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import zipfile
+from dataclasses import dataclass
+
+from lxml import etree
+
+from minirag.ingest.text_repair import is_page_number
+
+_W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
+_R_ID = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}id"
+_RELS = "{http://schemas.openxmlformats.org/package/2006/relationships}Relationship"
+_DOCUMENT = "word/document.xml"
+_COMMENTS = "/relationships/comments"  # the comments part (commentsExtended and commentsIds say nothing)
+_FALLBACK = "{http://schemas.openxmlformats.org/markup-compatibility/2006}Fallback"
+
+
+@dataclass(frozen=True)
+class Margins:
+    headers: tuple[str, ...] = ()
+    footers: tuple[str, ...] = ()
+    comments: tuple[str, ...] = ()
+
+    def around(self, body: str) -> str:
+        return "\n\n".join(part for part in (*self.headers, body.strip(), *self.comments, *self.footers) if part)
+
+
+def read_margins(archive: zipfile.ZipFile) -> Margins:
+    """The headers' and footers' texts; none where the parts cannot be read (the body still converts)."""
+    try:
+        document = _xml(archive, _DOCUMENT)
+        relationships = list(_xml(archive, "word/_rels/document.xml.rels").iter(_RELS))
+    except (KeyError, etree.XMLSyntaxError, ValueError):
+        return Margins()
+    targets = {rel.get("Id"): rel.get("Target", "") for rel in relationships}
+    found: dict[str, list[str]] = {"header": [], "footer": []}
+    for kind, texts in found.items():
+        for reference in document.iter(f"{_W}{kind}Reference"):
+            part = _part(archive, targets.get(reference.get(_R_ID)))
+            text = _text(part) if part is not None else ""
+            if any(c.isalpha() for c in text) and text not in texts:
+                texts.append(text)
+    comments = []
+    for rel in relationships:
+        part = _part(archive, rel.get("Target")) if rel.get("Type", "").endswith(_COMMENTS) else None
+        for comment in part.iter(f"{_W}comment") if part is not None else ():
+            text, author = _text(comment), " ".join((comment.get(f"{_W}author") or "").split())
+            if text:
+                comments.append(f"Comment by {author}: {text}" if author else f"Comment: {text}")
+    return Margins(headers=tuple(found["header"]), footers=tuple(found["footer"]), comments=tuple(comments))
+
+
+def _part(archive: zipfile.ZipFile, target: str | None):
+    """The parsed part a relationship of word/document.xml targets; None where it cannot be read."""
+    if not target:
+        return None
+    member = target.lstrip("/") if target.startswith("/") else posixpath.normpath(f"word/{target}")
+    try:
+        return _xml(archive, member)
+    except (KeyError, etree.XMLSyntaxError, ValueError):
+        return None
+
+
+def _xml(archive: zipfile.ZipFile, member: str):
+    parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False)
+    return etree.fromstring(archive.read(member), parser)
+
+
+def _text(part) -> str:
+    """The part's paragraphs, one a line (a text box's inside its own), a tab as a space; a shape's
+    fallback drawing, which repeats its text for older readers, is read once."""
+    lines = []
+    for paragraph in part.iter(f"{_W}p"):
+        runs = "".join(node.text or "" if node.tag == f"{_W}t" else " "
+                       for node in paragraph.iter(f"{_W}t", f"{_W}tab")
+                       if next(node.iterancestors(f"{_W}p")) is paragraph
+                       and next(node.iterancestors(_FALLBACK), None) is None)
+        if runs.strip() and not is_page_number(runs):
+            lines.append(" ".join(runs.split()))
+    return "\n\n".join(lines)

@@ -1,0 +1,85 @@
+"""An EPUB's chapters in reading order (its spine), for minirag's own HTML conversion.
+
+markitdown's converter put each chapter through its generic HTML path, which keeps a page's
+chrome: the Ubuntu Packaging Guide (a Sphinx EPUB) carried its navigation bar twice and its
+copyright footer once in every one of its 17 chapters, 34 `Навигация` blocks in all, and a
+block of metadata (`**Description:** unknown`) above the first. Each chapter here goes
+through html_markdown.py as any HTML page does, so its chrome is left out the same way.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import zipfile
+from dataclasses import dataclass
+from urllib.parse import unquote
+
+from lxml import etree
+
+from minirag.errors import ConversionFailed
+
+_CONTAINER = "META-INF/container.xml"
+_OPF = "{http://www.idpf.org/2007/opf}"
+_DC = "{http://purl.org/dc/elements/1.1/}"
+_CONTAINER_NS = "{urn:oasis:names:tc:opendocument:xmlns:container}"
+_CHAPTER_TYPES = frozenset({"application/xhtml+xml", "text/html"})
+
+
+@dataclass(frozen=True)
+class Chapter:
+    name: str
+    data: bytes
+
+
+@dataclass(frozen=True)
+class Book:
+    title: str | None
+    chapters: tuple[Chapter, ...]
+
+
+def _xml(archive: zipfile.ZipFile, member: str):
+    # No DTDs, no entities, no network: a package document is data, never instructions to fetch.
+    parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, recover=True)
+    try:
+        root = etree.fromstring(archive.read(member), parser)
+    except (KeyError, etree.XMLSyntaxError) as exc:
+        raise ConversionFailed(f"not a valid EPUB ({member}: {exc})") from None
+    if root is None:
+        raise ConversionFailed(f"not a valid EPUB ({member} is empty)")
+    return root
+
+
+def read_book(archive: zipfile.ZipFile) -> Book:
+    """The book's title and its spine's (X)HTML documents in order; the EPUB 3 navigation document
+    (its table of contents, which repeats the headings) is left out."""
+    rootfile = _xml(archive, _CONTAINER).find(f".//{_CONTAINER_NS}rootfile")
+    if rootfile is None or not rootfile.get("full-path"):
+        raise ConversionFailed(f"not a valid EPUB ({_CONTAINER} names no package document)")
+    opf_path = rootfile.get("full-path", "")
+    package = _xml(archive, opf_path)
+    base = posixpath.dirname(opf_path)
+    names = set(archive.namelist())
+    manifest = {item.get("id"): item for item in package.iter(f"{_OPF}item")}
+    chapters, read = [], set()
+    for itemref in package.iter(f"{_OPF}itemref"):
+        item = manifest.get(itemref.get("idref"))
+        if item is None or item.get("media-type") not in _CHAPTER_TYPES:
+            continue
+        if "nav" in (item.get("properties") or "").split():
+            continue
+        member = _member(item.get("href") or "", base, names)
+        if member is not None and member not in read:  # items may name places inside one file
+            read.add(member)
+            chapters.append(Chapter(name=member, data=archive.read(member)))
+    title = next((" ".join(t.text.split()) for t in package.iter(f"{_DC}title") if t.text and t.text.strip()), None)
+    return Book(title=title, chapters=tuple(chapters))
+
+
+def _member(href: str, base: str, names: set[str]) -> str | None:
+    """The zip member a manifest href names: hrefs are URI references relative to the package
+    document (`Text/ch%201.xhtml`), members are stored by name."""
+    for candidate in (unquote(href.split("#", 1)[0]), href):
+        member = posixpath.normpath(posixpath.join(base, candidate)) if base else posixpath.normpath(candidate)
+        if member in names:
+            return member
+    return None

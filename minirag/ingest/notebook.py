@@ -1,0 +1,119 @@
+"""A Jupyter notebook as a reader sees it: its markdown, its code, and what the code printed.
+
+markitdown's converter kept the cells' sources and dropped every output, so a notebook's
+printed results, tables and error messages (often what a reader looks for) were never indexed.
+Outputs are kept as text: a stream or a plain-text result as a fenced block, an HTML result
+(a DataFrame) through minirag's own HTML conversion, Markdown as it is; images are left out.
+Both nbformat 4 (`cells`) and nbformat 3 (`worksheets`) are read.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+
+from minirag.errors import ConversionFailed
+from minirag.ingest.html_markdown import fenced, html_to_markdown
+
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")  # colours in tracebacks and progress bars
+# What a result's text/plain says when the object has no text of its own: the reader sees nothing.
+_BARE_REPR = re.compile(r"\A<[\w.]+(?: object)? at 0x[0-9a-fA-F]+>\Z")
+# In order of preference: the first a result has is what a reader of the rendered notebook sees.
+_RICH = ("text/markdown", "text/html", "text/plain")
+
+
+@dataclass(frozen=True)
+class Notebook:
+    markdown: str
+    title: str | None
+
+
+def notebook_to_markdown(text: str) -> Notebook:
+    try:
+        document = json.loads(text.lstrip("\ufeff"))
+    except (ValueError, RecursionError) as exc:  # RecursionError: arrays nested past Python's stack
+        raise ConversionFailed(f"not a notebook (invalid JSON: {str(exc)[:200]})") from None
+    if not isinstance(document, dict):
+        raise ConversionFailed("not a notebook (its JSON is not an object)")
+    metadata = _dict(document.get("metadata"))
+    language = _language(metadata)
+    cells = document.get("cells")
+    if cells is None:  # nbformat 3
+        cells = [cell for sheet in _list(document.get("worksheets")) if isinstance(sheet, dict)
+                 for cell in _list(sheet.get("cells"))]
+    blocks = []
+    for cell in _list(cells):
+        if isinstance(cell, dict):
+            blocks.extend(_cell(cell, language))
+    title = metadata.get("title")
+    return Notebook(markdown="\n\n".join(block for block in blocks if block.strip()),
+                    title=title.strip() if isinstance(title, str) and title.strip() else None)
+
+
+def _dict(value: object) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
+def _list(value: object) -> list:
+    return value if isinstance(value, list) else []
+
+
+def _text(value: object) -> str:
+    """A notebook string: one string, or a list of lines to join."""
+    if isinstance(value, str):
+        return value
+    return "".join(part for part in _list(value) if isinstance(part, str))
+
+
+def _language(metadata: dict) -> str:
+    for key, field in (("kernelspec", "language"), ("language_info", "name")):
+        holder = metadata.get(key)
+        if isinstance(holder, dict) and isinstance(holder.get(field), str) and holder[field].strip():
+            return holder[field].strip().lower()
+    return "python"
+
+
+def _cell(cell: dict, language: str) -> list[str]:
+    kind = cell.get("cell_type")
+    source = _text(cell.get("source", cell.get("input")))
+    if kind == "markdown":
+        return [source]
+    if kind == "heading":  # nbformat 3
+        level = cell.get("level")
+        level = level if isinstance(level, int) else 1
+        return [f"{'#' * max(1, min(6, level))} {' '.join(source.split())}"]
+    if kind == "raw":
+        return [fenced(source, "")]
+    if kind != "code":
+        return []
+    return [fenced(source, language), *(_output(output) for output in _list(cell.get("outputs"))
+                                         if isinstance(output, dict))]
+
+
+def _output(output: dict) -> str:
+    kind = output.get("output_type")
+    if kind == "stream":
+        return fenced(_ANSI.sub("", _text(output.get("text"))), "")
+    if kind in ("error", "pyerr"):
+        lines = _list(output.get("traceback")) or [f"{output.get('ename', '')}: {output.get('evalue', '')}"]
+        return fenced(_ANSI.sub("", "\n".join(line for line in lines if isinstance(line, str))), "")
+    data = output.get("data")
+    if not isinstance(data, dict):  # nbformat 3 keeps a result's types on the output itself
+        data = {"text/html": output.get("html"), "text/markdown": output.get("markdown"),
+                "text/plain": output.get("text")}
+    for mimetype in _RICH:
+        body = _text(data.get(mimetype))
+        if not body.strip():
+            continue
+        if mimetype == "text/markdown":
+            return body
+        if mimetype == "text/html":
+            markdown, _ = html_to_markdown(body)
+            if markdown.strip():
+                return markdown
+            continue
+        if not _BARE_REPR.match(body.strip()):
+            return fenced(_ANSI.sub("", body), "")
+    return ""
+

@@ -1,0 +1,86 @@
+"""An XLSX workbook as a reader sees it: each sheet's cells as Excel shows them, one table a sheet.
+
+markitdown read sheets through pandas, which wrote what a reader never sees: `NaN` in every
+empty cell, `Unnamed: 3` over every column whose first cell was empty (a sheet with a title
+in A1 got a header of one title and four `Unnamed`), `2024-03-04 00:00:00` for a date,
+`3.0` for a whole number in a column with a gap, and an empty sheet as a broken table.
+Here openpyxl gives each cell's value (a formula's as Excel last computed it), and:
+
+- rows and columns with no text are left out, so a table starts where its data does;
+- leading rows that hold one cell (a sheet's title, a note) above a wider table are
+  paragraphs before it, not its header;
+- a date is a date, a whole number has no `.0`, a percentage format shows as one;
+- a sheet with no text is left out.
+"""
+
+from __future__ import annotations
+
+import datetime
+import io
+from dataclasses import dataclass
+
+from minirag.ingest.csv_table import markdown_table
+
+
+@dataclass(frozen=True)
+class Workbook:
+    markdown: str
+    title: str | None
+
+
+def workbook_to_markdown(data: bytes) -> Workbook:
+    import openpyxl
+
+    book = openpyxl.load_workbook(io.BytesIO(data), read_only=True, data_only=True, keep_links=False)
+    try:
+        parts = []
+        for sheet in book.worksheets:
+            sheet.reset_dimensions()  # read every row, whatever range the sheet claims (pandas does the same)
+            body = _sheet(sheet.iter_rows())
+            if body:
+                parts.append(f"## {' '.join(sheet.title.split())}\n\n{body}")
+        title = (book.properties.title or "").strip() or None
+    finally:
+        book.close()
+    return Workbook(markdown="\n\n".join(parts), title=title)
+
+
+def _sheet(rows) -> str:
+    grid = [[_shown(cell) for cell in row] for row in rows]
+    grid = [row for row in grid if any(row)]
+    if not grid:
+        return ""
+    width = max(len(row) for row in grid)
+    grid = [row + [""] * (width - len(row)) for row in grid]
+    used = [column for column in range(width) if any(row[column] for row in grid)]
+    grid = [[row[column] for column in used] for row in grid]
+    lead = []
+    while len(grid) > 1 and len(used) > 1 and sum(1 for value in grid[0] if value) == 1:
+        lead.append(next(value for value in grid.pop(0) if value))
+    table = markdown_table(grid) if len(used) > 1 else "\n\n".join(row[0] for row in grid)
+    return "\n\n".join([*lead, table])
+
+
+def _shown(cell) -> str:
+    """A cell's value as Excel shows it, as far as its type and a percentage format say."""
+    value = getattr(cell, "value", None)
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, datetime.datetime):
+        return value.date().isoformat() if value.time() == datetime.time() else value.isoformat(sep=" ")
+    if isinstance(value, (datetime.date, datetime.time)):
+        return value.isoformat()
+    if isinstance(value, (int, float)):
+        if "%" in (getattr(cell, "number_format", "") or ""):
+            return f"{_number(value * 100)}%"
+        return _number(value)
+    return str(value).strip()
+
+
+def _number(value: float) -> str:
+    if isinstance(value, int):
+        return str(value)
+    value = round(value, 10)  # binary noise: 0.07 as a percentage is 7.000000000000001
+    return str(int(value)) if value.is_integer() and abs(value) < 1e15 else str(value)

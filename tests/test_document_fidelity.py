@@ -1,0 +1,307 @@
+"""Documents as a reader sees them: what a converter used to lose, drop or garble on real
+documents, and what it keeps now."""
+
+from __future__ import annotations
+
+import json
+
+from conftest import FIXTURES
+
+from minirag.ingest.convert import convert_document, convert_file
+
+DOCS = FIXTURES / "docs"
+
+
+# --- notebooks ------------------------------------------------------------------------------
+
+
+def test_a_notebooks_printed_output_is_kept_after_its_code():
+    markdown = convert_file(DOCS / "ipynb_nbformat_test4.ipynb").markdown  # nbformat's own test notebook
+    assert '```python\nfrom __future__ import annotations\n\nprint("hello")\n```\n\n```\nhello\n```' in markdown
+    assert "<IPython.core.display" not in markdown  # a bare repr is not what a reader sees
+
+
+def _notebook(cells: list[dict], language: str = "python") -> bytes:
+    return json.dumps({"nbformat": 4, "nbformat_minor": 5, "cells": cells,
+                       "metadata": {"kernelspec": {"name": "ir", "language": language}}}).encode()
+
+
+def test_a_notebooks_table_result_and_error_are_text_and_its_images_are_left_out():
+    table = ('<div><table class="dataframe"><thead><tr><th></th><th>city</th><th>rainfall_mm</th></tr></thead>'
+             "<tbody><tr><th>0</th><td>Bergen</td><td>2250</td></tr></tbody></table></div>")
+    data = _notebook([
+        {"cell_type": "markdown", "metadata": {}, "source": ["# Rainfall\n", "Yearly totals."]},
+        {"cell_type": "code", "metadata": {}, "execution_count": 1, "source": "df <- read.csv('rain.csv')\ndf",
+         "outputs": [{"output_type": "execute_result", "execution_count": 1, "metadata": {},
+                      "data": {"text/html": [table], "text/plain": ["  city rainfall_mm\n", "0 Bergen 2250"]}},
+                     {"output_type": "display_data", "metadata": {}, "data": {"image/png": "iVBORw0KGgo="}}]},
+        {"cell_type": "code", "metadata": {}, "execution_count": 2, "source": ["stop('no station')"],
+         "outputs": [{"output_type": "error", "ename": "simpleError", "evalue": "no station",
+                      "traceback": ["\x1b[1m\x1b[31mError in eval(expr, envir, enclos): no station\x1b[0m"]}]},
+    ], language="R")
+    markdown = convert_document(data, ".ipynb", "rain.ipynb").markdown
+    assert "```r\ndf <- read.csv('rain.csv')\ndf\n```" in markdown
+    assert "| Bergen | 2250 |" in markdown
+    assert "```\nError in eval(expr, envir, enclos): no station\n```" in markdown
+    assert "iVBORw0KGgo" not in markdown and "\x1b" not in markdown
+
+
+# --- spreadsheets ---------------------------------------------------------------------------
+
+
+def test_a_real_spreadsheets_empty_cells_stay_empty():
+    markdown = convert_file(DOCS / "xlsx_excel_chart_data.xlsx").markdown  # saved by Excel
+    assert "|  |  | LA | 2.5 | 4.4 | 2 |" in markdown
+    assert "NaN" not in markdown
+
+
+def _budget_workbook() -> bytes:
+    """A sheet as people lay one out: a title in A1, a blank row, then the table with a date column,
+    a formula column (its value as Excel computed it) and a gap; a notes sheet; an empty sheet."""
+    import datetime
+    import io
+
+    import xlsxwriter
+
+    buffer = io.BytesIO()
+    book = xlsxwriter.Workbook(buffer, {"in_memory": True})
+    sheet = book.add_worksheet("Budget 2024")
+    sheet.write("A1", "Travel budget 2024")
+    sheet.write_row("A3", ["Trip", "Date", "Nights", "Cost per night", "Total", "Share"])
+    day, share = book.add_format({"num_format": "yyyy-mm-dd"}), book.add_format({"num_format": "0%"})
+    for row, (trip, date, nights, cost) in enumerate([("Oslo workshop", datetime.datetime(2024, 3, 4), 3, 180.5),
+                                                      ("Lisbon sprint", datetime.datetime(2024, 6, 10), None, 95.0)],
+                                                     start=4):
+        sheet.write(f"A{row}", trip)
+        sheet.write_datetime(f"B{row}", date, day)
+        if nights is not None:
+            sheet.write(f"C{row}", nights)
+        sheet.write(f"D{row}", cost)
+        sheet.write_formula(f"E{row}", f"=C{row}*D{row}", None, (nights or 0) * cost)
+        sheet.write(f"F{row}", 0.07 if nights else 0.93, share)
+    book.add_worksheet("Notes").write("B2", "Approved by the board on 12 March.")
+    book.add_worksheet("Empty")
+    book.close()
+    return buffer.getvalue()
+
+
+def test_a_sheets_title_row_dates_whole_numbers_and_formula_values_read_as_excel_shows_them():
+    markdown = convert_document(_budget_workbook(), ".xlsx", "budget.xlsx").markdown
+    assert markdown == (
+        "## Budget 2024\n\nTravel budget 2024\n\n"
+        "| Trip | Date | Nights | Cost per night | Total | Share |\n| --- | --- | --- | --- | --- | --- |\n"
+        "| Oslo workshop | 2024-03-04 | 3 | 180.5 | 541.5 | 7% |\n"
+        "| Lisbon sprint | 2024-06-10 |  | 95 | 0 | 93% |\n\n"
+        "## Notes\n\nApproved by the board on 12 March.")
+
+
+# --- PDF ------------------------------------------------------------------------------------
+
+
+# Four pages of R-intro.pdf (R 4.2.2, GPL-2), chapter 11, laid out line by line as its pages 55-58
+# are: the chapter's first page with its page number above the title, then pages whose running
+# header names the chapter above the page number.
+R_INTRO_CHAPTER_11 = [
+    ["55", "11 Statistical models in R", "",
+     "This section presumes the reader has some familiarity with statistical methodology, in",
+     "particular with regression analysis and the analysis of variance. Later we make some rather"],
+    ["Chapter 11: Statistical models in R", "56", "", "y ~ poly(x,2)", "y ~ 1 + x + I(x^2)",
+     "Polynomial regression of y on x of degree 2. The first form uses orthogonal",
+     "polynomials, and the second uses explicit powers, as basis."],
+    ["Chapter 11: Statistical models in R", "57", "", "- a factor, or",
+     "- a formula expression consisting of factors, vectors or matrices connected", "by formula operators."],
+    ["Chapter 11: Statistical models in R", "58", "",
+     "into k columns giving the indicators for all the levels. Second, the whole behavior can be",
+     "changed by the options setting for contrasts. The default setting in R is",
+     'options(contrasts = c("contr.treatment", "contr.poly"))'],
+]
+
+
+def test_a_pdfs_running_header_is_kept_once_and_its_page_numbers_are_dropped():
+    from pdf_maker import make_pdf
+
+    data = make_pdf(R_INTRO_CHAPTER_11, [(1, "Statistical models in R", 1)])
+    markdown = convert_document(data, ".pdf", "R-intro.pdf").markdown
+    assert markdown.count("Chapter 11: Statistical models in R") == 1
+    assert markdown.count("\f") == 4  # every page still ends where it did, so pages cite true
+    lines = {line.strip() for line in markdown.split("\n")}
+    assert not lines & {"55", "56", "57", "58"}
+    assert "# 11 Statistical models in R" in markdown
+    assert "y ~ 1 + x + I(x^2)" in markdown and 'options(contrasts = c("contr.treatment", "contr.poly"))' in markdown
+
+
+def test_a_line_without_letters_recurring_at_page_edges_is_code_and_stays():
+    from minirag.ingest.pdf_structure import structured
+
+    pages = [f"fit{n} <- function(x) {{\n  lm(y ~ x{n})\n}}\n" for n in range(4)]
+    assert structured("\f".join(pages), []).count("}\n") == 4
+
+
+# --- EPUB -----------------------------------------------------------------------------------
+
+
+def test_an_epubs_chapters_keep_their_text_in_spine_order_without_each_pages_chrome():
+    book = convert_file(DOCS / "epub_ubuntu_packaging_guide_ru.epub")  # a Sphinx EPUB
+    assert book.metadata_title == "Ubuntu Packaging Guide"
+    markdown = book.markdown
+    # Sphinx's navigation bar (twice a chapter) and footer were in all 17 chapters.
+    assert "Навигация" not in markdown and "[вперёд]" not in markdown and "Created using" not in markdown
+    assert "**Description:** unknown" not in markdown
+    assert markdown.startswith("# Руководство разработчика Ubuntu\n\nWelcome to the Ubuntu Packaging")
+    first, second = markdown.index("\n# 1. Введение в разработку Ubuntu\n"), markdown.index("\n# 2. Подготовка\n")
+    assert first < second
+    assert "Пакты исходных кодов в большинстве случаев состоят из двух частей" in markdown
+
+
+def test_every_row_of_a_sheet_is_read_whatever_range_its_dimension_claims():
+    import io
+    import re
+    import zipfile
+
+    source, patched = io.BytesIO(_budget_workbook()), io.BytesIO()
+    with zipfile.ZipFile(source) as original, zipfile.ZipFile(patched, "w") as copy:
+        for member in original.infolist():
+            data = original.read(member)
+            if member.filename == "xl/worksheets/sheet1.xml":  # some writers always say A1
+                data = re.sub(rb'<dimension ref="[^"]*"/>', b'<dimension ref="A1"/>', data)
+            copy.writestr(member, data)
+    markdown = convert_document(patched.getvalue(), ".xlsx", "budget.xlsx").markdown
+    assert "| Lisbon sprint | 2024-06-10 |  | 95 | 0 | 93% |" in markdown
+
+
+# --- DOCX -----------------------------------------------------------------------------------
+
+
+def test_a_word_documents_page_header_and_footer_are_kept_once_around_its_body():
+    markdown = convert_file(DOCS / "docx_word_header_footer.docx").markdown  # made by Word
+    assert markdown == ("Header for section-1\n\nsection with header\n\nsection without header of its own.\n\n"
+                        "Footer for section 1")
+
+
+# --- HTML -----------------------------------------------------------------------------------
+
+
+# The top of a page of the Debian Administrator's Handbook (debian-handbook 11.20220922, Publican,
+# `html/en-US/sect.apt-get.html`), as it stands above every one of its pages.
+HANDBOOK_PAGE = """<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Strict//EN"
+"http://www.w3.org/TR/xhtml1/DTD/xhtml1-strict.dtd"><html xmlns="http://www.w3.org/1999/xhtml"><head>
+<title>6.2. aptitude, apt-get, and apt Commands</title></head><body><div id="banner">
+<a href="http://debian-handbook.info/get/"><span class="text">Download the ebook</span></a></div>
+<p id="title"><a class="left" href="http://www.debian.org"><img alt="Product Site"
+src="Common_Content/images//image_left.png" /></a><a class="right" href="index.html"><img
+alt="Documentation Site" src="Common_Content/images//image_right.png" /></a></p><ul class="docnav top">
+<li class="previous"><a accesskey="p" href="apt.html"><strong>Prev</strong></a></li><li class="home">The
+Debian Administrator's Handbook</li><li class="next"><a accesskey="n" href="sect.apt-cache.html">
+<strong>Next</strong></a></li></ul><div class="section"><div class="titlepage"><div><div><h2 class="title">
+<a id="sect.apt-get"></a>6.2. <code class="command">aptitude</code>, <code class="command">apt-get</code>,
+and <code class="command">apt</code> Commands</h2></div></div></div><div class="para"><acronym
+class="acronym">APT</acronym> is a vast project, whose original plans included a graphical interface. See
+<a href="http://www.debian.org/doc/">the Debian documentation</a>.</div></div></body></html>"""
+
+
+def test_a_sites_banner_and_logo_links_above_the_pages_title_are_left_out():
+    markdown = convert_document(HANDBOOK_PAGE.encode(), ".html", "sect.apt-get.html").markdown
+    assert "Download the ebook" not in markdown and "Product Site" not in markdown
+    assert markdown.startswith("## 6.2. `aptitude`, `apt-get`, and `apt` Commands\n\nAPT is a vast project")
+    assert "[the Debian documentation](http://www.debian.org/doc/)" in markdown
+
+
+def _epub(manifest: list[tuple[str, str]], spine: list[str], files: dict[str, str]) -> bytes:
+    import io
+    import zipfile
+
+    items = "".join(f'<item id="{i}" href="{href}" media-type="application/xhtml+xml"/>' for i, href in manifest)
+    refs = "".join(f'<itemref idref="{i}" linear="yes"/>' for i in spine)
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as book:
+        book.writestr("mimetype", "application/epub+zip")
+        book.writestr("META-INF/container.xml", '<?xml version="1.0"?><container version="1.0" xmlns="urn:oasis:'
+                      'names:tc:opendocument:xmlns:container"><rootfiles><rootfile full-path="OEBPS/content.opf" '
+                      'media-type="application/oebps-package+xml"/></rootfiles></container>')
+        book.writestr("OEBPS/content.opf", '<?xml version="1.0"?><package xmlns="http://www.idpf.org/2007/opf" '
+                      'version="2.0"><metadata xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:title>Live Systems '
+                      f"Manual</dc:title></metadata><manifest>{items}</manifest><spine>{refs}</spine></package>")
+        for name, body in files.items():
+            book.writestr(f"OEBPS/{name}", f'<html xmlns="http://www.w3.org/1999/xhtml"><body>{body}</body></html>')
+    return buffer.getvalue()
+
+
+def test_an_epub_whose_spine_names_places_inside_a_chapter_reads_that_chapter_once():
+    # live-manual-epub (Debian 2:20151217.2) lists each section of a chapter as its own spine item,
+    # `about-manual.xhtml#o8`; read once per item, the English manual came out 12 times its length.
+    data = _epub([("intro", "about-manual.xhtml"), ("intro#o8", "about-manual.xhtml#o8"),
+                  ("install", "installation.xhtml")],
+                 ["intro", "intro#o8", "install"],
+                 {"installation.xhtml": "<h1>3. Installation</h1><p>Requirements for building live images.</p>",
+                  "about-manual.xhtml": "<h1>1. About this manual</h1><h2 id='o8'>1.1 For the impatient</h2>"
+                                        "<p>While we believe that everything in this manual is important.</p>"})
+    converted = convert_document(data, ".epub", "live-manual.en.epub")
+    assert converted.metadata_title == "Live Systems Manual"
+    assert converted.markdown == ("# 1. About this manual\n\n## 1.1 For the impatient\n\nWhile we believe that "
+                                  "everything in this manual is important.\n\n# 3. Installation\n\n"
+                                  "Requirements for building live images.")
+
+
+def test_a_word_documents_comments_follow_its_body_with_their_authors():
+    markdown = convert_file(DOCS / "docx_word_comments.docx").markdown  # made by Word
+    assert markdown.startswith("Document text\n\nSome text worthy of note.")
+    assert markdown.endswith("Paragraph 7\n\nComment by Steve Canny: Text with hyperlink https://google.com embedded."
+                             "\n\nComment: Text with inline image in the middle.\n\nComment: Text with character "
+                             "style.\n\nComment: Paragraph with Heading 2 paragraph style.")
+
+
+def test_a_filled_in_pdf_forms_values_are_kept_on_their_page():
+    markdown = convert_file(DOCS / "pdf_libreoffice_form_filled.pdf").markdown  # exported by LibreOffice
+    assert markdown.endswith("First Name: Alice\n\nFirst Name_2: Bob\n\n\f")
+    assert "gdpr" not in markdown  # a box left unticked says nothing
+
+
+def test_a_pdfs_notes_are_kept_after_their_pages_text():
+    markdown = convert_file(DOCS / "pdf_commented_notes.pdf").markdown
+    assert "are the ones who do.\n\nComment by moose: Note in second paragraph\n\n" in markdown
+    assert 'Comment by moose: note over "kinds" Like in "kinds of people" ---------- Umlaut: äöüß' in markdown
+
+
+def test_a_pdfs_title_is_the_largest_type_on_its_first_page_and_never_a_file_name():
+    assert convert_file(DOCS / "pdf_commented_notes.pdf").metadata_title == "The Crazy Ones"
+    assert convert_file(DOCS / "pdf_libreoffice_form_filled.pdf").metadata_title == "Example for a Form"
+    # One size of type throughout (a scan's text layer) and an Info /Title of "Binder1.pdf": no title.
+    assert convert_file(DOCS / "pdf_multipage_ocr_vicksburg.pdf").metadata_title is None
+    # The largest type on pdflatex's first page is "Contents": a heading, not the document's title.
+    assert convert_file(DOCS / "pdf_multipage_pdflatex_outline.pdf").metadata_title is None
+
+
+def test_a_notebook_nested_past_the_stack_or_an_epub_with_a_damaged_member_fails_with_a_reason():
+    import io
+    import zipfile
+
+    import pytest
+
+    from minirag.errors import ConversionFailed
+
+    with pytest.raises(ConversionFailed, match=r"deep.ipynb: not a notebook \(invalid JSON"):
+        convert_document(b"[" * 100_000 + b"]" * 100_000, ".ipynb", "deep.ipynb")
+    book = bytearray((DOCS / "epub_ubuntu_packaging_guide_ru.epub").read_bytes())
+    member = zipfile.ZipFile(io.BytesIO(bytes(book))).getinfo("content.opf")
+    book[member.header_offset + 30 + len(member.filename) + len(member.extra) + 5] ^= 0xFF  # its deflate stream
+    with pytest.raises(ConversionFailed, match=r"guide.epub: cannot convert \("):
+        convert_document(bytes(book), ".epub", "guide.epub")
+
+
+def test_the_default_of_a_help_pages_hidden_alternatives_is_read():
+    # LibreOffice's help hides `Command` (a Mac's) and `Ctrl` (every other system's) and shows one.
+    markdown = convert_file(DOCS / "html_libreoffice_footnotes_en.html").markdown
+    assert "or press Ctrl+Shift+PageDown." in markdown
+    assert "press F11 to open the Styles window" in markdown
+    assert "Command" not in markdown
+
+
+def test_block_alternatives_a_script_reveals_one_of_are_all_read_and_a_lone_hidden_element_is_not():
+    page = ('<html><body><h1>General Shortcut Keys</h1><span class="switch"><span hidden="true" class="WRITER">'
+            "<div><h2>Shortcut Keys for Writer</h2><p>Ctrl+Enter inserts a manual page break.</p></div></span>"
+            '<span hidden="true" class="CALC"><div><h2>Shortcut Keys for Calc</h2><p>Ctrl+Enter fills a '
+            'selected cell range.</p></div></span></span><div><div hidden="hidden">Accept all cookies?</div></div>'
+            "</body></html>")
+    markdown = convert_document(page.encode(), ".html", "main0400.html").markdown
+    assert "Ctrl+Enter inserts a manual page break." in markdown and "Ctrl+Enter fills a" in markdown
+    assert "cookies" not in markdown
