@@ -299,3 +299,27 @@ def test_a_huge_word_is_cut_so_no_hit_or_parent_carries_megabytes(app):
     answer = payload(app.query("glacier", top_k=1))
     assert answer["results"] and answer["results"][0]["sourceType"] == "data"
     assert len(json.dumps(answer)) < 40_000  # the hit and its parent section, not 400 KB
+
+
+def test_a_pdf_whose_references_loop_reads_its_text_instead_of_spinning_until_the_cpu_limit():
+    """`6 0 obj 7 0 R`, `7 0 obj 6 0 R` as the page's XObjects: pdfminer followed the pair for
+    ever, so a 600-byte file cost every sync MINIRAG_CONVERT_CPU_SECONDS. Run in a worker, under
+    a CPU limit far below that, so a regression fails here instead of hanging the suite."""
+    from pdf_maker import pdf_of_objects
+
+    from minirag.ingest import isolation
+
+    text = b"BT /F1 24 Tf 72 700 Td (Otters hold hands) Tj ET"
+    looped = pdf_of_objects([
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
+        b"/Resources << /Font << /F1 5 0 R >> /XObject 6 0 R >> >>",
+        b"<< /Length %d >>\nstream\n%s\nendstream" % (len(text), text),
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+        b"7 0 R",
+        b"6 0 R",
+    ])
+    converted = isolation.POOL.run("document", (looped, ".pdf", "loop.pdf"), "loop.pdf",
+                                   isolation.Limits(2048, 20, 120))
+    assert "Otters hold hands" in converted.markdown
