@@ -323,3 +323,40 @@ def test_a_pdf_whose_references_loop_reads_its_text_instead_of_spinning_until_th
     converted = isolation.POOL.run("document", (looped, ".pdf", "loop.pdf"), "loop.pdf",
                                    isolation.Limits(2048, 20, 120))
     assert "Otters hold hands" in converted.markdown
+
+
+def _claiming(archive: bytes, member: str, compress_size: int) -> bytes:
+    """`archive` with the central directory's compressed size of `member` changed to `compress_size`
+    (the local header and the data left as they are: readers go by the central directory)."""
+    import struct
+
+    entry = archive.index(b"PK\x01\x02")
+    while True:
+        name_length = struct.unpack_from("<H", archive, entry + 28)[0]
+        if archive[entry + 46:entry + 46 + name_length] == member.encode():
+            return archive[:entry + 20] + struct.pack("<I", compress_size) + archive[entry + 24:]
+        entry = archive.index(b"PK\x01\x02", entry + 4)
+
+
+def test_a_member_claiming_more_compressed_bytes_than_the_archive_holds_for_it_is_refused():
+    """A lie in the central directory made 5 MB of XML deflated to 10 kB look 83:1, under the
+    member ratio: the archive is read by the central directory's sizes, the data inflates all
+    the same, and the DOCX parser spends a minute on it."""
+    import io
+    import zipfile
+
+    from minirag.errors import ConversionFailed
+    from minirag.ingest import convert
+
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("[Content_Types].xml", b"<Types/>")
+        archive.writestr("word/document.xml", b"<w:p/>" * 1_000_000)  # 6 MB
+    honest = buffer.getvalue()
+    assert len(honest) < 30_000
+    with pytest.raises(ConversionFailed, match="word/document.xml would inflate"):
+        convert.check_zip(honest, "honest.docx", "DOCX")
+    lying = _claiming(honest, "word/document.xml", 70_000)
+    assert zipfile.ZipFile(io.BytesIO(lying)).read("word/document.xml") == b"<w:p/>" * 1_000_000
+    with pytest.raises(ConversionFailed, match="word/document.xml claims 70000 compressed bytes"):
+        convert.check_zip(lying, "lying.docx", "DOCX")

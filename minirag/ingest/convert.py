@@ -9,6 +9,7 @@ archive check.
 
 from __future__ import annotations
 
+import bisect
 import codecs
 import encodings
 import io
@@ -218,6 +219,7 @@ def check_zip(data: bytes, name: str, kind: str) -> zipfile.ZipFile:
         members = archive.infolist()
     except (zipfile.BadZipFile, OSError, ValueError) as exc:
         raise ConversionFailed(f"{name}: not a valid {kind} file (corrupt or truncated zip: {exc})") from None
+    _check_claims(members, len(data), name)
     unpacked = sum(m.file_size for m in members)
     packed = max(1, sum(m.compress_size for m in members))
     if (len(members) > MAX_ZIP_MEMBERS or unpacked > MAX_UNZIPPED_BYTES
@@ -236,6 +238,19 @@ def check_zip(data: bytes, name: str, kind: str) -> zipfile.ZipFile:
             raise ConversionFailed(f"{name}: refused: members compressed over {MAX_MEMBER_RATIO}:1 would inflate "
                                    f"to more than {MEMBER_RATIO_FROM_BYTES} bytes together (zip bomb?)")
     return archive
+
+
+def _check_claims(members: list[zipfile.ZipInfo], size: int, name: str) -> None:
+    """Refuse a member whose compressed size, as the central directory gives it, is more than the
+    bytes between its local header and the next: readers inflate by that claim, so an inflated
+    one makes a bomb's ratio look honest."""
+    starts = sorted({member.header_offset for member in members})
+    for member in members:
+        at = bisect.bisect_right(starts, member.header_offset)
+        room = (starts[at] if at < len(starts) else size) - member.header_offset
+        if member.compress_size > room:
+            raise ConversionFailed(f"{name}: refused: {member.filename[:100]} claims {member.compress_size} "
+                                   f"compressed bytes where the archive holds {max(0, room)} (zip bomb?)")
 
 
 def _convert_pdf(data: bytes, name: str) -> Converted:
