@@ -18,6 +18,7 @@ from conftest import FIXTURES, ROOT, write
 import minirag.app
 import minirag.ingest.scan
 import minirag.ingest.sync
+from minirag.errors import ConversionFailed
 from minirag.ingest.pipeline import Progress
 from minirag.ingest.sync import run_sync
 from minirag.results import payload
@@ -360,3 +361,41 @@ def test_a_member_claiming_more_compressed_bytes_than_the_archive_holds_for_it_i
     assert zipfile.ZipFile(io.BytesIO(lying)).read("word/document.xml") == b"<w:p/>" * 1_000_000
     with pytest.raises(ConversionFailed, match="word/document.xml claims 70000 compressed bytes"):
         convert.check_zip(lying, "lying.docx", "DOCX")
+
+
+def _epub(spine: list[str], chapters: dict[str, bytes]) -> bytes:
+    """An EPUB whose spine reads `spine` (manifest ids, one item per chapter file, id = file name)."""
+    import io
+    import zipfile
+
+    items = "".join(f'<item id="{n}" href="text/{n}" media-type="application/xhtml+xml"/>' for n in chapters)
+    refs = "".join(f'<itemref idref="{n}"/>' for n in spine)
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("mimetype", "application/epub+zip", compress_type=zipfile.ZIP_STORED)
+        archive.writestr("META-INF/container.xml", '<?xml version="1.0"?><container version="1.0" '
+                         'xmlns="urn:oasis:names:tc:opendocument:xmlns:container"><rootfiles>'
+                         '<rootfile full-path="OEBPS/content.opf" media-type="application/oebps-package+xml"/>'
+                         '</rootfiles></container>')
+        archive.writestr("OEBPS/content.opf", '<?xml version="1.0"?><package xmlns="http://www.idpf.org/2007/opf" '
+                         'version="3.0"><metadata xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:title>Walruses'
+                         f'</dc:title></metadata><manifest>{items}</manifest><spine>{refs}</spine></package>')
+        for name, body in chapters.items():
+            archive.writestr(f"OEBPS/text/{name}", body)
+    return buffer.getvalue()
+
+
+def test_an_epub_whose_spine_reads_one_chapter_over_and_over_is_refused_and_one_that_reads_it_once_converts():
+    """5,000 itemrefs naming one 20 kB chapter: a 25 kB EPUB made the HTML converter read 100 MB,
+    until MINIRAG_CONVERT_CPU_SECONDS. In a worker, under a CPU limit far below that."""
+    from minirag.ingest import isolation
+
+    chapter = (b"<html><body>" + b"<p>Walruses haul out on the ice floes of the Laptev Sea.</p>" * 350
+               + b"</body></html>")
+    limits = isolation.Limits(2048, 20, 120)
+    once = _epub(["c1.xhtml", "c2.xhtml"], {"c1.xhtml": chapter, "c2.xhtml": b"<html><body><p>Tusks</p></body></html>"})
+    assert "Laptev Sea" in isolation.POOL.run("document", (once, ".epub", "once.epub"), "once.epub", limits).markdown
+    over = _epub(["c1.xhtml"] * 5000, {"c1.xhtml": chapter})
+    assert len(over) < 60_000
+    with pytest.raises(ConversionFailed, match=r"over\.epub: refused: its spine reads OEBPS/text/c1\.xhtml 5000 times"):
+        isolation.POOL.run("document", (over, ".epub", "over.epub"), "over.epub", limits)

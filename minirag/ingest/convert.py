@@ -23,6 +23,7 @@ from pathlib import Path
 from minirag.errors import ConversionFailed
 from minirag.ingest import ocr
 from minirag.ingest.csv_table import csv_to_markdown
+from minirag.ingest.epub_spine import check_spine
 from minirag.ingest.pdf_inflate import inflate_budget
 from minirag.ingest.pdf_structure import outline, structured
 from minirag.ingest.quiet import converting
@@ -350,6 +351,8 @@ def _convert_by_suffix(data: bytes, suffix: str, name: str) -> Converted:
         with check_zip(data, name, suffix) as archive:
             if suffix == ".xlsx":
                 check_sheets(archive, name)
+            elif suffix == ".epub":
+                check_spine(archive, name)
     return _markitdown(data, suffix, name)
 
 
