@@ -53,6 +53,15 @@ def test_a_broken_utf16_body_is_decoded_with_a_warning_not_refused():
     assert converted.markdown.startswith("intact words") and "invalid UTF-16-LE" in converted.warnings[0]
 
 
+
+@pytest.mark.parametrize("suffix", [".md", ".csv", ".html"])
+def test_a_utf8_mark_before_text_in_another_charset_is_left_out_of_the_detection(suffix):
+    """The mark's bytes, read as cp1251 or mac_cyrillic, tipped the detector to mac_cyrillic: `пїњѕривет`."""
+    text = ("Привет. " + RUSSIAN + "\n") * 3
+    converted = convert_document(codecs.BOM_UTF8 + text.encode("cp1251"), suffix, "lying" + suffix)
+    assert "Осциллограф измеряет напряжение" in converted.markdown and "ї" not in converted.markdown
+    assert converted.warnings == (f"lying{suffix}: not UTF-8 (invalid at byte 0); decoded as cp1251",)
+
 @pytest.mark.parametrize("meta", [
     '<meta charset="{}">', "<META CHARSET={}>",
     '<meta http-equiv="Content-Type" content="text/html; charset={}">',

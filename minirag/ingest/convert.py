@@ -102,9 +102,10 @@ def decode_text(data: bytes, name: str, *, declared: str | None = None) -> tuple
         try:
             text, warnings = data.decode("utf-8-sig"), ()
         except UnicodeDecodeError as exc:
-            text, warnings = _decode_declared(data, name, _known_codec(declared))
+            body = data.removeprefix(codecs.BOM_UTF8)  # a mark that lies: its bytes would sway the detector
+            text, warnings = _decode_declared(body, name, _known_codec(declared))
             if text is None:
-                text, warnings = _decode_detected(data, name, exc.start)
+                text, warnings = _decode_detected(body, name, exc.start)
     sample = text[:_SNIFF]
     controls = sum(1 for c in sample if c not in _TEXT_CONTROLS and unicodedata.category(c) == "Cc")
     if sample and controls > MAX_CONTROL_SHARE * len(sample):
