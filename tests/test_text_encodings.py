@@ -131,6 +131,21 @@ def test_a_cp1251_semicolon_csv_syncs_and_its_cells_are_found(app, docs):
     assert payload(app.query("quokkas", top_k=1))["results"][0]["source"].endswith("notes.txt")
 
 
+def test_lone_surrogates_a_notebook_or_ingest_data_carries_are_replaced_and_the_rest_indexed(app, docs):
+    """JSON may escape half a surrogate pair (`"\\ud800"`); the chunker's tokenizer raised a TypeError
+    on it, a traceback for the notebook and a failed ingest_data."""
+    import json
+
+    cell = {"cell_type": "markdown", "metadata": {}, "source": ["Walruses haul out \ud800 on ice \udfff floes.\n"]}
+    (docs / "walrus.ipynb").write_text(json.dumps({"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+    result = run_sync(app.pipeline, list(app.config.roots))
+    assert result.failed == 0, result.warnings
+    hit = payload(app.query("walruses ice floes", top_k=1))["results"][0]
+    assert hit["source"].endswith("walrus.ipynb") and "out \ufffd on ice \ufffd floes" in hit["text"]
+    app.ingest_data("Narwhal tusks \udc80 spiral", "notes/narwhal", fmt="text")
+    assert "tusks \ufffd spiral" in payload(app.query("narwhal tusks", top_k=1))["results"][0]["text"]
+
+
 def test_a_ragged_csv_is_padded_to_line_up_but_never_blown_up():
     assert csv_to_markdown("a,b,c\n1\n2,3\n", "t.csv").splitlines()[2:] == ["| 1 |  |  |", "| 2 | 3 |  |"]
     wide_header = ",".join(f"h{i}" for i in range(20_000)) + "\n" + "x\n" * 3_000  # 100 KB
