@@ -399,3 +399,25 @@ def test_an_epub_whose_spine_reads_one_chapter_over_and_over_is_refused_and_one_
     assert len(over) < 60_000
     with pytest.raises(ConversionFailed, match=r"over\.epub: refused: its spine reads OEBPS/text/c1\.xhtml 5000 times"):
         isolation.POOL.run("document", (over, ".epub", "over.epub"), "over.epub", limits)
+
+
+@pytest.mark.parametrize(("notebook", "why"), [
+    ("[1, 2, 3]", "its JSON is no object"),
+    ('{"cells": "abc", "nbformat": 4}', "its cells are no list"),
+    ('{"cells": [1, {"cell_type": "markdown", "source": "ok"}]}', "cell 1 is no object"),
+    ('{"cells": [{"cell_type": "code", "source": 5}]}', "cell 1's source is no text"),
+    ('{"cells": [{"cell_type": "markdown", "source": ["a", {"b": 1}]}]}', "cell 1's source is no text"),
+    ('{"cells": [], "metadata": 7}', "its metadata is no object"),
+    ('{"cells": [' * 50_000, "cannot read its JSON"),
+])
+def test_a_notebook_of_the_wrong_shape_is_refused_saying_what_is_wrong(notebook, why):
+    """markitdown's notebook converter said `'str' object has no attribute 'get'`; a title that is
+    no string (`"title": [1]`) raised AttributeError."""
+    from minirag.ingest import convert
+
+    with pytest.raises(ConversionFailed) as refused:
+        convert.convert_document(notebook.encode(), ".ipynb", "odd.ipynb")
+    assert str(refused.value).startswith(f"odd.ipynb: not a Jupyter notebook: {why}")
+    good = '{"cells": [{"cell_type": "markdown", "source": ["# Walruses\\n", "Tusks."]}], "metadata": {"title": [1]}}'
+    converted = convert.convert_document(good.encode(), ".ipynb", "good.ipynb")
+    assert converted.markdown == "# Walruses\nTusks." and converted.metadata_title is None

@@ -24,6 +24,7 @@ from minirag.errors import ConversionFailed
 from minirag.ingest import ocr
 from minirag.ingest.csv_table import csv_to_markdown
 from minirag.ingest.epub_spine import check_spine
+from minirag.ingest.notebook_shape import check_notebook
 from minirag.ingest.pdf_inflate import inflate_budget
 from minirag.ingest.pdf_structure import outline, structured
 from minirag.ingest.quiet import converting
@@ -293,6 +294,7 @@ def _markitdown(data: bytes, suffix: str, name: str) -> Converted:
     warnings: tuple[str, ...] = ()
     if suffix == ".ipynb":
         text, warnings = decode_text(data, name)
+        check_notebook(text, name)
         data = text.encode("utf-8")
     converter = getattr(converters, _MARKITDOWN[suffix])()
     info = StreamInfo(extension=suffix, filename=Path(name).name,
@@ -303,8 +305,8 @@ def _markitdown(data: bytes, suffix: str, name: str) -> Converted:
     except Exception as exc:  # noqa: BLE001 - parsers raise anything on hostile input
         detail = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else ""
         raise ConversionFailed(f"{name}: cannot convert ({type(exc).__name__}{': ' + detail if detail else ''})") from None
-    return Converted(markdown=result.markdown or "", metadata_title=(result.title or "").strip() or None,
-                     warnings=warnings)
+    title = result.title.strip() if isinstance(result.title, str) else ""  # a notebook's metadata may hold any JSON
+    return Converted(markdown=result.markdown or "", metadata_title=title or None, warnings=warnings)
 
 
 def repaired(converted: Converted, *, pdf: bool = False) -> Converted:
