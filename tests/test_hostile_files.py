@@ -421,3 +421,33 @@ def test_a_notebook_of_the_wrong_shape_is_refused_saying_what_is_wrong(notebook,
     good = '{"cells": [{"cell_type": "markdown", "source": ["# Walruses\\n", "Tusks."]}], "metadata": {"title": [1]}}'
     converted = convert.convert_document(good.encode(), ".ipynb", "good.ipynb")
     assert converted.markdown == "# Walruses\nTusks." and converted.metadata_title is None
+
+
+def _with_flag(archive: bytes, bit: int) -> bytes:
+    """`archive` with general-purpose flag `bit` set on every member, local headers and directory alike."""
+    out = bytearray(archive)
+    for signature, flags in ((b"PK\x03\x04", 6), (b"PK\x01\x02", 8)):
+        at = out.find(signature)
+        while at >= 0:
+            out[at + flags] |= bit
+            at = out.find(signature, at + 4)
+    return bytes(out)
+
+
+@pytest.mark.parametrize("suffix", [".docx", ".xlsx", ".pptx", ".epub"])
+def test_an_encrypted_document_is_refused_as_encrypted_not_as_corrupt(suffix):
+    """Word, Excel and PowerPoint save a password-protected file as an OLE compound file holding an
+    EncryptedPackage ("not a valid .docx file (corrupt or truncated zip...)"); a zip whose members are
+    encrypted made the parsers raise RuntimeError ("cannot convert (RuntimeError)" for XLSX and EPUB)."""
+    from minirag.ingest import convert
+
+    fixture = next(FIXTURES.glob(f"docs/*{suffix}")).read_bytes()
+    with pytest.raises(ConversionFailed, match=rf"^locked{suffix}: encrypted \(password required\); \S+ cannot"):
+        convert.convert_document(_with_flag(fixture, 1), suffix, f"locked{suffix}")
+    if suffix != ".epub":
+        compound = (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(504) + "EncryptedPackage".encode("utf-16-le")
+                    + bytes(512))
+        with pytest.raises(ConversionFailed, match=rf"^office{suffix}: encrypted \(password required\)$"):
+            convert.convert_document(compound, suffix, f"office{suffix}")
+        with pytest.raises(ConversionFailed, match=rf"^old{suffix}: an older binary Office file"):
+            convert.convert_document(compound.replace(b"E\x00n\x00c", b"X\x00n\x00c"), suffix, f"old{suffix}")

@@ -64,6 +64,8 @@ MAX_MEMBER_RATIO = 100
 MEMBER_RATIO_FROM_BYTES = 1024 * 1024  # members this small are never refused for their ratio alone...
 # ... but together they are: what all members past MAX_MEMBER_RATIO inflate to may not pass
 # MEMBER_RATIO_FROM_BYTES.
+_COMPOUND_FILE = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"  # an OLE compound file's signature
+_ENCRYPTED = 0x1  # a zip member's general-purpose flag bit
 # Text one document may give, after conversion: far more than any book, far less than what
 # stalls the chunker (docs/documents.md#what-the-limits-were-measured-against).
 MAX_TEXT_CHARS = 32 * 1024 * 1024
@@ -216,13 +218,22 @@ def html_declared_charset(data: bytes) -> str | None:
 
 
 def check_zip(data: bytes, name: str, kind: str) -> zipfile.ZipFile:
-    """The archive, once its central directory shows it is no zip bomb."""
+    """The archive, once its central directory shows it is no zip bomb and nothing in it encrypted."""
+    if data.startswith(_COMPOUND_FILE):  # what Office saves a password-protected file as, and its old formats
+        if "EncryptedPackage".encode("utf-16-le") in data:
+            raise ConversionFailed(f"{name}: encrypted (password required)")
+        raise ConversionFailed(f"{name}: an older binary Office file (.doc, .xls or .ppt), not a {kind} file; "
+                               f"save it as {kind}")
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
         members = archive.infolist()
     except (zipfile.BadZipFile, OSError, ValueError) as exc:
         raise ConversionFailed(f"{name}: not a valid {kind} file (corrupt or truncated zip: {exc})") from None
     _check_claims(members, len(data), name)
+    for member in members:
+        if member.flag_bits & _ENCRYPTED:
+            raise ConversionFailed(f"{name}: encrypted (password required); {member.filename[:100]} cannot be "
+                                   "read without it")
     unpacked = sum(m.file_size for m in members)
     packed = max(1, sum(m.compress_size for m in members))
     if (len(members) > MAX_ZIP_MEMBERS or unpacked > MAX_UNZIPPED_BYTES
