@@ -451,3 +451,30 @@ def test_an_encrypted_document_is_refused_as_encrypted_not_as_corrupt(suffix):
             convert.convert_document(compound, suffix, f"office{suffix}")
         with pytest.raises(ConversionFailed, match=rf"^old{suffix}: an older binary Office file"):
             convert.convert_document(compound.replace(b"E\x00n\x00c", b"X\x00n\x00c"), suffix, f"old{suffix}")
+
+
+def test_an_epub_whose_chapters_are_encrypted_is_refused_and_one_with_obfuscated_fonts_converts():
+    """A DRM'd EPUB (Adobe ADEPT, Readium LCP) lists its encrypted chapters in META-INF/encryption.xml;
+    markitdown read their ciphertext as HTML, and the index held noise. Fonts are often obfuscated
+    (IDPF's algorithm), which leaves the text readable."""
+    import io
+    import zipfile
+
+    from minirag.ingest import convert
+
+    def with_encryption(algorithm: str, uri: str) -> bytes:
+        book = _epub(["c1.xhtml"], {"c1.xhtml": b"<html><body><p>Walruses and their tusks.</p></body></html>"})
+        buffer = io.BytesIO(book)
+        with zipfile.ZipFile(buffer, "a") as archive:
+            archive.writestr("META-INF/encryption.xml", (
+                '<?xml version="1.0"?><encryption xmlns="urn:oasis:names:tc:opendocument:xmlns:container" '
+                'xmlns:enc="http://www.w3.org/2001/04/xmlenc#"><enc:EncryptedData>'
+                f'<enc:EncryptionMethod Algorithm="{algorithm}"/><enc:CipherData>'
+                f'<enc:CipherReference URI="{uri}"/></enc:CipherData></enc:EncryptedData></encryption>'))
+        return buffer.getvalue()
+
+    drm = with_encryption("http://www.w3.org/2001/04/xmlenc#aes128-cbc", "OEBPS/text/c1.xhtml")
+    with pytest.raises(ConversionFailed, match=r"^drm\.epub: encrypted \(DRM\): OEBPS/text/c1\.xhtml"):
+        convert.convert_document(drm, ".epub", "drm.epub")
+    fonts = with_encryption("http://www.idpf.org/2008/embedding", "OEBPS/fonts/serif.otf")
+    assert "Walruses and their tusks" in convert.convert_document(fonts, ".epub", "fonts.epub").markdown

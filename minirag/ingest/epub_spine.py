@@ -1,4 +1,5 @@
-"""An EPUB's spine is checked before its chapters are converted: each may be read once.
+"""An EPUB's spine is checked before its chapters are converted: each may be read once, and
+none may be encrypted.
 
 markitdown converts every spine entry it finds in the archive, in order, through its
 HTML converter, and nothing stops a spine from naming one chapter thousands of times
@@ -6,6 +7,10 @@ HTML converter, and nothing stops a spine from naming one chapter thousands of t
 (OPF-034, OPF-074). A 25 kB EPUB naming one 20 kB chapter 5,000 times made 100 MB of
 HTML to convert. The spine is resolved here as markitdown resolves it
 (META-INF/container.xml's first rootfile, the manifest's hrefs relative to it).
+
+A book under DRM (Adobe ADEPT, Readium LCP) lists its encrypted parts in
+META-INF/encryption.xml; markitdown would read their ciphertext as HTML. Fonts are
+often obfuscated (IDPF's and Adobe's algorithms), which leaves the text readable.
 """
 
 from __future__ import annotations
@@ -19,14 +24,20 @@ from xml.parsers import expat
 from minirag.errors import ConversionFailed
 from minirag.ingest.zip_xml import feed, parser_for
 
+_CIPHER = "http://www.w3.org/2001/04/xmlenc#"
+_FONT_OBFUSCATION = frozenset({"http://www.idpf.org/2008/embedding", "http://ns.adobe.com/pdf/enc#RC"})
 # Bytes repeated spine entries may add to what the chapters hold once: no more than the
 # chapters themselves (a sloppy book listing a few twice), or this much for a short book.
 REPEAT_ALLOWANCE = 1024 * 1024
 
 
 def check_spine(archive: zipfile.ZipFile, name: str) -> None:
-    """ConversionFailed when the spine reads its chapters over and over."""
+    """ConversionFailed when the spine reads its chapters over and over, or any encrypted."""
     reads = _spine(archive, name)
+    locked = _encrypted(archive, name).intersection(reads)
+    if locked:
+        more = f" and {len(locked) - 1} more chapters" if len(locked) > 1 else ""
+        raise ConversionFailed(f"{name}: encrypted (DRM): {min(locked)[:100]}{more} cannot be read")
     sizes = {member.filename: member.file_size for member in archive.infolist()}
     counts = Counter(part for part in reads if part in sizes)
     once = sum(sizes[part] for part in counts)
@@ -53,20 +64,33 @@ def _spine(archive: zipfile.ZipFile, name: str) -> list[str]:
     return [_resolve(manifest[idref], base, names) for idref in spine if idref in manifest]
 
 
+def _encrypted(archive: zipfile.ZipFile, name: str) -> set[str]:
+    """The members META-INF/encryption.xml names as encrypted, fonts obfuscated for embedding aside."""
+    locked, algorithm = set(), ""
+    for tag, attributes in _elements(archive, "META-INF/encryption.xml", name,
+                                     {f"{_CIPHER} EncryptionMethod", f"{_CIPHER} CipherReference"}, namespaces=True):
+        if tag.endswith("EncryptionMethod"):
+            algorithm = attributes.get("Algorithm", "")
+        elif algorithm not in _FONT_OBFUSCATION:
+            locked.add(posixpath.normpath(unquote(attributes.get("URI", ""))))
+    return locked
+
+
 def _resolve(href: str, base: str, names: set[str]) -> str:
     candidates = [posixpath.normpath(posixpath.join(base, h) if base else h) for h in (unquote(href), href)]
     return next((c for c in candidates if c in names), candidates[0])
 
 
-def _elements(archive: zipfile.ZipFile, part: str, name: str, tags: set[str]) -> list[tuple[str, dict[str, str]]]:
-    """(tag, attributes) of the elements named `tags` in `part`, in order; [] when it is missing or
-    no XML (markitdown then fails with its own reason)."""
+def _elements(archive: zipfile.ZipFile, part: str, name: str, tags: set[str],
+              namespaces: bool = False) -> list[tuple[str, dict[str, str]]]:
+    """(tag, attributes) of the elements named `tags` in `part`, in order (tags as zip_xml.parser_for
+    names them); [] when it is missing or no XML (markitdown then fails with its own reason)."""
     found: list[tuple[str, dict[str, str]]] = []
     try:
         member = archive.getinfo(part)
     except KeyError:
         return []
-    parser = parser_for(name, member, namespaces=False)
+    parser = parser_for(name, member, namespaces=namespaces)
     parser.StartElementHandler = lambda tag, attributes: found.append((tag, attributes)) if tag in tags else None
     try:
         feed(archive, member, parser)
