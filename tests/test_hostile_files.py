@@ -478,3 +478,19 @@ def test_an_epub_whose_chapters_are_encrypted_is_refused_and_one_with_obfuscated
         convert.convert_document(drm, ".epub", "drm.epub")
     fonts = with_encryption("http://www.idpf.org/2008/embedding", "OEBPS/fonts/serif.otf")
     assert "Walruses and their tusks" in convert.convert_document(fonts, ".epub", "fonts.epub").markdown
+
+
+def test_an_unexpected_parser_error_says_what_it_was_on_one_line():
+    """A member compressed with a method zipfile cannot read (deflate64, 9) raised NotImplementedError in
+    the workbook check, and the worker said only `cannot convert (NotImplementedError)`."""
+    from minirag.ingest import isolation
+
+    data = bytearray((FIXTURES / "docs" / "xlsx_rows_founders.xlsx").read_bytes())
+    for signature, method in ((b"PK\x03\x04", 8), (b"PK\x01\x02", 10)):
+        at = data.find(signature)
+        while at >= 0:
+            data[at + method] = 9
+            at = data.find(signature, at + 4)
+    with pytest.raises(ConversionFailed) as failed:
+        isolation.POOL.run("document", (bytes(data), ".xlsx", "m9.xlsx"), "m9.xlsx", isolation.Limits(2048, 60, 120))
+    assert str(failed.value) == "m9.xlsx: cannot convert (NotImplementedError: That compression method is not supported)"

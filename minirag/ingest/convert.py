@@ -20,7 +20,7 @@ import zipfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from minirag.errors import ConversionFailed
+from minirag.errors import ConversionFailed, described
 from minirag.ingest import ocr
 from minirag.ingest.csv_table import csv_to_markdown
 from minirag.ingest.epub_spine import check_spine
@@ -283,7 +283,7 @@ def _convert_pdf(data: bytes, name: str) -> Converted:
     except ConversionFailed:
         raise
     except Exception as exc:  # noqa: BLE001 - pdfminer raises many unrelated types on bad input
-        raise ConversionFailed(f"{name}: cannot read PDF ({type(exc).__name__}: {str(exc)[:200]})") from None
+        raise ConversionFailed(f"{name}: cannot read PDF ({described(exc)})") from None
     text, note = ocr.fill_scanned_pages(data, name, text)
     return Converted(markdown=structured(text, entries), note=note)
 
@@ -314,8 +314,7 @@ def _markitdown(data: bytes, suffix: str, name: str) -> Converted:
         with converting(name):
             result = converter.convert(io.BytesIO(data), info, **_MARKITDOWN_OPTIONS.get(suffix, {}))
     except Exception as exc:  # noqa: BLE001 - parsers raise anything on hostile input
-        detail = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else ""
-        raise ConversionFailed(f"{name}: cannot convert ({type(exc).__name__}{': ' + detail if detail else ''})") from None
+        raise ConversionFailed(f"{name}: cannot convert ({described(exc)})") from None
     title = result.title.strip() if isinstance(result.title, str) else ""  # a notebook's metadata may hold any JSON
     return Converted(markdown=result.markdown or "", metadata_title=title or None, warnings=warnings)
 
