@@ -150,3 +150,17 @@ def test_a_ragged_csv_is_padded_to_line_up_but_never_blown_up():
     assert csv_to_markdown("a,b,c\n1\n2,3\n", "t.csv").splitlines()[2:] == ["| 1 |  |  |", "| 2 | 3 |  |"]
     wide_header = ",".join(f"h{i}" for i in range(20_000)) + "\n" + "x\n" * 3_000  # 100 KB
     assert len(csv_to_markdown(wide_header, "wide.csv")) < 10 * len(wide_header)
+
+
+def test_a_csv_cell_up_to_the_line_limit_is_read_and_a_longer_one_refused_saying_so():
+    """The csv module's own field limit (131,072 characters) refused a 300 kB cell on one line, under
+    the 1 MiB line limit, with `field larger than field limit (131072)`."""
+    from minirag.ingest.csv_table import MAX_LINE_CHARS
+
+    long_cell = "walrus " * 45_000  # 315 kB
+    table = csv_to_markdown(f"name,notes\nodobenus,{long_cell}\n", "long.csv")
+    assert table.splitlines()[2] == f"| odobenus | {long_cell} |"
+    quoted = "name,notes\nodobenus,\"" + "tusk\n" * (MAX_LINE_CHARS // 4) + "\"\n"  # one field, short lines
+    with pytest.raises(ConversionFailed, match=r"^huge\.csv: refused: a field over the 1,048,576 characters a CSV "
+                                              r"field may have$"):
+        csv_to_markdown(quoted, "huge.csv")
