@@ -494,3 +494,25 @@ def test_an_unexpected_parser_error_says_what_it_was_on_one_line():
     with pytest.raises(ConversionFailed) as failed:
         isolation.POOL.run("document", (bytes(data), ".xlsx", "m9.xlsx"), "m9.xlsx", isolation.Limits(2048, 60, 120))
     assert str(failed.value) == "m9.xlsx: cannot convert (NotImplementedError: That compression method is not supported)"
+
+
+def test_a_docx_declaring_xml_entities_is_refused_saying_so():
+    """Billion laughs or an external entity in word/document.xml: the DOCX parser refused it as
+    `ExpatError: no element found: line 3, column 0`, which names neither the part nor the reason."""
+    import io
+    import zipfile
+
+    from minirag.ingest import convert
+
+    fixture = FIXTURES / "docs" / "docx_plain_paragraphs.docx"
+    with zipfile.ZipFile(fixture) as source:
+        parts = {member.filename: source.read(member) for member in source.infolist()}
+    prolog = b'<!DOCTYPE w:document [<!ENTITY a "lol"><!ENTITY b "&a;&a;&a;&a;">]>'
+    parts["word/document.xml"] = parts["word/document.xml"].replace(b"?>", b"?>" + prolog, 1)
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for part, body in parts.items():
+            archive.writestr(part, body)
+    with pytest.raises(ConversionFailed, match=r"^laughs\.docx: refused: word/document\.xml declares XML entities$"):
+        convert.convert_document(buffer.getvalue(), ".docx", "laughs.docx")
+    assert convert.convert_document(fixture.read_bytes(), ".docx", "plain.docx").markdown

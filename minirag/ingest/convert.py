@@ -30,6 +30,7 @@ from minirag.ingest.pdf_structure import outline, structured
 from minirag.ingest.quiet import converting
 from minirag.ingest.sheet_limits import check_sheets
 from minirag.ingest.text_repair import escape_headings, repair
+from minirag.ingest.zip_xml import check_prologs
 
 log = logging.getLogger(__name__)
 
@@ -366,6 +367,8 @@ def _convert_by_suffix(data: bytes, suffix: str, name: str) -> Converted:
                 check_sheets(archive, name)
             elif suffix == ".epub":
                 check_spine(archive, name)
+            elif suffix == ".docx":
+                check_prologs(archive, name)
     return _markitdown(data, suffix, name)
 
 

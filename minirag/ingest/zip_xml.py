@@ -2,11 +2,13 @@
 
 The checks that read a document's own XML (sheet_limits.py, epub_spine.py) read each part
 in pieces, never inflated whole, and refuse one that declares entities, as the document
-parsers' defusedxml does (billion laughs).
+parsers' defusedxml does (billion laughs). `check_prologs` looks at the prolog alone, where
+entities are declared, of every XML part of a document no check reads whole (DOCX).
 """
 
 from __future__ import annotations
 
+import contextlib
 import zipfile
 from xml.parsers import expat
 
@@ -32,3 +34,22 @@ def feed(archive: zipfile.ZipFile, member: zipfile.ZipInfo, parser: expat.XMLPar
         while piece := stream.read(_PIECE):
             parser.Parse(piece, False)
         parser.Parse(b"", True)
+
+
+class _Root(Exception):
+    """The root element began: the prolog, the only place for entity declarations, is over."""
+
+
+def check_prologs(archive: zipfile.ZipFile, name: str) -> None:
+    """ConversionFailed when an XML part declares entities (its parser would fail on it, or expand it)."""
+    def root(*_args) -> None:
+        raise _Root
+
+    for member in archive.infolist():
+        if not member.filename.endswith((".xml", ".rels")):
+            continue
+        parser = parser_for(name, member)
+        parser.StartElementHandler = root
+        # Past the prolog, or XML or a member that goes wrong: the parser's own reading says what else is.
+        with contextlib.suppress(_Root, expat.ExpatError, zipfile.BadZipFile, OSError, ValueError, EOFError):
+            feed(archive, member, parser)
