@@ -366,7 +366,7 @@ def _convert_by_suffix(data: bytes, suffix: str, name: str) -> Converted:
             if suffix == ".xlsx":
                 check_sheets(archive, name)
             elif suffix == ".epub":
-                check_spine(archive, name)
+                check_spine(archive, name, MAX_ZIP_MEMBERS)
             elif suffix == ".docx":
                 check_prologs(archive, name)
     return _markitdown(data, suffix, name)
