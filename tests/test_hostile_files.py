@@ -16,6 +16,7 @@ import pytest
 from conftest import FIXTURES, ROOT, write
 
 import minirag.app
+import minirag.ingest.ocr
 import minirag.ingest.scan
 import minirag.ingest.sync
 from minirag.errors import ConversionFailed
@@ -533,3 +534,27 @@ def test_an_epub_whose_spine_lists_more_entries_than_an_archive_may_hold_parts_i
     with pytest.raises(ConversionFailed, match=r"^missing\.epub: refused: its spine lists 10,001 entries, more than "
                                               r"the 10,000 parts an archive may hold$"):
         convert.convert_document(missing, ".epub", "missing.epub")
+
+
+@pytest.mark.skipif(not importlib.util.find_spec("PIL") or not minirag.ingest.ocr.images_readable(),
+                    reason="image files are documents only with the ocr extra")
+def test_an_image_whose_text_chunk_inflates_past_pillows_limit_is_refused_saying_why():
+    """A PNG comment (zTXt) inflating to 2 MB, past Pillow's 1 MB for text chunks: `not a readable
+    image (ValueError)` said nothing of what was wrong."""
+    import io
+    import struct
+    import zlib
+
+    from PIL import Image
+
+    from minirag.ingest import convert
+
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+
+    buffer = io.BytesIO()
+    Image.new("L", (40, 20), 255).save(buffer, "PNG")
+    png = buffer.getvalue()
+    bomb = png[:33] + chunk(b"zTXt", b"Comment\x00\x00" + zlib.compress(b"A" * 2_000_000, 9)) + png[33:]
+    with pytest.raises(ConversionFailed, match=r"^comment\.png: not a readable image \(ValueError: Decompressed "):
+        convert.convert_document(bomb, ".png", "comment.png")

@@ -288,7 +288,7 @@ def read_image(data: bytes, name: str) -> tuple[str, str]:
     except Image.DecompressionBombError as exc:  # past twice PIL's own limit, which it checks first
         raise ConversionFailed(f"{name}: refused: {exc} (decompression bomb?)"[:300]) from None
     except (UnidentifiedImageError, OSError, ValueError) as exc:
-        raise ConversionFailed(f"{name}: not a readable image ({type(exc).__name__})") from None
+        raise ConversionFailed(f"{name}: not a readable image ({described(exc)})") from None
     _check_pixels(*image.size, name)
 
     def read_pages() -> list[str]:
