@@ -62,6 +62,25 @@ def test_a_utf8_mark_before_text_in_another_charset_is_left_out_of_the_detection
     assert "Осциллограф измеряет напряжение" in converted.markdown and "ї" not in converted.markdown
     assert converted.warnings == (f"lying{suffix}: not UTF-8 (invalid at byte 0); decoded as cp1251",)
 
+
+@pytest.mark.parametrize("mark", [codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE, codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE])
+def test_a_utf16_or_utf32_mark_before_8_bit_text_is_read_without_it(mark):
+    """Every UTF-32 character, and each ASCII one in UTF-16, holds a zero byte: UTF-8 behind such a
+    mark was read as CJK (`慗牬獵獥`), without a warning, and indexed as that."""
+    text = "Walruses haul out on the ice floes. " + RUSSIAN + "\n"
+    converted = convert_document(mark + text.encode("utf-8"), ".md", "lying.md")
+    assert converted.markdown == text
+    assert converted.warnings == ("lying.md: a UTF-16 or UTF-32 byte-order mark before text that is neither; "
+                                  "read without it",)
+    if len(mark) == 4:  # UTF-16 of CJK alone may hold no zero byte: only UTF-8 behind its mark is told apart
+        converted = convert_document(mark + text.encode("cp1251"), ".txt", "lying.txt")
+        assert RUSSIAN in converted.markdown and "decoded as cp1251" in converted.warnings[-1]
+
+
+def test_utf16_text_without_a_zero_byte_is_still_read_by_its_mark():
+    text = "中文文本，这是一个测试。漢字かな交じり文。"
+    assert convert_document(codecs.BOM_UTF16_LE + text.encode("utf-16-le"), ".md", "cjk.md").markdown == text
+
 @pytest.mark.parametrize("meta", [
     '<meta charset="{}">', "<META CHARSET={}>",
     '<meta http-equiv="Content-Type" content="text/html; charset={}">',

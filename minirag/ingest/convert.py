@@ -98,8 +98,10 @@ def decode_text(data: bytes, name: str, *, declared: str | None = None) -> tuple
 
     Binary data (NUL bytes without a UTF-16/32 mark, or mostly control characters) is refused.
     """
-    text, warnings = _decode_marked(data, name)
+    lying = _lying_mark(data)
+    text, warnings = _decode_marked(data, name) if not lying else (None, ())
     if text is None:
+        data = data[lying:]
         if b"\x00" in data[:_SNIFF]:
             raise ConversionFailed(f"{name}: looks like a binary file (NUL bytes), not text; UTF-16 text "
                                    "is read only with its byte-order mark")
@@ -110,6 +112,9 @@ def decode_text(data: bytes, name: str, *, declared: str | None = None) -> tuple
             text, warnings = _decode_declared(body, name, _known_codec(declared))
             if text is None:
                 text, warnings = _decode_detected(body, name, exc.start)
+    if lying:
+        warnings = (f"{name}: a UTF-16 or UTF-32 byte-order mark before text that is neither; read without it",
+                    *warnings)
     sample = text[:_SNIFF]
     controls = sum(1 for c in sample if c not in _TEXT_CONTROLS and unicodedata.category(c) == "Cc")
     if sample and controls > MAX_CONTROL_SHARE * len(sample):
@@ -143,6 +148,27 @@ def _decode_marked(data: bytes, name: str) -> tuple[str | None, tuple[str, ...]]
                 return body.decode(codec, errors="replace"), (
                     f"{name}: invalid {codec.upper()} at byte {exc.start + len(mark)}; undecodable bytes replaced",)
     return None, ()
+
+
+def _lying_mark(data: bytes) -> int:
+    """The length of a UTF-16 or UTF-32 mark that the bytes after it belie; 0 for none.
+
+    Every UTF-32 character holds a zero byte, and so does every ASCII one (a space, a line break) in
+    UTF-16: text behind such a mark without one is 8-bit text, for UTF-16 when it is UTF-8 too (text
+    all in CJK may hold no zero byte, but is no valid UTF-8).
+    """
+    for mark, codec in _BYTE_ORDER_MARKS:
+        if data.startswith(mark):
+            body = data[len(mark):]
+            if b"\x00" in body:
+                return 0
+            if codec.startswith("utf-16"):
+                try:
+                    body.decode("utf-8")
+                except UnicodeDecodeError:
+                    return 0
+            return len(mark)
+    return 0
 
 
 # As browsers read them (the WHATWG Encoding Standard): pages that declare Latin-1 or ASCII are
