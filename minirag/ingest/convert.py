@@ -291,7 +291,7 @@ def _check_claims(members: list[zipfile.ZipInfo], size: int, name: str) -> None:
         room = (starts[at] if at < len(starts) else size) - member.header_offset
         if member.compress_size > room:
             raise ConversionFailed(f"{name}: refused: {member.filename[:100]} claims {member.compress_size} "
-                                   f"compressed bytes where the archive holds {max(0, room)} (zip bomb?)")
+                                   f"compressed bytes where the archive holds {max(0, room)} (corrupt, or a zip bomb in disguise)")
 
 
 def _convert_pdf(data: bytes, name: str) -> Converted:
