@@ -489,7 +489,7 @@ class App:
         converted = convert_isolated("data", (content, fmt, source), source, limits_of(self.config))
         document = self.pipeline.build(
             converted, source=source, kind="data", stem=source, title=title,
-            content_hash=file_hash(content.encode("utf-8")),
+            content_hash=file_hash(content.encode("utf-8", errors="surrogatepass")),
         )
         return self._ingest_document(document, source)
 

@@ -37,6 +37,12 @@ class ConversionFailed(MiniragError):
     """A document could not be converted to text (corrupt, encrypted, binary, too large)."""
 
 
+def described(exc: BaseException) -> str:
+    """A parser's exception on one line, for a ConversionFailed: its type and its message's first line."""
+    lines = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {lines[0][:200]}" if lines else type(exc).__name__
+
+
 class SyncLocked(MiniragError):
     """Another process holds the sync lock."""
 

@@ -39,6 +39,7 @@ from pydantic import ValidationError
 
 from minirag._compat.mcp import last_context, lowlevel_server
 from minirag.display import shown
+from minirag.ingest.text_repair import without_lone_surrogates as text_without_lone_surrogates
 
 INVALID_REQUEST = -32600
 MAX_DETAIL = 200
@@ -46,7 +47,6 @@ MAX_DETAIL = 200
 log = logging.getLogger(__name__)
 
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # json.loads joins valid pairs: what is left is alone
 # An "id" key whose value starts as neither a string nor an integer: only such lines are parsed to look closer.
 _ODD_ID = re.compile(r'"id"\s*:\s*(?!"|-?\d+\s*[,}])')
 
@@ -65,7 +65,7 @@ def repair(line: str) -> str:
 def without_lone_surrogates(value):
     """`value` (parsed JSON) with each lone surrogate in its strings, keys included, made U+FFFD."""
     if isinstance(value, str):
-        return _LONE_SURROGATE.sub("\ufffd", value)
+        return text_without_lone_surrogates(value)
     if isinstance(value, list):
         return [without_lone_surrogates(v) for v in value]
     if isinstance(value, dict):

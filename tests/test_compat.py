@@ -209,6 +209,16 @@ def test_pdfminer_interpreter_draws_and_pages_through_the_methods_the_budget_wra
         pdfminer_compat, "PDFPageInterpreter.execute no longer looks operators up as do_ methods")
 
 
+
+def test_pdfminer_follows_references_through_the_method_the_loop_guard_wraps():
+    import pdfminer.pdftypes as pdftypes
+
+    found = list(inspect.signature(pdftypes.PDFObjRef.resolve).parameters)
+    assert found == ["self", "default"], _moved(pdfminer_compat, f"PDFObjRef.resolve takes {found}")
+    for follow in (pdftypes.resolve1, pdftypes.resolve_all):
+        assert ".resolve(default=default)" in inspect.getsource(follow), _moved(
+            pdfminer_compat, f"{follow.__name__} no longer follows references through PDFObjRef.resolve")
+
 # --- uvicorn ------------------------------------------------------------------------------------
 
 

@@ -16,8 +16,10 @@ import pytest
 from conftest import FIXTURES, ROOT, write
 
 import minirag.app
+import minirag.ingest.ocr
 import minirag.ingest.scan
 import minirag.ingest.sync
+from minirag.errors import ConversionFailed
 from minirag.ingest.pipeline import Progress
 from minirag.ingest.sync import run_sync
 from minirag.results import payload
@@ -299,3 +301,260 @@ def test_a_huge_word_is_cut_so_no_hit_or_parent_carries_megabytes(app):
     answer = payload(app.query("glacier", top_k=1))
     assert answer["results"] and answer["results"][0]["sourceType"] == "data"
     assert len(json.dumps(answer)) < 40_000  # the hit and its parent section, not 400 KB
+
+
+def test_a_pdf_whose_references_loop_reads_its_text_instead_of_spinning_until_the_cpu_limit():
+    """`6 0 obj 7 0 R`, `7 0 obj 6 0 R` as the page's XObjects: pdfminer followed the pair for
+    ever, so a 600-byte file cost every sync MINIRAG_CONVERT_CPU_SECONDS. Run in a worker, under
+    a CPU limit far below that, so a regression fails here instead of hanging the suite."""
+    from pdf_maker import pdf_of_objects
+
+    from minirag.ingest import isolation
+
+    text = b"BT /F1 24 Tf 72 700 Td (Otters hold hands) Tj ET"
+    looped = pdf_of_objects([
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
+        b"/Resources << /Font << /F1 5 0 R >> /XObject 6 0 R >> >>",
+        b"<< /Length %d >>\nstream\n%s\nendstream" % (len(text), text),
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+        b"7 0 R",
+        b"6 0 R",
+    ])
+    converted = isolation.POOL.run("document", (looped, ".pdf", "loop.pdf"), "loop.pdf",
+                                   isolation.Limits(2048, 20, 120))
+    assert "Otters hold hands" in converted.markdown
+
+
+def _claiming(archive: bytes, member: str, compress_size: int) -> bytes:
+    """`archive` with the central directory's compressed size of `member` changed to `compress_size`
+    (the local header and the data left as they are: readers go by the central directory)."""
+    import struct
+
+    entry = archive.index(b"PK\x01\x02")
+    while True:
+        name_length = struct.unpack_from("<H", archive, entry + 28)[0]
+        if archive[entry + 46:entry + 46 + name_length] == member.encode():
+            return archive[:entry + 20] + struct.pack("<I", compress_size) + archive[entry + 24:]
+        entry = archive.index(b"PK\x01\x02", entry + 4)
+
+
+def test_a_member_claiming_more_compressed_bytes_than_the_archive_holds_for_it_is_refused():
+    """A lie in the central directory made 5 MB of XML deflated to 10 kB look 83:1, under the
+    member ratio: the archive is read by the central directory's sizes, the data inflates all
+    the same, and the DOCX parser spends a minute on it."""
+    import io
+    import zipfile
+
+    from minirag.errors import ConversionFailed
+    from minirag.ingest import convert
+
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("[Content_Types].xml", b"<Types/>")
+        archive.writestr("word/document.xml", b"<w:p/>" * 1_000_000)  # 6 MB
+    honest = buffer.getvalue()
+    assert len(honest) < 30_000
+    with pytest.raises(ConversionFailed, match="word/document.xml would inflate"):
+        convert.check_zip(honest, "honest.docx", "DOCX")
+    lying = _claiming(honest, "word/document.xml", 70_000)
+    assert zipfile.ZipFile(io.BytesIO(lying)).read("word/document.xml") == b"<w:p/>" * 1_000_000
+    with pytest.raises(ConversionFailed, match="word/document.xml claims 70000 compressed bytes"):
+        convert.check_zip(lying, "lying.docx", "DOCX")
+
+
+def _epub(spine: list[str], chapters: dict[str, bytes], missing: tuple[str, ...] = ()) -> bytes:
+    """An EPUB whose spine reads `spine` (manifest ids, one item per chapter file, id = file name);
+    the manifest lists the `missing` files too, and the archive lacks them."""
+    import io
+    import zipfile
+
+    items = "".join(f'<item id="{n}" href="text/{n}" media-type="application/xhtml+xml"/>'
+                    for n in (*chapters, *missing))
+    refs = "".join(f'<itemref idref="{n}"/>' for n in spine)
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("mimetype", "application/epub+zip", compress_type=zipfile.ZIP_STORED)
+        archive.writestr("META-INF/container.xml", '<?xml version="1.0"?><container version="1.0" '
+                         'xmlns="urn:oasis:names:tc:opendocument:xmlns:container"><rootfiles>'
+                         '<rootfile full-path="OEBPS/content.opf" media-type="application/oebps-package+xml"/>'
+                         '</rootfiles></container>')
+        archive.writestr("OEBPS/content.opf", '<?xml version="1.0"?><package xmlns="http://www.idpf.org/2007/opf" '
+                         'version="3.0"><metadata xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:title>Walruses'
+                         f'</dc:title></metadata><manifest>{items}</manifest><spine>{refs}</spine></package>')
+        for name, body in chapters.items():
+            archive.writestr(f"OEBPS/text/{name}", body)
+    return buffer.getvalue()
+
+
+def test_an_epub_whose_spine_reads_one_chapter_over_and_over_reads_it_once():
+    """5,000 itemrefs naming one 20 kB chapter: a 25 kB EPUB made markitdown's converter read 100 MB,
+    until MINIRAG_CONVERT_CPU_SECONDS. In a worker, under a CPU limit far below that."""
+    from minirag.ingest import isolation
+
+    chapter = (b"<html><body>" + b"<p>Walruses haul out on the ice floes of the Laptev Sea.</p>" * 350
+               + b"</body></html>")
+    limits = isolation.Limits(2048, 20, 120)
+    once = _epub(["c1.xhtml", "c2.xhtml"], {"c1.xhtml": chapter, "c2.xhtml": b"<html><body><p>Tusks</p></body></html>"})
+    assert "Laptev Sea" in isolation.POOL.run("document", (once, ".epub", "once.epub"), "once.epub", limits).markdown
+    over = _epub(["c1.xhtml"] * 5000, {"c1.xhtml": chapter})
+    assert len(over) < 60_000
+    markdown = isolation.POOL.run("document", (over, ".epub", "over.epub"), "over.epub", limits).markdown
+    assert markdown.count("Laptev Sea") == 350
+
+
+@pytest.mark.parametrize(("notebook", "why"), [
+    ("[1, 2, 3]", "its JSON is no object"),
+    ('{"cells": "abc", "nbformat": 4}', "its cells are no list"),
+    ('{"cells": [1, {"cell_type": "markdown", "source": "ok"}]}', "cell 1 is no object"),
+    ('{"cells": [{"cell_type": "code", "source": 5}]}', "cell 1's source is no text"),
+    ('{"cells": [{"cell_type": "markdown", "source": ["a", {"b": 1}]}]}', "cell 1's source is no text"),
+    ('{"cells": [], "metadata": 7}', "its metadata is no object"),
+    ('{"cells": [' * 50_000, "cannot read its JSON"),
+])
+def test_a_notebook_of_the_wrong_shape_is_refused_saying_what_is_wrong(notebook, why):
+    """markitdown's notebook converter said `'str' object has no attribute 'get'`; a title that is
+    no string (`"title": [1]`) raised AttributeError."""
+    from minirag.ingest import convert
+
+    with pytest.raises(ConversionFailed) as refused:
+        convert.convert_document(notebook.encode(), ".ipynb", "odd.ipynb")
+    assert str(refused.value).startswith(f"odd.ipynb: not a Jupyter notebook: {why}")
+    good = '{"cells": [{"cell_type": "markdown", "source": ["# Walruses\\n", "Tusks."]}], "metadata": {"title": [1]}}'
+    converted = convert.convert_document(good.encode(), ".ipynb", "good.ipynb")
+    assert converted.markdown == "# Walruses\nTusks." and converted.metadata_title is None
+
+
+def _with_flag(archive: bytes, bit: int) -> bytes:
+    """`archive` with general-purpose flag `bit` set on every member, local headers and directory alike."""
+    out = bytearray(archive)
+    for signature, flags in ((b"PK\x03\x04", 6), (b"PK\x01\x02", 8)):
+        at = out.find(signature)
+        while at >= 0:
+            out[at + flags] |= bit
+            at = out.find(signature, at + 4)
+    return bytes(out)
+
+
+@pytest.mark.parametrize("suffix", [".docx", ".xlsx", ".pptx", ".epub"])
+def test_an_encrypted_document_is_refused_as_encrypted_not_as_corrupt(suffix):
+    """Word, Excel and PowerPoint save a password-protected file as an OLE compound file holding an
+    EncryptedPackage ("not a valid .docx file (corrupt or truncated zip...)"); a zip whose members are
+    encrypted made the parsers raise RuntimeError ("cannot convert (RuntimeError)" for XLSX and EPUB)."""
+    from minirag.ingest import convert
+
+    fixture = next(FIXTURES.glob(f"docs/*{suffix}")).read_bytes()
+    with pytest.raises(ConversionFailed, match=rf"^locked{suffix}: encrypted \(password required\); \S+ cannot"):
+        convert.convert_document(_with_flag(fixture, 1), suffix, f"locked{suffix}")
+    if suffix != ".epub":
+        compound = (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(504) + "EncryptedPackage".encode("utf-16-le")
+                    + bytes(512))
+        with pytest.raises(ConversionFailed, match=rf"^office{suffix}: encrypted \(password required\)$"):
+            convert.convert_document(compound, suffix, f"office{suffix}")
+        with pytest.raises(ConversionFailed, match=rf"^old{suffix}: an older binary Office file"):
+            convert.convert_document(compound.replace(b"E\x00n\x00c", b"X\x00n\x00c"), suffix, f"old{suffix}")
+
+
+def test_an_epub_whose_chapters_are_encrypted_is_refused_and_one_with_obfuscated_fonts_converts():
+    """A DRM'd EPUB (Adobe ADEPT, Readium LCP) lists its encrypted chapters in META-INF/encryption.xml;
+    markitdown read their ciphertext as HTML, and the index held noise. Fonts are often obfuscated
+    (IDPF's algorithm), which leaves the text readable."""
+    import io
+    import zipfile
+
+    from minirag.ingest import convert
+
+    def with_encryption(algorithm: str, uri: str) -> bytes:
+        book = _epub(["c1.xhtml"], {"c1.xhtml": b"<html><body><p>Walruses and their tusks.</p></body></html>"})
+        buffer = io.BytesIO(book)
+        with zipfile.ZipFile(buffer, "a") as archive:
+            archive.writestr("META-INF/encryption.xml", (
+                '<?xml version="1.0"?><encryption xmlns="urn:oasis:names:tc:opendocument:xmlns:container" '
+                'xmlns:enc="http://www.w3.org/2001/04/xmlenc#"><enc:EncryptedData>'
+                f'<enc:EncryptionMethod Algorithm="{algorithm}"/><enc:CipherData>'
+                f'<enc:CipherReference URI="{uri}"/></enc:CipherData></enc:EncryptedData></encryption>'))
+        return buffer.getvalue()
+
+    drm = with_encryption("http://www.w3.org/2001/04/xmlenc#aes128-cbc", "OEBPS/text/c1.xhtml")
+    with pytest.raises(ConversionFailed, match=r"^drm\.epub: encrypted \(DRM\): OEBPS/text/c1\.xhtml"):
+        convert.convert_document(drm, ".epub", "drm.epub")
+    fonts = with_encryption("http://www.idpf.org/2008/embedding", "OEBPS/fonts/serif.otf")
+    assert "Walruses and their tusks" in convert.convert_document(fonts, ".epub", "fonts.epub").markdown
+
+
+def test_an_unexpected_parser_error_says_what_it_was_on_one_line():
+    """A member compressed with a method zipfile cannot read (deflate64, 9) raised NotImplementedError in
+    the workbook check, and the worker said only `cannot convert (NotImplementedError)`."""
+    from minirag.ingest import isolation
+
+    data = bytearray((FIXTURES / "docs" / "xlsx_rows_founders.xlsx").read_bytes())
+    for signature, method in ((b"PK\x03\x04", 8), (b"PK\x01\x02", 10)):
+        at = data.find(signature)
+        while at >= 0:
+            data[at + method] = 9
+            at = data.find(signature, at + 4)
+    with pytest.raises(ConversionFailed) as failed:
+        isolation.POOL.run("document", (bytes(data), ".xlsx", "m9.xlsx"), "m9.xlsx", isolation.Limits(2048, 60, 120))
+    assert str(failed.value) == "m9.xlsx: cannot convert (NotImplementedError: That compression method is not supported)"
+
+
+def test_a_docx_declaring_xml_entities_is_refused_saying_so():
+    """Billion laughs or an external entity in word/document.xml: the DOCX parser refused it as
+    `ExpatError: no element found: line 3, column 0`, which names neither the part nor the reason."""
+    import io
+    import zipfile
+
+    from minirag.ingest import convert
+
+    fixture = FIXTURES / "docs" / "docx_plain_paragraphs.docx"
+    with zipfile.ZipFile(fixture) as source:
+        parts = {member.filename: source.read(member) for member in source.infolist()}
+    prolog = b'<!DOCTYPE w:document [<!ENTITY a "lol"><!ENTITY b "&a;&a;&a;&a;">]>'
+    parts["word/document.xml"] = parts["word/document.xml"].replace(b"?>", b"?>" + prolog, 1)
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for part, body in parts.items():
+            archive.writestr(part, body)
+    with pytest.raises(ConversionFailed, match=r"^laughs\.docx: refused: word/document\.xml declares XML entities$"):
+        convert.convert_document(buffer.getvalue(), ".docx", "laughs.docx")
+    assert convert.convert_document(fixture.read_bytes(), ".docx", "plain.docx").markdown
+
+
+def test_an_epub_whose_spine_lists_more_entries_than_an_archive_may_hold_parts_is_refused():
+    """markitdown lists the archive's names again for every spine entry: 200,000 entries naming
+    missing parts beside 5,000 members (a 3 MB file) took 45 s of CPU."""
+    from minirag.ingest import convert
+
+    chapters = {f"c{i}.xhtml": b"<html><body><p>Walrus.</p></body></html>" for i in range(3)}
+    book = _epub([f"c{i % 3}.xhtml" for i in range(3)], chapters)
+    assert "Walrus." in convert.convert_document(book, ".epub", "book.epub").markdown
+    gone = tuple(f"gone{i}.xhtml" for i in range(convert.MAX_ZIP_MEMBERS + 1))
+    missing = _epub(list(gone), chapters, missing=gone)
+    with pytest.raises(ConversionFailed, match=r"^missing\.epub: refused: its spine lists 10,001 entries, more than "
+                                              r"the 10,000 parts an archive may hold$"):
+        convert.convert_document(missing, ".epub", "missing.epub")
+
+
+@pytest.mark.skipif(not importlib.util.find_spec("PIL") or not minirag.ingest.ocr.images_readable(),
+                    reason="image files are documents only with the ocr extra")
+def test_an_image_whose_text_chunk_inflates_past_pillows_limit_is_refused_saying_why():
+    """A PNG comment (zTXt) inflating to 2 MB, past Pillow's 1 MB for text chunks: `not a readable
+    image (ValueError)` said nothing of what was wrong."""
+    import io
+    import struct
+    import zlib
+
+    from PIL import Image
+
+    from minirag.ingest import convert
+
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+
+    buffer = io.BytesIO()
+    Image.new("L", (40, 20), 255).save(buffer, "PNG")
+    png = buffer.getvalue()
+    bomb = png[:33] + chunk(b"zTXt", b"Comment\x00\x00" + zlib.compress(b"A" * 2_000_000, 9)) + png[33:]
+    with pytest.raises(ConversionFailed, match=r"^comment\.png: not a readable image \(ValueError: Decompressed "):
+        convert.convert_document(bomb, ".png", "comment.png")

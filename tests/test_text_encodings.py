@@ -53,6 +53,34 @@ def test_a_broken_utf16_body_is_decoded_with_a_warning_not_refused():
     assert converted.markdown.startswith("intact words") and "invalid UTF-16-LE" in converted.warnings[0]
 
 
+
+@pytest.mark.parametrize("suffix", [".md", ".csv", ".html"])
+def test_a_utf8_mark_before_text_in_another_charset_is_left_out_of_the_detection(suffix):
+    """The mark's bytes, read as cp1251 or mac_cyrillic, tipped the detector to mac_cyrillic: `пїњѕривет`."""
+    text = ("Привет. " + RUSSIAN + "\n") * 3
+    converted = convert_document(codecs.BOM_UTF8 + text.encode("cp1251"), suffix, "lying" + suffix)
+    assert "Осциллограф измеряет напряжение" in converted.markdown and "ї" not in converted.markdown
+    assert converted.warnings == (f"lying{suffix}: not UTF-8 (invalid at byte 0); decoded as cp1251",)
+
+
+@pytest.mark.parametrize("mark", [codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE, codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE])
+def test_a_utf16_or_utf32_mark_before_8_bit_text_is_read_without_it(mark):
+    """Every UTF-32 character, and each ASCII one in UTF-16, holds a zero byte: UTF-8 behind such a
+    mark was read as CJK (`慗牬獵獥`), without a warning, and indexed as that."""
+    text = "Walruses haul out on the ice floes. " + RUSSIAN + "\n"
+    converted = convert_document(mark + text.encode("utf-8"), ".md", "lying.md")
+    assert converted.markdown == text
+    assert converted.warnings == ("lying.md: a UTF-16 or UTF-32 byte-order mark before text that is neither; "
+                                  "read without it",)
+    if len(mark) == 4:  # UTF-16 of CJK alone may hold no zero byte: only UTF-8 behind its mark is told apart
+        converted = convert_document(mark + text.encode("cp1251"), ".txt", "lying.txt")
+        assert RUSSIAN in converted.markdown and "decoded as cp1251" in converted.warnings[-1]
+
+
+def test_utf16_text_without_a_zero_byte_is_still_read_by_its_mark():
+    text = "中文文本，这是一个测试。漢字かな交じり文。"
+    assert convert_document(codecs.BOM_UTF16_LE + text.encode("utf-16-le"), ".md", "cjk.md").markdown == text
+
 @pytest.mark.parametrize("meta", [
     '<meta charset="{}">', "<META CHARSET={}>",
     '<meta http-equiv="Content-Type" content="text/html; charset={}">',
@@ -122,7 +150,36 @@ def test_a_cp1251_semicolon_csv_syncs_and_its_cells_are_found(app, docs):
     assert payload(app.query("quokkas", top_k=1))["results"][0]["source"].endswith("notes.txt")
 
 
+def test_lone_surrogates_a_notebook_or_ingest_data_carries_are_replaced_and_the_rest_indexed(app, docs):
+    """JSON may escape half a surrogate pair (`"\\ud800"`); the chunker's tokenizer raised a TypeError
+    on it, a traceback for the notebook and a failed ingest_data."""
+    import json
+
+    cell = {"cell_type": "markdown", "metadata": {}, "source": ["Walruses haul out \ud800 on ice \udfff floes.\n"]}
+    (docs / "walrus.ipynb").write_text(json.dumps({"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+    result = run_sync(app.pipeline, list(app.config.roots))
+    assert result.failed == 0, result.warnings
+    hit = payload(app.query("walruses ice floes", top_k=1))["results"][0]
+    assert hit["source"].endswith("walrus.ipynb") and "out \ufffd on ice \ufffd floes" in hit["text"]
+    app.ingest_data("Narwhal tusks \udc80 spiral", "notes/narwhal", fmt="text")
+    assert "tusks \ufffd spiral" in payload(app.query("narwhal tusks", top_k=1))["results"][0]["text"]
+
+
 def test_a_ragged_csv_is_padded_to_line_up_but_never_blown_up():
     assert csv_to_markdown("a,b,c\n1\n2,3\n", "t.csv").splitlines()[2:] == ["| 1 |  |  |", "| 2 | 3 |  |"]
     wide_header = ",".join(f"h{i}" for i in range(20_000)) + "\n" + "x\n" * 3_000  # 100 KB
     assert len(csv_to_markdown(wide_header, "wide.csv")) < 10 * len(wide_header)
+
+
+def test_a_csv_cell_up_to_the_line_limit_is_read_and_a_longer_one_refused_saying_so():
+    """The csv module's own field limit (131,072 characters) refused a 300 kB cell on one line, under
+    the 1 MiB line limit, with `field larger than field limit (131072)`."""
+    from minirag.ingest.csv_table import MAX_LINE_CHARS
+
+    long_cell = "walrus " * 45_000  # 315 kB
+    table = csv_to_markdown(f"name,notes\nodobenus,{long_cell}\n", "long.csv")
+    assert table.splitlines()[2] == f"| odobenus | {long_cell} |"
+    quoted = "name,notes\nodobenus,\"" + "tusk\n" * (MAX_LINE_CHARS // 4) + "\"\n"  # one field, short lines
+    with pytest.raises(ConversionFailed, match=r"^huge\.csv: refused: a field over the 1,048,576 characters a CSV "
+                                              r"field may have$"):
+        csv_to_markdown(quoted, "huge.csv")

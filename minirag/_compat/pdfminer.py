@@ -4,7 +4,9 @@ Written against pdfminer.six 20250506 to 20260107. `pdfminer.pdftypes` decodes a
 stream's filters through the module-level names `zlib`, `rldecode`, `lzwdecode` and
 `ascii85decode`, looked up at call time, so pointing those names elsewhere changes
 decoding for the whole process. `PDFPageInterpreter` runs the `Do` operator through
-its `do_Do` method and each page through `process_page`.
+its `do_Do` method and each page through `process_page`. Every indirect reference is
+followed through `PDFObjRef.resolve` (`resolve1` and `resolve_all` call it until the
+value is no reference).
 """
 
 from __future__ import annotations
@@ -42,3 +44,13 @@ def wrap_interpreter(**wrappers: Callable[[Callable], Callable]) -> None:
         wrapped = wrapper(getattr(PDFPageInterpreter, name))
         setattr(wrapped, _MARK, True)
         setattr(PDFPageInterpreter, name, wrapped)
+
+
+def wrap_reference(wrapper: Callable[[Callable], Callable]) -> None:
+    """Replace `PDFObjRef.resolve` with `wrapper(resolve)`, once per process."""
+    from pdfminer.pdftypes import PDFObjRef
+
+    if not getattr(PDFObjRef.resolve, _MARK, False):
+        wrapped = wrapper(PDFObjRef.resolve)
+        setattr(wrapped, _MARK, True)
+        setattr(PDFObjRef, "resolve", wrapped)  # noqa: B010 - mypy refuses an assignment to a method

@@ -9,6 +9,7 @@ archive check.
 
 from __future__ import annotations
 
+import bisect
 import codecs
 import encodings
 import io
@@ -19,10 +20,11 @@ import zipfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from minirag.errors import ConversionFailed
+from minirag.errors import ConversionFailed, described
 from minirag.ingest import ocr
 from minirag.ingest.csv_table import csv_to_markdown
 from minirag.ingest.docx_margins import read_margins
+from minirag.ingest.epub_spine import check_spine
 from minirag.ingest.pdf_fields import page_fields, with_fields
 from minirag.ingest.pdf_inflate import inflate_budget
 from minirag.ingest.pdf_structure import outline, structured
@@ -30,6 +32,7 @@ from minirag.ingest.pdf_title import pdf_title
 from minirag.ingest.quiet import converting
 from minirag.ingest.sheet_limits import check_sheets
 from minirag.ingest.text_repair import escape_headings, repair
+from minirag.ingest.zip_xml import check_prologs
 
 log = logging.getLogger(__name__)
 
@@ -63,6 +66,8 @@ MAX_MEMBER_RATIO = 100
 MEMBER_RATIO_FROM_BYTES = 1024 * 1024  # members this small are never refused for their ratio alone...
 # ... but together they are: what all members past MAX_MEMBER_RATIO inflate to may not pass
 # MEMBER_RATIO_FROM_BYTES.
+_COMPOUND_FILE = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"  # an OLE compound file's signature
+_ENCRYPTED = 0x1  # a zip member's general-purpose flag bit
 # Text one document may give, after conversion: far more than any book, far less than what
 # stalls the chunker (docs/documents.md#what-the-limits-were-measured-against).
 MAX_TEXT_CHARS = 32 * 1024 * 1024
@@ -94,17 +99,23 @@ def decode_text(data: bytes, name: str, *, declared: str | None = None) -> tuple
 
     Binary data (NUL bytes without a UTF-16/32 mark, or mostly control characters) is refused.
     """
-    text, warnings = _decode_marked(data, name)
+    lying = _lying_mark(data)
+    text, warnings = _decode_marked(data, name) if not lying else (None, ())
     if text is None:
+        data = data[lying:]
         if b"\x00" in data[:_SNIFF]:
             raise ConversionFailed(f"{name}: looks like a binary file (NUL bytes), not text; UTF-16 text "
                                    "is read only with its byte-order mark")
         try:
             text, warnings = data.decode("utf-8-sig"), ()
         except UnicodeDecodeError as exc:
-            text, warnings = _decode_declared(data, name, _known_codec(declared))
+            body = data.removeprefix(codecs.BOM_UTF8)  # a mark that lies: its bytes would sway the detector
+            text, warnings = _decode_declared(body, name, _known_codec(declared))
             if text is None:
-                text, warnings = _decode_detected(data, name, exc.start)
+                text, warnings = _decode_detected(body, name, exc.start)
+    if lying:
+        warnings = (f"{name}: a UTF-16 or UTF-32 byte-order mark before text that is neither; read without it",
+                    *warnings)
     sample = text[:_SNIFF]
     controls = sum(1 for c in sample if c not in _TEXT_CONTROLS and unicodedata.category(c) == "Cc")
     if sample and controls > MAX_CONTROL_SHARE * len(sample):
@@ -138,6 +149,27 @@ def _decode_marked(data: bytes, name: str) -> tuple[str | None, tuple[str, ...]]
                 return body.decode(codec, errors="replace"), (
                     f"{name}: invalid {codec.upper()} at byte {exc.start + len(mark)}; undecodable bytes replaced",)
     return None, ()
+
+
+def _lying_mark(data: bytes) -> int:
+    """The length of a UTF-16 or UTF-32 mark that the bytes after it belie; 0 for none.
+
+    Every UTF-32 character holds a zero byte, and so does every ASCII one (a space, a line break) in
+    UTF-16: text behind such a mark without one is 8-bit text, for UTF-16 when it is UTF-8 too (text
+    all in CJK may hold no zero byte, but is no valid UTF-8).
+    """
+    for mark, codec in _BYTE_ORDER_MARKS:
+        if data.startswith(mark):
+            body = data[len(mark):]
+            if b"\x00" in body:
+                return 0
+            if codec.startswith("utf-16"):
+                try:
+                    body.decode("utf-8")
+                except UnicodeDecodeError:
+                    return 0
+            return len(mark)
+    return 0
 
 
 # As browsers read them (the WHATWG Encoding Standard): pages that declare Latin-1 or ASCII are
@@ -214,12 +246,22 @@ def html_declared_charset(data: bytes) -> str | None:
 
 
 def check_zip(data: bytes, name: str, kind: str) -> zipfile.ZipFile:
-    """The archive, once its central directory shows it is no zip bomb."""
+    """The archive, once its central directory shows it is no zip bomb and nothing in it encrypted."""
+    if data.startswith(_COMPOUND_FILE):  # what Office saves a password-protected file as, and its old formats
+        if "EncryptedPackage".encode("utf-16-le") in data:
+            raise ConversionFailed(f"{name}: encrypted (password required)")
+        raise ConversionFailed(f"{name}: an older binary Office file (.doc, .xls or .ppt), not a {kind} file; "
+                               f"save it as {kind}")
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
         members = archive.infolist()
     except (zipfile.BadZipFile, OSError, ValueError) as exc:
         raise ConversionFailed(f"{name}: not a valid {kind} file (corrupt or truncated zip: {exc})") from None
+    _check_claims(members, len(data), name)
+    for member in members:
+        if member.flag_bits & _ENCRYPTED:
+            raise ConversionFailed(f"{name}: encrypted (password required); {member.filename[:100]} cannot be "
+                                   "read without it")
     unpacked = sum(m.file_size for m in members)
     packed = max(1, sum(m.compress_size for m in members))
     if (len(members) > MAX_ZIP_MEMBERS or unpacked > MAX_UNZIPPED_BYTES
@@ -238,6 +280,19 @@ def check_zip(data: bytes, name: str, kind: str) -> zipfile.ZipFile:
             raise ConversionFailed(f"{name}: refused: members compressed over {MAX_MEMBER_RATIO}:1 would inflate "
                                    f"to more than {MEMBER_RATIO_FROM_BYTES} bytes together (zip bomb?)")
     return archive
+
+
+def _check_claims(members: list[zipfile.ZipInfo], size: int, name: str) -> None:
+    """Refuse a member whose compressed size, as the central directory gives it, is more than the
+    bytes between its local header and the next: readers inflate by that claim, so an inflated
+    one makes a bomb's ratio look honest."""
+    starts = sorted({member.header_offset for member in members})
+    for member in members:
+        at = bisect.bisect_right(starts, member.header_offset)
+        room = (starts[at] if at < len(starts) else size) - member.header_offset
+        if member.compress_size > room:
+            raise ConversionFailed(f"{name}: refused: {member.filename[:100]} claims {member.compress_size} "
+                                   f"compressed bytes where the archive holds {max(0, room)} (corrupt, or a zip bomb in disguise)")
 
 
 def _convert_pdf(data: bytes, name: str) -> Converted:
@@ -259,7 +314,7 @@ def _convert_pdf(data: bytes, name: str) -> Converted:
     except ConversionFailed:
         raise
     except Exception as exc:  # noqa: BLE001 - pdfminer raises many unrelated types on bad input
-        raise ConversionFailed(f"{name}: cannot read PDF ({type(exc).__name__}: {str(exc)[:200]})") from None
+        raise ConversionFailed(f"{name}: cannot read PDF ({described(exc)})") from None
     text, note = ocr.fill_scanned_pages(data, name, text)
     return Converted(markdown=structured(with_fields(text, fields), entries), metadata_title=title, note=note)
 
@@ -284,7 +339,7 @@ def _markitdown(data: bytes, suffix: str, name: str) -> Converted:
         with converting(name):
             result = converter.convert(io.BytesIO(data), info, **_MARKITDOWN_OPTIONS.get(suffix, {}))
     except Exception as exc:  # noqa: BLE001 - parsers raise anything on hostile input
-        raise ConversionFailed(f"{name}: cannot convert ({_reason(exc)})") from None
+        raise ConversionFailed(f"{name}: cannot convert ({described(exc)})") from None
     return Converted(markdown=result.markdown or "", metadata_title=(result.title or "").strip() or None)
 
 
@@ -296,7 +351,7 @@ def _book(archive: zipfile.ZipFile, name: str) -> Converted:
     except ConversionFailed as exc:
         raise ConversionFailed(f"{name}: {exc}") from None
     except Exception as exc:  # noqa: BLE001 - a damaged archive or package document, however it shows
-        raise ConversionFailed(f"{name}: cannot convert ({_reason(exc)})") from None
+        raise ConversionFailed(f"{name}: cannot convert ({described(exc)})") from None
     parts: list[str] = []
     warnings: list[str] = []
     for chapter in book.chapters:
@@ -315,7 +370,7 @@ def _workbook(data: bytes, name: str) -> Converted:
         with converting(name):
             workbook = workbook_to_markdown(data)
     except Exception as exc:  # noqa: BLE001 - openpyxl raises anything on hostile input
-        raise ConversionFailed(f"{name}: cannot convert ({_reason(exc)})") from None
+        raise ConversionFailed(f"{name}: cannot convert ({described(exc)})") from None
     return Converted(markdown=workbook.markdown, metadata_title=workbook.title)
 
 
@@ -329,10 +384,6 @@ def _notebook(data: bytes, name: str) -> Converted:
         raise ConversionFailed(f"{name}: {exc}") from None
     return Converted(markdown=notebook.markdown, metadata_title=notebook.title, warnings=warnings)
 
-
-def _reason(exc: Exception) -> str:
-    detail = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else ""
-    return f"{type(exc).__name__}{': ' + detail if detail else ''}"
 
 
 def repaired(converted: Converted, *, pdf: bool = False) -> Converted:
@@ -382,9 +433,11 @@ def _convert_by_suffix(data: bytes, suffix: str, name: str) -> Converted:
         with check_zip(data, name, suffix) as archive:
             if suffix == ".xlsx":
                 check_sheets(archive, name)
-            if suffix == ".epub":
+            elif suffix == ".epub":
+                check_spine(archive, name, MAX_ZIP_MEMBERS)
                 return _book(archive, name)
-            if suffix == ".docx":
+            elif suffix == ".docx":
+                check_prologs(archive, name)
                 margins = read_margins(archive)
                 converted = _markitdown(data, suffix, name)
                 return replace(converted, markdown=margins.around(converted.markdown))

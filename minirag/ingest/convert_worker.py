@@ -26,7 +26,7 @@ import sys
 
 from minirag._compat.markitdown import without_magika
 from minirag._compat.python import abort
-from minirag.errors import ConversionFailed
+from minirag.errors import ConversionFailed, described
 
 _HEADER = struct.Struct(">Q")
 # Bytes an answer may take beyond its text: the title, warnings and note.
@@ -143,7 +143,7 @@ def serve(requests, answers) -> None:
         except RecursionError:
             answer = {"failed": f"{name}: cannot convert (nested too deeply)"}
         except Exception as exc:  # noqa: BLE001 - one bad document never ends the worker's loop
-            answer = {"failed": f"{name}: cannot convert ({type(exc).__name__})"}
+            answer = {"failed": f"{name}: cannot convert ({described(exc)})"}
         # Not the limits here: the answer of a conversion that stayed within them still goes back.
         resource.setrlimit(resource.RLIMIT_AS, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
         write_frame(answers, encode_answer(answer, name, limit))

@@ -23,7 +23,8 @@ SAMPLE_ROWS = 50
 PAD_ALLOWANCE = 1000  # empty cells a small ragged table may always get
 # A row of millions of commas makes as many cells per parse
 # (docs/documents.md#what-the-limits-were-measured-against). Lines and rows are bounded before
-# the csv module splits them; real exports stay far below both.
+# the csv module splits them; real exports stay far below both. A field (quoted, it may span
+# lines) is bounded as a line is, in place of the csv module's own 131,072 characters.
 MAX_LINE_CHARS = 1024 * 1024
 MAX_COLUMNS = 50_000
 
@@ -35,6 +36,7 @@ def csv_to_markdown(text: str, name: str) -> str:
     if longest > MAX_LINE_CHARS:
         raise ConversionFailed(f"{name}: refused: a line of {longest:,} characters, over the {MAX_LINE_CHARS:,} "
                                "a CSV line may have")
+    csv.field_size_limit(MAX_LINE_CHARS)  # process-wide, and the same for every call
     delimiter = sniff_delimiter(text)
     rows = []
     try:
@@ -45,6 +47,9 @@ def csv_to_markdown(text: str, name: str) -> str:
             if _has_text(row):
                 rows.append(row)
     except csv.Error as exc:
+        if "field larger than field limit" in str(exc):
+            raise ConversionFailed(f"{name}: refused: a field over the {MAX_LINE_CHARS:,} characters a CSV field "
+                                   "may have") from None
         raise ConversionFailed(f"{name}: cannot read CSV ({exc})") from None
     return markdown_table(rows)
 

@@ -67,7 +67,7 @@ def read_book(archive: zipfile.ZipFile) -> Book:
             continue
         if "nav" in (item.get("properties") or "").split():
             continue
-        member = _member(item.get("href") or "", base, names)
+        member = member_of(item.get("href") or "", base, names)
         if member is not None and member not in read:  # items may name places inside one file
             read.add(member)
             chapters.append(Chapter(name=member, data=archive.read(member)))
@@ -75,7 +75,7 @@ def read_book(archive: zipfile.ZipFile) -> Book:
     return Book(title=title, chapters=tuple(chapters))
 
 
-def _member(href: str, base: str, names: set[str]) -> str | None:
+def member_of(href: str, base: str, names: set[str]) -> str | None:
     """The zip member a manifest href names: hrefs are URI references relative to the package
     document (`Text/ch%201.xhtml`), members are stored by name."""
     for candidate in (unquote(href.split("#", 1)[0]), href):

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from minirag.errors import ConversionFailed
 from minirag.ingest.html_markdown import fenced, html_to_markdown
+from minirag.ingest.notebook_shape import shape_problem
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")  # colours in tracebacks and progress bars
 # What a result's text/plain says when the object has no text of its own: the reader sees nothing.
@@ -32,10 +33,13 @@ class Notebook:
 def notebook_to_markdown(text: str) -> Notebook:
     try:
         document = json.loads(text.lstrip("\ufeff"))
-    except (ValueError, RecursionError) as exc:  # RecursionError: arrays nested past Python's stack
-        raise ConversionFailed(f"not a notebook (invalid JSON: {str(exc)[:200]})") from None
-    if not isinstance(document, dict):
-        raise ConversionFailed("not a notebook (its JSON is not an object)")
+    except RecursionError:  # arrays nested past Python's stack
+        raise ConversionFailed("not a Jupyter notebook: cannot read its JSON (nested too deeply)") from None
+    except ValueError as exc:
+        raise ConversionFailed(f"not a Jupyter notebook: cannot read its JSON ({str(exc)[:200]})") from None
+    problem = shape_problem(document)
+    if problem is not None or not isinstance(document, dict):
+        raise ConversionFailed(f"not a Jupyter notebook: {problem}")
     metadata = _dict(document.get("metadata"))
     language = _language(metadata)
     cells = document.get("cells")

@@ -21,7 +21,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 
-from minirag.errors import ConversionFailed
+from minirag.errors import ConversionFailed, described
 from minirag.ingest.progress import plural
 
 log = logging.getLogger(__name__)
@@ -288,7 +288,7 @@ def read_image(data: bytes, name: str) -> tuple[str, str]:
     except Image.DecompressionBombError as exc:  # past twice PIL's own limit, which it checks first
         raise ConversionFailed(f"{name}: refused: {exc} (decompression bomb?)"[:300]) from None
     except (UnidentifiedImageError, OSError, ValueError) as exc:
-        raise ConversionFailed(f"{name}: not a readable image ({type(exc).__name__})") from None
+        raise ConversionFailed(f"{name}: not a readable image ({described(exc)})") from None
     _check_pixels(*image.size, name)
 
     def read_pages() -> list[str]:
@@ -303,7 +303,7 @@ def read_image(data: bytes, name: str) -> tuple[str, str]:
                 _starting(index + 1, min(frames, MAX_OCR_PAGES))
                 pages.append(engine.read(frame.copy()))
         except (OSError, ValueError, Image.DecompressionBombError) as exc:
-            raise ConversionFailed(f"{name}: cannot decode image ({type(exc).__name__}: {str(exc)[:200]})") from None
+            raise ConversionFailed(f"{name}: cannot decode image ({described(exc)})") from None
         return pages
 
     pages = _cached(data, current, read_pages)

@@ -9,7 +9,9 @@ current document's budget (each converting thread has its own). Outside a conver
 it is plain zlib. RunLength, LZW and ASCII85 are decoded by bounded stand-ins counted
 against the same budget (pdfminer's own LZW grows its table without end and copies it
 on every code). Form XObjects drawn inside Form XObjects multiply (10 draws at each of
-7 levels: 10 million), so draws per document are counted too.
+7 levels: 10 million), so draws per document are counted too. And a reference that leads
+back to itself (`6 0 obj 7 0 R`, `7 0 obj 6 0 R`) resolves to nothing, as a missing object
+does, where pdfminer followed it for ever.
 """
 
 from __future__ import annotations
@@ -144,6 +146,22 @@ def _page_counted(real):
     return process_page
 
 
+def _acyclic(real):
+    def resolve(self, default: object = None) -> object:
+        """The object a chain of references ends at; `default` for a chain that loops."""
+        from pdfminer.pdftypes import PDFObjRef
+
+        seen, value = {self.objid}, real(self, default)
+        while isinstance(value, PDFObjRef):
+            if value.objid in seen:
+                return default
+            seen.add(value.objid)
+            value = real(value, default)
+        return value
+
+    return resolve
+
+
 class _BoundedZlib:
     """What pdfminer.pdftypes calls `zlib`."""
 
@@ -196,6 +214,7 @@ def inflate_budget(name: str, limit: int | None = None) -> Iterator[None]:
     pdfminer_compat.replace_decoders(zlib=_BoundedZlib, rldecode=rldecode, lzwdecode=lzwdecode,
                                      ascii85decode=ascii85decode)
     pdfminer_compat.wrap_interpreter(do_Do=_counting_do, process_page=_page_counted)
+    pdfminer_compat.wrap_reference(_acyclic)
     limit = MAX_PDF_INFLATED_BYTES if limit is None else limit
     _budget.left, _budget.draws = limit, 0
     try:

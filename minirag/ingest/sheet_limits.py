@@ -20,11 +20,11 @@ from dataclasses import dataclass
 from xml.parsers import expat
 
 from minirag.errors import ConversionFailed
+from minirag.ingest.zip_xml import feed, parser_for
 
 # Cells one workbook may put in frames, counted as pandas pads them (each sheet's rows x columns):
 # 200,000 cells is a big sheet to read, and far below what outruns a worker's CPU limit.
 MAX_SHEET_CELLS = 200_000
-_PIECE = 256 * 1024
 # openpyxl reads rows and cells in the transitional namespace; the strict one is counted too.
 _SHEET_NAMESPACES = ("http://schemas.openxmlformats.org/spreadsheetml/2006/main",
                      "http://purl.oclc.org/ooxml/spreadsheetml/main")
@@ -109,23 +109,13 @@ def _sheet_cells(archive: zipfile.ZipFile, member: zipfile.ZipInfo, name: str, l
     """The cells pandas would build from one member read as a sheet, stopping once past `left`; 0 for
     a member that is no XML (an image), and what was read before the XML went wrong."""
     extent = _Extent(left)
-    parser = expat.ParserCreate(namespace_separator=" ")
+    parser = parser_for(name, member)
     parser.StartElementHandler = extent.start
-    parser.EntityDeclHandler = _no_entities(name, member)
     try:
-        with archive.open(member) as stream:
-            while piece := stream.read(_PIECE):
-                parser.Parse(piece, False)
-            parser.Parse(b"", True)
+        feed(archive, member, parser)
     except (_Past, expat.ExpatError):  # openpyxl too stops at XML that goes wrong
         pass
     except (zipfile.BadZipFile, OSError, ValueError, EOFError) as exc:
         raise ConversionFailed(f"{name}: not a valid .xlsx file ({member.filename[:100]}: {exc})") from None
     return extent.size()
 
-
-def _no_entities(name: str, member: zipfile.ZipInfo):
-    """Entity declarations refuse the workbook, as openpyxl's defusedxml refuses them (billion laughs)."""
-    def refuse(*_args) -> None:
-        raise ConversionFailed(f"{name}: refused: {member.filename[:100]} declares XML entities")
-    return refuse

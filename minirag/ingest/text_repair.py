@@ -1,5 +1,7 @@
 """What typesetting leaves in converted text, taken back out, so words are whole for both sides.
 
+- A lone UTF-16 surrogate (JSON may escape half a pair, `"\\ud800"`: a notebook, ingest_data)
+  is no character: it becomes U+FFFD, which the tokenizer, SQLite and JSON can carry.
 - Soft hyphens (U+00AD) only say where a word may break; they are invisible. Left in,
   FTS5 splits "manip\\u00adulation" into two words and the encoder reads three pieces.
 - Ligatures (U+FB00-FB06: ﬀ ﬁ ﬂ ﬃ ﬄ ﬅ ﬆ), which PDF text layers often hold, become their
@@ -33,11 +35,12 @@ _BROKEN_HOST = re.compile(r"(?<![\w.])((?:[a-z][a-z0-9+.-]*://)?[A-Za-z0-9-]+(?:
 _ROMAN = r"(?=[ivxlcdm])m{0,3}(?:cm|cd|d?c{0,3})(?:xc|xl|l?x{0,3})(?:ix|iv|v?i{0,3})"
 _PAGE_NUMBER = re.compile(rf"(?:page\s+)?(?:\d+|{_ROMAN})(?:\s*(?:/|of)\s*\d+)?", re.IGNORECASE)
 _HASH_LINE = re.compile(r"^([ \t]{0,3})#", re.MULTILINE)
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # json.loads joins valid pairs: what is left is alone
 
 
 def repair(text: str, *, pdf: bool = False) -> str:
     if not text.isascii():
-        text = text.translate(TYPESETTING)
+        text = without_lone_surrogates(text).translate(TYPESETTING)
     if pdf and "-" in text:
         words = _Vocabulary(text)
         text = _LINE_END_HYPHEN.sub(words.join, text)
@@ -48,6 +51,11 @@ def repair(text: str, *, pdf: bool = False) -> str:
 
 def is_page_number(line: str) -> bool:
     return _PAGE_NUMBER.fullmatch(" ".join(line.split())) is not None
+
+
+def without_lone_surrogates(text: str) -> str:
+    """`text` with each lone surrogate made U+FFFD."""
+    return _LONE_SURROGATE.sub("\ufffd", text)
 
 
 def escape_headings(text: str) -> str:

@@ -1,0 +1,63 @@
+"""An XML part of a zip-based document, streamed through expat before its parser sees it.
+
+The checks that read a document's own XML (sheet_limits.py, epub_spine.py) read each part
+in pieces, never inflated whole, and refuse one that declares entities, as the document
+parsers' defusedxml does (billion laughs). `check_prologs` looks at the prolog alone, where
+entities are declared, of every XML part of a document no check reads whole (DOCX).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import zipfile
+import zlib
+from xml.parsers import expat
+
+from minirag.errors import ConversionFailed
+
+_PIECE = 256 * 1024
+
+
+def parser_for(name: str, member: zipfile.ZipInfo, *, namespaces: bool = True) -> expat.XMLParserType:
+    """An expat parser whose entity declarations refuse the document `name`; its tags are
+    `namespace local` with `namespaces`, else as written (`dc:title`, as minidom names them)."""
+    def refuse(*_args) -> None:
+        raise ConversionFailed(f"{name}: refused: {member.filename[:100]} declares XML entities")
+
+    parser = expat.ParserCreate(namespace_separator=" ") if namespaces else expat.ParserCreate()
+    parser.EntityDeclHandler = refuse
+    return parser
+
+
+def feed(archive: zipfile.ZipFile, member: zipfile.ZipInfo, parser: expat.XMLParserType) -> None:
+    """Parse `member` whole with `parser`, a piece at a time; a damaged deflate stream is a
+    BadZipFile, as a damaged CRC is (zipfile lets zlib's own error through)."""
+    with archive.open(member) as stream:
+        while True:
+            try:
+                piece = stream.read(_PIECE)
+            except zlib.error as exc:
+                raise zipfile.BadZipFile(f"{member.filename[:100]}: {exc}") from None
+            if not piece:
+                break
+            parser.Parse(piece, False)
+        parser.Parse(b"", True)
+
+
+class _Root(Exception):
+    """The root element began: the prolog, the only place for entity declarations, is over."""
+
+
+def check_prologs(archive: zipfile.ZipFile, name: str) -> None:
+    """ConversionFailed when an XML part declares entities (its parser would fail on it, or expand it)."""
+    def root(*_args) -> None:
+        raise _Root
+
+    for member in archive.infolist():
+        if not member.filename.endswith((".xml", ".rels")):
+            continue
+        parser = parser_for(name, member)
+        parser.StartElementHandler = root
+        # Past the prolog, or XML or a member that goes wrong: the parser's own reading says what else is.
+        with contextlib.suppress(_Root, expat.ExpatError, zipfile.BadZipFile, OSError, ValueError, EOFError):
+            feed(archive, member, parser)
