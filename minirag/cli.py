@@ -471,9 +471,41 @@ def _serve(args) -> int:
     return serve(args, state)
 
 
+def _fill_closed_descriptors() -> None:
+    """Point a standard descriptor the caller closed (`minirag sync 2>&-`) at the null device, as
+    SQLite does for its own files: the next file opened (the sync lock, a model) would otherwise
+    take its number and receive whatever a library or a converter's child writes to it. Python
+    has set that stream to None; stderr gets the null device (nothing can be said anywhere),
+    stdin and stdout are refused where they are needed (_closed_stream)."""
+    for fd in (0, 1, 2):
+        try:
+            os.fstat(fd)
+        except OSError:
+            opened = os.open(os.devnull, os.O_RDWR)
+            if opened != fd:  # an earlier number was free after all: not ours to fill
+                os.close(opened)
+    if sys.stderr is None:
+        sys.stderr = open(os.devnull, "w")  # noqa: SIM115 - the process's stderr, open until it exits
+
+
+def _closed_stream(argv: Sequence[str]) -> str | None:
+    """Why the command cannot run with the standard streams it was given; None when it can."""
+    if sys.stdout is None:
+        return ("standard output is closed, so there is nowhere to write the output; redirect it "
+                "instead (`>/dev/null` discards it)")
+    command = argv[0] if argv else "serve"
+    if sys.stdin is None and (command == "ingest-data" or (command == "serve" and not any(
+            arg == "--http" or arg.startswith("--http=") for arg in argv))):
+        what = "the MCP server reads its client's messages there" if command == "serve" else \
+            "ingest-data reads the content to index there (`... | minirag ingest-data --source ID`)"
+        return f"standard input is closed; {what}"
+    return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; every failure is one line on stderr (exit 1; usage errors 2; Ctrl-C 130)."""
     verbose = "-v" in (argv if argv is not None else sys.argv[1:]) or "--verbose" in (argv or sys.argv[1:])
+    _fill_closed_descriptors()
     try:
         return _run(argv)
     except KeyboardInterrupt:
@@ -512,6 +544,8 @@ def _run(argv: Sequence[str] | None) -> int:
             raise InvalidArgument(f"the argument {printable(arg)!r} is not valid UTF-8")
     if not argv or (argv[0].startswith("-") and argv[0] not in ("-h", "--help", "--version")):
         argv = _command_first(parser, argv)
+    if (refusal := _closed_stream(argv)) is not None:
+        raise InvalidArgument(refusal)
     args = parser.parse_args(argv)
     logging.basicConfig(stream=sys.stderr, level=logging.INFO if getattr(args, "verbose", False) else logging.WARNING,
                         format="minirag: %(levelname)s: %(message)s")

@@ -101,6 +101,9 @@ name minirag-mcp's users have in their client configurations (see
   fails the run too, for CI); `status` exits 0 even with a broken
   configuration and reports it as `configError`; `doctor` exits 1 if any check
   failed; `watch` runs until Ctrl-C.
+- A closed standard output (`>&-`) is refused before anything runs (`>/dev/null`
+  discards the output instead), as is a closed standard input for `ingest-data`
+  and the stdio server; a closed stderr only silences the warnings.
 
 ## Examples
 

@@ -324,3 +324,35 @@ def test_a_disk_full_while_upgrading_the_index_says_no_room_not_cannot_rollback(
     assert f"no room to write the index {db}" in err, err
     os.remove(mount / "filler")
     assert cli.main(["query", "otters", "--db-path", db]) == 0
+
+
+def _closing(*fds: int):
+    """In the child, before minirag starts: close these standard descriptors (`>&-`, `<&-`, `2>&-`)."""
+    def close() -> None:
+        for fd in fds:
+            os.close(fd)
+    return close
+
+
+def _minirag(argv: list[str], **options) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run([sys.executable, "-m", "minirag", *argv], env=env, timeout=120, **options)
+
+
+@pytest.mark.parametrize(("argv", "closed"), [
+    (["sync"], 1), (["query", "otters"], 1), (["--version"], 1), (["status"], 1),
+    (["ingest-data", "--source", "note-1"], 0), ([], 0),
+])
+def test_a_closed_standard_stream_is_one_line_and_nothing_runs(world, tmp_path, argv, closed):
+    done = _minirag(argv, stderr=subprocess.PIPE, text=True, preexec_fn=_closing(closed),
+                    **({"stdin": subprocess.DEVNULL} if closed == 1 else {"stdout": subprocess.PIPE}))
+    assert_one_line_failure(done.returncode, done.stderr, argv)
+    assert ("standard output is closed" if closed == 1 else "standard input is closed") in done.stderr
+    assert not (tmp_path / "index.db").exists()
+
+
+def test_a_sync_with_stderr_closed_runs_to_the_end(world, tmp_path):
+    """Nothing can be said on a closed stderr: its progress and warnings go nowhere, the sync goes on."""
+    done = _minirag(["sync"], stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,
+                    preexec_fn=_closing(2))
+    assert done.returncode == 0 and "1 ingested" in done.stdout
