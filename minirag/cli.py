@@ -14,6 +14,7 @@ import contextlib
 import json
 import logging
 import os
+import signal
 import sys
 import threading
 import time
@@ -271,9 +272,6 @@ def _cmd_sync(args, app) -> int:
 
 
 def _cmd_watch(args, app) -> int:
-    import signal
-    import threading
-
     stop, display = threading.Event(), _Progress()
 
     def on_pass(report) -> None:
@@ -471,6 +469,20 @@ def _serve(args) -> int:
     return serve(args, state)
 
 
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM or SIGHUP (a service manager stopping it, a closed terminal), raised in the main thread
+    as Ctrl-C's KeyboardInterrupt is, so that every `finally` and rollback runs as after Ctrl-C: the
+    signal's default action ends the process where it stands, leaving a backup's partial copy behind."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _raise_terminated(signum: int, _frame) -> None:
+    raise _Terminated(signum)
+
+
 def _fill_closed_descriptors() -> None:
     """Point a standard descriptor the caller closed (`minirag sync 2>&-`) at the null device, as
     SQLite does for its own files: the next file opened (the sync lock, a model) would otherwise
@@ -508,6 +520,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     _fill_closed_descriptors()
     try:
         return _run(argv)
+    except _Terminated as exc:
+        sys.stderr.write(f"minirag: stopped by {signal.Signals(exc.signum).name}\n")
+        return 128 + exc.signum
     except KeyboardInterrupt:
         sys.stderr.write("minirag: interrupted\n")
         return 130
@@ -552,6 +567,10 @@ def _run(argv: Sequence[str] | None) -> int:
     log.setLevel(logging.INFO if getattr(args, "verbose", False) else logging.NOTSET)  # even if logging was set up
     if args.command == "serve":
         return _serve(args)
+    if whole_process:
+        for name in ("SIGTERM", "SIGHUP"):  # Windows has no SIGHUP
+            if hasattr(signal, name):
+                signal.signal(getattr(signal, name), _raise_terminated)
     if args.command == "status":
         return _status(args)
     if args.command == "doctor":

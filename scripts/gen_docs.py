@@ -94,7 +94,9 @@ name minirag-mcp's users have in their client configurations (see
   `--scope` that names nothing on disk is kept as a data/url source id prefix.
 - Exit status: 0 on success; 1 on any failure, reported as one line on stderr
   (`minirag: error: ...`, never a traceback; `-v` adds the details of an internal
-  error); 2 for a usage error; 130 after Ctrl-C. `ingest` and `sync` exit 1 if any
+  error); 2 for a usage error; 130 after Ctrl-C; 143 after SIGTERM and 129 after
+  SIGHUP, which stop a command as Ctrl-C does (a backup's partial copy is removed,
+  the index closed), with one line saying which. `ingest` and `sync` exit 1 if any
   file failed or a folder could not be read (each gets a `warn:` line on stderr;
   the summary line is the output; a file that failed before and has not changed
   is counted as still failing, without either, unless `--strict` is given: then it

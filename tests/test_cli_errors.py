@@ -356,3 +356,25 @@ def test_a_sync_with_stderr_closed_runs_to_the_end(world, tmp_path):
     done = _minirag(["sync"], stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,
                     preexec_fn=_closing(2))
     assert done.returncode == 0 and "1 ingested" in done.stdout
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
+def test_sigterm_or_sighup_stops_a_command_as_ctrl_c_does_with_one_line_and_the_index_closed(world, tmp_path,
+                                                                                         signum):
+    """A service manager's SIGTERM or a closed terminal's SIGHUP ended the process where it stood:
+    no line, a backup's partial copy left behind, the index's -wal beside it. Now they unwind as
+    Ctrl-C does (every `finally` runs) and exit 128 + the signal's number."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen([sys.executable, "-m", "minirag", "watch"], env=env, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        while not (line := proc.stderr.readline()).startswith("minirag: watching"):
+            assert line, "minirag watch ended before watching"
+        proc.send_signal(signum)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 128 + signum, err
+    assert err.strip().splitlines() == [f"minirag: stopped by {signal.Signals(signum).name}"]
+    assert (tmp_path / "index.db").exists() and not (tmp_path / "index.db-wal").exists()
