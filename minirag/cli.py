@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import json
 import logging
 import os
@@ -409,9 +410,22 @@ def _cmd_ingest_url(args, app) -> int:
 
 def _cmd_ingest_data(args, app) -> int:
     app.refuse_if_read_only("ingest-data")  # before waiting on stdin
-    content = sys.stdin.read()
-    _emit(args, app.ingest_data(content, args.source, args.format, args.title), _fmt_dict)
+    content, warnings = _stdin_text()
+    result = app.ingest_data(content, args.source, args.format, args.title)
+    _emit(args, dataclasses.replace(result, warnings=(*warnings, *result.warnings)), _fmt_dict)
     return 0
+
+
+def _stdin_text() -> tuple[str, tuple[str, ...]]:
+    """Standard input as text, read as a file's bytes are (ingest/convert.decode_text): binary data
+    is refused, and bytes that are not UTF-8 are decoded by their charset with a warning, where the
+    locale's decoder passed them on as lone surrogates that SQLite cannot store."""
+    raw = getattr(sys.stdin, "buffer", None)
+    if raw is None:  # text already (a caller's io.StringIO)
+        return sys.stdin.read(), ()
+    from minirag.ingest.convert import decode_text
+
+    return decode_text(raw.read(), "standard input")
 
 
 def _cmd_backup(args, app) -> int:

@@ -378,3 +378,19 @@ def test_sigterm_or_sighup_stops_a_command_as_ctrl_c_does_with_one_line_and_the_
     assert proc.returncode == 128 + signum, err
     assert err.strip().splitlines() == [f"minirag: stopped by {signal.Signals(signum).name}"]
     assert (tmp_path / "index.db").exists() and not (tmp_path / "index.db-wal").exists()
+
+
+def test_ingest_data_reads_stdin_bytes_as_a_file_is_read(world, tmp_path):
+    """Bytes that are not UTF-8 reached the index as lone surrogates ('internal error:
+    UnicodeEncodeError'); binary data was not refused as it is in a file."""
+    latin1 = _minirag(["ingest-data", "--source", "note-1"], input="# Café\n\nCafé crème\n".encode("latin-1"),
+                      capture_output=True)
+    assert latin1.returncode == 0, latin1.stderr
+    assert b"not UTF-8" in latin1.stdout and b"decoded as" in latin1.stdout
+    read = _minirag(["read", "--source", "note-1"], capture_output=True, text=True)
+    assert "Café crème" in read.stdout
+    binary = _minirag(["ingest-data", "--source", "note-2"], input=bytes(range(256)) * 8, capture_output=True,
+                      text=False)
+    assert_one_line_failure(binary.returncode, binary.stderr.decode(), ["ingest-data"])
+    assert b"looks like a binary file" in binary.stderr
+    assert "note-2" not in _minirag(["list"], capture_output=True, text=True).stdout
