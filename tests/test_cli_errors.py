@@ -231,6 +231,22 @@ def test_a_model_that_cannot_load_leaves_no_empty_index_behind(world, capsys, tm
     assert "model.onnx" in err and not (tmp_path / "index.db").exists()
 
 
+@pytest.mark.parametrize("settings", ['{"max_length": 8}', '{"model_id": 3}'])
+def test_a_minirag_model_json_a_model_cannot_run_with_is_one_line_before_the_index_is_made(
+        world, capsys, tmp_path, monkeypatch, model_dir, settings):
+    """max_length 8 logged a traceback per file (no chunk fits 8 tokens) into a new index of failed
+    files; a model_id that is no string was 'internal error: AttributeError'."""
+    folder = tmp_path / "model"
+    folder.mkdir()
+    for name in ("model.onnx", "tokenizer.json"):
+        (folder / name).symlink_to(model_dir / name)
+    (folder / "minirag-model.json").write_text(settings)
+    monkeypatch.setenv("MODEL_PATH", str(folder))
+    code, err = run(["sync"], capsys)
+    assert_one_line_failure(code, err, ["sync"])
+    assert "minirag-model.json" in err and not (tmp_path / "index.db").exists()
+
+
 def test_a_sync_job_that_fails_for_a_reason_logs_one_line_not_a_traceback(world, tmp_path, monkeypatch, caplog):
     from minirag.app import App
     from minirag.config import load_config
