@@ -410,3 +410,17 @@ def test_ingest_data_reads_stdin_bytes_as_a_file_is_read(world, tmp_path):
     assert_one_line_failure(binary.returncode, binary.stderr.decode(), ["ingest-data"])
     assert b"looks like a binary file" in binary.stderr
     assert "note-2" not in _minirag(["list"], capture_output=True, text=True).stdout
+
+
+def test_a_backup_into_a_folder_that_cannot_be_written_names_the_backup_not_the_index(world, tmp_path):
+    """It said 'cannot open the index ...: check that its folder exists', of an index that was fine."""
+    assert cli.main(["sync"]) == 0
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0o555)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([*without_permission_override(), sys.executable, "-m", "minirag", "backup", str(locked)],
+                          capture_output=True, text=True, env=env, timeout=120)
+    assert_one_line_failure(done.returncode, done.stderr, ["backup"])
+    assert f"cannot write the backup {locked}/index.db" in done.stderr and "the index" not in done.stderr
+    assert list(locked.iterdir()) == []
