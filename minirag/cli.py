@@ -10,8 +10,10 @@ until Ctrl-C and then exits 130.
 from __future__ import annotations
 
 import argparse
+import codecs
 import contextlib
 import dataclasses
+import io
 import json
 import logging
 import os
@@ -165,9 +167,26 @@ def _emit(args: argparse.Namespace, value, human: Callable[[Any], str], shaped: 
     if args.json:
         from minirag.results import payload
 
-        sys.stdout.write(json.dumps(payload(value) if shaped is None else shaped, ensure_ascii=False, indent=2) + "\n")
+        sys.stdout.write(_json(payload(value) if shaped is None else shaped, indent=2) + "\n")
     else:
         sys.stdout.write(for_terminal(human(value).rstrip("\n")) + "\n")
+
+
+def _json(value, indent: int | None = None) -> str:
+    """`value` as JSON for stdout: its characters as they are where stdout is UTF-8, else \\u
+    escapes, which every encoding can carry (a JSON reader gets the same strings either way)."""
+    encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
+    return json.dumps(value, ensure_ascii=codecs.lookup(encoding).name != "utf-8", indent=indent)
+
+
+def _escape_what_output_cannot_encode() -> None:
+    """stdout and stderr in an encoding that cannot write every character (PYTHONIOENCODING=ascii, a
+    Latin-1 locale, a Windows console's code page when redirected): a character it lacks is
+    written as its escape (\\xe9), as Python already does on stderr, instead of failing the command
+    after its work is done."""
+    for stream in (sys.stdout, sys.stderr):
+        if isinstance(stream, io.TextIOWrapper):
+            stream.reconfigure(errors="backslashreplace")
 
 
 class _Progress:
@@ -281,7 +300,7 @@ def _cmd_watch(args, app) -> int:
         if args.json:
             from minirag.results import pass_report
 
-            sys.stdout.write(json.dumps(pass_report(report), ensure_ascii=False) + "\n")
+            sys.stdout.write(_json(pass_report(report)) + "\n")
             sys.stdout.flush()
         elif report.kind == "initial" or progress.done or progress.deleted or progress.incomplete or args.verbose:
             what = f"{report.paths} change{'s' * (report.paths != 1)}" if report.kind == "changes" else report.kind
@@ -532,6 +551,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; every failure is one line on stderr (exit 1; usage errors 2; Ctrl-C 130)."""
     verbose = "-v" in (argv if argv is not None else sys.argv[1:]) or "--verbose" in (argv or sys.argv[1:])
     _fill_closed_descriptors()
+    if argv is None:  # the process's own streams, not a caller's
+        _escape_what_output_cannot_encode()
     try:
         return _run(argv)
     except _Terminated as exc:

@@ -105,7 +105,10 @@ name minirag-mcp's users have in their client configurations (see
   failed; `watch` runs until Ctrl-C.
 - A closed standard output (`>&-`) is refused before anything runs (`>/dev/null`
   discards the output instead), as is a closed standard input for `ingest-data`
-  and the stdio server; a closed stderr only silences the warnings.
+  and the stdio server; a closed stderr only silences the warnings. Where stdout's
+  encoding lacks a character (`PYTHONIOENCODING=ascii`, a Latin-1 locale, a Windows
+  code page when redirected) it is written as an escape (`\\xe9`; `--json` uses
+  JSON's `\\u00e9`, so a JSON reader gets the same text).
 
 ## Examples
 

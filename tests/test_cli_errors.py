@@ -424,3 +424,20 @@ def test_a_backup_into_a_folder_that_cannot_be_written_names_the_backup_not_the_
     assert_one_line_failure(done.returncode, done.stderr, ["backup"])
     assert f"cannot write the backup {locked}/index.db" in done.stderr and "the index" not in done.stderr
     assert list(locked.iterdir()) == []
+
+
+@pytest.mark.parametrize("encoding", ["ascii", "latin-1"])
+def test_output_in_an_encoding_that_lacks_a_documents_characters_is_escaped_not_an_internal_error(
+        world, tmp_path, encoding):
+    """A document's title or text went through stdout's encoding (PYTHONIOENCODING, a Latin-1
+    locale, a Windows code page when redirected): 'internal error: UnicodeEncodeError'."""
+    write(tmp_path / "docs" / "b.md", "# Ça va, 日本\n\nÉmilie parle de café.\n")
+    assert cli.main(["sync"]) == 0
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONIOENCODING": encoding}
+    argv = [sys.executable, "-m", "minirag", "read", str(tmp_path / "docs" / "b.md")]
+    text = subprocess.run(argv, capture_output=True, env=env, timeout=120)
+    assert text.returncode == 0 and text.stderr == b"", text.stderr
+    assert "\\u65e5\\u672c" in text.stdout.decode(encoding)
+    shaped = subprocess.run([*argv, "--json"], capture_output=True, env=env, timeout=120)
+    assert shaped.returncode == 0, shaped.stderr
+    assert json.loads(shaped.stdout.decode(encoding))["text"].startswith("# Ça va, 日本")
