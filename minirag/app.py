@@ -129,6 +129,11 @@ def check_title_argument(title: str | None) -> None:
         raise InvalidArgument(f"title is {len(title)} characters; titles take at most {MAX_TITLE_CHARS}")
 
 
+def _require_id(source: str) -> None:
+    if not source or not source.strip():
+        raise InvalidArgument("source must be a non-empty id")
+
+
 def looks_like_a_path(source: str) -> bool:
     """An absolute POSIX or Windows path (`\\etc\\passwd` too), or one starting at a home folder:
     what file ids look like."""
@@ -354,8 +359,7 @@ class App:
 
     def data_source_id(self, source: str) -> str:
         """A data or url source's id: its own namespace, so it can never replace, shadow or pose as a file."""
-        if not source or not source.strip():
-            raise InvalidArgument("source must be a non-empty id")
+        _require_id(source)
         if source != source.strip():
             raise InvalidArgument(f"source {source[:200]!r} starts or ends with white space; ids are shown in "
                                   "listings beside paths, where ' /etc/passwd' would pass for one")
@@ -380,6 +384,7 @@ class App:
                 return os.path.abspath(file_path)
             return self.file_source(file_path, must_be_absolute=must_be_absolute)[0]
         assert source is not None  # exactly one of the two, checked above
+        _require_id(source)
         return source
 
     def _source_row(self, key: str, *, served: bool = True) -> SourceRow:
@@ -497,6 +502,8 @@ class App:
 
         self.refuse_if_read_only("ingest_url")
         url = url.strip()
+        if not url:  # else taken for the id, and refused as an empty one
+            raise InvalidArgument("url is empty; give an http or https URL")
         if source is None and url[:5].lower() == "file:":  # said as fetch_url says it, before the id rule would
             raise UrlRefused(f"refused {url!r}: scheme 'file' is not http or https")
         source = self.data_source_id(source if source is not None else url)  # the URL is the id when none is given

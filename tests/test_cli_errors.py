@@ -441,3 +441,18 @@ def test_output_in_an_encoding_that_lacks_a_documents_characters_is_escaped_not_
     shaped = subprocess.run([*argv, "--json"], capture_output=True, env=env, timeout=120)
     assert shaped.returncode == 0, shaped.stderr
     assert json.loads(shaped.stdout.decode(encoding))["text"].startswith("# Ça va, 日本")
+
+
+@pytest.mark.parametrize(("argv", "says"), [
+    (["read", "--source", ""], "source must be a non-empty id"),
+    (["delete", "--source", " "], "source must be a non-empty id"),
+    (["read-neighbors", "--source", "", "--chunk-index", "0"], "source must be a non-empty id"),
+    (["ingest-url", ""], "url is empty; give an http or https URL"),
+])
+def test_an_empty_source_or_url_is_named_as_such(world, capsys, argv, says):
+    """They said 'not indexed:' with nothing after it, and an empty URL 'source must be a non-empty id'."""
+    assert cli.main(["sync"]) == 0
+    capsys.readouterr()
+    code, err = run(argv, capsys)
+    assert_one_line_failure(code, err, argv)
+    assert err.strip() == f"minirag: error: {says}"
