@@ -247,6 +247,48 @@ def test_a_minirag_model_json_a_model_cannot_run_with_is_one_line_before_the_ind
     assert "minirag-model.json" in err and not (tmp_path / "index.db").exists()
 
 
+def _foreign_graph(path) -> None:
+    """A valid ONNX model that is no sentence encoder: one input `x`, passed through."""
+    from onnx import TensorProto, helper, save
+
+    graph = helper.make_graph([helper.make_node("Identity", ["x"], ["y"])], "not-an-encoder",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [None, 4])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [None, 4])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    save(model, str(path))
+
+
+def _tokenizer_past_the_table(path, model_dir) -> None:
+    """The tiny model's tokenizer with every id moved past the model's 30,522 table rows (another
+    model's tokenizer.json beside this model.onnx)."""
+    tokenizer = json.loads((model_dir / "tokenizer.json").read_text())
+    tokenizer["model"]["vocab"] = {piece: i + 40_000 for piece, i in tokenizer["model"]["vocab"].items()}
+    for token in tokenizer.get("added_tokens", []):
+        token["id"] += 40_000
+    path.write_text(json.dumps(tokenizer))
+
+
+@pytest.mark.parametrize("mismatch", ["graph", "tokenizer"])
+def test_a_model_that_loads_but_cannot_embed_is_one_line_and_binds_no_index(world, capsys, tmp_path, monkeypatch,
+                                                                            model_dir, mismatch):
+    """It was 'internal error: ValueError: Required inputs ([x]) are missing' or 'IndexError: token id
+    out of the table's rows', after an index was made and bound to that model: the next sync with
+    the right model was then refused as 'built with local:model'."""
+    folder = tmp_path / "model"
+    folder.mkdir()
+    if mismatch == "graph":
+        _foreign_graph(folder / "model.onnx")
+        (folder / "tokenizer.json").symlink_to(model_dir / "tokenizer.json")
+    else:
+        (folder / "model.onnx").symlink_to(model_dir / "model.onnx")
+        _tokenizer_past_the_table(folder / "tokenizer.json", model_dir)
+    monkeypatch.setenv("MODEL_PATH", str(folder))
+    code, err = run(["sync"], capsys)
+    assert_one_line_failure(code, err, ["sync"])
+    assert "cannot embed a text" in err and not (tmp_path / "index.db").exists()
+
+
 def test_a_sync_job_that_fails_for_a_reason_logs_one_line_not_a_traceback(world, tmp_path, monkeypatch, caplog):
     from minirag.app import App
     from minirag.config import load_config
