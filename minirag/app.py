@@ -600,10 +600,7 @@ class App:
             roots = [root for root in roots if any(is_under(str(p), root, os.sep) for p in paths)]
         if not roots:
             return
-        try:
-            synced = json.loads(self.index.meta(META_LAST_SYNC) or "{}")
-        except json.JSONDecodeError:
-            synced = {}
+        synced = _last_syncs(self.index)
         now = datetime.now(UTC).isoformat(timespec="seconds")
         self.index.set_meta(META_LAST_SYNC, json.dumps(synced | dict.fromkeys(roots, now)))
 
@@ -721,10 +718,7 @@ class App:
             for c in self.config.collections:
                 scope = Scope.of(str(c.root))
                 counts[c.name] = index.counts_under(scope.low, scope.exact, scope.high)
-            try:
-                synced = json.loads(index.meta(META_LAST_SYNC) or "{}")
-            except json.JSONDecodeError:
-                synced = {}
+            synced = _last_syncs(index)
         return Collections(tuple(
             CollectionInfo(c.name, c.description, str(c.root), *counts.get(c.name, (0, 0)), synced.get(str(c.root)))
             for c in self.config.collections))
@@ -870,6 +864,14 @@ class App:
             git_state=parse_states(self.index.meta(META_GIT_STATE)),
             scheme_warning=_scheme_warning(stats),
         )
+
+
+def _last_syncs(index: Index) -> dict:
+    """When each root was last brought in sync; {} for a value that is no JSON object (it only informs)."""
+    try:
+        return connection.json_object(index.meta(META_LAST_SYNC) or "{}")
+    except ValueError:
+        return {}
 
 
 def _scheme_warning(stats: IndexStats) -> str | None:

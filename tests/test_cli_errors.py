@@ -6,6 +6,7 @@ failure, 2 for a usage error) — never a traceback."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import io
 import json
 import os
@@ -498,3 +499,20 @@ def test_an_empty_source_or_url_is_named_as_such(world, capsys, argv, says):
     code, err = run(argv, capsys)
     assert_one_line_failure(code, err, argv)
     assert err.strip() == f"minirag: error: {says}"
+
+
+@pytest.mark.parametrize(("key", "value"), [("dimension", "abc"), ("keyword_languages", "x"),
+                                            ("keyword_languages", '{"en": "many"}')])
+def test_a_meta_value_changed_outside_minirag_is_called_damage_in_one_line(world, capsys, tmp_path, key, value):
+    """A hand-edited meta table ('internal error: ValueError: invalid literal for int()' or
+    'JSONDecodeError', 'please report it') is damage: restore a backup or rebuild."""
+    assert cli.main(["sync"]) == 0
+    import sqlite3
+
+    with contextlib.closing(sqlite3.connect(tmp_path / "index.db")) as conn, conn:
+        conn.execute("UPDATE meta SET value = ? WHERE key = ?", (value, key))
+    capsys.readouterr()
+    code, err = run(["query", "otters"], capsys)
+    assert_one_line_failure(code, err, ["query"])
+    assert "is damaged" in err and f"meta value {key!r}" in err and "internal error" not in err
+    assert cli.main(["status"]) == 0  # status still answers, and says so where it reads the value

@@ -10,6 +10,7 @@ The standard library driver is the fallback when sqlean is not importable.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import time
 from collections.abc import Callable, Iterator
@@ -153,6 +154,32 @@ def identity(path: Path, *, contents: bool = False) -> tuple | None:
     if contents:
         return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, os.path.exists(f"{os.path.abspath(path)}-wal")
     return st.st_dev, st.st_ino
+
+
+def stored_value(key: str, raw: str, parse: Callable[[str], Any]) -> Any:
+    """`parse(raw)`, a value the index keeps in its meta table. One that does not parse was changed
+    outside minirag: a DatabaseError SQLite's way ("database corrupt"), which index_error turns into
+    DamagedIndex with what to do, where the bare ValueError was an internal error."""
+    try:
+        return parse(raw)
+    except (ValueError, TypeError, AttributeError):
+        raise DatabaseError(f"database corrupt: its meta value {key!r} is {raw[:60]!r}") from None
+
+
+def json_object(raw: str) -> dict:
+    """A meta value that holds a JSON object."""
+    value = json.loads(raw)
+    if not isinstance(value, dict):
+        raise ValueError(f"not a JSON object: {raw[:60]!r}")
+    return value
+
+
+def json_counts(raw: str) -> dict[str, int]:
+    """A meta value that holds a JSON object of counts."""
+    counts = json_object(raw)
+    if not all(isinstance(n, int) and not isinstance(n, bool) for n in counts.values()):
+        raise ValueError(f"not counts: {raw[:60]!r}")
+    return counts
 
 
 def index_error(exc: BaseException, path: Path) -> IndexUnavailable:
