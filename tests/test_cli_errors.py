@@ -92,8 +92,12 @@ def test_a_bad_option_value_is_one_line(world, capsys, command, extra):
     assert_one_line_failure(*run(argv, capsys), argv)
 
 
-def test_a_bad_http_address_is_one_line(world, capsys):
-    assert_one_line_failure(*run(["serve", "--http", "somewhere:port"], capsys), ["serve"])
+@pytest.mark.parametrize("address", ["somewhere:port", ""])
+def test_a_bad_http_address_is_one_line(world, capsys, address):
+    """An empty one (`--http "$PORT"` with PORT unset) served stdio instead, waiting on a terminal."""
+    code, err = run(["serve", "--http", address], capsys)
+    assert_one_line_failure(code, err, ["serve"])
+    assert "--http must be HOST:PORT" in err
 
 
 @pytest.mark.parametrize("command", sorted(PATH_ARGUMENTS))
