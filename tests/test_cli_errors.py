@@ -397,9 +397,9 @@ def _closing(*fds: int):
     return close
 
 
-def _minirag(argv: list[str], **options) -> subprocess.CompletedProcess:
+def _minirag(argv: list[str], timeout: float = 120, **options) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run([sys.executable, "-m", "minirag", *argv], env=env, timeout=120, **options)
+    return subprocess.run([sys.executable, "-m", "minirag", *argv], env=env, timeout=timeout, **options)
 
 
 @pytest.mark.parametrize(("argv", "closed"), [
@@ -520,3 +520,16 @@ def test_a_meta_value_changed_outside_minirag_is_called_damage_in_one_line(world
     assert_one_line_failure(code, err, ["query"])
     assert "is damaged" in err and f"meta value {key!r}" in err and "internal error" not in err
     assert cli.main(["status"]) == 0  # status still answers, and says so where it reads the value
+
+
+@pytest.mark.parametrize("argv", [["backup", "{tmp}/copy.db"], ["sync"]])
+def test_a_db_path_that_is_a_named_pipe_or_a_device_is_a_configuration_error(world, tmp_path, monkeypatch, argv):
+    """`backup` of a named pipe waited forever inside SQLite's open (for a writer that never came), and
+    `sync` on /dev/null failed as 'the index /dev/null failed: OperationalError: disk I/O error'."""
+    os.mkfifo(tmp_path / "pipe.db")
+    for db_path in (tmp_path / "pipe.db", "/dev/null"):
+        monkeypatch.setenv("DB_PATH", str(db_path))
+        done = _minirag(fill(argv, world), capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=30)
+        assert_one_line_failure(done.returncode, done.stderr, argv)
+        assert f"DB_PATH: {db_path} is a " in done.stderr and "not a file" in done.stderr
+    assert json.loads(_minirag(["status", "--json"], capture_output=True, text=True).stdout)["configError"]
