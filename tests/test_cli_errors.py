@@ -131,7 +131,10 @@ def test_an_index_folder_that_cannot_be_made_is_one_line(world, capsys, command,
     blocker = tmp_path / "a-file"
     blocker.write_text("not a folder")
     argv = fill(VALID[command], world) + ["--db-path", str(blocker / "index.db")]
-    assert_one_line_failure(*run(argv, capsys), argv[:1])
+    code, err = run(argv, capsys)
+    assert_one_line_failure(code, err, argv[:1])
+    if command in ("sync", "ingest", "ingest-data", "watch"):  # it said "cannot create the sync lock ...: File exists"
+        assert f"the index's folder {blocker} is a file" in err
 
 
 @pytest.mark.parametrize("command", sorted(WRITES))

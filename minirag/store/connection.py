@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from minirag.errors import DamagedIndex, IndexUnavailable
+from minirag.errors import DamagedIndex, FileAccessError, IndexUnavailable
 
 try:  # see the module docstring for why sqlean comes first
     import sqlean as sqlite3
@@ -48,6 +48,8 @@ def make_index_folder(db_path: Path | str) -> None:
         folder.mkdir(parents=True, exist_ok=True)
         with contextlib.suppress(OSError):  # only a convenience: the index works without it
             (folder / ".gitignore").write_text("# minirag's index: nothing here belongs in version control\n*\n")
+    if folder.is_file():  # mkdir would say only "File exists"
+        raise FileAccessError(f"the index's folder {folder} is a file; point DB_PATH at a path in a folder")
     folder.mkdir(parents=True, exist_ok=True)
 
 
