@@ -292,7 +292,7 @@ def _cmd_sync(args, app) -> int:
 
 
 def _cmd_watch(args, app) -> int:
-    stop, display = threading.Event(), _Progress()
+    stop, display, reader_gone = threading.Event(), _Progress(), threading.Event()
 
     def on_pass(report) -> None:
         display.close()
@@ -300,8 +300,13 @@ def _cmd_watch(args, app) -> int:
         if args.json:
             from minirag.results import pass_report
 
-            sys.stdout.write(_json(pass_report(report)) + "\n")
-            sys.stdout.flush()
+            try:
+                sys.stdout.write(_json(pass_report(report)) + "\n")
+                sys.stdout.flush()
+            except BrokenPipeError:  # `minirag watch --json | head -1`: nobody reads the passes any more
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # the flush at exit fails no more
+                reader_gone.set()
+                stop.set()
         elif report.kind == "initial" or progress.done or progress.deleted or progress.incomplete or args.verbose:
             what = f"{report.paths} change{'s' * (report.paths != 1)}" if report.kind == "changes" else report.kind
             lines = [*(f"warn: {for_terminal(on_one_line(w))}" for w in progress.warnings),
@@ -322,6 +327,9 @@ def _cmd_watch(args, app) -> int:
     finally:
         signal.signal(signal.SIGINT, previous)
         display.close()
+    if reader_gone.is_set():
+        sys.stderr.write("minirag: stdout's reader went away; stopped watching (what was synced stays)\n")
+        return 0
     sys.stderr.write("minirag: interrupted; stopped watching (what was synced stays)\n")
     return 130
 
