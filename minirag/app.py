@@ -24,7 +24,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import minirag
-from minirag.binding import ModelBinding, bind, planned_budget, recorded_model, remember_model_path
+from minirag.binding import (
+    ModelBinding,
+    bind,
+    checked_budget,
+    planned_budget,
+    recorded_model,
+    remember_model_path,
+)
 from minirag.config import (
     DEFAULT_HYBRID_WEIGHT,
     DEFAULT_TOP_K,
@@ -257,9 +264,10 @@ class App:
         return self._pipeline_for(self._index_for_writing(rebuild=False))
 
     def _index_for_writing(self, *, rebuild: bool) -> Index:
-        """The index a write goes to, opened (made, when new) only once the model has loaded: a model
-        that cannot load must not leave an empty index behind, which reads would take for no matches."""
-        self.encoder  # noqa: B018 - loads it
+        """The index a write goes to, opened (made, when new) only once the model has loaded and the
+        chunk budget fits it: a model that cannot load, or a CHUNK_TOKEN_BUDGET past what it reads,
+        must not leave an empty index behind, which reads would take for no matches."""
+        checked_budget(self.config, self.encoder)
         return self._open_index(rebuild=rebuild)
 
     def _pipeline_for(self, index: Index) -> Pipeline:

@@ -239,6 +239,16 @@ def test_a_model_that_cannot_load_leaves_no_empty_index_behind(world, capsys, tm
     assert "model.onnx" in err and not (tmp_path / "index.db").exists()
 
 
+@pytest.mark.parametrize("argv", [["sync"], ["ingest", "{docs}/a.md"], ["ingest-data", "--source", "note-1"]])
+def test_a_chunk_budget_past_what_the_model_reads_leaves_no_empty_index_behind(world, capsys, tmp_path, monkeypatch,
+                                                                              argv):
+    """The budget was checked once the index was made: every later query said 'no results' of it."""
+    monkeypatch.setenv("CHUNK_TOKEN_BUDGET", "8192")
+    code, err = run(fill(argv, world), capsys)
+    assert_one_line_failure(code, err, argv)
+    assert "CHUNK_TOKEN_BUDGET must be in 16–" in err and not (tmp_path / "index.db").exists()
+
+
 @pytest.mark.parametrize("settings", ['{"max_length": 8}', '{"model_id": 3}'])
 def test_a_minirag_model_json_a_model_cannot_run_with_is_one_line_before_the_index_is_made(
         world, capsys, tmp_path, monkeypatch, model_dir, settings):
