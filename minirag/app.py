@@ -24,7 +24,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import minirag
-from minirag.binding import ModelBinding, bind, planned_budget, recorded_model, remember_model_path
+from minirag.binding import (
+    ModelBinding,
+    bind,
+    checked_budget,
+    planned_budget,
+    recorded_model,
+    remember_model_path,
+)
 from minirag.config import (
     DEFAULT_HYBRID_WEIGHT,
     DEFAULT_TOP_K,
@@ -132,6 +139,11 @@ def check_title_argument(title: str | None) -> None:
 
     if title is not None and len(title) > MAX_TITLE_CHARS:
         raise InvalidArgument(f"title is {len(title)} characters; titles take at most {MAX_TITLE_CHARS}")
+
+
+def _require_id(source: str) -> None:
+    if not source or not source.strip():
+        raise InvalidArgument("source must be a non-empty id")
 
 
 def looks_like_a_path(source: str) -> bool:
@@ -257,9 +269,10 @@ class App:
         return self._pipeline_for(self._index_for_writing(rebuild=False))
 
     def _index_for_writing(self, *, rebuild: bool) -> Index:
-        """The index a write goes to, opened (made, when new) only once the model has loaded: a model
-        that cannot load must not leave an empty index behind, which reads would take for no matches."""
-        self.encoder  # noqa: B018 - loads it
+        """The index a write goes to, opened (made, when new) only once the model has loaded and the
+        chunk budget fits it: a model that cannot load, or a CHUNK_TOKEN_BUDGET past what it reads,
+        must not leave an empty index behind, which reads would take for no matches."""
+        checked_budget(self.config, self.encoder)
         return self._open_index(rebuild=rebuild)
 
     def _pipeline_for(self, index: Index) -> Pipeline:
@@ -359,8 +372,7 @@ class App:
 
     def data_source_id(self, source: str) -> str:
         """A data or url source's id: its own namespace, so it can never replace, shadow or pose as a file."""
-        if not source or not source.strip():
-            raise InvalidArgument("source must be a non-empty id")
+        _require_id(source)
         if source != source.strip():
             raise InvalidArgument(f"source {source[:200]!r} starts or ends with white space; ids are shown in "
                                   "listings beside paths, where ' /etc/passwd' would pass for one")
@@ -385,6 +397,7 @@ class App:
                 return os.path.abspath(file_path)
             return self.file_source(file_path, must_be_absolute=must_be_absolute)[0]
         assert source is not None  # exactly one of the two, checked above
+        _require_id(source)
         return source
 
     def _source_row(self, key: str, *, served: bool = True) -> SourceRow:
@@ -502,6 +515,8 @@ class App:
 
         self.refuse_if_read_only("ingest_url")
         url = url.strip()
+        if not url:  # else taken for the id, and refused as an empty one
+            raise InvalidArgument("url is empty; give an http or https URL")
         if source is None and url[:5].lower() == "file:":  # said as fetch_url says it, before the id rule would
             raise UrlRefused(f"refused {url!r}: scheme 'file' is not http or https")
         source = self.data_source_id(source if source is not None else url)  # the URL is the id when none is given
@@ -598,10 +613,7 @@ class App:
             roots = [root for root in roots if any(is_under(str(p), root, os.sep) for p in paths)]
         if not roots:
             return
-        try:
-            synced = json.loads(self.index.meta(META_LAST_SYNC) or "{}")
-        except json.JSONDecodeError:
-            synced = {}
+        synced = _last_syncs(self.index)
         now = datetime.now(UTC).isoformat(timespec="seconds")
         self.index.set_meta(META_LAST_SYNC, json.dumps(synced | dict.fromkeys(roots, now)))
 
@@ -719,10 +731,7 @@ class App:
             for c in self.config.collections:
                 scope = Scope.of(str(c.root))
                 counts[c.name] = index.counts_under(scope.low, scope.exact, scope.high)
-            try:
-                synced = json.loads(index.meta(META_LAST_SYNC) or "{}")
-            except json.JSONDecodeError:
-                synced = {}
+            synced = _last_syncs(index)
         return Collections(tuple(
             CollectionInfo(c.name, c.description, str(c.root), *counts.get(c.name, (0, 0)), synced.get(str(c.root)))
             for c in self.config.collections))
@@ -868,6 +877,14 @@ class App:
             git_state=parse_states(self.index.meta(META_GIT_STATE)),
             scheme_warning=_scheme_warning(stats),
         )
+
+
+def _last_syncs(index: Index) -> dict:
+    """When each root was last brought in sync; {} for a value that is no JSON object (it only informs)."""
+    try:
+        return connection.json_object(index.meta(META_LAST_SYNC) or "{}")
+    except ValueError:
+        return {}
 
 
 def _scheme_warning(stats: IndexStats) -> str | None:

@@ -10,10 +10,14 @@ until Ctrl-C and then exits 130.
 from __future__ import annotations
 
 import argparse
+import codecs
 import contextlib
+import dataclasses
+import io
 import json
 import logging
 import os
+import signal
 import sys
 import threading
 import time
@@ -163,9 +167,26 @@ def _emit(args: argparse.Namespace, value, human: Callable[[Any], str], shaped: 
     if args.json:
         from minirag.results import payload
 
-        sys.stdout.write(json.dumps(payload(value) if shaped is None else shaped, ensure_ascii=False, indent=2) + "\n")
+        sys.stdout.write(_json(payload(value) if shaped is None else shaped, indent=2) + "\n")
     else:
         sys.stdout.write(for_terminal(human(value).rstrip("\n")) + "\n")
+
+
+def _json(value, indent: int | None = None) -> str:
+    """`value` as JSON for stdout: its characters as they are where stdout is UTF-8, else \\u
+    escapes, which every encoding can carry (a JSON reader gets the same strings either way)."""
+    encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
+    return json.dumps(value, ensure_ascii=codecs.lookup(encoding).name != "utf-8", indent=indent)
+
+
+def _escape_what_output_cannot_encode() -> None:
+    """stdout and stderr in an encoding that cannot write every character (PYTHONIOENCODING=ascii, a
+    Latin-1 locale, a Windows console's code page when redirected): a character it lacks is
+    written as its escape (\\xe9), as Python already does on stderr, instead of failing the command
+    after its work is done."""
+    for stream in (sys.stdout, sys.stderr):
+        if isinstance(stream, io.TextIOWrapper):
+            stream.reconfigure(errors="backslashreplace")
 
 
 class _Progress:
@@ -271,10 +292,7 @@ def _cmd_sync(args, app) -> int:
 
 
 def _cmd_watch(args, app) -> int:
-    import signal
-    import threading
-
-    stop, display = threading.Event(), _Progress()
+    stop, display, reader_gone = threading.Event(), _Progress(), threading.Event()
 
     def on_pass(report) -> None:
         display.close()
@@ -282,8 +300,13 @@ def _cmd_watch(args, app) -> int:
         if args.json:
             from minirag.results import pass_report
 
-            sys.stdout.write(json.dumps(pass_report(report), ensure_ascii=False) + "\n")
-            sys.stdout.flush()
+            try:
+                sys.stdout.write(_json(pass_report(report)) + "\n")
+                sys.stdout.flush()
+            except BrokenPipeError:  # `minirag watch --json | head -1`: nobody reads the passes any more
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # the flush at exit fails no more
+                reader_gone.set()
+                stop.set()
         elif report.kind == "initial" or progress.done or progress.deleted or progress.incomplete or args.verbose:
             what = f"{report.paths} change{'s' * (report.paths != 1)}" if report.kind == "changes" else report.kind
             lines = [*(f"warn: {for_terminal(on_one_line(w))}" for w in progress.warnings),
@@ -304,6 +327,9 @@ def _cmd_watch(args, app) -> int:
     finally:
         signal.signal(signal.SIGINT, previous)
         display.close()
+    if reader_gone.is_set():
+        sys.stderr.write("minirag: stdout's reader went away; stopped watching (what was synced stays)\n")
+        return 0
     sys.stderr.write("minirag: interrupted; stopped watching (what was synced stays)\n")
     return 130
 
@@ -411,9 +437,22 @@ def _cmd_ingest_url(args, app) -> int:
 
 def _cmd_ingest_data(args, app) -> int:
     app.refuse_if_read_only("ingest-data")  # before waiting on stdin
-    content = sys.stdin.read()
-    _emit(args, app.ingest_data(content, args.source, args.format, args.title), _fmt_dict)
+    content, warnings = _stdin_text()
+    result = app.ingest_data(content, args.source, args.format, args.title)
+    _emit(args, dataclasses.replace(result, warnings=(*warnings, *result.warnings)), _fmt_dict)
     return 0
+
+
+def _stdin_text() -> tuple[str, tuple[str, ...]]:
+    """Standard input as text, read as a file's bytes are (ingest/convert.decode_text): binary data
+    is refused, and bytes that are not UTF-8 are decoded by their charset with a warning, where the
+    locale's decoder passed them on as lone surrogates that SQLite cannot store."""
+    raw = getattr(sys.stdin, "buffer", None)
+    if raw is None:  # text already (a caller's io.StringIO)
+        return sys.stdin.read(), ()
+    from minirag.ingest.convert import decode_text
+
+    return decode_text(raw.read(), "standard input")
 
 
 def _cmd_backup(args, app) -> int:
@@ -471,11 +510,62 @@ def _serve(args) -> int:
     return serve(args, state)
 
 
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM or SIGHUP (a service manager stopping it, a closed terminal), raised in the main thread
+    as Ctrl-C's KeyboardInterrupt is, so that every `finally` and rollback runs as after Ctrl-C: the
+    signal's default action ends the process where it stands, leaving a backup's partial copy behind."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _raise_terminated(signum: int, _frame) -> None:
+    raise _Terminated(signum)
+
+
+def _fill_closed_descriptors() -> None:
+    """Point a standard descriptor the caller closed (`minirag sync 2>&-`) at the null device, as
+    SQLite does for its own files: the next file opened (the sync lock, a model) would otherwise
+    take its number and receive whatever a library or a converter's child writes to it. Python
+    has set that stream to None; stderr gets the null device (nothing can be said anywhere),
+    stdin and stdout are refused where they are needed (_closed_stream)."""
+    for fd in (0, 1, 2):
+        try:
+            os.fstat(fd)
+        except OSError:
+            opened = os.open(os.devnull, os.O_RDWR)
+            if opened != fd:  # an earlier number was free after all: not ours to fill
+                os.close(opened)
+    if sys.stderr is None:
+        sys.stderr = open(os.devnull, "w")  # noqa: SIM115 - the process's stderr, open until it exits
+
+
+def _closed_stream(argv: Sequence[str]) -> str | None:
+    """Why the command cannot run with the standard streams it was given; None when it can."""
+    if sys.stdout is None:
+        return ("standard output is closed, so there is nowhere to write the output; redirect it "
+                "instead (`>/dev/null` discards it)")
+    command = argv[0] if argv else "serve"
+    if sys.stdin is None and (command == "ingest-data" or (command == "serve" and not any(
+            arg == "--http" or arg.startswith("--http=") for arg in argv))):
+        what = "the MCP server reads its client's messages there" if command == "serve" else \
+            "ingest-data reads the content to index there (`... | minirag ingest-data --source ID`)"
+        return f"standard input is closed; {what}"
+    return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; every failure is one line on stderr (exit 1; usage errors 2; Ctrl-C 130)."""
     verbose = "-v" in (argv if argv is not None else sys.argv[1:]) or "--verbose" in (argv or sys.argv[1:])
+    _fill_closed_descriptors()
+    if argv is None:  # the process's own streams, not a caller's
+        _escape_what_output_cannot_encode()
     try:
         return _run(argv)
+    except _Terminated as exc:
+        sys.stderr.write(f"minirag: stopped by {signal.Signals(exc.signum).name}\n")
+        return 128 + exc.signum
     except KeyboardInterrupt:
         sys.stderr.write("minirag: interrupted\n")
         return 130
@@ -512,12 +602,18 @@ def _run(argv: Sequence[str] | None) -> int:
             raise InvalidArgument(f"the argument {printable(arg)!r} is not valid UTF-8")
     if not argv or (argv[0].startswith("-") and argv[0] not in ("-h", "--help", "--version")):
         argv = _command_first(parser, argv)
+    if (refusal := _closed_stream(argv)) is not None:
+        raise InvalidArgument(refusal)
     args = parser.parse_args(argv)
     logging.basicConfig(stream=sys.stderr, level=logging.INFO if getattr(args, "verbose", False) else logging.WARNING,
                         format="minirag: %(levelname)s: %(message)s")
     log.setLevel(logging.INFO if getattr(args, "verbose", False) else logging.NOTSET)  # even if logging was set up
     if args.command == "serve":
         return _serve(args)
+    if whole_process:
+        for name in ("SIGTERM", "SIGHUP"):  # Windows has no SIGHUP
+            if hasattr(signal, name):
+                signal.signal(getattr(signal, name), _raise_terminated)
     if args.command == "status":
         return _status(args)
     if args.command == "doctor":

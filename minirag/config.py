@@ -12,6 +12,7 @@ import json
 import logging
 import os
 import re
+import stat
 import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -116,7 +117,8 @@ SETTINGS: tuple[Setting, ...] = (
             values="a JSON array of one or more non-empty path strings, or an object of collection names "
             "to a path or to {path, description}"),
     Setting("DB_PATH", f"`<first root>/{INDEX_DIRNAME}/{INDEX_FILENAME}`", "the index: one SQLite file "
-            f"(given a folder, `{INDEX_FILENAME}` inside it)", values="a file path",
+            f"(given a folder, `{INDEX_FILENAME}` inside it)", values="a file path (a regular file or none yet: not a "
+            "pipe or a device)",
             flags=(Flag("--db-path", f"index file (DB_PATH); default <first root>/{INDEX_DIRNAME}/{INDEX_FILENAME}"),)),
     Setting("CACHE_DIR", "`<user cache dir>/minirag/models` (Linux: `~/.cache/minirag/models`)",
             "where models downloaded from the Hugging Face hub are kept", values="a folder",
@@ -356,6 +358,23 @@ def _is_dir(path: Path, what: str, hint: str = "") -> bool:
         raise ConfigError(f"{what} cannot be reached ({exc.strerror or exc}){hint}") from None
 
 
+_SPECIAL_FILES = ((stat.S_ISFIFO, "a named pipe"), (stat.S_ISCHR, "a character device"),
+                  (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+
+
+def _refuse_special_file(db: Path) -> None:
+    """The index is a regular file: SQLite opening a named pipe waits for a writer forever (`backup`
+    hung), and /dev/null failed as 'disk I/O error'."""
+    try:
+        mode = os.stat(db).st_mode
+    except OSError:  # none yet, or not reachable: said where it is opened
+        return
+    kind = next((name for test, name in _SPECIAL_FILES if test(mode)), None)
+    if kind is not None:
+        raise ConfigError(f"DB_PATH: {db} is {kind}, not a file; the index is one SQLite file: give DB_PATH "
+                          "a file's path")
+
+
 def _home_folders() -> set[Path]:
     """$HOME's folder and the account's own (they differ under `sudo -E` or a service's HOME)."""
     homes = set()
@@ -573,6 +592,8 @@ def load_config(*, env: Mapping[str, str] | None = None, cwd: Path | None = None
             _is_dir(db, f"the index {db}", f": it is kept inside document root {roots[0]}; fix that folder's "
                     "permissions, or set DB_PATH to keep the index elsewhere")):
         db = db / INDEX_FILENAME
+
+    _refuse_special_file(db)
 
     raw_cache = given.raw("CACHE_DIR")
     cache = _resolve("CACHE_DIR", raw_cache, cwd) if raw_cache else default_cache_dir()

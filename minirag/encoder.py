@@ -135,7 +135,11 @@ class Encoder:
         self._count_lock = threading.Lock()
         self._scripts: dict[str, bool] = {}  # script -> read, filled on first sight
         shape = self._session.get_outputs()[0].shape
-        self.dimension = shape[-1] if isinstance(shape[-1], int) else len(self.embed_queries(["dimension probe"])[0])
+        # A model that cannot embed (a graph of other inputs or outputs, a tokenizer whose ids pass its
+        # table) is refused here, before an index is bound to it; a one-shot query skips the extra run
+        # where the graph states its width, and meets the same error embedding its query.
+        static = shape[-1] if shape and isinstance(shape[-1], int) else None
+        self.dimension = static if static is not None and one_shot else len(self.embed_queries(["dimension probe"])[0])
         if self.spec.dimension and self.spec.dimension != self.dimension:
             raise ModelUnavailable(
                 f"{files.onnx_path} produces {self.dimension}-d vectors, but {self.spec.model_id} is {self.spec.dimension}-d"
@@ -232,6 +236,17 @@ class Encoder:
             yield batch
 
     def _run(self, sequences: list[np.ndarray]) -> np.ndarray:
+        try:
+            return self._run_model(sequences)
+        except MemoryError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - ONNX Runtime's errors are no common type
+            raise ModelUnavailable(
+                f"the model {self.files.onnx_path} cannot embed a text ({type(exc).__name__}: {exc}); its "
+                f"model.onnx and {self.files.tokenizer_path.name} must be one sentence encoder's (a transformer "
+                "taking input_ids and attention_mask)") from None
+
+    def _run_model(self, sequences: list[np.ndarray]) -> np.ndarray:
         width = max(len(s) for s in sequences)
         input_ids = np.zeros((len(sequences), width), dtype=np.int64)
         mask = np.zeros_like(input_ids)
@@ -246,6 +261,9 @@ class Encoder:
         if "token_type_ids" in self._inputs:
             feeds["token_type_ids"] = np.zeros_like(input_ids)
         hidden = self._session.run([self._output], feeds)[0]
+        if hidden.ndim not in (2, 3):
+            raise ValueError(f"its output has shape {list(hidden.shape)}, not [batch, tokens, dimension] "
+                             "or [batch, dimension]")
         if hidden.ndim == 2:  # a model that pools inside the graph
             pooled = hidden
         elif self.spec.pooling == "cls":

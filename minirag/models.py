@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from minirag.chunking import MIN_CHUNK_TOKEN_BUDGET
 from minirag.config import DEFAULT_CHUNK_TOKEN_BUDGET, DEFAULT_MODEL
 from minirag.errors import ModelUnavailable
 
@@ -127,13 +128,15 @@ def _own_settings(path: Path) -> dict:
 
 
 def _count(value: object, name: str, path: Path) -> int:
-    """A positive whole number of tokens from a settings file."""
+    """A whole number of tokens from a settings file, at least the smallest chunk budget (a model
+    reading fewer could hold no chunk: each file's chunking failed)."""
     try:
         number = int(value)  # type: ignore[call-overload]
     except (TypeError, ValueError):
         number = 0
-    if number <= 0 or isinstance(value, bool) or (isinstance(value, float) and value != number):
-        raise ModelUnavailable(f"{path}: {name} must be a positive whole number, got {value!r}")
+    if number < MIN_CHUNK_TOKEN_BUDGET or isinstance(value, bool) or (isinstance(value, float) and value != number):
+        raise ModelUnavailable(f"{path}: {name} must be a whole number of tokens, at least "
+                               f"{MIN_CHUNK_TOKEN_BUDGET}, got {value!r}")
     return number
 
 
@@ -141,6 +144,9 @@ def spec_from_directory(directory: Path, fallback_id: str) -> ModelSpec:
     """Settings a local model directory carries: minirag-model.json, else sentence-transformers files."""
     settings = directory / SETTINGS_FILE
     own = _own_settings(settings)
+    for key in ("model_id", "pooling", "query_prefix", "document_prefix"):
+        if key in own and not isinstance(own[key], str):
+            raise ModelUnavailable(f"{settings}: {key} must be a string, got {own[key]!r}")
     pooling_cfg = _read_json(directory / "1_Pooling" / "config.json")
     st_cfg = _read_json(directory / "sentence_bert_config.json")
     known = KNOWN_MODELS.get(canonical_model_name(own.get("model_id", fallback_id)))
@@ -153,9 +159,6 @@ def spec_from_directory(directory: Path, fallback_id: str) -> ModelSpec:
         tok_cfg = _read_json(directory / "tokenizer_config.json")
         given = tok_cfg.get("model_max_length", 512)
         max_length = min(given, 512) if isinstance(given, int) and given > 0 else 512
-    for key in ("model_id", "pooling", "query_prefix", "document_prefix"):
-        if key in own and not isinstance(own[key], str):
-            raise ModelUnavailable(f"{settings}: {key} must be a string, got {own[key]!r}")
     return replace(
         base,
         model_id=own.get("model_id", base.model_id),

@@ -480,7 +480,7 @@ def serve(args, state: ServerState | None = None) -> int:
     `state`: made already (load_state), so the model could start loading before this module's import."""
     http, address = getattr(args, "http", None), None
     try:
-        address = parse_http(http) if http else None
+        address = parse_http(http) if http is not None else None  # `--http ""` is a mistake, not stdio
         token = http_token(args, os.environ, address[0]) if address is not None else None
     except ValueError as exc:
         sys.stderr.write(f"minirag: error: {exc}\n")

@@ -94,13 +94,21 @@ name minirag-mcp's users have in their client configurations (see
   `--scope` that names nothing on disk is kept as a data/url source id prefix.
 - Exit status: 0 on success; 1 on any failure, reported as one line on stderr
   (`minirag: error: ...`, never a traceback; `-v` adds the details of an internal
-  error); 2 for a usage error; 130 after Ctrl-C. `ingest` and `sync` exit 1 if any
+  error); 2 for a usage error; 130 after Ctrl-C; 143 after SIGTERM and 129 after
+  SIGHUP, which stop a command as Ctrl-C does (a backup's partial copy is removed,
+  the index closed), with one line saying which. `ingest` and `sync` exit 1 if any
   file failed or a folder could not be read (each gets a `warn:` line on stderr;
   the summary line is the output; a file that failed before and has not changed
   is counted as still failing, without either, unless `--strict` is given: then it
   fails the run too, for CI); `status` exits 0 even with a broken
   configuration and reports it as `configError`; `doctor` exits 1 if any check
   failed; `watch` runs until Ctrl-C.
+- A closed standard output (`>&-`) is refused before anything runs (`>/dev/null`
+  discards the output instead), as is a closed standard input for `ingest-data`
+  and the stdio server; a closed stderr only silences the warnings. Where stdout's
+  encoding lacks a character (`PYTHONIOENCODING=ascii`, a Latin-1 locale, a Windows
+  code page when redirected) it is written as an escape (`\\xe9`; `--json` uses
+  JSON's `\\u00e9`, so a JSON reader gets the same text).
 
 ## Examples
 

@@ -6,6 +6,7 @@ failure, 2 for a usage error) — never a traceback."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import io
 import json
 import os
@@ -91,8 +92,12 @@ def test_a_bad_option_value_is_one_line(world, capsys, command, extra):
     assert_one_line_failure(*run(argv, capsys), argv)
 
 
-def test_a_bad_http_address_is_one_line(world, capsys):
-    assert_one_line_failure(*run(["serve", "--http", "somewhere:port"], capsys), ["serve"])
+@pytest.mark.parametrize("address", ["somewhere:port", ""])
+def test_a_bad_http_address_is_one_line(world, capsys, address):
+    """An empty one (`--http "$PORT"` with PORT unset) served stdio instead, waiting on a terminal."""
+    code, err = run(["serve", "--http", address], capsys)
+    assert_one_line_failure(code, err, ["serve"])
+    assert "--http must be HOST:PORT" in err
 
 
 @pytest.mark.parametrize("command", sorted(PATH_ARGUMENTS))
@@ -126,7 +131,10 @@ def test_an_index_folder_that_cannot_be_made_is_one_line(world, capsys, command,
     blocker = tmp_path / "a-file"
     blocker.write_text("not a folder")
     argv = fill(VALID[command], world) + ["--db-path", str(blocker / "index.db")]
-    assert_one_line_failure(*run(argv, capsys), argv[:1])
+    code, err = run(argv, capsys)
+    assert_one_line_failure(code, err, argv[:1])
+    if command in ("sync", "ingest", "ingest-data", "watch"):  # it said "cannot create the sync lock ...: File exists"
+        assert f"the index's folder {blocker} is a file" in err
 
 
 @pytest.mark.parametrize("command", sorted(WRITES))
@@ -231,6 +239,74 @@ def test_a_model_that_cannot_load_leaves_no_empty_index_behind(world, capsys, tm
     assert "model.onnx" in err and not (tmp_path / "index.db").exists()
 
 
+@pytest.mark.parametrize("argv", [["sync"], ["ingest", "{docs}/a.md"], ["ingest-data", "--source", "note-1"]])
+def test_a_chunk_budget_past_what_the_model_reads_leaves_no_empty_index_behind(world, capsys, tmp_path, monkeypatch,
+                                                                              argv):
+    """The budget was checked once the index was made: every later query said 'no results' of it."""
+    monkeypatch.setenv("CHUNK_TOKEN_BUDGET", "8192")
+    code, err = run(fill(argv, world), capsys)
+    assert_one_line_failure(code, err, argv)
+    assert "CHUNK_TOKEN_BUDGET must be in 16–" in err and not (tmp_path / "index.db").exists()
+
+
+@pytest.mark.parametrize("settings", ['{"max_length": 8}', '{"model_id": 3}'])
+def test_a_minirag_model_json_a_model_cannot_run_with_is_one_line_before_the_index_is_made(
+        world, capsys, tmp_path, monkeypatch, model_dir, settings):
+    """max_length 8 logged a traceback per file (no chunk fits 8 tokens) into a new index of failed
+    files; a model_id that is no string was 'internal error: AttributeError'."""
+    folder = tmp_path / "model"
+    folder.mkdir()
+    for name in ("model.onnx", "tokenizer.json"):
+        (folder / name).symlink_to(model_dir / name)
+    (folder / "minirag-model.json").write_text(settings)
+    monkeypatch.setenv("MODEL_PATH", str(folder))
+    code, err = run(["sync"], capsys)
+    assert_one_line_failure(code, err, ["sync"])
+    assert "minirag-model.json" in err and not (tmp_path / "index.db").exists()
+
+
+def _foreign_graph(path) -> None:
+    """A valid ONNX model that is no sentence encoder: one input `x`, passed through."""
+    from onnx import TensorProto, helper, save
+
+    graph = helper.make_graph([helper.make_node("Identity", ["x"], ["y"])], "not-an-encoder",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [None, 4])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [None, 4])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    save(model, str(path))
+
+
+def _tokenizer_past_the_table(path, model_dir) -> None:
+    """The tiny model's tokenizer with every id moved past the model's 30,522 table rows (another
+    model's tokenizer.json beside this model.onnx)."""
+    tokenizer = json.loads((model_dir / "tokenizer.json").read_text())
+    tokenizer["model"]["vocab"] = {piece: i + 40_000 for piece, i in tokenizer["model"]["vocab"].items()}
+    for token in tokenizer.get("added_tokens", []):
+        token["id"] += 40_000
+    path.write_text(json.dumps(tokenizer))
+
+
+@pytest.mark.parametrize("mismatch", ["graph", "tokenizer"])
+def test_a_model_that_loads_but_cannot_embed_is_one_line_and_binds_no_index(world, capsys, tmp_path, monkeypatch,
+                                                                            model_dir, mismatch):
+    """It was 'internal error: ValueError: Required inputs ([x]) are missing' or 'IndexError: token id
+    out of the table's rows', after an index was made and bound to that model: the next sync with
+    the right model was then refused as 'built with local:model'."""
+    folder = tmp_path / "model"
+    folder.mkdir()
+    if mismatch == "graph":
+        _foreign_graph(folder / "model.onnx")
+        (folder / "tokenizer.json").symlink_to(model_dir / "tokenizer.json")
+    else:
+        (folder / "model.onnx").symlink_to(model_dir / "model.onnx")
+        _tokenizer_past_the_table(folder / "tokenizer.json", model_dir)
+    monkeypatch.setenv("MODEL_PATH", str(folder))
+    code, err = run(["sync"], capsys)
+    assert_one_line_failure(code, err, ["sync"])
+    assert "cannot embed a text" in err and not (tmp_path / "index.db").exists()
+
+
 def test_a_sync_job_that_fails_for_a_reason_logs_one_line_not_a_traceback(world, tmp_path, monkeypatch, caplog):
     from minirag.app import App
     from minirag.config import load_config
@@ -324,3 +400,168 @@ def test_a_disk_full_while_upgrading_the_index_says_no_room_not_cannot_rollback(
     assert f"no room to write the index {db}" in err, err
     os.remove(mount / "filler")
     assert cli.main(["query", "otters", "--db-path", db]) == 0
+
+
+def _closing(*fds: int):
+    """In the child, before minirag starts: close these standard descriptors (`>&-`, `<&-`, `2>&-`)."""
+    def close() -> None:
+        for fd in fds:
+            os.close(fd)
+    return close
+
+
+def _minirag(argv: list[str], timeout: float = 120, **options) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run([sys.executable, "-m", "minirag", *argv], env=env, timeout=timeout, **options)
+
+
+@pytest.mark.parametrize(("argv", "closed"), [
+    (["sync"], 1), (["query", "otters"], 1), (["--version"], 1), (["status"], 1),
+    (["ingest-data", "--source", "note-1"], 0), ([], 0),
+])
+def test_a_closed_standard_stream_is_one_line_and_nothing_runs(world, tmp_path, argv, closed):
+    done = _minirag(argv, stderr=subprocess.PIPE, text=True, preexec_fn=_closing(closed),
+                    **({"stdin": subprocess.DEVNULL} if closed == 1 else {"stdout": subprocess.PIPE}))
+    assert_one_line_failure(done.returncode, done.stderr, argv)
+    assert ("standard output is closed" if closed == 1 else "standard input is closed") in done.stderr
+    assert not (tmp_path / "index.db").exists()
+
+
+def test_a_sync_with_stderr_closed_runs_to_the_end(world, tmp_path):
+    """Nothing can be said on a closed stderr: its progress and warnings go nowhere, the sync goes on."""
+    done = _minirag(["sync"], stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,
+                    preexec_fn=_closing(2))
+    assert done.returncode == 0 and "1 ingested" in done.stdout
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
+def test_sigterm_or_sighup_stops_a_command_as_ctrl_c_does_with_one_line_and_the_index_closed(world, tmp_path,
+                                                                                         signum):
+    """A service manager's SIGTERM or a closed terminal's SIGHUP ended the process where it stood:
+    no line, a backup's partial copy left behind, the index's -wal beside it. Now they unwind as
+    Ctrl-C does (every `finally` runs) and exit 128 + the signal's number."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen([sys.executable, "-m", "minirag", "watch"], env=env, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        while not (line := proc.stderr.readline()).startswith("minirag: watching"):
+            assert line, "minirag watch ended before watching"
+        proc.send_signal(signum)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 128 + signum, err
+    assert err.strip().splitlines() == [f"minirag: stopped by {signal.Signals(signum).name}"]
+    assert (tmp_path / "index.db").exists() and not (tmp_path / "index.db-wal").exists()
+
+
+def test_ingest_data_reads_stdin_bytes_as_a_file_is_read(world, tmp_path):
+    """Bytes that are not UTF-8 reached the index as lone surrogates ('internal error:
+    UnicodeEncodeError'); binary data was not refused as it is in a file."""
+    latin1 = _minirag(["ingest-data", "--source", "note-1"], input="# Café\n\nCafé crème\n".encode("latin-1"),
+                      capture_output=True)
+    assert latin1.returncode == 0, latin1.stderr
+    assert b"not UTF-8" in latin1.stdout and b"decoded as" in latin1.stdout
+    read = _minirag(["read", "--source", "note-1"], capture_output=True, text=True)
+    assert "Café crème" in read.stdout
+    binary = _minirag(["ingest-data", "--source", "note-2"], input=bytes(range(256)) * 8, capture_output=True,
+                      text=False)
+    assert_one_line_failure(binary.returncode, binary.stderr.decode(), ["ingest-data"])
+    assert b"looks like a binary file" in binary.stderr
+    assert "note-2" not in _minirag(["list"], capture_output=True, text=True).stdout
+
+
+def test_a_backup_into_a_folder_that_cannot_be_written_names_the_backup_not_the_index(world, tmp_path):
+    """It said 'cannot open the index ...: check that its folder exists', of an index that was fine."""
+    assert cli.main(["sync"]) == 0
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0o555)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([*without_permission_override(), sys.executable, "-m", "minirag", "backup", str(locked)],
+                          capture_output=True, text=True, env=env, timeout=120)
+    assert_one_line_failure(done.returncode, done.stderr, ["backup"])
+    assert f"cannot write the backup {locked}/index.db" in done.stderr and "the index" not in done.stderr
+    assert list(locked.iterdir()) == []
+
+
+@pytest.mark.parametrize("encoding", ["ascii", "latin-1"])
+def test_output_in_an_encoding_that_lacks_a_documents_characters_is_escaped_not_an_internal_error(
+        world, tmp_path, encoding):
+    """A document's title or text went through stdout's encoding (PYTHONIOENCODING, a Latin-1
+    locale, a Windows code page when redirected): 'internal error: UnicodeEncodeError'."""
+    write(tmp_path / "docs" / "b.md", "# Ça va, 日本\n\nÉmilie parle de café.\n")
+    assert cli.main(["sync"]) == 0
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONIOENCODING": encoding}
+    argv = [sys.executable, "-m", "minirag", "read", str(tmp_path / "docs" / "b.md")]
+    text = subprocess.run(argv, capture_output=True, env=env, timeout=120)
+    assert text.returncode == 0 and text.stderr == b"", text.stderr
+    assert "\\u65e5\\u672c" in text.stdout.decode(encoding)
+    shaped = subprocess.run([*argv, "--json"], capture_output=True, env=env, timeout=120)
+    assert shaped.returncode == 0, shaped.stderr
+    assert json.loads(shaped.stdout.decode(encoding))["text"].startswith("# Ça va, 日本")
+
+
+@pytest.mark.parametrize(("argv", "says"), [
+    (["read", "--source", ""], "source must be a non-empty id"),
+    (["delete", "--source", " "], "source must be a non-empty id"),
+    (["read-neighbors", "--source", "", "--chunk-index", "0"], "source must be a non-empty id"),
+    (["ingest-url", ""], "url is empty; give an http or https URL"),
+])
+def test_an_empty_source_or_url_is_named_as_such(world, capsys, argv, says):
+    """They said 'not indexed:' with nothing after it, and an empty URL 'source must be a non-empty id'."""
+    assert cli.main(["sync"]) == 0
+    capsys.readouterr()
+    code, err = run(argv, capsys)
+    assert_one_line_failure(code, err, argv)
+    assert err.strip() == f"minirag: error: {says}"
+
+
+@pytest.mark.parametrize(("key", "value"), [("dimension", "abc"), ("keyword_languages", "x"),
+                                            ("keyword_languages", '{"en": "many"}')])
+def test_a_meta_value_changed_outside_minirag_is_called_damage_in_one_line(world, capsys, tmp_path, key, value):
+    """A hand-edited meta table ('internal error: ValueError: invalid literal for int()' or
+    'JSONDecodeError', 'please report it') is damage: restore a backup or rebuild."""
+    assert cli.main(["sync"]) == 0
+    import sqlite3
+
+    with contextlib.closing(sqlite3.connect(tmp_path / "index.db")) as conn, conn:
+        conn.execute("UPDATE meta SET value = ? WHERE key = ?", (value, key))
+    capsys.readouterr()
+    code, err = run(["query", "otters"], capsys)
+    assert_one_line_failure(code, err, ["query"])
+    assert "is damaged" in err and f"meta value {key!r}" in err and "internal error" not in err
+    assert cli.main(["status"]) == 0  # status still answers, and says so where it reads the value
+
+
+@pytest.mark.parametrize("argv", [["backup", "{tmp}/copy.db"], ["sync"]])
+def test_a_db_path_that_is_a_named_pipe_or_a_device_is_a_configuration_error(world, tmp_path, monkeypatch, argv):
+    """`backup` of a named pipe waited forever inside SQLite's open (for a writer that never came), and
+    `sync` on /dev/null failed as 'the index /dev/null failed: OperationalError: disk I/O error'."""
+    os.mkfifo(tmp_path / "pipe.db")
+    for db_path in (tmp_path / "pipe.db", "/dev/null"):
+        monkeypatch.setenv("DB_PATH", str(db_path))
+        done = _minirag(fill(argv, world), capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=30)
+        assert_one_line_failure(done.returncode, done.stderr, argv)
+        assert f"DB_PATH: {db_path} is a " in done.stderr and "not a file" in done.stderr
+    assert json.loads(_minirag(["status", "--json"], capture_output=True, text=True).stdout)["configError"]
+
+
+def test_watch_json_whose_reader_goes_away_stops_with_one_line(world, tmp_path):
+    """`minirag watch --json | head -1`: the next pass met the closed pipe and ended the watch as
+    'minirag: error: cannot use: Broken pipe'."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen([sys.executable, "-m", "minirag", "watch", "--json"], env=env, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert json.loads(proc.stdout.readline())["kind"] == "initial"
+        proc.stdout.close()
+        write(tmp_path / "docs" / "b.md", "# Beavers\n\nBeavers build dams.\n")
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, err
+    assert err.strip().splitlines()[-1] == "minirag: stdout's reader went away; stopped watching (what was synced stays)"
+    assert "error" not in err

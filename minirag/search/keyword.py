@@ -11,13 +11,13 @@ lengths). So a chunk loses its place only if it holds none of the rare terms.
 
 from __future__ import annotations
 
-import json
 import math
 import threading
 
 from minirag.keywords import any_term
 from minirag.language import SNOWBALL
 from minirag.search.scope import Scope
+from minirag.store.connection import json_counts, stored_value
 
 TITLE_WEIGHT = 1.0  # BM25 column weight of the source title relative to the body
 # Matches FTS5 scores per query, at most: this share of the index, and never
@@ -38,7 +38,8 @@ _K1, _B = 1.2, 0.75
 def index_languages(conn) -> tuple[str, ...]:
     """The stemmed languages the index's chunks are written in (see store/index.py), most chunks first."""
     row = conn.execute("SELECT value FROM meta WHERE key = 'keyword_languages'").fetchone()
-    counts = {k: v for k, v in json.loads(row[0]).items() if k in SNOWBALL} if row else {}
+    stored = stored_value("keyword_languages", row[0], json_counts) if row else {}
+    counts = {k: v for k, v in stored.items() if k in SNOWBALL}
     # Languages one stemmer reads (Croatian and Serbian) count as one, named by the most frequent.
     by_stemmer: dict[str, int] = {}
     named: dict[str, str] = {}

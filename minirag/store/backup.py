@@ -90,9 +90,10 @@ def backup(source: Path, dest: str | Path) -> BackupResult:
 def _copy(source: Path, tmp: Path, target: Path) -> str:
     """Copy through the backup API into `tmp`; returns the copy's integrity_check answer."""
     src = db.connect(source, read_only=True)
+    dst = None
     try:
-        dst = db.sqlite3.connect(str(tmp))
         try:
+            dst = db.sqlite3.connect(str(tmp))
             src.backup(dst, pages=1024)
             dst.execute("PRAGMA journal_mode = DELETE")  # the copy is one self-contained file
             return dst.execute("PRAGMA integrity_check").fetchone()[0]
@@ -111,6 +112,7 @@ def _copy(source: Path, tmp: Path, target: Path) -> str:
                                       "folder (nothing was left behind)") from None
             raise
         finally:
-            dst.close()
+            if dst is not None:
+                dst.close()
     finally:
         src.close()

@@ -10,6 +10,7 @@ The standard library driver is the fallback when sqlean is not importable.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import time
 from collections.abc import Callable, Iterator
@@ -17,7 +18,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from minirag.errors import DamagedIndex, IndexUnavailable
+from minirag.errors import DamagedIndex, FileAccessError, IndexUnavailable
 
 try:  # see the module docstring for why sqlean comes first
     import sqlean as sqlite3
@@ -47,6 +48,8 @@ def make_index_folder(db_path: Path | str) -> None:
         folder.mkdir(parents=True, exist_ok=True)
         with contextlib.suppress(OSError):  # only a convenience: the index works without it
             (folder / ".gitignore").write_text("# minirag's index: nothing here belongs in version control\n*\n")
+    if folder.is_file():  # mkdir would say only "File exists"
+        raise FileAccessError(f"the index's folder {folder} is a file; point DB_PATH at a path in a folder")
     folder.mkdir(parents=True, exist_ok=True)
 
 
@@ -153,6 +156,32 @@ def identity(path: Path, *, contents: bool = False) -> tuple | None:
     if contents:
         return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, os.path.exists(f"{os.path.abspath(path)}-wal")
     return st.st_dev, st.st_ino
+
+
+def stored_value(key: str, raw: str, parse: Callable[[str], Any]) -> Any:
+    """`parse(raw)`, a value the index keeps in its meta table. One that does not parse was changed
+    outside minirag: a DatabaseError SQLite's way ("database corrupt"), which index_error turns into
+    DamagedIndex with what to do, where the bare ValueError was an internal error."""
+    try:
+        return parse(raw)
+    except (ValueError, TypeError, AttributeError):
+        raise DatabaseError(f"database corrupt: its meta value {key!r} is {raw[:60]!r}") from None
+
+
+def json_object(raw: str) -> dict:
+    """A meta value that holds a JSON object."""
+    value = json.loads(raw)
+    if not isinstance(value, dict):
+        raise ValueError(f"not a JSON object: {raw[:60]!r}")
+    return value
+
+
+def json_counts(raw: str) -> dict[str, int]:
+    """A meta value that holds a JSON object of counts."""
+    counts = json_object(raw)
+    if not all(isinstance(n, int) and not isinstance(n, bool) for n in counts.values()):
+        raise ValueError(f"not counts: {raw[:60]!r}")
+    return counts
 
 
 def index_error(exc: BaseException, path: Path) -> IndexUnavailable:

@@ -361,7 +361,7 @@ class Index:
     def _count_languages(self, counts: dict[str, int]) -> None:
         if not counts:
             return
-        stored = json.loads(self.meta(META_KEYWORD_LANGUAGES) or "{}")
+        stored = db.stored_value(META_KEYWORD_LANGUAGES, self.meta(META_KEYWORD_LANGUAGES) or "{}", db.json_counts)
         for lang, n in counts.items():
             stored[lang] = stored.get(lang, 0) + n
         self.conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
@@ -371,7 +371,7 @@ class Index:
 
     def bound_model(self) -> tuple[str, int] | None:
         model, dim = self.meta(META_MODEL), self.meta(META_DIMENSION)
-        return (model, int(dim)) if model and dim else None
+        return (model, db.stored_value(META_DIMENSION, dim, int)) if model and dim else None
 
     def bind_model(self, model_id: str, dimension: int) -> None:
         """Record the model on first use; refuse a different one afterwards."""
