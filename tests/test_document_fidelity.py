@@ -46,6 +46,25 @@ def test_a_notebooks_table_result_and_error_are_text_and_its_images_are_left_out
     assert "iVBORw0KGgo" not in markdown and "\x1b" not in markdown
 
 
+def test_a_notebooks_long_output_keeps_its_head_and_tail_and_says_what_it_left_out():
+    """A training loop printing 20,000 lines made 20,000 lines of chunks, nearly all alike, that
+    embedding took minutes over; a reader scrolls past them to the first and last lines."""
+    log = [f"epoch {n}: loss 0.{n:05d}\n" for n in range(20_000)]
+    data = _notebook([{"cell_type": "code", "metadata": {}, "execution_count": 1, "source": "train()",
+                       "outputs": [{"output_type": "stream", "name": "stdout", "text": log},
+                                   {"output_type": "stream", "name": "stdout", "text": ["done: 42 checkpoints\n"]}]}])
+    markdown = convert_document(data, ".ipynb", "train.ipynb").markdown
+    assert "epoch 0: loss" in markdown and "epoch 19999: loss" in markdown and "done: 42 checkpoints" in markdown
+    assert "epoch 10000: loss" not in markdown
+    assert "lines of this output left out" in markdown
+    assert len(markdown) < 20_000
+    one_line = _notebook([{"cell_type": "code", "metadata": {}, "execution_count": 1, "source": "x",
+                           "outputs": [{"output_type": "execute_result", "execution_count": 1, "metadata": {},
+                                        "data": {"text/plain": "[" + ", ".join(map(str, range(100_000))) + "]"}}]}])
+    markdown = convert_document(one_line, ".ipynb", "list.ipynb").markdown
+    assert markdown.count("99999]") == 1 and len(markdown) < 20_000
+
+
 # --- spreadsheets ---------------------------------------------------------------------------
 
 

@@ -3,7 +3,8 @@
 markitdown's converter kept the cells' sources and dropped every output, so a notebook's
 printed results, tables and error messages (often what a reader looks for) were never indexed.
 Outputs are kept as text: a stream or a plain-text result as a fenced block, an HTML result
-(a DataFrame) through minirag's own HTML conversion, Markdown as it is; images are left out.
+(a DataFrame) through minirag's own HTML conversion, Markdown as it is; images are left out,
+and so is the middle of a very long printed output.
 Both nbformat 4 (`cells`) and nbformat 3 (`worksheets`) are read.
 """
 
@@ -22,6 +23,12 @@ _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")  # colours in tracebacks and progr
 _BARE_REPR = re.compile(r"\A<[\w.]+(?: object)? at 0x[0-9a-fA-F]+>\Z")
 # In order of preference: the first a result has is what a reader of the rendered notebook sees.
 _RICH = ("text/markdown", "text/html", "text/plain")
+# A printed or plain-text output past these keeps its head and tail: a training loop's 20,000 log
+# lines, or one repr of a long list, are a reader's scroll past and the index's thousands of
+# near-identical chunks; what a run began and ended with is what is looked for.
+MAX_OUTPUT_LINES = 200
+MAX_OUTPUT_CHARS = 10_000
+_TAIL_SHARE = 4  # a quarter of what is kept comes from the end
 
 
 @dataclass(frozen=True)
@@ -98,10 +105,10 @@ def _cell(cell: dict, language: str) -> list[str]:
 def _output(output: dict) -> str:
     kind = output.get("output_type")
     if kind == "stream":
-        return fenced(_ANSI.sub("", _text(output.get("text"))), "")
+        return _printed(_text(output.get("text")))
     if kind in ("error", "pyerr"):
         lines = _list(output.get("traceback")) or [f"{output.get('ename', '')}: {output.get('evalue', '')}"]
-        return fenced(_ANSI.sub("", "\n".join(line for line in lines if isinstance(line, str))), "")
+        return _printed("\n".join(line for line in lines if isinstance(line, str)))
     data = output.get("data")
     if not isinstance(data, dict):  # nbformat 3 keeps a result's types on the output itself
         data = {"text/html": output.get("html"), "text/markdown": output.get("markdown"),
@@ -118,6 +125,26 @@ def _output(output: dict) -> str:
                 return markdown
             continue
         if not _BARE_REPR.match(body.strip()):
-            return fenced(_ANSI.sub("", body), "")
+            return _printed(body)
     return ""
+
+
+def _printed(text: str) -> str:
+    """Text an output printed, without terminal colours, its middle left out past the bounds."""
+    return fenced(_bounded(_ANSI.sub("", text)), "")
+
+
+def _bounded(text: str) -> str:
+    lines = text.split("\n")
+    if len(lines) > MAX_OUTPUT_LINES:
+        tail = MAX_OUTPUT_LINES // _TAIL_SHARE
+        left_out = len(lines) - MAX_OUTPUT_LINES
+        lines = [*lines[:MAX_OUTPUT_LINES - tail], f"[… {left_out:,} lines of this output left out …]", *lines[-tail:]]
+        text = "\n".join(lines)
+    if len(text) > MAX_OUTPUT_CHARS:
+        tail = MAX_OUTPUT_CHARS // _TAIL_SHARE
+        left_out = len(text) - MAX_OUTPUT_CHARS
+        text = (f"{text[:MAX_OUTPUT_CHARS - tail]}\n[… {left_out:,} characters of this output left out …]\n"
+                f"{text[-tail:]}")
+    return text
 
