@@ -165,6 +165,18 @@ def test_lone_surrogates_a_notebook_or_ingest_data_carries_are_replaced_and_the_
     assert "tusks \ufffd spiral" in payload(app.query("narwhal tusks", top_k=1))["results"][0]["text"]
 
 
+def test_ingest_data_is_cleaned_of_control_characters_as_a_text_file_is(app):
+    """A file's stray NULs are taken out and a file of them refused as binary; ingest_data indexed
+    them as they came, a chunk of `\\x00\\x00` for content of only NULs."""
+    with pytest.raises(ConversionFailed, match="looks like binary data"):
+        app.ingest_data("\x00" * 64, "notes/nul", fmt="text")
+    assert app.index.stats().chunk_count == 0
+    result = app.ingest_data("Narwhal\x00 tusks \x07spiral. " + "Narwhals live in Arctic waters. " * 20,
+                             "notes/narwhal", fmt="markdown")
+    assert any("control characters" in warning for warning in result.warnings)
+    assert app.read(result.source).text.startswith("Narwhal tusks spiral.")
+
+
 def test_a_ragged_csv_is_padded_to_line_up_but_never_blown_up():
     assert csv_to_markdown("a,b,c\n1\n2,3\n", "t.csv").splitlines()[2:] == ["| 1 |  |  |", "| 2 | 3 |  |"]
     wide_header = ",".join(f"h{i}" for i in range(20_000)) + "\n" + "x\n" * 3_000  # 100 KB

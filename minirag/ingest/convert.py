@@ -116,21 +116,26 @@ def decode_text(data: bytes, name: str, *, declared: str | None = None) -> tuple
     if lying:
         warnings = (f"{name}: a UTF-16 or UTF-32 byte-order mark before text that is neither; read without it",
                     *warnings)
+    text, said = without_controls(text, name)
+    return text, (*warnings, *said)
+
+
+def without_controls(text: str, name: str) -> tuple[str, tuple[str, ...]]:
+    """`text` with its stray control characters (a NUL in a log) taken out, never indexed, and a
+    warning saying so; ConversionFailed for binary data, in its head or behind a text head."""
     sample = text[:_SNIFF]
     controls = sum(1 for c in sample if c not in _TEXT_CONTROLS and unicodedata.category(c) == "Cc")
     if sample and controls > MAX_CONTROL_SHARE * len(sample):
         raise ConversionFailed(f"{name}: looks like binary data ({controls} control characters in the first "
                                f"{len(sample)}), not text")
-    # Then over the whole text: binary data behind a text head is refused like binary data, and a
-    # few stray control characters (a NUL in a log) are taken out, never indexed.
     stray = len(_CONTROLS.findall(text))
     if stray > MAX_CONTROL_SHARE * len(text):
         raise ConversionFailed(f"{name}: looks like binary data ({stray} control characters in "
                                f"{len(text)}), not text")
-    if stray:
-        text = _CONTROLS.sub(lambda control: _SEPARATING.get(ord(control.group()), ""), text)
-        warnings = (*warnings, f"{name}: {stray} control characters (NUL and the like) taken out of the text")
-    return text, warnings
+    if not stray:
+        return text, ()
+    text = _CONTROLS.sub(lambda control: _SEPARATING.get(ord(control.group()), ""), text)
+    return text, (f"{name}: {stray} control characters (NUL and the like) taken out of the text",)
 
 
 # UTF-32's marks first: UTF-32-LE's begins with UTF-16-LE's. Windows tools write UTF-16 with its
@@ -456,12 +461,13 @@ def convert_file(path: Path) -> Converted:
 
 
 def convert_data(content: str, fmt: str, name: str) -> Converted:
-    """Caller-supplied content: text | markdown | html."""
-    if fmt in ("text", "markdown"):
-        return repaired(Converted(markdown=escape_headings(content) if fmt == "text" else content))
+    """Caller-supplied content: text | markdown | html, cleaned of control characters as a file's text is."""
+    if fmt not in ("text", "markdown", "html"):
+        raise ConversionFailed(f"unknown format {fmt!r}; use text, markdown or html")
+    content, warnings = without_controls(content, name)
     if fmt == "html":
-        return repaired(_html(content, name))
-    raise ConversionFailed(f"unknown format {fmt!r}; use text, markdown or html")
+        return repaired(_html(content, name, warnings))
+    return repaired(Converted(markdown=escape_headings(content) if fmt == "text" else content, warnings=warnings))
 
 
 # --- fetched bodies ------------------------------------------------------------------
