@@ -72,19 +72,25 @@ def score_query(ranking: list[str], relevant: dict[str, int]) -> dict[str, float
     }
 
 
-def ingest_corpus(app, corpus: list[dict], log) -> None:
+def build_document(app, doc: dict):
+    """A corpus document as the eval indexes it: a Markdown data source, `# title` + text."""
     from minirag.ingest.convert import Converted
-    from minirag.ingest.pipeline import Document, file_hash
+    from minirag.ingest.pipeline import file_hash
+
+    markdown = f"# {doc['title']}\n\n{doc['text']}" if doc.get("title") else doc["text"]
+    return app.pipeline.build(Converted(markdown=markdown), source=doc["_id"], kind="data", stem=doc["_id"],
+                              title=doc.get("title") or None, content_hash=file_hash(markdown.encode()))
+
+
+def ingest_corpus(app, corpus: list[dict], log) -> None:
+    from minirag.ingest.pipeline import Document
     from minirag.ingest.progress import Progress
 
     pipeline, progress = app.pipeline, Progress()
     group: list[Document] = []
     started = time.monotonic()
     for n, doc in enumerate(corpus, 1):
-        markdown = f"# {doc['title']}\n\n{doc['text']}" if doc.get("title") else doc["text"]
-        built = pipeline.build(Converted(markdown=markdown), source=doc["_id"], kind="data", stem=doc["_id"],
-                               title=doc.get("title") or None, content_hash=file_hash(markdown.encode()))
-        group.append(built)
+        group.append(build_document(app, doc))
         if sum(len(d.chunked.chunks) for d in group) >= 256 or n == len(corpus):
             progress.chunks_written += pipeline.write(group, progress)
             group = []
