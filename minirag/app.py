@@ -446,8 +446,11 @@ class App:
             absolute, _real = self.file_source(raw)
             if not os.path.exists(absolute):
                 raise NotFound(f"no such file or directory: {absolute}")
-            named = len(ignored)
+            named, found = len(ignored), len(files)
             files.extend(walk(Path(absolute), self.config.roots, unseen, progress.other_types, rules, ignored))
+            if len(files) == found and (unread := _unreadable_target(Path(absolute))):
+                progress.warnings.append(f"{absolute}: {unread}")
+                progress.unread += 1
             progress.warnings.extend(f"{entry.path}: left out by {entry.reason}" for entry in ignored[named:named + 1]
                                      if entry.path == absolute)
         warnings = unseen_warnings(unseen, self.config.roots)
@@ -899,7 +902,7 @@ def _scheme_warning(stats: IndexStats) -> str | None:
 
 
 def _unreadable_target(target: Path) -> str | None:
-    """Why a path a sync was asked for, which it found nothing at, holds nothing to read; None
+    """Why a path a sync or an ingest was asked for, which it found nothing at, holds nothing to read; None
     when it is a file or folder (empty, ignored or unchanged: nothing to say)."""
     if not os.path.lexists(target):  # most likely a typo, not a deletion
         return "no such file or folder, and nothing indexed under it"

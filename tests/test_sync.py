@@ -468,6 +468,14 @@ def test_syncing_a_path_that_is_neither_a_file_nor_a_folder_warns(app, docs):
         assert result.warnings == [f"{docs / name}: {kind}, so nothing was read"], result.warnings
 
 
+def test_ingesting_a_path_that_is_neither_a_file_nor_a_folder_warns(app, docs):
+    # `minirag ingest PIPE` reported "0 files" and exit 0, as if it had been read.
+    os.mkfifo(docs / "pipe.md")
+    result = app.ingest_paths([str(docs / "pipe.md")])
+    assert (result.done, result.unread) == (0, 1)
+    assert result.warnings == [f"{docs / 'pipe.md'}: not a regular file or folder, so nothing was read"]
+
+
 def test_a_folder_that_can_be_listed_but_not_entered_keeps_its_documents(app, docs, monkeypatch):
     """Mode r-- (a `chmod -R 644` slip): names can be listed, but nothing under it can be stat'ed."""
     write(docs / "one.md", "# One\n\nalpha bravo")
