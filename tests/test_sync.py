@@ -62,6 +62,29 @@ def test_a_file_that_fails_to_convert_is_a_warning_and_the_rest_completes(app, d
     assert any("binary" in w for w in result.warnings)
 
 
+def test_an_unexpected_error_on_one_file_is_one_line_and_the_rest_completes(app, docs, monkeypatch, caplog):
+    """A bug met on one file (here made to happen) printed its traceback into the sync's output."""
+    import logging
+
+    from minirag.ingest.pipeline import Pipeline
+
+    write(docs / "a.md", "# A\n\nalpha bravo")
+    write(docs / "b.md", "# B\n\ncharlie delta")
+    real = Pipeline.build
+
+    def build(self, converted, *, source, **kwargs):
+        if source.endswith("b.md"):
+            raise TypeError("a bug\nover two lines")
+        return real(self, converted, source=source, **kwargs)
+
+    monkeypatch.setattr(Pipeline, "build", build)
+    result = sync(app)
+    assert (result.done, result.failed) == (1, 1)
+    assert result.warnings == [f"{docs / 'b.md'}: unexpected error: TypeError: a bug over two lines "
+                               "(rerun with -v for the details, and please report it)"]
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING and r.exc_info]
+
+
 def test_files_over_the_size_limit_are_refused_before_parsing(make_app, docs):
     app = make_app({"MAX_FILE_SIZE": "100"})
     write(docs / "big.md", "x " * 200)

@@ -24,6 +24,7 @@ from minirag.chunking import SCHEME_VERSION, ChunkedDocument, chunk_document
 from minirag.chunking.frontmatter import parse_frontmatter
 from minirag.chunking.titles import choose_title, first_h1, fitted_title
 from minirag.config import Config
+from minirag.display import message_line
 from minirag.encoder import Encoder
 from minirag.errors import ConversionFailed, PathOutsideRoots
 from minirag.ingest.convert import Converted
@@ -278,9 +279,13 @@ class Pipeline:
                         notify(progress)
                         continue
                     except Exception as exc:  # noqa: BLE001 - one bad file never stops a sync
-                        log.exception("unexpected error preparing %s", found.source)
+                        # A bug, said in one line as the CLI says one; -v (INFO) shows its traceback.
+                        log.info("unexpected error preparing %s", found.source, exc_info=True)
+                        progress.bytes_done += found.size
                         progress.failed += 1
-                        progress.warnings.append(f"{found.source}: {type(exc).__name__}: {exc}")
+                        progress.warnings.append(f"{found.source}: unexpected error: {type(exc).__name__}: "
+                                                 f"{message_line(exc)} (rerun with -v for the details, and "
+                                                 "please report it)")
                         notify(progress)
                         continue
                     if not isinstance(result, Document):
