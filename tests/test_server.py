@@ -376,6 +376,17 @@ async def test_sync_start_returns_a_job_id_and_sync_status_reports_the_result(ma
 
 
 @pytest.mark.anyio
+async def test_a_finished_jobs_time_and_rate_stay_as_they_were_when_it_ended(make_state):
+    async with connected(make_state()) as client:
+        job_id = (await ok(client, "sync_start", wait=True))["jobId"]
+        first = await ok(client, "sync_status", jobId=job_id)
+        await anyio.sleep(0.2)
+        later = await ok(client, "sync_status", jobId=job_id)
+    assert first["state"] == "succeeded" and first["chunksPerSecond"]
+    assert (later["elapsedSeconds"], later["chunksPerSecond"]) == (first["elapsedSeconds"], first["chunksPerSecond"])
+
+
+@pytest.mark.anyio
 async def test_sync_status_of_an_unknown_job_is_a_clear_error(make_state):
     async with connected(make_state()) as client:
         message = await refused(client, "sync_status", jobId="sync-404")

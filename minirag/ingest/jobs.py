@@ -60,6 +60,7 @@ class SyncJobs:
                 job.state = "failed"
                 job.error = str(exc) if isinstance(exc, MiniragError) else f"{type(exc).__name__}: {exc}"
             finally:
+                job.progress.end()
                 lock.release()
                 job.finished_at = time.time()
                 job._done.set()
