@@ -567,6 +567,12 @@ class App:
                            f"the last {SyncJobs.KEEP} jobs until it restarts")
         return job
 
+    def cancel_sync(self, job_id: str) -> SyncJob:
+        """Ask a sync job to stop (between files or encoder batches); a job already ended is left as it is."""
+        job = self.sync_job(job_id)
+        job.cancel("cancelled by sync_cancel")
+        return job
+
     def sync_status(self, job_id: str | None) -> SyncStatus:
         """A sync job's progress, with the watcher's state when this App watches."""
         watch = self.watch_state()

@@ -17,6 +17,7 @@ import io
 import json
 import logging
 import os
+import shutil
 import signal
 import sys
 import threading
@@ -26,7 +27,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from minirag._compat.python import options_taking_values, subcommands
-from minirag.display import for_terminal, is_utf8, message_line, on_one_line, printable
+from minirag.display import fit_width, for_terminal, is_utf8, message_line, on_one_line, printable
 from minirag.errors import InvalidArgument, MiniragError
 
 PROGRESS_INTERVAL_S = 10.0  # a plain progress line this often when stderr is not a terminal
@@ -189,6 +190,15 @@ def _escape_what_output_cannot_encode() -> None:
             stream.reconfigure(errors="backslashreplace")
 
 
+def _columns() -> int:
+    """The width of the terminal stderr writes to; else COLUMNS, stdout's, or 80."""
+    try:
+        columns = os.get_terminal_size(sys.stderr.fileno()).columns
+    except (OSError, ValueError, AttributeError):
+        columns = 0
+    return columns or shutil.get_terminal_size().columns  # a pseudo-terminal may report 0
+
+
 class _Progress:
     """The live line of a run on stderr. On a terminal it shows at once and is redrawn in place
     (twice a second, and at every change); otherwise one plain line is written every `interval`
@@ -240,7 +250,9 @@ class _Progress:
             self._last, self._shown = time.monotonic(), True
             current = progress.current or ""
             current = for_terminal(current if len(current) <= 50 else "…" + current[-49:])
-            sys.stderr.write(f"\r\x1b[K{for_terminal(progress.live_line())}  {current}")
+            # Kept off the last column: a line that wraps leaves a row behind at every redraw.
+            line = fit_width(f"{for_terminal(progress.live_line())}  {current}", _columns() - 1)
+            sys.stderr.write(f"\r\x1b[K{line}")
             sys.stderr.flush()
 
     def close(self) -> None:

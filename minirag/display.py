@@ -8,6 +8,7 @@ output that carries one goes through here.
 from __future__ import annotations
 
 import re
+import unicodedata
 
 # Characters a terminal acts on instead of showing: C0 and C1 controls but the line breaks
 # and tabs of text, and the bidirectional overrides that reorder what is shown.
@@ -49,3 +50,22 @@ def for_terminal(text: str) -> str:
     """`text` with every character a terminal would act on shown as an escape (\\x1b): a document's
     title or text (or a source id) must not clear the screen or retitle the window."""
     return _TERMINAL_CONTROLS.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
+
+
+def display_width(text: str) -> int:
+    """Terminal columns `text` takes: two for a wide (CJK) character, none for a combining one."""
+    return sum(0 if unicodedata.combining(ch) else 2 if unicodedata.east_asian_width(ch) in "WF" else 1
+               for ch in text)
+
+
+def fit_width(text: str, columns: int) -> str:
+    """`text` cut to at most `columns` terminal columns, ending in `…` when cut."""
+    if display_width(text) <= columns:
+        return text
+    kept, used = [], 1
+    for ch in text:
+        used += display_width(ch)
+        if used > columns:
+            break
+        kept.append(ch)
+    return "".join(kept) + "…"

@@ -311,7 +311,9 @@ def job_started(job: SyncJob) -> dict:
 @payload.register
 def sync_job(job: SyncJob) -> dict:
     return {"jobId": job.job_id, "state": job.state, **progress_fields(job.progress),
-            **({"error": job.error} if job.error else {})}
+            **({"error": job.error} if job.error else {}),
+            **({"reason": job.cancel_reason} if job.state == "cancelled" else {}),
+            **({"cancelling": True} if job.state == "running" and job.cancel_reason else {})}
 
 
 @payload.register

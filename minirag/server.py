@@ -1,4 +1,4 @@
-"""The MCP server: twelve tools, each a short function over one App.
+"""The MCP server: thirteen tools, each a short function over one App.
 
 Every tool function takes the ServerState first; `register` binds it and turns
 MiniragError into a tool error carrying its message. The configuration is
@@ -56,6 +56,7 @@ log = logging.getLogger(__name__)
 DEFAULT_HTTP_HOST = "127.0.0.1"
 TOKEN_ENV = "MINIRAG_HTTP_TOKEN"
 PROGRESS_INTERVAL_S = 0.5  # how often a waiting sync_start reports progress
+CANCEL_WAIT_S = 10.0  # how long sync_cancel waits for the job to stop before it answers "cancelling"
 
 Result = dict[str, Any]
 
@@ -88,6 +89,7 @@ SyncPath = Annotated[str | None, Field(description=(
 Wait = Annotated[bool, Field(description=(
     "true: return the finished job (with progress notifications meanwhile); false: return a jobId at once."))]
 JobId = Annotated[str | None, Field(description="The jobId sync_start returned.")]
+JobIdRequired = Annotated[str, Field(description="The jobId sync_start returned.")]
 Data = Annotated[str, Field(description="The content to index.")]
 DataSource = Annotated[str, Field(description=(
     "An id you choose for this content, such as `notes/2026-12-01`; not a file path (a leading /, ~ or drive "
@@ -125,6 +127,15 @@ def sync_status(state: ServerState, jobId: JobId = None) -> Result:
     roots (--watch), `watch` says what the watcher last did and what is queued; without a
     jobId, only that."""
     return payload(state.app.sync_status(jobId))
+
+
+async def sync_cancel(state: ServerState, jobId: JobIdRequired) -> Result:
+    """Stop a running sync job between files or encoder batches and return it, `state` "cancelled"
+    with its `reason` (or `cancelling: true` while a file still converts). What it wrote stays; the
+    next sync_start does the rest. A job that already ended is returned as it is."""
+    job = state.app.cancel_sync(jobId)
+    await anyio.to_thread.run_sync(job.wait, CANCEL_WAIT_S)
+    return payload(job)
 
 
 def ingest_file(state: ServerState, filePath: FilePathRequired) -> Result:
@@ -237,6 +248,7 @@ READ = _hints(read_only=True, idempotent=True)
 TOOLS: list[tuple[Callable[..., Any], ToolAnnotations, bool]] = [
     (sync_start, _hints(), False),
     (sync_status, READ, False),
+    (sync_cancel, _hints(idempotent=True), False),
     (ingest_file, _hints(idempotent=True), False),
     (ingest_data, _hints(idempotent=True), False),
     (ingest_url, _hints(open_world=True), False),

@@ -13,6 +13,7 @@ from test_watch import eventually
 
 from minirag import cli
 from minirag.cli import main
+from minirag.display import display_width
 from minirag.ingest.progress import Progress, duration
 from minirag.results import payload
 
@@ -68,6 +69,20 @@ def test_on_a_terminal_the_line_shows_at_once_before_any_change(monkeypatch):
     finally:
         display.close()
     assert terminal.getvalue().endswith("\r\x1b[K")  # cleared for the summary
+
+
+def test_on_a_narrow_terminal_the_line_is_cut_to_its_width_so_each_redraw_stays_on_one_row(monkeypatch):
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    monkeypatch.setenv("COLUMNS", "40")
+    progress = Progress(total=300, done=266, chunks_embedded=3069,
+                        current="/home/someone/projects/handbook/chapters/" + "界" * 30 + ".md")
+    display = cli._Progress()
+    display._draw(progress)
+    display._draw(progress)
+    rows = terminal.getvalue().split("\r\x1b[K")[1:]
+    assert len(rows) == 2 and rows[0] == rows[1] and rows[0].startswith("[266/300 files] ")
+    assert all(display_width(row) < 40 for row in rows), rows  # the last column left free: no wrap
 
 
 def test_when_stderr_is_a_pipe_a_plain_line_is_written_every_interval(monkeypatch):

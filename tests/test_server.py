@@ -14,6 +14,7 @@ from pathlib import Path
 import anyio
 import pytest
 from mcp import Client
+from test_watch import eventually
 
 from minirag import __version__
 from minirag.app import App
@@ -25,7 +26,7 @@ from minirag.store.lock import SyncLock
 ROOT = Path(__file__).resolve().parent.parent
 HOSTILE = Path(__file__).parent / "fixtures" / "hostile"
 READ_TOOLS = {"query_documents", "read_chunk_neighbors", "read_file", "list_files", "list_collections", "status"}
-ALL_TOOLS = READ_TOOLS | {"sync_start", "sync_status", "ingest_file", "ingest_data", "ingest_url", "delete_file"}
+ALL_TOOLS = READ_TOOLS | {"sync_start", "sync_status", "sync_cancel", "ingest_file", "ingest_data", "ingest_url", "delete_file"}
 
 SOLAR = """# Solar power
 
@@ -373,6 +374,50 @@ async def test_sync_start_returns_a_job_id_and_sync_status_reports_the_result(ma
     assert (result["seen"], result["ingested"], result["failed"]) == (4, 3, 1)
     assert any("locked.pdf" in w for w in result["warnings"])
     assert found["results"][0]["source"].endswith("pods.md")
+
+
+@pytest.mark.anyio
+async def test_a_finished_jobs_time_and_rate_stay_as_they_were_when_it_ended(make_state):
+    async with connected(make_state()) as client:
+        job_id = (await ok(client, "sync_start", wait=True))["jobId"]
+        first = await ok(client, "sync_status", jobId=job_id)
+        await anyio.sleep(0.2)
+        later = await ok(client, "sync_status", jobId=job_id)
+    assert first["state"] == "succeeded" and first["chunksPerSecond"]
+    assert (later["elapsedSeconds"], later["chunksPerSecond"]) == (first["elapsedSeconds"], first["chunksPerSecond"])
+
+
+def _many_files(root: Path, count: int) -> None:
+    for i in range(count):
+        (root / f"log-{i:04}.md").write_text("# Log\n\n" + "\n\n".join(
+            f"Entry {j} of log {i}: the keeper trimmed lamp {j} and watched ship {i * j} pass." for j in range(60)))
+
+
+@pytest.mark.anyio
+async def test_a_cancelled_sync_stops_says_so_and_the_next_sync_finishes_the_rest(make_state, docs):
+    _many_files(docs, 300)
+    state = make_state()
+    async with connected(state) as client:
+        job_id = (await ok(client, "sync_start"))["jobId"]
+        job = state.app.jobs.get(job_id)
+        await anyio.to_thread.run_sync(lambda: eventually(lambda: job.progress.chunks_embedded > 0))
+        cancelled = await ok(client, "sync_cancel", jobId=job_id)
+        again = await ok(client, "sync_cancel", jobId=job_id)
+        rest = await ok(client, "sync_start", wait=True)
+        listed = await ok(client, "list_files")
+    assert cancelled["state"] == "cancelled" and cancelled["reason"] == "cancelled by sync_cancel"
+    assert cancelled["ingested"] < cancelled["total"] == 303
+    assert again == cancelled  # a second cancel changes nothing
+    assert rest["state"] == "succeeded"
+    assert rest["ingested"] + rest["skipped"] == 303 and rest["skipped"] >= cancelled["ingested"]
+    assert {f["state"] for f in listed["files"]} == {"indexed"}
+
+
+@pytest.mark.anyio
+async def test_cancelling_an_unknown_job_is_a_clear_error(make_state):
+    async with connected(make_state()) as client:
+        message = await refused(client, "sync_cancel", jobId="sync-404")
+    assert "unknown jobId 'sync-404'" in message
 
 
 @pytest.mark.anyio

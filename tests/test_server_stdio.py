@@ -102,7 +102,7 @@ def test_stdio_server_answers_initialize_ingest_and_query_with_only_json_rpc_on_
         stderr = server.close()
     assert init["result"]["serverInfo"]["name"] == "minirag", stderr
     assert "untrusted" in init["result"]["instructions"]
-    assert len(tools) == 12
+    assert len(tools) == 13
     assert ingested["structuredContent"]["chunkCount"] == 1
     assert found["structuredContent"]["results"][0]["source"].endswith("tides.md")
     assert missing["isError"] is True
@@ -132,7 +132,7 @@ async def test_the_sdk_stdio_client_sees_a_broken_configuration_through_status(s
         names = {t.name for t in (await client.list_tools()).tools}
         health = await client.call_tool("status", {})
         query = await client.call_tool("query_documents", {"query": "tides"})
-    assert len(names) == 12
+    assert len(names) == 13
     assert health.structured_content["version"] == __version__
     assert "BASE_DIRS" in health.structured_content["configError"]
     assert query.is_error and "configuration error" in query.content[0].text

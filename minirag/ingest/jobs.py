@@ -22,13 +22,20 @@ log = logging.getLogger(__name__)
 class SyncJob:
     job_id: str
     progress: Progress
-    state: str = "running"  # running | succeeded | failed
+    state: str = "running"  # running | succeeded | failed | cancelled
     error: str | None = None
+    cancel_reason: str | None = None  # set when asked to stop; the state says "cancelled" once it has
     finished_at: float | None = None
     _done: threading.Event = field(default_factory=threading.Event, repr=False)
 
     def wait(self, timeout: float | None = None) -> bool:
         return self._done.wait(timeout)
+
+    def cancel(self, reason: str) -> None:
+        """Stop between files or encoder batches; what was written stays, the next sync does the rest."""
+        if self.state == "running" and self.cancel_reason is None:
+            self.cancel_reason = reason
+            self.progress.stop.set()
 
 
 class SyncJobs:
@@ -51,7 +58,7 @@ class SyncJobs:
         def target() -> None:
             try:
                 work(job.progress)
-                job.state = "succeeded"
+                job.state = "cancelled" if job.progress.stop.is_set() else "succeeded"
             except Exception as exc:  # noqa: BLE001 - reported through sync_status
                 if isinstance(exc, MiniragError):  # a reason to show, not a bug: one line
                     log.error("sync job %s failed: %s", job.job_id, exc)
@@ -60,6 +67,7 @@ class SyncJobs:
                 job.state = "failed"
                 job.error = str(exc) if isinstance(exc, MiniragError) else f"{type(exc).__name__}: {exc}"
             finally:
+                job.progress.end()
                 lock.release()
                 job.finished_at = time.time()
                 job._done.set()
@@ -79,7 +87,7 @@ class SyncJobs:
         with self._lock:
             jobs = [j for j in self._jobs.values() if j.state == "running"]
         for job in jobs:
-            job.progress.stop.set()
+            job.cancel("the server is shutting down")
         deadline = time.monotonic() + timeout
         for job in jobs:
             job.wait(max(0.0, deadline - time.monotonic()))

@@ -52,6 +52,7 @@ class Progress:
     ocr_page: tuple[str, int, int] | None = None  # (file, page, of pages): the page OCR is reading now
     warnings: list[str] = field(default_factory=list)
     started: float = field(default_factory=time.monotonic)
+    ended: float | None = None  # time.monotonic() when the run ended: its time and rate stop there
     timings: dict[str, float] = field(default_factory=dict)
     # Set to stop a run between files or encoder batches (a server shutting down); what was written stays.
     stop: threading.Event = field(default_factory=threading.Event, repr=False)
@@ -68,9 +69,17 @@ class Progress:
     def add_time(self, stage: str, seconds: float) -> None:
         self.timings[stage] = self.timings.get(stage, 0.0) + seconds
 
+    def end(self) -> None:
+        """The run is over: from now on its elapsed time, rate and ETA are those of its end."""
+        if self.ended is None:
+            self.ended = time.monotonic()
+
+    def _now(self) -> float:
+        return self.ended if self.ended is not None else time.monotonic()
+
     def elapsed_seconds(self) -> float:
-        """Seconds since the run started, to the hundredth."""
-        return round(time.monotonic() - self.started, 2)
+        """Seconds from the run's start to now, or to its end, to the hundredth."""
+        return round(self._now() - self.started, 2)
 
     def counts(self) -> str:
         """The counts in words, as the CLI prints them when a run ends."""
@@ -86,15 +95,15 @@ class Progress:
         """Chunks embedded a second since the first was, rounded; None before there is one."""
         if self.embed_started is None or not self.chunks_embedded:
             return None
-        elapsed = time.monotonic() - self.embed_started
+        elapsed = self._now() - self.embed_started
         return round(self.chunks_embedded / elapsed, 1) if elapsed > 0 else None
 
     def eta_seconds(self) -> float | None:
         """Seconds left, from the share of the bytes to convert done so far; None until a second of work
-        and some of it is done (or when nothing is left to convert)."""
+        and some of it is done (or when nothing is left to convert, or the run has ended)."""
         worked = self.bytes_done + self.bytes_partial
         elapsed = time.monotonic() - self.started
-        if self.total is None or worked <= 0 or elapsed < 1 or self.bytes_total <= worked:
+        if self.ended is not None or self.total is None or worked <= 0 or elapsed < 1 or self.bytes_total <= worked:
             return None
         return round(elapsed * (self.bytes_total - worked) / worked)
 

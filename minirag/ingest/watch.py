@@ -410,6 +410,7 @@ class Watcher:
             self._retry_later(batch, self.error_retry)
             return
         finally:
+            progress.end()
             self.running = None
         self.waiting_for_lock = self.last_error = None
         report = PassReport(kind, len(scopes or ()), progress, time.monotonic() - started, time.time())
