@@ -85,6 +85,29 @@ def test_an_unexpected_error_on_one_file_is_one_line_and_the_rest_completes(app,
     assert not [r for r in caplog.records if r.levelno >= logging.WARNING and r.exc_info]
 
 
+def test_files_that_vanish_between_the_walk_and_their_read_are_gone_not_failed(app, docs):
+    """A folder deleted while a sync ran: each file the walk had found but could not read any more
+    counted as failed ('cannot read (No such file or directory)', 192 warnings for one folder) and
+    stayed listed as failing, and an indexed one kept its chunks until the next sync."""
+    import shutil
+
+    from minirag.ingest.scan import walk
+
+    write(docs / "keep.md", "# Keep\n\nalpha bravo")
+    write(docs / "sub" / "old.md", "# Old\n\ncharlie delta")
+    assert sync(app).done == 2
+    write(docs / "sub" / "old.md", "# Old\n\ncharlie delta echo")  # changed: to be read again
+    for n in range(5):
+        write(docs / "sub" / f"new{n}.md", f"# New {n}\n\nfoxtrot {n}")
+    found = list(walk(docs, app.config.roots))
+    shutil.rmtree(docs / "sub")
+    progress = Progress()
+    app.pipeline.run_files(found, progress)
+    assert (progress.failed, progress.warnings, progress.deleted) == (0, [], 1)
+    assert sources(app) == {str(docs / "keep.md")}
+    assert not app.index.excluded_states()
+
+
 def test_files_over_the_size_limit_are_refused_before_parsing(make_app, docs):
     app = make_app({"MAX_FILE_SIZE": "100"})
     write(docs / "big.md", "x " * 200)

@@ -8,6 +8,7 @@ source replaced atomically.
 
 from __future__ import annotations
 
+import errno
 import functools
 import hashlib
 import logging
@@ -72,6 +73,13 @@ class Excluded:
 
     reason: str
     content_hash: str = ""
+
+
+@dataclass(frozen=True)
+class Vanished:
+    """A file the walk found that was gone (or its folder) by the time it was read: deleted, not failed."""
+
+    found: FoundFile
 
 
 @dataclass(frozen=True)
@@ -147,7 +155,7 @@ class Pipeline:
     def prepare_file(self, found: FoundFile, stored: StoredState | None, *, force: bool,
                      progress: Progress | None = None, excluded: ExcludedState | None = None,
                      retry_failed: bool = False, marks: dict[str, str | None] | None = None,
-                     ) -> Document | Unchanged | Excluded | Failed:
+                     ) -> Document | Unchanged | Excluded | Failed | Vanished:
         """`retry_failed`: convert a file whose same bytes failed before (a user naming it wants
         to hear why), where a sync counts it as still failing. `marks`: the conversion is marked
         in the index while it runs (source -> the mark's reason, None once it ended well), for the
@@ -163,6 +171,8 @@ class Pipeline:
         try:
             data = read_inside_roots(found.source, self.config.roots, self.config.max_file_size)
         except OSError as exc:
+            if exc.errno in (errno.ENOENT, errno.ENOTDIR):  # deleted since the walk, or its folder
+                return Vanished(found)
             raise ConversionFailed(f"{found.source}: cannot read ({exc.strerror or exc})") from None
         except PathOutsideRoots as exc:
             raise ConversionFailed(str(exc)) from None
@@ -308,6 +318,10 @@ class Pipeline:
                                               SCHEME_VERSION, result.reason, failure=True)
                         if _was_marked(marks, found.source) or exclusions.get(found.source) != state:
                             self.index.record_exclusion(found.source, state)
+                    elif isinstance(result, Vanished):
+                        log.info("gone before it was read: %s", found.source)
+                        if found.source in stored or found.source in exclusions:
+                            progress.deleted += self.index.delete_sources([found.source])
                     elif isinstance(result, Excluded):
                         log.info("excluded %s (%s)", found.source, result.reason)
                         progress.excluded += 1
