@@ -130,7 +130,7 @@ def check_index(config: Config, stats_out: list[IndexStats] | None = None) -> Ch
     """Readable in read-only mode; otherwise the file (or the folder that will hold it) is writable.
     The index's stats, when read, are appended to `stats_out`."""
     from minirag.store import schema
-    from minirag.store.health import inspect, quick_check
+    from minirag.store.health import inspect, out_of_step, quick_check
     from minirag.store.index import stale_keywords_warning
 
     path = config.db_path
@@ -154,10 +154,13 @@ def check_index(config: Config, stats_out: list[IndexStats] | None = None) -> Ch
     try:
         integrity = quick_check(path)
         version, stats = inspect(path)
+        disagreements = out_of_step(path) if integrity == "ok" and stats is not None else ()
     except Exception as exc:  # noqa: BLE001 - not a database, locked, unreadable: all reported
         return _fail("index", f"cannot read {path}: {exc}", damaged_fix)
     if integrity != "ok":
         return _fail("index", f"{path} is damaged (quick_check: {integrity[:300]})", damaged_fix)
+    if disagreements:
+        return _fail("index", f"{path} is damaged: its tables disagree ({'; '.join(disagreements)})", damaged_fix)
     if stats is None:
         if version > schema.SCHEMA_VERSION:
             return _fail("index", f"{path} has schema version {version}, newer than this minirag ({schema.SCHEMA_VERSION})",

@@ -69,3 +69,62 @@ def quick_check(path: Path) -> str:
         db.close(conn, checkpoint=False)
     answers = [r[0] for r in rows]
     return "ok" if answers == ["ok"] else "; ".join(answers)
+
+
+# Rows the index keeps in step, one to one with `chunks` (store/index.py writes them in one transaction).
+_KEYWORD_IDS = "SELECT rowid FROM chunks_fts"
+_VECTOR_IDS = "SELECT chunk_id FROM chunks_vec"
+UNIT_LENGTH_TOLERANCE = 1e-3  # stored vectors are L2-normalized (encoder.py); float32 rounding stays far below this
+
+
+def out_of_step(path: Path) -> tuple[str, ...]:
+    """What disagrees between the tables that must agree, each a short phrase; empty when nothing.
+
+    SQLite's own checks see a well-formed file, not one whose rows were changed by hand (a row
+    deleted in the sqlite3 shell, a -wal from another copy replayed) or whose vector bytes were
+    flipped inside a page: those leave chunks unfindable or searches ranked by garbage, silently.
+    O(file size): for doctor, not status."""
+    conn = db.connect(path, read_only=True)
+    try:
+        return tuple(_disagreements(conn))
+    finally:
+        db.close(conn, checkpoint=False)
+
+
+def _disagreements(conn: db.Connection):
+    count = lambda sql: conn.execute(sql).fetchone()[0]  # noqa: E731
+    if n := len(conn.execute("PRAGMA foreign_key_check").fetchmany(1000)):
+        yield f"rows whose source or section is gone: {n}{'+' if n == 1000 else ''}"
+    if n := count(f"SELECT COUNT(*) FROM chunks WHERE id NOT IN ({_KEYWORD_IDS})"):
+        yield f"chunks with no keyword row: {n}"
+    if n := count(f"SELECT COUNT(*) FROM ({_KEYWORD_IDS}) WHERE rowid NOT IN (SELECT id FROM chunks)"):
+        yield f"keyword rows with no chunk: {n}"
+    if not schema.has_vector_table(conn):
+        return
+    if n := count(f"SELECT COUNT(*) FROM chunks WHERE id NOT IN ({_VECTOR_IDS})"):
+        yield f"chunks with no vector: {n}"
+    if n := count(f"SELECT COUNT(*) FROM ({_VECTOR_IDS}) AS v WHERE v.chunk_id NOT IN (SELECT id FROM chunks)"):
+        yield f"vectors with no chunk: {n}"
+    meta = dict(conn.execute("SELECT key, value FROM meta WHERE key IN ('model_id', 'dimension')").fetchall())
+    if "model_id" not in meta or "dimension" not in meta:
+        yield "vectors are stored but the meta table records no model or dimension"
+    width, bad = _vector_shape(conn)
+    if width is not None and meta.get("dimension") not in (None, str(width)):
+        yield f"the meta table says {meta['dimension']}-d vectors, the stored ones are {width}-d"
+    if bad:
+        yield f"vectors whose bytes were changed (not unit length): {bad}"
+
+
+def _vector_shape(conn: db.Connection) -> tuple[int | None, int]:
+    """(the stored vectors' dimension, how many of them are not unit length or not finite)."""
+    import numpy as np
+
+    width, bad = None, 0
+    cursor = conn.execute("SELECT embedding FROM chunks_vec")
+    while rows := cursor.fetchmany(4096):
+        vectors = np.frombuffer(b"".join(blob for (blob,) in rows), dtype=np.float32).reshape(len(rows), -1)
+        width = vectors.shape[1]
+        with np.errstate(all="ignore"):
+            norms = np.linalg.norm(vectors.astype(np.float64), axis=1)
+        bad += int(np.count_nonzero(~(np.abs(norms - 1) <= UNIT_LENGTH_TOLERANCE)))
+    return width, bad

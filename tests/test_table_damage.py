@@ -1,0 +1,87 @@
+"""Damage SQLite's own checks cannot see: rows changed by hand in a plain sqlite3 shell (foreign
+keys off, no sqlite-vec), a -wal replayed from another copy, vector bytes flipped inside a page.
+Each leaves a well-formed file whose tables disagree; `doctor` must name it, never pass it."""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from minirag.doctor import run_checks
+from minirag.store import connection as db
+
+
+@pytest.fixture
+def closed_index(indexed) -> Path:
+    path = indexed.config.db_path
+    indexed.close()
+    return path
+
+
+def by_hand(path: Path, sql: str) -> None:
+    """What a user does in the sqlite3 shell: foreign keys off, no extension loaded."""
+    conn = sqlite3.connect(path)
+    conn.execute(sql)
+    conn.commit()
+    conn.close()
+
+
+def index_check(make_config):
+    report = run_checks(make_config())
+    return next(c for c in report.checks if c.name == "index")
+
+
+def test_a_healthy_index_passes_the_table_checks(closed_index, make_config):
+    check = index_check(make_config)
+    assert check.ok, check.detail
+
+
+@pytest.mark.parametrize(("sql", "named"), [
+    ("DELETE FROM chunks WHERE id = (SELECT MAX(id) FROM chunks)", "keyword rows with no chunk: 1; vectors with no chunk: 1"),
+    ("DELETE FROM chunks_fts WHERE rowid = (SELECT MIN(id) FROM chunks)", "chunks with no keyword row: 1"),
+    ("DELETE FROM sources WHERE id = (SELECT MIN(id) FROM sources)", "source or section is gone"),
+    ("UPDATE meta SET value = '256' WHERE key = 'dimension'", "meta table says 256-d vectors, the stored ones are"),
+    ("DELETE FROM meta WHERE key = 'model_id'", "records no model or dimension"),
+])
+def test_doctor_names_rows_changed_by_hand_in_the_sqlite3_shell(closed_index, make_config, sql, named):
+    by_hand(closed_index, sql)
+    check = index_check(make_config)
+    assert not check.ok
+    assert "tables disagree" in check.detail and named in check.detail, check.detail
+    assert "backup" in check.fix and "minirag sync" in check.fix
+
+
+def test_doctor_names_a_wal_from_another_copy_that_deleted_rows_without_their_keywords(closed_index, make_config,
+                                                                                       tmp_path):
+    other = tmp_path / "other.db"
+    shutil.copyfile(closed_index, other)
+    conn = sqlite3.connect(other, isolation_level=None)
+    conn.execute("PRAGMA journal_mode = WAL")
+    conn.execute("PRAGMA wal_autocheckpoint = 0")
+    conn.execute("DELETE FROM chunks WHERE id IN (SELECT MIN(id) FROM chunks)")
+    shutil.copyfile(f"{other}-wal", f"{closed_index}-wal")  # copied before the close folds it in
+    conn.close()
+    check = index_check(make_config)
+    assert not check.ok and "keyword rows with no chunk: 1" in check.detail, check.detail
+
+
+def test_doctor_names_a_vector_whose_bytes_were_flipped_in_its_page(closed_index, make_config):
+    conn = db.connect(closed_index, read_only=True)
+    (blob,) = conn.execute("SELECT embedding FROM chunks_vec LIMIT 1").fetchone()
+    db.close(conn, checkpoint=False)
+    raw = bytearray(closed_index.read_bytes())
+    at = raw.find(blob)
+    assert at > 0 and raw.count(blob) == 1
+    raw[at + 16:at + 48] = bytes(b ^ 0x5A for b in raw[at + 16:at + 48])
+    closed_index.write_bytes(raw)
+    conn = db.connect(closed_index, read_only=True)
+    assert conn.execute("PRAGMA quick_check").fetchone()[0] == "ok"  # SQLite sees nothing wrong
+    flipped = np.frombuffer(conn.execute("SELECT embedding FROM chunks_vec LIMIT 1").fetchone()[0], np.float32)
+    db.close(conn, checkpoint=False)
+    assert flipped.tobytes() != blob
+    check = index_check(make_config)
+    assert not check.ok and "vectors whose bytes were changed (not unit length): 1" in check.detail, check.detail
