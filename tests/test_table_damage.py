@@ -85,3 +85,27 @@ def test_doctor_names_a_vector_whose_bytes_were_flipped_in_its_page(closed_index
     assert flipped.tobytes() != blob
     check = index_check(make_config)
     assert not check.ok and "vectors whose bytes were changed (not unit length): 1" in check.detail, check.detail
+
+
+def test_a_sync_into_tables_that_disagree_says_damaged_in_one_line_and_writes_nothing(
+        closed_index, make_app, docs, run_cli, model_path):
+    from conftest import ROOT, write
+
+    from minirag.errors import DamagedIndex
+
+    # The chunk with the highest id goes; its keyword row and vector stay, holding the id SQLite
+    # gives the next chunk inserted.
+    by_hand(closed_index, "DELETE FROM chunks WHERE id = (SELECT MAX(id) FROM chunks)")
+    write(docs / "walrus.md", "# Walruses\n\nA walrus hauls itself onto the ice with its tusks.\n")
+    with pytest.raises(DamagedIndex) as caught:
+        make_app().sync()
+    message = str(caught.value)
+    assert "is damaged" in message and "tables disagree" in message and "minirag doctor" in message, message
+    assert "backup" in message and "minirag sync" in message and "\n" not in message
+    conn = db.connect(closed_index, read_only=True)
+    assert conn.execute("SELECT COUNT(*) FROM sources WHERE source LIKE '%walrus.md'").fetchone()[0] == 0
+    db.close(conn, checkpoint=False)
+    done = run_cli("sync", "--base-dir", str(docs), "--db-path", str(closed_index), "--model-path", model_path,
+                   cwd=ROOT)
+    assert done.returncode == 1 and "is damaged" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1, done.stderr
