@@ -73,7 +73,7 @@ def test_a_backup_passes_integrity_check_and_answers_like_the_original(indexed, 
     assert result.integrity == "ok" and result.backup == str(dest)
     assert result.bytes == dest.stat().st_size > 0
     assert integrity(dest) == "ok"
-    assert not dest.with_name("copy.db.partial").exists()
+    assert not list(dest.parent.glob("*.partial*"))
     assert not Path(f"{dest}-wal").exists(), "the copy must be one self-contained file"
     assert_same_answers(make_app, indexed, dest)
 
@@ -186,3 +186,30 @@ def test_a_backup_never_replaces_a_database_in_use(indexed, tmp_path):
         assert live.execute("SELECT x FROM t").fetchall() == [(1,)]
     finally:
         live.close()
+
+
+def test_two_backups_to_one_destination_at_once_both_succeed_and_leave_one_whole_copy(indexed, tmp_path):
+    """cron and a hand may back up to the same DEST together: neither may delete, or rename into
+    place, the other's half-written copy."""
+    dest = tmp_path / "backups" / "index.db"
+    dest.parent.mkdir()
+    errors: list[str] = []
+    for _ in range(10):
+        start = threading.Barrier(2)
+
+        def one(start: threading.Barrier = start) -> None:
+            start.wait()
+            try:
+                backup(indexed.config.db_path, dest)
+            except Exception as exc:  # noqa: BLE001 - collected for the assertion
+                errors.append(f"{type(exc).__name__}: {exc}")
+
+        threads = [threading.Thread(target=one) for _ in range(2)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert integrity(dest) == "ok"
+    assert errors == []
+    assert sorted(p.name for p in dest.parent.iterdir()) == ["index.db"]
+    assert stat.S_IMODE(dest.stat().st_mode) == stat.S_IMODE(indexed.config.db_path.stat().st_mode)

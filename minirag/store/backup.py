@@ -7,6 +7,8 @@ snapshot and restarts if a writer changes pages underneath it.
 from __future__ import annotations
 
 import os
+import stat
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -70,12 +72,10 @@ def backup(source: Path, dest: str | Path) -> BackupResult:
     if not source.exists():
         raise IndexUnavailable(f"no index at {source}; run `minirag sync` first")
     target = destination(source, dest)
-    tmp = target.with_name(target.name + ".partial")
+    tmp = _partial(source, target)
     # The copy and the files SQLite keeps beside it while writing it.
     leftovers = [tmp, *(tmp.with_name(tmp.name + suffix) for suffix in SQLITE_SIDE_FILES)]
     try:
-        for path in leftovers:
-            path.unlink(missing_ok=True)
         ok = _copy(source, tmp, target)
         if ok != "ok":
             raise IndexUnavailable(f"backup failed its integrity check: {ok}")
@@ -85,6 +85,20 @@ def backup(source: Path, dest: str | Path) -> BackupResult:
             path.unlink(missing_ok=True)  # never leave a half-written copy behind
         raise
     return BackupResult(str(source), str(target), target.stat().st_size, ok)
+
+
+def _partial(source: Path, target: Path) -> Path:
+    """A new, empty file beside `target` for the copy, of this backup alone: two backups to one DEST
+    at once (cron and a hand) each write their own and the last rename wins, where one shared name
+    let each delete or rename the other's half-written copy. As private as the index itself."""
+    try:
+        fd, name = tempfile.mkstemp(prefix=f"{target.name}.", suffix=".partial", dir=target.parent)
+    except OSError as exc:
+        raise FileAccessError(f"cannot write the backup {target} ({exc.strerror or exc}); choose a writable "
+                              "folder with room (nothing was left behind)") from None
+    os.close(fd)
+    os.chmod(name, stat.S_IMODE(source.stat().st_mode))
+    return Path(name)
 
 
 def _copy(source: Path, tmp: Path, target: Path) -> str:
