@@ -109,3 +109,32 @@ def test_a_sync_into_tables_that_disagree_says_damaged_in_one_line_and_writes_no
                    cwd=ROOT)
     assert done.returncode == 1 and "is damaged" in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1, done.stderr
+
+
+def flip_in_a_leaf_of(path: Path, table: str) -> None:
+    """XOR 32 bytes near the end of the fullest leaf page of `table`: cell content, not free space."""
+    conn = db.connect(path, read_only=True)
+    page_size = conn.execute("PRAGMA page_size").fetchone()[0]
+    (page,) = conn.execute("SELECT pageno FROM dbstat WHERE name = ? AND pagetype = 'leaf' ORDER BY unused LIMIT 1",
+                           (table,)).fetchone()
+    db.close(conn, checkpoint=False)
+    with open(path, "r+b") as handle:
+        handle.seek(page * page_size - 48)
+        chunk = handle.read(32)
+        handle.seek(page * page_size - 48)
+        handle.write(bytes(b ^ 0x5A for b in chunk))
+
+
+def test_a_backup_of_an_index_with_a_damaged_keyword_page_names_the_index_and_the_fix(closed_index, tmp_path):
+    from minirag.errors import DamagedIndex
+    from minirag.store.backup import backup
+
+    flip_in_a_leaf_of(closed_index, "chunks_fts_data")
+    dest = tmp_path / "backups"
+    dest.mkdir()
+    with pytest.raises(DamagedIndex) as caught:
+        backup(closed_index, dest)
+    message = str(caught.value)
+    assert f"the index {closed_index} is damaged (integrity_check of its copy: " in message, message
+    assert "***" not in message and "nothing was backed up" in message and "minirag sync" in message
+    assert list(dest.iterdir()) == []

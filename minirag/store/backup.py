@@ -14,8 +14,9 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from minirag.errors import FileAccessError, IndexUnavailable, InvalidArgument
+from minirag.errors import DamagedIndex, FileAccessError, IndexUnavailable, InvalidArgument
 from minirag.store import connection as db
+from minirag.store import health
 from minirag.store.lock import LOCK_SUFFIX
 
 SQLITE_HEADER = b"SQLite format 3\x00"
@@ -80,7 +81,10 @@ def backup(source: Path, dest: str | Path) -> BackupResult:
     try:
         ok = _copy(source, tmp, target)
         if ok != "ok":
-            raise IndexUnavailable(f"backup failed its integrity check: {ok}")
+            # The copy is the index page for page: what fails in it fails in the index.
+            raise DamagedIndex(f"the index {source} is damaged (integrity_check of its copy: {ok}); nothing was "
+                               "backed up: restore an earlier backup, or delete it and run `minirag sync` to "
+                               "rebuild it")
         tmp.replace(target)
     except BaseException:
         for path in leftovers:
@@ -112,7 +116,7 @@ def _copy(source: Path, tmp: Path, target: Path) -> str:
             dst = db.sqlite3.connect(str(tmp))
             src.backup(dst, pages=-1)
             dst.execute("PRAGMA journal_mode = DELETE")  # the copy is one self-contained file
-            return dst.execute("PRAGMA integrity_check").fetchone()[0]
+            return _integrity(dst)
         except db.sqlite3.OperationalError as exc:
             # The index is only read here; writing is the destination's part, and these
             # are write failures (EFBIG past a file-size limit surfaces as a disk I/O error).
@@ -132,3 +136,13 @@ def _copy(source: Path, tmp: Path, target: Path) -> str:
                 dst.close()
     finally:
         src.close()
+
+
+def _integrity(dst: db.Connection) -> str:
+    """integrity_check's answer on the copy; a page it cannot even parse is its answer too."""
+    try:
+        return health.answer(dst, "integrity_check")
+    except db.OperationalError:
+        raise
+    except db.DatabaseError as exc:
+        return str(exc)

@@ -61,14 +61,20 @@ def inspect(path: Path) -> tuple[int, IndexStats | None]:
 
 
 def quick_check(path: Path) -> str:
-    """SQLite's `quick_check` of the file: "ok", or its first complaint. O(file size): for doctor, not status."""
+    """SQLite's `quick_check` of the file: "ok", or its first complaints. O(file size): for doctor, not status."""
     conn = db.connect(path, read_only=True)
     try:
-        rows = conn.execute("PRAGMA quick_check").fetchmany(3)
+        return answer(conn, "quick_check")
     finally:
         db.close(conn, checkpoint=False)
-    answers = [r[0] for r in rows]
-    return "ok" if answers == ["ok"] else "; ".join(answers)
+
+
+def answer(conn: db.Connection, pragma: str) -> str:
+    """`PRAGMA quick_check` or `integrity_check` on `conn`: "ok", or its first three complaints
+    (without the "*** in database main ***" heading SQLite puts above them)."""
+    rows = (row[0] for row in conn.execute(f"PRAGMA {pragma}"))
+    complaints = [text for text in rows if not text.startswith("*** in database")]
+    return "ok" if complaints == ["ok"] else "; ".join(complaints[:3])
 
 
 # Rows the index keeps in step, one to one with `chunks` (store/index.py writes them in one transaction).
