@@ -253,3 +253,18 @@ def test_a_backup_of_a_large_index_finishes_while_another_process_commits_withou
     assert finished == ["ok"]
     state = consistency(tmp_path / "copy.db")
     assert state["chunks"] == state["fts_rows"] == state["vectors"] > 0
+
+
+def test_a_backup_says_which_moment_of_the_index_it_holds(indexed, tmp_path):
+    index = indexed.config.db_path
+    first = backup(index, tmp_path / "first.db")
+    conn = db.connect(index, read_only=True)
+    generation, sources, chunks = conn.execute(
+        "SELECT (SELECT value FROM meta WHERE key = 'generation'), (SELECT COUNT(*) FROM sources), "
+        "(SELECT COUNT(*) FROM chunks)").fetchone()
+    db.close(conn, checkpoint=False)
+    assert (first.moment.generation, first.moment.sources, first.moment.chunks) == (int(generation), sources, chunks)
+    indexed.ingest_data("# Later\n\nA note written after the first backup.", "later-note")
+    second = payload(backup(index, tmp_path / "second.db"))
+    assert second["generation"] > first.moment.generation and second["sourceCount"] == sources + 1
+    assert second["takenAt"] >= first.moment.taken_at and second["takenAt"].endswith("+00:00")

@@ -12,6 +12,7 @@ import os
 import stat
 import tempfile
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 
 from minirag.errors import DamagedIndex, FileAccessError, IndexUnavailable, InvalidArgument
@@ -68,6 +69,15 @@ class BackupResult:
     backup: str  # the copy's path
     bytes: int
     integrity: str  # integrity_check's answer: "ok"
+    moment: Moment  # the one moment of the index the copy holds
+
+
+@dataclass(frozen=True, slots=True)
+class Moment:
+    taken_at: str  # UTC, ISO 8601: when the copy's snapshot was read
+    generation: int  # the index's write generation then (meta `generation`, docs/inspect.md)
+    sources: int
+    chunks: int
 
 
 def backup(source: Path, dest: str | Path) -> BackupResult:
@@ -79,7 +89,7 @@ def backup(source: Path, dest: str | Path) -> BackupResult:
     # The copy and the files SQLite keeps beside it while writing it.
     leftovers = [tmp, *(tmp.with_name(tmp.name + suffix) for suffix in SQLITE_SIDE_FILES)]
     try:
-        ok = _copy(source, tmp, target)
+        ok, moment = _copy(source, tmp, target)
         if ok != "ok":
             # The copy is the index page for page: what fails in it fails in the index.
             raise DamagedIndex(f"the index {source} is damaged (integrity_check of its copy: {ok}); nothing was "
@@ -90,7 +100,7 @@ def backup(source: Path, dest: str | Path) -> BackupResult:
         for path in leftovers:
             path.unlink(missing_ok=True)  # never leave a half-written copy behind
         raise
-    return BackupResult(str(source), str(target), target.stat().st_size, ok)
+    return BackupResult(str(source), str(target), target.stat().st_size, ok, moment)
 
 
 def _partial(source: Path, target: Path) -> Path:
@@ -107,16 +117,18 @@ def _partial(source: Path, target: Path) -> Path:
     return Path(name)
 
 
-def _copy(source: Path, tmp: Path, target: Path) -> str:
-    """Copy through the backup API into `tmp`; returns the copy's integrity_check answer."""
+def _copy(source: Path, tmp: Path, target: Path) -> tuple[str, Moment]:
+    """Copy through the backup API into `tmp`; returns the copy's integrity_check answer and what it holds."""
     src = db.connect(source, read_only=True)
     dst = None
     try:
         try:
             dst = db.sqlite3.connect(str(tmp))
+            taken_at = datetime.now(UTC).isoformat(timespec="seconds")
             src.backup(dst, pages=-1)
             dst.execute("PRAGMA journal_mode = DELETE")  # the copy is one self-contained file
-            return _integrity(dst)
+            answer = _integrity(dst)
+            return answer, _moment(dst, taken_at) if answer == "ok" else Moment(taken_at, 0, 0, 0)
         except db.sqlite3.OperationalError as exc:
             # The index is only read here; writing is the destination's part, and these
             # are write failures (EFBIG past a file-size limit surfaces as a disk I/O error).
@@ -146,3 +158,10 @@ def _integrity(dst: db.Connection) -> str:
         raise
     except db.DatabaseError as exc:
         return str(exc)
+
+
+def _moment(dst: db.Connection, taken_at: str) -> Moment:
+    generation, sources, chunks = dst.execute(
+        "SELECT (SELECT value FROM meta WHERE key = 'generation'), (SELECT COUNT(*) FROM sources), "
+        "(SELECT COUNT(*) FROM chunks)").fetchone()
+    return Moment(taken_at, int(generation or 0), sources, chunks)
