@@ -268,3 +268,30 @@ def test_a_backup_says_which_moment_of_the_index_it_holds(indexed, tmp_path):
     second = payload(backup(index, tmp_path / "second.db"))
     assert second["generation"] > first.moment.generation and second["sourceCount"] == sources + 1
     assert second["takenAt"] >= first.moment.taken_at and second["takenAt"].endswith("+00:00")
+
+
+def test_a_backup_onto_the_index_by_another_path_is_refused_and_the_index_left_in_place(make_app, docs):
+    """A bind mount names the index's folder by a second path, a hard link the file by a second name.
+    With no process on the index (no -wal beside it), the rename that ends a backup put the copy
+    in place of the index itself there, or a database named index.db-wal beside it."""
+    from helpers.mounts import bind_mount
+
+    with bind_mount() as (folder, mount):
+        app = make_app(db_path=str(folder / "index.db"))
+        app.ingest_data("# Note\n\nThe lantern by the copper river.", "a-note")
+        app.close()
+        index = folder / "index.db"
+        inode = index.stat().st_ino
+        (folder / "hard.db").hardlink_to(index)
+        refused = {mount / "index.db": "the index itself", mount: "the index itself",
+                   folder / "hard.db": "the index itself", mount / "index.db-wal": "index's own files",
+                   mount / "index.db.sync.lock": "index's own files"}
+        for dest, reason in refused.items():
+            with pytest.raises(InvalidArgument, match=reason):
+                backup(index, dest)
+            assert index.stat().st_ino == inode, dest
+        assert sorted(p.name for p in folder.iterdir() if p.name.startswith("index.db")) in (
+            ["index.db", "index.db.sync.lock"], ["index.db"])
+        reopened = make_app(db_path=str(index))
+        assert payload(reopened.query("lantern copper", top_k=1))["results"]
+        reopened.close()

@@ -5,12 +5,10 @@ from __future__ import annotations
 
 import contextlib
 import shutil
-import subprocess
-import tempfile
-from pathlib import Path
 
 import pytest
 from conftest import ROOT, write
+from helpers.mounts import bind_mount
 
 from minirag.errors import IndexUnavailable, MiniragError
 from minirag.results import payload
@@ -133,22 +131,9 @@ def test_the_read_only_uri_opens_exactly_the_named_file(tmp_path, folder):
 
 @pytest.fixture
 def read_only_mount():
-    """A real read-only bind mount (needs root and mount privileges; skipped elsewhere). Made
-    outside pytest's own temp folders, which a concurrent pytest run may rename under a mount."""
-    top = Path(tempfile.mkdtemp(prefix="minirag-ro-"))
-    source, mount = top / "rw", top / "ro"
-    source.mkdir()
-    mount.mkdir()
-    done = subprocess.run(["mount", "--bind", str(source), str(mount)], capture_output=True)
-    if done.returncode != 0:
-        shutil.rmtree(top)
-        pytest.skip(f"cannot bind-mount here: {done.stderr.decode().strip()}")
-    try:
-        subprocess.run(["mount", "-o", "remount,bind,ro", str(mount)], check=True)
-        yield source, mount
-    finally:
-        subprocess.run(["umount", str(mount)], check=False)
-        shutil.rmtree(top, ignore_errors=True)
+    """A real read-only bind mount (needs root and mount privileges; skipped elsewhere)."""
+    with bind_mount(read_only=True) as folders:
+        yield folders
 
 
 def test_read_only_mode_works_on_a_read_only_filesystem(read_only_mount, make_app, docs):

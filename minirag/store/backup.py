@@ -41,9 +41,13 @@ def destination(source: Path, dest: str | Path) -> Path:
         raise InvalidArgument(f"the backup folder {target.parent} does not exist; create it first")
     target = target.parent.resolve() / target.name  # the folder's real path; the name itself is not followed
     index = source.resolve()
-    if target == index:
+    # By device and inode, not by path: a bind mount (or a hard link) names the index's folder or
+    # file by another path, and a rename there would put the copy in place of the live index.
+    beside_index = os.path.samefile(target.parent, index.parent)
+    if ((beside_index and target.name == index.name)
+            or (os.path.isfile(target) and not target.is_symlink() and os.path.samefile(target, index))):
         raise InvalidArgument("backup destination is the index itself")
-    if target in {index.with_name(index.name + suffix) for suffix in COMPANION_SUFFIXES}:
+    if beside_index and target.name in {index.name + suffix for suffix in COMPANION_SUFFIXES}:
         raise InvalidArgument(f"{target} is one of the index's own files; choose another name")
     if os.path.lexists(target):
         if target.is_symlink():
