@@ -88,6 +88,11 @@ def backup(source: Path, dest: str | Path) -> BackupResult:
     source = Path(source)
     if not source.exists():
         raise IndexUnavailable(f"no index at {source}; run `minirag sync` first")
+    if db.unread_wal(source):  # it would open `immutable`: the file alone, without those writes
+        raise IndexUnavailable(
+            f"{source}-wal holds writes not yet in the index file, and without its -shm on this read-only "
+            "folder they cannot be read, so a backup would miss them; copy index.db and index.db-wal "
+            "together to a writable folder and back up that copy, or back up where a writer runs")
     target = destination(source, dest)
     tmp = _partial(source, target)
     # The copy and the files SQLite keeps beside it while writing it.
