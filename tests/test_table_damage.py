@@ -55,6 +55,19 @@ def test_doctor_names_rows_changed_by_hand_in_the_sqlite3_shell(closed_index, ma
     assert "backup" in check.fix and "minirag sync" in check.fix
 
 
+def test_doctor_names_int8_codes_out_of_step_with_the_chunks(indexed, make_config):
+    from minirag.store.index import Index
+
+    path = indexed.config.db_path
+    indexed.close()
+    with Index(path) as index:  # a large index builds them at 20,000 chunks; here by hand
+        index.build_codes()
+    assert index_check(make_config).ok
+    by_hand(path, "DELETE FROM vector_codes")
+    check = index_check(make_config)
+    assert not check.ok and "chunks with no int8 code: 2" in check.detail, check.detail
+
+
 def test_doctor_names_a_wal_from_another_copy_that_deleted_rows_without_their_keywords(closed_index, make_config,
                                                                                        tmp_path):
     other = tmp_path / "other.db"

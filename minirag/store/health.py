@@ -114,6 +114,7 @@ def _disagreements(conn: db.Connection):
     meta = dict(conn.execute("SELECT key, value FROM meta WHERE key IN ('model_id', 'dimension')").fetchall())
     if "model_id" not in meta or "dimension" not in meta:
         yield "vectors are stored but the meta table records no model or dimension"
+    yield from _code_disagreements(conn)
     width, bad = _vector_shape(conn)
     if width is not None and meta.get("dimension") not in (None, str(width)):
         yield f"the meta table says {meta['dimension']}-d vectors, the stored ones are {width}-d"
@@ -134,3 +135,18 @@ def _vector_shape(conn: db.Connection) -> tuple[int | None, int]:
             norms = np.linalg.norm(vectors.astype(np.float64), axis=1)
         bad += int(np.count_nonzero(~(np.abs(norms - 1) <= UNIT_LENGTH_TOLERANCE)))
     return width, bad
+
+
+def _code_disagreements(conn: db.Connection):
+    """The int8 codes a large index searches (store/codes.py), once built, cover exactly the chunks."""
+    import numpy as np
+
+    if conn.execute("SELECT 1 FROM vector_codebook").fetchone() is None:
+        return
+    coded = np.concatenate([np.zeros(0, np.int64),
+                            *(np.frombuffer(ids, np.int64) for (ids,) in conn.execute("SELECT ids FROM vector_codes"))])
+    chunks = np.fromiter((i for (i,) in conn.execute("SELECT id FROM chunks")), np.int64)
+    if n := len(np.setdiff1d(chunks, coded)):
+        yield f"chunks with no int8 code: {n}"
+    if n := len(np.setdiff1d(coded, chunks)):
+        yield f"int8 codes with no chunk: {n}"
