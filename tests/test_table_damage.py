@@ -151,3 +151,34 @@ def test_a_backup_of_an_index_with_a_damaged_keyword_page_names_the_index_and_th
     assert f"the index {closed_index} is damaged (integrity_check of its copy: " in message, message
     assert "***" not in message and "nothing was backed up" in message and "minirag sync" in message
     assert list(dest.iterdir()) == []
+
+
+def test_doctor_finds_nothing_amiss_in_an_index_a_sync_writes_meanwhile(indexed):
+    """The checks read several statements: one read snapshot for all of them, or a commit between
+    two (codes read before a write, chunks after) looks like damage."""
+    import threading
+
+    from minirag.store.health import out_of_step
+
+    indexed.index.build_codes()
+    stop = threading.Event()
+    errors: list[BaseException] = []
+
+    def writer() -> None:
+        i = 0
+        try:
+            while not stop.is_set():
+                indexed.ingest_data(f"# Note {i}\n\nThe lantern by the copper river, entry {i}.", f"note-{i % 5}")
+                i += 1
+        except BaseException as exc:  # noqa: BLE001 - surfaced by the assertion below
+            errors.append(exc)
+
+    thread = threading.Thread(target=writer, daemon=True)
+    thread.start()
+    try:
+        found = [out_of_step(indexed.config.db_path) for _ in range(40)]
+    finally:
+        stop.set()
+        thread.join(timeout=60)
+    assert not errors, errors
+    assert all(f == () for f in found), [f for f in found if f]

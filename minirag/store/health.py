@@ -92,6 +92,7 @@ def out_of_step(path: Path) -> tuple[str, ...]:
     O(file size): for doctor, not status."""
     conn = db.connect(path, read_only=True)
     try:
+        conn.execute("BEGIN")  # one snapshot for every statement: a commit between two is no damage
         return tuple(_disagreements(conn))
     finally:
         db.close(conn, checkpoint=False)
