@@ -156,9 +156,9 @@ def check_index(config: Config, stats_out: list[IndexStats] | None = None) -> Ch
         version, stats = inspect(path)
         disagreements = out_of_step(path) if integrity == "ok" and stats is not None else ()
     except Exception as exc:  # noqa: BLE001 - not a database, locked, unreadable: all reported
-        return _fail("index", f"cannot read {path}: {exc}", damaged_fix)
+        return _fail("index", f"cannot read {path}: {exc}", _damage_fix(path, damaged_fix))
     if integrity != "ok":
-        return _fail("index", f"{path} is damaged (quick_check: {integrity[:300]})", damaged_fix)
+        return _fail("index", f"{path} is damaged (quick_check: {integrity[:300]})", _damage_fix(path, damaged_fix))
     if disagreements:
         return _fail("index", f"{path} is damaged: its tables disagree ({'; '.join(disagreements)})", damaged_fix)
     if stats is None:
@@ -179,6 +179,16 @@ def check_index(config: Config, stats_out: list[IndexStats] | None = None) -> Ch
     if stats.stale_keyword_scheme is not None:
         detail += f"; {stale_keywords_warning(stats.stale_keyword_scheme)}"
     return _ok("index", detail)
+
+
+def _damage_fix(path: Path, fix: str) -> str:
+    """The fix for a damaged index, or, when the file alone is sound, for the -wal beside it."""
+    from minirag.store.health import sound_without_wal
+
+    if not sound_without_wal(path):
+        return fix
+    return (f"the file alone is sound: its -wal is not its own (from another moment or another file). With no "
+            f"minirag process using the index, move {path.name}-wal (and {path.name}-shm) aside; then {fix}")
 
 
 def check_model_match(config: Config, stats: IndexStats | None) -> Check:

@@ -182,3 +182,24 @@ def test_doctor_finds_nothing_amiss_in_an_index_a_sync_writes_meanwhile(indexed)
         thread.join(timeout=60)
     assert not errors, errors
     assert all(f == () for f in found), [f for f in found if f]
+
+
+def test_doctor_leaves_an_index_with_a_stray_wal_as_it_was_and_says_to_move_the_wal_aside(closed_index, make_app,
+                                                                                          tmp_path):
+    """A -wal of another database beside a sound index (a backup copied into place, the old -wal
+    left): doctor, which never writes, opened the index writable to read its model, and SQLite's
+    close folded the stray -wal into the file, destroying it; the fix said to restore a backup."""
+    other = tmp_path / "other.db"
+    conn = sqlite3.connect(other, isolation_level=None)
+    conn.execute("CREATE TABLE t (x)")
+    conn.executemany("INSERT INTO t VALUES (?)", [("x" * 500,) for _ in range(3000)])
+    conn.execute("PRAGMA journal_mode = WAL")
+    conn.execute("PRAGMA wal_autocheckpoint = 0")
+    conn.execute("UPDATE t SET x = 'y' WHERE rowid % 2 = 0")  # its pages 2.. in its -wal, not page 1
+    shutil.copyfile(f"{other}-wal", f"{closed_index}-wal")
+    conn.close()
+    before = closed_index.read_bytes()
+    report = make_app().doctor()
+    check = next(c for c in report.checks if c.name == "index")
+    assert closed_index.read_bytes() == before
+    assert not check.ok and "move index.db-wal" in check.fix and "file alone is sound" in check.fix, check.fix

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -67,6 +68,25 @@ def quick_check(path: Path) -> str:
         return answer(conn, "quick_check")
     finally:
         db.close(conn, checkpoint=False)
+
+
+def sound_without_wal(path: Path) -> bool:
+    """Whether the index file read alone, its -wal left unread (SQLite's `immutable`), passes
+    quick_check: then what damages it is a -wal that is not its own (another moment or another file)."""
+    wal = Path(f"{os.path.abspath(path)}-wal")
+    if not wal.is_file() or wal.stat().st_size == 0:
+        return False
+    uri = db.read_only_uri(path)
+    try:
+        conn = db.sqlite3.connect(uri if "immutable=1" in uri else uri + "&immutable=1", uri=True)
+    except db.DatabaseError:
+        return False
+    try:
+        return answer(conn, "quick_check") == "ok"
+    except db.DatabaseError:
+        return False
+    finally:
+        conn.close()
 
 
 def answer(conn: db.Connection, pragma: str) -> str:
