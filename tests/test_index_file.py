@@ -5,12 +5,10 @@ from __future__ import annotations
 
 import contextlib
 import shutil
-import subprocess
-import tempfile
-from pathlib import Path
 
 import pytest
 from conftest import ROOT, write
+from helpers.mounts import bind_mount
 
 from minirag.errors import IndexUnavailable, MiniragError
 from minirag.results import payload
@@ -133,22 +131,9 @@ def test_the_read_only_uri_opens_exactly_the_named_file(tmp_path, folder):
 
 @pytest.fixture
 def read_only_mount():
-    """A real read-only bind mount (needs root and mount privileges; skipped elsewhere). Made
-    outside pytest's own temp folders, which a concurrent pytest run may rename under a mount."""
-    top = Path(tempfile.mkdtemp(prefix="minirag-ro-"))
-    source, mount = top / "rw", top / "ro"
-    source.mkdir()
-    mount.mkdir()
-    done = subprocess.run(["mount", "--bind", str(source), str(mount)], capture_output=True)
-    if done.returncode != 0:
-        shutil.rmtree(top)
-        pytest.skip(f"cannot bind-mount here: {done.stderr.decode().strip()}")
-    try:
-        subprocess.run(["mount", "-o", "remount,bind,ro", str(mount)], check=True)
-        yield source, mount
-    finally:
-        subprocess.run(["umount", str(mount)], check=False)
-        shutil.rmtree(top, ignore_errors=True)
+    """A real read-only bind mount (needs root and mount privileges; skipped elsewhere)."""
+    with bind_mount(read_only=True) as folders:
+        yield folders
 
 
 def test_read_only_mode_works_on_a_read_only_filesystem(read_only_mount, make_app, docs):
@@ -183,15 +168,10 @@ def test_a_reader_on_a_read_only_mount_sees_what_a_writer_elsewhere_commits(read
     assert "note-1" in [h["source"] for h in payload(reader.query("marmalade penguin"))["results"]]
 
 
-def test_a_reader_on_a_read_only_mount_says_when_a_wal_it_cannot_read_holds_writes(
-        read_only_mount, make_app, docs, caplog):
-    """A copy or snapshot of a live index: its -wal holds commits, its -shm is gone, and the folder
-    is read-only, so SQLite can open it only `immutable`, which reads the file alone. It searched
-    the index as of its last checkpoint without a word."""
-    import logging
+def _snapshot_with_commits_in_its_wal(source, make_app, docs) -> None:
+    """In `source`: an index and its -wal holding a commit, no -shm (a copy or snapshot of a live index)."""
     import sqlite3
 
-    source, mount = read_only_mount
     writer = make_app(db_path=str(source / "index.db"))
     write(docs / "otters.md", "# Otters\n\nSea otters hold hands while they sleep.\n")
     writer.sync()
@@ -205,6 +185,32 @@ def test_a_reader_on_a_read_only_mount_says_when_a_wal_it_cannot_read_holds_writ
     for name, data in copied.items():  # the snapshot: the file and its -wal, no -shm
         (source / name).write_bytes(data)
     assert not (source / "index.db-shm").exists() and (source / "index.db-wal").stat().st_size > 0
+
+
+def test_a_backup_on_a_read_only_mount_of_an_index_whose_wal_it_cannot_read_is_refused(
+        read_only_mount, make_app, docs, tmp_path):
+    """The backup opened such a snapshot `immutable`, the file alone, and wrote a copy without the
+    -wal's commits, as complete as any other by its answer."""
+    from minirag.store.backup import backup
+
+    source, mount = read_only_mount
+    _snapshot_with_commits_in_its_wal(source, make_app, docs)
+    with pytest.raises(IndexUnavailable) as caught:
+        backup(mount / "index.db", tmp_path / "copy.db")
+    message = str(caught.value)
+    assert "index.db-wal holds writes" in message and "copy index.db and index.db-wal" in message, message
+    assert list(tmp_path.glob("copy.db*")) == []
+
+
+def test_a_reader_on_a_read_only_mount_says_when_a_wal_it_cannot_read_holds_writes(
+        read_only_mount, make_app, docs, caplog):
+    """A copy or snapshot of a live index: its -wal holds commits, its -shm is gone, and the folder
+    is read-only, so SQLite can open it only `immutable`, which reads the file alone. It searched
+    the index as of its last checkpoint without a word."""
+    import logging
+
+    source, mount = read_only_mount
+    _snapshot_with_commits_in_its_wal(source, make_app, docs)
     with caplog.at_level(logging.WARNING, logger="minirag.store.index"):
         reader = make_app({"MINIRAG_READ_ONLY": "1"}, db_path=str(mount / "index.db"))
         try:

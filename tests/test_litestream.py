@@ -198,3 +198,23 @@ def test_a_primary_killed_mid_sync_leaves_a_replica_of_whole_sources(docs, tmp_p
     for source, (content_hash, ords) in on_replica.items():
         assert ords == list(range(len(ords))) and ords, source
         assert on_primary[source] == (content_hash, ords), source  # the whole source, as the primary has it
+
+
+def test_doctor_names_the_configuration_not_an_install_when_litestream_cannot_read_it(make_config, tmp_path):
+    config = tmp_path / "litestream.yml"
+    config.write_text("dbs: [not yaml\n")
+    (tmp_path / "index.db").write_bytes(b"")
+    check = check_replica(make_config({"MINIRAG_LITESTREAM_CONFIG": str(config)}))
+    assert not check.ok and "yaml" in check.detail
+    assert str(config) in check.fix and "install" not in check.fix, check.fix
+
+
+def test_doctor_finds_the_index_in_a_configuration_that_names_it_through_a_bind_mount(make_config, tmp_path):
+    from helpers.mounts import bind_mount
+
+    with bind_mount() as (folder, mount):
+        (folder / "index.db").write_bytes(b"")
+        config = litestream_config(tmp_path, mount / "index.db")
+        check = check_replica(make_config({"MINIRAG_LITESTREAM_CONFIG": str(config)},
+                                          db_path=str(folder / "index.db")))
+        assert "does not list" not in check.detail, check.detail

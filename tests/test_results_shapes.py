@@ -16,7 +16,7 @@ from minirag.ingest.progress import Progress
 from minirag.ingest.watch import PassReport, WatchState
 from minirag.results import job_started, payload, query_result, run_summary
 from minirag.search import Hit
-from minirag.store.backup import BackupResult
+from minirag.store.backup import BackupResult, Moment
 from minirag.store.index import ChunkRow, IndexStats
 from minirag.values import (
     ChunkWindow,
@@ -173,8 +173,10 @@ def test_doctor_gives_a_fix_only_for_a_failed_check():
 
 
 def test_a_backup():
-    assert payload(BackupResult("/d/i.db", "/b/i.db", 4096, "ok")) == {
-        "source": "/d/i.db", "backup": "/b/i.db", "bytes": 4096, "integrity": "ok"}
+    moment = Moment("2026-12-04T08:00:00+00:00", 12, 3, 40)
+    assert payload(BackupResult("/d/i.db", "/b/i.db", 4096, "ok", moment)) == {
+        "source": "/d/i.db", "backup": "/b/i.db", "bytes": 4096, "integrity": "ok",
+        "takenAt": "2026-12-04T08:00:00+00:00", "generation": 12, "sourceCount": 3, "chunkCount": 40}
 
 
 def test_a_query_result_names_each_hits_collection_and_fits_a_budget_by_leaving_hits_out():

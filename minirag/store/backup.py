@@ -1,17 +1,23 @@
 """`minirag backup DEST`: a consistent copy through SQLite's online backup API.
 
-Safe while a server reads or a sync writes: the backup API copies a single
-snapshot and restarts if a writer changes pages underneath it.
+Safe while a server reads or a sync writes: the copy is made in one backup step,
+inside one read transaction, so it holds one snapshot that a WAL writer never
+disturbs. A copy in several steps restarts whenever another connection commits,
+and under a sync committing often one of a few tens of MB never finished.
 """
 
 from __future__ import annotations
 
 import os
+import stat
+import tempfile
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 
-from minirag.errors import FileAccessError, IndexUnavailable, InvalidArgument
+from minirag.errors import DamagedIndex, FileAccessError, IndexUnavailable, InvalidArgument
 from minirag.store import connection as db
+from minirag.store import health
 from minirag.store.lock import LOCK_SUFFIX
 
 SQLITE_HEADER = b"SQLite format 3\x00"
@@ -35,9 +41,13 @@ def destination(source: Path, dest: str | Path) -> Path:
         raise InvalidArgument(f"the backup folder {target.parent} does not exist; create it first")
     target = target.parent.resolve() / target.name  # the folder's real path; the name itself is not followed
     index = source.resolve()
-    if target == index:
+    # By device and inode, not by path: a bind mount (or a hard link) names the index's folder or
+    # file by another path, and a rename there would put the copy in place of the live index.
+    beside_index = os.path.samefile(target.parent, index.parent)
+    if ((beside_index and target.name == index.name)
+            or (os.path.isfile(target) and not target.is_symlink() and os.path.samefile(target, index))):
         raise InvalidArgument("backup destination is the index itself")
-    if target in {index.with_name(index.name + suffix) for suffix in COMPANION_SUFFIXES}:
+    if beside_index and target.name in {index.name + suffix for suffix in COMPANION_SUFFIXES}:
         raise InvalidArgument(f"{target} is one of the index's own files; choose another name")
     if os.path.lexists(target):
         if target.is_symlink():
@@ -63,40 +73,71 @@ class BackupResult:
     backup: str  # the copy's path
     bytes: int
     integrity: str  # integrity_check's answer: "ok"
+    moment: Moment  # the one moment of the index the copy holds
+
+
+@dataclass(frozen=True, slots=True)
+class Moment:
+    taken_at: str  # UTC, ISO 8601: when the copy's snapshot was read
+    generation: int  # the index's write generation then (meta `generation`, docs/inspect.md)
+    sources: int
+    chunks: int
 
 
 def backup(source: Path, dest: str | Path) -> BackupResult:
     source = Path(source)
     if not source.exists():
         raise IndexUnavailable(f"no index at {source}; run `minirag sync` first")
+    if db.unread_wal(source):  # it would open `immutable`: the file alone, without those writes
+        raise IndexUnavailable(
+            f"{source}-wal holds writes not yet in the index file, and without its -shm on this read-only "
+            "folder they cannot be read, so a backup would miss them; copy index.db and index.db-wal "
+            "together to a writable folder and back up that copy, or back up where a writer runs")
     target = destination(source, dest)
-    tmp = target.with_name(target.name + ".partial")
+    tmp = _partial(source, target)
     # The copy and the files SQLite keeps beside it while writing it.
     leftovers = [tmp, *(tmp.with_name(tmp.name + suffix) for suffix in SQLITE_SIDE_FILES)]
     try:
-        for path in leftovers:
-            path.unlink(missing_ok=True)
-        ok = _copy(source, tmp, target)
+        ok, moment = _copy(source, tmp, target)
         if ok != "ok":
-            raise IndexUnavailable(f"backup failed its integrity check: {ok}")
+            # The copy is the index page for page: what fails in it fails in the index.
+            raise DamagedIndex(f"the index {source} is damaged (integrity_check of its copy: {ok}); nothing was "
+                               "backed up: restore an earlier backup, or delete it and run `minirag sync` to "
+                               "rebuild it")
         tmp.replace(target)
     except BaseException:
         for path in leftovers:
             path.unlink(missing_ok=True)  # never leave a half-written copy behind
         raise
-    return BackupResult(str(source), str(target), target.stat().st_size, ok)
+    return BackupResult(str(source), str(target), target.stat().st_size, ok, moment)
 
 
-def _copy(source: Path, tmp: Path, target: Path) -> str:
-    """Copy through the backup API into `tmp`; returns the copy's integrity_check answer."""
+def _partial(source: Path, target: Path) -> Path:
+    """A new, empty file beside `target` for the copy, of this backup alone: two backups to one DEST
+    at once (cron and a hand) each write their own and the last rename wins, where one shared name
+    let each delete or rename the other's half-written copy. As private as the index itself."""
+    try:
+        fd, name = tempfile.mkstemp(prefix=f"{target.name}.", suffix=".partial", dir=target.parent)
+    except OSError as exc:
+        raise FileAccessError(f"cannot write the backup {target} ({exc.strerror or exc}); choose a writable "
+                              "folder with room (nothing was left behind)") from None
+    os.close(fd)
+    os.chmod(name, stat.S_IMODE(source.stat().st_mode))
+    return Path(name)
+
+
+def _copy(source: Path, tmp: Path, target: Path) -> tuple[str, Moment]:
+    """Copy through the backup API into `tmp`; returns the copy's integrity_check answer and what it holds."""
     src = db.connect(source, read_only=True)
     dst = None
     try:
         try:
             dst = db.sqlite3.connect(str(tmp))
-            src.backup(dst, pages=1024)
+            taken_at = datetime.now(UTC).isoformat(timespec="seconds")
+            src.backup(dst, pages=-1)
             dst.execute("PRAGMA journal_mode = DELETE")  # the copy is one self-contained file
-            return dst.execute("PRAGMA integrity_check").fetchone()[0]
+            answer = _integrity(dst)
+            return answer, _moment(dst, taken_at) if answer == "ok" else Moment(taken_at, 0, 0, 0)
         except db.sqlite3.OperationalError as exc:
             # The index is only read here; writing is the destination's part, and these
             # are write failures (EFBIG past a file-size limit surfaces as a disk I/O error).
@@ -116,3 +157,20 @@ def _copy(source: Path, tmp: Path, target: Path) -> str:
                 dst.close()
     finally:
         src.close()
+
+
+def _integrity(dst: db.Connection) -> str:
+    """integrity_check's answer on the copy; a page it cannot even parse is its answer too."""
+    try:
+        return health.answer(dst, "integrity_check")
+    except db.OperationalError:
+        raise
+    except db.DatabaseError as exc:
+        return str(exc)
+
+
+def _moment(dst: db.Connection, taken_at: str) -> Moment:
+    generation, sources, chunks = dst.execute(
+        "SELECT (SELECT value FROM meta WHERE key = 'generation'), (SELECT COUNT(*) FROM sources), "
+        "(SELECT COUNT(*) FROM chunks)").fetchone()
+    return Moment(taken_at, int(generation or 0), sources, chunks)

@@ -191,15 +191,20 @@ def index_error(exc: BaseException, path: Path) -> IndexUnavailable:
 
 
 def _is_damage(exc: BaseException) -> bool:
-    """Whether SQLite's message says the file is corrupt (malformed, or no database at all)."""
+    """Whether SQLite's message says the file is corrupt (malformed, or no database at all), or a
+    write broke a constraint: minirag's own writes keep every one, so the tables were changed outside
+    it (a keyword row or vector left behind by a chunk deleted by hand holds the id SQLite reuses)."""
     lowered = str(exc).lower()
-    return "malformed" in lowered or "not a database" in lowered or "database corrupt" in lowered
+    return (isinstance(exc, IntegrityError) or "malformed" in lowered or "not a database" in lowered
+            or "database corrupt" in lowered)
 
 
 def explain(exc: BaseException, path: Path) -> str:
     """What a SQLite (or file system) error on the index means, and what to do, in one line."""
     text = str(exc)
     lowered = text.lower()
+    if isinstance(exc, IntegrityError):
+        text = f"its tables disagree: {text}; `minirag doctor` names how"
     if _is_damage(exc):
         return (f"the index {path} is damaged ({text}); restore it from a backup (`minirag backup` makes "
                 "them), or delete it and run `minirag sync` to rebuild it")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -61,11 +62,112 @@ def inspect(path: Path) -> tuple[int, IndexStats | None]:
 
 
 def quick_check(path: Path) -> str:
-    """SQLite's `quick_check` of the file: "ok", or its first complaint. O(file size): for doctor, not status."""
+    """SQLite's `quick_check` of the file: "ok", or its first complaints. O(file size): for doctor, not status."""
     conn = db.connect(path, read_only=True)
     try:
-        rows = conn.execute("PRAGMA quick_check").fetchmany(3)
+        return answer(conn, "quick_check")
     finally:
         db.close(conn, checkpoint=False)
-    answers = [r[0] for r in rows]
-    return "ok" if answers == ["ok"] else "; ".join(answers)
+
+
+def sound_without_wal(path: Path) -> bool:
+    """Whether the index file read alone, its -wal left unread (SQLite's `immutable`), passes
+    quick_check: then what damages it is a -wal that is not its own (another moment or another file)."""
+    wal = Path(f"{os.path.abspath(path)}-wal")
+    if not wal.is_file() or wal.stat().st_size == 0:
+        return False
+    uri = db.read_only_uri(path)
+    try:
+        conn = db.sqlite3.connect(uri if "immutable=1" in uri else uri + "&immutable=1", uri=True)
+    except db.DatabaseError:
+        return False
+    try:
+        return answer(conn, "quick_check") == "ok"
+    except db.DatabaseError:
+        return False
+    finally:
+        conn.close()
+
+
+def answer(conn: db.Connection, pragma: str) -> str:
+    """`PRAGMA quick_check` or `integrity_check` on `conn`: "ok", or its first three complaints
+    (without the "*** in database main ***" heading SQLite puts above them)."""
+    rows = (row[0] for row in conn.execute(f"PRAGMA {pragma}"))
+    complaints = [text for text in rows if not text.startswith("*** in database")]
+    return "ok" if complaints == ["ok"] else "; ".join(complaints[:3])
+
+
+# Rows the index keeps in step, one to one with `chunks` (store/index.py writes them in one transaction).
+_KEYWORD_IDS = "SELECT rowid FROM chunks_fts"
+_VECTOR_IDS = "SELECT chunk_id FROM chunks_vec"
+UNIT_LENGTH_TOLERANCE = 1e-3  # stored vectors are L2-normalized (encoder.py); float32 rounding stays far below this
+
+
+def out_of_step(path: Path) -> tuple[str, ...]:
+    """What disagrees between the tables that must agree, each a short phrase; empty when nothing.
+
+    SQLite's own checks see a well-formed file, not one whose rows were changed by hand (a row
+    deleted in the sqlite3 shell, a -wal from another copy replayed) or whose vector bytes were
+    flipped inside a page: those leave chunks unfindable or searches ranked by garbage, silently.
+    O(file size): for doctor, not status."""
+    conn = db.connect(path, read_only=True)
+    try:
+        conn.execute("BEGIN")  # one snapshot for every statement: a commit between two is no damage
+        return tuple(_disagreements(conn))
+    finally:
+        db.close(conn, checkpoint=False)
+
+
+def _disagreements(conn: db.Connection):
+    count = lambda sql: conn.execute(sql).fetchone()[0]  # noqa: E731
+    if n := len(conn.execute("PRAGMA foreign_key_check").fetchmany(1000)):
+        yield f"rows whose source or section is gone: {n}{'+' if n == 1000 else ''}"
+    if n := count(f"SELECT COUNT(*) FROM chunks WHERE id NOT IN ({_KEYWORD_IDS})"):
+        yield f"chunks with no keyword row: {n}"
+    if n := count(f"SELECT COUNT(*) FROM ({_KEYWORD_IDS}) WHERE rowid NOT IN (SELECT id FROM chunks)"):
+        yield f"keyword rows with no chunk: {n}"
+    if not schema.has_vector_table(conn):
+        return
+    if n := count(f"SELECT COUNT(*) FROM chunks WHERE id NOT IN ({_VECTOR_IDS})"):
+        yield f"chunks with no vector: {n}"
+    if n := count(f"SELECT COUNT(*) FROM ({_VECTOR_IDS}) AS v WHERE v.chunk_id NOT IN (SELECT id FROM chunks)"):
+        yield f"vectors with no chunk: {n}"
+    meta = dict(conn.execute("SELECT key, value FROM meta WHERE key IN ('model_id', 'dimension')").fetchall())
+    if "model_id" not in meta or "dimension" not in meta:
+        yield "vectors are stored but the meta table records no model or dimension"
+    yield from _code_disagreements(conn)
+    width, bad = _vector_shape(conn)
+    if width is not None and meta.get("dimension") not in (None, str(width)):
+        yield f"the meta table says {meta['dimension']}-d vectors, the stored ones are {width}-d"
+    if bad:
+        yield f"vectors whose bytes were changed (not unit length): {bad}"
+
+
+def _vector_shape(conn: db.Connection) -> tuple[int | None, int]:
+    """(the stored vectors' dimension, how many of them are not unit length or not finite)."""
+    import numpy as np
+
+    width, bad = None, 0
+    cursor = conn.execute("SELECT embedding FROM chunks_vec")
+    while rows := cursor.fetchmany(4096):
+        vectors = np.frombuffer(b"".join(blob for (blob,) in rows), dtype=np.float32).reshape(len(rows), -1)
+        width = vectors.shape[1]
+        with np.errstate(all="ignore"):
+            norms = np.linalg.norm(vectors.astype(np.float64), axis=1)
+        bad += int(np.count_nonzero(~(np.abs(norms - 1) <= UNIT_LENGTH_TOLERANCE)))
+    return width, bad
+
+
+def _code_disagreements(conn: db.Connection):
+    """The int8 codes a large index searches (store/codes.py), once built, cover exactly the chunks."""
+    import numpy as np
+
+    if conn.execute("SELECT 1 FROM vector_codebook").fetchone() is None:
+        return
+    coded = np.concatenate([np.zeros(0, np.int64),
+                            *(np.frombuffer(ids, np.int64) for (ids,) in conn.execute("SELECT ids FROM vector_codes"))])
+    chunks = np.fromiter((i for (i,) in conn.execute("SELECT id FROM chunks")), np.int64)
+    if n := len(np.setdiff1d(chunks, coded)):
+        yield f"chunks with no int8 code: {n}"
+    if n := len(np.setdiff1d(coded, chunks)):
+        yield f"int8 codes with no chunk: {n}"

@@ -66,6 +66,15 @@ def _last_write(db_path: Path) -> float:
     return max(times, default=0.0)
 
 
+def _same_file(db_path: Path, listed: Path) -> bool:
+    """By device and inode: a configuration may name the index through a bind mount or another
+    mount of its folder. A listed file not there yet (Litestream waits for it) matches by path."""
+    try:
+        return os.path.samefile(db_path, listed)
+    except OSError:
+        return db_path.resolve() == listed
+
+
 def inspect(config_path: Path, db_path: Path) -> ReplicaState:
     """Raises RuntimeError (one line) when litestream cannot be run or read."""
     binary = litestream_binary()
@@ -74,7 +83,7 @@ def inspect(config_path: Path, db_path: Path) -> ReplicaState:
     config = str(config_path)
     databases = _run(binary, "databases", "-config", config, "-json") or []
     listed = [Path(d["path"]).resolve() for d in databases]
-    if db_path.resolve() not in listed:
+    if not any(_same_file(db_path, path) for path in listed):
         return ReplicaState(False, False, f"{config_path} does not list {db_path} (it lists: "
                                           f"{', '.join(map(str, listed)) or 'nothing'})")
     status = _run(binary, "status", "-config", config, "-json", str(db_path)) or [{}]
