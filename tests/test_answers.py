@@ -61,6 +61,7 @@ async def test_every_tool_result_fits_the_budget_on_the_largest_fixtures(largest
         state = _state(largest, tiny_model_dir, tiny_encoder, budget)
         calls = [
             ("status", {}), ("list_files", {}), ("list_collections", {}), ("sync_status", {"jobId": "nope"}),
+            ("sync_cancel", {"jobId": "nope"}),
             ("query_documents", {"query": "пакет debian сборка", "topK": 100}),
             ("query_documents", {"query": "test failed traceback", "topK": 100}),
             ("read_file", {"filePath": epub}), ("read_file", {"filePath": log, "offset": 100}),
