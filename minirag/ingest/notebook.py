@@ -16,7 +16,6 @@ from dataclasses import dataclass
 
 from minirag.errors import ConversionFailed
 from minirag.ingest.html_markdown import fenced, html_to_markdown
-from minirag.ingest.notebook_shape import shape_problem
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")  # colours in tracebacks and progress bars
 # What a result's text/plain says when the object has no text of its own: the reader sees nothing.
@@ -44,7 +43,7 @@ def notebook_to_markdown(text: str) -> Notebook:
         raise ConversionFailed("not a Jupyter notebook: cannot read its JSON (nested too deeply)") from None
     except ValueError as exc:
         raise ConversionFailed(f"not a Jupyter notebook: cannot read its JSON ({str(exc)[:200]})") from None
-    problem = shape_problem(document)
+    problem = shape_problem(document)  # refused saying which, rather than read in part
     if problem is not None or not isinstance(document, dict):
         raise ConversionFailed(f"not a Jupyter notebook: {problem}")
     metadata = _dict(document.get("metadata"))
@@ -60,6 +59,24 @@ def notebook_to_markdown(text: str) -> Notebook:
     title = metadata.get("title")
     return Notebook(markdown="\n\n".join(block for block in blocks if block.strip()),
                     title=title.strip() if isinstance(title, str) and title.strip() else None)
+
+
+def shape_problem(notebook: object) -> str | None:
+    """What makes a parsed notebook's JSON no notebook, or None."""
+    if not isinstance(notebook, dict):
+        return "its JSON is no object"
+    if not isinstance(notebook.get("metadata", {}), dict):
+        return "its metadata is no object"
+    cells = notebook.get("cells", [])
+    if not isinstance(cells, list):
+        return "its cells are no list"
+    for number, cell in enumerate(cells, 1):
+        if not isinstance(cell, dict):
+            return f"cell {number} is no object"
+        source = cell.get("source", [])
+        if not isinstance(source, str) and not (isinstance(source, list) and all(isinstance(s, str) for s in source)):
+            return f"cell {number}'s source is no text"
+    return None
 
 
 def _dict(value: object) -> dict:
