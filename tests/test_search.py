@@ -489,9 +489,9 @@ def fused_weights(monkeypatch) -> list[float]:
     weights: list[float] = []
     real = plan.fuse
 
-    def spy(conn, nearest, keyword, keyword_weight):
+    def spy(conn, nearest, keyword, keyword_weight, whole_query=0.0):
         weights.append(keyword_weight)
-        return real(conn, nearest, keyword, keyword_weight)
+        return real(conn, nearest, keyword, keyword_weight, whole_query)
 
     monkeypatch.setattr(plan, "fuse", spy)
     return weights

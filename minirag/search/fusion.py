@@ -5,7 +5,15 @@ normalized scores.
 
 v is the cosine similarity min-max normalized over the query's candidates (1 for
 the nearest, 0 for the farthest); k is BM25 divided by the best BM25 among them
-(BM25's own floor is 0, so a chunk holding no query term scores 0). Every
+(BM25's own floor is 0, so a chunk holding no query term scores 0), or by
+HALF_QUERY_SHARE of the whole query's score (keyword.whole_query_score: what a
+chunk holding every query term once scores) when that is larger. So the keyword
+side's best hit counts in full only when it holds about half of what the query
+asks, weighed by IDF; a best hit sharing one common word with a long query, or
+nothing but script fragments with a page in another language, counts for what
+it holds. (Dividing by the whole query's score itself cut the keyword side's
+share of nearly every prose query, since no one chunk holds all of a
+description's words: docs/evaluation.md.) Every
 candidate carries both scores: the plan computes the side that did not find it
 (plan.py), so a chunk is never penalised for sitting just past one side's
 depth. w is the keyword side's share: RAG_HYBRID_WEIGHT, else the default for the
@@ -21,6 +29,9 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+
+# The share of the whole query's keyword score from which the keyword side's best hit counts in full.
+HALF_QUERY_SHARE = 0.5
 
 
 @dataclass(frozen=True)
@@ -50,7 +61,7 @@ kw AS (
     FROM json_each(:keyword)
 ),
 vector_bounds AS (SELECT MIN(distance) AS nearest, MAX(distance) AS farthest FROM vec),
-keyword_best AS (SELECT MAX(bm25) AS best FROM kw),
+keyword_best AS (SELECT MAX(COALESCE(MAX(bm25), 0.0), :keyword_unit_floor) AS best FROM kw),
 -- One row per candidate with both of its scores (a side's missing score stays NULL): a
 -- UNION ALL and GROUP BY, not a join, since json_each tables have no index to join on.
 per_chunk AS (
@@ -80,10 +91,12 @@ ORDER BY f.score DESC, f.distance IS NULL, f.distance, f.chunk_id
 
 
 def fuse(conn, nearest: list[tuple[int, float]], keyword: list[tuple[int, float]],
-         keyword_weight: float) -> list[Hit]:
-    """Every candidate of either list, best fused score first."""
+         keyword_weight: float, whole_query: float = 0.0) -> list[Hit]:
+    """Every candidate of either list, best fused score first. `whole_query`: the query's
+    keyword.whole_query_score (0 leaves BM25 divided by the best candidate's)."""
     rows = conn.execute(FUSION_SQL, {
         "vector": json.dumps([list(n) for n in nearest]), "keyword": json.dumps([list(k) for k in keyword]),
         "vector_weight": 1.0 - keyword_weight, "keyword_weight": keyword_weight,
+        "keyword_unit_floor": HALF_QUERY_SHARE * whole_query,
     }).fetchall()
     return [Hit(*row) for row in rows]

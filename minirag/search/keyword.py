@@ -228,11 +228,7 @@ def bm25_scores(conn, ids: list[int], terms: list[str], counts: dict[str, int]) 
         return {}
     rows, total_tokens = fts_totals(conn)
     avgdl = total_tokens / rows if rows else 1.0
-    idf = {}
-    for term in terms:
-        hits = counts.get(term, 0)
-        value = math.log((rows - hits + 0.5) / (hits + 0.5))
-        idf[term] = value if value > 0.0 else 1e-6
+    idf = {term: _idf(rows, counts.get(term, 0)) for term in terms}
     marks = ",".join("?" * len(ids))
     scores = {}
     for chunk_id, body, title in conn.execute(
@@ -253,6 +249,20 @@ def bm25_scores(conn, ids: list[int], terms: list[str], counts: dict[str, int]) 
                     score += idf[term] * (freq * (_K1 + 1.0)) / (freq + norm)
         scores[chunk_id] = -score
     return scores
+
+
+def whole_query_score(conn, counts: dict[str, int]) -> float:
+    """The BM25 of a chunk of average length that holds each query term the index holds once:
+    the sum of their IDFs (at tf 1 and average length BM25's saturation factor is 1).
+    `counts`: chunks holding each term (document_counts)."""
+    rows, _tokens_total = fts_totals(conn)
+    return sum(_idf(rows, hits) for hits in counts.values() if hits)
+
+
+def _idf(rows: int, hits: int) -> float:
+    """FTS5's idf (fts5_aux.c): a term in half the rows or more gets a token weight, not a negative one."""
+    value = math.log((rows - hits + 0.5) / (hits + 0.5))
+    return value if value > 0.0 else 1e-6
 
 
 def _tokens(text: str) -> int:

@@ -28,6 +28,7 @@ from minirag.search.keyword import (
     index_languages,
     keyword_candidates,
     keyword_scores,
+    whole_query_score,
 )
 from minirag.search.query_form import default_hybrid_weight
 from minirag.search.scope import Scope
@@ -190,7 +191,9 @@ def hybrid_search(conn, query_text: str, options: SearchOptions, *, embed=None, 
     elif embed is not None and options.max_distance is not None and keyword:
         # Keyword-only ranking under a distance cap: each candidate's distance, for the cap alone.
         nearest = list(vector_distances(conn, [c for c, _ in keyword], embed(), small_index=not use_codes).items())
-    hits = fuse(conn, nearest, keyword, weight)
+    # The whole query's score weighs only against the other side: a keyword-only ranking keeps its order.
+    whole = whole_query_score(conn, term_counts.get()) if run_vector and keyword else 0.0
+    hits = fuse(conn, nearest, keyword, weight, whole)
     hits = apply_post_filters(hits, max_distance=options.max_distance, grouping=options.grouping,
                               max_files=options.max_files)
     return hits[:top_k]
