@@ -375,6 +375,45 @@ def test_fusion_is_the_convex_combination_of_min_max_cosine_and_max_scaled_bm25(
     assert [h.chunk_id for h in fuse(conn, nearest, keyword, 1.0)][:2] == [b, c]
 
 
+def test_a_keyword_best_hit_holding_little_of_the_query_does_not_count_in_full(indexed):
+    """BM25 is divided by the larger of the best candidate's and half the whole query's score."""
+    from minirag.search.fusion import fuse
+
+    conn = indexed.index.conn
+    a, b, c = [r[0] for r in conn.execute("SELECT id FROM chunks ORDER BY id LIMIT 3")]
+    nearest = [(a, 0.10), (b, 0.30), (c, 0.50)]
+    keyword = [(a, 0.0), (b, 8.0), (c, 2.0)]
+    held_well = {h.chunk_id: h.score for h in fuse(conn, nearest, keyword, 0.4, whole_query=10.0)}
+    assert held_well == pytest.approx({a: 0.6, b: 0.6 * 0.5 + 0.4, c: 0.4 * 0.25})  # 8 holds over half of 10
+    weak = fuse(conn, nearest, keyword, 0.4, whole_query=32.0)  # 8 is a quarter of what the query asks
+    assert {h.chunk_id: h.score for h in weak} == pytest.approx({a: 0.6, b: 0.6 * 0.5 + 0.4 * 0.5,
+                                                                c: 0.4 * 0.125})
+    assert [h.chunk_id for h in weak] == [a, b, c]
+
+
+def test_hybrid_search_weighs_the_keyword_side_by_the_whole_query_and_keyword_only_keeps_bm25_order(
+        indexed, monkeypatch):
+    from minirag.search import plan
+    from minirag.search.keyword import TermCounts, whole_query_score
+
+    seen: list[float] = []
+    real = plan.fuse
+
+    def spy(conn, nearest, keyword, keyword_weight, whole_query=0.0):
+        seen.append(whole_query)
+        return real(conn, nearest, keyword, keyword_weight, whole_query)
+
+    monkeypatch.setattr(plan, "fuse", spy)
+    conn, encoder = indexed.index.conn, indexed.encoder
+    text = "apples and liquid oxygen"
+    for weight in (0.4, 1.0):
+        options = plan.SearchOptions(top_k=5, hybrid_weight=weight)
+        assert plan.hybrid_search(conn, text, options, embed=lambda: encoder.embed_queries([text])[0])
+    terms = plan.query_terms(conn, text, 0)
+    expected = whole_query_score(conn, TermCounts(conn, terms).get())
+    assert expected > 0 and seen == [pytest.approx(expected), 0.0]
+
+
 def test_a_hybrid_hit_found_by_one_side_carries_the_other_sides_score_too(make_app, docs, monkeypatch):
     from minirag.search import plan
 
