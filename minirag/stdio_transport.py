@@ -22,6 +22,7 @@ of stdout has gone away: the server ends as when stdin closes.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import io
 import json
@@ -29,7 +30,9 @@ import logging
 import os
 import queue
 import re
+import signal
 import threading
+from collections.abc import Iterator
 
 import anyio
 import mcp_types as types
@@ -189,6 +192,37 @@ class _AnsweringReads:
         await self.aclose()
 
 
+@contextlib.contextmanager
+def _signals_wake_the_loop() -> Iterator[None]:
+    """A signal wakes the event loop, whichever thread the kernel gives it to.
+
+    Python runs signal handlers in the main thread only, and the kernel gives a
+    process's SIGINT to another thread whenever the main thread has it blocked (as
+    glibc does while the main thread starts one). The main thread then slept on in
+    the loop's epoll_wait until the client's next line, and Ctrl-C did nothing. The
+    wakeup fd is written by the C-level handler on any thread; the loop watching it
+    returns to Python code, and Python runs the handler. Main thread only."""
+    loop = asyncio.get_running_loop()
+    read_end, write_end = os.pipe()
+    os.set_blocking(read_end, False)
+    os.set_blocking(write_end, False)
+    previous = signal.set_wakeup_fd(write_end, warn_on_full_buffer=False)
+    loop.add_reader(read_end, _drain, read_end)
+    try:
+        yield
+    finally:
+        loop.remove_reader(read_end)
+        signal.set_wakeup_fd(previous)
+        os.close(read_end)
+        os.close(write_end)
+
+
+def _drain(fd: int) -> None:
+    with contextlib.suppress(BlockingIOError):
+        while os.read(fd, 512):
+            pass
+
+
 async def serve_stdio(server) -> None:
     """Serve `server` (an MCPServer) on stdin and stdout until stdin closes.
 
@@ -196,6 +230,11 @@ async def serve_stdio(server) -> None:
     while serving, so that is done here: a converter's child process reading stdin
     must get EOF, not the client's next request.
     """
+    with _signals_wake_the_loop():
+        await _serve_stdio(server)
+
+
+async def _serve_stdio(server) -> None:
     reading = os.dup(0)
     saved = os.dup(0)
     null = os.open(os.devnull, os.O_RDONLY)

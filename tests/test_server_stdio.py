@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import queue
+import signal
 import socket
 import subprocess
 import sys
@@ -242,6 +243,40 @@ def test_in_a_terminal_the_stdio_server_says_what_it_is_and_ctrl_c_quits(server_
         os.close(terminal)
     assert b"minirag --help" in said
     assert status[0] == pid and os.waitstatus_to_exitcode(status[1]) == 130
+
+
+def _tgkill(pid: int, tid: int, signum: int) -> None:
+    """A signal to one thread of another process, as the kernel picks one when the main thread blocks it."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.syscall(234, pid, tid, signum) != 0:  # SYS_tgkill on x86-64
+        raise OSError(ctypes.get_errno(), "tgkill")
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux") or os.uname().machine != "x86_64",
+                    reason="tgkill by its x86-64 number")
+def test_ctrl_c_landing_on_another_thread_still_stops_the_stdio_server(server_env):
+    """The kernel gives a process's SIGINT to any thread when the main thread has it blocked, as
+    glibc does while the main thread starts a thread. Python runs the handler only in the main
+    thread, which slept in the event loop's epoll_wait until a client's next line: the terminal's
+    Ctrl-C did nothing."""
+    server = RawServer(server_env)
+    try:
+        server.initialize()
+        server.request("tools/list", {})
+        time.sleep(1)  # the start-up's work done, the event loop asleep in epoll_wait
+        others = [int(t) for t in os.listdir(f"/proc/{server.proc.pid}/task") if int(t) != server.proc.pid]
+        assert others
+        _tgkill(server.proc.pid, others[-1], signal.SIGINT)
+        code = server.proc.wait(20)
+    except subprocess.TimeoutExpired:
+        code = None
+    finally:
+        if server.proc.poll() is None:
+            server.proc.kill()
+        server.proc.wait()
+    assert code == 130
 
 
 @pytest.mark.anyio
