@@ -197,6 +197,17 @@ def test_a_word_documents_page_header_and_footer_are_kept_once_around_its_body()
                         "Footer for section 1")
 
 
+
+def test_a_table_inside_a_word_tables_cell_is_a_table_after_the_outer_cells_text():
+    """markdownify wrote the inner table's rows into the outer cell's line, pipes and all:
+    `| CCC | | DDD | EEE | | --- | --- | | FFF | GGG | |`. A table holding a table is one used for
+    layout, as the HTML converter reads it: its cells are blocks, and the inner table a table."""
+    markdown = convert_file(DOCS / "docx_nested_tables.docx").markdown  # PyDocX's, made by Word
+    assert markdown == "AAA\n\nBBB\n\nCCC\n\n| DDD | EEE |\n| --- | --- |\n| FFF | GGG |"
+    spanned = convert_file(DOCS / "docx_nested_table_rowspan.docx").markdown  # a cell spanning two rows inside
+    assert spanned.startswith("AAA\n\nBBB\n\n| CCC | DDD |\n| --- | --- |\n|") and spanned.endswith("EEE |")
+
+
 # --- HTML -----------------------------------------------------------------------------------
 
 

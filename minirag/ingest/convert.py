@@ -24,6 +24,7 @@ from minirag.errors import ConversionFailed, described
 from minirag.ingest import ocr
 from minirag.ingest.csv_table import csv_to_markdown
 from minirag.ingest.docx_margins import read_margins
+from minirag.ingest.docx_tables import docx_converter
 from minirag.ingest.epub_spine import check_spine
 from minirag.ingest.pdf_fields import page_fields, with_fields
 from minirag.ingest.pdf_inflate import inflate_budget
@@ -338,7 +339,7 @@ def _markitdown(data: bytes, suffix: str, name: str) -> Converted:
     import markitdown.converters as converters
     from markitdown import StreamInfo
 
-    converter = getattr(converters, _MARKITDOWN[suffix])()
+    converter = docx_converter() if suffix == ".docx" else getattr(converters, _MARKITDOWN[suffix])()
     info = StreamInfo(extension=suffix, filename=Path(name).name)
     try:
         with converting(name):
