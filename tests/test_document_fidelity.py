@@ -166,10 +166,22 @@ def test_an_epubs_chapters_keep_their_text_in_spine_order_without_each_pages_chr
     # Sphinx's navigation bar (twice a chapter) and footer were in all 17 chapters.
     assert "Навигация" not in markdown and "[вперёд]" not in markdown and "Created using" not in markdown
     assert "**Description:** unknown" not in markdown
-    assert markdown.startswith("# Руководство разработчика Ubuntu\n\nWelcome to the Ubuntu Packaging")
+    assert markdown.startswith("Author: Ubuntu Developers\n\nDate: 2021-10-24\n\n"
+                               "# Руководство разработчика Ubuntu\n\nWelcome to the Ubuntu Packaging")
     first, second = markdown.index("\n# 1. Введение в разработку Ubuntu\n"), markdown.index("\n# 2. Подготовка\n")
     assert first < second
     assert "Пакты исходных кодов в большинстве случаев состоят из двух частей" in markdown
+
+
+
+def test_an_epubs_authors_publisher_and_date_head_its_text_and_placeholders_are_left_out():
+    """Only dc:title was kept: a book's author could not be searched for. The Sphinx EPUB's
+    publisher repeats its author, and its description, contributor and identifier say `unknown`."""
+    sphinx = convert_file(DOCS / "epub_ubuntu_packaging_guide_ru.epub").markdown
+    assert sphinx.startswith("Author: Ubuntu Developers\n\nDate: 2021-10-24\n\n# ")
+    assert "unknown" not in sphinx.split("\n# ", 1)[0] and "Publisher" not in sphinx
+    live = convert_file(DOCS / "epub_live_manual_en.epub").markdown  # EPUB 2, made by SiSU
+    assert live.startswith("Author: Live Systems Project <debian-live@lists.debian.org>\n\nDate: 2015-09-22\n\n")
 
 
 def test_every_row_of_a_sheet_is_read_whatever_range_its_dimension_claims():

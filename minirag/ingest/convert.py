@@ -365,7 +365,7 @@ def _book(archive: zipfile.ZipFile, name: str) -> Converted:
         converted = _html(text, f"{name}: {chapter.name}")
         parts.append(converted.markdown.strip())
         warnings.extend(said)
-    return Converted(markdown="\n\n".join(part for part in parts if part), metadata_title=book.title,
+    return Converted(markdown="\n\n".join(part for part in (*book.about, *parts) if part), metadata_title=book.title,
                      warnings=tuple(warnings))
 
 

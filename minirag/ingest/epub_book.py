@@ -17,6 +17,7 @@ from urllib.parse import unquote
 from lxml import etree
 
 from minirag.errors import ConversionFailed
+from minirag.ingest.epub_metadata import book_metadata
 
 _CONTAINER = "META-INF/container.xml"
 _OPF = "{http://www.idpf.org/2007/opf}"
@@ -35,6 +36,7 @@ class Chapter:
 class Book:
     title: str | None
     chapters: tuple[Chapter, ...]
+    about: tuple[str, ...] = ()  # "Author: ...", "Publisher: ...": what the package says of the book
 
 
 def _xml(archive: zipfile.ZipFile, member: str):
@@ -72,7 +74,7 @@ def read_book(archive: zipfile.ZipFile) -> Book:
             read.add(member)
             chapters.append(Chapter(name=member, data=archive.read(member)))
     title = next((" ".join(t.text.split()) for t in package.iter(f"{_DC}title") if t.text and t.text.strip()), None)
-    return Book(title=title, chapters=tuple(chapters))
+    return Book(title=title, chapters=tuple(chapters), about=book_metadata(package))
 
 
 def member_of(href: str, base: str, names: set[str]) -> str | None:
