@@ -184,6 +184,19 @@ def test_an_epubs_authors_publisher_and_date_head_its_text_and_placeholders_are_
     assert live.startswith("Author: Live Systems Project <debian-live@lists.debian.org>\n\nDate: 2015-09-22\n\n")
 
 
+
+def test_an_epubs_contents_page_of_links_to_its_chapters_is_left_out_and_a_home_page_with_a_list_is_not():
+    """SiSU's contents page (the Live Systems Manual's first part) was 250 headings made of links,
+    each repeating a chapter's or section's title: 78% of its characters are links to the book's
+    other parts. The Sphinx guide's home page holds its contents too, beside its prose (16%)."""
+    live = convert_file(DOCS / "epub_live_manual_en.epub").markdown
+    assert "](about-manual.xhtml#o8)" not in live and "#### [" not in live
+    assert live.count("1.1 For the impatient") == 1  # the section itself
+    assert "\n# 1. About this manual\n" in live
+    sphinx = convert_file(DOCS / "epub_ubuntu_packaging_guide_ru.epub").markdown
+    assert "- [1. Введение в разработку Ubuntu](introduction-to-ubuntu-development.xhtml)" in sphinx
+
+
 def test_every_row_of_a_sheet_is_read_whatever_range_its_dimension_claims():
     import io
     import re
