@@ -3,7 +3,9 @@ documents, and what it keeps now."""
 
 from __future__ import annotations
 
+import io
 import json
+import zipfile
 
 from conftest import FIXTURES
 
@@ -231,6 +233,40 @@ def test_a_table_inside_a_word_tables_cell_is_a_table_after_the_outer_cells_text
     assert markdown == "AAA\n\nBBB\n\nCCC\n\n| DDD | EEE |\n| --- | --- |\n| FFF | GGG |"
     spanned = convert_file(DOCS / "docx_nested_table_rowspan.docx").markdown  # a cell spanning two rows inside
     assert spanned.startswith("AAA\n\nBBB\n\n| CCC | DDD |\n| --- | --- |\n|") and spanned.endswith("EEE |")
+
+
+
+# --- control characters ---------------------------------------------------------------------
+
+
+def test_control_characters_in_a_pdfs_text_layer_are_taken_out_with_a_warning():
+    """XeLaTeX's Persian thesis class writes a NUL where a zero-width non-joiner stands between a
+    word's parts (211 of them); pdfminer passed them on into the index."""
+    converted = convert_file(DOCS / "pdf_xelatex_persian_tabriz_thesis.pdf")
+    assert "\x00" not in converted.markdown and "tabriz-thesis" in converted.markdown
+    assert any("211 control characters" in warning for warning in converted.warnings)
+
+
+def test_control_characters_in_a_notebooks_output_and_a_word_documents_text_are_taken_out():
+    """Keras prints its progress bar with backspaces, which a notebook keeps as JSON escapes; text
+    pasted from a mis-decoded Windows file holds C1 controls (U+0092 for an apostrophe)."""
+    progress = "1/1 [==============================] - 0s 5ms/step - loss: 0.6931\b\b\b\b\b\b\b\b\b\b\b\b\n"
+    data = _notebook([{"cell_type": "code", "metadata": {}, "execution_count": 1, "source": "model.fit(x, y)",
+                       "outputs": [{"output_type": "stream", "name": "stdout", "text": [progress]}]}])
+    notebook = convert_document(data, ".ipynb", "fit.ipynb")
+    assert "loss: 0.6931\n" in notebook.markdown and "\b" not in notebook.markdown
+    assert notebook.warnings == ("fit.ipynb: 12 control characters (NUL and the like) taken out of the text",)
+    real = (DOCS / "docx_plain_paragraphs.docx").read_bytes()
+    with zipfile.ZipFile(io.BytesIO(real)) as source, io.BytesIO() as out:
+        with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as target:
+            for member in source.infolist():
+                part = source.read(member)
+                if member.filename == "word/document.xml":
+                    part = part.replace(b"you\xe2\x80\x99ll", b"you\xc2\x92ll", 1)
+                target.writestr(member, part)
+        docx = convert_document(out.getvalue(), ".docx", "pasted.docx")
+    assert "youll" in docx.markdown and "\x92" not in docx.markdown
+    assert docx.warnings == ("pasted.docx: 1 control characters (NUL and the like) taken out of the text",)
 
 
 # --- HTML -----------------------------------------------------------------------------------
