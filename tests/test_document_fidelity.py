@@ -236,6 +236,25 @@ def test_a_table_inside_a_word_tables_cell_is_a_table_after_the_outer_cells_text
 
 
 
+
+def test_a_two_column_pdf_page_is_read_column_by_column():
+    """pdfminer read page 2 of elsarticle's two-column sample as: the top of column 1, the first two
+    paragraphs of column 2, then column 1's section heading and the rest of it, so the sentence
+    running from the foot of column 1 to the head of column 2 was parted by a whole column."""
+    page = convert_file(DOCS / "pdf_two_columns_elsarticle.pdf").markdown.split("\f")[1]
+    order = [page.index(text) for text in (
+        "There are few experiments concerned",  # column 1, top
+        "2. Evanescent vs.",  # column 1, its section heading
+        "Assume that a single PMS",
+        "tunneling through the potential caused",  # column 1, last line of text
+        "by dielectric mismatch on the PMS surface",  # column 2, top: the same sentence
+        "Below we compare the evanescent quadrupole",
+    )]
+    assert order == sorted(order)
+    first = convert_file(DOCS / "pdf_two_columns_elsarticle.pdf").markdown.split("\f")[0]
+    assert first.index("Abstract") < first.index("1. Introduction") < first.index("Theorem 1.")  # the full-width head first
+
+
 # --- control characters ---------------------------------------------------------------------
 
 

@@ -309,16 +309,18 @@ def _check_claims(members: list[zipfile.ZipInfo], size: int, name: str) -> None:
 
 
 def _convert_pdf(data: bytes, name: str) -> Converted:
-    """pdfminer text with a form feed after every page, so chunks can cite page numbers, and each
-    page's filled-in form fields and notes after its text."""
+    """pdfminer text with a form feed after every page, so chunks can cite page numbers, two columns
+    read one after the other (pdf_columns.py), and each page's filled-in form fields and notes after
+    its text."""
     try:
-        from pdfminer.high_level import extract_text
         from pdfminer.pdfdocument import PDFEncryptionError, PDFPasswordIncorrect
+
+        from minirag.ingest.pdf_columns import pdf_text
     except ImportError as exc:  # pragma: no cover - markitdown[pdf] installs it
         raise ConversionFailed(f"{name}: PDF support is not installed ({exc})") from None
     try:
         with converting(name), inflate_budget(name):
-            text = extract_text(io.BytesIO(data))
+            text = pdf_text(data)
             entries = outline(data)
             fields = page_fields(data)
             title = pdf_title(data)
