@@ -3,7 +3,9 @@ documents, and what it keeps now."""
 
 from __future__ import annotations
 
+import io
 import json
+import zipfile
 
 from conftest import FIXTURES
 
@@ -166,10 +168,35 @@ def test_an_epubs_chapters_keep_their_text_in_spine_order_without_each_pages_chr
     # Sphinx's navigation bar (twice a chapter) and footer were in all 17 chapters.
     assert "Навигация" not in markdown and "[вперёд]" not in markdown and "Created using" not in markdown
     assert "**Description:** unknown" not in markdown
-    assert markdown.startswith("# Руководство разработчика Ubuntu\n\nWelcome to the Ubuntu Packaging")
+    assert markdown.startswith("Author: Ubuntu Developers\n\nDate: 2021-10-24\n\n"
+                               "# Руководство разработчика Ubuntu\n\nWelcome to the Ubuntu Packaging")
     first, second = markdown.index("\n# 1. Введение в разработку Ubuntu\n"), markdown.index("\n# 2. Подготовка\n")
     assert first < second
     assert "Пакты исходных кодов в большинстве случаев состоят из двух частей" in markdown
+
+
+
+def test_an_epubs_authors_publisher_and_date_head_its_text_and_placeholders_are_left_out():
+    """Only dc:title was kept: a book's author could not be searched for. The Sphinx EPUB's
+    publisher repeats its author, and its description, contributor and identifier say `unknown`."""
+    sphinx = convert_file(DOCS / "epub_ubuntu_packaging_guide_ru.epub").markdown
+    assert sphinx.startswith("Author: Ubuntu Developers\n\nDate: 2021-10-24\n\n# ")
+    assert "unknown" not in sphinx.split("\n# ", 1)[0] and "Publisher" not in sphinx
+    live = convert_file(DOCS / "epub_live_manual_en.epub").markdown  # EPUB 2, made by SiSU
+    assert live.startswith("Author: Live Systems Project <debian-live@lists.debian.org>\n\nDate: 2015-09-22\n\n")
+
+
+
+def test_an_epubs_contents_page_of_links_to_its_chapters_is_left_out_and_a_home_page_with_a_list_is_not():
+    """SiSU's contents page (the Live Systems Manual's first part) was 250 headings made of links,
+    each repeating a chapter's or section's title: 78% of its characters are links to the book's
+    other parts. The Sphinx guide's home page holds its contents too, beside its prose (16%)."""
+    live = convert_file(DOCS / "epub_live_manual_en.epub").markdown
+    assert "](about-manual.xhtml#o8)" not in live and "#### [" not in live
+    assert live.count("1.1 For the impatient") == 1  # the section itself
+    assert "\n# 1. About this manual\n" in live
+    sphinx = convert_file(DOCS / "epub_ubuntu_packaging_guide_ru.epub").markdown
+    assert "- [1. Введение в разработку Ubuntu](introduction-to-ubuntu-development.xhtml)" in sphinx
 
 
 def test_every_row_of_a_sheet_is_read_whatever_range_its_dimension_claims():
@@ -195,6 +222,70 @@ def test_a_word_documents_page_header_and_footer_are_kept_once_around_its_body()
     markdown = convert_file(DOCS / "docx_word_header_footer.docx").markdown  # made by Word
     assert markdown == ("Header for section-1\n\nsection with header\n\nsection without header of its own.\n\n"
                         "Footer for section 1")
+
+
+
+def test_a_table_inside_a_word_tables_cell_is_a_table_after_the_outer_cells_text():
+    """markdownify wrote the inner table's rows into the outer cell's line, pipes and all:
+    `| CCC | | DDD | EEE | | --- | --- | | FFF | GGG | |`. A table holding a table is one used for
+    layout, as the HTML converter reads it: its cells are blocks, and the inner table a table."""
+    markdown = convert_file(DOCS / "docx_nested_tables.docx").markdown  # PyDocX's, made by Word
+    assert markdown == "AAA\n\nBBB\n\nCCC\n\n| DDD | EEE |\n| --- | --- |\n| FFF | GGG |"
+    spanned = convert_file(DOCS / "docx_nested_table_rowspan.docx").markdown  # a cell spanning two rows inside
+    assert spanned.startswith("AAA\n\nBBB\n\n| CCC | DDD |\n| --- | --- |\n|") and spanned.endswith("EEE |")
+
+
+
+
+def test_a_two_column_pdf_page_is_read_column_by_column():
+    """pdfminer read page 2 of elsarticle's two-column sample as: the top of column 1, the first two
+    paragraphs of column 2, then column 1's section heading and the rest of it, so the sentence
+    running from the foot of column 1 to the head of column 2 was parted by a whole column."""
+    page = convert_file(DOCS / "pdf_two_columns_elsarticle.pdf").markdown.split("\f")[1]
+    order = [page.index(text) for text in (
+        "There are few experiments concerned",  # column 1, top
+        "2. Evanescent vs.",  # column 1, its section heading
+        "Assume that a single PMS",
+        "tunneling through the potential caused",  # column 1, last line of text
+        "by dielectric mismatch on the PMS surface",  # column 2, top: the same sentence
+        "Below we compare the evanescent quadrupole",
+    )]
+    assert order == sorted(order)
+    first = convert_file(DOCS / "pdf_two_columns_elsarticle.pdf").markdown.split("\f")[0]
+    assert first.index("Abstract") < first.index("1. Introduction") < first.index("Theorem 1.")  # the full-width head first
+
+
+# --- control characters ---------------------------------------------------------------------
+
+
+def test_control_characters_in_a_pdfs_text_layer_are_taken_out_with_a_warning():
+    """XeLaTeX's Persian thesis class writes a NUL where a zero-width non-joiner stands between a
+    word's parts (211 of them); pdfminer passed them on into the index."""
+    converted = convert_file(DOCS / "pdf_xelatex_persian_tabriz_thesis.pdf")
+    assert "\x00" not in converted.markdown and "tabriz-thesis" in converted.markdown
+    assert any("211 control characters" in warning for warning in converted.warnings)
+
+
+def test_control_characters_in_a_notebooks_output_and_a_word_documents_text_are_taken_out():
+    """Keras prints its progress bar with backspaces, which a notebook keeps as JSON escapes; text
+    pasted from a mis-decoded Windows file holds C1 controls (U+0092 for an apostrophe)."""
+    progress = "1/1 [==============================] - 0s 5ms/step - loss: 0.6931\b\b\b\b\b\b\b\b\b\b\b\b\n"
+    data = _notebook([{"cell_type": "code", "metadata": {}, "execution_count": 1, "source": "model.fit(x, y)",
+                       "outputs": [{"output_type": "stream", "name": "stdout", "text": [progress]}]}])
+    notebook = convert_document(data, ".ipynb", "fit.ipynb")
+    assert "loss: 0.6931\n" in notebook.markdown and "\b" not in notebook.markdown
+    assert notebook.warnings == ("fit.ipynb: 12 control characters (NUL and the like) taken out of the text",)
+    real = (DOCS / "docx_plain_paragraphs.docx").read_bytes()
+    with zipfile.ZipFile(io.BytesIO(real)) as source, io.BytesIO() as out:
+        with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as target:
+            for member in source.infolist():
+                part = source.read(member)
+                if member.filename == "word/document.xml":
+                    part = part.replace(b"you\xe2\x80\x99ll", b"you\xc2\x92ll", 1)
+                target.writestr(member, part)
+        docx = convert_document(out.getvalue(), ".docx", "pasted.docx")
+    assert "youll" in docx.markdown and "\x92" not in docx.markdown
+    assert docx.warnings == ("pasted.docx: 1 control characters (NUL and the like) taken out of the text",)
 
 
 # --- HTML -----------------------------------------------------------------------------------

@@ -24,6 +24,7 @@ from minirag.errors import ConversionFailed, described
 from minirag.ingest import ocr
 from minirag.ingest.csv_table import csv_to_markdown
 from minirag.ingest.docx_margins import read_margins
+from minirag.ingest.docx_tables import docx_converter
 from minirag.ingest.epub_spine import check_spine
 from minirag.ingest.pdf_fields import page_fields, with_fields
 from minirag.ingest.pdf_inflate import inflate_budget
@@ -132,6 +133,13 @@ def without_controls(text: str, name: str) -> tuple[str, tuple[str, ...]]:
     if stray > MAX_CONTROL_SHARE * len(text):
         raise ConversionFailed(f"{name}: looks like binary data ({stray} control characters in "
                                f"{len(text)}), not text")
+    return controls_out(text, name)
+
+
+def controls_out(text: str, name: str) -> tuple[str, tuple[str, ...]]:
+    """`text` with its stray control characters taken out (a separator becomes a space or a line
+    break), and a warning saying how many; what every converter's text gets, whatever its format."""
+    stray = len(_CONTROLS.findall(text))
     if not stray:
         return text, ()
     text = _CONTROLS.sub(lambda control: _SEPARATING.get(ord(control.group()), ""), text)
@@ -301,16 +309,18 @@ def _check_claims(members: list[zipfile.ZipInfo], size: int, name: str) -> None:
 
 
 def _convert_pdf(data: bytes, name: str) -> Converted:
-    """pdfminer text with a form feed after every page, so chunks can cite page numbers, and each
-    page's filled-in form fields and notes after its text."""
+    """pdfminer text with a form feed after every page, so chunks can cite page numbers, two columns
+    read one after the other (pdf_columns.py), and each page's filled-in form fields and notes after
+    its text."""
     try:
-        from pdfminer.high_level import extract_text
         from pdfminer.pdfdocument import PDFEncryptionError, PDFPasswordIncorrect
+
+        from minirag.ingest.pdf_columns import pdf_text
     except ImportError as exc:  # pragma: no cover - markitdown[pdf] installs it
         raise ConversionFailed(f"{name}: PDF support is not installed ({exc})") from None
     try:
         with converting(name), inflate_budget(name):
-            text = extract_text(io.BytesIO(data))
+            text = pdf_text(data)
             entries = outline(data)
             fields = page_fields(data)
             title = pdf_title(data)
@@ -338,7 +348,7 @@ def _markitdown(data: bytes, suffix: str, name: str) -> Converted:
     import markitdown.converters as converters
     from markitdown import StreamInfo
 
-    converter = getattr(converters, _MARKITDOWN[suffix])()
+    converter = docx_converter() if suffix == ".docx" else getattr(converters, _MARKITDOWN[suffix])()
     info = StreamInfo(extension=suffix, filename=Path(name).name)
     try:
         with converting(name):
@@ -364,7 +374,7 @@ def _book(archive: zipfile.ZipFile, name: str) -> Converted:
         converted = _html(text, f"{name}: {chapter.name}")
         parts.append(converted.markdown.strip())
         warnings.extend(said)
-    return Converted(markdown="\n\n".join(part for part in parts if part), metadata_title=book.title,
+    return Converted(markdown="\n\n".join(part for part in (*book.about, *parts) if part), metadata_title=book.title,
                      warnings=tuple(warnings))
 
 
@@ -391,17 +401,20 @@ def _notebook(data: bytes, name: str) -> Converted:
 
 
 
-def repaired(converted: Converted, *, pdf: bool = False) -> Converted:
-    """`converted` with soft hyphens and ligatures taken out, and a PDF's line-end hyphenation joined."""
-    title = converted.metadata_title
-    return replace(converted, markdown=repair(converted.markdown, pdf=pdf),
-                   metadata_title=repair(title) if title else title)
+def repaired(converted: Converted, name: str, *, pdf: bool = False) -> Converted:
+    """`converted` with control characters, soft hyphens and ligatures taken out, and a PDF's
+    line-end hyphenation joined. Text files were cleaned of controls as they were decoded; a
+    converter's text (PDF, notebook, DOCX, PPTX, XLSX, EPUB) is cleaned here, by the same rule."""
+    markdown, said = controls_out(converted.markdown, name)
+    title = controls_out(converted.metadata_title, name)[0] if converted.metadata_title else None
+    return replace(converted, markdown=repair(markdown, pdf=pdf), metadata_title=repair(title) if title else title,
+                   warnings=(*converted.warnings, *said))
 
 
 def convert_document(data: bytes, suffix: str, name: str) -> Converted:
     """Convert a document's bytes as the format `suffix` names. ConversionFailed with a one-line reason."""
     suffix = suffix.lower()
-    return bounded(repaired(_convert_by_suffix(data, suffix, name),
+    return bounded(repaired(_convert_by_suffix(data, suffix, name), name,
                             pdf=suffix == ".pdf" or suffix in ocr.IMAGE_EXTENSIONS), name)
 
 
@@ -466,8 +479,9 @@ def convert_data(content: str, fmt: str, name: str) -> Converted:
         raise ConversionFailed(f"unknown format {fmt!r}; use text, markdown or html")
     content, warnings = without_controls(content, name)
     if fmt == "html":
-        return repaired(_html(content, name, warnings))
-    return repaired(Converted(markdown=escape_headings(content) if fmt == "text" else content, warnings=warnings))
+        return repaired(_html(content, name, warnings), name)
+    return repaired(Converted(markdown=escape_headings(content) if fmt == "text" else content, warnings=warnings),
+                    name)
 
 
 # --- fetched bodies ------------------------------------------------------------------
@@ -516,7 +530,7 @@ def convert_fetched(body: bytes, *, mimetype: str, charset: str | None, url: str
 
         site_page = convert_site_page(body, mimetype="text/html", charset=charset, url=url)  # Wikipedia, ...
         if site_page is not None:
-            return bounded(repaired(site_page), url)
+            return bounded(repaired(site_page, url), url)
     if suffix in _HTML and charset:
         try:
             text = body.decode(charset, errors="replace")
@@ -525,5 +539,5 @@ def convert_fetched(body: bytes, *, mimetype: str, charset: str | None, url: str
         else:
             if b"\x00" in body[:_SNIFF]:
                 raise ConversionFailed(f"{url}: looks like a binary file (NUL bytes), not HTML")
-            return bounded(repaired(_html(text, url)), url)
+            return bounded(repaired(_html(text, url), url), url)
     return convert_document(body, suffix, url)

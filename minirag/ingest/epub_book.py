@@ -11,12 +11,16 @@ from __future__ import annotations
 
 import posixpath
 import zipfile
+from collections.abc import Set
 from dataclasses import dataclass
+from functools import partial
 from urllib.parse import unquote
 
 from lxml import etree
 
 from minirag.errors import ConversionFailed
+from minirag.ingest.epub_contents import is_contents
+from minirag.ingest.epub_metadata import book_metadata
 
 _CONTAINER = "META-INF/container.xml"
 _OPF = "{http://www.idpf.org/2007/opf}"
@@ -35,6 +39,7 @@ class Chapter:
 class Book:
     title: str | None
     chapters: tuple[Chapter, ...]
+    about: tuple[str, ...] = ()  # "Author: ...", "Publisher: ...": what the package says of the book
 
 
 def _xml(archive: zipfile.ZipFile, member: str):
@@ -51,7 +56,7 @@ def _xml(archive: zipfile.ZipFile, member: str):
 
 def read_book(archive: zipfile.ZipFile) -> Book:
     """The book's title and its spine's (X)HTML documents in order; the EPUB 3 navigation document
-    (its table of contents, which repeats the headings) is left out."""
+    and any other page that reads as a table of contents (which repeats the headings) are left out."""
     rootfile = _xml(archive, _CONTAINER).find(f".//{_CONTAINER_NS}rootfile")
     if rootfile is None or not rootfile.get("full-path"):
         raise ConversionFailed(f"not a valid EPUB ({_CONTAINER} names no package document)")
@@ -71,11 +76,24 @@ def read_book(archive: zipfile.ZipFile) -> Book:
         if member is not None and member not in read:  # items may name places inside one file
             read.add(member)
             chapters.append(Chapter(name=member, data=archive.read(member)))
+    chapters = _without_contents(chapters)
     title = next((" ".join(t.text.split()) for t in package.iter(f"{_DC}title") if t.text and t.text.strip()), None)
-    return Book(title=title, chapters=tuple(chapters))
+    return Book(title=title, chapters=tuple(chapters), about=book_metadata(package))
 
 
-def member_of(href: str, base: str, names: set[str]) -> str | None:
+def _without_contents(chapters: list[Chapter]) -> list[Chapter]:
+    """The chapters but those that read as a table of contents of the others (epub_contents.py)."""
+    names = frozenset(chapter.name for chapter in chapters)
+    return [chapter for chapter in chapters
+            if not is_contents(chapter.data, partial(_names_another, chapter.name, names))]
+
+
+def _names_another(name: str, names: frozenset[str], href: str) -> bool:
+    """Whether `href`, in the document `name`, names another of the documents `names`."""
+    return member_of(href, posixpath.dirname(name), names) not in (None, name)
+
+
+def member_of(href: str, base: str, names: Set[str]) -> str | None:
     """The zip member a manifest href names: hrefs are URI references relative to the package
     document (`Text/ch%201.xhtml`), members are stored by name."""
     for candidate in (unquote(href.split("#", 1)[0]), href):

@@ -1,0 +1,123 @@
+"""A PDF's text as pdfminer's extract_text gives it, but a page set in two columns is read column by
+column.
+
+pdfminer orders a page's text boxes by clustering them, nearest first, so a short box (a section
+heading cut into three pieces) can pull the other column's neighbouring paragraphs between two of
+its own: in elsarticle's two-column sample, page 2 read the top of column 1, then the first two
+paragraphs of column 2, then column 1's heading and the rest of it, parting the sentence that runs
+from the foot of column 1 to the head of column 2 by a whole column.
+
+A page has two columns when a vertical line in its middle third (the gutter) leaves paragraphs
+(boxes of two lines or more) holding more than a fifth of the page's letters and digits wholly on
+each side, set about as wide on both. Boxes that cross it (a title, an abstract, a wide table), and
+single lines above or below the columns' paragraphs (a running header, a footnote), cut the page
+into bands, read top to bottom; within a band the left column is read before the right, and within
+a column boxes keep pdfminer's order. A page without such a gutter keeps pdfminer's order, so its
+text is what extract_text gives.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Sequence
+
+from pdfminer.converter import TextConverter
+from pdfminer.layout import LAParams, LTContainer, LTItem, LTPage, LTText, LTTextBox
+from pdfminer.pdfinterp import PDFPageInterpreter, PDFResourceManager
+from pdfminer.pdfpage import PDFPage
+
+COLUMN_SHARE = 0.2  # of a page's letters and digits, that each column must hold wholly on its side
+COLUMN_WIDTHS = 0.75  # the narrower column's width, at least, as a share of the wider's
+_GUTTER_FROM, _GUTTER_TO = 1 / 3, 2 / 3  # where on the page's width a gutter may run
+
+
+def pdf_text(data: bytes) -> str:
+    """Each page's text followed by a form feed, as pdfminer's extract_text gives it, a
+    two-column page read column by column."""
+    with io.StringIO() as output:
+        manager = PDFResourceManager(caching=True)
+        device = _ColumnText(manager, output, laparams=LAParams())
+        interpreter = PDFPageInterpreter(manager, device)
+        for page in PDFPage.get_pages(io.BytesIO(data), caching=True):
+            interpreter.process_page(page)
+        return output.getvalue()
+
+
+class _ColumnText(TextConverter):
+    def receive_layout(self, ltpage: LTPage) -> None:
+        for item in reading_order(list(ltpage), ltpage.x0, ltpage.x1):
+            self._render(item)
+        self.write_text("\f")
+
+    def _render(self, item: LTItem) -> None:  # as TextConverter renders a page's items
+        if isinstance(item, LTContainer):
+            for child in item:
+                self._render(child)
+        elif isinstance(item, LTText):
+            self.write_text(item.get_text())
+        if isinstance(item, LTTextBox):
+            self.write_text("\n")
+
+
+def reading_order(items: Sequence[LTItem], left: float, right: float) -> list[LTItem]:
+    """`items` (a page's, in pdfminer's order) column by column where the page has two columns."""
+    boxes = [item for item in items if isinstance(item, LTTextBox)]
+    gutter = _gutter(boxes, left, right)
+    if gutter is None:
+        return list(items)
+    paragraphs = [box for box in boxes if len(box) > 1 and not box.x0 < gutter < box.x1]
+    top, bottom = max(box.y1 for box in paragraphs), min(box.y0 for box in paragraphs)
+    crossing = sorted((box for box in boxes if box.x0 < gutter < box.x1 or _furniture(box, top, bottom)),
+                      key=lambda box: -box.y1)
+    rank = {id(box): at for at, box in enumerate(crossing)}
+
+    def place(position: int) -> tuple[int, int, int]:
+        item = items[position]
+        if not isinstance(item, LTTextBox):
+            return (len(crossing), 3, position)  # figures, rules: after the text, as pdfminer puts them
+        if id(item) in rank:
+            return (rank[id(item)], 2, position)  # after the columns above it
+        band = sum(1 for span in crossing if span.y0 >= item.y1 - 1)
+        return (band, 0 if item.x1 <= gutter else 1, position)
+
+    return [items[position] for position in sorted(range(len(items)), key=place)]
+
+
+def _furniture(box: LTTextBox, top: float, bottom: float) -> bool:
+    """Whether `box` is one line wholly above or below the columns' paragraphs: a running header or
+    footer, which stays at its edge of the page."""
+    return len(box) == 1 and (box.y0 >= top - 1 or box.y1 <= bottom + 1)
+
+
+def _gutter(boxes: Sequence[LTTextBox], left: float, right: float) -> float | None:
+    """The x of a vertical line in the page's middle third that leaves paragraphs (boxes of two
+    lines or more) holding more than COLUMN_SHARE of the page's characters wholly on each side (the
+    line crossing the fewest); None for no such line."""
+    total = sum(_size(box) for box in boxes)
+    sizes = [(box.x0, box.x1, _size(box)) for box in boxes if len(box) > 1]
+    best: tuple[int, float] | None = None
+    width = right - left
+    for x in sorted({edge for x0, x1, _ in sizes for edge in (x0, x1)}):
+        if not left + _GUTTER_FROM * width <= x <= left + _GUTTER_TO * width:
+            continue
+        before = sum(size for _, x1, size in sizes if x1 <= x)
+        after = sum(size for x0, _, size in sizes if x0 >= x)
+        if before > COLUMN_SHARE * total and after > COLUMN_SHARE * total and _alike(sizes, x):
+            crossed = sum(size for x0, x1, size in sizes if x0 < x < x1)
+            if best is None or crossed < best[0]:
+                best = (crossed, x)
+    return best[1] if best else None
+
+
+def _alike(sizes: Sequence[tuple[float, float, int]], x: float) -> bool:
+    """Whether the paragraphs either side of `x` are set about as wide (the narrower at least
+    COLUMN_WIDTHS of the wider), as columns are: a table of contents' leaders and page numbers, or
+    a code listing's indented continuation lines, are narrower than what stands beside them."""
+    left = x - min(x0 for x0, x1, _ in sizes if x1 <= x)
+    right = max(x1 for x0, x1, _ in sizes if x0 >= x) - x
+    return min(left, right) >= COLUMN_WIDTHS * max(left, right)
+
+
+def _size(box: LTTextBox) -> int:
+    """The box's letters and digits: a column of leader dots is no text."""
+    return sum(1 for c in box.get_text() if c.isalnum())
