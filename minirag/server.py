@@ -27,6 +27,7 @@ import anyio.to_thread
 
 from minirag._compat.mcp import (
     arguments_model_title,
+    arguments_taken_as_sent,
     drop_request_handler,
     sdk_logging_left_to_the_root,
     sdk_models_built_on_first_use,
@@ -49,6 +50,7 @@ from minirag.instructions import build_instructions
 from minirag.results import fit_list, job_started, payload, query_result, within_budget
 from minirag.server_state import ServerState, load_state
 from minirag.stdio_transport import serve_stdio, without_lone_surrogates
+from minirag.tool_arguments import type_error
 from minirag.values import ConfigFailure
 
 log = logging.getLogger(__name__)
@@ -307,6 +309,7 @@ def register(server: MCPServer, state: ServerState) -> None:
             # The schema says what call_tool enforces: an argument not listed is refused.
             if (schema := tool_parameters(server, fn.__name__)) is not None:
                 schema["additionalProperties"] = False
+            arguments_taken_as_sent(server, fn.__name__)
 
 
 def unknown_arguments_error(name: str, known: list[str], arguments: Mapping[str, Any]) -> str | None:
@@ -328,8 +331,9 @@ def unknown_arguments_error(name: str, known: list[str], arguments: Mapping[str,
 
 class _Server(MCPServer):
     """The SDK's server, with each lone surrogate in the arguments read as U+FFFD, arguments that fail
-    the input schema answered in one line, and an argument the tool does not take refused by name (the SDK would drop it silently: a misspelt
-    `top_k` or `filepath` would run the call without it)."""
+    the input schema answered in one line, an argument the tool does not take refused by name (the SDK would drop it silently: a misspelt
+    `top_k` or `filepath` would run the call without it), and one of another JSON type than its schema's
+    refused by name (the SDK would convert it: `topK: true` ran as 1)."""
 
     async def call_tool(self, name, arguments, context=None):
         # As stdio reads a line (stdio_transport.repair), for every transport and an in-process client:
@@ -337,7 +341,8 @@ class _Server(MCPServer):
         arguments = without_lone_surrogates(arguments)
         parameters = tool_parameters(self, name)
         if parameters is not None and isinstance(arguments, Mapping):
-            refusal = unknown_arguments_error(name, list(parameters.get("properties", {})), arguments)
+            refusal = (unknown_arguments_error(name, list(parameters.get("properties", {})), arguments)
+                       or type_error(name, parameters, arguments))
             if refusal is not None:
                 raise ToolError(refusal)
         try:

@@ -559,9 +559,9 @@ def test_a_bracketed_ipv6_host_without_a_port_is_asked_for_one():
 
 @pytest.mark.anyio
 @pytest.mark.parametrize(("arguments", "expected"), [
-    ({"query": "x", "topK": 5.5}, "query_documents: topK: Input should be a valid integer"),
+    ({"query": "x", "topK": 5.5}, "query_documents: topK must be a whole number, got 5.5"),
     ({}, "query_documents: query is required"),
-    ({"query": 5}, "query_documents: query: Input should be a valid string, got 5"),
+    ({"query": 5}, "query_documents: query must be a string, got 5"),
 ])
 async def test_arguments_that_fail_the_schema_are_answered_in_one_line(make_state, arguments, expected):
     async with connected(make_state()) as client:
@@ -679,3 +679,59 @@ async def test_an_unexpected_exception_is_one_line_too(make_state, monkeypatch):
     async with connected(make_state()) as client:
         message = await refused(client, "list_files")
     assert message.endswith("internal error: RuntimeError: disk on fire"), message
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(("tool", "arguments", "expected"), [
+    ("query_documents", {"query": "solar", "topK": True}, "query_documents: topK must be a whole number, got true"),
+    ("query_documents", {"query": "solar", "topK": "5"}, "query_documents: topK must be a whole number, got the string '5'"),
+    ("query_documents", {"query": "solar", "topK": 1e308}, "query_documents: topK must be a whole number, got 1e+308"),
+    ("query_documents", {"query": "solar", "topK": 2.5}, "query_documents: topK must be a whole number, got 2.5"),
+    ("read_file", {"source": "seed", "offset": False}, "read_file: offset must be a whole number, got false"),
+    ("read_file", {"source": "seed", "maxChars": "100"}, "read_file: maxChars must be a whole number or null, got the string '100'"),
+    ("read_chunk_neighbors", {"source": "seed", "chunkIndex": "0"}, "read_chunk_neighbors: chunkIndex must be a whole number"),
+    ("list_files", {"ignored": "yes"}, "list_files: ignored must be true or false, got the string 'yes'"),
+    ("list_files", {"ignored": 1}, "list_files: ignored must be true or false, got 1"),
+    ("sync_start", {"wait": "true"}, "sync_start: wait must be true or false, got the string 'true'"),
+    ("query_documents", {"query": ["solar"]}, "query_documents: query must be a string, got an array"),
+    ("ingest_data", {"data": {"text": "x"}, "source": "s"}, "ingest_data: data must be a string, got an object"),
+])
+async def test_an_argument_of_the_wrong_json_type_is_refused_by_name_never_converted(make_state, tool, arguments,
+                                                                                    expected):
+    """pydantic's lax mode read `topK: true` as 1, `"5"` as 5 and `ignored: "yes"` as true: a client's
+    mistake ran as some other call. Each argument is taken as the JSON type its schema declares."""
+    async with connected(make_state()) as client:
+        await ok(client, "ingest_data", data="solar panels", source="seed")
+        text = await refused(client, tool, **arguments)
+    assert text.startswith(expected) and "\n" not in text, text
+
+
+@pytest.mark.anyio
+async def test_a_whole_number_written_as_a_float_is_still_a_whole_number(make_state):
+    """JSON Schema counts 5.0 as an integer: a client whose JSON writes every number as a float is served."""
+    async with connected(make_state()) as client:
+        await ok(client, "ingest_data", data="solar panels", source="seed")
+        found = await ok(client, "query_documents", query="solar", topK=1.0)
+    assert len(found["results"]) == 1
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(("tool", "arguments"), [
+    ("read_file", {"source": "[1]"}), ("read_file", {"source": "null"}), ("read_file", {"source": '{"a": 1}'}),
+])
+async def test_a_string_argument_that_reads_as_json_stays_the_string_it_is(make_state, tool, arguments):
+    """The SDK parses a string argument as JSON when the parameter is not a bare `str`: a source id
+    "null" became no source ("give filePath or source"), "[1]" a list ("Input should be a valid string")."""
+    async with connected(make_state()) as client:
+        await ok(client, "ingest_data", data="solar panels", source=arguments["source"])
+        read = await ok(client, tool, **arguments)
+    assert read["source"] == arguments["source"] and read["text"] == "solar panels"
+
+
+@pytest.mark.anyio
+async def test_scope_null_written_as_a_string_is_a_scope_not_none(make_state):
+    """`scope: "null"` searched everything (the SDK read the string as JSON null)."""
+    async with connected(make_state()) as client:
+        await ok(client, "ingest_data", data="solar panels", source="seed")
+        found = await ok(client, "query_documents", query="solar", scope="null")
+    assert found["results"] == []
