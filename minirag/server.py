@@ -37,7 +37,8 @@ from minirag._compat.mcp import (
 with sdk_models_built_on_first_use():
     from mcp.server.mcpserver import Context, MCPServer
     from mcp.server.mcpserver.exceptions import ToolError
-    from mcp.types import ToolAnnotations
+    from mcp.shared.exceptions import MCPError
+    from mcp.types import INVALID_PARAMS, ToolAnnotations
     from pydantic import Field, ValidationError
 
 from minirag import __version__
@@ -50,7 +51,7 @@ from minirag.instructions import build_instructions
 from minirag.results import fit_list, job_started, payload, query_result, within_budget
 from minirag.server_state import ServerState, load_state
 from minirag.stdio_transport import serve_stdio, without_lone_surrogates
-from minirag.tool_arguments import type_error
+from minirag.tool_arguments import call_shape_error, type_error
 from minirag.values import ConfigFailure
 
 log = logging.getLogger(__name__)
@@ -358,6 +359,15 @@ class _Server(MCPServer):
             raise
 
 
+async def _refuse_malformed_calls(ctx, call_next):
+    """Server middleware: a tools/call whose arguments are no JSON object (an array, a string) or whose
+    tool name is no string is answered -32602 with what is wrong, before the SDK's validation
+    answers 'Invalid request parameters' and nothing more."""
+    if ctx.method == "tools/call" and (refusal := call_shape_error(ctx.params)) is not None:
+        raise MCPError(code=INVALID_PARAMS, message=refusal)
+    return await call_next(ctx)
+
+
 def _argument_error(error: dict) -> str:
     where = ".".join(str(part) for part in error.get("loc", ())) or "arguments"
     if error.get("type") == "missing":
@@ -375,7 +385,8 @@ def build_server(state: ServerState) -> MCPServer:
     collections = state.config.collections if state.config is not None else ()
     with sdk_logging_left_to_the_root():
         server = _Server("minirag", version=__version__, log_level="WARNING", instructions=build_instructions(
-            read_only=state.read_only, collections=[(c.name, c.description) for c in collections]))
+            read_only=state.read_only, collections=[(c.name, c.description) for c in collections]),
+            middleware=[_refuse_malformed_calls])
     register(server, state)
     for method in UNOFFERED:
         drop_request_handler(server, method)

@@ -79,3 +79,19 @@ def type_error(tool: str, parameters: Mapping[str, Any], arguments: Mapping[str,
             wanted += " or null"
         return f"{tool}: {name} must be {wanted}, got {described(value)}"
     return None
+
+
+def call_shape_error(params: Any) -> str | None:
+    """One line saying what is wrong with a `tools/call` request's params beyond its arguments' values
+    (a tool name that is no string, arguments that are no JSON object), or None. The SDK answers
+    those with a bare 'Invalid request parameters'."""
+    if not isinstance(params, Mapping):
+        return None  # no params at all: the SDK's own answer names what is missing
+    name = params.get("name")
+    if "name" in params and not isinstance(name, str):
+        return f"tools/call: name must be a tool's name (a string), got {described(name)}"
+    arguments = params.get("arguments")
+    if arguments is not None and not isinstance(arguments, Mapping):
+        return ('tools/call: arguments must be a JSON object of named arguments ({"name": value, ...}), '
+                f"got {described(arguments)}")
+    return None
