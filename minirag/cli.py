@@ -342,8 +342,7 @@ def _cmd_watch(args, app) -> int:
     if reader_gone.is_set():
         sys.stderr.write("minirag: stdout's reader went away; stopped watching (what was synced stays)\n")
         return 0
-    sys.stderr.write("minirag: interrupted; stopped watching (what was synced stays)\n")
-    return 130
+    return _failed(args.json, "interrupted; stopped watching (what was synced stays)", 130)
 
 
 def _scope(value: str | None) -> str | None:
@@ -567,29 +566,49 @@ def _closed_stream(argv: Sequence[str]) -> str | None:
     return None
 
 
+class _Invocation:
+    """What main() learns of the command line once it is parsed: whether --json was given."""
+
+    def __init__(self) -> None:
+        self.json = False
+
+
+def _failed(as_json: bool, message: str, code: int, line: str | None = None) -> int:
+    """Say why the command ended without its result: one line on stderr (`line`, by default
+    `minirag: {message}`) and, with --json, one object on stdout holding `message` as `error`, the key a
+    failed sync job's JSON holds it under, so a program reading the JSON gets input. Returns `code`."""
+    sys.stderr.write((line or f"minirag: {message}") + "\n")
+    if as_json:
+        from minirag.results import failure
+
+        with contextlib.suppress(OSError, ValueError):  # its reader gone (`| head`): the status says it
+            sys.stdout.write(_json(failure(message)) + "\n")
+            sys.stdout.flush()
+    return code
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run one command; every failure is one line on stderr (exit 1; usage errors 2; Ctrl-C 130)."""
+    """Run one command; every failure is one line on stderr (exit 1; usage errors 2; Ctrl-C 130), and
+    with --json one error object on stdout too."""
     verbose = "-v" in (argv if argv is not None else sys.argv[1:]) or "--verbose" in (argv or sys.argv[1:])
     _fill_closed_descriptors()
     if argv is None:  # the process's own streams, not a caller's
         _escape_what_output_cannot_encode()
+    invocation = _Invocation()
     try:
-        return _run(argv)
+        return _run(argv, invocation)
     except _Terminated as exc:
-        sys.stderr.write(f"minirag: stopped by {signal.Signals(exc.signum).name}\n")
-        return 128 + exc.signum
+        return _failed(invocation.json, f"stopped by {signal.Signals(exc.signum).name}", 128 + exc.signum)
     except KeyboardInterrupt:
-        sys.stderr.write("minirag: interrupted\n")
-        return 130
+        return _failed(invocation.json, "interrupted", 130)
     except MiniragError as exc:
-        sys.stderr.write(f"minirag: error: {message_line(exc)}\n")
-        return 1
+        return _failed(invocation.json, message_line(exc), 1, line=f"minirag: error: {message_line(exc)}")
     except Exception as exc:  # noqa: BLE001 - a bug still gets one line; -v shows the traceback
         if verbose:
             log.exception("internal error")
-        sys.stderr.write(f"minirag: internal error: {type(exc).__name__}: {message_line(exc)} "
-                         "(rerun with -v for the details, and please report it)\n")
-        return 1
+        message = f"internal error: {type(exc).__name__}: {message_line(exc)}"
+        return _failed(invocation.json, message, 1,
+                       line=f"minirag: {message} (rerun with -v for the details, and please report it)")
 
 
 def _command_first(parser: argparse.ArgumentParser, argv: list[str]) -> list[str]:
@@ -605,7 +624,7 @@ def _command_first(parser: argparse.ArgumentParser, argv: list[str]) -> list[str
     return ["serve", *argv]
 
 
-def _run(argv: Sequence[str] | None) -> int:
+def _run(argv: Sequence[str] | None, invocation: _Invocation) -> int:
     parser = build_parser()
     whole_process = argv is None  # run as the `minirag` program, not called from other code
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -617,6 +636,7 @@ def _run(argv: Sequence[str] | None) -> int:
     if (refusal := _closed_stream(argv)) is not None:
         raise InvalidArgument(refusal)
     args = parser.parse_args(argv)
+    invocation.json = bool(getattr(args, "json", False))
     logging.basicConfig(stream=sys.stderr, level=logging.INFO if getattr(args, "verbose", False) else logging.WARNING,
                         format="minirag: %(levelname)s: %(message)s")
     log.setLevel(logging.INFO if getattr(args, "verbose", False) else logging.NOTSET)  # even if logging was set up
@@ -636,8 +656,7 @@ def _run(argv: Sequence[str] | None) -> int:
     try:
         app = App(_config(args), one_shot=args.command == "query")
     except ConfigError as exc:
-        sys.stderr.write(f"minirag: configuration error: {message_line(exc)}\n")
-        return 1
+        return _failed(invocation.json, f"configuration error: {message_line(exc)}", 1)
     try:
         code = COMMANDS[args.command](args, app)
     finally:

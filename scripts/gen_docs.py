@@ -89,7 +89,13 @@ name minirag-mcp's users have in their client configurations (see
 - With no command, `minirag` is an MCP server on stdio; flags with no command
   (`minirag --base-dir ~/docs`) serve stdio with those flags. `minirag --version`
   prints the version.
-- `--json` prints the same object the matching MCP tool returns.
+- `--json` prints the same object the matching MCP tool returns. A command that
+  fails or is stopped (Ctrl-C, SIGTERM, SIGHUP) prints instead one object on one
+  line, `{"error": "interrupted"}`, holding its stderr line's message (without
+  `minirag: error: `) under `error`, the key a failed sync job's JSON uses, so a
+  program reading the JSON never gets empty input; the exit status stays as
+  below. `watch --json` ends its passes with that line. A usage error (exit 2)
+  is only on stderr.
 - Relative paths, including `--scope`, resolve against the current directory; a
   `--scope` that names nothing on disk is kept as a data/url source id prefix.
 - Exit status: 0 on success; 1 on any failure, reported as one line on stderr

@@ -19,6 +19,7 @@ import pytest
 from conftest import ROOT, write
 
 from minirag import cli
+from minirag.errors import InvalidArgument
 
 # The smallest valid arguments of each command (files named here exist in the `docs` fixture).
 VALID = {
@@ -565,3 +566,49 @@ def test_watch_json_whose_reader_goes_away_stops_with_one_line(world, tmp_path):
     assert proc.returncode == 0, err
     assert err.strip().splitlines()[-1] == "minirag: stdout's reader went away; stopped watching (what was synced stays)"
     assert "error" not in err
+
+
+@pytest.mark.parametrize(("signum", "code", "said"), [
+    (signal.SIGINT, 130, "interrupted; stopped watching (what was synced stays)"),
+    (signal.SIGTERM, 143, "stopped by SIGTERM"),
+])
+def test_an_interrupted_watch_json_ends_its_output_with_one_error_object(world, tmp_path, signum, code, said):
+    """Under --json, Ctrl-C or SIGTERM left stdout as it was: a program reading the JSON could not
+    tell an interrupted run from a finished one without the exit status."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen([sys.executable, "-m", "minirag", "watch", "--json"], env=env, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert json.loads(proc.stdout.readline())["kind"] == "initial"
+        proc.send_signal(signum)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == code, err
+    assert [json.loads(line) for line in out.splitlines()] == [{"error": said}]
+    assert err.strip().splitlines()[-1] == f"minirag: {said}" and "Traceback" not in err
+
+
+@pytest.mark.parametrize(("raised", "code", "said"), [
+    (KeyboardInterrupt(), 130, "interrupted"),
+    (cli._Terminated(signal.SIGTERM), 143, "stopped by SIGTERM"),
+    (InvalidArgument("no such thing"), 1, "error: no such thing"),
+    (RuntimeError("disk on fire"), 1, "internal error: RuntimeError: disk on fire"),
+])
+def test_a_json_command_that_fails_or_is_interrupted_prints_one_error_object(world, capsys, monkeypatch, raised,
+                                                                             code, said):
+    """stdout stayed empty: a program reading the JSON got no input at all. It gets the stderr line's
+    message as `error`, the key a failed sync job's JSON carries it under, and the exit status stays."""
+    from minirag.app import App
+
+    def stopped(*_args, **_kwargs):
+        raise raised
+
+    monkeypatch.setattr(App, "query", stopped)
+    assert cli.main(["query", "otters", "--json"]) == code
+    out, err = capsys.readouterr()
+    assert json.loads(out) == {"error": said.removeprefix("error: ")}
+    assert err.splitlines()[0].startswith(f"minirag: {said}")
+    assert cli.main(["query", "otters"]) == code
+    assert capsys.readouterr().out == ""
