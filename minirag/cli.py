@@ -16,6 +16,7 @@ import dataclasses
 import io
 import json
 import logging
+import math
 import os
 import shutil
 import signal
@@ -31,6 +32,7 @@ from minirag.display import fit_width, for_terminal, is_utf8, message_line, on_o
 from minirag.errors import InvalidArgument, MiniragError
 
 PROGRESS_INTERVAL_S = 10.0  # a plain progress line this often when stderr is not a terminal
+MIN_PROGRESS_INTERVAL_S = 1.0  # a line a second is already more than a log wants; shorter floods stderr
 MAX_PROGRESS_INTERVAL_S = 86_400.0  # a day; longer waits overflow the timer (and say nothing)
 log = logging.getLogger("minirag")
 
@@ -80,9 +82,22 @@ def _add_flag(parser, flag) -> None:
 def _run_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--strict", action="store_true",
                         help="exit 1 also when files that failed before still fail (for CI)")
-    parser.add_argument("--progress-interval", type=float, default=PROGRESS_INTERVAL_S, metavar="S",
+    parser.add_argument("--progress-interval", type=_progress_interval, default=PROGRESS_INTERVAL_S, metavar="S",
                         help="when stderr is not a terminal, a progress line every S seconds "
-                             f"(default {PROGRESS_INTERVAL_S:g})")
+                             f"({MIN_PROGRESS_INTERVAL_S:g} to {MAX_PROGRESS_INTERVAL_S:g}; "
+                             f"default {PROGRESS_INTERVAL_S:g})")
+
+
+def _progress_interval(value: str) -> float:
+    """--progress-interval's seconds, refused (a usage error) outside one second to a day."""
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = math.nan
+    if not MIN_PROGRESS_INTERVAL_S <= seconds <= MAX_PROGRESS_INTERVAL_S:  # NaN fails this too
+        raise argparse.ArgumentTypeError(f"must be a number of seconds from {MIN_PROGRESS_INTERVAL_S:g} to "
+                                         f"{MAX_PROGRESS_INTERVAL_S:g}, got {value!r}")
+    return seconds
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -268,9 +283,6 @@ class _Progress:
 def _run_files(args, runner) -> int:
     from minirag.ingest.progress import Progress
 
-    if not 0 < args.progress_interval <= MAX_PROGRESS_INTERVAL_S:
-        raise InvalidArgument(f"--progress-interval must be a number of seconds above 0 and at most "
-                              f"{MAX_PROGRESS_INTERVAL_S:g}, got {args.progress_interval:g}")
     progress = Progress()
     display = _Progress(args.progress_interval)
     display.start(progress)
