@@ -308,6 +308,40 @@ def test_a_model_that_loads_but_cannot_embed_is_one_line_and_binds_no_index(worl
     assert "cannot embed a text" in err and not (tmp_path / "index.db").exists()
 
 
+def _greedy_graph(path) -> None:
+    """A graph of a sentence encoder's inputs and output whose run asks for a ~400 TB tensor: ONNX
+    Runtime's allocator fails, as it does on a machine out of memory."""
+    from onnx import TensorProto, helper, save
+
+    shape = helper.make_tensor("shape", TensorProto.INT64, [3], [1, 1 << 38, 384])
+    one = helper.make_tensor("one", TensorProto.FLOAT, [1, 1, 1], [1.0])
+    nodes = [helper.make_node("Constant", [], ["shape"], value=shape), helper.make_node("Constant", [], ["one"], value=one),
+             helper.make_node("Expand", ["one", "shape"], ["last_hidden_state"])]
+    inputs = [helper.make_tensor_value_info(name, TensorProto.INT64, [None, None])
+              for name in ("input_ids", "attention_mask")]
+    graph = helper.make_graph(nodes, "greedy", inputs, [
+        helper.make_tensor_value_info("last_hidden_state", TensorProto.FLOAT, [None, None, 384])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    save(model, str(path))
+
+
+def test_a_model_the_runtime_fails_to_run_says_the_runtimes_reason_in_one_line(world, tmp_path, model_dir):
+    """Any ONNX Runtime error at the load-time probe read 'cannot embed a text (...); its model.onnx and
+    tokenizer.json must be one sentence encoder's', wrong for an allocation failure, with the runtime's
+    own multi-line message (source file, C++ signature) inside and its log line on stderr before it."""
+    folder = tmp_path / "model"
+    folder.mkdir()
+    _greedy_graph(folder / "model.onnx")
+    (folder / "tokenizer.json").symlink_to(model_dir / "tokenizer.json")
+    done = _minirag(["sync", "--model-path", str(folder)], capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    assert_one_line_failure(done.returncode, done.stderr, ["sync"])
+    assert "ONNX Runtime could not run" in done.stderr and "Failed to allocate memory for requested buffer of size " \
+        "422212465065984" in done.stderr, done.stderr
+    assert "sentence encoder" not in done.stderr and "bfc_arena" not in done.stderr, done.stderr
+    assert not (tmp_path / "index.db").exists()
+
+
 def test_a_sync_job_that_fails_for_a_reason_logs_one_line_not_a_traceback(world, tmp_path, monkeypatch, caplog):
     from minirag.app import App
     from minirag.config import load_config
