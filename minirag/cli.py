@@ -360,8 +360,8 @@ def _cmd_watch(args, app) -> int:
 def _scope(value: str | None) -> str | None:
     """A CLI scope that names a path on disk is resolved against the current directory, as every
     CLI path is; anything else (a data or url source id prefix) is kept as written."""
-    if value is None or "://" in value or os.path.isabs(value):
-        return value
+    if value is None or not value.strip() or "://" in value or os.path.isabs(value):
+        return value  # an empty one is App's to refuse, not the current folder
     resolved = os.path.abspath(value)
     return resolved if os.path.exists(resolved) else value
 

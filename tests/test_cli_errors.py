@@ -93,6 +93,42 @@ def test_a_bad_option_value_is_one_line(world, capsys, command, extra):
     assert_one_line_failure(*run(argv, capsys), argv)
 
 
+@pytest.mark.parametrize(("argv", "expected"), [
+    (["query", "otters", "--scope", ""], "scope is empty"),
+    (["query", "otters", "--scope", "notes/\x00"], "scope contains a NUL byte"),
+    (["list", "--scope", " "], "scope is empty"),
+    (["ingest-data", "--source", "note-1", "--title", "Forged\x1b[2J"], "holds control characters"),
+    (["ingest-url", "http://127.0.0.1:9/x", "--title", "a\x00b"], "holds control characters"),
+    (["query", "otters", "--top-k", "nan"], "argument --top-k: invalid int value: 'nan'"),
+    (["query", "otters", "--top-k", "99999999999999999999999"], None),
+    (["read", "{docs}/a.md", "--offset", "99999999999999999999999"], "past the end"),
+    (["read-neighbors", "--file-path", "{docs}/a.md", "--chunk-index", "99999999999999999999999"], "has no chunk"),
+    (["read-neighbors", "--file-path", "{docs}/a.md", "--chunk-index", "0", "--before", "99999999999999999999999"],
+     None),
+    (["query", "x" * 20_000], "queries take at most 10,000"),
+])
+def test_a_hostile_flag_value_is_refused_for_what_it_is(world, capsys, argv, expected):
+    """Against an index that holds the file, so that the refusal is the value's, not 'no index'."""
+    assert cli.main(["sync"]) == 0
+    capsys.readouterr()
+    code, err = run(fill(argv, world), capsys)
+    if expected is None:  # a huge count (of results, of neighbours) is cut to the most there are
+        assert code == 0 and "Traceback" not in err, err
+        return
+    assert_one_line_failure(code, err, argv[:1])
+    assert expected in err, err
+
+
+@pytest.mark.parametrize("command", ["ingest", "sync", "backup"])
+def test_an_empty_path_is_refused_not_read_as_the_current_folder(world, capsys, command, tmp_path, monkeypatch):
+    """`minirag sync ""` synced the current folder (and `ingest ""` ingested it): "" resolved to it."""
+    monkeypatch.chdir(world["docs"])
+    code, err = run([command, ""], capsys)
+    assert_one_line_failure(code, err, [command])
+    assert "the path is empty" in err
+    assert not (tmp_path / "index.db").exists() or command == "backup"
+
+
 @pytest.mark.parametrize("address", ["somewhere:port", ""])
 def test_a_bad_http_address_is_one_line(world, capsys, address):
     """An empty one (`--http "$PORT"` with PORT unset) served stdio instead, waiting on a terminal."""

@@ -735,3 +735,25 @@ async def test_scope_null_written_as_a_string_is_a_scope_not_none(make_state):
         await ok(client, "ingest_data", data="solar panels", source="seed")
         found = await ok(client, "query_documents", query="solar", scope="null")
     assert found["results"] == []
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(("tool", "arguments", "expected"), [
+    ("query_documents", {"query": "solar", "scope": ""}, "scope is empty"),
+    ("query_documents", {"query": "solar", "scope": "\x00"}, "scope contains a NUL byte"),
+    ("list_files", {"scope": "notes/\x00"}, "scope contains a NUL byte"),
+    ("list_files", {"scope": "   "}, "scope is empty"),
+    ("ingest_data", {"data": "x", "source": "s", "title": "\x00"}, "title '\\x00' holds control characters"),
+    ("ingest_data", {"data": "x", "source": "s", "title": "Two\nlines"}, "holds control characters"),
+    ("sync_start", {"path": ""}, "the path is empty"),
+    ("ingest_file", {"filePath": ""}, "the path is empty"),
+])
+async def test_an_empty_or_nul_holding_argument_is_refused_not_read_as_none(make_state, tool, arguments, expected):
+    """scope "" searched everything and "\\x00" found nothing in silence; sync_start path "" synced every
+    root; a title holding a NUL or a line break was stored as it was."""
+    async with connected(make_state()) as client:
+        await ok(client, "ingest_data", data="solar panels", source="seed")
+        text = await refused(client, tool, **arguments)
+        listed = await ok(client, "list_files")
+    assert expected in text and "\n" not in text, text
+    assert all(f["source"] != "s" for f in listed["files"])
