@@ -408,6 +408,8 @@ def _parse_roots(env: Mapping[str, str], flag_roots: Sequence[str] | None, cwd: 
     reads no folder)."""
     described: dict[str, tuple[str, str]] = {}  # raw path -> (name, description) from the object form
     if flag_roots:
+        if not all(root.strip() for root in flag_roots):  # "" would resolve to the working directory
+            raise ConfigError("--base-dir: an empty folder name; name the folder to index")
         raw_roots: list[str] = list(flag_roots)
         origin = "--base-dir"
     elif env.get("BASE_DIRS", "").strip():

@@ -409,6 +409,8 @@ def start_watching(state: ServerState) -> str | None:
 
 def parse_http(value: str) -> tuple[str, int]:
     """HOST:PORT, :PORT or PORT (host 127.0.0.1); IPv6 hosts in brackets."""
+    if not value.isprintable():  # a NUL, an escape, a direction mark: no host name holds one
+        raise ValueError(f"--http must be HOST:PORT, :PORT or PORT, got {value!r}, which holds control characters")
     host, sep, port = value.rpartition(":")
     if not sep:
         host, port = "", value

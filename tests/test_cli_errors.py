@@ -119,6 +119,20 @@ def test_a_hostile_flag_value_is_refused_for_what_it_is(world, capsys, argv, exp
     assert expected in err, err
 
 
+@pytest.mark.parametrize("roots", [[""], ["{docs}", " "]])
+def test_an_empty_base_dir_is_a_configuration_error_not_the_current_folder(world, capsys, monkeypatch, tmp_path,
+                                                                           roots):
+    """`--base-dir ""` named the current folder, past the check that refuses an unnamed home folder
+    or filesystem root as a root: run from home, a sync would index all of it."""
+    monkeypatch.chdir(tmp_path)
+    flags = [arg for root in roots for arg in ("--base-dir", root.format(**world))]
+    code, err = run(["sync", *flags], capsys)
+    assert_one_line_failure(code, err, ["sync"])
+    assert "--base-dir: an empty folder name" in err, err
+    assert cli.main(["status", "--json", *flags]) == 0
+    assert "--base-dir: an empty folder name" in json.loads(capsys.readouterr().out)["configError"]
+
+
 @pytest.mark.parametrize("command", ["ingest", "sync", "backup"])
 def test_an_empty_path_is_refused_not_read_as_the_current_folder(world, capsys, command, tmp_path, monkeypatch):
     """`minirag sync ""` synced the current folder (and `ingest ""` ingested it): "" resolved to it."""
@@ -129,12 +143,13 @@ def test_an_empty_path_is_refused_not_read_as_the_current_folder(world, capsys, 
     assert not (tmp_path / "index.db").exists() or command == "backup"
 
 
-@pytest.mark.parametrize("address", ["somewhere:port", ""])
+@pytest.mark.parametrize("address", ["somewhere:port", "", "a\x00b:8000", "\x1b[2J:8000", "evil\u202e:8000"])
 def test_a_bad_http_address_is_one_line(world, capsys, address):
-    """An empty one (`--http "$PORT"` with PORT unset) served stdio instead, waiting on a terminal."""
+    """An empty one (`--http "$PORT"` with PORT unset) served stdio instead, waiting on a terminal; a
+    host holding a NUL or an escape was refused as a host without a token, the byte written raw."""
     code, err = run(["serve", "--http", address], capsys)
     assert_one_line_failure(code, err, ["serve"])
-    assert "--http must be HOST:PORT" in err
+    assert "--http must be HOST:PORT" in err and err.isprintable() is False and err[:-1].isprintable(), err
 
 
 @pytest.mark.parametrize("command", sorted(PATH_ARGUMENTS))
