@@ -358,6 +358,15 @@ HOSTILE_CALLS = [  # (the params of a tools/call, written raw; what its answer s
     (b'{"name": "read_file", "arguments": {"source": "a\\u0000b"}}', "not indexed: a\\x00b"),
     (b'{"name": 7, "arguments": {}}', "tools/call: name must be a tool's name (a string), got 7"),
     (b'{"name": "no_such_tool", "arguments": {}}', "Unknown tool: no_such_tool"),
+    (b'{"name": "query_documents", "arguments": {"query": "%s"}}' % (b"q" * 10_000_000),
+     "query is 10,000,000 characters; queries take at most 10,000"),
+    (b'{"name": "query_documents", "arguments": {"query": "tides", "scope": ""}}', "scope is empty"),
+    (b'{"name": "read_file", "arguments": {"source": "\\ud800"}}', "not indexed: \ufffd"),
+    (b'{"name": "ingest_data", "arguments": {"data": "x", "source": "s", "meta": {"a": [1, {"b": null}]}}}',
+     "ingest_data: unknown argument 'meta'"),
+    (b'{"name": "read_chunk_neighbors", "arguments": {"source": "s", "chunkIndex": {"n": 0}}}',
+     "read_chunk_neighbors: chunkIndex must be a whole number, got an object"),
+    (b'{"name": "sync_start", "arguments": {"path": "/../../%s"}}' % (b"x" * 5000), "the path is 5007 bytes long"),
 ]
 
 
