@@ -1,4 +1,4 @@
-"""A tool call's arguments held to the JSON types its input schema declares.
+"""A tool call's arguments held to the JSON types (and enums) its input schema declares.
 
 The SDK validates arguments with pydantic in lax mode, which converts: `topK: true` ran as 1,
 `topK: "5"` as 5 and `ignored: "yes"` as true, so a client's mistake ran as some other call.
@@ -70,9 +70,13 @@ def type_error(tool: str, parameters: Mapping[str, Any], arguments: Mapping[str,
     """One line naming the first argument whose JSON type its schema does not allow, or None."""
     properties = parameters.get("properties", {})
     for name, value in arguments.items():
-        allowed = allowed_types(properties.get(name, {}))
+        schema = properties.get(name, {})
+        allowed = allowed_types(schema)
         kind = json_type(value)
         if not allowed or kind in allowed or (kind == "integer" and "number" in allowed):
+            choices = schema.get("enum")
+            if isinstance(choices, list) and value not in choices:
+                return f"{tool}: {name} must be one of {', '.join(map(repr, choices))}, got {described(value)}"
             continue
         wanted = " or ".join(_WANTED.get(t, t) for t in sorted(allowed - {"null"}))
         if "null" in allowed:

@@ -695,6 +695,9 @@ async def test_an_unexpected_exception_is_one_line_too(make_state, monkeypatch):
     ("sync_start", {"wait": "true"}, "sync_start: wait must be true or false, got the string 'true'"),
     ("query_documents", {"query": ["solar"]}, "query_documents: query must be a string, got an array"),
     ("ingest_data", {"data": {"text": "x"}, "source": "s"}, "ingest_data: data must be a string, got an object"),
+    ("ingest_data", {"data": "x", "source": "s", "format": "pdf"},
+     "ingest_data: format must be one of 'text', 'markdown', 'html', got the string 'pdf'"),
+    ("ingest_data", {"data": "x", "source": "s", "format": "Markdown"}, "ingest_data: format must be one of"),
 ])
 async def test_an_argument_of_the_wrong_json_type_is_refused_by_name_never_converted(make_state, tool, arguments,
                                                                                     expected):
