@@ -333,8 +333,9 @@ def unknown_arguments_error(name: str, known: list[str], arguments: Mapping[str,
 class _Server(MCPServer):
     """The SDK's server, with each lone surrogate in the arguments read as U+FFFD, arguments that fail
     the input schema answered in one line, an argument the tool does not take refused by name (the SDK would drop it silently: a misspelt
-    `top_k` or `filepath` would run the call without it), and one of another JSON type than its schema's
-    refused by name (the SDK would convert it: `topK: true` ran as 1)."""
+    `top_k` or `filepath` would run the call without it), one of another JSON type than its schema's
+    refused by name (the SDK would convert it: `topK: true` ran as 1), and every refusal starting with the
+    tool's name alone."""
 
     async def call_tool(self, name, arguments, context=None):
         # As stdio reads a line (stdio_transport.repair), for every transport and an in-process client:
@@ -356,6 +357,8 @@ class _Server(MCPServer):
                     and cause.title == arguments_model_title(name)):
                 raise ToolError(f"{name}: " + "; ".join(
                     _argument_error(e) for e in cause.errors()[:5])) from cause
+            if type(exc) is ToolError and type(cause) is ToolError:  # the tool's own refusal, which the SDK
+                raise ToolError(f"{name}: {cause}") from cause   # prefixed 'Error executing tool NAME: '
             raise
 
 

@@ -760,3 +760,19 @@ async def test_an_empty_or_nul_holding_argument_is_refused_not_read_as_none(make
         listed = await ok(client, "list_files")
     assert expected in text and "\n" not in text, text
     assert all(f["source"] != "s" for f in listed["files"])
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(("tool", "arguments", "expected"), [
+    ("query_documents", {"query": "solar", "topK": -1}, "query_documents: topK must be at least 1, got -1"),
+    ("query_documents", {"query": "solar", "topK": "1"}, "query_documents: topK must be a whole number, got the string '1'"),
+    ("read_file", {"source": "nope"}, "read_file: not indexed: nope"),
+    ("read_file", {}, "read_file: provide exactly one of filePath or source"),
+])
+async def test_every_tool_error_starts_with_its_tool_and_nothing_else(make_state, tool, arguments, expected):
+    """A refusal of an argument's type read 'query_documents: ...' and one of its value 'Error executing
+    tool query_documents: ...': two shapes of one kind of line."""
+    async with connected(make_state()) as client:
+        await ok(client, "ingest_data", data="solar panels", source="seed")
+        text = await refused(client, tool, **arguments)
+    assert text == expected, text
