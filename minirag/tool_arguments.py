@@ -90,9 +90,11 @@ def call_shape_error(params: Any) -> str | None:
     (a tool name that is no string, arguments that are no JSON object), or None. The SDK answers
     those with a bare 'Invalid request parameters'."""
     if not isinstance(params, Mapping):
-        return None  # no params at all: the SDK's own answer names what is missing
+        return 'tools/call: params are required: {"name": tool, "arguments": {...}}'
     name = params.get("name")
-    if "name" in params and not isinstance(name, str):
+    if "name" not in params:
+        return "tools/call: name is required (the tool to call)"
+    if not isinstance(name, str):
         return f"tools/call: name must be a tool's name (a string), got {described(name)}"
     arguments = params.get("arguments")
     if arguments is not None and not isinstance(arguments, Mapping):
