@@ -648,7 +648,8 @@ def _run(argv: Sequence[str] | None, invocation: _Invocation) -> int:
     if (refusal := _closed_stream(argv)) is not None:
         raise InvalidArgument(refusal)
     args = parser.parse_args(argv)
-    invocation.json = bool(getattr(args, "json", False))
+    # Never when serving: on stdio, stdout carries the protocol's messages and nothing else.
+    invocation.json = bool(getattr(args, "json", False)) and args.command != "serve"
     logging.basicConfig(stream=sys.stderr, level=logging.INFO if getattr(args, "verbose", False) else logging.WARNING,
                         format="minirag: %(levelname)s: %(message)s")
     log.setLevel(logging.INFO if getattr(args, "verbose", False) else logging.NOTSET)  # even if logging was set up

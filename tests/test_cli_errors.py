@@ -697,3 +697,17 @@ def test_a_json_command_that_fails_or_is_interrupted_prints_one_error_object(wor
     assert err.splitlines()[0].startswith(f"minirag: {said}")
     assert cli.main(["query", "otters"]) == code
     assert capsys.readouterr().out == ""
+
+
+def test_serve_json_that_fails_writes_nothing_to_stdout_the_protocols_stream(world, capsys, monkeypatch):
+    """stdout is the MCP protocol's when serving stdio: an error object there is no JSON-RPC message."""
+    from minirag import server_state
+
+    def broken(_args):
+        raise InvalidArgument("no such thing")
+
+    monkeypatch.setattr(server_state, "load_state", broken)
+    code = cli.main(["serve", "--json"])
+    out, err = capsys.readouterr()
+    assert code == 1 and err == "minirag: error: no such thing\n"
+    assert out == ""
