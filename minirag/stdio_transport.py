@@ -43,6 +43,7 @@ from pydantic import ValidationError
 from minirag._compat.mcp import last_context, lowlevel_server
 from minirag.display import shown
 from minirag.ingest.text_repair import without_lone_surrogates as text_without_lone_surrogates
+from minirag.tool_arguments import described
 
 INVALID_REQUEST = -32600
 INVALID_PARAMS = -32602
@@ -112,8 +113,6 @@ def odd_params_reply(line: str) -> types.JSONRPCError | None:
     if not isinstance(request_id, (str, int)) or isinstance(request_id, bool) or params is None \
             or isinstance(params, dict):
         return None
-    from minirag.tool_arguments import described
-
     return types.JSONRPCError(jsonrpc="2.0", id=request_id, error=types.ErrorData(
         code=INVALID_PARAMS, message=f"Invalid params: {shown(message['method'], 60)}'s params must be a JSON "
                                      f"object, got {described(params)}"))
