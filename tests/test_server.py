@@ -776,3 +776,37 @@ async def test_every_tool_error_starts_with_its_tool_and_nothing_else(make_state
         await ok(client, "ingest_data", data="solar panels", source="seed")
         text = await refused(client, tool, **arguments)
     assert text == expected, text
+
+
+HOSTILE_VALUES = [float("nan"), float("inf"), -float("inf"), 1e308, -1, 2**64, True, None, "", " ", "\x00", "a\ud800",
+                  "x" * 100_000, "../" * 50 + "etc/passwd", {"a": [1]}, [1, 2]]
+
+
+@pytest.mark.anyio
+async def test_every_argument_of_every_tool_given_hostile_values_gets_an_answer_or_one_clear_line(make_state, docs):
+    """The sweep: NaN, infinities, 1e308, -1, 2**64, booleans, null, empty and blank strings, a NUL, a lone
+    surrogate, 100,000 characters, a path climbing out, an object and an array, into each argument of
+    each tool, the others valid. Each call is answered or refused in one line that is no internal
+    error, and the server answers status afterwards."""
+    base = {"sync_start": {}, "sync_status": {"jobId": "nope"}, "sync_cancel": {"jobId": "nope"},
+            "ingest_file": {"filePath": str(docs / "solar.md")}, "ingest_data": {"data": "x", "source": "hostile"},
+            "ingest_url": {"url": "http://127.0.0.1:9/"}, "query_documents": {"query": "solar"},
+            "read_chunk_neighbors": {"source": "seed", "chunkIndex": 0}, "read_file": {"source": "seed"},
+            "list_files": {}, "list_collections": {}, "delete_file": {"source": "nothing-here"}, "status": {}}
+    assert set(base) == ALL_TOOLS
+    answers = []
+    async with connected(make_state()) as client:
+        await ok(client, "ingest_data", data="solar panels", source="seed")
+        for tool in (await client.list_tools()).tools:
+            for name in tool.input_schema.get("properties", {}):
+                for value in HOSTILE_VALUES:
+                    result = await client.call_tool(tool.name, base[tool.name] | {name: value})
+                    answers.append((tool.name, name, value, result))
+        assert not (await client.call_tool("status", {})).is_error
+    assert len(answers) > 400
+    for tool, name, value, result in answers:
+        text = result.content[0].text if result.content else ""
+        where = (tool, name, repr(value)[:40], text[:300])
+        if result.is_error:
+            assert text.startswith(f"{tool}: ") and "\n" not in text and len(text) < 600, where
+            assert "internal error" not in text, where
