@@ -711,3 +711,41 @@ def test_serve_json_that_fails_writes_nothing_to_stdout_the_protocols_stream(wor
     out, err = capsys.readouterr()
     assert code == 1 and err == "minirag: error: no such thing\n"
     assert out == ""
+
+
+HOSTILE_FLAG_VALUES = ["", " ", "\x00", "nan", "-1", "1e308", "x" * 5000, "a\udcff", "\x1b[2J"]
+SWEPT = {  # the command with its valid arguments, and the options swept through HOSTILE_FLAG_VALUES
+    "query": (["query", "otters"], ["QUERY", "--top-k", "--scope", "--collection", "--db-path", "--model-path",
+                                    "--model-name", "--cache-dir", "--include", "--exclude", "--base-dir"]),
+    "status": (["status"], ["--base-dir", "--db-path", "--model-path", "--model-name", "--cache-dir", "--include",
+                            "--exclude", "--litestream-config"]),
+    "sync": (["sync"], ["PATH", "--progress-interval", "--model-path", "--model-name", "--include", "--exclude"]),
+    "ingest": (["ingest", "{docs}/a.md"], ["PATH", "--progress-interval", "--model-path", "--include"]),
+    "serve": (["serve", "--http", "127.0.0.1:9"], ["--http"]),  # never a valid address: nothing is served
+}
+
+
+@pytest.mark.parametrize("command", sorted(SWEPT))
+def test_every_swept_option_given_hostile_values_ends_in_output_or_one_line(world, capsys, command, tmp_path,
+                                                                            monkeypatch):
+    """The CLI's half of the sweep: an empty or blank value, a NUL, nan, -1, 1e308, 5,000 characters,
+    bytes that are no UTF-8 and a terminal escape, into each option (or the positional argument) of
+    query, status, sync, ingest and serve, the rest valid and an index present. Each run ends in its
+    output or one line on stderr, never a traceback, and the index still answers a query after."""
+    monkeypatch.chdir(tmp_path)  # a relative value (`--cache-dir nan`) makes its folder here
+    assert cli.main(["sync"]) == 0
+    capsys.readouterr()
+    argv, options = SWEPT[command]
+    for option in options:
+        for value in HOSTILE_FLAG_VALUES:
+            if command == "serve" and value in ("", " ", "nan", "-1", "1e308"):
+                continue  # a port alone (`--http 9`) or none would serve: serve's own test tries those
+            args = fill(argv, world)
+            args = [args[0], value, *args[2:]] if option in ("QUERY", "PATH") else [*args, option, value]
+            code, err = run(args, capsys)
+            assert "Traceback" not in err and "internal error" not in err, (args[:4], err[:300])
+            if not value.strip() and option in ("QUERY", "PATH", "--scope", "--base-dir") and command != "status":
+                assert code != 0, (args[:4], "an empty one named the current folder, or everything")
+            if code != 0:
+                assert_one_line_failure(code, err, [command, option, value[:20]])
+    assert cli.main(["query", "otters"]) == 0
