@@ -749,3 +749,15 @@ def test_every_swept_option_given_hostile_values_ends_in_output_or_one_line(worl
             if code != 0:
                 assert_one_line_failure(code, err, [command, option, value[:20]])
     assert cli.main(["query", "otters"]) == 0
+
+
+@pytest.mark.parametrize("flag", ["--db-path", "--cache-dir", "--model-path", "--litestream-config"])
+def test_a_blank_path_setting_is_a_configuration_error_not_a_file_named_blank(world, capsys, monkeypatch, tmp_path,
+                                                                              flag):
+    """`--db-path " "` wrote the index to a file named ' ' in the current folder (and ' .sync.lock'
+    beside it): a blank value names no path, as an empty one names none."""
+    monkeypatch.chdir(tmp_path)
+    code, err = run(["sync", flag, " "], capsys)
+    assert_one_line_failure(code, err, [flag])
+    assert "a blank value names no path" in err, err
+    assert not any(path.name.strip() == "" or path.name.startswith(" ") for path in tmp_path.iterdir())
