@@ -99,8 +99,9 @@ name minirag-mcp's users have in their client configurations (see
 - Relative paths, including `--scope`, resolve against the current directory; a
   `--scope` that names nothing on disk is kept as a data/url source id prefix. An
   empty path, `--scope` or `--base-dir` (`""`) is refused, never read as the
-  current directory, as is a `--title` holding a control character (a title is
-  one line).
+  current directory, as is a blank `--db-path`, `--cache-dir`, `--model-path` or
+  `--litestream-config` (`" "`, which named a file of spaces there) and a
+  `--title` holding a control character (a title is one line).
 - Exit status: 0 on success; 1 on any failure, reported as one line on stderr
   (`minirag: error: ...`, never a traceback; `-v` adds the details of an internal
   error); 2 for a usage error; 130 after Ctrl-C; 143 after SIGTERM and 129 after
