@@ -124,8 +124,11 @@ def visible(text: str) -> bool:
 
 
 def check_path_argument(path: str | Path) -> None:
-    """A path argument the operating system can take: no NUL byte, not longer than PATH_MAX."""
+    """A path argument the operating system can take: not empty (which would resolve to the current
+    folder), no NUL byte, not longer than PATH_MAX."""
     text = os.fspath(path)
+    if not text:
+        raise InvalidArgument("the path is empty")
     if "\x00" in text:
         raise InvalidArgument("the path contains a NUL byte")
     size = len(text.encode("utf-8", errors="surrogateescape"))
@@ -139,6 +142,9 @@ def check_title_argument(title: str | None) -> None:
 
     if title is not None and len(title) > MAX_TITLE_CHARS:
         raise InvalidArgument(f"title is {len(title)} characters; titles take at most {MAX_TITLE_CHARS}")
+    if title is not None and any(unicodedata.category(ch) == "Cc" for ch in title):
+        raise InvalidArgument(f"title {shown(repr(title), 120)} holds control characters (a NUL, a line break, "
+                              "an escape); a title is one line of text")
 
 
 def _require_id(source: str) -> None:
@@ -358,6 +364,10 @@ class App:
     def search_scope(self, scope: str | None) -> str | None:
         """A scope as sources are stored: an absolute path normalized (`..`, `.`, a trailing
         `/.`), and one reached through a symlink to a root spelled under that root."""
+        if scope is not None and not scope.strip():
+            raise InvalidArgument("scope is empty: give a folder, a file or a source-id prefix, or leave scope out")
+        if scope is not None and "\x00" in scope:
+            raise InvalidArgument("scope contains a NUL byte, which no path or source id holds")
         if scope and len(scope) > MAX_PATH_BYTES:  # no source is longer; resolving it costs time in its square
             raise InvalidArgument(f"scope is {len(scope)} characters long; no path or source id is longer than "
                                   f"{MAX_PATH_BYTES}")
@@ -548,7 +558,7 @@ class App:
         from minirag.store.lock import SyncLock
 
         self.refuse_if_read_only("sync")
-        target = Path(self.file_source(path)[0]) if path else None
+        target = Path(self.file_source(path)[0]) if path is not None else None
         self.encoder  # noqa: B018 - loaded before the lock's folder is made: a missing model leaves nothing behind
         with SyncLock(self.config.db_path):
             return self._sync_locked(target, progress or Progress(), on_change)
@@ -557,7 +567,7 @@ class App:
     def start_sync(self, path: str | None = None) -> SyncJob:
         """A sync pass in a background job; the lock is taken before this returns."""
         self.refuse_if_read_only("sync_start")
-        target = Path(self.file_source(path, must_be_absolute=True, argument="path")[0]) if path else None
+        target = Path(self.file_source(path, must_be_absolute=True, argument="path")[0]) if path is not None else None
         return self.jobs.start(lambda progress: self._sync_locked(target, progress, None))
 
     def sync_job(self, job_id: str) -> SyncJob:

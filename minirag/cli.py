@@ -16,6 +16,7 @@ import dataclasses
 import io
 import json
 import logging
+import math
 import os
 import shutil
 import signal
@@ -31,6 +32,7 @@ from minirag.display import fit_width, for_terminal, is_utf8, message_line, on_o
 from minirag.errors import InvalidArgument, MiniragError
 
 PROGRESS_INTERVAL_S = 10.0  # a plain progress line this often when stderr is not a terminal
+MIN_PROGRESS_INTERVAL_S = 1.0  # a line a second is already more than a log wants; shorter floods stderr
 MAX_PROGRESS_INTERVAL_S = 86_400.0  # a day; longer waits overflow the timer (and say nothing)
 log = logging.getLogger("minirag")
 
@@ -80,9 +82,22 @@ def _add_flag(parser, flag) -> None:
 def _run_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--strict", action="store_true",
                         help="exit 1 also when files that failed before still fail (for CI)")
-    parser.add_argument("--progress-interval", type=float, default=PROGRESS_INTERVAL_S, metavar="S",
+    parser.add_argument("--progress-interval", type=_progress_interval, default=PROGRESS_INTERVAL_S, metavar="S",
                         help="when stderr is not a terminal, a progress line every S seconds "
-                             f"(default {PROGRESS_INTERVAL_S:g})")
+                             f"({MIN_PROGRESS_INTERVAL_S:g} to {MAX_PROGRESS_INTERVAL_S:g}; "
+                             f"default {PROGRESS_INTERVAL_S:g})")
+
+
+def _progress_interval(value: str) -> float:
+    """--progress-interval's seconds, refused (a usage error) outside one second to a day."""
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = math.nan
+    if not MIN_PROGRESS_INTERVAL_S <= seconds <= MAX_PROGRESS_INTERVAL_S:  # NaN fails this too
+        raise argparse.ArgumentTypeError(f"must be a number of seconds from {MIN_PROGRESS_INTERVAL_S:g} to "
+                                         f"{MAX_PROGRESS_INTERVAL_S:g}, got {value!r}")
+    return seconds
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -268,9 +283,6 @@ class _Progress:
 def _run_files(args, runner) -> int:
     from minirag.ingest.progress import Progress
 
-    if not 0 < args.progress_interval <= MAX_PROGRESS_INTERVAL_S:
-        raise InvalidArgument(f"--progress-interval must be a number of seconds above 0 and at most "
-                              f"{MAX_PROGRESS_INTERVAL_S:g}, got {args.progress_interval:g}")
     progress = Progress()
     display = _Progress(args.progress_interval)
     display.start(progress)
@@ -342,15 +354,14 @@ def _cmd_watch(args, app) -> int:
     if reader_gone.is_set():
         sys.stderr.write("minirag: stdout's reader went away; stopped watching (what was synced stays)\n")
         return 0
-    sys.stderr.write("minirag: interrupted; stopped watching (what was synced stays)\n")
-    return 130
+    return _failed(args.json, "interrupted; stopped watching (what was synced stays)", 130)
 
 
 def _scope(value: str | None) -> str | None:
     """A CLI scope that names a path on disk is resolved against the current directory, as every
     CLI path is; anything else (a data or url source id prefix) is kept as written."""
-    if value is None or "://" in value or os.path.isabs(value):
-        return value
+    if value is None or not value.strip() or "://" in value or os.path.isabs(value):
+        return value  # an empty one is App's to refuse, not the current folder
     resolved = os.path.abspath(value)
     return resolved if os.path.exists(resolved) else value
 
@@ -567,29 +578,49 @@ def _closed_stream(argv: Sequence[str]) -> str | None:
     return None
 
 
+class _Invocation:
+    """What main() learns of the command line once it is parsed: whether --json was given."""
+
+    def __init__(self) -> None:
+        self.json = False
+
+
+def _failed(as_json: bool, message: str, code: int, line: str | None = None) -> int:
+    """Say why the command ended without its result: one line on stderr (`line`, by default
+    `minirag: {message}`) and, with --json, one object on stdout holding `message` as `error`, the key a
+    failed sync job's JSON holds it under, so a program reading the JSON gets input. Returns `code`."""
+    sys.stderr.write((line or f"minirag: {message}") + "\n")
+    if as_json:
+        from minirag.results import failure
+
+        with contextlib.suppress(OSError, ValueError):  # its reader gone (`| head`): the status says it
+            sys.stdout.write(_json(failure(message)) + "\n")
+            sys.stdout.flush()
+    return code
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run one command; every failure is one line on stderr (exit 1; usage errors 2; Ctrl-C 130)."""
+    """Run one command; every failure is one line on stderr (exit 1; usage errors 2; Ctrl-C 130), and
+    with --json one error object on stdout too."""
     verbose = "-v" in (argv if argv is not None else sys.argv[1:]) or "--verbose" in (argv or sys.argv[1:])
     _fill_closed_descriptors()
     if argv is None:  # the process's own streams, not a caller's
         _escape_what_output_cannot_encode()
+    invocation = _Invocation()
     try:
-        return _run(argv)
+        return _run(argv, invocation)
     except _Terminated as exc:
-        sys.stderr.write(f"minirag: stopped by {signal.Signals(exc.signum).name}\n")
-        return 128 + exc.signum
+        return _failed(invocation.json, f"stopped by {signal.Signals(exc.signum).name}", 128 + exc.signum)
     except KeyboardInterrupt:
-        sys.stderr.write("minirag: interrupted\n")
-        return 130
+        return _failed(invocation.json, "interrupted", 130)
     except MiniragError as exc:
-        sys.stderr.write(f"minirag: error: {message_line(exc)}\n")
-        return 1
+        return _failed(invocation.json, message_line(exc), 1, line=f"minirag: error: {message_line(exc)}")
     except Exception as exc:  # noqa: BLE001 - a bug still gets one line; -v shows the traceback
         if verbose:
             log.exception("internal error")
-        sys.stderr.write(f"minirag: internal error: {type(exc).__name__}: {message_line(exc)} "
-                         "(rerun with -v for the details, and please report it)\n")
-        return 1
+        message = f"internal error: {type(exc).__name__}: {message_line(exc)}"
+        return _failed(invocation.json, message, 1,
+                       line=f"minirag: {message} (rerun with -v for the details, and please report it)")
 
 
 def _command_first(parser: argparse.ArgumentParser, argv: list[str]) -> list[str]:
@@ -605,7 +636,7 @@ def _command_first(parser: argparse.ArgumentParser, argv: list[str]) -> list[str
     return ["serve", *argv]
 
 
-def _run(argv: Sequence[str] | None) -> int:
+def _run(argv: Sequence[str] | None, invocation: _Invocation) -> int:
     parser = build_parser()
     whole_process = argv is None  # run as the `minirag` program, not called from other code
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -617,6 +648,8 @@ def _run(argv: Sequence[str] | None) -> int:
     if (refusal := _closed_stream(argv)) is not None:
         raise InvalidArgument(refusal)
     args = parser.parse_args(argv)
+    # Never when serving: on stdio, stdout carries the protocol's messages and nothing else.
+    invocation.json = bool(getattr(args, "json", False)) and args.command != "serve"
     logging.basicConfig(stream=sys.stderr, level=logging.INFO if getattr(args, "verbose", False) else logging.WARNING,
                         format="minirag: %(levelname)s: %(message)s")
     log.setLevel(logging.INFO if getattr(args, "verbose", False) else logging.NOTSET)  # even if logging was set up
@@ -636,8 +669,7 @@ def _run(argv: Sequence[str] | None) -> int:
     try:
         app = App(_config(args), one_shot=args.command == "query")
     except ConfigError as exc:
-        sys.stderr.write(f"minirag: configuration error: {message_line(exc)}\n")
-        return 1
+        return _failed(invocation.json, f"configuration error: {message_line(exc)}", 1)
     try:
         code = COMMANDS[args.command](args, app)
     finally:

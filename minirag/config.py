@@ -341,6 +341,8 @@ def parse_bool(name: str, raw: str) -> bool:
 
 def _resolve(name: str, raw: str, cwd: Path) -> Path:
     """`raw` (a setting's value) as an absolute path; a value no path can be made of is a ConfigError."""
+    if not raw.strip():  # a flag's " ": a file or folder named by spaces in the working directory
+        raise ConfigError(f"{name}: a blank value names no path; name one, or leave it unset")
     try:
         path = (cwd / Path(raw).expanduser()).resolve()
         path.exists()  # raises for what no later check should meet: a name too long, a NUL
@@ -408,6 +410,8 @@ def _parse_roots(env: Mapping[str, str], flag_roots: Sequence[str] | None, cwd: 
     reads no folder)."""
     described: dict[str, tuple[str, str]] = {}  # raw path -> (name, description) from the object form
     if flag_roots:
+        if not all(root.strip() for root in flag_roots):  # "" would resolve to the working directory
+            raise ConfigError("--base-dir: an empty folder name; name the folder to index")
         raw_roots: list[str] = list(flag_roots)
         origin = "--base-dir"
     elif env.get("BASE_DIRS", "").strip():

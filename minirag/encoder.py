@@ -9,6 +9,7 @@ so cosine distance is 1 - dot product.
 from __future__ import annotations
 
 import os
+import re
 import threading
 import unicodedata
 from collections.abc import Callable, Sequence
@@ -92,7 +93,7 @@ class Encoder:
                                             else ort.GraphOptimizationLevel.ORT_ENABLE_ALL)
         if one_shot:
             options.add_session_config_entry("session.disable_prepacking", "1")
-        options.log_severity_level = 3
+        options.log_severity_level = 4  # fatal only: a failed run is reported once, as the error raised here
         # Idle intra-op threads busy-wait by default, taking the cores a query's SQL
         # and matrix product run on (what spinning costs: see docs/benchmarks.md).
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
@@ -241,8 +242,11 @@ class Encoder:
         except MemoryError:
             raise
         except Exception as exc:  # noqa: BLE001 - ONNX Runtime's errors are no common type
+            if not is_mismatch(exc):  # the graph fits; running it failed (memory, a kernel)
+                raise ModelUnavailable(f"ONNX Runtime could not run the model {self.files.onnx_path}: "
+                                       f"{runtime_reason(exc)}") from None
             raise ModelUnavailable(
-                f"the model {self.files.onnx_path} cannot embed a text ({type(exc).__name__}: {exc}); its "
+                f"the model {self.files.onnx_path} cannot embed a text ({runtime_reason(exc)}); its "
                 f"model.onnx and {self.files.tokenizer_path.name} must be one sentence encoder's (a transformer "
                 "taking input_ids and attention_mask)") from None
 
@@ -273,3 +277,26 @@ class Encoder:
             pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)
         return pooled / np.clip(norms, 1e-12, None)
+
+
+# ONNX Runtime's error classes (its pybind module's) that say the graph does not take what a sentence
+# encoder is given; any other (FAIL, RUNTIME_EXCEPTION, EP_FAIL) is a run that failed.
+MISMATCH_ERRORS = {"InvalidArgument", "InvalidGraph", "NotImplemented"}
+_ORT_PREFIX = re.compile(r"^\[ONNXRuntimeError\] : \d+ : \w+ : ")
+_SOURCE_LOCATION = re.compile(r"^\S+\.(?:cc|cpp|h):\d+ [^()]*\([^()]*\)(?: const)?\s*")
+
+
+def is_mismatch(exc: Exception) -> bool:
+    """Whether `exc`, raised running the model, says the model and its tokenizer are not a sentence
+    encoder's (inputs it lacks, an output of another shape, token ids past its table)."""
+    return isinstance(exc, (ValueError, IndexError, KeyError)) or type(exc).__name__ in MISMATCH_ERRORS
+
+
+def runtime_reason(exc: Exception) -> str:
+    """ONNX Runtime's own reason in one line: its status message, without the error code in front
+    nor the C++ source file and function it was raised in."""
+    text = _ORT_PREFIX.sub("", str(exc).strip())
+    if "Status Message: " in text:
+        text = text.split("Status Message: ", 1)[1]
+    text = _SOURCE_LOCATION.sub("", text)
+    return next((line.strip() for line in text.splitlines() if line.strip()), type(exc).__name__)

@@ -303,6 +303,12 @@ def _progress(value: Progress) -> dict:
     return progress_fields(value)
 
 
+def failure(message: str) -> dict:
+    """What a --json command prints when it ends without its result (an error, Ctrl-C): the one line
+    it says on stderr, under the key a failed sync job's JSON holds its error under."""
+    return {"error": message}
+
+
 def job_started(job: SyncJob) -> dict:
     """sync_start's answer when it does not wait."""
     return {"jobId": job.job_id}

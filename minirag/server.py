@@ -27,6 +27,7 @@ import anyio.to_thread
 
 from minirag._compat.mcp import (
     arguments_model_title,
+    arguments_taken_as_sent,
     drop_request_handler,
     sdk_logging_left_to_the_root,
     sdk_models_built_on_first_use,
@@ -36,7 +37,8 @@ from minirag._compat.mcp import (
 with sdk_models_built_on_first_use():
     from mcp.server.mcpserver import Context, MCPServer
     from mcp.server.mcpserver.exceptions import ToolError
-    from mcp.types import ToolAnnotations
+    from mcp.shared.exceptions import MCPError
+    from mcp.types import INVALID_PARAMS, ToolAnnotations
     from pydantic import Field, ValidationError
 
 from minirag import __version__
@@ -49,6 +51,7 @@ from minirag.instructions import build_instructions
 from minirag.results import fit_list, job_started, payload, query_result, within_budget
 from minirag.server_state import ServerState, load_state
 from minirag.stdio_transport import serve_stdio, without_lone_surrogates
+from minirag.tool_arguments import call_shape_error, type_error
 from minirag.values import ConfigFailure
 
 log = logging.getLogger(__name__)
@@ -307,6 +310,7 @@ def register(server: MCPServer, state: ServerState) -> None:
             # The schema says what call_tool enforces: an argument not listed is refused.
             if (schema := tool_parameters(server, fn.__name__)) is not None:
                 schema["additionalProperties"] = False
+            arguments_taken_as_sent(server, fn.__name__)
 
 
 def unknown_arguments_error(name: str, known: list[str], arguments: Mapping[str, Any]) -> str | None:
@@ -328,8 +332,10 @@ def unknown_arguments_error(name: str, known: list[str], arguments: Mapping[str,
 
 class _Server(MCPServer):
     """The SDK's server, with each lone surrogate in the arguments read as U+FFFD, arguments that fail
-    the input schema answered in one line, and an argument the tool does not take refused by name (the SDK would drop it silently: a misspelt
-    `top_k` or `filepath` would run the call without it)."""
+    the input schema answered in one line, an argument the tool does not take refused by name (the SDK would drop it silently: a misspelt
+    `top_k` or `filepath` would run the call without it), one of another JSON type than its schema's
+    refused by name (the SDK would convert it: `topK: true` ran as 1), and every refusal starting with the
+    tool's name alone."""
 
     async def call_tool(self, name, arguments, context=None):
         # As stdio reads a line (stdio_transport.repair), for every transport and an in-process client:
@@ -337,7 +343,8 @@ class _Server(MCPServer):
         arguments = without_lone_surrogates(arguments)
         parameters = tool_parameters(self, name)
         if parameters is not None and isinstance(arguments, Mapping):
-            refusal = unknown_arguments_error(name, list(parameters.get("properties", {})), arguments)
+            refusal = (unknown_arguments_error(name, list(parameters.get("properties", {})), arguments)
+                       or type_error(name, parameters, arguments))
             if refusal is not None:
                 raise ToolError(refusal)
         try:
@@ -350,7 +357,18 @@ class _Server(MCPServer):
                     and cause.title == arguments_model_title(name)):
                 raise ToolError(f"{name}: " + "; ".join(
                     _argument_error(e) for e in cause.errors()[:5])) from cause
+            if type(exc) is ToolError and type(cause) is ToolError:  # the tool's own refusal, which the SDK
+                raise ToolError(f"{name}: {cause}") from cause   # prefixed 'Error executing tool NAME: '
             raise
+
+
+async def _refuse_malformed_calls(ctx, call_next):
+    """Server middleware: a tools/call whose arguments are no JSON object (an array, a string) or whose
+    tool name is no string is answered -32602 with what is wrong, before the SDK's validation
+    answers 'Invalid request parameters' and nothing more."""
+    if ctx.method == "tools/call" and (refusal := call_shape_error(ctx.params)) is not None:
+        raise MCPError(code=INVALID_PARAMS, message=refusal)
+    return await call_next(ctx)
 
 
 def _argument_error(error: dict) -> str:
@@ -370,7 +388,8 @@ def build_server(state: ServerState) -> MCPServer:
     collections = state.config.collections if state.config is not None else ()
     with sdk_logging_left_to_the_root():
         server = _Server("minirag", version=__version__, log_level="WARNING", instructions=build_instructions(
-            read_only=state.read_only, collections=[(c.name, c.description) for c in collections]))
+            read_only=state.read_only, collections=[(c.name, c.description) for c in collections]),
+            middleware=[_refuse_malformed_calls])
     register(server, state)
     for method in UNOFFERED:
         drop_request_handler(server, method)
@@ -393,6 +412,8 @@ def start_watching(state: ServerState) -> str | None:
 
 def parse_http(value: str) -> tuple[str, int]:
     """HOST:PORT, :PORT or PORT (host 127.0.0.1); IPv6 hosts in brackets."""
+    if not value.isprintable():  # a NUL, an escape, a direction mark: no host name holds one
+        raise ValueError(f"--http must be HOST:PORT, :PORT or PORT, got {value!r}, which holds control characters")
     host, sep, port = value.rpartition(":")
     if not sep:
         host, port = "", value

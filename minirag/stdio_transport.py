@@ -9,7 +9,10 @@ SDK untouched.
 
 A request whose id is no string or integer (an object, a float, true, null) the
 SDK reads as a notification, dropping the id, and answers nothing: such a line is
-answered here with an invalid-request error of id null instead.
+answered here with an invalid-request error of id null instead. A request whose
+params are no JSON object (an array, a string, a number) the SDK cannot read as
+a request; its error went out with id null, which the client cannot match to its
+request: it is answered here with its own id, invalid params (-32602), saying so.
 
 A line the SDK cannot read at all (not JSON, JSON nested past its parser's
 depth limit, JSON that is no JSON-RPC message) it passes on as an exception
@@ -43,8 +46,10 @@ from pydantic import ValidationError
 from minirag._compat.mcp import last_context, lowlevel_server
 from minirag.display import shown
 from minirag.ingest.text_repair import without_lone_surrogates as text_without_lone_surrogates
+from minirag.tool_arguments import described
 
 INVALID_REQUEST = -32600
+INVALID_PARAMS = -32602
 MAX_DETAIL = 200
 
 log = logging.getLogger(__name__)
@@ -52,6 +57,8 @@ log = logging.getLogger(__name__)
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 # An "id" key whose value starts as neither a string nor an integer: only such lines are parsed to look closer.
 _ODD_ID = re.compile(r'"id"\s*:\s*(?!"|-?\d+\s*[,}])')
+# A "params" key whose value starts as neither an object nor null: only such lines are parsed to look closer.
+_ODD_PARAMS = re.compile(r'"params"\s*:\s*(?!\{|null\b)')
 
 
 def repair(line: str) -> str:
@@ -94,6 +101,26 @@ def odd_id_reply(line: str) -> types.JSONRPCError | None:
                                       + shown(json.dumps(request_id), 60)))
 
 
+def odd_params_reply(line: str) -> types.JSONRPCError | None:
+    """The error answering `line` when it is a request (of a usable id) whose params are no JSON
+    object, else None."""
+    if not _ODD_PARAMS.search(line):
+        return None
+    try:
+        message = json.loads(line)
+    except (ValueError, RecursionError):
+        return None  # the SDK's parser answers it
+    if not isinstance(message, dict) or not isinstance(message.get("method"), str):
+        return None
+    request_id, params = message.get("id"), message.get("params")
+    if not isinstance(request_id, (str, int)) or isinstance(request_id, bool) or params is None \
+            or isinstance(params, dict):
+        return None
+    return types.JSONRPCError(jsonrpc="2.0", id=request_id, error=types.ErrorData(
+        code=INVALID_PARAMS, message=f"Invalid params: {shown(message['method'], 60)}'s params must be a JSON "
+                                     f"object, got {described(params)}"))
+
+
 class _RepairedLines:
     """What the SDK's stdin reader iterates: the lines of `text`, repaired.
 
@@ -122,7 +149,7 @@ class _RepairedLines:
         while (line := await anyio.to_thread.run_sync(self._lines.get, abandon_on_cancel=True)) is not None:
             if not line.strip():  # a blank line carries no message: nothing to answer
                 continue
-            if self._write is not None and (refusal := odd_id_reply(line)) is not None:
+            if self._write is not None and (refusal := odd_id_reply(line) or odd_params_reply(line)) is not None:
                 await self._write.send(SessionMessage(refusal))
                 continue
             yield repair(line)

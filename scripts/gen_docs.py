@@ -89,9 +89,19 @@ name minirag-mcp's users have in their client configurations (see
 - With no command, `minirag` is an MCP server on stdio; flags with no command
   (`minirag --base-dir ~/docs`) serve stdio with those flags. `minirag --version`
   prints the version.
-- `--json` prints the same object the matching MCP tool returns.
+- `--json` prints the same object the matching MCP tool returns. A command that
+  fails or is stopped (Ctrl-C, SIGTERM, SIGHUP) prints instead one object on one
+  line, `{"error": "interrupted"}`, holding its stderr line's message (without
+  `minirag: error: `) under `error`, the key a failed sync job's JSON uses, so a
+  program reading the JSON never gets empty input; the exit status stays as
+  below. `watch --json` ends its passes with that line. A usage error (exit 2)
+  is only on stderr.
 - Relative paths, including `--scope`, resolve against the current directory; a
-  `--scope` that names nothing on disk is kept as a data/url source id prefix.
+  `--scope` that names nothing on disk is kept as a data/url source id prefix. An
+  empty path, `--scope` or `--base-dir` (`""`) is refused, never read as the
+  current directory, as is a blank `--db-path`, `--cache-dir`, `--model-path` or
+  `--litestream-config` (`" "`, which named a file of spaces there) and a
+  `--title` holding a control character (a title is one line).
 - Exit status: 0 on success; 1 on any failure, reported as one line on stderr
   (`minirag: error: ...`, never a traceback; `-v` adds the details of an internal
   error); 2 for a usage error; 130 after Ctrl-C; 143 after SIGTERM and 129 after

@@ -19,6 +19,7 @@ import pytest
 from conftest import ROOT, write
 
 from minirag import cli
+from minirag.errors import InvalidArgument
 
 # The smallest valid arguments of each command (files named here exist in the `docs` fixture).
 VALID = {
@@ -92,12 +93,63 @@ def test_a_bad_option_value_is_one_line(world, capsys, command, extra):
     assert_one_line_failure(*run(argv, capsys), argv)
 
 
-@pytest.mark.parametrize("address", ["somewhere:port", ""])
+@pytest.mark.parametrize(("argv", "expected"), [
+    (["query", "otters", "--scope", ""], "scope is empty"),
+    (["query", "otters", "--scope", "notes/\x00"], "scope contains a NUL byte"),
+    (["list", "--scope", " "], "scope is empty"),
+    (["ingest-data", "--source", "note-1", "--title", "Forged\x1b[2J"], "holds control characters"),
+    (["ingest-url", "http://127.0.0.1:9/x", "--title", "a\x00b"], "holds control characters"),
+    (["query", "otters", "--top-k", "nan"], "argument --top-k: invalid int value: 'nan'"),
+    (["query", "otters", "--top-k", "99999999999999999999999"], None),
+    (["read", "{docs}/a.md", "--offset", "99999999999999999999999"], "past the end"),
+    (["read-neighbors", "--file-path", "{docs}/a.md", "--chunk-index", "99999999999999999999999"], "has no chunk"),
+    (["read-neighbors", "--file-path", "{docs}/a.md", "--chunk-index", "0", "--before", "99999999999999999999999"],
+     None),
+    (["query", "x" * 20_000], "queries take at most 10,000"),
+])
+def test_a_hostile_flag_value_is_refused_for_what_it_is(world, capsys, argv, expected):
+    """Against an index that holds the file, so that the refusal is the value's, not 'no index'."""
+    assert cli.main(["sync"]) == 0
+    capsys.readouterr()
+    code, err = run(fill(argv, world), capsys)
+    if expected is None:  # a huge count (of results, of neighbours) is cut to the most there are
+        assert code == 0 and "Traceback" not in err, err
+        return
+    assert_one_line_failure(code, err, argv[:1])
+    assert expected in err, err
+
+
+@pytest.mark.parametrize("roots", [[""], ["{docs}", " "]])
+def test_an_empty_base_dir_is_a_configuration_error_not_the_current_folder(world, capsys, monkeypatch, tmp_path,
+                                                                           roots):
+    """`--base-dir ""` named the current folder, past the check that refuses an unnamed home folder
+    or filesystem root as a root: run from home, a sync would index all of it."""
+    monkeypatch.chdir(tmp_path)
+    flags = [arg for root in roots for arg in ("--base-dir", root.format(**world))]
+    code, err = run(["sync", *flags], capsys)
+    assert_one_line_failure(code, err, ["sync"])
+    assert "--base-dir: an empty folder name" in err, err
+    assert cli.main(["status", "--json", *flags]) == 0
+    assert "--base-dir: an empty folder name" in json.loads(capsys.readouterr().out)["configError"]
+
+
+@pytest.mark.parametrize("command", ["ingest", "sync", "backup"])
+def test_an_empty_path_is_refused_not_read_as_the_current_folder(world, capsys, command, tmp_path, monkeypatch):
+    """`minirag sync ""` synced the current folder (and `ingest ""` ingested it): "" resolved to it."""
+    monkeypatch.chdir(world["docs"])
+    code, err = run([command, ""], capsys)
+    assert_one_line_failure(code, err, [command])
+    assert "the path is empty" in err
+    assert not (tmp_path / "index.db").exists() or command == "backup"
+
+
+@pytest.mark.parametrize("address", ["somewhere:port", "", "a\x00b:8000", "\x1b[2J:8000", "evil\u202e:8000"])
 def test_a_bad_http_address_is_one_line(world, capsys, address):
-    """An empty one (`--http "$PORT"` with PORT unset) served stdio instead, waiting on a terminal."""
+    """An empty one (`--http "$PORT"` with PORT unset) served stdio instead, waiting on a terminal; a
+    host holding a NUL or an escape was refused as a host without a token, the byte written raw."""
     code, err = run(["serve", "--http", address], capsys)
     assert_one_line_failure(code, err, ["serve"])
-    assert "--http must be HOST:PORT" in err
+    assert "--http must be HOST:PORT" in err and err.isprintable() is False and err[:-1].isprintable(), err
 
 
 @pytest.mark.parametrize("command", sorted(PATH_ARGUMENTS))
@@ -305,6 +357,40 @@ def test_a_model_that_loads_but_cannot_embed_is_one_line_and_binds_no_index(worl
     code, err = run(["sync"], capsys)
     assert_one_line_failure(code, err, ["sync"])
     assert "cannot embed a text" in err and not (tmp_path / "index.db").exists()
+
+
+def _greedy_graph(path) -> None:
+    """A graph of a sentence encoder's inputs and output whose run asks for a ~400 TB tensor: ONNX
+    Runtime's allocator fails, as it does on a machine out of memory."""
+    from onnx import TensorProto, helper, save
+
+    shape = helper.make_tensor("shape", TensorProto.INT64, [3], [1, 1 << 38, 384])
+    one = helper.make_tensor("one", TensorProto.FLOAT, [1, 1, 1], [1.0])
+    nodes = [helper.make_node("Constant", [], ["shape"], value=shape), helper.make_node("Constant", [], ["one"], value=one),
+             helper.make_node("Expand", ["one", "shape"], ["last_hidden_state"])]
+    inputs = [helper.make_tensor_value_info(name, TensorProto.INT64, [None, None])
+              for name in ("input_ids", "attention_mask")]
+    graph = helper.make_graph(nodes, "greedy", inputs, [
+        helper.make_tensor_value_info("last_hidden_state", TensorProto.FLOAT, [None, None, 384])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    save(model, str(path))
+
+
+def test_a_model_the_runtime_fails_to_run_says_the_runtimes_reason_in_one_line(world, tmp_path, model_dir):
+    """Any ONNX Runtime error at the load-time probe read 'cannot embed a text (...); its model.onnx and
+    tokenizer.json must be one sentence encoder's', wrong for an allocation failure, with the runtime's
+    own multi-line message (source file, C++ signature) inside and its log line on stderr before it."""
+    folder = tmp_path / "model"
+    folder.mkdir()
+    _greedy_graph(folder / "model.onnx")
+    (folder / "tokenizer.json").symlink_to(model_dir / "tokenizer.json")
+    done = _minirag(["sync", "--model-path", str(folder)], capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    assert_one_line_failure(done.returncode, done.stderr, ["sync"])
+    assert "ONNX Runtime could not run" in done.stderr and "Failed to allocate memory for requested buffer of size " \
+        "422212465065984" in done.stderr, done.stderr
+    assert "sentence encoder" not in done.stderr and "bfc_arena" not in done.stderr, done.stderr
+    assert not (tmp_path / "index.db").exists()
 
 
 def test_a_sync_job_that_fails_for_a_reason_logs_one_line_not_a_traceback(world, tmp_path, monkeypatch, caplog):
@@ -565,3 +651,113 @@ def test_watch_json_whose_reader_goes_away_stops_with_one_line(world, tmp_path):
     assert proc.returncode == 0, err
     assert err.strip().splitlines()[-1] == "minirag: stdout's reader went away; stopped watching (what was synced stays)"
     assert "error" not in err
+
+
+@pytest.mark.parametrize(("signum", "code", "said"), [
+    (signal.SIGINT, 130, "interrupted; stopped watching (what was synced stays)"),
+    (signal.SIGTERM, 143, "stopped by SIGTERM"),
+])
+def test_an_interrupted_watch_json_ends_its_output_with_one_error_object(world, tmp_path, signum, code, said):
+    """Under --json, Ctrl-C or SIGTERM left stdout as it was: a program reading the JSON could not
+    tell an interrupted run from a finished one without the exit status."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen([sys.executable, "-m", "minirag", "watch", "--json"], env=env, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert json.loads(proc.stdout.readline())["kind"] == "initial"
+        proc.send_signal(signum)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == code, err
+    assert [json.loads(line) for line in out.splitlines()] == [{"error": said}]
+    assert err.strip().splitlines()[-1] == f"minirag: {said}" and "Traceback" not in err
+
+
+@pytest.mark.parametrize(("raised", "code", "said"), [
+    (KeyboardInterrupt(), 130, "interrupted"),
+    (cli._Terminated(signal.SIGTERM), 143, "stopped by SIGTERM"),
+    (InvalidArgument("no such thing"), 1, "error: no such thing"),
+    (RuntimeError("disk on fire"), 1, "internal error: RuntimeError: disk on fire"),
+])
+def test_a_json_command_that_fails_or_is_interrupted_prints_one_error_object(world, capsys, monkeypatch, raised,
+                                                                             code, said):
+    """stdout stayed empty: a program reading the JSON got no input at all. It gets the stderr line's
+    message as `error`, the key a failed sync job's JSON carries it under, and the exit status stays."""
+    from minirag.app import App
+
+    def stopped(*_args, **_kwargs):
+        raise raised
+
+    monkeypatch.setattr(App, "query", stopped)
+    assert cli.main(["query", "otters", "--json"]) == code
+    out, err = capsys.readouterr()
+    assert json.loads(out) == {"error": said.removeprefix("error: ")}
+    assert err.splitlines()[0].startswith(f"minirag: {said}")
+    assert cli.main(["query", "otters"]) == code
+    assert capsys.readouterr().out == ""
+
+
+def test_serve_json_that_fails_writes_nothing_to_stdout_the_protocols_stream(world, capsys, monkeypatch):
+    """stdout is the MCP protocol's when serving stdio: an error object there is no JSON-RPC message."""
+    from minirag import server_state
+
+    def broken(_args):
+        raise InvalidArgument("no such thing")
+
+    monkeypatch.setattr(server_state, "load_state", broken)
+    code = cli.main(["serve", "--json"])
+    out, err = capsys.readouterr()
+    assert code == 1 and err == "minirag: error: no such thing\n"
+    assert out == ""
+
+
+HOSTILE_FLAG_VALUES = ["", " ", "\x00", "nan", "-1", "1e308", "x" * 5000, "a\udcff", "\x1b[2J"]
+SWEPT = {  # the command with its valid arguments, and the options swept through HOSTILE_FLAG_VALUES
+    "query": (["query", "otters"], ["QUERY", "--top-k", "--scope", "--collection", "--db-path", "--model-path",
+                                    "--model-name", "--cache-dir", "--include", "--exclude", "--base-dir"]),
+    "status": (["status"], ["--base-dir", "--db-path", "--model-path", "--model-name", "--cache-dir", "--include",
+                            "--exclude", "--litestream-config"]),
+    "sync": (["sync"], ["PATH", "--progress-interval", "--model-path", "--model-name", "--include", "--exclude"]),
+    "ingest": (["ingest", "{docs}/a.md"], ["PATH", "--progress-interval", "--model-path", "--include"]),
+    "serve": (["serve", "--http", "127.0.0.1:9"], ["--http"]),  # never a valid address: nothing is served
+}
+
+
+@pytest.mark.parametrize("command", sorted(SWEPT))
+def test_every_swept_option_given_hostile_values_ends_in_output_or_one_line(world, capsys, command, tmp_path,
+                                                                            monkeypatch):
+    """The CLI's half of the sweep: an empty or blank value, a NUL, nan, -1, 1e308, 5,000 characters,
+    bytes that are no UTF-8 and a terminal escape, into each option (or the positional argument) of
+    query, status, sync, ingest and serve, the rest valid and an index present. Each run ends in its
+    output or one line on stderr, never a traceback, and the index still answers a query after."""
+    monkeypatch.chdir(tmp_path)  # a relative value (`--cache-dir nan`) makes its folder here
+    assert cli.main(["sync"]) == 0
+    capsys.readouterr()
+    argv, options = SWEPT[command]
+    for option in options:
+        for value in HOSTILE_FLAG_VALUES:
+            if command == "serve" and value in ("", " ", "nan", "-1", "1e308"):
+                continue  # a port alone (`--http 9`) or none would serve: serve's own test tries those
+            args = fill(argv, world)
+            args = [args[0], value, *args[2:]] if option in ("QUERY", "PATH") else [*args, option, value]
+            code, err = run(args, capsys)
+            assert "Traceback" not in err and "internal error" not in err, (args[:4], err[:300])
+            if not value.strip() and option in ("QUERY", "PATH", "--scope", "--base-dir") and command != "status":
+                assert code != 0, (args[:4], "an empty one named the current folder, or everything")
+            if code != 0:
+                assert_one_line_failure(code, err, [command, option, value[:20]])
+    assert cli.main(["query", "otters"]) == 0
+
+
+@pytest.mark.parametrize("flag", ["--db-path", "--cache-dir", "--model-path", "--litestream-config"])
+def test_a_blank_path_setting_is_a_configuration_error_not_a_file_named_blank(world, capsys, monkeypatch, tmp_path,
+                                                                              flag):
+    """`--db-path " "` wrote the index to a file named ' ' in the current folder (and ' .sync.lock'
+    beside it): a blank value names no path, as an empty one names none."""
+    monkeypatch.chdir(tmp_path)
+    code, err = run(["sync", flag, " "], capsys)
+    assert_one_line_failure(code, err, [flag])
+    assert "a blank value names no path" in err, err
+    assert not any(path.name.strip() == "" or path.name.startswith(" ") for path in tmp_path.iterdir())

@@ -8,6 +8,7 @@ import io
 import sys
 import time
 
+import pytest
 from conftest import write
 from test_watch import eventually
 
@@ -123,8 +124,18 @@ def test_strict_fails_a_sync_whose_only_failures_failed_before(docs, tmp_path, m
     assert main(["sync", *flags]) == 0  # still failing, unchanged: reported when it failed
     assert main(["sync", "--strict", *flags]) == 1
     assert "1 still failing" in capsys.readouterr().out
-    for interval in ("0", "inf", "1e400", "nan"):  # infinity overflowed the timer in a thread's traceback
-        assert main(["sync", "--progress-interval", interval, *flags]) == 1
+
+def test_a_progress_interval_outside_one_second_to_a_day_is_refused_before_anything_runs(docs, tmp_path, model_path,
+                                                                                        capsys):
+    """Infinity overflowed the timer in a thread's traceback; 1e-9 wrote a line per wake-up, flooding
+    stderr (and a log) with millions of lines a minute."""
+    flags = _flags(docs, tmp_path, model_path)
+    for interval in ("0", "1e-9", "0.5", "-3", "inf", "1e400", "nan", "soon"):
+        with pytest.raises(SystemExit) as stopped:
+            main(["sync", "--progress-interval", interval, *flags])
         err = capsys.readouterr().err
-        assert err.startswith("minirag: error: --progress-interval must be a number of seconds above 0 and at most "
-                              "86400, got ") and err.count("\n") == 1, err
+        assert stopped.value.code == 2 and err.count("\n") == 1, err
+        assert err.startswith("minirag: error: argument --progress-interval: must be a number of seconds from 1 to "
+                              f"86400, got {interval!r}"), err
+    assert not (tmp_path / "i.db").exists()
+    assert main(["sync", "--progress-interval", "1", *flags]) == 0

@@ -559,9 +559,9 @@ def test_a_bracketed_ipv6_host_without_a_port_is_asked_for_one():
 
 @pytest.mark.anyio
 @pytest.mark.parametrize(("arguments", "expected"), [
-    ({"query": "x", "topK": 5.5}, "query_documents: topK: Input should be a valid integer"),
+    ({"query": "x", "topK": 5.5}, "query_documents: topK must be a whole number, got 5.5"),
     ({}, "query_documents: query is required"),
-    ({"query": 5}, "query_documents: query: Input should be a valid string, got 5"),
+    ({"query": 5}, "query_documents: query must be a string, got 5"),
 ])
 async def test_arguments_that_fail_the_schema_are_answered_in_one_line(make_state, arguments, expected):
     async with connected(make_state()) as client:
@@ -679,3 +679,134 @@ async def test_an_unexpected_exception_is_one_line_too(make_state, monkeypatch):
     async with connected(make_state()) as client:
         message = await refused(client, "list_files")
     assert message.endswith("internal error: RuntimeError: disk on fire"), message
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(("tool", "arguments", "expected"), [
+    ("query_documents", {"query": "solar", "topK": True}, "query_documents: topK must be a whole number, got true"),
+    ("query_documents", {"query": "solar", "topK": "5"}, "query_documents: topK must be a whole number, got the string '5'"),
+    ("query_documents", {"query": "solar", "topK": 1e308}, "query_documents: topK must be a whole number, got 1e+308"),
+    ("query_documents", {"query": "solar", "topK": 2.5}, "query_documents: topK must be a whole number, got 2.5"),
+    ("read_file", {"source": "seed", "offset": False}, "read_file: offset must be a whole number, got false"),
+    ("read_file", {"source": "seed", "maxChars": "100"}, "read_file: maxChars must be a whole number or null, got the string '100'"),
+    ("read_chunk_neighbors", {"source": "seed", "chunkIndex": "0"}, "read_chunk_neighbors: chunkIndex must be a whole number"),
+    ("list_files", {"ignored": "yes"}, "list_files: ignored must be true or false, got the string 'yes'"),
+    ("list_files", {"ignored": 1}, "list_files: ignored must be true or false, got 1"),
+    ("sync_start", {"wait": "true"}, "sync_start: wait must be true or false, got the string 'true'"),
+    ("query_documents", {"query": ["solar"]}, "query_documents: query must be a string, got an array"),
+    ("ingest_data", {"data": {"text": "x"}, "source": "s"}, "ingest_data: data must be a string, got an object"),
+    ("ingest_data", {"data": "x", "source": "s", "format": "pdf"},
+     "ingest_data: format must be one of 'text', 'markdown', 'html', got the string 'pdf'"),
+    ("ingest_data", {"data": "x", "source": "s", "format": "Markdown"}, "ingest_data: format must be one of"),
+])
+async def test_an_argument_of_the_wrong_json_type_is_refused_by_name_never_converted(make_state, tool, arguments,
+                                                                                    expected):
+    """pydantic's lax mode read `topK: true` as 1, `"5"` as 5 and `ignored: "yes"` as true: a client's
+    mistake ran as some other call. Each argument is taken as the JSON type its schema declares."""
+    async with connected(make_state()) as client:
+        await ok(client, "ingest_data", data="solar panels", source="seed")
+        text = await refused(client, tool, **arguments)
+    assert text.startswith(expected) and "\n" not in text, text
+
+
+@pytest.mark.anyio
+async def test_a_whole_number_written_as_a_float_is_still_a_whole_number(make_state):
+    """JSON Schema counts 5.0 as an integer: a client whose JSON writes every number as a float is served."""
+    async with connected(make_state()) as client:
+        await ok(client, "ingest_data", data="solar panels", source="seed")
+        found = await ok(client, "query_documents", query="solar", topK=1.0)
+    assert len(found["results"]) == 1
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(("tool", "arguments"), [
+    ("read_file", {"source": "[1]"}), ("read_file", {"source": "null"}), ("read_file", {"source": '{"a": 1}'}),
+])
+async def test_a_string_argument_that_reads_as_json_stays_the_string_it_is(make_state, tool, arguments):
+    """The SDK parses a string argument as JSON when the parameter is not a bare `str`: a source id
+    "null" became no source ("give filePath or source"), "[1]" a list ("Input should be a valid string")."""
+    async with connected(make_state()) as client:
+        await ok(client, "ingest_data", data="solar panels", source=arguments["source"])
+        read = await ok(client, tool, **arguments)
+    assert read["source"] == arguments["source"] and read["text"] == "solar panels"
+
+
+@pytest.mark.anyio
+async def test_scope_null_written_as_a_string_is_a_scope_not_none(make_state):
+    """`scope: "null"` searched everything (the SDK read the string as JSON null)."""
+    async with connected(make_state()) as client:
+        await ok(client, "ingest_data", data="solar panels", source="seed")
+        found = await ok(client, "query_documents", query="solar", scope="null")
+    assert found["results"] == []
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(("tool", "arguments", "expected"), [
+    ("query_documents", {"query": "solar", "scope": ""}, "scope is empty"),
+    ("query_documents", {"query": "solar", "scope": "\x00"}, "scope contains a NUL byte"),
+    ("list_files", {"scope": "notes/\x00"}, "scope contains a NUL byte"),
+    ("list_files", {"scope": "   "}, "scope is empty"),
+    ("ingest_data", {"data": "x", "source": "s", "title": "\x00"}, "title '\\x00' holds control characters"),
+    ("ingest_data", {"data": "x", "source": "s", "title": "Two\nlines"}, "holds control characters"),
+    ("sync_start", {"path": ""}, "the path is empty"),
+    ("ingest_file", {"filePath": ""}, "the path is empty"),
+])
+async def test_an_empty_or_nul_holding_argument_is_refused_not_read_as_none(make_state, tool, arguments, expected):
+    """scope "" searched everything and "\\x00" found nothing in silence; sync_start path "" synced every
+    root; a title holding a NUL or a line break was stored as it was."""
+    async with connected(make_state()) as client:
+        await ok(client, "ingest_data", data="solar panels", source="seed")
+        text = await refused(client, tool, **arguments)
+        listed = await ok(client, "list_files")
+    assert expected in text and "\n" not in text, text
+    assert all(f["source"] != "s" for f in listed["files"])
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(("tool", "arguments", "expected"), [
+    ("query_documents", {"query": "solar", "topK": -1}, "query_documents: topK must be at least 1, got -1"),
+    ("query_documents", {"query": "solar", "topK": "1"}, "query_documents: topK must be a whole number, got the string '1'"),
+    ("read_file", {"source": "nope"}, "read_file: not indexed: nope"),
+    ("read_file", {}, "read_file: provide exactly one of filePath or source"),
+])
+async def test_every_tool_error_starts_with_its_tool_and_nothing_else(make_state, tool, arguments, expected):
+    """A refusal of an argument's type read 'query_documents: ...' and one of its value 'Error executing
+    tool query_documents: ...': two shapes of one kind of line."""
+    async with connected(make_state()) as client:
+        await ok(client, "ingest_data", data="solar panels", source="seed")
+        text = await refused(client, tool, **arguments)
+    assert text == expected, text
+
+
+HOSTILE_VALUES = [float("nan"), float("inf"), -float("inf"), 1e308, -1, 2**64, True, None, "", " ", "\x00", "a\ud800",
+                  "x" * 100_000, "../" * 50 + "etc/passwd", {"a": [1]}, [1, 2]]
+
+
+@pytest.mark.anyio
+async def test_every_argument_of_every_tool_given_hostile_values_gets_an_answer_or_one_clear_line(make_state, docs):
+    """The sweep: NaN, infinities, 1e308, -1, 2**64, booleans, null, empty and blank strings, a NUL, a lone
+    surrogate, 100,000 characters, a path climbing out, an object and an array, into each argument of
+    each tool, the others valid. Each call is answered or refused in one line that is no internal
+    error, and the server answers status afterwards."""
+    base = {"sync_start": {}, "sync_status": {"jobId": "nope"}, "sync_cancel": {"jobId": "nope"},
+            "ingest_file": {"filePath": str(docs / "solar.md")}, "ingest_data": {"data": "x", "source": "hostile"},
+            "ingest_url": {"url": "http://127.0.0.1:9/"}, "query_documents": {"query": "solar"},
+            "read_chunk_neighbors": {"source": "seed", "chunkIndex": 0}, "read_file": {"source": "seed"},
+            "list_files": {}, "list_collections": {}, "delete_file": {"source": "nothing-here"}, "status": {}}
+    assert set(base) == ALL_TOOLS
+    answers = []
+    async with connected(make_state()) as client:
+        await ok(client, "ingest_data", data="solar panels", source="seed")
+        for tool in (await client.list_tools()).tools:
+            for name in tool.input_schema.get("properties", {}):
+                for value in HOSTILE_VALUES:
+                    result = await client.call_tool(tool.name, base[tool.name] | {name: value})
+                    answers.append((tool.name, name, value, result))
+        assert not (await client.call_tool("status", {})).is_error
+    assert len(answers) > 400
+    for tool, name, value, result in answers:
+        text = result.content[0].text if result.content else ""
+        where = (tool, name, repr(value)[:40], text[:300])
+        if result.is_error:
+            assert text.startswith(f"{tool}: ") and "\n" not in text and len(text) < 600, where
+            assert "internal error" not in text, where

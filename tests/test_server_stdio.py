@@ -374,3 +374,61 @@ def test_a_client_that_stops_reading_stdout_ends_the_server_quietly(server_env):
     stderr = proc.stderr.read()
     assert b"internal error" not in stderr, stderr
     assert proc.returncode == 0, stderr
+
+
+HOSTILE_CALLS = [  # (the params of a tools/call, written raw; what its answer says)
+    (b'{"name": "query_documents", "arguments": ["tides", 5]}',
+     "tools/call: arguments must be a JSON object of named arguments ({\"name\": value, ...}), got an array"),
+    (b'{"name": "query_documents", "arguments": "tides"}',
+     "tools/call: arguments must be a JSON object of named arguments ({\"name\": value, ...}), got the "
+     "string 'tides'"),
+    (b'{"name": "query_documents", "arguments": {"query": "tides", "topK": NaN}}',
+     "query_documents: topK must be a whole number, got NaN"),
+    (b'{"name": "query_documents", "arguments": {"query": "tides", "topK": Infinity}}',
+     "query_documents: topK must be a whole number, got Infinity"),
+    (b'{"name": "query_documents", "arguments": {"query": "tides", "topK": 1e999}}',
+     "query_documents: topK must be a whole number, got Infinity"),
+    (b'{"name": "query_documents", "arguments": {"query": "tides", "topK": -1e308}}',
+     "query_documents: topK must be a whole number, got -1e+308"),
+    (b'{"name": "read_file", "arguments": {"source": "a\\u0000b"}}', "not indexed: a\\x00b"),
+    (b'{"name": 7, "arguments": {}}', "tools/call: name must be a tool's name (a string), got 7"),
+    (b'{"arguments": {"query": "tides"}}', "tools/call: name is required (the tool to call)"),
+    (b'["query_documents", {"query": "tides"}]', "Invalid params: tools/call's params must be a JSON object, got an array"),
+    (b'"query_documents"', "Invalid params: tools/call's params must be a JSON object, got the string 'query_documents'"),
+    (b'null', 'tools/call: params are required: {"name": tool, "arguments": {...}}'),
+    (b'{"name": "no_such_tool", "arguments": {}}', "Unknown tool: no_such_tool"),
+    (b'{"name": "query_documents", "arguments": {"query": "%s"}}' % (b"q" * 10_000_000),
+     "query is 10,000,000 characters; queries take at most 10,000"),
+    (b'{"name": "query_documents", "arguments": {"query": "tides", "scope": ""}}', "scope is empty"),
+    (b'{"name": "read_file", "arguments": {"source": "\\ud800"}}', "not indexed: \ufffd"),
+    (b'{"name": "ingest_data", "arguments": {"data": "x", "source": "s", "meta": {"a": [1, {"b": null}]}}}',
+     "ingest_data: unknown argument 'meta'"),
+    (b'{"name": "read_chunk_neighbors", "arguments": {"source": "s", "chunkIndex": {"n": 0}}}',
+     "read_chunk_neighbors: chunkIndex must be a whole number, got an object"),
+    (b'{"name": "sync_start", "arguments": {"path": "/../../%s"}}' % (b"x" * 5000), "the path is 5007 bytes long"),
+]
+
+
+def test_hostile_tool_calls_each_get_one_clear_line_and_the_server_serves_on(server_env):
+    """Arguments as a JSON array got the SDK's bare 'Invalid request parameters' (-32602); NaN and
+    Infinity, which Python's JSON reads, each get the argument's name."""
+    server = RawServer(server_env)
+    answers = []
+    try:
+        server.initialize()
+        server.call("ingest_file", filePath=str(Path(server_env["BASE_DIR"]) / "tides.md"))
+        for number, (params, _) in enumerate(HOSTILE_CALLS, start=100):
+            server.proc.stdin.write(b'{"jsonrpc": "2.0", "id": %d, "method": "tools/call", "params": %s}\n'
+                                    % (number, params))
+            server.proc.stdin.flush()
+            while (answer := json.loads(server.lines.get(timeout=TIMEOUT_S))).get("id") != number:
+                pass
+            answers.append(answer)
+        after = server.call("query_documents", query="tides")
+    finally:
+        stderr = server.close().decode()
+    for answer, (params, expected) in zip(answers, HOSTILE_CALLS, strict=True):
+        text = answer["result"]["content"][0]["text"] if "result" in answer else answer["error"]["message"]
+        assert expected in text and "\n" not in text, (params, answer)
+    assert after["isError"] is False
+    assert "Traceback" not in stderr, stderr

@@ -17,6 +17,7 @@ CAMEL = re.compile(r"^[a-z][a-z0-9]*[A-Z][A-Za-z0-9]*$")
 ALLOWED = {
     "results.py": "the one serializer",
     "server.py": "the tools' argument names and schemas are the protocol's",
+    "tool_arguments.py": "it reads the tools' JSON Schemas (`anyOf`), the protocol's",
 }
 
 

@@ -11,6 +11,7 @@ configuration (a private dict of pydantic's) is how they are made deferred.
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import sys
 from typing import Any
@@ -37,6 +38,28 @@ def tool_parameters(server, name: str) -> dict | None:
     """The JSON schema of tool `name`'s arguments, as the SDK holds it (mutable), or None."""
     tool = server._tool_manager.get_tool(name)  # noqa: SLF001
     return None if tool is None else tool.parameters
+
+
+def arguments_taken_as_sent(server, name: str) -> None:
+    """Stop the SDK parsing tool `name`'s string arguments as JSON before validation: it does so for
+    every parameter not annotated as a bare `str` (for clients that send a list as a JSON string), so
+    an optional string argument "null" became None and "[1]" a list. No tool here takes a list or an
+    object, and tool_arguments.py has held each argument to its JSON type already."""
+    metadata = server._tool_manager.get_tool(name).fn_metadata  # noqa: SLF001
+    verbatim = _verbatim_metadata()
+    if type(metadata) is verbatim.__base__:
+        metadata.__class__ = verbatim
+
+
+@functools.cache
+def _verbatim_metadata() -> type:
+    from mcp.server.mcpserver.utilities.func_metadata import FuncMetadata
+
+    class VerbatimMetadata(FuncMetadata):
+        def pre_parse_json(self, data: dict[str, Any]) -> dict[str, Any]:
+            return data
+
+    return VerbatimMetadata
 
 
 def arguments_model_title(tool_name: str) -> str:

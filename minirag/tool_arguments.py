@@ -1,0 +1,103 @@
+"""A tool call's arguments held to the JSON types (and enums) its input schema declares.
+
+The SDK validates arguments with pydantic in lax mode, which converts: `topK: true` ran as 1,
+`topK: "5"` as 5 and `ignored: "yes"` as true, so a client's mistake ran as some other call.
+Here each argument must already be of a type its schema allows, the one rule for every tool.
+A float with no fractional part counts as a whole number, as JSON Schema's `integer` says,
+up to 2**53, the largest a JSON number carries exactly.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from minirag.display import shown
+
+MAX_EXACT_FLOAT = 2.0 ** 53
+
+_WANTED = {"integer": "a whole number", "number": "a number", "boolean": "true or false", "string": "a string",
+           "array": "an array", "object": "an object"}
+
+
+def json_type(value: Any) -> str:
+    """The JSON Schema type `value` has (a float with no fraction within 2**53 is an `integer`)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "integer" if value.is_integer() and abs(value) <= MAX_EXACT_FLOAT else "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, Mapping):
+        return "object"
+    if isinstance(value, (list, tuple)):
+        return "array"
+    return type(value).__name__
+
+
+def allowed_types(schema: Mapping[str, Any]) -> set[str]:
+    """The JSON types one property's schema allows (`type`, or the arms of its `anyOf`); empty: any."""
+    declared = schema.get("type")
+    if isinstance(declared, str):
+        return {declared}
+    if isinstance(declared, list):
+        return set(declared)
+    return {t for arm in schema.get("anyOf", ()) if isinstance(arm, Mapping) for t in allowed_types(arm)}
+
+
+def described(value: Any) -> str:
+    """`value` as a client wrote it in JSON, for an error line."""
+    kind = json_type(value)
+    if kind == "null":
+        return "null"
+    if kind == "boolean":
+        return "true" if value else "false"
+    if kind == "string":
+        return f"the string {shown(repr(value), 60)}"
+    if kind in ("object", "array"):
+        return _WANTED[kind]
+    if isinstance(value, float) and not math.isfinite(value):
+        return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
+    return shown(repr(value), 60)
+
+
+def type_error(tool: str, parameters: Mapping[str, Any], arguments: Mapping[str, Any]) -> str | None:
+    """One line naming the first argument whose JSON type its schema does not allow, or None."""
+    properties = parameters.get("properties", {})
+    for name, value in arguments.items():
+        schema = properties.get(name, {})
+        allowed = allowed_types(schema)
+        kind = json_type(value)
+        if not allowed or kind in allowed or (kind == "integer" and "number" in allowed):
+            choices = schema.get("enum")
+            if isinstance(choices, list) and value not in choices:
+                return f"{tool}: {name} must be one of {', '.join(map(repr, choices))}, got {described(value)}"
+            continue
+        wanted = " or ".join(_WANTED.get(t, t) for t in sorted(allowed - {"null"}))
+        if "null" in allowed:
+            wanted += " or null"
+        return f"{tool}: {name} must be {wanted}, got {described(value)}"
+    return None
+
+
+def call_shape_error(params: Any) -> str | None:
+    """One line saying what is wrong with a `tools/call` request's params beyond its arguments' values
+    (a tool name that is no string, arguments that are no JSON object), or None. The SDK answers
+    those with a bare 'Invalid request parameters'."""
+    if not isinstance(params, Mapping):
+        return 'tools/call: params are required: {"name": tool, "arguments": {...}}'
+    name = params.get("name")
+    if "name" not in params:
+        return "tools/call: name is required (the tool to call)"
+    if not isinstance(name, str):
+        return f"tools/call: name must be a tool's name (a string), got {described(name)}"
+    arguments = params.get("arguments")
+    if arguments is not None and not isinstance(arguments, Mapping):
+        return ('tools/call: arguments must be a JSON object of named arguments ({"name": value, ...}), '
+                f"got {described(arguments)}")
+    return None
