@@ -384,8 +384,16 @@ def _cmd_read(args, app) -> int:
 def _cmd_neighbors(args, app) -> int:
     window = app.neighbors(_key(args, app), args.chunk_index, args.before, args.after)
     _emit(args, window, lambda w: "\n\n".join(
-        f"--- #{c.chunk_index}{' (hit)' if c.is_target else ''}\n{c.text}" for c in w.chunks))
+        f"--- #{c.chunk_index}{_pages(c.page_start, c.page_end)}{' (hit)' if c.is_target else ''}\n{c.text}"
+        for c in w.chunks))
     return 0
+
+
+def _pages(start: int | None, end: int | None) -> str:
+    from minirag.results import page_label
+
+    label = page_label(start, end)
+    return f" p. {label}" if label else ""
 
 
 def _cmd_list(args, app) -> int:

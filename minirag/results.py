@@ -235,7 +235,7 @@ def _read(value: ReadResult) -> dict:
 
 def chunk_row(row: ChunkRow) -> dict:
     return {"source": row.source, "chunkIndex": row.chunk_index, "text": row.text, "parentId": str(row.parent_id),
-            "pageStart": row.page_start, "pageEnd": row.page_end, "isTarget": row.is_target}
+            **_present(pages=page_label(row.page_start, row.page_end)), "isTarget": row.is_target}
 
 
 @payload.register

@@ -140,3 +140,18 @@ def test_a_line_break_in_a_file_name_cannot_forge_a_line_of_the_listing(run, doc
     out = run("list").stdout
     assert len(out.splitlines()) == 2 and "x.md\\nindexed" in out, out  # the header, one row
     assert len([line for line in run("query", "line break").stdout.splitlines() if "fake.md" in line]) == 1
+
+
+def test_read_neighbors_names_the_pages_of_each_chunk_as_query_does(run, docs):
+    """A PDF's chunks carry pages; the window shows them as a query's hits do (`p. N`), in text and JSON."""
+    from conftest import FIXTURES
+
+    pdf = docs / "outline.pdf"
+    pdf.write_bytes((FIXTURES / "docs" / "pdf_multipage_pdflatex_outline.pdf").read_bytes())
+    assert run("ingest", str(pdf)).returncode == 0
+    shown = run("read-neighbors", "--file-path", str(pdf), "--chunk-index", "1")
+    assert shown.returncode == 0, shown.stderr
+    assert [line for line in shown.stdout.splitlines() if line.startswith("--- #")] == [
+        "--- #0 p. 1", "--- #1 p. 1 (hit)", "--- #2 p. 1"]
+    window = json.loads(run("read-neighbors", "--file-path", str(pdf), "--chunk-index", "1", "--json").stdout)
+    assert [chunk["pages"] for chunk in window["chunks"]] == ["1", "1", "1"]
