@@ -356,15 +356,14 @@ def _scope(value: str | None) -> str | None:
 
 
 def _cmd_query(args, app) -> int:
-    from minirag.results import left_out_note, query_result, query_text
+    from minirag.results import query_result, query_text
 
     scope = _scope(args.scope)
+    # --json is the tool's object, within the response budget; the text shows a snippet per hit
+    # and no sections, so every hit asked for is shown.
     result = query_result(app.query(args.text, top_k=args.top_k, scope=scope, collection=args.collection),
-                          app.config.max_response_tokens)
+                          app.config.max_response_tokens if args.json else None)
     _emit(args, result, lambda r: query_text(r, scope, app.config.max_distance), shaped=result)
-    note = left_out_note(result)
-    if note and not args.json:
-        sys.stderr.write(f"minirag: {note}\n")
     return 0
 
 

@@ -155,3 +155,17 @@ def test_read_neighbors_names_the_pages_of_each_chunk_as_query_does(run, docs):
         "--- #0 p. 1", "--- #1 p. 1 (hit)", "--- #2 p. 1"]
     window = json.loads(run("read-neighbors", "--file-path", str(pdf), "--chunk-index", "1", "--json").stdout)
     assert [chunk["pages"] for chunk in window["chunks"]] == ["1", "1", "1"]
+
+
+def test_a_human_query_shows_every_hit_asked_for_while_json_keeps_the_tools_budget(run, docs):
+    """The response budget is what an MCP client (and --json, the tool's object) may receive; the
+    text output shows a 300-character snippet per hit and no sections, so it is not cut by it."""
+    for n in range(12):
+        write(docs / f"otters-{n}.md", f"# Otters {n}\n\n" + f"Otter fact {n}: sea otters float and groom. " * 25)
+    assert run("ingest", ".").returncode == 0
+    small = {"MINIRAG_MAX_RESPONSE_TOKENS": "1000"}
+    shown = run("query", "sea otters", "--top-k", "12", env=small)
+    assert shown.returncode == 0, shown.stderr
+    assert sum(line[:1].isdigit() for line in shown.stdout.splitlines()) == 12 and "left out" not in shown.stderr
+    shaped = json.loads(run("query", "sea otters", "--top-k", "12", "--json", env=small).stdout)
+    assert shaped["truncated"]["hitsLeftOut"] > 0 and len(shaped["results"]) < 12
