@@ -286,6 +286,12 @@ def _run_files(args, runner) -> int:
         if args.verbose and progress.timings:
             sys.stderr.write("minirag: " + ", ".join(f"{stage} {seconds:.2f} s" for stage, seconds
                                                       in sorted(progress.timings.items())) + "\n")
+        if progress.still_failing:  # not warned about again; after a limit is raised, naming them retries
+            from minirag.ingest.progress import plural
+
+            sys.stderr.write(f"minirag: {plural(progress.still_failing, 'file')} still failing, not tried again "
+                             "(the same bytes failed before): `minirag list` says why; `minirag ingest PATH` "
+                             "tries again\n")
     others = progress.other_types_line()
     _emit(args, progress, lambda p: f"{p.counts()} in {p.elapsed_seconds()} s" + (f"\n{others}" if others else ""),
           shaped=run_summary(progress) if args.json else None)
