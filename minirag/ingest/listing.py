@@ -96,6 +96,8 @@ def list_entries(index, config, scope: Scope | None, budget: int | None = None, 
             note=stored.note if stored and stored.note else None,
         ))
     for entry in ignored if with_ignored else ():
+        if entry.path in indexed:  # indexed before the rule: listed below, with its chunks
+            continue
         if scope is None or scope.matches(entry.path):
             out.append(ListEntry(entry.path + (os.sep if entry.is_dir else ""), "file", None, "excluded", None, 0,
                                  reason=str(entry.reason)))
