@@ -463,16 +463,18 @@ class App:
 
     @explained
     def ingest_file(self, file_path: str, *, must_be_absolute: bool = False) -> IngestResult:
-        from minirag.ingest.scan import walk
+        from minirag.ingest.scan import not_a_document, walk
 
         self.refuse_if_read_only("ingest_file")
         source, real = self.file_source(file_path, must_be_absolute=must_be_absolute)
         if not real.is_file():
+            if real.is_dir():
+                raise NotFound(f"{source} is a folder: sync_start with path={source} ingests what it holds")
             raise NotFound(f"not a file: {source}")
         progress = Progress()
         found = list(walk(Path(source), self.config.roots))
         if not found:
-            raise InvalidArgument(f"unsupported file type: {source}")
+            raise InvalidArgument(not_a_document(source))
         self.pipeline.run_files(found, progress, force=True)
         if progress.failed:
             raise MiniragError("; ".join(progress.warnings))
