@@ -431,7 +431,10 @@ def _cmd_collections(args, app) -> int:
 
 
 def _cmd_delete(args, app) -> int:
-    _emit(args, app.delete(_key(args, app)), lambda d: f"deleted {on_one_line(d.source)} ({d.deleted_chunks} chunks)")
+    from minirag.ingest.progress import plural
+
+    _emit(args, app.delete(_key(args, app)),
+          lambda d: f"deleted {on_one_line(d.source)} ({plural(d.deleted_chunks, 'chunk')})")
     return 0
 
 

@@ -169,3 +169,10 @@ def test_a_human_query_shows_every_hit_asked_for_while_json_keeps_the_tools_budg
     assert sum(line[:1].isdigit() for line in shown.stdout.splitlines()) == 12 and "left out" not in shown.stderr
     shaped = json.loads(run("query", "sea otters", "--top-k", "12", "--json", env=small).stdout)
     assert shaped["truncated"]["hitsLeftOut"] > 0 and len(shaped["results"]) < 12
+
+
+def test_delete_says_what_it_removed_in_words(run, docs):
+    write(docs / "cats.md", "# Cats\n\nCats sleep.")
+    assert run("ingest", "cats.md").returncode == 0
+    done = run("delete", "cats.md")
+    assert (done.returncode, done.stdout) == (0, f"deleted {docs / 'cats.md'} (1 chunk)\n")
