@@ -400,6 +400,15 @@ class App:
         _require_id(source)
         return source
 
+    def _not_indexed(self, key: str) -> str:
+        """Why `key` cannot be read, and for a path under the roots whether its file is there to ingest."""
+        message = f"not indexed: {shown(key)}"
+        if not self.config.roots or not looks_like_a_path(key) or not self.in_roots(key):
+            return message
+        if os.path.isfile(key):
+            return f"{message}; the file is on disk: ingest it (the ingest_file tool, `minirag ingest`) or sync"
+        return message if os.path.lexists(key) else f"{message}; no such file"
+
     def _source_row(self, key: str, *, served: bool = True) -> SourceRow:
         """The indexed row of `key`; a path-shaped key names a file and nothing else, and a file
         outside the configured roots (a root since removed from the configuration) is not `served`
@@ -410,7 +419,7 @@ class App:
         except NotFound:
             composed = unicodedata.normalize("NFC", key)
             if composed == key or looks_like_a_path(key):
-                raise
+                raise NotFound(self._not_indexed(key) if served else f"not indexed: {shown(key)}") from None
             row = self.index.source_row(composed)
         if row.kind != "file" and looks_like_a_path(key):
             raise NotFound(f"not indexed: {shown(key)}")

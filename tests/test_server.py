@@ -682,3 +682,15 @@ async def test_an_unexpected_exception_is_one_line_too(make_state, monkeypatch):
     async with connected(make_state()) as client:
         message = await refused(client, "list_files")
     assert message.endswith("internal error: RuntimeError: disk on fire"), message
+
+
+@pytest.mark.anyio
+async def test_reading_a_file_that_is_not_indexed_says_whether_it_is_on_disk(make_state, docs):
+    """An agent reading a file list_files showed as not_indexed was told only "not indexed"."""
+    (docs / "fresh.md").write_text("# Fresh\n\nNot synced yet.\n")
+    async with connected(make_state()) as client:
+        await ok(client, "ingest_data", data="solar panels", source="seed")
+        there = await refused(client, "read_file", filePath=str(docs / "fresh.md"))
+        gone = await refused(client, "read_chunk_neighbors", filePath=str(docs / "gone.md"), chunkIndex=0)
+    assert f"not indexed: {docs / 'fresh.md'}; the file is on disk: ingest it (the ingest_file tool, `minirag ingest`) or sync" in there
+    assert f"not indexed: {docs / 'gone.md'}; no such file" in gone
