@@ -370,6 +370,19 @@ class App:
         real = os.path.realpath(normal)
         return real if any(is_under(real, root, os.sep) for root in roots) else normal
 
+    def _refuse_a_path_meant_as_scope(self, scope: str | None, *, found_nothing: bool) -> None:
+        """A relative scope is a data/url source id prefix. One that finds nothing but names a path
+        in a root was meant as that path (file scopes are absolute, as results give them): refused
+        naming it, never answered as an empty result that reads as "nothing on the subject"."""
+        if not found_nothing or not scope or os.path.isabs(scope) or "://" in scope or "\x00" in scope:
+            return
+        named = [path for root in self.config.roots
+                 if is_under(path := os.path.normpath(os.path.join(root, scope)), str(root), os.sep)
+                 and os.path.lexists(path)]
+        if named:
+            raise InvalidArgument(f"scope {shown(scope, 120)!r} matches no source; a file or folder scope is an "
+                                  f"absolute path: {', '.join(shown(path) for path in named)}")
+
     def data_source_id(self, source: str) -> str:
         """A data or url source's id: its own namespace, so it can never replace, shadow or pose as a file."""
         _require_id(source)
@@ -790,6 +803,7 @@ class App:
                       pool_conn=lambda: index.conn)
         # Files of a root since removed from the configuration stay in the file until a sync; never served.
         hits = [hit for hit in hits if hit.kind != "file" or self.in_roots(hit.source)]
+        self._refuse_a_path_meant_as_scope(scope, found_nothing=not hits)
         return QueryResult(tuple(hits), index.parents(h.parent_id for h in hits),
                            tuple(self.collection_of(h.source) for h in hits), tuple(self.config.roots))
 
@@ -839,6 +853,7 @@ class App:
         others: Counter = Counter()  # files left out for their type, by suffix (not counted under a scope)
         files = list_entries(self.index, self.config, Scope.of(scope) if scope else None, self.chunk_budget(),
                              with_ignored=ignored, others=None if scope else others)
+        self._refuse_a_path_meant_as_scope(scope, found_nothing=not files)
         return FileListing(tuple(files), tuple(sorted(others.items(), key=lambda item: (-item[1], item[0]))))
 
     def chunk_budget(self) -> int | None:

@@ -694,3 +694,19 @@ async def test_reading_a_file_that_is_not_indexed_says_whether_it_is_on_disk(mak
         gone = await refused(client, "read_chunk_neighbors", filePath=str(docs / "gone.md"), chunkIndex=0)
     assert f"not indexed: {docs / 'fresh.md'}; the file is on disk: ingest it (the ingest_file tool, `minirag ingest`) or sync" in there
     assert f"not indexed: {docs / 'gone.md'}; no such file" in gone
+
+
+@pytest.mark.anyio
+async def test_a_relative_scope_naming_a_path_under_a_root_is_refused_with_the_absolute_one(make_state, docs):
+    """An agent passing `scope: "solar.md"` got an empty result, and could read it as "nothing on
+    the subject"; a relative scope that matches no source id but names a path in a root says so."""
+    (docs / "solar.md").write_text("# Solar\n\nSolar panels turn light into power.\n")
+    async with connected(make_state()) as client:
+        await ok(client, "ingest_file", filePath=str(docs / "solar.md"))
+        await ok(client, "ingest_data", data="wind turbines", source="notes/wind")
+        message = await refused(client, "query_documents", query="solar panels", scope="solar.md")
+        listing = await refused(client, "list_files", scope="solar.md")
+        by_id = await ok(client, "query_documents", query="wind", scope="notes")  # an id prefix is still one
+    expected = f"scope 'solar.md' matches no source; a file or folder scope is an absolute path: {docs / 'solar.md'}"
+    assert expected in message and expected in listing
+    assert [hit["source"] for hit in by_id["results"]] == ["notes/wind"]
