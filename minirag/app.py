@@ -380,6 +380,19 @@ class App:
         real = os.path.realpath(normal)
         return real if any(is_under(real, root, os.sep) for root in roots) else normal
 
+    def _refuse_a_path_meant_as_scope(self, scope: str | None, *, found_nothing: bool) -> None:
+        """A relative scope is a data/url source id prefix. One that finds nothing but names a path
+        in a root was meant as that path (file scopes are absolute, as results give them): refused
+        naming it, never answered as an empty result that reads as "nothing on the subject"."""
+        if not found_nothing or not scope or os.path.isabs(scope) or "://" in scope or "\x00" in scope:
+            return
+        named = [path for root in self.config.roots
+                 if is_under(path := os.path.normpath(os.path.join(root, scope)), str(root), os.sep)
+                 and os.path.lexists(path)]
+        if named:
+            raise InvalidArgument(f"scope {shown(scope, 120)!r} matches no source; a file or folder scope is an "
+                                  f"absolute path: {', '.join(shown(path) for path in named)}")
+
     def data_source_id(self, source: str) -> str:
         """A data or url source's id: its own namespace, so it can never replace, shadow or pose as a file."""
         _require_id(source)
@@ -410,6 +423,15 @@ class App:
         _require_id(source)
         return source
 
+    def _not_indexed(self, key: str) -> str:
+        """Why `key` cannot be read, and for a path under the roots whether its file is there to ingest."""
+        message = f"not indexed: {shown(key)}"
+        if not self.config.roots or not looks_like_a_path(key) or not self.in_roots(key):
+            return message
+        if os.path.isfile(key):
+            return f"{message}; the file is on disk: ingest it (the ingest_file tool, `minirag ingest`) or sync"
+        return message if os.path.lexists(key) else f"{message}; no such file"
+
     def _source_row(self, key: str, *, served: bool = True) -> SourceRow:
         """The indexed row of `key`; a path-shaped key names a file and nothing else, and a file
         outside the configured roots (a root since removed from the configuration) is not `served`
@@ -420,7 +442,7 @@ class App:
         except NotFound:
             composed = unicodedata.normalize("NFC", key)
             if composed == key or looks_like_a_path(key):
-                raise
+                raise NotFound(self._not_indexed(key) if served else f"not indexed: {shown(key)}") from None
             row = self.index.source_row(composed)
         if row.kind != "file" and looks_like_a_path(key):
             raise NotFound(f"not indexed: {shown(key)}")
@@ -473,16 +495,18 @@ class App:
 
     @explained
     def ingest_file(self, file_path: str, *, must_be_absolute: bool = False) -> IngestResult:
-        from minirag.ingest.scan import walk
+        from minirag.ingest.scan import not_a_document, walk
 
         self.refuse_if_read_only("ingest_file")
         source, real = self.file_source(file_path, must_be_absolute=must_be_absolute)
         if not real.is_file():
+            if real.is_dir():
+                raise NotFound(f"{source} is a folder: sync_start with path={source} ingests what it holds")
             raise NotFound(f"not a file: {source}")
         progress = Progress()
         found = list(walk(Path(source), self.config.roots))
         if not found:
-            raise InvalidArgument(f"unsupported file type: {source}")
+            raise InvalidArgument(not_a_document(source))
         self.pipeline.run_files(found, progress, force=True)
         if progress.failed:
             raise MiniragError("; ".join(progress.warnings))
@@ -789,6 +813,7 @@ class App:
                       pool_conn=lambda: index.conn)
         # Files of a root since removed from the configuration stay in the file until a sync; never served.
         hits = [hit for hit in hits if hit.kind != "file" or self.in_roots(hit.source)]
+        self._refuse_a_path_meant_as_scope(scope, found_nothing=not hits)
         return QueryResult(tuple(hits), index.parents(h.parent_id for h in hits),
                            tuple(self.collection_of(h.source) for h in hits), tuple(self.config.roots))
 
@@ -838,6 +863,7 @@ class App:
         others: Counter = Counter()  # files left out for their type, by suffix (not counted under a scope)
         files = list_entries(self.index, self.config, Scope.of(scope) if scope else None, self.chunk_budget(),
                              with_ignored=ignored, others=None if scope else others)
+        self._refuse_a_path_meant_as_scope(scope, found_nothing=not files)
         return FileListing(tuple(files), tuple(sorted(others.items(), key=lambda item: (-item[1], item[0]))))
 
     def chunk_budget(self) -> int | None:

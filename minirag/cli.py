@@ -298,6 +298,12 @@ def _run_files(args, runner) -> int:
         if args.verbose and progress.timings:
             sys.stderr.write("minirag: " + ", ".join(f"{stage} {seconds:.2f} s" for stage, seconds
                                                       in sorted(progress.timings.items())) + "\n")
+        if progress.still_failing:  # not warned about again; after a limit is raised, naming them retries
+            from minirag.ingest.progress import plural
+
+            sys.stderr.write(f"minirag: {plural(progress.still_failing, 'file')} still failing, not tried again "
+                             "(the same bytes failed before): `minirag list` says why; `minirag ingest PATH` "
+                             "tries again\n")
     others = progress.other_types_line()
     _emit(args, progress, lambda p: f"{p.counts()} in {p.elapsed_seconds()} s" + (f"\n{others}" if others else ""),
           shaped=run_summary(progress) if args.json else None)
@@ -367,15 +373,14 @@ def _scope(value: str | None) -> str | None:
 
 
 def _cmd_query(args, app) -> int:
-    from minirag.results import left_out_note, query_result, query_text
+    from minirag.results import query_result, query_text
 
     scope = _scope(args.scope)
+    # --json is the tool's object, within the response budget; the text shows a snippet per hit
+    # and no sections, so every hit asked for is shown.
     result = query_result(app.query(args.text, top_k=args.top_k, scope=scope, collection=args.collection),
-                          app.config.max_response_tokens)
+                          app.config.max_response_tokens if args.json else None)
     _emit(args, result, lambda r: query_text(r, scope, app.config.max_distance), shaped=result)
-    note = left_out_note(result)
-    if note and not args.json:
-        sys.stderr.write(f"minirag: {note}\n")
     return 0
 
 
@@ -395,8 +400,16 @@ def _cmd_read(args, app) -> int:
 def _cmd_neighbors(args, app) -> int:
     window = app.neighbors(_key(args, app), args.chunk_index, args.before, args.after)
     _emit(args, window, lambda w: "\n\n".join(
-        f"--- #{c.chunk_index}{' (hit)' if c.is_target else ''}\n{c.text}" for c in w.chunks))
+        f"--- #{c.chunk_index}{_pages(c.page_start, c.page_end)}{' (hit)' if c.is_target else ''}\n{c.text}"
+        for c in w.chunks))
     return 0
+
+
+def _pages(start: int | None, end: int | None) -> str:
+    from minirag.results import page_label
+
+    label = page_label(start, end)
+    return f" p. {label}" if label else ""
 
 
 def _cmd_list(args, app) -> int:
@@ -429,7 +442,10 @@ def _cmd_collections(args, app) -> int:
 
 
 def _cmd_delete(args, app) -> int:
-    _emit(args, app.delete(_key(args, app)), lambda d: f"deleted {on_one_line(d.source)} ({d.deleted_chunks} chunks)")
+    from minirag.ingest.progress import plural
+
+    _emit(args, app.delete(_key(args, app)),
+          lambda d: f"deleted {on_one_line(d.source)} ({plural(d.deleted_chunks, 'chunk')})")
     return 0
 
 

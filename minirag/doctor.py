@@ -72,6 +72,8 @@ def check_model(config: Config) -> Check:
     try:
         files = locate(config.model_name, config.model_path, config.cache_dir)
     except ModelUnavailable as exc:
+        if exc.remedy:
+            return _fail("model", exc.problem, exc.remedy)
         if config.model_path is not None:
             fix = ("point MODEL_PATH (--model-path) at a directory holding model.onnx and tokenizer.json, "
                    "or unset it to use MODEL_NAME")

@@ -18,7 +18,12 @@ class DamagedIndex(IndexUnavailable):
 
 
 class ModelUnavailable(MiniragError):
-    """The embedding model cannot be found or loaded."""
+    """The embedding model cannot be found or loaded. `remedy`, when given, is what to do: the
+    message is then "problem; remedy", and `problem` the first half (doctor shows them apart)."""
+
+    def __init__(self, problem: str, remedy: str | None = None):
+        super().__init__(f"{problem}; {remedy}" if remedy else problem)
+        self.problem, self.remedy = problem, remedy
 
 
 class PathOutsideRoots(MiniragError):

@@ -292,10 +292,9 @@ def locate(model_name: str, model_path: Path | None, cache_dir: Path) -> ModelFi
     if onnx_path is None or tokenizer_path is None:
         missing = [n for n, f in ((spec.onnx_file, onnx_path), (spec.tokenizer_file, tokenizer_path)) if f is None]
         raise ModelUnavailable(
-            f"model {spec.model_id} is not in the model cache {cache_dir} (missing {', '.join(missing)}); "
-            f"download it once with network access, or set MODEL_PATH to a local model directory"
-            + _offline_hint(spec)
-        )
+            f"model {spec.model_id} is not in the model cache {cache_dir} (missing {', '.join(missing)})",
+            "download it once with network access (any search or `minirag sync`), or set MODEL_PATH to a "
+            "local model directory" + _offline_hint(spec))
     return ModelFiles(spec, onnx_path, tokenizer_path, "hub cache")
 
 

@@ -159,15 +159,6 @@ def query_text(result: dict, scope: str | None = None, max_distance: float | Non
 _MARKDOWN_ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|~<>])")
 
 
-def left_out_note(result: dict) -> str | None:
-    """What the CLI says on stderr when hits were left out to fit the response budget."""
-    left = result.get("truncated", {})
-    if not left.get("hitsLeftOut"):
-        return None
-    return (f"{left['hitsLeftOut']} more results left out to fit MINIRAG_MAX_RESPONSE_TOKENS "
-            f"({left['maxResponseTokens']}); ask for fewer (--top-k) or narrow it (--scope)")
-
-
 def fit_list(payload: dict, key: str, budget: int, next_step: str) -> dict:
     """`payload` with as many of `payload[key]`'s first items as fit `budget`, and `truncated`
     saying how many were left out, when they do not all fit."""
@@ -235,7 +226,7 @@ def _read(value: ReadResult) -> dict:
 
 def chunk_row(row: ChunkRow) -> dict:
     return {"source": row.source, "chunkIndex": row.chunk_index, "text": row.text, "parentId": str(row.parent_id),
-            "pageStart": row.page_start, "pageEnd": row.page_end, "isTarget": row.is_target}
+            **_present(pages=page_label(row.page_start, row.page_end)), "isTarget": row.is_target}
 
 
 @payload.register

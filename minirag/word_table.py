@@ -25,6 +25,7 @@ import json
 import logging
 import os
 import shutil
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -126,6 +127,10 @@ def cached(source: Path, cache_dir: Path) -> SplitModel | None:
     meta_path = folder / "split.json"
     meta = read_meta(meta_path)
     if meta is None:
+        # Reading a 470 MB graph and writing its parts takes seconds, a minute on a busy machine:
+        # said on a terminal, so a first query or sync is not silent meanwhile (elsewhere, with -v).
+        say = log.warning if _on_terminal() else log.info
+        say("preparing the model %s for its first use (once, into %s)", source, cache_dir)
         try:
             meta = _make(source, folder)
         except (OSError, ValueError, IndexError) as exc:  # a read-only cache, a full disk, a foreign file
@@ -136,6 +141,13 @@ def cached(source: Path, cache_dir: Path) -> SplitModel | None:
         return None
     return SplitModel(folder / "model.onnx", folder / "table.npy", meta["embeds_input"], meta["keeps_input_ids"],
                       folder / "scale.npy" if meta.get("scaled") else None)
+
+
+def _on_terminal() -> bool:
+    try:
+        return sys.stderr is not None and sys.stderr.isatty()
+    except (AttributeError, ValueError):  # a replaced or closed stderr
+        return False
 
 
 def read_meta(path: Path) -> dict | None:

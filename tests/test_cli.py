@@ -140,3 +140,39 @@ def test_a_line_break_in_a_file_name_cannot_forge_a_line_of_the_listing(run, doc
     out = run("list").stdout
     assert len(out.splitlines()) == 2 and "x.md\\nindexed" in out, out  # the header, one row
     assert len([line for line in run("query", "line break").stdout.splitlines() if "fake.md" in line]) == 1
+
+
+def test_read_neighbors_names_the_pages_of_each_chunk_as_query_does(run, docs):
+    """A PDF's chunks carry pages; the window shows them as a query's hits do (`p. N`), in text and JSON."""
+    from conftest import FIXTURES
+
+    pdf = docs / "outline.pdf"
+    pdf.write_bytes((FIXTURES / "docs" / "pdf_multipage_pdflatex_outline.pdf").read_bytes())
+    assert run("ingest", str(pdf)).returncode == 0
+    shown = run("read-neighbors", "--file-path", str(pdf), "--chunk-index", "1")
+    assert shown.returncode == 0, shown.stderr
+    assert [line for line in shown.stdout.splitlines() if line.startswith("--- #")] == [
+        "--- #0 p. 1", "--- #1 p. 1 (hit)", "--- #2 p. 1"]
+    window = json.loads(run("read-neighbors", "--file-path", str(pdf), "--chunk-index", "1", "--json").stdout)
+    assert [chunk["pages"] for chunk in window["chunks"]] == ["1", "1", "1"]
+
+
+def test_a_human_query_shows_every_hit_asked_for_while_json_keeps_the_tools_budget(run, docs):
+    """The response budget is what an MCP client (and --json, the tool's object) may receive; the
+    text output shows a 300-character snippet per hit and no sections, so it is not cut by it."""
+    for n in range(12):
+        write(docs / f"otters-{n}.md", f"# Otters {n}\n\n" + f"Otter fact {n}: sea otters float and groom. " * 25)
+    assert run("ingest", ".").returncode == 0
+    small = {"MINIRAG_MAX_RESPONSE_TOKENS": "1000"}
+    shown = run("query", "sea otters", "--top-k", "12", env=small)
+    assert shown.returncode == 0, shown.stderr
+    assert sum(line[:1].isdigit() for line in shown.stdout.splitlines()) == 12 and "left out" not in shown.stderr
+    shaped = json.loads(run("query", "sea otters", "--top-k", "12", "--json", env=small).stdout)
+    assert shaped["truncated"]["hitsLeftOut"] > 0 and len(shaped["results"]) < 12
+
+
+def test_delete_says_what_it_removed_in_words(run, docs):
+    write(docs / "cats.md", "# Cats\n\nCats sleep.")
+    assert run("ingest", "cats.md").returncode == 0
+    done = run("delete", "cats.md")
+    assert (done.returncode, done.stdout) == (0, f"deleted {docs / 'cats.md'} (1 chunk)\n")

@@ -106,6 +106,10 @@ def test_an_uncached_hub_model_fails_fast_with_offline_advice(make_config, tmp_p
     model = by_name(run_checks(config))["model"]
     assert not model.ok and "not in the model cache" in model.detail and "MODEL_PATH" in model.fix
     assert not (tmp_path / "c").exists(), "doctor must not download (or create a cache)"
+    # The finding says what is wrong and the fix what to do, each once: the finding repeated the
+    # fix's remedies, and the fix lacked the installed English model the finding offered.
+    assert "MODEL_PATH" not in model.detail and "scripts/e5_small/build.sh" not in model.detail
+    assert model.fix.count("scripts/e5_small/build.sh") == 1 and "--model-name all-MiniLM-L6-v2" in model.fix
 
 
 def test_a_configuration_error_has_the_same_shape(tmp_path):

@@ -205,6 +205,16 @@ def test_the_list_files_tool_shows_ignored_files_when_asked(app, repo):
     assert listed[f"{repo}/vendor/"]["reason"] == f"ignore rule: /vendor/, {repo}/.gitignore"
 
 
+def test_an_indexed_file_a_new_rule_names_is_listed_once_with_its_chunks(app, repo):
+    """Before the next sync drops it, `list --ignored` showed it twice: as ignored (0 chunks) and as
+    indexed-but-ignored (its chunks, "the next sync removes it")."""
+    run_sync(app.pipeline, list(app.config.roots))
+    write(repo / "notes" / ".gitignore", "a.md\n")
+    named = str(repo / "notes" / "a.md")
+    rows = [(f.state, f.chunk_count, f.reason) for f in app.list_files(ignored=True).files if f.source == named]
+    assert rows == [("excluded", 1, f"ignore rule: a.md, {repo / 'notes' / '.gitignore'}; the next sync removes it")]
+
+
 def test_an_ignore_file_linked_out_of_the_roots_is_never_read(make_app, repo, tmp_path, caplog):
     # A folder's `.minignore` linked to a file outside the roots (`~/.ssh/...`) was read: its lines
     # became rules, shown by `list --ignored`, and a line that is no pattern was logged whole.

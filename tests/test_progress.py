@@ -121,7 +121,11 @@ def test_strict_fails_a_sync_whose_only_failures_failed_before(docs, tmp_path, m
     (docs / "bad.pdf").write_bytes(b"%PDF-1.4 not really a pdf")
     flags = _flags(docs, tmp_path, model_path)
     assert main(["sync", *flags]) == 1
+    capsys.readouterr()
     assert main(["sync", *flags]) == 0  # still failing, unchanged: reported when it failed
+    hint = capsys.readouterr().err  # but a user who raised a conversion limit since needs the way to retry
+    assert hint == ("minirag: 1 file still failing, not tried again (the same bytes failed before): "
+                    "`minirag list` says why; `minirag ingest PATH` tries again\n")
     assert main(["sync", "--strict", *flags]) == 1
     assert "1 still failing" in capsys.readouterr().out
 

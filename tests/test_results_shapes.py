@@ -56,14 +56,15 @@ def test_a_read_page_names_its_pages_only_when_the_document_has_them():
     assert list(paged)[-1] == "pages" and paged["pages"] == "1-3" and paged["nextOffset"] is None
 
 
-def test_a_chunk_window_gives_parent_ids_as_strings():
-    window = ChunkWindow((ChunkRow("/d/a.md", 0, "one", 7, None, None, False),
-                          ChunkRow("/d/a.md", 1, "two", 7, 2, 3, True)))
+def test_a_chunk_window_gives_parent_ids_as_strings_and_pages_as_a_hit_does():
+    """`pages` as query_documents and read_file name it, and only where the document has pages."""
+    window = ChunkWindow((ChunkRow("/d/a.pdf", 0, "one", 7, None, None, False),
+                          ChunkRow("/d/a.pdf", 1, "two", 7, 2, 3, True),
+                          ChunkRow("/d/a.pdf", 2, "three", 8, 4, 4, False)))
     assert payload(window) == {"chunks": [
-        {"source": "/d/a.md", "chunkIndex": 0, "text": "one", "parentId": "7", "pageStart": None, "pageEnd": None,
-         "isTarget": False},
-        {"source": "/d/a.md", "chunkIndex": 1, "text": "two", "parentId": "7", "pageStart": 2, "pageEnd": 3,
-         "isTarget": True}]}
+        {"source": "/d/a.pdf", "chunkIndex": 0, "text": "one", "parentId": "7", "isTarget": False},
+        {"source": "/d/a.pdf", "chunkIndex": 1, "text": "two", "parentId": "7", "pages": "2-3", "isTarget": True},
+        {"source": "/d/a.pdf", "chunkIndex": 2, "text": "three", "parentId": "8", "pages": "4", "isTarget": False}]}
 
 
 def test_a_listing_leaves_out_reason_lifecycle_and_note_when_unset():

@@ -246,11 +246,14 @@ async def test_top_k_zero_is_refused_and_a_huge_top_k_is_clamped_to_100(make_sta
     ("solar.md", "must be an absolute path"),
     ("{docs}/missing.md", "not a file"),
     ("/etc/hostname", "outside configured document roots"),
+    ("{docs}", "is a folder: sync_start with path={docs} ingests what it holds"),
+    ("{docs}/notes.rst", "unsupported file type: {docs}/notes.rst (supported: .csv, .docx, .epub,"),
 ])
 async def test_bad_file_paths_are_tool_errors_that_say_why(make_state, docs, path, expected):
     async with connected(make_state()) as client:
+        (docs / "notes.rst").write_text("Not a supported type.\n")
         message = await refused(client, "ingest_file", filePath=path.format(docs=docs))
-    assert expected in message
+    assert expected.format(docs=docs) in message
 
 
 @pytest.mark.anyio
@@ -810,3 +813,31 @@ async def test_every_argument_of_every_tool_given_hostile_values_gets_an_answer_
         if result.is_error:
             assert text.startswith(f"{tool}: ") and "\n" not in text and len(text) < 600, where
             assert "internal error" not in text, where
+
+
+@pytest.mark.anyio
+async def test_reading_a_file_that_is_not_indexed_says_whether_it_is_on_disk(make_state, docs):
+    """An agent reading a file list_files showed as not_indexed was told only "not indexed"."""
+    (docs / "fresh.md").write_text("# Fresh\n\nNot synced yet.\n")
+    async with connected(make_state()) as client:
+        await ok(client, "ingest_data", data="solar panels", source="seed")
+        there = await refused(client, "read_file", filePath=str(docs / "fresh.md"))
+        gone = await refused(client, "read_chunk_neighbors", filePath=str(docs / "gone.md"), chunkIndex=0)
+    assert f"not indexed: {docs / 'fresh.md'}; the file is on disk: ingest it (the ingest_file tool, `minirag ingest`) or sync" in there
+    assert f"not indexed: {docs / 'gone.md'}; no such file" in gone
+
+
+@pytest.mark.anyio
+async def test_a_relative_scope_naming_a_path_under_a_root_is_refused_with_the_absolute_one(make_state, docs):
+    """An agent passing `scope: "solar.md"` got an empty result, and could read it as "nothing on
+    the subject"; a relative scope that matches no source id but names a path in a root says so."""
+    (docs / "solar.md").write_text("# Solar\n\nSolar panels turn light into power.\n")
+    async with connected(make_state()) as client:
+        await ok(client, "ingest_file", filePath=str(docs / "solar.md"))
+        await ok(client, "ingest_data", data="wind turbines", source="notes/wind")
+        message = await refused(client, "query_documents", query="solar panels", scope="solar.md")
+        listing = await refused(client, "list_files", scope="solar.md")
+        by_id = await ok(client, "query_documents", query="wind", scope="notes")  # an id prefix is still one
+    expected = f"scope 'solar.md' matches no source; a file or folder scope is an absolute path: {docs / 'solar.md'}"
+    assert expected in message and expected in listing
+    assert [hit["source"] for hit in by_id["results"]] == ["notes/wind"]

@@ -118,6 +118,20 @@ def test_files_over_the_size_limit_are_refused_before_parsing(make_app, docs):
     assert app.list_files().files[0].state == "too_large"
 
 
+def test_a_file_refused_as_too_large_is_ingested_once_the_limit_is_raised(make_app, docs):
+    """The troubleshooting advice is "raise MAX_FILE_SIZE": the next sync must then read the file,
+    not count it as still failing because its size and mtime are the ones refused."""
+    big = write(docs / "big.md", "# Big\n\n" + "word " * 100)
+    os.utime(big, ns=(time.time_ns() - 60 * 10**9,) * 2)  # an old file: its stat is trusted
+    small = make_app({"MAX_FILE_SIZE": "100"})
+    run_sync(small.pipeline, list(small.config.roots), progress=Progress())
+    raised = make_app({"MAX_FILE_SIZE": "100000"})
+    assert [(f.state, f.reason) for f in raised.list_files().files] == [("not_indexed", None)]
+    result = run_sync(raised.pipeline, list(raised.config.roots), progress=Progress())
+    assert (result.done, result.failed, result.still_failing) == (1, 0, 0)
+    assert [f.state for f in raised.list_files().files] == ["indexed"]
+
+
 def test_frontmatter_rag_false_excludes_a_file(app, docs):
     write(docs / "secret.md", "---\nrag: false\n---\n# Secret\n\nDo not index.")
     write(docs / "open.md", "# Open\n\nIndex me.")

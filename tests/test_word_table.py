@@ -3,6 +3,8 @@ model, split into a real cache directory, embeds as the plain model does."""
 
 from __future__ import annotations
 
+import logging
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -171,3 +173,19 @@ def test_a_new_split_removes_older_splits_of_the_same_file_only(tiny_files, tmp_
     assert split is not None and split.table_path.is_file()
     assert not older.exists()
     assert (other / "table.npy").is_file()
+
+
+def test_the_first_split_says_so_once_on_a_terminal(tiny_files, tmp_path, caplog, monkeypatch):
+    """Splitting e5-small's 470 MB graph took half a minute on a busy machine, with nothing shown.
+    Said on a terminal; elsewhere (CI logs, a client's MCP log) only with -v."""
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True, raising=False)
+    word_table.cached(tiny_files.onnx_path, tmp_path / "a")
+    said = [r for r in caplog.records if r.levelname == "WARNING" and "first use" in r.getMessage()]
+    assert len(said) == 1 and str(tiny_files.onnx_path) in said[0].getMessage()
+    caplog.clear()
+    word_table.cached(tiny_files.onnx_path, tmp_path / "a")
+    assert not [r for r in caplog.records if "first use" in r.getMessage()]
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: False, raising=False)
+    caplog.set_level(logging.INFO, logger="minirag")
+    word_table.cached(tiny_files.onnx_path, tmp_path / "b")
+    assert [r.levelname for r in caplog.records if "first use" in r.getMessage()] == ["INFO"]

@@ -55,9 +55,17 @@ def cut_as_now(stored: StoredState, budget: int | None) -> bool:
             and budget in (None, stored.chunk_budget) and not would_read_now(stored.note))
 
 
-def by_stat(found: FoundFile) -> Callable[[Record], bool]:
-    """A record holds the file when its size and mtime are the file's (an mtime stored as unknown never does)."""
-    return lambda record: record.size == found.size and record.mtime_ns == found.mtime_ns
+def refused_unread(record: Record) -> bool:
+    """Whether `record` is a failure of a file never read: over MAX_FILE_SIZE then, so no hash."""
+    return isinstance(record, ExcludedState) and record.failure and not record.content_hash
+
+
+def by_stat(found: FoundFile, max_size: int) -> Callable[[Record], bool]:
+    """A record holds the file when its size and mtime are the file's (an mtime stored as unknown never does).
+    A refusal for size holds only while the file is still over `max_size`: once the limit is
+    raised, the file is read."""
+    return lambda record: (record.size == found.size and record.mtime_ns == found.mtime_ns
+                           and (found.size > max_size or not refused_unread(record)))
 
 
 def by_hash(content_hash: str) -> Callable[[Record], bool]:

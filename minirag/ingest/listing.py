@@ -7,7 +7,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from minirag.chunking import SCHEME_VERSION
-from minirag.ingest.file_state import FileState, file_state
+from minirag.ingest.file_state import FileState, file_state, refused_unread
 from minirag.ingest.ignore import IgnoreRules
 from minirag.ingest.scan import FoundFile, Ignored, walk_roots, within
 from minirag.search.scope import Scope
@@ -59,6 +59,8 @@ def _disk_state(found: FoundFile, stored: StoredState | None, excluded: Excluded
         return "unreadable"
 
     def holds(record: StoredState | ExcludedState) -> bool:  # a touched file may still hold the same bytes
+        if refused_unread(record):  # refused for a size it is no longer over (MAX_FILE_SIZE raised since)
+            return False
         return record.size == found.size and (record.mtime_ns == found.mtime_ns
                                               or _same_bytes(found, record.content_hash, roots, max_size))
 
@@ -94,6 +96,8 @@ def list_entries(index, config, scope: Scope | None, budget: int | None = None, 
             note=stored.note if stored and stored.note else None,
         ))
     for entry in ignored if with_ignored else ():
+        if entry.path in indexed:  # indexed before the rule: listed below, with its chunks
+            continue
         if scope is None or scope.matches(entry.path):
             out.append(ListEntry(entry.path + (os.sep if entry.is_dir else ""), "file", None, "excluded", None, 0,
                                  reason=str(entry.reason)))

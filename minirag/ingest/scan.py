@@ -40,6 +40,13 @@ def is_temporary(name: str) -> bool:
             or (len(name) > 1 and name.startswith("#") and name.endswith("#")))
 
 
+def not_a_document(path: str) -> str:
+    """Why a file named on its own is not indexed: a scratch file's name, or its type."""
+    if is_temporary(os.path.basename(path)):
+        return f"{path} has the name of an editor's, office suite's or downloader's scratch file; never indexed"
+    return f"unsupported file type: {path} (supported: {', '.join(sorted(supported_extensions()))})"
+
+
 def within(path: str, places: set[str]) -> bool:
     """Whether `path` is one of `places` or lies below one (whole path segments)."""
     while path not in places:

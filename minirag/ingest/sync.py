@@ -72,7 +72,7 @@ def run_sync(pipeline: Pipeline, roots: list[Path], *, path: Path | None = None,
     to_check = []
     for found in found_files:
         state = file_state(found.source, stored.get(found.source), exclusions.get(found.source),
-                           holds=by_stat(found), budget=pipeline.budget)
+                           holds=by_stat(found, pipeline.config.max_file_size), budget=pipeline.budget)
         if state is FileState.UNCHANGED:
             progress.seen += 1
             progress.skipped += 1
