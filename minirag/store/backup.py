@@ -17,7 +17,7 @@ from pathlib import Path
 
 from minirag.errors import DamagedIndex, FileAccessError, IndexUnavailable, InvalidArgument
 from minirag.store import connection as db
-from minirag.store import health
+from minirag.store import health, wal
 from minirag.store.lock import LOCK_SUFFIX
 
 SQLITE_HEADER = b"SQLite format 3\x00"
@@ -93,13 +93,20 @@ def backup(source: Path, dest: str | Path) -> BackupResult:
             f"{source}-wal holds writes not yet in the index file, and without its -shm on this read-only "
             "folder they cannot be read, so a backup would miss them; copy index.db and index.db-wal "
             "together to a writable folder and back up that copy, or back up where a writer runs")
+    if not db.opens_immutable(source):  # a copy read through another file's -wal copies that file
+        wal.refuse_foreign(source, thorough=False)
     target = destination(source, dest)
     tmp = _partial(source, target)
     # The copy and the files SQLite keeps beside it while writing it.
     leftovers = [tmp, *(tmp.with_name(tmp.name + suffix) for suffix in SQLITE_SIDE_FILES)]
     try:
-        ok, moment = _copy(source, tmp, target)
+        try:
+            ok, moment = _copy(source, tmp, target)
+        except db.DatabaseError:
+            wal.refuse_foreign(source, thorough=True)  # what fails may be only the -wal beside it
+            raise
         if ok != "ok":
+            wal.refuse_foreign(source, thorough=True)
             # The copy is the index page for page: what fails in it fails in the index.
             raise DamagedIndex(f"the index {source} is damaged (integrity_check of its copy: {ok}); nothing was "
                                "backed up: restore an earlier backup, or delete it and run `minirag sync` to "
