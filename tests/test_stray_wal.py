@@ -154,3 +154,35 @@ def test_a_crash_leftover_wal_is_the_indexs_own_and_its_commits_are_read(closed_
     result = run_cli("list", "--json", "--db-path", frozen, "--base-dir", docs, "--model-path", model_path)
     assert result.returncode == 0, result
     assert "Crash survivor" in result.stdout
+
+
+@pytest.mark.parametrize("damage", ["a byte of its last page", "its last frame's salt", "none"])
+def test_the_wal_is_read_as_sqlite_reads_it_up_to_the_last_commit_whose_checksums_hold(tmp_path, damage):
+    """A torn last commit (a crash while writing it) is not replayed: SQLite and committed_frames both
+    stop at the commit before it."""
+    path = tmp_path / "db.sqlite"
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("PRAGMA journal_mode = WAL")
+    conn.execute("PRAGMA wal_autocheckpoint = 0")
+    conn.execute("CREATE TABLE t (x)")
+    conn.execute("INSERT INTO t VALUES (?)", ("a" * 20000,))
+    conn.execute("INSERT INTO t VALUES (?)", ("b" * 20000,))
+    copy = tmp_path / "copy.sqlite"
+    shutil.copyfile(path, copy)
+    wal = bytearray(Path(f"{path}-wal").read_bytes())
+    conn.close()
+    page = 4096
+    last = len(wal) - (24 + page)  # the last frame: the second insert's commit frame
+    if damage == "a byte of its last page":
+        wal[last + 24 + 100] ^= 0xFF
+    elif damage == "its last frame's salt":
+        wal[last + 8] ^= 0xFF
+    Path(f"{copy}-wal").write_bytes(bytes(wal))
+    frames = committed_frames(bytes(wal))
+    reader = sqlite3.connect(f"file:{copy}?mode=ro", uri=True)
+    rows = reader.execute("SELECT COUNT(*) FROM t").fetchone()[0]
+    (pages,) = reader.execute("PRAGMA page_count").fetchone()
+    reader.close()
+    assert frames is not None
+    assert rows == (2 if damage == "none" else 1)
+    assert frames.database_pages == pages
