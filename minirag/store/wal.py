@@ -152,9 +152,6 @@ def foreign_wal(path: Path, *, thorough: bool) -> str | None:
                 "and minirag never shrinks its file")
     if _already_in(path, frames, file_pages):
         return None  # replaying it changes nothing
-    alone, through = _schema_versions(path)
-    if alone is not None and through is not None and through < alone:
-        return f"read through it the index has schema version {through}, the file alone {alone}"
     if thorough:
         return _damage_through(path)
     return None
@@ -179,27 +176,6 @@ def _connect(path: Path, *, immutable: bool):
     if immutable and "immutable=1" not in uri:
         uri += "&immutable=1"
     return sqlite3.connect(uri, uri=True, isolation_level=None)
-
-
-def _schema_versions(path: Path) -> tuple[int | None, int | None]:
-    """The schema version of the file alone and of the file read through its -wal (None: unreadable)."""
-    from minirag.store.connection import DatabaseError
-    from minirag.store.schema import schema_version
-
-    versions: list[int | None] = []
-    for immutable in (True, False):
-        try:
-            conn = _connect(path, immutable=immutable)
-        except DatabaseError:
-            versions.append(None)
-            continue
-        try:
-            versions.append(schema_version(conn))
-        except DatabaseError:
-            versions.append(None)
-        finally:
-            conn.close()
-    return versions[0], versions[1]
 
 
 def _damage_through(path: Path) -> str | None:
