@@ -9,15 +9,13 @@ and under a sync committing often one of a few tens of MB never finished.
 from __future__ import annotations
 
 import os
-import stat
-import tempfile
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
 from minirag.errors import DamagedIndex, FileAccessError, IndexUnavailable, InvalidArgument
 from minirag.store import connection as db
-from minirag.store import health
+from minirag.store import health, partials, wal
 from minirag.store.lock import LOCK_SUFFIX
 
 SQLITE_HEADER = b"SQLite format 3\x00"
@@ -93,13 +91,20 @@ def backup(source: Path, dest: str | Path) -> BackupResult:
             f"{source}-wal holds writes not yet in the index file, and without its -shm on this read-only "
             "folder they cannot be read, so a backup would miss them; copy index.db and index.db-wal "
             "together to a writable folder and back up that copy, or back up where a writer runs")
+    if not db.opens_immutable(source):  # a copy read through another file's -wal copies that file
+        wal.refuse_foreign(source, thorough=False)
     target = destination(source, dest)
-    tmp = _partial(source, target)
+    tmp, held = _partial(source, target)
     # The copy and the files SQLite keeps beside it while writing it.
     leftovers = [tmp, *(tmp.with_name(tmp.name + suffix) for suffix in SQLITE_SIDE_FILES)]
     try:
-        ok, moment = _copy(source, tmp, target)
+        try:
+            ok, moment = _copy(source, tmp, target)
+        except db.DatabaseError:
+            wal.refuse_foreign(source, thorough=True)  # what fails may be only the -wal beside it
+            raise
         if ok != "ok":
+            wal.refuse_foreign(source, thorough=True)
             # The copy is the index page for page: what fails in it fails in the index.
             raise DamagedIndex(f"the index {source} is damaged (integrity_check of its copy: {ok}); nothing was "
                                "backed up: restore an earlier backup, or delete it and run `minirag sync` to "
@@ -109,21 +114,23 @@ def backup(source: Path, dest: str | Path) -> BackupResult:
         for path in leftovers:
             path.unlink(missing_ok=True)  # never leave a half-written copy behind
         raise
+    finally:
+        os.close(held)  # after the rename or the removal: never a partial unlocked while it exists
     return BackupResult(str(source), str(target), target.stat().st_size, ok, moment)
 
 
-def _partial(source: Path, target: Path) -> Path:
+def _partial(source: Path, target: Path) -> tuple[Path, int]:
     """A new, empty file beside `target` for the copy, of this backup alone: two backups to one DEST
     at once (cron and a hand) each write their own and the last rename wins, where one shared name
-    let each delete or rename the other's half-written copy. As private as the index itself."""
+    let each delete or rename the other's half-written copy. As private as the index itself, and
+    locked while this backup lives (store/partials.py), so the next backup can tell it from the
+    partial of a backup that was killed, and removes only those."""
+    partials.sweep(target)
     try:
-        fd, name = tempfile.mkstemp(prefix=f"{target.name}.", suffix=".partial", dir=target.parent)
+        return partials.create(target, source.stat().st_mode)
     except OSError as exc:
         raise FileAccessError(f"cannot write the backup {target} ({exc.strerror or exc}); choose a writable "
                               "folder with room (nothing was left behind)") from None
-    os.close(fd)
-    os.chmod(name, stat.S_IMODE(source.stat().st_mode))
-    return Path(name)
 
 
 def _copy(source: Path, tmp: Path, target: Path) -> tuple[str, Moment]:

@@ -23,7 +23,7 @@ from minirag import keywords
 from minirag.chunking import SCHEME_VERSION, ChunkedDocument, Section
 from minirag.display import shown
 from minirag.errors import IndexUnavailable, InvalidArgument, NotFound
-from minirag.store import codes, schema
+from minirag.store import codes, schema, wal
 from minirag.store import connection as db
 from minirag.store.checkpoint import Checkpointer
 
@@ -193,6 +193,9 @@ class Index:
         self._marks_conn = None  # mark_converting's own connection, shared by the converting threads
         self.wrote = False  # whether this object committed a write (see close)
         self.checkpointer = Checkpointer(lambda: db.connect(self.path)) if self.checkpoints else None
+        if not (read_only and db.opens_immutable(self.path)):  # `immutable` never reads the -wal
+            # Before the first connection: a writable one's close folds the -wal into the file.
+            wal.refuse_foreign(self.path, thorough=self.checkpoints)
         with db.as_index_errors(self.path):
             if read_only:
                 version = schema.schema_version(self.conn)
