@@ -186,3 +186,34 @@ def test_the_wal_is_read_as_sqlite_reads_it_up_to_the_last_commit_whose_checksum
     assert frames is not None
     assert rows == (2 if damage == "none" else 1)
     assert frames.database_pages == pages
+
+
+@pytest.mark.skipif(not Path("/proc/locks").exists(), reason="reads the kernel's lock table")
+def test_checking_the_wal_keeps_the_locks_this_processs_own_connections_hold(tmp_path):
+    """Closing any descriptor of a file drops every POSIX lock the process holds on it: a check that
+    opened and closed the index beside a live connection took away that connection's shared lock."""
+    import os
+
+    from minirag.store import wal
+
+    path = tmp_path / "index.db"
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("PRAGMA journal_mode = WAL")
+    conn.execute("PRAGMA wal_autocheckpoint = 0")
+    conn.execute("CREATE TABLE t (x)")
+    conn.execute("INSERT INTO t VALUES (1)")  # its own -wal, commits not yet in the file
+    conn.execute("BEGIN")
+    conn.execute("SELECT * FROM t").fetchall()  # a read transaction: a shared lock on the file
+
+    def locks() -> list[str]:
+        inode = os.stat(path).st_ino
+        return [line for line in Path("/proc/locks").read_text().splitlines()
+                if f":{inode} " in line and f" {os.getpid()} " in line]
+
+    held = locks()
+    assert held
+    for _ in range(3):
+        assert wal.foreign_wal(path, thorough=False) is None
+        assert locks() == held
+    conn.execute("COMMIT")
+    conn.close()

@@ -11,8 +11,11 @@ connection is opened, whether replaying it could be anything but this file's own
 
 from __future__ import annotations
 
+import contextlib
 import os
 import struct
+import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -130,10 +133,10 @@ def foreign_wal(path: Path, *, thorough: bool) -> str | None:
     in for good. A crash between a commit and its checkpoint leaves exactly such frames, which are
     the index's own and pass."""
     try:
-        with open(path, "rb") as f:  # the file before the -wal: the file grows only from the -wal
-            header = f.read(100)
-            file_size = os.fstat(f.fileno()).st_size
         wal = wal_path(path).read_bytes()
+        with _reading(path) as fd:  # the file before the -wal: the file grows only from the -wal
+            header = os.pread(fd, 100, 0)
+            file_size = os.fstat(fd).st_size
     except OSError:
         return None  # no -wal (or no file): nothing to replay
     frames = committed_frames(wal)
@@ -161,12 +164,59 @@ def _already_in(path: Path, frames: WalFrames, file_pages: int) -> bool:
     """Whether every page the -wal would write already holds that image in the file (checkpointed)."""
     if frames.database_pages != file_pages:
         return False
-    with open(path, "rb") as f:
-        for pgno, image in frames.pages.items():
-            f.seek((pgno - 1) * frames.page_size)
-            if f.read(frames.page_size) != image:
-                return False
-    return True
+    with _reading(path) as fd:
+        return all(os.pread(fd, frames.page_size, (pgno - 1) * frames.page_size) == image
+                   for pgno, image in frames.pages.items())
+
+
+# Descriptors of index files kept open: closing any descriptor of a file drops every POSIX lock the
+# process holds on it, the locks of SQLite's own connections to it included (the hazard of section
+# 2.2 of SQLite's "How To Corrupt An SQLite Database File"), and a serving process opens the index
+# again while its connections hold locks. So a descriptor is closed only when no other descriptor
+# of the process refers to the file, and otherwise kept, one per file (device, inode).
+_KEPT: dict[tuple[int, int], int] = {}
+_KEPT_LOCK = threading.Lock()
+
+
+@contextlib.contextmanager
+def _reading(path: Path) -> Iterator[int]:
+    """A read-only descriptor of the file at `path`, closed after only if that drops no lock."""
+    with _KEPT_LOCK:
+        st = os.stat(path)
+        kept = _KEPT.get((st.st_dev, st.st_ino))
+    if kept is not None:
+        yield kept
+        return
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+    try:
+        yield fd
+    finally:
+        opened = os.fstat(fd)
+        key = (opened.st_dev, opened.st_ino)
+        with _KEPT_LOCK:
+            if key in _KEPT or _another_descriptor_of(key, fd) is not False:
+                _KEPT.setdefault(key, fd)  # a duplicate of a kept one stays open, unused
+            else:
+                os.close(fd)
+
+
+def _another_descriptor_of(key: tuple[int, int], fd: int) -> bool | None:
+    """Whether another descriptor of this process refers to the file `key`; None where the system
+    does not say (no /proc/self/fd), which counts as yes."""
+    try:
+        names = os.listdir("/proc/self/fd")
+    except OSError:
+        return None
+    for name in names:
+        if name == str(fd):
+            continue
+        try:
+            st = os.stat(f"/proc/self/fd/{name}")
+        except OSError:
+            continue
+        if (st.st_dev, st.st_ino) == key:
+            return True
+    return False
 
 
 def _connect(path: Path, *, immutable: bool):
