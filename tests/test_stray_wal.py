@@ -217,3 +217,6 @@ def test_checking_the_wal_keeps_the_locks_this_processs_own_connections_hold(tmp
         assert locks() == held
     conn.execute("COMMIT")
     conn.close()
+    wal.release_unshared()  # the connection gone, nothing keeps the file open any longer
+    assert not [name for name in os.listdir("/proc/self/fd")
+                if os.path.realpath(f"/proc/self/fd/{name}") == str(path.resolve())]

@@ -246,6 +246,7 @@ class Index:
             # object wrote: a TRUNCATE checkpoint waits for any writer, and a query's close must not.
             db.close(conn, checkpoint=self.checkpoints and self.wrote and i == len(conns) - 1)
         self._local = threading.local()
+        wal.release_unshared()
 
     def __enter__(self) -> Index:
         return self

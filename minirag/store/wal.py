@@ -200,6 +200,17 @@ def _reading(path: Path) -> Iterator[int]:
                 os.close(fd)
 
 
+def release_unshared() -> None:
+    """Close the kept descriptors no other descriptor of the process shares a file with any longer
+    (the connections that held locks there have closed): a kept one pins its file, and the file
+    system the file is on, until then."""
+    with _KEPT_LOCK:
+        for key, fd in list(_KEPT.items()):
+            if _another_descriptor_of(key, fd) is False:
+                os.close(fd)
+                del _KEPT[key]
+
+
 def _another_descriptor_of(key: tuple[int, int], fd: int) -> bool | None:
     """Whether another descriptor of this process refers to the file `key`; None where the system
     does not say (no /proc/self/fd), which counts as yes."""
