@@ -425,7 +425,7 @@ def test_ctrl_c_stops_minirag_watch_between_files_with_exit_130_and_one_line(doc
         conn.close()
     *events, last = [json.loads(line) for line in stdout.splitlines()]
     assert all(event["kind"] == "initial" for event in events)
-    assert last == {"error": "interrupted"}  # a JSON reader learns why the stream ended
+    assert last["error"].startswith("interrupted")  # a JSON reader learns why the stream ended
 
 
 WATCH_UNDER_LIMIT = """
