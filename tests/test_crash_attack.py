@@ -1,4 +1,4 @@
-"""A real `minirag sync` over the real documents in tests/fixtures/docs, SIGKILLed again and again at
+"""A real `minirag sync` over real documents of tests/fixtures/docs, SIGKILLed again and again at
 pseudo-random moments: while it re-tokenizes the keyword index (an index whose keyword scheme is
 stale, as after an upgrade, is re-tokenized by the first write open), while it converts, embeds,
 commits and checkpoints after a commit, and while it closes. After every kill the index opens,
@@ -28,8 +28,9 @@ from minirag.store import connection as db
 pytestmark = pytest.mark.slow  # many real syncs, each killed
 
 FIXTURE_DOCS = Path(__file__).parent / "fixtures" / "docs"
-KILLS = 10
+KILLS = 4  # each kind of moment once: inside the re-tokenize, after its commit, and two at random
 SEED = 20261204
+CONVERTED = {"docx_headings_table.docx", "pdf_multipage_pdflatex_outline.pdf"}
 TIMEOUT_S = 300
 
 
@@ -81,8 +82,11 @@ def what_is_indexed(path: Path) -> dict[str, tuple[str, int]]:
 
 
 def test_a_sync_killed_at_random_moments_never_leaves_an_index_that_opens_wrong(docs, tmp_path, model_dir):
+    # The text formats, and one of the converters run in a child process: the kills land in every
+    # step of a sync, while a sync of every fixture would cost minutes a round.
     for name in sorted(os.listdir(FIXTURE_DOCS)):
-        shutil.copy(FIXTURE_DOCS / name, docs / name)
+        if Path(name).suffix in {".md", ".txt", ".csv", ".html"} or name in CONVERTED:
+            shutil.copy(FIXTURE_DOCS / name, docs / name)
     db_path = tmp_path / "index.db"
     config = load_config(env={}, base_dirs=[str(docs)], db_path=str(db_path), model_path=str(model_dir),
                          cwd=tmp_path)

@@ -97,6 +97,7 @@ def test_the_fixture_folder_syncs_without_a_failure_and_pdf_hits_cite_pages(app,
 
 # The largest fixtures (an EPUB book, an OCR'd PDF, a test log) would only slow the real model down here.
 HEAVY = {"README.md", "epub_ubuntu_packaging_guide_ru.epub", "epub_live_manual_en.epub", "pdf_multipage_ocr_vicksburg.pdf",
+         "pdf_two_columns_elsarticle.pdf", "pdf_xelatex_persian_tabriz_thesis.pdf",
          "txt_cpython_regrtest_log.txt"}
 
 
