@@ -45,7 +45,7 @@ from minirag import __version__
 from minirag.app import MAX_NEIGHBORS, MAX_QUERY_CHARS
 from minirag.config import DEFAULT_TOP_K, MAX_TOP_K, MIN_TOKEN_LENGTH
 from minirag.display import message_line, shown
-from minirag.errors import MiniragError
+from minirag.errors import InvalidArgument, MiniragError
 from minirag.ingest.jobs import SyncJob
 from minirag.instructions import build_instructions
 from minirag.results import fit_list, job_started, payload, query_result, within_budget
@@ -107,6 +107,8 @@ Before = Annotated[int, Field(description=f"How many chunks before it to return:
 After = Annotated[int, Field(description=f"How many chunks after it to return: 0 or more, at most {MAX_NEIGHBORS} are.")]
 Offset = Annotated[int, Field(description=(
     "Where to start reading, in characters: 0 for the start, or the nextOffset the previous page returned."))]
+ListOffset = Annotated[int, Field(description=(
+    "How many files of the listing to skip: 0 for the start, or the nextOffset of a listing that was cut."))]
 MaxChars = Annotated[int | None, Field(description=(
     "The most characters to return; by default as many as the response budget allows. A page ends at a "
     "paragraph or line break when one is near."))]
@@ -190,11 +192,23 @@ def read_file(state: ServerState, filePath: FilePath = None, source: Source = No
 
 
 def list_files(state: ServerState, scope: Scope = None, collection: CollectionName = None,
-               ignored: Ignored = False) -> Result:
-    """Every supported file under the roots with its ingestion state, plus data and url sources.
-    A listing over the response budget is cut; `truncated` says how many were left out."""
-    return fit_list(payload(state.app.list_files(scope, collection, ignored=ignored)), "files", state.budget,
-                    "narrow the listing with scope or collection")
+               ignored: Ignored = False, offset: ListOffset = 0) -> Result:
+    """Every supported file under the roots with its ingestion state, plus data and url sources, from
+    file number `offset` on. A listing over the response budget is cut: `truncated` says how many
+    were left out, and `nextOffset` is the offset that lists the rest."""
+    if offset < 0:
+        raise InvalidArgument(f"offset must be 0 or more, got {offset}")
+    listing = payload(state.app.list_files(scope, collection, ignored=ignored))
+    listing["files"] = listing["files"][offset:]
+    # Fitted with the largest nextOffset it can take, so that the number counts against the budget.
+    listing["nextOffset"] = offset + len(listing["files"])
+    fitted = fit_list(listing, "files", state.budget,
+                      "pass nextOffset as offset for the rest, or narrow the listing with scope or collection")
+    if "truncated" in fitted:
+        fitted["nextOffset"] = offset + len(fitted["files"])
+    else:
+        del fitted["nextOffset"]
+    return fitted
 
 
 def list_collections(state: ServerState) -> Result:

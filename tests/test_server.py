@@ -20,6 +20,7 @@ from minirag import __version__
 from minirag.app import App
 from minirag.config import load_config
 from minirag.instructions import build_instructions
+from minirag.results import payload
 from minirag.server import ServerState, build_server, load_state, parse_http, start_watching
 from minirag.store.lock import SyncLock
 
@@ -103,6 +104,29 @@ async def test_every_tool_is_listed_with_its_annotations(make_state):
     assert tools["ingest_data"].annotations.idempotent_hint is True
     assert {n for n, t in tools.items() if t.annotations.open_world_hint} == {"ingest_url"}
     assert all(t.output_schema is not None for t in tools.values())
+
+
+@pytest.mark.anyio
+async def test_a_listing_over_the_budget_is_walked_whole_with_next_offset(make_state, docs):
+    """An agent could see only the first files of a large corpus: the cut listing said how many were
+    left out and offered no way to read them."""
+    for i in range(120):
+        (docs / f"note-{i:03}.md").write_text(f"# Note {i}\n\nA short note.\n")
+    state = make_state(env={"MINIRAG_MAX_RESPONSE_TOKENS": "2000"})
+    async with connected(state) as client:
+        await ok(client, "sync_start", wait=True)
+        expected = [entry["source"] for entry in payload(state.app.list_files())["files"]]
+        seen, offset, pages = [], 0, 0
+        while offset is not None:
+            page = await ok(client, "list_files", offset=offset)
+            seen += [entry["source"] for entry in page["files"]]
+            assert page.get("truncated") is None or "offset" in page["truncated"]["next"]
+            offset, pages = page.get("nextOffset"), pages + 1
+        past_the_end = await ok(client, "list_files", offset=len(expected) + 5)
+        negative = await refused(client, "list_files", offset=-1)
+    assert seen == expected and len(expected) >= 120 and pages > 2
+    assert past_the_end["files"] == [] and "nextOffset" not in past_the_end
+    assert negative == "list_files: offset must be 0 or more, got -1"
 
 
 @pytest.mark.anyio
