@@ -486,7 +486,7 @@ class App:
             progress.warnings.extend(f"{entry.path}: left out by {entry.reason}" for entry in ignored[named:named + 1]
                                      if entry.path == absolute)
         warnings = unseen_warnings(unseen, self.config.roots)
-        progress.total = (progress.total or 0) + len(files)
+        progress.found(len(files))
         progress.unread += len(warnings)
         progress.warnings.extend(warnings)
         # Files named here are tried even if the same bytes failed before: the user asks why.

@@ -50,6 +50,19 @@ def test_the_eta_comes_from_the_share_of_bytes_done():
     assert (duration(45), duration(200), duration(7500)) == ("45 s", "3 min 20 s", "2 h 5 min")
 
 
+def test_the_eta_runs_from_when_the_walk_found_the_files_not_from_the_model_load():
+    """A 27-file sync that took 2.6 min said "ETA 1 h 9 min" at first: the minute spent loading the
+    model counted as work on the first file's bytes."""
+    progress = Progress(bytes_total=1000)
+    progress.started = time.monotonic() - 100  # loading the model, then walking
+    progress.found(4)
+    progress.work_started -= 10
+    progress.bytes_done, progress.bytes_partial = 200, 50.0
+    assert progress.total == 4 and progress.eta_seconds() == 30  # 250 bytes in 10 s of work
+    progress.found(2)  # a second walk (another root) adds files, not a new start
+    assert progress.total == 6 and progress.eta_seconds() == 30
+
+
 def test_counts_say_one_file_and_one_chunk():
     assert Progress(seen=1, done=1, chunks_written=1).counts() == (
         "1 file: 1 ingested, 0 unchanged, 0 removed, 0 failed; 1 chunk")

@@ -52,6 +52,9 @@ class Progress:
     ocr_page: tuple[str, int, int] | None = None  # (file, page, of pages): the page OCR is reading now
     warnings: list[str] = field(default_factory=list)
     started: float = field(default_factory=time.monotonic)
+    # When the walk had found the files: the ETA's clock, which model loading and the walk never
+    # reach (the files' bytes measure what is left of the work, not of the start-up).
+    work_started: float | None = None
     ended: float | None = None  # time.monotonic() when the run ended: its time and rate stop there
     timings: dict[str, float] = field(default_factory=dict)
     # Set to stop a run between files or encoder batches (a server shutting down); what was written stays.
@@ -65,6 +68,12 @@ class Progress:
         """`source`'s conversion ended: its pages are no longer being read."""
         if self.ocr_page is not None and self.ocr_page[0] == source:
             self.ocr_page = None
+
+    def found(self, files: int) -> None:
+        """The walk found `files` more files to look at: the work on them starts now."""
+        self.total = (self.total or 0) + files
+        if self.work_started is None:
+            self.work_started = time.monotonic()
 
     def add_time(self, stage: str, seconds: float) -> None:
         self.timings[stage] = self.timings.get(stage, 0.0) + seconds
@@ -99,10 +108,11 @@ class Progress:
         return round(self.chunks_embedded / elapsed, 1) if elapsed > 0 else None
 
     def eta_seconds(self) -> float | None:
-        """Seconds left, from the share of the bytes to convert done so far; None until a second of work
-        and some of it is done (or when nothing is left to convert, or the run has ended)."""
+        """Seconds left, from the share of the bytes to convert done so far in the time since the work
+        started; None until a second of work and some of it is done (or when nothing is left to
+        convert, or the run has ended)."""
         worked = self.bytes_done + self.bytes_partial
-        elapsed = time.monotonic() - self.started
+        elapsed = time.monotonic() - (self.work_started if self.work_started is not None else self.started)
         if self.ended is not None or self.total is None or worked <= 0 or elapsed < 1 or self.bytes_total <= worked:
             return None
         return round(elapsed * (self.bytes_total - worked) / worked)

@@ -64,7 +64,7 @@ def run_sync(pipeline: Pipeline, roots: list[Path], *, path: Path | None = None,
         found_files = list({f.source: f for scope in scopes
                             for f in walk(scope, roots, unreadable, progress.other_types, rules)}.values())
     on_disk = {f.source for f in found_files}
-    progress.total = (progress.total or 0) + len(found_files)
+    progress.found(len(found_files))
     unseen = unseen_warnings(unreadable, roots)
     progress.unread += len(unseen)
     progress.warnings.extend(unseen)
