@@ -411,4 +411,4 @@ def _doctor(value: DoctorReport) -> dict:
 def _backup(value: BackupResult) -> dict:
     return {"source": value.source, "backup": value.backup, "bytes": value.bytes, "integrity": value.integrity,
             "takenAt": value.moment.taken_at, "generation": value.moment.generation,
-            "sourceCount": value.moment.sources, "chunkCount": value.moment.chunks}
+            "sourceCount": value.moment.sources, "chunkCount": value.moment.chunks, "replaced": value.replaced}

@@ -268,6 +268,9 @@ def test_a_backup_says_which_moment_of_the_index_it_holds(indexed, tmp_path):
     second = payload(backup(index, tmp_path / "second.db"))
     assert second["generation"] > first.moment.generation and second["sourceCount"] == sources + 1
     assert second["takenAt"] >= first.moment.taken_at and second["takenAt"].endswith("+00:00")
+    # A backup onto an earlier one says it replaced it: a second run to one DEST had said nothing.
+    assert first.replaced is False and second["replaced"] is False
+    assert payload(backup(index, tmp_path / "first.db"))["replaced"] is True
 
 
 def test_a_backup_onto_the_index_by_another_path_is_refused_and_the_index_left_in_place(make_app, docs):

@@ -177,7 +177,8 @@ def test_a_backup():
     moment = Moment("2026-12-04T08:00:00+00:00", 12, 3, 40)
     assert payload(BackupResult("/d/i.db", "/b/i.db", 4096, "ok", moment)) == {
         "source": "/d/i.db", "backup": "/b/i.db", "bytes": 4096, "integrity": "ok",
-        "takenAt": "2026-12-04T08:00:00+00:00", "generation": 12, "sourceCount": 3, "chunkCount": 40}
+        "takenAt": "2026-12-04T08:00:00+00:00", "generation": 12, "sourceCount": 3, "chunkCount": 40,
+        "replaced": False}
 
 
 def test_a_query_result_names_each_hits_collection_and_fits_a_budget_by_leaving_hits_out():

@@ -72,6 +72,7 @@ class BackupResult:
     bytes: int
     integrity: str  # integrity_check's answer: "ok"
     moment: Moment  # the one moment of the index the copy holds
+    replaced: bool = False  # whether an earlier backup at `backup` was replaced by this one
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,6 +110,7 @@ def backup(source: Path, dest: str | Path) -> BackupResult:
             raise DamagedIndex(f"the index {source} is damaged (integrity_check of its copy: {ok}); nothing was "
                                "backed up: restore an earlier backup, or delete it and run `minirag sync` to "
                                "rebuild it")
+        replaced = target.exists()
         tmp.replace(target)
     except BaseException:
         for path in leftovers:
@@ -116,7 +118,7 @@ def backup(source: Path, dest: str | Path) -> BackupResult:
         raise
     finally:
         os.close(held)  # after the rename or the removal: never a partial unlocked while it exists
-    return BackupResult(str(source), str(target), target.stat().st_size, ok, moment)
+    return BackupResult(str(source), str(target), target.stat().st_size, ok, moment, replaced)
 
 
 def _partial(source: Path, target: Path) -> tuple[Path, int]:
