@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 from conftest import ROOT
+from helpers.index_checks import assert_tables_in_step
 
 from minirag.config import load_config
 from minirag.doctor import run_checks
@@ -66,11 +67,7 @@ def what_is_indexed(path: Path) -> dict[str, tuple[str, int]]:
     conn = db.connect(path, read_only=True)
     try:
         q = conn.execute
-        assert q("PRAGMA integrity_check").fetchall() == [("ok",)]
-        assert q("PRAGMA foreign_key_check").fetchall() == []
-        chunk_ids = {r[0] for r in q("SELECT id FROM chunks")}
-        assert {r[0] for r in q("SELECT rowid FROM chunks_fts")} == chunk_ids
-        assert {r[0] for r in q("SELECT chunk_id FROM chunks_vec")} == chunk_ids
+        assert_tables_in_step(conn)
         indexed = {}
         for source_id, source, digest in q("SELECT id, source, content_hash FROM sources"):
             ords = [r[0] for r in q("SELECT ord FROM chunks WHERE source_id = ? ORDER BY ord", (source_id,))]

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from conftest import ROOT
+from helpers.index_checks import assert_tables_in_step
 
 from minirag.config import load_config
 from minirag.ingest.pipeline import Pipeline, file_hash
@@ -92,15 +93,7 @@ def check_consistent(db_path: Path, versions: dict[str, tuple[dict, dict]]) -> d
     conn = db.connect(db_path, read_only=True)
     try:
         q = conn.execute
-        assert q("PRAGMA integrity_check").fetchall() == [("ok",)]
-        assert q("PRAGMA foreign_key_check").fetchall() == []
-        chunk_ids = {r[0] for r in q("SELECT id FROM chunks")}
-        assert {r[0] for r in q("SELECT rowid FROM chunks_fts")} == chunk_ids
-        assert q("SELECT count(*) FROM chunks_fts").fetchone()[0] == len(chunk_ids)
-        assert {r[0] for r in q("SELECT chunk_id FROM chunks_vec")} == chunk_ids
-        assert q("SELECT count(*) FROM chunks c JOIN parents p ON p.id = c.parent_id "
-                 "WHERE p.source_id != c.source_id").fetchone()[0] == 0
-        assert q("SELECT count(*) FROM parents WHERE source_id NOT IN (SELECT id FROM sources)").fetchone()[0] == 0
+        assert_tables_in_step(conn)
         state = {}
         for source_id, source, digest in q("SELECT id, source, content_hash FROM sources"):
             texts = [r[0] for r in q("SELECT text FROM chunks WHERE source_id = ? ORDER BY ord", (source_id,))]

@@ -392,18 +392,10 @@ def test_a_keyword_best_hit_holding_little_of_the_query_does_not_count_in_full(i
 
 
 def test_hybrid_search_weighs_the_keyword_side_by_the_whole_query_and_keyword_only_keeps_bm25_order(
-        indexed, monkeypatch):
+        indexed, fusions):
     from minirag.search import plan
     from minirag.search.keyword import TermCounts, whole_query_score
 
-    seen: list[float] = []
-    real = plan.fuse
-
-    def spy(conn, nearest, keyword, keyword_weight, whole_query=0.0):
-        seen.append(whole_query)
-        return real(conn, nearest, keyword, keyword_weight, whole_query)
-
-    monkeypatch.setattr(plan, "fuse", spy)
     conn, encoder = indexed.index.conn, indexed.encoder
     text = "apples and liquid oxygen"
     for weight in (0.4, 1.0):
@@ -411,7 +403,7 @@ def test_hybrid_search_weighs_the_keyword_side_by_the_whole_query_and_keyword_on
         assert plan.hybrid_search(conn, text, options, embed=lambda: encoder.embed_queries([text])[0])
     terms = plan.query_terms(conn, text, 0)
     expected = whole_query_score(conn, TermCounts(conn, terms).get())
-    assert expected > 0 and seen == [pytest.approx(expected), 0.0]
+    assert expected > 0 and [whole for _, whole in fusions] == [pytest.approx(expected), 0.0]
 
 
 def test_a_hybrid_hit_found_by_one_side_carries_the_other_sides_score_too(make_app, docs, monkeypatch):
@@ -521,25 +513,25 @@ def test_a_sentence_is_a_statement_that_ends_with_a_full_stop(text, sentence):
 
 
 @pytest.fixture
-def fused_weights(monkeypatch) -> list[float]:
-    """The keyword share each query of the test was fused with, in order."""
+def fusions(monkeypatch) -> list[tuple[float, float]]:
+    """(keyword share, whole query's keyword score) each query of the test was fused with, in order."""
     from minirag.search import plan
 
-    weights: list[float] = []
+    calls: list[tuple[float, float]] = []
     real = plan.fuse
 
     def spy(conn, nearest, keyword, keyword_weight, whole_query=0.0):
-        weights.append(keyword_weight)
+        calls.append((keyword_weight, whole_query))
         return real(conn, nearest, keyword, keyword_weight, whole_query)
 
     monkeypatch.setattr(plan, "fuse", spy)
-    return weights
+    return calls
 
 
 @pytest.mark.parametrize(("env", "keyword_query", "sentence", "question"), [
     ({}, 0.4, 0.3, 0.2), ({"RAG_HYBRID_WEIGHT": "0.4"}, 0.4, 0.4, 0.4), ({"RAG_HYBRID_WEIGHT": "0.7"}, 0.7, 0.7, 0.7),
 ])
-def test_an_unset_weight_follows_the_querys_form_and_a_set_one_holds_for_every_query(make_app, docs, fused_weights, env,
+def test_an_unset_weight_follows_the_querys_form_and_a_set_one_holds_for_every_query(make_app, docs, fusions, env,
                                                                                     keyword_query, sentence, question):
     app = make_app(env)
     write(docs / "fruit.md", "# Fruit\n\nApples and bananas are fruit. An apple a day.")
@@ -547,14 +539,14 @@ def test_an_unset_weight_follows_the_querys_form_and_a_set_one_holds_for_every_q
     app.query("apple bananas")
     app.query("An apple a day keeps the doctor away.")
     app.query("Which fruit keeps the doctor away?")
-    assert fused_weights == [keyword_query, sentence, question]
+    assert [weight for weight, _ in fusions] == [keyword_query, sentence, question]
     status = payload(app.status())  # as status shows it
     assert status["hybridWeight"] == keyword_query
     assert ("hybridWeightForQuestions" in status) is ("hybridWeightForSentences" in status) is (not env)
 
 
 def test_a_query_in_a_language_the_model_was_not_trained_on_leans_on_the_keyword_side(make_config, model_dir,
-                                                                                       tmp_path, docs, fused_weights):
+                                                                                       tmp_path, docs, fusions):
     """A model folder naming its languages (minirag-model.json), as the catalogue does for all-MiniLM-L6-v2:
     a German query gets the foreign-language share, an English one the share of its form; a set weight holds."""
     import json
@@ -578,7 +570,7 @@ def test_a_query_in_a_language_the_model_was_not_trained_on_leans_on_the_keyword
             app.query("which fruit do we eat every day at breakfast")
         finally:
             app.close()
-    assert fused_weights == [FOREIGN_HYBRID_WEIGHT, 0.2, 0.5, 0.5]
+    assert [weight for weight, _ in fusions] == [FOREIGN_HYBRID_WEIGHT, 0.2, 0.5, 0.5]
 
 
 @pytest.mark.parametrize("text", ["", "   ", "\u200b\u200b", "\u202e\u200f", "\x00", "\ufeff \t"])
