@@ -43,6 +43,7 @@ log = logging.getLogger(__name__)
 # Sources are embedded and written in groups of about this many chunks: big
 # enough for length-sorted batches to pack well, small enough to bound memory.
 GROUP_CHUNKS = 512
+NO_TEXT_NOTE = "no text found (empty, scanned or image-only?)"
 # Files converted ahead of the encoder, at most: this many, and this many bytes of them (at least
 # one file). Deep enough to cover the files of the next group while the encoder embeds this one.
 LOOKAHEAD_FILES = 64
@@ -142,11 +143,14 @@ class Pipeline:
                                  max_tokens=self.encoder.max_length, by_headings=split == "headings")
         if progress is not None:
             progress.add_time("chunk", time.perf_counter() - t0)
-        if not chunked.chunks and not converted.note:
-            warnings.append(f"{source}: no text found (empty, scanned or image-only?)")
+        note = converted.note
+        if not chunked.chunks and not note:
+            # Kept as the source's note too: `list` shows why it holds no chunks long after the sync.
+            note = NO_TEXT_NOTE
+            warnings.append(f"{source}: {NO_TEXT_NOTE}")
         record = SourceRecord(source=source, kind=kind, title=title, content_hash=content_hash, size=size,
                               mtime_ns=mtime_ns, category=chunked.category, lifecycle=lifecycle,
-                              chunk_budget=self.budget, note=converted.note)
+                              chunk_budget=self.budget, note=note)
         # The keyword texts (language identified, words stemmed) here, in a conversion thread, so the
         # thread that embeds and writes does not make them.
         made = keyword_texts([chunk.text for chunk in chunked.chunks], title)
