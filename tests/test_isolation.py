@@ -444,14 +444,15 @@ def test_a_converting_record_is_written_before_conversion_and_gone_after(make_ap
 def test_a_sync_that_dies_while_converting_leaves_that_file_remembered_as_failing(make_app, docs, tmp_path,
                                                                                   model_dir):
     """The parent itself killed mid-conversion (the abort that used to take minirag down), twice: the
-    record written before the conversion is what the next sync finds, so the file is not tried again."""
+    record written before the conversion is what the next sync finds, so the file is not tried again.
+    The file converting beside it at the first death is tried again alone, so it is not blamed too."""
     import subprocess
     import sys
 
     write(docs / "doomed.md", "# Doomed\n\nminirag dies converting this.\n")
     write(docs / "fine.md", "# Fine\n\nPlatypuses lay eggs.\n")
     script = f"""
-import os, sys
+import os, sys, time
 sys.path.insert(0, {str(Path(__file__).parent)!r})
 from minirag.app import App
 from minirag.config import load_config
@@ -461,7 +462,9 @@ def die_on(op, args, name, limits, started, **kw):
     def then_die():
         started()
         if name.endswith("doomed.md"):
+            time.sleep(2)  # long enough for the other file to take a second worker and be marked
             os._exit(134)
+        time.sleep(4)  # still converting when the process dies
     return real(op, args, name, limits, then_die, **kw)
 pipeline.convert_isolated = die_on
 config = load_config(env={{}}, base_dirs=[{str(docs)!r}], db_path={str(tmp_path / "index.db")!r},

@@ -28,6 +28,7 @@ from minirag.config import Config
 from minirag.display import message_line
 from minirag.encoder import Encoder
 from minirag.errors import ConversionFailed, PathOutsideRoots
+from minirag.ingest.conversion_gate import ConversionGate
 from minirag.ingest.convert import Converted
 from minirag.ingest.embed import with_vectors
 from minirag.ingest.file_state import CONVERTING, CONVERTING_AGAIN, FileState, by_hash, file_state
@@ -115,6 +116,7 @@ class Pipeline:
         self.config = config
         self.budget = checked_budget(config, encoder)
         self.limits = limits_of(config)
+        self.gate = ConversionGate()
         index.bind_model(encoder.model_id, encoder.dimension)
 
     # --- preparing documents (runs in worker threads) ----------------------
@@ -197,20 +199,22 @@ class Pipeline:
                 digest, found.size, trusted_mtime(found.mtime_ns), SCHEME_VERSION, reason, failure=True))
             marks[found.source] = reason
 
-        try:
-            converted = convert_isolated("document", (data, Path(found.source).suffix, found.source),
-                                         found.source, self.limits,
-                                         started=None if marks is None else functools.partial(mark, marks),
-                                         on_page=None if progress is None else functools.partial(
-                                             progress.reading_page, found.source))
-        except ConversionFailed as exc:
-            return Failed(str(exc), digest)  # the mark stays until run_files records this failure over it
-        finally:
-            if progress is not None:
-                progress.pages_read(found.source)
-        if marks is not None:  # only the conversion itself is marked, not the wait for the encoder
-            self.index.unmark_converting(found.source, reason)
-            marks[found.source] = None
+        # From the mark to its removal: a file whose first conversion never finished converts alone.
+        with self.gate.alone() if state is FileState.INTERRUPTED else self.gate.shared():
+            try:
+                converted = convert_isolated("document", (data, Path(found.source).suffix, found.source),
+                                             found.source, self.limits,
+                                             started=None if marks is None else functools.partial(mark, marks),
+                                             on_page=None if progress is None else functools.partial(
+                                                 progress.reading_page, found.source))
+            except ConversionFailed as exc:
+                return Failed(str(exc), digest)  # the mark stays until run_files records this failure over it
+            finally:
+                if progress is not None:
+                    progress.pages_read(found.source)
+            if marks is not None:  # only the conversion itself is marked, not the wait for the encoder
+                self.index.unmark_converting(found.source, reason)
+                marks[found.source] = None
         if progress is not None:
             progress.add_time("convert", time.perf_counter() - t0)
         return self.build(converted, source=found.source, kind="file", stem=Path(found.source).stem,
