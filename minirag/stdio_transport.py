@@ -83,15 +83,22 @@ def without_lone_surrogates(value):
     return value
 
 
-def odd_id_reply(line: str) -> types.JSONRPCError | None:
-    """The error answering `line` when it is a request whose id is no string or integer, else None."""
-    if not _ODD_ID.search(line):
+def _parsed_object(line: str, hint: re.Pattern[str]) -> dict | None:
+    """`line` as a JSON object, when `hint` (a cheap test that skips the parse for ordinary lines)
+    finds it and it parses to one; else None, and the SDK's parser answers it."""
+    if not hint.search(line):
         return None
     try:
         message = json.loads(line)
     except (ValueError, RecursionError):
-        return None  # the SDK's parser answers it
-    if not isinstance(message, dict) or "method" not in message or "id" not in message:
+        return None
+    return message if isinstance(message, dict) else None
+
+
+def odd_id_reply(line: str) -> types.JSONRPCError | None:
+    """The error answering `line` when it is a request whose id is no string or integer, else None."""
+    message = _parsed_object(line, _ODD_ID)
+    if message is None or "method" not in message or "id" not in message:
         return None
     request_id = message["id"]
     if isinstance(request_id, str) or (isinstance(request_id, int) and not isinstance(request_id, bool)):
@@ -104,13 +111,8 @@ def odd_id_reply(line: str) -> types.JSONRPCError | None:
 def odd_params_reply(line: str) -> types.JSONRPCError | None:
     """The error answering `line` when it is a request (of a usable id) whose params are no JSON
     object, else None."""
-    if not _ODD_PARAMS.search(line):
-        return None
-    try:
-        message = json.loads(line)
-    except (ValueError, RecursionError):
-        return None  # the SDK's parser answers it
-    if not isinstance(message, dict) or not isinstance(message.get("method"), str):
+    message = _parsed_object(line, _ODD_PARAMS)
+    if message is None or not isinstance(message.get("method"), str):
         return None
     request_id, params = message.get("id"), message.get("params")
     if not isinstance(request_id, (str, int)) or isinstance(request_id, bool) or params is None \
