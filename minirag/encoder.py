@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 import re
 import threading
-import unicodedata
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -19,6 +18,7 @@ import numpy as np
 
 from minirag.errors import ModelUnavailable
 from minirag.models import ModelFiles
+from minirag.writing import script_of
 
 #: A script is read when the vocabulary holds this many multi-letter pieces of it.
 MIN_SCRIPT_PIECES = 100
@@ -48,14 +48,6 @@ def _byte_alphabet() -> dict[int, str]:
             mapping[byte] = chr(256 + extra)
             extra += 1
     return mapping
-
-
-def script_of(char: str) -> str:
-    """A coarse writing-system name for one letter, from its Unicode name."""
-    if char.isascii():
-        return "latin"
-    name = unicodedata.name(char, "")
-    return name.split(" ", 1)[0].lower() if name else "unknown"
 
 
 class Encoder:
@@ -166,10 +158,10 @@ class Encoder:
         letters = [c for c in text if c.isalpha()]
         if not letters:
             return True
-        known = sum(1 for c in letters if self._reads_script(script_of(c)))
+        known = sum(1 for c in letters if self.reads_script(script_of(c)))
         return known * 2 >= len(letters)
 
-    def _reads_script(self, script: str) -> bool:
+    def reads_script(self, script: str) -> bool:
         """At least MIN_SCRIPT_PIECES vocabulary pieces of 2+ letters in `script` (memoized; the
         scan stops as soon as that many are found, so a covered script costs microseconds)."""
         if script not in self._scripts:

@@ -17,14 +17,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from minirag import language
+from minirag import language, writing
 from minirag.fts_fold import DIGIT_ZEROS, MARKS_ASTRAL, MARKS_BMP
 from minirag.fts_fold import FOLD as FTS5_FOLD
 from minirag.stopwords import STOPWORDS
 
 #: Bumped whenever `terms` changes for the same input: the FTS table is then
 #: rebuilt from the stored chunks the next time the index is opened for writing.
-KEYWORD_SCHEME = 14
+KEYWORD_SCHEME = 15
 # A stemmed word keeps at most this many characters: Snowball leaves many forms of one word apart
 # (compound heads, Finnish and Hungarian case endings, Slavic and Scandinavian inflections), and
 # their common prefix joins them. Words no stemmer reads are kept whole (docs/search.md).
@@ -269,11 +269,13 @@ def normalize(text: str, lang: str | None = None) -> str:
 @dataclass(frozen=True)
 class KeywordText:
     """What the FTS table holds for one chunk: its body and its source's title, both stemmed in the
-    language the body is identified as (None: unidentified)."""
+    language the body is identified as (None: unidentified), and the writing systems the body is
+    written in (writing.scripts_of, space-separated: what a query's words can be found in)."""
 
     language: str | None
     body: str
     title: str
+    scripts: str
 
 
 def keyword_texts(texts: Sequence[str], title: str) -> tuple[KeywordText, ...]:
@@ -287,7 +289,7 @@ def keyword_texts(texts: Sequence[str], title: str) -> tuple[KeywordText, ...]:
             weight[lang] = weight.get(lang, 0) + len(text)
     usual = max(weight, key=weight.__getitem__) if weight else None
     chosen = [lang or usual for lang in found]
-    return tuple(KeywordText(lang, normalize(text, lang), normalize(title, lang))
+    return tuple(KeywordText(lang, normalize(text, lang), normalize(title, lang), " ".join(writing.scripts_of(text)))
                  for text, lang in zip(texts, chosen, strict=True))
 
 

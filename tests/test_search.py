@@ -520,9 +520,9 @@ def fusions(monkeypatch) -> list[tuple[float, float]]:
     calls: list[tuple[float, float]] = []
     real = plan.fuse
 
-    def spy(conn, nearest, keyword, keyword_weight, whole_query=0.0):
+    def spy(conn, nearest, keyword, keyword_weight, whole_query=0.0, unreadable=frozenset()):
         calls.append((keyword_weight, whole_query))
-        return real(conn, nearest, keyword, keyword_weight, whole_query)
+        return real(conn, nearest, keyword, keyword_weight, whole_query, unreadable)
 
     monkeypatch.setattr(plan, "fuse", spy)
     return calls

@@ -13,7 +13,14 @@ asks, weighed by IDF; a best hit sharing one common word with a long query, or
 nothing but script fragments with a page in another language, counts for what
 it holds. (Dividing by the whole query's score itself cut the keyword side's
 share of nearly every prose query, since no one chunk holds all of a
-description's words: docs/evaluation.md.) Every
+description's words: docs/evaluation.md.)
+
+A chunk written in none of the query's writing system (an English page for a
+Japanese query) holds no word the keyword side could find: its BM25 of 0 says
+nothing of it, as the vector side, which reads both, does. Its k is at least
+UNREADABLE_SHARE of its v, halfway between no match and what the vector side
+says, so it is neither sunk by a side that cannot read it nor lifted as if
+that side agreed; the plan names such chunks (plan.py). Every
 candidate carries both scores: the plan computes the side that did not find it
 (plan.py), so a chunk is never penalised for sitting just past one side's
 depth. w is the keyword side's share: RAG_HYBRID_WEIGHT, else the default for the
@@ -32,6 +39,8 @@ from dataclasses import dataclass
 
 # The share of the whole query's keyword score from which the keyword side's best hit counts in full.
 HALF_QUERY_SHARE = 0.5
+# The share of its normalized vector score a chunk the keyword side cannot read takes as its k.
+UNREADABLE_SHARE = 0.5
 
 
 @dataclass(frozen=True)
@@ -50,7 +59,8 @@ class Hit:
 
 
 # Each list is JSON in any order: vector [[chunk_id, cosine distance], ...],
-# keyword [[chunk_id, bm25], ...] (BM25 negated: 0 = no match, larger = better).
+# keyword [[chunk_id, bm25], ...] (BM25 negated: 0 = no match, larger = better),
+# unreadable [chunk_id, ...] (chunks in another writing system than the query's).
 FUSION_SQL = """
 WITH vec AS (
     SELECT CAST(json_extract(value, '$[0]') AS INTEGER) AS chunk_id, json_extract(value, '$[1]') AS distance
@@ -65,21 +75,30 @@ keyword_best AS (SELECT MAX(COALESCE(MAX(bm25), 0.0), :keyword_unit_floor) AS be
 -- One row per candidate with both of its scores (a side's missing score stays NULL): a
 -- UNION ALL and GROUP BY, not a join, since json_each tables have no index to join on.
 per_chunk AS (
-    SELECT chunk_id, MAX(distance) AS distance, MAX(bm25) AS bm25
-    FROM (SELECT chunk_id, distance, NULL AS bm25 FROM vec
+    SELECT chunk_id, MAX(distance) AS distance, MAX(bm25) AS bm25, MAX(unreadable) AS unreadable
+    FROM (SELECT chunk_id, distance, NULL AS bm25, 0 AS unreadable, 1 AS candidate FROM vec
           UNION ALL
-          SELECT chunk_id, NULL AS distance, bm25 FROM kw)
+          SELECT chunk_id, NULL AS distance, bm25, 0 AS unreadable, 1 AS candidate FROM kw
+          UNION ALL
+          SELECT CAST(value AS INTEGER) AS chunk_id, NULL AS distance, NULL AS bm25, 1 AS unreadable,
+                 0 AS candidate
+          FROM json_each(:unreadable))
     GROUP BY chunk_id
+    HAVING MAX(candidate) = 1
+),
+normalized AS (
+    SELECT p.chunk_id, p.distance, p.unreadable,
+           CASE WHEN p.distance IS NULL THEN 0.0
+                WHEN b.farthest > b.nearest THEN (b.farthest - p.distance) / (b.farthest - b.nearest)
+                ELSE 1.0 END AS v,
+           CASE WHEN p.bm25 IS NULL OR NOT k.best > 0 THEN 0.0 ELSE p.bm25 / k.best END AS k
+    FROM per_chunk p CROSS JOIN vector_bounds b CROSS JOIN keyword_best k
 ),
 fused AS (
-    SELECT p.chunk_id, p.distance,
-           :vector_weight * CASE WHEN p.distance IS NULL THEN 0.0
-                                 WHEN b.farthest > b.nearest
-                                 THEN (b.farthest - p.distance) / (b.farthest - b.nearest)
-                                 ELSE 1.0 END
-         + :keyword_weight * CASE WHEN p.bm25 IS NULL OR NOT k.best > 0 THEN 0.0
-                                  ELSE p.bm25 / k.best END AS score
-    FROM per_chunk p CROSS JOIN vector_bounds b CROSS JOIN keyword_best k
+    SELECT chunk_id, distance,
+           :vector_weight * v
+         + :keyword_weight * CASE WHEN unreadable THEN MAX(k, :unreadable_share * v) ELSE k END AS score
+    FROM normalized
 )
 SELECT f.chunk_id, s.source, s.kind, s.title, ch.ord, ch.text, f.score, f.distance, ch.parent_id,
        ch.page_start, ch.page_end
@@ -91,12 +110,14 @@ ORDER BY f.score DESC, f.distance IS NULL, f.distance, f.chunk_id
 
 
 def fuse(conn, nearest: list[tuple[int, float]], keyword: list[tuple[int, float]],
-         keyword_weight: float, whole_query: float = 0.0) -> list[Hit]:
+         keyword_weight: float, whole_query: float = 0.0, unreadable: frozenset[int] = frozenset()) -> list[Hit]:
     """Every candidate of either list, best fused score first. `whole_query`: the query's
-    keyword.whole_query_score (0 leaves BM25 divided by the best candidate's)."""
+    keyword.whole_query_score (0 leaves BM25 divided by the best candidate's). `unreadable`:
+    candidates the keyword side cannot read (no writing system of the query's)."""
     rows = conn.execute(FUSION_SQL, {
         "vector": json.dumps([list(n) for n in nearest]), "keyword": json.dumps([list(k) for k in keyword]),
         "vector_weight": 1.0 - keyword_weight, "keyword_weight": keyword_weight,
         "keyword_unit_floor": HALF_QUERY_SHARE * whole_query,
+        "unreadable": json.dumps(sorted(unreadable)), "unreadable_share": UNREADABLE_SHARE,
     }).fetchall()
     return [Hit(*row) for row in rows]

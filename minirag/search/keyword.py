@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import threading
+from collections.abc import Callable
 
 from minirag.keywords import any_term
 from minirag.language import SNOWBALL
@@ -167,6 +168,21 @@ def keyword_scores(conn, ids: list[int], terms: list[str], counts: TermCounts | 
         return dict.fromkeys(ids, 0.0)
     scores = bm25_scores(conn, ids, terms, (counts or TermCounts(conn, terms)).get())
     return {chunk_id: -scores.get(chunk_id, 0.0) for chunk_id in ids}
+
+
+def unreadable_chunks(conn, ids: list[int], query_script: str, model_reads: Callable[[str], bool]) -> frozenset[int]:
+    """Those of `ids` written in none of the query's writing system `query_script` (the FTS table's
+    `scripts`, keywords.KeywordText): the keyword side cannot find the query's words there. Only
+    chunks whose main writing system the model reads: elsewhere the vector side cannot judge either."""
+    if not ids:
+        return frozenset()
+    marks = ",".join("?" * len(ids))
+    found = set()
+    for chunk_id, scripts in conn.execute(f"SELECT rowid, scripts FROM chunks_fts WHERE rowid IN ({marks})", ids):
+        held = (scripts or "").split()
+        if held and query_script not in held and model_reads(held[0]):
+            found.add(chunk_id)
+    return frozenset(found)
 
 
 def _bm25_matches(conn, fts: str, depth: int, scope: Scope | None) -> list[tuple[int, float]]:

@@ -28,6 +28,7 @@ from minirag.search.keyword import (
     index_languages,
     keyword_candidates,
     keyword_scores,
+    unreadable_chunks,
     whole_query_score,
 )
 from minirag.search.query_form import default_hybrid_weight
@@ -43,6 +44,7 @@ from minirag.search.vector import (
 )
 from minirag.store.index import META_GENERATION
 from minirag.store.schema import HAS_VECTOR_TABLE
+from minirag.writing import main_script
 
 # Each side fetches this many candidates per requested result, within bounds:
 # deeper lists let fusion promote a chunk both sides rank moderately.
@@ -68,18 +70,20 @@ class IndexShape:
     largest_chunk_id: int  # bounds the chunk count: the keyword budget and the matrix threshold use it
     generation: int  # moves on every write: a vector matrix of another generation is stale
     has_vectors: bool  # the vec0 table exists once a model is bound
+    has_scripts: bool = False  # the FTS table holds each chunk's writing systems (keyword scheme 15 on)
 
 
 SHAPE_SQL = f"""
 SELECT COALESCE((SELECT MAX(id) FROM chunks), 0),
        COALESCE((SELECT CAST(value AS INTEGER) FROM meta WHERE key = ?), 0),
-       {HAS_VECTOR_TABLE}
+       {HAS_VECTOR_TABLE},
+       EXISTS (SELECT 1 FROM pragma_table_info('chunks_fts') WHERE name = 'scripts')
 """
 
 
 def read_shape(conn) -> IndexShape:
-    largest, generation, has_vectors = conn.execute(SHAPE_SQL, (META_GENERATION,)).fetchone()
-    return IndexShape(largest, generation, bool(has_vectors))
+    largest, generation, has_vectors, has_scripts = conn.execute(SHAPE_SQL, (META_GENERATION,)).fetchone()
+    return IndexShape(largest, generation, bool(has_vectors), bool(has_scripts))
 
 
 def clamp_top_k(top_k: int) -> int:
@@ -123,13 +127,15 @@ def search(conn, text: str, options: SearchOptions, *, encoder=None, matrices: M
                 matrix = matrices.current(shape.generation, shape.largest_chunk_id)
     return hybrid_search(conn, text, replace(options, hybrid_weight=weight), embed=embed, matrix=matrix,
                          pool=pool, pool_conn=pool_conn, shape=shape,
-                         counts=matrices.counts if matrices is not None else None)
+                         counts=matrices.counts if matrices is not None else None,
+                         model_reads=encoder.reads_script if encoder is not None else None)
 
 
 def hybrid_search(conn, query_text: str, options: SearchOptions, *, embed=None, matrix=None,
                   pool: Executor | None = None, pool_conn: Callable[[], Any] | None = None,
                   shape: IndexShape | None = None, exact: bool = False,
-                  counts: CountCache | None = None) -> list[Hit]:
+                  counts: CountCache | None = None,
+                  model_reads: Callable[[str], bool] | None = None) -> list[Hit]:
     """Ranked hits: each side's candidates, both scores for each, fused in SQL, then the post filters.
 
     `embed` () -> the query vector; None leaves the vector side out. The vector
@@ -138,7 +144,9 @@ def hybrid_search(conn, query_text: str, options: SearchOptions, *, embed=None, 
     file, and re-scores the best exactly; a smaller one, or `exact`, runs the
     vec0 scan. With a `pool`, the embedding and the code product (both release
     the GIL) run there while this thread runs the keyword side (the gain: see
-    docs/benchmarks.md). With `pool_conn` (()
+    docs/benchmarks.md). `model_reads` (writing system -> whether the model reads it): with it,
+    chunks in another writing system than the query's are named to the fusion as ones the keyword
+    side cannot read (fusion.py). With `pool_conn` (()
     -> a connection of the calling thread, e.g. Index.conn) the exact re-scoring
     of an in-memory coarse pass runs there too, on the pool thread's connection. `counts`: a
     serving process's document counts of the terms queried (keyword.CountCache).
@@ -193,7 +201,11 @@ def hybrid_search(conn, query_text: str, options: SearchOptions, *, embed=None, 
         nearest = list(vector_distances(conn, [c for c, _ in keyword], embed(), small_index=not use_codes).items())
     # The whole query's score weighs only against the other side: a keyword-only ranking keeps its order.
     whole = whole_query_score(conn, term_counts.get()) if run_vector and keyword else 0.0
-    hits = fuse(conn, nearest, keyword, weight, whole)
+    unreadable: frozenset[int] = frozenset()
+    query_script = main_script(query_text)
+    if run_vector and terms and shape.has_scripts and model_reads is not None and query_script is not None:
+        unreadable = unreadable_chunks(conn, [c for c, _ in nearest], query_script, model_reads)
+    hits = fuse(conn, nearest, keyword, weight, whole, unreadable)
     hits = apply_post_filters(hits, max_distance=options.max_distance, grouping=options.grouping,
                               max_files=options.max_files)
     return hits[:top_k]

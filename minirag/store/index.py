@@ -337,7 +337,7 @@ class Index:
                 for _, group in itertools.groupby(rows, key=lambda row: row[0]):
                     source = list(group)
                     made = keywords.keyword_texts([text for _, _, text, _ in source], source[0][3])
-                    self.conn.executemany("INSERT INTO chunks_fts (rowid, body, title) VALUES (?, ?, ?)",
+                    self.conn.executemany("INSERT INTO chunks_fts (rowid, body, title, scripts) VALUES (?, ?, ?, ?)",
                                           [(cid, *self._fts_row(one, counts))
                                            for (_, cid, _, _), one in zip(source, made, strict=True)])
                     if done // step != (done + len(source)) // step and done + len(source) < total:
@@ -356,11 +356,11 @@ class Index:
         db.with_retry(rebuild)
 
     @staticmethod
-    def _fts_row(made: keywords.KeywordText, counts: dict[str, int]) -> tuple[str, str]:
-        """(body, title) for the FTS table; the chunk's language counted in `counts`."""
+    def _fts_row(made: keywords.KeywordText, counts: dict[str, int]) -> tuple[str, str, str]:
+        """(body, title, scripts) for the FTS table; the chunk's language counted in `counts`."""
         if made.language is not None:
             counts[made.language] = counts.get(made.language, 0) + 1
-        return made.body, made.title
+        return made.body, made.title, made.scripts
 
     def _count_languages(self, counts: dict[str, int]) -> None:
         if not counts:
@@ -488,7 +488,7 @@ class Index:
                  SCHEME_VERSION, chunk.page_start, chunk.page_end),
             ).lastrowid
             self.conn.execute(
-                "INSERT INTO chunks_fts (rowid, body, title) VALUES (?, ?, ?)",
+                "INSERT INTO chunks_fts (rowid, body, title, scripts) VALUES (?, ?, ?, ?)",
                 (chunk_id, *self._fts_row(made[ord_], languages)),
             )
             self.conn.execute(

@@ -24,7 +24,9 @@ HAS_VECTOR_TABLE = "EXISTS (SELECT 1 FROM sqlite_master WHERE name = 'chunks_vec
 # combining marks (M*) are token characters, so a word keeps its vowel signs and viramas
 # (Devanagari, Tamil, Thai) as keywords.py's words do; by default FTS5 splits a word at each.
 FTS_TOKENIZER = "unicode61 remove_diacritics 2 categories 'L* N* Co M*'"
-FTS_TABLE_SQL = f"""CREATE VIRTUAL TABLE chunks_fts USING fts5(body, title, tokenize = "{FTS_TOKENIZER}")"""
+# `scripts`, not searched, holds the writing systems the chunk is written in (keywords.KeywordText).
+FTS_TABLE_SQL = (f"""CREATE VIRTUAL TABLE chunks_fts USING fts5(body, title, scripts UNINDEXED, """
+                 f"""tokenize = "{FTS_TOKENIZER}")""")
 
 
 def has_vector_table(conn: Connection) -> bool:
