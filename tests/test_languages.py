@@ -335,6 +335,8 @@ def test_an_index_written_before_is_retokenized_on_the_next_write_open_without_r
             str(keywords.KEYWORD_SCHEME),)
         assert conn.execute("SELECT chunk_id, embedding FROM chunks_vec ORDER BY chunk_id").fetchall() == vectors
         assert schema.FTS_TOKENIZER in conn.execute(fts_sql).fetchone()[0]
+        # Each chunk's writing systems (feishu.md mixes Chinese and Latin), which scheme 5 had no column for.
+        assert sorted(row[0] for row in conn.execute("SELECT scripts FROM chunks_fts")) == ["cjk latin", "latin", "latin"]
     finally:
         app.close()
     messages = [r.getMessage() for r in caplog.records]
