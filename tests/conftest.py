@@ -39,6 +39,10 @@ def pytest_configure(config):
         import compileall
 
         compileall.compile_dir(ROOT / "minirag", quiet=2)
+    # pytest caches the test modules with their asserts rewritten only where bytecode may be written:
+    # otherwise each worker rewrites and compiles all of them again (~5 s of CPU a worker, each run).
+    # The subprocesses the tests start keep the environment's setting.
+    sys.dont_write_bytecode = False
 
 
 @pytest.fixture(scope="session")
