@@ -35,14 +35,17 @@ def pytest_configure(config):
     machine), each of the suite's hundreds of `python -m minirag` and converter processes would
     compile minirag's sources again (~0.2 s of CPU each): they are compiled once, before the workers
     start, into the __pycache__ folders git ignores; Python reads them only while they match the source."""
-    if sys.dont_write_bytecode and not hasattr(config, "workerinput"):
-        import compileall
+    if sys.dont_write_bytecode:
+        if not hasattr(config, "workerinput"):
+            import compileall
 
-        compileall.compile_dir(ROOT / "minirag", quiet=2)
-    # pytest caches the test modules with their asserts rewritten only where bytecode may be written:
-    # otherwise each worker rewrites and compiles all of them again (~5 s of CPU a worker, each run).
-    # The subprocesses the tests start keep the environment's setting.
-    sys.dont_write_bytecode = False
+            compileall.compile_dir(ROOT / "minirag", quiet=2)
+        # pytest caches the test modules with their asserts rewritten only where bytecode may be
+        # written: otherwise each worker rewrites and compiles all of them again (~5 s of CPU a worker,
+        # each run). Written outside the source folders (some tests list theirs); the subprocesses the
+        # tests start keep the environment's setting.
+        sys.pycache_prefix = str(ROOT / ".pytest_cache" / "bytecode")
+        sys.dont_write_bytecode = False
 
 
 @pytest.fixture(scope="session")
