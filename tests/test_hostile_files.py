@@ -65,7 +65,7 @@ def zip_bomb(tmp_path_factory) -> Path:
 @pytest.fixture
 def hostile_root(docs, zip_bomb) -> Path:
     for fixture in HOSTILE.iterdir():
-        if fixture.suffix != ".py":
+        if fixture.is_file() and fixture.suffix != ".py":  # not a __pycache__ its generator's import left
             shutil.copyfile(fixture, docs / fixture.name)
     shutil.copyfile(zip_bomb, docs / "zip_bomb.docx")
     _make_hostile().make_single_line_text(docs / "single_line.txt", size=SINGLE_LINE_BYTES)

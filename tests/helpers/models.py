@@ -26,6 +26,13 @@ TINY_DEST = ROOT / ".test-model" / "tiny"
 MINILM_DEST = ROOT / ".test-model" / "all-MiniLM-L6-v2"
 VOCAB, WIDTH, HIDDEN, DIMENSION = 30522, 32, 64, 384
 TINY_MODEL_ID = "minirag/tiny-test-encoder"
+_CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+# The default model, intfloat/multilingual-e5-small, where scripts/e5_small/build.sh leaves it;
+# older checkouts built it under minirag-test-models. Tests that need it skip without it.
+E5 = Path(os.environ.get("MINIRAG_E5_DIR") or next(
+    (p for p in (_CACHE / "minirag" / "built" / "multilingual-e5-small",
+                 _CACHE / "minirag-test-models" / "multilingual-e5-small") if (p / "model.onnx").is_file()),
+    _CACHE / "minirag" / "built" / "multilingual-e5-small"))
 
 
 def _graph(rng: np.random.Generator):
