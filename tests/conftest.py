@@ -67,7 +67,7 @@ def e5_cache(tmp_path_factory) -> Path:
     seconds of CPU each time otherwise. The xdist workers share it, the first one making it under a
     lock. Tests read it as it is, or link its files into a folder of their own (`linked_copy`);
     tests/test_light_default_model.py checks the making itself."""
-    from filelock import FileLock
+    import fcntl
 
     from minirag.encoder import Encoder
     from minirag.models import resolve
@@ -76,7 +76,8 @@ def e5_cache(tmp_path_factory) -> Path:
     if os.environ.get("PYTEST_XDIST_WORKER"):
         shared = shared.parent  # the run's folder, above each worker's own
     folder = shared / "e5-cache"
-    with FileLock(str(shared / "e5-cache.lock")):
+    with (shared / "e5-cache.lock").open("a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
         if not (folder / "made").is_file():
             Encoder(resolve("unused", E5, folder / "no-hub"), cache_dir=folder)
             (folder / "made").touch()
