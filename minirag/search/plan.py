@@ -202,8 +202,8 @@ def hybrid_search(conn, query_text: str, options: SearchOptions, *, embed=None, 
     # The whole query's score weighs only against the other side: a keyword-only ranking keeps its order.
     whole = whole_query_score(conn, term_counts.get()) if run_vector and keyword else 0.0
     unreadable: frozenset[int] = frozenset()
-    query_script = main_script(query_text)
-    if run_vector and terms and shape.has_scripts and model_reads is not None and query_script is not None:
+    query_script = main_script(query_text) if run_vector and terms and shape.has_scripts else None
+    if query_script is not None and model_reads is not None:
         unreadable = unreadable_chunks(conn, [c for c, _ in nearest], query_script, model_reads)
     hits = fuse(conn, nearest, keyword, weight, whole, unreadable)
     hits = apply_post_filters(hits, max_distance=options.max_distance, grouping=options.grouping,
