@@ -179,15 +179,20 @@ def _make(source: Path, folder: Path) -> dict:
 
 
 def _drop_older(folder: Path, source: Path) -> None:
-    """Remove the other splits of the same source file: those of an older FORMAT or of the file
-    before it changed (e5-small's is 280 MB). A process still reading one keeps its open files."""
+    """Remove the splits no path can reach again: the other splits of the same source file (those
+    of an older FORMAT or of the file before it changed; e5-small's is 280 MB), and those whose
+    source file is gone (a model unpacked into a temporary folder, or deleted): a split is found by
+    its source's path, so they would stay forever. A process still reading one keeps its open files."""
     try:
         siblings = [other for other in folder.parent.iterdir() if other != folder and other.is_dir()]
     except OSError:
         return
     for other in siblings:
         meta = read_meta(other / "split.json")
-        if meta is not None and isinstance(meta.get("source"), str) and Path(meta["source"]).resolve() == source.resolve():
+        if meta is None or not isinstance(meta.get("source"), str):
+            continue  # being made by another process, or not ours
+        older = Path(meta["source"])
+        if not older.exists() or older.resolve() == source.resolve():
             shutil.rmtree(other, ignore_errors=True)
 
 

@@ -158,21 +158,29 @@ def test_minilm_int8_table_is_split_and_its_vectors_are_unchanged(minilm_model_d
         assert np.array_equal(ours, plain)
 
 
-def test_a_new_split_removes_older_splits_of_the_same_file_only(tiny_files, tmp_path):
+def test_a_new_split_removes_the_splits_no_path_reaches_again(tiny_files, tmp_path):
     """A FORMAT bump or a changed model file makes a new split; the old one (280 MB for e5-small)
-    goes, while splits of other files stay."""
+    goes, and so does the split of a model file that is gone (one unpacked into a temporary folder
+    once), while splits of other files that exist, and one being made (no split.json yet), stay."""
     import json
 
     splits = tmp_path / "cache" / word_table.SPLIT_DIR
-    older, other = splits / "older-format", splits / "another-model"
-    for folder, source in ((older, tiny_files.onnx_path), (other, tmp_path / "elsewhere" / "model.onnx")):
+    other_model = tmp_path / "elsewhere" / "model.onnx"
+    other_model.parent.mkdir()
+    other_model.write_bytes(b"another model")
+    older, other, gone = splits / "older-format", splits / "another-model", splits / "a-deleted-model"
+    for folder, source in ((older, tiny_files.onnx_path), (other, other_model),
+                           (gone, tmp_path / "unpacked-once" / "model.onnx")):
         folder.mkdir(parents=True)
         (folder / "table.npy").write_bytes(b"old rows")
         (folder / "split.json").write_text(json.dumps({"split": True, "source": str(source)}))
+    being_made = splits / "being-made"
+    being_made.mkdir()
+    (being_made / "table.npy").write_bytes(b"rows so far")
     split = word_table.cached(tiny_files.onnx_path, tmp_path / "cache")
     assert split is not None and split.table_path.is_file()
-    assert not older.exists()
-    assert (other / "table.npy").is_file()
+    assert not older.exists() and not gone.exists()
+    assert (other / "table.npy").is_file() and (being_made / "table.npy").is_file()
 
 
 def test_the_first_split_says_so_once_on_a_terminal(tiny_files, tmp_path, caplog, monkeypatch):
