@@ -20,7 +20,7 @@ from conftest import ROOT, write
 from helpers.encoders import CountingEncoder
 
 from minirag.app import App
-from minirag.ingest.watch import EventFilter
+from minirag.ingest.watch import EventFilter, Watcher, watched_folders
 from minirag.results import pass_report, payload
 from minirag.store import connection as db
 
@@ -42,9 +42,9 @@ def eventually(predicate, timeout: float = DEADLINE, what: str = "condition"):
 class Watching:
     """An App watching its roots in the background, with every pass it ran."""
 
-    def __init__(self, app: App, counting: CountingEncoder):
+    def __init__(self, app: App, counting: CountingEncoder, polling: bool = False):
         self.app, self.counting, self.reports = app, counting, []
-        app.start_watching(on_pass=self.reports.append, **TUNING)
+        app.start_watching(on_pass=self.reports.append, polling=polling, **TUNING, poll_interval=0.2)
         eventually(lambda: self.reports, what="the initial pass")
 
     def sources(self) -> set[str]:
@@ -75,11 +75,11 @@ def watching(make_config, encoder, monkeypatch):
     monkeypatch.setattr(watch, "ROOT_CHECK_S", 0.5)  # a root made again is watched again sooner
     apps = []
 
-    def start(**flags) -> Watching:
+    def start(polling: bool = False, **flags) -> Watching:
         counting = CountingEncoder(encoder)
         app = App(make_config(**flags), encoder=counting)
         apps.append(app)
-        return Watching(app, counting)
+        return Watching(app, counting, polling)
 
     yield start
     for app in apps:
@@ -568,3 +568,81 @@ def test_a_root_replaced_by_a_link_outside_is_unreadable_to_the_watcher_and_noth
     assert w.sources() == {str(note)}
     assert "gardening" in w.text(note)
     assert not any(r.progress.deleted for r in w.passes_since(count))
+
+
+# --- what gets a watch ------------------------------------------------------------------------
+
+
+def test_the_watched_folders_are_the_roots_and_the_folders_the_scan_reads(tmp_path):
+    """One watch a folder, never through a link (its target may be `/`) nor below a folder the
+    scan skips; a root inside another root is watched once."""
+    root, outside = tmp_path / "root", tmp_path / "outside"
+    for folder in ("a/b/c", "a/d", "node_modules/pkg/lib", ".git/objects/ab", "e"):
+        (root / folder).mkdir(parents=True)
+    (outside / "x" / "y").mkdir(parents=True)
+    (root / "a" / "out").symlink_to(outside, target_is_directory=True)
+    (root / "e" / "loop").symlink_to(root, target_is_directory=True)
+    write(root / "a" / "note.md", "# Note\n\nText.")
+
+    found = watched_folders([root, root / "a"])
+
+    expected = {root, root / "a", root / "a" / "b", root / "a" / "b" / "c", root / "a" / "d", root / "e"}
+    assert sorted(found) == sorted(str(folder) for folder in expected)
+
+
+@pytest.mark.parametrize("polling", [False, True], ids=["notifications", "polling"])
+def test_a_link_to_a_folder_outside_the_roots_gets_no_watch_and_its_changes_no_pass(watching, docs, tmp_path,
+                                                                                   polling):
+    """A recursive watch would follow the link and watch (or poll) every folder behind it, and each
+    change there would cost a pass that reads nothing."""
+    outside = tmp_path / "outside"
+    for n in range(3):
+        write(outside / f"d{n}" / "deep" / "x.md", "# Outside\n\nText kept outside the roots.")
+    (docs / "out").symlink_to(outside, target_is_directory=True)
+    w = watching(polling=polling)
+    w.settle()
+    count = len(w.reports)
+    write(outside / "d1" / "deep" / "x.md", "# Outside\n\nChanged outside the roots.")
+    write(outside / "d2" / "deep" / "new.md", "# New\n\nMade outside the roots.")
+    (outside / "d0" / "made").mkdir()
+    time.sleep(DEBOUNCE * 3 + 0.5)
+    w.settle()
+    assert w.passes_since(count) == []
+    inside = write(docs / "inside.md", "# Inside\n\nA note about herons.")
+    eventually(lambda: str(inside) in w.sources(), what="a change inside the root")
+
+
+def test_folders_made_while_watching_are_watched_from_then_on(watching, docs):
+    """Each folder gets its watch once it appears, files written into it before that are found,
+    and later changes deep inside it are seen."""
+    w = watching()
+    w.settle()
+    time.sleep(1.0)  # the watches are up (ROOT_CHECK_S is 0.5 s here): the folders below raise events
+    deep = docs / "new" / "inner" / "deepest"
+    deep.mkdir(parents=True)
+    first = write(deep / "first.md", "# First\n\nWritten the moment its folder was made.")
+    side = write(docs / "new" / "side.md", "# Side\n\nBeside the inner folder.")
+    eventually(lambda: {str(first), str(side)} <= w.sources(), what="the files in the new folders")
+    w.settle()
+    later = write(deep / "later.md", "# Later\n\nA note about kingfishers.")
+    eventually(lambda: str(later) in w.sources(), what="a file made later in the deepest new folder")
+    write(first, "# First\n\nRewritten: now about otters.")
+    eventually(lambda: "otters" in w.text(first), what="the rewritten file")
+
+
+def test_once_the_watches_are_up_each_folder_no_pass_has_read_since_it_got_one_is_queued(tmp_path):
+    """A folder's watch is set some time after the folder appeared (a tree's walk, then a watch a
+    folder): files written into it meanwhile raised no event, so a pass reads it once the watch is
+    up; so does a folder made while the watches were set up, which then needs a watch too."""
+    root = tmp_path / "root"
+    for name in ("old", "new", "made-meanwhile", ".git"):
+        (root / name).mkdir(parents=True)
+    watcher = Watcher([root], tmp_path / "index.db", run_pass=lambda scopes, progress: None)
+    listed = [str(root), str(root / "old"), str(root / "new")]
+
+    assert watcher._folders_unwatched([root], listed, watched={str(root), str(root / "old")})
+    assert set(watcher.state().queued_paths) == {str(root / "new"), str(root / "made-meanwhile")}
+
+    first = Watcher([root], tmp_path / "index.db", run_pass=lambda scopes, progress: None)
+    assert not first._folders_unwatched([root], [*listed, str(root / "made-meanwhile")], watched=set())
+    assert first.state().queued_paths == ()  # the first pass reads every root

@@ -18,6 +18,7 @@ from __future__ import annotations
 import logging
 import os
 import stat as stat_mode
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -47,6 +48,7 @@ TICK_S = 0.25  # the longest wait between looks at the stop event
 ROOT_CHECK_S = 2.0
 
 RunPass = Callable[[list[Path] | None, Progress], None]
+_ADDED = "added"  # a change as watchfiles names it (Change.added.name)
 
 _INOTIFY_WATCHES = "/proc/sys/fs/inotify/max_user_watches"
 _LIMIT_HINTS = ("MaxFilesWatch", "watch limit", "os error 28", "No space left on device",
@@ -135,6 +137,40 @@ def _folder_identity(path: Path) -> tuple[int, int] | None:
     return (st.st_dev, st.st_ino) if stat_mode.S_ISDIR(st.st_mode) else None
 
 
+def watched_folders(roots: Iterable[Path]) -> list[str]:
+    """The folders a watch is set on, one each: the roots and every folder below them the scan
+    reads. A link is not followed (its target may be `/`), nor is a folder the scan skips
+    (`.git`, `node_modules`) descended into; an unreadable folder cannot be watched either."""
+    found: dict[str, None] = {}
+    stack = [str(root) for root in roots]
+    while stack:
+        folder = stack.pop()
+        if folder in found:
+            continue  # a root inside another root
+        try:
+            with os.scandir(folder) as entries:
+                for entry in entries:
+                    try:
+                        if entry.is_dir(follow_symlinks=False) and not is_skipped_dir(entry.name):
+                            stack.append(entry.path)
+                    except OSError:
+                        continue
+        except OSError:
+            continue
+        found[folder] = None
+    return list(found)
+
+
+def _is_new_folder(change, path: str) -> bool:
+    """A folder (not a link to one) created or moved in: it has no watch of its own yet."""
+    if getattr(change, "name", change) != "added" or is_skipped_dir(os.path.basename(path)):
+        return False
+    try:
+        return stat_mode.S_ISDIR(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
 def _stat(path: str) -> tuple[int, int] | None:
     try:
         st = os.stat(path)
@@ -219,6 +255,14 @@ class Watcher:
 
     # --- notifications in ---------------------------------------------------------------
 
+    def _watches_each_folder(self) -> bool:
+        """Whether a watch is set on each folder (Linux's inotify, and polling) rather than one
+        recursive watch a root. A recursive watch there follows every link to a folder, out of the
+        roots too (a link to `/` gets the whole disk watched, or polled), and descends into the
+        folders the scan skips; `notify` has a switch for neither that watchfiles passes on. On
+        macOS and Windows one recursive watch a root follows no link."""
+        return self.polling or sys.platform.startswith("linux")
+
     def _notify_loop(self) -> None:
         import watchfiles
 
@@ -228,6 +272,7 @@ class Watcher:
         # After a root went away, came back or was replaced, a pass over every root runs once
         # the new watches are up (their first yield): earlier changes raised no events.
         resync = False
+        watched: set[str] = set()  # the folders watched before the watches were set up again
         while not self._stop.is_set():
             # watchfiles refuses the whole set when one path is missing (an unmounted drive), so
             # only the roots there now are watched; the others are looked for every ROOT_CHECK_S.
@@ -238,9 +283,12 @@ class Watcher:
                 resync = True
                 self._stop.wait(ROOT_CHECK_S)
                 continue
+            folders = watched_folders(present) if self._watches_each_folder() else None
+            up = False
             try:
                 for changes in watchfiles.watch(
-                        *present, watch_filter=None, stop_event=self._stop,
+                        *(folders if folders is not None else present), watch_filter=None,
+                        recursive=folders is None, stop_event=self._stop,
                         force_polling=self.polling, poll_delay_ms=int(self.poll_interval * 1000),
                         rust_timeout=int(ROOT_CHECK_S * 1000), yield_on_timeout=True,
                         ignore_permission_denied=ignore_unreadable, raise_interrupt=False):
@@ -256,9 +304,21 @@ class Watcher:
                     if self._roots_changed(identities):
                         resync = True
                         break  # set the watches up again, on the roots as they are now
+                    if folders is not None:
+                        if not up:
+                            up = True
+                            appeared = self._folders_unwatched(present, folders, watched)
+                            watched = set(folders)
+                            if appeared:
+                                break
+                        if any(_is_new_folder(change, path) for change, path in changes):
+                            break  # a folder appeared: watch it too
                 else:
                     return
-            except FileNotFoundError:  # a root went away while its watches were being set up
+            except FileNotFoundError:  # a root, or a folder below it, went away while watches were set up
+                if folders is not None and not self._roots_changed(identities):
+                    self._stop.wait(TICK_S)  # listed again at once; what it held is found as it was
+                    continue
                 resync = True
                 self._stop.wait(ROOT_CHECK_S)
             except PermissionError as exc:
@@ -272,6 +332,18 @@ class Watcher:
             except Exception as exc:  # noqa: BLE001 - reconciliation goes on; status says why
                 log.exception("watching failed")
                 self._notifications_failed(exc)
+
+    def _folders_unwatched(self, present: list[Path], folders: list[str], watched: set[str]) -> bool:
+        """Once the watches on `folders` are up: queue each folder a pass has not read since it
+        got its watch, so what it got before then is found (from then on its changes raise
+        events): those not among the folders `watched` before (none the first time: the first
+        pass reads every root), and those made while the watches were set up. True when there
+        are such, which need watches of their own."""
+        listed = set(folders)
+        appeared = [folder for folder in watched_folders(present) if folder not in listed]
+        unseen = [folder for folder in folders if folder not in watched] if watched else []
+        self.add((_ADDED, folder) for folder in unseen + appeared if self.filter(_ADDED, folder))
+        return bool(appeared)
 
     def _roots_changed(self, identities: list[tuple[int, int] | None]) -> bool:
         """Whether a root went away, came back or is another folder now than when its watches
