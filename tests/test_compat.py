@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import inspect
+import io
 import platform
 import re
 import signal
@@ -21,12 +22,13 @@ import pytest
 
 from minirag._compat import markitdown as markitdown_compat
 from minirag._compat import mcp as mcp_compat
+from minirag._compat import openpyxl as openpyxl_compat
 from minirag._compat import pdfminer as pdfminer_compat
 from minirag._compat import python as python_compat
 from minirag._compat import uvicorn as uvicorn_compat
 
 ROOT = Path(__file__).resolve().parents[1]
-COMPAT = [mcp_compat, markitdown_compat, pdfminer_compat, uvicorn_compat]
+COMPAT = [mcp_compat, markitdown_compat, openpyxl_compat, pdfminer_compat, uvicorn_compat]
 
 
 def _release(text: str) -> tuple[int, ...]:
@@ -182,6 +184,38 @@ def test_markitdown_converters_import_without_magika_loading_onnxruntime():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0 and done.stdout.strip() == "False", _moved(
         markitdown_compat, f"importing its converters with magika stood in for: {done.stdout}{done.stderr[-500:]}")
+
+
+# --- openpyxl -----------------------------------------------------------------------------------
+
+
+def test_openpyxl_reads_the_shared_strings_through_the_method_the_xlsx_reader_replaces():
+    from openpyxl.reader import excel
+
+    found = list(inspect.signature(excel.ExcelReader).parameters)
+    assert {"read_only", "data_only", "keep_links"} <= set(found), _moved(openpyxl_compat, f"ExcelReader takes {found}")
+    assert "self.read_strings()" in inspect.getsource(excel.ExcelReader.read), _moved(
+        openpyxl_compat, "ExcelReader.read no longer reads the shared strings through read_strings")
+    reading = inspect.getsource(excel.ExcelReader.read_strings)
+    assert "SHARED_STRINGS" in reading and "self.shared_strings = " in reading, _moved(
+        openpyxl_compat, "ExcelReader.read_strings no longer puts the table it finds in self.shared_strings")
+    assert "ExcelReader(" in inspect.getsource(excel.load_workbook), _moved(
+        openpyxl_compat, "load_workbook no longer reads through ExcelReader")
+
+
+def test_openpyxl_string_table_is_read_string_table_less_its_deletion_of_the_escaped_underscore():
+    from openpyxl.reader.strings import read_string_table
+    from openpyxl.worksheet._reader import WorkSheetParser
+
+    source = inspect.getsource(read_string_table)
+    assert "Text.from_tree(node).content" in source and "replace('x005F_', '')" in source, _moved(
+        openpyxl_compat, "read_string_table reads a string's text otherwise")
+    table = (b'<sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><si><t>a_x005F_x000D_</t></si>'
+             b'<si><r><t xml:space="preserve">rich </t></r><r><t>run</t></r><rPh sb="0" eb="1"><t>phonetic</t></rPh></si></sst>')
+    assert read_string_table(io.BytesIO(table)) == ["a_x000D_", "rich run"]
+    assert openpyxl_compat.string_table(io.BytesIO(table)) == ["a_x005F_x000D_", "rich run"]
+    assert "Text.from_tree(child).content" in inspect.getsource(WorkSheetParser.parse_cell), _moved(
+        openpyxl_compat, "an inline string's text is no longer given as written")
 
 
 # --- pdfminer.six -------------------------------------------------------------------------------

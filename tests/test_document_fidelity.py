@@ -116,6 +116,99 @@ def test_a_sheets_title_row_dates_whole_numbers_and_formula_values_read_as_excel
         "## Notes\n\nApproved by the board on 12 March.")
 
 
+def _with_part(workbook: bytes, part: str, replacements: dict[bytes, bytes], *, stored: bool = False) -> bytes:
+    """`workbook` with `part`'s placeholders replaced by the bytes Excel writes there."""
+    source, patched = io.BytesIO(workbook), io.BytesIO()
+    with zipfile.ZipFile(source) as original, zipfile.ZipFile(patched, "w", zipfile.ZIP_DEFLATED) as copy:
+        for member in original.infolist():
+            data = original.read(member)
+            if member.filename == part:
+                for placeholder, escaped in replacements.items():
+                    assert placeholder in data
+                    data = data.replace(placeholder, escaped)
+                copy.writestr(member.filename, data, zipfile.ZIP_STORED if stored else zipfile.ZIP_DEFLATED)
+            else:
+                copy.writestr(member, data)
+    return patched.getvalue()
+
+
+def _shared_strings_workbook(rows: list[list[str]]) -> bytes:
+    """A workbook whose text is in its shared-string table, as Excel saves one."""
+    import xlsxwriter
+
+    buffer = io.BytesIO()
+    book = xlsxwriter.Workbook(buffer, {"in_memory": True})
+    sheet = book.add_worksheet("Notes")
+    for number, row in enumerate(rows):
+        sheet.write_row(number, 0, row)
+    book.close()
+    return buffer.getvalue()
+
+
+# A shared string's text as Excel writes it, and as Excel shows it.
+ESCAPED_CELLS = [
+    (b"Line one_x000D_\nLine two", "Line one Line two"),  # a line break in a table cell, as a typed one
+    (b"Tab_x0009_stop", "Tab\tstop"),
+    (b"Smile _xD83D__xDE00_", "Smile \U0001f600"),  # an astral character, one escape for each UTF-16 half
+    (b"_x005F_x000D_ is literal", "_x000D_ is literal"),  # the escaped underscore: the text, not a CR
+    (b"caf_x00e9_ in lower case", "caf\u00e9 in lower case"),
+    (b"_xZZZZ_ is no escape", "_xZZZZ_ is no escape"),
+    (b"NUL_x0000_between", "NUL between"),
+    (b"half _xD83D_ a pair", "half \ufffd a pair"),
+]
+
+
+def test_a_cells_escaped_characters_read_as_excel_shows_them():
+    """openpyxl left `_x000D_` in the text and deleted every `x005F_`, so a literal `_x000D_`
+    (stored `_x005F_x000D_`) and a real carriage return were the same text in the index."""
+    rows = [["Written", "Shown"], *([f"PLACE{n}X", f"row {n}"] for n in range(len(ESCAPED_CELLS)))]
+    data = _with_part(_shared_strings_workbook(rows), "xl/sharedStrings.xml",
+                      {f"PLACE{n}X".encode(): escaped for n, (escaped, _) in enumerate(ESCAPED_CELLS)})
+    markdown = convert_document(data, ".xlsx", "escapes.xlsx").markdown
+    for n, (_, shown) in enumerate(ESCAPED_CELLS):
+        assert f"| {shown} | row {n} |" in markdown
+    assert "_x000D_" not in markdown.replace("_x000D_ is literal", "")
+
+
+def test_an_escaped_line_break_in_a_one_column_sheet_is_the_line_break_a_typed_one_is():
+    typed = convert_document(_shared_strings_workbook([["Line one\nLine two"]]), ".xlsx", "typed.xlsx").markdown
+    escaped = _with_part(_shared_strings_workbook([["PLACE"]]), "xl/sharedStrings.xml",
+                         {b"PLACE": b"Line one_x000D__x000A_Line two"})
+    assert convert_document(escaped, ".xlsx", "escaped.xlsx").markdown == typed == "## Notes\n\nLine one\nLine two"
+
+
+def test_an_inline_strings_escapes_are_decoded_once():
+    import openpyxl
+
+    book = openpyxl.Workbook()  # openpyxl writes its text as inline strings
+    book.active.append(["Key", "Value"])
+    book.active.append(["note", "PLACE"])
+    buffer = io.BytesIO()
+    book.save(buffer)
+    data = _with_part(buffer.getvalue(), "xl/worksheets/sheet1.xml",
+                      {b"<t>PLACE</t>": b"<t>Line one_x000D_\nLine two, _x005F_x0009_ and _xD83D__xDE00_</t>"})
+    assert "| note | Line one Line two, _x0009_ and \U0001f600 |" in convert_document(data, ".xlsx", "inline.xlsx").markdown
+
+
+def test_a_cell_of_a_million_escapes_gives_one_character_for_each():
+    cell = b"_x0041_" * 1_000_000  # 7 MB stored: deflated, it is refused as a zip bomb
+    data = _with_part(_shared_strings_workbook([["PLACE"]]), "xl/sharedStrings.xml", {b"PLACE": cell}, stored=True)
+    markdown = convert_document(data, ".xlsx", "long.xlsx").markdown
+    assert markdown == "## Notes\n\n" + "A" * 1_000_000
+
+
+def test_a_workbook_without_escapes_reads_as_openpyxl_gives_it(monkeypatch):
+    import openpyxl
+
+    from minirag.ingest import xlsx_tables
+
+    workbooks = [(DOCS / "xlsx_excel_chart_data.xlsx").read_bytes(), (DOCS / "xlsx_rows_founders.xlsx").read_bytes(),
+                 _budget_workbook()]
+    ours = [convert_document(data, ".xlsx", "book.xlsx") for data in workbooks]
+    monkeypatch.setattr(xlsx_tables, "load_workbook", openpyxl.load_workbook)
+    assert ours == [convert_document(data, ".xlsx", "book.xlsx") for data in workbooks]
+
+
 # --- PDF ------------------------------------------------------------------------------------
 
 

@@ -10,6 +10,7 @@ Here openpyxl gives each cell's value (a formula's as Excel last computed it), a
 - leading rows that hold one cell (a sheet's title, a note) above a wider table are
   paragraphs before it, not its header;
 - a date is a date, a whole number has no `.0`, a percentage format shows as one;
+- text is decoded from the `_xHHHH_` escapes openpyxl leaves in it (`_unescaped`);
 - a sheet with no text is left out.
 """
 
@@ -17,9 +18,16 @@ from __future__ import annotations
 
 import datetime
 import io
+import re
 from dataclasses import dataclass
 
+from minirag._compat.openpyxl import load_workbook
 from minirag.ingest.csv_table import markdown_table
+
+# ST_Xstring's escape (ECMA-376 Part 1, 22.9.2.19): four hex digits, of either case, naming one
+# UTF-16 code unit. A carriage return is matched with the line feed that may follow it.
+_ESCAPE = re.compile(r"_x000[Dd]_(?:\n|_x000[Aa]_)?|_x([0-9A-Fa-f]{4})_")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 @dataclass(frozen=True)
@@ -29,9 +37,7 @@ class Workbook:
 
 
 def workbook_to_markdown(data: bytes) -> Workbook:
-    import openpyxl
-
-    book = openpyxl.load_workbook(io.BytesIO(data), read_only=True, data_only=True, keep_links=False)
+    book = load_workbook(io.BytesIO(data), read_only=True, data_only=True, keep_links=False)
     try:
         parts = []
         for sheet in book.worksheets:
@@ -76,7 +82,41 @@ def _shown(cell) -> str:
         if "%" in (getattr(cell, "number_format", "") or ""):
             return f"{_number(value * 100)}%"
         return _number(value)
-    return str(value).strip()
+    return _unescaped(str(value)).strip()
+
+
+def _unescaped(text: str) -> str:
+    """A cell's text as Excel shows it, from the text its XML holds.
+
+    Excel writes a character as `_xHHHH_` where XML cannot hold it (a control character) or
+    would change it (a carriage return), and protects text that reads as an escape by escaping
+    its underscore: `_x005F_x000D_` is the text `_x000D_`. So the text is decoded once, left
+    to right, and what the escapes give is never read again. An escape is one UTF-16 code
+    unit: an astral character is two. What is not an escape (`_xZZZZ_`) stays as it is.
+
+    A carriage return, alone or before a line feed, is a line break (`\\n`), as a line break
+    typed in a cell is. Any other control character becomes a space: it is nothing a reader
+    reads, and a space keeps the words either side apart where dropping it would join them. Half a
+    surrogate pair without its other half becomes U+FFFD, as a lone surrogate does elsewhere
+    (text_repair.without_lone_surrogates): it is no character, and SQLite cannot store it.
+    """
+    if "_x" not in text:
+        return text
+    text = _ESCAPE.sub(_character, text)
+    if _SURROGATE.search(text):
+        text = text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+    return text
+
+
+def _character(escape: re.Match[str]) -> str:
+    if escape.group(1) is None:
+        return "\n"
+    unit = int(escape.group(1), 16)
+    if unit in (0x09, 0x0A):
+        return chr(unit)
+    if unit < 0x20 or 0x7F <= unit <= 0x9F:
+        return " "
+    return chr(unit)
 
 
 def _number(value: float) -> str:

@@ -1,0 +1,55 @@
+"""openpyxl's internals that the XLSX reader (ingest/xlsx_tables.py) replaces.
+
+Written against openpyxl 3.1.0 to 3.1.5. `load_workbook` is `ExcelReader(...).read()`, and
+`read` reads the shared-string table once, through the reader's `read_strings` method, into
+`self.shared_strings`, the list each worksheet's `t="s"` cells index. Its table reader,
+`openpyxl.reader.strings.read_string_table`, takes each `<si>`'s text as `Text.from_tree(node).content`
+and then deletes every `x005F_` in it: a literal `_x005F_x000D_` (the text `_x000D_`) and an
+escaped carriage return `_x000D_` come out the same, so the escapes can no longer be decoded.
+Inline strings (`<is>`) and a formula's cached string (`<v>`) it gives as written.
+"""
+
+from __future__ import annotations
+
+import functools
+
+DISTRIBUTION = "openpyxl"
+SUPPORTED = ("3.1", "3.2")
+
+
+def load_workbook(source, *, read_only: bool, data_only: bool, keep_links: bool):
+    """`openpyxl.load_workbook` (never rich text), each shared string as its XML holds it: its
+    `_xHHHH_` escapes left for the caller to decode once, as openpyxl leaves an inline string's."""
+    reader = _raw_strings_reader()(source, read_only=read_only, data_only=data_only, keep_links=keep_links)
+    reader.read()
+    return reader.wb
+
+
+def string_table(source) -> list[str]:
+    """`read_string_table` without its deletion of `x005F_`: the same parser, the same text."""
+    from openpyxl.cell.text import Text
+    from openpyxl.xml.constants import SHEET_MAIN_NS
+    from openpyxl.xml.functions import iterparse
+
+    strings = []
+    item = f"{{{SHEET_MAIN_NS}}}si"
+    for _, node in iterparse(source):
+        if node.tag == item:
+            strings.append(Text.from_tree(node).content)
+            node.clear()
+    return strings
+
+
+@functools.cache
+def _raw_strings_reader() -> type:
+    from openpyxl.reader.excel import ExcelReader
+    from openpyxl.xml.constants import SHARED_STRINGS
+
+    class RawStringsReader(ExcelReader):
+        def read_strings(self) -> None:
+            part = self.package.find(SHARED_STRINGS)
+            if part is not None:
+                with self.archive.open(part.PartName[1:]) as source:
+                    self.shared_strings = string_table(source)
+
+    return RawStringsReader
