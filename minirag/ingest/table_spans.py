@@ -42,14 +42,15 @@ def spread(rows: Sequence[Any], size: Callable[[Any], int]) -> list[list[Any | N
     """The table's rows (tr elements, in document order) as a grid of cells: a spanned cell at
     each position it covers, None where no cell is or where a copy was left out (see above).
     Rows are as long as their last cell reaches. None when no cell spans more than one position,
-    or the spans would more than double the table: the caller writes its cells as they stand. `size(cell)` is the length of a cell's text."""
+    or the spans would more than double the table: the caller writes its cells as they stand.
+    `size(cell)` is the length of a cell's text."""
     cells = [table_cells(tr) for tr in rows]
     spans: dict[Any, tuple[int, int]] = {}
     remaining = 0  # rows left in the current row group (thead, tbody, tfoot or the table itself)
     for index, (tr, row) in enumerate(zip(rows, cells, strict=True)):
         if remaining == 0:
-            remaining = 1
-            while index + remaining < len(rows) and rows[index + remaining].getparent() is tr.getparent():
+            group, remaining = tr.getparent(), 1
+            while index + remaining < len(rows) and rows[index + remaining].getparent() is group:
                 remaining += 1
         for cell in row:
             colspan = _span(cell.get("colspan"), 1, MAX_COLSPAN) or 1
