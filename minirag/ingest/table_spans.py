@@ -1,9 +1,11 @@
-"""What a merged table cell becomes: its content at every position its rowspan and colspan cover.
+"""What a merged table cell becomes: its content in each row it covers, in its first column.
 
 Both table writers use this: html_markdown.py's, and markdownify's for a DOCX (docx_tables.py
-lays mammoth's table out as a plain grid first). A row read alone, as a chunk may hold only some
-of a table's rows, still says which group it belongs to (pandas.read_html repeats spanned cells
-the same way).
+lays mammoth's table out as a plain grid first). A merge down is repeated in every row it covers,
+since a row read alone (a chunk may hold only some of a table's rows) must still say which group
+it belongs to. A merge across is written once, the other columns it covers left empty: the row
+already holds it, and a title row across the whole table written in every column would only
+repeat its words (and weigh them more for keyword search).
 
 Spans are read as HTML reads them (colspan 1 to 1,000, rowspan 0 to 65,534, 0 reaching the end
 of the row group), and never past the rows the group holds. A table whose spans would more than
@@ -39,8 +41,9 @@ def _span(value: str | None, least: int, most: int) -> int | None:
 
 
 def spread(rows: Sequence[Any], size: Callable[[Any], int]) -> list[list[Any | None]] | None:
-    """The table's rows (tr elements, in document order) as a grid of cells: a spanned cell at
-    each position it covers, None where no cell is or where a copy was left out (see above).
+    """The table's rows (tr elements, in document order) as a grid of cells: a spanned cell in
+    each row it covers, in its first column; None where no cell is, in the other columns a cell
+    covers, and where a copy was left out (see above).
     Rows are as long as their last cell reaches. None when no cell spans more than one position,
     or the spans would more than double the table: the caller writes its cells as they stand.
     `size(cell)` is the length of a cell's text."""
@@ -64,7 +67,7 @@ def spread(rows: Sequence[Any], size: Callable[[Any], int]) -> list[list[Any | N
         return None
 
     grid: list[dict[int, Any]] = [{} for _ in rows]
-    placed: list[tuple[Any, list[tuple[int, int]]]] = []
+    placed: list[tuple[Any, int, list[tuple[int, int]]]] = []
     for index, row in enumerate(cells):
         column = 0
         for cell in row:
@@ -76,17 +79,21 @@ def spread(rows: Sequence[Any], size: Callable[[Any], int]) -> list[list[Any | N
                 for across in range(column, column + colspan):
                     if grid[down].setdefault(across, cell) is cell:  # an earlier cell keeps an overlap
                         positions.append((down, across))
-            placed.append((cell, positions))
+            placed.append((cell, column, positions))
             column += colspan
     if len(rows) * max(max(row, default=-1) + 1 for row in grid) > 2 * area:
         return None
 
     budget = sum(size(cell) for cell in spans)
-    for cell, positions in placed:
-        cost = size(cell) * (len(positions) - 1)
+    for cell, first, positions in placed:
+        for down, across in positions:
+            if across != first:
+                grid[down][across] = None  # a merge across is written once
+        copies = [(down, across) for down, across in positions[1:] if across == first]
+        cost = size(cell) * len(copies)
         if cost <= budget:
             budget -= cost
         else:
-            for down, across in positions[1:]:
+            for down, across in copies:
                 grid[down][across] = None
     return [[row.get(column) for column in range(max(row, default=-1) + 1)] for row in grid]
