@@ -325,7 +325,48 @@ def test_a_table_inside_a_word_tables_cell_is_a_table_after_the_outer_cells_text
     markdown = convert_file(DOCS / "docx_nested_tables.docx").markdown  # PyDocX's, made by Word
     assert markdown == "AAA\n\nBBB\n\nCCC\n\n| DDD | EEE |\n| --- | --- |\n| FFF | GGG |"
     spanned = convert_file(DOCS / "docx_nested_table_rowspan.docx").markdown  # a cell spanning two rows inside
-    assert spanned.startswith("AAA\n\nBBB\n\n| CCC | DDD |\n| --- | --- |\n|") and spanned.endswith("EEE |")
+    assert spanned == "AAA\n\nBBB\n\n| CCC | DDD |\n| --- | --- |\n| CCC | EEE |"
+
+
+def test_a_word_tables_merged_cells_are_repeated_down_and_written_once_across():
+    """mammoth writes Word's merges as rowspan and colspan, and markdownify ignored rowspan: under
+    a year merged over two releases, the second release's row moved a column left
+    (`| 5.10 | Breezy Badger | 2005-10-12 | 2007-04-13 |`), and the header's second row stood
+    under Year and Version."""
+    markdown = convert_file(DOCS / "docx_merged_cells_ubuntu_releases.docx").markdown  # python-docx's merges
+    assert markdown == (
+        "# Ubuntu releases by year\n\n"
+        "| Year | Version | Codename | Dates |  |\n| --- | --- | --- | --- | --- |\n"
+        "| Year | Version | Codename | Released | End of life |\n"
+        "| 2004 | 4.10 | Warty Warthog | 2004-10-20 | 2006-04-30 |\n"
+        "| 2005 | 5.04 | Hoary Hedgehog | 2005-04-08 | 2006-10-31 |\n"
+        "| 2005 | 5.10 | Breezy Badger | 2005-10-12 | 2007-04-13 |\n"
+        "| 2006 | 6.06 LTS | Dapper Drake | 2006-06-01 | 2009-07-14 |\n"
+        "| 2006 | 6.10 | Edgy Eft | 2006-10-26 | 2008-04-25 |\n"
+        "| 2007 | 7.04 | Feisty Fawn | 2007-04-19 | 2008-10-19 |\n"
+        "| 2007 | 7.10 | Gutsy Gibbon | 2007-10-18 | 2009-04-18 |\n"
+        "| 2008 | 8.04 LTS | Hardy Heron | 2008-04-24 | 2011-05-12 |")
+
+
+def test_tables_without_merged_cells_are_written_as_before_merged_cells_were_spread():
+    word = convert_file(DOCS / "docx_plain_table_ubuntu_releases.docx").markdown
+    assert word.endswith(
+        "| version | codename | series | created | release | eol |\n| --- | --- | --- | --- | --- | --- |\n"
+        "| 4.10 | Warty Warthog | warty | 2004-03-05 | 2004-10-20 | 2006-04-30 |\n"
+        "| 5.04 | Hoary Hedgehog | hoary | 2004-10-20 | 2005-04-08 | 2006-10-31 |\n"
+        "| 5.10 | Breezy Badger | breezy | 2005-04-08 | 2005-10-12 | 2007-04-13 |\n"
+        "| 6.06 LTS | Dapper Drake | dapper | 2005-10-12 | 2006-06-01 | 2009-07-14 |\n"
+        "| 6.10 | Edgy Eft | edgy | 2006-06-01 | 2006-10-26 | 2008-04-25 |\n"
+        "| 7.04 | Feisty Fawn | feisty | 2006-10-26 | 2007-04-19 | 2008-10-19 |\n"
+        "| 7.10 | Gutsy Gibbon | gutsy | 2007-04-19 | 2007-10-18 | 2009-04-18 |\n"
+        "| 8.04 LTS | Hardy Heron | hardy | 2007-10-18 | 2008-04-24 | 2011-05-12 |")
+    page = convert_file(DOCS / "html_python_tomllib_en.html").markdown
+    assert page.endswith(
+        "| TOML | Python |\n| --- | --- |\n| table | dict |\n| string | str |\n| integer | int |\n"
+        "| float | float (configurable with parse_float) |\n| boolean | bool |\n"
+        "| offset date-time | datetime.datetime (`tzinfo` attribute set to an instance of `datetime.timezone`) |\n"
+        "| local date-time | datetime.datetime (`tzinfo` attribute set to `None`) |\n"
+        "| local date | datetime.date |\n| local time | datetime.time |\n| array | list |")
 
 
 

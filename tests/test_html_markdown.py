@@ -81,3 +81,38 @@ def test_nesting_past_libxml2s_depth_limit_keeps_the_text_inside_and_after_it():
     markdown, title = html_to_markdown(page)
     assert markdown == "before\ndeep\ndeeper bold\ncell\nother\nafter"
     assert title == "Old page"
+
+
+def test_a_merged_cell_is_repeated_in_every_row_it_covers_and_written_once_across():
+    # Cells were written left to right, their spans ignored: Pear stood under Group and green
+    # under Name, and every cell after a colspan moved a column left. A row read alone (a chunk
+    # may hold only some rows) still says which group it is in; a merge across is in its row once.
+    markdown = md("<table><thead><tr><th rowspan=2>Group</th><th colspan=2>Item</th></tr>"
+                  "<tr><th>Name</th><th>Colour</th></tr></thead>"
+                  "<tbody><tr><td rowspan=2>Fruit</td><td>Apple</td><td>red</td></tr>"
+                  "<tr><td>Pear</td><td>green</td></tr>"
+                  "<tr><td rowspan=0>Root</td><td>Leek</td><td>white</td></tr>"  # 0: to the end of its tbody
+                  "<tr><td>Beet</td><td>red</td></tr></tbody>"
+                  "<tbody><tr><td colspan=2>Total</td><td rowspan=9>4</td></tr></tbody></table>")
+    assert markdown == ("| Group | Item |  |\n| --- | --- | --- |\n| Group | Name | Colour |\n"
+                        "| Fruit | Apple | red |\n| Fruit | Pear | green |\n| Root | Leek | white |\n"
+                        "| Root | Beet | red |\n| Total |  | 4 |")
+
+
+def test_a_layout_table_with_merged_cells_is_still_read_as_blocks():
+    markdown = md("<table><tr><td rowspan=2><img src='note.png'></td><td>Note</td></tr>"
+                  "<tr><td>Back up first.</td></tr></table>")
+    assert markdown == "Note\nBack up first."
+
+
+@pytest.mark.parametrize("span", ["rowspan=100000", "colspan=100000", "rowspan=0", "colspan=0", "rowspan=-3",
+                                  "colspan=-3", "rowspan=x", "colspan='2.5'", "rowspan=" + "9" * 5000,
+                                  "colspan=" + "9" * 5000, "colspan=1000 rowspan=65534"])
+def test_hostile_spans_are_clamped_and_the_copies_bounded(span):
+    # A long cell spanning every row of a long table would be written 20,000 times (400 MB):
+    # spans stop at the rows there are, and copies may add no more than the table's own text.
+    rows = "".join(f"<tr><td>{n}</td></tr>" for n in range(20_000))
+    html = f"<table><tr><td {span}>{'long text ' * 2_000}</td><td>head</td></tr>{rows}</table>"
+    markdown = md(html)
+    assert len(markdown) < 2 * len(html)
+    assert 2_000 <= markdown.count("long text") <= 4_000 and "| 19999 |" in markdown

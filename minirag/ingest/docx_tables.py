@@ -1,21 +1,31 @@
-"""A DOCX table that holds a table is read as blocks, as html_markdown.py reads an HTML one.
+"""A DOCX table that holds a table is read as blocks, as html_markdown.py reads an HTML one, and
+merged cells are laid out as a plain grid.
 
 markitdown's DOCX path (mammoth's HTML, then markdownify) writes a table inside a cell into the
 outer row's one line, pipes and all (`| CCC | | DDD | EEE | | --- | --- | | FFF | GGG | |`): no
 reader, nor the chunker, can tell its rows apart. A Word table that holds a table lays a page
 out (a form, a letterhead); the data is in the inner one. So the outer table's cells become
-blocks, in reading order, and the inner table stays a table. A document without such a table
-keeps mammoth's HTML as it was, byte for byte.
+blocks, in reading order, and the inner table stays a table.
+
+mammoth turns Word's merges (w:vMerge, w:gridSpan) into rowspan and colspan. markdownify ignores
+rowspan, so the rows under a cell merged down started a column left, and writes a colspan's text
+once with empty cells after it. So merged cells are spread as table_spans.py says, a cell at each
+position, before markdownify reads the table.
+A document without such tables keeps mammoth's HTML as it was, byte for byte.
 """
 
 from __future__ import annotations
 
+from copy import deepcopy
 from html import escape
 from typing import Any
 
 import lxml.html
 
+from minirag.ingest.table_spans import spread, table_cells
+
 _CELLS = "./tr/td | ./tr/th | ./*/tr/td | ./*/tr/th"  # rows directly, or in thead, tbody, tfoot
+_ROWS = "./tr | ./*/tr"
 
 
 def nested_tables_as_blocks(html: str) -> str:
@@ -33,18 +43,55 @@ def nested_tables_as_blocks(html: str) -> str:
             cell.attrib.clear()  # colspan and rowspan say nothing about a block
             table.addprevious(cell)  # moves the cell out of its row, to where the table stood
         table.drop_tree()  # the rows, now empty; the table's tail text stays
+    return _markup(root)
+
+
+def merged_cells_spread(html: str) -> str:
+    """mammoth's HTML with each table's merged cells repeated at every position they cover."""
+    if "span=" not in html:
+        return html
+    root = lxml.html.fragment_fromstring(html, create_parent="div")
+    spread_any = False
+    for table in list(root.iter("table")):
+        rows = table.xpath(_ROWS)
+        grid = spread(rows, lambda cell: len(cell.text_content()))
+        if grid is None:
+            continue
+        spread_any = True
+        width = max(len(row) for row in grid)
+        seen = set()
+        for tr, row in zip(rows, grid, strict=True):
+            for cell in table_cells(tr):
+                tr.remove(cell)
+            for cell in row + [None] * (width - len(row)):
+                if cell is None:
+                    tr.append(tr.makeelement("th" if tr.getparent().tag == "thead" else "td", {}))
+                    continue
+                placed = cell if cell not in seen else deepcopy(cell)
+                seen.add(cell)
+                placed.attrib.pop("rowspan", None)
+                placed.attrib.pop("colspan", None)
+                placed.tail = None
+                tr.append(placed)
+    return _markup(root) if spread_any else html
+
+
+def _markup(root: Any) -> str:
+    """The children of fragment_fromstring's made-up parent, as markup."""
     head = escape(root.text or "")
     return head + "".join(lxml.html.tostring(child, encoding="unicode") for child in root)
 
 
 def docx_converter() -> Any:
-    """markitdown's DocxConverter, reading nested tables as blocks. Its `_html_converter` is where
-    the DOCX's HTML goes (markitdown 0.1.x); tests/test_document_fidelity.py fails if that moves."""
+    """markitdown's DocxConverter, reading nested tables as blocks and merged cells as a grid. Its
+    `_html_converter` is where the DOCX's HTML goes (markitdown 0.1.x);
+    tests/test_document_fidelity.py fails if that moves."""
     from markitdown.converters import DocxConverter, HtmlConverter
 
     class _Blocks(HtmlConverter):
         def convert_string(self, html_content: str, *args: Any, **kwargs: Any) -> Any:
-            return super().convert_string(nested_tables_as_blocks(html_content), *args, **kwargs)
+            html = merged_cells_spread(nested_tables_as_blocks(html_content))
+            return super().convert_string(html, *args, **kwargs)
 
     converter = DocxConverter()
     converter._html_converter = _Blocks()

@@ -15,6 +15,7 @@ from html import parser as html_parser
 
 from minirag.errors import ConversionFailed
 from minirag.ingest.page_chrome import main_content
+from minirag.ingest.table_spans import spread, table_cells
 
 _DROP = frozenset({"script", "style", "noscript", "template", "svg", "canvas", "iframe", "object", "embed",
                    "select", "button", "head", "title", "meta", "link", "input", "textarea"})
@@ -362,9 +363,17 @@ def _render_as_block(el) -> str:
 def _table(table) -> str:
     rows = []
     caption = table.find("caption")
-    for tr in table.xpath("./tr | ./thead/tr | ./tbody/tr | ./tfoot/tr"):
-        cells = [inline_text(cell).replace("|", "\\|") for cell in tr if isinstance(cell.tag, str)
-                 and cell.tag.lower() in ("td", "th")]
+    trs = table.xpath("./tr | ./thead/tr | ./tbody/tr | ./tfoot/tr")
+    texts: dict[object, str] = {}
+
+    def text(cell) -> str:
+        if cell not in texts:
+            texts[cell] = inline_text(cell).replace("|", "\\|")
+        return texts[cell]
+
+    grid = spread(trs, lambda cell: len(text(cell))) or [table_cells(tr) for tr in trs]
+    for row in grid:
+        cells = [text(cell) if cell is not None else "" for cell in row]
         if any(cells):
             rows.append(cells)
     title = inline_text(caption) if caption is not None else ""
