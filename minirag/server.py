@@ -135,9 +135,10 @@ def sync_status(state: ServerState, jobId: JobId = None) -> Result:
 
 
 async def sync_cancel(state: ServerState, jobId: JobIdRequired) -> Result:
-    """Stop a running sync job between files or encoder batches and return it, `state` "cancelled"
-    with its `reason` (or `cancelling: true` while a file still converts). What it wrote stays; the
-    next sync_start does the rest. A job that already ended is returned as it is."""
+    """Stop a running sync job and return it, `state` "cancelled" with its `reason` (or
+    `cancelling: true` if it has not stopped within 10 s). A file converting is stopped at once
+    and the encoder batch in hand finished. What it wrote stays; the next sync_start does the
+    rest, that file included. A job that already ended is returned as it is."""
     job = state.app.cancel_sync(jobId)
     await anyio.to_thread.run_sync(job.wait, CANCEL_WAIT_S)
     return payload(job)

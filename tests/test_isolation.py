@@ -276,6 +276,24 @@ def test_a_conversion_past_its_wall_time_is_killed_and_the_pool_goes_on():
     assert done.markdown == "# Still here\n"
 
 
+@pytest.mark.slow
+def test_a_stop_ends_the_conversion_in_hand_and_the_pool_goes_on():
+    """sync_cancel, Ctrl-C or a server closing stops a run mid-file: the worker is ended, where it
+    would convert on for as long as MINIRAG_CONVERT_TIMEOUT allows (here ten minutes)."""
+    stop = threading.Event()
+
+    def started():  # the worker is ready and the conversion under way when the stop comes
+        threading.Timer(0.3, stop.set).start()
+
+    with pytest.raises(isolation.ConversionStopped):
+        isolation.POOL.run("document", (docx_slow(), ".docx", "slow.docx"), "slow.docx",
+                           isolation.Limits(2048, 600, 600), started=started, stop=stop)
+    assert stop.is_set()
+    done = isolation.POOL.run("document", (b"# Still here\n", ".md", "a.md"), "a.md", isolation.Limits(2048, 60, 60),
+                              stop=threading.Event())
+    assert done.markdown == "# Still here\n"
+
+
 @pytest.mark.slow  # a fresh worker imports markitdown and pandas first (seconds)
 def test_a_conversion_past_its_memory_limit_fails_alone():
     """7 KB: 1,000 cells that show one 300 KB shared string, under the sheet cap; their text is 300 MB,
@@ -494,6 +512,10 @@ def test_a_sync_stopped_mid_conversion_leaves_no_failure_behind(app, docs, monke
         return real(op, args, name, limits, **kw)
 
     monkeypatch.setattr(pipeline, "convert_isolated", stop_then_convert)
-    write(docs / "later.md", "# Later\n\nConverted on the next sync.\n")
+    later = write(docs / "later.md", "# Later\n\nConverted on the next sync.\n")
     app.pipeline.run_files(list(walk(docs, [docs])), progress)
     assert app.index.excluded_states() == {}  # not counted as failing: the next sync converts it
+    assert (progress.failed, progress.done, progress.warnings) == (0, 0, [])
+    monkeypatch.setattr(pipeline, "convert_isolated", real)
+    app.pipeline.run_files(list(walk(docs, [docs])), Progress())
+    assert str(later) in {row.source for row in app.index.list_sources()}

@@ -73,6 +73,16 @@ def limits_of(config) -> Limits:
     return Limits(config.convert_memory_mb, config.convert_cpu_seconds, config.convert_timeout)
 
 
+class ConversionStopped(Exception):
+    """The run that asked for the conversion was stopped (sync_cancel, Ctrl-C, a server closing):
+    the worker was ended mid-file. Nothing is wrong with the file; the next run converts it."""
+
+
+# How often a wait for a worker's answer looks at its run's stop event: a stop ends the
+# conversion within this, where the worker alone could take MINIRAG_CONVERT_TIMEOUT (minutes).
+STOP_CHECK_S = 0.1
+
+
 class _WorkerGone(Exception):
     """The worker ended, or was ended, before it answered."""
 
@@ -104,9 +114,10 @@ class _Worker:
     def stdout(self) -> io.BufferedReader:
         return cast(io.BufferedReader, self.process.stdout)
 
-    def call(self, request: bytes, wall_seconds: float,
-             on_page: Callable[[int, int], None] | None = None) -> dict:
-        """The worker's answer to `request`; its progress frames before it go to `on_page`."""
+    def call(self, request: bytes, wall_seconds: float, on_page: Callable[[int, int], None] | None = None,
+             stop: threading.Event | None = None) -> dict:
+        """The worker's answer to `request`; its progress frames before it go to `on_page`.
+        ConversionStopped once `stop` is set."""
         deadline = time.monotonic() + wall_seconds
         try:
             self.stdin.write(_HEADER.pack(len(request)))
@@ -115,11 +126,11 @@ class _Worker:
         except (BrokenPipeError, OSError):
             raise _WorkerGone from None
         while True:
-            (size,) = _HEADER.unpack(self._read(_HEADER.size, deadline))
+            (size,) = _HEADER.unpack(self._read(_HEADER.size, deadline, stop))
             if size > MAX_ANSWER_BYTES:
                 raise _TooLong(size)
             try:
-                frame = json.loads(self._read(size, deadline).decode("utf-8", "surrogatepass"))
+                frame = json.loads(self._read(size, deadline, stop).decode("utf-8", "surrogatepass"))
             except ValueError:
                 raise _Unreadable from None
             if not isinstance(frame, dict):
@@ -135,13 +146,17 @@ class _Worker:
             if on_page is not None:
                 on_page(page, pages)
 
-    def _read(self, size: int, deadline: float) -> bytes:
+    def _read(self, size: int, deadline: float, stop: threading.Event | None) -> bytes:
         out = self.stdout
         pieces, got = [], 0
         while got < size:
             left = deadline - time.monotonic()
-            if left <= 0 or not select.select([out], [], [], left)[0]:
+            if left <= 0:
                 raise TimeoutError
+            if stop is not None and stop.is_set():
+                raise ConversionStopped
+            if not select.select([out], [], [], left if stop is None else min(left, STOP_CHECK_S))[0]:
+                continue
             piece = out.read1(size - got)
             if not piece:
                 raise _WorkerGone
@@ -220,11 +235,12 @@ class ConverterPool:
             self._changed.notify()
 
     def run(self, op: str, args: tuple, name: str, limits: Limits, started: Callable[[], None] | None = None,
-            on_page: Callable[[int, int], None] | None = None) -> Converted:
+            on_page: Callable[[int, int], None] | None = None, stop: threading.Event | None = None) -> Converted:
         """`op` (convert_worker._run) on `args` in a worker; ConversionFailed when it fails or
         runs past a limit, the reason naming the setting. `started` is called once a worker is
         ready, right before the conversion starts (not while a worker starts or is waited for);
-        `on_page(page, pages)` as OCR starts on each page."""
+        `on_page(page, pages)` as OCR starts on each page. Once `stop` is set the worker is ended
+        and ConversionStopped raised."""
         request = pickle.dumps((op, args, name, limits.memory_mb * 1024 * 1024, limits.cpu_seconds,
                                 {key: os.environ.get(key) for key in REQUEST_ENV}),
                                protocol=pickle.HIGHEST_PROTOCOL)
@@ -232,7 +248,11 @@ class ConverterPool:
         try:
             if started is not None:
                 started()
-            answer = worker.call(request, limits.wall_seconds, on_page)
+            answer = worker.call(request, limits.wall_seconds, on_page, stop)
+        except ConversionStopped:
+            worker.end()
+            self._ended()
+            raise
         except TimeoutError:
             worker.end()
             self._ended()
@@ -306,5 +326,6 @@ atexit.register(POOL.close)
 
 def convert_isolated(op: str, args: tuple, name: str, limits: Limits,
                      started: Callable[[], None] | None = None,
-                     on_page: Callable[[int, int], None] | None = None) -> Converted:
-    return POOL.run(op, args, name, limits, started, on_page=on_page)
+                     on_page: Callable[[int, int], None] | None = None,
+                     stop: threading.Event | None = None) -> Converted:
+    return POOL.run(op, args, name, limits, started, on_page=on_page, stop=stop)

@@ -32,7 +32,7 @@ from minirag.ingest.conversion_gate import ConversionGate
 from minirag.ingest.convert import Converted
 from minirag.ingest.embed import with_vectors
 from minirag.ingest.file_state import CONVERTING, CONVERTING_AGAIN, FileState, by_hash, file_state
-from minirag.ingest.isolation import convert_isolated, limits_of
+from minirag.ingest.isolation import ConversionStopped, convert_isolated, limits_of
 from minirag.ingest.progress import Progress, plural
 from minirag.ingest.scan import FoundFile
 from minirag.keywords import KeywordText, keyword_texts
@@ -206,7 +206,8 @@ class Pipeline:
                                              found.source, self.limits,
                                              started=None if marks is None else functools.partial(mark, marks),
                                              on_page=None if progress is None else functools.partial(
-                                                 progress.reading_page, found.source))
+                                                 progress.reading_page, found.source),
+                                             stop=None if progress is None else progress.stop)
             except ConversionFailed as exc:
                 return Failed(str(exc), digest)  # the mark stays until run_files records this failure over it
             finally:
@@ -290,6 +291,8 @@ class Pipeline:
                         flush()  # the encoder embeds what is ready rather than wait on this file's conversion
                     try:
                         result = future.result()
+                    except ConversionStopped:
+                        break  # the stop ended its conversion: the file is left as it was, for the next run
                     except ConversionFailed as exc:
                         progress.bytes_done += found.size
                         progress.failed += 1
