@@ -63,10 +63,11 @@ def minilm_model_dir() -> Path:
 @pytest.fixture(scope="session")
 def e5_cache(tmp_path_factory) -> Path:
     """A cache folder holding the default model's first-use preparation (its word table split out,
-    the int8 graph, the Python tokenizer's tables), made by the Encoder once for the whole run:
-    seconds of CPU each time otherwise. The xdist workers share it, the first one making it under a
-    lock. Tests read it as it is, or link its files into a folder of their own (`linked_copy`);
-    tests/test_light_default_model.py checks the making itself."""
+    the int8 graph, the Python tokenizer's tables), made by the Encoder once: 10-15 s of CPU each
+    time otherwise. It is kept in .pytest_cache from run to run (made again when the model file
+    changes) where that is on the temporary folder's file system, since tests hard-link its files
+    (`linked_copy`); elsewhere it is made once a run. The xdist workers share it, the first one
+    making it under a lock. tests/test_light_default_model.py checks the making itself."""
     import fcntl
 
     from minirag.encoder import Encoder
@@ -75,12 +76,20 @@ def e5_cache(tmp_path_factory) -> Path:
     shared = tmp_path_factory.getbasetemp()
     if os.environ.get("PYTEST_XDIST_WORKER"):
         shared = shared.parent  # the run's folder, above each worker's own
+    kept = ROOT / ".pytest_cache"
+    kept.mkdir(exist_ok=True)
+    if kept.stat().st_dev == shared.stat().st_dev:
+        shared = kept
     folder = shared / "e5-cache"
+    model = (E5 / "model.onnx").stat()
+    identity = f"{E5}\n{model.st_size}\n{model.st_mtime_ns}\n"
     with (shared / "e5-cache.lock").open("a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
-        if not (folder / "made").is_file():
+        made = folder / "made"
+        if not made.is_file() or made.read_text() != identity:
+            shutil.rmtree(folder, ignore_errors=True)
             Encoder(resolve("unused", E5, folder / "no-hub"), cache_dir=folder)
-            (folder / "made").touch()
+            made.write_text(identity)
     return folder
 
 
