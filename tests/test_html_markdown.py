@@ -105,6 +105,17 @@ def test_a_layout_table_with_merged_cells_is_still_read_as_blocks():
     assert markdown == "Note\nBack up first."
 
 
+def test_a_wide_row_over_many_short_ones_is_not_padded_into_a_blow_up():
+    # Every row was padded to the widest: one row of 5,000 cells over 5,000 one-cell rows made
+    # 25 million cells. Rows are padded as CSV's are, only where that at most doubles the table.
+    rows = "".join(f"<tr><td>{n}</td></tr>" for n in range(5_000))
+    html = f"<table><tr><td>head</td></tr>{rows}<tr>{'<td>w</td>' * 5_000}</tr></table>"
+    markdown = md(html)
+    assert len(markdown) < 2 * len(html)
+    lines = markdown.splitlines()
+    assert lines[0].count("|") == lines[1].count("|") == 5_001 and lines[2] == "| 0 |"
+
+
 @pytest.mark.parametrize("span", ["rowspan=100000", "colspan=100000", "rowspan=0", "colspan=0", "rowspan=-3",
                                   "colspan=-3", "rowspan=x", "colspan='2.5'", "rowspan=" + "9" * 5000,
                                   "colspan=" + "9" * 5000, "colspan=1000 rowspan=65534"])

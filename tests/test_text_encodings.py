@@ -181,6 +181,11 @@ def test_a_ragged_csv_is_padded_to_line_up_but_never_blown_up():
     assert csv_to_markdown("a,b,c\n1\n2,3\n", "t.csv").splitlines()[2:] == ["| 1 |  |  |", "| 2 | 3 |  |"]
     wide_header = ",".join(f"h{i}" for i in range(20_000)) + "\n" + "x\n" * 3_000  # 100 KB
     assert len(csv_to_markdown(wide_header, "wide.csv")) < 10 * len(wide_header)
+    # A wide row under a narrow header: the header is still as wide as the line under it, or the
+    # Markdown is no table at all.
+    wide_row = "a,b\n" + "x\n" * 3_000 + ",".join(f"c{i}" for i in range(20_000)) + "\n"
+    lines = csv_to_markdown(wide_row, "wide.csv").splitlines()
+    assert lines[0].count("|") == lines[1].count("|") == 20_001 and lines[2] == "| x |"
 
 
 def test_a_csv_cell_up_to_the_line_limit_is_read_and_a_longer_one_refused_saying_so():

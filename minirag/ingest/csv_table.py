@@ -56,16 +56,24 @@ def csv_to_markdown(text: str, name: str) -> str:
 
 def markdown_table(rows: list[list[str]]) -> str:
     """`rows` as a Markdown table, the first its header; "" for no rows."""
+    return pipe_table([[_cell(value) for value in row] for row in rows])
+
+
+def pipe_table(rows: list[list[str]]) -> str:
+    """Rows of cells already safe inside a table cell (`_cell`) as a Markdown table, the first its
+    header; "" for no rows. Every table writer (CSV, XLSX, HTML) lays its rows out here."""
     if not rows:
         return ""
     width = max(len(row) for row in rows)
     # Rows are padded to the widest so cells line up, unless that would more than double the table
-    # (a wide header over many one-cell rows would make mostly empty cells).
+    # (a wide row over many one-cell rows would make mostly empty cells). The header always is:
+    # a header narrower than the line under it makes no table at all, and a row's cells past the
+    # header's are dropped by the renderers.
     cells_given = sum(len(row) for row in rows)
     pad = width * len(rows) <= 2 * cells_given + PAD_ALLOWANCE
     lines = []
     for n, row in enumerate(rows):
-        cells = [_cell(value) for value in row] + [""] * ((width - len(row)) if pad else 0)
+        cells = row + [""] * ((width - len(row)) if pad or n == 0 else 0)
         lines.append("| " + " | ".join(cells) + " |")
         if n == 0:
             lines.append("| " + " | ".join(["---"] * width) + " |")

@@ -14,6 +14,7 @@ import re
 from html import parser as html_parser
 
 from minirag.errors import ConversionFailed
+from minirag.ingest.csv_table import pipe_table
 from minirag.ingest.page_chrome import main_content
 from minirag.ingest.table_spans import spread, table_cells
 
@@ -379,11 +380,7 @@ def _table(table) -> str:
     title = inline_text(caption) if caption is not None else ""
     if not rows:
         return title
-    width = max(len(r) for r in rows)
-    rows = [r + [""] * (width - len(r)) for r in rows]
-    lines = ["| " + " | ".join(rows[0]) + " |", "|" + " --- |" * width]
-    lines += ["| " + " | ".join(r) + " |" for r in rows[1:]]
-    return (title + "\n\n" if title else "") + "\n".join(lines)
+    return (title + "\n\n" if title else "") + pipe_table(rows)
 
 
 def _safe_href(href: str) -> str | None:
