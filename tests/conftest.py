@@ -31,10 +31,19 @@ def _load_script(name: str):
 
 
 def pytest_configure(config):
-    """Where Python is told not to write bytecode (PYTHONDONTWRITEBYTECODE=1, as on the shared dev
+    """A run started where SIGINT is ignored (a background job of a shell without job control, a
+    `trap "" INT`) handed that on to every process it starts, and a process started ignoring it
+    never hears Ctrl-C: the tests that press it would wait out their deadlines and fail. With a
+    handler here instead, the processes the tests start get SIGINT's default, as from a terminal.
+
+    Where Python is told not to write bytecode (PYTHONDONTWRITEBYTECODE=1, as on the shared dev
     machine), each of the suite's hundreds of `python -m minirag` and converter processes would
     compile minirag's sources again (~0.2 s of CPU each): they are compiled once, before the workers
     start, into the __pycache__ folders git ignores; Python reads them only while they match the source."""
+    import signal
+
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     if sys.dont_write_bytecode:
         if not hasattr(config, "workerinput"):
             import compileall
