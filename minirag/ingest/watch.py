@@ -163,7 +163,7 @@ def watched_folders(roots: Iterable[Path]) -> list[str]:
 
 def _is_new_folder(change, path: str) -> bool:
     """A folder (not a link to one) created or moved in: it has no watch of its own yet."""
-    if getattr(change, "name", change) != "added" or is_skipped_dir(os.path.basename(path)):
+    if getattr(change, "name", change) != _ADDED or is_skipped_dir(os.path.basename(path)):
         return False
     try:
         return stat_mode.S_ISDIR(os.lstat(path).st_mode)
