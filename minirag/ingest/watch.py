@@ -384,7 +384,7 @@ class Watcher:
         stats = [(change, path, _stat(path)) for change, path in changes]
         with self._cond:
             for change, path, stat in stats:
-                added = getattr(change, "name", change) == "added"
+                added = getattr(change, "name", change) == _ADDED
                 entry = self._pending.get(path)
                 if entry is None:
                     self._pending[path] = _Pending(now, now, stat, added)
