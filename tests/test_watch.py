@@ -703,3 +703,18 @@ def test_a_file_changed_while_a_folder_vanished_during_the_walk_is_synced(watchi
     (docs / "scratch").mkdir()
     eventually(lambda: written, what="the watches to be set up again")
     eventually(lambda: str(written[0]) in w.sources(), what="the file written meanwhile")
+
+
+def test_a_folder_made_with_a_scratch_files_name_is_watched_as_the_scan_reads_it(watching, docs):
+    """The scan reads a folder named like a scratch file (`notes.bak`, `photos.tmp`): only files
+    are scratch by name. Its "added" event was dropped by that name, so it got no watch of its own
+    and what was written into it later was never seen (until the next reconcile: an hour here)."""
+    w = watching()
+    w.settle()
+    time.sleep(1.0)  # the watches are up
+    (docs / "notes.bak").mkdir()
+    first = write(docs / "notes.bak" / "first.md", "# First\n\nWritten as its folder was made.")
+    eventually(lambda: str(first) in w.sources(), what="the file in the new folder")
+    w.settle()
+    later = write(docs / "notes.bak" / "later.md", "# Later\n\nA note about kingfishers.")
+    eventually(lambda: str(later) in w.sources(), what="a file made later in the folder")

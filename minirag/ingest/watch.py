@@ -77,7 +77,9 @@ class EventFilter:
         # folder made again at once under its name may even get its inode number back.
         self.root_deleted = False
 
-    def __call__(self, change, path: str) -> bool:
+    def __call__(self, change, path: str, *, folder: bool = False) -> bool:
+        """`folder`: `path` is a folder, which the scan reads whatever its name (`notes.bak`): only a
+        file is scratch by its name."""
         if path.startswith(self.index_prefix):
             return False
         root = containing_root(Path(path), self.roots)
@@ -86,7 +88,7 @@ class EventFilter:
         if root is None or path == str(root):
             return False
         *folders, name = Path(os.path.relpath(path, root)).parts
-        return not any(is_skipped_dir(f) for f in folders) and not is_temporary(name)
+        return not any(is_skipped_dir(f) for f in folders) and (folder or not is_temporary(name))
 
 
 @dataclass
@@ -298,7 +300,7 @@ class Watcher:
                         self._reconcile_soon()
                     # Filtered here, not by watchfiles: it yields nothing for a batch its filter
                     # empties, so a stream of dropped events would starve the root check below.
-                    changes = {(change, path) for change, path in changes if self.filter(change, path)}
+                    raw, changes = changes, {(change, path) for change, path in changes if self.filter(change, path)}
                     if changes:
                         self.add(changes)
                     if self._roots_changed(identities):
@@ -311,7 +313,8 @@ class Watcher:
                             watched = set(folders)
                             if appeared:
                                 break
-                        if any(_is_new_folder(change, path) for change, path in changes):
+                        if any(self.filter(change, path, folder=True) and _is_new_folder(change, path)
+                               for change, path in raw):
                             break  # a folder appeared: watch it too
                 else:
                     return
@@ -342,7 +345,7 @@ class Watcher:
         listed = set(folders)
         appeared = [folder for folder in watched_folders(present) if folder not in listed]
         unseen = [folder for folder in folders if folder not in watched] if watched else []
-        self.add((_ADDED, folder) for folder in unseen + appeared if self.filter(_ADDED, folder))
+        self.add((_ADDED, folder) for folder in unseen + appeared if self.filter(_ADDED, folder, folder=True))
         return bool(appeared)
 
     def _roots_changed(self, identities: list[tuple[int, int] | None]) -> bool:
