@@ -718,3 +718,16 @@ def test_a_folder_made_with_a_scratch_files_name_is_watched_as_the_scan_reads_it
     w.settle()
     later = write(docs / "notes.bak" / "later.md", "# Later\n\nA note about kingfishers.")
     eventually(lambda: str(later) in w.sources(), what="a file made later in the folder")
+
+
+def test_a_folder_whose_name_is_not_utf8_leaves_the_other_folders_watched(watching, docs):
+    """Linux allows any bytes in a name (an old archive unpacked): the scan skips such a folder as
+    unreadable. Handed to watchfiles, its name (lone surrogates) could not be passed to Rust
+    (UnicodeEncodeError): no watch was set at all, retried every 30 s for ever."""
+    os.mkdir(os.path.join(os.fsencode(docs), b"caf\xe9"))
+    w = watching()
+    w.settle()
+    time.sleep(1.0)  # the watches are up
+    note = write(docs / "note.md", "# Note\n\nA note about herons.")
+    eventually(lambda: str(note) in w.sources(), what="a file made beside the folder")
+    assert w.app.watch_state().notification_error is None

@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from minirag.display import is_utf8
 from minirag.errors import MiniragError, SyncLocked
 from minirag.ingest.ignore import IGNORE_FILES
 from minirag.ingest.progress import Progress
@@ -142,7 +143,8 @@ def _folder_identity(path: Path) -> tuple[int, int] | None:
 def watched_folders(roots: Iterable[Path]) -> list[str]:
     """The folders a watch is set on, one each: the roots and every folder below them the scan
     reads. A link is not followed (its target may be `/`), nor is a folder the scan skips
-    (`.git`, `node_modules`) descended into; an unreadable folder cannot be watched either."""
+    (`.git`, `node_modules`, a name that is not UTF-8, which watchfiles cannot take either)
+    descended into; an unreadable folder cannot be watched either."""
     found: dict[str, None] = {}
     stack = [str(root) for root in roots]
     while stack:
@@ -153,7 +155,8 @@ def watched_folders(roots: Iterable[Path]) -> list[str]:
             with os.scandir(folder) as entries:
                 for entry in entries:
                     try:
-                        if entry.is_dir(follow_symlinks=False) and not is_skipped_dir(entry.name):
+                        if (entry.is_dir(follow_symlinks=False) and not is_skipped_dir(entry.name)
+                                and is_utf8(entry.name)):
                             stack.append(entry.path)
                     except OSError:
                         continue
