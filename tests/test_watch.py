@@ -648,8 +648,6 @@ def test_once_the_watches_are_up_each_folder_no_pass_has_read_since_it_got_one_i
     assert first.state().queued_paths == ()  # the first pass reads every root
 
 
-@pytest.mark.xfail(strict=True, reason="_notify_loop closes every watch before the new set is up; changes "
-                   "in already-watched folders during the re-walk are never queued (only new folders are)")
 def test_a_file_changed_in_a_watched_folder_while_the_watches_are_set_up_again_is_synced(watching, docs,
                                                                                         monkeypatch):
     """A folder appearing sets every watch up again: the old watches are gone before the new
@@ -677,9 +675,6 @@ def test_a_file_changed_in_a_watched_folder_while_the_watches_are_set_up_again_i
     eventually(lambda: str(written[0]) in w.sources(), what="the file written in the gap")
 
 
-@pytest.mark.xfail(strict=True, reason="a folder deleted between the walk and its watch makes the whole set fail "
-                   "(FileNotFoundError) and be set up again; what changed in the watched folders meanwhile "
-                   "is never queued")
 def test_a_file_changed_while_a_folder_vanished_during_the_walk_is_synced(watching, docs, monkeypatch):
     """A build making and deleting a scratch folder: it is listed, gone before its watch is set, and
     every watch is set up again; a change made meanwhile in a folder watched all along is lost."""

@@ -21,7 +21,7 @@ import stat as stat_mode
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Generator, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -278,66 +278,95 @@ class Watcher:
         # the new watches are up (their first yield): earlier changes raised no events.
         resync = False
         watched: set[str] = set()  # the folders watched before the watches were set up again
-        while not self._stop.is_set():
-            # watchfiles refuses the whole set when one path is missing (an unmounted drive), so
-            # only the roots there now are watched; the others are looked for every ROOT_CHECK_S.
-            self.filter.root_deleted = False
-            identities = [_folder_identity(root) for root in self.roots]
-            present = [root for root, identity in zip(self.roots, identities, strict=True) if identity]
-            if not present:
-                resync = True
-                self._stop.wait(ROOT_CHECK_S)
-                continue
-            folders = watched_folders(present) if self._watches_each_folder() else None
-            up = False
-            try:
-                for changes in watchfiles.watch(
+        # The watches being replaced, kept until the new ones are up and then read one last time: a
+        # file changed in a folder watched all along, while the tree is walked again and the new
+        # watches set, raised its event on the old watch only.
+        previous: Generator | None = None
+        try:
+            while not self._stop.is_set():
+                # watchfiles refuses the whole set when one path is missing (an unmounted drive), so
+                # only the roots there now are watched; the others are looked for every ROOT_CHECK_S.
+                self.filter.root_deleted = False
+                identities = [_folder_identity(root) for root in self.roots]
+                present = [root for root, identity in zip(self.roots, identities, strict=True) if identity]
+                if not present:
+                    resync = True
+                    self._stop.wait(ROOT_CHECK_S)
+                    continue
+                folders = watched_folders(present) if self._watches_each_folder() else None
+                up = False
+                try:
+                    current = watchfiles.watch(
                         *(folders if folders is not None else present), watch_filter=None,
                         recursive=folders is None, stop_event=self._stop,
                         force_polling=self.polling, poll_delay_ms=int(self.poll_interval * 1000),
                         rust_timeout=int(ROOT_CHECK_S * 1000), yield_on_timeout=True,
-                        ignore_permission_denied=ignore_unreadable, raise_interrupt=False):
-                    self.notify_error = None
-                    if resync:
-                        resync = False
-                        self._reconcile_soon()
-                    # Filtered here, not by watchfiles: it yields nothing for a batch its filter
-                    # empties, so a stream of dropped events would starve the root check below.
-                    raw, changes = changes, {(change, path) for change, path in changes if self.filter(change, path)}
-                    if changes:
-                        self.add(changes)
-                    if self._roots_changed(identities):
-                        resync = True
-                        break  # set the watches up again, on the roots as they are now
-                    if folders is not None:
-                        if not up:
-                            up = True
-                            appeared = self._folders_unwatched(present, folders, watched)
-                            watched = set(folders)
-                            if appeared:
-                                break
-                        if any(self.filter(change, path, folder=True) and _is_new_folder(change, path)
-                               for change, path in raw):
-                            break  # a folder appeared: watch it too
-                else:
-                    return
-            except FileNotFoundError:  # a root, or a folder below it, went away while watches were set up
-                if folders is not None and not self._roots_changed(identities):
-                    self._stop.wait(TICK_S)  # listed again at once; what it held is found as it was
-                    continue
-                resync = True
-                self._stop.wait(ROOT_CHECK_S)
-            except PermissionError as exc:
-                log.info("skipping unreadable folders while watching: %s", exc)
-                ignore_unreadable = True
-            except (OSError, RuntimeError) as exc:  # RuntimeError: watchfiles' internal error
-                if not self.polling:
-                    self._fall_back_to_polling(exc)
-                    continue
-                self._notifications_failed(exc)
-            except Exception as exc:  # noqa: BLE001 - reconciliation goes on; status says why
-                log.exception("watching failed")
-                self._notifications_failed(exc)
+                        ignore_permission_denied=ignore_unreadable, raise_interrupt=False)
+                    for changes in current:
+                        self.notify_error = None
+                        if resync:
+                            resync = False
+                            self._reconcile_soon()
+                        # Filtered here, not by watchfiles: it yields nothing for a batch its filter
+                        # empties, so a stream of dropped events would starve the root check below.
+                        raw = changes
+                        changes = {(change, path) for change, path in raw if self.filter(change, path)}
+                        if changes:
+                            self.add(changes)
+                        if self._roots_changed(identities):
+                            resync = True  # a pass over every root follows: the old watches have nothing to add
+                            if previous is not None:
+                                previous.close()
+                                previous = None
+                            break  # set the watches up again, on the roots as they are now
+                        if folders is not None:
+                            if not up:
+                                up = True
+                                if previous is not None:
+                                    self.add(self._last_changes(previous))
+                                    previous.close()
+                                    previous = None
+                                appeared = self._folders_unwatched(present, folders, watched)
+                                watched = set(folders)
+                                if appeared:
+                                    previous = current
+                                    break
+                            if any(self.filter(change, path, folder=True) and _is_new_folder(change, path)
+                                   for change, path in raw):
+                                previous = current
+                                break  # a folder appeared: watch it too
+                    else:
+                        return
+                except FileNotFoundError:  # a root, or a folder below it, went away while watches were set up
+                    if folders is not None and not self._roots_changed(identities):
+                        self._stop.wait(TICK_S)  # listed again at once; what it held is found as it was
+                        continue
+                    resync = True
+                    self._stop.wait(ROOT_CHECK_S)
+                except PermissionError as exc:
+                    log.info("skipping unreadable folders while watching: %s", exc)
+                    ignore_unreadable = True
+                except (OSError, RuntimeError) as exc:  # RuntimeError: watchfiles' internal error
+                    if not self.polling:
+                        self._fall_back_to_polling(exc)
+                        continue
+                    self._notifications_failed(exc)
+                except Exception as exc:  # noqa: BLE001 - reconciliation goes on; status says why
+                    log.exception("watching failed")
+                    self._notifications_failed(exc)
+        finally:
+            if previous is not None:
+                previous.close()
+
+    def _last_changes(self, previous: Generator) -> set[tuple[object, str]]:
+        """The changes the replaced watches caught since their last batch (a wait of at most
+        ROOT_CHECK_S when there are none); the new watches catch what comes meanwhile."""
+        try:
+            changes: set[tuple[object, str]] = next(previous, set())
+        except Exception:  # noqa: BLE001 - a watch that failed has nothing more to say
+            log.info("the replaced watches failed at their last read", exc_info=True)
+            return set()
+        return {(change, path) for change, path in changes if self.filter(change, path)}
 
     def _folders_unwatched(self, present: list[Path], folders: list[str], watched: set[str]) -> bool:
         """Once the watches on `folders` are up: queue each folder a pass has not read since it
