@@ -726,3 +726,36 @@ def test_a_folder_whose_name_is_not_utf8_leaves_the_other_folders_watched(watchi
     note = write(docs / "note.md", "# Note\n\nA note about herons.")
     eventually(lambda: str(note) in w.sources(), what="a file made beside the folder")
     assert w.app.watch_state().notification_error is None
+
+
+def test_a_tree_over_half_the_watch_limit_is_watched_again_without_polling(watching, docs, monkeypatch):
+    """The watches being replaced are kept until the new ones are up, and the OS limit counts
+    both: where both sets do not fit, the new set is made alone (and every root synced for what
+    changed between), not given up for polling."""
+    import watchfiles
+
+    real, live = watchfiles.watch, []
+
+    def limited(*paths, **kwargs):  # room for one set of watches only
+        if live:
+            raise OSError("OS file watch limit reached. about [...] (os error 28)")
+
+        def watches():
+            live.append(paths)
+            try:
+                yield from real(*paths, **kwargs)
+            finally:
+                live.remove(paths)
+        return watches()
+
+    monkeypatch.setattr(watchfiles, "watch", limited)
+    w = watching()
+    w.settle()
+    time.sleep(1.0)  # the watches are up
+    (docs / "new").mkdir()
+    first = write(docs / "new" / "first.md", "# First\n\nWritten as its folder was made.")
+    eventually(lambda: str(first) in w.sources(), what="the file in the new folder")
+    w.settle()
+    later = write(docs / "new" / "later.md", "# Later\n\nA note about kingfishers.")
+    eventually(lambda: str(later) in w.sources(), what="a file made later in the new folder")
+    assert w.app.watch_state().mode == "notifications"

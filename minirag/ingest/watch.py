@@ -347,6 +347,13 @@ class Watcher:
                     log.info("skipping unreadable folders while watching: %s", exc)
                     ignore_unreadable = True
                 except (OSError, RuntimeError) as exc:  # RuntimeError: watchfiles' internal error
+                    if previous is not None:
+                        # The OS limit counts the old watches too: set the new ones up without them
+                        # (a tree over half the limit), and sync every root for what changed between.
+                        previous.close()
+                        previous = None
+                        self._reconcile_soon()
+                        continue
                     if not self.polling:
                         self._fall_back_to_polling(exc)
                         continue
