@@ -282,8 +282,12 @@ class Watcher:
         # file changed in a folder watched all along, while the tree is walked again and the new
         # watches set, raised its event on the old watch only.
         previous: Generator | None = None
+        current: Generator | None = None
         try:
             while not self._stop.is_set():
+                if current is not None and current is not previous:
+                    current.close()  # its watches go now, not when the next set replaces it
+                current = None
                 # watchfiles refuses the whole set when one path is missing (an unmounted drive), so
                 # only the roots there now are watched; the others are looked for every ROOT_CHECK_S.
                 self.filter.root_deleted = False
@@ -362,8 +366,9 @@ class Watcher:
                     log.exception("watching failed")
                     self._notifications_failed(exc)
         finally:
-            if previous is not None:
-                previous.close()
+            for watches in (previous, current):
+                if watches is not None:
+                    watches.close()
 
     def _last_changes(self, previous: Generator) -> set[tuple[object, str]]:
         """The changes the replaced watches caught since their last batch (a wait of at most
