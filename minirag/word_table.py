@@ -192,8 +192,20 @@ def _drop_older(folder: Path, source: Path) -> None:
         if meta is None or not isinstance(meta.get("source"), str):
             continue  # being made by another process, or not ours
         older = Path(meta["source"])
-        if not older.exists() or older.resolve() == source.resolve():
+        if _gone(older) or older.resolve() == source.resolve():
             shutil.rmtree(other, ignore_errors=True)
+
+
+def _gone(path: Path) -> bool:
+    """Whether nothing is at `path`. A path this process may not look at (another user's folder:
+    EACCES, which Path.exists raises) or cannot reach now is not known to be gone."""
+    try:
+        path.stat()
+    except (FileNotFoundError, NotADirectoryError):
+        return True
+    except (OSError, ValueError):
+        return False
+    return False
 
 
 def write_atomically(target: Path, write) -> None:

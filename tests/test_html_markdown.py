@@ -116,6 +116,28 @@ def test_a_wide_row_over_many_short_ones_is_not_padded_into_a_blow_up():
     assert lines[0].count("|") == lines[1].count("|") == 5_001 and lines[2] == "| 0 |"
 
 
+def test_merges_across_a_wide_table_are_not_padded_into_a_blow_up():
+    # Each row of one cell merged across 1,000 columns was written as 1,000 cells, 999 of them
+    # empty: 200 KB of HTML made 15 MB of pipes (to chunk and embed). The empty columns a merge
+    # covers at the end of a row are padded by CSV's rule, as a short row's are.
+    rows = "".join(f"<tr><td colspan=1000>row {n}</td></tr>" for n in range(5_000))
+    html = f"<table><tr>{'<th>h</th>' * 1_000}</tr>{rows}</table>"
+    markdown = md(html)
+    assert len(markdown) < 2 * len(html)
+    assert "| row 0 |" in markdown.splitlines() and "| row 4999 |" in markdown.splitlines()
+
+
+def test_merges_across_under_a_wide_row_are_not_spread_into_a_blow_up():
+    # A 5,000-cell row over 2,000 rows of five cells merged across 1,000 columns each: within
+    # "rows times the widest row" twice over, so 300 KB of HTML was spread into 10 million
+    # positions (1.4 GB, 30 MB of pipes). Spans may at most double the cells the table gives.
+    rows = "".join("<tr>" + "<td colspan=1000>y</td>" * 5 + "</tr>" for _ in range(2_000))
+    html = f"<table><tr>{'<td>x</td>' * 5_000}</tr>{rows}</table>"
+    markdown = md(html)
+    assert len(markdown) < 2 * len(html)
+    assert markdown.splitlines()[-1] == "| y | y | y | y | y |"
+
+
 @pytest.mark.parametrize("span", ["rowspan=100000", "colspan=100000", "rowspan=0", "colspan=0", "rowspan=-3",
                                   "colspan=-3", "rowspan=x", "colspan='2.5'", "rowspan=" + "9" * 5000,
                                   "colspan=" + "9" * 5000, "colspan=1000 rowspan=65534"])

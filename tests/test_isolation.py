@@ -519,3 +519,32 @@ def test_a_sync_stopped_mid_conversion_leaves_no_failure_behind(app, docs, monke
     monkeypatch.setattr(pipeline, "convert_isolated", real)
     app.pipeline.run_files(list(walk(docs, [docs])), Progress())
     assert str(later) in {row.source for row in app.index.list_sources()}
+
+
+def test_a_stop_mid_conversion_keeps_the_mark_an_earlier_death_left(app, docs, monkeypatch):
+    """A file minirag died converting once is tried again alone, marked "converting again"; a stop
+    during that try must leave the file as it was (once interrupted), not forget the death: else
+    a file that takes minirag down twice is never remembered as failing."""
+    from minirag.ingest import pipeline
+    from minirag.ingest.file_state import CONVERTING
+    from minirag.ingest.progress import Progress
+    from minirag.ingest.scan import walk
+
+    doomed = write(docs / "doomed.md", "# Doomed\n\nminirag died converting this.\n")
+    real = pipeline.convert_isolated
+    progress = Progress()
+
+    def stop_then_convert(op, args, name, limits, **kw):
+        progress.stop.set()  # the conversion is marked, then the run stops mid-file
+        return real(op, args, name, limits, **kw)
+
+    monkeypatch.setattr(pipeline, "convert_isolated", stop_then_convert)
+    with monkeypatch.context() as died:  # a death: the mark is never cleared
+        died.setattr(app.index, "clear_marks", lambda marks: None)
+        app.pipeline.run_files([f for f in walk(docs, [docs]) if f.source == str(doomed)], progress)
+    before = app.index.excluded_states()[str(doomed)]
+    assert before.reason == f"{doomed}: {CONVERTING}"
+
+    progress = Progress()
+    app.pipeline.run_files([f for f in walk(docs, [docs]) if f.source == str(doomed)], progress)
+    assert app.index.excluded_states().get(str(doomed)) == before

@@ -646,3 +646,116 @@ def test_once_the_watches_are_up_each_folder_no_pass_has_read_since_it_got_one_i
     first = Watcher([root], tmp_path / "index.db", run_pass=lambda scopes, progress: None)
     assert not first._folders_unwatched([root], [*listed, str(root / "made-meanwhile")], watched=set())
     assert first.state().queued_paths == ()  # the first pass reads every root
+
+
+def test_a_file_changed_in_a_watched_folder_while_the_watches_are_set_up_again_is_synced(watching, docs,
+                                                                                        monkeypatch):
+    """A folder appearing sets every watch up again: the old watches are gone before the new
+    ones are up (the walk of the whole tree, then a watch a folder), so a file written then into
+    a folder that was watched all along raises no event. It must still be synced before the next
+    reconcile (an hour here)."""
+    from minirag.ingest import watch
+
+    (docs / "old").mkdir()
+    w = watching()
+    w.settle()
+    time.sleep(1.0)  # the watches are up
+    listing = watch.watched_folders
+    written: list[Path] = []
+
+    def listing_then_a_write(roots):
+        folders = listing(roots)
+        if (docs / "new").exists() and not written:  # the walk after the new folder's event
+            written.append(write(docs / "old" / "gap.md", "# Gap\n\nWritten while no watch was up."))
+        return folders
+
+    monkeypatch.setattr(watch, "watched_folders", listing_then_a_write)
+    (docs / "new").mkdir()
+    eventually(lambda: written, what="the watches to be set up again")
+    eventually(lambda: str(written[0]) in w.sources(), what="the file written in the gap")
+
+
+def test_a_file_changed_while_a_folder_vanished_during_the_walk_is_synced(watching, docs, monkeypatch):
+    """A build making and deleting a scratch folder: it is listed, gone before its watch is set, and
+    every watch is set up again; a change made meanwhile in a folder watched all along is lost."""
+    from minirag.ingest import watch
+
+    (docs / "old").mkdir()
+    w = watching()
+    w.settle()
+    time.sleep(1.0)  # the watches are up
+    listing = watch.watched_folders
+    written: list[Path] = []
+
+    def listing_a_folder_then_gone(roots):
+        folders = listing(roots)
+        if (docs / "scratch").exists() and not written:
+            shutil.rmtree(docs / "scratch")  # deleted between the walk and its watch
+            written.append(write(docs / "old" / "meanwhile.md", "# Meanwhile\n\nWritten while no watch was up."))
+        return folders
+
+    monkeypatch.setattr(watch, "watched_folders", listing_a_folder_then_gone)
+    (docs / "scratch").mkdir()
+    eventually(lambda: written, what="the watches to be set up again")
+    eventually(lambda: str(written[0]) in w.sources(), what="the file written meanwhile")
+
+
+def test_a_folder_made_with_a_scratch_files_name_is_watched_as_the_scan_reads_it(watching, docs):
+    """The scan reads a folder named like a scratch file (`notes.bak`, `photos.tmp`): only files
+    are scratch by name. Its "added" event was dropped by that name, so it got no watch of its own
+    and what was written into it later was never seen (until the next reconcile: an hour here)."""
+    w = watching()
+    w.settle()
+    time.sleep(1.0)  # the watches are up
+    (docs / "notes.bak").mkdir()
+    first = write(docs / "notes.bak" / "first.md", "# First\n\nWritten as its folder was made.")
+    eventually(lambda: str(first) in w.sources(), what="the file in the new folder")
+    w.settle()
+    later = write(docs / "notes.bak" / "later.md", "# Later\n\nA note about kingfishers.")
+    eventually(lambda: str(later) in w.sources(), what="a file made later in the folder")
+
+
+def test_a_folder_whose_name_is_not_utf8_leaves_the_other_folders_watched(watching, docs):
+    """Linux allows any bytes in a name (an old archive unpacked): the scan skips such a folder as
+    unreadable. Handed to watchfiles, its name (lone surrogates) could not be passed to Rust
+    (UnicodeEncodeError): no watch was set at all, retried every 30 s for ever."""
+    os.mkdir(os.path.join(os.fsencode(docs), b"caf\xe9"))
+    w = watching()
+    w.settle()
+    time.sleep(1.0)  # the watches are up
+    note = write(docs / "note.md", "# Note\n\nA note about herons.")
+    eventually(lambda: str(note) in w.sources(), what="a file made beside the folder")
+    assert w.app.watch_state().notification_error is None
+
+
+def test_a_tree_over_half_the_watch_limit_is_watched_again_without_polling(watching, docs, monkeypatch):
+    """The watches being replaced are kept until the new ones are up, and the OS limit counts
+    both: where both sets do not fit, the new set is made alone (and every root synced for what
+    changed between), not given up for polling."""
+    import watchfiles
+
+    real, live = watchfiles.watch, []
+
+    def limited(*paths, **kwargs):  # room for one set of watches only
+        if live:
+            raise OSError("OS file watch limit reached. about [...] (os error 28)")
+
+        def watches():
+            live.append(paths)
+            try:
+                yield from real(*paths, **kwargs)
+            finally:
+                live.remove(paths)
+        return watches()
+
+    monkeypatch.setattr(watchfiles, "watch", limited)
+    w = watching()
+    w.settle()
+    time.sleep(1.0)  # the watches are up
+    (docs / "new").mkdir()
+    first = write(docs / "new" / "first.md", "# First\n\nWritten as its folder was made.")
+    eventually(lambda: str(first) in w.sources(), what="the file in the new folder")
+    w.settle()
+    later = write(docs / "new" / "later.md", "# Later\n\nA note about kingfishers.")
+    eventually(lambda: str(later) in w.sources(), what="a file made later in the new folder")
+    assert w.app.watch_state().mode == "notifications"

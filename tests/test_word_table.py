@@ -197,3 +197,31 @@ def test_the_first_split_says_so_once_on_a_terminal(tiny_files, tmp_path, caplog
     caplog.set_level(logging.INFO, logger="minirag")
     word_table.cached(tiny_files.onnx_path, tmp_path / "b")
     assert [r.levelname for r in caplog.records if "first use" in r.getMessage()] == ["INFO"]
+
+
+def test_a_split_whose_model_file_cannot_be_looked_at_stays_and_the_new_split_serves(tiny_files, tmp_path,
+                                                                                      monkeypatch):
+    """A cache shared with another user (or a `sudo minirag` run with HOME kept) holds a split of a
+    model file in a folder this process may not search: stat says EACCES there, and Path.exists
+    raises it (Python 3.11), where "gone" is only ENOENT. The split is not known to be gone, so it
+    stays, and the model loads."""
+    import json
+    import os
+    from pathlib import Path
+
+    splits = tmp_path / "cache" / word_table.SPLIT_DIR
+    foreign = splits / "another-users-model"
+    foreign.mkdir(parents=True)
+    hidden = tmp_path / "locked" / "model.onnx"
+    (foreign / "split.json").write_text(json.dumps({"split": True, "source": str(hidden)}))
+    real_stat = Path.stat
+
+    def stat(self, *args, **kwargs):  # what a non-root process gets under another user's 0700 folder
+        if str(self).startswith(str(hidden.parent)):
+            raise PermissionError(13, os.strerror(13), str(self))
+        return real_stat(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "stat", stat)
+    split = word_table.cached(tiny_files.onnx_path, tmp_path / "cache")
+    assert split is not None and split.table_path.is_file()
+    assert (foreign / "split.json").is_file()

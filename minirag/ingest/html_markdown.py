@@ -374,7 +374,12 @@ def _table(table) -> str:
 
     grid = spread(trs, lambda cell: len(text(cell))) or [table_cells(tr) for tr in trs]
     for row in grid:
-        cells = [text(cell) if cell is not None else "" for cell in row]
+        # The columns a merge covers at a row's end are padded as a short row is (pipe_table): a
+        # cell merged across 1,000 columns in each of 5,000 rows made 5 million empty cells.
+        end = len(row)
+        while end and row[end - 1] is None:
+            end -= 1
+        cells = [text(cell) if cell is not None else "" for cell in row[:end]]
         if any(cells):
             rows.append(cells)
     title = inline_text(caption) if caption is not None else ""

@@ -210,6 +210,13 @@ class Pipeline:
                                              stop=None if progress is None else progress.stop)
             except ConversionFailed as exc:
                 return Failed(str(exc), digest)  # the mark stays until run_files records this failure over it
+            except ConversionStopped:
+                if (marks is not None and marks.get(found.source) and excluded is not None
+                        and state is FileState.INTERRUPTED):
+                    # Left as it was: the earlier death's mark, which "converting again" replaced, goes back.
+                    self.index.mark_converting(found.source, excluded)
+                    marks[found.source] = None
+                raise
             finally:
                 if progress is not None:
                     progress.pages_read(found.source)

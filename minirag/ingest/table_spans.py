@@ -9,8 +9,9 @@ repeat its words (and weigh them more for keyword search).
 
 Spans are read as HTML reads them (colspan 1 to 1,000, rowspan 0 to 65,534, 0 reaching the end
 of the row group), and never past the rows the group holds. A table whose spans would more than
-double it (its rows times its widest row, as written) is laid out as written, cell after cell; a
-cell's copies are made while all the copies together add no more than the table's own text.
+double it (the cells it gives, with CSV's allowance for a small table: csv_table.pipe_table) is
+laid out as written, cell after cell; a cell's copies are made while all the copies together add
+no more than the table's own text.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from typing import Any
+
+from minirag.ingest.csv_table import PAD_ALLOWANCE
 
 MAX_COLSPAN = 1000
 MAX_ROWSPAN = 65534
@@ -61,7 +64,9 @@ def spread(rows: Sequence[Any], size: Callable[[Any], int]) -> list[list[Any | N
             rowspan = remaining if rowspan == 0 else min(rowspan or 1, remaining)
             spans[cell] = (rowspan, colspan)
         remaining -= 1
-    area = len(rows) * max((len(row) for row in cells), default=0)  # the table padded, as written
+    # The cells given, not the table padded as written: five cells merged across 1,000 columns in
+    # each of 2,000 rows under one 5,000-cell row made 10 million positions (1.4 GB).
+    area = len(spans) + PAD_ALLOWANCE // 2
     covered = sum(rowspan * colspan for rowspan, colspan in spans.values())
     if covered == len(spans) or covered > 2 * area:
         return None

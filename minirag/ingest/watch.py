@@ -21,10 +21,11 @@ import stat as stat_mode
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Generator, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from minirag.display import is_utf8
 from minirag.errors import MiniragError, SyncLocked
 from minirag.ingest.ignore import IGNORE_FILES
 from minirag.ingest.progress import Progress
@@ -77,7 +78,9 @@ class EventFilter:
         # folder made again at once under its name may even get its inode number back.
         self.root_deleted = False
 
-    def __call__(self, change, path: str) -> bool:
+    def __call__(self, change, path: str, *, folder: bool = False) -> bool:
+        """`folder`: `path` is a folder, which the scan reads whatever its name (`notes.bak`): only a
+        file is scratch by its name."""
         if path.startswith(self.index_prefix):
             return False
         root = containing_root(Path(path), self.roots)
@@ -86,7 +89,7 @@ class EventFilter:
         if root is None or path == str(root):
             return False
         *folders, name = Path(os.path.relpath(path, root)).parts
-        return not any(is_skipped_dir(f) for f in folders) and not is_temporary(name)
+        return not any(is_skipped_dir(f) for f in folders) and (folder or not is_temporary(name))
 
 
 @dataclass
@@ -140,7 +143,8 @@ def _folder_identity(path: Path) -> tuple[int, int] | None:
 def watched_folders(roots: Iterable[Path]) -> list[str]:
     """The folders a watch is set on, one each: the roots and every folder below them the scan
     reads. A link is not followed (its target may be `/`), nor is a folder the scan skips
-    (`.git`, `node_modules`) descended into; an unreadable folder cannot be watched either."""
+    (`.git`, `node_modules`, a name that is not UTF-8, which watchfiles cannot take either)
+    descended into; an unreadable folder cannot be watched either."""
     found: dict[str, None] = {}
     stack = [str(root) for root in roots]
     while stack:
@@ -151,7 +155,8 @@ def watched_folders(roots: Iterable[Path]) -> list[str]:
             with os.scandir(folder) as entries:
                 for entry in entries:
                     try:
-                        if entry.is_dir(follow_symlinks=False) and not is_skipped_dir(entry.name):
+                        if (entry.is_dir(follow_symlinks=False) and not is_skipped_dir(entry.name)
+                                and is_utf8(entry.name)):
                             stack.append(entry.path)
                     except OSError:
                         continue
@@ -273,65 +278,107 @@ class Watcher:
         # the new watches are up (their first yield): earlier changes raised no events.
         resync = False
         watched: set[str] = set()  # the folders watched before the watches were set up again
-        while not self._stop.is_set():
-            # watchfiles refuses the whole set when one path is missing (an unmounted drive), so
-            # only the roots there now are watched; the others are looked for every ROOT_CHECK_S.
-            self.filter.root_deleted = False
-            identities = [_folder_identity(root) for root in self.roots]
-            present = [root for root, identity in zip(self.roots, identities, strict=True) if identity]
-            if not present:
-                resync = True
-                self._stop.wait(ROOT_CHECK_S)
-                continue
-            folders = watched_folders(present) if self._watches_each_folder() else None
-            up = False
-            try:
-                for changes in watchfiles.watch(
+        # The watches being replaced, kept until the new ones are up and then read one last time: a
+        # file changed in a folder watched all along, while the tree is walked again and the new
+        # watches set, raised its event on the old watch only.
+        previous: Generator | None = None
+        current: Generator | None = None
+        try:
+            while not self._stop.is_set():
+                if current is not None and current is not previous:
+                    current.close()  # its watches go now, not when the next set replaces it
+                current = None
+                # watchfiles refuses the whole set when one path is missing (an unmounted drive), so
+                # only the roots there now are watched; the others are looked for every ROOT_CHECK_S.
+                self.filter.root_deleted = False
+                identities = [_folder_identity(root) for root in self.roots]
+                present = [root for root, identity in zip(self.roots, identities, strict=True) if identity]
+                if not present:
+                    resync = True
+                    self._stop.wait(ROOT_CHECK_S)
+                    continue
+                folders = watched_folders(present) if self._watches_each_folder() else None
+                up = False
+                try:
+                    current = watchfiles.watch(
                         *(folders if folders is not None else present), watch_filter=None,
                         recursive=folders is None, stop_event=self._stop,
                         force_polling=self.polling, poll_delay_ms=int(self.poll_interval * 1000),
                         rust_timeout=int(ROOT_CHECK_S * 1000), yield_on_timeout=True,
-                        ignore_permission_denied=ignore_unreadable, raise_interrupt=False):
-                    self.notify_error = None
-                    if resync:
-                        resync = False
+                        ignore_permission_denied=ignore_unreadable, raise_interrupt=False)
+                    for changes in current:
+                        self.notify_error = None
+                        if resync:
+                            resync = False
+                            self._reconcile_soon()
+                        # Filtered here, not by watchfiles: it yields nothing for a batch its filter
+                        # empties, so a stream of dropped events would starve the root check below.
+                        raw = changes
+                        changes = {(change, path) for change, path in raw if self.filter(change, path)}
+                        if changes:
+                            self.add(changes)
+                        if self._roots_changed(identities):
+                            resync = True  # a pass over every root follows: the old watches have nothing to add
+                            if previous is not None:
+                                previous.close()
+                                previous = None
+                            break  # set the watches up again, on the roots as they are now
+                        if folders is not None:
+                            if not up:
+                                up = True
+                                if previous is not None:
+                                    self.add(self._last_changes(previous))
+                                    previous.close()
+                                    previous = None
+                                appeared = self._folders_unwatched(present, folders, watched)
+                                watched = set(folders)
+                                if appeared:
+                                    previous = current
+                                    break
+                            if any(self.filter(change, path, folder=True) and _is_new_folder(change, path)
+                                   for change, path in raw):
+                                previous = current
+                                break  # a folder appeared: watch it too
+                    else:
+                        return
+                except FileNotFoundError:  # a root, or a folder below it, went away while watches were set up
+                    if folders is not None and not self._roots_changed(identities):
+                        self._stop.wait(TICK_S)  # listed again at once; what it held is found as it was
+                        continue
+                    resync = True
+                    self._stop.wait(ROOT_CHECK_S)
+                except PermissionError as exc:
+                    log.info("skipping unreadable folders while watching: %s", exc)
+                    ignore_unreadable = True
+                except (OSError, RuntimeError) as exc:  # RuntimeError: watchfiles' internal error
+                    if previous is not None:
+                        # The OS limit counts the old watches too: set the new ones up without them
+                        # (a tree over half the limit), and sync every root for what changed between.
+                        previous.close()
+                        previous = None
                         self._reconcile_soon()
-                    # Filtered here, not by watchfiles: it yields nothing for a batch its filter
-                    # empties, so a stream of dropped events would starve the root check below.
-                    changes = {(change, path) for change, path in changes if self.filter(change, path)}
-                    if changes:
-                        self.add(changes)
-                    if self._roots_changed(identities):
-                        resync = True
-                        break  # set the watches up again, on the roots as they are now
-                    if folders is not None:
-                        if not up:
-                            up = True
-                            appeared = self._folders_unwatched(present, folders, watched)
-                            watched = set(folders)
-                            if appeared:
-                                break
-                        if any(_is_new_folder(change, path) for change, path in changes):
-                            break  # a folder appeared: watch it too
-                else:
-                    return
-            except FileNotFoundError:  # a root, or a folder below it, went away while watches were set up
-                if folders is not None and not self._roots_changed(identities):
-                    self._stop.wait(TICK_S)  # listed again at once; what it held is found as it was
-                    continue
-                resync = True
-                self._stop.wait(ROOT_CHECK_S)
-            except PermissionError as exc:
-                log.info("skipping unreadable folders while watching: %s", exc)
-                ignore_unreadable = True
-            except (OSError, RuntimeError) as exc:  # RuntimeError: watchfiles' internal error
-                if not self.polling:
-                    self._fall_back_to_polling(exc)
-                    continue
-                self._notifications_failed(exc)
-            except Exception as exc:  # noqa: BLE001 - reconciliation goes on; status says why
-                log.exception("watching failed")
-                self._notifications_failed(exc)
+                        continue
+                    if not self.polling:
+                        self._fall_back_to_polling(exc)
+                        continue
+                    self._notifications_failed(exc)
+                except Exception as exc:  # noqa: BLE001 - reconciliation goes on; status says why
+                    log.exception("watching failed")
+                    self._notifications_failed(exc)
+        finally:
+            for watches in (previous, current):
+                if watches is not None:
+                    watches.close()
+
+    def _last_changes(self, previous: Generator) -> set[tuple[object, str]]:
+        """The changes the replaced watches caught since their last batch (a wait of at most
+        ROOT_CHECK_S when there are none); the new watches catch what comes meanwhile."""
+        try:
+            changes: set[tuple[object, str]] = next(previous, set())
+        except Exception:  # noqa: BLE001 - a watch that failed has nothing more to say
+            log.info("the replaced watches failed at their last read", exc_info=True)
+            return set()
+        return {(change, path) for change, path in changes if self.filter(change, path)}
 
     def _folders_unwatched(self, present: list[Path], folders: list[str], watched: set[str]) -> bool:
         """Once the watches on `folders` are up: queue each folder a pass has not read since it
@@ -342,7 +389,7 @@ class Watcher:
         listed = set(folders)
         appeared = [folder for folder in watched_folders(present) if folder not in listed]
         unseen = [folder for folder in folders if folder not in watched] if watched else []
-        self.add((_ADDED, folder) for folder in unseen + appeared if self.filter(_ADDED, folder))
+        self.add((_ADDED, folder) for folder in unseen + appeared if self.filter(_ADDED, folder, folder=True))
         return bool(appeared)
 
     def _roots_changed(self, identities: list[tuple[int, int] | None]) -> bool:
