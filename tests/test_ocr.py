@@ -97,7 +97,7 @@ def test_a_scanned_page_is_reported_without_the_extra_and_read_once_it_is_instal
     from minirag.ingest import convert_worker, isolation
 
     class InProcess:  # the imports and engines below are patched in this process: convert here too
-        def run(self, op, args, name, limits, started=None, on_page=None):
+        def run(self, op, args, name, limits, started=None, on_page=None, stop=None):
             return convert_worker._run(op, args)
 
     monkeypatch.setattr(isolation, "POOL", InProcess())
@@ -222,7 +222,7 @@ def test_a_scan_past_the_page_cap_is_read_up_to_the_cap_and_says_what_was_left(a
     from minirag.ingest.progress import Progress
 
     class InProcess:
-        def run(self, op, args, name, limits, started=None, on_page=None):
+        def run(self, op, args, name, limits, started=None, on_page=None, stop=None):
             token = ocr.PAGE_LISTENER.set(on_page)
             try:
                 return convert_worker._run(op, args)

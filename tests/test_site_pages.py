@@ -95,7 +95,7 @@ def test_youtube_pages_are_converted_as_plain_html_when_markitdown_would_fetch_t
     from minirag.ingest import convert_worker, isolation
 
     class InProcess:  # the flag below is set in this process, so the conversion must run here too
-        def run(self, op, args, name, limits, started=None, on_page=None):
+        def run(self, op, args, name, limits, started=None, on_page=None, stop=None):
             return convert_worker._run(op, args)
 
     monkeypatch.setattr(isolation, "POOL", InProcess())
