@@ -615,9 +615,7 @@ def test_a_link_to_a_folder_outside_the_roots_gets_no_watch_and_its_changes_no_p
 def test_folders_made_while_watching_are_watched_from_then_on(watching, docs):
     """Each folder gets its watch once it appears, files written into it before that are found,
     and later changes deep inside it are seen."""
-    w = watching()
-    w.settle()
-    time.sleep(1.0)  # the watches are up (ROOT_CHECK_S is 0.5 s here): the folders below raise events
+    w = watching_with_watches_up(watching)  # the folders made below raise events
     deep = docs / "new" / "inner" / "deepest"
     deep.mkdir(parents=True)
     first = write(deep / "first.md", "# First\n\nWritten the moment its folder was made.")
@@ -648,6 +646,14 @@ def test_once_the_watches_are_up_each_folder_no_pass_has_read_since_it_got_one_i
     assert first.state().queued_paths == ()  # the first pass reads every root
 
 
+def watching_with_watches_up(watching) -> Watching:
+    """A watcher past its first pass whose watches are set (ROOT_CHECK_S is 0.5 s here)."""
+    w = watching()
+    w.settle()
+    time.sleep(1.0)
+    return w
+
+
 def test_a_file_changed_in_a_watched_folder_while_the_watches_are_set_up_again_is_synced(watching, docs,
                                                                                         monkeypatch):
     """A folder appearing sets every watch up again: the old watches are gone before the new
@@ -657,9 +663,7 @@ def test_a_file_changed_in_a_watched_folder_while_the_watches_are_set_up_again_i
     from minirag.ingest import watch
 
     (docs / "old").mkdir()
-    w = watching()
-    w.settle()
-    time.sleep(1.0)  # the watches are up
+    w = watching_with_watches_up(watching)
     listing = watch.watched_folders
     written: list[Path] = []
 
@@ -681,9 +685,7 @@ def test_a_file_changed_while_a_folder_vanished_during_the_walk_is_synced(watchi
     from minirag.ingest import watch
 
     (docs / "old").mkdir()
-    w = watching()
-    w.settle()
-    time.sleep(1.0)  # the watches are up
+    w = watching_with_watches_up(watching)
     listing = watch.watched_folders
     written: list[Path] = []
 
