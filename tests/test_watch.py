@@ -654,6 +654,16 @@ def watching_with_watches_up(watching) -> Watching:
     return w
 
 
+def a_new_folder_is_watched(w: Watching, folder: Path) -> None:
+    """`folder` made, a file written into it at once, then another later: both are synced."""
+    folder.mkdir()
+    first = write(folder / "first.md", "# First\n\nWritten as its folder was made.")
+    eventually(lambda: str(first) in w.sources(), what="the file in the new folder")
+    w.settle()
+    later = write(folder / "later.md", "# Later\n\nA note about kingfishers.")
+    eventually(lambda: str(later) in w.sources(), what="a file made later in the new folder")
+
+
 def test_a_file_changed_in_a_watched_folder_while_the_watches_are_set_up_again_is_synced(watching, docs,
                                                                                         monkeypatch):
     """A folder appearing sets every watch up again: the old watches are gone before the new
@@ -706,15 +716,8 @@ def test_a_folder_made_with_a_scratch_files_name_is_watched_as_the_scan_reads_it
     """The scan reads a folder named like a scratch file (`notes.bak`, `photos.tmp`): only files
     are scratch by name. Its "added" event was dropped by that name, so it got no watch of its own
     and what was written into it later was never seen (until the next reconcile: an hour here)."""
-    w = watching()
-    w.settle()
-    time.sleep(1.0)  # the watches are up
-    (docs / "notes.bak").mkdir()
-    first = write(docs / "notes.bak" / "first.md", "# First\n\nWritten as its folder was made.")
-    eventually(lambda: str(first) in w.sources(), what="the file in the new folder")
-    w.settle()
-    later = write(docs / "notes.bak" / "later.md", "# Later\n\nA note about kingfishers.")
-    eventually(lambda: str(later) in w.sources(), what="a file made later in the folder")
+    w = watching_with_watches_up(watching)
+    a_new_folder_is_watched(w, docs / "notes.bak")
 
 
 def test_a_folder_whose_name_is_not_utf8_leaves_the_other_folders_watched(watching, docs):
@@ -722,9 +725,7 @@ def test_a_folder_whose_name_is_not_utf8_leaves_the_other_folders_watched(watchi
     unreadable. Handed to watchfiles, its name (lone surrogates) could not be passed to Rust
     (UnicodeEncodeError): no watch was set at all, retried every 30 s for ever."""
     os.mkdir(os.path.join(os.fsencode(docs), b"caf\xe9"))
-    w = watching()
-    w.settle()
-    time.sleep(1.0)  # the watches are up
+    w = watching_with_watches_up(watching)
     note = write(docs / "note.md", "# Note\n\nA note about herons.")
     eventually(lambda: str(note) in w.sources(), what="a file made beside the folder")
     assert w.app.watch_state().notification_error is None
@@ -751,13 +752,6 @@ def test_a_tree_over_half_the_watch_limit_is_watched_again_without_polling(watch
         return watches()
 
     monkeypatch.setattr(watchfiles, "watch", limited)
-    w = watching()
-    w.settle()
-    time.sleep(1.0)  # the watches are up
-    (docs / "new").mkdir()
-    first = write(docs / "new" / "first.md", "# First\n\nWritten as its folder was made.")
-    eventually(lambda: str(first) in w.sources(), what="the file in the new folder")
-    w.settle()
-    later = write(docs / "new" / "later.md", "# Later\n\nA note about kingfishers.")
-    eventually(lambda: str(later) in w.sources(), what="a file made later in the new folder")
+    w = watching_with_watches_up(watching)
+    a_new_folder_is_watched(w, docs / "new")
     assert w.app.watch_state().mode == "notifications"
