@@ -248,6 +248,26 @@ def test_in_a_terminal_the_stdio_server_says_what_it_is_and_ctrl_c_quits(server_
     assert status[0] == pid and os.waitstatus_to_exitcode(status[1]) == 130, said.decode(errors="replace")
 
 
+def test_a_ctrl_c_that_ended_a_string_exec_leaves_the_exit_status_as_minirag_gives_it(server_env, tmp_path):
+    """Ctrl-C landing while a dataclass or namedtuple is being made (a string exec) made `python -m
+    minirag` die by SIGINT after saying "stopping": CPython remembers such a KeyboardInterrupt, even
+    caught, and ends a `-m` run by SIGINT at exit. Here the exec ends with one just before exit."""
+    (tmp_path / "sitecustomize.py").write_text(
+        "import minirag.cli as cli\n"
+        "real = cli.main\n"
+        "def main(argv=None):\n"
+        "    code = real(argv)\n"
+        "    try:\n"
+        "        exec('raise KeyboardInterrupt')\n"
+        "    except KeyboardInterrupt:\n"
+        "        pass\n"
+        "    return code\n"
+        "cli.main = main\n", encoding="utf-8")
+    env = server_env | {"PYTHONPATH": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-m", "minirag", "status"], env=env, capture_output=True, timeout=60)
+    assert done.returncode == 0 and b"dbPath" in done.stdout, done
+
+
 def _tgkill(pid: int, tid: int, signum: int) -> None:
     """A signal to one thread of another process, as the kernel picks one when the main thread blocks it."""
     import ctypes
