@@ -348,6 +348,23 @@ def test_a_word_tables_merged_cells_are_repeated_down_and_written_once_across():
         "| 2008 | 8.04 LTS | Hardy Heron | 2008-04-24 | 2011-05-12 |")
 
 
+def test_a_word_tables_title_row_across_every_column_is_a_line_before_it_and_not_its_header():
+    real = (DOCS / "docx_plain_table_ubuntu_releases.docx").read_bytes()
+    title = (b'<w:tr><w:tc><w:tcPr><w:gridSpan w:val="6"/></w:tcPr><w:p><w:r><w:t>Releases, 2004 to 2008</w:t>'
+             b"</w:r></w:p></w:tc></w:tr>")
+    with zipfile.ZipFile(io.BytesIO(real)) as source, io.BytesIO() as out:
+        with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as target:
+            for member in source.infolist():
+                part = source.read(member)
+                if member.filename == "word/document.xml":
+                    part = part.replace(b"<w:tr>", title + b"<w:tr>", 1)
+                target.writestr(member, part)
+        markdown = convert_document(out.getvalue(), ".docx", "titled.docx").markdown
+    assert "distro-info-data.\n\nReleases, 2004 to 2008\n\n| version | codename | series |" in markdown
+    assert markdown.endswith(convert_file(DOCS / "docx_plain_table_ubuntu_releases.docx").markdown.split(
+        "distro-info-data.\n\n")[1])
+
+
 def test_tables_without_merged_cells_are_written_as_before_merged_cells_were_spread():
     word = convert_file(DOCS / "docx_plain_table_ubuntu_releases.docx").markdown
     assert word.endswith(

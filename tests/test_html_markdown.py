@@ -1,5 +1,6 @@
 import pytest
 
+from minirag.chunking import chunk_document
 from minirag.ingest.html_markdown import html_to_markdown
 
 
@@ -97,6 +98,23 @@ def test_a_merged_cell_is_repeated_in_every_row_it_covers_and_written_once_acros
     assert markdown == ("| Group | Item |  |\n| --- | --- | --- |\n| Group | Name | Colour |\n"
                         "| Fruit | Apple | red |\n| Fruit | Pear | green |\n| Root | Leek | white |\n"
                         "| Root | Beet | red |\n| Total |  | 4 |")
+
+
+def test_rows_of_one_cell_across_the_whole_table_are_its_caption_and_the_row_under_them_its_header():
+    # A title row across the table was the Markdown table's header, and the column names a row of
+    # data: a chunk holding later rows repeated the title over them, never the names.
+    rows = "".join(f"<tr><td>Region {n}</td><td>{n}</td><td>{n * 2}</td></tr>" for n in range(200))
+    markdown = md("<table><caption>Table 3</caption><thead><tr><th colspan=3>Sales by region</th></tr>"
+                  "<tr><td colspan=3>In thousands</td></tr><tr><th>Region</th><th>Q1</th><th>Q2</th></tr></thead>"
+                  f"<tbody>{rows}</tbody></table>")
+    assert markdown.startswith("Table 3\n\nSales by region\n\nIn thousands\n\n| Region | Q1 | Q2 |\n| --- |")
+    pieces = chunk_document(markdown, title="Sales", count_tokens=lambda text: len(text.split()), budget=120).chunks
+    assert len(pieces) > 3 and all("| Region | Q1 | Q2 |" in piece.text for piece in pieces[1:])
+    # Not a title: a merge across part of the row, a one-column table's header, a table of titles only.
+    assert md("<table><tr><td colspan=2>Group</td><td>x</td></tr><tr><td>a</td><td>b</td><td>c</td></tr></table>"
+              ).startswith("| Group |  | x |\n")
+    assert md("<table><tr><th>Name</th></tr><tr><td>Ann</td></tr></table>") == "| Name |\n| --- |\n| Ann |"
+    assert md("<table><tr><td colspan=2>one</td></tr><tr><td colspan=2>two</td></tr></table>").startswith("| one |")
 
 
 def test_a_layout_table_with_merged_cells_is_still_read_as_blocks():

@@ -10,7 +10,7 @@ blocks, in reading order, and the inner table stays a table.
 mammoth turns Word's merges (w:vMerge, w:gridSpan) into rowspan and colspan. markdownify ignores
 rowspan, so the rows under a cell merged down started a column left, and writes a colspan's text
 once with empty cells after it. So merged cells are spread as table_spans.py says, a cell at each
-position, before markdownify reads the table.
+position, before markdownify reads the table; a title row over the whole table is a block before it.
 A document without such tables keeps mammoth's HTML as it was, byte for byte.
 """
 
@@ -22,7 +22,7 @@ from typing import Any
 
 import lxml.html
 
-from minirag.ingest.table_spans import spread, table_cells
+from minirag.ingest.table_spans import spread, table_cells, title_rows
 
 _CELLS = "./tr/td | ./tr/th | ./*/tr/td | ./*/tr/th"  # rows directly, or in thead, tbody, tfoot
 _ROWS = "./tr | ./*/tr"
@@ -47,7 +47,8 @@ def nested_tables_as_blocks(html: str) -> str:
 
 
 def merged_cells_spread(html: str) -> str:
-    """mammoth's HTML with each table's merged cells repeated at every position they cover."""
+    """mammoth's HTML with each table's merged cells repeated at every position they cover, and its
+    title rows (table_spans.title_rows) made blocks before it."""
     if "span=" not in html:
         return html
     root = lxml.html.fragment_fromstring(html, create_parent="div")
@@ -55,8 +56,19 @@ def merged_cells_spread(html: str) -> str:
     for table in list(root.iter("table")):
         rows = table.xpath(_ROWS)
         grid = spread(rows, lambda cell: len(cell.text_content()))
+        titles = title_rows(grid or [table_cells(tr) for tr in rows])
+        for tr in rows[:titles]:
+            cell = table_cells(tr)[0]
+            cell.tag = "div"
+            cell.attrib.clear()
+            cell.tail = None
+            table.addprevious(cell)
+            tr.drop_tree()
+        rows = rows[titles:]
+        spread_any = spread_any or titles > 0
         if grid is None:
             continue
+        grid = grid[titles:]
         spread_any = True
         width = max(len(row) for row in grid)
         seen = set()

@@ -16,7 +16,7 @@ from html import parser as html_parser
 from minirag.errors import ConversionFailed
 from minirag.ingest.csv_table import pipe_table
 from minirag.ingest.page_chrome import main_content
-from minirag.ingest.table_spans import spread, table_cells
+from minirag.ingest.table_spans import spread, table_cells, title_rows
 
 _DROP = frozenset({"script", "style", "noscript", "template", "svg", "canvas", "iframe", "object", "embed",
                    "select", "button", "head", "title", "meta", "link", "input", "textarea"})
@@ -373,7 +373,9 @@ def _table(table) -> str:
         return texts[cell]
 
     grid = spread(trs, lambda cell: len(text(cell))) or [table_cells(tr) for tr in trs]
-    for row in grid:
+    titles = title_rows(grid)
+    lead = [inline_text(row[0]) for row in grid[:titles]]
+    for row in grid[titles:]:
         # The columns a merge covers at a row's end are padded as a short row is (pipe_table): a
         # cell merged across 1,000 columns in each of 5,000 rows made 5 million empty cells.
         end = len(row)
@@ -382,7 +384,7 @@ def _table(table) -> str:
         cells = [text(cell) if cell is not None else "" for cell in row[:end]]
         if any(cells):
             rows.append(cells)
-    title = inline_text(caption) if caption is not None else ""
+    title = "\n\n".join(line for line in [inline_text(caption) if caption is not None else "", *lead] if line)
     if not rows:
         return title
     return (title + "\n\n" if title else "") + pipe_table(rows)

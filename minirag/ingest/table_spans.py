@@ -12,6 +12,11 @@ of the row group), and never past the rows the group holds. A table whose spans 
 double it (the cells it gives, with CSV's allowance for a small table: csv_table.pipe_table) is
 laid out as written, cell after cell; a cell's copies are made while all the copies together add
 no more than the table's own text.
+
+A table's first rows that are each one cell merged across every column (a title, a note) are
+its caption, as a reader takes them, not its header: the row under them is (`title_rows`). As
+the header, the title was the line repeated over each chunk of a long table's rows, and the
+column names were lost after the first.
 """
 
 from __future__ import annotations
@@ -102,3 +107,20 @@ def spread(rows: Sequence[Any], size: Callable[[Any], int]) -> list[list[Any | N
             for down, across in copies:
                 grid[down][across] = None
     return [[row.get(column) for column in range(max(row, default=-1) + 1)] for row in grid]
+
+
+def title_rows(grid: Sequence[Sequence[Any | None]]) -> int:
+    """How many of the grid's first rows (`spread`'s, or each row's cells as written) are a title:
+    one cell, merged across every column and not down, above rows of more than one cell."""
+    width = max((len(row) for row in grid), default=0)
+    count = 0
+    while count < len(grid) and width > 1:
+        cell = grid[count][0] if grid[count] else None
+        if cell is None or any(other is not None for other in grid[count][1:]):
+            break
+        colspan, rowspan = cell.get("colspan"), cell.get("rowspan")
+        if (_span(colspan, 1, MAX_COLSPAN) or 1) < width or (_span(rowspan, 0, MAX_ROWSPAN) or 1) != 1:
+            break
+        count += 1
+    below = grid[count:]
+    return count if any(sum(cell is not None for cell in row) > 1 for row in below) else 0
