@@ -294,6 +294,36 @@ def test_a_stop_ends_the_conversion_in_hand_and_the_pool_goes_on():
     assert done.markdown == "# Still here\n"
 
 
+@pytest.mark.slow
+def test_a_stop_reaches_threads_waiting_for_a_worker_and_starts_none():
+    """A thread of a stopped run that waited for a busy worker started one when the stop ended the
+    busy one, only to end it at its first look at the stop."""
+    pool, stop = isolation.ConverterPool(max_workers=1), threading.Event()
+    outcomes: list[BaseException] = []
+
+    def waiting() -> None:
+        try:
+            pool.run("document", (b"# Later\n", ".md", "later.md"), "later.md", isolation.Limits(2048, 60, 60),
+                     stop=stop)
+        except BaseException as exc:  # noqa: BLE001 - what it ended with is the test's
+            outcomes.append(exc)
+
+    waiter = threading.Thread(target=waiting)
+
+    def started():
+        waiter.start()
+        threading.Timer(0.5, stop.set).start()
+
+    try:
+        with pytest.raises(isolation.ConversionStopped):
+            pool.run("document", (docx_slow(), ".docx", "slow.docx"), "slow.docx", isolation.Limits(2048, 600, 600),
+                     started=started, stop=stop)
+        waiter.join(30)
+        assert isinstance(outcomes[0], isolation.ConversionStopped) and pool.started == 1
+    finally:
+        pool.close()
+
+
 @pytest.mark.slow  # a fresh worker imports markitdown and pandas first (seconds)
 def test_a_conversion_past_its_memory_limit_fails_alone():
     """7 KB: 1,000 cells that show one 300 KB shared string, under the sheet cap; their text is 300 MB,
@@ -534,9 +564,12 @@ def test_a_stop_mid_conversion_keeps_the_mark_an_earlier_death_left(app, docs, m
     real = pipeline.convert_isolated
     progress = Progress()
 
-    def stop_then_convert(op, args, name, limits, **kw):
-        progress.stop.set()  # the conversion is marked, then the run stops mid-file
-        return real(op, args, name, limits, **kw)
+    def stop_then_convert(op, args, name, limits, started=None, **kw):
+        def marked_then_stopped():
+            started()  # the conversion is marked
+            progress.stop.set()  # then the run stops mid-file
+
+        return real(op, args, name, limits, started=marked_then_stopped, **kw)
 
     monkeypatch.setattr(pipeline, "convert_isolated", stop_then_convert)
     with monkeypatch.context() as died:  # a death: the mark is never cleared

@@ -78,7 +78,7 @@ class ConversionStopped(Exception):
     the worker was ended mid-file. Nothing is wrong with the file; the next run converts it."""
 
 
-# How often a wait for a worker's answer looks at its run's stop event: a stop ends the
+# How often a wait for a worker, or for its answer, looks at its run's stop event: a stop ends the
 # conversion within this, where the worker alone could take MINIRAG_CONVERT_TIMEOUT (minutes).
 STOP_CHECK_S = 0.1
 
@@ -202,10 +202,15 @@ class ConverterPool:
         self._changed = threading.Condition()
         self.started = 0  # workers started in this process's life (tests count on reuse)
 
-    def _take(self) -> _Worker:
+    def _take(self, stop: threading.Event | None) -> _Worker:
+        """An idle worker, or a new one while fewer than max_workers run and none came free for
+        EXTRA_WORKER_AFTER; ConversionStopped once `stop` is set, so that threads of a stopped run
+        waiting here start no worker only to end it."""
         waited_until = time.monotonic() + EXTRA_WORKER_AFTER
         with self._changed:
             while True:
+                if stop is not None and stop.is_set():
+                    raise ConversionStopped
                 while self._idle:
                     worker = self._idle.pop()
                     if worker.process.poll() is None:
@@ -217,7 +222,10 @@ class ConverterPool:
                     self._live += 1
                     self.started += 1
                     break
-                self._changed.wait(left if left > 0 and self._live < self.max_workers else None)
+                wait = left if left > 0 and self._live < self.max_workers else None
+                if stop is not None:
+                    wait = STOP_CHECK_S if wait is None else min(wait, STOP_CHECK_S)
+                self._changed.wait(wait)
         try:
             return _Worker()
         except BaseException:
@@ -244,7 +252,7 @@ class ConverterPool:
         request = pickle.dumps((op, args, name, limits.memory_mb * 1024 * 1024, limits.cpu_seconds,
                                 {key: os.environ.get(key) for key in REQUEST_ENV}),
                                protocol=pickle.HIGHEST_PROTOCOL)
-        worker = self._take()
+        worker = self._take(stop)
         try:
             if started is not None:
                 started()
