@@ -1,6 +1,7 @@
 import pytest
 
 from minirag.chunking import chunk_document
+from minirag.chunking.fences import code_line_mask
 from minirag.ingest.html_markdown import html_to_markdown
 
 
@@ -167,3 +168,61 @@ def test_hostile_spans_are_clamped_and_the_copies_bounded(span):
     markdown = md(html)
     assert len(markdown) < 2 * len(html)
     assert 2_000 <= markdown.count("long text") <= 4_000 and "| 1999 |" in markdown
+
+
+def _chunks(markdown: str) -> list[str]:
+    return [chunk.text for chunk in chunk_document(markdown, title="T", count_tokens=lambda text: len(text.split()),
+                                                   budget=120).chunks]
+
+
+def test_every_line_after_a_break_that_would_be_a_heading_or_a_fence_is_escaped():
+    # Only a block's first line was escaped: each later root prompt of a DocBook listing
+    # (`<p class="code">`, the live-manual EPUB) was an H1, a heading-only chunk, and the
+    # breadcrumb of everything after it.
+    markdown = md('<h2>Persistence</h2><p class="code"># mkfs.ext4 -L persistence /dev/sdb1<br/>'
+                  '# mount -t ext4 /dev/sdb1 /mnt<br/>## comment<br/>#<br/>  ###### six</p><p>Then reboot.</p>'
+                  '<h2>Next</h2><p>More.</p>')
+    listing = ("\\# mkfs.ext4 -L persistence /dev/sdb1\n\\# mount -t ext4 /dev/sdb1 /mnt\n"
+               "\\## comment\n\\#\n\\###### six")
+    assert markdown == f"## Persistence\n\n{listing}\n\nThen reboot.\n\n## Next\n\nMore."
+    assert _chunks(markdown) == [f"T > Persistence\n{listing}\n\nThen reboot.", "T > Next\nMore."]
+    # A fence opened by one paragraph's line and closed by another's made the text between them code.
+    markdown = md("<p>a<br>```<br>b</p><p>c</p><p>d<br>~~~</p><p>e<br>```</p>")
+    assert markdown == "a\n\\```\nb\n\nc\n\nd\n\\~~~\n\ne\n\\```"
+    assert not any(code_line_mask(markdown.split("\n")))
+
+
+def test_a_hash_inside_a_line_and_a_hashtag_are_left_as_they_are():
+    assert md("<p>x <code>$ foo # bar</code><br>#tag and C#</p>") == "x `$ foo # bar`\n#tag and C#"
+
+
+def test_heading_lines_in_list_items_definitions_title_rows_and_flat_text_are_escaped():
+    # A list item's later lines are indented under its marker, and three spaces still start a heading.
+    assert md("<ol><li>run<br># as root</li></ol><dl><dt>x</dt><dd>y<br># z</dd></dl>") == (
+        "1. run\n   \\# as root\n\nx\ny\n\\# z")
+    assert md("<table><tr><td colspan=2># title row</td></tr><tr><td>a</td><td>b</td></tr>"
+              "<tr><td>1</td><td>2</td></tr></table>").startswith("\\# title row\n\n| a | b |")
+    assert md("<div>" * 1000 + "<p># deep</p>" + "</div>" * 1000) == "\\# deep"
+    assert md("<font>" * 3000 + "<p># deeper</p>") == "\\# deeper"
+
+
+def test_code_in_pre_is_kept_as_it_is_and_is_no_heading_to_the_chunker():
+    markdown = md("<h2>Setup</h2><pre># apt install foo\n```\n# reboot</pre><p>Done.</p><h2>Next</h2><p>More.</p>")
+    code = "````\n# apt install foo\n```\n# reboot\n````"
+    assert markdown == f"## Setup\n\n{code}\n\nDone.\n\n## Next\n\nMore."
+    assert _chunks(markdown) == [f"T > Setup\n{code}\n\nDone.", "T > Next\nMore."]
+
+
+def test_form_controls_inside_code_are_dropped():
+    # Node.js's API pages put a copy button in every <pre>: "copy" ended each code block.
+    markdown = md('<pre><code class="language-js">fs.readFile(f, (err, data) =&gt; {\n  console.log(data);\n});</code>'
+                  ' <button class="copy-button">copy</button></pre>')
+    assert markdown == "```js\nfs.readFile(f, (err, data) => {\n  console.log(data);\n});\n```"
+    assert md("<pre>a<select><option>b</option></select>c<textarea>d</textarea></pre>") == "```\nac\n```"
+
+
+def test_a_hash_inside_a_code_span_a_link_or_a_cell_is_not_escaped():
+    # Inline text was escaped as a block's first line: `<code># comment</code>` read `\# comment`.
+    assert md("<p><code># comment</code> and <code>#</code></p><h2>Title<a href='#t'>#</a></h2>"
+              "<table><tr><th># n</th></tr><tr><td>1</td></tr></table>") == (
+        "`# comment` and `#`\n\n## Title[#](#t)\n\n| # n |\n| --- |\n| 1 |")

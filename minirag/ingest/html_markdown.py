@@ -29,6 +29,11 @@ _SPACE = re.compile(r"[ \t\r\n\f\v\u00a0\u2000-\u200a\u202f\u205f\u3000]+")
 _XML_DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>")
 _LANGUAGE = re.compile(r"(?:^|\s)(?:highlight|language|lang)-([\w+#.-]+)")
 _BREAK = "\x00"  # a <br> inside inline text, turned into a newline when the text is flushed
+# The start of a line of text that the chunker would read as structure: an ATX heading
+# (chunking/blocks.py) or a code fence (chunking/fences.py, where a backtick fence's info holds no
+# backtick, so a code span is none). Lines are stripped first. The chunker splits at no setext
+# underline or list marker, so those stay as written.
+_BLOCK_MARKER = re.compile(r"#{1,6}(?:[ \t]|$)|`{3,}[^`]*$|~{3,}")
 
 
 def html_to_markdown(html: str) -> tuple[str, str | None]:
@@ -97,7 +102,13 @@ def _breaks(tag: object) -> bool:
 
 def _lines(parts: list[str]) -> str:
     lines = (_SPACE.sub(" ", line).strip() for line in "".join(parts).split("\n"))
-    return "\n".join(line for line in lines if line)
+    return "\n".join(_as_text(line) for line in lines if line)
+
+
+def _as_text(line: str) -> str:
+    """The line, escaped where it would start a heading or a code block (`# ` is a root prompt
+    or a shell comment in a listing laid out with <br>)."""
+    return "\\" + line if _BLOCK_MARKER.match(line) else line
 
 
 def _flat_markup(html: str) -> tuple[str, str | None]:
@@ -149,9 +160,10 @@ class _FlatReader(html_parser.HTMLParser):
 class _Writer:
     """Blocks of Markdown, plus the inline text of the block being built."""
 
-    def __init__(self) -> None:
+    def __init__(self, escape: bool = True) -> None:
         self.blocks: list[str] = []
         self.inline: list[str] = []
+        self.escape = escape  # off for text that goes inside a line (a code span, a link, a cell)
 
     def markdown(self, separator: str) -> str:
         self.flush()
@@ -161,11 +173,9 @@ class _Writer:
         if not self.inline:
             return
         lines = (_SPACE.sub(" ", line).strip() for line in "".join(self.inline).split(_BREAK))
-        text = "\n".join(line for line in lines if line)
+        text = "\n".join(_as_text(line) if self.escape else line for line in lines if line)
         self.inline = []
         if text:
-            if text.startswith("# ") or text.startswith("#\n"):
-                text = "\\" + text  # text, not a heading
             self.blocks.append(text)
 
     def emit(self, block: str) -> None:
@@ -288,15 +298,15 @@ def _icon_only(cell) -> bool:
         and isinstance(child.tag, str))
 
 
-def _render(el, separator: str) -> str:
-    writer = _Writer()
+def _render(el, separator: str, escape: bool = True) -> str:
+    writer = _Writer(escape)
     writer.children(el)
     return writer.markdown(separator)
 
 
 def inline_text(el) -> str:
     """The element's content on one line."""
-    return _SPACE.sub(" ", _render(el, " ")).strip()
+    return _SPACE.sub(" ", _render(el, " ", escape=False)).strip()
 
 
 def _code_span(text: str) -> str:
@@ -316,7 +326,18 @@ def _fenced(pre) -> str:
             if found:
                 language = found.group(1)
                 break
-    return fenced(pre.text_content().replace("\r\n", "\n"), language)
+    # rstrip: a dropped control leaves the space before it (Node.js: `</code> <button>copy</button>`).
+    return fenced(_code_text(pre).replace("\r\n", "\n").rstrip(), language)
+
+
+def _code_text(el) -> str:
+    """The element's text, as text_content() reads it, less the elements _DROP names."""
+    parts = [el.text or ""]
+    for child in el:
+        if isinstance(child.tag, str) and child.tag.lower() not in _DROP:
+            parts.append(_code_text(child))
+        parts.append(child.tail or "")
+    return "".join(parts)
 
 
 def fenced(code: str, language: str) -> str:
@@ -374,7 +395,7 @@ def _table(table) -> str:
 
     grid = spread(trs, lambda cell: len(text(cell))) or [table_cells(tr) for tr in trs]
     titles = title_rows(grid)
-    lead = [inline_text(row[0]) for row in grid[:titles]]
+    lead = [_as_text(inline_text(row[0])) for row in grid[:titles]]
     for row in grid[titles:]:
         # The columns a merge covers at a row's end are padded as a short row is (pipe_table): a
         # cell merged across 1,000 columns in each of 5,000 rows made 5 million empty cells.
@@ -384,7 +405,7 @@ def _table(table) -> str:
         cells = [text(cell) if cell is not None else "" for cell in row[:end]]
         if any(cells):
             rows.append(cells)
-    title = "\n\n".join(line for line in [inline_text(caption) if caption is not None else "", *lead] if line)
+    title = "\n\n".join(line for line in [_as_text(inline_text(caption)) if caption is not None else "", *lead] if line)
     if not rows:
         return title
     return (title + "\n\n" if title else "") + pipe_table(rows)
