@@ -221,6 +221,13 @@ def test_form_controls_inside_code_are_dropped():
     assert md("<pre>a<select><option>b</option></select>c<textarea>d</textarea></pre>") == "```\nac\n```"
 
 
+def test_a_line_break_inside_code_is_a_new_line():
+    # libxslt's API pages lay a signature's parameters out with <br> inside <pre>: they ran together.
+    markdown = md('<pre class="programlisting">void	xsltFunction	(<a href="#ctxt">xmlXPathParserContextPtr</a> ctxt, '
+                  "<br/>			 int nargs)</pre>")
+    assert markdown == "```\nvoid\txsltFunction\t(xmlXPathParserContextPtr ctxt, \n\t\t\t int nargs)\n```"
+
+
 def test_a_hash_inside_a_code_span_a_link_or_a_cell_is_not_escaped():
     # Inline text was escaped as a block's first line: `<code># comment</code>` read `\# comment`.
     assert md("<p><code># comment</code> and <code>#</code></p><h2>Title<a href='#t'>#</a></h2>"

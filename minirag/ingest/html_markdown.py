@@ -331,10 +331,14 @@ def _fenced(pre) -> str:
 
 
 def _code_text(el) -> str:
-    """The element's text, as text_content() reads it, less the elements _DROP names."""
+    """The element's text, as text_content() reads it, less the elements _DROP names, and with a
+    line break for each <br> (libxslt's API pages break a signature's lines with it)."""
     parts = [el.text or ""]
     for child in el:
-        if isinstance(child.tag, str) and child.tag.lower() not in _DROP:
+        tag = child.tag.lower() if isinstance(child.tag, str) else ""
+        if tag == "br":
+            parts.append("\n")
+        elif tag and tag not in _DROP:
             parts.append(_code_text(child))
         parts.append(child.tail or "")
     return "".join(parts)
