@@ -1,18 +1,21 @@
 """What conversion hands the chunker from real office files, and what it keeps to itself:
 DOCX titles and tables, and third-party warnings kept off the terminal and the MCP client."""
 
+import io
+import logging
 import os
 import subprocess
 import sys
 import threading
 import warnings
+import zipfile
 
 import pytest
 from conftest import FIXTURES
 
 from minirag.chunking.titles import choose_title
 from minirag.ingest.convert import convert_file
-from minirag.ingest.quiet import converting
+from minirag.ingest.quiet import converting, not_a_parsers
 
 DOCS = FIXTURES / "docs"
 CHATTY_XLSX = DOCS / "xlsx_excel_chart_data.xlsx"  # openpyxl: "Unknown extension is not supported"
@@ -91,3 +94,61 @@ def test_sync_of_a_chatty_spreadsheet_prints_nothing_on_stderr(tmp_path, model_d
     assert done.returncode == 0, done.stderr
     assert done.stderr == ""
     assert "1 ingested" in done.stdout
+
+
+def test_a_parsers_log_records_in_a_conversion_are_held_back_and_others_pass():
+    parser = logging.makeLogRecord({"name": "pdfminer.pdffont", "levelno": logging.WARNING, "msg": "no FontBBox"})
+    ours = logging.makeLogRecord({"name": "minirag.ingest.ocr", "levelno": logging.WARNING, "msg": "ours"})
+    with converting("x.pdf"):
+        assert not not_a_parsers(parser) and not_a_parsers(ours)
+    assert not_a_parsers(parser)
+
+
+def _pdf_font_without_a_box() -> bytes:
+    """A page set in a font whose descriptor has no FontBBox: pdfminer logs a warning for each use."""
+    text = b"BT /F1 12 Tf 72 720 Td (Boxless) Tj ET"
+    objects = [b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+               b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
+               b"/Resources << /Font << /F1 5 0 R >> >> >>",
+               b"<< /Length %d >>\nstream\n%s\nendstream" % (len(text), text),
+               b"<< /Type /Font /Subtype /TrueType /BaseFont /NoBoxSans "
+               b"/FontDescriptor << /Type /FontDescriptor /FontName /NoBoxSans /Flags 32 >> >>"]
+    out, offsets = bytearray(b"%PDF-1.4\n"), []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n%s\nendobj\n" % (number, body)
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
+    return bytes(out)
+
+
+def _docx_without_text() -> bytes:
+    """bs4 logs "Some characters could not be decoded" for the empty HTML mammoth makes of it."""
+    with io.BytesIO() as out:
+        with zipfile.ZipFile(DOCS / "docx_plain_paragraphs.docx") as source, zipfile.ZipFile(out, "w") as target:
+            for member in source.infolist():
+                part = source.read(member)
+                if member.filename == "word/document.xml":
+                    part = part[:part.index(b"<w:body>")] + b"<w:body></w:body></w:document>"
+                target.writestr(member, part)
+        return out.getvalue()
+
+
+@pytest.mark.slow
+def test_a_verbose_sync_shows_no_parsers_log_lines(tmp_path, model_dir):
+    """The converter process's stderr reaches the terminal under -v: pdfminer's "Could not get FontBBox"
+    and bs4's "Some characters could not be decoded" (a false alarm: the text is empty) came through
+    bare, naming no file."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "boxless.pdf").write_bytes(_pdf_font_without_a_box())
+    (docs / "empty.docx").write_bytes(_docx_without_text())
+    env = {k: v for k, v in os.environ.items() if k not in ("BASE_DIR", "BASE_DIRS", "DB_PATH", "MODEL_NAME")}
+    env.update({"MODEL_PATH": str(model_dir), "BASE_DIR": str(docs), "DB_PATH": str(tmp_path / "i.db")})
+    done = subprocess.run([sys.executable, "-m", "minirag", "sync", "-v", "--progress-interval", "3600"],
+                          capture_output=True, text=True, env=env, cwd=docs, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "FontBBox" not in done.stderr and "could not be decoded" not in done.stderr, done.stderr
+    assert all(line.startswith(("minirag:", "warn:")) for line in done.stderr.splitlines()), done.stderr

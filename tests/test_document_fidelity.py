@@ -439,6 +439,44 @@ def test_control_characters_in_a_notebooks_output_and_a_word_documents_text_are_
     assert docx.warnings == ("pasted.docx: 1 control characters (NUL and the like) taken out of the text",)
 
 
+def test_a_soft_line_break_in_a_slide_and_a_form_feed_outside_a_pdf_are_line_breaks():
+    """PowerPoint stores a text box's soft line break (Shift+Enter) as a vertical tab; taken out with
+    the other controls, `a<VT>b<VT>c` read as one word `abc`. A form feed parts a PDF's pages only."""
+    from pptx import Presentation
+
+    deck = Presentation()
+    deck.slides.add_slide(deck.slide_layouts[5]).shapes.title.text_frame.text = "abc\na\vb\vc"
+    with io.BytesIO() as out:
+        deck.save(out)
+        slides = convert_document(out.getvalue(), ".pptx", "soft.pptx")
+    assert "abc\na\nb\nc" in slides.markdown and "\v" not in slides.markdown
+    assert slides.warnings == ()
+    text = convert_document(b"one\fpage two\vline", ".txt", "feed.txt")
+    assert text.markdown == "one\npage two\nline" and text.warnings == ()
+    assert convert_file(DOCS / "pdf_multipage_pdflatex_outline.pdf").markdown.count("\f") > 1  # pages still part
+
+
+# --- glyphs without a character -------------------------------------------------------------
+
+
+def test_a_pdfs_glyphs_without_a_character_are_taken_out_of_its_text_and_title_with_a_warning():
+    """pdfminer writes a glyph its font maps to no character as `(cid:63)`: elsarticle's footnote
+    stars and math symbols, XeLaTeX's Persian letters; the title was `title(cid:63),(cid:63)(cid:63)`."""
+    paper = convert_document((DOCS / "pdf_two_columns_elsarticle.pdf").read_bytes(), ".pdf", "pdf_two_columns_elsarticle.pdf")
+    assert "(cid:" not in paper.markdown and paper.metadata_title == "This is a specimen ab title,"
+    assert "This document is the result" in paper.markdown
+    assert "pdf_two_columns_elsarticle.pdf: 78 glyphs without a character (cid:NN) taken out of the text" \
+        in paper.warnings
+    thesis = convert_file(DOCS / "pdf_xelatex_persian_tabriz_thesis.pdf")
+    assert "(cid:" not in thesis.markdown and "(cid:" not in (thesis.metadata_title or "")
+    assert sum("glyphs without a character" in warning for warning in thesis.warnings) == 1
+
+
+def test_cid_text_outside_a_pdf_is_the_documents_own():
+    converted = convert_document(b"pdfminer writes (cid:5) for an unmapped glyph", ".md", "notes.md")
+    assert converted.markdown == "pdfminer writes (cid:5) for an unmapped glyph" and converted.warnings == ()
+
+
 # --- HTML -----------------------------------------------------------------------------------
 
 

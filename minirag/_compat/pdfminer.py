@@ -7,10 +7,14 @@ decoding for the whole process. `PDFPageInterpreter` runs the `Do` operator thro
 its `do_Do` method and each page through `process_page`. Every indirect reference is
 followed through `PDFObjRef.resolve` (`resolve1` and `resolve_all` call it until the
 value is no reference).
+
+A glyph its font maps to no Unicode character is written into the text as `(cid:N)`
+(`PDFLayoutAnalyzer.handle_undefined_char`): UNMAPPED_GLYPH finds it.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 DISTRIBUTION = "pdfminer.six"
@@ -19,6 +23,7 @@ SUPPORTED = ("20250506", "20270101")
 DECODER_NAMES = ("zlib", "rldecode", "lzwdecode", "ascii85decode")
 WRAPPED_METHODS = ("do_Do", "process_page")
 _MARK = "minirag_wrapped"
+UNMAPPED_GLYPH = re.compile(r"\(cid:\d+\)")
 
 
 def replace_decoders(**decoders) -> None:

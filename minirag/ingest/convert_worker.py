@@ -17,6 +17,7 @@ OCR starts on each page (ingest/ocr.py).
 from __future__ import annotations
 
 import json
+import logging
 import os
 import pickle
 import resource
@@ -27,6 +28,7 @@ import sys
 from minirag._compat.markitdown import without_magika
 from minirag._compat.python import abort
 from minirag.errors import ConversionFailed, described
+from minirag.ingest.quiet import converting, not_a_parsers
 
 _HEADER = struct.Struct(">Q")
 # Bytes an answer may take beyond its text: the title, warnings and note.
@@ -130,7 +132,8 @@ def serve(requests, answers) -> None:
         try:
             _preload(op, args)
             _set_limits(memory_bytes, cpu_seconds)
-            converted = _run(op, args)
+            with converting(name):  # the whole request, not only the parser calls convert.py marks
+                converted = _run(op, args)
             answer = {"markdown": converted.markdown, "title": converted.metadata_title,
                       "warnings": list(converted.warnings), "note": converted.note}
         except ConversionFailed as exc:
@@ -151,8 +154,18 @@ def serve(requests, answers) -> None:
             return
 
 
+def _log_to_stderr() -> None:
+    """Log records as the CLI shows them, but none a parser makes during a conversion (quiet.py).
+    Without a handler, Python's last resort wrote every parser's warning bare, naming no file."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("minirag: %(levelname)s: %(message)s"))
+    handler.addFilter(not_a_parsers)
+    logging.getLogger().addHandler(handler)
+
+
 def main() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is for the parent: it decides what stops
+    _log_to_stderr()
     with os.fdopen(os.dup(1), "wb") as answers:
         os.dup2(2, 1)
         serve(sys.stdin.buffer, answers)

@@ -15,6 +15,7 @@ import logging
 import re
 import statistics
 
+from minirag._compat.pdfminer import UNMAPPED_GLYPH
 from minirag.chunking.titles import is_boilerplate_heading
 
 log = logging.getLogger(__name__)
@@ -48,7 +49,7 @@ def _first_page_title(data: bytes) -> str | None:
                 sizes = [c.size for c in line if isinstance(c, LTChar) and c.get_text().strip()] \
                     if isinstance(line, LTTextLine) else []
                 if sizes:
-                    lines.append((max(sizes), " ".join(line.get_text().split())))
+                    lines.append((max(sizes), " ".join(UNMAPPED_GLYPH.sub("", line.get_text()).split())))
     if not lines:
         return None
     largest = max(size for size, _ in lines)

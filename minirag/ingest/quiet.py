@@ -8,6 +8,12 @@ diverts warnings from threads that are inside a conversion: the filters are not
 touched, and warnings anywhere else are shown exactly as before.
 (`warnings.catch_warnings` would not do: it swaps process-wide state, so two
 conversion threads entering and leaving it out of order leave it swapped.)
+
+Parsers log, too (pdfminer: "Could not get FontBBox from font descriptor"; bs4: "Some characters
+could not be decoded", said of the empty HTML a DOCX without text becomes). The converter process
+(convert_worker.py) writes log records to its stderr, which reaches the terminal under `-v`, through
+:func:`not_a_parsers`: a record a parser logs on a thread inside a conversion is logged at debug
+level instead. minirag decodes text itself and says so in the file's warnings.
 """
 
 from __future__ import annotations
@@ -33,6 +39,16 @@ def _showwarning(message, category, filename, lineno, file=None, line=None):
         log.debug("%s: %s (%s, %s:%s)", name, message, category.__name__, filename, lineno)
         return
     _shown_by(message, category, filename, lineno, file, line)
+
+
+def not_a_parsers(record: logging.LogRecord) -> bool:
+    """A logging filter: False, with the record logged at debug level, for a record that a logger
+    outside minirag made on a thread inside a conversion."""
+    name = getattr(_local, "name", None)
+    if name is None or record.name == "minirag" or record.name.startswith("minirag."):
+        return True
+    log.debug("%s: %s (%s)", name, record.getMessage(), record.name)
+    return False
 
 
 def _install() -> None:
