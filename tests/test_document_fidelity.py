@@ -439,9 +439,10 @@ def test_control_characters_in_a_notebooks_output_and_a_word_documents_text_are_
     assert docx.warnings == ("pasted.docx: 1 control characters (NUL and the like) taken out of the text",)
 
 
-def test_a_soft_line_break_in_a_slide_and_a_form_feed_outside_a_pdf_are_line_breaks():
+def test_a_soft_line_break_in_a_slide_is_a_line_break_and_a_form_feed_still_parts_pages():
     """PowerPoint stores a text box's soft line break (Shift+Enter) as a vertical tab; taken out with
-    the other controls, `a<VT>b<VT>c` read as one word `abc`. A form feed parts a PDF's pages only."""
+    the other controls, `a<VT>b<VT>c` read as one word `abc`. A form feed parts pages, in a text
+    file (an RFC) as in a PDF."""
     from pptx import Presentation
 
     deck = Presentation()
@@ -452,7 +453,11 @@ def test_a_soft_line_break_in_a_slide_and_a_form_feed_outside_a_pdf_are_line_bre
     assert "abc\na\nb\nc" in slides.markdown and "\v" not in slides.markdown
     assert slides.warnings == ()
     text = convert_document(b"one\fpage two\vline", ".txt", "feed.txt")
-    assert text.markdown == "one\npage two\nline" and text.warnings == ()
+    assert text.markdown == "one\fpage two\nline" and text.warnings == ()
+    from minirag.chunking import chunk_document
+
+    pages = chunk_document(text.markdown, title="", count_tokens=lambda t: len(t.split()), budget=16).chunks
+    assert [(chunk.page_start, chunk.page_end) for chunk in pages] == [(1, 2)]
     assert convert_file(DOCS / "pdf_multipage_pdflatex_outline.pdf").markdown.count("\f") > 1  # pages still part
 
 

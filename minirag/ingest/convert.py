@@ -82,10 +82,10 @@ _CONTROLS = re.compile("[\x00-\x08\x0e-\x1a\x1c-\x1f\x7f-\x9f]")
 # Those that separate what stands either side of them: the information separators (fields,
 # records) and the C1 next-line, which words must not be joined across.
 _SEPARATING = {0x1C: " ", 0x1D: " ", 0x1E: " ", 0x1F: " ", 0x85: "\n"}
-# A vertical tab (PowerPoint's soft line break) and a form feed are line breaks to a reader; in a
-# PDF's text (and OCR's) a form feed ends a page, which chunks cite, and stays.
-_LINE_BREAKS = str.maketrans("\v\f", "\n\n")
-_PAGED_LINE_BREAKS = str.maketrans("\v", "\n")
+# A vertical tab is a line break to a reader (PowerPoint's soft line break, Shift+Enter). A form
+# feed stays as it is: it ends a page (a PDF's, OCR's, a printed listing's, an RFC's), and chunks
+# cite pages (chunking/pages.py).
+_LINE_BREAKS = str.maketrans("\v", "\n")
 
 
 @dataclass(frozen=True)
@@ -141,11 +141,11 @@ def without_controls(text: str, name: str) -> tuple[str, tuple[str, ...]]:
     return controls_out(text, name)
 
 
-def controls_out(text: str, name: str, *, paged: bool = False) -> tuple[str, tuple[str, ...]]:
+def controls_out(text: str, name: str) -> tuple[str, tuple[str, ...]]:
     """`text` with its stray control characters taken out (a separator becomes a space or a line
-    break), and a warning saying how many; what every converter's text gets, whatever its format.
-    A vertical tab or form feed is a line break, but a `paged` text's form feeds part its pages."""
-    text = text.translate(_PAGED_LINE_BREAKS if paged else _LINE_BREAKS)
+    break, and so does a vertical tab), and a warning saying how many; what every converter's text
+    gets, whatever its format."""
+    text = text.translate(_LINE_BREAKS)
     stray = len(_CONTROLS.findall(text))
     if not stray:
         return text, ()
@@ -417,7 +417,7 @@ def repaired(converted: Converted, name: str, *, pdf: bool = False) -> Converted
     """`converted` with control characters, soft hyphens and ligatures taken out, and a PDF's
     line-end hyphenation joined. Text files were cleaned of controls as they were decoded; a
     converter's text (PDF, notebook, DOCX, PPTX, XLSX, EPUB) is cleaned here, by the same rule."""
-    markdown, said = controls_out(converted.markdown, name, paged=pdf)
+    markdown, said = controls_out(converted.markdown, name)
     title = controls_out(converted.metadata_title, name)[0] if converted.metadata_title else None
     return replace(converted, markdown=repair(markdown, pdf=pdf), metadata_title=repair(title) if title else title,
                    warnings=(*converted.warnings, *said))
