@@ -42,8 +42,8 @@ def table(rows: int, cells: int = 3, header: tuple[str, ...] = ("Name", "Price",
     return "\n".join(lines)
 
 
-def test_the_scheme_version_is_eight():
-    assert SCHEME_VERSION == 8
+def test_the_scheme_version_is_nine():
+    assert SCHEME_VERSION == 9
 
 
 @pytest.mark.parametrize(("md", "title", "expected"), [
@@ -491,12 +491,6 @@ def test_form_feeds_give_every_section_and_chunk_its_pages():
 def test_without_form_feeds_pages_are_none():
     doc = chunk("Some text.")
     assert doc.sections[0].page_start is None and doc.chunks[0].page_end is None
-
-
-def test_leading_frontmatter_is_not_chunked():
-    doc = chunk("---\nrag: true\nlifecycle: current\n---\n# Doc\n\nBody.")
-    assert all("lifecycle" not in c.text for c in doc.chunks)
-    assert "lifecycle" not in reconstruct(doc.sections)
 
 
 @pytest.mark.slow

@@ -210,6 +210,17 @@ def test_an_excluded_file_is_listed_as_excluded_with_its_reason(app, docs):
     assert states(app)["secret.md"] == ("excluded", "frontmatter rag: false")
 
 
+def test_only_markdown_and_text_as_written_have_frontmatter_a_converted_pages_dashes_are_its_text(app, docs):
+    # A page's text opening with a `---` block (dashes, `key: value` lines, dashes) was read as
+    # frontmatter: `rag: false` there left the page out, and the lines were dropped from its text.
+    write(docs / "notes.md", "---\nlifecycle: current\n---\n# Notes\n\nOtters hold hands.")
+    write(docs / "page.html", "<html><body><p>---<br>rag: false<br>---</p><p>Badgers dig setts.</p></body></html>")
+    sync(app)
+    assert states(app)["notes.md"] == ("indexed", None) and states(app)["page.html"] == ("indexed", None)
+    assert "lifecycle" not in app.read(str(docs / "notes.md")).text
+    assert "rag: false" in app.read(str(docs / "page.html")).text
+
+
 def test_an_unchanged_excluded_file_is_not_converted_again_even_when_touched(app, docs, conversions):
     secret = write(docs / "secret.md", "---\nrag: false\n---\n# Secret\n\nDo not index.")
     sync(app)

@@ -12,7 +12,7 @@ from minirag.chunking.model import Chunk, ChunkedDocument, Section, TokenCounter
 #: Bumped whenever chunk boundaries or chunk text change for the same input.
 #: Chunks record it; `status` reports chunks cut by an older scheme as stale and
 #: `sync` re-ingests their sources even when the bytes are unchanged.
-SCHEME_VERSION = 8  # 8: chunks bounded in characters too; HTML chrome left out, PDF headings from the outline, no split marker in text
+SCHEME_VERSION = 9  # 9: table title rows a caption, lines that read as headings or fences escaped, (cid:NN) out of PDFs, a converted page's `---` lines kept as text
 
 MIN_CHUNK_TOKEN_BUDGET = 16  # the smallest budget a chunk is cut to; CHUNK_TOKEN_BUDGET's lower bound
 
@@ -32,7 +32,8 @@ def chunk_document(
     markdown: str, *, title: str, count_tokens: TokenCounter, budget: int, max_tokens: int | None = None,
     by_headings: bool = False,
 ) -> ChunkedDocument:
-    """Split converted Markdown into sections and budget-sized chunks.
+    """Split converted Markdown into sections and budget-sized chunks. A Markdown file's
+    frontmatter is the caller's to take off (pipeline.build): here a `---` block is text.
 
     ``by_headings`` (frontmatter `rag_chunk: headings`) splits a document with any
     heading at its headings, whatever else it looks like (a transcript, one heading).

@@ -7,7 +7,6 @@ from dataclasses import dataclass
 from minirag.chunking.blocks import parse_blocks
 from minirag.chunking.breadcrumb import Crumb, make_breadcrumb
 from minirag.chunking.detect import detect_category
-from minirag.chunking.frontmatter import parse_frontmatter
 from minirag.chunking.images import strip_data_images
 from minirag.chunking.links import simplify_links
 from minirag.chunking.model import Chunk, ChunkedDocument, Section, TokenCounter
@@ -29,10 +28,9 @@ class _Planned:
 
 
 def clean(markdown: str) -> str:
-    """What is chunked: the body without frontmatter, inlined pictures, in-page link
-    targets or CR line ends."""
-    _, body = parse_frontmatter(markdown)
-    return simplify_links(strip_data_images(body.replace("\r\n", "\n").replace("\r", "\n")))
+    """What is chunked: the body (its frontmatter, where its format has one, taken off by the
+    caller) without inlined pictures, in-page link targets or CR line ends."""
+    return simplify_links(strip_data_images(markdown.replace("\r\n", "\n").replace("\r", "\n")))
 
 
 def run(markdown: str, *, title: str, count_tokens: TokenCounter, budget: int,

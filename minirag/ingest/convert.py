@@ -94,6 +94,9 @@ class Converted:
     metadata_title: str | None = None
     warnings: tuple[str, ...] = field(default=())
     note: str = ""  # kept with the source and shown by `list`: pages left unread ("3 of 9 pages had no text; ...")
+    # Markdown or text as its author wrote it, whose `---` block opening it is frontmatter; in what a
+    # converter wrote (a page, a PDF, a slide) such lines are the document's text.
+    frontmatter: bool = False
 
 
 # --- text ----------------------------------------------------------------------------
@@ -446,7 +449,8 @@ def _convert_by_suffix(data: bytes, suffix: str, name: str) -> Converted:
         raise ConversionFailed(f"{name}: unsupported file type {suffix or '(none)'}")
     if suffix in _PLAIN_TEXT:
         text, warnings = decode_text(data, name)
-        return Converted(markdown=text if suffix != ".txt" else escape_headings(text), warnings=warnings)
+        return Converted(markdown=text if suffix != ".txt" else escape_headings(text), warnings=warnings,
+                         frontmatter=True)
     if not data:
         raise ConversionFailed(f"{name}: empty file")
     if suffix == ".pdf":
@@ -492,8 +496,8 @@ def convert_data(content: str, fmt: str, name: str) -> Converted:
     content, warnings = without_controls(content, name)
     if fmt == "html":
         return repaired(_html(content, name, warnings), name)
-    return repaired(Converted(markdown=escape_headings(content) if fmt == "text" else content, warnings=warnings),
-                    name)
+    return repaired(Converted(markdown=escape_headings(content) if fmt == "text" else content, warnings=warnings,
+                              frontmatter=True), name)
 
 
 # --- fetched bodies ------------------------------------------------------------------

@@ -135,7 +135,8 @@ def serve(requests, answers) -> None:
             with converting(name):  # the whole request, not only the parser calls convert.py marks
                 converted = _run(op, args)
             answer = {"markdown": converted.markdown, "title": converted.metadata_title,
-                      "warnings": list(converted.warnings), "note": converted.note}
+                      "warnings": list(converted.warnings), "note": converted.note,
+                      "frontmatter": converted.frontmatter}
         except ConversionFailed as exc:
             answer = {"failed": str(exc)}
             retire = "MemoryError" in str(exc)  # a parser that caught it may have left the heap torn

@@ -291,7 +291,7 @@ class ConverterPool:
         if "failed" in answer:
             raise ConversionFailed(answer["failed"])
         return Converted(markdown=answer["markdown"], metadata_title=answer["title"],
-                         warnings=tuple(answer["warnings"]), note=answer["note"])
+                         warnings=tuple(answer["warnings"]), note=answer["note"], frontmatter=answer["frontmatter"])
 
     def close(self) -> None:
         """Let the idle workers go (checked-out ones end when their conversion comes back)."""
@@ -306,8 +306,9 @@ def _is_answer(frame: dict) -> bool:
     """Whether a frame is one of the answers convert_worker.serve sends."""
     if frame.keys() in ({"memory"}, {"failed"}):
         return all(isinstance(value, str) for value in frame.values())
-    return (frame.keys() == {"markdown", "title", "warnings", "note"} and isinstance(frame["markdown"], str)
-            and isinstance(frame["title"], str | None) and isinstance(frame["note"], str)
+    return (frame.keys() == {"markdown", "title", "warnings", "note", "frontmatter"}
+            and isinstance(frame["markdown"], str) and isinstance(frame["title"], str | None)
+            and isinstance(frame["note"], str) and isinstance(frame["frontmatter"], bool)
             and isinstance(frame["warnings"], list) and all(isinstance(w, str) for w in frame["warnings"]))
 
 

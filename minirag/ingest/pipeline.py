@@ -125,7 +125,7 @@ class Pipeline:
               title: str | None = None, size: int | None = None, mtime_ns: int | None = None,
               progress: Progress | None = None) -> Document | Excluded:
         t0 = time.perf_counter()
-        meta, body = parse_frontmatter(converted.markdown)
+        meta, body = parse_frontmatter(converted.markdown) if converted.frontmatter else ({}, converted.markdown)
         if meta.get("rag") is False:
             return Excluded("frontmatter rag: false", content_hash)
         lifecycle = "superseded" if str(meta.get("lifecycle", "")).lower() == "superseded" else "active"
