@@ -28,8 +28,16 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from minirag._compat.python import options_taking_values, subcommands
-from minirag.display import fit_width, for_terminal, is_utf8, message_line, on_one_line, printable
-from minirag.errors import InvalidArgument, MiniragError
+from minirag.display import (
+    fit_width,
+    for_terminal,
+    is_utf8,
+    message_line,
+    on_one_line,
+    printable,
+    shown,
+)
+from minirag.errors import InvalidArgument, MiniragError, NotFound
 
 PROGRESS_INTERVAL_S = 10.0  # a plain progress line this often when stderr is not a terminal
 MIN_PROGRESS_INTERVAL_S = 1.0  # a line a second is already more than a log wants; shorter floods stderr
@@ -100,6 +108,24 @@ def _progress_interval(value: str) -> float:
     return seconds
 
 
+def _whole_number(low: int, high: int | None = None) -> Callable[[str], int]:
+    """An option's whole number, refused (a usage error naming the option as typed) outside `low`
+    to `high`: App's refusals name the MCP tools' parameters (`topK`), and above the most it
+    would silently cut the value to it."""
+    wanted = f" from {low} to {high}" if high is not None else f", {low} or more"
+
+    def parse(value: str) -> int:
+        try:
+            number = int(value)
+        except ValueError:
+            number = None
+        if number is None or number < low or (high is not None and number > high):
+            raise argparse.ArgumentTypeError(f"must be a whole number{wanted}, got {value!r}")
+        return number
+
+    return parse
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="minirag",
@@ -137,21 +163,24 @@ def build_parser() -> argparse.ArgumentParser:
     add("watch", "sync, then keep the index in sync as files change, until Ctrl-C")
     p = add("query", "hybrid search")
     p.add_argument("text", metavar="QUERY", help="words or a question")
-    p.add_argument("--top-k", type=int, default=DEFAULT_TOP_K, help=f"results (1-{MAX_TOP_K}; default {DEFAULT_TOP_K})")
+    p.add_argument("--top-k", type=_whole_number(1, MAX_TOP_K), default=DEFAULT_TOP_K,
+                   help=f"results (1-{MAX_TOP_K}; default {DEFAULT_TOP_K})")
     p.add_argument("--scope", help="only sources at or under this path (or id prefix)")
     p.add_argument("--collection", help="only this collection (a named root; see `minirag collections`)")
     p = add("read", "print an indexed document rebuilt from its sections, whole or a page at a time")
     p.add_argument("file_path", nargs="?", metavar="PATH", help="an indexed file")
     p.add_argument("--source", help="a data/url source id instead of a path")
-    p.add_argument("--offset", type=int, default=0, help="start at this character (a page's nextOffset)")
-    p.add_argument("--max-chars", type=int, help="at most this many characters, ending at a paragraph or line "
-                                                 "break when one is near (default: to the end)")
+    p.add_argument("--offset", type=_whole_number(0), default=0, help="start at this character (a page's nextOffset)")
+    p.add_argument("--max-chars", type=_whole_number(1),
+                   help="at most this many characters, ending at a paragraph or line break when one is near "
+                        "(default: to the end)")
     p = add("read-neighbors", "print the chunks around one chunk")
     p.add_argument("--file-path", help="the indexed file holding the chunk")
     p.add_argument("--source", help="a data/url source id instead of a path")
-    p.add_argument("--chunk-index", type=int, required=True, help="the chunk's chunkIndex (from a query result)")
-    p.add_argument("--before", type=int, default=1, help="chunks to show before it")
-    p.add_argument("--after", type=int, default=1, help="chunks to show after it")
+    p.add_argument("--chunk-index", type=_whole_number(0), required=True,
+                   help="the chunk's chunkIndex (from a query result)")
+    p.add_argument("--before", type=_whole_number(0), default=1, help="chunks to show before it")
+    p.add_argument("--after", type=_whole_number(0), default=1, help="chunks to show after it")
     p = add("list", "every file under the roots with its ingestion state, plus data/url sources")
     p.add_argument("--scope", help="only sources at or under this path (or id prefix)")
     p.add_argument("--collection", help="only this collection (a named root)")
@@ -388,6 +417,20 @@ def _key(args, app) -> str:
     return app.source_key(file_path=getattr(args, "file_path", None), source=args.source)
 
 
+def _source_choice_error(args: argparse.Namespace) -> str | None:
+    """Why `read`, `read-neighbors` or `delete` was not given exactly one of a path and --source, in
+    the CLI's own names (App's refusal names the MCP tools' filePath and source); None if it was."""
+    if args.command not in ("read", "read-neighbors", "delete"):
+        return None
+    option, wanted = ("--file-path", "--file-path PATH") if args.command == "read-neighbors" else ("a PATH", "a PATH")
+    if args.file_path is None and args.source is None:
+        verb = "delete" if args.command == "delete" else "read"
+        return f"name what to {verb}: {wanted} or --source ID"
+    if args.file_path is not None and args.source is not None:
+        return f"give {option} or --source, not both"
+    return None
+
+
 def _cmd_read(args, app) -> int:
     page = app.read(_key(args, app), args.offset, args.max_chars, budgeted=False)
     _emit(args, page, lambda p: p.text)
@@ -412,6 +455,11 @@ def _pages(start: int | None, end: int | None) -> str:
     return f" p. {label}" if label else ""
 
 
+def _without_source(source: str, why: str) -> str:
+    """A listing's reason without the `SOURCE: ` it starts with when it names the row's own source."""
+    return why.removeprefix(f"{source}: ")
+
+
 def _cmd_list(args, app) -> int:
     _emit(args, app.list_files(_scope(args.scope), args.collection, ignored=args.ignored), _fmt_list)
     return 0
@@ -422,7 +470,8 @@ def _fmt_list(listing) -> str:
     what its conversion noted)."""
     rows = [f"{'STATE':<13} {'CHUNKS':>6}  SOURCE"] if listing.files else ["no files"]
     rows += [f"{f.state:<13} {f.chunk_count:>6}  {on_one_line(f.source)}"
-             + "".join(f"  ({on_one_line(why)})" for why in (f.reason, f.note) if why is not None)
+             + "".join(f"  ({on_one_line(_without_source(f.source, why))})" for why in (f.reason, f.note)
+                       if why is not None)
              for f in listing.files]
     from minirag.ingest.progress import Progress
 
@@ -444,8 +493,17 @@ def _cmd_collections(args, app) -> int:
 def _cmd_delete(args, app) -> int:
     from minirag.ingest.progress import plural
 
-    _emit(args, app.delete(_key(args, app)),
-          lambda d: f"deleted {on_one_line(d.source)} ({plural(d.deleted_chunks, 'chunk')})")
+    key = _key(args, app)
+    try:
+        deleted = app.delete(key)
+    except NotFound:
+        if args.file_path is not None and os.path.isdir(key):  # said "not indexed: DIR"
+            raise InvalidArgument(
+                f"{shown(key)} is a folder; delete removes one file (or one --source): to drop a folder's files "
+                "from the index, leave the folder out with an ignore rule (a .minignore line, MINIRAG_EXCLUDE) "
+                "and run `minirag sync`") from None
+        raise
+    _emit(args, deleted, lambda d: f"deleted {on_one_line(d.source)} ({plural(d.deleted_chunks, 'chunk')})")
     return 0
 
 
@@ -664,6 +722,8 @@ def _run(argv: Sequence[str] | None, invocation: _Invocation) -> int:
     if (refusal := _closed_stream(argv)) is not None:
         raise InvalidArgument(refusal)
     args = parser.parse_args(argv)
+    if (mistake := _source_choice_error(args)) is not None:
+        subcommands(parser)[args.command].error(mistake)
     # Never when serving: on stdio, stdout carries the protocol's messages and nothing else.
     invocation.json = bool(getattr(args, "json", False)) and args.command != "serve"
     logging.basicConfig(stream=sys.stderr, level=logging.INFO if getattr(args, "verbose", False) else logging.WARNING,

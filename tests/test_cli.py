@@ -81,9 +81,13 @@ def test_other_commands_exit_1_on_a_broken_configuration(run):
     assert done.returncode == 1 and "RAG_HYBRID_WEIGHT" in done.stderr
 
 
-def test_a_top_k_of_zero_is_refused(run):
-    done = run("query", "anything", "--top-k", "0")
-    assert done.returncode == 1 and "topK must be at least 1" in done.stderr
+@pytest.mark.parametrize("value", ["0", "-3", "101", "99999999999999999999999"])
+def test_a_top_k_outside_what_help_promises_is_refused_naming_the_option(run, value):
+    """`--top-k 101` returned 100 results although --help says 1-100; `--top-k 0` said `topK`."""
+    done = run("query", "anything", "--top-k", value)
+    assert done.returncode == 2 and done.stdout == "", done
+    assert done.stderr == (f"minirag: error: argument --top-k: must be a whole number from 1 to 100, got {value!r} "
+                           "(see `minirag query --help`)\n")
 
 
 def test_read_and_delete_take_relative_paths(run, docs):
@@ -176,3 +180,38 @@ def test_delete_says_what_it_removed_in_words(run, docs):
     assert run("ingest", "cats.md").returncode == 0
     done = run("delete", "cats.md")
     assert (done.returncode, done.stdout) == (0, f"deleted {docs / 'cats.md'} (1 chunk)\n")
+
+
+def test_the_sync_summary_counts_a_version_suffix_as_none_while_json_keeps_each_suffix(run, docs):
+    for name in ("Apache-2.0", "LGPL-2.1", "README", "notes.rst"):
+        write(docs / name, "Not a supported type.")
+    done = run("sync")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == "left out, not a supported type: 3 without a suffix, 1 .rst"
+    again = json.loads(run("sync", "--json").stdout)["otherTypes"]
+    assert again == {"": 1, ".0": 1, ".1": 1, ".rst": 1}  # the suffixes as found, for a program to judge
+    assert run("list").stdout.splitlines()[-1] == "left out, not a supported type: 3 without a suffix, 1 .rst"
+
+
+def test_list_gives_a_failed_files_reason_without_its_path_again(run, docs):
+    """`failed 0 /d/x.docx  (/d/x.docx: not a valid .docx file ...)`: the row names the file already."""
+    broken = docs / "broken.docx"
+    broken.write_bytes(b"not a zip at all")
+    assert run("sync").returncode == 1
+    row = next(line for line in run("list").stdout.splitlines() if "broken.docx" in line)
+    assert row.split()[:2] == ["failed", "0"] and row.count(str(broken)) == 1, row
+    assert f"{broken}  (not a valid .docx file" in row, row
+    stored = next(f for f in json.loads(run("list", "--json").stdout)["files"] if f["source"] == str(broken))
+    assert stored["reason"].startswith(f"{broken}: not a valid .docx file")  # JSON keeps it as stored
+
+
+def test_delete_of_a_folder_says_delete_takes_one_file(run, docs):
+    write(docs / "notes" / "a.md", "# A\n\nAlpha.")
+    assert run("sync").returncode == 0
+    for argv in (("delete", "notes"), ("delete", str(docs / "notes"), "--json")):
+        done = run(*argv)
+        assert done.returncode == 1 and len(done.stderr.splitlines()) == 1, done.stderr
+        assert "not indexed" not in done.stderr and "is a folder; delete removes one file" in done.stderr
+        assert "minirag sync" in done.stderr
+    assert json.loads(done.stdout)["error"].startswith(f"{docs / 'notes'} is a folder")
+    assert json.loads(run("status", "--json").stdout)["sourceCount"] == 1

@@ -99,8 +99,8 @@ def test_a_bad_option_value_is_one_line(world, capsys, command, extra):
     (["list", "--scope", " "], "scope is empty"),
     (["ingest-data", "--source", "note-1", "--title", "Forged\x1b[2J"], "holds control characters"),
     (["ingest-url", "http://127.0.0.1:9/x", "--title", "a\x00b"], "holds control characters"),
-    (["query", "otters", "--top-k", "nan"], "argument --top-k: invalid int value: 'nan'"),
-    (["query", "otters", "--top-k", "99999999999999999999999"], None),
+    (["query", "otters", "--top-k", "nan"], "argument --top-k: must be a whole number from 1 to 100, got 'nan'"),
+    (["query", "otters", "--top-k", "99999999999999999999999"], "--top-k: must be a whole number from 1 to 100"),
     (["read", "{docs}/a.md", "--offset", "99999999999999999999999"], "past the end"),
     (["read-neighbors", "--file-path", "{docs}/a.md", "--chunk-index", "99999999999999999999999"], "has no chunk"),
     (["read-neighbors", "--file-path", "{docs}/a.md", "--chunk-index", "0", "--before", "99999999999999999999999"],
@@ -117,6 +117,42 @@ def test_a_hostile_flag_value_is_refused_for_what_it_is(world, capsys, argv, exp
         return
     assert_one_line_failure(code, err, argv[:1])
     assert expected in err, err
+
+
+@pytest.mark.parametrize(("argv", "expected"), [
+    (["query", "otters", "--top-k", "0"], "argument --top-k: must be a whole number from 1 to 100, got '0'"),
+    (["query", "otters", "--top-k", "101"], "argument --top-k: must be a whole number from 1 to 100, got '101'"),
+    (["read", "{docs}/a.md", "--offset", "-1"], "argument --offset: must be a whole number, 0 or more, got '-1'"),
+    (["read", "{docs}/a.md", "--max-chars", "0"], "argument --max-chars: must be a whole number, 1 or more, got '0'"),
+    (["read-neighbors", "--file-path", "{docs}/a.md", "--chunk-index", "-1"],
+     "argument --chunk-index: must be a whole number, 0 or more, got '-1'"),
+    (["read-neighbors", "--file-path", "{docs}/a.md", "--chunk-index", "0", "--before", "-2"],
+     "argument --before: must be a whole number, 0 or more, got '-2'"),
+    (["read-neighbors", "--file-path", "{docs}/a.md", "--chunk-index", "0", "--after", "x"],
+     "argument --after: must be a whole number, 0 or more, got 'x'"),
+])
+def test_a_number_out_of_its_range_is_a_usage_error_naming_the_cli_option(world, capsys, argv, expected):
+    """`--top-k 0` said `topK must be at least 1` (the MCP parameter's name) and `--top-k 101` ran
+    as 100 though --help says 1-100: each number is checked where it is parsed, named as typed."""
+    code, err = run(fill(argv, world), capsys)
+    assert_one_line_failure(code, err, argv)
+    assert code == 2 and expected in err and f"(see `minirag {argv[0]} --help`)" in err, err
+
+
+@pytest.mark.parametrize(("argv", "expected"), [
+    (["delete"], "name what to delete: a PATH or --source ID"),
+    (["delete", "{docs}/a.md", "--source", "note-1"], "give a PATH or --source, not both"),
+    (["read"], "name what to read: a PATH or --source ID"),
+    (["read-neighbors", "--chunk-index", "3"], "name what to read: --file-path PATH or --source ID"),
+    (["read-neighbors", "--file-path", "{docs}/a.md", "--source", "note-1", "--chunk-index", "3"],
+     "give --file-path or --source, not both"),
+])
+def test_a_missing_or_doubled_source_names_the_cli_options_not_the_tools(world, capsys, argv, expected):
+    """They said `provide exactly one of filePath or source`, the MCP tool's parameter names."""
+    code, err = run(fill(argv, world), capsys)
+    assert_one_line_failure(code, err, argv)
+    assert code == 2 and expected in err and "filePath" not in err, err
+    assert f"(see `minirag {argv[0]} --help`)" in err, err
 
 
 @pytest.mark.parametrize("roots", [[""], ["{docs}", " "]])

@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import sys
 import time
+from collections import Counter
 
 import pytest
 from conftest import write
@@ -156,3 +157,32 @@ def test_a_progress_interval_outside_one_second_to_a_day_is_refused_before_anyth
                               f"86400, got {interval!r}"), err
     assert not (tmp_path / "i.db").exists()
     assert main(["sync", "--progress-interval", "1", *flags]) == 0
+
+
+@pytest.mark.parametrize(("failed", "still", "said"), [
+    (3, 0, "0 removed, 3 failed; 0 chunks"),
+    (0, 3, "0 removed, 0 failed; 3 still failing (unchanged since they failed); 0 chunks"),
+    (0, 1, "0 removed, 0 failed; 1 still failing (unchanged since it failed); 0 chunks"),
+    (3, 3, "0 removed, 3 failed; 3 others still failing (unchanged since they failed); 0 chunks"),
+    (2, 1, "0 removed, 2 failed; 1 other still failing (unchanged since it failed); 0 chunks"),
+])
+def test_counts_tell_new_failures_from_those_still_failing(failed, still, said):
+    """`3 failed (3 still failing, unchanged)` read as if the 3 that failed were the old ones."""
+    progress = Progress(seen=failed + still, failed=failed, still_failing=still)
+    assert progress.counts().endswith(said), progress.counts()
+
+
+def test_a_suffix_of_digits_is_no_type_and_a_few_other_types_are_named():
+    """`Apache-2.0`, `LGPL-2.1` are versions, not types `.0` and `.1`; and `2 of 2 other types` hid
+    which they were."""
+    progress = Progress(other_types=Counter({".rst": 14, "": 10, ".gz": 10, ".0": 3, ".1": 2, ".2": 1,
+                                             ".tar": 4, ".zip": 3, ".bak": 2, ".exe": 1, ".iso": 1, ".xz": 1}))
+    assert progress.other_types_line() == (
+        "left out, not a supported type: 16 without a suffix, 14 .rst, 10 .gz, 4 .tar, 3 .zip, 2 .bak, "
+        "1 .exe, 1 .iso, 1 .xz")
+    progress.other_types[".jar"] = 1
+    assert progress.other_types_line() == (
+        "left out, not a supported type: 16 without a suffix, 14 .rst, 10 .gz, 4 .tar, 3 .zip, 2 .bak, "
+        "4 files of 4 other types")
+    assert Progress(other_types=Counter({".0": 1})).other_types_line() == (
+        "left out, not a supported type: 1 without a suffix")

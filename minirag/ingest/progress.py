@@ -93,7 +93,10 @@ class Progress:
     def counts(self) -> str:
         """The counts in words, as the CLI prints them when a run ends."""
         excluded = f"{self.excluded} excluded, " if self.excluded else ""
-        still = f" ({self.still_failing} still failing, unchanged)" if self.still_failing else ""
+        still = ""
+        if self.still_failing:  # named apart from this run's failures: "3 failed (3 still failing)" read as the same 3
+            others = plural(self.still_failing, "other") if self.failed else str(self.still_failing)
+            still = f"; {others} still failing (unchanged since {'it' if self.still_failing == 1 else 'they'} failed)"
         unread = f"; {plural(self.unread, 'path')} not read" if self.unread else ""
         outside = f" ({self.outside_roots} outside the configured roots)" if self.outside_roots else ""
         return (f"{plural(self.seen, 'file')}: {self.done} ingested, {self.skipped} unchanged, {excluded}"
@@ -137,14 +140,23 @@ class Progress:
         """(suffix, files), most first; equal counts by suffix, so the output is the same every run."""
         return sorted(self.other_types.items(), key=lambda item: (-item[1], item[0]))
 
-    def other_types_line(self, shown: int = 6) -> str:
-        """"left out, not a supported type: 20 .gz, 12 .rst, 3 without a suffix", or ""."""
+    def other_types_line(self, shown: int = 6, named: int = 3) -> str:
+        """"left out, not a supported type: 20 .gz, 12 .rst, 3 without a suffix", or "". A suffix of
+        digits is a version (`Apache-2.0`), not a type: such files count as without a suffix here
+        (--json keeps each suffix as found). Past the `shown` most common types, a remainder of up
+        to `named` types is named too; a longer one is counted ("12 files of 5 other types")."""
         if not self.other_types:
             return ""
-        top = self.other_types_by_count()
+        folded: Counter = Counter()
+        for suffix, n in self.other_types.items():
+            folded["" if suffix[1:].isdigit() else suffix] += n
+        top = sorted(folded.items(), key=lambda item: (-item[1], item[0]))
+        if len(top) <= shown + named:
+            shown = len(top)
         parts = [f"{n} {suffix or 'without a suffix'}" for suffix, n in top[:shown]]
         if len(top) > shown:
-            parts.append(f"{sum(n for _, n in top[shown:])} of {len(top) - shown} other types")
+            rest = top[shown:]
+            parts.append(f"{plural(sum(n for _, n in rest), 'file')} of {len(rest)} other types")
         return "left out, not a supported type: " + ", ".join(parts)
 
     @property
