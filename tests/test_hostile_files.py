@@ -106,7 +106,7 @@ def assert_hostile_outcome(app, progress: Progress, root: Path) -> None:
     for name in (*GOOD, "encrypted_empty_user_password.pdf", "single_line.txt", "invalid_utf8.txt"):
         assert str(root / name) in indexed, name
     # Indexed with no chunks, and the note `list` shows says why long after the sync's warning scrolled by.
-    assert app.index.stored_states("file")[str(root / "empty.md")].note == "no text found (empty, scanned or image-only?)"
+    assert app.index.stored_states("file")[str(root / "empty.md")].note == "no text found (empty or only pictures?)"
     assert progress.failed == len(EXPECTED_WARNINGS) - len(INDEXED_WITH_WARNING)
     for query, name in (("quokka marsupial", "good_quokka.md"), ("glaciers carved fjords", "notes/good_fjord.txt")):
         hits = payload(app.query(query, top_k=3))["results"]

@@ -337,7 +337,7 @@ def sent(pieces: list[bytes], on_page=None):
 def test_progress_frames_reach_the_parent_before_the_answer():
     pages = []
     converted = answered([b'{"page": 1, "pages": 2}', b'{"page": 2, "pages": 2}',
-                          b'{"markdown": "text", "title": null, "warnings": [], "note": ""}'],
+                          b'{"markdown": "text", "title": null, "warnings": [], "note": "", "frontmatter": false}'],
                          on_page=lambda page, of: pages.append((page, of)))
     assert converted.markdown == "text" and pages == [(1, 2), (2, 2)]
 
@@ -351,16 +351,17 @@ def test_progress_frames_reach_the_parent_before_the_answer():
     [b'{"page": 1, "pages": 2' + b" " * 5000 + b"}"],
     [b"\xff\xfe not json"],
     [b"[1, 2]"],
-    [b'{"markdown": 5, "title": null, "warnings": [], "note": ""}'],
-    [b'{"markdown": "x", "title": null, "warnings": [7], "note": ""}'],
+    [b'{"markdown": 5, "title": null, "warnings": [], "note": "", "frontmatter": false}'],
+    [b'{"markdown": "x", "title": null, "warnings": [7], "note": "", "frontmatter": false}'],
     [b'{"failed": ["x"]}'],
+    [b'{"markdown": "x", "title": null, "warnings": [], "note": "", "frontmatter": "yes"}'],
 ], ids=["page-text", "page-past-end", "page-zero", "too-many-pages", "extra-field", "long-progress",
-        "not-json", "not-an-object", "markdown-number", "warning-number", "failed-list"])
+        "not-json", "not-an-object", "markdown-number", "warning-number", "failed-list", "frontmatter-text"])
 def test_a_worker_frame_that_is_neither_progress_nor_an_answer_fails_only_that_file(frames):
     from minirag.errors import ConversionFailed
 
     with pytest.raises(ConversionFailed, match=r"^/d/x.pdf: the converter sent something unreadable; stopped$"):
-        answered([*frames, b'{"markdown": "text", "title": null, "warnings": [], "note": ""}'])
+        answered([*frames, b'{"markdown": "text", "title": null, "warnings": [], "note": "", "frontmatter": false}'])
 
 
 def test_an_answer_longer_than_any_document_gives_is_refused_unread_and_fails_only_that_file():
@@ -377,7 +378,7 @@ def test_the_answer_bound_is_exact(monkeypatch):
     from minirag.errors import ConversionFailed
     from minirag.ingest import isolation
 
-    answer = b'{"markdown": "text", "title": null, "warnings": [], "note": ""}'
+    answer = b'{"markdown": "text", "title": null, "warnings": [], "note": "", "frontmatter": false}'
     monkeypatch.setattr(isolation, "MAX_ANSWER_BYTES", len(answer))
     assert answered([answer]).markdown == "text"
     monkeypatch.setattr(isolation, "MAX_ANSWER_BYTES", len(answer) - 1)
@@ -392,7 +393,7 @@ def test_a_worker_refuses_to_send_an_answer_over_the_bound_and_says_so():
     from minirag.ingest.convert import MAX_TEXT_CHARS
     from minirag.ingest.convert_worker import encode_answer, max_answer_bytes
 
-    answer = {"markdown": "x" * 100, "title": "t" * 50, "warnings": [], "note": ""}
+    answer = {"markdown": "x" * 100, "title": "t" * 50, "warnings": [], "note": "", "frontmatter": False}
     body = encode_answer(answer, "/d/x.html", 1000)
     assert json.loads(body) == answer
     refused = json.loads(encode_answer(answer, "/d/x.html", len(body) - 1))

@@ -155,7 +155,7 @@ def test_a_file_that_failed_is_remembered_listed_with_its_reason_and_retried_onc
     assert name == "failed" and "not a valid .docx" in reason
     again = sync(app)  # the same bytes: not converted, warned about, nor counted as a new failure again
     assert (again.failed, again.still_failing, again.warnings) == (0, 1, []) and not again.incomplete
-    assert "0 failed (1 still failing, unchanged)" in again.counts()
+    assert "0 failed; 1 still failing (unchanged since it failed)" in again.counts()
     named = app.ingest_paths([str(docs / "broken.docx")])  # a user naming the file hears why, again
     assert named.failed == 1 and "not a valid .docx" in named.warnings[0]
     os.utime(docs / "broken.docx", ns=(1, 1))  # a new mtime, the same bytes: hashed, still the known failure

@@ -28,6 +28,7 @@ from minirag.config import Config
 from minirag.display import message_line
 from minirag.encoder import Encoder
 from minirag.errors import ConversionFailed, PathOutsideRoots
+from minirag.ingest import ocr
 from minirag.ingest.conversion_gate import ConversionGate
 from minirag.ingest.convert import Converted
 from minirag.ingest.embed import with_vectors
@@ -44,7 +45,8 @@ log = logging.getLogger(__name__)
 # Sources are embedded and written in groups of about this many chunks: big
 # enough for length-sorted batches to pack well, small enough to bound memory.
 GROUP_CHUNKS = 512
-NO_TEXT_NOTE = "no text found (empty, scanned or image-only?)"
+NO_TEXT_NOTE = "no text found (empty or only pictures?)"
+NO_TEXT_SCAN_NOTE = "no text found (empty, scanned or image-only?)"  # a PDF or an image: a scan
 # Files converted ahead of the encoder, at most: this many, and this many bytes of them (at least
 # one file). Deep enough to cover the files of the next group while the encoder embeds this one.
 LOOKAHEAD_FILES = 64
@@ -148,8 +150,9 @@ class Pipeline:
         note = converted.note
         if not chunked.chunks and not note:
             # Kept as the source's note too: `list` shows why it holds no chunks long after the sync.
-            note = NO_TEXT_NOTE
-            warnings.append(f"{source}: {NO_TEXT_NOTE}")
+            scan = Path(source).suffix.lower() in (".pdf", *ocr.IMAGE_EXTENSIONS)
+            note = NO_TEXT_SCAN_NOTE if scan else NO_TEXT_NOTE
+            warnings.append(f"{source}: {note}")
         record = SourceRecord(source=source, kind=kind, title=title, content_hash=content_hash, size=size,
                               mtime_ns=mtime_ns, category=chunked.category, lifecycle=lifecycle,
                               chunk_budget=self.budget, note=note)
