@@ -244,6 +244,25 @@ def test_pdfminer_interpreter_draws_and_pages_through_the_methods_the_budget_wra
 
 
 
+def test_pdfminer_breaks_layout_ties_in_the_order_it_meets_boxes_not_by_memory_address():
+    """Three boxes in a row, the middle one as near to each: the pair group_textboxes merges first
+    was the one whose box had the lower id(), so R's manuals read a figure's digits in another order
+    in each run. Here the left box has the higher address: it must still pair with the middle one."""
+    from pdfminer.layout import LAParams, LTLayoutContainer, LTTextBoxHorizontal, LTTextGroup
+
+    assert "id" in LTLayoutContainer.group_textboxes.__code__.co_names, _moved(
+        pdfminer_compat, "group_textboxes no longer breaks ties through the module's name `id`")
+    pdfminer_compat.order_layout_ties()
+    first, second = LTTextBoxHorizontal(), LTTextBoxHorizontal()
+    left, middle = (first, second) if id(first) > id(second) else (second, first)
+    right = LTTextBoxHorizontal()
+    for box, x in ((left, 0), (middle, 100), (right, 200)):
+        box.set_bbox((x, 0, x + 10, 10))
+    (top,) = LTLayoutContainer((0, 0, 1000, 1000)).group_textboxes(LAParams(), [left, middle, right])
+    (merged_first,) = [group for group in top if isinstance(group, LTTextGroup)]
+    assert set(merged_first) == {left, middle}
+
+
 def test_pdfminer_follows_references_through_the_method_the_loop_guard_wraps():
     import pdfminer.pdftypes as pdftypes
 

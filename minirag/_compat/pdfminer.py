@@ -10,10 +10,16 @@ value is no reference).
 
 A glyph its font maps to no Unicode character is written into the text as `(cid:N)`
 (`PDFLayoutAnalyzer.handle_undefined_char`): UNMAPPED_GLYPH finds it.
+
+`LTLayoutContainer.group_textboxes` (the layout analysis that orders a page's text boxes) keeps
+its candidate pairs in a heap of `(skip, distance, id(a), id(b), a, b)`, looked up as the module
+global `id` of `pdfminer.layout`: boxes at equal distances were ordered by memory address, so the
+same PDF gave its lines in another order from run to run (R's manuals: digits of a figure).
 """
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable
 
@@ -59,3 +65,24 @@ def wrap_reference(wrapper: Callable[[Callable], Callable]) -> None:
         wrapped = wrapper(PDFObjRef.resolve)
         setattr(wrapped, _MARK, True)
         setattr(PDFObjRef, "resolve", wrapped)  # noqa: B010 - mypy refuses an assignment to a method
+
+
+_SERIALS = itertools.count()
+_SERIAL = "minirag_serial"
+
+
+def _serial(element: object) -> int:
+    """A number for a layout element, given when first asked for and kept with it: elements
+    are numbered in the order the analysis first compares them, the same in every run."""
+    serial = getattr(element, _SERIAL, None)
+    if serial is None:
+        serial = next(_SERIALS)
+        setattr(element, _SERIAL, serial)
+    return serial
+
+
+def order_layout_ties() -> None:
+    """Make `pdfminer.layout` break its ties by `_serial`, not by memory address, process-wide."""
+    import pdfminer.layout
+
+    pdfminer.layout.id = _serial  # type: ignore[attr-defined]

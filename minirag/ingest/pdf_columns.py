@@ -26,6 +26,8 @@ from pdfminer.layout import LAParams, LTContainer, LTItem, LTPage, LTText, LTTex
 from pdfminer.pdfinterp import PDFPageInterpreter, PDFResourceManager
 from pdfminer.pdfpage import PDFPage
 
+from minirag._compat.pdfminer import order_layout_ties
+
 COLUMN_SHARE = 0.2  # of a page's letters and digits, that each column must hold wholly on its side
 COLUMN_WIDTHS = 0.75  # the narrower column's width, at least, as a share of the wider's
 _GUTTER_FROM, _GUTTER_TO = 1 / 3, 2 / 3  # where on the page's width a gutter may run
@@ -33,7 +35,8 @@ _GUTTER_FROM, _GUTTER_TO = 1 / 3, 2 / 3  # where on the page's width a gutter ma
 
 def pdf_text(data: bytes) -> str:
     """Each page's text followed by a form feed, as pdfminer's extract_text gives it, a
-    two-column page read column by column."""
+    two-column page read column by column; the same text in every run (order_layout_ties)."""
+    order_layout_ties()
     with io.StringIO() as output:
         manager = PDFResourceManager(caching=True)
         device = _ColumnText(manager, output, laparams=LAParams())
