@@ -51,6 +51,27 @@ def test_docbook_drops_prev_next_tables_and_keeps_an_admonition_title_with_its_b
                     "environment.\n\nTip\nDependency packages selected by a task metapackage may be out of sync.")
 
 
+def test_texinfo_drops_the_bar_it_repeats_at_the_foot_without_link_relations():
+    # libffi's manual (Texinfo 7): the bar above the node carries rel and accesskey, its copy below
+    # only the Index link's rel; the copy ended the node's last chunk. A sentence linking some of
+    # the same places is the page's, and stays.
+    bar = ('Next: <a href="Closure-Example.html"{n}>Closure Example</a>, Previous: <a href="Multiple-ABIs.html"{p}>'
+           'Multiple ABIs</a>, Up: <a href="Using-libffi.html"{u}>Using libffi</a> &nbsp; '
+           '[<a href="Index.html" title="Index" rel="index">Index</a>]')
+    page = ('<html><body lang="en"><div class="section" id="The-Closure-API"><div class="header"><p>'
+            + bar.format(n=' accesskey="n" rel="next"', p=' accesskey="p" rel="prev"', u=' accesskey="u" rel="up"')
+            + '</p></div><hr><h3 class="section">2.6 The Closure API</h3><p>libffi also provides a way to write '
+            'a generic function.</p><ul class="mini-toc"><li><a href="Closure-Example.html" accesskey="1">'
+            'Closure Example</a></li><li><a href="Multiple-ABIs.html" accesskey="2">Multiple ABIs</a></li></ul>'
+            '<p>See <a href="Closure-Example.html">Closure Example</a> and <a href="Multiple-ABIs.html">'
+            'Multiple ABIs</a> for the details.</p></div><hr><div class="header"><p>'
+            + bar.format(n="", p="", u="") + "</p></div></body></html>")
+    text = md(page)
+    assert "Next:" not in text and "[Index]" not in text
+    assert text.endswith("See [Closure Example](Closure-Example.html) and [Multiple ABIs](Multiple-ABIs.html) for the "
+                         "details.")
+
+
 def test_javadoc_keeps_main_and_drops_the_banner_navbar_and_legal_footer():
     text = md(
         '<html><body class="class-declaration-page"><div class="flex-box">'

@@ -16,7 +16,8 @@ The rules read what HTML says about itself, never one generator's class names:
    page rather than to a `<main>` or `<article>` (docutils writes footnotes as
    `<aside>` inside the main region).
 3. Prev/next bars: a short block whose links mostly carry the link relations
-   or access keys of sequential navigation (`rel="prev"`, `accesskey="n"`).
+   or access keys of sequential navigation (`rel="prev"`, `accesskey="n"`), and a
+   short block whose links go exactly where such a bar's do (the bar repeated below).
 4. Links to an edit form (`/edit/`, `action=edit`) and what only framed them.
 5. Without a marked main region, blocks of links to the site's own pages and
    little else (link text 90% of their words, three links or more, none leaving
@@ -145,13 +146,20 @@ def _opens_popup(el) -> bool:
 
 def _drop_chrome(top) -> None:
     doomed: list[HtmlElement] = []
+    bars: list[frozenset[str]] = []  # the link targets of each prev/next bar
     for el in top.iter("*"):
         if el is top or not isinstance(el.tag, str):
             continue
         if any(el is d or _is_ancestor(d, el) for d in doomed[-1:]):
             continue
-        if _is_chrome(el, top) or _is_edit_link(el) or _is_sequence_bar(el):
+        if _is_sequence_bar(el):
+            if any(_SEQUENCE_RELS & set((a.get("rel") or "").lower().split()) for a in el.iter("a")):
+                bars.append(frozenset(_targets(el)))  # prev/next links; access keys alone mark menus too
             doomed.append(el)
+        elif _is_chrome(el, top) or _is_edit_link(el):
+            doomed.append(el)
+    if bars:
+        doomed.extend(_repeated_bars(top, bars, doomed))
     for el in doomed:
         parent = el.getparent()
         _drop(el)
@@ -193,6 +201,24 @@ def _is_sequence_bar(el) -> bool:
     if any(True for _ in el.iter("h1", "h2", "h3", "h4", "h5", "h6", "pre")):
         return False
     return _word_count(el) <= MAX_BAR_WORDS
+
+
+def _targets(el) -> list[str]:
+    return [a.get("href") for a in el.iter("a") if a.get("href") is not None]
+
+
+def _repeated_bars(top, bars: list[frozenset[str]], doomed: list) -> list:
+    """Short blocks whose two links or more lead exactly where one prev/next bar's do: the same bar
+    repeated at the page's foot without the link relations (Texinfo writes them on the top one only)."""
+    found: list[HtmlElement] = []
+    for el in top.iter(*_BAR_BLOCKS):
+        if el is top or any(el is d or _is_ancestor(d, el) or _is_ancestor(el, d) for d in (*doomed, *found)):
+            continue
+        targets = _targets(el)
+        if (len(targets) >= 2 and frozenset(targets) in bars and _word_count(el) <= MAX_BAR_WORDS
+                and not any(True for _ in el.iter(*_HEADINGS, "pre"))):
+            found.append(el)
+    return found
 
 
 def _leaves_site(href: str) -> bool:
