@@ -461,6 +461,27 @@ def test_a_soft_line_break_in_a_slide_is_a_line_break_and_a_form_feed_still_part
     assert convert_file(DOCS / "pdf_multipage_pdflatex_outline.pdf").markdown.count("\f") > 1  # pages still part
 
 
+def test_rows_of_empty_cells_are_left_out_of_slide_and_word_tables():
+    """A slide's table drawn larger than what was typed in, and a placeholder table never filled:
+    each empty row was a line of pipes, and a table of nothing else a chunk of them."""
+    from pptx import Presentation
+    from pptx.util import Inches
+
+    deck = Presentation()
+    for filled in (True, False):
+        shapes = deck.slides.add_slide(deck.slide_layouts[6]).shapes
+        table = shapes.add_table(4, 3, Inches(1), Inches(1), Inches(6), Inches(2)).table
+        if filled:
+            for column, text in enumerate(("Otter", "Lutra", "river")):
+                table.cell(1, column).text = text
+            table.cell(0, 0).text = "Name"
+    with io.BytesIO() as out:
+        deck.save(out)
+        slides = convert_document(out.getvalue(), ".pptx", "tables.pptx").markdown
+    assert "| Name |  |  |\n| --- | --- | --- |\n| Otter | Lutra | river |\n\n<!-- Slide number: 2 -->" in slides
+    assert not any(set(line) <= set("| ") for line in slides.splitlines() if line)
+
+
 # --- glyphs without a character -------------------------------------------------------------
 
 

@@ -26,6 +26,7 @@ from minirag.ingest import ocr
 from minirag.ingest.csv_table import csv_to_markdown
 from minirag.ingest.docx_margins import read_margins
 from minirag.ingest.docx_tables import docx_converter
+from minirag.ingest.empty_cells import without_empty_rows
 from minirag.ingest.epub_spine import check_spine
 from minirag.ingest.pdf_fields import page_fields, with_fields
 from minirag.ingest.pdf_inflate import inflate_budget
@@ -370,7 +371,8 @@ def _markitdown(data: bytes, suffix: str, name: str) -> Converted:
             result = converter.convert(io.BytesIO(data), info, **_MARKITDOWN_OPTIONS.get(suffix, {}))
     except Exception as exc:  # noqa: BLE001 - parsers raise anything on hostile input
         raise ConversionFailed(f"{name}: cannot convert ({described(exc)})") from None
-    return Converted(markdown=result.markdown or "", metadata_title=(result.title or "").strip() or None)
+    return Converted(markdown=without_empty_rows(result.markdown or ""),
+                     metadata_title=(result.title or "").strip() or None)
 
 
 def _book(archive: zipfile.ZipFile, name: str) -> Converted:
