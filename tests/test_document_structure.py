@@ -87,6 +87,15 @@ def test_a_pdf_with_an_outline_from_pdflatex_gets_its_sections():
     assert [h for h in headings(text)][:3] == ["1 Foo", "2 Bar", "3 Baz"]
 
 
+def test_a_contents_page_of_the_outlines_titles_without_leaders_is_left_out_and_headings_land_in_the_text():
+    # pdflatex's \tableofcontents here sets no dot leaders: page 1 is the nine titles and their page
+    # numbers. Each heading was taken from it, so every section of pages 2-4 fell under `9 Baz`.
+    text = convert_document((DOCS / "pdf_multipage_pdflatex_outline.pdf").read_bytes(), ".pdf", "o.pdf").markdown
+    pages = text.split("\f")
+    assert "Contents" not in pages[0] and pages[1].lstrip("\n").startswith("# 1 Foo\n\nHello, here is some text")
+    assert len(headings(text)) == 9 and all(headings(page) == [] or len(page.split()) > 30 for page in pages)
+
+
 def test_a_txt_line_starting_with_a_hash_is_text_and_not_the_title():
     data = b"# run the report every monday\n0 9 * * mon /usr/local/bin/report\n\nThe weekly report job.\n"
     converted = convert_document(data, ".txt", "crontab-notes.txt")

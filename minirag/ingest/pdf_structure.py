@@ -9,8 +9,10 @@ pdfminer gives a PDF's text line by line; nothing in it is Markdown. So:
   of contents with its levels: each entry marks the first line after the
   previous heading that reads as its title, with or without its section number
   (`5.8.1 Monitoring bugs`). A PDF without an outline gets no headings.
-- Pages of a table of contents set with dot leaders (`2.1 Getting started . . . 5`)
-  are left out: they repeat the headings, with page numbers, as noise.
+- Pages of a table of contents are left out: they repeat the headings, with page
+  numbers, as noise. One is a page set with dot leaders (`2.1 Getting started . . . 5`),
+  or one whose lines are the outline's titles and page numbers and little else: there,
+  each title had been taken for its heading, and the document's text fell under the last.
 - Running headers and footers are kept once: a line at a page's edge (among its first or
   last two lines) that recurs at the edge of three pages or more, read without the page
   number beside it (`Chapter 3: Objects, their modes and attributes 15`), is dropped from
@@ -38,8 +40,12 @@ _NUMBERING = re.compile(r"^(?:\d+(?:\.\d+)*\.?|[A-Z](?:\.\d+)*\.?|[IVXLC]+\.)\s+
 _SPACE = re.compile(r"\s+")
 # A page is a table of contents when this many of its lines end in dot leaders,
 MIN_LEADER_LINES = 5
-# and they, with the lines of dots alone that layout analysis splits off them, are this share of its lines.
+# and they, with the lines of dots alone that layout analysis splits off them, are this share of its lines;
 MIN_LEADER_SHARE = 0.3
+# or when as many of its lines are the outline's titles, and they with page numbers are this share.
+MIN_LISTED_SHARE = 0.6
+# Contents pages stay when leaving them out would keep less than this share of the text's letters.
+MIN_KEPT_SHARE = 0.5
 MAX_HEADING_WORDS = 20
 EDGE_LINES = 2
 MIN_RUNNING_PAGES = 3
@@ -98,7 +104,10 @@ def _outline_items(root: object) -> Iterator[tuple[int, object]]:
 def structured(text: str, entries: list[tuple[int, str]]) -> str:
     """pdfminer's text (pages parted by form feeds) as Markdown: `#` lines escaped, table-of-contents
     pages emptied (their form feeds kept, so page numbers stay true), outline entries as headings."""
-    pages = [_without_contents(page) for page in text.split("\f")]
+    titles = {_key(title) for _, title in entries}
+    pages = [_without_contents(page, titles) for page in text.split("\f")]
+    if _letters("".join(pages)) < MIN_KEPT_SHARE * _letters(text):
+        pages = text.split("\f")  # a text layer mostly contents (the rest drawn as shapes): kept
     text = escape_headings("\f".join(pages))
     return _without_running_lines(_headings(text, entries) if entries else text)
 
@@ -144,11 +153,20 @@ def _running_key(line: str) -> str | None:
     return plain if any(c.isalpha() for c in plain) else None
 
 
-def _without_contents(page: str) -> str:
+def _letters(text: str) -> int:
+    return sum(1 for ch in text if ch.isalnum())
+
+
+def _without_contents(page: str, titles: set[str]) -> str:
+    """The page, or nothing where it is a table of contents: lines with dot leaders, or lines that
+    are the outline's titles (with their numbers) and page numbers and little else."""
     lines = [line for line in page.split("\n") if line.strip()]
     leaders = sum(1 for line in lines if _LEADER.search(line) and "." in line)
     dots = sum(1 for line in lines if _DOTS_ONLY.match(line) and "." in line)
-    if leaders >= MIN_LEADER_LINES and leaders + dots >= MIN_LEADER_SHARE * len(lines):
+    listed = sum(1 for line in lines if _key(line) in titles or _key(_NUMBERING.sub("", line.strip(), count=1)) in titles)
+    numbers = sum(1 for line in lines if is_page_number(line.strip()))
+    if ((leaders >= MIN_LEADER_LINES and leaders + dots >= MIN_LEADER_SHARE * len(lines))
+            or (listed >= MIN_LEADER_LINES and listed + numbers >= MIN_LISTED_SHARE * len(lines))):
         return "\n" if page.endswith("\n") else ""
     return page
 
