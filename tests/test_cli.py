@@ -156,9 +156,9 @@ def test_read_neighbors_names_the_pages_of_each_chunk_as_query_does(run, docs):
     shown = run("read-neighbors", "--file-path", str(pdf), "--chunk-index", "1")
     assert shown.returncode == 0, shown.stderr
     assert [line for line in shown.stdout.splitlines() if line.startswith("--- #")] == [
-        "--- #0 p. 1", "--- #1 p. 1 (hit)", "--- #2 p. 1"]
+        "--- #0 p. 2", "--- #1 p. 2 (hit)", "--- #2 p. 2"]
     window = json.loads(run("read-neighbors", "--file-path", str(pdf), "--chunk-index", "1", "--json").stdout)
-    assert [chunk["pages"] for chunk in window["chunks"]] == ["1", "1", "1"]
+    assert [chunk["pages"] for chunk in window["chunks"]] == ["2", "2", "2"]
 
 
 def test_a_human_query_shows_every_hit_asked_for_while_json_keeps_the_tools_budget(run, docs):
