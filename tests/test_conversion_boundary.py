@@ -12,6 +12,7 @@ import zipfile
 
 import pytest
 from conftest import FIXTURES
+from pdf_maker import pdf_of_objects
 
 from minirag.chunking.titles import choose_title
 from minirag.ingest.convert import convert_file
@@ -113,15 +114,7 @@ def _pdf_font_without_a_box() -> bytes:
                b"<< /Length %d >>\nstream\n%s\nendstream" % (len(text), text),
                b"<< /Type /Font /Subtype /TrueType /BaseFont /NoBoxSans "
                b"/FontDescriptor << /Type /FontDescriptor /FontName /NoBoxSans /Flags 32 >> >>"]
-    out, offsets = bytearray(b"%PDF-1.4\n"), []
-    for number, body in enumerate(objects, start=1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n%s\nendobj\n" % (number, body)
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
-    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
-    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
-    return bytes(out)
+    return pdf_of_objects(objects)
 
 
 def _docx_without_text() -> bytes:

@@ -5,6 +5,7 @@ keyword side folds them in queries too, so both sides see the words a reader see
 from __future__ import annotations
 
 import pytest
+from pdf_maker import pdf_of_objects
 
 from minirag import keywords
 from minirag.ingest.convert import convert_data, convert_document
@@ -26,15 +27,7 @@ def pdf_with_lines(lines: list[str]) -> bytes:
         b"<< /Length %d >>\nstream\n%s\nendstream" % (len(text), text.encode("latin-1")),
         b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>",
     ]
-    out, offsets = bytearray(b"%PDF-1.4\n"), []
-    for number, body in enumerate(objects, start=1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n%s\nendobj\n" % (number, body)
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
-    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
-    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
-    return bytes(out)
+    return pdf_of_objects(objects)
 
 
 HYPHENATED = ["The parser reads the declara-", "tions of every ASN.1 SE-", "QUENCE type. It is non-",
