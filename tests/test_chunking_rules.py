@@ -42,8 +42,8 @@ def table(rows: int, cells: int = 3, header: tuple[str, ...] = ("Name", "Price",
     return "\n".join(lines)
 
 
-def test_the_scheme_version_is_nine():
-    assert SCHEME_VERSION == 9
+def test_the_scheme_version_is_ten():
+    assert SCHEME_VERSION == 10
 
 
 @pytest.mark.parametrize(("md", "title", "expected"), [

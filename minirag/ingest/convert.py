@@ -28,6 +28,7 @@ from minirag.ingest.docx_margins import read_margins
 from minirag.ingest.docx_tables import docx_converter
 from minirag.ingest.empty_cells import without_empty_rows
 from minirag.ingest.epub_spine import check_spine
+from minirag.ingest.markdown_html import rendered_html
 from minirag.ingest.pdf_fields import page_fields, with_fields
 from minirag.ingest.pdf_inflate import inflate_budget
 from minirag.ingest.pdf_structure import outline, structured
@@ -451,8 +452,8 @@ def _convert_by_suffix(data: bytes, suffix: str, name: str) -> Converted:
         raise ConversionFailed(f"{name}: unsupported file type {suffix or '(none)'}")
     if suffix in _PLAIN_TEXT:
         text, warnings = decode_text(data, name)
-        return Converted(markdown=text if suffix != ".txt" else escape_headings(text), warnings=warnings,
-                         frontmatter=True)
+        return Converted(markdown=rendered_html(text) if suffix != ".txt" else escape_headings(text),
+                         warnings=warnings, frontmatter=True)
     if not data:
         raise ConversionFailed(f"{name}: empty file")
     if suffix == ".pdf":
@@ -498,8 +499,8 @@ def convert_data(content: str, fmt: str, name: str) -> Converted:
     content, warnings = without_controls(content, name)
     if fmt == "html":
         return repaired(_html(content, name, warnings), name)
-    return repaired(Converted(markdown=escape_headings(content) if fmt == "text" else content, warnings=warnings,
-                              frontmatter=True), name)
+    return repaired(Converted(markdown=escape_headings(content) if fmt == "text" else rendered_html(content),
+                              warnings=warnings, frontmatter=True), name)
 
 
 # --- fetched bodies ------------------------------------------------------------------

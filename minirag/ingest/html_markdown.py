@@ -424,16 +424,19 @@ def _safe_href(href: str) -> str | None:
 
 
 def _link(a) -> str:
-    text = inline_text(a)
-    href = _safe_href(a.get("href") or "")
-    if not text or not href:
-        return text
-    return f"[{text}]({href})"
+    return link_markdown(inline_text(a), a.get("href") or "")
 
 
 def _image(img) -> str:
     alt = re.sub(r"([\\\[\]])", r"\\\1", _SPACE.sub(" ", img.get("alt") or "").strip())
-    src = _safe_href(img.get("src") or "")
-    if not src:
-        return alt
-    return f"![{alt}]({src})"
+    return link_markdown(alt, img.get("src") or "", image=True)
+
+
+def link_markdown(text: str, href: str, *, image: bool = False) -> str:
+    """`[text](href)`, or `![text](href)` for a picture; the text alone where the target is unsafe or
+    missing. A link or a picture with no text is nothing: a reader of the text gets nothing from a
+    spacer, an avatar or an unlabelled screenshot, and its address is noise to both search sides."""
+    target = _safe_href(href)
+    if not target or not text:
+        return text
+    return f"{'!' if image else ''}[{text}]({target})"

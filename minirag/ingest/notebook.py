@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from minirag.errors import ConversionFailed
 from minirag.ingest.html_markdown import fenced, html_to_markdown
+from minirag.ingest.markdown_html import rendered_html
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")  # colours in tracebacks and progress bars
 # What a result's text/plain says when the object has no text of its own: the reader sees nothing.
@@ -106,7 +107,7 @@ def _cell(cell: dict, language: str) -> list[str]:
     kind = cell.get("cell_type")
     source = _text(cell.get("source", cell.get("input")))
     if kind == "markdown":
-        return [source]
+        return [rendered_html(source)]
     if kind == "heading":  # nbformat 3
         level = cell.get("level")
         level = level if isinstance(level, int) else 1

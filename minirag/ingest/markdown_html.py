@@ -1,0 +1,205 @@
+"""HTML written inside a Markdown file, read as the rendered page shows it.
+
+READMEs and docs sources mix raw HTML into Markdown: a centred logo, badge and
+sponsor rows (`<a href=…><img src=…></a>`), `<details>`/`<summary>`, `<br>`,
+`<kbd>`, comments. A renderer shows none of the markup, only its text, links and
+pictures; indexed as written, the attributes (`target="_blank"`, `width="200"`)
+are words no reader sees, and a row of them is a chunk of noise that stands near
+every query.
+
+What CommonMark calls an HTML block is converted as an HTML page is
+(html_markdown.py), so it reads the same in a `.md` file as in an `.html` one.
+HTML inside a line of text (a paragraph, a heading, a table cell) is rendered in
+place: a link becomes `[text](href)`, a picture `![alt](src)` (a picture with no
+alt text, or a link holding only such pictures, nothing), `<br>` a space (a line
+break would end a table row), a comment nothing, any other tag its text;
+entities become their characters. Code (fenced, indented, or a code span) is
+left exactly as written, and so is a `<` that starts no tag (`a < b`, an
+autolink `<https://…>`). Which lines are blocks, text or code is decided by a
+CommonMark parser (markdown-it-py), not guessed line by line; a tag is what its
+tag grammar matches. Every scan here is linear in the text: a line of 100,000
+unclosed `<!--` or `<a href=x>` costs what a line of prose does.
+"""
+
+from __future__ import annotations
+
+import bisect
+import html
+import re
+
+from minirag.errors import ConversionFailed
+from minirag.ingest.html_markdown import html_to_markdown, link_markdown
+from minirag.ingest.text_repair import escape_headings
+
+# Only a file that holds something like a tag or an entity is parsed at all.
+_MAYBE_HTML = re.compile(r"<[A-Za-z/!?]|&(?:#\d{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
+_TICKS = re.compile(r"`+")
+_LINK_OPEN = re.compile(r"<a(?:\s|/?>)", re.IGNORECASE)
+_LINK_CLOSE = re.compile(r"</a\s*>", re.IGNORECASE)
+_IMAGE = re.compile(r"<img(?:\s|/?>)", re.IGNORECASE)
+_BREAK = re.compile(r"</?br(?:\s|/?>)", re.IGNORECASE)
+# Each kind of markup and the text that must close it, at least this far past its `<`: where the
+# closer occurs nowhere after that, no tag can start there (markdown-it-py's own guard, kept so that
+# a run of unclosed openers is not scanned to its end once per opener).
+_CLOSERS = (("<!--", "-->", 4), ("<![CDATA[", "]]>", 9), ("<?", "?>", 2), ("<!", ">", 3), ("<", ">", 2))
+
+
+def rendered_html(markdown: str) -> str:
+    """`markdown` with its HTML blocks converted and its inline HTML and entities rendered."""
+    if not _MAYBE_HTML.search(markdown):
+        return markdown
+    from markdown_it import MarkdownIt
+
+    text = markdown.replace("\r\n", "\n").replace("\r", "\n")
+    lines = text.split("\n")
+    replaced: dict[int, list[str]] = {}  # first line of a part -> the lines written in its place
+    ends: dict[int, int] = {}  # first line of a part -> the line after it
+    containers = 0  # open quotes and list items, whose markers (`> `, indentation) begin each line
+    for token in MarkdownIt("commonmark").enable("table").parse(text):
+        if token.type in ("blockquote_open", "list_item_open"):
+            containers += 1
+        elif token.type in ("blockquote_close", "list_item_close"):
+            containers -= 1
+        if token.map is None or token.type not in ("html_block", "inline") or token.map[0] in replaced:
+            continue  # a table row's cells share the row's lines: rendered once
+        start, end = token.map
+        source = "\n".join(lines[start:end])
+        if token.type == "html_block":
+            try:
+                converted, _title = html_to_markdown(token.content)
+            except ConversionFailed:
+                continue  # markup lxml cannot read at all stays as written
+            replaced[start] = _block_lines(lines[start], token.content, converted, nested=token.level > 0)
+        else:
+            # Inside a container each line is rendered alone, so no tag reaches over the next line's
+            # marker. A line of nothing but markup goes: a blank line would part its paragraph.
+            parts = lines[start:end] if containers else [source]
+            replaced[start] = [line for part in parts for line in _rendered_inline(part).split("\n") if line.strip()]
+        ends[start] = end
+    out: list[str] = []
+    after_nothing = False  # a part that rendered to nothing: the blank lines around it are one
+    number = 0
+    while number < len(lines):
+        if number in replaced:
+            out.extend(replaced[number])
+            after_nothing = not replaced[number]
+            number = ends[number]
+            continue
+        line = lines[number]
+        number += 1
+        if after_nothing and not line.strip() and (not out or not out[-1].strip()):
+            continue
+        after_nothing = False
+        out.append(line)
+    return "\n".join(out)
+
+
+def _block_lines(first_line: str, content: str, converted: str, *, nested: bool) -> list[str]:
+    """What an HTML block's lines become. A top-level block keeps its converted lines; one inside a
+    list item or a quote becomes one line after its container's marker (`- `, `> `), which a
+    converted paragraph break would otherwise end."""
+    if not nested:
+        return converted.split("\n") if converted else []
+    first = content.split("\n", 1)[0]
+    at = first_line.find(first) if first else -1
+    prefix = first_line[:at] if at > 0 else ""
+    joined = " ".join(part for part in (p.strip() for p in converted.split("\n")) if part)
+    return [prefix + escape_headings(joined)] if joined else []
+
+
+def _rendered_inline(source: str) -> str:
+    """Markdown text (a paragraph, a heading, a table row) with its inline HTML and entities
+    rendered; code spans kept as written."""
+    pieces, at = [], 0
+    for start, end in _code_spans(source):
+        pieces.append(_rendered_markup(source[at:start]))
+        pieces.append(source[start:end])
+        at = end
+    pieces.append(_rendered_markup(source[at:]))
+    rendered = "".join(pieces)
+    # An entity may have spelled a heading's or a fence's mark at the start of a line.
+    return "\n".join(line if line.lstrip()[:1] == old.lstrip()[:1] else escape_headings(line)
+                     for line, old in zip(rendered.split("\n"), _padded(source, rendered), strict=True))
+
+
+def _padded(source: str, rendered: str) -> list[str]:
+    """The source's lines, as many as the rendered text has (a tag over two lines became one)."""
+    old = source.split("\n")
+    count = rendered.count("\n") + 1
+    return (old + [""] * count)[:count]
+
+
+def _code_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each code span: a run of n backticks up to the next run of exactly n
+    (CommonMark); a run with no such closer is text. Each run is looked at once."""
+    runs = [(m.start(), m.end()) for m in _TICKS.finditer(text)]
+    by_length: dict[int, list[int]] = {}
+    for index, (start, end) in enumerate(runs):
+        by_length.setdefault(end - start, []).append(index)
+    spans, index = [], 0
+    while index < len(runs):
+        start, end = runs[index]
+        same = by_length[end - start]
+        after = bisect.bisect_right(same, index)
+        if after < len(same) and not (start and text[start - 1] == "\\"):
+            closer = same[after]
+            spans.append((start, runs[closer][1]))
+            index = closer + 1
+        else:
+            index += 1
+    return spans
+
+
+def _rendered_markup(text: str) -> str:
+    """Text outside code spans: each tag rendered (links, pictures, breaks) or dropped, entities decoded."""
+    if "<" not in text and "&" not in text:
+        return text
+    from markdown_it.common.html_re import HTML_TAG_RE
+
+    last = {closer: text.rfind(closer) for _opener, closer, _least in _CLOSERS}
+    out: list[str] = []
+    links: list[tuple[int, str]] = []  # open links: where in `out` each one's text starts, its href
+    at, position = 0, text.find("<")
+    while position != -1:
+        opener_closer = next((closer, least) for opener, closer, least in _CLOSERS if text.startswith(opener, position))
+        closer, least = opener_closer
+        escaped = position and text[position - 1] == "\\"
+        found = None if escaped or last[closer] < position + least else HTML_TAG_RE.match(text, position)
+        if found is None:
+            position = text.find("<", position + 1)
+            continue
+        out.append(_unescaped(text[at:position]))
+        markup = found.group(0)
+        if _LINK_OPEN.match(markup):
+            links.append((len(out), _attribute(markup, "href")))
+        elif _LINK_CLOSE.fullmatch(markup) and links:
+            start, href = links.pop()
+            inner = " ".join("".join(out[start:]).split())
+            del out[start:]
+            out.append(link_markdown(inner, href))
+        elif _IMAGE.match(markup):
+            out.append(link_markdown(_escaped_alt(_attribute(markup, "alt")), _attribute(markup, "src"), image=True))
+        elif _BREAK.match(markup):
+            out.append(" ")
+        at = found.end()
+        position = text.find("<", at)
+    out.append(_unescaped(text[at:]))
+    return "".join(out)
+
+
+def _unescaped(text: str) -> str:
+    """Entities as characters; a backslash-escaped `&` stays as written."""
+    if "&" not in text:
+        return text
+    return "\\&".join(html.unescape(part) for part in text.split("\\&"))
+
+
+def _escaped_alt(alt: str) -> str:
+    return re.sub(r"([\\\[\]])", r"\\\1", " ".join(alt.split()))
+
+
+def _attribute(markup: str, name: str) -> str:
+    found = re.search(rf"\s{name}\s*=\s*(?:\"([^\"]*)\"|'([^']*)'|([^\s\"'=<>`]+))", markup, re.IGNORECASE)
+    if found is None:
+        return ""
+    return html.unescape(next(group for group in found.groups() if group is not None))

@@ -1,0 +1,117 @@
+"""HTML inside Markdown files reads as the rendered page shows it; code stays as written."""
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+from markdown_it import MarkdownIt
+
+from minirag.chunking import chunk_document
+from minirag.ingest.convert import convert_data, convert_document, convert_file
+from minirag.ingest.markdown_html import rendered_html
+
+FIXTURES = Path(__file__).parent / "fixtures" / "docs"
+README = FIXTURES / "md_debug_readme.md"
+
+
+def chunks_of(markdown: str) -> list[str]:
+    return [c.text for c in chunk_document(markdown, title="README", count_tokens=lambda text: len(text.split()),
+                                           budget=120).chunks]
+
+
+def code_blocks(markdown: str) -> list[str]:
+    return [t.content for t in MarkdownIt("commonmark").parse(markdown) if t.type in ("fence", "code_block")]
+
+
+def test_a_real_readme_loses_its_markup_and_avatar_rows_but_keeps_its_text_pictures_and_code():
+    source = README.read_text()
+    markdown = convert_file(README).markdown
+    assert source.count('target="_blank"') == 60 and "<img" in source
+    for markup in ('target="_blank"', "<img", "<a href", "avatar.svg", 'width="647"'):
+        assert markup not in markdown
+    # A screenshot with alt text stays a picture; the linked avatars (no alt text) go wholly.
+    assert "![screen shot 2017-08-08 at 12 53 04 pm](https://user-images.githubusercontent.com/" in markdown
+    assert "[Become a backer](https://opencollective.com/debug#backer)" in markdown
+    assert "## Backers\n\nSupport us" in markdown and "\n\n\n" not in markdown.split("## Backers")[1][:400]
+    assert code_blocks(markdown) == code_blocks(source) and len(code_blocks(source)) > 10
+    assert not any("avatar" in chunk for chunk in chunks_of(markdown))
+
+
+@pytest.mark.parametrize(("source", "expected"), [
+    ("Press <kbd>Ctrl</kbd>+<kbd>C</kbd> to stop.", "Press Ctrl+C to stop."),
+    ("Tom &amp; Jerry &copy; 2024 &#8212; &#x41;", "Tom & Jerry © 2024 — A"),
+    ("a<br>b<br/>c<BR />d", "a b c d"),
+    ('See <a href="https://example.org/docs" target="_blank">the <b>docs</b></a>.',
+     "See [the docs](https://example.org/docs)."),
+    ('<a href="javascript:alert(1)">click</a> and <a href="#usage">usage</a>', "click and [usage](#usage)"),
+    ('Logo: <img src="logo.png" alt="Project [logo]" width="20"> <img src="spacer.gif">',
+     "Logo: ![Project \\[logo\\]](logo.png) "),
+    ("Before <!-- a note for editors --> after", "Before  after"),
+])
+def test_inline_html_is_rendered_in_place(source, expected):
+    assert rendered_html(source) == expected
+
+
+@pytest.mark.parametrize("source", [
+    "Use `<div>` and ``a <b> b`` in code spans.",
+    "An escaped \\<b> tag and an escaped \\&amp; entity.",
+    "Compare a < b and c > d; mail <me@example.org> or visit <https://example.org>.",
+    "```html\n<p align=\"center\">&amp;</p>\n```",
+    "    <b>indented code</b> &amp;",
+    "~~~\n<!-- kept -->\n~~~",
+])
+def test_code_and_text_that_is_no_tag_stay_exactly_as_written(source):
+    assert rendered_html(source) == source
+
+
+def test_html_blocks_convert_as_an_html_page_would():
+    source = ('<h1 align="center">Widget</h1>\n\n<p align="center">\n  <img src="logo.svg" alt="Widget logo">\n</p>\n\n'
+              "<details>\n<summary>Install on Debian</summary>\n\n    apt install widget\n\n</details>\n\n"
+              "<!--\nTODO: a multi-line comment\n-->\n<pre>\nwidget --help\n</pre>\n\n"
+              "<table><tr><th>OS</th><th>Status</th></tr><tr><td>Linux</td><td>ok</td></tr></table>\n")
+    assert rendered_html(source) == ("# Widget\n\n![Widget logo](logo.svg)\n\nInstall on Debian\n\n"
+                                     "    apt install widget\n\n```\nwidget --help\n```\n\n"
+                                     "| OS | Status |\n| --- | --- |\n| Linux | ok |\n")
+
+
+def test_a_table_cell_break_keeps_the_row_and_a_block_in_a_list_item_keeps_the_item():
+    table = "| a | b |\n|---|---|\n| one<br>two | <i>x</i> |\n"
+    assert rendered_html(table) == "| a | b |\n|---|---|\n| one two | x |\n"
+    nested = "- first\n  <div>inside the\n  item</div>\n- second\n"
+    assert rendered_html(nested) == "- first\n  inside the item\n- second\n"
+    quoted = "> a quote <b>bold</b>\n> <img src='x.png' alt='pic'>\n"
+    assert rendered_html(quoted) == "> a quote bold\n> ![pic](x.png)\n"
+
+
+def test_an_entity_never_makes_a_heading_and_frontmatter_is_left_to_be_read():
+    assert rendered_html("&#35; not a heading\n") == "\\# not a heading\n"
+    converted = convert_document(b"---\nrag: false\ntitle: T\n---\n<b>body</b>\n", ".md", "a.md")
+    assert converted.markdown == "---\nrag: false\ntitle: T\n---\nbody\n" and converted.frontmatter
+
+
+def test_only_markdown_is_rendered_plain_text_keeps_its_angle_brackets():
+    assert convert_document(b"x <b>y</b>", ".txt", "a.txt").markdown == "x <b>y</b>"
+    assert convert_data("x <b>y</b>", "markdown", "note").markdown == "x y"
+    assert convert_data("x <b>y</b>", "text", "note").markdown == "x <b>y</b>"
+
+
+def test_a_notebooks_markdown_cells_are_rendered_too():
+    notebook = {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
+        {"cell_type": "markdown", "metadata": {}, "source": ['<div class="alert">Note: <b>restart</b> the kernel</div>']},
+        {"cell_type": "code", "metadata": {}, "execution_count": 1, "outputs": [], "source": ["print('<b>')"]}]}
+    markdown = convert_document(json.dumps(notebook).encode(), ".ipynb", "n.ipynb").markdown
+    assert "Note: restart the kernel" in markdown and "<div" not in markdown and "print('<b>')" in markdown
+
+
+@pytest.mark.parametrize("run", ["<!--", "<?", "<![CDATA[", "<!X", "<a href='x'>", "</", "``a ", "<", "&amp"])
+def test_a_long_line_of_unclosed_markup_is_read_in_linear_time(run):
+    def seconds(repeats: int) -> float:
+        text = "<b>x</b> " + run * repeats
+        started = time.process_time()
+        rendered_html(text)
+        return time.process_time() - started
+
+    # Ratios within one run, not wall-clock bounds: 8x the text may cost ~8x, never ~64x.
+    small, large = seconds(2_000), seconds(16_000)
+    assert large < 24 * max(small, 0.002)
