@@ -40,7 +40,8 @@ def test_a_real_readme_loses_its_markup_and_avatar_rows_but_keeps_its_text_pictu
 
 @pytest.mark.parametrize(("source", "expected"), [
     ("Press <kbd>Ctrl</kbd>+<kbd>C</kbd> to stop.", "Press Ctrl+C to stop."),
-    ("Tom &amp; Jerry &copy; 2024 &#8212; &#x41;", "Tom & Jerry © 2024 — A"),
+    ("Tom &amp; Jerry &copy; 2024 &#8212; &#x41; &nosuch; &copy 2025 <b>x?a=1&copy=2</b>",
+     "Tom & Jerry © 2024 — A &nosuch; &copy 2025 x?a=1&copy=2"),
     ("a<br>b<br/>c<BR />d", "a b c d"),
     ('See <a href="https://example.org/docs" target="_blank">the <b>docs</b></a>.',
      "See [the docs](https://example.org/docs)."),

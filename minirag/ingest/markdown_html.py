@@ -31,8 +31,10 @@ from minirag.errors import ConversionFailed
 from minirag.ingest.html_markdown import html_to_markdown, link_markdown
 from minirag.ingest.text_repair import escape_headings
 
+# An entity as CommonMark reads one: with its semicolon (`&copy 2024` and `?a=1&copy=2` are text).
+_ENTITY = re.compile(r"&(?:#\d{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
 # Only a file that holds something like a tag or an entity is parsed at all.
-_MAYBE_HTML = re.compile(r"<[A-Za-z/!?]|&(?:#\d{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
+_MAYBE_HTML = re.compile(r"<[A-Za-z/!?]|" + _ENTITY.pattern)
 _TICKS = re.compile(r"`+")
 _LINK_OPEN = re.compile(r"<a(?:\s|/?>)", re.IGNORECASE)
 _LINK_CLOSE = re.compile(r"</a\s*>", re.IGNORECASE)
@@ -191,7 +193,8 @@ def _unescaped(text: str) -> str:
     """Entities as characters; a backslash-escaped `&` stays as written."""
     if "&" not in text:
         return text
-    return "\\&".join(html.unescape(part) for part in text.split("\\&"))
+    return "\\&".join(_ENTITY.sub(lambda entity: html.unescape(entity.group(0)), part)
+                      for part in text.split("\\&"))
 
 
 def _escaped_alt(alt: str) -> str:
