@@ -34,6 +34,7 @@ from minirag.ingest.pdf_inflate import inflate_budget
 from minirag.ingest.pdf_structure import outline, structured
 from minirag.ingest.pdf_title import pdf_title
 from minirag.ingest.quiet import converting
+from minirag.ingest.rst_text import rst_to_markdown
 from minirag.ingest.sheet_limits import check_sheets
 from minirag.ingest.text_repair import escape_headings, repair
 from minirag.ingest.zip_xml import check_prologs
@@ -41,7 +42,7 @@ from minirag.ingest.zip_xml import check_prologs
 log = logging.getLogger(__name__)
 
 DOCUMENT_EXTENSIONS = frozenset(
-    {".md", ".markdown", ".txt", ".pdf", ".docx", ".pptx", ".xlsx", ".html", ".htm", ".csv", ".epub", ".ipynb"}
+    {".md", ".markdown", ".txt", ".rst", ".pdf", ".docx", ".pptx", ".xlsx", ".html", ".htm", ".csv", ".epub", ".ipynb"}
 )
 # Image files are documents only where they can be read (the ocr extra installed, OCR not off).
 SUPPORTED_EXTENSIONS = DOCUMENT_EXTENSIONS | (ocr.IMAGE_EXTENSIONS if ocr.images_readable() else frozenset())
@@ -461,6 +462,9 @@ def _convert_by_suffix(data: bytes, suffix: str, name: str) -> Converted:
     if suffix in _HTML:
         text, warnings = decode_text(data, name, declared=html_declared_charset(data))
         return _html(text, name, warnings)
+    if suffix == ".rst":
+        text, warnings = decode_text(data, name)
+        return Converted(markdown=rst_to_markdown(text), warnings=warnings)
     if suffix == ".csv":
         text, warnings = decode_text(data, name)
         return Converted(markdown=csv_to_markdown(text, name), warnings=warnings)

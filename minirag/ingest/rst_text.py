@@ -1,0 +1,302 @@
+"""reStructuredText -> Markdown: the structure chunking needs, the text a reader of the built page sees.
+
+Python projects write their docs, READMEs and changelogs in reStructuredText. Read
+as plain text, its section titles are lines like any other (no breadcrumbs, no
+sections), and its markup is words no reader sees (`:func:`, `.. code-block::`,
+`.. _target:`). This reads the parts docutils' readers would, line by line, with no
+docutils import (a pure-Python parser of its own size for what is mostly prose):
+
+- a section title (underlined, or over- and underlined, with one punctuation
+  character repeated at least as long as the title) becomes an ATX heading, its
+  level the order in which its adornment style first appears, as docutils ranks them;
+- a literal block (after a paragraph ending in `::`), a `code-block`/`code`/
+  `sourcecode` directive and a doctest block (`>>>` lines) become fenced code;
+- an admonition (`note`, `warning`, `versionadded`...) keeps its content after its
+  label (`Note:`), an object's description (`function`, `class`, `py:method`...) its
+  signature as code and then its content, an image or figure its `:alt:` text and
+  caption; any other directive keeps its argument line and content as text;
+- what renders as nothing goes: comments, hyperlink targets (`.. _name: url`),
+  substitution definitions, `toctree`, `include`, `raw`, `meta`, `index`,
+  `contents` and directive options;
+- inline markup renders as Markdown: ``literal`` and code roles (`:func:`os.path.join``)
+  as code spans, other roles and `references`_ as their text (the title of
+  `Title <target>`), `text <https://…>`_ as a link.
+
+Everything else (paragraphs, lists, field lists, tables drawn in ASCII) stays as
+written, each line once. Every pass is a walk over the lines: linear in the text.
+"""
+
+from __future__ import annotations
+
+import re
+
+from minirag.ingest.text_repair import escape_headings
+
+_ADORNMENT = re.compile(r"^([!-/:-@\[-`{-~])\1{2,}\s*$")
+_DIRECTIVE = re.compile(r"^(\s*)\.\.\s+([\w:.+-]+)::(?:\s+(.*))?$")
+_EXPLICIT = re.compile(r"^(\s*)\.\.(?:\s|$)")
+_FOOTNOTE = re.compile(r"^(\s*)\.\.\s+(\[[^\]]+\])\s+(.*)$")
+_OPTION = re.compile(r"^\s*:[\w -]+:(?:\s|$)")
+_ROLE = re.compile(r"(?<![\w`])(?::[\w.+-]+(?::[\w.+-]+)?:)?`(?!`)([^`]+?)`(?:__?)?(?::[\w.+-]+:)?(?![\w`])")
+_LITERAL = re.compile(r"``(?!\s)(.+?)(?<!\s)``")
+_LINK_TARGET = re.compile(r"^(.*?)\s*<([^<>]+)>$", re.DOTALL)
+_DOCTEST = re.compile(r"^\s*>>>( |$)")
+_LIST_ITEM = re.compile(r"^\s*(?:[-*+•‣⁃]|\d+[.)]|#\.|\(?[a-zA-Z0-9]+\)|:[^:]+:)(?:\s|$)")
+
+# Directives whose output is no text: navigation, inclusion, raw markup, metadata.
+_SILENT = frozenset({"toctree", "include", "literalinclude", "raw", "meta", "index", "contents", "sectnum",
+                     "highlight", "default-role", "role", "currentmodule", "module", "py:module",
+                     "py:currentmodule", "automodule", "autosummary", "tabularcolumns", "only-html-hidden",
+                     "target-notes", "header", "footer", "title", "rst-class", "class", "moduleauthor",
+                     "sectionauthor", "codeauthor", "tags", "spelling:word-list"})
+_CODE = frozenset({"code-block", "code", "sourcecode", "doctest", "testcode", "testoutput", "ipython", "parsed-literal",
+                   "prompt", "productionlist"})
+_PICTURES = frozenset({"image", "figure"})
+_ADMONITIONS = {"note": "Note", "warning": "Warning", "tip": "Tip", "hint": "Hint", "important": "Important",
+                "caution": "Caution", "danger": "Danger", "attention": "Attention", "error": "Error",
+                "seealso": "See also", "todo": "To do", "versionadded": "New in version",
+                "versionchanged": "Changed in version", "deprecated": "Deprecated since version",
+                "versionremoved": "Removed in version"}
+# Roles whose text is code (Sphinx's Python and standard domains): written as a code span.
+_CODE_ROLES = frozenset({"func", "meth", "class", "mod", "attr", "data", "exc", "obj", "const", "command",
+                         "option", "envvar", "file", "program", "samp", "kbd", "code", "py", "type", "member",
+                         "macro", "var", "struct", "enum", "expr", "makevar", "regexp", "dfn-code"})
+# Signatures of described objects (`.. function:: name(args)`): kept as code, then their content.
+_OBJECTS = frozenset({"function", "class", "method", "attribute", "data", "exception", "decorator",
+                      "staticmethod", "classmethod", "property", "module-function", "cmdoption", "option",
+                      "envvar", "describe", "object", "type", "member", "macro", "var", "struct", "enum",
+                      "coroutinefunction", "coroutinemethod", "abstractmethod", "opcode", "pdbcommand",
+                      "program", "confval", "setting"})
+
+
+MAX_NESTING = 40  # directives inside directives read as markup; deeper content stays as written
+
+
+def rst_to_markdown(text: str) -> str:
+    """Markdown for a reStructuredText document (see the module's docstring)."""
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").expandtabs(8).split("\n")
+    out = _read(lines, [], 0)
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(out)).strip("\n") + "\n"
+
+
+def _read(lines: list[str], styles: list[tuple[str, bool]], depth: int) -> list[str]:
+    """Markdown lines for `lines`: a document, or a directive's content (`depth` levels down).
+    `styles`: the title adornments met so far, in order (their heading levels)."""
+    out: list[str] = []
+    paragraph: list[str] = []  # text lines, whose inline markup may run from one to the next
+
+    def flush() -> None:
+        if paragraph:
+            out.extend(escape_headings(line) for line in _inline("\n".join(paragraph)).split("\n"))
+            paragraph.clear()
+
+    def read_nested(block: list[str]) -> list[str]:
+        return _read(block, styles, depth + 1)
+
+    index = 0
+    while index < len(lines):
+        line = lines[index]
+        if not line.strip():
+            flush()
+            out.append("")
+            index += 1
+            continue
+        if (paragraph and depth <= MAX_NESTING and _indent(line) > _indent(paragraph[0])
+                and not _LIST_ITEM.match(paragraph[0])):
+            # A block under a line of text (a definition under its term, a quote): read as a block of its own.
+            term_indent = _indent(paragraph[0])
+            flush()
+            end = _block_end(lines, index, term_indent)
+            out += read_nested(_dedented(lines[index:end]))
+            index = end
+            continue
+        # Inside a paragraph only a `::` ending is markup; at a block's start every construct is tried.
+        if (paragraph or depth > MAX_NESTING) and not line.rstrip().endswith("::"):
+            paragraph.append(line)
+            index += 1
+            continue
+        # Past MAX_NESTING no construct is read (each could open a level more): text and `::` blocks only.
+        at_start = not paragraph and depth <= MAX_NESTING
+        title = _title_at(lines, index) if at_start else None
+        if title is not None:
+            text_of_title, style, used = title
+            if style not in styles:
+                styles.append(style)
+            out += ["", "#" * min(styles.index(style) + 1, 6) + " " + _inline(text_of_title), ""]
+            index += used
+            continue
+        if (at_start and _ADORNMENT.match(line) and len(line.strip()) >= 4
+                and _blank(lines, index - 1) and _blank(lines, index + 1)):
+            index += 1  # a transition (a horizontal rule between paragraphs)
+            continue
+        directive = _DIRECTIVE.match(line) if at_start else None
+        if directive is not None:
+            index = _directive(lines, index, directive, out, styles, depth)
+            continue
+        footnote = _FOOTNOTE.match(line) if at_start else None
+        if footnote is not None:
+            out.append(footnote.group(1) + footnote.group(2) + " " + _inline(footnote.group(3)))
+            index += 1
+            continue
+        if at_start and _EXPLICIT.match(line):  # a comment, a hyperlink target, a substitution
+            index = _block_end(lines, index + 1, _indent(line))
+            continue
+        if at_start and _DOCTEST.match(line):
+            end = index
+            while end < len(lines) and lines[end].strip():
+                end += 1
+            out += ["", *_fenced([entry.strip() for entry in lines[index:end]], "pycon"), ""]
+            index = end
+            continue
+        if line.rstrip().endswith("::"):
+            ending = line.rstrip()[:-2]
+            if ending.strip():  # "Run this::" reads "Run this:"; "Run this ::" and "::" alone read nothing
+                paragraph.append(ending.rstrip() + ("" if ending.endswith((" ", "\t")) else ":"))
+            flush()
+            index = _literal_block(lines, index + 1, _indent(line), out)
+            continue
+        paragraph.append(line)
+        index += 1
+    flush()
+    return out
+
+
+def _title_at(lines: list[str], index: int) -> tuple[str, tuple[str, bool], int] | None:
+    """(title, adornment style, lines used) when a section title starts at `index`."""
+    line = lines[index]
+    if not _blank(lines, index - 1):
+        return None
+    over = _ADORNMENT.match(line)
+    if over is not None and index + 2 < len(lines):
+        title, under = lines[index + 1], _ADORNMENT.match(lines[index + 2])
+        if (under is not None and under.group(1) == over.group(1) and title.strip()
+                and not _ADORNMENT.match(title) and len(line.rstrip()) >= len(title.rstrip())):
+            return title.strip(), (over.group(1), True), 3
+    if (over is None and line.strip() and not line[0].isspace() and index + 1 < len(lines)
+            and not _EXPLICIT.match(line)):
+        under = _ADORNMENT.match(lines[index + 1])
+        if under is not None and len(lines[index + 1].rstrip()) >= len(line.rstrip()):
+            return line.strip(), (under.group(1), False), 2
+    return None
+
+
+def _directive(lines: list[str], index: int, match: re.Match, out: list[str], styles: list[tuple[str, bool]],
+               depth: int) -> int:
+    indent, name, argument = len(match.group(1)), match.group(2).lower(), (match.group(3) or "").strip()
+    end = _block_end(lines, index + 1, indent)
+    body = lines[index + 1:end]
+    options = {}
+    while body and _OPTION.match(body[0]):
+        key, _, value = body.pop(0).strip()[1:].partition(":")
+        options[key.strip().lower()] = value.strip()
+    content = _dedented(body)
+    short = name.rsplit(":", 1)[-1]
+
+    def read(block: list[str]) -> list[str]:
+        return _read(block, styles, depth + 1)
+
+    if name in _SILENT or short in _SILENT:
+        return end
+    if short in _CODE:
+        language = argument.split()[0] if argument else ""
+        out += ["", *_fenced(content, language), ""]
+    elif short in _PICTURES:
+        words = [options.get("alt", "")] + ([_inline(" ".join(content).strip())] if short == "figure" else [])
+        out += ["", " ".join(w for w in words if w), ""]
+    elif short in _ADMONITIONS or short == "admonition":
+        # An admonition's text may start on its own line (`.. note:: Text`); a version directive's
+        # first word is the version; the generic `admonition` takes a title.
+        version, _, said = argument.partition(" ") if short.startswith(("version", "deprec")) else ("", "", argument)
+        if short == "admonition":
+            label, said = argument, ""
+        else:
+            label = _ADMONITIONS[short] + (" " + version if version else "")
+        if said.strip():
+            content = [said.strip(), *content]
+        read_content = read(content)
+        while read_content and not read_content[0].strip():
+            read_content.pop(0)
+        first = read_content.pop(0) if read_content and not read_content[0].startswith(("#", "```")) else ""
+        out += ["", escape_headings(f"{_inline(label)}: {first}".rstrip()), *read_content, ""]
+    elif (short in _OBJECTS or (short.startswith("auto") and short not in _SILENT)) and argument:
+        out += ["", _code_span(argument), *read(content), ""]
+    else:
+        out += ["", *([escape_headings(_inline(argument))] if argument else []), *read(content), ""]
+    return end
+
+
+def _literal_block(lines: list[str], index: int, indent: int, out: list[str]) -> int:
+    """The indented (or quoted) block after `::`, fenced; `index` is the line after the marker."""
+    start = index
+    while start < len(lines) and not lines[start].strip():
+        start += 1
+    if start >= len(lines) or _indent(lines[start]) <= indent:
+        return start  # no block follows: the `::` only ended the paragraph
+    end = _block_end(lines, start, indent)
+    out += ["", *_fenced(_dedented(lines[start:end]), ""), ""]
+    return end
+
+
+def _block_end(lines: list[str], index: int, indent: int) -> int:
+    """The first line at `index` or after that is not blank and indented no deeper than `indent`."""
+    while index < len(lines) and (not lines[index].strip() or _indent(lines[index]) > indent):
+        index += 1
+    return index
+
+
+def _fenced(body: list[str], language: str) -> list[str]:
+    while body and not body[-1].strip():
+        body = body[:-1]
+    while body and not body[0].strip():
+        body = body[1:]
+    longest = max((len(run) for line in body for run in re.findall(r"`{3,}", line)), default=2)
+    fence = "`" * max(3, longest + 1)
+    return [fence + language, *body, fence]
+
+
+def _dedented(block: list[str]) -> list[str]:
+    depth = min((_indent(line) for line in block if line.strip()), default=0)
+    return [line[depth:] if line.strip() else "" for line in block]
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" "))
+
+
+def _blank(lines: list[str], index: int) -> bool:
+    return index < 0 or index >= len(lines) or not lines[index].strip()
+
+
+def _inline(line: str) -> str:
+    """Inline markup as Markdown: literals and code roles as code spans, references and other roles as
+    their text, `text <url>`_ as a link."""
+    if "`" not in line:
+        return line
+    pieces, at = [], 0
+    for literal in _LITERAL.finditer(line):
+        pieces.append(_ROLE.sub(_role, line[at:literal.start()]))
+        pieces.append(_code_span(literal.group(1)))
+        at = literal.end()
+    pieces.append(_ROLE.sub(_role, line[at:]))
+    return "".join(pieces)
+
+
+def _role(match: re.Match) -> str:
+    whole, text = match.group(0), match.group(1)
+    role = re.match(r":(?:[\w.+-]+:)?([\w.+-]+):`", whole)
+    target = _LINK_TARGET.match(text)
+    if target is not None:
+        label, address = target.group(1).strip(), target.group(2).strip()
+        if re.match(r"[a-z][a-z0-9+.-]*://", address) and role is None:
+            return f"[{label or address}]({address})"
+        text = label or address
+    text = text.lstrip("~!")
+    if role is not None and role.group(1) in ("rfc", "pep"):
+        return f"{role.group(1).upper()} {text}"
+    if role is not None and role.group(1) in _CODE_ROLES:
+        return _code_span(text)
+    return text
+
+
+def _code_span(text: str) -> str:
+    return f"`` {text} ``" if "`" in text else f"`{text}`"
