@@ -116,3 +116,16 @@ def test_a_long_line_of_unclosed_markup_is_read_in_linear_time(run):
     # Ratios within one run, not wall-clock bounds: 8x the text may cost ~8x, never ~64x.
     small, large = seconds(2_000), seconds(16_000)
     assert large < 24 * max(small, 0.002)
+
+
+def test_mdx_pages_lose_their_imports_exports_and_jsx_comments_and_keep_their_text_and_code():
+    source = (b"---\ntitle: Install\n---\nimport Tabs from '@theme/Tabs';\nexport const meta = { a: 1 };\n\n"
+              b"# Installation\n\n{/* a note for editors */}\nPick your system:\n\n<Tabs groupId=\"os\">\n"
+              b"<TabItem value=\"linux\" label=\"Linux\">\n\nRun `apt install widget`.\n\n</TabItem>\n</Tabs>\n\n"
+              b"```js\nimport x from 'y';\n```\n\nTo export a file, import it first.\n")
+    converted = convert_document(source, ".mdx", "install.mdx")
+    assert converted.frontmatter and converted.markdown == (
+        "---\ntitle: Install\n---\n\n# Installation\n\nPick your system:\n\nRun `apt install widget`.\n\n"
+        "```js\nimport x from 'y';\n```\n\nTo export a file, import it first.\n")
+    # In a .md file the same lines are text, as a Markdown renderer shows them.
+    assert "import Tabs from" in convert_document(source, ".md", "install.md").markdown

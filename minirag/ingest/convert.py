@@ -42,11 +42,11 @@ from minirag.ingest.zip_xml import check_prologs
 log = logging.getLogger(__name__)
 
 DOCUMENT_EXTENSIONS = frozenset(
-    {".md", ".markdown", ".txt", ".rst", ".pdf", ".docx", ".pptx", ".xlsx", ".html", ".htm", ".csv", ".epub", ".ipynb"}
+    {".md", ".markdown", ".mdx", ".txt", ".rst", ".pdf", ".docx", ".pptx", ".xlsx", ".html", ".htm", ".csv", ".epub", ".ipynb"}
 )
 # Image files are documents only where they can be read (the ocr extra installed, OCR not off).
 SUPPORTED_EXTENSIONS = DOCUMENT_EXTENSIONS | (ocr.IMAGE_EXTENSIONS if ocr.images_readable() else frozenset())
-_PLAIN_TEXT = {".md", ".markdown", ".txt"}
+_PLAIN_TEXT = {".md", ".markdown", ".mdx", ".txt"}
 _HTML = {".html", ".htm"}
 # One markitdown converter per extension, never its guess-and-fall-back chain: a
 # corrupt PDF must fail, not be indexed as its raw bytes by the plain-text converter.
@@ -453,8 +453,8 @@ def _convert_by_suffix(data: bytes, suffix: str, name: str) -> Converted:
         raise ConversionFailed(f"{name}: unsupported file type {suffix or '(none)'}")
     if suffix in _PLAIN_TEXT:
         text, warnings = decode_text(data, name)
-        return Converted(markdown=rendered_html(text) if suffix != ".txt" else escape_headings(text),
-                         warnings=warnings, frontmatter=True)
+        return Converted(markdown=rendered_html(text, mdx=suffix == ".mdx") if suffix != ".txt"
+                         else escape_headings(text), warnings=warnings, frontmatter=True)
     if not data:
         raise ConversionFailed(f"{name}: empty file")
     if suffix == ".pdf":

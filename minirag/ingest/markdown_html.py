@@ -36,6 +36,8 @@ _ENTITY = re.compile(r"&(?:#\d{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]{1,
 # Only a file that holds something like a tag or an entity is parsed at all.
 _MAYBE_HTML = re.compile(r"<[A-Za-z/!?]|" + _ENTITY.pattern)
 _TICKS = re.compile(r"`+")
+_ESM = re.compile(r"(?:import|export)[\s{*]")
+_JSX_COMMENT = re.compile(r"\{/\*.*?\*/\}", re.DOTALL)
 _LINK_OPEN = re.compile(r"<a(?:\s|/?>)", re.IGNORECASE)
 _LINK_CLOSE = re.compile(r"</a\s*>", re.IGNORECASE)
 _IMAGE = re.compile(r"<img(?:\s|/?>)", re.IGNORECASE)
@@ -46,9 +48,11 @@ _BREAK = re.compile(r"</?br(?:\s|/?>)", re.IGNORECASE)
 _CLOSERS = (("<!--", "-->", 4), ("<![CDATA[", "]]>", 9), ("<?", "?>", 2), ("<!", ">", 3), ("<", ">", 2))
 
 
-def rendered_html(markdown: str) -> str:
-    """`markdown` with its HTML blocks converted and its inline HTML and entities rendered."""
-    if not _MAYBE_HTML.search(markdown):
+def rendered_html(markdown: str, *, mdx: bool = False) -> str:
+    """`markdown` with its HTML blocks converted and its inline HTML and entities rendered. `mdx`: the
+    text is MDX (Markdown with JSX, as Docusaurus and Nextra write docs): its top-level `import` and
+    `export` statements and its `{/* comments */}` are no text either, and its components read as tags."""
+    if not mdx and not _MAYBE_HTML.search(markdown):
         return markdown
     from markdown_it import MarkdownIt
 
@@ -74,9 +78,13 @@ def rendered_html(markdown: str) -> str:
             except ConversionFailed:
                 continue  # markup lxml cannot read at all stays as written
             replaced[start] = _block_lines(lines[start], token.content, converted, nested=token.level > 0)
+        elif mdx and not containers and token.level == 1 and _ESM.match(source):
+            replaced[start] = []  # an import or export: code the page runs, not text it shows
         else:
             # Inside a container each line is rendered alone, so no tag reaches over the next line's
             # marker. A line of nothing but markup goes: a blank line would part its paragraph.
+            if mdx:
+                source = _JSX_COMMENT.sub("", source)
             parts = lines[start:end] if containers else [source]
             replaced[start] = [line for part in parts for line in _rendered_inline(part).split("\n") if line.strip()]
         ends[start] = end
