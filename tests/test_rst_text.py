@@ -61,6 +61,7 @@ def test_python_docs_literal_blocks_and_roles():
      "See [the site](https://example.org), Ref and the guide.\n"),
     ("Call :py:meth:`~pkg.Thing.run` or ``run()``; see :pep:`8`.\n", "Call `pkg.Thing.run` or `run()`; see PEP 8.\n"),
     ("# not a heading\n", "\\# not a heading\n"),
+    (":orphan:\n:tocdepth: 2\n\nMoved\n=====\n\n:author: Ann\n", "# Moved\n\n:author: Ann\n"),
     ("Term\n   Its definition.\n\n   .. note:: Nested.\n", "Term\nIts definition.\n\nNote: Nested.\n"),
 ])
 def test_each_construct(source, expected):

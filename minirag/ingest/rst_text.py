@@ -41,6 +41,7 @@ _ROLE = re.compile(r"(?<![\w`])(?::[\w.+-]+(?::[\w.+-]+)?:)?`(?!`)([^`]+?)`(?:__
 _LITERAL = re.compile(r"``(?!\s)(.+?)(?<!\s)``")
 _LINK_TARGET = re.compile(r"^(.*?)\s*<([^<>]+)>$", re.DOTALL)
 _DOCTEST = re.compile(r"^\s*>>>( |$)")
+_SPHINX_METADATA = re.compile(r"^:(?:orphan|nosearch|nocomments|tocdepth|hide-toc|hide-navigation|og:[\w:-]+):(?:\s.*)?$")
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+•‣⁃]|\d+[.)]|#\.|\(?[a-zA-Z0-9]+\)|:[^:]+:)(?:\s|$)")
 
 # Directives whose output is no text: navigation, inclusion, raw markup, metadata.
@@ -75,7 +76,10 @@ MAX_NESTING = 40  # directives inside directives read as markup; deeper content 
 def rst_to_markdown(text: str) -> str:
     """Markdown for a reStructuredText document (see the module's docstring)."""
     lines = text.replace("\r\n", "\n").replace("\r", "\n").expandtabs(8).split("\n")
-    out = _read(lines, [], 0)
+    start = 0
+    while start < len(lines) and (_SPHINX_METADATA.match(lines[start]) or not lines[start].strip()):
+        start += 1  # Sphinx's file-wide metadata (`:orphan:`, `:tocdepth: 2`): read by the builder, never shown
+    out = _read(lines[start:], [], 0)
     return re.sub(r"\n{3,}", "\n\n", "\n".join(out)).strip("\n") + "\n"
 
 
