@@ -38,7 +38,6 @@ _EXPLICIT = re.compile(r"^(\s*)\.\.(?:\s|$)")
 _FOOTNOTE = re.compile(r"^(\s*)\.\.\s+(\[[^\]]+\])\s+(.*)$")
 _OPTION = re.compile(r"^\s*:[\w -]+:(?:\s|$)")
 _ROLE = re.compile(r"(?<![\w`])(?::[\w.+-]+(?::[\w.+-]+)?:)?`(?!`)([^`]+?)`(?:__?)?(?::[\w.+-]+:)?(?![\w`])")
-_LITERAL = re.compile(r"``(?!\s)(.+?)(?<!\s)``")
 _LINK_TARGET = re.compile(r"^(.*?)\s*<([^<>]+)>$", re.DOTALL)
 _DOCTEST = re.compile(r"^\s*>>>( |$)")
 _SPHINX_METADATA = re.compile(r"^:(?:orphan|nosearch|nocomments|tocdepth|hide-toc|hide-navigation|og:[\w:-]+):(?:\s.*)?$")
@@ -277,12 +276,27 @@ def _inline(line: str) -> str:
     if "`" not in line:
         return line
     pieces, at = [], 0
-    for literal in _LITERAL.finditer(line):
-        pieces.append(_ROLE.sub(_role, line[at:literal.start()]))
-        pieces.append(_code_span(literal.group(1)))
-        at = literal.end()
+    for start, end in _literals(line):
+        pieces.append(_ROLE.sub(_role, line[at:start]))
+        pieces.append(_code_span(line[start + 2:end - 2]))
+        at = end
     pieces.append(_ROLE.sub(_role, line[at:]))
     return "".join(pieces)
+
+
+def _literals(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each ``inline literal``: from a `` before a non-space to the next `` after one.
+    One pass over the `` marks (a regex per opener rescanned the rest of a line of unclosed ones)."""
+    spans, opened = [], None
+    for mark in re.finditer("``", text):
+        at = mark.start()
+        if opened is None:
+            if at + 2 < len(text) and not text[at + 2].isspace():
+                opened = at
+        elif at > opened + 2 and not text[at - 1].isspace():
+            spans.append((opened, at + 2))
+            opened = None
+    return spans
 
 
 def _role(match: re.Match) -> str:
