@@ -187,12 +187,13 @@ def _directive(lines: list[str], index: int, match: re.Match, out: list[str], st
                depth: int) -> int:
     indent, name, argument = len(match.group(1)), match.group(2).lower(), (match.group(3) or "").strip()
     end = _block_end(lines, index + 1, indent)
-    body = lines[index + 1:end]
+    first = index + 1
     options = {}
-    while body and _OPTION.match(body[0]):
-        key, _, value = body.pop(0).strip()[1:].partition(":")
+    while first < end and _OPTION.match(lines[first]):
+        key, _, value = lines[first].strip()[1:].partition(":")
         options[key.strip().lower()] = value.strip()
-    content = _dedented(body)
+        first += 1
+    content = _dedented(lines[first:end])
     short = name.rsplit(":", 1)[-1]
 
     def read(block: list[str]) -> list[str]:
@@ -217,10 +218,10 @@ def _directive(lines: list[str], index: int, match: re.Match, out: list[str], st
         if said.strip():
             content = [said.strip(), *content]
         read_content = read(content)
-        while read_content and not read_content[0].strip():
-            read_content.pop(0)
-        first = read_content.pop(0) if read_content and not read_content[0].startswith(("#", "```")) else ""
-        out += ["", escape_headings(f"{_inline(label)}: {first}".rstrip()), *read_content, ""]
+        at = next((n for n, line in enumerate(read_content) if line.strip()), len(read_content))
+        opening = read_content[at] if at < len(read_content) and not read_content[at].startswith(("#", "```")) else ""
+        rest = read_content[at + 1:] if opening else read_content[at:]
+        out += ["", escape_headings(f"{_inline(label)}: {opening}".rstrip()), *rest, ""]
     elif (short in _OBJECTS or (short.startswith("auto") and short not in _SILENT)) and argument:
         out += ["", _code_span(argument), *read(content), ""]
     else:
@@ -247,11 +248,9 @@ def _block_end(lines: list[str], index: int, indent: int) -> int:
     return index
 
 
-def _fenced(body: list[str], language: str) -> list[str]:
-    while body and not body[-1].strip():
-        body = body[:-1]
-    while body and not body[0].strip():
-        body = body[1:]
+def _fenced(lines: list[str], language: str) -> list[str]:
+    filled = [n for n, line in enumerate(lines) if line.strip()]
+    body = lines[filled[0]:filled[-1] + 1] if filled else []
     longest = max((len(run) for line in body for run in re.findall(r"`{3,}", line)), default=2)
     fence = "`" * max(3, longest + 1)
     return [fence + language, *body, fence]
