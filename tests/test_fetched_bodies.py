@@ -123,3 +123,16 @@ def test_html_served_as_plain_text_is_converted_as_html(app, served):
 ])
 def test_the_bytes_decide_the_format_before_the_content_type(body, mimetype, expected):
     assert sniff_format(body, mimetype, "https://example.org/x") == expected
+
+
+@pytest.mark.parametrize(("mimetype", "url", "expected"), [
+    ("text/markdown", "https://example.org/notes", ".md"),
+    ("text/x-rst", "https://example.org/notes", ".rst"),
+    ("text/plain", "https://raw.githubusercontent.com/o/r/main/README.md", ".md"),
+    ("text/plain", "https://raw.githubusercontent.com/o/r/main/docs/index.rst?plain=1", ".rst"),
+    ("text/plain", "https://raw.githubusercontent.com/o/r/main/docs/intro.mdx", ".mdx"),
+    ("text/plain", "https://example.org/page.html", ".txt"),  # served as text: its tags are what it says
+    ("text/plain", "https://example.org/notes", ".txt"),
+])
+def test_markdown_and_restructuredtext_are_read_as_such_by_their_type_or_a_plain_texts_name(mimetype, url, expected):
+    assert sniff_format(b"# Title\n\nText.\n", mimetype, url) == expected

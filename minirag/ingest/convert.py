@@ -512,7 +512,10 @@ def convert_data(content: str, fmt: str, name: str) -> Converted:
 
 _ZIP_MEMBER_FORMATS = (("word/document.xml", ".docx"), ("ppt/presentation.xml", ".pptx"),
                        ("xl/workbook.xml", ".xlsx"))
-_TYPE_SUFFIXES = {"text/csv": ".csv", "application/x-ipynb+json": ".ipynb"}
+_TYPE_SUFFIXES = {"text/csv": ".csv", "application/x-ipynb+json": ".ipynb", "text/markdown": ".md",
+                  "text/x-markdown": ".md", "text/x-rst": ".rst", "text/prs.fallenstein.rst": ".rst"}
+# Served as text/plain (raw.githubusercontent.com serves every file so), a file named as one of these is that.
+_TEXT_SUFFIXES = frozenset({".md", ".markdown", ".mdx", ".rst"})
 
 
 def sniff_format(body: bytes, mimetype: str, url: str) -> str:
@@ -538,10 +541,12 @@ def sniff_format(body: bytes, mimetype: str, url: str) -> str:
         return ".html"
     if mimetype in _TYPE_SUFFIXES:
         return _TYPE_SUFFIXES[mimetype]
-    if not mimetype or mimetype == "application/octet-stream":
-        suffix = Path(url.split("?", 1)[0].split("#", 1)[0]).suffix.lower()
-        if suffix in SUPPORTED_EXTENSIONS and suffix not in _ZIP_FORMATS and suffix != ".pdf":
-            return suffix
+    suffix = Path(url.split("?", 1)[0].split("#", 1)[0]).suffix.lower()
+    untyped = not mimetype or mimetype == "application/octet-stream"
+    if untyped and suffix in SUPPORTED_EXTENSIONS and suffix not in _ZIP_FORMATS and suffix != ".pdf":
+        return suffix
+    if mimetype == "text/plain" and suffix in _TEXT_SUFFIXES:
+        return suffix
     return ".txt"  # anything else must at least be text: decode_text refuses binary data
 
 
