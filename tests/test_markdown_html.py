@@ -114,7 +114,7 @@ def test_a_long_line_of_unclosed_markup_is_read_in_linear_time(run):
         return time.process_time() - started
 
     # Ratios within one run, not wall-clock bounds: 8x the text may cost ~8x, never ~64x.
-    small, large = seconds(2_000), seconds(16_000)
+    small, large = seconds(1_000), seconds(8_000)
     assert large < 24 * max(small, 0.002)
 
 
