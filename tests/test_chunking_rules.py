@@ -242,15 +242,6 @@ def test_inlined_images_are_removed_keeping_alt_text_but_linked_images_stay():
     assert "![web](https://example.com/a.png)" in doc.chunks[0].text
 
 
-def test_pictures_without_alt_text_and_links_holding_only_them_are_left_out_outside_code():
-    md = ("# Tool\n\n[![](https://img.shields.io/ci.svg)](https://ci.example) [![npm](https://img.shields.io/v.svg)]"
-          "(https://npm.example)\n\nA tool. ![](docs/shot.png) ![ ](spacer.gif 'x')\n\n```md\n![](kept.png)\n```\n")
-    text = "\n".join(c.text for c in chunk(md).chunks)
-    assert "ci.svg" not in text and "ci.example" not in text and "shot.png" not in text and "spacer" not in text
-    assert "[![npm](https://img.shields.io/v.svg)](https://npm.example)" in text  # it has alt text
-    assert "![](kept.png)" in text
-
-
 # -- headings and breadcrumbs -------------------------------------------------
 
 

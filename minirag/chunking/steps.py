@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from minirag.chunking.blocks import parse_blocks
 from minirag.chunking.breadcrumb import Crumb, make_breadcrumb
 from minirag.chunking.detect import detect_category
-from minirag.chunking.images import strip_pictures
+from minirag.chunking.images import strip_data_images
 from minirag.chunking.links import simplify_links
 from minirag.chunking.model import Chunk, ChunkedDocument, Section, TokenCounter
 from minirag.chunking.pack import Packed, Packer, Piece
@@ -29,8 +29,8 @@ class _Planned:
 
 def clean(markdown: str) -> str:
     """What is chunked: the body (its frontmatter, where its format has one, taken off by the
-    caller) without inlined or unlabelled pictures, in-page link targets or CR line ends."""
-    return simplify_links(strip_pictures(markdown.replace("\r\n", "\n").replace("\r", "\n")))
+    caller) without inlined pictures, in-page link targets or CR line ends."""
+    return simplify_links(strip_data_images(markdown.replace("\r\n", "\n").replace("\r", "\n")))
 
 
 def run(markdown: str, *, title: str, count_tokens: TokenCounter, budget: int,
