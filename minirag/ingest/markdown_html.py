@@ -173,8 +173,7 @@ def _rendered_markup(text: str) -> str:
     links: list[tuple[int, str]] = []  # open links: where in `out` each one's text starts, its href
     at, position = 0, text.find("<")
     while position != -1:
-        opener_closer = next((closer, least) for opener, closer, least in _CLOSERS if text.startswith(opener, position))
-        closer, least = opener_closer
+        closer, least = next((closer, least) for opener, closer, least in _CLOSERS if text.startswith(opener, position))
         escaped = position and text[position - 1] == "\\"
         found = None if escaped or last[closer] < position + least else HTML_TAG_RE.match(text, position)
         if found is None:
