@@ -63,6 +63,8 @@ def test_python_docs_literal_blocks_and_roles():
     ("# not a heading\n", "\\# not a heading\n"),
     (":orphan:\n:tocdepth: 2\n\nMoved\n=====\n\n:author: Ann\n", "# Moved\n\n:author: Ann\n"),
     ("Term\n   Its definition.\n\n   .. note:: Nested.\n", "Term\nIts definition.\n\nNote: Nested.\n"),
+    (":Build status:\n  .. image:: https://ci.example/badge.svg\n     :target: https://ci.example\n:License: MIT\n",
+     ":Build status:\n\n:License: MIT\n"),
 ])
 def test_each_construct(source, expected):
     assert rst_to_markdown(source) == expected

@@ -41,6 +41,7 @@ _ROLE = re.compile(r"(?<![\w`])(?::[\w.+-]+(?::[\w.+-]+)?:)?`(?!`)([^`]+?)`(?:__
 _LINK_TARGET = re.compile(r"^(.*?)\s*<([^<>]+)>$", re.DOTALL)
 _DOCTEST = re.compile(r"^\s*>>>( |$)")
 _SPHINX_METADATA = re.compile(r"^:(?:orphan|nosearch|nocomments|tocdepth|hide-toc|hide-navigation|og:[\w:-]+):(?:\s.*)?$")
+_EMPTY_FIELD = re.compile(r"^\s*:[^:\n]+:\s*$")  # a field whose body starts on the next line (`:Status:`)
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+•‣⁃]|\d+[.)]|#\.|\(?[a-zA-Z0-9]+\)|:[^:]+:)(?:\s|$)")
 
 # Directives whose output is no text: navigation, inclusion, raw markup, metadata.
@@ -105,7 +106,7 @@ def _read(lines: list[str], styles: list[tuple[str, bool]], depth: int) -> list[
             index += 1
             continue
         if (paragraph and depth <= MAX_NESTING and _indent(line) > _indent(paragraph[0])
-                and not _LIST_ITEM.match(paragraph[0])):
+                and (not _LIST_ITEM.match(paragraph[0]) or _EMPTY_FIELD.match(paragraph[-1]))):
             # A block under a line of text (a definition under its term, a quote): read as a block of its own.
             term_indent = _indent(paragraph[0])
             flush()
