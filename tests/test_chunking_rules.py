@@ -523,3 +523,15 @@ def test_a_chunk_and_its_section_are_bounded_in_characters_as_well_as_tokens(md)
     assert max(len(c.text) for c in doc.chunks) <= limit
     assert sum(len(c.text) for c in doc.chunks) >= 300_000  # nothing dropped
     assert max(len(s.text) for s in doc.sections) <= UNIT_CAP + 100  # the parent text a hit returns, too
+
+
+def test_frontmatter_with_nested_maps_and_folded_values_is_still_frontmatter():
+    from minirag.chunking.frontmatter import parse_frontmatter
+
+    meta, body = parse_frontmatter("---\ntitle: cookies\ndescription: >\n  API reference for\n  cookies.\n"
+                                   "related:\n  title: Next Steps\n  links:\n    - app/api/headers\ntags:\n  - web\n"
+                                   "---\n# Body\n")
+    assert body == "# Body\n"
+    assert meta == {"title": "cookies", "description": "API reference for cookies.", "related": None,
+                    "tags": ["web"]}
+    assert parse_frontmatter("---\nHello world\n---\nText.\n") == ({}, "---\nHello world\n---\nText.\n")

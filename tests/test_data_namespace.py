@@ -154,3 +154,14 @@ def test_a_title_too_long_to_show_is_refused_when_given_and_cut_when_a_document_
 
     shown = query_result(app.query("timeout timeout", top_k=10), budget=4000)
     assert {"poison.html", "a.md"} <= {h["source"].rsplit("/", 1)[-1] for h in shown["results"]}
+
+
+def test_a_frontmatter_title_names_the_document_before_its_heading_or_file_name(app, docs):
+    from minirag.ingest.convert import Converted
+    from minirag.ingest.pipeline import file_hash
+
+    markdown = "---\ntitle: 404.js Cannot Have getInitialProps\nrelated:\n  links:\n    - a\n---\n# Why\n\nText.\n"
+    document = app.pipeline.build(Converted(markdown=markdown, frontmatter=True), source=str(docs / "404.md"),
+                                  kind="file", stem="404-get-initial-props", content_hash=file_hash(b"y"))
+    assert document.record.title == "404.js Cannot Have getInitialProps"
+    assert "related" not in document.chunked.chunks[0].text

@@ -129,3 +129,18 @@ def test_mdx_pages_lose_their_imports_exports_and_jsx_comments_and_keep_their_te
         "```js\nimport x from 'y';\n```\n\nTo export a file, import it first.\n")
     # In a .md file the same lines are text, as a Markdown renderer shows them.
     assert "import Tabs from" in convert_document(source, ".md", "install.md").markdown
+
+
+def test_setext_headings_become_headings_and_reference_definitions_go_while_frontmatter_and_code_stay():
+    source = ("---\ntitle: Requests\ntags:\n  - http\n---\nRelease History\n===============\n\n"
+              "2.0.0 (2013-09-24)\n------------------\n\n**API Changes**, see [the docs][1].\n\n"
+              "[1]: https://example.org/docs\n  \"The docs\"\n\n```\n[kept]: https://code.example\nNot a title\n===\n```\n")
+    assert rendered_html(source) == (
+        "---\ntitle: Requests\ntags:\n  - http\n---\n# Release History\n\n## 2.0.0 (2013-09-24)\n\n"
+        "**API Changes**, see [the docs][1].\n\n```\n[kept]: https://code.example\nNot a title\n===\n```\n")
+    chunks = chunks_of(rendered_html(source).split("---\n", 2)[2])
+    assert any(c.startswith("README > Release History > 2.0.0 (2013-09-24)") for c in chunks)
+
+
+def test_a_thematic_break_after_a_blank_line_is_no_heading():
+    assert rendered_html("Text.\n\n---\n\nMore text.\n") == "Text.\n\n---\n\nMore text.\n"

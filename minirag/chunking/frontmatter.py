@@ -1,9 +1,10 @@
 """Lifecycle frontmatter: a `---` block of simple `key: value` lines at the very start.
 
 Only the subset callers need is understood (strings, quoted strings, booleans,
-numbers, null, and `- item` lists under a bare key); no YAML library is used.
-Anything outside that subset means the block is not frontmatter and the text is
-returned untouched.
+numbers, null, `- item` lists under a bare key, and `>`/`|` values folded to one
+line); no YAML library is used. Indented lines under a key (a nested map) belong
+to the block but are not read. A line outside that shape means the block is not
+frontmatter and the text is returned untouched.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ _KEY = re.compile(r"^([A-Za-z_][\w.-]*)\s*:(?:\s+(.*))?$")
 _ITEM = re.compile(r"^\s+-\s+(.*)$|^-\s+(.*)$")
 _COMMENT = re.compile(r"(?<=\s)#")  # not `\s+#.*$`: quadratic on a long run of spaces
 _INT = re.compile(r"^[-+]?\d+$")
+_BLOCK_SCALARS = frozenset({">", "|", ">-", "|-", ">+", "|+"})
 _FLOAT = re.compile(r"^[-+]?(?:\d+\.\d*|\.\d+)(?:[eE][-+]?\d+)?$")
 # A longer run of digits is kept as written: Python refuses to read an int of over 4,300 digits,
 # and no date, count or version a caller reads has more than a few.
@@ -43,6 +45,7 @@ def _scalar(raw: str) -> object:
 def _parse(lines: list[str]) -> dict[str, object] | None:
     meta: dict[str, object] = {}
     list_key: str | None = None
+    folded_key: str | None = None  # a `key: >` or `key: |` value, whose indented lines follow
     for line in lines:
         if not line.strip() or line.lstrip().startswith("#"):
             continue
@@ -54,13 +57,26 @@ def _parse(lines: list[str]) -> dict[str, object] | None:
                 meta[list_key] = value
             value.append(_scalar((item.group(1) or item.group(2) or "").strip()))
             continue
+        if line[:1] in (" ", "\t"):
+            # An indented line under a key: a folded value's text, or a nested map, which no caller
+            # reads (next.js' `related:` blocks). It belongs to the block either way.
+            if not meta:
+                return None
+            if folded_key is not None:
+                meta[folded_key] = f"{meta[folded_key]} {line.strip()}".strip()
+            elif _KEY.match(line.strip()):
+                list_key = None  # items under a nested key are its own, not the top-level key's
+            continue
         match = _KEY.match(line)
         if not match:
             return None
         key, raw = match.group(1), (match.group(2) or "").strip()
+        folded_key = None
         if raw is None or raw == "":
             meta[key] = None
             list_key = key
+        elif raw in _BLOCK_SCALARS:
+            meta[key], folded_key, list_key = "", key, None
         else:
             meta[key] = _scalar(raw)
             list_key = None

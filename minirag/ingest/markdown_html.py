@@ -27,6 +27,7 @@ import bisect
 import html
 import re
 
+from minirag.chunking.frontmatter import parse_frontmatter
 from minirag.errors import ConversionFailed
 from minirag.ingest.html_markdown import html_to_markdown, link_markdown
 from minirag.ingest.text_repair import escape_headings
@@ -36,6 +37,9 @@ _ENTITY = re.compile(r"&(?:#\d{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]{1,
 # Only a file that holds something like a tag or an entity is parsed at all.
 _MAYBE_HTML = re.compile(r"<[A-Za-z/!?]|" + _ENTITY.pattern)
 _TICKS = re.compile(r"`+")
+# A setext underline, and a link reference definition's start: either makes a file worth parsing.
+_SETEXT = re.compile(r"^ {0,3}(?:=+|-+)[ \t]*$", re.MULTILINE)
+_REFERENCE = re.compile(r"^ {0,3}\[[^\]\n]+\]:", re.MULTILINE)
 _ESM = re.compile(r"(?:import|export)[\s{*]")
 _JSX_COMMENT = re.compile(r"\{/\*.*?\*/\}", re.DOTALL)
 _LINK_OPEN = re.compile(r"<a(?:\s|/?>)", re.IGNORECASE)
@@ -49,28 +53,40 @@ _CLOSERS = (("<!--", "-->", 4), ("<![CDATA[", "]]>", 9), ("<?", "?>", 2), ("<!",
 
 
 def rendered_html(markdown: str, *, mdx: bool = False) -> str:
-    """`markdown` with its HTML blocks converted and its inline HTML and entities rendered. `mdx`: the
-    text is MDX (Markdown with JSX, as Docusaurus and Nextra write docs): its top-level `import` and
-    `export` statements and its `{/* comments */}` are no text either, and its components read as tags."""
-    if not mdx and not _MAYBE_HTML.search(markdown):
+    """`markdown` as its rendered page reads: HTML blocks converted, inline HTML and entities rendered,
+    setext headings (a line underlined with `===` or `---`) written as the ATX headings the chunker
+    reads, and link reference definitions (`[label]: https://…`, which render as nothing) left out.
+    A frontmatter block is left as it is, for the caller to read. `mdx`: the text is MDX (Markdown
+    with JSX, as Docusaurus and Nextra write docs): its top-level `import` and `export` statements
+    and its `{/* comments */}` are no text either, and its components read as tags."""
+    if not mdx and not (_MAYBE_HTML.search(markdown) or _SETEXT.search(markdown) or _REFERENCE.search(markdown)):
         return markdown
     from markdown_it import MarkdownIt
 
     text = markdown.replace("\r\n", "\n").replace("\r", "\n")
     lines = text.split("\n")
+    _meta, body = parse_frontmatter(text)
+    skip = text.count("\n") - body.count("\n") if body is not text else 0  # the frontmatter's lines
     replaced: dict[int, list[str]] = {}  # first line of a part -> the lines written in its place
     ends: dict[int, int] = {}  # first line of a part -> the line after it
+    covered = bytearray(len(lines))  # lines some block holds; a reference definition makes none
+    setext: dict[int, tuple[int, int]] = {}  # a setext heading's first line -> (level, the line after its underline)
     containers = 0  # open quotes and list items, whose markers (`> `, indentation) begin each line
     # Only the blocks are parsed: the inline pass (tokens for every word and mark) is left out, which
     # takes a tenth of the time and memory on a long file; inline markup is read here (_rendered_markup).
-    for token in MarkdownIt("commonmark").enable("table").disable("inline").parse(text):
+    for token in MarkdownIt("commonmark").enable("table").disable("inline").parse("\n".join(lines[skip:])):
         if token.type in ("blockquote_open", "list_item_open"):
             containers += 1
         elif token.type in ("blockquote_close", "list_item_close"):
             containers -= 1
-        if token.map is None or token.type not in ("html_block", "inline") or token.map[0] in replaced:
+        if token.map is None:
+            continue
+        start, end = token.map[0] + skip, token.map[1] + skip
+        covered[start:end] = b"\x01" * (end - start)
+        if token.type == "heading_open" and token.markup in ("=", "-") and not containers:
+            setext[start] = (int(token.tag[1]), end)
+        if token.type not in ("html_block", "inline") or start in replaced:
             continue  # a table row's cells share the row's lines: rendered once
-        start, end = token.map
         source = "\n".join(lines[start:end])
         if token.type == "html_block":
             try:
@@ -85,6 +101,12 @@ def rendered_html(markdown: str, *, mdx: bool = False) -> str:
             # marker. A line of nothing but markup goes: a blank line would part its paragraph.
             if mdx:
                 source = _JSX_COMMENT.sub("", source)
+            if start in setext:
+                level, end = setext[start]
+                title = " ".join(line.strip() for line in _rendered_inline(source).split("\n") if line.strip())
+                replaced[start] = ["#" * level + " " + title] if title else []
+                ends[start] = end
+                continue
             parts = lines[start:end] if containers else [source]
             replaced[start] = [line for part in parts for line in _rendered_inline(part).split("\n") if line.strip()]
         ends[start] = end
@@ -98,6 +120,12 @@ def rendered_html(markdown: str, *, mdx: bool = False) -> str:
             number = ends[number]
             continue
         line = lines[number]
+        if number >= skip and not covered[number] and _REFERENCE.match(line):
+            number += 1  # a link reference definition, and the title lines it runs on to
+            while number < len(lines) and lines[number].strip() and not covered[number]:
+                number += 1
+            after_nothing = True
+            continue
         number += 1
         if after_nothing and not line.strip() and (not out or not out[-1].strip()):
             continue

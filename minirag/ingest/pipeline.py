@@ -132,8 +132,11 @@ class Pipeline:
             return Excluded("frontmatter rag: false", content_hash)
         lifecycle = "superseded" if str(meta.get("lifecycle", "")).lower() == "superseded" else "active"
         if title is None:
-            title = choose_title(body, metadata_title=converted.metadata_title, stem=stem) if kind == "file" else (
-                converted.metadata_title or first_h1(body) or ""
+            # The author's own `title:` in frontmatter names the document before anything read off it.
+            stated = meta.get("title")
+            metadata_title = converted.metadata_title or (stated.strip() if isinstance(stated, str) else None) or None
+            title = choose_title(body, metadata_title=metadata_title, stem=stem) if kind == "file" else (
+                metadata_title or first_h1(body) or ""
             )
         title = fitted_title(title)
         warnings = list(converted.warnings)
