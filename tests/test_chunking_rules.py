@@ -535,3 +535,11 @@ def test_frontmatter_with_nested_maps_and_folded_values_is_still_frontmatter():
     assert meta == {"title": "cookies", "description": "API reference for cookies.", "related": None,
                     "tags": ["web"]}
     assert parse_frontmatter("---\nHello world\n---\nText.\n") == ({}, "---\nHello world\n---\nText.\n")
+
+
+def test_a_breadcrumb_shows_a_headings_links_and_pictures_as_their_text():
+    md = ("# Changelog\n\n## [26.1.0](https://github.com/python-attrs/attrs/tree/26.1.0) - 2026-03-19\n\n"
+          "### Changes\n\n- Fixed a thing.\n\n## ![logo](l.png) Tool [docs][1]\n\nText here.\n")
+    texts = [c.text for c in chunk(md).chunks]
+    assert any(t.startswith("Changelog > 26.1.0 - 2026-03-19 > Changes\n") for t in texts), texts
+    assert any(t.startswith("Changelog > logo Tool docs\n") for t in texts), texts

@@ -7,6 +7,7 @@ prefix embed to nearly the same vector.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from minirag.chunking.split import words_to_fit
@@ -14,6 +15,17 @@ from minirag.chunking.tokens import Tokens
 
 SEPARATOR = " > "
 ELLIPSIS = "…"
+# A link or picture in a heading, inline or by reference: a breadcrumb shows its text. Neither part
+# may hold a bracket or parenthesis, so each match attempt stops at the next one: linear in the heading.
+_HEADING_LINK = re.compile(r"!?\[([^\[\]\n]*)\](?:\([^()\n]*\)|\[[^\[\]\n]*\])")
+
+
+def heading_text(heading: str) -> str:
+    """A heading as a breadcrumb shows it: its links and pictures as their text, not their addresses
+    (`[26.1.0](https://github.com/…/26.1.0) - 2026-03-19` reads `26.1.0 - 2026-03-19`)."""
+    if "](" not in heading and "][" not in heading:
+        return heading
+    return " ".join(_HEADING_LINK.sub(r"\1", heading).split())
 
 
 @dataclass(frozen=True)

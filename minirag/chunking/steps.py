@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from minirag.chunking.blocks import parse_blocks
-from minirag.chunking.breadcrumb import Crumb, make_breadcrumb
+from minirag.chunking.breadcrumb import Crumb, heading_text, make_breadcrumb
 from minirag.chunking.detect import detect_category
 from minirag.chunking.images import strip_data_images
 from minirag.chunking.links import simplify_links
@@ -120,7 +120,7 @@ def _breadcrumb(part: Part, title: str, tokens: Tokens, budget: int) -> Crumb:
     front of it the encoder and BM25 both see its context. `kept` stays in the
     positions of the part's own chain.
     """
-    chain = list(part.crumbs)
+    chain = [heading_text(crumb) for crumb in part.crumbs]
     offset = 0
     if title.strip() and not (chain and _same_words(chain[0], title)):
         chain, offset = [" ".join(title.split()), *chain], 1
