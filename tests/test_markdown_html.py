@@ -1,10 +1,10 @@
 """HTML inside Markdown files reads as the rendered page shows it; code stays as written."""
 
 import json
-import time
 from pathlib import Path
 
 import pytest
+from helpers.growth import grows_linearly
 from markdown_it import MarkdownIt
 
 from minirag.chunking import chunk_document
@@ -107,15 +107,7 @@ def test_a_notebooks_markdown_cells_are_rendered_too():
 
 @pytest.mark.parametrize("run", ["<!--", "<?", "<![CDATA[", "<!X", "<a href='x'>", "</", "``a ", "<", "&amp"])
 def test_a_long_line_of_unclosed_markup_is_read_in_linear_time(run):
-    def seconds(repeats: int) -> float:
-        text = "<b>x</b> " + run * repeats
-        started = time.process_time()
-        rendered_html(text)
-        return time.process_time() - started
-
-    # Ratios within one run, not wall-clock bounds: 8x the text may cost ~8x, never ~64x.
-    small, large = seconds(1_000), seconds(8_000)
-    assert large < 24 * max(small, 0.002)
+    assert grows_linearly(rendered_html, lambda repeats: "<b>x</b> " + run * repeats)
 
 
 def test_mdx_pages_lose_their_imports_exports_and_jsx_comments_and_keep_their_text_and_code():

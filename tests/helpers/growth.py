@@ -1,0 +1,20 @@
+"""Whether a function's cost grows linearly with its input, measured as a ratio within one run."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+
+def grows_linearly(convert: Callable[[str], object], text_of: Callable[[int], str]) -> bool:
+    """`convert` on `text_of(1_000)` and on `text_of(8_000)`, in CPU time: 8x the text may cost about
+    8x, never the ~64x a quadratic scan does. A ratio, not a wall-clock bound (shared machines)."""
+
+    def seconds(repeats: int) -> float:
+        text = text_of(repeats)
+        started = time.process_time()
+        convert(text)
+        return time.process_time() - started
+
+    small, large = seconds(1_000), seconds(8_000)
+    return large < 24 * max(small, 0.002)
