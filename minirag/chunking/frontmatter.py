@@ -16,8 +16,8 @@ _KEY = re.compile(r"^([A-Za-z_][\w.-]*)\s*:(?:\s+(.*))?$")
 _ITEM = re.compile(r"^\s+-\s+(.*)$|^-\s+(.*)$")
 _COMMENT = re.compile(r"(?<=\s)#")  # not `\s+#.*$`: quadratic on a long run of spaces
 _INT = re.compile(r"^[-+]?\d+$")
-_BLOCK_SCALARS = frozenset({">", "|", ">-", "|-", ">+", "|+"})
 _FLOAT = re.compile(r"^[-+]?(?:\d+\.\d*|\.\d+)(?:[eE][-+]?\d+)?$")
+_BLOCK_SCALARS = frozenset({">", "|", ">-", "|-", ">+", "|+"})  # a folded or literal value on the lines below
 # A longer run of digits is kept as written: Python refuses to read an int of over 4,300 digits,
 # and no date, count or version a caller reads has more than a few.
 MAX_INT_CHARS = 100
