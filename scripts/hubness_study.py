@@ -19,7 +19,6 @@ Prints vector-only and hybrid nDCG@10 (document level, as eval.py) per variant.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
@@ -95,13 +94,9 @@ def study(directory: Path, db_path: Path, model_path: str) -> None:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("dir", type=Path)
-    parser.add_argument("db", type=Path)
-    parser.add_argument("--model-path", required=True)
-    args = parser.parse_args()
-    study(args.dir, args.db, args.model_path)
-    return 0
+    from side_study import study_cli
+
+    return study_cli(__doc__, study)
 
 
 if __name__ == "__main__":

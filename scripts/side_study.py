@@ -180,14 +180,19 @@ def study(directory: Path, db_path: Path, model_path: str) -> None:
         print(f"  {name:<26} {side / len(judged):>12.4f} {fused / len(judged):>16.4f}")
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def study_cli(doc: str, run) -> int:
+    """The command line of a study over one set and its index: `DIR INDEX.db --model-path P`."""
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     parser.add_argument("dir", type=Path)
     parser.add_argument("db", type=Path)
     parser.add_argument("--model-path", required=True)
     args = parser.parse_args()
-    study(args.dir, args.db, args.model_path)
+    run(args.dir, args.db, args.model_path)
     return 0
+
+
+def main() -> int:
+    return study_cli(__doc__, study)
 
 
 if __name__ == "__main__":
