@@ -428,8 +428,12 @@ def _link(a) -> str:
 
 
 def _image(img) -> str:
-    alt = re.sub(r"([\\\[\]])", r"\\\1", _SPACE.sub(" ", img.get("alt") or "").strip())
-    return link_markdown(alt, img.get("src") or "", image=True)
+    return image_markdown(img.get("alt") or "", img.get("src") or "")
+
+
+def image_markdown(alt: str, src: str) -> str:
+    """`![alt](src)`, its alt text on one line with its brackets escaped; nothing without alt text."""
+    return link_markdown(re.sub(r"([\\\[\]])", r"\\\1", _SPACE.sub(" ", alt).strip()), src, image=True)
 
 
 def link_markdown(text: str, href: str, *, image: bool = False) -> str:

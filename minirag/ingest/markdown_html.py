@@ -29,7 +29,7 @@ import re
 
 from minirag.chunking.frontmatter import parse_frontmatter
 from minirag.errors import ConversionFailed
-from minirag.ingest.html_markdown import html_to_markdown, link_markdown
+from minirag.ingest.html_markdown import html_to_markdown, image_markdown, link_markdown
 from minirag.ingest.text_repair import escape_headings
 
 # An entity as CommonMark reads one: with its semicolon (`&copy 2024` and `?a=1&copy=2` are text).
@@ -217,7 +217,7 @@ def _rendered_markup(text: str) -> str:
             del out[start:]
             out.append(link_markdown(inner, href))
         elif _IMAGE.match(markup):
-            out.append(link_markdown(_escaped_alt(_attribute(markup, "alt")), _attribute(markup, "src"), image=True))
+            out.append(image_markdown(_attribute(markup, "alt"), _attribute(markup, "src")))
         elif _BREAK.match(markup):
             out.append(" ")
         at = found.end()
@@ -232,10 +232,6 @@ def _unescaped(text: str) -> str:
         return text
     return "\\&".join(_ENTITY.sub(lambda entity: html.unescape(entity.group(0)), part)
                       for part in text.split("\\&"))
-
-
-def _escaped_alt(alt: str) -> str:
-    return re.sub(r"([\\\[\]])", r"\\\1", " ".join(alt.split()))
 
 
 def _attribute(markup: str, name: str) -> str:

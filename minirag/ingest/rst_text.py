@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import re
 
+from minirag.ingest.html_markdown import fenced
 from minirag.ingest.text_repair import escape_headings
 
 _ADORNMENT = re.compile(r"^([!-/:-@\[-`{-~])\1{2,}\s*$")
@@ -250,11 +251,7 @@ def _block_end(lines: list[str], index: int, indent: int) -> int:
 
 
 def _fenced(lines: list[str], language: str) -> list[str]:
-    filled = [n for n, line in enumerate(lines) if line.strip()]
-    body = lines[filled[0]:filled[-1] + 1] if filled else []
-    longest = max((len(run) for line in body for run in re.findall(r"`{3,}", line)), default=2)
-    fence = "`" * max(3, longest + 1)
-    return [fence + language, *body, fence]
+    return fenced("\n".join(lines), language).split("\n")
 
 
 def _dedented(block: list[str]) -> list[str]:
