@@ -42,8 +42,8 @@ def table(rows: int, cells: int = 3, header: tuple[str, ...] = ("Name", "Price",
     return "\n".join(lines)
 
 
-def test_the_scheme_version_is_ten():
-    assert SCHEME_VERSION == 10
+def test_the_scheme_version_is_eleven():
+    assert SCHEME_VERSION == 11
 
 
 @pytest.mark.parametrize(("md", "title", "expected"), [
@@ -284,6 +284,48 @@ def test_a_heading_with_only_subheadings_gets_no_chunk_of_its_own():
     assert any(c.text.startswith("Doc > Parent > Child") for c in doc.chunks)
 
 
+def test_sibling_headings_with_nothing_under_them_are_one_chunk_under_their_parent():
+    md = (
+        "# Doc\n\n## Request method aliases\n\nAliases for every method.\n\n"
+        "#### client.get(url)\n#### client.delete(url)\n#### [client.post](https://x.test/post)(url, data)\n\n"
+        "## Concurrency\n\nBody."
+    )
+    doc = chunk(md)
+    listed = [c.text for c in doc.chunks if "client." in c.text]
+    assert listed == ["Doc > Request method aliases\nclient.get(url)\nclient.delete(url)\nclient.post(url, data)"]
+    assert reconstruct(doc.sections) == md.replace(")\n####", ")\n\n####")
+
+
+def test_a_bare_heading_with_subheadings_is_not_listed_with_its_siblings():
+    md = "# Doc\n\n## A\n\n## B\n\n### B1\n\nBody of B1.\n\n## C\n\nBody of C."
+    texts = [c.text for c in chunk(md).chunks]
+    assert "Doc > A" in texts  # alone: its sibling B has a heading under it
+    assert any(t.startswith("Doc > B > B1") for t in texts)
+
+
+def test_a_list_too_long_for_one_chunk_is_cut_between_items_not_inside_one():
+    line = "the quick brown fox jumps over the lazy dog"
+    items = [f"- item {i}: {line}\n  {line} again\n  {' '.join(line.split()[: 3 + i % 5])}" for i in range(12)]
+    md = "# Doc\n\nThe list:\n" + "\n".join(items)
+    doc = chunk(md)
+    assert len(doc.chunks) > 2
+    for c in doc.chunks:
+        first = next(line for line in c.text.split("\n") if line and not line.startswith("#"))
+        assert first.startswith(("- item", "The list:")), first
+    assert reconstruct(doc.sections) == md
+
+
+def test_an_item_too_long_for_one_chunk_is_cut_between_its_sub_items():
+    line = "the quick brown fox jumps over the lazy dog"
+    subs = "\n".join(f"  - sub {i} {line}\n    {line}\n    {' '.join(line.split()[: 2 + i])}" for i in range(8))
+    md = "# Doc\n\n- parent item\n" + subs + "\n- next item"
+    doc = chunk(md)
+    assert len(doc.chunks) > 2
+    for c in doc.chunks:
+        first = next(line for line in c.text.split("\n") if line and not line.startswith("#"))
+        assert first.lstrip().startswith("- "), first
+
+
 def test_heading_sections_reconstruct_without_breadcrumbs():
     md = "# Doc\n\nIntro.\n\n## A\n\nAlpha.\n\n## B\n\nBeta."
     doc = chunk(md)
@@ -301,6 +343,18 @@ def test_sections_are_capped_at_four_thousand_characters_at_sentence_boundaries(
         assert len(s.text) <= 4000
         assert s.text.rstrip().endswith(".")
     assert " ".join(reconstruct(doc.sections).split()) == para
+
+
+def test_a_list_over_the_section_cap_is_cut_between_items():
+    line = "the quick brown fox jumps over the lazy dog"
+    items = [f"- item {i}: {line}\n  {' '.join([line] * (3 + i % 4))}\n  {line}" for i in range(40)]
+    md = "\n".join(items)
+    doc = chunk(md)
+    assert len(doc.sections) > 1
+    for section in doc.sections:
+        assert len(section.text) <= 4000
+        assert section.text.startswith("- item"), section.text[:40]
+    assert reconstruct(doc.sections).replace("\n\n", "\n") == md  # a blank line where it was cut
 
 
 def test_a_code_block_over_the_cap_is_cut_between_lines_each_part_fenced_with_its_language():

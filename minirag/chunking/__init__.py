@@ -12,7 +12,7 @@ from minirag.chunking.model import Chunk, ChunkedDocument, Section, TokenCounter
 #: Bumped whenever chunk boundaries or chunk text change for the same input.
 #: Chunks record it; `status` reports chunks cut by an older scheme as stale and
 #: `sync` re-ingests their sources even when the bytes are unchanged.
-SCHEME_VERSION = 10  # 10: Markdown as rendered (HTML in it, setext headings, no reference definitions), breadcrumbs without link addresses
+SCHEME_VERSION = 11  # 11: a list item is cut whole where it fits; sibling headings with nothing under them are one chunk
 
 MIN_CHUNK_TOKEN_BUDGET = 16  # the smallest budget a chunk is cut to; CHUNK_TOKEN_BUDGET's lower bound
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from minirag.chunking.blocks import Block
 from minirag.chunking.pages import page_span
-from minirag.chunking.split import sentences, words_to_fit
+from minirag.chunking.split import item_runs, sentences, words_to_fit
 from minirag.chunking.tokens import Tokens
 
 # Once appended to each piece of a split code block; now only tests name it, to check it never is.
@@ -71,18 +71,28 @@ class Packer:
         size = self.tokens.content(text)
         if size <= room:
             return [Piece(text, size, page_span(pages), group)]
+        return self._runs(lines, pages, room, group, item_runs(lines))
+
+    def _runs(
+        self, lines: list[str], pages: list[int | None], room: int, group: int, runs: list[range], depth: int = 0
+    ) -> list[Piece]:
+        """Pieces of a paragraph too long for one: each run of lines (a list item and what continues
+        it) whole where it fits; one that does not is parted at its sub-items, then at its lines."""
         out: list[Piece] = []
-        for line, page in zip(lines, pages, strict=True):
+        for run in runs:
+            if len(run) > 1:
+                text = "\n".join(lines[run.start : run.stop])
+                size = self.tokens.content(text)
+                if size <= room:
+                    out.append(Piece(text, size, page_span(pages[run.start : run.stop]), group))
+                    continue
+                sub = lines[run.start : run.stop]
+                inner = item_runs(sub, nested=True) if depth == 0 else [range(n, n + 1) for n in range(len(sub))]
+                out.extend(self._runs(sub, pages[run.start : run.stop], room, group, inner, depth + 1))
+                continue
+            line, page = lines[run.start], pages[run.start]
             for n, part in enumerate(self._fit(line, room)):
-                out.append(
-                    Piece(
-                        part,
-                        self.tokens.content(part),
-                        (page, page),
-                        group,
-                        "\n" if n == 0 else " ",
-                    )
-                )
+                out.append(Piece(part, self.tokens.content(part), (page, page), group, "\n" if n == 0 else " "))
         return out
 
     def _fit(self, text: str, room: int) -> list[str]:

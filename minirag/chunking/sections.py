@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from minirag.chunking.blocks import Block
 from minirag.chunking.model import Section
 from minirag.chunking.pages import page_span
-from minirag.chunking.split import pack_by_chars, sentences
+from minirag.chunking.split import item_runs, pack_by_chars, sentences
 
 SECTION_CAP = 4000
 UNIT_CAP = 4 * SECTION_CAP
@@ -34,6 +34,7 @@ class Part:
     crumbs: list[str] = field(default_factory=list)  # heading chain, outermost first
     crumb_ids: list[int] = field(default_factory=list)  # heading ids matching ``crumbs``
     level: int = 0  # heading level of a heading part, 0 otherwise
+    listed: bool = False  # a run of sibling headings with no text under any of them, read as one list
 
 
 @dataclass
@@ -113,11 +114,13 @@ def _cut_table(block: Block) -> list[Block]:
 
 def _cut_paragraph(block: Block) -> list[Block]:
     units: list[tuple[str, str, int | None]] = []  # (separator before it, text, page)
-    for line, page in zip(block.lines, block.pages, strict=True):
-        pieces = [line] if len(line) <= SECTION_CAP else sentences(line) or [line]
-        for n, piece in enumerate(pieces):
-            for m, (sep, part) in enumerate(_fit_cap(piece)):
-                units.append((sep if m else "\n" if n == 0 else " ", part, page))
+    for run in item_runs(block.lines):
+        item = "\n".join(block.lines[run.start : run.stop])
+        if len(run) > 1 and len(item) <= SECTION_CAP:
+            units.append(("\n", item, block.pages[run.start]))  # a list item whole, with what continues it
+            continue
+        for line, page in zip(block.lines[run.start : run.stop], block.pages[run.start : run.stop], strict=True):
+            _line_units(line, page, units)
     runs = _greedy([len(text) for _, text, _ in units], SECTION_CAP, 1)
     cut: list[Block] = []
     for n, run in enumerate(runs):
@@ -127,6 +130,14 @@ def _cut_paragraph(block: Block) -> list[Block]:
         pages = [chosen[0][2]] * len(lines)
         cut.append(block.part(lines, pages, n > 0))
     return cut
+
+
+def _line_units(line: str, page: int | None, units: list[tuple[str, str, int | None]]) -> None:
+    """Append one line of a paragraph as units within the cap: whole, or its sentences, or runs of words."""
+    pieces = [line] if len(line) <= SECTION_CAP else sentences(line) or [line]
+    for n, piece in enumerate(pieces):
+        for m, (sep, part) in enumerate(_fit_cap(piece)):
+            units.append((sep if m else "\n" if n == 0 else " ", part, page))
 
 
 def _cut_code(block: Block) -> list[Block]:

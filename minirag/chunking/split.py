@@ -7,6 +7,34 @@ import re
 from minirag.chunking.tokens import Tokens
 
 _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+")
+# A list item's first line: a bullet or a number (`1.`, `1)`) after any indentation, then a space or nothing.
+_ITEM = re.compile(r"^([ \t]*)(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)")
+
+
+def item_runs(lines: list[str], *, nested: bool = False) -> list[range]:
+    """The lines of a paragraph grouped as a reader groups them: a list item with the lines that
+    continue it (indented, or wrapped without indentation, which Markdown still reads as the
+    item's), every line outside a list alone. Only the outermost items start a run, so an item
+    keeps its sub-items; `nested`: every item does."""
+    starts: list[int | None] = []  # each line's indentation where it starts an item, else None
+    for line in lines:
+        match = _ITEM.match(line)
+        starts.append(len(match.group(1).expandtabs(4)) if match else None)
+    indents = [indent for indent in starts if indent is not None]
+    if not indents:
+        return [range(n, n + 1) for n in range(len(lines))]
+    outermost = min(indents)
+    runs: list[range] = []
+    in_item = False
+    for n, indent in enumerate(starts):
+        if indent is not None and (nested or indent <= outermost):
+            runs.append(range(n, n + 1))
+            in_item = True
+        elif in_item:
+            runs[-1] = range(runs[-1].start, n + 1)
+        else:
+            runs.append(range(n, n + 1))
+    return runs
 
 
 def sentences(text: str) -> list[str]:

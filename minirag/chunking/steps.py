@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from minirag.chunking.blocks import parse_blocks
+from minirag.chunking.blocks import Block, parse_blocks
 from minirag.chunking.breadcrumb import Crumb, heading_text, make_breadcrumb
 from minirag.chunking.detect import detect_category
 from minirag.chunking.images import strip_data_images
@@ -134,6 +134,10 @@ def _draft_pieces(
     draft: Draft, crumb: Crumb, packer: Packer, room: int, skip_headings: bool, title: str = ""
 ) -> list[Piece]:
     pieces: list[Piece] = []
+    if draft.part.listed:
+        titles = [heading_text(block.title) for block in draft.blocks]
+        pages = [block.pages[0] for block in draft.blocks]
+        return packer.pieces(Block("paragraph", titles, pages), room)
     for block in draft.blocks:
         if block.kind == "heading" and not skip_headings and title and _same_words(block.title, title):
             continue  # the breadcrumb already says it
