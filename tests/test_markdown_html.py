@@ -110,14 +110,14 @@ def test_a_long_line_of_unclosed_markup_is_read_in_linear_time(run):
     assert grows_linearly(rendered_html, lambda repeats: "<b>x</b> " + run * repeats)
 
 
-def test_mdx_pages_lose_their_imports_exports_and_jsx_comments_and_keep_their_text_and_code():
+def test_mdx_pages_lose_their_imports_exports_and_jsx_comments_and_keep_their_text_their_tabs_labels_and_code():
     source = (b"---\ntitle: Install\n---\nimport Tabs from '@theme/Tabs';\nexport const meta = { a: 1 };\n\n"
               b"# Installation\n\n{/* a note for editors */}\nPick your system:\n\n<Tabs groupId=\"os\">\n"
               b"<TabItem value=\"linux\" label=\"Linux\">\n\nRun `apt install widget`.\n\n</TabItem>\n</Tabs>\n\n"
               b"```js\nimport x from 'y';\n```\n\nTo export a file, import it first.\n")
     converted = convert_document(source, ".mdx", "install.mdx")
     assert converted.frontmatter and converted.markdown == (
-        "---\ntitle: Install\n---\n\n# Installation\n\nPick your system:\n\nRun `apt install widget`.\n\n"
+        "---\ntitle: Install\n---\n\n# Installation\n\nPick your system:\n\nLinux\n\nRun `apt install widget`.\n\n"
         "```js\nimport x from 'y';\n```\n\nTo export a file, import it first.\n")
     # In a .md file the same lines are text, as a Markdown renderer shows them.
     assert "import Tabs from" in convert_document(source, ".md", "install.md").markdown
@@ -129,9 +129,25 @@ def test_setext_headings_become_headings_and_reference_definitions_go_while_fron
               "[1]: https://example.org/docs\n  \"The docs\"\n\n```\n[kept]: https://code.example\nNot a title\n===\n```\n")
     assert rendered_html(source) == (
         "---\ntitle: Requests\ntags:\n  - http\n---\n# Release History\n\n## 2.0.0 (2013-09-24)\n\n"
-        "**API Changes**, see [the docs][1].\n\n```\n[kept]: https://code.example\nNot a title\n===\n```\n")
+        "**API Changes**, see [the docs](https://example.org/docs).\n\n```\n[kept]: https://code.example\nNot a title\n===\n```\n")
     chunks = chunks_of(rendered_html(source).split("---\n", 2)[2])
     assert any(c.startswith("README > Release History > 2.0.0 (2013-09-24)") for c in chunks)
+
+
+def test_reference_links_and_badges_read_with_their_addresses_and_undefined_brackets_stay():
+    source = ("See [the guide][Guide  Link], [npm][] and [npm], not [x], [ ] or `[npm]`.\n"
+              "[![Build][badge]][ci] | [npm](https://elsewhere.test) | \\[npm]\n\n"
+              "[guide link]: https://example.test/guide \"The guide\"\n[npm]: <https://npm.test/x>\n"
+              "[badge]: https://img.test/b.svg\n[ci]: https://ci.test/\n")
+    assert rendered_html(source) == (
+        "See [the guide](https://example.test/guide), [npm](https://npm.test/x) and [npm](https://npm.test/x), "
+        "not [x], [ ] or `[npm]`.\n"
+        "[![Build](https://img.test/b.svg)](https://ci.test/) | [npm](https://elsewhere.test) | \\[npm]\n")
+
+
+@pytest.mark.parametrize("run", ["[a][b", "[![a](b)", "[a]", "![a][", "[a][b]["])
+def test_a_long_line_of_unclosed_reference_links_is_read_in_linear_time(run):
+    assert grows_linearly(rendered_html, lambda repeats: "[b]: https://b.test\n\n" + run * repeats)
 
 
 def test_a_thematic_break_after_a_blank_line_is_no_heading():

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import re
 
-_OPEN = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
-_CLOSING = re.compile(r"^ {0,3}(`{3,}|~{3,})\s*$")
+
+def _runs(marks: str) -> str:
+    return "|".join(f"{re.escape(mark)}{{3,}}" for mark in marks)
 
 
 class Fences:
@@ -19,18 +20,23 @@ class Fences:
     fence's character below it, so a line that opens nothing costs no scan: a scan to the end
     of the document for each of them made thousands of stray openings take minutes. A scan
     that finds its closing line covers only the lines of the block, which callers then skip.
+    `marks`: the characters a fence is a run of (CommonMark's backtick and tilde; MyST's
+    directives may also be fenced with colons).
     """
 
-    def __init__(self, lines: list[str]) -> None:
+    def __init__(self, lines: list[str], marks: str = "`~") -> None:
         self._lines = lines
+        self._open = re.compile(rf"^ {{0,3}}({_runs(marks)})(.*)$")
+        closing_line = re.compile(rf"^ {{0,3}}({_runs(marks)})\s*$")
+        self.openers = tuple(mark * 3 for mark in marks)
         # _longest[c][i]: the longest run of `c` on a closing line at index i or below.
-        longest = {"`": [0] * (len(lines) + 1), "~": [0] * (len(lines) + 1)}
-        ticks, tildes = longest["`"], longest["~"]
+        longest = {mark: [0] * (len(lines) + 1) for mark in marks}
         for index in range(len(lines) - 1, -1, -1):
-            ticks[index], tildes[index] = ticks[index + 1], tildes[index + 1]
+            for run in longest.values():
+                run[index] = run[index + 1]
             line = lines[index]
-            if line.lstrip(" ").startswith(("```", "~~~")):
-                closing = _CLOSING.match(line)
+            if line.lstrip(" ").startswith(self.openers):
+                closing = closing_line.match(line)
                 if closing:
                     run = longest[closing.group(1)[0]]
                     run[index] = max(run[index], len(closing.group(1)))
@@ -38,7 +44,7 @@ class Fences:
 
     def end(self, start: int) -> int | None:
         """Index of the closing fence line for an opening fence at ``start``, else None."""
-        match = _OPEN.match(self._lines[start])
+        match = self._open.match(self._lines[start])
         if not match:
             return None
         marker, info = match.group(1), match.group(2)

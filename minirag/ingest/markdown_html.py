@@ -30,6 +30,7 @@ import re
 from minirag.chunking.frontmatter import parse_frontmatter
 from minirag.errors import ConversionFailed
 from minirag.ingest.html_markdown import html_to_markdown, image_markdown, link_markdown
+from minirag.ingest.markdown_extensions import read_extensions
 from minirag.ingest.text_repair import escape_headings
 
 # An entity as CommonMark reads one: with its semicolon (`&copy 2024` and `?a=1&copy=2` are text).
@@ -46,6 +47,14 @@ _LINK_OPEN = re.compile(r"<a(?:\s|/?>)", re.IGNORECASE)
 _LINK_CLOSE = re.compile(r"</a\s*>", re.IGNORECASE)
 _IMAGE = re.compile(r"<img(?:\s|/?>)", re.IGNORECASE)
 _BREAK = re.compile(r"</?br(?:\s|/?>)", re.IGNORECASE)
+# A JSX component's opening tag (its name capitalized, as React requires), which MDX may label.
+_COMPONENT = re.compile(r"<[A-Z][\w.]*(\s[^<>]*)>")
+# A reference link or picture: `[text][label]`, `[text][]`, `[label]` (none followed by `(`, `[` or `:`),
+# its text plain or one inline picture (a badge). Neither part may hold a bracket, so every match attempt
+# stops at the next one: linear in the line.
+_REFERENCE_LINK = re.compile(
+    r"(?<![\]\\])(!?)\[(!\[[^\[\]\n]*\]\([^()\s]*\)|[^\[\]\n]*)\](?:\[([^\[\]\n]*)\]|(?![\[(:]))"
+)
 # Each kind of markup and the text that must close it, at least this far past its `<`: where the
 # closer occurs nowhere after that, no tag can start there (markdown-it-py's own guard, kept so that
 # a run of unclosed openers is not scanned to its end once per opener).
@@ -59,6 +68,7 @@ def rendered_html(markdown: str, *, mdx: bool = False) -> str:
     A frontmatter block is left as it is, for the caller to read. `mdx`: the text is MDX (Markdown
     with JSX, as Docusaurus and Nextra write docs): its top-level `import` and `export` statements
     and its `{/* comments */}` are no text either, and its components read as tags."""
+    markdown = read_extensions(markdown)
     if not mdx and not (_MAYBE_HTML.search(markdown) or _SETEXT.search(markdown) or _REFERENCE.search(markdown)):
         return markdown
     from markdown_it import MarkdownIt
@@ -74,7 +84,10 @@ def rendered_html(markdown: str, *, mdx: bool = False) -> str:
     containers = 0  # open quotes and list items, whose markers (`> `, indentation) begin each line
     # Only the blocks are parsed: the inline pass (tokens for every word and mark) is left out, which
     # takes a tenth of the time and memory on a long file; inline markup is read here (_rendered_markup).
-    for token in MarkdownIt("commonmark").enable("table").disable("inline").parse("\n".join(lines[skip:])):
+    env: dict = {}
+    tokens = MarkdownIt("commonmark").enable("table").disable("inline").parse("\n".join(lines[skip:]), env)
+    references = {label: found["href"] for label, found in env.get("references", {}).items()}
+    for token in tokens:
         if token.type in ("blockquote_open", "list_item_open"):
             containers += 1
         elif token.type in ("blockquote_close", "list_item_close"):
@@ -93,6 +106,8 @@ def rendered_html(markdown: str, *, mdx: bool = False) -> str:
                 converted, _title = html_to_markdown(token.content)
             except ConversionFailed:
                 continue  # markup lxml cannot read at all stays as written
+            if mdx:
+                converted = "\n".join([*_captions(token.content), converted]).strip("\n")
             replaced[start] = _block_lines(lines[start], token.content, converted, nested=token.level > 0)
         elif mdx and not containers and token.level == 1 and _ESM.match(source):
             replaced[start] = []  # an import or export: code the page runs, not text it shows
@@ -103,12 +118,12 @@ def rendered_html(markdown: str, *, mdx: bool = False) -> str:
                 source = _JSX_COMMENT.sub("", source)
             if start in setext:
                 level, end = setext[start]
-                title = " ".join(line.strip() for line in _rendered_inline(source).split("\n") if line.strip())
+                title = " ".join(line.strip() for line in _rendered_inline(source, references).split("\n") if line.strip())
                 replaced[start] = ["#" * level + " " + title] if title else []
                 ends[start] = end
                 continue
             parts = lines[start:end] if containers else [source]
-            replaced[start] = [line for part in parts for line in _rendered_inline(part).split("\n") if line.strip()]
+            replaced[start] = [line for part in parts for line in _rendered_inline(part, references).split("\n") if line.strip()]
         ends[start] = end
     out: list[str] = []
     after_nothing = False  # a part that rendered to nothing: the blank lines around it are one
@@ -134,6 +149,12 @@ def rendered_html(markdown: str, *, mdx: bool = False) -> str:
     return "\n".join(out)
 
 
+def _captions(markup: str) -> list[str]:
+    """What MDX components show of themselves: a tab's `label`, an admonition's or a card's `title`."""
+    found = (_attribute(tag.group(0), "label") or _attribute(tag.group(0), "title") for tag in _COMPONENT.finditer(markup))
+    return [" ".join(text.split()) for text in found if text.strip()]
+
+
 def _block_lines(first_line: str, content: str, converted: str, *, nested: bool) -> list[str]:
     """What an HTML block's lines become. A top-level block keeps its converted lines; one inside a
     list item or a quote becomes one line after its container's marker (`- `, `> `), which a
@@ -147,19 +168,37 @@ def _block_lines(first_line: str, content: str, converted: str, *, nested: bool)
     return [prefix + escape_headings(joined)] if joined else []
 
 
-def _rendered_inline(source: str) -> str:
+def _rendered_inline(source: str, references: dict[str, str]) -> str:
     """Markdown text (a paragraph, a heading, a table row) with its inline HTML and entities
-    rendered; code spans kept as written."""
+    rendered and its reference links written with their addresses; code spans kept as written."""
     pieces, at = [], 0
     for start, end in _code_spans(source):
-        pieces.append(_rendered_markup(source[at:start]))
+        pieces.append(_resolved(_rendered_markup(source[at:start]), references))
         pieces.append(source[start:end])
         at = end
-    pieces.append(_rendered_markup(source[at:]))
+    pieces.append(_resolved(_rendered_markup(source[at:]), references))
     rendered = "".join(pieces)
     # An entity may have spelled a heading's or a fence's mark at the start of a line.
     return "\n".join(line if line.lstrip()[:1] == old.lstrip()[:1] else escape_headings(line)
                      for line, old in zip(rendered.split("\n"), _padded(source, rendered), strict=True))
+
+
+def _resolved(text: str, references: dict[str, str]) -> str:
+    """Reference links and pictures whose label the file defines as inline ones, `[text](address)`,
+    as a renderer shows them; `[text]` with no such definition is text, and stays as written."""
+    if not references or "]" not in text:
+        return text
+
+    def inline(match: re.Match) -> str:
+        bang, label_text, label = match.group(1), match.group(2), match.group(3)
+        href = references.get(normalizeReference(label or label_text)) if (label or label_text).strip() else None
+        if href is None:
+            return match.group(0)
+        return f"{bang}[{label_text}]({href})"
+
+    from markdown_it.common.utils import normalizeReference
+
+    return _REFERENCE_LINK.sub(inline, _REFERENCE_LINK.sub(inline, text))
 
 
 def _padded(source: str, rendered: str) -> list[str]:

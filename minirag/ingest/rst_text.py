@@ -46,14 +46,14 @@ _EMPTY_FIELD = re.compile(r"^\s*:[^:\n]+:\s*$")  # a field whose body starts on 
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+•‣⁃]|\d+[.)]|#\.|\(?[a-zA-Z0-9]+\)|:[^:]+:)(?:\s|$)")
 
 # Directives whose output is no text: navigation, inclusion, raw markup, metadata.
-_SILENT = frozenset({"toctree", "include", "literalinclude", "raw", "meta", "index", "contents", "sectnum",
+SILENT_DIRECTIVES = frozenset({"toctree", "include", "literalinclude", "raw", "meta", "index", "contents", "sectnum",
                      "highlight", "default-role", "role", "currentmodule", "module", "py:module",
                      "py:currentmodule", "automodule", "autosummary", "tabularcolumns", "only-html-hidden",
                      "target-notes", "header", "footer", "title", "rst-class", "class", "moduleauthor",
                      "sectionauthor", "codeauthor", "tags", "spelling:word-list"})
-_CODE = frozenset({"code-block", "code", "sourcecode", "doctest", "testcode", "testoutput", "ipython", "parsed-literal",
+CODE_DIRECTIVES = frozenset({"code-block", "code", "sourcecode", "doctest", "testcode", "testoutput", "ipython", "parsed-literal",
                    "prompt", "productionlist"})
-_PICTURES = frozenset({"image", "figure"})
+PICTURE_DIRECTIVES = frozenset({"image", "figure"})
 _ADMONITIONS = {"note": "Note", "warning": "Warning", "tip": "Tip", "hint": "Hint", "important": "Important",
                 "caution": "Caution", "danger": "Danger", "attention": "Attention", "error": "Error",
                 "seealso": "See also", "todo": "To do", "versionadded": "New in version",
@@ -185,6 +185,19 @@ def _title_at(lines: list[str], index: int) -> tuple[str, tuple[str, bool], int]
     return None
 
 
+def admonition_label(name: str, argument: str) -> tuple[str, str] | None:
+    """An admonition directive's label and the text its argument adds, None for another directive.
+    The text may start on the directive's line (`note:: Text`: "Note", "Text"); a version directive's
+    first word is its version (`versionadded:: 3.2 Why`: "New in version 3.2", "Why"); the generic
+    `admonition` takes its argument as its label."""
+    if name == "admonition":
+        return argument, ""
+    if name not in _ADMONITIONS:
+        return None
+    version, _, said = argument.partition(" ") if name.startswith(("version", "deprec")) else ("", "", argument)
+    return _ADMONITIONS[name] + (" " + version if version else ""), said
+
+
 def _directive(lines: list[str], index: int, match: re.Match, out: list[str], styles: list[tuple[str, bool]],
                depth: int) -> int:
     indent, name, argument = len(match.group(1)), match.group(2).lower(), (match.group(3) or "").strip()
@@ -201,22 +214,16 @@ def _directive(lines: list[str], index: int, match: re.Match, out: list[str], st
     def read(block: list[str]) -> list[str]:
         return _read(block, styles, depth + 1)
 
-    if name in _SILENT or short in _SILENT:
+    if name in SILENT_DIRECTIVES or short in SILENT_DIRECTIVES:
         return end
-    if short in _CODE:
+    if short in CODE_DIRECTIVES:
         language = argument.split()[0] if argument else ""
         out += ["", *_fenced(content, language), ""]
-    elif short in _PICTURES:
+    elif short in PICTURE_DIRECTIVES:
         words = [options.get("alt", "")] + ([_inline(" ".join(content).strip())] if short == "figure" else [])
         out += ["", " ".join(w for w in words if w), ""]
-    elif short in _ADMONITIONS or short == "admonition":
-        # An admonition's text may start on its own line (`.. note:: Text`); a version directive's
-        # first word is the version; the generic `admonition` takes a title.
-        version, _, said = argument.partition(" ") if short.startswith(("version", "deprec")) else ("", "", argument)
-        if short == "admonition":
-            label, said = argument, ""
-        else:
-            label = _ADMONITIONS[short] + (" " + version if version else "")
+    elif (admonition := admonition_label(short, argument)) is not None:
+        label, said = admonition
         if said.strip():
             content = [said.strip(), *content]
         read_content = read(content)
@@ -224,7 +231,7 @@ def _directive(lines: list[str], index: int, match: re.Match, out: list[str], st
         opening = read_content[at] if at < len(read_content) and not read_content[at].startswith(("#", "```")) else ""
         rest = read_content[at + 1:] if opening else read_content[at:]
         out += ["", escape_headings(f"{_inline(label)}: {opening}".rstrip()), *rest, ""]
-    elif (short in _OBJECTS or (short.startswith("auto") and short not in _SILENT)) and argument:
+    elif (short in _OBJECTS or (short.startswith("auto") and short not in SILENT_DIRECTIVES)) and argument:
         out += ["", _code_span(argument), *read(content), ""]
     else:
         out += ["", *([escape_headings(_inline(argument))] if argument else []), *read(content), ""]

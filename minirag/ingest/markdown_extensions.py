@@ -1,0 +1,186 @@
+"""Markdown's common extensions, read as their renderers show them.
+
+Docs written for GitHub, MkDocs or Sphinx use syntax CommonMark does not know; indexed as
+written, its markers are words no reader sees, and its content may read as code.
+
+- GitHub's alerts: a quote opening with `[!NOTE]` (`TIP`, `IMPORTANT`, `WARNING`, `CAUTION`)
+  shows a box titled with the kind: the marker reads as its label, `Note:`.
+- Python-Markdown's admonitions (MkDocs, Material): `!!! warning "Title"`, collapsible
+  `??? note` and `???+ note`, and Material's content tabs `=== "Linux"`, each over content
+  indented four spaces: the title (or the kind's label), then the content unindented.
+- MyST (Sphinx, Jupyter Book): a target line `(label)=` shows nothing; a directive written as a
+  fence (```` ```{note} ```` or `:::{note}`) shows its content: an admonition after its label,
+  code (`code-block`, `code-cell`) as fenced code, `eval-rst` as reStructuredText, pictures their
+  alt text; tables of contents and other directives that print nothing are left out, and so are
+  options (`:key: value` lines, or a `---` block).
+
+Code fences are left as written. Directives nest up to MAX_NESTING levels (past that, text).
+"""
+
+from __future__ import annotations
+
+import re
+
+from minirag.chunking.fences import Fences, code_line_mask
+from minirag.ingest.html_markdown import fenced
+from minirag.ingest.rst_text import (
+    CODE_DIRECTIVES,
+    PICTURE_DIRECTIVES,
+    SILENT_DIRECTIVES,
+    admonition_label,
+    rst_to_markdown,
+)
+from minirag.ingest.text_repair import escape_headings
+
+MAX_NESTING = 40
+_ALERTS = {"note": "Note", "tip": "Tip", "important": "Important", "warning": "Warning", "caution": "Caution"}
+# Formatters that escape brackets write the marker `\[!NOTE]`; its author meant the alert.
+_ALERT = re.compile(r"^((?: {0,3}>[ \t]?)++)\\?\[!(note|tip|important|warning|caution)\][ \t]*+(.*)$", re.IGNORECASE)
+# Material's placement words (`inline`, `end`) may follow the kind.
+_ADMONITION = re.compile(
+    r"^([ \t]*+)(!!!|\?\?\?\+?|===\+?)[ \t]++(?:([\w-]++)(?:[ \t]++(?:inline|end)\b)*+[ \t]*+)?"
+    r"(?:\"([^\"\n]*+)\")?[ \t]*+$"
+)
+_TARGET = re.compile(r"^ {0,3}\([^()\s]+\)=[ \t]*$")
+_DIRECTIVE = re.compile(r"^( {0,3})(`{3,}|~{3,}|:{3,})\{([\w:.-]+)\}[ \t]*(.*)$")
+_OPTION = re.compile(r"^[ \t]*:[\w-]+:(?:[ \t].*)?$")
+# A file is read line by line only when something in it looks like one of these.
+_ANY = re.compile(r"^(?: {0,3}>[ \t]?)++\\?\[!|^[ \t]*(?:!!!|\?\?\?|===)[ \t+]|^ {0,3}\([^()\s]+\)=[ \t]*$"
+                  r"|^ {0,3}(?:`{3,}|~{3,}|:{3,})\{", re.MULTILINE | re.IGNORECASE)
+
+
+def read_extensions(markdown: str) -> str:
+    """`markdown` with its alerts, admonitions and MyST markup written as the page shows them."""
+    if not _ANY.search(markdown):
+        return markdown
+    return "\n".join(_one_blank(_read(markdown.split("\n"), 0)))
+
+
+def _one_blank(lines: list[str]) -> list[str]:
+    """Runs of blank lines outside code as one (a directive that shows nothing leaves its own)."""
+    code = code_line_mask(lines)
+    return [line for n, line in enumerate(lines)
+            if line.strip() or code[n] or not n or lines[n - 1].strip() or code[n - 1]]
+
+
+def _read(lines: list[str], depth: int) -> list[str]:
+    if depth > MAX_NESTING:
+        return lines
+    fences = Fences(lines, "`~:")
+    out: list[str] = []
+    index = 0
+    while index < len(lines):
+        line = lines[index]
+        end = fences.end(index) if line.lstrip(" ").startswith(fences.openers) else None
+        if end is not None:
+            directive = _DIRECTIVE.match(line)
+            if directive:
+                _block(out, _directive(directive, lines[index + 1 : end], depth), lines[end + 1 : end + 2])
+            else:
+                out += lines[index : end + 1]  # code, or a colon fence that is none of MyST's
+            index = end + 1
+            continue
+        if _TARGET.match(line):
+            index += 1
+            continue
+        alert = _ALERT.match(line)
+        if alert:
+            quote, kind, rest = alert.groups()
+            out.append(f"{quote}{_ALERTS[kind.lower()]}: {rest}".rstrip())
+            index += 1
+            continue
+        admonition = _ADMONITION.match(line)
+        # A content tab (`===`) has a quoted title, an admonition a kind or a title.
+        if admonition and (admonition.group(4) is not None or admonition.group(3) and admonition.group(2)[0] != "="):
+            index = _admonition(lines, index, admonition, out, depth)
+            continue
+        out.append(line)
+        index += 1
+    return out
+
+
+def _admonition(lines: list[str], index: int, match: re.Match, out: list[str], depth: int) -> int:
+    """A Python-Markdown admonition or content tab: its title, then its indented content unindented."""
+    indent = len(match.group(1).expandtabs(4))
+    kind, title = match.group(3), match.group(4)
+    end = index + 1
+    body: list[str] = []
+    while end < len(lines):
+        line = lines[end].expandtabs(4)
+        if line.strip() and len(line) - len(line.lstrip(" ")) < indent + 4:
+            break
+        body.append(line[indent + 4 :])
+        end += 1
+    while body and not body[-1].strip():
+        body.pop()
+        end -= 1
+    label = title.strip() if title is not None else kind.replace("-", " ").capitalize() + ":"
+    out += _labelled(label, _read(body, depth + 1))
+    return end
+
+
+def _labelled(label: str, body: list[str]) -> list[str]:
+    """`label` before `body`: a kind's label (`Note:`) on its first line where that is a line of text,
+    a title on a line of its own."""
+    at = next((n for n, line in enumerate(body) if line.strip()), len(body))
+    if not label:
+        return body[at:]
+    first = body[at] if at < len(body) else ""
+    if label.endswith(":") and first and not first.startswith((" ", "\t", "#", ">", "|", "```", "~~~", "- ", "* ", "+ ")):
+        return [escape_headings(f"{label} {first}"), *body[at + 1 :]]
+    return [escape_headings(label), *body[at:]]
+
+
+def _block(out: list[str], block: list[str], after: list[str]) -> None:
+    """Append a directive's lines as a block: parted by a blank line from the text around it."""
+    while block and not block[-1].strip():
+        block = block[:-1]
+    block = block[next((n for n, line in enumerate(block) if line.strip()), len(block)) :]
+    if not block:
+        return
+    if out and out[-1].strip():
+        out.append("")
+    out.extend(block)
+    if after and after[0].strip():
+        out.append("")
+
+
+def _directive(match: re.Match, content: list[str], depth: int) -> list[str]:
+    """What a MyST directive fence shows."""
+    name, argument = match.group(3).lower(), match.group(4).strip()
+    short = name.rsplit(":", 1)[-1]
+    options, content = _options(content)
+    if name in SILENT_DIRECTIVES or short in SILENT_DIRECTIVES:
+        return []
+    if short in CODE_DIRECTIVES or short == "code-cell":
+        language = argument.split()[0] if argument else ""
+        return fenced("\n".join(content), language).split("\n")
+    if short == "eval-rst":
+        return rst_to_markdown("\n".join(content)).split("\n")
+    if short in PICTURE_DIRECTIVES:
+        words = [options.get("alt", "")] + (content if short == "figure" else [])
+        return [" ".join(word.strip() for word in words if word.strip())]
+    body = _read(content, depth + 1)
+    admonition = admonition_label(short, argument)
+    if admonition is not None:
+        label, said = admonition
+        return _labelled(f"{label}:", [said, *body] if said.strip() else body)
+    return [*([argument] if argument else []), *body]
+
+
+def _options(content: list[str]) -> tuple[dict[str, str], list[str]]:
+    """A directive's options (a `---` YAML block, or `:key: value` lines) and the content after them."""
+    options: dict[str, str] = {}
+    start = 0
+    if content and content[0].strip() == "---":
+        closing = next((n for n in range(1, len(content)) if content[n].strip() == "---"), None)
+        if closing is not None:
+            for line in content[1:closing]:
+                key, _, value = line.partition(":")
+                options[key.strip().lower()] = value.strip()
+            start = closing + 1
+    while start < len(content) and _OPTION.match(content[start]):
+        key, _, value = content[start].strip()[1:].partition(":")
+        options[key.strip().lower()] = value.strip()
+        start += 1
+    return options, content[start:]

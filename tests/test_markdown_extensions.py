@@ -1,0 +1,68 @@
+"""GitHub alerts, Python-Markdown admonitions and MyST markup, read as their renderers show them."""
+
+import pytest
+from helpers.growth import grows_linearly
+
+from minirag.ingest.convert import convert_document
+from minirag.ingest.markdown_extensions import read_extensions
+
+
+def test_github_alerts_read_as_their_label():
+    source = ("> [!NOTE]\n> Restart after upgrading.\n\n>> [!caution] Nested.\n\n> \\[!TIP]\n> Escaped.\n\n"
+              "> [!UNKNOWN]\n> Kept.\n")
+    assert read_extensions(source) == (
+        "> Note:\n> Restart after upgrading.\n\n>> Caution: Nested.\n\n> Tip:\n> Escaped.\n\n> [!UNKNOWN]\n> Kept.\n")
+
+
+def test_admonitions_and_content_tabs_read_as_their_title_then_their_content_unindented():
+    source = (
+        "Intro.\n\n!!! tip \"Speed it up\"\n    Use the **cache**.\n\n    ```sh\n    run --fast\n    ```\n\n"
+        "??? note\n    Collapsed text.\n\n!!! warning inline end\n    Placed text.\n\n!!! danger \"\"\n    No title.\n\n"
+        "=== \"Linux\"\n\n    Run `apt install x`.\n\nOutro.\n")
+    assert read_extensions(source) == (
+        "Intro.\n\nSpeed it up\nUse the **cache**.\n\n```sh\nrun --fast\n```\n\n"
+        "Note: Collapsed text.\n\nWarning: Placed text.\n\nNo title.\n\n"
+        "Linux\nRun `apt install x`.\n\nOutro.\n")
+
+
+def test_lines_that_only_look_like_admonitions_stay():
+    for line in ("=== Linux", "!!!", "!!! two words here", "===", "Text !!! note"):
+        assert read_extensions(line + "\n    indented\n") == line + "\n    indented\n"
+
+
+def test_myst_targets_go_and_directives_show_their_content():
+    source = (
+        "(install)=\n## Install\n\n```{note}\nA note with <b>bold</b>.\n```\n\n"
+        ":::{warning} Mind the gap\n:class: dropdown\nCareful.\n:::\n\n"
+        "```{code-block} python\n:linenos:\nx = 1\n```\n\n"
+        "````{admonition} Custom title\nOuter text.\n\n```{tip}\nInner tip.\n```\n````\n\n"
+        "```{toctree}\n:maxdepth: 2\nintro\n```\n\n"
+        "```{eval-rst}\n.. versionadded:: 3.2\n   Added the *thing*.\n```\n\n"
+        "```{figure} cat.png\n---\nalt: A cat on a mat\n---\nThe caption.\n```\n\nEnd.\n")
+    assert read_extensions(source) == (
+        "## Install\n\nNote: A note with <b>bold</b>.\n\nWarning: Mind the gap\nCareful.\n\n"
+        "```python\nx = 1\n```\n\nCustom title: Outer text.\n\nTip: Inner tip.\n\n"
+        "New in version 3.2: Added the *thing*.\n\nA cat on a mat The caption.\n\nEnd.\n")
+
+
+def test_code_keeps_what_looks_like_an_extension():
+    source = "```python\n!!! note\n    x\n(target)=\n> [!NOTE]\n```\n\n~~~\n```{note}\nno\n```\n~~~\n"
+    assert read_extensions(source) == source
+
+
+def test_a_markdown_file_is_indexed_without_the_markers():
+    source = b"# Setup\n\n> [!IMPORTANT]\n> Back up first.\n\n!!! note\n    Needs <kbd>root</kbd>.\n\n(anchor)=\nDone.\n"
+    markdown = convert_document(source, ".md", "setup.md").markdown
+    assert markdown == "# Setup\n\n> Important:\n> Back up first.\n\nNote: Needs root.\n\nDone.\n"
+
+
+@pytest.mark.parametrize("run", ["> ", "> >", "!!! ", "=== \"", "```{note}\n", ":::{x}\n", "!!! note\n    ",
+                                 "(a)=\n", "````{note}\n```{tip}\n"])
+def test_long_runs_of_extension_markers_are_read_in_linear_time(run):
+    assert grows_linearly(read_extensions, lambda repeats: "> [!NOTE]\n" + run * repeats + "x")
+
+
+def test_nesting_past_the_limit_is_left_as_text():
+    deep = "".join(f"{'    ' * n}!!! note\n" for n in range(60)) + "    " * 60 + "core\n"
+    out = read_extensions(deep)
+    assert "core" in out and out.count("Note:") == 41
