@@ -51,6 +51,16 @@ def test_a_heading_without_words_gives_way_to_the_filename():
     assert title(md, stem="Supplier contract 2024") == "Supplier contract 2024"
 
 
+@pytest.mark.parametrize(("heading", "stem", "expected"), [
+    ("# ![Typer](https://x.test/logo.svg)", "README", "Typer"),
+    ("# [![Axios logo](logo.svg)](https://axios.test)", "readme", "Axios"),
+    ("# ![Acme](logo.png)", "Supplier contract 2024", "Supplier contract 2024"),
+    ("# ![logo](logo.png)", "README", "README"),
+])
+def test_a_picture_only_h1_names_a_readme_by_its_alt_text(heading, stem, expected):
+    assert title(f"{heading}\n\nText.", stem=stem) == expected
+
+
 def test_a_boilerplate_h1_is_still_used_when_the_filename_is_not_informative():
     assert title("# Introduction\n", stem="Untitled-1") == "Introduction"
 

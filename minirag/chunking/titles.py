@@ -97,6 +97,11 @@ GENERIC_STEM_WORDS = frozenset(
 )
 
 _IMAGE = re.compile(r"!\[[^\]]*\]\([^)]*\)")
+_IMAGE_ALT = re.compile(r"!\[([^\]]*)\]\([^)]*\)")
+# File names a folder's convention chose (`README.md`, `index.md`): a logo's name says more.
+_CONVENTIONAL_STEMS = frozenset({"readme", "index", "_index", "home", "default"})
+_PICTURE_WORDS = frozenset({"logo", "logotype", "banner", "icon", "image", "header", "picture", "light", "dark",
+                            "mode", "wordmark", "badge", "(light)", "(dark)", "-", "–", "|"})
 _LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
 # Possessive runs: `(?:\d+...)+` alone tries every way to split a run of digits (exponential
 # time on `# 1111…1x`, a 46-byte file); `\d++` takes the whole run or nothing.
@@ -125,6 +130,15 @@ def first_h1(markdown: str) -> str | None:
 def _heading_words(heading: str) -> str:
     text = _LINK.sub(r"\1", _IMAGE.sub(" ", heading))
     return " ".join(re.sub(r"[*_`]+", " ", text).split())
+
+
+def _pictured_name(heading: str) -> str:
+    """The name a heading of pictures alone shows: a README's logo (`# ![Typer](logo.svg)`) names
+    its project in its alt text. The words that say what a picture is (`logo`, `banner`) are left
+    out; "" when nothing else is left."""
+    alts = " ".join(_IMAGE_ALT.findall(heading))
+    name = [word for word in re.sub(r"[*_`]+", " ", alts).split() if word.casefold() not in _PICTURE_WORDS]
+    return " ".join(name) if _LETTER.search(" ".join(name)) else ""
 
 
 def is_boilerplate_heading(heading: str) -> bool:
@@ -169,7 +183,8 @@ def fitted_title(title: str) -> str:
 
 
 def choose_title(markdown: str, *, metadata_title: str | None, stem: str) -> str:
-    """Metadata title, else a non-boilerplate H1, else an informative stem, else H1, else stem."""
+    """Metadata title, else a non-boilerplate H1, else an informative stem, else the name a picture-only
+    H1 shows (before a conventional stem such as README), else H1, else stem."""
     if metadata_title and metadata_title.strip():
         return " ".join(metadata_title.split())
     heading = first_h1(markdown)
@@ -177,8 +192,11 @@ def choose_title(markdown: str, *, metadata_title: str | None, stem: str) -> str
     words = _heading_words(heading) if heading else ""
     if words and not is_boilerplate_heading(heading or ""):
         return words
-    if is_informative_stem(stem):
+    pictured = _pictured_name(heading) if heading and not _LETTER.search(words) else ""
+    if is_informative_stem(stem) and not (pictured and stem.strip().casefold() in _CONVENTIONAL_STEMS):
         return stem_title(stem)
+    if pictured:
+        return pictured
     if words and _LETTER.search(words):
         return words
     return stem
