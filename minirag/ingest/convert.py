@@ -23,6 +23,7 @@ from pathlib import Path
 from minirag._compat.pdfminer import UNMAPPED_GLYPH
 from minirag.errors import ConversionFailed, described
 from minirag.ingest import ocr
+from minirag.ingest.asciidoc_text import asciidoc_to_markdown
 from minirag.ingest.csv_table import csv_to_markdown
 from minirag.ingest.docx_margins import read_margins
 from minirag.ingest.docx_tables import docx_converter
@@ -42,7 +43,7 @@ from minirag.ingest.zip_xml import check_prologs
 log = logging.getLogger(__name__)
 
 DOCUMENT_EXTENSIONS = frozenset(
-    {".md", ".markdown", ".mdx", ".txt", ".rst", ".pdf", ".docx", ".pptx", ".xlsx", ".html", ".htm", ".csv", ".epub", ".ipynb"}
+    {".md", ".markdown", ".mdx", ".txt", ".rst", ".adoc", ".asciidoc", ".pdf", ".docx", ".pptx", ".xlsx", ".html", ".htm", ".csv", ".epub", ".ipynb"}
 )
 # Image files are documents only where they can be read (the ocr extra installed, OCR not off).
 SUPPORTED_EXTENSIONS = DOCUMENT_EXTENSIONS | (ocr.IMAGE_EXTENSIONS if ocr.images_readable() else frozenset())
@@ -465,6 +466,9 @@ def _convert_by_suffix(data: bytes, suffix: str, name: str) -> Converted:
     if suffix == ".rst":
         text, warnings = decode_text(data, name)
         return Converted(markdown=rst_to_markdown(text), warnings=warnings)
+    if suffix in (".adoc", ".asciidoc"):
+        text, warnings = decode_text(data, name)
+        return Converted(markdown=asciidoc_to_markdown(text), warnings=warnings)
     if suffix == ".csv":
         text, warnings = decode_text(data, name)
         return Converted(markdown=csv_to_markdown(text, name), warnings=warnings)
@@ -513,9 +517,10 @@ def convert_data(content: str, fmt: str, name: str) -> Converted:
 _ZIP_MEMBER_FORMATS = (("word/document.xml", ".docx"), ("ppt/presentation.xml", ".pptx"),
                        ("xl/workbook.xml", ".xlsx"))
 _TYPE_SUFFIXES = {"text/csv": ".csv", "application/x-ipynb+json": ".ipynb", "text/markdown": ".md",
-                  "text/x-markdown": ".md", "text/x-rst": ".rst", "text/prs.fallenstein.rst": ".rst"}
+                  "text/x-markdown": ".md", "text/x-rst": ".rst", "text/prs.fallenstein.rst": ".rst",
+                  "text/asciidoc": ".adoc", "text/x-asciidoc": ".adoc"}
 # Served as text/plain (raw.githubusercontent.com serves every file so), a file named as one of these is that.
-_TEXT_SUFFIXES = frozenset({".md", ".markdown", ".mdx", ".rst"})
+_TEXT_SUFFIXES = frozenset({".md", ".markdown", ".mdx", ".rst", ".adoc", ".asciidoc"})
 
 
 def sniff_format(body: bytes, mimetype: str, url: str) -> str:

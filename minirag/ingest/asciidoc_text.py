@@ -1,0 +1,317 @@
+"""AsciiDoc -> Markdown: the structure chunking needs, the text a reader of the rendered page sees.
+
+Asciidoctor's format writes the docs of many Java, Ruby and Red Hat projects (and git's
+own manual). Read as plain text, its section titles (`== Install`) are lines like any
+other and its markup is words no reader sees (`[source,java]`, `:toc: left`,
+`link:url[text]`). This reads what Asciidoctor would, line by line, with no dependency:
+
+- section titles (`= Title`, `== Section`, ...) become ATX headings of their level;
+- delimited blocks: listing (`----`) and literal (`....`) blocks become fenced code,
+  with the language of a `[source,python]` line above them; example (`====`), sidebar
+  (`****`), quote (`____`) and open (`--`) blocks are read as text; a passthrough
+  (`++++`) block is HTML, converted as HTML is; a comment block (`////`) is nothing;
+- tables (`|===`) become pipe tables, their first row the header when the source says
+  so (a blank line after it, or `%header` / `options="header"`);
+- admonitions (`NOTE: text`, or `[NOTE]` above a block) keep their text after a label
+  (`Note:`); lists become Markdown lists, a description list item (`term:: text`)
+  `term: text`;
+- what renders as nothing goes: comments (`// ...`), attribute entries (`:name: value`,
+  whose value then replaces `{name}` in the text), block attribute and anchor lines,
+  `include::`, `toc::[]`, conditional directives (their content stays);
+- inline markup renders as Markdown: `link:url[text]` and `https://url[text]` as links,
+  `<<id,text>>` and `xref:doc.adoc[text]` as their text, `image:file[alt]` its alt text,
+  `kbd:[Ctrl+C]`, `btn:[OK]` and `menu:File[Save]` as what they show.
+
+Every pass is a walk over the lines: linear in the text. Delimited blocks nest up to
+MAX_NESTING levels (past that, text).
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+
+from minirag.errors import ConversionFailed
+from minirag.ingest.html_markdown import fenced, html_to_markdown
+from minirag.ingest.text_repair import escape_headings
+
+MAX_NESTING = 20
+_SECTION = re.compile(r"^(={1,6})[ \t]+(\S.*)$")  # the closing `=`s, if any, are cut in code
+_ATTRIBUTE_ENTRY = re.compile(r"^:(!?[\w][\w-]*!?):(?:[ \t]+(.*?))?[ \t]*$")
+_BLOCK_ATTRIBUTES = re.compile(r"^\[(?!\[)[^\]]*\][ \t]*$|^\[\[[^\]]*\]\][ \t]*$")
+_BLOCK_TITLE = re.compile(r"^\.([^\s.].*)$")
+_DELIMITER = re.compile(r"^(-{4,}|\.{4,}|={4,}|\*{4,}|_{4,}|\+{4,}|/{4,}|--|[|!]={3,})[ \t]*$")
+_COMMENT = re.compile(r"^//(?!/)|^//$")
+_DIRECTIVE = re.compile(r"^(?:include|ifdef|ifndef|ifeval|endif|toc|video|audio)::[^\[]*\[[^\]]*\][ \t]*$")
+_IMAGE_BLOCK = re.compile(r"^image::[^\[]*\[([^\],]*)[^\]]*\][ \t]*$")
+_ADMONITION = re.compile(r"^(NOTE|TIP|IMPORTANT|WARNING|CAUTION):[ \t]+(.*)$")
+_LIST = re.compile(r"^[ \t]*(\*{1,5}|-|\.{1,5}|\d{1,9}\.)[ \t]+(.*)$")
+_LINE_BREAK = re.compile(r"[ \t]\+$")
+_BREAKS = frozenset({"<<<", "'''"})  # a page break and a thematic break: nothing a reader of text needs
+_LABELS = {"NOTE": "Note", "TIP": "Tip", "IMPORTANT": "Important", "WARNING": "Warning", "CAUTION": "Caution"}
+
+# Inline markup. Each pattern's runs stop at the next bracket, so a match attempt never scans past
+# it; a macro's name and target are read back from its `[` to the white space before (inline).
+_BRACKETED = re.compile(r"\[([^\[\]\n]*)\]")
+# A macro's name may follow a word's last character (`sentence.footnote:[...]`), never a letter of it.
+_MACRO = re.compile(r"(?<![^\W_])(link|xref|image|kbd|btn|menu|footnote|pass|icon|anchor|https?|ftp|irc|mailto):(\S*)$")
+_CROSS_REFERENCE = re.compile(r"<<([^<>,\n]+)(?:,[ \t]*([^<>\n]+))?>>")
+_INLINE_ANCHOR = re.compile(r"\[\[[^\[\]\n]*\]\]")
+_ATTRIBUTE_REFERENCE = re.compile(r"\{([\w][\w-]*)\}")
+# Asciidoctor's built-in attributes that stand for characters.
+_BUILT_IN = {"nbsp": " ", "sp": " ", "empty": "", "blank": "", "zwsp": "", "plus": "+", "amp": "&", "lt": "<",
+             "gt": ">", "startsb": "[", "endsb": "]", "vbar": "|", "caret": "^", "asterisk": "*", "tilde": "~",
+             "backslash": "\\", "backtick": "`", "two-colons": "::", "two-semicolons": ";;", "cpp": "C++",
+             "deg": "°", "apos": "'", "quot": '"', "brvbar": "¦", "wj": ""}
+
+
+def asciidoc_to_markdown(text: str) -> str:
+    """Markdown for an AsciiDoc document (see the module's docstring)."""
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    out = _Reader({}).read(lines, 0)
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(out)).strip("\n") + "\n"
+
+
+class _Reader:
+    def __init__(self, attributes: dict[str, str]) -> None:
+        self.attributes = attributes  # attribute entries met so far, for `{name}` in the text
+
+    def read(self, lines: list[str], depth: int) -> list[str]:
+        out: list[str] = []
+        closers = _closers(lines)
+        style: list[str] = []  # the block attribute line's words (`source`, `python`; `NOTE`)
+        index = 0
+        while index < len(lines):
+            line = lines[index]
+            stripped = line.strip()
+            if not stripped:
+                out.append("")
+                style = []
+                index += 1
+                continue
+            delimiter = _DELIMITER.match(line)
+            if delimiter and depth <= MAX_NESTING:
+                mark = delimiter.group(1)
+                end = _next(closers.get(line.rstrip(), []), index)
+                end = len(lines) if end is None else end
+                out += ["", *self._block(mark, lines[index + 1 : end], style, depth), ""]
+                style = []
+                index = end + 1
+                continue
+            if _COMMENT.match(line) or _DIRECTIVE.match(stripped) or stripped in _BREAKS:
+                index += 1
+                continue
+            entry = _ATTRIBUTE_ENTRY.match(line)
+            if entry:
+                name, value = entry.group(1), entry.group(2) or ""
+                if not name.startswith("!") and not name.endswith("!"):
+                    self.attributes[name] = value
+                index += 1
+                continue
+            if _BLOCK_ATTRIBUTES.match(stripped):
+                if stripped.startswith("[") and not stripped.startswith("[["):
+                    style = [part.strip().strip('"') for part in stripped[1:-1].split(",")]
+                index += 1
+                continue
+            image = _IMAGE_BLOCK.match(stripped)
+            if image:
+                out += ["", image.group(1).strip(), ""] if image.group(1).strip() else []
+                index += 1
+                continue
+            section = _SECTION.match(line)
+            if section:
+                heading = section.group(2).rstrip(" \t")
+                if heading.endswith("=") and heading.rstrip("=").endswith((" ", "\t")):
+                    heading = heading.rstrip("=").rstrip(" \t")  # `== Title ==`: the closing marks
+                out += ["", "#" * len(section.group(1)) + " " + self.inline(heading), ""]
+                index += 1
+                continue
+            title = _BLOCK_TITLE.match(line)
+            if title and not _LIST.match(line):
+                out.append(escape_headings(self.inline(title.group(1))))
+                index += 1
+                continue
+            # A paragraph: up to a blank line or a line that starts a block.
+            end = index + 1
+            while end < len(lines) and lines[end].strip() and not _starts_block(lines[end]):
+                end += 1
+            out += self._paragraph(lines[index:end], style)
+            style = []
+            index = end
+        return out
+
+    def _block(self, mark: str, content: list[str], style: list[str], depth: int) -> list[str]:
+        kind = mark[0] if mark != "--" else "open"
+        first = style[0].upper() if style else ""
+        if kind == "/":
+            return []
+        if (kind in "-." and mark != "--") or first in ("SOURCE", "LISTING", "LITERAL"):
+            return [fenced("\n".join(content), _language(style))]
+        if kind == "+":
+            try:
+                converted, _title = html_to_markdown("\n".join(content))
+            except ConversionFailed:
+                return []
+            return converted.split("\n")
+        if kind in "|!":
+            return _table(content, style, mark[0], self.inline)
+        body = self.read(content, depth + 1)
+        if first in _LABELS:
+            return _labelled(f"{_LABELS[first]}:", body)
+        return body
+
+    def _paragraph(self, lines: list[str], style: list[str]) -> list[str]:
+        first = style[0].upper() if style else ""
+        if first in ("SOURCE", "LISTING", "LITERAL"):
+            return ["", fenced("\n".join(lines), _language(style)), ""]
+        text = [self._line(line) for line in lines if line.strip() != "+"]
+        if first in _LABELS:
+            return ["", *_labelled(f"{_LABELS[first]}:", text), ""]
+        admonition = _ADMONITION.match(lines[0])
+        if admonition:
+            text[0] = f"{_LABELS[admonition.group(1)]}: {self.inline(admonition.group(2))}"
+        return [escape_headings(line) for line in text]
+
+    def _line(self, line: str) -> str:
+        line = _LINE_BREAK.sub("", line)
+        item = _LIST.match(line)
+        if item:
+            marker, body = item.groups()
+            if marker[0] in ".0123456789":
+                depth = len(marker) - 1 if marker[0] == "." else 0
+                return "   " * depth + "1. " + self.inline(body)
+            depth = len(marker) - 1 if marker[0] == "*" else 0
+            return "  " * depth + "- " + self.inline(body)
+        term = _description(line)
+        if term is not None:
+            name, definition = term
+            return f"{self.inline(name)}: {self.inline(definition)}".rstrip()
+        return self.inline(line)
+
+    def inline(self, text: str) -> str:
+        if "{" in text:
+            text = _ATTRIBUTE_REFERENCE.sub(
+                lambda m: self.attributes.get(m.group(1), _BUILT_IN.get(m.group(1), m.group(0))), text)
+        if "<<" in text:
+            text = _CROSS_REFERENCE.sub(lambda m: (m.group(2) or m.group(1)).strip(), text)
+        if "[" not in text:
+            return text
+        text = _INLINE_ANCHOR.sub("", text)
+        out: list[str] = []
+        at = 0
+        for bracket in _BRACKETED.finditer(text):
+            start = bracket.start()
+            token = start
+            while token > at and not text[token - 1].isspace() and text[token - 1] not in "[]()<>":
+                token -= 1
+            macro = _MACRO.search(text, token, start)
+            if macro is None:
+                continue
+            out.append(text[at : macro.start()])
+            out.append(_macro(macro.group(1), macro.group(2), bracket.group(1)))
+            at = bracket.end()
+        out.append(text[at:])
+        return "".join(out)
+
+
+def _macro(kind: str, target: str, content: str) -> str:
+    """What an inline macro shows: a link, a cross reference's text, a picture's alt text, a key."""
+    if kind in ("https", "http", "ftp", "irc", "mailto", "link"):
+        href = target if kind == "link" else f"{kind}:{target}"
+        text = content.split(",", 1)[0].strip().strip('"') if "=" in content else content.strip()
+        text = text.rstrip("^")  # `^` asks for a new window
+        return f"[{text}]({href})" if text else href
+    if kind == "xref":
+        return content.strip() or target.split("#")[-1]
+    if kind == "image":
+        return content.split(",", 1)[0].strip()
+    if kind == "menu":
+        return " > ".join(part.strip() for part in [target, *content.split(">")] if part.strip())
+    if kind == "footnote":
+        return f" ({content.strip()})" if content.strip() else ""
+    if kind in ("icon", "anchor"):
+        return ""
+    return content  # kbd, btn, pass
+
+
+def _description(line: str) -> tuple[str, str] | None:
+    """(term, definition) of a description list item (`term:: definition`), else None."""
+    for mark in ("::", ";;"):
+        at = line.find(mark)
+        if at <= 0:
+            continue
+        end = at + len(mark)
+        while end < len(line) and line[end] == mark[0] and end - at < 4:
+            end += 1
+        term = line[:at].strip()
+        if term and term[-1] != mark[0] and (end == len(line) or line[end] in " \t") and "://" not in term:
+            return term, line[end:].strip()
+    return None
+
+
+def _language(style: list[str]) -> str:
+    """A source block's language: `[source,python]`, or `[,python]` with the style left out."""
+    first = style[0].upper() if style else ""
+    return style[1] if first in ("SOURCE", "") and len(style) > 1 else ""
+
+
+def _labelled(label: str, body: list[str]) -> list[str]:
+    """`label` on the first line of text of `body`, or a line of its own before code or a list."""
+    at = next((n for n, line in enumerate(body) if line.strip()), len(body))
+    first = body[at] if at < len(body) else ""
+    if first and not first.startswith(("```", "#", "- ", "1. ", "|", " ")):
+        return [*body[:at], f"{label} {first}", *body[at + 1 :]]
+    return [*body[:at], label, *body[at:]]
+
+
+def _table(content: list[str], style: list[str], separator: str, inline) -> list[str]:
+    """An AsciiDoc table as a pipe table: its cells in rows of the first row's width. `separator`:
+    the cell mark, `|` (or `!` in a table nested in a cell)."""
+    options = " ".join(style).lower()
+    first_row = next((n for n, line in enumerate(content) if line.strip()), None)
+    if first_row is None:
+        return []
+    cells: list[str] = []
+    widths: list[int] = []
+    split = re.compile(rf"(?<!\\){re.escape(separator)}")
+    for line in content:
+        if not line.strip():
+            continue
+        parts = [part.strip().replace("\\" + separator, separator) for part in split.split(line)]
+        if line.lstrip().startswith(separator):
+            parts = parts[1:]
+        elif cells:
+            cells[-1] = f"{cells[-1]} {parts[0]}".strip()  # a cell's text continued on the next line
+            parts = parts[1:]
+        if not widths:
+            widths.append(len(parts))
+        cells.extend(parts)
+    width = max(1, widths[0] if widths else 1)
+    header = ("header" in options or (first_row + 1 < len(content) and not content[first_row + 1].strip()
+                                      and "noheader" not in options))
+    rows = [cells[n : n + width] for n in range(0, len(cells), width)]
+    lines = ["| " + " | ".join(inline(cell).replace("|", "\\|") for cell in row) + " |" for row in rows if row]
+    if header and len(lines) > 1:
+        lines.insert(1, "|" + "---|" * width)
+    return lines
+
+
+def _starts_block(line: str) -> bool:
+    stripped = line.strip()
+    return bool(_DELIMITER.match(line) or _SECTION.match(line) or _BLOCK_ATTRIBUTES.match(stripped)
+                or _COMMENT.match(line) or _ATTRIBUTE_ENTRY.match(line) or _DIRECTIVE.match(stripped)
+                or _IMAGE_BLOCK.match(stripped))
+
+
+def _closers(lines: list[str]) -> dict[str, list[int]]:
+    """For each delimiter line, the indexes of the lines equal to it: a block's closing line is the next."""
+    found: dict[str, list[int]] = {}
+    for index, line in enumerate(lines):
+        if _DELIMITER.match(line):
+            found.setdefault(line.rstrip(), []).append(index)
+    return found
+
+
+def _next(positions: list[int], index: int) -> int | None:
+    at = bisect.bisect_right(positions, index)
+    return positions[at] if at < len(positions) else None
