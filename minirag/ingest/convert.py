@@ -30,6 +30,7 @@ from minirag.ingest.docx_tables import docx_converter
 from minirag.ingest.empty_cells import without_empty_rows
 from minirag.ingest.epub_spine import check_spine
 from minirag.ingest.markdown_html import rendered_html
+from minirag.ingest.org_text import org_to_markdown
 from minirag.ingest.pdf_fields import page_fields, with_fields
 from minirag.ingest.pdf_inflate import inflate_budget
 from minirag.ingest.pdf_structure import outline, structured
@@ -43,7 +44,7 @@ from minirag.ingest.zip_xml import check_prologs
 log = logging.getLogger(__name__)
 
 DOCUMENT_EXTENSIONS = frozenset(
-    {".md", ".markdown", ".mdx", ".txt", ".rst", ".adoc", ".asciidoc", ".pdf", ".docx", ".pptx", ".xlsx", ".html", ".htm", ".csv", ".epub", ".ipynb"}
+    {".md", ".markdown", ".mdx", ".txt", ".rst", ".adoc", ".asciidoc", ".org", ".pdf", ".docx", ".pptx", ".xlsx", ".html", ".htm", ".csv", ".epub", ".ipynb"}
 )
 # Image files are documents only where they can be read (the ocr extra installed, OCR not off).
 SUPPORTED_EXTENSIONS = DOCUMENT_EXTENSIONS | (ocr.IMAGE_EXTENSIONS if ocr.images_readable() else frozenset())
@@ -469,6 +470,10 @@ def _convert_by_suffix(data: bytes, suffix: str, name: str) -> Converted:
     if suffix in (".adoc", ".asciidoc"):
         text, warnings = decode_text(data, name)
         return Converted(markdown=asciidoc_to_markdown(text), warnings=warnings)
+    if suffix == ".org":
+        text, warnings = decode_text(data, name)
+        markdown, title = org_to_markdown(text)
+        return Converted(markdown=markdown, metadata_title=title, warnings=warnings)
     if suffix == ".csv":
         text, warnings = decode_text(data, name)
         return Converted(markdown=csv_to_markdown(text, name), warnings=warnings)
@@ -520,7 +525,7 @@ _TYPE_SUFFIXES = {"text/csv": ".csv", "application/x-ipynb+json": ".ipynb", "tex
                   "text/x-markdown": ".md", "text/x-rst": ".rst", "text/prs.fallenstein.rst": ".rst",
                   "text/asciidoc": ".adoc", "text/x-asciidoc": ".adoc"}
 # Served as text/plain (raw.githubusercontent.com serves every file so), a file named as one of these is that.
-_TEXT_SUFFIXES = frozenset({".md", ".markdown", ".mdx", ".rst", ".adoc", ".asciidoc"})
+_TEXT_SUFFIXES = frozenset({".md", ".markdown", ".mdx", ".rst", ".adoc", ".asciidoc", ".org"})
 
 
 def sniff_format(body: bytes, mimetype: str, url: str) -> str:

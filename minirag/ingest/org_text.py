@@ -1,0 +1,166 @@
+"""Org -> Markdown: the structure chunking needs, the text a reader of the exported page sees.
+
+Emacs' Org mode keeps notes, agendas and literate programs as plain text. Read as
+text, its headings (`** Install`) are lines like any other and its markup is words no
+reader of the exported page sees (`#+BEGIN_SRC`, `:PROPERTIES:` drawers,
+`SCHEDULED: <2026-01-02>`). This reads what Org's exporter would:
+
+- headings (`* Title`, `** Section`) become ATX headings of their level, without their
+  TODO keyword, priority cookie and tags (`** TODO [#A] Call Bob :work:` reads `Call Bob`);
+  a `#+TITLE:` is the document's title;
+- source (`#+BEGIN_SRC python`) and example blocks, and fixed-width lines (`: text`),
+  become fenced code; quote, verse and center blocks their text; an HTML export block its
+  HTML converted; comment blocks and other export blocks nothing;
+- tables keep their rows, their rule lines (`|---+---|`) written as Markdown's;
+- links read as Markdown links (`[[https://…][text]]`) or their text (a link inside the
+  file, or to a file); a description list item (`- term :: text`) reads `- term: text`;
+- what exports as nothing goes: comment lines (`# …`), keyword lines (`#+OPTIONS:`),
+  drawers (`:PROPERTIES:` … `:END:`, `:LOGBOOK:`), planning lines (`DEADLINE: <…>`).
+
+Every pass is a walk over the lines: linear in the text.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+
+from minirag.errors import ConversionFailed
+from minirag.ingest.html_markdown import fenced, html_to_markdown
+from minirag.ingest.text_repair import escape_headings
+
+_HEADING = re.compile(r"^(\*+)[ \t]+(.*)$")
+_TODO = re.compile(r"^(?:TODO|DONE|NEXT|WAITING|HOLD|CANCELLED|CANCELED|STARTED|SOMEDAY)[ \t]+")
+_PRIORITY = re.compile(r"^\[#[A-Za-z0-9]\][ \t]*")
+_TAGS = re.compile(r"[ \t]+:(?:[\w@#%]+:)+[ \t]*$")
+_KEYWORD = re.compile(r"^[ \t]*#\+(\w+):[ \t]*(.*)$")
+_BEGIN = re.compile(r"^[ \t]*#\+begin_(\w+)(?:[ \t]+(.*))?$", re.IGNORECASE)
+_COMMENT = re.compile(r"^[ \t]*#(?:[ \t].*)?$")
+_DRAWER = re.compile(r"^[ \t]*:([\w-]+):[ \t]*$")
+_DRAWER_END = re.compile(r"^[ \t]*:end:[ \t]*$", re.IGNORECASE)
+_PLANNING = re.compile(r"^[ \t]*(?:(?:SCHEDULED|DEADLINE|CLOSED):[ \t]*[<\[][^>\]]*[>\]][ \t]*)+$")
+_FIXED_WIDTH = re.compile(r"^[ \t]*:(?:[ \t](.*))?$")
+_RULE = re.compile(r"^([ \t]*)\|-[-+|]*$")
+_DESCRIPTION = re.compile(r"^([ \t]*[-+][ \t]+)(.*?)[ \t]+::(?:[ \t]+(.*))?$")
+# A link: `[[target][text]]` or `[[target]]`; neither part may hold a bracket, so an attempt stops at the next.
+_LINK = re.compile(r"\[\[([^\[\]\n]+)\](?:\[([^\[\]\n]*)\])?\]")
+_CODE_BLOCKS = frozenset({"src", "example"})
+_TEXT_BLOCKS = frozenset({"quote", "verse", "center"})
+
+
+def org_to_markdown(text: str) -> tuple[str, str | None]:
+    """Markdown for an Org document (see the module's docstring), and its `#+TITLE:`, if any."""
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    out: list[str] = []
+    title: str | None = None
+    block_ends: dict[str, list[int]] = {}  # each block kind's `#+END_kind` lines
+    drawer_ends: list[int] = []
+    headings: list[int] = []
+    for number, line in enumerate(lines):
+        stripped = line.strip().lower()
+        if stripped.startswith("#+end_"):
+            block_ends.setdefault(stripped[6:], []).append(number)
+        elif _DRAWER_END.match(line):
+            drawer_ends.append(number)
+        elif _HEADING.match(line):
+            headings.append(number)
+    index = 0
+    while index < len(lines):
+        line = lines[index]
+        begin = _BEGIN.match(line)
+        if begin:
+            kind, argument = begin.group(1).lower(), (begin.group(2) or "").strip()
+            end = _after(block_ends.get(kind, []), index)
+            if end is not None:
+                out += ["", *_block(kind, argument, lines[index + 1 : end]), ""]
+                index = end + 1
+            else:
+                index += 1  # a block never closed: its opening line is markup, what follows it text
+            continue
+        keyword = _KEYWORD.match(line)
+        if keyword:
+            if keyword.group(1).lower() == "title" and keyword.group(2).strip() and title is None:
+                title = " ".join(_inline(keyword.group(2)).split())
+            index += 1
+            continue
+        drawer = _DRAWER.match(line)
+        if drawer and drawer.group(1).lower() != "end":
+            end = _after(drawer_ends, index)
+            heading_next = _after(headings, index)
+            if end is not None and (heading_next is None or end < heading_next):
+                index = end + 1  # a drawer (properties, a logbook): closed before the next heading
+                continue
+        if _COMMENT.match(line) or _PLANNING.match(line):
+            index += 1
+            continue
+        heading = _HEADING.match(line)
+        if heading:
+            out += ["", "#" * min(len(heading.group(1)), 6) + " " + _inline(_heading_title(heading.group(2))), ""]
+            index += 1
+            continue
+        if _FIXED_WIDTH.match(line):
+            end = index
+            while end < len(lines) and _FIXED_WIDTH.match(lines[end]):
+                end += 1
+            body = [(_FIXED_WIDTH.match(lines[n]).group(1) or "") for n in range(index, end)]  # type: ignore[union-attr]
+            out += ["", fenced("\n".join(body), ""), ""]
+            index = end
+            continue
+        out.append(escape_headings(_line(line)))
+        index += 1
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(out)).strip("\n") + "\n", title
+
+
+def _heading_title(text: str) -> str:
+    """A heading's words, without its TODO keyword, priority cookie and tags."""
+    text = _PRIORITY.sub("", _TODO.sub("", text.strip()))
+    return _TAGS.sub("", text).strip() or text.strip()
+
+
+def _block(kind: str, argument: str, content: list[str]) -> list[str]:
+    if kind in _CODE_BLOCKS:
+        language = argument.split()[0] if kind == "src" and argument else ""
+        # Org escapes a line starting with `*` or `#+` inside a block with a comma.
+        body = [line[1:] if line.lstrip().startswith((",*", ",#+")) else line for line in content]
+        return [fenced("\n".join(body), language)]
+    if kind in _TEXT_BLOCKS:
+        return [escape_headings(_line(line)) for line in content]
+    if kind == "export" and argument.lower().startswith("html"):
+        try:
+            converted, _title = html_to_markdown("\n".join(content))
+        except ConversionFailed:
+            return []
+        return converted.split("\n")
+    return []  # comment blocks, other export formats: nothing a reader sees
+
+
+def _line(line: str) -> str:
+    rule = _RULE.match(line)
+    if rule:
+        cells = line.strip().strip("|").split("+")
+        return rule.group(1) + "|" + "|".join("-" * max(3, len(cell)) for cell in cells) + "|"
+    description = _DESCRIPTION.match(line)
+    if description:
+        marker, term, definition = description.groups()
+        return f"{marker}{_inline(term)}: {_inline(definition or '')}".rstrip()
+    return _inline(line)
+
+
+def _inline(text: str) -> str:
+    if "[[" not in text:
+        return text
+    return _LINK.sub(_link, text)
+
+
+def _link(match: re.Match) -> str:
+    target, text = match.group(1), match.group(2)
+    if re.match(r"(?:https?|ftp|mailto):", target):
+        return f"[{text or target}]({target})"
+    shown = text or target
+    return shown.lstrip("*#").removeprefix("file:")  # a heading, an id or a file: its words
+
+
+def _after(positions: list[int], index: int) -> int | None:
+    """The first of the sorted `positions` past `index`, or None."""
+    at = bisect.bisect_right(positions, index)
+    return positions[at] if at < len(positions) else None
