@@ -35,6 +35,7 @@ from minirag.binding import (
 from minirag.config import (
     DEFAULT_HYBRID_WEIGHT,
     DEFAULT_TOP_K,
+    NAME_HYBRID_WEIGHT,
     QUESTION_HYBRID_WEIGHT,
     SENTENCE_HYBRID_WEIGHT,
     Collection,
@@ -894,6 +895,7 @@ class App:
             hybrid_weight=config.hybrid_weight if config.hybrid_weight is not None else DEFAULT_HYBRID_WEIGHT,
             hybrid_weight_for_questions=None if config.hybrid_weight is not None else QUESTION_HYBRID_WEIGHT,
             hybrid_weight_for_sentences=None if config.hybrid_weight is not None else SENTENCE_HYBRID_WEIGHT,
+            hybrid_weight_for_names=None if config.hybrid_weight is not None else NAME_HYBRID_WEIGHT,
             chunk_token_budget=config.chunk_token_budget or "the model's default",
             chunk_scheme=SCHEME_VERSION,
             read_only=config.read_only,

@@ -35,6 +35,7 @@ DEFAULT_HYBRID_WEIGHT = 0.4  # the keyword side's share of the fused score (sear
 QUESTION_HYBRID_WEIGHT = 0.2  # ... for a query in question form, unless one is set (search/query_form.py)
 SENTENCE_HYBRID_WEIGHT = 0.3  # ... for a statement that ends with a full stop, unless one is set
 FOREIGN_HYBRID_WEIGHT = 0.7  # ... for a query in a language the model was not trained on, unless one is set
+NAME_HYBRID_WEIGHT = 0.7  # ... for a query of one or two words written as names or codes are, unless one is set
 DEFAULT_TOP_K = 10  # the CLI's --top-k and the MCP tool's topK alike
 MAX_TOP_K = 100  # more is cut to this, not refused (search.clamp_top_k)
 MIN_TOKEN_LENGTH = 16  # characters of the bearer token `serve --http` requires off loopback
@@ -167,7 +168,8 @@ SETTINGS: tuple[Setting, ...] = (
             "keep their vectors)",
             kind=int, low=MIN_CHUNK_TOKEN_BUDGET, high=8192),
     Setting("RAG_HYBRID_WEIGHT", f"{DEFAULT_HYBRID_WEIGHT}; {SENTENCE_HYBRID_WEIGHT} for a sentence, "
-            f"{QUESTION_HYBRID_WEIGHT} for a question", "the keyword side's share "
+            f"{QUESTION_HYBRID_WEIGHT} for a question, {NAME_HYBRID_WEIGHT} for a name or a code",
+            "the keyword side's share "
             "of the fused score (normalized BM25 against normalized cosine; docs/search.md): 0 = vector only "
             "(FTS is not run), 1 = keyword only. Set, it holds for every query", kind=float, low=0.0, high=1.0),
     Setting("RAG_GROUPING", "unset", "cut the results at the first (similar) or second (related) "

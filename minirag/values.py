@@ -108,6 +108,7 @@ class Status:
     hybrid_weight: float
     hybrid_weight_for_questions: float | None  # set when the weight follows the query's form
     hybrid_weight_for_sentences: float | None  # likewise
+    hybrid_weight_for_names: float | None  # likewise
     chunk_token_budget: int | str  # tokens, or words saying why it is not known
     chunk_scheme: int
     read_only: bool

@@ -145,15 +145,18 @@ STATS_KEYS = ["sourceCount", "chunkCount", "sectionCount", "staleChunkCount", "i
 
 def _status(**changes) -> Status:
     fields = dict(version="1", roots=("/d",), db_path="/d/i.db", model="m", hybrid_weight=0.5,
-                  hybrid_weight_for_questions=None, hybrid_weight_for_sentences=None, chunk_token_budget=200, chunk_scheme=5, read_only=False)
+                  hybrid_weight_for_questions=None, hybrid_weight_for_sentences=None, hybrid_weight_for_names=None,
+                  chunk_token_budget=200, chunk_scheme=5, read_only=False)
     return Status(**(fields | changes))
 
 
 def test_status_of_a_readable_index():
     stats = IndexStats(2, 6, 3, 1, 5, "m", 384, 9, "3.50")
-    shaped = payload(_status(hybrid_weight_for_questions=0.8, hybrid_weight_for_sentences=0.6, stats=stats, collections=(), git_state=(),
+    shaped = payload(_status(hybrid_weight_for_questions=0.8, hybrid_weight_for_sentences=0.6,
+                             hybrid_weight_for_names=0.9, stats=stats, collections=(), git_state=(),
                              scheme_warning="re-sync"))
-    assert list(shaped) == [*STATUS_HEAD, "hybridWeightForQuestions", "hybridWeightForSentences", *STATUS_CONFIG, *STATS_KEYS, "collections",
+    assert list(shaped) == [*STATUS_HEAD, "hybridWeightForQuestions", "hybridWeightForSentences",
+                            "hybridWeightForNames", *STATUS_CONFIG, *STATS_KEYS, "collections",
                             "gitState", "schemeWarning"]
     assert shaped["chunkScheme"] == 5 and shaped["indexModel"] == "m"
 

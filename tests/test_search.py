@@ -528,21 +528,38 @@ def fusions(monkeypatch) -> list[tuple[float, float]]:
     return calls
 
 
-@pytest.mark.parametrize(("env", "keyword_query", "sentence", "question"), [
-    ({}, 0.4, 0.3, 0.2), ({"RAG_HYBRID_WEIGHT": "0.4"}, 0.4, 0.4, 0.4), ({"RAG_HYBRID_WEIGHT": "0.7"}, 0.7, 0.7, 0.7),
+@pytest.mark.parametrize(("env", "keyword_query", "sentence", "question", "name"), [
+    ({}, 0.4, 0.3, 0.2, 0.7), ({"RAG_HYBRID_WEIGHT": "0.4"}, 0.4, 0.4, 0.4, 0.4),
+    ({"RAG_HYBRID_WEIGHT": "0.1"}, 0.1, 0.1, 0.1, 0.1),
 ])
-def test_an_unset_weight_follows_the_querys_form_and_a_set_one_holds_for_every_query(make_app, docs, fusions, env,
-                                                                                    keyword_query, sentence, question):
+def test_an_unset_weight_follows_the_querys_form_and_a_set_one_holds_for_every_query(
+        make_app, docs, fusions, env, keyword_query, sentence, question, name):
     app = make_app(env)
-    write(docs / "fruit.md", "# Fruit\n\nApples and bananas are fruit. An apple a day.")
+    write(docs / "fruit.md", "# Fruit\n\nApples and bananas are fruit. An apple a day. Cultivar GoldRush-7.")
     app.sync()
     app.query("apple bananas")
     app.query("An apple a day keeps the doctor away.")
     app.query("Which fruit keeps the doctor away?")
-    assert [weight for weight, _ in fusions] == [keyword_query, sentence, question]
+    app.query("GoldRush-7")
+    assert [weight for weight, _ in fusions] == [keyword_query, sentence, question, name]
     status = payload(app.status())  # as status shows it
     assert status["hybridWeight"] == keyword_query
     assert ("hybridWeightForQuestions" in status) is ("hybridWeightForSentences" in status) is (not env)
+    assert ("hybridWeightForNames" in status) is (not env)
+
+
+@pytest.mark.parametrize(("text", "name"), [
+    ("ColorMunki", True), ("GTIFF", True), ("Dana-Farber", True), ("get_stack", True), ("3945ABG", True),
+    ('"Dana-Farber"', True), ("os.path.Join", True), ("18.04", True), ("PDF", True), ("os.path.join", False),
+    ("std::vector", False), ("src/main", False),
+    ("ColorMunki 3945ABG", True), ("EC1260?", True),
+    ("Printing", False), ("Pdf", False), ("removeprefix", False), ("GTIFF driver", False), ("a-", False),
+    ("how to print", False), ("打印", False), ("-", False), ("", False), ("ColorMunki EC1260 GTIFF", False),
+])
+def test_a_name_or_a_code_is_told_by_how_its_words_are_written(text, name):
+    from minirag.search.query_form import is_name
+
+    assert is_name(text) is name
 
 
 def test_a_query_in_a_language_the_model_was_not_trained_on_leans_on_the_keyword_side(make_config, model_dir,

@@ -19,6 +19,14 @@ fewer of them than a question: it gets a share between the two (on the page
 descriptions of the help sets, in four languages and with both models that
 read them, 0.3 beat 0.4: docs/evaluation.md#sentences).
 
+A query of one or two words each written as a name or a code is written (`ColorMunki`,
+`GTIFF`, `Dana-Farber`, `get_stack`, `3945ABG`: a capital past the first letter, a digit,
+or `-` or `_` inside it) is a lookup: the encoder cuts such a word into pieces whose
+vectors say little, while the keyword side matches it exactly. It gets 0.7: on
+known-item queries drawn from five dev corpora (a word only the relevant page holds),
+hybrid at the default share lost 0.01-0.18 nDCG@10 to the keyword side alone, and at
+0.7 it is level with it (docs/evaluation.md#names-and-codes).
+
 A model trained on a few languages (all-MiniLM-L6-v2: English) reads a query
 in another language poorly, though its script is one it spells: there the
 keyword side leads, with 0.7 (docs/evaluation.md#sentences). A query in a
@@ -38,6 +46,7 @@ from minirag import keywords
 from minirag.config import (
     DEFAULT_HYBRID_WEIGHT,
     FOREIGN_HYBRID_WEIGHT,
+    NAME_HYBRID_WEIGHT,
     QUESTION_HYBRID_WEIGHT,
     SENTENCE_HYBRID_WEIGHT,
 )
@@ -77,6 +86,11 @@ MIN_SENTENCE_WORDS = 3  # "e.g.", "v1.2.", "Wi-Fi." are not sentences
 # After the mark: closing quotes and brackets (a quoted question is one), "?!", "?.." and spaces.
 QUOTES_AND_SPACES = "\"')]}»”’」』）】" + "\u00a0 \t\r\n"
 CLOSERS = QUOTES_AND_SPACES + "!.…"
+MAX_NAME_WORDS = 2  # "Dana-Farber", "ColorMunki 3945ABG"; a longer query says more than a name
+# Joiners inside one name (`Dana-Farber`, `get_stack`). Not `.`, `::` or `/`: they part a path of names
+# whose parts are words the encoder reads (`random.choices`), and there the default weight did better.
+NAME_JOINERS = ("-", "_")
+NAME_EDGE_PUNCTUATION = "\"'`()[]{}<>,;:!?.«»“”‘’"  # quotes and marks around a name are no part of it
 # A word of a sentence, with its combining marks: each character of a script written without
 # spaces (CJK, Thai) counts as one.
 _SENTENCE_WORD = re.compile(f"[{UNSPACED_CHARS}]|(?:[^\\W{UNSPACED_CHARS}]|[{MARKS}])+")
@@ -115,9 +129,28 @@ def is_sentence(text: str) -> bool:
     return len(_SENTENCE_WORD.findall(stripped)) >= MIN_SENTENCE_WORDS
 
 
+def _written_as_name(word: str) -> bool:
+    """`word` as names and codes are written: a capital past its first letter (`ColorMunki`, `GTIFF`),
+    a digit (`3945ABG`, `18.04`), or a joiner between its characters (`Dana-Farber`, `get_stack`)."""
+    core = word.strip(NAME_EDGE_PUNCTUATION)
+    if not any(ch.isalnum() for ch in core):
+        return False
+    return (any(ch.isdigit() for ch in core) or any(ch.isupper() for ch in core[1:])
+            or any(joiner in core[1:-1] for joiner in NAME_JOINERS))
+
+
+def is_name(text: str) -> bool:
+    """A lookup of one or two words, each written as a name or a code is ("ColorMunki", "Dana-Farber",
+    "GTIFF driver" is not: `driver` is a plain word)."""
+    words = _visible(text).split()
+    return 1 <= len(words) <= MAX_NAME_WORDS and all(_written_as_name(word) for word in words)
+
+
 def default_hybrid_weight(text: str, model_languages: tuple[str, ...] = ()) -> float:
     """The keyword side's share for `text` when RAG_HYBRID_WEIGHT is not set. `model_languages`:
     those the model was trained on, when it names a few (ModelSpec.languages)."""
+    if is_name(text):
+        return NAME_HYBRID_WEIGHT
     if model_languages and query_language(text) not in (None, *model_languages):
         return FOREIGN_HYBRID_WEIGHT
     if is_question(text):
