@@ -20,8 +20,8 @@ descriptions of the help sets, in four languages and with both models that
 read them, 0.3 beat 0.4: docs/evaluation.md#sentences).
 
 A query of one or two words each written as a name or a code is written (`ColorMunki`,
-`GTIFF`, `Dana-Farber`, `get_stack`, `3945ABG`: a capital past the first letter, a digit,
-or `-` or `_` inside it) is a lookup: the encoder cuts such a word into pieces whose
+`GTIFF`, `Dana-Farber`, `3945ABG`: a capital past the first letter, a digit, or a hyphen
+inside it) is a lookup: the encoder cuts such a word into pieces whose
 vectors say little, while the keyword side matches it exactly. It gets 0.7: on
 known-item queries drawn from five dev corpora (a word only the relevant page holds),
 hybrid at the default share lost 0.01-0.18 nDCG@10 to the keyword side alone, and at
@@ -87,9 +87,9 @@ MIN_SENTENCE_WORDS = 3  # "e.g.", "v1.2.", "Wi-Fi." are not sentences
 QUOTES_AND_SPACES = "\"')]}»”’」』）】" + "\u00a0 \t\r\n"
 CLOSERS = QUOTES_AND_SPACES + "!.…"
 MAX_NAME_WORDS = 2  # "Dana-Farber", "ColorMunki 3945ABG"; a longer query says more than a name
-# Joiners inside one name (`Dana-Farber`, `get_stack`). Not `.`, `::` or `/`: they part a path of names
-# whose parts are words the encoder reads (`random.choices`), and there the default weight did better.
-NAME_JOINERS = ("-", "_")
+# A joiner inside one name (`Dana-Farber`, `Wi-Fi`). Not `_`, `.`, `::` or `/`: they join or part the words of
+# a code identifier (`get_stack`, `random.choices`), which the encoder reads, and there the default did better.
+NAME_JOINERS = ("-",)
 NAME_EDGE_PUNCTUATION = "\"'`()[]{}<>,;:!?.«»“”‘’"  # quotes and marks around a name are no part of it
 # A word of a sentence, with its combining marks: each character of a script written without
 # spaces (CJK, Thai) counts as one.
@@ -131,11 +131,15 @@ def is_sentence(text: str) -> bool:
 
 def _written_as_name(word: str) -> bool:
     """`word` as names and codes are written: a capital past its first letter (`ColorMunki`, `GTIFF`),
-    a digit (`3945ABG`, `18.04`), or a joiner between its characters (`Dana-Farber`, `get_stack`)."""
+    a digit (`3945ABG`, `18.04`), or a hyphen between its characters (`Dana-Farber`). A dotted path
+    without a digit (`random.choices`, `gzip.GzipFile`) is a code identifier of words, not one."""
     core = word.strip(NAME_EDGE_PUNCTUATION)
     if not any(ch.isalnum() for ch in core):
         return False
-    return (any(ch.isdigit() for ch in core) or any(ch.isupper() for ch in core[1:])
+    digits = any(ch.isdigit() for ch in core)
+    if "." in core and not digits:
+        return False
+    return (digits or any(ch.isupper() for ch in core[1:])
             or any(joiner in core[1:-1] for joiner in NAME_JOINERS))
 
 
