@@ -28,11 +28,11 @@ MAX_NESTING levels (past that, text).
 
 from __future__ import annotations
 
-import bisect
 import re
 
 from minirag.errors import ConversionFailed
 from minirag.ingest.html_markdown import fenced, html_to_markdown
+from minirag.ingest.markup_lines import labelled, next_after
 from minirag.ingest.text_repair import escape_headings
 
 MAX_NESTING = 20
@@ -92,7 +92,7 @@ class _Reader:
             delimiter = _DELIMITER.match(line)
             if delimiter and depth <= MAX_NESTING:
                 mark = delimiter.group(1)
-                end = _next(closers.get(line.rstrip(), []), index)
+                end = next_after(closers.get(line.rstrip(), []), index)
                 end = len(lines) if end is None else end
                 out += ["", *self._block(mark, lines[index + 1 : end], style, depth), ""]
                 style = []
@@ -157,7 +157,7 @@ class _Reader:
             return _table(content, style, mark[0], self.inline)
         body = self.read(content, depth + 1)
         if first in _LABELS:
-            return _labelled(f"{_LABELS[first]}:", body)
+            return labelled(f"{_LABELS[first]}:", body)
         return body
 
     def _paragraph(self, lines: list[str], style: list[str]) -> list[str]:
@@ -166,7 +166,7 @@ class _Reader:
             return ["", fenced("\n".join(lines), _language(style)), ""]
         text = [self._line(line) for line in lines if line.strip() != "+"]
         if first in _LABELS:
-            return ["", *_labelled(f"{_LABELS[first]}:", text), ""]
+            return ["", *labelled(f"{_LABELS[first]}:", text), ""]
         admonition = _ADMONITION.match(lines[0])
         if admonition:
             text[0] = f"{_LABELS[admonition.group(1)]}: {self.inline(admonition.group(2))}"
@@ -255,15 +255,6 @@ def _language(style: list[str]) -> str:
     return style[1] if first in ("SOURCE", "") and len(style) > 1 else ""
 
 
-def _labelled(label: str, body: list[str]) -> list[str]:
-    """`label` on the first line of text of `body`, or a line of its own before code or a list."""
-    at = next((n for n, line in enumerate(body) if line.strip()), len(body))
-    first = body[at] if at < len(body) else ""
-    if first and not first.startswith(("```", "#", "- ", "1. ", "|", " ")):
-        return [*body[:at], f"{label} {first}", *body[at + 1 :]]
-    return [*body[:at], label, *body[at:]]
-
-
 def _table(content: list[str], style: list[str], separator: str, inline) -> list[str]:
     """An AsciiDoc table as a pipe table: its cells in rows of the first row's width. `separator`:
     the cell mark, `|` (or `!` in a table nested in a cell)."""
@@ -312,6 +303,3 @@ def _closers(lines: list[str]) -> dict[str, list[int]]:
     return found
 
 
-def _next(positions: list[int], index: int) -> int | None:
-    at = bisect.bisect_right(positions, index)
-    return positions[at] if at < len(positions) else None

@@ -23,6 +23,7 @@ import re
 
 from minirag.chunking.fences import Fences, code_line_mask
 from minirag.ingest.html_markdown import fenced
+from minirag.ingest.markup_lines import labelled
 from minirag.ingest.rst_text import (
     CODE_DIRECTIVES,
     PICTURE_DIRECTIVES,
@@ -30,7 +31,6 @@ from minirag.ingest.rst_text import (
     admonition_label,
     rst_to_markdown,
 )
-from minirag.ingest.text_repair import escape_headings
 
 MAX_NESTING = 40
 _ALERTS = {"note": "Note", "tip": "Tip", "important": "Important", "warning": "Warning", "caution": "Caution"}
@@ -115,20 +115,8 @@ def _admonition(lines: list[str], index: int, match: re.Match, out: list[str], d
         body.pop()
         end -= 1
     label = title.strip() if title is not None else kind.replace("-", " ").capitalize() + ":"
-    out += _labelled(label, _read(body, depth + 1))
+    out += labelled(label, _read(body, depth + 1))
     return end
-
-
-def _labelled(label: str, body: list[str]) -> list[str]:
-    """`label` before `body`: a kind's label (`Note:`) on its first line where that is a line of text,
-    a title on a line of its own."""
-    at = next((n for n, line in enumerate(body) if line.strip()), len(body))
-    if not label:
-        return body[at:]
-    first = body[at] if at < len(body) else ""
-    if label.endswith(":") and first and not first.startswith((" ", "\t", "#", ">", "|", "```", "~~~", "- ", "* ", "+ ")):
-        return [escape_headings(f"{label} {first}"), *body[at + 1 :]]
-    return [escape_headings(label), *body[at:]]
 
 
 def _block(out: list[str], block: list[str], after: list[str]) -> None:
@@ -164,7 +152,7 @@ def _directive(match: re.Match, content: list[str], depth: int) -> list[str]:
     admonition = admonition_label(short, argument)
     if admonition is not None:
         label, said = admonition
-        return _labelled(f"{label}:", [said, *body] if said.strip() else body)
+        return labelled(f"{label}:", [said, *body] if said.strip() else body)
     return [*([argument] if argument else []), *body]
 
 

@@ -22,11 +22,11 @@ Every pass is a walk over the lines: linear in the text.
 
 from __future__ import annotations
 
-import bisect
 import re
 
 from minirag.errors import ConversionFailed
 from minirag.ingest.html_markdown import fenced, html_to_markdown
+from minirag.ingest.markup_lines import next_after
 from minirag.ingest.text_repair import escape_headings
 
 _HEADING = re.compile(r"^(\*+)[ \t]+(.*)$")
@@ -70,7 +70,7 @@ def org_to_markdown(text: str) -> tuple[str, str | None]:
         begin = _BEGIN.match(line)
         if begin:
             kind, argument = begin.group(1).lower(), (begin.group(2) or "").strip()
-            end = _after(block_ends.get(kind, []), index)
+            end = next_after(block_ends.get(kind, []), index)
             if end is not None:
                 out += ["", *_block(kind, argument, lines[index + 1 : end]), ""]
                 index = end + 1
@@ -85,8 +85,8 @@ def org_to_markdown(text: str) -> tuple[str, str | None]:
             continue
         drawer = _DRAWER.match(line)
         if drawer and drawer.group(1).lower() != "end":
-            end = _after(drawer_ends, index)
-            heading_next = _after(headings, index)
+            end = next_after(drawer_ends, index)
+            heading_next = next_after(headings, index)
             if end is not None and (heading_next is None or end < heading_next):
                 index = end + 1  # a drawer (properties, a logbook): closed before the next heading
                 continue
@@ -160,7 +160,3 @@ def _link(match: re.Match) -> str:
     return shown.lstrip("*#").removeprefix("file:")  # a heading, an id or a file: its words
 
 
-def _after(positions: list[int], index: int) -> int | None:
-    """The first of the sorted `positions` past `index`, or None."""
-    at = bisect.bisect_right(positions, index)
-    return positions[at] if at < len(positions) else None
