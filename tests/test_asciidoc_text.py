@@ -119,6 +119,10 @@ def test_long_runs_of_markup_are_read_in_linear_time(run):
     assert grows_linearly(asciidoc_to_markdown, lambda repeats: ":a: b\n\n" + run * repeats + "]")
 
 
+def test_an_attribute_value_with_a_long_run_of_blanks_is_read_in_linear_time():
+    assert grows_linearly(asciidoc_to_markdown, lambda repeats: ":a: x" + " " * repeats * 4 + "y\n\n{a}\n")
+
+
 def test_the_real_asciidoctor_syntax_reference_reads_without_markup():
     reference = Path(__file__).parent / "fixtures/docs/adoc_asciidoctor_syntax.adoc"
     markdown = asciidoc_to_markdown(reference.read_text())

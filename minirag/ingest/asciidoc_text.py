@@ -37,7 +37,7 @@ from minirag.ingest.text_repair import escape_headings
 
 MAX_NESTING = 20
 _SECTION = re.compile(r"^(={1,6})[ \t]+(\S.*)$")  # the closing `=`s, if any, are cut in code
-_ATTRIBUTE_ENTRY = re.compile(r"^:(!?[\w][\w-]*!?):(?:[ \t]+(.*?))?[ \t]*$")
+_ATTRIBUTE_ENTRY = re.compile(r"^:(!?[\w][\w-]*!?):(?:[ \t]+(.*))?$")  # the value's trailing blanks cut in code
 _BLOCK_ATTRIBUTES = re.compile(r"^\[(?!\[)[^\]]*\][ \t]*$|^\[\[[^\]]*\]\][ \t]*$")
 _BLOCK_TITLE = re.compile(r"^\.([^\s.].*)$")
 _DELIMITER = re.compile(r"^(-{4,}|\.{4,}|={4,}|\*{4,}|_{4,}|\+{4,}|/{4,}|--|[|!]={3,})[ \t]*$")
@@ -103,7 +103,7 @@ class _Reader:
                 continue
             entry = _ATTRIBUTE_ENTRY.match(line)
             if entry:
-                name, value = entry.group(1), entry.group(2) or ""
+                name, value = entry.group(1), (entry.group(2) or "").rstrip(" \t")
                 if not name.startswith("!") and not name.endswith("!"):
                     self.attributes[name] = value
                 index += 1
@@ -263,7 +263,7 @@ def _table(content: list[str], style: list[str], separator: str, inline) -> list
     if first_row is None:
         return []
     cells: list[str] = []
-    widths: list[int] = []
+    width = 0  # the first row's cell count
     split = re.compile(rf"(?<!\\){re.escape(separator)}")
     for line in content:
         if not line.strip():
@@ -274,10 +274,9 @@ def _table(content: list[str], style: list[str], separator: str, inline) -> list
         elif cells:
             cells[-1] = f"{cells[-1]} {parts[0]}".strip()  # a cell's text continued on the next line
             parts = parts[1:]
-        if not widths:
-            widths.append(len(parts))
+        width = width or len(parts)
         cells.extend(parts)
-    width = max(1, widths[0] if widths else 1)
+    width = max(1, width)
     header = ("header" in options or (first_row + 1 < len(content) and not content[first_row + 1].strip()
                                       and "noheader" not in options))
     rows = [cells[n : n + width] for n in range(0, len(cells), width)]
