@@ -55,6 +55,7 @@ def test_every_fixture_converts_and_no_chunk_exceeds_the_model_maximum(name, enc
     ("md_debug_readme.md", "headings"),
     ("rst_crcmod_sphinx.rst", "headings"),
     ("adoc_asciidoctor_syntax.adoc", "headings"),
+    ("tex_smf_author_guide_fr.tex", "headings"),
     ("txt_python_tutorial_appetite_en.txt", "generic"),
 ])
 def test_the_category_is_read_off_the_converted_markdown(name, category, encoder):
@@ -103,7 +104,8 @@ def test_the_fixture_folder_syncs_without_a_failure_and_pdf_hits_cite_pages(app,
 HEAVY = {"README.md", "epub_ubuntu_packaging_guide_ru.epub", "epub_live_manual_en.epub", "pdf_multipage_ocr_vicksburg.pdf",
          "pdf_two_columns_elsarticle.pdf", "pdf_xelatex_persian_tabriz_thesis.pdf",
          "txt_cpython_regrtest_log.txt", "md_debug_readme.md", "csv_ubuntu_releases.csv",
-         "rst_crcmod_sphinx.rst", "rst_python_email_architecture.rst", "adoc_asciidoctor_syntax.adoc"}
+         "rst_crcmod_sphinx.rst", "rst_python_email_architecture.rst", "adoc_asciidoctor_syntax.adoc",
+         "tex_smf_author_guide_fr.tex"}
 
 
 @pytest.mark.minilm

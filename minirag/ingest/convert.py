@@ -29,6 +29,8 @@ from minirag.ingest.docx_margins import read_margins
 from minirag.ingest.docx_tables import docx_converter
 from minirag.ingest.empty_cells import without_empty_rows
 from minirag.ingest.epub_spine import check_spine
+from minirag.ingest.latex_text import latex_to_markdown
+from minirag.ingest.latex_tokens import inputenc_charset
 from minirag.ingest.markdown_html import rendered_html
 from minirag.ingest.org_text import org_to_markdown
 from minirag.ingest.pdf_fields import page_fields, with_fields
@@ -44,12 +46,14 @@ from minirag.ingest.zip_xml import check_prologs
 log = logging.getLogger(__name__)
 
 DOCUMENT_EXTENSIONS = frozenset(
-    {".md", ".markdown", ".mdx", ".txt", ".rst", ".adoc", ".asciidoc", ".org", ".pdf", ".docx", ".pptx", ".xlsx", ".html", ".htm", ".csv", ".epub", ".ipynb"}
+    {".md", ".markdown", ".mdx", ".txt", ".rst", ".adoc", ".asciidoc", ".org", ".tex", ".latex", ".ltx", ".pdf",
+     ".docx", ".pptx", ".xlsx", ".html", ".htm", ".csv", ".epub", ".ipynb"}
 )
 # Image files are documents only where they can be read (the ocr extra installed, OCR not off).
 SUPPORTED_EXTENSIONS = DOCUMENT_EXTENSIONS | (ocr.IMAGE_EXTENSIONS if ocr.images_readable() else frozenset())
 _PLAIN_TEXT = {".md", ".markdown", ".mdx", ".txt"}
 _HTML = {".html", ".htm"}
+_LATEX = {".tex", ".latex", ".ltx"}
 # One markitdown converter per extension, never its guess-and-fall-back chain: a
 # corrupt PDF must fail, not be indexed as its raw bytes by the plain-text converter.
 _MARKITDOWN = {
@@ -474,6 +478,10 @@ def _convert_by_suffix(data: bytes, suffix: str, name: str) -> Converted:
         text, warnings = decode_text(data, name)
         markdown, title = org_to_markdown(text)
         return Converted(markdown=markdown, metadata_title=title, warnings=warnings)
+    if suffix in _LATEX:
+        text, warnings = decode_text(data, name, declared=inputenc_charset(data))
+        markdown, title = latex_to_markdown(text)
+        return Converted(markdown=markdown, metadata_title=title, warnings=warnings)
     if suffix == ".csv":
         text, warnings = decode_text(data, name)
         return Converted(markdown=csv_to_markdown(text, name), warnings=warnings)
@@ -523,9 +531,10 @@ _ZIP_MEMBER_FORMATS = (("word/document.xml", ".docx"), ("ppt/presentation.xml", 
                        ("xl/workbook.xml", ".xlsx"))
 _TYPE_SUFFIXES = {"text/csv": ".csv", "application/x-ipynb+json": ".ipynb", "text/markdown": ".md",
                   "text/x-markdown": ".md", "text/x-rst": ".rst", "text/prs.fallenstein.rst": ".rst",
-                  "text/asciidoc": ".adoc", "text/x-asciidoc": ".adoc"}
+                  "text/asciidoc": ".adoc", "text/x-asciidoc": ".adoc", "text/x-tex": ".tex", "application/x-tex": ".tex",
+                  "text/x-latex": ".tex", "application/x-latex": ".tex"}
 # Served as text/plain (raw.githubusercontent.com serves every file so), a file named as one of these is that.
-_TEXT_SUFFIXES = frozenset({".md", ".markdown", ".mdx", ".rst", ".adoc", ".asciidoc", ".org"})
+_TEXT_SUFFIXES = frozenset({".md", ".markdown", ".mdx", ".rst", ".adoc", ".asciidoc", ".org", ".tex", ".latex", ".ltx"})
 
 
 def sniff_format(body: bytes, mimetype: str, url: str) -> str:
