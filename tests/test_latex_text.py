@@ -116,6 +116,13 @@ def test_a_latin1_file_is_read_by_the_encoding_it_declares():
     assert converted.markdown == "Café, Öl, naïve.\n"
 
 
+def test_a_main_file_of_chapters_says_it_only_includes_them():
+    source = b"\\documentclass{book}\n\\begin{document}\n\\include{intro}\n\\input{chapters/two}\n\\end{document}\n"
+    converted = convert_document(source, ".tex", "main.tex")
+    assert not converted.markdown.strip() and "only includes other files" in converted.note
+    assert convert_document(b"% \\input{x}\nText.\n", ".tex", "a.tex").note == ""
+
+
 def test_a_fetched_tex_file_is_read_as_latex():
     assert sniff_format(b"\\section{A}\n", "text/plain", "https://raw.example/paper/main.tex") == ".tex"
     assert sniff_format(b"\\section{A}\n", "application/x-tex", "https://example.org/paper") == ".tex"

@@ -29,7 +29,7 @@ from minirag.ingest.docx_margins import read_margins
 from minirag.ingest.docx_tables import docx_converter
 from minirag.ingest.empty_cells import without_empty_rows
 from minirag.ingest.epub_spine import check_spine
-from minirag.ingest.latex_text import latex_to_markdown
+from minirag.ingest.latex_text import INCLUDES_ONLY_NOTE, includes_only, latex_to_markdown
 from minirag.ingest.latex_tokens import inputenc_charset
 from minirag.ingest.markdown_html import rendered_html
 from minirag.ingest.org_text import org_to_markdown
@@ -481,7 +481,8 @@ def _convert_by_suffix(data: bytes, suffix: str, name: str) -> Converted:
     if suffix in _LATEX:
         text, warnings = decode_text(data, name, declared=inputenc_charset(data))
         markdown, title = latex_to_markdown(text)
-        return Converted(markdown=markdown, metadata_title=title, warnings=warnings)
+        return Converted(markdown=markdown, metadata_title=title, warnings=warnings,
+                         note=INCLUDES_ONLY_NOTE if includes_only(text, markdown) else "")
     if suffix == ".csv":
         text, warnings = decode_text(data, name)
         return Converted(markdown=csv_to_markdown(text, name), warnings=warnings)
