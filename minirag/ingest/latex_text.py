@@ -64,6 +64,8 @@ _SYMBOL_CHARACTERS = {"&": "&", "%": "%", "$": "$", "#": "#", "_": "_", "{": "{"
                       "\\": "\n", "|": "‖"}
 _TYPOGRAPHY = (("---", "—"), ("--", "–"), ("``", "“"), ("''", "”"), ("~", " "), ("!`", "¡"), ("?`", "¿"))
 
+# ACM's class: the proceedings' metadata (`\\acmDOI{...}`, `\\acmYear{...}`), typeset in the margins.
+_ACM_METADATA = re.compile(r"acm[A-Z][A-Za-z]*")
 # Commands that print nothing, with how many braced arguments they take (optional ones are skipped).
 _SILENT = {
     "label": 1, "index": 1, "glossary": 1, "vspace": 1, "vspace*": 1, "hspace": 1, "hspace*": 1,
@@ -72,13 +74,13 @@ _SILENT = {
     "hypersetup": 1, "definecolor": 3, "colorlet": 2, "setlength": 2, "addtolength": 2, "setcounter": 2,
     "addtocounter": 2, "stepcounter": 1, "refstepcounter": 1, "pagestyle": 1, "thispagestyle": 1,
     "pagenumbering": 1, "ref": 1, "eqref": 1, "pageref": 1, "autoref": 1, "cref": 1, "Cref": 1, "nameref": 1,
-    "vref": 1, "color": 1, "received": 1, "authornote": 1, "authornotemark": 0, "Description": 1, "fontsize": 2, "theoremstyle": 1,
+    "vref": 1, "color": 1, "received": 1, "authornote": 1, "authornotemark": 0, "Description": 1, "fontsize": 2,
+    "theoremstyle": 1,
     "DeclareMathOperator": 2, "DeclareMathOperator*": 2, "numberwithin": 2, "geometry": 1, "addbibresource": 1,
     "nocite": 1, "thanks": 1, "date": 1, "selectlanguage": 1, "setmainfont": 1, "setsansfont": 1,
     "setmonofont": 1, "newenvironment": 3, "renewenvironment": 3, "newcounter": 1, "settowidth": 2,
     "raisebox": 1, "rule": 2, "cline": 1, "cmidrule": 1, "affiliation": 1, "email": 1, "address": 1,
     "urladdr": 1, "keywords": 1, "subjclass": 1, "ccsdesc": 1, "setcopyright": 1, "copyrightyear": 1,
-    "acmYear": 1, "acmDOI": 1, "acmConference": 3, "acmBooktitle": 1, "acmPrice": 1, "acmISBN": 1,
     "orcid": 1, "institute": 1, "titlerunning": 1, "authorrunning": 1, "shorttitle": 1, "shortauthors": 1,
     "markboth": 2, "markright": 1, "lstset": 1, "usetikzlibrary": 1, "pgfplotsset": 1, "tikzset": 1,
     "captionsetup": 1, "sisetup": 1, "foreignlanguage": 1, "textcolor": 1, "colorbox": 1, "fcolorbox": 2,
@@ -302,8 +304,8 @@ class _Reader:
             return "\n", index
         if bare == "maketitle":
             return (f"\n\n{'; '.join(self.authors)}\n\n" if self.authors else ""), index
-        if name in _SILENT:
-            for _ in range(_SILENT[name]):
+        if name in _SILENT or _ACM_METADATA.fullmatch(name):
+            for _ in range(_SILENT.get(name, 1)):
                 index = self.skip_argument(index, end)
             return "", self.skip_optional(index, end)
         if bare in _DIMENSION_COMMANDS:
