@@ -87,7 +87,8 @@ _SILENT = {
     "hyperref": 0, "multicolumn": 2, "multirow": 2, "makebox": 0, "parbox": 1, "resizebox": 2,
     "scalebox": 1, "rotatebox": 1, "footnotemark": 0,
 }
-_DIMENSION_COMMANDS = frozenset({"hrule", "vrule", "vskip", "hskip", "kern", "mkern", "vspace", "hspace", "baselineskip", "lower",
+_DIMENSION_COMMANDS = frozenset({"hrule", "vrule", "vskip", "hskip", "kern", "mkern", "vspace", "hspace", "baselineskip",
+                                 "lower",
                                  "raise", "moveleft", "moveright", "leftskip", "rightskip", "parindent", "parskip",
                                  "hsize", "vsize", "textwidth", "linewidth", "columnsep", "itemsep", "topsep"})
 _DIMENSION = re.compile(r"(?:\s*(?:height|depth|width|to|spread|plus|minus)?\s*=?\s*[-+]?(?:\d+\.?\d*|\.\d+)\s*"
@@ -128,7 +129,8 @@ _PICTURES = frozenset({"tikzpicture", "picture", "pgfpicture", "axis", "circuiti
 
 
 # A main file that only \input's its chapters holds no text of its own: say so, not "empty".
-INCLUDES_ONLY_NOTE = "no text of its own: it only includes other files (\\input, \\include), which are not followed; each is indexed as a file of its own"
+INCLUDES_ONLY_NOTE = ("no text of its own: it only includes other files (\\input, \\include), which are not followed; "
+                      "each is indexed as a file of its own")
 _INCLUDE = re.compile(r"^[^%\n]*\\(?:input|include|subfile|import|subimport)\b", re.MULTILINE)
 
 
@@ -435,7 +437,8 @@ class _Reader:
         for _ in range(_ENVIRONMENT_ARGUMENTS.get(name, 0)):
             index = self.skip_argument(index, close)
         if name in _SECTION_ENVIRONMENTS:
-            return f"\n\n{_heading(self.top_level(), _SECTION_ENVIRONMENTS[name])}\n\n{self.render(index, close, depth)}\n\n"
+            heading = _heading(self.top_level(), _SECTION_ENVIRONMENTS[name])
+            return f"\n\n{heading}\n\n{self.render(index, close, depth)}\n\n"
         if name == "frame":
             index = self.skip_optional(index, close)
             title, index = self.argument(index, close, depth) if self._braced_next(index, close) else (None, index)

@@ -40,6 +40,7 @@ _TOKEN = re.compile(
 
 # Inline math closes on the same paragraph: `$` escaped or not, a blank line ends the attempt.
 _INLINE_MATH_END = re.compile(r"(?:[^$\\\n]++|\\.|\n(?![ \t]*\n))*+\$", re.DOTALL)
+_END = re.compile(r"\\end\s*\{[^{}\n]*\}")
 _DISPLAY_END = {"\\[": "\\]", "\\(": "\\)"}
 _COMBINING = {"'": "\u0301", "`": "\u0300", "^": "\u0302", '"': "\u0308", "~": "\u0303", "=": "\u0304",
               ".": "\u0307", "H": "\u030b", "c": "\u0327", "v": "\u030c", "u": "\u0306", "k": "\u0328",
@@ -47,7 +48,8 @@ _COMBINING = {"'": "\u0301", "`": "\u0300", "^": "\u0302", '"': "\u0308", "~": "
 _VERB_LIKE = frozenset({"verb", "verb*", "lstinline", "url", "path"})  # `\verb|x|`: any delimiter, on one line
 # Environments read verbatim, with the language of their code (None: printed as nothing).
 _VERBATIM = {"verbatim": "", "verbatim*": "", "Verbatim": "", "BVerbatim": "", "lstlisting": "", "minted": "",
-             "alltt": "", "spverbatim": "", "comment": None, "CCSXML": None, "filecontents": None, "filecontents*": None}
+             "alltt": "", "spverbatim": "", "comment": None, "CCSXML": None, "filecontents": None,
+             "filecontents*": None}
 
 _LANGUAGE_OPTION = re.compile(r"language\s*=\s*\{?([\w+#-]+)")
 _INPUTENC = re.compile(rb"\\usepackage\s*\[([\w-]+)\]\s*\{inputenc\}")
@@ -106,7 +108,7 @@ def tokenize(text: str) -> list[Token]:
                     language, body = _listing_language(name, body)
                     if _VERBATIM[name] is not None:
                         tokens.append(Token("code", body.removeprefix("\n"), language))
-                    position = close + len(re.match(r"\\end\s*\{[^{}\n]*\}", text[close:]).group(0))  # type: ignore[union-attr]
+                    position = _END.match(text, close).end()  # type: ignore[union-attr]
                     continue
             tokens.append(Token(match.group("begin"), name, source=source))
         elif kind == "word" or match.group("word") is not None:
