@@ -24,7 +24,7 @@ from minirag.stopwords import STOPWORDS
 
 #: Bumped whenever `terms` changes for the same input: the FTS table is then
 #: rebuilt from the stored chunks the next time the index is opened for writing.
-KEYWORD_SCHEME = 15
+KEYWORD_SCHEME = 16
 # A stemmed word keeps at most this many characters: Snowball leaves many forms of one word apart
 # (compound heads, Finnish and Hungarian case endings, Slavic and Scandinavian inflections), and
 # their common prefix joins them. Words no stemmer reads are kept whole (docs/search.md).
@@ -281,14 +281,16 @@ class KeywordText:
 def keyword_texts(texts: Sequence[str], title: str) -> tuple[KeywordText, ...]:
     """The KeywordText of each chunk of one document. A chunk the identifier is unsure of (a
     heading and a line, a table, a list of names) is taken to be in the language most of the
-    document's identified text is written in, not left to its script's default stemmer."""
+    document's identified text is written in, not left to its script's default stemmer; so is a
+    chunk identified as a close kin of that language (language.KIN: a Serbian page's paragraph
+    read as Macedonian), whose stems would otherwise never meet the rest of the document's."""
     found = [text_language(text) for text in texts]
     weight: dict[str, int] = {}
     for text, lang in zip(texts, found, strict=True):
         if lang is not None:
             weight[lang] = weight.get(lang, 0) + len(text)
     usual = max(weight, key=weight.__getitem__) if weight else None
-    chosen = [lang or usual for lang in found]
+    chosen = [usual if lang is None or language.kin(lang, usual) else lang for lang in found]
     return tuple(KeywordText(lang, normalize(text, lang), normalize(title, lang), " ".join(writing.scripts_of(text)))
                  for text, lang in zip(texts, chosen, strict=True))
 

@@ -38,8 +38,14 @@ _SCRIPTS = {
 
 # ISO 639-1 code (as lid.176 labels them) -> (Snowball algorithm, the scripts it stems).
 # Serbian, Croatian and Bosnian (and lid.176's "sh", Serbo-Croatian) are one language to a
-# stemmer: Snowball's Serbian reads it in Latin and Cyrillic letters alike. Malay is stemmed
-# as Indonesian, its standard form's twin.
+# stemmer: Snowball's Serbian reads it in Latin and Cyrillic letters alike. A language Snowball
+# has no stemmer for, written in Latin letters, is stemmed by its nearest kin's: Slovenian by
+# Serbian's, Galician by Portuguese's, Slovak by Czech's, Afrikaans by Dutch's, Malay by
+# Indonesian's. Its words end as its kin's do, where English's (the fallback for Latin letters)
+# strips endings it never has; and the identifier reads a paragraph of either as the other, so
+# the two had better stem alike (docs/evaluation.md#kin-languages-keyword-scheme-16-2026-12-05).
+# Macedonian and Bulgarian keep Russian's, the fallback for Cyrillic: the identifier also reads
+# short Russian lines as either, and those must keep meeting the rest of their page.
 _SERBIAN = ("serbian", ("cyrillic", "latin"))
 SNOWBALL = {
     "ar": ("arabic", ("arabic",)), "ca": ("catalan", ("latin",)), "cs": ("czech", ("latin",)),
@@ -52,15 +58,22 @@ SNOWBALL = {
     "lt": ("lithuanian", ("latin",)), "ne": ("nepali", ("devanagari",)), "nl": ("dutch", ("latin",)),
     "no": ("norwegian", ("latin",)), "nn": ("norwegian", ("latin",)), "pl": ("polish", ("latin",)),
     "pt": ("portuguese", ("latin",)), "ro": ("romanian", ("latin",)), "ru": ("russian", ("cyrillic",)),
-    "sr": _SERBIAN, "hr": _SERBIAN, "bs": _SERBIAN, "sh": _SERBIAN,
+    "sr": _SERBIAN, "hr": _SERBIAN, "bs": _SERBIAN, "sh": _SERBIAN, "sl": ("serbian", ("latin",)), "gl": ("portuguese", ("latin",)), "sk": ("czech", ("latin",)),
+    "af": ("dutch", ("latin",)),
     "sv": ("swedish", ("latin",)), "ta": ("tamil", ("tamil",)), "tr": ("turkish", ("latin",)),
     "yi": ("yiddish", ("hebrew",)),
 }
 # Languages the identifier tells apart by a few words or spellings, and a short text often by
-# none: it splits its confidence among them (Croatian text: sh 0.35, hr 0.18, sr 0.09). Their
-# shares are added, so such a text is identified as its likeliest member, not left unidentified.
-KIN = (frozenset({"sr", "hr", "bs", "sh"}), frozenset({"id", "ms"}), frozenset({"no", "nn"}))
+# none: it splits its confidence among them (Croatian text: sh 0.35, hr 0.18, sr 0.09; a Serbian
+# paragraph in Cyrillic letters: mk 0.54, sr 0.26, bg 0.17). Their shares are added, so such a
+# text is identified as its likeliest member, not left unidentified; and in a document written in
+# one of them, a chunk identified as another is taken to be in the document's (keywords.py).
+KIN = (frozenset({"sr", "hr", "bs", "sh", "mk", "bg"}), frozenset({"id", "ms"}), frozenset({"no", "nn"}))
 _KIN_OF = {code: group for group in KIN for code in group}
+# Serbian's alphabet alone has these letters: a text written with them is Serbian, whichever of
+# its Cyrillic kin the identifier likes best (`уређаје` read as Macedonian).
+_SERBIAN_KIN = frozenset({"mk", "bg"})
+_SERBIAN_LETTERS = re.compile("[ђћЂЋ]")
 # Labels read per text: enough to hold a whole group of kin and the likeliest outsider.
 _LABELS = 5
 # The stemmer a word of a script gets when its text's language has none for that script
@@ -127,6 +140,11 @@ def _load():
     return _model
 
 
+def kin(one: str | None, other: str | None) -> bool:
+    """Whether two languages are one KIN group's members (the identifier's close calls)."""
+    return one is not None and other is not None and one in _KIN_OF and other in _KIN_OF[one]
+
+
 def identify(text: str) -> str | None:
     """The ISO 639-1 code of the language `text` is written in, or None when unsure."""
     sample = text[:MAX_CHARS]
@@ -148,4 +166,8 @@ def identify(text: str) -> str | None:
         named.setdefault(key, code)
         shares[key] = shares.get(key, 0.0) + float(probability)
     best = max(shares, key=lambda key: shares[key])
-    return named[best] if shares[best] >= MIN_CONFIDENCE else None
+    if shares[best] < MIN_CONFIDENCE:
+        return None
+    if named[best] in _SERBIAN_KIN and _SERBIAN_LETTERS.search(sample):
+        return "sr"
+    return named[best]

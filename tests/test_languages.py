@@ -274,6 +274,41 @@ def test_a_chunk_the_identifier_is_unsure_of_is_stemmed_in_its_documents_languag
     assert alone.language is None and alone.body == "drucker scanner kamera"
 
 
+def test_a_chunk_identified_as_a_kin_of_its_documents_language_is_stemmed_in_the_documents():
+    # Serbian help pages in Cyrillic letters: lid.176 reads this paragraph as Macedonian (mk 0.54,
+    # sr 0.26, bg 0.17). Macedonian has no stemmer (Russian's stands in, in Cyrillic letters) and
+    # Serbian's writes Latin ones: stemmed apart, the page's paragraphs never shared a term.
+    bluetooth = "Можете да укључите блутут да се повежете на друге блутут уређаје, или да га искључите."
+    contrast = ("Можете да подесите контраст прозора и дугмади тако да буду лакши за гледање. Ово није исто као "
+                "промена осветљења читавог екрана.")
+    without_serbian_letters = bluetooth.replace("уређаје", "апарате")
+    assert keywords.text_language(without_serbian_letters) == "mk" and keywords.text_language(contrast) == "sr"
+    made = keywords.keyword_texts([contrast * 3, without_serbian_letters], "Блутут")
+    assert [one.language for one in made] == ["sr", "sr"]
+    assert "blutut" in made[1].body.split()
+    # Alone, a text written with letters only Serbian's alphabet has (ђ, ћ) is Serbian.
+    assert keywords.text_language(bluetooth) == "sr"
+    assert keywords.keyword_texts([without_serbian_letters], "Блутут")[0].language == "mk"
+    assert language.kin("mk", "sr") and language.kin("hr", "bg") and not language.kin("ru", "bg")
+    assert not language.kin(None, "sr") and not language.kin("de", "de")
+
+
+def test_a_short_russian_line_read_as_bulgarian_keeps_russian_stems():
+    # The identifier reads short Russian lines of LibreOffice's help as Bulgarian or Macedonian:
+    # their stems must stay the Russian ones the rest of the page and the queries have.
+    line = "Стрелки\nградусам."
+    assert keywords.text_language(line) in {"bg", "mk"}
+    assert keywords.keyword_texts([line], "Стрелки")[0].body == keywords.normalize(line, "ru") == "стрелк градус"
+
+
+def test_a_language_without_a_stemmer_is_stemmed_by_its_nearest_kin():
+    # Before, each took English's, the fallback for Latin letters: cousa, mape, subori, gebruik.
+    assert keywords.terms("cousas arquivos", "gl") == keywords.terms("cousas arquivos", "pt") == ["cous", "arquiv"]
+    assert keywords.terms("mape", "sl") == keywords.terms("mape", "hr") == ["map"]
+    assert keywords.terms("súbory", "sk") == keywords.terms("súbory", "cs") == ["subor"]
+    assert keywords.terms("gebruikers", "af") == keywords.terms("gebruikers", "nl") == ["bruiker"]
+
+
 def test_a_document_is_stemmed_alike_when_ingested_and_when_retokenized(make_app, docs):
     paragraph = ("Sie können Drucker und Scanner in den Einstellungen hinzufügen oder wieder entfernen. "
                  "Ein neues Gerät wird meist von selbst erkannt und eingerichtet. ") * 6
