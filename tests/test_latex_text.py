@@ -173,6 +173,14 @@ def test_long_runs_of_markup_are_read_in_linear_time(run):
     assert grows_linearly(lambda text: latex_to_markdown(text), lambda repeats: "x " + (run + " a") * 4 * repeats + "}")
 
 
+@pytest.mark.parametrize(("opening", "closing"), [
+    ("%c\n", "\n"),  # a comment: is the next line blank?
+    ("\\'{", "z"),  # an accent's brace, never closed
+])
+def test_a_run_of_blanks_is_read_in_one_pass(opening, closing):
+    assert grows_linearly(latex_to_markdown, lambda repeats: opening + " " * (4 * repeats) + closing)
+
+
 def test_the_real_smf_guide_reads_without_markup():
     guide = Path(__file__).parent / "fixtures/docs/tex_smf_author_guide_fr.tex"
     markdown, title = latex_to_markdown(guide.read_text(encoding="utf-8"))

@@ -91,8 +91,9 @@ _DIMENSION_COMMANDS = frozenset({"hrule", "vrule", "vskip", "hskip", "kern", "mk
                                  "lower",
                                  "raise", "moveleft", "moveright", "leftskip", "rightskip", "parindent", "parskip",
                                  "hsize", "vsize", "textwidth", "linewidth", "columnsep", "itemsep", "topsep"})
-_DIMENSION = re.compile(r"(?:\s*(?:height|depth|width|to|spread|plus|minus)?\s*=?\s*[-+]?(?:\d+\.?\d*|\.\d+)\s*"
-                        r"(?:pt|em|ex|cm|mm|in|bp|pc|sp|dd|cc|mu|fil+|\\\w+))+")
+# Possessive throughout: a run of blanks is read one way only (the lazy form was cubic in its length).
+_DIMENSION = re.compile(r"(?:\s*+(?:(?:height|depth|width|to|spread|plus|minus)\s*+)?(?:=\s*+)?[-+]?+"
+                        r"(?:\d++\.?+\d*+|\.\d++)\s*+(?:pt|em|ex|cm|mm|in|bp|pc|sp|dd|cc|mu|fil+|\\\w+))++")
 _SECTIONS = ("part", "chapter", "section", "subsection", "subsubsection", "paragraph", "subparagraph", "frametitle")
 _STRONG = frozenset({"textbf", "mathbf", "bm", "boldsymbol"})
 _EMPHASIS = frozenset({"emph", "textit", "textsl"})

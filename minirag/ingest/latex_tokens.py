@@ -19,11 +19,12 @@ from minirag.ingest.markup_lines import next_after
 MAX_VERB_CHARS = 1_000  # `\verb|...|` closes on its line, within this many characters
 
 # An accent: a symbol (\'e, \"{o}, \^\i) or a letter command followed by a brace or a blank (\c c, \v{s}).
-_ACCENT = (r"\\(?P<accent>['`^\"~=.]|[Hcvukrbdt](?=[\s{]))\s*"
-           r"(?:\{\s*(?P<braced>\\[ij](?![A-Za-z])|[^\W\d_])?\s*\}|(?P<bare>\\[ij](?![A-Za-z])[ \t]*|[^\W\d_]))")
+# Possessive: blanks are read one way only, so a brace never closed costs one pass over them.
+_ACCENT = (r"\\(?P<accent>['`^\"~=.]|[Hcvukrbdt](?=[\s{]))\s*+"
+           r"(?:\{\s*+(?P<braced>\\[ij](?![A-Za-z])|[^\W\d_])?+\s*+\}|(?P<bare>\\[ij](?![A-Za-z])[ \t]*+|[^\W\d_]))")
 
 _TOKEN = re.compile(
-    "(?P<comment>%[^\n]*(?:\n[ \t]*(?![ \t]*\n))?)"  # a comment takes its line end and the next line's indent
+    "(?P<comment>%[^\n]*(?:\n(?![ \t]*\n)[ \t]*)?)"  # a comment takes its line end and the next line's indent
     f"|{_ACCENT}"
     r"|\\char\s*(?:'(?P<octal>[0-7]+)|\"(?P<hex>[0-9A-Fa-f]+)|(?P<decimal>\d+)|`\\?(?P<quoted>.))"
     r"|\\(?P<raw>url|path|href)\s*\{(?P<target>[^{}\n]*)\}"  # read as written: `%` and `_` are the address's
