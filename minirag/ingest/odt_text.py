@@ -1,0 +1,356 @@
+"""OpenDocument text (.odt, LibreOffice Writer's own format) -> Markdown, as the page reads.
+
+An .odt file is a zip whose `content.xml` holds the text. It is streamed through expat
+(zip_xml.py: a piece at a time, entity declarations refused) and written as Markdown:
+
+- headings (`text:h`) keep their outline level; paragraphs their text, with spaces
+  (`text:s`), tabs and line breaks as written; a link reads as a Markdown link;
+- lists become Markdown lists, nested by their depth; a list item's later paragraphs
+  are its continuation lines;
+- tables become pipe tables, the first row the header; a cell or row repeated (how
+  Writer stores a run of equal ones) is written at most MAX_REPEATS times, an empty
+  one once;
+- a footnote or endnote reads as its text in brackets where it is cited; a frame's
+  caption and text box are paragraphs of their own;
+- what the reader of the page does not see as text goes: tracked deletions, comments,
+  generated indexes and tables of contents, forms, headers and footers (styles.xml).
+
+`meta.xml`'s `dc:title`, when set, is the document's title. A file encrypted with a
+password says so. Every element is handled once, as it streams past: linear in the XML.
+"""
+
+from __future__ import annotations
+
+import re
+import zipfile
+from dataclasses import dataclass, field
+from xml.parsers import expat
+
+from minirag.errors import ConversionFailed
+from minirag.ingest.html_markdown import fenced
+from minirag.ingest.text_repair import escape_headings
+from minirag.ingest.zip_xml import feed, parser_for
+
+MIMETYPE = b"application/vnd.oasis.opendocument.text"
+MAX_REPEATS = 64  # of one repeated cell or row with text; an empty one is written once
+MAX_COLUMNS = 256
+# Lists, tables and notes nest this deep; deeper ones are read as part of the innermost kept one
+# (each level re-indents or re-joins what it holds: unbounded nesting would cost its square).
+MAX_NESTING = 8
+
+_OFFICE = "urn:oasis:names:tc:opendocument:xmlns:office:1.0 "
+_TEXT = "urn:oasis:names:tc:opendocument:xmlns:text:1.0 "
+_TABLE = "urn:oasis:names:tc:opendocument:xmlns:table:1.0 "
+_XLINK = "http://www.w3.org/1999/xlink "
+_DC = "http://purl.org/dc/elements/1.1/ "
+_MANIFEST = "urn:oasis:names:tc:opendocument:xmlns:manifest:1.0 "
+# Elements whose text is not the page's: tracked deletions, comments, generated indexes, forms.
+_SKIPPED = frozenset({_TEXT + name for name in (
+    "tracked-changes", "table-of-content", "alphabetical-index", "illustration-index", "table-index",
+    "object-index", "user-index", "bibliography", "sequence-decls", "variable-decls", "user-field-decls",
+    "note-citation")} | {_OFFICE + "annotation", _OFFICE + "annotation-end", _OFFICE + "forms"})
+_BLOCKS = frozenset({_TEXT + "p", _TEXT + "h"})
+_NESTING = frozenset({_TEXT + "list", _TABLE + "table", _TEXT + "note-body"})
+_STYLE = "urn:oasis:names:tc:opendocument:xmlns:style:1.0 "
+# Paragraph styles that set code: Writer's "Preformatted Text" (`Preformatted_20_Text`), the
+# source, code and listing styles documents define, and any style in a fixed-pitch font
+# (Courier, a "Mono"); a style is one when it or a style it derives from is.
+_CODE_STYLE = re.compile(r"preformatted|source|code|listing|verbatim", re.IGNORECASE)
+_SVG = "urn:oasis:names:tc:opendocument:xmlns:svg-compatible:1.0 "
+MAX_STYLE_DEPTH = 8  # a style's parents followed this far (a loop of parents ends there)
+
+
+@dataclass
+class _Table:
+    rows: list[list[str]] = field(default_factory=list)
+    row: list[str] = field(default_factory=list)
+    row_repeats: int = 1
+    cell: list[str] | None = None
+    cell_repeats: int = 1
+
+
+class _Styles:
+    """The paragraph styles of styles.xml and content.xml: each one's parent and font, and the
+    fonts of fixed pitch."""
+
+    def __init__(self) -> None:
+        self.parents: dict[str, str] = {}
+        self.fonts: dict[str, str] = {}
+        self.fixed: set[str] = set()
+        self.current = ""
+
+    def start(self, tag: str, attributes: dict[str, str]) -> None:
+        if tag == _STYLE + "font-face" and attributes.get(_STYLE + "font-pitch") == "fixed":
+            self.fixed.add(attributes.get(_STYLE + "name", ""))
+        elif tag == _STYLE + "style":
+            self.current = attributes.get(_STYLE + "name", "")
+            self.parents[self.current] = attributes.get(_STYLE + "parent-style-name", "")
+        elif tag == _STYLE + "text-properties" and self.current:
+            font = attributes.get(_STYLE + "font-name") or attributes.get(_SVG + "font-family", "")
+            if font:
+                self.fonts[self.current] = font
+
+    def is_code(self, style: str) -> bool:
+        for _ in range(MAX_STYLE_DEPTH):
+            if not style:
+                return False
+            font = self.fonts.get(style, "")
+            if _CODE_STYLE.search(style) or font in self.fixed or "mono" in font.lower() or "courier" in font.lower():
+                return True
+            style = self.parents.get(style, "")
+        return False
+
+
+class _Reader:
+    """expat's handlers: a stack of open paragraphs, lists and tables, written out as each closes."""
+
+    def __init__(self) -> None:
+        self.blocks: list[str] = []
+        self.paragraphs: list[tuple[str, list[str]]] = []  # (tag, text pieces) of each open paragraph
+        self.notes: list[list[str]] = []  # the pieces of each open note's body
+        self.lists: list[list[str]] = []  # the lines of each open list
+        self.items: list[bool] = []  # per open list: whether its current item has its first line yet
+        self.tables: list[_Table] = []
+        self.links: list[str] = []
+        self.skipping = 0
+        self.flattened: dict[str, int] = {}  # per nesting element, its levels past MAX_NESTING now open
+        self.in_body = False
+        self.code: list[str] | None = None  # the lines of the code block being read, paragraph by paragraph
+        self.styles = _Styles()
+
+    def start(self, tag: str, attributes: dict[str, str]) -> None:
+        if tag == _OFFICE + "text":
+            self.in_body = True
+        if not self.in_body:
+            self.styles.start(tag, attributes)
+            return
+        if self.skipping or tag in _SKIPPED:
+            self.skipping += 1
+            return
+        if tag in _BLOCKS:
+            level = attributes.get(_TEXT + "outline-level", "1")
+            code = self.styles.is_code(attributes.get(_TEXT + "style-name", ""))
+            self.paragraphs.append((f"h{level}" if tag == _TEXT + "h" else "code" if code else "p", []))
+        elif tag == _TEXT + "s":
+            self._piece(" " * min(_count(attributes.get(_TEXT + "c")), MAX_COLUMNS))
+        elif tag == _TEXT + "tab":
+            self._piece(" ")
+        elif tag == _TEXT + "line-break":
+            self._piece("\n")
+        elif tag == _TEXT + "a":
+            self.links.append(attributes.get(_XLINK + "href", ""))
+            self._piece("\x00")  # where the link's text begins
+        elif tag in _NESTING and len(self._stack(tag)) >= MAX_NESTING:
+            self.flattened[tag] = self.flattened.get(tag, 0) + 1
+        elif tag == _TEXT + "note-body":
+            self.notes.append([])
+        elif tag == _TEXT + "list":
+            self.lists.append([])
+            self.items.append(False)
+        elif tag in (_TEXT + "list-item", _TEXT + "list-header") and self.items:
+            self.items[-1] = False
+        elif tag == _TABLE + "table":
+            self.tables.append(_Table())
+        elif self.flattened.get(_TABLE + "table"):
+            return  # a row or cell of a table read as part of its enclosing cell
+        elif tag == _TABLE + "table-row" and self.tables:
+            table = self.tables[-1]
+            table.row, table.row_repeats = [], _count(attributes.get(_TABLE + "number-rows-repeated"))
+        elif tag in (_TABLE + "table-cell", _TABLE + "covered-table-cell") and self.tables:
+            table = self.tables[-1]
+            table.cell, table.cell_repeats = [], _count(attributes.get(_TABLE + "number-columns-repeated"))
+
+    def end(self, tag: str) -> None:
+        if not self.in_body:
+            return
+        if self.skipping:
+            self.skipping -= 1
+            return
+        if tag == _OFFICE + "text":
+            self.in_body = False
+        elif tag in _NESTING and self.flattened.get(tag):
+            self.flattened[tag] -= 1
+        elif self.flattened.get(_TABLE + "table") and tag in (_TABLE + "table-row", _TABLE + "table-cell",
+                                                            _TABLE + "covered-table-cell"):
+            return
+        elif tag in _BLOCKS and self.paragraphs:
+            kind, pieces = self.paragraphs.pop()
+            self._paragraph(kind, "".join(pieces))
+        elif tag == _TEXT + "a" and self.links:
+            href = self.links.pop()
+            self._close_link(href)
+        elif tag == _TEXT + "note-body" and self.notes:
+            note = " ".join(" ".join(self.notes.pop()).split())
+            if note:
+                self._piece(f" ({note})")
+        elif tag == _TEXT + "list" and self.lists:
+            lines = self.lists.pop()
+            self.items.pop()
+            self._block("\n".join(lines))
+        elif tag == _TABLE + "table-cell" or tag == _TABLE + "covered-table-cell":
+            self._close_cell()
+        elif tag == _TABLE + "table-row" and self.tables:
+            table = self.tables[-1]
+            while table.row and not table.row[-1]:
+                table.row.pop()
+            if table.row:
+                table.rows += [table.row] * min(table.row_repeats, MAX_REPEATS)
+        elif tag == _TABLE + "table" and self.tables:
+            self._block(_pipe_table(self.tables.pop().rows))
+
+    def _stack(self, tag: str) -> list:
+        return self.lists if tag == _TEXT + "list" else self.tables if tag == _TABLE + "table" else self.notes
+
+    def text(self, data: str) -> None:
+        if self.in_body and not self.skipping and self.paragraphs:
+            self._piece(data.replace("\n", " "))
+
+    # --- writing ---------------------------------------------------------------------------
+
+    def _piece(self, text: str) -> None:
+        if self.paragraphs:
+            self.paragraphs[-1][1].append(text)
+
+    def _close_link(self, href: str) -> None:
+        if not self.paragraphs:
+            return
+        pieces = self.paragraphs[-1][1]
+        at = max((n for n, piece in enumerate(pieces) if piece == "\x00"), default=None)
+        if at is None:
+            return
+        label = "".join(pieces[at + 1 :])
+        del pieces[at:]
+        shown = " ".join(label.split())
+        pieces.append(f"[{shown}]({href})" if shown and href and not href.startswith("#") and shown != href
+                      else label)
+
+    def _paragraph(self, kind: str, text: str) -> None:
+        text = text.replace("\x00", "")
+        if self.notes:  # a paragraph of a footnote's body: read where the note is cited
+            self.notes[-1].append(text)
+            return
+        if self.tables and self.tables[-1].cell is not None:
+            self.tables[-1].cell.append(text)
+            return
+        if kind == "code" and not self.lists:
+            if self.code is None:
+                self._block("")  # closes whatever came before
+                self.code = []
+            self.code += text.split("\n")
+            return
+        lines = [" ".join(line.split()) for line in text.split("\n")]
+        lines = [line for line in lines if line]
+        if not lines:
+            return
+        if kind.startswith("h") and not self.lists:
+            level = min(max(_count(kind[1:]), 1), 6)
+            self._block(f"{'#' * level} {' '.join(lines)}")
+        elif self.lists:  # a list's lines are its own; an enclosing list indents them (_block)
+            marker = "- " if not self.items[-1] else "  "
+            self.items[-1] = True
+            self.lists[-1] += [f"{marker}{escape_headings(lines[0])}", *(f"  {line}" for line in lines[1:])]
+        else:
+            self._block("\n".join(escape_headings(line) for line in lines))
+
+    def _block(self, text: str) -> None:
+        if self.code is not None and not self.lists and not self.tables:
+            code, self.code = self.code, None
+            self._block(fenced("\n".join(code), ""))
+        if not text:
+            return
+        if self.lists:  # a table or a nested list inside a list item: its lines under the item
+            self.lists[-1] += [f"  {line}" if line else "" for line in text.split("\n")]
+        elif self.tables and self.tables[-1].cell is not None:
+            self.tables[-1].cell.append(text)
+        else:
+            self.blocks.append(text)
+
+    def finish(self) -> None:
+        self._block("")  # a code block that ends the document
+
+    def _close_cell(self) -> None:
+        if not self.tables or self.tables[-1].cell is None:
+            return
+        table = self.tables[-1]
+        text = " ".join(" ".join(table.cell or []).split()).replace("|", "\\|")
+        repeats = min(table.cell_repeats, MAX_REPEATS) if text else min(table.cell_repeats, MAX_COLUMNS)
+        table.row += [text] * max(0, min(repeats, MAX_COLUMNS - len(table.row)))
+        table.cell = None
+
+
+def _count(value: str | None) -> int:
+    """A repeat count or level as written; 1 for anything that is not a small positive number."""
+    if value is None or not value.isdigit() or len(value) > 9:
+        return 1
+    return max(1, int(value))
+
+
+def _pipe_table(rows: list[list[str]]) -> str:
+    if not rows:
+        return ""
+    width = max(len(row) for row in rows)
+    rows = [row + [""] * (width - len(row)) for row in rows]
+    lines = ["| " + " | ".join(rows[0]) + " |", "|" + "---|" * width]
+    return "\n".join(lines + ["| " + " | ".join(row) + " |" for row in rows[1:]])
+
+
+def odt_to_markdown(archive: zipfile.ZipFile, name: str) -> tuple[str, str | None]:
+    """Markdown for an .odt archive (see the module's docstring), and its title, if set."""
+    try:
+        return _read(archive, name)
+    except (expat.ExpatError, zipfile.BadZipFile) as exc:
+        raise ConversionFailed(f"{name}: not a valid .odt file (damaged: {exc})") from None
+
+
+def _read(archive: zipfile.ZipFile, name: str) -> tuple[str, str | None]:
+    names = set(archive.namelist())
+    if "mimetype" in names:
+        with archive.open("mimetype") as stream:
+            declared = stream.read(100).strip()
+        if declared != MIMETYPE:
+            kind = declared.decode("ascii", "replace") or "another format"
+            raise ConversionFailed(f"{name}: not an OpenDocument text but {kind}")
+    if "META-INF/manifest.xml" in names and _encrypted(archive, name):
+        raise ConversionFailed(f"{name}: encrypted (password required)")
+    if "content.xml" not in names:
+        raise ConversionFailed(f"{name}: not a valid .odt file (no content.xml)")
+    reader = _Reader()
+    if "styles.xml" in names:
+        styles = parser_for(name, archive.getinfo("styles.xml"))
+        styles.StartElementHandler = reader.styles.start
+        feed(archive, archive.getinfo("styles.xml"), styles)
+    parser = parser_for(name, archive.getinfo("content.xml"))
+    parser.StartElementHandler = reader.start
+    parser.EndElementHandler = reader.end
+    parser.CharacterDataHandler = reader.text
+    feed(archive, archive.getinfo("content.xml"), parser)
+    reader.finish()
+    return "\n\n".join(reader.blocks) + "\n", _title(archive, name) if "meta.xml" in names else None
+
+
+def _encrypted(archive: zipfile.ZipFile, name: str) -> bool:
+    found: list[bool] = []
+    parser = parser_for(name, archive.getinfo("META-INF/manifest.xml"))
+    parser.StartElementHandler = lambda tag, _attributes: found.append(tag == _MANIFEST + "encryption-data")
+    feed(archive, archive.getinfo("META-INF/manifest.xml"), parser)
+    return any(found)
+
+
+def _title(archive: zipfile.ZipFile, name: str) -> str | None:
+    pieces: list[str] = []
+    inside = [False]
+    parser = parser_for(name, archive.getinfo("meta.xml"))
+
+    def start(tag: str, _attributes: dict[str, str]) -> None:
+        inside[0] = tag == _DC + "title"
+
+    def end(_tag: str) -> None:
+        inside[0] = False
+
+    def text(data: str) -> None:
+        if inside[0]:
+            pieces.append(data)
+
+    parser.StartElementHandler, parser.EndElementHandler, parser.CharacterDataHandler = start, end, text
+    feed(archive, archive.getinfo("meta.xml"), parser)
+    return " ".join("".join(pieces).split())[:300] or None

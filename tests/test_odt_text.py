@@ -1,0 +1,130 @@
+"""OpenDocument text read as the page reads: headings, lists, tables, code and notes; nothing hidden."""
+
+import io
+import zipfile
+from pathlib import Path
+
+import pytest
+from helpers.growth import grows_linearly
+
+from minirag.errors import ConversionFailed
+from minirag.ingest.convert import (
+    SUPPORTED_EXTENSIONS,
+    convert_document,
+    convert_file,
+    sniff_format,
+)
+from minirag.ingest.odt_text import MAX_REPEATS
+
+FIXTURES = Path(__file__).parent / "fixtures" / "odt"
+NS = ('xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" '
+      'xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" '
+      'xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0" '
+      'xmlns:style="urn:oasis:names:tc:opendocument:xmlns:style:1.0" '
+      'xmlns:xlink="http://www.w3.org/1999/xlink" xmlns:dc="http://purl.org/dc/elements/1.1/"')
+
+
+def odt(body: str, *, title: str = "", mimetype: str = "application/vnd.oasis.opendocument.text",
+        manifest: str = "", styles: str = "") -> bytes:
+    """An .odt file as Writer lays one out: `body` inside office:text."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("mimetype", mimetype)
+        archive.writestr("content.xml", f'<?xml version="1.0"?><office:document-content {NS}>'
+                                        f"<office:automatic-styles>{styles}</office:automatic-styles>"
+                                        f"<office:body><office:text>{body}</office:text></office:body>"
+                                        "</office:document-content>")
+        if title:
+            archive.writestr("meta.xml", f'<office:document-meta {NS}><office:meta><dc:title>{title}</dc:title>'
+                                         "</office:meta></office:document-meta>")
+        if manifest:
+            archive.writestr("META-INF/manifest.xml", manifest)
+    return buffer.getvalue()
+
+
+def test_a_writer_document_reads_as_its_page():
+    body = ('<text:h text:outline-level="1">Install</text:h>'
+            '<text:p>Run<text:s text:c="3"/>it<text:note><text:note-citation>1</text:note-citation>'
+            "<text:note-body><text:p>As root.</text:p></text:note-body></text:note> now, see "
+            '<text:a xlink:href="https://example.org/">the site</text:a>.</text:p>'
+            '<text:h text:outline-level="2">Steps</text:h>'
+            "<text:list><text:list-item><text:p>First</text:p></text:list-item>"
+            "<text:list-item><text:p>Second</text:p><text:p>more on it</text:p>"
+            "<text:list><text:list-item><text:p>Nested</text:p></text:list-item></text:list>"
+            "</text:list-item></text:list>"
+            '<text:p text:style-name="P1">x = 1</text:p><text:p text:style-name="P1">if  x: y()</text:p>'
+            "<text:p>After the code.</text:p>"
+            "<table:table><table:table-row><table:table-cell><text:p>Name</text:p></table:table-cell>"
+            "<table:table-cell><text:p>Size</text:p></table:table-cell></table:table-row>"
+            "<table:table-row><table:table-cell><text:p>a|b</text:p></table:table-cell>"
+            '<table:table-cell table:number-columns-repeated="3"/></table:table-row></table:table>'
+            "<text:p># not a heading</text:p>")
+    styles = '<style:style style:name="P1" style:parent-style-name="Preformatted_20_Text"/>'
+    converted = convert_document(odt(body, title="Widget Guide", styles=styles), ".odt", "guide.odt")
+    assert converted.metadata_title == "Widget Guide"
+    assert converted.markdown == (
+        "# Install\n\nRun it (As root.) now, see [the site](https://example.org/).\n\n## Steps\n\n"
+        "- First\n- Second\n  more on it\n  - Nested\n\n```\nx = 1\nif  x: y()\n```\n\nAfter the code.\n\n"
+        "| Name | Size |\n|---|---|\n| a\\|b |  |\n\n\\# not a heading\n")
+
+
+def test_what_the_page_does_not_show_is_left_out():
+    body = ("<text:tracked-changes><text:changed-region><text:deletion><text:p>deleted words</text:p>"
+            "</text:deletion></text:changed-region></text:tracked-changes>"
+            "<text:table-of-content><text:index-body><text:p>Install ... 3</text:p></text:index-body>"
+            "</text:table-of-content>"
+            "<text:p>Kept<office:annotation><text:p>a reviewer's comment</text:p></office:annotation> text.</text:p>")
+    assert convert_document(odt(body), ".odt", "a.odt").markdown == "Kept text.\n"
+
+
+def test_a_repeated_cell_or_row_is_written_a_bounded_number_of_times():
+    body = ('<table:table><table:table-row table:number-rows-repeated="1000000">'
+            '<table:table-cell table:number-columns-repeated="16384"><text:p>x</text:p></table:table-cell>'
+            "</table:table-row></table:table>")
+    rows = convert_document(odt(body), ".odt", "sheet.odt").markdown.strip().split("\n")
+    assert len(rows) == MAX_REPEATS + 1 and rows[0].count("x") == MAX_REPEATS
+
+
+def test_an_encrypted_or_mislabelled_or_entity_declaring_file_says_why():
+    encrypted = ('<manifest:manifest xmlns:manifest="urn:oasis:names:tc:opendocument:xmlns:manifest:1.0">'
+                 '<manifest:file-entry manifest:full-path="content.xml"><manifest:encryption-data/>'
+                 "</manifest:file-entry></manifest:manifest>")
+    with pytest.raises(ConversionFailed, match="encrypted"):
+        convert_document(odt("<text:p>x</text:p>", manifest=encrypted), ".odt", "secret.odt")
+    with pytest.raises(ConversionFailed, match="not an OpenDocument text but application/.*spreadsheet"):
+        convert_document(odt("", mimetype="application/vnd.oasis.opendocument.spreadsheet"), ".odt", "a.odt")
+    with pytest.raises(ConversionFailed, match="declares XML entities"):  # an external entity: XXE
+        convert_file(FIXTURES / "odfpy_entities_nasty.odt")
+
+
+def test_an_odt_file_is_a_document_and_a_fetched_one_is_recognized():
+    assert ".odt" in SUPPORTED_EXTENSIONS
+    assert sniff_format(odt("<text:p>x</text:p>"), "application/octet-stream", "https://example.org/a") == ".odt"
+
+
+@pytest.mark.parametrize(("opening", "middle", "closing"), [
+    ("<text:list><text:list-item>", "<text:p>a</text:p>", "</text:list-item></text:list>"),
+    ("<table:table><table:table-row><table:table-cell>", "<text:p>a</text:p>",
+     "</table:table-cell></table:table-row></table:table>"),
+    ("<text:p>a<text:note><text:note-body>", "<text:p>b</text:p>", "</text:note-body></text:note></text:p>"),
+    ("<text:p>", "a", "</text:p>"),
+])
+def test_nested_or_repeated_markup_is_read_in_linear_time(opening, middle, closing):
+    def body(repeats: int) -> str:
+        return opening * (repeats // 8) + middle + closing * (repeats // 8) + (opening + middle + closing) * repeats
+    assert grows_linearly(lambda text: convert_document(odt(text), ".odt", "a.odt"), body)
+
+
+def test_a_damaged_content_xml_is_a_clear_error():
+    with pytest.raises(ConversionFailed, match="a.odt: not a valid .odt file .damaged"):
+        convert_document(odt("<text:p>unclosed"), ".odt", "a.odt")
+
+
+def test_the_real_odfpy_manual_reads_with_its_structure():
+    converted = convert_file(FIXTURES / "odfpy_api_manual.odt")
+    markdown = converted.markdown
+    assert converted.metadata_title == "Application Programmer's Interface for ODFPY"
+    assert "# Introduction\n" in markdown and "## About OpenDocument\n" in markdown
+    assert '```\nfrom odf.opendocument import OpenDocumentText\n' in markdown  # Courier paragraphs are code
+    assert 'textdoc.save("myfirstdocument.odt")\n```' in markdown
+    assert "- fontfacedecls\n" in markdown
