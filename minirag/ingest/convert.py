@@ -32,8 +32,8 @@ from minirag.ingest.epub_spine import check_spine
 from minirag.ingest.latex_text import INCLUDES_ONLY_NOTE, includes_only, latex_to_markdown
 from minirag.ingest.latex_tokens import inputenc_charset
 from minirag.ingest.markdown_html import rendered_html
-from minirag.ingest.odt_text import MIMETYPE as ODT_MIMETYPE
-from minirag.ingest.odt_text import odt_to_markdown
+from minirag.ingest.odf_text import MIMETYPES as ODF_MIMETYPES
+from minirag.ingest.odf_text import odf_to_markdown
 from minirag.ingest.org_text import org_to_markdown
 from minirag.ingest.pdf_fields import page_fields, with_fields
 from minirag.ingest.pdf_inflate import inflate_budget
@@ -49,7 +49,7 @@ log = logging.getLogger(__name__)
 
 DOCUMENT_EXTENSIONS = frozenset(
     {".md", ".markdown", ".mdx", ".txt", ".rst", ".adoc", ".asciidoc", ".org", ".tex", ".latex", ".ltx", ".pdf",
-     ".docx", ".odt", ".pptx", ".xlsx", ".html", ".htm", ".csv", ".epub", ".ipynb"}
+     ".docx", ".odt", ".ods", ".odp", ".pptx", ".xlsx", ".html", ".htm", ".csv", ".epub", ".ipynb"}
 )
 # Image files are documents only where they can be read (the ocr extra installed, OCR not off).
 SUPPORTED_EXTENSIONS = DOCUMENT_EXTENSIONS | (ocr.IMAGE_EXTENSIONS if ocr.images_readable() else frozenset())
@@ -66,7 +66,7 @@ _MARKITDOWN = {
 _MARKITDOWN_OPTIONS = {
     ".docx": {"style_map": "p[style-name='Title'] => h1:fresh", "table_infer_header": True},
 }
-_ZIP_FORMATS = {".docx", ".pptx", ".xlsx", ".epub", ".odt"}
+_ZIP_FORMATS = {".docx", ".pptx", ".xlsx", ".epub", *ODF_MIMETYPES}
 # A zip-based document is refused, from its central directory alone and before any
 # parser inflates it, when it would unpack past these (a zip bomb).
 MAX_UNZIPPED_BYTES = 1024 * 1024 * 1024
@@ -497,8 +497,8 @@ def _convert_by_suffix(data: bytes, suffix: str, name: str) -> Converted:
             elif suffix == ".epub":
                 check_spine(archive, name, MAX_ZIP_MEMBERS)
                 return _book(archive, name)
-            elif suffix == ".odt":
-                markdown, title = odt_to_markdown(archive, name)
+            elif suffix in ODF_MIMETYPES:
+                markdown, title = odf_to_markdown(archive, name, suffix)
                 return Converted(markdown=markdown, metadata_title=title)
             elif suffix == ".docx":
                 check_prologs(archive, name)
@@ -557,8 +557,10 @@ def sniff_format(body: bytes, mimetype: str, url: str) -> str:
             names = set(archive.namelist())
             if "mimetype" in names and archive.read("mimetype").strip() == b"application/epub+zip":
                 return ".epub"
-            if "mimetype" in names and archive.read("mimetype").strip() == ODT_MIMETYPE:
-                return ".odt"
+            declared = archive.read("mimetype").strip() if "mimetype" in names else b""
+            for odf_suffix, odf_type in ODF_MIMETYPES.items():
+                if declared == odf_type:
+                    return odf_suffix
         for member, suffix in _ZIP_MEMBER_FORMATS:
             if member in names:
                 return suffix

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from helpers.growth import grows_linearly
 
+from minirag.chunking import chunk_document
 from minirag.errors import ConversionFailed
 from minirag.ingest.convert import (
     SUPPORTED_EXTENSIONS,
@@ -14,25 +15,27 @@ from minirag.ingest.convert import (
     convert_file,
     sniff_format,
 )
-from minirag.ingest.odt_text import MAX_REPEATS
+from minirag.ingest.odf_text import MAX_REPEATS
 
-FIXTURES = Path(__file__).parent / "fixtures" / "odt"
+FIXTURES = Path(__file__).parent / "fixtures" / "odf"
 NS = ('xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" '
       'xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" '
       'xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0" '
       'xmlns:style="urn:oasis:names:tc:opendocument:xmlns:style:1.0" '
-      'xmlns:xlink="http://www.w3.org/1999/xlink" xmlns:dc="http://purl.org/dc/elements/1.1/"')
+      'xmlns:xlink="http://www.w3.org/1999/xlink" xmlns:dc="http://purl.org/dc/elements/1.1/" '
+      'xmlns:draw="urn:oasis:names:tc:opendocument:xmlns:drawing:1.0" '
+      'xmlns:presentation="urn:oasis:names:tc:opendocument:xmlns:presentation:1.0"')
 
 
 def odt(body: str, *, title: str = "", mimetype: str = "application/vnd.oasis.opendocument.text",
-        manifest: str = "", styles: str = "") -> bytes:
-    """An .odt file as Writer lays one out: `body` inside office:text."""
+        manifest: str = "", styles: str = "", root: str = "text") -> bytes:
+    """An OpenDocument file as LibreOffice lays one out: `body` inside office:`root`."""
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as archive:
         archive.writestr("mimetype", mimetype)
         archive.writestr("content.xml", f'<?xml version="1.0"?><office:document-content {NS}>'
                                         f"<office:automatic-styles>{styles}</office:automatic-styles>"
-                                        f"<office:body><office:text>{body}</office:text></office:body>"
+                                        f"<office:body><office:{root}>{body}</office:{root}></office:body>"
                                         "</office:document-content>")
         if title:
             archive.writestr("meta.xml", f'<office:document-meta {NS}><office:meta><dc:title>{title}</dc:title>'
@@ -91,7 +94,7 @@ def test_an_encrypted_or_mislabelled_or_entity_declaring_file_says_why():
                  "</manifest:file-entry></manifest:manifest>")
     with pytest.raises(ConversionFailed, match="encrypted"):
         convert_document(odt("<text:p>x</text:p>", manifest=encrypted), ".odt", "secret.odt")
-    with pytest.raises(ConversionFailed, match="not an OpenDocument text but application/.*spreadsheet"):
+    with pytest.raises(ConversionFailed, match="not a .odt file but application/.*spreadsheet"):
         convert_document(odt("", mimetype="application/vnd.oasis.opendocument.spreadsheet"), ".odt", "a.odt")
     with pytest.raises(ConversionFailed, match="declares XML entities"):  # an external entity: XXE
         convert_file(FIXTURES / "odfpy_entities_nasty.odt")
@@ -128,3 +131,37 @@ def test_the_real_odfpy_manual_reads_with_its_structure():
     assert '```\nfrom odf.opendocument import OpenDocumentText\n' in markdown  # Courier paragraphs are code
     assert 'textdoc.save("myfirstdocument.odt")\n```' in markdown
     assert "- fontfacedecls\n" in markdown
+
+
+def test_a_presentation_reads_as_slides_with_titles_and_notes():
+    frame = '<draw:frame presentation:class="{0}"><draw:text-box>{1}</draw:text-box></draw:frame>'
+    body = ("<draw:page>" + frame.format("title", "<text:p>Roadmap</text:p>")
+            + frame.format("outline", "<text:list><text:list-item><text:p>Ship it</text:p></text:list-item>"
+                                      "</text:list>")
+            + "<presentation:notes>" + frame.format("notes", "<text:p>Say why.</text:p>") + "</presentation:notes>"
+            + "</draw:page><draw:page>" + frame.format("title", "<text:p>Thanks</text:p>")
+            + "<presentation:notes>" + frame.format("notes", "") + "</presentation:notes></draw:page>")
+    data = odt(body, root="presentation", mimetype="application/vnd.oasis.opendocument.presentation")
+    markdown = convert_document(data, ".odp", "talk.odp").markdown
+    assert markdown == ("<!-- Slide number: 1 -->\n\n# Roadmap\n\n- Ship it\n\n### Notes:\n\nSay why.\n\n"
+                        "<!-- Slide number: 2 -->\n\n# Thanks\n")
+    assert chunk_document(markdown, title="talk", count_tokens=lambda t: len(t.split()), budget=50).category == "slides"
+
+
+def test_a_spreadsheet_reads_as_its_sheets_under_their_names():
+    sheet = ('<table:table table:name="{0}"><table:table-row><table:table-cell><text:p>{1}</text:p></table:table-cell>'
+             '</table:table-row><table:table-row table:number-rows-repeated="1048570"><table:table-cell '
+             'table:number-columns-repeated="1024"/></table:table-row></table:table>')
+    data = odt(sheet.format("Q1", "Revenue") + sheet.format("Empty", "") + sheet.format("Q2", "Costs"),
+               root="spreadsheet", mimetype="application/vnd.oasis.opendocument.spreadsheet")
+    assert convert_document(data, ".ods", "book.ods").markdown == (
+        "## Q1\n\n| Revenue |\n|---|\n\n## Q2\n\n| Costs |\n|---|\n")
+    assert {".ods", ".odp"} <= SUPPORTED_EXTENSIONS
+
+
+def test_the_real_odfpy_slide_and_sheet_read_whole():
+    slide = convert_file(FIXTURES / "odfpy_nested_list_slide.odp").markdown
+    assert slide.startswith("<!-- Slide number: 1 -->\n\n# OL\n\n- Eins\n- Tsvey\n  - Dray\n")
+    assert "        - Draytsn\n        - fertsn\n" in slide  # five levels deep, each kept
+    sheet = convert_file(FIXTURES / "odfpy_chinese_sheet.ods").markdown
+    assert sheet.startswith("## 工作表1\n\n| test | test | test |")

@@ -1,6 +1,6 @@
-"""OpenDocument text (.odt, LibreOffice Writer's own format) -> Markdown, as the page reads.
+"""OpenDocument (.odt, .ods, .odp: LibreOffice's own formats) -> Markdown, as the page reads.
 
-An .odt file is a zip whose `content.xml` holds the text. It is streamed through expat
+An OpenDocument file is a zip whose `content.xml` holds the text. It is streamed through expat
 (zip_xml.py: a piece at a time, entity declarations refused) and written as Markdown:
 
 - headings (`text:h`) keep their outline level; paragraphs their text, with spaces
@@ -12,6 +12,9 @@ An .odt file is a zip whose `content.xml` holds the text. It is streamed through
   one once;
 - a footnote or endnote reads as its text in brackets where it is cited; a frame's
   caption and text box are paragraphs of their own;
+- a spreadsheet's sheets are pipe tables under their names; a presentation's slides are
+  marked as PPTX slides are (`<!-- Slide number: 3 -->`), their title frame a heading and
+  their speaker notes under `### Notes:`;
 - what the reader of the page does not see as text goes: tracked deletions, comments,
   generated indexes and tables of contents, forms, headers and footers (styles.xml).
 
@@ -31,7 +34,9 @@ from minirag.ingest.html_markdown import fenced
 from minirag.ingest.text_repair import escape_headings
 from minirag.ingest.zip_xml import feed, parser_for
 
-MIMETYPE = b"application/vnd.oasis.opendocument.text"
+MIMETYPES = {".odt": b"application/vnd.oasis.opendocument.text",
+             ".ods": b"application/vnd.oasis.opendocument.spreadsheet",
+             ".odp": b"application/vnd.oasis.opendocument.presentation"}
 MAX_REPEATS = 64  # of one repeated cell or row with text; an empty one is written once
 MAX_COLUMNS = 256
 # Lists, tables and notes nest this deep; deeper ones are read as part of the innermost kept one
@@ -44,6 +49,9 @@ _TABLE = "urn:oasis:names:tc:opendocument:xmlns:table:1.0 "
 _XLINK = "http://www.w3.org/1999/xlink "
 _DC = "http://purl.org/dc/elements/1.1/ "
 _MANIFEST = "urn:oasis:names:tc:opendocument:xmlns:manifest:1.0 "
+_DRAW = "urn:oasis:names:tc:opendocument:xmlns:drawing:1.0 "
+_PRESENTATION = "urn:oasis:names:tc:opendocument:xmlns:presentation:1.0 "
+_BODIES = frozenset({_OFFICE + "text", _OFFICE + "spreadsheet", _OFFICE + "presentation"})
 # Elements whose text is not the page's: tracked deletions, comments, generated indexes, forms.
 _SKIPPED = frozenset({_TEXT + name for name in (
     "tracked-changes", "table-of-content", "alphabetical-index", "illustration-index", "table-index",
@@ -62,6 +70,7 @@ MAX_STYLE_DEPTH = 8  # a style's parents followed this far (a loop of parents en
 
 @dataclass
 class _Table:
+    name: str = ""
     rows: list[list[str]] = field(default_factory=list)
     row: list[str] = field(default_factory=list)
     row_repeats: int = 1
@@ -115,12 +124,17 @@ class _Reader:
         self.skipping = 0
         self.flattened: dict[str, int] = {}  # per nesting element, its levels past MAX_NESTING now open
         self.in_body = False
+        self.spreadsheet = False
+        self.slides = 0
+        self.frames: list[bool] = []  # per open frame: whether it is a slide's title
+        self.notes_at: int | None = None  # where the open speaker notes' blocks begin
         self.code: list[str] | None = None  # the lines of the code block being read, paragraph by paragraph
         self.styles = _Styles()
 
     def start(self, tag: str, attributes: dict[str, str]) -> None:
-        if tag == _OFFICE + "text":
+        if tag in _BODIES:
             self.in_body = True
+            self.spreadsheet = tag == _OFFICE + "spreadsheet"
         if not self.in_body:
             self.styles.start(tag, attributes)
             return
@@ -130,7 +144,16 @@ class _Reader:
         if tag in _BLOCKS:
             level = attributes.get(_TEXT + "outline-level", "1")
             code = self.styles.is_code(attributes.get(_TEXT + "style-name", ""))
-            self.paragraphs.append((f"h{level}" if tag == _TEXT + "h" else "code" if code else "p", []))
+            heading = tag == _TEXT + "h" or any(self.frames)
+            self.paragraphs.append((f"h{level}" if heading else "code" if code else "p", []))
+        elif tag == _DRAW + "page":
+            self.slides += 1
+            self._block(f"<!-- Slide number: {self.slides} -->")
+        elif tag == _DRAW + "frame":
+            self.frames.append(attributes.get(_PRESENTATION + "class") == "title")
+        elif tag == _PRESENTATION + "notes":
+            self._block("### Notes:")
+            self.notes_at = len(self.blocks)
         elif tag == _TEXT + "s":
             self._piece(" " * min(_count(attributes.get(_TEXT + "c")), MAX_COLUMNS))
         elif tag == _TEXT + "tab":
@@ -150,7 +173,7 @@ class _Reader:
         elif tag in (_TEXT + "list-item", _TEXT + "list-header") and self.items:
             self.items[-1] = False
         elif tag == _TABLE + "table":
-            self.tables.append(_Table())
+            self.tables.append(_Table(name=attributes.get(_TABLE + "name", "")))
         elif self.flattened.get(_TABLE + "table"):
             return  # a row or cell of a table read as part of its enclosing cell
         elif tag == _TABLE + "table-row" and self.tables:
@@ -166,7 +189,7 @@ class _Reader:
         if self.skipping:
             self.skipping -= 1
             return
-        if tag == _OFFICE + "text":
+        if tag in _BODIES:
             self.in_body = False
         elif tag in _NESTING and self.flattened.get(tag):
             self.flattened[tag] -= 1
@@ -196,7 +219,17 @@ class _Reader:
             if table.row:
                 table.rows += [table.row] * min(table.row_repeats, MAX_REPEATS)
         elif tag == _TABLE + "table" and self.tables:
-            self._block(_pipe_table(self.tables.pop().rows))
+            table = self.tables.pop()
+            if self.spreadsheet and not self.tables and table.rows and table.name:
+                self._block(f"## {escape_headings(' '.join(table.name.split()))}")
+            self._block(_pipe_table(table.rows))
+        elif tag == _DRAW + "frame" and self.frames:
+            self.frames.pop()
+        elif tag == _PRESENTATION + "notes" and self.notes_at is not None:
+            self._block("")  # a code block the notes end with
+            if len(self.blocks) == self.notes_at:  # no notes written
+                self.blocks.pop()
+            self.notes_at = None
 
     def _stack(self, tag: str) -> list:
         return self.lists if tag == _TEXT + "list" else self.tables if tag == _TABLE + "table" else self.notes
@@ -294,26 +327,27 @@ def _pipe_table(rows: list[list[str]]) -> str:
     return "\n".join(lines + ["| " + " | ".join(row) + " |" for row in rows[1:]])
 
 
-def odt_to_markdown(archive: zipfile.ZipFile, name: str) -> tuple[str, str | None]:
-    """Markdown for an .odt archive (see the module's docstring), and its title, if set."""
+def odf_to_markdown(archive: zipfile.ZipFile, name: str, suffix: str) -> tuple[str, str | None]:
+    """Markdown for an OpenDocument archive of the kind `suffix` names (see the module's
+    docstring), and its title, if set."""
     try:
-        return _read(archive, name)
+        return _read(archive, name, suffix)
     except (expat.ExpatError, zipfile.BadZipFile) as exc:
-        raise ConversionFailed(f"{name}: not a valid .odt file (damaged: {exc})") from None
+        raise ConversionFailed(f"{name}: not a valid {suffix} file (damaged: {exc})") from None
 
 
-def _read(archive: zipfile.ZipFile, name: str) -> tuple[str, str | None]:
+def _read(archive: zipfile.ZipFile, name: str, suffix: str) -> tuple[str, str | None]:
     names = set(archive.namelist())
     if "mimetype" in names:
         with archive.open("mimetype") as stream:
             declared = stream.read(100).strip()
-        if declared != MIMETYPE:
+        if declared != MIMETYPES[suffix]:
             kind = declared.decode("ascii", "replace") or "another format"
-            raise ConversionFailed(f"{name}: not an OpenDocument text but {kind}")
+            raise ConversionFailed(f"{name}: not a {suffix} file but {kind}; name it by what it is")
     if "META-INF/manifest.xml" in names and _encrypted(archive, name):
         raise ConversionFailed(f"{name}: encrypted (password required)")
     if "content.xml" not in names:
-        raise ConversionFailed(f"{name}: not a valid .odt file (no content.xml)")
+        raise ConversionFailed(f"{name}: not a valid {suffix} file (no content.xml)")
     reader = _Reader()
     if "styles.xml" in names:
         styles = parser_for(name, archive.getinfo("styles.xml"))
