@@ -88,6 +88,16 @@ def test_a_repeated_cell_or_row_is_written_a_bounded_number_of_times():
     assert len(rows) == MAX_REPEATS + 1 and rows[0].count("x") == MAX_REPEATS
 
 
+def test_repeated_rows_past_the_cell_limit_are_refused():
+    # Each row element asks for 64 rows of 64 cells at the repeat caps: 4,096 cells per 150 bytes.
+    row = ('<table:table-row table:number-rows-repeated="1000"><table:table-cell table:number-columns-repeated="1000">'
+           "<text:p>x</text:p></table:table-cell></table:table-row>")
+    data = odt(f"<table:table>{row * 100}</table:table>", root="spreadsheet",
+               mimetype="application/vnd.oasis.opendocument.spreadsheet")
+    with pytest.raises(ConversionFailed, match="bomb.ods: refused: its tables hold more than 200,000 cells"):
+        convert_document(data, ".ods", "bomb.ods")
+
+
 def test_an_encrypted_or_mislabelled_or_entity_declaring_file_says_why():
     encrypted = ('<manifest:manifest xmlns:manifest="urn:oasis:names:tc:opendocument:xmlns:manifest:1.0">'
                  '<manifest:file-entry manifest:full-path="content.xml"><manifest:encryption-data/>'

@@ -31,6 +31,7 @@ from xml.parsers import expat
 
 from minirag.errors import ConversionFailed
 from minirag.ingest.html_markdown import fenced
+from minirag.ingest.sheet_limits import MAX_SHEET_CELLS
 from minirag.ingest.text_repair import escape_headings
 from minirag.ingest.zip_xml import feed, parser_for
 
@@ -113,7 +114,9 @@ class _Styles:
 class _Reader:
     """expat's handlers: a stack of open paragraphs, lists and tables, written out as each closes."""
 
-    def __init__(self) -> None:
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.cells = 0  # written into tables so far, repeats included
         self.blocks: list[str] = []
         self.paragraphs: list[tuple[str, list[str]]] = []  # (tag, text pieces) of each open paragraph
         self.notes: list[list[str]] = []  # the pieces of each open note's body
@@ -217,7 +220,12 @@ class _Reader:
             while table.row and not table.row[-1]:
                 table.row.pop()
             if table.row:
-                table.rows += [table.row] * min(table.row_repeats, MAX_REPEATS)
+                repeats = min(table.row_repeats, MAX_REPEATS)
+                self.cells += len(table.row) * repeats
+                if self.cells > MAX_SHEET_CELLS:
+                    raise ConversionFailed(f"{self.name}: refused: its tables hold more than {MAX_SHEET_CELLS:,} "
+                                           "cells; spreadsheet bomb?")
+                table.rows += [table.row] * repeats
         elif tag == _TABLE + "table" and self.tables:
             table = self.tables.pop()
             if self.spreadsheet and not self.tables and table.rows and table.name:
@@ -348,7 +356,7 @@ def _read(archive: zipfile.ZipFile, name: str, suffix: str) -> tuple[str, str | 
         raise ConversionFailed(f"{name}: encrypted (password required)")
     if "content.xml" not in names:
         raise ConversionFailed(f"{name}: not a valid {suffix} file (no content.xml)")
-    reader = _Reader()
+    reader = _Reader(name)
     if "styles.xml" in names:
         styles = parser_for(name, archive.getinfo("styles.xml"))
         styles.StartElementHandler = reader.styles.start
