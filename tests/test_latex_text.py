@@ -152,6 +152,7 @@ def test_user_commands_expand_once_and_never_loop():
 def test_unknown_commands_print_their_text_and_options_go():
     source = "\\mycommand[opt]{kept words} \\textcolor{red}{shown} \\hspace{2em}end\n"
     assert latex_to_markdown(source)[0] == "kept words shown end\n"
+    assert latex_to_markdown("\\section{On \\texorpdfstring{$\\alpha$}{alpha}}\n")[0] == "# On $\\alpha$\n"
 
 
 def test_groups_nested_past_the_limit_keep_their_text():

@@ -326,6 +326,9 @@ class _Reader:
             text, index = self.argument(index, end, depth)
             keys = ", ".join(key.strip() for key in (text or "").split(",") if key.strip())
             return (f"[{keys}]" if keys else ""), index
+        if bare == "texorpdfstring":  # {what the page shows}{what the PDF's outline shows}
+            text, index = self.argument(index, end, depth)
+            return text or "", self.skip_argument(index, end)
         if bare in ("footnote", "footnotetext", "marginpar", "todo"):
             text, index = self.argument(index, end, depth)
             return (f" ({' '.join(text.split())})" if text and text.strip() else ""), index
@@ -560,7 +563,8 @@ def _known(name: str) -> bool:
     bare = name.rstrip("*")
     return (name in _LETTERS or name in _SYMBOLS or name in _SILENT or bare in _SECTIONS or bare in _STRONG
             or bare in _EMPHASIS or bare in _CODE or bare in _CITATIONS or name in _NEW_COMMANDS
-            or bare in ("item", "bibitem", "title", "author", "and", "maketitle", "caption", "footnote", "newtheorem"))
+            or bare in ("item", "bibitem", "title", "author", "and", "maketitle", "caption", "footnote", "newtheorem",
+                        "texorpdfstring"))
 
 
 def _typeset(text: str) -> str:
