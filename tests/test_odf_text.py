@@ -121,11 +121,19 @@ def test_an_odt_file_is_a_document_and_a_fetched_one_is_recognized():
      "</table:table-cell></table:table-row></table:table>"),
     ("<text:p>a<text:note><text:note-body>", "<text:p>b</text:p>", "</text:note-body></text:note></text:p>"),
     ("<text:p>", "a", "</text:p>"),
+    ('<text:p><text:a xlink:href="https://a/">', "a", "</text:a></text:p>"),
+    ('<text:p><draw:frame><draw:text-box>', "<text:p>a</text:p>", "</draw:text-box></draw:frame></text:p>"),
 ])
 def test_nested_or_repeated_markup_is_read_in_linear_time(opening, middle, closing):
     def body(repeats: int) -> str:
         return opening * (repeats // 8) + middle + closing * (repeats // 8) + (opening + middle + closing) * repeats
     assert grows_linearly(lambda text: convert_document(odt(text), ".odt", "a.odt"), body)
+
+
+def test_many_links_in_one_paragraph_are_read_in_linear_time():
+    link = '<text:a xlink:href="https://example.org/">x</text:a> '
+    assert grows_linearly(lambda text: convert_document(odt(text), ".odt", "a.odt"),
+                          lambda repeats: f"<text:p>{link * repeats}</text:p>")
 
 
 def test_a_damaged_content_xml_is_a_clear_error():

@@ -40,8 +40,9 @@ MIMETYPES = {".odt": b"application/vnd.oasis.opendocument.text",
              ".odp": b"application/vnd.oasis.opendocument.presentation"}
 MAX_REPEATS = 64  # of one repeated cell or row with text; an empty one is written once
 MAX_COLUMNS = 256
-# Lists, tables and notes nest this deep; deeper ones are read as part of the innermost kept one
-# (each level re-indents or re-joins what it holds: unbounded nesting would cost its square).
+# Lists, tables, notes, links and paragraphs (in frames) nest this deep; deeper ones are read as
+# part of the innermost kept one (each level re-indents or re-joins what it holds: unbounded
+# nesting would cost its square, and hold a stack as deep as the XML).
 MAX_NESTING = 8
 
 _OFFICE = "urn:oasis:names:tc:opendocument:xmlns:office:1.0 "
@@ -59,7 +60,7 @@ _SKIPPED = frozenset({_TEXT + name for name in (
     "object-index", "user-index", "bibliography", "sequence-decls", "variable-decls", "user-field-decls",
     "note-citation")} | {_OFFICE + "annotation", _OFFICE + "annotation-end", _OFFICE + "forms"})
 _BLOCKS = frozenset({_TEXT + "p", _TEXT + "h"})
-_NESTING = frozenset({_TEXT + "list", _TABLE + "table", _TEXT + "note-body"})
+_NESTING = frozenset({_TEXT + "list", _TABLE + "table", _TEXT + "note-body", _TEXT + "a", *_BLOCKS})
 _STYLE = "urn:oasis:names:tc:opendocument:xmlns:style:1.0 "
 # Paragraph styles that set code: Writer's "Preformatted Text" (`Preformatted_20_Text`), the
 # source, code and listing styles documents define, and any style in a fixed-pitch font
@@ -144,6 +145,9 @@ class _Reader:
         if self.skipping or tag in _SKIPPED:
             self.skipping += 1
             return
+        if tag in _NESTING and len(self._stack(tag)) >= MAX_NESTING:
+            self.flattened[tag] = self.flattened.get(tag, 0) + 1
+            return
         if tag in _BLOCKS:
             level = attributes.get(_TEXT + "outline-level", "1")
             code = self.styles.is_code(attributes.get(_TEXT + "style-name", ""))
@@ -166,8 +170,6 @@ class _Reader:
         elif tag == _TEXT + "a":
             self.links.append(attributes.get(_XLINK + "href", ""))
             self._piece("\x00")  # where the link's text begins
-        elif tag in _NESTING and len(self._stack(tag)) >= MAX_NESTING:
-            self.flattened[tag] = self.flattened.get(tag, 0) + 1
         elif tag == _TEXT + "note-body":
             self.notes.append([])
         elif tag == _TEXT + "list":
@@ -240,7 +242,9 @@ class _Reader:
             self.notes_at = None
 
     def _stack(self, tag: str) -> list:
-        return self.lists if tag == _TEXT + "list" else self.tables if tag == _TABLE + "table" else self.notes
+        stacks: dict[str, list] = {_TEXT + "list": self.lists, _TABLE + "table": self.tables, _TEXT + "a": self.links,
+                                   _TEXT + "note-body": self.notes}
+        return stacks.get(tag, self.paragraphs)
 
     def text(self, data: str) -> None:
         if self.in_body and not self.skipping and self.paragraphs:
@@ -256,7 +260,8 @@ class _Reader:
         if not self.paragraphs:
             return
         pieces = self.paragraphs[-1][1]
-        at = max((n for n, piece in enumerate(pieces) if piece == "\x00"), default=None)
+        # The open link's marker is the last one: looked for from the end, past its own text only.
+        at = next((n for n in range(len(pieces) - 1, -1, -1) if pieces[n] == "\x00"), None)
         if at is None:
             return
         label = "".join(pieces[at + 1 :])
