@@ -166,6 +166,15 @@ def test_a_presentation_reads_as_slides_with_titles_and_notes():
     assert chunk_document(markdown, title="talk", count_tokens=lambda t: len(t.split()), budget=50).category == "slides"
 
 
+def test_speaker_notes_where_no_slide_has_them_are_read_as_text():
+    # Found by a random soup of elements: notes inside a list wrote their header into the list,
+    # then took back a block that was not there.
+    body = ("<draw:page><text:list><text:list-item><presentation:notes><text:p>aside</text:p></presentation:notes>"
+            "</text:list-item></text:list><presentation:notes/></draw:page>")
+    data = odt(body, root="presentation", mimetype="application/vnd.oasis.opendocument.presentation")
+    assert convert_document(data, ".odp", "a.odp").markdown == "<!-- Slide number: 1 -->\n\n- aside\n"
+
+
 def test_a_spreadsheet_reads_as_its_sheets_under_their_names():
     sheet = ('<table:table table:name="{0}"><table:table-row><table:table-cell><text:p>{1}</text:p></table:table-cell>'
              '</table:table-row><table:table-row table:number-rows-repeated="1048570"><table:table-cell '

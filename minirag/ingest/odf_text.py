@@ -53,6 +53,7 @@ _DC = "http://purl.org/dc/elements/1.1/ "
 _MANIFEST = "urn:oasis:names:tc:opendocument:xmlns:manifest:1.0 "
 _DRAW = "urn:oasis:names:tc:opendocument:xmlns:drawing:1.0 "
 _PRESENTATION = "urn:oasis:names:tc:opendocument:xmlns:presentation:1.0 "
+_NOTES = "### Notes:"
 _BODIES = frozenset({_OFFICE + "text", _OFFICE + "spreadsheet", _OFFICE + "presentation"})
 # Elements whose text is not the page's: tracked deletions, comments, generated indexes, forms.
 _SKIPPED = frozenset({_TEXT + name for name in (
@@ -158,8 +159,8 @@ class _Reader:
             self._block(f"<!-- Slide number: {self.slides} -->")
         elif tag == _DRAW + "frame":
             self.frames.append(attributes.get(_PRESENTATION + "class") == "title")
-        elif tag == _PRESENTATION + "notes":
-            self._block("### Notes:")
+        elif tag == _PRESENTATION + "notes" and not (self.lists or self.tables or self.paragraphs):
+            self._block(_NOTES)
             self.notes_at = len(self.blocks)
         elif tag == _TEXT + "s":
             self._piece(" " * min(_count(attributes.get(_TEXT + "c")), MAX_COLUMNS))
@@ -237,7 +238,7 @@ class _Reader:
             self.frames.pop()
         elif tag == _PRESENTATION + "notes" and self.notes_at is not None:
             self._block("")  # a code block the notes end with
-            if len(self.blocks) == self.notes_at:  # no notes written
+            if len(self.blocks) == self.notes_at and self.blocks[-1] == _NOTES:  # no notes written
                 self.blocks.pop()
             self.notes_at = None
 
