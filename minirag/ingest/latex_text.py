@@ -117,8 +117,7 @@ _TABLE_SILENT = frozenset({"hline", "toprule", "midrule", "bottomrule", "endhead
                            "rowcolor", "cellcolor", "tabularnewline"})
 _ENVIRONMENT_ARGUMENTS = {"minipage": 1, "multicols": 1, "multicols*": 1, "wrapfigure": 2, "wraptable": 2,
                           "subfigure": 1, "subtable": 1, "column": 1, "CJK": 2, "CJK*": 2, "otherlanguage": 1,
-                          "otherlanguage*": 1, "adjustbox": 1, "tcolorbox": 0, "list": 2, "spacing": 1,
-                          "thebibliography": 1, "frame": 0, "minted": 1, "letter": 1, "tikzpicture": 0}
+                          "otherlanguage*": 1, "adjustbox": 1, "list": 2, "spacing": 1, "letter": 1}
 _THEOREMS = {"theorem": "Theorem", "lemma": "Lemma", "corollary": "Corollary", "proposition": "Proposition",
              "definition": "Definition", "remark": "Remark", "example": "Example", "proof": "Proof",
              "conjecture": "Conjecture", "claim": "Claim", "note": "Note", "exercise": "Exercise",
