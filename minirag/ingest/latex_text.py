@@ -352,7 +352,7 @@ class _Reader:
         else:
             return index
         takes_arguments = False
-        while at < end and self.tokens[at].kind in ("optopen", "text") and self.tokens[at].kind != "open":
+        while at < end and self.tokens[at].kind in ("optopen", "text"):
             token = self.tokens[at]
             if token.kind == "optopen":
                 close_bracket = self.optional_end(at, end)
