@@ -28,7 +28,7 @@ NS = ('xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" '
 
 
 def odt(body: str, *, title: str = "", mimetype: str = "application/vnd.oasis.opendocument.text",
-        manifest: str = "", styles: str = "", root: str = "text") -> bytes:
+        manifest: str = "", styles: str = "", root: str = "text", master: str = "") -> bytes:
     """An OpenDocument file as LibreOffice lays one out: `body` inside office:`root`."""
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as archive:
@@ -42,6 +42,9 @@ def odt(body: str, *, title: str = "", mimetype: str = "application/vnd.oasis.op
                                          "</office:meta></office:document-meta>")
         if manifest:
             archive.writestr("META-INF/manifest.xml", manifest)
+        if master:
+            archive.writestr("styles.xml", f"<office:document-styles {NS}><office:master-styles>{master}"
+                                           "</office:master-styles></office:document-styles>")
     return buffer.getvalue()
 
 
@@ -71,13 +74,36 @@ def test_a_writer_document_reads_as_its_page():
         "| Name | Size |\n|---|---|\n| a\\|b |  |\n\n\\# not a heading\n")
 
 
-def test_what_the_page_does_not_show_is_left_out():
+def test_what_the_page_does_not_show_is_left_out_and_a_comment_follows_the_body():
     body = ("<text:tracked-changes><text:changed-region><text:deletion><text:p>deleted words</text:p>"
             "</text:deletion></text:changed-region></text:tracked-changes>"
             "<text:table-of-content><text:index-body><text:p>Install ... 3</text:p></text:index-body>"
             "</text:table-of-content>"
             "<text:p>Kept<office:annotation><text:p>a reviewer's comment</text:p></office:annotation> text.</text:p>")
-    assert convert_document(odt(body), ".odt", "a.odt").markdown == "Kept text.\n"
+    # A comment is kept after the body, as a DOCX comment is.
+    assert convert_document(odt(body), ".odt", "a.odt").markdown == "Kept text.\n\nComment: a reviewer's comment\n"
+
+
+def test_page_headers_and_footers_are_read_once_as_a_docx_s_are():
+    master = ('<style:master-page style:name="Standard"><style:header><text:p>ACME <text:span>Confidential</text:span>'
+              '</text:p><text:p><text:date>2026-12-05</text:date></text:p><text:p><text:modification-date>'
+              "17 Dec 2009</text:modification-date><text:tab/><text:page-number>104</text:page-number></text:p>"
+              "</style:header><style:header-left><text:p>ACME Confidential</text:p></style:header-left><style:footer>"
+              "<text:p>Page <text:page-number>3</text:page-number> of <text:page-count>9</text:page-count></text:p>"
+              "<text:p>頁 <text:page-number>1</text:page-number> / <text:page-count>99</text:page-count></text:p>"
+              "<text:p>Revision 7 of the plan</text:p>"
+              "<text:p>Draft<text:tab/><text:page-number>2</text:page-number><text:tab/>Test</text:p>"
+              "</style:footer></style:master-page>")
+    body = ('<text:p>The body.<office:annotation><dc:creator>Ana Lima</dc:creator><dc:date>2026-01-01</dc:date>'
+            "<text:p>Check this.</text:p></office:annotation></text:p>")
+    assert convert_document(odt(body, master=master), ".odt", "a.odt").markdown == (
+        "ACME Confidential\n\nThe body.\n\nComment by Ana Lima: Check this.\n\nRevision 7 of the plan\n\n"
+        "Draft 2 Test\n")
+    # A spreadsheet's print headers (`???`, `Page 1`) are templates, not its text.
+    sheet = odt('<table:table table:name="S"><table:table-row><table:table-cell><text:p>x</text:p></table:table-cell>'
+                "</table:table-row></table:table>", root="spreadsheet", master=master,
+                mimetype="application/vnd.oasis.opendocument.spreadsheet")
+    assert convert_document(sheet, ".ods", "s.ods").markdown == "## S\n\n| x |\n|---|\n"
 
 
 def test_a_repeated_cell_or_row_is_written_a_bounded_number_of_times():

@@ -15,8 +15,10 @@ An OpenDocument file is a zip whose `content.xml` holds the text. It is streamed
 - a spreadsheet's sheets are pipe tables under their names; a presentation's slides are
   marked as PPTX slides are (`<!-- Slide number: 3 -->`), their title frame a heading and
   their speaker notes under `### Notes:`;
-- what the reader of the page does not see as text goes: tracked deletions, comments,
-  generated indexes and tables of contents, forms, headers and footers (styles.xml).
+- a text's page headers and footers and its comments are placed as a DOCX's are
+  (odf_margins.py);
+- what the reader of the page does not see as text goes: tracked deletions, generated
+  indexes and tables of contents, forms, a spreadsheet's print headers.
 
 `meta.xml`'s `dc:title`, when set, is the document's title. A file encrypted with a
 password says so. Every element is handled once, as it streams past: linear in the XML.
@@ -30,7 +32,9 @@ from dataclasses import dataclass, field
 from xml.parsers import expat
 
 from minirag.errors import ConversionFailed
+from minirag.ingest.docx_margins import Margins
 from minirag.ingest.html_markdown import fenced
+from minirag.ingest.odf_margins import Comment, PageMargins
 from minirag.ingest.sheet_limits import MAX_SHEET_CELLS
 from minirag.ingest.text_repair import escape_headings
 from minirag.ingest.zip_xml import feed, parser_for
@@ -59,7 +63,7 @@ _BODIES = frozenset({_OFFICE + "text", _OFFICE + "spreadsheet", _OFFICE + "prese
 _SKIPPED = frozenset({_TEXT + name for name in (
     "tracked-changes", "table-of-content", "alphabetical-index", "illustration-index", "table-index",
     "object-index", "user-index", "bibliography", "sequence-decls", "variable-decls", "user-field-decls",
-    "note-citation")} | {_OFFICE + "annotation", _OFFICE + "annotation-end", _OFFICE + "forms"})
+    "note-citation")} | {_OFFICE + "annotation-end", _OFFICE + "forms"})
 _BLOCKS = frozenset({_TEXT + "p", _TEXT + "h"})
 _NESTING = frozenset({_TEXT + "list", _TABLE + "table", _TEXT + "note-body", _TEXT + "a", *_BLOCKS})
 _STYLE = "urn:oasis:names:tc:opendocument:xmlns:style:1.0 "
@@ -129,6 +133,8 @@ class _Reader:
         self.skipping = 0
         self.flattened: dict[str, int] = {}  # per nesting element, its levels past MAX_NESTING now open
         self.in_body = False
+        self.comment: Comment | None = None  # the comment (office:annotation) being read
+        self.comments: list[str] = []
         self.spreadsheet = False
         self.slides = 0
         self.frames: list[bool] = []  # per open frame: whether it is a slide's title
@@ -142,6 +148,13 @@ class _Reader:
             self.spreadsheet = tag == _OFFICE + "spreadsheet"
         if not self.in_body:
             self.styles.start(tag, attributes)
+            return
+        if self.comment is not None or (tag == _OFFICE + "annotation" and not self.skipping):
+            if self.comment is None:
+                self.comment = Comment()
+            else:
+                self.comment.start(tag)
+            self.skipping += 1
             return
         if self.skipping or tag in _SKIPPED:
             self.skipping += 1
@@ -194,6 +207,11 @@ class _Reader:
             return
         if self.skipping:
             self.skipping -= 1
+            if self.comment is not None and not self.skipping:  # the annotation closed
+                self.comments.append(self.comment.line())
+                self.comment = None
+            elif self.comment is not None:
+                self.comment.end(tag)
             return
         if tag in _BODIES:
             self.in_body = False
@@ -248,7 +266,9 @@ class _Reader:
         return stacks.get(tag, self.paragraphs)
 
     def text(self, data: str) -> None:
-        if self.in_body and not self.skipping and self.paragraphs:
+        if self.comment is not None:
+            self.comment.text(data)
+        elif self.in_body and not self.skipping and self.paragraphs:
             self._piece(data.replace("\n", " "))
 
     # --- writing ---------------------------------------------------------------------------
@@ -362,10 +382,16 @@ def _read(archive: zipfile.ZipFile, name: str, suffix: str) -> tuple[str, str | 
         raise ConversionFailed(f"{name}: encrypted (password required)")
     if "content.xml" not in names:
         raise ConversionFailed(f"{name}: not a valid {suffix} file (no content.xml)")
-    reader = _Reader(name)
-    if "styles.xml" in names:
+    reader, margins = _Reader(name), PageMargins()
+    if "styles.xml" in names:  # a text's page headers and footers are read too, not a sheet's print ones
         styles = parser_for(name, archive.getinfo("styles.xml"))
-        styles.StartElementHandler = reader.styles.start
+
+        def start(tag: str, attributes: dict[str, str]) -> None:
+            reader.styles.start(tag, attributes)
+            margins.start(tag, attributes)
+
+        styles.StartElementHandler = start
+        styles.EndElementHandler, styles.CharacterDataHandler = margins.end, margins.text
         feed(archive, archive.getinfo("styles.xml"), styles)
     parser = parser_for(name, archive.getinfo("content.xml"))
     parser.StartElementHandler = reader.start
@@ -373,7 +399,11 @@ def _read(archive: zipfile.ZipFile, name: str, suffix: str) -> tuple[str, str | 
     parser.CharacterDataHandler = reader.text
     feed(archive, archive.getinfo("content.xml"), parser)
     reader.finish()
-    return "\n\n".join(reader.blocks) + "\n", _title(archive, name) if "meta.xml" in names else None
+    text = suffix == ".odt"
+    placed = Margins(headers=tuple(margins.lines["header"]) if text else (),
+                     footers=tuple(margins.lines["footer"]) if text else (),
+                     comments=tuple(line for line in reader.comments if line))
+    return placed.around("\n\n".join(reader.blocks)) + "\n", _title(archive, name) if "meta.xml" in names else None
 
 
 def _encrypted(archive: zipfile.ZipFile, name: str) -> bool:
