@@ -333,7 +333,10 @@ def _query_content(text: str, index_languages: tuple[str, ...]):
     composed = _composed(text)
     prepared = _prepared(composed)
     all_words = _words_of(prepared)
-    own = query_language(text) if any(not _UNSPACED.search(w) for w in all_words) else None
+    # Identified when a word of a stemmed script is there, alone or joined to an unspaced run
+    # (`ANDfi𠀀`): its stems must be the ones the index made of the same text.
+    spaced = any(not _UNSPACED.match(piece) for w in all_words for piece in _UNSPACED_PIECES.findall(w))
+    own = query_language(text) if spaced else None
     stop = _stopwords(own)
     content = [w for w in all_words if w.translate(_FOLD) not in stop] or all_words
     langs = tuple(dict.fromkeys((own, *index_languages)))

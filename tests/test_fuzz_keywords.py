@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 from conftest import write
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from minirag import keywords
@@ -52,6 +52,9 @@ def test_any_text_gives_no_query_or_one_fts5_accepts(conn, text):
 
 
 @SETTINGS
+# Found by this test: a Latin word joined to a CJK run left the query unidentified (stemmed as
+# English) while the index identified the text (Catalan) and stemmed it so.
+@example(text="ANDﬁ𠀀👩\u200d👩\u200d👧")
 @given(text=texts)
 def test_every_query_term_of_a_text_is_in_the_normalized_text(text):
     terms = keywords.query_terms(text)
