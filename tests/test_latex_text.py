@@ -91,7 +91,7 @@ def test_a_paper_reads_as_its_typeset_page():
     assert "## Setup\n\n- First, with **bold** and *emphasis*.\n- Second:\n\n  1. nested one\n  2. nested two" in markdown
     assert "- **Encoder** reads text." in markdown
     assert "Inline $E = mc^2$ stays, and so does\n\n$$\n  \\norm{x} \\leq 1\n$$" in markdown
-    assert "| Model | Score |\n|---|---|\n| FooNet | 0.91 |\n| All done |  |\n\nResults on the *dev* set." in markdown
+    assert "| Model | Score |\n| --- | --- |\n| FooNet | 0.91 |\n| All done |  |\n\nResults on the *dev* set." in markdown
     assert '```python\nx = {"a": 1}  # 100% kept\n```' in markdown
     assert "Use `\\section{x}` for a heading and `pip install foo`." in markdown
     assert "Theorem (Main): Every FooNet converges.\n\nProof: Trivial." in markdown

@@ -71,7 +71,7 @@ def test_a_writer_document_reads_as_its_page():
     assert converted.markdown == (
         "# Install\n\nRun it (As root.) now, see [the site](https://example.org/).\n\n## Steps\n\n"
         "- First\n- Second\n  more on it\n  - Nested\n\n```\nx = 1\nif  x: y()\n```\n\nAfter the code.\n\n"
-        "| Name | Size |\n|---|---|\n| a\\|b |  |\n\n\\# not a heading\n")
+        "| Name | Size |\n| --- | --- |\n| a\\|b |  |\n\n\\# not a heading\n")
 
 
 def test_what_the_page_does_not_show_is_left_out_and_a_comment_follows_the_body():
@@ -103,7 +103,7 @@ def test_page_headers_and_footers_are_read_once_as_a_docx_s_are():
     sheet = odt('<table:table table:name="S"><table:table-row><table:table-cell><text:p>x</text:p></table:table-cell>'
                 "</table:table-row></table:table>", root="spreadsheet", master=master,
                 mimetype="application/vnd.oasis.opendocument.spreadsheet")
-    assert convert_document(sheet, ".ods", "s.ods").markdown == "## S\n\n| x |\n|---|\n"
+    assert convert_document(sheet, ".ods", "s.ods").markdown == "## S\n\n| x |\n| --- |\n"
 
 
 def test_a_repeated_cell_or_row_is_written_a_bounded_number_of_times():
@@ -208,7 +208,7 @@ def test_a_spreadsheet_reads_as_its_sheets_under_their_names():
     data = odt(sheet.format("Q1", "Revenue") + sheet.format("Empty", "") + sheet.format("Q2", "Costs"),
                root="spreadsheet", mimetype="application/vnd.oasis.opendocument.spreadsheet")
     assert convert_document(data, ".ods", "book.ods").markdown == (
-        "## Q1\n\n| Revenue |\n|---|\n\n## Q2\n\n| Costs |\n|---|\n")
+        "## Q1\n\n| Revenue |\n| --- |\n\n## Q2\n\n| Costs |\n| --- |\n")
     assert {".ods", ".odp"} <= SUPPORTED_EXTENSIONS
 
 

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import re
 
+from minirag.ingest.csv_table import pipe_table
 from minirag.ingest.html_markdown import fenced
 from minirag.ingest.latex_tokens import Token, pairs, tokenize
 from minirag.ingest.markup_lines import labelled
@@ -511,11 +512,7 @@ class _Reader:
                 cells = []
         if not rows:
             return ""
-        width = max(len(row) for row in rows)
-        rows = [row + [""] * (width - len(row)) for row in rows]
-        lines = ["| " + " | ".join(rows[0]) + " |", "|" + "---|" * width]
-        lines += ["| " + " | ".join(row) + " |" for row in rows[1:]]
-        return "\n\n" + "\n".join(_MARK + line for line in lines) + "\n\n"
+        return "\n\n" + "\n".join(_MARK + line for line in pipe_table(rows).split("\n")) + "\n\n"
 
     def _cell(self, start: int, end: int, depth: int) -> str:
         parts = []

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from xml.parsers import expat
 
 from minirag.errors import ConversionFailed
+from minirag.ingest.csv_table import pipe_table
 from minirag.ingest.docx_margins import Margins
 from minirag.ingest.html_markdown import fenced
 from minirag.ingest.odf_margins import Comment, PageMargins
@@ -251,7 +252,7 @@ class _Reader:
             table = self.tables.pop()
             if self.spreadsheet and not self.tables and table.rows and table.name:
                 self._block(f"## {escape_headings(' '.join(table.name.split()))}")
-            self._block(_pipe_table(table.rows))
+            self._block(pipe_table(table.rows))
         elif tag == _DRAW + "frame" and self.frames:
             self.frames.pop()
         elif tag == _PRESENTATION + "notes" and self.notes_at is not None:
@@ -350,15 +351,6 @@ def _count(value: str | None) -> int:
     if value is None or not value.isdigit() or len(value) > 9:
         return 1
     return max(1, int(value))
-
-
-def _pipe_table(rows: list[list[str]]) -> str:
-    if not rows:
-        return ""
-    width = max(len(row) for row in rows)
-    rows = [row + [""] * (width - len(row)) for row in rows]
-    lines = ["| " + " | ".join(rows[0]) + " |", "|" + "---|" * width]
-    return "\n".join(lines + ["| " + " | ".join(row) + " |" for row in rows[1:]])
 
 
 def odf_to_markdown(archive: zipfile.ZipFile, name: str, suffix: str) -> tuple[str, str | None]:
