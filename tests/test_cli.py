@@ -33,12 +33,12 @@ def test_ingest_then_query_returns_hits_with_every_field(run, docs):
 def test_a_failed_file_makes_ingest_exit_1_with_a_warning_and_the_rest_indexed(run, docs):
     write(docs / "good.md", "# Good\n\nGood text.")
     (docs / "broken.docx").write_bytes(b"not a zip at all")
-    write(docs / "notes.rtf", "Not a supported type.")
+    write(docs / "notes.pages", "Not a supported type.")
     done = run("ingest", str(docs))
     assert done.returncode == 1
     assert "warn:" in done.stderr and "broken.docx" in done.stderr  # the summary alone is the output
     assert done.stdout.startswith("2 files: 1 ingested") and "warn" not in done.stdout
-    assert "left out, not a supported type: 1 .rtf" in done.stdout
+    assert "left out, not a supported type: 1 .pages" in done.stdout
     assert json.loads(run("status", "--json").stdout)["sourceCount"] == 1
 
 
@@ -183,14 +183,14 @@ def test_delete_says_what_it_removed_in_words(run, docs):
 
 
 def test_the_sync_summary_counts_a_version_suffix_as_none_while_json_keeps_each_suffix(run, docs):
-    for name in ("Apache-2.0", "LGPL-2.1", "README", "notes.rtf"):
+    for name in ("Apache-2.0", "LGPL-2.1", "README", "notes.pages"):
         write(docs / name, "Not a supported type.")
     done = run("sync")
     assert done.returncode == 0, done.stderr
-    assert done.stdout.splitlines()[-1] == "left out, not a supported type: 3 without a suffix, 1 .rtf"
+    assert done.stdout.splitlines()[-1] == "left out, not a supported type: 3 without a suffix, 1 .pages"
     again = json.loads(run("sync", "--json").stdout)["otherTypes"]
-    assert again == {"": 1, ".0": 1, ".1": 1, ".rtf": 1}  # the suffixes as found, for a program to judge
-    assert run("list").stdout.splitlines()[-1] == "left out, not a supported type: 3 without a suffix, 1 .rtf"
+    assert again == {"": 1, ".0": 1, ".1": 1, ".pages": 1}  # the suffixes as found, for a program to judge
+    assert run("list").stdout.splitlines()[-1] == "left out, not a supported type: 3 without a suffix, 1 .pages"
 
 
 def test_list_gives_a_failed_files_reason_without_its_path_again(run, docs):

@@ -134,14 +134,14 @@ def test_the_replica_and_backup_recipes_run_as_written_on_a_stock_system():
 def test_list_has_a_header_and_names_what_it_leaves_out_for_its_type(docs, tmp_path, model_path, capsys):
     write(docs / "otters.md", OTTERS)
     write(docs / "data.gz", "not text")
-    write(docs / "notes.rtf", "Notes\n=====\n")
+    write(docs / "notes.pages", "Notes\n=====\n")
     assert main(["sync", *_flags(docs, tmp_path, model_path)]) == 0
     capsys.readouterr()
     assert main(["list", *_flags(docs, tmp_path, model_path)]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == "STATE         CHUNKS  SOURCE"
     assert lines[1].split() == ["indexed", "1", str(docs / "otters.md")]
-    assert lines[2] == "left out, not a supported type: 1 .gz, 1 .rtf"
+    assert lines[2] == "left out, not a supported type: 1 .gz, 1 .pages"
 
 
 def test_the_default_model_without_a_hub_is_one_command_named_by_the_error_and_doctor(make_config, tmp_path,

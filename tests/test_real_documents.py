@@ -56,6 +56,8 @@ def test_every_fixture_converts_and_no_chunk_exceeds_the_model_maximum(name, enc
     ("rst_crcmod_sphinx.rst", "headings"),
     ("adoc_asciidoctor_syntax.adoc", "headings"),
     ("tex_smf_author_guide_fr.tex", "headings"),
+    ("rtf_word_cvs_writeproxy.rtf", "headings"),
+    ("rtf_libreoffice_cjk_notes.rtf", "headings"),
     ("txt_python_tutorial_appetite_en.txt", "generic"),
 ])
 def test_the_category_is_read_off_the_converted_markdown(name, category, encoder):
@@ -105,7 +107,7 @@ HEAVY = {"README.md", "epub_ubuntu_packaging_guide_ru.epub", "epub_live_manual_e
          "pdf_two_columns_elsarticle.pdf", "pdf_xelatex_persian_tabriz_thesis.pdf",
          "txt_cpython_regrtest_log.txt", "md_debug_readme.md", "csv_ubuntu_releases.csv",
          "rst_crcmod_sphinx.rst", "rst_python_email_architecture.rst", "adoc_asciidoctor_syntax.adoc",
-         "tex_smf_author_guide_fr.tex"}
+         "tex_smf_author_guide_fr.tex", "rtf_docbook_muttprint_manual_sl.rtf", "rtf_word_cvs_writeproxy.rtf"}
 
 
 @pytest.mark.minilm

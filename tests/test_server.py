@@ -271,11 +271,11 @@ async def test_top_k_zero_is_refused_and_a_huge_top_k_is_clamped_to_100(make_sta
     ("{docs}/missing.md", "not a file"),
     ("/etc/hostname", "outside configured document roots"),
     ("{docs}", "is a folder: sync_start with path={docs} ingests what it holds"),
-    ("{docs}/notes.rtf", "unsupported file type: {docs}/notes.rtf (supported: .adoc, .asciidoc, .csv, .docx, .epub,"),
+    ("{docs}/notes.pages", "unsupported file type: {docs}/notes.pages (supported: .adoc, .asciidoc, .csv, .docx, .epub,"),
 ])
 async def test_bad_file_paths_are_tool_errors_that_say_why(make_state, docs, path, expected):
     async with connected(make_state()) as client:
-        (docs / "notes.rtf").write_text("Not a supported type.\n")
+        (docs / "notes.pages").write_text("Not a supported type.\n")
         message = await refused(client, "ingest_file", filePath=path.format(docs=docs))
     assert expected.format(docs=docs) in message
 

@@ -612,12 +612,12 @@ def test_a_stop_waits_for_one_encoder_batch_and_leaves_the_group_in_hand_for_the
 
 def test_files_left_out_for_their_type_are_counted_by_suffix_not_silently_dropped(app, docs):
     write(docs / "a.md", "# A\n\nIndexed.")
-    for name in ("b.rtf", "sub/c.rtf", "d.gz", "README", ".hidden", "notes.txt~"):
+    for name in ("b.pages", "sub/c.pages", "d.gz", "README", ".hidden", "notes.txt~"):
         write(docs / name, "text")
     result = sync(app)
-    assert dict(result.other_types) == {".rtf": 2, ".gz": 1, "": 1}  # hidden files and temporaries unmentioned
-    assert result.other_types_line() == "left out, not a supported type: 2 .rtf, 1 without a suffix, 1 .gz"
-    assert payload(result)["otherTypes"] == {".rtf": 2, ".gz": 1, "": 1}
+    assert dict(result.other_types) == {".pages": 2, ".gz": 1, "": 1}  # hidden files and temporaries unmentioned
+    assert result.other_types_line() == "left out, not a supported type: 2 .pages, 1 without a suffix, 1 .gz"
+    assert payload(result)["otherTypes"] == {".pages": 2, ".gz": 1, "": 1}
 
 
 def test_a_root_removed_from_the_configuration_is_not_served_and_a_sync_removes_it_saying_so(make_app, docs,

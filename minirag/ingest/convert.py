@@ -41,6 +41,7 @@ from minirag.ingest.pdf_structure import outline, structured
 from minirag.ingest.pdf_title import pdf_title
 from minirag.ingest.quiet import converting
 from minirag.ingest.rst_text import rst_to_markdown
+from minirag.ingest.rtf_text import rtf_to_markdown
 from minirag.ingest.sheet_limits import check_sheets
 from minirag.ingest.text_repair import escape_headings, repair
 from minirag.ingest.zip_xml import check_prologs
@@ -49,7 +50,7 @@ log = logging.getLogger(__name__)
 
 DOCUMENT_EXTENSIONS = frozenset(
     {".md", ".markdown", ".mdx", ".txt", ".rst", ".adoc", ".asciidoc", ".org", ".tex", ".latex", ".ltx", ".pdf",
-     ".docx", ".odt", ".ods", ".odp", ".pptx", ".xlsx", ".html", ".htm", ".csv", ".epub", ".ipynb"}
+     ".docx", ".odt", ".ods", ".odp", ".rtf", ".pptx", ".xlsx", ".html", ".htm", ".csv", ".epub", ".ipynb"}
 )
 # Image files are documents only where they can be read (the ocr extra installed, OCR not off).
 SUPPORTED_EXTENSIONS = DOCUMENT_EXTENSIONS | (ocr.IMAGE_EXTENSIONS if ocr.images_readable() else frozenset())
@@ -428,6 +429,20 @@ def _notebook(data: bytes, name: str) -> Converted:
 
 
 
+def _rtf(data: bytes, name: str) -> Converted:
+    """An RTF file; one that Word saved in another format and named .rtf is read as what it is."""
+    if data.startswith(b"PK\x03\x04"):
+        actual = sniff_format(data, "", name)  # refuses a zip that is no document
+        converted = _convert_by_suffix(data, actual, name)
+        return replace(converted, warnings=(f"{name}: a {actual} file named .rtf; read as {actual}",
+                                            *converted.warnings))
+    if data.startswith(_COMPOUND_FILE):
+        raise ConversionFailed(f"{name}: an older binary Word file (.doc) named .rtf, not RTF; save it as "
+                               "RTF or DOCX")
+    markdown, title = rtf_to_markdown(data, name)
+    return Converted(markdown=markdown, metadata_title=title)
+
+
 def repaired(converted: Converted, name: str, *, pdf: bool = False) -> Converted:
     """`converted` with control characters, soft hyphens and ligatures taken out, and a PDF's
     line-end hyphenation joined. Text files were cleaned of controls as they were decoded; a
@@ -485,6 +500,8 @@ def _convert_by_suffix(data: bytes, suffix: str, name: str) -> Converted:
         markdown, title = latex_to_markdown(text)
         return Converted(markdown=markdown, metadata_title=title, warnings=warnings,
                          note=INCLUDES_ONLY_NOTE if includes_only(text, markdown) else "")
+    if suffix == ".rtf":
+        return _rtf(data, name)
     if suffix == ".csv":
         text, warnings = decode_text(data, name)
         return Converted(markdown=csv_to_markdown(text, name), warnings=warnings)
@@ -538,7 +555,8 @@ _ZIP_MEMBER_FORMATS = (("word/document.xml", ".docx"), ("ppt/presentation.xml", 
 _TYPE_SUFFIXES = {"text/csv": ".csv", "application/x-ipynb+json": ".ipynb", "text/markdown": ".md",
                   "text/x-markdown": ".md", "text/x-rst": ".rst", "text/prs.fallenstein.rst": ".rst",
                   "text/asciidoc": ".adoc", "text/x-asciidoc": ".adoc", "text/x-tex": ".tex",
-                  "application/x-tex": ".tex", "text/x-latex": ".tex", "application/x-latex": ".tex"}
+                  "application/x-tex": ".tex", "text/x-latex": ".tex", "application/x-latex": ".tex",
+                  "application/rtf": ".rtf", "text/rtf": ".rtf"}
 # Served as text/plain (raw.githubusercontent.com serves every file so), a file named as one of these is that.
 _TEXT_SUFFIXES = frozenset({".md", ".markdown", ".mdx", ".rst", ".adoc", ".asciidoc", ".org", ".tex", ".latex", ".ltx"})
 
@@ -552,6 +570,8 @@ def sniff_format(body: bytes, mimetype: str, url: str) -> str:
     head = body[:_SNIFF].lstrip()
     if body.startswith(b"%PDF-"):
         return ".pdf"
+    if head.startswith(b"{\\rtf"):
+        return ".rtf"
     if body.startswith(b"PK\x03\x04") or body.startswith(b"PK\x05\x06"):
         with check_zip(body, url, "zip") as archive:
             names = set(archive.namelist())
