@@ -214,7 +214,16 @@ def test_a_spreadsheet_reads_as_its_sheets_under_their_names():
 
 def test_the_real_odfpy_slide_and_sheet_read_whole():
     slide = convert_file(FIXTURES / "odfpy_nested_list_slide.odp").markdown
-    assert slide.startswith("<!-- Slide number: 1 -->\n\n# OL\n\n- Eins\n- Tsvey\n  - Dray\n")
-    assert "        - Draytsn\n        - fertsn\n" in slide  # five levels deep, each kept
+    # An ordered list (its list style numbers it "1"), nested under each item's text.
+    assert slide.startswith("<!-- Slide number: 1 -->\n\n# OL\n\n1. Eins\n2. Tsvey\n   1. Dray\n   2. Fir\n3. Finf\n")
+    assert "            1. Draytsn\n            2. fertsn\n" in slide  # five levels deep, each kept
     sheet = convert_file(FIXTURES / "odfpy_chinese_sheet.ods").markdown
     assert sheet.startswith("## 工作表1\n\n| test | test | test |")
+
+
+def test_libreoffice_writes_numbered_and_bulleted_lists_and_a_table_in_a_cell():
+    notes = convert_file(FIXTURES / "libreoffice_cjk_notes.odt").markdown
+    assert "## 安装\n\n1. 下载安装包并解压。\n2. 运行安装脚本：\n\n```\npip install feishu-sync" in notes
+    assert "- 予約の取り消しは前日まで\n- プロジェクターは受付で借りられます 📽️" in notes
+    nested = convert_file(FIXTURES / "libreoffice_nested_tables.odt").markdown
+    assert nested == "| AAA | BBB |\n| --- | --- |\n| CCC | DDD EEE FFF GGG |\n"

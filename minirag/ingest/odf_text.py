@@ -95,6 +95,8 @@ class _Styles:
         self.fonts: dict[str, str] = {}
         self.fixed: set[str] = set()
         self.current = ""
+        self.numbered: set[tuple[str, int]] = set()  # (list style, level) whose items are numbered 1, 2, 3
+        self.list_style = ""
 
     def start(self, tag: str, attributes: dict[str, str]) -> None:
         if tag == _STYLE + "font-face" and attributes.get(_STYLE + "font-pitch") == "fixed":
@@ -102,6 +104,10 @@ class _Styles:
         elif tag == _STYLE + "style":
             self.current = attributes.get(_STYLE + "name", "")
             self.parents[self.current] = attributes.get(_STYLE + "parent-style-name", "")
+        elif tag == _TEXT + "list-style":
+            self.list_style = attributes.get(_STYLE + "name", "")
+        elif tag == _TEXT + "list-level-style-number" and attributes.get(_STYLE + "num-format") == "1":
+            self.numbered.add((self.list_style, _count(attributes.get(_TEXT + "level"))))
         elif tag == _STYLE + "text-properties" and self.current:
             font = attributes.get(_STYLE + "font-name") or attributes.get(_SVG + "font-family", "")
             if font:
@@ -129,6 +135,8 @@ class _Reader:
         self.notes: list[list[str]] = []  # the pieces of each open note's body
         self.lists: list[list[str]] = []  # the lines of each open list
         self.items: list[bool] = []  # per open list: whether its current item has its first line yet
+        self.list_styles: list[str] = []  # per open list: its style, or its enclosing list's
+        self.numbers: list[int | None] = []  # per open list: its current item's number; None for bullets
         self.tables: list[_Table] = []
         self.links: list[str] = []
         self.skipping = 0
@@ -188,10 +196,17 @@ class _Reader:
         elif tag == _TEXT + "note-body":
             self.notes.append([])
         elif tag == _TEXT + "list":
+            style = attributes.get(_TEXT + "style-name") or (self.list_styles[-1] if self.list_styles else "")
             self.lists.append([])
             self.items.append(False)
+            self.list_styles.append(style)
+            self.numbers.append(0 if (style, len(self.lists)) in self.styles.numbered else None)
         elif tag in (_TEXT + "list-item", _TEXT + "list-header") and self.items:
             self.items[-1] = False
+            number = self.numbers[-1]
+            if number is not None and tag == _TEXT + "list-item":
+                self.numbers[-1] = _count(attributes.get(_TEXT + "start-value")) if \
+                    attributes.get(_TEXT + "start-value") else number + 1
         elif tag == _TABLE + "table":
             self.tables.append(_Table(name=attributes.get(_TABLE + "name", "")))
         elif self.flattened.get(_TABLE + "table"):
@@ -234,6 +249,8 @@ class _Reader:
         elif tag == _TEXT + "list" and self.lists:
             lines = self.lists.pop()
             self.items.pop()
+            self.list_styles.pop()
+            self.numbers.pop()
             self._block("\n".join(lines))
         elif tag == _TABLE + "table-cell" or tag == _TABLE + "covered-table-cell":
             self._close_cell()
@@ -252,7 +269,10 @@ class _Reader:
             table = self.tables.pop()
             if self.spreadsheet and not self.tables and table.rows and table.name:
                 self._block(f"## {escape_headings(' '.join(table.name.split()))}")
-            self._block(pipe_table(table.rows))
+            if self.tables and self.tables[-1].cell is not None:  # a table inside a cell: its text in that cell
+                self._block(" ".join(cell for row in table.rows for cell in row if cell))
+            else:
+                self._block(pipe_table(table.rows))
         elif tag == _DRAW + "frame" and self.frames:
             self.frames.pop()
         elif tag == _PRESENTATION + "notes" and self.notes_at is not None:
@@ -314,9 +334,13 @@ class _Reader:
             level = min(max(_count(kind[1:]), 1), 6)
             self._block(f"{'#' * level} {' '.join(lines)}")
         elif self.lists:  # a list's lines are its own; an enclosing list indents them (_block)
-            marker = "- " if not self.items[-1] else "  "
+            number = self.numbers[-1]
+            marker = "- " if number is None else f"{number}. "
+            if self.items[-1]:  # a later paragraph of the same item
+                marker = " " * len(marker)
             self.items[-1] = True
-            self.lists[-1] += [f"{marker}{escape_headings(lines[0])}", *(f"  {line}" for line in lines[1:])]
+            indent = " " * len(marker)
+            self.lists[-1] += [f"{marker}{escape_headings(lines[0])}", *(f"{indent}{line}" for line in lines[1:])]
         else:
             self._block("\n".join(escape_headings(line) for line in lines))
 
@@ -326,8 +350,10 @@ class _Reader:
             self._block(fenced("\n".join(code), ""))
         if not text:
             return
-        if self.lists:  # a table or a nested list inside a list item: its lines under the item
-            self.lists[-1] += [f"  {line}" if line else "" for line in text.split("\n")]
+        if self.lists:  # a table or a nested list inside a list item: its lines under the item's text
+            number = self.numbers[-1]
+            indent = " " * (2 if number is None else len(f"{number}. "))
+            self.lists[-1] += [f"{indent}{line}" if line else "" for line in text.split("\n")]
         elif self.tables and self.tables[-1].cell is not None:
             self.tables[-1].cell.append(text)
         else:
