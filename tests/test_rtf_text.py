@@ -162,13 +162,18 @@ def test_list_text_makes_items_nested_by_level():
     assert read(body, header) == "- One\n  - Inner\n3. Third\n- a) Letter\n\nAfter"
 
 
-def test_tables_and_a_table_inside_a_cell():
+def test_tables_and_a_table_holding_a_table():
     row = r"\trowd\cellx1000\cellx2000 \pard\intbl {0}\cell \pard\intbl {1}\cell \row "
     body = row.format("Name", "Value") + row.format("a|b", "1") + r"\pard After\par"
     assert read(body) == "| Name | Value |\n| --- | --- |\n| a\\|b | 1 |\n\nAfter"
     nested = (r"\trowd\cellx1000\cellx2000 \pard\intbl Outer\cell \pard\intbl\itap2 In1\nestcell In2\nestcell"
               r"{\*\nesttableprops\trowd\cellx500\nestrow}{\nonesttables\par}\pard\intbl\itap1\cell\row \pard End\par")
-    assert read(nested) == "| Outer | In1 In2 |\n| --- | --- |\n\nEnd"
+    # A table holding a table lays the page out: its cells are blocks, the inner table a table.
+    assert read(nested) == "Outer\n\n| In1 | In2 |\n| --- | --- |\n\nEnd"
+    two_rows = nested.replace(r"{\*\nesttableprops\trowd\cellx500\nestrow}",
+                              r"{\*\nesttableprops\trowd\cellx500\nestrow}\pard\intbl\itap2 In3\nestcell In4\nestcell"
+                              r"{\*\nesttableprops\trowd\cellx500\nestrow}")
+    assert read(two_rows) == "Outer\n\n| In1 | In2 |\n| --- | --- |\n| In3 | In4 |\n\nEnd"
 
 
 def test_fixed_pitch_paragraphs_are_code_unless_the_whole_document_is():

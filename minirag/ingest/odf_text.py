@@ -84,6 +84,11 @@ class _Table:
     row_repeats: int = 1
     cell: list[str] | None = None
     cell_repeats: int = 1
+    # A table holding a table lays a page out, as the HTML and DOCX readers take one: its cells
+    # are read as blocks (each paragraph, list or inner table as written), not as a grid.
+    layout: bool = False
+    cell_blocks: list[str] = field(default_factory=list)  # the open cell's, as Markdown blocks
+    blocks: list[str] = field(default_factory=list)  # every closed cell's
 
 
 class _Styles:
@@ -269,10 +274,14 @@ class _Reader:
             table = self.tables.pop()
             if self.spreadsheet and not self.tables and table.rows and table.name:
                 self._block(f"## {escape_headings(' '.join(table.name.split()))}")
-            if self.tables and self.tables[-1].cell is not None:  # a table inside a cell: its text in that cell
-                self._block(" ".join(cell for row in table.rows for cell in row if cell))
+            written = "\n\n".join(table.blocks) if table.layout else pipe_table(table.rows)
+            outer = self.tables[-1] if self.tables else None
+            if outer is not None and outer.cell is not None:
+                outer.layout = True
+                outer.cell.append(" ".join(cell for row in table.rows for cell in row if cell))
+                outer.cell_blocks.append(written)
             else:
-                self._block(pipe_table(table.rows))
+                self._block(written)
         elif tag == _DRAW + "frame" and self.frames:
             self.frames.pop()
         elif tag == _PRESENTATION + "notes" and self.notes_at is not None:
@@ -319,6 +328,8 @@ class _Reader:
             return
         if self.tables and self.tables[-1].cell is not None:
             self.tables[-1].cell.append(text)
+            lines = [" ".join(line.split()) for line in text.split("\n")]
+            self.tables[-1].cell_blocks.append("\n".join(escape_headings(line) for line in lines if line))
             return
         if kind == "code" and not self.lists:
             if self.code is None:
@@ -356,6 +367,7 @@ class _Reader:
             self.lists[-1] += [f"{indent}{line}" if line else "" for line in text.split("\n")]
         elif self.tables and self.tables[-1].cell is not None:
             self.tables[-1].cell.append(text)
+            self.tables[-1].cell_blocks.append(text)
         else:
             self.blocks.append(text)
 
@@ -369,7 +381,8 @@ class _Reader:
         text = " ".join(" ".join(table.cell or []).split()).replace("|", "\\|")
         repeats = min(table.cell_repeats, MAX_REPEATS) if text else min(table.cell_repeats, MAX_COLUMNS)
         table.row += [text] * max(0, min(repeats, MAX_COLUMNS - len(table.row)))
-        table.cell = None
+        table.blocks += [block for block in table.cell_blocks if block]
+        table.cell, table.cell_blocks = None, []
 
 
 def _count(value: str | None) -> int:

@@ -29,10 +29,10 @@ import re
 from dataclasses import dataclass, field
 
 from minirag.errors import ConversionFailed
-from minirag.ingest.csv_table import markdown_table
 from minirag.ingest.docx_margins import Margins
 from minirag.ingest.odf_margins import MAX_PAGE_LINE_WORDS
 from minirag.ingest.rtf_blocks import Block, blocks_markdown
+from minirag.ingest.rtf_tables import Table
 from minirag.ingest.rtf_tokens import (
     CHARACTER_SETS,
     DEFAULT_CODEC,
@@ -44,13 +44,12 @@ from minirag.ingest.rtf_tokens import (
 from minirag.ingest.text_repair import is_page_number
 
 MAX_DEPTH = 128  # groups; real documents nest a few dozen at most
-MAX_COLUMNS = 256
 _DOUBLE_BYTE = frozenset({"cp932", "cp936", "cp949", "cp950", "johab", "gb18030", "euc_jp", "euc_kr"})
 # Destinations whose text is not the page's (the specification's, and Word's, common ones).
 _SKIPPED = frozenset({
     "colortbl", "pict", "listtable", "listoverridetable", "revtbl", "rsidtbl", "xe", "tc", "tcn", "txe",
     "template", "filetbl", "docvar", "userprops", "ftnsep", "ftnsepc", "ftncn", "aftnsep", "aftnsepc", "aftncn",
-    "nonshppict", "shprslt", "objdata", "objclass", "objname", "datafield", "sp", "pn", "pntxta", "pntxtb", "bkmkstart",
+    "nonshppict", "shprslt", "nonesttables", "objdata", "objclass", "objname", "datafield", "sp", "pn", "pntxta", "pntxtb", "bkmkstart",
     "bkmkend", "atnid", "atnref", "atndate", "atntime", "atnicn", "keywords", "comment", "doccomm", "author",
     "operator", "subject", "company", "category", "manager", "hlinkbase", "creatim", "revtim", "printim",
     "buptim", "themedata", "colorschememapping", "latentstyles", "datastore", "xmlnstbl", "generator",
@@ -59,12 +58,12 @@ _SKIPPED = frozenset({
     "background", "pgdsctbl", "wgrffmtfilter", "defchp", "defpap",
 })
 # Starred destinations whose text is read (the rest are skipped, as the `\*` asks).
-_STARRED_READ = frozenset({"fldinst", "annotation", "atnauthor", "shpinst", "shptxt", "footnote"})
+# (A nested table's row properties hold its \nestrow: read for that, they hold no text.)
+_STARRED_READ = frozenset({"fldinst", "annotation", "atnauthor", "shpinst", "shptxt", "footnote", "nesttableprops"})
 _HEADERS = {name: side for side in ("header", "footer") for name in (side, f"{side}l", f"{side}r", f"{side}f")}
 _CHARACTERS = {"emdash": "\u2014", "endash": "\u2013", "emspace": " ", "enspace": " ", "qmspace": " ",
                "bullet": "\u2022", "lquote": "\u2018", "rquote": "\u2019", "ldblquote": "\u201c",
-               "rdblquote": "\u201d", "tab": "\t", "line": "\n", "page": "\n", "column": "\n",
-               "nestcell": " ", "nestrow": " "}
+               "rdblquote": "\u201d", "tab": "\t", "line": "\n", "page": "\n", "column": "\n"}
 _SYMBOLS = {"~": " ", "_": "-", "-": "", "\\": "\\", "{": "{", "}": "}", "\t": "\t", ":": "", "|": ""}
 _HEADING_STYLE = re.compile(r"heading\s*(\d)", re.IGNORECASE)
 _VOLATILE_FIELD = re.compile(r"\s*(?:PAGE|PAGEREF|NUMPAGES|SECTIONPAGES|TOC|DATE|TIME|PRINTDATE)\b", re.IGNORECASE)
@@ -113,6 +112,7 @@ class _State:
     style: int = 0
     outline: int | None = None
     in_table: bool = False
+    nested: bool = False  # in a table inside a table's cell (\itap2 and deeper)
     level: int = 0
     # {\upr{ANSI text}{\*\ud{Unicode text}}} writes a text twice: a child of such a group is read
     # only when it is the \*\ud one.
@@ -148,9 +148,7 @@ class _Reader:
         self.paragraphs = 0
         self.marker = ""
         self.blocks: list[Block] = []
-        self.cell: list[str] = []
-        self.row: list[str] = []
-        self.rows: list[list[str]] = []
+        self.table = Table()
         self.headers: list[str] = []
         self.footers: list[str] = []
         self.comments: list[str] = []
@@ -359,14 +357,20 @@ class _Reader:
                 state.capture.pieces.append("\n")
             else:
                 self._end_paragraph()
-        elif word in ("cell", "row") and state.capture is not None:
+        elif word in ("cell", "row", "nestcell", "nestrow") and state.capture is not None:
             state.capture.pieces.append(" ")
-        elif word == "cell":
-            self._end_cell()
+        elif word in ("cell", "nestcell"):
+            self.table.paragraph(self._take_paragraph()[0], nested=word == "nestcell")
+            if word == "nestcell":
+                self.table.nested_cell()
+            else:
+                self.table.end_cell()
         elif word == "row":
-            self._end_cell(row=True)
+            self.table.end_cell(row=True)
+        elif word == "nestrow":
+            self.table.nested_row()
         elif word == "pard":
-            state.style, state.outline, state.in_table, state.level = 0, None, False, 0
+            state.style, state.outline, state.in_table, state.nested, state.level = 0, None, False, False, 0
         elif word == "plain":
             state.font, state.hidden = self.default_font, False
         elif word == "f":
@@ -382,7 +386,7 @@ class _Reader:
         elif word == "intbl":
             state.in_table = True
         elif word == "itap":
-            state.in_table = (param or 0) > 0
+            state.in_table, state.nested = (param or 0) > 0, (param or 0) > 1
         elif word == "ilvl":
             state.level = min(max(param or 0, 0), 8)
         elif word == "deff":
@@ -507,15 +511,18 @@ class _Reader:
             else:
                 self.other_chars += visible
 
+    def _take_paragraph(self) -> tuple[str, str, bool]:
+        """The paragraph read so far: its text, its list text, whether it is all in a fixed-pitch font."""
+        taken = "".join(self.pieces), self.marker, self.fixed_chars > 0 and self.other_chars == 0
+        self.pieces, self.marker, self.fixed_chars, self.other_chars = [], "", 0, 0
+        return taken
+
     def _end_paragraph(self) -> None:
         state = self.state
-        text, marker = "".join(self.pieces), self.marker
-        code = self.fixed_chars > 0 and self.other_chars == 0
-        self.pieces, self.marker, self.fixed_chars, self.other_chars = [], "", 0, 0
+        text, marker, code = self._take_paragraph()
         self.paragraphs += 1
         if state.in_table:
-            if text.strip():
-                self.cell.append(text)
+            self.table.paragraph(text, nested=state.nested)
             return
         self._end_table()
         level = self._heading_level()
@@ -539,30 +546,12 @@ class _Reader:
             return min(max(int(found.group(1)), 1), 6)
         return 1 if style_name.lower() == "title" else 0
 
-    def _end_cell(self, *, row: bool = False) -> None:
-        if self.pieces:
-            text = "".join(self.pieces)
-            self.pieces, self.marker, self.fixed_chars, self.other_chars = [], "", 0, 0
-            if text.strip():
-                self.cell.append(text)
-        if not row or self.cell:
-            if len(self.row) < MAX_COLUMNS:
-                self.row.append(" ".join(" ".join(self.cell).split()))
-            self.cell = []
-        if row:
-            if any(self.row):
-                self.rows.append(self.row)
-            self.row = []
-
     def _end_table(self) -> None:
-        if self.cell or self.pieces and self.state.in_table:
-            self._end_cell()
-        if any(self.row):
-            self.rows.append(self.row)
-        self.row = []
-        if self.rows:
-            self.blocks.append(Block("table", markdown_table(self.rows)))
-        self.rows = []
+        if self.pieces and self.state.in_table:
+            self.table.paragraph(self._take_paragraph()[0], nested=self.state.nested)
+        if self.table.is_open():
+            self.blocks += self.table.end()
+            self.table = Table()
 
 
 def rtf_to_markdown(data: bytes, name: str) -> tuple[str, str | None]:

@@ -1,0 +1,88 @@
+"""An RTF document's tables, as rtf_text.py reads them cell by cell.
+
+A row's cells end with `\\cell` and the row with `\\row`. A table inside a cell (`\\itap2`) ends
+its cells with `\\nestcell` and its rows with `\\nestrow`; a table holding one lays the page out,
+as the HTML, DOCX and OpenDocument readers take one: its cells are read as blocks, each paragraph
+a paragraph and the inner table a table. Any other table is a pipe table, its first row the header.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from minirag.ingest.csv_table import markdown_table
+from minirag.ingest.rtf_blocks import Block
+
+MAX_COLUMNS = 256
+
+
+def _flat(texts: list[str]) -> str:
+    return " ".join(" ".join(texts).split())
+
+
+@dataclass
+class Table:
+    rows: list[list[str]] = field(default_factory=list)
+    row: list[str] = field(default_factory=list)
+    cell: list[str] = field(default_factory=list)  # the open cell's paragraphs
+    cell_blocks: list[Block] = field(default_factory=list)  # the same, and an inner table, as blocks
+    blocks: list[Block] = field(default_factory=list)  # every closed cell's blocks
+    layout: bool = False
+    inner_rows: list[list[str]] = field(default_factory=list)
+    inner_row: list[str] = field(default_factory=list)
+    inner_cell: list[str] = field(default_factory=list)
+
+    def is_open(self) -> bool:
+        return bool(self.rows or self.row or self.cell or self.inner_rows or self.inner_row or self.inner_cell)
+
+    def paragraph(self, text: str, *, nested: bool) -> None:
+        if not text.strip():
+            return
+        if nested:
+            self.inner_cell.append(text)
+            return
+        self._inner_end()
+        self.cell.append(text)
+        self.cell_blocks.append(Block("p", text))
+
+    def nested_cell(self) -> None:
+        if len(self.inner_row) < MAX_COLUMNS:
+            self.inner_row.append(_flat(self.inner_cell))
+        self.inner_cell = []
+
+    def nested_row(self) -> None:
+        if self.inner_cell:
+            self.nested_cell()
+        if any(self.inner_row):
+            self.inner_rows.append(self.inner_row)
+        self.inner_row = []
+
+    def _inner_end(self) -> None:
+        self.nested_row()
+        if self.inner_rows:
+            self.layout = True
+            self.cell.append(" ".join(value for row in self.inner_rows for value in row if value))
+            self.cell_blocks.append(Block("table", markdown_table(self.inner_rows)))
+        self.inner_rows = []
+
+    def end_cell(self, *, row: bool = False) -> None:
+        self._inner_end()
+        if not row or self.cell:
+            if len(self.row) < MAX_COLUMNS:
+                self.row.append(_flat(self.cell))
+            self.blocks += self.cell_blocks
+            self.cell, self.cell_blocks = [], []
+        if row:
+            if any(self.row):
+                self.rows.append(self.row)
+            self.row = []
+
+    def end(self) -> list[Block]:
+        """The table's blocks (none for a table without text)."""
+        if self.cell or self.inner_rows or self.inner_row or self.inner_cell:
+            self.end_cell()
+        if any(self.row):
+            self.rows.append(self.row)
+        if self.layout:
+            return self.blocks
+        return [Block("table", markdown_table(self.rows))] if self.rows else []
