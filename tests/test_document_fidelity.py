@@ -318,6 +318,18 @@ def test_a_word_documents_page_header_and_footer_are_kept_once_around_its_body()
 
 
 
+def test_a_word_documents_code_style_paragraphs_are_one_code_block_and_underlining_is_no_markup():
+    """mammoth read pandoc's "Source Code" paragraphs as text: `import tomllib  ` with Markdown hard
+    breaks and `toml\\_str` escaped, so the code's words were not its own."""
+    pandoc = convert_file(DOCS / "docx_headings_table.docx").markdown
+    assert ('Parsing a TOML file:\n\n```\nimport tomllib\n\nwith open("pyproject.toml", "rb") as f:\n'
+            '    data = tomllib.load(f)\n```') in pandoc
+    assert 'toml_str = """\npython-version = "3.11.0"' in pandoc
+    libreoffice = convert_file(DOCS / "docx_libreoffice_cjk_notes.docx").markdown  # "Preformatted Text"
+    assert "```\npip install feishu-sync\nfeishu-sync --init\n```" in libreoffice
+    assert "詳しくは[会議室の案内](https://example.org/ja/rooms)をご覧ください。" in libreoffice  # no <u>
+
+
 def test_a_table_inside_a_word_tables_cell_is_a_table_after_the_outer_cells_text():
     """markdownify wrote the inner table's rows into the outer cell's line, pipes and all:
     `| CCC | | DDD | EEE | | --- | --- | | FFF | GGG | |`. A table holding a table is one used for

@@ -63,10 +63,18 @@ _MARKITDOWN = {
     ".docx": "DocxConverter", ".pptx": "PptxConverter",
 }
 # DOCX: a paragraph in Word's "Title" style is the document's title, so it becomes its
-# H1; a table's first row becomes the Markdown header row, not an empty one above it.
+# H1; paragraphs in a code style (pandoc's "Source Code", LibreOffice's "Preformatted Text",
+# Word's "HTML Preformatted") are one code block, line for line; underlining (how a link is
+# shown) is no markup; a table's first row becomes the Markdown header row, not an empty one above it.
+_CODE_STYLES = ("Source Code", "Preformatted Text", "HTML Preformatted", "Macro Text", "Plain Text", "Code",
+                "Code Block")
+_DOCX_STYLES = "\n".join(["p[style-name='Title'] => h1:fresh", "u =>",
+                          *(f"p[style-name='{style}'] => pre:separator('\\n')" for style in _CODE_STYLES)])
 _MARKITDOWN_OPTIONS = {
-    ".docx": {"style_map": "p[style-name='Title'] => h1:fresh", "table_infer_header": True},
+    ".docx": {"style_map": _DOCX_STYLES, "table_infer_header": True},
 }
+# A fenced block as markitdown writes one; a line break inside it comes out as a Markdown hard break.
+_FENCED = re.compile(r"^```[^\n]*\n.*?^```$", re.MULTILINE | re.DOTALL)
 _ZIP_FORMATS = {".docx", ".pptx", ".xlsx", ".epub", *ODF_MIMETYPES}
 # A zip-based document is refused, from its central directory alone and before any
 # parser inflates it, when it would unpack past these (a zip bomb).
@@ -382,8 +390,8 @@ def _markitdown(data: bytes, suffix: str, name: str) -> Converted:
             result = converter.convert(io.BytesIO(data), info, **_MARKITDOWN_OPTIONS.get(suffix, {}))
     except Exception as exc:  # noqa: BLE001 - parsers raise anything on hostile input
         raise ConversionFailed(f"{name}: cannot convert ({described(exc)})") from None
-    return Converted(markdown=without_empty_rows(result.markdown or ""),
-                     metadata_title=(result.title or "").strip() or None)
+    markdown = _FENCED.sub(lambda block: block.group().replace("  \n", "\n"), result.markdown or "")
+    return Converted(markdown=without_empty_rows(markdown), metadata_title=(result.title or "").strip() or None)
 
 
 def _book(archive: zipfile.ZipFile, name: str) -> Converted:
