@@ -228,3 +228,14 @@ def test_libreoffice_writes_numbered_and_bulleted_lists_and_a_table_holding_a_ta
     nested = convert_file(FIXTURES / "libreoffice_nested_tables.odt").markdown
     # A table holding a table lays the page out: its cells are blocks, the inner table a table (as DOCX reads it).
     assert nested == "AAA\n\nBBB\n\nCCC\n\n| DDD | EEE |\n| --- | --- |\n| FFF | GGG |\n"
+
+
+def test_a_cell_merged_down_repeats_in_each_covered_row_while_the_copies_stay_small():
+    markdown = convert_file(FIXTURES / "libreoffice_merged_cells.odt").markdown  # as the DOCX it came from reads
+    assert markdown.startswith("# Ubuntu releases by year\n\n| Year | Version | Codename | Dates |  |\n")
+    assert "| 2005 | 5.04 | Hoary Hedgehog | 2005-04-08 | 2006-10-31 |\n| 2005 | 5.10 | Breezy Badger |" in markdown
+    cell = '<table:table-cell table:number-rows-spanned="{0}"><text:p>{1}</text:p></table:table-cell>'
+    covered = '<table:table-row><table:covered-table-cell/><table:table-cell><text:p>2</text:p></table:table-cell></table:table-row>'
+    rows = f'<table:table-row>{cell.format(1001, "x" * 1000)}{cell.format(1, "1")}</table:table-row>' + covered * 1000
+    long = convert_document(odt(f"<table:table>{rows}</table:table>"), ".odt", "merged.odt").markdown
+    assert len(long) < 4 * (1000 + 1000 * 8)  # copies add no more than the table's own text

@@ -176,6 +176,17 @@ def test_tables_and_a_table_holding_a_table():
     assert read(two_rows) == "Outer\n\n| In1 | In2 |\n| --- | --- |\n| In3 | In4 |\n\nEnd"
 
 
+def test_a_cell_merged_down_repeats_in_each_row_it_covers_while_the_copies_stay_small():
+    first = r"\trowd\clvmgf\cellx1000\cellx2000 \pard\intbl {0}\cell \pard\intbl {1}\cell \row "
+    below = r"\trowd\clvmrg\cellx1000\cellx2000 \pard\intbl \cell \pard\intbl {0}\cell \row "
+    header = r"\trowd\cellx1000\cellx2000 \pard\intbl Year\cell \pard\intbl Release\cell \row "
+    body = header + first.format("2005", "5.04") + below.format("5.10") + r"\pard After\par"
+    assert read(body) == "| Year | Release |\n| --- | --- |\n| 2005 | 5.04 |\n| 2005 | 5.10 |\n\nAfter"
+    # A long cell merged over many rows is copied only while the copies add no more than the table holds.
+    bomb = header + first.format("x" * 1000, "1") + below.format("2") * 1000 + r"\pard\par"
+    assert len(read(bomb)) < 4 * (1000 + 1000 * 8)
+
+
 def test_fixed_pitch_paragraphs_are_code_unless_the_whole_document_is():
     body = r"Run this:\par\f1 make\par\par\tab make install\par\f0 Done.\par"  # one blank ends a word
     assert read(body) == "Run this:\n\n```\nmake\n\n    make install\n```\n\nDone."

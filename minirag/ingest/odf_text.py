@@ -89,6 +89,22 @@ class _Table:
     layout: bool = False
     cell_blocks: list[str] = field(default_factory=list)  # the open cell's, as Markdown blocks
     blocks: list[str] = field(default_factory=list)  # every closed cell's
+    # A cell merged down (number-rows-spanned) repeats in the covered cells under it, as a DOCX's
+    # merged cells do (table_spans.py), while all the copies add no more than the table's own text.
+    cell_rows: int = 1  # rows the open cell spans
+    covered: bool = False  # the open cell is covered by a merge
+    spans: dict[int, list] = field(default_factory=dict)  # column -> [text, rows still covered below]
+    own_chars: int = 0
+    copied_chars: int = 0
+
+    def merged(self, column: int) -> str:
+        """The text a covered cell at `column` repeats: the merged cell's above it, while copies last."""
+        span = self.spans.get(column)
+        if span is None or span[1] <= 0 or self.copied_chars + len(span[0]) > self.own_chars:
+            return ""
+        span[1] -= 1
+        self.copied_chars += len(span[0])
+        return span[0]
 
 
 class _Styles:
@@ -222,6 +238,8 @@ class _Reader:
         elif tag in (_TABLE + "table-cell", _TABLE + "covered-table-cell") and self.tables:
             table = self.tables[-1]
             table.cell, table.cell_repeats = [], _count(attributes.get(_TABLE + "number-columns-repeated"))
+            table.cell_rows = _count(attributes.get(_TABLE + "number-rows-spanned"))
+            table.covered = tag == _TABLE + "covered-table-cell"
 
     def end(self, tag: str) -> None:
         if not self.in_body:
@@ -380,7 +398,17 @@ class _Reader:
         table = self.tables[-1]
         text = " ".join(" ".join(table.cell or []).split()).replace("|", "\\|")
         repeats = min(table.cell_repeats, MAX_REPEATS) if text else min(table.cell_repeats, MAX_COLUMNS)
-        table.row += [text] * max(0, min(repeats, MAX_COLUMNS - len(table.row)))
+        repeats = max(0, min(repeats, MAX_COLUMNS - len(table.row)))
+        column = len(table.row)
+        if table.covered and not text:
+            table.row += [table.merged(column + offset) for offset in range(repeats)]
+        else:
+            table.row += [text] * repeats
+            table.own_chars += len(text) * repeats
+            for offset in range(repeats):
+                table.spans.pop(column + offset, None)
+            if text and table.cell_rows > 1:
+                table.spans[column] = [text, table.cell_rows - 1]
         table.blocks += [block for block in table.cell_blocks if block]
         table.cell, table.cell_blocks = None, []
 

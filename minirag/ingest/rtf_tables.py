@@ -1,9 +1,14 @@
 """An RTF document's tables, as rtf_text.py reads them cell by cell.
 
-A row's cells end with `\\cell` and the row with `\\row`. A table inside a cell (`\\itap2`) ends
-its cells with `\\nestcell` and its rows with `\\nestrow`; a table holding one lays the page out,
-as the HTML, DOCX and OpenDocument readers take one: its cells are read as blocks, each paragraph
-a paragraph and the inner table a table. Any other table is a pipe table, its first row the header.
+A row's cells end with `\\cell` and the row with `\\row`. The row's definition (`\\trowd`, each
+cell's properties up to its `\\cellx`) says which cells continue a merge down from the row above
+(`\\clvmrg`): those repeat that cell's text, as a DOCX's merged cells do (table_spans.py), while all
+the copies together add no more than the table's own text.
+
+A table inside a cell (`\\itap2`) ends its cells with `\\nestcell` and its rows with `\\nestrow`;
+a table holding one lays the page out, as the HTML, DOCX and OpenDocument readers take one: its
+cells are read as blocks, each paragraph a paragraph and the inner table a table. Any other table
+is a pipe table, its first row the header.
 """
 
 from __future__ import annotations
@@ -28,6 +33,10 @@ class Table:
     cell_blocks: list[Block] = field(default_factory=list)  # the same, and an inner table, as blocks
     blocks: list[Block] = field(default_factory=list)  # every closed cell's blocks
     layout: bool = False
+    merged_down: list[bool] = field(default_factory=list)  # per cell of the row's definition
+    merging: bool = False  # the cell being defined continues a merge
+    own_chars: int = 0  # of the cells' own text
+    copied_chars: int = 0  # of merged cells' copies
     inner_rows: list[list[str]] = field(default_factory=list)
     inner_row: list[str] = field(default_factory=list)
     inner_cell: list[str] = field(default_factory=list)
@@ -70,12 +79,31 @@ class Table:
         if not row or self.cell:
             if len(self.row) < MAX_COLUMNS:
                 self.row.append(_flat(self.cell))
+                self.own_chars += len(self.row[-1])
             self.blocks += self.cell_blocks
             self.cell, self.cell_blocks = [], []
         if row:
+            if self.rows:
+                above = self.rows[-1]
+                for column, merged in enumerate(self.merged_down[: len(self.row)]):
+                    if merged and not self.row[column] and column < len(above):
+                        if self.copied_chars + len(above[column]) > self.own_chars:
+                            break
+                        self.row[column] = above[column]
+                        self.copied_chars += len(above[column])
             if any(self.row):
                 self.rows.append(self.row)
             self.row = []
+
+    def define(self, word: str) -> None:
+        """A word of the row's definition: `trowd` begins it, `clvmrg` marks the next cell, `cellx` ends one."""
+        if word == "trowd":
+            self.merged_down, self.merging = [], False
+        elif word == "clvmrg":
+            self.merging = True
+        elif word == "cellx" and len(self.merged_down) < MAX_COLUMNS:
+            self.merged_down.append(self.merging)
+            self.merging = False
 
     def end(self) -> list[Block]:
         """The table's blocks (none for a table without text)."""

@@ -369,6 +369,8 @@ class _Reader:
             self.table.end_cell(row=True)
         elif word == "nestrow":
             self.table.nested_row()
+        elif word in ("trowd", "clvmrg", "cellx") and not state.nested:
+            self.table.define(word)
         elif word == "pard":
             state.style, state.outline, state.in_table, state.nested, state.level = 0, None, False, False, 0
         elif word == "plain":
