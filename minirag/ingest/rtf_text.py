@@ -29,10 +29,10 @@ import re
 from dataclasses import dataclass, field
 
 from minirag.errors import ConversionFailed
+from minirag.ingest.cell_tables import Table
 from minirag.ingest.docx_margins import Margins
 from minirag.ingest.odf_margins import MAX_PAGE_LINE_WORDS
-from minirag.ingest.rtf_blocks import Block, blocks_markdown
-from minirag.ingest.rtf_tables import Table
+from minirag.ingest.paragraph_blocks import Block, blocks_markdown
 from minirag.ingest.rtf_tokens import (
     CHARACTER_SETS,
     DEFAULT_CODEC,

@@ -1,11 +1,12 @@
-"""An RTF document's tables, as rtf_text.py reads them cell by cell.
+"""A word processor's tables, read cell by cell: an RTF document's (rtf_text.py) and a Word 97-2003
+document's (doc_text.py).
 
-A row's cells end with `\\cell` and the row with `\\row`. The row's definition (`\\trowd`, each
-cell's properties up to its `\\cellx`) says which cells continue a merge down from the row above
-(`\\clvmrg`): those repeat that cell's text, as a DOCX's merged cells do (table_spans.py), while all
-the copies together add no more than the table's own text.
+A row's cells end (RTF's `\\cell`, Word's cell mark) and then the row (`\\row`, Word's row mark).
+RTF's row definition (`\\trowd`, each cell's properties up to its `\\cellx`) says which cells
+continue a merge down from the row above (`\\clvmrg`): those repeat that cell's text, as a DOCX's
+merged cells do (table_spans.py), while all the copies together add no more than the table's own text.
 
-A table inside a cell (`\\itap2`) ends its cells with `\\nestcell` and its rows with `\\nestrow`;
+A table inside a cell (RTF's `\\itap2`) ends its cells with `\\nestcell` and its rows with `\\nestrow`;
 a table holding one lays the page out, as the HTML, DOCX and OpenDocument readers take one: its
 cells are read as blocks, each paragraph a paragraph and the inner table a table. Any other table
 is a pipe table, its first row the header.
@@ -16,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from minirag.ingest.csv_table import markdown_table
-from minirag.ingest.rtf_blocks import Block
+from minirag.ingest.paragraph_blocks import Block
 
 MAX_COLUMNS = 256
 

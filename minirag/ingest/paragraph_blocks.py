@@ -1,4 +1,5 @@
-"""An RTF document's paragraphs (rtf_text.py reads them) laid out as Markdown.
+"""A word processor's paragraphs laid out as Markdown: an RTF document's (rtf_text.py) and a Word
+97-2003 document's (doc_text.py), each read into Blocks.
 
 Runs of list items make one list, nested by their level, its numbers kept where the list text
 was a number; runs of code lines one fenced block, the empty paragraphs between them kept as
