@@ -25,6 +25,7 @@ from minirag.errors import ConversionFailed, described
 from minirag.ingest import ocr
 from minirag.ingest.asciidoc_text import asciidoc_to_markdown
 from minirag.ingest.csv_table import csv_to_markdown
+from minirag.ingest.doc_text import doc_to_markdown
 from minirag.ingest.docx_margins import read_margins
 from minirag.ingest.docx_tables import docx_converter
 from minirag.ingest.empty_cells import without_empty_rows
@@ -50,7 +51,7 @@ log = logging.getLogger(__name__)
 
 DOCUMENT_EXTENSIONS = frozenset(
     {".md", ".markdown", ".mdx", ".txt", ".rst", ".adoc", ".asciidoc", ".org", ".tex", ".latex", ".ltx", ".pdf",
-     ".docx", ".odt", ".ods", ".odp", ".rtf", ".pptx", ".xlsx", ".html", ".htm", ".csv", ".epub", ".ipynb"}
+     ".doc", ".docx", ".odt", ".ods", ".odp", ".rtf", ".pptx", ".xlsx", ".html", ".htm", ".csv", ".epub", ".ipynb"}
 )
 # Image files are documents only where they can be read (the ocr extra installed, OCR not off).
 SUPPORTED_EXTENSIONS = DOCUMENT_EXTENSIONS | (ocr.IMAGE_EXTENSIONS if ocr.images_readable() else frozenset())
@@ -439,16 +440,40 @@ def _notebook(data: bytes, name: str) -> Converted:
 
 def _rtf(data: bytes, name: str) -> Converted:
     """An RTF file; one that Word saved in another format and named .rtf is read as what it is."""
-    if data.startswith(b"PK\x03\x04"):
-        actual = sniff_format(data, "", name)  # refuses a zip that is no document
-        converted = _convert_by_suffix(data, actual, name)
-        return replace(converted, warnings=(f"{name}: a {actual} file named .rtf; read as {actual}",
-                                            *converted.warnings))
-    if data.startswith(_COMPOUND_FILE):
-        raise ConversionFailed(f"{name}: an older binary Word file (.doc) named .rtf, not RTF; save it as "
-                               "RTF or DOCX")
+    if data.startswith((b"PK\x03\x04", _COMPOUND_FILE)):
+        return _as_what_it_is(data, ".rtf", name)
     markdown, title = rtf_to_markdown(data, name)
     return Converted(markdown=markdown, metadata_title=title)
+
+
+def _doc(data: bytes, name: str) -> Converted:
+    """A Word 97-2003 file; what Word also saves as .doc (RTF, DOCX) is read as what it is, and a
+    .doc of plain text (many a project's documentation) as text."""
+    if data.startswith(_COMPOUND_FILE):
+        markdown, title = doc_to_markdown(data, name)
+        return Converted(markdown=markdown, metadata_title=title)
+    if data.startswith(b"PK\x03\x04") or data.lstrip()[:5] == b"{\\rtf":
+        return _as_what_it_is(data, ".doc", name)
+    text, warnings = decode_text(data, name)
+    return Converted(markdown=escape_headings(text), warnings=warnings, frontmatter=True)
+
+
+def _renamed_doc(data: bytes, name: str) -> Converted:
+    """A compound file named .docx: a Word 97-2003 document is read as one; other old Office files
+    (.xls, .ppt) are refused as check_zip refuses them."""
+    try:
+        return _as_what_it_is(data, ".docx", name)
+    except ConversionFailed:
+        check_zip(data, name, ".docx")  # says what the file is
+        raise
+
+
+def _as_what_it_is(data: bytes, named: str, name: str) -> Converted:
+    actual = ".doc" if data.startswith(_COMPOUND_FILE) else ".rtf" if data.lstrip()[:5] == b"{\\rtf" else \
+        sniff_format(data, "", name)  # refuses a zip that is no document
+    converted = _convert_by_suffix(data, actual, name)
+    return replace(converted, warnings=(f"{name}: a {actual} file named {named}; read as {actual}",
+                                        *converted.warnings))
 
 
 def repaired(converted: Converted, name: str, *, pdf: bool = False) -> Converted:
@@ -510,6 +535,10 @@ def _convert_by_suffix(data: bytes, suffix: str, name: str) -> Converted:
                          note=INCLUDES_ONLY_NOTE if includes_only(text, markdown) else "")
     if suffix == ".rtf":
         return _rtf(data, name)
+    if suffix == ".doc":
+        return _doc(data, name)
+    if suffix == ".docx" and data.startswith(_COMPOUND_FILE) and "EncryptedPackage".encode("utf-16-le") not in data:
+        return _renamed_doc(data, name)
     if suffix == ".csv":
         text, warnings = decode_text(data, name)
         return Converted(markdown=csv_to_markdown(text, name), warnings=warnings)

@@ -1,0 +1,268 @@
+"""Word 97-2003 documents (.doc) -> Markdown, as the page reads, from the compound file's streams
+(cfb.py) and Word's structures in them (doc_format.py).
+
+The text is where the piece table says, in character positions (CPs) that run through the main
+text first, then the footnotes, the page headers and footers, the comments and the endnotes. The
+main text is read paragraph by paragraph (each ends at a paragraph mark, `\\r`, or a table's cell
+mark, `\\x07`), each with its properties:
+
+- a paragraph in a heading style (Word's built-in Heading 1-9 or Title, or a style named
+  *heading N*) or with an outline level is a heading; one in a list a list item, nested by its
+  level; one in a code style (Source Code, Preformatted Text, HTML Preformatted...) code;
+- table cells and rows become pipe tables (cell_tables.py), a table inside a cell read as the
+  page's layout, as everywhere;
+- a field's result is kept without its code (`\\x13` code `\\x14` result `\\x15`), except a page
+  number's, a page reference's and a table of contents' (their numbers are the printer's);
+- line and page breaks are line breaks; pictures, drawn objects and note marks go.
+
+Footnotes and endnotes follow the body. Page header and footer lines are placed, and comments
+follow, as a DOCX's are (docx_margins.Margins), a line that is only a page number left out. The
+title is the SummaryInformation stream's. A file saved with a password, or by Word 6 or 95, says so.
+"""
+
+from __future__ import annotations
+
+import re
+import struct
+from dataclasses import dataclass, field
+
+from minirag.errors import ConversionFailed
+from minirag.ingest.cell_tables import Table
+from minirag.ingest.cfb import CompoundFile, CompoundFileError
+from minirag.ingest.doc_format import (
+    CLX,
+    PLCF_AND_TXT,
+    PLCF_HDD,
+    STORIES,
+    Fib,
+    Paragraph,
+    ParagraphTable,
+    Styles,
+    joined,
+    piece_text,
+    pieces,
+    read_fib,
+    styles,
+)
+from minirag.ingest.docx_margins import Margins
+from minirag.ingest.paragraph_blocks import Block, blocks_markdown
+from minirag.ingest.text_repair import is_page_number
+
+MAX_TEXT_CHARS = 32 * 1024 * 1024  # the most characters a document's CPs may claim (as convert.py's)
+MAX_FIELD_DEPTH = 64
+MAX_INSTRUCTION_CHARS = 256  # of a field's code, enough to tell its kind
+_MARKS = re.compile("[\r\x07\x0c]")  # paragraph, cell and section marks
+_SPECIALS = str.maketrans({"\x0b": "\n", "\x0c": "\n", "\x0e": "\n", "\x1e": "-", "\x1f": None, "\x01": None,
+                           "\x02": None, "\x03": None, "\x04": None, "\x05": None, "\x08": None, "\t": " ",
+                           "\xa0": " "})
+_UNSHOWN = re.compile(r"\s*(?:PAGE|NUMPAGES|SECTIONPAGES|PAGEREF|TOC)\b", re.IGNORECASE)
+_HYPERLINK = re.compile(r'\s*HYPERLINK\s+"?((?:https?|ftp|mailto):[^"\s]+)', re.IGNORECASE)
+_PIDSI_TITLE, _PID_CODEPAGE = 2, 1
+
+
+def doc_to_markdown(data: bytes, name: str) -> tuple[str, str | None]:
+    """The document's Markdown, and its title (None where it has none)."""
+    try:
+        return _read(CompoundFile(data), name)
+    except (CompoundFileError, struct.error, ValueError) as exc:
+        raise ConversionFailed(f"{name}: not a valid .doc file (damaged: {exc or 'truncated'})") from None
+
+
+def _read(cfb: CompoundFile, name: str) -> tuple[str, str | None]:
+    word = cfb.stream("WordDocument")
+    if word is None:
+        raise ConversionFailed(f"{name}: an Office file, but not a Word document (no WordDocument stream)")
+    fib = read_fib(word, name)
+    table = cfb.stream(fib.table)
+    if table is None:
+        raise ConversionFailed(f"{name}: not a valid .doc file (its table stream is missing)")
+    total = sum(fib.counts.values())
+    if total > MAX_TEXT_CHARS:
+        raise ConversionFailed(f"{name}: refused: it claims {total:,} characters, over the {MAX_TEXT_CHARS:,} "
+                               "one document may give")
+    offset, length = fib.pair(CLX)
+    text_pieces = pieces(table[offset:offset + length], total)
+    text = piece_text(word, text_pieces)
+    stories, start = {}, 0
+    for story in STORIES:
+        stories[story] = text[start:start + fib.counts[story]]
+        start += fib.counts[story]
+    blocks = _body(stories["text"], ParagraphTable(word, table, fib, text_pieces), styles(table, fib))
+    for story in ("footnotes", "endnotes"):
+        blocks += [Block("p", line) for line in _lines(stories[story])]
+    headers, footers = _margins(stories["headers"], _cps(table, fib, PLCF_HDD))
+    comments = [f"Comment: {comment}" for comment in _parts(stories["comments"], _cps(table, fib, PLCF_AND_TXT))
+                if comment]
+    margins = Margins(headers=tuple(headers), footers=tuple(footers), comments=tuple(comments))
+    return margins.around(blocks_markdown(blocks)), _title(cfb)
+
+
+@dataclass
+class _Field:
+    code: list[str] = field(default_factory=list)
+    shown: bool | None = None  # whether its result is shown; None while its code is read
+    start: int | None = None  # where its result begins among this paragraph's kept parts
+
+
+class _Fields:
+    """What a reader sees of text with fields in it: each field's result, not its code, and a
+    hyperlink's result as a Markdown link. Fed paragraph by paragraph, as a field may span them."""
+
+    def __init__(self) -> None:
+        self.open: list[_Field] = []
+        self.deeper = 0  # fields open past MAX_FIELD_DEPTH: read as code, whatever they hold
+
+    def shown(self, text: str) -> str:
+        if "\x13" not in text and not self.open:
+            return text
+        kept: list[str] = []
+        for opened in self.open:
+            opened.start = None  # a result begun in an earlier paragraph is not made a link
+        for part in re.split("([\x13\x14\x15])", text):
+            if self.deeper and part in ("\x13", "\x15"):
+                self.deeper += 1 if part == "\x13" else -1
+            elif self.deeper:
+                continue
+            elif part == "\x13" and len(self.open) >= MAX_FIELD_DEPTH:
+                self.deeper = 1
+            elif part == "\x13":
+                self.open.append(_Field())
+            elif part == "\x14" and self.open:
+                top = self.open[-1]
+                top.shown, top.start = not _UNSHOWN.match("".join(top.code)), len(kept)
+            elif part == "\x15" and self.open:
+                self._close(self.open.pop(), kept)
+            elif part in ("\x14", "\x15"):
+                continue
+            elif not self.open:
+                kept.append(part)
+            elif self.open[-1].shown is None:
+                if len(self.open[-1].code) < MAX_INSTRUCTION_CHARS:
+                    self.open[-1].code.append(part[:MAX_INSTRUCTION_CHARS])
+            elif all(opened.shown for opened in self.open):
+                kept.append(part)
+        return "".join(kept)
+
+    @staticmethod
+    def _close(closed: _Field, kept: list[str]) -> None:
+        link = _HYPERLINK.match("".join(closed.code))
+        if link is None or closed.start is None or not closed.shown:
+            return
+        label = " ".join("".join(kept[closed.start:]).split())
+        if label and label != link.group(1):
+            del kept[closed.start:]
+            kept.append(f"[{label}]({link.group(1)})")
+
+
+def _clean(text: str) -> str:
+    return "\n".join(" ".join(line.split()) for line in joined(text).translate(_SPECIALS).split("\n")).strip("\n")
+
+
+def _body(text: str, paragraphs: ParagraphTable, sheet: Styles) -> list[Block]:
+    blocks: list[Block] = []
+    table, fields = Table(), _Fields()
+    start = 0
+    for mark in _MARKS.finditer(text):
+        raw, at = text[start:mark.start()], mark.start()
+        start = mark.end()
+        shown = _clean(fields.shown(raw))
+        props = paragraphs.at(at)
+        if props.in_table or mark.group() == "\x07":
+            _cell(table, shown, props, mark.group() == "\x07")
+            continue
+        if table.is_open():
+            blocks += table.end()
+            table = Table()
+        blocks.append(_block(shown, props, sheet))
+    if table.is_open():
+        blocks += table.end()
+    return blocks
+
+
+def _cell(table: Table, text: str, props: Paragraph, cell_mark: bool) -> None:
+    nested = props.depth > 1
+    if props.inner_row_end:
+        table.nested_row()
+    elif props.row_end:
+        table.merged_down = [column in props.merged for column in range(max(props.merged, default=-1) + 1)]
+        table.end_cell(row=True)
+    else:
+        table.paragraph(text, nested=nested)
+        if cell_mark and nested:
+            table.nested_cell()
+        elif cell_mark:
+            table.end_cell()
+
+
+def _block(text: str, props: Paragraph, sheet: Styles) -> Block:
+    if not text:
+        return Block("empty", "")
+    level = sheet.headings.get(props.style, 0)
+    if props.outline is not None and 0 <= props.outline < 9:
+        level = level or min(props.outline + 1, 6)
+    if level:
+        return Block("h", " ".join(text.split()), level)
+    if props.listed:
+        return Block("item", text, props.level, "")
+    return Block("code" if props.style in sheet.code else "p", text)
+
+
+def _lines(text: str) -> list[str]:
+    lines = _clean(_Fields().shown(text.replace("\x07", "\r").replace("\r", "\n"))).split("\n")
+    return [line for line in lines if line and not is_page_number(line)]
+
+
+def _cps(table: bytes, fib: Fib, pair: int) -> tuple[int, ...]:
+    """The CPs a PLC in the table stream begins with (a PLC of bare CPs, or a PLC's CP array)."""
+    offset, length = fib.pair(pair)
+    data = table[offset:offset + length]
+    return struct.unpack_from(f"<{len(data) // 4}I", data)
+
+
+def _parts(story: str, cps: tuple[int, ...]) -> list[str]:
+    """Each part of a story (a comment, a header) as one line, by the CPs that part it."""
+    ranges = zip(cps, cps[1:], strict=False) if cps else [(0, len(story))]
+    return [" ".join(_lines(story[start:end])) for start, end in ranges]
+
+
+def _margins(story: str, cps: tuple[int, ...]) -> tuple[list[str], list[str]]:
+    """The distinct lines of the page headers and footers. PlcfHdd's first six parts are the note
+    separators; then each section has six: even and odd header, even and odd footer, first-page
+    header and footer."""
+    headers: list[str] = []
+    footers: list[str] = []
+    for index, (start, end) in enumerate(zip(cps, cps[1:], strict=False)):
+        if index < 6:
+            continue
+        found = headers if (index - 6) % 6 in (0, 1, 4) else footers
+        for line in _lines(story[start:end]):
+            if line not in found:
+                found.append(line)
+    return headers, footers
+
+
+def _title(cfb: CompoundFile) -> str | None:
+    """PIDSI_TITLE of the SummaryInformation property set, in its own code page."""
+    try:
+        data = cfb.stream("\x05SummaryInformation")
+        if not data:
+            return None
+        section, = struct.unpack_from("<I", data, 44)
+        _, count = struct.unpack_from("<II", data, section)
+        count = min(count, 1000)
+        numbers = struct.unpack_from(f"<{2 * count}I", data, section + 8)
+        where = {numbers[i]: section + numbers[i + 1] for i in range(0, 2 * count, 2)}
+        if _PIDSI_TITLE not in where:
+            return None
+        codepage = struct.unpack_from("<H", data, where[_PID_CODEPAGE] + 4)[0] if _PID_CODEPAGE in where else 1252
+        kind, size = struct.unpack_from("<II", data, where[_PIDSI_TITLE])
+        raw = data[where[_PIDSI_TITLE] + 8:]
+        if kind == 31:  # VT_LPWSTR, counted in 16-bit characters
+            title = raw[:size * 2].decode("utf-16-le", "replace")
+        elif kind == 30:  # VT_LPSTR
+            title = raw[:size].decode("utf-8" if codepage == 65001 else f"cp{codepage}", "replace")
+        else:
+            return None
+    except (CompoundFileError, struct.error, LookupError):
+        return None
+    return " ".join(title.replace("\x00", " ").split()) or None

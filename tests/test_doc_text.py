@@ -1,0 +1,183 @@
+"""Word 97-2003 documents (.doc): real files made by Word and by LibreOffice (tests/fixtures/docs,
+sources in its README), then the compound file's and the FIB's damage, the way an attacker
+would write it."""
+
+import random
+import struct
+import time
+
+import pytest
+from conftest import FIXTURES
+
+from minirag.errors import ConversionFailed
+from minirag.ingest.cfb import CompoundFile
+from minirag.ingest.convert import convert_document, convert_file
+
+DOCS = FIXTURES / "docs"
+
+
+def word_document_offset(data: bytes) -> int:
+    """Where the WordDocument stream (the FIB first) starts in the file: its sectors are in order
+    in these fixtures, as Word and LibreOffice write them."""
+    entry = next(e for e in CompoundFile(data).entries if e.name == "WordDocument")
+    return (entry.start + 1) * 512
+
+
+def with_fib(data: bytes, offset: int, value: bytes) -> bytes:
+    at = word_document_offset(data) + offset
+    return data[:at] + value + data[at + len(value):]
+
+
+# --- real files --------------------------------------------------------------------------
+
+
+def test_a_document_word_saved_reads_as_its_text():
+    converted = convert_file(DOCS / "doc_word_olefile_test.doc")
+    assert converted.markdown == "Test OLE file, saved as Word 97-2003 Document."
+    assert converted.metadata_title is None  # its properties name an author, no title
+
+
+def test_libreoffice_headings_lists_code_links_tables_and_characters_past_u_ffff():
+    converted = convert_file(DOCS / "doc_libreoffice_cjk_notes.doc")
+    assert converted.metadata_title == "飞书消息与日程 — 使用说明"  # SummaryInformation, in UTF-8 (code page 65001)
+    markdown = converted.markdown
+    assert markdown.startswith("# 飞书消息与日程\n\n本文介绍如何使用 Python 的 asyncio 接收飞书消息")
+    assert "## 安装\n\n- 下载安装包并解压。\n- 运行安装脚本：\n\n```\npip install feishu-sync\nfeishu-sync --init\n```" in markdown
+    assert "詳しくは[会議室の案内](https://example.org/ja/rooms)をご覧ください。" in markdown
+    # 📽 is two character positions (a surrogate pair): the table after it still has its rows.
+    assert "- プロジェクターは受付で借りられます 📽️\n\n## Таблица сроков\n\n| 任务 | 负责人 | 截止日期 |\n| --- | --- | --- |\n" \
+           "| 消息同步 | 王芳 | 2026-12-20 |\n| 日程导入 | 李雷 | 2027-01-15 |" in markdown
+    assert markdown.endswith("«черновик» принимается до четверга. Naïve café façade, 𝔘𝔫𝔦𝔠𝔬𝔡𝔢 and 😀.")
+
+
+def test_a_table_with_merged_cells_reads_as_the_docx_it_was_saved_from():
+    assert convert_file(DOCS / "doc_libreoffice_merged_cells.doc").markdown == \
+        convert_file(DOCS / "docx_merged_cells_ubuntu_releases.docx").markdown
+
+
+def test_page_headers_footers_and_comments_are_placed_as_a_docxs_are():
+    assert convert_file(DOCS / "doc_libreoffice_header_footer.doc").markdown == (
+        "Header for section-1\n\nsection with header\n\nsection without header of its own.\n\nFooter for section 1")
+    markdown = convert_file(DOCS / "doc_libreoffice_word_comments.doc").markdown
+    assert markdown.startswith("Document text\n\nSome text worthy of note.")
+    assert markdown.endswith("Paragraph 7\n\nComment: Text with hyperlink [https://google.com](https://google.com/) "
+                             "embedded.\n\n"
+                             "Comment: Text with inline image in the middle.\n\nComment: Text with character style.\n\n"
+                             "Comment: Paragraph with Heading 2 paragraph style.")
+
+
+# --- what Word also saves as .doc, and a .doc saved as .docx --------------------------------
+
+
+def test_what_else_is_named_doc_is_read_as_what_it_is():
+    assert convert_document(b"Plain notes about the build.\n", ".doc", "notes.doc").markdown == \
+        "Plain notes about the build.\n"
+    rtf = convert_document(rb"{\rtf1\ansi Saved as RTF\par}", ".doc", "memo.doc")
+    assert rtf.markdown == "Saved as RTF" and rtf.warnings == ("memo.doc: a .rtf file named .doc; read as .rtf",)
+    docx = convert_document((DOCS / "docx_word_comments.docx").read_bytes(), ".doc", "new.doc")
+    assert "Paragraph 7" in docx.markdown and docx.warnings[0] == "new.doc: a .docx file named .doc; read as .docx"
+    old = convert_document((DOCS / "doc_word_olefile_test.doc").read_bytes(), ".docx", "old.docx")
+    assert old.markdown == "Test OLE file, saved as Word 97-2003 Document."
+    assert old.warnings == ("old.docx: a .doc file named .docx; read as .doc",)
+    as_rtf = convert_document((DOCS / "doc_word_olefile_test.doc").read_bytes(), ".rtf", "old.rtf")
+    assert as_rtf.warnings == ("old.rtf: a .doc file named .rtf; read as .doc",)
+
+
+# --- hostile and damaged files -----------------------------------------------------------
+
+
+def test_a_password_a_word_95_file_and_a_spreadsheet_each_say_so_in_one_line():
+    data = (DOCS / "doc_libreoffice_word_comments.doc").read_bytes()
+    flags, = struct.unpack_from("<H", data, word_document_offset(data) + 0x0A)
+    with pytest.raises(ConversionFailed, match=r"^locked.doc: encrypted \(password required\)$"):
+        convert_document(with_fib(data, 0x0A, struct.pack("<H", flags | 0x0100)), ".doc", "locked.doc")
+    with pytest.raises(ConversionFailed, match=r"^old.doc: a Word 6 or Word 95 document, which is not read"):
+        convert_document(with_fib(data, 0, b"\xdc\xa5"), ".doc", "old.doc")
+    with pytest.raises(ConversionFailed, match=r"^sheet.doc: an Office file, but not a Word document"):
+        convert_document(data.replace("WordDocument".encode("utf-16-le"), "WorkDocument".encode("utf-16-le")),
+                         ".doc", "sheet.doc")
+
+
+def test_a_file_claiming_more_text_than_a_document_may_give_is_refused_before_it_is_read():
+    data = (DOCS / "doc_word_olefile_test.doc").read_bytes()
+    csw, = struct.unpack_from("<H", data, word_document_offset(data) + 32)
+    counts_at = 34 + csw * 2 + 2 + 3 * 4  # ccpText, the first of FibRgLw97's story counts
+    with pytest.raises(ConversionFailed, match=r"^big.doc: refused: it claims 4,000,000,000 characters"):
+        convert_document(with_fib(data, counts_at, struct.pack("<I", 4_000_000_000)), ".doc", "big.doc")
+
+
+def test_a_sector_chain_that_loops_is_damage_not_a_hang():
+    data = bytearray((DOCS / "doc_word_olefile_test.doc").read_bytes())
+    first_fat_sector, = struct.unpack_from("<I", data, 0x4C)
+    fat_at = (first_fat_sector + 1) * 512
+    entry = next(e for e in CompoundFile(bytes(data)).entries if e.name == "WordDocument")
+    struct.pack_into("<I", data, fat_at + 4 * entry.start, entry.start)  # its first sector points at itself
+    with pytest.raises(ConversionFailed, match=r"^loop.doc: not a valid .doc file \(damaged: a sector chain loops"):
+        convert_document(bytes(data), ".doc", "loop.doc")
+
+
+def test_truncated_and_randomly_damaged_files_are_read_or_refused_in_one_line():
+    data = (DOCS / "doc_libreoffice_cjk_notes.doc").read_bytes()
+    for size in (8, 100, 512, 2000, len(data) // 2, len(data) - 1):
+        try:
+            convert_document(data[:size], ".doc", "cut.doc")
+        except ConversionFailed as exc:
+            assert "\n" not in str(exc)
+    rng = random.Random(7)
+    slowest = 0.0
+    for _ in range(300):
+        damaged = bytearray(data)
+        for _ in range(rng.randint(1, 12)):
+            damaged[rng.randrange(len(damaged))] = rng.randrange(256)
+        started = time.perf_counter()
+        try:
+            convert_document(bytes(damaged), ".doc", "bad.doc")
+        except ConversionFailed as exc:
+            assert "\n" not in str(exc)
+        slowest = max(slowest, time.perf_counter() - started)
+    assert slowest < 5  # each is one pass over at most the file's own sectors
+
+
+def test_a_fields_code_is_left_out_its_result_kept_and_a_hyperlink_is_a_link():
+    from minirag.ingest.doc_text import _Fields
+
+    text = ('See \x13 HYPERLINK "https://example.org/a" \x14the site\x15, page \x13PAGE\x147\x15 of '
+            '\x13 QUOTE \x14\x13 HYPERLINK "http://b.example" \x14inner\x15 text\x15.')
+    assert _Fields().shown(text) == "See [the site](https://example.org/a), page  of [inner](http://b.example) text."
+    fields = _Fields()  # a field's result running over two paragraphs: its text, no link
+    assert (fields.shown('\x13 HYPERLINK "https://x.org" \x14first'), fields.shown("second\x15 after")) == \
+        ("first", "second after")
+
+
+def test_unclosed_fields_cost_no_more_than_their_text():
+    from minirag.ingest.doc_text import _Fields
+
+    timings = []
+    for count in (10_000, 100_000):
+        fields = _Fields()
+        started = time.perf_counter()
+        fields.shown("\x13" * count)
+        for _ in range(count):
+            fields.shown("a paragraph")
+        timings.append(time.perf_counter() - started)
+    assert timings[1] < 30 * max(timings[0], 0.002)  # ten times the input; quadratic would be a hundred
+
+
+def test_a_paragraph_table_naming_one_page_over_and_over_reads_it_once():
+    from minirag.ingest.doc_format import PLCF_BTE_PAPX, Fib, ParagraphTable, read_fib
+
+    compound = CompoundFile((DOCS / "doc_libreoffice_cjk_notes.doc").read_bytes())
+    word = compound.stream("WordDocument")
+    fib = read_fib(word, "notes.doc")
+    table = compound.stream(fib.table)
+    offset, length = fib.pair(PLCF_BTE_PAPX)
+    count = (length - 4) // 8
+    page, = struct.unpack_from("<I", table, offset + (count + 1) * 4)  # a real page of paragraph runs
+    honest = len(ParagraphTable(word, table, fib, []).runs)
+    # A forged table naming that page 100,000 times: its runs are read once, not 100,000 times.
+    times = 100_000
+    forged = struct.pack(f"<{times + 1}I", *range(times + 1)) + struct.pack("<I", page) * times
+    pairs = [0] * (2 * (PLCF_BTE_PAPX + 1))
+    pairs[2 * PLCF_BTE_PAPX + 1] = len(forged)
+    runs = ParagraphTable(word, forged, Fib(fib.table, fib.counts, tuple(pairs)), []).runs
+    assert 0 < len(runs) <= honest
