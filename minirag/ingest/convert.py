@@ -24,6 +24,7 @@ from minirag._compat.pdfminer import UNMAPPED_GLYPH
 from minirag.errors import ConversionFailed, described
 from minirag.ingest import ocr
 from minirag.ingest.asciidoc_text import asciidoc_to_markdown
+from minirag.ingest.cfb import CompoundFile, CompoundFileError
 from minirag.ingest.csv_table import csv_to_markdown
 from minirag.ingest.doc_text import doc_to_markdown
 from minirag.ingest.docx_margins import read_margins
@@ -40,18 +41,21 @@ from minirag.ingest.pdf_fields import page_fields, with_fields
 from minirag.ingest.pdf_inflate import inflate_budget
 from minirag.ingest.pdf_structure import outline, structured
 from minirag.ingest.pdf_title import pdf_title
+from minirag.ingest.ppt_text import ppt_to_markdown
 from minirag.ingest.quiet import converting
 from minirag.ingest.rst_text import rst_to_markdown
 from minirag.ingest.rtf_text import rtf_to_markdown
 from minirag.ingest.sheet_limits import check_sheets
 from minirag.ingest.text_repair import escape_headings, repair
+from minirag.ingest.xls_biff import is_old_worksheet, xls_to_markdown
 from minirag.ingest.zip_xml import check_prologs
 
 log = logging.getLogger(__name__)
 
 DOCUMENT_EXTENSIONS = frozenset(
     {".md", ".markdown", ".mdx", ".txt", ".rst", ".adoc", ".asciidoc", ".org", ".tex", ".latex", ".ltx", ".pdf",
-     ".doc", ".docx", ".odt", ".ods", ".odp", ".rtf", ".pptx", ".xlsx", ".html", ".htm", ".csv", ".epub", ".ipynb"}
+     ".doc", ".docx", ".odt", ".ods", ".odp", ".rtf", ".ppt", ".pptx", ".xls", ".xlsx", ".html", ".htm", ".csv", ".epub",
+     ".ipynb"}
 )
 # Image files are documents only where they can be read (the ocr extra installed, OCR not off).
 SUPPORTED_EXTENSIONS = DOCUMENT_EXTENSIONS | (ocr.IMAGE_EXTENSIONS if ocr.images_readable() else frozenset())
@@ -449,28 +453,55 @@ def _rtf(data: bytes, name: str) -> Converted:
 def _doc(data: bytes, name: str) -> Converted:
     """A Word 97-2003 file; what Word also saves as .doc (RTF, DOCX) is read as what it is, and a
     .doc of plain text (many a project's documentation) as text."""
-    if data.startswith(_COMPOUND_FILE):
+    if data.startswith(_COMPOUND_FILE) and _compound_kind(data) in (".doc", None):
         markdown, title = doc_to_markdown(data, name)
         return Converted(markdown=markdown, metadata_title=title)
-    if data.startswith(b"PK\x03\x04") or data.lstrip()[:5] == b"{\\rtf":
+    if data.startswith((b"PK\x03\x04", _COMPOUND_FILE)) or data.lstrip()[:5] == b"{\\rtf":
         return _as_what_it_is(data, ".doc", name)
     text, warnings = decode_text(data, name)
     return Converted(markdown=escape_headings(text), warnings=warnings, frontmatter=True)
 
 
-def _renamed_doc(data: bytes, name: str) -> Converted:
-    """A compound file named .docx: a Word 97-2003 document is read as one; other old Office files
-    (.xls, .ppt) are refused as check_zip refuses them."""
+def _legacy_office(data: bytes, suffix: str, name: str) -> Converted:
+    """An Excel or PowerPoint 97-2003 file; one saved in another format and given its name is
+    read as what it is (an XLSX named .xls, a Word file named .ppt)."""
+    old_worksheet = suffix == ".xls" and is_old_worksheet(data)
+    if not old_worksheet and (not data.startswith(_COMPOUND_FILE) or _compound_kind(data) not in (suffix, None)):
+        return _as_what_it_is(data, suffix, name)
+    reader = xls_to_markdown if suffix == ".xls" else ppt_to_markdown
+    return Converted(markdown=reader(data, name))
+
+
+def _renamed_legacy(data: bytes, suffix: str, name: str) -> Converted:
+    """A compound file named .docx, .xlsx or .pptx: an Office 97-2003 file, read as the one it is;
+    anything else is refused as check_zip refuses it."""
+    if _compound_kind(data) is None:
+        check_zip(data, name, suffix)  # says what the file is
+    return _as_what_it_is(data, suffix, name)
+
+
+# Which Office 97-2003 format a compound file is, by the stream its application writes.
+_COMPOUND_STREAMS = (("WordDocument", ".doc"), ("Workbook", ".xls"), ("Book", ".xls"),
+                     ("PowerPoint Document", ".ppt"))
+_OOXML_NAMES = (".docx", ".xlsx", ".pptx")
+
+
+def _compound_kind(data: bytes) -> str | None:
     try:
-        return _as_what_it_is(data, ".docx", name)
-    except ConversionFailed:
-        check_zip(data, name, ".docx")  # says what the file is
-        raise
+        compound = CompoundFile(data)
+    except CompoundFileError:
+        return None
+    names = {entry.name.casefold() for entry in compound.entries}
+    return next((suffix for stream, suffix in _COMPOUND_STREAMS if stream.casefold() in names), None)
 
 
 def _as_what_it_is(data: bytes, named: str, name: str) -> Converted:
-    actual = ".doc" if data.startswith(_COMPOUND_FILE) else ".rtf" if data.lstrip()[:5] == b"{\\rtf" else \
-        sniff_format(data, "", name)  # refuses a zip that is no document
+    if data.startswith(_COMPOUND_FILE):
+        actual = _compound_kind(data) or ".doc"  # the Word reader says what is wrong with the file
+    else:
+        actual = ".rtf" if data.lstrip()[:5] == b"{\\rtf" else sniff_format(data, "", name)
+    if actual == named:
+        raise ConversionFailed(f"{name}: not a valid {named} file")
     converted = _convert_by_suffix(data, actual, name)
     return replace(converted, warnings=(f"{name}: a {actual} file named {named}; read as {actual}",
                                         *converted.warnings))
@@ -537,8 +568,11 @@ def _convert_by_suffix(data: bytes, suffix: str, name: str) -> Converted:
         return _rtf(data, name)
     if suffix == ".doc":
         return _doc(data, name)
-    if suffix == ".docx" and data.startswith(_COMPOUND_FILE) and "EncryptedPackage".encode("utf-16-le") not in data:
-        return _renamed_doc(data, name)
+    if suffix in (".xls", ".ppt"):
+        return _legacy_office(data, suffix, name)
+    if (suffix in _OOXML_NAMES and data.startswith(_COMPOUND_FILE)
+            and "EncryptedPackage".encode("utf-16-le") not in data):
+        return _renamed_legacy(data, suffix, name)
     if suffix == ".csv":
         text, warnings = decode_text(data, name)
         return Converted(markdown=csv_to_markdown(text, name), warnings=warnings)
@@ -607,6 +641,8 @@ def sniff_format(body: bytes, mimetype: str, url: str) -> str:
     head = body[:_SNIFF].lstrip()
     if body.startswith(b"%PDF-"):
         return ".pdf"
+    if body.startswith(_COMPOUND_FILE):  # Office 97-2003, whatever the server called it
+        return _compound_kind(body) or ".doc"
     if head.startswith(b"{\\rtf"):
         return ".rtf"
     if body.startswith(b"PK\x03\x04") or body.startswith(b"PK\x05\x06"):

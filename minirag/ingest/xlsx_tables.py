@@ -52,7 +52,13 @@ def workbook_to_markdown(data: bytes) -> Workbook:
 
 
 def _sheet(rows) -> str:
-    grid = [[_shown(cell) for cell in row] for row in rows]
+    return sheet_markdown([[_shown(cell) for cell in row] for row in rows])
+
+
+def sheet_markdown(grid: list[list[str]]) -> str:
+    """A sheet's cells as they are shown, row by row, as Markdown: a table of the rows and
+    columns that hold text, its leading rows of one cell paragraphs before it; "" for none.
+    The XLSX and the Excel 97-2003 readers (xls_biff.py) both write sheets here."""
     grid = [row for row in grid if any(row)]
     if not grid:
         return ""
@@ -80,8 +86,8 @@ def _shown(cell) -> str:
         return value.isoformat()
     if isinstance(value, (int, float)):
         if "%" in (getattr(cell, "number_format", "") or ""):
-            return f"{_number(value * 100)}%"
-        return _number(value)
+            return f"{number_text(value * 100)}%"
+        return number_text(value)
     return _unescaped(str(value)).strip()
 
 
@@ -119,7 +125,8 @@ def _character(escape: re.Match[str]) -> str:
     return chr(unit)
 
 
-def _number(value: float) -> str:
+def number_text(value: float) -> str:
+    """A number as a cell shows it: a whole number without `.0`, binary noise rounded away."""
     if isinstance(value, int):
         return str(value)
     value = round(value, 10)  # binary noise: 0.07 as a percentage is 7.000000000000001

@@ -1,0 +1,156 @@
+"""Excel and PowerPoint 97-2003 files (.xls, .ppt): real ones made by Excel 95 and 97, PowerPoint
+and LibreOffice (tests/fixtures/docs and tests/fixtures/office, sources in their README), then
+the records' corners and the damage an attacker would write."""
+
+import gzip
+import random
+import struct
+import time
+
+import pytest
+from conftest import FIXTURES
+
+from minirag.errors import ConversionFailed
+from minirag.ingest import xls_biff
+from minirag.ingest.convert import convert_document, convert_file
+from minirag.ingest.sheet_limits import MAX_SHEET_CELLS
+
+DOCS = FIXTURES / "docs"
+OFFICE = FIXTURES / "office"
+
+
+def mirror_sync() -> bytes:
+    return gzip.decompress((OFFICE / "libreoffice_mirror_sync.ppt.gz").read_bytes())
+
+
+# --- Excel -------------------------------------------------------------------------------
+
+
+def test_an_excel_97_workbook_reads_as_its_sheets_with_dates_and_numbers_as_excel_shows_them():
+    markdown = convert_file(DOCS / "xls_excel_parseexcel_test97j.xls").markdown
+    assert markdown.startswith("## Sheet1-ASC\n\n| ASC | This Data is 'ASC Only' |\n| --- | --- |\n"
+                               "| Date | 1964-03-23 |\n| INTEGER | 12345 |\n| Float | 1.29 |\n")
+    assert "| Formula | 1246912.89012345 |" in markdown  # a formula's value as last computed
+    assert "| BIG INTEGER | 123456789012 |" in markdown
+    assert "## 漢字名\n\n| ASC | This Data is 'ASC Only' |\n| --- | --- |\n| 漢字も入る | 漢字のデータ |" in markdown
+
+
+def test_an_excel_95_workbook_reads_in_its_code_page():
+    markdown = convert_file(DOCS / "xls_excel95_parseexcel_test95j.xls").markdown  # BIFF5, Shift-JIS
+    assert "## 漢字名\n\n| ASC | This Data is 'ASC Only' |\n| --- | --- |\n| 漢字も入る | 漢字のデータ |" in markdown
+    assert "| Date | 1964-03-23 |" in markdown
+
+
+def test_a_libreoffice_xls_reads_as_the_xlsx_it_was_saved_from():
+    assert convert_file(OFFICE / "libreoffice_chart_data.xls").markdown == \
+        convert_file(DOCS / "xlsx_excel_chart_data.xlsx").markdown
+
+
+def test_shared_strings_continued_over_records_change_width_at_the_boundary():
+    book = xls_biff._Book()
+    first = struct.pack("<IIHB", 2, 2, 5, 0) + "hé".encode("latin-1")
+    second = b"\x01" + "llo".encode("utf-16-le") + struct.pack("<HB", 2, 1) + "文字".encode("utf-16-le")
+    assert xls_biff._shared_strings([first, second], book) == ["héllo", "文字"]
+    assert xls_biff._shared_strings([first], book) == []  # cut short: what was read stands
+
+
+def test_rk_numbers():
+    assert xls_biff._rk((1234 << 2) | 0x02) == 1234
+    assert xls_biff._rk((1234 << 2) | 0x03) == 12.34
+    assert xls_biff._rk(struct.unpack("<Q", struct.pack("<d", 2.5))[0] >> 32) == 2.5
+
+
+def test_a_sheet_of_more_cells_than_a_workbook_may_hold_stops_reading_there():
+    record = struct.pack("<HHHHHd", 0x0203, 14, 0, 0, 0, 1.0)
+    stream = struct.pack("<HHHH", 0x0809, 4, 0x0600, 0x0010) + b"".join(
+        record[:4] + struct.pack("<HHHd", row % 65536, row // 65536, 0, 1.0) for row in range(MAX_SHEET_CELLS + 10))
+    started = time.perf_counter()
+    _grid, cells = xls_biff._sheet(stream, 0, xls_biff._Book())
+    assert cells == MAX_SHEET_CELLS + 1
+    assert time.perf_counter() - started < 30
+
+
+def test_a_password_protected_workbook_says_so():
+    data = convert_data = (OFFICE / "libreoffice_chart_data.xls").read_bytes()
+    codepage = struct.pack("<HH", 0x0042, 2)
+    assert data.count(codepage) == 1
+    with pytest.raises(ConversionFailed, match=r"^locked.xls: encrypted \(password required\)$"):
+        convert_document(convert_data.replace(codepage, struct.pack("<HH", 0x002F, 2)), ".xls", "locked.xls")
+
+
+# --- PowerPoint --------------------------------------------------------------------------
+
+
+def test_a_powerpoint_file_reads_as_its_slides():
+    assert convert_file(DOCS / "ppt_powerpoint_mimetype_test.ppt").markdown == "<!-- Slide number: 1 -->\n# zZZZZZZ"
+
+
+def test_a_libreoffice_ppt_has_titles_bodies_and_speaker_notes_in_slide_order():
+    markdown = convert_document(mirror_sync(), ".ppt", "mirror_sync.ppt").markdown
+    assert markdown == (
+        "<!-- Slide number: 1 -->\n# Quarterly sync of the mirror servers\n\n"
+        "Secondaries pull from the primary every hour\nA failed pull is retried after five minutes\n"
+        "Prometheus alerts after three failures\n\n"
+        "### Notes:\nMention the rsync bandwidth limit: 40 Mbit/s per secondary.\n\n"
+        "<!-- Slide number: 2 -->\n# Зеркала и расписание\n\nСинхронизация каждый час\n同步每小时一次\n\n"
+        "### Notes:\nЗаметка докладчика: проверить часовой пояс.")
+    assert "Click to edit" not in markdown  # the masters' prompts
+
+
+def test_a_password_protected_presentation_says_so():
+    data = mirror_sync()
+    token = struct.pack("<I", 0xE391C05F)
+    assert data.count(token) == 1
+    with pytest.raises(ConversionFailed, match=r"^locked.ppt: encrypted \(password required\)$"):
+        convert_document(data.replace(token, struct.pack("<I", 0xF3D1C4DF)), ".ppt", "locked.ppt")
+
+
+# --- renamed and damaged -----------------------------------------------------------------
+
+
+def test_each_office_97_2003_file_is_read_as_what_it_is_whatever_it_is_named():
+    xls = (OFFICE / "libreoffice_chart_data.xls").read_bytes()
+    renamed = convert_document(xls, ".xlsx", "chart.xlsx")
+    assert renamed.warnings == ("chart.xlsx: a .xls file named .xlsx; read as .xls",)
+    assert renamed.markdown == convert_file(OFFICE / "libreoffice_chart_data.xls").markdown
+    ppt = convert_document(mirror_sync(), ".pptx", "sync.pptx")
+    assert ppt.warnings == ("sync.pptx: a .ppt file named .pptx; read as .ppt",)
+    assert convert_document(mirror_sync(), ".xls", "sync.xls").warnings == \
+        ("sync.xls: a .ppt file named .xls; read as .ppt",)
+    docx = convert_document((DOCS / "xlsx_rows_founders.xlsx").read_bytes(), ".xls", "rows.xls")
+    assert docx.warnings == ("rows.xls: a .xlsx file named .xls; read as .xlsx",)
+
+
+@pytest.mark.parametrize("suffix", [".xls", ".ppt"])
+def test_randomly_damaged_files_are_read_or_refused_in_one_line(suffix):
+    data = (OFFICE / "libreoffice_chart_data.xls").read_bytes() if suffix == ".xls" else mirror_sync()
+    rng = random.Random(11)
+    slowest = 0.0
+    for _ in range(300):
+        damaged = bytearray(data)
+        for _ in range(rng.randint(1, 12)):
+            at = rng.randrange(min(len(damaged), 16384))  # the header, tables and streams LibreOffice writes first
+            damaged[at] = rng.randrange(256)
+        started = time.perf_counter()
+        try:
+            convert_document(bytes(damaged), suffix, f"bad{suffix}")
+        except ConversionFailed as exc:
+            assert "\n" not in str(exc)
+        slowest = max(slowest, time.perf_counter() - started)
+    assert slowest < 5
+
+
+def test_an_excel_4_worksheet_a_bare_record_stream_reads_as_its_cells():
+    markdown = convert_file(OFFICE / "excel4_astap_1476_areas.xls").markdown
+    assert markdown.startswith("| StepsizeX | 5.1428571429 |")
+    assert "|  | Ring | Declination  minimum | range | RA cells |" in markdown
+    assert "|  | 2 | 87.4285714286 | 2-3 | 3 | 5.3837796421 |" in markdown
+
+
+def test_a_fetched_office_97_2003_body_is_read_as_what_it_is_whatever_it_is_served_as():
+    from minirag.ingest.convert import sniff_format
+
+    assert sniff_format((OFFICE / "libreoffice_chart_data.xls").read_bytes(), "application/octet-stream",
+                        "https://example.org/download?id=7") == ".xls"
+    assert sniff_format(mirror_sync(), "text/plain", "https://example.org/talk") == ".ppt"
+    assert sniff_format((DOCS / "doc_word_olefile_test.doc").read_bytes(), "", "https://example.org/x") == ".doc"
