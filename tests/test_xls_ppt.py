@@ -154,3 +154,14 @@ def test_a_fetched_office_97_2003_body_is_read_as_what_it_is_whatever_it_is_serv
                         "https://example.org/download?id=7") == ".xls"
     assert sniff_format(mirror_sync(), "text/plain", "https://example.org/talk") == ".ppt"
     assert sniff_format((DOCS / "doc_word_olefile_test.doc").read_bytes(), "", "https://example.org/x") == ".doc"
+
+
+@pytest.mark.parametrize(("macro_enabled", "plain"), [
+    ("libreoffice_word_comments.docm", "docx_word_comments.docx"),
+    ("libreoffice_rows_founders.xlsm", "xlsx_rows_founders.xlsx"),
+    ("libreoffice_slides_text.pptm", "pptx_slides_text.pptx"),
+])
+def test_a_macro_enabled_office_file_reads_as_its_plain_sibling(macro_enabled, plain):
+    """LibreOffice saved each fixture again as its macro-enabled kind (another main content type);
+    the text is the same, and the macros are never read."""
+    assert convert_file(OFFICE / macro_enabled).markdown == convert_file(DOCS / plain).markdown

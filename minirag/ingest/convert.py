@@ -54,9 +54,12 @@ log = logging.getLogger(__name__)
 
 DOCUMENT_EXTENSIONS = frozenset(
     {".md", ".markdown", ".mdx", ".txt", ".rst", ".adoc", ".asciidoc", ".org", ".tex", ".latex", ".ltx", ".pdf",
-     ".doc", ".docx", ".odt", ".ods", ".odp", ".rtf", ".ppt", ".pptx", ".xls", ".xlsx", ".html", ".htm", ".csv", ".epub",
-     ".ipynb"}
+     ".doc", ".docx", ".docm", ".odt", ".ods", ".odp", ".rtf", ".ppt", ".pptx", ".pptm", ".xls", ".xlsx", ".xlsm",
+     ".html", ".htm", ".csv", ".epub", ".ipynb"}
 )
+# Macro-enabled Office files are their plain siblings plus a macro project, which is never run or
+# read: each is read as its sibling is.
+_MACRO_ENABLED = {".docm": ".docx", ".xlsm": ".xlsx", ".pptm": ".pptx"}
 # Image files are documents only where they can be read (the ocr extra installed, OCR not off).
 SUPPORTED_EXTENSIONS = DOCUMENT_EXTENSIONS | (ocr.IMAGE_EXTENSIONS if ocr.images_readable() else frozenset())
 _PLAIN_TEXT = {".md", ".markdown", ".mdx", ".txt"}
@@ -533,6 +536,7 @@ def bounded(converted: Converted, name: str) -> Converted:
 
 
 def _convert_by_suffix(data: bytes, suffix: str, name: str) -> Converted:
+    suffix = _MACRO_ENABLED.get(suffix, suffix)
     if suffix in ocr.IMAGE_EXTENSIONS and data:
         markdown, note = ocr.read_image(data, name)
         return Converted(markdown=markdown, note=note)
