@@ -17,7 +17,7 @@ SIGNATURE = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 _LAST_REGULAR = 0xFFFFFFFA  # sector numbers at or past it mark a chain's end or a FAT's own sectors
 _HEADER_DIFAT = 109
 _ENTRY = 128
-_STREAM, _ROOT = 2, 5
+_STORAGE, _STREAM, _ROOT = 1, 2, 5
 MAX_DIRECTORY_ENTRIES = 100_000
 
 
@@ -26,11 +26,18 @@ class CompoundFileError(ValueError):
 
 
 @dataclass(frozen=True)
-class _Entry:
+class Entry:
     name: str
     kind: int
     start: int
     size: int
+    left: int  # the directory's red-black tree of a storage's children: siblings, then the first child
+    right: int
+    child: int
+
+    @property
+    def is_storage(self) -> bool:
+        return self.kind in (_STORAGE, _ROOT)
 
 
 class CompoundFile:
@@ -97,28 +104,52 @@ class CompoundFile:
             raise CompoundFileError("a stream is longer than its chain of sectors")
         return data[:size]
 
-    def _directory(self) -> list[_Entry]:
+    def _directory(self) -> list[Entry]:
         data = b"".join(self._sector(number) for number in self._chain(self.first_directory, self.fat))
         entries = []
         for offset in range(0, min(len(data), MAX_DIRECTORY_ENTRIES * _ENTRY), _ENTRY):
             raw_name, name_bytes, kind = struct.unpack_from("<64sHB", data, offset)
+            left, right, child = struct.unpack_from("<III", data, offset + 0x44)
             start, size = struct.unpack_from("<IQ", data, offset + 0x74)
             if self.sector_size == 512:
                 size &= 0xFFFFFFFF  # a version-3 file's high half may hold anything
             name = raw_name[:max(0, min(name_bytes, 64) - 2)].decode("utf-16-le", "replace")
-            entries.append(_Entry(name, kind, start, size))
+            entries.append(Entry(name, kind, start, size, left, right, child))
         return entries
 
-    def stream(self, name: str) -> bytes | None:
-        """The stream named `name` (compared without case, as the format does); None if none is."""
+    def children(self, storage: Entry | None = None) -> list[Entry]:
+        """The entries a storage (the root by default) holds directly: its child tree walked once,
+        an index met twice or out of the directory left out."""
+        tree = (storage or self.entries[0]).child
+        found: list[Entry] = []
+        seen: set[int] = set()
+        pending = [tree]
+        while pending:
+            index = pending.pop()
+            if index >= len(self.entries) or index in seen:
+                continue
+            seen.add(index)
+            entry = self.entries[index]
+            found.append(entry)
+            pending += [entry.left, entry.right]
+        return found
+
+    def stream(self, name: str, storage: Entry | None = None) -> bytes | None:
+        """The stream named `name` (compared without case, as the format does) directly in
+        `storage` (the root by default), not in a storage inside it (an embedded object's); None
+        if none is."""
         wanted = name.casefold()
-        entry = next((e for e in self.entries if e.kind == _STREAM and e.name.casefold() == wanted), None)
+        entry = next((e for e in self.children(storage) if e.kind == _STREAM and e.name.casefold() == wanted), None)
         if entry is None:
             return None
+        return self.read(entry)
+
+    def read(self, entry: Entry) -> bytes:
+        """A stream entry's bytes."""
         if entry.size >= self.mini_cutoff:
             return self._chain_bytes(entry.start, entry.size)
         chain = self._chain(entry.start, self.mini_fat)
         data = b"".join(self.mini_stream[number * 64:(number + 1) * 64] for number in chain)
         if len(data) < entry.size:
-            raise CompoundFileError(f"stream {name!r} is longer than the mini stream holds")
+            raise CompoundFileError(f"stream {entry.name!r} is longer than the mini stream holds")
         return data[:entry.size]

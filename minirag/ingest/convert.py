@@ -29,11 +29,13 @@ from minirag.ingest.csv_table import csv_to_markdown
 from minirag.ingest.doc_text import doc_to_markdown
 from minirag.ingest.docx_margins import read_margins
 from minirag.ingest.docx_tables import docx_converter
+from minirag.ingest.email_text import eml_to_markdown
 from minirag.ingest.empty_cells import without_empty_rows
 from minirag.ingest.epub_spine import check_spine
 from minirag.ingest.latex_text import INCLUDES_ONLY_NOTE, includes_only, latex_to_markdown
 from minirag.ingest.latex_tokens import inputenc_charset
 from minirag.ingest.markdown_html import rendered_html
+from minirag.ingest.msg_text import msg_to_markdown
 from minirag.ingest.odf_text import MIMETYPES as ODF_MIMETYPES
 from minirag.ingest.odf_text import odf_to_markdown
 from minirag.ingest.org_text import org_to_markdown
@@ -55,7 +57,7 @@ log = logging.getLogger(__name__)
 DOCUMENT_EXTENSIONS = frozenset(
     {".md", ".markdown", ".mdx", ".txt", ".rst", ".adoc", ".asciidoc", ".org", ".tex", ".latex", ".ltx", ".pdf",
      ".doc", ".docx", ".docm", ".odt", ".ods", ".odp", ".rtf", ".ppt", ".pptx", ".pptm", ".xls", ".xlsx", ".xlsm",
-     ".html", ".htm", ".csv", ".epub", ".ipynb"}
+     ".html", ".htm", ".csv", ".epub", ".ipynb", ".eml", ".msg"}
 )
 # Macro-enabled Office files are their plain siblings plus a macro project, which is never run or
 # read: each is read as its sibling is.
@@ -475,6 +477,18 @@ def _legacy_office(data: bytes, suffix: str, name: str) -> Converted:
     return Converted(markdown=reader(data, name))
 
 
+def _msg(data: bytes, name: str) -> Converted:
+    """An Outlook message; a .msg that is another Office file is read as that, and one of plain text
+    (a program's messages) as text."""
+    if not data.startswith(_COMPOUND_FILE):
+        text, warnings = decode_text(data, name)
+        return Converted(markdown=escape_headings(text), warnings=warnings, frontmatter=True)
+    if _compound_kind(data) not in (".msg", None):
+        return _as_what_it_is(data, ".msg", name)
+    markdown, title = msg_to_markdown(data, name)
+    return Converted(markdown=markdown, metadata_title=title)
+
+
 def _renamed_legacy(data: bytes, suffix: str, name: str) -> Converted:
     """A compound file named .docx, .xlsx or .pptx: an Office 97-2003 file, read as the one it is;
     anything else is refused as check_zip refuses it."""
@@ -494,7 +508,9 @@ def _compound_kind(data: bytes) -> str | None:
         compound = CompoundFile(data)
     except CompoundFileError:
         return None
-    names = {entry.name.casefold() for entry in compound.entries}
+    names = {entry.name.casefold() for entry in compound.children()}
+    if any(entry.startswith("__substg1.0_") for entry in names):  # an Outlook message's properties
+        return ".msg"
     return next((suffix for stream, suffix in _COMPOUND_STREAMS if stream.casefold() in names), None)
 
 
@@ -574,6 +590,11 @@ def _convert_by_suffix(data: bytes, suffix: str, name: str) -> Converted:
         return _doc(data, name)
     if suffix in (".xls", ".ppt"):
         return _legacy_office(data, suffix, name)
+    if suffix == ".eml":
+        markdown, title = eml_to_markdown(data, name)
+        return Converted(markdown=markdown, metadata_title=title)
+    if suffix == ".msg":
+        return _msg(data, name)
     if (suffix in _OOXML_NAMES and data.startswith(_COMPOUND_FILE)
             and "EncryptedPackage".encode("utf-16-le") not in data):
         return _renamed_legacy(data, suffix, name)
@@ -631,7 +652,7 @@ _TYPE_SUFFIXES = {"text/csv": ".csv", "application/x-ipynb+json": ".ipynb", "tex
                   "text/x-markdown": ".md", "text/x-rst": ".rst", "text/prs.fallenstein.rst": ".rst",
                   "text/asciidoc": ".adoc", "text/x-asciidoc": ".adoc", "text/x-tex": ".tex",
                   "application/x-tex": ".tex", "text/x-latex": ".tex", "application/x-latex": ".tex",
-                  "application/rtf": ".rtf", "text/rtf": ".rtf"}
+                  "application/rtf": ".rtf", "text/rtf": ".rtf", "message/rfc822": ".eml"}
 # Served as text/plain (raw.githubusercontent.com serves every file so), a file named as one of these is that.
 _TEXT_SUFFIXES = frozenset({".md", ".markdown", ".mdx", ".rst", ".adoc", ".asciidoc", ".org", ".tex", ".latex", ".ltx"})
 
