@@ -232,7 +232,7 @@ def test_groups_past_the_depth_limit_are_not_read_and_cost_nothing_more():
 @pytest.mark.parametrize("run", [
     r"{\b x}",
     r"\u8364?",
-    r"{\field{\*\fldinst HYPERLINK ""https://a.b""}{\fldrslt x}}",
+    r'{\field{\*\fldinst HYPERLINK "https://a.b"}{\fldrslt x}}',
     r"\'e9",
     r"{\footnote a}",
     r"\trowd\pard\intbl x\cell",
@@ -240,7 +240,7 @@ def test_groups_past_the_depth_limit_are_not_read_and_cost_nothing_more():
     r"\par",
 ])
 def test_long_runs_read_in_linear_time(run):
-    assert grows_linearly(read, lambda repeats: run * 10 * repeats)
+    assert grows_linearly(read, lambda repeats: run * 3 * repeats)
 
 
 def test_a_fetched_rtf_body_is_read_as_rtf():
