@@ -109,3 +109,40 @@ def test_messages_the_standard_librarys_parser_trips_on_are_read_or_refused_in_o
         convert_document((OFFICE / name).read_bytes(), ".eml", name)
     except ConversionFailed as exc:
         assert "\n" not in str(exc)
+
+
+def test_an_outlook_body_kept_only_as_compressed_rtf_is_read():
+    from minirag.ingest import msg_text
+    from minirag.ingest.rtf_compressed import decompressed
+
+    compound = CompoundFile((OFFICE / "outlook_failure_notice_zh.msg").read_bytes())
+    rtf = decompressed(compound.stream("__substg1.0_10090102"))  # LZFu, HTML wrapped in RTF (\fromhtml1)
+    assert rtf.startswith(b"{\\rtf1\\ansi\\ansicpg936\\fromhtml1")
+    message = msg_text._Properties(compound, None, 32)
+    for plain in ("__SUBSTG1.0_1000001F", "__SUBSTG1.0_1000001E", "__SUBSTG1.0_10130102"):
+        message.streams.pop(plain, None)  # as a message saved with its formatted body only
+    body = msg_text._body(message)
+    assert body.startswith("Hi. This is an automatically generated Delivery Status Notification at tjdpf.org.cn")
+    assert "【这是服务器 tjdpf.org.cn 自动产生的投递状态通知】" in body  # \'hh bytes in code page 936
+
+
+def test_compressed_rtf_that_lies_about_its_size_or_runs_on_is_bounded(monkeypatch):
+    import struct
+
+    from minirag.ingest import rtf_compressed
+
+    monkeypatch.setattr(rtf_compressed, "MAX_OUTPUT", 100_000)
+    # Every control bit a reference copying 17 bytes from just ahead of the write position, so the
+    # stream never ends itself: 2 input bytes make 17 output bytes.
+    references, write = bytearray(), 207
+    for index in range(8 * 2_000):
+        if index % 8 == 0:
+            references.append(0xFF)
+        references += struct.pack(">H", ((write + 100) % 4096) << 4 | 0xF)
+        write = (write + 17) % 4096
+    stream = struct.pack("<IIII", 0, 2**31, 0x75465A4C, 0) + bytes(references)
+    assert len(rtf_compressed.decompressed(stream)) == 100_000
+    with pytest.raises(ValueError):
+        rtf_compressed.decompressed(struct.pack("<IIII", 0, 10, 0x12345678, 0) + b"x" * 10)
+    stored = struct.pack("<IIII", 0, 5, 0x414C454D, 0) + b"{\\rtf1 hi}"
+    assert rtf_compressed.decompressed(stored) == b"{\\rtf"

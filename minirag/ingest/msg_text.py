@@ -5,10 +5,10 @@ Each property of the message is a stream in the root storage named by its tag,
 `__substg1.0_TTTTYYYY` (an id and a type: 001F UTF-16 text, 001E 8-bit text in the message's
 code page, 0102 bytes); fixed-size ones (the times) sit in `__properties_version1.0`. The subject,
 the sender, the To and Cc lines and the delivery time head the page; the body is the plain-text
-body, or the HTML body converted as any page is when there is none; each attachment storage
+body, else the HTML body converted as any page is, else the compressed RTF body
+(rtf_compressed.py) read as any RTF file is; each attachment storage
 (`__attach_version1.0_#N`) gives its file name. Properties inside an attachment (a forwarded
-message's own subject) are never taken for the message's. A message with only a compressed-RTF
-body reads as its headers.
+message's own subject) are never taken for the message's.
 """
 
 from __future__ import annotations
@@ -19,9 +19,11 @@ import struct
 from minirag.errors import ConversionFailed
 from minirag.ingest.cfb import CompoundFile, CompoundFileError, Entry
 from minirag.ingest.email_text import Message
+from minirag.ingest.rtf_compressed import decompressed
+from minirag.ingest.rtf_text import rtf_to_markdown
 from minirag.ingest.rtf_tokens import code_page
 
-_SUBJECT, _BODY, _HTML = 0x0037, 0x1000, 0x1013
+_SUBJECT, _BODY, _HTML, _RTF_COMPRESSED = 0x0037, 0x1000, 0x1013, 0x1009
 _SENDER_NAME, _SENDER_EMAIL, _SENDER_SMTP = 0x0C1A, 0x0C1F, 0x5D01
 _DISPLAY_TO, _DISPLAY_CC = 0x0E04, 0x0E03
 _DELIVERY_TIME, _SUBMIT_TIME = 0x0E06, 0x0039
@@ -101,13 +103,19 @@ def _body(message: _Properties) -> str:
         codec = "utf-8"
     else:
         codec = message.codec
-    if not html.strip():
-        return ""
-    from minirag.ingest.html_markdown import html_to_markdown
+    if html.strip():
+        from minirag.ingest.html_markdown import html_to_markdown
 
+        try:
+            return html_to_markdown(html.decode(codec, "replace"))[0]
+        except ConversionFailed:
+            return ""
+    compressed = message.raw(_RTF_COMPRESSED, 0x0102)
+    if compressed is None:
+        return ""
     try:
-        return html_to_markdown(html.decode(codec, "replace"))[0]
-    except ConversionFailed:
+        return rtf_to_markdown(decompressed(compressed), "body")[0]
+    except (ValueError, ConversionFailed):
         return ""
 
 
