@@ -160,8 +160,16 @@ def test_a_fetched_office_97_2003_body_is_read_as_what_it_is_whatever_it_is_serv
     ("libreoffice_word_comments.docm", "docx_word_comments.docx"),
     ("libreoffice_rows_founders.xlsm", "xlsx_rows_founders.xlsx"),
     ("libreoffice_slides_text.pptm", "pptx_slides_text.pptx"),
+    ("libreoffice_word_comments.dotx", "docx_word_comments.docx"),
+    ("libreoffice_rows_founders.xltx", "xlsx_rows_founders.xlsx"),
+    ("libreoffice_slides_text.ppsx", "pptx_slides_text.pptx"),
 ])
-def test_a_macro_enabled_office_file_reads_as_its_plain_sibling(macro_enabled, plain):
-    """LibreOffice saved each fixture again as its macro-enabled kind (another main content type);
-    the text is the same, and the macros are never read."""
+def test_a_macro_enabled_template_or_show_file_reads_as_its_plain_sibling(macro_enabled, plain):
+    """LibreOffice saved each fixture again as its macro-enabled, template or slide-show kind
+    (another main content type); the text is the same, and macros are never read."""
     assert convert_file(OFFICE / macro_enabled).markdown == convert_file(DOCS / plain).markdown
+
+
+def test_an_old_slide_show_reads_as_a_presentation():
+    assert convert_document(mirror_sync(), ".pps", "sync.pps").markdown == \
+        convert_document(mirror_sync(), ".ppt", "sync.ppt").markdown

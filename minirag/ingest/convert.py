@@ -56,12 +56,15 @@ log = logging.getLogger(__name__)
 
 DOCUMENT_EXTENSIONS = frozenset(
     {".md", ".markdown", ".mdx", ".txt", ".rst", ".adoc", ".asciidoc", ".org", ".tex", ".latex", ".ltx", ".pdf",
-     ".doc", ".docx", ".docm", ".odt", ".ods", ".odp", ".rtf", ".ppt", ".pptx", ".pptm", ".xls", ".xlsx", ".xlsm",
-     ".html", ".htm", ".csv", ".epub", ".ipynb", ".eml", ".msg"}
+     ".doc", ".docx", ".docm", ".dotx", ".dotm", ".odt", ".ods", ".odp", ".rtf", ".ppt", ".pps", ".pptx", ".pptm",
+     ".ppsx", ".ppsm", ".xls", ".xlt", ".xlsx", ".xlsm", ".xltx", ".xltm", ".html", ".htm", ".csv", ".epub", ".ipynb",
+     ".eml", ".msg"}
 )
-# Macro-enabled Office files are their plain siblings plus a macro project, which is never run or
-# read: each is read as its sibling is.
-_MACRO_ENABLED = {".docm": ".docx", ".xlsm": ".xlsx", ".pptm": ".pptx"}
+# Office's other kinds of the same files, each read as its sibling is: macro-enabled ones (the macro
+# project is never run or read), templates and slide shows. (Not `.dot` or `.pot`: those are
+# Graphviz graphs and gettext templates as often as Word and PowerPoint ones.)
+_SIBLINGS = {".docm": ".docx", ".dotx": ".docx", ".dotm": ".docx", ".xlsm": ".xlsx", ".xltx": ".xlsx",
+             ".xltm": ".xlsx", ".pptm": ".pptx", ".ppsx": ".pptx", ".ppsm": ".pptx", ".xlt": ".xls", ".pps": ".ppt"}
 # Image files are documents only where they can be read (the ocr extra installed, OCR not off).
 SUPPORTED_EXTENSIONS = DOCUMENT_EXTENSIONS | (ocr.IMAGE_EXTENSIONS if ocr.images_readable() else frozenset())
 _PLAIN_TEXT = {".md", ".markdown", ".mdx", ".txt"}
@@ -552,7 +555,7 @@ def bounded(converted: Converted, name: str) -> Converted:
 
 
 def _convert_by_suffix(data: bytes, suffix: str, name: str) -> Converted:
-    suffix = _MACRO_ENABLED.get(suffix, suffix)
+    suffix = _SIBLINGS.get(suffix, suffix)
     if suffix in ocr.IMAGE_EXTENSIONS and data:
         markdown, note = ocr.read_image(data, name)
         return Converted(markdown=markdown, note=note)
