@@ -22,6 +22,7 @@ from minirag.ingest.email_text import Message
 from minirag.ingest.rtf_compressed import decompressed
 from minirag.ingest.rtf_text import rtf_to_markdown
 from minirag.ingest.rtf_tokens import code_page
+from minirag.ingest.text_repair import escape_headings
 
 _SUBJECT, _BODY, _HTML, _RTF_COMPRESSED = 0x0037, 0x1000, 0x1013, 0x1009
 _SENDER_NAME, _SENDER_EMAIL, _SENDER_SMTP = 0x0C1A, 0x0C1F, 0x5D01
@@ -94,8 +95,6 @@ def msg_to_markdown(data: bytes, name: str) -> tuple[str, str | None]:
 def _body(message: _Properties) -> str:
     text = message.text(_BODY)
     if text.strip():
-        from minirag.ingest.text_repair import escape_headings
-
         return escape_headings(text.replace("\r\n", "\n"))
     html = message.raw(_HTML, 0x0102)
     if html is None:

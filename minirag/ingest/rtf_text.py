@@ -126,8 +126,7 @@ class _State:
 
 
 class _Reader:
-    def __init__(self, name: str, raw_utf8: bool) -> None:
-        self.name = name
+    def __init__(self, raw_utf8: bool) -> None:
         self.raw_utf8 = raw_utf8  # stray 8-bit bytes are UTF-8 (the file is valid UTF-8), not the code page
         self.codec = DEFAULT_CODEC
         self.default_font = 0
@@ -565,7 +564,7 @@ def rtf_to_markdown(data: bytes, name: str) -> tuple[str, str | None]:
         raw_utf8 = not data.isascii()
     except UnicodeDecodeError:
         raw_utf8 = False
-    reader = _Reader(name, raw_utf8)
+    reader = _Reader(raw_utf8)
     reader.read(data.decode("latin-1"))
     body = blocks_markdown(reader.blocks)
     margins = Margins(headers=tuple(reader.headers), footers=tuple(reader.footers), comments=tuple(reader.comments))
