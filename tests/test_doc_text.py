@@ -8,6 +8,7 @@ import time
 
 import pytest
 from conftest import FIXTURES
+from helpers.compound_files import Node, compound_file
 from helpers.growth import grows_linearly
 
 from minirag.errors import ConversionFailed
@@ -115,6 +116,18 @@ def test_a_sector_chain_that_loops_is_damage_not_a_hang():
     struct.pack_into("<I", data, fat_at + 4 * entry.start, entry.start)  # its first sector points at itself
     with pytest.raises(ConversionFailed, match=r"^loop.doc: not a valid .doc file \(damaged: a sector chain loops"):
         convert_document(bytes(data), ".doc", "loop.doc")
+
+
+def test_a_stream_is_read_from_the_sectors_its_size_takes_however_long_its_chain_runs_on():
+    """Many small entries chained on through a whole file would each read all of it."""
+    data = bytearray(compound_file([Node("small", b"y" * 10), Node("big", b"z" * 5_000)]))
+    compound = CompoundFile(bytes(data))
+    small, big = (next(e for e in compound.entries if e.name == name) for name in ("small", "big"))
+    fat_at = (struct.unpack_from("<I", data, 0x4C)[0] + 1) * 512
+    struct.pack_into("<I", data, fat_at + 4 * small.start, big.start)  # on through the big stream's ten sectors
+    assert CompoundFile(bytes(data)).read(small) == b"y" * 10
+    struct.pack_into("<I", data, fat_at + 4 * small.start, small.start)  # or round to itself for ever
+    assert CompoundFile(bytes(data)).read(small) == b"y" * 10
 
 
 def test_truncated_and_randomly_damaged_files_are_read_or_refused_in_one_line():

@@ -1,15 +1,19 @@
 """Saved e-mail (.eml) and Outlook messages (.msg): real ones from Debian and PyPI packages and
 ones Python's own e-mail package wrote (tests/fixtures, sources in its README)."""
 
+import email.message
+import email.policy
+import gzip
 import random
 import time
 
 import pytest
 from conftest import FIXTURES
+from helpers.compound_files import Node, compound_file
 
 from minirag.errors import ConversionFailed
 from minirag.ingest.cfb import CompoundFile
-from minirag.ingest.convert import convert_document, convert_file, sniff_format
+from minirag.ingest.convert import attached_suffix, convert_document, convert_file, sniff_format
 
 DOCS = FIXTURES / "docs"
 OFFICE = FIXTURES / "office"
@@ -52,7 +56,8 @@ def test_an_outlook_message_reads_as_its_headers_body_and_attachments():
 def test_a_forwarded_messages_own_properties_are_never_taken_for_the_outer_ones():
     data = (OFFICE / "outlook_forwarded_attachment.msg").read_bytes()
     assert convert_document(data, ".msg", "outer.msg").markdown == (
-        "# outer subject\n\nTo: outer@foo.bar\nDate: 2016-11-15 23:29 UTC\n\nOuter body\n\nAttachments: test")
+        "# outer subject\n\nTo: outer@foo.bar\nDate: 2016-11-15 23:29 UTC\n\nOuter body\n\nAttachments: test\n\n"
+        "## Attached: test\n\nTo: test@foobar.com\nDate: 2016-11-15 23:28 UTC\n\nbody")
     compound = CompoundFile(data)
     subject = "__substg1.0_0037001F"
     assert compound.stream(subject).decode("utf-16-le") == "outer subject"
@@ -118,7 +123,7 @@ def test_an_outlook_body_kept_only_as_compressed_rtf_is_read():
     compound = CompoundFile((OFFICE / "outlook_failure_notice_zh.msg").read_bytes())
     rtf = decompressed(compound.stream("__substg1.0_10090102"))  # LZFu, HTML wrapped in RTF (\fromhtml1)
     assert rtf.startswith(b"{\\rtf1\\ansi\\ansicpg936\\fromhtml1")
-    message = msg_text._Properties(compound, None, 32)
+    message = msg_text._Properties(msg_text._Reading(compound), None, 32)
     for plain in ("__SUBSTG1.0_1000001F", "__SUBSTG1.0_1000001E", "__SUBSTG1.0_10130102"):
         message.streams.pop(plain, None)  # as a message saved with its formatted body only
     body = msg_text._body(message)
@@ -146,3 +151,107 @@ def test_compressed_rtf_that_lies_about_its_size_or_runs_on_is_bounded(monkeypat
         rtf_compressed.decompressed(struct.pack("<IIII", 0, 10, 0x12345678, 0) + b"x" * 10)
     stored = struct.pack("<IIII", 0, 5, 0x414C454D, 0) + b"{\\rtf1 hi}"
     assert rtf_compressed.decompressed(stored) == b"{\\rtf"
+
+
+def _message(subject: str, body: str) -> email.message.EmailMessage:
+    message = email.message.EmailMessage(policy=email.policy.default)
+    message["Subject"], message["From"], message["To"] = subject, "Ana <ana@example.org>", "ops@example.org"
+    message.set_content(body)
+    return message
+
+
+def test_a_saved_messages_attached_documents_are_read_under_it_each_a_section_of_its_own():
+    message = _message("Quarterly report", "Both files attached.")
+    message.add_attachment((DOCS / "docx_headings_table.docx").read_bytes(), maintype="application",
+                           subtype="vnd.openxmlformats-officedocument.wordprocessingml.document", filename="tomllib.docx")
+    message.add_attachment((DOCS / "pdf_multipage_pdflatex_outline.pdf").read_bytes(), maintype="application",
+                           subtype="pdf", filename="outline.pdf")
+    message.add_attachment("Сверка остатков: 1 200 рублей.\n".encode("koi8-r"), maintype="text", subtype="plain",
+                           params={"charset": "koi8-r"}, filename="сверка.txt")
+    message.add_attachment(b"\x89PNG\r\n\x1a\n" + b"\0" * 64, maintype="image", subtype="png", filename="logo.png")
+    message.add_attachment(b"PK\x05\x06" + b"\0" * 18, maintype="application", subtype="zip", filename="src.zip")
+    converted = convert_document(message.as_bytes(), ".eml", "report.eml")
+    markdown = converted.markdown
+    assert "Attachments: tomllib.docx, outline.pdf, сверка.txt, logo.png, src.zip" in markdown
+    sections = [line for line in markdown.split("\n") if line.startswith("## ")]
+    assert sections == ["## Attached: tomllib.docx", "## Attached: outline.pdf", "## Attached: сверка.txt"]
+    docx = markdown.split("## Attached: tomllib.docx\n\n", 1)[1]
+    assert docx.startswith("### [tomllib](#module-tomllib) — Parse TOML files")  # its own title, two levels down
+    assert "### 1 Foo" in markdown and "\f" not in markdown  # the PDF's headings; its pages are its own
+    assert markdown.endswith("## Attached: сверка.txt\n\nСверка остатков: 1 200 рублей.")  # the declared charset
+    assert converted.warnings == ()
+
+
+def test_an_attachment_that_cannot_be_read_is_named_with_a_warning_and_costs_only_itself():
+    message = _message("Schedule", "See the PDF.")
+    message.add_attachment(b"%PDF-1.4 not really", maintype="application", subtype="pdf", filename="schedule.pdf")
+    message.add_attachment(b"a,b\n1,2\n", maintype="text", subtype="csv", filename="table.csv")
+    converted = convert_document(message.as_bytes(), ".eml", "s.eml")
+    assert converted.markdown.startswith("# Schedule")
+    assert "Attachments: schedule.pdf, table.csv" in converted.markdown
+    assert "## Attached: schedule.pdf" not in converted.markdown and "## Attached: table.csv" in converted.markdown
+    assert len(converted.warnings) == 1 and converted.warnings[0].startswith("s.eml › schedule.pdf: ")
+
+
+def test_forwarded_messages_are_read_as_messages_three_deep_and_no_deeper():
+    inner = _message("level 5", "deepest body")
+    inner.add_attachment(b"deepest notes\n", maintype="text", subtype="plain", filename="notes-5.txt")
+    for level in range(4, -1, -1):
+        outer = _message(f"level {level}", f"body {level}")
+        outer.add_attachment(f"notes {level}\n".encode(), maintype="text", subtype="plain", filename=f"notes-{level}.txt")
+        if level % 2:  # forwarded as a message part, or attached as a saved .eml file
+            outer.add_attachment(inner)
+        else:
+            outer.add_attachment(inner.as_bytes(), maintype="application", subtype="octet-stream",
+                                 filename=f"level-{level + 1}.eml")
+        inner = outer
+    markdown = convert_document(inner.as_bytes(), ".eml", "chain.eml").markdown
+    for level in range(4):
+        assert f"body {level}" in markdown and f"notes {level}" in markdown
+    assert "Attachments: notes-3.txt, level 4" in markdown and "body 4" not in markdown  # named, not read
+    with pytest.raises(ConversionFailed, match="^x.eml: refused: more than 1,000 MIME parts$"):
+        many = _message("many", "body")
+        for number in range(600):
+            forwarded = _message(f"forwarded {number}", "body")
+            many.add_attachment(forwarded)
+        convert_document(many.as_bytes(), ".eml", "x.eml")  # the parts of forwarded messages count
+
+
+def test_an_outlook_messages_attached_file_and_forwarded_message_are_read():
+    data = gzip.decompress((OFFICE / "outlook_text_attachment.msg.gz").read_bytes())
+    markdown = convert_document(data, ".msg", "complete.msg").markdown
+    assert "Attachments: [MS-OXPROPS].txt\n\n## Attached: [MS-OXPROPS].txt\n\n[MS-OXPROPS]:\nExchange Server " in markdown
+    assert markdown.endswith("contacting\niplg@microsoft.com.")
+    assert convert_document(data, ".msg", "complete.msg").warnings == ()
+
+
+def _forged_message(attachments: list[Node]) -> bytes:
+    def text(prop: str, value: str) -> Node:
+        return Node(f"__substg1.0_{prop}001F", value.encode("utf-16-le"))
+
+    return compound_file([text("0037", "Numbers"), text("1000", "See attached."),
+                          Node("__properties_version1.0", b"\0" * 32), *attachments])
+
+
+def test_an_outlook_message_whose_attachments_share_one_stream_or_storage_is_refused_not_read_over_and_over():
+    name = Node("__substg1.0_3707001F", "notes.txt".encode("utf-16-le"))
+    shared = [name, Node("__substg1.0_37010102", b"the quarterly numbers\n" * 10_000)]
+    one = convert_document(_forged_message([Node("__attach_version1.0_#00000000", None, shared)]), ".msg", "one.msg")
+    assert "## Attached: notes.txt\n\nthe quarterly numbers" in one.markdown
+    streams = [Node(f"__attach_version1.0_#{n:08X}", None, shared) for n in range(200)]
+    with pytest.raises(ConversionFailed, match=r"^forged.msg: not a valid .msg file \(damaged: its entries share "
+                                               r"their streams' sectors, read over and over\)$"):
+        convert_document(_forged_message(streams), ".msg", "forged.msg")
+    crowd = [name, *(Node(f"__substg1.0_8{n:03X}001F", b"x\0") for n in range(300))]
+    storages = [Node(f"__attach_version1.0_#{n:08X}", None, crowd) for n in range(300)]
+    with pytest.raises(ConversionFailed, match=r"storages share their entries, read over and over\)$"):
+        convert_document(_forged_message(storages), ".msg", "forged.msg")
+
+
+def test_an_attachment_is_read_by_its_names_suffix_else_by_its_type():
+    assert attached_suffix("Report.PDF", "application/octet-stream") == ".pdf"
+    assert attached_suffix("README", "text/plain") == ".txt"
+    assert attached_suffix("invoice", "application/pdf") == ".pdf"
+    assert attached_suffix("photo.jpg", "image/jpeg") is None and attached_suffix("src.zip", "application/zip") is None
+    assert attached_suffix("", "message/rfc822") == ".eml"
+    assert attached_suffix("C:\\Users\\ana\\notes.docx", "") == ".docx"

@@ -86,11 +86,13 @@ class CompoundFile:
         fat = b"".join(self._sector(number) for number in listed[:fat_sectors] if number < _LAST_REGULAR)
         return self._numbers(fat)
 
-    def _chain(self, start: int, table: tuple[int, ...]) -> list[int]:
+    def _chain(self, start: int, table: tuple[int, ...], needed: int | None = None) -> list[int]:
+        """The sectors chained from `start`, no more than `needed` of them: a stream's bytes are
+        read from the sectors its size takes, however long the chain runs on."""
         chain: list[int] = []
         seen: set[int] = set()
         sector = start
-        while sector < _LAST_REGULAR:
+        while sector < _LAST_REGULAR and (needed is None or len(chain) < needed):
             if sector in seen or sector >= len(table):
                 raise CompoundFileError("a sector chain loops or leaves its table")
             seen.add(sector)
@@ -99,7 +101,8 @@ class CompoundFile:
         return chain
 
     def _chain_bytes(self, start: int, size: int) -> bytes:
-        data = b"".join(self._sector(number) for number in self._chain(start, self.fat))
+        needed = -(-size // self.sector_size)
+        data = b"".join(self._sector(number) for number in self._chain(start, self.fat, needed))
         if len(data) < size:
             raise CompoundFileError("a stream is longer than its chain of sectors")
         return data[:size]
@@ -148,7 +151,7 @@ class CompoundFile:
         """A stream entry's bytes."""
         if entry.size >= self.mini_cutoff:
             return self._chain_bytes(entry.start, entry.size)
-        chain = self._chain(entry.start, self.mini_fat)
+        chain = self._chain(entry.start, self.mini_fat, -(-entry.size // 64))
         data = b"".join(self.mini_stream[number * 64:(number + 1) * 64] for number in chain)
         if len(data) < entry.size:
             raise CompoundFileError(f"stream {entry.name!r} is longer than the mini stream holds")

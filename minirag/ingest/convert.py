@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import bisect
 import codecs
+import contextlib
 import encodings
 import io
 import logging
 import re
 import unicodedata
 import zipfile
+from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -24,12 +26,13 @@ from minirag._compat.pdfminer import UNMAPPED_GLYPH
 from minirag.errors import ConversionFailed, described
 from minirag.ingest import ocr
 from minirag.ingest.asciidoc_text import asciidoc_to_markdown
+from minirag.ingest.attachments import MAX_NESTED_MESSAGES, AttachedFiles
 from minirag.ingest.cfb import CompoundFile, CompoundFileError
 from minirag.ingest.csv_table import csv_to_markdown
 from minirag.ingest.doc_text import doc_to_markdown
 from minirag.ingest.docx_margins import read_margins
 from minirag.ingest.docx_tables import docx_converter
-from minirag.ingest.email_text import eml_to_markdown
+from minirag.ingest.email_text import ReadMessage, eml_to_markdown
 from minirag.ingest.empty_cells import without_empty_rows
 from minirag.ingest.epub_spine import check_spine
 from minirag.ingest.latex_text import INCLUDES_ONLY_NOTE, includes_only, latex_to_markdown
@@ -488,8 +491,53 @@ def _msg(data: bytes, name: str) -> Converted:
         return Converted(markdown=escape_headings(text), warnings=warnings, frontmatter=True)
     if _compound_kind(data) not in (".msg", None):
         return _as_what_it_is(data, ".msg", name)
-    markdown, title = msg_to_markdown(data, name)
-    return Converted(markdown=markdown, metadata_title=title)
+    return _read_message(msg_to_markdown(data, name, _AttachedFiles(name, _message_depth.get())))
+
+
+def _read_message(read: ReadMessage) -> Converted:
+    return Converted(markdown=read.markdown, metadata_title=read.title, warnings=read.warnings)
+
+
+# How many messages enclose the one being read: an attachment is converted as a document of its own,
+# and a message attached to it must know how deep it is.
+_message_depth: ContextVar[int] = ContextVar("message_depth", default=0)
+# Formats read from text, whose charset the message may declare for the attachment.
+_DECODED = {*_PLAIN_TEXT, *_HTML, *_LATEX, ".rst", ".adoc", ".asciidoc", ".org", ".csv"}
+@dataclass(frozen=True)
+class _AttachedFiles:
+    """A message's attachments, each converted as the document it is (attachments.AttachedFiles)."""
+
+    name: str  # the message's, for what is said about its attachments
+    depth: int  # messages enclosing this one
+
+    def read(self, data: bytes, filename: str, content_type: str,
+             charset: str | None = None) -> tuple[str, tuple[str, ...]] | None:
+        suffix = attached_suffix(filename, content_type)
+        messages_past = self.depth >= MAX_NESTED_MESSAGES if suffix in (".eml", ".msg") else self.depth > MAX_NESTED_MESSAGES
+        if suffix is None or messages_past:  # (past it: a message that was named as another file)
+            return None
+        codec = _known_codec(charset) if suffix in _DECODED else None
+        if codec and not data.startswith(tuple(mark for mark, _ in _BYTE_ORDER_MARKS)):
+            with contextlib.suppress(UnicodeDecodeError):
+                data = codecs.BOM_UTF8 + data.decode(codec).encode("utf-8")
+        token = _message_depth.set(self.depth + 1)
+        try:
+            converted = convert_document(data, suffix, f"{self.name} › {' '.join(filename.split()) or content_type}")
+        finally:
+            _message_depth.reset(token)
+        return converted.markdown.replace("\f", "\n\n"), converted.warnings  # pages are the attachment's own
+
+    def inner(self, label: str) -> AttachedFiles | None:
+        if self.depth >= MAX_NESTED_MESSAGES:
+            return None
+        return _AttachedFiles(f"{self.name} › {' '.join(label.split())}", self.depth + 1)
+
+
+def attached_suffix(filename: str, content_type: str) -> str | None:
+    """The format an attachment is read as: its file name's, else its MIME type's; None for
+    anything else (a picture, an archive, a program)."""
+    suffix = Path(filename.strip().replace("\\", "/")).suffix.lower() if filename.strip() else ""
+    return suffix if suffix in DOCUMENT_EXTENSIONS else _ATTACHED_TYPES.get(content_type.lower().strip())
 
 
 def _renamed_legacy(data: bytes, suffix: str, name: str) -> Converted:
@@ -594,8 +642,7 @@ def _convert_by_suffix(data: bytes, suffix: str, name: str) -> Converted:
     if suffix in (".xls", ".ppt"):
         return _legacy_office(data, suffix, name)
     if suffix == ".eml":
-        markdown, title = eml_to_markdown(data, name)
-        return Converted(markdown=markdown, metadata_title=title)
+        return _read_message(eml_to_markdown(data, name, _AttachedFiles(name, _message_depth.get())))
     if suffix == ".msg":
         return _msg(data, name)
     if (suffix in _OOXML_NAMES and data.startswith(_COMPOUND_FILE)
@@ -656,6 +703,18 @@ _TYPE_SUFFIXES = {"text/csv": ".csv", "application/x-ipynb+json": ".ipynb", "tex
                   "text/asciidoc": ".adoc", "text/x-asciidoc": ".adoc", "text/x-tex": ".tex",
                   "application/x-tex": ".tex", "text/x-latex": ".tex", "application/x-latex": ".tex",
                   "application/rtf": ".rtf", "text/rtf": ".rtf", "message/rfc822": ".eml"}
+# An attachment whose name has no suffix minirag reads is read by its MIME type.
+_ATTACHED_TYPES = {
+    **_TYPE_SUFFIXES, **{kind.decode(): odf for odf, kind in ODF_MIMETYPES.items()},
+    "text/plain": ".txt", "text/html": ".html", "application/xhtml+xml": ".html", "application/pdf": ".pdf",
+    "application/msword": ".doc", "application/vnd.ms-excel": ".xls", "application/vnd.ms-powerpoint": ".ppt",
+    "application/vnd.ms-outlook": ".msg", "application/epub+zip": ".epub",
+    "application/vnd.openxmlformats-officedocument.wordprocessingml.document": ".docx",
+    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": ".xlsx",
+    "application/vnd.openxmlformats-officedocument.presentationml.presentation": ".pptx",
+}
+
+
 # Served as text/plain (raw.githubusercontent.com serves every file so), a file named as one of these is that.
 _TEXT_SUFFIXES = frozenset({".md", ".markdown", ".mdx", ".rst", ".adoc", ".asciidoc", ".org", ".tex", ".latex", ".ltx"})
 

@@ -2,11 +2,11 @@
 library's parser, and the page both it and an Outlook message (msg_text.py) are written as.
 
 A message reads as a reader sees it in a mail client: the subject as its title and heading, then
-who sent it, to whom and when, then the body, then the names of its attachments (their contents
-are not read: an attachment is a file of its own to index). The body is the plain-text part, or
-the HTML part converted as any page is when there is none; header fields arrive decoded
-(`=?utf-8?b?...?=`), and a body in any charset its part declares. A multipart tree nested past
-MAX_PARTS parts is read as far as that.
+who sent it, to whom and when, then the body, then the names of its attachments and, under them,
+each attached document and forwarded message read as a section of its own (attachments.py). The
+body is the plain-text part, or the HTML part converted as any page is when there is none; header
+fields arrive decoded (`=?utf-8?b?...?=`), and a body in any charset its part declares. A message
+of more than MAX_PARTS parts, those of forwarded messages counted, is refused.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import email.policy
 from dataclasses import dataclass
 
 from minirag.errors import ConversionFailed, described
+from minirag.ingest.attachments import AttachedFiles, Attachment
 from minirag.ingest.text_repair import escape_headings
 
 MAX_PARTS = 1_000
@@ -29,30 +30,37 @@ class Message:
     cc: str = ""
     date: str = ""
     body: str = ""  # Markdown
-    attachments: tuple[str, ...] = ()
+    attachments: tuple[Attachment, ...] = ()
 
     def markdown(self) -> str:
         heading = f"# {' '.join(self.subject.split())}" if self.subject.strip() else ""
         fields = "\n".join(f"{label}: {' '.join(value.split())}" for label, value in
                            (("From", self.sender), ("To", self.to), ("Cc", self.cc), ("Date", self.date))
                            if value.strip())
-        names = ", ".join(" ".join(name.split()) for name in self.attachments if name.strip())
-        parts = (heading, escape_headings(fields), self.body.strip(), f"Attachments: {names}" if names else "")
+        names = ", ".join(" ".join(item.name.split()) for item in self.attachments if item.name.strip())
+        parts = (heading, escape_headings(fields), self.body.strip(), f"Attachments: {names}" if names else "",
+                 *(item.section() for item in self.attachments if item.markdown.strip()))
         return "\n\n".join(part for part in parts if part)
 
 
-def eml_to_markdown(data: bytes, name: str) -> tuple[str, str | None]:
-    """The message's Markdown and its subject (None where it has none)."""
+@dataclass(frozen=True)
+class ReadMessage:
+    markdown: str
+    title: str | None  # the subject, None where it has none
+    warnings: tuple[str, ...] = ()  # attachments that could not be read
+
+
+def eml_to_markdown(data: bytes, name: str, files: AttachedFiles | None = None) -> ReadMessage:
+    """The message as a page; `files` reads its attachments (None: they are only named)."""
     if b"\x00" in data[:8192]:
         raise ConversionFailed(f"{name}: not an e-mail message (a binary file: NUL bytes)")
+    warnings: list[str] = []
     try:
         message = email.message_from_bytes(data, policy=email.policy.default)
         for parts, _ in enumerate(message.walk(), 1):
             if parts > MAX_PARTS:
                 raise ConversionFailed(f"{name}: refused: more than {MAX_PARTS:,} MIME parts")
-        read = Message(subject=_header(message, "Subject"), sender=_header(message, "From"),
-                       to=_header(message, "To"), cc=_header(message, "Cc"), date=_header(message, "Date"),
-                       body=_body(message), attachments=tuple(_attachments(message)))
+        read = _message(message, files, warnings)
     except RecursionError:
         raise ConversionFailed(f"{name}: refused: its MIME parts nest too deep") from None
     except ConversionFailed:
@@ -61,7 +69,13 @@ def eml_to_markdown(data: bytes, name: str) -> tuple[str, str | None]:
         raise ConversionFailed(f"{name}: cannot read the message ({described(exc)})") from None
     if not (read.subject or read.body or read.sender):
         raise ConversionFailed(f"{name}: not an e-mail message (no headers or body found)")
-    return read.markdown(), read.subject.strip() or None
+    return ReadMessage(read.markdown(), read.subject.strip() or None, tuple(warnings))
+
+
+def _message(message: email.message.EmailMessage, files: AttachedFiles | None, warnings: list[str]) -> Message:
+    return Message(subject=_header(message, "Subject"), sender=_header(message, "From"), to=_header(message, "To"),
+                   cc=_header(message, "Cc"), date=_header(message, "Date"), body=_body(message),
+                   attachments=tuple(_attachments(message, files, warnings)))
 
 
 def _header(message: email.message.Message, field: str) -> str:
@@ -97,14 +111,38 @@ def _content(part: email.message.Message) -> str:
         return payload.decode("utf-8", "replace") if isinstance(payload, bytes) else ""
 
 
-def _attachments(message: email.message.EmailMessage) -> list[str]:
-    names = []
+def _attachments(message: email.message.EmailMessage, files: AttachedFiles | None,
+                 warnings: list[str]) -> list[Attachment]:
+    found = []
     for part in message.iter_attachments():
-        filename = part.get_filename()
-        if filename:
-            names.append(filename)
-        elif part.get_content_type() == "message/rfc822":
+        filename = part.get_filename() or ""
+        if part.get_content_type() == "message/rfc822":
             inner = part.get_payload(0) if part.is_multipart() else None
-            subject = inner.get("Subject") if isinstance(inner, email.message.Message) else None
-            names.append(str(subject) if subject else "a forwarded message")
-    return names
+            if not isinstance(inner, email.message.EmailMessage):
+                found.append(Attachment(filename or "a forwarded message"))
+                continue
+            label = filename or _header(inner, "Subject") or "a forwarded message"
+            nested = files.inner(label) if files is not None else None
+            forwarded = _message(inner, nested, warnings) if nested is not None else None
+            found.append(Attachment(label, forwarded.markdown() if forwarded is not None else ""))
+            continue
+        text = _attached_file(part, filename, files, warnings) if files is not None else ""
+        if filename or text:
+            found.append(Attachment(filename or part.get_content_type(), text))
+    return found
+
+
+def _attached_file(part: email.message.EmailMessage, filename: str, files: AttachedFiles,
+                   warnings: list[str]) -> str:
+    payload = part.get_payload(decode=True)
+    if not isinstance(payload, bytes):
+        return ""
+    try:
+        read = files.read(payload, filename, part.get_content_type(), part.get_content_charset())
+    except ConversionFailed as exc:
+        warnings.append(str(exc))
+        return ""
+    if read is None:
+        return ""
+    warnings.extend(read[1])
+    return read[0]

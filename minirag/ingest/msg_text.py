@@ -6,9 +6,12 @@ Each property of the message is a stream in the root storage named by its tag,
 code page, 0102 bytes); fixed-size ones (the times) sit in `__properties_version1.0`. The subject,
 the sender, the To and Cc lines and the delivery time head the page; the body is the plain-text
 body, else the HTML body converted as any page is, else the compressed RTF body
-(rtf_compressed.py) read as any RTF file is; each attachment storage
-(`__attach_version1.0_#N`) gives its file name. Properties inside an attachment (a forwarded
-message's own subject) are never taken for the message's.
+(rtf_compressed.py) read as any RTF file is. Each attachment storage (`__attach_version1.0_#N`)
+gives a file name and the file's bytes (`__substg1.0_37010102`), read as a document of its own, or
+a forwarded message in a storage of its own (`__substg1.0_3701000D`, its property stream opening
+with 24 bytes), read as this message is (attachments.py). Properties inside an attachment (a
+forwarded message's own subject) are never taken for the message's; a damaged attachment costs
+only itself.
 """
 
 from __future__ import annotations
@@ -17,8 +20,9 @@ import datetime
 import struct
 
 from minirag.errors import ConversionFailed
+from minirag.ingest.attachments import AttachedFiles, Attachment
 from minirag.ingest.cfb import CompoundFile, CompoundFileError, Entry
-from minirag.ingest.email_text import Message
+from minirag.ingest.email_text import Message, ReadMessage
 from minirag.ingest.rtf_compressed import decompressed
 from minirag.ingest.rtf_text import rtf_to_markdown
 from minirag.ingest.rtf_tokens import code_page
@@ -29,13 +33,45 @@ _SENDER_NAME, _SENDER_EMAIL, _SENDER_SMTP = 0x0C1A, 0x0C1F, 0x5D01
 _DISPLAY_TO, _DISPLAY_CC = 0x0E04, 0x0E03
 _DELIVERY_TIME, _SUBMIT_TIME = 0x0E06, 0x0039
 _CODEPAGE, _INTERNET_CODEPAGE = 0x3FFD, 0x3FDE
-_ATTACH_LONG_NAME, _ATTACH_NAME, _ATTACH_DISPLAY = 0x3707, 0x3704, 0x3001
+_ATTACH_LONG_NAME, _ATTACH_NAME, _ATTACH_DISPLAY, _ATTACH_MIME = 0x3707, 0x3704, 0x3001, 0x370E
+_ATTACH_METHOD, _EMBEDDED_MESSAGE = 0x3705, 5
+_ATTACHED_FILE, _ATTACHED_MESSAGE = "__SUBSTG1.0_37010102", "__SUBSTG1.0_3701000D"
 _SYSTIME, _LONG = 0x0040, 0x0003
-_TOP_HEADER = 32  # the message's own property stream opens with 32 bytes; an attachment's with 8
+# The property stream opens with 32 bytes in the message, 24 in a forwarded one, 8 in an attachment.
+_TOP_HEADER, _EMBEDDED_HEADER, _ATTACHMENT_HEADER = 32, 24, 8
+
+
+class _Overread(CompoundFileError):
+    """A file whose streams or storages are shared between its entries, so that reading each
+    attachment once would read the same bytes over and over."""
+
+
+class _Reading:
+    """The compound file, its bytes and directory entries read about once each, whatever the
+    directory claims: many entries may point at the same sectors, many storages at the same
+    children, and a forged file must not have one stream read a thousand times."""
+
+    def __init__(self, compound: CompoundFile) -> None:
+        self.compound = compound
+        self.bytes_left = 2 * len(compound.data) + 65_536
+        self.entries_left = 3 * len(compound.entries) + 64
+
+    def children(self, storage: Entry | None) -> list[Entry]:
+        found = self.compound.children(storage)
+        self.entries_left -= len(found)
+        if self.entries_left < 0:
+            raise _Overread("its storages share their entries, read over and over")
+        return found
+
+    def read(self, entry: Entry) -> bytes:
+        self.bytes_left -= entry.size
+        if self.bytes_left < 0:
+            raise _Overread("its entries share their streams' sectors, read over and over")
+        return self.compound.read(entry)
 
 
 class _Properties:
-    def __init__(self, compound: CompoundFile, storage: Entry | None, header: int) -> None:
+    def __init__(self, compound: _Reading, storage: Entry | None, header: int) -> None:
         self.compound, self.storage = compound, storage
         self.streams = {entry.name.upper(): entry for entry in compound.children(storage)}
         self.fixed: dict[tuple[int, int], bytes] = {}
@@ -61,6 +97,10 @@ class _Properties:
         narrow = self.raw(prop, 0x001E)
         return narrow.decode(self.codec, "replace").rstrip("\x00") if narrow is not None else ""
 
+    def number(self, prop: int) -> int | None:
+        value = self.fixed.get((prop, _LONG))
+        return struct.unpack_from("<I", value)[0] if value is not None else None
+
     def time(self, prop: int) -> str:
         value = self.fixed.get((prop, _SYSTIME))
         if value is None:
@@ -73,23 +113,27 @@ class _Properties:
         return moment.strftime("%Y-%m-%d %H:%M UTC")
 
 
-def msg_to_markdown(data: bytes, name: str) -> tuple[str, str | None]:
-    """The message's Markdown and its subject (None where it has none)."""
+def msg_to_markdown(data: bytes, name: str, files: AttachedFiles | None = None) -> ReadMessage:
+    """The message as a page; `files` reads its attachments (None: they are only named)."""
+    warnings: list[str] = []
     try:
-        compound = CompoundFile(data)
-        message = _Properties(compound, None, _TOP_HEADER)
+        message = _Properties(_Reading(CompoundFile(data)), None, _TOP_HEADER)
         if not any(key.startswith("__SUBSTG1.0_") for key in message.streams):
             raise ConversionFailed(f"{name}: an Office file, but not an Outlook message")
-        sender = message.text(_SENDER_NAME)
-        address = message.text(_SENDER_SMTP) or message.text(_SENDER_EMAIL)
-        if address and "@" in address and address not in sender:
-            sender = f"{sender} <{address}>" if sender else address
-        read = Message(subject=message.text(_SUBJECT), sender=sender, to=message.text(_DISPLAY_TO),
-                       cc=message.text(_DISPLAY_CC), date=message.time(_DELIVERY_TIME) or message.time(_SUBMIT_TIME),
-                       body=_body(message), attachments=tuple(_attachments(compound)))
+        read = _message(message, files, name, warnings)
     except (CompoundFileError, struct.error) as exc:
         raise ConversionFailed(f"{name}: not a valid .msg file (damaged: {exc or 'truncated'})") from None
-    return read.markdown(), read.subject.strip() or None
+    return ReadMessage(read.markdown(), read.subject.strip() or None, tuple(warnings))
+
+
+def _message(message: _Properties, files: AttachedFiles | None, name: str, warnings: list[str]) -> Message:
+    sender = message.text(_SENDER_NAME)
+    address = message.text(_SENDER_SMTP) or message.text(_SENDER_EMAIL)
+    if address and "@" in address and address not in sender:
+        sender = f"{sender} <{address}>" if sender else address
+    return Message(subject=message.text(_SUBJECT), sender=sender, to=message.text(_DISPLAY_TO),
+                   cc=message.text(_DISPLAY_CC), date=message.time(_DELIVERY_TIME) or message.time(_SUBMIT_TIME),
+                   body=_body(message), attachments=tuple(_attachments(message, files, name, warnings)))
 
 
 def _body(message: _Properties) -> str:
@@ -118,11 +162,55 @@ def _body(message: _Properties) -> str:
         return ""
 
 
-def _attachments(compound: CompoundFile) -> list[str]:
-    names = []
-    for entry in compound.children():
-        if entry.is_storage and entry.name.upper().startswith("__ATTACH_VERSION1.0_"):
-            attachment = _Properties(compound, entry, 8)
-            names.append(attachment.text(_ATTACH_LONG_NAME) or attachment.text(_ATTACH_NAME)
-                         or attachment.text(_ATTACH_DISPLAY))
-    return [name for name in names if name]
+def _attachments(message: _Properties, files: AttachedFiles | None, name: str,
+                 warnings: list[str]) -> list[Attachment]:
+    found = []
+    for entry in sorted(message.streams.values(), key=lambda entry: entry.name.upper()):
+        if not (entry.is_storage and entry.name.upper().startswith("__ATTACH_VERSION1.0_")):
+            continue
+        label = ""
+        try:
+            attachment = _Properties(message.compound, entry, _ATTACHMENT_HEADER)
+            filename = attachment.text(_ATTACH_LONG_NAME) or attachment.text(_ATTACH_NAME)
+            label = filename or attachment.text(_ATTACH_DISPLAY)
+            found.append(_attachment(attachment, filename, label, files, name, warnings))
+        except _Overread:
+            raise
+        except ConversionFailed as exc:
+            warnings.append(str(exc))
+            found.append(Attachment(label))
+        except (CompoundFileError, struct.error) as exc:
+            warnings.append(f"{name}: attachment {label or entry.name!r} not read (damaged: {exc or 'truncated'})")
+            found.append(Attachment(label))
+    return [item for item in found if item.name or item.markdown]
+
+
+def _attachment(attachment: _Properties, filename: str, label: str, files: AttachedFiles | None, name: str,
+                warnings: list[str]) -> Attachment:
+    """One attachment storage: a file, a forwarded message, or (an OLE object, a link) a name."""
+    if files is None:
+        return Attachment(label)
+    stored = attachment.streams.get(_ATTACHED_MESSAGE)
+    if stored is not None and stored.is_storage and _is_message(attachment, stored):
+        nested = files.inner(label or "a forwarded message")
+        forwarded = _Properties(attachment.compound, stored, _EMBEDDED_HEADER)
+        if nested is None:
+            return Attachment(label or forwarded.text(_SUBJECT))
+        read = _message(forwarded, nested, f"{name} › {label or 'a forwarded message'}", warnings)
+        return Attachment(label or read.subject, read.markdown())
+    data = attachment.streams.get(_ATTACHED_FILE)
+    if data is None or data.is_storage:
+        return Attachment(label)
+    read_file = files.read(attachment.compound.read(data), filename, attachment.text(_ATTACH_MIME))
+    if read_file is None:
+        return Attachment(label)
+    warnings.extend(read_file[1])
+    return Attachment(label, read_file[0])
+
+
+def _is_message(attachment: _Properties, stored: Entry) -> bool:
+    """Whether an attachment's storage holds a forwarded message (not an OLE object's streams)."""
+    method = attachment.number(_ATTACH_METHOD)
+    if method is not None:
+        return method == _EMBEDDED_MESSAGE
+    return any(entry.name.upper() == "__PROPERTIES_VERSION1.0" for entry in attachment.compound.children(stored))
