@@ -5,6 +5,7 @@ import email.message
 import email.policy
 import gzip
 import random
+import struct
 import time
 
 import pytest
@@ -255,3 +256,21 @@ def test_an_attachment_is_read_by_its_names_suffix_else_by_its_type():
     assert attached_suffix("photo.jpg", "image/jpeg") is None and attached_suffix("src.zip", "application/zip") is None
     assert attached_suffix("", "message/rfc822") == ".eml"
     assert attached_suffix("C:\\Users\\ana\\notes.docx", "") == ".docx"
+
+
+def test_an_outlook_messages_recipients_are_named_with_their_addresses():
+    def text(prop: str, value: str) -> Node:
+        return Node(f"__substg1.0_{prop}001F", value.encode("utf-16-le"))
+
+    def recipient(number: int, kind: int, name: str, address: str) -> Node:
+        fixed = b"\0" * 8 + struct.pack("<IIQ", 0x0C15 << 16 | 0x0003, 0, kind)  # PR_RECIPIENT_TYPE
+        return Node(f"__recip_version1.0_#{number:08X}", None,
+                    [text("3001", name), text("39FE", address), Node("__properties_version1.0", fixed)])
+
+    data = compound_file([text("0037", "Rota"), text("1000", "Next week's rota."), text("0E04", "Ana Lopez; Bo"),
+                          Node("__properties_version1.0", b"\0" * 32), recipient(0, 1, "Ana Lopez", "ana@example.org"),
+                          recipient(1, 1, "Bo", "bo@example.org"), recipient(2, 2, "Cy", "cy@example.org"),
+                          recipient(3, 3, "Hidden", "bcc@example.org")])
+    assert convert_document(data, ".msg", "rota.msg").markdown == (
+        "# Rota\n\nTo: Ana Lopez <ana@example.org>, Bo <bo@example.org>\nCc: Cy <cy@example.org>\n\n"
+        "Next week's rota.")

@@ -4,7 +4,8 @@
 Each property of the message is a stream in the root storage named by its tag,
 `__substg1.0_TTTTYYYY` (an id and a type: 001F UTF-16 text, 001E 8-bit text in the message's
 code page, 0102 bytes); fixed-size ones (the times) sit in `__properties_version1.0`. The subject,
-the sender, the To and Cc lines and the delivery time head the page; the body is the plain-text
+the sender, the To and Cc lines (each recipient storage's name and address, else the display
+lines of names) and the delivery time head the page; the body is the plain-text
 body, else the HTML body converted as any page is, else the compressed RTF body
 (rtf_compressed.py) read as any RTF file is. Each attachment storage (`__attach_version1.0_#N`)
 gives a file name and the file's bytes (`__substg1.0_37010102`), read as a document of its own, or
@@ -31,13 +32,16 @@ from minirag.ingest.text_repair import escape_headings
 _SUBJECT, _BODY, _HTML, _RTF_COMPRESSED = 0x0037, 0x1000, 0x1013, 0x1009
 _SENDER_NAME, _SENDER_EMAIL, _SENDER_SMTP = 0x0C1A, 0x0C1F, 0x5D01
 _DISPLAY_TO, _DISPLAY_CC = 0x0E04, 0x0E03
+_RECIPIENT_TYPE, _TO, _CC = 0x0C15, 1, 2
+_DISPLAY_NAME, _ADDRESS_TYPE, _ADDRESS, _SMTP_ADDRESS = 0x3001, 0x3002, 0x3003, 0x39FE
 _DELIVERY_TIME, _SUBMIT_TIME = 0x0E06, 0x0039
 _CODEPAGE, _INTERNET_CODEPAGE = 0x3FFD, 0x3FDE
 _ATTACH_LONG_NAME, _ATTACH_NAME, _ATTACH_DISPLAY, _ATTACH_MIME = 0x3707, 0x3704, 0x3001, 0x370E
 _ATTACH_METHOD, _EMBEDDED_MESSAGE = 0x3705, 5
 _ATTACHED_FILE, _ATTACHED_MESSAGE = "__SUBSTG1.0_37010102", "__SUBSTG1.0_3701000D"
 _SYSTIME, _LONG = 0x0040, 0x0003
-# The property stream opens with 32 bytes in the message, 24 in a forwarded one, 8 in an attachment.
+# The property stream opens with 32 bytes in the message, 24 in a forwarded one, 8 in an attachment
+# or a recipient.
 _TOP_HEADER, _EMBEDDED_HEADER, _ATTACHMENT_HEADER = 32, 24, 8
 
 
@@ -127,13 +131,37 @@ def msg_to_markdown(data: bytes, name: str, files: AttachedFiles | None = None) 
 
 
 def _message(message: _Properties, files: AttachedFiles | None, name: str, warnings: list[str]) -> Message:
-    sender = message.text(_SENDER_NAME)
-    address = message.text(_SENDER_SMTP) or message.text(_SENDER_EMAIL)
-    if address and "@" in address and address not in sender:
-        sender = f"{sender} <{address}>" if sender else address
-    return Message(subject=message.text(_SUBJECT), sender=sender, to=message.text(_DISPLAY_TO),
-                   cc=message.text(_DISPLAY_CC), date=message.time(_DELIVERY_TIME) or message.time(_SUBMIT_TIME),
+    sender = _mailbox(message.text(_SENDER_NAME), message.text(_SENDER_SMTP) or message.text(_SENDER_EMAIL))
+    to, cc = _recipients(message)
+    return Message(subject=message.text(_SUBJECT), sender=sender, to=to or message.text(_DISPLAY_TO),
+                   cc=cc or message.text(_DISPLAY_CC), date=message.time(_DELIVERY_TIME) or message.time(_SUBMIT_TIME),
                    body=_body(message), attachments=tuple(_attachments(message, files, name, warnings)))
+
+
+def _mailbox(name: str, address: str) -> str:
+    if address and "@" in address and address not in name:
+        return f"{name} <{address}>" if name else address
+    return name
+
+
+def _recipients(message: _Properties) -> tuple[str, str]:
+    """The To and Cc lines from the recipient storages, each name with its address (the display
+    lines hold the names only); empty where there are none, or they are damaged."""
+    lines: dict[int, list[str]] = {_TO: [], _CC: []}
+    try:
+        for entry in sorted(message.streams.values(), key=lambda entry: entry.name.upper()):
+            if entry.is_storage and entry.name.upper().startswith("__RECIP_VERSION1.0_"):
+                recipient = _Properties(message.compound, entry, _ATTACHMENT_HEADER)
+                kind = recipient.number(_RECIPIENT_TYPE)
+                smtp = recipient.text(_ADDRESS) if recipient.text(_ADDRESS_TYPE).upper() == "SMTP" else ""
+                mailbox = _mailbox(recipient.text(_DISPLAY_NAME), recipient.text(_SMTP_ADDRESS) or smtp)
+                if kind in lines and mailbox:
+                    lines[kind].append(mailbox)
+    except _Overread:
+        raise
+    except (CompoundFileError, struct.error):
+        return "", ""
+    return ", ".join(lines[_TO]), ", ".join(lines[_CC])
 
 
 def _body(message: _Properties) -> str:
