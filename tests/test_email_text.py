@@ -274,3 +274,46 @@ def test_an_outlook_messages_recipients_are_named_with_their_addresses():
     assert convert_document(data, ".msg", "rota.msg").markdown == (
         "# Rota\n\nTo: Ana Lopez <ana@example.org>, Bo <bo@example.org>\nCc: Cy <cy@example.org>\n\n"
         "Next week's rota.")
+
+
+def _winmail(fixture: str, body: str) -> bytes:
+    message = _message("From Outlook", body)
+    message.add_attachment((OFFICE / fixture).read_bytes(), maintype="application", subtype="ms-tnef",
+                           filename="winmail.dat")
+    return message.as_bytes()
+
+
+def test_the_files_outlook_packs_into_a_winmail_dat_are_attachments_as_any_other():
+    converted = convert_document(_winmail("tnef_umlaut_winmail.dat", "See attached."), ".eml", "w.eml")
+    markdown = converted.markdown
+    assert "Attachments: TBZ PARIV GmbH.jpg, image003.jpg, UmlautAnhang-äüö.txt" in markdown  # the long names
+    assert markdown.endswith("## Attached: UmlautAnhang-äüö.txt\n\nTEST äöü +-*/~")
+    assert "See attached." in markdown and "cid:image003.jpg" not in markdown  # its own body, not the packed one
+    assert "winmail.dat" not in markdown
+
+
+def test_a_message_whose_only_body_is_in_its_winmail_dat_reads_that_one():
+    markdown = convert_document(_winmail("tnef_rtf_body_winmail.dat", ""), ".eml", "w.eml").markdown
+    assert markdown.endswith("-- Greg\n\nGreg Allen\n\nSenior Engineer/QADirector Team\n\nCompuware Corporation\n\n"
+                             "gallen@numega.com\n\n978-287-4494 (Office)\n\n978-318-6939 (Fax)")  # compressed RTF
+    assert "TEST äöü +-*/~\n\ncid:image003" in convert_document(_winmail("tnef_umlaut_winmail.dat", ""), ".eml",
+                                                                 "w.eml").markdown
+
+
+def test_a_damaged_winmail_dat_is_read_as_far_as_it_goes_or_named_with_a_warning():
+    message = _message("Broken", "body")
+    message.add_attachment(b"not TNEF at all", maintype="application", subtype="ms-tnef", filename="winmail.dat")
+    converted = convert_document(message.as_bytes(), ".eml", "b.eml")
+    assert "Attachments: winmail.dat" in converted.markdown
+    assert converted.warnings == ("b.eml › winmail.dat: not read (not a TNEF stream (no signature))",)
+    data = (OFFICE / "tnef_umlaut_winmail.dat").read_bytes()
+    rng = random.Random(7)
+    for _ in range(300):
+        damaged = bytearray(data[:rng.randrange(8, len(data))] if rng.random() < 0.3 else data)
+        for _ in range(rng.randint(1, 8)):
+            at = rng.randrange(len(damaged))
+            damaged[at:at + 4] = rng.choice([b"\xff\xff\xff\xff", b"\xff\xff\xff\x7f", bytes([rng.randrange(256)])])
+        message = _message("Damaged", "body")
+        message.add_attachment(bytes(damaged), maintype="application", subtype="ms-tnef", filename="winmail.dat")
+        converted = convert_document(message.as_bytes(), ".eml", "d.eml")  # never raises: the message stands
+        assert converted.markdown.startswith("# Damaged") and all("\n" not in said for said in converted.warnings)

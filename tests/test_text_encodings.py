@@ -54,6 +54,15 @@ def test_a_broken_utf16_body_is_decoded_with_a_warning_not_refused():
 
 
 
+def test_a_few_words_too_short_to_detect_are_read_as_windows_1252_not_replaced():
+    """A 14-byte Latin-1 attachment (a real Outlook one) gives the detector nothing to go on; a
+    browser reads unlabelled legacy text as windows-1252, and so is this, its letters kept."""
+    converted = convert_document("TEST äöü +-*/~".encode("latin-1"), ".txt", "short.txt")
+    assert converted.markdown == "TEST äöü +-*/~"
+    assert converted.warnings == ("short.txt: not UTF-8 (invalid at byte 5); too little text to detect its charset, "
+                                  "decoded as cp1252",)
+
+
 @pytest.mark.parametrize("suffix", [".md", ".csv", ".html"])
 def test_a_utf8_mark_before_text_in_another_charset_is_left_out_of_the_detection(suffix):
     """The mark's bytes, read as cp1251 or mac_cyrillic, tipped the detector to mac_cyrillic: `пїњѕривет`."""

@@ -282,9 +282,9 @@ def _decode_detected(data: bytes, name: str, position: int) -> tuple[str, tuple[
         matches = list(from_bytes(data))
     except ImportError:  # pragma: no cover - markitdown depends on it
         matches = []
-    if not matches:
-        return data.decode("utf-8", errors="replace"), (
-            f"{name}: invalid UTF-8 at byte {position}; undecodable bytes replaced",
+    if not matches:  # too little text to tell: read as browsers read unlabelled legacy text
+        return data.decode("cp1252", errors="replace"), (
+            f"{name}: not UTF-8 (invalid at byte {position}); too little text to detect its charset, decoded as cp1252",
         )
     best = min(matches, key=lambda m: (m.chaos, -m.coherence))
     tied = [m for m in matches if (m.chaos, m.coherence) == (best.chaos, best.coherence)]
@@ -512,7 +512,7 @@ class _AttachedFiles:
 
     def read(self, data: bytes, filename: str, content_type: str,
              charset: str | None = None) -> tuple[str, tuple[str, ...]] | None:
-        suffix = attached_suffix(filename, content_type)
+        suffix = attached_suffix(filename, content_type, data)
         messages_past = self.depth >= MAX_NESTED_MESSAGES if suffix in (".eml", ".msg") else self.depth > MAX_NESTED_MESSAGES
         if suffix is None or messages_past:  # (past it: a message that was named as another file)
             return None
@@ -533,11 +533,18 @@ class _AttachedFiles:
         return _AttachedFiles(f"{self.name} › {' '.join(label.split())}", self.depth + 1)
 
 
-def attached_suffix(filename: str, content_type: str) -> str | None:
-    """The format an attachment is read as: its file name's, else its MIME type's; None for
-    anything else (a picture, an archive, a program)."""
+def attached_suffix(filename: str, content_type: str, data: bytes = b"") -> str | None:
+    """The format an attachment is read as: its file name's, else its MIME type's, else (for a file
+    named and typed as nothing minirag reads) the format its bytes open with, where they open with
+    a document format's signature; None for anything else (a picture, an archive, a program)."""
     suffix = Path(filename.strip().replace("\\", "/")).suffix.lower() if filename.strip() else ""
-    return suffix if suffix in DOCUMENT_EXTENSIONS else _ATTACHED_TYPES.get(content_type.lower().strip())
+    if suffix in DOCUMENT_EXTENSIONS:
+        return suffix
+    if content_type.lower().strip() in _ATTACHED_TYPES:
+        return _ATTACHED_TYPES[content_type.lower().strip()]
+    if data.startswith((b"%PDF-", _COMPOUND_FILE, b"{\\rtf")):
+        return sniff_format(data, "", "")
+    return None
 
 
 def _renamed_legacy(data: bytes, suffix: str, name: str) -> Converted:

@@ -3,7 +3,8 @@ library's parser, and the page both it and an Outlook message (msg_text.py) are 
 
 A message reads as a reader sees it in a mail client: the subject as its title and heading, then
 who sent it, to whom and when, then the body, then the names of its attachments and, under them,
-each attached document and forwarded message read as a section of its own (attachments.py). The
+each attached document and forwarded message read as a section of its own (attachments.py); the
+files Outlook packs into a winmail.dat (tnef.py) are attachments as any other. The
 body is the plain-text part, or the HTML part converted as any page is when there is none; header
 fields arrive decoded (`=?utf-8?b?...?=`), and a body in any charset its part declares. A message
 of more than MAX_PARTS parts, those of forwarded messages counted, is refused.
@@ -18,8 +19,10 @@ from dataclasses import dataclass
 from minirag.errors import ConversionFailed, described
 from minirag.ingest.attachments import AttachedFiles, Attachment
 from minirag.ingest.text_repair import escape_headings
+from minirag.ingest.tnef import TnefError, read_tnef
 
 MAX_PARTS = 1_000
+_TNEF_TYPES = ("application/ms-tnef", "application/vnd.ms-tnef")
 
 
 @dataclass(frozen=True)
@@ -60,7 +63,7 @@ def eml_to_markdown(data: bytes, name: str, files: AttachedFiles | None = None) 
         for parts, _ in enumerate(message.walk(), 1):
             if parts > MAX_PARTS:
                 raise ConversionFailed(f"{name}: refused: more than {MAX_PARTS:,} MIME parts")
-        read = _message(message, files, warnings)
+        read = _message(message, files, name, warnings)
     except RecursionError:
         raise ConversionFailed(f"{name}: refused: its MIME parts nest too deep") from None
     except ConversionFailed:
@@ -72,10 +75,13 @@ def eml_to_markdown(data: bytes, name: str, files: AttachedFiles | None = None) 
     return ReadMessage(read.markdown(), read.subject.strip() or None, tuple(warnings))
 
 
-def _message(message: email.message.EmailMessage, files: AttachedFiles | None, warnings: list[str]) -> Message:
+def _message(message: email.message.EmailMessage, files: AttachedFiles | None, name: str,
+             warnings: list[str]) -> Message:
+    attachments, carried_body = _attachments(message, files, name, warnings)
+    body = _body(message)
     return Message(subject=_header(message, "Subject"), sender=_header(message, "From"), to=_header(message, "To"),
-                   cc=_header(message, "Cc"), date=_header(message, "Date"), body=_body(message),
-                   attachments=tuple(_attachments(message, files, warnings)))
+                   cc=_header(message, "Cc"), date=_header(message, "Date"),
+                   body=body if body.strip() else carried_body, attachments=tuple(attachments))
 
 
 def _header(message: email.message.Message, field: str) -> str:
@@ -111,9 +117,12 @@ def _content(part: email.message.Message) -> str:
         return payload.decode("utf-8", "replace") if isinstance(payload, bytes) else ""
 
 
-def _attachments(message: email.message.EmailMessage, files: AttachedFiles | None,
-                 warnings: list[str]) -> list[Attachment]:
+def _attachments(message: email.message.EmailMessage, files: AttachedFiles | None, name: str,
+                 warnings: list[str]) -> tuple[list[Attachment], str]:
+    """The message's attachments, and the body Outlook sent inside a winmail.dat (for a message that
+    has none outside it)."""
     found = []
+    carried_body = ""
     for part in message.iter_attachments():
         filename = part.get_filename() or ""
         if part.get_content_type() == "message/rfc822":
@@ -123,22 +132,35 @@ def _attachments(message: email.message.EmailMessage, files: AttachedFiles | Non
                 continue
             label = filename or _header(inner, "Subject") or "a forwarded message"
             nested = files.inner(label) if files is not None else None
-            forwarded = _message(inner, nested, warnings) if nested is not None else None
+            forwarded = _message(inner, nested, f"{name} › {label}", warnings) if nested is not None else None
             found.append(Attachment(label, forwarded.markdown() if forwarded is not None else ""))
             continue
-        text = _attached_file(part, filename, files, warnings) if files is not None else ""
+        payload = part.get_payload(decode=True)
+        data = payload if isinstance(payload, bytes) else b""
+        if part.get_content_type() in _TNEF_TYPES or filename.casefold() == "winmail.dat":
+            try:
+                carried = read_tnef(data)
+            except TnefError as exc:
+                warnings.append(f"{name} › {filename or 'winmail.dat'}: not read ({exc})")
+                found.append(Attachment(filename or "winmail.dat"))
+                continue
+            carried_body = carried_body or carried.body
+            for item in carried.files:
+                text = _attached_file(item.data, item.name, item.content_type, None, files, warnings)
+                found.append(Attachment(item.name or "an attachment", text))
+            continue
+        text = _attached_file(data, filename, part.get_content_type(), part.get_content_charset(), files, warnings)
         if filename or text:
             found.append(Attachment(filename or part.get_content_type(), text))
-    return found
+    return found, carried_body
 
 
-def _attached_file(part: email.message.EmailMessage, filename: str, files: AttachedFiles,
-                   warnings: list[str]) -> str:
-    payload = part.get_payload(decode=True)
-    if not isinstance(payload, bytes):
+def _attached_file(data: bytes | None, filename: str, content_type: str, charset: str | None,
+                   files: AttachedFiles | None, warnings: list[str]) -> str:
+    if files is None or not data:
         return ""
     try:
-        read = files.read(payload, filename, part.get_content_type(), part.get_content_charset())
+        read = files.read(data, filename, content_type, charset)
     except ConversionFailed as exc:
         warnings.append(str(exc))
         return ""

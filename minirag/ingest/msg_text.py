@@ -24,10 +24,8 @@ from minirag.errors import ConversionFailed
 from minirag.ingest.attachments import AttachedFiles, Attachment
 from minirag.ingest.cfb import CompoundFile, CompoundFileError, Entry
 from minirag.ingest.email_text import Message, ReadMessage
-from minirag.ingest.rtf_compressed import decompressed
-from minirag.ingest.rtf_text import rtf_to_markdown
+from minirag.ingest.mapi_body import body_markdown
 from minirag.ingest.rtf_tokens import code_page
-from minirag.ingest.text_repair import escape_headings
 
 _SUBJECT, _BODY, _HTML, _RTF_COMPRESSED = 0x0037, 0x1000, 0x1013, 0x1009
 _SENDER_NAME, _SENDER_EMAIL, _SENDER_SMTP = 0x0C1A, 0x0C1F, 0x5D01
@@ -165,29 +163,9 @@ def _recipients(message: _Properties) -> tuple[str, str]:
 
 
 def _body(message: _Properties) -> str:
-    text = message.text(_BODY)
-    if text.strip():
-        return escape_headings(text.replace("\r\n", "\n"))
     html = message.raw(_HTML, 0x0102)
-    if html is None:
-        html = (message.text(_HTML) or "").encode("utf-8")
-        codec = "utf-8"
-    else:
-        codec = message.codec
-    if html.strip():
-        from minirag.ingest.html_markdown import html_to_markdown
-
-        try:
-            return html_to_markdown(html.decode(codec, "replace"))[0]
-        except ConversionFailed:
-            return ""
-    compressed = message.raw(_RTF_COMPRESSED, 0x0102)
-    if compressed is None:
-        return ""
-    try:
-        return rtf_to_markdown(decompressed(compressed), "body")[0]
-    except (ValueError, ConversionFailed):
-        return ""
+    html_text = html.decode(message.codec, "replace") if html is not None else message.text(_HTML)
+    return body_markdown(message.text(_BODY), html_text, message.raw(_RTF_COMPRESSED, 0x0102))
 
 
 def _attachments(message: _Properties, files: AttachedFiles | None, name: str,
