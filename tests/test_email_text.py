@@ -317,3 +317,33 @@ def test_a_damaged_winmail_dat_is_read_as_far_as_it_goes_or_named_with_a_warning
         message.add_attachment(bytes(damaged), maintype="application", subtype="ms-tnef", filename="winmail.dat")
         converted = convert_document(message.as_bytes(), ".eml", "d.eml")  # never raises: the message stands
         assert converted.markdown.startswith("# Damaged") and all("\n" not in said for said in converted.warnings)
+
+
+def test_attachments_past_what_one_document_may_give_refuse_the_message_before_the_rest_are_read(monkeypatch):
+    from minirag.ingest import convert
+
+    monkeypatch.setattr(convert, "MAX_TEXT_CHARS", 1_000)
+    converted: list[str] = []
+    real = convert.convert_document
+
+    def counting(data: bytes, suffix: str, name: str) -> convert.Converted:
+        converted.append(name)
+        return real(data, suffix, name)
+
+    monkeypatch.setattr(convert, "convert_document", counting)
+    message = _message("Logs", "five logs")
+    for number in range(5):
+        message.add_attachment(f"log line {number}\n".encode() * 40, maintype="text", subtype="plain",
+                               filename=f"log-{number}.txt")
+    with pytest.raises(ConversionFailed, match=r"^logs.eml: refused: its attachments' text passes the 1,000 characters"):
+        counting(message.as_bytes(), ".eml", "logs.eml")
+    assert converted == ["logs.eml", "logs.eml › log-0.txt", "logs.eml › log-1.txt", "logs.eml › log-2.txt"]
+
+
+def test_a_message_says_how_many_attachments_failed_past_the_first_twenty():
+    message = _message("Scans", "sixty broken PDFs")
+    for number in range(60):
+        message.add_attachment(b"%PDF-1.4 broken", maintype="application", subtype="pdf", filename=f"scan-{number}.pdf")
+    warnings = convert_document(message.as_bytes(), ".eml", "scans.eml").warnings
+    assert len(warnings) == 21 and warnings[0].startswith("scans.eml › scan-0.pdf: ")
+    assert warnings[-1] == "... and 40 more warnings like these"

@@ -26,7 +26,7 @@ from minirag._compat.pdfminer import UNMAPPED_GLYPH
 from minirag.errors import ConversionFailed, described
 from minirag.ingest import ocr
 from minirag.ingest.asciidoc_text import asciidoc_to_markdown
-from minirag.ingest.attachments import MAX_NESTED_MESSAGES, AttachedFiles
+from minirag.ingest.attachments import MAX_NESTED_MESSAGES, AttachedFiles, MessageTooLong
 from minirag.ingest.cfb import CompoundFile, CompoundFileError
 from minirag.ingest.csv_table import csv_to_markdown
 from minirag.ingest.doc_text import doc_to_markdown
@@ -503,12 +503,21 @@ def _read_message(read: ReadMessage) -> Converted:
 _message_depth: ContextVar[int] = ContextVar("message_depth", default=0)
 # Formats read from text, whose charset the message may declare for the attachment.
 _DECODED = {*_PLAIN_TEXT, *_HTML, *_LATEX, ".rst", ".adoc", ".asciidoc", ".org", ".csv"}
+class _TextBudget:
+    """What a message's attachments may still give, shared by the messages forwarded in it: the
+    page they make is held to what one document may give, read or not."""
+
+    def __init__(self) -> None:
+        self.left = MAX_TEXT_CHARS
+
+
 @dataclass(frozen=True)
 class _AttachedFiles:
     """A message's attachments, each converted as the document it is (attachments.AttachedFiles)."""
 
     name: str  # the message's, for what is said about its attachments
     depth: int  # messages enclosing this one
+    budget: _TextBudget = field(default_factory=_TextBudget)
 
     def read(self, data: bytes, filename: str, content_type: str,
              charset: str | None = None) -> tuple[str, tuple[str, ...]] | None:
@@ -525,12 +534,16 @@ class _AttachedFiles:
             converted = convert_document(data, suffix, f"{self.name} › {' '.join(filename.split()) or content_type}")
         finally:
             _message_depth.reset(token)
+        self.budget.left -= len(converted.markdown)
+        if self.budget.left < 0:
+            raise MessageTooLong(f"{self.name}: refused: its attachments' text passes the {MAX_TEXT_CHARS:,} "
+                                 "characters one document may give")
         return converted.markdown.replace("\f", "\n\n"), converted.warnings  # pages are the attachment's own
 
     def inner(self, label: str) -> AttachedFiles | None:
         if self.depth >= MAX_NESTED_MESSAGES:
             return None
-        return _AttachedFiles(f"{self.name} › {' '.join(label.split())}", self.depth + 1)
+        return _AttachedFiles(f"{self.name} › {' '.join(label.split())}", self.depth + 1, self.budget)
 
 
 def attached_suffix(filename: str, content_type: str, data: bytes = b"") -> str | None:

@@ -17,11 +17,12 @@ import email.policy
 from dataclasses import dataclass
 
 from minirag.errors import ConversionFailed, described
-from minirag.ingest.attachments import AttachedFiles, Attachment
+from minirag.ingest.attachments import AttachedFiles, Attachment, MessageTooLong
 from minirag.ingest.text_repair import escape_headings
 from minirag.ingest.tnef import TnefError, read_tnef
 
 MAX_PARTS = 1_000
+MAX_WARNINGS = 20
 _TNEF_TYPES = ("application/ms-tnef", "application/vnd.ms-tnef")
 
 
@@ -53,6 +54,13 @@ class ReadMessage:
     warnings: tuple[str, ...] = ()  # attachments that could not be read
 
 
+def said(warnings: list[str]) -> tuple[str, ...]:
+    """A message's warnings, the first MAX_WARNINGS of them and how many more."""
+    if len(warnings) <= MAX_WARNINGS:
+        return tuple(warnings)
+    return (*warnings[:MAX_WARNINGS], f"... and {len(warnings) - MAX_WARNINGS:,} more warnings like these")
+
+
 def eml_to_markdown(data: bytes, name: str, files: AttachedFiles | None = None) -> ReadMessage:
     """The message as a page; `files` reads its attachments (None: they are only named)."""
     if b"\x00" in data[:8192]:
@@ -72,7 +80,7 @@ def eml_to_markdown(data: bytes, name: str, files: AttachedFiles | None = None) 
         raise ConversionFailed(f"{name}: cannot read the message ({described(exc)})") from None
     if not (read.subject or read.body or read.sender):
         raise ConversionFailed(f"{name}: not an e-mail message (no headers or body found)")
-    return ReadMessage(read.markdown(), read.subject.strip() or None, tuple(warnings))
+    return ReadMessage(read.markdown(), read.subject.strip() or None, said(warnings))
 
 
 def _message(message: email.message.EmailMessage, files: AttachedFiles | None, name: str,
@@ -130,7 +138,7 @@ def _attachments(message: email.message.EmailMessage, files: AttachedFiles | Non
             if not isinstance(inner, email.message.EmailMessage):
                 found.append(Attachment(filename or "a forwarded message"))
                 continue
-            label = filename or _header(inner, "Subject") or "a forwarded message"
+            label = " ".join((filename or _header(inner, "Subject")).split()) or "a forwarded message"
             nested = files.inner(label) if files is not None else None
             forwarded = _message(inner, nested, f"{name} › {label}", warnings) if nested is not None else None
             found.append(Attachment(label, forwarded.markdown() if forwarded is not None else ""))
@@ -161,6 +169,8 @@ def _attached_file(data: bytes | None, filename: str, content_type: str, charset
         return ""
     try:
         read = files.read(data, filename, content_type, charset)
+    except MessageTooLong:
+        raise
     except ConversionFailed as exc:
         warnings.append(str(exc))
         return ""

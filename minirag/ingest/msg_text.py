@@ -21,9 +21,9 @@ import datetime
 import struct
 
 from minirag.errors import ConversionFailed
-from minirag.ingest.attachments import AttachedFiles, Attachment
+from minirag.ingest.attachments import AttachedFiles, Attachment, MessageTooLong
 from minirag.ingest.cfb import CompoundFile, CompoundFileError, Entry
-from minirag.ingest.email_text import Message, ReadMessage
+from minirag.ingest.email_text import Message, ReadMessage, said
 from minirag.ingest.mapi_body import body_markdown
 from minirag.ingest.rtf_tokens import code_page
 
@@ -125,7 +125,7 @@ def msg_to_markdown(data: bytes, name: str, files: AttachedFiles | None = None) 
         read = _message(message, files, name, warnings)
     except (CompoundFileError, struct.error) as exc:
         raise ConversionFailed(f"{name}: not a valid .msg file (damaged: {exc or 'truncated'})") from None
-    return ReadMessage(read.markdown(), read.subject.strip() or None, tuple(warnings))
+    return ReadMessage(read.markdown(), read.subject.strip() or None, said(warnings))
 
 
 def _message(message: _Properties, files: AttachedFiles | None, name: str, warnings: list[str]) -> Message:
@@ -178,9 +178,9 @@ def _attachments(message: _Properties, files: AttachedFiles | None, name: str,
         try:
             attachment = _Properties(message.compound, entry, _ATTACHMENT_HEADER)
             filename = attachment.text(_ATTACH_LONG_NAME) or attachment.text(_ATTACH_NAME)
-            label = filename or attachment.text(_ATTACH_DISPLAY)
+            label = " ".join((filename or attachment.text(_ATTACH_DISPLAY)).split())
             found.append(_attachment(attachment, filename, label, files, name, warnings))
-        except _Overread:
+        except (_Overread, MessageTooLong):
             raise
         except ConversionFailed as exc:
             warnings.append(str(exc))
