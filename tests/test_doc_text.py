@@ -44,12 +44,22 @@ def test_libreoffice_headings_lists_code_links_tables_and_characters_past_u_ffff
     assert converted.metadata_title == "飞书消息与日程 — 使用说明"  # SummaryInformation, in UTF-8 (code page 65001)
     markdown = converted.markdown
     assert markdown.startswith("# 飞书消息与日程\n\n本文介绍如何使用 Python 的 asyncio 接收飞书消息")
-    assert "## 安装\n\n- 下载安装包并解压。\n- 运行安装脚本：\n\n```\npip install feishu-sync\nfeishu-sync --init\n```" in markdown
+    assert "## 安装\n\n1. 下载安装包并解压。\n2. 运行安装脚本：\n\n```\npip install feishu-sync\nfeishu-sync --init\n```" in markdown
     assert "詳しくは[会議室の案内](https://example.org/ja/rooms)をご覧ください。" in markdown
     # 📽 is two character positions (a surrogate pair): the table after it still has its rows.
     assert "- プロジェクターは受付で借りられます 📽️\n\n## Таблица сроков\n\n| 任务 | 负责人 | 截止日期 |\n| --- | --- | --- |\n" \
            "| 消息同步 | 王芳 | 2026-12-20 |\n| 日程导入 | 李雷 | 2027-01-15 |" in markdown
     assert markdown.endswith("«черновик» принимается до четверга. Naïve café façade, 𝔘𝔫𝔦𝔠𝔬𝔡𝔢 and 😀.")
+
+
+def test_list_numbers_word_keeps_out_of_the_text_are_counted_as_word_shows_them():
+    """Each list counted on its own, in its own format (letters, roman numerals from where it
+    starts), a level restarting under each item above it."""
+    markdown = convert_file(FIXTURES / "office" / "libreoffice_numbered_lists.doc").markdown
+    assert markdown == (
+        "# Setup steps\n\n1. Download the archive\n  - a. check its signature\n  - b. unpack it\n2. Run the installer\n"
+        "3. Restart\n\nThen the maintenance list.\n\n- III. Weekly backup\n- IV. Monthly audit\n- A bullet\n"
+        "- Another bullet\n1. A new list starts again\n2. and goes on")
 
 
 def test_a_table_with_merged_cells_reads_as_the_docx_it_was_saved_from():

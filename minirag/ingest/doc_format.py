@@ -130,7 +130,7 @@ class Paragraph:
     inner_row_end: bool = False  # ... a nested table row's
     depth: int = 1  # the table's nesting (1: a table in the body)
     outline: int | None = None
-    listed: bool = False
+    listed: int = 0  # the list override (ilfo) of a list item, from 1
     level: int = 0
     merged: frozenset[int] = frozenset()  # a row end's cells that continue a merge down
 
@@ -221,7 +221,7 @@ def _paragraph(data: bytes) -> Paragraph:
         at += size
     return Paragraph(style=style, in_table=bool(values.get(_IN_TABLE)), row_end=bool(values.get(_TTP)),
                      inner_row_end=bool(values.get(_INNER_TTP)), depth=max(1, values.get(_ITAP, 1)),
-                     outline=values.get(_OUTLINE), listed=bool(values.get(_ILFO)), level=min(values.get(_ILVL, 0), 8),
+                     outline=values.get(_OUTLINE), listed=max(0, values.get(_ILFO, 0)), level=min(values.get(_ILVL, 0), 8),
                      merged=frozenset(merged))
 
 

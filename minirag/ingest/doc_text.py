@@ -44,6 +44,7 @@ from minirag.ingest.doc_format import (
     read_fib,
     styles,
 )
+from minirag.ingest.doc_lists import PLF_LFO, PLF_LST, Lists, read_lists
 from minirag.ingest.docx_margins import Margins
 from minirag.ingest.paragraph_blocks import Block, blocks_markdown
 from minirag.ingest.text_repair import is_page_number
@@ -87,7 +88,8 @@ def _read(cfb: CompoundFile, name: str) -> tuple[str, str | None]:
     for story in STORIES:
         stories[story] = text[start:start + fib.counts[story]]
         start += fib.counts[story]
-    blocks = _body(stories["text"], ParagraphTable(word, table, fib, text_pieces), styles(table, fib))
+    lists = read_lists(table, fib.pair(PLF_LST), fib.pair(PLF_LFO))
+    blocks = _body(stories["text"], ParagraphTable(word, table, fib, text_pieces), styles(table, fib), lists)
     for story in ("footnotes", "endnotes"):
         blocks += [Block("p", line) for line in _lines(stories[story])]
     headers, footers = _margins(stories["headers"], _cps(table, fib, PLCF_HDD))
@@ -158,7 +160,7 @@ def _clean(text: str) -> str:
     return "\n".join(" ".join(line.split()) for line in joined(text).translate(_SPECIALS).split("\n")).strip("\n")
 
 
-def _body(text: str, paragraphs: ParagraphTable, sheet: Styles) -> list[Block]:
+def _body(text: str, paragraphs: ParagraphTable, sheet: Styles, lists: Lists) -> list[Block]:
     blocks: list[Block] = []
     table, fields = Table(), _Fields()
     start = 0
@@ -173,7 +175,7 @@ def _body(text: str, paragraphs: ParagraphTable, sheet: Styles) -> list[Block]:
         if table.is_open():
             blocks += table.end()
             table = Table()
-        blocks.append(_block(shown, props, sheet))
+        blocks.append(_block(shown, props, sheet, lists))
     if table.is_open():
         blocks += table.end()
     return blocks
@@ -194,7 +196,8 @@ def _cell(table: Table, text: str, props: Paragraph, cell_mark: bool) -> None:
             table.end_cell()
 
 
-def _block(text: str, props: Paragraph, sheet: Styles) -> Block:
+def _block(text: str, props: Paragraph, sheet: Styles, lists: Lists) -> Block:
+    marker = lists.marker(props.listed, props.level) if props.listed else ""  # counted, whatever the text
     if not text:
         return Block("empty", "")
     level = sheet.headings.get(props.style, 0)
@@ -203,7 +206,7 @@ def _block(text: str, props: Paragraph, sheet: Styles) -> Block:
     if level:
         return Block("h", " ".join(text.split()), level)
     if props.listed:
-        return Block("item", text, props.level, "")
+        return Block("item", text, props.level, marker)
     return Block("code" if props.style in sheet.code else "p", text)
 
 
