@@ -42,6 +42,11 @@ class ConversionFailed(MiniragError):
     """A document could not be converted to text (corrupt, encrypted, binary, too large)."""
 
 
+class MessageTooLong(ConversionFailed):
+    """An e-mail whose attachments together give more text than one document may: the whole
+    message is refused, as a document that long is (not each further attachment in turn)."""
+
+
 def described(exc: BaseException) -> str:
     """A parser's exception on one line, for a ConversionFailed: its type and its message's first line."""
     lines = str(exc).strip().splitlines()

@@ -16,15 +16,9 @@ from typing import Protocol
 
 from minirag.chunking.blocks import parse_heading
 from minirag.chunking.fences import Fences
-from minirag.errors import ConversionFailed
 
 MAX_NESTED_MESSAGES = 3
 _DEEPEST = 6  # Markdown has six heading levels
-
-
-class MessageTooLong(ConversionFailed):
-    """A message whose attachments together give more text than one document may: the whole
-    message is refused, as a document that long is (not each further attachment in turn)."""
 
 
 @dataclass(frozen=True)

@@ -23,10 +23,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from minirag._compat.pdfminer import UNMAPPED_GLYPH
-from minirag.errors import ConversionFailed, described
+from minirag.errors import ConversionFailed, MessageTooLong, described
 from minirag.ingest import ocr
 from minirag.ingest.asciidoc_text import asciidoc_to_markdown
-from minirag.ingest.attachments import MAX_NESTED_MESSAGES, AttachedFiles, MessageTooLong
+from minirag.ingest.attachments import MAX_NESTED_MESSAGES, AttachedFiles
 from minirag.ingest.cfb import CompoundFile, CompoundFileError
 from minirag.ingest.csv_table import csv_to_markdown
 from minirag.ingest.doc_text import doc_to_markdown

@@ -16,8 +16,8 @@ import email
 import email.policy
 from dataclasses import dataclass
 
-from minirag.errors import ConversionFailed, described
-from minirag.ingest.attachments import AttachedFiles, Attachment, MessageTooLong
+from minirag.errors import ConversionFailed, MessageTooLong, described
+from minirag.ingest.attachments import AttachedFiles, Attachment
 from minirag.ingest.text_repair import escape_headings
 from minirag.ingest.tnef import TnefError, read_tnef
 

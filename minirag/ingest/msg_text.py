@@ -20,8 +20,8 @@ from __future__ import annotations
 import datetime
 import struct
 
-from minirag.errors import ConversionFailed
-from minirag.ingest.attachments import AttachedFiles, Attachment, MessageTooLong
+from minirag.errors import ConversionFailed, MessageTooLong
+from minirag.ingest.attachments import AttachedFiles, Attachment
 from minirag.ingest.cfb import CompoundFile, CompoundFileError, Entry
 from minirag.ingest.email_text import Message, ReadMessage, said
 from minirag.ingest.mapi_body import body_markdown
