@@ -61,6 +61,10 @@ def test_a_few_words_too_short_to_detect_are_read_as_windows_1252_not_replaced()
     assert converted.markdown == "TEST äöü +-*/~"
     assert converted.warnings == ("short.txt: not UTF-8 (invalid at byte 5); too little text to detect its charset, "
                                   "decoded as cp1252",)
+    # CPython's cjkencodings test text: the detector places none of it, and most of its bytes are
+    # past ASCII, which no single-byte guess would spell.
+    korean = "똠방각하 펲시콜라\n\n㉯㉯납!! 因九月패믤릔궈 ⓡⓖ훀¿¿¿ 긍뒙 ⓔ뎨 ㉯. .\n亞영ⓔ능".encode("cp949")
+    assert "invalid UTF-8 at byte 0; undecodable bytes replaced" in convert_document(korean, ".txt", "k.txt").warnings[0]
 
 
 @pytest.mark.parametrize("suffix", [".md", ".csv", ".html"])

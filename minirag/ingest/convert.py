@@ -273,6 +273,9 @@ def _known_codec(label: str | None) -> str | None:
 # When the detector scores several single-byte charsets the same (short text, few letters outside
 # ASCII), the one most text is written in: `Café crème` is cp1252, not cp1250's `Café crčme`.
 _PREVALENCE = ("cp1252", "cp1251", "cp1250", "koi8_r", "iso8859_15", "latin_1")
+# Text the detector cannot place is read as windows-1252 where at most this share of its bytes is
+# past ASCII: Western text with a few accented letters (Cyrillic or CJK is mostly such bytes).
+MAX_LATIN_SHARE = 0.5
 
 
 def _decode_detected(data: bytes, name: str, position: int) -> tuple[str, tuple[str, ...]]:
@@ -282,9 +285,14 @@ def _decode_detected(data: bytes, name: str, position: int) -> tuple[str, tuple[
         matches = list(from_bytes(data))
     except ImportError:  # pragma: no cover - markitdown depends on it
         matches = []
-    if not matches:  # too little text to tell: read as browsers read unlabelled legacy text
+    if not matches and sum(byte > 0x7F for byte in data) <= MAX_LATIN_SHARE * len(data):
+        # Mostly ASCII, too little of the rest to tell: read as browsers read unlabelled legacy text.
         return data.decode("cp1252", errors="replace"), (
             f"{name}: not UTF-8 (invalid at byte {position}); too little text to detect its charset, decoded as cp1252",
+        )
+    if not matches:  # mostly other bytes: a script no single-byte guess would spell
+        return data.decode("utf-8", errors="replace"), (
+            f"{name}: invalid UTF-8 at byte {position}; undecodable bytes replaced",
         )
     best = min(matches, key=lambda m: (m.chaos, -m.coherence))
     tied = [m for m in matches if (m.chaos, m.coherence) == (best.chaos, best.coherence)]
