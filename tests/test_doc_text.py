@@ -58,8 +58,33 @@ def test_list_numbers_word_keeps_out_of_the_text_are_counted_as_word_shows_them(
     markdown = convert_file(FIXTURES / "office" / "libreoffice_numbered_lists.doc").markdown
     assert markdown == (
         "# Setup steps\n\n1. Download the archive\n  - a. check its signature\n  - b. unpack it\n2. Run the installer\n"
-        "3. Restart\n\nThen the maintenance list.\n\n- III. Weekly backup\n- IV. Monthly audit\n- A bullet\n"
-        "- Another bullet\n1. A new list starts again\n2. and goes on")
+        "3. Restart\n\nThen the maintenance list.\n\n- III. Weekly backup\n- IV. Monthly audit\n\n- A bullet\n"
+        "- Another bullet\n\n1. A new list starts again\n2. and goes on")  # three lists side by side
+
+
+def test_a_list_continued_after_an_interruption_counts_on_and_a_restart_starts_again():
+    """As LibreOffice reads back the file it wrote (its text export): the override that restarts
+    the list counts from 1, the items still under the first override count on."""
+    markdown = convert_file(FIXTURES / "office" / "libreoffice_list_restart.doc").markdown
+    assert markdown == (
+        "Before the list.\n\n1. alpha\n2. beta\n  - a) beta one\n  - b) beta two\n\nAn interruption.\n\n"
+        "3. gamma continues\n\nAnother interruption.\n\n1. delta restarts\n\n4. epsilon")  # two overrides
+
+
+def test_a_word_restart_override_starts_its_level_again_where_it_is_first_used():
+    """Word's "restart numbering" is a second override of the same list whose level override
+    ([MS-DOC] LFOLVL, fStartAt) names the new start; LibreOffice writes a new list instead, so
+    this table is built by hand: one simple decimal list, override 1 plain, override 2 from 5."""
+    from minirag.ingest.doc_lists import read_lists
+
+    level = struct.pack("<iB", 1, 0) + bytes(19) + bytes([0, 0, 0, 0]) + struct.pack("<H", 2) + "\x00.".encode("utf-16-le")
+    lists = struct.pack("<h", 1) + struct.pack("<ii", 7, 0) + bytes(18) + bytes([0x01, 0]) + level
+    plain, restart = (struct.pack("<iiiBBBB", 7, 0, 0, count, 0, 0, 0) for count in (0, 1))
+    overrides = struct.pack("<I", 2) + plain + restart + struct.pack("<I", 0) + struct.pack("<I", 0) + \
+        struct.pack("<iI", 5, 0x10 | 0)  # LFOData: a CP each, then override 2's one level: from 5, level 0
+    table = lists + overrides
+    found = read_lists(table, (0, len(lists) - len(level)), (len(lists), len(overrides)))
+    assert [found.marker(ilfo, 0) for ilfo in (1, 1, 2, 2, 1)] == ["1.", "2.", "5.", "6.", "7."]
 
 
 def test_a_table_with_merged_cells_reads_as_the_docx_it_was_saved_from():

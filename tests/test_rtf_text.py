@@ -158,7 +158,7 @@ def test_list_text_makes_items_nested_by_level():
     body = (rf"\pard\ls1\ilvl0 {bullet}One\par\pard\ls1\ilvl1 {bullet}Inner\par"
             r"\pard\ls2 {\listtext 3.\tab}Third\par{\pntext a)\tab}Letter\par\pard After\par")
     header = r"{\rtf1\ansi{\fonttbl{\f0 Arial;}{\f2\fcharset2 Symbol;}}"
-    assert read(body, header) == "- One\n  - Inner\n3. Third\n- a) Letter\n\nAfter"
+    assert read(body, header) == "- One\n  - Inner\n\n3. Third\n- a) Letter\n\nAfter"  # \\ls1, then list 2
 
 
 def test_tables_and_a_table_holding_a_table():

@@ -19,6 +19,7 @@ PLF_LST, PLF_LFO = 73, 74  # FibRgFcLcb97's pairs: the lists, the list overrides
 MAX_LIST_TEXT = 64
 _LSTF, _LVLF, _LFO, _LEVELS = 28, 28, 16, 9
 _SIMPLE = 0x01  # an LSTF whose list has one level
+_STARTS, _FORMATTED = 0x10, 0x20  # an LFOLVL that restarts its level; one with a whole LVL after it
 _DECIMAL, _UPPER_ROMAN, _LOWER_ROMAN, _UPPER_LETTER, _LOWER_LETTER, _LEADING_ZERO = 0, 1, 2, 3, 4, 22
 _BULLET, _NONE = 23, 255
 _ROMAN = ((1000, "m"), (900, "cm"), (500, "d"), (400, "cd"), (100, "c"), (90, "xc"), (50, "l"), (40, "xl"),
@@ -36,6 +37,9 @@ class Level:
 class Lists:
     levels: dict[int, tuple[Level, ...]] = field(default_factory=dict)  # by list id
     overrides: list[int] = field(default_factory=list)  # the list id of each override, by ilfo - 1
+    # Where an override restarts its list's levels (level -> number), by ilfo - 1: "restart
+    # numbering" in Word, a new override of the same list. Each is used up by its first item.
+    restarts: list[dict[int, int]] = field(default_factory=list)
     _counts: dict[int, list[int | None]] = field(default_factory=dict)
 
     def marker(self, ilfo: int, level: int) -> str:
@@ -49,7 +53,11 @@ class Lists:
             return ""
         counts = self._counts.setdefault(list_id, [None] * _LEVELS)
         current = counts[level]
-        counts[level] = levels[level].start if current is None else current + 1
+        restart = self.restarts[ilfo - 1].pop(level, None) if ilfo <= len(self.restarts) else None
+        if restart is not None:
+            counts[level] = restart
+        else:
+            counts[level] = levels[level].start if current is None else current + 1
         for deeper in range(level + 1, _LEVELS):
             counts[deeper] = None
         return "".join(_number(levels[ord(char)], counts[ord(char)]) if ord(char) < len(levels) else char
@@ -80,12 +88,26 @@ def read_lists(table: bytes, lists: tuple[int, int], overrides: tuple[int, int])
     data = table[overrides[0]:overrides[0] + overrides[1]]
     try:
         count, = struct.unpack_from("<I", data, 0)
+        sizes = []
         for index in range(count):
             if 4 + (index + 1) * _LFO > len(data):
                 break
             found.overrides.append(struct.unpack_from("<i", data, 4 + index * _LFO)[0])
-    except struct.error:
-        pass
+            sizes.append(data[4 + index * _LFO + 12])  # clfolvl: the level overrides its data holds
+        at = 4 + len(sizes) * _LFO
+        for size in sizes:  # each override's data: a CP, then its level overrides
+            at += 4
+            restarts = {}
+            for _ in range(size):
+                start, flags = struct.unpack_from("<iI", data, at)
+                at += 8
+                if flags & _FORMATTED:
+                    _, at = _level(data, at)
+                if flags & _STARTS:
+                    restarts[min(flags & 0xF, _LEVELS - 1)] = start
+            found.restarts.append(restarts)
+    except (struct.error, IndexError):
+        pass  # the overrides read so far stand
     return found
 
 

@@ -206,7 +206,7 @@ def _block(text: str, props: Paragraph, sheet: Styles, lists: Lists) -> Block:
     if level:
         return Block("h", " ".join(text.split()), level)
     if props.listed:
-        return Block("item", text, props.level, marker)
+        return Block("item", text, props.level, marker, props.listed)
     return Block("code" if props.style in sheet.code else "p", text)
 
 

@@ -24,6 +24,7 @@ class Block:
     text: str
     level: int = 0  # a heading's 1-6, an item's nesting from 0
     marker: str = ""  # an item's list text: "1.", "a)", a bullet
+    group: int = 0  # an item's list: items of two lists side by side are two lists
 
 
 def blocks_markdown(blocks: list[Block]) -> str:
@@ -31,6 +32,7 @@ def blocks_markdown(blocks: list[Block]) -> str:
     parts: list[str] = []
     code: list[str] = []
     items: list[str] = []
+    group = 0
     for block in blocks:
         kind = "p" if block.kind == "code" and not has_prose else block.kind
         if kind == "empty" and code:
@@ -39,9 +41,11 @@ def blocks_markdown(blocks: list[Block]) -> str:
         if kind != "code" and code:
             parts.append(fenced("\n".join(code), ""))
             code = []
-        if kind not in ("item", "empty") and items:
+        if items and (kind not in ("item", "empty") or (kind == "item" and block.group != group)):
             parts.append("\n".join(items))
             items = []
+        if kind == "item":
+            group = block.group
         if kind == "code":
             code += block.text.replace("\t", "    ").split("\n")
         elif kind == "item":

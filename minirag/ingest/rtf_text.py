@@ -114,6 +114,7 @@ class _State:
     in_table: bool = False
     nested: bool = False  # in a table inside a table's cell (\itap2 and deeper)
     level: int = 0
+    list_id: int = 0  # \lsN: the list override a paragraph's item belongs to
     # {\upr{ANSI text}{\*\ud{Unicode text}}} writes a text twice: a child of such a group is read
     # only when it is the \*\ud one.
     upr_group: bool = False
@@ -372,6 +373,7 @@ class _Reader:
             self.table.define(word)
         elif word == "pard":
             state.style, state.outline, state.in_table, state.nested, state.level = 0, None, False, False, 0
+            state.list_id = 0
         elif word == "plain":
             state.font, state.hidden = self.default_font, False
         elif word == "f":
@@ -390,6 +392,8 @@ class _Reader:
             state.in_table, state.nested = (param or 0) > 0, (param or 0) > 1
         elif word == "ilvl":
             state.level = min(max(param or 0, 0), 8)
+        elif word == "ls":
+            state.list_id = param or 0
         elif word == "deff":
             self.default_font = state.font = param or 0
         elif word in CHARACTER_SETS:
@@ -532,7 +536,7 @@ class _Reader:
         elif level:
             self.blocks.append(Block("h", " ".join(text.split()), level))
         elif marker:
-            self.blocks.append(Block("item", text, state.level, marker))
+            self.blocks.append(Block("item", text, state.level, marker, state.list_id))
         else:
             self.blocks.append(Block("code" if code else "p", text))
 
