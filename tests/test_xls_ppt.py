@@ -9,6 +9,8 @@ import time
 
 import pytest
 from conftest import FIXTURES
+from helpers import biff
+from helpers.compound_files import Node, compound_file
 
 from minirag.errors import ConversionFailed
 from minirag.ingest import xls_biff
@@ -24,6 +26,19 @@ def mirror_sync() -> bytes:
 
 
 # --- Excel -------------------------------------------------------------------------------
+
+
+def xls(globals_body: bytes, sheets: list[bytes]) -> bytes:
+    return compound_file([Node("Workbook", biff.workbook(globals_body, sheets))])
+
+
+def test_a_date_past_9999_reads_as_its_number_not_an_error():
+    """A serial a rounded second takes past 9999-12-31, or one a 1904-based workbook counts past it,
+    raised OverflowError out of the reader."""
+    for dates_1904, value, shown in ((0, 2958465.99999999, "2958465.99999999"), (1, 2958000.0, "2958000")):
+        data = xls(biff.record(0x0022, struct.pack("<H", dates_1904)) + biff.cell_format(14),  # DATEMODE; a date XF
+                   [biff.number(0, 0, 0, value)])
+        assert convert_document(data, ".xls", "dates.xls").markdown == f"## S0\n\n{shown}"
 
 
 def test_an_excel_97_workbook_reads_as_its_sheets_with_dates_and_numbers_as_excel_shows_them():

@@ -12,8 +12,12 @@ of more than MAX_PARTS parts, those of forwarded messages counted, is refused.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import email
 import email.policy
+import quopri
+import re
 from dataclasses import dataclass
 
 from minirag.errors import ConversionFailed, MessageTooLong, described
@@ -23,6 +27,10 @@ from minirag.ingest.tnef import TnefError, read_tnef
 
 MAX_PARTS = 1_000
 MAX_WARNINGS = 20
+# The standard library's header parser takes time quadratic in a hostile header's length (quoted
+# pairs, encoded words); a header longer than this is read by _decoded_words, in one pass.
+MAX_PARSED_HEADER = 4_096
+_ENCODED_WORD = re.compile(r"=\?([^?\s]{1,64})\?([bBqQ])\?([^?\s]{0,2048})\?=")
 _TNEF_TYPES = ("application/ms-tnef", "application/vnd.ms-tnef")
 
 
@@ -93,12 +101,38 @@ def _message(message: email.message.EmailMessage, files: AttachedFiles | None, n
 
 
 def _header(message: email.message.Message, field: str) -> str:
+    raw = next((value for name, value in message.raw_items() if name.lower() == field.lower()), None)
+    if raw is None:
+        return ""
+    if len(str(raw)) > MAX_PARSED_HEADER:
+        return _decoded_words(str(raw))
     try:
         value = message.get(field)
         return str(value) if value is not None else ""
     except (ValueError, TypeError, IndexError, AttributeError):  # a header the parser cannot model: as written
-        raw = next((value for name, value in message.raw_items() if name.lower() == field.lower()), "")
         return " ".join(str(raw).split())
+
+
+def _decoded_words(raw: str) -> str:
+    """A header's value with its encoded words (RFC 2047, `=?utf-8?b?...?=`) decoded, in one pass:
+    the white space between two encoded words goes, as the RFC says; anything else stays as
+    written."""
+    decoded: list[str] = []
+    end = 0
+    for word in _ENCODED_WORD.finditer(raw):
+        between = raw[end:word.start()]
+        if not (end and not between.strip()):  # (white space after an encoded word, before another)
+            decoded.append(between)
+        charset, encoding, text = word.groups()
+        try:
+            data = (base64.b64decode(text + "=" * (-len(text) % 4)) if encoding in "bB"
+                    else quopri.decodestring(text.replace("_", " ").encode("ascii", "replace"), header=True))
+            decoded.append(data.decode(charset.split("*")[0], "replace"))
+        except (ValueError, LookupError, binascii.Error):
+            decoded.append(word.group())
+        end = word.end()
+    decoded.append(raw[end:])
+    return " ".join("".join(decoded).split())
 
 
 def _body(message: email.message.EmailMessage) -> str:

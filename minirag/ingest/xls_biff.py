@@ -368,8 +368,11 @@ def _shown(value: float, xf: int, book: _Book) -> str:
         return ""
     if book.is_date(xf) and 0 <= value < 2958466:  # through 9999-12-31
         base = datetime.datetime(1904, 1, 1) if book.dates_1904 else datetime.datetime(1899, 12, 30)
-        moment = base + datetime.timedelta(days=value)
-        moment = moment.replace(microsecond=0) + datetime.timedelta(seconds=round(moment.microsecond / 1e6))
+        try:
+            moment = base + datetime.timedelta(days=value)
+            moment = moment.replace(microsecond=0) + datetime.timedelta(seconds=round(moment.microsecond / 1e6))
+        except OverflowError:  # past 9999-12-31 (a 1904-based serial, a second rounded up): the number
+            return number_text(value)
         if value < 1 and not book.dates_1904:
             return moment.time().isoformat()
         return moment.date().isoformat() if moment.time() == datetime.time() else moment.isoformat(sep=" ")
