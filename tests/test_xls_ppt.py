@@ -32,6 +32,27 @@ def xls(globals_body: bytes, sheets: list[bytes]) -> bytes:
     return compound_file([Node("Workbook", biff.workbook(globals_body, sheets))])
 
 
+def test_sheet_entries_naming_one_sheet_or_none_read_each_sheet_once():
+    """2,000 sheet entries at one sheet's offset read it 2,000 times (quadratic in the file); entries
+    pointing into a sheet's records, not at its BOF, re-read the rest of it from there."""
+    head = biff.begin(0x0005)
+    sheet = biff.begin(0x0010) + biff.number(0, 0, 0, 7.0) + biff.number(1, 0, 0, 8.0) + biff.END
+    entries = 2_000
+    offset = len(head) + entries * len(biff.sheet_entry(0, b"S")) + len(biff.END)
+    targets = [offset] * (entries - 1) + [offset + len(biff.begin(0x0010))]  # the last: into the records
+    stream = head + b"".join(biff.sheet_entry(target, b"S") for target in targets) + biff.END + sheet
+    assert convert_document(compound_file([Node("Workbook", stream)]), ".xls", "many.xls").markdown == "## S\n\n7\n\n8"
+
+
+def test_one_shared_string_cited_by_every_cell_is_refused_before_its_copies_are_built(monkeypatch):
+    monkeypatch.setattr(xls_biff, "MAX_TEXT_CHARS", 100_000)
+    long = b"x" * 2_000
+    strings = biff.record(0x00FC, struct.pack("<II", 1, 1) + struct.pack("<HB", len(long), 0) + long)  # SST
+    data = xls(strings, [b"".join(biff.shared_string(row, 0, 0) for row in range(100))])
+    with pytest.raises(ConversionFailed, match=r"^sst.xls: refused: its cells' text passes the 100,000 characters"):
+        convert_document(data, ".xls", "sst.xls")
+
+
 def test_a_date_past_9999_reads_as_its_number_not_an_error():
     """A serial a rounded second takes past 9999-12-31, or one a 1904-based workbook counts past it,
     raised OverflowError out of the reader."""

@@ -51,6 +51,7 @@ from minirag.ingest.quiet import converting
 from minirag.ingest.rst_text import rst_to_markdown
 from minirag.ingest.rtf_text import rtf_to_markdown
 from minirag.ingest.sheet_limits import check_sheets
+from minirag.ingest.text_limit import MAX_TEXT_CHARS
 from minirag.ingest.text_repair import escape_headings, repair
 from minirag.ingest.xls_biff import is_old_worksheet, xls_to_markdown
 from minirag.ingest.zip_xml import check_prologs
@@ -106,9 +107,6 @@ MEMBER_RATIO_FROM_BYTES = 1024 * 1024  # members this small are never refused fo
 # MEMBER_RATIO_FROM_BYTES.
 _COMPOUND_FILE = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"  # an OLE compound file's signature
 _ENCRYPTED = 0x1  # a zip member's general-purpose flag bit
-# Text one document may give, after conversion: far more than any book, far less than what
-# stalls the chunker (docs/documents.md#what-the-limits-were-measured-against).
-MAX_TEXT_CHARS = 32 * 1024 * 1024
 _SNIFF = 8192
 # Text whose characters are more than this share control characters is binary data.
 MAX_CONTROL_SHARE = 0.05

@@ -47,9 +47,9 @@ from minirag.ingest.doc_format import (
 from minirag.ingest.doc_lists import PLF_LFO, PLF_LST, Lists, read_lists
 from minirag.ingest.docx_margins import Margins
 from minirag.ingest.paragraph_blocks import Block, blocks_markdown
+from minirag.ingest.text_limit import MAX_TEXT_CHARS
 from minirag.ingest.text_repair import is_page_number
 
-MAX_TEXT_CHARS = 32 * 1024 * 1024  # the most characters a document's CPs may claim (as convert.py's)
 MAX_FIELD_DEPTH = 64
 MAX_INSTRUCTION_CHARS = 256  # of a field's code, enough to tell its kind
 _MARKS = re.compile("[\r\x07\x0c]")  # paragraph, cell and section marks

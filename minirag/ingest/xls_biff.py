@@ -24,6 +24,7 @@ from minirag.errors import ConversionFailed
 from minirag.ingest.cfb import CompoundFile, CompoundFileError
 from minirag.ingest.rtf_tokens import code_page
 from minirag.ingest.sheet_limits import MAX_SHEET_CELLS
+from minirag.ingest.text_limit import MAX_TEXT_CHARS
 from minirag.ingest.xlsx_tables import number_text, sheet_markdown
 
 MAX_COLUMNS = 256  # BIFF8's own limit
@@ -83,13 +84,21 @@ def _workbook(data: bytes, name: str) -> str:
     book = _Book(biff8=biff8)
     _globals(stream, book, name)
     parts = []
-    cells = 0
+    cells = chars = 0
+    read: set[int] = set()
     for sheet_name, offset in book.sheets:
+        if offset in read:  # many sheet entries naming one sheet: it is read once
+            continue
+        read.add(offset)
         grid, counted = _sheet(stream, offset, book)
-        cells += counted
+        cells += max(1, counted)  # a sheet without cells counts too: thousands of them are no workbook
+        chars += sum(len(value) for row in grid for value in row)  # one shared string may fill every cell
         if cells > MAX_SHEET_CELLS:
             raise ConversionFailed(f"{name}: refused: its sheets hold more than {MAX_SHEET_CELLS:,} cells; "
                                    "spreadsheet bomb?")
+        if chars > MAX_TEXT_CHARS:
+            raise ConversionFailed(f"{name}: refused: its cells' text passes the {MAX_TEXT_CHARS:,} characters "
+                                   "one document may give; split it")
         body = sheet_markdown(grid)
         if body:
             parts.append(f"## {' '.join(sheet_name.split())}\n\n{body}")
@@ -139,8 +148,8 @@ def _old_worksheet(data: bytes, name: str) -> str:
     if not cells:
         return ""
     rows = sorted({row for row, _ in cells})
-    width = min(MAX_COLUMNS, max(column for _, column in cells) + 1)
-    return sheet_markdown([[cells.get((row, column), "") for column in range(width)] for row in rows])
+    columns = sorted({column for _, column in cells if column < MAX_COLUMNS})
+    return sheet_markdown([[cells.get((row, column), "") for column in columns] for row in rows])
 
 
 def _records(stream: bytes, offset: int):
@@ -291,6 +300,8 @@ def _sheet(stream: bytes, offset: int, book: _Book) -> tuple[list[list[str]], in
                 break
             started = True
             continue
+        if not started:  # a sheet entry pointing into another sheet's records names no sheet
+            break
         if kind == _EOF:
             break
         try:
@@ -321,8 +332,8 @@ def _sheet(stream: bytes, offset: int, book: _Book) -> tuple[list[list[str]], in
     if not cells:
         return [], 0
     rows = sorted({row for row, _ in cells})
-    width = max(column for _, column in cells) + 1
-    return [[cells.get((row, column), "") for column in range(width)] for row in rows], len(cells)
+    columns = sorted({column for _, column in cells})  # only these: one cell in column 255 pads no row
+    return [[cells.get((row, column), "") for column in columns] for row in rows], len(cells)
 
 
 def _value(kind: int, data: bytes, xf: int, book: _Book) -> tuple[str | None, tuple[int, int] | None]:
