@@ -141,6 +141,44 @@ def test_a_password_protected_presentation_says_so():
         convert_document(data.replace(token, struct.pack("<I", 0xF3D1C4DF)), ".ppt", "locked.ppt")
 
 
+def ppt_record(kind: int, data: bytes = b"", *, container: bool = False) -> bytes:
+    return struct.pack("<HHI", 0xF if container else 0, kind, len(data)) + data
+
+
+def forged_ppt(slide_ids: list[int], slide_body: bytes, edits: int = 1, padding: int = 0) -> bytes:
+    """A PowerPoint Document stream: a document whose slide list names persist object 2 once per
+    slide id, the one slide record, a persist directory (`padding` empty words after its
+    entries) and `edits` user edits all naming that directory; with its Current User stream."""
+    atoms = b"".join(ppt_record(0x03F3, struct.pack("<IIiII", 2, 0, 0, slide_id, 0)) for slide_id in slide_ids)
+    document = ppt_record(0x03E8, ppt_record(0x0FF0, atoms, container=True), container=True)
+    stream = document + ppt_record(0x03EE, slide_body, container=True)
+    directory = len(stream)
+    stream += ppt_record(0x1772, struct.pack("<III", 1 | 2 << 20, 0, len(document)) + bytes(4 * padding))
+    last = 0
+    for _ in range(edits):
+        at = len(stream)
+        stream += ppt_record(0x0FF5, struct.pack("<IIIIII", 0, 0, last, directory, 0, 0) + bytes(4))
+        last = at
+    user = ppt_record(0x0FF6, struct.pack("<III", 20, 0xE391C05F, last) + bytes(8))
+    return compound_file([Node("PowerPoint Document", stream), Node("Current User", user)])
+
+
+def test_a_slide_record_many_slide_entries_name_is_read_once():
+    """300 entries naming one slide of 100,000 characters gave 30 M characters to index."""
+    body = ppt_record(0x0F9F, struct.pack("<I", 1)) + ppt_record(0x0FA8, b"slide text " * 9_000)
+    markdown = convert_document(forged_ppt(list(range(256, 556)), body), ".ppt", "slides.ppt").markdown
+    assert markdown.count("slide text") == 9_000
+
+
+def test_user_edits_naming_one_persist_directory_over_and_over_are_refused():
+    """2,500 edits each re-reading a 2,500-word directory: quadratic in the file."""
+    body = ppt_record(0x0F9F, struct.pack("<I", 1)) + ppt_record(0x0FA8, b"hello")
+    assert "hello" in convert_document(forged_ppt([256], body, edits=2), ".ppt", "two.ppt").markdown
+    with pytest.raises(ConversionFailed, match=r"^edits.ppt: not a valid .ppt file \(damaged: its edits' persist "
+                                               r"directories overlap\)$"):
+        convert_document(forged_ppt([256], body, edits=2_500, padding=2_500), ".ppt", "edits.ppt")
+
+
 # --- renamed and damaged -----------------------------------------------------------------
 
 

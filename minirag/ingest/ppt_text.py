@@ -80,6 +80,7 @@ def _persist_directory(stream: bytes, user: bytes | None, name: str) -> dict[int
         raise ConversionFailed(f"{name}: encrypted (password required)")
     offsets: dict[int, int] = {}
     seen: set[int] = set()
+    unread = len(stream)  # the directories' bytes: each edit's are its own, so together no more than this
     while edit and edit not in seen and len(seen) < MAX_EDITS:
         seen.add(edit)
         kind, = struct.unpack_from("<H", stream, edit + 2)
@@ -88,6 +89,9 @@ def _persist_directory(stream: bytes, user: bytes | None, name: str) -> dict[int
         last, directory = struct.unpack_from("<II", stream, edit + 16)
         length, = struct.unpack_from("<I", stream, directory + 4)
         at, end = directory + 8, min(len(stream), directory + 8 + length)
+        unread -= max(0, end - at)
+        if unread < 0:  # edits sharing one directory, read over and over
+            raise ValueError("its edits' persist directories overlap")
         while at + 4 <= end:
             info, = struct.unpack_from("<I", stream, at)
             first, count = info & 0xFFFFF, info >> 20
@@ -128,14 +132,17 @@ def _slides(stream: bytes, user: bytes | None, name: str) -> list[_Slide]:
             elif atom in (_TEXT_CHARS, _TEXT_BYTES) and current is not None:
                 current.texts.append((text_type, _text(stream[data:stop], atom)))
     by_id = {slide.slide_id: slide for slide in slides}
+    read: set[int] = set()  # each slide or notes record once, however many entries name it
     for slide in slides:
         offset = directory.get(slide.persist)
-        if offset is not None:
+        if offset is not None and offset not in read:
+            read.add(offset)
             slide.texts += _box_texts(stream, offset, _SLIDE)
     for persist in notes:
         offset = directory.get(persist)
-        if offset is None or offset + 8 > len(stream):
+        if offset is None or offset + 8 > len(stream) or offset in read:
             continue
+        read.add(offset)
         texts = _box_texts(stream, offset, _NOTES)
         slide_id = _notes_slide(stream, offset)
         if slide_id in by_id:
