@@ -86,15 +86,19 @@ def pieces(clx: bytes, total: int) -> list[Piece]:
     plc = clx[at + 5:at + 5 + size]
     count = (len(plc) - 4) // 12
     cps = struct.unpack_from(f"<{count + 1}I", plc)
-    found = []
+    found: list[Piece] = []
+    covered = 0  # CPs already given: a piece that goes back gives only what lies past them
     for index in range(count):
         start, end = cps[index], min(cps[index + 1], total)
         if start >= total:
             break
-        if end > start:
+        skipped = max(0, covered - start)
+        if end > start + skipped:
             fc, = struct.unpack_from("<I", plc, (count + 1) * 4 + index * 8 + 2)
             compressed = bool(fc & 0x40000000)
-            found.append(Piece(start, end, (fc & 0x3FFFFFFF) // 2 if compressed else fc, compressed))
+            first = ((fc & 0x3FFFFFFF) // 2 if compressed else fc) + skipped * (1 if compressed else 2)
+            found.append(Piece(start + skipped, end, first, compressed))
+            covered = end
     return found
 
 

@@ -222,10 +222,20 @@ def _cps(table: bytes, fib: Fib, pair: int) -> tuple[int, ...]:
     return struct.unpack_from(f"<{len(data) // 4}I", data)
 
 
+def _ranges(cps: tuple[int, ...]) -> list[tuple[int, int]]:
+    """The parts a PLC's CPs cut a story into, each from where the one before ended: CPs that go
+    back would give the same text again, once per part."""
+    ranges, covered = [], 0
+    for start, end in zip(cps, cps[1:], strict=False):
+        ranges.append((max(start, covered), end))
+        covered = max(covered, end)
+    return ranges
+
+
 def _parts(story: str, cps: tuple[int, ...]) -> list[str]:
     """Each part of a story (a comment, a header) as one line, by the CPs that part it."""
-    ranges = zip(cps, cps[1:], strict=False) if cps else [(0, len(story))]
-    return [" ".join(_lines(story[start:end])) for start, end in ranges]
+    ranges = _ranges(cps) if cps else [(0, len(story))]
+    return [" ".join(_lines(story[start:end])) for start, end in ranges if end > start]
 
 
 def _margins(story: str, cps: tuple[int, ...]) -> tuple[list[str], list[str]]:
@@ -234,13 +244,15 @@ def _margins(story: str, cps: tuple[int, ...]) -> tuple[list[str], list[str]]:
     header and footer."""
     headers: list[str] = []
     footers: list[str] = []
-    for index, (start, end) in enumerate(zip(cps, cps[1:], strict=False)):
-        if index < 6:
+    kept: set[tuple[bool, str]] = set()
+    for index, (start, end) in enumerate(_ranges(cps)):
+        if index < 6 or end <= start:
             continue
-        found = headers if (index - 6) % 6 in (0, 1, 4) else footers
+        header = (index - 6) % 6 in (0, 1, 4)
         for line in _lines(story[start:end]):
-            if line not in found:
-                found.append(line)
+            if (header, line) not in kept:
+                kept.add((header, line))
+                (headers if header else footers).append(line)
     return headers, footers
 
 
