@@ -8,8 +8,8 @@ import time
 
 import pytest
 from conftest import FIXTURES
-from helpers.compound_files import Node, compound_file
 from helpers import word97
+from helpers.compound_files import Node, compound_file
 from helpers.growth import grows_linearly
 
 from minirag.errors import ConversionFailed
