@@ -247,3 +247,17 @@ def test_a_fetched_rtf_body_is_read_as_rtf():
     assert sniff_format(rb"{\rtf1\ansi Hello}", "text/plain", "https://example.org/notes") == ".rtf"
     assert sniff_format(rb"{\rtf1\ansi Hello}", "application/rtf", "https://example.org/notes.txt") == ".rtf"
     assert convert_document(rb"{\rtf1\ansi Hello\par}", ".RTF", "notes.RTF").markdown == "Hello"
+
+
+@pytest.mark.parametrize("run", [r"h{n}\par ", r"x\chpgn ", r"{\*\fldinst AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA}"],
+                         ids=["distinct header lines", "page numbers in a header", "field code groups"])
+def test_page_headers_and_field_codes_are_read_in_linear_time(run):
+    """Each was quadratic: a header's lines checked against a list, its pieces joined again for
+    each page number, a field's code copied whole at each of its groups (8 s at 0.5 MB)."""
+    def body(repeats: int) -> str:
+        runs = "".join(run.replace("{n}", str(n)) for n in range(repeats))
+        if "fldinst" in run:
+            return r"{\field" + runs + r"{\fldrslt x}}\par "
+        return r"{\header " + runs + r"}body\par "
+
+    assert grows_linearly(read, lambda repeats: body(repeats * 3))

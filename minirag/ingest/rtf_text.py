@@ -44,6 +44,9 @@ from minirag.ingest.rtf_tokens import (
 from minirag.ingest.text_repair import is_page_number
 
 MAX_DEPTH = 128  # groups; real documents nest a few dozen at most
+# Of a field's code, what is read: its kind and a link's address (a code split over thousands of
+# {\*\fldinst} groups was copied whole at each one).
+MAX_INSTRUCTION = 8_192
 _DOUBLE_BYTE = frozenset({"cp932", "cp936", "cp949", "cp950", "johab", "gb18030", "euc_jp", "euc_kr"})
 # Destinations whose text is not the page's (the specification's, and Word's, common ones).
 _SKIPPED = frozenset({
@@ -85,9 +88,13 @@ class _Capture:
     kind: str
     pieces: list[str] = field(default_factory=list)
     paged: set[int] = field(default_factory=set)  # the header's or footer's lines that hold the page's number
+    _lines: int = 0  # line breaks in the pieces counted so far ...
+    _counted: int = 0  # ... which are the first this many
 
     def page_number(self) -> None:
-        self.paged.add("".join(self.pieces).count("\n"))
+        self._lines += sum(piece.count("\n") for piece in self.pieces[self._counted:])
+        self._counted = len(self.pieces)
+        self.paged.add(self._lines)
 
 
 @dataclass
@@ -151,6 +158,7 @@ class _Reader:
         self.table = Table()
         self.headers: list[str] = []
         self.footers: list[str] = []
+        self.margin_lines: set[tuple[str, str]] = set()  # ("header" or "footer", a line) kept
         self.comments: list[str] = []
         self.author = ""
 
@@ -272,8 +280,9 @@ class _Reader:
     def _captured(self, capture: _Capture) -> None:
         text = "".join(capture.pieces)
         if capture.kind == "fldinst":
-            if self.state.field is not None:
-                self.state.field.instruction += text
+            record = self.state.field
+            if record is not None and len(record.instruction) < MAX_INSTRUCTION:  # a link's address at most
+                record.instruction += text[:MAX_INSTRUCTION - len(record.instruction)]
             return
         line = " ".join(text.split())
         if capture.kind == "title":
@@ -296,7 +305,8 @@ class _Reader:
                 words = sum(1 for word in part.split() if any(ch.isalnum() for ch in word))
                 if not part or is_page_number(part) or (number in capture.paged and words <= MAX_PAGE_LINE_WORDS):
                     continue
-                if part not in found:
+                if (capture.kind, part) not in self.margin_lines:
+                    self.margin_lines.add((capture.kind, part))
                     found.append(part)
 
     def _link(self, record: _Field) -> None:
