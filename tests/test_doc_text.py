@@ -121,6 +121,23 @@ def test_what_else_is_named_doc_is_read_as_what_it_is():
     assert as_rtf.warnings == ("old.rtf: a .doc file named .rtf; read as .doc",)
 
 
+def test_a_web_page_an_mhtml_page_or_rtf_behind_a_byte_order_mark_named_doc_is_read_as_what_it_is():
+    """Read as text before: the page's markup and style sheet, or the RTF's field codes and
+    hidden text, were indexed as written."""
+    page = convert_document(b'<html xmlns:w="urn:schemas-microsoft-com:office:word"><head><style>p{color:red}'
+                            b"</style></head><body><h1>Report</h1><p>Hello</p></body></html>", ".doc", "web.doc")
+    assert page.markdown == "# Report\n\nHello" and page.warnings == ("web.doc: a .html file named .doc; read as .html",)
+    mhtml = (b"MIME-Version: 1.0\r\nContent-Type: multipart/related; boundary=\"b\"\r\n\r\n--b\r\n"
+             b"Content-Type: text/html; charset=utf-8\r\n\r\n<html><body><p>Single file page</p></body></html>\r\n--b--\r\n")
+    assert convert_document(mhtml, ".doc", "single.doc").markdown == "Single file page"
+    rtf = b"\xef\xbb\xbf" + rb'{\rtf1\ansi visible {\v hidden}{\field{\*\fldinst HYPERLINK "http://x"}{\fldrslt link}}\par}'
+    for suffix in (".doc", ".rtf"):
+        assert convert_document(rtf, suffix, "marked" + suffix).markdown == "visible [link](http://x)"
+    with pytest.raises(ConversionFailed, match="^xml.doc: a Word 2003 XML document, which is not read; save it as DOCX$"):
+        convert_document(b'<?xml version="1.0"?><?mso-application progid="Word.Document"?><w:wordDocument>'
+                         b"<w:body><w:p><w:r><w:t>Hello</w:t></w:r></w:p></w:body></w:wordDocument>", ".doc", "xml.doc")
+
+
 # --- hostile and damaged files -----------------------------------------------------------
 
 

@@ -463,7 +463,7 @@ def _rtf(data: bytes, name: str) -> Converted:
     """An RTF file; one that Word saved in another format and named .rtf is read as what it is."""
     if data.startswith((b"PK\x03\x04", _COMPOUND_FILE)):
         return _as_what_it_is(data, ".rtf", name)
-    markdown, title = rtf_to_markdown(data, name)
+    markdown, title = rtf_to_markdown(data.removeprefix(codecs.BOM_UTF8), name)
     return Converted(markdown=markdown, metadata_title=title)
 
 
@@ -473,10 +473,31 @@ def _doc(data: bytes, name: str) -> Converted:
     if data.startswith(_COMPOUND_FILE) and _compound_kind(data) in (".doc", None):
         markdown, title = doc_to_markdown(data, name)
         return Converted(markdown=markdown, metadata_title=title)
-    if data.startswith((b"PK\x03\x04", _COMPOUND_FILE)) or data.lstrip()[:5] == b"{\\rtf":
+    if data.startswith((b"PK\x03\x04", _COMPOUND_FILE)) or _text_kind(data, name):
         return _as_what_it_is(data, ".doc", name)
     text, warnings = decode_text(data, name)
     return Converted(markdown=escape_headings(text), warnings=warnings, frontmatter=True)
+
+
+# A Word 2003 XML document's marks, in its opening.
+_WORD_XML = (b'progid="Word.Document"', b"<w:wordDocument")
+
+
+def _text_kind(data: bytes, name: str) -> str | None:
+    """What else Word and the programs that export "Word" files save as .doc, by its opening (a
+    UTF-8 mark before it or not): RTF, a web page (HTML), a single-file web page (MHTML, a MIME
+    message: read as an e-mail is); None for plain text. A Word 2003 XML document is refused."""
+    head = data[:_SNIFF].removeprefix(codecs.BOM_UTF8).lstrip()
+    lowered = head[:1024].lower()
+    if head.startswith(b"{\\rtf"):
+        return ".rtf"
+    if lowered.startswith((b"<!doctype html", b"<html")):
+        return ".html"
+    if lowered.startswith(b"mime-version:"):
+        return ".eml"
+    if lowered.startswith(b"<?xml") and any(mark in head for mark in _WORD_XML):
+        raise ConversionFailed(f"{name}: a Word 2003 XML document, which is not read; save it as DOCX")
+    return None
 
 
 def _legacy_office(data: bytes, suffix: str, name: str) -> Converted:
@@ -595,7 +616,7 @@ def _as_what_it_is(data: bytes, named: str, name: str) -> Converted:
     if data.startswith(_COMPOUND_FILE):
         actual = _compound_kind(data) or ".doc"  # the Word reader says what is wrong with the file
     else:
-        actual = ".rtf" if data.lstrip()[:5] == b"{\\rtf" else sniff_format(data, "", name)
+        actual = _text_kind(data, name) or sniff_format(data, "", name)
     if actual == named:
         raise ConversionFailed(f"{name}: not a valid {named} file")
     converted = _convert_by_suffix(data, actual, name)
