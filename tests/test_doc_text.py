@@ -93,6 +93,14 @@ def test_a_table_with_merged_cells_reads_as_the_docx_it_was_saved_from():
         convert_file(DOCS / "docx_merged_cells_ubuntu_releases.docx").markdown
 
 
+@pytest.mark.parametrize("name", ["nested_tables", "nested_table_rowspan"])
+def test_a_table_inside_a_table_reads_as_the_docx_it_was_saved_from(name):
+    """A nested table's cells end at paragraph marks Word flags as ending an inner cell (they were
+    joined into one: `| DDD EEE |`), and its cells merged down repeat as an outer table's do."""
+    assert convert_file(FIXTURES / "office" / f"libreoffice_{name}.doc").markdown == \
+        convert_file(DOCS / f"docx_{name}.docx").markdown
+
+
 def test_page_headers_footers_and_comments_are_placed_as_a_docxs_are():
     assert convert_file(DOCS / "doc_libreoffice_header_footer.doc").markdown == (
         "Header for section-1\n\nsection with header\n\nsection without header of its own.\n\nFooter for section 1")

@@ -58,14 +58,27 @@ class Table:
     def nested_cell(self) -> None:
         if len(self.inner_row) < MAX_COLUMNS:
             self.inner_row.append(_flat(self.inner_cell))
+            self.own_chars += len(self.inner_row[-1])
         self.inner_cell = []
 
-    def nested_row(self) -> None:
+    def nested_row(self, merged_down: frozenset[int] = frozenset()) -> None:
+        """End the inner table's row; `merged_down`: its cells that continue a merge from the row
+        above (Word's), which repeat that cell's text as an outer row's do."""
         if self.inner_cell:
             self.nested_cell()
+        if self.inner_rows and merged_down:
+            self._copy_merged(self.inner_rows[-1], self.inner_row, merged_down)
         if any(self.inner_row):
             self.inner_rows.append(self.inner_row)
         self.inner_row = []
+
+    def _copy_merged(self, above: list[str], row: list[str], merged_down: frozenset[int]) -> None:
+        for column in sorted(merged_down):
+            if column < len(row) and not row[column] and column < len(above):
+                if self.copied_chars + len(above[column]) > self.own_chars:
+                    break
+                row[column] = above[column]
+                self.copied_chars += len(above[column])
 
     def _inner_end(self) -> None:
         self.nested_row()
@@ -85,13 +98,8 @@ class Table:
             self.cell, self.cell_blocks = [], []
         if row:
             if self.rows:
-                above = self.rows[-1]
-                for column, merged in enumerate(self.merged_down[: len(self.row)]):
-                    if merged and not self.row[column] and column < len(above):
-                        if self.copied_chars + len(above[column]) > self.own_chars:
-                            break
-                        self.row[column] = above[column]
-                        self.copied_chars += len(above[column])
+                self._copy_merged(self.rows[-1], self.row,
+                                  frozenset(column for column, merged in enumerate(self.merged_down) if merged))
             if any(self.row):
                 self.rows.append(self.row)
             self.row = []

@@ -25,6 +25,7 @@ _FKP = 512
 # Paragraph sprms read here: in a table, the row's end mark, the table depth, a nested table's row
 # end, the outline level, a list's level and list.
 _IN_TABLE, _TTP, _ITAP, _INNER_TTP, _OUTLINE, _ILVL, _ILFO = 0x2416, 0x2417, 0x6649, 0x244C, 0x2640, 0x260A, 0x460B
+_INNER_CELL = 0x244B  # a nested table's cell ends at this paragraph's mark (its cells have no \x07)
 _OPERAND = {0: 1, 1: 1, 2: 2, 3: 4, 4: 2, 5: 2, 7: 3}  # operand bytes by a sprm's spra (6: sized)
 _TDEF_TABLE = 0xD608
 _VERT_MERGE = 0xD62B  # a row's cell (its index) merged down: 1 continues the merge from the row above
@@ -132,6 +133,7 @@ class Paragraph:
     in_table: bool = False
     row_end: bool = False  # the paragraph is a table row's end mark
     inner_row_end: bool = False  # ... a nested table row's
+    inner_cell_end: bool = False  # the paragraph ends a nested table's cell
     depth: int = 1  # the table's nesting (1: a table in the body)
     outline: int | None = None
     listed: int = 0  # the list override (ilfo) of a list item, from 1
@@ -224,7 +226,8 @@ def _paragraph(data: bytes) -> Paragraph:
             merged |= _continued_cells(data[at + 2:at + size])
         at += size
     return Paragraph(style=style, in_table=bool(values.get(_IN_TABLE)), row_end=bool(values.get(_TTP)),
-                     inner_row_end=bool(values.get(_INNER_TTP)), depth=max(1, values.get(_ITAP, 1)),
+                     inner_row_end=bool(values.get(_INNER_TTP)),
+                     inner_cell_end=bool(values.get(_INNER_CELL)), depth=max(1, values.get(_ITAP, 1)),
                      outline=values.get(_OUTLINE), listed=max(0, values.get(_ILFO, 0)), level=min(values.get(_ILVL, 0), 8),
                      merged=frozenset(merged))
 

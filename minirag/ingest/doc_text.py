@@ -184,13 +184,13 @@ def _body(text: str, paragraphs: ParagraphTable, sheet: Styles, lists: Lists) ->
 def _cell(table: Table, text: str, props: Paragraph, cell_mark: bool) -> None:
     nested = props.depth > 1
     if props.inner_row_end:
-        table.nested_row()
+        table.nested_row(props.merged)
     elif props.row_end:
         table.merged_down = [column in props.merged for column in range(max(props.merged, default=-1) + 1)]
         table.end_cell(row=True)
     else:
         table.paragraph(text, nested=nested)
-        if cell_mark and nested:
+        if (cell_mark or props.inner_cell_end) and nested:
             table.nested_cell()
         elif cell_mark:
             table.end_cell()
