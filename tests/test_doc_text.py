@@ -3,6 +3,7 @@ sources in its README), then the compound file's and the FIB's damage, the way a
 would write it."""
 
 import random
+import re
 import struct
 import time
 
@@ -86,6 +87,16 @@ def test_a_word_restart_override_starts_its_level_again_where_it_is_first_used()
     table = lists + overrides
     found = read_lists(table, (0, len(lists) - len(level)), (len(lists), len(overrides)))
     assert [found.marker(ilfo, 0) for ilfo in (1, 1, 2, 2, 1)] == ["1.", "2.", "5.", "6.", "7."]
+
+
+def test_code_paragraphs_keep_their_indentation_as_the_docx_they_were_saved_from():
+    """Every paragraph's spaces were collapsed, a code block's indentation (Python's meaning) with them."""
+    def code_blocks(markdown: str) -> list[str]:
+        return re.findall(r"```.*?```", markdown, re.DOTALL)
+
+    doc = code_blocks(convert_file(FIXTURES / "office" / "libreoffice_code_blocks.doc").markdown)
+    assert doc == code_blocks(convert_file(DOCS / "docx_headings_table.docx").markdown) and len(doc) == 2
+    assert '    data = tomllib.load(f)\n```' in doc[0]
 
 
 def test_a_table_with_merged_cells_reads_as_the_docx_it_was_saved_from():

@@ -56,6 +56,7 @@ _MARKS = re.compile("[\r\x07\x0c]")  # paragraph, cell and section marks
 _SPECIALS = str.maketrans({"\x0b": "\n", "\x0c": "\n", "\x0e": "\n", "\x1e": "-", "\x1f": None, "\x01": None,
                            "\x02": None, "\x03": None, "\x04": None, "\x05": None, "\x08": None, "\t": " ",
                            "\xa0": " "})
+_CODE_SPECIALS = {**_SPECIALS, ord("\t"): "\t", ord("\xa0"): " "}  # a code line keeps its tabs
 _UNSHOWN = re.compile(r"\s*(?:PAGE|NUMPAGES|SECTIONPAGES|PAGEREF|TOC)\b", re.IGNORECASE)
 _HYPERLINK = re.compile(r'\s*HYPERLINK\s+"?((?:https?|ftp|mailto):[^"\s]+)', re.IGNORECASE)
 _PIDSI_TITLE, _PID_CODEPAGE = 2, 1
@@ -156,7 +157,12 @@ class _Fields:
             kept.append(f"[{label}]({link.group(1)})")
 
 
-def _clean(text: str) -> str:
+def _clean(text: str, *, code: bool = False) -> str:
+    """A paragraph's text with Word's special characters made text, its spaces collapsed (a code
+    paragraph's kept, its indentation the code's own)."""
+    if code:
+        lines = joined(text).translate(_CODE_SPECIALS).split("\n")
+        return "\n".join(line.rstrip() for line in lines).strip("\n")
     return "\n".join(" ".join(line.split()) for line in joined(text).translate(_SPECIALS).split("\n")).strip("\n")
 
 
@@ -167,8 +173,8 @@ def _body(text: str, paragraphs: ParagraphTable, sheet: Styles, lists: Lists) ->
     for mark in _MARKS.finditer(text):
         raw, at = text[start:mark.start()], mark.start()
         start = mark.end()
-        shown = _clean(fields.shown(raw))
         props = paragraphs.at(at)
+        shown = _clean(fields.shown(raw), code=props.style in sheet.code and not props.in_table)
         if props.in_table or mark.group() == "\x07":
             _cell(table, shown, props, mark.group() == "\x07")
             continue
