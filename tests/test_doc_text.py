@@ -99,6 +99,12 @@ def test_code_paragraphs_keep_their_indentation_as_the_docx_they_were_saved_from
     assert '    data = tomllib.load(f)\n```' in doc[0]
 
 
+def test_a_text_boxs_words_are_kept():
+    """The text-box stories were cut out of the text and never read."""
+    assert convert_file(FIXTURES / "office" / "libreoffice_text_frame.doc").markdown == (
+        "Body paragraph before the box.\n\nBody paragraph after.\n\nTEXTBOXWORDS inside the frame.")
+
+
 def test_a_table_with_merged_cells_reads_as_the_docx_it_was_saved_from():
     assert convert_file(DOCS / "doc_libreoffice_merged_cells.doc").markdown == \
         convert_file(DOCS / "docx_merged_cells_ubuntu_releases.docx").markdown

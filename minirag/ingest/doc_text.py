@@ -91,9 +91,11 @@ def _read(cfb: CompoundFile, name: str) -> tuple[str, str | None]:
         start += fib.counts[story]
     lists = read_lists(table, fib.pair(PLF_LST), fib.pair(PLF_LFO))
     blocks = _body(stories["text"], ParagraphTable(word, table, fib, text_pieces), styles(table, fib), lists)
-    for story in ("footnotes", "endnotes"):
+    for story in ("textboxes", "footnotes", "endnotes"):  # (a text box's place is a shape's anchor, unread)
         blocks += [Block("p", line) for line in _lines(stories[story])]
     headers, footers = _margins(stories["headers"], _cps(table, fib, PLCF_HDD))
+    kept = set(headers)
+    headers += [line for line in dict.fromkeys(_lines(stories["header_textboxes"])) if line not in kept]
     comments = [f"Comment: {comment}" for comment in _parts(stories["comments"], _cps(table, fib, PLCF_AND_TXT))
                 if comment]
     margins = Margins(headers=tuple(headers), footers=tuple(footers), comments=tuple(comments))
