@@ -105,6 +105,13 @@ def test_a_text_boxs_words_are_kept():
         "Body paragraph before the box.\n\nBody paragraph after.\n\nTEXTBOXWORDS inside the frame.")
 
 
+def test_hidden_text_and_tracked_deletions_are_left_out_as_the_rtf_reader_leaves_them():
+    """LibreOffice's .doc of `Visible text {\\v HIDDENWORD} end. / Keep {\\deleted DELETEDWORD}this.`:
+    the character properties were never read, and both words were indexed."""
+    assert convert_file(FIXTURES / "office" / "libreoffice_hidden_deleted.doc").markdown == \
+        "Visible text end.\n\nKeep this."
+
+
 def test_a_table_with_merged_cells_reads_as_the_docx_it_was_saved_from():
     assert convert_file(DOCS / "doc_libreoffice_merged_cells.doc").markdown == \
         convert_file(DOCS / "docx_merged_cells_ubuntu_releases.docx").markdown

@@ -197,12 +197,8 @@ def _fkp_runs(fkp: bytes) -> list[tuple[int, int, Paragraph]]:
     return runs
 
 
-def _paragraph(data: bytes) -> Paragraph:
-    """A PAPX's style (its first two bytes) and the sprms read here."""
-    style, = struct.unpack_from("<H", data, 0)
-    values: dict[int, int] = {}
-    merged: set[int] = set()
-    at = 2
+def sprms(data: bytes, at: int = 0):
+    """(sprm, operand) of each property modifier in a grpprl from `at`, until one does not fit."""
     while at + 2 <= len(data):
         sprm, = struct.unpack_from("<H", data, at)
         at += 2
@@ -210,21 +206,31 @@ def _paragraph(data: bytes) -> Paragraph:
         if spra == 6:
             if sprm == _TDEF_TABLE:
                 if at + 2 > len(data):
-                    break
+                    return
                 size = struct.unpack_from("<H", data, at)[0] + 1
             else:
                 size = data[at] + 1 if at < len(data) else 0
         else:
             size = _OPERAND[spra]
         if at + size > len(data):
-            break
-        if size in (1, 2, 4) and spra != 6:
-            values[sprm] = int.from_bytes(data[at:at + size], "little", signed=sprm == _ILFO)
-        elif sprm == _VERT_MERGE and size == 3 and data[at + 2] == 1:
-            merged.add(data[at + 1])
-        elif sprm == _TDEF_TABLE:
-            merged |= _continued_cells(data[at + 2:at + size])
+            return
+        yield sprm, data[at:at + size]
         at += size
+
+
+def _paragraph(data: bytes) -> Paragraph:
+    """A PAPX's style (its first two bytes) and the sprms read here."""
+    style, = struct.unpack_from("<H", data, 0)
+    values: dict[int, int] = {}
+    merged: set[int] = set()
+    for sprm, operand in sprms(data, 2):
+        spra = sprm >> 13
+        if len(operand) in (1, 2, 4) and spra != 6:
+            values[sprm] = int.from_bytes(operand, "little", signed=sprm == _ILFO)
+        elif sprm == _VERT_MERGE and len(operand) == 3 and operand[2] == 1:
+            merged.add(operand[1])
+        elif sprm == _TDEF_TABLE:
+            merged |= _continued_cells(operand[2:])
     return Paragraph(style=style, in_table=bool(values.get(_IN_TABLE)), row_end=bool(values.get(_TTP)),
                      inner_row_end=bool(values.get(_INNER_TTP)),
                      inner_cell_end=bool(values.get(_INNER_CELL)), depth=max(1, values.get(_ITAP, 1)),

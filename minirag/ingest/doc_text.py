@@ -44,6 +44,7 @@ from minirag.ingest.doc_format import (
     read_fib,
     styles,
 )
+from minirag.ingest.doc_hidden import hidden_runs, without_hidden
 from minirag.ingest.doc_lists import PLF_LFO, PLF_LST, Lists, read_lists
 from minirag.ingest.docx_margins import Margins
 from minirag.ingest.paragraph_blocks import Block, blocks_markdown
@@ -84,7 +85,7 @@ def _read(cfb: CompoundFile, name: str) -> tuple[str, str | None]:
                                "one document may give")
     offset, length = fib.pair(CLX)
     text_pieces = pieces(table[offset:offset + length], total)
-    text = piece_text(word, text_pieces)
+    text = without_hidden(piece_text(word, text_pieces), text_pieces, hidden_runs(word, table, fib))
     stories, start = {}, 0
     for story in STORIES:
         stories[story] = text[start:start + fib.counts[story]]

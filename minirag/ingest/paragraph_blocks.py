@@ -24,7 +24,7 @@ class Block:
     text: str
     level: int = 0  # a heading's 1-6, an item's nesting from 0
     marker: str = ""  # an item's list text: "1.", "a)", a bullet
-    group: int = 0  # an item's list: items of two lists side by side are two lists
+    group: int = 0  # an item's list: a counted list beside another list is a list of its own
 
 
 def blocks_markdown(blocks: list[Block]) -> str:
@@ -32,7 +32,7 @@ def blocks_markdown(blocks: list[Block]) -> str:
     parts: list[str] = []
     code: list[str] = []
     items: list[str] = []
-    group = 0
+    group, counted = 0, False
     for block in blocks:
         kind = "p" if block.kind == "code" and not has_prose else block.kind
         if kind == "empty" and code:
@@ -41,11 +41,12 @@ def blocks_markdown(blocks: list[Block]) -> str:
         if kind != "code" and code:
             parts.append(fenced("\n".join(code), ""))
             code = []
-        if items and (kind not in ("item", "empty") or (kind == "item" and block.group != group)):
-            parts.append("\n".join(items))
+        if items and (kind not in ("item", "empty") or (kind == "item" and block.group != group
+                                                         and (_counted(block) or counted))):
+            parts.append("\n".join(items))  # (bullets of two lists read alike: they stay one)
             items = []
         if kind == "item":
-            group = block.group
+            group, counted = block.group, _counted(block)
         if kind == "code":
             code += block.text.replace("\t", "    ").split("\n")
         elif kind == "item":
@@ -66,6 +67,11 @@ def blocks_markdown(blocks: list[Block]) -> str:
 def _lines(text: str) -> list[str]:
     lines = (" ".join(line.split()) for line in text.split("\n"))
     return [line for line in lines if line]
+
+
+def _counted(block: Block) -> bool:
+    """Whether an item's list text counts (`1.`, `a)`), not a bullet."""
+    return any(ch.isalnum() for ch in block.marker)
 
 
 def _item(block: Block) -> str:
