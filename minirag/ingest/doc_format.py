@@ -151,16 +151,8 @@ class ParagraphTable:
         self.pieces = text_pieces
         self.piece_starts = [piece.cp for piece in text_pieces]
         runs: list[tuple[int, int, Paragraph]] = []
-        offset, length = fib.pair(PLCF_BTE_PAPX)
-        plc = table[offset:offset + length]
-        count = (len(plc) - 4) // 8
-        pages: set[int] = set()  # each page read once: a table naming one page a million times is no bomb
-        for index in range(max(0, count)):
-            page = struct.unpack_from("<I", plc, (count + 1) * 4 + index * 4)[0] & 0x3FFFFF
-            fkp = word[page * _FKP:page * _FKP + _FKP]
-            if len(fkp) == _FKP and page not in pages:
-                pages.add(page)
-                runs += _fkp_runs(fkp)
+        for fkp in formatted_pages(word, table, fib, PLCF_BTE_PAPX):
+            runs += _fkp_runs(fkp)
         runs.sort(key=lambda run: run[0])
         self.starts = [run[0] for run in runs]
         self.runs = runs
@@ -176,6 +168,21 @@ class ParagraphTable:
         if at < 0 or not self.runs[at][0] <= fc < self.runs[at][1]:
             return _PLAIN
         return self.runs[at][2]
+
+
+def formatted_pages(word: bytes, table: bytes, fib: Fib, pair: int) -> list[bytes]:
+    """The formatted disk pages (FKPs: paragraphs' or characters' properties) that the PlcfBte at
+    `pair` names, each read once: a table naming one page a million times is no bomb."""
+    offset, length = fib.pair(pair)
+    plc = table[offset:offset + length]
+    count = (len(plc) - 4) // 8
+    pages: dict[int, bytes] = {}
+    for index in range(max(0, count)):
+        page = struct.unpack_from("<I", plc, (count + 1) * 4 + index * 4)[0] & 0x3FFFFF
+        fkp = word[page * _FKP:page * _FKP + _FKP]
+        if len(fkp) == _FKP and page not in pages:
+            pages[page] = fkp
+    return list(pages.values())
 
 
 def _fkp_runs(fkp: bytes) -> list[tuple[int, int, Paragraph]]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import bisect
 import struct
 
-from minirag.ingest.doc_format import Fib, Piece, sprms
+from minirag.ingest.doc_format import Fib, Piece, formatted_pages, sprms
 
 PLCF_BTE_CHPX = 12  # FibRgFcLcb97's pair: the character properties' pages
 _FKP = 512
@@ -25,17 +25,9 @@ _KEPT = frozenset("\r\x07\x0c\x13\x14\x15")
 
 def hidden_runs(word: bytes, table: bytes, fib: Fib) -> list[tuple[int, int]]:
     """The FC ranges of hidden or deleted characters, in order and disjoint, each page read once."""
-    offset, length = fib.pair(PLCF_BTE_CHPX)
-    plc = table[offset:offset + length]
-    count = (len(plc) - 4) // 8
     runs: list[tuple[int, int]] = []
-    pages: set[int] = set()
-    for index in range(max(0, count)):
-        page = struct.unpack_from("<I", plc, (count + 1) * 4 + index * 4)[0] & 0x3FFFFF
-        fkp = word[page * _FKP:page * _FKP + _FKP]
-        if len(fkp) == _FKP and page not in pages:
-            pages.add(page)
-            runs += _fkp_hidden(fkp)
+    for fkp in formatted_pages(word, table, fib, PLCF_BTE_CHPX):
+        runs += _fkp_hidden(fkp)
     merged: list[tuple[int, int]] = []  # disjoint: pages may name the same characters again
     for start, end in sorted(runs):
         if merged and start <= merged[-1][1]:
