@@ -112,6 +112,18 @@ def test_hidden_text_and_tracked_deletions_are_left_out_as_the_rtf_reader_leaves
         "Visible text end.\n\nKeep this."
 
 
+def test_an_items_list_text_adds_at_most_a_few_characters_whatever_its_level_claims():
+    """A level of 64 number placeholders from -2147483648 made each 2-byte paragraph an item of
+    710 characters."""
+    from minirag.ingest.doc_lists import MAX_MARKER, Level, Lists
+
+    lists = Lists(levels={7: (Level(-2_147_483_648, 0, "\x00" * 64),)}, overrides=[7])
+    assert len(lists.marker(1, 0)) == MAX_MARKER == 24
+    nine = Lists(levels={7: tuple(Level(1, 0, "".join(f"{chr(n)}." for n in range(level + 1))) for level in range(9))},
+                 overrides=[7])
+    assert [nine.marker(1, level) for level in range(9)][-1] == "1.1.1.1.1.1.1.1.1."  # Word's deepest fits
+
+
 def test_a_table_with_merged_cells_reads_as_the_docx_it_was_saved_from():
     assert convert_file(DOCS / "doc_libreoffice_merged_cells.doc").markdown == \
         convert_file(DOCS / "docx_merged_cells_ubuntu_releases.docx").markdown

@@ -17,6 +17,9 @@ PLF_LST, PLF_LFO = 73, 74  # FibRgFcLcb97's pairs: the lists, the list overrides
 # Word writes a few characters around at most nine numbers; a level claiming 65,535 would be
 # written again before every item.
 MAX_LIST_TEXT = 64
+# What an item's list text may add to it: nine levels' numbers and their dots (`1.1.1.1.1.1.1.1.1.`)
+# fit; a forged level of 64 placeholders from -2147483648 made each 2-byte paragraph 710 characters.
+MAX_MARKER = 24
 _LSTF, _LVLF, _LFO, _LEVELS = 28, 28, 16, 9
 _SIMPLE = 0x01  # an LSTF whose list has one level
 _STARTS, _FORMATTED = 0x10, 0x20  # an LFOLVL that restarts its level; one with a whole LVL after it
@@ -60,8 +63,12 @@ class Lists:
             counts[level] = levels[level].start if current is None else current + 1
         for deeper in range(level + 1, _LEVELS):
             counts[deeper] = None
-        return "".join(_number(levels[ord(char)], counts[ord(char)]) if ord(char) < len(levels) else char
-                       for char in levels[level].text)
+        marker = ""
+        for char in levels[level].text:
+            marker += _number(levels[ord(char)], counts[ord(char)]) if ord(char) < len(levels) else char
+            if len(marker) >= MAX_MARKER:
+                break
+        return marker[:MAX_MARKER]
 
 
 def read_lists(table: bytes, lists: tuple[int, int], overrides: tuple[int, int]) -> Lists:
