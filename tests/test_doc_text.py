@@ -240,6 +240,16 @@ def test_pieces_that_go_back_give_each_character_once():
     assert convert_document(word97.document({word97.TEXT: text + b"\r"}), ".doc", "w.doc").markdown == text.decode().strip()
 
 
+def test_cps_no_piece_gives_still_count_so_hidden_runs_land_on_their_own_characters():
+    """A piece past the stream's end gave no characters, and a first piece above CP 0 none before
+    it: later CPs moved, and a hidden run hid the wrong words and showed its own."""
+    from minirag.ingest.doc_format import Piece, piece_text
+
+    word = bytes(word97.TEXT_AT) + b"abcdef"
+    text = piece_text(word, [Piece(2, 4, 10**6, True), Piece(4, 10, word97.TEXT_AT, True)])
+    assert len(text) == 10 and text.endswith("abcdef")
+
+
 def test_comment_ranges_that_go_back_give_each_comment_once():
     """Ranges (0, L) over and over repeated the whole comment story once each: 10 M characters
     indexed from a 104 KB file."""

@@ -361,3 +361,11 @@ def test_a_hostile_address_header_costs_time_linear_in_its_length():
     many = ", ".join(f"=?utf-8?b?0JjRgNC40L3QsA==?= <irina{n}@example.org>" for n in range(300))
     markdown = convert(many).markdown  # type: ignore[attr-defined]
     assert "To: Ирина <irina0@example.org>, Ирина <irina1@example.org>," in markdown
+
+
+def test_a_warning_naming_a_senders_file_name_is_one_line():
+    message = _message("Evil", "body")
+    message.add_attachment(b"not TNEF", maintype="application", subtype="ms-tnef", filename="evil-name.dat")
+    data = message.as_bytes().replace(b'filename="evil-name.dat"', b"filename*=utf-8''evil%0AInjected%20line.dat")
+    warnings = convert_document(data, ".eml", "m.eml").warnings
+    assert warnings and all("\n" not in warning for warning in warnings)

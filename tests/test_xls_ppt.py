@@ -44,6 +44,27 @@ def test_sheet_entries_naming_one_sheet_or_none_read_each_sheet_once():
     assert convert_document(compound_file([Node("Workbook", stream)]), ".xls", "many.xls").markdown == "## S\n\n7\n\n8"
 
 
+def test_sheets_whose_bofs_nest_in_each_others_records_read_each_record_about_once(monkeypatch):
+    """A BOF record's data may hold more BOFs: 300 sheet entries naming BOFs nested one in the next
+    all landed on the same tail of records, and each read all of it (quadratic: 46 s at 194 KB)."""
+    count, tail = 300, biff.number(0, 0, 0, 1.0) + bytes(4) * 3_000 + biff.END
+    chain = b"".join(struct.pack("<HHHH", 0x0809, 4 + 8 * (count - index - 1), 0x0600, 0x0010) for index in range(count))
+    head = biff.begin(0x0005)
+    start = len(head) + count * len(biff.sheet_entry(0, b"S")) + len(biff.END)
+    stream = head + b"".join(biff.sheet_entry(start + 8 * index, b"S") for index in range(count)) + biff.END + chain + tail
+    read = []
+    real = xls_biff._records
+
+    def counted(*args):
+        for record in real(*args):
+            read.append(record)
+            yield record
+
+    monkeypatch.setattr(xls_biff, "_records", counted)
+    convert_document(compound_file([Node("Workbook", stream)]), ".xls", "nested.xls")
+    assert len(read) < 2 * (count + 3_000 + 400)
+
+
 def test_one_shared_string_cited_by_every_cell_is_refused_before_its_copies_are_built(monkeypatch):
     monkeypatch.setattr(xls_biff, "MAX_TEXT_CHARS", 100_000)
     long = b"x" * 2_000

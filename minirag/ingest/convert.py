@@ -558,7 +558,7 @@ class _AttachedFiles:
                 data = codecs.BOM_UTF8 + data.decode(codec).encode("utf-8")
         token = _message_depth.set(self.depth + 1)
         try:
-            converted = convert_document(data, suffix, f"{self.name} › {' '.join(filename.split()) or content_type}")
+            converted = convert_document(data, suffix, f"{self.name} › {' '.join((filename or content_type).split())}")
         finally:
             _message_depth.reset(token)
         self.budget.left -= len(converted.markdown)

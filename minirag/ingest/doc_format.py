@@ -33,6 +33,7 @@ _HEADING_NAME = re.compile(r"heading\s*(\d)$", re.IGNORECASE)
 _CODE_NAMES = frozenset({"source code", "preformatted text", "html preformatted", "macro text", "plain text", "code",
                          "code block"})
 _STI_TITLE = 62
+_MISSING = "\x01"  # Word's mark for an object's place: what the page reader drops
 
 
 @dataclass(frozen=True)
@@ -107,16 +108,20 @@ def piece_text(word: bytes, table: list[Piece]) -> str:
     """The pieces' text, one character per CP: a character past U+FFFF (two CPs, a surrogate pair)
     stays two halves, so that an index into the text is a CP (`joined` makes them one)."""
     parts = []
+    position = 0
     for piece in table:
+        if piece.cp > position:  # CPs no piece gives (damage): held by a character the page drops
+            parts.append(_MISSING * (piece.cp - position))
         length = piece.end - piece.cp
         if piece.compressed:
-            parts.append(word[piece.fc:piece.fc + length].decode("cp1252", "replace"))
-            continue
-        raw = word[piece.fc:piece.fc + 2 * length]
-        text = raw.decode("utf-16-le", "replace")
-        if len(text) != len(raw) // 2:
-            text = "".join(map(chr, struct.unpack(f"<{len(raw) // 2}H", raw[:len(raw) // 2 * 2])))
-        parts.append(text)
+            text = word[piece.fc:piece.fc + length].decode("cp1252", "replace")
+        else:
+            raw = word[piece.fc:piece.fc + 2 * length]
+            text = raw.decode("utf-16-le", "replace")
+            if len(text) != len(raw) // 2:
+                text = "".join(map(chr, struct.unpack(f"<{len(raw) // 2}H", raw[:len(raw) // 2 * 2])))
+        parts.append(text.ljust(length, _MISSING))  # a piece past the stream's end: its CPs still counted
+        position = piece.end
     return "".join(parts)
 
 

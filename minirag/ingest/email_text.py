@@ -64,9 +64,10 @@ class ReadMessage:
 
 def said(warnings: list[str]) -> tuple[str, ...]:
     """A message's warnings, the first MAX_WARNINGS of them and how many more."""
-    if len(warnings) <= MAX_WARNINGS:
-        return tuple(warnings)
-    return (*warnings[:MAX_WARNINGS], f"... and {len(warnings) - MAX_WARNINGS:,} more warnings like these")
+    lines = [" ".join(warning.split()) for warning in warnings]  # names inside them are the sender's text
+    if len(lines) <= MAX_WARNINGS:
+        return tuple(lines)
+    return (*lines[:MAX_WARNINGS], f"... and {len(lines) - MAX_WARNINGS:,} more warnings like these")
 
 
 def eml_to_markdown(data: bytes, name: str, files: AttachedFiles | None = None) -> ReadMessage:

@@ -15,6 +15,7 @@ Cells past MAX_SHEET_CELLS refuse the workbook, as an XLSX's do; a file with a p
 
 from __future__ import annotations
 
+import bisect
 import datetime
 import re
 import struct
@@ -86,11 +87,16 @@ def _workbook(data: bytes, name: str) -> str:
     parts = []
     cells = chars = 0
     read: set[int] = set()
+    starts = sorted({offset for _, offset in book.sheets
+                     if offset + 4 <= len(stream) and struct.unpack_from("<H", stream, offset)[0] == _BOF})
     for sheet_name, offset in book.sheets:
         if offset in read:  # many sheet entries naming one sheet: it is read once
             continue
         read.add(offset)
-        grid, counted = _sheet(stream, offset, book)
+        # A sheet's records end where the next sheet begins: sheets whose BOFs nest in each
+        # other's records would each read the same records again.
+        following = bisect.bisect_right(starts, offset)
+        grid, counted = _sheet(stream, offset, book, starts[following] if following < len(starts) else None)
         cells += max(1, counted)  # a sheet without cells counts too: thousands of them are no workbook
         chars += sum(len(value) for row in grid for value in row)  # one shared string may fill every cell
         if cells > MAX_SHEET_CELLS:
@@ -152,9 +158,11 @@ def _old_worksheet(data: bytes, name: str) -> str:
     return sheet_markdown([[cells.get((row, column), "") for column in columns] for row in rows])
 
 
-def _records(stream: bytes, offset: int):
-    """(type, bytes) of each record from `offset` until the stream ends or a record does not fit."""
-    while offset + 4 <= len(stream):
+def _records(stream: bytes, offset: int, end: int | None = None):
+    """(type, bytes) of each record from `offset` until the stream (or `end`) ends or a record does
+    not fit."""
+    end = len(stream) if end is None else min(end, len(stream))
+    while offset + 4 <= end:
         kind, length = struct.unpack_from("<HH", stream, offset)
         if offset + 4 + length > len(stream):
             return
@@ -290,11 +298,11 @@ def _shared_strings(parts: list[bytes], book: _Book) -> list[str]:
     return strings
 
 
-def _sheet(stream: bytes, offset: int, book: _Book) -> tuple[list[list[str]], int]:
+def _sheet(stream: bytes, offset: int, book: _Book, end: int | None = None) -> tuple[list[list[str]], int]:
     cells: dict[tuple[int, int], str] = {}
     pending: tuple[int, int] | None = None  # a formula whose string value the next STRING record holds
     started = False
-    for kind, data in _records(stream, offset):
+    for kind, data in _records(stream, offset, end):
         if kind == _BOF:
             if started or (len(data) >= 4 and struct.unpack_from("<H", data, 2)[0] != _WORKSHEET):
                 break
