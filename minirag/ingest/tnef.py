@@ -106,7 +106,8 @@ def read_tnef(data: bytes) -> Tnef:
     html_text = _html(html, message.get(_INTERNET_CODEPAGE), codec) if isinstance(html, bytes) else _text(html)
     rtf = message.get(_RTF_COMPRESSED)
     body = body_markdown(_text(message.get(_BODY)) or plain, html_text, rtf if isinstance(rtf, bytes) else None)
-    return Tnef(body, tuple(item.file() for item in attachments if item.file().name or item.file().data))
+    files = (item.file() for item in attachments)
+    return Tnef(body, tuple(file for file in files if file.name or file.data))
 
 
 def _html(html: bytes, declared: object, codec: str) -> str:
