@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from minirag.errors import ConversionFailed, MessageTooLong, described
 from minirag.ingest.attachments import AttachedFiles, Attachment
+from minirag.ingest.mapi_body import body_markdown
 from minirag.ingest.text_repair import escape_headings
 from minirag.ingest.tnef import TnefError, read_tnef
 
@@ -141,14 +142,8 @@ def _body(message: email.message.EmailMessage) -> str:
     if part is None:
         return ""
     text = _content(part)
-    if part.get_content_subtype() == "html":
-        from minirag.ingest.html_markdown import html_to_markdown
-
-        try:
-            return html_to_markdown(text)[0]
-        except ConversionFailed:
-            return ""
-    return escape_headings(text)
+    html = part.get_content_subtype() == "html"
+    return body_markdown("" if html else text, text if html else "", None)
 
 
 def _content(part: email.message.Message) -> str:

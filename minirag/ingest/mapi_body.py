@@ -1,7 +1,7 @@
-"""An Outlook message's body from the three properties it may be kept in, as both an Outlook
-message file (msg_text.py) and a TNEF attachment (winmail.dat, tnef.py) hold them: the plain
-text, else the HTML converted as any page is, else the compressed RTF (rtf_compressed.py) read
-as any RTF file is.
+"""A message's body from the forms it may be kept in, as a saved e-mail (email_text.py), an
+Outlook message file (msg_text.py) and a TNEF attachment (winmail.dat, tnef.py) hold them: the
+plain text, else the HTML converted as any page is, else Outlook's compressed RTF
+(rtf_compressed.py) read as any RTF file is.
 """
 
 from __future__ import annotations

@@ -153,9 +153,7 @@ def _old_worksheet(data: bytes, name: str) -> str:
                                    "spreadsheet bomb?")
     if not cells:
         return ""
-    rows = sorted({row for row, _ in cells})
-    columns = sorted({column for _, column in cells if column < MAX_COLUMNS})
-    return sheet_markdown([[cells.get((row, column), "") for column in columns] for row in rows])
+    return sheet_markdown(_grid({place: value for place, value in cells.items() if place[1] < MAX_COLUMNS}))
 
 
 def _records(stream: bytes, offset: int, end: int | None = None):
@@ -339,9 +337,14 @@ def _sheet(stream: bytes, offset: int, book: _Book, end: int | None = None) -> t
             break
     if not cells:
         return [], 0
+    return _grid(cells), len(cells)
+
+
+def _grid(cells: dict[tuple[int, int], str]) -> list[list[str]]:
+    """The rows of `cells`, each over the columns that hold a cell (one cell in column 255 pads no row)."""
     rows = sorted({row for row, _ in cells})
-    columns = sorted({column for _, column in cells})  # only these: one cell in column 255 pads no row
-    return [[cells.get((row, column), "") for column in columns] for row in rows], len(cells)
+    columns = sorted({column for _, column in cells})
+    return [[cells.get((row, column), "") for column in columns] for row in rows]
 
 
 def _value(kind: int, data: bytes, xf: int, book: _Book) -> tuple[str | None, tuple[int, int] | None]:
