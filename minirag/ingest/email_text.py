@@ -19,6 +19,7 @@ import email.policy
 import quopri
 import re
 from dataclasses import dataclass
+from typing import Any, cast
 
 from minirag.errors import ConversionFailed, MessageTooLong, described
 from minirag.ingest.attachments import AttachedFiles, Attachment
@@ -33,6 +34,22 @@ MAX_WARNINGS = 20
 MAX_PARSED_HEADER = 4_096
 _ENCODED_WORD = re.compile(r"=\?([^?\s]{1,64})\?([bBqQ])\?([^?\s]{0,2048})\?=")
 _TNEF_TYPES = ("application/ms-tnef", "application/vnd.ms-tnef")
+
+
+class _BoundedPolicy(email.policy.EmailPolicy):
+    """The standard policy, with a part's `Content-*` fields cut to MAX_PARSED_HEADER characters
+    before they are parsed (the parser reads them as it splits the parts, and whenever a part's type,
+    file name or encoding is asked). No honest one is that long: a file name is at most 255 bytes,
+    three times that encoded."""
+
+    def header_fetch_parse(self, name: str, value: str) -> Any:
+        if len(value) > MAX_PARSED_HEADER and name.lower().startswith("content-"):
+            value = " ".join(value.split())[:MAX_PARSED_HEADER]
+        return super().header_fetch_parse(name, value)
+
+
+# Its message factory is the standard one's, EmailMessage (typeshed cannot tell it from the class).
+_POLICY = cast("email.policy.EmailPolicy[email.message.EmailMessage]", _BoundedPolicy())
 
 
 @dataclass(frozen=True)
@@ -77,7 +94,7 @@ def eml_to_markdown(data: bytes, name: str, files: AttachedFiles | None = None) 
         raise ConversionFailed(f"{name}: not an e-mail message (a binary file: NUL bytes)")
     warnings: list[str] = []
     try:
-        message = email.message_from_bytes(data, policy=email.policy.default)
+        message = email.message_from_bytes(data, policy=_POLICY)
         for parts, _ in enumerate(message.walk(), 1):
             if parts > MAX_PARTS:
                 raise ConversionFailed(f"{name}: refused: more than {MAX_PARTS:,} MIME parts")
