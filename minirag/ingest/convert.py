@@ -32,12 +32,13 @@ from minirag.ingest.csv_table import csv_to_markdown
 from minirag.ingest.doc_text import doc_to_markdown
 from minirag.ingest.docx_margins import read_margins
 from minirag.ingest.docx_tables import docx_converter
-from minirag.ingest.email_text import ReadMessage, eml_to_markdown
+from minirag.ingest.email_text import ReadMessage, eml_to_markdown, said
 from minirag.ingest.empty_cells import without_empty_rows
 from minirag.ingest.epub_spine import check_spine
 from minirag.ingest.latex_text import INCLUDES_ONLY_NOTE, includes_only, latex_to_markdown
 from minirag.ingest.latex_tokens import inputenc_charset
 from minirag.ingest.markdown_html import rendered_html
+from minirag.ingest.mbox_text import mailbox_messages
 from minirag.ingest.msg_text import msg_to_markdown
 from minirag.ingest.odf_text import MIMETYPES as ODF_MIMETYPES
 from minirag.ingest.odf_text import odf_to_markdown
@@ -62,7 +63,7 @@ DOCUMENT_EXTENSIONS = frozenset(
     {".md", ".markdown", ".mdx", ".txt", ".rst", ".adoc", ".asciidoc", ".org", ".tex", ".latex", ".ltx", ".pdf",
      ".doc", ".docx", ".docm", ".dotx", ".dotm", ".odt", ".ods", ".odp", ".rtf", ".ppt", ".pps", ".pptx", ".pptm",
      ".ppsx", ".ppsm", ".xls", ".xlt", ".xlsx", ".xlsm", ".xltx", ".xltm", ".html", ".htm", ".csv", ".epub", ".ipynb",
-     ".eml", ".msg"}
+     ".eml", ".msg", ".mbox"}
 )
 # Office's other kinds of the same files, each read as its sibling is: macro-enabled ones (the macro
 # project is never run or read), templates and slide shows. (Not `.dot` or `.pot`: those are
@@ -521,6 +522,46 @@ def _msg(data: bytes, name: str) -> Converted:
     return _read_message(msg_to_markdown(data, name, _AttachedFiles(name, _message_depth.get())))
 
 
+def _mailbox(data: bytes, name: str) -> Converted:
+    """A mailbox's messages one after another, each under its subject (`(no subject)` where it has
+    none) with its attachments read; those past what one document may give are left, and its note
+    says how many."""
+    messages = list(mailbox_messages(data, name))
+    budget = _TextBudget()
+    pages: list[str] = []
+    warnings: list[str] = []
+    left = 0
+    for number, message in enumerate(messages, 1):
+        label = f"{name} › message {number}"
+        before = budget.left
+        try:
+            read = eml_to_markdown(message, label, _AttachedFiles(label, _message_depth.get(), budget))
+        except MessageTooLong:
+            left = len(messages) - number + 1
+            break
+        except ConversionFailed as exc:
+            warnings.append(str(exc))
+            continue
+        budget.left = before - len(read.markdown)  # its attachments' text is in it
+        if budget.left < 0:
+            left = len(messages) - number + 1
+            break
+        pages.append(read.markdown if read.title else f"# (no subject)\n\n{read.markdown}")
+        warnings.extend(read.warnings)
+    if not pages:
+        raise ConversionFailed(f"{name}: no message in the mailbox could be read; the first: {warnings[0]}" if warnings
+                               else f"{name}: refused: its first message passes the {MAX_TEXT_CHARS:,} characters "
+                                    "one document may give")
+    note = (f"the last {left:,} of {len(messages):,} messages were left: they pass the {MAX_TEXT_CHARS:,} "
+            "characters one document may give") if left else ""
+    return Converted(markdown="\n\n".join(pages), metadata_title=_stem(name), warnings=said(warnings), note=note)
+
+
+def _stem(name: str) -> str:
+    """A file's name without its folders or suffix (`Inbox` of `mail/Inbox.mbox`)."""
+    return Path(name.rsplit(" › ", 1)[-1].replace("\\", "/")).stem
+
+
 def _read_message(read: ReadMessage) -> Converted:
     return Converted(markdown=read.markdown, metadata_title=read.title, warnings=read.warnings)
 
@@ -549,7 +590,7 @@ class _AttachedFiles:
     def read(self, data: bytes, filename: str, content_type: str,
              charset: str | None = None) -> tuple[str, tuple[str, ...]] | None:
         suffix = attached_suffix(filename, content_type, data)
-        messages_past = self.depth >= MAX_NESTED_MESSAGES if suffix in (".eml", ".msg") else self.depth > MAX_NESTED_MESSAGES
+        messages_past = self.depth >= MAX_NESTED_MESSAGES if suffix in (".eml", ".msg", ".mbox") else self.depth > MAX_NESTED_MESSAGES
         if suffix is None or messages_past:  # (past it: a message that was named as another file)
             return None
         codec = _known_codec(charset) if suffix in _DECODED else None
@@ -692,6 +733,8 @@ def _convert_by_suffix(data: bytes, suffix: str, name: str) -> Converted:
         return _read_message(eml_to_markdown(data, name, _AttachedFiles(name, _message_depth.get())))
     if suffix == ".msg":
         return _msg(data, name)
+    if suffix == ".mbox":
+        return _mailbox(data, name)
     if (suffix in _OOXML_NAMES and data.startswith(_COMPOUND_FILE)
             and "EncryptedPackage".encode("utf-16-le") not in data):
         return _renamed_legacy(data, suffix, name)
@@ -749,7 +792,8 @@ _TYPE_SUFFIXES = {"text/csv": ".csv", "application/x-ipynb+json": ".ipynb", "tex
                   "text/x-markdown": ".md", "text/x-rst": ".rst", "text/prs.fallenstein.rst": ".rst",
                   "text/asciidoc": ".adoc", "text/x-asciidoc": ".adoc", "text/x-tex": ".tex",
                   "application/x-tex": ".tex", "text/x-latex": ".tex", "application/x-latex": ".tex",
-                  "application/rtf": ".rtf", "text/rtf": ".rtf", "message/rfc822": ".eml"}
+                  "application/rtf": ".rtf", "text/rtf": ".rtf", "message/rfc822": ".eml",
+                  "application/mbox": ".mbox"}
 # An attachment whose name has no suffix minirag reads is read by its MIME type.
 _ATTACHED_TYPES = {
     **_TYPE_SUFFIXES, **{kind.decode(): odf for odf, kind in ODF_MIMETYPES.items()},
