@@ -93,8 +93,18 @@ def test_messages_past_one_documents_text_are_left_and_the_note_says_how_many(tm
     converted = convert_document(data, ".mbox", "box.mbox")
     kept = [line for line in converted.markdown.splitlines() if line.startswith("# ")]
     assert 1 < len(kept) < 10 and kept[0] == "# Day 0"
-    assert converted.note == (f"the last {10 - len(kept)} of 10 messages were left: they pass the 1,000 characters "
+    assert converted.note == (f"the last {10 - len(kept)} of 10 messages were left, past the 1,000 characters "
                               "one document may give")
+
+
+def test_a_mailbox_of_more_messages_than_are_read_says_how_many_were_left_and_warns_twenty_times(monkeypatch):
+    monkeypatch.setattr(convert, "MAX_MAILBOX_MESSAGES", 50)
+    data = b"From x\n\n" * 30 + b"From y\nSubject: Kept\n\nyes\n\n" * 40
+    converted = convert_document(data, ".mbox", "box.mbox")
+    assert converted.markdown.count("# Kept") == 20
+    assert converted.note == "the last 20 of 70 messages were left, past 50 messages"
+    assert converted.warnings[0] == "box.mbox › message 1: not an e-mail message (no headers or body found)"
+    assert len(converted.warnings) == 21 and converted.warnings[-1] == "... and 10 more warnings like these"
 
 
 def test_splitting_a_mailbox_costs_time_linear_in_its_size():

@@ -18,6 +18,7 @@ import logging
 import re
 import unicodedata
 import zipfile
+from collections.abc import Iterable
 from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -32,13 +33,13 @@ from minirag.ingest.csv_table import csv_to_markdown
 from minirag.ingest.doc_text import doc_to_markdown
 from minirag.ingest.docx_margins import read_margins
 from minirag.ingest.docx_tables import docx_converter
-from minirag.ingest.email_text import ReadMessage, eml_to_markdown, said
+from minirag.ingest.email_text import MAX_WARNINGS, ReadMessage, eml_to_markdown, said
 from minirag.ingest.empty_cells import without_empty_rows
 from minirag.ingest.epub_spine import check_spine
 from minirag.ingest.latex_text import INCLUDES_ONLY_NOTE, includes_only, latex_to_markdown
 from minirag.ingest.latex_tokens import inputenc_charset
 from minirag.ingest.markdown_html import rendered_html
-from minirag.ingest.mbox_text import mailbox_messages
+from minirag.ingest.mbox_text import count_messages, mailbox_messages
 from minirag.ingest.msg_text import msg_to_markdown
 from minirag.ingest.odf_text import MIMETYPES as ODF_MIMETYPES
 from minirag.ingest.odf_text import odf_to_markdown
@@ -524,37 +525,48 @@ def _msg(data: bytes, name: str) -> Converted:
 
 def _mailbox(data: bytes, name: str) -> Converted:
     """A mailbox's messages one after another, each under its subject (`(no subject)` where it has
-    none) with its attachments read; those past what one document may give are left, and its note
-    says how many."""
-    messages = list(mailbox_messages(data, name))
+    none) with its attachments read; those past MAX_MAILBOX_MESSAGES, or past what one document may
+    give, are left, and its note says how many."""
     budget = _TextBudget()
     pages: list[str] = []
     warnings: list[str] = []
-    left = 0
-    for number, message in enumerate(messages, 1):
+    unsaid = 0  # warnings past the first MAX_WARNINGS, only counted
+
+    def warn(lines: Iterable[str]) -> None:
+        nonlocal unsaid
+        for line in lines:
+            if len(warnings) < MAX_WARNINGS:
+                warnings.append(line)
+            else:
+                unsaid += 1
+
+    past = ""
+    for number, message in enumerate(mailbox_messages(data, name), 1):
         label = f"{name} › message {number}"
         before = budget.left
         try:
+            if number > MAX_MAILBOX_MESSAGES:
+                past = f"{MAX_MAILBOX_MESSAGES:,} messages"
+                break
             read = eml_to_markdown(message, label, _AttachedFiles(label, _message_depth.get(), budget))
+            budget.left = before - len(read.markdown)  # its attachments' text is in it
+            if budget.left < 0:
+                raise MessageTooLong(label)
         except MessageTooLong:
-            left = len(messages) - number + 1
+            past = f"the {MAX_TEXT_CHARS:,} characters one document may give"
             break
         except ConversionFailed as exc:
-            warnings.append(str(exc))
+            warn([str(exc)])
             continue
-        budget.left = before - len(read.markdown)  # its attachments' text is in it
-        if budget.left < 0:
-            left = len(messages) - number + 1
-            break
         pages.append(read.markdown if read.title else f"# (no subject)\n\n{read.markdown}")
-        warnings.extend(read.warnings)
+        warn(read.warnings)
     if not pages:
         raise ConversionFailed(f"{name}: no message in the mailbox could be read; the first: {warnings[0]}" if warnings
-                               else f"{name}: refused: its first message passes the {MAX_TEXT_CHARS:,} characters "
-                                    "one document may give")
-    note = (f"the last {left:,} of {len(messages):,} messages were left: they pass the {MAX_TEXT_CHARS:,} "
-            "characters one document may give") if left else ""
-    return Converted(markdown="\n\n".join(pages), metadata_title=_stem(name), warnings=said(warnings), note=note)
+                               else f"{name}: refused: its first message passes {past}")
+    total = count_messages(data)
+    note = f"the last {total - number + 1:,} of {total:,} messages were left, past {past}" if past else ""
+    return Converted(markdown="\n\n".join(pages), metadata_title=_stem(name), warnings=said(warnings, unsaid),
+                     note=note)
 
 
 def _stem(name: str) -> str:
@@ -566,6 +578,8 @@ def _read_message(read: ReadMessage) -> Converted:
     return Converted(markdown=read.markdown, metadata_title=read.title, warnings=read.warnings)
 
 
+# A mailbox's messages read, at the standard library parser's ~0.1 ms for the least of them.
+MAX_MAILBOX_MESSAGES = 100_000
 # How many messages enclose the one being read: an attachment is converted as a document of its own,
 # and a message attached to it must know how deep it is.
 _message_depth: ContextVar[int] = ContextVar("message_depth", default=0)

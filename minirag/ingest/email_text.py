@@ -80,12 +80,12 @@ class ReadMessage:
     warnings: tuple[str, ...] = ()  # attachments that could not be read
 
 
-def said(warnings: list[str]) -> tuple[str, ...]:
-    """A message's warnings, the first MAX_WARNINGS of them and how many more."""
+def said(warnings: list[str], more: int = 0) -> tuple[str, ...]:
+    """A message's warnings, the first MAX_WARNINGS of them and how many more (`more` of them
+    already left out)."""
     lines = [" ".join(warning.split()) for warning in warnings]  # names inside them are the sender's text
-    if len(lines) <= MAX_WARNINGS:
-        return tuple(lines)
-    return (*lines[:MAX_WARNINGS], f"... and {len(lines) - MAX_WARNINGS:,} more warnings like these")
+    more += max(0, len(lines) - MAX_WARNINGS)
+    return (*lines[:MAX_WARNINGS], *((f"... and {more:,} more warnings like these",) if more else ()))
 
 
 def eml_to_markdown(data: bytes, name: str, files: AttachedFiles | None = None) -> ReadMessage:

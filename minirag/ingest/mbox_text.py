@@ -23,7 +23,14 @@ def mailbox_messages(data: bytes, name: str) -> Iterator[bytes]:
     """Each message of the mailbox `data`, as the bytes of a saved message (.eml)."""
     if not data.startswith(b"From "):
         raise ConversionFailed(f"{name}: not an mbox mailbox (it does not open with a `From ` line)")
-    separators = list(_SEPARATOR.finditer(data))
-    ends = [separator.start() for separator in separators[1:]] + [len(data)]
-    for separator, end in zip(separators, ends, strict=True):
-        yield _QUOTED_FROM.sub(rb"\1", data[separator.end():end])
+    previous = None
+    for separator in _SEPARATOR.finditer(data):
+        if previous is not None:
+            yield _QUOTED_FROM.sub(rb"\1", data[previous.end():separator.start()])
+        previous = separator
+    if previous is not None:
+        yield _QUOTED_FROM.sub(rb"\1", data[previous.end():])
+
+
+def count_messages(data: bytes) -> int:
+    return sum(1 for _ in _SEPARATOR.finditer(data))
