@@ -503,6 +503,14 @@ def listening_socket(host: str, port: int) -> socket.socket:
     return socket.create_server((host, port), family=family)
 
 
+MCP_PATH = "/mcp"
+
+
+def served_url(host: str, port: int) -> str:
+    """The address a client is given: an IPv6 host in brackets, as a URL writes it."""
+    return f"http://{f'[{host}]' if ':' in host else host}:{port}{MCP_PATH}"
+
+
 def run_http(server: MCPServer, host: str, port: int, token: str | None, sock: socket.socket) -> None:
     """Streamable HTTP at /mcp through uvicorn on `sock`, behind the bearer token when there is one,
     else answering only requests addressed to the bound loopback address (http_hosts.py)."""
@@ -514,8 +522,9 @@ def run_http(server: MCPServer, host: str, port: int, token: str | None, sock: s
         raise_descriptor_limit,
     )
     from minirag.http_hosts import LocalOnly
+    from minirag.http_messages import answered_messages
 
-    inner = server.streamable_http_app(host=host)
+    inner = answered_messages(server.streamable_http_app(host=host, streamable_http_path=MCP_PATH), MCP_PATH)
     app = BearerToken(inner, token) if token is not None else LocalOnly(inner, host, port)
     raise_descriptor_limit()
     quiet_client_disconnects()
@@ -559,7 +568,7 @@ def serve(args, state: ServerState | None = None) -> int:
                                  f"{exc.strerror or exc}\n")
                 return 1
             guard = "bearer token required" if token else "no token: loopback only"
-            sys.stderr.write(f"minirag: serving MCP at http://{address[0]}:{address[1]}/mcp ({guard})\n")
+            sys.stderr.write(f"minirag: serving MCP at {served_url(*address)} ({guard})\n")
             run_http(server, address[0], address[1], token, sock)
     except KeyboardInterrupt:
         interrupted = True

@@ -4,6 +4,7 @@ client with it works, and a non-loopback bind without a token is refused in one 
 from __future__ import annotations
 
 import http.client
+import json
 import os
 import subprocess
 import sys
@@ -150,3 +151,49 @@ def test_a_loopback_server_without_a_token_refuses_other_sites_hosts_and_origins
         stop(proc)
     assert served < 400 and same_machine < 400, (served, same_machine)
     assert rebound in (400, 403, 421) and cross_site in (400, 403), (rebound, cross_site)
+
+
+def _posted(port: int, body: bytes, headers: dict[str, str] | None = None) -> tuple[int, bytes]:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=TIMEOUT_S)
+    try:
+        conn.request("POST", "/mcp", body=body, headers={"Content-Type": "application/json",
+                                                          "Accept": "application/json, text/event-stream",
+                                                          **(headers or {})})
+        response = conn.getresponse()
+        return response.status, response.read()
+    finally:
+        conn.close()
+
+
+@pytest.mark.slow
+def test_a_malformed_message_over_http_is_answered_in_one_line_as_over_stdio(server_env):
+    """The SDK answered these with pydantic's whole report (a dozen lines) or, for an odd id, with
+    202 and no body at all: the client waited for ever."""
+    proc, port = start(server_env)
+    try:
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=TIMEOUT_S)
+        conn.request("POST", "/mcp", body=INITIALIZE, headers={"Content-Type": "application/json",
+                                                               "Accept": "application/json, text/event-stream"})
+        session = {"mcp-session-id": conn.getresponse().getheader("mcp-session-id") or "",
+                   "mcp-protocol-version": "2025-06-18"}
+        conn.close()
+        answers = {body: _posted(port, body, session) for body in (
+            b'{"jsonrpc":"2.0","id":3,"method":"tools/call","params":[1]}', b'{"jsonrpc":"1.0","id":4,"method":"ping"}',
+            b'{"id":5,"method":"ping"}', b"[]", b'{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}',
+            b'{"jsonrpc":"2.0","id":1.5,"method":"ping"}', b'{"jsonrpc": "2.0", "id": 6, "method"')}
+        surrogate = _posted(port, b'{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"query_documents",'
+                                  b'"arguments":{"query":"tides \\ud800"}}}', session)
+        served = _posted(port, b'{"jsonrpc":"2.0","id":8,"method":"tools/list"}', session)
+    finally:
+        stop(proc)
+    for body, (status, answer) in answers.items():
+        error = json.loads(answer)["error"]
+        assert status == 400 and "\n" not in error["message"] and len(error["message"]) < 300, (body, answer)
+    params = json.loads(answers[b'{"jsonrpc":"2.0","id":3,"method":"tools/call","params":[1]}'][1])
+    assert params["id"] == 3 and params["error"]["message"] == ("Invalid params: tools/call's params must be a JSON "
+                                                                 "object, got an array")
+    assert json.loads(answers[b'{"jsonrpc":"2.0","id":1.5,"method":"ping"}'][1])["error"]["message"] == (
+        "Invalid Request: the id must be a string or an integer, got 1.5")
+    assert json.loads(answers[b'{"jsonrpc": "2.0", "id": 6, "method"'][1])["error"]["code"] == -32700
+    assert surrogate[0] == 200 and b'"id":7,"result"' in surrogate[1], surrogate  # (no index yet: a tool error)
+    assert served[0] == 200 and b"query_documents" in served[1]

@@ -21,7 +21,14 @@ from minirag.app import App
 from minirag.config import load_config
 from minirag.instructions import build_instructions
 from minirag.results import payload
-from minirag.server import ServerState, build_server, load_state, parse_http, start_watching
+from minirag.server import (
+    ServerState,
+    build_server,
+    load_state,
+    parse_http,
+    served_url,
+    start_watching,
+)
 from minirag.store.lock import SyncLock
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -376,6 +383,11 @@ def test_a_model_that_needs_a_download_is_left_to_the_first_query(make_config, m
 ])
 def test_http_addresses_default_to_the_loopback_host(value, expected):
     assert parse_http(value) == expected
+
+
+def test_the_address_the_server_says_it_serves_at_is_a_url_an_ipv6_host_included():
+    assert served_url(*parse_http("[::1]:7000")) == "http://[::1]:7000/mcp"
+    assert served_url(*parse_http(":8080")) == "http://127.0.0.1:8080/mcp"
 
 
 @pytest.mark.parametrize("value", ["localhost", "host:0", "host:70000", "host:http"])

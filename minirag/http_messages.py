@@ -1,0 +1,87 @@
+"""The MCP HTTP transport's POST bodies, answered as the stdio transport answers its lines.
+
+The SDK's HTTP transport reads a POST body as one JSON-RPC message. Where it cannot, its error
+message is pydantic's whole report, one line per way the body failed each kind of message (a
+dozen lines, with links), under id null; a request whose id is no string or integer it takes for
+a notification and answers `202 Accepted` with no body, so the client waits for ever. Here a body
+is looked at first, by the rules stdio_transport.py applies to a line: a request of an odd id, or
+of params that are no JSON object, and a body that is no JSON-RPC message at all, are answered
+with one line (400, a JSON-RPC error); lone surrogates in its strings become U+FFFD. Every other
+body reaches the SDK as it came.
+"""
+
+from __future__ import annotations
+
+from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE, RequestBodyLimitMiddleware
+from mcp_types import jsonrpc_message_adapter
+from pydantic import ValidationError
+
+from minirag.stdio_transport import odd_id_reply, odd_params_reply, repair, unreadable_reply
+
+
+def answered_messages(app, path: str):
+    """`app` behind AnsweredMessages, a body longer than the SDK takes refused (413) before it is read."""
+    return RequestBodyLimitMiddleware(AnsweredMessages(app, path), DEFAULT_MAX_REQUEST_BODY_SIZE)
+
+
+class AnsweredMessages:
+    """ASGI middleware in front of the SDK's streamable HTTP app, for the JSON bodies POSTed to `path`
+    (a body of another type the SDK refuses as such)."""
+
+    def __init__(self, app, path: str) -> None:
+        self.app = app
+        self.path = path
+
+    async def __call__(self, scope, receive, send) -> None:
+        if not (scope["type"] == "http" and scope.get("method") == "POST" and scope.get("path") == self.path
+                and _is_json(scope)):
+            await self.app(scope, receive, send)
+            return
+        body = await _whole_body(receive)
+        if body is None:  # the client went away
+            return
+        text = body.decode("utf-8", "surrogateescape")
+        refusal = odd_id_reply(text) or odd_params_reply(text)
+        if refusal is None:
+            body = repair(text).encode("utf-8", "surrogateescape")
+            try:
+                jsonrpc_message_adapter.validate_json(body, by_name=False)
+            except ValidationError as exc:
+                refusal = unreadable_reply(exc)
+        if refusal is not None:
+            await send({"type": "http.response.start", "status": 400,
+                        "headers": [(b"content-type", b"application/json")]})
+            await send({"type": "http.response.body",
+                        "body": refusal.model_dump_json(by_alias=True, exclude_unset=True).encode()})
+            return
+        await self.app(scope, _replaying(body, receive), send)
+
+
+def _is_json(scope) -> bool:
+    return any(name.lower() == b"content-type" and value.split(b";")[0].strip().lower() == b"application/json"
+               for name, value in scope.get("headers", ()))
+
+
+async def _whole_body(receive) -> bytes | None:
+    parts = []
+    while True:
+        event = await receive()
+        if event["type"] == "http.disconnect":
+            return None
+        parts.append(event.get("body", b""))
+        if not event.get("more_body", False):
+            return b"".join(parts)
+
+
+def _replaying(body: bytes, receive):
+    """A receive that gives `body` whole, then whatever `receive` says (a disconnect)."""
+    given = False
+
+    async def replayed():
+        nonlocal given
+        if given:
+            return await receive()
+        given = True
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    return replayed
