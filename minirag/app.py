@@ -351,20 +351,22 @@ class App:
         return self._spelled_under_a_root(absolute), real
 
     def _spelled_under_a_root(self, absolute: str) -> str:
-        """A contained path as a sync stores it. Written under a root, it is kept as written (a link
-        inside a root keeps its own name); reached through a link to a root or a folder above one (an
-        alias, a root configured by a link's name), it is spelled from its folder's real path (or its own,
-        when even that lies outside), so another name for a root never makes a second source of a file."""
+        """A contained path as a sync stores it: a folder by its real path, a file by its folder's real
+        path and its own name (a link to a file keeps its own name). A link to a folder is never another
+        name for what it holds (scan.walk does not follow one), whether it sits inside a root (an alias,
+        a loop) or leads to one (a root configured by a link's name); a file whose real folder lies
+        outside every root is spelled by its own real path."""
         roots = [str(root) for root in self.config.roots]
-        if any(is_under(absolute, root, os.sep) for root in roots):
-            return absolute
-        folder, name = os.path.split(absolute)
-        spelled = os.path.join(os.path.realpath(folder), name)
+        if os.path.isdir(absolute):
+            spelled = os.path.realpath(absolute)
+        else:
+            folder, name = os.path.split(absolute)
+            spelled = os.path.join(os.path.realpath(folder), name)
         return spelled if any(is_under(spelled, root, os.sep) for root in roots) else os.path.realpath(absolute)
 
     def search_scope(self, scope: str | None) -> str | None:
         """A scope as sources are stored: an absolute path normalized (`..`, `.`, a trailing
-        `/.`), and one reached through a symlink to a root spelled under that root."""
+        `/.`), and one reached through a link to a folder spelled by its real folder."""
         if scope is not None and not scope.strip():
             raise InvalidArgument("scope is empty: give a folder, a file or a source-id prefix, or leave scope out")
         if scope is not None and "\x00" in scope:
@@ -375,11 +377,8 @@ class App:
         if not scope or not os.path.isabs(scope) or "\x00" in scope:
             return scope
         normal = os.path.normpath(scope)
-        roots = [str(root) for root in self.config.roots]
-        if any(is_under(normal, root, os.sep) for root in roots):
-            return normal
-        real = os.path.realpath(normal)
-        return real if any(is_under(real, root, os.sep) for root in roots) else normal
+        spelled = self._spelled_under_a_root(normal)
+        return spelled if any(is_under(spelled, str(root), os.sep) for root in self.config.roots) else normal
 
     def _refuse_a_path_meant_as_scope(self, scope: str | None, *, found_nothing: bool) -> None:
         """A relative scope is a data/url source id prefix. One that finds nothing but names a path
@@ -436,21 +435,37 @@ class App:
     def _source_row(self, key: str, *, served: bool = True) -> SourceRow:
         """The indexed row of `key`; a path-shaped key names a file and nothing else, and a file
         outside the configured roots (a root since removed from the configuration) is not `served`
-        (it may still be deleted). A data id is found by its NFC form too (ids are stored NFC)."""
+        (it may still be deleted). A path through a link to a folder, and a data id not in NFC, are
+        found as they are stored (_stored_as)."""
         self.require_index()
         try:
-            row = self.index.source_row(key)
+            found: SourceRow | None = self.index.source_row(key)
         except NotFound:
-            composed = unicodedata.normalize("NFC", key)
-            if composed == key or looks_like_a_path(key):
-                raise NotFound(self._not_indexed(key) if served else f"not indexed: {shown(key)}") from None
-            row = self.index.source_row(composed)
+            found = self._stored_as(key)
+        if found is None:
+            raise NotFound(self._not_indexed(key) if served else f"not indexed: {shown(key)}")
+        row = found
         if row.kind != "file" and looks_like_a_path(key):
             raise NotFound(f"not indexed: {shown(key)}")
         if served and row.kind == "file" and not self.in_roots(row.source):
             raise NotFound(f"not in a configured root: {shown(key)}; roots: "
                            f"{', '.join(str(root) for root in self.config.roots)}")
         return row
+
+    def _stored_as(self, key: str) -> SourceRow | None:
+        """The row of `key` written as sources are stored, where that differs: a path through a link
+        to a folder by its real folder (_spelled_under_a_root), a data id in NFC (ids are stored NFC)."""
+        if looks_like_a_path(key):
+            stored = self._spelled_under_a_root(os.path.normpath(key)) if os.path.isabs(key) and "\x00" not in key \
+                else key
+        else:
+            stored = unicodedata.normalize("NFC", key)
+        if stored == key:
+            return None
+        try:
+            return self.index.source_row(stored)
+        except NotFound:
+            return None
 
     def in_roots(self, source: str) -> bool:
         """Whether a stored file is served. A read-only server on an index DB_PATH names has no

@@ -778,3 +778,23 @@ def test_a_folder_link_from_one_root_into_another_indexes_each_file_once(make_ap
         str(a / "own.md"), str(b / "page.md"), str(b / "sub" / "deep.md")}
     assert {f.source for f in app.list_files().files} == {
         str(a / "own.md"), str(b / "page.md"), str(b / "sub" / "deep.md")}
+
+
+def test_a_folder_link_inside_a_root_is_no_second_name_for_its_files_by_sync_or_ingest(app, docs):
+    """A link to a folder of the same root (an alias named before the folder, a loop back up) was
+    followed: a sync spelled the folder's files by whichever name its walk met first, and an ingest
+    through the link stored each file again under it, found by every query and listed `missing`."""
+    page = write(docs / "sub" / "page.md", "# Page\n\nA page about otters.\n")
+    (docs / "a-alias").symlink_to(docs / "sub", target_is_directory=True)
+    (docs / "sub" / "loop").symlink_to(docs, target_is_directory=True)
+    (docs / "note.md").symlink_to(page)  # a link to a file keeps its own name, as before
+    sync(app)
+    assert sources(app) == {str(page), str(docs / "note.md")}
+    app.ingest_paths([str(docs / "a-alias")])
+    app.ingest_paths([str(docs / "sub" / "loop" / "a-alias" / "page.md")])
+    app.ingest_file(str(docs / "sub" / "loop" / "sub" / "page.md"))
+    assert sources(app) == {str(page), str(docs / "note.md")}
+    assert app.read(str(docs / "a-alias" / "page.md")).text.startswith("# Page")  # found by its stored name
+    hits = payload(app.query("otters", top_k=5, scope=str(docs / "a-alias")))["results"]
+    assert [hit["source"] for hit in hits] == [str(page)]
+    assert sync(app).deleted == 0

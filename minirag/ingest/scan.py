@@ -146,10 +146,14 @@ class Ignored:
     is_dir: bool
 
 
-def _is_dir(entry: os.DirEntry) -> bool | OSError:
-    """Whether an entry is a folder (a link to one too), or why that cannot be told."""
+def _is_dir(entry: os.DirEntry) -> bool | OSError | None:
+    """Whether an entry is a folder, or why that cannot be told; None for a link to a folder, which a
+    walk does not follow: what it holds is read where it really is (under its own root, or nowhere
+    when that is outside every root), so a link is never a second name for a file, nor a loop."""
     try:
-        return entry.is_dir(follow_symlinks=True)
+        if entry.is_dir(follow_symlinks=True):
+            return None if entry.is_symlink() else True
+        return False
     except OSError as exc:
         return exc
 
@@ -215,6 +219,8 @@ def walk(start: Path, roots: Sequence[Path], unreadable: list[str] | None = None
                 continue
             if isinstance(is_dir, OSError):
                 _note_unreadable(is_dir, path, unreadable)
+                continue
+            if is_dir is None:  # a link to a folder
                 continue
             if is_dir and is_skipped_dir(name):
                 continue
