@@ -652,6 +652,17 @@ def _closed_stream(argv: Sequence[str]) -> str | None:
     return None
 
 
+# Set by Ctrl-C. One that lands while a C extension initializes (onnxruntime, numpy: the model's first
+# load) comes out of the import as an ImportError ("import numpy failed"), the interrupt lost.
+_CTRL_C = threading.Event()
+
+
+def _note_ctrl_c(signum: int, frame) -> None:
+    """Ctrl-C, raised as KeyboardInterrupt as by default, and noted in _CTRL_C."""
+    _CTRL_C.set()
+    signal.default_int_handler(signum, frame)
+
+
 class _Invocation:
     """What main() learns of the command line once it is parsed: whether --json was given."""
 
@@ -682,6 +693,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         _escape_what_output_cannot_encode()
     invocation = _Invocation()
     try:
+        _CTRL_C.clear()
         return _run(argv, invocation)
     except _Terminated as exc:
         return _failed(invocation.json, f"stopped by {signal.Signals(exc.signum).name}", 128 + exc.signum)
@@ -690,6 +702,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except MiniragError as exc:
         return _failed(invocation.json, message_line(exc), 1, line=f"minirag: error: {message_line(exc)}")
     except Exception as exc:  # noqa: BLE001 - a bug still gets one line; -v shows the traceback
+        if _CTRL_C.is_set():  # it came while a C extension was imported, which raised ImportError instead
+            return _failed(invocation.json, "interrupted", 130)
         if verbose:
             log.exception("internal error")
         message = f"internal error: {type(exc).__name__}: {message_line(exc)}"
@@ -714,9 +728,11 @@ def _run(argv: Sequence[str] | None, invocation: _Invocation) -> int:
     parser = build_parser()
     whole_process = argv is None  # run as the `minirag` program, not called from other code
     argv = list(sys.argv[1:] if argv is None else argv)
+    # Before the command line is parsed (what is refused here is refused in JSON too); never serving.
+    invocation.json = "--json" in argv and next((arg for arg in argv if not arg.startswith("-")), "serve") != "serve"
     for arg in argv:
         if not is_utf8(arg):  # bytes the locale could not decode, passed on as lone surrogates
-            raise InvalidArgument(f"the argument {printable(arg)!r} is not valid UTF-8")
+            raise InvalidArgument(f"the argument '{printable(arg)}' is not valid UTF-8")
     if not argv or (argv[0].startswith("-") and argv[0] not in ("-h", "--help", "--version")):
         argv = _command_first(parser, argv)
     if (refusal := _closed_stream(argv)) is not None:
@@ -735,6 +751,8 @@ def _run(argv: Sequence[str] | None, invocation: _Invocation) -> int:
         for name in ("SIGTERM", "SIGHUP"):  # Windows has no SIGHUP
             if hasattr(signal, name):
                 signal.signal(getattr(signal, name), _raise_terminated)
+        # (Not when serving: asyncio takes Ctrl-C over only from the default handler.)
+        signal.signal(signal.SIGINT, _note_ctrl_c)
     if args.command == "status":
         return _status(args)
     if args.command == "doctor":

@@ -281,7 +281,14 @@ def test_an_argument_that_is_not_utf8_is_one_line(world, capsys, argv):
     """Bytes a UTF-8 locale cannot decode reach sys.argv as lone surrogates."""
     code, err = run(fill(argv, world), capsys)
     assert_one_line_failure(code, err, argv)
-    assert "not valid UTF-8" in err and "\\xff" in err
+    assert "not valid UTF-8" in err and "\\xff" in err and "\\\\xff" not in err  # as typed: one backslash
+
+
+def test_an_argument_that_is_not_utf8_is_refused_in_json_too(world, capsys):
+    """The refusal came before --json was read: a program reading the JSON got empty input."""
+    code = cli.main(["query", "\udcff", "--json"])
+    captured = capsys.readouterr()
+    assert code == 1 and json.loads(captured.out) == {"error": "the argument '\\xff' is not valid UTF-8"}
 
 
 def without_permission_override() -> list[str]:
@@ -797,3 +804,22 @@ def test_a_blank_path_setting_is_a_configuration_error_not_a_file_named_blank(wo
     assert_one_line_failure(code, err, [flag])
     assert "a blank value names no path" in err, err
     assert not any(path.name.strip() == "" or path.name.startswith(" ") for path in tmp_path.iterdir())
+
+
+def test_ctrl_c_landing_while_the_model_runtime_is_imported_is_an_interrupt_not_an_internal_error(
+        world, capsys, monkeypatch):
+    """A C extension initializing when Ctrl-C lands (onnxruntime importing numpy) raises ImportError
+    ("import numpy failed") and the KeyboardInterrupt is lost: it read as an internal error."""
+    import signal
+
+    from minirag import app as app_module
+
+    def interrupted_import(*_args, **_kwargs):
+        try:
+            cli._note_ctrl_c(signal.SIGINT, None)  # the handler `minirag` installs, run as Ctrl-C runs it
+        except KeyboardInterrupt:
+            raise ImportError("import numpy failed") from None
+
+    monkeypatch.setattr(app_module, "App", interrupted_import)
+    code, err = run(["query", "tides"], capsys)
+    assert (code, err) == (130, "minirag: interrupted\n")
