@@ -549,6 +549,9 @@ class App:
         self.refuse_if_read_only("ingest_data")
         source = self.data_source_id(source)
         check_title_argument(title)
+        if not content.strip():  # a source is never emptied by a call that lost its content on the way
+            raise InvalidArgument("content is empty or only white space: nothing to index; delete_file with a "
+                                  "source id removes a source")
         size = len(content.encode("utf-8", errors="surrogatepass"))
         if size > self.config.max_file_size:
             raise InvalidArgument(f"data is {size} bytes, over MAX_FILE_SIZE ({self.config.max_file_size})")

@@ -535,6 +535,9 @@ def _cmd_ingest_url(args, app) -> int:
 def _cmd_ingest_data(args, app) -> int:
     app.refuse_if_read_only("ingest-data")  # before waiting on stdin
     content, warnings = _stdin_text()
+    if not content.strip():  # `cat missing.md | minirag ingest-data`: the source it names must stay as it is
+        raise InvalidArgument("standard input was empty or only white space: nothing to index (did the command "
+                              "before the pipe fail?); `minirag delete --source ID` removes a source")
     result = app.ingest_data(content, args.source, args.format, args.title)
     _emit(args, dataclasses.replace(result, warnings=(*warnings, *result.warnings)), _fmt_dict)
     return 0

@@ -115,7 +115,8 @@ name minirag-mcp's users have in their client configurations (see
   failed; `watch` runs until Ctrl-C.
 - A closed standard output (`>&-`) is refused before anything runs (`>/dev/null`
   discards the output instead), as is a closed standard input for `ingest-data`
-  and the stdio server; a closed stderr only silences the warnings. Where stdout's
+  and the stdio server (and an empty one for `ingest-data`: `cat missing.md | minirag
+  ingest-data --source notes` leaves `notes` as it was); a closed stderr only silences the warnings. Where stdout's
   encoding lacks a character (`PYTHONIOENCODING=ascii`, a Latin-1 locale, a Windows
   code page when redirected) it is written as an escape (`\\xe9`; `--json` uses
   JSON's `\\u00e9`, so a JSON reader gets the same text).

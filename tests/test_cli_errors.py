@@ -823,3 +823,20 @@ def test_ctrl_c_landing_while_the_model_runtime_is_imported_is_an_interrupt_not_
     monkeypatch.setattr(app_module, "App", interrupted_import)
     code, err = run(["query", "tides"], capsys)
     assert (code, err) == (130, "minirag: interrupted\n")
+
+
+def test_empty_standard_input_leaves_the_source_it_names_as_it_was(world, tmp_path, capsys, monkeypatch):
+    """`cat missing.md | minirag ingest-data --source notes`: the pipe's failure replaced `notes`
+    with nothing (0 chunks, exit 0), and on a new index made one to hold nothing."""
+    code, err = run(["ingest-data", "--source", "notes"], capsys)  # the fixture's stdin: a note
+    assert code == 0, err
+    for empty in ("", " \n\t\n"):
+        monkeypatch.setattr(sys, "stdin", io.StringIO(empty))
+        code, err = run(["ingest-data", "--source", "notes", "--json"], capsys)
+        assert_one_line_failure(code, err, ["ingest-data"])
+        assert "standard input was empty or only white space: nothing to index" in err
+    assert cli.main(["read", "--source", "notes"]) == 0 and "Text from stdin." in capsys.readouterr().out
+    fresh = tmp_path / "fresh" / "index.db"
+    code, err = run(["ingest-data", "--source", "notes", "--db-path", str(fresh)], capsys)
+    assert code == 1 and not fresh.parent.exists(), err
+

@@ -241,6 +241,17 @@ async def test_a_file_can_be_read_whole_around_a_chunk_listed_and_deleted(make_s
 
 
 @pytest.mark.anyio
+async def test_empty_content_is_refused_and_the_source_it_names_kept(make_state):
+    async with connected(make_state()) as client:
+        await ok(client, "ingest_data", data="# Notes\n\nBudget meeting.", source="notes")
+        said = [await refused(client, "ingest_data", data=empty, source="notes") for empty in ("", " \n\t")]
+        kept = await ok(client, "read_file", source="notes")
+    assert all(line.startswith("ingest_data: content is empty or only white space: nothing to index")
+               for line in said), said
+    assert "Budget meeting." in kept["text"]
+
+
+@pytest.mark.anyio
 async def test_ingested_data_is_searchable_and_readable_by_its_source_id(make_state):
     async with connected(make_state()) as client:
         ingested = await ok(client, "ingest_data", data="# Release notes\n\nVersion 2 adds dark mode.",
