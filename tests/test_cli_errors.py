@@ -806,6 +806,19 @@ def test_a_blank_path_setting_is_a_configuration_error_not_a_file_named_blank(wo
     assert not any(path.name.strip() == "" or path.name.startswith(" ") for path in tmp_path.iterdir())
 
 
+def test_a_cache_dir_that_is_a_file_is_a_configuration_error(world, capsys, tmp_path):
+    """It was taken silently: the model's prepared files could not be made there, so `query` ran the
+    plain graph instead of the one the index was built with (distances off by 0.002)."""
+    (tmp_path / "not-a-folder").write_text("x")
+    said = f"CACHE_DIR must be a folder (made if missing), got a file: {tmp_path}/not-a-folder"
+    for argv in (["query", "otters"], ["sync"]):
+        code, err = run([*argv, "--cache-dir", str(tmp_path / "not-a-folder")], capsys)
+        assert_one_line_failure(code, err, argv)
+        assert said in err, (argv, err)
+    assert cli.main(["doctor", "--cache-dir", str(tmp_path / "not-a-folder")]) == 1
+    assert f"[FAIL] config: {said}" in capsys.readouterr().out
+
+
 def test_ctrl_c_landing_while_the_model_runtime_is_imported_is_an_interrupt_not_an_internal_error(
         world, capsys, monkeypatch):
     """A C extension initializing when Ctrl-C lands (onnxruntime importing numpy) raises ImportError
