@@ -501,6 +501,7 @@ class App:
                 progress.unread += 1
             progress.warnings.extend(f"{entry.path}: left out by {entry.reason}" for entry in ignored[named:named + 1]
                                      if entry.path == absolute)
+        files = list({found.source: found for found in files}.values())  # a path named twice, or inside another
         warnings = unseen_warnings(unseen, self.config.roots)
         progress.found(len(files))
         progress.unread += len(warnings)

@@ -790,7 +790,7 @@ def test_a_folder_link_inside_a_root_is_no_second_name_for_its_files_by_sync_or_
     (docs / "note.md").symlink_to(page)  # a link to a file keeps its own name, as before
     sync(app)
     assert sources(app) == {str(page), str(docs / "note.md")}
-    app.ingest_paths([str(docs / "a-alias")])
+    assert app.ingest_paths([str(docs / "a-alias"), str(docs / "sub"), str(page)]).total == 1  # one file, named thrice
     app.ingest_paths([str(docs / "sub" / "loop" / "a-alias" / "page.md")])
     app.ingest_file(str(docs / "sub" / "loop" / "sub" / "page.md"))
     assert sources(app) == {str(page), str(docs / "note.md")}
