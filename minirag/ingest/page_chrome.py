@@ -11,7 +11,8 @@ The rules read what HTML says about itself, never one generator's class names:
    text, when the page marks one; else the whole body.
 2. Landmarks that are not content go wherever they are: `<nav>`, the ARIA roles
    of navigation, banners, footers, search, complementary content, menus,
-   toolbars and dialogs (cookie banners are dialogs), hidden elements, dropdowns
+   toolbars and dialogs (cookie banners are dialogs), hidden elements (the `hidden`
+   attribute, or an inline `display: none` or `visibility: hidden`), dropdowns
    (an element whose toggle has `aria-haspopup`), and `<footer>`. `<header>`, `<aside>` and `<address>` go when they belong to the
    page rather than to a `<main>` or `<article>` (docutils writes footnotes as
    `<aside>` inside the main region).
@@ -37,6 +38,9 @@ if TYPE_CHECKING:
 _CHROME_ROLES = frozenset({"navigation", "banner", "contentinfo", "search", "complementary", "menubar", "menu",
                            "toolbar", "dialog", "alertdialog"})
 _PAGE_LEVEL = frozenset({"header", "aside", "address"})
+# A declaration of an inline style that hides its element (the last one wins in CSS; any one is taken).
+_HIDING_STYLE = re.compile(r"(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*(?:hidden|collapse))\s*(?:!\s*important\s*)?(?:;|$)",
+                           re.IGNORECASE)
 _SEQUENCE_RELS = frozenset({"prev", "previous", "next", "up", "home", "start", "first", "last", "index",
                             "contents", "top", "parent"})
 _EDIT_HREF = re.compile(r"(?:/edit/|/_edit/|[?&]action=edit\b)")
@@ -111,7 +115,7 @@ def _is_chrome(el, top) -> bool:
     role = (el.get("role") or "").strip().lower()
     if tag in ("nav", "footer") or role in _CHROME_ROLES:
         return True
-    if el.get("hidden") is not None:
+    if _hidden(el):
         return not _shown_alternative(el)
     if (el.get("aria-hidden") or "").lower() == "true":
         return True
@@ -120,6 +124,16 @@ def _is_chrome(el, top) -> bool:
     if any(_opens_popup(child) for child in el if isinstance(child.tag, str)):
         return True  # a dropdown: its toggle and the menu it opens
     return tag in _PAGE_LEVEL and not _inside_content(el, top)
+
+
+def _hidden(el) -> bool:
+    """Whether an element is hidden from a reader by its own markup: the `hidden` attribute, or an
+    inline style of `display: none` or `visibility: hidden` (text a page hides that way is no
+    reader's: an old page's collapsed part, or words put there for search engines or agents)."""
+    if el.get("hidden") is not None:
+        return True
+    style = el.get("style")
+    return bool(style) and _HIDING_STYLE.search(style) is not None
 
 
 def _shown_alternative(el) -> bool:
@@ -133,7 +147,7 @@ def _shown_alternative(el) -> bool:
     if parent is None or (parent.text or "").strip():
         return False
     siblings = [child for child in parent if isinstance(child.tag, str)]
-    if len(siblings) < 2 or any(child.get("hidden") is None or (child.tail or "").strip() for child in siblings):
+    if len(siblings) < 2 or any(not _hidden(child) or (child.tail or "").strip() for child in siblings):
         return False
     if any(True for child in siblings for _ in child.iter(*_ALTERNATIVE_BLOCKS)):
         return True
