@@ -373,8 +373,9 @@ def _convert_pdf(data: bytes, name: str) -> Converted:
     except ImportError as exc:  # pragma: no cover - markitdown[pdf] installs it
         raise ConversionFailed(f"{name}: PDF support is not installed ({exc})") from None
     try:
-        with converting(name), inflate_budget(name):
+        with converting(name), inflate_budget(name) as drawings:
             text = pdf_text(data)
+            undrawn = drawings.warning(name)  # (now: the title's reading processes the first page again)
             entries = outline(data)
             fields = page_fields(data)
             title = pdf_title(data)
@@ -387,7 +388,9 @@ def _convert_pdf(data: bytes, name: str) -> Converted:
     # A glyph without a character most often stands for a letter inside a word, or for a symbol
     # set apart by spaces: it goes, and nothing takes its place.
     text, unmapped = UNMAPPED_GLYPH.subn("", text)
-    said = (f"{name}: {unmapped} glyphs without a character (cid:NN) taken out of the text",) if unmapped else ()
+    said = tuple(warning for warning in (
+        f"{name}: {unmapped} glyphs without a character (cid:NN) taken out of the text" if unmapped else None,
+        undrawn) if warning)
     text, note = ocr.fill_scanned_pages(data, name, text)
     return Converted(markdown=structured(with_fields(text, fields), entries), metadata_title=title, note=note,
                      warnings=said)

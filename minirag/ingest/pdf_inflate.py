@@ -20,6 +20,7 @@ import threading
 import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 
 from minirag._compat import pdfminer as pdfminer_compat
 from minirag.errors import ConversionFailed
@@ -38,10 +39,6 @@ _PIECE = 64 * 1024  # compressed bytes fed to the inflater at a time
 
 class InflateLimit(Exception):
     """The current PDF's streams would inflate past its budget."""
-
-
-class DrawLimit(Exception):
-    """A page of the current PDF draws more XObjects than MAX_XOBJECT_DRAWS."""
 
 
 def _spend(size: int) -> None:
@@ -130,7 +127,8 @@ def _counting_do(real):
         draws = getattr(_budget, "draws", None)
         if draws is not None:
             if draws >= MAX_XOBJECT_DRAWS:
-                raise DrawLimit
+                _budget.cut_pages.add(_budget.page)
+                return  # the page's drawings past the limit are not read
             _budget.draws = draws + 1
         real(self, xobjid_arg)
 
@@ -141,6 +139,7 @@ def _page_counted(real):
     def process_page(self, page) -> None:
         if getattr(_budget, "draws", None) is not None:
             _budget.draws = 0
+            _budget.page += 1
         real(self, page)
 
     return process_page
@@ -208,22 +207,38 @@ def _until_damage(inflater, chunk: bytes, limit: int) -> bytes:
     return b"".join(out)
 
 
+@dataclass
+class Drawings:
+    """What a conversion within inflate_budget left undrawn: the pages (1-based) that draw more
+    XObjects than MAX_XOBJECT_DRAWS, whose drawings past it were not read."""
+
+    cut_pages: set[int] = field(default_factory=set)
+
+    def warning(self, name: str) -> str | None:
+        if not self.cut_pages:
+            return None
+        pages = sorted(self.cut_pages)
+        shown = ", ".join(map(str, pages[:10])) + (f" and {len(pages) - 10:,} more" if len(pages) > 10 else "")
+        return (f"{name}: page{'s' * (len(pages) > 1)} {shown} draw{'s' * (len(pages) == 1)} more than "
+                f"{MAX_XOBJECT_DRAWS} XObjects (a dense plot, or forms nested as a drawing bomb is); "
+                "what they draw past that was not read")
+
+
 @contextmanager
-def inflate_budget(name: str, limit: int | None = None) -> Iterator[None]:
-    """Within: pdfminer's stream inflation in this thread counts against `limit` bytes."""
+def inflate_budget(name: str, limit: int | None = None) -> Iterator[Drawings]:
+    """Within: pdfminer's stream inflation in this thread counts against `limit` bytes, and each page
+    draws at most MAX_XOBJECT_DRAWS XObjects (the pages that draw more are in what it yields)."""
     pdfminer_compat.replace_decoders(zlib=_BoundedZlib, rldecode=rldecode, lzwdecode=lzwdecode,
                                      ascii85decode=ascii85decode)
     pdfminer_compat.wrap_interpreter(do_Do=_counting_do, process_page=_page_counted)
     pdfminer_compat.wrap_reference(_acyclic)
     limit = MAX_PDF_INFLATED_BYTES if limit is None else limit
-    _budget.left, _budget.draws = limit, 0
+    drawings = Drawings()
+    _budget.left, _budget.draws, _budget.page, _budget.cut_pages = limit, 0, 0, drawings.cut_pages
     try:
-        yield
+        yield drawings
     except InflateLimit:
         raise ConversionFailed(f"{name}: its compressed streams inflate past {limit // (1024 * 1024)} MB; "
                                "refused as a decompression bomb") from None
-    except DrawLimit:
-        raise ConversionFailed(f"{name}: a page draws more than {MAX_XOBJECT_DRAWS} XObjects (nested forms?); "
-                               "refused as a drawing bomb") from None
     finally:
-        _budget.left = _budget.draws = None
+        _budget.left = _budget.draws = _budget.page = _budget.cut_pages = None
