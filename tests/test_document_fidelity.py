@@ -244,6 +244,18 @@ def test_a_pdfs_running_header_is_kept_once_and_its_page_numbers_are_dropped():
     assert "y ~ 1 + x + I(x^2)" in markdown and 'options(contrasts = c("contr.treatment", "contr.poly"))' in markdown
 
 
+def test_a_blank_page_before_a_heading_still_counts_so_later_pages_cite_true():
+    """A two-sided book leaves a page blank before each chapter: the heading's line began with two
+    form feeds, and the heading kept one, so every later page was cited one too early."""
+    from pdf_maker import make_pdf
+
+    data = make_pdf([["Preface", "Why this book exists."], [], ["List of tables", "Table 1: rainfall."],
+                     ["Rainfall", "It rained in March."]], [(1, "Preface", 0), (1, "List of tables", 2), (1, "Rainfall", 3)])
+    markdown = convert_document(data, ".pdf", "book.pdf").markdown
+    assert markdown.count("\f") == 4 and "\f\f# List of tables" in markdown
+    assert markdown.split("\f")[3].startswith("# Rainfall")  # page 4, as printed
+
+
 def test_a_line_without_letters_recurring_at_page_edges_is_code_and_stays():
     from minirag.ingest.pdf_structure import structured
 

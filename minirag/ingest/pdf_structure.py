@@ -191,7 +191,7 @@ def _headings(text: str, entries: list[tuple[int, str]]) -> str:
             continue  # not on its own line (or not in the text layer): no heading for it
         index = found[at]
         line = lines[index]
-        page_break = "\f" if line.startswith("\f") else ""
-        lines[index] = f"{page_break}{'#' * level} {_SPACE.sub(' ', line.replace(chr(12), '')).strip()}"
+        page_breaks = "\f" * line.count("\f")  # each one: a blank page before the heading's counts too
+        lines[index] = f"{page_breaks}{'#' * level} {_SPACE.sub(' ', line.replace(chr(12), '')).strip()}"
         position = index + 1
     return "\n".join(lines)
