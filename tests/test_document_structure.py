@@ -75,6 +75,22 @@ def test_a_pdf_table_of_contents_set_with_dot_leaders_is_left_out_and_its_page_k
     assert text.count("\f") == 3  # the page numbers of what follows stay true
 
 
+def test_a_title_pages_own_text_above_or_below_its_table_of_contents_stays():
+    """The page went whole: a paper's title, author and abstract (13 of 174 real PDFs lost such text:
+    an abstract, a licence paragraph, a change history)."""
+    from pdf_maker import make_pdf
+
+    contents = [f"{n} Section number {n} . . . . . . . . . . . . {n + 1}" for n in range(1, 7)]
+    data = make_pdf([["The hypbmsec package", "Heiko Oberdiek", "Abstract",
+                      "This package expands the syntax of the sectioning commands.", "Contents", *contents,
+                      "Licensed under the LaTeX Project Public License, version 1.3c or later."],
+                     ["Section number 1", "Its text."]], [(1, f"Section number {n}", 1) for n in range(1, 2)])
+    pages = convert_document(data, ".pdf", "hypbmsec.pdf").markdown.split("\f")
+    assert "This package expands the syntax of the sectioning commands." in pages[0]
+    assert "Licensed under the LaTeX Project Public License" in pages[0]  # below the entries
+    assert ". . ." not in pages[0] and "Section number 3" not in pages[0] and len(pages) == 3
+
+
 def test_pdf_line_joins_keep_host_names_and_hyphenated_words_whole():
     text = developers_reference()
     assert "ftp://ftp.security.upload.debian.org/pub/SecurityUploadQueue/." in text

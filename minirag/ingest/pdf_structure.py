@@ -9,10 +9,11 @@ pdfminer gives a PDF's text line by line; nothing in it is Markdown. So:
   of contents with its levels: each entry marks the first line after the
   previous heading that reads as its title, with or without its section number
   (`5.8.1 Monitoring bugs`). A PDF without an outline gets no headings.
-- Pages of a table of contents are left out: they repeat the headings, with page
-  numbers, as noise. One is a page set with dot leaders (`2.1 Getting started . . . 5`),
-  or one whose lines are the outline's titles and page numbers and little else: there,
-  each title had been taken for its heading, and the document's text fell under the last.
+- Tables of contents are left out: they repeat the headings, with page numbers, as
+  noise. One is a page set with dot leaders (`2.1 Getting started . . . 5`), or one
+  whose lines are the outline's titles and page numbers and little else: there, each
+  title had been taken for its heading, and the document's text fell under the last.
+  Text above or below the entries on the same page (a title page's abstract) stays.
 - Running headers and footers are kept once: a line at a page's edge (among its first or
   last two lines) that recurs at the edge of three pages or more, read without the page
   number beside it (`Chapter 3: Objects, their modes and attributes 15`), is dropped from
@@ -44,6 +45,9 @@ MIN_LEADER_LINES = 5
 MIN_LEADER_SHARE = 0.3
 # or when as many of its lines are the outline's titles, and they with page numbers are this share.
 MIN_LISTED_SHARE = 0.6
+# A contents page's own text around its entries stays when it holds this many letters (a title page's
+# abstract, a licence; not the word "Contents").
+MIN_PAGE_TEXT_LETTERS = 80
 # Contents pages stay when leaving them out would keep less than this share of the text's letters.
 MIN_KEPT_SHARE = 0.5
 MAX_HEADING_WORDS = 20
@@ -158,17 +162,23 @@ def _letters(text: str) -> int:
 
 
 def _without_contents(page: str, titles: set[str]) -> str:
-    """The page, or nothing where it is a table of contents: lines with dot leaders, or lines that
-    are the outline's titles (with their numbers) and page numbers and little else."""
+    """The page without its table of contents: lines with dot leaders, or lines that are the outline's
+    titles (with their numbers) and page numbers and little else, make a page one. Its entries are
+    one block, the lines of a title that wraps among them; what stands before the first and after the
+    last is the page's own text (a title page's abstract, a licence below), kept where it holds
+    MIN_PAGE_TEXT_LETTERS or more."""
     lines = [line for line in page.split("\n") if line.strip()]
-    leaders = sum(1 for line in lines if _LEADER.search(line) and "." in line)
-    dots = sum(1 for line in lines if _DOTS_ONLY.match(line) and "." in line)
-    listed = sum(1 for line in lines if _key(line) in titles or _key(_NUMBERING.sub("", line.strip(), count=1)) in titles)
-    numbers = sum(1 for line in lines if is_page_number(line.strip()))
-    if ((leaders >= MIN_LEADER_LINES and leaders + dots >= MIN_LEADER_SHARE * len(lines))
-            or (listed >= MIN_LEADER_LINES and listed + numbers >= MIN_LISTED_SHARE * len(lines))):
-        return "\n" if page.endswith("\n") else ""
-    return page
+    leader = [bool(_LEADER.search(line)) and "." in line for line in lines]
+    dots = [bool(_DOTS_ONLY.match(line)) and "." in line for line in lines]
+    listed = [_key(line) in titles or _key(_NUMBERING.sub("", line.strip(), count=1)) in titles for line in lines]
+    number = [is_page_number(line.strip()) for line in lines]
+    if not ((sum(leader) >= MIN_LEADER_LINES and sum(leader) + sum(dots) >= MIN_LEADER_SHARE * len(lines))
+            or (sum(listed) >= MIN_LEADER_LINES and sum(listed) + sum(number) >= MIN_LISTED_SHARE * len(lines))):
+        return page
+    entries = [index for index, flags in enumerate(zip(leader, dots, listed, number, strict=True)) if any(flags)]
+    own = lines[:entries[0]] + lines[entries[-1] + 1:]
+    end = "\n" if page.endswith("\n") else ""
+    return "\n".join(own) + end if _letters("".join(own)) >= MIN_PAGE_TEXT_LETTERS else end
 
 
 def _key(line: str) -> str:
