@@ -14,6 +14,9 @@
   ("SE-\\nQUENCE"); a hyphen after a digit or before a capitalised word stays. The document
   itself settles it where it can: a word it spells with a hyphen elsewhere ("non-commercially")
   keeps its hyphen, and one it spells joined keeps none.
+- In PDF text only, an accent TeX set as a glyph of its own beside its letter ("G´erard",
+  "Publicac¸˜oes") is put back on it ("Gérard", "Publicações"), where Unicode has the accented
+  letter as one character (TeX's dotless ı under an accent is an i); else it stays as it is.
 - In PDF text only, a host name or URL broken after one of its dots
   ("ftp://ftp.security.\\nupload.debian.org") is whole again: a line that ends in a dotted name
   and a line that goes on with one (`label.label`) were one name.
@@ -26,12 +29,21 @@ is text, not a heading: `escape_headings` escapes it. `is_page_number` tells a p
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from minirag.keywords import TYPESETTING
 
 _LINE_END_HYPHEN = re.compile(r"(\w*)([^\W\d_])-[ \t]*\n[ \t]*(?=(([^\W\d_])\w*))")
 _BROKEN_HOST = re.compile(r"(?<![\w.])((?:[a-z][a-z0-9+.-]*://)?[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+\.)[ \t]*\n[ \t]*"
                           r"(?=[a-z0-9][a-z0-9-]*\.[a-z])")
+# Spacing accents and the combining marks they stand for: most come before their letter, a cedilla
+# and an ogonek after it.
+_ACCENT_BEFORE = {"\u00b4": "\u0301", "\u00a8": "\u0308", "\u02c6": "\u0302", "\u02dc": "\u0303",
+                  "\u02c7": "\u030c", "\u02d8": "\u0306", "\u02d9": "\u0307", "\u02da": "\u030a",
+                  "\u02dd": "\u030b", "\u00af": "\u0304"}
+_ACCENT_AFTER = {"\u00b8": "\u0327", "\u02db": "\u0328"}
+_SPLIT_ACCENT = re.compile(f"([{''.join(_ACCENT_BEFORE)}])([^\\W\\d_])|([^\\W\\d_])([{''.join(_ACCENT_AFTER)}])")
+_DOTLESS = {"\u0131": "i", "\u0237": "j"}
 _ROMAN = r"(?=[ivxlcdm])m{0,3}(?:cm|cd|d?c{0,3})(?:xc|xl|l?x{0,3})(?:ix|iv|v?i{0,3})"
 _PAGE_NUMBER = re.compile(rf"(?:page\s+)?(?:\d+|{_ROMAN})(?:\s*(?:/|of)\s*\d+)?", re.IGNORECASE)
 _HASH_LINE = re.compile(r"^([ \t]{0,3})#", re.MULTILINE)
@@ -46,7 +58,16 @@ def repair(text: str, *, pdf: bool = False) -> str:
         text = _LINE_END_HYPHEN.sub(words.join, text)
     if pdf and "." in text:
         text = _BROKEN_HOST.sub(r"\1", text)
+    if pdf and not text.isascii():
+        text = _SPLIT_ACCENT.sub(_accented, text)
     return text
+
+
+def _accented(match: re.Match[str]) -> str:
+    accent, letter = (match[1], match[2]) if match[1] else (match[4], match[3])
+    mark = _ACCENT_BEFORE.get(accent) or _ACCENT_AFTER[accent]
+    composed = unicodedata.normalize("NFC", _DOTLESS.get(letter, letter) + mark)
+    return composed if len(composed) == 1 else match[0]
 
 
 def is_page_number(line: str) -> bool:
