@@ -78,3 +78,12 @@ def test_an_accent_tex_set_beside_its_letter_is_put_back_on_it_in_pdf_text():
         assert repair(kept, pdf=True) == kept
     elsarticle = convert_file(FIXTURES / "docs" / "pdf_two_columns_elsarticle.pdf").markdown
     assert "Gérard" in elsarticle and "G´erard" not in elsarticle
+
+
+def test_a_line_end_hyphen_inside_a_url_or_a_file_name_stays():
+    """`maximum-rpm.ps.gz` became `maximumrpm.ps.gz`, `translation-jezik.pl` `translationjezik.pl`: the
+    name no longer matched the file or the page it names."""
+    assert repair("see http://www.rpm.org/maximum-\nrpm.ps.gz for more", pdf=True) == \
+        "see http://www.rpm.org/maximum-rpm.ps.gz for more"
+    assert repair("run translation-\njezik.pl first", pdf=True) == "run translation-jezik.pl first"
+    assert repair("an exam-\nple. Then declara-\ntions.", pdf=True) == "an example. Then declarations."

@@ -43,6 +43,7 @@ _ACCENT_BEFORE = {"\u00b4": "\u0301", "\u00a8": "\u0308", "\u02c6": "\u0302", "\
                   "\u02dd": "\u030b", "\u00af": "\u0304"}
 _ACCENT_AFTER = {"\u00b8": "\u0327", "\u02db": "\u0328"}
 _SPLIT_ACCENT = re.compile(f"([{''.join(_ACCENT_BEFORE)}])([^\\W\\d_])|([^\\W\\d_])([{''.join(_ACCENT_AFTER)}])")
+_NAME_GOES_ON = re.compile(r"\w+(?:\.[A-Za-z]\w*)+(?![\w-])")  # `rpm.ps.gz`, not `ple.` ending a sentence
 _DOTLESS = {"\u0131": "i", "\u0237": "j"}
 _ROMAN = r"(?=[ivxlcdm])m{0,3}(?:cm|cd|d?c{0,3})(?:xc|xl|l?x{0,3})(?:ix|iv|v?i{0,3})"
 _PAGE_NUMBER = re.compile(rf"(?:page\s+)?(?:\d+|{_ROMAN})(?:\s*(?:/|of)\s*\d+)?", re.IGNORECASE)
@@ -99,6 +100,8 @@ class _Vocabulary:
     def join(self, match: re.Match) -> str:
         head, before, tail, after = match.group(1), match.group(2), match.group(3), match.group(4)
         first, second = (head + before).casefold(), tail.casefold()
+        if self._in_a_name(match):
+            return f"{head}{before}-"
         if f"{first}-{second}" in self.words():
             return f"{head}{before}-"
         if first + second in self.words():
@@ -106,3 +109,13 @@ class _Vocabulary:
         if after.islower() or (before.isupper() and after.isupper()):
             return head + before
         return match.group(0)
+
+    def _in_a_name(self, match: re.Match) -> bool:
+        """Whether the hyphen is inside a URL, a path or a file name: the text before it on its line
+        runs on from a `/` (`www.rpm.org/maximum-`), or the text after it goes on to a dot and a
+        letter (`jezik.pl`). A hyphen there is the name's own."""
+        start = match.start()
+        word_start = max(self.text.rfind(" ", 0, start), self.text.rfind("\n", 0, start)) + 1
+        if "/" in self.text[word_start:start]:
+            return True
+        return _NAME_GOES_ON.match(self.text, match.end()) is not None
