@@ -6,8 +6,8 @@
   FTS5 splits "manip\\u00adulation" into two words and the encoder reads three pieces.
 - Ligatures (U+FB00-FB06: ﬀ ﬁ ﬂ ﬃ ﬄ ﬅ ﬆ), which PDF text layers often hold, become their
   letters: "ﬁle" is "file" to a reader, but not to FTS5.
-- In PDF text only, a word hyphenated across a line end ("declara-\\ntions") is joined
-  again. A PDF's line breaks are layout, not the author's, and in justified text such a
+- In PDF text only, a word hyphenated across a line end ("declara-\\ntions", or with an empty
+  line between, where the halves fell in two text blocks) is joined again. A PDF's line breaks are layout, not the author's, and in justified text such a
   break is nearly always a word split, seldom a real hyphen (of 28 in libtasn1.pdf, two:
   "non-commercially" becomes "noncommercially", a date format's "hhmm-hh" "hhmmhh").
   A break is joined when the next line goes on in lower case, or both sides are capitals
@@ -33,7 +33,8 @@ import unicodedata
 
 from minirag.keywords import TYPESETTING
 
-_LINE_END_HYPHEN = re.compile(r"(\w*)([^\W\d_])-[ \t]*\n[ \t]*(?=(([^\W\d_])\w*))")
+# (One empty line between the halves: pdfminer parts text blocks so, a paragraph a column split.)
+_LINE_END_HYPHEN = re.compile(r"(\w*)([^\W\d_])-[ \t]*\n(?:[ \t]*\n)?[ \t]*(?=(([^\W\d_])\w*))")
 _BROKEN_HOST = re.compile(r"(?<![\w.])((?:[a-z][a-z0-9+.-]*://)?[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+\.)[ \t]*\n[ \t]*"
                           r"(?=[a-z0-9][a-z0-9-]*\.[a-z])")
 # Spacing accents and the combining marks they stand for: most come before their letter, a cedilla
