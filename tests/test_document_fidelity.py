@@ -256,6 +256,20 @@ def test_a_blank_page_before_a_heading_still_counts_so_later_pages_cite_true():
     assert markdown.split("\f")[3].startswith("# Rainfall")  # page 4, as printed
 
 
+def test_a_chapters_label_is_kept_on_each_chapters_first_page_and_a_running_head_once():
+    """`Chapter 2`, `Chapter 3` read as one running line (`chapter #`) and went: only `Chapter 1` was left
+    (8 of 175 real PDFs: theses, manuals, in English, Dutch, German, Italian, Spanish)."""
+    from pdf_maker import make_pdf
+
+    pages = []
+    for number in range(12):
+        label = [f"Chapter {number // 4 + 1}", f"Part {number // 4 + 1} of the story"] if number % 4 == 0 else []
+        pages.append(["A Thesis on Otters", *label, f"Otters swim on page {number + 1}.", str(number + 1)])
+    markdown = convert_document(make_pdf(pages), ".pdf", "thesis.pdf").markdown
+    assert all(f"Chapter {n}" in markdown for n in (1, 2, 3))
+    assert markdown.count("A Thesis on Otters") == 1 and markdown.count("\f") == 12
+
+
 def test_a_line_without_letters_recurring_at_page_edges_is_code_and_stays():
     from minirag.ingest.pdf_structure import structured
 

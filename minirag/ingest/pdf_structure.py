@@ -17,7 +17,8 @@ pdfminer gives a PDF's text line by line; nothing in it is Markdown. So:
 - Running headers and footers are kept once: a line at a page's edge (among its first or
   last two lines) that recurs at the edge of three pages or more, read without the page
   number beside it (`Chapter 3: Objects, their modes and attributes 15`), is dropped from
-  every page after the first that has it. R-intro.pdf repeated its chapter's name on 86
+  every page after the first that has it, where it runs on from page to page (not a chapter's
+  label, `Chapter 2`, found only where a chapter opens, its chapter's pages apart). R-intro.pdf repeated its chapter's name on 86
   of its 113 pages, in the middle of sentences that run on over the page break. A page
   number alone on its line (`15`, `xii`, `Page 3 of 9`) is dropped everywhere.
 """
@@ -26,9 +27,9 @@ from __future__ import annotations
 
 import bisect
 import io
+import itertools
 import logging
 import re
-from collections import Counter
 from collections.abc import Iterator
 
 from minirag.ingest.text_repair import escape_headings, is_page_number
@@ -53,6 +54,9 @@ MIN_KEPT_SHARE = 0.5
 MAX_HEADING_WORDS = 20
 EDGE_LINES = 2
 MIN_RUNNING_PAGES = 3
+# and, between the pages it is found on, at most this many pages apart for half of them (a two-sided
+# book's head is on every other page).
+MAX_RUNNING_GAP = 2
 _FOLIO = re.compile(r"^\d+\s+|\s+\d+$")  # the page number beside a running head
 _DIGITS = re.compile(r"\d+")
 _FOLIO_KEY = "#"
@@ -119,9 +123,11 @@ def structured(text: str, entries: list[tuple[int, str]]) -> str:
 def _without_running_lines(text: str) -> str:
     pages = [page.split("\n") for page in text.split("\f")]
     edges = [_edges(lines) for lines in pages]
-    counts = Counter(key for lines, at in zip(pages, edges, strict=True)
-                     for key in {_running_key(lines[i]) for i in at} if key)
-    running = {key for key, count in counts.items() if count >= MIN_RUNNING_PAGES}
+    pages_of: dict[str, list[int]] = {}
+    for number, (lines, at) in enumerate(zip(pages, edges, strict=True)):
+        for key in {key for i in at if (key := _running_key(lines[i]))}:
+            pages_of.setdefault(key, []).append(number)
+    running = {key for key, found in pages_of.items() if len(found) >= MIN_RUNNING_PAGES and _runs_on(found)}
     if not running:
         return text
     seen: set[str] = set()
@@ -138,6 +144,14 @@ def _without_running_lines(text: str) -> str:
                 dropped.add(index)
         kept.append("\n".join(line for index, line in enumerate(lines) if index not in dropped))
     return "\f".join(kept)
+
+
+def _runs_on(pages: list[int]) -> bool:
+    """Whether a line found on these pages runs on from page to page, as a running head does (on
+    every page, or every other in a two-sided book), rather than opening each chapter (`Chapter 2`,
+    `Kapitel 3`: its chapters' pages apart)."""
+    gaps = sorted(later - earlier for earlier, later in itertools.pairwise(pages))
+    return gaps[len(gaps) // 2] <= MAX_RUNNING_GAP
 
 
 def _edges(lines: list[str]) -> set[int]:
