@@ -91,6 +91,16 @@ def test_a_title_pages_own_text_above_or_below_its_table_of_contents_stays():
     assert ". . ." not in pages[0] and "Section number 3" not in pages[0] and len(pages) == 3
 
 
+def test_an_outline_heading_numbered_otherwise_than_its_page_still_finds_its_line():
+    """The bookmark `1 Introduction` over the page's `1. INTRODUCTION`: none of a paper's 18 headings
+    were found."""
+    from pdf_maker import make_pdf
+
+    data = make_pdf([["1. INTRODUCTION", "Otters are fine swimmers.", "1.1. Diet", "They eat fish."]],
+                    [(1, "1 Introduction", 0), (2, "1.1 Diet", 0)])
+    assert headings(convert_document(data, ".pdf", "paper.pdf").markdown) == ["1. INTRODUCTION", "1.1. Diet"]
+
+
 def test_pdf_line_joins_keep_host_names_and_hyphenated_words_whole():
     text = developers_reference()
     assert "ftp://ftp.security.upload.debian.org/pub/SecurityUploadQueue/." in text

@@ -209,7 +209,8 @@ def _headings(text: str, entries: list[tuple[int, str]]) -> str:
                 where.setdefault(key, []).append(index)
     position = 0
     for level, title in entries:
-        found = where.get(_key(title), [])
+        # The bookmark as the page sets it, else without its number (`1 Introduction` over `1. INTRODUCTION`).
+        found = where.get(_key(title)) or where.get(_key(_NUMBERING.sub("", title.strip(), count=1)), [])
         at = bisect.bisect_left(found, position)
         if at == len(found):
             continue  # not on its own line (or not in the text layer): no heading for it
