@@ -561,3 +561,40 @@ def test_an_image_whose_text_chunk_inflates_past_pillows_limit_is_refused_saying
     bomb = png[:33] + chunk(b"zTXt", b"Comment\x00\x00" + zlib.compress(b"A" * 2_000_000, 9)) + png[33:]
     with pytest.raises(ConversionFailed, match=r"^comment\.png: not a readable image \(ValueError: Decompressed "):
         convert.convert_document(bomb, ".png", "comment.png")
+
+
+def _rewritten(data: bytes, member: str, content: bytes) -> bytes:
+    import io
+    import zipfile
+
+    source, out = zipfile.ZipFile(io.BytesIO(data)), io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as target:
+        for name in source.namelist():
+            target.writestr(name, content if name == member else source.read(name))
+    return out.getvalue()
+
+
+def _zip_version_7(data: bytes) -> bytes:
+    import struct
+
+    damaged = bytearray(data)
+    struct.pack_into("<H", damaged, damaged.find(b"PK\x01\x02") + 6, 70)  # "version needed": 7.0
+    return bytes(damaged)
+
+
+@pytest.mark.parametrize(("fixture", "damage"), [
+    ("docx_plain_paragraphs.docx", _zip_version_7), ("epub_live_manual_en.epub", _zip_version_7),
+    ("docx_plain_paragraphs.docx", lambda data: _rewritten(data, "[Content_Types].xml", b'<?xml version="1.0" '
+                                                                  b'encoding="x-nonexistent"?><a/>')),
+    ("xlsx_rows_founders.xlsx", lambda data: _rewritten(data, "docProps/app.xml", b'<?xml version="1.0" '
+                                                              b'encoding="x-nonexistent"?><a/>')),
+])
+def test_a_zip_or_xml_part_damaged_as_readers_do_not_expect_is_one_line(fixture, damage):
+    """NotImplementedError (a zip version past 6.3, an unknown compression method) and LookupError
+    (an XML part's unknown encoding) escaped the converter: in a worker one line all the same, but an
+    attachment so damaged made its whole e-mail unreadable."""
+    from minirag.ingest.convert import convert_document
+
+    suffix = Path(fixture).suffix
+    with pytest.raises(ConversionFailed, match=rf"^x{suffix}: cannot read the \{suffix} file, damaged \("):
+        convert_document(damage((FIXTURES / "docs" / fixture).read_bytes()), suffix, f"x{suffix}")

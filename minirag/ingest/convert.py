@@ -18,6 +18,7 @@ import logging
 import re
 import unicodedata
 import zipfile
+import zlib
 from collections.abc import Iterable
 from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
@@ -695,8 +696,16 @@ def repaired(converted: Converted, name: str, *, pdf: bool = False) -> Converted
 def convert_document(data: bytes, suffix: str, name: str) -> Converted:
     """Convert a document's bytes as the format `suffix` names. ConversionFailed with a one-line reason."""
     suffix = suffix.lower()
-    return bounded(repaired(_convert_by_suffix(data, suffix, name), name,
-                            pdf=suffix == ".pdf" or suffix in ocr.IMAGE_EXTENSIONS), name)
+    try:
+        converted = _convert_by_suffix(data, suffix, name)
+    except _DAMAGE as exc:  # what a damaged zip or XML part raises deep in a reader that did not expect it
+        raise ConversionFailed(f"{name}: cannot read the {suffix} file, damaged ({described(exc)})") from None
+    return bounded(repaired(converted, name, pdf=suffix == ".pdf" or suffix in ocr.IMAGE_EXTENSIONS), name)
+
+
+# A zip member's bad CRC or deflate data, an unknown compression method or zip version, an XML
+# part's unknown encoding, a member its package names but lacks.
+_DAMAGE = (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, LookupError)
 
 
 def bounded(converted: Converted, name: str) -> Converted:
