@@ -38,6 +38,9 @@ if TYPE_CHECKING:
 _CHROME_ROLES = frozenset({"navigation", "banner", "contentinfo", "search", "complementary", "menubar", "menu",
                            "toolbar", "dialog", "alertdialog"})
 _PAGE_LEVEL = frozenset({"header", "aside", "address"})
+# Alternatives a script reveals one of are a few (systems, applications): past this many children a
+# parent is no switch, and each hidden child need not look at all the others.
+MAX_ALTERNATIVES = 32
 # A declaration of an inline style that hides its element (the last one wins in CSS; any one is taken).
 _HIDING_STYLE = re.compile(r"(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*(?:hidden|collapse))\s*(?:!\s*important\s*)?(?:;|$)",
                            re.IGNORECASE)
@@ -144,7 +147,7 @@ def _shown_alternative(el) -> bool:
     siblings with nothing else in their parent: block ones (sections) are all read, and of inline
     ones (a word in a sentence) the last, the default."""
     parent = el.getparent()
-    if parent is None or (parent.text or "").strip():
+    if parent is None or (parent.text or "").strip() or len(parent) > MAX_ALTERNATIVES:
         return False
     siblings = [child for child in parent if isinstance(child.tag, str)]
     if len(siblings) < 2 or any(not _hidden(child) or (child.tail or "").strip() for child in siblings):
