@@ -99,6 +99,11 @@ def test_an_outline_heading_numbered_otherwise_than_its_page_still_finds_its_lin
     data = make_pdf([["1. INTRODUCTION", "Otters are fine swimmers.", "1.1. Diet", "They eat fish."]],
                     [(1, "1 Introduction", 0), (2, "1.1 Diet", 0)])
     assert headings(convert_document(data, ".pdf", "paper.pdf").markdown) == ["1. INTRODUCTION", "1.1. Diet"]
+    # Only a line set with the same number: a later line reading `Introduction` does not take the
+    # heading, nor the place after it that the entries below it are looked for from.
+    data = make_pdf([["2.1 Overview", "Text.", "2.2 Details", "More text.", "Introduction", "A quote."]],
+                    [(1, "1 Introduction", 0), (2, "2.1 Overview", 0), (2, "2.2 Details", 0)])
+    assert headings(convert_document(data, ".pdf", "guide.pdf").markdown) == ["2.1 Overview", "2.2 Details"]
 
 
 def test_pdf_line_joins_keep_host_names_and_hyphenated_words_whole():

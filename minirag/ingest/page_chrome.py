@@ -30,6 +30,7 @@ The rules read what HTML says about itself, never one generator's class names:
 from __future__ import annotations
 
 import re
+from itertools import islice
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -147,7 +148,9 @@ def _shown_alternative(el) -> bool:
     siblings with nothing else in their parent: block ones (sections) are all read, and of inline
     ones (a word in a sentence) the last, the default."""
     parent = el.getparent()
-    if parent is None or (parent.text or "").strip() or len(parent) > MAX_ALTERNATIVES:
+    # (len() of an lxml element walks all its children: only as many as can be alternatives are counted)
+    if parent is None or (parent.text or "").strip() or sum(1 for _ in islice(parent, MAX_ALTERNATIVES + 1)) \
+            > MAX_ALTERNATIVES:
         return False
     siblings = [child for child in parent if isinstance(child.tag, str)]
     if len(siblings) < 2 or any(not _hidden(child) or (child.tail or "").strip() for child in siblings):

@@ -199,18 +199,28 @@ def _key(line: str) -> str:
     return _SPACE.sub(" ", line.replace("\f", "")).strip().casefold()
 
 
+def _numbered(line: str) -> tuple[str, str] | None:
+    """A numbered title's number (without a final dot) and its words' key; None for a line without one."""
+    match = _NUMBERING.match(line)
+    return (match[0].strip().rstrip("."), _key(line[match.end():])) if match else None
+
+
 def _headings(text: str, entries: list[tuple[int, str]]) -> str:
     lines = text.split("\n")
     where: dict[str, list[int]] = {}
+    numbered: dict[tuple[str, str], list[int]] = {}  # (its number, the rest): a line set with a number
     for index, line in enumerate(lines):
         if line.strip() and len(line.split()) <= MAX_HEADING_WORDS:
             plain = line.replace("\f", "").strip()
             for key in {_key(plain), _key(_NUMBERING.sub("", plain, count=1))}:
                 where.setdefault(key, []).append(index)
+            if number := _numbered(plain):
+                numbered.setdefault(number, []).append(index)
     position = 0
     for level, title in entries:
-        # The bookmark as the page sets it, else without its number (`1 Introduction` over `1. INTRODUCTION`).
-        found = where.get(_key(title)) or where.get(_key(_NUMBERING.sub("", title.strip(), count=1)), [])
+        # The bookmark as the page sets it, else its number and words however the page writes them
+        # (`1 Introduction` over `1. INTRODUCTION`).
+        found = where.get(_key(title)) or numbered.get(_numbered(title.strip()) or ("", ""), [])
         at = bisect.bisect_left(found, position)
         if at == len(found):
             continue  # not on its own line (or not in the text layer): no heading for it
