@@ -499,7 +499,8 @@ def test_an_unexpected_parser_error_says_what_it_was_on_one_line():
             at = data.find(signature, at + 4)
     with pytest.raises(ConversionFailed) as failed:
         isolation.POOL.run("document", (bytes(data), ".xlsx", "m9.xlsx"), "m9.xlsx", isolation.Limits(2048, 60, 120))
-    assert str(failed.value) == "m9.xlsx: cannot convert (NotImplementedError: That compression method is not supported)"
+    assert str(failed.value) == ("m9.xlsx: cannot read the .xlsx file, damaged (NotImplementedError: That compression "
+                                 "method is not supported)")
 
 
 def test_a_docx_declaring_xml_entities_is_refused_saying_so():
