@@ -599,3 +599,18 @@ def test_a_zip_or_xml_part_damaged_as_readers_do_not_expect_is_one_line(fixture,
     suffix = Path(fixture).suffix
     with pytest.raises(ConversionFailed, match=rf"^x{suffix}: cannot read the \{suffix} file, damaged \("):
         convert_document(damage((FIXTURES / "docs" / fixture).read_bytes()), suffix, f"x{suffix}")
+
+
+@pytest.mark.parametrize(("suffix", "text_of"), [
+    (".adoc", lambda repeats: "<<a," + " " * 5 * repeats + "x\n"),  # a cross reference never closed
+    (".rst", lambda repeats: "`a" + " " * 5 * repeats + "b`\n"),  # a role's text, no `<target>` after it
+    (".org", lambda repeats: "* a" + " " * 5 * repeats + "b\n"),  # a heading, no tags after its blanks
+    (".org", lambda repeats: "- a" + " " * 5 * repeats + "b\n"),  # a list item, no `::` after its blanks
+], ids=["adoc-xref", "rst-role", "org-tags", "org-description"])
+def test_runs_of_blanks_in_markup_cost_time_linear_in_their_length(suffix, text_of):
+    """Each regex tried the run of blanks from each of its characters: 40,000 took 0.8-10 s."""
+    from helpers.growth import grows_linearly
+
+    from minirag.ingest.convert import convert_document
+
+    assert grows_linearly(lambda text: convert_document(text.encode(), suffix, f"x{suffix}"), text_of)
