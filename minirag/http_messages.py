@@ -58,7 +58,9 @@ class AnsweredMessages:
 
 
 def _is_json(scope) -> bool:
-    return any(name.lower() == b"content-type" and value.split(b";")[0].strip().lower() == b"application/json"
+    """As the SDK reads it: any of the listed media types is `application/json`."""
+    return any(name.lower() == b"content-type" and any(kind.split(b";")[0].strip().lower() == b"application/json"
+                                                       for kind in value.split(b","))
                for name, value in scope.get("headers", ()))
 
 

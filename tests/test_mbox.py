@@ -122,3 +122,19 @@ def test_a_mailbox_in_a_folder_is_indexed_and_its_messages_found(app, docs, tmp_
     app.sync()
     top = payload(app.query("when to plant tulip bulbs", top_k=3))["results"][0]
     assert top["source"] == str(docs / "Archive.mbox") and "tulip" in top["text"]
+
+
+def test_a_mailbox_opening_with_a_byte_order_mark_or_blank_lines_is_read():
+    data = b"From a@example.org Mon Jan  1 00:00:00 2024\nSubject: One\n\nfirst\n\nFrom b\nSubject: Two\n\nsecond\n"
+    for opening in (b"\xef\xbb\xbf", b"\n", b"\r\n\r\n"):
+        markdown = convert_document(opening + data, ".mbox", "box.mbox").markdown
+        assert [line for line in markdown.splitlines() if line.startswith("# ")] == ["# One", "# Two"]
+
+
+def test_the_budget_counts_the_mailbox_as_it_is_joined_so_it_is_cut_not_refused(monkeypatch):
+    """Headings given to messages without a subject and the breaks between messages were not counted:
+    the mailbox passed the limit and was refused whole."""
+    monkeypatch.setattr(convert, "MAX_TEXT_CHARS", 1_000)
+    data = b"".join(b"From x\nFrom: a@example.org\n\nshort note %d\n\n" % n for n in range(40))
+    converted = convert_document(data, ".mbox", "box.mbox")
+    assert len(converted.markdown) <= 1_000 and converted.note.startswith("the last ")

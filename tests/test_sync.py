@@ -7,6 +7,7 @@ import pytest
 from conftest import FIXTURES, write
 from helpers.encoders import CountingEncoder
 
+from minirag.ingest import scan
 from minirag.ingest.pipeline import Progress
 from minirag.ingest.sync import run_sync
 from minirag.results import payload
@@ -798,3 +799,5 @@ def test_a_folder_link_inside_a_root_is_no_second_name_for_its_files_by_sync_or_
     hits = payload(app.query("otters", top_k=5, scope=str(docs / "a-alias")))["results"]
     assert [hit["source"] for hit in hits] == [str(page)]
     assert sync(app).deleted == 0
+    # `watch` hands a new link's own path to a sync: nothing is walked under it.
+    assert list(scan.walk(docs / "sub" / "loop", app.config.roots)) == []

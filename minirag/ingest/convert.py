@@ -553,7 +553,8 @@ def _mailbox(data: bytes, name: str) -> Converted:
                 past = f"{MAX_MAILBOX_MESSAGES:,} messages"
                 break
             read = eml_to_markdown(message, label, _AttachedFiles(label, _message_depth.get(), budget))
-            budget.left = before - len(read.markdown)  # its attachments' text is in it
+            page = read.markdown if read.title else f"# (no subject)\n\n{read.markdown}"
+            budget.left = before - len(page) - 2  # as joined (its attachments' text is in it)
             if budget.left < 0:
                 raise MessageTooLong(label)
         except MessageTooLong:
@@ -562,11 +563,12 @@ def _mailbox(data: bytes, name: str) -> Converted:
         except ConversionFailed as exc:
             warn([str(exc)])
             continue
-        pages.append(read.markdown if read.title else f"# (no subject)\n\n{read.markdown}")
+        pages.append(page)
         warn(read.warnings)
     if not pages:
-        raise ConversionFailed(f"{name}: no message in the mailbox could be read; the first: {warnings[0]}" if warnings
-                               else f"{name}: refused: its first message passes {past}")
+        raise ConversionFailed(f"{name}: refused: its first message passes {past}" if past
+                               else f"{name}: no message in the mailbox could be read; the first: {warnings[0]}"
+                               if warnings else f"{name}: no message in the mailbox could be read")
     total = count_messages(data)
     note = f"the last {total - number + 1:,} of {total:,} messages were left, past {past}" if past else ""
     return Converted(markdown="\n\n".join(pages), metadata_title=_stem(name), warnings=said(warnings, unsaid),

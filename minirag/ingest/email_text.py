@@ -32,19 +32,22 @@ MAX_WARNINGS = 20
 # The standard library's header parser takes time quadratic in a hostile header's length (quoted
 # pairs, encoded words); a header longer than this is read by _decoded_words, in one pass.
 MAX_PARSED_HEADER = 4_096
+# A part's `Content-*` fields are parsed again at each of some ten reads, each read quadratic in the
+# field: past this many characters they are cut (an RFC 2231 file name of 255 bytes, encoded, fits).
+MAX_CONTENT_FIELD = 1_024
 _ENCODED_WORD = re.compile(r"=\?([^?\s]{1,64})\?([bBqQ])\?([^?\s]{0,2048})\?=")
 _TNEF_TYPES = ("application/ms-tnef", "application/vnd.ms-tnef")
 
 
 class _BoundedPolicy(email.policy.EmailPolicy):
-    """The standard policy, with a part's `Content-*` fields cut to MAX_PARSED_HEADER characters
+    """The standard policy, with a part's `Content-*` fields cut to MAX_CONTENT_FIELD characters
     before they are parsed (the parser reads them as it splits the parts, and whenever a part's type,
     file name or encoding is asked). No honest one is that long: a file name is at most 255 bytes,
     three times that encoded."""
 
     def header_fetch_parse(self, name: str, value: str) -> Any:
-        if len(value) > MAX_PARSED_HEADER and name.lower().startswith("content-"):
-            value = " ".join(value.split())[:MAX_PARSED_HEADER]
+        if len(value) > MAX_CONTENT_FIELD and name.lower().startswith("content-"):
+            value = " ".join(value.split())[:MAX_CONTENT_FIELD]
         return super().header_fetch_parse(name, value)
 
 

@@ -190,6 +190,8 @@ def walk(start: Path, roots: Sequence[Path], unreadable: list[str] | None = None
         if found:
             yield found
         return
+    if os.path.realpath(start_str) != start_str:  # a folder through a link: walked under its real name
+        return
     seen_dirs: set[str] = set()
     stack = [start_str]
     while stack:
