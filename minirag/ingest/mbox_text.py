@@ -21,7 +21,7 @@ _QUOTED_FROM = re.compile(rb"^>(>*From )", re.MULTILINE)
 
 def mailbox_messages(data: bytes, name: str) -> Iterator[bytes]:
     """Each message of the mailbox `data`, as the bytes of a saved message (.eml)."""
-    data = data.removeprefix(b"\xef\xbb\xbf").lstrip(b"\r\n")  # a byte-order mark, blank lines: as mail readers do
+    data = _from_first_line(data)
     if not data.startswith(b"From "):
         raise ConversionFailed(f"{name}: not an mbox mailbox (it does not open with a `From ` line)")
     previous = None
@@ -35,4 +35,9 @@ def mailbox_messages(data: bytes, name: str) -> Iterator[bytes]:
 
 def count_messages(data: bytes) -> int:
     """How many messages mailbox_messages gives."""
-    return sum(1 for _ in _SEPARATOR.finditer(data.removeprefix(b"\xef\xbb\xbf").lstrip(b"\r\n")))
+    return sum(1 for _ in _SEPARATOR.finditer(_from_first_line(data)))
+
+
+def _from_first_line(data: bytes) -> bytes:
+    """The mailbox without a byte-order mark or blank lines before its first line, as mail readers skip."""
+    return data.removeprefix(b"\xef\xbb\xbf").lstrip(b"\r\n")
