@@ -34,6 +34,7 @@ from minirag.ingest.csv_table import csv_to_markdown
 from minirag.ingest.doc_text import doc_to_markdown
 from minirag.ingest.docx_margins import read_margins
 from minirag.ingest.docx_tables import docx_converter
+from minirag.ingest.docx_visible import Visibility, shown_docx
 from minirag.ingest.email_text import MAX_WARNINGS, ReadMessage, eml_to_markdown, said
 from minirag.ingest.empty_cells import without_empty_rows
 from minirag.ingest.epub_spine import check_spine
@@ -783,8 +784,9 @@ def _convert_by_suffix(data: bytes, suffix: str, name: str) -> Converted:
                 return Converted(markdown=markdown, metadata_title=title)
             elif suffix == ".docx":
                 check_prologs(archive, name)
-                margins = read_margins(archive)
-                converted = _markitdown(data, suffix, name)
+                visibility = Visibility.of(archive)
+                margins = read_margins(archive, visibility)
+                converted = _markitdown(shown_docx(archive, visibility) or data, suffix, name)
                 return replace(converted, markdown=margins.around(converted.markdown))
     if suffix == ".xlsx":
         return _workbook(data, name)

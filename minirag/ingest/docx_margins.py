@@ -16,9 +16,10 @@ from dataclasses import dataclass
 
 from lxml import etree
 
+from minirag.ingest.docx_visible import Visibility, xml_part
+from minirag.ingest.docx_visible import W as _W
 from minirag.ingest.text_repair import is_page_number
 
-_W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 _R_ID = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}id"
 _RELS = "{http://schemas.openxmlformats.org/package/2006/relationships}Relationship"
 _DOCUMENT = "word/document.xml"
@@ -36,24 +37,29 @@ class Margins:
         return "\n\n".join(part for part in (*self.headers, body.strip(), *self.comments, *self.footers) if part)
 
 
-def read_margins(archive: zipfile.ZipFile) -> Margins:
-    """The headers' and footers' texts; none where the parts cannot be read (the body still converts)."""
+def read_margins(archive: zipfile.ZipFile, visibility: Visibility) -> Margins:
+    """The headers' and footers' texts as Word shows them (docx_visible.py); none where the parts
+    cannot be read (the body still converts)."""
     try:
-        document = _xml(archive, _DOCUMENT)
-        relationships = list(_xml(archive, "word/_rels/document.xml.rels").iter(_RELS))
+        document = xml_part(archive, _DOCUMENT)
+        relationships = list(xml_part(archive, "word/_rels/document.xml.rels").iter(_RELS))
     except (KeyError, etree.XMLSyntaxError, ValueError):
         return Margins()
     targets = {rel.get("Id"): rel.get("Target", "") for rel in relationships}
-    found: dict[str, list[str]] = {"header": [], "footer": []}
+    texts_of: dict[str, str] = {}  # each part read once, however many sections name it
+    found: dict[str, dict[str, None]] = {"header": {}, "footer": {}}
     for kind, texts in found.items():
         for reference in document.iter(f"{_W}{kind}Reference"):
-            part = _part(archive, targets.get(reference.get(_R_ID)))
-            text = _text(part) if part is not None else ""
-            if any(c.isalpha() for c in text) and text not in texts:
-                texts.append(text)
+            target = targets.get(reference.get(_R_ID)) or ""
+            if target not in texts_of:
+                part = _part(archive, target, visibility)
+                texts_of[target] = _text(part) if part is not None else ""
+            if any(c.isalpha() for c in texts_of[target]):
+                texts.setdefault(texts_of[target])
     comments = []
     for rel in relationships:
-        part = _part(archive, rel.get("Target")) if rel.get("Type", "").endswith(_COMMENTS) else None
+        is_comments = rel.get("Type", "").endswith(_COMMENTS)
+        part = _part(archive, rel.get("Target"), visibility) if is_comments else None
         for comment in part.iter(f"{_W}comment") if part is not None else ():
             text, author = _text(comment), " ".join((comment.get(f"{_W}author") or "").split())
             if text:
@@ -61,20 +67,18 @@ def read_margins(archive: zipfile.ZipFile) -> Margins:
     return Margins(headers=tuple(found["header"]), footers=tuple(found["footer"]), comments=tuple(comments))
 
 
-def _part(archive: zipfile.ZipFile, target: str | None):
-    """The parsed part a relationship of word/document.xml targets; None where it cannot be read."""
+def _part(archive: zipfile.ZipFile, target: str | None, visibility: Visibility):
+    """The part a relationship of word/document.xml targets, parsed and as Word shows it; None
+    where it cannot be read."""
     if not target:
         return None
     member = target.lstrip("/") if target.startswith("/") else posixpath.normpath(f"word/{target}")
     try:
-        return _xml(archive, member)
+        part = xml_part(archive, member)
     except (KeyError, etree.XMLSyntaxError, ValueError):
         return None
-
-
-def _xml(archive: zipfile.ZipFile, member: str):
-    parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False)
-    return etree.fromstring(archive.read(member), parser)
+    visibility.shown(part)
+    return part
 
 
 def _text(part) -> str:

@@ -1,0 +1,147 @@
+"""A DOCX's text as Word shows it, made so before mammoth (markitdown's DOCX path) reads it.
+
+mammoth reads every run's text and drops what it does not know:
+- A run formatted hidden (`w:vanish`, on the run or through its character or paragraph style) is
+  left out here, as the .doc and RTF readers leave hidden text out: Word neither shows nor prints
+  it, and text that hides from the reader may still speak to an agent reading the result.
+- Ruby (a reading set small over Japanese or Chinese words) keeps its base text, the words on the
+  line; mammoth dropped both. The reading repeats the base in kana and is left out.
+- A simple field (`w:fldSimple`: a cross reference, a document property) keeps the result Word
+  shows; mammoth dropped it.
+Only the parts that need it are rewritten; a document without any of these keeps its bytes.
+"""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from dataclasses import dataclass
+
+from lxml import etree
+
+W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
+_BODY_PARTS = ("word/document.xml", "word/footnotes.xml", "word/endnotes.xml")  # what mammoth reads
+_STYLES = "word/styles.xml"
+_OFF = frozenset({"0", "false", "off"})
+_MAX_BASED_ON = 16  # a style chain longer than Word's own (or a loop) ends there
+
+
+def xml_part(archive: zipfile.ZipFile, member: str):
+    """A part parsed without entities, DTDs or the network; KeyError where it is absent."""
+    parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False)
+    return etree.fromstring(archive.read(member), parser)
+
+
+def _toggle(properties) -> bool | None:
+    """A run-properties element's `w:vanish`: True or False where it says, None where silent."""
+    if properties is None:
+        return None
+    vanish = properties.find(f"{W}vanish")
+    if vanish is None:
+        return None
+    return (vanish.get(f"{W}val") or "true").lower() not in _OFF
+
+
+@dataclass(frozen=True)
+class Visibility:
+    """The styles that hide their text, by style id (a style's chain of `basedOn` followed)."""
+
+    hiding_styles: frozenset[str] = frozenset()
+
+    @classmethod
+    def of(cls, archive: zipfile.ZipFile) -> Visibility:
+        try:
+            styles = xml_part(archive, _STYLES) if b"vanish" in archive.read(_STYLES) else None
+        except (KeyError, etree.XMLSyntaxError, ValueError):
+            styles = None
+        if styles is None:
+            return cls()
+        own: dict[str, bool | None] = {}
+        based_on: dict[str, str] = {}
+        for style in styles.iter(f"{W}style"):
+            style_id = style.get(f"{W}styleId")
+            if style_id is None:
+                continue
+            own[style_id] = _toggle(style.find(f"{W}rPr"))
+            parent = style.find(f"{W}basedOn")
+            if parent is not None and parent.get(f"{W}val"):
+                based_on[style_id] = parent.get(f"{W}val")
+        hiding = set()
+        for style_id in own:
+            current: str | None = style_id
+            for _ in range(_MAX_BASED_ON):
+                if current is None or own.get(current) is not None:
+                    break
+                current = based_on.get(current)
+            if current is not None and own.get(current):
+                hiding.add(style_id)
+        return cls(frozenset(hiding))
+
+    def _style_hides(self, properties, reference: str) -> bool | None:
+        if properties is None:
+            return None
+        style = properties.find(f"{W}{reference}")
+        return None if style is None else style.get(f"{W}val") in self.hiding_styles or None
+
+    def hidden(self, run) -> bool:
+        """Whether Word hides the run: its own setting first, then its character style's, then its
+        paragraph's style's."""
+        properties = run.find(f"{W}rPr")
+        for said in (_toggle(properties), self._style_hides(properties, "rStyle")):
+            if said is not None:
+                return said
+        paragraph = next(run.iterancestors(f"{W}p"), None)
+        paragraph_properties = paragraph.find(f"{W}pPr") if paragraph is not None else None
+        return bool(self._style_hides(paragraph_properties, "pStyle"))
+
+    def shown(self, root) -> bool:
+        """Makes the parsed part what Word shows, in place; whether anything changed."""
+        changed = False
+        for run in [run for run in root.iter(f"{W}r") if self.hidden(run)]:
+            run.getparent().remove(run)
+            changed = True
+        for ruby in list(root.iter(f"{W}ruby")):
+            base = ruby.find(f"{W}rubyBase")
+            holder = ruby.getparent()
+            if holder is None or holder.getparent() is None:
+                continue
+            for placed in list(base) if base is not None else []:
+                holder.addprevious(placed)
+            holder.getparent().remove(holder)
+            changed = True
+        for field in list(root.iter(f"{W}fldSimple")):
+            for placed in list(field):
+                field.addprevious(placed)
+            field.getparent().remove(field)
+            changed = True
+        return changed
+
+
+def _may_change(data: bytes, visibility: Visibility) -> bool:
+    return bool(visibility.hiding_styles) or any(mark in data for mark in (b"vanish", b"ruby", b"fldSimple"))
+
+
+def shown_docx(archive: zipfile.ZipFile, visibility: Visibility) -> bytes | None:
+    """The DOCX rewritten with its body parts as Word shows them; None where nothing changes (or a
+    part cannot be read: mammoth then says what is wrong with it)."""
+    rewritten: dict[str, bytes] = {}
+    names = set(archive.namelist())
+    for member in _BODY_PARTS:
+        if member not in names:
+            continue
+        data = archive.read(member)
+        if not _may_change(data, visibility):
+            continue
+        try:
+            root = xml_part(archive, member)
+        except (etree.XMLSyntaxError, ValueError):
+            return None
+        if visibility.shown(root):
+            rewritten[member] = etree.tostring(root, xml_declaration=True, encoding="UTF-8", standalone=True)
+    if not rewritten:
+        return None
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as copy:
+        for info in archive.infolist():
+            copy.writestr(info.filename, rewritten.get(info.filename) or archive.read(info))
+    return out.getvalue()
