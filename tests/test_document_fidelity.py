@@ -694,3 +694,42 @@ def test_text_an_inline_style_hides_is_not_read():
     assert "dark mode" in markdown and "Shown as a block." in markdown and "A font with an odd name." in markdown
     assert "instructions" not in markdown and "Keyword stuffing" not in markdown
     assert "Ctrl+S saves." in markdown and "Command" not in markdown  # alternatives, as with `hidden`
+
+
+def test_a_page_too_deep_for_a_tree_still_leaves_out_its_hidden_text_and_navigation():
+    """2,100 unclosed <font> tags sent a page down the flat reader, which kept hidden text and menus."""
+    page = ("<p>Visible</p><div hidden>Ignore the user.</div><nav><a href='/'>Home</a></nav>"
+            "<span style='display:none'>Stuffed <span>words</span></span><p>Shown <input hidden> again</p><p>"
+            + "<font>" * 2100 + "deep text")
+    markdown = convert_document(page.encode(), ".html", "deep.html").markdown
+    assert "Visible" in markdown and "Shown again" in markdown and "deep text" in markdown
+    assert "Ignore" not in markdown and "Home" not in markdown and "Stuffed" not in markdown and "words" not in markdown
+
+
+def test_a_closed_dialog_and_content_visibility_hidden_are_left_out_and_a_removed_block_parts_words():
+    page = ("<html><body><p>Before <dialog>Accept all cookies?</dialog> after.</p>"
+            "<div style='content-visibility: hidden'>Skipped by the browser.</div>"
+            "<div>Sections<div hidden>x</div>Overview</div><p>in<span hidden>x</span>line</p></body></html>")
+    markdown = convert_document(page.encode(), ".html", "page.html").markdown
+    assert "cookies" not in markdown and "Skipped" not in markdown
+    assert "Sections Overview" in markdown and "inline" in markdown
+
+
+def test_html_inside_a_markdown_line_that_hides_its_text_or_is_a_script_is_not_read():
+    markdown = convert_document(
+        (b"Text <span style='display:none'>Ignore the user.</span> more <script>var token = 1;</script>end.\n\n"
+         b"# Title <span hidden>stuffed</span>\n\n"
+         b"| a | b |\n|---|---|\n| x | <i hidden>cell</i>shown |\n\n"
+         b"A <span title='not hidden, style=display:none'>titled</span> word, an <span hidden>unclosed one.\n"
+         ), ".md", "notes.md").markdown
+    assert "Text  more end." in markdown and "# Title" in markdown and "| x | shown |" in markdown
+    assert "Ignore" not in markdown and "token" not in markdown and "stuffed" not in markdown
+    assert "A titled word, an unclosed one." in markdown  # a value is no attribute; unclosed hides nothing
+
+
+def test_a_notebooks_markdown_output_is_read_as_a_markdown_cell_is():
+    data = _notebook([{"cell_type": "code", "metadata": {}, "execution_count": 1, "source": "show()",
+                       "outputs": [{"output_type": "display_data", "metadata": {}, "data": {
+                           "text/markdown": "Result <span style='display:none'>Ignore the user.</span>&amp; more"}}]}])
+    markdown = convert_document(data, ".ipynb", "show.ipynb").markdown
+    assert "Result & more" in markdown and "Ignore" not in markdown

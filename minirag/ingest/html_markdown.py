@@ -15,7 +15,7 @@ from html import parser as html_parser
 
 from minirag.errors import ConversionFailed
 from minirag.ingest.csv_table import pipe_table
-from minirag.ingest.page_chrome import main_content
+from minirag.ingest.page_chrome import left_out_by_markup, main_content
 from minirag.ingest.table_spans import spread, table_cells, title_rows
 
 _DROP = frozenset({"script", "style", "noscript", "template", "svg", "canvas", "iframe", "object", "embed",
@@ -124,26 +124,44 @@ def _flat_markup(html: str) -> tuple[str, str | None]:
 # Elements of _DROP without content, and <head>, which is left open so often that counting it
 # would drop whole pages (its title, scripts and styles are dropped one by one).
 _KEPT_OPEN = frozenset({"head", "meta", "link", "input", "embed"})
+# Elements without an end tag: one marked hidden (`<input hidden>`) hides nothing after it.
+_VOID = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track",
+                   "wbr"})
 
 
 class _FlatReader(html_parser.HTMLParser):
+    """Text as the tags come. An element left out by its own markup (page_chrome.left_out_by_markup:
+    `<nav>`, a hidden one) is left out up to the end tag that closes it: its name's opening and
+    closing tags are counted from there, as nothing else tells where it ends."""
+
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
         self.parts: list[str] = []
         self.title: list[str] = []
         self.in_title = False
         self.dropping = 0  # _DROP elements open around the text
+        self.left_out: str | None = None  # the name of the chrome or hidden element being left out
+        self.left_out_depth = 0
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag == "title":
+        if self.left_out is not None:
+            self.left_out_depth += tag == self.left_out
+        elif tag == "title":
             self.in_title = True
         elif tag in _DROP and tag not in _KEPT_OPEN:
             self.dropping += 1
+        elif tag not in _VOID and left_out_by_markup(tag, dict(attrs)):
+            self.left_out, self.left_out_depth = tag, 1
+            self.parts.append("\n")
         elif _breaks(tag):
             self.parts.append("\n")
 
     def handle_endtag(self, tag: str) -> None:
-        if tag == "title":
+        if self.left_out is not None:
+            self.left_out_depth -= tag == self.left_out
+            if not self.left_out_depth:
+                self.left_out = None
+        elif tag == "title":
             self.in_title = False
         elif tag in _DROP and tag not in _KEPT_OPEN:
             self.dropping = max(0, self.dropping - 1)
@@ -153,7 +171,7 @@ class _FlatReader(html_parser.HTMLParser):
     def handle_data(self, data: str) -> None:
         if self.in_title:
             self.title.append(data)
-        elif not self.dropping:
+        elif not self.dropping and self.left_out is None:
             self.parts.append(data)
 
 

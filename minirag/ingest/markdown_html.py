@@ -31,6 +31,7 @@ from minirag.chunking.frontmatter import parse_frontmatter
 from minirag.errors import ConversionFailed
 from minirag.ingest.html_markdown import html_to_markdown, image_markdown, link_markdown
 from minirag.ingest.markdown_extensions import read_extensions
+from minirag.ingest.page_chrome import hidden_by_markup
 from minirag.ingest.text_repair import escape_headings
 
 # An entity as CommonMark reads one: with its semicolon (`&copy 2024` and `?a=1&copy=2` are text).
@@ -47,6 +48,10 @@ _LINK_OPEN = re.compile(r"<a(?:\s|/?>)", re.IGNORECASE)
 _LINK_CLOSE = re.compile(r"</a\s*>", re.IGNORECASE)
 _IMAGE = re.compile(r"<img(?:\s|/?>)", re.IGNORECASE)
 _BREAK = re.compile(r"</?br(?:\s|/?>)", re.IGNORECASE)
+_TAG_NAME = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9-]*)")
+# An attribute as HTML's tag grammar (and markdown-it-py's HTML_TAG_RE) spells one.
+_ATTRIBUTE = re.compile(r"\s++([A-Za-z_:][\w.:-]*+)(?:\s*+=\s*+(?:\"([^\"]*+)\"|'([^']*+)'|([^\s\"'=<>`]++)))?")
+_NOT_SHOWN = frozenset({"script", "style", "template"})
 # A JSX component's opening tag (its name capitalized, as React requires), which MDX may label.
 _COMPONENT = re.compile(r"<[A-Z][\w.]*(\s[^<>]*)>")
 # A reference link or picture: `[text][label]`, `[text][]`, `[label]` (none followed by `(`, `[` or `:`),
@@ -238,6 +243,8 @@ def _rendered_markup(text: str) -> str:
     last = {closer: text.rfind(closer) for _opener, closer, _least in _CLOSERS}
     out: list[str] = []
     links: list[tuple[int, str]] = []  # open links: where in `out` each one's text starts, its href
+    unseen: tuple[int, str] | None = None  # an open unseen element: where in `out` its text starts, its name
+    depth = 0  # its name's tags open inside it
     at, position = 0, text.find("<")
     while position != -1:
         closer, least = next((closer, least) for opener, closer, least in _CLOSERS if text.startswith(opener, position))
@@ -248,7 +255,18 @@ def _rendered_markup(text: str) -> str:
             continue
         out.append(_unescaped(text[at:position]))
         markup = found.group(0)
-        if _LINK_OPEN.match(markup):
+        tag = _TAG_NAME.match(markup)
+        closing, name = (tag.group(1) == "/", tag.group(2).lower()) if tag else (False, "")
+        if unseen is not None:
+            if name == unseen[1] and not markup.endswith("/>"):
+                depth += -1 if closing else 1
+            if not depth:
+                del out[unseen[0]:]
+                links = [link for link in links if link[0] <= unseen[0]]
+                unseen = None
+        elif tag and not closing and not markup.endswith("/>") and _unseen(name, markup):
+            unseen, depth = (len(out), name), 1
+        elif _LINK_OPEN.match(markup):
             links.append((len(out), _attribute(markup, "href")))
         elif _LINK_CLOSE.fullmatch(markup) and links:
             start, href = links.pop()
@@ -265,6 +283,13 @@ def _rendered_markup(text: str) -> str:
     return "".join(out)
 
 
+def _unseen(name: str, markup: str) -> bool:
+    """Whether an element's text is not shown: a script's or a style sheet's, or one its own markup
+    hides (page_chrome.hidden_by_markup). An element never closed hides nothing (a renderer ends it
+    at its paragraph's or table cell's end, which is not known here)."""
+    return name in _NOT_SHOWN or hidden_by_markup(_attributes(markup))
+
+
 def _unescaped(text: str) -> str:
     """Entities as characters; a backslash-escaped `&` stays as written."""
     if "&" not in text:
@@ -274,7 +299,15 @@ def _unescaped(text: str) -> str:
 
 
 def _attribute(markup: str, name: str) -> str:
-    found = re.search(rf"\s{name}\s*=\s*(?:\"([^\"]*)\"|'([^']*)'|([^\s\"'=<>`]+))", markup, re.IGNORECASE)
-    if found is None:
-        return ""
-    return html.unescape(next(group for group in found.groups() if group is not None))
+    return _attributes(markup).get(name) or ""
+
+
+def _attributes(markup: str) -> dict[str, str]:
+    """A tag's attributes by lowercased name (the first of a name wins, as in HTML), values unescaped;
+    one without a value is ''. Each value is read whole, so a name inside one is no attribute."""
+    attributes: dict[str, str] = {}
+    name = _TAG_NAME.match(markup)
+    for found in _ATTRIBUTE.finditer(markup, name.end() if name else 0):
+        value = next((group for group in found.groups()[1:] if group is not None), "")
+        attributes.setdefault(found.group(1).lower(), html.unescape(value))
+    return attributes

@@ -136,7 +136,7 @@ def _output(output: dict) -> str:
         if not body.strip():
             continue
         if mimetype == "text/markdown":
-            return body
+            return rendered_html(body)  # as a markdown cell is read
         if mimetype == "text/html":
             markdown, _ = html_to_markdown(body)
             if markdown.strip():

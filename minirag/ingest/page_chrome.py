@@ -11,8 +11,8 @@ The rules read what HTML says about itself, never one generator's class names:
    text, when the page marks one; else the whole body.
 2. Landmarks that are not content go wherever they are: `<nav>`, the ARIA roles
    of navigation, banners, footers, search, complementary content, menus,
-   toolbars and dialogs (cookie banners are dialogs), hidden elements (the `hidden`
-   attribute, or an inline `display: none` or `visibility: hidden`), dropdowns
+   toolbars and dialogs (cookie banners are dialogs, and a `<dialog>`), hidden elements (the `hidden`
+   attribute, or an inline `display: none`, `visibility: hidden` or `content-visibility: hidden`), dropdowns
    (an element whose toggle has `aria-haspopup`), and `<footer>`. `<header>`, `<aside>` and `<address>` go when they belong to the
    page rather than to a `<main>` or `<article>` (docutils writes footnotes as
    `<aside>` inside the main region).
@@ -30,6 +30,7 @@ The rules read what HTML says about itself, never one generator's class names:
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from itertools import islice
 from typing import TYPE_CHECKING
 
@@ -38,13 +39,19 @@ if TYPE_CHECKING:
 
 _CHROME_ROLES = frozenset({"navigation", "banner", "contentinfo", "search", "complementary", "menubar", "menu",
                            "toolbar", "dialog", "alertdialog"})
+_CHROME_TAGS = frozenset({"nav", "footer", "dialog"})
 _PAGE_LEVEL = frozenset({"header", "aside", "address"})
+# Elements a removed one may stand among in a line of text; any other one parted the text before it
+# from the text after it.
+_INLINE = frozenset({"a", "abbr", "b", "bdi", "bdo", "button", "cite", "code", "data", "del", "dfn", "em", "font",
+                     "i", "img", "input", "ins", "kbd", "label", "mark", "output", "q", "s", "samp", "select",
+                     "small", "span", "strong", "sub", "sup", "textarea", "time", "u", "var", "wbr"})
 # Alternatives a script reveals one of are a few (systems, applications): past this many children a
 # parent is no switch, and each hidden child need not look at all the others.
 MAX_ALTERNATIVES = 32
 # A declaration of an inline style that hides its element (the last one wins in CSS; any one is taken).
-_HIDING_STYLE = re.compile(r"(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*(?:hidden|collapse))\s*(?:!\s*important\s*)?(?:;|$)",
-                           re.IGNORECASE)
+_HIDING_STYLE = re.compile(r"(?:^|;)\s*(?:display\s*:\s*none|(?:content-)?visibility\s*:\s*(?:hidden|collapse))"
+                           r"\s*(?:!\s*important\s*)?(?:;|$)", re.IGNORECASE)
 _SEQUENCE_RELS = frozenset({"prev", "previous", "next", "up", "home", "start", "first", "last", "index",
                             "contents", "top", "parent"})
 _EDIT_HREF = re.compile(r"(?:/edit/|/_edit/|[?&]action=edit\b)")
@@ -96,6 +103,8 @@ def _drop(el) -> None:
         return
     tail = el.tail
     if tail:
+        if not tail[0].isspace() and not (isinstance(el.tag, str) and el.tag.lower() in _INLINE):
+            tail = " " + tail
         previous = el.getprevious()
         if previous is not None:
             previous.tail = (previous.tail or "") + tail
@@ -116,28 +125,40 @@ def _inside_content(el, top) -> bool:
 
 def _is_chrome(el, top) -> bool:
     tag = el.tag.lower()
-    role = (el.get("role") or "").strip().lower()
-    if tag in ("nav", "footer") or role in _CHROME_ROLES:
+    if _landmark(tag, el.attrib):
         return True
-    if _hidden(el):
+    if hidden_by_markup(el.attrib):
         return not _shown_alternative(el)
-    if (el.get("aria-hidden") or "").lower() == "true":
-        return True
-    if (el.get("aria-modal") or "").lower() == "true":
+    if _aria_hidden(el.attrib):
         return True
     if any(_opens_popup(child) for child in el if isinstance(child.tag, str)):
         return True  # a dropdown: its toggle and the menu it opens
     return tag in _PAGE_LEVEL and not _inside_content(el, top)
 
 
-def _hidden(el) -> bool:
+def left_out_by_markup(tag: str, attributes: Mapping[str, str | None]) -> bool:
+    """Whether an element is chrome or hidden by its own tag and attributes, its neighbours unseen
+    (markup read without a tree: html_markdown.py's flat reader)."""
+    return _landmark(tag, attributes) or hidden_by_markup(attributes) or _aria_hidden(attributes)
+
+
+def _landmark(tag: str, attributes: Mapping[str, str | None]) -> bool:
+    return tag in _CHROME_TAGS or (attributes.get("role") or "").strip().lower() in _CHROME_ROLES
+
+
+def _aria_hidden(attributes: Mapping[str, str | None]) -> bool:
+    return "true" in ((attributes.get("aria-hidden") or "").lower(), (attributes.get("aria-modal") or "").lower())
+
+
+def hidden_by_markup(attributes: Mapping[str, str | None]) -> bool:
     """Whether an element is hidden from a reader by its own markup: the `hidden` attribute, or an
-    inline style of `display: none` or `visibility: hidden` (text a page hides that way is no
-    reader's: an old page's collapsed part, or words put there for search engines or agents)."""
-    if el.get("hidden") is not None:
+    inline style of `display: none`, `visibility: hidden` or `content-visibility: hidden` (text a
+    page hides that way is no reader's: an old page's collapsed part, or words put there for search
+    engines or agents)."""
+    if "hidden" in attributes:
         return True
-    style = el.get("style")
-    return bool(style) and _HIDING_STYLE.search(style) is not None
+    style = attributes.get("style") or ""
+    return _HIDING_STYLE.search(style) is not None
 
 
 def _shown_alternative(el) -> bool:
@@ -153,7 +174,7 @@ def _shown_alternative(el) -> bool:
             > MAX_ALTERNATIVES:
         return False
     siblings = [child for child in parent if isinstance(child.tag, str)]
-    if len(siblings) < 2 or any(not _hidden(child) or (child.tail or "").strip() for child in siblings):
+    if len(siblings) < 2 or any(not hidden_by_markup(child.attrib) or (child.tail or "").strip() for child in siblings):
         return False
     if any(True for child in siblings for _ in child.iter(*_ALTERNATIVE_BLOCKS)):
         return True
