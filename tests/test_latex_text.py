@@ -169,7 +169,8 @@ def test_unclosed_markup_is_text():
 @pytest.mark.parametrize("run", ["{", "}", "\\begin{a}", "\\end{a}", "$", "$$", "\\[", "\\(", "\\verb|", "[",
                                  "\\section[", "\\item[", "\\begin{verbatim}", "\\newcommand{\\x}{", "%", "\\'",
                                  "\\begin{tabular}{l}a&", "\\\\", "\\multicolumn{", "\\kern",
-                                 "\\begin{verbatim}x\\end{verbatim}", "\\verb|x|", "$x$"])
+                                 "\\begin{verbatim}x\\end{verbatim}", "\\verb|x|", "$x$", "\\iffalse", "\\iffalse\\else",
+                                 "\\ifx\\fi"])
 def test_long_runs_of_markup_are_read_in_linear_time(run):
     assert grows_linearly(lambda text: latex_to_markdown(text), lambda repeats: "x " + (run + " a") * 4 * repeats + "}")
 
@@ -192,3 +193,9 @@ def test_the_real_smf_guide_reads_without_markup():
     prose = re.sub(r"```.*?```|``.*?``|`[^`\n]*`", "", markdown, flags=re.DOTALL)  # code shows markup as written
     for markup in ("\\'", "\\`", "\\^", "\\usepackage", "\\begin", "\\item", "\\og", "\\SmF"):
         assert markup not in prose
+
+
+def test_text_commented_out_with_iffalse_or_set_as_a_phantom_prints_nothing():
+    source = ("\\begin{document}Kept. \\iffalse Old draft \\ifx\\a\\b nested \\fi still old. \\fi Kept too. "
+              "\\iffalse Not this \\else but this \\fi and \\phantom{invisible}spacing.\\end{document}")
+    assert latex_to_markdown(source)[0] == "Kept. Kept too. but this and spacing.\n"

@@ -71,6 +71,14 @@ def test_an_unclosed_block_or_drawer_is_text():
     assert org_to_markdown(":NOTES:\nkept\n* Heading\n:END:\n")[0] == ":NOTES:\nkept\n\n# Heading\n\n:END:\n"
 
 
-@pytest.mark.parametrize("run", ["#+BEGIN_SRC\n", ":DRAWER:\n", "[[a", "[[a][b", "* ", "|-+", "- a :: ", ": "])
+def test_a_comment_heading_and_a_noexport_subtree_are_left_out_as_the_export_leaves_them():
+    notes = ("* Plan\nShared text.\n** COMMENT Draft\nHalf a thought.\n*** Deeper draft\nMore.\n** Kept\nKept text.\n"
+             "* TODO [#B] Private :me:noexport:\nMy notes.\n* COMMENTARY on the plan\nA heading's word.\n")
+    assert org_to_markdown(notes)[0] == ("# Plan\n\nShared text.\n\n## Kept\n\nKept text.\n\n"
+                                         "# COMMENTARY on the plan\n\nA heading's word.\n")
+
+
+@pytest.mark.parametrize("run", ["#+BEGIN_SRC\n", ":DRAWER:\n", "[[a", "[[a][b", "* ", "|-+", "- a :: ", ": ",
+                                 "** COMMENT a\n* b\n", "* a :noexport:\n** b\n"])
 def test_long_runs_of_markup_are_read_in_linear_time(run):
     assert grows_linearly(lambda text: org_to_markdown(text), lambda repeats: run * repeats + "]]\n")

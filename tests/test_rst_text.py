@@ -76,8 +76,15 @@ def test_rst_is_a_document_type_read_as_its_text_is_decoded():
     assert convert_document(utf16, ".rst", "a.rst").markdown == "# Überschrift\n\nText.\n"
 
 
+def test_a_substitution_reads_as_its_definition_gives_it():
+    source = (".. |product| replace:: Acme Widget\n   Pro\n.. |copy| unicode:: 0xA9 .. the sign\n"
+              ".. |logo| image:: logo.png\n   :alt: Acme logo\n\n"
+              "|logo| |Product| is |copy| 2024; see |product|_ and |nothing|, a|b|c.\n")
+    assert rst_to_markdown(source) == "Acme logo Acme Widget Pro is © 2024; see Acme Widget Pro and |nothing|, a|b|c.\n"
+
+
 @pytest.mark.parametrize("run", [".. x::\n   ", "  ", "a\n===\n\n", "`a `b` ", "``x ", ":a:`x ", ">>> x\n",
-                                 "x::\n\n    y\n", "\n   :option: value", "\n"])
+                                 "x::\n\n    y\n", "\n   :option: value", "\n", "|a", "|a| ", ".. |a| replace:: b\n"])
 def test_a_long_document_of_one_construct_is_read_in_linear_time(run):
     head = ".. code-block:: text\n" if run.startswith("\n") else ""
     assert grows_linearly(rst_to_markdown, lambda repeats: head + run * repeats)

@@ -22,7 +22,8 @@ words are broken by markup no reader sees (`r\\'esum\\'e`, `hyphen\\-ation`,
   a user's command without arguments (`\\newcommand{\\method}{FooNet}`) is expanded;
 - what prints nothing goes: comments, the preamble, `\\label`, `\\ref`, spacing,
   `\\includegraphics`, `\\input` and `\\include` (never followed), `comment`
-  environments, everything after `\\end{document}`.
+  environments, text commented out with `\\iffalse` ... `\\fi`, `\\phantom`'s, everything after
+  `\\end{document}`.
 
 Commands the reader does not know print their arguments' text. One scan tokenizes the
 source (latex_tokens.py); every delimiter is paired once, over the token list; rendering visits each token
@@ -86,7 +87,7 @@ _SILENT = {
     "markboth": 2, "markright": 1, "lstset": 1, "usetikzlibrary": 1, "pgfplotsset": 1, "tikzset": 1,
     "captionsetup": 1, "sisetup": 1, "foreignlanguage": 1, "textcolor": 1, "colorbox": 1, "fcolorbox": 2,
     "hyperref": 0, "multicolumn": 2, "multirow": 2, "makebox": 0, "parbox": 1, "resizebox": 2,
-    "scalebox": 1, "rotatebox": 1, "footnotemark": 0,
+    "scalebox": 1, "rotatebox": 1, "footnotemark": 0, "phantom": 1, "hphantom": 1, "vphantom": 1,
 }
 _DIMENSION_COMMANDS = frozenset({"hrule", "vrule", "vskip", "hskip", "kern", "mkern", "vspace", "hspace", "baselineskip",
                                  "lower",
@@ -189,6 +190,8 @@ class _Reader:
                 if close is not None and close <= end and depth < MAX_NESTING:
                     out.append(self.render(index, close, depth + 1))
                     index = close + 1
+            elif token.kind == "word" and token.value == "iffalse":
+                index = self.past_false(index, end)
             elif token.kind == "word":
                 text, index = self.command(token.value, index, end, depth)
                 if not text and index < end and self.tokens[index].kind == "optopen" and _unknown(token.value):
@@ -217,6 +220,26 @@ class _Reader:
             elif token.kind in ("optopen", "optclose", "amp"):
                 out.append({"optopen": "[", "optclose": "]", "amp": "&"}[token.kind])
         return "".join(out)
+
+    def past_false(self, index: int, end: int) -> int:
+        """Where text prints again after `\\iffalse` (commenting out, as authors do): past its own
+        `\\else` or `\\fi`, conditionals inside it counted (each `\\if...` pairs with a `\\fi`). Without
+        either, TeX prints nothing up to the end."""
+        level = 1
+        while index < end:
+            token = self.tokens[index]
+            index += 1
+            if token.kind != "word":
+                continue
+            if token.value.startswith("if"):
+                level += 1
+            elif token.value == "fi":
+                level -= 1
+                if not level:
+                    return index
+            elif token.value == "else" and level == 1:
+                return index  # its `\\fi` prints nothing
+        return end
 
     def argument(self, index: int, end: int, depth: int) -> tuple[str | None, int]:
         """The next braced argument's rendered text (optional ones skipped), and the index past it."""

@@ -15,13 +15,15 @@ reader of the exported page sees (`#+BEGIN_SRC`, `:PROPERTIES:` drawers,
 - links read as Markdown links (`[[https://…][text]]`) or their text (a link inside the
   file, or to a file); a description list item (`- term :: text`) reads `- term: text`;
 - what exports as nothing goes: comment lines (`# …`), keyword lines (`#+OPTIONS:`),
-  drawers (`:PROPERTIES:` … `:END:`, `:LOGBOOK:`), planning lines (`DEADLINE: <…>`).
+  drawers (`:PROPERTIES:` … `:END:`, `:LOGBOOK:`), planning lines (`DEADLINE: <…>`), and a
+  subtree under a `COMMENT` heading or one tagged `:noexport:`.
 
 Every pass is a walk over the lines: linear in the text.
 """
 
 from __future__ import annotations
 
+import bisect
 import re
 
 from minirag.errors import ConversionFailed
@@ -96,6 +98,11 @@ def org_to_markdown(text: str) -> tuple[str, str | None]:
             index += 1
             continue
         heading = _HEADING.match(line)
+        if heading and _not_exported(heading.group(2)):
+            level = len(heading.group(1))
+            index = next((number for number in headings[bisect.bisect_right(headings, index):]
+                          if len(_HEADING.match(lines[number]).group(1)) <= level), len(lines))  # type: ignore[union-attr]
+            continue
         if heading:
             out += ["", "#" * min(len(heading.group(1)), 6) + " " + _inline(_heading_title(heading.group(2))), ""]
             index += 1
@@ -111,6 +118,14 @@ def org_to_markdown(text: str) -> tuple[str, str | None]:
         out.append(escape_headings(_line(line)))
         index += 1
     return re.sub(r"\n{3,}", "\n\n", "\n".join(out)).strip("\n") + "\n", title
+
+
+def _not_exported(text: str) -> bool:
+    """Whether a heading's subtree is left out of Org's export: a `COMMENT` heading (after its TODO
+    keyword and priority), or one tagged `:noexport:`."""
+    words = _PRIORITY.sub("", _TODO.sub("", text.strip()))
+    tags = _TAGS.search(text)
+    return re.match(r"COMMENT(?:[ \t]|$)", words) is not None or (tags is not None and ":noexport:" in tags.group())
 
 
 def _heading_title(text: str) -> str:

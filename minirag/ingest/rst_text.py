@@ -15,6 +15,8 @@ docutils import (a pure-Python parser of its own size for what is mostly prose):
   label (`Note:`), an object's description (`function`, `class`, `py:method`...) its
   signature as code and then its content, an image or figure its `:alt:` text and
   caption; any other directive keeps its argument line and content as text;
+- a substitution (`|name|`) reads as what its definition gives: a `replace`'s text, a
+  `unicode`'s characters, an image's alt text;
 - what renders as nothing goes: comments, hyperlink targets (`.. _name: url`),
   substitution definitions, `toctree`, `include`, `raw`, `meta`, `index`,
   `contents` and directive options;
@@ -42,6 +44,10 @@ _ROLE = re.compile(r"(?<![\w`])(?::[\w.+-]+(?::[\w.+-]+)?:)?`(?!`)([^`]+?)`(?:__
 # (`(?<!\s)`: the space before the target is tried from where a run of it starts, not from each of its
 # characters: a role of 40,000 spaces took 1.3 s.)
 _LINK_TARGET = re.compile(r"^(.*?)(?<!\s)\s*<([^<>]+)>$", re.DOTALL)
+# `.. |name| kind:: argument`, and a reference to one: `|name|` (`|name|_` a linked one) between
+# blanks or punctuation. A name holds no `|` and neither starts nor ends with a blank.
+_SUBSTITUTION_DEFINITION = re.compile(r"^\s*\.\.\s+\|([^|\s](?:[^|]*[^|\s])?)\|\s+([\w:-]+)::(?:\s+(.*))?$")
+_SUBSTITUTION = re.compile(r"(?<![\w|])\|([^|\s](?:[^|]*[^|\s])?)\|(?:__?)?(?![\w|])")
 _DOCTEST = re.compile(r"^\s*>>>( |$)")
 _SPHINX_METADATA = re.compile(r"^:(?:orphan|nosearch|nocomments|tocdepth|hide-toc|hide-navigation|og:[\w:-]+):(?:\s.*)?$")
 _EMPTY_FIELD = re.compile(r"^\s*:[^:\n]+:\s*$")  # a field whose body starts on the next line (`:Status:`)
@@ -82,8 +88,53 @@ def rst_to_markdown(text: str) -> str:
     start = 0
     while start < len(lines) and (_SPHINX_METADATA.match(lines[start]) or not lines[start].strip()):
         start += 1  # Sphinx's file-wide metadata (`:orphan:`, `:tocdepth: 2`): read by the builder, never shown
+    substitutions = _substitutions(lines)
+    if substitutions:
+        lines = [line if _EXPLICIT.match(line) else _SUBSTITUTION.sub(
+            lambda found: substitutions.get(found.group(1), substitutions.get(found.group(1).lower(), found.group())),
+            line) for line in lines]
     out = _read(lines[start:], [], 0)
     return re.sub(r"\n{3,}", "\n\n", "\n".join(out)).strip("\n") + "\n"
+
+
+def _substitutions(lines: list[str]) -> dict[str, str]:
+    """What each substitution (`.. |name| replace:: text`) reads as, by its name (and its name in
+    lower case, as docutils falls back to): a `replace` its text, its indented lines joined; a
+    `unicode` its characters; an `image` its `:alt:` text, or nothing."""
+    found: dict[str, str] = {}
+    for index, line in enumerate(lines):
+        definition = _SUBSTITUTION_DEFINITION.match(line)
+        if definition is None:
+            continue
+        name, kind, argument = definition.group(1), definition.group(2), definition.group(3) or ""
+        more = lines[index + 1 : _block_end(lines, index + 1, _indent(line))]
+        if kind == "replace":
+            text = " ".join([argument, *(entry.strip() for entry in more)]).strip()
+        elif kind == "unicode":
+            text = "".join(_code_point(code) for code in argument.split(" .. ")[0].split())
+        elif kind in PICTURE_DIRECTIVES:
+            text = next((option.split(":", 2)[2].strip() for option in (m.strip() for m in more)
+                         if option.startswith(":alt:")), "")
+        else:
+            continue
+        normalized = " ".join(name.split())
+        found.setdefault(normalized, text)
+        found.setdefault(normalized.lower(), text)
+    return found
+
+
+def _code_point(code: str) -> str:
+    """A `unicode` directive's word: a character code (`0xA9`, `U+00A9`, `&#xA9;`, `169`) as its
+    character, any other word as itself."""
+    hexadecimal = re.fullmatch(r"(?:0x|x|\\x|U\+|u|\\u|&#x)([0-9A-Fa-f]{1,6});?", code)
+    try:
+        if hexadecimal:
+            return chr(int(hexadecimal.group(1), 16))
+        if code.isdigit():
+            return chr(int(code))
+    except (ValueError, OverflowError):
+        return ""
+    return code
 
 
 def _read(lines: list[str], styles: list[tuple[str, bool]], depth: int) -> list[str]:
