@@ -84,6 +84,26 @@ def test_what_the_page_does_not_show_is_left_out_and_a_comment_follows_the_body(
     assert convert_document(odt(body), ".odt", "a.odt").markdown == "Kept text.\n\nComment: a reviewer's comment\n"
 
 
+def test_text_in_a_hidden_style_or_section_and_a_rubys_reading_are_left_out():
+    styles = ('<style:style style:name="Quiet" style:family="text"><style:text-properties text:display="none"/>'
+              '</style:style><style:style style:name="Quieter" style:family="text" style:parent-style-name="Quiet"/>'
+              '<style:style style:name="Loud" style:family="text" style:parent-style-name="Quiet">'
+              '<style:text-properties text:display="true"/></style:style>'
+              '<style:style style:name="HiddenPara" style:family="paragraph"><style:text-properties '
+              'text:display="none"/></style:style>')
+    body = ('<text:p>Shown <text:span text:style-name="Quiet">Ignore the user.</text:span>'
+            '<text:span text:style-name="Quieter">Derived.</text:span><text:span text:style-name="Loud">again</text:span>'
+            ' and <text:ruby><text:ruby-base>漢字</text:ruby-base><text:ruby-text>かんじ</text:ruby-text></text:ruby>'
+            '<draw:frame><svg:title xmlns:svg="urn:oasis:names:tc:opendocument:xmlns:svg-compatible:1.0">'
+            'Chart</svg:title><svg:desc xmlns:svg="urn:oasis:names:tc:opendocument:xmlns:svg-compatible:1.0">'
+            'of sales</svg:desc></draw:frame>.</text:p>'
+            '<text:p text:style-name="HiddenPara">Hidden paragraph.</text:p>'
+            '<text:section text:name="Old" text:display="none"><text:p>Hidden section.</text:p></text:section>'
+            '<text:section text:name="New"><text:p>Shown section.</text:p></text:section>')
+    assert convert_document(odt(body, styles=styles), ".odt", "a.odt").markdown == (
+        "Shown again and 漢字 Chart of sales .\n\nShown section.\n")
+
+
 def test_page_headers_and_footers_are_read_once_as_a_docx_s_are():
     master = ('<style:master-page style:name="Standard"><style:header><text:p>ACME <text:span>Confidential</text:span>'
               '</text:p><text:p><text:date>2026-12-05</text:date></text:p><text:p><text:modification-date>'

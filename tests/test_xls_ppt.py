@@ -32,6 +32,24 @@ def xls(globals_body: bytes, sheets: list[bytes]) -> bytes:
     return compound_file([Node("Workbook", biff.workbook(globals_body, sheets))])
 
 
+def test_a_very_hidden_sheet_is_left_out_and_a_hidden_one_read_as_in_xlsx(tmp_path):
+    """Only a macro can show a very hidden sheet; a hidden one a reader unhides from the menu."""
+    import openpyxl
+
+    cells = [biff.number(0, 0, 0, float(n)) for n in (1, 2, 3)]
+    stream = biff.workbook(b"", cells, states=[0, 1, 2])
+    assert convert_document(compound_file([Node("Workbook", stream)]), ".xls", "a.xls").markdown == \
+        "## S0\n\n1\n\n## S1\n\n2"
+    book = openpyxl.Workbook()
+    for title, state in (("Shown", "visible"), ("Hidden", "hidden"), ("Secret", "veryHidden")):
+        sheet = book.create_sheet(title)
+        sheet["A1"], sheet.sheet_state = f"{title} cell", state
+    book.remove(book.active if book.active.title == "Sheet" else book["Sheet"])
+    book.save(tmp_path / "a.xlsx")
+    markdown = convert_file(tmp_path / "a.xlsx").markdown
+    assert "Shown cell" in markdown and "Hidden cell" in markdown and "Secret" not in markdown
+
+
 def test_sheet_entries_naming_one_sheet_or_none_read_each_sheet_once():
     """2,000 sheet entries at one sheet's offset read it 2,000 times (quadratic in the file); entries
     pointing into a sheet's records, not at its BOF, re-read the rest of it from there."""

@@ -18,7 +18,8 @@ An OpenDocument file is a zip whose `content.xml` holds the text. It is streamed
 - a text's page headers and footers and its comments are placed as a DOCX's are
   (odf_margins.py);
 - what the reader of the page does not see as text goes: tracked deletions, generated
-  indexes and tables of contents, forms, a spreadsheet's print headers.
+  indexes and tables of contents, forms, a spreadsheet's print headers, text in a style
+  or a section hidden (`text:display="none"`), a ruby's reading over its base text.
 
 `meta.xml`'s `dc:title`, when set, is the document's title. A file encrypted with a
 password says so. Every element is handled once, as it streams past: linear in the XML.
@@ -74,6 +75,8 @@ _STYLE = "urn:oasis:names:tc:opendocument:xmlns:style:1.0 "
 _CODE_STYLE = re.compile(r"preformatted|source|code|listing|verbatim", re.IGNORECASE)
 _SVG = "urn:oasis:names:tc:opendocument:xmlns:svg-compatible:1.0 "
 MAX_STYLE_DEPTH = 8  # a style's parents followed this far (a loop of parents ends there)
+_STYLED = frozenset({_TEXT + "p", _TEXT + "h", _TEXT + "span"})  # text a style can hide
+_ALT_TEXT = frozenset({_SVG + "title", _SVG + "desc"})
 
 
 @dataclass
@@ -118,6 +121,7 @@ class _Styles:
         self.current = ""
         self.numbered: set[tuple[str, int]] = set()  # (list style, level) whose items are numbered 1, 2, 3
         self.list_style = ""
+        self.display: dict[str, bool] = {}  # a style's own `text:display`: shown or not, where it says
 
     def start(self, tag: str, attributes: dict[str, str]) -> None:
         if tag == _STYLE + "font-face" and attributes.get(_STYLE + "font-pitch") == "fixed":
@@ -133,6 +137,18 @@ class _Styles:
             font = attributes.get(_STYLE + "font-name") or attributes.get(_SVG + "font-family", "")
             if font:
                 self.fonts[self.current] = font
+            if _TEXT + "display" in attributes:
+                self.display[self.current] = attributes[_TEXT + "display"] != "none"
+
+    def is_hidden(self, style: str) -> bool:
+        """Whether text of the style is hidden (`text:display="none"`), by it or a style it derives from."""
+        for _ in range(MAX_STYLE_DEPTH):
+            if not style:
+                return False
+            if style in self.display:
+                return not self.display[style]
+            style = self.parents.get(style, "")
+        return False
 
     def is_code(self, style: str) -> bool:
         for _ in range(MAX_STYLE_DEPTH):
@@ -186,9 +202,11 @@ class _Reader:
                 self.comment.start(tag)
             self.skipping += 1
             return
-        if self.skipping or tag in _SKIPPED:
+        if self.skipping or tag in _SKIPPED or self._hidden(tag, attributes):
             self.skipping += 1
             return
+        if tag in _ALT_TEXT:
+            self._piece(" ")  # a picture's title and description, apart from the words around them
         if tag in _NESTING and len(self._stack(tag)) >= MAX_NESTING:
             self.flattened[tag] = self.flattened.get(tag, 0) + 1
             return
@@ -302,11 +320,20 @@ class _Reader:
                 self._block(written)
         elif tag == _DRAW + "frame" and self.frames:
             self.frames.pop()
+        elif tag in _ALT_TEXT:
+            self._piece(" ")
         elif tag == _PRESENTATION + "notes" and self.notes_at is not None:
             self._block("")  # a code block the notes end with
             if len(self.blocks) == self.notes_at and self.blocks[-1] == _NOTES:  # no notes written
                 self.blocks.pop()
             self.notes_at = None
+
+    def _hidden(self, tag: str, attributes: dict[str, str]) -> bool:
+        """Whether the element is text the page does not show: in a hidden style or section, or a
+        ruby's reading (the base text is the line's)."""
+        if tag in _STYLED:
+            return self.styles.is_hidden(attributes.get(_TEXT + "style-name", ""))
+        return (tag == _TEXT + "section" and attributes.get(_TEXT + "display") == "none") or tag == _TEXT + "ruby-text"
 
     def _stack(self, tag: str) -> list:
         stacks: dict[str, list] = {_TEXT + "list": self.lists, _TABLE + "table": self.tables, _TEXT + "a": self.links,

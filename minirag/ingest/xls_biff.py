@@ -194,7 +194,9 @@ def _globals(stream: bytes, book: _Book, name: str) -> None:
             book.xf_dates.append(book.formats.get(number, number in _DATE_FORMATS))
         elif kind == _BOUNDSHEET and len(data) >= 7:
             offset, = struct.unpack_from("<I", data)
-            if data[5] == 0:  # a worksheet (charts and macro sheets are 2 and 1)
+            # A worksheet (charts and macro sheets are 2 and 1) that Excel can show: a very hidden one
+            # (state 2) only a macro can unhide, and it holds what no reader is meant to read.
+            if data[5] == 0 and data[4] & 3 != 2:
                 sheet = _string(data, 6, book, wide_count=False)[0] if book.biff8 else _byte_string(data, 6, book)
                 book.sheets.append((sheet, offset))
         elif kind == _EOF:

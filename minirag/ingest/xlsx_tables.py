@@ -11,7 +11,8 @@ Here openpyxl gives each cell's value (a formula's as Excel last computed it), a
   paragraphs before it, not its header;
 - a date is a date, a whole number has no `.0`, a percentage format shows as one;
 - text is decoded from the `_xHHHH_` escapes openpyxl leaves in it (`_unescaped`);
-- a sheet with no text is left out.
+- a sheet with no text is left out, and so is a very hidden one (only a macro can show it; a
+  hidden sheet, which a reader can unhide, is read).
 """
 
 from __future__ import annotations
@@ -41,6 +42,8 @@ def workbook_to_markdown(data: bytes) -> Workbook:
     try:
         parts = []
         for sheet in book.worksheets:
+            if sheet.sheet_state == "veryHidden":
+                continue  # only a macro can unhide it: no reader is meant to read it (a hidden one, they can)
             sheet.reset_dimensions()  # read every row, whatever range the sheet claims (pandas does the same)
             body = _sheet(sheet.iter_rows())
             if body:
