@@ -105,7 +105,8 @@ def test_a_notebooks_markdown_cells_are_rendered_too():
     assert "Note: restart the kernel" in markdown and "<div" not in markdown and "print('<b>')" in markdown
 
 
-@pytest.mark.parametrize("run", ["<!--", "<?", "<![CDATA[", "<!X", "<a href='x'>", "</", "``a ", "<", "&amp"])
+@pytest.mark.parametrize("run", ["<!--", "<?", "<![CDATA[", "<!X", "<a href='x'>", "</", "``a ", "<", "&amp",
+                                 "<span hidden>", "</span>", "<script>x</script>", "<i a", " b='c'"])
 def test_a_long_line_of_unclosed_markup_is_read_in_linear_time(run):
     assert grows_linearly(rendered_html, lambda repeats: "<b>x</b> " + run * repeats)
 

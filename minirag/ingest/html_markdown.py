@@ -10,8 +10,10 @@ in-page ones). Scripts, styles and form controls are dropped.
 
 from __future__ import annotations
 
+import html as html_module
 import re
 from html import parser as html_parser
+from itertools import islice
 
 from minirag.errors import ConversionFailed
 from minirag.ingest.csv_table import pipe_table
@@ -27,6 +29,17 @@ _BLOCKS = frozenset({"p", "div", "section", "article", "main", "header", "footer
 _CODE = frozenset({"code", "kbd", "samp", "tt", "var"})
 _SPACE = re.compile(r"[ \t\r\n\f\v\u00a0\u2000-\u200a\u202f\u205f\u3000]+")
 _XML_DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>")
+_TAG_NAME = re.compile(r"</?([A-Za-z][^\s/>]*+)")
+# An attribute as HTML's tag grammar (and markdown-it-py's HTML_TAG_RE) spells one.
+_ATTRIBUTE = re.compile(r"\s++([A-Za-z_:][\w.:-]*+)(?:\s*+=\s*+(?:\"([^\"]*+)\"|'([^']*+)'|([^\s\"'=<>`]++)))?")
+# A start tag this long is cut down to this many attributes, and those a reader of the page uses.
+MAX_TAG_CHARS = 16_384
+MAX_QUOTE_DEPTH = 8  # quotes inside quotes are marked this deep; deeper ones are part of the eighth
+MAX_TAG_ATTRIBUTES = 256
+_LONG_TAG = re.compile(rf"<([A-Za-z][^\s/<>]*+)([^<>]{{{MAX_TAG_CHARS},}}+)>")
+_READ_ATTRIBUTES = frozenset({"hidden", "style", "role", "aria-hidden", "aria-modal", "aria-haspopup", "href", "src",
+                              "alt", "title", "rel", "accesskey", "colspan", "rowspan", "start", "type", "value",
+                              "open", "lang", "class", "id"})
 _LANGUAGE = re.compile(r"(?:^|\s)(?:highlight|language|lang)-([\w+#.-]+)")
 _BREAK = "\x00"  # a <br> inside inline text, turned into a newline when the text is flushed
 # The start of a line of text that the chunker would read as structure: an ATX heading
@@ -42,6 +55,7 @@ def html_to_markdown(html: str) -> tuple[str, str | None]:
     from lxml import etree
 
     html = _XML_DECLARATION.sub("", html, count=1).replace(_BREAK, "")
+    html = _LONG_TAG.sub(_fewer_attributes, html)
     if not html.strip():
         return "", None
     parser = lxml.html.HTMLParser(huge_tree=True)
@@ -64,6 +78,26 @@ def html_to_markdown(html: str) -> tuple[str, str | None]:
     except RecursionError:  # nested past Python's stack (~300 levels): keep the text, lose the structure
         return _flat_text(top), title or None
     return writer.markdown("\n\n"), title or None
+
+
+def tag_attributes(markup: str) -> dict[str, str]:
+    """A start tag's attributes by lowercased name (the first of a name wins, as in HTML), values
+    unescaped; one without a value is ''. Each value is read whole, so a name inside one is no
+    attribute."""
+    attributes: dict[str, str] = {}
+    name = _TAG_NAME.match(markup)
+    for found in _ATTRIBUTE.finditer(markup, name.end() if name else 0):
+        value = next((group for group in found.groups()[1:] if group is not None), "")
+        attributes.setdefault(found.group(1).lower(), html_module.unescape(value))
+    return attributes
+
+
+def _fewer_attributes(tag: re.Match[str]) -> str:
+    """A start tag too long for libxml2, which compares each attribute with every one before it
+    (40,000 in one tag took 10 s): its first MAX_TAG_ATTRIBUTES, and those the readers look at."""
+    attributes = tag_attributes(tag.group())
+    kept = [name for n, name in enumerate(attributes) if n < MAX_TAG_ATTRIBUTES or name in _READ_ATTRIBUTES]
+    return f"<{tag.group(1)}" + "".join(f' {name}="{html_module.escape(attributes[name])}"' for name in kept) + ">"
 
 
 def _flat_text(top) -> str:
@@ -249,7 +283,10 @@ class _Writer:
             self.emit(_table(el))
         elif tag == "blockquote":
             quoted = _render(el, "\n\n")
-            self.emit("\n".join("> " + line if line else ">" for line in quoted.split("\n")) if quoted else "")
+            if sum(1 for _ in islice(el.iterancestors("blockquote"), MAX_QUOTE_DEPTH)) >= MAX_QUOTE_DEPTH:
+                self.emit(quoted)  # as deep as quotes are marked: each level more re-marked every line below it
+            else:
+                self.emit("\n".join("> " + line if line else ">" for line in quoted.split("\n")) if quoted else "")
         elif tag == "li":  # an item outside any list
             self.emit(_item(el, "- "))
         elif tag in _BLOCKS:

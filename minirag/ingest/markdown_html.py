@@ -30,6 +30,7 @@ import re
 from minirag.chunking.frontmatter import parse_frontmatter
 from minirag.errors import ConversionFailed
 from minirag.ingest.html_markdown import html_to_markdown, image_markdown, link_markdown
+from minirag.ingest.html_markdown import tag_attributes as _tag_attributes
 from minirag.ingest.markdown_extensions import read_extensions
 from minirag.ingest.page_chrome import hidden_by_markup
 from minirag.ingest.text_repair import escape_headings
@@ -49,8 +50,6 @@ _LINK_CLOSE = re.compile(r"</a\s*>", re.IGNORECASE)
 _IMAGE = re.compile(r"<img(?:\s|/?>)", re.IGNORECASE)
 _BREAK = re.compile(r"</?br(?:\s|/?>)", re.IGNORECASE)
 _TAG_NAME = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9-]*)")
-# An attribute as HTML's tag grammar (and markdown-it-py's HTML_TAG_RE) spells one.
-_ATTRIBUTE = re.compile(r"\s++([A-Za-z_:][\w.:-]*+)(?:\s*+=\s*+(?:\"([^\"]*+)\"|'([^']*+)'|([^\s\"'=<>`]++)))?")
 _NOT_SHOWN = frozenset({"script", "style", "template"})
 # A JSX component's opening tag (its name capitalized, as React requires), which MDX may label.
 _COMPONENT = re.compile(r"<[A-Z][\w.]*(\s[^<>]*)>")
@@ -287,7 +286,7 @@ def _unseen(name: str, markup: str) -> bool:
     """Whether an element's text is not shown: a script's or a style sheet's, or one its own markup
     hides (page_chrome.hidden_by_markup). An element never closed hides nothing (a renderer ends it
     at its paragraph's or table cell's end, which is not known here)."""
-    return name in _NOT_SHOWN or hidden_by_markup(_attributes(markup))
+    return name in _NOT_SHOWN or hidden_by_markup(_tag_attributes(markup))
 
 
 def _unescaped(text: str) -> str:
@@ -299,15 +298,6 @@ def _unescaped(text: str) -> str:
 
 
 def _attribute(markup: str, name: str) -> str:
-    return _attributes(markup).get(name) or ""
+    return _tag_attributes(markup).get(name) or ""
 
 
-def _attributes(markup: str) -> dict[str, str]:
-    """A tag's attributes by lowercased name (the first of a name wins, as in HTML), values unescaped;
-    one without a value is ''. Each value is read whole, so a name inside one is no attribute."""
-    attributes: dict[str, str] = {}
-    name = _TAG_NAME.match(markup)
-    for found in _ATTRIBUTE.finditer(markup, name.end() if name else 0):
-        value = next((group for group in found.groups()[1:] if group is not None), "")
-        attributes.setdefault(found.group(1).lower(), html.unescape(value))
-    return attributes

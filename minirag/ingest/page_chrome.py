@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from itertools import islice
 from typing import TYPE_CHECKING
 
@@ -62,6 +63,8 @@ _BAR_BLOCKS = ("div", "table", "p", "ul", "ol", "section", "span")
 _WORD = re.compile(r"\w+")
 # A prev/next bar holds the titles of its neighbours and little else.
 MAX_BAR_WORDS = 60
+# ... in a block of at most this many elements (a bar's links, their icons and separators).
+MAX_BAR_NODES = 200
 # A link block is navigation when its links hold this share of its words.
 LINK_SHARE = 0.9
 MIN_LINKS = 3
@@ -186,21 +189,25 @@ def _opens_popup(el) -> bool:
 
 
 def _drop_chrome(top) -> None:
+    from lxml import etree
+
+    tallies = _tallies(top)
     doomed: list[HtmlElement] = []
     bars: list[frozenset[str]] = []  # the link targets of each prev/next bar
-    for el in top.iter("*"):
+    walk = etree.iterwalk(top, events=("start",))
+    for _event, el in walk:
         if el is top or not isinstance(el.tag, str):
             continue
-        if any(el is d or _is_ancestor(d, el) for d in doomed[-1:]):
-            continue
-        if _is_sequence_bar(el):
+        if _is_sequence_bar(el, tallies[el]):
             if any(_SEQUENCE_RELS & set((a.get("rel") or "").lower().split()) for a in el.iter("a")):
                 bars.append(frozenset(_targets(el)))  # prev/next links; access keys alone mark menus too
             doomed.append(el)
+            walk.skip_subtree()
         elif _is_chrome(el, top) or _is_edit_link(el):
             doomed.append(el)
+            walk.skip_subtree()
     if bars:
-        doomed.extend(_repeated_bars(top, bars, doomed))
+        doomed.extend(_repeated_bars(top, bars, doomed, tallies))
     for el in doomed:
         parent = el.getparent()
         _drop(el)
@@ -208,13 +215,76 @@ def _drop_chrome(top) -> None:
             _drop(parent)  # MediaWiki's "[edit]": the brackets around a dropped link
 
 
-def _is_ancestor(ancestor, el) -> bool:
-    node = el.getparent()
-    while node is not None:
-        if node is ancestor:
-            return True
-        node = node.getparent()
-    return False
+@dataclass
+class _Tally:
+    """What an element's subtree holds, counted once for the whole page (each element asked about
+    its own subtree walked it again: nested blocks cost the page's size times their depth)."""
+
+    nodes: int = 1  # elements, comments and instructions, itself included
+    text: _Words = field(default_factory=lambda: _Words())  # its words, as text_content() runs them together
+    links: int = 0  # links with an address
+    linked: int = 0  # the words inside them
+    leaves: bool = False  # whether one of them leaves the site
+    blocky: bool = False  # whether it is or holds a heading or `<pre>`
+
+
+    @property
+    def words(self) -> int:
+        return self.text.count
+
+
+@dataclass(frozen=True)
+class _Words:
+    """The words of a run of text, and whether it starts and ends inside one: what two runs joined
+    hold is known from theirs (a word across the join is one)."""
+
+    count: int = 0
+    starts_in_word: bool = False
+    ends_in_word: bool = False
+    empty: bool = True
+
+    @classmethod
+    def of(cls, text: str | None) -> _Words:
+        if not text:
+            return cls()
+        return cls(len(_WORD.findall(text)), _WORD.match(text[0]) is not None, _WORD.match(text[-1]) is not None,
+                   False)
+
+    def __add__(self, other: _Words) -> _Words:
+        if self.empty or other.empty:
+            return other if self.empty else self
+        return _Words(self.count + other.count - (self.ends_in_word and other.starts_in_word),
+                      self.starts_in_word, other.ends_in_word, False)
+
+
+def _tallies(top) -> dict:
+    """Each element's _Tally, children first."""
+    from lxml import etree
+
+    tallies: dict = {}
+    for _event, el in etree.iterwalk(top, events=("end",)):
+        tally = _Tally(text=_Words.of(el.text) if isinstance(el.tag, str) else _Words())
+        for child in el:
+            below = tallies.get(child)
+            if below is None:  # a comment or instruction, if the walk passed it by
+                tally.nodes += 1
+            else:
+                tally.nodes += below.nodes
+                tally.text += below.text
+            tally.text += _Words.of(child.tail)
+            if below is None:
+                continue
+            tally.links += below.links
+            tally.linked += below.linked
+            tally.leaves = tally.leaves or below.leaves
+            tally.blocky = tally.blocky or below.blocky
+        tag = el.tag.lower() if isinstance(el.tag, str) else ""
+        if tag == "a" and el.get("href") is not None:
+            tally.links, tally.linked = 1, tally.words
+            tally.leaves = _leaves_site(el.get("href"))
+        tally.blocky = tally.blocky or tag in _HEADINGS or tag == "pre"
+        tallies[el] = tally
+    return tallies
 
 
 def _only_punctuation(el) -> bool:
@@ -230,35 +300,44 @@ def _is_sequence_link(a) -> bool:
     return bool(rels & _SEQUENCE_RELS) or bool((a.get("accesskey") or "").strip())
 
 
-def _is_sequence_bar(el) -> bool:
-    if el.tag.lower() not in _BAR_BLOCKS:
+def _is_sequence_bar(el, tally: _Tally) -> bool:
+    if (el.tag.lower() not in _BAR_BLOCKS or not tally.links or tally.blocky or tally.words > MAX_BAR_WORDS
+            or tally.nodes > MAX_BAR_NODES):
         return False
     links = [a for a in el.iter("a") if a.get("href") is not None]
-    if not links:
-        return False
     sequence = sum(1 for a in links if _is_sequence_link(a))
-    if sequence == 0 or sequence * 2 < len(links):
-        return False
-    if any(True for _ in el.iter("h1", "h2", "h3", "h4", "h5", "h6", "pre")):
-        return False
-    return _word_count(el) <= MAX_BAR_WORDS
+    return sequence > 0 and sequence * 2 >= len(links)
 
 
 def _targets(el) -> list[str]:
     return [a.get("href") for a in el.iter("a") if a.get("href") is not None]
 
 
-def _repeated_bars(top, bars: list[frozenset[str]], doomed: list) -> list:
+def _repeated_bars(top, bars: list[frozenset[str]], doomed: list, tallies: dict) -> list:
     """Short blocks whose two links or more lead exactly where one prev/next bar's do: the same bar
     repeated at the page's foot without the link relations (Texinfo writes them on the top one only)."""
+    from lxml import etree
+
+    gone = set(doomed)
+    holding: set = set()  # the ancestors of what goes: no bar, as they hold more than one
+    for el in doomed:
+        for ancestor in el.iterancestors():
+            if ancestor in holding:
+                break
+            holding.add(ancestor)
     found: list[HtmlElement] = []
-    for el in top.iter(*_BAR_BLOCKS):
-        if el is top or any(el is d or _is_ancestor(d, el) or _is_ancestor(el, d) for d in (*doomed, *found)):
+    walk = etree.iterwalk(top, events=("start",))
+    for _event, el in walk:
+        if el in gone:
+            walk.skip_subtree()
             continue
-        targets = _targets(el)
-        if (len(targets) >= 2 and frozenset(targets) in bars and _word_count(el) <= MAX_BAR_WORDS
-                and not any(True for _ in el.iter(*_HEADINGS, "pre"))):
+        if el is top or el in holding or not isinstance(el.tag, str) or el.tag not in _BAR_BLOCKS:
+            continue
+        tally = tallies[el]
+        if (tally.links >= 2 and not tally.blocky and tally.words <= MAX_BAR_WORDS and tally.nodes <= MAX_BAR_NODES
+                and frozenset(_targets(el)) in bars):
             found.append(el)
+            walk.skip_subtree()
     return found
 
 
@@ -267,26 +346,27 @@ def _leaves_site(href: str) -> bool:
 
 
 def _drop_link_blocks(top) -> None:
-    total = _word_count(top)
+    from lxml import etree
+
+    tallies = _tallies(top)
+    total = tallies[top].words
     order = {el: n for n, el in enumerate(top.iter())}
     prose = [order[el] for el in top.iter("*") if isinstance(el.tag, str) and _is_prose(el)]
     doomed: list[HtmlElement] = []
-    for el in top.iter(*_LINK_BLOCKS):
-        if el is top or any(_is_ancestor(d, el) for d in doomed[-1:]):
+    walk = etree.iterwalk(top, events=("start",))
+    for _event, el in walk:
+        if el is top or not isinstance(el.tag, str) or el.tag not in _LINK_BLOCKS:
             continue
-        if any(True for _ in el.iter("h1", "h2", "h3", "h4", "h5", "h6", "pre")):
-            continue
-        links = [a for a in el.iter("a") if a.get("href") is not None]
-        if len(links) < MIN_LINKS or any(_leaves_site(a.get("href")) for a in links):
+        tally = tallies[el]
+        if tally.blocky or tally.links < MIN_LINKS or tally.leaves:
             continue  # a list of references to elsewhere is content; a site's navigation links to itself
-        start, end = order[el], order[el] + sum(1 for _ in el.iter()) - 1
-        if any(n < start for n in prose) and any(n > end for n in prose):
+        start, end = order[el], order[el] + tally.nodes - 1
+        if prose and prose[0] < start and prose[-1] > end:
             continue  # between paragraphs of the page's text: a list the text introduces
-        words = _word_count(el)
-        linked = sum(_word_count(a) for a in links)
-        if words and linked >= LINK_SHARE * words:
+        if tally.words and tally.linked >= LINK_SHARE * tally.words:
             doomed.append(el)
-    dropped = sum(_word_count(el) for el in doomed)
+            walk.skip_subtree()
+    dropped = sum(tallies[el].words for el in doomed)
     if total and total - dropped < MIN_KEPT_SHARE * total:
         return
     for el in doomed:
@@ -298,15 +378,23 @@ def _drop_banners(top) -> None:
     banner and logo links (the Debian Administrator's Handbook's "Download the ebook" and its two logos
     on each of its pages). Links that leave the site count too here: above the title, they are the
     site's, not the text's."""
+    from lxml import etree
+
     heading = next(top.iter(*_HEADINGS), None)
     if heading is None:
         return
+    holding_heading = set(heading.iterancestors())
     above: list[HtmlElement] = []
-    for el in top.iter("*"):
+    inside = None  # the block of `above` being walked through
+    for event, el in etree.iterwalk(top, events=("start", "end")):
+        if event == "end":
+            inside = None if el is inside else inside
+            continue
         if el is heading or (isinstance(el.tag, str) and _is_prose(el)):
             break
-        if el.tag in _LINK_BLOCKS and not _is_ancestor(el, heading) and not any(_is_ancestor(d, el) for d in above):
+        if inside is None and el.tag in _LINK_BLOCKS and el not in holding_heading:
             above.append(el)
+            inside = el
     for el in above:
         links = [a for a in el.iter("a") if a.get("href") is not None]
         words = _word_count(el)
