@@ -11,7 +11,12 @@ nor does a value already said (a publisher that is the author).
 
 from __future__ import annotations
 
+import contextlib
+
 from lxml import etree
+
+from minirag.errors import ConversionFailed
+from minirag.ingest.html_markdown import html_to_markdown
 
 _DC = "{http://purl.org/dc/elements/1.1/}"
 # (Dublin Core element, its label, and the label for more than one value), in the order a title page gives them.
@@ -39,6 +44,9 @@ def book_metadata(package: etree._Element) -> tuple[str, ...]:
 
 
 def _text(value: str, element: str) -> str:
+    if element == "description" and "<" in value:  # a blurb kept as HTML, escaped into the XML: its text
+        with contextlib.suppress(ConversionFailed):
+            value = html_to_markdown(value)[0]
     value = " ".join(value.split())
     if element == "date" and len(value) > _ISO_DATE and value[4:5] == "-" and value[_ISO_DATE] == "T":
         value = value[:_ISO_DATE]

@@ -30,6 +30,9 @@ _CODE = frozenset({"code", "kbd", "samp", "tt", "var"})
 _SPACE = re.compile(r"[ \t\r\n\f\v\u00a0\u2000-\u200a\u202f\u205f\u3000]+")
 _XML_DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>")
 _TAG_NAME = re.compile(r"</?([A-Za-z][^\s/>]*+)")
+# A browser reads what follows `</body>` or `</html>` into the body; libxml2 put it beside the body or
+# dropped it, so those end tags are taken out first.
+_DOCUMENT_END = re.compile(r"</(?:body|html)\s*+>", re.IGNORECASE)
 # An attribute as HTML's tag grammar (and markdown-it-py's HTML_TAG_RE) spells one.
 _ATTRIBUTE = re.compile(r"\s++([A-Za-z_:][\w.:-]*+)(?:\s*+=\s*+(?:\"([^\"]*+)\"|'([^']*+)'|([^\s\"'=<>`]++)))?")
 # A start tag this long is cut down to this many attributes, and those a reader of the page uses.
@@ -55,7 +58,7 @@ def html_to_markdown(html: str) -> tuple[str, str | None]:
     from lxml import etree
 
     html = _XML_DECLARATION.sub("", html, count=1).replace(_BREAK, "")
-    html = _LONG_TAG.sub(_fewer_attributes, html)
+    html = _LONG_TAG.sub(_fewer_attributes, _DOCUMENT_END.sub("", html))
     if not html.strip():
         return "", None
     parser = lxml.html.HTMLParser(huge_tree=True)

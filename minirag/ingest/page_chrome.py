@@ -42,6 +42,8 @@ _CHROME_ROLES = frozenset({"navigation", "banner", "contentinfo", "search", "com
                            "toolbar", "dialog", "alertdialog"})
 _CHROME_TAGS = frozenset({"nav", "footer", "dialog"})
 _PAGE_LEVEL = frozenset({"header", "aside", "address"})
+_NOTE_KINDS = frozenset({"footnote", "endnote", "rearnote", "note", "footnotes", "endnotes", "rearnotes",
+                         "doc-footnote", "doc-endnote", "doc-endnotes"})
 # Elements a removed one may stand among in a line of text; any other one parted the text before it
 # from the text after it.
 _INLINE = frozenset({"a", "abbr", "b", "bdi", "bdo", "button", "cite", "code", "data", "del", "dfn", "em", "font",
@@ -136,7 +138,14 @@ def _is_chrome(el, top) -> bool:
         return True
     if any(_opens_popup(child) for child in el if isinstance(child.tag, str)):
         return True  # a dropdown: its toggle and the menu it opens
-    return tag in _PAGE_LEVEL and not _inside_content(el, top)
+    return tag in _PAGE_LEVEL and not _inside_content(el, top) and not _is_note(el)
+
+
+def _is_note(el) -> bool:
+    """Whether an element is a footnote or endnote by its own markup: an EPUB 3 `<aside
+    epub:type="footnote">`, or DPUB-ARIA's `role="doc-footnote"` (a book's notes are its text)."""
+    kinds = set((el.get("epub:type") or "").lower().split()) | set((el.get("role") or "").lower().split())
+    return bool(kinds & _NOTE_KINDS)
 
 
 def left_out_by_markup(tag: str, attributes: Mapping[str, str | None]) -> bool:
