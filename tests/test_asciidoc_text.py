@@ -119,6 +119,11 @@ def test_long_runs_of_markup_are_read_in_linear_time(run):
     assert grows_linearly(asciidoc_to_markdown, lambda repeats: ":a: b\n\n" + run * repeats + "]")
 
 
+def test_a_table_cell_continued_over_many_lines_is_read_in_linear_time():
+    """Each line rebuilt the cell's whole text so far."""
+    assert grows_linearly(asciidoc_to_markdown, lambda repeats: "|===\n|a\n" + "words\n" * (repeats * 16) + "|===\n")
+
+
 def test_an_attribute_value_with_a_long_run_of_blanks_is_read_in_linear_time():
     assert grows_linearly(asciidoc_to_markdown, lambda repeats: ":a: x" + " " * repeats * 4 + "y\n\n{a}\n")
 

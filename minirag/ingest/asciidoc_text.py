@@ -264,7 +264,7 @@ def _table(content: list[str], style: list[str], separator: str, inline) -> list
     first_row = next((n for n, line in enumerate(content) if line.strip()), None)
     if first_row is None:
         return []
-    cells: list[str] = []
+    pieces: list[list[str]] = []  # each cell's lines of text, joined once at the end
     width = 0  # the first row's cell count
     split = re.compile(rf"(?<!\\){re.escape(separator)}")
     for line in content:
@@ -273,11 +273,12 @@ def _table(content: list[str], style: list[str], separator: str, inline) -> list
         parts = [part.strip().replace("\\" + separator, separator) for part in split.split(line)]
         if line.lstrip().startswith(separator):
             parts = parts[1:]
-        elif cells:
-            cells[-1] = f"{cells[-1]} {parts[0]}".strip()  # a cell's text continued on the next line
+        elif pieces:
+            pieces[-1].append(parts[0])  # a cell's text continued on the next line
             parts = parts[1:]
         width = width or len(parts)
-        cells.extend(parts)
+        pieces.extend([part] for part in parts)
+    cells = [" ".join(piece for piece in cell if piece) for cell in pieces]
     width = max(1, width)
     header = ("header" in options or (first_row + 1 < len(content) and not content[first_row + 1].strip()
                                       and "noheader" not in options))
