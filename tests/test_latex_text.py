@@ -199,3 +199,16 @@ def test_text_commented_out_with_iffalse_or_set_as_a_phantom_prints_nothing():
     source = ("\\begin{document}Kept. \\iffalse Old draft \\ifx\\a\\b nested \\fi still old. \\fi Kept too. "
               "\\iffalse Not this \\else but this \\fi and \\phantom{invisible}spacing.\\end{document}")
     assert latex_to_markdown(source)[0] == "Kept. Kept too. but this and spacing.\n"
+
+
+def test_a_users_command_with_arguments_is_expanded_with_them():
+    source = ("\\newcommand{\\tool}[1]{the \\textbf{#1} tool}\\newcommand{\\pkg}[2][Python]{#1 package #2}"
+              "\\def\\pair#1#2{#2 and #1}\\begin{document}Use \\tool{grep}, the \\pkg{numpy} and \\pkg[R]{dplyr}; "
+              "\\pair{salt}{pepper}.\\end{document}")
+    assert latex_to_markdown(source)[0] == "Use the **grep** tool, the Python package numpy and R package dplyr; pepper and salt.\n"
+
+
+def test_commands_that_double_their_argument_stop_at_the_expansion_budget():
+    doubling = "\\newcommand{\\twice}[1]{#1#1}\\begin{document}" + "\\twice{" * 40 + "x" + "}" * 40 + "\\end{document}"
+    many = ("\\newcommand{\\many}[1]{" + "#1" * 5_000 + "}\\begin{document}\\many{" + "y" * 100_000 + "}\\end{document}")
+    assert len(latex_to_markdown(doubling)[0]) < 2_000_000 and len(latex_to_markdown(many)[0]) < 2_000_000

@@ -19,7 +19,8 @@ words are broken by markup no reader sees (`r\\'esum\\'e`, `hyphen\\-ation`,
   Markdown writes it;
 - formatting commands keep their text (`\\emph{x}` *x*, `\\texttt{x}` `x`,
   `\\href{url}{text}` a link), a footnote its text in brackets, a citation its keys;
-  a user's command without arguments (`\\newcommand{\\method}{FooNet}`) is expanded;
+  a user's command (`\\newcommand{\\method}{FooNet}`, `\\newcommand{\\pkg}[1]{package #1}`) is
+  expanded, its arguments in place of `#1` ... `#9`;
 - what prints nothing goes: comments, the preamble, `\\label`, `\\ref`, spacing,
   `\\includegraphics`, `\\input` and `\\include` (never followed), `comment`
   environments, text commented out with `\\iffalse` ... `\\fi`, `\\phantom`'s, everything after
@@ -43,6 +44,10 @@ from minirag.ingest.text_repair import escape_headings
 
 MAX_NESTING = 40
 MAX_OPTIONAL_TOKENS = 200  # an optional argument `[...]` longer than this is text, not an argument
+# A parameter in a command's body (`#1`), kept through rendering as a placeholder its argument replaces.
+_PARAMETER = re.compile(r"#([1-9])")
+_PLACEHOLDER = re.compile("\x02([1-9])\x03")
+_DEF_PARAMETERS = re.compile(r"(?:#[1-9])+")  # `\def\name#1#2`: delimited parameters are not read
 MAX_EXPANSION_CHARS = 1_000_000  # all expansions of user commands together, past the source's own length
 _MARK = "\x01"  # opens an output line that is Markdown syntax (a heading, code), not text to escape
 
@@ -157,7 +162,9 @@ class _Reader:
         self.partner = pairs(tokens)
         self.title: str | None = None
         self.authors: list[str] = []
-        self.macros: dict[str, tuple[int, int]] = {}  # a user command without arguments: its body's range
+        self.macros: dict[str, tuple[int, int]] = {}  # a user's command: its body's range
+        self.arguments: dict[str, tuple[int, tuple[int, int] | None]] = {}  # its arguments, its first's default
+        self.parameters = 0  # bodies with parameters being rendered: their `#n` kept as placeholders
         self.expanded: dict[str, str] = {}
         self.expanding: set[str] = set()
         self.budget = MAX_EXPANSION_CHARS + sum(len(t.value) for t in tokens)
@@ -184,7 +191,8 @@ class _Reader:
             token = self.tokens[index]
             index += 1
             if token.kind == "text":
-                out.append(_typeset(token.value))
+                value = _PARAMETER.sub("\x02\\1\x03", token.value) if self.parameters else token.value
+                out.append(_typeset(value))
             elif token.kind == "open":
                 close = self.partner.get(index - 1)
                 if close is not None and close <= end and depth < MAX_NESTING:
@@ -308,7 +316,7 @@ class _Reader:
         if bare == "mintinline":
             index = self.skip_argument(index, end)
         if name in self.macros:
-            return self.expand(name, depth), index
+            return self.call(name, index, end, depth)
         if name in _LETTERS:
             return _LETTERS[name], index
         if name in _SYMBOLS:
@@ -375,17 +383,26 @@ class _Reader:
             at += 1
         else:
             return index
-        takes_arguments = False
+        count, default, readable = 0, None, True
+        brackets = 0  # `[n]`, then `[default]`
         while at < end and self.tokens[at].kind in ("optopen", "text"):
             token = self.tokens[at]
             if token.kind == "optopen":
                 close_bracket = self.optional_end(at, end)
                 if close_bracket is None:
                     break
-                takes_arguments = True
+                inside = "".join(t.value for t in self.tokens[at + 1 : close_bracket])
+                if brackets == 0 and inside.strip().isdigit():
+                    count = min(int(inside), 9)
+                elif brackets == 1:
+                    default = (at + 1, close_bracket)
+                else:
+                    readable = False
+                brackets += 1
                 at = close_bracket + 1
-            elif "#" in token.value:  # \def\name#1{...}
-                takes_arguments = True
+            elif "#" in token.value:  # \def\name#1#2{...}
+                count = token.value.count("#")
+                readable = readable and _DEF_PARAMETERS.fullmatch(token.value.strip()) is not None
                 at += 1
             elif not token.value.strip():
                 at += 1
@@ -394,11 +411,33 @@ class _Reader:
         if at < end and self.tokens[at].kind == "open":
             close = self.partner.get(at)
             if close is not None and close < end:
-                if target and not takes_arguments and not _known(target):
+                if target and readable and not _known(target):
                     self.macros[target] = (at + 1, close)
+                    self.arguments[target] = (count, default)
                     self.expanded.pop(target, None)
                 return close + 1
         return at
+
+    def call(self, name: str, index: int, end: int, depth: int) -> tuple[str, int]:
+        """A user's command where it is used: its body, each `#n` its n-th argument's text (the first
+        one optional, with its default, where the definition gives one)."""
+        count, default = self.arguments.get(name, (0, None))
+        if not count:
+            return self.expand(name, depth), index
+        values: list[str] = []
+        if default is not None:
+            given, index = self.optional(index, end, depth)
+            values.append(given if given is not None else self.render(*default, depth + 1))
+        while len(values) < count:
+            given, index = self.argument(index, end, depth)
+            values.append(given or "")
+        body = self.expand(name, depth)
+        added = sum(body.count(f"\x02{number}\x03") * len(value) for number, value in enumerate(values, 1))
+        if added > self.budget:  # (reckoned before the text is built: `#1#1...` of a long argument)
+            return "", index
+        self.budget -= added
+        return _PLACEHOLDER.sub(lambda found: values[int(found.group(1)) - 1] if int(found.group(1)) <= count
+                                else "", body), index
 
     def expand(self, name: str, depth: int) -> str:
         if name in self.expanded:
@@ -408,7 +447,9 @@ class _Reader:
         else:
             self.expanding.add(name)
             start, close = self.macros[name]
+            self.parameters += bool(self.arguments.get(name, (0, None))[0])
             text = self.render(start, close, depth + 1)
+            self.parameters -= bool(self.arguments.get(name, (0, None))[0])
             self.expanding.discard(name)
             self.expanded[name] = text
         if len(text) > self.budget:
