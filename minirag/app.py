@@ -538,6 +538,9 @@ class App:
 
         if not isinstance(document, Document):
             raise InvalidArgument(f"{name}: excluded by frontmatter rag: false")
+        if not document.chunked.chunks:  # (`<p></p>`, a page a script fills): no source is emptied by it
+            raise InvalidArgument(f"{name}: no text found in what was given: nothing indexed, a source of that id "
+                                  "kept as it was")
         self.pipeline.write([document])
         return IngestResult(document.record.source, document.record.title, len(document.chunked.chunks),
                             tuple(document.warnings))

@@ -245,9 +245,11 @@ async def test_empty_content_is_refused_and_the_source_it_names_kept(make_state)
     async with connected(make_state()) as client:
         await ok(client, "ingest_data", data="# Notes\n\nBudget meeting.", source="notes")
         said = [await refused(client, "ingest_data", data=empty, source="notes") for empty in ("", " \n\t")]
+        textless = await refused(client, "ingest_data", data="<p></p><!-- draft -->", source="notes", format="html")
         kept = await ok(client, "read_file", source="notes")
     assert all(line.startswith("ingest_data: content is empty or only white space: nothing to index")
                for line in said), said
+    assert textless.startswith("ingest_data: notes: no text found in what was given: nothing indexed"), textless
     assert "Budget meeting." in kept["text"]
 
 
