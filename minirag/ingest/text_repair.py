@@ -5,7 +5,10 @@
 - Soft hyphens (U+00AD) only say where a word may break; they are invisible. Left in,
   FTS5 splits "manip\\u00adulation" into two words and the encoder reads three pieces.
 - Ligatures (U+FB00-FB06: ﬀ ﬁ ﬂ ﬃ ﬄ ﬅ ﬆ), which PDF text layers often hold, become their
-  letters: "ﬁle" is "file" to a reader, but not to FTS5.
+  letters: "ﬁle" is "file" to a reader, but not to FTS5. So do Arabic's and Hebrew's
+  presentation forms (`ﻋﻠﻮم` is `علوم`, the letters a query is typed in).
+- In PDF text only, right-to-left text given in the order it is drawn is put in the order it is
+  read (bidi_order.py).
 - In PDF text only, a word hyphenated across a line end ("declara-\\ntions", or with an empty
   line between, where the halves fell in two text blocks) is joined again. A PDF's line breaks are layout, not the author's, and in justified text such a
   break is nearly always a word split, seldom a real hyphen (of 28 in libtasn1.pdf, two:
@@ -31,6 +34,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from minirag.ingest.bidi_order import reading_order
 from minirag.keywords import TYPESETTING
 
 # (One empty line between the halves: pdfminer parts text blocks so, a paragraph a column split.)
@@ -49,12 +53,18 @@ _DOTLESS = {"\u0131": "i", "\u0237": "j"}
 _ROMAN = r"(?=[ivxlcdm])m{0,3}(?:cm|cd|d?c{0,3})(?:xc|xl|l?x{0,3})(?:ix|iv|v?i{0,3})"
 _PAGE_NUMBER = re.compile(rf"(?:page\s+)?(?:\d+|{_ROMAN})(?:\s*(?:/|of)\s*\d+)?", re.IGNORECASE)
 _HASH_LINE = re.compile(r"^([ \t]{0,3})#", re.MULTILINE)
+# Arabic's and Hebrew's presentation forms (a letter's shape at a word's start, middle or end, a
+# lam-alef ligature), which PDF text layers hold: the letters a query is typed in.
+_PRESENTATION_FORM = re.compile("[\ufb1d-\ufb4f\ufb50-\ufdff\ufe70-\ufefe]+")
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # json.loads joins valid pairs: what is left is alone
 
 
 def repair(text: str, *, pdf: bool = False) -> str:
+    if pdf and not text.isascii():
+        text = reading_order(text)
     if not text.isascii():
         text = without_lone_surrogates(text).translate(TYPESETTING)
+        text = _PRESENTATION_FORM.sub(lambda form: unicodedata.normalize("NFKC", form.group()), text)
     if pdf and "-" in text:
         words = _Vocabulary(text)
         text = _LINE_END_HYPHEN.sub(words.join, text)

@@ -1,0 +1,39 @@
+"""Right-to-left text a PDF gave in drawn order is read in reading order; text already in reading
+order is left alone."""
+
+from __future__ import annotations
+
+from conftest import FIXTURES
+
+from minirag.ingest.bidi_order import reading_order
+from minirag.ingest.convert import convert_file
+
+DOCS = FIXTURES / "docs"
+
+
+def test_a_persian_thesis_set_by_xelatex_reads_in_reading_order_in_plain_letters():
+    """Every word had come out backwards, in presentation forms (`ﺿﺎﯾر مﻮﻠﻋ`), matching no query."""
+    markdown = convert_file(DOCS / "pdf_xelatex_persian_tabriz_thesis.pdf").markdown
+    assert "گروه ریاض محض" in markdown and "کارشناس ارشد" in markdown
+    assert "عنوان: نوشتن پروژه، پایاننامه و رساله با استفاده از کلاس tabriz-thesis" in markdown
+    assert not any("\ufb50" <= character <= "\ufeff" for character in markdown)
+
+
+def test_hebrew_and_arabic_exported_by_libreoffice_read_in_reading_order_with_their_brackets():
+    markdown = convert_file(DOCS / "pdf_libreoffice_hebrew_arabic.pdf").markdown
+    assert "הספרייה הלאומית נמצאת בירושלים (בקמפוס גבעת רם), ופתוחה לציבור מאז" in markdown
+    assert "المكتبة الوطنية في القاهرة (مصر) تأسست عام" in markdown
+    assert "An English line naming שלום and مرحبا in passing." in markdown
+
+
+def test_text_in_reading_order_or_too_short_to_tell_is_left_as_it_is():
+    read = "הספרייה הלאומית נמצאת בירושלים\nالمكتبة الوطنية في القاهرة\nשלום"
+    assert reading_order(read) == read
+    assert reading_order("םולש") == "םולש"  # one sign is too few to turn a text around
+    assert reading_order("plain English (1892)") == "plain English (1892)"
+
+
+def test_drawn_order_is_turned_keeping_numbers_and_latin_words_in_their_own_order():
+    drawn = "\n".join(["2024 תנשב Python םע הדובע", "An English line naming םולש in passing.", "(םר תעבג)"])
+    assert reading_order(drawn).split("\n") == [
+        "עבודה עם Python בשנת 2024", "An English line naming שלום in passing.", "(גבעת רם)"]
