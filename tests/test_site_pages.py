@@ -14,6 +14,7 @@ import pytest
 from conftest import FIXTURES
 from fetch_helpers import FakeDns, Server
 
+from minirag.errors import InvalidArgument
 from minirag.ingest import fetch
 from minirag.ingest.convert import convert_fetched
 from minirag.results import payload
@@ -100,6 +101,9 @@ def test_youtube_pages_are_converted_as_plain_html_when_markitdown_would_fetch_t
 
     monkeypatch.setattr(isolation, "POOL", InProcess())
     monkeypatch.setattr(_youtube_converter, "IS_YOUTUBE_TRANSCRIPT_CAPABLE", True)
-    result = web_app.ingest_url(YOUTUBE)
-    assert result.title == "Surface Go Review - It’s Awesome - YouTube"  # the page's own <title>
-    assert len(web.requests) == 1
+    converted = fetched(YOUTUBE)
+    assert converted.metadata_title == "Surface Go Review - It’s Awesome - YouTube"  # the page's own <title>
+    # Its text is drawn by a script, so the page as HTML holds none: nothing is indexed, saying so.
+    with pytest.raises(InvalidArgument, match="no text found in what was given"):
+        web_app.ingest_url(YOUTUBE)
+    assert len(web.requests) == 2  # one a fetch: nothing fetched the transcript

@@ -100,7 +100,8 @@ def org_to_markdown(text: str) -> tuple[str, str | None]:
         heading = _HEADING.match(line)
         if heading and _not_exported(heading.group(2)):
             level = len(heading.group(1))
-            index = next((number for number in headings[bisect.bisect_right(headings, index):]
+            after = (headings[at] for at in range(bisect.bisect_right(headings, index), len(headings)))
+            index = next((number for number in after
                           if len(_HEADING.match(lines[number]).group(1)) <= level), len(lines))  # type: ignore[union-attr]
             continue
         if heading:
