@@ -169,8 +169,7 @@ def test_unclosed_markup_is_text():
 @pytest.mark.parametrize("run", ["{", "}", "\\begin{a}", "\\end{a}", "$", "$$", "\\[", "\\(", "\\verb|", "[",
                                  "\\section[", "\\item[", "\\begin{verbatim}", "\\newcommand{\\x}{", "%", "\\'",
                                  "\\begin{tabular}{l}a&", "\\\\", "\\multicolumn{", "\\kern",
-                                 "\\begin{verbatim}x\\end{verbatim}", "\\verb|x|", "$x$", "\\iffalse", "\\iffalse\\else",
-                                 "\\ifx\\fi"])
+                                 "\\begin{verbatim}x\\end{verbatim}", "\\verb|x|", "$x$", "\\iffalse", "\\iffalse\\else"])
 def test_long_runs_of_markup_are_read_in_linear_time(run):
     assert grows_linearly(lambda text: latex_to_markdown(text), lambda repeats: "x " + (run + " a") * 4 * repeats + "}")
 
