@@ -91,3 +91,8 @@ def test_a_header_named_by_every_section_is_read_once(monkeypatch):
     markdown = _markdown(_docx("<w:p>" + _run("Body") + "</w:p>" + section * 300, header=header))
     assert markdown.count("header line 299") == 1
     assert parsed.count("word/header9.xml") == 1
+
+
+def test_a_paragraph_starting_with_a_hash_is_no_heading():
+    markdown = _markdown(_docx("<w:p>" + _run("# of users: 40") + "</w:p><w:p>" + _run("Next paragraph.") + "</w:p>"))
+    assert markdown.startswith("\\# of users: 40")

@@ -16,6 +16,7 @@ A document without such tables keeps mammoth's HTML as it was, byte for byte.
 
 from __future__ import annotations
 
+import re
 from copy import deepcopy
 from html import escape
 from typing import Any
@@ -26,6 +27,7 @@ from minirag.ingest.table_spans import spread, table_cells, title_rows
 
 _CELLS = "./tr/td | ./tr/th | ./*/tr/td | ./*/tr/th"  # rows directly, or in thead, tbody, tfoot
 _ROWS = "./tr | ./*/tr"
+_LEADING_HASH = re.compile(r"(<(?:p|li|td|th)>\s*+)#")  # mammoth writes these tags without attributes
 
 
 def nested_tables_as_blocks(html: str) -> str:
@@ -103,6 +105,9 @@ def docx_converter() -> Any:
     class _Blocks(HtmlConverter):
         def convert_string(self, html_content: str, *args: Any, **kwargs: Any) -> Any:
             html = merged_cells_spread(nested_tables_as_blocks(html_content))
+            # A paragraph that starts with `# ` (a shell comment, "# of users") is no heading, but
+            # markdownify writes it as one: it is escaped, as a text file's is (text_repair.py).
+            html = _LEADING_HASH.sub(r"\1\\#", html)
             return super().convert_string(html, *args, **kwargs)
 
     converter = DocxConverter()
