@@ -750,3 +750,11 @@ def test_an_epub_3_footnote_aside_is_kept_and_an_html_description_reads_as_its_t
 def test_text_after_a_pages_end_tags_is_read_as_a_browser_reads_it():
     page = "<html><body><p>Visible.</p></body><p>After the body.</p></html>\nAfter the page."
     assert convert_document(page.encode(), ".html", "p.html").markdown == "Visible.\n\nAfter the body.\n\nAfter the page."
+
+
+def test_a_pdf_tables_rows_are_read_as_rows_and_a_two_column_page_is_no_table():
+    """pdfminer boxes each column of a table: every year, then every version, then every codename."""
+    markdown = convert_file(DOCS / "pdf_libreoffice_table_ubuntu_releases.pdf").markdown
+    assert "2004 | 4.10 | Warty | 2004-10-20 | 2006-04-30\nWarthog\n" in markdown
+    assert "6.10 | Edgy Eft | 2006-10-26 | 2008-04-25" in markdown
+    assert " | " not in convert_file(DOCS / "pdf_two_columns_elsarticle.pdf").markdown

@@ -13,7 +13,7 @@ each side, set about as wide on both. Boxes that cross it (a title, an abstract,
 single lines above or below the columns' paragraphs (a running header, a footnote), cut the page
 into bands, read top to bottom; within a band the left column is read before the right, and within
 a column boxes keep pdfminer's order. A page without such a gutter keeps pdfminer's order, so its
-text is what extract_text gives.
+text is what extract_text gives, but for its tables, which are read row by row (pdf_tables.py).
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from pdfminer.pdfinterp import PDFPageInterpreter, PDFResourceManager
 from pdfminer.pdfpage import PDFPage
 
 from minirag._compat.pdfminer import order_layout_ties
+from minirag.ingest.pdf_tables import page_tables
 
 COLUMN_SHARE = 0.2  # of a page's letters and digits, that each column must hold wholly on its side
 COLUMN_WIDTHS = 0.75  # the narrower column's width, at least, as a share of the wider's
@@ -48,8 +49,15 @@ def pdf_text(data: bytes) -> str:
 
 class _ColumnText(TextConverter):
     def receive_layout(self, ltpage: LTPage) -> None:
-        for item in reading_order(list(ltpage), ltpage.x0, ltpage.x1):
-            self._render(item)
+        items = reading_order(list(ltpage), ltpage.x0, ltpage.x1)
+        tables = page_tables([item for item in items if isinstance(item, LTTextBox)])
+        in_table = {key: table for table in tables for key in table.boxes}
+        for item in items:
+            table = in_table.get(id(item))
+            if table is None:
+                self._render(item)
+            elif table.first == id(item):
+                self.write_text(table.text)  # the table, row by row, where its first box stood
         self.write_text("\f")
 
     def _render(self, item: LTItem) -> None:  # as TextConverter renders a page's items

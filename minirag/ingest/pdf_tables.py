@@ -1,0 +1,102 @@
+"""A table on a PDF page read row by row, as a reader reads it, not column by column.
+
+pdfminer groups the lines that stand close above one another into a box, so each column of a
+table becomes a box of its own and the page's text gave every year, then every version, then
+every codename: no line held a row, and nothing tied `Warty` to `4.10` or to its dates. A
+table shows itself by its lines: in three boxes or more side by side, lines that stand on the
+same row, again and again, each short (a cell, not a line of prose: a page set in three columns
+of text has long lines). Those boxes are read together, a row a line, top to bottom, its cells
+left to right with ` | ` between them; a cell's second line (a long name wrapped in its column)
+is a row of its own below. Everything else on the page keeps its order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from pdfminer.layout import LTTextBox, LTTextLine
+
+MIN_COLUMNS = 3  # boxes side by side on one row: two are as often a page's two columns of text
+MIN_ROWS = 3  # rows shared by as many boxes, for a table
+MAX_CELL_CHARS = 40  # no line of a table's boxes is longer: prose lines are, and so are an index's
+_LEADER = ". . ."  # an index's or a contents page's dots: its columns are read one after the other
+MAX_TABLES = 64  # on one page; past them its text keeps pdfminer's order (each costs a look at every box)
+MAX_ROW_GAP = 3  # lines' heights between two rows of one table
+CELL = " | "
+
+
+@dataclass(frozen=True)
+class Table:
+    boxes: frozenset[int]  # the id() of each box read as part of it
+    first: int  # the id() of the box whose place, in the page's order, the table takes
+    text: str
+
+
+def page_tables(boxes: Sequence[LTTextBox]) -> list[Table]:
+    """The page's tables, as text rows; `boxes` in the order the page is read."""
+    lines = [(box, line) for box in boxes for line in box if isinstance(line, LTTextLine) and line.get_text().strip()]
+    box_of = {id(line): box for box, line in lines}
+    lines_of: dict[int, list[LTTextLine]] = {}
+    for box, line in lines:
+        lines_of.setdefault(id(box), []).append(line)
+    shared = [row for row in _rows([line for _box, line in lines])
+              if len({id(box_of[id(line)]) for line in row}) >= MIN_COLUMNS]
+    order = {id(box): position for position, box in enumerate(boxes)}
+    tables: list[Table] = []
+    for group in _runs(shared):
+        if len(tables) == MAX_TABLES:
+            break
+        cells = [line.get_text().strip() for row in group for line in row]
+        if len(group) < MIN_ROWS or max(map(len, cells)) > MAX_CELL_CHARS or any(_is_leader(cell) for cell in cells):
+            continue
+        x0 = min(line.x0 for row in group for line in row)
+        x1 = max(line.x1 for row in group for line in row)
+        y0 = min(line.y0 for row in group for line in row)
+        y1 = max(line.y1 for row in group for line in row)
+        members = {id(box_of[id(line)]) for row in group for line in row}
+        members |= {id(box) for box in boxes if box.x0 >= x0 - 1 and box.x1 <= x1 + 1 and box.y0 >= y0 - 1
+                    and box.y1 <= y1 + 1}  # a cell's wrapped line, a box of its own inside the table
+        table_lines = [line for box in boxes if id(box) in members for line in lines_of[id(box)]]
+        if any(len(line.get_text().strip()) > MAX_CELL_CHARS for line in table_lines):
+            continue  # a box of prose beside it: columns of text, or a formula set beside a paragraph
+        text = "\n".join(CELL.join(" ".join(line.get_text().split()) for line in sorted(row, key=lambda line: line.x0))
+                         for row in _rows(table_lines))
+        tables.append(Table(boxes=frozenset(members), first=min(members, key=order.__getitem__), text=text + "\n"))
+    return tables
+
+
+def _is_leader(cell: str) -> bool:
+    """Whether a line is (or ends in) the dots of a contents page or an index: its columns are read
+    one after the other, and the dots, set as boxes of their own, would stand in its rows."""
+    return _LEADER in cell or not cell.strip(". ")
+
+
+def _runs(shared: list[list[LTTextLine]]) -> list[list[list[LTTextLine]]]:
+    """Shared rows, top to bottom, in runs: a row more than MAX_ROW_GAP of its lines' height below the
+    one before starts a new table (wrapped cells' lines may stand between two rows of one)."""
+    runs: list[list[list[LTTextLine]]] = []
+    bottom = 0.0
+    for row in shared:
+        top = max(line.y1 for line in row)
+        height = max(max(line.height for line in row), 1.0)
+        if not runs or bottom - top > MAX_ROW_GAP * height:
+            runs.append([])
+        runs[-1].append(row)
+        bottom = min(line.y0 for line in row)
+    return runs
+
+
+def _rows(lines: Sequence[LTTextLine]) -> list[list[LTTextLine]]:
+    """Lines grouped into rows, top to bottom: a line whose middle is within half the row's first
+    line's height of that line's middle is on its row."""
+    rows: list[list[LTTextLine]] = []
+    middle = height = 0.0
+    for line in sorted(lines, key=lambda line: -(line.y0 + line.y1) / 2):
+        centre = (line.y0 + line.y1) / 2
+        if rows and middle - centre <= height / 2:
+            rows[-1].append(line)
+        else:
+            rows.append([line])
+            middle, height = centre, max(line.height, 1.0)
+    return rows
