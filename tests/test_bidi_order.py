@@ -19,10 +19,11 @@ def test_a_persian_thesis_set_by_xelatex_reads_in_reading_order_in_plain_letters
     assert not any("\ufb50" <= character <= "\ufeff" for character in markdown)
 
 
-def test_hebrew_and_arabic_exported_by_libreoffice_read_in_reading_order_with_their_brackets():
+def test_hebrew_and_arabic_exported_by_libreoffice_read_in_reading_order_with_their_numbers_and_brackets():
+    """A number in a right-to-left line also cut the line into pieces, given apart."""
     markdown = convert_file(DOCS / "pdf_libreoffice_hebrew_arabic.pdf").markdown
-    assert "הספרייה הלאומית נמצאת בירושלים (בקמפוס גבעת רם), ופתוחה לציבור מאז" in markdown
-    assert "المكتبة الوطنية في القاهرة (مصر) تأسست عام" in markdown
+    assert "הספרייה הלאומית נמצאת בירושלים (בקמפוס גבעת רם), ופתוחה לציבור מאז 1892" in markdown
+    assert "المكتبة الوطنية في القاهرة (مصر) تأسست عام 1870 وتضم مخطوطات نادرة." in markdown
     assert "An English line naming שלום and مرحبا in passing." in markdown
 
 

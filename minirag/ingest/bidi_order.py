@@ -41,14 +41,23 @@ _AS_IS: dict[int, int] = {}
 _FIRST_BRACKET = re.compile(r"[()\[\]{}]")
 
 
+def is_right_to_left(character: str) -> bool:
+    return _RTL_WORD.fullmatch(character) is not None
+
+
 def reading_order(text: str) -> str:
     """`text` with its right-to-left lines in reading order, where its letters show it is drawn order."""
-    if not _RTL_WORD.search(text):
-        return text
-    drawn, read = _signs(text)
-    if drawn < MIN_SIGNS or drawn < MIN_SIGN_RATIO * read:
+    if not in_drawn_order(text):
         return text
     return "\n".join(_line_in_reading_order(line) for line in text.split("\n"))
+
+
+def in_drawn_order(text: str) -> bool:
+    """Whether the text's right-to-left words stand in drawn order, by their letters' signs."""
+    if not _RTL_WORD.search(text):
+        return False
+    drawn, read = _signs(text)
+    return drawn >= MIN_SIGNS and drawn >= MIN_SIGN_RATIO * read
 
 
 def _signs(text: str) -> tuple[int, int]:

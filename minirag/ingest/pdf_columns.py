@@ -27,6 +27,7 @@ from pdfminer.pdfinterp import PDFPageInterpreter, PDFResourceManager
 from pdfminer.pdfpage import PDFPage
 
 from minirag._compat.pdfminer import order_layout_ties
+from minirag.ingest.pdf_rtl_lines import joined_lines
 from minirag.ingest.pdf_tables import page_tables
 
 COLUMN_SHARE = 0.2  # of a page's letters and digits, that each column must hold wholly on its side
@@ -48,9 +49,12 @@ def pdf_text(data: bytes) -> str:
 
 
 class _ColumnText(TextConverter):
+    joined: dict[int, str] = {}  # set anew for each page
     def receive_layout(self, ltpage: LTPage) -> None:
         items = reading_order(list(ltpage), ltpage.x0, ltpage.x1)
-        tables = page_tables([item for item in items if isinstance(item, LTTextBox)])
+        boxes = [item for item in items if isinstance(item, LTTextBox)]
+        self.joined = joined_lines(boxes)
+        tables = page_tables(boxes)
         in_table = {key: table for table in tables for key in table.boxes}
         for item in items:
             table = in_table.get(id(item))
@@ -61,7 +65,9 @@ class _ColumnText(TextConverter):
         self.write_text("\f")
 
     def _render(self, item: LTItem) -> None:  # as TextConverter renders a page's items
-        if isinstance(item, LTContainer):
+        if id(item) in self.joined:  # a right-to-left line whole again, or a piece of one (pdf_rtl_lines.py)
+            self.write_text(self.joined[id(item)])
+        elif isinstance(item, LTContainer):
             for child in item:
                 self._render(child)
         elif isinstance(item, LTText):

@@ -40,7 +40,7 @@ def page_tables(boxes: Sequence[LTTextBox]) -> list[Table]:
     lines_of: dict[int, list[LTTextLine]] = {}
     for box, line in lines:
         lines_of.setdefault(id(box), []).append(line)
-    shared = [row for row in _rows([line for _box, line in lines])
+    shared = [row for row in rows_of([line for _box, line in lines])
               if len({id(box_of[id(line)]) for line in row}) >= MIN_COLUMNS]
     order = {id(box): position for position, box in enumerate(boxes)}
     tables: list[Table] = []
@@ -61,7 +61,7 @@ def page_tables(boxes: Sequence[LTTextBox]) -> list[Table]:
         if any(len(line.get_text().strip()) > MAX_CELL_CHARS for line in table_lines):
             continue  # a box of prose beside it: columns of text, or a formula set beside a paragraph
         text = "\n".join(CELL.join(" ".join(line.get_text().split()) for line in sorted(row, key=lambda line: line.x0))
-                         for row in _rows(table_lines))
+                         for row in rows_of(table_lines))
         tables.append(Table(boxes=frozenset(members), first=min(members, key=order.__getitem__), text=text + "\n"))
     return tables
 
@@ -87,7 +87,7 @@ def _runs(shared: list[list[LTTextLine]]) -> list[list[list[LTTextLine]]]:
     return runs
 
 
-def _rows(lines: Sequence[LTTextLine]) -> list[list[LTTextLine]]:
+def rows_of(lines: Sequence[LTTextLine]) -> list[list[LTTextLine]]:
     """Lines grouped into rows, top to bottom: a line whose middle is within half the row's first
     line's height of that line's middle is on its row."""
     rows: list[list[LTTextLine]] = []
