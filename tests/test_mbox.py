@@ -138,3 +138,13 @@ def test_the_budget_counts_the_mailbox_as_it_is_joined_so_it_is_cut_not_refused(
     data = b"".join(b"From x\nFrom: a@example.org\n\nshort note %d\n\n" % n for n in range(40))
     converted = convert_document(data, ".mbox", "box.mbox")
     assert len(converted.markdown) <= 1_000 and converted.note.startswith("the last ")
+
+
+def test_a_mailbox_attached_to_a_message_says_in_a_warning_how_many_of_its_messages_were_left(monkeypatch):
+    monkeypatch.setattr(convert, "MAX_MAILBOX_MESSAGES", 5)
+    message = _message("Archive", "The old thread is attached.")
+    message.add_attachment(b"From y\nSubject: Kept\n\nyes\n\n" * 8, maintype="application", subtype="mbox",
+                           filename="thread.mbox")
+    converted = convert_document(message.as_bytes(), ".eml", "archive.eml")
+    assert converted.markdown.count("Kept") == 5
+    assert "archive.eml › thread.mbox: the last 3 of 8 messages were left, past 5 messages" in converted.warnings

@@ -619,15 +619,18 @@ class _AttachedFiles:
             with contextlib.suppress(UnicodeDecodeError):
                 data = codecs.BOM_UTF8 + data.decode(codec).encode("utf-8")
         token = _message_depth.set(self.depth + 1)
+        name = f"{self.name} › {' '.join((filename or content_type).split())}"
         try:
-            converted = convert_document(data, suffix, f"{self.name} › {' '.join((filename or content_type).split())}")
+            converted = convert_document(data, suffix, name)
         finally:
             _message_depth.reset(token)
         self.budget.left -= len(converted.markdown)
         if self.budget.left < 0:
             raise MessageTooLong(f"{self.name}: refused: its attachments' text passes the {MAX_TEXT_CHARS:,} "
                                  "characters one document may give")
-        return converted.markdown.replace("\f", "\n\n"), converted.warnings  # pages are the attachment's own
+        # Pages are the attachment's own; what its note says (a mailbox's messages left) is a warning.
+        said = (*converted.warnings, *((f"{name}: {converted.note}",) if converted.note else ()))
+        return converted.markdown.replace("\f", "\n\n"), said
 
     def inner(self, label: str) -> AttachedFiles | None:
         if self.depth >= MAX_NESTED_MESSAGES:
