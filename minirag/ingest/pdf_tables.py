@@ -5,7 +5,7 @@ table becomes a box of its own and the page's text gave every year, then every v
 every codename: no line held a row, and nothing tied `Warty` to `4.10` or to its dates. A
 table shows itself by its lines: in three boxes or more side by side, lines that stand on the
 same row, again and again, each short (a cell, not a line of prose: a page set in three columns
-of text has long lines). Those boxes are read together, a row a line, top to bottom, its cells
+of text has long lines, and one set in four narrow ones has lines of four words and more). Those boxes are read together, a row a line, top to bottom, its cells
 left to right with ` | ` between them; a cell's second line (a long name wrapped in its column)
 is a row of its own below. Everything else on the page keeps its order.
 """
@@ -21,6 +21,10 @@ MIN_COLUMNS = 3  # boxes side by side on one row: two are as often a page's two 
 MIN_ROWS = 3  # rows shared by as many boxes, for a table
 MAX_CELL_CHARS = 40  # no line of a table's boxes is longer: prose lines are, and so are an index's
 _LEADER = ". . ."  # an index's or a contents page's dots: its columns are read one after the other
+# A box is prose when this share of its lines each hold this many words (or, unspaced, letters).
+PROSE_SHARE = 0.6
+MIN_PROSE_WORDS = 3
+MIN_PROSE_LETTERS = 14
 MAX_TABLES = 64  # on one page; past them its text keeps pdfminer's order (each costs a look at every box)
 MAX_ROW_GAP = 3  # lines' heights between two rows of one table
 CELL = " | "
@@ -58,12 +62,30 @@ def page_tables(boxes: Sequence[LTTextBox]) -> list[Table]:
         members |= {id(box) for box in boxes if box.x0 >= x0 - 1 and box.x1 <= x1 + 1 and box.y0 >= y0 - 1
                     and box.y1 <= y1 + 1}  # a cell's wrapped line, a box of its own inside the table
         table_lines = [line for box in boxes if id(box) in members for line in lines_of[id(box)]]
-        if any(len(line.get_text().strip()) > MAX_CELL_CHARS for line in table_lines):
-            continue  # a box of prose beside it: columns of text, or a formula set beside a paragraph
+        if any(len(line.get_text().strip()) > MAX_CELL_CHARS for line in table_lines) or _columns_of_prose(
+                [lines_of[id(box)] for box in boxes if id(box) in members]):
+            continue  # a box of prose beside it (a formula set beside a paragraph), or narrow columns of text
         text = "\n".join(CELL.join(" ".join(line.get_text().split()) for line in sorted(row, key=lambda line: line.x0))
                          for row in rows_of(table_lines))
         tables.append(Table(boxes=frozenset(members), first=min(members, key=order.__getitem__), text=text + "\n"))
     return tables
+
+
+def _columns_of_prose(columns: list[list[LTTextLine]]) -> bool:
+    """Whether most of the boxes of three lines or more are prose, set in narrow columns: most of
+    their lines hold four words or more (or, in a script written without spaces, a dozen letters),
+    where a table's cells hold a name, a number, a date."""
+    voting = [column for column in columns if len(column) >= MIN_ROWS]
+    prose = [column for column in voting
+             if sum(_is_prose(line.get_text()) for line in column) >= PROSE_SHARE * len(column)]
+    return bool(voting) and len(prose) * 2 > len(voting)
+
+
+def _is_prose(text: str) -> bool:
+    """A line of words (of two letters or more: `x + 0` and `1 in 1,000` are no prose)."""
+    words = [word for word in text.split() if sum(character.isalpha() for character in word) >= 2]
+    return len(words) >= MIN_PROSE_WORDS or (len(text.split()) == 1 and len(text.strip()) >= MIN_PROSE_LETTERS
+                                             and not any(character.isdigit() for character in text))
 
 
 def _is_leader(cell: str) -> bool:
