@@ -759,4 +759,5 @@ def test_a_pdf_tables_rows_are_read_as_rows_and_a_two_column_page_is_no_table():
     assert "6.10 | Edgy Eft | 2006-10-26 | 2008-04-25" in markdown
     assert " | " not in convert_file(DOCS / "pdf_two_columns_elsarticle.pdf").markdown
     four_columns = convert_file(DOCS / "pdf_libreoffice_four_columns.pdf").markdown  # prose, its lines in rows
-    assert " | " not in four_columns and "the committee met on\ntuesday to discuss the\n" in four_columns
+    assert " | " not in four_columns
+    assert [line.strip() for line in four_columns.split("\n")[:2]] == ["the committee met on", "tuesday to discuss the"]
