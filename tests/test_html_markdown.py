@@ -233,3 +233,9 @@ def test_a_hash_inside_a_code_span_a_link_or_a_cell_is_not_escaped():
     assert md("<p><code># comment</code> and <code>#</code></p><h2>Title<a href='#t'>#</a></h2>"
               "<table><tr><th># n</th></tr><tr><td>1</td></tr></table>") == (
         "`# comment` and `#`\n\n## Title[#](#t)\n\n| # n |\n| --- |\n| 1 |")
+
+
+def test_a_link_wrapped_around_a_heading_and_text_reads_as_blocks():
+    """A card links a heading and a paragraph as one: it read `[# Pricing Plans for teams](/p)`."""
+    markdown, _ = html_to_markdown('<a href="/p"><h2>Pricing</h2><p>Plans for teams.</p></a><p>See <a href="/q">more</a>.</p>')
+    assert markdown == "## Pricing\n\nPlans for teams.\n\nSee [more](/q)."

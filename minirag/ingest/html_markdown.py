@@ -27,6 +27,7 @@ _BLOCKS = frozenset({"p", "div", "section", "article", "main", "header", "footer
                      "figcaption", "address", "details", "summary", "center", "fieldset", "legend", "body",
                      "html", "form", "caption", "dt", "dd", "dl", "hr", "tbody", "thead", "tfoot", "tr"})
 _CODE = frozenset({"code", "kbd", "samp", "tt", "var"})
+_LINKED_BLOCKS = ("h1", "h2", "h3", "h4", "h5", "h6", "p", "div", "ul", "ol", "table", "pre", "blockquote", "section")
 _SPACE = re.compile(r"[ \t\r\n\f\v\u00a0\u2000-\u200a\u202f\u205f\u3000]+")
 _XML_DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>")
 _TAG_NAME = re.compile(r"</?([A-Za-z][^\s/>]*+)")
@@ -298,6 +299,8 @@ class _Writer:
             self.inline.append(_BREAK)
         elif tag in _CODE:
             self.text(_code_span(inline_text(el)))
+        elif tag == "a" and next(el.iter(*_LINKED_BLOCKS), None) is not None:
+            self.block(el)  # a card: its heading and text read as blocks (as one link, `[# Title text](/x)`)
         elif tag == "a":
             self.text(_link(el))
         elif tag == "img":
