@@ -38,3 +38,14 @@ def test_drawn_order_is_turned_keeping_numbers_and_latin_words_in_their_own_orde
     drawn = "\n".join(["2024 תנשב Python םע הדובע", "An English line naming םולש in passing.", "(םר תעבג)"])
     assert reading_order(drawn).split("\n") == [
         "עבודה עם Python בשנת 2024", "An English line naming שלום in passing.", "(גבעת רם)"]
+
+
+def test_a_pdfs_title_follows_its_text_into_reading_order():
+    """A title's two words hold too few signs to tell; the document's text tells for it."""
+    from minirag.ingest.convert import Converted, repaired
+
+    body = "2024 תנשב Python םע הדובע\nםולש םלוע\nםינש שולש ךשמב"
+    converted = repaired(Converted(markdown=body, metadata_title="תירבעה הפשה"), "a.pdf", pdf=True)
+    assert converted.metadata_title == "השפה העברית"
+    assert repaired(Converted(markdown="plain text", metadata_title="תירבעה הפשה"), "a.pdf", pdf=True
+                    ).metadata_title == "תירבעה הפשה"

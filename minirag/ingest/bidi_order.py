@@ -47,8 +47,12 @@ def is_right_to_left(character: str) -> bool:
 
 def reading_order(text: str) -> str:
     """`text` with its right-to-left lines in reading order, where its letters show it is drawn order."""
-    if not in_drawn_order(text):
-        return text
+    return turned(text) if in_drawn_order(text) else text
+
+
+def turned(text: str) -> str:
+    """Each line of a text known to be in drawn order (a PDF's title, whose document's text says
+    so) in reading order."""
     return "\n".join(_line_in_reading_order(line) for line in text.split("\n"))
 
 

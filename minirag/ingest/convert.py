@@ -29,6 +29,7 @@ from minirag.errors import ConversionFailed, MessageTooLong, described
 from minirag.ingest import ocr
 from minirag.ingest.asciidoc_text import asciidoc_to_markdown
 from minirag.ingest.attachments import MAX_NESTED_MESSAGES, AttachedFiles
+from minirag.ingest.bidi_order import in_drawn_order, turned
 from minirag.ingest.cfb import CompoundFile, CompoundFileError
 from minirag.ingest.csv_table import csv_to_markdown
 from minirag.ingest.doc_text import doc_to_markdown
@@ -695,6 +696,8 @@ def repaired(converted: Converted, name: str, *, pdf: bool = False) -> Converted
     converter's text (PDF, notebook, DOCX, PPTX, XLSX, EPUB) is cleaned here, by the same rule."""
     markdown, said = controls_out(converted.markdown, name)
     title = controls_out(converted.metadata_title, name)[0] if converted.metadata_title else None
+    if pdf and title and in_drawn_order(markdown):  # a title's few words are too few to tell
+        title = turned(title)
     return replace(converted, markdown=repair(markdown, pdf=pdf), metadata_title=repair(title) if title else title,
                    warnings=(*converted.warnings, *said))
 
