@@ -49,3 +49,10 @@ def test_a_pdfs_title_follows_its_text_into_reading_order():
     assert converted.metadata_title == "השפה העברית"
     assert repaired(Converted(markdown="plain text", metadata_title="תירבעה הפשה"), "a.pdf", pdf=True
                     ).metadata_title == "תירבעה הפשה"
+
+
+def test_pointed_hebrew_and_vowelled_arabic_are_told_by_their_letters_not_their_marks():
+    """A final letter's point or a ta marbuta's tanween stands after it: the letter still ends the word."""
+    from minirag.ingest.bidi_order import _signs
+
+    assert _signs("מֶלֶךְ שָׁלוֹם לְךָ")[1] >= 2 and _signs("مَدْرَسَةٌ جَمِيلَةٌ")[1] == 2

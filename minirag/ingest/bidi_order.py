@@ -68,7 +68,9 @@ def _signs(text: str) -> tuple[int, int]:
     """(how many word ends say drawn order, how many say reading order)."""
     drawn = read = 0
     for found in _RTL_WORD.finditer(text):
-        word = found.group()
+        word = "".join(character for character in found.group() if not unicodedata.combining(character))
+        if not word:  # marks alone (vowel signs, points) say nothing of either end
+            continue
         forms = [_form(character) for character in word]
         drawn += (forms[0] == "final") + (forms[-1] == "initial") + _only_last(word[0])
         read += (forms[0] == "initial") + (forms[-1] == "final") + _only_last(word[-1])
