@@ -40,15 +40,31 @@ def test_drawn_order_is_turned_keeping_numbers_and_latin_words_in_their_own_orde
         "עבודה עם Python בשנת 2024", "An English line naming שלום in passing.", "(גבעת רם)"]
 
 
-def test_a_pdfs_title_follows_its_text_into_reading_order():
-    """A title's two words hold too few signs to tell; the document's text tells for it."""
-    from minirag.ingest.convert import Converted, repaired
+def _with_info_title(pdf: bytes, title: str) -> bytes:
+    """The PDF with an incremental update giving it an Info /Title, as a producer types one."""
+    import re
 
-    body = "2024 תנשב Python םע הדובע\nםולש םלוע\nםינש שולש ךשמב"
-    converted = repaired(Converted(markdown=body, metadata_title="תירבעה הפשה"), "a.pdf", pdf=True)
-    assert converted.metadata_title == "השפה העברית"
-    assert repaired(Converted(markdown="plain text", metadata_title="תירבעה הפשה"), "a.pdf", pdf=True
-                    ).metadata_title == "תירבעה הפשה"
+    start = int(re.findall(rb"startxref\s+(\d+)", pdf)[-1])
+    trailer = re.findall(rb"trailer\s*<<(.*?)>>\s*startxref", pdf, re.S)[-1]
+    root = re.search(rb"/Root\s+(\d+\s+\d+\s+R)", trailer).group(1)
+    size = int(re.search(rb"/Size\s+(\d+)", trailer).group(1))
+    body = pdf if pdf.endswith(b"\n") else pdf + b"\n"
+    info = b"%d 0 obj\n<< /Title <FEFF%s> >>\nendobj\n" % (size, title.encode("utf-16-be").hex().upper().encode())
+    xref = (b"xref\n%d 1\n%010d 00000 n \ntrailer\n<< /Size %d /Root %s /Info %d 0 R /Prev %d >>\nstartxref\n%d\n%%%%EOF\n"
+            % (size, len(body), size + 1, root, size, start, len(body) + len(info)))
+    return body + info + xref
+
+
+def test_what_a_pdf_holds_as_typed_text_is_not_turned_and_page_breaks_stay_between_pages():
+    """Only the pages' drawn text is turned: an Info title (and form fields, notes) is typed text.
+    A page's first line had its page break turned to its end, and was cited on the page before."""
+    from minirag.ingest.convert import convert_document
+
+    pdf = _with_info_title((DOCS / "pdf_libreoffice_hebrew_arabic.pdf").read_bytes(), "הספרייה הלאומית בירושלים")
+    assert convert_document(pdf, ".pdf", "a.pdf").metadata_title == "הספרייה הלאומית בירושלים"
+    persian = convert_file(DOCS / "pdf_xelatex_persian_tabriz_thesis.pdf").markdown
+    assert not [line for line in persian.split("\n") if "\f" in line.rstrip("\f") and not line.startswith("\f")]
+    assert reading_order("ןורחאה טפשמה\n\fןושארה טפשמה\nםולש םלוע") == "המשפט האחרון\n\fהמשפט הראשון\nעולם שלום"
 
 
 def test_pointed_hebrew_and_vowelled_arabic_are_told_by_their_letters_not_their_marks():

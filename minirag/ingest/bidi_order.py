@@ -38,6 +38,7 @@ MIN_SIGNS = 3
 MIN_SIGN_RATIO = 2
 _MIRRORED = str.maketrans("()[]{}<>«»", ")(][}{><»«")
 _AS_IS: dict[int, int] = {}
+_LINE_BREAK = re.compile("([\n\f])")
 _FIRST_BRACKET = re.compile(r"[()\[\]{}]")
 
 
@@ -52,8 +53,8 @@ def reading_order(text: str) -> str:
 
 def turned(text: str) -> str:
     """Each line of a text known to be in drawn order (a PDF's title, whose document's text says
-    so) in reading order."""
-    return "\n".join(_line_in_reading_order(line) for line in text.split("\n"))
+    so) in reading order; a page break stays where it stands, between lines."""
+    return "".join(part if part in "\n\f" else _line_in_reading_order(part) for part in _LINE_BREAK.split(text))
 
 
 def in_drawn_order(text: str) -> bool:

@@ -381,7 +381,11 @@ def _convert_pdf(data: bytes, name: str) -> Converted:
             undrawn = drawings.warning(name)  # (now: the title's reading processes the first page again)
             entries = outline(data)
             fields = page_fields(data)
-            title = pdf_title(data)
+            # Right-to-left text pdfminer gave in drawn order, the pages' own text only: form fields,
+            # notes and the Info title are typed text, in reading order. A title's few words are too
+            # few to tell: the pages tell for it.
+            drawn = in_drawn_order(text)
+            title = pdf_title(data, drawn_order=drawn)
     except (PDFPasswordIncorrect, PDFEncryptionError):
         raise ConversionFailed(f"{name}: encrypted PDF (password required)") from None
     except ConversionFailed:
@@ -391,6 +395,7 @@ def _convert_pdf(data: bytes, name: str) -> Converted:
     # A glyph without a character most often stands for a letter inside a word, or for a symbol
     # set apart by spaces: it goes, and nothing takes its place.
     text, unmapped = UNMAPPED_GLYPH.subn("", text)
+    text = turned(text) if drawn else text
     said = tuple(warning for warning in (
         f"{name}: {unmapped} glyphs without a character (cid:NN) taken out of the text" if unmapped else None,
         undrawn) if warning)
@@ -696,8 +701,6 @@ def repaired(converted: Converted, name: str, *, pdf: bool = False) -> Converted
     converter's text (PDF, notebook, DOCX, PPTX, XLSX, EPUB) is cleaned here, by the same rule."""
     markdown, said = controls_out(converted.markdown, name)
     title = controls_out(converted.metadata_title, name)[0] if converted.metadata_title else None
-    if pdf and title and in_drawn_order(markdown):  # a title's few words are too few to tell
-        title = turned(title)
     return replace(converted, markdown=repair(markdown, pdf=pdf), metadata_title=repair(title) if title else title,
                    warnings=(*converted.warnings, *said))
 

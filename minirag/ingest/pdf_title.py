@@ -17,6 +17,7 @@ import statistics
 
 from minirag._compat.pdfminer import UNMAPPED_GLYPH
 from minirag.chunking.titles import is_boilerplate_heading
+from minirag.ingest.bidi_order import turned
 
 log = logging.getLogger(__name__)
 
@@ -28,9 +29,14 @@ _PLACEHOLDER = re.compile(r"^(?:untitled\b|title$|microsoft (?:word|powerpoint|e
                           r"|\.(?:pdf|docx?|pptx?|xlsx?|odt|tex|dvi|ps|indd|qxd|rtf|txt)$", re.IGNORECASE)
 
 
-def pdf_title(data: bytes) -> str | None:
+def pdf_title(data: bytes, *, drawn_order: bool = False) -> str | None:
+    """The title; `drawn_order`: the document's right-to-left text is in drawn order, and so is the
+    first page's largest type (bidi_order.py), which is turned; the Info title is typed text."""
     try:
-        return _first_page_title(data) or _info_title(data)
+        title = _first_page_title(data)
+        if title and drawn_order:
+            return turned(title)
+        return title or _info_title(data)
     except Exception as exc:  # noqa: BLE001 - a title is a nicety: a broken PDF still converts
         log.debug("no title read: %s: %s", type(exc).__name__, exc)
         return None

@@ -7,8 +7,6 @@
 - Ligatures (U+FB00-FB06: ﬀ ﬁ ﬂ ﬃ ﬄ ﬅ ﬆ), which PDF text layers often hold, become their
   letters: "ﬁle" is "file" to a reader, but not to FTS5. So do Arabic's and Hebrew's
   presentation forms (`ﻋﻠﻮم` is `علوم`, the letters a query is typed in).
-- In PDF text only, right-to-left text given in the order it is drawn is put in the order it is
-  read (bidi_order.py).
 - In PDF text only, a word hyphenated across a line end ("declara-\\ntions", or with an empty
   line between, where the halves fell in two text blocks) is joined again. A PDF's line breaks are layout, not the author's, and in justified text such a
   break is nearly always a word split, seldom a real hyphen (of 28 in libtasn1.pdf, two:
@@ -34,7 +32,6 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from minirag.ingest.bidi_order import reading_order
 from minirag.keywords import TYPESETTING
 
 # (One empty line between the halves: pdfminer parts text blocks so, a paragraph a column split.)
@@ -60,8 +57,6 @@ _LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # json.loads joins valid pairs:
 
 
 def repair(text: str, *, pdf: bool = False) -> str:
-    if pdf and not text.isascii():
-        text = reading_order(text)
     if not text.isascii():
         text = without_lone_surrogates(text).translate(TYPESETTING)
         text = _PRESENTATION_FORM.sub(lambda form: unicodedata.normalize("NFKC", form.group()), text)
