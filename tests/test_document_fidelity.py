@@ -761,3 +761,13 @@ def test_a_pdf_tables_rows_are_read_as_rows_and_a_two_column_page_is_no_table():
     four_columns = convert_file(DOCS / "pdf_libreoffice_four_columns.pdf").markdown  # prose, its lines in rows
     assert " | " not in four_columns
     assert [line.strip() for line in four_columns.split("\n")[:2]] == ["the committee met on", "tuesday to discuss the"]
+
+
+def test_a_hidden_element_whose_end_tag_is_left_out_hides_only_itself_on_a_page_too_deep_for_a_tree():
+    """A `<p hidden>` or `<li style=display:none>` never closed had hidden the rest of the page."""
+    deep = "<font>" * 3000
+    page = (deep + "<p>Start.<p hidden>Hidden one.<p>Visible one.<ul><li>One<li style='display:none'>Two<li>Three</ul>"
+            "<table><tr><td>a<td hidden>b<td>c</table><nav>menu never closed<p>Rest of the page.")
+    markdown = convert_document(page.encode(), ".html", "deep.html").markdown
+    assert markdown.split("\n") == ["Start.", "Visible one.", "One", "Three", "a", "c", "menu never closed",
+                                    "Rest of the page."]

@@ -162,6 +162,8 @@ def _flat_markup(html: str) -> tuple[str, str | None]:
 # Elements of _DROP without content, and <head>, which is left open so often that counting it
 # would drop whole pages (its title, scripts and styles are dropped one by one).
 _KEPT_OPEN = frozenset({"head", "meta", "link", "input", "embed"})
+# Elements whose end tag a page may leave out: the next block, or the parent's end, ends them.
+_END_TAG_OPTIONAL = frozenset({"p", "li", "dt", "dd", "td", "th", "tr", "option", "tbody", "thead", "tfoot"})
 # Elements without an end tag: one marked hidden (`<input hidden>`) hides nothing after it.
 _VOID = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track",
                    "wbr"})
@@ -169,8 +171,10 @@ _VOID = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "
 
 class _FlatReader(html_parser.HTMLParser):
     """Text as the tags come. An element left out by its own markup (page_chrome.left_out_by_markup:
-    `<nav>`, a hidden one) is left out up to the end tag that closes it: its name's opening and
-    closing tags are counted from there, as nothing else tells where it ends."""
+    `<nav>`, a hidden one) is left out up to the end tag that closes it, its name's opening and
+    closing tags counted from there; one whose end tag HTML lets a page leave out (`<p>`, `<li>`,
+    `<td>`) ends where the next block starts, or its parent does. One never closed hides nothing:
+    where a browser would end it is not known here."""
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
@@ -180,26 +184,33 @@ class _FlatReader(html_parser.HTMLParser):
         self.dropping = 0  # _DROP elements open around the text
         self.left_out: str | None = None  # the name of the chrome or hidden element being left out
         self.left_out_depth = 0
+        self.left_out_at = 0  # where in `parts` its text begins
+
+    def _end_left_out(self) -> None:
+        del self.parts[self.left_out_at:]
+        self.parts.append("\n")
+        self.left_out = None
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if self.left_out in _END_TAG_OPTIONAL and (tag == self.left_out or _breaks(tag)):
+            self._end_left_out()
         if self.left_out is not None:
             self.left_out_depth += tag == self.left_out
-        elif tag == "title":
+        elif tag not in _VOID and tag not in _DROP and left_out_by_markup(tag, dict(attrs)):
+            self.left_out, self.left_out_depth, self.left_out_at = tag, 1, len(self.parts)
+        if tag == "title":
             self.in_title = True
         elif tag in _DROP and tag not in _KEPT_OPEN:
             self.dropping += 1
-        elif tag not in _VOID and left_out_by_markup(tag, dict(attrs)):
-            self.left_out, self.left_out_depth = tag, 1
-            self.parts.append("\n")
         elif _breaks(tag):
             self.parts.append("\n")
 
     def handle_endtag(self, tag: str) -> None:
         if self.left_out is not None:
             self.left_out_depth -= tag == self.left_out
-            if not self.left_out_depth:
-                self.left_out = None
-        elif tag == "title":
+            if not self.left_out_depth or (tag != self.left_out and self.left_out in _END_TAG_OPTIONAL):
+                self._end_left_out()
+        if tag == "title":
             self.in_title = False
         elif tag in _DROP and tag not in _KEPT_OPEN:
             self.dropping = max(0, self.dropping - 1)
@@ -209,7 +220,7 @@ class _FlatReader(html_parser.HTMLParser):
     def handle_data(self, data: str) -> None:
         if self.in_title:
             self.title.append(data)
-        elif not self.dropping and self.left_out is None:
+        elif not self.dropping:
             self.parts.append(data)
 
 
