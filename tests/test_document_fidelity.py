@@ -771,3 +771,17 @@ def test_a_hidden_element_whose_end_tag_is_left_out_hides_only_itself_on_a_page_
     markdown = convert_document(page.encode(), ".html", "deep.html").markdown
     assert markdown.split("\n") == ["Start.", "Visible one.", "One", "Three", "a", "c", "menu never closed",
                                     "Rest of the page."]
+
+
+def test_review_an_open_dialog_a_hidden_void_tag_a_quoted_angle_and_a_descriptions_plain_angles():
+    page = ("<html><body><p>Intro.</p><dialog open><p>Text the reader sees.</p></dialog>"
+            "<dialog><p>Closed.</p></dialog><p " + "data-x='1' " * 3000 + "title='a > b'>Visible</p></body></html>")
+    assert convert_document(page.encode(), ".html", "p.html").markdown == "Intro.\n\nText the reader sees.\n\nVisible"
+    markdown = convert_document(b"Pixel <img src=t.gif style='display:none'> then <a href='https://y.org'>the site</a> "
+                                b"and <span hidden>SECRET</span> end.\n", ".md", "n.md").markdown
+    assert markdown == "Pixel  then [the site](https://y.org) and  end.\n"
+    book = _epub([("c1", "c1.xhtml")], ["c1"], {"c1.xhtml": "<p>Text.</p>"},
+                 metadata="<dc:description>On std::vector&lt;int&gt;; write to Jane &lt;jane@example.org&gt;."
+                          "</dc:description>")
+    assert "Description: On std::vector<int>; write to Jane <jane@example.org>." in \
+        convert_document(book, ".epub", "b.epub").markdown

@@ -211,3 +211,12 @@ def test_commands_that_double_their_argument_stop_at_the_expansion_budget():
     doubling = "\\newcommand{\\twice}[1]{#1#1}\\begin{document}" + "\\twice{" * 40 + "x" + "}" * 40 + "\\end{document}"
     many = ("\\newcommand{\\many}[1]{" + "#1" * 5_000 + "}\\begin{document}\\many{" + "y" * 100_000 + "}\\end{document}")
     assert len(latex_to_markdown(doubling)[0]) < 2_000_000 and len(latex_to_markdown(many)[0]) < 2_000_000
+
+
+def test_a_command_named_if_is_no_conditional_and_arguments_reach_urls_paths_and_math():
+    source = ("\\newif\\ifdraft\\newcommand{\\site}[1]{\\url{https://#1}}\\newcommand{\\file}[1]{\\path{#1}}"
+              "\\newcommand{\\repo}[1]{\\href{https://github.com/#1}{#1}}\\newcommand{\\R}[1]{$\\mathbb{R}^{#1}$}"
+              "\\begin{document}Intro. \\iffalse \\ifthenelse{\\boolean{x}}{a}{b} \\ifdraft draft \\fi old \\fi "
+              "Kept: \\site{example.org}, \\file{/etc/hosts}, \\repo{acme/tool}, \\R{3}.\\end{document}")
+    assert latex_to_markdown(source)[0] == ("Intro. Kept: https://example.org, /etc/hosts, "
+                                            "[acme/tool](https://github.com/acme/tool), $\\mathbb{R}^{3}$.\n")

@@ -153,3 +153,8 @@ def test_a_long_line_of_unclosed_reference_links_is_read_in_linear_time(run):
 
 def test_a_thematic_break_after_a_blank_line_is_no_heading():
     assert rendered_html("Text.\n\n---\n\nMore text.\n") == "Text.\n\n---\n\nMore text.\n"
+
+
+def test_many_hidden_elements_after_open_links_cost_time_linear_in_their_number():
+    """Each hidden element closed re-filtered the list of every link still open."""
+    assert grows_linearly(rendered_html, lambda repeats: "<a href='x'>a " * repeats + "<span hidden>s</span> " * repeats)

@@ -12,6 +12,7 @@ nor does a value already said (a publisher that is the author).
 from __future__ import annotations
 
 import contextlib
+import re
 
 from lxml import etree
 
@@ -24,6 +25,9 @@ _FIELDS = (("creator", "Author", "Authors"), ("contributor", "Contributor", "Con
            ("publisher", "Publisher", "Publishers"), ("date", "Date", "Dates"),
            ("subject", "Subject", "Subjects"), ("description", "Description", "Description"))
 _PLACEHOLDERS = frozenset({"unknown", "none", "n/a", "na", "null", "undefined", "-", "?"})
+# A tag a blurb kept as HTML holds (`std::vector<int>` or `Jane <jane@example.org>` is text).
+_HTML_TAG = re.compile(r"</?(?:p|br|b|i|em|strong|div|span|a|ul|ol|li|h[1-6]|blockquote|small|sup|sub)\b[^<>]*>",
+                       re.IGNORECASE)
 _ISO_DATE = 10  # `2021-10-24T10:51:26Z`: the day is what a reader knows a book's date by
 
 
@@ -44,7 +48,7 @@ def book_metadata(package: etree._Element) -> tuple[str, ...]:
 
 
 def _text(value: str, element: str) -> str:
-    if element == "description" and "<" in value:  # a blurb kept as HTML, escaped into the XML: its text
+    if element == "description" and _HTML_TAG.search(value):  # a blurb kept as HTML, escaped into the XML
         with contextlib.suppress(ConversionFailed):
             value = html_to_markdown(value)[0]
     value = " ".join(value.split())

@@ -40,7 +40,8 @@ _ATTRIBUTE = re.compile(r"\s++([A-Za-z_:][\w.:-]*+)(?:\s*+=\s*+(?:\"([^\"]*+)\"|
 MAX_TAG_CHARS = 16_384
 MAX_QUOTE_DEPTH = 8  # quotes inside quotes are marked this deep; deeper ones are part of the eighth
 MAX_TAG_ATTRIBUTES = 256
-_LONG_TAG = re.compile(rf"<([A-Za-z][^\s/<>]*+)([^<>]{{{MAX_TAG_CHARS},}}+)>")
+_LONG_TAG = re.compile(rf"<([A-Za-z][^\s/<>\"']*+)((?:\"[^\"]*+\"|'[^']*+'|[^<>\"'])"
+                       rf"{{{MAX_TAG_CHARS},}}+)>")
 _READ_ATTRIBUTES = frozenset({"hidden", "style", "role", "aria-hidden", "aria-modal", "aria-haspopup", "href", "src",
                               "alt", "title", "rel", "accesskey", "colspan", "rowspan", "start", "type", "value",
                               "open", "lang", "class", "id"})
@@ -165,7 +166,7 @@ _KEPT_OPEN = frozenset({"head", "meta", "link", "input", "embed"})
 # Elements whose end tag a page may leave out: the next block, or the parent's end, ends them.
 _END_TAG_OPTIONAL = frozenset({"p", "li", "dt", "dd", "td", "th", "tr", "option", "tbody", "thead", "tfoot"})
 # Elements without an end tag: one marked hidden (`<input hidden>`) hides nothing after it.
-_VOID = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track",
+VOID_ELEMENTS = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track",
                    "wbr"})
 
 
@@ -196,7 +197,7 @@ class _FlatReader(html_parser.HTMLParser):
             self._end_left_out()
         if self.left_out is not None:
             self.left_out_depth += tag == self.left_out
-        elif tag not in _VOID and tag not in _DROP and left_out_by_markup(tag, dict(attrs)):
+        elif tag not in VOID_ELEMENTS and tag not in _DROP and left_out_by_markup(tag, dict(attrs)):
             self.left_out, self.left_out_depth, self.left_out_at = tag, 1, len(self.parts)
         if tag == "title":
             self.in_title = True

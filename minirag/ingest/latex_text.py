@@ -35,6 +35,7 @@ MAX_NESTING levels (past that, their text).
 from __future__ import annotations
 
 import re
+from itertools import pairwise
 
 from minirag.ingest.csv_table import pipe_table
 from minirag.ingest.html_markdown import fenced
@@ -47,6 +48,10 @@ MAX_OPTIONAL_TOKENS = 200  # an optional argument `[...]` longer than this is te
 # A parameter in a command's body (`#1`), kept through rendering as a placeholder its argument replaces.
 _PARAMETER = re.compile(r"#([1-9])")
 _PLACEHOLDER = re.compile("\x02([1-9])\x03")
+# TeX's conditionals, each closed by `\\fi` (`\\ifthenelse`, `\\iftoggle` are commands of arguments).
+_CONDITIONALS = frozenset({"if", "ifx", "ifnum", "ifdim", "ifodd", "ifcase", "ifcat", "ifeof", "iftrue", "iffalse",
+                           "ifmmode", "ifvmode", "ifhmode", "ifinner", "ifvoid", "ifhbox", "ifvbox", "ifdefined",
+                           "ifcsname", "iffontchar", "ifincsname", "ifpdf", "ifxetex", "ifluatex"})
 _DEF_PARAMETERS = re.compile(r"(?:#[1-9])+")  # `\def\name#1#2`: delimited parameters are not read
 MAX_EXPANSION_CHARS = 1_000_000  # all expansions of user commands together, past the source's own length
 _MARK = "\x01"  # opens an output line that is Markdown syntax (a heading, code), not text to escape
@@ -165,6 +170,9 @@ class _Reader:
         self.macros: dict[str, tuple[int, int]] = {}  # a user's command: its body's range
         self.arguments: dict[str, tuple[int, tuple[int, int] | None]] = {}  # its arguments, its first's default
         self.parameters = 0  # bodies with parameters being rendered: their `#n` kept as placeholders
+        # Conditionals a `\\newif\\ifdraft` makes, closed by `\\fi` as TeX's own are.
+        self.switches = {after.value for token, after in pairwise(tokens)
+                         if token.kind == "word" and token.value == "newif" and after.kind == "word"}
         self.expanded: dict[str, str] = {}
         self.expanding: set[str] = set()
         self.budget = MAX_EXPANSION_CHARS + sum(len(t.value) for t in tokens)
@@ -191,8 +199,7 @@ class _Reader:
             token = self.tokens[index]
             index += 1
             if token.kind == "text":
-                value = _PARAMETER.sub("\x02\\1\x03", token.value) if self.parameters else token.value
-                out.append(_typeset(value))
+                out.append(_typeset(self.parameters_kept(token.value)))
             elif token.kind == "open":
                 close = self.partner.get(index - 1)
                 if close is not None and close <= end and depth < MAX_NESTING:
@@ -213,12 +220,12 @@ class _Reader:
                     out.append(self.environment(token.value, index, close, depth + 1))
                     index = close + 1
             elif token.kind == "math":
-                out.append(_math(token.value, token.extra))
+                out.append(_math(self.parameters_kept(token.value), token.extra))
             elif token.kind == "code":
                 out.append(_code(token.value, token.extra))
             elif token.kind == "verb":
                 ticks = "``" if "`" in token.value else "`"
-                out.append(f"{ticks}{token.value}{ticks}" if token.value.strip() else token.value)
+                out.append(self.parameters_kept(f"{ticks}{token.value}{ticks}" if token.value.strip() else token.value))
             elif token.kind == "raw":
                 out.append(self.raw(token, index, end, depth))
                 if token.value == "href":
@@ -239,7 +246,7 @@ class _Reader:
             index += 1
             if token.kind != "word":
                 continue
-            if token.value.startswith("if"):
+            if token.value in _CONDITIONALS or token.value in self.switches:
                 level += 1
             elif token.value == "fi":
                 level -= 1
@@ -468,11 +475,16 @@ class _Reader:
         return index
 
     def raw(self, token: Token, index: int, end: int, depth: int) -> str:
+        target = self.parameters_kept(token.extra)
         if token.value != "href":
-            return token.extra
+            return target
         text, _ = self.argument(index, end, depth)
         label = " ".join((text or "").split())
-        return f"[{label}]({token.extra})" if label and token.extra else label or token.extra
+        return f"[{label}]({target})" if label and target else label or target
+
+    def parameters_kept(self, value: str) -> str:
+        """A token's text with each `#n` a placeholder, inside a command's body (see `call`)."""
+        return _PARAMETER.sub("\x02\\1\x03", value) if self.parameters else value
 
     # --- environments ----------------------------------------------------------------------
 

@@ -29,7 +29,12 @@ import re
 
 from minirag.chunking.frontmatter import parse_frontmatter
 from minirag.errors import ConversionFailed
-from minirag.ingest.html_markdown import html_to_markdown, image_markdown, link_markdown
+from minirag.ingest.html_markdown import (
+    VOID_ELEMENTS,
+    html_to_markdown,
+    image_markdown,
+    link_markdown,
+)
 from minirag.ingest.html_markdown import tag_attributes as _tag_attributes
 from minirag.ingest.markdown_extensions import read_extensions
 from minirag.ingest.page_chrome import hidden_by_markup
@@ -261,9 +266,10 @@ def _rendered_markup(text: str) -> str:
                 depth += -1 if closing else 1
             if not depth:
                 del out[unseen[0]:]
-                links = [link for link in links if link[0] <= unseen[0]]
+                while links and links[-1][0] > unseen[0]:
+                    links.pop()  # opened inside it
                 unseen = None
-        elif tag and not closing and not markup.endswith("/>") and _unseen(name, markup):
+        elif tag and not closing and not markup.endswith("/>") and name not in VOID_ELEMENTS and _unseen(name, markup):
             unseen, depth = (len(out), name), 1
         elif _LINK_OPEN.match(markup):
             links.append((len(out), _attribute(markup, "href")))

@@ -11,7 +11,7 @@ The rules read what HTML says about itself, never one generator's class names:
    text, when the page marks one; else the whole body.
 2. Landmarks that are not content go wherever they are: `<nav>`, the ARIA roles
    of navigation, banners, footers, search, complementary content, menus,
-   toolbars and dialogs (cookie banners are dialogs, and a `<dialog>`), hidden elements (the `hidden`
+   toolbars and dialogs (cookie banners are dialogs, and a `<dialog>` not open), hidden elements (the `hidden`
    attribute, or an inline `display: none`, `visibility: hidden` or `content-visibility: hidden`), dropdowns
    (an element whose toggle has `aria-haspopup`), and `<footer>`. `<header>`, `<aside>` and `<address>` go when they belong to the
    page rather than to a `<main>` or `<article>` (docutils writes footnotes as
@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 
 _CHROME_ROLES = frozenset({"navigation", "banner", "contentinfo", "search", "complementary", "menubar", "menu",
                            "toolbar", "dialog", "alertdialog"})
-_CHROME_TAGS = frozenset({"nav", "footer", "dialog"})
+_CHROME_TAGS = frozenset({"nav", "footer"})
 _PAGE_LEVEL = frozenset({"header", "aside", "address"})
 _NOTE_KINDS = frozenset({"footnote", "endnote", "rearnote", "note", "footnotes", "endnotes", "rearnotes",
                          "doc-footnote", "doc-endnote", "doc-endnotes"})
@@ -155,7 +155,8 @@ def left_out_by_markup(tag: str, attributes: Mapping[str, str | None]) -> bool:
 
 
 def _landmark(tag: str, attributes: Mapping[str, str | None]) -> bool:
-    return tag in _CHROME_TAGS or (attributes.get("role") or "").strip().lower() in _CHROME_ROLES
+    closed_dialog = tag == "dialog" and "open" not in attributes  # shown only when a script opens it
+    return tag in _CHROME_TAGS or closed_dialog or (attributes.get("role") or "").strip().lower() in _CHROME_ROLES
 
 
 def _aria_hidden(attributes: Mapping[str, str | None]) -> bool:
