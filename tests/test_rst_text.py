@@ -93,3 +93,10 @@ def test_a_long_document_of_one_construct_is_read_in_linear_time(run):
 def test_directives_nested_past_any_sensible_depth_keep_their_text_and_never_recurse_without_end():
     deep = "".join(" " * (3 * level) + ".. note::\n\n" for level in range(200)) + " " * 600 + "deepest text\n"
     assert "deepest text" in rst_to_markdown(deep)  # no RecursionError: past 40 levels it is text
+
+
+def test_a_substitution_in_literal_text_stays_as_written():
+    source = (".. |product| replace:: MiniRAG\n\nUse |product|, not ``|product|``.\n\nRun::\n\n    echo |product|\n\n"
+              ".. code-block:: sh\n\n   echo |product|\n\nAfter |product|.\n")
+    assert rst_to_markdown(source) == ("Use MiniRAG, not `|product|`.\n\nRun:\n\n```\necho |product|\n```\n\n"
+                                       "```sh\necho |product|\n```\n\nAfter MiniRAG.\n")

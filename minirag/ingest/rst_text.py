@@ -90,9 +90,7 @@ def rst_to_markdown(text: str) -> str:
         start += 1  # Sphinx's file-wide metadata (`:orphan:`, `:tocdepth: 2`): read by the builder, never shown
     substitutions = _substitutions(lines)
     if substitutions:
-        lines = [line if _EXPLICIT.match(line) else _SUBSTITUTION.sub(
-            lambda found: substitutions.get(found.group(1), substitutions.get(found.group(1).lower(), found.group())),
-            line) for line in lines]
+        lines = _substituted(lines, substitutions)
     out = _read(lines[start:], [], 0)
     return re.sub(r"\n{3,}", "\n\n", "\n".join(out)).strip("\n") + "\n"
 
@@ -121,6 +119,31 @@ def _substitutions(lines: list[str]) -> dict[str, str]:
         found.setdefault(normalized, text)
         found.setdefault(normalized.lower(), text)
     return found
+
+
+def _substituted(lines: list[str], substitutions: dict[str, str]) -> list[str]:
+    """The lines with each substitution reference replaced, but in literal text, which docutils
+    leaves as written: an inline literal, and the indented block after a `::` or a code directive."""
+    def replaced(found: re.Match[str]) -> str:
+        return substitutions.get(found.group(1), substitutions.get(found.group(1).lower(), found.group()))
+
+    out, literal_indent = [], None  # inside a literal block: the indentation of the line that opened it
+    for line in lines:
+        if literal_indent is not None and (not line.strip() or _indent(line) > literal_indent):
+            out.append(line)
+            continue
+        directive = _DIRECTIVE.match(line)
+        code = directive is not None and directive.group(2).split(":")[-1] in CODE_DIRECTIVES
+        literal_indent = _indent(line) if code or (directive is None and line.rstrip().endswith("::")) else None
+        if _EXPLICIT.match(line):
+            out.append(line)
+            continue
+        pieces, at = [], 0
+        for start, end in _literals(line):
+            pieces += [_SUBSTITUTION.sub(replaced, line[at:start]), line[start:end]]
+            at = end
+        out.append("".join([*pieces, _SUBSTITUTION.sub(replaced, line[at:])]))
+    return out
 
 
 def _code_point(code: str) -> str:
