@@ -23,8 +23,9 @@ def _run(text: str, properties: str = "") -> str:
     return f"<w:r><w:rPr>{properties}</w:rPr><w:t xml:space='preserve'>{text}</w:t></w:r>"
 
 
-def _docx(body: str, *, styles: str = "", header: str = "") -> bytes:
-    """The plain fixture with BODY as its body, STYLES added to its styles, and a HEADER part."""
+def _docx(body: str, *, styles: str = "", header: str = "", normal: str = "") -> bytes:
+    """The plain fixture with BODY as its body, STYLES added to its styles, NORMAL opening the default
+    paragraph style, and a HEADER part."""
     source = zipfile.ZipFile(io.BytesIO(_PLAIN))
     out = io.BytesIO()
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as docx:
@@ -34,6 +35,7 @@ def _docx(body: str, *, styles: str = "", header: str = "") -> bytes:
                 data = re.sub(rb"<w:body>.*</w:body>", f"<w:body>{body}</w:body>".encode(), data, flags=re.S)
             elif name == "word/styles.xml":
                 data = data.replace(b"</w:styles>", f"{styles}</w:styles>".encode())
+                data = data.replace(b'<w:name w:val="Normal" />', f'<w:name w:val="Normal" />{normal}'.encode(), 1)
             elif name == "word/_rels/document.xml.rels" and header:
                 data = data.replace(b"</Relationships>", f'<Relationship Id="rIdH" Type="{_HEADER}" '
                                     'Target="header9.xml"/></Relationships>'.encode())
@@ -96,3 +98,12 @@ def test_a_header_named_by_every_section_is_read_once(monkeypatch):
 def test_a_paragraph_starting_with_a_hash_is_no_heading():
     markdown = _markdown(_docx("<w:p>" + _run("# of users: 40") + "</w:p><w:p>" + _run("Next paragraph.") + "</w:p>"))
     assert markdown.startswith("\\# of users: 40")
+
+
+def test_text_the_default_paragraph_style_hides_is_left_out():
+    styled = _docx("<w:p>" + _run("Hidden by Normal.") + "</w:p><w:p><w:pPr><w:pStyle w:val='Shown'/></w:pPr>"
+                   + _run("Shown by its own style.") + "</w:p>",
+                   styles="<w:style w:type='paragraph' w:styleId='Shown'><w:rPr><w:vanish w:val='0'/></w:rPr></w:style>",
+                   normal="<w:rPr><w:vanish/></w:rPr>")
+    markdown = _markdown(styled)
+    assert "Shown by its own style." in markdown and "Hidden by Normal." not in markdown

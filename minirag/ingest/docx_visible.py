@@ -1,7 +1,8 @@
 """A DOCX's text as Word shows it, made so before mammoth (markitdown's DOCX path) reads it.
 
 mammoth reads every run's text and drops what it does not know:
-- A run formatted hidden (`w:vanish`, on the run or through its character or paragraph style) is
+- A run formatted hidden (`w:vanish`, on the run or through its character or paragraph style,
+  the default paragraph style or the document's default run properties) is
   left out here, as the .doc and RTF readers leave hidden text out: Word neither shows nor prints
   it, and text that hides from the reader may still speak to an agent reading the result.
 - Ruby (a reading set small over Japanese or Chinese words) keeps its base text, the words on the
@@ -47,6 +48,8 @@ class Visibility:
     """The styles that hide their text, by style id (a style's chain of `basedOn` followed)."""
 
     hiding_styles: frozenset[str] = frozenset()
+    default_paragraph_style: str | None = None  # the style of a paragraph that names none
+    hidden_by_default: bool = False  # the document's default run properties hide text
 
     @classmethod
     def of(cls, archive: zipfile.ZipFile) -> Visibility:
@@ -66,6 +69,10 @@ class Visibility:
             parent = style.find(f"{W}basedOn")
             if parent is not None and parent.get(f"{W}val"):
                 based_on[style_id] = parent.get(f"{W}val")
+        default = next((style.get(f"{W}styleId") for style in styles.iter(f"{W}style")
+                        if style.get(f"{W}type") == "paragraph" and (style.get(f"{W}default") or "") in ("1", "true")),
+                       None)
+        defaults = styles.find(f"{W}docDefaults/{W}rPrDefault/{W}rPr")
         hiding = set()
         for style_id in own:
             current: str | None = style_id
@@ -75,13 +82,12 @@ class Visibility:
                 current = based_on.get(current)
             if current is not None and own.get(current):
                 hiding.add(style_id)
-        return cls(frozenset(hiding))
+        return cls(frozenset(hiding), default, bool(_toggle(defaults)))
 
-    def _style_hides(self, properties, reference: str) -> bool | None:
-        if properties is None:
-            return None
-        style = properties.find(f"{W}{reference}")
-        return None if style is None else style.get(f"{W}val") in self.hiding_styles or None
+    def _style_hides(self, properties, reference: str, default: str | None = None) -> bool | None:
+        style = properties.find(f"{W}{reference}") if properties is not None else None
+        name = style.get(f"{W}val") if style is not None else default
+        return None if name is None else name in self.hiding_styles or None
 
     def hidden(self, run) -> bool:
         """Whether Word hides the run: its own setting first, then its character style's, then its
@@ -92,7 +98,8 @@ class Visibility:
                 return said
         paragraph = next(run.iterancestors(f"{W}p"), None)
         paragraph_properties = paragraph.find(f"{W}pPr") if paragraph is not None else None
-        return bool(self._style_hides(paragraph_properties, "pStyle"))
+        return bool(self._style_hides(paragraph_properties, "pStyle", self.default_paragraph_style)
+                    or self.hidden_by_default)
 
     def shown(self, root) -> bool:
         """Makes the parsed part what Word shows, in place; whether anything changed."""
@@ -118,7 +125,7 @@ class Visibility:
 
 
 def _may_change(data: bytes, visibility: Visibility) -> bool:
-    return bool(visibility.hiding_styles) or any(mark in data for mark in (b"vanish", b"ruby", b"fldSimple"))
+    return bool(visibility.hiding_styles) or visibility.hidden_by_default or any(mark in data for mark in (b"vanish", b"ruby", b"fldSimple"))
 
 
 def shown_docx(archive: zipfile.ZipFile, visibility: Visibility) -> bytes | None:
