@@ -29,8 +29,12 @@ _MAX_BASED_ON = 16  # a style chain longer than Word's own (or a loop) ends ther
 
 def xml_part(archive: zipfile.ZipFile, member: str):
     """A part parsed without entities, DTDs or the network; KeyError where it is absent."""
+    return _parsed(archive.read(member))
+
+
+def _parsed(data: bytes):
     parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False)
-    return etree.fromstring(archive.read(member), parser)
+    return etree.fromstring(data, parser)
 
 
 def _toggle(properties) -> bool | None:
@@ -54,7 +58,8 @@ class Visibility:
     @classmethod
     def of(cls, archive: zipfile.ZipFile) -> Visibility:
         try:
-            styles = xml_part(archive, _STYLES) if b"vanish" in archive.read(_STYLES) else None
+            data = archive.read(_STYLES)
+            styles = _parsed(data) if b"vanish" in data else None
         except (KeyError, etree.XMLSyntaxError, ValueError):
             styles = None
         if styles is None:
@@ -140,7 +145,7 @@ def shown_docx(archive: zipfile.ZipFile, visibility: Visibility) -> bytes | None
         if not _may_change(data, visibility):
             continue
         try:
-            root = xml_part(archive, member)
+            root = _parsed(data)  # (read once: a body part is the document's largest)
         except (etree.XMLSyntaxError, ValueError):
             return None
         if visibility.shown(root):

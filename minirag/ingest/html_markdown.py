@@ -30,7 +30,7 @@ _CODE = frozenset({"code", "kbd", "samp", "tt", "var"})
 _LINKED_BLOCKS = ("h1", "h2", "h3", "h4", "h5", "h6", "p", "div", "ul", "ol", "table", "pre", "blockquote", "section")
 _SPACE = re.compile(r"[ \t\r\n\f\v\u00a0\u2000-\u200a\u202f\u205f\u3000]+")
 _XML_DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>")
-_TAG_NAME = re.compile(r"</?([A-Za-z][^\s/>]*+)")
+TAG_NAME = re.compile(r"<(/?)([A-Za-z][^\s/>]*+)")  # a tag's slash, if it closes, and its name
 # A browser reads what follows `</body>` or `</html>` into the body; libxml2 put it beside the body or
 # dropped it, so those end tags are taken out first.
 _DOCUMENT_END = re.compile(r"</(?:body|html)\s*+>", re.IGNORECASE)
@@ -90,7 +90,7 @@ def tag_attributes(markup: str) -> dict[str, str]:
     unescaped; one without a value is ''. Each value is read whole, so a name inside one is no
     attribute."""
     attributes: dict[str, str] = {}
-    name = _TAG_NAME.match(markup)
+    name = TAG_NAME.match(markup)
     for found in _ATTRIBUTE.finditer(markup, name.end() if name else 0):
         value = next((group for group in found.groups()[1:] if group is not None), "")
         attributes.setdefault(found.group(1).lower(), html_module.unescape(value))

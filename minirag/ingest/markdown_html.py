@@ -30,6 +30,7 @@ import re
 from minirag.chunking.frontmatter import parse_frontmatter
 from minirag.errors import ConversionFailed
 from minirag.ingest.html_markdown import (
+    TAG_NAME,
     VOID_ELEMENTS,
     html_to_markdown,
     image_markdown,
@@ -54,7 +55,6 @@ _LINK_OPEN = re.compile(r"<a(?:\s|/?>)", re.IGNORECASE)
 _LINK_CLOSE = re.compile(r"</a\s*>", re.IGNORECASE)
 _IMAGE = re.compile(r"<img(?:\s|/?>)", re.IGNORECASE)
 _BREAK = re.compile(r"</?br(?:\s|/?>)", re.IGNORECASE)
-_TAG_NAME = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9-]*)")
 _NOT_SHOWN = frozenset({"script", "style", "template"})
 # A JSX component's opening tag (its name capitalized, as React requires), which MDX may label.
 _COMPONENT = re.compile(r"<[A-Z][\w.]*(\s[^<>]*)>")
@@ -259,7 +259,7 @@ def _rendered_markup(text: str) -> str:
             continue
         out.append(_unescaped(text[at:position]))
         markup = found.group(0)
-        tag = _TAG_NAME.match(markup)
+        tag = TAG_NAME.match(markup)
         closing, name = (tag.group(1) == "/", tag.group(2).lower()) if tag else (False, "")
         if unseen is not None:
             if name == unseen[1] and not markup.endswith("/>"):
