@@ -521,7 +521,10 @@ class App:
                 raise NotFound(f"{source} is a folder: sync_start with path={source} ingests what it holds")
             raise NotFound(f"not a file: {source}")
         progress = Progress()
-        found = list(walk(Path(source), self.config.roots))
+        ignored: list[Ignored] = []
+        found = list(walk(Path(source), self.config.roots, rules=IgnoreRules.from_config(self.config), ignored=ignored))
+        if ignored:  # as `minirag ingest` says it: an agent names no file the user left out
+            raise InvalidArgument(f"{source}: left out by {ignored[0].reason}; nothing indexed")
         if not found:
             raise InvalidArgument(not_a_document(source))
         self.pipeline.run_files(found, progress, force=True)
@@ -655,9 +658,13 @@ class App:
             paths = None
         run_sync(pipeline, list(self.config.roots), path=target, paths=paths, progress=progress,
                  on_change=on_change)
-        if target is not None and not progress.seen and not progress.deleted:
-            unread = _unreadable_target(target)
-            if unread:
+        if target is not None and not progress.seen:
+            from minirag.ingest.scan import left_out
+
+            if (reason := left_out(str(target), self.config.roots, IgnoreRules.from_config(self.config),
+                                   os.path.isdir(target))) is not None:
+                progress.warnings.append(f"{target}: left out by {reason}")
+            elif not progress.deleted and (unread := _unreadable_target(target)):
                 progress.warnings.append(f"{target}: {unread}")
                 progress.unread += 1
         if target is None and paths is None and not progress.stop.is_set():

@@ -5,6 +5,7 @@ that follows a changed ignore file."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 
@@ -14,6 +15,7 @@ from test_watch import eventually
 
 from minirag.cli import main
 from minirag.config import ConfigError
+from minirag.errors import InvalidArgument
 from minirag.ingest.ignore import IgnoreRules
 from minirag.ingest.sync import run_sync
 
@@ -176,6 +178,26 @@ def test_ingesting_an_ignored_file_by_name_says_which_rule_leaves_it_out(app, re
     progress = app.ingest_paths([str(repo / "run.log.md")])
     assert progress.done == 0
     assert progress.warnings == [f"{repo}/run.log.md: left out by ignore rule: *.log.md, {repo}/.gitignore"]
+
+
+def test_a_file_or_folder_left_out_is_left_out_however_it_is_named(app, repo):
+    """ingest_file (what an MCP client calls) and a sync of one path honour the ignore rules and
+    the folders no sync enters, as `minirag ingest` does: an agent cannot index what the user left out."""
+    write(repo / ".private/secret.md", "# Secret\n\nA dot-folder's note.")
+    write(repo / "node_modules/pkg/README.md", "# Package\n\nA dependency's readme.")
+    for named, rule in ((repo / "run.log.md", f"ignore rule: *.log.md, {repo}/.gitignore"),
+                        (repo / "build/api.md", f"ignore rule: build/, {repo}/.gitignore"),
+                        (repo / ".private/secret.md", "the built-in rule: no sync enters .private/"),
+                        (repo / "node_modules/pkg/README.md", "the built-in rule: no sync enters node_modules/")):
+        with pytest.raises(InvalidArgument, match="^" + re.escape(f"{named}: left out by {rule}; nothing indexed")):
+            app.ingest_file(str(named))
+    for folder, rule in ((repo / ".git", "the built-in rule: no sync enters .git/"),
+                         (repo / ".private", "the built-in rule: no sync enters .private/"),
+                         (repo / "build", f"ignore rule: build/, {repo}/.gitignore")):
+        progress = app.sync(str(folder))
+        assert progress.done == 0 and progress.warnings == [f"{folder}: left out by {rule}"]
+    assert app.index.list_sources() == []
+    assert app.ingest_file(str(repo / "notes/a.md")).chunk_count == 1  # one that no rule names is indexed
 
 
 @pytest.mark.slow  # waits on real timeouts or file events: about a second

@@ -138,12 +138,34 @@ def other_type(name: str) -> str | None:
 
 
 @dataclass(frozen=True)
+class SkippedFolder:
+    """A path in a folder no walk enters (`.git`, `node_modules`, a dot-folder): named on its own, it
+    is left out as the walk of its root leaves it out."""
+
+    name: str
+
+    def __str__(self) -> str:
+        return f"the built-in rule: no sync enters {self.name}/"
+
+
+@dataclass(frozen=True)
 class Ignored:
-    """A file or folder a walk left out by an ignore rule (ingest/ignore.py)."""
+    """A file or folder a walk left out by an ignore rule (ingest/ignore.py) or as in a skipped folder."""
 
     path: str
-    reason: IgnoreReason
+    reason: IgnoreReason | SkippedFolder
     is_dir: bool
+
+
+def left_out(path: str, roots: Sequence[Path], rules: IgnoreRules | None, is_dir: bool) -> IgnoreReason | SkippedFolder | None:
+    """Why a path named on its own (absolute, inside a root) is left out, or None: a folder on its
+    way from its root no walk enters, or an ignore rule."""
+    root = innermost_root(path, roots)
+    if root is not None and path != str(root):
+        folders = os.path.relpath(path, root).split(os.sep)
+        if (skipped := next((name for name in folders[:None if is_dir else -1] if is_skipped_dir(name)), None)):
+            return SkippedFolder(skipped)
+    return None if rules is None else rules.reason(path, is_dir)
 
 
 def _is_dir(entry: os.DirEntry) -> bool | OSError | None:
@@ -180,11 +202,10 @@ def walk(start: Path, roots: Sequence[Path], unreadable: list[str] | None = None
         # A root swapped for a link (or gone) holds nothing readable; what it held is not deleted.
         unreadable.append(str(root))
         return
-    if rules is not None:
-        start_is_dir = os.path.isdir(start_str)
-        if (reason := rules.reason(start_str, start_is_dir)) is not None:
-            ignored.append(Ignored(start_str, reason, start_is_dir))
-            return
+    start_is_dir = os.path.isdir(start_str)
+    if (reason := left_out(start_str, roots, rules, start_is_dir)) is not None:
+        ignored.append(Ignored(start_str, reason, start_is_dir))
+        return
     if os.path.isfile(start_str):
         found = _stat_file(start_str, roots, unreadable)
         if found:
