@@ -29,6 +29,7 @@ from typing import Any
 
 from minirag._compat.python import options_taking_values, subcommands
 from minirag.display import (
+    LogLine,
     fit_width,
     for_terminal,
     is_utf8,
@@ -745,8 +746,9 @@ def _run(argv: Sequence[str] | None, invocation: _Invocation) -> int:
         subcommands(parser)[args.command].error(mistake)
     # Never when serving: on stdio, stdout carries the protocol's messages and nothing else.
     invocation.json = bool(getattr(args, "json", False)) and args.command != "serve"
-    logging.basicConfig(stream=sys.stderr, level=logging.INFO if getattr(args, "verbose", False) else logging.WARNING,
-                        format="minirag: %(levelname)s: %(message)s")
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(LogLine())
+    logging.basicConfig(level=logging.INFO if getattr(args, "verbose", False) else logging.WARNING, handlers=[handler])
     log.setLevel(logging.INFO if getattr(args, "verbose", False) else logging.NOTSET)  # even if logging was set up
     if args.command == "serve":
         return _serve(args)

@@ -7,6 +7,7 @@ output that carries one goes through here.
 
 from __future__ import annotations
 
+import logging
 import re
 import unicodedata
 
@@ -50,6 +51,19 @@ def for_terminal(text: str) -> str:
     """`text` with every character a terminal would act on shown as an escape (\\x1b): a document's
     title or text (or a source id) must not clear the screen or retitle the window."""
     return _TERMINAL_CONTROLS.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
+
+
+class LogLine(logging.Formatter):
+    """A log record as `minirag: LEVEL: message`, on one line, with what a terminal would act on
+    escaped: a record names files and folders (`ingested NAME`, an ignore file's bad line), and a
+    name may hold an escape sequence or a line break that forges a line. A traceback attached to a
+    record follows as Python writes it."""
+
+    def __init__(self) -> None:
+        super().__init__("minirag: %(levelname)s: %(message)s")
+
+    def formatMessage(self, record: logging.LogRecord) -> str:  # noqa: N802 - logging's name
+        return for_terminal(on_one_line(super().formatMessage(record)))
 
 
 def display_width(text: str) -> int:

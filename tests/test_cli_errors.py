@@ -563,6 +563,23 @@ def test_a_sync_with_stderr_closed_runs_to_the_end(world, tmp_path):
     assert done.returncode == 0 and "1 ingested" in done.stdout
 
 
+def test_names_in_log_lines_cannot_act_on_the_terminal_nor_forge_a_line(world, tmp_path):
+    """A folder's or a file's name reached stderr raw in two log lines (an ignore file's bad line,
+    `sync -v`'s `ingested NAME`): an escape sequence cleared the screen, a line break forged a line."""
+    folder = tmp_path / "docs" / "x\x1b]0;PWNED\x07\x1b[2Jy"
+    write(folder / ".minignore", "[z-a]\n")
+    write(tmp_path / "docs" / "f\x1b[2J\rnl\nminirag: forged line.md", "# T\n\nHello.\n")
+    done = _minirag(["sync", "-v"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    lines = done.stderr.splitlines()
+    assert not any("\x1b" in line or "\r" in line or "\x07" in line for line in lines), lines
+    assert not any(line.startswith("minirag: forged") for line in lines), lines
+    assert any(line.startswith("minirag: WARNING: ") and "x\\x1b]0;PWNED\\x07\\x1b[2Jy/.minignore, line 1" in line
+               for line in lines), lines
+    assert any(line.startswith("minirag: INFO: ingested ") and line.endswith("f\\x1b[2J\\rnl\\nminirag: forged line.md (1 chunk)")
+               for line in lines), lines
+
+
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
 def test_sigterm_or_sighup_stops_a_command_as_ctrl_c_does_with_one_line_and_the_index_closed(world, tmp_path,
                                                                                          signum):

@@ -27,6 +27,7 @@ import sys
 
 from minirag._compat.markitdown import without_magika
 from minirag._compat.python import abort
+from minirag.display import LogLine
 from minirag.errors import ConversionFailed, described
 from minirag.ingest.quiet import converting, not_a_parsers
 
@@ -159,7 +160,7 @@ def _log_to_stderr() -> None:
     """Log records as the CLI shows them, but none a parser makes during a conversion (quiet.py).
     Without a handler, Python's last resort wrote every parser's warning bare, naming no file."""
     handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("minirag: %(levelname)s: %(message)s"))
+    handler.setFormatter(LogLine())
     handler.addFilter(not_a_parsers)
     logging.getLogger().addHandler(handler)
 
