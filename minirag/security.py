@@ -96,10 +96,15 @@ def resolve_inside_roots(path: Path, roots: Iterable[Path]) -> Path:
 
 def _real_and_root(path: Path, roots: list[Path]) -> tuple[Path, Path]:
     """The real path of `path` and the root it lands inside; else PathOutsideRoots."""
-    real = Path(os.path.realpath(path))
+    try:
+        real = Path(os.path.realpath(path))
+    except OSError as exc:  # a link this process may not follow (/proc/1/cwd): nothing it can serve
+        raise PathOutsideRoots(f"path outside configured document roots: {path} (it cannot be followed: "
+                               f"{exc.strerror or exc}); roots: {', '.join(map(str, roots))}") from None
     root = containing_root(real, roots)
     if root is None:
-        shown = f"{path} (resolves to {real})" if real != Path(os.path.abspath(path)) else str(path)
+        # Where a link leads is not said: a client could learn any link's target on the machine.
+        shown = f"{path} (a link to a place outside them)" if real != Path(os.path.abspath(path)) else str(path)
         raise PathOutsideRoots(
             f"path outside configured document roots: {shown}; roots: {', '.join(map(str, roots))}"
         )

@@ -301,6 +301,34 @@ async def test_bad_file_paths_are_tool_errors_that_say_why(make_state, docs, pat
 
 
 @pytest.mark.anyio
+async def test_a_refused_link_never_tells_where_it_leads_and_one_that_cannot_be_followed_is_refused(
+        make_state, docs, tmp_path, monkeypatch):
+    """The refusal named the link's target ('resolves to /home/x/.ssh/...'): a client could read any
+    link's target on the machine. A link this process may not follow (/proc/1/cwd as another user) was
+    'internal error: PermissionError'."""
+    (tmp_path / "elsewhere").mkdir()
+    link = tmp_path / "elsewhere" / "innocent"
+    link.symlink_to(tmp_path / "private" / "wallet-7f3a.dat")
+    (docs / "inside").symlink_to(tmp_path / "private")
+    async with connected(make_state()) as client:
+        for tool, argument, path in (("read_file", "filePath", link), ("ingest_file", "filePath", docs / "inside" / "a.md"),
+                                     ("delete_file", "filePath", link), ("sync_start", "path", link)):
+            message = await refused(client, tool, **{argument: str(path)})
+            assert f"outside configured document roots: {path} (a link to a place outside them)" in message
+            assert "wallet" not in message and "private" not in message
+        real_path = os.path.realpath
+
+        def denied(path, *args, **kwargs):
+            if str(path).startswith("/proc/1/"):
+                raise PermissionError(13, "Permission denied", "/proc/1/cwd")
+            return real_path(path, *args, **kwargs)
+
+        monkeypatch.setattr(os.path, "realpath", denied)
+        message = await refused(client, "read_file", filePath="/proc/1/cwd/x")
+    assert "outside configured document roots: /proc/1/cwd/x (it cannot be followed: Permission denied)" in message
+
+
+@pytest.mark.anyio
 async def test_a_relative_path_is_refused_by_every_path_tool(make_state):
     async with connected(make_state()) as client:
         for tool, extra in (("read_file", {}), ("delete_file", {}), ("read_chunk_neighbors", {"chunkIndex": 0})):
