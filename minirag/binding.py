@@ -83,7 +83,9 @@ def recorded_model(index: Index) -> RecordedModel | None:
     if bound is None:
         return None
     raw = index.meta(META_MODEL_PATH)
-    path = Path(raw) if raw and Path(raw).is_dir() else None
+    # Only an absolute path, as MODEL_PATH is stored: a relative one would be read from the working
+    # folder, and an index shipped inside a cloned folder (its .minirag/) would pick the model there.
+    path = Path(raw) if raw and Path(raw).is_absolute() and Path(raw).is_dir() else None
     if path is not None and configured_model_id(bound[0], path) != bound[0]:
         path = None  # that directory holds another model now
     return RecordedModel(bound[0], bound[1], path)

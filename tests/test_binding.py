@@ -13,6 +13,7 @@ from minirag.app import App
 from minirag.config import load_config
 from minirag.doctor import run_checks
 from minirag.errors import IndexUnavailable
+from minirag.store.index import META_MODEL_PATH
 
 
 @pytest.fixture
@@ -70,3 +71,20 @@ def test_another_named_model_is_the_same_mismatch_to_query_sync_and_doctor(index
     match = model_match(config)
     assert not match.ok
     assert "local:other-model" in match.detail and model_id in match.detail
+
+
+def test_a_model_folder_the_index_records_is_used_only_by_its_absolute_path(indexed, tmp_path, model_dir, monkeypatch):
+    """An index inside a cloned folder (its .minirag/) is the clone's to write: a relative model path
+    it records must not pick a model folder the clone ships, read from where minirag was started."""
+    shutil.copytree(model_dir, tmp_path / "shipped-model")
+    app = App(load_config(env={}, **indexed))
+    app.index.set_meta(META_MODEL_PATH, "shipped-model")
+    app.close()
+    monkeypatch.chdir(tmp_path)
+    app = App(load_config(env={}, **indexed))
+    try:
+        assert app.binding().recorded.path is None
+        app.index.set_meta(META_MODEL_PATH, str(tmp_path / "shipped-model"))  # as MODEL_PATH is recorded
+        assert app.binding().recorded.path == tmp_path / "shipped-model"
+    finally:
+        app.close()
