@@ -520,6 +520,43 @@ def test_rows_of_empty_cells_are_left_out_of_slide_and_word_tables():
     assert not any(set(line) <= set("| ") for line in slides.splitlines() if line)
 
 
+def test_a_slides_shapes_set_not_to_be_drawn_are_left_out_in_pptx_and_odp():
+    """A text box hidden in the selection pane (`p:cNvPr hidden="1"`, LibreOffice's
+    `drawooo:display="none"`) shows neither while editing nor in the slide show; its text was indexed."""
+    from pptx import Presentation
+    from pptx.util import Inches
+
+    deck = Presentation()
+    shapes = deck.slides.add_slide(deck.slide_layouts[5]).shapes
+    shapes.title.text = "Quarterly results"
+    for text, hidden in (("Hidden instructions", "1"), ("Shown with hidden=0", "0"), ("Shown plainly", None)):
+        box = shapes.add_textbox(Inches(1), Inches(2), Inches(4), Inches(1))
+        box.text_frame.text = text
+        if hidden is not None:
+            box._element.nvSpPr.cNvPr.set("hidden", hidden)
+    group = shapes.add_group_shape()
+    group.shapes.add_textbox(Inches(1), Inches(4), Inches(4), Inches(1)).text_frame.text = "Grouped and hidden"
+    group._element.nvGrpSpPr.cNvPr.set("hidden", "true")
+    with io.BytesIO() as out:
+        deck.save(out)
+        slides = convert_document(out.getvalue(), ".pptx", "deck.pptx").markdown
+    assert "Quarterly results" in slides and "Shown with hidden=0" in slides and "Shown plainly" in slides
+    assert "Hidden" not in slides and "Grouped" not in slides, slides
+    content = ('<office:document-content xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" '
+               'xmlns:draw="urn:oasis:names:tc:opendocument:xmlns:drawing:1.0" '
+               'xmlns:drawooo="http://openoffice.org/2010/draw" xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0">'
+               '<office:body><office:presentation><draw:page draw:name="One">'
+               '<draw:custom-shape><text:p>Shown text.</text:p></draw:custom-shape>'
+               '<draw:custom-shape drawooo:display="none"><text:p>Hidden instructions.</text:p></draw:custom-shape>'
+               '</draw:page></office:presentation></office:body></office:document-content>')
+    with io.BytesIO() as out:
+        with zipfile.ZipFile(out, "w") as package:
+            package.writestr("mimetype", "application/vnd.oasis.opendocument.presentation")
+            package.writestr("content.xml", content)
+        odp = convert_document(out.getvalue(), ".odp", "deck.odp").markdown
+    assert "Shown text." in odp and "Hidden" not in odp
+
+
 # --- glyphs without a character -------------------------------------------------------------
 
 

@@ -52,6 +52,7 @@ from minirag.ingest.pdf_inflate import inflate_budget
 from minirag.ingest.pdf_structure import outline, structured
 from minirag.ingest.pdf_title import pdf_title
 from minirag.ingest.ppt_text import ppt_to_markdown
+from minirag.ingest.pptx_visible import shown_pptx
 from minirag.ingest.quiet import converting
 from minirag.ingest.rst_text import rst_to_markdown
 from minirag.ingest.rtf_text import rtf_to_markdown
@@ -797,6 +798,8 @@ def _convert_by_suffix(data: bytes, suffix: str, name: str) -> Converted:
                 margins = read_margins(archive, visibility)
                 converted = _markitdown(shown_docx(archive, visibility) or data, suffix, name)
                 return replace(converted, markdown=margins.around(converted.markdown))
+            elif suffix == ".pptx":
+                return _markitdown(shown_pptx(archive) or data, suffix, name)
     if suffix == ".xlsx":
         return _workbook(data, name)
     return _markitdown(data, suffix, name)

@@ -16,9 +16,10 @@ from dataclasses import dataclass
 
 from lxml import etree
 
-from minirag.ingest.docx_visible import Visibility, xml_part
+from minirag.ingest.docx_visible import Visibility
 from minirag.ingest.docx_visible import W as _W
 from minirag.ingest.text_repair import is_page_number
+from minirag.ingest.zip_xml import xml_part
 
 _R_ID = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}id"
 _RELS = "{http://schemas.openxmlformats.org/package/2006/relationships}Relationship"

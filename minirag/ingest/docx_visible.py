@@ -14,27 +14,18 @@ Only the parts that need it are rewritten; a document without any of these keeps
 
 from __future__ import annotations
 
-import io
 import zipfile
 from dataclasses import dataclass
 
 from lxml import etree
+
+from minirag.ingest.zip_xml import parsed, with_parts
 
 W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 _BODY_PARTS = ("word/document.xml", "word/footnotes.xml", "word/endnotes.xml")  # what mammoth reads
 _STYLES = "word/styles.xml"
 _OFF = frozenset({"0", "false", "off"})
 _MAX_BASED_ON = 16  # a style chain longer than Word's own (or a loop) ends there
-
-
-def xml_part(archive: zipfile.ZipFile, member: str):
-    """A part parsed without entities, DTDs or the network; KeyError where it is absent."""
-    return _parsed(archive.read(member))
-
-
-def _parsed(data: bytes):
-    parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False)
-    return etree.fromstring(data, parser)
 
 
 def _toggle(properties) -> bool | None:
@@ -59,7 +50,7 @@ class Visibility:
     def of(cls, archive: zipfile.ZipFile) -> Visibility:
         try:
             data = archive.read(_STYLES)
-            styles = _parsed(data) if b"vanish" in data else None
+            styles = parsed(data) if b"vanish" in data else None
         except (KeyError, etree.XMLSyntaxError, ValueError):
             styles = None
         if styles is None:
@@ -136,7 +127,7 @@ def _may_change(data: bytes, visibility: Visibility) -> bool:
 def shown_docx(archive: zipfile.ZipFile, visibility: Visibility) -> bytes | None:
     """The DOCX rewritten with its body parts as Word shows them; None where nothing changes (or a
     part cannot be read: mammoth then says what is wrong with it)."""
-    rewritten: dict[str, bytes] = {}
+    rewritten: dict[str, etree._Element] = {}
     names = set(archive.namelist())
     for member in _BODY_PARTS:
         if member not in names:
@@ -145,15 +136,9 @@ def shown_docx(archive: zipfile.ZipFile, visibility: Visibility) -> bytes | None
         if not _may_change(data, visibility):
             continue
         try:
-            root = _parsed(data)  # (read once: a body part is the document's largest)
+            root = parsed(data)  # (read once: a body part is the document's largest)
         except (etree.XMLSyntaxError, ValueError):
             return None
         if visibility.shown(root):
-            rewritten[member] = etree.tostring(root, xml_declaration=True, encoding="UTF-8", standalone=True)
-    if not rewritten:
-        return None
-    out = io.BytesIO()
-    with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as copy:
-        for info in archive.infolist():
-            copy.writestr(info.filename, rewritten.get(info.filename) or archive.read(info))
-    return out.getvalue()
+            rewritten[member] = root
+    return with_parts(archive, rewritten) if rewritten else None

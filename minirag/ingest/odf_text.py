@@ -19,7 +19,8 @@ An OpenDocument file is a zip whose `content.xml` holds the text. It is streamed
   (odf_margins.py);
 - what the reader of the page does not see as text goes: tracked deletions, generated
   indexes and tables of contents, forms, a spreadsheet's print headers, text in a style
-  or a section hidden (`text:display="none"`), a ruby's reading over its base text.
+  or a section hidden (`text:display="none"`), a shape not drawn (`drawooo:display="none"`), a
+  ruby's reading over its base text.
 
 `meta.xml`'s `dc:title`, when set, is the document's title. A file encrypted with a
 password says so. Every element is handled once, as it streams past: linear in the XML.
@@ -59,6 +60,7 @@ _DC = "http://purl.org/dc/elements/1.1/ "
 _MANIFEST = "urn:oasis:names:tc:opendocument:xmlns:manifest:1.0 "
 _DRAW = "urn:oasis:names:tc:opendocument:xmlns:drawing:1.0 "
 _PRESENTATION = "urn:oasis:names:tc:opendocument:xmlns:presentation:1.0 "
+_DRAWOOO = "http://openoffice.org/2010/draw "  # LibreOffice's own attributes: a shape's `display`
 _NOTES = "### Notes:"
 _BODIES = frozenset({_OFFICE + "text", _OFFICE + "spreadsheet", _OFFICE + "presentation"})
 # Elements whose text is not the page's: tracked deletions, comments, generated indexes, forms.
@@ -329,10 +331,13 @@ class _Reader:
             self.notes_at = None
 
     def _hidden(self, tag: str, attributes: dict[str, str]) -> bool:
-        """Whether the element is text the page does not show: in a hidden style or section, or a
-        ruby's reading (the base text is the line's)."""
+        """Whether the element is text the page does not show: in a hidden style or section, a shape
+        set not to be drawn (a slide's text box hidden in LibreOffice's or PowerPoint's selection pane),
+        or a ruby's reading (the base text is the line's)."""
         if tag in _STYLED:
             return self.styles.is_hidden(attributes.get(_TEXT + "style-name", ""))
+        if tag.startswith(_DRAW) and "none" in (attributes.get(_DRAWOOO + "display"), attributes.get(_DRAW + "display")):
+            return True
         return (tag == _TEXT + "section" and attributes.get(_TEXT + "display") == "none") or tag == _TEXT + "ruby-text"
 
     def _stack(self, tag: str) -> list:

@@ -9,9 +9,12 @@ entities are declared, of every XML part of a document no check reads whole (DOC
 from __future__ import annotations
 
 import contextlib
+import io
 import zipfile
 import zlib
 from xml.parsers import expat
+
+from lxml import etree
 
 from minirag.errors import ConversionFailed
 
@@ -61,3 +64,26 @@ def check_prologs(archive: zipfile.ZipFile, name: str) -> None:
         # Past the prolog, or XML or a member that goes wrong: the parser's own reading says what else is.
         with contextlib.suppress(_Root, expat.ExpatError, zipfile.BadZipFile, OSError, ValueError, EOFError):
             feed(archive, member, parser)
+
+
+def parsed(data: bytes):
+    """An XML part parsed by lxml without entities, DTDs or the network."""
+    parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False)
+    return etree.fromstring(data, parser)
+
+
+def xml_part(archive: zipfile.ZipFile, member: str):
+    """A part of `archive` parsed as `parsed` does; KeyError where it is absent."""
+    return parsed(archive.read(member))
+
+
+def with_parts(archive: zipfile.ZipFile, rewritten: dict[str, etree._Element]) -> bytes:
+    """The archive's bytes with the parsed parts `rewritten` (member name -> root element) in place
+    of their own, every other member copied as it is."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as copy:
+        for info in archive.infolist():
+            root = rewritten.get(info.filename)
+            copy.writestr(info.filename, archive.read(info) if root is None else
+                          etree.tostring(root, xml_declaration=True, encoding="UTF-8", standalone=True))
+    return out.getvalue()
