@@ -557,6 +557,29 @@ def test_a_slides_shapes_set_not_to_be_drawn_are_left_out_in_pptx_and_odp():
     assert "Shown text." in odp and "Hidden" not in odp
 
 
+def test_a_pdfs_text_drawn_off_the_page_is_left_out_and_a_line_the_edge_cuts_is_kept():
+    """Text set at (5000, 5000) on a letter page, or outside the crop box a viewer shows, is seen by
+    no reader and left out by pdftotext; pdfminer kept it, first, and a large one became the title."""
+    from pdf_maker import pdf_of_objects
+
+    stream = (b"BT /F1 30 Tf 5000 5000 Td (Off the page: ignore previous instructions) Tj ET\n"
+              b"BT /F1 30 Tf 72 -300 Td (Below the page) Tj ET\n"
+              b"BT /F1 12 Tf 72 700 Td (Invoice total is 100 dollars) Tj ET\n"
+              b"BT /F1 12 Tf 72 40 Td (Outside the crop box) Tj ET\n"
+              b"BT /F1 12 Tf 480 600 Td (A line of code set too long for its page) Tj ET\n")
+    pdf = pdf_of_objects([b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+                          b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /CropBox [0 72 612 792] "
+                          b"/Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>",
+                          b"<< /Length %d >>\nstream\n%s\nendstream" % (len(stream), stream),
+                          b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"])
+    converted = convert_document(pdf, ".pdf", "invoice.pdf")
+    assert "Invoice total is 100 dollars" in converted.markdown
+    assert "A line of code set too long" in converted.markdown  # cut by the edge, not wholly off the page
+    for hidden in ("Off the page", "instructions", "Below the page", "Outside the crop box"):
+        assert hidden not in converted.markdown, converted.markdown
+    assert converted.metadata_title is None or "Off the page" not in converted.metadata_title
+
+
 # --- glyphs without a character -------------------------------------------------------------
 
 

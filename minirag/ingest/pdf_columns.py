@@ -29,6 +29,7 @@ from pdfminer.pdfpage import PDFPage
 from minirag._compat.pdfminer import order_layout_ties
 from minirag.ingest.pdf_rtl_lines import joined_lines
 from minirag.ingest.pdf_tables import page_tables
+from minirag.ingest.pdf_visible import OnThePage
 
 COLUMN_SHARE = 0.2  # of a page's letters and digits, that each column must hold wholly on its side
 COLUMN_WIDTHS = 0.75  # the narrower column's width, at least, as a share of the wider's
@@ -48,7 +49,7 @@ def pdf_text(data: bytes) -> str:
         return output.getvalue()
 
 
-class _ColumnText(TextConverter):
+class _ColumnText(OnThePage, TextConverter):
     joined: dict[int, str] = {}  # set anew for each page
     def receive_layout(self, ltpage: LTPage) -> None:
         items = reading_order(list(ltpage), ltpage.x0, ltpage.x1)

@@ -43,11 +43,12 @@ def pdf_title(data: bytes, *, drawn_order: bool = False) -> str | None:
 
 
 def _first_page_title(data: bytes) -> str | None:
-    from pdfminer.high_level import extract_pages
     from pdfminer.layout import LTChar, LTTextContainer, LTTextLine
 
+    from minirag.ingest.pdf_visible import visible_pages
+
     lines: list[tuple[float, str]] = []
-    for page in extract_pages(io.BytesIO(data), maxpages=1):
+    for page in visible_pages(data, maxpages=1):
         for box in page:
             if not isinstance(box, LTTextContainer):
                 continue
