@@ -116,6 +116,26 @@ def test_a_sheets_title_row_dates_whole_numbers_and_formula_values_read_as_excel
         "## Notes\n\nApproved by the board on 12 March.")
 
 
+def test_a_cell_whose_format_shows_nothing_for_its_value_is_empty(tmp_path):
+    """`;;;` is Excel's way to hide a cell's contents (the cell shows empty); `0;-0;;@` hides zeros
+    only. The hidden text had been indexed as if shown."""
+    import openpyxl
+
+    book = openpyxl.Workbook()
+    sheet = book.active
+    rows = [("Item", "Price", "Note"), ("Widget", 10, "Hidden instructions"), ("Gadget", 0, "Shown note"),
+            ("Gizmo", -4, "Another")]
+    formats = {"C2": ";;;", "B3": "0;-0;;@", "B4": "0;-0;;@"}
+    for row in rows:
+        sheet.append(row)
+    for cell, number_format in formats.items():
+        sheet[cell].number_format = number_format
+    book.save(tmp_path / "a.xlsx")
+    assert convert_file(tmp_path / "a.xlsx").markdown.endswith(
+        "| Item | Price | Note |\n| --- | --- | --- |\n| Widget | 10 |  |\n| Gadget |  | Shown note |\n"
+        "| Gizmo | -4 | Another |")
+
+
 def _with_part(workbook: bytes, part: str, replacements: dict[bytes, bytes], *, stored: bool = False) -> bytes:
     """`workbook` with `part`'s placeholders replaced by the bytes Excel writes there."""
     source, patched = io.BytesIO(workbook), io.BytesIO()

@@ -9,7 +9,8 @@ Here openpyxl gives each cell's value (a formula's as Excel last computed it), a
 - rows and columns with no text are left out, so a table starts where its data does;
 - leading rows that hold one cell (a sheet's title, a note) above a wider table are
   paragraphs before it, not its header;
-- a date is a date, a whole number has no `.0`, a percentage format shows as one;
+- a date is a date, a whole number has no `.0`, a percentage format shows as one, and a cell
+  whose format has an empty section for its value (`;;;`, Excel's way to hide a cell) is empty;
 - text is decoded from the `_xHHHH_` escapes openpyxl leaves in it (`_unescaped`);
 - a sheet with no text is left out, and so is a very hidden one (only a macro can show it; a
   hidden sheet, which a reader can unhide, is read).
@@ -77,12 +78,15 @@ def sheet_markdown(grid: list[list[str]]) -> str:
 
 
 def _shown(cell) -> str:
-    """A cell's value as Excel shows it, as far as its type and a percentage format say."""
+    """A cell's value as Excel shows it, as far as its type, a percentage format and an empty
+    format section say."""
     value = getattr(cell, "value", None)
     if value is None:
         return ""
     if isinstance(value, bool):
         return "TRUE" if value else "FALSE"
+    if _hidden_by_format(value, getattr(cell, "number_format", "") or ""):
+        return ""
     if isinstance(value, datetime.datetime):
         return value.date().isoformat() if value.time() == datetime.time() else value.isoformat(sep=" ")
     if isinstance(value, (datetime.date, datetime.time)):
@@ -92,6 +96,33 @@ def _shown(cell) -> str:
             return f"{number_text(value * 100)}%"
         return number_text(value)
     return _unescaped(str(value)).strip()
+
+
+_SECTION_BREAK = re.compile(r'"[^"]*"|\\.|;')  # a quoted literal and an escaped character hold no break
+
+
+def _hidden_by_format(value, number_format: str) -> bool:
+    """Whether the number format's section for the value is empty, so Excel shows nothing: `;;;`
+    is Excel's own way to hide a cell's contents (`0;;` hides the negative numbers and zeros).
+    A format's sections are for positive, negative and zero numbers and for text; with two, the
+    first is for zero too; one is for every number; text has its own only in a fourth."""
+    if ";" not in number_format:
+        return False
+    sections, start = [], 0
+    for part in _SECTION_BREAK.finditer(number_format):
+        if part.group() == ";":
+            sections.append(number_format[start:part.start()])
+            start = part.end()
+    sections.append(number_format[start:])
+    if isinstance(value, str):
+        return len(sections) >= 4 and not sections[3].strip()
+    if isinstance(value, (int, float)):
+        if len(sections) == 1 or value > 0 or (value == 0 and len(sections) == 2):
+            section = sections[0]
+        else:
+            section = sections[1] if value < 0 else sections[2]
+        return not section.strip()
+    return len(sections) >= 3 and not sections[0].strip() and not sections[1].strip() and not sections[2].strip()
 
 
 def _unescaped(text: str) -> str:
