@@ -7,6 +7,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -365,6 +366,20 @@ def test_a_member_claiming_more_compressed_bytes_than_the_archive_holds_for_it_i
     assert zipfile.ZipFile(io.BytesIO(lying)).read("word/document.xml") == b"<w:p/>" * 1_000_000
     with pytest.raises(ConversionFailed, match="word/document.xml claims 70000 compressed bytes"):
         convert.check_zip(lying, "lying.docx", "DOCX")
+
+
+@pytest.mark.parametrize("suffix", [".docx", ".pptx", ".epub", ".xlsx"])
+def test_a_zip_with_bytes_cut_from_its_middle_is_named_corrupt_in_one_line(suffix):
+    """4 KiB cut out of a document's middle put its members' headers before the archive's start:
+    `ValueError: negative seek value`, raised bare from convert_document for a DOCX."""
+    from minirag.errors import ConversionFailed
+    from minirag.ingest.convert import convert_document
+
+    whole = next((FIXTURES / "docs").glob(f"*{suffix}")).read_bytes()
+    middle = len(whole) // 2
+    cut = whole[:middle - 2048] + whole[middle + 2048:]
+    with pytest.raises(ConversionFailed, match=rf"^cut{re.escape(suffix)}: not a valid .* file \(corrupt or truncated zip"):
+        convert_document(cut, suffix, f"cut{suffix}")
 
 
 def _epub(spine: list[str], chapters: dict[str, bytes], missing: tuple[str, ...] = ()) -> bytes:

@@ -328,7 +328,7 @@ def check_zip(data: bytes, name: str, kind: str) -> zipfile.ZipFile:
         members = archive.infolist()
     except (zipfile.BadZipFile, OSError, ValueError) as exc:
         raise ConversionFailed(f"{name}: not a valid {kind} file (corrupt or truncated zip: {exc})") from None
-    _check_claims(members, len(data), name)
+    _check_claims(members, len(data), name, kind)
     for member in members:
         if member.flag_bits & _ENCRYPTED:
             raise ConversionFailed(f"{name}: encrypted (password required); {member.filename[:100]} cannot be "
@@ -353,11 +353,14 @@ def check_zip(data: bytes, name: str, kind: str) -> zipfile.ZipFile:
     return archive
 
 
-def _check_claims(members: list[zipfile.ZipInfo], size: int, name: str) -> None:
+def _check_claims(members: list[zipfile.ZipInfo], size: int, name: str, kind: str) -> None:
     """Refuse a member whose compressed size, as the central directory gives it, is more than the
     bytes between its local header and the next: readers inflate by that claim, so an inflated
     one makes a bomb's ratio look honest."""
     starts = sorted({member.header_offset for member in members})
+    if starts and (starts[0] < 0 or starts[-1] >= size):  # bytes cut from the middle, or a bad offset
+        raise ConversionFailed(f"{name}: not a valid {kind} file (corrupt or truncated zip: a member's data lies "
+                               "outside the archive)")
     for member in members:
         at = bisect.bisect_right(starts, member.header_offset)
         room = (starts[at] if at < len(starts) else size) - member.header_offset
