@@ -128,6 +128,23 @@ def test_an_attribute_value_with_a_long_run_of_blanks_is_read_in_linear_time():
     assert grows_linearly(asciidoc_to_markdown, lambda repeats: ":a: x" + " " * repeats * 4 + "y\n\n{a}\n")
 
 
+def test_an_attribute_value_referring_to_others_is_expanded_where_it_is_set_and_unset_by_a_bang():
+    """Asciidoctor replaces the references in an attribute's value when it is set, so the common
+    `:url-repo: {url-org}/widget` kept `{url-org}` in the text and broke its link."""
+    source = (":url-org: https://github.com/example\n:url-repo: {url-org}/widget\n:product: Widget\n"
+              ":product-full: {product} Enterprise Server\n:draft: yes\n:draft!:\n\n"
+              "Install {product-full} from {url-repo}[the repository]. {draft}\n")
+    assert asciidoc_to_markdown(source) == (
+        "Install Widget Enterprise Server from [the repository](https://github.com/example/widget). {draft}\n")
+
+
+def test_attribute_values_doubling_one_another_stop_growing_at_the_text_limit():
+    """Each value twice the one before, sixty times over: 2^60 copies of a word, unless expansion is
+    bounded. Past the budget a reference stays as written."""
+    bomb = ":a0: word\n" + "".join(f":a{n + 1}: {{a{n}}}{{a{n}}}\n" for n in range(60)) + "\n{a60}\n"
+    assert asciidoc_to_markdown(bomb) == "{a60}\n"
+
+
 def test_the_real_asciidoctor_syntax_reference_reads_without_markup():
     reference = Path(__file__).parent / "fixtures/docs/adoc_asciidoctor_syntax.adoc"
     markdown = asciidoc_to_markdown(reference.read_text())

@@ -16,7 +16,8 @@ other and its markup is words no reader sees (`[source,java]`, `:toc: left`,
   (`Note:`); lists become Markdown lists, a description list item (`term:: text`)
   `term: text`;
 - what renders as nothing goes: comments (`// ...`), attribute entries (`:name: value`,
-  whose value then replaces `{name}` in the text), block attribute and anchor lines,
+  whose value, its own references replaced where it is set, then replaces `{name}` in the text;
+  `:name!:` unsets it), block attribute and anchor lines,
   `include::`, `toc::[]`, conditional directives (their content stays);
 - inline markup renders as Markdown: `link:url[text]` and `https://url[text]` as links,
   `<<id,text>>` and `xref:doc.adoc[text]` as their text, `image:file[alt]` its alt text,
@@ -33,6 +34,7 @@ import re
 from minirag.errors import ConversionFailed
 from minirag.ingest.html_markdown import fenced, html_to_markdown
 from minirag.ingest.markup_lines import labelled, next_after
+from minirag.ingest.text_limit import MAX_TEXT_CHARS
 from minirag.ingest.text_repair import escape_headings
 
 MAX_NESTING = 20
@@ -77,6 +79,21 @@ def asciidoc_to_markdown(text: str) -> str:
 class _Reader:
     def __init__(self, attributes: dict[str, str]) -> None:
         self.attributes = attributes  # attribute entries met so far, for `{name}` in the text
+        # What `{name}` references may still add, over the whole document: a value referring to one
+        # before it twice, sixty times over, would otherwise grow past any memory.
+        self.expansion_left = MAX_TEXT_CHARS
+
+    def expanded(self, text: str) -> str:
+        """`text` with each `{name}` of an attribute set so far (or a built-in one) replaced by its
+        value; a reference past the expansion budget, or to no attribute, stays as written."""
+        def value(reference: re.Match) -> str:
+            found = self.attributes.get(reference.group(1), _BUILT_IN.get(reference.group(1)))
+            if found is None or len(found) > self.expansion_left:
+                return reference.group(0)
+            self.expansion_left -= len(found)
+            return found
+
+        return _ATTRIBUTE_REFERENCE.sub(value, text) if "{" in text else text
 
     def read(self, lines: list[str], depth: int) -> list[str]:
         out: list[str] = []
@@ -106,8 +123,10 @@ class _Reader:
             entry = _ATTRIBUTE_ENTRY.match(line)
             if entry:
                 name, value = entry.group(1), (entry.group(2) or "").rstrip(" \t")
-                if not name.startswith("!") and not name.endswith("!"):
-                    self.attributes[name] = value
+                if name.startswith("!") or name.endswith("!"):  # `:name!:` unsets it
+                    self.attributes.pop(name.strip("!"), None)
+                else:  # references in a value are replaced where it is set, as Asciidoctor does
+                    self.attributes[name] = self.expanded(value)
                 index += 1
                 continue
             if _BLOCK_ATTRIBUTES.match(stripped):
@@ -191,9 +210,7 @@ class _Reader:
         return self.inline(line)
 
     def inline(self, text: str) -> str:
-        if "{" in text:
-            text = _ATTRIBUTE_REFERENCE.sub(
-                lambda m: self.attributes.get(m.group(1), _BUILT_IN.get(m.group(1), m.group(0))), text)
+        text = self.expanded(text)
         if "<<" in text:
             text = _CROSS_REFERENCE.sub(lambda m: (m.group(2) or m.group(1)).strip(), text)
         if "[" not in text:
