@@ -171,7 +171,21 @@ def hidden_by_markup(attributes: Mapping[str, str | None]) -> bool:
     if "hidden" in attributes:
         return True
     style = attributes.get("style") or ""
-    return _HIDING_STYLE.search(style) is not None
+    return _HIDING_STYLE.search(_without_comments(style)) is not None
+
+
+def _without_comments(css: str) -> str:
+    """An inline style with its comments as spaces, as a browser reads it (`/*x*/display:none`
+    hides); an unclosed comment runs to the end. One pass: a pattern would rescan a run of `/*`."""
+    if "/*" not in css:
+        return css
+    kept, at = [], 0
+    while (start := css.find("/*", at)) != -1:
+        kept.append(css[at:start] + " ")
+        end = css.find("*/", start + 2)
+        at = len(css) if end == -1 else end + 2
+    kept.append(css[at:])
+    return "".join(kept)
 
 
 def _shown_alternative(el) -> bool:
