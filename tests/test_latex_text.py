@@ -200,6 +200,16 @@ def test_text_commented_out_with_iffalse_or_set_as_a_phantom_prints_nothing():
     assert latex_to_markdown(source)[0] == "Kept. Kept too. but this and spacing.\n"
 
 
+def test_the_branch_a_conditional_of_known_value_does_not_take_prints_nothing():
+    """`\\iftrue ... \\else old \\fi` and a `\\newif` switch set false (draft notes) printed both
+    branches: text the typeset page never shows was indexed."""
+    source = ("\\newif\\ifdraft\\draftfalse\\newif\\iffinal\\finaltrue\\newif\\ifnotes"
+              "\\begin{document}A \\iftrue kept \\else old \\fi B \\ifdraft TODO: fix \\fi C "
+              "\\iffinal final \\else draft copy \\fi D \\ifnotes a note \\fi E "
+              "\\iftrue outer \\ifx\\a\\a both \\else branches \\fi \\else gone \\fi F\\end{document}")
+    assert latex_to_markdown(source)[0] == "A kept B C final D E outer both branches F\n"
+
+
 def test_a_users_command_with_arguments_is_expanded_with_them():
     source = ("\\newcommand{\\tool}[1]{the \\textbf{#1} tool}\\newcommand{\\pkg}[2][Python]{#1 package #2}"
               "\\def\\pair#1#2{#2 and #1}\\begin{document}Use \\tool{grep}, the \\pkg{numpy} and \\pkg[R]{dplyr}; "

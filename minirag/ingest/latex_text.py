@@ -23,8 +23,9 @@ words are broken by markup no reader sees (`r\\'esum\\'e`, `hyphen\\-ation`,
   expanded, its arguments in place of `#1` ... `#9`;
 - what prints nothing goes: comments, the preamble, `\\label`, `\\ref`, spacing,
   `\\includegraphics`, `\\input` and `\\include` (never followed), `comment`
-  environments, text commented out with `\\iffalse` ... `\\fi`, `\\phantom`'s, everything after
-  `\\end{document}`.
+  environments, text commented out with `\\iffalse` ... `\\fi`, the `\\else` of `\\iftrue`, the branch
+  a `\\newif` switch set by `\\drafttrue` / `\\draftfalse` does not take, `\\phantom`'s, everything
+  after `\\end{document}`.
 
 Commands the reader does not know print their arguments' text. One scan tokenizes the
 source (latex_tokens.py); every delimiter is paired once, over the token list; rendering visits each token
@@ -52,6 +53,9 @@ _PLACEHOLDER = re.compile("\x02([1-9])\x03")
 _CONDITIONALS = frozenset({"if", "ifx", "ifnum", "ifdim", "ifodd", "ifcase", "ifcat", "ifeof", "iftrue", "iffalse",
                            "ifmmode", "ifvmode", "ifhmode", "ifinner", "ifvoid", "ifhbox", "ifvbox", "ifdefined",
                            "ifcsname", "iffontchar", "ifincsname", "ifpdf", "ifxetex", "ifluatex"})
+_DEFINING = frozenset({"newif", "let", "def", "gdef", "edef", "xdef", "newcommand", "renewcommand",
+                       "providecommand", "DeclareRobustCommand"})  # what a name after them is made by
+_LET = frozenset({"let"})
 _DEF_PARAMETERS = re.compile(r"(?:#[1-9])+")  # `\def\name#1#2`: delimited parameters are not read
 MAX_EXPANSION_CHARS = 1_000_000  # all expansions of user commands together, past the source's own length
 _MARK = "\x01"  # opens an output line that is Markdown syntax (a heading, code), not text to escape
@@ -173,6 +177,7 @@ class _Reader:
         # Conditionals a `\\newif\\ifdraft` makes, closed by `\\fi` as TeX's own are.
         self.switches = {after.value for token, after in pairwise(tokens)
                          if token.kind == "word" and token.value == "newif" and after.kind == "word"}
+        self.skips = self.branches_not_taken()
         self.expanded: dict[str, str] = {}
         self.expanding: set[str] = set()
         self.budget = MAX_EXPANSION_CHARS + sum(len(t.value) for t in tokens)
@@ -205,8 +210,8 @@ class _Reader:
                 if close is not None and close <= end and depth < MAX_NESTING:
                     out.append(self.render(index, close, depth + 1))
                     index = close + 1
-            elif token.kind == "word" and token.value == "iffalse":
-                index = self.past_false(index, end)
+            elif token.kind == "word" and index - 1 in self.skips:
+                index = min(self.skips[index - 1], end)
             elif token.kind == "word":
                 text, index = self.command(token.value, index, end, depth)
                 if not text and index < end and self.tokens[index].kind == "optopen" and _unknown(token.value):
@@ -236,25 +241,55 @@ class _Reader:
                 out.append({"optopen": "[", "optclose": "]", "amp": "&"}[token.kind])
         return "".join(out)
 
-    def past_false(self, index: int, end: int) -> int:
-        """Where text prints again after `\\iffalse` (commenting out, as authors do): past its own
-        `\\else` or `\\fi`, conditionals inside it counted (each `\\if...` pairs with a `\\fi`). Without
-        either, TeX prints nothing up to the end."""
-        level = 1
-        while index < end:
-            token = self.tokens[index]
-            index += 1
-            if token.kind != "word":
+    def branches_not_taken(self) -> dict[int, int]:
+        """Where text prints nothing, as a token index and the index text prints again at, for the
+        conditionals whose value the source tells: `\\iffalse` (commenting out, as authors do) up to
+        its own `\\else` or `\\fi`, `\\iftrue` from its `\\else` to its `\\fi`, and a `\\newif`
+        switch as the `\\drafttrue` / `\\draftfalse` last set before it leaves it (false at first).
+        Conditionals of any kind pair with their `\\else` and `\\fi` in one pass; one without a
+        `\\fi` prints nothing to the end, as in TeX. Other conditionals print both branches."""
+        setting = {switch[2:] + value: (switch, value == "true") for switch in self.switches
+                   for value in ("true", "false")}
+        state = dict.fromkeys(self.switches, False)
+        known: dict[int, bool] = {}
+        open_ones: list[tuple[int, int | None]] = []  # an open conditional: its index, its `\\else`
+        skips: dict[int, int] = {}
+        for index, token in enumerate(self.tokens):
+            if token.kind != "word" or self.named(index):
                 continue
-            if token.value in _CONDITIONALS or token.value in self.switches:
-                level += 1
-            elif token.value == "fi":
-                level -= 1
-                if not level:
-                    return index
-            elif token.value == "else" and level == 1:
-                return index  # its `\\fi` prints nothing
-        return end
+            name = token.value
+            if name in setting:
+                switch, value = setting[name]
+                state[switch] = value
+            elif name in _CONDITIONALS or name in self.switches:
+                open_ones.append((index, None))
+                if name in ("iftrue", "iffalse") or name in self.switches:
+                    known[index] = name == "iftrue" or (name in self.switches and state[name])
+            elif name == "else" and open_ones and open_ones[-1][1] is None:
+                opened = open_ones[-1][0]
+                open_ones[-1] = (opened, index)
+                if known.get(opened) is False:
+                    skips[opened] = index + 1
+            elif name == "fi" and open_ones:
+                opened, otherwise = open_ones.pop()
+                if known.get(opened) is False and otherwise is None:
+                    skips[opened] = index + 1
+                elif known.get(opened) is True and otherwise is not None:
+                    skips[otherwise] = index + 1
+        for opened, otherwise in open_ones:  # never closed
+            if known.get(opened) is False and otherwise is None:
+                skips[opened] = len(self.tokens)
+            elif known.get(opened) is True and otherwise is not None:
+                skips[otherwise] = len(self.tokens)
+        return skips
+
+    def named(self, index: int) -> bool:
+        """Whether the command at `index` is named, not used: `\\newif\\ifdraft`, both names of
+        `\\let\\ifdraft\\iftrue`."""
+        def word(at: int, names: frozenset[str]) -> bool:
+            return at >= 0 and self.tokens[at].kind == "word" and self.tokens[at].value in names
+
+        return word(index - 1, _DEFINING) or word(index - 2, _LET)
 
     def argument(self, index: int, end: int, depth: int) -> tuple[str | None, int]:
         """The next braced argument's rendered text (optional ones skipped), and the index past it."""
