@@ -101,6 +101,16 @@ def test_a_date_past_9999_reads_as_its_number_not_an_error():
         assert convert_document(data, ".xls", "dates.xls").markdown == f"## S0\n\n{shown}"
 
 
+def test_a_cell_whose_format_shows_nothing_is_empty_as_in_xlsx():
+    """A FORMAT record `;;;` (Excel's way to hide a cell's contents) named by a cell's XF."""
+    hiding = biff.record(0x041E, struct.pack("<HHB", 164, 3, 0) + b";;;")  # FORMAT 164, a compressed string
+    data = xls(hiding + biff.cell_format(164) + biff.cell_format(0),
+               [b"".join(biff.number(row, column, 0 if value == 5 else 1, float(value))
+                         for row, values in enumerate(((5, 7, 6), (8, 9, 10))) for column, value in enumerate(values))])
+    assert convert_document(data, ".xls", "hidden.xls").markdown == \
+        "## S0\n\n|  | 7 | 6 |\n| --- | --- | --- |\n| 8 | 9 | 10 |"
+
+
 def test_an_excel_97_workbook_reads_as_its_sheets_with_dates_and_numbers_as_excel_shows_them():
     markdown = convert_file(DOCS / "xls_excel_parseexcel_test97j.xls").markdown
     assert markdown.startswith("## Sheet1-ASC\n\n| ASC | This Data is 'ASC Only' |\n| --- | --- |\n"

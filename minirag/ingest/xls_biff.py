@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 
 from minirag.errors import ConversionFailed
 from minirag.ingest.cfb import CompoundFile, CompoundFileError
+from minirag.ingest.number_format import hidden_by_format
 from minirag.ingest.rtf_tokens import code_page
 from minirag.ingest.sheet_limits import MAX_SHEET_CELLS
 from minirag.ingest.text_limit import MAX_TEXT_CHARS
@@ -55,11 +56,18 @@ class _Book:
     dates_1904: bool = False
     strings: list[str] = field(default_factory=list)
     formats: dict[int, bool] = field(default_factory=dict)  # format id -> shows a date
+    format_codes: dict[int, str] = field(default_factory=dict)  # format id -> its code, as the file defines it
     xf_dates: list[bool] = field(default_factory=list)  # per XF, in order: shows a date
+    xf_formats: list[int] = field(default_factory=list)  # per XF, in order: its format id
     sheets: list[tuple[str, int]] = field(default_factory=list)  # name, the offset of its BOF
 
     def is_date(self, xf: int) -> bool:
         return 0 <= xf < len(self.xf_dates) and self.xf_dates[xf]
+
+    def hides(self, xf: int, value: float | str) -> bool:
+        """Whether the cell's format shows nothing for `value` (`;;;`: number_format.py)."""
+        code = self.format_codes.get(self.xf_formats[xf]) if 0 <= xf < len(self.xf_formats) else None
+        return code is not None and hidden_by_format(value, code)
 
 
 def is_old_worksheet(data: bytes) -> bool:
@@ -189,9 +197,11 @@ def _globals(stream: bytes, book: _Book, name: str) -> None:
             number, = struct.unpack_from("<H", data)
             text = _string(data, 2, book, wide_count=True)[0] if book.biff8 else _byte_string(data, 2, book)
             book.formats[number] = bool(_DATE_CODES.search(_QUOTED.sub("", text)))
+            book.format_codes[number] = text
         elif kind == _XF and len(data) >= 4:
             number, = struct.unpack_from("<H", data, 2)
             book.xf_dates.append(book.formats.get(number, number in _DATE_FORMATS))
+            book.xf_formats.append(number)
         elif kind == _BOUNDSHEET and len(data) >= 7:
             offset, = struct.unpack_from("<I", data)
             # A worksheet (charts and macro sheets are 2 and 1) that Excel can show: a very hidden one
@@ -353,12 +363,15 @@ def _value(kind: int, data: bytes, xf: int, book: _Book) -> tuple[str | None, tu
     """A cell record's shown value; the second item is set where a STRING record brings it."""
     if kind == _LABELSST:
         index, = struct.unpack_from("<I", data, 6)
-        return (book.strings[index] if index < len(book.strings) else None), None
+        text = book.strings[index] if index < len(book.strings) else None
+        return ("" if text is not None and book.hides(xf, text) else text), None
     if kind in (_LABEL, _RSTRING):
         if book.biff8:
-            return _string(data, 6, book, wide_count=True)[0], None
-        count, = struct.unpack_from("<H", data, 6)
-        return data[8:8 + count].decode(book.codec, "replace"), None
+            text = _string(data, 6, book, wide_count=True)[0]
+        else:
+            count, = struct.unpack_from("<H", data, 6)
+            text = data[8:8 + count].decode(book.codec, "replace")
+        return ("" if book.hides(xf, text) else text), None
     if kind == _NUMBER:
         return _shown(struct.unpack_from("<d", data, 6)[0], xf, book), None
     if kind == _RK:
@@ -388,7 +401,7 @@ def _rk(rk: int) -> float:
 
 
 def _shown(value: float, xf: int, book: _Book) -> str:
-    if value != value or value in (float("inf"), float("-inf")):
+    if value != value or value in (float("inf"), float("-inf")) or book.hides(xf, value):
         return ""
     if book.is_date(xf) and 0 <= value < 2958466:  # through 9999-12-31
         base = datetime.datetime(1904, 1, 1) if book.dates_1904 else datetime.datetime(1899, 12, 30)

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 from minirag._compat.openpyxl import load_workbook
 from minirag.ingest.csv_table import markdown_table
+from minirag.ingest.number_format import hidden_by_format
 
 # ST_Xstring's escape (ECMA-376 Part 1, 22.9.2.19): four hex digits, of either case, naming one
 # UTF-16 code unit. A carriage return is matched with the line feed that may follow it.
@@ -85,7 +86,7 @@ def _shown(cell) -> str:
         return ""
     if isinstance(value, bool):
         return "TRUE" if value else "FALSE"
-    if _hidden_by_format(value, getattr(cell, "number_format", "") or ""):
+    if hidden_by_format(value, getattr(cell, "number_format", "") or ""):
         return ""
     if isinstance(value, datetime.datetime):
         return value.date().isoformat() if value.time() == datetime.time() else value.isoformat(sep=" ")
@@ -96,33 +97,6 @@ def _shown(cell) -> str:
             return f"{number_text(value * 100)}%"
         return number_text(value)
     return _unescaped(str(value)).strip()
-
-
-_SECTION_BREAK = re.compile(r'"[^"]*"|\\.|;')  # a quoted literal and an escaped character hold no break
-
-
-def _hidden_by_format(value, number_format: str) -> bool:
-    """Whether the number format's section for the value is empty, so Excel shows nothing: `;;;`
-    is Excel's own way to hide a cell's contents (`0;;` hides the negative numbers and zeros).
-    A format's sections are for positive, negative and zero numbers and for text; with two, the
-    first is for zero too; one is for every number; text has its own only in a fourth."""
-    if ";" not in number_format:
-        return False
-    sections, start = [], 0
-    for part in _SECTION_BREAK.finditer(number_format):
-        if part.group() == ";":
-            sections.append(number_format[start:part.start()])
-            start = part.end()
-    sections.append(number_format[start:])
-    if isinstance(value, str):
-        return len(sections) >= 4 and not sections[3].strip()
-    if isinstance(value, (int, float)):
-        if len(sections) == 1 or value > 0 or (value == 0 and len(sections) == 2):
-            section = sections[0]
-        else:
-            section = sections[1] if value < 0 else sections[2]
-        return not section.strip()
-    return len(sections) >= 3 and not sections[0].strip() and not sections[1].strip() and not sections[2].strip()
 
 
 def _unescaped(text: str) -> str:
