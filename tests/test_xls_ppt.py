@@ -102,13 +102,17 @@ def test_a_date_past_9999_reads_as_its_number_not_an_error():
 
 
 def test_a_cell_whose_format_shows_nothing_is_empty_as_in_xlsx():
-    """A FORMAT record `;;;` (Excel's way to hide a cell's contents) named by a cell's XF."""
+    """A FORMAT record `;;;` (Excel's way to hide a cell's contents) named by a cell's XF, on a number
+    and on a formula's text result (which a STRING record after the formula carries)."""
     hiding = biff.record(0x041E, struct.pack("<HHB", 164, 3, 0) + b";;;")  # FORMAT 164, a compressed string
+    formula = biff.record(0x0006, struct.pack("<HHH", 1, 2, 0) + b"\0" * 6 + b"\xff\xff" + bytes(8))
+    text = biff.record(0x0207, struct.pack("<HB", 6, 0) + b"Secret")
     data = xls(hiding + biff.cell_format(164) + biff.cell_format(0),
                [b"".join(biff.number(row, column, 0 if value == 5 else 1, float(value))
-                         for row, values in enumerate(((5, 7, 6), (8, 9, 10))) for column, value in enumerate(values))])
+                         for row, values in enumerate(((5, 7, 6), (8, 9, 10))) for column, value in enumerate(values))
+                + formula + text])
     assert convert_document(data, ".xls", "hidden.xls").markdown == \
-        "## S0\n\n|  | 7 | 6 |\n| --- | --- | --- |\n| 8 | 9 | 10 |"
+        "## S0\n\n|  | 7 | 6 |\n| --- | --- | --- |\n| 8 | 9 |  |"
 
 
 def test_an_excel_97_workbook_reads_as_its_sheets_with_dates_and_numbers_as_excel_shows_them():

@@ -310,7 +310,7 @@ def _shared_strings(parts: list[bytes], book: _Book) -> list[str]:
 
 def _sheet(stream: bytes, offset: int, book: _Book, end: int | None = None) -> tuple[list[list[str]], int]:
     cells: dict[tuple[int, int], str] = {}
-    pending: tuple[int, int] | None = None  # a formula whose string value the next STRING record holds
+    pending: tuple[int, int, int] | None = None  # a formula whose string value the next STRING record holds
     started = False
     for kind, data in _records(stream, offset, end):
         if kind == _BOF:
@@ -326,17 +326,18 @@ def _sheet(stream: bytes, offset: int, book: _Book, end: int | None = None) -> t
             if kind == _STRING and pending is not None:
                 value = _string(data, 0, book, wide_count=True)[0] if book.biff8 else \
                     data[2:2 + struct.unpack_from("<H", data)[0]].decode(book.codec, "replace")
-                cells[pending] = value
+                row, column, xf = pending
+                cells[row, column] = "" if book.hides(xf, value) else value
                 pending = None
                 continue
             pending = None
             if kind in (_LABELSST, _LABEL, _RSTRING, _NUMBER, _RK, _FORMULA, _BOOLERR) and len(data) >= 6:
                 row, column, xf = struct.unpack_from("<HHH", data)
-                value, pending = _value(kind, data, xf, book)
+                value, awaited = _value(kind, data, xf, book)
                 if value is not None and column < MAX_COLUMNS:
                     cells[row, column] = value
-                if pending is not None:
-                    pending = (row, column)
+                if awaited is not None:
+                    pending = (row, column, xf)
             elif kind == _MULRK and len(data) >= 6:
                 row, first = struct.unpack_from("<HH", data)
                 for index in range((len(data) - 6) // 6):
