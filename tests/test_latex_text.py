@@ -210,6 +210,16 @@ def test_the_branch_a_conditional_of_known_value_does_not_take_prints_nothing():
     assert latex_to_markdown(source)[0] == "A kept B C final D E outer both branches F\n"
 
 
+def test_a_switch_in_a_commands_body_is_tested_where_it_runs_so_both_branches_print():
+    """Review: a switch tested in a `\\newcommand` body took its state where the command was
+    defined (`\\answerstrue` set after it: the answers lost), and a setter in a body never run
+    flipped it; `\\let\\x=\\iffalse` made the rest of a document a conditional."""
+    exam = ("\\newif\\ifanswers\\newcommand{\\answer}[1]{\\ifanswers Answer: #1\\else (space)\\fi}\\answerstrue"
+            "\\newcommand{\\finalmode}{\\answersfalse}\\let\\hide=\\iffalse"
+            "\\begin{document}Q. \\answer{Four.} \\ifanswers Shown.\\else Not shown.\\fi\\end{document}")
+    assert latex_to_markdown(exam)[0] == "Q. Answer: Four.(space) Shown.\n"
+
+
 def test_a_users_command_with_arguments_is_expanded_with_them():
     source = ("\\newcommand{\\tool}[1]{the \\textbf{#1} tool}\\newcommand{\\pkg}[2][Python]{#1 package #2}"
               "\\def\\pair#1#2{#2 and #1}\\begin{document}Use \\tool{grep}, the \\pkg{numpy} and \\pkg[R]{dplyr}; "

@@ -245,7 +245,9 @@ class _Reader:
         """Where text prints nothing, as a token index and the index text prints again at, for the
         conditionals whose value the source tells: `\\iffalse` (commenting out, as authors do) up to
         its own `\\else` or `\\fi`, `\\iftrue` from its `\\else` to its `\\fi`, and a `\\newif`
-        switch as the `\\drafttrue` / `\\draftfalse` last set before it leaves it (false at first).
+        switch as the `\\drafttrue` / `\\draftfalse` last set before it leaves it (false at first), both
+        outside braces: in a command's body it is set or tested when the command runs, and both
+        branches print.
         Conditionals of any kind pair with their `\\else` and `\\fi` in one pass; one without a
         `\\fi` prints nothing to the end, as in TeX. Other conditionals print both branches."""
         setting = {switch[2:] + value: (switch, value == "true") for switch in self.switches
@@ -254,17 +256,23 @@ class _Reader:
         known: dict[int, bool] = {}
         open_ones: list[tuple[int, int | None]] = []  # an open conditional: its index, its `\\else`
         skips: dict[int, int] = {}
+        depth = 0  # of braces: a switch inside them (a command's body) is set or tested where that runs
         for index, token in enumerate(self.tokens):
+            if token.kind in ("open", "close"):
+                depth = depth + 1 if token.kind == "open" else max(0, depth - 1)
             if token.kind != "word" or self.named(index):
                 continue
             name = token.value
             if name in setting:
                 switch, value = setting[name]
-                state[switch] = value
+                if not depth:
+                    state[switch] = value
             elif name in _CONDITIONALS or name in self.switches:
                 open_ones.append((index, None))
-                if name in ("iftrue", "iffalse") or name in self.switches:
-                    known[index] = name == "iftrue" or (name in self.switches and state[name])
+                if name in ("iftrue", "iffalse"):
+                    known[index] = name == "iftrue"
+                elif name in self.switches and not depth:
+                    known[index] = state[name]
             elif name == "else" and open_ones and open_ones[-1][1] is None:
                 opened = open_ones[-1][0]
                 open_ones[-1] = (opened, index)
@@ -286,10 +294,20 @@ class _Reader:
     def named(self, index: int) -> bool:
         """Whether the command at `index` is named, not used: `\\newif\\ifdraft`, both names of
         `\\let\\ifdraft\\iftrue`."""
-        def word(at: int, names: frozenset[str]) -> bool:
-            return at >= 0 and self.tokens[at].kind == "word" and self.tokens[at].value in names
+        def word_before(at: int) -> int | None:  # skipping blanks and a `\\let`'s `=`, a few tokens back
+            for before in range(at - 1, max(-1, at - 4), -1):
+                token = self.tokens[before]
+                if token.kind == "word":
+                    return before
+                if token.kind != "text" or token.value.strip(" =\t\n"):
+                    return None
+            return None
 
-        return word(index - 1, _DEFINING) or word(index - 2, _LET)
+        previous = word_before(index)
+        if previous is None:
+            return False
+        earlier = word_before(previous)
+        return self.tokens[previous].value in _DEFINING or (earlier is not None and self.tokens[earlier].value in _LET)
 
     def argument(self, index: int, end: int, depth: int) -> tuple[str | None, int]:
         """The next braced argument's rendered text (optional ones skipped), and the index past it."""
