@@ -200,6 +200,21 @@ def test_a_file_or_folder_left_out_is_left_out_however_it_is_named(app, repo):
     assert app.ingest_file(str(repo / "notes/a.md")).chunk_count == 1  # one that no rule names is indexed
 
 
+def test_a_sync_of_a_left_out_folder_still_walks_a_root_inside_it(make_app, docs):
+    """Review: a sync of `.hidden` (a folder no sync enters) holding a root of its own found nothing,
+    so it removed that root's indexed files; a sync of every root keeps them."""
+    inner = docs / ".hidden" / "inner"
+    write(inner / "a.md", "# Inner\n\nA note in the nested root.")
+    write(docs / ".hidden" / "b.md", "# Hidden\n\nNot in any sync.")
+    write(docs / "top.md", "# Top\n\nA note.")
+    app = make_app(base_dirs=[str(docs), str(inner)])
+    app.sync()
+    indexed = sorted(row.source for row in app.index.list_sources())
+    assert indexed == [str(inner / "a.md"), str(docs / "top.md")]
+    progress = app.sync(str(docs / ".hidden"))
+    assert progress.deleted == 0 and sorted(row.source for row in app.index.list_sources()) == indexed
+
+
 @pytest.mark.slow  # waits on real timeouts or file events: about a second
 def test_a_watcher_follows_a_changed_ignore_file(make_app, repo):
     app = make_app()

@@ -18,6 +18,7 @@ from minirag.security import (
     containing_root,
     folder_entries,
     innermost_root,
+    is_under,
     root_changed,
 )
 
@@ -205,6 +206,11 @@ def walk(start: Path, roots: Sequence[Path], unreadable: list[str] | None = None
     start_is_dir = os.path.isdir(start_str)
     if (reason := left_out(start_str, roots, rules, start_is_dir)) is not None:
         ignored.append(Ignored(start_str, reason, start_is_dir))
+        # A root inside what is left out is walked as a sync of every root walks it.
+        inner = [root for root in roots if is_under(str(root), start_str, os.sep) and str(root) != start_str]
+        for root in sorted(inner):
+            if not any(other != root and is_under(str(root), str(other), os.sep) for other in inner):
+                yield from walk(root, roots, unreadable, others, rules, ignored)
         return
     if os.path.isfile(start_str):
         found = _stat_file(start_str, roots, unreadable)
