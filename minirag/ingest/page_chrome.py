@@ -55,6 +55,9 @@ MAX_ALTERNATIVES = 32
 # A declaration of an inline style that hides its element (the last one wins in CSS; any one is taken).
 _HIDING_STYLE = re.compile(r"(?:^|;)\s*(?:display\s*:\s*none|(?:content-)?visibility\s*:\s*(?:hidden|collapse))"
                            r"\s*(?:!\s*important\s*)?(?:;|$)", re.IGNORECASE)
+# A comment, a string or a url(...) of CSS, each to its end or the style's end.
+_CSS_PIECE = re.compile(r"/\*.*?(?:\*/|\Z)|\"(?:[^\"\\]|\\.)*\"?|'(?:[^'\\]|\\.)*'?|url\([^)]*\)?",
+                        re.DOTALL | re.IGNORECASE)
 _SEQUENCE_RELS = frozenset({"prev", "previous", "next", "up", "home", "start", "first", "last", "index",
                             "contents", "top", "parent"})
 _EDIT_HREF = re.compile(r"(?:/edit/|/_edit/|[?&]action=edit\b)")
@@ -176,16 +179,11 @@ def hidden_by_markup(attributes: Mapping[str, str | None]) -> bool:
 
 def _without_comments(css: str) -> str:
     """An inline style with its comments as spaces, as a browser reads it (`/*x*/display:none`
-    hides); an unclosed comment runs to the end. One pass: a pattern would rescan a run of `/*`."""
+    hides); an unclosed comment runs to the end, and `/*` inside a string or a `url(...)` opens
+    none. Each piece the pattern matches ends where its scan did: one pass over the style."""
     if "/*" not in css:
         return css
-    kept, at = [], 0
-    while (start := css.find("/*", at)) != -1:
-        kept.append(css[at:start] + " ")
-        end = css.find("*/", start + 2)
-        at = len(css) if end == -1 else end + 2
-    kept.append(css[at:])
-    return "".join(kept)
+    return _CSS_PIECE.sub(lambda piece: " " if piece.group().startswith("/*") else piece.group(), css)
 
 
 def _shown_alternative(el) -> bool:

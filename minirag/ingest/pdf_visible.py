@@ -2,11 +2,11 @@
 
 A viewer shows a page's crop box (within its media box) and nothing outside it; pdfminer kept
 every character, so text set far off the page (at 5000, 5000 on a letter-size page), which no
-reader sees and `pdftotext` leaves out, was read, and first. Text that hides from the reader may
-still speak to an agent reading the result: a character drawn outside the page's
-visible area wholly is left out, as pdftotext leaves it out and as each reader leaves hidden
-text out (one the page's edge cuts is kept: a line of code set too long goes on past it). Both devices the PDF reader
-uses (the page's text, the first page's title) keep to it.
+reader sees, was read, and first. Text that hides from the reader may still speak to an agent
+reading the result: a character drawn wholly outside the visible area is left out, as each
+reader leaves hidden text out (pdftotext leaves out what lies off the media box, and keeps what
+only the crop box hides); one the page's edge cuts is kept: a line of code set too long goes on
+past it. Both devices the PDF reader uses (the page's text, the first page's title) keep to it.
 """
 
 from __future__ import annotations

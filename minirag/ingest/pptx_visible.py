@@ -39,7 +39,7 @@ def shown_pptx(archive: zipfile.ZipFile) -> bytes | None:
         if not _SLIDE.fullmatch(member):
             continue
         data = archive.read(member)
-        if b"hidden=" not in data:
+        if b"hidden" not in data:
             continue
         try:
             root = parsed(data)
