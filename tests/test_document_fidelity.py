@@ -560,7 +560,7 @@ def test_a_slides_shapes_set_not_to_be_drawn_are_left_out_in_pptx_and_odp():
     with io.BytesIO() as out:
         deck.save(out)
         # XML lets a space stand before the `=` (`hidden ="1"`), as LibreOffice reads it.
-        spaced = _with_part(out.getvalue(), "ppt/slides/slide1.xml", {b'hidden="1"': b'hidden ="1"'})
+        spaced = _with_part(out.getvalue(), "ppt/slides/slide1.xml", {b'hidden="1"': b'hidden ="1"', b'hidden="true"': b'hidden ="true"'})
         slides = convert_document(spaced, ".pptx", "deck.pptx").markdown
     assert "Quarterly results" in slides and "Shown with hidden=0" in slides and "Shown plainly" in slides
     assert "Hidden" not in slides and "Grouped" not in slides, slides
