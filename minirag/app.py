@@ -382,13 +382,19 @@ class App:
 
     def _refuse_a_path_meant_as_scope(self, scope: str | None, *, found_nothing: bool) -> None:
         """A relative scope is a data/url source id prefix. One that finds nothing but names a path
-        in a root was meant as that path (file scopes are absolute, as results give them): refused
-        naming it, never answered as an empty result that reads as "nothing on the subject"."""
+        in a root, or in a collection by its name, was meant as that path (file scopes are absolute,
+        as results give them): refused naming it, never answered as an empty result that reads as
+        "nothing on the subject"."""
         if not found_nothing or not scope or os.path.isabs(scope) or "://" in scope or "\x00" in scope:
             return
-        named = [path for root in self.config.roots
-                 if is_under(path := os.path.normpath(os.path.join(root, scope)), str(root), os.sep)
-                 and os.path.lexists(path)]
+        # Under a root, or under a collection named first (`docs/valgrind` for the collection `docs`).
+        first, _, rest = scope.replace(os.sep, "/").partition("/")
+        candidates = [(root, os.path.join(root, scope)) for root in self.config.roots]
+        candidates += [(collection.root, os.path.join(collection.root, rest) if rest else str(collection.root))
+                       for collection in self.config.collections if collection.name == first]
+        named = list(dict.fromkeys(path for root, joined in candidates
+                                   if is_under(path := os.path.normpath(joined), str(root), os.sep)
+                                   and os.path.lexists(path)))
         if named:
             raise InvalidArgument(f"scope {shown(scope, 120)!r} matches no source; a file or folder scope is an "
                                   f"absolute path: {', '.join(shown(path) for path in named)}")

@@ -909,12 +909,17 @@ async def test_a_relative_scope_naming_a_path_under_a_root_is_refused_with_the_a
     """An agent passing `scope: "solar.md"` got an empty result, and could read it as "nothing on
     the subject"; a relative scope that matches no source id but names a path in a root says so."""
     (docs / "solar.md").write_text("# Solar\n\nSolar panels turn light into power.\n")
+    (docs / "energy").mkdir()
     async with connected(make_state()) as client:
         await ok(client, "ingest_file", filePath=str(docs / "solar.md"))
         await ok(client, "ingest_data", data="wind turbines", source="notes/wind")
         message = await refused(client, "query_documents", query="solar panels", scope="solar.md")
         listing = await refused(client, "list_files", scope="solar.md")
         by_id = await ok(client, "query_documents", query="wind", scope="notes")  # an id prefix is still one
+        # The collection's name first, as the server's instructions name it: `docs/energy`.
+        by_collection = await refused(client, "query_documents", query="solar panels", scope="docs/energy")
     expected = f"scope 'solar.md' matches no source; a file or folder scope is an absolute path: {docs / 'solar.md'}"
     assert expected in message and expected in listing
+    assert f"scope 'docs/energy' matches no source; a file or folder scope is an absolute path: {docs / 'energy'}" \
+        in by_collection
     assert [hit["source"] for hit in by_id["results"]] == ["notes/wind"]
