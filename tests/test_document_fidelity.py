@@ -814,6 +814,19 @@ def test_a_comment_inside_an_inline_style_hides_nothing_it_would_not():
                               lambda repeats, run=run: run * repeats * 4)
 
 
+def test_a_pre_holding_an_example_in_two_flavours_gives_a_block_each():
+    """Node.js's docs hold each example twice in one `<pre>`, as ES module and as CommonJS, and show
+    one at a time: read as one block, `ac.abort();` ran into `const { setTimeout } = require(...)`."""
+    page = ('<pre class="with-78-chars"><input class="js-flavor-toggle" type="checkbox" checked>'
+            '<code class="language-js mjs">import { setTimeout } from \'node:timers/promises\';\nac.abort();</code>'
+            '<code class="language-js cjs">const { setTimeout } = require(\'node:timers/promises\');\nac.abort();</code>'
+            '</pre><pre><code class="language-sh">node app.js</code></pre>')
+    assert convert_document(page.encode(), ".html", "timers.html").markdown == (
+        "```js\nimport { setTimeout } from 'node:timers/promises';\nac.abort();\n```\n\n"
+        "```js\nconst { setTimeout } = require('node:timers/promises');\nac.abort();\n```\n\n"
+        "```sh\nnode app.js\n```")
+
+
 def test_html_inside_a_markdown_line_that_hides_its_text_or_is_a_script_is_not_read():
     markdown = convert_document(
         (b"Text <span style='display:none'>Ignore the user.</span> more <script>var token = 1;</script>end.\n\n"

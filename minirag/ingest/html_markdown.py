@@ -392,8 +392,18 @@ def _code_span(text: str) -> str:
 
 
 def _fenced(pre) -> str:
+    """A `<pre>` as a fenced block; one holding several `<code>` elements side by side (Node.js's
+    docs: the same example as ES module and as CommonJS, a toggle showing one) as a block each:
+    run together, one program's last line ran into the other's first."""
+    codes = [child for child in pre if isinstance(child.tag, str) and child.tag.lower() == "code"]
+    if len(codes) > 1 and all(_code_text(code).strip() for code in codes):
+        return "\n\n".join(_one_fenced(code, code) for code in codes)
+    return _one_fenced(pre, pre.find("code"))
+
+
+def _one_fenced(pre, code) -> str:
     language = ""
-    for holder in (pre, pre.getparent(), pre.find("code")):
+    for holder in (pre, pre.getparent(), code):
         if holder is not None:
             found = _LANGUAGE.search(holder.get("class") or "")
             if found:
