@@ -859,7 +859,7 @@ class App:
         `max_chars`, and (`budgeted`) within the response budget; `nextOffset` is where the next
         page starts (None at the end). Pages put back together are the whole text, exactly."""
         from minirag.budget import cost, page_end
-        from minirag.chunking import reconstruct
+        from minirag.chunking import section_bodies
         from minirag.results import page_label
 
         if offset < 0:
@@ -868,16 +868,30 @@ class App:
             raise InvalidArgument(f"maxChars must be 1 or more, got {max_chars}")
         row = self._source_row(key)
         key = row.source
-        sections = self.index.sections(key)
-        text = reconstruct(sections)
+        bodies = section_bodies(self.index.sections(key))
+        text = "\n\n".join(body for _, body in bodies)  # chunking.reconstruct
         if offset > len(text):
             raise InvalidArgument(f"offset {offset} is past the end of {shown(key)} ({len(text)} characters)")
-        spans = [(s.page_start, s.page_end or s.page_start) for s in sections if s.page_start is not None]
-        pages = page_label(spans[0][0], max(end for _, end in spans)) if spans else None
-        empty = ReadResult(key, row.kind, row.title, row.chunk_count, offset, len(text), None, "", pages)
+        placed: list[tuple[int, int, int | None, int | None]] = []  # each section's characters, its pages
+        start = 0
+        for section, body in bodies:
+            placed.append((start, start + len(body), section.page_start, section.page_end or section.page_start))
+            start += len(body) + 2
+
+        def pages_of(low: int, high: int) -> str | None:
+            """The pages of the sections the text from `low` to `high` holds a character of."""
+            spans = [(first, last) for begin, stop, first, last in placed
+                     if first is not None and last is not None and begin < max(high, low + 1) and stop > low]
+            return page_label(min(f for f, _ in spans), max(last for _, last in spans)) if spans else None
+
+        empty = ReadResult(key, row.kind, row.title, row.chunk_count, offset, len(text), None, "",
+                           pages_of(0, len(text)))
         room = self.config.max_response_tokens - cost(payload(empty)) - READ_SLACK_TOKENS if budgeted else None
         end = page_end(text, offset, max_chars, room)
-        return replace(empty, text=text[offset:end], next_offset=end if end < len(text) else None)
+        # The pages of the text returned, so a page read by offset can be cited (the whole
+        # document's range only when it is returned whole).
+        return replace(empty, text=text[offset:end], next_offset=end if end < len(text) else None,
+                       pages=pages_of(offset, end))
 
     @explained
     def neighbors(self, key: str, chunk_index: int, before: int = 1, after: int = 1) -> ChunkWindow:

@@ -211,3 +211,23 @@ def test_a_result_that_cannot_be_cut_is_refused_in_one_line():
     with pytest.raises(MiniragError, match="over MINIRAG_MAX_RESPONSE_TOKENS") as caught:
         within_budget({"text": "x" * 10_000}, 1000)
     assert "\n" not in str(caught.value)
+
+
+def test_a_pdf_read_by_offset_names_the_pages_of_the_text_returned(app, docs):
+    """read_file gave a PDF's whole range (`1-3`) with every page of it: an agent reading on from
+    `nextOffset` could not cite the page it read. (The pages of the sections the text is in: a
+    section is a heading's, here the outline's one a page.)"""
+    from pdf_maker import make_pdf
+
+    topics = ("Otters", "Herons", "Beavers")
+    pages = [[topic, f"Page {n} tells of {topic.lower()}."] + [f"More about them, line {line}." for line in range(40)]
+             for n, topic in enumerate(topics, 1)]
+    (docs / "wildlife.pdf").write_bytes(make_pdf(pages, outline=[(1, topic, n) for n, topic in enumerate(topics)]))
+    app.sync()
+    whole = app.read(str(docs / "wildlife.pdf"))
+    assert whole.pages == "1-3" and whole.next_offset is None
+    start = whole.text.index("Page 2 tells of herons.")
+    second = app.read(str(docs / "wildlife.pdf"), offset=start, max_chars=len("Page 2 tells of herons."))
+    assert second.text == "Page 2 tells of herons." and second.pages == "2"
+    last = app.read(str(docs / "wildlife.pdf"), offset=whole.text.index("Page 3"))
+    assert last.pages == "3" and last.next_offset is None

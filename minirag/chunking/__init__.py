@@ -58,10 +58,16 @@ def reconstruct(sections: list[Section]) -> str:
     (``context_lines``, stored with it since the first index schema), so nothing
     is guessed: a real table whose header equals the previous table's stays whole.
     """
-    bodies: list[str] = []
+    return "\n\n".join(body for _, body in section_bodies(sections))
+
+
+def section_bodies(sections: list[Section]) -> list[tuple[Section, str]]:
+    """Each section that holds text, with its text less its repeated context lines: what
+    `reconstruct` puts together, a blank line between two."""
+    bodies: list[tuple[Section, str]] = []
     for section in sections:
         lines = section.text.split("\n")
         body = "\n".join(lines[section.context_lines:]).strip("\n")
         if body.strip():
-            bodies.append(body)
-    return "\n\n".join(bodies)
+            bodies.append((section, body))
+    return bodies
