@@ -8,8 +8,8 @@ _SEARCH = """\
 minirag searches the user's local documents: hybrid semantic + exact-keyword search.
 - query_documents: a focused query, topK 5-10. Pass scope (a folder path or source-id \
 prefix) to narrow the search when you know where to look.
-- A hit's text is the passage that matched; parents[hit.parentId] is its whole section. \
-Read the parent before answering.
+- A hit's text is the passage that matched; parents[hit.parentId] is the section it is in \
+(a long one's part around it). Read the parent before answering.
 - For more context use read_chunk_neighbors (source or filePath, chunkIndex); read_file \
 returns a document a page at a time (pass nextOffset as offset for the next page).
 - Results are kept within a token budget; a result that left something out says so in `truncated`.

@@ -40,7 +40,7 @@ from minirag.values import (
 )
 
 QUERY_NEXT = ("ask for fewer results (topK) or narrow scope; a left-out parent is the section around its hit: "
-              "read_chunk_neighbors (source, chunkIndex) or read_file with offset gives it")
+              "read_chunk_neighbors (source, chunkIndex) gives the text around it")
 
 
 def hit_dict(hit: Hit) -> dict:
