@@ -191,6 +191,21 @@ def test_a_list_of_references_to_other_sites_is_content_even_without_a_main_regi
     assert "MDN Web Docs: userAgent" in text and "Safari User Guide" in text
 
 
+def test_an_old_sites_banner_table_is_its_headings_and_its_sidebar_of_outside_links_is_left_out():
+    """libxslt's pages (tables for layout, no landmarks): the title sat in a one-cell table, read
+    as a table of two headings, and the sidebar's "Related links" (downloads, the bug tracker,
+    bindings) above the text was indexed on each of 66 pages: its links leave the site, which made
+    it a list of references."""
+    links = "".join(f'<li><a href="http://site{n}.example.org/">Related site {n}</a></li>' for n in range(6))
+    text = md('<table><tr><td><table bgcolor="#fffacd"><tr><td align="center"><h1>The XSLT C library</h1>'
+              '<h2>Module extra</h2></td></tr></table></td></tr></table>'
+              '<table><tr><td width="200"><table><tr><td><b>Related links</b></td></tr><tr><td><ul>' + links +
+              '</ul></td></tr></table></td><td><p>This module implements some extensions outside the XSLT '
+              'namespace.</p><p>See the <a href="http://exslt.org/">EXSLT site</a> for the others.</p></td></tr></table>')
+    assert text.startswith("# The XSLT C library\n\n## Module extra\n\n")
+    assert "Related site" not in text and "This module implements" in text and "EXSLT site" in text
+
+
 def test_a_list_of_the_sites_pages_between_paragraphs_is_content():
     # LMDB (Doxygen 1.8): the tools list of group__mdb__put.html, no landmarks on the page.
     text = md('<div class="contents"><h3>LMDB Command Line Tools</h3><div class="textblock">The following '

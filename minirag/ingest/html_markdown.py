@@ -349,13 +349,14 @@ _BLOCK_CHILDREN = frozenset({"p", "div", "ul", "ol", "dl", "blockquote", "pre", 
 
 
 def _is_layout(table) -> bool:
-    """A table used for layout, not data: its rows hold one cell each (icons aside), or a cell holds
-    a table, code, or more than one block (docutils wraps every cell's text in one <p>; Doxygen puts
+    """A table used for layout, not data: its rows hold one cell each (icons aside, or a heading in
+    one: an old site's banner, a table of one cell around its title), or a cell holds a table, code,
+    or more than one block (docutils wraps every cell's text in one <p>; Doxygen puts
     a heading row in its member tables)."""
     rows = table.xpath("./tr | ./thead/tr | ./tbody/tr | ./tfoot/tr")
     cells = [[c for c in tr if isinstance(c.tag, str) and c.tag.lower() in ("td", "th")] for tr in rows]
     if rows and all(sum(1 for c in row if not _icon_only(c)) <= 1 for row in cells) and any(
-            _icon_only(c) for row in cells for c in row):
+            _icon_only(c) or any(True for _ in c.iter(*_HEADINGS)) for row in cells for c in row):
         return True
     for cell in (c for row in cells for c in row):
         if any(True for _ in cell.iter(*_NESTED_LAYOUT)):

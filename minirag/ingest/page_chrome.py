@@ -20,11 +20,12 @@ The rules read what HTML says about itself, never one generator's class names:
    or access keys of sequential navigation (`rel="prev"`, `accesskey="n"`), and a
    short block whose links go exactly where such a bar's do (the bar repeated below).
 4. Links to an edit form (`/edit/`, `action=edit`) and what only framed them.
-5. Without a marked main region, blocks of links to the site's own pages and
-   little else (link text 90% of their words, three links or more, none leaving
-   the site) before the page's first prose or after its last are navigation,
-   unless the page would keep too little text without them (an index page is
-   its links). A list of links elsewhere, or one between paragraphs, is content.
+5. Without a marked main region, blocks of links and little else (link text 90%
+   of their words, three links or more) are navigation before the page's first
+   prose, and after its last when none leaves the site, unless the page would
+   keep too little text without them (an index page is its links). A list of
+   links elsewhere after the text, or one between paragraphs, is content; above
+   the text it is a sidebar's "Related links".
 """
 
 from __future__ import annotations
@@ -380,9 +381,11 @@ def _drop_link_blocks(top) -> None:
         if el is top or not isinstance(el.tag, str) or el.tag not in _LINK_BLOCKS:
             continue
         tally = tallies[el]
-        if tally.blocky or tally.links < MIN_LINKS or tally.leaves:
-            continue  # a list of references to elsewhere is content; a site's navigation links to itself
+        if tally.blocky or tally.links < MIN_LINKS:
+            continue
         start, end = order[el], order[el] + tally.nodes - 1
+        if tally.leaves and not (prose and end < prose[0]):
+            continue  # a list of references to elsewhere is content, but above the text (a sidebar's "Related links")
         if prose and prose[0] < start and prose[-1] > end:
             continue  # between paragraphs of the page's text: a list the text introduces
         if tally.words and tally.linked >= LINK_SHARE * tally.words:
