@@ -213,6 +213,15 @@ def test_a_sync_of_a_left_out_folder_still_walks_a_root_inside_it(make_app, docs
     assert indexed == [str(inner / "a.md"), str(docs / "top.md")]
     progress = app.sync(str(docs / ".hidden"))
     assert progress.deleted == 0 and sorted(row.source for row in app.index.list_sources()) == indexed
+    # A sync of the outer root, and a root inside the inner one's own skipped folder, alike.
+    write(inner / "node_modules" / "pkg" / "b.md", "# Package\n\nA root of its own.")
+    app = make_app(base_dirs=[str(docs), str(inner), str(inner / "node_modules" / "pkg")])
+    app.sync()
+    indexed = sorted(row.source for row in app.index.list_sources())
+    assert len(indexed) == 3
+    for folder in (docs, docs / ".hidden"):
+        progress = app.sync(str(folder))
+        assert progress.deleted == 0 and sorted(row.source for row in app.index.list_sources()) == indexed
 
 
 @pytest.mark.slow  # waits on real timeouts or file events: about a second

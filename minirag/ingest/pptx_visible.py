@@ -21,7 +21,7 @@ P = "{http://schemas.openxmlformats.org/presentationml/2006/main}"
 _SLIDE = re.compile(r"ppt/(slides|notesSlides)/[^/]+\.xml")  # the parts markitdown reads
 _OFF = frozenset({"0", "false", "off"})
 # The shapes of a slide's tree, each named by its own non-visual properties (`p:nvSpPr/p:cNvPr`, ...).
-_SHAPES = tuple(P + name for name in "sp pic graphicFrame grpSp cxnSp contentPart".split())
+_SHAPES = (P + "sp", P + "pic", P + "graphicFrame", P + "grpSp", P + "cxnSp", P + "contentPart")
 
 
 def _hidden(shape) -> bool:

@@ -206,11 +206,8 @@ def walk(start: Path, roots: Sequence[Path], unreadable: list[str] | None = None
     start_is_dir = os.path.isdir(start_str)
     if (reason := left_out(start_str, roots, rules, start_is_dir)) is not None:
         ignored.append(Ignored(start_str, reason, start_is_dir))
-        # A root inside what is left out is walked as a sync of every root walks it.
-        inner = [root for root in roots if is_under(str(root), start_str, os.sep) and str(root) != start_str]
-        for root in sorted(inner):
-            if not any(other != root and is_under(str(root), str(other), os.sep) for other in inner):
-                yield from walk(root, roots, unreadable, others, rules, ignored)
+        for inner in _roots_not_walked(start_str, roots, set()):
+            yield from walk(inner, roots, unreadable, others, rules, ignored)
         return
     if os.path.isfile(start_str):
         found = _stat_file(start_str, roots, unreadable)
@@ -268,6 +265,18 @@ def walk(start: Path, roots: Sequence[Path], unreadable: list[str] | None = None
             if found:
                 yield found
         stack.extend(reversed(subdirs))
+    for inner in _roots_not_walked(start_str, roots, seen_dirs):
+        yield from walk(inner, roots, unreadable, others, rules, ignored)
+
+
+def _roots_not_walked(start: str, roots: Sequence[Path], walked: set[str]) -> list[Path]:
+    """The roots under `start` a walk of it did not enter (inside a folder no walk enters, or one an
+    ignore rule leaves out), outermost first: each is walked as a sync of every root walks it, so a
+    sync of `start` never takes their files for deleted. A root inside another of them is that one's."""
+    missed = [root for root in roots if str(root) != start and is_under(str(root), start, os.sep)
+              and os.path.realpath(root) not in walked]
+    return sorted(root for root in missed
+                  if not any(other != root and is_under(str(root), str(other), os.sep) for other in missed))
 
 
 def walk_roots(roots: Sequence[Path], unreadable: list[str] | None = None,
