@@ -825,6 +825,13 @@ def test_a_pre_holding_an_example_in_two_flavours_gives_a_block_each():
         "```js\nimport { setTimeout } from 'node:timers/promises';\nac.abort();\n```\n\n"
         "```js\nconst { setTimeout } = require('node:timers/promises');\nac.abort();\n```\n\n"
         "```sh\nnode app.js\n```")
+    # Review: text or another element beside the `<code>`s makes them one listing (bc's Texinfo
+    # manual: `<code>define</code> <var>name</var> <code>(</code> ...`; a transcript's output lines).
+    texinfo = "<pre><code>define</code> <var>name</var> <code>(</code> <var>parameters</var> <code>)</code></pre>"
+    assert convert_document(texinfo.encode(), ".html", "bc.html").markdown == "```\ndefine name ( parameters )\n```"
+    shell = "<pre>$ <code>ls</code>\na.txt  b.txt\n$ <code>wc -l a.txt</code>\n3 a.txt</pre>"
+    assert convert_document(shell.encode(), ".html", "s.html").markdown == \
+        "```\n$ ls\na.txt  b.txt\n$ wc -l a.txt\n3 a.txt\n```"
 
 
 def test_html_inside_a_markdown_line_that_hides_its_text_or_is_a_script_is_not_read():

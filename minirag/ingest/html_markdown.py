@@ -397,9 +397,24 @@ def _fenced(pre) -> str:
     docs: the same example as ES module and as CommonJS, a toggle showing one) as a block each:
     run together, one program's last line ran into the other's first."""
     codes = [child for child in pre if isinstance(child.tag, str) and child.tag.lower() == "code"]
-    if len(codes) > 1 and all(_code_text(code).strip() for code in codes):
+    if len(codes) > 1 and all(_code_text(code).strip() for code in codes) and _only(pre, codes):
         return "\n\n".join(_one_fenced(code, code) for code in codes)
     return _one_fenced(pre, pre.find("code"))
+
+
+def _only(pre, codes: list) -> bool:
+    """Whether `pre` holds nothing but `codes` (and controls, which are dropped): text or another
+    element beside them (Texinfo's `<var>` between `<code>` words, a transcript's output lines)
+    makes them one listing."""
+    if (pre.text or "").strip():
+        return False
+    for child in pre:
+        if (child.tail or "").strip():
+            return False
+        tag = child.tag.lower() if isinstance(child.tag, str) else ""
+        if child not in codes and tag and tag not in _DROP:
+            return False
+    return True
 
 
 def _one_fenced(pre, code) -> str:
