@@ -204,6 +204,10 @@ def test_an_old_sites_banner_table_is_its_headings_and_its_sidebar_of_outside_li
               'namespace.</p><p>See the <a href="http://exslt.org/">EXSLT site</a> for the others.</p></td></tr></table>')
     assert text.startswith("# The XSLT C library\n\n## Module extra\n\n")
     assert "Related site" not in text and "This module implements" in text and "EXSLT site" in text
+    # Review: a list of outside links a short lead-in opens, not in a column beside the text, is content.
+    setup = md("<h1>Setting up Foo</h1><p>Before you start:</p><ul>" + links + "</ul><p>Then clone the "
+               "repository and run the installer, which asks a few questions about your system.</p>")
+    assert "Related site 0" in setup and "Related site 5" in setup
 
 
 def test_a_list_of_the_sites_pages_between_paragraphs_is_content():

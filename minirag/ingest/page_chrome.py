@@ -20,12 +20,13 @@ The rules read what HTML says about itself, never one generator's class names:
    or access keys of sequential navigation (`rel="prev"`, `accesskey="n"`), and a
    short block whose links go exactly where such a bar's do (the bar repeated below).
 4. Links to an edit form (`/edit/`, `action=edit`) and what only framed them.
-5. Without a marked main region, blocks of links and little else (link text 90%
-   of their words, three links or more) are navigation before the page's first
-   prose, and after its last when none leaves the site, unless the page would
-   keep too little text without them (an index page is its links). A list of
-   links elsewhere after the text, or one between paragraphs, is content; above
-   the text it is a sidebar's "Related links".
+5. Without a marked main region, blocks of links to the site's own pages and
+   little else (link text 90% of their words, three links or more) before the
+   page's first prose or after its last are navigation, unless the page would
+   keep too little text without them (an index page is its links); so are links
+   anywhere before the first prose in a table cell beside it (an old site's
+   sidebar of "Related links"). A list of links elsewhere, or one between
+   paragraphs, is content.
 """
 
 from __future__ import annotations
@@ -384,8 +385,8 @@ def _drop_link_blocks(top) -> None:
         if tally.blocky or tally.links < MIN_LINKS:
             continue
         start, end = order[el], order[el] + tally.nodes - 1
-        if tally.leaves and not (prose and end < prose[0]):
-            continue  # a list of references to elsewhere is content, but above the text (a sidebar's "Related links")
+        if tally.leaves and not (prose and end < prose[0] and _beside_the_text(el, prose, order, tallies)):
+            continue  # a list of references to elsewhere is content, but in a column beside the text (a sidebar)
         if prose and prose[0] < start and prose[-1] > end:
             continue  # between paragraphs of the page's text: a list the text introduces
         if tally.words and tally.linked >= LINK_SHARE * tally.words:
@@ -396,6 +397,17 @@ def _drop_link_blocks(top) -> None:
         return
     for el in doomed:
         _drop(el)
+
+
+def _beside_the_text(el, prose: list[int], order: dict, tallies: dict) -> bool:
+    """Whether `el` lies in a table cell whose row holds the page's first prose in another cell: a
+    column beside the text (an old site's sidebar, laid out with a table)."""
+    cell = next(el.iterancestors("td", "th"), None)
+    row = cell.getparent() if cell is not None else None
+    if row is None:
+        return False
+    return any(order[other] <= prose[0] < order[other] + tallies[other].nodes
+               for other in row if other is not cell and isinstance(other.tag, str))
 
 
 def _drop_banners(top) -> None:
