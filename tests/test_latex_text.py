@@ -217,7 +217,12 @@ def test_a_switch_in_a_commands_body_is_tested_where_it_runs_so_both_branches_pr
     exam = ("\\newif\\ifanswers\\newcommand{\\answer}[1]{\\ifanswers Answer: #1\\else (space)\\fi}\\answerstrue"
             "\\newcommand{\\finalmode}{\\answersfalse}\\let\\hide=\\iffalse"
             "\\begin{document}Q. \\answer{Four.} \\ifanswers Shown.\\else Not shown.\\fi\\end{document}")
-    assert latex_to_markdown(exam)[0] == "Q. Answer: Four.(space) Shown.\n"
+    assert latex_to_markdown(exam)[0] == "Q. Answer: Four.(space) Shown.Not shown.\n"  # set in a body: untold
+    # Review: a switch set in braces (a command run later, a group) and tested outside them is untold too.
+    for setting in ("\\newcommand{\\withsolutions}{\\solutionstrue}\\withsolutions", "{\\global\\solutionstrue}"):
+        source = (f"\\newif\\ifsolutions{setting}\\begin{{document}}Question one. "
+                  "\\ifsolutions Solution.\\fi\\end{document}")
+        assert latex_to_markdown(source)[0] == "Question one. Solution.\n"
 
 
 def test_a_users_command_with_arguments_is_expanded_with_them():

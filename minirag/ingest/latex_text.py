@@ -246,13 +246,13 @@ class _Reader:
         conditionals whose value the source tells: `\\iffalse` (commenting out, as authors do) up to
         its own `\\else` or `\\fi`, `\\iftrue` from its `\\else` to its `\\fi`, and a `\\newif`
         switch as the `\\drafttrue` / `\\draftfalse` last set before it leaves it (false at first), both
-        outside braces: in a command's body it is set or tested when the command runs, and both
-        branches print.
+        outside braces: in a command's body it is set or tested when the command runs, so a switch
+        tested there, or set there before its test, prints both branches.
         Conditionals of any kind pair with their `\\else` and `\\fi` in one pass; one without a
         `\\fi` prints nothing to the end, as in TeX. Other conditionals print both branches."""
         setting = {switch[2:] + value: (switch, value == "true") for switch in self.switches
                    for value in ("true", "false")}
-        state = dict.fromkeys(self.switches, False)
+        state: dict[str, bool | None] = dict.fromkeys(self.switches, False)  # None: set where it cannot be told
         known: dict[int, bool] = {}
         open_ones: list[tuple[int, int | None]] = []  # an open conditional: its index, its `\\else`
         skips: dict[int, int] = {}
@@ -265,14 +265,13 @@ class _Reader:
             name = token.value
             if name in setting:
                 switch, value = setting[name]
-                if not depth:
-                    state[switch] = value
+                state[switch] = None if depth else value  # in braces: when a command runs, or in a group
             elif name in _CONDITIONALS or name in self.switches:
                 open_ones.append((index, None))
                 if name in ("iftrue", "iffalse"):
                     known[index] = name == "iftrue"
-                elif name in self.switches and not depth:
-                    known[index] = state[name]
+                elif name in self.switches and not depth and state[name] is not None:
+                    known[index] = bool(state[name])
             elif name == "else" and open_ones and open_ones[-1][1] is None:
                 opened = open_ones[-1][0]
                 open_ones[-1] = (opened, index)
