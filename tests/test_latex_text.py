@@ -218,6 +218,7 @@ def test_a_switch_in_a_commands_body_is_tested_where_it_runs_so_both_branches_pr
             "\\newcommand{\\finalmode}{\\answersfalse}\\let\\hide=\\iffalse"
             "\\begin{document}Q. \\answer{Four.} \\ifanswers Shown.\\else Not shown.\\fi\\end{document}")
     assert latex_to_markdown(exam)[0] == "Q. Answer: Four.(space) Shown.Not shown.\n"  # set in a body: untold
+    assert latex_to_markdown("\\begin{document}A \\let\\x=\\relax B \\let\\y = \\iffalse C\\end{document}")[0] == "A B C\n"
     # Review: a switch set in braces (a command run later, a group) and tested outside them is untold too.
     for setting in ("\\newcommand{\\withsolutions}{\\solutionstrue}\\withsolutions", "{\\global\\solutionstrue}"):
         source = (f"\\newif\\ifsolutions{setting}\\begin{{document}}Question one. "

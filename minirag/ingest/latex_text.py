@@ -290,6 +290,18 @@ class _Reader:
                 skips[otherwise] = len(self.tokens)
         return skips
 
+    def past_let(self, index: int, end: int) -> int:
+        """Past a `\\let`'s two names and the `=` that may stand between them."""
+        names = 0
+        while index < end and names < 2:
+            token = self.tokens[index]
+            if token.kind == "word":
+                names += 1
+            elif token.kind != "text" or token.value.strip(" =\t\n"):
+                break
+            index += 1
+        return index
+
     def named(self, index: int) -> bool:
         """Whether the command at `index` is named, not used: `\\newif\\ifdraft`, both names of
         `\\let\\ifdraft\\iftrue`."""
@@ -366,6 +378,8 @@ class _Reader:
         bare = name.rstrip("*")
         if name in _NEW_COMMANDS:
             return "", self.define(name, index, end)
+        if name in _LET:  # `\\let\\new\\old`, `\\let\\new = \\old`: two names, printing nothing
+            return "", self.past_let(index, end)
         if bare == "newtheorem":
             environment, index = self.argument(index, end, depth)
             label, index = self.argument(index, end, depth)
