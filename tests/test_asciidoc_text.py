@@ -136,6 +136,7 @@ def test_an_attribute_value_referring_to_others_is_expanded_where_it_is_set_and_
               "Install {product-full} from {url-repo}[the repository]. {draft}\n")
     assert asciidoc_to_markdown(source) == (
         "Install Widget Enterprise Server from [the repository](https://github.com/example/widget). {draft}\n")
+    assert asciidoc_to_markdown(":x: y\n\nWrite \\{x} for {x}.\n") == "Write {x} for y.\n"  # escaped: as written
 
 
 def test_attribute_values_doubling_one_another_stop_growing_at_the_text_limit():

@@ -61,7 +61,7 @@ _MACRO = re.compile(r"(?<![^\W_])(link|xref|image|kbd|btn|menu|footnote|pass|ico
 # `<<a,` and 40,000 spaces take 10 s.)
 _CROSS_REFERENCE = re.compile(r"<<([^<>,\n]+)(?:,[ \t]*([^<>\s][^<>\n]*))?>>")
 _INLINE_ANCHOR = re.compile(r"\[\[[^\[\]\n]*\]\]")
-_ATTRIBUTE_REFERENCE = re.compile(r"\{([\w][\w-]*)\}")
+_ATTRIBUTE_REFERENCE = re.compile(r"(\\)?\{([\w][\w-]*)\}")  # `\{name}` is the reference written out
 # Asciidoctor's built-in attributes that stand for characters.
 _BUILT_IN = {"nbsp": " ", "sp": " ", "empty": "", "blank": "", "zwsp": "", "plus": "+", "amp": "&", "lt": "<",
              "gt": ">", "startsb": "[", "endsb": "]", "vbar": "|", "caret": "^", "asterisk": "*", "tilde": "~",
@@ -87,7 +87,9 @@ class _Reader:
         """`text` with each `{name}` of an attribute set so far (or a built-in one) replaced by its
         value; a reference past the expansion budget, or to no attribute, stays as written."""
         def value(reference: re.Match) -> str:
-            found = self.attributes.get(reference.group(1), _BUILT_IN.get(reference.group(1)))
+            if reference.group(1):
+                return reference.group(0)[1:]
+            found = self.attributes.get(reference.group(2), _BUILT_IN.get(reference.group(2)))
             if found is None or len(found) > self.expansion_left:
                 return reference.group(0)
             self.expansion_left -= len(found)
