@@ -104,6 +104,20 @@ def test_text_in_a_hidden_style_or_section_and_a_rubys_reading_are_left_out():
         "Shown again and 漢字 Chart of sales .\n\nShown section.\n")
 
 
+def test_a_section_hidden_by_a_condition_its_text_tells_is_left_out():
+    """`text:display="condition"` hides a section while its condition holds (LibreOffice leaves
+    `ooow:1==1` out); one that names a variable depends on the document's state and is kept."""
+    body = ('<text:p>Visible A.</text:p>'
+            '<text:section text:name="S1" text:display="condition" text:condition="ooow:1==1">'
+            '<text:p>Hidden instructions.</text:p></text:section>'
+            '<text:section text:name="S2" text:display="condition" text:condition="ooow:1 EQ 2">'
+            '<text:p>Shown, the condition false.</text:p></text:section>'
+            '<text:section text:name="S3" text:display="condition" text:condition="ooow:Draft == 1">'
+            '<text:p>Kept, the condition untold.</text:p></text:section><text:p>Visible B.</text:p>')
+    assert convert_document(odt(body), ".odt", "a.odt").markdown == (
+        "Visible A.\n\nShown, the condition false.\n\nKept, the condition untold.\n\nVisible B.\n")
+
+
 def test_page_headers_and_footers_are_read_once_as_a_docx_s_are():
     master = ('<style:master-page style:name="Standard"><style:header><text:p>ACME <text:span>Confidential</text:span>'
               '</text:p><text:p><text:date>2026-12-05</text:date></text:p><text:p><text:modification-date>'

@@ -19,7 +19,7 @@ An OpenDocument file is a zip whose `content.xml` holds the text. It is streamed
   (odf_margins.py);
 - what the reader of the page does not see as text goes: tracked deletions, generated
   indexes and tables of contents, forms, a spreadsheet's print headers, text in a style
-  or a section hidden (`text:display="none"`), a shape not drawn (`drawooo:display="none"`), a
+  or a section hidden (`text:display="none"`, or a condition its text tells holds), a shape not drawn (`drawooo:display="none"`), a
   ruby's reading over its base text.
 
 `meta.xml`'s `dc:title`, when set, is the document's title. A file encrypted with a
@@ -37,6 +37,7 @@ from minirag.errors import ConversionFailed
 from minirag.ingest.csv_table import pipe_table
 from minirag.ingest.docx_margins import Margins
 from minirag.ingest.html_markdown import fenced
+from minirag.ingest.odf_condition import condition_holds
 from minirag.ingest.odf_margins import Comment, PageMargins
 from minirag.ingest.sheet_limits import MAX_SHEET_CELLS
 from minirag.ingest.text_repair import escape_headings
@@ -338,7 +339,11 @@ class _Reader:
             return self.styles.is_hidden(attributes.get(_TEXT + "style-name", ""))
         if tag.startswith(_DRAW) and "none" in (attributes.get(_DRAWOOO + "display"), attributes.get(_DRAW + "display")):
             return True
-        return (tag == _TEXT + "section" and attributes.get(_TEXT + "display") == "none") or tag == _TEXT + "ruby-text"
+        if tag == _TEXT + "section":
+            display = attributes.get(_TEXT + "display")
+            return display == "none" or (display == "condition"
+                                         and condition_holds(attributes.get(_TEXT + "condition", "")) is True)
+        return tag == _TEXT + "ruby-text"
 
     def _stack(self, tag: str) -> list:
         stacks: dict[str, list] = {_TEXT + "list": self.lists, _TABLE + "table": self.tables, _TEXT + "a": self.links,
