@@ -158,7 +158,7 @@ def _decoded_words(raw: str) -> str:
 
 
 def _body(message: email.message.EmailMessage) -> str:
-    part = message.get_body(preferencelist=("plain", "html"))
+    part = message.get_body(preferencelist=("html", "plain"))  # what a mail client shows, where both are sent
     if part is None:
         return ""
     text = _content(part)

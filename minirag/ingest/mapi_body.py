@@ -1,7 +1,8 @@
 """A message's body from the forms it may be kept in, as a saved e-mail (email_text.py), an
 Outlook message file (msg_text.py) and a TNEF attachment (winmail.dat, tnef.py) hold them: the
-plain text, else the HTML converted as any page is, else Outlook's compressed RTF
-(rtf_compressed.py) read as any RTF file is.
+HTML converted as any page is (what a mail client shows; a plain alternative beside it may say
+what it does not), else the plain text, else Outlook's compressed RTF (rtf_compressed.py) read as
+any RTF file is.
 """
 
 from __future__ import annotations
@@ -13,15 +14,17 @@ from minirag.ingest.text_repair import escape_headings
 
 
 def body_markdown(plain: str, html: str, compressed_rtf: bytes | None) -> str:
-    if plain.strip():
-        return escape_headings(plain.replace("\r\n", "\n"))
-    if html.strip():
+    if html.strip():  # what a mail client shows: a plain alternative may say what the HTML does not
         from minirag.ingest.html_markdown import html_to_markdown
 
         try:
-            return html_to_markdown(html)[0]
+            markdown = html_to_markdown(html)[0]
         except ConversionFailed:
-            return ""
+            markdown = ""
+        if markdown.strip() or not plain.strip():
+            return markdown
+    if plain.strip():
+        return escape_headings(plain.replace("\r\n", "\n"))
     if compressed_rtf is None:
         return ""
     try:
