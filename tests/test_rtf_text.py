@@ -120,6 +120,19 @@ def test_hidden_and_deleted_text_is_left_out():
     assert read(r"seen {\v hidden }and{\deleted  gone} kept\v  also hidden\v0  back\par") == "seen and kept back"
 
 
+def test_text_a_hiding_style_applies_to_is_left_out_unless_the_run_shows_it():
+    """A character style (`{\\*\\cs10 \\additive \\v ...}` applied by `\\cs10`) or a paragraph
+    style (`\\s15 \\v`) whose text is hidden hides it, as Word and LibreOffice show the file; its text
+    had been read. A run's own `\\v0` shows it again; `\\plain` and `\\pard` leave the styles."""
+    styles = (r"{\stylesheet{\s0 Normal;}{\*\cs10 \additive \v Hidden Char;}{\s15 \v Hidden Para;}"
+              r"{\s16\outlinelevel0 Heading 1;}}")
+    body = (r"\pard\s0 Seen {\cs10 secret char }and kept.\par\pard\s15 Secret paragraph.\par"
+            r"\pard\s15 {\v0 Shown on purpose.}\par\pard\s0 {\cs10 hidden\plain  plain again}\par"
+            r"\pard\s16 Title\par")
+    markdown = read(body, header=r"{\rtf1\ansi" + styles)
+    assert markdown == "Seen and kept.\n\nShown on purpose.\n\nplain again\n\n# Title"
+
+
 def test_binary_data_is_skipped_by_its_length_even_when_it_holds_braces():
     assert read(r"{\*\blob\bin6 }}{{\\}after\par") == "after"
     assert read(r"{\pict\bin999999 }") == ""  # past the end of the file

@@ -15,8 +15,9 @@ style, table and list properties: RTF scopes every property to its group):
 - a footnote reads as its text in brackets where it is cited; page headers, footers and
   comments are placed as a DOCX's are (docx_margins.Margins);
 - what a reader of the page does not see goes: the font, colour and style tables, pictures,
-  hidden and deleted text, bookmarks, index entries, and every `{\\*\\...}` destination this
-  reader does not know (which the specification says to skip).
+  hidden text (`\\v`, or a character or paragraph style whose text is `\\v`, unless the run's own
+  `\\v0` shows it) and deleted text, bookmarks, index entries, and every `{\\*\\...}` destination
+  this reader does not know (which the specification says to skip).
 
 `{\\info{\\title ...}}` is the document's title. Groups nest at most MAX_DEPTH deep; text deeper
 is not read.
@@ -114,7 +115,10 @@ class _State:
     capture: _Capture | None = None
     field: _Field | None = None
     font: int = 0
-    hidden: bool = False  # \v text and tracked deletions
+    hidden: bool = False  # what the group's text is now: hidden (\v, a hiding style) or a tracked deletion
+    vanish: bool | None = None  # its own \v or \v0; None: as its styles say
+    deleted: bool = False
+    char_style: int = 0  # \csN
     uc: int = 1  # characters that follow a \uN for readers without Unicode
     style: int = 0
     outline: int | None = None
@@ -133,6 +137,17 @@ class _State:
         return child
 
 
+@dataclass
+class _StyleEntry:
+    """A stylesheet entry being read: a paragraph style (`\\sN`) or a character one (`\\*\\csN`)."""
+
+    kind: str = "s"
+    number: int = 0
+    name: list[str] = field(default_factory=list)
+    outline: int | None = None
+    hidden: bool = False  # its text is \v: Word and LibreOffice hide what it is applied to
+
+
 class _Reader:
     def __init__(self, raw_utf8: bool) -> None:
         self.raw_utf8 = raw_utf8  # stray 8-bit bytes are UTF-8 (the file is valid UTF-8), not the code page
@@ -140,8 +155,9 @@ class _Reader:
         self.default_font = 0
         self.fonts: dict[int, _Font] = {}
         self.font_entry: _Font | None = None
-        self.styles: dict[int, tuple[str, int | None]] = {}  # number -> (name, outline level)
-        self.style_entry: tuple[int, list[str], list[int | None]] | None = None
+        self.styles: dict[int, tuple[str, int | None]] = {}  # paragraph style number -> (name, outline level)
+        self.hiding_styles: set[tuple[str, int]] = set()  # ("s" or "cs", number) of a style whose text is \v
+        self.style_entry: _StyleEntry | None = None
         self.title: str | None = None
         self.state = _State()
         self.stack: list[_State] = []
@@ -229,11 +245,11 @@ class _Reader:
                     self._skip()
                 state.first = False
                 return True
-            if state.star:
+            if state.star and not (parent == "stylesheet" and name == "cs"):
                 self._skip()
                 return True
             if parent == "stylesheet":
-                self.style_entry = (0, [], [None])
+                self.style_entry = _StyleEntry()
             return False
         if not name:
             if state.star:
@@ -351,12 +367,13 @@ class _Reader:
             self._font_word(word, param)
             return
         if state.destination == "stylesheet":
-            if self.style_entry is not None and word in ("s", "outlinelevel"):
-                number, name, outline = self.style_entry
-                if word == "s":
-                    self.style_entry = (param or 0, name, outline)
-                else:
-                    outline[0] = param
+            entry = self.style_entry
+            if entry is not None and word in ("s", "cs"):
+                entry.kind, entry.number = word, param or 0
+            elif entry is not None and word == "outlinelevel":
+                entry.outline = param
+            elif entry is not None and word == "v":
+                entry.hidden = param != 0
             return
         if word == "u" and param is not None:
             self._unicode(param)
@@ -384,16 +401,26 @@ class _Reader:
         elif word == "pard":
             state.style, state.outline, state.in_table, state.nested, state.level = 0, None, False, False, 0
             state.list_id = 0
+            self._shown_or_not()
         elif word == "plain":
-            state.font, state.hidden = self.default_font, False
+            state.font, state.vanish, state.deleted, state.char_style = self.default_font, None, False, 0
+            self._shown_or_not()
         elif word == "f":
             state.font = param or 0
-        elif word in ("v", "deleted"):
-            state.hidden = param != 0
+        elif word == "v":
+            state.vanish = param != 0
+            self._shown_or_not()
+        elif word == "deleted":
+            state.deleted = param != 0
+            self._shown_or_not()
         elif word == "uc":
             state.uc = max(0, param or 0)
         elif word == "s":
             state.style = param or 0
+            self._shown_or_not()
+        elif word == "cs":
+            state.char_style = param or 0
+            self._shown_or_not()
         elif word == "outlinelevel":
             state.outline = param
         elif word == "intbl":
@@ -455,13 +482,23 @@ class _Reader:
             self.font_entry = None
 
     def _style_name(self, text: str) -> None:
-        if self.style_entry is None:
+        entry = self.style_entry
+        if entry is None:
             return
-        number, name, outline = self.style_entry
-        name.append(text)
+        entry.name.append(text)
         if ";" in text:
-            self.styles[number] = ("".join(name).split(";")[0].strip(), outline[0])
+            if entry.kind == "s":
+                self.styles[entry.number] = ("".join(entry.name).split(";")[0].strip(), entry.outline)
+            if entry.hidden:
+                self.hiding_styles.add((entry.kind, entry.number))
             self.style_entry = None
+
+    def _shown_or_not(self) -> None:
+        """The group's text hidden or not: a tracked deletion, else its own \\v or \\v0, else what
+        its character style and its paragraph's style say."""
+        state = self.state
+        styled = ("cs", state.char_style) in self.hiding_styles or ("s", state.style) in self.hiding_styles
+        state.hidden = state.deleted or (state.vanish if state.vanish is not None else styled)
 
     def _unicode(self, value: int) -> None:
         self.fallback = self.state.uc
