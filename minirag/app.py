@@ -859,7 +859,7 @@ class App:
         `max_chars`, and (`budgeted`) within the response budget; `nextOffset` is where the next
         page starts (None at the end). Pages put back together are the whole text, exactly."""
         from minirag.budget import cost, page_end
-        from minirag.chunking import section_bodies
+        from minirag.chunking import placed_sections
         from minirag.results import page_label
 
         if offset < 0:
@@ -868,20 +868,14 @@ class App:
             raise InvalidArgument(f"maxChars must be 1 or more, got {max_chars}")
         row = self._source_row(key)
         key = row.source
-        bodies = section_bodies(self.index.sections(key))
-        text = "\n\n".join(body for _, body in bodies)  # chunking.reconstruct
+        text, placed = placed_sections(self.index.sections(key))
         if offset > len(text):
             raise InvalidArgument(f"offset {offset} is past the end of {shown(key)} ({len(text)} characters)")
-        placed: list[tuple[int, int, int | None, int | None]] = []  # each section's characters, its pages
-        start = 0
-        for section, body in bodies:
-            placed.append((start, start + len(body), section.page_start, section.page_end or section.page_start))
-            start += len(body) + 2
 
         def pages_of(low: int, high: int) -> str | None:
             """The pages of the sections the text from `low` to `high` holds a character of."""
-            spans = [(first, last) for begin, stop, first, last in placed
-                     if first is not None and last is not None and begin < max(high, low + 1) and stop > low]
+            spans = [(section.page_start, section.page_end or section.page_start) for begin, stop, section in placed
+                     if section.page_start is not None and begin < max(high, low + 1) and stop > low]
             return page_label(min(f for f, _ in spans), max(last for _, last in spans)) if spans else None
 
         empty = ReadResult(key, row.kind, row.title, row.chunk_count, offset, len(text), None, "",

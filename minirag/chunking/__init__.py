@@ -58,16 +58,20 @@ def reconstruct(sections: list[Section]) -> str:
     (``context_lines``, stored with it since the first index schema), so nothing
     is guessed: a real table whose header equals the previous table's stays whole.
     """
-    return "\n\n".join(body for _, body in section_bodies(sections))
+    return placed_sections(sections)[0]
 
 
-def section_bodies(sections: list[Section]) -> list[tuple[Section, str]]:
-    """Each section that holds text, with its text less its repeated context lines: what
-    `reconstruct` puts together, a blank line between two."""
-    bodies: list[tuple[Section, str]] = []
+def placed_sections(sections: list[Section]) -> tuple[str, list[tuple[int, int, Section]]]:
+    """The document's text as `reconstruct` gives it, and where each section that holds text lies
+    in it (start, end): its text less its repeated context lines, a blank line between two."""
+    bodies: list[str] = []
+    placed: list[tuple[int, int, Section]] = []
+    start = 0
     for section in sections:
         lines = section.text.split("\n")
         body = "\n".join(lines[section.context_lines:]).strip("\n")
         if body.strip():
-            bodies.append((section, body))
-    return bodies
+            bodies.append(body)
+            placed.append((start, start + len(body), section))
+            start += len(body) + 2
+    return "\n\n".join(bodies), placed

@@ -256,6 +256,13 @@ class _Reader:
         known: dict[int, bool] = {}
         open_ones: list[tuple[int, int | None]] = []  # an open conditional: its index, its `\\else`
         skips: dict[int, int] = {}
+
+        def closed(opened: int, otherwise: int | None, at: int) -> None:  # text prints again at `at`
+            if known.get(opened) is False and otherwise is None:
+                skips[opened] = at
+            elif known.get(opened) is True and otherwise is not None:
+                skips[otherwise] = at
+
         depth = 0  # of braces: a switch inside them (a command's body) is set or tested where that runs
         for index, token in enumerate(self.tokens):
             if token.kind in ("open", "close"):
@@ -278,16 +285,9 @@ class _Reader:
                 if known.get(opened) is False:
                     skips[opened] = index + 1
             elif name == "fi" and open_ones:
-                opened, otherwise = open_ones.pop()
-                if known.get(opened) is False and otherwise is None:
-                    skips[opened] = index + 1
-                elif known.get(opened) is True and otherwise is not None:
-                    skips[otherwise] = index + 1
+                closed(*open_ones.pop(), index + 1)
         for opened, otherwise in open_ones:  # never closed
-            if known.get(opened) is False and otherwise is None:
-                skips[opened] = len(self.tokens)
-            elif known.get(opened) is True and otherwise is not None:
-                skips[otherwise] = len(self.tokens)
+            closed(opened, otherwise, len(self.tokens))
         return skips
 
     def past_let(self, index: int, end: int) -> int:
