@@ -78,6 +78,15 @@ def connect(path: Path | str, *, read_only: bool = False, auto_checkpoint: bool 
         ) from None
     conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
     conn.execute("PRAGMA foreign_keys = ON")
+    # The schema is the file's, and the file may have come with a cloned folder: what it declares
+    # (a CHECK, a default, an index's expression) runs only functions without side effects.
+    conn.execute("PRAGMA trusted_schema = OFF")
+    if planted := planted_object(conn):
+        conn.close()
+        kind, name = planted
+        raise IndexUnavailable(
+            f"{path} holds a {kind} minirag never makes ({name}): something other than minirag changed it, "
+            f"or it came with the folder; refusing to use it: delete it, and minirag builds the index anew")
     if not read_only:
         # Checked before anything is written (even the journal mode, which is in the file's header).
         if foreign := foreign_tables(conn):
@@ -90,6 +99,15 @@ def connect(path: Path | str, *, read_only: bool = False, auto_checkpoint: bool 
         if not auto_checkpoint:
             conn.execute("PRAGMA wal_autocheckpoint = 0")
     return conn
+
+
+def planted_object(conn: Connection) -> tuple[str, str] | None:
+    """A trigger or view in the index, as (kind, name): minirag makes neither, and a trigger runs on
+    minirag's own writes (one could rewrite every chunk written, so that an agent reads what no
+    document says). None for an index minirag made."""
+    row = conn.execute(
+        "SELECT type, name FROM sqlite_master WHERE type IN ('trigger', 'view') ORDER BY type, name LIMIT 1").fetchone()
+    return (row[0], row[1]) if row else None
 
 
 def foreign_tables(conn: Connection) -> list[str]:
