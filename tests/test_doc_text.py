@@ -112,6 +112,24 @@ def test_hidden_text_and_tracked_deletions_are_left_out_as_the_rtf_reader_leaves
         "Visible text end.\n\nKeep this."
 
 
+def test_text_a_style_hides_is_left_out_unless_the_run_itself_shows_it():
+    """LibreOffice's .doc of an RTF whose `HiddenChar` character style and `HiddenPara` paragraph
+    style set hidden text: the runs name only their style (sprmCIstd, the paragraph's istd), the
+    style sheet says hidden, and the words were indexed. `SHOWNBYRUN`'s own sprmCFVanish 0 shows it,
+    as Word and the RTF reader show it."""
+    assert convert_file(FIXTURES / "office" / "libreoffice_hidden_styles.doc").markdown == \
+        "Visible start middle bold shown end.\n\nSHOWNBYRUN\n\nLast line."
+
+
+def test_a_style_chain_that_loops_ends_and_toggles_follow_their_base():
+    from minirag.ingest.doc_format import _inherited_vanish
+
+    # 1 hides; 2, based on 1, toggles it off; 3, based on 2, says nothing; 4 and 5 are based on each
+    # other (damage: either may come out first); 6 says nothing
+    found = _inherited_vanish({1: 1, 2: 0x81, 4: 1}, {1: 0x0FFF, 2: 1, 3: 2, 4: 5, 5: 4, 6: 0x0FFF})
+    assert {k: v for k, v in found.items() if k != 5} == {1: True, 2: False, 3: False, 4: True}
+
+
 def test_an_items_list_text_adds_at_most_a_few_characters_whatever_its_level_claims():
     """A level of 64 number placeholders from -2147483648 made each 2-byte paragraph an item of
     710 characters."""

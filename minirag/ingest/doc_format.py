@@ -11,7 +11,7 @@ from __future__ import annotations
 import bisect
 import re
 import struct
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from minirag.errors import ConversionFailed
 
@@ -272,11 +272,24 @@ def _continued_cells(definition: bytes) -> set[int]:
 class Styles:
     headings: dict[int, int]  # style index -> heading level
     code: frozenset[int]  # style indexes of code
+    # style index -> whether its character properties hide text, for the styles whose own or
+    # inherited properties say (sprmCFVanish); a style that never says leaves it to what it is on
+    vanish: dict[int, bool] = field(default_factory=dict)
+
+
+VANISH = 0x083C  # sprmCFVanish: hidden text. Operand 0 off, 1 on, 0x80 the style's, 0x81 not the style's
+_NO_STYLE = 0x0FFF
+_CHPX_UPX = {1: 1, 2: 0, 3: 2}  # a style's character properties: which of its UPXs, by its kind (stk)
+
+
+def toggled(operand: int, inherited: bool) -> bool:
+    """A toggle property's value (sprmCFVanish, sprmCFBold...) given the one it would inherit."""
+    return {0: False, 1: True, 0x80: inherited, 0x81: not inherited}.get(operand, bool(operand & 1))
 
 
 def styles(table: bytes, fib: Fib) -> Styles:
-    """The style sheet's headings (built-in headings 1-9 and Title, or a style named `heading N`)
-    and code styles (by name, as the DOCX reader maps them)."""
+    """The style sheet's headings (built-in headings 1-9 and Title, or a style named `heading N`),
+    code styles (by name, as the DOCX reader maps them) and the styles that hide their text."""
     offset, length = fib.pair(STSHF)
     data = table[offset:offset + length]
     headings: dict[int, int] = {}
@@ -286,6 +299,8 @@ def styles(table: bytes, fib: Fib) -> Styles:
     header, = struct.unpack_from("<H", data, 0)
     count, base = struct.unpack_from("<HH", data, 2)
     at = 2 + header
+    own_vanish: dict[int, int] = {}
+    based_on: dict[int, int] = {}
     for index in range(count):
         if at + 2 > len(data):
             break
@@ -295,7 +310,12 @@ def styles(table: bytes, fib: Fib) -> Styles:
         if len(std) < base + 2:
             continue
         sti = struct.unpack_from("<H", std, 0)[0] & 0x0FFF
+        kind, = struct.unpack_from("<H", std, 2)
+        based_on[index] = kind >> 4
         chars, = struct.unpack_from("<H", std, base)
+        chpx = _style_upx(std, base + 2 + 2 * chars + 2, std[4] & 0x0F, _CHPX_UPX.get(kind & 0x0F))
+        if (vanish := next((operand[0] for sprm, operand in sprms(chpx) if sprm == VANISH), None)) is not None:
+            own_vanish[index] = vanish
         name = std[base + 2:base + 2 + 2 * chars].decode("utf-16-le", "replace").strip().lower()
         named = _HEADING_NAME.match(name)
         if 1 <= sti <= 9:
@@ -306,4 +326,38 @@ def styles(table: bytes, fib: Fib) -> Styles:
             headings[index] = 1
         elif name in _CODE_NAMES:
             code.add(index)
-    return Styles({index: min(level, 6) for index, level in headings.items()}, frozenset(code))
+    return Styles({index: min(level, 6) for index, level in headings.items()}, frozenset(code),
+                  _inherited_vanish(own_vanish, based_on))
+
+
+def _style_upx(std: bytes, at: int, count: int, wanted: int | None) -> bytes:
+    """The `wanted`-th of a style's `count` property blocks (UPXs, each its size then its bytes,
+    padded to an even length) from `at`; empty where it has none or it does not fit."""
+    for index in range(count if wanted is not None else 0):
+        if at + 2 > len(std):
+            break
+        size, = struct.unpack_from("<H", std, at)
+        if index == wanted:
+            return std[at + 2:at + 2 + size]
+        at += 2 + size + (size & 1)
+    return b""
+
+
+def _inherited_vanish(own: dict[int, int], based_on: dict[int, int]) -> dict[int, bool]:
+    """Each style's sprmCFVanish as it comes out of its chain of base styles, for the styles whose
+    chain sets it. A chain that loops (damage) ends where it meets a style twice."""
+    resolved: dict[int, bool | None] = {}
+
+    def value(index: int) -> bool | None:
+        chain = []
+        while index not in resolved and index != _NO_STYLE and index not in chain and len(chain) < 16:
+            chain.append(index)
+            index = based_on.get(index, _NO_STYLE)
+        inherited = resolved.get(index)
+        for style in reversed(chain):
+            if style in own:
+                inherited = toggled(own[style], bool(inherited))
+            resolved[style] = inherited
+        return resolved.get(chain[0]) if chain else inherited
+
+    return {index: hidden for index in based_on if (hidden := value(index)) is not None}

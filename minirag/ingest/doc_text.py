@@ -85,13 +85,15 @@ def _read(cfb: CompoundFile, name: str) -> tuple[str, str | None]:
                                "one document may give")
     offset, length = fib.pair(CLX)
     text_pieces = pieces(table[offset:offset + length], total)
-    text = without_hidden(piece_text(word, text_pieces), text_pieces, hidden_runs(word, table, fib))
+    paragraphs, sheet = ParagraphTable(word, table, fib, text_pieces), styles(table, fib)
+    hidden = hidden_runs(word, table, fib, paragraphs.runs, sheet.vanish)
+    text = without_hidden(piece_text(word, text_pieces), text_pieces, hidden)
     stories, start = {}, 0
     for story in STORIES:
         stories[story] = text[start:start + fib.counts[story]]
         start += fib.counts[story]
     lists = read_lists(table, fib.pair(PLF_LST), fib.pair(PLF_LFO))
-    blocks = _body(stories["text"], ParagraphTable(word, table, fib, text_pieces), styles(table, fib), lists)
+    blocks = _body(stories["text"], paragraphs, sheet, lists)
     for story in ("textboxes", "footnotes", "endnotes"):  # (a text box's place is a shape's anchor, unread)
         blocks += [Block("p", line) for line in _lines(stories[story])]
     headers, footers = _margins(stories["headers"], _cps(table, fib, PLCF_HDD))
