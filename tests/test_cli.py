@@ -215,3 +215,26 @@ def test_delete_of_a_folder_says_delete_takes_one_file(run, docs):
         assert "minirag sync" in done.stderr
     assert json.loads(done.stdout)["error"].startswith(f"{docs / 'notes'} is a folder")
     assert json.loads(run("status", "--json").stdout)["sourceCount"] == 1
+
+
+@pytest.mark.parametrize("planted", [".minirag", ".minirag/index.db", ".minirag/index.db-wal",
+                                     ".minirag/index.db-shm", ".minirag/index.db.sync.lock"])
+def test_a_cloned_folder_cannot_point_the_index_it_holds_at_another_file(run, docs, tmp_path, planted):
+    # A repository can hold `.minirag/index.db` (or its -wal) as a link to ~/.ssh/authorized_keys:
+    # the index's pages hold its documents' text verbatim, a line of a key among them. Where the
+    # index is minirag's own place inside the root, no link there is followed; DB_PATH is the user's.
+    write(docs / "a.md", "# Keys\n\nssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIattacker attacker@example\n")
+    victim = tmp_path / "home" / ".ssh"
+    victim.mkdir(parents=True)
+    link = docs / planted
+    link.parent.mkdir(parents=True, exist_ok=True)
+    link.symlink_to(victim if planted == ".minirag" else victim / "authorized_keys")
+    for command in (("ingest", "."), ("query", "keys")):
+        done = run(*command, env={"DB_PATH": None})
+        assert done.returncode != 0 and done.stderr.count("\n") == 1, done.stderr
+        assert f"{link} is a symbolic link" in done.stderr, done.stderr
+    assert f"{link} is a symbolic link" in run("status", env={"DB_PATH": None}).stdout
+    assert list(victim.iterdir()) == []
+    if planted == ".minirag":  # named as DB_PATH, the link is the user's own choice
+        assert run("ingest", ".", env={"DB_PATH": f"{link}/"}).returncode == 0
+        assert (victim / "index.db").is_file()
