@@ -56,6 +56,8 @@ def hit_dict(hit: Hit) -> dict:
     }
     if hit.page_start is not None:
         out["pages"] = page_label(hit.page_start, hit.page_end)
+    if hit.also_in:
+        out["alsoIn"] = list(hit.also_in)
     return out
 
 
@@ -152,6 +154,8 @@ def query_text(result: dict, scope: str | None = None, max_distance: float | Non
             body = _MARKDOWN_ESCAPE.sub(r"\1", body)
         snippet = " ".join(body.split())
         lines.append(f"   {snippet[:300]}{'…' if len(snippet) > 300 else ''}")
+        if hit.get("alsoIn"):
+            lines.append(f"   also in: {', '.join(on_one_line(s) for s in hit['alsoIn'])}")
     return "\n".join(lines)
 
 

@@ -7,7 +7,8 @@ Each DIR holds corpus.jsonl, queries.jsonl and qrels/test.tsv. Every corpus
 document is ingested as a Markdown data source (`# title` + text) into a fresh
 index; every query runs through App.query in three modes (vector-only,
 keyword-only, hybrid at the configured weight). Scoring is per document: a
-source's first hit counts, later hits of the same source are dropped.
+source's first hit counts (a passage several sources hold names the others after it), later
+hits of the same source are dropped.
 Text is embedded as minirag serves it (the word table split out and the int8
 graph made in CACHE_DIR); `--plain` runs the model file as it is.
 Deterministic: same data, model and code give the same numbers.
@@ -53,9 +54,12 @@ def read_qrels(path: Path) -> dict[str, dict[str, int]]:
 
 
 def ranked_sources(result: QueryResult) -> list[str]:
+    """Documents in the order a reader of the hits meets them: a passage several documents hold is
+    one hit that names the others (`also_in`), right after its own."""
     seen: dict[str, None] = {}
     for hit in result.hits:
-        seen.setdefault(hit.source, None)
+        for source in (hit.source, *hit.also_in):
+            seen.setdefault(source, None)
     return list(seen)
 
 

@@ -743,3 +743,16 @@ def test_a_serving_process_reads_a_terms_document_count_once_per_index_generatio
         assert len(counts_read()) == 1 and str(docs / "more.md") in [h["source"] for h in hits]
     finally:
         conn.set_trace_callback(None)
+
+
+def test_a_manual_installed_twice_gives_each_passage_once_with_the_other_copy_named(app, docs):
+    page = "# Backups\n\nRun the backup tool every night and keep three copies on another disk."
+    write(docs / "v1" / "backups.md", page)
+    write(docs / "v2" / "backups.md", page)
+    write(docs / "other.md", "# Restores\n\nA restore reads the newest copy back from the other disk.")
+    run_sync(app.pipeline, list(app.config.roots))
+    result = payload(app.query("backup tool every night", top_k=5))
+    shown = [(h["source"], h.get("alsoIn")) for h in result["results"]]
+    assert shown[0] == (str(docs / "v1" / "backups.md"), [str(docs / "v2" / "backups.md")])
+    assert [s for s, _ in shown] == [str(docs / "v1" / "backups.md"), str(docs / "other.md")]
+    assert "alsoIn" not in result["results"][1]

@@ -13,7 +13,7 @@ from minirag.security import is_under
 
 
 def hit(n, distance, source=None):
-    return Hit(n, source or f"/d/{n}.md", "file", "", 0, "t", 1.0 / (n + 1), distance, n, None, None)
+    return Hit(n, source or f"/d/{n}.md", "file", "", 0, f"text {n}", 1.0 / (n + 1), distance, n, None, None)
 
 
 def test_similar_keeps_everything_before_the_first_big_gap():
@@ -176,3 +176,20 @@ def test_the_accounts_own_home_is_refused_as_an_unnamed_root_whatever_home_says(
 def test_a_db_path_with_a_trailing_slash_is_a_folder_even_before_it_exists(tmp_path):
     config = load_config(env={"BASE_DIR": str(tmp_path), "DB_PATH": f"{tmp_path}/indexes/"}, cwd=tmp_path)
     assert config.db_path == tmp_path / "indexes" / "index.db"
+
+
+def passage(n, text, source, distance=0.1):
+    return Hit(n, source, "file", "", 0, text, 1.0 / (n + 1), distance, n, None, None)
+
+
+def test_a_passage_held_by_several_files_takes_one_slot_naming_the_others():
+    hits = [passage(0, "same words", "/a.md"), passage(1, "other words", "/b.md"),
+            passage(2, "same words", "/copy/a.md"), passage(3, "same words", "/old/a.md"),
+            passage(4, "same words", "/a.md")]  # the same passage twice in one file: shown once
+    kept = apply_post_filters(hits)
+    assert [(h.chunk_id, h.also_in) for h in kept] == [(0, ("/copy/a.md", "/old/a.md")), (1, ())]
+
+
+def test_the_file_cap_counts_a_passage_by_the_file_it_is_shown_from():
+    hits = [passage(0, "same", "/a.md"), passage(1, "same", "/b.md"), passage(2, "other", "/c.md")]
+    assert [h.chunk_id for h in apply_post_filters(hits, max_files=2)] == [0, 2]

@@ -1,12 +1,16 @@
-"""What happens to fused hits after ranking: the distance cap, gap grouping, the file cap."""
+"""What happens to fused hits after ranking: one slot per passage, the distance cap, gap grouping,
+the file cap."""
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 from minirag.search.fusion import Hit
 
 
 def apply_post_filters(hits: list[Hit], *, max_distance: float | None = None, grouping: str | None = None,
                        max_files: int | None = None) -> list[Hit]:
+    hits = one_slot_per_passage(hits)
     if max_distance is not None:
         hits = [h for h in hits if h.distance is not None and h.distance <= max_distance]
     if grouping:
@@ -14,6 +18,28 @@ def apply_post_filters(hits: list[Hit], *, max_distance: float | None = None, gr
     if max_files:
         hits = first_files(hits, max_files)
     return hits
+
+
+def one_slot_per_passage(hits: list[Hit]) -> list[Hit]:
+    """Each passage once, at its best rank, naming in `also_in` the other files that hold it.
+
+    A manual installed twice, a folder copied, a file kept in two versions: their shared passages
+    score alike and would fill the list with the same words. The same text in two files is one
+    answer found in two places, which is what an agent needs to know of it.
+    """
+    first: dict[str, int] = {}
+    kept: list[Hit] = []
+    elsewhere: list[list[str]] = []
+    for hit in hits:
+        at = first.get(hit.text)
+        if at is None:
+            first[hit.text] = len(kept)
+            kept.append(hit)
+            elsewhere.append([])
+        elif hit.source != kept[at].source and hit.source not in elsewhere[at]:
+            elsewhere[at].append(hit.source)
+    return [replace(hit, also_in=tuple(others)) if others else hit
+            for hit, others in zip(kept, elsewhere, strict=True)]
 
 
 def group_by_gap(hits: list[Hit], grouping: str) -> list[Hit]:

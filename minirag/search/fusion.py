@@ -56,6 +56,7 @@ class Hit:
     parent_id: int
     page_start: int | None
     page_end: int | None
+    also_in: tuple[str, ...] = ()  # other sources holding this very passage (filters.one_slot_per_passage)
 
 
 # Each list is JSON in any order: vector [[chunk_id, cosine distance], ...],
