@@ -349,7 +349,7 @@ def _inherited_vanish(own: dict[int, int], based_on: dict[int, int]) -> dict[int
     resolved: dict[int, bool | None] = {}
 
     def value(index: int) -> bool | None:
-        chain = []
+        chain: list[int] = []
         while index not in resolved and index != _NO_STYLE and index not in chain and len(chain) < 16:
             chain.append(index)
             index = based_on.get(index, _NO_STYLE)
