@@ -592,3 +592,24 @@ def test_a_stop_mid_conversion_keeps_the_mark_an_earlier_death_left(app, docs, m
     progress = Progress()
     app.pipeline.run_files([f for f in walk(docs, [docs]) if f.source == str(doomed)], progress)
     assert app.index.excluded_states().get(str(doomed)) == before
+
+
+def test_a_worker_runs_no_code_of_the_folder_it_is_started_in(tmp_path, monkeypatch):
+    """`python -m` puts the working directory first on the module path: a cloned folder's own
+    `minirag/ingest/convert_worker.py`, or a `struct.py` shadowing the standard library, ran as the
+    user on the first conversion of `minirag ingest .` there."""
+    marker = tmp_path / "ran"
+    planted = f"open({str(marker)!r}, 'a').write(__name__ + '\\n')\n"
+    folder = tmp_path / "cloned"
+    write(folder / "struct.py", planted)
+    write(folder / "minirag" / "__init__.py", "")
+    write(folder / "minirag" / "ingest" / "__init__.py", "")
+    write(folder / "minirag" / "ingest" / "convert_worker.py", planted)
+    monkeypatch.chdir(folder)
+    pool = isolation.ConverterPool(max_workers=1)
+    try:
+        done = pool.run("document", (b"# Here\n", ".md", "a.md"), "a.md", isolation.Limits(2048, 60, 60))
+    finally:
+        pool.close()
+    assert done.markdown == "# Here\n"
+    assert not marker.exists(), marker.read_text()

@@ -101,9 +101,13 @@ class _Worker:
                "PYTHONPATH": os.pathsep.join(p for p in sys.path if isinstance(p, str) and p)}
         # A worker's dying words ("Fatal Python error: Cannot recover from MemoryErrors" and a stack)
         # are not for the user, whose one line says what happened; with -v they are shown.
+        # -P: `-m` would put the working directory first on the module path, and that may be the folder
+        # being indexed (`minirag ingest .` in a cloned repository): its `struct.py` or its own
+        # `minirag/` would run as the user. Started in the filesystem's root, which holds no module.
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "minirag.ingest.convert_worker"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=None if log.isEnabledFor(logging.INFO) else subprocess.DEVNULL, env=env, close_fds=True)
+            [sys.executable, "-P", "-m", "minirag.ingest.convert_worker"], stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, stderr=None if log.isEnabledFor(logging.INFO) else subprocess.DEVNULL, env=env,
+            close_fds=True, cwd=os.path.abspath(os.sep))
 
     # Both are pipes, buffered (Popen's default bufsize): never None.
     @property
