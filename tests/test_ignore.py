@@ -315,3 +315,19 @@ def test_an_ignore_line_with_wildcards_enough_to_stall_matching_is_skipped(make_
 def test_a_glob_with_wildcards_enough_to_stall_matching_is_a_configuration_error(make_config, glob):
     with pytest.raises(ConfigError, match="is not a glob \\(too many wildcards"):
         make_config(exclude=[glob])
+
+
+def test_an_ignore_file_of_many_costly_lines_is_read_only_up_to_a_matching_budget(repo, caplog):
+    # Each line may carry four wildcards, but a file may hold 1 MiB of them: 200 lines of `a*a*a*bN`
+    # took 50 s a sync on three files nine folders deep (every path is matched against every line),
+    # and 95,000 lines would take hours. Past the file's budget, lines are skipped, saying so once.
+    from minirag.ingest.ignore import MATCH_BUDGET, IgnoreRules, line_cost
+
+    write(repo / "docs" / ".gitignore", "keep-out.md\n" + "".join(f"a*a*a*b{i}\n" for i in range(2000)))
+    rules = IgnoreRules([repo / "docs"], gitignore=True)
+    assert rules.reason(str(repo / "docs" / "keep-out.md")) is not None
+    assert rules.reason(str(repo / "docs" / "aaab0")) is not None  # a line within the budget
+    (_, spec), = rules._ignore_files(str(repo / "docs"))
+    assert 1 < len(spec.patterns) <= 1 + MATCH_BUDGET // line_cost("a*a*a*b1")
+    warned = [r.getMessage() for r in caplog.records if "docs/.gitignore" in r.getMessage()]
+    assert len(warned) == 1 and f"lines from line {len(spec.patterns) + 1} on skipped" in warned[0], warned

@@ -80,18 +80,41 @@ def split_globs(patterns: Sequence[str], roots: Sequence[Path]) -> dict[Path, li
 MAX_CROSSING_WILDCARDS = 2
 MAX_WILDCARDS = 4
 _CROSSING = re.compile(r"\.[+*]")  # `.+` / `.*` in pathspec's regex; `[^/]*` stays within a name
+# Every path is matched against every line of the ignore files above it, so a file is also bounded as
+# a whole: a line costs by its wildcards, each more multiplying a hostile path's worst case about
+# sixtyfold (docs/documents.md), and lines past the budget are skipped. The budget holds 8,192 lines
+# of two wildcards or fewer (`*.pyc`, `**/build`), 128 of three (`*backup*.sql`), or 2 of four.
+MATCH_BUDGET = 8192
+_COST_BY_WILDCARDS = {3: 64, 4: 4096}
+
+
+def _wildcards(pattern) -> tuple[int, int]:
+    """(wildcards that cross folders, wildcards in all) of a compiled pattern."""
+    regex = getattr(pattern, "regex", None)
+    if regex is None:  # a comment or a blank line
+        return 0, 0
+    crossing = len(_CROSSING.findall(regex.pattern))
+    return crossing, crossing + regex.pattern.count("[^/]*")
 
 
 def _costly(pattern) -> str | None:
     """Why matching a compiled pattern could take minutes on a hostile path, or None."""
-    regex = getattr(pattern, "regex", None)
-    if regex is None:  # a comment or a blank line
-        return None
-    crossing = len(_CROSSING.findall(regex.pattern))
-    if crossing > MAX_CROSSING_WILDCARDS or crossing + regex.pattern.count("[^/]*") > MAX_WILDCARDS:
+    crossing, wildcards = _wildcards(pattern)
+    if crossing > MAX_CROSSING_WILDCARDS or wildcards > MAX_WILDCARDS:
         return (f"too many wildcards to match in time: at most {MAX_CROSSING_WILDCARDS} that cross folders "
                 f"(**, or an unanchored start) and {MAX_WILDCARDS} in all")
     return None
+
+
+def _cost(pattern) -> int:
+    return _COST_BY_WILDCARDS.get(_wildcards(pattern)[1], 1)
+
+
+def line_cost(line: str) -> int:
+    """What one ignore line costs of its file's MATCH_BUDGET."""
+    from pathspec import GitIgnoreSpec
+
+    return sum(_cost(pattern) for pattern in GitIgnoreSpec.from_lines([line]).patterns)
 
 
 def _spec(lines: Sequence[str], origin: str) -> GitIgnoreSpec | None:
@@ -104,15 +127,20 @@ def _spec(lines: Sequence[str], origin: str) -> GitIgnoreSpec | None:
         return None
     try:
         spec = GitIgnoreSpec.from_lines(lines)
-        if not any(_costly(pattern) for pattern in spec.patterns):
+        if not any(_costly(pattern) for pattern in spec.patterns) and sum(map(_cost, spec.patterns)) <= MATCH_BUDGET:
             return spec
     except (ValueError, re.error):  # pathspec's GitWildMatchPatternError is a ValueError
         pass
-    valid = []
+    valid, spent = [], 0
     for number, line in enumerate(lines, 1):
         if (reason := bad_glob(line)) is not None:
             log.warning("%s, line %d: not an ignore pattern, skipped (%s)", origin, number, reason)
             continue
+        spent += line_cost(line)
+        if spent > MATCH_BUDGET:
+            log.warning("%s: lines from line %d on skipped: matching every path against more of its patterns "
+                        "would stall each sync", origin, number)
+            break
         valid.append(line)
     return GitIgnoreSpec.from_lines(valid)
 
