@@ -242,6 +242,7 @@ class App:
 
         binding = self.binding()
         binding.refuse_mismatch(self.config)  # before any download
+        binding.refuse_unlisted(self.config)
         encoder = Encoder(find_files(binding.name, binding.path, self.config.cache_dir),
                           cache_dir=self.config.cache_dir, one_shot=self._one_shot)
         with self._lock:
@@ -269,7 +270,7 @@ class App:
         """The model (and so the budget) this index is used with: minirag.binding's one answer, from the
         configuration and what the index records. Never creates the index."""
         has_index = self._index is not None or self._index_file_holds_data()
-        return bind(self.config, recorded_model(self.index) if has_index else None)
+        return bind(self.config, recorded_model(self.index, self.config.roots) if has_index else None)
 
     @property
     def pipeline(self) -> Pipeline:
@@ -765,7 +766,7 @@ class App:
                 binding = self.binding()
             else:  # never a writable open: even one that fails lets SQLite fold a stray -wal into the file
                 with Index(self.config.db_path, read_only=True) as index:
-                    binding = bind(self.config, recorded_model(index))
+                    binding = bind(self.config, recorded_model(index, self.config.roots))
             name, path = binding.name, binding.path
         except Exception:  # noqa: BLE001 - an unreadable index: doctor's own checks say why
             name, path = self.config.model_name, self.config.model_path

@@ -8,13 +8,16 @@ the budget is `planned_budget` (without loading the model) or `checked_budget` (
 
 from __future__ import annotations
 
+import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from minirag.chunking import MIN_CHUNK_TOKEN_BUDGET
 from minirag.config import Config, ConfigError
-from minirag.errors import IndexUnavailable
+from minirag.errors import IndexUnavailable, ModelUnavailable
 from minirag.models import LOCAL_PREFIX, ModelSpec, catalogue_spec, configured_model_id, locate
+from minirag.security import containing_root, is_under
 from minirag.store.index import META_MODEL_PATH, Index
 
 
@@ -60,6 +63,24 @@ class ModelBinding:
             f"name the index's model ({keep}, or name none), or re-index with {named} "
             "(a new --db-path, or delete the index and run `minirag sync`)")
 
+    def refuse_unlisted(self, config: Config) -> None:
+        """IndexUnavailable, before any download, when the model is one only the index names: a hub
+        model minirag does not list and this machine does not hold. An index can come with the folder
+        it indexes, and name any model for a user naming none to download and run; one already on
+        this machine is the user's own, and is used."""
+        if self.recorded is None or self.path is not None or config.model_path is not None or config.model_named:
+            return
+        model_id = self.model_id
+        if catalogue_spec(model_id) is not None or model_id.startswith(LOCAL_PREFIX):
+            return
+        try:
+            locate(model_id, None, config.cache_dir)
+        except ModelUnavailable:
+            raise IndexUnavailable(
+                f"the index {config.db_path} was built with {model_id}, a model minirag does not list and this "
+                f"machine does not hold: name it to fetch it (--model-name {model_id}), or re-index with another "
+                "(a new --db-path, or delete the index and run `minirag sync`)") from None
+
     def spec_on_disk(self, cache_dir: Path) -> ModelSpec:
         """The model's settings without loading it: its catalogue entry, else its files' settings
         (minirag-model.json, the hub cache's config). ModelUnavailable when neither is here."""
@@ -77,18 +98,34 @@ def bind(config: Config, recorded: RecordedModel | None) -> ModelBinding:
                         recorded)
 
 
-def recorded_model(index: Index) -> RecordedModel | None:
+def recorded_model(index: Index, roots: Sequence[Path] = ()) -> RecordedModel | None:
     """What `index` records of its model; None before its first ingest."""
     bound = index.bound_model()
     if bound is None:
         return None
-    raw = index.meta(META_MODEL_PATH)
-    # Only an absolute path, as MODEL_PATH is stored: a relative one would be read from the working
-    # folder, and an index shipped inside a cloned folder (its .minirag/) would pick the model there.
-    path = Path(raw) if raw and Path(raw).is_absolute() and Path(raw).is_dir() else None
+    path = _recorded_folder(index.meta(META_MODEL_PATH), roots)
     if path is not None and configured_model_id(bound[0], path) != bound[0]:
         path = None  # that directory holds another model now
     return RecordedModel(bound[0], bound[1], path)
+
+
+# Folders whose entries name other places per process: /proc/self/cwd is the working folder.
+_PER_PROCESS = ("/proc", "/dev/fd")
+
+
+def _recorded_folder(raw: str | None, roots: Sequence[Path]) -> Path | None:
+    """The model folder an index records, where it may be used without being named. An index can come
+    with the folder it indexes (a clone's .minirag/), so it may not name a folder that folder holds:
+    not a relative path (read from the working folder), not one through /proc/self/cwd (the same),
+    and not one inside a document root (what the documents' authors put there)."""
+    if not raw or not Path(raw).is_absolute():
+        return None
+    real = os.path.realpath(raw)
+    if any(is_under(raw, place, os.sep) or is_under(real, place, os.sep) for place in _PER_PROCESS):
+        return None
+    if containing_root(Path(real), [Path(os.path.realpath(root)) for root in roots]) is not None:
+        return None
+    return Path(raw) if os.path.isdir(real) else None
 
 
 def remember_model_path(index: Index, config: Config) -> None:

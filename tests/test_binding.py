@@ -88,3 +88,42 @@ def test_a_model_folder_the_index_records_is_used_only_by_its_absolute_path(inde
         assert app.binding().recorded.path == tmp_path / "shipped-model"
     finally:
         app.close()
+
+
+@pytest.mark.parametrize("recorded", ["/proc/self/cwd/shipped-model", "{docs}/.m"])
+def test_a_model_folder_the_index_records_is_not_one_the_documents_or_the_working_folder_may_hold(
+        indexed, tmp_path, docs, model_dir, monkeypatch, recorded):
+    """A cloned folder can ship its index and a model beside it: an absolute path through /proc
+    (`/proc/self/cwd/...`) named the folder minirag is started in, and a path inside a document root
+    names what the documents' authors put there. The index's model is then the clone's, its vectors
+    the clone's to choose, its files parsed by ONNX Runtime."""
+    shutil.copytree(model_dir, tmp_path / "shipped-model")
+    shutil.copytree(model_dir, docs / ".m")
+    app = App(load_config(env={}, **indexed))
+    app.index.set_meta(META_MODEL_PATH, recorded.format(docs=docs))
+    app.close()
+    monkeypatch.chdir(tmp_path)
+    app = App(load_config(env={}, **indexed))
+    try:
+        assert app.binding().recorded.path is None
+    finally:
+        app.close()
+
+
+def test_a_model_the_index_names_is_fetched_only_when_minirag_knows_it_or_the_user_names_it(indexed, tmp_path):
+    """An index shipped in a cloned folder could name any hub model, and a user naming none would
+    download and run it. Unless minirag lists it or it is on this machine already, it must be named."""
+    from minirag.store.index import META_MODEL
+
+    app = App(load_config(env={}, **indexed))
+    app.index.set_meta(META_MODEL, "evil-org/evil-embedder")
+    app.index.conn.execute("DELETE FROM meta WHERE key = ?", (META_MODEL_PATH,))
+    app.close()
+    app = App(load_config(env={}, cache_dir=str(tmp_path / "cache"), **indexed))
+    try:
+        with pytest.raises(IndexUnavailable, match=r"built with evil-org/evil-embedder, a model minirag does not list "
+                                                   r"and this machine does not hold: name it to fetch it \(--model-name"):
+            app.query("otters")
+        assert app._encoder is None
+    finally:
+        app.close()
