@@ -64,6 +64,7 @@ from minirag.security import (
     served_by_roots,
 )
 from minirag.store import connection
+from minirag.store.home import settle_home
 from minirag.store.index import META_GIT_STATE, Index, IndexStats, SourceRow, stale_keywords_warning
 from minirag.values import (
     ChunkWindow,
@@ -222,8 +223,14 @@ class App:
                     if self.matrices is not None:
                         self.matrices.clear()
             if self._index is None:
-                self._index = Index(self.config.db_path, read_only=self.config.read_only,
-                                    checkpoints=self.config.litestream_config is None)
+                index = Index(self.config.db_path, read_only=self.config.read_only,
+                              checkpoints=self.config.litestream_config is None)
+                try:
+                    settle_home(index, self.config)
+                except BaseException:
+                    index.close()
+                    raise
+                self._index = index
             return self._index
 
     @property

@@ -306,6 +306,7 @@ class Config:
     db_path: Path
     cache_dir: Path
     model_name: str
+    db_path_named: bool = False  # DB_PATH / --db-path given: the index is where the user chose (store/home.py)
     model_path: Path | None = None
     model_named: bool = False  # MODEL_NAME / --model-name given: otherwise an index keeps its own model
     max_file_size: int = DEFAULT_MAX_FILE_SIZE
@@ -650,6 +651,7 @@ def load_config(*, env: Mapping[str, str] | None = None, cwd: Path | None = None
         roots=roots,
         collections=collections,
         db_path=db,
+        db_path_named=bool(raw_db),
         cache_dir=cache,
         model_name=given.raw("MODEL_NAME") or DEFAULT_MODEL,
         model_named=bool(given.raw("MODEL_NAME")),

@@ -133,7 +133,8 @@ def check_index(config: Config, stats_out: list[IndexStats] | None = None) -> Ch
     The index's stats, when read, are appended to `stats_out`."""
     from minirag.store import schema
     from minirag.store.health import inspect, out_of_step, quick_check
-    from minirag.store.index import stale_keywords_warning
+    from minirag.store.home import foreign
+    from minirag.store.index import Index, stale_keywords_warning
 
     path = config.db_path
     if not path.exists():
@@ -171,6 +172,9 @@ def check_index(config: Config, stats_out: list[IndexStats] | None = None) -> Ch
             return _fail("index", f"{path} has schema version {version}, older than {schema.SCHEMA_VERSION}",
                          "open it once without --read-only (e.g. `minirag status`) to upgrade it")
         return _ok("index", f"{path} (schema {version}; upgraded to {schema.SCHEMA_VERSION} when next opened)")
+    with Index(path, read_only=True) as index:
+        if (reason := foreign(index, config)) is not None:
+            return _fail("index", reason.problem, reason.fix)
     if stats_out is not None:
         stats_out.append(stats)
     detail = (f"{path}: {stats.source_count} sources, {stats.chunk_count} chunks, "
