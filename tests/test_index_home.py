@@ -78,3 +78,17 @@ def test_doctor_says_so_too(make_app, make_config, own, docs, tmp_path):
     shutil.copytree(docs, copy)
     check = next(c for c in run_checks(make_config(base_dirs=[str(copy)], db_path=None)).checks if c.name == "index")
     assert not check.ok and "came here with its folder" in check.detail and "--db-path" in check.fix
+
+
+def test_an_index_that_does_not_say_where_it_was_made_is_refused_when_it_holds_files_of_other_folders(
+        make_app, own, docs, tmp_path):
+    # Another machine's files are not served, but their vectors would be reused for any passage of the
+    # same text, and they stand for nothing here.
+    conn = sqlite3.connect(own)
+    conn.execute("UPDATE sources SET source = '/home/someone/repo/a.md'")
+    conn.commit()
+    conn.close()
+    forget_home(own)
+    with pytest.raises(IndexUnavailable, match=r"does not say where it was made .* and holds files outside the "
+                                               r"folders it is used with"):
+        make_app(db_path=None).query("solar")

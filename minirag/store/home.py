@@ -5,17 +5,19 @@ this folder's: its text could be what no document says, under a source no sync r
 
 Each index records the real path it was made at (`meta.home`). In minirag's own place, an index
 recorded elsewhere is refused until the user names it (DB_PATH), which makes it theirs; one that
-records nothing (made by an earlier minirag, or stripped of it) is kept only when it holds file
-sources alone, which each sync checks against the files, and then records where it is.
+records nothing (made by an earlier minirag, or stripped of it) is kept only when it holds nothing
+but files of the roots, which each sync checks against them, and then records where it is.
 """
 
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from pathlib import Path
 
 from minirag.config import INDEX_DIRNAME, INDEX_FILENAME, Config
 from minirag.errors import IndexUnavailable
+from minirag.security import containing_root
 from minirag.store.index import Index
 
 META_HOME = "home"
@@ -49,10 +51,14 @@ def foreign(index: Index, config: Config) -> Foreign | None:
                        f"delete {folder} and `minirag sync` indexes the folder anew; or, if it is yours, name it "
                        f"once (--db-path {db})")
     if index.holds_sources_other_than_files():
-        return Foreign(f"the index {db} does not say where it was made (an earlier minirag's, or it came with its "
-                       "folder) and holds sources no file here stands for (data or URL)",
-                       f"if it is yours, name it once (--db-path {db}); else delete {folder} and run `minirag sync`")
-    return None
+        held = "sources no file here stands for (data or URL)"
+    elif any(containing_root(Path(source), config.roots) is None for source in index.stored_states("file")):
+        held = "files outside the folders it is used with"
+    else:
+        return None
+    return Foreign(f"the index {db} does not say where it was made (an earlier minirag's, or it came with its "
+                   f"folder) and holds {held}",
+                   f"if it is yours, name it once (--db-path {db}); else delete {folder} and run `minirag sync`")
 
 
 def settle_home(index: Index, config: Config) -> None:
