@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -101,13 +102,22 @@ def connect(path: Path | str, *, read_only: bool = False, auto_checkpoint: bool 
     return conn
 
 
+# What a schema row's SQL makes, told from its text: SQLite builds each object from that text alone,
+# whatever the row's `type` says (a row edited through writable_schema can say `table` and make a
+# trigger). Comments read as spaces, as SQLite's tokenizer reads them.
+_SQL_COMMENT = re.compile(r"/\*.*?(?:\*/|$)|--[^\n]*", re.DOTALL)
+_MAKES = re.compile(r"\s*create\s+(?:temp\s+|temporary\s+)?(trigger|view)\b", re.IGNORECASE)
+
+
 def planted_object(conn: Connection) -> tuple[str, str] | None:
     """A trigger or view in the index, as (kind, name): minirag makes neither, and a trigger runs on
     minirag's own writes (one could rewrite every chunk written, so that an agent reads what no
     document says). None for an index minirag made."""
-    row = conn.execute(
-        "SELECT type, name FROM sqlite_master WHERE type IN ('trigger', 'view') ORDER BY type, name LIMIT 1").fetchone()
-    return (row[0], row[1]) if row else None
+    for kind, name, sql in conn.execute("SELECT type, name, sql FROM sqlite_master"):
+        made = _MAKES.match(_SQL_COMMENT.sub(" ", sql or ""))
+        if made or str(kind).lower() in ("trigger", "view"):
+            return (made.group(1).lower() if made else str(kind).lower()), name
+    return None
 
 
 def foreign_tables(conn: Connection) -> list[str]:
