@@ -113,16 +113,28 @@ def recorded_model(index: Index, roots: Sequence[Path] = ()) -> RecordedModel | 
 _PER_PROCESS = ("/proc", "/dev/fd")
 
 
+def _through_per_process_folders(raw: str) -> bool:
+    """Whether resolving `raw` passes through /proc or /dev/fd, however it is spelled (`//proc`,
+    `/./proc`) or linked (`/dev/stdin` is /proc/self/fd/0): one folder at a time, each resolved."""
+    at = os.path.abspath(os.sep)
+    for part in Path(raw).parts[1:]:
+        step = os.path.join(at, part)
+        if any(is_under(step, place, os.sep) for place in _PER_PROCESS):
+            return True
+        at = os.path.realpath(step)
+        if any(is_under(at, place, os.sep) for place in _PER_PROCESS):
+            return True
+    return False
+
+
 def _recorded_folder(raw: str | None, roots: Sequence[Path]) -> Path | None:
     """The model folder an index records, where it may be used without being named. An index can come
     with the folder it indexes (a clone's .minirag/), so it may not name a folder that folder holds:
     not a relative path (read from the working folder), not one through /proc/self/cwd (the same),
     and not one inside a document root (what the documents' authors put there)."""
-    if not raw or not Path(raw).is_absolute():
+    if not raw or not Path(raw).is_absolute() or _through_per_process_folders(raw):
         return None
     real = os.path.realpath(raw)
-    if any(is_under(raw, place, os.sep) or is_under(real, place, os.sep) for place in _PER_PROCESS):
-        return None
     if containing_root(Path(real), [Path(os.path.realpath(root)) for root in roots]) is not None:
         return None
     return Path(raw) if os.path.isdir(real) else None

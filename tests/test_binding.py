@@ -90,7 +90,9 @@ def test_a_model_folder_the_index_records_is_used_only_by_its_absolute_path(inde
         app.close()
 
 
-@pytest.mark.parametrize("recorded", ["/proc/self/cwd/shipped-model", "{docs}/.m"])
+@pytest.mark.parametrize("recorded", ["/proc/self/cwd/shipped-model", "//proc/self/cwd/shipped-model",
+                                      "/./proc/self/cwd/shipped-model", "/proc/thread-self/cwd/shipped-model",
+                                      "{docs}/.m", "{docs}/../docs/.m"])
 def test_a_model_folder_the_index_records_is_not_one_the_documents_or_the_working_folder_may_hold(
         indexed, tmp_path, docs, model_dir, monkeypatch, recorded):
     """A cloned folder can ship its index and a model beside it: an absolute path through /proc
