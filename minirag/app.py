@@ -853,10 +853,9 @@ class App:
         if options.hybrid_weight is None or options.hybrid_weight < 1.0 or options.max_distance is not None:
             encoder = self.encoder
             index.bind_model(encoder.model_id, encoder.dimension)  # the index's model, or refused naming both
-        hits = search(index.conn, text, options, encoder=encoder, matrices=self.matrices, pool=self.query_pool,
-                      pool_conn=lambda: index.conn)
         # Files of a root since removed from the configuration stay in the file until a sync; never served.
-        hits = [hit for hit in hits if hit.kind != "file" or self.in_roots(hit.source)]
+        hits = search(index.conn, text, options, encoder=encoder, matrices=self.matrices, pool=self.query_pool,
+                      pool_conn=lambda: index.conn, served=self.in_roots)
         self._refuse_a_path_meant_as_scope(scope, found_nothing=not hits)
         return QueryResult(tuple(hits), index.parents(h.parent_id for h in hits),
                            tuple(self.collection_of(h.source) for h in hits), tuple(self.config.roots))

@@ -58,6 +58,8 @@ def hit_dict(hit: Hit) -> dict:
         out["pages"] = page_label(hit.page_start, hit.page_end)
     if hit.also_in:
         out["alsoIn"] = list(hit.also_in)
+    if hit.also_in_more:
+        out["alsoInMore"] = hit.also_in_more
     return out
 
 
@@ -155,7 +157,8 @@ def query_text(result: dict, scope: str | None = None, max_distance: float | Non
         snippet = " ".join(body.split())
         lines.append(f"   {snippet[:300]}{'…' if len(snippet) > 300 else ''}")
         if hit.get("alsoIn"):
-            lines.append(f"   also in: {', '.join(on_one_line(s) for s in hit['alsoIn'])}")
+            more = f" and {hit['alsoInMore']} more" if hit.get("alsoInMore") else ""
+            lines.append(f"   also in: {', '.join(on_one_line(s) for s in hit['alsoIn'])}{more}")
     return "\n".join(lines)
 
 

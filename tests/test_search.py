@@ -756,3 +756,33 @@ def test_a_manual_installed_twice_gives_each_passage_once_with_the_other_copy_na
     assert shown[0] == (str(docs / "v1" / "backups.md"), [str(docs / "v2" / "backups.md")])
     assert [s for s, _ in shown] == [str(docs / "v1" / "backups.md"), str(docs / "other.md")]
     assert "alsoIn" not in result["results"][1]
+
+
+def test_copies_of_one_page_leave_the_results_full_and_the_file_cap_counts_the_file_shown(make_app, docs):
+    # Sixty copies took every one of the 40 candidates a side fetches for ten results: folded into one,
+    # they left one result where ten were asked for. The search looks deeper instead.
+    page = "# Backups\n\nRun the backup tool every night and keep three copies on another disk."
+    for n in range(60):
+        write(docs / f"copy{n:02}" / "backups.md", page)
+    for n in range(12):
+        write(docs / f"other{n}.md", f"# Disk {n}\n\nDisk number {n} keeps a backup copy of the night's work.")
+    app = make_app()
+    run_sync(app.pipeline, list(app.config.roots))
+    hits = app.query("backup tool every night", top_k=10).hits
+    assert len(hits) == 10 and len({h.text for h in hits}) == 10
+    copy = next(h for h in hits if h.source.endswith("backups.md"))
+    assert len(copy.also_in) + copy.also_in_more == 59
+    capped = make_app(env={"RAG_MAX_FILES": "2"}).query("backup tool every night", top_k=10).hits
+    assert len({h.source for h in capped}) == 2
+
+
+def test_a_root_no_longer_configured_is_neither_shown_nor_named_and_takes_no_place(make_app, docs, tmp_path):
+    page = "# Backups\n\nRun the backup tool every night and keep three copies on another disk."
+    other_root = tmp_path / "old-root"
+    write(docs / "backups.md", page)
+    write(other_root / "backups.md", page)
+    both = make_app(base_dirs=[str(other_root), str(docs)])
+    run_sync(both.pipeline, list(both.config.roots))
+    for kept, dropped in ((docs, other_root), (other_root, docs)):
+        hits = make_app(base_dirs=[str(kept)]).query("backup tool every night", top_k=3).hits
+        assert [(h.source, h.also_in) for h in hits] == [(str(kept / "backups.md"), ())], dropped

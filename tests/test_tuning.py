@@ -8,7 +8,12 @@ import pytest
 from minirag.config import ConfigError, load_config
 from minirag.errors import InvalidArgument
 from minirag.search import Hit, Scope, clamp_top_k
-from minirag.search.filters import apply_post_filters, group_by_gap
+from minirag.search.filters import (
+    MAX_ALSO_IN,
+    apply_post_filters,
+    group_by_gap,
+    one_slot_per_passage,
+)
 from minirag.security import is_under
 
 
@@ -186,10 +191,11 @@ def test_a_passage_held_by_several_files_takes_one_slot_naming_the_others():
     hits = [passage(0, "same words", "/a.md"), passage(1, "other words", "/b.md"),
             passage(2, "same words", "/copy/a.md"), passage(3, "same words", "/old/a.md"),
             passage(4, "same words", "/a.md")]  # the same passage twice in one file: shown once
-    kept = apply_post_filters(hits)
+    kept = one_slot_per_passage(hits)
     assert [(h.chunk_id, h.also_in) for h in kept] == [(0, ("/copy/a.md", "/old/a.md")), (1, ())]
 
 
-def test_the_file_cap_counts_a_passage_by_the_file_it_is_shown_from():
-    hits = [passage(0, "same", "/a.md"), passage(1, "same", "/b.md"), passage(2, "other", "/c.md")]
-    assert [h.chunk_id for h in apply_post_filters(hits, max_files=2)] == [0, 2]
+def test_a_passage_in_a_hundred_files_names_a_few_and_counts_the_rest():
+    kept, = one_slot_per_passage([passage(n, "same", f"/copy{n}/a.md") for n in range(100)])
+    assert kept.also_in == tuple(f"/copy{n}/a.md" for n in range(1, MAX_ALSO_IN + 1))
+    assert kept.also_in_more == 99 - MAX_ALSO_IN

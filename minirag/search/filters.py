@@ -1,8 +1,9 @@
-"""What happens to fused hits after ranking: one slot per passage, the distance cap, gap grouping,
-the file cap."""
+"""What happens to fused hits after ranking: files no longer served dropped, one slot per passage,
+then the distance cap, gap grouping and the file cap."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 
 from minirag.search.fusion import Hit
@@ -10,7 +11,6 @@ from minirag.search.fusion import Hit
 
 def apply_post_filters(hits: list[Hit], *, max_distance: float | None = None, grouping: str | None = None,
                        max_files: int | None = None) -> list[Hit]:
-    hits = one_slot_per_passage(hits)
     if max_distance is not None:
         hits = [h for h in hits if h.distance is not None and h.distance <= max_distance]
     if grouping:
@@ -18,6 +18,17 @@ def apply_post_filters(hits: list[Hit], *, max_distance: float | None = None, gr
     if max_files:
         hits = first_files(hits, max_files)
     return hits
+
+
+def served_only(hits: list[Hit], served: Callable[[str], bool] | None) -> list[Hit]:
+    """The hits `served` lets through: a file's source it refuses (a root since removed from the
+    configuration, its files still in the index until a sync) is never shown nor named."""
+    return hits if served is None else [hit for hit in hits if hit.kind != "file" or served(hit.source)]
+
+
+# The other files a passage is named in, at most: a folder of a hundred copies would fill the
+# response budget with their names (a count says how many more).
+MAX_ALSO_IN = 5
 
 
 def one_slot_per_passage(hits: list[Hit]) -> list[Hit]:
@@ -38,8 +49,8 @@ def one_slot_per_passage(hits: list[Hit]) -> list[Hit]:
             elsewhere.append([])
         elif hit.source != kept[at].source and hit.source not in elsewhere[at]:
             elsewhere[at].append(hit.source)
-    return [replace(hit, also_in=tuple(others)) if others else hit
-            for hit, others in zip(kept, elsewhere, strict=True)]
+    return [replace(hit, also_in=tuple(others[:MAX_ALSO_IN]), also_in_more=max(0, len(others) - MAX_ALSO_IN))
+            if others else hit for hit, others in zip(kept, elsewhere, strict=True)]
 
 
 def group_by_gap(hits: list[Hit], grouping: str) -> list[Hit]:

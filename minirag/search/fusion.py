@@ -57,6 +57,7 @@ class Hit:
     page_start: int | None
     page_end: int | None
     also_in: tuple[str, ...] = ()  # other sources holding this very passage (filters.one_slot_per_passage)
+    also_in_more: int = 0  # ... and how many more, past those named
 
 
 # Each list is JSON in any order: vector [[chunk_id, cosine distance], ...],

@@ -8,6 +8,7 @@ lifecycle filters applied before ranking -> both scores completed for every cand
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from concurrent.futures import Executor
 from dataclasses import dataclass, replace
@@ -20,7 +21,7 @@ from minirag.config import DEFAULT_TOP_K, MAX_TOP_K
 from minirag.errors import InvalidArgument
 from minirag.search import vector as vectors
 from minirag.search.compounds import compound_parts
-from minirag.search.filters import apply_post_filters
+from minirag.search.filters import apply_post_filters, one_slot_per_passage, served_only
 from minirag.search.fusion import Hit, fuse
 from minirag.search.keyword import (
     CountCache,
@@ -107,7 +108,8 @@ def candidate_depth(top_k: int) -> int:
 
 
 def search(conn, text: str, options: SearchOptions, *, encoder=None, matrices: MatrixCache | None = None,
-           pool: Executor | None = None, pool_conn: Callable[[], Any] | None = None) -> list[Hit]:
+           pool: Executor | None = None, pool_conn: Callable[[], Any] | None = None,
+           served: Callable[[str], bool] | None = None) -> list[Hit]:
     """The whole plan for one query. `encoder` None (or weight 1) leaves the vector side out.
 
     A model that cannot read the query's script gets no vote in the fusion: on
@@ -128,14 +130,15 @@ def search(conn, text: str, options: SearchOptions, *, encoder=None, matrices: M
     return hybrid_search(conn, text, replace(options, hybrid_weight=weight), embed=embed, matrix=matrix,
                          pool=pool, pool_conn=pool_conn, shape=shape,
                          counts=matrices.counts if matrices is not None else None,
-                         model_reads=encoder.reads_script if encoder is not None else None)
+                         model_reads=encoder.reads_script if encoder is not None else None, served=served)
 
 
 def hybrid_search(conn, query_text: str, options: SearchOptions, *, embed=None, matrix=None,
                   pool: Executor | None = None, pool_conn: Callable[[], Any] | None = None,
                   shape: IndexShape | None = None, exact: bool = False,
                   counts: CountCache | None = None,
-                  model_reads: Callable[[str], bool] | None = None) -> list[Hit]:
+                  model_reads: Callable[[str], bool] | None = None,
+                  served: Callable[[str], bool] | None = None) -> list[Hit]:
     """Ranked hits: each side's candidates, both scores for each, fused in SQL, then the post filters.
 
     `embed` () -> the query vector; None leaves the vector side out. The vector
@@ -149,11 +152,11 @@ def hybrid_search(conn, query_text: str, options: SearchOptions, *, embed=None, 
     side cannot read (fusion.py). With `pool_conn` (()
     -> a connection of the calling thread, e.g. Index.conn) the exact re-scoring
     of an in-memory coarse pass runs there too, on the pool thread's connection. `counts`: a
-    serving process's document counts of the terms queried (keyword.CountCache).
+    serving process's document counts of the terms queried (keyword.CountCache). `served` (a file's
+    source -> whether it may be shown): files it refuses are dropped before anything is counted.
     """
     top_k = clamp_top_k(options.top_k)
     weight = resolved_weight(options, query_text)
-    depth = candidate_depth(top_k)
     shape = shape or read_shape(conn)
     scope = Scope.of(options.scope) if options.scope else None
     run_vector = weight < 1.0 and embed is not None and shape.has_vectors
@@ -161,52 +164,66 @@ def hybrid_search(conn, query_text: str, options: SearchOptions, *, embed=None, 
     if not run_vector and not terms:
         return []
     allowed = scoped_chunk_ids(conn, scope) if run_vector and matrix is not None and scope is not None else None
-
     use_codes = not exact and shape.largest_chunk_id >= vectors.MIN_CHUNKS
-    want = rescore_depth(depth)
+    if embed is not None:
+        embed = functools.cache(embed)  # a deeper second pass embeds nothing again
 
-    def vector_side(side_conn=None) -> tuple[np.ndarray, list[tuple[int, float]] | np.ndarray | None]:
-        vector = embed()
-        if matrix is None or not use_codes:
-            return vector, None
-        if matrix.rows is not None:  # a mid-size index: re-scored from the rows in memory
-            return vector, matrix.nearest(vector, depth, allowed)
-        coarse = matrix.coarse(vector, want, allowed)
-        # Re-scoring reads vec0 a vector at a time: off this thread when it has a connection of its own.
-        return vector, (rescore(side_conn(), coarse, vector, depth) if side_conn is not None else coarse)
+    def ranked(depth: int) -> list[Hit]:
+        """Both sides' best `depth` candidates, each with both scores, fused."""
+        nonlocal allowed
+        want = rescore_depth(depth)
 
-    pending = None
-    if pool is not None and run_vector and terms:
-        pending = pool.submit(vector_side, pool_conn)
-    term_counts = TermCounts(conn, terms, counts, shape.generation)
-    keyword = keyword_candidates(conn, terms, depth, scope, shape.largest_chunk_id, term_counts)
-    nearest: list = []
-    if run_vector:
-        vector, found = pending.result() if pending is not None else vector_side()
-        if found is None and use_codes:  # no fresh copy in memory: the codes in the file
-            if allowed is None and scope is not None:
-                allowed = scoped_chunk_ids(conn, scope)
-            found = streamed_coarse(conn, vector, want, allowed)
-        if found is None:
-            nearest = vec0_candidates(conn, vector, depth, scope)
-        elif isinstance(found, np.ndarray):  # coarse candidates, not re-scored yet
-            nearest = rescore(conn, found, vector, depth)
-        else:
-            nearest = found
-        if terms:
-            nearest, keyword = complete_scores(conn, nearest, keyword, vector, terms, small_index=not use_codes,
-                                               matrix=matrix, term_counts=term_counts)
-    elif embed is not None and options.max_distance is not None and keyword:
-        # Keyword-only ranking under a distance cap: each candidate's distance, for the cap alone.
-        nearest = list(vector_distances(conn, [c for c, _ in keyword], embed(), small_index=not use_codes).items())
-    # The whole query's score weighs only against the other side: a keyword-only ranking keeps its order.
-    whole = whole_query_score(conn, term_counts.get()) if run_vector and keyword else 0.0
-    unreadable: frozenset[int] = frozenset()
-    query_script = main_script(query_text) if run_vector and terms and shape.has_scripts else None
-    if query_script is not None and model_reads is not None:
-        unreadable = unreadable_chunks(conn, [c for c, _ in nearest], query_script, model_reads)
-    hits = fuse(conn, nearest, keyword, weight, whole, unreadable)
-    hits = apply_post_filters(hits, max_distance=options.max_distance, grouping=options.grouping,
+        def vector_side(side_conn=None) -> tuple[np.ndarray, list[tuple[int, float]] | np.ndarray | None]:
+            vector = embed()
+            if matrix is None or not use_codes:
+                return vector, None
+            if matrix.rows is not None:  # a mid-size index: re-scored from the rows in memory
+                return vector, matrix.nearest(vector, depth, allowed)
+            coarse = matrix.coarse(vector, want, allowed)
+            # Re-scoring reads vec0 a vector at a time: off this thread when it has a connection of its own.
+            return vector, (rescore(side_conn(), coarse, vector, depth) if side_conn is not None else coarse)
+
+        pending = None
+        if pool is not None and run_vector and terms:
+            pending = pool.submit(vector_side, pool_conn)
+        term_counts = TermCounts(conn, terms, counts, shape.generation)
+        keyword = keyword_candidates(conn, terms, depth, scope, shape.largest_chunk_id, term_counts)
+        nearest: list = []
+        if run_vector:
+            vector, found = pending.result() if pending is not None else vector_side()
+            if found is None and use_codes:  # no fresh copy in memory: the codes in the file
+                if allowed is None and scope is not None:
+                    allowed = scoped_chunk_ids(conn, scope)
+                found = streamed_coarse(conn, vector, want, allowed)
+            if found is None:
+                nearest = vec0_candidates(conn, vector, depth, scope)
+            elif isinstance(found, np.ndarray):  # coarse candidates, not re-scored yet
+                nearest = rescore(conn, found, vector, depth)
+            else:
+                nearest = found
+            if terms:
+                nearest, keyword = complete_scores(conn, nearest, keyword, vector, terms, small_index=not use_codes,
+                                                   matrix=matrix, term_counts=term_counts)
+        elif embed is not None and options.max_distance is not None and keyword:
+            # Keyword-only ranking under a distance cap: each candidate's distance, for the cap alone.
+            nearest = list(vector_distances(conn, [c for c, _ in keyword], embed(), small_index=not use_codes).items())
+        # The whole query's score weighs only against the other side: a keyword-only ranking keeps its order.
+        whole = whole_query_score(conn, term_counts.get()) if run_vector and keyword else 0.0
+        unreadable: frozenset[int] = frozenset()
+        query_script = main_script(query_text) if run_vector and terms and shape.has_scripts else None
+        if query_script is not None and model_reads is not None:
+            unreadable = unreadable_chunks(conn, [c for c, _ in nearest], query_script, model_reads)
+        return fuse(conn, nearest, keyword, weight, whole, unreadable)
+
+    depth = candidate_depth(top_k)
+    while True:
+        fused = ranked(depth)
+        shown = one_slot_per_passage(served_only(fused, served))
+        # Copies of one passage, or files no longer served, took candidates' places: look deeper.
+        if len(shown) >= top_k or len(shown) == len(fused) or depth >= MAX_CANDIDATES:
+            break
+        depth = min(MAX_CANDIDATES, depth * CANDIDATES_PER_RESULT)
+    hits = apply_post_filters(shown, max_distance=options.max_distance, grouping=options.grouping,
                               max_files=options.max_files)
     return hits[:top_k]
 
