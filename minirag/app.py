@@ -64,7 +64,7 @@ from minirag.security import (
     served_by_roots,
 )
 from minirag.store import connection
-from minirag.store.home import settle_home
+from minirag.store.home import refuse_links, settle_home
 from minirag.store.index import META_GIT_STATE, Index, IndexStats, SourceRow, stale_keywords_warning
 from minirag.values import (
     ChunkWindow,
@@ -223,10 +223,12 @@ class App:
                     if self.matrices is not None:
                         self.matrices.clear()
             if self._index is None:
+                refuse_links(self.config)
+                made_now = not self.config.db_path.exists()
                 index = Index(self.config.db_path, read_only=self.config.read_only,
                               checkpoints=self.config.litestream_config is None)
                 try:
-                    settle_home(index, self.config)
+                    settle_home(index, self.config, made_now=made_now)
                 except BaseException:
                     index.close()
                     raise
@@ -624,6 +626,7 @@ class App:
         self.refuse_if_read_only("sync")
         target = Path(self.file_source(path)[0]) if path is not None else None
         self.encoder  # noqa: B018 - loaded before the lock's folder is made: a missing model leaves nothing behind
+        refuse_links(self.config)
         with SyncLock(self.config.db_path):
             return self._sync_locked(target, progress or Progress(), on_change)
 
@@ -632,6 +635,7 @@ class App:
         """A sync pass in a background job; the lock is taken before this returns."""
         self.refuse_if_read_only("sync_start")
         target = Path(self.file_source(path, must_be_absolute=True, argument="path")[0]) if path is not None else None
+        refuse_links(self.config)
         return self.jobs.start(lambda progress: self._sync_locked(target, progress, None))
 
     def sync_job(self, job_id: str) -> SyncJob:
@@ -745,6 +749,7 @@ class App:
         from minirag.store.lock import SyncLock
 
         def run_pass(paths: list[Path] | None, progress: Progress) -> None:
+            refuse_links(self.config)
             with SyncLock(self.config.db_path):  # SyncLocked at once if held: the watcher retries
                 self._sync_locked(None, progress, on_change, paths=paths)
 

@@ -367,22 +367,6 @@ _SPECIAL_FILES = ((stat.S_ISFIFO, "a named pipe"), (stat.S_ISCHR, "a character d
                   (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
 
 
-def _refuse_links_in_the_index_folder(db: Path) -> None:
-    """minirag's own index folder inside a root, and the files it keeps there, are no links.
-
-    The folder may have come with the root (a cloned repository): `.minirag/index.db` or its -wal
-    made a link to `~/.ssh/authorized_keys` would have SQLite write the index there, and its pages
-    hold the documents' text verbatim, so a document's line becomes a line of that file. A link that
-    DB_PATH names is the user's own and is followed."""
-    from minirag.store.backup import COMPANION_SUFFIXES
-
-    for path in (db.parent, db, *(db.with_name(db.name + suffix) for suffix in COMPANION_SUFFIXES)):
-        if path.is_symlink():
-            raise ConfigError(f"{path} is a symbolic link, which minirag does not write through inside a document "
-                              "root (it may have come with the folder): remove it, or set DB_PATH to keep the index "
-                              "elsewhere")
-
-
 def _refuse_special_file(db: Path) -> None:
     """The index is a regular file: SQLite opening a named pipe waits for a writer forever (`backup`
     hung), and /dev/null failed as 'disk I/O error'."""
@@ -617,7 +601,10 @@ def load_config(*, env: Mapping[str, str] | None = None, cwd: Path | None = None
         db = db / INDEX_FILENAME
 
     if not raw_db:
-        _refuse_links_in_the_index_folder(db)
+        from minirag.store.home import link_in_own_place
+
+        if (linked := link_in_own_place(db)) is not None:
+            raise ConfigError(linked)
     _refuse_special_file(db)
 
     raw_cache = given.raw("CACHE_DIR")

@@ -92,3 +92,39 @@ def test_an_index_that_does_not_say_where_it_was_made_is_refused_when_it_holds_f
     with pytest.raises(IndexUnavailable, match=r"does not say where it was made .* and holds files outside the "
                                                r"folders it is used with"):
         make_app(db_path=None).query("solar")
+
+
+def test_a_folder_made_a_link_after_the_server_started_is_not_written_through(make_app, own, docs, tmp_path):
+    # A long-running server keeps the configuration it started with; git takes the ignored .minirag
+    # as its own to replace, and a pull can make it a link.
+    app = make_app(db_path=None)
+    app.close()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    shutil.rmtree(docs / ".minirag")
+    (docs / ".minirag").symlink_to(elsewhere)
+    write(docs / "b.md", "# Beta\n\nThe beta page.\n")
+    with pytest.raises(IndexUnavailable, match=r"\.minirag is a symbolic link"):
+        app.sync()
+    with pytest.raises(IndexUnavailable):  # nothing there to read, and nothing made there
+        app.query("beta")
+    assert list(elsewhere.iterdir()) == []
+
+
+def test_an_index_that_does_not_say_where_it_was_made_and_holds_no_source_is_refused(make_app, docs):
+    # Nothing to keep, and what it does hold (its model, its settings) is someone else's choice.
+    from minirag.store.index import Index
+
+    folder = docs / ".minirag"
+    folder.mkdir()
+    Index(folder / "index.db").close()  # made by hand, as a shipped one is: no home recorded
+    with pytest.raises(IndexUnavailable, match=r"does not say where it was made .* and holds no source"):
+        make_app(db_path=None).sync()
+
+
+def test_a_sync_that_makes_the_index_records_where(make_app, docs):
+    write(docs / "a.md", "# Alpha\n\nThe alpha page.\n")
+    make_app(db_path=None).sync()
+    conn = sqlite3.connect(docs / ".minirag" / "index.db")
+    assert conn.execute("SELECT value FROM meta WHERE key = 'home'").fetchone() == (str(docs / ".minirag" / "index.db"),)
+    conn.close()

@@ -23,6 +23,31 @@ from minirag.store.index import Index
 META_HOME = "home"
 
 
+def link_in_own_place(db: Path) -> str | None:
+    """Why minirag will not write its own index `db` (in its own place), or None: its folder, the
+    file or a file SQLite or the sync lock keeps beside it is a symbolic link.
+
+    The folder may have come with the root (a cloned repository), or been replaced since (git takes
+    an ignored folder as its own to replace): `.minirag/index.db` or its -wal made a link to
+    `~/.ssh/authorized_keys` would have SQLite write the index there, and its pages hold the
+    documents' text verbatim, so a document's line becomes a line of that file. A link that DB_PATH
+    names is the user's own and is followed."""
+    from minirag.store.backup import COMPANION_SUFFIXES
+
+    for path in (db.parent, db, *(db.with_name(db.name + suffix) for suffix in COMPANION_SUFFIXES)):
+        if path.is_symlink():
+            return (f"{path} is a symbolic link, which minirag does not write through inside a document root (it "
+                    "may have come with the folder): remove it, or set DB_PATH to keep the index elsewhere")
+    return None
+
+
+def refuse_links(config: Config) -> None:
+    """IndexUnavailable where minirag's own index place holds a link (link_in_own_place): checked
+    again on each open and sync, since a long-running server keeps the configuration it started with."""
+    if in_own_place(config) and (linked := link_in_own_place(config.db_path)) is not None:
+        raise IndexUnavailable(linked)
+
+
 def in_own_place(config: Config) -> bool:
     """The index is minirag's own, inside the first root, not one the user named."""
     return not config.db_path_named and config.db_path == config.roots[0] / INDEX_DIRNAME / INDEX_FILENAME
@@ -39,8 +64,13 @@ class Foreign:
         return f"{self.problem}: {self.fix}"
 
 
-def foreign(index: Index, config: Config) -> Foreign | None:
-    """Why `index`, in minirag's own place, came with its folder; None when it is this folder's."""
+# How a user makes an index theirs: named, it is used where it is; a run that writes records it.
+_NAME_IT = "if it is yours, name it (--db-path {db}; a run that writes then records it as this folder's)"
+
+
+def foreign(index: Index, config: Config, *, made_now: bool = False) -> Foreign | None:
+    """Why `index`, in minirag's own place, came with its folder; None when it is this folder's.
+    `made_now`: this open created the file."""
     home = index.meta(META_HOME)
     if not in_own_place(config) or home == os.path.realpath(index.path):
         return None
@@ -48,23 +78,25 @@ def foreign(index: Index, config: Config) -> Foreign | None:
     if home is not None:
         return Foreign(f"the index {db} was made at {home} and came here with its folder (copied, moved or cloned), "
                        "so minirag does not take it as this folder's",
-                       f"delete {folder} and `minirag sync` indexes the folder anew; or, if it is yours, name it "
-                       f"once (--db-path {db})")
+                       f"delete {folder} and `minirag sync` indexes the folder anew; or, {_NAME_IT.format(db=db)}")
+    files = index.stored_states("file")
     if index.holds_sources_other_than_files():
         held = "sources no file here stands for (data or URL)"
-    elif any(containing_root(Path(source), config.roots) is None for source in index.stored_states("file")):
+    elif any(containing_root(Path(source), config.roots) is None for source in files):
         held = "files outside the folders it is used with"
+    elif not files and not made_now:
+        held = "no source, only settings"  # nothing to keep, and settings (its model...) of someone's choosing
     else:
         return None
     return Foreign(f"the index {db} does not say where it was made (an earlier minirag's, or it came with its "
-                   f"folder) and holds {held}",
-                   f"if it is yours, name it once (--db-path {db}); else delete {folder} and run `minirag sync`")
+                   f"folder) and holds {held}", f"{_NAME_IT.format(db=db)}; else delete {folder} and run `minirag sync`")
 
 
-def settle_home(index: Index, config: Config) -> None:
-    """Refuse an index in minirag's own place that came with its folder; else record where it is."""
-    if (reason := foreign(index, config)) is not None:
+def settle_home(index: Index, config: Config, *, made_now: bool = False) -> None:
+    """Refuse an index in minirag's own place that came with its folder; else record where it is
+    (when nothing else is writing: a later open records it otherwise)."""
+    if (reason := foreign(index, config, made_now=made_now)) is not None:
         raise IndexUnavailable(str(reason))
     here = os.path.realpath(index.path)
     if not index.read_only and index.meta(META_HOME) != here:
-        index.set_meta(META_HOME, here)
+        index.set_meta_unless_busy(META_HOME, here)

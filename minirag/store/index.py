@@ -300,6 +300,22 @@ class Index:
             (key, value)))
         self._committed()
 
+    def set_meta_unless_busy(self, key: str, value: str) -> bool:
+        """set_meta without waiting: False, writing nothing, while another connection writes (a sync)."""
+        self.ensure_same_file()
+        self.conn.execute("PRAGMA busy_timeout = 0")
+        try:
+            self.conn.execute("INSERT INTO meta (key, value) VALUES (?, ?) "
+                              "ON CONFLICT(key) DO UPDATE SET value = excluded.value", (key, value))
+        except db.OperationalError as exc:
+            if "locked" in str(exc) or "busy" in str(exc):
+                return False
+            raise
+        finally:
+            self.conn.execute(f"PRAGMA busy_timeout = {db.BUSY_TIMEOUT_MS}")
+        self._committed()
+        return True
+
     def generation(self) -> int:
         """Moves on every committed write (see _Transaction)."""
         return int(self.meta(META_GENERATION) or 0)
