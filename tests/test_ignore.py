@@ -323,11 +323,25 @@ def test_an_ignore_file_of_many_costly_lines_is_read_only_up_to_a_matching_budge
     # and 95,000 lines would take hours. Past the file's budget, lines are skipped, saying so once.
     from minirag.ingest.ignore import MATCH_BUDGET, IgnoreRules, line_cost
 
-    write(repo / "docs" / ".gitignore", "keep-out.md\n" + "".join(f"a*a*a*b{i}\n" for i in range(2000)))
+    write(repo / "docs" / ".gitignore",
+          "keep-out.md\n" + "".join(f"a*a*a*b{i}\n" for i in range(2000)) + "private/\n!private/open.md\n")
     rules = IgnoreRules([repo / "docs"], gitignore=True)
     assert rules.reason(str(repo / "docs" / "keep-out.md")) is not None
     assert rules.reason(str(repo / "docs" / "aaab0")) is not None  # a line within the budget
+    # Plain lines after the costly ones still count (two of four wildcards had filled the budget, and
+    # `private/` after them was skipped): a folder left out stays left out.
+    assert rules.reason(str(repo / "docs" / "private"), is_dir=True) is not None
     (_, spec), = rules._ignore_files(str(repo / "docs"))
-    assert 1 < len(spec.patterns) <= 1 + MATCH_BUDGET // line_cost("a*a*a*b1")
+    costly = MATCH_BUDGET // line_cost("a*a*a*b1")
+    assert len(spec.patterns) == 1 + costly + 2
     warned = [r.getMessage() for r in caplog.records if "docs/.gitignore" in r.getMessage()]
-    assert len(warned) == 1 and f"lines from line {len(spec.patterns) + 1} on skipped" in warned[0], warned
+    assert len(warned) == 1 and f"{2000 - costly} lines skipped, the first line {2 + costly}" in warned[0], warned
+
+
+def test_costly_lines_that_fill_the_budget_leave_plain_lines_after_them_in_force(repo):
+    from minirag.ingest.ignore import IgnoreRules
+
+    write(repo / "docs" / ".gitignore", "*-*-*.log\n*_*_*.bak\nprivate/\n")
+    rules = IgnoreRules([repo / "docs"], gitignore=True)
+    assert rules.reason(str(repo / "docs" / "private"), is_dir=True) is not None
+    assert rules.reason(str(repo / "docs" / "a-b-c.log")) is not None

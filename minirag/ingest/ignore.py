@@ -81,10 +81,12 @@ MAX_CROSSING_WILDCARDS = 2
 MAX_WILDCARDS = 4
 _CROSSING = re.compile(r"\.[+*]")  # `.+` / `.*` in pathspec's regex; `[^/]*` stays within a name
 # Every path is matched against every line of the ignore files above it, so a file is also bounded as
-# a whole: a line costs by its wildcards, each more multiplying a hostile path's worst case about
-# sixtyfold (docs/documents.md), and lines past the budget are skipped. The budget holds 8,192 lines
-# of two wildcards or fewer (`*.pyc`, `**/build`), 128 of three (`*backup*.sql`), or 2 of four.
+# a whole: a line of three or four wildcards costs by them, each more multiplying a hostile path's
+# worst case about sixtyfold (docs/documents.md), and such lines past the budget are skipped: it holds
+# 128 of three (`*backup*.sql`), or 2 of four. Plainer lines (`*.pyc`, `private/`) are kept up to a
+# count of their own, so no costly line can crowd them out.
 MATCH_BUDGET = 8192
+MAX_PLAIN_LINES = 8192
 _COST_BY_WILDCARDS = {3: 64, 4: 4096}
 
 
@@ -127,21 +129,26 @@ def _spec(lines: Sequence[str], origin: str) -> GitIgnoreSpec | None:
         return None
     try:
         spec = GitIgnoreSpec.from_lines(lines)
-        if not any(_costly(pattern) for pattern in spec.patterns) and sum(map(_cost, spec.patterns)) <= MATCH_BUDGET:
+        costs = [_cost(pattern) for pattern in spec.patterns]
+        if (not any(_costly(pattern) for pattern in spec.patterns) and costs.count(1) <= MAX_PLAIN_LINES
+                and sum(cost for cost in costs if cost > 1) <= MATCH_BUDGET):
             return spec
     except (ValueError, re.error):  # pathspec's GitWildMatchPatternError is a ValueError
         pass
-    valid, spent = [], 0
+    valid, spent, plain, over = [], 0, 0, []
     for number, line in enumerate(lines, 1):
         if (reason := bad_glob(line)) is not None:
             log.warning("%s, line %d: not an ignore pattern, skipped (%s)", origin, number, reason)
             continue
-        spent += line_cost(line)
-        if spent > MATCH_BUDGET:
-            log.warning("%s: lines from line %d on skipped: matching every path against more of its patterns "
-                        "would stall each sync", origin, number)
-            break
+        cost = line_cost(line)
+        if (plain >= MAX_PLAIN_LINES) if cost == 1 else (spent + cost > MATCH_BUDGET):
+            over.append(number)
+            continue
+        plain, spent = (plain + 1, spent) if cost == 1 else (plain, spent + cost)
         valid.append(line)
+    if over:
+        log.warning("%s: %d line%s skipped, the first line %d: matching every path against more of its lines "
+                    "would stall each sync", origin, len(over), "" if len(over) == 1 else "s", over[0])
     return GitIgnoreSpec.from_lines(valid)
 
 
