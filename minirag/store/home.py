@@ -72,7 +72,7 @@ def foreign(index: Index, config: Config, *, made_now: bool = False) -> Foreign 
     """Why `index`, in minirag's own place, came with its folder; None when it is this folder's.
     `made_now`: this open created the file."""
     home = index.meta(META_HOME)
-    if not in_own_place(config) or home == os.path.realpath(index.path):
+    if not in_own_place(config) or home == os.path.realpath(index.path) or _same_file(home, index.path):
         return None
     db, folder = config.db_path, config.db_path.parent
     if home is not None:
@@ -90,6 +90,14 @@ def foreign(index: Index, config: Config, *, made_now: bool = False) -> Foreign 
         return None
     return Foreign(f"the index {db} does not say where it was made (an earlier minirag's, or it came with its "
                    f"folder) and holds {held}", f"{_NAME_IT.format(db=db)}; else delete {folder} and run `minirag sync`")
+
+
+def _same_file(home: str | None, path: Path) -> bool:
+    """`home` names this very file under another spelling (a case-insensitive disk, a bind mount)."""
+    try:
+        return home is not None and os.path.samefile(home, path)
+    except OSError:
+        return False
 
 
 def settle_home(index: Index, config: Config, *, made_now: bool = False) -> None:
