@@ -224,11 +224,10 @@ class App:
                         self.matrices.clear()
             if self._index is None:
                 refuse_links(self.config)
-                made_now = not self.config.db_path.exists()
                 index = Index(self.config.db_path, read_only=self.config.read_only,
                               checkpoints=self.config.litestream_config is None)
                 try:
-                    settle_home(index, self.config, made_now=made_now)
+                    settle_home(index, self.config)
                 except BaseException:
                     index.close()
                     raise

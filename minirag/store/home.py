@@ -19,8 +19,7 @@ from minirag.config import INDEX_DIRNAME, INDEX_FILENAME, Config
 from minirag.errors import IndexUnavailable
 from minirag.security import containing_root
 from minirag.store.index import Index
-
-META_HOME = "home"
+from minirag.store.schema import META_HOME
 
 
 def link_in_own_place(db: Path) -> str | None:
@@ -68,9 +67,8 @@ class Foreign:
 _NAME_IT = "if it is yours, name it (--db-path {db}; a run that writes then records it as this folder's)"
 
 
-def foreign(index: Index, config: Config, *, made_now: bool = False) -> Foreign | None:
-    """Why `index`, in minirag's own place, came with its folder; None when it is this folder's.
-    `made_now`: this open created the file."""
+def foreign(index: Index, config: Config) -> Foreign | None:
+    """Why `index`, in minirag's own place, came with its folder; None when it is this folder's."""
     home = index.meta(META_HOME)
     if not in_own_place(config) or home == os.path.realpath(index.path) or _same_file(home, index.path):
         return None
@@ -84,7 +82,7 @@ def foreign(index: Index, config: Config, *, made_now: bool = False) -> Foreign 
         held = "sources no file here stands for (data or URL)"
     elif any(containing_root(Path(source), config.roots) is None for source in files):
         held = "files outside the folders it is used with"
-    elif not files and not made_now:
+    elif not files:  # one minirag makes records its home as it makes it (schema.migrate)
         held = "no source, only settings"  # nothing to keep, and settings (its model...) of someone's choosing
     else:
         return None
@@ -100,10 +98,10 @@ def _same_file(home: str | None, path: Path) -> bool:
         return False
 
 
-def settle_home(index: Index, config: Config, *, made_now: bool = False) -> None:
+def settle_home(index: Index, config: Config) -> None:
     """Refuse an index in minirag's own place that came with its folder; else record where it is
     (when nothing else is writing: a later open records it otherwise)."""
-    if (reason := foreign(index, config, made_now=made_now)) is not None:
+    if (reason := foreign(index, config)) is not None:
         raise IndexUnavailable(str(reason))
     here = os.path.realpath(index.path)
     if not index.read_only and index.meta(META_HOME) != here:

@@ -11,6 +11,7 @@ import hashlib
 import itertools
 import json
 import logging
+import os
 import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -214,7 +215,7 @@ class Index:
                 if stale is not None:
                     log.warning("%s: %s", self.path, stale_keywords_warning(stale))
             else:
-                if schema.migrate(self.conn):
+                if schema.migrate(self.conn, home=os.path.realpath(self.path)):
                     self._committed()
                 self._refresh_keywords()
         # The file this object writes to: every write checks the path still names it.

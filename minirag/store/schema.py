@@ -164,6 +164,7 @@ MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 META_SCHEMA = "schema_version"  # the `meta` key migrate writes SCHEMA_VERSION under
+META_HOME = "home"  # the real path the index was made at (store/home.py)
 
 
 def schema_version(conn: Connection) -> int:
@@ -181,8 +182,9 @@ def too_new(version: int) -> str:
             "upgrade minirag")
 
 
-def migrate(conn: Connection) -> int:
-    """Apply every pending migration; returns how many were applied."""
+def migrate(conn: Connection, home: str | None = None) -> int:
+    """Apply every pending migration; returns how many were applied. A new index records `home`,
+    where it is made, in the transaction that makes it (so no other process sees it without)."""
     if schema_version(conn) == SCHEMA_VERSION:
         # Current already: no write transaction, so an open that only reads never waits for a
         # writer's lock (a sync, or someone's transaction in the sqlite3 shell).
@@ -211,6 +213,8 @@ def migrate(conn: Connection) -> int:
                 INSERT INTO meta (key, value) VALUES (?, ?)
                 ON CONFLICT(key) DO UPDATE SET value = excluded.value
             """, (META_SCHEMA, str(SCHEMA_VERSION)))
+            if current == 0 and home is not None:
+                conn.execute("INSERT INTO meta (key, value) VALUES (?, ?)", (META_HOME, home))
             conn.execute("COMMIT")
         except BaseException:
             if conn.in_transaction:  # SQLite has already rolled back after an I/O error or a full disk
