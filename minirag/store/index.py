@@ -40,6 +40,7 @@ META_KEYWORD_LANGUAGES = "keyword_languages"  # JSON {language: chunks identifie
 META_GENERATION = "generation"
 META_GIT_STATE = "git_state"
 META_MODEL_PATH = "model_path"  # the MODEL_PATH directory the index was last written with, if any
+_SET_META = "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value"
 
 _IN_BATCH = 500  # ids per `IN (...)` list, well under SQLite's parameter limit
 
@@ -296,9 +297,7 @@ class Index:
     def set_meta(self, key: str, value: str) -> None:
         """Nothing searchable changes, so the generation stays."""
         self.ensure_same_file()
-        db.with_retry(lambda: self.conn.execute(
-            "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-            (key, value)))
+        db.with_retry(lambda: self.conn.execute(_SET_META, (key, value)))
         self._committed()
 
     def set_meta_unless_busy(self, key: str, value: str) -> bool:
@@ -306,8 +305,7 @@ class Index:
         self.ensure_same_file()
         self.conn.execute("PRAGMA busy_timeout = 0")
         try:
-            self.conn.execute("INSERT INTO meta (key, value) VALUES (?, ?) "
-                              "ON CONFLICT(key) DO UPDATE SET value = excluded.value", (key, value))
+            self.conn.execute(_SET_META, (key, value))
         except db.OperationalError as exc:
             if "locked" in str(exc) or "busy" in str(exc):
                 return False
