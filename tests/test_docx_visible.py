@@ -107,3 +107,19 @@ def test_text_the_default_paragraph_style_hides_is_left_out():
                    normal="<w:rPr><w:vanish/></w:rPr>")
     markdown = _markdown(styled)
     assert "Shown by its own style." in markdown and "Hidden by Normal." not in markdown
+
+
+def test_hidden_is_a_toggle_across_the_paragraph_and_character_styles():
+    """ECMA-376 17.7.3: a style that hides turns hiding over (a hidden character style in a hidden
+    paragraph style shows), a style that says false leaves it as it was, the run's own word is final."""
+    styles = ("<w:style w:type='paragraph' w:styleId='Quiet'><w:rPr><w:vanish/></w:rPr></w:style>"
+              "<w:style w:type='character' w:styleId='Secret'><w:rPr><w:vanish/></w:rPr></w:style>"
+              "<w:style w:type='character' w:styleId='Plain'><w:rPr><w:vanish w:val='false'/></w:rPr></w:style>")
+    quiet = "<w:pPr><w:pStyle w:val='Quiet'/></w:pPr>"
+    body = (f"<w:p>{quiet}" + _run("Turned back over.", "<w:rStyle w:val='Secret'/>") + "</w:p>"
+            f"<w:p>{quiet}" + _run("Still hidden under a plain style.", "<w:rStyle w:val='Plain'/>") + "</w:p>"
+            f"<w:p>{quiet}" + _run("Shown by the run itself.", "<w:rStyle w:val='Secret'/><w:vanish w:val='0'/>")
+            + "</w:p>")
+    markdown = _markdown(_docx(body, styles=styles))
+    assert "Turned back over." in markdown and "Shown by the run itself." in markdown
+    assert "Still hidden" not in markdown

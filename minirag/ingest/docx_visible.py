@@ -2,9 +2,10 @@
 
 mammoth reads every run's text and drops what it does not know:
 - A run formatted hidden (`w:vanish`, on the run or through its character or paragraph style,
-  the default paragraph style or the document's default run properties) is
-  left out here, as the .doc and RTF readers leave hidden text out: Word neither shows nor prints
-  it, and text that hides from the reader may still speak to an agent reading the result.
+  the default paragraph style or the document's default run properties, which Word reads as a
+  toggle: see `Visibility.hidden`) is left out here, as the .doc and RTF readers leave hidden
+  text out: Word neither shows nor prints it, and text that hides from the reader may still
+  speak to an agent reading the result.
 - Ruby (a reading set small over Japanese or Chinese words) keeps its base text, the words on the
   line; mammoth dropped both. The reading repeats the base in kana and is left out.
 - A simple field (`w:fldSimple`: a cross reference, a document property) keeps the result Word
@@ -80,22 +81,26 @@ class Visibility:
                 hiding.add(style_id)
         return cls(frozenset(hiding), default, bool(_toggle(defaults)))
 
-    def _style_hides(self, properties, reference: str, default: str | None = None) -> bool | None:
+    def _style_hides(self, properties, reference: str, default: str | None = None) -> bool:
         style = properties.find(f"{W}{reference}") if properties is not None else None
         name = style.get(f"{W}val") if style is not None else default
-        return None if name is None else name in self.hiding_styles or None
+        return name is not None and name in self.hiding_styles
 
     def hidden(self, run) -> bool:
-        """Whether Word hides the run: its own setting first, then its character style's, then its
-        paragraph's style's."""
+        """Whether Word hides the run. Its own setting, where it says, is absolute; otherwise
+        `vanish` is a toggle (ECMA-376 Part 1, 17.7.3): the document's default, then the
+        paragraph's style, then the run's character style each turn it over where they hide
+        (a hidden character style in a hidden paragraph style shows), and a style that says
+        false leaves it as it was."""
         properties = run.find(f"{W}rPr")
-        for said in (_toggle(properties), self._style_hides(properties, "rStyle")):
-            if said is not None:
-                return said
+        said = _toggle(properties)
+        if said is not None:
+            return said
         paragraph = next(run.iterancestors(f"{W}p"), None)
         paragraph_properties = paragraph.find(f"{W}pPr") if paragraph is not None else None
-        return bool(self._style_hides(paragraph_properties, "pStyle", self.default_paragraph_style)
-                    or self.hidden_by_default)
+        return (self.hidden_by_default
+                ^ self._style_hides(paragraph_properties, "pStyle", self.default_paragraph_style)
+                ^ self._style_hides(properties, "rStyle"))
 
     def shown(self, root) -> bool:
         """Makes the parsed part what Word shows, in place; whether anything changed."""
