@@ -77,3 +77,14 @@ def make_pdf(pages: list[list[str]], outline: list[tuple[int, str, int]] = ()) -
         outlines = f" /Outlines {root} 0 R"
     objects[catalog - 1] = b"<< /Type /Catalog /Pages %d 0 R%s >>" % (page_tree, outlines.encode())
     return pdf_of_objects(objects, root=catalog)
+
+
+def placed_pdf(items: list[tuple[float, float, str]]) -> bytes:
+    """One page of text lines each placed where its (x, y) says, in Helvetica 10."""
+    ops = "\n".join(f"BT /F1 10 Tf {x} {y} Td ({_escape(text)}) Tj ET" for x, y, text in items).encode("cp1252")
+    return pdf_of_objects([
+        b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [5 0 R] /Count 1 >>",
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>",
+        b"<< /Length %d >>\nstream\n%s\nendstream" % (len(ops), ops),
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
+        b"/Resources << /Font << /F1 3 0 R >> >> >>"])

@@ -881,6 +881,26 @@ def test_a_pdf_tables_rows_are_read_as_rows_and_a_two_column_page_is_no_table():
     assert [line.strip() for line in four_columns.split("\n")[:2]] == ["the committee met on", "tuesday to discuss the"]
 
 
+def test_a_pdf_table_of_two_columns_names_and_values_is_read_row_by_row():
+    """A data sheet's names and values, set as two boxes, had read as every name, then every value;
+    two columns of prose beside each other stay columns (their lines are long)."""
+    from pdf_maker import placed_pdf
+
+    rows = [("Model", "WG-7"), ("Motor power", "450 W"), ("Weight", "3.2 kg"), ("Voltage", "230 V, 50 Hz"),
+            ("Warranty", "24 months")]
+    items = [(56, 760, "Data sheet of the walnut grinder WG-7, as shipped in 2024.")]
+    items += [item for n, (name, value) in enumerate(rows) for item in ((56, 730 - 14 * n, name),
+                                                                        (250, 730 - 14 * n, value))]
+    items.append((56, 640, "Unplug the grinder before you clean its bowl or its blades."))
+    markdown = convert_document(placed_pdf(items), ".pdf", "sheet.pdf").markdown
+    assert "Model | WG-7\nMotor power | 450 W\nWeight | 3.2 kg\nVoltage | 230 V, 50 Hz\nWarranty | 24 months\n\nUnplug" \
+        in markdown
+    prose = ["The committee met on Tuesday to discuss", "the budget for the coming year and the",
+             "plans for the new library in the town", "centre, which opens its doors in May."]
+    columns = placed_pdf([(x, 700 - 14 * n, line) for x in (56, 320) for n, line in enumerate(prose)])
+    assert " | " not in convert_document(columns, ".pdf", "columns.pdf").markdown
+
+
 def test_a_hidden_element_whose_end_tag_is_left_out_hides_only_itself_on_a_page_too_deep_for_a_tree():
     """A `<p hidden>` or `<li style=display:none>` never closed had hidden the rest of the page."""
     deep = "<font>" * 3000

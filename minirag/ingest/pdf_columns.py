@@ -62,7 +62,7 @@ class _ColumnText(OnThePage, TextConverter):
             if table is None:
                 self._render(item)
             elif table.first == id(item):
-                self.write_text(table.text)  # the table, row by row, where its first box stood
+                self.write_text(table.text + "\n")  # row by row where its first box stood, a block as a box is
         self.write_text("\f")
 
     def _render(self, item: LTItem) -> None:  # as TextConverter renders a page's items

@@ -32,6 +32,7 @@ import logging
 import re
 from collections.abc import Iterator
 
+from minirag.ingest.pdf_tables import CELL
 from minirag.ingest.text_repair import escape_headings, is_page_number
 
 log = logging.getLogger(__name__)
@@ -184,7 +185,8 @@ def _without_contents(page: str, titles: set[str]) -> str:
     lines = [line for line in page.split("\n") if line.strip()]
     leader = [bool(_LEADER.search(line)) and "." in line for line in lines]
     dots = [bool(_DOTS_ONLY.match(line)) and "." in line for line in lines]
-    listed = [_key(line) in titles or _key(_NUMBERING.sub("", line.strip(), count=1)) in titles for line in lines]
+    titled = [_title_of_row(line) for line in lines]
+    listed = [_key(line) in titles or _key(_NUMBERING.sub("", line.strip(), count=1)) in titles for line in titled]
     number = [is_page_number(line.strip()) for line in lines]
     if not ((sum(leader) >= MIN_LEADER_LINES and sum(leader) + sum(dots) >= MIN_LEADER_SHARE * len(lines))
             or (sum(listed) >= MIN_LEADER_LINES and sum(listed) + sum(number) >= MIN_LISTED_SHARE * len(lines))):
@@ -193,6 +195,13 @@ def _without_contents(page: str, titles: set[str]) -> str:
     own = lines[:entries[0]] + lines[entries[-1] + 1:]
     end = "\n" if page.endswith("\n") else ""
     return "\n".join(own) + end if _letters("".join(own)) >= MIN_PAGE_TEXT_LETTERS else end
+
+
+def _title_of_row(line: str) -> str:
+    """A contents entry read as a table's row (`1 Foo | 2`: pdf_tables.py) without its page number;
+    any other line as it is."""
+    cells = line.split(CELL)
+    return CELL.join(cells[:-1]) if len(cells) > 1 and is_page_number(cells[-1].strip()) else line
 
 
 def _key(line: str) -> str:

@@ -3,9 +3,12 @@
 pdfminer groups the lines that stand close above one another into a box, so each column of a
 table becomes a box of its own and the page's text gave every year, then every version, then
 every codename: no line held a row, and nothing tied `Warty` to `4.10` or to its dates. A
-table shows itself by its lines: in three boxes or more side by side, lines that stand on the
-same row, again and again, each short (a cell, not a line of prose: a page set in three columns
-of text has long lines, and one set in four narrow ones has lines of four words and more). Those boxes are read together, a row a line, top to bottom, its cells
+table shows itself by its lines: in two boxes or more side by side, lines that stand on the
+same row, again and again, each short (a cell, not a line of prose: a page set in two or three
+columns of text has long lines, and one set in four narrow ones has lines of four words and
+more). Two boxes are as much a table as three: a data sheet's names and values, a program's
+options and what each does, a contents page's titles and page numbers had been read as every
+name, then every value. Those boxes are read together, a row a line, top to bottom, its cells
 left to right with ` | ` between them; a cell's second line (a long name wrapped in its column)
 is a row of its own below. Everything else on the page keeps its order.
 """
@@ -17,7 +20,7 @@ from dataclasses import dataclass
 
 from pdfminer.layout import LTTextBox, LTTextLine
 
-MIN_COLUMNS = 3  # boxes side by side on one row: two are as often a page's two columns of text
+MIN_COLUMNS = 2  # boxes side by side on one row (two columns of text are told apart by their lines)
 MIN_ROWS = 3  # rows shared by as many boxes, for a table
 MAX_CELL_CHARS = 40  # no line of a table's boxes is longer: prose lines are, and so are an index's
 _LEADER = ". . ."  # an index's or a contents page's dots: its columns are read one after the other
