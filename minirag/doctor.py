@@ -131,7 +131,7 @@ def _nearest_existing(path: Path) -> Path:
 def check_index(config: Config, stats_out: list[IndexStats] | None = None) -> Check:
     """Readable in read-only mode; otherwise the file (or the folder that will hold it) is writable.
     The index's stats, when read, are appended to `stats_out`."""
-    from minirag.store import schema
+    from minirag.store import schema, wal
     from minirag.store.health import inspect, out_of_step, quick_check
     from minirag.store.home import foreign
     from minirag.store.index import Index, stale_keywords_warning
@@ -155,6 +155,8 @@ def check_index(config: Config, stats_out: list[IndexStats] | None = None) -> Ch
                              "or use --read-only (MINIRAG_READ_ONLY=1) to only search it")
     damaged_fix = "restore it from a backup (`minirag backup` makes them), or move it aside and run `minirag sync`"
     try:
+        if (problem := wal.foreign_wal_problem(path, thorough=True)) is not None:
+            return _fail("index", problem, f"{wal.set_aside(path)}; the file alone is what minirag serves then")
         integrity = quick_check(path)
         version, stats = inspect(path)
         disagreements = out_of_step(path) if integrity == "ok" and stats is not None else ()
@@ -189,12 +191,13 @@ def check_index(config: Config, stats_out: list[IndexStats] | None = None) -> Ch
 
 def _damage_fix(path: Path, fix: str) -> str:
     """The fix for a damaged index, or, when the file alone is sound, for the -wal beside it."""
+    from minirag.store import wal
     from minirag.store.health import sound_without_wal
 
     if not sound_without_wal(path):
         return fix
-    return (f"the file alone is sound: its -wal is not its own (from another moment or another file). With no "
-            f"minirag process using the index, move {path.name}-wal (and {path.name}-shm) aside; then {fix}")
+    return (f"the file alone is sound: its -wal is not its own (from another moment or another file). "
+            f"{wal.set_aside(path)}; then {fix}")
 
 
 def check_model_match(config: Config, stats: IndexStats | None) -> Check:

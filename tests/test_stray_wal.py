@@ -23,9 +23,11 @@ def closed_index(indexed) -> Path:
     return path
 
 
-def other_wal(tmp_path: Path, *, page_size: int = 4096, empty: bool = False, rows: int = 300) -> Path:
+def other_wal(tmp_path: Path, *, page_size: int = 4096, empty: bool = False, rows: int = 300,
+              one_row: bool = False) -> Path:
     """The -wal of another database, its frames committed and not checkpointed. `empty`: a database
-    with no tables, so its one frame is page 1 with an empty schema."""
+    with no tables, so its one frame is page 1 with an empty schema; `one_row`: a commit that
+    changes one row, so its few frames stand for a database of `rows` rows."""
     other = tmp_path / f"other-{page_size}-{empty}.db"
     conn = sqlite3.connect(other, isolation_level=None)
     conn.execute(f"PRAGMA page_size = {page_size}")
@@ -39,7 +41,7 @@ def other_wal(tmp_path: Path, *, page_size: int = 4096, empty: bool = False, row
     if empty:
         conn.execute("PRAGMA user_version = 1")  # one commit: page 1, the database one page long
     else:
-        conn.execute("UPDATE t SET x = 'y' WHERE rowid % 2 = 0")
+        conn.execute("UPDATE t SET x = 'y' WHERE rowid " + ("= 1" if one_row else "% 2 = 0"))
     saved = tmp_path / f"{other.name}-wal.saved"
     shutil.copyfile(f"{other}-wal", saved)  # before the close folds it in
     conn.close()
@@ -71,7 +73,10 @@ def backup_copy(index: Path, tmp_path: Path) -> None:
     shutil.copyfile(copy, index)
 
 
-KINDS = ["another database", "page 1 of an empty database", "another page size", "the live one over a backup"]
+# "one commit of a larger database": it cuts nothing and changes a few pages, but stands for more pages
+# than the file and its frames hold together, which SQLite's checkpoint reports as corruption.
+KINDS = ["another database", "page 1 of an empty database", "another page size", "the live one over a backup",
+         "one commit of a larger database"]
 LARGER = "another database larger than the index"  # its frames cut nothing: only reading through it tells
 
 
@@ -81,7 +86,9 @@ def place(kind: str, index: Path, tmp_path: Path) -> None:
         backup_copy(index, tmp_path)
     else:
         wal = other_wal(tmp_path, page_size=8192 if kind == "another page size" else 4096,
-                        empty=kind == "page 1 of an empty database", rows=12_000 if kind == LARGER else 300)
+                        empty=kind == "page 1 of an empty database",
+                        rows=12_000 if kind in (LARGER, "one commit of a larger database") else 300,
+                        one_row=kind == "one commit of a larger database")
     assert committed_frames(wal.read_bytes()) is not None  # SQLite would replay it
     shutil.copyfile(wal, f"{index}-wal")
 
@@ -122,6 +129,16 @@ def test_every_command_refuses_a_wal_that_is_not_the_indexs_own_and_leaves_both_
     assert closed_index.read_bytes() == before
     assert Path(f"{closed_index}-wal").read_bytes() == wal_before
     assert not (tmp_path / "backup.db").exists()
+
+
+def test_doctor_names_a_wal_that_is_not_the_indexs_own(closed_index, run_cli, docs, model_path, tmp_path):
+    place("one commit of a larger database", closed_index, tmp_path)
+    wal_before = Path(f"{closed_index}-wal").read_bytes()
+    result = run_cli("doctor", "--db-path", closed_index, "--base-dir", docs, "--model-path", model_path)
+    assert result.returncode == 1
+    assert f"[FAIL] index: {closed_index}-wal is not the index's own -wal" in result.stdout, result
+    assert "move index.db-wal and index.db-shm aside" in result.stdout
+    assert Path(f"{closed_index}-wal").read_bytes() == wal_before
 
 
 def test_the_mcp_read_tools_refuse_a_stray_wal_too(closed_index, make_app, tmp_path):

@@ -26,6 +26,7 @@ _VERSION = 3007000
 _HEADER = 32
 _FRAME_HEADER = 24
 _MASK = 0xFFFFFFFF
+_PENDING_BYTE_PAGE = 65536  # the most room the page holding the lock bytes takes (SQLite's own allowance)
 
 
 @dataclass(frozen=True)
@@ -35,6 +36,7 @@ class WalFrames:
     page_size: int
     pages: dict[int, bytes]  # page number -> its image as of the last commit in the -wal
     database_pages: int  # the database's size in pages after that commit
+    frames: int  # up to and with that commit
 
 
 def wal_path(path: Path) -> Path:
@@ -57,9 +59,9 @@ def committed_frames(wal: bytes) -> WalFrames | None:
         return None
     pages: dict[int, bytes] = {}
     pending: dict[int, bytes] = {}
-    database_pages = 0
+    database_pages = frames = 0
     step = _FRAME_HEADER + page_size
-    for at in range(_HEADER, len(wal) - step + 1, step):
+    for number, at in enumerate(range(_HEADER, len(wal) - step + 1, step), 1):
         pgno, truncate, f_salt1, f_salt2, f_ck1, f_ck2 = struct.unpack(">6I", wal[at:at + _FRAME_HEADER])
         if pgno == 0 or (f_salt1, f_salt2) != (salt1, salt2):
             break
@@ -71,10 +73,10 @@ def committed_frames(wal: bytes) -> WalFrames | None:
         if truncate:  # a commit frame: everything up to here is replayed
             pages.update(pending)
             pending.clear()
-            database_pages = truncate
+            database_pages, frames = truncate, number
     if not pages:
         return None
-    return WalFrames(page_size, pages, database_pages)
+    return WalFrames(page_size, pages, database_pages, frames)
 
 
 def _checksum(order: str, data: bytes, start: tuple[int, int]) -> tuple[int, int]:
@@ -114,13 +116,22 @@ def refuse_foreign(path: Path, *, thorough: bool) -> None:
     """Raise DamagedIndex, in one line naming the -wal and the fix, when it is not the index's own."""
     from minirag.errors import DamagedIndex
 
+    problem = foreign_wal_problem(path, thorough=thorough)
+    if problem is not None:
+        raise DamagedIndex(f"{problem}; refusing to open the index, so that SQLite cannot fold it into the file. "
+                           f"{set_aside(path)}, then retry")
+
+
+def foreign_wal_problem(path: Path, *, thorough: bool) -> str | None:
+    """`foreign_wal`'s reason as the sentence that names the -wal; None when it can be the index's own."""
     reason = foreign_wal(path, thorough=thorough)
-    if reason is not None:
-        wal = wal_path(path)
-        raise DamagedIndex(
-            f"{wal} is not the index's own -wal ({reason}); refusing to open the index, so that SQLite cannot "
-            f"fold it into the file. With no minirag process using the index, move {wal.name} and "
-            f"{wal.name[:-4]}-shm aside, then retry")
+    return None if reason is None else f"{wal_path(path)} is not the index's own -wal ({reason})"
+
+
+def set_aside(path: Path) -> str:
+    """How the user moves a -wal that is not the index's own out of the way."""
+    name = Path(path).name
+    return f"With no minirag process using the index, move {name}-wal and {name}-shm aside"
 
 
 def foreign_wal(path: Path, *, thorough: bool) -> str | None:
@@ -153,6 +164,10 @@ def foreign_wal(path: Path, *, thorough: bool) -> str | None:
     if frames.database_pages < file_pages:
         return (f"it would cut the index from {file_pages} pages to {frames.database_pages}, "
                 "and minirag never shrinks its file")
+    if frames.database_pages * page_size > file_size + _PENDING_BYTE_PAGE + frames.frames * page_size:
+        # SQLite's own checkpoint refuses such a -wal as corruption (walCheckpoint in wal.c).
+        return (f"it would grow the index from {file_pages} pages to {frames.database_pages}, more than its "
+                f"{frames.frames} frames can hold")
     if _already_in(path, frames, file_pages):
         return None  # replaying it changes nothing
     if thorough:
