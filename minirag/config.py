@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from minirag import json_text
 from minirag.chunking import MIN_CHUNK_TOKEN_BUDGET
 from minirag.display import shown
 from minirag.errors import ConfigError
@@ -420,9 +421,9 @@ def _parse_roots(env: Mapping[str, str], flag_roots: Sequence[str] | None, cwd: 
     elif env.get("BASE_DIRS", "").strip():
         origin = "BASE_DIRS"
         try:
-            parsed = json.loads(env["BASE_DIRS"])
-        except json.JSONDecodeError as exc:
-            raise ConfigError(f"BASE_DIRS must be {SETTING['BASE_DIRS'].values}: {exc.msg}") from None
+            parsed = json_text.loads(env["BASE_DIRS"])
+        except ValueError as exc:
+            raise ConfigError(f"BASE_DIRS must be {SETTING['BASE_DIRS'].values}: {_reason(exc)}") from None
         if isinstance(parsed, dict) and parsed:
             described = {raw: (name, description) for name, (raw, description) in _named_roots(parsed).items()}
             parsed = list(described)
@@ -550,9 +551,9 @@ def _globs(given: _Given, name: str) -> Globs:
         raw, origin = given.env.get(name, "").strip(), name
         if raw.startswith("["):
             try:
-                patterns = json.loads(raw)
-            except json.JSONDecodeError as exc:
-                raise ConfigError(f"{name} must be {SETTING[name].values}: {exc.msg}") from None
+                patterns = json_text.loads(raw)
+            except ValueError as exc:
+                raise ConfigError(f"{name} must be {SETTING[name].values}: {_reason(exc)}") from None
             if not isinstance(patterns, list) or not all(isinstance(p, str) for p in patterns):
                 raise ConfigError(f"{name} must be {SETTING[name].values}")
         else:
@@ -685,3 +686,8 @@ def read_only_requested(args, env: Mapping[str, str] | None = None) -> bool:
         return parse_bool("MINIRAG_READ_ONLY", given.env.get("MINIRAG_READ_ONLY", ""))
     except ConfigError:
         return False
+
+
+def _reason(exc: ValueError) -> str:
+    """What the JSON parser said is wrong, without the position it repeats of a one-line setting."""
+    return exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)

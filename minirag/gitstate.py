@@ -22,6 +22,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
+from minirag import json_text
 from minirag.gitsafe import safe_git
 
 log = logging.getLogger(__name__)
@@ -168,7 +169,7 @@ def stored_states(states: list[GitState]) -> str:
 def parse_states(raw: str | None) -> tuple[GitState, ...]:
     """What stored_states wrote, or () when nothing (readable) was."""
     try:
-        rows = json.loads(raw) if raw else []
+        rows = json_text.loads(raw) if raw else []
         return tuple(GitState(**{name: row.get(key) for name, key in _STORED.items()}) for row in rows)
     except (ValueError, TypeError, AttributeError):
         log.warning("ignoring an unreadable git state in the index meta table")

@@ -7,7 +7,6 @@ is `locate`, then a hub download. The encoder and `doctor` both use them.
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import re
@@ -16,6 +15,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from minirag import json_text
 from minirag.chunking import MIN_CHUNK_TOKEN_BUDGET
 from minirag.config import DEFAULT_CHUNK_TOKEN_BUDGET, DEFAULT_MODEL
 from minirag.errors import ModelUnavailable
@@ -103,7 +103,7 @@ def _read_json(path: Path) -> dict:
     """A JSON object from a file another tool wrote (sentence-transformers, the hub); {} when absent or
     not one: such files only refine the defaults."""
     try:
-        found = json.loads(path.read_text(encoding="utf-8"))
+        found = json_text.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
     return found if isinstance(found, dict) else {}
@@ -119,7 +119,7 @@ def _own_settings(path: Path) -> dict:
     except (OSError, ValueError) as exc:
         raise ModelUnavailable(f"cannot read {path}: {exc}") from None
     try:
-        found = json.loads(text)
+        found = json_text.loads(text)
     except ValueError as exc:
         raise ModelUnavailable(f"{path} is not JSON ({exc})") from None
     if not isinstance(found, dict):

@@ -169,6 +169,27 @@ def test_an_empty_base_dir_is_a_configuration_error_not_the_current_folder(world
     assert "--base-dir: an empty folder name" in json.loads(capsys.readouterr().out)["configError"]
 
 
+@pytest.mark.parametrize(("variable", "value"), [
+    ("BASE_DIRS", "[" * 50_000 + "]" * 50_000), ("MINIRAG_EXCLUDE", "[" * 50_000),
+])
+def test_a_setting_of_json_nested_past_the_parsers_stack_is_one_line(world, capsys, monkeypatch, variable, value):
+    """Python's JSON parser raises RecursionError there, not the ValueError of any other bad JSON."""
+    monkeypatch.setenv(variable, value)
+    code, err = run(["sync"], capsys)
+    assert_one_line_failure(code, err, ["sync"])
+    assert f"{variable} must be" in err and "nested too deeply" in err, err
+
+
+def test_a_meta_value_nested_past_the_parsers_stack_reads_as_damage():
+    from minirag import json_text
+    from minirag.store.connection import DatabaseError, json_counts, stored_value
+
+    with pytest.raises(ValueError, match="nested too deeply"):
+        json_text.loads("[" * 4000)
+    with pytest.raises(DatabaseError, match="database corrupt: its meta value 'keyword_languages'"):
+        stored_value("keyword_languages", "[" * 4000, json_counts)
+
+
 @pytest.mark.parametrize("command", ["ingest", "sync", "backup"])
 def test_an_empty_path_is_refused_not_read_as_the_current_folder(world, capsys, command, tmp_path, monkeypatch):
     """`minirag sync ""` synced the current folder (and `ingest ""` ingested it): "" resolved to it."""

@@ -21,6 +21,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 
+from minirag import json_text
 from minirag.errors import ConversionFailed, described
 from minirag.ingest.progress import plural
 
@@ -223,7 +224,7 @@ def _cached(data: bytes, current: OcrSettings, read_pages) -> list[str]:
     a re-sync, a forced re-index or the same scan under another name never OCRs them again."""
     path = _cache_file(data, current)
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        return json_text.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         pass
     pages = read_pages()

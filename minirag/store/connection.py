@@ -10,7 +10,6 @@ The standard library driver is the fallback when sqlean is not importable.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import re
 import time
@@ -19,6 +18,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from minirag import json_text
 from minirag.errors import DamagedIndex, FileAccessError, IndexUnavailable
 
 try:  # see the module docstring for why sqlean comes first
@@ -198,7 +198,7 @@ def stored_value(key: str, raw: str, parse: Callable[[str], Any]) -> Any:
 
 def json_object(raw: str) -> dict:
     """A meta value that holds a JSON object."""
-    value = json.loads(raw)
+    value = json_text.loads(raw)
     if not isinstance(value, dict):
         raise ValueError(f"not a JSON object: {raw[:60]!r}")
     return value

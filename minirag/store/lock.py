@@ -18,6 +18,7 @@ import sys
 import time
 from pathlib import Path
 
+from minirag import json_text
 from minirag.errors import FileAccessError, SyncLocked
 from minirag.store.connection import make_index_folder
 
@@ -122,7 +123,7 @@ class SyncLock:
     def _read_holder(fd: int) -> dict:
         try:
             os.lseek(fd, 1, os.SEEK_SET)
-            return json.loads(os.read(fd, 4096).decode() or "{}")
+            return json_text.loads(os.read(fd, 4096).decode() or "{}")
         except (OSError, ValueError):
             return {}
 
