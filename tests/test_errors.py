@@ -69,6 +69,9 @@ def test_sqlite_errors_on_a_file_that_is_no_database_are_a_damaged_index(tmp_pat
     assert str(error).startswith(f"the index {path} is damaged (")
     busy = connection.index_error(connection.OperationalError("database is locked"), path)
     assert type(busy) is errors.IndexUnavailable
+    # sqlite-vec's words for a vector page it cannot read: its SQLite code says only SQLITE_ERROR
+    vectors = connection.index_error(connection.OperationalError("vectors blob read error for 1"), path)
+    assert type(vectors) is errors.DamagedIndex and "restore it from a backup" in str(vectors)
 
 
 def _damage(path: Path) -> None:

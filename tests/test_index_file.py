@@ -218,3 +218,25 @@ def test_a_reader_on_a_read_only_mount_says_when_a_wal_it_cannot_read_holds_writ
         finally:
             reader.close()
     assert any("-wal holds writes not yet in the index file" in r.getMessage() for r in caplog.records)
+
+
+def test_sqlites_complaint_is_kept_when_it_shares_a_row_with_its_heading(tmp_path):
+    """quick_check gives "*** in database main ***" and its first complaint in one row: dropping rows
+    that start with the heading had left doctor and backup saying "damaged (quick_check: )"."""
+    import random
+
+    from minirag.store import connection as db
+    from minirag.store.health import answer
+
+    path = tmp_path / "t.db"
+    conn = db.sqlite3.connect(path)
+    conn.execute("CREATE TABLE t (x)")
+    conn.execute("CREATE INDEX t_x ON t (x)")
+    conn.executemany("INSERT INTO t VALUES (?)", [(f"{n}" + "x" * 300,) for n in range(400)])
+    conn.commit()
+    conn.close()
+    with open(path, "r+b") as handle:  # garbage over a page of the index's tree
+        handle.seek(3 * 4096)
+        handle.write(random.Random(4).randbytes(4096))
+    said = answer(db.sqlite3.connect(path), "quick_check")
+    assert said.startswith("Tree 3 page 4: ") and "***" not in said, said

@@ -219,12 +219,17 @@ def index_error(exc: BaseException, path: Path) -> IndexUnavailable:
 
 
 def _is_damage(exc: BaseException) -> bool:
-    """Whether SQLite's message says the file is corrupt (malformed, or no database at all), or a
+    """Whether SQLite says the file is corrupt (malformed, or no database at all), or a
     write broke a constraint: minirag's own writes keep every one, so the tables were changed outside
     it (a keyword row or vector left behind by a chunk deleted by hand holds the id SQLite reuses)."""
     lowered = str(exc).lower()
     return (isinstance(exc, IntegrityError) or "malformed" in lowered or "not a database" in lowered
-            or "database corrupt" in lowered)
+            or "database corrupt" in lowered or getattr(exc, "sqlite_errorcode", 0) & 0xFF in _DAMAGE_CODES
+            # sqlite-vec's own words for a vector page it cannot read (its SQLite code says only "error")
+            or ("blob" in lowered and "read error" in lowered))
+
+
+_DAMAGE_CODES = (11, 26)  # SQLITE_CORRUPT, SQLITE_NOTADB (extended codes keep the primary in their low byte)
 
 
 def explain(exc: BaseException, path: Path) -> str:

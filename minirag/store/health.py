@@ -91,9 +91,11 @@ def sound_without_wal(path: Path) -> bool:
 
 def answer(conn: db.Connection, pragma: str) -> str:
     """`PRAGMA quick_check` or `integrity_check` on `conn`: "ok", or its first three complaints
-    (without the "*** in database main ***" heading SQLite puts above them)."""
+    (without the "*** in database main ***" heading SQLite puts above them, in their row or one of
+    its own)."""
     rows = (row[0] for row in conn.execute(f"PRAGMA {pragma}"))
-    complaints = [text for text in rows if not text.startswith("*** in database")]
+    complaints = [line for text in rows for line in text.split("\n")
+                  if line.strip() and not line.startswith("*** in database")]
     return "ok" if complaints == ["ok"] else "; ".join(complaints[:3])
 
 
