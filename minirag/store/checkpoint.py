@@ -33,11 +33,15 @@ RETRY_MAX_S = 1.0
 
 
 def fold(conn: db.Connection) -> bool:
-    """PASSIVE checkpoint; True when every committed frame is now in the .db file (or there is no WAL)."""
+    """PASSIVE checkpoint; True when every committed frame is now in the .db file (or there is no WAL),
+    False when another connection is checkpointing right now. Any other failure (a disk that fails
+    to write or to sync, a full one) is raised: the file alone would lack what was committed."""
     try:
         _busy, frames, copied = conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
-    except db.OperationalError:  # another connection is checkpointing right now
-        return False
+    except db.OperationalError as exc:
+        if db.is_busy(exc):
+            return False
+        raise
     return frames == copied
 
 
@@ -83,8 +87,8 @@ class Checkpointer:
                     delay = RETRY_FIRST_S  # a write failed to fold meanwhile: go again soon
                 else:
                     delay = min(delay * 2, RETRY_MAX_S)
-        except Exception:  # noqa: BLE001 - the next write, or the close, checkpoints again
-            log.exception("background checkpoint failed")
+        except Exception as exc:  # noqa: BLE001 - the next write, or the close, checkpoints again
+            log.warning("the index's -wal could not be folded into its file (%s); the next write tries again", exc)
         finally:
             with self._lock:
                 if self._thread is threading.current_thread():

@@ -10,6 +10,7 @@ The standard library driver is the fallback when sqlean is not importable.
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import re
 import time
@@ -25,6 +26,8 @@ try:  # see the module docstring for why sqlean comes first
     import sqlean as sqlite3
 except ImportError:  # pragma: no cover - exercised only where sqlean is absent
     import sqlite3
+
+log = logging.getLogger(__name__)
 
 Connection = Any  # sqlean.Connection or sqlite3.Connection: the same DB-API surface
 DatabaseError = sqlite3.DatabaseError
@@ -256,8 +259,11 @@ def explain(exc: BaseException, path: Path) -> str:
     if "unable to open" in lowered or isinstance(exc, OSError):
         return (f"cannot open the index {path} ({text}); check that its folder exists and that this user "
                 "may read it (and write it, unless --read-only)")
-    if "locked" in lowered or "busy" in lowered:
+    if is_busy(exc):
         return f"the index {path} is busy: another process held its write lock too long ({text}); retry"
+    if "disk i/o error" in lowered:
+        return (f"the disk under the index {path} failed ({text}); what was committed before is kept (in its "
+                "-wal when the file could not take it); check the disk (`dmesg`), then run `minirag doctor`")
     return f"the index {path} failed: {type(exc).__name__}: {text}"
 
 
@@ -299,13 +305,29 @@ def as_index_errors(path: Path) -> Iterator[None]:
         raise index_error(exc, path) from exc
 
 
+def is_busy(exc: BaseException) -> bool:
+    """Whether SQLite's error says only that another connection holds a lock now (a retry may pass)."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code is not None:
+        return code & 0xFF in (SQLITE_BUSY, SQLITE_LOCKED)
+    return "locked" in str(exc) or "busy" in str(exc)
+
+
+SQLITE_BUSY, SQLITE_LOCKED = 5, 6
+
+
 def close(conn: Connection, *, checkpoint: bool = True) -> None:
-    """Close; a writer's clean close folds the WAL back so the .db file alone is complete."""
+    """Close; a writer's clean close folds the WAL back so the .db file alone is complete. A fold
+    that fails for another reason than a lock (a disk that fails to write) is said in one warning:
+    what was committed stays in the -wal, and a close is no place to raise."""
     try:
         if checkpoint:
             conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    except OperationalError:
-        pass  # another connection holds the WAL; it will checkpoint when it closes
+    except DatabaseError as exc:
+        if not is_busy(exc):  # busy: another connection holds the WAL; it checkpoints when it closes
+            log.warning("the index's -wal could not be folded into its file on closing (%s); what was "
+                        "committed stays in the -wal, read with the file: check the disk, then run "
+                        "`minirag doctor`", exc)
     finally:
         conn.close()
 
@@ -317,7 +339,7 @@ def with_retry(fn: Callable[[], Any], *, attempts: int = 8) -> Any:
         try:
             return fn()
         except OperationalError as exc:
-            if "locked" not in str(exc) and "busy" not in str(exc) or attempt == attempts - 1:
+            if not is_busy(exc) or attempt == attempts - 1:
                 raise
             time.sleep(delay)
             delay = min(delay * 2, 1.0)

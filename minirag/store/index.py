@@ -194,6 +194,7 @@ class Index:
         self._marks_lock = threading.Lock()
         self._marks_conn = None  # mark_converting's own connection, shared by the converting threads
         self.wrote = False  # whether this object committed a write (see close)
+        self.fold_failed = False  # whether folding a write into the file failed (see _committed)
         self.checkpointer = Checkpointer(lambda: db.connect(self.path)) if self.checkpoints else None
         if not (read_only and db.opens_immutable(self.path)):  # `immutable` never reads the -wal
             # Before the first connection: a writable one's close folds the -wal into the file.
@@ -246,7 +247,7 @@ class Index:
         for i, conn in enumerate(conns):
             # The last one to close folds the WAL back into the main file and empties it, if this
             # object wrote: a TRUNCATE checkpoint waits for any writer, and a query's close must not.
-            db.close(conn, checkpoint=self.checkpoints and self.wrote and i == len(conns) - 1)
+            db.close(conn, checkpoint=self.checkpoints and self.wrote and not self.fold_failed and i == len(conns) - 1)
         self._local = threading.local()
         wal.release_unshared()
 
@@ -264,7 +265,11 @@ class Index:
         """After every committed write: fold it into the .db file, so a plain copy is complete."""
         self.wrote = True
         if self.checkpointer is not None:
-            self.checkpointer.after_commit(self.conn)
+            try:
+                self.checkpointer.after_commit(self.conn)
+            except db.DatabaseError as exc:  # the write is committed: the disk failed to take it into the file
+                self.fold_failed = True  # said once, here: the close tries no fold of its own
+                raise db.index_error(exc, self.path) from exc
 
     def file_state(self) -> str:
         """"same" while the path names the file this object opened; else "gone" or "replaced"."""
