@@ -64,7 +64,7 @@ from minirag.security import (
     served_by_roots,
 )
 from minirag.store import connection
-from minirag.store.home import refuse_links, settle_home
+from minirag.store.home import in_own_place, refuse_links, settle_home
 from minirag.store.index import META_GIT_STATE, Index, IndexStats, SourceRow, stale_keywords_warning
 from minirag.values import (
     ChunkWindow,
@@ -788,6 +788,8 @@ class App:
         from minirag.store.backup import backup
 
         check_path_argument(dest)
+        if in_own_place(self.config) and self.config.db_path.exists():
+            self.index  # noqa: B018 - opened to refuse an index that came with its folder, as every command does
         return backup(self.config.db_path, dest)
 
     # --- collections ---------------------------------------------------------------

@@ -26,10 +26,12 @@ def test_an_index_made_elsewhere_is_refused_where_it_arrives_until_it_is_named(m
     copy = tmp_path / "clone"
     shutil.copytree(docs, copy)
     arrived = make_app(base_dirs=[str(copy)], db_path=None)
-    for use in (lambda: arrived.query("solar"), arrived.sync, arrived.list_files):
+    for use in (lambda: arrived.query("solar"), arrived.sync, arrived.list_files,
+                lambda: arrived.backup(str(tmp_path / "copy.db"))):  # a backup, named, would be trusted
         with pytest.raises(IndexUnavailable, match=rf"the index {copy}/.minirag/index.db was made at {own} and came "
                                                    r"here with its folder"):
             use()
+    assert not (tmp_path / "copy.db").exists()
     named = make_app(base_dirs=[str(copy)], db_path=str(copy / ".minirag" / "index.db"))  # the user's own choice
     named.sync()
     named.close()
