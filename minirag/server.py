@@ -516,6 +516,7 @@ def run_http(server: MCPServer, host: str, port: int, token: str | None, sock: s
     """Streamable HTTP at /mcp through uvicorn on `sock`, behind the bearer token when there is one,
     else answering only requests addressed to the bound loopback address (http_hosts.py)."""
     import uvicorn
+    from mcp.server.transport_security import TransportSecuritySettings
 
     from minirag.http_guard import (
         GuardedH11Protocol,
@@ -525,7 +526,11 @@ def run_http(server: MCPServer, host: str, port: int, token: str | None, sock: s
     from minirag.http_hosts import LocalOnly
     from minirag.http_messages import answered_messages
 
-    inner = answered_messages(server.streamable_http_app(host=host, streamable_http_path=MCP_PATH), MCP_PATH)
+    # LocalOnly (or the token) is the one gate: the SDK's own Host check, on by default for 127.0.0.1
+    # and ::1, compares spellings literally (it refused `LOCALHOST`, which LocalOnly accepts) in plain text.
+    unchecked = TransportSecuritySettings(enable_dns_rebinding_protection=False)
+    inner = answered_messages(server.streamable_http_app(host=host, streamable_http_path=MCP_PATH,
+                                                         transport_security=unchecked), MCP_PATH)
     app = BearerToken(inner, token) if token is not None else LocalOnly(inner, host, port)
     raise_descriptor_limit()
     quiet_client_disconnects()
