@@ -346,6 +346,9 @@ def unknown_arguments_error(name: str, known: list[str], arguments: Mapping[str,
     return f"{name}: {which} {', '.join(named(k) for k in unknown[:5])}; it takes: {takes}"
 
 
+WRITE_TOOLS = frozenset(fn.__name__ for fn, _hints, in_read_only in TOOLS if not in_read_only)
+
+
 class _Server(MCPServer):
     """The SDK's server, with each lone surrogate in the arguments read as U+FFFD, arguments that fail
     the input schema answered in one line, an argument the tool does not take refused by name (the SDK would drop it silently: a misspelt
@@ -358,7 +361,9 @@ class _Server(MCPServer):
         # SQLite, the tokenizer and the file system cannot take a lone surrogate.
         arguments = without_lone_surrogates(arguments)
         parameters = tool_parameters(self, name)
-        if parameters is not None and isinstance(arguments, Mapping):
+        if parameters is None:
+            raise ToolError(self._no_tool(name))
+        if isinstance(arguments, Mapping):
             refusal = (unknown_arguments_error(name, list(parameters.get("properties", {})), arguments)
                        or type_error(name, parameters, arguments))
             if refusal is not None:
@@ -376,6 +381,15 @@ class _Server(MCPServer):
             if type(exc) is ToolError and type(cause) is ToolError:  # the tool's own refusal, which the SDK
                 raise ToolError(f"{name}: {cause}") from cause   # prefixed 'Error executing tool NAME: '
             raise
+
+    def _no_tool(self, name: str) -> str:
+        """Why no tool `name` answers: a write tool of a read-only server, or none of that name."""
+        if name in WRITE_TOOLS:
+            return (f"{name}: this server is read-only (--read-only, MINIRAG_READ_ONLY): it searches and reads "
+                    "the index and writes nothing; a server started without it writes")
+        served = sorted(fn.__name__ for fn, _hints, _in_read_only in TOOLS
+                        if tool_parameters(self, fn.__name__) is not None)
+        return f"{shown(str(name), 80)}: no such tool; the tools are: {', '.join(served)}"
 
 
 async def _refuse_malformed_calls(ctx, call_next):

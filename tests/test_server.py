@@ -165,7 +165,11 @@ async def test_read_only_mode_lists_only_the_read_tools_and_never_creates_an_ind
         names = {t.name for t in (await client.list_tools()).tools}
         message = await refused(client, "query_documents", query="solar")
         health = await ok(client, "status")
+        hidden = await refused(client, "ingest_data", data="x", source="s")
+        unknown = await refused(client, "no_such_tool")
     assert names == READ_TOOLS
+    assert hidden.startswith("ingest_data: this server is read-only") and "\n" not in hidden, hidden
+    assert unknown == f"no_such_tool: no such tool; the tools are: {', '.join(sorted(READ_TOOLS))}", unknown
     assert f"no index at {tmp_path / 'index.db'}" in message and "a writer must build it" in message
     assert "sync_start" not in message  # a tool this server does not list
     assert health["readOnly"] is True and "indexError" in health

@@ -419,7 +419,7 @@ HOSTILE_CALLS = [  # (the params of a tools/call, written raw; what its answer s
     (b'["query_documents", {"query": "tides"}]', "Invalid params: tools/call's params must be a JSON object, got an array"),
     (b'"query_documents"', "Invalid params: tools/call's params must be a JSON object, got the string 'query_documents'"),
     (b'null', 'tools/call: params are required: {"name": tool, "arguments": {...}}'),
-    (b'{"name": "no_such_tool", "arguments": {}}', "Unknown tool: no_such_tool"),
+    (b'{"name": "no_such_tool", "arguments": {}}', "no_such_tool: no such tool; the tools are: "),
     (b'{"name": "query_documents", "arguments": {"query": "%s"}}' % (b"q" * 10_000_000),
      "query is 10,000,000 characters; queries take at most 10,000"),
     (b'{"name": "query_documents", "arguments": {"query": "tides", "scope": ""}}', "scope is empty"),
