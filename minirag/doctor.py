@@ -156,7 +156,7 @@ def check_index(config: Config, stats_out: list[IndexStats] | None = None) -> Ch
     damaged_fix = "restore it from a backup (`minirag backup` makes them), or move it aside and run `minirag sync`"
     try:
         if (problem := wal.foreign_wal_problem(path, thorough=True)) is not None:
-            return _fail("index", problem, f"{wal.set_aside(path)}; the file alone is what minirag serves then")
+            return _fail("index", problem, _stray_wal_fix(path, damaged_fix))
         integrity = quick_check(path)
         version, stats = inspect(path)
         disagreements = out_of_step(path) if integrity == "ok" and stats is not None else ()
@@ -187,6 +187,16 @@ def check_index(config: Config, stats_out: list[IndexStats] | None = None) -> Ch
     if stats.stale_keyword_scheme is not None:
         detail += f"; {stale_keywords_warning(stats.stale_keyword_scheme)}"
     return _ok("index", detail)
+
+
+def _stray_wal_fix(path: Path, fix: str) -> str:
+    """The fix for an index beside a -wal that is not its own."""
+    from minirag.store import wal
+    from minirag.store.health import sound_without_wal
+
+    if sound_without_wal(path):
+        return f"the file alone is sound: {wal.set_aside(path)}, and minirag reads the file as it is"
+    return f"{wal.set_aside(path)}; then {fix}"
 
 
 def _damage_fix(path: Path, fix: str) -> str:
