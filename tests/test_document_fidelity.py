@@ -901,6 +901,28 @@ def test_a_pdf_table_of_two_columns_names_and_values_is_read_row_by_row():
     assert " | " not in convert_document(columns, ".pdf", "columns.pdf").markdown
 
 
+def test_a_pdf_tables_row_of_glyphs_without_characters_leaves_no_row_of_bare_separators():
+    from pdf_maker import pdf_of_objects
+
+    rows = [("Name", "Value"), ("Speed", "3 m/s"), (None, None), ("Mass", "2 kg")]
+    ops = "\n".join(  # F2 has no ToUnicode: pdfminer writes its glyphs as (cid:65), taken out after
+        f"BT /F2 10 Tf {x} {700 - 14 * n} Td <0041> Tj ET" if left is None else
+        f"BT /F1 10 Tf {x} {700 - 14 * n} Td ({text}) Tj ET"
+        for n, (left, right) in enumerate(rows) for x, text in ((56, left), (250, right))).encode()
+    data = pdf_of_objects([
+        b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [5 0 R] /Count 1 >>",
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>",
+        b"<< /Length %d >>\nstream\n%s\nendstream" % (len(ops), ops),
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
+        b"/Resources << /Font << /F1 3 0 R /F2 6 0 R >> >> >>",
+        b"<< /Type /Font /Subtype /Type0 /BaseFont /Foo /Encoding /Identity-H /DescendantFonts [7 0 R] >>",
+        b"<< /Type /Font /Subtype /CIDFontType2 /BaseFont /Foo /DW 500 "
+        b"/CIDSystemInfo << /Registry (Adobe) /Ordering (Identity) /Supplement 0 >> >>"])
+    converted = convert_document(data, ".pdf", "units.pdf")
+    assert converted.warnings == ("units.pdf: 2 glyphs without a character (cid:NN) taken out of the text",)
+    assert converted.markdown.startswith("Name | Value\nSpeed | 3 m/s\nMass | 2 kg\n"), converted.markdown
+
+
 def test_a_hidden_element_whose_end_tag_is_left_out_hides_only_itself_on_a_page_too_deep_for_a_tree():
     """A `<p hidden>` or `<li style=display:none>` never closed had hidden the rest of the page."""
     deep = "<font>" * 3000

@@ -50,6 +50,7 @@ from minirag.ingest.org_text import org_to_markdown
 from minirag.ingest.pdf_fields import page_fields, with_fields
 from minirag.ingest.pdf_inflate import inflate_budget
 from minirag.ingest.pdf_structure import outline, structured
+from minirag.ingest.pdf_tables import CELL
 from minirag.ingest.pdf_title import pdf_title
 from minirag.ingest.ppt_text import ppt_to_markdown
 from minirag.ingest.pptx_visible import shown_pptx
@@ -119,6 +120,8 @@ MAX_CONTROL_SHARE = 0.05
 _TEXT_CONTROLS = frozenset("\t\n\r\f\v\x1b")
 # The other control characters (Unicode Cc: C0, DEL and C1).
 _CONTROLS = re.compile("[\x00-\x08\x0e-\x1a\x1c-\x1f\x7f-\x9f]")
+# A PDF table's row whose every cell held glyphs without a character: its separators alone.
+_EMPTIED_ROW = re.compile(rf"^ *(?:{re.escape(CELL.strip())} *)+(?:\n|\Z)", re.MULTILINE)
 # Those that separate what stands either side of them: the information separators (fields,
 # records) and the C1 next-line, which words must not be joined across.
 _SEPARATING = {0x1C: " ", 0x1D: " ", 0x1E: " ", 0x1F: " ", 0x85: "\n"}
@@ -399,6 +402,8 @@ def _convert_pdf(data: bytes, name: str) -> Converted:
     # A glyph without a character most often stands for a letter inside a word, or for a symbol
     # set apart by spaces: it goes, and nothing takes its place.
     text, unmapped = UNMAPPED_GLYPH.subn("", text)
+    if unmapped:  # a table's row of such glyphs alone (pdf_tables.py) is left its separators only
+        text = _EMPTIED_ROW.sub("", text)
     text = turned(text) if drawn else text
     said = tuple(warning for warning in (
         f"{name}: {unmapped} glyphs without a character (cid:NN) taken out of the text" if unmapped else None,
