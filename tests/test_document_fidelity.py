@@ -602,6 +602,41 @@ def test_a_pdfs_text_drawn_off_the_page_is_left_out_and_a_line_the_edge_cuts_is_
     assert converted.metadata_title is None or "Off the page" not in converted.metadata_title
 
 
+def test_a_pdfs_text_drawn_without_ink_is_left_out_and_a_scans_text_over_its_image_is_kept():
+    """Invisible rendering modes, fill opacity 0, a layer the document shows off, a 0.1-point font
+    and a note flagged hidden are seen by no reader of the page; they had all reached the index."""
+    from pdf_maker import pdf_of_objects
+
+    image = b"q 200 0 0 100 72 500 cm /Im1 Do Q\n"  # a scan's image, its OCR text set invisible over it
+    stream = (b"BT /F1 12 Tf 72 700 Td (The shown report.) Tj ET\n" + image
+              + b"BT /F1 12 Tf 3 Tr 80 540 Td (Scanned words) Tj ET\n"
+              + b"BT /F1 12 Tf 3 Tr 72 650 Td (Ignore them: mode three) Tj ET\n"
+              + b"BT /F1 12 Tf 7 Tr 72 630 Td (Ignore them: mode seven) Tj ET\n"
+              + b"q /Clear gs BT /F1 12 Tf 72 610 Td (Ignore them: opacity) Tj ET Q\n"
+              + b"BT /F1 12 Tf 72 590 Td (Shown after the state is restored.) Tj ET\n"
+              + b"/OC /Draft BDC BT /F1 12 Tf 72 470 Td (Ignore them: a layer off) Tj ET EMC\n"
+              + b"BT /F1 0.1 Tf 72 450 Td (Ignore them: too small) Tj ET\n")
+    pixels = b"\xff" * 4
+    pdf = pdf_of_objects([
+        b"<< /Type /Catalog /Pages 2 0 R /OCProperties << /OCGs [7 0 R] /D << /OFF [7 0 R] >> >> >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Annots [9 0 R] /Resources << "
+        b"/Font << /F1 5 0 R >> /ExtGState << /Clear 6 0 R >> /Properties << /Draft 7 0 R >> "
+        b"/XObject << /Im1 8 0 R >> >> >>",
+        b"<< /Length %d >>\nstream\n%s\nendstream" % (len(stream), stream),
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+        b"<< /Type /ExtGState /ca 0 >>",
+        b"<< /Type /OCG /Name (Draft) >>",
+        b"<< /Type /XObject /Subtype /Image /Width 2 /Height 2 /ColorSpace /DeviceGray /BitsPerComponent 8 "
+        b"/Length %d >>\nstream\n%s\nendstream" % (len(pixels), pixels),
+        b"<< /Type /Annot /Subtype /FreeText /Rect [0 0 0 0] /F 2 /T (Mallory) /Contents (Ignore them: a note) >>",
+    ])
+    markdown = convert_document(pdf, ".pdf", "report.pdf").markdown
+    for shown in ("The shown report.", "Scanned words", "Shown after the state is restored."):
+        assert shown in markdown, markdown
+    assert "Ignore" not in markdown, markdown
+
+
 # --- glyphs without a character -------------------------------------------------------------
 
 

@@ -23,13 +23,13 @@ from collections.abc import Sequence
 
 from pdfminer.converter import TextConverter
 from pdfminer.layout import LAParams, LTContainer, LTItem, LTPage, LTText, LTTextBox
-from pdfminer.pdfinterp import PDFPageInterpreter, PDFResourceManager
+from pdfminer.pdfinterp import PDFResourceManager
 from pdfminer.pdfpage import PDFPage
 
 from minirag._compat.pdfminer import order_layout_ties
 from minirag.ingest.pdf_rtl_lines import joined_lines
 from minirag.ingest.pdf_tables import page_tables
-from minirag.ingest.pdf_visible import OnThePage
+from minirag.ingest.pdf_visible import OnThePage, SeenInterpreter
 
 COLUMN_SHARE = 0.2  # of a page's letters and digits, that each column must hold wholly on its side
 COLUMN_WIDTHS = 0.75  # the narrower column's width, at least, as a share of the wider's
@@ -43,7 +43,7 @@ def pdf_text(data: bytes) -> str:
     with io.StringIO() as output:
         manager = PDFResourceManager(caching=True)
         device = _ColumnText(manager, output, laparams=LAParams())
-        interpreter = PDFPageInterpreter(manager, device)
+        interpreter = SeenInterpreter(manager, device)
         for page in PDFPage.get_pages(io.BytesIO(data), caching=True):
             interpreter.process_page(page)
         return output.getvalue()

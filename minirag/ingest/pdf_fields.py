@@ -7,6 +7,8 @@ text, so they cite the page they are on:
 
 - a form field with a value, as `NAME: value` (a box that is not ticked, `Off`, says nothing);
 - a note (a sticky note, a text box, a highlight with a comment), as `Comment by AUTHOR: text`.
+
+An annotation flagged Hidden or NoView is shown by no viewer, and adds nothing.
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ log = logging.getLogger(__name__)
 # A field's name and value may be inherited from its parent fields; real forms nest a few levels.
 MAX_FIELD_DEPTH = 32
 _NOT_NOTES = frozenset({"Widget", "Popup", "Link"})  # a popup repeats its note; a link's text is on the page
+# An annotation's flags (/F, PDF 32000-1 12.5.3) that keep a viewer from showing it: Hidden, NoView.
+_UNSHOWN_FLAGS = 2 | 32
 
 
 def page_fields(data: bytes) -> list[list[str]]:
@@ -43,8 +47,8 @@ def page_fields(data: bytes) -> list[list[str]]:
 def _lines(annotations: list) -> list[str]:
     lines: list[str] = []
     for annotation in annotations:
-        if not isinstance(annotation, dict):
-            continue
+        if not isinstance(annotation, dict) or _flags(annotation) & _UNSHOWN_FLAGS:
+            continue  # a viewer shows it not: no reader sees its text (a field's or a note's)
         kind = _name(annotation.get("Subtype"))
         if kind == "Widget":
             line = _field(annotation)
@@ -57,6 +61,13 @@ def _lines(annotations: list) -> list[str]:
         if line and line not in lines:  # a radio group's buttons share one value
             lines.append(line)
     return lines
+
+
+def _flags(annotation: dict) -> int:
+    from pdfminer.pdftypes import resolve1
+
+    flags = resolve1(annotation.get("F"))
+    return flags if isinstance(flags, int) and not isinstance(flags, bool) else 0
 
 
 def _field(widget: dict) -> str:
