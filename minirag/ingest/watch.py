@@ -92,6 +92,13 @@ class EventFilter:
         return not any(is_skipped_dir(f) for f in folders) and (folder or not is_temporary(name))
 
 
+def _is_deletion(change) -> bool:
+    """A path deleted or moved away: no stat tells whether it was a folder (`notes.bak` moved out of
+    the root takes its files with it), so its name never drops it; a scratch file's deletion costs
+    a pass that finds nothing, and comes with its editor's save of the real file anyway."""
+    return getattr(change, "name", change) == "deleted"
+
+
 @dataclass
 class _Pending:
     first_seen: float
@@ -314,7 +321,8 @@ class Watcher:
                         # Filtered here, not by watchfiles: it yields nothing for a batch its filter
                         # empties, so a stream of dropped events would starve the root check below.
                         raw = changes
-                        changes = {(change, path) for change, path in raw if self.filter(change, path)}
+                        changes = {(change, path) for change, path in raw
+                                   if self.filter(change, path, folder=_is_deletion(change))}
                         if changes:
                             self.add(changes)
                         if self._roots_changed(identities):
@@ -378,7 +386,7 @@ class Watcher:
         except Exception:  # noqa: BLE001 - a watch that failed has nothing more to say
             log.info("the replaced watches failed at their last read", exc_info=True)
             return set()
-        return {(change, path) for change, path in changes if self.filter(change, path)}
+        return {(change, path) for change, path in changes if self.filter(change, path, folder=_is_deletion(change))}
 
     def _folders_unwatched(self, present: list[Path], folders: list[str], watched: set[str]) -> bool:
         """Once the watches on `folders` are up: queue each folder a pass has not read since it
