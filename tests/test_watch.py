@@ -735,6 +735,19 @@ def test_a_folder_whose_name_is_not_utf8_leaves_the_other_folders_watched(watchi
     assert w.app.watch_state().notification_error is None
 
 
+def test_a_file_whose_name_is_not_utf8_changing_costs_its_batch_not_the_notifications(watching, docs):
+    """watchfiles cannot hand such a name to Python and gives up the batch holding it: taken for
+    notifications being unavailable, that fell back to polling, which failed on the name too, and
+    then retried every 30 s, so every edit of the root waited half a minute."""
+    w = watching_with_watches_up(watching)
+    with open(os.path.join(os.fsencode(docs), b"caf\xe9.md"), "ab") as handle:
+        handle.write(b"# Caf\xe9\n")
+    note = write(docs / "note.md", "# Note\n\nA note about herons.")
+    eventually(lambda: str(note) in w.sources(), what="the file written beside it")
+    state = w.app.watch_state()
+    assert state.mode == "notifications" and state.notification_error is None
+
+
 def test_a_tree_over_half_the_watch_limit_is_watched_again_without_polling(watching, docs, monkeypatch):
     """The watches being replaced are kept until the new ones are up, and the OS limit counts
     both: where both sets do not fit, the new set is made alone (and every root synced for what

@@ -52,6 +52,11 @@ RunPass = Callable[[list[Path] | None, Progress], None]
 _ADDED = "added"  # a change as watchfiles names it (Change.added.name)
 
 _INOTIFY_WATCHES = "/proc/sys/fs/inotify/max_user_watches"
+# watchfiles' error for a changed path whose name is not UTF-8 (its Rust side cannot give it to Python):
+# the batch holding it is lost, not the notifications.
+_UNDECODABLE_NAME = "Unable to decode path"
+# How often at most such a name's changes have every root looked at again for what their batch lost.
+UNDECODABLE_PASS_S = 10.0
 _LIMIT_HINTS = ("MaxFilesWatch", "watch limit", "os error 28", "No space left on device",
                 "os error 24", "Too many open files")
 
@@ -230,6 +235,7 @@ class Watcher:
         self._last_event = 0.0
         self._retry_at = 0.0
         self._reconcile_at = 0.0  # the first pass, over every root, runs at once
+        self._lost_at = float("-inf")  # when a lost batch (_lost_batch) last had every root looked at
         self._reconcile_kind = "initial"
         self._stop = threading.Event()
         self._notifier: threading.Thread | None = None
@@ -359,6 +365,9 @@ class Watcher:
                     log.info("skipping unreadable folders while watching: %s", exc)
                     ignore_unreadable = True
                 except (OSError, RuntimeError) as exc:  # RuntimeError: watchfiles' internal error
+                    if _UNDECODABLE_NAME in str(exc):
+                        self._lost_batch(exc)
+                        continue
                     if previous is not None:
                         # The OS limit counts the old watches too: set the new ones up without them
                         # (a tree over half the limit), and sync every root for what changed between.
@@ -427,6 +436,17 @@ class Watcher:
         log.warning(self.limit_warning)
         self.polling = True
         self._reconcile_soon()  # polling reports no change made before it started: look again now
+
+    def _lost_batch(self, exc: Exception) -> None:
+        """A file whose name is not UTF-8 changed (the scan skips it): watchfiles gave up the batch of
+        changes holding it. The watches are set up again at once, and every root looked at again
+        for what that batch held, at most every UNDECODABLE_PASS_S: polling would fail on the name too."""
+        log.info("a change the watcher could not read (%s); looking at every root again", exc)
+        now = time.monotonic()
+        with self._cond:
+            self._reconcile_at = min(self._reconcile_at, max(now, self._lost_at + UNDECODABLE_PASS_S))
+            self._lost_at = max(now, self._lost_at + UNDECODABLE_PASS_S)
+            self._cond.notify_all()
 
     def _reconcile_soon(self) -> None:
         with self._cond:
