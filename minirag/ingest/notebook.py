@@ -23,6 +23,9 @@ _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")  # colours in tracebacks and progr
 _BARE_REPR = re.compile(r"\A<[\w.]+(?: object)? at 0x[0-9a-fA-F]+>\Z")
 # In order of preference: the first a result has is what a reader of the rendered notebook sees.
 _RICH = ("text/markdown", "text/html", "text/plain")
+# What Jupyter shows rather than an output's text/plain, which is then no reader's (an image's repr,
+# `<Figure size 640x480>`, or words put there for an agent beside a picture).
+_SHOWN_OVER_PLAIN = ("image/svg+xml", "image/png", "image/jpeg", "image/gif", "image/webp", "application/pdf")
 # A printed or plain-text output past these keeps its head and tail: a training loop's 20,000 log
 # lines, or one repr of a long list, are a reader's scroll past and the index's thousands of
 # near-identical chunks; what a run began and ended with is what is looked for.
@@ -142,6 +145,8 @@ def _output(output: dict) -> str:
             if markdown.strip():
                 return markdown
             continue
+        if any(data.get(shown) for shown in _SHOWN_OVER_PLAIN):
+            return ""  # the picture is shown, and left out as every image is
         if not _BARE_REPR.match(body.strip()):
             return _printed(body)
     return ""

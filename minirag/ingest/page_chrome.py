@@ -54,8 +54,14 @@ _INLINE = frozenset({"a", "abbr", "b", "bdi", "bdo", "button", "cite", "code", "
 # Alternatives a script reveals one of are a few (systems, applications): past this many children a
 # parent is no switch, and each hidden child need not look at all the others.
 MAX_ALTERNATIVES = 32
-# A declaration of an inline style that hides its element (the last one wins in CSS; any one is taken).
+# A declaration of an inline style that hides its element (the last one wins in CSS; any one is taken):
+# as a script shows and hides one of alternatives (_shown_alternative),
 _HIDING_STYLE = re.compile(r"(?:^|;)\s*(?:display\s*:\s*none|(?:content-)?visibility\s*:\s*(?:hidden|collapse))"
+                           r"\s*(?:!\s*important\s*)?(?:;|$)", re.IGNORECASE)
+# or as no script does, drawing its text at no size or no opacity, or hiding it from Outlook (mso-hide):
+# e-mail's way to hide words from the reader and show them to a filter, or to an agent.
+_UNSEEN_STYLE = re.compile(r"(?:^|;)\s*(?:font-size\s*:\s*(?:0+(?:\.0*)?|\.0+)(?:px|pt|em|rem|ex|ch|%)?|"
+                           r"opacity\s*:\s*(?:0+(?:\.0*)?|\.0+)%?|mso-hide\s*:\s*all)"
                            r"\s*(?:!\s*important\s*)?(?:;|$)", re.IGNORECASE)
 # A comment, a string or a url(...) of CSS, each to its end or the style's end.
 _CSS_PIECE = re.compile(r"/\*.*?(?:\*/|\Z)|\"(?:[^\"\\]|\\.)*\"?|'(?:[^'\\]|\\.)*'?|url\([^)]*\)?",
@@ -170,13 +176,20 @@ def _aria_hidden(attributes: Mapping[str, str | None]) -> bool:
 
 def hidden_by_markup(attributes: Mapping[str, str | None]) -> bool:
     """Whether an element is hidden from a reader by its own markup: the `hidden` attribute, or an
-    inline style of `display: none`, `visibility: hidden` or `content-visibility: hidden` (text a
-    page hides that way is no reader's: an old page's collapsed part, or words put there for search
-    engines or agents)."""
+    inline style of `display: none`, `visibility: hidden` or `content-visibility: hidden`, of
+    `font-size: 0`, `opacity: 0` or `mso-hide: all` (text a page hides that way is no reader's: an
+    old page's collapsed part, or words put there for search engines, spam filters or agents)."""
     if "hidden" in attributes:
         return True
-    style = attributes.get("style") or ""
-    return _HIDING_STYLE.search(_without_comments(style)) is not None
+    style = _without_comments(attributes.get("style") or "")
+    return _HIDING_STYLE.search(style) is not None or _UNSEEN_STYLE.search(style) is not None
+
+
+def _toggled(attributes: Mapping[str, str | None]) -> bool:
+    """Hidden the way a script shows one of alternatives: the `hidden` attribute, or a `display` or
+    `visibility` a script sets (not a zero size or opacity, which no switch uses)."""
+    style = _without_comments(attributes.get("style") or "")
+    return ("hidden" in attributes or _HIDING_STYLE.search(style) is not None) and _UNSEEN_STYLE.search(style) is None
 
 
 def _without_comments(css: str) -> str:
@@ -201,7 +214,7 @@ def _shown_alternative(el) -> bool:
             > MAX_ALTERNATIVES:
         return False
     siblings = [child for child in parent if isinstance(child.tag, str)]
-    if len(siblings) < 2 or any(not hidden_by_markup(child.attrib) or (child.tail or "").strip() for child in siblings):
+    if len(siblings) < 2 or any(not _toggled(child.attrib) or (child.tail or "").strip() for child in siblings):
         return False
     if any(True for child in siblings for _ in child.iter(*_ALTERNATIVE_BLOCKS)):
         return True
