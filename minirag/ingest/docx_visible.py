@@ -10,11 +10,14 @@ mammoth reads every run's text and drops what it does not know:
   line; mammoth dropped both. The reading repeats the base in kana and is left out.
 - A simple field (`w:fldSimple`: a cross reference, a document property) keeps the result Word
   shows; mammoth dropped it.
+- Of alternative content (`mc:AlternateContent`), the Choice Word shows is read where its words
+  differ from the Fallback's, which mammoth reads (see `_choices_read`).
 Only the parts that need it are rewritten; a document without any of these keeps its bytes.
 """
 
 from __future__ import annotations
 
+import copy
 import zipfile
 from dataclasses import dataclass
 
@@ -23,6 +26,7 @@ from lxml import etree
 from minirag.ingest.zip_xml import parsed, with_parts
 
 W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
+_MC = "{http://schemas.openxmlformats.org/markup-compatibility/2006}"
 _BODY_PARTS = ("word/document.xml", "word/footnotes.xml", "word/endnotes.xml")  # what mammoth reads
 _STYLES = "word/styles.xml"
 _OFF = frozenset({"0", "false", "off"})
@@ -122,11 +126,38 @@ class Visibility:
                 field.addprevious(placed)
             field.getparent().remove(field)
             changed = True
-        return changed
+        return _choices_read(root) or changed
+
+
+def _choices_read(root) -> bool:
+    """Each `mc:AlternateContent` read as Word shows it, its Choice (a Word 2010 text box or shape),
+    where mammoth reads its Fallback (the same box in VML, for older readers). A Fallback of other
+    words than its Choice's (nothing any Word shows) takes the Choice's: its text boxes, one for
+    one where both have as many, else all it holds. Whether anything changed."""
+    changed = False
+    for alternate in list(root.iter(f"{_MC}AlternateContent")):
+        choice, fallback = alternate.find(f"{_MC}Choice"), alternate.find(f"{_MC}Fallback")
+        if choice is None or fallback is None or _words(choice) == _words(fallback):
+            continue
+        shown, read = list(choice.iter(f"{W}txbxContent")), list(fallback.iter(f"{W}txbxContent"))
+        if shown and len(shown) == len(read):
+            for old, new in zip(read, shown, strict=True):
+                old.getparent().replace(old, copy.deepcopy(new))
+        else:
+            for child in list(fallback):
+                fallback.remove(child)
+            fallback.extend(copy.deepcopy(child) for child in choice)
+        changed = True
+    return changed
+
+
+def _words(element) -> str:
+    return "".join(text.text or "" for text in element.iter(f"{W}t"))
 
 
 def _may_change(data: bytes, visibility: Visibility) -> bool:
-    return bool(visibility.hiding_styles) or visibility.hidden_by_default or any(mark in data for mark in (b"vanish", b"ruby", b"fldSimple"))
+    return bool(visibility.hiding_styles) or visibility.hidden_by_default or any(
+        mark in data for mark in (b"vanish", b"ruby", b"fldSimple", b"AlternateContent"))
 
 
 def shown_docx(archive: zipfile.ZipFile, visibility: Visibility) -> bytes | None:
