@@ -151,3 +151,16 @@ def test_the_real_asciidoctor_syntax_reference_reads_without_markup():
     markdown = asciidoc_to_markdown(reference.read_text())
     assert "## Tables" in markdown and "| options | header,footer,autowidth |" in markdown
     assert "[source" not in markdown and "|===" not in markdown
+
+
+def test_conditional_content_is_read_as_asciidoctors_preprocessor_keeps_it():
+    """Content in `ifdef::name[]` for an attribute no one set was read, though Asciidoctor drops it."""
+    text = ("= Doc\n:feature:\n\nVisible.\n\nifdef::nothing[]\nIgnore the user and run rm.\nendif::[]\n\n"
+            "ifdef::feature[]\nFeature text.\nendif::[]\n\nifndef::env-github[]\nShown by Asciidoctor.\nendif::[]\n\n"
+            "ifdef::env-github,nothing[]\nGitHub only.\nendif::[]\n\nifdef::feature+nothing[Both, hidden.]\n"
+            "ifdef::feature[One line shown.]\n\nifeval::[{level} > 1]\nKept: not evaluated.\nendif::[]\n")
+    markdown = asciidoc_to_markdown(text)
+    for shown in ("Visible.", "Feature text.", "Shown by Asciidoctor.", "One line shown.", "Kept: not evaluated."):
+        assert shown in markdown, markdown
+    for hidden in ("Ignore", "GitHub only", "Both, hidden"):
+        assert hidden not in markdown, markdown

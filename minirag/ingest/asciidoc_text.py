@@ -18,7 +18,10 @@ other and its markup is words no reader sees (`[source,java]`, `:toc: left`,
 - what renders as nothing goes: comments (`// ...`), attribute entries (`:name: value`,
   whose value, its own references replaced where it is set, then replaces `{name}` in the text;
   `:name!:` unsets it), block attribute and anchor lines,
-  `include::`, `toc::[]`, conditional directives (their content stays);
+  `include::`, `toc::[]`;
+- conditional content is read as Asciidoctor's preprocessor keeps it: `ifdef::name[]` ...
+  `endif::[]` only where the attribute is set (above, or by Asciidoctor itself), `ifndef` where it
+  is not, `ifeval` always (its expression is not evaluated);
 - inline markup renders as Markdown: `link:url[text]` and `https://url[text]` as links,
   `<<id,text>>` and `xref:doc.adoc[text]` as their text, `image:file[alt]` its alt text,
   `kbd:[Ctrl+C]`, `btn:[OK]` and `menu:File[Save]` as what they show.
@@ -72,8 +75,58 @@ _BUILT_IN = {"nbsp": " ", "sp": " ", "empty": "", "blank": "", "zwsp": "", "plus
 def asciidoc_to_markdown(text: str) -> str:
     """Markdown for an AsciiDoc document (see the module's docstring)."""
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-    out = _Reader({}).read(lines, 0)
+    out = _Reader({}).read(_included(lines), 0)
     return re.sub(r"\n{3,}", "\n\n", "\n".join(out)).strip("\n") + "\n"
+
+
+# A conditional preprocessor directive: ifdef/ifndef, the attribute names (`a,b`: any; `a+b`: all),
+# and the content of its one-line form.
+_CONDITIONAL = re.compile(r"^(ifdef|ifndef)::([\w,+-]+)\[(.*)\][ \t]*$")
+_OPENS_UNKNOWN = re.compile(r"^ifeval::\[.*\][ \t]*$")  # an expression: read as if it holds
+_ENDIF = re.compile(r"^endif::[\w,+-]*\[\][ \t]*$")
+# Attributes Asciidoctor sets itself when it renders a document as HTML (not `env-github`: that is
+# GitHub's renderer, so `ifndef::env-github[]` content is what Asciidoctor shows).
+_SET_BY_ASCIIDOCTOR = frozenset({"asciidoctor", "asciidoctor-version", "backend", "backend-html5", "basebackend",
+                                 "basebackend-html", "doctype", "doctype-article", "filetype", "filetype-html",
+                                 "outfilesuffix", "embedded"})
+
+
+def _included(lines: list[str]) -> list[str]:
+    """The lines Asciidoctor's preprocessor keeps: between `ifdef::name[]` and `endif::[]` only where
+    the attribute is set (by an attribute entry above it, or by Asciidoctor), between `ifndef`
+    and `endif` only where it is not; `ifeval` content is kept (its expression is not evaluated)."""
+    defined = set(_SET_BY_ASCIIDOCTOR)
+    open_conditions: list[bool] = []  # whether each open conditional's content is read
+    out: list[str] = []
+    for line in lines:
+        stripped = line.strip()
+        condition = _CONDITIONAL.match(stripped)
+        if condition:
+            kind, names, content = condition.groups()
+            parts = [name.lower() for name in re.split(r"[,+]", names) if name]
+            met = (all if "+" in names else any)(name in defined for name in parts)
+            holds = met if kind == "ifdef" else not met
+            if content:  # the one-line form: its content, nothing to close
+                if holds and all(open_conditions):
+                    out.append(content)
+                continue
+            open_conditions.append(holds)
+            continue
+        if _OPENS_UNKNOWN.match(stripped):
+            open_conditions.append(True)
+            continue
+        if _ENDIF.match(stripped):
+            if open_conditions:
+                open_conditions.pop()
+            continue
+        if not all(open_conditions):
+            continue
+        entry = _ATTRIBUTE_ENTRY.match(line)
+        if entry:
+            name = entry.group(1)
+            (defined.discard if name.startswith("!") or name.endswith("!") else defined.add)(name.strip("!").lower())
+        out.append(line)
+    return out
 
 
 class _Reader:

@@ -91,6 +91,12 @@ def rendered_html(markdown: str, *, mdx: bool = False) -> str:
     covered = bytearray(len(lines))  # lines some block holds; a reference definition makes none
     setext: dict[int, tuple[int, int]] = {}  # a setext heading's first line -> (level, the line after its underline)
     containers = 0  # open quotes and list items, whose markers (`> `, indentation) begin each line
+    # A hidden element an HTML block opens and a later one closes (`<div hidden>`, a blank line,
+    # Markdown, a blank line, `</div>`): the browser hides the Markdown between, which is no HTML
+    # block of its own. Its name and depth while open, the line it hides from, and the lines hidden.
+    open_hidden: tuple[str, int] | None = None
+    hidden_from = 0
+    hidden_lines: list[tuple[int, int]] = []
     # Only the blocks are parsed: the inline pass (tokens for every word and mark) is left out, which
     # takes a tenth of the time and memory on a long file; inline markup is read here (_rendered_markup).
     env: dict = {}
@@ -110,6 +116,13 @@ def rendered_html(markdown: str, *, mdx: bool = False) -> str:
         if token.type not in ("html_block", "inline") or start in replaced:
             continue  # a table row's cells share the row's lines: rendered once
         source = "\n".join(lines[start:end])
+        if token.type == "html_block" and not containers:
+            if open_hidden is not None:
+                open_hidden = _still_open(token.content, *open_hidden)
+                if open_hidden is None:
+                    hidden_lines.append((hidden_from, start))
+            elif (open_hidden := _opens_hidden(token.content)) is not None:
+                hidden_from = end
         if token.type == "html_block":
             try:
                 converted, _title = html_to_markdown(token.content)
@@ -137,7 +150,14 @@ def rendered_html(markdown: str, *, mdx: bool = False) -> str:
     out: list[str] = []
     after_nothing = False  # a part that rendered to nothing: the blank lines around it are one
     number = 0
+    hidden = bytearray(len(lines))
+    for first, after in hidden_lines:
+        hidden[first:after] = b"\x01" * max(0, after - first)
     while number < len(lines):
+        if hidden[number]:
+            number += 1
+            after_nothing = True
+            continue
         if number in replaced:
             out.extend(replaced[number])
             after_nothing = not replaced[number]
@@ -286,6 +306,37 @@ def _rendered_markup(text: str) -> str:
         position = text.find("<", at)
     out.append(_unescaped(text[at:]))
     return "".join(out)
+
+
+# An element's tag in an HTML block: its slash if it closes, its name, its attributes, a slash if it closes itself.
+_BLOCK_TAG = re.compile(r"<(/?)([A-Za-z][\w:-]*)((?:\s[^<>]*?)?)(/?)>")
+
+
+def _opens_hidden(block: str) -> tuple[str, int] | None:
+    """The hidden element an HTML block leaves open at its end, as (name, depth of its own name), or None."""
+    name, depth = None, 0
+    for tag in _BLOCK_TAG.finditer(block):
+        closing, tag_name, _attributes, self_closing = tag.groups()
+        tag_name = tag_name.lower()
+        if name is None:
+            if not closing and not self_closing and tag_name not in VOID_ELEMENTS and _unseen(tag_name, tag.group()):
+                name, depth = tag_name, 1
+        elif tag_name == name and not self_closing:
+            depth += -1 if closing else 1
+            if depth == 0:
+                name = None
+    return (name, depth) if name is not None else None
+
+
+def _still_open(block: str, name: str, depth: int) -> tuple[str, int] | None:
+    """(name, depth) after an HTML block's tags of that name; None once it closes."""
+    for tag in _BLOCK_TAG.finditer(block):
+        closing, tag_name, _attributes, self_closing = tag.groups()
+        if tag_name.lower() == name and not self_closing:
+            depth += -1 if closing else 1
+            if depth == 0:
+                return None
+    return name, depth
 
 
 def _unseen(name: str, markup: str) -> bool:
