@@ -766,6 +766,7 @@ class App:
             return {path for path in paths if holds(path)}
 
         return Watcher(self.config.roots, self.config.db_path, run_pass, indexed_under=indexed_under,
+                       indexed_files=lambda: self.index.stored_states("file"),
                        on_pass=on_pass, polling=self.config.watch_polling if polling is None else polling,
                        **tuning)
 

@@ -748,6 +748,25 @@ def test_a_file_whose_name_is_not_utf8_changing_costs_its_batch_not_the_notifica
     assert state.mode == "notifications" and state.notification_error is None
 
 
+def test_an_edit_reaches_every_name_of_the_file_and_a_deleted_target_takes_its_links_along(watching, docs):
+    """A link and a hard link are indexed under their own paths; an edit raises an event for the name
+    it was made through only, so the other names served the old text (and a link to a deleted file
+    the deleted text) until the next pass over every root."""
+    target = write(docs / "target.md", "# Target\n\nThe first words about herons.")
+    (docs / "link.md").symlink_to("target.md")
+    os.link(target, docs / "hard.md")
+    w = watching_with_watches_up(watching)
+    target.write_text("# Target\n\nThe second words about egrets.")  # in place: the hard link shares it
+
+    def everywhere(words: str) -> bool:
+        return all(words in w.app.read(str(docs / name)).text for name in ("target.md", "link.md", "hard.md"))
+
+    eventually(lambda: everywhere("egrets"), what="the edit under every name")
+    target.unlink()
+    eventually(lambda: str(docs / "link.md") not in w.sources(), what="the link to the deleted file gone")
+    assert str(docs / "hard.md") in w.sources()  # the file itself, under its other name
+
+
 def test_a_tree_over_half_the_watch_limit_is_watched_again_without_polling(watching, docs, monkeypatch):
     """The watches being replaced are kept until the new ones are up, and the OS limit counts
     both: where both sets do not fit, the new set is made alone (and every root synced for what

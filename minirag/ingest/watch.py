@@ -28,6 +28,7 @@ from pathlib import Path
 from minirag.display import is_utf8
 from minirag.errors import MiniragError, SyncLocked
 from minirag.ingest.ignore import IGNORE_FILES
+from minirag.ingest.other_names import OtherNames
 from minirag.ingest.progress import Progress
 from minirag.ingest.scan import is_skipped_dir, is_temporary, supported_extensions
 from minirag.security import containing_root
@@ -216,6 +217,7 @@ class Watcher:
 
     def __init__(self, roots: Sequence[Path], db_path: Path, run_pass: RunPass, *,
                  indexed_under: Callable[[list[str]], set[str]] = lambda _paths: set(),
+                 indexed_files: Callable[[], Iterable[str]] = lambda: (),
                  on_pass: Callable[[PassReport], None] | None = None, polling: bool = False,
                  debounce: float = DEBOUNCE_S, max_delay: float = MAX_DELAY_S,
                  reconcile_every: float = RECONCILE_S, poll_interval: float = POLL_INTERVAL_S,
@@ -224,6 +226,8 @@ class Watcher:
         self.filter = EventFilter(roots, db_path)
         self._run_pass = run_pass
         self._indexed_under = indexed_under
+        self._indexed_files = indexed_files
+        self._other_names = OtherNames()
         self._on_pass = on_pass
         self.polling = polling
         self.debounce, self.max_delay = debounce, max_delay
@@ -519,9 +523,10 @@ class Watcher:
                     scopes.append(path)  # appeared: its files raised no events of their own
             elif os.path.exists(path):
                 if Path(path).suffix.lower() in supported_extensions():
-                    scopes.append(path)
+                    self._other_names.learn(path)
+                    scopes += [path, *self._other_names.of(path)]
             elif Path(path).suffix.lower() in supported_extensions():
-                scopes.append(path)  # a document gone
+                scopes += [path, *self._other_names.of(path)]  # a document gone, and the links to it
             else:
                 gone.append(path)
         # Folders (or other files) gone: only those that held indexed documents. Asked once for
@@ -567,6 +572,11 @@ class Watcher:
             if scopes is None:
                 self._reconcile_kind = "reconcile"
                 self._reconcile_at = time.monotonic() + self.reconcile_every
+        if scopes is None:
+            try:
+                self._other_names.learn_all(self._indexed_files())
+            except Exception:  # noqa: BLE001 - the next pass over every root learns them again
+                log.info("the other names of linked files were not learnt", exc_info=True)
         if self._on_pass is not None:
             self._on_pass(report)
 
