@@ -48,7 +48,10 @@ class MessageTooLong(ConversionFailed):
 
 
 def described(exc: BaseException) -> str:
-    """A parser's exception on one line, for a ConversionFailed: its type and its message's first line."""
+    """A parser's exception on one line, for a ConversionFailed: its type and its message's first line
+    (a RecursionError, a parser's stack outrun by its input, says so in words)."""
+    if isinstance(exc, RecursionError):
+        return "its structure is nested too deeply to read"
     lines = str(exc).strip().splitlines()
     return f"{type(exc).__name__}: {lines[0][:200]}" if lines else type(exc).__name__
 

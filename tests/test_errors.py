@@ -4,6 +4,7 @@ is a DamagedIndex wherever it is found, and one function is called `explained`."
 from __future__ import annotations
 
 import ast
+import json
 from pathlib import Path
 
 import pytest
@@ -107,3 +108,12 @@ def test_a_damaged_index_met_by_an_operation_is_recorded_by_its_type_for_status(
     assert damaged, raised
     assert indexed.damage == str(damaged[-1])
     assert indexed.status().index_error == indexed.damage
+
+
+def test_a_parser_outrun_by_nesting_is_described_in_words():
+    """400 nested DOCX tables failed as 'cannot convert (RecursionError: maximum recursion depth exceeded)'."""
+    try:
+        json.loads("[" * 100_000)
+    except RecursionError as exc:
+        assert errors.described(exc) == "its structure is nested too deeply to read"
+    assert errors.described(ValueError("bad byte\nat 3")) == "ValueError: bad byte"
