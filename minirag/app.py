@@ -744,6 +744,7 @@ class App:
         return self._watcher.state() if self._watcher is not None else None
 
     def _make_watcher(self, on_pass, on_change, polling: bool | None, tuning: dict):
+        from minirag.ingest.ignore import folders_above
         from minirag.ingest.watch import Watcher
         from minirag.store.lock import SyncLock
 
@@ -767,6 +768,7 @@ class App:
 
         return Watcher(self.config.roots, self.config.db_path, run_pass, indexed_under=indexed_under,
                        indexed_files=lambda: self.index.stored_states("file"),
+                       folders_above=folders_above(self.config.roots, self.config.gitignore),
                        on_pass=on_pass, polling=self.config.watch_polling if polling is None else polling,
                        **tuning)
 

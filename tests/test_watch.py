@@ -767,6 +767,18 @@ def test_an_edit_reaches_every_name_of_the_file_and_a_deleted_target_takes_its_l
     assert str(docs / "hard.md") in w.sources()  # the file itself, under its other name
 
 
+def test_a_repositorys_gitignore_above_the_root_is_watched_too(watching, docs):
+    """The rules of a repository's .gitignore above a root apply to it, but only the roots were
+    watched: a file it newly ignores stayed served until the next pass over every root."""
+    (docs.parent / ".git").mkdir()  # the repository's top, above the root
+    kept, secret = write(docs / "kept.md", "# Kept\n\nOn herons."), write(docs / "secret.md", "# Secret\n\nOn egrets.")
+    w = watching_with_watches_up(watching)
+    assert {str(kept), str(secret)} <= set(w.sources())
+    (docs.parent / ".gitignore").write_text(f"{docs.name}/secret.md\n")
+    eventually(lambda: str(secret) not in w.sources(), what="the file the repository's rules now leave out gone")
+    assert str(kept) in w.sources()
+
+
 def test_a_tree_over_half_the_watch_limit_is_watched_again_without_polling(watching, docs, monkeypatch):
     """The watches being replaced are kept until the new ones are up, and the OS limit counts
     both: where both sets do not fit, the new set is made alone (and every root synced for what

@@ -181,6 +181,22 @@ def _repository_top(root: Path) -> Path | None:
     return None
 
 
+def folders_above(roots: Sequence[Path], gitignore: bool = True) -> dict[str, list[Path]]:
+    """The folders above the roots whose ignore files apply to them (a repository's, from its top
+    down to the folder holding a root), each with the roots below it: what a watcher must watch
+    besides the roots, for a changed rule there to be synced."""
+    above: dict[str, list[Path]] = {}
+    for root in roots if gitignore else ():
+        top = _repository_top(root)
+        if top is None or top == root:
+            continue
+        for folder in root.parents:  # up to the top, which holds the root (_repository_top)
+            above.setdefault(str(folder), []).append(root)
+            if folder == top:
+                break
+    return above
+
+
 class IgnoreRules:
     """The rules of one walk. Not thread-safe; cheap to make (ignore files are read lazily)."""
 

@@ -21,7 +21,7 @@ import stat as stat_mode
 import sys
 import threading
 import time
-from collections.abc import Callable, Generator, Iterable, Sequence
+from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -76,8 +76,9 @@ def limit_advice() -> str:
 class EventFilter:
     """Which changed paths can matter to the index, judged by name alone (no stat)."""
 
-    def __init__(self, roots: Sequence[Path], db_path: Path):
+    def __init__(self, roots: Sequence[Path], db_path: Path, above: Mapping[str, object] | None = None):
         self.roots = list(roots)
+        self.above = above or {}  # folders above the roots whose ignore files count (Watcher._above)
         # The index file, its -wal/-shm/-journal and its .sync.lock all start with this.
         self.index_prefix = str(db_path)
         # Set when a root itself was deleted or moved away: its watches died with it, and a
@@ -89,6 +90,8 @@ class EventFilter:
         file is scratch by its name."""
         if path.startswith(self.index_prefix):
             return False
+        if os.path.basename(path) in IGNORE_FILES and os.path.dirname(path) in self.above:
+            return True  # a repository's rules above a root: the roots below it are looked at again
         root = containing_root(Path(path), self.roots)
         if root is not None and path == str(root) and getattr(change, "name", change) == "deleted":
             self.root_deleted = True
@@ -218,12 +221,16 @@ class Watcher:
     def __init__(self, roots: Sequence[Path], db_path: Path, run_pass: RunPass, *,
                  indexed_under: Callable[[list[str]], set[str]] = lambda _paths: set(),
                  indexed_files: Callable[[], Iterable[str]] = lambda: (),
+                 folders_above: Mapping[str, Sequence[Path]] | None = None,
                  on_pass: Callable[[PassReport], None] | None = None, polling: bool = False,
                  debounce: float = DEBOUNCE_S, max_delay: float = MAX_DELAY_S,
                  reconcile_every: float = RECONCILE_S, poll_interval: float = POLL_INTERVAL_S,
                  lock_retry: float = LOCK_RETRY_S, error_retry: float = ERROR_RETRY_S):
         self.roots = list(roots)
-        self.filter = EventFilter(roots, db_path)
+        # Folders above the roots whose ignore files apply (a repository's, ignore.folders_above), each
+        # with the roots below it: watched for those files alone, where each folder has its own watch.
+        self._above = {folder: [str(root) for root in below] for folder, below in (folders_above or {}).items()}
+        self.filter = EventFilter(roots, db_path, self._above)
         self._run_pass = run_pass
         self._indexed_under = indexed_under
         self._indexed_files = indexed_files
@@ -318,7 +325,7 @@ class Watcher:
                 up = False
                 try:
                     current = watchfiles.watch(
-                        *(folders if folders is not None else present), watch_filter=None,
+                        *([*folders, *self._existing_above()] if folders is not None else present), watch_filter=None,
                         recursive=folders is None, stop_event=self._stop,
                         force_polling=self.polling, poll_delay_ms=int(self.poll_interval * 1000),
                         rust_timeout=int(ROOT_CHECK_S * 1000), yield_on_timeout=True,
@@ -441,6 +448,9 @@ class Watcher:
         self.polling = True
         self._reconcile_soon()  # polling reports no change made before it started: look again now
 
+    def _existing_above(self) -> list[str]:
+        return [folder for folder in self._above if os.path.isdir(folder)]
+
     def _lost_batch(self, exc: Exception) -> None:
         """A file whose name is not UTF-8 changed (the scan skips it): watchfiles gave up the batch of
         changes holding it. The watches are set up again at once, and every root looked at again
@@ -517,7 +527,8 @@ class Watcher:
         scopes, gone = [], []
         for path, entry in batch.items():
             if os.path.basename(path) in IGNORE_FILES:
-                scopes.append(os.path.dirname(path))  # its rules changed: what they cover is looked at again
+                # its rules changed: what they cover is looked at again (above the roots: the roots below)
+                scopes.extend(self._above.get(os.path.dirname(path), [os.path.dirname(path)]))
             elif os.path.isdir(path):
                 if entry.added and not is_skipped_dir(os.path.basename(path)):
                     scopes.append(path)  # appeared: its files raised no events of their own
