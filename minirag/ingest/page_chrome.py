@@ -58,10 +58,10 @@ MAX_ALTERNATIVES = 32
 # as a script shows and hides one of alternatives (_shown_alternative),
 _HIDING_STYLE = re.compile(r"(?:^|;)\s*(?:display\s*:\s*none|(?:content-)?visibility\s*:\s*(?:hidden|collapse))"
                            r"\s*(?:!\s*important\s*)?(?:;|$)", re.IGNORECASE)
-# or as no script does, drawing its text at no size or no opacity, or hiding it from Outlook (mso-hide):
-# e-mail's way to hide words from the reader and show them to a filter, or to an agent.
-_UNSEEN_STYLE = re.compile(r"(?:^|;)\s*(?:font-size\s*:\s*(?:0+(?:\.0*)?|\.0+)(?:px|pt|em|rem|ex|ch|%)?|"
-                           r"opacity\s*:\s*(?:0+(?:\.0*)?|\.0+)%?|mso-hide\s*:\s*all)"
+# or as no script does, drawing it at no opacity, or hiding it from Outlook (mso-hide): e-mail's way to
+# hide words from the reader and show them to a filter, or to an agent. Both hide every descendant;
+# `font-size: 0` does not (a child sets its size again: e-mail templates put it on every layout cell).
+_UNSEEN_STYLE = re.compile(r"(?:^|;)\s*(?:opacity\s*:\s*(?:0+(?:\.0*)?|\.0+)%?|mso-hide\s*:\s*all)"
                            r"\s*(?:!\s*important\s*)?(?:;|$)", re.IGNORECASE)
 # A comment, a string or a url(...) of CSS, each to its end or the style's end.
 _CSS_PIECE = re.compile(r"/\*.*?(?:\*/|\Z)|\"(?:[^\"\\]|\\.)*\"?|'(?:[^'\\]|\\.)*'?|url\([^)]*\)?",
@@ -177,7 +177,7 @@ def _aria_hidden(attributes: Mapping[str, str | None]) -> bool:
 def hidden_by_markup(attributes: Mapping[str, str | None]) -> bool:
     """Whether an element is hidden from a reader by its own markup: the `hidden` attribute, or an
     inline style of `display: none`, `visibility: hidden` or `content-visibility: hidden`, of
-    `font-size: 0`, `opacity: 0` or `mso-hide: all` (text a page hides that way is no reader's: an
+    `opacity: 0` or `mso-hide: all` (text a page hides that way is no reader's: an
     old page's collapsed part, or words put there for search engines, spam filters or agents)."""
     if "hidden" in attributes:
         return True
@@ -187,7 +187,7 @@ def hidden_by_markup(attributes: Mapping[str, str | None]) -> bool:
 
 def _toggled(attributes: Mapping[str, str | None]) -> bool:
     """Hidden the way a script shows one of alternatives: the `hidden` attribute, or a `display` or
-    `visibility` a script sets (not a zero size or opacity, which no switch uses)."""
+    `visibility` a script sets (not a zero opacity, which no switch uses)."""
     style = _without_comments(attributes.get("style") or "")
     return ("hidden" in attributes or _HIDING_STYLE.search(style) is not None) and _UNSEEN_STYLE.search(style) is None
 
