@@ -129,24 +129,37 @@ class Visibility:
         return _choices_read(root) or changed
 
 
+# Namespace prefixes a Choice may require that Word (2010 and later) reads: a Choice requiring any other
+# is skipped by Word as by any reader, and the next one (or the Fallback) is shown.
+_WORD_READS = frozenset({"wps", "wpg", "wpc", "wpi", "wp14", "w14", "w15", "w16", "w16se", "w16cid", "w16cex",
+                         "w16du", "w16sdtdh", "a14", "aink", "am3d", "c14", "v", "o", "w10", "wne", "m"})
+
+
 def _choices_read(root) -> bool:
-    """Each `mc:AlternateContent` read as Word shows it, its Choice (a Word 2010 text box or shape),
-    where mammoth reads its Fallback (the same box in VML, for older readers). A Fallback of other
-    words than its Choice's (nothing any Word shows) takes the Choice's: its text boxes, one for
-    one where both have as many, else all it holds. Whether anything changed."""
+    """Each `mc:AlternateContent` read as Word shows it, the first Choice it can read (a Word 2010
+    text box or shape), where mammoth reads the Fallback (the same box in VML, for older readers).
+    A Fallback of other words than that Choice's (nothing any Word shows) takes the Choice's text
+    boxes, one for one where both have as many, or its runs where it holds no drawing. One that
+    holds another alternative, or whose Choice mammoth could not read in its place, stays as it
+    is. Whether anything changed."""
     changed = False
     for alternate in list(root.iter(f"{_MC}AlternateContent")):
-        choice, fallback = alternate.find(f"{_MC}Choice"), alternate.find(f"{_MC}Fallback")
-        if choice is None or fallback is None or _words(choice) == _words(fallback):
+        fallback = alternate.find(f"{_MC}Fallback")
+        choice = next((choice for choice in alternate.iterfind(f"{_MC}Choice")
+                       if set((choice.get("Requires") or "").split()) <= _WORD_READS), None)
+        if (choice is None or fallback is None or _words(choice) == _words(fallback)
+                or next(alternate.iterdescendants(f"{_MC}AlternateContent"), None) is not None):
             continue
         shown, read = list(choice.iter(f"{W}txbxContent")), list(fallback.iter(f"{W}txbxContent"))
         if shown and len(shown) == len(read):
             for old, new in zip(read, shown, strict=True):
                 old.getparent().replace(old, copy.deepcopy(new))
-        else:
+        elif not shown and next(choice.iter(f"{W}drawing", f"{W}pict"), None) is None:
             for child in list(fallback):
                 fallback.remove(child)
             fallback.extend(copy.deepcopy(child) for child in choice)
+        else:
+            continue
         changed = True
     return changed
 
