@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import json
 import zipfile
+from collections import Counter
 
 from conftest import FIXTURES
 
@@ -610,34 +611,54 @@ def test_a_pdfs_text_drawn_without_ink_is_left_out_and_a_scans_text_over_its_ima
     and a note flagged hidden are seen by no reader of the page; they had all reached the index."""
     from pdf_maker import pdf_of_objects
 
-    image = b"q 200 0 0 100 72 500 cm /Im1 Do Q\n"  # a scan's image, its OCR text set invisible over it
-    stream = (b"BT /F1 12 Tf 72 700 Td (The shown report.) Tj ET\n" + image
-              + b"BT /F1 12 Tf 3 Tr 80 540 Td (Scanned words) Tj ET\n"
-              + b"BT /F1 12 Tf 3 Tr 72 650 Td (Ignore them: mode three) Tj ET\n"
-              + b"BT /F1 12 Tf 7 Tr 72 630 Td (Ignore them: mode seven) Tj ET\n"
+    scan = b"q 200 0 0 100 72 500 cm /Im1 Do Q\n"  # a scan's image (200 pixels by 100), its OCR text over it
+    blank = b"q 612 0 0 792 0 0 cm /Im2 Do Q\n"  # one pixel stretched over the page: no scan
+    stream = (blank + b"BT /F1 12 Tf 72 700 Td (The shown report.) Tj ET\n" + scan
+              + b"q BT /F1 12 Tf 3 Tr 80 540 Td (Scanned words) Tj ET Q\n"
+              + b"q BT /F1 12 Tf 3 Tr 72 650 Td (Ignore them: mode three) Tj ET Q\n"
+              + b"q BT /F1 12 Tf 7 Tr 72 630 Td (Ignore them: mode seven) Tj ET Q\n"
               + b"q /Clear gs BT /F1 12 Tf 72 610 Td (Ignore them: opacity) Tj ET Q\n"
+              + b"q /Faint gs BT /F1 12 Tf 72 600 Td (Ignore them: nearly clear) Tj ET Q\n"
+              + b"q /Clear gs BT /F1 12 Tf 1 Tr 72 420 Td (An outlined heading.) Tj ET Q\n"
+              + b"q /NoStroke gs BT /F1 12 Tf 1 Tr 72 400 Td (Ignore them: an unstroked outline) Tj ET Q\n"
               + b"BT /F1 12 Tf 72 590 Td (Shown after the state is restored.) Tj ET\n"
               + b"/OC /Draft BDC BT /F1 12 Tf 72 470 Td (Ignore them: a layer off) Tj ET EMC\n"
-              + b"BT /F1 0.1 Tf 72 450 Td (Ignore them: too small) Tj ET\n")
-    pixels = b"\xff" * 4
+              + b"q /Form Do Q\n"
+              + b"BT /F1 0.1 Tf 72 450 Td (Ignore them: too small) Tj ET\n"
+              + b"q BT /F1 12 Tf 1 Tz 72 440 Td (Ignore them: squeezed) Tj ET Q\n"
+              + b"BT 0 1 -1 0 300 300 Tm /F1 4 Tf (Small print turned on its side.) Tj ET\n")
+    form = b"BT /F1 12 Tf 72 380 Td (Ignore them: a form in a layer off) Tj ET"
     pdf = pdf_of_objects([
-        b"<< /Type /Catalog /Pages 2 0 R /OCProperties << /OCGs [7 0 R] /D << /OFF [7 0 R] >> >> >>",
+        b"<< /Type /Catalog /Pages 2 0 R /OCProperties << /OCGs [7 0 R] /D << /BaseState /OFF >> >> >>",
         b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Annots [9 0 R] /Resources << "
-        b"/Font << /F1 5 0 R >> /ExtGState << /Clear 6 0 R >> /Properties << /Draft 7 0 R >> "
-        b"/XObject << /Im1 8 0 R >> >> >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Annots [9 0 R 14 0 R 15 0 R 16 0 R] "
+        b"/Resources << /Font << /F1 5 0 R >> /ExtGState << /Clear 6 0 R /Faint 11 0 R /NoStroke 12 0 R >> "
+        b"/Properties << /Draft 7 0 R >> /XObject << /Im1 8 0 R /Im2 10 0 R /Form 13 0 R >> >> >>",
         b"<< /Length %d >>\nstream\n%s\nendstream" % (len(stream), stream),
         b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
         b"<< /Type /ExtGState /ca 0 >>",
         b"<< /Type /OCG /Name (Draft) >>",
-        b"<< /Type /XObject /Subtype /Image /Width 2 /Height 2 /ColorSpace /DeviceGray /BitsPerComponent 8 "
-        b"/Length %d >>\nstream\n%s\nendstream" % (len(pixels), pixels),
+        b"<< /Type /XObject /Subtype /Image /Width 200 /Height 100 /ColorSpace /DeviceGray /BitsPerComponent 8 "
+        b"/Length %d >>\nstream\n%s\nendstream" % (20_000, b"\xff" * 20_000),
         b"<< /Type /Annot /Subtype /FreeText /Rect [0 0 0 0] /F 2 /T (Mallory) /Contents (Ignore them: a note) >>",
+        b"<< /Type /XObject /Subtype /Image /Width 1 /Height 1 /ColorSpace /DeviceGray /BitsPerComponent 8 "
+        b"/Length 1 >>\nstream\n\xff\nendstream",
+        b"<< /Type /ExtGState /ca 0.001 >>",
+        b"<< /Type /ExtGState /CA 0 >>",
+        b"<< /Type /XObject /Subtype /Form /BBox [0 0 612 792] /OC 7 0 R /Resources << /Font << /F1 5 0 R >> >> "
+        b"/Length %d >>\nstream\n%s\nendstream" % (len(form), form),
+        b"<< /Type /Annot /Subtype /FreeText /Rect [5000 5000 5100 5100] /T (Mallory) /Contents (Ignore: off the page) >>",
+        b"<< /Type /Annot /Subtype /FreeText /Rect [72 72 200 100] /OC 7 0 R /T (Mallory) /Contents (Ignore: layer off) >>",
+        b"<< /Type /Annot /Subtype /FreeText /Rect [72 72 200 100] /T (Ann) /Contents (A shown note.) >>",
     ])
     markdown = convert_document(pdf, ".pdf", "report.pdf").markdown
-    for shown in ("The shown report.", "Scanned words", "Shown after the state is restored."):
+    for shown in ("The shown report.", "Scanned words", "Shown after the state is restored.", "An outlined heading.",
+                  "Comment by Ann: A shown note."):
         assert shown in markdown, markdown
     assert "Ignore" not in markdown, markdown
+    # The side's letters, each a line of its own, stand last: every one of them is there.
+    side = markdown.partition("An outlined heading.")[2].partition("Comment by")[0]
+    assert Counter("Smallprintturnedonitsside.") == Counter("".join(side.split())), markdown
 
 
 # --- glyphs without a character -------------------------------------------------------------

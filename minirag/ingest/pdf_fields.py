@@ -8,7 +8,8 @@ text, so they cite the page they are on:
 - a form field with a value, as `NAME: value` (a box that is not ticked, `Off`, says nothing);
 - a note (a sticky note, a text box, a highlight with a comment), as `Comment by AUTHOR: text`.
 
-An annotation flagged Hidden or NoView is shown by no viewer, and adds nothing.
+An annotation flagged Hidden or NoView, placed wholly off the page, or in an optional content layer
+shown off (pdf_layers.py) is shown by no viewer, and adds nothing.
 """
 
 from __future__ import annotations
@@ -33,11 +34,17 @@ def page_fields(data: bytes) -> list[list[str]]:
         from pdfminer.pdfparser import PDFParser
         from pdfminer.pdftypes import resolve1
 
+        from minirag.ingest.pdf_layers import groups_off, shown_off
+
         document = PDFDocument(PDFParser(io.BytesIO(data)))
+        hidden = groups_off(document)
         pages = []
         for page in PDFPage.create_pages(document):
             annotations = resolve1(page.annots) or []
-            pages.append(_lines([resolve1(a) for a in annotations] if isinstance(annotations, list) else []))
+            shown = [annotation for annotation in map(resolve1, annotations if isinstance(annotations, list) else [])
+                     if isinstance(annotation, dict) and _on_page(annotation, page.mediabox)
+                     and not shown_off(annotation.get("OC"), hidden)]
+            pages.append(_lines(shown))
         return pages
     except Exception as exc:  # noqa: BLE001 - broken annotations cost the fields, never the text
         log.debug("no form fields read: %s: %s", type(exc).__name__, exc)
@@ -61,6 +68,20 @@ def _lines(annotations: list) -> list[str]:
         if line and line not in lines:  # a radio group's buttons share one value
             lines.append(line)
     return lines
+
+
+def _on_page(annotation: dict, page: list) -> bool:
+    """Whether any of the annotation's rectangle lies on the page (one placed wholly off it is seen by
+    no viewer); one without a rectangle a viewer can read is taken to."""
+    from pdfminer.pdftypes import resolve1
+
+    rect = resolve1(annotation.get("Rect"))
+    try:
+        x0, y0, x1, y1 = (float(resolve1(n)) for n in rect)
+        left, bottom, right, top = (float(n) for n in page)
+    except (TypeError, ValueError):
+        return True
+    return min(x0, x1) <= right and max(x0, x1) >= left and min(y0, y1) <= top and max(y0, y1) >= bottom
 
 
 def _flags(annotation: dict) -> int:

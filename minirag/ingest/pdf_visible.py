@@ -19,6 +19,7 @@ what lies under it, or clipped away, is not told (pdfminer follows neither fills
 from __future__ import annotations
 
 import io
+import math
 from collections.abc import Iterator
 
 from pdfminer.converter import PDFLayoutAnalyzer, PDFPageAggregator
@@ -29,8 +30,15 @@ from pdfminer.pdftypes import resolve1
 from pdfminer.psparser import PSLiteral, literal_name
 from pdfminer.utils import apply_matrix_pt
 
-INVISIBLE_MODES = (3, 7)  # text rendering modes that neither fill nor stroke (PDF 32000-1, 9.3.6)
-MIN_GLYPH_SIZE = 1.0  # points: a glyph drawn smaller is no text a reader can see
+from minirag.ingest.pdf_layers import groups_off, shown_off
+
+# Text rendering modes (PDF 32000-1, 9.3.6) that fill, that stroke, and that do neither.
+FILLING_MODES, STROKING_MODES, INVISIBLE_MODES = (0, 2, 4, 6), (1, 2, 5, 6), (3, 7)
+MIN_GLYPH_SIZE = 1.0  # points, either way: a glyph drawn smaller is no text a reader can see
+MIN_ALPHA = 0.05  # a fill or stroke fainter than this is no ink a reader can see (watermarks are 0.1-0.3)
+MIN_SCAN_DENSITY = 0.5  # pixels a point (36 dpi): an image thinner is no scan its invisible text could be read from
+MAX_IMAGES = 256  # on one page, the largest, that invisible text is looked up under (a scan has one)
+_CELL = 64.0  # points: the grid images are filed in, so each character looks at those near it only
 
 
 class SeenInterpreter(PDFPageInterpreter):
@@ -40,22 +48,39 @@ class SeenInterpreter(PDFPageInterpreter):
     def init_state(self, ctm) -> None:
         super().init_state(ctm)
         # A form drawn from a page starts with the page's opacity where it is drawn (dup).
-        self.fill_alpha = getattr(getattr(self, "_outer", None), "fill_alpha", 1.0)
-        self._saved_alphas: list[float] = []
+        outer = getattr(self, "_outer", None)
+        self.fill_alpha = getattr(outer, "fill_alpha", 1.0)
+        self.stroke_alpha = getattr(outer, "stroke_alpha", 1.0)
+        self._saved_alphas: list[tuple[float, float]] = []
 
     def do_q(self) -> None:
-        self._saved_alphas.append(self.fill_alpha)
+        self._saved_alphas.append((self.fill_alpha, self.stroke_alpha))
         super().do_q()
 
     def do_Q(self) -> None:
         if self._saved_alphas:
-            self.fill_alpha = self._saved_alphas.pop()
+            self.fill_alpha, self.stroke_alpha = self._saved_alphas.pop()
         super().do_Q()
 
     def do_gs(self, name) -> None:
-        state = _entry(self.resources, "ExtGState", name)
-        if isinstance(state, dict) and isinstance(alpha := resolve1(state.get("ca")), (int, float)):
-            self.fill_alpha = float(alpha)
+        try:
+            state = resolve1(_entry(self.resources, "ExtGState", name))
+        except Exception:  # noqa: BLE001 - a damaged state changes nothing seen here
+            return
+        if isinstance(state, dict):
+            for key, attribute in (("ca", "fill_alpha"), ("CA", "stroke_alpha")):
+                if isinstance(alpha := resolve1(state.get(key)), (int, float)):
+                    setattr(self, attribute, float(alpha))
+
+    def do_Do(self, xobjid) -> None:
+        # A form or image marked with a layer shown off is not drawn.
+        try:
+            marked = resolve1(self.xobjmap.get(literal_name(xobjid))).attrs.get("OC")
+        except Exception:  # noqa: BLE001 - pdfminer says what is wrong with it when it draws it
+            marked = None
+        if marked is not None and shown_off(marked, getattr(self.device, "hidden_groups", frozenset())):
+            return
+        super().do_Do(xobjid)
 
     def do_BMC(self, tag) -> None:
         self._marked(False)
@@ -65,7 +90,7 @@ class SeenInterpreter(PDFPageInterpreter):
         off = False
         if isinstance(tag, PSLiteral) and tag.name == "OC":
             named = _entry(self.resources, "Properties", props) if isinstance(props, PSLiteral) else props
-            off = _shown_off(named, getattr(self.device, "hidden_groups", frozenset()))
+            off = shown_off(named, getattr(self.device, "hidden_groups", frozenset()))
         self._marked(off)
         super().do_BDC(tag, props)
 
@@ -104,27 +129,6 @@ def _entry(resources, kind: str, name):
         return None
 
 
-def _shown_off(reference, hidden: frozenset[int]) -> bool:
-    """Whether an optional content group (or a membership dictionary of them, by its default policy
-    AnyOn: off only when every group it names is) is off in the document's default configuration.
-    `reference`: the group as the page names it, an indirect object (whose number /OFF lists)."""
-    if getattr(reference, "objid", None) in hidden:
-        return True
-    try:
-        group = resolve1(reference)
-    except Exception:  # noqa: BLE001 - a damaged group hides nothing
-        return False
-    if not isinstance(group, dict) or group.get("Type") is None or literal_name(group.get("Type")) != "OCMD":
-        return False
-    try:
-        members = resolve1(group.get("OCGs"))
-    except Exception:  # noqa: BLE001
-        return False
-    members = members if isinstance(members, list) else [members]
-    ids = [getattr(member, "objid", None) for member in members]
-    return bool(ids) and all(objid in hidden for objid in ids)
-
-
 class OnThePage(PDFLayoutAnalyzer):
     """A layout device that keeps the characters drawn inside the page's visible area only, and
     only those drawn with ink (see the module's docstring)."""
@@ -135,7 +139,7 @@ class OnThePage(PDFLayoutAnalyzer):
     def begin_page(self, page: PDFPage, ctm) -> None:
         super().begin_page(page, ctm)
         self.marked: list[bool] = []
-        self.hidden_groups = _groups_off(page)
+        self.hidden_groups = groups_off(page.doc)
         self._over_images: list = []  # (container, char) drawn in an invisible mode: kept over an image only
         self._image_boxes: list[tuple[float, float, float, float]] = []
         media, crop = page.mediabox, page.cropbox
@@ -151,36 +155,47 @@ class OnThePage(PDFLayoutAnalyzer):
         # An image is drawn as a figure of its own, whose box is where it lands on the page. Kept
         # here since a text device (pdfminer's TextConverter) keeps no images in its layout.
         figure = self.cur_item
-        self._image_boxes.append((figure.x0, figure.y0, figure.x1, figure.y1))
+        width, height = figure.x1 - figure.x0, figure.y1 - figure.y0
+        try:
+            pixels = [resolve1(stream.attrs.get(key) or stream.attrs.get(key[0])) for key in ("Width", "Height")]
+        except Exception:  # noqa: BLE001
+            pixels = [None, None]
+        if (width > 0 and height > 0 and all(isinstance(n, (int, float)) for n in pixels)
+                and min(pixels[0] / width, pixels[1] / height) >= MIN_SCAN_DENSITY):
+            self._image_boxes.append((figure.x0, figure.y0, figure.x1, figure.y1))
         super().render_image(name, stream)
 
     def render_string(self, textstate, seq, ncs, graphicstate) -> None:
         self._mode = textstate.render
         super().render_string(textstate, seq, ncs, graphicstate)
 
-    def render_char(self, *args, **kwargs) -> float:
-        advance = super().render_char(*args, **kwargs)
+    def render_char(self, matrix, font, fontsize, scaling, *args, **kwargs) -> float:
+        advance = super().render_char(matrix, font, fontsize, scaling, *args, **kwargs)
         container = self.cur_item
         if container._objs:
             char = container._objs[-1]
             left, bottom, right, top = self._visible
-            interpreter = getattr(self, "interpreter", None)
             if (not (char.x1 > left and char.x0 < right and char.y1 > bottom and char.y0 < top)
-                    or any(self.marked) or getattr(interpreter, "fill_alpha", 1.0) <= 0
-                    or getattr(char, "size", MIN_GLYPH_SIZE) < MIN_GLYPH_SIZE):
+                    or any(self.marked) or _too_small(matrix, fontsize, scaling) or not self._inked()):
                 container._objs.pop()
             elif self._mode in INVISIBLE_MODES:
                 self._over_images.append((container, char))
         return advance
 
+    def _inked(self) -> bool:
+        """Whether the text drawn now leaves ink, or may be a scan's (an invisible mode: see end_page)."""
+        interpreter = getattr(self, "interpreter", None)
+        return (self._mode in INVISIBLE_MODES
+                or (self._mode in FILLING_MODES and getattr(interpreter, "fill_alpha", 1.0) >= MIN_ALPHA)
+                or (self._mode in STROKING_MODES and getattr(interpreter, "stroke_alpha", 1.0) >= MIN_ALPHA))
+
     def end_page(self, page: PDFPage) -> None:
         if self._over_images:
-            images = self._image_boxes
+            under = _Images(self._image_boxes, self._visible)
             unseen: dict[int, set[int]] = {}
             holders = {}
             for container, char in self._over_images:
-                middle_x, middle_y = (char.x0 + char.x1) / 2, (char.y0 + char.y1) / 2
-                if not any(x0 <= middle_x <= x1 and y0 <= middle_y <= y1 for x0, y0, x1, y1 in images):
+                if not under.cover((char.x0 + char.x1) / 2, (char.y0 + char.y1) / 2):
                     unseen.setdefault(id(container), set()).add(id(char))
                     holders[id(container)] = container
             for key, chars in unseen.items():
@@ -190,15 +205,35 @@ class OnThePage(PDFLayoutAnalyzer):
         super().end_page(page)
 
 
-def _groups_off(page: PDFPage) -> frozenset[int]:
-    """The object numbers of the optional content groups the document's default configuration shows off."""
-    try:
-        properties = resolve1(page.doc.catalog.get("OCProperties"))
-        default = resolve1(properties.get("D")) if isinstance(properties, dict) else None
-        off = resolve1(default.get("OFF")) if isinstance(default, dict) else None
-    except Exception:  # noqa: BLE001 - a damaged catalog hides nothing
-        return frozenset()
-    return frozenset(group.objid for group in off if hasattr(group, "objid")) if isinstance(off, list) else frozenset()
+def _too_small(matrix, fontsize: float, scaling: float) -> bool:
+    """Whether a glyph drawn with this rendering matrix is under MIN_GLYPH_SIZE either way: its
+    height is the font size along the matrix's second axis, its width along the first times the
+    horizontal scaling (pdfminer's own size is the box's height, which rotated text turns into its
+    width)."""
+    a, b, c, d = matrix[:4]
+    size = abs(fontsize)
+    return size * math.hypot(c, d) < MIN_GLYPH_SIZE or size * abs(scaling) * math.hypot(a, b) < MIN_GLYPH_SIZE
+
+
+class _Images:
+    """The page's images, filed by grid cell: which of them covers a point."""
+
+    def __init__(self, boxes: list[tuple[float, float, float, float]],
+                 page: tuple[float, float, float, float]) -> None:
+        self._cells: dict[tuple[int, int], list[tuple[float, float, float, float]]] = {}
+        left, bottom, right, top = page
+        on_page = [(max(x0, left), max(y0, bottom), min(x1, right), min(y1, top)) for x0, y0, x1, y1 in boxes]
+        on_page = [box for box in on_page if box[0] <= box[2] and box[1] <= box[3]]
+        largest = sorted(on_page, key=lambda box: (box[2] - box[0]) * (box[3] - box[1]), reverse=True)[:MAX_IMAGES]
+        for box in largest:
+            x0, y0, x1, y1 = box
+            for i in range(int(x0 // _CELL), int(x1 // _CELL) + 1):
+                for j in range(int(y0 // _CELL), int(y1 // _CELL) + 1):
+                    self._cells.setdefault((i, j), []).append(box)
+
+    def cover(self, x: float, y: float) -> bool:
+        boxes = self._cells.get((int(x // _CELL), int(y // _CELL)), ())
+        return any(x0 <= x <= x1 and y0 <= y <= y1 for x0, y0, x1, y1 in boxes)
 
 
 class _Pages(OnThePage, PDFPageAggregator):
