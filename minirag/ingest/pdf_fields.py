@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import io
 import logging
+from collections.abc import Sequence
 
 log = logging.getLogger(__name__)
 
@@ -70,7 +71,7 @@ def _lines(annotations: list) -> list[str]:
     return lines
 
 
-def _on_page(annotation: dict, page: list) -> bool:
+def _on_page(annotation: dict, page: Sequence[float]) -> bool:
     """Whether any of the annotation's rectangle lies on the page (one placed wholly off it is seen by
     no viewer); one without a rectangle a viewer can read is taken to."""
     from pdfminer.pdftypes import resolve1
