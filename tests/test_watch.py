@@ -779,6 +779,25 @@ def test_a_repositorys_gitignore_above_the_root_is_watched_too(watching, docs):
     assert str(kept) in w.sources()
 
 
+def test_batches_lost_one_a_second_have_every_root_looked_at_every_ten_seconds_not_later_and_later(
+        docs, tmp_path, monkeypatch):
+    """Each lost batch had pushed the look it asked for ten seconds further: after N of them, 10 N s."""
+    from minirag.ingest import watch
+
+    clock = [1000.0]
+    monkeypatch.setattr(watch.time, "monotonic", lambda: clock[0])
+    w = watch.Watcher([docs], tmp_path / "index.db", lambda _paths, _progress: None)
+    w._reconcile_at = float("inf")  # the first pass is done
+    looks = []
+    for _second in range(60):
+        w._lost_batch(RuntimeError("Unable to decode path"))
+        if clock[0] >= w._reconcile_at:  # the pass over every root runs, and sets the next one
+            looks.append(clock[0])
+            w._reconcile_at = clock[0] + w.reconcile_every
+        clock[0] += 1.0
+    assert looks == [1000.0 + 10 * n for n in range(6)], looks
+
+
 def test_a_tree_over_half_the_watch_limit_is_watched_again_without_polling(watching, docs, monkeypatch):
     """The watches being replaced are kept until the new ones are up, and the OS limit counts
     both: where both sets do not fit, the new set is made alone (and every root synced for what

@@ -97,6 +97,7 @@ def _included(lines: list[str]) -> list[str]:
     and `endif` only where it is not; `ifeval` content is kept (its expression is not evaluated)."""
     defined = set(_SET_BY_ASCIIDOCTOR)
     open_conditions: list[bool] = []  # whether each open conditional's content is read
+    unmet = 0  # how many of them are not: content is read while none is (counted, not looked for)
     out: list[str] = []
     for line in lines:
         stripped = line.strip()
@@ -107,19 +108,20 @@ def _included(lines: list[str]) -> list[str]:
             met = (all if "+" in names else any)(name in defined for name in parts)
             holds = met if kind == "ifdef" else not met
             if content:  # the one-line form: its content, nothing to close
-                if holds and all(open_conditions):
+                if holds and not unmet:
                     out.append(content)
                 continue
             open_conditions.append(holds)
+            unmet += not holds
             continue
         if _OPENS_UNKNOWN.match(stripped):
             open_conditions.append(True)
             continue
         if _ENDIF.match(stripped):
             if open_conditions:
-                open_conditions.pop()
+                unmet -= not open_conditions.pop()
             continue
-        if not all(open_conditions):
+        if unmet:
             continue
         entry = _ATTRIBUTE_ENTRY.match(line)
         if entry:

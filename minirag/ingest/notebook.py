@@ -133,7 +133,8 @@ def _output(output: dict) -> str:
     data = output.get("data")
     if not isinstance(data, dict):  # nbformat 3 keeps a result's types on the output itself
         data = {"text/html": output.get("html"), "text/markdown": output.get("markdown"),
-                "text/plain": output.get("text")}
+                "text/plain": output.get("text"), "image/png": output.get("png"),
+                "image/jpeg": output.get("jpeg"), "image/svg+xml": output.get("svg")}
     for mimetype in _RICH:
         body = _text(data.get(mimetype))
         if not body.strip():

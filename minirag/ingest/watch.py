@@ -458,9 +458,10 @@ class Watcher:
         log.info("a change the watcher could not read (%s); looking at every root again", exc)
         now = time.monotonic()
         with self._cond:
-            self._reconcile_at = min(self._reconcile_at, max(now, self._lost_at + UNDECODABLE_PASS_S))
-            self._lost_at = max(now, self._lost_at + UNDECODABLE_PASS_S)
-            self._cond.notify_all()
+            due = max(now, self._lost_at + UNDECODABLE_PASS_S)
+            if self._reconcile_at > due:  # else a look at every root comes by then anyway, after this loss
+                self._reconcile_at = self._lost_at = due
+                self._cond.notify_all()
 
     def _reconcile_soon(self) -> None:
         with self._cond:
