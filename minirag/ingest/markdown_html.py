@@ -116,7 +116,7 @@ def rendered_html(markdown: str, *, mdx: bool = False) -> str:
         if token.type not in ("html_block", "inline") or start in replaced:
             continue  # a table row's cells share the row's lines: rendered once
         source = "\n".join(lines[start:end])
-        if token.type == "html_block" and not containers:
+        if token.type == "html_block":  # in a quote or a list item too: lines are hidden whole, markers and all
             if open_hidden is not None:
                 open_hidden = _still_open(token.content, *open_hidden)
                 if open_hidden is None:
