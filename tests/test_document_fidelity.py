@@ -982,6 +982,13 @@ def test_a_pdf_table_of_two_columns_names_and_values_is_read_row_by_row():
              "plans for the new library in the town", "centre, which opens its doors in May."]
     columns = placed_pdf([(x, 700 - 14 * n, line) for x in (56, 320) for n, line in enumerate(prose)])
     assert " | " not in convert_document(columns, ".pdf", "columns.pdf").markdown
+    # A back-of-book index in two columns is two lists read down, not rows of a name and a value.
+    left, right = ["abline, 34", "acf, 112", "aggregate, 7", "anova, 58, 61"], ["lm, 90", "loess, 96-98", "mean, 3",
+                                                                               "median, 4"]
+    index = placed_pdf([(x, 700 - 14 * n, entry) for x, side in ((56, left), (320, right))
+                        for n, entry in enumerate(side)])
+    markdown = convert_document(index, ".pdf", "index.pdf").markdown
+    assert " | " not in markdown and "abline, 34\nacf, 112" in markdown, markdown
 
 
 def test_a_pdf_tables_row_of_glyphs_without_characters_leaves_no_row_of_bare_separators():

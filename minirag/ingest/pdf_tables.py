@@ -15,6 +15,7 @@ is a row of its own below. Everything else on the page keeps its order.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -31,6 +32,9 @@ MIN_PROSE_LETTERS = 14
 MAX_TABLES = 64  # on one page; past them its text keeps pdfminer's order (each costs a look at every box)
 MAX_ROW_GAP = 3  # lines' heights between two rows of one table
 CELL = " | "
+# An index entry's end: its page numbers (`abline, 34`, `lm 112, 130-131`), after a comma or a space.
+_PAGE_REFERENCE = re.compile(r"[,\s]\d+(?:[-–]\d+)?(?:,\s*\d+(?:[-–]\d+)?)*$")
+INDEX_SHARE = 0.6  # of each side's cells that end so, for two columns to be an index's
 
 
 @dataclass(frozen=True)
@@ -55,7 +59,8 @@ def page_tables(boxes: Sequence[LTTextBox]) -> list[Table]:
         if len(tables) == MAX_TABLES:
             break
         cells = [line.get_text().strip() for row in group for line in row]
-        if len(group) < MIN_ROWS or max(map(len, cells)) > MAX_CELL_CHARS or any(_is_leader(cell) for cell in cells):
+        if (len(group) < MIN_ROWS or max(map(len, cells)) > MAX_CELL_CHARS or any(_is_leader(cell) for cell in cells)
+                or _two_columns_of_an_index(group)):
             continue
         x0 = min(line.x0 for row in group for line in row)
         x1 = max(line.x1 for row in group for line in row)
@@ -89,6 +94,16 @@ def _is_prose(text: str) -> bool:
     words = [word for word in text.split() if sum(character.isalpha() for character in word) >= 2]
     return len(words) >= MIN_PROSE_WORDS or (len(text.split()) == 1 and len(text.strip()) >= MIN_PROSE_LETTERS
                                              and not any(character.isdigit() for character in text))
+
+
+def _two_columns_of_an_index(group: list[list[LTTextLine]]) -> bool:
+    """Whether rows of two cells are an index's two columns (`abline, 34` beside `lm, 112`), each a
+    list to read down, not a row's name and value: most cells of both sides end in a page number."""
+    if max(len(row) for row in group) != 2:
+        return False
+    sides = list(zip(*(sorted(row, key=lambda line: line.x0) for row in group if len(row) == 2), strict=True))
+    return bool(sides) and all(sum(bool(_PAGE_REFERENCE.search(line.get_text().strip())) for line in side)
+                               >= INDEX_SHARE * len(side) for side in sides)
 
 
 def _is_leader(cell: str) -> bool:
