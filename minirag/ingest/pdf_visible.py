@@ -9,11 +9,12 @@ only the crop box hides); one the page's edge cuts is kept: a line of code set t
 past it. Both devices the PDF reader uses (the page's text, the first page's title) keep to it.
 
 Text on the page that the viewer draws no ink for is left out the same way: text in rendering
-mode 3 or 7 (neither filled nor stroked), unless an image lies under it, which is how a scanned
-page carries its OCR text; text filled at opacity 0 (an ExtGState's `ca`); text marked as
-content of an optional content group the document shows off (`/OC ... BDC` naming one the
-default configuration's /OFF lists); and glyphs under one point high. Text the same colour as
-what lies under it, or clipped away, is not told (pdfminer follows neither fills nor clips).
+mode 3 or 7 (neither filled nor stroked), unless an image dense enough to be a scan lies under
+it, which is how a scanned page carries its OCR text; text filled (or, stroked, stroked) at an
+opacity under MIN_ALPHA (an ExtGState's `ca`, `CA`); text marked as content of an optional
+content layer the document shows off, by marked content or a form (pdf_layers.py); and glyphs
+under MIN_GLYPH_SIZE either way. Text the same colour as what lies under it, or clipped away, is
+not told (pdfminer follows neither fills nor clipping paths).
 """
 
 from __future__ import annotations
