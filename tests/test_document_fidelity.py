@@ -635,6 +635,7 @@ def test_a_pdfs_text_drawn_without_ink_is_left_out_and_a_scans_text_over_its_ima
               + b"q /Form Do Q\n"
               + b"BT /F1 0.1 Tf 72 450 Td (Ignore them: too small) Tj ET\n"
               + b"q BT /F1 12 Tf 1 Tz 72 440 Td (Ignore them: squeezed) Tj ET Q\n"
+              + b"q BT /F1 12 Tf 9 Tr 300 700 Td (An odd mode, drawn.) Tj ET Q\n"
               + b"BT 0 1 -1 0 300 300 Tm /F1 4 Tf (Small print turned on its side.) Tj ET\n")
     form = b"BT /F1 12 Tf 72 380 Td (Ignore them: a form in a layer off) Tj ET"
     pdf = pdf_of_objects([
@@ -662,7 +663,7 @@ def test_a_pdfs_text_drawn_without_ink_is_left_out_and_a_scans_text_over_its_ima
     ])
     markdown = convert_document(pdf, ".pdf", "report.pdf").markdown
     for shown in ("The shown report.", "Scanned words", "Shown after the state is restored.", "An outlined heading.",
-                  "Comment by Ann: A shown note."):
+                  "Comment by Ann: A shown note.", "An odd mode, drawn."):
         assert shown in markdown, markdown
     assert "Ignore" not in markdown, markdown
     # The side's letters, each a line of its own, stand last: every one of them is there.

@@ -180,3 +180,14 @@ def test_an_index_cut_by_the_previous_scheme_is_re_cut_and_only_changed_chunks_e
         assert {f.state for f in app.list_files().files} == {"indexed"}
     finally:
         app.close()
+
+
+def test_a_table_row_naming_a_heading_and_a_page_does_not_take_the_heading():
+    """R's reference manual: a running header `attitude | 727` read into a table's rows, 40 lines
+    above the section `attitude` begins, had taken its heading when rows were matched without their
+    page numbers, and the section before ran on under the wrong title."""
+    from minirag.ingest.pdf_structure import structured
+
+    text = "attenu body\nattitude | 727\n[,3] | station | factor\nExamples\n\nattitude\n\nThe Attitude Data\n"
+    assert structured(text, [(2, "attenu"), (2, "attitude")]).split("\n")[:6] == [
+        "attenu body", "attitude | 727", "[,3] | station | factor", "Examples", "", "## attitude"]

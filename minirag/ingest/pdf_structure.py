@@ -220,7 +220,7 @@ def _headings(text: str, entries: list[tuple[int, str]]) -> str:
     numbered: dict[tuple[str, str], list[int]] = {}  # (its number, the rest): a line set with a number
     for index, line in enumerate(lines):
         if line.strip() and len(line.split()) <= MAX_HEADING_WORDS:
-            plain = _title_of_row(line.replace("\f", "")).strip()  # a contents row's title without its page
+            plain = line.replace("\f", "").strip()
             for key in {_key(plain), _key(_NUMBERING.sub("", plain, count=1))}:
                 where.setdefault(key, []).append(index)
             if number := _numbered(plain):
@@ -236,6 +236,6 @@ def _headings(text: str, entries: list[tuple[int, str]]) -> str:
         index = found[at]
         line = lines[index]
         page_breaks = "\f" * line.count("\f")  # each one: a blank page before the heading's counts too
-        lines[index] = f"{page_breaks}{'#' * level} {_SPACE.sub(' ', _title_of_row(line.replace(chr(12), ''))).strip()}"
+        lines[index] = f"{page_breaks}{'#' * level} {_SPACE.sub(' ', line.replace(chr(12), '')).strip()}"
         position = index + 1
     return "\n".join(lines)

@@ -167,7 +167,8 @@ class OnThePage(PDFLayoutAnalyzer):
         super().render_image(name, stream)
 
     def render_string(self, textstate, seq, ncs, graphicstate) -> None:
-        self._mode = textstate.render
+        # A mode past 7 is no mode: viewers draw it (pdf.js fills or strokes by its low bits), so it is read.
+        self._mode = textstate.render if textstate.render in range(8) else 0
         super().render_string(textstate, seq, ncs, graphicstate)
 
     def render_char(self, matrix, font, fontsize, scaling, *args, **kwargs) -> float:
