@@ -93,19 +93,16 @@ class EventFilter:
         if os.path.basename(path) in IGNORE_FILES and os.path.dirname(path) in self.above:
             return True  # a repository's rules above a root: the roots below it are looked at again
         root = containing_root(Path(path), self.roots)
-        if root is not None and path == str(root) and getattr(change, "name", change) == "deleted":
+        deleted = getattr(change, "name", change) == "deleted"
+        if root is not None and path == str(root) and deleted:
             self.root_deleted = True
         if root is None or path == str(root):
             return False
         *folders, name = Path(os.path.relpath(path, root)).parts
-        return not any(is_skipped_dir(f) for f in folders) and (folder or not is_temporary(name))
-
-
-def _is_deletion(change) -> bool:
-    """A path deleted or moved away: no stat tells whether it was a folder (`notes.bak` moved out of
-    the root takes its files with it), so its name never drops it; a scratch file's deletion costs
-    a pass that finds nothing, and comes with its editor's save of the real file anyway."""
-    return getattr(change, "name", change) == "deleted"
+        # A path deleted or moved away may have been a folder (`notes.bak` moved out takes its files
+        # along), which no stat tells now: its name never drops it. A scratch file's deletion costs a
+        # pass only where it held an indexed file (Watcher._scopes).
+        return not any(is_skipped_dir(f) for f in folders) and (folder or deleted or not is_temporary(name))
 
 
 @dataclass
@@ -338,8 +335,7 @@ class Watcher:
                         # Filtered here, not by watchfiles: it yields nothing for a batch its filter
                         # empties, so a stream of dropped events would starve the root check below.
                         raw = changes
-                        changes = {(change, path) for change, path in raw
-                                   if self.filter(change, path, folder=_is_deletion(change))}
+                        changes = {(change, path) for change, path in raw if self.filter(change, path)}
                         if changes:
                             self.add(changes)
                         if self._roots_changed(identities):
@@ -406,7 +402,7 @@ class Watcher:
         except Exception:  # noqa: BLE001 - a watch that failed has nothing more to say
             log.info("the replaced watches failed at their last read", exc_info=True)
             return set()
-        return {(change, path) for change, path in changes if self.filter(change, path, folder=_is_deletion(change))}
+        return {(change, path) for change, path in changes if self.filter(change, path)}
 
     def _folders_unwatched(self, present: list[Path], folders: list[str], watched: set[str]) -> bool:
         """Once the watches on `folders` are up: queue each folder a pass has not read since it
