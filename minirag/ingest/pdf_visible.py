@@ -10,7 +10,7 @@ past it. Both devices the PDF reader uses (the page's text, the first page's tit
 
 Text on the page that the viewer draws no ink for is left out the same way: text in rendering
 mode 3 or 7 (neither filled nor stroked), unless an image dense enough to be a scan lies under
-it, which is how a scanned page carries its OCR text; text filled (or, stroked, stroked) at an
+it, which is how a scanned page carries its OCR text; text filled (or, outlined, stroked) at an
 opacity under MIN_ALPHA (an ExtGState's `ca`, `CA`); text marked as content of an optional
 content layer the document shows off, by marked content or a form (pdf_layers.py); and glyphs
 under MIN_GLYPH_SIZE either way. Text the same colour as what lies under it, or clipped away, is
@@ -43,8 +43,9 @@ _CELL = 64.0  # points: the grid images are filed in, so each character looks at
 
 
 class SeenInterpreter(PDFPageInterpreter):
-    """pdfminer's interpreter, telling an OnThePage device what it does not: the fill opacity an
-    ExtGState sets, and whether the marked content drawn now is an optional content group shown off."""
+    """pdfminer's interpreter, telling an OnThePage device what it does not: the fill and stroke
+    opacity an ExtGState sets, and whether what is drawn now is in an optional content layer shown
+    off (marked content, or a form marked so, which it does not draw at all)."""
 
     def init_state(self, ctm) -> None:
         super().init_state(ctm)
