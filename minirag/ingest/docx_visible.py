@@ -5,7 +5,8 @@ mammoth reads every run's text and drops what it does not know:
   the default paragraph style or the document's default run properties, which Word reads as a
   toggle: see `Visibility.hidden`) is left out here, as the .doc and RTF readers leave hidden
   text out: Word neither shows nor prints it, and text that hides from the reader may still
-  speak to an agent reading the result.
+  speak to an agent reading the result. So is a run sized under a point (`w:sz` of 0 or 1
+  half-point, under Word's own smallest), as a PDF's glyph is.
 - Ruby (a reading set small over Japanese or Chinese words) keeps its base text, the words on the
   line; mammoth dropped both. The reading repeats the base in kana and is left out.
 - A simple field (`w:fldSimple`: a cross reference, a document property) keeps the result Word
@@ -18,6 +19,7 @@ Only the parts that need it are rewritten; a document without any of these keeps
 from __future__ import annotations
 
 import copy
+import re
 import zipfile
 from dataclasses import dataclass
 
@@ -31,6 +33,9 @@ _BODY_PARTS = ("word/document.xml", "word/footnotes.xml", "word/endnotes.xml")  
 _STYLES = "word/styles.xml"
 _OFF = frozenset({"0", "false", "off"})
 _MAX_BASED_ON = 16  # a style chain longer than Word's own (or a loop) ends there
+_SMALLEST_HALF_POINTS = 2  # one point
+# A run sized under a point, whatever its namespace prefix: only then is a part rewritten for it.
+_TINY_SIZE = re.compile(rb"sz\s[^>]*?val\s*=\s*[\"'][01][\"']")
 
 
 def _toggle(properties) -> bool | None:
@@ -41,6 +46,16 @@ def _toggle(properties) -> bool | None:
     if vanish is None:
         return None
     return (vanish.get(f"{W}val") or "true").lower() not in _OFF
+
+
+def _below_a_point(properties) -> bool:
+    """A run's own size under one point (`w:sz` counts half-points; Word's own smallest is 1 pt): a
+    glyph no reader sees, as in a PDF (pdf_visible.MIN_GLYPH_SIZE)."""
+    size = properties.find(f"{W}sz") if properties is not None else None
+    try:
+        return size is not None and int(size.get(f"{W}val") or "2") < _SMALLEST_HALF_POINTS
+    except ValueError:
+        return False
 
 
 @dataclass(frozen=True)
@@ -97,6 +112,8 @@ class Visibility:
         (a hidden character style in a hidden paragraph style shows), and a style that says
         false leaves it as it was."""
         properties = run.find(f"{W}rPr")
+        if _below_a_point(properties):
+            return True
         said = _toggle(properties)
         if said is not None:
             return said
@@ -170,7 +187,7 @@ def _words(element) -> str:
 
 def _may_change(data: bytes, visibility: Visibility) -> bool:
     return bool(visibility.hiding_styles) or visibility.hidden_by_default or any(
-        mark in data for mark in (b"vanish", b"ruby", b"fldSimple", b"AlternateContent"))
+        mark in data for mark in (b"vanish", b"ruby", b"fldSimple", b"AlternateContent")) or bool(_TINY_SIZE.search(data))
 
 
 def shown_docx(archive: zipfile.ZipFile, visibility: Visibility) -> bytes | None:
