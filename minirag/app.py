@@ -792,7 +792,7 @@ class App:
 
         check_path_argument(dest)
         if in_own_place(self.config) and self.config.db_path.exists():
-            self.index  # noqa: B018 - opened to refuse an index that came with its folder, as every command does
+            self._open_index(rebuild=False)  # refuses an index that came with its folder, as every command does
         return backup(self.config.db_path, dest)
 
     # --- collections ---------------------------------------------------------------
