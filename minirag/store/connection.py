@@ -35,6 +35,9 @@ OperationalError = sqlite3.OperationalError
 IntegrityError = sqlite3.IntegrityError
 
 BUSY_TIMEOUT_MS = 10_000
+# SQLite's result codes that say what an error is (an extended code keeps its primary in the low byte):
+_BUSY_CODES = (5, 6)  # SQLITE_BUSY, SQLITE_LOCKED: another connection holds a lock now
+_DAMAGE_CODES = (11, 26)  # SQLITE_CORRUPT, SQLITE_NOTADB
 
 
 def sqlite_version() -> str:
@@ -227,12 +230,10 @@ def _is_damage(exc: BaseException) -> bool:
     it (a keyword row or vector left behind by a chunk deleted by hand holds the id SQLite reuses)."""
     lowered = str(exc).lower()
     return (isinstance(exc, IntegrityError) or "malformed" in lowered or "not a database" in lowered
-            or "database corrupt" in lowered or getattr(exc, "sqlite_errorcode", 0) & 0xFF in _DAMAGE_CODES
+            or "database corrupt" in lowered or (getattr(exc, "sqlite_errorcode", None) or 0) & 0xFF in _DAMAGE_CODES
             # sqlite-vec's own words for a vector page it cannot read (its SQLite code says only "error")
             or ("blob" in lowered and "read error" in lowered))
 
-
-_DAMAGE_CODES = (11, 26)  # SQLITE_CORRUPT, SQLITE_NOTADB (extended codes keep the primary in their low byte)
 
 
 def explain(exc: BaseException, path: Path) -> str:
@@ -309,11 +310,9 @@ def is_busy(exc: BaseException) -> bool:
     """Whether SQLite's error says only that another connection holds a lock now (a retry may pass)."""
     code = getattr(exc, "sqlite_errorcode", None)
     if code is not None:
-        return code & 0xFF in (SQLITE_BUSY, SQLITE_LOCKED)
+        return code & 0xFF in _BUSY_CODES
     return "locked" in str(exc) or "busy" in str(exc)
 
-
-SQLITE_BUSY, SQLITE_LOCKED = 5, 6
 
 
 def close(conn: Connection, *, checkpoint: bool = True) -> None:
