@@ -18,8 +18,10 @@ import json
 import logging
 import math
 import os
+import select
 import shutil
 import signal
+import stat
 import sys
 import threading
 import time
@@ -351,8 +353,35 @@ def _cmd_sync(args, app) -> int:
     return _run_files(args, lambda progress, bar: app.sync(args.path, progress, on_change=bar))
 
 
+def _when_reader_leaves(stream, then: Callable[[], None], stop: threading.Event) -> None:
+    """Calls `then` once the pipe `stream` writes into has no reader left (`| head -1` after its
+    line), which a quiet watch would otherwise learn only when its next pass writes. A terminal or
+    a file has no reader to lose; where poll() is missing (Windows), the next write tells."""
+    try:
+        fd = stream.fileno()
+        if not hasattr(select, "poll") or not stat.S_ISFIFO(os.fstat(fd).st_mode):
+            return
+    except (OSError, ValueError):
+        return
+    poller = select.poll()
+    poller.register(fd, 0)  # a pipe's writer is told POLLERR (or POLLHUP) whatever it asks for
+
+    def wait() -> None:
+        while not stop.is_set():
+            if any(mask & (select.POLLERR | select.POLLHUP) for _, mask in poller.poll(500)):
+                then()
+                return
+
+    threading.Thread(target=wait, name="minirag-stdout-reader", daemon=True).start()
+
+
 def _cmd_watch(args, app) -> int:
     stop, display, reader_gone = threading.Event(), _Progress(), threading.Event()
+
+    def reader_left() -> None:  # `minirag watch --json | head -1`: nobody reads the passes any more
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # the flush at exit fails no more
+        reader_gone.set()
+        stop.set()
 
     def on_pass(report) -> None:
         display.close()
@@ -363,10 +392,8 @@ def _cmd_watch(args, app) -> int:
             try:
                 sys.stdout.write(_json(pass_report(report)) + "\n")
                 sys.stdout.flush()
-            except BrokenPipeError:  # `minirag watch --json | head -1`: nobody reads the passes any more
-                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # the flush at exit fails no more
-                reader_gone.set()
-                stop.set()
+            except BrokenPipeError:
+                reader_left()
         elif report.kind == "initial" or progress.done or progress.deleted or progress.incomplete or args.verbose:
             what = f"{report.paths} change{'s' * (report.paths != 1)}" if report.kind == "changes" else report.kind
             lines = [*(f"warn: {for_terminal(on_one_line(w))}" for w in progress.warnings),
@@ -381,6 +408,8 @@ def _cmd_watch(args, app) -> int:
     def started() -> None:
         sys.stderr.write(f"minirag: watching {', '.join(map(str, app.config.roots))}; Ctrl-C stops\n")
 
+    if args.json:
+        _when_reader_leaves(sys.stdout, reader_left, stop)
     previous = signal.signal(signal.SIGINT, interrupt)
     try:
         app.watch(stop, on_start=started, on_pass=on_pass, on_change=display, polling=args.poll)

@@ -715,16 +715,18 @@ def test_a_db_path_that_is_a_named_pipe_or_a_device_is_a_configuration_error(wor
     assert json.loads(_minirag(["status", "--json"], capture_output=True, text=True).stdout)["configError"]
 
 
-def test_watch_json_whose_reader_goes_away_stops_with_one_line(world, tmp_path):
+@pytest.mark.parametrize("edited", [True, False])
+def test_watch_json_whose_reader_goes_away_stops_with_one_line(world, tmp_path, edited):
     """`minirag watch --json | head -1`: the next pass met the closed pipe and ended the watch as
-    'minirag: error: cannot use: Broken pipe'."""
+    'minirag: error: cannot use: Broken pipe'; on a quiet folder no pass came, and it ran on."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     proc = subprocess.Popen([sys.executable, "-m", "minirag", "watch", "--json"], env=env, stdin=subprocess.DEVNULL,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         assert json.loads(proc.stdout.readline())["kind"] == "initial"
         proc.stdout.close()
-        write(tmp_path / "docs" / "b.md", "# Beavers\n\nBeavers build dams.\n")
+        if edited:
+            write(tmp_path / "docs" / "b.md", "# Beavers\n\nBeavers build dams.\n")
         _, err = proc.communicate(timeout=60)
     finally:
         if proc.poll() is None:
