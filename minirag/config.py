@@ -144,13 +144,13 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("MINIRAG_INCLUDE", "unset (every supported file)", "only files matching one of these globs are "
             "indexed (gitignore syntax, relative to each root; one starting with a root's path applies to that "
             "root only)",
-            values="globs, comma-separated or a JSON array",
-            flags=(Flag("--include", "index only files matching a glob (repeatable; MINIRAG_INCLUDE)", metavar="GLOB",
-                        repeatable=True),)),
+            values="globs, comma-separated (the variable also takes a JSON array)",
+            flags=(Flag("--include", "index only files matching a glob (repeatable, or comma-separated; "
+                        "MINIRAG_INCLUDE)", metavar="GLOB", repeatable=True),)),
     Setting("MINIRAG_EXCLUDE", "unset", "files and folders matching one of these globs are left out (same "
-            "syntax; wins over `.gitignore` and includes)", values="globs, comma-separated or a JSON array",
-            flags=(Flag("--exclude", "leave out files and folders matching a glob (repeatable; MINIRAG_EXCLUDE)",
-                        metavar="GLOB", repeatable=True),)),
+            "syntax; wins over `.gitignore` and includes)", values="globs, comma-separated (the variable also takes a JSON array)",
+            flags=(Flag("--exclude", "leave out files and folders matching a glob (repeatable, or comma-separated; "
+                        "MINIRAG_EXCLUDE)", metavar="GLOB", repeatable=True),)),
     Setting("MINIRAG_GITIGNORE", "on", "honour `.gitignore` files (git's rules; from the repository's top "
             "when a root lies in one); `.minignore` files are honoured either way", values=BOOLEAN_VALUES),
     Setting("MAX_FILE_SIZE", f"{DEFAULT_MAX_FILE_SIZE} ({DEFAULT_MAX_FILE_SIZE // 2**20} MiB)", "bytes; bigger files (and bigger "
@@ -543,10 +543,11 @@ def _number(given: _Given, name: str):
 
 
 def _globs(given: _Given, name: str) -> Globs:
-    """Include or exclude globs from their flag (repeatable) or variable (comma-separated, or JSON)."""
+    """Include or exclude globs from their flag (repeatable, each comma-separated as the variable is)
+    or variable (comma-separated, or JSON: the one way to give a glob holding a comma)."""
     flag = given.flag(name)
     if flag:
-        patterns, origin = [p.strip() for p in flag], SETTING[name].flag or name
+        patterns, origin = [p for value in flag for p in value.split(",")], SETTING[name].flag or name
     else:
         raw, origin = given.env.get(name, "").strip(), name
         if raw.startswith("["):

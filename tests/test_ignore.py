@@ -114,6 +114,13 @@ def test_a_glob_starting_with_a_roots_path_applies_to_that_root_only(make_app, r
     assert str(repo / "out" / "page.md") in indexed and str(other / "out" / "page.md") not in indexed
 
 
+def test_a_flags_value_holds_globs_comma_separated_as_the_variables_does(make_config):
+    """`--include '*.md,*.csv'` was one glob that matched no file: the next sync removed every file."""
+    assert make_config(include=["*.md, *.csv", "docs/**"]).include.patterns == ("*.md", "*.csv", "docs/**")
+    assert make_config(include=["*.md,*.csv"]).include.patterns == \
+        make_config({"MINIRAG_INCLUDE": "*.md,*.csv"}).include.patterns
+
+
 def test_bad_glob_settings_name_the_variable(make_config):
     with pytest.raises(ConfigError, match="MINIRAG_INCLUDE must be globs"):
         make_config({"MINIRAG_INCLUDE": "[1]"})
