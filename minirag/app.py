@@ -35,6 +35,7 @@ from minirag.binding import (
 from minirag.config import (
     DEFAULT_HYBRID_WEIGHT,
     DEFAULT_TOP_K,
+    MAX_NEIGHBORS,
     NAME_HYBRID_WEIGHT,
     QUESTION_HYBRID_WEIGHT,
     SENTENCE_HYBRID_WEIGHT,
@@ -90,7 +91,6 @@ log = logging.getLogger(__name__)
 
 _DRIVE_PATH = re.compile(r"^[A-Za-z]:[\\/]|^[\\/]{2}")
 
-MAX_NEIGHBORS = 20  # chunks on each side read_chunk_neighbors returns at most
 MAX_SOURCE_ID = 2048  # characters of a data or url source's id (URLs included)
 # Far more than a model reads (512 tokens); the bound keeps a hostile query's normalization short.
 MAX_QUERY_CHARS = 10_000

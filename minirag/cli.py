@@ -90,9 +90,12 @@ def _add_flag(parser, flag) -> None:
     parser.add_argument(flag.name, dest=flag.key, help=flag.help, **options)
 
 
-def _run_flags(parser: argparse.ArgumentParser) -> None:
+def _run_flags(parser: argparse.ArgumentParser, *, retries: bool) -> None:
+    """The flags of a run over files. `retries`: the run tries again every file that failed before
+    (`ingest`), so `--strict` has nothing to add there and is only taken, unlisted, as it once was."""
     parser.add_argument("--strict", action="store_true",
-                        help="exit 1 also when files that failed before still fail (for CI)")
+                        help=argparse.SUPPRESS if retries else
+                        "exit 1 also when files that failed before still fail (for CI)")
     parser.add_argument("--progress-interval", type=_progress_interval, default=PROGRESS_INTERVAL_S, metavar="S",
                         help="when stderr is not a terminal, a progress line every S seconds "
                              f"({MIN_PROGRESS_INTERVAL_S:g} to {MAX_PROGRESS_INTERVAL_S:g}; "
@@ -137,7 +140,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action=_Version,
                         help="show program's version number and exit")
-    from minirag.config import DEFAULT_TOP_K, MAX_TOP_K, setting_flags
+    from minirag.config import DEFAULT_TOP_K, MAX_NEIGHBORS, MAX_TOP_K, setting_flags
 
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
@@ -151,7 +154,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("ingest", "index files and folders (recursive); unchanged files are skipped")
     p.add_argument("paths", nargs="+", metavar="PATH", help="files or folders inside the roots")
     p.add_argument("--force", action="store_true", help="re-ingest even unchanged files")
-    _run_flags(p)
+    _run_flags(p, retries=True)
     p = add("ingest-url", "fetch an http(s) URL and index it")
     p.add_argument("url", metavar="URL", help="an http(s) URL of a public host (see ALLOW_PRIVATE_URLS)")
     p.add_argument("--source", help="source id to store it under (default: the URL)")
@@ -162,7 +165,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--title", help="title to index it under")
     p = add("sync", "reconcile the index with the roots: add new/changed, skip unchanged, drop deleted")
     p.add_argument("path", nargs="?", help="only this file or folder inside the roots")
-    _run_flags(p)
+    _run_flags(p, retries=False)
     add("watch", "sync, then keep the index in sync as files change, until Ctrl-C")
     p = add("query", "hybrid search")
     p.add_argument("text", metavar="QUERY", help="words or a question")
@@ -182,8 +185,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--source", help="a data/url source id instead of a path")
     p.add_argument("--chunk-index", type=_whole_number(0), required=True,
                    help="the chunk's chunkIndex (from a query result)")
-    p.add_argument("--before", type=_whole_number(0), default=1, help="chunks to show before it")
-    p.add_argument("--after", type=_whole_number(0), default=1, help="chunks to show after it")
+    for side in ("before", "after"):
+        p.add_argument(f"--{side}", type=_whole_number(0, MAX_NEIGHBORS), default=1,
+                       help=f"chunks to show {side} it (0-{MAX_NEIGHBORS}; default 1)")
     p = add("list", "every file under the roots with its ingestion state, plus data/url sources")
     p.add_argument("--scope", help="only sources at or under this path (or id prefix)")
     p.add_argument("--collection", help="only this collection (a named root)")

@@ -39,6 +39,7 @@ FOREIGN_HYBRID_WEIGHT = 0.7  # ... for a query in a language the model was not t
 NAME_HYBRID_WEIGHT = 0.7  # ... for a query of one or two words written as names or codes are, unless one is set
 DEFAULT_TOP_K = 10  # the CLI's --top-k and the MCP tool's topK alike
 MAX_TOP_K = 100  # more is cut to this, not refused (search.clamp_top_k)
+MAX_NEIGHBORS = 20  # chunks on each side read_chunk_neighbors returns at most (the CLI refuses more)
 MIN_TOKEN_LENGTH = 16  # characters of the bearer token `serve --http` requires off loopback
 DEFAULT_MAX_RESPONSE_TOKENS = 10_000  # docs/mcp-tools.md: why this, and how tokens are counted
 GROUPINGS = ("similar", "related")

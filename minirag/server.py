@@ -42,8 +42,8 @@ with sdk_models_built_on_first_use():
     from pydantic import Field, ValidationError
 
 from minirag import __version__
-from minirag.app import MAX_NEIGHBORS, MAX_QUERY_CHARS
-from minirag.config import DEFAULT_TOP_K, MAX_TOP_K, MIN_TOKEN_LENGTH
+from minirag.app import MAX_QUERY_CHARS
+from minirag.config import DEFAULT_TOP_K, MAX_NEIGHBORS, MAX_TOP_K, MIN_TOKEN_LENGTH
 from minirag.display import message_line, shown
 from minirag.errors import InvalidArgument, MiniragError
 from minirag.ingest.jobs import SyncJob

@@ -89,7 +89,8 @@ name minirag-mcp's users have in their client configurations (see
 - With no command, `minirag` is an MCP server on stdio; flags with no command
   (`minirag --base-dir ~/docs`) serve stdio with those flags. `minirag --version`
   prints the version.
-- `--json` prints the same object the matching MCP tool returns. A command that
+- `--json` prints the same object the matching MCP tool returns (`list` and
+  `read` whole, where the tools page by the response budget). A command that
   fails or is stopped (Ctrl-C, SIGTERM, SIGHUP) prints instead one object on one
   line, `{"error": "interrupted"}`, holding its stderr line's message (without
   `minirag: error: `) under `error`, the key a failed sync job's JSON uses, so a
@@ -103,14 +104,14 @@ name minirag-mcp's users have in their client configurations (see
   `--litestream-config` (`" "`, which named a file of spaces there) and a
   `--title` holding a control character (a title is one line).
 - Exit status: 0 on success; 1 on any failure, reported as one line on stderr
-  (`minirag: error: ...`, never a traceback; `-v` adds the details of an internal
-  error); 2 for a usage error; 130 after Ctrl-C; 143 after SIGTERM and 129 after
+  (`minirag: error: ...`, or `minirag: configuration error: ...` for a setting;
+  never a traceback; `-v` adds the details of an internal error); 2 for a usage error; 130 after Ctrl-C; 143 after SIGTERM and 129 after
   SIGHUP, which stop a command as Ctrl-C does (a backup's partial copy is removed,
   the index closed), with one line saying which. `ingest` and `sync` exit 1 if any
   file failed or a folder could not be read (each gets a `warn:` line on stderr;
-  the summary line is the output; a file that failed before and has not changed
-  is counted as still failing, without either, unless `--strict` is given: then it
-  fails the run too, for CI); `status` exits 0 even with a broken
+  the summary line is the output). `sync` counts a file that failed before and
+  has not changed as still failing, without either, unless `--strict` is given:
+  then it fails the run too, for CI; `ingest` tries the files it is given again; `status` exits 0 even with a broken
   configuration and reports it as `configError`; `doctor` exits 1 if any check
   failed; `watch` runs until Ctrl-C.
 - A closed standard output (`>&-`) is refused before anything runs (`>/dev/null`
@@ -147,7 +148,8 @@ def _subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.Argument
 
 
 def _own_actions(parser: argparse.ArgumentParser) -> list[argparse.Action]:
-    return [a for a in parser._actions if not isinstance(a, argparse._HelpAction)]
+    return [a for a in parser._actions
+            if not isinstance(a, argparse._HelpAction) and a.help != argparse.SUPPRESS]
 
 
 def _key(action: argparse.Action) -> tuple[str, ...]:

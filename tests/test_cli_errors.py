@@ -104,7 +104,7 @@ def test_a_bad_option_value_is_one_line(world, capsys, command, extra):
     (["read", "{docs}/a.md", "--offset", "99999999999999999999999"], "past the end"),
     (["read-neighbors", "--file-path", "{docs}/a.md", "--chunk-index", "99999999999999999999999"], "has no chunk"),
     (["read-neighbors", "--file-path", "{docs}/a.md", "--chunk-index", "0", "--before", "99999999999999999999999"],
-     None),
+     "argument --before: must be a whole number from 0 to 20"),
     (["query", "x" * 20_000], "queries take at most 10,000"),
 ])
 def test_a_hostile_flag_value_is_refused_for_what_it_is(world, capsys, argv, expected):
@@ -127,9 +127,11 @@ def test_a_hostile_flag_value_is_refused_for_what_it_is(world, capsys, argv, exp
     (["read-neighbors", "--file-path", "{docs}/a.md", "--chunk-index", "-1"],
      "argument --chunk-index: must be a whole number, 0 or more, got '-1'"),
     (["read-neighbors", "--file-path", "{docs}/a.md", "--chunk-index", "0", "--before", "-2"],
-     "argument --before: must be a whole number, 0 or more, got '-2'"),
+     "argument --before: must be a whole number from 0 to 20, got '-2'"),
     (["read-neighbors", "--file-path", "{docs}/a.md", "--chunk-index", "0", "--after", "x"],
-     "argument --after: must be a whole number, 0 or more, got 'x'"),
+     "argument --after: must be a whole number from 0 to 20, got 'x'"),
+    (["read-neighbors", "--file-path", "{docs}/a.md", "--chunk-index", "0", "--after", "21"],
+     "argument --after: must be a whole number from 0 to 20, got '21'"),
 ])
 def test_a_number_out_of_its_range_is_a_usage_error_naming_the_cli_option(world, capsys, argv, expected):
     """`--top-k 0` said `topK must be at least 1` (the MCP parameter's name) and `--top-k 101` ran
