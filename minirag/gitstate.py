@@ -8,7 +8,11 @@ attacker's: git reading its config would run the programs it names
 the commit is read from `.git/HEAD` and the refs directly, and git itself runs
 only for `dirty`, with every config-driven program switched off (gitsafe.py).
 Every file under `.git` is opened without blocking and read only when it is a
-regular file: a FIFO planted as `HEAD` cannot hang the sync.
+regular file: a FIFO planted as `HEAD` cannot hang the sync. No link is
+followed on the way to it (`.git`, `HEAD`, a ref, `packed-refs`, `commondir`,
+or a folder of refs planted as a link to a file holding only hex would have its
+text reported as the commit), and a `.git` file's `gitdir:` is taken only when
+that git dir names this tree back, as git's linked worktrees and submodules do.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from pathlib import Path
 
 from minirag import json_text
 from minirag.gitsafe import safe_git
+from minirag.security import is_under, open_below
 
 log = logging.getLogger(__name__)
 
@@ -46,15 +51,17 @@ class GitState:
     synced_at: str | None = None
 
 
-def read_regular_file(path: Path | str, limit: int = MAX_SMALL_FILE, *, follow_links: bool = True) -> str | None:
+def read_regular_file(path: Path | str, limit: int = MAX_SMALL_FILE, *, below: Path | None = None) -> str | None:
     """The text of a regular file of at most `limit` bytes (not a FIFO, device or folder, which
-    could block or never end), or None; without `follow_links`, None for a symlink too."""
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
-    if not follow_links:
-        flags |= getattr(os, "O_NOFOLLOW", 0)
+    could block or never end), or None; None for a symlink too. `below`: a real folder `path` lies
+    in; then no link on the whole way there is followed either (security.open_below)."""
     try:
-        fd = os.open(path, flags)
-    except OSError:
+        if below is not None:
+            fd = open_below(below, Path(path).relative_to(below).as_posix())
+        else:
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+                         | getattr(os, "O_NOFOLLOW", 0))
+    except (OSError, ValueError):
         return None
     try:
         info = os.fstat(fd)
@@ -69,24 +76,39 @@ def read_regular_file(path: Path | str, limit: int = MAX_SMALL_FILE, *, follow_l
 
 
 def find_git_dir(root: Path) -> tuple[Path, Path, Path] | None:
-    """(work tree top, git dir, common dir) of the repository holding `root`, or None."""
+    """(work tree top, git dir, common dir) of the repository holding `root` (a real path), or None."""
     for top in (root, *root.parents):
         dot_git = top / ".git"
-        if dot_git.is_dir():
+        try:
+            kind = os.lstat(dot_git).st_mode
+        except OSError:
+            continue
+        if stat.S_ISDIR(kind):
             git_dir = dot_git
-        elif dot_git.is_file():  # a linked worktree or a submodule: "gitdir: <path>"
-            text = read_regular_file(dot_git)
+        elif stat.S_ISREG(kind):  # a linked worktree or a submodule: "gitdir: <path>"
+            text = read_regular_file(dot_git, below=top)
             if text is None or not text.startswith("gitdir:"):
                 return None
             git_dir = (top / text[len("gitdir:"):].strip()).resolve()
-        elif os.path.lexists(dot_git):
-            return None  # a FIFO, a socket, a dangling link: this folder's `.git`, and not a readable one
+            if not _names_back(git_dir, top):
+                return None
         else:
-            continue
-        common = read_regular_file(git_dir / "commondir")
+            return None  # a link, a FIFO, a socket: this folder's `.git`, and not one to read
+        common = read_regular_file(git_dir / "commondir", below=git_dir)
         common_dir = (git_dir / common.strip()).resolve() if common and common.strip() else git_dir
         return top, git_dir, common_dir
     return None
+
+
+def _names_back(git_dir: Path, top: Path) -> bool:
+    """Whether the git dir a `.git` file names belongs to the tree at `top`: a linked worktree's
+    git dir holds the path of the tree's `.git` file (its `gitdir`), and a submodule's lies in the
+    `.git/modules` of a repository above it. Any other is another repository's, named by whoever
+    wrote the file."""
+    back = read_regular_file(git_dir / "gitdir", below=git_dir)
+    if back is not None and back.strip() and Path(os.path.realpath(back.strip())) == top / ".git":
+        return True
+    return any(is_under(str(git_dir), str(above / ".git" / "modules"), os.sep) for above in top.parents)
 
 
 def _valid_ref(name: str) -> bool:
@@ -96,7 +118,7 @@ def _valid_ref(name: str) -> bool:
 
 
 def _packed(common_dir: Path, name: str) -> str | None:
-    text = read_regular_file(common_dir / "packed-refs", MAX_PACKED_REFS)
+    text = read_regular_file(common_dir / "packed-refs", MAX_PACKED_REFS, below=common_dir)
     for line in (text or "").splitlines():
         oid, _, ref = line.partition(" ")
         if ref == name and _OID.fullmatch(oid):
@@ -106,7 +128,7 @@ def _packed(common_dir: Path, name: str) -> str | None:
 
 def read_head(git_dir: Path, common_dir: Path) -> str | None:
     """The commit HEAD names (following symbolic refs, loose then packed), or None (unborn, unreadable)."""
-    text = read_regular_file(git_dir / "HEAD")
+    text = read_regular_file(git_dir / "HEAD", below=git_dir)
     for _ in range(MAX_REF_DEPTH):
         if text is None:
             return None
@@ -119,9 +141,9 @@ def read_head(git_dir: Path, common_dir: Path) -> str | None:
         if not _valid_ref(name):
             return None
         # Per-worktree refs sit in the worktree's git dir; branches and tags in the common one.
-        text = read_regular_file(git_dir / name) if git_dir != common_dir else None
+        text = read_regular_file(git_dir / name, below=git_dir) if git_dir != common_dir else None
         if text is None:
-            text = read_regular_file(common_dir / name)
+            text = read_regular_file(common_dir / name, below=common_dir)
         if text is None:
             return _packed(common_dir, name)
     return None

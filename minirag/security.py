@@ -174,6 +174,18 @@ def _open_beneath(root: Path, real: Path) -> int:
         os.close(directory)
 
 
+def open_below(base: Path, name: str) -> int:
+    """A read descriptor of `base / name` (`name` relative, `/`-separated) with no link followed from
+    `/` down, `base` (a real path) included; OSError where one is on the way. Without openat
+    (Windows) the opened file must be the inode its path names, and that path its own real path."""
+    path = base.joinpath(*name.split("/"))
+    if _HAS_OPENAT:
+        return _open_beneath(base, path)
+    if os.path.realpath(path) != str(path):
+        raise OSError(errno.ELOOP, "a link on the way", str(path))
+    return _open_checked(path)
+
+
 @contextlib.contextmanager
 def folder_entries(directory: str, real: str, root: Path) -> Iterator[list[os.DirEntry]]:
     """The entries of `directory` (a name whose real path `real` lies in `root`), sorted by name.

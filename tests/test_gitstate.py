@@ -141,8 +141,66 @@ def test_a_linked_worktree_reads_its_own_head_through_the_common_dir(repo, tmp_p
     write(private / "commondir", "../..\n")
     tree = tmp_path / "wt"
     write(tree / ".git", f"gitdir: {private}\n")
+    write(private / "gitdir", f"{tree / '.git'}\n")  # git worktree add's link back to the tree
     assert find_git_dir(tree) == (tree, private, (repo / ".git").resolve())
     assert root_state(tree, tmp_path / "index.db").commit == head
+
+
+def test_a_submodule_reads_its_head_from_the_superprojects_modules(repo, tmp_path):
+    head = git(repo, "rev-parse", "HEAD")
+    super_git = tmp_path / "super" / ".git"
+    shutil.copytree(repo / ".git", super_git / "modules" / "lib")
+    write(tmp_path / "super" / "lib" / ".git", "gitdir: ../.git/modules/lib\n")
+    assert root_state(tmp_path / "super" / "lib", tmp_path / "index.db").commit == head
+
+
+def test_a_dot_git_file_naming_a_repository_that_does_not_name_it_back_gives_no_state(repo, tmp_path):
+    """A `.git` file planted in a root (`gitdir: /home/u/private/.git`) made minirag read another
+    repository's HEAD and run git status on it, reporting its commit through `status`."""
+    tree = tmp_path / "planted"
+    write(tree / ".git", f"gitdir: {repo / '.git'}\n")
+    assert root_state(tree, tmp_path / "index.db") is None
+    private = repo / ".git" / "worktrees" / "wt"
+    write(private / "HEAD", git(repo, "rev-parse", "HEAD") + "\n")
+    write(private / "gitdir", f"{tmp_path / 'elsewhere' / '.git'}\n")  # another tree's
+    write(tree / ".git", f"gitdir: {private}\n")
+    assert root_state(tree, tmp_path / "index.db") is None
+
+
+@pytest.mark.parametrize("linked", ["HEAD", "refs/heads", "packed-refs", "commondir", ".git"])
+def test_no_link_is_followed_to_read_the_commit(repo, tmp_path, linked):
+    """`.git/HEAD` a symlink to a file outside the roots holding only hex (an API token) made
+    `status`, over MCP too, report that file's text as the commit."""
+    secret = "ab" * 32
+    outside = tmp_path / "outside"
+    write(outside / "token", secret + "\n")
+    write(outside / "refs" / "heads" / "main", secret + "\n")
+    write(outside / "packed-refs", f"{secret} refs/heads/main\n")
+    git_dir = repo / ".git"
+    if linked == "HEAD":
+        (git_dir / "HEAD").unlink()
+        (git_dir / "HEAD").symlink_to(outside / "token")
+    elif linked == "refs/heads":
+        write(git_dir / "HEAD", "ref: refs/heads/main\n")
+        shutil.rmtree(git_dir / "refs" / "heads")
+        (git_dir / "refs" / "heads").symlink_to(outside / "refs" / "heads")
+    elif linked == "packed-refs":
+        write(git_dir / "HEAD", "ref: refs/heads/main\n")
+        shutil.rmtree(git_dir / "refs" / "heads")
+        (git_dir / "refs" / "heads").mkdir()
+        (git_dir / "packed-refs").symlink_to(outside / "packed-refs")
+    elif linked == "commondir":
+        write(git_dir / "HEAD", "ref: refs/heads/main\n")
+        shutil.rmtree(git_dir / "refs" / "heads")
+        write(outside / "commondir-target", f"{outside}\n")
+        (git_dir / "commondir").symlink_to(outside / "commondir-target")
+    else:
+        (outside / "repo").mkdir()
+        write(outside / "repo" / "HEAD", secret + "\n")
+        shutil.rmtree(git_dir)
+        (repo / ".git").symlink_to(outside / "repo")
+    state = root_state(repo, tmp_path / "index.db")
+    assert state is None or secret not in state.commit
 
 
 @pytest.mark.parametrize("head", ["ref: refs/heads/../../../../etc/passwd\n", "ref: /etc/passwd\n",

@@ -237,14 +237,14 @@ class IgnoreRules:
     def _read(self, path: str) -> str | None:
         """An ignore file's text, or None. One in a root is read as documents are (read_inside_roots):
         a link out of the roots gives no rules. One above a root (a repository's, from its top down)
-        lies outside every root: it is read only when it is no link at all, as git (2.32+) reads it."""
+        lies outside every root: it is read only when neither it nor a folder on its way is a link."""
         from minirag.errors import PathOutsideRoots
         from minirag.security import containing_root, read_inside_roots
 
         if not os.path.lexists(path):  # the usual case, answered without opening the path from `/`
             return None
         if self._root_of(os.path.dirname(path)) is None:
-            return read_regular_file(path, MAX_IGNORE_FILE, follow_links=False)
+            return read_regular_file(path, MAX_IGNORE_FILE, below=Path(os.path.dirname(path)))
         if containing_root(Path(os.path.realpath(path)), self.roots) is None:
             log.warning("%s: a link out of the document roots; not read, so it gives no rules", printable(path))
             return None
