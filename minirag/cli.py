@@ -13,6 +13,7 @@ import argparse
 import codecs
 import contextlib
 import dataclasses
+import errno
 import io
 import json
 import logging
@@ -213,15 +214,45 @@ def _config(args: argparse.Namespace):
     return load_config_from(args)
 
 
+class _OutputUnwritable(MiniragError):
+    """stdout refused the output (its disk full, a file size limit, an I/O error)."""
+
+
 def _emit(args: argparse.Namespace, value, human: Callable[[Any], str], shaped: dict | None = None) -> None:
     """--json: `value` as results.py shapes it (`shaped` when given), the object the matching tool
     returns; otherwise `human(value)`."""
     if args.json:
         from minirag.results import payload
 
-        sys.stdout.write(_json(payload(value) if shaped is None else shaped, indent=2) + "\n")
+        _write_out(_json(payload(value) if shaped is None else shaped, indent=2) + "\n")
     else:
-        sys.stdout.write(for_terminal(human(value).rstrip("\n")) + "\n")
+        _write_out(for_terminal(human(value).rstrip("\n")) + "\n")
+
+
+def _write_out(text: str) -> None:
+    """`text` on stdout, all of it, or _OutputUnwritable. A write into a file whose disk fills can
+    take part of the bytes and return, and CPython's text layer then drops the rest without a word
+    (a cut-off file, invalid JSON, exit 0): each write's count is checked here, so the next one
+    meets the disk's error. A reader that went away (`| head`) has had what it wanted: the rest
+    is dropped, as a closed pipe always was."""
+    stream = sys.stdout
+    buffer = getattr(stream, "buffer", None)
+    try:
+        if buffer is None:  # a caller's own text stream, not a file
+            stream.write(text)
+            return
+        stream.flush()
+        data = memoryview(text.replace("\n", os.linesep).encode(stream.encoding or "utf-8", stream.errors or "strict"))
+        while data:
+            written = buffer.write(data)
+            if not written:
+                raise OSError(errno.EAGAIN, os.strerror(errno.EAGAIN))
+            data = data[written:]
+        buffer.flush()
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), stream.fileno())  # the flush at exit fails no more
+    except OSError as exc:
+        raise _OutputUnwritable(f"cannot write the output ({exc.strerror or exc})") from None
 
 
 def _json(value, indent: int | None = None) -> str:

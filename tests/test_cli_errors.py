@@ -14,6 +14,7 @@ import resource
 import signal
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from conftest import ROOT, write
@@ -565,6 +566,33 @@ def _closing(*fds: int):
 def _minirag(argv: list[str], timeout: float = 120, **options) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     return subprocess.run([sys.executable, "-m", "minirag", *argv], env=env, timeout=timeout, **options)
+
+
+def _file_size_limit(limit: int):
+    def limited() -> None:  # Python ignores SIGXFSZ: a write past the limit is cut short, then fails
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+    return limited
+
+
+@pytest.mark.parametrize(("argv", "long"), [(["read", "{docs}/long.md"], True),
+                                            (["read", "{docs}/long.md", "--json"], True),
+                                            (["query", "otters", "--json"], False)])
+def test_output_cut_short_by_a_full_disk_fails_in_one_line(world, tmp_path, argv, long):
+    """stdout into a file whose disk filled: the first write took part of the bytes, and CPython's text
+    layer dropped the rest without a word: a cut-off file (invalid JSON), exit 0, nothing said."""
+    write(Path(world["docs"]) / "long.md", "# Otters\n\n" + "Otters hold hands while they sleep. " * 3000)
+    assert _minirag(["sync"], capture_output=True).returncode == 0
+    argv = fill(argv, world)
+    if long:  # past the limit (over the 32 KiB SQLite's -shm file takes), as on a disk that fills
+        with open(tmp_path / "out.txt", "wb") as out:
+            done = _minirag(argv, stdout=out, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=_file_size_limit(48 * 1024))
+        assert_one_line_failure(done.returncode, done.stderr, argv)
+        assert "cannot write the output (File too large)" in done.stderr, done.stderr
+    with open("/dev/full", "wb") as full:
+        done = _minirag(argv, stdout=full, stderr=subprocess.PIPE, text=True)
+    assert_one_line_failure(done.returncode, done.stderr, argv)
+    assert "cannot write the output (No space left on device)" in done.stderr, done.stderr
 
 
 @pytest.mark.parametrize(("argv", "closed"), [
