@@ -685,7 +685,11 @@ class _Terminated(KeyboardInterrupt):
         self.signum = signum
 
 
+_TERMINATED_BY: list[int] = []  # the stop signals that came, noted: an import may swallow what they raise
+
+
 def _raise_terminated(signum: int, _frame) -> None:
+    _TERMINATED_BY.append(signum)
     raise _Terminated(signum)
 
 
@@ -762,6 +766,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     invocation = _Invocation()
     try:
         _CTRL_C.clear()
+        _TERMINATED_BY.clear()
         return _run(argv, invocation)
     except _Terminated as exc:
         return _failed(invocation.json, f"stopped by {signal.Signals(exc.signum).name}", 128 + exc.signum)
@@ -770,7 +775,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except MiniragError as exc:
         return _failed(invocation.json, message_line(exc), 1, line=f"minirag: error: {message_line(exc)}")
     except Exception as exc:  # noqa: BLE001 - a bug still gets one line; -v shows the traceback
-        if _CTRL_C.is_set():  # it came while a C extension was imported, which raised ImportError instead
+        # A stop that came while a C extension was imported, which raised ImportError instead.
+        if _TERMINATED_BY:
+            return _failed(invocation.json, f"stopped by {signal.Signals(_TERMINATED_BY[0]).name}",
+                           128 + _TERMINATED_BY[0])
+        if _CTRL_C.is_set():
             return _failed(invocation.json, "interrupted", 130)
         if verbose:
             log.exception("internal error")

@@ -889,6 +889,25 @@ def test_a_cache_dir_that_is_a_file_is_a_configuration_error(world, capsys, tmp_
     assert f"[FAIL] config: {said}" in capsys.readouterr().out
 
 
+def test_sigterm_landing_while_the_model_runtime_is_imported_is_a_stop_not_an_internal_error(world, capsys,
+                                                                                               monkeypatch):
+    """onnxruntime's initialization swallowed the stop SIGTERM raised and raised ImportError
+    ('initialization failed'): 'internal error', exit 1, where a stop is 'stopped by SIGTERM', 143."""
+    import signal
+
+    from minirag import app as app_module
+
+    def stopped_import(*_args, **_kwargs):
+        try:
+            cli._raise_terminated(signal.SIGTERM, None)  # the handler `minirag` installs
+        except KeyboardInterrupt:
+            raise ImportError("initialization failed") from None
+
+    monkeypatch.setattr(app_module, "App", stopped_import)
+    code, err = run(["query", "tides"], capsys)
+    assert (code, err) == (143, "minirag: stopped by SIGTERM\n")
+
+
 def test_ctrl_c_landing_while_the_model_runtime_is_imported_is_an_interrupt_not_an_internal_error(
         world, capsys, monkeypatch):
     """A C extension initializing when Ctrl-C lands (onnxruntime importing numpy) raises ImportError
