@@ -39,6 +39,7 @@ FOREIGN_HYBRID_WEIGHT = 0.7  # ... for a query in a language the model was not t
 NAME_HYBRID_WEIGHT = 0.7  # ... for a query of one or two words written as names or codes are, unless one is set
 DEFAULT_TOP_K = 10  # the CLI's --top-k and the MCP tool's topK alike
 MAX_TOP_K = 100  # more is cut to this, not refused (search.clamp_top_k)
+MAX_CHUNK_TOKEN_BUDGET = 8192  # CHUNK_TOKEN_BUDGET's, and a model folder's chunk_budget's
 MAX_NEIGHBORS = 20  # chunks on each side read_chunk_neighbors returns at most (the CLI refuses more)
 MIN_TOKEN_LENGTH = 16  # characters of the bearer token `serve --http` requires off loopback
 DEFAULT_MAX_RESPONSE_TOKENS = 10_000  # docs/mcp-tools.md: why this, and how tokens are counted
@@ -168,7 +169,7 @@ SETTINGS: tuple[Setting, ...] = (
             "docs/models.md)", "size of a retrieval unit in the model's own tokens; also at most the model's "
             "maximum sequence length. A sync re-cuts files cut at another budget (unchanged chunk texts "
             "keep their vectors)",
-            kind=int, low=MIN_CHUNK_TOKEN_BUDGET, high=8192),
+            kind=int, low=MIN_CHUNK_TOKEN_BUDGET, high=MAX_CHUNK_TOKEN_BUDGET),
     Setting("RAG_HYBRID_WEIGHT", f"{DEFAULT_HYBRID_WEIGHT}; {SENTENCE_HYBRID_WEIGHT} for a sentence, "
             f"{QUESTION_HYBRID_WEIGHT} for a question, {NAME_HYBRID_WEIGHT} for a name or a code",
             "the keyword side's share "

@@ -133,6 +133,9 @@ class Encoder:
         # where the graph states its width, and meets the same error embedding its query.
         static = shape[-1] if shape and isinstance(shape[-1], int) else None
         self.dimension = static if static is not None and one_shot else len(self.embed_queries(["dimension probe"])[0])
+        if self.dimension < 1:
+            raise ModelUnavailable(f"the model {files.onnx_path} gives vectors of no coordinate (0-d); it is "
+                                   "not a sentence encoder, or was cut wrong when exported")
         if self.spec.dimension and self.spec.dimension != self.dimension:
             raise ModelUnavailable(
                 f"{files.onnx_path} produces {self.dimension}-d vectors, but {self.spec.model_id} is {self.spec.dimension}-d"
@@ -230,7 +233,7 @@ class Encoder:
 
     def _run(self, sequences: list[np.ndarray]) -> np.ndarray:
         try:
-            return self._run_model(sequences)
+            vectors = self._run_model(sequences)
         except MemoryError:
             raise
         except Exception as exc:  # noqa: BLE001 - ONNX Runtime's errors are no common type
@@ -241,6 +244,12 @@ class Encoder:
                 f"the model {self.files.onnx_path} cannot embed a text ({runtime_reason(exc)}); its "
                 f"model.onnx and {self.files.tokenizer_path.name} must be one sentence encoder's (a transformer "
                 "taking input_ids and attention_mask)") from None
+        if not np.isfinite(vectors).all():  # nothing of such a batch may reach the index
+            bad = int((~np.isfinite(vectors).all(axis=1)).sum())
+            raise ModelUnavailable(f"the model {self.files.onnx_path} gave vectors that are not numbers (NaN or "
+                                   f"infinite) for {bad} of {len(sequences)} texts; nothing of them was written "
+                                   "(a damaged or wrongly exported model file)")
+        return vectors
 
     def _run_model(self, sequences: list[np.ndarray]) -> np.ndarray:
         width = max(len(s) for s in sequences)

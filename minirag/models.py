@@ -17,7 +17,8 @@ from urllib.parse import urlsplit
 
 from minirag import json_text
 from minirag.chunking import MIN_CHUNK_TOKEN_BUDGET
-from minirag.config import DEFAULT_CHUNK_TOKEN_BUDGET, DEFAULT_MODEL
+from minirag.config import DEFAULT_CHUNK_TOKEN_BUDGET, DEFAULT_MODEL, MAX_CHUNK_TOKEN_BUDGET
+from minirag.display import shown
 from minirag.errors import ModelUnavailable
 
 log = logging.getLogger(__name__)
@@ -127,26 +128,51 @@ def _own_settings(path: Path) -> dict:
     return found
 
 
-def _count(value: object, name: str, path: Path) -> int:
+POOLINGS = ("mean", "cls")
+MAX_MODEL_TOKENS = 32_768  # the most tokens a model folder may say its model reads
+MAX_PREFIX_CHARS = 500  # an instruction prefix's; a longer one leaves a chunk of a few tokens no room
+MAX_MODEL_ID_CHARS = 200
+
+
+def _count(value: object, name: str, path: Path, high: int) -> int:
     """A whole number of tokens from a settings file, at least the smallest chunk budget (a model
-    reading fewer could hold no chunk: each file's chunking failed)."""
+    reading fewer could hold no chunk: each file's chunking failed) and at most `high`."""
     try:
         number = int(value)  # type: ignore[call-overload]
     except (TypeError, ValueError):
         number = 0
-    if number < MIN_CHUNK_TOKEN_BUDGET or isinstance(value, bool) or (isinstance(value, float) and value != number):
-        raise ModelUnavailable(f"{path}: {name} must be a whole number of tokens, at least "
-                               f"{MIN_CHUNK_TOKEN_BUDGET}, got {value!r}")
+    if not MIN_CHUNK_TOKEN_BUDGET <= number <= high or isinstance(value, bool) or \
+            (isinstance(value, float) and value != number):
+        raise ModelUnavailable(f"{path}: {name} must be a whole number of tokens from "
+                               f"{MIN_CHUNK_TOKEN_BUDGET} to {high:,}, got {shown(repr(value), 80)}")
     return number
+
+
+def _checked_texts(own: dict, settings: Path) -> None:
+    """minirag-model.json's texts: each a string; the id one printable line (an empty one bound the
+    index to no model), pooling one the encoder knows, prefixes short enough to leave a chunk room."""
+    for key in ("model_id", "pooling", "query_prefix", "document_prefix"):
+        if key in own and not isinstance(own[key], str):
+            raise ModelUnavailable(f"{settings}: {key} must be a string, got {shown(repr(own[key]), 80)}")
+    model_id = own.get("model_id")
+    if model_id is not None and (not model_id.strip() or model_id != model_id.strip() or not model_id.isprintable()
+                                 or len(model_id) > MAX_MODEL_ID_CHARS):
+        raise ModelUnavailable(f"{settings}: model_id must be the model's name, one line of at most "
+                               f"{MAX_MODEL_ID_CHARS} printable characters, got {shown(repr(model_id), 80)}")
+    if own.get("pooling", "mean") not in POOLINGS:
+        raise ModelUnavailable(f"{settings}: pooling must be {' or '.join(POOLINGS)}, got "
+                               f"{shown(repr(own['pooling']), 80)}")
+    for key in ("query_prefix", "document_prefix"):
+        if len(own.get(key, "")) > MAX_PREFIX_CHARS:
+            raise ModelUnavailable(f"{settings}: {key} must be at most {MAX_PREFIX_CHARS} characters, "
+                                   f"got {len(own[key]):,}")
 
 
 def spec_from_directory(directory: Path, fallback_id: str) -> ModelSpec:
     """Settings a local model directory carries: minirag-model.json, else sentence-transformers files."""
     settings = directory / SETTINGS_FILE
     own = _own_settings(settings)
-    for key in ("model_id", "pooling", "query_prefix", "document_prefix"):
-        if key in own and not isinstance(own[key], str):
-            raise ModelUnavailable(f"{settings}: {key} must be a string, got {own[key]!r}")
+    _checked_texts(own, settings)
     pooling_cfg = _read_json(directory / "1_Pooling" / "config.json")
     st_cfg = _read_json(directory / "sentence_bert_config.json")
     known = KNOWN_MODELS.get(canonical_model_name(own.get("model_id", fallback_id)))
@@ -164,10 +190,10 @@ def spec_from_directory(directory: Path, fallback_id: str) -> ModelSpec:
         model_id=own.get("model_id", base.model_id),
         pooling=pooling or base.pooling,
         max_length=_count(max_length, "max_length", settings if own.get("max_length") else
-                          directory / "sentence_bert_config.json") if max_length else base.max_length,
+                          directory / "sentence_bert_config.json", MAX_MODEL_TOKENS) if max_length else base.max_length,
         query_prefix=own.get("query_prefix", base.query_prefix),
         document_prefix=own.get("document_prefix", base.document_prefix),
-        chunk_budget=_count(own["chunk_budget"], "chunk_budget", settings) if "chunk_budget" in own
+        chunk_budget=_count(own["chunk_budget"], "chunk_budget", settings, MAX_CHUNK_TOKEN_BUDGET) if "chunk_budget" in own
         else base.chunk_budget,
         languages=_languages(own.get("languages"), base.languages),
     )

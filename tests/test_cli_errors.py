@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 from conftest import ROOT, write
+from helpers.models import tiny_turned
 
 from minirag import cli
 from minirag.errors import InvalidArgument
@@ -368,7 +369,13 @@ def test_a_chunk_budget_past_what_the_model_reads_leaves_no_empty_index_behind(w
     assert "CHUNK_TOKEN_BUDGET must be in 16–" in err and not (tmp_path / "index.db").exists()
 
 
-@pytest.mark.parametrize("settings", ['{"max_length": 8}', '{"model_id": 3}'])
+@pytest.mark.parametrize("settings", [
+    '{"max_length": 8}', '{"model_id": 3}',
+    # An empty id bound the index to no model (searches found nothing; another model's vectors mixed in).
+    '{"model_id": ""}', '{"model_id": "  "}', '{"model_id": "local/a\\nb"}',
+    '{"pooling": "bogus"}', '{"max_length": 1000000000}', '{"chunk_budget": 100000000}',
+    '{"document_prefix": "%s"}' % ("x " * 1000),  # a prefix that leaves a chunk no room: word fragments
+])
 def test_a_minirag_model_json_a_model_cannot_run_with_is_one_line_before_the_index_is_made(
         world, capsys, tmp_path, monkeypatch, model_dir, settings):
     """max_length 8 logged a traceback per file (no chunk fits 8 tokens) into a new index of failed
@@ -424,6 +431,22 @@ def test_a_model_that_loads_but_cannot_embed_is_one_line_and_binds_no_index(worl
     code, err = run(["sync"], capsys)
     assert_one_line_failure(code, err, ["sync"])
     assert "cannot embed a text" in err and not (tmp_path / "index.db").exists()
+
+
+@pytest.mark.parametrize(("turn", "said"), [("nan", "not numbers"), ("empty", "no coordinate")])
+def test_a_model_whose_vectors_are_no_numbers_or_empty_is_one_line_and_binds_no_index(
+        world, capsys, tmp_path, monkeypatch, model_dir, turn, said):
+    """NaN vectors were written (doctor then called the index damaged: 'not unit length'); a model of
+    0-d vectors failed as the index's fault (a vec0 'float[0]' error) after the index file was made."""
+    folder = tmp_path / "model"
+    folder.mkdir()
+    tiny_turned(folder, model_dir, turn)
+    monkeypatch.setenv("MODEL_PATH", str(folder))
+    for argv in (["sync"], ["ingest-data", "--source", "note-1"]):
+        code, err = run(argv, capsys)
+        assert_one_line_failure(code, err, argv)
+        assert said in err and "model.onnx" in err, err
+        assert not (tmp_path / "index.db").exists()
 
 
 def _greedy_graph(path) -> None:

@@ -115,3 +115,29 @@ def assemble_minilm(dest: Path = MINILM_DEST) -> Path:
     partial.replace(dest / "minirag-model.json")
     return dest
 
+
+
+def tiny_turned(folder: Path, model_dir: Path, turn: str) -> None:
+    """A model folder: the tiny model with its output multiplied by NaN (`nan`), cut to no
+    coordinate (`empty`) or to its first 128 (`narrow`), beside its tokenizer and settings."""
+    import onnx
+    from onnx import helper, numpy_helper
+
+    model = onnx.load(str(model_dir / "model.onnx"))
+    graph, out = model.graph, model.graph.output[0]
+    inner = out.name + "_inner"
+    for node in graph.node:
+        node.output[:] = [inner if o == out.name else o for o in node.output]
+    if turn == "nan":
+        graph.initializer.append(numpy_helper.from_array(np.array(np.nan, np.float32), "nan"))
+        graph.node.append(helper.make_node("Mul", [inner, "nan"], [out.name]))
+    else:
+        width = {"empty": 0, "narrow": 128}[turn]
+        graph.initializer.extend([numpy_helper.from_array(np.array([v], np.int64), name)
+                                  for name, v in (("from", 0), ("to", width), ("axis", 2))])
+        graph.node.append(helper.make_node("Slice", [inner, "from", "to", "axis"], [out.name]))
+        out.type.tensor_type.shape.dim[2].dim_value = width
+    onnx.save(model, str(folder / "model.onnx"))
+    for name in ("tokenizer.json", "minirag-model.json"):  # its name too: the same model, but for its output
+        if (model_dir / name).exists():
+            (folder / name).symlink_to(model_dir / name)
