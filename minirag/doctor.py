@@ -63,18 +63,22 @@ def check_sqlite(config: Config) -> Check:
 # --- model -------------------------------------------------------------------------
 
 
-def check_model(config: Config) -> Check:
-    """Where the model's files are, by the same lookup a search uses, looking only at the local disk."""
+def check_model(config: Config, dimension_out: list[int] | None = None) -> Check:
+    """Where the model's files are, by the same lookup a search uses, looking only at the local disk;
+    the width of the vectors it gives goes to `dimension_out`."""
     from minirag.config import DEFAULT_MODEL
     from minirag.errors import ModelUnavailable
-    from minirag.models import DEFAULT_MODEL_BUILD_HINT, locate
+    from minirag.models import DEFAULT_MODEL_BUILD_HINT, SETTINGS_FILE, locate
 
     try:
         files = locate(config.model_name, config.model_path, config.cache_dir)
     except ModelUnavailable as exc:
         if exc.remedy:
             return _fail("model", exc.problem, exc.remedy)
-        if config.model_path is not None:
+        if config.model_path is not None and SETTINGS_FILE in str(exc):
+            fix = (f"correct {config.model_path / SETTINGS_FILE} (docs/models.md says what it may hold), or "
+                   "remove it to use the settings the model's own files give")
+        elif config.model_path is not None:
             fix = ("point MODEL_PATH (--model-path) at a directory holding model.onnx and tokenizer.json, "
                    "or unset it to use MODEL_NAME")
         else:
@@ -94,6 +98,8 @@ def check_model(config: Config) -> Check:
         return _fail("model", f"{files.spec.model_id} {where} ({files.onnx_path}) does not load: {detail}",
                      "the files are damaged or not a model: delete them and download again, or rebuild "
                      "the MODEL_PATH folder")
+    if dimension_out is not None:
+        dimension_out.append(dimension)
     return _ok("model", f"{files.spec.model_id} {where} ({files.onnx_path}), loads, {dimension}-d vectors")
 
 
@@ -210,19 +216,29 @@ def _damage_fix(path: Path, fix: str) -> str:
             f"{wal.set_aside(path)}; then {fix}")
 
 
-def check_model_match(config: Config, stats: IndexStats | None) -> Check:
+def check_model_match(config: Config, stats: IndexStats | None, dimension: int | None = None) -> Check:
+    """The index's model against the configured one: by id, and by the width of the vectors the
+    configured model gives (`dimension`, when the model check could load it)."""
     from minirag.binding import RecordedModel, bind
+    from minirag.errors import ModelUnavailable
 
-    if stats is None or not stats.index_model:
-        configured = bind(config, None).model_id
-        return _ok("model-match", f"no model recorded (no readable index, or nothing indexed yet); "
-                                  f"the first ingest records {configured}")
-    recorded = stats.index_model
-    binding = bind(config, RecordedModel(recorded, stats.dimension))
+    try:
+        if stats is None or not stats.index_model:
+            configured = bind(config, None).model_id
+            return _ok("model-match", f"no model recorded (no readable index, or nothing indexed yet); "
+                                      f"the first ingest records {configured}")
+        recorded = stats.index_model
+        binding = bind(config, RecordedModel(recorded, stats.dimension))
+    except ModelUnavailable:  # the model check says why: one finding, not two
+        return _ok("model-match", "not checked: the configured model cannot be read (the model check says why)")
     configured = binding.model_id
     if binding.mismatch:
         return _fail("model-match", f"the index was built with {recorded}, but the configured model is {configured}",
                      f"set MODEL_NAME={recorded} (or its MODEL_PATH) back, or use a new DB_PATH and re-sync")
+    if dimension is not None and stats.dimension is not None and dimension != stats.dimension:
+        return _fail("model-match", f"the index holds {stats.dimension}-d vectors of {recorded}, but the configured "
+                                    f"model files give {dimension}-d ones under the same name",
+                     "point MODEL_PATH at the files the index was built with, or use a new DB_PATH and re-sync")
     return _ok("model-match", f"index and configuration both use {configured} ({stats.dimension}-d)")
 
 
@@ -278,12 +294,14 @@ def _result(checks: list[Check]) -> DoctorReport:
 def run_checks(config: Config) -> DoctorReport:
     """Every check, in order; overall `ok` is true only when all are."""
     stats: list[IndexStats] = []
+    dimension: list[int] = []
     checks = [
         _guarded("sqlite", lambda: check_sqlite(config)),
-        _guarded("model", lambda: check_model(config)),
+        _guarded("model", lambda: check_model(config, dimension)),
         _guarded("roots", lambda: check_roots(config)),
         _guarded("index", lambda: check_index(config, stats)),
-        _guarded("model-match", lambda: check_model_match(config, stats[0] if stats else None)),
+        _guarded("model-match", lambda: check_model_match(config, stats[0] if stats else None,
+                                                          dimension[0] if dimension else None)),
         _guarded("replica", lambda: check_replica(config)),
     ]
     return _result(checks)

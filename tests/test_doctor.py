@@ -8,6 +8,7 @@ import os
 import shutil
 
 import pytest
+from helpers.models import tiny_turned
 
 from minirag.config import ConfigError, load_config
 from minirag.doctor import Check, DoctorReport, config_failure, format_checks, run_checks
@@ -98,6 +99,35 @@ def test_an_index_built_with_another_model_is_a_failing_check(app, docs, make_co
     assert not match.ok
     assert app.encoder.model_id in match.detail and "multilingual-e5-small" in match.detail
     assert "DB_PATH" in match.fix
+
+
+def test_model_files_giving_vectors_of_another_width_under_the_same_name_fail_the_match(app, docs, make_config,
+                                                                                        model_dir, tmp_path):
+    """Every command refused such a model ('384-d … 128-d'), and doctor passed it."""
+    (docs / "a.md").write_text("# Title\n\nSome words.\n", encoding="utf-8")
+    app.ingest_paths([str(docs)])
+    app.close()
+    folder = tmp_path / "narrow"
+    folder.mkdir()
+    tiny_turned(folder, model_dir, "narrow")
+    checks = by_name(run_checks(make_config(model_path=str(folder))))
+    assert checks["model"].ok and "128-d" in checks["model"].detail
+    match = checks["model-match"]
+    assert not match.ok and "128-d" in match.detail and f"{app.encoder.dimension}-d" in match.detail, match
+
+
+def test_a_broken_minirag_model_json_is_one_failing_check_with_its_own_fix(make_config, model_dir, tmp_path):
+    """It failed twice: the model check (fix: 'point MODEL_PATH at a directory holding model.onnx and
+    tokenizer.json', which it did), then model-match as 'unexpected error … report this'."""
+    folder = tmp_path / "model"
+    folder.mkdir()
+    for name in ("model.onnx", "tokenizer.json"):
+        (folder / name).symlink_to(model_dir / name)
+    (folder / "minirag-model.json").write_text('{"max_length": 512,')
+    report = run_checks(make_config(model_path=str(folder)))
+    failed = [c for c in report.checks if not c.ok]
+    assert [c.name for c in failed] == ["model"], failed
+    assert "minirag-model.json" in failed[0].fix and "holding model.onnx" not in failed[0].fix
 
 
 def test_an_uncached_hub_model_fails_fast_with_offline_advice(make_config, tmp_path, monkeypatch):
