@@ -560,6 +560,22 @@ def test_a_disk_full_before_the_index_opens_says_no_room_not_disk_io_error(world
     assert cli.main(["query", "otters", "--db-path", db]) == 0
 
 
+@pytest.mark.parametrize("said", ["Internal sqlite-vec error: could not write vector blob on "
+                                  "main.chunks_vec_vector_chunks00.2", "Could not insert a new vector chunk"])
+def test_sqlite_vecs_write_failures_on_a_full_disk_say_no_room(full_disk, said):
+    """A disk that filled as sqlite-vec wrote a vector read 'the index … failed: OperationalError:
+    Internal sqlite-vec error: could not write vector blob …' (its SQLite code says only "error")."""
+    import sqlite3
+
+    from minirag.store.connection import explain
+
+    mount, fill_up = full_disk
+    (mount / "index.db").write_bytes(b"")
+    fill_up()
+    assert explain(sqlite3.OperationalError(said), mount / "index.db").startswith(
+        f"no room to write the index {mount / 'index.db'}")
+
+
 def test_a_disk_full_while_upgrading_the_index_says_no_room_not_cannot_rollback(world, capsys, full_disk):
     """SQLite has already rolled the upgrade back when the disk is full: a second ROLLBACK hid why."""
     from minirag.store import connection

@@ -246,7 +246,7 @@ def explain(exc: BaseException, path: Path) -> str:
         return (f"the index {path} is damaged ({text}); restore it from a backup (`minirag backup` makes "
                 "them), or delete it and run `minirag sync` to rebuild it")
     if ("disk is full" in lowered or "no space" in lowered or "file too large" in lowered
-            or ("disk i/o error" in lowered and _disk_is_full(path))):
+            or (("disk i/o error" in lowered or _vector_write_failed(lowered)) and _disk_is_full(path))):
         return (f"no room to write the index {path} ({text}); free disk space and retry "
                 "(the write was rolled back; nothing half-written was kept)")
     limit = _file_size_limit_reached(path)
@@ -266,6 +266,12 @@ def explain(exc: BaseException, path: Path) -> str:
         return (f"the disk under the index {path} failed ({text}); what was committed before is kept (in its "
                 "-wal when the file could not take it); check the disk (`dmesg`), then run `minirag doctor`")
     return f"the index {path} failed: {type(exc).__name__}: {text}"
+
+
+def _vector_write_failed(lowered: str) -> bool:
+    """sqlite-vec's words for a vector it could not write: its SQLite code says only "error", so a
+    full disk under it is told apart by the disk."""
+    return ("could not write" in lowered and "vector" in lowered) or "could not insert a new vector" in lowered
 
 
 def _disk_is_full(path: Path) -> bool:
