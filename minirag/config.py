@@ -536,6 +536,8 @@ def _number(given: _Given, name: str):
     if kind is None:
         raise TypeError(f"{name} is not a numeric setting")
     try:
+        if not raw.isascii() or "_" in raw:  # int() and float() read any script's digits, and `1_000`
+            raise ValueError(raw)
         value = kind(raw)
     except ValueError:
         raise ConfigError(f"{name} must be {setting.accepts}, got {raw!r}") from None

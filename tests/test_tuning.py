@@ -96,6 +96,10 @@ def test_scope_matches_whole_segments_only(path, prefix, inside):
     ("RAG_MAX_DISTANCE", "-1", "RAG_MAX_DISTANCE must be in 0.0"),
     ("RAG_MAX_FILES", "0", "RAG_MAX_FILES must be in 1"),
     ("MAX_FILE_SIZE", "big", "MAX_FILE_SIZE must be an integer"),
+    # Python's int() and float() read any script's digits and `_`: `٣` had set a 3-byte limit.
+    ("MAX_FILE_SIZE", "\u0663", "MAX_FILE_SIZE must be an integer"),
+    ("MAX_FILE_SIZE", "1_000", "MAX_FILE_SIZE must be an integer"),
+    ("RAG_HYBRID_WEIGHT", "\u0660.\u0665", "RAG_HYBRID_WEIGHT must be a number"),
     ("CHUNK_TOKEN_BUDGET", "8", "CHUNK_TOKEN_BUDGET must be in 16"),
     ("ALLOW_PRIVATE_URLS", "maybe", "ALLOW_PRIVATE_URLS must be one of"),
     ("MINIRAG_READ_ONLY", "perhaps", "MINIRAG_READ_ONLY must be one of"),
