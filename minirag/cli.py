@@ -123,7 +123,7 @@ def _whole_number(low: int, high: int | None = None) -> Callable[[str], int]:
 
     def parse(value: str) -> int:
         try:
-            number = int(value)
+            number = int(value) if value.isascii() and "_" not in value else None  # not `٣`, not `1_0`
         except ValueError:
             number = None
         if number is None or number < low or (high is not None and number > high):

@@ -124,6 +124,7 @@ def test_a_hostile_flag_value_is_refused_for_what_it_is(world, capsys, argv, exp
 @pytest.mark.parametrize(("argv", "expected"), [
     (["query", "otters", "--top-k", "0"], "argument --top-k: must be a whole number from 1 to 100, got '0'"),
     (["query", "otters", "--top-k", "101"], "argument --top-k: must be a whole number from 1 to 100, got '101'"),
+    (["query", "otters", "--top-k", "\u0663"], "argument --top-k: must be a whole number from 1 to 100"),
     (["read", "{docs}/a.md", "--offset", "-1"], "argument --offset: must be a whole number, 0 or more, got '-1'"),
     (["read", "{docs}/a.md", "--max-chars", "0"], "argument --max-chars: must be a whole number, 1 or more, got '0'"),
     (["read-neighbors", "--file-path", "{docs}/a.md", "--chunk-index", "-1"],
