@@ -149,6 +149,20 @@ def test_read_only_mode_works_on_a_read_only_filesystem(read_only_mount, make_ap
     assert sorted(p.name for p in source.iterdir()) == before
 
 
+def test_a_writable_open_on_a_read_only_filesystem_says_so_and_offers_read_only(read_only_mount, make_app, docs):
+    """It said 'cannot open the index … (unable to open database file); check that its folder exists
+    and that this user may read it', neither of which was the trouble."""
+    from minirag.errors import IndexUnavailable
+
+    source, mount = read_only_mount
+    writer = make_app(db_path=str(source / "index.db"))
+    write(docs / "otters.md", "# Otters\n\nSea otters hold hands while they sleep.\n")
+    writer.sync()
+    writer.close()
+    with pytest.raises(IndexUnavailable, match="is on a read-only file system.*--read-only"):
+        make_app(db_path=str(mount / "index.db")).query("otters")
+
+
 def test_a_reader_on_a_read_only_mount_sees_what_a_writer_elsewhere_commits(read_only_mount, make_app, docs):
     """A container reading the host's index through a read-only mount while the host syncs."""
     source, mount = read_only_mount

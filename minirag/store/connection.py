@@ -257,6 +257,9 @@ def explain(exc: BaseException, path: Path) -> str:
     if "readonly database" in lowered or "read-only file system" in lowered:
         return (f"the index {path} cannot be written ({text}); use --read-only (MINIRAG_READ_ONLY=1) to "
                 "search it, or point DB_PATH at a writable location")
+    if "unable to open" in lowered and _on_read_only_file_system(path):
+        return (f"the index {path} is on a read-only file system, where it cannot be opened for writing; "
+                "use --read-only (MINIRAG_READ_ONLY=1) to search it, or point DB_PATH at a writable location")
     if "unable to open" in lowered or isinstance(exc, OSError):
         return (f"cannot open the index {path} ({text}); check that its folder exists and that this user "
                 "may read it (and write it, unless --read-only)")
@@ -272,6 +275,14 @@ def _vector_write_failed(lowered: str) -> bool:
     """sqlite-vec's words for a vector it could not write: its SQLite code says only "error", so a
     full disk under it is told apart by the disk."""
     return ("could not write" in lowered and "vector" in lowered) or "could not insert a new vector" in lowered
+
+
+def _on_read_only_file_system(path: Path) -> bool:
+    """Whether the index's folder lies on a file system mounted read-only."""
+    try:
+        return bool(os.statvfs(Path(os.path.abspath(path)).parent).f_flag & os.ST_RDONLY)
+    except (AttributeError, OSError):  # no statvfs (Windows), or the folder is gone
+        return False
 
 
 def _disk_is_full(path: Path) -> bool:
