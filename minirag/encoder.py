@@ -122,7 +122,8 @@ class Encoder:
             else:
                 self._tokenizer = light
         except Exception as exc:  # noqa: BLE001 - not JSON, or JSON of no tokenizer the library knows
-            raise ModelUnavailable(f"cannot load the tokenizer {files.tokenizer_path}: {exc}") from None
+            raise ModelUnavailable(f"cannot load the tokenizer {files.tokenizer_path}: {_tokenizer_fault(files, exc)}"
+                                   ) from None
         self._tokenizer.no_truncation()
         self._tokenizer.no_padding()
         self._count_lock = threading.Lock()
@@ -278,6 +279,20 @@ class Encoder:
             pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)
         return pooled / np.clip(norms, 1e-12, None)
+
+
+def _tokenizer_fault(files: ModelFiles, exc: Exception) -> str:
+    """Why a tokenizer.json did not load: the library's parse error for JSON of another shape reads
+    as bad syntax (`expected , or }`), so a file that is JSON is said to be JSON of no tokenizer."""
+    from minirag import json_text
+
+    try:
+        found = json_text.loads(files.tokenizer_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return str(exc)
+    if isinstance(found, dict) and isinstance(found.get("model"), dict):
+        return str(exc)
+    return "it is JSON, but not a tokenizer's (a Hugging Face tokenizers tokenizer.json holds its \"model\")"
 
 
 # ONNX Runtime's error classes (its pybind module's) that say the graph does not take what a sentence

@@ -434,6 +434,21 @@ def test_a_model_that_loads_but_cannot_embed_is_one_line_and_binds_no_index(worl
     assert "cannot embed a text" in err and not (tmp_path / "index.db").exists()
 
 
+@pytest.mark.parametrize(("text", "said"), [('{"a": [1, 2]}', "it is JSON, but not a tokenizer's"),
+                                            ("{not json", "cannot load the tokenizer")])
+def test_a_tokenizer_json_of_another_shape_is_called_so_not_bad_syntax(world, capsys, tmp_path, monkeypatch,
+                                                                      model_dir, text, said):
+    """Valid JSON that is no tokenizer read 'expected `,` or `}` at line 1 column 5'."""
+    folder = tmp_path / "model"
+    folder.mkdir()
+    (folder / "model.onnx").symlink_to(model_dir / "model.onnx")
+    (folder / "tokenizer.json").write_text(text)
+    monkeypatch.setenv("MODEL_PATH", str(folder))
+    code, err = run(["sync"], capsys)
+    assert_one_line_failure(code, err, ["sync"])
+    assert said in err and not (tmp_path / "index.db").exists(), err
+
+
 @pytest.mark.parametrize(("turn", "said"), [("nan", "not numbers"), ("empty", "no coordinate")])
 def test_a_model_whose_vectors_are_no_numbers_or_empty_is_one_line_and_binds_no_index(
         world, capsys, tmp_path, monkeypatch, model_dir, turn, said):
