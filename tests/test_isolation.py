@@ -562,6 +562,31 @@ def test_a_sync_stopped_mid_conversion_leaves_no_failure_behind(app, docs, monke
     assert str(later) in {row.source for row in app.index.list_sources()}
 
 
+def test_ctrl_c_during_a_conversion_ends_the_conversion_in_hand(app, docs, monkeypatch):
+    """Ctrl-C (or SIGTERM) lands in the main thread, whose pool then waited for the conversions in
+    hand: the stop that ends a worker was never set, so `sync` ran on until the worker's time limit
+    (minutes on a hostile PDF) and only then said 'interrupted'."""
+    import os
+    import signal
+
+    from minirag.ingest import pipeline
+    from minirag.ingest.progress import Progress
+    from minirag.ingest.scan import walk
+
+    told: list[bool] = []
+
+    def long_conversion(op, args, name, limits, *, stop=None, **kw):
+        os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C, while this file converts
+        told.append(stop.wait(30))
+        raise isolation.ConversionStopped(name)
+
+    write(docs / "slow.md", "# Slow\n\nA conversion that takes its time.\n")
+    monkeypatch.setattr(pipeline, "convert_isolated", long_conversion)
+    with pytest.raises(KeyboardInterrupt):
+        app.pipeline.run_files(list(walk(docs, [docs])), Progress())
+    assert told and all(told), told
+
+
 def test_a_stop_mid_conversion_keeps_the_mark_an_earlier_death_left(app, docs, monkeypatch):
     """A file minirag died converting once is tried again alone, marked "converting again"; a stop
     during that try must leave the file as it was (once interrupted), not forget the death: else

@@ -8,6 +8,7 @@ source replaced atomically.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import functools
 import hashlib
@@ -231,6 +232,8 @@ class Pipeline:
                 marks[found.source] = None
         if progress is not None:
             progress.add_time("convert", time.perf_counter() - t0)
+            if progress.stop.is_set():  # chunking a large document takes as long as converting it
+                raise ConversionStopped(found.source)
         return self.build(converted, source=found.source, kind="file", stem=Path(found.source).stem,
                           content_hash=digest, size=found.size, mtime_ns=trusted_mtime(found.mtime_ns),
                           progress=progress)
@@ -292,7 +295,8 @@ class Pipeline:
         progress.bytes_total += sum(f.size for f in files)
         workers = max(1, min(4, (os.cpu_count() or 2)))
         try:
-            with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="minirag-convert") as pool:
+            with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="minirag-convert") as pool, \
+                    _stopped_if_left(pool, progress):
                 for found, future in _ahead(pool, files, lambda f: self.prepare_file(
                         f, stored.get(f.source), force=force, progress=progress, excluded=exclusions.get(f.source),
                         retry_failed=retry_failed, marks=marks)):
@@ -371,6 +375,19 @@ class Pipeline:
         finally:  # every converting thread has ended: what is still marked was left unfinished, not killed
             self.index.clear_marks([(source, reason) for source, reason in marks.items() if reason])
         progress.current = None
+
+
+@contextlib.contextmanager
+def _stopped_if_left(pool: ThreadPoolExecutor, progress: Progress) -> Iterator[None]:
+    """Ctrl-C or a stop signal lands in this thread, and the pool's exit then waits for every
+    conversion in hand: each is told to stop (its worker ended within a tenth of a second), and
+    none not yet started starts, where they had run on to their time limits."""
+    try:
+        yield
+    except BaseException:
+        progress.stop.set()
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
 
 
 def _was_marked(marks: dict[str, str | None], source: str) -> bool:
