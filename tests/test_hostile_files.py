@@ -331,6 +331,20 @@ def test_a_pdf_whose_references_loop_reads_its_text_instead_of_spinning_until_th
     assert "Otters hold hands" in converted.markdown
 
 
+def test_a_pdf_whose_cross_reference_sections_lead_back_to_themselves_is_read():
+    """A trailer's /Prev naming its own cross-reference section: pdfminer read it again and again,
+    and the whole PDF was refused ('its structure is nested too deeply to read')."""
+    from pdf_maker import make_pdf
+
+    from minirag.ingest.convert import convert_document
+
+    pdf = make_pdf([["Otters hold hands while they sleep."]])
+    start = int(pdf.rsplit(b"startxref\n", 1)[1].split(b"\n")[0])
+    looped = pdf.replace(b"trailer\n<< ", b"trailer\n<< /Prev %d " % start)
+    assert b"/Prev" in looped
+    assert "Otters hold hands" in convert_document(looped, ".pdf", "loop.pdf").markdown
+
+
 def _claiming(archive: bytes, member: str, compress_size: int) -> bytes:
     """`archive` with the central directory's compressed size of `member` changed to `compress_size`
     (the local header and the data left as they are: readers go by the central directory)."""

@@ -6,7 +6,8 @@ stream's filters through the module-level names `zlib`, `rldecode`, `lzwdecode` 
 decoding for the whole process. `PDFPageInterpreter` runs the `Do` operator through
 its `do_Do` method and each page through `process_page`. Every indirect reference is
 followed through `PDFObjRef.resolve` (`resolve1` and `resolve_all` call it until the
-value is no reference).
+value is no reference). `PDFDocument.read_xref_from` reads each cross-reference section,
+and calls itself for the ones a trailer's /Prev and /XRefStm name.
 
 A glyph its font maps to no Unicode character is written into the text as `(cid:N)`
 (`PDFLayoutAnalyzer.handle_undefined_char`): UNMAPPED_GLYPH finds it.
@@ -65,6 +66,18 @@ def wrap_reference(wrapper: Callable[[Callable], Callable]) -> None:
         wrapped = wrapper(PDFObjRef.resolve)
         setattr(wrapped, _MARK, True)
         setattr(PDFObjRef, "resolve", wrapped)  # noqa: B010 - mypy refuses an assignment to a method
+
+
+def wrap_xref_reader(wrapper: Callable[[Callable], Callable]) -> None:
+    """Replace `PDFDocument.read_xref_from(self, parser, start, xrefs)`, which reads one cross-reference
+    section and calls itself for the sections its trailer names (/Prev, /XRefStm), with
+    `wrapper(read_xref_from)`, once per process."""
+    from pdfminer.pdfdocument import PDFDocument
+
+    if not getattr(PDFDocument.read_xref_from, _MARK, False):
+        wrapped = wrapper(PDFDocument.read_xref_from)
+        setattr(wrapped, _MARK, True)
+        setattr(PDFDocument, "read_xref_from", wrapped)  # noqa: B010 - as in wrap_reference
 
 
 _SERIALS = itertools.count()

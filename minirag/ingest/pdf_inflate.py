@@ -16,9 +16,10 @@ does, where pdfminer followed it for ever.
 
 from __future__ import annotations
 
+import functools
 import threading
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
@@ -224,6 +225,22 @@ class Drawings:
                 "what they draw past that was not read")
 
 
+def _each_section_once(read_xref_from: Callable) -> Callable:
+    """A cross-reference section whose trailer leads back to a section already read (/Prev naming
+    itself) is not read again: pdfminer followed it until Python's stack ran out, and the whole
+    PDF was refused. The sections read stand, as a viewer reads them."""
+
+    @functools.wraps(read_xref_from)
+    def reading(document, parser, start: int, xrefs: list) -> None:
+        starts = document.__dict__.setdefault("_minirag_xref_starts", set())
+        if start in starts:
+            return
+        starts.add(start)
+        read_xref_from(document, parser, start, xrefs)
+
+    return reading
+
+
 @contextmanager
 def inflate_budget(name: str, limit: int | None = None) -> Iterator[Drawings]:
     """Within: pdfminer's stream inflation in this thread counts against `limit` bytes, and each page
@@ -232,6 +249,7 @@ def inflate_budget(name: str, limit: int | None = None) -> Iterator[Drawings]:
                                      ascii85decode=ascii85decode)
     pdfminer_compat.wrap_interpreter(do_Do=_counting_do, process_page=_page_counted)
     pdfminer_compat.wrap_reference(_acyclic)
+    pdfminer_compat.wrap_xref_reader(_each_section_once)
     limit = MAX_PDF_INFLATED_BYTES if limit is None else limit
     drawings = Drawings()
     _budget.left, _budget.draws, _budget.page, _budget.cut_pages = limit, 0, 0, drawings.cut_pages
