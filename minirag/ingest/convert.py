@@ -807,6 +807,7 @@ def _convert_by_suffix(data: bytes, suffix: str, name: str) -> Converted:
                 converted = _markitdown(shown_docx(archive, visibility) or data, suffix, name)
                 return replace(converted, markdown=margins.around(converted.markdown))
             elif suffix == ".pptx":
+                check_prologs(archive, name)
                 return _markitdown(shown_pptx(archive) or data, suffix, name)
     if suffix == ".xlsx":
         return _workbook(data, name)
