@@ -41,7 +41,7 @@ from minirag.display import (
     printable,
     shown,
 )
-from minirag.errors import InvalidArgument, MiniragError, NotFound
+from minirag.errors import InvalidArgument, MiniragError, NotFound, OutputUnwritable
 
 PROGRESS_INTERVAL_S = 10.0  # a plain progress line this often when stderr is not a terminal
 MIN_PROGRESS_INTERVAL_S = 1.0  # a line a second is already more than a log wants; shorter floods stderr
@@ -214,10 +214,6 @@ def _config(args: argparse.Namespace):
     return load_config_from(args)
 
 
-class _OutputUnwritable(MiniragError):
-    """stdout refused the output (its disk full, a file size limit, an I/O error)."""
-
-
 def _emit(args: argparse.Namespace, value, human: Callable[[Any], str], shaped: dict | None = None) -> None:
     """--json: `value` as results.py shapes it (`shaped` when given), the object the matching tool
     returns; otherwise `human(value)`."""
@@ -230,7 +226,7 @@ def _emit(args: argparse.Namespace, value, human: Callable[[Any], str], shaped: 
 
 
 def _write_out(text: str) -> None:
-    """`text` on stdout, all of it, or _OutputUnwritable. A write into a file whose disk fills can
+    """`text` on stdout, all of it, or OutputUnwritable. A write into a file whose disk fills can
     take part of the bytes and return, and CPython's text layer then drops the rest without a word
     (a cut-off file, invalid JSON, exit 0): each write's count is checked here, so the next one
     meets the disk's error. A reader that went away (`| head`) has had what it wanted: the rest
@@ -252,7 +248,7 @@ def _write_out(text: str) -> None:
     except BrokenPipeError:
         os.dup2(os.open(os.devnull, os.O_WRONLY), stream.fileno())  # the flush at exit fails no more
     except OSError as exc:
-        raise _OutputUnwritable(f"cannot write the output ({exc.strerror or exc})") from None
+        raise OutputUnwritable(f"cannot write the output ({exc.strerror or exc})") from None
 
 
 def _json(value, indent: int | None = None) -> str:

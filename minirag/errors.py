@@ -56,6 +56,10 @@ def described(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {lines[0][:200]}" if lines else type(exc).__name__
 
 
+class OutputUnwritable(MiniragError):
+    """stdout refused a command's output: its disk full, a file size limit, an I/O error."""
+
+
 class SyncLocked(MiniragError):
     """Another process holds the sync lock."""
 

@@ -93,10 +93,10 @@ def test_a_broken_tokenizer_file_is_a_clear_error(tmp_path, model_dir, text):
 
 
 @pytest.mark.parametrize(("settings", "says"), [
-    ('{"max_length": "abc"}', "max_length must be a whole number of tokens, at least 16, got 'abc'"),
-    ('{"chunk_budget": 0}', "chunk_budget must be a whole number of tokens, at least 16, got 0"),
-    ('{"max_length": 8}', "max_length must be a whole number of tokens, at least 16, got 8"),
-    ('{"chunk_budget": 15}', "chunk_budget must be a whole number of tokens, at least 16, got 15"),
+    ('{"max_length": "abc"}', "max_length must be a whole number of tokens from 16 to 32,768, got 'abc'"),
+    ('{"chunk_budget": 0}', "chunk_budget must be a whole number of tokens from 16 to 8,192, got 0"),
+    ('{"max_length": 8}', "max_length must be a whole number of tokens from 16 to 32,768, got 8"),
+    ('{"chunk_budget": 15}', "chunk_budget must be a whole number of tokens from 16 to 8,192, got 15"),
     ('{"model_id": 3}', "model_id must be a string, got 3"),
     ("[1, 2]", "must be a JSON object of settings"),
     ("{max_length: 512}", "is not JSON"),
