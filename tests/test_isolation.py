@@ -587,6 +587,24 @@ def test_ctrl_c_during_a_conversion_ends_the_conversion_in_hand(app, docs, monke
     assert told and all(told), told
 
 
+def test_a_run_that_fails_writing_does_not_set_its_owners_stop(app, docs, monkeypatch):
+    """The watcher hands each pass its own stop event: a pass that failed (a full disk) set it,
+    and the watcher ended for good instead of trying again."""
+    from minirag.ingest.progress import Progress
+    from minirag.ingest.scan import walk
+
+    write(docs / "a.md", "# A\n\nSome words.\n")
+
+    def full(*_args, **_kwargs):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(app.pipeline, "write", full)
+    progress = Progress()
+    with pytest.raises(OSError):
+        app.pipeline.run_files(list(walk(docs, [docs])), progress)
+    assert not progress.stop.is_set()
+
+
 def test_a_stop_mid_conversion_keeps_the_mark_an_earlier_death_left(app, docs, monkeypatch):
     """A file minirag died converting once is tried again alone, marked "converting again"; a stop
     during that try must leave the file as it was (once interrupted), not forget the death: else

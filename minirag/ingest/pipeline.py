@@ -381,10 +381,11 @@ class Pipeline:
 def _stopped_if_left(pool: ThreadPoolExecutor, progress: Progress) -> Iterator[None]:
     """Ctrl-C or a stop signal lands in this thread, and the pool's exit then waits for every
     conversion in hand: each is told to stop (its worker ended within a tenth of a second), and
-    none not yet started starts, where they had run on to their time limits."""
+    none not yet started starts, where they had run on to their time limits. Only then: a run's
+    stop may be its owner's (the watcher's), which a failed pass must not end."""
     try:
         yield
-    except BaseException:
+    except KeyboardInterrupt:  # SIGTERM and SIGHUP too (cli._Terminated)
         progress.stop.set()
         pool.shutdown(wait=False, cancel_futures=True)
         raise
