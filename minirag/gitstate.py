@@ -8,11 +8,13 @@ attacker's: git reading its config would run the programs it names
 the commit is read from `.git/HEAD` and the refs directly, and git itself runs
 only for `dirty`, with every config-driven program switched off (gitsafe.py).
 Every file under `.git` is opened without blocking and read only when it is a
-regular file: a FIFO planted as `HEAD` cannot hang the sync. No link is
-followed on the way to it (`.git`, `HEAD`, a ref, `packed-refs`, `commondir`,
-or a folder of refs planted as a link to a file holding only hex would have its
-text reported as the commit), and a `.git` file's `gitdir:` is taken only when
-that git dir names this tree back, as git's linked worktrees and submodules do.
+regular file: a FIFO planted as `HEAD` cannot hang the sync. A file of the git
+dir is read only where it really lies inside it: a link there is followed as git
+follows one (HEAD written as a link to its branch), but not out of the git dir
+(a `HEAD`, a ref, `packed-refs` or a folder of refs linked to a file outside that
+holds only hex had its text reported as the commit). `.git` itself is taken as
+git takes it: a folder, a link to one, or a file naming the git dir (`gitdir:`,
+a linked worktree's, a submodule's, a separate git dir's).
 """
 
 from __future__ import annotations
@@ -53,11 +55,15 @@ class GitState:
 
 def read_regular_file(path: Path | str, limit: int = MAX_SMALL_FILE, *, below: Path | None = None) -> str | None:
     """The text of a regular file of at most `limit` bytes (not a FIFO, device or folder, which
-    could block or never end), or None; None for a symlink too. `below`: a real folder `path` lies
-    in; then no link on the whole way there is followed either (security.open_below)."""
+    could block or never end), or None; None for a symlink too. `below`: a real folder; `path`
+    is read where it really lies, only when that is inside `below`, and opened there with no link
+    followed on the way (security.open_below), so a link swapped in meanwhile leads nowhere."""
     try:
         if below is not None:
-            fd = open_below(below, Path(path).relative_to(below).as_posix())
+            real = os.path.realpath(path)
+            if not is_under(real, str(below), os.sep) or real == str(below):
+                return None
+            fd = open_below(below, Path(real).relative_to(below).as_posix())
         else:
             fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
                          | getattr(os, "O_NOFOLLOW", 0))
@@ -83,32 +89,21 @@ def find_git_dir(root: Path) -> tuple[Path, Path, Path] | None:
             kind = os.lstat(dot_git).st_mode
         except OSError:
             continue
-        if stat.S_ISDIR(kind):
+        if stat.S_ISLNK(kind) and os.path.isdir(dot_git):
+            git_dir = Path(os.path.realpath(dot_git))  # git follows a `.git` linked to its folder
+        elif stat.S_ISDIR(kind):
             git_dir = dot_git
-        elif stat.S_ISREG(kind):  # a linked worktree or a submodule: "gitdir: <path>"
+        elif stat.S_ISREG(kind):  # a linked worktree, a submodule, a separate git dir: "gitdir: <path>"
             text = read_regular_file(dot_git, below=top)
             if text is None or not text.startswith("gitdir:"):
                 return None
             git_dir = (top / text[len("gitdir:"):].strip()).resolve()
-            if not _names_back(git_dir, top):
-                return None
         else:
-            return None  # a link, a FIFO, a socket: this folder's `.git`, and not one to read
+            return None  # a FIFO, a socket, a dangling link or one to a file: not a `.git` to read
         common = read_regular_file(git_dir / "commondir", below=git_dir)
         common_dir = (git_dir / common.strip()).resolve() if common and common.strip() else git_dir
         return top, git_dir, common_dir
     return None
-
-
-def _names_back(git_dir: Path, top: Path) -> bool:
-    """Whether the git dir a `.git` file names belongs to the tree at `top`: a linked worktree's
-    git dir holds the path of the tree's `.git` file (its `gitdir`), and a submodule's lies in the
-    `.git/modules` of a repository above it. Any other is another repository's, named by whoever
-    wrote the file."""
-    back = read_regular_file(git_dir / "gitdir", below=git_dir)
-    if back is not None and back.strip() and Path(os.path.realpath(back.strip())) == top / ".git":
-        return True
-    return any(is_under(str(git_dir), str(above / ".git" / "modules"), os.sep) for above in top.parents)
 
 
 def _valid_ref(name: str) -> bool:

@@ -154,17 +154,26 @@ def test_a_submodule_reads_its_head_from_the_superprojects_modules(repo, tmp_pat
     assert root_state(tmp_path / "super" / "lib", tmp_path / "index.db").commit == head
 
 
-def test_a_dot_git_file_naming_a_repository_that_does_not_name_it_back_gives_no_state(repo, tmp_path):
-    """A `.git` file planted in a root (`gitdir: /home/u/private/.git`) made minirag read another
-    repository's HEAD and run git status on it, reporting its commit through `status`."""
-    tree = tmp_path / "planted"
-    write(tree / ".git", f"gitdir: {repo / '.git'}\n")
-    assert root_state(tree, tmp_path / "index.db") is None
-    private = repo / ".git" / "worktrees" / "wt"
-    write(private / "HEAD", git(repo, "rev-parse", "HEAD") + "\n")
-    write(private / "gitdir", f"{tmp_path / 'elsewhere' / '.git'}\n")  # another tree's
-    write(tree / ".git", f"gitdir: {private}\n")
-    assert root_state(tree, tmp_path / "index.db") is None
+def test_git_layouts_git_itself_reads_keep_their_state(repo, tmp_path):
+    """A separate git dir (`git init --separate-git-dir`: a `.git` file naming a git dir that names
+    nothing back), a `.git` that is a link to the git dir, and a HEAD git wrote as a link
+    (core.preferSymlinkRefs) are git's own: each had lost its state to the rules against links."""
+    head = git(repo, "rev-parse", "HEAD")
+    separate = tmp_path / "separate"
+    separate.mkdir()
+    git(separate, "init", "-q", f"--separate-git-dir={tmp_path / 'sep.git'}")
+    write(separate / "a.md", "a\n")
+    git(separate, "add", ".")
+    git(separate, "commit", "-qm", "first")
+    assert root_state(separate, tmp_path / "index.db").commit == git(separate, "rev-parse", "HEAD")
+    linked = tmp_path / "linked"
+    linked.mkdir()
+    (linked / ".git").symlink_to(repo / ".git")
+    assert root_state(linked, tmp_path / "index.db").commit == head
+    branch = git(repo, "symbolic-ref", "HEAD")
+    (repo / ".git" / "HEAD").unlink()
+    (repo / ".git" / "HEAD").symlink_to(branch)  # relative: refs/heads/<branch>, inside the git dir
+    assert root_state(repo, tmp_path / "index.db").commit == head
 
 
 @pytest.mark.parametrize("linked", ["HEAD", "refs/heads", "packed-refs", "commondir", ".git"])
@@ -194,11 +203,11 @@ def test_no_link_is_followed_to_read_the_commit(repo, tmp_path, linked):
         shutil.rmtree(git_dir / "refs" / "heads")
         write(outside / "commondir-target", f"{outside}\n")
         (git_dir / "commondir").symlink_to(outside / "commondir-target")
-    else:
-        (outside / "repo").mkdir()
-        write(outside / "repo" / "HEAD", secret + "\n")
+    else:  # a `.git` file that is itself a link to a file of hex
         shutil.rmtree(git_dir)
-        (repo / ".git").symlink_to(outside / "repo")
+        write(outside / "dotgit", f"gitdir: {outside}\n")
+        write(outside / "HEAD", "ref: refs/heads/main\n")
+        (repo / ".git").symlink_to(outside / "dotgit")
     state = root_state(repo, tmp_path / "index.db")
     assert state is None or secret not in state.commit
 

@@ -237,7 +237,7 @@ class IgnoreRules:
     def _read(self, path: str) -> str | None:
         """An ignore file's text, or None. One in a root is read as documents are (read_inside_roots):
         a link out of the roots gives no rules. One above a root (a repository's, from its top down)
-        lies outside every root: it is read only when neither it nor a folder on its way is a link."""
+        lies outside every root: it is read only where it really lies in its own folder, reached with no link."""
         from minirag.errors import PathOutsideRoots
         from minirag.security import containing_root, read_inside_roots
 
