@@ -75,9 +75,10 @@ def check_model(config: Config, dimension_out: list[int] | None = None) -> Check
     except ModelUnavailable as exc:
         if exc.remedy:
             return _fail("model", exc.problem, exc.remedy)
-        if config.model_path is not None and SETTINGS_FILE in str(exc):
-            fix = (f"correct {config.model_path / SETTINGS_FILE} (docs/models.md says what it may hold), or "
-                   "remove it to use the settings the model's own files give")
+        settings = next((name for name in (SETTINGS_FILE, "sentence_bert_config.json") if name in str(exc)), None)
+        if config.model_path is not None and settings is not None:
+            fix = (f"correct {config.model_path / settings} (docs/models.md says what it may hold), or "
+                   "remove it to use the settings the model's other files give")
         elif config.model_path is not None:
             fix = ("point MODEL_PATH (--model-path) at a directory holding model.onnx and tokenizer.json, "
                    "or unset it to use MODEL_NAME")

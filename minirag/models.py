@@ -148,6 +148,14 @@ def _count(value: object, name: str, path: Path, high: int) -> int:
     return number
 
 
+def _capped(length: object) -> object:
+    """A length another tool's file gives (sentence-transformers'), cut to MAX_MODEL_TOKENS: only
+    minirag-model.json, which the user wrote for minirag, is refused past its range."""
+    if isinstance(length, int) and not isinstance(length, bool) and length > MAX_MODEL_TOKENS:
+        return MAX_MODEL_TOKENS
+    return length
+
+
 def _checked_texts(own: dict, settings: Path) -> None:
     """minirag-model.json's texts: each a string; the id one printable line (an empty one bound the
     index to no model), pooling one the encoder knows, prefixes short enough to leave a chunk room."""
@@ -180,7 +188,7 @@ def spec_from_directory(directory: Path, fallback_id: str) -> ModelSpec:
     pooling = own.get("pooling")
     if pooling is None and pooling_cfg:
         pooling = "cls" if pooling_cfg.get("pooling_mode_cls_token") else "mean"
-    max_length = own.get("max_length") or st_cfg.get("max_seq_length")
+    max_length = own.get("max_length") or _capped(st_cfg.get("max_seq_length"))
     if max_length is None and known is None:
         tok_cfg = _read_json(directory / "tokenizer_config.json")
         given = tok_cfg.get("model_max_length", 512)
@@ -189,8 +197,9 @@ def spec_from_directory(directory: Path, fallback_id: str) -> ModelSpec:
         base,
         model_id=own.get("model_id", base.model_id),
         pooling=pooling or base.pooling,
-        max_length=_count(max_length, "max_length", settings if own.get("max_length") else
-                          directory / "sentence_bert_config.json", MAX_MODEL_TOKENS) if max_length else base.max_length,
+        max_length=_count(max_length, "max_length", settings, MAX_MODEL_TOKENS) if own.get("max_length") else
+        _count(max_length, "max_seq_length", directory / "sentence_bert_config.json", MAX_MODEL_TOKENS)
+        if max_length else base.max_length,
         query_prefix=own.get("query_prefix", base.query_prefix),
         document_prefix=own.get("document_prefix", base.document_prefix),
         chunk_budget=_count(own["chunk_budget"], "chunk_budget", settings, MAX_CHUNK_TOKEN_BUDGET) if "chunk_budget" in own

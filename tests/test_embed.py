@@ -110,6 +110,18 @@ def test_a_broken_minirag_model_json_is_a_clear_error_not_a_silent_default(tmp_p
         resolve_model("x", tmp_path, tmp_path / "cache")
 
 
+def test_a_sentence_transformers_length_past_the_most_is_cut_to_it_not_refused(tmp_path, model_dir):
+    """A folder whose sentence_bert_config.json says max_seq_length 40960 was refused as 'max_length
+    must be …': the key was another, and the file is sentence-transformers', not the user's."""
+    from minirag.models import MAX_MODEL_TOKENS, spec_from_directory
+
+    (tmp_path / "sentence_bert_config.json").write_text('{"max_seq_length": 40960}')
+    assert spec_from_directory(tmp_path, "local:x").max_length == MAX_MODEL_TOKENS
+    (tmp_path / "sentence_bert_config.json").write_text('{"max_seq_length": 8}')
+    with pytest.raises(ModelUnavailable, match="sentence_bert_config.json: max_seq_length must be"):
+        spec_from_directory(tmp_path, "local:x")
+
+
 @pytest.mark.parametrize("name", ["https://huggingface.co/intfloat/multilingual-e5-small", "a/b/c", "org/model name"])
 def test_a_model_name_that_is_no_hub_id_is_refused_before_the_hub_is_asked(tmp_path, monkeypatch, name):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
