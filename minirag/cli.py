@@ -225,6 +225,9 @@ def _emit(args: argparse.Namespace, value, human: Callable[[Any], str], shaped: 
         _write_out(for_terminal(human(value).rstrip("\n")) + "\n")
 
 
+_MARKED_ENCODINGS = ("utf-16", "utf-32", "utf-8-sig")
+
+
 def _write_out(text: str) -> None:
     """`text` on stdout, all of it, or OutputUnwritable. A write into a file whose disk fills can
     take part of the bytes and return, and CPython's text layer then drops the rest without a word
@@ -234,8 +237,11 @@ def _write_out(text: str) -> None:
     stream = sys.stdout
     buffer = getattr(stream, "buffer", None)
     try:
-        if buffer is None:  # a caller's own text stream, not a file
+        # A caller's own text stream, not a file; or an encoding that marks its start (UTF-16), which
+        # only the stream's own encoder writes once, as Python does.
+        if buffer is None or codecs.lookup(stream.encoding or "utf-8").name in _MARKED_ENCODINGS:
             stream.write(text)
+            stream.flush()
             return
         stream.flush()
         data = memoryview(text.replace("\n", os.linesep).encode(stream.encoding or "utf-8", stream.errors or "strict"))

@@ -618,8 +618,9 @@ def _closing(*fds: int):
     return close
 
 
-def _minirag(argv: list[str], timeout: float = 120, **options) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+def _minirag(argv: list[str], timeout: float = 120, env_extra: dict | None = None,
+             **options) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), **(env_extra or {})}
     return subprocess.run([sys.executable, "-m", "minirag", *argv], env=env, timeout=timeout, **options)
 
 
@@ -648,6 +649,20 @@ def test_output_cut_short_by_a_full_disk_fails_in_one_line(world, tmp_path, argv
         done = _minirag(argv, stdout=full, stderr=subprocess.PIPE, text=True)
     assert_one_line_failure(done.returncode, done.stderr, argv)
     assert "cannot write the output (No space left on device)" in done.stderr, done.stderr
+
+
+def test_output_in_an_encoding_with_a_byte_order_mark_carries_one_at_most(world, tmp_path):
+    """Each output call encoded apart gave UTF-16 output a byte order mark of its own (one into a
+    pipe, where there had been none)."""
+    assert _minirag(["sync"], capture_output=True).returncode == 0
+    plain = _minirag(["list"], capture_output=True).stdout.decode()
+    (tmp_path / "plain.txt").write_text(plain)
+    for encoding in ("utf-16", "utf-32", "utf-8-sig"):
+        done = _minirag(["list"], capture_output=True, env_extra={"PYTHONIOENCODING": encoding})
+        python = subprocess.run([sys.executable, "-c", "import sys; sys.stdout.write(open(sys.argv[1]).read())",
+                                 str(tmp_path / "plain.txt")], capture_output=True,
+                                env={**os.environ, "PYTHONIOENCODING": encoding})
+        assert done.stdout == python.stdout, encoding  # as Python's own text layer writes it
 
 
 @pytest.mark.parametrize(("argv", "closed"), [
