@@ -228,6 +228,11 @@ def _emit(args: argparse.Namespace, value, human: Callable[[Any], str], shaped: 
 _MARKED_ENCODINGS = ("utf-16", "utf-32", "utf-8-sig")
 
 
+def _stdout_to_null() -> None:
+    """stdout's reader went away: what is left goes to the null device, so the flush at exit fails no more."""
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+
 def _write_out(text: str) -> None:
     """`text` on stdout, all of it, or OutputUnwritable. A write into a file whose disk fills can
     take part of the bytes and return, and CPython's text layer then drops the rest without a word
@@ -252,7 +257,7 @@ def _write_out(text: str) -> None:
             data = data[written:]
         buffer.flush()
     except BrokenPipeError:
-        os.dup2(os.open(os.devnull, os.O_WRONLY), stream.fileno())  # the flush at exit fails no more
+        _stdout_to_null()
     except OSError as exc:
         raise OutputUnwritable(f"cannot write the output ({exc.strerror or exc})") from None
 
@@ -416,7 +421,7 @@ def _cmd_watch(args, app) -> int:
     stop, display, reader_gone = threading.Event(), _Progress(), threading.Event()
 
     def reader_left() -> None:  # `minirag watch --json | head -1`: nobody reads the passes any more
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # the flush at exit fails no more
+        _stdout_to_null()
         reader_gone.set()
         stop.set()
 
