@@ -574,16 +574,23 @@ def test_ctrl_c_during_a_conversion_ends_the_conversion_in_hand(app, docs, monke
     from minirag.ingest.scan import walk
 
     told: list[bool] = []
+    ended = threading.Event()
 
     def long_conversion(op, args, name, limits, *, stop=None, **kw):
-        os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C, while this file converts
-        told.append(stop.wait(30))
-        raise isolation.ConversionStopped(name)
+        try:
+            os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C, while this file converts
+            told.append(stop.wait(30))
+            raise isolation.ConversionStopped(name)
+        finally:
+            ended.set()
 
     write(docs / "slow.md", "# Slow\n\nA conversion that takes its time.\n")
     monkeypatch.setattr(pipeline, "convert_isolated", long_conversion)
     with pytest.raises(KeyboardInterrupt):
         app.pipeline.run_files(list(walk(docs, [docs])), Progress())
+    # Ctrl-C can land while the pool is still starting this worker's thread, and a pool does not
+    # wait for a thread whose start was cut short: the worker may finish after run_files returns.
+    assert ended.wait(60)
     assert told and all(told), told
 
 
