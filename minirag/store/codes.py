@@ -80,12 +80,36 @@ class Codebook:
 def fit(sample: np.ndarray) -> Codebook:
     """The principal directions of the sample, strongest first, and a step that keeps nearly every
     value in int8."""
-    sample = np.asarray(sample, dtype=np.float64)
-    centered = sample - sample.mean(axis=0)
-    _values, vectors = np.linalg.eigh(centered.T @ centered)
+    return fit_blocks([sample])
+
+
+def fit_blocks(blocks: Iterable[np.ndarray]) -> Codebook:
+    """`fit` on the sample the blocks make up, read one block at a time: from its first and second
+    moments, so the sample is never held whole (in float64, beside its centred copy and its
+    projection, it had been the peak of the sync that first fitted the codebook)."""
+    count, shift, total, scatter = 0, np.zeros(0), np.zeros(0), np.zeros((0, 0))
+    for block in blocks:
+        block = np.asarray(block, dtype=np.float64)
+        if not len(block):
+            continue
+        if not count:
+            # Sums taken about a point near the mean keep float64's precision for the centred scatter.
+            shift = block.mean(axis=0)
+            total, scatter = np.zeros_like(shift), np.zeros((len(shift), len(shift)))
+        offsets = block - shift
+        count += len(offsets)
+        total += offsets.sum(axis=0)
+        scatter += offsets.T @ offsets
+    if not count:
+        raise ValueError("no vectors to fit a codebook on")
+    mean_offset = total / count
+    scatter -= count * np.outer(mean_offset, mean_offset)  # now about the mean itself
+    _values, vectors = np.linalg.eigh(scatter)
     basis = np.ascontiguousarray(vectors[:, ::-1], dtype=np.float32)
-    projected = sample @ basis
-    reach = np.abs(projected.mean(axis=0)) + STEP_SIGMAS * projected.std(axis=0)
+    directions = basis.astype(np.float64)
+    # The spread of the sample along each (float32) direction v is sqrt(v' S v / count).
+    spread = np.sqrt(np.maximum(np.einsum("ij,ij->j", directions, scatter @ directions) / count, 0.0))
+    reach = np.abs((shift + mean_offset) @ directions) + STEP_SIGMAS * spread
     step = np.maximum(reach / 127.0, 1e-6).astype(np.float32)
     return Codebook(basis, step)
 
@@ -180,16 +204,23 @@ def build(conn, *, batch: int = 1 << BLOCK_BITS) -> Codebook | None:
 
     Fitted once, when the index first reaches CODES_FROM_CHUNKS chunks (or when an older index
     is upgraded); None while the index has no vectors."""
-    rows = conn.execute("SELECT embedding FROM chunks_vec LIMIT ?", (TRAIN_SAMPLE,)).fetchall()
-    if not rows:
+    if conn.execute("SELECT chunk_id FROM chunks_vec LIMIT 1").fetchone() is None:
         return None
-    sample = np.stack([np.frombuffer(r[0], dtype=np.float32) for r in rows])
-    codebook = fit(sample)
+    trained_on = 0
+
+    def sample() -> Iterator[np.ndarray]:
+        nonlocal trained_on
+        cursor = conn.execute("SELECT embedding FROM chunks_vec LIMIT ?", (TRAIN_SAMPLE,))
+        while rows := cursor.fetchmany(batch):
+            trained_on += len(rows)
+            yield np.stack([np.frombuffer(blob, dtype=np.float32) for (blob,) in rows])
+
+    codebook = fit_blocks(sample())
     conn.execute(
         "INSERT OR REPLACE INTO vector_codebook (id, dimension, code_dims, block_bits, basis, step, trained_on) "
         "VALUES (1, ?, ?, ?, ?, ?, ?)",
-        (sample.shape[1], codebook.code_dims, codebook.block_bits, codebook.basis.tobytes(),
-         codebook.step.tobytes(), len(sample)),
+        (codebook.basis.shape[0], codebook.code_dims, codebook.block_bits, codebook.basis.tobytes(),
+         codebook.step.tobytes(), trained_on),
     )
     conn.execute("DELETE FROM vector_codes")
     pending_ids: list[int] = []
