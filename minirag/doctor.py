@@ -19,7 +19,7 @@ import minirag
 from minirag.config import Config
 
 if TYPE_CHECKING:
-    from minirag.store.index import IndexStats
+    from minirag.binding import RecordedModel
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,11 +135,12 @@ def _nearest_existing(path: Path) -> Path:
     return path
 
 
-def check_index(config: Config, stats_out: list[IndexStats] | None = None) -> Check:
+def check_index(config: Config, recorded_out: list[RecordedModel] | None = None) -> Check:
     """Readable in read-only mode; otherwise the file (or the folder that will hold it) is writable.
-    The index's stats, when read, are appended to `stats_out`."""
+    The model the index records, when read, is appended to `recorded_out`."""
+    from minirag.binding import RecordedModel
     from minirag.store import schema, wal
-    from minirag.store.health import inspect, out_of_step, quick_check
+    from minirag.store.health import inspect, out_of_step, quick_check, recorded_model
     from minirag.store.home import foreign
     from minirag.store.index import Index, stale_keywords_warning
 
@@ -177,6 +178,8 @@ def check_index(config: Config, stats_out: list[IndexStats] | None = None) -> Ch
         if version > schema.SCHEMA_VERSION:
             return _fail("index", f"{path} has schema version {version}, newer than this minirag ({schema.SCHEMA_VERSION})",
                          "upgrade minirag")
+        if recorded_out is not None and (bound := recorded_model(path)) is not None:
+            recorded_out.append(RecordedModel(*bound))
         if config.read_only:
             return _fail("index", f"{path} has schema version {version}, older than {schema.SCHEMA_VERSION}",
                          "open it once without --read-only (e.g. `minirag status`) to upgrade it")
@@ -184,8 +187,8 @@ def check_index(config: Config, stats_out: list[IndexStats] | None = None) -> Ch
     with Index(path, read_only=True) as index:
         if (reason := foreign(index, config)) is not None:
             return _fail("index", reason.problem, reason.fix)
-    if stats_out is not None:
-        stats_out.append(stats)
+    if recorded_out is not None and stats.index_model:
+        recorded_out.append(RecordedModel(stats.index_model, stats.dimension))
     detail = (f"{path}: {stats.source_count} sources, {stats.chunk_count} chunks, "
               f"{path.stat().st_size / 1e6:.1f} MB, schema {stats.schema_version}"
               + (", read-only" if config.read_only else ", writable"))
@@ -217,30 +220,30 @@ def _damage_fix(path: Path, fix: str) -> str:
             f"{wal.set_aside(path)}; then {fix}")
 
 
-def check_model_match(config: Config, stats: IndexStats | None, dimension: int | None = None) -> Check:
+def check_model_match(config: Config, recorded_model: RecordedModel | None, dimension: int | None = None) -> Check:
     """The index's model against the configured one: by id, and by the width of the vectors the
     configured model gives (`dimension`, when the model check could load it)."""
-    from minirag.binding import RecordedModel, bind
+    from minirag.binding import bind
     from minirag.errors import ModelUnavailable
 
     try:
-        if stats is None or not stats.index_model:
+        if recorded_model is None:
             configured = bind(config, None).model_id
             return _ok("model-match", f"no model recorded (no readable index, or nothing indexed yet); "
                                       f"the first ingest records {configured}")
-        recorded = stats.index_model
-        binding = bind(config, RecordedModel(recorded, stats.dimension))
+        recorded, recorded_dimension = recorded_model.model_id, recorded_model.dimension
+        binding = bind(config, recorded_model)
     except ModelUnavailable:  # the model check says why: one finding, not two
         return _ok("model-match", "not checked: the configured model cannot be read (the model check says why)")
     configured = binding.model_id
     if binding.mismatch:
         return _fail("model-match", f"the index was built with {recorded}, but the configured model is {configured}",
                      f"set MODEL_NAME={recorded} (or its MODEL_PATH) back, or use a new DB_PATH and re-sync")
-    if dimension is not None and stats.dimension is not None and dimension != stats.dimension:
-        return _fail("model-match", f"the index holds {stats.dimension}-d vectors of {recorded}, but the configured "
+    if dimension is not None and recorded_dimension is not None and dimension != recorded_dimension:
+        return _fail("model-match", f"the index holds {recorded_dimension}-d vectors of {recorded}, but the configured "
                                     f"model files give {dimension}-d ones under the same name",
                      "point MODEL_PATH at the files the index was built with, or use a new DB_PATH and re-sync")
-    return _ok("model-match", f"index and configuration both use {configured} ({stats.dimension}-d)")
+    return _ok("model-match", f"index and configuration both use {configured} ({recorded_dimension}-d)")
 
 
 # --- replica -----------------------------------------------------------------------
@@ -294,14 +297,14 @@ def _result(checks: list[Check]) -> DoctorReport:
 
 def run_checks(config: Config) -> DoctorReport:
     """Every check, in order; overall `ok` is true only when all are."""
-    stats: list[IndexStats] = []
+    recorded: list[RecordedModel] = []
     dimension: list[int] = []
     checks = [
         _guarded("sqlite", lambda: check_sqlite(config)),
         _guarded("model", lambda: check_model(config, dimension)),
         _guarded("roots", lambda: check_roots(config)),
-        _guarded("index", lambda: check_index(config, stats)),
-        _guarded("model-match", lambda: check_model_match(config, stats[0] if stats else None,
+        _guarded("index", lambda: check_index(config, recorded)),
+        _guarded("model-match", lambda: check_model_match(config, recorded[0] if recorded else None,
                                                           dimension[0] if dimension else None)),
         _guarded("replica", lambda: check_replica(config)),
     ]

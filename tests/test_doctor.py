@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+from pathlib import Path
 
 import pytest
 from helpers.models import tiny_turned
@@ -183,3 +184,21 @@ def test_model_files_that_exist_but_do_not_load_fail_the_model_check(make_config
         (broken / "tokenizer.json").write_bytes(tokenizer)
     model = by_name(run_checks(make_config(model_path=str(broken))))["model"]
     assert not model.ok and "does not load" in model.detail and "download again" in model.fix
+
+
+def test_an_index_of_an_older_schema_is_matched_against_the_model_it_records(make_config, tmp_path):
+    """An index from an older minirag is upgraded when next opened, and doctor, which only reads,
+    had said 'no model recorded' and passed, whatever model was configured; the upgrade then
+    refused the configured model."""
+    import gzip
+
+    path = tmp_path / "index.db"
+    with gzip.open(Path(__file__).parent / "fixtures/index_keyword_scheme5.db.gz") as packed, \
+            path.open("wb") as out:
+        shutil.copyfileobj(packed, out)  # schema 5, written with the tiny test encoder
+    same = by_name(run_checks(make_config(db_path=str(path))))
+    assert same["index"].ok and "schema 5" in same["index"].detail
+    assert same["model-match"].ok and "minirag/tiny-test-encoder (384-d)" in same["model-match"].detail
+    other = make_config(db_path=str(path), model_path=None, model_name="intfloat/multilingual-e5-small")
+    match = by_name(run_checks(other))["model-match"]
+    assert not match.ok and "minirag/tiny-test-encoder" in match.detail and "multilingual-e5-small" in match.detail

@@ -61,6 +61,17 @@ def inspect(path: Path) -> tuple[int, IndexStats | None]:
         index.close()
 
 
+def recorded_model(path: Path) -> tuple[str, int] | None:
+    """The model and vector width the index records, read without upgrading an older schema."""
+    from minirag.store.index import model_recorded_in
+
+    conn = db.connect(path, read_only=True)
+    try:
+        return model_recorded_in(conn)
+    finally:
+        db.close(conn, checkpoint=False)
+
+
 def quick_check(path: Path) -> str:
     """SQLite's `quick_check` of the file: "ok", or its first complaints. O(file size): for doctor, not status."""
     conn = db.connect(path, read_only=True)

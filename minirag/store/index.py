@@ -171,6 +171,14 @@ def _batches(values: Sequence, size: int = _IN_BATCH):
         yield values[start : start + size]
 
 
+def model_recorded_in(conn: db.Connection) -> tuple[str, int] | None:
+    """The model and vector width an index's meta records, in a schema of any version (doctor reads
+    an older one without upgrading it); None before its first ingest."""
+    values = dict(conn.execute("SELECT key, value FROM meta WHERE key IN (?, ?)", (META_MODEL, META_DIMENSION)))
+    model, dim = values.get(META_MODEL), values.get(META_DIMENSION)
+    return (model, db.stored_value(META_DIMENSION, dim, int)) if model and dim else None
+
+
 class Index:
     """An open index file. Create one per process and share it; methods are short transactions.
 
@@ -398,8 +406,7 @@ class Index:
     # --- the model binding ---------------------------------------------------
 
     def bound_model(self) -> tuple[str, int] | None:
-        model, dim = self.meta(META_MODEL), self.meta(META_DIMENSION)
-        return (model, db.stored_value(META_DIMENSION, dim, int)) if model and dim else None
+        return model_recorded_in(self.conn)
 
     def bind_model(self, model_id: str, dimension: int) -> None:
         """Record the model on first use; refuse a different one afterwards."""
