@@ -870,6 +870,15 @@ class App:
                            tuple(self.collection_of(h.source) for h in hits), tuple(self.config.roots))
 
     @explained
+    def term_weights(self, text: str) -> dict[str, float]:
+        """The IDF of each keyword term of a query in the index (search/keyword.py), for the CLI's
+        snippets: a word few chunks hold weighs more there than a table's every heading."""
+        from minirag.search.keyword import term_weights
+
+        self.require_index()
+        return term_weights(self.index.conn, text)
+
+    @explained
     def read(self, key: str, offset: int = 0, max_chars: int | None = None, *, budgeted: bool = True) -> ReadResult:
         """A page of the document rebuilt from its sections: from `offset` (characters), at most
         `max_chars`, and (`budgeted`) within the response budget; `nextOffset` is where the next

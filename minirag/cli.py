@@ -481,7 +481,8 @@ def _cmd_query(args, app) -> int:
     # and no sections, so every hit asked for is shown.
     result = query_result(app.query(args.text, top_k=args.top_k, scope=scope, collection=args.collection),
                           app.config.max_response_tokens if args.json else None)
-    _emit(args, result, lambda r: query_text(r, scope, app.config.max_distance), shaped=result)
+    _emit(args, result, lambda r: query_text(r, scope, app.config.max_distance, args.text,
+                                             app.term_weights(args.text) if r["results"] else None), shaped=result)
     return 0
 
 

@@ -129,8 +129,11 @@ def _query_payload(hits: list[Hit], parents: Mapping[int, str], roots: Sequence[
     }
 
 
-def query_text(result: dict, scope: str | None = None, max_distance: float | None = None) -> str:
-    """A query result as the CLI prints it: rank, source, chunk and scores, then the heading and a snippet."""
+def query_text(result: dict, scope: str | None = None, max_distance: float | None = None,
+               query: str | None = None, weights: Mapping[str, float] | None = None) -> str:
+    """A query result as the CLI prints it: rank, source, chunk and scores, then the heading and a
+    snippet (the stretch of the text that holds the most of `query`'s words, each counted at its
+    `weights` when given)."""
     if not result["results"]:
         if max_distance is not None:
             return (f"no results within RAG_MAX_DISTANCE={max_distance:g} (a cosine distance, 0 to 2): "
@@ -139,6 +142,8 @@ def query_text(result: dict, scope: str | None = None, max_distance: float | Non
             return (f"no results under {on_one_line(scope)}; `minirag list --scope {shlex.quote(on_one_line(scope))}` "
                     "shows what is indexed there")
         return "no results (is anything indexed? try `minirag status`)"
+    from minirag.snippet import snippet
+
     lines = []
     for rank, hit in enumerate(result["results"], 1):
         distance = "keyword-only" if hit["distance"] is None else f"distance {hit['distance']:.3f}"
@@ -154,8 +159,7 @@ def query_text(result: dict, scope: str | None = None, max_distance: float | Non
             lines.append(f"   {on_one_line(heading)}")
         if not hit["source"].lower().endswith(".txt"):  # plain text's backslashes are its own
             body = _MARKDOWN_ESCAPE.sub(r"\1", body)
-        snippet = " ".join(body.split())
-        lines.append(f"   {snippet[:300]}{'…' if len(snippet) > 300 else ''}")
+        lines.append(f"   {snippet(body, query, weights)}")
         if hit.get("alsoIn"):
             more = f" and {hit['alsoInMore']} more" if hit.get("alsoInMore") else ""
             lines.append(f"   also in: {', '.join(on_one_line(s) for s in hit['alsoIn'])}{more}")

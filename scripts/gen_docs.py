@@ -97,6 +97,11 @@ name minirag-mcp's users have in their client configurations (see
   program reading the JSON never gets empty input; the exit status stays as
   below. `watch --json` ends its passes with that line. A usage error (exit 2)
   is only on stderr.
+- `query` without `--json` shows each hit's heading and 300 characters of its
+  text: the stretch that holds the most of the query's words, matched as the
+  keyword side matches them (stemmed; Chinese and Japanese by character pairs)
+  and each weighed by how few chunks hold it, so a table's row named by a rare
+  word is shown rather than the headings every chunk repeats. `…` marks a cut.
 - Relative paths, including `--scope`, resolve against the current directory; a
   `--scope` that names nothing on disk is kept as a data/url source id prefix. An
   empty path, `--scope` or `--base-dir` (`""`) is refused, never read as the

@@ -61,6 +61,29 @@ def test_a_human_query_shows_the_breadcrumb_once_and_the_text_without_markdown_e
     assert "C:\\temp\\(x) with \\d+\\.\\d+" in shown  # a .txt file's backslashes are its own
 
 
+def test_a_human_query_shows_the_stretch_of_a_long_chunk_that_holds_the_rare_query_word(make_app, docs):
+    """The snippet had been a chunk's first 300 characters: a table's headings, never the row asked for."""
+    from minirag.ingest.sync import run_sync
+    from minirag.results import payload, query_text
+
+    app = make_app({"CHUNK_TOKEN_BUDGET": "240"})
+
+    rows = "\n".join(f"| {n}.04 | {'Jammy Jellyfish' if n == 22 else 'Codename'} | released for desktops and "
+                     "servers alike |" for n in range(4, 40))
+    write(docs / "releases.md", f"# Releases\n\n| version | codename | release |\n|-|-|-|\n{rows}\n")
+    run_sync(app.pipeline, list(app.config.roots))
+    query = "which release was codenamed Jammy?"
+    result = payload(app.query(query, top_k=10))
+    rank = next(n for n, hit in enumerate(result["results"]) if "Jammy" in hit["text"])
+    assert result["results"][rank]["text"].index("Jammy") > 320  # past the 300 characters a snippet shows
+    result["results"] = result["results"][rank : rank + 1]
+    weights = app.term_weights(query)
+    assert weights["jammi"] > 3 * weights["releas"] > 0
+    shown = query_text(result, query=query, weights=weights).splitlines()
+    assert "Jammy Jellyfish" in shown[2] and shown[2].strip().startswith("…"), shown
+    assert "Jammy" not in query_text(result).splitlines()[2]  # the opening, as it was
+
+
 def test_human_status_reads_as_words_not_python_values(app, docs):
     from minirag import cli
 

@@ -15,7 +15,7 @@ import math
 import threading
 from collections.abc import Callable
 
-from minirag.keywords import any_term
+from minirag.keywords import any_term, query_terms
 from minirag.language import SNOWBALL
 from minirag.search.scope import Scope
 from minirag.store.connection import json_counts, stored_value
@@ -59,6 +59,17 @@ def document_counts(conn, terms: list[str]) -> dict[str, int]:
     conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.chunks_fts_terms USING fts5vocab(main, chunks_fts, row)")
     marks = ",".join("?" * len(terms))
     return dict(conn.execute(f"SELECT term, doc FROM temp.chunks_fts_terms WHERE term IN ({marks})", terms))
+
+
+def term_weights(conn, text: str) -> dict[str, float]:
+    """Each keyword term of query `text` (stemmed for the index's languages too) with its IDF in
+    the index, as BM25 weighs it; 0 for a term no chunk holds."""
+    terms = query_terms(text, index_languages(conn))
+    if not terms:
+        return {}
+    counts = document_counts(conn, terms)
+    rows, _tokens_total = fts_totals(conn)
+    return {term: _idf(rows, counts[term]) if counts.get(term) else 0.0 for term in terms}
 
 
 class CountCache:

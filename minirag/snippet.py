@@ -1,0 +1,95 @@
+"""The part of a hit's text the CLI shows: the stretch that holds the most of the query's words.
+
+A chunk runs to a few thousand characters and the CLI shows SNIPPET_CHARS of it. Its opening
+says what the chunk is about, but the words that made it a hit may lie anywhere in it (a row
+of a long table, the last paragraph of a section). Words are matched as the keyword side
+matches them (keywords.py: stemmed in the chunk's language, Chinese and Japanese runs as
+character pairs), so `printing` finds `printed` and `消息` finds `飞书消息`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from minirag import keywords
+
+SNIPPET_CHARS = 300
+#: How much text before the first matched word a window keeps, so the match is read in context.
+LEAD_CHARS = 60
+
+_SPACED_WORD = re.compile(f"[^\\W{keywords.UNSPACED_CHARS}]+")
+_UNSPACED_RUN = re.compile(f"[{keywords.UNSPACED_CHARS}]{{2,}}")
+
+
+def snippet(text: str, query: str | None = None, weights: Mapping[str, float] | None = None,
+            width: int = SNIPPET_CHARS) -> str:
+    """`text` on one line, cut to `width` characters around the query's words (from its start
+    when they are there already, or absent), `…` marking each cut. Each distinct query term a
+    stretch holds counts for its weight (keywords.query_terms' terms: 1 when not given)."""
+    flat = " ".join(text.split())
+    if len(flat) <= width:
+        return flat
+    start = _best_start(flat, query, weights or {}, width) if query else 0
+    end = start + width
+    if end < len(flat) and _in_a_word(flat, end):
+        end = max(flat.rfind(" ", start, end), start + width // 2)  # not in the middle of a word
+    return ("…" if start else "") + flat[start:end].strip() + ("…" if end < len(flat) else "")
+
+
+def _best_start(flat: str, query: str, weights: Mapping[str, float], width: int) -> int:
+    """Where the window whose distinct query terms weigh most begins: of equals, the one that
+    opens on the weightiest word (not one that only just reaches it), then the earliest."""
+    lang = keywords.text_language(flat)
+    matches = _matches(flat, set(keywords.query_terms(query, (lang,) if lang else ())), lang)
+    # The opening wins ties: it says what the chunk is about.
+    opening = [_weight(found, weights) for start, end, found in matches if end <= width]
+    best, best_rank = 0, (_held(matches, 0, width, weights), max(opening, default=0.0))
+    for start, _end, found in matches:
+        begin = _word_start(flat, max(0, start - LEAD_CHARS), start)
+        rank = (_held(matches, begin, width, weights), _weight(found, weights))
+        if rank > best_rank:
+            best, best_rank = begin, rank
+    return best
+
+
+def _matches(flat: str, wanted: set[str], lang: str | None) -> list[tuple[int, int, set[str]]]:
+    """(start, end, the query terms found there) for each word of `flat` the query holds; in an
+    unspaced run, each pair of characters (a single character, as common as `的`, is no match)."""
+    found = []
+    for word in _SPACED_WORD.finditer(flat):
+        if terms := wanted.intersection(keywords.terms(word.group(), lang)):
+            found.append((word.start(), word.end(), terms))
+    for run in _UNSPACED_RUN.finditer(flat):
+        for at in range(run.start(), run.end() - 1):
+            pair = keywords.terms(flat[at : at + 2], lang)[0]
+            if pair in wanted:
+                found.append((at, at + 2, {pair}))
+    return sorted(found, key=lambda match: match[0])
+
+
+def _held(matches: list[tuple[int, int, set[str]]], begin: int, width: int, weights: Mapping[str, float]) -> float:
+    """The weight of the distinct query terms the window of `width` from `begin` holds."""
+    held: set[str] = set()
+    for start, end, found in matches:
+        if start >= begin and end <= begin + width:
+            held |= found
+    return _weight(held, weights)
+
+
+def _weight(terms: set[str], weights: Mapping[str, float]) -> float:
+    return sum(weights.get(term, 1.0) for term in terms)
+
+
+def _in_a_word(flat: str, at: int) -> bool:
+    """Whether `at` falls inside a spaced word (an unspaced run may be cut between any two characters)."""
+    found = _SPACED_WORD.match(flat, at - 1, at + 1)
+    return found is not None and found.end() == at + 1
+
+
+def _word_start(flat: str, begin: int, match: int) -> int:
+    """`begin` moved on to the start of a word, never past the match."""
+    if begin == 0 or not _in_a_word(flat, begin):
+        return begin
+    space = flat.find(" ", begin, match)
+    return match if space < 0 else space + 1
