@@ -9,6 +9,7 @@ character pairs), so `printing` finds `printed` and `消息` finds `飞书消息
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Mapping
 
@@ -44,10 +45,11 @@ def _best_start(flat: str, query: str, weights: Mapping[str, float], width: int)
     matches = _matches(flat, set(keywords.query_terms(query, (lang,) if lang else ())), lang)
     # The opening wins ties: it says what the chunk is about.
     opening = [_weight(found, weights) for start, end, found in matches if end <= width]
-    best, best_rank = 0, (_held(matches, 0, width, weights), max(opening, default=0.0))
+    starts = [start for start, _end, _found in matches]
+    best, best_rank = 0, (_held(matches, starts, 0, width, weights), max(opening, default=0.0))
     for start, _end, found in matches:
         begin = _word_start(flat, max(0, start - LEAD_CHARS), start)
-        rank = (_held(matches, begin, width, weights), _weight(found, weights))
+        rank = (_held(matches, starts, begin, width, weights), _weight(found, weights))
         if rank > best_rank:
             best, best_rank = begin, rank
     return best
@@ -60,19 +62,26 @@ def _matches(flat: str, wanted: set[str], lang: str | None) -> list[tuple[int, i
     for word in _SPACED_WORD.finditer(flat):
         if terms := wanted.intersection(keywords.terms(word.group(), lang)):
             found.append((word.start(), word.end(), terms))
+    # Only a pair opening on a character that opens a wanted pair is made into a term: a long
+    # Chinese chunk is tens of thousands of pairs. (A pair in another width than the query's is
+    # missed, and the snippet opens the chunk as before.)
+    firsts = {term[0] for term in wanted if len(term) == 2}
     for run in _UNSPACED_RUN.finditer(flat):
         for at in range(run.start(), run.end() - 1):
-            pair = keywords.terms(flat[at : at + 2], lang)[0]
-            if pair in wanted:
+            if flat[at].lower() in firsts and (pair := keywords.terms(flat[at : at + 2], lang)[0]) in wanted:
                 found.append((at, at + 2, {pair}))
     return sorted(found, key=lambda match: match[0])
 
 
-def _held(matches: list[tuple[int, int, set[str]]], begin: int, width: int, weights: Mapping[str, float]) -> float:
-    """The weight of the distinct query terms the window of `width` from `begin` holds."""
+def _held(matches: list[tuple[int, int, set[str]]], starts: list[int], begin: int, width: int,
+          weights: Mapping[str, float]) -> float:
+    """The weight of the distinct query terms the window of `width` from `begin` holds (`starts`:
+    the matches' starts, so only the matches inside it are read)."""
     held: set[str] = set()
-    for start, end, found in matches:
-        if start >= begin and end <= begin + width:
+    for start, end, found in matches[bisect.bisect_left(starts, begin) :]:
+        if start >= begin + width:
+            break
+        if end <= begin + width:
             held |= found
     return _weight(held, weights)
 
