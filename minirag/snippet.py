@@ -32,6 +32,8 @@ def snippet(text: str, query: str | None = None, weights: Mapping[str, float] | 
     if len(flat) <= width:
         return flat
     start = _best_start(flat, query, weights or {}, width) if query else 0
+    if start > len(flat) - width:  # a window near the end is moved back to be full
+        start = _word_start(flat, len(flat) - width, start)
     end = start + width
     if end < len(flat) and _in_a_word(flat, end):
         end = max(flat.rfind(" ", start, end), start + width // 2)  # not in the middle of a word

@@ -49,3 +49,10 @@ def test_a_rare_word_outweighs_headings_every_chunk_repeats():
 def test_an_opening_that_holds_every_word_is_not_traded_for_a_window_that_starts_on_one():
     text = "Otters. " * 12 + "Jammy Jellyfish is named here. " + FILLER
     assert snippet(text, "Jammy", {"jammi": 5.0}).startswith("Otters. Otters.")
+
+
+def test_words_near_the_end_get_a_full_window_before_them():
+    text = FILLER + " The printer was set up by Jammy."
+    shown = snippet(text, "Jammy")
+    assert shown.endswith("set up by Jammy.") and shown.startswith("…")
+    assert len(shown) > SNIPPET_CHARS - 20
