@@ -483,7 +483,7 @@ def test_a_server_that_never_answers_times_out(servers):
     started = time.monotonic()
     with pytest.raises(FetchError, match="timed out"):
         fetch_url(url(servers[0], "/slow"), timeout=1)
-    assert time.monotonic() - started < 1.8
+    assert time.monotonic() - started < 2.5  # the server answers at 3 s: room for a loaded machine, not for it
 
 
 @pytest.mark.slow  # waits on real timeouts or file events: about a second
@@ -491,7 +491,7 @@ def test_a_server_trickling_headers_is_cut_off_at_the_total_timeout(servers):
     started = time.monotonic()
     with pytest.raises(FetchError, match="timed out"):
         fetch_url(url(servers[0], "/trickle"), timeout=1)
-    assert time.monotonic() - started < 1.8
+    assert time.monotonic() - started < 2.5  # the trickle lasts 4 s: each read's own timeout would wait it out
 
 
 @pytest.mark.slow  # waits on real timeouts or file events: about a second
@@ -505,7 +505,7 @@ def test_a_hanging_dns_lookup_times_out(dns, monkeypatch):
     started = time.monotonic()
     with pytest.raises(FetchError, match="timed out"):
         fetch_url("http://hang.test/", timeout=0.5)
-    assert time.monotonic() - started < 1.3
+    assert time.monotonic() - started < 2.5  # the lookup answers at 3 s
 
 
 # --- https ---------------------------------------------------------------------------------------
