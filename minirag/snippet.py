@@ -10,17 +10,27 @@ character pairs), so `printing` finds `printed` and `消息` finds `飞书消息
 from __future__ import annotations
 
 import bisect
+import math
 import re
 from collections.abc import Mapping
 
 from minirag import keywords
+from minirag.fts_fold import MARKS_ASTRAL, MARKS_BMP
 
 SNIPPET_CHARS = 300
 #: How much text before the first matched word a window keeps, so the match is read in context.
 LEAD_CHARS = 60
+#: Windows tried at most, one opening on each of that many matches spread over the text.
+MAX_WINDOWS = 400
 
-_SPACED_WORD = re.compile(f"[^\\W{keywords.UNSPACED_CHARS}]+")
-_UNSPACED_RUN = re.compile(f"[{keywords.UNSPACED_CHARS}]{{2,}}")
+_UNSPACED = keywords.UNSPACED_CHARS
+_MARK = f"[{MARKS_BMP}{MARKS_ASTRAL}]"
+# Words as keywords.py reads them: letters and digits with the combining marks written on them
+# (`पुस्तकालय`, Arabic with its vowel signs), which Python's \w leaves out.
+_SPACED_WORD = re.compile(f"(?:[^\\W_{_UNSPACED}]|(?![{_UNSPACED}]){_MARK})+")
+# A character of an unspaced script with the marks written on it (Thai `ที่` is one): the keyword
+# side pairs such characters.
+_UNSPACED_CHARACTER = re.compile(f"(?!{_MARK})[{_UNSPACED}]{_MARK}*")
 
 
 def snippet(text: str, query: str | None = None, weights: Mapping[str, float] | None = None,
@@ -49,7 +59,9 @@ def _best_start(flat: str, query: str, weights: Mapping[str, float], width: int)
     opening = [_weight(found, weights) for start, end, found in matches if end <= width]
     starts = [start for start, _end, _found in matches]
     best, best_rank = 0, (_held(matches, starts, 0, width, weights), max(opening, default=0.0))
-    for start, _end, found in matches:
+    # Each window costs the matches inside it: on a text matched everywhere (a long run of one
+    # word) only every few matches opens a window, so the whole stays linear in the text.
+    for start, _end, found in matches[:: max(1, len(matches) // MAX_WINDOWS)]:
         begin = _word_start(flat, max(0, start - LEAD_CHARS), start)
         rank = (_held(matches, starts, begin, width, weights), _weight(found, weights))
         if rank > best_rank:
@@ -64,14 +76,16 @@ def _matches(flat: str, wanted: set[str], lang: str | None) -> list[tuple[int, i
     for word in _SPACED_WORD.finditer(flat):
         if terms := wanted.intersection(keywords.terms(word.group(), lang)):
             found.append((word.start(), word.end(), terms))
-    # Only a pair opening on a character that opens a wanted pair is made into a term: a long
+    # Only a pair opening on a character that opens a wanted term is made into a term: a long
     # Chinese chunk is tens of thousands of pairs. (A pair in another width than the query's is
     # missed, and the snippet opens the chunk as before.)
-    firsts = {term[0] for term in wanted if len(term) == 2}
-    for run in _UNSPACED_RUN.finditer(flat):
-        for at in range(run.start(), run.end() - 1):
-            if flat[at].lower() in firsts and (pair := keywords.terms(flat[at : at + 2], lang)[0]) in wanted:
-                found.append((at, at + 2, {pair}))
+    firsts = {term[0] for term in wanted}
+    previous = None
+    for character in _UNSPACED_CHARACTER.finditer(flat):
+        if (previous is not None and previous.end() == character.start() and flat[previous.start()].lower() in firsts
+                and (pair := keywords.terms(flat[previous.start() : character.end()], lang)[0]) in wanted):
+            found.append((previous.start(), character.end(), {pair}))
+        previous = character
     return sorted(found, key=lambda match: match[0])
 
 
@@ -80,7 +94,8 @@ def _held(matches: list[tuple[int, int, set[str]]], starts: list[int], begin: in
     """The weight of the distinct query terms the window of `width` from `begin` holds (`starts`:
     the matches' starts, so only the matches inside it are read)."""
     held: set[str] = set()
-    for start, end, found in matches[bisect.bisect_left(starts, begin) :]:
+    for at in range(bisect.bisect_left(starts, begin), len(matches)):
+        start, end, found = matches[at]
         if start >= begin + width:
             break
         if end <= begin + width:
@@ -89,7 +104,9 @@ def _held(matches: list[tuple[int, int, set[str]]], starts: list[int], begin: in
 
 
 def _weight(terms: set[str], weights: Mapping[str, float]) -> float:
-    return sum(weights.get(term, 1.0) for term in terms)
+    # fsum: the same terms weigh the same whatever order a set gives them in (a plain sum's last
+    # bit depends on it, and with it which of two equal windows is shown).
+    return math.fsum(weights.get(term, 1.0) for term in terms)
 
 
 def _in_a_word(flat: str, at: int) -> bool:

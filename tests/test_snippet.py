@@ -56,3 +56,21 @@ def test_words_near_the_end_get_a_full_window_before_them():
     shown = snippet(text, "Jammy")
     assert shown.endswith("set up by Jammy.") and shown.startswith("…")
     assert len(shown) > SNIPPET_CHARS - 20
+
+
+def test_words_with_combining_marks_and_unspaced_characters_with_marks_are_found():
+    """Python's \\w leaves combining marks out, so `पुस्तकालय` was three words that never matched;
+    Thai pairs characters with the marks written on them, as the keyword side does."""
+    hindi = "यह एक लंबा पाठ है। " * 40 + "राष्ट्रीय पुस्तकालय में किताबें हैं। " + "और भी पाठ यहाँ है। " * 30
+    assert "राष्ट्रीय पुस्तकालय में" in snippet(hindi, "पुस्तकालय")
+    arabic = "هذا نص طويل جدا. " * 40 + "المَكْتَبَةُ الوَطَنِيَّةُ كبيرة. " + "نص آخر هنا. " * 30
+    assert "المَكْتَبَةُ الوَطَنِيَّةُ" in snippet(arabic, "المَكْتَبَةُ")
+    thai = "นี่คือข้อความยาวมาก " * 40 + "ห้องสมุดแห่งชาติที่นี่ " + "ข้อความอื่นๆ " * 30
+    assert "ห้องสมุดแห่งชาติ" in snippet(thai, "ห้องสมุด")
+
+
+def test_a_text_matched_everywhere_is_read_in_linear_time():
+    from helpers.growth import grows_linearly
+
+    for word in ("กขคง", "ab cd "):
+        assert grows_linearly(lambda text, word=word: snippet(text, word.strip()), lambda n, word=word: word * n)
