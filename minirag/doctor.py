@@ -168,6 +168,9 @@ def check_index(config: Config, recorded_out: list[RecordedModel] | None = None)
         integrity = quick_check(path)
         version, stats = inspect(path)
         disagreements = out_of_step(path) if integrity == "ok" and stats is not None else ()
+        # An older schema is read, not upgraded: its model is matched from its meta as it stands.
+        older = (recorded_model(path) if integrity == "ok" and stats is None and 0 < version < schema.SCHEMA_VERSION
+                 else None)
     except Exception as exc:  # noqa: BLE001 - not a database, locked, unreadable: all reported
         return _fail("index", f"cannot read {path}: {exc}", _damage_fix(path, damaged_fix))
     if integrity != "ok":
@@ -178,8 +181,8 @@ def check_index(config: Config, recorded_out: list[RecordedModel] | None = None)
         if version > schema.SCHEMA_VERSION:
             return _fail("index", f"{path} has schema version {version}, newer than this minirag ({schema.SCHEMA_VERSION})",
                          "upgrade minirag")
-        if recorded_out is not None and (bound := recorded_model(path)) is not None:
-            recorded_out.append(RecordedModel(*bound))
+        if recorded_out is not None and older is not None:
+            recorded_out.append(RecordedModel(*older))
         if config.read_only:
             return _fail("index", f"{path} has schema version {version}, older than {schema.SCHEMA_VERSION}",
                          "open it once without --read-only (e.g. `minirag status`) to upgrade it")

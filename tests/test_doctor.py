@@ -202,3 +202,24 @@ def test_an_index_of_an_older_schema_is_matched_against_the_model_it_records(mak
     other = make_config(db_path=str(path), model_path=None, model_name="intfloat/multilingual-e5-small")
     match = by_name(run_checks(other))["model-match"]
     assert not match.ok and "minirag/tiny-test-encoder" in match.detail and "multilingual-e5-small" in match.detail
+
+
+def test_an_older_schema_with_a_broken_meta_or_a_file_of_no_schema_is_a_finding_not_an_internal_error(
+        make_config, tmp_path):
+    import gzip
+    import sqlite3
+
+    path = tmp_path / "index.db"
+    with gzip.open(Path(__file__).parent / "fixtures/index_keyword_scheme5.db.gz") as packed, \
+            path.open("wb") as out:
+        shutil.copyfileobj(packed, out)
+    with sqlite3.connect(path) as conn:  # a plain table: no extension needed to change it
+        conn.execute("UPDATE meta SET value = 'abc' WHERE key = 'dimension'")
+    checks = by_name(run_checks(make_config(db_path=str(path))))
+    assert not checks["index"].ok and "dimension" in checks["index"].detail, checks["index"]
+    assert "report" not in (checks["index"].fix or "") and "unexpected" not in checks["index"].detail
+    assert "unexpected" not in checks["model-match"].detail
+    empty = tmp_path / "empty.db"
+    empty.write_bytes(b"")
+    report = run_checks(make_config(db_path=str(empty)))
+    assert not any("unexpected" in check.detail for check in report.checks), report.checks
