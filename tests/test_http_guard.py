@@ -24,12 +24,13 @@ DEADLINE_S = 0.4
 
 
 async def streaming_app(scope, receive, send):
-    """/stream answers in five parts over ~1 s (longer than the header deadline); anything else 'ok'."""
+    """/stream answers in five parts over ~1 s (longer than the header deadline), /long-stream in
+    thirteen over ~3 s; anything else 'ok'."""
     if scope["type"] != "http":
         return
-    if scope["path"] == "/stream":
+    if scope["path"] in ("/stream", "/long-stream"):
         await send({"type": "http.response.start", "status": 200, "headers": []})
-        for _ in range(4):
+        for _ in range(4 if scope["path"] == "/stream" else 12):
             await send({"type": "http.response.body", "body": b"tick\n", "more_body": True})
             await asyncio.sleep(DEADLINE_S / 2)
         await send({"type": "http.response.body", "body": b"end\n"})
@@ -180,8 +181,8 @@ def test_past_the_cap_the_oldest_waiting_connection_makes_room_and_busy_ones_are
     time.sleep(0.2)
     # Every connection busy with a request (a response still streaming): the new one is refused.
     busy = [connect(port) for _ in range(3)]
-    for sock in busy:
-        sock.sendall(b"GET /stream HTTP/1.1\r\nHost: a\r\n\r\n")
+    for sock in busy:  # streams that outlast a late machine's pauses: busy until the extra one is refused
+        sock.sendall(b"GET /long-stream HTTP/1.1\r\nHost: a\r\n\r\n")
     # Each answering: the server has read its request (bytes it has not read yet could be anything,
     # so a connection is busy only from then on, however late a loaded machine runs the server).
     heard = [read_until(sock, b"tick\n") for sock in busy]

@@ -157,8 +157,8 @@ def sources_and_chunks(path: Path) -> dict[str, tuple[str, list[int]]]:
 
 @pytest.mark.minilm  # the sync must last long enough to be killed in the middle
 def test_a_primary_killed_mid_sync_leaves_a_replica_of_whole_sources(docs, tmp_path, model_dir):
-    for i in range(60):
-        write(docs / f"note{i:02}.md", note(i))
+    for i in range(240):  # far more than reach the index before the kill, even on a machine running late
+        write(docs / f"note{i:03}.md", note(i))
     db_path = tmp_path / "index.db"
     config = litestream_config(tmp_path, db_path)
     env = {k: v for k, v in os.environ.items() if k not in {"BASE_DIRS", "BASE_DIR", "MINIRAG_READ_ONLY"}}

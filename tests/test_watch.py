@@ -183,16 +183,17 @@ def test_a_burst_of_files_is_synced_in_at_most_three_passes_each_embedded_once(w
 
 @pytest.mark.slow  # waits on real timeouts or file events: about a second
 def test_a_file_still_being_written_is_indexed_once_with_its_final_content(watching, docs):
-    # A quiet window far longer than the writes' gaps: a test thread the machine ran late must not
-    # make a gap of its own (a gap past the window is a finished write, rightly indexed).
-    w = watching(debounce=1.5)
+    # Gaps of half the quiet window, so a test thread the machine ran late does not make a gap
+    # past it (that would be a finished write, rightly indexed), and the writes together outlast
+    # it (a window timed from the first write, not restarted by each, would index a part).
+    w = watching(debounce=1.2)
     before, embedded = len(w.reports), len(w.counting.embedded)
     path = docs / "report.md"
     with path.open("w") as handle:
         for part in ("# Report\n\nPART-ONE of the quarterly report.", " PART-TWO follows.", " PART-THREE ends it."):
             handle.write(part)
             handle.flush()
-            time.sleep(DEBOUNCE * 0.6)  # shorter than the quiet window: each write restarts it
+            time.sleep(w.debounce / 2)  # shorter than the quiet window: each write restarts it
     eventually(lambda: str(path) in w.sources(), what="the written file")
     w.settle()
     assert "PART-THREE" in w.text(path)
