@@ -45,8 +45,8 @@ def snippet(text: str, query: str | None = None, weights: Mapping[str, float] | 
     if start > len(flat) - width:  # a window near the end is moved back to be full
         start = _word_start(flat, len(flat) - width, start)
     end = start + width
-    if end < len(flat) and _in_a_word(flat, end):
-        end = max(flat.rfind(" ", start, end), start + width // 2)  # not in the middle of a word
+    if end < len(flat) and _in_a_word(flat, end) and (space := flat.rfind(" ", start, end)) > start + width // 2:
+        end = space  # not in the middle of a word (a word longer than half the window is cut)
     return ("…" if start else "") + flat[start:end].strip() + ("…" if end < len(flat) else "")
 
 

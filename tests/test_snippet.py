@@ -74,3 +74,8 @@ def test_a_text_matched_everywhere_is_read_in_linear_time():
 
     for word in ("กขคง", "ab cd "):
         assert grows_linearly(lambda text, word=word: snippet(text, word.strip()), lambda n, word=word: word * n)
+
+
+def test_a_word_longer_than_the_window_is_cut_at_the_window_not_at_half_of_it():
+    text = "x" * 10_000 + " tail"
+    assert snippet(text) == "x" * SNIPPET_CHARS + "…"
