@@ -593,7 +593,7 @@ def _readable(value) -> str:
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, dict):
-        return ", ".join(f"{k}={_readable(v)}" for k, v in value.items()) or "-"
+        return ", ".join(f"{k}={_readable(v)}" for k, v in value.items() if v != "") or "-"  # "" is nothing said
     if isinstance(value, (list, tuple)):
         joiner = "; " if any(isinstance(v, dict) for v in value) else ", "
         return joiner.join(_readable(v) for v in value) or "-"

@@ -90,6 +90,7 @@ def test_human_status_reads_as_words_not_python_values(app, docs):
     lines = dict(line.split(": ", 1) for line in cli._fmt_dict(app.status()).splitlines())
     assert lines["roots"] == str(docs) and lines["readOnly"] == "no"
     assert not any(value in ("None", "False", "True") or value.startswith(("[", "{")) for value in lines.values())
+    assert "name=" in lines["collections"] and "description=" not in lines["collections"]  # none given: not shown
 
 
 def test_status_reports_a_broken_configuration_and_exits_0(run):
