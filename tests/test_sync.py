@@ -621,6 +621,19 @@ def test_files_left_out_for_their_type_are_counted_by_suffix_not_silently_droppe
     assert payload(result)["otherTypes"] == {".pages": 2, ".gz": 1, "": 1}
 
 
+def test_an_index_kept_inside_a_root_is_no_file_left_out_and_a_document_named_like_it_is_read(make_app, docs):
+    """DB_PATH inside a root: every sync said 'left out, not a supported type: 1 .db, 1 .db-shm,
+    1 .db-wal, 1 .lock'; and a document whose name only begins with the index's is a document."""
+    app = make_app(db_path=str(docs / "notes"))
+    write(docs / "notes.md", "# Notes\n\nKept beside an index file called notes.")
+    first = sync(app)
+    write(docs / "a.md", "# A\n\nWritten while the index's side files exist.")
+    again = sync(app)
+    assert (docs / "notes").is_file() and first.done == 1 and again.done == 1
+    assert not first.other_types and not again.other_types, again.other_types
+    assert sources(app) == {str(docs / "notes.md"), str(docs / "a.md")}
+
+
 def test_a_root_removed_from_the_configuration_is_not_served_and_a_sync_removes_it_saying_so(make_app, docs,
                                                                                                tmp_path):
     from minirag.errors import NotFound

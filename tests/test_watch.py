@@ -248,6 +248,8 @@ def test_the_event_filter_drops_index_files_temp_names_and_skipped_folders_by_na
     assert [p for p in kept if not keep(None, str(root / p))] == []
     assert not keep(None, str(tmp_path / "elsewhere" / "a.md"))
     assert not keep(None, str(root))
+    named_like_it = EventFilter([root], root / "notes")  # an index named as a document begins
+    assert named_like_it(None, str(root / "notes.md")) and not named_like_it(None, str(root / "notes-wal"))
 
 
 # --- the sync lock -----------------------------------------------------------------------------

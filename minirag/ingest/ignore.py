@@ -201,9 +201,15 @@ class IgnoreRules:
     """The rules of one walk. Not thread-safe; cheap to make (ignore files are read lazily)."""
 
     def __init__(self, roots: Sequence[Path], include: Globs = Globs(), exclude: Globs = Globs(),
-                 gitignore: bool = True):
+                 gitignore: bool = True, index: Path | None = None):
+        # Not at the top: store.home reads the configuration, which reads this module.
+        from minirag.store.home import index_files
+
         self.roots = [Path(r) for r in roots]
         self.gitignore = gitignore
+        # The index and the files beside it, where DB_PATH puts them inside a root: never documents.
+        self._index_files = frozenset(str(p) for p in index_files(Path(os.path.abspath(index)))) if index else frozenset()
+        self._index_reason = IgnoreReason(f"{Path(index).name}*", "the index itself (DB_PATH)") if index else None
         includes = split_globs(include.patterns, self.roots) if include.patterns else {}
         excludes = split_globs(exclude.patterns, self.roots) if exclude.patterns else {}
         from pathspec import GitIgnoreSpec
@@ -216,7 +222,7 @@ class IgnoreRules:
 
     @classmethod
     def from_config(cls, config) -> IgnoreRules:
-        return cls(config.roots, config.include, config.exclude, config.gitignore)
+        return cls(config.roots, config.include, config.exclude, config.gitignore, config.db_path)
 
     def _ignore_files(self, folder: str) -> list[tuple[str, GitIgnoreSpec]]:
         """The ignore files in `folder`, the winning one first."""
@@ -269,6 +275,8 @@ class IgnoreRules:
         root = self._root_of(path)
         if root is None or path == str(root):
             return None
+        if not is_dir and path in self._index_files:
+            return self._index_reason
         parent = os.path.dirname(path)
         if parent != str(root):
             inherited = self._dir_reason(parent)

@@ -32,6 +32,7 @@ from minirag.ingest.other_names import OtherNames
 from minirag.ingest.progress import Progress
 from minirag.ingest.scan import is_skipped_dir, is_temporary, supported_extensions
 from minirag.security import containing_root
+from minirag.store.home import index_files
 
 log = logging.getLogger(__name__)
 # watchfiles logs every batch of changes at INFO; our own pass lines say what matters.
@@ -79,8 +80,7 @@ class EventFilter:
     def __init__(self, roots: Sequence[Path], db_path: Path, above: Mapping[str, object] | None = None):
         self.roots = list(roots)
         self.above = above or {}  # folders above the roots whose ignore files count (Watcher._above)
-        # The index file, its -wal/-shm/-journal and its .sync.lock all start with this.
-        self.index_prefix = str(db_path)
+        self.index_files = frozenset(str(path) for path in index_files(db_path))  # its own writes: no change
         # Set when a root itself was deleted or moved away: its watches died with it, and a
         # folder made again at once under its name may even get its inode number back.
         self.root_deleted = False
@@ -88,7 +88,7 @@ class EventFilter:
     def __call__(self, change, path: str, *, folder: bool = False) -> bool:
         """`folder`: `path` is a folder, which the scan reads whatever its name (`notes.bak`): only a
         file is scratch by its name."""
-        if path.startswith(self.index_prefix):
+        if path in self.index_files:
             return False
         if os.path.basename(path) in IGNORE_FILES and os.path.dirname(path) in self.above:
             return True  # a repository's rules above a root: the roots below it are looked at again

@@ -22,6 +22,13 @@ from minirag.store.index import Index
 from minirag.store.schema import META_HOME
 
 
+def index_files(db: Path) -> tuple[Path, ...]:
+    """The index file and each file SQLite or the sync lock keeps beside it."""
+    from minirag.store.backup import COMPANION_SUFFIXES
+
+    return (db, *(db.with_name(db.name + suffix) for suffix in COMPANION_SUFFIXES))
+
+
 def link_in_own_place(db: Path) -> str | None:
     """Why minirag will not write its own index `db` (in its own place), or None: its folder, the
     file or a file SQLite or the sync lock keeps beside it is a symbolic link.
@@ -31,9 +38,7 @@ def link_in_own_place(db: Path) -> str | None:
     `~/.ssh/authorized_keys` would have SQLite write the index there, and its pages hold the
     documents' text verbatim, so a document's line becomes a line of that file. A link that DB_PATH
     names is the user's own and is followed."""
-    from minirag.store.backup import COMPANION_SUFFIXES
-
-    for path in (db.parent, db, *(db.with_name(db.name + suffix) for suffix in COMPANION_SUFFIXES)):
+    for path in (db.parent, *index_files(db)):
         if path.is_symlink():
             return (f"{path} is a symbolic link, which minirag does not write through inside a document root (it "
                     "may have come with the folder): remove it, or set DB_PATH to keep the index elsewhere")
