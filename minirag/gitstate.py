@@ -154,9 +154,11 @@ def _dirty(root: Path, top: Path, git_dir: Path, db_path: Path) -> bool | None:
                       "--ignore-submodules=all", "--no-renames", "--", ".")
     if status is None:
         return None
+    from minirag.store.home import index_files  # not at the top: store.home reads the configuration
+
     # The index file and its WAL/lock siblings may live inside the root; they are not changes.
-    ours = str(db_path)
-    return any(not str(top / p).startswith(ours) for p in map(_porcelain_path, status.splitlines()))
+    ours = {str(path) for path in index_files(db_path)}
+    return any(str(top / p) not in ours for p in map(_porcelain_path, status.splitlines()))
 
 
 def root_state(root: Path, db_path: Path) -> GitState | None:

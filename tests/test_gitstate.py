@@ -260,3 +260,15 @@ def test_the_stored_git_state_reads_back_as_indexes_already_hold_it():
     assert parse_states(held) == (state,)
     assert parse_states(stored_states([state])) == (state,)
     assert parse_states("not json") == parse_states('[["a list"]]') == ()
+
+
+def test_an_index_inside_the_tree_is_no_change_and_a_document_named_like_it_is_one(repo, make_app):
+    write(repo / "notes.md", "# Notes\n\nCommitted.\n")
+    git(repo, "add", ".")
+    git(repo, "commit", "-qm", "notes")
+    app = make_app(db_path=str(repo / "notes"))  # the index's files: notes, notes-wal, notes.sync.lock ...
+    app.sync()
+    assert (repo / "notes").is_file() and app.status().git_state[0].dirty is False
+    write(repo / "notes.md", "# Notes\n\nEdited since.\n")
+    app.sync()
+    assert app.status().git_state[0].dirty is True
