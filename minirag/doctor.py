@@ -139,7 +139,7 @@ def check_index(config: Config, recorded_out: list[RecordedModel] | None = None)
     """Readable in read-only mode; otherwise the file (or the folder that will hold it) is writable.
     The model the index records, when read, is appended to `recorded_out`."""
     from minirag.binding import RecordedModel
-    from minirag.store import schema, wal
+    from minirag.store import connection, schema, wal
     from minirag.store.health import inspect, out_of_step, quick_check, recorded_model
     from minirag.store.home import foreign
     from minirag.store.index import Index, stale_keywords_warning
@@ -162,6 +162,8 @@ def check_index(config: Config, recorded_out: list[RecordedModel] | None = None)
                              "fix its permissions, set DB_PATH to a writable location, "
                              "or use --read-only (MINIRAG_READ_ONLY=1) to only search it")
     damaged_fix = "restore it from a backup (`minirag backup` makes them), or move it aside and run `minirag sync`"
+    if connection.not_sqlite(path):
+        return _fail("index", f"DB_PATH {path} is not a SQLite database, so no minirag index", connection.NOT_SQLITE_FIX)
     try:
         if (problem := wal.foreign_wal_problem(path, thorough=True)) is not None:
             return _fail("index", problem, _stray_wal_fix(path, damaged_fix))

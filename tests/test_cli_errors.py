@@ -1012,3 +1012,27 @@ def test_empty_standard_input_leaves_the_source_it_names_as_it_was(world, tmp_pa
     code, err = run(["ingest-data", "--source", "notes", "--db-path", str(fresh)], capsys)
     assert code == 1 and not fresh.parent.exists(), err
 
+
+
+@pytest.mark.parametrize("command", [["query", "otters"], ["sync"], ["status"]])
+def test_a_db_path_naming_a_document_is_not_called_a_damaged_index_to_delete(world, capsys, monkeypatch, docs,
+                                                                             command):
+    """DB_PATH set to a document by mistake: 'the index … is damaged (file is not a database); … or
+    delete it and run `minirag sync`' told the user to delete their own document."""
+    notes = docs / "notes.md"
+    notes.write_text("# Notes\n\nMy own words, not an index.\n", encoding="utf-8")
+    monkeypatch.setenv("DB_PATH", str(notes))
+    code = cli.main(command)
+    out, err = capsys.readouterr()
+    said = err + out  # status answers (exit 0) and says it where it reads the index
+    assert "delete" not in said and "damaged" not in said, said
+    assert "not a SQLite database" in said and "DB_PATH" in said, said
+    if command != ["status"]:
+        assert_one_line_failure(code, err, command)
+    assert notes.read_text(encoding="utf-8") == "# Notes\n\nMy own words, not an index.\n"
+    from minirag.config import load_config
+    from minirag.doctor import run_checks
+
+    checks = {c.name: c for c in run_checks(load_config()).checks}
+    assert not checks["index"].ok and "not a SQLite database" in checks["index"].detail
+    assert "move it aside" not in (checks["index"].fix or "") and "DB_PATH" in (checks["index"].fix or "")

@@ -88,7 +88,8 @@ def test_read_only_mode_without_an_index_fails_and_creates_nothing(make_config, 
 def test_a_file_that_is_not_an_index_is_reported_not_raised(make_config, tmp_path):
     (tmp_path / "index.db").write_bytes(b"this is not a database" * 100)
     index = by_name(run_checks(make_config()))["index"]
-    assert not index.ok and "cannot read" in index.detail and "backup" in index.fix
+    assert not index.ok and "not a SQLite database" in index.detail and "backup" in index.fix
+    assert "DB_PATH" in index.fix and "move it aside" not in index.fix  # maybe a document: never "delete it"
 
 
 def test_an_index_built_with_another_model_is_a_failing_check(app, docs, make_config):

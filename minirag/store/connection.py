@@ -221,7 +221,30 @@ def json_counts(raw: str) -> dict[str, int]:
 def index_error(exc: BaseException, path: Path) -> IndexUnavailable:
     """A SQLite (or file system) error on the index as the error a user sees: DamagedIndex when the
     file is corrupt, else IndexUnavailable; its message says what it means and what to do."""
-    return (DamagedIndex if _is_damage(exc) else IndexUnavailable)(explain(exc, path))
+    damaged = _is_damage(exc) and not _names_another_file(exc, path)
+    return (DamagedIndex if damaged else IndexUnavailable)(explain(exc, path))
+
+
+_SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+def not_sqlite(path: Path | str) -> bool:
+    """Whether `path` is a file whose first bytes are not SQLite's header: another file DB_PATH names
+    by mistake (a document), which is no index to restore nor to delete."""
+    try:
+        with open(path, "rb") as file:
+            head = file.read(len(_SQLITE_HEADER))
+    except OSError:
+        return False
+    return bool(head) and head != _SQLITE_HEADER
+
+
+NOT_SQLITE_FIX = ("point DB_PATH at the index file, or at a path with no file yet to make one there; this file "
+                  "was left as it is (were it an index, its start is overwritten: restore it from a backup)")
+
+
+def _names_another_file(exc: BaseException, path: Path) -> bool:
+    return "not a database" in str(exc).lower() and not_sqlite(path)
 
 
 def _is_damage(exc: BaseException) -> bool:
@@ -242,6 +265,8 @@ def explain(exc: BaseException, path: Path) -> str:
     lowered = text.lower()
     if isinstance(exc, IntegrityError):
         text = f"its tables disagree: {text}; `minirag doctor` names how"
+    if _names_another_file(exc, path):
+        return f"DB_PATH {path} is not a SQLite database, so no minirag index; {NOT_SQLITE_FIX}"
     if _is_damage(exc):
         return (f"the index {path} is damaged ({text}); restore it from a backup (`minirag backup` makes "
                 "them), or delete it and run `minirag sync` to rebuild it")
