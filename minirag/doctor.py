@@ -140,7 +140,13 @@ def check_index(config: Config, recorded_out: list[RecordedModel] | None = None)
     The model the index records, when read, is appended to `recorded_out`."""
     from minirag.binding import RecordedModel
     from minirag.store import connection, schema, wal
-    from minirag.store.health import inspect, out_of_step, quick_check, recorded_model
+    from minirag.store.health import (
+        another_programs,
+        inspect,
+        out_of_step,
+        quick_check,
+        recorded_model,
+    )
     from minirag.store.home import foreign
     from minirag.store.index import Index, stale_keywords_warning
 
@@ -173,12 +179,15 @@ def check_index(config: Config, recorded_out: list[RecordedModel] | None = None)
         # An older schema is read, not upgraded: its model is matched from its meta as it stands.
         older = (recorded_model(path) if integrity == "ok" and stats is None and 0 < version < schema.SCHEMA_VERSION
                  else None)
+        another = another_programs(path) if integrity == "ok" and stats is None and version == 0 else None
     except Exception as exc:  # noqa: BLE001 - not a database, locked, unreadable: all reported
         return _fail("index", f"cannot read {path}: {exc}", _damage_fix(path, damaged_fix))
     if integrity != "ok":
         return _fail("index", f"{path} is damaged (quick_check: {integrity[:300]})", _damage_fix(path, damaged_fix))
     if disagreements:
         return _fail("index", f"{path} is damaged: its tables disagree ({'; '.join(disagreements)})", damaged_fix)
+    if another is not None:
+        return _fail("index", another, f"{connection.ANOTHER_PROGRAMS_FIX} (minirag never writes to it)")
     if stats is None:
         if version > schema.SCHEMA_VERSION:
             return _fail("index", f"{path} has schema version {version}, newer than this minirag ({schema.SCHEMA_VERSION})",

@@ -224,3 +224,16 @@ def test_an_older_schema_with_a_broken_meta_or_a_file_of_no_schema_is_a_finding_
     empty.write_bytes(b"")
     report = run_checks(make_config(db_path=str(empty)))
     assert not any("unexpected" in check.detail for check in report.checks), report.checks
+
+
+def test_another_programs_sqlite_database_fails_the_index_check_as_every_command_refuses_it(make_config, tmp_path):
+    """doctor had passed it ('schema 0; upgraded to 7 when next opened') while sync and query refused it."""
+    import sqlite3
+
+    path = tmp_path / "places.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.execute("CREATE TABLE bookmarks (id INTEGER PRIMARY KEY, url TEXT)")
+    before = path.read_bytes()
+    index = by_name(run_checks(make_config(db_path=str(path))))["index"]
+    assert not index.ok and "not a minirag index (it holds bookmarks)" in index.detail, index
+    assert "DB_PATH" in index.fix and path.read_bytes() == before

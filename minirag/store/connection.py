@@ -96,11 +96,9 @@ def connect(path: Path | str, *, read_only: bool = False, auto_checkpoint: bool 
             f"or it came with the folder; refusing to use it: delete it, and minirag builds the index anew")
     if not read_only:
         # Checked before anything is written (even the journal mode, which is in the file's header).
-        if foreign := foreign_tables(conn):
+        if (another := another_programs(conn, path)) is not None:
             conn.close()
-            raise IndexUnavailable(
-                f"{path} is an SQLite database but not a minirag index (it holds {', '.join(foreign[:3])}"
-                f"{', ...' if len(foreign) > 3 else ''}); refusing to write to it: give DB_PATH a file of its own")
+            raise IndexUnavailable(f"{another}; refusing to write to it: {ANOTHER_PROGRAMS_FIX}")
         conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("PRAGMA synchronous = NORMAL")
         if not auto_checkpoint:
@@ -124,6 +122,17 @@ def planted_object(conn: Connection) -> tuple[str, str] | None:
         if made or str(kind).lower() in ("trigger", "view"):
             return (made.group(1).lower() if made else str(kind).lower()), name
     return None
+
+
+ANOTHER_PROGRAMS_FIX = "give DB_PATH a file of its own"
+
+
+def another_programs(conn: Connection, path: Path | str) -> str | None:
+    """What `path` is when it is another program's SQLite database, or None."""
+    if not (foreign := foreign_tables(conn)):
+        return None
+    return (f"{path} is an SQLite database but not a minirag index (it holds {', '.join(foreign[:3])}"
+            f"{', ...' if len(foreign) > 3 else ''})")
 
 
 def foreign_tables(conn: Connection) -> list[str]:

@@ -61,6 +61,15 @@ def inspect(path: Path) -> tuple[int, IndexStats | None]:
         index.close()
 
 
+def another_programs(path: Path) -> str | None:
+    """What the file is when it is another program's SQLite database, or None (read-only)."""
+    conn = db.connect(path, read_only=True)
+    try:
+        return db.another_programs(conn, path)
+    finally:
+        db.close(conn, checkpoint=False)
+
+
 def recorded_model(path: Path) -> tuple[str, int] | None:
     """The model and vector width the index records, read without upgrading an older schema."""
     from minirag.store.index import model_recorded_in
