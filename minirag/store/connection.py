@@ -13,6 +13,7 @@ import contextlib
 import logging
 import os
 import re
+import stat
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -241,10 +242,17 @@ def not_sqlite(path: Path | str) -> bool:
     """Whether `path` is a file whose first bytes are not SQLite's header: another file DB_PATH names
     by mistake (a document), which is no index to restore nor to delete."""
     try:
-        with open(path, "rb") as file:
-            head = file.read(len(_SQLITE_HEADER))
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO put in its place must not block the read
     except OSError:
         return False
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return False
+        head = os.read(fd, len(_SQLITE_HEADER))
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
     return bool(head) and head != _SQLITE_HEADER
 
 
