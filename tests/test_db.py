@@ -204,20 +204,28 @@ def test_query_on_a_zero_length_index_file_writes_nothing_into_it(make_app, tmp_
     assert not (tmp_path / "empty.db-wal").exists()
 
 
-def test_another_programs_sqlite_file_is_refused_and_left_byte_for_byte_as_it_was(make_app, tmp_path):
+@pytest.mark.parametrize(("table", "schema"), [
+    ("moz_places", "CREATE TABLE moz_places (id INTEGER PRIMARY KEY, url TEXT)"),
+    # A web framework's own `migrations` table, which had passed for minirag's (and the file was
+    # switched to WAL, then read as an index of a newer schema).
+    ("migrations", "CREATE TABLE migrations (id INTEGER PRIMARY KEY, migration TEXT, batch INTEGER)"),
+])
+def test_another_programs_sqlite_file_is_refused_and_left_byte_for_byte_as_it_was(make_app, tmp_path, table,
+                                                                                   schema):
     from minirag.errors import MiniragError
     from minirag.store.connection import sqlite3
 
     path = tmp_path / "places.sqlite"
     other = sqlite3.connect(path)
-    other.execute("CREATE TABLE moz_places (id INTEGER PRIMARY KEY, url TEXT)")
-    other.execute("INSERT INTO moz_places (url) VALUES ('https://example.org/')")
+    other.execute(schema)
+    other.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)")
+    other.execute(f"INSERT INTO {table} (id) VALUES (10)")
     other.commit()
     other.close()
     before = path.read_bytes()
     app = make_app(db_path=str(path))
     for read in (lambda: app.query("anything"), app.list_files, app.sync):
-        with pytest.raises(MiniragError, match="is an SQLite database but not a minirag index .*moz_places"):
+        with pytest.raises(MiniragError, match=f"is an SQLite database but not a minirag index .*{table}"):
             read()
     assert path.read_bytes() == before  # not even the journal mode, which lives in the header
     assert not (tmp_path / "places.sqlite-wal").exists()

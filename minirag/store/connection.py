@@ -141,7 +141,16 @@ def foreign_tables(conn: Connection) -> list[str]:
     program's file. Empty for a minirag index and for an empty file."""
     names = [name for (name,) in conn.execute(
         "SELECT name FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite%' ORDER BY name")]
-    return [] if "migrations" in names else names
+    return [] if _minirag_made(conn, names) else names
+
+
+def _minirag_made(conn: Connection, names: list[str]) -> bool:
+    """minirag's first migration makes `meta` and records itself in `migrations (id, name,
+    applied_at)` in one transaction; another program's `migrations` (a web framework's) differs."""
+    if not {"migrations", "meta"} <= set(names):
+        return False
+    columns = {row[1] for row in conn.execute("PRAGMA table_info(migrations)")}
+    return {"id", "name", "applied_at"} <= columns
 
 
 def read_only_uri(path: Path) -> str:
@@ -253,11 +262,15 @@ def not_sqlite(path: Path | str) -> bool:
         return False
     finally:
         os.close(fd)
-    return bool(head) and head != _SQLITE_HEADER
+    return bool(head) and not _SQLITE_HEADER.startswith(head)  # a file cut inside the header is a damaged one
 
 
 NOT_SQLITE_FIX = ("point DB_PATH at the index file, or at a path with no file yet to make one there; this file "
                   "was left as it is (were it an index, its start is overwritten: restore it from a backup)")
+
+
+def not_sqlite_error(path: Path | str) -> IndexUnavailable:
+    return IndexUnavailable(f"DB_PATH {path} is not a SQLite database, so no minirag index; {NOT_SQLITE_FIX}")
 
 
 def _names_another_file(exc: BaseException, path: Path) -> bool:
@@ -283,7 +296,7 @@ def explain(exc: BaseException, path: Path) -> str:
     if isinstance(exc, IntegrityError):
         text = f"its tables disagree: {text}; `minirag doctor` names how"
     if _names_another_file(exc, path):
-        return f"DB_PATH {path} is not a SQLite database, so no minirag index; {NOT_SQLITE_FIX}"
+        return str(not_sqlite_error(path))
     if _is_damage(exc):
         return (f"the index {path} is damaged ({text}); restore it from a backup (`minirag backup` makes "
                 "them), or delete it and run `minirag sync` to rebuild it")
