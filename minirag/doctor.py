@@ -161,6 +161,8 @@ def check_index(config: Config, recorded_out: list[RecordedModel] | None = None)
                          "set DB_PATH (--db-path) to a writable location, or fix the folder's permissions")
         return _ok("index", f"no index at {path} yet; it will be created on the first ingest or sync")
 
+    if connection.not_sqlite(path):  # a document, by mistake: its permissions are not the matter
+        return _fail("index", f"DB_PATH {path} is not a SQLite database, so no minirag index", connection.NOT_SQLITE_FIX)
     if not config.read_only:
         for target in (path, path.parent):  # WAL mode writes -wal and -shm files beside the index
             if not os.access(target, os.W_OK):
@@ -168,8 +170,6 @@ def check_index(config: Config, recorded_out: list[RecordedModel] | None = None)
                              "fix its permissions, set DB_PATH to a writable location, "
                              "or use --read-only (MINIRAG_READ_ONLY=1) to only search it")
     damaged_fix = "restore it from a backup (`minirag backup` makes them), or move it aside and run `minirag sync`"
-    if connection.not_sqlite(path):
-        return _fail("index", f"DB_PATH {path} is not a SQLite database, so no minirag index", connection.NOT_SQLITE_FIX)
     try:
         if (problem := wal.foreign_wal_problem(path, thorough=True)) is not None:
             return _fail("index", problem, _stray_wal_fix(path, damaged_fix))

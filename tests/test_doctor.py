@@ -237,3 +237,30 @@ def test_another_programs_sqlite_database_fails_the_index_check_as_every_command
     index = by_name(run_checks(make_config(db_path=str(path))))["index"]
     assert not index.ok and "not a minirag index (it holds bookmarks)" in index.detail, index
     assert "DB_PATH" in index.fix and path.read_bytes() == before
+
+
+def test_a_document_named_as_the_index_gets_no_lock_beside_it_and_doctor_minds_what_it_is(make_app, make_config,
+                                                                                          tmp_path):
+    """The MCP sync_start took the sync lock before the index was opened, and left notes.md.sync.lock
+    beside the document; doctor, for a document it could not write, said to fix its permissions."""
+    from minirag.errors import IndexUnavailable
+
+    notes = tmp_path / "notes.md"
+    notes.write_text("# Notes\n\nMine.\n", encoding="utf-8")
+    app = make_app(db_path=str(notes))
+    with pytest.raises(IndexUnavailable, match="not a SQLite database"):
+        app.start_sync()
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("notes")) == ["notes.md"]
+    notes.chmod(0o444)
+    try:
+        index = by_name(run_checks(make_config(db_path=str(notes))))["index"]
+    finally:
+        notes.chmod(0o644)
+    assert not index.ok and "not a SQLite database" in index.detail, index
+
+
+def test_an_index_cut_inside_its_header_is_damaged_not_another_file(make_config, tmp_path):
+    path = tmp_path / "index.db"
+    path.write_bytes(b"SQLite for")
+    index = by_name(run_checks(make_config(db_path=str(path))))["index"]
+    assert not index.ok and "not a SQLite database" not in index.detail, index

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from minirag import json_text
 from minirag.errors import FileAccessError, SyncLocked
-from minirag.store.connection import make_index_folder
+from minirag.store.connection import make_index_folder, not_sqlite, not_sqlite_error
 
 if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
     import msvcrt
@@ -64,10 +64,13 @@ def lock_path_for(db_path: Path) -> Path:
 
 class SyncLock:
     def __init__(self, db_path: Path):
+        self.db_path = db_path
         self.path = lock_path_for(db_path)
         self._fd: int | None = None
 
     def acquire(self) -> SyncLock:
+        if not_sqlite(self.db_path):  # a document DB_PATH names by mistake gets no lock file beside it
+            raise not_sqlite_error(self.db_path)
         try:
             make_index_folder(self.path)
             fd = os.open(self.path, _OPEN_FLAGS, 0o644)
