@@ -144,13 +144,9 @@ def read_head(git_dir: Path, common_dir: Path) -> str | None:
     return None
 
 
-def _porcelain_path(line: str) -> str:
-    path = line[3:].split(" -> ")[-1]
-    return path[1:-1] if path.startswith('"') and path.endswith('"') else path
-
-
 def _dirty(root: Path, top: Path, git_dir: Path, db_path: Path) -> bool | None:
-    status = safe_git(root, git_dir, top, "status", "--porcelain", "--untracked-files=all",
+    # -z: each path as it is, where the line format quotes one holding a non-ASCII letter, a quote or a tab.
+    status = safe_git(root, git_dir, top, "status", "--porcelain", "-z", "--untracked-files=all",
                       "--ignore-submodules=all", "--no-renames", "--", ".")
     if status is None:
         return None
@@ -158,7 +154,7 @@ def _dirty(root: Path, top: Path, git_dir: Path, db_path: Path) -> bool | None:
 
     # The index file and its WAL/lock siblings may live inside the root; they are not changes.
     ours = {str(path) for path in index_files(db_path)}
-    return any(str(top / p) not in ours for p in map(_porcelain_path, status.splitlines()))
+    return any(str(top / entry[3:]) not in ours for entry in status.split("\0") if entry)
 
 
 def root_state(root: Path, db_path: Path) -> GitState | None:

@@ -269,6 +269,13 @@ def test_an_index_inside_the_tree_is_no_change_and_a_document_named_like_it_is_o
     app = make_app(db_path=str(repo / "notes"))  # the index's files: notes, notes-wal, notes.sync.lock ...
     app.sync()
     assert (repo / "notes").is_file() and app.status().git_state[0].dirty is False
+
     write(repo / "notes.md", "# Notes\n\nEdited since.\n")
     app.sync()
     assert app.status().git_state[0].dirty is True
+
+
+def test_an_index_whose_name_git_quotes_is_no_change_either(repo, make_app):
+    app = make_app(db_path=str(repo / "índice"))  # git's line format writes it "\303\255ndice"
+    app.sync()
+    assert (repo / "índice").is_file() and app.status().git_state[0].dirty is False
