@@ -209,7 +209,7 @@ class IgnoreRules:
         self.gitignore = gitignore
         # The index and the files beside it, where DB_PATH puts them inside a root: never documents.
         self._index_files = frozenset(str(p) for p in index_files(Path(os.path.abspath(index)))) if index else frozenset()
-        self._index_reason = IgnoreReason(f"{Path(index).name}*", "the index itself (DB_PATH)") if index else None
+        self._index_reason = IgnoreReason(Path(index).name, "the index itself (DB_PATH), or a file beside it") if index else None
         includes = split_globs(include.patterns, self.roots) if include.patterns else {}
         excludes = split_globs(exclude.patterns, self.roots) if exclude.patterns else {}
         from pathspec import GitIgnoreSpec
