@@ -61,13 +61,20 @@ def test_the_error_classes_keep_the_names_they_are_imported_by():
 
 def test_sqlite_errors_on_a_file_that_is_no_database_are_a_damaged_index(tmp_path):
     path = tmp_path / "index.db"
-    path.write_bytes(b"\xa5" * 8192)
+    path.write_bytes(b"SQLite format 3\x00" + b"\xa5" * 8176)  # SQLite's, and unreadable past its start
     with pytest.raises(connection.DatabaseError) as caught:
         connection.connect(path).execute("SELECT count(*) FROM sqlite_master").fetchone()
     error = connection.index_error(caught.value, path)
     assert type(error) is errors.DamagedIndex
     assert str(error) == connection.explain(caught.value, path)
     assert str(error).startswith(f"the index {path} is damaged (")
+    # Not even SQLite's start: another file (a document DB_PATH names by mistake), not one to delete.
+    path.write_bytes(b"\xa5" * 8192)
+    with pytest.raises(connection.DatabaseError) as caught:
+        connection.connect(path).execute("SELECT count(*) FROM sqlite_master").fetchone()
+    other = connection.index_error(caught.value, path)
+    assert type(other) is errors.IndexUnavailable and "not a SQLite database" in str(other)
+    assert "delete" not in str(other)
     busy = connection.index_error(connection.OperationalError("database is locked"), path)
     assert type(busy) is errors.IndexUnavailable
     # sqlite-vec's words for a vector page it cannot read: its SQLite code says only SQLITE_ERROR
