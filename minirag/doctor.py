@@ -162,7 +162,7 @@ def check_index(config: Config, recorded_out: list[RecordedModel] | None = None)
         return _ok("index", f"no index at {path} yet; it will be created on the first ingest or sync")
 
     if connection.not_sqlite(path):  # a document, by mistake: its permissions are not the matter
-        return _fail("index", f"DB_PATH {path} is not a SQLite database, so no minirag index", connection.NOT_SQLITE_FIX)
+        return _fail("index", connection.not_sqlite_problem(path), connection.NOT_SQLITE_FIX)
     if not config.read_only:
         for target in (path, path.parent):  # WAL mode writes -wal and -shm files beside the index
             if not os.access(target, os.W_OK):

@@ -269,8 +269,12 @@ NOT_SQLITE_FIX = ("point DB_PATH at the index file, or at a path with no file ye
                   "was left as it is (were it an index, its start is overwritten: restore it from a backup)")
 
 
+def not_sqlite_problem(path: Path | str) -> str:
+    return f"DB_PATH {path} is not a SQLite database, so no minirag index"
+
+
 def not_sqlite_error(path: Path | str) -> IndexUnavailable:
-    return IndexUnavailable(f"DB_PATH {path} is not a SQLite database, so no minirag index; {NOT_SQLITE_FIX}")
+    return IndexUnavailable(f"{not_sqlite_problem(path)}; {NOT_SQLITE_FIX}")
 
 
 def _names_another_file(exc: BaseException, path: Path) -> bool:
