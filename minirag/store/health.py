@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from minirag.store import connection as db
 from minirag.store import schema
 
 if TYPE_CHECKING:
     from minirag.store.index import IndexStats
+
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -61,33 +65,30 @@ def inspect(path: Path) -> tuple[int, IndexStats | None]:
         index.close()
 
 
-def another_programs(path: Path) -> str | None:
-    """What the file is when it is another program's SQLite database, or None (read-only)."""
+def _read(path: Path, question: Callable[[db.Connection], T]) -> T:
+    """`question` asked of the file through a read-only connection of its own."""
     conn = db.connect(path, read_only=True)
     try:
-        return db.another_programs(conn, path)
+        return question(conn)
     finally:
         db.close(conn, checkpoint=False)
+
+
+def another_programs(path: Path) -> str | None:
+    """What the file is when it is another program's SQLite database, or None (read-only)."""
+    return _read(path, lambda conn: db.another_programs(conn, path))
 
 
 def recorded_model(path: Path) -> tuple[str, int] | None:
     """The model and vector width the index records, read without upgrading an older schema."""
     from minirag.store.index import model_recorded_in
 
-    conn = db.connect(path, read_only=True)
-    try:
-        return model_recorded_in(conn)
-    finally:
-        db.close(conn, checkpoint=False)
+    return _read(path, model_recorded_in)
 
 
 def quick_check(path: Path) -> str:
     """SQLite's `quick_check` of the file: "ok", or its first complaints. O(file size): for doctor, not status."""
-    conn = db.connect(path, read_only=True)
-    try:
-        return answer(conn, "quick_check")
-    finally:
-        db.close(conn, checkpoint=False)
+    return _read(path, lambda conn: answer(conn, "quick_check"))
 
 
 def sound_without_wal(path: Path) -> bool:
