@@ -511,7 +511,7 @@ class App:
                 raise NotFound(f"no such file or directory: {absolute}")
             named, found = len(ignored), len(files)
             files.extend(walk(Path(absolute), self.config.roots, unseen, progress.other_types, rules, ignored))
-            if len(files) == found and (unread := _unreadable_target(Path(absolute))):
+            if len(files) == found and len(ignored) == named and (unread := _unreadable_target(Path(absolute))):
                 progress.warnings.append(f"{absolute}: {unread}")
                 progress.unread += 1
             progress.warnings.extend(f"{entry.path}: left out by {entry.reason}" for entry in ignored[named:named + 1]
@@ -1026,4 +1026,8 @@ def _unreadable_target(target: Path) -> str | None:
         return "a link to nothing, so nothing was read"
     if not (os.path.isfile(target) or os.path.isdir(target)):  # a FIFO, a socket, a device
         return "not a regular file or folder, so nothing was read"
+    if os.path.isfile(target):  # named on its own: its type is said, as a folder's walk counts it
+        from minirag.ingest.scan import name_not_read
+
+        return name_not_read(target.name)
     return None

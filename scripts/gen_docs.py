@@ -113,7 +113,8 @@ name minirag-mcp's users have in their client configurations (see
   never a traceback; `-v` adds the details of an internal error); 2 for a usage error; 130 after Ctrl-C; 143 after SIGTERM and 129 after
   SIGHUP, which stop a command as Ctrl-C does (a backup's partial copy is removed,
   the index closed), with one line saying which. `ingest` and `sync` exit 1 if any
-  file failed or a folder could not be read (each gets a `warn:` line on stderr;
+  file failed, a folder could not be read, or a file named on its own is no document
+  (`ingest style.css`: its type is said) (each gets a `warn:` line on stderr;
   the summary line is the output). `sync` counts a file that failed before and
   has not changed as still failing, without either, unless `--strict` is given:
   then it fails the run too, for CI; `ingest` tries the files it is given again; `status` exits 0 even with a broken

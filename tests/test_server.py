@@ -295,7 +295,7 @@ async def test_top_k_zero_is_refused_and_a_huge_top_k_is_clamped_to_100(make_sta
     ("{docs}/missing.md", "not a file"),
     ("/etc/hostname", "outside configured document roots"),
     ("{docs}", "is a folder: sync_start with path={docs} ingests what it holds"),
-    ("{docs}/notes.pages", "unsupported file type: {docs}/notes.pages (supported: .adoc, .asciidoc, .csv, .doc, .docm, .docx, .dotm, .dotx, .eml,"),
+    ("{docs}/notes.pages", "{docs}/notes.pages: unsupported file type .pages (supported: .adoc, .asciidoc, .csv, .doc, .docm, .docx, .dotm, .dotx, .eml,"),
 ])
 async def test_bad_file_paths_are_tool_errors_that_say_why(make_state, docs, path, expected):
     async with connected(make_state()) as client:

@@ -548,6 +548,24 @@ def test_ingesting_a_path_that_is_neither_a_file_nor_a_folder_warns(app, docs):
     assert result.warnings == [f"{docs / 'pipe.md'}: not a regular file or folder, so nothing was read"]
 
 
+
+def test_a_file_named_on_its_own_that_is_no_document_is_not_read_and_says_why(app, docs):
+    # `minirag ingest style.css` said "0 files: ... 0 failed" and exit 0, as if it had been read; a
+    # folder's walk says "left out, not a supported type: 1 .css", and MCP's ingest_file refused it.
+    write(docs / "style.css", "body { color: red }")
+    write(docs / "notes.md.swp", "scratch")
+    write(docs / "ignored.css", "p {}")
+    write(docs / ".minignore", "ignored.css\n")
+    for name, why in [("style.css", "unsupported file type .css (supported: .adoc,"),
+                      ("notes.md.swp", "the name of an editor's, office suite's or downloader's scratch file")]:
+        for result in (app.ingest_paths([str(docs / name)]), app.sync(str(docs / name))):
+            assert (result.done, result.unread) == (0, 1), name
+            assert len(result.warnings) == 1 and result.warnings[0].startswith(f"{docs / name}: {why}"), result.warnings
+    # One the user's own rule leaves out is said once, by that rule.
+    for result in (app.ingest_paths([str(docs / "ignored.css")]), app.sync(str(docs / "ignored.css"))):
+        assert (result.unread, len(result.warnings)) == (0, 1), result.warnings
+        assert "left out by" in result.warnings[0]
+
 def test_a_folder_that_can_be_listed_but_not_entered_keeps_its_documents(app, docs, monkeypatch):
     """Mode r-- (a `chmod -R 644` slip): names can be listed, but nothing under it can be stat'ed."""
     write(docs / "one.md", "# One\n\nalpha bravo")

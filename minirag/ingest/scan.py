@@ -43,9 +43,17 @@ def is_temporary(name: str) -> bool:
 
 def not_a_document(path: str) -> str:
     """Why a file named on its own is not indexed: a scratch file's name, or its type."""
-    if is_temporary(os.path.basename(path)):
-        return f"{path} has the name of an editor's, office suite's or downloader's scratch file; never indexed"
-    return f"unsupported file type: {path} (supported: {', '.join(sorted(supported_extensions()))})"
+    return f"{path}: {name_not_read(os.path.basename(path))}"
+
+
+def name_not_read(name: str) -> str | None:
+    """Why a file of this name is never read as a document, or None when it is one by its name."""
+    if is_temporary(name):
+        return "the name of an editor's, office suite's or downloader's scratch file; never indexed"
+    suffix = Path(name).suffix.lower()
+    if suffix in supported_extensions():
+        return None
+    return f"unsupported file type {suffix or '(none)'} (supported: {', '.join(sorted(supported_extensions()))})"
 
 
 def within(path: str, places: set[str]) -> bool:
