@@ -42,8 +42,8 @@ def table(rows: int, cells: int = 3, header: tuple[str, ...] = ("Name", "Price",
     return "\n".join(lines)
 
 
-def test_the_scheme_version_is_eleven():
-    assert SCHEME_VERSION == 11
+def test_the_scheme_version_is_twelve():
+    assert SCHEME_VERSION == 12
 
 
 @pytest.mark.parametrize(("md", "title", "expected"), [
@@ -514,6 +514,18 @@ def test_the_title_leads_the_heading_breadcrumb_unless_it_is_the_top_heading():
     assert [c.text.split("\n")[0] for c in chunk(md, title="Guide").chunks] == ["Guide", "Guide > Install",
                                                                                 "Guide > Use"]
     assert chunk(md, title="Handbook").chunks[1].text.startswith("Handbook > Guide > Install\n")
+
+
+def test_a_heading_that_reads_as_the_title_but_marks_its_code_is_not_said_twice():
+    # DocBook's pages: `<title>` is plain text, the page's heading marks its commands as code, and
+    # every chunk of 12 Debian Handbook pages opened `9.7. … cron and atd > 9.7. … `cron` and `atd``.
+    md = "# 9.7. Scheduling Tasks with `cron` and `atd`\n\nIntro.\n\n## 9.7.1. Format of a crontab File\n\nFields."
+    heads = [c.text.split("\n")[0] for c in chunk(md, title="9.7. Scheduling Tasks with cron and atd").chunks]
+    assert heads == ["9.7. Scheduling Tasks with `cron` and `atd`",
+                     "9.7. Scheduling Tasks with `cron` and `atd` > 9.7.1. Format of a crontab File"]
+    # Emphasis and escapes are marks too; other words are another heading.
+    assert chunk("# The *best* run\\_log\n\nText.", title="The best run_log").chunks[0].text.count("best") == 1
+    assert chunk("# Install on Debian\n\nText.", title="Install").chunks[0].text.startswith("Install\n# Install on Debian")
 
 
 def test_a_first_chunk_with_the_title_prepended_still_fits_the_budget():

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from minirag.chunking.blocks import Block, parse_blocks
-from minirag.chunking.breadcrumb import Crumb, heading_text, make_breadcrumb
+from minirag.chunking.breadcrumb import SEPARATOR, Crumb, heading_text, make_breadcrumb
 from minirag.chunking.detect import detect_category
 from minirag.chunking.images import strip_data_images
 from minirag.chunking.links import simplify_links
@@ -110,7 +110,17 @@ def _headings_only(blocks, crumb: Crumb, title: str, tokens: Tokens, budget: int
 
 
 def _same_words(a: str, b: str) -> bool:
-    return " ".join(a.split()).casefold() == " ".join(b.split()).casefold()
+    """Whether two headings read the same: a page's `<title>` is plain text where its heading marks
+    code or emphasis (`Scheduling Tasks with cron` against ``Scheduling Tasks with `cron` ``)."""
+    return _as_read(a) == _as_read(b)
+
+
+def _as_read(heading: str) -> str:
+    return " ".join(heading.translate(_INLINE_MARKUP).split()).casefold()
+
+
+# Markdown's inline marks and escapes: never read, so two headings differing only in them are one.
+_INLINE_MARKUP = str.maketrans("", "", "`*_\\")
 
 
 def _breadcrumb(part: Part, title: str, tokens: Tokens, budget: int) -> Crumb:
@@ -169,9 +179,8 @@ def _headings_needing_own_chunk(parts: list[Part], crumbs: list[Crumb]) -> set[i
 
 
 def _carries_title(text: str, title: str) -> bool:
-    first = " ".join(text.split("\n", 1)[0].lstrip("#").split())
-    wanted = " ".join(title.split())
-    return first == wanted or first.startswith(wanted + " > ")
+    first, wanted = _as_read(text.split("\n", 1)[0].lstrip("#")), _as_read(title)
+    return first == wanted or first.startswith(wanted + SEPARATOR)
 
 
 def _seed_title(
