@@ -33,7 +33,9 @@ from typing import Any
 from minirag._compat.python import options_taking_values, subcommands
 from minirag.display import (
     LogLine,
+    display_width,
     fit_width,
+    fit_width_keeping_end,
     for_terminal,
     is_utf8,
     message_line,
@@ -337,10 +339,13 @@ class _Progress:
             return
         with self._lock:
             self._last, self._shown = time.monotonic(), True
-            current = progress.current or ""
-            current = for_terminal(current if len(current) <= 50 else "…" + current[-49:])
+            status = for_terminal(progress.live_line())
             # Kept off the last column: a line that wraps leaves a row behind at every redraw.
-            line = fit_width(f"{for_terminal(progress.live_line())}  {current}", _columns() - 1)
+            columns = _columns() - 1
+            # The file in hand takes the room the counts leave, cut from its start: its name is at its end.
+            room = min(50, columns - display_width(status) - 2)
+            current = fit_width_keeping_end(for_terminal(progress.current or ""), room) if room >= 12 else ""
+            line = fit_width(f"{status}  {current}" if current else status, columns)
             sys.stderr.write(f"\r\x1b[K{line}")
             sys.stderr.flush()
 

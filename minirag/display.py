@@ -76,10 +76,22 @@ def fit_width(text: str, columns: int) -> str:
     """`text` cut to at most `columns` terminal columns, ending in `…` when cut."""
     if display_width(text) <= columns:
         return text
-    kept, used = [], 1
+    return "".join(_fitting(text, columns - 1)) + "…"
+
+
+def fit_width_keeping_end(text: str, columns: int) -> str:
+    """`text` cut from its start to at most `columns` terminal columns, opening on `…` when cut: a
+    path's end names the file."""
+    if display_width(text) <= columns:
+        return text
+    return "…" + "".join(reversed(_fitting(text[::-1], columns - 1)))
+
+
+def _fitting(text: str, columns: int) -> list[str]:
+    kept, used = [], 0
     for ch in text:
         used += display_width(ch)
         if used > columns:
             break
         kept.append(ch)
-    return "".join(kept) + "…"
+    return kept

@@ -100,6 +100,22 @@ def test_on_a_narrow_terminal_the_line_is_cut_to_its_width_so_each_redraw_stays_
     assert all(display_width(row) < 40 for row in rows), rows  # the last column left free: no wrap
 
 
+def test_on_an_80_column_terminal_the_file_in_hand_shows_its_name_whatever_its_folders(monkeypatch):
+    # Its first 49 characters were kept, then the whole line cut to the width: `…  /tmp/explore…`.
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    monkeypatch.setenv("COLUMNS", "80")
+    progress = Progress(total=507, done=2, chunks_embedded=555,
+                        current="/tmp/explore64/corpus/handbook/en-US/html/sect.scheduling-tasks.html")
+    cli._Progress()._draw(progress)
+    row = terminal.getvalue().split("\r\x1b[K")[-1]
+    assert row.startswith("[2/507 files] 555 chunks embedded") and row.endswith("/sect.scheduling-tasks.html"), row
+    assert display_width(row) < 80
+    monkeypatch.setenv("COLUMNS", "50")  # no room for a useful part of it: the counts alone
+    cli._Progress()._draw(progress)
+    assert "explore64" not in terminal.getvalue().split("\r\x1b[K")[-1]
+
+
 def test_when_stderr_is_a_pipe_a_plain_line_is_written_every_interval(monkeypatch):
     pipe = io.StringIO()
     monkeypatch.setattr(sys, "stderr", pipe)
