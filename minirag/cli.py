@@ -13,12 +13,14 @@ import argparse
 import codecs
 import contextlib
 import dataclasses
+import difflib
 import errno
 import io
 import json
 import logging
 import math
 import os
+import re
 import select
 import shutil
 import signal
@@ -55,7 +57,31 @@ class _Parser(argparse.ArgumentParser):
     """argparse with a usage error as one line (exit 2) rather than the usage block."""
 
     def error(self, message: str):
-        self.exit(2, f"minirag: error: {message} (see `{self.prog} --help`)\n")
+        self.exit(2, f"minirag: error: {message}{_did_you_mean(message)} (see `{self.prog} --help`)\n")
+
+
+def _did_you_mean(message: str) -> str:
+    """` (did you mean 'query'?)` after argparse's refusal of a choice (a command, a value of a
+    closed set) close to one of those it lists; "" when none is close."""
+    if (refused := re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)$", message)) is None:
+        return ""
+    choices = re.findall(r"'([^']*)'", refused.group(2))
+    close = difflib.get_close_matches(refused.group(1), choices, n=1)
+    return f" (did you mean '{close[0]}'?)" if close else ""
+
+
+def _unrecognized(extras: list[str], command: argparse.ArgumentParser | None) -> str:
+    """argparse's words for arguments no option takes, with the option each unknown one was likely
+    meant to be (`--topk` for --top-k) among the command's own."""
+    message = f"unrecognized arguments: {' '.join(extras)}"
+    if command is None:
+        return message
+    known = [flag for action in command._actions for flag in action.option_strings]  # noqa: SLF001
+    meant: dict[str, str] = {}
+    for extra in extras:
+        if extra.startswith("-") and (close := difflib.get_close_matches(extra.split("=", 1)[0], known, n=1)):
+            meant.setdefault(close[0], extra)
+    return message + (f" (did you mean {', '.join(meant)}?)" if meant else "")
 
 
 class _Version(argparse.Action):
@@ -827,7 +853,10 @@ def _run(argv: Sequence[str] | None, invocation: _Invocation) -> int:
         argv = _command_first(parser, argv)
     if (refusal := _closed_stream(argv)) is not None:
         raise InvalidArgument(refusal)
-    args = parser.parse_args(argv)
+    args, extras = parser.parse_known_args(argv)
+    if extras:
+        command = subcommands(parser).get(args.command)
+        (command or parser).error(_unrecognized(extras, command))
     if (mistake := _source_choice_error(args)) is not None:
         subcommands(parser)[args.command].error(mistake)
     # Never when serving: on stdio, stdout carries the protocol's messages and nothing else.

@@ -160,6 +160,22 @@ def test_a_missing_or_doubled_source_names_the_cli_options_not_the_tools(world, 
     assert f"(see `minirag {argv[0]} --help`)" in err, err
 
 
+@pytest.mark.parametrize(("argv", "expected"), [
+    (["query", "otters", "--topk", "3"], "unrecognized arguments: --topk 3 (did you mean --top-k?)"),
+    (["query", "otters", "--jsn", "--topk=3"], "unrecognized arguments: --jsn --topk=3 (did you mean --json, --top-k?)"),
+    (["qurey", "otters"], "invalid choice: 'qurey' (choose from "),
+    (["query", "otters", "stray"], "unrecognized arguments: stray (see `minirag query --help`)"),
+    (["query", "otters", "--zzzzzz"], "unrecognized arguments: --zzzzzz (see `minirag query --help`)"),
+])
+def test_a_mistyped_option_or_command_is_named_with_the_one_meant(world, capsys, argv, expected):
+    """`--topk` said only `unrecognized arguments`, as MCP's `top_k` says `did you mean 'topK'?`."""
+    code, err = run(fill(argv, world), capsys)
+    assert_one_line_failure(code, err, argv)
+    assert code == 2 and expected in err, err
+    if argv[0] == "qurey":
+        assert err.rstrip().endswith("(did you mean 'query'?) (see `minirag --help`)"), err
+
+
 @pytest.mark.parametrize("roots", [[""], ["{docs}", " "]])
 def test_an_empty_base_dir_is_a_configuration_error_not_the_current_folder(world, capsys, monkeypatch, tmp_path,
                                                                            roots):
