@@ -758,6 +758,20 @@ def test_a_manual_installed_twice_gives_each_passage_once_with_the_other_copy_na
     assert "alsoIn" not in result["results"][1]
 
 
+def test_a_passage_left_untranslated_in_translations_titled_each_their_own_way_takes_one_slot(app, docs):
+    # Debian's live-manual EPUBs: most translations keep the English text under their own title, and
+    # 4 of the top 5 hits were one paragraph, each opening with another book's title.
+    body = "## Persistence\n\nThe volume label must be `persistence`, with a persistence.conf file in its root."
+    for lang, title in [("de", "Live Systems Handbuch"), ("ro", "Manualul Live Systems"), ("en", "Live Systems Manual")]:
+        write(docs / f"manual.{lang}.md", f"---\ntitle: {title}\n---\n\n{body}\n")
+    write(docs / "other.md", "---\ntitle: Live Systems Handbuch\n---\n\n## Boot\n\nThe volume boots from a persistence partition.\n")
+    run_sync(app.pipeline, list(app.config.roots))
+    hits = app.query("persistence.conf volume label", top_k=5).hits
+    assert len(hits) == 2 and str(docs / "other.md") in {h.source for h in hits}, [h.source for h in hits]
+    copy = next(h for h in hits if "manual." in h.source)
+    assert {copy.source, *copy.also_in} == {str(docs / f"manual.{lang}.md") for lang in ("de", "ro", "en")}
+
+
 def test_copies_of_one_page_leave_the_results_full_and_the_file_cap_counts_the_file_shown(make_app, docs):
     # Sixty copies took every one of the 40 candidates a side fetches for ten results: folded into one,
     # they left one result where ten were asked for. The search looks deeper instead.

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
+from minirag.chunking.breadcrumb import SEPARATOR
 from minirag.search.fusion import Hit
 
 
@@ -42,15 +43,29 @@ def one_slot_per_passage(hits: list[Hit]) -> list[Hit]:
     kept: list[Hit] = []
     elsewhere: list[list[str]] = []
     for hit in hits:
-        at = first.get(hit.text)
+        passage = _passage(hit)
+        at = first.get(passage)
         if at is None:
-            first[hit.text] = len(kept)
+            first[passage] = len(kept)
             kept.append(hit)
             elsewhere.append([])
         elif hit.source != kept[at].source and hit.source not in elsewhere[at]:
             elsewhere[at].append(hit.source)
     return [replace(hit, also_in=tuple(others[:MAX_ALSO_IN]), also_in_more=max(0, len(others) - MAX_ALSO_IN))
             if others else hit for hit, others in zip(kept, elsewhere, strict=True)]
+
+
+def _passage(hit: Hit) -> str:
+    """A hit's text without the title of its document that its breadcrumb opens with: a manual's
+    translations left untranslated hold the same sections under each translation's own title."""
+    title = " ".join(hit.title.split())
+    first, newline, rest = hit.text.partition("\n")
+    head = first.removeprefix("# ")  # the line a first chunk opens with when no breadcrumb says the title
+    if not title or not head.startswith(title):
+        return hit.text
+    if head == title:
+        return rest
+    return head[len(title):] + newline + rest if head.startswith(title + SEPARATOR) else hit.text
 
 
 def group_by_gap(hits: list[Hit], grouping: str) -> list[Hit]:
