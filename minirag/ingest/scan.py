@@ -43,7 +43,7 @@ def is_temporary(name: str) -> bool:
 
 def not_a_document(path: str) -> str:
     """Why a file named on its own is not indexed: a scratch file's name, or its type."""
-    return f"{path}: {name_not_read(os.path.basename(path))}"
+    return f"{path}: {name_not_read(os.path.basename(path)) or 'not read as a document'}"
 
 
 def name_not_read(name: str) -> str | None:
