@@ -5,6 +5,7 @@ roles, attributes and nesting as the generator writes them; the chrome text is r
 content shortened); the Sphinx page is a whole real page from tests/fixtures/docs.
 """
 
+import re
 from pathlib import Path
 
 import pytest
@@ -250,3 +251,20 @@ def test_a_tag_of_too_many_attributes_keeps_those_the_reader_uses():
 def test_quotes_nested_deeper_than_eight_are_marked_as_the_eighth():
     text = md("<blockquote><p>q</p>" * 12 + "<p>deepest</p>")
     assert text.split("\n")[-1] == "> " * MAX_QUOTE_DEPTH + "deepest"
+
+
+def test_a_paragraphs_number_linking_to_that_paragraph_is_left_out_of_its_text():
+    # SiSU (Debian's live-manual): `<label class="ocn"><a href="#o45">45</a></label><p id="o45">`
+    # before each paragraph put 1,030 numbers into the book's text, `45` opening a passage.
+    text = convert_file(DOCS / "epub_live_manual_en.epub").markdown
+    assert re.search(r"\[\d+\]\(#o\d+\)|^\d+$", text, re.MULTILINE) is None
+    assert "1.4 Contributing to this document\n\nThis manual is intended as a community project" in text
+
+
+@pytest.mark.parametrize("html", [
+    '<p>Run it. See <a href="#p3">3</a>.</p><p id="p3">Three.</p>',  # a number in a sentence
+    '<p><a href="#p3">3</a></p><p id="p4">Three.</p><p id="p3">x</p>',  # pointing past what follows it
+    '<p><a href="#p3">Step 3</a></p><p id="p3">Three.</p>',  # words, not a number
+])
+def test_a_number_that_is_no_paragraphs_own_stays(html):
+    assert "3" in md(f"<html><body>{html}</body></html>").split("Three")[0]

@@ -74,6 +74,7 @@ _HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
 _ALTERNATIVE_BLOCKS = ("div", "p", "ul", "ol", "dl", "table", "pre", *_HEADINGS)
 _BAR_BLOCKS = ("div", "table", "p", "ul", "ol", "section", "span")
 _WORD = re.compile(r"\w+")
+_PLACE_NUMBER = re.compile(r"\d+(?:\.\d+)*\.?")
 # A prev/next bar holds the titles of its neighbours and little else.
 MAX_BAR_WORDS = 60
 # ... in a block of at most this many elements (a bar's links, their icons and separators).
@@ -243,6 +244,9 @@ def _drop_chrome(top) -> None:
         elif _is_chrome(el, top) or _is_edit_link(el):
             doomed.append(el)
             walk.skip_subtree()
+        elif (number := _place_number(el)) is not None:
+            doomed.append(number)
+            walk.skip_subtree()
     if bars:
         doomed.extend(_repeated_bars(top, bars, doomed, tallies))
     for el in doomed:
@@ -326,6 +330,25 @@ def _tallies(top) -> dict:
 
 def _only_punctuation(el) -> bool:
     return el.tag.lower() in ("span", "small") and not _WORD.search(el.text_content())
+
+
+def _place_number(a):
+    """The link and what wraps only it, when `a` is a paragraph's number linking to the paragraph it
+    stands before (SiSU's `<label class="ocn"><a href="#o656">656</a></label><p id="o656">`): a
+    reader's margin, not the text. None for any other link: a number in a sentence points elsewhere."""
+    href = (a.get("href") or "") if a.tag.lower() == "a" else ""
+    if len(href) < 2 or not href.startswith("#") or not _PLACE_NUMBER.fullmatch(a.text_content().strip()):
+        return None
+    holder = a
+    for _ in range(3):  # the link, a label or span around it, a block around that
+        following = holder.getnext()
+        if following is not None and following.get("id") == href[1:]:
+            return holder
+        parent = holder.getparent()
+        if parent is None or parent.text_content().strip() != a.text_content().strip():
+            return None
+        holder = parent
+    return None
 
 
 def _is_edit_link(el) -> bool:
