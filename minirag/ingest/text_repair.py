@@ -21,6 +21,14 @@
 - In PDF text only, a host name or URL broken after one of its dots
   ("ftp://ftp.security.\\nupload.debian.org") is whole again: a line that ends in a dotted name
   and a line that goes on with one (`label.label`) were one name.
+- In PDF text only, a URL a line ends in, broken after `://` or after a `.`, `/`, `_`, `?`, `=`,
+  `&` or `#` ("https://doi.org/10.1080/10618600.\n2000.10474895"), goes on onto the next line when
+  that line's first word plainly goes on with it: it holds a URL's marks (a `/`, `=`, `_`, `~`, `#`,
+  `?`, `&`, `%`, or a dot, colon or hyphen inside), or closes the parenthesis the URL opened
+  (`(https://www.actualtech.com/product_access.\nphp)`), or, after a dot, is a web file's extension
+  or a generic top-level domain (`html`, `org`). A capitalised word, a footnote's number, a plain
+  word or another URL is what follows the URL, not part of it: `See https://example.org.\nThe next`
+  stays two sentences.
 
 In plain text that is not Markdown (a .txt file, a PDF's text), a line that starts with `#`
 is text, not a heading: `escape_headings` escapes it. `is_page_number` tells a page's number
@@ -38,6 +46,18 @@ from minirag.keywords import TYPESETTING
 _LINE_END_HYPHEN = re.compile(r"(\w*)([^\W\d_])-[ \t]*\n(?:[ \t]*\n)?[ \t]*(?=(([^\W\d_])\w*))")
 _BROKEN_HOST = re.compile(r"(?<![\w.])((?:[a-z][a-z0-9+.-]*://)?[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+\.)[ \t]*\n[ \t]*"
                           r"(?=[a-z0-9][a-z0-9-]*\.[a-z])")
+# A URL a line ends in, broken where a typesetter breaks one (TeX's url package: after `://`, a
+# `.`, `/`...), and the first word of the next line, one empty line between at most (pdfminer parts
+# text blocks so). The hyphen is _LINE_END_HYPHEN's.
+_URL_AT_LINE_END = re.compile(r"(?<!\S)(\S*?(?:[A-Za-z][A-Za-z0-9+.-]*://|\bwww\.)(?:\S*?[./_?=&#])?)"
+                              r"[ \t]*\n(?:[ \t]*\n)?[ \t]*(?=(\S+))")
+_SECTION_NUMBER = re.compile(r"\d+(?:\.\d+)+\.?")
+_URL_MARK = re.compile(r"[/=_~#?&%]|[.:-][A-Za-z0-9]")
+_CLOSING = ")]}>,;:.!?'\"\u2019\u201d"
+# What a URL broken after a dot may go on with and nothing else: a web file's extension or a generic
+# top-level domain (R's manuals: `product_access.` / `php)`, `barrier.` / `html`, `R-project.` / `org)`).
+_AFTER_DOT = frozenset({"html", "htm", "shtml", "php", "asp", "aspx", "pdf", "txt", "xml", "json",
+                        "com", "org", "net", "edu", "gov"})
 # Spacing accents and the combining marks they stand for: most come before their letter, a cedilla
 # and an ogonek after it.
 _ACCENT_BEFORE = {"\u00b4": "\u0301", "\u00a8": "\u0308", "\u02c6": "\u0302", "\u02dc": "\u0303",
@@ -65,9 +85,35 @@ def repair(text: str, *, pdf: bool = False) -> str:
         text = _LINE_END_HYPHEN.sub(words.join, text)
     if pdf and "." in text:
         text = _BROKEN_HOST.sub(r"\1", text)
+    if pdf and ("://" in text or "www." in text):
+        text = _URL_AT_LINE_END.sub(_url_goes_on, text)
     if pdf and not text.isascii():
         text = _SPLIT_ACCENT.sub(_accented, text)
     return text
+
+
+def _url_goes_on(match: re.Match[str]) -> str:
+    """The URL joined to the next line's first word where that word goes on with it, else as it was."""
+    url, word = match[1], match[2]
+    line = match.string[match.string.rfind("\n", 0, match.start()) + 1:match.end(1)]
+    return url if _continues(url, word, open_parenthesis=line.count("(") > line.count(")")) else match[0]
+
+
+def _continues(url: str, word: str, *, open_parenthesis: bool) -> bool:
+    if not (word[0].isascii() and (word[0].isalnum() or word[0] in "~%")):
+        return False
+    if url.endswith(".") and not url[-2].isalnum():
+        return False  # a sentence's full stop after the URL (`.../MASS4/.`, `...=haven).`)
+    if _SECTION_NUMBER.fullmatch(word):
+        return False  # the next section's number (`….html.` / `7.36 Why are…`)
+    if not url.endswith("://") and ("://" in word or word.casefold().startswith("www.")):
+        return False  # another URL
+    core = word.rstrip(_CLOSING)
+    if _URL_MARK.search(core):
+        return True
+    if core.isalnum() and word[len(core):].startswith(")") and open_parenthesis:
+        return True
+    return url.endswith(".") and core in _AFTER_DOT
 
 
 def _accented(match: re.Match[str]) -> str:
