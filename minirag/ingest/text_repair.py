@@ -24,11 +24,12 @@
 - In PDF text only, a URL a line ends in, broken after `://` or after a `.`, `/`, `_`, `?`, `=`,
   `&` or `#` ("https://doi.org/10.1080/10618600.\n2000.10474895"), goes on onto the next line when
   that line's first word plainly goes on with it: it holds a URL's marks (a `/`, `=`, `_`, `~`, `#`,
-  `?`, `&`, `%`, or a dot, colon or hyphen inside), or closes the parenthesis the URL opened
-  (`(https://www.actualtech.com/product_access.\nphp)`), or, after a dot, is a web file's extension
-  or a generic top-level domain (`html`, `org`). A capitalised word, a footnote's number, a plain
-  word or another URL is what follows the URL, not part of it: `See https://example.org.\nThe next`
-  stays two sentences.
+  `?`, `&`, `%`, or a dot, colon or hyphen inside), or closes a parenthesis opened before the URL
+  on its line (`(https://www.actualtech.com/product_access.\nphp)`), or, after a dot that follows a
+  letter or digit, is a web file's extension or a generic top-level domain (`html`, `org`). A
+  capitalised or plain word, a footnote's or section's number (`17`, `7.36`), another URL, or a full
+  stop after a `/` or `)` is what follows the URL, not part of it: `See https://example.org.\nThe
+  next` stays two sentences. One empty line between is crossed, a page break never.
 
 In plain text that is not Markdown (a .txt file, a PDF's text), a line that starts with `#`
 is text, not a heading: `escape_headings` escapes it. `is_page_number` tells a page's number
