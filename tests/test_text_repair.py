@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 from conftest import FIXTURES
+from helpers.growth import grows_linearly
 from pdf_maker import pdf_of_objects
 
 from minirag import keywords
@@ -137,3 +138,12 @@ def test_a_url_that_ends_a_sentence_or_a_line_stays_apart_from_what_follows():
                  "https://example.org/docs.\nwww.example.net is another",
                  "(https://validator.nu/).\n\nSweave/Stangle", "see https://stat.ethz.ch/r-help/094765.html.\n7.36 Why", "at https://mac.R-project.org/\n\fTcl/Tk 8.6"):
         assert repair(text, pdf=True) == text, text
+
+
+@pytest.mark.parametrize("text_of", [
+    lambda n: "word" * n + " https://example.org/\npath",  # a long word before a URL
+    lambda n: "a" * (4 * n) + "_b://x.\nnext",  # a long run that is no scheme
+    lambda n: "https://example.org/a.\nb " * n,  # many broken URLs
+])
+def test_joining_broken_urls_reads_each_line_once(text_of):
+    assert grows_linearly(lambda text: repair(text, pdf=True), text_of)

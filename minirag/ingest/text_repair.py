@@ -47,11 +47,13 @@ from minirag.keywords import TYPESETTING
 _LINE_END_HYPHEN = re.compile(r"(\w*)([^\W\d_])-[ \t]*\n(?:[ \t]*\n)?[ \t]*(?=(([^\W\d_])\w*))")
 _BROKEN_HOST = re.compile(r"(?<![\w.])((?:[a-z][a-z0-9+.-]*://)?[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+\.)[ \t]*\n[ \t]*"
                           r"(?=[a-z0-9][a-z0-9-]*\.[a-z])")
-# A URL a line ends in, broken where a typesetter breaks one (TeX's url package: after `://`, a
-# `.`, `/`...), and the first word of the next line, one empty line between at most (pdfminer parts
-# text blocks so). The hyphen is _LINE_END_HYPHEN's.
-_URL_AT_LINE_END = re.compile(r"(?<!\S)(\S*?(?:[A-Za-z][A-Za-z0-9+.-]*://|\bwww\.)(?:\S*?[./_?=&#])?)"
-                              r"[ \t]*\n(?:[ \t]*\n)?[ \t]*(?=(\S+))")
+# A line's end, one empty line between at most (pdfminer parts text blocks so), where a URL may
+# be broken as a typesetter breaks one (TeX's url package: after `://`, a `.`, `/`...).
+_LINE_BREAK = re.compile(r"[ \t]*\n(?:[ \t]*\n)?[ \t]*")
+# A scheme is looked for only where a run of its characters begins, each run read once.
+_URL_START = re.compile(r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*+://|\bwww\.")
+_URL_BREAKS = "./_?=&#"
+_WORD_AHEAD = re.compile(r"\S+")
 _SECTION_NUMBER = re.compile(r"\d+(?:\.\d+)+\.?")
 _URL_MARK = re.compile(r"[/=_~#?&%]|[.:-][A-Za-z0-9]")
 _CLOSING = ")]}>,;:.!?'\"\u2019\u201d"
@@ -87,17 +89,28 @@ def repair(text: str, *, pdf: bool = False) -> str:
     if pdf and "." in text:
         text = _BROKEN_HOST.sub(r"\1", text)
     if pdf and ("://" in text or "www." in text):
-        text = _URL_AT_LINE_END.sub(_url_goes_on, text)
+        text = _join_broken_urls(text)
     if pdf and not text.isascii():
         text = _SPLIT_ACCENT.sub(_accented, text)
     return text
 
 
-def _url_goes_on(match: re.Match[str]) -> str:
-    """The URL joined to the next line's first word where that word goes on with it, else as it was."""
-    url, word = match[1], match[2]
-    line = match.string[match.string.rfind("\n", 0, match.start()) + 1:match.end(1)]
-    return url if _continues(url, word, open_parenthesis=line.count("(") > line.count(")")) else match[0]
+def _join_broken_urls(text: str) -> str:
+    """Each URL a line ends in joined to the next line's first word where that word goes on with
+    it. Each line and word is read once (a regex looking back for the URL's start from every line
+    end read a long word again for each of its letters)."""
+    parts, line_start = [], 0
+    for gap in _LINE_BREAK.finditer(text):
+        line = text[line_start:gap.start()]
+        url = line[max(line.rfind(" "), line.rfind("\t")) + 1:]
+        word = _WORD_AHEAD.match(text, gap.end())
+        parts.append(line)
+        if not (word and url and (url[-1] in _URL_BREAKS or url.endswith("://")) and _URL_START.search(url)
+                and _continues(url, word[0], open_parenthesis=line.count("(") > line.count(")"))):
+            parts.append(gap[0])
+        line_start = gap.end()
+    parts.append(text[line_start:])
+    return "".join(parts)
 
 
 def _continues(url: str, word: str, *, open_parenthesis: bool) -> bool:
