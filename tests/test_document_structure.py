@@ -191,3 +191,45 @@ def test_a_table_row_naming_a_heading_and_a_page_does_not_take_the_heading():
     text = "attenu body\nattitude | 727\n[,3] | station | factor\nExamples\n\nattitude\n\nThe Attitude Data\n"
     assert structured(text, [(2, "attenu"), (2, "attitude")]).split("\n")[:6] == [
         "attenu body", "attitude | 727", "[,3] | station | factor", "Examples", "", "## attitude"]
+
+
+FAQ_PAGE = [
+    "7.30 I installed a package but the functions are not there", "",
+    "To actually use the package, it needs to be loaded using library().", "",
+    "7.31 Why doesn\u2019t R think these numbers are equal?", "",
+    "The only numbers that can be represented exactly in R\u2019s numeric type are integers and", "",
+    "7.32 How can I capture or ignore errors in a long", "", "simulation?", "",
+    "Use try(), which returns an object of class \"try-error\" instead of an error.", "",
+    "7.36 Why are there unwanted borders, lines or grid-like", "artifacts when viewing a plot saved to a PS or PDF",
+    "file?", "",
+    "Some graphics devices and viewers anti-alias what they draw."]
+FAQ_OUTLINE = [(1, "I installed a package but the functions are not there", 0),
+               (1, "Why doesn't R think these numbers are equal?", 0),
+               (1, "How can I capture or ignore errors in a long simulation?", 0),
+               (1, "Why are there unwanted borders, lines or grid-like artifacts when viewing a plot saved to a "
+                   "PS or PDF file?", 0)]
+
+
+def test_an_outline_title_set_with_other_quotes_or_wrapped_over_lines_still_finds_its_heading():
+    """R-FAQ.pdf: the bookmark writes `doesn't` where the page sets `doesn’t`, and a long question wraps
+    over two or three lines: 8 of its 104 entries gave no heading, and the answer fell under the
+    question before it."""
+    text = convert_document(make_pdf([FAQ_PAGE], FAQ_OUTLINE), ".pdf", "R-FAQ.pdf").markdown
+    assert headings(text) == [
+        "7.30 I installed a package but the functions are not there",
+        "7.31 Why doesn\u2019t R think these numbers are equal?",
+        "7.32 How can I capture or ignore errors in a long simulation?",
+        "7.36 Why are there unwanted borders, lines or grid-like artifacts when viewing a plot saved to a PS or "
+        "PDF file?"]
+    assert "\nsimulation?\n" not in text and text.count("grid-like") == 1
+
+
+def test_an_outline_title_is_not_found_in_a_line_that_only_mentions_it():
+    """A cross-reference, or a sentence wrapped so a line starts with the title's words, is text: only
+    lines that hold the title and nothing else are its heading."""
+    page = ["7.30 Packages", "", "See also 7.31 Why doesn\u2019t R think these numbers are equal?", "",
+            "How can I capture or ignore errors in a long", "simulation? is asked often; the answer is try().", "",
+            "Why doesn\u2019t R think these numbers", "are equal? That is floating point."]
+    outline = [(1, "Packages", 0), (1, "Why doesn't R think these numbers are equal?", 0),
+               (1, "How can I capture or ignore errors in a long simulation?", 0)]
+    assert headings(convert_document(make_pdf([page], outline), ".pdf", "faq.pdf").markdown) == ["7.30 Packages"]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 from conftest import FIXTURES
+from helpers.growth import grows_linearly
 from pdf_maker import pdf_of_objects
 
 from minirag import keywords
@@ -94,3 +95,55 @@ def test_a_word_split_between_two_text_blocks_is_joined_too():
     (`judge-` / `ments`) stayed split."""
     assert repair("our ampliative judge-\n\nments are", pdf=True) == "our ampliative judgements are"
     assert repair("a list-\n\n\nitem", pdf=True) == "a list-\n\n\nitem"  # two empty lines: not one text
+
+
+def test_a_url_broken_at_a_line_end_goes_on_onto_the_next_line():
+    """R's manuals (R-data.pdf, R-FAQ.pdf, R-exts.pdf) break long URLs after a `.`, a `/` or `://`:
+    neither half found the page it names."""
+    broken = {
+        "(https://www.actualtech.com/product_access.\nphp) is": "(https://www.actualtech.com/product_access.php) is",
+        "from https://docs.\nmicrosoft.com/en-us/sql/odbc/ for": "from https://docs.microsoft.com/en-us/sql/odbc/ for",
+        "(https://doi.org/10.1080/10618600.\n2000.10474895)).": "(https://doi.org/10.1080/10618600.2000.10474895)).",
+        "at https://CRAN.R-project.\norg and": "at https://CRAN.R-project.org and",
+        "free download from https://\nlink.springer.com/content/pdf/1.pdf.": "free download from "
+                                                                           "https://link.springer.com/content/pdf/1.pdf.",
+        "(https://CRAN.R-project.org/\npackage=nlme) for": "(https://CRAN.R-project.org/package=nlme) for",
+        "(https://github.\ncom/google/sanitizers/wiki#threadsanitizer),": "(https://github.com/google/sanitizers/"
+                                                                        "wiki#threadsanitizer),",
+        "see https://en.wikipedia.org/wiki/\nReproducibility)": "see https://en.wikipedia.org/wiki/\nReproducibility)",
+        "(see https://en.wikipedia.org/wiki/\nReproducibility)": "(see https://en.wikipedia.org/wiki/Reproducibility)",
+        "from https://www.stat.auckland.\n\nac.nz/~paul/R/ and": "from https://www.stat.auckland.ac.nz/~paul/R/ and",
+    }
+    for text, whole in broken.items():
+        assert repair(text, pdf=True) == whole, text
+    assert repair("https://docs.\nmicrosoft.com/en-us/") == "https://docs.\nmicrosoft.com/en-us/"  # a PDF's only
+    lines = ["Actual Technologies (https://www.actualtech.com/product_access.",
+             "php) and OpenLink (https://uda.openlinksw.com/)."]
+    markdown = convert_document(pdf_with_lines(lines), ".pdf", "R-data.pdf").markdown
+    assert "(https://www.actualtech.com/product_access.php) and OpenLink" in markdown
+
+
+def test_a_url_that_ends_a_sentence_or_a_line_stays_apart_from_what_follows():
+    """A URL's continuation has a URL's marks (`/`, a dot inside, `=`, `#`), closes the parenthesis
+    the URL opened, or is a web file's extension or a top-level domain after a dot; the next
+    sentence, a footnote's number, prose or another URL is none of these."""
+    for text in ("See https://example.org.\nThe next paragraph",
+                 "See https://stat.ethz.ch/R-manual/.\nThe manuals",
+                 "from https://CRAN.R-project.org/\nand its mirrors",
+                 "https://github.com/google/sanitizers/wiki/AddressSanitizerUseAfterScope.\nsee the flags",
+                 "see https://clang.llvm.org/docs/ThinLTO.\n17 It is",
+                 "(such as rJava (https://\nsome settings which are useful",
+                 "from https://www.tug.org/texlive/\n. (The CRAN package",
+                 "http://debian-live.alioth.debian.org/\nhttp://debian-live.alioth.debian.org/build/",
+                 "https://example.org/docs.\nwww.example.net is another",
+                 "(https://validator.nu/).\n\nSweave/Stangle", "see https://stat.ethz.ch/r-help/094765.html.\n7.36 Why", "at https://mac.R-project.org/\n\fTcl/Tk 8.6"):
+        assert repair(text, pdf=True) == text, text
+
+
+@pytest.mark.parametrize("text_of", [
+    lambda n: "word" * n + " https://example.org/\npath",  # a long word before a URL
+    lambda n: "a" * (4 * n) + "_b://x.\nnext",  # a long run that is no scheme
+    lambda n: "https://example.org/a.\nb " * n,  # many broken URLs
+])
+def test_joining_broken_urls_reads_each_line_once(text_of):
+    assert grows_linearly(lambda text: repair(text, pdf=True), text_of)

@@ -8,7 +8,13 @@ pdfminer gives a PDF's text line by line; nothing in it is Markdown. So:
 - Headings come from the outline (bookmarks), which is the document's own table
   of contents with its levels: each entry marks the first line after the
   previous heading that reads as its title, with or without its section number
-  (`5.8.1 Monitoring bugs`). A PDF without an outline gets no headings.
+  (`5.8.1 Monitoring bugs`). A PDF without an outline gets no headings. Title and line are
+  compared as a reader reads them: Unicode's compatibility forms (`ﬁ`, a no-break space) as their
+  plain letters, dashes as `-`, quotation marks and apostrophes left out (a bookmark writes
+  `doesn't` or `The ... argument` where the page sets `doesn’t` and `The ‘...’ argument`), spaces
+  and line breaks as one space. A title the page wraps is found on up to MAX_HEADING_LINES lines
+  that hold it and nothing else (R-FAQ.pdf's `7.32 How can I capture or ignore errors in a long` /
+  `simulation?`); a line that holds more (a cross-reference, a sentence) is never its heading.
 - Tables of contents are left out: they repeat the headings, with page numbers, as
   noise. One is a page set with dot leaders (`2.1 Getting started . . . 5`), or one
   whose lines are the outline's titles and page numbers and little else: there, each
@@ -30,10 +36,12 @@ import io
 import itertools
 import logging
 import re
+import unicodedata
 from collections.abc import Iterator
 
 from minirag.ingest.pdf_tables import CELL
 from minirag.ingest.text_repair import escape_headings, is_page_number
+from minirag.keywords import TYPESETTING
 
 log = logging.getLogger(__name__)
 
@@ -41,6 +49,9 @@ _LEADER = re.compile(r"(?:\.\s?){3,}\s*(?:\d+|[ivxlc]+)?\s*$")
 _DOTS_ONLY = re.compile(r"^[\s.]*(?:\d+|[ivxlc]+)?\s*$")
 _NUMBERING = re.compile(r"^(?:\d+(?:\.\d+)*\.?|[A-Z](?:\.\d+)*\.?|[IVXLC]+\.)\s+")
 _SPACE = re.compile(r"\s+")
+# Quotation marks and apostrophes, which bookmarks and pages set each in their own way, or not at all.
+_QUOTES = re.compile("[\"'`\u00ab\u00bb\u2018-\u201f\u2032-\u2037\u2039\u203a]")
+_DASHES = re.compile("[\u2010-\u2015\u2212]")
 # A page is a table of contents when this many of its lines end in dot leaders,
 MIN_LEADER_LINES = 5
 # and they, with the lines of dots alone that layout analysis splits off them, are this share of its lines;
@@ -53,6 +64,9 @@ MIN_PAGE_TEXT_LETTERS = 80
 # Contents pages stay when leaving them out would keep less than this share of the text's letters.
 MIN_KEPT_SHARE = 0.5
 MAX_HEADING_WORDS = 20
+# A heading the page wraps is looked for on this many lines (R-FAQ.pdf's longest question takes 3),
+# with an empty line between each two at most, as pdfminer parts the pieces of a wrapped block.
+MAX_HEADING_LINES = 3
 EDGE_LINES = 2
 MIN_RUNNING_PAGES = 3
 # and, between the pages it is found on, at most this many pages apart for half of them (a two-sided
@@ -205,7 +219,8 @@ def _title_of_row(line: str) -> str:
 
 
 def _key(line: str) -> str:
-    return _SPACE.sub(" ", line.replace("\f", "")).strip().casefold()
+    plain = _DASHES.sub("-", _QUOTES.sub("", unicodedata.normalize("NFKC", line.replace("\f", ""))))
+    return _SPACE.sub(" ", plain.translate(TYPESETTING)).strip().casefold()
 
 
 def _numbered(line: str) -> tuple[str, str] | None:
@@ -216,26 +231,47 @@ def _numbered(line: str) -> tuple[str, str] | None:
 
 def _headings(text: str, entries: list[tuple[int, str]]) -> str:
     lines = text.split("\n")
-    where: dict[str, list[int]] = {}
-    numbered: dict[tuple[str, str], list[int]] = {}  # (its number, the rest): a line set with a number
+    wanted = {_key(title) for _, title in entries}
+    wanted_numbered = {number for _, title in entries if (number := _numbered(title.strip()))}
+    where: dict[str, list[tuple[int, int]]] = {}  # a title's key -> (first line, last line) holding it
+    numbered: dict[tuple[str, str], list[tuple[int, int]]] = {}  # (its number, the rest): set with a number
     for index, line in enumerate(lines):
         if line.strip() and len(line.split()) <= MAX_HEADING_WORDS:
-            plain = line.replace("\f", "").strip()
-            for key in {_key(plain), _key(_NUMBERING.sub("", plain, count=1))}:
-                where.setdefault(key, []).append(index)
-            if number := _numbered(plain):
-                numbered.setdefault(number, []).append(index)
+            for last, plain, bare in _spans(lines, index):
+                for key in {_key(plain), _key(bare)} & wanted:
+                    where.setdefault(key, []).append((index, last))
+                if (number := _numbered(plain)) in wanted_numbered:
+                    numbered.setdefault(number, []).append((index, last))
     position = 0
+    absorbed: set[int] = set()
     for level, title in entries:
         # The bookmark as the page sets it, else its number and words however the page writes them
         # (`1 Introduction` over `1. INTRODUCTION`).
         found = where.get(_key(title)) or numbered.get(_numbered(title.strip()) or ("", ""), [])
-        at = bisect.bisect_left(found, position)
+        at = bisect.bisect_left(found, (position, -1))
         if at == len(found):
-            continue  # not on its own line (or not in the text layer): no heading for it
-        index = found[at]
-        line = lines[index]
-        page_breaks = "\f" * line.count("\f")  # each one: a blank page before the heading's counts too
-        lines[index] = f"{page_breaks}{'#' * level} {_SPACE.sub(' ', line.replace(chr(12), '')).strip()}"
-        position = index + 1
-    return "\n".join(lines)
+            continue  # not on lines of its own (or not in the text layer): no heading for it
+        index, last = found[at]
+        held = " ".join(lines[i] for i in range(index, last + 1) if lines[i].strip())
+        page_breaks = "\f" * lines[index].count("\f")  # each one: a blank page before the heading's counts too
+        lines[index] = f"{page_breaks}{'#' * level} {_SPACE.sub(' ', held.replace(chr(12), '')).strip()}"
+        absorbed.update(range(index + 1, last + 1))
+        position = last + 1
+    return "\n".join(line for index, line in enumerate(lines) if index not in absorbed)
+
+
+def _spans(lines: list[str], index: int) -> Iterator[tuple[int, str, str]]:
+    """(last line, their text, the text without the first line's number) of the line at `index`
+    alone, then with each next line of its page up to MAX_HEADING_LINES, an empty line between each
+    two at most. The number is the first line's own: a page number alone above a title is no
+    heading's number (`1` over `1 R Internal Structures` had read as the title)."""
+    held = lines[index].replace("\f", "").strip()
+    bare, last = _NUMBERING.sub("", held, count=1), index
+    yield last, held, bare
+    for _ in range(MAX_HEADING_LINES - 1):
+        following = last + 1 + (last + 1 < len(lines) and lines[last + 1].strip() == "" and "\f" not in lines[last + 1])
+        if following >= len(lines) or not lines[following].strip() or "\f" in lines[following]:
+            return
+        piece, last = lines[following].strip(), following
+        held, bare = f"{held} {piece}", f"{bare} {piece}"
+        yield last, held, bare

@@ -21,6 +21,15 @@
 - In PDF text only, a host name or URL broken after one of its dots
   ("ftp://ftp.security.\\nupload.debian.org") is whole again: a line that ends in a dotted name
   and a line that goes on with one (`label.label`) were one name.
+- In PDF text only, a URL a line ends in, broken after `://` or after a `.`, `/`, `_`, `?`, `=`,
+  `&` or `#` ("https://doi.org/10.1080/10618600.\n2000.10474895"), goes on onto the next line when
+  that line's first word plainly goes on with it: it holds a URL's marks (a `/`, `=`, `_`, `~`, `#`,
+  `?`, `&`, `%`, or a dot, colon or hyphen inside), or closes a parenthesis opened before the URL
+  on its line (`(https://www.actualtech.com/product_access.\nphp)`), or, after a dot that follows a
+  letter or digit, is a web file's extension or a generic top-level domain (`html`, `org`). A
+  capitalised or plain word, a footnote's or section's number (`17`, `7.36`), another URL, or a full
+  stop after a `/` or `)` is what follows the URL, not part of it: `See https://example.org.\nThe
+  next` stays two sentences. One empty line between is crossed, a page break never.
 
 In plain text that is not Markdown (a .txt file, a PDF's text), a line that starts with `#`
 is text, not a heading: `escape_headings` escapes it. `is_page_number` tells a page's number
@@ -38,6 +47,20 @@ from minirag.keywords import TYPESETTING
 _LINE_END_HYPHEN = re.compile(r"(\w*)([^\W\d_])-[ \t]*\n(?:[ \t]*\n)?[ \t]*(?=(([^\W\d_])\w*))")
 _BROKEN_HOST = re.compile(r"(?<![\w.])((?:[a-z][a-z0-9+.-]*://)?[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+\.)[ \t]*\n[ \t]*"
                           r"(?=[a-z0-9][a-z0-9-]*\.[a-z])")
+# A line's end, one empty line between at most (pdfminer parts text blocks so), where a URL may
+# be broken as a typesetter breaks one (TeX's url package: after `://`, a `.`, `/`...).
+_LINE_BREAK = re.compile(r"[ \t]*\n(?:[ \t]*\n)?[ \t]*")
+# A scheme is looked for only where a run of its characters begins, each run read once.
+_URL_START = re.compile(r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*+://|\bwww\.")
+_URL_BREAKS = "./_?=&#"
+_WORD_AHEAD = re.compile(r"\S+")
+_SECTION_NUMBER = re.compile(r"\d+(?:\.\d+)+\.?")
+_URL_MARK = re.compile(r"[/=_~#?&%]|[.:-][A-Za-z0-9]")
+_CLOSING = ")]}>,;:.!?'\"\u2019\u201d"
+# What a URL broken after a dot may go on with and nothing else: a web file's extension or a generic
+# top-level domain (R's manuals: `product_access.` / `php)`, `barrier.` / `html`, `R-project.` / `org)`).
+_AFTER_DOT = frozenset({"html", "htm", "shtml", "php", "asp", "aspx", "pdf", "txt", "xml", "json",
+                        "com", "org", "net", "edu", "gov"})
 # Spacing accents and the combining marks they stand for: most come before their letter, a cedilla
 # and an ogonek after it.
 _ACCENT_BEFORE = {"\u00b4": "\u0301", "\u00a8": "\u0308", "\u02c6": "\u0302", "\u02dc": "\u0303",
@@ -65,9 +88,46 @@ def repair(text: str, *, pdf: bool = False) -> str:
         text = _LINE_END_HYPHEN.sub(words.join, text)
     if pdf and "." in text:
         text = _BROKEN_HOST.sub(r"\1", text)
+    if pdf and ("://" in text or "www." in text):
+        text = _join_broken_urls(text)
     if pdf and not text.isascii():
         text = _SPLIT_ACCENT.sub(_accented, text)
     return text
+
+
+def _join_broken_urls(text: str) -> str:
+    """Each URL a line ends in joined to the next line's first word where that word goes on with
+    it. Each line and word is read once (a regex looking back for the URL's start from every line
+    end read a long word again for each of its letters)."""
+    parts, line_start = [], 0
+    for gap in _LINE_BREAK.finditer(text):
+        line = text[line_start:gap.start()]
+        url = line[max(line.rfind(" "), line.rfind("\t")) + 1:]
+        word = _WORD_AHEAD.match(text, gap.end())
+        parts.append(line)
+        if not (word and url and (url[-1] in _URL_BREAKS or url.endswith("://")) and _URL_START.search(url)
+                and _continues(url, word[0], open_parenthesis=line.count("(") > line.count(")"))):
+            parts.append(gap[0])
+        line_start = gap.end()
+    parts.append(text[line_start:])
+    return "".join(parts)
+
+
+def _continues(url: str, word: str, *, open_parenthesis: bool) -> bool:
+    if not (word[0].isascii() and (word[0].isalnum() or word[0] in "~%")):
+        return False
+    if url.endswith(".") and not url[-2].isalnum():
+        return False  # a sentence's full stop after the URL (`.../MASS4/.`, `...=haven).`)
+    if _SECTION_NUMBER.fullmatch(word):
+        return False  # the next section's number (`….html.` / `7.36 Why are…`)
+    if not url.endswith("://") and ("://" in word or word.casefold().startswith("www.")):
+        return False  # another URL
+    core = word.rstrip(_CLOSING)
+    if _URL_MARK.search(core):
+        return True
+    if core.isalnum() and word[len(core):].startswith(")") and open_parenthesis:
+        return True
+    return url.endswith(".") and core in _AFTER_DOT
 
 
 def _accented(match: re.Match[str]) -> str:
