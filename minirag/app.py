@@ -335,6 +335,8 @@ class App:
         """Reads never create the index: a DB_PATH with no index (a typo, or nothing synced yet)
         is an error saying so, not an empty answer and a stray new file."""
         if self._index is None and not self._index_file_holds_data():
+            if connection.not_sqlite(self.config.db_path):  # an empty document, named by mistake
+                raise connection.not_sqlite_error(self.config.db_path)
             how = ("a writer must build it first (this one is read-only)" if self.config.read_only else
                    "run `minirag sync` (or the sync_start tool) first")
             what = "the index file {} is empty (0 bytes)" if os.path.exists(self.config.db_path) else "no index at {}"
@@ -973,8 +975,9 @@ class App:
             empty = config.db_path.exists()
             return replace(
                 status,
-                index_error=(f"the index file {config.db_path} is empty (0 bytes)" if empty else
-                             f"no index at {config.db_path}") + "; run `minirag sync` first",
+                index_error=str(connection.not_sqlite_error(config.db_path)) if connection.not_sqlite(config.db_path)
+                else (f"the index file {config.db_path} is empty (0 bytes)" if empty else
+                      f"no index at {config.db_path}") + "; run `minirag sync` first",
                 chunk_token_budget=self.chunk_budget() or status.chunk_token_budget,  # what a first sync cuts at
                 collections=self.list_collections().collections,  # no index: nothing counted yet
             )

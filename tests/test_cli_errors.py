@@ -1030,13 +1030,15 @@ def test_empty_standard_input_leaves_the_source_it_names_as_it_was(world, tmp_pa
 
 
 
+@pytest.mark.parametrize("words", ["# Notes\n\nMy own words, not an index.\n", ""])
 @pytest.mark.parametrize("command", [["query", "otters"], ["sync"], ["status"]])
 def test_a_db_path_naming_a_document_is_not_called_a_damaged_index_to_delete(world, capsys, monkeypatch, docs,
-                                                                             command):
+                                                                             command, words):
     """DB_PATH set to a document by mistake: 'the index … is damaged (file is not a database); … or
-    delete it and run `minirag sync`' told the user to delete their own document."""
+    delete it and run `minirag sync`' told the user to delete their own document. An empty one
+    became the index: SQLite makes its database in an empty file."""
     notes = docs / "notes.md"
-    notes.write_text("# Notes\n\nMy own words, not an index.\n", encoding="utf-8")
+    notes.write_text(words, encoding="utf-8")
     monkeypatch.setenv("DB_PATH", str(notes))
     code = cli.main(command)
     out, err = capsys.readouterr()
@@ -1045,10 +1047,17 @@ def test_a_db_path_naming_a_document_is_not_called_a_damaged_index_to_delete(wor
     assert "not a SQLite database" in said and "DB_PATH" in said, said
     if command != ["status"]:
         assert_one_line_failure(code, err, command)
-    assert notes.read_text(encoding="utf-8") == "# Notes\n\nMy own words, not an index.\n"
+    assert notes.read_text(encoding="utf-8") == words
     from minirag.config import load_config
     from minirag.doctor import run_checks
 
     checks = {c.name: c for c in run_checks(load_config()).checks}
     assert not checks["index"].ok and "not a SQLite database" in checks["index"].detail
     assert "move it aside" not in (checks["index"].fix or "") and "DB_PATH" in (checks["index"].fix or "")
+
+
+def test_an_empty_file_named_as_the_index_becomes_the_index(world, capsys, monkeypatch, tmp_path):
+    made = tmp_path / "made-ready.db"  # `touch index.db` first: not a document's name
+    made.touch()
+    monkeypatch.setenv("DB_PATH", str(made))
+    assert cli.main(["sync"]) == 0 and made.read_bytes().startswith(b"SQLite format 3\x00")

@@ -248,8 +248,8 @@ _SQLITE_HEADER = b"SQLite format 3\x00"
 
 
 def not_sqlite(path: Path | str) -> bool:
-    """Whether `path` is a file whose first bytes are not SQLite's header: another file DB_PATH names
-    by mistake (a document), which is no index to restore nor to delete."""
+    """Whether `path` is a file whose first bytes are not SQLite's header, or an empty one named as a
+    document: another file DB_PATH names by mistake, which is no index to restore nor to delete."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO put in its place must not block the read
     except OSError:
@@ -262,7 +262,11 @@ def not_sqlite(path: Path | str) -> bool:
         return False
     finally:
         os.close(fd)
-    return bool(head) and not _SQLITE_HEADER.startswith(head)  # a file cut inside the header is a damaged one
+    if not head:  # SQLite makes its database in an empty file, unless the file's name says it is a document
+        from minirag.ingest.scan import name_not_read
+
+        return name_not_read(os.path.basename(path)) is None
+    return not _SQLITE_HEADER.startswith(head)  # a file cut inside the header is a damaged one
 
 
 NOT_SQLITE_FIX = ("point DB_PATH at the index file, or at a path with no file yet to make one there; this file "
