@@ -199,16 +199,17 @@ def test_a_passage_held_by_several_files_takes_one_slot_naming_the_others():
     assert [(h.chunk_id, h.also_in) for h in kept] == [(0, ("/copy/a.md", "/old/a.md")), (1, ())]
 
 
-def test_a_passage_is_the_same_under_each_documents_own_title_and_only_that():
+def test_a_section_is_the_same_under_each_documents_own_title_and_a_title_alone_is_context():
     def titled(n, title, text):
         return Hit(n, f"/{n}.md", "file", title, 0, text, 1.0 / (n + 1), 0.1, n, None, None)
 
     hits = [titled(0, "Manual", "Manual > Boot\nPress F2."), titled(1, "Handbuch", "Handbuch > Boot\nPress F2."),
-            titled(2, "Manual", "# Manual\nPress F2."), titled(3, "Manuel", "# Manuel\nPress F2."),
+            titled(2, "Manual", "Manual\nPress F2."), titled(3, "Manuel", "Manuel\nPress F2."),  # the title alone
             titled(4, "Man", "Manual > Boot\nPress F2."),  # the title only begins the breadcrumb's first part
-            titled(5, "", "Press F2.")]
+            titled(5, "Handbuch", "Handbuch > Start\nPress F2."),  # another section
+            titled(6, "Manual", "Manual\n## Boot\nPress F2."), titled(7, "Handbuch", "Handbuch\n## Boot\nPress F2.")]
     assert [(h.chunk_id, h.also_in) for h in one_slot_per_passage(hits)] == [
-        (0, ("/1.md",)), (2, ("/3.md", "/5.md")), (4, ())]
+        (0, ("/1.md",)), (2, ()), (3, ()), (4, ()), (5, ()), (6, ("/7.md",))]
 
 
 def test_a_passage_in_a_hundred_files_names_a_few_and_counts_the_rest():

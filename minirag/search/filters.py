@@ -56,16 +56,14 @@ def one_slot_per_passage(hits: list[Hit]) -> list[Hit]:
 
 
 def _passage(hit: Hit) -> str:
-    """A hit's text without the title of its document that its breadcrumb opens with: a manual's
-    translations left untranslated hold the same sections under each translation's own title."""
+    """A hit's text without the title of its document, where its breadcrumb (or the heading that
+    opens its text) names a section under that title: a manual's translations that left a section
+    untranslated hold the same section, each under its own title. Where the title is all the
+    breadcrumb says, it is the passage's only context: `Click OK` under two titles is two answers."""
     title = " ".join(hit.title.split())
-    first, newline, rest = hit.text.partition("\n")
-    head = first.removeprefix("# ")  # the line a first chunk opens with when no breadcrumb says the title
-    if not title or not head.startswith(title):
-        return hit.text
-    if head == title:
-        return rest
-    return head[len(title):] + newline + rest if head.startswith(title + SEPARATOR) else hit.text
+    if title and hit.text.startswith((title + SEPARATOR, title + "\n#")):  # a section's heading, in either place
+        return hit.text[len(title):]
+    return hit.text
 
 
 def group_by_gap(hits: list[Hit], grouping: str) -> list[Hit]:
