@@ -481,3 +481,20 @@ def test_a_bad_ocr_setting_is_one_configuration_error_at_start_not_one_per_file(
     assert cli.main(["sync"]) == 1
     err = capsys.readouterr().err
     assert err.startswith(f"minirag: configuration error: {error}") and err.count("\n") == 1, err
+
+
+@pytest.mark.parametrize(("size", "framed"), [
+    ((900, 120), (900, 120)),  # a page or a line within 8:1: as it is
+    ((5, 100), (13, 100)),  # taller than 1:8: padded to it
+    ((12, 3_000), (250, 2_000)),  # shrunk as RapidOCR would (8 x 2,000), then padded
+    ((638, 22), (638, 22)),  # a line RapidOCR enlarges to 870 x 30 and pads itself
+    ((2_000, 10), (2_000, 30)),  # one it would enlarge to 6,000 x 30 first: padded short of that
+    ((10_000, 50), (2_000, 30)),
+])
+def test_rapidocr_is_given_no_strip_its_own_scaling_would_blow_up(size, framed):
+    from PIL import Image
+
+    from minirag.ingest.ocr import _RapidOcr
+
+    reader = _RapidOcr.__new__(_RapidOcr)  # _framed needs no model
+    assert reader._framed(Image.new("RGB", size, (255, 255, 255))).size == framed

@@ -169,8 +169,10 @@ def would_read_now(note: str) -> bool:
 
 class _RapidOcr:
     # RapidOCR's own settings (its config.yaml, Global): it shrinks an image's longer side to
-    # MAX_SIDE, rounding both sides to multiples of 32, then pads one wider than RATIO:1 to RATIO:1.
+    # MAX_SIDE, rounding both sides to multiples of 32, enlarges its shorter side to MIN_SIDE, then
+    # pads one wider than RATIO:1 to RATIO:1.
     MAX_SIDE = 2000
+    MIN_SIDE = 30
     RATIO = 8
 
     def __init__(self) -> None:
@@ -192,9 +194,12 @@ class _RapidOcr:
     def _framed(self, image):
         """The image as RapidOCR can take it. Past RATIO:1 either way: shrunk to MAX_SIDE here, as it
         would shrink it but without its rounding, which made the short side of a strip 0 pixels
-        (ResizeImgError); and one taller than 1:RATIO padded to that with its corner's colour, as it
-        pads a wide one itself: its detector scales the shorter side to 736 px, so a strip 5 x 100
-        became a 736 x 13,984 input, more memory than a converter may take, for the same text."""
+        (ResizeImgError). Then padded with its corner's colour where RapidOCR's input would grow
+        without bound: one taller than 1:RATIO to that (its detector scales the shorter side to
+        736 px, so a strip 5 x 100 became a 736 x 13,984 input, more memory than a converter may
+        take, for the same text), and one so wide that enlarging its shorter side to MIN_SIDE takes
+        its longer past MAX_SIDE to just short of that (2,000 x 10 became 6,016 x 1,504 once
+        RapidOCR padded it)."""
         from PIL import Image
 
         width, height = image.size
@@ -204,10 +209,15 @@ class _RapidOcr:
         if scale < 1:
             width, height = max(1, round(width * scale)), max(1, round(height * scale))
             image = image.resize((width, height), Image.Resampling.BILINEAR)
-        if height <= self.RATIO * width:
+        if height > self.RATIO * width:
+            size, at = (-(-height // self.RATIO), height), ((-(-height // self.RATIO) - width) // 2, 0)
+        elif width * self.MIN_SIDE > self.MAX_SIDE * height:
+            tall = -(-width * self.MIN_SIDE // self.MAX_SIDE)
+            size, at = (width, tall), (0, (tall - height) // 2)
+        else:
             return image
-        padded = Image.new(image.mode, (-(-height // self.RATIO), height), image.getpixel((0, 0)))
-        padded.paste(image, ((padded.width - width) // 2, 0))
+        padded = Image.new(image.mode, size, image.getpixel((0, 0)))
+        padded.paste(image, at)
         return padded
 
 
