@@ -48,12 +48,20 @@ class MessageTooLong(ConversionFailed):
 
 
 def described(exc: BaseException) -> str:
-    """A parser's exception on one line, for a ConversionFailed: its type and its message's first line
-    (a RecursionError, a parser's stack outrun by its input, says so in words)."""
+    """A parser's exception on one line, for a ConversionFailed: its type and its message's first line,
+    its summary; or, where the message is a traceback (RapidOCR wraps onnxruntime's error so), the
+    exception that traceback ends in, its type's module path left out (a RecursionError, a parser's
+    stack outrun by its input, says so in words)."""
     if isinstance(exc, RecursionError):
         return "its structure is nested too deeply to read"
-    lines = str(exc).strip().splitlines()
-    return f"{type(exc).__name__}: {lines[0][:200]}" if lines else type(exc).__name__
+    lines = [line.strip() for line in str(exc).strip().splitlines() if line.strip()]
+    if not lines:
+        return type(exc).__name__
+    line = lines[0]
+    if line.startswith("Traceback (most recent call last)"):
+        kind, colon, message = lines[-1].partition(":")
+        line = f"{kind.rpartition('.')[2]}{colon}{message}" if " " not in kind else lines[-1]
+    return f"{type(exc).__name__}: {line[:200]}"
 
 
 class OutputUnwritable(MiniragError):

@@ -663,3 +663,46 @@ def test_a_worker_runs_no_code_of_the_folder_it_is_started_in(tmp_path, monkeypa
         pool.close()
     assert done.markdown == "# Here\n"
     assert not marker.exists(), marker.read_text()
+
+
+def _served(monkeypatch, error: Exception) -> dict:
+    """The answer convert_worker.serve gives when the converter raises `error`: the worker's own loop,
+    run here on in-memory pipes (its per-file limits left unset in this process)."""
+    import pickle
+
+    from minirag.ingest import convert_worker
+
+    def failing(_op, _args):
+        raise error
+
+    monkeypatch.setattr(convert_worker, "_run", failing)
+    monkeypatch.setattr(convert_worker, "_set_limits", lambda *_limits: None)
+    requests, answers = io.BytesIO(), io.BytesIO()
+    convert_worker.write_frame(requests, pickle.dumps(("document", (b"", ".png", "/d/x.png"), "/d/x.png",
+                                                       1 << 30, 60, {})))
+    requests.seek(0)
+    convert_worker.serve(requests, answers)
+    answers.seek(0)
+    return json.loads(convert_worker.read_frame(answers))
+
+
+def test_a_converter_error_that_carries_a_traceback_is_told_by_its_last_line(monkeypatch):
+    """RapidOCR wraps onnxruntime's error in its own, whose message is the whole traceback: the reason
+    had been 'ONNXRuntimeError: Traceback (most recent call last):'."""
+
+    class ONNXRuntimeError(Exception):
+        pass
+
+    error = ONNXRuntimeError(
+        "Traceback (most recent call last):\n"
+        '  File "rapidocr/inference_engine/onnxruntime/main.py", line 98, in __call__\n'
+        "    return self.session.run(self.get_output_names(), input_dict)[0]\n"
+        "           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n"
+        "onnxruntime.capi.onnxruntime_pybind11_state.InvalidArgument: [ONNXRuntimeError] : 2 : INVALID_ARGUMENT : "
+        "Got invalid dimensions for input: x\n")
+    assert _served(monkeypatch, error) == {
+        "failed": "/d/x.png: cannot convert (ONNXRuntimeError: InvalidArgument: [ONNXRuntimeError] : 2 : "
+                  "INVALID_ARGUMENT : Got invalid dimensions for input: x)"}
+    # A message of several lines without a traceback is told by its first, its summary.
+    assert _served(monkeypatch, ValueError("bad byte 0xff\nat offset 3")) == {
+        "failed": "/d/x.png: cannot convert (ValueError: bad byte 0xff)"}

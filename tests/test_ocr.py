@@ -143,6 +143,61 @@ def test_an_image_file_is_a_document(app, docs):
     assert payload(app.query("shipments paid", top_k=1))["results"][0]["source"] == str(docs / "receipt.png")
 
 
+@pytest.mark.slow  # the real worker, under its real memory limit
+def test_an_image_too_small_to_hold_a_line_of_text_has_no_text_and_does_not_fail(app, docs):
+    """Decorative strips and dots (debian-handbook's green.png, 1 x 30; h1-bg.png, 5 x 100): RapidOCR
+    scaled a 1 x 30 strip to a 736 x 20,608 detector input, past the worker's memory limit."""
+    from PIL import Image
+
+    sizes = {"green.png": (1, 30), "h1-bg.png": (5, 100), "dot.png": (5, 6), "rule.png": (30_000, 1),
+             "thread.png": (7, 30_000), "bar.png": (12, 3_000), "banner.png": (10_000, 50)}
+    for name, size in sizes.items():
+        Image.new("RGB", size, (40, 160, 60)).save(docs / name)
+    progress = app.sync()
+    assert not [w for w in progress.warnings if "cannot convert" in w], progress.warnings
+    files = listed(app)
+    for name in sizes:
+        assert files[name].state == "indexed" and files[name].note == "no text found (empty, scanned or image-only?)"
+
+
+def test_an_image_too_small_to_hold_a_line_of_text_is_never_given_to_the_engine(monkeypatch):
+    import io
+
+    from PIL import Image
+
+    from minirag.ingest import ocr
+
+    class NoEngine:
+        MAX_SIDE = 2000  # RapidOCR's: it would read 30,000 x 7 as 2,000 x 0.47
+
+        def read(self, _image):
+            raise AssertionError("an image no line of text fits in went to the OCR engine")
+
+    monkeypatch.setattr(ocr, "get_engine", lambda *_args: NoEngine())
+    for size in ((1, 30), (3, 500), (500, 3), (2, 2), (30_000, 7), (7, 30_000)):
+        buffer = io.BytesIO()
+        Image.new("L", size, 255).save(buffer, "PNG")
+        assert ocr.read_image(buffer.getvalue(), "strip.png") == ("", "")
+
+
+def test_a_line_five_pixels_high_is_still_read():
+    """The smallest image kept for OCR holds a line RapidOCR reads (MIN_TEXT_PIXELS)."""
+    import io
+
+    from PIL import Image, ImageDraw, ImageFont
+
+    from minirag.ingest import ocr
+
+    font = ImageFont.load_default(size=8)
+    left, top, right, bottom = font.getbbox("INVOICE 2024 TOTAL")
+    image = Image.new("L", (right - left, bottom - top), 255)  # 82 x 5, cropped to the ink
+    ImageDraw.Draw(image).text((-left, -top), "INVOICE 2024 TOTAL", font=font, fill=0)
+    assert image.height == 5 >= ocr.MIN_TEXT_PIXELS
+    buffer = io.BytesIO()
+    image.save(buffer, "PNG")
+    assert ocr.read_image(buffer.getvalue(), "line.png")[0] == "INVOICE 2024 TOTAL"
+
+
 def test_an_image_claiming_too_many_pixels_is_refused_before_it_is_decoded(app, docs):
     (docs / "bomb.png").write_bytes(png_claiming(8_000, 8_000))
     progress = app.sync()
@@ -235,7 +290,7 @@ def test_a_scan_past_the_page_cap_is_read_up_to_the_cap_and_says_what_was_left(a
 
     class Counted:
         def __init__(self, engine):
-            self.engine = engine
+            self.engine, self.MAX_SIDE = engine, engine.MAX_SIDE
 
         def read(self, image):
             seen.append(image.size)
@@ -426,3 +481,20 @@ def test_a_bad_ocr_setting_is_one_configuration_error_at_start_not_one_per_file(
     assert cli.main(["sync"]) == 1
     err = capsys.readouterr().err
     assert err.startswith(f"minirag: configuration error: {error}") and err.count("\n") == 1, err
+
+
+@pytest.mark.parametrize(("size", "framed"), [
+    ((900, 120), (900, 120)),  # a page or a line within 8:1: as it is
+    ((5, 100), (13, 100)),  # taller than 1:8: padded to it
+    ((12, 3_000), (250, 2_000)),  # shrunk as RapidOCR would (8 x 2,000), then padded
+    ((638, 22), (638, 22)),  # a line RapidOCR enlarges to 870 x 30 and pads itself
+    ((2_000, 10), (2_000, 30)),  # one it would enlarge to 6,000 x 30 first: padded short of that
+    ((10_000, 50), (2_000, 30)),
+])
+def test_rapidocr_is_given_no_strip_its_own_scaling_would_blow_up(size, framed):
+    from PIL import Image
+
+    from minirag.ingest.ocr import _RapidOcr
+
+    reader = _RapidOcr.__new__(_RapidOcr)  # _framed needs no model
+    assert reader._framed(Image.new("RGB", size, (255, 255, 255))).size == framed

@@ -45,6 +45,11 @@ INSTALL_HINT = "install the ocr extra (pip install 'minirag[ocr]')"
 # CPU time one page may add to its file's converter limit (MINIRAG_CONVERT_CPU_SECONDS is sized
 # for parsing; OCR costs seconds a page). The wall-time limit still bounds the whole file.
 OCR_CPU_PER_PAGE = 60
+# An image (a PDF page as rendered) whose shorter side, at the scale the engine reads it, is under
+# this many pixels holds no line of text: it is "no text found" and never reaches the engine. Lines
+# cropped to their ink and read by RapidOCR (docs/documents.md): 2-3 px high gave nothing, 4 px a
+# few words, 5 px whole lines. A decorative strip (1 x 30) had cost a detector input of gigabytes.
+MIN_TEXT_PIXELS = 4
 # Told (page, pages) as OCR starts on each page of the file being converted: the converter worker
 # sends it to its parent as a progress frame (ingest/isolation.py). Unset, no one is listening.
 PAGE_LISTENER: ContextVar[Callable[[int, int], None] | None] = ContextVar("ocr_page_listener", default=None)
@@ -163,6 +168,13 @@ def would_read_now(note: str) -> bool:
 
 
 class _RapidOcr:
+    # RapidOCR's own settings (its config.yaml, Global): it shrinks an image's longer side to
+    # MAX_SIDE, rounding both sides to multiples of 32, enlarges its shorter side to MIN_SIDE, then
+    # pads one wider than RATIO:1 to RATIO:1.
+    MAX_SIDE = 2000
+    MIN_SIDE = 30
+    RATIO = 8
+
     def __init__(self) -> None:
         from rapidocr import RapidOCR
 
@@ -174,13 +186,44 @@ class _RapidOcr:
     def read(self, image) -> str:
         import numpy as np
 
-        pixels = np.asarray(image.convert("RGB"))
+        pixels = np.asarray(self._framed(image.convert("RGB")))
         with self._lock:
             result = self._ocr(pixels)
         return "\n".join(result.txts or ())  # type: ignore[union-attr]  # the whole pipeline: a RapidOCROutput
 
+    def _framed(self, image):
+        """The image as RapidOCR can take it. Past RATIO:1 either way: shrunk to MAX_SIDE here, as it
+        would shrink it but without its rounding, which made the short side of a strip 0 pixels
+        (ResizeImgError). Then padded with its corner's colour where RapidOCR's input would grow
+        without bound: one taller than 1:RATIO to that (its detector scales the shorter side to
+        736 px, so a strip 5 x 100 became a 736 x 13,984 input, more memory than a converter may
+        take, for the same text), and one so wide that enlarging its shorter side to MIN_SIDE takes
+        its longer past MAX_SIDE to just short of that (2,000 x 10 became 6,016 x 1,504 once
+        RapidOCR padded it)."""
+        from PIL import Image
+
+        width, height = image.size
+        if max(width, height) <= self.RATIO * min(width, height):
+            return image
+        scale = self.MAX_SIDE / max(width, height)
+        if scale < 1:
+            width, height = max(1, round(width * scale)), max(1, round(height * scale))
+            image = image.resize((width, height), Image.Resampling.BILINEAR)
+        if height > self.RATIO * width:
+            size, at = (-(-height // self.RATIO), height), ((-(-height // self.RATIO) - width) // 2, 0)
+        elif width * self.MIN_SIDE > self.MAX_SIDE * height:
+            tall = -(-width * self.MIN_SIDE // self.MAX_SIDE)
+            size, at = (width, tall), (0, (tall - height) // 2)
+        else:
+            return image
+        padded = Image.new(image.mode, size, image.getpixel((0, 0)))
+        padded.paste(image, at)
+        return padded
+
 
 class _Tesseract:
+    MAX_SIDE = None  # it reads the pixels as they are
+
     def __init__(self, languages: tuple[str, ...]) -> None:
         self._languages = "+".join(languages)
 
@@ -209,6 +252,17 @@ def get_engine(name: str, languages: tuple[str, ...]):
 
 
 # --- reading documents -----------------------------------------------------------------
+
+
+def _read(engine, image) -> str:
+    """The text `engine` reads in `image`; none, without running it, where the image's shorter side
+    at the scale the engine reads it is under MIN_TEXT_PIXELS (a decorative strip or dot)."""
+    width, height = image.size
+    scale = min(1.0, engine.MAX_SIDE / max(width, height)) if engine.MAX_SIDE else 1.0
+    if min(width, height) * scale < MIN_TEXT_PIXELS:
+        return ""
+    return engine.read(image)
+
 
 
 def _cache_file(data: bytes, current: OcrSettings) -> Path:
@@ -302,7 +356,7 @@ def read_image(data: bytes, name: str) -> tuple[str, str]:
                 _check_pixels(*frame.size, name)
                 _grant_cpu(OCR_CPU_PER_PAGE)
                 _starting(index + 1, min(frames, MAX_OCR_PAGES))
-                pages.append(engine.read(frame.copy()))
+                pages.append(_read(engine, frame.copy()))
         except (OSError, ValueError, Image.DecompressionBombError) as exc:
             raise ConversionFailed(f"{name}: cannot decode image ({described(exc)})") from None
         return pages
@@ -368,7 +422,7 @@ def fill_scanned_pages(data: bytes, name: str, text: str) -> tuple[str, str]:
                 scale = min(RENDER_DPI / 72, (MAX_PIXELS / max(1.0, width * height)) ** 0.5)
                 _grant_cpu(OCR_CPU_PER_PAGE)
                 _starting(number, len(chosen))
-                out.append(engine.read(page.render(scale=scale).to_pil()))
+                out.append(_read(engine, page.render(scale=scale).to_pil()))
             return out
         finally:
             pdf.close()
