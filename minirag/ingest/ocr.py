@@ -264,7 +264,6 @@ def _read(engine, image) -> str:
     return engine.read(image)
 
 
-
 def _cache_file(data: bytes, current: OcrSettings) -> Path:
     from platformdirs import user_cache_dir
 
