@@ -706,3 +706,14 @@ def test_a_converter_error_that_carries_a_traceback_is_told_by_its_last_line(mon
     # A message of several lines without a traceback is told by its first, its summary.
     assert _served(monkeypatch, ValueError("bad byte 0xff\nat offset 3")) == {
         "failed": "/d/x.png: cannot convert (ValueError: bad byte 0xff)"}
+
+
+@pytest.mark.parametrize("error", [
+    RuntimeError("[ONNXRuntimeError] : 6 : RUNTIME_EXCEPTION : Non-zero status code returned while running "
+                 "Conv node. Name:'Conv_0' Status Message: std::bad_alloc"),
+    ConversionFailed("/d/x.png: cannot convert (MemoryError: )"),
+])
+def test_a_native_librarys_failed_allocation_is_the_memory_limit_and_retires_the_worker(monkeypatch, error):
+    """onnxruntime out of memory under the worker's limit raised std::bad_alloc, told as 'cannot convert
+    (… std::bad_alloc)' rather than the limit to raise, and the worker went on with its heap torn."""
+    assert _served(monkeypatch, error) == {"memory": "/d/x.png"}

@@ -138,17 +138,20 @@ def serve(requests, answers) -> None:
             answer = {"markdown": converted.markdown, "title": converted.metadata_title,
                       "warnings": list(converted.warnings), "note": converted.note,
                       "frontmatter": converted.frontmatter}
-        except ConversionFailed as exc:
-            answer = {"failed": str(exc)}
-            retire = "MemoryError" in str(exc)  # a parser that caught it may have left the heap torn
-            if retire:
-                answer = {"memory": name}
         except MemoryError:
             answer, retire = {"memory": name}, True
         except RecursionError:
             answer = {"failed": f"{name}: cannot convert (nested too deeply)"}
         except Exception as exc:  # noqa: BLE001 - one bad document never ends the worker's loop
-            answer = {"failed": f"{name}: cannot convert ({described(exc)})"}
+            # Out of memory as a parser that caught Python's MemoryError, or a native library's
+            # allocator (onnxruntime's std::bad_alloc), says it: the heap may be left torn.
+            retire = any(words in str(exc) for words in ("MemoryError", "std::bad_alloc"))
+            if retire:
+                answer = {"memory": name}
+            elif isinstance(exc, ConversionFailed):
+                answer = {"failed": str(exc)}
+            else:
+                answer = {"failed": f"{name}: cannot convert ({described(exc)})"}
         # Not the limits here: the answer of a conversion that stayed within them still goes back.
         resource.setrlimit(resource.RLIMIT_AS, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
         write_frame(answers, encode_answer(answer, name, limit))
