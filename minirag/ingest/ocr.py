@@ -46,9 +46,8 @@ INSTALL_HINT = "install the ocr extra (pip install 'minirag[ocr]')"
 # for parsing; OCR costs seconds a page). The wall-time limit still bounds the whole file.
 OCR_CPU_PER_PAGE = 60
 # An image (a PDF page as rendered) whose shorter side, at the scale the engine reads it, is under
-# this many pixels holds no line of text: it is "no text found" and never reaches the engine. Lines
-# cropped to their ink and read by RapidOCR (docs/documents.md): 2-3 px high gave nothing, 4 px a
-# few words, 5 px whole lines. A decorative strip (1 x 30) had cost a detector input of gigabytes.
+# this many pixels holds no line of text (docs/documents.md has what RapidOCR reads at 2-5 px): it
+# is "no text found" and never reaches the engine, whose scaling would make a strip gigabytes.
 MIN_TEXT_PIXELS = 4
 # Told (page, pages) as OCR starts on each page of the file being converted: the converter worker
 # sends it to its parent as a progress frame (ingest/isolation.py). Unset, no one is listening.
@@ -193,13 +192,11 @@ class _RapidOcr:
 
     def _framed(self, image):
         """The image as RapidOCR can take it. Past RATIO:1 either way: shrunk to MAX_SIDE here, as it
-        would shrink it but without its rounding, which made the short side of a strip 0 pixels
+        would shrink it but without its rounding, which can make a strip's short side 0 pixels
         (ResizeImgError). Then padded with its corner's colour where RapidOCR's input would grow
         without bound: one taller than 1:RATIO to that (its detector scales the shorter side to
-        736 px, so a strip 5 x 100 became a 736 x 13,984 input, more memory than a converter may
-        take, for the same text), and one so wide that enlarging its shorter side to MIN_SIDE takes
-        its longer past MAX_SIDE to just short of that (2,000 x 10 became 6,016 x 1,504 once
-        RapidOCR padded it)."""
+        736 px, whatever the longer becomes), and one so wide that enlarging its shorter side to
+        MIN_SIDE takes its longer past MAX_SIDE to just short of that (docs/documents.md)."""
         from PIL import Image
 
         width, height = image.size
@@ -210,7 +207,8 @@ class _RapidOcr:
             width, height = max(1, round(width * scale)), max(1, round(height * scale))
             image = image.resize((width, height), Image.Resampling.BILINEAR)
         if height > self.RATIO * width:
-            size, at = (-(-height // self.RATIO), height), ((-(-height // self.RATIO) - width) // 2, 0)
+            wide = -(-height // self.RATIO)
+            size, at = (wide, height), ((wide - width) // 2, 0)
         elif width * self.MIN_SIDE > self.MAX_SIDE * height:
             tall = -(-width * self.MIN_SIDE // self.MAX_SIDE)
             size, at = (width, tall), (0, (tall - height) // 2)
