@@ -46,13 +46,18 @@ def not_a_document(path: str) -> str:
     return f"{path}: {name_not_read(os.path.basename(path)) or 'not read as a document'}"
 
 
+def is_document_name(name: str) -> bool:
+    """Whether a file of this name is read as a document: a supported type, not a scratch file."""
+    return Path(name).suffix.lower() in supported_extensions() and not is_temporary(name)
+
+
 def name_not_read(name: str) -> str | None:
     """Why a file of this name is never read as a document, or None when it is one by its name."""
+    if is_document_name(name):
+        return None
     if is_temporary(name):
         return "the name of an editor's, office suite's or downloader's scratch file; never indexed"
     suffix = Path(name).suffix.lower()
-    if suffix in supported_extensions():
-        return None
     return f"unsupported file type {suffix or '(none)'} (supported: {', '.join(sorted(supported_extensions()))})"
 
 
@@ -121,8 +126,7 @@ def _stat_file(path: str, roots: Sequence[Path], unreadable: list[str]) -> Found
     A path that exists but cannot be examined (EACCES, EIO, a stale network handle)
     goes to `unreadable`: it is not gone, so its indexed rows must stay.
     """
-    name = os.path.basename(path)
-    if Path(name).suffix.lower() not in supported_extensions() or is_temporary(name):
+    if not is_document_name(os.path.basename(path)):
         return None
     try:
         real = os.path.realpath(path)
@@ -259,8 +263,7 @@ def walk(start: Path, roots: Sequence[Path], unreadable: list[str] | None = None
             if is_dir and is_skipped_dir(name):
                 continue
             if rules is not None and (reason := rules.reason(path, is_dir)) is not None:
-                if is_dir or (Path(name).suffix.lower() in supported_extensions()
-                              and not name.startswith(".") and not is_temporary(name)):
+                if is_dir or (is_document_name(name) and not name.startswith(".")):
                     ignored.append(Ignored(path, reason, is_dir))
                 continue
             if is_dir:
