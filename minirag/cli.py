@@ -564,6 +564,13 @@ def _without_source(source: str, why: str) -> str:
     return why.removeprefix(f"{source}: ")
 
 
+def _why(row) -> str:
+    """A row's reason and note after a dash: a reason holds parentheses of its own (`not a valid .docx
+    file (corrupt or truncated zip: ...)`), so parentheses around it nested; ASCII, as every line the CLI prints."""
+    whys = [on_one_line(_without_source(row.source, why)) for why in (row.reason, row.note) if why is not None]
+    return f"  -- {'; '.join(whys)}" if whys else ""
+
+
 def _cmd_list(args, app) -> int:
     _emit(args, app.list_files(_scope(args.scope), args.collection, ignored=args.ignored), _fmt_list)
     return 0
@@ -573,10 +580,7 @@ def _fmt_list(listing) -> str:
     """A header, then one row a source: state, chunks indexed, source (and why, when left out, or
     what its conversion noted)."""
     rows = [f"{'STATE':<13} {'CHUNKS':>6}  SOURCE"] if listing.files else ["no files"]
-    rows += [f"{f.state:<13} {f.chunk_count:>6}  {on_one_line(f.source)}"
-             + "".join(f"  ({on_one_line(_without_source(f.source, why))})" for why in (f.reason, f.note)
-                       if why is not None)
-             for f in listing.files]
+    rows += [f"{f.state:<13} {f.chunk_count:>6}  {on_one_line(f.source)}" + _why(f) for f in listing.files]
     from minirag.ingest.progress import Progress
 
     others = Progress(other_types=Counter(dict(listing.other_types))).other_types_line()

@@ -224,7 +224,7 @@ def test_list_gives_a_failed_files_reason_without_its_path_again(run, docs):
     assert run("sync").returncode == 1
     row = next(line for line in run("list").stdout.splitlines() if "broken.docx" in line)
     assert row.split()[:2] == ["failed", "0"] and row.count(str(broken)) == 1, row
-    assert f"{broken}  (not a valid .docx file" in row, row
+    assert f"{broken}  -- not a valid .docx file (corrupt" in row, row
     stored = next(f for f in json.loads(run("list", "--json").stdout)["files"] if f["source"] == str(broken))
     assert stored["reason"].startswith(f"{broken}: not a valid .docx file")  # JSON keeps it as stored
 

@@ -171,8 +171,8 @@ def test_list_ignored_shows_each_ignored_file_and_folder_with_its_rule(repo, tmp
     assert main(["list", "--ignored", *flags]) == 0
     out = capsys.readouterr().out
     assert out.splitlines()[0].split() == ["STATE", "CHUNKS", "SOURCE"]
-    assert f"excluded           0  {repo}/build/  (ignore rule: build/, {repo}/.gitignore)" in out
-    assert f"{repo}/docs/scratch.md  (ignore rule: scratch.md, {repo}/docs/.gitignore)" in out
+    assert f"excluded           0  {repo}/build/  -- ignore rule: build/, {repo}/.gitignore" in out
+    assert f"{repo}/docs/scratch.md  -- ignore rule: scratch.md, {repo}/docs/.gitignore" in out
     assert main(["list", *flags]) == 0
     assert "build/" not in capsys.readouterr().out  # only when asked
     assert main(["list", "--ignored", "--json", *flags, "--exclude", "README.md"]) == 0
