@@ -186,10 +186,10 @@ def test_a_table_row_naming_a_heading_and_a_page_does_not_take_the_heading():
     """R's reference manual: a running header `attitude | 727` read into a table's rows, 40 lines
     above the section `attitude` begins, had taken its heading when rows were matched without their
     page numbers, and the section before ran on under the wrong title."""
-    from minirag.ingest.pdf_structure import structured
+    from minirag.ingest.pdf_structure import OutlineEntry, structured
 
     text = "attenu body\nattitude | 727\n[,3] | station | factor\nExamples\n\nattitude\n\nThe Attitude Data\n"
-    assert structured(text, [(2, "attenu"), (2, "attitude")]).split("\n")[:6] == [
+    assert structured(text, [OutlineEntry(2, "attenu"), OutlineEntry(2, "attitude")]).split("\n")[:6] == [
         "attenu body", "attitude | 727", "[,3] | station | factor", "Examples", "", "## attitude"]
 
 
@@ -233,3 +233,28 @@ def test_an_outline_title_is_not_found_in_a_line_that_only_mentions_it():
     outline = [(1, "Packages", 0), (1, "Why doesn't R think these numbers are equal?", 0),
                (1, "How can I capture or ignore errors in a long simulation?", 0)]
     assert headings(convert_document(make_pdf([page], outline), ".pdf", "faq.pdf").markdown) == ["7.30 Packages"]
+
+
+def test_an_appendix_bookmark_finds_the_heading_its_page_sets_after_the_word_appendix():
+    """Texinfo's bookmark `A A sample session` over the page's `Appendix A A sample session`: none of
+    R-intro.pdf's six appendices had a heading, so each ran on under the chapter before it."""
+    pages = [["10 Graphical procedures", "", "Plots are drawn by high-level functions."],
+             ["Appendix A A sample session", "", "The following session is intended to introduce R."],
+             ["Appendix B: Invoking R", "", "Appendix B Invoking R", "", "Users of R on Windows should read this."]]
+    outline = [(1, "10 Graphical procedures", 0), (1, "A A sample session", 1), (1, "B Invoking R", 2)]
+    text = convert_document(make_pdf(pages, outline), ".pdf", "R-intro.pdf").markdown
+    assert headings(text) == ["10 Graphical procedures", "Appendix A A sample session", "Appendix B Invoking R"]
+
+
+def test_a_bookmark_finds_its_heading_on_the_page_it_points_at_not_a_mention_further_on():
+    """A reference manual laid out as R's: where a topic's page sets its title with more on the line
+    (so no line of its own), its bookmark took a `See Also` line naming it pages later, and the
+    bookmarks in between found no heading after it."""
+    pages = [["abbreviate", "", "Abbreviate strings."],
+             ["agrep Approximate String Matching", "", "Searches for approximate matches."],
+             ["all.equal", "", "Tests if two objects are nearly equal."],
+             ["any", "", "Are some values true?", "", "See Also", "", "agrep", "", "all.equal"]]
+    outline = [(1, "abbreviate", 0), (1, "agrep", 1), (1, "all.equal", 2), (1, "any", 3)]
+    text = convert_document(make_pdf(pages, outline), ".pdf", "refman.pdf").markdown
+    assert headings(text) == ["abbreviate", "all.equal", "any"]
+    assert text.split("\f")[2].startswith("# all.equal")

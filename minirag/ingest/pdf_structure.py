@@ -8,7 +8,11 @@ pdfminer gives a PDF's text line by line; nothing in it is Markdown. So:
 - Headings come from the outline (bookmarks), which is the document's own table
   of contents with its levels: each entry marks the first line after the
   previous heading that reads as its title, with or without its section number
-  (`5.8.1 Monitoring bugs`). A PDF without an outline gets no headings. Title and line are
+  (`5.8.1 Monitoring bugs`, and the word before it some books set: `Appendix A References`
+  for the bookmark `A References`), on the page the entry points at or the next. An entry
+  whose destination names no page is looked for anywhere after the heading before, and so
+  are all of a document's entries when fewer of them are found on their pages than in order
+  anywhere (destinations that point wrong). A PDF without an outline gets no headings. Title and line are
   compared as a reader reads them: Unicode's compatibility forms (`ﬁ`, a no-break space) as their
   plain letters, dashes as `-`, quotation marks and apostrophes left out (a bookmark writes
   `doesn't` or `The ... argument` where the page sets `doesn’t` and `The ‘...’ argument`), spaces
@@ -38,6 +42,7 @@ import logging
 import re
 import unicodedata
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from minirag.ingest.pdf_tables import CELL
 from minirag.ingest.text_repair import escape_headings, is_page_number
@@ -47,7 +52,11 @@ log = logging.getLogger(__name__)
 
 _LEADER = re.compile(r"(?:\.\s?){3,}\s*(?:\d+|[ivxlc]+)?\s*$")
 _DOTS_ONLY = re.compile(r"^[\s.]*(?:\d+|[ivxlc]+)?\s*$")
-_NUMBERING = re.compile(r"^(?:\d+(?:\.\d+)*\.?|[A-Z](?:\.\d+)*\.?|[IVXLC]+\.)\s+")
+# A section's number, after the word some books set before it where their bookmarks leave it out
+# (Texinfo's `Appendix A References` for the bookmark `A References`).
+_LABEL = r"(?i:appendix|annex|chapter|part|anhang|kapitel|teil|annexe|chapitre|partie|appendice|capitolo|"\
+         r"parte|apéndice|anexo|capítulo|приложение|глава|часть)"
+_NUMBERING = re.compile(rf"^(?:{_LABEL}\s+)?(?P<number>\d+(?:\.\d+)*\.?|[A-Z](?:\.\d+)*\.?|[IVXLC]+\.)\s+")
 _SPACE = re.compile(r"\s+")
 # Quotation marks and apostrophes, which bookmarks and pages set each in their own way, or not at all.
 _QUOTES = re.compile("[\"'`\u00ab\u00bb\u2018-\u201f\u2032-\u2037\u2039\u203a]")
@@ -78,19 +87,32 @@ _FOLIO_KEY = "#"
 MAX_OUTLINE_ENTRIES = 5000
 
 
-def outline(data: bytes) -> list[tuple[int, str]]:
-    """(level, title) of each outline entry in order; [] when the PDF has none or it cannot be read."""
+@dataclass(frozen=True)
+class OutlineEntry:
+    """One bookmark: its level (1-6), its title, and the page (from 0) it points at, None where its
+    destination names no page of the document."""
+
+    level: int
+    title: str
+    page: int | None = None
+
+
+def outline(data: bytes) -> list[OutlineEntry]:
+    """Each outline entry in order; [] when the PDF has none or it cannot be read."""
     try:
         from pdfminer.pdfdocument import PDFDocument, PDFNoOutlines
+        from pdfminer.pdfpage import PDFPage
         from pdfminer.pdfparser import PDFParser
 
         document = PDFDocument(PDFParser(io.BytesIO(data)))
         if "Outlines" not in document.catalog:
             raise PDFNoOutlines
+        pages = {page.pageid: number for number, page in enumerate(PDFPage.create_pages(document))}
         entries = []
-        for level, title in _outline_items(document.catalog["Outlines"]):
+        for level, title, item in _outline_items(document.catalog["Outlines"]):
             if isinstance(title, str) and title.strip():
-                entries.append((max(1, min(6, int(level))), _SPACE.sub(" ", title).strip()))
+                entries.append(OutlineEntry(max(1, min(6, int(level))), _SPACE.sub(" ", title).strip(),
+                                            _page_of(document, item, pages)))
             if len(entries) >= MAX_OUTLINE_ENTRIES:
                 break
         return entries
@@ -101,10 +123,10 @@ def outline(data: bytes) -> list[tuple[int, str]]:
         return []
 
 
-def _outline_items(root: object) -> Iterator[tuple[int, object]]:
-    """(level, title) of each titled outline item, depth first as pdfminer's get_outlines reads them,
-    but each object once: items that name the same child or sibling (a lattice of 60 makes 2^60 paths
-    for get_outlines to walk) or a cycle cost one visit per object."""
+def _outline_items(root: object) -> Iterator[tuple[int, object, dict]]:
+    """(level, title, item) of each titled outline item, depth first as pdfminer's get_outlines reads
+    them, but each object once: items that name the same child or sibling (a lattice of 60 makes 2^60
+    paths for get_outlines to walk) or a cycle cost one visit per object."""
     from pdfminer.pdftypes import PDFObjRef, dict_value, str_value
     from pdfminer.utils import decode_text
 
@@ -117,17 +139,47 @@ def _outline_items(root: object) -> Iterator[tuple[int, object]]:
             seen.add(node.objid)
         entry = dict_value(node)
         if "Title" in entry and ("A" in entry or "Dest" in entry):
-            yield level, decode_text(str_value(entry["Title"]))
+            yield level, decode_text(str_value(entry["Title"])), entry
         if "Next" in entry:
             stack.append((entry["Next"], level))
         if "First" in entry and "Last" in entry:
             stack.append((entry["First"], level + 1))
 
 
-def structured(text: str, entries: list[tuple[int, str]]) -> str:
+def _page_of(document, item: dict, pages: dict[object, int]) -> int | None:
+    """The page an outline item's destination shows: its `Dest`, or its GoTo action's `D`; either an
+    array starting with the page, a name looked up in the document's destinations, or a dictionary
+    holding the array under `D`. None for anything else (a link to another file, a JavaScript action)."""
+    from pdfminer.pdftypes import PDFObjRef, resolve1
+
+    dest = item.get("Dest")
+    if dest is None:
+        action = resolve1(item.get("A"))
+        dest = action.get("D") if isinstance(action, dict) and _is_goto(action.get("S")) else None
+    for _ in range(3):  # a name resolves to an array or to a dictionary that holds one
+        dest = resolve1(dest)
+        if isinstance(dest, bytes | str) or (dest is not None and hasattr(dest, "name")):
+            try:
+                dest = document.get_dest(dest if isinstance(dest, bytes | str) else dest.name)
+            except Exception:  # noqa: BLE001 - a name the document does not hold: no page
+                return None
+        elif isinstance(dest, dict):
+            dest = dest.get("D")
+        else:
+            break
+    if isinstance(dest, list) and dest and isinstance(dest[0], PDFObjRef):
+        return pages.get(dest[0].objid)
+    return None
+
+
+def _is_goto(kind: object) -> bool:
+    return getattr(kind, "name", None) == "GoTo"
+
+
+def structured(text: str, entries: list[OutlineEntry]) -> str:
     """pdfminer's text (pages parted by form feeds) as Markdown: `#` lines escaped, table-of-contents
     pages emptied (their form feeds kept, so page numbers stay true), outline entries as headings."""
-    titles = {_key(title) for _, title in entries}
+    titles = {_key(entry.title) for entry in entries}
     pages = [_without_contents(page, titles) for page in text.split("\f")]
     if _letters("".join(pages)) < MIN_KEPT_SHARE * _letters(text):
         pages = text.split("\f")  # a text layer mostly contents (the rest drawn as shapes): kept
@@ -226,13 +278,13 @@ def _key(line: str) -> str:
 def _numbered(line: str) -> tuple[str, str] | None:
     """A numbered title's number (without a final dot) and its words' key; None for a line without one."""
     match = _NUMBERING.match(line)
-    return (match[0].strip().rstrip("."), _key(line[match.end():])) if match else None
+    return (match["number"].rstrip("."), _key(line[match.end():])) if match else None
 
 
-def _headings(text: str, entries: list[tuple[int, str]]) -> str:
+def _headings(text: str, entries: list[OutlineEntry]) -> str:
     lines = text.split("\n")
-    wanted = {_key(title) for _, title in entries}
-    wanted_numbered = {number for _, title in entries if (number := _numbered(title.strip()))}
+    wanted = {_key(entry.title) for entry in entries}
+    wanted_numbered = {number for entry in entries if (number := _numbered(entry.title.strip()))}
     where: dict[str, list[tuple[int, int]]] = {}  # a title's key -> (first line, last line) holding it
     numbered: dict[tuple[str, str], list[tuple[int, int]]] = {}  # (its number, the rest): set with a number
     for index, line in enumerate(lines):
@@ -242,22 +294,45 @@ def _headings(text: str, entries: list[tuple[int, str]]) -> str:
                     where.setdefault(key, []).append((index, last))
                 if (number := _numbered(plain)) in wanted_numbered:
                     numbered.setdefault(number, []).append((index, last))
-    position = 0
+    # The bookmark as the page sets it, else its number and words however the page writes them
+    # (`1 Introduction` over `1. INTRODUCTION`).
+    found = [where.get(_key(entry.title)) or numbered.get(_numbered(entry.title.strip()) or ("", ""), [])
+             for entry in entries]
+    page_of_line = list(itertools.accumulate(line.count("\f") for line in lines))
+    on_its_page = _placed(entries, found, page_of_line)
+    anywhere = _placed(entries, found, None)
     absorbed: set[int] = set()
-    for level, title in entries:
-        # The bookmark as the page sets it, else its number and words however the page writes them
-        # (`1 Introduction` over `1. INTRODUCTION`).
-        found = where.get(_key(title)) or numbered.get(_numbered(title.strip()) or ("", ""), [])
-        at = bisect.bisect_left(found, (position, -1))
-        if at == len(found):
-            continue  # not on lines of its own (or not in the text layer): no heading for it
-        index, last = found[at]
+    for level, index, last in on_its_page if len(on_its_page) >= len(anywhere) else anywhere:
         held = " ".join(lines[i] for i in range(index, last + 1) if lines[i].strip())
         page_breaks = "\f" * lines[index].count("\f")  # each one: a blank page before the heading's counts too
         lines[index] = f"{page_breaks}{'#' * level} {_SPACE.sub(' ', held.replace(chr(12), '')).strip()}"
         absorbed.update(range(index + 1, last + 1))
-        position = last + 1
     return "\n".join(line for index, line in enumerate(lines) if index not in absorbed)
+
+
+def _placed(entries: list[OutlineEntry], found: list[list[tuple[int, int]]],
+            page_of_line: list[int] | None) -> list[tuple[int, int, int]]:
+    """(level, first line, last line) of each entry given a heading: the first of its lines found after
+    the heading before, on the page its bookmark points at or the next (its title can open the page
+    after a destination set at the foot of one), or, without `page_of_line` or a page, anywhere after
+    it. Anywhere, a title that is also a common line (a function's name in a reference manual's
+    `See Also`) can take the heading pages after its own, where the page sets the title with more on
+    its line, and every bookmark in between then finds no heading after it."""
+    placed = []
+    position = 0
+    for entry, spans in zip(entries, found, strict=True):
+        at = bisect.bisect_left(spans, (position, -1))
+        if page_of_line is not None and entry.page is not None:
+            while at < len(spans) and page_of_line[spans[at][0]] < entry.page:
+                at += 1
+            if at < len(spans) and page_of_line[spans[at][0]] > entry.page + 1:
+                continue
+        if at == len(spans):
+            continue  # not on lines of its own (or not in the text layer): no heading for it
+        index, last = spans[at]
+        placed.append((entry.level, index, last))
+        position = last + 1
+    return placed
 
 
 def _spans(lines: list[str], index: int) -> Iterator[tuple[int, str, str]]:
