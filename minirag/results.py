@@ -142,6 +142,7 @@ def query_text(result: dict, scope: str | None = None, max_distance: float | Non
             return (f"no results under {on_one_line(scope)}; `minirag list --scope {shlex.quote(on_one_line(scope))}` "
                     "shows what is indexed there")
         return "no results (is anything indexed? try `minirag status`)"
+    from minirag.chunking.breadcrumb import opens_with_title
     from minirag.snippet import snippet
 
     lines = []
@@ -153,7 +154,7 @@ def query_text(result: dict, scope: str | None = None, max_distance: float | Non
         # A chunk's text opens with its breadcrumb (title > headings) when it has a title: shown
         # once, as the heading line, not again as the snippet's first words.
         first, _, rest = hit["text"].partition("\n")
-        heading, body = (first, rest) if hit["title"] and first.startswith(hit["title"]) and rest.strip() else (
+        heading, body = (first, rest) if opens_with_title(first, hit["title"]) and rest.strip() else (
             hit["title"], hit["text"])
         if heading:
             lines.append(f"   {on_one_line(heading)}")

@@ -61,6 +61,24 @@ def test_a_human_query_shows_the_breadcrumb_once_and_the_text_without_markdown_e
     assert "C:\\temp\\(x) with \\d+\\.\\d+" in shown  # a .txt file's backslashes are its own
 
 
+def test_a_human_query_shows_the_breadcrumb_once_where_its_heading_marks_code_the_title_does_not(app, docs):
+    """Sphinx's `:mod:` title is plain as the document's title and code in its heading, which the
+    breadcrumb names in the title's place: the breadcrumb was shown twice, as the heading line and
+    again as the snippet's first words."""
+    from minirag.ingest.sync import run_sync
+    from minirag.results import payload, query_text
+
+    write(docs / "autodoc.rst", ":mod:`sphinx.ext.autodoc` -- Include documentation\n"
+          "===================================================\n\nConfiguration\n-------------\n\n"
+          "Set autodoc_default_options before the otters arrive.\n")
+    run_sync(app.pipeline, list(app.config.roots))
+    result = payload(app.query("autodoc_default_options otters", top_k=1))
+    assert result["results"][0]["title"] == "sphinx.ext.autodoc -- Include documentation"
+    lines = query_text(result).splitlines()
+    assert lines[1].strip() == "`sphinx.ext.autodoc` -- Include documentation > Configuration", lines
+    assert lines[2].strip() == "Set autodoc_default_options before the otters arrive.", lines
+
+
 def test_a_human_query_shows_the_stretch_of_a_long_chunk_that_holds_the_rare_query_word(make_app, docs):
     """The snippet had been a chunk's first 300 characters: a table's headings, never the row asked for."""
     from minirag.ingest.sync import run_sync

@@ -28,6 +28,23 @@ def heading_text(heading: str) -> str:
     return " ".join(_HEADING_LINK.sub(r"\1", heading).split())
 
 
+def as_read(heading: str) -> str:
+    """A heading's words as a reader reads them: Markdown's inline marks and escapes are never read,
+    so a page's plain `<title>` and its heading that marks code are one (`Scheduling Tasks with cron`
+    and ``Scheduling Tasks with `cron` ``)."""
+    return " ".join(heading.translate(_INLINE_MARKUP).split()).casefold()
+
+
+_INLINE_MARKUP = str.maketrans("", "", "`*_\\")
+
+
+def opens_with_title(line: str, title: str) -> bool:
+    """Whether a chunk's first line is its breadcrumb: the document's title, or the heading that reads
+    as the title (which the breadcrumb names in its place), then its headings."""
+    first, wanted = as_read(line.lstrip("#")), as_read(title)
+    return bool(wanted) and (first == wanted or first.startswith(wanted + SEPARATOR))
+
+
 @dataclass(frozen=True)
 class Crumb:
     text: str

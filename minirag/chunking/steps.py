@@ -5,7 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from minirag.chunking.blocks import Block, parse_blocks
-from minirag.chunking.breadcrumb import SEPARATOR, Crumb, heading_text, make_breadcrumb
+from minirag.chunking.breadcrumb import (
+    Crumb,
+    as_read,
+    heading_text,
+    make_breadcrumb,
+    opens_with_title,
+)
 from minirag.chunking.detect import detect_category
 from minirag.chunking.images import strip_data_images
 from minirag.chunking.links import simplify_links
@@ -112,15 +118,7 @@ def _headings_only(blocks, crumb: Crumb, title: str, tokens: Tokens, budget: int
 def _same_words(a: str, b: str) -> bool:
     """Whether two headings read the same: a page's `<title>` is plain text where its heading marks
     code or emphasis (`Scheduling Tasks with cron` against ``Scheduling Tasks with `cron` ``)."""
-    return _as_read(a) == _as_read(b)
-
-
-def _as_read(heading: str) -> str:
-    return " ".join(heading.translate(_INLINE_MARKUP).split()).casefold()
-
-
-# Markdown's inline marks and escapes: never read, so two headings differing only in them are one.
-_INLINE_MARKUP = str.maketrans("", "", "`*_\\")
+    return as_read(a) == as_read(b)
 
 
 def _breadcrumb(part: Part, title: str, tokens: Tokens, budget: int) -> Crumb:
@@ -178,11 +176,6 @@ def _headings_needing_own_chunk(parts: list[Part], crumbs: list[Crumb]) -> set[i
     return {i for i in empty if is_leaf(i) or i not in covered}
 
 
-def _carries_title(text: str, title: str) -> bool:
-    first, wanted = _as_read(text.split("\n", 1)[0].lstrip("#")), _as_read(title)
-    return first == wanted or first.startswith(wanted + SEPARATOR)
-
-
 def _seed_title(
     planned: list[_Planned], title: str, packer: Packer, tokens: Tokens, budget: int
 ) -> None:
@@ -190,7 +183,7 @@ def _seed_title(
     third of the budget is elided there), repacking its section so it still fits."""
     title = " ".join(title.split())
     first = next((plan for plan in planned if plan.packed), None)
-    if not title or first is None or _carries_title(first.packed[0].text, title):
+    if not title or first is None or opens_with_title(first.packed[0].text.split("\n", 1)[0], title):
         return
     if tokens.content(f"# {title}") > budget // 3:
         room = budget // 3 - tokens.content("# …")
