@@ -246,3 +246,4 @@ def test_a_command_named_if_is_no_conditional_and_arguments_reach_urls_paths_and
               "Kept: \\site{example.org}, \\file{/etc/hosts}, \\repo{acme/tool}, \\R{3}.\\end{document}")
     assert latex_to_markdown(source)[0] == ("Intro. Kept: https://example.org, /etc/hosts, "
                                             "[acme/tool](https://github.com/acme/tool), $\\mathbb{R}^{3}$.\n")
+

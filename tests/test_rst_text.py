@@ -100,3 +100,16 @@ def test_a_substitution_in_literal_text_stays_as_written():
               ".. code-block:: sh\n\n   echo |product|\n\nAfter |product|.\n")
     assert rst_to_markdown(source) == ("Use MiniRAG, not `|product|`.\n\nRun:\n\n```\necho |product|\n```\n\n"
                                        "```sh\necho |product|\n```\n\nAfter MiniRAG.\n")
+
+
+@pytest.mark.parametrize(("name", "text", "how"), [
+    ("examples.rst", ":tocdepth: 2\n\n.. _examples:\n\n.. include:: ../EXAMPLES\n", ".. include::"),
+    ("book.adoc", ":toc:\n\ninclude::chapter1.adoc[]\ninclude::chapter2.adoc[]\n", "include::"),
+])
+def test_a_page_that_only_includes_other_files_says_so_not_that_it_is_empty(name, text, how):
+    """Sphinx's own docs: `examples.rst` is one `.. include:: ../EXAMPLES`, and its warning asked
+    whether the file was `empty or only pictures?`."""
+    converted = convert_document(text.encode(), Path(name).suffix, name)
+    assert not converted.markdown.strip()
+    assert converted.note.startswith(f"no text of its own: it only includes other files ({how})")
+    assert convert_document(b"Some text.\n\n" + text.encode(), Path(name).suffix, name).note == ""

@@ -47,6 +47,7 @@ _BLOCK_ATTRIBUTES = re.compile(r"^\[(?!\[)[^\]]*\][ \t]*$|^\[\[[^\]]*\]\][ \t]*$
 _BLOCK_TITLE = re.compile(r"^\.([^\s.].*)$")
 _DELIMITER = re.compile(r"^(-{4,}|\.{4,}|={4,}|\*{4,}|_{4,}|\+{4,}|/{4,}|--|[|!]={3,})[ \t]*$")
 _COMMENT = re.compile(r"^//(?!/)|^//$")
+INCLUDE = re.compile(r"^include::", re.MULTILINE)  # a line that includes another file (never followed)
 _DIRECTIVE = re.compile(r"^(?:include|ifdef|ifndef|ifeval|endif|toc|video|audio)::[^\[]*\[[^\]]*\][ \t]*$")
 _IMAGE_BLOCK = re.compile(r"^image::[^\[]*\[([^\],]*)[^\]]*\][ \t]*$")
 _ADMONITION = re.compile(r"^(NOTE|TIP|IMPORTANT|WARNING|CAUTION):[ \t]+(.*)$")

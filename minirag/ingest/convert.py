@@ -26,7 +26,7 @@ from pathlib import Path
 
 from minirag._compat.pdfminer import UNMAPPED_GLYPH
 from minirag.errors import ConversionFailed, MessageTooLong, described
-from minirag.ingest import ocr
+from minirag.ingest import asciidoc_text, latex_text, ocr, rst_text
 from minirag.ingest.asciidoc_text import asciidoc_to_markdown
 from minirag.ingest.attachments import MAX_NESTED_MESSAGES, AttachedFiles
 from minirag.ingest.bidi_order import in_drawn_order, turned
@@ -39,7 +39,7 @@ from minirag.ingest.docx_visible import Visibility, shown_docx
 from minirag.ingest.email_text import MAX_WARNINGS, ReadMessage, eml_to_markdown, said
 from minirag.ingest.empty_cells import without_empty_rows
 from minirag.ingest.epub_spine import check_spine
-from minirag.ingest.latex_text import INCLUDES_ONLY_NOTE, includes_only, latex_to_markdown
+from minirag.ingest.latex_text import latex_to_markdown
 from minirag.ingest.latex_tokens import inputenc_charset
 from minirag.ingest.markdown_html import rendered_html
 from minirag.ingest.mbox_text import count_messages, mailbox_messages
@@ -413,6 +413,15 @@ def _convert_pdf(data: bytes, name: str) -> Converted:
                      warnings=said)
 
 
+def _only_includes(text: str, markdown: str, include: re.Pattern[str], how: str) -> str:
+    """The note for a file whose text is nothing but files it includes (a LaTeX main file of
+    chapters, a Sphinx page of one `.. include::`): said so, not "empty"; "" for any other."""
+    if markdown.strip() or include.search(text) is None:
+        return ""
+    return (f"no text of its own: it only includes other files ({how}), which are not followed; "
+            "an included document under a root is indexed as a file of its own")
+
+
 def _html(text: str, name: str, warnings: tuple[str, ...] = ()) -> Converted:
     from minirag.ingest.html_markdown import html_to_markdown
 
@@ -757,10 +766,14 @@ def _convert_by_suffix(data: bytes, suffix: str, name: str) -> Converted:
         return _html(text, name, warnings)
     if suffix == ".rst":
         text, warnings = decode_text(data, name)
-        return Converted(markdown=rst_to_markdown(text), warnings=warnings)
+        markdown = rst_to_markdown(text)
+        return Converted(markdown=markdown, warnings=warnings,
+                         note=_only_includes(text, markdown, rst_text.INCLUDE, ".. include::"))
     if suffix in (".adoc", ".asciidoc"):
         text, warnings = decode_text(data, name)
-        return Converted(markdown=asciidoc_to_markdown(text), warnings=warnings)
+        markdown = asciidoc_to_markdown(text)
+        return Converted(markdown=markdown, warnings=warnings,
+                         note=_only_includes(text, markdown, asciidoc_text.INCLUDE, "include::"))
     if suffix == ".org":
         text, warnings = decode_text(data, name)
         markdown, title = org_to_markdown(text)
@@ -769,7 +782,7 @@ def _convert_by_suffix(data: bytes, suffix: str, name: str) -> Converted:
         text, warnings = decode_text(data, name, declared=inputenc_charset(data))
         markdown, title = latex_to_markdown(text)
         return Converted(markdown=markdown, metadata_title=title, warnings=warnings,
-                         note=INCLUDES_ONLY_NOTE if includes_only(text, markdown) else "")
+                         note=_only_includes(text, markdown, latex_text.INCLUDE, "\\input, \\include"))
     if suffix == ".rtf":
         return _rtf(data, name)
     if suffix == ".doc":

@@ -144,15 +144,8 @@ _SECTION_ENVIRONMENTS = {"abstract": "Abstract", "abstract*": "Abstract", "acks"
 _PICTURES = frozenset({"tikzpicture", "picture", "pgfpicture", "axis", "circuitikz", "forest", "pspicture"})
 
 
-# A main file that only \input's its chapters holds no text of its own: say so, not "empty".
-INCLUDES_ONLY_NOTE = ("no text of its own: it only includes other files (\\input, \\include), which are not followed; "
-                      "each is indexed as a file of its own")
-_INCLUDE = re.compile(r"^[^%\n]*\\(?:input|include|subfile|import|subimport)\b", re.MULTILINE)
-
-
-def includes_only(text: str, markdown: str) -> bool:
-    """Whether `text` read as nothing but includes files: a main file of chapters."""
-    return not markdown.strip() and _INCLUDE.search(text) is not None
+# A line that includes another file (never followed).
+INCLUDE = re.compile(r"^[^%\n]*\\(?:input|include|subfile|import|subimport)\b", re.MULTILINE)
 
 
 def latex_to_markdown(text: str) -> tuple[str, str | None]:

@@ -53,6 +53,8 @@ _SPHINX_METADATA = re.compile(r"^:(?:orphan|nosearch|nocomments|tocdepth|hide-to
 _EMPTY_FIELD = re.compile(r"^\s*:[^:\n]+:\s*$")  # a field whose body starts on the next line (`:Status:`)
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+•‣⁃]|\d+[.)]|#\.|\(?[a-zA-Z0-9]+\)|:[^:]+:)(?:\s|$)")
 
+# A directive that includes another file (never followed).
+INCLUDE = re.compile(r"^\s*\.\.\s+(?:include|literalinclude)::", re.MULTILINE)
 # Directives whose output is no text: navigation, inclusion, raw markup, metadata.
 SILENT_DIRECTIVES = frozenset({"toctree", "include", "literalinclude", "raw", "meta", "index", "contents", "sectnum",
                      "highlight", "default-role", "role", "currentmodule", "module", "py:module",
