@@ -15,6 +15,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from minirag.errors import PathOutsideRoots
+from minirag.store import held_files
 
 MAX_PATH_BYTES = 4096  # PATH_MAX on Linux; longer paths fail in the OS with less helpful errors
 
@@ -132,6 +133,9 @@ def read_inside_roots(path: str | Path, roots: Iterable[Path], max_bytes: int) -
             raise PathOutsideRoots(f"{path}: changed while being opened (a file or folder was swapped for a "
                                    "link); not read") from None
         raise
+    if held_files.is_held(os.fstat(fd)):  # its close would drop SQLite's locks on the index (held_files.py)
+        held_files.close(fd)
+        raise PathOutsideRoots(f"{path}: is the index itself (a link to it, or another name for it); not read")
     with os.fdopen(fd, "rb", buffering=0) as handle:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise PathOutsideRoots(f"{path}: not a regular file")

@@ -211,7 +211,7 @@ def test_checking_the_wal_keeps_the_locks_this_processs_own_connections_hold(tmp
     opened and closed the index beside a live connection took away that connection's shared lock."""
     import os
 
-    from minirag.store import wal
+    from minirag.store import held_files, wal
 
     path = tmp_path / "index.db"
     conn = sqlite3.connect(path, isolation_level=None)
@@ -234,6 +234,6 @@ def test_checking_the_wal_keeps_the_locks_this_processs_own_connections_hold(tmp
         assert locks() == held
     conn.execute("COMMIT")
     conn.close()
-    wal.release_unshared()  # the connection gone, nothing keeps the file open any longer
+    held_files.release_unshared()  # the connection gone, nothing keeps the file open any longer
     assert not [name for name in os.listdir("/proc/self/fd")
                 if os.path.realpath(f"/proc/self/fd/{name}") == str(path.resolve())]

@@ -22,6 +22,7 @@ from urllib.parse import quote
 
 from minirag import json_text
 from minirag.errors import DamagedIndex, FileAccessError, IndexUnavailable
+from minirag.store import held_files
 
 try:  # see the module docstring for why sqlean comes first
     import sqlean as sqlite3
@@ -104,6 +105,7 @@ def connect(path: Path | str, *, read_only: bool = False, auto_checkpoint: bool 
         conn.execute("PRAGMA synchronous = NORMAL")
         if not auto_checkpoint:
             conn.execute("PRAGMA wal_autocheckpoint = 0")
+    held_files.hold(path)
     return conn
 
 
@@ -251,17 +253,12 @@ def not_sqlite(path: Path | str) -> bool:
     """Whether `path` is a file whose first bytes are not SQLite's header, or an empty one named as a
     document: another file DB_PATH names by mistake, which is no index to restore nor to delete."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO put in its place must not block the read
+        with held_files.reading(path, os.O_NONBLOCK) as fd:  # a FIFO put in its place must not block the read
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return False
+            head = os.pread(fd, len(_SQLITE_HEADER), 0)
     except OSError:
         return False
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return False
-        head = os.read(fd, len(_SQLITE_HEADER))
-    except OSError:
-        return False
-    finally:
-        os.close(fd)
     if not head:  # SQLite makes its database in an empty file, unless the file's name says it is a document
         from minirag.ingest.scan import name_not_read
 

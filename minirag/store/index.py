@@ -24,7 +24,7 @@ from minirag import keywords
 from minirag.chunking import SCHEME_VERSION, ChunkedDocument, Section
 from minirag.display import shown
 from minirag.errors import IndexUnavailable, InvalidArgument, NotFound
-from minirag.store import codes, schema, wal
+from minirag.store import codes, held_files, schema, wal
 from minirag.store import connection as db
 from minirag.store.checkpoint import Checkpointer
 
@@ -257,7 +257,7 @@ class Index:
             # object wrote: a TRUNCATE checkpoint waits for any writer, and a query's close must not.
             db.close(conn, checkpoint=self.checkpoints and self.wrote and not self.fold_failed and i == len(conns) - 1)
         self._local = threading.local()
-        wal.release_unshared()
+        held_files.release_unshared()
 
     def __enter__(self) -> Index:
         return self

@@ -11,15 +11,14 @@ connection is opened, whether replaying it could be anything but this file's own
 
 from __future__ import annotations
 
-import contextlib
 import os
 import struct
-import threading
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+
+from minirag.store import held_files
 
 _MAGIC = (0x377F0682, 0x377F0683)  # the low bit: checksums over big-endian words
 _VERSION = 3007000
@@ -145,7 +144,7 @@ def foreign_wal(path: Path, *, thorough: bool) -> str | None:
     the index's own and pass."""
     try:
         wal = wal_path(path).read_bytes()
-        with _reading(path) as fd:  # the file before the -wal: the file grows only from the -wal
+        with held_files.reading(path) as fd:  # the file before the -wal: the file grows only from the -wal
             header = os.pread(fd, 100, 0)
             file_size = os.fstat(fd).st_size
     except OSError:
@@ -179,70 +178,9 @@ def _already_in(path: Path, frames: WalFrames, file_pages: int) -> bool:
     """Whether every page the -wal would write already holds that image in the file (checkpointed)."""
     if frames.database_pages != file_pages:
         return False
-    with _reading(path) as fd:
+    with held_files.reading(path) as fd:
         return all(os.pread(fd, frames.page_size, (pgno - 1) * frames.page_size) == image
                    for pgno, image in frames.pages.items())
-
-
-# Descriptors of index files kept open: closing any descriptor of a file drops every POSIX lock the
-# process holds on it, the locks of SQLite's own connections to it included (the hazard of section
-# 2.2 of SQLite's "How To Corrupt An SQLite Database File"), and a serving process opens the index
-# again while its connections hold locks. So a descriptor is closed only when no other descriptor
-# of the process refers to the file, and otherwise kept, one per file (device, inode).
-_KEPT: dict[tuple[int, int], int] = {}
-_KEPT_LOCK = threading.Lock()
-
-
-@contextlib.contextmanager
-def _reading(path: Path) -> Iterator[int]:
-    """A read-only descriptor of the file at `path`, closed after only if that drops no lock."""
-    with _KEPT_LOCK:
-        st = os.stat(path)
-        kept = _KEPT.get((st.st_dev, st.st_ino))
-    if kept is not None:
-        yield kept
-        return
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
-    try:
-        yield fd
-    finally:
-        opened = os.fstat(fd)
-        key = (opened.st_dev, opened.st_ino)
-        with _KEPT_LOCK:
-            if key in _KEPT or _another_descriptor_of(key, fd) is not False:
-                _KEPT.setdefault(key, fd)  # a duplicate of a kept one stays open, unused
-            else:
-                os.close(fd)
-
-
-def release_unshared() -> None:
-    """Close the kept descriptors no other descriptor of the process shares a file with any longer
-    (the connections that held locks there have closed): a kept one pins its file, and the file
-    system the file is on, until then."""
-    with _KEPT_LOCK:
-        for key, fd in list(_KEPT.items()):
-            if _another_descriptor_of(key, fd) is False:
-                os.close(fd)
-                del _KEPT[key]
-
-
-def _another_descriptor_of(key: tuple[int, int], fd: int) -> bool | None:
-    """Whether another descriptor of this process refers to the file `key`; None where the system
-    does not say (no /proc/self/fd), which counts as yes."""
-    try:
-        names = os.listdir("/proc/self/fd")
-    except OSError:
-        return None
-    for name in names:
-        if name == str(fd):
-            continue
-        try:
-            st = os.stat(f"/proc/self/fd/{name}")
-        except OSError:
-            continue
-        if (st.st_dev, st.st_ino) == key:
-            return True
-    return False
 
 
 def _connect(path: Path, *, immutable: bool):
@@ -261,6 +199,8 @@ def _damage_through(path: Path) -> str | None:
 
     verdicts = []
     for immutable in (False, True):
+        if immutable and held_files.is_held(os.stat(path)):
+            return None  # in use here: an `immutable` connection's close would drop the users' locks
         try:
             conn = _connect(path, immutable=immutable)
             try:
