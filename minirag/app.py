@@ -395,8 +395,19 @@ class App:
         """A relative scope is a data/url source id prefix. One that finds nothing but names a path
         in a root, or in a collection by its name, was meant as that path (file scopes are absolute,
         as results give them): refused naming it, never answered as an empty result that reads as
-        "nothing on the subject"."""
-        if not found_nothing or not scope or os.path.isabs(scope) or "://" in scope or "\x00" in scope:
+        "nothing on the subject". An absolute scope that finds nothing outside every root (no file
+        there is ever served), or naming nothing on disk, is refused saying which."""
+        if not found_nothing or not scope or "://" in scope or "\x00" in scope:
+            return
+        if os.path.isabs(scope):
+            roots = [str(root) for root in self.config.roots]
+            if not roots:  # a read-only server on an index alone: its paths, never the disk's
+                return
+            if not any(is_under(scope, root, os.sep) for root in roots):
+                raise InvalidArgument(f"scope {shown(scope, 120)!r} lies outside the document roots "
+                                      f"({', '.join(shown(root) for root in roots)}): nothing there is indexed")
+            if not os.path.lexists(scope):
+                raise InvalidArgument(f"scope {shown(scope, 120)!r} matches no source and no file or folder on disk")
             return
         # Under a root, or under a collection named first (`docs/valgrind` for the collection `docs`).
         first, _, rest = scope.replace(os.sep, "/").partition("/")
