@@ -396,8 +396,14 @@ class App:
         in a root, or in a collection by its name, was meant as that path (file scopes are absolute,
         as results give them): refused naming it, never answered as an empty result that reads as
         "nothing on the subject". An absolute scope that finds nothing outside every root (no file
-        there is ever served), or naming nothing on disk, is refused saying which."""
-        if not found_nothing or not scope or "://" in scope or "\x00" in scope:
+        there is ever served), or naming nothing on disk, is refused saying which, and so is one
+        written as a path no source id can be (`~/docs`, a `file:` URL: ingest_data refuses them)."""
+        if not found_nothing or not scope or "\x00" in scope:
+            return
+        if not os.path.isabs(scope) and poses_as_a_path(scope):
+            raise InvalidArgument(f"scope {shown(scope, 120)!r} matches no source; a file or folder scope is an "
+                                  "absolute path, written out (no ~, no file: URL)")
+        if "://" in scope:
             return
         if os.path.isabs(scope):
             roots = [str(root) for root in self.config.roots]
@@ -458,7 +464,12 @@ class App:
             return message
         if os.path.isfile(key):
             return f"{message}; the file is on disk: ingest it (the ingest_file tool, `minirag ingest`) or sync"
-        return message if os.path.lexists(key) else f"{message}; no such file"
+        if os.path.lexists(key):
+            return message
+        linked, hash_mark, _ = key.partition("#")  # a link followed from a page's text: `page.html#anchor`
+        if hash_mark and os.path.isfile(linked):
+            return f"{message}; no such file: a link's #fragment is no part of a file's path: read {shown(linked)}"
+        return f"{message}; no such file"
 
     def _source_row(self, key: str, *, served: bool = True) -> SourceRow:
         """The indexed row of `key`; a path-shaped key names a file and nothing else, and a file
