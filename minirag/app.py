@@ -395,8 +395,25 @@ class App:
         """A relative scope is a data/url source id prefix. One that finds nothing but names a path
         in a root, or in a collection by its name, was meant as that path (file scopes are absolute,
         as results give them): refused naming it, never answered as an empty result that reads as
-        "nothing on the subject"."""
-        if not found_nothing or not scope or os.path.isabs(scope) or "://" in scope or "\x00" in scope:
+        "nothing on the subject". An absolute scope that finds nothing outside every root (no file
+        there is ever served), or naming nothing on disk, is refused saying which, and so is one
+        written as a path no source id can be (`~/docs`, a `file:` URL: ingest_data refuses them)."""
+        if not found_nothing or not scope or "\x00" in scope:
+            return
+        if not os.path.isabs(scope) and poses_as_a_path(scope):
+            raise InvalidArgument(f"scope {shown(scope, 120)!r} matches no source; a file or folder scope is an "
+                                  "absolute path, written out (no ~, no file: URL)")
+        if "://" in scope:
+            return
+        if os.path.isabs(scope):
+            roots = [str(root) for root in self.config.roots]
+            if not roots:  # a read-only server on an index alone: its paths, never the disk's
+                return
+            if not any(is_under(scope, root, os.sep) for root in roots):
+                raise InvalidArgument(f"scope {shown(scope, 120)!r} lies outside the document roots "
+                                      f"({', '.join(shown(root) for root in roots)}): nothing there is indexed")
+            if not os.path.lexists(scope):
+                raise InvalidArgument(f"scope {shown(scope, 120)!r} matches no source and no file or folder on disk")
             return
         # Under a root, or under a collection named first (`docs/valgrind` for the collection `docs`).
         first, _, rest = scope.replace(os.sep, "/").partition("/")
@@ -447,7 +464,12 @@ class App:
             return message
         if os.path.isfile(key):
             return f"{message}; the file is on disk: ingest it (the ingest_file tool, `minirag ingest`) or sync"
-        return message if os.path.lexists(key) else f"{message}; no such file"
+        if os.path.lexists(key):
+            return message
+        linked, hash_mark, _ = key.partition("#")  # a link followed from a page's text: `page.html#anchor`
+        if hash_mark and os.path.isfile(linked):
+            return f"{message}; no such file: a link's #fragment is no part of a file's path: read {shown(linked)}"
+        return f"{message}; no such file"
 
     def _source_row(self, key: str, *, served: bool = True) -> SourceRow:
         """The indexed row of `key`; a path-shaped key names a file and nothing else, and a file

@@ -18,13 +18,14 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from minirag import language, writing
+from minirag.chunking.links import link_texts
 from minirag.fts_fold import DIGIT_ZEROS, MARKS_ASTRAL, MARKS_BMP
 from minirag.fts_fold import FOLD as FTS5_FOLD
 from minirag.stopwords import STOPWORDS
 
 #: Bumped whenever `terms` changes for the same input: the FTS table is then
 #: rebuilt from the stored chunks the next time the index is opened for writing.
-KEYWORD_SCHEME = 16
+KEYWORD_SCHEME = 17
 # A stemmed word keeps at most this many characters: Snowball leaves many forms of one word apart
 # (compound heads, Finnish and Hungarian case endings, Slavic and Scandinavian inflections), and
 # their common prefix joins them. Words no stemmer reads are kept whole (docs/search.md).
@@ -291,7 +292,9 @@ def keyword_texts(texts: Sequence[str], title: str) -> tuple[KeywordText, ...]:
             weight[lang] = weight.get(lang, 0) + len(text)
     usual = max(weight, key=weight.__getitem__) if weight else None
     chosen = [usual if lang is None or language.kin(lang, usual) else lang for lang in found]
-    return tuple(KeywordText(lang, normalize(text, lang), normalize(title, lang), " ".join(writing.scripts_of(text)))
+    # A link's address (`[max_wal_size](runtime-config-wal.html#GUC-MAX-WAL-SIZE)`) is not the passage's words.
+    return tuple(KeywordText(lang, normalize(link_texts(text), lang), normalize(title, lang),
+                             " ".join(writing.scripts_of(text)))
                  for text, lang in zip(texts, chosen, strict=True))
 
 

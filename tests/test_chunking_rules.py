@@ -42,8 +42,8 @@ def table(rows: int, cells: int = 3, header: tuple[str, ...] = ("Name", "Price",
     return "\n".join(lines)
 
 
-def test_the_scheme_version_is_twelve():
-    assert SCHEME_VERSION == 12
+def test_the_scheme_version_is_thirteen():
+    assert SCHEME_VERSION == 13
 
 
 @pytest.mark.parametrize(("md", "title", "expected"), [
@@ -526,6 +526,22 @@ def test_a_heading_that_reads_as_the_title_but_marks_its_code_is_not_said_twice(
     # Emphasis and escapes are marks too; other words are another heading.
     assert chunk("# The *best* run\\_log\n\nText.", title="The best run_log").chunks[0].text.count("best") == 1
     assert chunk("# Install on Debian\n\nText.", title="Install").chunks[0].text.startswith("Install\n# Install on Debian")
+
+
+def test_a_page_titled_with_its_heading_and_the_site_name_says_its_heading_once():
+    # Sphinx, MkDocs and Docusaurus write a page's `<title>` as its heading and the site's name: every
+    # chunk of the Python 3.11 library reference opened `json — JSON encoder and decoder — Python
+    # 3.11.2 documentation > `json` — JSON encoder and decoder > ...`, a quarter of its tokens.
+    md = "# `json` — JSON encoder and decoder\n\nIntro.\n\n## Basic Usage\n\nDump it."
+    heads = [c.text.split("\n")[0] for c in
+             chunk(md, title="json — JSON encoder and decoder — Python 3.11.2 documentation").chunks]
+    assert heads == ["json — JSON encoder and decoder — Python 3.11.2 documentation",
+                     "json — JSON encoder and decoder — Python 3.11.2 documentation > Basic Usage"]
+    for title in ("Installation - MkDocs", "Installation | Docusaurus", "Installation · Site"):
+        assert chunk("# Installation\n\nRun it.", title=title).chunks[0].text.split("\n")[0] == title
+    # A title that only begins with the heading's words is another heading: both are said.
+    assert chunk("# Install\n\nText.", title="Install-time options").chunks[0].text.startswith(
+        "Install-time options\n# Install\n")
 
 
 def test_a_first_chunk_with_the_title_prepended_still_fits_the_budget():

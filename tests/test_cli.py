@@ -54,6 +54,7 @@ def test_a_human_query_shows_the_breadcrumb_once_and_the_text_without_markdown_e
     assert lines[1].strip() == "Guide > Install"
     assert lines[2].strip() == "Set toml_str and *s* before the otters arrive."
     scope = str(docs / "else where")
+    (docs / "else where").mkdir()  # a folder holding nothing (a path naming nothing on disk is refused)
     scoped = query_text(payload(app.query("otters arrive", scope=scope)), scope)
     assert scoped.startswith(f"no results under {scope}")
     assert f"minirag list --scope '{scope}'" in scoped  # pasteable: quoted for the shell

@@ -800,3 +800,28 @@ def test_a_root_no_longer_configured_is_neither_shown_nor_named_and_takes_no_pla
     for kept, dropped in ((docs, other_root), (other_root, docs)):
         hits = make_app(base_dirs=[str(kept)]).query("backup tool every night", top_k=3).hits
         assert [(h.source, h.also_in) for h in hits] == [(str(kept / "backups.md"), ())], dropped
+
+
+def test_a_links_address_is_no_words_of_the_passage():
+    """Chunks keep links to other pages (`[listen_addresses](runtime-config-connection.html#GUC-LISTEN-ADDRESSES)`):
+    their addresses' words (`listen`, `addresses`, `guc`, `runtime`, `config`, `connection`, `html`)
+    counted as the passage's, so every page linking to a PostgreSQL parameter outranked its definition
+    on the keyword side. The keyword text holds what a reader reads: each link's and picture's text."""
+    from minirag import keywords
+
+    linked = ("Set [listen_addresses](runtime-config-connection.html#GUC-LISTEN-ADDRESSES) or see "
+              "![the WAL diagram](img/wal-flow.png 'WAL') at [the site](https://example.org/guc/docs).")
+    read = "Set listen_addresses or see the WAL diagram at the site."
+    assert keywords.keyword_texts([linked], "T")[0].body == keywords.keyword_texts([read], "T")[0].body
+    code = "```\nhandlers[0](request)\n```"  # fenced code is code, whatever it looks like
+    assert "request" in keywords.keyword_texts([code], "T")[0].body.split()
+
+
+def test_a_page_is_not_found_by_the_words_of_the_address_it_links_to(make_app, docs):
+    app = make_app({"RAG_HYBRID_WEIGHT": "1"})
+    write(docs / "settings.md", "# Server\n\nThe connection settings say where the server listens.")
+    write(docs / "options.md", "# Options\n\nPrefer [the -i option](runtime-config-connection-settings.html) "
+                               "for old scripts.")
+    run_sync(app.pipeline, list(app.config.roots))
+    hits = payload(app.query("connection settings", top_k=5))["results"]
+    assert [hit["source"] for hit in hits] == [str(docs / "settings.md")]

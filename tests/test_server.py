@@ -927,3 +927,40 @@ async def test_a_relative_scope_naming_a_path_under_a_root_is_refused_with_the_a
     assert f"scope 'docs/energy' matches no source; a file or folder scope is an absolute path: {docs / 'energy'}" \
         in by_collection
     assert [hit["source"] for hit in by_id["results"]] == ["notes/wind"]
+
+
+@pytest.mark.anyio
+async def test_an_absolute_scope_that_can_hold_nothing_is_refused_saying_why(make_state, docs, tmp_path):
+    """An agent passing a scope outside the roots (`/etc`, a folder of another project) or a
+    mistyped folder under a root got `results: []`, which reads as "nothing on the subject"."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    async with connected(make_state()) as client:
+        await ok(client, "ingest_file", filePath=str(docs / "solar.md"))
+        outside = await refused(client, "query_documents", query="solar panels", scope=str(elsewhere))
+        listed = await refused(client, "list_files", scope=str(elsewhere))
+        typo = await refused(client, "query_documents", query="solar panels", scope=str(docs / "infr"))
+        # A folder under a root that exists but holds nothing on the subject is an empty answer.
+        there = await ok(client, "query_documents", query="solar panels", scope=str(docs / "infra"))
+        # No source id starts as a home-relative path or a file: URL does (ingest_data refuses them).
+        home = await refused(client, "query_documents", query="solar panels", scope="~/docs")
+        url = await refused(client, "list_files", scope=f"file://{docs}")
+    assert outside == (f"query_documents: scope {str(elsewhere)!r} lies outside the document roots ({docs}): "
+                       "nothing there is indexed")
+    assert listed.startswith(f"list_files: scope {str(elsewhere)!r} lies outside the document roots")
+    assert typo == f"query_documents: scope {str(docs / 'infr')!r} matches no source and no file or folder on disk"
+    assert there["results"] == [] or all(hit["source"].startswith(str(docs / "infra")) for hit in there["results"])
+    assert home == ("query_documents: scope '~/docs' matches no source; a file or folder scope is an absolute "
+                    "path, written out (no ~, no file: URL)")
+    assert url.startswith(f"list_files: scope 'file://{docs}' matches no source; a file or folder scope is an")
+
+
+@pytest.mark.anyio
+async def test_reading_a_path_with_a_links_fragment_names_the_file_to_read(make_state, docs):
+    """Chunks keep links to other pages (`[max_wal_size](runtime-config-wal.html#GUC-MAX-WAL-SIZE)`);
+    an agent following one asked for the path with its `#fragment` and was told only "no such file"."""
+    async with connected(make_state()) as client:
+        await ok(client, "ingest_file", filePath=str(docs / "solar.md"))
+        message = await refused(client, "read_file", filePath=f"{docs / 'solar.md'}#panels")
+    assert message == (f"read_file: not indexed: {docs / 'solar.md'}#panels; no such file: a link's #fragment is no "
+                       f"part of a file's path: read {docs / 'solar.md'}")

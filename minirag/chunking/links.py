@@ -3,7 +3,8 @@ outside a browser, but cost tokens in every chunk (and breadcrumb) that holds th
 
 `[¶](#x "Permalink")` goes, `[text](#anchor)` becomes `text`, and a link title
 attribute (`[t](url "title")`) is dropped; links to other pages and sites stay.
-Fenced code is left alone.
+Fenced code is left alone. The keyword side reads a link as its text alone
+(`link_texts`): an address's words are not the passage's.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from minirag.chunking.fences import sub_outside_code
 # scans past the next: linear in the line (`[^)\s]+` alone made `[](` * 20000 quadratic).
 _LINK = re.compile(r"(?<!!)\[([^\[\]\n]*)\]\(\s*([^)\s\[\]]++)(?:\s+\"[^\"\n]*\"|\s+'[^'\n]*')?\s*\)")
 _PERMALINK_TEXT = {"¶", "#", "§", "🔗", ""}
+# A link or a picture, as _LINK reads one: what a reader sees of it is its text (or alt text).
+_LINK_OR_PICTURE = re.compile(r"!?\[([^\[\]\n]*)\]\(\s*[^)\s\[\]]++(?:\s+\"[^\"\n]*\"|\s+'[^'\n]*')?\s*\)")
 
 
 def _simplify(match: re.Match) -> str:
@@ -29,3 +32,8 @@ def _simplify(match: re.Match) -> str:
 
 def simplify_links(markdown: str) -> str:
     return sub_outside_code(markdown, "](", _LINK, _simplify)
+
+
+def link_texts(markdown: str) -> str:
+    """`markdown` with each link and picture outside fenced code as its text alone, without its address."""
+    return sub_outside_code(markdown, "](", _LINK_OR_PICTURE, r"\1")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from minirag.chunking.blocks import Block, parse_blocks
@@ -121,6 +122,18 @@ def _same_words(a: str, b: str) -> bool:
     return as_read(a) == as_read(b)
 
 
+def _site_titled(heading: str, title: str) -> bool:
+    """Whether a page's `<title>` is its heading followed by the site's name, as documentation
+    generators write it (Sphinx `json — JSON encoder and decoder — Python 3.11.2 documentation`,
+    MkDocs `Installation - MkDocs`, Docusaurus `Intro | Docusaurus`)."""
+    head, whole = as_read(heading), as_read(title)
+    return bool(head) and whole.startswith(head) and _SITE_NAME.match(whole, len(head)) is not None
+
+
+# What follows a page's heading in its `<title>`: a dash, bar or middle dot between spaces, then a name.
+_SITE_NAME = re.compile(r" [—–\-|·] \S")
+
+
 def _breadcrumb(part: Part, title: str, tokens: Tokens, budget: int) -> Crumb:
     """The part's heading chain under the document's title, so every chunk says what it belongs to.
 
@@ -130,7 +143,9 @@ def _breadcrumb(part: Part, title: str, tokens: Tokens, budget: int) -> Crumb:
     """
     chain = [heading_text(crumb) for crumb in part.crumbs]
     offset = 0
-    if title.strip() and not (chain and _same_words(chain[0], title)):
+    if chain and title.strip() and _site_titled(chain[0], title):
+        chain[0] = " ".join(title.split())  # the page's heading, said once: by the title that holds it
+    elif title.strip() and not (chain and _same_words(chain[0], title)):
         chain, offset = [" ".join(title.split()), *chain], 1
     crumb = make_breadcrumb(chain, tokens, budget)
     if not offset:
