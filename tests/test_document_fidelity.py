@@ -242,6 +242,39 @@ def test_a_workbook_without_escapes_reads_as_openpyxl_gives_it(monkeypatch):
     assert ours == [convert_document(data, ".xlsx", "book.xlsx") for data in workbooks]
 
 
+def _as_strict(package: bytes) -> bytes:
+    """`package` as Office saves it under "Strict Open XML": every Transitional namespace and
+    relationship type under its Strict name (`extended-properties` spelt `extendedProperties`)."""
+    names = [(b"http://schemas.openxmlformats.org/officeDocument/2006/relationships/extended-properties",
+              b"http://purl.oclc.org/ooxml/officeDocument/relationships/extendedProperties"),
+             (b"http://schemas.openxmlformats.org/officeDocument/2006/extended-properties",
+              b"http://purl.oclc.org/ooxml/officeDocument/extendedProperties")]
+    names += [(b"http://schemas.openxmlformats.org/%s/2006/" % area, b"http://purl.oclc.org/ooxml/%s/" % area)
+              for area in (b"officeDocument", b"spreadsheetml", b"presentationml", b"wordprocessingml", b"drawingml")]
+    source, strict = io.BytesIO(package), io.BytesIO()
+    with zipfile.ZipFile(source) as original, zipfile.ZipFile(strict, "w", zipfile.ZIP_DEFLATED) as copy:
+        for member in original.infolist():
+            data = original.read(member)
+            for transitional, name in names if member.filename.endswith((".xml", ".rels")) else ():
+                data = data.replace(transitional, name)
+            copy.writestr(member, data)
+    return strict.getvalue()
+
+
+def test_a_document_saved_as_strict_open_xml_reads_as_its_transitional_twin():
+    """Excel, Word and PowerPoint save "Strict Open XML" under other namespace names, which openpyxl
+    and python-pptx do not know: a Strict workbook read as no text at all, however full (a real one
+    from Excel 365, calamine's `strict_iso_paths.xlsx`), and a Strict presentation failed with
+    `KeyError: "no relationship of type ..."`. Word's header and footer had been lost too."""
+    for fixture in ("xlsx_rows_founders.xlsx", "pptx_slides_text.pptx", "docx_word_header_footer.docx"):
+        transitional = (DOCS / fixture).read_bytes()
+        suffix = fixture[fixture.rindex("."):]
+        strict = _as_strict(transitional)
+        with zipfile.ZipFile(io.BytesIO(strict)) as package:
+            assert b"http://purl.oclc.org/ooxml/officeDocument/relationships/officeDocument" in package.read("_rels/.rels")
+        assert convert_document(strict, suffix, fixture) == convert_document(transitional, suffix, fixture)
+
+
 # --- PDF ------------------------------------------------------------------------------------
 
 

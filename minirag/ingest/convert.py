@@ -46,6 +46,7 @@ from minirag.ingest.mbox_text import count_messages, mailbox_messages
 from minirag.ingest.msg_text import msg_to_markdown
 from minirag.ingest.odf_text import MIMETYPES as ODF_MIMETYPES
 from minirag.ingest.odf_text import odf_to_markdown
+from minirag.ingest.ooxml_strict import transitional
 from minirag.ingest.org_text import org_to_markdown
 from minirag.ingest.pdf_fields import page_fields, with_fields
 from minirag.ingest.pdf_inflate import inflate_budget
@@ -794,20 +795,23 @@ def _convert_by_suffix(data: bytes, suffix: str, name: str) -> Converted:
         with check_zip(data, name, suffix) as archive:
             if suffix == ".xlsx":
                 check_sheets(archive, name)
-            elif suffix == ".epub":
+            elif suffix in (".docx", ".pptx"):
+                check_prologs(archive, name)
+            strict = transitional(archive) if suffix in _OOXML_NAMES else None
+            if strict is not None:
+                return _convert_by_suffix(strict, suffix, name)  # now Transitional: read as any other
+            if suffix == ".epub":
                 check_spine(archive, name, MAX_ZIP_MEMBERS)
                 return _book(archive, name)
             elif suffix in ODF_MIMETYPES:
                 markdown, title = odf_to_markdown(archive, name, suffix)
                 return Converted(markdown=markdown, metadata_title=title)
             elif suffix == ".docx":
-                check_prologs(archive, name)
                 visibility = Visibility.of(archive)
                 margins = read_margins(archive, visibility)
                 converted = _markitdown(shown_docx(archive, visibility) or data, suffix, name)
                 return replace(converted, markdown=margins.around(converted.markdown))
             elif suffix == ".pptx":
-                check_prologs(archive, name)
                 return _markitdown(shown_pptx(archive) or data, suffix, name)
     if suffix == ".xlsx":
         return _workbook(data, name)
