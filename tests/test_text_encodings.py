@@ -134,6 +134,18 @@ def test_short_western_text_in_a_legacy_charset_is_read_as_cp1252():
     assert converted.markdown == "Café crème brûlée, a naïve façade." and "cp1252" in converted.warnings[0]
 
 
+@pytest.mark.parametrize("text", [
+    "Name;Stadt;Betrag\nMüller;Köln;1.234,56\nSchmidt;München;99,00\n",  # the detector's best: cp852, "MŘller"
+    "Nombre;Ciudad;Importe\nNúñez;Cádiz;10\nPeña;León;4\n",  # cp775, "N·±ez"
+])
+def test_a_short_western_csv_is_not_read_in_a_dos_code_page(text):
+    """Excel in a German or Spanish locale saves CSV in windows-1252. On a few lines the detector
+    scored DOS code pages (cp852, cp775) as high as the Windows ones and named them best, so every
+    accented letter was another; browsers never guess a DOS code page for unlabelled text."""
+    converted = convert_document(text.encode("cp1252"), ".csv", "t.csv")
+    assert converted.markdown == csv_to_markdown(text, "t.csv")
+
+
 @pytest.mark.parametrize(("text", "delimiter"), [
     ("имя;описание\nосциллограф;измеряет напряжение, ток\nмультиметр;сопротивление\n", ";"),
     ("Name\tPrice\nTea\t3,50\nCoffee\t4,20\n", "\t"),

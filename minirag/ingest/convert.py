@@ -281,6 +281,9 @@ def _known_codec(label: str | None) -> str | None:
 # When the detector scores several single-byte charsets the same (short text, few letters outside
 # ASCII), the one most text is written in: `Café crème` is cp1252, not cp1250's `Café crčme`.
 _PREVALENCE = ("cp1252", "cp1251", "cp1250", "koi8_r", "iso8859_15", "latin_1")
+# Code pages no browser guesses for unlabelled text (DOS's, the classic Mac's, HP's): on a few lines
+# the detector scores them as high as the Windows ones, and read `Müller` in cp852 as `MŘller`.
+_NO_WEB_CHARSET = re.compile(r"cp(437|7\d\d|8[5-6]\d)$|mac_|hp_roman8$")
 # Text the detector cannot place is read as windows-1252 where at most this share of its bytes is
 # past ASCII: Western text with a few accented letters (Cyrillic or CJK is mostly such bytes).
 MAX_LATIN_SHARE = 0.5
@@ -302,6 +305,9 @@ def _decode_detected(data: bytes, name: str, position: int) -> tuple[str, tuple[
         return data.decode("utf-8", errors="replace"), (
             f"{name}: invalid UTF-8 at byte {position}; undecodable bytes replaced",
         )
+    least = min(m.chaos for m in matches)
+    web = [m for m in matches if m.chaos == least and not _NO_WEB_CHARSET.match(m.encoding)]
+    matches = web or matches  # a DOS or Mac code page only where no web charset reads the bytes as well
     best = min(matches, key=lambda m: (m.chaos, -m.coherence))
     tied = [m for m in matches if (m.chaos, m.coherence) == (best.chaos, best.coherence)]
     best = min(tied, key=lambda m: _PREVALENCE.index(m.encoding) if m.encoding in _PREVALENCE else len(_PREVALENCE))
