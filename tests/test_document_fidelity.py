@@ -242,6 +242,29 @@ def test_a_workbook_without_escapes_reads_as_openpyxl_gives_it(monkeypatch):
     assert ours == [convert_document(data, ".xlsx", "book.xlsx") for data in workbooks]
 
 
+def test_a_spreadsheet_cell_merged_down_is_repeated_in_each_row_it_covers():
+    """A group name merged down the rows of its group (`Region` over North, South, East) stood in
+    the first row only, so a chunk holding the later rows never said whose rows they were; HTML,
+    DOCX and ODF tables repeated it already. Rows of nothing but the merge add no row."""
+    import openpyxl
+
+    book = openpyxl.Workbook()
+    sheet = book.active
+    for row in (("Region", "Office", "Staff"), ("North", "Tromsø", 5), (None, "Bodø", 6), (None, None, None),
+                ("Note", "Figures for 2024", None)):
+        sheet.append(row)
+    sheet.merge_cells("A2:A4")  # down over the group, and a row left empty
+    sheet.merge_cells("B5:C6")  # across and down, past the sheet's last row
+    with io.BytesIO() as out:
+        book.save(out)
+        markdown = convert_document(out.getvalue(), ".xlsx", "staff.xlsx").markdown
+    assert markdown == ("## Sheet\n\n| Region | Office | Staff |\n| --- | --- | --- |\n| North | Tromsø | 5 |\n"
+                        "| North | Bodø | 6 |\n| Note | Figures for 2024 |  |")
+    old = convert_file(DOCS / "xls_calamine_merged_range.xls").markdown  # Excel 97-2003 merges the same
+    assert old.endswith("## Sheet2\n\n| A1 | B1 | C1 | E1 | F1 |\n| --- | --- | --- | --- | --- |\n"
+                        "| A1 | B3 | C3 | E3 | F1 |\n| A1 | B4 | C3 | E4 | F1 |")
+
+
 def _as_strict(package: bytes) -> bytes:
     """`package` as Office saves it under "Strict Open XML": every Transitional namespace and
     relationship type under its Strict name (`extended-properties` spelt `extendedProperties`)."""

@@ -154,7 +154,7 @@ def test_a_sheet_of_more_cells_than_a_workbook_may_hold_stops_reading_there():
     stream = struct.pack("<HHHH", 0x0809, 4, 0x0600, 0x0010) + b"".join(
         record[:4] + struct.pack("<HHHd", row % 65536, row // 65536, 0, 1.0) for row in range(MAX_SHEET_CELLS + 10))
     started = time.perf_counter()
-    _grid, cells = xls_biff._sheet(stream, 0, xls_biff._Book())
+    _grid, _merges, cells = xls_biff._sheet(stream, 0, xls_biff._Book())
     assert cells == MAX_SHEET_CELLS + 1
     assert time.perf_counter() - started < 30
 
