@@ -8,6 +8,7 @@ import json
 import zipfile
 from collections import Counter
 
+import pytest
 from conftest import FIXTURES
 
 from minirag.ingest.convert import convert_document, convert_file
@@ -240,6 +241,51 @@ def test_a_workbook_without_escapes_reads_as_openpyxl_gives_it(monkeypatch):
     ours = [convert_document(data, ".xlsx", "book.xlsx") for data in workbooks]
     monkeypatch.setattr(xlsx_tables, "load_workbook", openpyxl.load_workbook)
     assert ours == [convert_document(data, ".xlsx", "book.xlsx") for data in workbooks]
+
+
+@pytest.mark.parametrize(("value", "number_format", "shown"), [
+    (1 / 3, "0.00", "0.33"),  # a formula's result: the digits past the format's were noise in every chunk
+    (1234, "00000", "01234"),  # a postcode or an article number, its leading zero lost
+    (125000.5, "#,##0.00 [$€-407]", "125,000.50 €"),
+    (-1234.5, "#,##0.00;(#,##0.00)", "(1,234.50)"),
+    (0.8102, "0.0%", "81.0%"),
+    (42, '"USD "#,##0', "USD 42"),
+    (1234567, "#,##0,", "1,235"),  # a trailing comma shows thousands
+    (1.5, "0.0#", "1.5"),
+    (0.5, ".0", ".5"),
+    (0, '_-* #,##0.00 €_-;-* #,##0.00 €_-;_-* "-"?? €_-;_-@_-', "- €"),  # accounting: zero a dash
+    (3.14159, "0.00_);[Red](0.00)", "3.14"),
+    (12, "General", None),  # the caller's: the number as it is
+    (0.5, "# ?/?", None),  # fractions, scientific notation and dates are not laid out here
+    (1e6, "0.00E+00", None),
+    (12345678, "000-00-0000", None),
+])
+def test_a_spreadsheet_number_is_shown_as_its_format_lays_it_out(value, number_format, shown):
+    from minirag.ingest.number_format import shown_number
+
+    assert shown_number(value, number_format) == shown
+
+
+def test_spreadsheet_numbers_read_as_their_formats_show_them_in_xlsx_and_xls():
+    """A third formatted `0.00` had been indexed as 0.3333333333, a postcode `01234` as 1234, and an
+    .xls percentage (Excel's built-in format 10) as 0.652."""
+    import openpyxl
+
+    from minirag.ingest import xls_biff
+
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.append(("Item", "Share", "Postcode", "Price"))
+    sheet.append(("Widget", 1 / 3, 1234, 125000.5))
+    for cell, number_format in {"B2": "0.00", "C2": "00000", "D2": "#,##0.00 [$€-407]"}.items():
+        sheet[cell].number_format = number_format
+    with io.BytesIO() as out:
+        book.save(out)
+        markdown = convert_document(out.getvalue(), ".xlsx", "prices.xlsx").markdown
+    assert markdown.endswith("| Widget | 0.33 | 01234 | 125,000.50 € |")
+    old = xls_biff._Book(xf_formats=[0, 10, 3])  # General, Excel's built-in 0.00% and #,##0
+    assert [xls_biff._shown(0.652, 0, old), xls_biff._shown(0.652, 1, old), xls_biff._shown(1234567, 2, old)] == [
+        "0.652", "65.20%", "1,234,567"]
 
 
 def test_a_spreadsheet_cell_merged_down_is_repeated_in_each_row_it_covers():

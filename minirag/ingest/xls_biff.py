@@ -21,9 +21,11 @@ import re
 import struct
 from dataclasses import dataclass, field
 
+from openpyxl.styles.numbers import BUILTIN_FORMATS
+
 from minirag.errors import ConversionFailed
 from minirag.ingest.cfb import CompoundFile, CompoundFileError
-from minirag.ingest.number_format import hidden_by_format
+from minirag.ingest.number_format import hidden_by_format, shown_number
 from minirag.ingest.rtf_tokens import code_page
 from minirag.ingest.sheet_limits import MAX_SHEET_CELLS
 from minirag.ingest.text_limit import MAX_TEXT_CHARS
@@ -69,6 +71,13 @@ class _Book:
         """Whether the cell's format shows nothing for `value` (`;;;`: number_format.py)."""
         code = self.format_codes.get(self.xf_formats[xf]) if 0 <= xf < len(self.xf_formats) else None
         return code is not None and hidden_by_format(value, code)
+
+    def format_code(self, xf: int) -> str | None:
+        """The cell's number format: the file's own code for its id, else Excel's built-in one."""
+        if not 0 <= xf < len(self.xf_formats):
+            return None
+        number = self.xf_formats[xf]
+        return self.format_codes.get(number, BUILTIN_FORMATS.get(number))
 
 
 def is_old_worksheet(data: bytes) -> bool:
@@ -430,4 +439,8 @@ def _shown(value: float, xf: int, book: _Book) -> str:
         if value < 1 and not book.dates_1904:
             return moment.time().isoformat()
         return moment.date().isoformat() if moment.time() == datetime.time() else moment.isoformat(sep=" ")
+    code = book.format_code(xf)
+    shown = shown_number(value, code) if code else None
+    if shown is not None:
+        return shown
     return number_text(int(value) if float(value).is_integer() and abs(value) < 1e15 else value)

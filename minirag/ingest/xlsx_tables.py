@@ -13,7 +13,9 @@ Here openpyxl gives each cell's value (a formula's as Excel last computed it), a
   DOCX's merged cells are (table_spans.py): a row read alone, in a chunk of a long table's rows,
   still names its group; openpyxl's read-only sheets keep no merges, so they are read from the
   sheet's XML (`merged_ranges`);
-- a date is a date, a whole number has no `.0`, a percentage format shows as one, and a cell
+- a date is a date, a whole number has no `.0`, a number in a format of digits, decimals,
+  thousands, percent and literal text shows as the format lays it out (`0.33` for a third in
+  `0.00`, a postcode's `01234` in `00000`, `125,000.50 €`: number_format.shown_number), and a cell
   whose format has an empty section for its value (`;;;`, Excel's way to hide a cell) is empty;
 - text is decoded from the `_xHHHH_` escapes openpyxl leaves in it (`_unescaped`);
 - a sheet with no text is left out, and so is a very hidden one (only a macro can show it; a
@@ -34,7 +36,7 @@ from openpyxl.utils.cell import range_boundaries
 
 from minirag._compat.openpyxl import load_workbook, sheet_part
 from minirag.ingest.csv_table import markdown_table
-from minirag.ingest.number_format import hidden_by_format
+from minirag.ingest.number_format import hidden_by_format, shown_number
 from minirag.ingest.zip_xml import feed, parser_for
 
 # ST_Xstring's escape (ECMA-376 Part 1, 22.9.2.19): four hex digits, of either case, naming one
@@ -156,6 +158,9 @@ def _shown(cell) -> str:
     if isinstance(value, (datetime.date, datetime.time)):
         return value.isoformat()
     if isinstance(value, (int, float)):
+        shown = shown_number(value, getattr(cell, "number_format", "") or "")
+        if shown is not None:
+            return shown
         if "%" in (getattr(cell, "number_format", "") or ""):
             return f"{number_text(value * 100)}%"
         return number_text(value)
