@@ -158,6 +158,14 @@ def test_the_csv_delimiter_is_read_from_the_file(text, delimiter):
     assert sniff_delimiter(text) == delimiter
 
 
+def test_excels_sep_line_names_the_delimiter_and_is_no_row():
+    """Exporters write `sep=;` above the data so that Excel in any locale splits it right; it had
+    been the table's header (`| sep= |  |`) and its column names the first row."""
+    assert csv_to_markdown("sep=;\r\nName;City\r\nAnn;Oslo, Norway\r\n", "t.csv").splitlines() == [
+        "| Name | City |", "| --- | --- |", "| Ann | Oslo, Norway |"]
+    assert csv_to_markdown("SEP=|\nName|City\nAnn|Oslo\n", "t.csv").splitlines()[0] == "| Name | City |"
+
+
 def test_a_semicolon_csv_is_a_table_of_its_cells():
     table = csv_to_markdown("имя;описание\nосциллограф;измеряет напряжение, ток\n\nмульти|метр;сопротивление\n", "t.csv")
     assert table.splitlines() == ["| имя | описание |", "| --- | --- |", "| осциллограф | измеряет напряжение, ток |",
