@@ -479,6 +479,13 @@ def test_a_word_documents_page_header_and_footer_are_kept_once_around_its_body()
 
 
 
+def test_a_word_documents_footnotes_and_endnotes_read_as_word_shows_them_without_link_marks():
+    """mammoth links each note's number to the note and the note back with an arrow, and every
+    chunk that held them read `Ouch[[1]](#footnote-1).` and `A tachyon walks into a bar. [↑](#footnote-ref-1)`."""
+    for fixture in ("docx_mammoth_footnotes.docx", "docx_mammoth_endnotes.docx"):
+        assert convert_file(DOCS / fixture).markdown == "Ouch[1].[2]\n\n1. A tachyon walks into a bar.\n2. Fin."
+
+
 def test_a_word_documents_code_style_paragraphs_are_one_code_block_and_underlining_is_no_markup():
     """mammoth read pandoc's "Source Code" paragraphs as text: `import tomllib  ` with Markdown hard
     breaks and `toml\\_str` escaped, so the code's words were not its own."""
