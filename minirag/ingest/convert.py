@@ -534,9 +534,32 @@ def _legacy_office(data: bytes, suffix: str, name: str) -> Converted:
     read as what it is (an XLSX named .xls, a Word file named .ppt)."""
     old_worksheet = suffix == ".xls" and is_old_worksheet(data)
     if not old_worksheet and (not data.startswith(_COMPOUND_FILE) or _compound_kind(data) not in (suffix, None)):
+        if suffix == ".xls" and not data.startswith((b"PK\x03\x04", _COMPOUND_FILE)) and not _text_kind(data, name):
+            return _exported_sheet(data, name)
         return _as_what_it_is(data, suffix, name)
     reader = xls_to_markdown if suffix == ".xls" else ppt_to_markdown
     return Converted(markdown=reader(data, name))
+
+
+# An Excel 2003 XML spreadsheet (SpreadsheetML) says so in its opening.
+_EXCEL_XML = b"urn:schemas-microsoft-com:office:spreadsheet"
+
+
+def _exported_sheet(data: bytes, name: str) -> Converted:
+    """What reporting tools and web applications export as "Excel" under .xls and Excel opens
+    (warning that the format differs from the name): text with a delimiter, comma- or
+    tab-separated, read as CSV; an Excel 2003 XML spreadsheet is refused saying what it is. A
+    web page's table is read as HTML before this (_text_kind); bytes that are not text are no
+    .xls at all."""
+    head = data[:_SNIFF].removeprefix(codecs.BOM_UTF8).lstrip()
+    if head[:5].lower() == b"<?xml" and _EXCEL_XML in head:
+        raise ConversionFailed(f"{name}: an Excel 2003 XML spreadsheet, which is not read; save it as XLSX")
+    try:
+        text, warnings = decode_text(data, name)
+    except ConversionFailed:  # binary, or damaged: what the name says it is not
+        raise ConversionFailed(f"{name}: not a valid .xls file") from None
+    return Converted(markdown=csv_to_markdown(text, name),
+                     warnings=(f"{name}: a .csv file named .xls; read as .csv", *warnings))
 
 
 def _msg(data: bytes, name: str) -> Converted:
