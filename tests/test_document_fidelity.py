@@ -662,6 +662,72 @@ def test_rows_of_empty_cells_are_left_out_of_slide_and_word_tables():
     assert not any(set(line) <= set("| ") for line in slides.splitlines() if line)
 
 
+def _with_smartart(deck: bytes, points: str, links: str) -> bytes:
+    """`deck` with a SmartArt graphic on its first slide, below its title, as PowerPoint writes one:
+    a graphic frame naming a diagram data part, whose points hold the text."""
+    frame = ('<p:graphicFrame><p:nvGraphicFramePr><p:cNvPr id="9" name="Diagram 8"/><p:cNvGraphicFramePr/><p:nvPr/>'
+             '</p:nvGraphicFramePr><p:xfrm><a:off x="457200" y="2000000"/><a:ext cx="8000000" cy="3000000"/></p:xfrm>'
+             '<a:graphic><a:graphicData uri="http://schemas.openxmlformats.org/drawingml/2006/diagram">'
+             '<dgm:relIds xmlns:dgm="http://schemas.openxmlformats.org/drawingml/2006/diagram" '
+             'xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships" r:dm="rId90" r:lo="rId91" '
+             'r:qs="rId92" r:cs="rId93"/></a:graphicData></a:graphic></p:graphicFrame>')
+    model = ('<dgm:dataModel xmlns:dgm="http://schemas.openxmlformats.org/drawingml/2006/diagram" '
+             f'xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main"><dgm:ptLst>{points}</dgm:ptLst>'
+             f'<dgm:cxnLst>{links}</dgm:cxnLst></dgm:dataModel>')
+    link = ('<Relationship Id="rId90" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/'
+            'diagramData" Target="../diagrams/data1.xml"/></Relationships>')
+    source, out = io.BytesIO(deck), io.BytesIO()
+    with zipfile.ZipFile(source) as original, zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as copy:
+        for member in original.infolist():
+            data = original.read(member)
+            if member.filename == "ppt/slides/slide1.xml":
+                data = data.replace(b"</p:spTree>", frame.encode() + b"</p:spTree>")
+            elif member.filename == "ppt/slides/_rels/slide1.xml.rels":
+                data = data.replace(b"</Relationships>", link.encode())
+            elif member.filename == "[Content_Types].xml":
+                data = data.replace(b"</Types>", b'<Override PartName="/ppt/diagrams/data1.xml" ContentType="application/'
+                                    b'vnd.openxmlformats-officedocument.drawingml.diagramData+xml"/></Types>')
+            copy.writestr(member, data)
+        copy.writestr("ppt/diagrams/data1.xml", model)
+    return out.getvalue()
+
+
+def test_a_slides_smartart_is_read_where_it_stands_in_the_order_it_is_drawn():
+    """python-pptx never reads a SmartArt graphic's diagram part: a process diagram's steps, an org
+    chart's names were lost. Its nodes are read depth first along its connections (here created
+    in another order than drawn: `Ship` was added last but stands second), and text after a chart's
+    table had been glued onto its last row (`| Q2 | 3.2 |Sales fell`)."""
+    from pptx import Presentation
+    from pptx.chart.data import CategoryChartData
+    from pptx.enum.chart import XL_CHART_TYPE
+    from pptx.util import Inches
+
+    def point(key: str, text: str = "", kind: str = "") -> str:
+        body = f"<dgm:t><a:bodyPr/><a:p><a:r><a:t>{text}</a:t></a:r></a:p></dgm:t>" if text else ""
+        return f'<dgm:pt modelId="{key}"{f" type={chr(34)}{kind}{chr(34)}" if kind else ""}>{body}</dgm:pt>'
+
+    def child(parent: str, key: str, order: int) -> str:
+        return f'<dgm:cxn modelId="c{key}" srcId="{parent}" destId="{key}" srcOrd="{order}" destOrd="0"/>'
+
+    deck = Presentation()
+    slide = deck.slides.add_slide(deck.slide_layouts[5])
+    slide.shapes.title.text = "Release process"
+    data = CategoryChartData()
+    data.categories = ["Q1", "Q2"]
+    data.add_series("Sales", (8.2, 3))
+    slide.shapes.add_chart(XL_CHART_TYPE.COLUMN_CLUSTERED, Inches(1), Inches(5.5), Inches(3), Inches(1), data)
+    slide.shapes.add_textbox(Inches(1), Inches(6.6), Inches(4), Inches(0.5)).text_frame.text = "Sales fell in Q2."
+    with io.BytesIO() as out:
+        deck.save(out)
+        points = (point("0", kind="doc") + point("1", "Build the wheel") + point("3", "Tag the release") +
+                  point("1t", "ignored", kind="parTrans") + point("2", "Ship to PyPI") + point("4", "Announce"))
+        links = child("0", "1", 0) + child("0", "3", 2) + child("0", "2", 1) + child("2", "4", 0)
+        slides = convert_document(_with_smartart(out.getvalue(), points, links), ".pptx", "deck.pptx").markdown
+    assert slides == ("<!-- Slide number: 1 -->\n# Release process\nBuild the wheel\nShip to PyPI\nAnnounce\n"
+                      "Tag the release\n\n\n### Chart\n\n| Category | Sales |\n|---|---|\n| Q1 | 8.2 |\n| Q2 | 3 |\n"
+                      "Sales fell in Q2."), slides
+
+
 def test_a_slides_shapes_set_not_to_be_drawn_are_left_out_in_pptx_and_odp():
     """A text box hidden in the selection pane (`p:cNvPr hidden="1"`, LibreOffice's
     `drawooo:display="none"`) shows neither while editing nor in the slide show; its text was indexed."""

@@ -54,6 +54,7 @@ from minirag.ingest.pdf_structure import outline, structured
 from minirag.ingest.pdf_tables import CELL
 from minirag.ingest.pdf_title import pdf_title
 from minirag.ingest.ppt_text import ppt_to_markdown
+from minirag.ingest.pptx_charts import pptx_converter
 from minirag.ingest.pptx_visible import shown_pptx
 from minirag.ingest.quiet import converting
 from minirag.ingest.rst_text import rst_to_markdown
@@ -431,10 +432,9 @@ def _html(text: str, name: str, warnings: tuple[str, ...] = ()) -> Converted:
 
 
 def _markitdown(data: bytes, suffix: str, name: str) -> Converted:
-    import markitdown.converters as converters
     from markitdown import StreamInfo
 
-    converter = docx_converter() if suffix == ".docx" else getattr(converters, _MARKITDOWN[suffix])()
+    converter = docx_converter() if suffix == ".docx" else pptx_converter()
     info = StreamInfo(extension=suffix, filename=Path(name).name)
     try:
         with converting(name):
