@@ -33,6 +33,11 @@ DGM = "{http://schemas.openxmlformats.org/drawingml/2006/diagram}"
 R = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}"
 _RELATIONSHIPS = "{http://schemas.openxmlformats.org/package/2006/relationships}Relationship"
 _DIAGRAM = b"http://schemas.openxmlformats.org/drawingml/2006/diagram"
+# A diagram data part's attributes: a point's id, and a connection's parent, child and child's place.
+_MODEL_ID = "modelId"
+_SOURCE_ID = "srcId"
+_DESTINATION_ID = "destId"
+_SOURCE_ORDER = "srcOrd"
 _SLIDE = re.compile(r"ppt/(slides|notesSlides)/[^/]+\.xml")  # the parts markitdown reads
 _OFF = frozenset({"0", "false", "off"})
 # The shapes of a slide's tree, each named by its own non-visual properties (`p:nvSpPr/p:cNvPr`, ...).
@@ -106,13 +111,13 @@ def _relationship_targets(archive: zipfile.ZipFile, member: str) -> dict[str, st
 def _diagram_lines(model) -> list[str]:
     """A diagram data part's node texts, a paragraph a line, depth first from its root along the
     `parOf` connections (siblings by `srcOrd`); nodes no connection reaches follow in their order."""
-    nodes = {point.get("modelId"): point for point in model.iter(DGM + "pt")
+    nodes = {point.get(_MODEL_ID): point for point in model.iter(DGM + "pt")
              if point.get("type", "node") in ("node", "doc")}
     children: dict[str | None, list[tuple[int, str]]] = {}
     for link in model.iter(DGM + "cxn"):
-        if link.get("type", "parOf") == "parOf" and link.get("destId") in nodes:
-            order = int(link.get("srcOrd", "0")) if link.get("srcOrd", "0").isdigit() else 0
-            children.setdefault(link.get("srcId"), []).append((order, link.get("destId", "")))
+        if link.get("type", "parOf") == "parOf" and link.get(_DESTINATION_ID) in nodes:
+            order = int(link.get(_SOURCE_ORDER, "0")) if link.get(_SOURCE_ORDER, "0").isdigit() else 0
+            children.setdefault(link.get(_SOURCE_ID), []).append((order, link.get(_DESTINATION_ID, "")))
     ordered: list[str] = []
     seen: set[str] = set()
     stack = [key for key, point in reversed(nodes.items()) if point.get("type") == "doc"]
