@@ -486,6 +486,38 @@ def test_a_word_documents_footnotes_and_endnotes_read_as_word_shows_them_without
         assert convert_file(DOCS / fixture).markdown == "Ouch[1].[2]\n\n1. A tachyon walks into a bar.\n2. Fin."
 
 
+def test_a_word_documents_smartart_is_read_where_it_stands():
+    """mammoth never reads a SmartArt graphic's diagram part: its words were lost, as in a slide's."""
+    paragraph = ('<w:p><w:r><w:drawing><wp:inline xmlns:wp="http://schemas.openxmlformats.org/drawingml/2006/'
+                 'wordprocessingDrawing"><wp:extent cx="5486400" cy="3200400"/><wp:docPr id="1" name="Diagram 1"/>'
+                 '<a:graphic xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main"><a:graphicData uri="'
+                 'http://schemas.openxmlformats.org/drawingml/2006/diagram"><dgm:relIds xmlns:dgm="http://schemas.'
+                 'openxmlformats.org/drawingml/2006/diagram" xmlns:r="http://schemas.openxmlformats.org/officeDocument/'
+                 '2006/relationships" r:dm="rId90" r:lo="rId91" r:qs="rId92" r:cs="rId93"/></a:graphicData>'
+                 '</a:graphic></wp:inline></w:drawing></w:r></w:p>')
+    model = ('<dgm:dataModel xmlns:dgm="http://schemas.openxmlformats.org/drawingml/2006/diagram" '
+             'xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main"><dgm:ptLst>'
+             '<dgm:pt modelId="0" type="doc"/>'
+             '<dgm:pt modelId="1"><dgm:t><a:bodyPr/><a:p><a:r><a:t>Plan the audit</a:t></a:r></a:p></dgm:t></dgm:pt>'
+             '<dgm:pt modelId="2"><dgm:t><a:bodyPr/><a:p><a:r><a:t>Report to the board</a:t></a:r></a:p></dgm:t></dgm:pt>'
+             '</dgm:ptLst><dgm:cxnLst><dgm:cxn modelId="a" srcId="0" destId="2" srcOrd="1"/>'
+             '<dgm:cxn modelId="b" srcId="0" destId="1" srcOrd="0"/></dgm:cxnLst></dgm:dataModel>')
+    link = ('<Relationship Id="rId90" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/'
+            'diagramData" Target="diagrams/data1.xml"/></Relationships>')
+    source, out = io.BytesIO((DOCS / "docx_plain_paragraphs.docx").read_bytes()), io.BytesIO()
+    with zipfile.ZipFile(source) as original, zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as copy:
+        for member in original.infolist():
+            data = original.read(member)
+            if member.filename == "word/document.xml":
+                data = data.replace(b"<w:body>", b"<w:body>" + paragraph.encode(), 1)
+            elif member.filename == "word/_rels/document.xml.rels":
+                data = data.replace(b"</Relationships>", link.encode())
+            copy.writestr(member, data)
+        copy.writestr("word/diagrams/data1.xml", model)
+    markdown = convert_document(out.getvalue(), ".docx", "audit.docx").markdown
+    assert markdown.startswith("Plan the audit  \nReport to the board\n\n"), markdown[:200]
+
+
 def test_a_word_documents_code_style_paragraphs_are_one_code_block_and_underlining_is_no_markup():
     """mammoth read pandoc's "Source Code" paragraphs as text: `import tomllib  ` with Markdown hard
     breaks and `toml\\_str` escaped, so the code's words were not its own."""

@@ -6,11 +6,9 @@ python-pptx read its text all the same. Text that hides from the reader may stil
 agent reading the result, so a hidden shape (a group: all it holds) is left out, as the DOCX,
 ODF and HTML readers leave hidden text out. A hidden slide is kept: the editor shows it.
 
-A SmartArt graphic (a process, a cycle, an org chart) keeps its text in a diagram part of its
-own, which python-pptx never reads: every word of it was lost. Each is put in its frame's place
-as a text box of its nodes' text, one paragraph a node, in the order the diagram draws them
-(depth first along its connections, each parent before its children, siblings in their order),
-so the text comes where the graphic stands on the slide.
+A SmartArt graphic keeps its text in a diagram part python-pptx never reads (smartart.py): each
+is put in its frame's place as a text box of its nodes' text, one paragraph a node, so the text
+comes where the graphic stands on the slide.
 
 Only the slides that hold a hidden shape or a SmartArt graphic are rewritten; a deck without
 one keeps its bytes.
@@ -19,25 +17,17 @@ one keeps its bytes.
 from __future__ import annotations
 
 import copy
-import posixpath
 import re
 import zipfile
 
 from lxml import etree
 
+from minirag.ingest import smartart
 from minirag.ingest.zip_xml import parsed, with_parts
 
 P = "{http://schemas.openxmlformats.org/presentationml/2006/main}"
-A = "{http://schemas.openxmlformats.org/drawingml/2006/main}"
-DGM = "{http://schemas.openxmlformats.org/drawingml/2006/diagram}"
-R = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}"
-_RELATIONSHIPS = "{http://schemas.openxmlformats.org/package/2006/relationships}Relationship"
-_DIAGRAM = b"http://schemas.openxmlformats.org/drawingml/2006/diagram"
-# A diagram data part's attributes: a point's id, and a connection's parent, child and child's place.
-_MODEL_ID = "modelId"
-_SOURCE_ID = "srcId"
-_DESTINATION_ID = "destId"
-_SOURCE_ORDER = "srcOrd"
+A = smartart.A
+
 _SLIDE = re.compile(r"ppt/(slides|notesSlides)/[^/]+\.xml")  # the parts markitdown reads
 _OFF = frozenset({"0", "false", "off"})
 # The shapes of a slide's tree, each named by its own non-visual properties (`p:nvSpPr/p:cNvPr`, ...).
@@ -59,7 +49,7 @@ def shown_pptx(archive: zipfile.ZipFile) -> bytes | None:
         if not _SLIDE.fullmatch(member):
             continue
         data = archive.read(member)
-        if b"hidden" not in data and _DIAGRAM not in data:
+        if b"hidden" not in data and smartart.MARK not in data:
             continue
         try:
             root = parsed(data)
@@ -78,64 +68,17 @@ def shown_pptx(archive: zipfile.ZipFile) -> bytes | None:
 def _smartart_as_text(archive: zipfile.ZipFile, member: str, root) -> bool:
     """Each SmartArt frame of the slide `root` replaced by a text box of its nodes' text, in its
     place; whether any was. A diagram whose data part is missing or damaged is left as it is."""
-    frames = [frame for frame in root.iter(P + "graphicFrame")
-              if frame.find(f"{A}graphic/{A}graphicData/{DGM}relIds") is not None]
+    frames = [frame for frame in root.iter(P + "graphicFrame") if frame.find(smartart.RELATIONSHIP_IDS) is not None]
     if not frames:
         return False
-    targets = _relationship_targets(archive, member)
+    targets = smartart.relationship_targets(archive, member)
     replaced = False
     for frame in frames:
-        data_id = frame.find(f"{A}graphic/{A}graphicData/{DGM}relIds").get(R + "dm")
-        target = targets.get(data_id or "")
-        try:
-            lines = _diagram_lines(parsed(archive.read(target))) if target else []
-        except (KeyError, etree.XMLSyntaxError, ValueError):
-            continue
+        lines = smartart.graphic_lines(archive, targets, frame)
         if frame.getparent() is not None and lines:
             frame.getparent().replace(frame, _text_box(frame, lines))
             replaced = True
     return replaced
-
-
-def _relationship_targets(archive: zipfile.ZipFile, member: str) -> dict[str, str]:
-    """A part's relationships, id -> the member each names inside the package."""
-    folder, _, name = member.rpartition("/")
-    try:
-        relationships = parsed(archive.read(f"{folder}/_rels/{name}.rels"))
-    except (KeyError, etree.XMLSyntaxError, ValueError):
-        return {}
-    return {link.get("Id", ""): posixpath.normpath(posixpath.join(folder, link.get("Target", "")))
-            for link in relationships.iter(_RELATIONSHIPS) if link.get("TargetMode") != "External"}
-
-
-def _diagram_lines(model) -> list[str]:
-    """A diagram data part's node texts, a paragraph a line, depth first from its root along the
-    `parOf` connections (siblings by `srcOrd`); nodes no connection reaches follow in their order."""
-    nodes = {point.get(_MODEL_ID): point for point in model.iter(DGM + "pt")
-             if point.get("type", "node") in ("node", "doc")}
-    children: dict[str | None, list[tuple[int, str]]] = {}
-    for link in model.iter(DGM + "cxn"):
-        if link.get("type", "parOf") == "parOf" and link.get(_DESTINATION_ID) in nodes:
-            order = int(link.get(_SOURCE_ORDER, "0")) if link.get(_SOURCE_ORDER, "0").isdigit() else 0
-            children.setdefault(link.get(_SOURCE_ID), []).append((order, link.get(_DESTINATION_ID, "")))
-    ordered: list[str] = []
-    seen: set[str] = set()
-    stack = [key for key, point in reversed(nodes.items()) if point.get("type") == "doc"]
-    while stack:  # iterative: a forged cycle or a deep tree ends when every node is seen
-        key = stack.pop()
-        if key in seen:
-            continue
-        seen.add(key)
-        ordered.append(key)
-        stack.extend(child for _, child in sorted(children.get(key, []), reverse=True))
-    ordered += [key for key in nodes if key not in seen]
-    lines = []
-    for key in ordered:
-        for paragraph in nodes[key].iterfind(f"{DGM}t/{A}p"):
-            text = "".join(run.text or "" for run in paragraph.iter(A + "t")).strip()
-            if text:
-                lines.append(text)
-    return lines
 
 
 def _text_box(frame, lines: list[str]):
