@@ -8,6 +8,7 @@ import json
 import zipfile
 from collections import Counter
 
+import pytest
 from conftest import FIXTURES
 
 from minirag.ingest.convert import convert_document, convert_file
@@ -242,6 +243,107 @@ def test_a_workbook_without_escapes_reads_as_openpyxl_gives_it(monkeypatch):
     assert ours == [convert_document(data, ".xlsx", "book.xlsx") for data in workbooks]
 
 
+@pytest.mark.parametrize(("value", "number_format", "shown"), [
+    (1 / 3, "0.00", "0.33"),  # a formula's result: the digits past the format's were noise in every chunk
+    (1234, "00000", "01234"),  # a postcode or an article number, its leading zero lost
+    (125000.5, "#,##0.00 [$€-407]", "125,000.50 €"),
+    (-1234.5, "#,##0.00;(#,##0.00)", "(1,234.50)"),
+    (0.8102, "0.0%", "81.0%"),
+    (42, '"USD "#,##0', "USD 42"),
+    (1234567, "#,##0,", "1,235"),  # a trailing comma shows thousands
+    (1.5, "0.0#", "1.5"),
+    (0.5, ".0", ".5"),
+    (0, '_-* #,##0.00 €_-;-* #,##0.00 €_-;_-* "-"?? €_-;_-@_-', "- €"),  # accounting: zero a dash
+    (3.14159, "0.00_);[Red](0.00)", "3.14"),
+    (12, "General", None),  # the caller's: the number as it is
+    (0.5, "# ?/?", None),  # fractions, scientific notation and dates are not laid out here
+    (1e6, "0.00E+00", None),
+    (12345678, "000-00-0000", None),
+])
+def test_a_spreadsheet_number_is_shown_as_its_format_lays_it_out(value, number_format, shown):
+    from minirag.ingest.number_format import shown_number
+
+    assert shown_number(value, number_format) == shown
+
+
+def test_spreadsheet_numbers_read_as_their_formats_show_them_in_xlsx_and_xls():
+    """A third formatted `0.00` had been indexed as 0.3333333333, a postcode `01234` as 1234, and an
+    .xls percentage (Excel's built-in format 10) as 0.652."""
+    import openpyxl
+
+    from minirag.ingest import xls_biff
+
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.append(("Item", "Share", "Postcode", "Price"))
+    sheet.append(("Widget", 1 / 3, 1234, 125000.5))
+    for cell, number_format in {"B2": "0.00", "C2": "00000", "D2": "#,##0.00 [$€-407]"}.items():
+        sheet[cell].number_format = number_format
+    with io.BytesIO() as out:
+        book.save(out)
+        markdown = convert_document(out.getvalue(), ".xlsx", "prices.xlsx").markdown
+    assert markdown.endswith("| Widget | 0.33 | 01234 | 125,000.50 € |")
+    old = xls_biff._Book(xf_formats=[0, 10, 3])  # General, Excel's built-in 0.00% and #,##0
+    assert [xls_biff._shown(0.652, 0, old), xls_biff._shown(0.652, 1, old), xls_biff._shown(1234567, 2, old)] == [
+        "0.652", "65.20%", "1,234,567"]
+
+
+def test_a_spreadsheet_cell_merged_down_is_repeated_in_each_row_it_covers():
+    """A group name merged down the rows of its group (`Region` over North, South, East) stood in
+    the first row only, so a chunk holding the later rows never said whose rows they were; HTML,
+    DOCX and ODF tables repeated it already. Rows of nothing but the merge add no row."""
+    import openpyxl
+
+    book = openpyxl.Workbook()
+    sheet = book.active
+    for row in (("Region", "Office", "Staff"), ("North", "Tromsø", 5), (None, "Bodø", 6), (None, None, None),
+                ("Note", "Figures for 2024", None)):
+        sheet.append(row)
+    sheet.merge_cells("A2:A4")  # down over the group, and a row left empty
+    sheet.merge_cells("B5:C6")  # across and down, past the sheet's last row
+    with io.BytesIO() as out:
+        book.save(out)
+        markdown = convert_document(out.getvalue(), ".xlsx", "staff.xlsx").markdown
+    assert markdown == ("## Sheet\n\n| Region | Office | Staff |\n| --- | --- | --- |\n| North | Tromsø | 5 |\n"
+                        "| North | Bodø | 6 |\n| Note | Figures for 2024 |  |")
+    old = convert_file(DOCS / "xls_calamine_merged_range.xls").markdown  # Excel 97-2003 merges the same
+    assert old.endswith("## Sheet2\n\n| A1 | B1 | C1 | E1 | F1 |\n| --- | --- | --- | --- | --- |\n"
+                        "| A1 | B3 | C3 | E3 | F1 |\n| A1 | B4 | C3 | E4 | F1 |")
+
+
+def _as_strict(package: bytes) -> bytes:
+    """`package` as Office saves it under "Strict Open XML": every Transitional namespace and
+    relationship type under its Strict name (`extended-properties` spelt `extendedProperties`)."""
+    names = [(b"http://schemas.openxmlformats.org/officeDocument/2006/relationships/extended-properties",
+              b"http://purl.oclc.org/ooxml/officeDocument/relationships/extendedProperties"),
+             (b"http://schemas.openxmlformats.org/officeDocument/2006/extended-properties",
+              b"http://purl.oclc.org/ooxml/officeDocument/extendedProperties")]
+    names += [(b"http://schemas.openxmlformats.org/%s/2006/" % area, b"http://purl.oclc.org/ooxml/%s/" % area)
+              for area in (b"officeDocument", b"spreadsheetml", b"presentationml", b"wordprocessingml", b"drawingml")]
+    source, strict = io.BytesIO(package), io.BytesIO()
+    with zipfile.ZipFile(source) as original, zipfile.ZipFile(strict, "w", zipfile.ZIP_DEFLATED) as copy:
+        for member in original.infolist():
+            data = original.read(member)
+            for transitional, name in names if member.filename.endswith((".xml", ".rels")) else ():
+                data = data.replace(transitional, name)
+            copy.writestr(member, data)
+    return strict.getvalue()
+
+
+def test_a_document_saved_as_strict_open_xml_reads_as_its_transitional_twin():
+    """Excel, Word and PowerPoint save "Strict Open XML" under other namespace names, which openpyxl
+    and python-pptx do not know: a Strict workbook read as no text at all, however full (a real one
+    from Excel 365, calamine's `strict_iso_paths.xlsx`), and a Strict presentation failed with
+    `KeyError: "no relationship of type ..."`. Word's header and footer had been lost too."""
+    for fixture in ("xlsx_rows_founders.xlsx", "pptx_slides_text.pptx", "docx_word_header_footer.docx"):
+        transitional = (DOCS / fixture).read_bytes()
+        suffix = fixture[fixture.rindex("."):]
+        strict = _as_strict(transitional)
+        with zipfile.ZipFile(io.BytesIO(strict)) as package:
+            assert b"http://purl.oclc.org/ooxml/officeDocument/relationships/officeDocument" in package.read("_rels/.rels")
+        assert convert_document(strict, suffix, fixture) == convert_document(transitional, suffix, fixture)
+
+
 # --- PDF ------------------------------------------------------------------------------------
 
 
@@ -375,6 +477,45 @@ def test_a_word_documents_page_header_and_footer_are_kept_once_around_its_body()
     assert markdown == ("Header for section-1\n\nsection with header\n\nsection without header of its own.\n\n"
                         "Footer for section 1")
 
+
+
+def test_a_word_documents_footnotes_and_endnotes_read_as_word_shows_them_without_link_marks():
+    """mammoth links each note's number to the note and the note back with an arrow, and every
+    chunk that held them read `Ouch[[1]](#footnote-1).` and `A tachyon walks into a bar. [↑](#footnote-ref-1)`."""
+    for fixture in ("docx_mammoth_footnotes.docx", "docx_mammoth_endnotes.docx"):
+        assert convert_file(DOCS / fixture).markdown == "Ouch[1].[2]\n\n1. A tachyon walks into a bar.\n2. Fin."
+
+
+def test_a_word_documents_smartart_is_read_where_it_stands():
+    """mammoth never reads a SmartArt graphic's diagram part: its words were lost, as in a slide's."""
+    paragraph = ('<w:p><w:r><w:drawing><wp:inline xmlns:wp="http://schemas.openxmlformats.org/drawingml/2006/'
+                 'wordprocessingDrawing"><wp:extent cx="5486400" cy="3200400"/><wp:docPr id="1" name="Diagram 1"/>'
+                 '<a:graphic xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main"><a:graphicData uri="'
+                 'http://schemas.openxmlformats.org/drawingml/2006/diagram"><dgm:relIds xmlns:dgm="http://schemas.'
+                 'openxmlformats.org/drawingml/2006/diagram" xmlns:r="http://schemas.openxmlformats.org/officeDocument/'
+                 '2006/relationships" r:dm="rId90" r:lo="rId91" r:qs="rId92" r:cs="rId93"/></a:graphicData>'
+                 '</a:graphic></wp:inline></w:drawing></w:r></w:p>')
+    model = ('<dgm:dataModel xmlns:dgm="http://schemas.openxmlformats.org/drawingml/2006/diagram" '
+             'xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main"><dgm:ptLst>'
+             '<dgm:pt modelId="0" type="doc"/>'
+             '<dgm:pt modelId="1"><dgm:t><a:bodyPr/><a:p><a:r><a:t>Plan the audit</a:t></a:r></a:p></dgm:t></dgm:pt>'
+             '<dgm:pt modelId="2"><dgm:t><a:bodyPr/><a:p><a:r><a:t>Report to the board</a:t></a:r></a:p></dgm:t></dgm:pt>'
+             '</dgm:ptLst><dgm:cxnLst><dgm:cxn modelId="a" srcId="0" destId="2" srcOrd="1"/>'
+             '<dgm:cxn modelId="b" srcId="0" destId="1" srcOrd="0"/></dgm:cxnLst></dgm:dataModel>')
+    link = ('<Relationship Id="rId90" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/'
+            'diagramData" Target="diagrams/data1.xml"/></Relationships>')
+    source, out = io.BytesIO((DOCS / "docx_plain_paragraphs.docx").read_bytes()), io.BytesIO()
+    with zipfile.ZipFile(source) as original, zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as copy:
+        for member in original.infolist():
+            data = original.read(member)
+            if member.filename == "word/document.xml":
+                data = data.replace(b"<w:body>", b"<w:body>" + paragraph.encode(), 1)
+            elif member.filename == "word/_rels/document.xml.rels":
+                data = data.replace(b"</Relationships>", link.encode())
+            copy.writestr(member, data)
+        copy.writestr("word/diagrams/data1.xml", model)
+    markdown = convert_document(out.getvalue(), ".docx", "audit.docx").markdown
+    assert markdown.startswith("Plan the audit  \nReport to the board\n\n"), markdown[:200]
 
 
 def test_a_word_documents_code_style_paragraphs_are_one_code_block_and_underlining_is_no_markup():
@@ -551,6 +692,72 @@ def test_rows_of_empty_cells_are_left_out_of_slide_and_word_tables():
         slides = convert_document(out.getvalue(), ".pptx", "tables.pptx").markdown
     assert "| Name |  |  |\n| --- | --- | --- |\n| Otter | Lutra | river |\n\n<!-- Slide number: 2 -->" in slides
     assert not any(set(line) <= set("| ") for line in slides.splitlines() if line)
+
+
+def _with_smartart(deck: bytes, points: str, links: str) -> bytes:
+    """`deck` with a SmartArt graphic on its first slide, below its title, as PowerPoint writes one:
+    a graphic frame naming a diagram data part, whose points hold the text."""
+    frame = ('<p:graphicFrame><p:nvGraphicFramePr><p:cNvPr id="9" name="Diagram 8"/><p:cNvGraphicFramePr/><p:nvPr/>'
+             '</p:nvGraphicFramePr><p:xfrm><a:off x="457200" y="2000000"/><a:ext cx="8000000" cy="3000000"/></p:xfrm>'
+             '<a:graphic><a:graphicData uri="http://schemas.openxmlformats.org/drawingml/2006/diagram">'
+             '<dgm:relIds xmlns:dgm="http://schemas.openxmlformats.org/drawingml/2006/diagram" '
+             'xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships" r:dm="rId90" r:lo="rId91" '
+             'r:qs="rId92" r:cs="rId93"/></a:graphicData></a:graphic></p:graphicFrame>')
+    model = ('<dgm:dataModel xmlns:dgm="http://schemas.openxmlformats.org/drawingml/2006/diagram" '
+             f'xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main"><dgm:ptLst>{points}</dgm:ptLst>'
+             f'<dgm:cxnLst>{links}</dgm:cxnLst></dgm:dataModel>')
+    link = ('<Relationship Id="rId90" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/'
+            'diagramData" Target="../diagrams/data1.xml"/></Relationships>')
+    source, out = io.BytesIO(deck), io.BytesIO()
+    with zipfile.ZipFile(source) as original, zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as copy:
+        for member in original.infolist():
+            data = original.read(member)
+            if member.filename == "ppt/slides/slide1.xml":
+                data = data.replace(b"</p:spTree>", frame.encode() + b"</p:spTree>")
+            elif member.filename == "ppt/slides/_rels/slide1.xml.rels":
+                data = data.replace(b"</Relationships>", link.encode())
+            elif member.filename == "[Content_Types].xml":
+                data = data.replace(b"</Types>", b'<Override PartName="/ppt/diagrams/data1.xml" ContentType="application/'
+                                    b'vnd.openxmlformats-officedocument.drawingml.diagramData+xml"/></Types>')
+            copy.writestr(member, data)
+        copy.writestr("ppt/diagrams/data1.xml", model)
+    return out.getvalue()
+
+
+def test_a_slides_smartart_is_read_where_it_stands_in_the_order_it_is_drawn():
+    """python-pptx never reads a SmartArt graphic's diagram part: a process diagram's steps, an org
+    chart's names were lost. Its nodes are read depth first along its connections (here created
+    in another order than drawn: `Ship` was added last but stands second), and text after a chart's
+    table had been glued onto its last row (`| Q2 | 3.2 |Sales fell`)."""
+    from pptx import Presentation
+    from pptx.chart.data import CategoryChartData
+    from pptx.enum.chart import XL_CHART_TYPE
+    from pptx.util import Inches
+
+    def point(key: str, text: str = "", kind: str = "") -> str:
+        body = f"<dgm:t><a:bodyPr/><a:p><a:r><a:t>{text}</a:t></a:r></a:p></dgm:t>" if text else ""
+        return f'<dgm:pt modelId="{key}"{f" type={chr(34)}{kind}{chr(34)}" if kind else ""}>{body}</dgm:pt>'
+
+    def child(parent: str, key: str, order: int) -> str:
+        return f'<dgm:cxn modelId="c{key}" srcId="{parent}" destId="{key}" srcOrd="{order}" destOrd="0"/>'
+
+    deck = Presentation()
+    slide = deck.slides.add_slide(deck.slide_layouts[5])
+    slide.shapes.title.text = "Release process"
+    data = CategoryChartData()
+    data.categories = ["Q1", "Q2"]
+    data.add_series("Sales", (8.2, 3))
+    slide.shapes.add_chart(XL_CHART_TYPE.COLUMN_CLUSTERED, Inches(1), Inches(5.5), Inches(3), Inches(1), data)
+    slide.shapes.add_textbox(Inches(1), Inches(6.6), Inches(4), Inches(0.5)).text_frame.text = "Sales fell in Q2."
+    with io.BytesIO() as out:
+        deck.save(out)
+        points = (point("0", kind="doc") + point("1", "Build the wheel") + point("3", "Tag the release") +
+                  point("1t", "ignored", kind="parTrans") + point("2", "Ship to PyPI") + point("4", "Announce"))
+        links = child("0", "1", 0) + child("0", "3", 2) + child("0", "2", 1) + child("2", "4", 0)
+        slides = convert_document(_with_smartart(out.getvalue(), points, links), ".pptx", "deck.pptx").markdown
+    assert slides == ("<!-- Slide number: 1 -->\n# Release process\nBuild the wheel\nShip to PyPI\nAnnounce\n"
+                      "Tag the release\n\n\n### Chart\n\n| Category | Sales |\n|---|---|\n| Q1 | 8.2 |\n| Q2 | 3 |\n"
+                      "Sales fell in Q2."), slides
 
 
 def test_a_slides_shapes_set_not_to_be_drawn_are_left_out_in_pptx_and_odp():

@@ -134,6 +134,18 @@ def test_short_western_text_in_a_legacy_charset_is_read_as_cp1252():
     assert converted.markdown == "Café crème brûlée, a naïve façade." and "cp1252" in converted.warnings[0]
 
 
+@pytest.mark.parametrize("text", [
+    "Name;Stadt;Betrag\nMüller;Köln;1.234,56\nSchmidt;München;99,00\n",  # the detector's best: cp852, "MŘller"
+    "Nombre;Ciudad;Importe\nNúñez;Cádiz;10\nPeña;León;4\n",  # cp775, "N·±ez"
+])
+def test_a_short_western_csv_is_not_read_in_a_dos_code_page(text):
+    """Excel in a German or Spanish locale saves CSV in windows-1252. On a few lines the detector
+    scored DOS code pages (cp852, cp775) as high as the Windows ones and named them best, so every
+    accented letter was another; browsers never guess a DOS code page for unlabelled text."""
+    converted = convert_document(text.encode("cp1252"), ".csv", "t.csv")
+    assert converted.markdown == csv_to_markdown(text, "t.csv")
+
+
 @pytest.mark.parametrize(("text", "delimiter"), [
     ("имя;описание\nосциллограф;измеряет напряжение, ток\nмультиметр;сопротивление\n", ";"),
     ("Name\tPrice\nTea\t3,50\nCoffee\t4,20\n", "\t"),
@@ -144,6 +156,14 @@ def test_short_western_text_in_a_legacy_charset_is_read_as_cp1252():
 ])
 def test_the_csv_delimiter_is_read_from_the_file(text, delimiter):
     assert sniff_delimiter(text) == delimiter
+
+
+def test_excels_sep_line_names_the_delimiter_and_is_no_row():
+    """Exporters write `sep=;` above the data so that Excel in any locale splits it right; it had
+    been the table's header (`| sep= |  |`) and its column names the first row."""
+    assert csv_to_markdown("sep=;\r\nName;City\r\nAnn;Oslo, Norway\r\n", "t.csv").splitlines() == [
+        "| Name | City |", "| --- | --- |", "| Ann | Oslo, Norway |"]
+    assert csv_to_markdown("SEP=|\nName|City\nAnn|Oslo\n", "t.csv").splitlines()[0] == "| Name | City |"
 
 
 def test_a_semicolon_csv_is_a_table_of_its_cells():

@@ -154,7 +154,7 @@ def test_a_sheet_of_more_cells_than_a_workbook_may_hold_stops_reading_there():
     stream = struct.pack("<HHHH", 0x0809, 4, 0x0600, 0x0010) + b"".join(
         record[:4] + struct.pack("<HHHd", row % 65536, row // 65536, 0, 1.0) for row in range(MAX_SHEET_CELLS + 10))
     started = time.perf_counter()
-    _grid, cells = xls_biff._sheet(stream, 0, xls_biff._Book())
+    _grid, _merges, cells = xls_biff._sheet(stream, 0, xls_biff._Book())
     assert cells == MAX_SHEET_CELLS + 1
     assert time.perf_counter() - started < 30
 
@@ -246,6 +246,24 @@ def test_each_office_97_2003_file_is_read_as_what_it_is_whatever_it_is_named():
         ("sync.xls: a .ppt file named .xls; read as .ppt",)
     docx = convert_document((DOCS / "xlsx_rows_founders.xlsx").read_bytes(), ".xls", "rows.xls")
     assert docx.warnings == ("rows.xls: a .xlsx file named .xls; read as .xlsx",)
+
+
+def test_text_exported_as_excel_under_xls_is_read_as_csv_and_excel_2003_xml_is_named():
+    """Banks, CRMs and reporting tools export tab- or comma-separated text, or a web page's table, as
+    `.xls`, which Excel opens after a warning; the text had been refused as `not a valid .xls file`.
+    Excel 2003's XML spreadsheet, which such tools also name .xls, is refused saying what it is."""
+    tabs = convert_document("Invoice\tAmount\nINV-7782\t12.00\n".encode("utf-16"), ".xls", "export.xls")
+    assert tabs.markdown == "| Invoice | Amount |\n| --- | --- |\n| INV-7782 | 12.00 |"
+    assert tabs.warnings == ("export.xls: a .csv file named .xls; read as .csv",)
+    page = b"<html><body><table><tr><th>Invoice</th></tr><tr><td>INV-7781</td></tr></table></body></html>"
+    assert convert_document(page, ".xls", "page.xls").markdown == "| Invoice |\n| --- |\n| INV-7781 |"
+    spreadsheet_ml = (b'<?xml version="1.0"?>\n<?mso-application progid="Excel.Sheet"?>\n'
+                      b'<Workbook xmlns="urn:schemas-microsoft-com:office:spreadsheet"></Workbook>')
+    with pytest.raises(ConversionFailed, match=r"^x.xls: an Excel 2003 XML spreadsheet, which is not read; save it as "
+                                               r"XLSX$"):
+        convert_document(spreadsheet_ml, ".xls", "x.xls")
+    with pytest.raises(ConversionFailed, match=r"^bin.xls: not a valid .xls file$"):
+        convert_document(bytes(range(256)) * 4, ".xls", "bin.xls")
 
 
 @pytest.mark.parametrize("suffix", [".xls", ".ppt"])

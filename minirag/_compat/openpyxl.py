@@ -7,6 +7,8 @@ Written against openpyxl 3.1.0 to 3.1.5. `load_workbook` is `ExcelReader(...).re
 and then deletes every `x005F_` in it: a literal `_x005F_x000D_` (the text `_x000D_`) and an
 escaped carriage return `_x000D_` come out the same, so the escapes can no longer be decoded.
 Inline strings (`<is>`) and a formula's cached string (`<v>`) it gives as written.
+A read-only worksheet keeps no merged cells; the path of its part in the package is its
+`_worksheet_path`.
 """
 
 from __future__ import annotations
@@ -53,3 +55,9 @@ def _raw_strings_reader() -> type:
                     self.shared_strings = string_table(source)
 
     return RawStringsReader
+
+
+def sheet_part(sheet) -> str | None:
+    """The package member a read-only worksheet is read from (`xl/worksheets/sheet1.xml`)."""
+    path = getattr(sheet, "_worksheet_path", None)
+    return path if isinstance(path, str) else None

@@ -46,6 +46,7 @@ from minirag.ingest.mbox_text import count_messages, mailbox_messages
 from minirag.ingest.msg_text import msg_to_markdown
 from minirag.ingest.odf_text import MIMETYPES as ODF_MIMETYPES
 from minirag.ingest.odf_text import odf_to_markdown
+from minirag.ingest.ooxml_strict import transitional
 from minirag.ingest.org_text import org_to_markdown
 from minirag.ingest.pdf_fields import page_fields, with_fields
 from minirag.ingest.pdf_inflate import inflate_budget
@@ -53,6 +54,7 @@ from minirag.ingest.pdf_structure import outline, structured
 from minirag.ingest.pdf_tables import CELL
 from minirag.ingest.pdf_title import pdf_title
 from minirag.ingest.ppt_text import ppt_to_markdown
+from minirag.ingest.pptx_charts import pptx_converter
 from minirag.ingest.pptx_visible import shown_pptx
 from minirag.ingest.quiet import converting
 from minirag.ingest.rst_text import rst_to_markdown
@@ -280,6 +282,9 @@ def _known_codec(label: str | None) -> str | None:
 # When the detector scores several single-byte charsets the same (short text, few letters outside
 # ASCII), the one most text is written in: `Café crème` is cp1252, not cp1250's `Café crčme`.
 _PREVALENCE = ("cp1252", "cp1251", "cp1250", "koi8_r", "iso8859_15", "latin_1")
+# Code pages no browser guesses for unlabelled text (DOS's, the classic Mac's, HP's): on a few lines
+# the detector scores them as high as the Windows ones, and read `Müller` in cp852 as `MŘller`.
+_NO_WEB_CHARSET = re.compile(r"cp(437|7\d\d|8[5-6]\d)$|mac_|hp_roman8$")
 # Text the detector cannot place is read as windows-1252 where at most this share of its bytes is
 # past ASCII: Western text with a few accented letters (Cyrillic or CJK is mostly such bytes).
 MAX_LATIN_SHARE = 0.5
@@ -301,6 +306,9 @@ def _decode_detected(data: bytes, name: str, position: int) -> tuple[str, tuple[
         return data.decode("utf-8", errors="replace"), (
             f"{name}: invalid UTF-8 at byte {position}; undecodable bytes replaced",
         )
+    least = min(m.chaos for m in matches)
+    web = [m for m in matches if m.chaos == least and not _NO_WEB_CHARSET.match(m.encoding)]
+    matches = web or matches  # a DOS or Mac code page only where no web charset reads the bytes as well
     best = min(matches, key=lambda m: (m.chaos, -m.coherence))
     tied = [m for m in matches if (m.chaos, m.coherence) == (best.chaos, best.coherence)]
     best = min(tied, key=lambda m: _PREVALENCE.index(m.encoding) if m.encoding in _PREVALENCE else len(_PREVALENCE))
@@ -433,10 +441,9 @@ def _html(text: str, name: str, warnings: tuple[str, ...] = ()) -> Converted:
 
 
 def _markitdown(data: bytes, suffix: str, name: str) -> Converted:
-    import markitdown.converters as converters
     from markitdown import StreamInfo
 
-    converter = docx_converter() if suffix == ".docx" else getattr(converters, _MARKITDOWN[suffix])()
+    converter = docx_converter() if suffix == ".docx" else pptx_converter()
     info = StreamInfo(extension=suffix, filename=Path(name).name)
     try:
         with converting(name):
@@ -536,9 +543,32 @@ def _legacy_office(data: bytes, suffix: str, name: str) -> Converted:
     read as what it is (an XLSX named .xls, a Word file named .ppt)."""
     old_worksheet = suffix == ".xls" and is_old_worksheet(data)
     if not old_worksheet and (not data.startswith(_COMPOUND_FILE) or _compound_kind(data) not in (suffix, None)):
+        if suffix == ".xls" and not data.startswith((b"PK\x03\x04", _COMPOUND_FILE)) and not _text_kind(data, name):
+            return _exported_sheet(data, name)
         return _as_what_it_is(data, suffix, name)
     reader = xls_to_markdown if suffix == ".xls" else ppt_to_markdown
     return Converted(markdown=reader(data, name))
+
+
+# An Excel 2003 XML spreadsheet (SpreadsheetML) says so in its opening.
+_EXCEL_XML = b"urn:schemas-microsoft-com:office:spreadsheet"
+
+
+def _exported_sheet(data: bytes, name: str) -> Converted:
+    """What reporting tools and web applications export as "Excel" under .xls and Excel opens
+    (warning that the format differs from the name): text with a delimiter, comma- or
+    tab-separated, read as CSV; an Excel 2003 XML spreadsheet is refused saying what it is. A
+    web page's table is read as HTML before this (_text_kind); bytes that are not text are no
+    .xls at all."""
+    head = data[:_SNIFF].removeprefix(codecs.BOM_UTF8).lstrip()
+    if head[:5].lower() == b"<?xml" and _EXCEL_XML in head:
+        raise ConversionFailed(f"{name}: an Excel 2003 XML spreadsheet, which is not read; save it as XLSX")
+    try:
+        text, warnings = decode_text(data, name)
+    except ConversionFailed:  # binary, or damaged: what the name says it is not
+        raise ConversionFailed(f"{name}: not a valid .xls file") from None
+    return Converted(markdown=csv_to_markdown(text, name),
+                     warnings=(f"{name}: a .csv file named .xls; read as .csv", *warnings))
 
 
 def _msg(data: bytes, name: str) -> Converted:
@@ -807,20 +837,23 @@ def _convert_by_suffix(data: bytes, suffix: str, name: str) -> Converted:
         with check_zip(data, name, suffix) as archive:
             if suffix == ".xlsx":
                 check_sheets(archive, name)
-            elif suffix == ".epub":
+            elif suffix in (".docx", ".pptx"):
+                check_prologs(archive, name)
+            strict = transitional(archive) if suffix in _OOXML_NAMES else None
+            if strict is not None:
+                return _convert_by_suffix(strict, suffix, name)  # now Transitional: read as any other
+            if suffix == ".epub":
                 check_spine(archive, name, MAX_ZIP_MEMBERS)
                 return _book(archive, name)
             elif suffix in ODF_MIMETYPES:
                 markdown, title = odf_to_markdown(archive, name, suffix)
                 return Converted(markdown=markdown, metadata_title=title)
             elif suffix == ".docx":
-                check_prologs(archive, name)
                 visibility = Visibility.of(archive)
                 margins = read_margins(archive, visibility)
                 converted = _markitdown(shown_docx(archive, visibility) or data, suffix, name)
                 return replace(converted, markdown=margins.around(converted.markdown))
             elif suffix == ".pptx":
-                check_prologs(archive, name)
                 return _markitdown(shown_pptx(archive) or data, suffix, name)
     if suffix == ".xlsx":
         return _workbook(data, name)

@@ -7,13 +7,16 @@ becomes one column per line, `имя;описание`, and a query for one cell
 matches a whole row of run-together text. The delimiter is the candidate that
 splits the first rows into the same number of columns (two or more) most
 consistently; a tie goes to the comma. Quoted fields are parsed by the csv
-module, so a delimiter inside quotes never counts.
+module, so a delimiter inside quotes never counts. A first line `sep=;` is
+Excel's own directive naming the delimiter (exporters write it so that Excel
+in any locale splits the file right): it names the delimiter and is no row.
 """
 
 from __future__ import annotations
 
 import csv
 import io
+import re
 from collections import Counter
 
 from minirag.errors import ConversionFailed
@@ -27,6 +30,7 @@ PAD_ALLOWANCE = 1000  # empty cells a small ragged table may always get
 # lines) is bounded as a line is, in place of the csv module's own 131,072 characters.
 MAX_LINE_CHARS = 1024 * 1024
 MAX_COLUMNS = 50_000
+_SEP_LINE = re.compile(r"sep=([^\r\n\"])(?:\r\n|\r|\n|$)", re.IGNORECASE)
 
 
 def csv_to_markdown(text: str, name: str) -> str:
@@ -37,7 +41,9 @@ def csv_to_markdown(text: str, name: str) -> str:
         raise ConversionFailed(f"{name}: refused: a line of {longest:,} characters, over the {MAX_LINE_CHARS:,} "
                                "a CSV line may have")
     csv.field_size_limit(MAX_LINE_CHARS)  # process-wide, and the same for every call
-    delimiter = sniff_delimiter(text)
+    directive = _SEP_LINE.match(text)
+    delimiter = directive.group(1) if directive else sniff_delimiter(text)
+    text = text[directive.end():] if directive else text
     rows = []
     try:
         for row in csv.reader(io.StringIO(text, newline=""), delimiter=delimiter):

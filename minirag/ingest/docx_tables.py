@@ -11,7 +11,8 @@ mammoth turns Word's merges (w:vMerge, w:gridSpan) into rowspan and colspan. mar
 rowspan, so the rows under a cell merged down started a column left, and writes a colspan's text
 once with empty cells after it. So merged cells are spread as table_spans.py says, a cell at each
 position, before markdownify reads the table; a title row over the whole table is a block before it.
-A document without such tables keeps mammoth's HTML as it was, byte for byte.
+A document without such tables (or notes: `_NOTE_REFERENCE`) keeps mammoth's HTML as it was,
+byte for byte.
 """
 
 from __future__ import annotations
@@ -27,6 +28,11 @@ from minirag.ingest.table_spans import spread, table_cells, title_rows
 
 _CELLS = "./tr/td | ./tr/th | ./*/tr/td | ./*/tr/th"  # rows directly, or in thead, tbody, tfoot
 _ROWS = "./tr | ./*/tr"
+# mammoth links a footnote's or endnote's number to its note and the note back with an arrow:
+# `[[1]](#footnote-1)` and `[↑](#footnote-ref-1)` in every chunk that held them, where Word
+# shows a plain number and no arrow.
+_NOTE_REFERENCE = re.compile(r'<a href="#(?:foot|end)note-\d+" id="(?:foot|end)note-ref-\d+">(\[\d+\])</a>')
+_NOTE_BACKLINK = re.compile(r'\s*<a href="#(?:foot|end)note-ref-\d+">↑</a>')
 _LEADING_HASH = re.compile(r"(<(?:p|li|td|th)>\s*+)#")  # mammoth writes these tags without attributes
 
 
@@ -108,6 +114,7 @@ def docx_converter() -> Any:
             # A paragraph that starts with `# ` (a shell comment, "# of users") is no heading, but
             # markdownify writes it as one: it is escaped, as a text file's is (text_repair.py).
             html = _LEADING_HASH.sub(r"\1\\#", html)
+            html = _NOTE_BACKLINK.sub("", _NOTE_REFERENCE.sub(r"\1", html))
             return super().convert_string(html, *args, **kwargs)
 
     converter = DocxConverter()

@@ -13,6 +13,8 @@ mammoth reads every run's text and drops what it does not know:
   shows; mammoth dropped it.
 - Of alternative content (`mc:AlternateContent`), the Choice Word shows is read where its words
   differ from the Fallback's, which mammoth reads (see `_choices_read`).
+- A SmartArt graphic's text, in a diagram part mammoth never reads, stands in its drawing's place,
+  a line a node (smartart.py).
 Only the parts that need it are rewritten; a document without any of these keeps its bytes.
 """
 
@@ -25,6 +27,7 @@ from dataclasses import dataclass
 
 from lxml import etree
 
+from minirag.ingest import smartart
 from minirag.ingest.zip_xml import parsed, with_parts
 
 W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
@@ -187,7 +190,30 @@ def _words(element) -> str:
 
 def _may_change(data: bytes, visibility: Visibility) -> bool:
     return bool(visibility.hiding_styles) or visibility.hidden_by_default or any(
-        mark in data for mark in (b"vanish", b"ruby", b"fldSimple", b"AlternateContent")) or bool(_TINY_SIZE.search(data))
+        mark in data for mark in (b"vanish", b"ruby", b"fldSimple", b"AlternateContent", smartart.MARK)) or bool(
+        _TINY_SIZE.search(data))
+
+
+def _smartart_as_text(archive: zipfile.ZipFile, member: str, root) -> bool:
+    """Each SmartArt drawing of the part replaced, in its run, by its nodes' text, a line each
+    (smartart.py: mammoth never reads the diagram part); whether any was."""
+    drawings = [drawing for drawing in root.iter(f"{W}drawing")
+                if drawing.find(".//" + smartart.RELATIONSHIP_IDS) is not None]
+    targets = smartart.relationship_targets(archive, member) if drawings else {}
+    changed = False
+    for drawing in drawings:
+        lines = smartart.graphic_lines(archive, targets, drawing)
+        if not lines or drawing.getparent() is None:
+            continue
+        for index, line in enumerate(lines):
+            if index:
+                drawing.addprevious(etree.Element(f"{W}br"))
+            text = etree.Element(f"{W}t")
+            text.text = line
+            drawing.addprevious(text)
+        drawing.getparent().remove(drawing)
+        changed = True
+    return changed
 
 
 def shown_docx(archive: zipfile.ZipFile, visibility: Visibility) -> bytes | None:
@@ -205,6 +231,7 @@ def shown_docx(archive: zipfile.ZipFile, visibility: Visibility) -> bytes | None
             root = parsed(data)  # (read once: a body part is the document's largest)
         except (etree.XMLSyntaxError, ValueError):
             return None
-        if visibility.shown(root):
+        shown = visibility.shown(root)
+        if _smartart_as_text(archive, member, root) or shown:
             rewritten[member] = root
     return with_parts(archive, rewritten) if rewritten else None

@@ -21,13 +21,15 @@ import re
 import struct
 from dataclasses import dataclass, field
 
+from openpyxl.styles.numbers import BUILTIN_FORMATS
+
 from minirag.errors import ConversionFailed
 from minirag.ingest.cfb import CompoundFile, CompoundFileError
-from minirag.ingest.number_format import hidden_by_format
+from minirag.ingest.number_format import hidden_by_format, shown_number
 from minirag.ingest.rtf_tokens import code_page
 from minirag.ingest.sheet_limits import MAX_SHEET_CELLS
 from minirag.ingest.text_limit import MAX_TEXT_CHARS
-from minirag.ingest.xlsx_tables import number_text, sheet_markdown
+from minirag.ingest.xlsx_tables import Merge, number_text, sheet_markdown
 
 MAX_COLUMNS = 256  # BIFF8's own limit
 _BOF, _EOF, _CONTINUE, _FILEPASS, _CODEPAGE, _DATEMODE = 0x0809, 0x000A, 0x003C, 0x002F, 0x0042, 0x0022
@@ -35,6 +37,7 @@ _BOUNDSHEET, _SST, _FORMAT, _XF = 0x0085, 0x00FC, 0x041E, 0x00E0
 _LABELSST, _LABEL, _RSTRING, _NUMBER, _RK, _MULRK, _FORMULA, _STRING, _BOOLERR = (
     0x00FD, 0x0204, 0x00D6, 0x0203, 0x027E, 0x00BD, 0x0006, 0x0207, 0x0205)
 _WORKSHEET = 0x0010
+_MERGEDCELLS = 0x00E5  # BIFF8: a count, then each range's first and last row and column
 # Excel 2.x to 4.0 saved a worksheet as a bare record stream (no compound file), one sheet a file.
 _OLD_BOFS = frozenset({0x0009, 0x0209, 0x0409})
 # Their cell records: BIFF2's own (a 3-byte attribute field, 8-bit counts) and BIFF3-4's.
@@ -68,6 +71,13 @@ class _Book:
         """Whether the cell's format shows nothing for `value` (`;;;`: number_format.py)."""
         code = self.format_codes.get(self.xf_formats[xf]) if 0 <= xf < len(self.xf_formats) else None
         return code is not None and hidden_by_format(value, code)
+
+    def format_code(self, xf: int) -> str | None:
+        """The cell's number format: the file's own code for its id, else Excel's built-in one."""
+        if not 0 <= xf < len(self.xf_formats):
+            return None
+        number = self.xf_formats[xf]
+        return self.format_codes.get(number, BUILTIN_FORMATS.get(number))
 
 
 def is_old_worksheet(data: bytes) -> bool:
@@ -104,7 +114,7 @@ def _workbook(data: bytes, name: str) -> str:
         # A sheet's records end where the next sheet begins: sheets whose BOFs nest in each
         # other's records would each read the same records again.
         following = bisect.bisect_right(starts, offset)
-        grid, counted = _sheet(stream, offset, book, starts[following] if following < len(starts) else None)
+        grid, merges, counted = _sheet(stream, offset, book, starts[following] if following < len(starts) else None)
         cells += max(1, counted)  # a sheet without cells counts too: thousands of them are no workbook
         chars += sum(len(value) for row in grid for value in row)  # one shared string may fill every cell
         if cells > MAX_SHEET_CELLS:
@@ -113,7 +123,7 @@ def _workbook(data: bytes, name: str) -> str:
         if chars > MAX_TEXT_CHARS:
             raise ConversionFailed(f"{name}: refused: its cells' text passes the {MAX_TEXT_CHARS:,} characters "
                                    "one document may give; split it")
-        body = sheet_markdown(grid)
+        body = sheet_markdown(grid, merges)
         if body:
             parts.append(f"## {' '.join(sheet_name.split())}\n\n{body}")
     return "\n\n".join(parts)
@@ -161,7 +171,7 @@ def _old_worksheet(data: bytes, name: str) -> str:
                                    "spreadsheet bomb?")
     if not cells:
         return ""
-    return sheet_markdown(_grid({place: value for place, value in cells.items() if place[1] < MAX_COLUMNS}))
+    return sheet_markdown(*_grid({place: value for place, value in cells.items() if place[1] < MAX_COLUMNS}, []))
 
 
 def _records(stream: bytes, offset: int, end: int | None = None):
@@ -308,8 +318,10 @@ def _shared_strings(parts: list[bytes], book: _Book) -> list[str]:
     return strings
 
 
-def _sheet(stream: bytes, offset: int, book: _Book, end: int | None = None) -> tuple[list[list[str]], int]:
+def _sheet(stream: bytes, offset: int, book: _Book,
+           end: int | None = None) -> tuple[list[list[str]], list[Merge], int]:
     cells: dict[tuple[int, int], str] = {}
+    merges: list[Merge] = []
     pending: tuple[int, int, int] | None = None  # a formula whose string value the next STRING record holds
     started = False
     for kind, data in _records(stream, offset, end):
@@ -338,6 +350,10 @@ def _sheet(stream: bytes, offset: int, book: _Book, end: int | None = None) -> t
                     cells[row, column] = value
                 if awaited is not None:
                     pending = (row, column, xf)
+            elif kind == _MERGEDCELLS and len(data) >= 2:
+                for index in range(min(struct.unpack_from("<H", data)[0], (len(data) - 2) // 8)):
+                    top, bottom, left, right = struct.unpack_from("<HHHH", data, 2 + 8 * index)
+                    merges.append(Merge(top, left, bottom, right))
             elif kind == _MULRK and len(data) >= 6:
                 row, first = struct.unpack_from("<HH", data)
                 for index in range((len(data) - 6) // 6):
@@ -349,15 +365,24 @@ def _sheet(stream: bytes, offset: int, book: _Book, end: int | None = None) -> t
         if len(cells) > MAX_SHEET_CELLS:
             break
     if not cells:
-        return [], 0
-    return _grid(cells), len(cells)
+        return [], [], 0
+    grid, placed = _grid(cells, merges)
+    return grid, placed, len(cells)
 
 
-def _grid(cells: dict[tuple[int, int], str]) -> list[list[str]]:
-    """The rows of `cells`, each over the columns that hold a cell (one cell in column 255 pads no row)."""
+def _grid(cells: dict[tuple[int, int], str], merges: list[Merge]) -> tuple[list[list[str]], list[Merge]]:
+    """The rows of `cells`, each over the columns that hold a cell (one cell in column 255 pads no
+    row), and the merges whose first cell holds a value, in the grid's rows and columns: a merge
+    covers the grid's rows from its first down to the last it reaches."""
     rows = sorted({row for row, _ in cells})
     columns = sorted({column for _, column in cells})
-    return [[cells.get((row, column), "") for column in columns] for row in rows]
+    grid = [[cells.get((row, column), "") for column in columns] for row in rows]
+    row_at = {row: index for index, row in enumerate(rows)}
+    column_at = {column: index for index, column in enumerate(columns)}
+    placed = [Merge(row_at[merge.top], column_at[merge.left], bisect.bisect_right(rows, merge.bottom) - 1,
+                    bisect.bisect_right(columns, merge.right) - 1)
+              for merge in merges if cells.get((merge.top, merge.left))]
+    return grid, placed
 
 
 def _value(kind: int, data: bytes, xf: int, book: _Book) -> tuple[str | None, tuple[int, int] | None]:
@@ -414,4 +439,8 @@ def _shown(value: float, xf: int, book: _Book) -> str:
         if value < 1 and not book.dates_1904:
             return moment.time().isoformat()
         return moment.date().isoformat() if moment.time() == datetime.time() else moment.isoformat(sep=" ")
+    code = book.format_code(xf)
+    shown = shown_number(value, code) if code else None
+    if shown is not None:
+        return shown
     return number_text(int(value) if float(value).is_integer() and abs(value) < 1e15 else value)

@@ -9,7 +9,13 @@ Here openpyxl gives each cell's value (a formula's as Excel last computed it), a
 - rows and columns with no text are left out, so a table starts where its data does;
 - leading rows that hold one cell (a sheet's title, a note) above a wider table are
   paragraphs before it, not its header;
-- a date is a date, a whole number has no `.0`, a percentage format shows as one, and a cell
+- a cell merged down is repeated in each row it covers that holds other cells, as HTML's and
+  DOCX's merged cells are (table_spans.py): a row read alone, in a chunk of a long table's rows,
+  still names its group; openpyxl's read-only sheets keep no merges, so they are read from the
+  sheet's XML (`merged_ranges`);
+- a date is a date, a whole number has no `.0`, a number in a format of digits, decimals,
+  thousands, percent and literal text shows as the format lays it out (`0.33` for a third in
+  `0.00`, a postcode's `01234` in `00000`, `125,000.50 €`: number_format.shown_number), and a cell
   whose format has an empty section for its value (`;;;`, Excel's way to hide a cell) is empty;
 - text is decoded from the `_xHHHH_` escapes openpyxl leaves in it (`_unescaped`);
 - a sheet with no text is left out, and so is a very hidden one (only a macro can show it; a
@@ -18,19 +24,35 @@ Here openpyxl gives each cell's value (a formula's as Excel last computed it), a
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import io
 import re
+import zipfile
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from minirag._compat.openpyxl import load_workbook
+from openpyxl.utils.cell import range_boundaries
+
+from minirag._compat.openpyxl import load_workbook, sheet_part
 from minirag.ingest.csv_table import markdown_table
-from minirag.ingest.number_format import hidden_by_format
+from minirag.ingest.number_format import hidden_by_format, shown_number
+from minirag.ingest.zip_xml import feed, parser_for
 
 # ST_Xstring's escape (ECMA-376 Part 1, 22.9.2.19): four hex digits, of either case, naming one
 # UTF-16 code unit. A carriage return is matched with the line feed that may follow it.
 _ESCAPE = re.compile(r"_x000[Dd]_(?:\n|_x000[Aa]_)?|_x([0-9A-Fa-f]{4})_")
 _SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+@dataclass(frozen=True)
+class Merge:
+    """Merged cells, by their first and last rows and columns, 0-based."""
+
+    top: int
+    left: int
+    bottom: int
+    right: int
 
 
 @dataclass(frozen=True)
@@ -41,29 +63,52 @@ class Workbook:
 
 def workbook_to_markdown(data: bytes) -> Workbook:
     book = load_workbook(io.BytesIO(data), read_only=True, data_only=True, keep_links=False)
+    package = zipfile.ZipFile(io.BytesIO(data))
     try:
         parts = []
         for sheet in book.worksheets:
             if sheet.sheet_state == "veryHidden":
                 continue  # only a macro can unhide it: no reader is meant to read it (a hidden one, they can)
             sheet.reset_dimensions()  # read every row, whatever range the sheet claims (pandas does the same)
-            body = _sheet(sheet.iter_rows())
+            part = sheet_part(sheet)
+            merges = merged_ranges(package, part) if part else []
+            body = sheet_markdown([[_shown(cell) for cell in row] for row in sheet.iter_rows()], merges)
             if body:
                 parts.append(f"## {' '.join(sheet.title.split())}\n\n{body}")
         title = (book.properties.title or "").strip() or None
     finally:
+        package.close()
         book.close()
     return Workbook(markdown="\n\n".join(parts), title=title)
 
 
-def _sheet(rows) -> str:
-    return sheet_markdown([[_shown(cell) for cell in row] for row in rows])
+def merged_ranges(package: zipfile.ZipFile, part: str) -> list[Merge]:
+    """The merged cells (`<mergeCell ref="A7:A9"/>`) of the sheet in `part`, 0-based; a
+    reference that is no range is passed over. The part has passed sheet_limits.check_sheets."""
+    merges: list[Merge] = []
+
+    def start(tag: str, attributes: dict[str, str]) -> None:
+        if tag.rpartition(" ")[2] == "mergeCell":
+            with contextlib.suppress(ValueError, TypeError):
+                left, top, right, bottom = range_boundaries(attributes.get("ref", ""))
+                merges.append(Merge(top - 1, left - 1, bottom - 1, right - 1))
+
+    try:
+        member = package.getinfo(part)
+    except KeyError:
+        return merges
+    parser = parser_for(part, member)
+    parser.StartElementHandler = start
+    feed(package, member, parser)
+    return merges
 
 
-def sheet_markdown(grid: list[list[str]]) -> str:
+def sheet_markdown(grid: list[list[str]], merges: Sequence[Merge] = ()) -> str:
     """A sheet's cells as they are shown, row by row, as Markdown: a table of the rows and
     columns that hold text, its leading rows of one cell paragraphs before it; "" for none.
-    The XLSX and the Excel 97-2003 readers (xls_biff.py) both write sheets here."""
+    `grid[row][column]` is the cell at (row, column), the coordinates `merges` use. The XLSX and
+    the Excel 97-2003 readers (xls_biff.py) both write sheets here."""
+    _repeat_merged_down(grid, merges)
     grid = [row for row in grid if any(row)]
     if not grid:
         return ""
@@ -76,6 +121,26 @@ def sheet_markdown(grid: list[list[str]]) -> str:
         lead.append(next(value for value in grid.pop(0) if value))
     table = markdown_table(grid) if len(used) > 1 else "\n\n".join(row[0] for row in grid)
     return "\n\n".join([*lead, table])
+
+
+def _repeat_merged_down(grid: list[list[str]], merges: Sequence[Merge]) -> None:
+    """Each cell merged down written again in the rows under it that the merge covers and that
+    hold other cells (rows of nothing but the merge add nothing), in the merge's first column;
+    while all the copies together add no more than the sheet's own text (one cell of 30,000
+    characters merged down 100,000 rows)."""
+    budget = sum(len(value) for row in grid for value in row)
+    for merge in merges:
+        if not 0 <= merge.top < len(grid) or not 0 <= merge.left < len(grid[merge.top]):
+            continue
+        value = grid[merge.top][merge.left]
+        for row in grid[merge.top + 1:merge.bottom + 1] if value else ():
+            if not any(row) or (merge.left < len(row) and row[merge.left]):
+                continue
+            budget -= len(value)
+            if budget < 0:
+                return
+            row.extend([""] * (merge.left + 1 - len(row)))
+            row[merge.left] = value
 
 
 def _shown(cell) -> str:
@@ -93,6 +158,9 @@ def _shown(cell) -> str:
     if isinstance(value, (datetime.date, datetime.time)):
         return value.isoformat()
     if isinstance(value, (int, float)):
+        shown = shown_number(value, getattr(cell, "number_format", "") or "")
+        if shown is not None:
+            return shown
         if "%" in (getattr(cell, "number_format", "") or ""):
             return f"{number_text(value * 100)}%"
         return number_text(value)

@@ -1,0 +1,30 @@
+"""A slide's chart as markitdown's PPTX converter writes it, mended where it reads wrong.
+
+markitdown writes a chart as a table of its data, and ends it without a line break, so the text
+of the shape after the chart (a caption, the slide's conclusion) was glued onto the table's last
+row (`| Q2 | 3.0 |Sales fell in Q2.`): one row of the table to every reader and to the chunker.
+It writes each value as Python shows a float, `3.0` for the 3 typed in the chart's sheet; a
+whole value reads as the whole number it is, as in a spreadsheet's cells (xlsx_tables.py).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+_WHOLE = re.compile(r"(?<= )(-?\d+)\.0(?= \|)")
+
+
+def pptx_converter() -> Any:
+    """markitdown's PptxConverter with its charts' tables ended and their whole values whole. Its
+    `_convert_chart_to_markdown` is where a chart is written (markitdown 0.1.x);
+    tests/test_document_fidelity.py fails if that moves."""
+    from markitdown.converters import PptxConverter
+
+    class _Charts(PptxConverter):
+        def _convert_chart_to_markdown(self, chart: Any) -> str:
+            table = super()._convert_chart_to_markdown(chart)
+            lines = table.split("\n")
+            return "\n".join(_WHOLE.sub(r"\1", line) if line.startswith("| ") else line for line in lines) + "\n"
+
+    return _Charts()
