@@ -259,6 +259,7 @@ def test_a_workbook_without_escapes_reads_as_openpyxl_gives_it(monkeypatch):
     (0.5, "# ?/?", None),  # fractions, scientific notation and dates are not laid out here
     (1e6, "0.00E+00", None),
     (12345678, "000-00-0000", None),
+    (7, "0" * 100_000, None),  # no format Excel writes: laid out in 200,000 cells it made 20 GB of text
 ])
 def test_a_spreadsheet_number_is_shown_as_its_format_lays_it_out(value, number_format, shown):
     from minirag.ingest.number_format import shown_number

@@ -38,6 +38,9 @@ def _sections(number_format: str) -> list[str]:
     return sections
 
 
+# Excel's own limit on a number format's length: a longer one (`0` ten thousand times) is no format
+# Excel wrote, and laid out in every cell it would make the text that long.
+MAX_FORMAT_CHARS = 255
 # A section's pieces: a quoted literal, an escaped character, a bracket (a colour, a condition, or
 # `[$€-407]`, a currency symbol and its locale), a space as wide as a character (`_)`), a fill
 # (`*-`), Excel's `General`, or one character.
@@ -53,7 +56,7 @@ def shown_number(value: int | float, number_format: str) -> str | None:
     signs and literal text (`#,##0.00 [$€-407]`, `0.0%`, `00000`, `"USD "#,##0`); None for
     `General` and for what this does not lay out (dates, fractions, scientific notation). Grouping
     is Excel's in English (`1,234.50`), as the file does not say the reader's locale."""
-    if value != value:  # NaN
+    if value != value or len(number_format) > MAX_FORMAT_CHARS:  # NaN; a format no Excel writes
         return None
     sections = _sections(number_format)
     if len(sections) == 1 or value > 0 or (value == 0 and len(sections) == 2):
