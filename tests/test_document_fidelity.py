@@ -312,6 +312,19 @@ def test_a_spreadsheet_cell_merged_down_is_repeated_in_each_row_it_covers():
                         "| A1 | B3 | C3 | E3 | F1 |\n| A1 | B4 | C3 | E4 | F1 |")
 
 
+def test_merges_over_the_whole_sheet_cost_what_its_cells_do():
+    """Merges never overlap in a sheet Excel wrote; a file with thousands, each over every row, made
+    each look at every row (quadratic in the sheet)."""
+    from helpers.growth import grows_linearly
+
+    from minirag.ingest.xlsx_tables import Merge, sheet_markdown
+
+    def sheet(rows: int) -> tuple[list[list[str]], list[Merge]]:
+        return [["Region", f"office {n}"] for n in range(rows)], [Merge(0, 0, rows, 0)] * rows
+
+    assert grows_linearly(lambda made: sheet_markdown(*made), sheet)
+
+
 def _as_strict(package: bytes) -> bytes:
     """`package` as Office saves it under "Strict Open XML": every Transitional namespace and
     relationship type under its Strict name (`extended-properties` spelt `extendedProperties`)."""
