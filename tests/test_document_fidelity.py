@@ -708,9 +708,10 @@ def test_rows_of_empty_cells_are_left_out_of_slide_and_word_tables():
     assert not any(set(line) <= set("| ") for line in slides.splitlines() if line)
 
 
-def _with_smartart(deck: bytes, points: str, links: str) -> bytes:
+def _with_smartart(deck: bytes, points: str, links: str, frames: int = 1) -> bytes:
     """`deck` with a SmartArt graphic on its first slide, below its title, as PowerPoint writes one:
-    a graphic frame naming a diagram data part, whose points hold the text."""
+    a graphic frame naming a diagram data part, whose points hold the text (`frames` such frames,
+    all naming the one part)."""
     frame = ('<p:graphicFrame><p:nvGraphicFramePr><p:cNvPr id="9" name="Diagram 8"/><p:cNvGraphicFramePr/><p:nvPr/>'
              '</p:nvGraphicFramePr><p:xfrm><a:off x="457200" y="2000000"/><a:ext cx="8000000" cy="3000000"/></p:xfrm>'
              '<a:graphic><a:graphicData uri="http://schemas.openxmlformats.org/drawingml/2006/diagram">'
@@ -727,7 +728,7 @@ def _with_smartart(deck: bytes, points: str, links: str) -> bytes:
         for member in original.infolist():
             data = original.read(member)
             if member.filename == "ppt/slides/slide1.xml":
-                data = data.replace(b"</p:spTree>", frame.encode() + b"</p:spTree>")
+                data = data.replace(b"</p:spTree>", frame.encode() * frames + b"</p:spTree>")
             elif member.filename == "ppt/slides/_rels/slide1.xml.rels":
                 data = data.replace(b"</Relationships>", link.encode())
             elif member.filename == "[Content_Types].xml":
@@ -772,6 +773,23 @@ def test_a_slides_smartart_is_read_where_it_stands_in_the_order_it_is_drawn():
     assert slides == ("<!-- Slide number: 1 -->\n# Release process\nBuild the wheel\nShip to PyPI\nAnnounce\n"
                       "Tag the release\n\n\n### Chart\n\n| Category | Sales |\n|---|---|\n| Q1 | 8.2 |\n| Q2 | 3 |\n"
                       "Sales fell in Q2."), slides
+
+
+def test_a_smartart_data_part_named_by_many_frames_is_read_once():
+    """Frames are a few hundred bytes and a data part's text can be large: 3,000 frames naming one
+    part had made its text 3,000 times over (20 here)."""
+    from pptx import Presentation
+
+    deck = Presentation()
+    deck.slides.add_slide(deck.slide_layouts[5]).shapes.title.text = "Release process"
+    with io.BytesIO() as out:
+        deck.save(out)
+        points = '<dgm:pt modelId="0" type="doc"/><dgm:pt modelId="1"><dgm:t><a:bodyPr/><a:p><a:r><a:t>Build the ' \
+                 'wheel</a:t></a:r></a:p></dgm:t></dgm:pt>'
+        links = '<dgm:cxn modelId="c1" srcId="0" destId="1" srcOrd="0" destOrd="0"/>'
+        slides = convert_document(_with_smartart(out.getvalue(), points, links, frames=20), ".pptx",
+                                  "deck.pptx").markdown
+    assert slides.count("Build the wheel") == 1, slides[:300]
 
 
 def test_a_slides_shapes_set_not_to_be_drawn_are_left_out_in_pptx_and_odp():

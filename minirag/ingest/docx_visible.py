@@ -194,7 +194,7 @@ def _may_change(data: bytes, visibility: Visibility) -> bool:
         _TINY_SIZE.search(data))
 
 
-def _smartart_as_text(archive: zipfile.ZipFile, member: str, root) -> bool:
+def _smartart_as_text(archive: zipfile.ZipFile, member: str, root, read: set[str]) -> bool:
     """Each SmartArt drawing of the part replaced, in its run, by its nodes' text, a line each
     (smartart.py: mammoth never reads the diagram part); whether any was."""
     drawings = [drawing for drawing in root.iter(f"{W}drawing")
@@ -202,7 +202,7 @@ def _smartart_as_text(archive: zipfile.ZipFile, member: str, root) -> bool:
     targets = smartart.relationship_targets(archive, member) if drawings else {}
     changed = False
     for drawing in drawings:
-        lines = smartart.graphic_lines(archive, targets, drawing)
+        lines = smartart.graphic_lines(archive, targets, drawing, read)
         if not lines or drawing.getparent() is None:
             continue
         for index, line in enumerate(lines):
@@ -221,6 +221,7 @@ def shown_docx(archive: zipfile.ZipFile, visibility: Visibility) -> bytes | None
     part cannot be read: mammoth then says what is wrong with it)."""
     rewritten: dict[str, etree._Element] = {}
     names = set(archive.namelist())
+    read: set[str] = set()  # the SmartArt data parts read so far
     for member in _BODY_PARTS:
         if member not in names:
             continue
@@ -232,6 +233,6 @@ def shown_docx(archive: zipfile.ZipFile, visibility: Visibility) -> bytes | None
         except (etree.XMLSyntaxError, ValueError):
             return None
         shown = visibility.shown(root)
-        if _smartart_as_text(archive, member, root) or shown:
+        if _smartart_as_text(archive, member, root, read) or shown:
             rewritten[member] = root
     return with_parts(archive, rewritten) if rewritten else None

@@ -45,6 +45,7 @@ def shown_pptx(archive: zipfile.ZipFile) -> bytes | None:
     """The deck rewritten without its hidden shapes and with its SmartArt as text; None where it
     has neither (or a slide cannot be read: python-pptx then says what is wrong with it)."""
     rewritten: dict[str, etree._Element] = {}
+    read: set[str] = set()  # the SmartArt data parts read so far
     for member in archive.namelist():
         if not _SLIDE.fullmatch(member):
             continue
@@ -59,13 +60,13 @@ def shown_pptx(archive: zipfile.ZipFile) -> bytes | None:
         for shape in hidden:
             if shape.getparent() is not None:
                 shape.getparent().remove(shape)
-        drawn = _smartart_as_text(archive, member, root)
+        drawn = _smartart_as_text(archive, member, root, read)
         if hidden or drawn:
             rewritten[member] = root
     return with_parts(archive, rewritten) if rewritten else None
 
 
-def _smartart_as_text(archive: zipfile.ZipFile, member: str, root) -> bool:
+def _smartart_as_text(archive: zipfile.ZipFile, member: str, root, read: set[str]) -> bool:
     """Each SmartArt frame of the slide `root` replaced by a text box of its nodes' text, in its
     place; whether any was. A diagram whose data part is missing or damaged is left as it is."""
     frames = [frame for frame in root.iter(P + "graphicFrame") if frame.find(smartart.RELATIONSHIP_IDS) is not None]
@@ -74,7 +75,7 @@ def _smartart_as_text(archive: zipfile.ZipFile, member: str, root) -> bool:
     targets = smartart.relationship_targets(archive, member)
     replaced = False
     for frame in frames:
-        lines = smartart.graphic_lines(archive, targets, frame)
+        lines = smartart.graphic_lines(archive, targets, frame, read)
         if frame.getparent() is not None and lines:
             frame.getparent().replace(frame, _text_box(frame, lines))
             replaced = True

@@ -42,11 +42,17 @@ def relationship_targets(archive: zipfile.ZipFile, member: str) -> dict[str, str
             for link in relationships.iter(_RELATIONSHIPS) if link.get("TargetMode") != "External"}
 
 
-def graphic_lines(archive: zipfile.ZipFile, targets: dict[str, str], frame) -> list[str]:
+def graphic_lines(archive: zipfile.ZipFile, targets: dict[str, str], frame, read: set[str]) -> list[str]:
     """The text of the SmartArt graphic whose frame (or drawing) is `frame`, a node's paragraph a
-    line; [] for another graphic, or one whose data part is missing or damaged."""
+    line; [] for another graphic, one whose data part is missing or damaged, or one whose data part
+    is in `read` (the parts the document's graphics read before: thousands of frames naming one
+    part made its text thousands of times over). The part read is added to `read`."""
     ids = frame.find(".//" + RELATIONSHIP_IDS)
     target = targets.get(ids.get(R + "dm") or "") if ids is not None else None
+    if target in read:
+        return []
+    if target:
+        read.add(target)
     try:
         return _diagram_lines(parsed(archive.read(target))) if target else []
     except (KeyError, etree.XMLSyntaxError, ValueError):
