@@ -494,6 +494,19 @@ def test_slides_become_one_section_each():
     assert [c.section for c in doc.chunks] == [0, 1, 2]
 
 
+def test_every_chunk_of_a_long_slide_says_the_slides_title_its_notes_too():
+    """A slide's title stood in its first chunk only: the rest of its text, and its speaker notes, did
+    not say which slide they were, as chunks under a heading do."""
+    md = ("<!-- Slide number: 1 -->\n# Census\n\nWelcome.\n\n<!-- Slide number: 2 -->\n# Budget\n\n"
+          f"{words(120, 'cost')}\n\n### Notes:\nApproved by the board.")
+    doc = chunk(md, budget=40, title="Otter census")
+    later = [c.text for c in doc.chunks if c.section == 1]
+    assert len(later) > 3
+    assert all(text.startswith("Otter census > Budget\n") for text in later), later
+    assert not any("# Budget" in text for text in later)  # said once, by the breadcrumb
+    assert doc.chunks[0].text == "Otter census > Census\nWelcome."
+
+
 def test_a_document_without_structure_is_generic():
     assert chunk("Just a paragraph.\n\nAnother one.").category == "generic"
 

@@ -164,7 +164,8 @@ def _draft_pieces(
     for block in draft.blocks:
         if block.kind == "heading" and not skip_headings and title and _same_words(block.title, title):
             continue  # the breadcrumb already says it
-        if block.kind == "heading" and skip_headings:
+        said = not draft.part.level and draft.part.crumbs and block.title == draft.part.crumbs[0]  # a slide's title
+        if block.kind == "heading" and (skip_headings or said):
             if crumb.truncated and draft.first:
                 # The breadcrumb could not hold this heading, so its words go in the body.
                 pieces.extend(packer.pieces(block.part([block.title], block.pages, False), room))

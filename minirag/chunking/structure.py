@@ -11,11 +11,16 @@ def generic_parts(blocks: list[Block]) -> list[Part]:
 
 
 def slide_parts(blocks: list[Block]) -> list[Part]:
+    """A part a slide; a slide that opens with a heading (its title) has it as its breadcrumb, so
+    every chunk of a long slide, its speaker notes' too, says which slide it is."""
     parts: list[Part] = []
     for block in blocks:
         if block.kind == "slide" or not parts:
             parts.append(Part([]))
-        parts[-1].blocks.append(block)
+        part = parts[-1]
+        if block.kind == "heading" and block.title.strip() and all(b.kind == "slide" for b in part.blocks):
+            part.crumbs, part.crumb_ids = [block.title], [len(parts) - 1]
+        part.blocks.append(block)
     return parts
 
 
