@@ -22,6 +22,7 @@ import math
 import os
 import re
 import select
+import shlex
 import shutil
 import signal
 import stat
@@ -56,8 +57,20 @@ log = logging.getLogger("minirag")
 class _Parser(argparse.ArgumentParser):
     """argparse with a usage error as one line (exit 2) rather than the usage block."""
 
+    parsing: list[str] = []  # the arguments being parsed, for the hint of a file named like an option
+
     def error(self, message: str):
-        self.exit(2, f"minirag: error: {message}{_did_you_mean(message)} (see `{self.prog} --help`)\n")
+        hint = _did_you_mean(message) or _file_named_like_an_option(self.parsing, self.prog)
+        self.exit(2, f"minirag: error: {message}{hint} (see `{self.prog} --help`)\n")
+
+
+def _file_named_like_an_option(arguments: list[str], prog: str) -> str:
+    """`; -notes.md names a file: put -- before it` where an argument read as an unknown option names
+    a file or folder (argparse reads any `-x` as an option, and then asks for the PATH it took)."""
+    named = next((arg for arg in arguments if arg.startswith("-") and arg != "--" and os.path.lexists(arg)), None)
+    if named is None:
+        return ""
+    return f"; {named} names a file: put -- before it (`{prog} -- {shlex.quote(named)}`)"
 
 
 def _did_you_mean(message: str) -> str:
@@ -857,6 +870,7 @@ def _run(argv: Sequence[str] | None, invocation: _Invocation) -> int:
         argv = _command_first(parser, argv)
     if (refusal := _closed_stream(argv)) is not None:
         raise InvalidArgument(refusal)
+    _Parser.parsing = argv
     args, extras = parser.parse_known_args(argv)
     if extras:
         command = subcommands(parser).get(args.command)

@@ -176,6 +176,17 @@ def test_a_mistyped_option_or_command_is_named_with_the_one_meant(world, capsys,
         assert err.rstrip().endswith("(did you mean 'query'?) (see `minirag --help`)"), err
 
 
+def test_a_file_named_like_an_option_is_told_to_go_after_a_double_dash(world, capsys, monkeypatch, tmp_path):
+    """`minirag ingest -dash.docx` said only `the following arguments are required: PATH`."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "-dash.md").write_text("Otters.")
+    code, err = run(["ingest", "-dash.md"], capsys)
+    assert_one_line_failure(code, err, ["ingest"])
+    assert "; -dash.md names a file: put -- before it (`minirag ingest -- -dash.md`)" in err, err
+    code, err = run(["query", "-otters"], capsys)  # no such file: argparse's words alone
+    assert code == 2 and "names a file" not in err, err
+
+
 @pytest.mark.parametrize("roots", [[""], ["{docs}", " "]])
 def test_an_empty_base_dir_is_a_configuration_error_not_the_current_folder(world, capsys, monkeypatch, tmp_path,
                                                                            roots):
