@@ -199,8 +199,6 @@ def _damage_through(path: Path) -> str | None:
 
     verdicts = []
     for immutable in (False, True):
-        if immutable and held_files.is_held(os.stat(path)):
-            return None  # in use here: an `immutable` connection's close would drop the users' locks
         try:
             conn = _connect(path, immutable=immutable)
             try:
