@@ -133,11 +133,12 @@ def read_inside_roots(path: str | Path, roots: Iterable[Path], max_bytes: int) -
             raise PathOutsideRoots(f"{path}: changed while being opened (a file or folder was swapped for a "
                                    "link); not read") from None
         raise
-    if held_files.is_held(os.fstat(fd)):  # its close would drop SQLite's locks on the index (held_files.py)
+    opened = os.fstat(fd)
+    if held_files.is_held(opened):  # its close would drop SQLite's locks on the index (held_files.py)
         held_files.close(fd)
         raise PathOutsideRoots(f"{path}: is the index itself (a link to it, or another name for it); not read")
     with os.fdopen(fd, "rb", buffering=0) as handle:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        if not stat.S_ISREG(opened.st_mode):
             raise PathOutsideRoots(f"{path}: not a regular file")
         chunks, left = [], max_bytes + 1
         while left > 0:
