@@ -15,10 +15,11 @@ from minirag.chunking.fences import sub_outside_code
 
 # Neither the text nor the target may hold a bracket, so a match attempt from one `[` never
 # scans past the next: linear in the line (`[^)\s]+` alone made `[](` * 20000 quadratic).
-_LINK = re.compile(r"(?<!!)\[([^\[\]\n]*)\]\(\s*([^)\s\[\]]++)(?:\s+\"[^\"\n]*\"|\s+'[^'\n]*')?\s*\)")
+_TEXT_AND_TARGET = r"\[([^\[\]\n]*)\]\(\s*([^)\s\[\]]++)(?:\s+\"[^\"\n]*\"|\s+'[^'\n]*')?\s*\)"
+_LINK = re.compile(r"(?<!!)" + _TEXT_AND_TARGET)
 _PERMALINK_TEXT = {"¶", "#", "§", "🔗", ""}
 # A link or a picture, as _LINK reads one: what a reader sees of it is its text (or alt text).
-_LINK_OR_PICTURE = re.compile(r"!?\[([^\[\]\n]*)\]\(\s*[^)\s\[\]]++(?:\s+\"[^\"\n]*\"|\s+'[^'\n]*')?\s*\)")
+_LINK_OR_PICTURE = re.compile(r"!?" + _TEXT_AND_TARGET)
 
 
 def _simplify(match: re.Match) -> str:
