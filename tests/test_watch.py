@@ -42,10 +42,11 @@ def eventually(predicate, timeout: float = DEADLINE, what: str = "condition"):
 class Watching:
     """An App watching its roots in the background, with every pass it ran."""
 
-    def __init__(self, app: App, counting: CountingEncoder, polling: bool = False, debounce: float = DEBOUNCE):
+    def __init__(self, app: App, counting: CountingEncoder, polling: bool = False, debounce: float = DEBOUNCE,
+                 poll_interval: float = 0.2):
         self.app, self.counting, self.reports, self.debounce = app, counting, [], debounce
         app.start_watching(on_pass=self.reports.append, polling=polling, **{**TUNING, "debounce": debounce},
-                           poll_interval=0.2)
+                           poll_interval=poll_interval)
         eventually(lambda: self.reports, what="the initial pass")
 
     def sources(self) -> set[str]:
@@ -76,11 +77,11 @@ def watching(make_config, encoder, monkeypatch):
     monkeypatch.setattr(watch, "ROOT_CHECK_S", 0.5)  # a root made again is watched again sooner
     apps = []
 
-    def start(polling: bool = False, debounce: float = DEBOUNCE, **flags) -> Watching:
+    def start(polling: bool = False, debounce: float = DEBOUNCE, poll_interval: float = 0.2, **flags) -> Watching:
         counting = CountingEncoder(encoder)
         app = App(make_config(**flags), encoder=counting)
         apps.append(app)
-        return Watching(app, counting, polling, debounce)
+        return Watching(app, counting, polling, debounce, poll_interval)
 
     yield start
     for app in apps:
@@ -716,6 +717,29 @@ def test_a_file_changed_while_a_folder_vanished_during_the_walk_is_synced(watchi
     (docs / "scratch").mkdir()
     eventually(lambda: written, what="the watches to be set up again")
     eventually(lambda: str(written[0]) in w.sources(), what="the file written meanwhile")
+
+
+def test_a_file_written_while_polled_watches_are_set_up_again_is_synced(watching, docs, monkeypatch):
+    """Polling, the replaced watches see a file written during the walk only at their next poll,
+    which came after their last read (a poll every 1.5 s here, a read waits 0.5 s): the new
+    watches took the file for how things were, and it waited for the next reconcile (an hour)."""
+    from minirag.ingest import watch
+
+    (docs / "old").mkdir()
+    w = watching_with_watches_up(lambda: watching(polling=True, poll_interval=1.5))
+    listing = watch.watched_folders
+    written: list[Path] = []
+
+    def listing_then_a_write(roots):
+        folders = listing(roots)
+        if (docs / "new").exists() and not written:
+            written.append(write(docs / "old" / "polled.md", "# Polled\n\nWritten while the tree was walked."))
+        return folders
+
+    monkeypatch.setattr(watch, "watched_folders", listing_then_a_write)
+    (docs / "new").mkdir()
+    eventually(lambda: written, what="the watches to be set up again")
+    eventually(lambda: str(written[0]) in w.sources(), what="the file written during the walk")
 
 
 def test_a_folder_made_with_a_scratch_files_name_is_watched_as_the_scan_reads_it(watching, docs):

@@ -395,14 +395,30 @@ class Watcher:
                     watches.close()
 
     def _last_changes(self, previous: Generator) -> set[tuple[object, str]]:
-        """The changes the replaced watches caught since their last batch (a wait of at most
-        ROOT_CHECK_S when there are none); the new watches catch what comes meanwhile."""
-        try:
-            changes: set[tuple[object, str]] = next(previous, set())
-        except Exception:  # noqa: BLE001 - a watch that failed has nothing more to say
-            log.info("the replaced watches failed at their last read", exc_info=True)
-            return set()
-        return {(change, path) for change, path in changes if self.filter(change, path)}
+        """What the replaced watches caught since their last batch, now that the new ones are up
+        (they catch what comes from here on). Read until a read finds nothing (a wait of
+        ROOT_CHECK_S): one read can end before every event of the walk's time is in, on a busy
+        machine. Polling, until they have also had time to poll once more: a file written
+        during the walk is in none of their polls yet, and the new watches take it for how
+        things were."""
+        settled_at = time.monotonic() + (self.poll_interval if self.polling else 0.0)
+        give_up_at = settled_at + ROOT_CHECK_S  # a folder that never goes quiet: the new watches have it
+        caught: set[tuple[object, str]] = set()
+        while not self._stop.is_set():
+            try:
+                changes: set[tuple[object, str]] | None = next(previous, None)
+            except Exception:  # noqa: BLE001 - a watch that failed has nothing more to say
+                log.info("the replaced watches failed at their last read; looking at every root again",
+                         exc_info=True)
+                self._reconcile_soon()
+                break
+            if changes is None:  # stopped
+                break
+            caught |= {(change, path) for change, path in changes if self.filter(change, path)}
+            now = time.monotonic()
+            if (not changes and now >= settled_at) or now >= give_up_at:
+                break
+        return caught
 
     def _folders_unwatched(self, present: list[Path], folders: list[str], watched: set[str]) -> bool:
         """Once the watches on `folders` are up: queue each folder a pass has not read since it
