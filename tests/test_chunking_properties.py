@@ -111,7 +111,17 @@ def code(draw) -> str:
     return f"```python\n{body}\n```"
 
 
-block = st.one_of(heading, heading, paragraph, paragraph, bullets, table(), code(), image_paragraph)
+@st.composite
+def definition(draw) -> str:
+    """A term, `: ` and its definition, more of it indented under the term, as html_markdown writes a <dl>."""
+    terms = draw(st.lists(phrase(1, 12), min_size=1, max_size=2))
+    first = draw(paragraph)
+    more = draw(st.lists(st.one_of(paragraph, bullets), max_size=3))
+    indented = ["\n".join("  " + line for line in block.split("\n")) for block in more]
+    return "\n\n".join(["\n".join([*terms, ": " + first]), *indented])
+
+
+block = st.one_of(heading, heading, paragraph, paragraph, bullets, table(), code(), image_paragraph, definition())
 
 
 @st.composite

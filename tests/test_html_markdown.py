@@ -49,7 +49,7 @@ def test_inline_code_links_and_images():
 def test_line_breaks_blockquotes_and_definition_lists():
     markdown = md("<p>line one<br>line two</p><blockquote><p>quoted</p><p>more</p></blockquote>"
                   "<dl><dt>term</dt><dd>meaning</dd></dl>")
-    assert markdown == "line one\nline two\n\n> quoted\n>\n> more\n\nterm\nmeaning"  # a term stays with its meaning
+    assert markdown == "line one\nline two\n\n> quoted\n>\n> more\n\nterm\n: meaning"  # a term stays with its meaning
 
 
 def test_text_that_looks_like_a_heading_is_escaped():
@@ -199,7 +199,7 @@ def test_a_hash_inside_a_line_and_a_hashtag_are_left_as_they_are():
 def test_heading_lines_in_list_items_definitions_title_rows_and_flat_text_are_escaped():
     # A list item's later lines are indented under its marker, and three spaces still start a heading.
     assert md("<ol><li>run<br># as root</li></ol><dl><dt>x</dt><dd>y<br># z</dd></dl>") == (
-        "1. run\n   \\# as root\n\nx\ny\n\\# z")
+        "1. run\n   \\# as root\n\nx\n: y\n  \\# z")
     assert md("<table><tr><td colspan=2># title row</td></tr><tr><td>a</td><td>b</td></tr>"
               "<tr><td>1</td><td>2</td></tr></table>").startswith("\\# title row\n\n| a | b |")
     assert md("<div>" * 1000 + "<p># deep</p>" + "</div>" * 1000) == "\\# deep"
@@ -239,3 +239,16 @@ def test_a_link_wrapped_around_a_heading_and_text_reads_as_blocks():
     """A card links a heading and a paragraph as one: it read `[# Pricing Plans for teams](/p)`."""
     markdown, _ = html_to_markdown('<a href="/p"><h2>Pricing</h2><p>Plans for teams.</p></a><p>See <a href="/q">more</a>.</p>')
     assert markdown == "## Pricing\n\nPlans for teams.\n\nSee [more](/q)."
+
+
+def test_a_definition_list_is_written_as_markdowns_with_its_definitions_indented_under_their_terms():
+    """Pandoc's and MkDocs' definition lists: the chunker reads where a definition ends from the
+    indent, so the paragraph after the list is not indented; nothing in the list is lost."""
+    markdown = md("<dl><dt>a</dt><dt>b</dt><dd><p>one</p><pre>code\n  x</pre><p>two</p></dd><dd>three</dd>"
+                  "<div><dt>c</dt><dd>see <code>c</code></dd></div>stray<dt>lonely</dt></dl><p>after</p>")
+    assert markdown == ("a\nb\n: one\n\n  ```\n  code\n    x\n  ```\n\n  two\n\n  three\n\n"
+                        "c\n: see `c`\n\n  stray\n\nlonely\n\nafter")
+
+
+def test_a_definition_that_opens_with_a_table_or_code_keeps_its_term_on_a_line_of_its_own():
+    assert md("<dl><dt>t</dt><dd><pre>x = 1</pre><p>then</p></dd></dl>") == "t\n\n```\nx = 1\n```\n\nthen"

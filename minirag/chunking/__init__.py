@@ -12,7 +12,7 @@ from minirag.chunking.model import Chunk, ChunkedDocument, Section, TokenCounter
 #: Bumped whenever chunk boundaries or chunk text change for the same input.
 #: Chunks record it; `status` reports chunks cut by an older scheme as stale and
 #: `sync` re-ingests their sources even when the bytes are unchanged.
-SCHEME_VERSION = 13  # 13: a site-titled page says its heading once; PDF bookmarks found on their pages; office files read anew
+SCHEME_VERSION = 14  # 14: a chunk inside a definition list's definition names its term
 
 MIN_CHUNK_TOKEN_BUDGET = 16  # the smallest budget a chunk is cut to; CHUNK_TOKEN_BUDGET's lower bound
 

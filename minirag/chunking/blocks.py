@@ -25,6 +25,8 @@ class Block:
     level: int = 0  # heading level
     title: str = ""  # heading text without the # marks
     continued: bool = False  # a table or paragraph carried over from the previous section
+    terms: tuple[str, ...] = ()  # the definitions it is inside, outermost first (definitions.py)
+    opens_term: bool = False  # its first lines are the innermost of `terms`
 
     def render(self) -> str:
         return "\n".join([*self.header, *self.lines])
@@ -34,7 +36,8 @@ class Block:
         return page_span(self.pages)
 
     def part(self, lines: list[str], pages: list[int | None], continued: bool) -> Block:
-        return Block(self.kind, lines, pages, self.header, self.level, self.title, continued)
+        return Block(self.kind, lines, pages, self.header, self.level, self.title, continued, self.terms,
+                     self.opens_term and not continued)
 
 
 def parse_heading(line: str) -> tuple[int, str] | None:

@@ -9,9 +9,10 @@ confirmed by one real count of the finished text.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from minirag.chunking.blocks import Block
+from minirag.chunking.breadcrumb import ELLIPSIS, SEPARATOR
 from minirag.chunking.pages import page_span
 from minirag.chunking.split import item_runs, sentences, words_to_fit
 from minirag.chunking.tokens import Tokens
@@ -19,6 +20,8 @@ from minirag.chunking.tokens import Tokens
 # Once appended to each piece of a split code block; now only tests name it, to check it never is.
 CODE_SPLIT_MARKER = "[code block split to fit the token budget]"
 CODE_BUDGETS = 4  # an atomic code block may take up to this many budgets
+_DEFINITION_START = re.compile(r" *:[ \t]")
+_PARAMETERS = re.compile(r"\([^()]{2,}+\)")  # a parameter list, not nested: a signature's, a type's
 
 
 @dataclass(frozen=True)
@@ -32,6 +35,9 @@ class Piece:
     header_tokens: int = 0
     code: bool = False  # a code block, which may exceed the budget
     split_code: bool = False  # one run of lines of a code block too long for one chunk
+    context: str = ""  # the terms of the definitions it is inside, added to the breadcrumb of a chunk it starts
+    context_tokens: int = 0
+    keep_with_next: bool = False  # a chunk may not end with it, where it can begin the next
 
 
 @dataclass(frozen=True)
@@ -59,11 +65,37 @@ class Packer:
     def pieces(self, block: Block, room: int) -> list[Piece]:
         if block.kind == "slide":
             return []
+        if not block.terms:
+            return self._block_pieces(block, room)
+        # A chunk started by a piece of a definition says its terms after the breadcrumb; the
+        # piece that opens with the innermost term says that one itself.
+        inner = self._context(block.terms, room)
+        outer = self._context(block.terms[:-1], room) if block.opens_term else inner
+        pieces = self._block_pieces(block, max(1, room - inner[1]))
+        # The term's lines go with the definition's first words: a chunk ending on a term says nothing of it.
+        term_lines = next((n for n, piece in enumerate(pieces) if _DEFINITION_START.match(piece.text)), 0)
+        return [replace(piece, context=context, context_tokens=tokens, keep_with_next=block.opens_term and n < term_lines)
+                for n, piece in enumerate(pieces) for context, tokens in [outer if n == 0 else inner]]
+
+    def _block_pieces(self, block: Block, room: int) -> list[Piece]:
         if block.kind == "table":
             return self._table(block, room)
         if block.kind == "code":
             return self._code(block, room)
         return self._prose(block.lines, block.pages, room)
+
+    def _context(self, terms: tuple[str, ...], room: int) -> tuple[str, int]:
+        """The terms as the breadcrumb goes on with them, within a quarter of `room`."""
+        if not terms:
+            return "", 0
+        text = SEPARATOR.join(terms)
+        cap = max(1, room // 4)
+        if self.tokens.content(text) > cap:
+            # A signature's parameters go first: `json.dump(…)` names what `json.dump(obj, fp, *, …` does.
+            text = SEPARATOR.join(_PARAMETERS.sub(f"({ELLIPSIS})", term) for term in terms)
+        if self.tokens.content(text) > cap:
+            text = words_to_fit(text, self.tokens, cap)[0] + " " + ELLIPSIS
+        return text, self.tokens.content(SEPARATOR + text)
 
     def _prose(self, lines: list[str], pages: list[int | None], room: int) -> list[Piece]:
         group = self._next_group()
@@ -178,9 +210,15 @@ class Packer:
             if not current or current[-1].group != piece.group:
                 cost += piece.header_tokens
             if current and used + cost > self.budget:
-                groups.append(current)
-                current, used = [], base
-                cost = piece.tokens + piece.header_tokens
+                kept = len(current)
+                while kept > 1 and current[kept - 1].keep_with_next:
+                    kept -= 1
+                groups.append(current[:kept])
+                current = current[kept:]
+                used = base + self._cost(current)
+                cost = piece.tokens + (piece.header_tokens if not current or current[-1].group != piece.group else 0)
+            if not current:
+                cost += piece.context_tokens
             current.append(piece)
             used += cost
         if current:
@@ -190,8 +228,15 @@ class Packer:
             out.extend(self._verified(group, prefix, reserve if n == 0 else 0))
         return out
 
+    @staticmethod
+    def _cost(pieces: list[Piece]) -> int:
+        """The tokens `pieces` take at the start of a chunk, its prefix aside."""
+        starts = [n == 0 or pieces[n - 1].group != piece.group for n, piece in enumerate(pieces)]
+        return (pieces[0].context_tokens if pieces else 0) + sum(
+            piece.tokens + (piece.header_tokens if start else 0) for piece, start in zip(pieces, starts, strict=True))
+
     def _verified(self, group: list[Piece], prefix: str, reserve: int) -> list[Packed]:
-        text = render(group, prefix)
+        text = render(group, _with_context(prefix, group[0].context))
         size = self.tokens.full(text)
         split_code = any(piece.split_code for piece in group)
         if size + reserve <= self.budget or (len(group) == 1 and group[0].code):
@@ -217,6 +262,8 @@ class Packer:
                 " ",
                 piece.header,
                 piece.header_tokens,
+                context=piece.context,
+                context_tokens=piece.context_tokens,
             )
             for p in parts
         ]
@@ -245,6 +292,12 @@ def render(group: list[Piece], prefix: str) -> str:
         previous = piece
     text = "".join(body)
     return f"{prefix}\n{text}" if prefix else text
+
+
+def _with_context(prefix: str, context: str) -> str:
+    if not context:
+        return prefix
+    return f"{prefix}{SEPARATOR}{context}" if prefix else context
 
 
 def _span(group: list[Piece]) -> tuple[int | None, int | None]:

@@ -102,7 +102,8 @@ def _cut_table(block: Block) -> list[Block]:
     if header > MAX_REPEATED_HEADER:
         # Repeated, it would leave the rows no room: a 4,000-column CSV's header cut every row
         # into one-character lines, each in a section of its own with the whole header again.
-        block = Block("table", [*block.header, *block.lines], block.pages[:1] * len(block.header) + block.pages)
+        block = Block("table", [*block.header, *block.lines], block.pages[:1] * len(block.header) + block.pages,
+                      terms=block.terms)
         header = 0
     block = _short_lines(block, UNIT_CAP - header)
     runs = _greedy([len(row) for row in block.lines], SECTION_CAP - header, 1)

@@ -13,6 +13,7 @@ from minirag.chunking.breadcrumb import (
     make_breadcrumb,
     opens_with_title,
 )
+from minirag.chunking.definitions import with_definitions
 from minirag.chunking.detect import detect_category
 from minirag.chunking.images import strip_data_images
 from minirag.chunking.links import simplify_links
@@ -45,7 +46,7 @@ def run(markdown: str, *, title: str, count_tokens: TokenCounter, budget: int,
     body = clean(markdown)
     with_pages = "\f" in body
     lines, pages = split_pages(body)
-    blocks = parse_blocks(lines, pages)
+    blocks = with_definitions(parse_blocks(lines, pages))
     if by_headings and any(block.kind == "heading" for block in blocks):
         category = "headings"
     else:

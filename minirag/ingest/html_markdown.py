@@ -25,7 +25,7 @@ _DROP = frozenset({"script", "style", "noscript", "template", "svg", "canvas", "
 _HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
 _BLOCKS = frozenset({"p", "div", "section", "article", "main", "header", "footer", "nav", "aside", "figure",
                      "figcaption", "address", "details", "summary", "center", "fieldset", "legend", "body",
-                     "html", "form", "caption", "dt", "dd", "dl", "hr", "tbody", "thead", "tfoot", "tr"})
+                     "html", "form", "caption", "dt", "dd", "hr", "tbody", "thead", "tfoot", "tr"})
 _CODE = frozenset({"code", "kbd", "samp", "tt", "var"})
 _LINKED_BLOCKS = ("h1", "h2", "h3", "h4", "h5", "h6", "p", "div", "ul", "ol", "table", "pre", "blockquote", "section")
 _SPACE = re.compile(r"[ \t\r\n\f\v\u00a0\u2000-\u200a\u202f\u205f\u3000]+")
@@ -293,6 +293,8 @@ class _Writer:
             self.emit(_fenced(el))
         elif tag in ("ul", "ol", "menu"):
             self.emit(_list(el, ordered=tag == "ol"))
+        elif tag == "dl":
+            self.emit(_definition_list(el))
         elif tag == "table" and _is_layout(el):
             self.layout_table(el)
         elif tag == "table":
@@ -477,6 +479,75 @@ def _list(el, ordered: bool) -> str:
             items.append(item)
             number += 1
     return "\n".join(items)
+
+
+def _definition_list(dl) -> str:
+    """A `<dl>` as Markdown's definition list (Pandoc, PHP Markdown Extra, MkDocs): each term on
+    its own line, then `: ` and its definition's first paragraph, the definition's other blocks
+    indented under it. The chunker reads a definition's extent from that indent, so a chunk that
+    starts inside a long one is told its term (chunking/definitions.py). A definition that
+    opens with something other than prose (a table, code) is written as it was: its term alone."""
+    blocks: list[str] = []
+    terms: list[str] = []
+    defined = False  # a term was written before: a `<dd>` with no `<dt>` of its own continues it
+    for item in _definition_items(dl):
+        tag = item.tag.lower() if not isinstance(item, str) else ""
+        if tag == "dt":
+            term = inline_text(item)
+            if term:
+                terms.append(_as_text(term))
+            continue
+        writer = _Writer()
+        if tag == "dd":
+            writer.block(item)
+        elif tag:
+            writer.element(item)  # not allowed in a list, but shown: read as the definition it stands in
+        else:
+            writer.text(item)
+        writer.flush()
+        body = writer.blocks
+        if not body:
+            continue
+        if terms and not body[0].lstrip().startswith(_NOT_PROSE):
+            first, *rest = body
+            lines = first.split("\n")
+            blocks.append("\n".join([*terms, ": " + lines[0], *_indented(lines[1:])]))
+            blocks.extend("\n".join(_indented(block.split("\n"))) for block in rest)
+            defined = True
+        elif not terms and defined:
+            blocks.extend("\n".join(_indented(block.split("\n"))) for block in body)
+        else:
+            blocks.extend(["\n".join(terms)] if terms else [])
+            blocks.extend(body)
+            defined = False
+        terms = []
+    if terms:
+        blocks.append("\n".join(terms))
+    return "\n\n".join(blocks)
+
+
+def _definition_items(dl) -> list:
+    """The `<dt>` and `<dd>` of a list (those HTML lets a `<div>` group included), and whatever
+    else is in it, a definition's text (a browser shows it)."""
+    items: list = []
+
+    def add(parent) -> None:
+        if parent.text and parent.text.strip():
+            items.append(parent.text)
+        for child in parent:
+            if isinstance(child.tag, str) and child.tag.lower() == "div" and parent is dl:
+                add(child)
+            elif isinstance(child.tag, str) and child.tag.lower() not in _DROP:
+                items.append(child)
+            if child.tail and child.tail.strip():
+                items.append(child.tail)
+
+    add(dl)
+    return items
+
+
+def _indented(lines: list[str]) -> list[str]:
+    return ["  " + line if line else "" for line in lines]
 
 
 def _render_as_block(el) -> str:
