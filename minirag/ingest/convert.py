@@ -46,6 +46,7 @@ from minirag.ingest.mbox_text import count_messages, mailbox_messages
 from minirag.ingest.msg_text import msg_to_markdown
 from minirag.ingest.odf_text import MIMETYPES as ODF_MIMETYPES
 from minirag.ingest.odf_text import odf_to_markdown
+from minirag.ingest.ooxml_names import consistent
 from minirag.ingest.ooxml_strict import transitional
 from minirag.ingest.org_text import org_to_markdown
 from minirag.ingest.pdf_fields import page_fields, with_fields
@@ -842,6 +843,9 @@ def _convert_by_suffix(data: bytes, suffix: str, name: str) -> Converted:
             strict = transitional(archive) if suffix in _OOXML_NAMES else None
             if strict is not None:
                 return _convert_by_suffix(strict, suffix, name)  # now Transitional: read as any other
+            renamed = consistent(archive) if suffix in _OOXML_NAMES else None
+            if renamed is not None:
+                return _convert_by_suffix(renamed, suffix, name)  # now named as referenced: read as any other
             if suffix == ".epub":
                 check_spine(archive, name, MAX_ZIP_MEMBERS)
                 return _book(archive, name)
