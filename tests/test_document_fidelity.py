@@ -775,6 +775,29 @@ def test_a_slides_smartart_is_read_where_it_stands_in_the_order_it_is_drawn():
                       "Sales fell in Q2."), slides
 
 
+def test_a_charts_blank_points_are_empty_cells_and_not_the_word_none():
+    """A gap in a chart's series (a quarter not yet reported) read `None` in its table: a word
+    no reader of the chart sees, and one a query for "none" found."""
+    from pptx import Presentation
+    from pptx.chart.data import CategoryChartData
+    from pptx.enum.chart import XL_CHART_TYPE
+    from pptx.util import Inches
+
+    deck = Presentation()
+    slide = deck.slides.add_slide(deck.slide_layouts[5])
+    slide.shapes.title.text = "Quarterly sales"
+    data = CategoryChartData()
+    data.categories = ["Q1", "Q2", "Q3"]
+    data.add_series("North", (3, None, 5))
+    data.add_series("South", (None, 2.5, 4))
+    slide.shapes.add_chart(XL_CHART_TYPE.LINE, Inches(1), Inches(1.5), Inches(6), Inches(4), data)
+    with io.BytesIO() as out:
+        deck.save(out)
+        slides = convert_document(out.getvalue(), ".pptx", "deck.pptx").markdown
+    assert slides.endswith("| Category | North | South |\n|---|---|---|\n| Q1 | 3 |  |\n| Q2 |  | 2.5 |\n"
+                           "| Q3 | 5 | 4 |"), slides
+
+
 def test_a_smartart_data_part_named_by_many_frames_is_read_once():
     """Frames are a few hundred bytes and a data part's text can be large: 3,000 frames naming one
     part had made its text 3,000 times over (20 here)."""
