@@ -47,6 +47,8 @@ from minirag.ingest.zip_xml import feed, parser_for
 # UTF-16 code unit. A carriage return is matched with the line feed that may follow it.
 _ESCAPE = re.compile(r"_x000[Dd]_(?:\n|_x000[Aa]_)?|_x([0-9A-Fa-f]{4})_")
 _SURROGATE = re.compile("[\ud800-\udfff]")
+# A cell's types (its `t`) whose empty `<v>` is an empty text: a formula's value Excel saved.
+_TEXT_TYPES = frozenset({"str", "s", "inlineStr"})
 
 
 @dataclass(frozen=True)
@@ -143,7 +145,7 @@ class _SheetReading:
             self.column = 0
         elif local == "c":
             self.formula, self.shared, self.cached = None, None, False
-            self.string = attributes.get("t") in ("str", "s", "inlineStr")
+            self.string = attributes.get("t") in _TEXT_TYPES
             try:
                 self.row, self.column = coordinate_to_tuple(attributes.get("r", ""))
             except (ValueError, TypeError):
