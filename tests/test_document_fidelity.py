@@ -289,6 +289,68 @@ def test_spreadsheet_numbers_read_as_their_formats_show_them_in_xlsx_and_xls():
         "0.652", "65.20%", "1,234,567"]
 
 
+def _workbook_with_sheet_xml(cells: bytes) -> bytes:
+    """An openpyxl workbook whose first sheet's `<sheetData>` is `cells`."""
+    import openpyxl
+
+    book = openpyxl.Workbook()
+    book.active["A1"] = "placeholder"
+    with io.BytesIO() as made:
+        book.save(made)
+        package = made.getvalue()
+    out = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(package)) as original, zipfile.ZipFile(out, "w") as copy:
+        for member in original.infolist():
+            data = original.read(member)
+            if member.filename == "xl/worksheets/sheet1.xml":
+                start, end = data.index(b"<sheetData>"), data.index(b"</sheetData>") + len(b"</sheetData>")
+                data = data[:start] + b"<sheetData>" + cells + b"</sheetData>" + data[end:]
+            copy.writestr(member, data)
+    return out.getvalue()
+
+
+def test_a_formula_never_calculated_shows_its_formula_and_a_calculated_one_its_value():
+    """A workbook written by a library (openpyxl, a report generator) holds formulas with no value:
+    Excel calculates them on opening, nothing here can, and their cells had read empty (a `Total`
+    row with no total, a cell alone on its row gone). A reader is better served by the formula
+    Excel's formula bar shows: it says what the cell holds, and `SUM` and `B2` can be found. A
+    value Excel saved, an empty text (`t="str"`) included, is shown as before."""
+    import openpyxl
+
+    book = openpyxl.Workbook()
+    sheet = book.active
+    for row in (["Item", "Cost"], ["Rent", 900], ["Food", 300], ["Total", "=SUM(B2:B3)"]):
+        sheet.append(row)
+    sheet["D7"] = '=IF(B4>1000,"over","under")'
+    with io.BytesIO() as out:
+        book.save(out)
+        markdown = convert_document(out.getvalue(), ".xlsx", "budget.xlsx").markdown
+    assert markdown.splitlines()[-2:] == ["| Total | =SUM(B2:B3) |  |", '|  |  | =IF(B4>1000,"over","under") |']
+
+    cells = (b'<row r="1"><c r="A1" t="inlineStr"><is><t>n</t></is></c><c r="B1" t="inlineStr"><is><t>twice</t></is>'
+             b'</c><c r="C1" t="inlineStr"><is><t>label</t></is></c></row>'
+             b'<row r="2"><c r="A2"><v>1</v></c><c r="B2"><f t="shared" ref="B2:B3" si="0">A2*2</f></c>'
+             b'<c r="C2" t="str"><f>IF(A2&gt;5,"big","")</f><v></v></c></row>'
+             b'<row r="3"><c r="A3"><v>2</v></c><c r="B3"><f t="shared" si="0"/></c>'
+             b'<c r="C3" t="str"><f>IF(A3&gt;1,"big","")</f><v>big</v></c></row>'
+             b'<row r="4"><c r="A4"><v>3</v></c><c r="B4"><f>A4*2</f><v>6</v></c></row>')
+    markdown = convert_document(_workbook_with_sheet_xml(cells), ".xlsx", "shared.xlsx").markdown
+    assert markdown.splitlines()[-3:] == ["| 1 | =A2*2 |  |", "| 2 | =A3*2 | big |", "| 3 | 6 |  |"]
+
+
+def test_reading_a_sheets_formulas_costs_time_linear_in_their_number():
+    from helpers.growth import grows_linearly
+
+    from minirag.ingest.xlsx_tables import sheet_parts
+
+    def package(rows: int) -> zipfile.ZipFile:
+        cells = b"".join(b'<row r="%d"><c r="A%d"><f t="shared" si="%d">B%d+1</f></c><c r="B%d"><f t="shared" si="%d"/>'
+                         b"</c></row>" % (n, n, n % 50, n, n, n % 50) for n in range(1, rows + 1))
+        return zipfile.ZipFile(io.BytesIO(_workbook_with_sheet_xml(cells)))
+
+    assert grows_linearly(lambda made: sheet_parts(made, "xl/worksheets/sheet1.xml"), package)
+
+
 def test_a_spreadsheet_cell_merged_down_is_repeated_in_each_row_it_covers():
     """A group name merged down the rows of its group (`Region` over North, South, East) stood in
     the first row only, so a chunk holding the later rows never said whose rows they were; HTML,
@@ -773,6 +835,29 @@ def test_a_slides_smartart_is_read_where_it_stands_in_the_order_it_is_drawn():
     assert slides == ("<!-- Slide number: 1 -->\n# Release process\nBuild the wheel\nShip to PyPI\nAnnounce\n"
                       "Tag the release\n\n\n### Chart\n\n| Category | Sales |\n|---|---|\n| Q1 | 8.2 |\n| Q2 | 3 |\n"
                       "Sales fell in Q2."), slides
+
+
+def test_a_charts_blank_points_are_empty_cells_and_not_the_word_none():
+    """A gap in a chart's series (a quarter not yet reported) read `None` in its table: a word
+    no reader of the chart sees, and one a query for "none" found."""
+    from pptx import Presentation
+    from pptx.chart.data import CategoryChartData
+    from pptx.enum.chart import XL_CHART_TYPE
+    from pptx.util import Inches
+
+    deck = Presentation()
+    slide = deck.slides.add_slide(deck.slide_layouts[5])
+    slide.shapes.title.text = "Quarterly sales"
+    data = CategoryChartData()
+    data.categories = ["Q1", "Q2", "Q3"]
+    data.add_series("North", (3, None, 5))
+    data.add_series("South", (None, 2.5, 4))
+    slide.shapes.add_chart(XL_CHART_TYPE.LINE, Inches(1), Inches(1.5), Inches(6), Inches(4), data)
+    with io.BytesIO() as out:
+        deck.save(out)
+        slides = convert_document(out.getvalue(), ".pptx", "deck.pptx").markdown
+    assert slides.endswith("| Category | North | South |\n|---|---|---|\n| Q1 | 3 |  |\n| Q2 |  | 2.5 |\n"
+                           "| Q3 | 5 | 4 |"), slides
 
 
 def test_a_smartart_data_part_named_by_many_frames_is_read_once():

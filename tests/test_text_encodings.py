@@ -146,6 +146,31 @@ def test_a_short_western_csv_is_not_read_in_a_dos_code_page(text):
     assert converted.markdown == csv_to_markdown(text, "t.csv")
 
 
+@pytest.mark.parametrize(("text", "charset"), [
+    ("Artikel;Preis\nKäse;4,50 €\nGemüse;2,00 €\n", "cp1252"),  # was mac cp775: `Kõse`, `4,50 Ć`
+    ("Name;Straße;Preis\nMüller;Königsallee 5;12,50 €\nBäcker;Großmarkt 3;9,99 €\n", "cp1252"),  # mac_latin2
+    ("Größe;Menge\nÄpfel;3\nÖl;1\nFüße;2\n", "cp1252"),  # read right, named cp1250
+    ("Jméno;Cena\nJiří;řeka\nČeněk;šest\n", "cp1250"),  # cp1252: `Jiøí`, `Èenìk`
+    ("Jméno;Příjmení;Město\nJiří;Dvořák;Plzeň\nPetr;Černý;České Budějovice\n", "cp1250"),  # iso8859_16: `Jiűí`
+    ("Imię;Miasto\nŁukasz;Łódź\nJoanna;Kraków\nŻaneta;Gdańsk\n", "cp1250"),  # cp1252: `£ukasz`, `£ódŸ`
+    ("Név;Város\nŐsz Ödön;Győr\nÜnnep Éva;Pécs\n", "cp1250"),  # cp1252: `Õsz`, `Gyõr`
+    ("Nom;Ville\nFrançois;Besançon\nHélène;Orléans\n", "cp1252"),
+])
+def test_a_short_central_or_western_european_csv_is_read_and_named_in_its_code_page(text, charset):
+    """cp1250 and cp1252 put German umlauts and the euro sign on the same bytes, and other letters
+    on bytes where both have a letter: the detector cannot tell them apart on a few lines, named
+    the one it liked first (a German file `decoded as cp1250`), read Czech and Polish as cp1252
+    and German with a `€` in a Mac or DOS code page. The warning names the code page the text was
+    decoded with, as a reader of that text would call it."""
+    converted = convert_document(text.encode(charset), ".csv", "t.csv")
+    assert converted.markdown == csv_to_markdown(text, "t.csv")
+    assert converted.warnings == (f"t.csv: not UTF-8 (invalid at byte {_first_past_ascii(text)}); decoded as {charset}",)
+
+
+def _first_past_ascii(text: str) -> int:
+    return next(n for n, c in enumerate(text) if ord(c) > 0x7F)
+
+
 @pytest.mark.parametrize(("text", "delimiter"), [
     ("имя;описание\nосциллограф;измеряет напряжение, ток\nмультиметр;сопротивление\n", ";"),
     ("Name\tPrice\nTea\t3,50\nCoffee\t4,20\n", "\t"),

@@ -27,6 +27,7 @@ from pathlib import Path
 from minirag._compat.pdfminer import UNMAPPED_GLYPH
 from minirag.errors import ConversionFailed, MessageTooLong, described
 from minirag.ingest import asciidoc_text, latex_text, ocr, rst_text
+from minirag.ingest.alphabets import misfit
 from minirag.ingest.asciidoc_text import asciidoc_to_markdown
 from minirag.ingest.attachments import MAX_NESTED_MESSAGES, AttachedFiles
 from minirag.ingest.bidi_order import in_drawn_order, turned
@@ -46,6 +47,7 @@ from minirag.ingest.mbox_text import count_messages, mailbox_messages
 from minirag.ingest.msg_text import msg_to_markdown
 from minirag.ingest.odf_text import MIMETYPES as ODF_MIMETYPES
 from minirag.ingest.odf_text import odf_to_markdown
+from minirag.ingest.ooxml_names import consistent
 from minirag.ingest.ooxml_strict import transitional
 from minirag.ingest.org_text import org_to_markdown
 from minirag.ingest.pdf_fields import page_fields, with_fields
@@ -279,12 +281,22 @@ def _known_codec(label: str | None) -> str | None:
     return _DECLARED_AS.get(codec, codec)
 
 
-# When the detector scores several single-byte charsets the same (short text, few letters outside
-# ASCII), the one most text is written in: `Café crème` is cp1252, not cp1250's `Café crčme`.
+# When the detector scores several single-byte charsets alike (short text, few letters outside
+# ASCII), the one most text is written in: `Café crème` is cp1252, not cp1250's `Café crčme`. A
+# reading that gives the same text under several names (German umlauts and `€` sit on the same
+# bytes in cp1250 and cp1252) is named by the most prevalent of them too.
 _PREVALENCE = ("cp1252", "cp1251", "cp1250", "koi8_r", "iso8859_15", "latin_1")
 # Code pages no browser guesses for unlabelled text (DOS's, the classic Mac's, HP's): on a few lines
 # the detector scores them as high as the Windows ones, and read `Müller` in cp852 as `MŘller`.
 _NO_WEB_CHARSET = re.compile(r"cp(437|7\d\d|8[5-6]\d)$|mac_|hp_roman8$")
+# ... so one is read only where it is clearly the less chaotic reading, by more than this (the
+# detector's chaos of a German CSV with a `€` was 0.040 as mac_latin2, 0.042 as cp1250, and 0.0 as
+# cp775 beside 0.054 as cp1250; Russian in cp866 read as cp1251 is far past it).
+NON_WEB_LEAD = 0.1
+# Readings this close in chaos are told apart by whether their accented letters are one
+# language's (alphabets.misfit): Czech read as cp1252 scored 0.082 to cp1250's 0.0, and as
+# 0.0 beside it on three lines.
+CHAOS_TIE = 0.1
 # Text the detector cannot place is read as windows-1252 where at most this share of its bytes is
 # past ASCII: Western text with a few accented letters (Cyrillic or CJK is mostly such bytes).
 MAX_LATIN_SHARE = 0.5
@@ -306,13 +318,24 @@ def _decode_detected(data: bytes, name: str, position: int) -> tuple[str, tuple[
         return data.decode("utf-8", errors="replace"), (
             f"{name}: invalid UTF-8 at byte {position}; undecodable bytes replaced",
         )
+    named = {id(m): _charset_name(m.could_be_from_charset or [m.encoding]) for m in matches}
+    web = [m for m in matches if not _NO_WEB_CHARSET.match(named[id(m)])]
+    if web and min(m.chaos for m in web) <= min(m.chaos for m in matches) + NON_WEB_LEAD:
+        matches = web  # a DOS or Mac code page only where it reads the bytes clearly better
     least = min(m.chaos for m in matches)
-    web = [m for m in matches if m.chaos == least and not _NO_WEB_CHARSET.match(m.encoding)]
-    matches = web or matches  # a DOS or Mac code page only where no web charset reads the bytes as well
-    best = min(matches, key=lambda m: (m.chaos, -m.coherence))
-    tied = [m for m in matches if (m.chaos, m.coherence) == (best.chaos, best.coherence)]
-    best = min(tied, key=lambda m: _PREVALENCE.index(m.encoding) if m.encoding in _PREVALENCE else len(_PREVALENCE))
-    return str(best), (f"{name}: not UTF-8 (invalid at byte {position}); decoded as {best.encoding}",)
+    close = [m for m in matches if m.chaos <= least + CHAOS_TIE]
+    texts = {id(m): str(m) for m in close}
+    best = min(close, key=lambda m: (misfit(texts[id(m)]), m.chaos, -m.coherence, _prevalence(named[id(m)])))
+    return texts[id(best)], (f"{name}: not UTF-8 (invalid at byte {position}); decoded as {named[id(best)]}",)
+
+
+def _prevalence(charset: str) -> int:
+    return _PREVALENCE.index(charset) if charset in _PREVALENCE else len(_PREVALENCE)
+
+
+def _charset_name(charsets: list[str]) -> str:
+    """The name of a reading that several charsets give alike: the most prevalent web charset."""
+    return min(charsets, key=lambda charset: (bool(_NO_WEB_CHARSET.match(charset)), _prevalence(charset)))
 
 
 _META_CHARSET = re.compile(rb"""<meta\b[^>]*?charset\s*=\s*["']?\s*([A-Za-z0-9._:-]+)""", re.IGNORECASE)
@@ -842,6 +865,9 @@ def _convert_by_suffix(data: bytes, suffix: str, name: str) -> Converted:
             strict = transitional(archive) if suffix in _OOXML_NAMES else None
             if strict is not None:
                 return _convert_by_suffix(strict, suffix, name)  # now Transitional: read as any other
+            renamed = consistent(archive) if suffix in _OOXML_NAMES else None
+            if renamed is not None:
+                return _convert_by_suffix(renamed, suffix, name)  # now named as referenced: read as any other
             if suffix == ".epub":
                 check_spine(archive, name, MAX_ZIP_MEMBERS)
                 return _book(archive, name)

@@ -4,12 +4,16 @@ markitdown writes a chart as a table of its data, and ends it without a line bre
 of the shape after the chart (a caption, the slide's conclusion) was glued onto the table's last
 row (`| Q2 | 3.0 |Sales fell in Q2.`): one row of the table to every reader and to the chunker.
 It writes each value as Python shows a float, `3.0` for the 3 typed in the chart's sheet; a
-whole value reads as the whole number it is, as in a spreadsheet's cells (xlsx_tables.py).
+whole value reads as the whole number it is, as in a spreadsheet's cells (xlsx_tables.py). And it
+wrote a blank point (a gap in a line, a missing bar: python-pptx gives None) as the word `None`,
+which no reader of the chart sees and a query for "none" found; a blank point is an empty cell,
+as a series shorter than its categories ends in empty cells.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Any
 
 _WHOLE = re.compile(r"(?<= )(-?\d+)\.0(?= \|)")
@@ -23,8 +27,34 @@ def pptx_converter() -> Any:
 
     class _Charts(PptxConverter):
         def _convert_chart_to_markdown(self, chart: Any) -> str:
-            table = super()._convert_chart_to_markdown(chart)
+            table = super()._convert_chart_to_markdown(_BlanksEmpty(chart))
             lines = table.split("\n")
             return "\n".join(_WHOLE.sub(r"\1", line) if line.startswith("| ") else line for line in lines) + "\n"
 
     return _Charts()
+
+
+@dataclass(frozen=True)
+class _Series:
+    name: Any
+    values: tuple[Any, ...]
+
+
+class _BlanksEmpty:
+    """A chart as markitdown reads it (its title, plots and series), each series' values with
+    its blank points, and those past its end up to the categories' count, as empty text."""
+
+    def __init__(self, chart: Any) -> None:
+        self._chart = chart
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._chart, name)
+
+    @property
+    def series(self) -> list[_Series]:
+        categories = len(self._chart.plots[0].categories) if len(self._chart.plots) else 0
+        shown = []
+        for series in self._chart.series:
+            values = ["" if value is None else value for value in series.values]
+            shown.append(_Series(series.name, tuple(values + [""] * (categories - len(values)))))
+        return shown

@@ -6,13 +6,16 @@ in A1 got a header of one title and four `Unnamed`), `2024-03-04 00:00:00` for a
 `3.0` for a whole number in a column with a gap, and an empty sheet as a broken table.
 Here openpyxl gives each cell's value (a formula's as Excel last computed it), and:
 
+- a formula saved with no value (a workbook written by a library, never calculated) shows its
+  formula (`=SUM(B2:B4)`), read from the sheet's XML (`sheet_parts`): Excel would calculate it on
+  opening, nothing here can, and an empty cell would say the cell holds nothing;
 - rows and columns with no text are left out, so a table starts where its data does;
 - leading rows that hold one cell (a sheet's title, a note) above a wider table are
   paragraphs before it, not its header;
 - a cell merged down is repeated in each row it covers that holds other cells, as HTML's and
   DOCX's merged cells are (table_spans.py): a row read alone, in a chunk of a long table's rows,
   still names its group; openpyxl's read-only sheets keep no merges, so they are read from the
-  sheet's XML (`merged_ranges`);
+  sheet's XML (`sheet_parts`);
 - a date is a date, a whole number has no `.0`, a number in a format of digits, decimals,
   thousands, percent and literal text shows as the format lays it out (`0.33` for a third in
   `0.00`, a postcode's `01234` in `00000`, `125,000.50 €`: number_format.shown_number), and a cell
@@ -32,7 +35,8 @@ import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from openpyxl.utils.cell import range_boundaries
+from openpyxl.formula.translate import Translator
+from openpyxl.utils.cell import coordinate_to_tuple, get_column_letter, range_boundaries
 
 from minirag._compat.openpyxl import load_workbook, sheet_part
 from minirag.ingest.csv_table import markdown_table
@@ -43,6 +47,8 @@ from minirag.ingest.zip_xml import feed, parser_for
 # UTF-16 code unit. A carriage return is matched with the line feed that may follow it.
 _ESCAPE = re.compile(r"_x000[Dd]_(?:\n|_x000[Aa]_)?|_x([0-9A-Fa-f]{4})_")
 _SURROGATE = re.compile("[\ud800-\udfff]")
+# A cell's types (its `t`) whose empty `<v>` is an empty text: a formula's value Excel saved.
+_TEXT_TYPES = frozenset({"str", "s", "inlineStr"})
 
 
 @dataclass(frozen=True)
@@ -71,8 +77,10 @@ def workbook_to_markdown(data: bytes) -> Workbook:
                 continue  # only a macro can unhide it: no reader is meant to read it (a hidden one, they can)
             sheet.reset_dimensions()  # read every row, whatever range the sheet claims (pandas does the same)
             part = sheet_part(sheet)
-            merges = merged_ranges(package, part) if part else []
-            body = sheet_markdown([[_shown(cell) for cell in row] for row in sheet.iter_rows()], merges)
+            extras = sheet_parts(package, part) if part else SheetParts((), {})
+            grid = [[_shown(cell) for cell in row] for row in sheet.iter_rows()]
+            _with_formulas(grid, extras.formulas)
+            body = sheet_markdown(grid, extras.merges)
             if body:
                 parts.append(f"## {' '.join(sheet.title.split())}\n\n{body}")
         title = (book.properties.title or "").strip() or None
@@ -82,25 +90,102 @@ def workbook_to_markdown(data: bytes) -> Workbook:
     return Workbook(markdown="\n\n".join(parts), title=title)
 
 
-def merged_ranges(package: zipfile.ZipFile, part: str) -> list[Merge]:
-    """The merged cells (`<mergeCell ref="A7:A9"/>`) of the sheet in `part`, 0-based; a
-    reference that is no range is passed over. The part has passed sheet_limits.check_sheets."""
-    merges: list[Merge] = []
+@dataclass(frozen=True)
+class SheetParts:
+    """What a read-only openpyxl sheet does not give, from the sheet's XML: its merged cells, and
+    the text of each formula saved without a value (row and column 0-based)."""
 
-    def start(tag: str, attributes: dict[str, str]) -> None:
-        if tag.rpartition(" ")[2] == "mergeCell":
-            with contextlib.suppress(ValueError, TypeError):
-                left, top, right, bottom = range_boundaries(attributes.get("ref", ""))
-                merges.append(Merge(top - 1, left - 1, bottom - 1, right - 1))
+    merges: tuple[Merge, ...]
+    formulas: dict[tuple[int, int], str]
 
+
+def sheet_parts(package: zipfile.ZipFile, part: str) -> SheetParts:
+    """The merged cells (`<mergeCell ref="A7:A9"/>`) of the sheet in `part`, 0-based, a reference
+    that is no range passed over; and each formula cell with no `<v>` (a workbook written by a
+    library, never calculated), its formula as Excel's formula bar shows it (`=SUM(B2:B4)`), a
+    shared formula's dependents translated from its first cell. The part has passed
+    sheet_limits.check_sheets; it is read once, streamed."""
+    reading = _SheetReading()
     try:
         member = package.getinfo(part)
     except KeyError:
-        return merges
+        return SheetParts((), {})
     parser = parser_for(part, member)
-    parser.StartElementHandler = start
+    parser.StartElementHandler = reading.start
+    parser.EndElementHandler = reading.end
+    parser.CharacterDataHandler = reading.text
     feed(package, member, parser)
-    return merges
+    return SheetParts(tuple(reading.merges), reading.formulas)
+
+
+class _SheetReading:
+    """The state of one streamed pass over a sheet's XML (sheet_parts)."""
+
+    def __init__(self) -> None:
+        self.merges: list[Merge] = []
+        self.formulas: dict[tuple[int, int], str] = {}
+        self.row = 0
+        self.column = 0
+        self.formula: list[str] | None = None  # the text of the open cell's <f>, while it is read
+        self.shared: str | None = None  # its `si` where it is a shared formula
+        self.cached = False  # the open cell has a value: a <v> with text, or any <v> in a string cell
+        self.string = False  # the open cell's type is text (`t="str"`), whose empty value is ""
+        self.in_value = False
+        self.masters: dict[str, tuple[str, str]] = {}  # a shared formula's text and first cell, by `si`
+        self.in_formula = False
+
+    def start(self, tag: str, attributes: dict[str, str]) -> None:
+        local = tag.rpartition(" ")[2]
+        if local == "mergeCell":
+            with contextlib.suppress(ValueError, TypeError):
+                left, top, right, bottom = range_boundaries(attributes.get("ref", ""))
+                self.merges.append(Merge(top - 1, left - 1, bottom - 1, right - 1))
+        elif local == "row":
+            self.row = _number(attributes.get("r"), self.row + 1)
+            self.column = 0
+        elif local == "c":
+            self.formula, self.shared, self.cached = None, None, False
+            self.string = attributes.get("t") in _TEXT_TYPES
+            try:
+                self.row, self.column = coordinate_to_tuple(attributes.get("r", ""))
+            except (ValueError, TypeError):
+                self.column += 1
+        elif local == "f":
+            self.formula, self.in_formula = [], True
+            self.shared = attributes.get("si") if attributes.get("t") == "shared" else None
+        elif local == "v":
+            self.cached, self.in_value = self.cached or self.string, True
+
+    def text(self, data: str) -> None:
+        if self.in_formula and self.formula is not None:
+            self.formula.append(data)
+        elif self.in_value and data.strip():
+            self.cached = True
+
+    def end(self, tag: str) -> None:
+        local = tag.rpartition(" ")[2]
+        if local == "f":
+            self.in_formula = False
+        elif local == "v":
+            self.in_value = False
+        elif local == "c" and self.formula is not None and not self.cached:
+            text = "".join(self.formula).strip()
+            here = f"{get_column_letter(max(1, self.column))}{max(1, self.row)}"
+            if text and self.shared is not None:
+                self.masters.setdefault(self.shared, (text, here))
+            elif self.shared in self.masters:
+                master, origin = self.masters[self.shared]
+                with contextlib.suppress(Exception):  # openpyxl's tokenizer on a formula it cannot read
+                    text = Translator(f"={master}", origin=origin).translate_formula(here)[1:]
+            if text:
+                self.formulas[(self.row - 1, self.column - 1)] = f"={text}"
+
+
+def _number(value: str | None, otherwise: int) -> int:
+    try:
+        return int(value) if value is not None else otherwise
+    except ValueError:
+        return otherwise
 
 
 def sheet_markdown(grid: list[list[str]], merges: Sequence[Merge] = ()) -> str:
@@ -121,6 +206,15 @@ def sheet_markdown(grid: list[list[str]], merges: Sequence[Merge] = ()) -> str:
         lead.append(next(value for value in grid.pop(0) if value))
     table = markdown_table(grid) if len(used) > 1 else "\n\n".join(row[0] for row in grid)
     return "\n\n".join([*lead, table])
+
+
+def _with_formulas(grid: list[list[str]], formulas: dict[tuple[int, int], str]) -> None:
+    """Each formula saved without a value shown as its formula, in a cell that reads empty: Excel
+    would calculate it on opening, and nothing here can; its text at least says what the cell
+    holds (`=SUM(B2:B4)` beside `Total`), where an empty cell says there is nothing."""
+    for (row, column), formula in formulas.items():
+        if 0 <= row < len(grid) and 0 <= column < len(grid[row]) and not grid[row][column]:
+            grid[row][column] = formula
 
 
 def _repeat_merged_down(grid: list[list[str]], merges: Sequence[Merge]) -> None:
