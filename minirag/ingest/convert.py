@@ -799,7 +799,7 @@ def bounded(converted: Converted, name: str) -> Converted:
     return converted
 
 
-def _convert_by_suffix(data: bytes, suffix: str, name: str) -> Converted:
+def _convert_by_suffix(data: bytes, suffix: str, name: str, *, rewritten: frozenset[str] = frozenset()) -> Converted:
     suffix = _SIBLINGS.get(suffix, suffix)
     if suffix in ocr.IMAGE_EXTENSIONS and data:
         markdown, note = ocr.read_image(data, name)
@@ -862,12 +862,13 @@ def _convert_by_suffix(data: bytes, suffix: str, name: str) -> Converted:
                 check_sheets(archive, name)
             elif suffix in (".docx", ".pptx"):
                 check_prologs(archive, name)
-            strict = transitional(archive) if suffix in _OOXML_NAMES else None
-            if strict is not None:
-                return _convert_by_suffix(strict, suffix, name)  # now Transitional: read as any other
-            renamed = consistent(archive) if suffix in _OOXML_NAMES else None
-            if renamed is not None:
-                return _convert_by_suffix(renamed, suffix, name)  # now named as referenced: read as any other
+            # Each rewrite is made once: a package that still reads as needing one is read as it is.
+            strict = transitional(archive) if suffix in _OOXML_NAMES and "strict" not in rewritten else None
+            if strict is not None:  # now Transitional: read as any other
+                return _convert_by_suffix(strict, suffix, name, rewritten=rewritten | {"strict"})
+            renamed = consistent(archive) if suffix in _OOXML_NAMES and "names" not in rewritten else None
+            if renamed is not None:  # now named as referenced: read as any other
+                return _convert_by_suffix(renamed, suffix, name, rewritten=rewritten | {"names"})
             if suffix == ".epub":
                 check_spine(archive, name, MAX_ZIP_MEMBERS)
                 return _book(archive, name)

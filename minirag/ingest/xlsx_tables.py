@@ -90,6 +90,9 @@ def workbook_to_markdown(data: bytes) -> Workbook:
     return Workbook(markdown="\n\n".join(parts), title=title)
 
 
+MAX_TRANSLATED_CHARS = 2_000_000
+
+
 @dataclass(frozen=True)
 class SheetParts:
     """What a read-only openpyxl sheet does not give, from the sheet's XML: its merged cells, and
@@ -133,6 +136,10 @@ class _SheetReading:
         self.in_value = False
         self.masters: dict[str, tuple[str, str]] = {}  # a shared formula's text and first cell, by `si`
         self.in_formula = False
+        # Translating a shared formula tokenizes it again for each cell (about a million characters a
+        # second): a long one shared down a million rows would take hours. Past this many characters a
+        # sheet, the cells sharing one read empty, as they did before formulas were shown.
+        self.translation_left = MAX_TRANSLATED_CHARS
 
     def start(self, tag: str, attributes: dict[str, str]) -> None:
         local = tag.rpartition(" ")[2]
@@ -173,8 +180,9 @@ class _SheetReading:
             here = f"{get_column_letter(max(1, self.column))}{max(1, self.row)}"
             if text and self.shared is not None:
                 self.masters.setdefault(self.shared, (text, here))
-            elif self.shared in self.masters:
+            elif self.shared in self.masters and len(self.masters[self.shared][0]) <= self.translation_left:
                 master, origin = self.masters[self.shared]
+                self.translation_left -= len(master)
                 with contextlib.suppress(Exception):  # openpyxl's tokenizer on a formula it cannot read
                     text = Translator(f"={master}", origin=origin).translate_formula(here)[1:]
             if text:
