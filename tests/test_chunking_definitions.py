@@ -78,3 +78,17 @@ def test_a_long_signature_is_named_without_its_parameters():
     texts = [c.text for c in chunk(markdown, budget=64).chunks]
     later = [t for t in texts if "opt70" in t]
     assert later and later[0].startswith("json > Basic Usage > json.dump(…)\n")
+
+
+def test_a_heading_kept_in_the_text_does_not_end_a_chunk_where_what_it_heads_fits_beside_it():
+    """A slide's `### Notes:` (a heading inside a slide) ended a chunk, its notes opening the next."""
+    notes = words(20, "note") + "\n" + words(20, "more")
+    markdown = "<!-- Slide number: 1 -->\n# Budget\n" + words(70, "body") + "\n\n### Notes:\n" + notes
+    texts = [c.text for c in chunk(markdown, budget=64).chunks]
+    assert not any(t.rstrip().endswith("### Notes:") for t in texts)
+    assert any("### Notes:\n\nnote0 " in t for t in texts)
+    # Where the notes' first piece would not fit beside it, the heading stays where it was: a
+    # chunk of a heading alone would say less.
+    markdown = "<!-- Slide number: 1 -->\n# Budget\n" + words(70, "body") + "\n\n### Notes:\n" + words(60, "long")
+    texts = [c.text for c in chunk(markdown, budget=64).chunks]
+    assert not any(t == "Budget\n### Notes:" for t in texts)

@@ -66,7 +66,9 @@ class Packer:
         if block.kind == "slide":
             return []
         if not block.terms:
-            return self._block_pieces(block, room)
+            pieces = self._block_pieces(block, room)
+            # A heading kept in the text (a slide's `### Notes:`) goes with what it heads.
+            return [replace(piece, keep_with_next=True) for piece in pieces] if block.kind == "heading" else pieces
         # A chunk started by a piece of a definition says its terms after the breadcrumb; the
         # piece that opens with the innermost term says that one itself.
         inner = self._context(block.terms, room)
@@ -213,6 +215,8 @@ class Packer:
                 kept = len(current)
                 while kept > 1 and current[kept - 1].keep_with_next:
                     kept -= 1
+                if base + self._cost([*current[kept:], piece]) > self.budget:
+                    kept = len(current)  # what it heads would not fit beside it: a chunk alone says less
                 groups.append(current[:kept])
                 current = current[kept:]
                 used = base + self._cost(current)
