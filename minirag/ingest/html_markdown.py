@@ -39,6 +39,7 @@ _ATTRIBUTE = re.compile(r"\s++([A-Za-z_:][\w.:-]*+)(?:\s*+=\s*+(?:\"([^\"]*+)\"|
 # A start tag this long is cut down to this many attributes, and those a reader of the page uses.
 MAX_TAG_CHARS = 16_384
 MAX_QUOTE_DEPTH = 8  # quotes inside quotes are marked this deep; deeper ones are part of the eighth
+MAX_DEFINITION_DEPTH = 8  # list items and definitions inside others are indented this deep; deeper ones are not
 MAX_TAG_ATTRIBUTES = 256
 _LONG_TAG = re.compile(rf"<([A-Za-z][^\s/<>\"']*+)((?:\"[^\"]*+\"|'[^']*+'|[^<>\"'])"
                        rf"{{{MAX_TAG_CHARS},}}+)>")
@@ -459,7 +460,9 @@ def _item(li, marker: str) -> str:
     body = _render(li, "\n")
     if not body:
         return ""
-    indent = " " * len(marker)
+    # As deep as items are indented: each level more would indent every line below it again.
+    nested = sum(1 for _ in islice(li.iterancestors("li"), MAX_DEFINITION_DEPTH))
+    indent = " " * len(marker) if nested < MAX_DEFINITION_DEPTH else ""
     lines = body.split("\n")
     return "\n".join([marker + lines[0]] + [indent + line if line else "" for line in lines[1:]])
 
@@ -490,6 +493,8 @@ def _definition_list(dl) -> str:
     blocks: list[str] = []
     terms: list[str] = []
     defined = False  # a term was written before: a `<dd>` with no `<dt>` of its own continues it
+    # As deep as definitions are marked: each level more would indent every line below it again.
+    marked = sum(1 for _ in islice(dl.iterancestors("dl"), MAX_DEFINITION_DEPTH)) < MAX_DEFINITION_DEPTH
     for item in _definition_items(dl):
         tag = item.tag.lower() if not isinstance(item, str) else ""
         if tag == "dt":
@@ -508,7 +513,9 @@ def _definition_list(dl) -> str:
         body = writer.blocks
         if not body:
             continue
-        if terms and not body[0].lstrip().startswith(_NOT_PROSE):
+        if not marked:
+            blocks.extend(["\n".join(terms), *body] if terms else body)
+        elif terms and not body[0].lstrip().startswith(_NOT_PROSE):
             first, *rest = body
             lines = first.split("\n")
             blocks.append("\n".join([*terms, ": " + lines[0], *_indented(lines[1:])]))
