@@ -72,6 +72,14 @@ def test_a_term_is_not_left_alone_at_the_end_of_a_chunk():
     assert sum("\n`max_connections` (`integer`)\n: def0 " in t for t in texts) == 1
 
 
+def test_the_terms_of_one_definition_go_together_with_its_first_words():
+    markdown = ("# S\n\n## T\n\n" + words(40, "lead") + "\n\nbinascii.b2a_hex(data)\nbinascii.hexlify(data)\n: "
+                + words(50, "def") + " " + words(30, "tail"))
+    texts = [c.text for c in chunk(markdown, budget=64).chunks]
+    assert not any(t.endswith(("binascii.b2a_hex(data)", "binascii.hexlify(data)")) for t in texts)
+    assert sum("binascii.b2a_hex(data)\nbinascii.hexlify(data)\n: def0 " in t for t in texts) == 1
+
+
 def test_a_long_signature_is_named_without_its_parameters():
     signature = "json.dump(obj, fp, *, skipkeys=False, ensure_ascii=True, check_circular=True, allow_nan=True)"
     markdown = "# json\n\n## Basic Usage\n\n" + signature + "\n: " + words(30, "ser") + "\n\n  " + words(80, "opt")

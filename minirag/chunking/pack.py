@@ -74,10 +74,25 @@ class Packer:
         inner = self._context(block.terms, room)
         outer = self._context(block.terms[:-1], room) if block.opens_term else inner
         pieces = self._block_pieces(block, max(1, room - inner[1]))
-        # The term's lines go with the definition's first words: a chunk ending on a term says nothing of it.
-        term_lines = next((n for n, piece in enumerate(pieces) if _DEFINITION_START.match(piece.text)), 0)
-        return [replace(piece, context=context, context_tokens=tokens, keep_with_next=block.opens_term and n < term_lines)
+        if block.opens_term and len(pieces) > 1:
+            pieces = self._term_first(block, room, inner[1]) or pieces
+        return [replace(piece, context=context, context_tokens=tokens)
                 for n, piece in enumerate(pieces) for context, tokens in [outer if n == 0 else inner]]
+
+    def _term_first(self, block: Block, room: int, context_tokens: int) -> list[Piece] | None:
+        """A long definition's pieces: its term's lines one piece that goes with the definition's
+        first words (a chunk ending on a term says nothing of it), those sized to fit beside it.
+        None where the term is over half the room, or the block is no term and definition."""
+        lines = next((n for n, line in enumerate(block.lines) if _DEFINITION_START.match(line)), 0)
+        if not lines or block.kind != "paragraph":
+            return None
+        term = "\n".join(block.lines[:lines])
+        size = self.tokens.content(term)
+        if size > room // 2:
+            return None
+        rest = self._prose(block.lines[lines:], block.pages[lines:], max(1, room - max(size, context_tokens)))
+        head = Piece(term, size, page_span(block.pages[:lines]), rest[0].group, keep_with_next=True)
+        return [head, *rest]
 
     def _block_pieces(self, block: Block, room: int) -> list[Piece]:
         if block.kind == "table":
