@@ -463,6 +463,11 @@ class App:
         if not self.config.roots or not looks_like_a_path(key) or not self.in_roots(key):
             return message
         if os.path.isfile(key):
+            from minirag.ingest.scan import name_not_read
+
+            never = name_not_read(os.path.basename(key))  # an Obsidian `.canvas`, a scratch file: ingesting fails
+            if never is not None:
+                return f"{message}; the file is on disk but never indexed: {never}"
             return f"{message}; the file is on disk: ingest it (the ingest_file tool, `minirag ingest`) or sync"
         if os.path.lexists(key):
             return message

@@ -25,7 +25,7 @@ from minirag.stopwords import STOPWORDS
 
 #: Bumped whenever `terms` changes for the same input: the FTS table is then
 #: rebuilt from the stored chunks the next time the index is opened for writing.
-KEYWORD_SCHEME = 17
+KEYWORD_SCHEME = 18  # 18: a link whose text holds brackets (`[[2]](os.html#x)`) is its text too
 # A stemmed word keeps at most this many characters: Snowball leaves many forms of one word apart
 # (compound heads, Finnish and Hungarian case endings, Slavic and Scandinavian inflections), and
 # their common prefix joins them. Words no stemmer reads are kept whole (docs/search.md).

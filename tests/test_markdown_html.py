@@ -129,7 +129,7 @@ def test_setext_headings_become_headings_and_reference_definitions_go_while_fron
               "2.0.0 (2013-09-24)\n------------------\n\n**API Changes**, see [the docs][1].\n\n"
               "[1]: https://example.org/docs\n  \"The docs\"\n\n```\n[kept]: https://code.example\nNot a title\n===\n```\n")
     assert rendered_html(source) == (
-        "---\ntitle: Requests\ntags:\n  - http\n---\n# Release History\n\n## 2.0.0 (2013-09-24)\n\n"
+        "---\ntitle: Requests\ntags:\n  - http\n---\ntags: http\n\n# Release History\n\n## 2.0.0 (2013-09-24)\n\n"
         "**API Changes**, see [the docs](https://example.org/docs).\n\n```\n[kept]: https://code.example\nNot a title\n===\n```\n")
     chunks = chunks_of(rendered_html(source).split("---\n", 2)[2])
     assert any(c.startswith("README > Release History > 2.0.0 (2013-09-24)") for c in chunks)

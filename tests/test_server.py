@@ -909,6 +909,17 @@ async def test_reading_a_file_that_is_not_indexed_says_whether_it_is_on_disk(mak
 
 
 @pytest.mark.anyio
+async def test_reading_a_file_of_a_type_never_indexed_says_so_rather_than_to_ingest_it(make_state, docs):
+    """An Obsidian board (`board.canvas`, JSON) was "on disk: ingest it", which could only fail."""
+    (docs / "board.canvas").write_text('{"nodes": [{"id": "a", "type": "text", "text": "Roadmap"}], "edges": []}')
+    async with connected(make_state()) as client:
+        await ok(client, "ingest_data", data="solar panels", source="seed")
+        there = await refused(client, "read_file", filePath=str(docs / "board.canvas"))
+    assert f"not indexed: {docs / 'board.canvas'}; the file is on disk but never indexed: unsupported file type .canvas" in there
+    assert "ingest it" not in there and "\n" not in there
+
+
+@pytest.mark.anyio
 async def test_a_relative_scope_naming_a_path_under_a_root_is_refused_with_the_absolute_one(make_state, docs):
     """An agent passing `scope: "solar.md"` got an empty result, and could read it as "nothing on
     the subject"; a relative scope that matches no source id but names a path in a root says so."""

@@ -2,7 +2,8 @@
 outside a browser, but cost tokens in every chunk (and breadcrumb) that holds them.
 
 `[¶](#x "Permalink")` goes, `[text](#anchor)` becomes `text`, and a link title
-attribute (`[t](url "title")`) is dropped; links to other pages and sites stay.
+attribute (`[t](url "title")`) is dropped; links to other pages and sites stay. The text may hold
+a pair of brackets (`[[2]](#id3)`, a Sphinx footnote reference as html_markdown writes it).
 Fenced code is left alone. The keyword side reads a link as its text alone
 (`link_texts`): an address's words are not the passage's.
 """
@@ -13,9 +14,12 @@ import re
 
 from minirag.chunking.fences import sub_outside_code
 
-# Neither the text nor the target may hold a bracket, so a match attempt from one `[` never
-# scans past the next: linear in the line (`[^)\s]+` alone made `[](` * 20000 quadratic).
-_TEXT_AND_TARGET = r"\[([^\[\]\n]*)\]\(\s*([^)\s\[\]]++)(?:\s+\"[^\"\n]*\"|\s+'[^'\n]*')?\s*\)"
+# The text may hold brackets in pairs one deep (`[[2]](#id3)`, what html_markdown writes for a
+# Sphinx footnote reference `<a>[2]</a>`); the target none. An attempt from a `[` runs over whole
+# pairs only, so a later attempt that starts inside what it ran over stops at its pair's `]`: linear
+# in the line (`[^)\s]+` alone made `[](` * 20000 quadratic).
+_TEXT_AND_TARGET = (r"\[((?:[^\[\]\n]++|\[[^\[\]\n]*+\])*+)\]\(\s*([^)\s\[\]]++)"
+                    r"(?:\s+\"[^\"\n]*\"|\s+'[^'\n]*')?\s*\)")
 _LINK = re.compile(r"(?<!!)" + _TEXT_AND_TARGET)
 _PERMALINK_TEXT = {"¶", "#", "§", "🔗", ""}
 # A link or a picture, as _LINK reads one: what a reader sees of it is its text (or alt text).

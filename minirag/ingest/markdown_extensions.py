@@ -4,7 +4,9 @@ Docs written for GitHub, MkDocs or Sphinx use syntax CommonMark does not know; i
 written, its markers are words no reader sees, and its content may read as code.
 
 - GitHub's alerts: a quote opening with `[!NOTE]` (`TIP`, `IMPORTANT`, `WARNING`, `CAUTION`)
-  shows a box titled with the kind: the marker reads as its label, `Note:`.
+  shows a box titled with the kind: the marker reads as its label, `Note:`. Obsidian's callouts
+  are written the same way, with more kinds (`[!danger]`, `[!question]`, ...), a title after the
+  marker and a fold mark (`[!warning]-`, `[!tip]+`): the label, then the title.
 - Python-Markdown's admonitions (MkDocs, Material): `!!! warning "Title"`, collapsible
   `??? note` and `???+ note`, and Material's content tabs `=== "Linux"`, each over content
   indented four spaces: the title (or the kind's label), then the content unindented.
@@ -33,9 +35,14 @@ from minirag.ingest.rst_text import (
 )
 
 MAX_NESTING = 40
-_ALERTS = {"note": "Note", "tip": "Tip", "important": "Important", "warning": "Warning", "caution": "Caution"}
-# Formatters that escape brackets write the marker `\[!NOTE]`; its author meant the alert.
-_ALERT = re.compile(r"^((?: {0,3}>[ \t]?)++)\\?\[!(note|tip|important|warning|caution)\][ \t]*+(.*)$", re.IGNORECASE)
+# GitHub's five kinds and Obsidian's (with their other names); a kind neither knows stays as written.
+_ALERTS = {kind: kind.capitalize() for kind in (
+    "note", "tip", "important", "warning", "caution", "abstract", "summary", "tldr", "info", "todo", "hint",
+    "success", "check", "done", "question", "help", "faq", "attention", "failure", "fail", "missing",
+    "danger", "error", "bug", "example", "quote", "cite")}
+# Formatters that escape brackets write the marker `\[!NOTE]`; its author meant the alert. Obsidian
+# folds a callout marked `-` (open with `+`).
+_ALERT = re.compile(r"^((?: {0,3}>[ \t]?)++)\\?\[!(" + "|".join(_ALERTS) + r")\][+-]?[ \t]*+(.*)$", re.IGNORECASE)
 # Material's placement words (`inline`, `end`) may follow the kind.
 _ADMONITION = re.compile(
     r"^([ \t]*+)(!!!|\?\?\?\+?|===\+?)[ \t]++(?:([\w-]++)(?:[ \t]++(?:inline|end)\b)*+[ \t]*+)?"

@@ -23,7 +23,6 @@ unclosed `<!--` or `<a href=x>` costs what a line of prose does.
 
 from __future__ import annotations
 
-import bisect
 import html
 import re
 
@@ -38,6 +37,8 @@ from minirag.ingest.html_markdown import (
 )
 from minirag.ingest.html_markdown import tag_attributes as _tag_attributes
 from minirag.ingest.markdown_extensions import read_extensions
+from minirag.ingest.markup_lines import code_spans
+from minirag.ingest.obsidian_markup import read_obsidian
 from minirag.ingest.page_chrome import hidden_by_markup
 from minirag.ingest.text_repair import escape_headings
 
@@ -45,7 +46,6 @@ from minirag.ingest.text_repair import escape_headings
 _ENTITY = re.compile(r"&(?:#\d{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
 # Only a file that holds something like a tag or an entity is parsed at all.
 _MAYBE_HTML = re.compile(r"<[A-Za-z/!?]|" + _ENTITY.pattern)
-_TICKS = re.compile(r"`+")
 # A setext underline, and a link reference definition's start: either makes a file worth parsing.
 _SETEXT = re.compile(r"^ {0,3}(?:=+|-+)[ \t]*$", re.MULTILINE)
 _REFERENCE = re.compile(r"^ {0,3}\[[^\]\n]+\]:", re.MULTILINE)
@@ -77,7 +77,7 @@ def rendered_html(markdown: str, *, mdx: bool = False) -> str:
     A frontmatter block is left as it is, for the caller to read. `mdx`: the text is MDX (Markdown
     with JSX, as Docusaurus and Nextra write docs): its top-level `import` and `export` statements
     and its `{/* comments */}` are no text either, and its components read as tags."""
-    markdown = read_extensions(markdown)
+    markdown = read_extensions(read_obsidian(markdown))
     if not mdx and not (_MAYBE_HTML.search(markdown) or _SETEXT.search(markdown) or _REFERENCE.search(markdown)):
         return markdown
     from markdown_it import MarkdownIt
@@ -201,7 +201,7 @@ def _rendered_inline(source: str, references: dict[str, str]) -> str:
     """Markdown text (a paragraph, a heading, a table row) with its inline HTML and entities
     rendered and its reference links written with their addresses; code spans kept as written."""
     pieces, at = [], 0
-    for start, end in _code_spans(source):
+    for start, end in code_spans(source):
         pieces.append(_resolved(_rendered_markup(source[at:start]), references))
         pieces.append(source[start:end])
         at = end
@@ -235,27 +235,6 @@ def _padded(source: str, rendered: str) -> list[str]:
     old = source.split("\n")
     count = rendered.count("\n") + 1
     return (old + [""] * count)[:count]
-
-
-def _code_spans(text: str) -> list[tuple[int, int]]:
-    """(start, end) of each code span: a run of n backticks up to the next run of exactly n
-    (CommonMark); a run with no such closer is text. Each run is looked at once."""
-    runs = [(m.start(), m.end()) for m in _TICKS.finditer(text)]
-    by_length: dict[int, list[int]] = {}
-    for index, (start, end) in enumerate(runs):
-        by_length.setdefault(end - start, []).append(index)
-    spans, index = [], 0
-    while index < len(runs):
-        start, end = runs[index]
-        same = by_length[end - start]
-        after = bisect.bisect_right(same, index)
-        if after < len(same) and not (start and text[start - 1] == "\\"):
-            closer = same[after]
-            spans.append((start, runs[closer][1]))
-            index = closer + 1
-        else:
-            index += 1
-    return spans
 
 
 def _rendered_markup(text: str) -> str:

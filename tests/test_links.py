@@ -1,0 +1,42 @@
+"""Markdown links as retrieval text: in-page anchors and permalinks reduced to their text, and the
+keyword side reading a link as its text alone, brackets in that text included (a Sphinx footnote)."""
+
+import pytest
+from conftest import write
+from helpers.growth import grows_linearly
+
+from minirag.chunking.links import link_texts, simplify_links
+from minirag.ingest.convert import convert_document
+from minirag.keywords import keyword_texts
+
+_PAGE = ('<html><head><title>Footnotes</title></head><body><div class="body"><h1>Walking trees</h1>\n'
+         '<p>The walker follows symlinks <a class="footnote-reference" href="#id3">[2]</a> and calls '
+         '<a href="library/os.html#os.walk">[1]</a> once per folder.</p></div></body></html>\n')
+
+
+def _converted(tmp_path) -> str:
+    page = write(tmp_path / "site" / "walk.html", _PAGE)
+    return convert_document(page.read_bytes(), ".html", page.name).markdown
+
+
+def test_a_link_whose_text_holds_brackets_is_read_as_a_link(tmp_path):
+    markdown = _converted(tmp_path)
+    assert "[[2]](#id3)" in markdown  # what the converter writes for Sphinx's footnote reference
+    assert simplify_links(markdown).endswith(
+        "The walker follows symlinks [2] and calls [[1]](library/os.html#os.walk) once per folder.")
+    assert link_texts(markdown).endswith("The walker follows symlinks [2] and calls [1] once per folder.")
+
+
+def test_the_keyword_text_of_a_bracketed_link_holds_no_words_of_its_address(tmp_path):
+    (made,) = keyword_texts([simplify_links(_converted(tmp_path))], "Footnotes")
+    assert "librari" not in made.body and "html" not in made.body and "walker" in made.body
+
+
+def test_brackets_that_do_not_pair_are_no_link_text():
+    for text in ("[[a](x)", "[a]](x)", "[[[a]]](x)"):
+        assert link_texts(text) in (text, text.replace("[a](x)", "a"))
+
+
+@pytest.mark.parametrize("run", ["[[a]", "[[a] ", "[ [a]", "[[a]](", "[[a]](#", "[a][b]", "![[a]](b"])
+def test_long_runs_of_bracketed_link_text_are_read_in_linear_time(run):
+    assert grows_linearly(lambda text: (simplify_links(text), link_texts(text)), lambda repeats: "[x " + run * repeats)
