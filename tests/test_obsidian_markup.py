@@ -35,11 +35,11 @@ def test_embeds_read_as_what_they_name(tmp_path):
 
 def test_comments_and_block_ids_are_not_text(tmp_path):
     note = ("Mara leads the platform group. ^role\n\n"
-            "%% salary: 92k, confidential %%Visible %%again hidden%% tail.\n\n"
+            "%% salary: 92k, confidential %% Visible %% again hidden %% tail. 100%% of %%i %%b%% kept.\n\n"
             "%%\nGehaltsgespräch: vertraulich.\n```\ncompressed drawing\n```\n%%\n\n"
             "- [ ] Write the runbook ^task-1\n\n| a |\n|---|\n| b |\n\n^table-id\n")
     assert _converted(tmp_path, "Mara.md", note) == (
-        "Mara leads the platform group.\n\nVisible  tail.\n\n\n- [ ] Write the runbook\n\n| a |\n|---|\n| b |\n\n\n")
+        "Mara leads the platform group.\n\n Visible  tail. 100%% of %%i %%b%% kept.\n\n\n- [ ] Write the runbook\n\n| a |\n|---|\n| b |\n\n\n")
 
 
 def test_code_keeps_what_looks_like_obsidian_markup():
@@ -48,8 +48,15 @@ def test_code_keeps_what_looks_like_obsidian_markup():
 
 
 def test_a_comment_that_is_never_closed_hides_nothing():
-    for source in ("Intro.\n%%\nStill shown.\n\nThe end.\n", "printf prints %% once.\n", "a %%b%% c %%d\n"):
-        assert read_obsidian(source) == source.replace("%%b%%", "")
+    for source in ("Intro.\n%%\nStill shown.\n\nThe end.\n", "printf prints %% once.\n", "a %% b %% c %%\n"):
+        assert read_obsidian(source) == source.replace("%% b %%", "")
+
+
+def test_a_percent_pair_written_against_a_word_is_text():
+    """`%%` marks a comment where it stands apart; printf's `100%%` or a batch file's `for %%i in` is
+    text a reader of the page sees (as GitHub or MkDocs show it)."""
+    for source in ("Print 100%% done, then 50%% more.\n", "for %%i in (*.txt) do echo %%i\n"):
+        assert read_obsidian(source) == source
 
 
 def test_a_markdown_link_with_bracketed_text_is_no_wikilink():

@@ -99,7 +99,7 @@ def _read_lines(lines: list[str], code: list[bool], not_opening: int) -> tuple[l
     opened_on: int | None = None
     for index, line in enumerate(lines):
         if opened_on is not None:  # inside a comment: hidden up to the next `%%`, code and all
-            close = line.find("%%")
+            close = next((at for at in _marks(line) if _standalone(line, at)), -1)
             if close < 0:
                 continue
             opened_on, line = None, line[close + 2 :]
@@ -129,7 +129,8 @@ def _visible(line: str, *, may_open: bool) -> tuple[str, bool]:
         if span < len(spans) and spans[span][0] <= found:
             at = spans[span][1]
             continue
-        marks.append(found)
+        if _standalone(line, found):
+            marks.append(found)
         at = found + 2
     if len(marks) % 2 and not may_open:
         marks.pop()
@@ -142,6 +143,20 @@ def _visible(line: str, *, may_open: bool) -> tuple[str, bool]:
         return "".join(pieces).rstrip(), True
     pieces.append(line[kept:])
     return "".join(pieces), False
+
+
+def _marks(line: str):
+    at = line.find("%%")
+    while at >= 0:
+        yield at
+        at = line.find("%%", at + 2)
+
+
+# A comment's `%%` stands apart, a word of its own: `%% draft %%`, or a line of its own. Written
+# against a word it is no comment mark: a printf format's `100%%`, a batch file's `%%i`. (Obsidian
+# hides `%%a%%` too; outside a vault that is text, and hiding it there loses what a reader sees.)
+def _standalone(line: str, at: int) -> bool:
+    return (at == 0 or line[at - 1].isspace()) and (at + 2 == len(line) or line[at + 2].isspace())
 
 
 def _shown(line: str) -> str:
