@@ -48,6 +48,7 @@ def test_a_colon_inside_ordinary_text_opens_no_definition():
     assert [terms for _, terms, _ in defined("one\ntwo\nthree\nfour\n: five")] == [()]  # four lines: no term
     assert [terms for _, terms, _ in defined("  indented\n: not at its indent")] == [()]
     assert [terms for _, terms, _ in defined("note: this\nis text")] == [()]
+    assert defined(": first\n: second") == [(": first", (), False)]  # definitions with no term before them
 
 
 def test_a_chunk_that_starts_inside_a_definition_names_its_term_and_the_text_after_the_list_does_not():

@@ -65,6 +65,8 @@ def _indent(line: str) -> int:
 def _term(lines: list[str]) -> str | None:
     """The term a paragraph opens with (its lines before the one that starts with `: `), or None."""
     indent = _indent(lines[0])
+    if _DEFINITION.match(lines[0]):
+        return None  # a definition's own line (Pandoc's second definition of a term) names no term
     for index, line in enumerate(lines[1 : MAX_TERM_LINES + 1], start=1):
         match = _DEFINITION.match(line)
         if match:
