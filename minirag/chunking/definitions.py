@@ -58,6 +58,11 @@ def with_definitions(blocks: list[Block]) -> list[Block]:
     return out
 
 
+def opens_definition(line: str) -> bool:
+    """Whether `line` is a definition's first line (`: ` after its indent)."""
+    return _DEFINITION.match(line) is not None
+
+
 def _indent(line: str) -> int:
     return len(line) - len(line.lstrip(" "))
 

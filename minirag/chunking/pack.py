@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 
 from minirag.chunking.blocks import Block
 from minirag.chunking.breadcrumb import ELLIPSIS, SEPARATOR
+from minirag.chunking.definitions import opens_definition
 from minirag.chunking.pages import page_span
 from minirag.chunking.split import item_runs, sentences, words_to_fit
 from minirag.chunking.tokens import Tokens
@@ -20,7 +21,6 @@ from minirag.chunking.tokens import Tokens
 # Once appended to each piece of a split code block; now only tests name it, to check it never is.
 CODE_SPLIT_MARKER = "[code block split to fit the token budget]"
 CODE_BUDGETS = 4  # an atomic code block may take up to this many budgets
-_DEFINITION_START = re.compile(r" *:[ \t]")
 _PARAMETERS = re.compile(r"\([^()]{2,}+\)")  # a parameter list, not nested: a signature's, a type's
 
 
@@ -83,7 +83,7 @@ class Packer:
         """A long definition's pieces: its term's lines one piece that goes with the definition's
         first words (a chunk ending on a term says nothing of it), those sized to fit beside it.
         None where the term is over half the room, or the block is no term and definition."""
-        lines = next((n for n, line in enumerate(block.lines) if _DEFINITION_START.match(line)), 0)
+        lines = next((n for n, line in enumerate(block.lines) if opens_definition(line)), 0)
         if not lines or block.kind != "paragraph":
             return None
         term = "\n".join(block.lines[:lines])
