@@ -41,10 +41,11 @@ def read_obsidian(markdown: str) -> str:
     view shows them, and its frontmatter's aliases and tags as lines of text after the block."""
     meta, body = parse_frontmatter(markdown)
     properties = _properties(meta)
-    if not properties and not any(mark in body for mark in _MAYBE):
+    marked = any(mark in body for mark in _MAYBE)
+    if not properties and not marked:
         return markdown
     head = markdown[: len(markdown) - len(body)] if body is not markdown else ""
-    shown = _read_body(body) if any(mark in body for mark in _MAYBE) else body
+    shown = _read_body(body) if marked else body
     if not properties:
         return head + shown
     # Under a title heading that opens the note (as Obsidian shows them under the note's name), so
