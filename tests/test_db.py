@@ -122,7 +122,7 @@ def test_an_index_from_before_the_vector_codes_gets_them_when_opened(tmp_path, m
         # As a minirag before migration 3 left it: no codes (nor what later migrations add), schema version 2.
         for sql in ("DROP TABLE vector_codes", "DROP TABLE vector_codebook", "ALTER TABLE sources DROP COLUMN chunk_budget",
                     "ALTER TABLE exclusions DROP COLUMN failure", "ALTER TABLE sources DROP COLUMN conversion_note",
-                    "DELETE FROM migrations WHERE id >= 3"):
+                    "ALTER TABLE sources DROP COLUMN link_share", "DELETE FROM migrations WHERE id >= 3"):
             index.conn.execute(sql)
     with Index(path) as index:
         assert schema.schema_version(index.conn) == schema.SCHEMA_VERSION
@@ -303,3 +303,33 @@ def test_every_connection_keeps_the_schema_from_running_functions_with_side_effe
         conn = connection.connect(tmp_path / "i.db", read_only=read_only)
         assert conn.execute("PRAGMA trusted_schema").fetchone()[0] == 0
         conn.close()
+
+
+@pytest.mark.parametrize("column", ["dropped", "kept"])
+def test_an_index_from_before_link_shares_gets_them_from_its_stored_sections_when_opened(app, docs, column):
+    """A generated index ranks below the pages it points to (fusion.py) in an index written before
+    its share of links was kept: migration 8 reads it off the sections stored, no sync needed.
+    Run again over a column already there (a crash between the two), it does the same."""
+    from conftest import write
+
+    write(docs / "genindex.md", "# Index\n\n- [limescale](kettle.md#limescale)\n- [lid](kettle.md#lid)\n"
+          "- [lever](kettle.md#lever), [[1]](care.md#lever)\n")
+    write(docs / "kettle.md", "# Kettle\n\nHard water leaves [limescale](care.md) on the element: boil water "
+          "and vinegar, leave it for an hour, then rinse.\n")
+    app.sync()
+    path = app.config.db_path
+
+    def shares(index):
+        return dict(index.conn.execute("SELECT source, link_share FROM sources").fetchall())
+
+    with Index(path) as index:
+        synced = shares(index)
+        if column == "dropped":
+            index.conn.execute("ALTER TABLE sources DROP COLUMN link_share")
+        else:
+            index.conn.execute("UPDATE sources SET link_share = 0")
+        index.conn.execute("DELETE FROM migrations WHERE id >= 8")
+    with Index(path) as index:
+        assert schema.schema_version(index.conn) == schema.SCHEMA_VERSION
+        assert shares(index) == pytest.approx(synced)
+    assert synced[str(docs / "genindex.md")] > 0.5 and 0 < synced[str(docs / "kettle.md")] < 0.2

@@ -5,7 +5,7 @@ import pytest
 from conftest import write
 from helpers.growth import grows_linearly
 
-from minirag.chunking.links import link_texts, simplify_links
+from minirag.chunking.links import link_texts, simplify_links, site_link_share
 from minirag.ingest.convert import convert_document
 from minirag.keywords import keyword_texts
 
@@ -39,4 +39,44 @@ def test_brackets_that_do_not_pair_are_no_link_text():
 
 @pytest.mark.parametrize("run", ["[[a]", "[[a] ", "[ [a]", "[[a]](", "[[a]](#", "[a][b]", "![[a]](b"])
 def test_long_runs_of_bracketed_link_text_are_read_in_linear_time(run):
-    assert grows_linearly(lambda text: (simplify_links(text), link_texts(text)), lambda repeats: "[x " + run * repeats)
+    assert grows_linearly(lambda text: (simplify_links(text), link_texts(text), site_link_share(text)),
+                          lambda repeats: "[x " + run * repeats)
+
+
+# A generated index as html_markdown writes Sphinx's genindex: each entry names its pages.
+_GENERATED_INDEX = """# Index – P
+
+- [PYTHONDONTWRITEBYTECODE](using/cmdline.html#envvar-PYTHONDONTWRITEBYTECODE), [[1]](library/sys.html#index-7)
+- pickle
+  - [module](library/pickle.html#module-pickle)
+  - [protocol](library/pickle.html#index-2), [[1]](library/pickle.html#index-5)
+- [pow() (built-in function)](library/functions.html#pow)
+"""
+
+
+def test_a_generated_index_is_nearly_all_links_to_the_sites_other_pages():
+    assert site_link_share(_GENERATED_INDEX) > 0.8
+
+
+@pytest.mark.parametrize("page", [
+    # prose that links to other pages as it goes
+    "# Writing bytecode\n\nSet [PYTHONDONTWRITEBYTECODE](using/cmdline.html#envvar) to stop Python writing "
+    ".pyc files; [sys.dont_write_bytecode](library/sys.html) reads it at start-up, and the import system "
+    "checks it before every write of a cached module.",
+    # a list of links to other sites is content, not a map of this one
+    "# Tools\n\n- [ruff](https://docs.astral.sh/ruff/)\n- [mypy](https://mypy.readthedocs.io/)\n"
+    "- [uv](//github.com/astral-sh/uv)\n- [mail us](mailto:team@example.org)",
+    # a page's own table of contents points inside the page
+    "# Guide\n\n- [Install](#install)\n- [Use](#use)\n\n## Install\n\nRun the installer.\n\n## Use\n\nRun it.",
+    # links inside fenced code are code
+    "# Links\n\n```markdown\n[a](a.html) [b](b.html) [c](c.html) [d](d.html)\n```\n\nThe syntax above.",
+    "",
+])
+def test_prose_and_lists_of_other_sites_are_not_maps_of_the_site(page):
+    assert site_link_share(page) < 0.5
+
+
+def test_every_script_counts_alike():
+    # One link among as much prose, in Japanese (no spaces between words) as in English.
+    assert site_link_share("[設定ファイルの書き方](config.html)\n\n設定ファイルは起動時に読み込まれます。") == \
+        pytest.approx(10 / 28)

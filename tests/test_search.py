@@ -825,3 +825,17 @@ def test_a_page_is_not_found_by_the_words_of_the_address_it_links_to(make_app, d
     run_sync(app.pipeline, list(app.config.roots))
     hits = payload(app.query("connection settings", top_k=5))["results"]
     assert [hit["source"] for hit in hits] == [str(docs / "settings.md")]
+
+
+@pytest.mark.parametrize("weight", ["0", "0.6", "1"])
+def test_a_generated_index_ranks_below_the_page_it_points_to(make_app, docs, weight):
+    """A generated index names a term as often as the page that explains it, in fewer words: it
+    had ranked first for the term, ahead of the page (docs/search.md)."""
+    app = make_app({"RAG_HYBRID_WEIGHT": weight})
+    write(docs / "genindex.md", "# Index – L\n\n- [limescale](kettle.md#limescale), [[1]](care.md#limescale)\n"
+          "- [lid](kettle.md#lid)\n- [lever](kettle.md#lever)\n- [light](kettle.md#light)\n")
+    write(docs / "kettle.md", "# Kettle\n\n## Limescale\n\nHard water leaves limescale on the heating element. Boil "
+          "water and vinegar, leave it for an hour, then rinse twice.\n\n## Lid\n\nThe lid's hinge clicks shut.\n")
+    run_sync(app.pipeline, list(app.config.roots))
+    sources = [h["source"] for h in payload(app.query("limescale", top_k=5))["results"]]
+    assert sources[0] == str(docs / "kettle.md") and str(docs / "genindex.md") in sources  # still found

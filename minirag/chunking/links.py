@@ -42,3 +42,32 @@ def simplify_links(markdown: str) -> str:
 def link_texts(markdown: str) -> str:
     """`markdown` with each link and picture outside fenced code as its text alone, without its address."""
     return sub_outside_code(markdown, "](", _LINK_OR_PICTURE, r"\1")
+
+
+# A target with a scheme (`https:`, `mailto:`) or a host (`//cdn`) leads off the site; `#x` stays on the page.
+_OFF_SITE_OR_IN_PAGE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:|//|#")
+_WORD_CHARS = re.compile(r"\w+")
+
+
+def site_link_chars(markdown: str) -> tuple[int, int]:
+    """(word characters in the text of links to other pages of the same site, word characters in
+    the text a reader sees): links as their text; relative targets, neither in-page anchors nor
+    other sites. Word characters, so that every script counts alike."""
+    linked = 0
+
+    def count(match: re.Match) -> str:
+        nonlocal linked
+        if not _OFF_SITE_OR_IN_PAGE.match(match.group(2)):
+            linked += sum(len(word) for word in _WORD_CHARS.findall(match.group(1)))
+        return match.group(1)
+
+    shown = sub_outside_code(markdown, "](", _LINK_OR_PICTURE, count)
+    return linked, sum(len(word) for word in _WORD_CHARS.findall(shown))
+
+
+def site_link_share(markdown: str) -> float:
+    """The share of what a reader sees that is links to other pages of the same site. A generated
+    index or table of contents is nearly all such text; a page of prose, or a list of links to
+    other sites, is not."""
+    linked, total = site_link_chars(markdown)
+    return linked / total if total else 0.0

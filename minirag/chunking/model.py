@@ -41,3 +41,6 @@ class ChunkedDocument:
     category: str  # transcript | slides | headings | generic
     sections: list[Section]
     chunks: list[Chunk]
+    # The share of its text that is links to other pages of its site (links.site_link_share): a
+    # generated index or table of contents is nearly all links, and ranks below what it points to.
+    link_share: float = 0.0

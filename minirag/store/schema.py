@@ -8,6 +8,7 @@ add a new one.
 from __future__ import annotations
 
 import logging
+from collections import Counter
 from collections.abc import Callable
 
 from minirag.errors import IndexUnavailable
@@ -153,6 +154,24 @@ def _m007_complete_codes(conn: Connection) -> None:
         codes.build(conn)
 
 
+def _m008_link_share(conn: Connection) -> None:
+    """Each source's share of links to other pages of its site (chunking/links.py), which ranks
+    a generated index below the pages it points to; read off its stored sections."""
+    from minirag.chunking.links import site_link_chars
+
+    if "link_share" not in {row[1] for row in conn.execute("PRAGMA table_info(sources)")}:
+        _script(conn, "ALTER TABLE sources ADD COLUMN link_share REAL NOT NULL DEFAULT 0;")
+    linked_chars: Counter[int] = Counter()
+    shown_chars: Counter[int] = Counter()
+    for source_id, text in conn.execute("SELECT source_id, text FROM parents"):
+        linked, shown = site_link_chars(text)
+        linked_chars[source_id] += linked
+        shown_chars[source_id] += shown
+    conn.executemany("UPDATE sources SET link_share = ? WHERE id = ?",
+                     [(linked / shown_chars[source_id], source_id)
+                      for source_id, linked in linked_chars.items() if linked])
+
+
 MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [
     ("core tables, FTS5", _m001_core),
     ("exclusions", _m002_exclusions),
@@ -161,6 +180,7 @@ MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [
     ("failed files remembered", _m005_failures),
     ("a note per source", _m006_source_note),
     ("vector codes on every dimension", _m007_complete_codes),
+    ("each source's share of links to its site", _m008_link_share),
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 META_SCHEMA = "schema_version"  # the `meta` key migrate writes SCHEMA_VERSION under
