@@ -352,3 +352,26 @@ def test_costly_lines_that_fill_the_budget_leave_plain_lines_after_them_in_force
     rules = IgnoreRules([repo / "docs"], gitignore=True)
     assert rules.reason(str(repo / "docs" / "private"), is_dir=True) is not None
     assert rules.reason(str(repo / "docs" / "a-b-c.log")) is not None
+
+
+def test_a_sphinx_builds_copy_of_its_pages_sources_is_left_out(app, docs):
+    """A Sphinx HTML build (python3.11-doc: 497 files) keeps each page's source under `_sources/`:
+    every page was indexed twice, the second time as raw reST."""
+    build = docs / "html"
+    write(build / "searchindex.js", "Search.setIndex({})")
+    write(build / "library" / "os.html", "<html><body><h1>os</h1><p>Miscellaneous operating system "
+          "interfaces.</p></body></html>")
+    write(build / "_sources" / "library" / "os.rst.txt", ":mod:`os` --- Miscellaneous operating system "
+          "interfaces\n=====\n\n.. module:: os\n")
+    # A folder of that name elsewhere is the user's own.
+    write(docs / "notes" / "_sources" / "reading.md", "# Reading list\n\nBooks to read.")
+    app.sync()
+    assert sorted(row.source for row in app.index.list_sources()) == [
+        str(build / "library" / "os.html"), str(docs / "notes" / "_sources" / "reading.md")]
+    named = build / "_sources" / "library" / "os.rst.txt"
+    rule = "the built-in rule: no sync enters _sources/ (a Sphinx build's copy of the sources of its pages, " \
+           "which are indexed)"
+    with pytest.raises(InvalidArgument, match="^" + re.escape(f"{named}: left out by {rule}; nothing indexed")):
+        app.ingest_file(str(named))
+    progress = app.sync(str(build / "_sources"))
+    assert progress.done == 0 and progress.warnings == [f"{build / '_sources'}: left out by {rule}"]

@@ -30,8 +30,26 @@ _TEMPORARY_PREFIXES = (".#", "~$", ".~lock.")
 _TEMPORARY_SUFFIXES = ("~", ".tmp", ".temp", ".swp", ".swo", ".swx", ".part", ".crdownload", ".bak")
 
 
+# A Sphinx HTML build keeps each page's source again under `_sources/` (`library/os.rst.txt`, what
+# "Show Source" links to): every page twice, the second time as raw markup. The build's folder
+# holds its search index, `searchindex.js`.
+SPHINX_SOURCES = "_sources"
+SPHINX_SEARCH_INDEX = "searchindex.js"
+
+
 def is_skipped_dir(name: str) -> bool:
     return name in SKIPPED_DIRS or name.startswith(".")
+
+
+def skipped_folder(path: str) -> SkippedFolder | None:
+    """Why no walk enters the folder at `path`, or None: its name (is_skipped_dir), or that it is
+    a Sphinx build's copy of its pages' sources."""
+    name = os.path.basename(path)
+    if is_skipped_dir(name):
+        return SkippedFolder(name)
+    if name == SPHINX_SOURCES and os.path.isfile(os.path.join(os.path.dirname(path), SPHINX_SEARCH_INDEX)):
+        return SkippedFolder(name, "a Sphinx build's copy of the sources of its pages, which are indexed")
+    return None
 
 
 def is_temporary(name: str) -> bool:
@@ -156,9 +174,10 @@ class SkippedFolder:
     is left out as the walk of its root leaves it out."""
 
     name: str
+    what: str = ""  # what such a folder holds, where its name alone does not say
 
     def __str__(self) -> str:
-        return f"the built-in rule: no sync enters {self.name}/"
+        return f"the built-in rule: no sync enters {self.name}/" + (f" ({self.what})" if self.what else "")
 
 
 @dataclass(frozen=True)
@@ -174,11 +193,20 @@ def left_out(path: str, roots: Sequence[Path], rules: IgnoreRules | None, is_dir
     """Why a path named on its own (absolute, inside a root) is left out, or None: a folder on its
     way from its root no walk enters, or an ignore rule."""
     root = innermost_root(path, roots)
-    if root is not None and path != str(root):
-        folders = os.path.relpath(path, root).split(os.sep)
-        if (skipped := next((name for name in folders[:None if is_dir else -1] if is_skipped_dir(name)), None)):
-            return SkippedFolder(skipped)
+    if root is not None and path != str(root) and (skipped := skipped_on_the_way(path, str(root), is_dir)):
+        return skipped
     return None if rules is None else rules.reason(path, is_dir)
+
+
+def skipped_on_the_way(path: str, root: str, is_dir: bool) -> SkippedFolder | None:
+    """The first folder from `root` (not itself) down to `path` (itself too when `is_dir`) that no
+    walk enters, or None."""
+    folder = root
+    for name in os.path.relpath(path, root).split(os.sep)[:None if is_dir else -1]:
+        folder = os.path.join(folder, name)
+        if (skipped := skipped_folder(folder)) is not None:
+            return skipped
+    return None
 
 
 def _is_dir(entry: os.DirEntry) -> bool | OSError | None:
@@ -260,7 +288,7 @@ def walk(start: Path, roots: Sequence[Path], unreadable: list[str] | None = None
                 continue
             if is_dir is None:  # a link to a folder
                 continue
-            if is_dir and is_skipped_dir(name):
+            if is_dir and skipped_folder(path) is not None:
                 continue
             if rules is not None and (reason := rules.reason(path, is_dir)) is not None:
                 if is_dir or (is_document_name(name) and not name.startswith(".")):

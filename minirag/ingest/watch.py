@@ -30,7 +30,12 @@ from minirag.errors import MiniragError, SyncLocked
 from minirag.ingest.ignore import IGNORE_FILES
 from minirag.ingest.other_names import OtherNames
 from minirag.ingest.progress import Progress
-from minirag.ingest.scan import is_skipped_dir, is_temporary, supported_extensions
+from minirag.ingest.scan import (
+    is_temporary,
+    skipped_folder,
+    skipped_on_the_way,
+    supported_extensions,
+)
 from minirag.security import containing_root
 from minirag.store.home import index_files
 
@@ -98,11 +103,11 @@ class EventFilter:
             self.root_deleted = True
         if root is None or path == str(root):
             return False
-        *folders, name = Path(os.path.relpath(path, root)).parts
         # A path deleted or moved away may have been a folder (`notes.bak` moved out takes its files
         # along), which no stat tells now: its name never drops it. A scratch file's deletion costs a
         # pass only where it held an indexed file (Watcher._scopes).
-        return not any(is_skipped_dir(f) for f in folders) and (folder or deleted or not is_temporary(name))
+        return (skipped_on_the_way(path, str(root), is_dir=False) is None
+                and (folder or deleted or not is_temporary(os.path.basename(path))))
 
 
 @dataclass
@@ -168,7 +173,7 @@ def watched_folders(roots: Iterable[Path]) -> list[str]:
             with os.scandir(folder) as entries:
                 for entry in entries:
                     try:
-                        if (entry.is_dir(follow_symlinks=False) and not is_skipped_dir(entry.name)
+                        if (entry.is_dir(follow_symlinks=False) and skipped_folder(entry.path) is None
                                 and is_utf8(entry.name)):
                             stack.append(entry.path)
                     except OSError:
@@ -181,7 +186,7 @@ def watched_folders(roots: Iterable[Path]) -> list[str]:
 
 def _is_new_folder(change, path: str) -> bool:
     """A folder (not a link to one) created or moved in: it has no watch of its own yet."""
-    if getattr(change, "name", change) != _ADDED or is_skipped_dir(os.path.basename(path)):
+    if getattr(change, "name", change) != _ADDED or skipped_folder(path) is not None:
         return False
     try:
         return stat_mode.S_ISDIR(os.lstat(path).st_mode)
@@ -543,7 +548,7 @@ class Watcher:
                 # its rules changed: what they cover is looked at again (above the roots: the roots below)
                 scopes.extend(self._above.get(os.path.dirname(path), [os.path.dirname(path)]))
             elif os.path.isdir(path):
-                if entry.added and not is_skipped_dir(os.path.basename(path)):
+                if entry.added and skipped_folder(path) is None:
                     scopes.append(path)  # appeared: its files raised no events of their own
             elif os.path.exists(path):
                 if Path(path).suffix.lower() in supported_extensions():
