@@ -8,6 +8,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import re
+import shlex
 import sys
 import tomllib
 from pathlib import Path
@@ -103,3 +104,22 @@ def test_a_marker_comment_right_before_a_fence_skips_or_slows_that_block_only():
     assert (first.runnable, first.skip_reason) == (False, "elsewhere")
     assert (second.runnable, second.slow_reason, second.code) == (True, "a while", "true\n")
     assert (third.runnable, third.skip_reason, third.slow_reason) == (True, None, None)
+
+
+def test_every_claude_mcp_add_line_names_the_server_before_its_env_options():
+    """Claude Code's `-e/--env` takes every word up to the next option or `--`, so a server name
+    written after it is read as one more variable ("Invalid environment variable format: minirag");
+    `claude mcp add NAME -e KEY=VALUE -- COMMAND` is the order that works."""
+    lines = [line for page in [README, *sorted((ROOT / "docs").glob("*.md"))]
+             for line in page.read_text(encoding="utf-8").splitlines() if "claude mcp add " in line]
+    assert lines, "the Claude Code line is gone"
+    wrong = []
+    for line in lines:
+        words = shlex.split(line[line.index("claude mcp add "):].split(" #")[0])[3:]
+        words = words[:words.index("--")] if "--" in words else words
+        taking_value = {"-s", "--scope", "-t", "--transport", "-H", "--header"}
+        name_at = next(i for i, w in enumerate(words)
+                       if not w.startswith("-") and (i == 0 or words[i - 1] not in taking_value | {"-e", "--env"}))
+        if any(w in ("-e", "--env") for w in words[:name_at]):
+            wrong.append(line.strip())
+    assert wrong == []
