@@ -149,6 +149,20 @@ async def test_tool_arguments_use_the_reference_camel_case_names(make_state):
 
 
 @pytest.mark.anyio
+async def test_the_tool_reference_has_a_row_per_tool_naming_every_argument_it_takes(make_state):
+    """docs/mcp-tools.md is written by hand: a tool or an argument added to the server and not to
+    its row (ingest_url's `source`, read_file's `filePath`) was one a user could not find."""
+    async with connected(make_state()) as client:
+        schemas = {t.name: t.input_schema["properties"] for t in (await client.list_tools()).tools}
+    text = (ROOT / "docs" / "mcp-tools.md").read_text(encoding="utf-8")
+    rows = dict(re.findall(r"^\| `([a-z_]+)` \| (.*) \|$", text, flags=re.M))
+    assert set(rows) >= set(schemas) and set(schemas) >= {n for n in rows if n in ALL_TOOLS}
+    unnamed = [f"{tool}.{name}" for tool, properties in schemas.items() for name in properties
+               if f"`{name}`" not in rows[tool] and f"`{name}: " not in rows[tool]]
+    assert unnamed == [], unnamed
+
+
+@pytest.mark.anyio
 async def test_every_tool_argument_says_what_it_means_in_the_schema(make_state):
     """A client's model reads the schemas before its first call: a bare name is a guess."""
     async with connected(make_state()) as client:
