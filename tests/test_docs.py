@@ -123,3 +123,16 @@ def test_every_claude_mcp_add_line_names_the_server_before_its_env_options():
         if any(w in ("-e", "--env") for w in words[:name_at]):
             wrong.append(line.strip())
     assert wrong == []
+
+
+def test_the_watch_table_names_every_field_of_the_watch_object():
+    """docs/watch.md's table of `status`/`sync_status`'s `watch` object is written by hand."""
+    from minirag.ingest.watch import WatchState
+    from minirag.results import payload
+
+    state = WatchState(watching=True, mode="polling", roots=("/r",), debounce_seconds=0.5, reconcile_every_seconds=300,
+                       next_reconcile_in_seconds=1, passes=0, running=None, queued=0, queued_paths=(), last_pass=None,
+                       poll_interval_seconds=5, waiting_for_lock="x", last_error="x", notification_error="x", warning="x")
+    text = (ROOT / "docs" / "watch.md").read_text(encoding="utf-8")
+    table = text[text.index("## What the server reports"):text.index("## How it works")]
+    assert [key for key in payload(state) if f"`{key}`" not in table] == []
