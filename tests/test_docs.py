@@ -136,3 +136,25 @@ def test_the_watch_table_names_every_field_of_the_watch_object():
     text = (ROOT / "docs" / "watch.md").read_text(encoding="utf-8")
     table = text[text.index("## What the server reports"):text.index("## How it works")]
     assert [key for key in payload(state) if f"`{key}`" not in table] == []
+
+
+def test_the_inspect_page_names_every_table_and_column_of_an_index(tmp_path):
+    """docs/inspect.md is a user's map of the file in the sqlite3 shell, written by hand."""
+    from minirag.store.index import Index
+
+    index = Index(tmp_path / "index.db")
+    index.bind_model("a-model", 8)  # the vector table comes with the model
+    conn = index.conn
+    shadow = ("chunks_fts_", "chunks_vec_", "sqlite_")  # FTS5's and vec0's own tables
+    tables = [name for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+              if not name.startswith(shadow)]
+    text = (ROOT / "docs" / "inspect.md").read_text(encoding="utf-8")
+    rows = {cells[0]: cells[1] for cells in (line.strip("|").split("|", 1) for line in text.splitlines()
+                                             if line.startswith("| `"))}
+    named = {table: row for cell, row in rows.items() for table in re.findall(r"`(\w+)`", cell)}
+    assert [t for t in tables if t not in named] == []
+    unnamed = [f"{table}.{column}" for table in ("sources", "parents", "chunks", "exclusions", "migrations", "chunks_fts")
+               for (column,) in conn.execute(f"SELECT name FROM pragma_table_info('{table}')")
+               if column != "id" and f"`{column}`" not in named[table]]
+    index.close()
+    assert unnamed == []
