@@ -158,3 +158,15 @@ def test_the_inspect_page_names_every_table_and_column_of_an_index(tmp_path):
                if column != "id" and f"`{column}`" not in named[table]]
     index.close()
     assert unnamed == []
+
+
+def test_every_minirag_or_rag_variable_the_docs_name_is_one_minirag_reads():
+    """A variable renamed in the code and not in the docs is one a user sets for nothing (minirag
+    warns about an unknown MINIRAG_*/RAG_* name, but only once it runs)."""
+    from minirag.config import FOREIGN_ROOT, FOREIGN_STORE
+
+    named = set()
+    for page in [README, *sorted((ROOT / "docs").glob("*.md"))]:
+        named |= set(re.findall(r"\b(?:MINIRAG|RAG)_[A-Z0-9_]*[A-Z0-9]\b", page.read_text(encoding="utf-8")))
+    typo_example = {"RAG_HYBRID_WIEGHT"}  # compatibility.md: the warning a misspelt setting gets
+    assert sorted(named - set(SETTING) - {FOREIGN_ROOT, FOREIGN_STORE} - typo_example) == []
