@@ -5,7 +5,9 @@ on a file. (CI runs the README's commands themselves: scripts/readme_commands.py
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
+import io
 import json
 import re
 import shlex
@@ -15,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from minirag.cli import build_parser
 from minirag.config import SETTING
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -170,3 +173,37 @@ def test_every_minirag_or_rag_variable_the_docs_name_is_one_minirag_reads():
         named |= set(re.findall(r"\b(?:MINIRAG|RAG)_[A-Z0-9_]*[A-Z0-9]\b", page.read_text(encoding="utf-8")))
     typo_example = {"RAG_HYBRID_WIEGHT"}  # compatibility.md: the warning a misspelt setting gets
     assert sorted(named - set(SETTING) - {FOREIGN_ROOT, FOREIGN_STORE} - typo_example) == []
+
+
+def _documented_command_lines() -> list[tuple[str, list[str]]]:
+    """Each `minirag ...` line of a shell block in README.md and docs/ (cli.md's usage lines, which
+    are generated, aside), as the words after `minirag`."""
+    found = []
+    for page in [README, *sorted((ROOT / "docs").glob("*.md"))]:
+        for block in re.findall(r"^```(?:bash|sh)\n(.*?)^```$", page.read_text(encoding="utf-8"), flags=re.S | re.M):
+            for line in block.splitlines():
+                for code in re.sub(r"\s#\s.*$", "", line).split("&&"):
+                    code = re.sub(r"^(?:[A-Z_]+=\S*\s+)+", "", code.strip())  # `MINIRAG_WATCH=1 minirag serve`
+                    match = re.match(r"(?:(?:uv run|uvx)(?:\s+--?[\w-]+(?:[ =](?!minirag\b)[^\s-]\S*)?)*\s+)?"
+                                     r"(?:minirag|python3 \S*minirag\.pyz)\s+(.*)$", code)
+                    if match and "…" not in code and "|" not in match.group(1):
+                        found.append((f"{page.name}: {line.strip()}", shlex.split(match.group(1))))
+    return found
+
+
+def test_every_documented_command_line_is_one_the_cli_accepts():
+    """A flag renamed or a command removed, and the README's or a page's example fails at once."""
+    parser = build_parser()
+    lines = _documented_command_lines()
+    assert len(lines) >= 30, "the scan finds no examples: fix it"
+    refused = []
+    for where, words in lines:
+        if words[0].startswith("-") and words[0] not in ("--version", "--help", "-h"):
+            words = ["serve", *words]  # flags with no command serve stdio with those flags
+        try:
+            with contextlib.redirect_stderr(io.StringIO()) as err, contextlib.redirect_stdout(io.StringIO()):
+                parser.parse_args(words)
+        except SystemExit as exit_:
+            if exit_.code:
+                refused.append(f"{where} -> {err.getvalue().strip()}")
+    assert refused == []
