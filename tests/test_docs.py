@@ -207,3 +207,13 @@ def test_every_documented_command_line_is_one_the_cli_accepts():
             if exit_.code:
                 refused.append(f"{where} -> {err.getvalue().strip()}")
     assert refused == []
+
+
+def test_the_readme_counts_the_test_documents_its_set_up_command_indexes():
+    """The set-up line says how many documents it indexes; fixtures were added after it was written."""
+    from minirag.ingest.scan import supported_extensions
+
+    said = re.findall(r"the (\d+) test documents", README.read_text(encoding="utf-8"))
+    there = [p for p in (ROOT / "tests" / "fixtures" / "docs").rglob("*")
+             if p.is_file() and p.suffix.lower() in supported_extensions()]
+    assert said and {int(n) for n in said} == {len(there)}
