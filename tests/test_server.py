@@ -703,6 +703,21 @@ async def test_read_file_by_source_never_serves_a_root_removed_from_the_configur
 
 
 @pytest.mark.anyio
+async def test_delete_file_removes_a_file_of_a_root_no_longer_configured_by_its_path(make_state, docs, tmp_path):
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "old.md").write_text("# Old\n\nThe old root's page.\n")
+    state = make_state(base_dirs=[str(docs), str(other)])
+    state.app.sync()
+    state.close()
+    async with connected(make_state()) as client:
+        deleted = await ok(client, "delete_file", filePath=str(other / "old.md"))
+        read = await refused(client, "read_file", filePath=str(other / "old.md"))  # reads stay contained
+    assert deleted["source"] == str(other / "old.md")
+    assert read.startswith("read_file: path outside configured document roots")
+
+
+@pytest.mark.anyio
 async def test_a_path_spelled_through_a_link_to_the_root_names_the_same_source_as_a_sync(make_state, docs, tmp_path):
     """A root reached by another name (a symlink to it, a home folder that is a link) is one set of
     sources: ingesting, reading, deleting or syncing by that spelling never makes a second copy."""
