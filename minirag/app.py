@@ -463,16 +463,22 @@ class App:
         roots (a root since removed from the configuration): nothing is read, only its rows go."""
         try:
             return self.source_key(file_path=file_path, source=source, must_be_absolute=must_be_absolute)
-        except PathOutsideRoots:
-            if file_path is None:
-                raise
-            self.require_index()
-            for key in dict.fromkeys((os.path.abspath(file_path), os.path.realpath(file_path))):
-                try:
-                    return self.index.source_row(key).source
-                except NotFound:
-                    continue
-            raise
+        except PathOutsideRoots as outside:
+            held = self._held_outside(file_path) if file_path is not None else None
+            if held is None:
+                raise outside  # not the index's (or no index to ask): the containment refusal stands
+            return held
+
+    def _held_outside(self, file_path: str) -> str | None:
+        """The source the index holds for `file_path`, a path outside the roots; None if none (or no
+        readable index, whose own error would hide why the path was refused)."""
+        for key in dict.fromkeys((os.path.abspath(file_path), os.path.realpath(file_path))):
+            try:
+                self.require_index()
+                return self.index.source_row(key).source
+            except MiniragError:
+                continue
+        return None
 
     def _not_indexed(self, key: str) -> str:
         """Why `key` cannot be read, and for a path under the roots whether its file is there to ingest."""
