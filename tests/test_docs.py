@@ -217,3 +217,14 @@ def test_the_readme_counts_the_test_documents_its_set_up_command_indexes():
     there = [p for p in (ROOT / "tests" / "fixtures" / "docs").rglob("*")
              if p.is_file() and p.suffix.lower() in supported_extensions()]
     assert said and {int(n) for n in said} == {len(there)}
+
+
+def test_the_list_files_row_names_every_field_of_a_listed_file():
+    """docs/mcp-tools.md's tool table is written by hand: a listed file's fields had gone unnamed."""
+    from minirag.ingest.listing import ListEntry
+    from minirag.results import list_entry
+
+    entry = ListEntry("/r/a.pdf", "file", "A", "failed", 1, 0, reason="x", lifecycle="superseded", note="x")
+    text = (ROOT / "docs" / "mcp-tools.md").read_text(encoding="utf-8")
+    row = next(line for line in text.splitlines() if line.startswith("| `list_files` |"))
+    assert [key for key in list_entry(entry) if f"`{key}`" not in row] == []
