@@ -50,6 +50,7 @@ from minirag.errors import (
     InvalidArgument,
     MiniragError,
     NotFound,
+    PathOutsideRoots,
 )
 from minirag.ingest.ignore import IgnoreRules
 from minirag.ingest.jobs import SyncJob, SyncJobs
@@ -456,6 +457,28 @@ class App:
         assert source is not None  # exactly one of the two, checked above
         _require_id(source)
         return source
+
+    def delete_key(self, *, file_path: str | None, source: str | None, must_be_absolute: bool = False) -> str:
+        """source_key for delete, which also takes the path of a file the index holds outside the
+        roots (a root since removed from the configuration): nothing is read, only its rows go."""
+        try:
+            return self.source_key(file_path=file_path, source=source, must_be_absolute=must_be_absolute)
+        except PathOutsideRoots as outside:
+            held = self._held_outside(file_path) if file_path is not None else None
+            if held is None:
+                raise outside  # not the index's (or no index to ask): the containment refusal stands
+            return held
+
+    def _held_outside(self, file_path: str) -> str | None:
+        """The source the index holds for `file_path`, a path outside the roots; None if none (or no
+        readable index, whose own error would hide why the path was refused)."""
+        for key in dict.fromkeys((os.path.abspath(file_path), os.path.realpath(file_path))):
+            try:
+                self.require_index()
+                return self.index.source_row(key).source
+            except MiniragError:
+                continue
+        return None
 
     def _not_indexed(self, key: str) -> str:
         """Why `key` cannot be read, and for a path under the roots whether its file is there to ingest."""

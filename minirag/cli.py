@@ -614,7 +614,7 @@ def _cmd_collections(args, app) -> int:
 def _cmd_delete(args, app) -> int:
     from minirag.ingest.progress import plural
 
-    key = _key(args, app)
+    key = app.delete_key(file_path=args.file_path, source=args.source)
     try:
         deleted = app.delete(key)
     except NotFound:

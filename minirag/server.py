@@ -222,7 +222,7 @@ def list_collections(state: ServerState) -> Result:
 def delete_file(state: ServerState, filePath: FilePath = None, source: Source = None) -> Result:
     """Remove a file, data or url source from the index; files on disk are never touched."""
     app = state.app
-    return payload(app.delete(app.source_key(file_path=filePath, source=source, must_be_absolute=True)))
+    return payload(app.delete(app.delete_key(file_path=filePath, source=source, must_be_absolute=True)))
 
 
 def status(state: ServerState) -> Result:

@@ -103,7 +103,8 @@ name minirag-mcp's users have in their client configurations (see
   and each weighed by how few chunks hold it, so a table's row named by a rare
   word is shown rather than the headings every chunk repeats. `…` marks a cut.
 - Relative paths, including `--scope`, resolve against the current directory; a
-  `--scope` that names nothing on disk is kept as a data/url source id prefix. An
+  relative `--scope` that names nothing on disk is kept as a data/url source id
+  prefix (an absolute one that matches nothing is refused: [search.md](search.md)). An
   empty path, `--scope` or `--base-dir` (`""`) is refused, never read as the
   current directory, as is a blank `--db-path`, `--cache-dir`, `--model-path` or
   `--litestream-config` (`" "`, which named a file of spaces there) and a

@@ -281,3 +281,17 @@ def test_a_cloned_folder_cannot_point_the_index_it_holds_at_another_file(run, do
     if planted == ".minirag":  # named as DB_PATH, the link is the user's own choice
         assert run("ingest", ".", env={"DB_PATH": f"{link}/"}).returncode == 0
         assert (victim / "index.db").is_file()
+
+
+def test_delete_removes_a_file_of_a_root_no_longer_configured_by_its_path(run, docs, tmp_path):
+    """docs/operations.md: a root removed from the configuration is not served, and `delete` still
+    removes one of its files by hand. `minirag delete PATH` refused it, 'path outside configured
+    document roots', although the index held it; only `--source PATH` worked."""
+    other = write(tmp_path / "other" / "old.md", "# Old\n\nThe old root's page.")
+    both = {"BASE_DIRS": json.dumps([str(docs), str(other.parent)]), "BASE_DIR": None}
+    assert run("ingest", str(other), env=both).returncode == 0
+    done = run("delete", str(other))
+    assert (done.returncode, done.stdout, done.stderr) == (0, f"deleted {other} (1 chunk)\n", "")
+    assert json.loads(run("status", "--json").stdout)["sourceCount"] == 0
+    never = run("delete", str(tmp_path / "other" / "never.md"))  # not indexed: still the containment refusal
+    assert never.returncode == 1 and "outside configured document roots" in never.stderr

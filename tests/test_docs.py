@@ -5,15 +5,19 @@ on a file. (CI runs the README's commands themselves: scripts/readme_commands.py
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
+import io
 import json
 import re
+import shlex
 import sys
 import tomllib
 from pathlib import Path
 
 import pytest
 
+from minirag.cli import build_parser
 from minirag.config import SETTING
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -103,3 +107,124 @@ def test_a_marker_comment_right_before_a_fence_skips_or_slows_that_block_only():
     assert (first.runnable, first.skip_reason) == (False, "elsewhere")
     assert (second.runnable, second.slow_reason, second.code) == (True, "a while", "true\n")
     assert (third.runnable, third.skip_reason, third.slow_reason) == (True, None, None)
+
+
+def test_every_claude_mcp_add_line_names_the_server_before_its_env_options():
+    """Claude Code's `-e/--env` takes every word up to the next option or `--`, so a server name
+    written after it is read as one more variable ("Invalid environment variable format: minirag");
+    `claude mcp add NAME -e KEY=VALUE -- COMMAND` is the order that works."""
+    lines = [line for page in [README, *sorted((ROOT / "docs").glob("*.md"))]
+             for line in page.read_text(encoding="utf-8").splitlines() if "claude mcp add " in line]
+    assert lines, "the Claude Code line is gone"
+    wrong = []
+    for line in lines:
+        words = shlex.split(line[line.index("claude mcp add "):].split(" #")[0])[3:]
+        words = words[:words.index("--")] if "--" in words else words
+        taking_value = {"-s", "--scope", "-t", "--transport", "-H", "--header"}
+        name_at = next(i for i, w in enumerate(words)
+                       if not w.startswith("-") and (i == 0 or words[i - 1] not in taking_value | {"-e", "--env"}))
+        if any(w in ("-e", "--env") for w in words[:name_at]):
+            wrong.append(line.strip())
+    assert wrong == []
+
+
+def test_the_watch_table_names_every_field_of_the_watch_object():
+    """docs/watch.md's table of `status`/`sync_status`'s `watch` object is written by hand."""
+    from minirag.ingest.watch import WatchState
+    from minirag.results import payload
+
+    state = WatchState(watching=True, mode="polling", roots=("/r",), debounce_seconds=0.5, reconcile_every_seconds=300,
+                       next_reconcile_in_seconds=1, passes=0, running=None, queued=0, queued_paths=(), last_pass=None,
+                       poll_interval_seconds=5, waiting_for_lock="x", last_error="x", notification_error="x", warning="x")
+    text = (ROOT / "docs" / "watch.md").read_text(encoding="utf-8")
+    table = text[text.index("## What the server reports"):text.index("## How it works")]
+    assert [key for key in payload(state) if f"`{key}`" not in table] == []
+
+
+def test_the_inspect_page_names_every_table_and_column_of_an_index(tmp_path):
+    """docs/inspect.md is a user's map of the file in the sqlite3 shell, written by hand."""
+    from minirag.store.index import Index
+
+    index = Index(tmp_path / "index.db")
+    index.bind_model("a-model", 8)  # the vector table comes with the model
+    conn = index.conn
+    shadow = ("chunks_fts_", "chunks_vec_", "sqlite_")  # FTS5's and vec0's own tables
+    tables = [name for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+              if not name.startswith(shadow)]
+    text = (ROOT / "docs" / "inspect.md").read_text(encoding="utf-8")
+    rows = {cells[0]: cells[1] for cells in (line.strip("|").split("|", 1) for line in text.splitlines()
+                                             if line.startswith("| `"))}
+    named = {table: row for cell, row in rows.items() for table in re.findall(r"`(\w+)`", cell)}
+    assert [t for t in tables if t not in named] == []
+    unnamed = [f"{table}.{column}" for table in ("sources", "parents", "chunks", "exclusions", "migrations", "chunks_fts")
+               for (column,) in conn.execute(f"SELECT name FROM pragma_table_info('{table}')")
+               if column != "id" and f"`{column}`" not in named[table]]
+    index.close()
+    assert unnamed == []
+
+
+def test_every_minirag_or_rag_variable_the_docs_name_is_one_minirag_reads():
+    """A variable renamed in the code and not in the docs is one a user sets for nothing (minirag
+    warns about an unknown MINIRAG_*/RAG_* name, but only once it runs)."""
+    from minirag.config import FOREIGN_ROOT, FOREIGN_STORE
+
+    named = set()
+    for page in [README, *sorted((ROOT / "docs").glob("*.md"))]:
+        named |= set(re.findall(r"\b(?:MINIRAG|RAG)_[A-Z0-9_]*[A-Z0-9]\b", page.read_text(encoding="utf-8")))
+    typo_example = {"RAG_HYBRID_WIEGHT"}  # compatibility.md: the warning a misspelt setting gets
+    assert sorted(named - set(SETTING) - {FOREIGN_ROOT, FOREIGN_STORE} - typo_example) == []
+
+
+def _documented_command_lines() -> list[tuple[str, list[str]]]:
+    """Each `minirag ...` line of a shell block in README.md and docs/ (cli.md's usage lines, which
+    are generated, aside), as the words after `minirag`."""
+    found = []
+    for page in [README, *sorted((ROOT / "docs").glob("*.md"))]:
+        for block in re.findall(r"^```(?:bash|sh)\n(.*?)^```$", page.read_text(encoding="utf-8"), flags=re.S | re.M):
+            for line in block.splitlines():
+                for code in re.sub(r"\s#\s.*$", "", line).split("&&"):
+                    code = re.sub(r"^(?:[A-Z_]+=\S*\s+)+", "", code.strip())  # `MINIRAG_WATCH=1 minirag serve`
+                    match = re.match(r"(?:(?:uv run|uvx)(?:\s+--?[\w-]+(?:[ =](?!minirag\b)[^\s-]\S*)?)*\s+)?"
+                                     r"(?:minirag|python3 \S*minirag\.pyz)\s+(.*)$", code)
+                    if match and "…" not in code and "|" not in match.group(1):
+                        found.append((f"{page.name}: {line.strip()}", shlex.split(match.group(1))))
+    return found
+
+
+def test_every_documented_command_line_is_one_the_cli_accepts():
+    """A flag renamed or a command removed, and the README's or a page's example fails at once."""
+    parser = build_parser()
+    lines = _documented_command_lines()
+    assert len(lines) >= 30, "the scan finds no examples: fix it"
+    refused = []
+    for where, words in lines:
+        if words[0].startswith("-") and words[0] not in ("--version", "--help", "-h"):
+            words = ["serve", *words]  # flags with no command serve stdio with those flags
+        try:
+            with contextlib.redirect_stderr(io.StringIO()) as err, contextlib.redirect_stdout(io.StringIO()):
+                parser.parse_args(words)
+        except SystemExit as exit_:
+            if exit_.code:
+                refused.append(f"{where} -> {err.getvalue().strip()}")
+    assert refused == []
+
+
+def test_the_readme_counts_the_test_documents_its_set_up_command_indexes():
+    """The set-up line says how many documents it indexes; fixtures were added after it was written."""
+    from minirag.ingest.scan import supported_extensions
+
+    said = re.findall(r"the (\d+) test documents", README.read_text(encoding="utf-8"))
+    there = [p for p in (ROOT / "tests" / "fixtures" / "docs").rglob("*")
+             if p.is_file() and p.suffix.lower() in supported_extensions()]
+    assert said and {int(n) for n in said} == {len(there)}
+
+
+def test_the_list_files_row_names_every_field_of_a_listed_file():
+    """docs/mcp-tools.md's tool table is written by hand: a listed file's fields had gone unnamed."""
+    from minirag.ingest.listing import ListEntry
+    from minirag.results import list_entry
+
+    entry = ListEntry("/r/a.pdf", "file", "A", "failed", 1, 0, reason="x", lifecycle="superseded", note="x")
+    text = (ROOT / "docs" / "mcp-tools.md").read_text(encoding="utf-8")
+    row = next(line for line in text.splitlines() if line.startswith("| `list_files` |"))
+    assert [key for key in list_entry(entry) if f"`{key}`" not in row] == []

@@ -131,3 +131,16 @@ def test_a_sync_that_makes_the_index_records_where(make_app, docs):
     conn = sqlite3.connect(docs / ".minirag" / "index.db")
     assert conn.execute("SELECT value FROM meta WHERE key = 'home'").fetchone() == (str(docs / ".minirag" / "index.db"),)
     conn.close()
+
+
+def test_a_folder_moved_with_its_index_is_named_once_and_reindexed_under_its_new_paths_without_embedding(
+        make_app, own, docs, tmp_path):
+    """docs/operations.md, "Where the index lives, and moving it": the recipe for a moved folder."""
+    moved = tmp_path / "moved"
+    shutil.move(str(docs), moved)
+    named = make_app(base_dirs=[str(moved)], db_path=str(moved / ".minirag" / "index.db"))
+    done = named.sync()
+    named.close()
+    assert (done.done, done.deleted, done.outside_roots, done.chunks_embedded) == (1, 1, 1, 0)
+    later = make_app(base_dirs=[str(moved)], db_path=None)  # no --db-path from then on
+    assert [h.source for h in later.query("solar").hits] == [str(moved / "a.md")]

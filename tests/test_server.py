@@ -149,6 +149,20 @@ async def test_tool_arguments_use_the_reference_camel_case_names(make_state):
 
 
 @pytest.mark.anyio
+async def test_the_tool_reference_has_a_row_per_tool_naming_every_argument_it_takes(make_state):
+    """docs/mcp-tools.md is written by hand: a tool or an argument added to the server and not to
+    its row (ingest_url's `source`, read_file's `filePath`) was one a user could not find."""
+    async with connected(make_state()) as client:
+        schemas = {t.name: t.input_schema["properties"] for t in (await client.list_tools()).tools}
+    text = (ROOT / "docs" / "mcp-tools.md").read_text(encoding="utf-8")
+    rows = dict(re.findall(r"^\| `([a-z_]+)` \| (.*) \|$", text, flags=re.M))
+    assert set(rows) >= set(schemas) and set(schemas) >= {n for n in rows if n in ALL_TOOLS}
+    unnamed = [f"{tool}.{name}" for tool, properties in schemas.items() for name in properties
+               if f"`{name}`" not in rows[tool] and f"`{name}: " not in rows[tool]]
+    assert unnamed == [], unnamed
+
+
+@pytest.mark.anyio
 async def test_every_tool_argument_says_what_it_means_in_the_schema(make_state):
     """A client's model reads the schemas before its first call: a bare name is a guess."""
     async with connected(make_state()) as client:
@@ -686,6 +700,21 @@ async def test_read_file_by_source_never_serves_a_root_removed_from_the_configur
         found = await ok(client, "query_documents", query="vault code")
     assert "not in a configured root" in message
     assert all(hit["sourceType"] == "file" and "vault" not in hit["text"] for hit in found["results"])
+
+
+@pytest.mark.anyio
+async def test_delete_file_removes_a_file_of_a_root_no_longer_configured_by_its_path(make_state, docs, tmp_path):
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "old.md").write_text("# Old\n\nThe old root's page.\n")
+    state = make_state(base_dirs=[str(docs), str(other)])
+    state.app.sync()
+    state.close()
+    async with connected(make_state()) as client:
+        deleted = await ok(client, "delete_file", filePath=str(other / "old.md"))
+        read = await refused(client, "read_file", filePath=str(other / "old.md"))  # reads stay contained
+    assert deleted["source"] == str(other / "old.md")
+    assert read.startswith("read_file: path outside configured document roots")
 
 
 @pytest.mark.anyio

@@ -671,6 +671,9 @@ def test_a_root_removed_from_the_configuration_is_not_served_and_a_sync_removes_
     with pytest.raises(NotFound, match="not in a configured root"):
         one.neighbors(str(dropped), 0)
     assert "tide" in one.read(str(kept)).text
+    listed = {entry["source"]: entry for entry in payload(one.list_files())["files"]}
+    assert (listed[str(dropped)]["state"], listed[str(dropped)].get("reason")) == (
+        "missing", "in no configured root (still on disk); the next sync removes it")
     progress = one.sync()
     assert (progress.deleted, progress.outside_roots) == (1, 1)
     assert "1 removed (1 outside the configured roots)" in progress.counts()

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from minirag.chunking import SCHEME_VERSION
 from minirag.ingest.file_state import FileState, file_state, refused_unread
-from minirag.ingest.ignore import IgnoreRules
+from minirag.ingest.ignore import IgnoreReason, IgnoreRules
 from minirag.ingest.scan import FoundFile, Ignored, walk_roots, within
 from minirag.search.scope import Scope
 from minirag.store.index import ExcludedState, StoredState
@@ -102,14 +102,17 @@ def list_entries(index, config, scope: Scope | None, budget: int | None = None, 
             out.append(ListEntry(entry.path + (os.sep if entry.is_dir else ""), "file", None, "excluded", None, 0,
                                  reason=str(entry.reason)))
     unlisted = set(unreadable)
+    roots = {str(root) for root in config.roots}
     for source, stored in indexed.items():  # data/url items, and files no longer on disk
         state = "indexed" if stored.scheme == SCHEME_VERSION else "stale_scheme"
-        reason = None
+        reason: IgnoreReason | str | None = None  # the ignore rule, or why it is missing
         if stored.kind == "file" and config.roots:  # no roots: an index served alone, not the disk
             # Under a folder that cannot be listed now: kept by sync, not known to be gone.
             state = "unreadable" if unlisted and within(source, unlisted) else "missing"
             if state == "missing" and os.path.lexists(source) and (reason := rules.reason(source)):
                 state = "excluded"  # indexed before an ignore rule named it: the next sync drops it
+            elif state == "missing" and not within(source, roots) and os.path.lexists(source):
+                reason = "in no configured root (still on disk)"  # a root since removed from the configuration
         out.append(ListEntry(source, stored.kind, stored.title, state, stored.size, stored.chunk_count,
                              reason=f"{reason}; the next sync removes it" if reason else None))
     return out
