@@ -97,14 +97,20 @@ class Setting:
         return ", ".join(flag.shown for flag in self.flags) or None
 
     @property
-    def span(self) -> str:
-        return f"{self.low if self.low is not None else '-inf'}–{self.high if self.high is not None else 'inf'}"
+    def bounds(self) -> str:
+        """Its numeric bounds as a phrase: `in 16–256`, `at least 1`, `at most 2`."""
+        if self.low is not None and self.high is not None:
+            return f"in {self.low}–{self.high}"
+        if self.low is not None:
+            return f"at least {self.low}"
+        return f"at most {self.high}" if self.high is not None else "any value"
 
     @property
     def accepts(self) -> str:
         if self.kind is None:
             return self.values
-        return f"{'an integer' if self.kind is int else 'a number'} in {self.span}"
+        kind = "an integer" if self.kind is int else "a number"
+        return f"{kind} {self.bounds}" if self.bounds.startswith("in ") else f"{kind}, {self.bounds}"
 
 
 _BASE_DIR_FLAG = Flag("--base-dir", "document root (repeatable); replaces BASE_DIR/BASE_DIRS", metavar="DIR",
@@ -542,7 +548,7 @@ def _number(given: _Given, name: str):
     except ValueError:
         raise ConfigError(f"{name} must be {setting.accepts}, got {raw!r}") from None
     if value != value or (low is not None and value < low) or (high is not None and value > high):
-        raise ConfigError(f"{name} must be in {setting.span}, got {raw!r}")
+        raise ConfigError(f"{name} must be {setting.bounds}, got {raw!r}")
     return value
 
 

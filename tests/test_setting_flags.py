@@ -69,7 +69,7 @@ def test_a_flag_added_to_a_row_is_parsed_and_wins_over_the_variable(with_rows, t
     args = parser.parse_args(["query", "otters", "--base-dir", str(tmp_path)])
     assert load_config_from(args, env={"RAG_MAX_FILES": "7"}).max_files == 7
     args = parser.parse_args(["status", "--max-files", "none", "--base-dir", str(tmp_path)])
-    with pytest.raises(config.ConfigError, match="RAG_MAX_FILES must be an integer in 1–inf, got 'none'"):
+    with pytest.raises(config.ConfigError, match="RAG_MAX_FILES must be an integer, at least 1, got 'none'"):
         load_config_from(args, env={})
 
 

@@ -93,8 +93,8 @@ def test_scope_matches_whole_segments_only(path, prefix, inside):
     ("RAG_HYBRID_WEIGHT", "1.5", "RAG_HYBRID_WEIGHT must be in 0.0–1.0"),
     ("RAG_HYBRID_WEIGHT", "abc", "RAG_HYBRID_WEIGHT must be a number"),
     ("RAG_GROUPING", "closest", "RAG_GROUPING must be one of similar, related"),
-    ("RAG_MAX_DISTANCE", "-1", "RAG_MAX_DISTANCE must be in 0.0"),
-    ("RAG_MAX_FILES", "0", "RAG_MAX_FILES must be in 1"),
+    ("RAG_MAX_DISTANCE", "-1", "RAG_MAX_DISTANCE must be at least 0.0"),
+    ("RAG_MAX_FILES", "0", "RAG_MAX_FILES must be at least 1"),
     ("MAX_FILE_SIZE", "big", "MAX_FILE_SIZE must be an integer"),
     # Python's int() and float() read any script's digits and `_`: `٣` had set a 3-byte limit.
     ("MAX_FILE_SIZE", "\u0663", "MAX_FILE_SIZE must be an integer"),
