@@ -68,6 +68,8 @@ def test_a_generated_index_is_nearly_all_links_to_the_sites_other_pages():
     "- [uv](//github.com/astral-sh/uv)\n- [mail us](mailto:team@example.org)",
     # a page's own table of contents points inside the page
     "# Guide\n\n- [Install](#install)\n- [Use](#use)\n\n## Install\n\nRun the installer.\n\n## Use\n\nRun it.",
+    # pictures are no links, whatever their alt text
+    "# Gallery\n\n![Sunset over the harbour](img/sunset.jpg)\n\n![The old lighthouse at dawn](img/light.jpg)",
     # links inside fenced code are code
     "# Links\n\n```markdown\n[a](a.html) [b](b.html) [c](c.html) [d](d.html)\n```\n\nThe syntax above.",
     "",

@@ -52,14 +52,14 @@ _WORD_CHARS = re.compile(r"\w+")
 def site_link_chars(markdown: str) -> tuple[int, int]:
     """(word characters in the text of links to other pages of the same site, word characters in
     the text a reader sees): links as their text; relative targets, neither in-page anchors nor
-    other sites. Word characters, so that every script counts alike."""
+    other sites; pictures are no links. Word characters, so that every script counts alike."""
     linked = 0
 
     def count(match: re.Match) -> str:
         nonlocal linked
-        if not _OFF_SITE_OR_IN_PAGE.match(match.group(2)):
+        if not match.group().startswith("!") and not _OFF_SITE_OR_IN_PAGE.match(match.group(2)):
             linked += sum(len(word) for word in _WORD_CHARS.findall(match.group(1)))
-        return match.group(1)
+        return match.group(1)  # a picture's alt text is text a reader is given, not a link
 
     shown = sub_outside_code(markdown, "](", _LINK_OR_PICTURE, count)
     return linked, sum(len(word) for word in _WORD_CHARS.findall(shown))
