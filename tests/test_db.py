@@ -122,7 +122,8 @@ def test_an_index_from_before_the_vector_codes_gets_them_when_opened(tmp_path, m
         # As a minirag before migration 3 left it: no codes (nor what later migrations add), schema version 2.
         for sql in ("DROP TABLE vector_codes", "DROP TABLE vector_codebook", "ALTER TABLE sources DROP COLUMN chunk_budget",
                     "ALTER TABLE exclusions DROP COLUMN failure", "ALTER TABLE sources DROP COLUMN conversion_note",
-                    "ALTER TABLE sources DROP COLUMN link_share", "DELETE FROM migrations WHERE id >= 3"):
+                    "ALTER TABLE sources DROP COLUMN link_share", "ALTER TABLE sources DROP COLUMN link_line_share",
+                    "DELETE FROM migrations WHERE id >= 3"):
             index.conn.execute(sql)
     with Index(path) as index:
         assert schema.schema_version(index.conn) == schema.SCHEMA_VERSION
@@ -320,16 +321,20 @@ def test_an_index_from_before_link_shares_gets_them_from_its_stored_sections_whe
     path = app.config.db_path
 
     def shares(index):
-        return dict(index.conn.execute("SELECT source, link_share FROM sources").fetchall())
+        return {source: (share, lines) for source, share, lines
+                in index.conn.execute("SELECT source, link_share, link_line_share FROM sources")}
 
     with Index(path) as index:
         synced = shares(index)
         if column == "dropped":
             index.conn.execute("ALTER TABLE sources DROP COLUMN link_share")
+            index.conn.execute("ALTER TABLE sources DROP COLUMN link_line_share")
         else:
-            index.conn.execute("UPDATE sources SET link_share = 0")
+            index.conn.execute("UPDATE sources SET link_share = 0, link_line_share = 0")
         index.conn.execute("DELETE FROM migrations WHERE id >= 8")
     with Index(path) as index:
         assert schema.schema_version(index.conn) == schema.SCHEMA_VERSION
-        assert shares(index) == pytest.approx(synced)
-    assert synced[str(docs / "genindex.md")] > 0.5 and 0 < synced[str(docs / "kettle.md")] < 0.2
+        assert {source: pytest.approx(values) for source, values in shares(index).items()} == synced
+    share, lines = synced[str(docs / "genindex.md")]
+    assert share > 0.75 and lines == 1.0  # its heading counts in the text, not in the lines
+    assert synced[str(docs / "kettle.md")][0] < 0.2

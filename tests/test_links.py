@@ -5,7 +5,8 @@ import pytest
 from conftest import write
 from helpers.growth import grows_linearly
 
-from minirag.chunking.links import link_texts, simplify_links, site_link_share
+from minirag.chunking.link_pages import LINK_PAGE_LINES, LINK_PAGE_SHARE, site_links
+from minirag.chunking.links import link_texts, simplify_links
 from minirag.ingest.convert import convert_document
 from minirag.keywords import keyword_texts
 
@@ -39,7 +40,7 @@ def test_brackets_that_do_not_pair_are_no_link_text():
 
 @pytest.mark.parametrize("run", ["[[a]", "[[a] ", "[ [a]", "[[a]](", "[[a]](#", "[a][b]", "![[a]](b"])
 def test_long_runs_of_bracketed_link_text_are_read_in_linear_time(run):
-    assert grows_linearly(lambda text: (simplify_links(text), link_texts(text), site_link_share(text)),
+    assert grows_linearly(lambda text: (simplify_links(text), link_texts(text), site_links(text)),
                           lambda repeats: "[x " + run * repeats)
 
 
@@ -54,8 +55,15 @@ _GENERATED_INDEX = """# Index – P
 """
 
 
-def test_a_generated_index_is_nearly_all_links_to_the_sites_other_pages():
-    assert site_link_share(_GENERATED_INDEX) > 0.8
+def _is_link_page(markdown: str) -> bool:
+    links = site_links(markdown)
+    return links.share >= LINK_PAGE_SHARE and links.line_share >= LINK_PAGE_LINES
+
+
+def test_a_generated_index_is_links_to_the_sites_other_pages_line_after_line():
+    links = site_links(_GENERATED_INDEX)
+    assert links.share > 0.8 and links.line_share == 4 / 5  # `- pickle`, heading its entries, holds none
+    assert _is_link_page(_GENERATED_INDEX)
 
 
 @pytest.mark.parametrize("page", [
@@ -72,13 +80,17 @@ def test_a_generated_index_is_nearly_all_links_to_the_sites_other_pages():
     "# Gallery\n\n![Sunset over the harbour](img/sunset.jpg)\n\n![The old lighthouse at dawn](img/light.jpg)",
     # links inside fenced code are code
     "# Links\n\n```markdown\n[a](a.html) [b](b.html) [c](c.html) [d](d.html)\n```\n\nThe syntax above.",
+    # javadoc's page of an interface: mostly the names of its implementations, on one long line among prose
+    "# Interface EventListener\n\nA tagging interface that all event listener interfaces must extend.\n\n"
+    "All Known Implementing Classes:\n\n" + ", ".join(f"[Listener{n}Proxy](../awt/Listener{n}Proxy.html)"
+                                                     for n in range(40)) + "\n\nSince:\n\n1.1",
     "",
 ])
-def test_prose_and_lists_of_other_sites_are_not_maps_of_the_site(page):
-    assert site_link_share(page) < 0.5
+def test_prose_lists_of_other_sites_and_reference_pages_are_not_link_pages(page):
+    assert not _is_link_page(page)
 
 
 def test_every_script_counts_alike():
     # One link among as much prose, in Japanese (no spaces between words) as in English.
-    assert site_link_share("[設定ファイルの書き方](config.html)\n\n設定ファイルは起動時に読み込まれます。") == \
+    assert site_links("[設定ファイルの書き方](config.html)\n\n設定ファイルは起動時に読み込まれます。").share == \
         pytest.approx(10 / 28)

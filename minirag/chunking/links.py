@@ -23,7 +23,7 @@ _TEXT_AND_TARGET = (r"\[((?:[^\[\]\n]++|\[[^\[\]\n]*+\])*+)\]\(\s*([^)\s\[\]]++)
 _LINK = re.compile(r"(?<!!)" + _TEXT_AND_TARGET)
 _PERMALINK_TEXT = {"¶", "#", "§", "🔗", ""}
 # A link or a picture, as _LINK reads one: what a reader sees of it is its text (or alt text).
-_LINK_OR_PICTURE = re.compile(r"!?" + _TEXT_AND_TARGET)
+LINK_OR_PICTURE = re.compile(r"!?" + _TEXT_AND_TARGET)
 
 
 def _simplify(match: re.Match) -> str:
@@ -41,33 +41,5 @@ def simplify_links(markdown: str) -> str:
 
 def link_texts(markdown: str) -> str:
     """`markdown` with each link and picture outside fenced code as its text alone, without its address."""
-    return sub_outside_code(markdown, "](", _LINK_OR_PICTURE, r"\1")
+    return sub_outside_code(markdown, "](", LINK_OR_PICTURE, r"\1")
 
-
-# A target with a scheme (`https:`, `mailto:`) or a host (`//cdn`) leads off the site; `#x` stays on the page.
-_OFF_SITE_OR_IN_PAGE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:|//|#")
-_WORD_CHARS = re.compile(r"\w+")
-
-
-def site_link_chars(markdown: str) -> tuple[int, int]:
-    """(word characters in the text of links to other pages of the same site, word characters in
-    the text a reader sees): links as their text; relative targets, neither in-page anchors nor
-    other sites; pictures are no links. Word characters, so that every script counts alike."""
-    linked = 0
-
-    def count(match: re.Match) -> str:
-        nonlocal linked
-        if not match.group().startswith("!") and not _OFF_SITE_OR_IN_PAGE.match(match.group(2)):
-            linked += sum(len(word) for word in _WORD_CHARS.findall(match.group(1)))
-        return match.group(1)  # a picture's alt text is text a reader is given, not a link
-
-    shown = sub_outside_code(markdown, "](", _LINK_OR_PICTURE, count)
-    return linked, sum(len(word) for word in _WORD_CHARS.findall(shown))
-
-
-def site_link_share(markdown: str) -> float:
-    """The share of what a reader sees that is links to other pages of the same site. A generated
-    index or table of contents is nearly all such text; a page of prose, or a list of links to
-    other sites, is not."""
-    linked, total = site_link_chars(markdown)
-    return linked / total if total else 0.0

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from minirag.chunking.link_pages import SiteLinks
+
 TokenCounter = Callable[[str], int]
 
 
@@ -41,6 +43,6 @@ class ChunkedDocument:
     category: str  # transcript | slides | headings | generic
     sections: list[Section]
     chunks: list[Chunk]
-    # The share of its text that is links to other pages of its site (links.site_link_share): a
-    # generated index or table of contents is nearly all links, and ranks below what it points to.
-    link_share: float = 0.0
+    # Its links to other pages of its site (link_pages.py): a generated index or table of contents
+    # is links line after line, and ranks below what it points to.
+    site_links: SiteLinks = SiteLinks()

@@ -16,7 +16,8 @@ from minirag.chunking.breadcrumb import (
 from minirag.chunking.definitions import with_definitions
 from minirag.chunking.detect import detect_category
 from minirag.chunking.images import strip_data_images
-from minirag.chunking.links import simplify_links, site_link_share
+from minirag.chunking.link_pages import site_links
+from minirag.chunking.links import simplify_links
 from minirag.chunking.model import Chunk, ChunkedDocument, Section, TokenCounter
 from minirag.chunking.pack import Packed, Packer, Piece
 from minirag.chunking.pages import split_pages
@@ -98,7 +99,7 @@ def run(markdown: str, *, title: str, count_tokens: TokenCounter, budget: int,
         for item in plan.packed
     ]
     return ChunkedDocument(title=title, category=category, sections=sections, chunks=chunks,
-                           link_share=site_link_share(body))
+                           site_links=site_links(body))
 
 
 def _headings_only(blocks, crumb: Crumb, title: str, tokens: Tokens, budget: int) -> list[Packed]:

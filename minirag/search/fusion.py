@@ -26,9 +26,9 @@ candidate carries both scores: the plan computes the side that did not find it
 depth. w is the keyword side's share: RAG_HYBRID_WEIGHT, else the default for the
 query's form (query_form.py).
 
-A page that is mostly links to other pages of its site (LINK_PAGE_SHARE) is a pointer: a
-generated index (Sphinx's genindex, DocBook's bookindex) names every identifier once or many
-times, so both sides rank it beside, or above, the page that defines it. Its score is
+A link page, links to other pages of its site line after line (chunking/link_pages.py), is a
+pointer: a generated index (Sphinx's genindex, DocBook's bookindex) names every identifier once
+or many times, so both sides rank it beside, or above, the page that defines it. Its score is
 weighed down (LINK_PAGE_WEIGHT), as a generator's own search leaves its index out.
 
 Why not Reciprocal Rank Fusion: ranks throw away how sure each side is. On the
@@ -42,15 +42,15 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
+from minirag.chunking.link_pages import LINK_PAGE_LINES, LINK_PAGE_SHARE
+
 # The share of the whole query's keyword score from which the keyword side's best hit counts in full.
 HALF_QUERY_SHARE = 0.5
 # The share of its normalized vector score a chunk the keyword side cannot read takes as its k.
 UNREADABLE_SHARE = 0.5
-# A page at least this much links to other pages of its site (a generated index, a table of
-# contents: links.site_link_share) is a pointer to what it names; its chunks count for
-# LINK_PAGE_WEIGHT of their score, so the page it points to ranks first and the index still
-# answers when nothing else does.
-LINK_PAGE_SHARE = 0.5
+# A link page (a generated index, a table of contents: chunking/link_pages.py) points to what it
+# names; its chunks count for this share of their score, so the page it points to ranks first and
+# the index still answers when nothing else does.
 LINK_PAGE_WEIGHT = 0.5
 
 
@@ -114,7 +114,8 @@ fused AS (
     FROM normalized
 )
 SELECT f.chunk_id, s.source, s.kind, s.title, ch.ord, ch.text,
-       f.score * CASE WHEN s.link_share >= :link_page_share THEN :link_page_weight ELSE 1.0 END AS score,
+       f.score * CASE WHEN s.link_share >= :link_page_share AND s.link_line_share >= :link_page_lines
+                      THEN :link_page_weight ELSE 1.0 END AS score,
        f.distance, ch.parent_id, ch.page_start, ch.page_end
 FROM fused f
 JOIN chunks ch ON ch.id = f.chunk_id
@@ -133,6 +134,6 @@ def fuse(conn, nearest: list[tuple[int, float]], keyword: list[tuple[int, float]
         "vector_weight": 1.0 - keyword_weight, "keyword_weight": keyword_weight,
         "keyword_unit_floor": HALF_QUERY_SHARE * whole_query,
         "unreadable": json.dumps(sorted(unreadable)), "unreadable_share": UNREADABLE_SHARE,
-        "link_page_share": LINK_PAGE_SHARE, "link_page_weight": LINK_PAGE_WEIGHT,
+        "link_page_share": LINK_PAGE_SHARE, "link_page_lines": LINK_PAGE_LINES, "link_page_weight": LINK_PAGE_WEIGHT,
     }).fetchall()
     return [Hit(*row) for row in rows]

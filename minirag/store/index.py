@@ -491,11 +491,13 @@ class Index:
         source_id = self.conn.execute(
             """
             INSERT INTO sources (source, kind, title, content_hash, size, mtime_ns, scheme, category,
-                                 lifecycle, ingested_at, chunk_budget, conversion_note, link_share)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                 lifecycle, ingested_at, chunk_budget, conversion_note, link_share,
+                                 link_line_share)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """,
             (rec.source, rec.kind, rec.title, rec.content_hash, rec.size, rec.mtime_ns, SCHEME_VERSION,
-             doc.category, rec.lifecycle, now, rec.chunk_budget, rec.note, doc.link_share),
+             doc.category, rec.lifecycle, now, rec.chunk_budget, rec.note, doc.site_links.share,
+             doc.site_links.line_share),
         ).lastrowid
         parent_ids = [
             self.conn.execute(

@@ -8,7 +8,6 @@ add a new one.
 from __future__ import annotations
 
 import logging
-from collections import Counter
 from collections.abc import Callable
 
 from minirag.errors import IndexUnavailable
@@ -155,21 +154,21 @@ def _m007_complete_codes(conn: Connection) -> None:
 
 
 def _m008_link_share(conn: Connection) -> None:
-    """Each source's share of links to other pages of its site (chunking/links.py), which ranks
-    a generated index below the pages it points to; read off its stored sections."""
-    from minirag.chunking.links import site_link_chars
+    """Each source's share of text, and of lines, in links to other pages of its site
+    (chunking/link_pages.py), which ranks a generated index below the pages it points to; read off
+    its stored sections."""
+    from minirag.chunking.link_pages import SiteLinks, site_links
 
-    if "link_share" not in {row[1] for row in conn.execute("PRAGMA table_info(sources)")}:
-        _script(conn, "ALTER TABLE sources ADD COLUMN link_share REAL NOT NULL DEFAULT 0;")
-    linked_chars: Counter[int] = Counter()
-    shown_chars: Counter[int] = Counter()
+    columns = {row[1] for row in conn.execute("PRAGMA table_info(sources)")}
+    for column in ("link_share", "link_line_share"):
+        if column not in columns:
+            _script(conn, f"ALTER TABLE sources ADD COLUMN {column} REAL NOT NULL DEFAULT 0;")
+    found: dict[int, SiteLinks] = {}
     for source_id, text in conn.execute("SELECT source_id, text FROM parents"):
-        linked, shown = site_link_chars(text)
-        linked_chars[source_id] += linked
-        shown_chars[source_id] += shown
-    conn.executemany("UPDATE sources SET link_share = ? WHERE id = ?",
-                     [(linked / shown_chars[source_id], source_id)
-                      for source_id, linked in linked_chars.items() if linked])
+        found[source_id] = found.get(source_id, SiteLinks()) + site_links(text)
+    conn.executemany("UPDATE sources SET link_share = ?, link_line_share = ? WHERE id = ?",
+                     [(links.share, links.line_share, source_id) for source_id, links in found.items()
+                      if links.linked_chars])
 
 
 MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [
