@@ -14,7 +14,7 @@ from helpers.compound_files import Node, compound_file
 from helpers.growth import grows_linearly
 
 from minirag.errors import ConversionFailed
-from minirag.ingest.cfb import CompoundFile
+from minirag.ingest.cfb import CompoundFile, CompoundFileError
 from minirag.ingest.convert import convert_document, convert_file
 
 DOCS = FIXTURES / "docs"
@@ -243,6 +243,25 @@ def test_a_stream_is_read_from_the_sectors_its_size_takes_however_long_its_chain
     assert CompoundFile(bytes(data)).read(small) == b"y" * 10
     struct.pack_into("<I", data, fat_at + 4 * small.start, small.start)  # or round to itself for ever
     assert CompoundFile(bytes(data)).read(small) == b"y" * 10
+
+
+@pytest.mark.parametrize("damage", ["past the end", "loop"])
+def test_a_damaged_mini_stream_costs_only_the_small_streams_kept_in_it(damage):
+    """This file's WordDocument and table streams are over the 4,096-byte cutoff, so neither is in
+    the mini stream (the summary with the title is): the mini stream's chain broken (the root
+    entry's first sector past the file's end, or pointing at itself) had refused the whole file."""
+    data = bytearray((DOCS / "doc_libreoffice_merged_cells.doc").read_bytes())
+    whole = convert_document(bytes(data), ".doc", "d.doc")
+    root_at = (struct.unpack_from("<I", data, 0x30)[0] + 1) * 512
+    root_start, = struct.unpack_from("<I", data, root_at + 0x74)
+    if damage == "past the end":
+        struct.pack_into("<I", data, root_at + 0x74, 0x7FFFFFF0)
+    else:
+        fat_at = (struct.unpack_from("<I", data, 0x4C)[0] + 1) * 512
+        struct.pack_into("<I", data, fat_at + 4 * root_start, root_start)
+    assert convert_document(bytes(data), ".doc", "d.doc").markdown == whole.markdown
+    with pytest.raises(CompoundFileError):
+        CompoundFile(bytes(data)).stream("\x05SummaryInformation")  # what is in it stays unreadable
 
 
 def test_pieces_that_go_back_give_each_character_once():

@@ -5,7 +5,8 @@ A compound file is a small file system in sectors: a header, a file allocation t
 chaining each stream's sectors, a directory of named entries, and a mini stream of 64-byte sectors
 (chained by the mini FAT) holding the streams under 4,096 bytes. Every chain is followed at most
 once around: a chain that loops, points outside the file or is shorter than its stream is damage,
-and so is a header that lies about its sizes. Nothing is read past the file's own bytes.
+and so is a header that lies about its sizes. Nothing is read past the file's own bytes. Damage
+to the mini stream or its FAT costs only the small streams kept there.
 """
 
 from __future__ import annotations
@@ -58,8 +59,24 @@ class CompoundFile:
         root = self.entries[0] if self.entries and self.entries[0].kind == _ROOT else None
         if root is None:
             raise CompoundFileError("no root entry")
-        self.mini_fat = self._numbers(self._chain_bytes(first_mini_fat, mini_fat_sectors * self.sector_size))
-        self.mini_stream = self._chain_bytes(root.start, root.size) if root.size else b""
+        self._first_mini_fat, self._mini_fat_sectors = first_mini_fat, mini_fat_sectors
+        self._mini: tuple[tuple[int, ...], bytes] | str | None = None  # read at the first small stream
+
+    def _mini_parts(self) -> tuple[tuple[int, ...], bytes]:
+        """The mini FAT and the mini stream, read once: damage in them is damage to the small streams
+        alone (a document's own streams are often over the cutoff, outside them), and is said again
+        for each small stream read without walking the chains again."""
+        if self._mini is None:
+            root = self.entries[0]
+            try:
+                self._mini = (self._numbers(self._chain_bytes(self._first_mini_fat,
+                                                              self._mini_fat_sectors * self.sector_size)),
+                              self._chain_bytes(root.start, root.size) if root.size else b"")
+            except CompoundFileError as exc:
+                self._mini = str(exc)
+        if isinstance(self._mini, str):
+            raise CompoundFileError(self._mini)
+        return self._mini
 
     def _numbers(self, data: bytes) -> tuple[int, ...]:
         return struct.unpack_from(f"<{len(data) // 4}I", data)
@@ -151,8 +168,9 @@ class CompoundFile:
         """A stream entry's bytes."""
         if entry.size >= self.mini_cutoff:
             return self._chain_bytes(entry.start, entry.size)
-        chain = self._chain(entry.start, self.mini_fat, -(-entry.size // 64))
-        data = b"".join(self.mini_stream[number * 64:(number + 1) * 64] for number in chain)
+        mini_fat, mini_stream = self._mini_parts()
+        chain = self._chain(entry.start, mini_fat, -(-entry.size // 64))
+        data = b"".join(mini_stream[number * 64:(number + 1) * 64] for number in chain)
         if len(data) < entry.size:
             raise CompoundFileError(f"stream {entry.name!r} is longer than the mini stream holds")
         return data[:entry.size]
