@@ -210,6 +210,33 @@ def test_an_attachment_that_cannot_be_read_is_named_with_a_warning_and_costs_onl
     assert len(converted.warnings) == 1 and converted.warnings[0].startswith("s.eml › schedule.pdf: ")
 
 
+def _name_not_utf8(docx: bytes, member: bytes) -> bytes:
+    """`docx` with `member`'s name marked UTF-8 in the central directory (bit 11) and its name in
+    the local header made no UTF-8 (a 0xFF): Python's zipfile raises UnicodeDecodeError opening it."""
+    damaged = bytearray(docx)
+    central = damaged.find(b"PK\x01\x02")
+    while damaged[central + 46:central + 46 + len(member)] != member:
+        central = damaged.find(b"PK\x01\x02", central + 4)
+    struct.pack_into("<H", damaged, central + 8, struct.unpack_from("<H", damaged, central + 8)[0] | 0x800)
+    local, = struct.unpack_from("<I", damaged, central + 42)
+    damaged[local + 30] = 0xFF
+    return bytes(damaged)
+
+
+def test_an_attachment_whose_reader_fails_as_none_expected_costs_only_itself():
+    """A .docx whose zip names a member UTF-8 and is not: zipfile's UnicodeDecodeError escaped the
+    attachment's reader and the whole message was refused, its body and other attachments lost."""
+    message = _message("Minutes", "The minutes are attached.")
+    docx = _name_not_utf8((DOCS / "docx_plain_paragraphs.docx").read_bytes(), b"word/document.xml")
+    message.add_attachment(docx, maintype="application", filename="minutes.docx",
+                           subtype="vnd.openxmlformats-officedocument.wordprocessingml.document")
+    message.add_attachment(b"a,b\n1,2\n", maintype="text", subtype="csv", filename="table.csv")
+    converted = convert_document(message.as_bytes(), ".eml", "m.eml")
+    assert "The minutes are attached." in converted.markdown and "## Attached: table.csv" in converted.markdown
+    assert converted.warnings == ("m.eml › minutes.docx: cannot convert (UnicodeDecodeError: 'utf-8' codec can't "
+                                  "decode byte 0xff in position 0: invalid start byte)",)
+
+
 def test_forwarded_messages_are_read_as_messages_three_deep_and_no_deeper():
     inner = _message("level 5", "deepest body")
     inner.add_attachment(b"deepest notes\n", maintype="text", subtype="plain", filename="notes-5.txt")

@@ -699,6 +699,12 @@ class _AttachedFiles:
         name = f"{self.name} › {' '.join((filename or content_type).split())}"
         try:
             converted = convert_document(data, suffix, name)
+        except (ConversionFailed, MemoryError):
+            raise  # (the worker retires on memory: the heap may be torn)
+        except RecursionError:
+            raise ConversionFailed(f"{name}: cannot convert (nested too deeply)") from None
+        except Exception as exc:  # noqa: BLE001 - a reader's unexpected error costs its attachment, not the message
+            raise ConversionFailed(f"{name}: cannot convert ({described(exc)})") from None
         finally:
             _message_depth.reset(token)
         self.budget.left -= len(converted.markdown)
