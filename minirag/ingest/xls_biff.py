@@ -27,7 +27,7 @@ from minirag.errors import ConversionFailed
 from minirag.ingest.cfb import CompoundFile, CompoundFileError
 from minirag.ingest.number_format import hidden_by_format, shown_number
 from minirag.ingest.rtf_tokens import code_page
-from minirag.ingest.sheet_limits import MAX_SHEET_CELLS
+from minirag.ingest.sheet_limits import MAX_SHEET_CELLS, MAX_SHEET_MERGES
 from minirag.ingest.text_limit import MAX_TEXT_CHARS
 from minirag.ingest.xlsx_tables import Merge, number_text, sheet_markdown
 
@@ -351,7 +351,8 @@ def _sheet(stream: bytes, offset: int, book: _Book,
                 if awaited is not None:
                     pending = (row, column, xf)
             elif kind == _MERGEDCELLS and len(data) >= 2:
-                for index in range(min(struct.unpack_from("<H", data)[0], (len(data) - 2) // 8)):
+                ranges = min(struct.unpack_from("<H", data)[0], (len(data) - 2) // 8, MAX_SHEET_MERGES - len(merges))
+                for index in range(max(0, ranges)):
                     top, bottom, left, right = struct.unpack_from("<HHHH", data, 2 + 8 * index)
                     merges.append(Merge(top, left, bottom, right))
             elif kind == _MULRK and len(data) >= 6:

@@ -41,6 +41,7 @@ from openpyxl.utils.cell import coordinate_to_tuple, get_column_letter, range_bo
 from minirag._compat.openpyxl import load_workbook, sheet_part
 from minirag.ingest.csv_table import markdown_table
 from minirag.ingest.number_format import hidden_by_format, shown_number
+from minirag.ingest.sheet_limits import MAX_SHEET_MERGES
 from minirag.ingest.zip_xml import feed, parser_for
 
 # ST_Xstring's escape (ECMA-376 Part 1, 22.9.2.19): four hex digits, of either case, naming one
@@ -144,6 +145,8 @@ class _SheetReading:
     def start(self, tag: str, attributes: dict[str, str]) -> None:
         local = tag.rpartition(" ")[2]
         if local == "mergeCell":
+            if len(self.merges) >= MAX_SHEET_MERGES:
+                return
             with contextlib.suppress(ValueError, TypeError):
                 left, top, right, bottom = range_boundaries(attributes.get("ref", ""))
                 self.merges.append(Merge(top - 1, left - 1, bottom - 1, right - 1))
