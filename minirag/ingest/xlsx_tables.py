@@ -212,9 +212,11 @@ def sheet_markdown(grid: list[list[str]], merges: Sequence[Merge] = ()) -> str:
     grid = [row + [""] * (width - len(row)) for row in grid]
     used = [column for column in range(width) if any(row[column] for row in grid)]
     grid = [[row[column] for column in used] for row in grid]
-    lead = []
-    while len(grid) > 1 and len(used) > 1 and sum(1 for value in grid[0] if value) == 1:
-        lead.append(next(value for value in grid.pop(0) if value))
+    leading = 0  # counted, then cut off once: popping each from the front moved every row after it
+    while leading < len(grid) - 1 and len(used) > 1 and sum(1 for value in grid[leading] if value) == 1:
+        leading += 1
+    lead = [next(value for value in row if value) for row in grid[:leading]]
+    grid = grid[leading:]
     table = markdown_table(grid) if len(used) > 1 else "\n\n".join(row[0] for row in grid)
     return "\n\n".join([*lead, table])
 
