@@ -362,6 +362,32 @@ def test_a_damaged_winmail_dat_is_read_as_far_as_it_goes_or_named_with_a_warning
         assert converted.markdown.startswith("# Damaged") and all("\n" not in said for said in converted.warnings)
 
 
+def test_a_winmail_dat_of_endless_attachments_keeps_the_first_thousand_and_says_so():
+    """Each attachment's rendering attribute (11 bytes) opened an attachment kept until the end:
+    15 times the stream's bytes (a 75 MB winmail.dat: 1.1 GB)."""
+    import tracemalloc
+
+    from minirag.ingest.tnef import MAX_TNEF_ATTACHMENTS, SIGNATURE, read_tnef
+
+    def attribute(number: int, value: bytes = b"") -> bytes:
+        return struct.pack("<BII", 2, 0x00060000 | number, len(value)) + value + b"\0\0"
+
+    named = b"".join(attribute(0x9002) + attribute(0x8010, b"f%d.txt\0" % i) + attribute(0x800F, b"text %d" % i)
+                     for i in range(MAX_TNEF_ATTACHMENTS + 5))
+    message = _message("Many", "body")
+    message.add_attachment(struct.pack("<IH", SIGNATURE, 0) + named, maintype="application", subtype="ms-tnef",
+                           filename="winmail.dat")
+    converted = convert_document(message.as_bytes(), ".eml", "w.eml")
+    assert "## Attached: f999.txt\n\ntext 999" in converted.markdown and "f1000.txt" not in converted.markdown
+    assert converted.warnings[-1] == "w.eml › winmail.dat: 5 attachments past the first 1,000 not read"
+    empty = struct.pack("<IH", SIGNATURE, 0) + attribute(0x9002) * 100_000
+    tracemalloc.start()
+    read_tnef(empty)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak / len(empty) < 2
+
+
 def test_attachments_past_what_one_document_may_give_refuse_the_message_before_the_rest_are_read(monkeypatch):
     from minirag.ingest import convert
 
