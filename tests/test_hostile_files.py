@@ -648,3 +648,25 @@ def test_runs_of_blanks_in_markup_cost_time_linear_in_their_length(suffix, text_
     from minirag.ingest.convert import convert_document
 
     assert grows_linearly(lambda text: convert_document(text.encode(), suffix, f"x{suffix}"), text_of)
+
+
+@pytest.mark.parametrize(("fixture", "member"), [("docx_word_comments.docx", "word/media/image1.jpeg"),
+                                                 ("pptx_slides_text.pptx", "docProps/thumbnail.jpeg")])
+def test_a_package_whose_picture_is_damaged_reads_its_text_and_names_the_picture(fixture, member):
+    """markitdown reads every member of a .docx (rewriting the package) and python-pptx every part
+    of a .pptx, so one picture's bad CRC refused the whole document, its text lost with it."""
+    import struct
+    import zipfile
+    from io import BytesIO
+
+    from minirag.ingest.convert import convert_document
+
+    data = (FIXTURES / "docs" / fixture).read_bytes()
+    picture = zipfile.ZipFile(BytesIO(data)).getinfo(member)
+    start = picture.header_offset + 30 + sum(struct.unpack_from("<HH", data, picture.header_offset + 26))
+    damaged = bytearray(data)
+    damaged[start + picture.compress_size // 2] ^= 0xFF
+    suffix = Path(fixture).suffix
+    converted = convert_document(bytes(damaged), suffix, f"d{suffix}")
+    assert converted.markdown == convert_document(data, suffix, f"d{suffix}").markdown
+    assert converted.warnings[0] == f"d{suffix}: {member} is damaged (Bad CRC-32); read without it"

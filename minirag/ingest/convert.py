@@ -65,6 +65,7 @@ from minirag.ingest.sheet_limits import check_sheets
 from minirag.ingest.text_limit import MAX_TEXT_CHARS
 from minirag.ingest.text_repair import escape_headings, repair
 from minirag.ingest.xls_biff import is_old_worksheet, xls_to_markdown
+from minirag.ingest.zip_damage import damaged_members, with_emptied
 from minirag.ingest.zip_xml import check_prologs
 
 log = logging.getLogger(__name__)
@@ -875,6 +876,12 @@ def _convert_by_suffix(data: bytes, suffix: str, name: str, *, rewritten: frozen
             renamed = consistent(archive) if suffix in _OOXML_NAMES and "names" not in rewritten else None
             if renamed is not None:  # now named as referenced: read as any other
                 return _convert_by_suffix(renamed, suffix, name, rewritten=rewritten | {"names"})
+            damaged = damaged_members(archive) if suffix in (".docx", ".pptx") and "damaged" not in rewritten else []
+            if damaged:  # now with those members empty: read as any other
+                converted = _convert_by_suffix(with_emptied(archive, {member for member, _ in damaged}), suffix, name,
+                                               rewritten=rewritten | {"damaged"})
+                said = tuple(f"{name}: {member[:100]} is damaged ({why}); read without it" for member, why in damaged)
+                return replace(converted, warnings=(*said, *converted.warnings))
             if suffix == ".epub":
                 check_spine(archive, name, MAX_ZIP_MEMBERS)
                 return _book(archive, name)
