@@ -66,7 +66,7 @@ from minirag.ingest.text_limit import MAX_TEXT_CHARS
 from minirag.ingest.text_repair import escape_headings, repair
 from minirag.ingest.xls_biff import is_old_worksheet, xls_to_markdown
 from minirag.ingest.zip_damage import damaged_members, with_emptied
-from minirag.ingest.zip_xml import check_prologs
+from minirag.ingest.zip_xml import check_depths, check_prologs
 
 log = logging.getLogger(__name__)
 
@@ -748,6 +748,8 @@ def _renamed_legacy(data: bytes, suffix: str, name: str) -> Converted:
 _COMPOUND_STREAMS = (("WordDocument", ".doc"), ("Workbook", ".xls"), ("Book", ".xls"),
                      ("PowerPoint Document", ".ppt"))
 _OOXML_NAMES = (".docx", ".xlsx", ".pptx")
+# The parts markitdown's DOCX pre-processing parses with BeautifulSoup, whose cost grows with depth.
+_DOCX_PREPROCESSED = ("word/document.xml", "word/footnotes.xml", "word/endnotes.xml", "word/styles.xml")
 
 
 def _compound_kind(data: bytes) -> str | None:
@@ -869,6 +871,8 @@ def _convert_by_suffix(data: bytes, suffix: str, name: str, *, rewritten: frozen
                 check_sheets(archive, name)
             elif suffix in (".docx", ".pptx"):
                 check_prologs(archive, name)
+                if suffix == ".docx":
+                    check_depths(archive, name, _DOCX_PREPROCESSED)
             # Each rewrite is made once: a package that still reads as needing one is read as it is.
             strict = transitional(archive) if suffix in _OOXML_NAMES and "strict" not in rewritten else None
             if strict is not None:  # now Transitional: read as any other
