@@ -201,9 +201,21 @@ def test_a_sheet_of_more_cells_than_a_workbook_may_hold_stops_reading_there():
     stream = struct.pack("<HHHH", 0x0809, 4, 0x0600, 0x0010) + b"".join(
         record[:4] + struct.pack("<HHHd", row % 65536, row // 65536, 0, 1.0) for row in range(MAX_SHEET_CELLS + 10))
     started = time.perf_counter()
-    _grid, _merges, cells = xls_biff._sheet(stream, 0, xls_biff._Book())
-    assert cells == MAX_SHEET_CELLS + 1
+    grid, _merges, cells = xls_biff._sheet(stream, 0, xls_biff._Book())
+    assert cells == 65_536 * 4 and grid == []  # the 200,001 cells read span 4 columns of every row
     assert time.perf_counter() - started < 30
+
+
+def test_a_sheet_whose_few_cells_span_more_than_a_workbook_may_hold_is_refused_before_its_grid_is_built():
+    """One cell a row, over all 256 columns (50,000 cells, a 0.9 MB file) was padded to a grid of
+    rows x columns: 13 million cells, 364 MB, where an XLSX of that shape is refused for its span."""
+    sheet = b"".join(biff.number(row, row % 256, 0, 1.0) for row in range(50_000))
+    with pytest.raises(ConversionFailed, match=r"^d.xls: refused: its sheets hold more than 200,000 cells"):
+        convert_document(xls(b"", [sheet]), ".xls", "d.xls")
+    old = struct.pack("<HHHH", 0x0009, 4, 2, 0x10) + b"".join(  # an Excel 2.x worksheet of that shape
+        struct.pack("<HHHH", 0x0003, 15, row, row % 256) + bytes(3) + struct.pack("<d", 1.0) for row in range(50_000))
+    with pytest.raises(ConversionFailed, match=r"^d.xls: refused: its sheet holds more than 200,000 cells"):
+        convert_document(old, ".xls", "d.xls")
 
 
 def test_a_password_protected_workbook_says_so():
