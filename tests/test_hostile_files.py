@@ -651,10 +651,12 @@ def test_runs_of_blanks_in_markup_cost_time_linear_in_their_length(suffix, text_
 
 
 @pytest.mark.parametrize(("fixture", "member"), [("docx_word_comments.docx", "word/media/image1.jpeg"),
-                                                 ("pptx_slides_text.pptx", "docProps/thumbnail.jpeg")])
+                                                 ("pptx_slides_text.pptx", "docProps/thumbnail.jpeg"),
+                                                 ("xlsx_excel_chart_data.xlsx", "docProps/thumbnail.jpeg")])
 def test_a_package_whose_picture_is_damaged_reads_its_text_and_names_the_picture(fixture, member):
-    """markitdown reads every member of a .docx (rewriting the package) and python-pptx every part
-    of a .pptx, so one picture's bad CRC refused the whole document, its text lost with it."""
+    """markitdown reads every member of a .docx (rewriting the package), python-pptx every part of
+    a .pptx and the XLSX cell count every member of a .xlsx, so one picture's bad CRC refused the
+    whole document, its text lost with it."""
     import struct
     import zipfile
     from io import BytesIO

@@ -867,6 +867,12 @@ def _convert_by_suffix(data: bytes, suffix: str, name: str, *, rewritten: frozen
         return _notebook(data, name)
     if suffix in _ZIP_FORMATS:
         with check_zip(data, name, suffix) as archive:
+            damaged = damaged_members(archive) if suffix in _OOXML_NAMES and "damaged" not in rewritten else []
+            if damaged:  # now with those members empty: read as any other
+                converted = _convert_by_suffix(with_emptied(archive, {member for member, _ in damaged}), suffix, name,
+                                               rewritten=rewritten | {"damaged"})
+                said = tuple(f"{name}: {member[:100]} is damaged ({why}); read without it" for member, why in damaged)
+                return replace(converted, warnings=(*said, *converted.warnings))
             if suffix == ".xlsx":
                 check_sheets(archive, name)
             elif suffix in (".docx", ".pptx"):
@@ -880,12 +886,6 @@ def _convert_by_suffix(data: bytes, suffix: str, name: str, *, rewritten: frozen
             renamed = consistent(archive) if suffix in _OOXML_NAMES and "names" not in rewritten else None
             if renamed is not None:  # now named as referenced: read as any other
                 return _convert_by_suffix(renamed, suffix, name, rewritten=rewritten | {"names"})
-            damaged = damaged_members(archive) if suffix in (".docx", ".pptx") and "damaged" not in rewritten else []
-            if damaged:  # now with those members empty: read as any other
-                converted = _convert_by_suffix(with_emptied(archive, {member for member, _ in damaged}), suffix, name,
-                                               rewritten=rewritten | {"damaged"})
-                said = tuple(f"{name}: {member[:100]} is damaged ({why}); read without it" for member, why in damaged)
-                return replace(converted, warnings=(*said, *converted.warnings))
             if suffix == ".epub":
                 check_spine(archive, name, MAX_ZIP_MEMBERS)
                 return _book(archive, name)

@@ -1,9 +1,10 @@
 """A zip-based document's damaged members that hold none of its text (pictures, thumbnails,
 fonts, embedded files: every member but XML parts and relationships), emptied so the rest reads.
 
-markitdown reads every member of a .docx (it rewrites the package before mammoth reads it) and
-python-pptx every part of a .pptx, so one picture's bad CRC or damaged deflate data refused the
-whole document. A member emptied reads as a picture with no bytes: the text is the same.
+markitdown reads every member of a .docx (it rewrites the package before mammoth reads it),
+python-pptx every part of a .pptx and the XLSX cell count (sheet_limits.py) every member of a
+.xlsx, so one picture's bad CRC or damaged deflate data refused the whole document. A member
+emptied reads as a picture with no bytes: the text is the same.
 """
 
 from __future__ import annotations
