@@ -693,3 +693,30 @@ def test_a_docx_nesting_its_elements_thousands_deep_is_refused_before_it_is_pars
     with pytest.raises(ConversionFailed, match=r"^deep\.docx: refused: word/document\.xml nests its elements "
                                                r"more than 256 deep$"):
         convert_document(out.getvalue(), ".docx", "deep.docx")
+
+
+@pytest.mark.parametrize("member", ["word/styles.xml", "word/theme/theme1.xml", "docProps/app.xml"])
+def test_a_docx_whose_styles_theme_or_properties_part_is_damaged_reads_its_body(member):
+    """A part no text is in but the styles' names (styles, theme, fonts, settings, numbering, the
+    document's properties) damaged had refused the whole document; it is read as if that part were
+    missing, as Word reads one, and named in a warning."""
+    import io
+    import struct
+    import zipfile
+
+    from minirag.ingest.convert import convert_document
+
+    data = (FIXTURES / "docs" / "docx_headings_table.docx").read_bytes()
+    part = zipfile.ZipFile(io.BytesIO(data)).getinfo(member)
+    start = part.header_offset + 30 + sum(struct.unpack_from("<HH", data, part.header_offset + 26))
+    damaged = bytearray(data)
+    damaged[start + part.compress_size // 2] ^= 0xFF
+    source, without = zipfile.ZipFile(io.BytesIO(data)), io.BytesIO()
+    with zipfile.ZipFile(without, "w", zipfile.ZIP_DEFLATED) as target:
+        for name in source.namelist():
+            if name != member:
+                target.writestr(name, source.read(name))
+    converted = convert_document(bytes(damaged), ".docx", "d.docx")
+    assert converted.markdown == convert_document(without.getvalue(), ".docx", "d.docx").markdown
+    assert converted.warnings[0].startswith(f"d.docx: {member} is damaged (") and \
+        converted.warnings[0].endswith("); read without it")

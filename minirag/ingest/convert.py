@@ -65,7 +65,7 @@ from minirag.ingest.sheet_limits import check_sheets
 from minirag.ingest.text_limit import MAX_TEXT_CHARS
 from minirag.ingest.text_repair import escape_headings, repair
 from minirag.ingest.xls_biff import is_old_worksheet, xls_to_markdown
-from minirag.ingest.zip_damage import damaged_members, with_emptied
+from minirag.ingest.zip_damage import damaged_members, docx_spare, without_damaged
 from minirag.ingest.zip_xml import check_depths, check_prologs
 
 log = logging.getLogger(__name__)
@@ -867,10 +867,11 @@ def _convert_by_suffix(data: bytes, suffix: str, name: str, *, rewritten: frozen
         return _notebook(data, name)
     if suffix in _ZIP_FORMATS:
         with check_zip(data, name, suffix) as archive:
-            damaged = damaged_members(archive) if suffix in _OOXML_NAMES and "damaged" not in rewritten else []
-            if damaged:  # now with those members empty: read as any other
-                converted = _convert_by_suffix(with_emptied(archive, {member for member, _ in damaged}), suffix, name,
-                                               rewritten=rewritten | {"damaged"})
+            damaged = damaged_members(archive, docx_spare if suffix == ".docx" else lambda _member: False) \
+                if suffix in _OOXML_NAMES and "damaged" not in rewritten else []
+            if damaged:  # now without those members: read as any other
+                converted = _convert_by_suffix(without_damaged(archive, {member for member, _ in damaged}), suffix,
+                                               name, rewritten=rewritten | {"damaged"})
                 said = tuple(f"{name}: {member[:100]} is damaged ({why}); read without it" for member, why in damaged)
                 return replace(converted, warnings=(*said, *converted.warnings))
             if suffix == ".xlsx":

@@ -1,28 +1,41 @@
-"""A zip-based document's damaged members that hold none of its text (pictures, thumbnails,
-fonts, embedded files: every member but XML parts and relationships), emptied so the rest reads.
+"""An Office package's damaged members that hold none of its text, put out of the way so the rest
+reads: pictures, thumbnails, fonts and embedded files (every member but XML parts and
+relationships) emptied, and the XML parts a format can do without (`spare`) left out.
 
 markitdown reads every member of a .docx (it rewrites the package before mammoth reads it),
 python-pptx every part of a .pptx and the XLSX cell count (sheet_limits.py) every member of a
 .xlsx, so one picture's bad CRC or damaged deflate data refused the whole document. A member
-emptied reads as a picture with no bytes: the text is the same.
+emptied reads as a picture with no bytes, and a part left out as one the package never had: the
+text is the same.
 """
 
 from __future__ import annotations
 
 import io
+import re
 import zipfile
 import zlib
+from collections.abc import Callable
 
 _PIECE = 256 * 1024
 _TEXT_PARTS = (".xml", ".rels")
+# A DOCX's parts that hold no text, which Word and mammoth read a package without: the styles
+# (headings are then plain paragraphs), theme, fonts, settings, list numbering, and properties.
+_DOCX_SPARE = re.compile(r"word/(styles|stylesWithEffects|fontTable|settings|webSettings|numbering|theme/[^/]+)\.xml"
+                         r"|docProps/[^/]+\.xml|customXml/[^/]+\.xml", re.IGNORECASE)
 
 
-def damaged_members(archive: zipfile.ZipFile) -> list[tuple[str, str]]:
-    """(name, what is wrong) of each member no text is in that cannot be read whole, read a piece
-    at a time."""
+def docx_spare(member: str) -> bool:
+    return _DOCX_SPARE.fullmatch(member) is not None
+
+
+def damaged_members(archive: zipfile.ZipFile, spare: Callable[[str], bool] = lambda _member: False
+                    ) -> list[tuple[str, str]]:
+    """(name, what is wrong) of each member no text is in (not XML, or an XML part `spare` names)
+    that cannot be read whole, read a piece at a time."""
     damaged = []
     for info in archive.infolist():
-        if info.is_dir() or info.filename.lower().endswith(_TEXT_PARTS):
+        if info.is_dir() or (info.filename.lower().endswith(_TEXT_PARTS) and not spare(info.filename)):
             continue
         try:
             with archive.open(info) as stream:
@@ -33,10 +46,14 @@ def damaged_members(archive: zipfile.ZipFile) -> list[tuple[str, str]]:
     return damaged
 
 
-def with_emptied(archive: zipfile.ZipFile, names: set[str]) -> bytes:
-    """The archive's bytes with the members `names` empty, every other member copied as it is."""
+def without_damaged(archive: zipfile.ZipFile, names: set[str]) -> bytes:
+    """The archive's bytes with the members `names` out of the way (XML parts left out, the others
+    empty), every other member copied as it is."""
     out = io.BytesIO()
     with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as copy:
         for info in archive.infolist():
-            copy.writestr(info.filename, b"" if info.filename in names else archive.read(info))
+            if info.filename not in names:
+                copy.writestr(info.filename, archive.read(info))
+            elif not info.filename.lower().endswith(_TEXT_PARTS):
+                copy.writestr(info.filename, b"")
     return out.getvalue()
