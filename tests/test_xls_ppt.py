@@ -218,6 +218,18 @@ def test_a_sheet_whose_few_cells_span_more_than_a_workbook_may_hold_is_refused_b
         convert_document(old, ".xls", "d.xls")
 
 
+def test_a_workbook_stream_that_does_not_open_with_its_bof_is_damage_not_an_empty_workbook():
+    """A damaged directory can name sectors of anything as the Workbook stream, or a stream whose
+    globals name no sheet (Excel writes one at least): each read as a workbook of no sheets ("no
+    text found"), where it is damage."""
+    with pytest.raises(ConversionFailed, match=r"^w.xls: not a valid .xls file \(damaged: the Workbook stream does "
+                                               r"not open with a BOF record\)$"):
+        convert_document(compound_file([Node("Workbook", bytes(range(256)) * 20)]), ".xls", "w.xls")
+    with pytest.raises(ConversionFailed, match=r"^w.xls: not a valid .xls file \(damaged: its globals name no sheet\)$"):
+        convert_document(xls(b"", []), ".xls", "w.xls")
+    assert convert_document(xls(b"", [b""]), ".xls", "e.xls").markdown == ""  # a workbook of an empty sheet
+
+
 def test_a_password_protected_workbook_says_so():
     data = convert_data = (OFFICE / "libreoffice_chart_data.xls").read_bytes()
     codepage = struct.pack("<HH", 0x0042, 2)

@@ -63,6 +63,7 @@ class _Book:
     xf_dates: list[bool] = field(default_factory=list)  # per XF, in order: shows a date
     xf_formats: list[int] = field(default_factory=list)  # per XF, in order: its format id
     sheets: list[tuple[str, int]] = field(default_factory=list)  # name, the offset of its BOF
+    sheet_entries: int = 0  # BOUNDSHEET records, charts' and hidden ones too: Excel writes one at least
 
     def is_date(self, xf: int) -> bool:
         return 0 <= xf < len(self.xf_dates) and self.xf_dates[xf]
@@ -100,8 +101,12 @@ def _workbook(data: bytes, name: str) -> str:
     stream = stream if stream is not None else compound.stream("Book")
     if stream is None:
         raise ConversionFailed(f"{name}: an Office file, but not an Excel workbook (no Workbook stream)")
+    if len(stream) < 4 or struct.unpack_from("<H", stream)[0] != _BOF:  # BIFF5 and BIFF8 open with one
+        raise ValueError(f"the {'Workbook' if biff8 else 'Book'} stream does not open with a BOF record")
     book = _Book(biff8=biff8)
     _globals(stream, book, name)
+    if not book.sheet_entries:
+        raise ValueError("its globals name no sheet")
     parts = []
     cells = chars = 0
     read: set[int] = set()
@@ -217,6 +222,7 @@ def _globals(stream: bytes, book: _Book, name: str) -> None:
             book.xf_dates.append(book.formats.get(number, number in _DATE_FORMATS))
             book.xf_formats.append(number)
         elif kind == _BOUNDSHEET and len(data) >= 7:
+            book.sheet_entries += 1
             offset, = struct.unpack_from("<I", data)
             # A worksheet (charts and macro sheets are 2 and 1) that Excel can show: a very hidden one
             # (state 2) only a macro can unhide, and it holds what no reader is meant to read.
