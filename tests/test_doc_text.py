@@ -2,6 +2,7 @@
 sources in its README), then the compound file's and the FIB's damage, the way an attacker
 would write it."""
 
+import contextlib
 import random
 import re
 import struct
@@ -10,11 +11,11 @@ import time
 import pytest
 from conftest import FIXTURES
 from helpers import word97
-from helpers.compound_files import Node, compound_file
+from helpers.compound_files import Node, all_fat, compound_file
 from helpers.growth import grows_linearly
 
 from minirag.errors import ConversionFailed
-from minirag.ingest.cfb import CompoundFile
+from minirag.ingest.cfb import CompoundFile, CompoundFileError
 from minirag.ingest.convert import convert_document, convert_file
 
 DOCS = FIXTURES / "docs"
@@ -243,6 +244,44 @@ def test_a_stream_is_read_from_the_sectors_its_size_takes_however_long_its_chain
     assert CompoundFile(bytes(data)).read(small) == b"y" * 10
     struct.pack_into("<I", data, fat_at + 4 * small.start, small.start)  # or round to itself for ever
     assert CompoundFile(bytes(data)).read(small) == b"y" * 10
+
+
+@pytest.mark.parametrize("damage", ["past the end", "loop"])
+def test_a_damaged_mini_stream_costs_only_the_small_streams_kept_in_it(damage):
+    """This file's WordDocument and table streams are over the 4,096-byte cutoff, so neither is in
+    the mini stream (the summary with the title is): the mini stream's chain broken (the root
+    entry's first sector past the file's end, or pointing at itself) had refused the whole file."""
+    data = bytearray((DOCS / "doc_libreoffice_merged_cells.doc").read_bytes())
+    whole = convert_document(bytes(data), ".doc", "d.doc")
+    root_at = (struct.unpack_from("<I", data, 0x30)[0] + 1) * 512
+    root_start, = struct.unpack_from("<I", data, root_at + 0x74)
+    if damage == "past the end":
+        struct.pack_into("<I", data, root_at + 0x74, 0x7FFFFFF0)
+    else:
+        fat_at = (struct.unpack_from("<I", data, 0x4C)[0] + 1) * 512
+        struct.pack_into("<I", data, fat_at + 4 * root_start, root_start)
+    assert convert_document(bytes(data), ".doc", "d.doc").markdown == whole.markdown
+    with pytest.raises(CompoundFileError):
+        CompoundFile(bytes(data)).stream("\x05SummaryInformation")  # what is in it stays unreadable
+
+
+@pytest.mark.parametrize("next_of", [
+    lambda i: 0xFFFFFFFE if i == 0 else 0x10000000 + i,  # a FAT of numbers each its own Python int
+    lambda i: i + 1,  # the directory's chain running on through every entry the FAT holds
+], ids=["distinct", "chained"])
+def test_a_file_all_fat_costs_memory_about_its_size(next_of):
+    """A FAT as large as the file (every sector a FAT sector) was held as a tuple of ints, 10 times
+    the file's bytes, and a chain was followed through every entry of it, past the sectors the file
+    has, before the first missing one was found: 22 times (a 100 MB .doc: 2.2 GB)."""
+    import tracemalloc
+
+    data = all_fat(4_000, next_of)
+    tracemalloc.start()
+    with contextlib.suppress(CompoundFileError):
+        CompoundFile(data).children()
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak / len(data) < 3
 
 
 def test_pieces_that_go_back_give_each_character_once():

@@ -210,6 +210,33 @@ def test_an_attachment_that_cannot_be_read_is_named_with_a_warning_and_costs_onl
     assert len(converted.warnings) == 1 and converted.warnings[0].startswith("s.eml › schedule.pdf: ")
 
 
+def _name_not_utf8(docx: bytes, member: bytes) -> bytes:
+    """`docx` with `member`'s name marked UTF-8 in the central directory (bit 11) and its name in
+    the local header made no UTF-8 (a 0xFF): Python's zipfile raises UnicodeDecodeError opening it."""
+    damaged = bytearray(docx)
+    central = damaged.find(b"PK\x01\x02")
+    while damaged[central + 46:central + 46 + len(member)] != member:
+        central = damaged.find(b"PK\x01\x02", central + 4)
+    struct.pack_into("<H", damaged, central + 8, struct.unpack_from("<H", damaged, central + 8)[0] | 0x800)
+    local, = struct.unpack_from("<I", damaged, central + 42)
+    damaged[local + 30] = 0xFF
+    return bytes(damaged)
+
+
+def test_an_attachment_whose_reader_fails_as_none_expected_costs_only_itself():
+    """A .docx whose zip names a member UTF-8 and is not: zipfile's UnicodeDecodeError escaped the
+    attachment's reader and the whole message was refused, its body and other attachments lost."""
+    message = _message("Minutes", "The minutes are attached.")
+    docx = _name_not_utf8((DOCS / "docx_plain_paragraphs.docx").read_bytes(), b"word/document.xml")
+    message.add_attachment(docx, maintype="application", filename="minutes.docx",
+                           subtype="vnd.openxmlformats-officedocument.wordprocessingml.document")
+    message.add_attachment(b"a,b\n1,2\n", maintype="text", subtype="csv", filename="table.csv")
+    converted = convert_document(message.as_bytes(), ".eml", "m.eml")
+    assert "The minutes are attached." in converted.markdown and "## Attached: table.csv" in converted.markdown
+    assert converted.warnings == ("m.eml › minutes.docx: cannot convert (UnicodeDecodeError: 'utf-8' codec can't "
+                                  "decode byte 0xff in position 0: invalid start byte)",)
+
+
 def test_forwarded_messages_are_read_as_messages_three_deep_and_no_deeper():
     inner = _message("level 5", "deepest body")
     inner.add_attachment(b"deepest notes\n", maintype="text", subtype="plain", filename="notes-5.txt")
@@ -333,6 +360,32 @@ def test_a_damaged_winmail_dat_is_read_as_far_as_it_goes_or_named_with_a_warning
         message.add_attachment(bytes(damaged), maintype="application", subtype="ms-tnef", filename="winmail.dat")
         converted = convert_document(message.as_bytes(), ".eml", "d.eml")  # never raises: the message stands
         assert converted.markdown.startswith("# Damaged") and all("\n" not in said for said in converted.warnings)
+
+
+def test_a_winmail_dat_of_endless_attachments_keeps_the_first_thousand_and_says_so():
+    """Each attachment's rendering attribute (11 bytes) opened an attachment kept until the end:
+    15 times the stream's bytes (a 75 MB winmail.dat: 1.1 GB)."""
+    import tracemalloc
+
+    from minirag.ingest.tnef import MAX_TNEF_ATTACHMENTS, SIGNATURE, read_tnef
+
+    def attribute(number: int, value: bytes = b"") -> bytes:
+        return struct.pack("<BII", 2, 0x00060000 | number, len(value)) + value + b"\0\0"
+
+    named = b"".join(attribute(0x9002) + attribute(0x8010, b"f%d.txt\0" % i) + attribute(0x800F, b"text %d" % i)
+                     for i in range(MAX_TNEF_ATTACHMENTS + 5))
+    message = _message("Many", "body")
+    message.add_attachment(struct.pack("<IH", SIGNATURE, 0) + named, maintype="application", subtype="ms-tnef",
+                           filename="winmail.dat")
+    converted = convert_document(message.as_bytes(), ".eml", "w.eml")
+    assert "## Attached: f999.txt\n\ntext 999" in converted.markdown and "f1000.txt" not in converted.markdown
+    assert converted.warnings[-1] == "w.eml › winmail.dat: 5 attachments past the first 1,000 not read"
+    empty = struct.pack("<IH", SIGNATURE, 0) + attribute(0x9002) * 100_000
+    tracemalloc.start()
+    read_tnef(empty)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak / len(empty) < 2
 
 
 def test_attachments_past_what_one_document_may_give_refuse_the_message_before_the_rest_are_read(monkeypatch):

@@ -92,6 +92,53 @@ def test_one_shared_string_cited_by_every_cell_is_refused_before_its_copies_are_
         convert_document(data, ".xls", "sst.xls")
 
 
+def test_merged_ranges_past_what_a_sheet_may_hold_are_left_out_before_they_are_built(monkeypatch):
+    """A sheet of nothing but MERGEDCELLS records (8 bytes a range) held about 29 times its bytes as
+    ranges, and a 100 MB file would have taken 2.9 GB."""
+    import tracemalloc
+
+    monkeypatch.setattr(xls_biff, "MAX_SHEET_MERGES", 1_000)
+    ranges = biff.record(0x00E5, struct.pack("<H", 1_000) + struct.pack("<HHHH", 0, 1, 0, 0) * 1_000)
+    data = xls(b"", [biff.number(0, 0, 0, 1.0) + biff.number(0, 1, 0, 2.0) + biff.number(1, 1, 0, 3.0)
+                     + ranges * 40])
+    tracemalloc.start()
+    converted = convert_document(data, ".xls", "m.xls")
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert converted.markdown == "## S0\n\n| 1 | 2 |\n| --- | --- |\n| 1 | 3 |"  # a merge kept: 1 repeated
+    assert peak / len(data) < 10
+
+
+def test_an_xlsx_sheets_merged_ranges_past_what_it_may_hold_are_left_out(monkeypatch):
+    import io
+    import zipfile
+
+    from minirag.ingest import xlsx_tables
+
+    monkeypatch.setattr(xlsx_tables, "MAX_SHEET_MERGES", 10)
+    merges = "".join(f'<mergeCell ref="A{row}:B{row}"/>' for row in range(1, 101))
+    sheet = ('<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData/>'
+             f'<mergeCells count="100">{merges}</mergeCells></worksheet>')
+    package = io.BytesIO()
+    with zipfile.ZipFile(package, "w") as archive:
+        archive.writestr("xl/worksheets/sheet1.xml", sheet)
+    parts = xlsx_tables.sheet_parts(zipfile.ZipFile(package), "xl/worksheets/sheet1.xml")
+    assert len(parts.merges) == 10
+
+
+def test_a_sheet_of_rows_of_one_cell_each_is_written_in_linear_time():
+    """Each leading row of one cell was taken off the front of the list of rows, moving every row
+    after it: 200,000 rows of one cell each (a column of cells zigzagging over two) took 3 s."""
+    from helpers.growth import grows_linearly
+
+    from minirag.ingest.xlsx_tables import sheet_markdown
+
+    def zigzag(repeats: int) -> list[list[str]]:
+        return [["a", ""] if row % 2 else ["", "b"] for row in range(20 * repeats)]
+
+    assert grows_linearly(sheet_markdown, zigzag)
+
+
 def test_a_date_past_9999_reads_as_its_number_not_an_error():
     """A serial a rounded second takes past 9999-12-31, or one a 1904-based workbook counts past it,
     raised OverflowError out of the reader."""
@@ -154,9 +201,33 @@ def test_a_sheet_of_more_cells_than_a_workbook_may_hold_stops_reading_there():
     stream = struct.pack("<HHHH", 0x0809, 4, 0x0600, 0x0010) + b"".join(
         record[:4] + struct.pack("<HHHd", row % 65536, row // 65536, 0, 1.0) for row in range(MAX_SHEET_CELLS + 10))
     started = time.perf_counter()
-    _grid, _merges, cells = xls_biff._sheet(stream, 0, xls_biff._Book())
-    assert cells == MAX_SHEET_CELLS + 1
+    grid, _merges, cells = xls_biff._sheet(stream, 0, xls_biff._Book())
+    assert cells == 65_536 * 4 and grid == []  # the 200,001 cells read span 4 columns of every row
     assert time.perf_counter() - started < 30
+
+
+def test_a_sheet_whose_few_cells_span_more_than_a_workbook_may_hold_is_refused_before_its_grid_is_built():
+    """One cell a row, over all 256 columns (50,000 cells, a 0.9 MB file) was padded to a grid of
+    rows x columns: 13 million cells, 364 MB, where an XLSX of that shape is refused for its span."""
+    sheet = b"".join(biff.number(row, row % 256, 0, 1.0) for row in range(50_000))
+    with pytest.raises(ConversionFailed, match=r"^d.xls: refused: its sheets hold more than 200,000 cells"):
+        convert_document(xls(b"", [sheet]), ".xls", "d.xls")
+    old = struct.pack("<HHHH", 0x0009, 4, 2, 0x10) + b"".join(  # an Excel 2.x worksheet of that shape
+        struct.pack("<HHHH", 0x0003, 15, row, row % 256) + bytes(3) + struct.pack("<d", 1.0) for row in range(50_000))
+    with pytest.raises(ConversionFailed, match=r"^d.xls: refused: its sheet holds more than 200,000 cells"):
+        convert_document(old, ".xls", "d.xls")
+
+
+def test_a_workbook_stream_that_does_not_open_with_its_bof_is_damage_not_an_empty_workbook():
+    """A damaged directory can name sectors of anything as the Workbook stream, or a stream whose
+    globals name no sheet (Excel writes one at least): each read as a workbook of no sheets ("no
+    text found"), where it is damage."""
+    with pytest.raises(ConversionFailed, match=r"^w.xls: not a valid .xls file \(damaged: the Workbook stream does "
+                                               r"not open with a BOF record\)$"):
+        convert_document(compound_file([Node("Workbook", bytes(range(256)) * 20)]), ".xls", "w.xls")
+    with pytest.raises(ConversionFailed, match=r"^w.xls: not a valid .xls file \(damaged: its globals name no sheet\)$"):
+        convert_document(xls(b"", []), ".xls", "w.xls")
+    assert convert_document(xls(b"", [b""]), ".xls", "e.xls").markdown == ""  # a workbook of an empty sheet
 
 
 def test_a_password_protected_workbook_says_so():

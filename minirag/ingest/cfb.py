@@ -5,12 +5,15 @@ A compound file is a small file system in sectors: a header, a file allocation t
 chaining each stream's sectors, a directory of named entries, and a mini stream of 64-byte sectors
 (chained by the mini FAT) holding the streams under 4,096 bytes. Every chain is followed at most
 once around: a chain that loops, points outside the file or is shorter than its stream is damage,
-and so is a header that lies about its sizes. Nothing is read past the file's own bytes.
+and so is a header that lies about its sizes. Nothing is read past the file's own bytes. Damage
+to the mini stream or its FAT costs only the small streams kept there.
 """
 
 from __future__ import annotations
 
 import struct
+import sys
+from array import array
 from dataclasses import dataclass
 
 SIGNATURE = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
@@ -19,6 +22,7 @@ _HEADER_DIFAT = 109
 _ENTRY = 128
 _STORAGE, _STREAM, _ROOT = 1, 2, 5
 MAX_DIRECTORY_ENTRIES = 100_000
+_UINT32 = "I"  # a 4-byte unsigned C int on every platform Python builds for
 
 
 class CompoundFileError(ValueError):
@@ -58,11 +62,32 @@ class CompoundFile:
         root = self.entries[0] if self.entries and self.entries[0].kind == _ROOT else None
         if root is None:
             raise CompoundFileError("no root entry")
-        self.mini_fat = self._numbers(self._chain_bytes(first_mini_fat, mini_fat_sectors * self.sector_size))
-        self.mini_stream = self._chain_bytes(root.start, root.size) if root.size else b""
+        self._first_mini_fat, self._mini_fat_sectors = first_mini_fat, mini_fat_sectors
+        self._mini: tuple[array, bytes] | str | None = None  # read at the first small stream
 
-    def _numbers(self, data: bytes) -> tuple[int, ...]:
-        return struct.unpack_from(f"<{len(data) // 4}I", data)
+    def _mini_parts(self) -> tuple[array, bytes]:
+        """The mini FAT and the mini stream, read once: damage in them is damage to the small streams
+        alone (a document's own streams are often over the cutoff, outside them), and is said again
+        for each small stream read without walking the chains again."""
+        if self._mini is None:
+            root = self.entries[0]
+            try:
+                self._mini = (self._numbers(self._chain_bytes(self._first_mini_fat,
+                                                              self._mini_fat_sectors * self.sector_size)),
+                              self._chain_bytes(root.start, root.size) if root.size else b"")
+            except CompoundFileError as exc:
+                self._mini = str(exc)
+        if isinstance(self._mini, str):
+            raise CompoundFileError(self._mini)
+        return self._mini
+
+    def _numbers(self, data: bytes) -> array:
+        """The little-endian 32-bit numbers in `data`, 4 bytes each in memory: a FAT may be as large
+        as the file (every sector a FAT sector), and a tuple of ints had held 10 times its bytes."""
+        numbers = array(_UINT32, data[:len(data) - len(data) % 4])
+        if sys.byteorder == "big":
+            numbers.byteswap()
+        return numbers
 
     def _sector(self, number: int) -> bytes:
         if number >= self.sectors:
@@ -70,7 +95,7 @@ class CompoundFile:
         start = (number + 1) * self.sector_size
         return self.data[start:start + self.sector_size]
 
-    def _fat(self, fat_sectors: int, first_difat: int, difat_sectors: int) -> tuple[int, ...]:
+    def _fat(self, fat_sectors: int, first_difat: int, difat_sectors: int) -> array:
         if fat_sectors > self.sectors:
             raise CompoundFileError("more FAT sectors than the file holds")
         listed = list(struct.unpack_from(f"<{_HEADER_DIFAT}I", self.data, 0x4C))
@@ -83,18 +108,26 @@ class CompoundFile:
             numbers = self._numbers(self._sector(sector))
             listed += numbers[:-1]
             sector = numbers[-1]
-        fat = b"".join(self._sector(number) for number in listed[:fat_sectors] if number < _LAST_REGULAR)
-        return self._numbers(fat)
+        fat = array(_UINT32)
+        for number in listed[:fat_sectors]:
+            if number < _LAST_REGULAR:
+                fat.extend(self._numbers(self._sector(number)))
+        return fat
 
-    def _chain(self, start: int, table: tuple[int, ...], needed: int | None = None) -> list[int]:
+    def _chain(self, start: int, table: array, needed: int | None = None, sectors: int | None = None) -> list[int]:
         """The sectors chained from `start`, no more than `needed` of them: a stream's bytes are
-        read from the sectors its size takes, however long the chain runs on."""
+        read from the sectors its size takes, however long the chain runs on. A sector past the
+        `sectors` there are (the file's, by default) ends it at once: a FAT larger than the file
+        had been followed through every entry it holds before the first missing sector was read."""
+        sectors = self.sectors if sectors is None else sectors
         chain: list[int] = []
         seen: set[int] = set()
         sector = start
         while sector < _LAST_REGULAR and (needed is None or len(chain) < needed):
             if sector in seen or sector >= len(table):
                 raise CompoundFileError("a sector chain loops or leaves its table")
+            if sector >= sectors:
+                raise CompoundFileError(f"sector {sector} is past the {'file' if table is self.fat else 'mini stream'}'s end")
             seen.add(sector)
             chain.append(sector)
             sector = table[sector]
@@ -151,8 +184,9 @@ class CompoundFile:
         """A stream entry's bytes."""
         if entry.size >= self.mini_cutoff:
             return self._chain_bytes(entry.start, entry.size)
-        chain = self._chain(entry.start, self.mini_fat, -(-entry.size // 64))
-        data = b"".join(self.mini_stream[number * 64:(number + 1) * 64] for number in chain)
+        mini_fat, mini_stream = self._mini_parts()
+        chain = self._chain(entry.start, mini_fat, -(-entry.size // 64), sectors=-(-len(mini_stream) // 64))
+        data = b"".join(mini_stream[number * 64:(number + 1) * 64] for number in chain)
         if len(data) < entry.size:
             raise CompoundFileError(f"stream {entry.name!r} is longer than the mini stream holds")
         return data[:entry.size]

@@ -65,7 +65,8 @@ from minirag.ingest.sheet_limits import check_sheets
 from minirag.ingest.text_limit import MAX_TEXT_CHARS
 from minirag.ingest.text_repair import escape_headings, repair
 from minirag.ingest.xls_biff import is_old_worksheet, xls_to_markdown
-from minirag.ingest.zip_xml import check_prologs
+from minirag.ingest.zip_damage import damaged_members, docx_spare, without_damaged
+from minirag.ingest.zip_xml import check_depths, check_prologs
 
 log = logging.getLogger(__name__)
 
@@ -699,6 +700,12 @@ class _AttachedFiles:
         name = f"{self.name} › {' '.join((filename or content_type).split())}"
         try:
             converted = convert_document(data, suffix, name)
+        except (ConversionFailed, MemoryError):
+            raise  # (the worker retires on memory: the heap may be torn)
+        except RecursionError:
+            raise ConversionFailed(f"{name}: cannot convert (nested too deeply)") from None
+        except Exception as exc:  # noqa: BLE001 - a reader's unexpected error costs its attachment, not the message
+            raise ConversionFailed(f"{name}: cannot convert ({described(exc)})") from None
         finally:
             _message_depth.reset(token)
         self.budget.left -= len(converted.markdown)
@@ -741,6 +748,8 @@ def _renamed_legacy(data: bytes, suffix: str, name: str) -> Converted:
 _COMPOUND_STREAMS = (("WordDocument", ".doc"), ("Workbook", ".xls"), ("Book", ".xls"),
                      ("PowerPoint Document", ".ppt"))
 _OOXML_NAMES = (".docx", ".xlsx", ".pptx")
+# The parts markitdown's DOCX pre-processing parses with BeautifulSoup, whose cost grows with depth.
+_DOCX_PREPROCESSED = ("word/document.xml", "word/footnotes.xml", "word/endnotes.xml", "word/styles.xml")
 
 
 def _compound_kind(data: bytes) -> str | None:
@@ -858,10 +867,19 @@ def _convert_by_suffix(data: bytes, suffix: str, name: str, *, rewritten: frozen
         return _notebook(data, name)
     if suffix in _ZIP_FORMATS:
         with check_zip(data, name, suffix) as archive:
+            damaged = damaged_members(archive, docx_spare if suffix == ".docx" else lambda _member: False) \
+                if suffix in _OOXML_NAMES and "damaged" not in rewritten else []
+            if damaged:  # now without those members: read as any other
+                converted = _convert_by_suffix(without_damaged(archive, {member for member, _ in damaged}), suffix,
+                                               name, rewritten=rewritten | {"damaged"})
+                said = tuple(f"{name}: {member[:100]} is damaged ({why}); read without it" for member, why in damaged)
+                return replace(converted, warnings=(*said, *converted.warnings))
             if suffix == ".xlsx":
                 check_sheets(archive, name)
             elif suffix in (".docx", ".pptx"):
                 check_prologs(archive, name)
+                if suffix == ".docx":
+                    check_depths(archive, name, _DOCX_PREPROCESSED)
             # Each rewrite is made once: a package that still reads as needing one is read as it is.
             strict = transitional(archive) if suffix in _OOXML_NAMES and "strict" not in rewritten else None
             if strict is not None:  # now Transitional: read as any other

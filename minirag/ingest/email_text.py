@@ -25,7 +25,7 @@ from minirag.errors import ConversionFailed, MessageTooLong, described
 from minirag.ingest.attachments import AttachedFiles, Attachment
 from minirag.ingest.mapi_body import body_markdown
 from minirag.ingest.text_repair import escape_headings
-from minirag.ingest.tnef import TnefError, read_tnef
+from minirag.ingest.tnef import MAX_TNEF_ATTACHMENTS, TnefError, read_tnef
 
 MAX_PARTS = 1_000
 MAX_WARNINGS = 20
@@ -203,6 +203,9 @@ def _attachments(message: email.message.EmailMessage, files: AttachedFiles | Non
                 found.append(Attachment(filename or "winmail.dat"))
                 continue
             carried_body = carried_body or carried.body
+            if carried.left_out:
+                warnings.append(f"{name} › {filename or 'winmail.dat'}: {carried.left_out:,} attachments past the "
+                                f"first {MAX_TNEF_ATTACHMENTS:,} not read")
             for item in carried.files:
                 text = _attached_file(item.data, item.name, item.content_type, None, files, warnings)
                 found.append(Attachment(item.name or "an attachment", text))

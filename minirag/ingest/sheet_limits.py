@@ -25,6 +25,10 @@ from minirag.ingest.zip_xml import feed, parser_for
 # Cells one workbook may put in frames, counted as pandas pads them (each sheet's rows x columns):
 # 200,000 cells is a big sheet to read, and far below what outruns a worker's CPU limit.
 MAX_SHEET_CELLS = 200_000
+# Merged ranges one sheet's reader keeps; those past it are left out. Excel's never overlap, so a
+# sheet cannot begin more merges at its cells than it has cells; a forged one of nothing but merges
+# (8 bytes each in an .xls) held about 29 times its bytes as ranges.
+MAX_SHEET_MERGES = MAX_SHEET_CELLS
 # openpyxl reads rows and cells in the transitional namespace; the strict one is counted too.
 _SHEET_NAMESPACES = ("http://schemas.openxmlformats.org/spreadsheetml/2006/main",
                      "http://purl.oclc.org/ooxml/spreadsheetml/main")

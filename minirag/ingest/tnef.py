@@ -25,6 +25,10 @@ from minirag.ingest.mapi_body import body_markdown
 from minirag.ingest.rtf_tokens import code_page
 
 SIGNATURE = 0x223E9F78
+# Attachments read from one stream, as many as an e-mail may have MIME parts (email_text.MAX_PARTS);
+# those past it are counted, not kept: each rendering attribute (11 bytes) opened one, kept to the
+# end, and a stream of nothing else held 15 times its bytes.
+MAX_TNEF_ATTACHMENTS = 1_000
 _MESSAGE, _ATTACHMENT = 1, 2
 _ATT_BODY, _ATT_ATTACH_DATA, _ATT_ATTACH_TITLE = 0x800C, 0x800F, 0x8010
 _ATT_RENDER, _ATT_MESSAGE_PROPS, _ATT_ATTACH_PROPS, _ATT_CODEPAGE = 0x9002, 0x9003, 0x9005, 0x9007
@@ -57,6 +61,7 @@ class TnefFile:
 class Tnef:
     body: str  # Markdown
     files: tuple[TnefFile, ...]
+    left_out: int = 0  # attachments past MAX_TNEF_ATTACHMENTS
 
 
 class _Attachment:
@@ -78,6 +83,7 @@ def read_tnef(data: bytes) -> Tnef:
     message: dict[int, bytes | str | int] = {}
     plain = ""
     attachments: list[_Attachment] = []
+    left_out = 0
     at = 6
     while at + 9 <= len(data):
         level, attribute, length = struct.unpack_from("<BII", data, at)
@@ -93,8 +99,11 @@ def read_tnef(data: bytes) -> Tnef:
                 plain = value.rstrip(b"\0").decode(codec, "replace")
             elif number == _ATT_MESSAGE_PROPS:
                 message.update(_properties(value, codec))
-        elif level == _ATTACHMENT:
+        elif level == _ATTACHMENT and not left_out:
             if number == _ATT_RENDER or not attachments:
+                if len(attachments) == MAX_TNEF_ATTACHMENTS:
+                    left_out = 1
+                    continue
                 attachments.append(_Attachment())
             if number == _ATT_ATTACH_TITLE:
                 attachments[-1].title = value.rstrip(b"\0").decode(codec, "replace")
@@ -102,12 +111,14 @@ def read_tnef(data: bytes) -> Tnef:
                 attachments[-1].data = value
             elif number == _ATT_ATTACH_PROPS:
                 attachments[-1].properties.update(_properties(value, codec))
+        elif level == _ATTACHMENT and number == _ATT_RENDER:
+            left_out += 1
     html = message.get(_HTML)
     html_text = _html(html, message.get(_INTERNET_CODEPAGE), codec) if isinstance(html, bytes) else _text(html)
     rtf = message.get(_RTF_COMPRESSED)
     body = body_markdown(_text(message.get(_BODY)) or plain, html_text, rtf if isinstance(rtf, bytes) else None)
     files = (item.file() for item in attachments)
-    return Tnef(body, tuple(file for file in files if file.name or file.data))
+    return Tnef(body, tuple(file for file in files if file.name or file.data), left_out)
 
 
 def _html(html: bytes, declared: object, codec: str) -> str:

@@ -27,7 +27,7 @@ from minirag.errors import ConversionFailed
 from minirag.ingest.cfb import CompoundFile, CompoundFileError
 from minirag.ingest.number_format import hidden_by_format, shown_number
 from minirag.ingest.rtf_tokens import code_page
-from minirag.ingest.sheet_limits import MAX_SHEET_CELLS
+from minirag.ingest.sheet_limits import MAX_SHEET_CELLS, MAX_SHEET_MERGES
 from minirag.ingest.text_limit import MAX_TEXT_CHARS
 from minirag.ingest.xlsx_tables import Merge, number_text, sheet_markdown
 
@@ -63,6 +63,7 @@ class _Book:
     xf_dates: list[bool] = field(default_factory=list)  # per XF, in order: shows a date
     xf_formats: list[int] = field(default_factory=list)  # per XF, in order: its format id
     sheets: list[tuple[str, int]] = field(default_factory=list)  # name, the offset of its BOF
+    sheet_entries: int = 0  # BOUNDSHEET records, charts' and hidden ones too: Excel writes one at least
 
     def is_date(self, xf: int) -> bool:
         return 0 <= xf < len(self.xf_dates) and self.xf_dates[xf]
@@ -100,8 +101,12 @@ def _workbook(data: bytes, name: str) -> str:
     stream = stream if stream is not None else compound.stream("Book")
     if stream is None:
         raise ConversionFailed(f"{name}: an Office file, but not an Excel workbook (no Workbook stream)")
+    if len(stream) < 4 or struct.unpack_from("<H", stream)[0] != _BOF:  # BIFF5 and BIFF8 open with one
+        raise ValueError(f"the {'Workbook' if biff8 else 'Book'} stream does not open with a BOF record")
     book = _Book(biff8=biff8)
     _globals(stream, book, name)
+    if not book.sheet_entries:
+        raise ValueError("its globals name no sheet")
     parts = []
     cells = chars = 0
     read: set[int] = set()
@@ -169,9 +174,13 @@ def _old_worksheet(data: bytes, name: str) -> str:
         if len(cells) > MAX_SHEET_CELLS:
             raise ConversionFailed(f"{name}: refused: its sheet holds more than {MAX_SHEET_CELLS:,} cells; "
                                    "spreadsheet bomb?")
+    cells = {place: value for place, value in cells.items() if place[1] < MAX_COLUMNS}
     if not cells:
         return ""
-    return sheet_markdown(*_grid({place: value for place, value in cells.items() if place[1] < MAX_COLUMNS}, []))
+    if _span(cells) > MAX_SHEET_CELLS:
+        raise ConversionFailed(f"{name}: refused: its sheet holds more than {MAX_SHEET_CELLS:,} cells; "
+                               "spreadsheet bomb?")
+    return sheet_markdown(*_grid(cells, []))
 
 
 def _records(stream: bytes, offset: int, end: int | None = None):
@@ -213,6 +222,7 @@ def _globals(stream: bytes, book: _Book, name: str) -> None:
             book.xf_dates.append(book.formats.get(number, number in _DATE_FORMATS))
             book.xf_formats.append(number)
         elif kind == _BOUNDSHEET and len(data) >= 7:
+            book.sheet_entries += 1
             offset, = struct.unpack_from("<I", data)
             # A worksheet (charts and macro sheets are 2 and 1) that Excel can show: a very hidden one
             # (state 2) only a macro can unhide, and it holds what no reader is meant to read.
@@ -351,7 +361,8 @@ def _sheet(stream: bytes, offset: int, book: _Book,
                 if awaited is not None:
                     pending = (row, column, xf)
             elif kind == _MERGEDCELLS and len(data) >= 2:
-                for index in range(min(struct.unpack_from("<H", data)[0], (len(data) - 2) // 8)):
+                ranges = min(struct.unpack_from("<H", data)[0], (len(data) - 2) // 8, MAX_SHEET_MERGES - len(merges))
+                for index in range(max(0, ranges)):
                     top, bottom, left, right = struct.unpack_from("<HHHH", data, 2 + 8 * index)
                     merges.append(Merge(top, left, bottom, right))
             elif kind == _MULRK and len(data) >= 6:
@@ -366,8 +377,18 @@ def _sheet(stream: bytes, offset: int, book: _Book,
             break
     if not cells:
         return [], [], 0
+    span = _span(cells)
+    if span > MAX_SHEET_CELLS:  # no grid: refused by what it counts
+        return [], [], span
     grid, placed = _grid(cells, merges)
-    return grid, placed, len(cells)
+    return grid, placed, span
+
+
+def _span(cells: dict[tuple[int, int], str]) -> int:
+    """The cells the sheet's grid holds: its rows times its columns, as an XLSX's cells are counted
+    (sheet_limits.py). One cell a row over all 256 columns (50,000 cells, 0.9 MB) had built a grid
+    of 13 million (364 MB)."""
+    return len({row for row, _ in cells}) * len({column for _, column in cells})
 
 
 def _grid(cells: dict[tuple[int, int], str], merges: list[Merge]) -> tuple[list[list[str]], list[Merge]]:

@@ -41,6 +41,7 @@ from openpyxl.utils.cell import coordinate_to_tuple, get_column_letter, range_bo
 from minirag._compat.openpyxl import load_workbook, sheet_part
 from minirag.ingest.csv_table import markdown_table
 from minirag.ingest.number_format import hidden_by_format, shown_number
+from minirag.ingest.sheet_limits import MAX_SHEET_MERGES
 from minirag.ingest.zip_xml import feed, parser_for
 
 # ST_Xstring's escape (ECMA-376 Part 1, 22.9.2.19): four hex digits, of either case, naming one
@@ -144,6 +145,8 @@ class _SheetReading:
     def start(self, tag: str, attributes: dict[str, str]) -> None:
         local = tag.rpartition(" ")[2]
         if local == "mergeCell":
+            if len(self.merges) >= MAX_SHEET_MERGES:
+                return
             with contextlib.suppress(ValueError, TypeError):
                 left, top, right, bottom = range_boundaries(attributes.get("ref", ""))
                 self.merges.append(Merge(top - 1, left - 1, bottom - 1, right - 1))
@@ -209,9 +212,11 @@ def sheet_markdown(grid: list[list[str]], merges: Sequence[Merge] = ()) -> str:
     grid = [row + [""] * (width - len(row)) for row in grid]
     used = [column for column in range(width) if any(row[column] for row in grid)]
     grid = [[row[column] for column in used] for row in grid]
-    lead = []
-    while len(grid) > 1 and len(used) > 1 and sum(1 for value in grid[0] if value) == 1:
-        lead.append(next(value for value in grid.pop(0) if value))
+    leading = 0  # counted, then cut off once: popping each from the front moved every row after it
+    while leading < len(grid) - 1 and len(used) > 1 and sum(1 for value in grid[leading] if value) == 1:
+        leading += 1
+    lead = [next(value for value in row if value) for row in grid[:leading]]
+    grid = grid[leading:]
     table = markdown_table(grid) if len(used) > 1 else "\n\n".join(row[0] for row in grid)
     return "\n\n".join([*lead, table])
 

@@ -3,7 +3,8 @@
 The checks that read a document's own XML (sheet_limits.py, epub_spine.py) read each part
 in pieces, never inflated whole, and refuse one that declares entities, as the document
 parsers' defusedxml does (billion laughs). `check_prologs` looks at the prolog alone, where
-entities are declared, of every XML part of a document no check reads whole (DOCX).
+entities are declared, of every XML part of a document no check reads whole (DOCX);
+`check_depths` reads the parts a DOCX's pre-processing parses for how deep they nest.
 """
 
 from __future__ import annotations
@@ -19,6 +20,10 @@ from lxml import etree
 from minirag.errors import ConversionFailed
 
 _PIECE = 256 * 1024
+# Elements one XML part may nest: libxml2's own limit without XML_PARSE_HUGE, so the lxml-based
+# readers refuse a deeper part already. markitdown's DOCX pre-processing (BeautifulSoup's lxml-xml
+# builder) looks each end tag's namespace up through every open element: 20,000 deep took 25 s.
+MAX_XML_DEPTH = 256
 
 
 def parser_for(name: str, member: zipfile.ZipInfo, *, namespaces: bool = True) -> expat.XMLParserType:
@@ -64,6 +69,41 @@ def check_prologs(archive: zipfile.ZipFile, name: str) -> None:
         # Past the prolog, or XML or a member that goes wrong: the parser's own reading says what else is.
         with contextlib.suppress(_Root, expat.ExpatError, zipfile.BadZipFile, OSError, ValueError, EOFError):
             feed(archive, member, parser)
+
+
+class _Deep(Exception):
+    """An element began past MAX_XML_DEPTH."""
+
+
+def check_depths(archive: zipfile.ZipFile, name: str, members: tuple[str, ...]) -> None:
+    """ConversionFailed when one of `members` (those present) nests elements past MAX_XML_DEPTH,
+    streamed; damage is left to the readers to name."""
+    for member in members:
+        try:
+            info = archive.getinfo(member)
+        except KeyError:
+            continue
+        depth = 0
+
+        def start(*_args) -> None:
+            nonlocal depth
+            depth += 1
+            if depth > MAX_XML_DEPTH:
+                raise _Deep
+
+        def end(*_args) -> None:
+            nonlocal depth
+            depth -= 1
+
+        parser = parser_for(name, info)
+        parser.StartElementHandler, parser.EndElementHandler = start, end
+        try:
+            feed(archive, info, parser)
+        except _Deep:
+            raise ConversionFailed(f"{name}: refused: {member[:100]} nests its elements more than "
+                                   f"{MAX_XML_DEPTH} deep") from None
+        except (expat.ExpatError, zipfile.BadZipFile, OSError, ValueError, EOFError):
+            pass
 
 
 def parsed(data: bytes):

@@ -87,3 +87,32 @@ def _entry(node: Node, number: int, index: dict[int, int], links: dict[int, tupl
     struct.pack_into("<III", entry, 0x44, _NONE, right, child)
     struct.pack_into("<IQ", entry, 0x74, starts.get(number, _END), len(node.data or b""))
     return bytes(entry)
+
+
+def all_fat(fat_sectors: int, next_of) -> bytes:
+    """A compound file (version 3) of nothing but a root entry, its DIFAT and `fat_sectors` FAT
+    sectors: as large a FAT as a file of its size can claim. FAT entry i holds `next_of(i)`;
+    entry 0 is the directory's one sector."""
+    per = _SECTOR // 4 - 1  # FAT sectors a DIFAT sector lists; its last number chains the next
+    difat_sectors = max(0, -(-(fat_sectors - 109) // per))
+    fats = list(range(1 + difat_sectors, 1 + difat_sectors + fat_sectors))
+    header = bytearray(_SECTOR)
+    header[:8] = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
+    struct.pack_into("<HHHHH", header, 0x18, 0x3E, 3, 0xFFFE, 9, 6)
+    struct.pack_into("<IIIIIIII", header, 0x2C, fat_sectors, 0, 0, 4096, _END, 0,
+                     1 if difat_sectors else _END, difat_sectors)
+    struct.pack_into("<109I", header, 0x4C, *(fats[:109] + [_FREE] * (109 - len(fats[:109]))))
+    directory = bytearray(_SECTOR)
+    name = "Root Entry".encode("utf-16-le") + b"\0\0"
+    directory[:len(name)] = name
+    struct.pack_into("<HB", directory, 64, len(name), _ROOT)
+    struct.pack_into("<IIIIQ", directory, 0x44, _NONE, _NONE, _NONE, 0, 0)
+    struct.pack_into("<IQ", directory, 0x74, _END, 0)
+    difat = bytearray()
+    for number in range(difat_sectors):
+        listed = fats[109 + number * per:109 + (number + 1) * per]
+        difat += struct.pack(f"<{per + 1}I", *listed, *[_FREE] * (per - len(listed)),
+                             2 + number if number + 1 < difat_sectors else _END)
+    entries = fat_sectors * _SECTOR // 4
+    fat = struct.pack(f"<{entries}I", *(next_of(i) & 0xFFFFFFFF for i in range(entries)))
+    return bytes(header + directory + difat + fat)
