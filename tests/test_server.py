@@ -687,14 +687,19 @@ async def test_an_argument_the_tool_does_not_take_is_refused_by_name(make_state,
     assert schema["additionalProperties"] is False
 
 
+def _indexed_in_a_root_since_removed(make_state, docs, path, text: str) -> None:
+    """`path` (in a folder of its own) indexed while its folder was a root, which it is no longer."""
+    path.parent.mkdir()
+    path.write_text(text)
+    state = make_state(base_dirs=[str(docs), str(path.parent)])
+    state.app.sync()
+    state.close()
+
+
 @pytest.mark.anyio
 async def test_read_file_by_source_never_serves_a_root_removed_from_the_configuration(make_state, docs, tmp_path):
     other = tmp_path / "other"
-    other.mkdir()
-    (other / "secret.md").write_text("# Secret\n\nThe vault code is kept here.\n")
-    state = make_state(base_dirs=[str(docs), str(other)])
-    state.app.sync()
-    state.close()
+    _indexed_in_a_root_since_removed(make_state, docs, other / "secret.md", "# Secret\n\nThe vault code is kept here.\n")
     async with connected(make_state()) as client:
         message = await refused(client, "read_file", source=str(other / "secret.md"))
         found = await ok(client, "query_documents", query="vault code")
@@ -705,11 +710,7 @@ async def test_read_file_by_source_never_serves_a_root_removed_from_the_configur
 @pytest.mark.anyio
 async def test_delete_file_removes_a_file_of_a_root_no_longer_configured_by_its_path(make_state, docs, tmp_path):
     other = tmp_path / "other"
-    other.mkdir()
-    (other / "old.md").write_text("# Old\n\nThe old root's page.\n")
-    state = make_state(base_dirs=[str(docs), str(other)])
-    state.app.sync()
-    state.close()
+    _indexed_in_a_root_since_removed(make_state, docs, other / "old.md", "# Old\n\nThe old root's page.\n")
     async with connected(make_state()) as client:
         deleted = await ok(client, "delete_file", filePath=str(other / "old.md"))
         read = await refused(client, "read_file", filePath=str(other / "old.md"))  # reads stay contained
