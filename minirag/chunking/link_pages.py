@@ -24,7 +24,8 @@ LINK_PAGE_LINES = 0.75
 
 # A target with a scheme (`https:`, `mailto:`) or a host (`//cdn`) leads off the site; `#x` stays on the page.
 _OFF_SITE_OR_IN_PAGE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:|//|#")
-_WORD_CHARS = re.compile(r"\w+")
+_WORD = re.compile(r"\w")
+_NOT_WORD = re.compile(r"\W+")
 _HEADING = re.compile(r" {0,3}#{1,6}(?:[ \t]|$)")
 
 
@@ -55,28 +56,24 @@ def site_links(markdown: str) -> SiteLinks:
     """The links to other pages of the same site in `markdown`: relative targets, neither in-page
     anchors nor other sites; a picture is no link."""
     lines = markdown.split("\n")
-    linked_chars = shown_chars = linked_lines = text_lines = 0
+    linked_chars = linked_lines = text_lines = 0
+    hidden_chars = 0  # in the addresses (and titles) of links and pictures, which a reader is not shown
     for line, in_code in zip(lines, code_line_mask(lines), strict=True):
-        if in_code:
-            shown_chars += _word_chars(line)
+        if in_code or _HEADING.match(line) or not _WORD.search(line):
+            continue
+        text_lines += 1
+        if "](" not in line:
             continue
         on_line = 0
-
-        def count(match: re.Match) -> str:
-            nonlocal on_line
-            if not match.group().startswith("!") and not _OFF_SITE_OR_IN_PAGE.match(match.group(2)):
-                on_line += _word_chars(match.group(1))
-            return match.group(1)
-
-        shown = LINK_OR_PICTURE.sub(count, line) if "](" in line else line
-        chars = _word_chars(shown)
-        shown_chars += chars
+        for link in LINK_OR_PICTURE.finditer(line):
+            text_chars = _word_chars(link.group(1))
+            hidden_chars += _word_chars(link.group()) - text_chars
+            if not link.group().startswith("!") and not _OFF_SITE_OR_IN_PAGE.match(link.group(2)):
+                on_line += text_chars
         linked_chars += on_line
-        if chars and not _HEADING.match(line):
-            text_lines += 1
-            linked_lines += on_line > 0
-    return SiteLinks(linked_chars, shown_chars, linked_lines, text_lines)
+        linked_lines += on_line > 0
+    return SiteLinks(linked_chars, _word_chars(markdown) - hidden_chars, linked_lines, text_lines)
 
 
 def _word_chars(text: str) -> int:
-    return sum(len(word) for word in _WORD_CHARS.findall(text))
+    return len(text) - sum(map(len, _NOT_WORD.findall(text)))
