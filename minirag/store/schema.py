@@ -192,7 +192,7 @@ def _m009_first_evening_tables(conn: Connection) -> None:
         raise IndexUnavailable(f"the index's vector table is not one minirag made: {row[0]}")
     rows = conn.execute("SELECT chunk_id, embedding, lifecycle FROM chunks_vec").fetchall()
     log.warning("rewriting the vector table of %d chunks: once, for this index from an older minirag "
-                "(no re-embedding; seconds per 100,000 chunks)", len(rows))
+                "(no re-embedding)", len(rows))
     conn.execute("DROP TABLE chunks_vec")
     create_vector_table(conn, int(found.group(1)))
     conn.executemany("INSERT INTO chunks_vec (chunk_id, embedding, lifecycle) VALUES (?, ?, ?)", rows)
