@@ -338,3 +338,68 @@ def test_an_index_from_before_link_shares_gets_them_from_its_stored_sections_whe
     share, lines = synced[str(docs / "genindex.md")]
     assert share > 0.75 and lines == 1.0  # its heading counts in the text, not in the lines
     assert synced[str(docs / "kettle.md")][0] < 0.2
+
+
+# The vec0 table as the project's first evening made it (3ecb374, then a92ec8b until b8b624a):
+# an extra metadata column no later minirag fills, so every insert into it failed.
+_FIRST_EVENING_VECTORS = {
+    "source column": ("source TEXT, lifecycle TEXT", "?, ?"),
+    "bit column": ("embedding_bits bit[{dim}], lifecycle TEXT", "vec_quantize_binary(?), ?"),
+}
+
+
+@pytest.mark.parametrize("layout", sorted(_FIRST_EVENING_VECTORS))
+def test_an_index_from_the_first_evening_is_upgraded_and_syncs(make_app, docs, layout):
+    """An index written by the first commits (schema 1) lacked parents.context_lines and kept a
+    vector table whose extra column no insert fills: a sync of it embedded, then failed with
+    'OperationalError: table parents has no column named context_lines' (or 'Expected text for
+    TEXT metadata column source'). Opened for writing, it is brought to today's tables, its
+    vectors kept."""
+    from conftest import write
+
+    write(docs / "kettle.md", "# Kettle\n\nHard water leaves limescale on the element: boil water "
+          "and vinegar, leave it for an hour, then rinse.\n")
+    write(docs / "lamp.md", "# Lamp\n\nThe bulb is an E27 LED; unscrew it only once the lamp is cold.\n")
+    app = make_app()
+    app.sync()
+    path = app.config.db_path
+    app.close()
+    columns, values = _FIRST_EVENING_VECTORS[layout]
+    with Index(path) as index:
+        conn = index.conn
+        dim = int(index.meta("dimension"))
+        rows = conn.execute("SELECT v.chunk_id, v.embedding, v.lifecycle, s.source FROM chunks_vec v "
+                            "JOIN chunks c ON c.id = v.chunk_id JOIN sources s ON s.id = c.source_id").fetchall()
+        by_text = ("SELECT c.text_hash, v.embedding FROM chunks c JOIN chunks_vec v ON v.chunk_id = c.id "
+                   "JOIN sources s ON s.id = c.source_id WHERE s.source LIKE '%kettle.md'")
+        kept = dict(conn.execute(by_text).fetchall())
+        conn.execute("DROP TABLE chunks_vec")
+        conn.execute(f"CREATE VIRTUAL TABLE chunks_vec USING vec0(chunk_id INTEGER PRIMARY KEY, "
+                     f"embedding float[{dim}] distance_metric=cosine, {columns.format(dim=dim)})")
+        for chunk_id, embedding, lifecycle, source in rows:
+            extra = (source, lifecycle) if layout == "source column" else (embedding, lifecycle)
+            conn.execute(f"INSERT INTO chunks_vec VALUES (?, ?, {values})", (chunk_id, embedding, *extra))
+        # As schema 1 left the rest: no later migration's tables or columns.
+        for sql in ("DROP TABLE vector_codes", "DROP TABLE vector_codebook", "DROP TABLE exclusions",
+                    "ALTER TABLE sources DROP COLUMN chunk_budget", "ALTER TABLE sources DROP COLUMN conversion_note",
+                    "ALTER TABLE sources DROP COLUMN link_share", "ALTER TABLE sources DROP COLUMN link_line_share",
+                    "DELETE FROM migrations WHERE id >= 2"):
+            conn.execute(sql)
+        if layout == "source column":
+            conn.execute("ALTER TABLE parents DROP COLUMN context_lines")
+    write(docs / "lamp.md", "# Lamp\n\nThe bulb is an E27 LED; unscrew it only once the lamp is cold. "
+          "A GU10 spare is in the drawer.\n")
+    app = make_app()
+    report = app.sync()
+    # Both re-cut (schema 1 kept no chunk budget); only the edited lamp.md's text is embedded.
+    assert report.failed == 0 and report.done == 2 and report.chunks_embedded == 1
+    assert app.query("limescale vinegar").hits[0].source == str(docs / "kettle.md")
+    app.close()
+    with Index(path) as index:
+        assert schema.schema_version(index.conn) == schema.SCHEMA_VERSION
+        sql = index.conn.execute("SELECT sql FROM sqlite_master WHERE name = 'chunks_vec'").fetchone()[0]
+        assert "source TEXT" not in sql and "embedding_bits" not in sql
+        assert dict(index.conn.execute(by_text).fetchall()) == kept  # the vectors copied over, as they were
+        assert index.conn.execute("SELECT COUNT(*) FROM chunks_fts WHERE chunks_fts MATCH 'gu10'").fetchone()[0] == 1
+        assert index.conn.execute("SELECT COUNT(*) FROM chunks c LEFT JOIN chunks_vec v ON v.chunk_id = c.id "
+                                  "WHERE v.chunk_id IS NULL").fetchone()[0] == 0

@@ -440,3 +440,36 @@ def test_words_stemmed_on_several_threads_at_once_are_stemmed_as_on_one():
                 assert got == (expected if n % 2 else expected[::-1])
     finally:
         sys.setswitchinterval(previous)
+
+
+def test_two_processes_opening_an_older_index_at_once_re_tokenize_it_once(make_app, docs, tmp_path, caplog):
+    """A server and a sync started together on an index of an older keyword scheme each saw it stale,
+    and the one that waited for the other's write lock re-tokenized every chunk again (measured on a
+    5,732-chunk index of 2026-12-02: both printed 're-tokenizing'). The other writer is a connection
+    of its own holding the lock, and records the scheme while this open waits for it."""
+    import threading
+
+    from minirag.store.index import Index
+
+    write(docs / "notes.md", "# Notes\n\nPrinters and scanners are added in the settings.")
+    app = make_app()
+    try:
+        run_sync(app.pipeline, list(app.config.roots))
+        app.index.set_meta("keyword_scheme", "11")
+    finally:
+        app.close()
+    path = tmp_path / "index.db"
+    other = db.connect(path)
+    other.execute("BEGIN IMMEDIATE")
+    opened: list[Index] = []
+    with caplog.at_level(logging.WARNING, logger="minirag.store.index"):
+        opening = threading.Thread(target=lambda: opened.append(Index(path)))
+        opening.start()
+        opening.join(1.0)  # it has read the scheme as stale, and waits for the write lock
+        other.execute("UPDATE meta SET value = ? WHERE key = 'keyword_scheme'", (str(keywords.KEYWORD_SCHEME),))
+        other.execute("COMMIT")
+        other.close()
+        opening.join(30)
+    assert len(opened) == 1
+    opened[0].close()
+    assert not [r.getMessage() for r in caplog.records if "re-tokenizing" in r.getMessage()]

@@ -350,8 +350,12 @@ class Index:
         if self.meta(META_KEYWORD_SCHEME) == current:
             return
 
-        def rebuild() -> None:
+        def rebuild() -> int | None:
             with self._transaction():
+                # Read again under the write lock: another process opening the index at the same time
+                # (a server and a sync) may have rebuilt it while this one waited for the lock.
+                if self.meta(META_KEYWORD_SCHEME) == current:
+                    return None
                 # Made anew rather than emptied: the table's tokenizer is the one in force too.
                 self.conn.execute("DROP TABLE chunks_fts")
                 self.conn.execute(schema.FTS_TABLE_SQL)
@@ -382,10 +386,11 @@ class Index:
                     "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
                     [(META_KEYWORD_SCHEME, current), (META_KEYWORD_LANGUAGES, json.dumps(counts, sort_keys=True))],
                 )
-            if total:
-                log.warning("rebuilt the keyword index of %s (%d chunks)", self.path, total)
+            return total
 
-        db.with_retry(rebuild)
+        rebuilt = db.with_retry(rebuild)
+        if rebuilt:
+            log.warning("rebuilt the keyword index of %s (%d chunks)", self.path, rebuilt)
 
     @staticmethod
     def _fts_row(made: keywords.KeywordText, counts: dict[str, int]) -> tuple[str, str, str]:

@@ -8,6 +8,7 @@ add a new one.
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable
 
 from minirag.errors import IndexUnavailable
@@ -171,6 +172,31 @@ def _m008_link_share(conn: Connection) -> None:
                       if links.linked_chars])
 
 
+# The vec0 table's columns since the project's first evening (create_vector_table).
+VECTOR_COLUMNS = frozenset({"chunk_id", "embedding", "lifecycle"})
+
+
+def _m009_first_evening_tables(conn: Connection) -> None:
+    """The tables of an index written on the project's first evening (before migration 2) made as
+    today's: parents had no context_lines (3ecb374), and the vec0 table kept an extra column no later
+    minirag fills (`source` in 3ecb374, `embedding_bits` in a92ec8b), so every insert failed. The
+    vectors are copied into today's table, none embedded again."""
+    if "context_lines" not in {row[1] for row in conn.execute("PRAGMA table_info(parents)")}:
+        _script(conn, "ALTER TABLE parents ADD COLUMN context_lines INTEGER NOT NULL DEFAULT 0;")
+    row = conn.execute("SELECT sql FROM sqlite_master WHERE name = 'chunks_vec'").fetchone()
+    if row is None or {r[1] for r in conn.execute("PRAGMA table_info(chunks_vec)")} == VECTOR_COLUMNS:
+        return
+    found = re.search(r"embedding float\[(\d+)\]", row[0])
+    if found is None:
+        raise IndexUnavailable(f"the index's vector table is not one minirag made: {row[0]}")
+    rows = conn.execute("SELECT chunk_id, embedding, lifecycle FROM chunks_vec").fetchall()
+    log.warning("rewriting the vector table of %d chunks: once, for this index from an older minirag "
+                "(no re-embedding)", len(rows))
+    conn.execute("DROP TABLE chunks_vec")
+    create_vector_table(conn, int(found.group(1)))
+    conn.executemany("INSERT INTO chunks_vec (chunk_id, embedding, lifecycle) VALUES (?, ?, ?)", rows)
+
+
 MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [
     ("core tables, FTS5", _m001_core),
     ("exclusions", _m002_exclusions),
@@ -180,6 +206,7 @@ MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [
     ("a note per source", _m006_source_note),
     ("vector codes on every dimension", _m007_complete_codes),
     ("each source's share of links to its site", _m008_link_share),
+    ("the first evening's tables made as today's", _m009_first_evening_tables),
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 META_SCHEMA = "schema_version"  # the `meta` key migrate writes SCHEMA_VERSION under
