@@ -1,6 +1,6 @@
 """Which page answers first: questions a coding agent asks, each with the pages that answer it.
 
-    python scripts/page_eval.py QUESTIONS.json --base-dir ROOT --db-path DB [--model-name M] [--exclude GLOBS]
+    python scripts/page_eval.py QUESTIONS.json --base-dir ROOT --db-path DB [--model-name M | --model-path DIR] [--exclude GLOBS]
 
 QUESTIONS.json is a list of [question, [page, ...]] with pages relative to ROOT
 (scripts/question_sets/agent_pages.json: python3.11-doc and postgresql-doc-15 as HTML,
@@ -28,6 +28,7 @@ def main() -> int:
     parser.add_argument("--base-dir", type=Path, required=True)
     parser.add_argument("--db-path", type=Path, required=True)
     parser.add_argument("--model-name", default="all-MiniLM-L6-v2")
+    parser.add_argument("--model-path", help="a local model folder (MODEL_PATH), in place of --model-name")
     parser.add_argument("--exclude", default="_sources/,_static/,_images/,_downloads/,py/whatsnew/,py/c-api/,"
                         "py/distutils/,py/faq/,pg/release-*.html")
     args = parser.parse_args()
@@ -37,7 +38,8 @@ def main() -> int:
 
     questions = json.loads(args.questions.read_text())
     config = load_config(env={"BASE_DIR": str(args.base_dir), "DB_PATH": str(args.db_path),
-                              "MODEL_NAME": args.model_name, "MINIRAG_EXCLUDE": args.exclude})
+                              "MODEL_NAME": args.model_name, "MINIRAG_EXCLUDE": args.exclude,
+                              **({"MODEL_PATH": args.model_path} if args.model_path else {})})
     app = App(config)
     try:
         app.sync()
