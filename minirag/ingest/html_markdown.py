@@ -26,6 +26,8 @@ _HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
 _BLOCKS = frozenset({"p", "div", "section", "article", "main", "header", "footer", "nav", "aside", "figure",
                      "figcaption", "address", "details", "summary", "center", "fieldset", "legend", "body",
                      "html", "form", "caption", "dt", "dd", "hr", "tbody", "thead", "tfoot", "tr"})
+_WRAPPERS = frozenset({"section", "article", "div", "header", "hgroup"})  # blocks a list item's heading may sit in
+_SECTION_DEPTH = 3  # how far below a list item a heading is looked for (javadoc's: 2)
 _CODE = frozenset({"code", "kbd", "samp", "tt", "var"})
 _LINKED_BLOCKS = ("h1", "h2", "h3", "h4", "h5", "h6", "p", "div", "ul", "ol", "table", "pre", "blockquote", "section")
 _SPACE = re.compile(r"[ \t\r\n\f\v\u00a0\u2000-\u200a\u202f\u205f\u3000]+")
@@ -280,6 +282,14 @@ class _Writer:
                     self.block(cell)
         self.blocks[start:] = _labels_joined(self.blocks[start:])
 
+    def layout_list(self, el) -> None:
+        """A list that holds sections (javadoc's members): its items are blocks, their headings headings."""
+        for child in el:
+            if isinstance(child.tag, str) and child.tag.lower() == "li":
+                self.block(child)
+            else:
+                self.element(child)
+
     def element(self, el) -> None:
         tag = el.tag
         if not isinstance(tag, str):  # a comment or processing instruction: its tail is the caller's
@@ -292,6 +302,8 @@ class _Writer:
             self.emit("#" * _HEADINGS[tag] + " " + text if text else "")
         elif tag == "pre":
             self.emit(_fenced(el))
+        elif tag in ("ul", "ol", "menu") and _lays_out(el):
+            self.layout_list(el)
         elif tag in ("ul", "ol", "menu"):
             self.emit(_list(el, ordered=tag == "ol"))
         elif tag == "dl":
@@ -454,6 +466,27 @@ def fenced(code: str, language: str) -> str:
     longest = max((len(run) for run in re.findall(r"`{3,}", code)), default=2)
     fence = "`" * (longest + 1)
     return f"{fence}{language}\n{code}\n{fence}"
+
+
+def _lays_out(list_el) -> bool:
+    """Whether a list lays sections out rather than listing items: an item holds a heading, itself or
+    in the blocks it wraps, as javadoc's `<ul class="member-list"><li><section><h3>`. Written as a list,
+    each heading went behind a marker, indented, where the chunker sees no heading. Three levels
+    below each item are looked at, none inside a nested list or table, so each element is seen a
+    bounded number of times however deep lists nest."""
+    for item in list_el:
+        level = [item] if isinstance(item.tag, str) and item.tag.lower() == "li" else []
+        for _ in range(_SECTION_DEPTH):
+            below = []
+            for el in level:
+                for child in el:
+                    tag = child.tag.lower() if isinstance(child.tag, str) else ""
+                    if tag in _HEADINGS:
+                        return True
+                    if tag in _WRAPPERS:
+                        below.append(child)
+            level = below
+    return False
 
 
 def _item(li, marker: str) -> str:

@@ -1,0 +1,70 @@
+"""API reference pages from generators other than Sphinx and DocBook (javadoc, rustdoc, Doxygen),
+read as a coding agent reads them: each member's text under a heading that names it.
+
+Each page below is the generator's real markup (Debian 12's openjdk-17-doc, rust-doc 1.63,
+libstdc++-12-doc's Doxygen 1.9.4), cut to a few members: element names, classes, attributes
+and nesting as written, text shortened.
+"""
+
+from minirag.chunking import chunk_document
+from minirag.ingest.html_markdown import html_to_markdown
+
+
+def md(html: str) -> str:
+    return html_to_markdown(html)[0]
+
+
+def chunks(markdown: str, budget: int = 40) -> list[str]:
+    return [chunk.text for chunk in chunk_document(markdown, title="Optional", budget=budget,
+                                                   count_tokens=lambda text: len(text.split())).chunks]
+
+
+# javadoc 17: the summary and each member's details are sections inside list items, the list
+# only laying the page out (no marker is shown).
+JAVADOC_DETAILS = (
+    '<main role="main"><div class="header"><h1 title="Class Optional" class="title">Class Optional&lt;T&gt;</h1>'
+    '</div><section class="summary"><ul class="summary-list"><li>'
+    '<section class="method-summary" id="method-summary"><h2>Method Summary</h2>'
+    '<div class="summary-table three-column-summary"><div class="table-header col-first">Modifier and Type</div>'
+    '<div class="col-first even-row-color"><code>boolean</code></div>'
+    '<div class="col-second even-row-color"><code><a href="#isEmpty()">isEmpty</a>()</code></div>'
+    '<div class="col-last even-row-color"><div class="block">If a value is not present, returns <code>true</code>,'
+    ' otherwise <code>false</code>.</div></div></div>'
+    '<div class="inherited-list"><h3 id="methods-inherited-from-class-java.lang.Object">Methods declared in class'
+    '&nbsp;java.lang.<a href="../lang/Object.html">Object</a></h3>'
+    '<code><a href="../lang/Object.html#clone()">clone</a>, <a href="../lang/Object.html#wait()">wait</a></code>'
+    '</div></section></li></ul></section>'
+    '<section class="details"><ul class="details-list"><li>'
+    '<section class="method-details" id="method-detail"><h2>Method Details</h2><ul class="member-list"><li>'
+    '<section class="detail" id="empty()"><h3>empty</h3>'
+    '<div class="member-signature"><span class="modifiers">public static</span>&nbsp;'
+    '<span class="type-parameters">&lt;T&gt;</span>&nbsp;<span class="return-type">'
+    '<a href="Optional.html">Optional</a>&lt;T&gt;</span>&nbsp;<span class="element-name">empty</span>()</div>'
+    '<div class="block">Returns an empty <code>Optional</code> instance. No value is present for this'
+    ' <code>Optional</code>.</div><dl class="notes"><dt>Type Parameters:</dt><dd><code>T</code> - The type of'
+    ' the non-existent value</dd><dt>Returns:</dt><dd>an empty <code>Optional</code></dd></dl></section></li><li>'
+    '<section class="detail" id="orElseThrow()"><h3>orElseThrow</h3>'
+    '<div class="member-signature"><span class="modifiers">public</span>&nbsp;<span class="return-type">'
+    '<a href="Optional.html">T</a></span>&nbsp;<span class="element-name">orElseThrow</span>()</div>'
+    '<div class="block">If a value is present, returns the value, otherwise throws'
+    ' <code>NoSuchElementException</code>.</div><dl class="notes"><dt>Returns:</dt><dd>the non-<code>null</code>'
+    ' value described by this <code>Optional</code></dd><dt>Throws:</dt><dd><code>'
+    '<a href="NoSuchElementException.html">NoSuchElementException</a></code> - if no value is present</dd>'
+    '<dt>Since:</dt><dd>10</dd></dl></section></li></ul></section></li></ul></section></main>'
+)
+
+
+def test_javadoc_member_details_are_headed_by_the_member_not_by_a_list_item():
+    # The lists that hold javadoc's sections were written as Markdown lists, each heading
+    # behind a marker and indented (`  - ### orElseThrow`): the chunker saw none of the members'
+    # headings and one of the inherited-methods line, so every method's details were filed
+    # under "Methods declared in class java.lang.Object".
+    markdown = md(JAVADOC_DETAILS)
+    for heading in ("## Method Summary", "### Methods declared in class java.lang.", "## Method Details",
+                    "### empty", "### orElseThrow"):
+        assert f"\n{heading}" in markdown
+    assert "- ##" not in markdown and "\n  " not in markdown.split("## Method Details")[1].split("Throws:")[0]
+    throws = [text for text in chunks(markdown) if "- if no value is present" in text]
+    assert throws and all(text.startswith("Optional > Class Optional<T> > Method Details > orElseThrow")
+                          for text in throws)
+    assert "\npublic [T](Optional.html) orElseThrow()\n" in markdown
