@@ -43,6 +43,7 @@ MAX_TAG_CHARS = 16_384
 MAX_QUOTE_DEPTH = 8  # quotes inside quotes are marked this deep; deeper ones are part of the eighth
 MAX_DEFINITION_DEPTH = 8  # list items and definitions inside others are indented this deep; deeper ones are not
 MAX_TAG_ATTRIBUTES = 256
+MAX_QUERY_CHARS = 100  # a link's query longer than this is data (a playground's code): the text alone
 _LONG_TAG = re.compile(rf"<([A-Za-z][^\s/<>\"']*+)((?:\"[^\"]*+\"|'[^']*+'|[^<>\"'])"
                        rf"{{{MAX_TAG_CHARS},}}+)>")
 _READ_ATTRIBUTES = frozenset({"hidden", "style", "role", "aria-hidden", "aria-modal", "aria-haspopup", "href", "src",
@@ -649,8 +650,10 @@ def image_markdown(alt: str, src: str) -> str:
 def link_markdown(text: str, href: str, *, image: bool = False) -> str:
     """`[text](href)`, or `![text](href)` for a picture; the text alone where the target is unsafe or
     missing. A link or a picture with no text is nothing: a reader of the text gets nothing from a
-    spacer, an avatar or an unlabelled screenshot, and its address is noise to both search sides."""
+    spacer, an avatar or an unlabelled screenshot, and its address is noise to both search sides. An
+    address whose query is over MAX_QUERY_CHARS carries data, not a place (rustdoc's "Run" link holds
+    its example again, percent-escaped, for the playground): the text alone."""
     target = _safe_href(href)
-    if not target or not text:
+    if not target or not text or len(target.partition("?")[2]) > MAX_QUERY_CHARS:
         return text
     return f"{'!' if image else ''}[{text}]({target})"
