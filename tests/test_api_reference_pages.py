@@ -99,3 +99,58 @@ def test_a_link_whose_address_carries_data_keeps_its_text_alone():
     assert "assert!(map.capacity() >= 100);\n```\n\nRun" in markdown
     short = md('<p><a href="https://example.org/search?q=vec+capacity&amp;lang=en">search</a></p>')
     assert short == "[search](https://example.org/search?q=vec+capacity&lang=en)"
+
+
+# Doxygen 1.9.4 (libstdc++): a group of the member summary is a table whose first row is its
+# heading; each member's signature is a table of one row (name, "(", type, parameter, ")").
+DOXYGEN_CLASS = (
+    '<div class="header"><div class="headertitle"><div class="title">std::vector&lt; _Tp, _Alloc &gt; Class '
+    'Template Reference</div></div></div><div class="contents">'
+    '<table class="memberdecls">\n<tr class="heading"><td colspan="2"><h2 class="groupheader">'
+    '<a id="pub-methods" name="pub-methods"></a>\nPublic Member Functions</h2></td></tr>\n'
+    '<tr class="memitem:a069ff981e0a360ca71ab2682cb4472f4"><td class="memItemLeft" align="right" valign="top">'
+    'constexpr void&#160;</td><td class="memItemRight" valign="bottom"><a class="el" '
+    'href="a08898.html#a069ff981e0a360ca71ab2682cb4472f4">push_back</a> (const value_type &amp;__x)</td></tr>\n'
+    '<tr class="separator:a069ff981e0a360ca71ab2682cb4472f4"><td class="memSeparator" colspan="2">&#160;</td>'
+    '</tr>\n<tr class="memitem:a22049143588a50ab6b1fc555e689b9c7"><td class="memItemLeft" align="right" '
+    'valign="top">constexpr size_type&#160;</td><td class="memItemRight" valign="bottom"><a class="el" '
+    'href="a08898.html#a22049143588a50ab6b1fc555e689b9c7">capacity</a> () const noexcept</td></tr>\n</table>\n'
+    '<h2 class="groupheader">Member Function Documentation</h2>\n'
+    '<a id="a069ff981e0a360ca71ab2682cb4472f4" name="a069ff981e0a360ca71ab2682cb4472f4"></a>\n'
+    '<h2 class="memtitle"><span class="permalink"><a href="#a069ff981e0a360ca71ab2682cb4472f4">&#9670;&nbsp;</a>'
+    '</span>push_back() <span class="overload">[1/2]</span></h2>\n<div class="memitem">\n<div class="memproto">\n'
+    '<div class="memtemplate">\ntemplate&lt;typename _Tp , typename _Alloc  = std::allocator&lt;_Tp&gt;&gt; </div>\n'
+    '<table class="mlabels">\n  <tr>\n  <td class="mlabels-left">\n      <table class="memname">\n        <tr>\n'
+    '          <td class="memname">constexpr void <a class="el" href="a08898.html">std::vector</a>&lt; _Tp, '
+    '_Alloc &gt;::push_back </td>\n          <td>(</td>\n          <td class="paramtype">const value_type '
+    '&amp;&#160;</td>\n          <td class="paramname"><em>__x</em></td><td>)</td>\n          <td></td>\n'
+    '        </tr>\n      </table>\n  </td>\n  <td class="mlabels-right">\n<span class="mlabels"><span '
+    'class="mlabel">inline</span><span class="mlabel">constexpr</span></span>  </td>\n  </tr>\n</table>\n'
+    '</div><div class="memdoc">\n\n<p>Add data to the end of the vector. </p>\n<dl class="params"><dt>Parameters'
+    '</dt><dd>\n  <table class="params">\n    <tr><td class="paramname">__x</td><td>Data to be added.</td></tr>\n'
+    '  </table>\n  </dd>\n</dl>\n<p>This is a typical stack operation. </p>\n</div>\n</div>\n'
+    '<h2 class="memtitle"><span class="permalink"><a href="#a9a7cd5c4a2d8e6c3b9b6e7d1e1f2a3b4">&#9670;&nbsp;</a>'
+    '</span>reserve()</h2>\n<div class="memitem">\n<div class="memproto">\n<table class="memname">\n        <tr>\n'
+    '          <td class="memname">void <a class="el" href="a08898.html">std::vector</a>&lt; _Tp, _Alloc '
+    '&gt;::reserve </td>\n          <td>(</td>\n          <td class="paramtype">size_type&#160;</td>\n'
+    '          <td class="paramname"><em>__n</em></td><td>)</td>\n          <td></td>\n        </tr>\n'
+    '      </table>\n</div><div class="memdoc">\n<p>Attempt to preallocate enough memory for specified number'
+    ' of elements. </p>\n</div>\n</div>\n</div>'
+)
+
+
+def test_doxygen_member_groups_are_headings_and_signatures_read_as_one_line():
+    # A group's heading row was a line before the table, escaped (`\\## Public Member Functions`),
+    # so the summary's rows were filed under the page's title; each signature was a pipe table
+    # whose only row was its header: `| constexpr void std::vector< _Tp, _Alloc >::push_back | ( | ...`.
+    markdown = md(DOXYGEN_CLASS)
+    assert "\n## Public Member Functions\n\n| constexpr void | [push_back]" in markdown
+    assert "\\#" not in markdown
+    assert "\nconstexpr void [std::vector](a08898.html)< _Tp, _Alloc >::push_back ( const value_type & __x )" \
+           in markdown
+    assert "\nvoid [std::vector](a08898.html)< _Tp, _Alloc >::reserve ( size_type __n )\n" in markdown
+    assert "| ( |" not in markdown
+    texts = chunks(markdown, budget=60)
+    assert any(text.startswith("Optional > Public Member Functions\n") and "capacity" in text for text in texts)
+    # The permalink diamond before each member's name is no part of the name.
+    assert [text for text in texts if text.startswith("Optional > reserve()\n")]

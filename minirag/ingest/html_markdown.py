@@ -43,6 +43,7 @@ MAX_TAG_CHARS = 16_384
 MAX_QUOTE_DEPTH = 8  # quotes inside quotes are marked this deep; deeper ones are part of the eighth
 MAX_DEFINITION_DEPTH = 8  # list items and definitions inside others are indented this deep; deeper ones are not
 MAX_TAG_ATTRIBUTES = 256
+MAX_SIGNATURE_ROWS = 64  # a signature table has a row per parameter; a longer one is read as data
 MAX_QUERY_CHARS = 100  # a link's query longer than this is data (a playground's code): the text alone
 _LONG_TAG = re.compile(rf"<([A-Za-z][^\s/<>\"']*+)((?:\"[^\"]*+\"|'[^']*+'|[^<>\"'])"
                        rf"{{{MAX_TAG_CHARS},}}+)>")
@@ -309,6 +310,8 @@ class _Writer:
             self.emit(_list(el, ordered=tag == "ol"))
         elif tag == "dl":
             self.emit(_definition_list(el))
+        elif tag == "table" and _is_signature(el):
+            self.emit(_signature(el))
         elif tag == "table" and _is_layout(el):
             self.layout_table(el)
         elif tag == "table":
@@ -380,6 +383,29 @@ def _is_layout(table) -> bool:
         if sum(1 for child in cell if isinstance(child.tag, str) and child.tag.lower() in _BLOCK_CHILDREN) > 1:
             return True
     return False
+
+
+def _cells(tr) -> list:
+    return [c for c in tr if isinstance(c.tag, str) and c.tag.lower() in ("td", "th")]
+
+
+def _is_signature(table) -> bool:
+    """A table that lays out a function's signature, not data: its first row opens the parameters
+    with a cell of "(" after the name, its last row closes them with a cell of ")" (Doxygen's
+    `memname` table: a row per parameter)."""
+    rows = table.xpath("./tr | ./tbody/tr")
+    if not rows or len(rows) > MAX_SIGNATURE_ROWS:
+        return False
+    first, last = _cells(rows[0]), _cells(rows[-1])
+    return (len(first) > 2 and first[1].text_content().strip() == "("
+            and any(cell.text_content().strip() == ")" for cell in last))
+
+
+def _signature(table) -> str:
+    """The signature as written, a line per row: `void f ( int a,` / `int b )`."""
+    lines = (" ".join(text for text in (inline_text(cell) for cell in _cells(tr)) if text)
+             for tr in table.xpath("./tr | ./tbody/tr"))
+    return "\n".join(_as_text(line) for line in lines if line)
 
 
 def _icon_only(cell) -> bool:
@@ -610,7 +636,7 @@ def _table(table) -> str:
 
     grid = spread(trs, lambda cell: len(text(cell))) or [table_cells(tr) for tr in trs]
     titles = title_rows(grid)
-    lead = [_as_text(inline_text(row[0])) for row in grid[:titles]]
+    lead = [_title_line(row[0]) for row in grid[:titles]]
     for row in grid[titles:]:
         # The columns a merge covers at a row's end are padded as a short row is (pipe_table): a
         # cell merged across 1,000 columns in each of 5,000 rows made 5 million empty cells.
@@ -624,6 +650,13 @@ def _table(table) -> str:
     if not rows:
         return title
     return (title + "\n\n" if title else "") + pipe_table(rows)
+
+
+def _title_line(cell) -> str:
+    """A title row's text; a heading there (Doxygen's member groups: "Public Member Functions") stays one."""
+    if next(cell.iter(*_HEADINGS), None) is not None:
+        return _render(cell, "\n\n")
+    return _as_text(inline_text(cell))
 
 
 def _safe_href(href: str) -> str | None:
