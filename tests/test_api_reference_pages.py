@@ -154,3 +154,14 @@ def test_doxygen_member_groups_are_headings_and_signatures_read_as_one_line():
     assert any(text.startswith("Optional > Public Member Functions\n") and "capacity" in text for text in texts)
     # The permalink diamond before each member's name is no part of the name.
     assert [text for text in texts if text.startswith("Optional > reserve()\n")]
+
+
+def test_mdbook_listing_inside_a_second_pre_keeps_its_language():
+    # The Rust book (mdBook, rust-doc 1.63) writes each listing as <pre><pre class="playground">
+    # <code class="language-rust">: the outer <pre> was fenced with no language (618 listings
+    # on 53 of its 185 pages).
+    markdown = md('<main><h2 id="x">Creating a New Hash Map</h2><p>One way to create an empty hash map.</p>'
+                  '<pre><pre class="playground"><code class="language-rust"><span class="boring">fn main() {\n'
+                  '</span>    use std::collections::HashMap;\n    let mut scores = HashMap::new();\n'
+                  '<span class="boring">}</span></code></pre></pre></main>')
+    assert "```rust\nfn main() {\n    use std::collections::HashMap;\n" in markdown

@@ -461,6 +461,8 @@ def _only(pre, codes: list) -> bool:
 
 def _one_fenced(pre, code) -> str:
     language = ""
+    if code is None:  # mdBook's <pre><pre class="playground"><code class="language-rust">
+        code = next(pre.iter("code"), None)
     for holder in (pre, pre.getparent(), code):
         if holder is not None:
             found = _LANGUAGE.search(holder.get("class") or "")
