@@ -6,6 +6,8 @@ libstdc++-12-doc's Doxygen 1.9.4), cut to a few members: element names, classes,
 and nesting as written, text shortened.
 """
 
+from helpers.growth import grows_linearly
+
 from minirag.chunking import chunk_document
 from minirag.ingest.html_markdown import html_to_markdown
 
@@ -165,3 +167,11 @@ def test_mdbook_listing_inside_a_second_pre_keeps_its_language():
                   '</span>    use std::collections::HashMap;\n    let mut scores = HashMap::new();\n'
                   '<span class="boring">}</span></code></pre></pre></main>')
     assert "```rust\nfn main() {\n    use std::collections::HashMap;\n" in markdown
+
+
+def test_reading_lists_and_tables_as_layout_stays_linear():
+    # Whether a list lays sections out looks three levels below each item, and no further than
+    # the next list; whether a table is a signature looks at two cells' own text.
+    assert grows_linearly(md, lambda n: "<ul>" + "<li><div><div><div><p>x</p></div></div></div></li>" * n + "</ul>")
+    assert grows_linearly(md, lambda n: "<ul><li><div>" * n + "<h3>deep</h3>" + "</div></li></ul>" * n)
+    assert grows_linearly(md, lambda n: "<table><tr><td>f</td><td>" * n + "(" + "</td><td>x</td></tr></table>" * n)

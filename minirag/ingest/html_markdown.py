@@ -397,8 +397,12 @@ def _is_signature(table) -> bool:
     if not rows or len(rows) > MAX_SIGNATURE_ROWS:
         return False
     first, last = _cells(rows[0]), _cells(rows[-1])
-    return (len(first) > 2 and first[1].text_content().strip() == "("
-            and any(cell.text_content().strip() == ")" for cell in last))
+    return len(first) > 2 and _holds_only(first[1], "(") and any(_holds_only(cell, ")") for cell in last)
+
+
+def _holds_only(cell, text: str) -> bool:
+    """Whether the cell is that text and no element (looked at without reading what it nests)."""
+    return len(cell) == 0 and (cell.text or "").strip() == text
 
 
 def _signature(table) -> str:
