@@ -175,3 +175,27 @@ def test_reading_lists_and_tables_as_layout_stays_linear():
     assert grows_linearly(md, lambda n: "<ul>" + "<li><div><div><div><p>x</p></div></div></div></li>" * n + "</ul>")
     assert grows_linearly(md, lambda n: "<ul><li><div>" * n + "<h3>deep</h3>" + "</div></li></ul>" * n)
     assert grows_linearly(md, lambda n: "<table><tr><td>f</td><td>" * n + "(" + "</td><td>x</td></tr></table>" * n)
+
+
+def test_a_list_whose_item_holds_a_note_with_a_heading_stays_a_list():
+    # PostgreSQL's bug-reporting page (DocBook): an item holds a Note, titled with an <h3>; the
+    # list is a list (8 of PostgreSQL 15's 1,173 pages have such items).
+    markdown = md('<div class="itemizedlist"><ul class="itemizedlist" style="list-style-type: disc; ">'
+                  '<li class="listitem"><p>The exact sequence of steps to reproduce the problem.</p></li>'
+                  '<li class="listitem"><p>The output you got.</p><div class="note"><h3 class="title">Note</h3>'
+                  '<p>Obtain the most verbose form of the message.</p></div></li>'
+                  '<li class="listitem"><p>The output you expected.</p></li></ul></div>')
+    assert markdown.startswith("- The exact sequence of steps to reproduce the problem.\n- The output you got.\n")
+    assert "\n  ### Note\n" in markdown and "\n- The output you expected." in markdown
+
+
+def test_javadoc_8_member_details_behind_a_named_anchor_are_headed_by_the_member():
+    # javadoc 8 (still many libraries' docs): <ul class="blockList"><li class="blockList">
+    # <a name="method.detail"><!-- --></a><h3>Method Detail</h3>, a member per inner list.
+    markdown = md('<div class="details"><ul class="blockList"><li class="blockList">'
+                  '<a name="method.detail"><!--   --></a><h3>Method Detail</h3>'
+                  '<a name="orElseThrow--"><!--   --></a><ul class="blockListLast"><li class="blockList">'
+                  '<h4>orElseThrow</h4><pre>public&nbsp;T&nbsp;orElseThrow()</pre>'
+                  '<div class="block">Return the contained value, if present, otherwise throw.</div></li></ul>'
+                  '</li></ul></div>')
+    assert markdown.startswith("### Method Detail\n\n#### orElseThrow\n\n```\npublic\xa0T\xa0orElseThrow()\n```")

@@ -502,24 +502,35 @@ def fenced(code: str, language: str) -> str:
 
 
 def _lays_out(list_el) -> bool:
-    """Whether a list lays sections out rather than listing items: an item holds a heading, itself or
-    in the blocks it wraps, as javadoc's `<ul class="member-list"><li><section><h3>`. Written as a list,
-    each heading went behind a marker, indented, where the chunker sees no heading. Three levels
-    below each item are looked at, none inside a nested list or table, so each element is seen a
-    bounded number of times however deep lists nest."""
-    for item in list_el:
-        level = [item] if isinstance(item.tag, str) and item.tag.lower() == "li" else []
-        for _ in range(_SECTION_DEPTH):
-            below = []
-            for el in level:
-                for child in el:
-                    tag = child.tag.lower() if isinstance(child.tag, str) else ""
-                    if tag in _HEADINGS:
-                        return True
-                    if tag in _WRAPPERS:
-                        below.append(child)
-            level = below
+    """Whether a list lays sections out rather than listing items: every item opens with a heading,
+    itself or in the blocks it opens with, as javadoc's `<ul class="member-list"><li><section><h3>`.
+    Written as a list, each heading went behind a marker, indented, where the chunker sees no
+    heading. An item that holds a heading further in (a DocBook item's Note) is an item."""
+    items = [child for child in list_el if isinstance(child.tag, str)]
+    return bool(items) and all(child.tag.lower() == "li" and _opens_with_heading(child) for child in items)
+
+
+def _opens_with_heading(item) -> bool:
+    """Whether the item's first content is a heading, at most _SECTION_DEPTH wrappers down (each
+    step looks at one element, so the cost is bounded however deep lists nest)."""
+    el = item
+    for _ in range(_SECTION_DEPTH):
+        if (el.text or "").strip():
+            return False
+        first = next((child for child in el if isinstance(child.tag, str) and not _empty_anchor(child)), None)
+        tag = first.tag.lower() if first is not None else ""
+        if tag in _HEADINGS:
+            return True
+        if tag not in _WRAPPERS:
+            return False
+        el = first
     return False
+
+
+def _empty_anchor(el) -> bool:
+    """An `<a name>` that marks a place and shows nothing (javadoc 8's before each heading)."""
+    return (el.tag.lower() == "a" and not (el.text or "").strip() and not (el.tail or "").strip()
+            and all(not isinstance(child.tag, str) for child in el))
 
 
 def _item(li, marker: str) -> str:
