@@ -14,6 +14,7 @@ from minirag.chunking.model import Chunk, ChunkedDocument, Section, TokenCounter
 #: `sync` re-ingests their sources even when the bytes are unchanged.
 SCHEME_VERSION = 14  # 14: a chunk inside a definition names its term; office files read anew (formulas, names);
 # Obsidian notes read as shown (wikilinks, comments, block ids, callouts, aliases and tags)
+# API reference pages read anew (javadoc's member lists, Doxygen's groups and signatures, rustdoc's playground links)
 
 MIN_CHUNK_TOKEN_BUDGET = 16  # the smallest budget a chunk is cut to; CHUNK_TOKEN_BUDGET's lower bound
 

@@ -21,7 +21,7 @@ from minirag.chunking.fences import sub_outside_code
 _TEXT_AND_TARGET = (r"\[((?:[^\[\]\n]++|\[[^\[\]\n]*+\])*+)\]\(\s*([^)\s\[\]]++)"
                     r"(?:\s+\"[^\"\n]*\"|\s+'[^'\n]*')?\s*\)")
 _LINK = re.compile(r"(?<!!)" + _TEXT_AND_TARGET)
-_PERMALINK_TEXT = {"¶", "#", "§", "🔗", ""}
+_PERMALINK_TEXT = {"¶", "#", "§", "🔗", "◆", ""}  # ◆: Doxygen's, before each member's name
 # A link or a picture, as _LINK reads one: what a reader sees of it is its text (or alt text).
 LINK_OR_PICTURE = re.compile(r"!?" + _TEXT_AND_TARGET)
 

@@ -26,6 +26,8 @@ _HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
 _BLOCKS = frozenset({"p", "div", "section", "article", "main", "header", "footer", "nav", "aside", "figure",
                      "figcaption", "address", "details", "summary", "center", "fieldset", "legend", "body",
                      "html", "form", "caption", "dt", "dd", "hr", "tbody", "thead", "tfoot", "tr"})
+_WRAPPERS = frozenset({"section", "article", "div", "header", "hgroup"})  # blocks a list item's heading may sit in
+_SECTION_DEPTH = 3  # how far below a list item a heading is looked for (javadoc's: 2)
 _CODE = frozenset({"code", "kbd", "samp", "tt", "var"})
 _LINKED_BLOCKS = ("h1", "h2", "h3", "h4", "h5", "h6", "p", "div", "ul", "ol", "table", "pre", "blockquote", "section")
 _SPACE = re.compile(r"[ \t\r\n\f\v\u00a0\u2000-\u200a\u202f\u205f\u3000]+")
@@ -41,6 +43,8 @@ MAX_TAG_CHARS = 16_384
 MAX_QUOTE_DEPTH = 8  # quotes inside quotes are marked this deep; deeper ones are part of the eighth
 MAX_DEFINITION_DEPTH = 8  # list items and definitions inside others are indented this deep; deeper ones are not
 MAX_TAG_ATTRIBUTES = 256
+MAX_SIGNATURE_ROWS = 64  # a signature table has a row per parameter; a longer one is read as data
+MAX_QUERY_CHARS = 100  # a link's query longer than this is data (a playground's code): the text alone
 _LONG_TAG = re.compile(rf"<([A-Za-z][^\s/<>\"']*+)((?:\"[^\"]*+\"|'[^']*+'|[^<>\"'])"
                        rf"{{{MAX_TAG_CHARS},}}+)>")
 _READ_ATTRIBUTES = frozenset({"hidden", "style", "role", "aria-hidden", "aria-modal", "aria-haspopup", "href", "src",
@@ -280,6 +284,14 @@ class _Writer:
                     self.block(cell)
         self.blocks[start:] = _labels_joined(self.blocks[start:])
 
+    def layout_list(self, el) -> None:
+        """A list that holds sections (javadoc's members): its items are blocks, their headings headings."""
+        for child in el:
+            if isinstance(child.tag, str) and child.tag.lower() == "li":
+                self.block(child)
+            else:
+                self.element(child)
+
     def element(self, el) -> None:
         tag = el.tag
         if not isinstance(tag, str):  # a comment or processing instruction: its tail is the caller's
@@ -292,10 +304,14 @@ class _Writer:
             self.emit("#" * _HEADINGS[tag] + " " + text if text else "")
         elif tag == "pre":
             self.emit(_fenced(el))
+        elif tag in ("ul", "ol", "menu") and _lays_out(el):
+            self.layout_list(el)
         elif tag in ("ul", "ol", "menu"):
             self.emit(_list(el, ordered=tag == "ol"))
         elif tag == "dl":
             self.emit(_definition_list(el))
+        elif tag == "table" and _is_signature(el):
+            self.emit(_signature(el))
         elif tag == "table" and _is_layout(el):
             self.layout_table(el)
         elif tag == "table":
@@ -369,6 +385,33 @@ def _is_layout(table) -> bool:
     return False
 
 
+def _cells(tr) -> list:
+    return [c for c in tr if isinstance(c.tag, str) and c.tag.lower() in ("td", "th")]
+
+
+def _is_signature(table) -> bool:
+    """A table that lays out a function's signature, not data: its first row opens the parameters
+    with a cell of "(" after the name, its last row closes them with a cell of ")" (Doxygen's
+    `memname` table: a row per parameter)."""
+    rows = table.xpath("./tr | ./tbody/tr")
+    if not rows or len(rows) > MAX_SIGNATURE_ROWS:
+        return False
+    first, last = _cells(rows[0]), _cells(rows[-1])
+    return len(first) > 2 and _holds_only(first[1], "(") and any(_holds_only(cell, ")") for cell in last)
+
+
+def _holds_only(cell, text: str) -> bool:
+    """Whether the cell is that text and no element (looked at without reading what it nests)."""
+    return len(cell) == 0 and (cell.text or "").strip() == text
+
+
+def _signature(table) -> str:
+    """The signature as written, a line per row: `void f ( int a,` / `int b )`."""
+    lines = (" ".join(text for text in (inline_text(cell) for cell in _cells(tr)) if text)
+             for tr in table.xpath("./tr | ./tbody/tr"))
+    return "\n".join(_as_text(line) for line in lines if line)
+
+
 def _icon_only(cell) -> bool:
     return not cell.text_content().strip() and all(
         child.tag.lower() in ("img", "a", "span") for child in cell.iter("*") if child is not cell
@@ -422,6 +465,8 @@ def _only(pre, codes: list) -> bool:
 
 def _one_fenced(pre, code) -> str:
     language = ""
+    if code is None:  # mdBook's <pre><pre class="playground"><code class="language-rust">
+        code = next(pre.iter("code"), None)
     for holder in (pre, pre.getparent(), code):
         if holder is not None:
             found = _LANGUAGE.search(holder.get("class") or "")
@@ -454,6 +499,38 @@ def fenced(code: str, language: str) -> str:
     longest = max((len(run) for run in re.findall(r"`{3,}", code)), default=2)
     fence = "`" * (longest + 1)
     return f"{fence}{language}\n{code}\n{fence}"
+
+
+def _lays_out(list_el) -> bool:
+    """Whether a list lays sections out rather than listing items: every item opens with a heading,
+    itself or in the blocks it opens with, as javadoc's `<ul class="member-list"><li><section><h3>`.
+    Written as a list, each heading went behind a marker, indented, where the chunker sees no
+    heading. An item that holds a heading further in (a DocBook item's Note) is an item."""
+    items = [child for child in list_el if isinstance(child.tag, str)]
+    return bool(items) and all(child.tag.lower() == "li" and _opens_with_heading(child) for child in items)
+
+
+def _opens_with_heading(item) -> bool:
+    """Whether the item's first content is a heading, at most _SECTION_DEPTH wrappers down (each
+    step looks at one element, so the cost is bounded however deep lists nest)."""
+    el = item
+    for _ in range(_SECTION_DEPTH):
+        if (el.text or "").strip():
+            return False
+        first = next((child for child in el if isinstance(child.tag, str) and not _empty_anchor(child)), None)
+        tag = first.tag.lower() if first is not None else ""
+        if tag in _HEADINGS:
+            return True
+        if tag not in _WRAPPERS:
+            return False
+        el = first
+    return False
+
+
+def _empty_anchor(el) -> bool:
+    """An `<a name>` that marks a place and shows nothing (javadoc 8's before each heading)."""
+    return (el.tag.lower() == "a" and not (el.text or "").strip() and not (el.tail or "").strip()
+            and all(not isinstance(child.tag, str) for child in el))
 
 
 def _item(li, marker: str) -> str:
@@ -576,7 +653,7 @@ def _table(table) -> str:
 
     grid = spread(trs, lambda cell: len(text(cell))) or [table_cells(tr) for tr in trs]
     titles = title_rows(grid)
-    lead = [_as_text(inline_text(row[0])) for row in grid[:titles]]
+    lead = [_title_line(row[0]) for row in grid[:titles]]
     for row in grid[titles:]:
         # The columns a merge covers at a row's end are padded as a short row is (pipe_table): a
         # cell merged across 1,000 columns in each of 5,000 rows made 5 million empty cells.
@@ -590,6 +667,13 @@ def _table(table) -> str:
     if not rows:
         return title
     return (title + "\n\n" if title else "") + pipe_table(rows)
+
+
+def _title_line(cell) -> str:
+    """A title row's text; a heading there (Doxygen's member groups: "Public Member Functions") stays one."""
+    if next(cell.iter(*_HEADINGS), None) is not None:
+        return _render(cell, "\n\n")
+    return _as_text(inline_text(cell))
 
 
 def _safe_href(href: str) -> str | None:
@@ -616,8 +700,10 @@ def image_markdown(alt: str, src: str) -> str:
 def link_markdown(text: str, href: str, *, image: bool = False) -> str:
     """`[text](href)`, or `![text](href)` for a picture; the text alone where the target is unsafe or
     missing. A link or a picture with no text is nothing: a reader of the text gets nothing from a
-    spacer, an avatar or an unlabelled screenshot, and its address is noise to both search sides."""
+    spacer, an avatar or an unlabelled screenshot, and its address is noise to both search sides. An
+    address whose query is over MAX_QUERY_CHARS carries data, not a place (rustdoc's "Run" link holds
+    its example again, percent-escaped, for the playground): the text alone."""
     target = _safe_href(href)
-    if not target or not text:
+    if not target or not text or len(target.partition("?")[2]) > MAX_QUERY_CHARS:
         return text
     return f"{'!' if image else ''}[{text}]({target})"

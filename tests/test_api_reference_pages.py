@@ -1,0 +1,201 @@
+"""API reference pages from generators other than Sphinx and DocBook (javadoc, rustdoc, Doxygen),
+read as a coding agent reads them: each member's text under a heading that names it.
+
+Each page below is the generator's real markup (Debian 12's openjdk-17-doc, rust-doc 1.63,
+libstdc++-12-doc's Doxygen 1.9.4), cut to a few members: element names, classes, attributes
+and nesting as written, text shortened.
+"""
+
+from helpers.growth import grows_linearly
+
+from minirag.chunking import chunk_document
+from minirag.ingest.html_markdown import html_to_markdown
+
+
+def md(html: str) -> str:
+    return html_to_markdown(html)[0]
+
+
+def chunks(markdown: str, budget: int = 40) -> list[str]:
+    return [chunk.text for chunk in chunk_document(markdown, title="Optional", budget=budget,
+                                                   count_tokens=lambda text: len(text.split())).chunks]
+
+
+# javadoc 17: the summary and each member's details are sections inside list items, the list
+# only laying the page out (no marker is shown).
+JAVADOC_DETAILS = (
+    '<main role="main"><div class="header"><h1 title="Class Optional" class="title">Class Optional&lt;T&gt;</h1>'
+    '</div><section class="summary"><ul class="summary-list"><li>'
+    '<section class="method-summary" id="method-summary"><h2>Method Summary</h2>'
+    '<div class="summary-table three-column-summary"><div class="table-header col-first">Modifier and Type</div>'
+    '<div class="col-first even-row-color"><code>boolean</code></div>'
+    '<div class="col-second even-row-color"><code><a href="#isEmpty()">isEmpty</a>()</code></div>'
+    '<div class="col-last even-row-color"><div class="block">If a value is not present, returns <code>true</code>,'
+    ' otherwise <code>false</code>.</div></div></div>'
+    '<div class="inherited-list"><h3 id="methods-inherited-from-class-java.lang.Object">Methods declared in class'
+    '&nbsp;java.lang.<a href="../lang/Object.html">Object</a></h3>'
+    '<code><a href="../lang/Object.html#clone()">clone</a>, <a href="../lang/Object.html#wait()">wait</a></code>'
+    '</div></section></li></ul></section>'
+    '<section class="details"><ul class="details-list"><li>'
+    '<section class="method-details" id="method-detail"><h2>Method Details</h2><ul class="member-list"><li>'
+    '<section class="detail" id="empty()"><h3>empty</h3>'
+    '<div class="member-signature"><span class="modifiers">public static</span>&nbsp;'
+    '<span class="type-parameters">&lt;T&gt;</span>&nbsp;<span class="return-type">'
+    '<a href="Optional.html">Optional</a>&lt;T&gt;</span>&nbsp;<span class="element-name">empty</span>()</div>'
+    '<div class="block">Returns an empty <code>Optional</code> instance. No value is present for this'
+    ' <code>Optional</code>.</div><dl class="notes"><dt>Type Parameters:</dt><dd><code>T</code> - The type of'
+    ' the non-existent value</dd><dt>Returns:</dt><dd>an empty <code>Optional</code></dd></dl></section></li><li>'
+    '<section class="detail" id="orElseThrow()"><h3>orElseThrow</h3>'
+    '<div class="member-signature"><span class="modifiers">public</span>&nbsp;<span class="return-type">'
+    '<a href="Optional.html">T</a></span>&nbsp;<span class="element-name">orElseThrow</span>()</div>'
+    '<div class="block">If a value is present, returns the value, otherwise throws'
+    ' <code>NoSuchElementException</code>.</div><dl class="notes"><dt>Returns:</dt><dd>the non-<code>null</code>'
+    ' value described by this <code>Optional</code></dd><dt>Throws:</dt><dd><code>'
+    '<a href="NoSuchElementException.html">NoSuchElementException</a></code> - if no value is present</dd>'
+    '<dt>Since:</dt><dd>10</dd></dl></section></li></ul></section></li></ul></section></main>'
+)
+
+
+def test_javadoc_member_details_are_headed_by_the_member_not_by_a_list_item():
+    # The lists that hold javadoc's sections were written as Markdown lists, each heading
+    # behind a marker and indented (`  - ### orElseThrow`): the chunker saw none of the members'
+    # headings and one of the inherited-methods line, so every method's details were filed
+    # under "Methods declared in class java.lang.Object".
+    markdown = md(JAVADOC_DETAILS)
+    for heading in ("## Method Summary", "### Methods declared in class java.lang.", "## Method Details",
+                    "### empty", "### orElseThrow"):
+        assert f"\n{heading}" in markdown
+    assert "- ##" not in markdown and "\n  " not in markdown.split("## Method Details")[1].split("Throws:")[0]
+    throws = [text for text in chunks(markdown) if "- if no value is present" in text]
+    assert throws and all(text.startswith("Optional > Class Optional<T> > Method Details > orElseThrow")
+                          for text in throws)
+    assert "\npublic [T](Optional.html) orElseThrow()\n" in markdown
+
+
+# rustdoc 1.63: each example's "Run" link carries the example again, URL-encoded, to the playground.
+RUSTDOC_EXAMPLE = (
+    '<main><section id="main-content" class="content"><div class="main-heading"><h1 class="fqn">'
+    '<span class="in-band">Struct <a href="../index.html">std</a>::<wbr><a href="index.html">collections</a>'
+    '::<wbr><a class="struct" href="#">HashMap</a></span></h1></div>'
+    '<details class="rustdoc-toggle method-toggle" open><summary><section id="method.capacity" class="method">'
+    '<h4 class="code-header">pub fn <a href="#method.capacity" class="fnname">capacity</a>(&amp;self) -&gt; '
+    '<a class="primitive" href="../primitive.usize.html">usize</a></h4></section></summary><div class="docblock">'
+    '<p>Returns the number of elements the map can hold without reallocating.</p>'
+    '<h5 id="examples-5"><a href="#examples-5">Examples</a></h5><div class="example-wrap">'
+    '<pre class="rust rust-example-rendered"><code><span class="kw">use</span> std::collections::HashMap;\n'
+    '<span class="kw">let</span> map: HashMap&lt;i32, i32&gt; = HashMap::with_capacity(100);\n'
+    'assert!(map.capacity() &gt;= 100);</code></pre>'
+    '<a class="test-arrow" target="_blank" href="https://play.rust-lang.org/?code=%23!%5Ballow(unused)%5D%0Afn%20'
+    'main()%20%7B%0Ause%20std%3A%3Acollections%3A%3AHashMap%3B%0Alet%20map%3A%20HashMap%3Ci32%2C%20i32%3E%20%3D%20'
+    'HashMap%3A%3Awith_capacity(100)%3B%0Aassert!(map.capacity()%20%3E%3D%20100)%3B%0A%7D&amp;edition=2021">Run</a>'
+    '</div></div></details></section></main>'
+)
+
+
+def test_a_link_whose_address_carries_data_keeps_its_text_alone():
+    # In 146 pages of std's docs, 1,427 links had a query over 100 characters, all "Run" links;
+    # as `[Run](https://play.rust-lang.org/?code=...)` each was cut into chunks of percent-escapes
+    # (HashMap's page: 565 chunks, 333 without them).
+    markdown = md(RUSTDOC_EXAMPLE)
+    assert "play.rust-lang.org" not in markdown and "%3A%3A" not in markdown
+    assert "assert!(map.capacity() >= 100);\n```\n\nRun" in markdown
+    short = md('<p><a href="https://example.org/search?q=vec+capacity&amp;lang=en">search</a></p>')
+    assert short == "[search](https://example.org/search?q=vec+capacity&lang=en)"
+
+
+# Doxygen 1.9.4 (libstdc++): a group of the member summary is a table whose first row is its
+# heading; each member's signature is a table of one row (name, "(", type, parameter, ")").
+DOXYGEN_CLASS = (
+    '<div class="header"><div class="headertitle"><div class="title">std::vector&lt; _Tp, _Alloc &gt; Class '
+    'Template Reference</div></div></div><div class="contents">'
+    '<table class="memberdecls">\n<tr class="heading"><td colspan="2"><h2 class="groupheader">'
+    '<a id="pub-methods" name="pub-methods"></a>\nPublic Member Functions</h2></td></tr>\n'
+    '<tr class="memitem:a069ff981e0a360ca71ab2682cb4472f4"><td class="memItemLeft" align="right" valign="top">'
+    'constexpr void&#160;</td><td class="memItemRight" valign="bottom"><a class="el" '
+    'href="a08898.html#a069ff981e0a360ca71ab2682cb4472f4">push_back</a> (const value_type &amp;__x)</td></tr>\n'
+    '<tr class="separator:a069ff981e0a360ca71ab2682cb4472f4"><td class="memSeparator" colspan="2">&#160;</td>'
+    '</tr>\n<tr class="memitem:a22049143588a50ab6b1fc555e689b9c7"><td class="memItemLeft" align="right" '
+    'valign="top">constexpr size_type&#160;</td><td class="memItemRight" valign="bottom"><a class="el" '
+    'href="a08898.html#a22049143588a50ab6b1fc555e689b9c7">capacity</a> () const noexcept</td></tr>\n</table>\n'
+    '<h2 class="groupheader">Member Function Documentation</h2>\n'
+    '<a id="a069ff981e0a360ca71ab2682cb4472f4" name="a069ff981e0a360ca71ab2682cb4472f4"></a>\n'
+    '<h2 class="memtitle"><span class="permalink"><a href="#a069ff981e0a360ca71ab2682cb4472f4">&#9670;&nbsp;</a>'
+    '</span>push_back() <span class="overload">[1/2]</span></h2>\n<div class="memitem">\n<div class="memproto">\n'
+    '<div class="memtemplate">\ntemplate&lt;typename _Tp , typename _Alloc  = std::allocator&lt;_Tp&gt;&gt; </div>\n'
+    '<table class="mlabels">\n  <tr>\n  <td class="mlabels-left">\n      <table class="memname">\n        <tr>\n'
+    '          <td class="memname">constexpr void <a class="el" href="a08898.html">std::vector</a>&lt; _Tp, '
+    '_Alloc &gt;::push_back </td>\n          <td>(</td>\n          <td class="paramtype">const value_type '
+    '&amp;&#160;</td>\n          <td class="paramname"><em>__x</em></td><td>)</td>\n          <td></td>\n'
+    '        </tr>\n      </table>\n  </td>\n  <td class="mlabels-right">\n<span class="mlabels"><span '
+    'class="mlabel">inline</span><span class="mlabel">constexpr</span></span>  </td>\n  </tr>\n</table>\n'
+    '</div><div class="memdoc">\n\n<p>Add data to the end of the vector. </p>\n<dl class="params"><dt>Parameters'
+    '</dt><dd>\n  <table class="params">\n    <tr><td class="paramname">__x</td><td>Data to be added.</td></tr>\n'
+    '  </table>\n  </dd>\n</dl>\n<p>This is a typical stack operation. </p>\n</div>\n</div>\n'
+    '<h2 class="memtitle"><span class="permalink"><a href="#a9a7cd5c4a2d8e6c3b9b6e7d1e1f2a3b4">&#9670;&nbsp;</a>'
+    '</span>reserve()</h2>\n<div class="memitem">\n<div class="memproto">\n<table class="memname">\n        <tr>\n'
+    '          <td class="memname">void <a class="el" href="a08898.html">std::vector</a>&lt; _Tp, _Alloc '
+    '&gt;::reserve </td>\n          <td>(</td>\n          <td class="paramtype">size_type&#160;</td>\n'
+    '          <td class="paramname"><em>__n</em></td><td>)</td>\n          <td></td>\n        </tr>\n'
+    '      </table>\n</div><div class="memdoc">\n<p>Attempt to preallocate enough memory for specified number'
+    ' of elements. </p>\n</div>\n</div>\n</div>'
+)
+
+
+def test_doxygen_member_groups_are_headings_and_signatures_read_as_one_line():
+    # A group's heading row was a line before the table, escaped (`\\## Public Member Functions`),
+    # so the summary's rows were filed under the page's title; each signature was a pipe table
+    # whose only row was its header: `| constexpr void std::vector< _Tp, _Alloc >::push_back | ( | ...`.
+    markdown = md(DOXYGEN_CLASS)
+    assert "\n## Public Member Functions\n\n| constexpr void | [push_back]" in markdown
+    assert "\\#" not in markdown
+    assert "\nconstexpr void [std::vector](a08898.html)< _Tp, _Alloc >::push_back ( const value_type & __x )" \
+           in markdown
+    assert "\nvoid [std::vector](a08898.html)< _Tp, _Alloc >::reserve ( size_type __n )\n" in markdown
+    assert "| ( |" not in markdown
+    texts = chunks(markdown, budget=60)
+    assert any(text.startswith("Optional > Public Member Functions\n") and "capacity" in text for text in texts)
+    # The permalink diamond before each member's name is no part of the name.
+    assert [text for text in texts if text.startswith("Optional > reserve()\n")]
+
+
+def test_mdbook_listing_inside_a_second_pre_keeps_its_language():
+    # The Rust book (mdBook, rust-doc 1.63) writes each listing as <pre><pre class="playground">
+    # <code class="language-rust">: the outer <pre> was fenced with no language (618 listings
+    # on 53 of its 185 pages).
+    markdown = md('<main><h2 id="x">Creating a New Hash Map</h2><p>One way to create an empty hash map.</p>'
+                  '<pre><pre class="playground"><code class="language-rust"><span class="boring">fn main() {\n'
+                  '</span>    use std::collections::HashMap;\n    let mut scores = HashMap::new();\n'
+                  '<span class="boring">}</span></code></pre></pre></main>')
+    assert "```rust\nfn main() {\n    use std::collections::HashMap;\n" in markdown
+
+
+def test_reading_lists_and_tables_as_layout_stays_linear():
+    # Whether a list lays sections out looks three levels below each item, and no further than
+    # the next list; whether a table is a signature looks at two cells' own text.
+    assert grows_linearly(md, lambda n: "<ul>" + "<li><div><div><div><p>x</p></div></div></div></li>" * n + "</ul>")
+    assert grows_linearly(md, lambda n: "<ul><li><div>" * n + "<h3>deep</h3>" + "</div></li></ul>" * n)
+    assert grows_linearly(md, lambda n: "<table><tr><td>f</td><td>" * n + "(" + "</td><td>x</td></tr></table>" * n)
+
+
+def test_a_list_whose_item_holds_a_note_with_a_heading_stays_a_list():
+    # PostgreSQL's bug-reporting page (DocBook): an item holds a Note, titled with an <h3>; the
+    # list is a list (8 of PostgreSQL 15's 1,173 pages have such items).
+    markdown = md('<div class="itemizedlist"><ul class="itemizedlist" style="list-style-type: disc; ">'
+                  '<li class="listitem"><p>The exact sequence of steps to reproduce the problem.</p></li>'
+                  '<li class="listitem"><p>The output you got.</p><div class="note"><h3 class="title">Note</h3>'
+                  '<p>Obtain the most verbose form of the message.</p></div></li>'
+                  '<li class="listitem"><p>The output you expected.</p></li></ul></div>')
+    assert markdown.startswith("- The exact sequence of steps to reproduce the problem.\n- The output you got.\n")
+    assert "\n  ### Note\n" in markdown and "\n- The output you expected." in markdown
+
+
+def test_javadoc_8_member_details_behind_a_named_anchor_are_headed_by_the_member():
+    # javadoc 8 (still many libraries' docs): <ul class="blockList"><li class="blockList">
+    # <a name="method.detail"><!-- --></a><h3>Method Detail</h3>, a member per inner list.
+    markdown = md('<div class="details"><ul class="blockList"><li class="blockList">'
+                  '<a name="method.detail"><!--   --></a><h3>Method Detail</h3>'
+                  '<a name="orElseThrow--"><!--   --></a><ul class="blockListLast"><li class="blockList">'
+                  '<h4>orElseThrow</h4><pre>public&nbsp;T&nbsp;orElseThrow()</pre>'
+                  '<div class="block">Return the contained value, if present, otherwise throw.</div></li></ul>'
+                  '</li></ul></div>')
+    assert markdown.startswith("### Method Detail\n\n#### orElseThrow\n\n```\npublic\xa0T\xa0orElseThrow()\n```")
