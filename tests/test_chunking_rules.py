@@ -42,8 +42,8 @@ def table(rows: int, cells: int = 3, header: tuple[str, ...] = ("Name", "Price",
     return "\n".join(lines)
 
 
-def test_the_scheme_version_is_fourteen():
-    assert SCHEME_VERSION == 14
+def test_the_scheme_version_is_fifteen():
+    assert SCHEME_VERSION == 15
 
 
 @pytest.mark.parametrize(("md", "title", "expected"), [

@@ -12,9 +12,9 @@ from minirag.chunking.model import Chunk, ChunkedDocument, Section, TokenCounter
 #: Bumped whenever chunk boundaries or chunk text change for the same input.
 #: Chunks record it; `status` reports chunks cut by an older scheme as stale and
 #: `sync` re-ingests their sources even when the bytes are unchanged.
-SCHEME_VERSION = 14  # 14: a chunk inside a definition names its term; office files read anew (formulas, names);
-# Obsidian notes read as shown (wikilinks, comments, block ids, callouts, aliases and tags)
-# API reference pages read anew (javadoc's member lists, Doxygen's groups and signatures, rustdoc's playground links)
+SCHEME_VERSION = 15  # 15: API reference pages read anew (javadoc's member lists, Doxygen's groups and
+# signatures and its ◆ permalinks, rustdoc's playground links, mdBook's listings' language); office
+# files whose pictures or spare parts are damaged read
 
 MIN_CHUNK_TOKEN_BUDGET = 16  # the smallest budget a chunk is cut to; CHUNK_TOKEN_BUDGET's lower bound
 
