@@ -403,3 +403,33 @@ def test_an_index_from_the_first_evening_is_upgraded_and_syncs(make_app, docs, l
         assert index.conn.execute("SELECT COUNT(*) FROM chunks_fts WHERE chunks_fts MATCH 'gu10'").fetchone()[0] == 1
         assert index.conn.execute("SELECT COUNT(*) FROM chunks c LEFT JOIN chunks_vec v ON v.chunk_id = c.id "
                                   "WHERE v.chunk_id IS NULL").fetchone()[0] == 0
+
+
+@pytest.mark.parametrize(("key", "what"), [("chunk_scheme", "chunking"), ("keyword_scheme", "keyword")])
+def test_an_index_a_newer_minirag_wrote_is_not_written_back_to_older_schemes(app, docs, key, what):
+    """Under the same schema version an older minirag re-cut and re-tokenized a newer one's index
+    to its own schemes, and dropped the files of types it does not read, all of which the newer
+    one then did again (an index of 7619d5b synced by 2788321: 37 files removed). It refuses to
+    write, in one line; it may still read."""
+    from conftest import write
+
+    from minirag.chunking import SCHEME_VERSION
+    from minirag.keywords import KEYWORD_SCHEME
+
+    write(docs / "kettle.md", "# Kettle\n\nHard water leaves limescale on the element.\n")
+    app.sync()
+    path = app.config.db_path
+    app.close()
+    ours = {"chunk_scheme": SCHEME_VERSION, "keyword_scheme": KEYWORD_SCHEME}[key]
+    with Index(path) as index:
+        index.set_meta(key, str(ours + 1))
+        before = index.conn.execute("SELECT COUNT(*), MAX(scheme) FROM chunks").fetchone()
+    with pytest.raises(IndexUnavailable) as refused:
+        Index(path)
+    message = str(refused.value)
+    assert message == (f"the index {path} was written by a newer minirag ({what} scheme {ours + 1}, this one's "
+                       f"{ours}); a write by this one would undo its work: upgrade minirag, or open the index "
+                       "with --read-only")
+    with Index(path, read_only=True) as index:
+        assert index.meta(key) == str(ours + 1)
+        assert index.conn.execute("SELECT COUNT(*), MAX(scheme) FROM chunks").fetchone() == before

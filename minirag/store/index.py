@@ -227,6 +227,10 @@ class Index:
             else:
                 if schema.migrate(self.conn, home=os.path.realpath(self.path)):
                     self._committed()
+                if (newer := self.newer_schemes()) is not None:
+                    raise IndexUnavailable(
+                        f"the index {self.path} was written by a newer minirag ({newer}); a write by this "
+                        "one would undo its work: upgrade minirag, or open the index with --read-only")
                 self._refresh_keywords()
         # The file this object writes to: every write checks the path still names it.
         self.identity = db.identity(self.path, contents=self.watch_contents)
@@ -331,6 +335,18 @@ class Index:
     def generation(self) -> int:
         """Moves on every committed write (see _Transaction)."""
         return int(self.meta(META_GENERATION) or 0)
+
+    def newer_schemes(self) -> str | None:
+        """Which of the index's schemes a newer minirag wrote, past this one's, or None. Under the
+        same schema version an older minirag would re-cut and re-tokenize the index back to its own
+        schemes, and drop the files of types it does not read."""
+        newer = []
+        for key, ours, what in ((META_CHUNK_SCHEME, SCHEME_VERSION, "chunking"),
+                                (META_KEYWORD_SCHEME, keywords.KEYWORD_SCHEME, "keyword")):
+            stored = self.meta(key)
+            if stored is not None and stored.isdigit() and int(stored) > ours:
+                newer.append(f"{what} scheme {stored}, this one's {ours}")
+        return "; ".join(newer) or None
 
     def stale_keyword_scheme(self) -> str | None:
         """The keyword scheme the FTS table was written with, if not this minirag's (IndexStats)."""
