@@ -4,7 +4,8 @@
 
 For each BEIR-format set DIR, every corpus document is built exactly as scripts/eval.py
 builds it (chunks, their heading paths and keyword text's inputs), nothing is embedded or
-written, and one line says the set, its chunk count and a SHA-256 of the chunks' reprs. Run it
+written, and one line says the set, its chunk count and a SHA-256 of its documents' titles,
+categories, sections and chunks (their reprs). Run it
 on two trees (`PYTHONPATH=TREE python TREE/scripts/chunk_digest.py ...`): equal digests mean a
 conversion change left the eval sets' chunks byte-identical, so only ranking code can move
 their numbers.
@@ -45,7 +46,8 @@ def main() -> int:
             digest, chunks = hashlib.sha256(), 0
             for doc in read_jsonl(directory / "corpus.jsonl"):
                 built = build_document(app, doc)
-                digest.update(repr(built.chunked).encode())
+                chunked = built.chunked  # what the eval indexes of it (not what ranks it, as its links)
+                digest.update(repr((chunked.title, chunked.category, chunked.sections, chunked.chunks)).encode())
                 chunks += len(built.chunked.chunks)
             app.close()
             print(f"{directory.name} {chunks} {digest.hexdigest()[:16]}", flush=True)
