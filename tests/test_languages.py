@@ -379,10 +379,8 @@ def test_an_index_written_before_is_retokenized_on_the_next_write_open_without_r
     assert any("rebuilt the keyword index" in m for m in messages), messages
 
 
-def test_a_read_only_open_of_an_index_with_an_older_keyword_scheme_says_so_and_writes_nothing(
-        make_app, make_config, docs, tmp_path, caplog):
-    # A read-only server cannot re-tokenize, so its queries' terms meet an older scheme's: it
-    # searched on without a word. (An index at an older schema is refused outright: test_db.)
+def _indexed_at_keyword_scheme_11(make_app, docs):
+    """The path of an index of one note, whose keyword index reads as written by scheme 11."""
     write(docs / "notes.md", "# Notes\n\nPrinters and scanners are added in the settings.")
     app = make_app()
     try:
@@ -390,7 +388,14 @@ def test_a_read_only_open_of_an_index_with_an_older_keyword_scheme_says_so_and_w
         app.index.set_meta("keyword_scheme", "11")
     finally:
         app.close()
-    path = tmp_path / "index.db"
+    return app.config.db_path
+
+
+def test_a_read_only_open_of_an_index_with_an_older_keyword_scheme_says_so_and_writes_nothing(
+        make_app, make_config, docs, caplog):
+    # A read-only server cannot re-tokenize, so its queries' terms meet an older scheme's: it
+    # searched on without a word. (An index at an older schema is refused outright: test_db.)
+    path = _indexed_at_keyword_scheme_11(make_app, docs)
     before = path.read_bytes()
     from minirag.doctor import check_index
 
@@ -442,7 +447,7 @@ def test_words_stemmed_on_several_threads_at_once_are_stemmed_as_on_one():
         sys.setswitchinterval(previous)
 
 
-def test_two_processes_opening_an_older_index_at_once_re_tokenize_it_once(make_app, docs, tmp_path, caplog):
+def test_two_processes_opening_an_older_index_at_once_re_tokenize_it_once(make_app, docs, caplog):
     """A server and a sync started together on an index of an older keyword scheme each saw it stale,
     and the one that waited for the other's write lock re-tokenized every chunk again (measured on a
     5,732-chunk index of 2026-12-02: both printed 're-tokenizing'). The other writer is a connection
@@ -451,14 +456,7 @@ def test_two_processes_opening_an_older_index_at_once_re_tokenize_it_once(make_a
 
     from minirag.store.index import Index
 
-    write(docs / "notes.md", "# Notes\n\nPrinters and scanners are added in the settings.")
-    app = make_app()
-    try:
-        run_sync(app.pipeline, list(app.config.roots))
-        app.index.set_meta("keyword_scheme", "11")
-    finally:
-        app.close()
-    path = tmp_path / "index.db"
+    path = _indexed_at_keyword_scheme_11(make_app, docs)
     other = db.connect(path)
     other.execute("BEGIN IMMEDIATE")
     opened: list[Index] = []
