@@ -471,3 +471,44 @@ def test_two_processes_opening_an_older_index_at_once_re_tokenize_it_once(make_a
     assert len(opened) == 1
     opened[0].close()
     assert not [r.getMessage() for r in caplog.records if "re-tokenizing" in r.getMessage()]
+
+
+def test_an_open_that_must_upgrade_waits_for_another_upgrade_as_long_as_the_index_size_asks(
+        make_app, docs, caplog, monkeypatch):
+    """Another process upgrading the same index (a re-tokenize at about 3,000 chunks/s) holds its
+    write lock for as long as the index takes: an opener gave up after its eight plain tries (about
+    80 s), so a server started beside the upgrade of a 250,000-chunk index failed to start. Here the
+    busy timeout and the wait per chunk are scaled down, and the lock is held past the plain tries."""
+    import threading
+    import time
+
+    from minirag.store.index import Index
+
+    path = _indexed_at_keyword_scheme_11(make_app, docs)
+    monkeypatch.setattr(db, "BUSY_TIMEOUT_MS", 20)  # the plain tries then end after about 3.7 s
+    monkeypatch.setattr(db, "MIN_UPGRADE_WAIT_S", 1.0)
+    monkeypatch.setattr(db, "UPGRADE_WAIT_S_PER_CHUNK", 20.0)  # this index's one chunk: wait 20 s
+    other = db.connect(path)
+    other.execute("BEGIN IMMEDIATE")
+    opened: list[Index] = []
+    failed: list[BaseException] = []
+
+    def open_index() -> None:
+        try:
+            opened.append(Index(path))
+        except BaseException as exc:  # noqa: BLE001 - the test reports it
+            failed.append(exc)
+
+    with caplog.at_level(logging.WARNING, logger="minirag.store"):
+        opening = threading.Thread(target=open_index)
+        opening.start()
+        time.sleep(5.0)
+        other.execute("COMMIT")
+        other.close()
+        opening.join(30)
+    assert not failed, failed
+    assert len(opened) == 1
+    opened[0].close()
+    messages = [r.getMessage() for r in caplog.records]
+    assert any("waiting for another process" in m and "upgrade" in m for m in messages), messages
+    assert any("re-tokenizing" in m for m in messages), messages

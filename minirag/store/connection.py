@@ -408,15 +408,44 @@ def close(conn: Connection, *, checkpoint: bool = True) -> None:
         conn.close()
 
 
-def with_retry(fn: Callable[[], Any], *, attempts: int = 8) -> Any:
-    """Run fn, retrying 'database is locked' past the busy timeout (e.g. WAL upgrades)."""
+def with_retry(fn: Callable[[], Any], *, attempts: int = 8, patience_s: float | None = None,
+               waiting: str | None = None) -> Any:
+    """Run fn, retrying 'database is locked' past the busy timeout (e.g. WAL upgrades): `attempts`
+    times, or for `patience_s` seconds when given. `waiting` is logged once, on the first wait."""
     delay = 0.05
-    for attempt in range(attempts):
+    deadline = None if patience_s is None else time.monotonic() + patience_s
+    tries = 0
+    while True:
         try:
             return fn()
         except OperationalError as exc:
-            if not is_busy(exc) or attempt == attempts - 1:
+            tries += 1
+            spent = tries >= attempts if deadline is None else time.monotonic() >= deadline
+            if not is_busy(exc) or spent:
                 raise
+            if tries == 1 and waiting:
+                log.warning("%s", waiting)
             time.sleep(delay)
             delay = min(delay * 2, 1.0)
-    raise AssertionError("unreachable")
+
+
+# An upgrade (a migration, a re-tokenize) holds the write lock for as long as its index takes to
+# rewrite, so another process that must upgrade the same index waits in proportion to its chunks:
+# long enough for a slow disk's rate (operations.md has the rate measured), never less than a
+# plain write's tries.
+MIN_UPGRADE_WAIT_S = 80.0
+UPGRADE_WAIT_S_PER_CHUNK = 0.001
+
+
+def upgrade_patience_s(conn: Connection) -> float:
+    """How long an open that must upgrade its index waits for another process's write lock."""
+    try:  # the largest id: a count would read the whole table
+        chunks = conn.execute("SELECT COALESCE(MAX(id), 0) FROM chunks").fetchone()[0]
+    except OperationalError:  # a new index: no table yet
+        chunks = 0
+    return max(MIN_UPGRADE_WAIT_S, chunks * UPGRADE_WAIT_S_PER_CHUNK)
+
+
+def upgrade_wait_message(path: Path | str, patience_s: float) -> str:
+    return (f"waiting for another process's write lock on the index {path}: it may be running the "
+            f"same upgrade, which an index this size can take up to {patience_s:.0f} s to finish")

@@ -404,7 +404,8 @@ class Index:
                 )
             return total
 
-        rebuilt = db.with_retry(rebuild)
+        patience = db.upgrade_patience_s(self.conn)
+        rebuilt = db.with_retry(rebuild, patience_s=patience, waiting=db.upgrade_wait_message(self.path, patience))
         if rebuilt:
             log.warning("rebuilt the keyword index of %s (%d chunks)", self.path, rebuilt)
 

@@ -12,7 +12,12 @@ import re
 from collections.abc import Callable
 
 from minirag.errors import IndexUnavailable
-from minirag.store.connection import Connection, with_retry
+from minirag.store.connection import (
+    Connection,
+    upgrade_patience_s,
+    upgrade_wait_message,
+    with_retry,
+)
 
 log = logging.getLogger(__name__)
 
@@ -268,7 +273,8 @@ def migrate(conn: Connection, home: str | None = None) -> int:
             raise
         return SCHEMA_VERSION - current
 
-    return with_retry(run)
+    patience = upgrade_patience_s(conn)
+    return with_retry(run, patience_s=patience, waiting=upgrade_wait_message(home or "", patience))
 
 
 def create_vector_table(conn: Connection, dimension: int) -> None:
