@@ -3,7 +3,8 @@
     python scripts/chunk_stats.py DIR [--budget 110] [--model-path P]
 
 Prints the chunk count, chunk token percentiles (and how many are over the
-budget and over the model's maximum sequence length), section length
+budget and over the model's maximum sequence length), how many chunks open in
+lowercase (inside a sentence, mostly), section length
 percentiles and the time spent converting and chunking.
 """
 
@@ -46,7 +47,7 @@ def main() -> int:
         args.model_path = str(assemble())
     encoder = Encoder(resolve("unused", Path(args.model_path), Path("/nonexistent")))
     files = sorted(p for p in args.directory.rglob("*") if p.suffix.lower() in SUPPORTED_EXTENSIONS)
-    tokens, sections, categories, failed = [], [], {}, 0
+    tokens, sections, categories, failed, lowercase = [], [], {}, 0, 0
     convert_s = chunk_s = 0.0
     for path in files:
         started = time.perf_counter()
@@ -64,12 +65,17 @@ def main() -> int:
         chunk_s += time.perf_counter() - middle
         categories[doc.category] = categories.get(doc.category, 0) + 1
         tokens += [c.tokens for c in doc.chunks]
+        # A chunk's text opens with its title or breadcrumb line; a body opening in lowercase
+        # mostly opens inside a sentence, cut in two.
+        lowercase += sum(1 for c in doc.chunks if c.text.partition("\n")[2][:1].islower())
         sections += [len(s.text) for s in doc.sections]
     over_budget = sum(t > args.budget for t in tokens)
     print(f"documents {len(files)} (failed {failed}), categories {categories}")
     print(f"chunks {len(tokens)}; tokens p50/p90/p99/max {percentiles(tokens)}; over budget {args.budget}: "
           f"{over_budget} ({over_budget / max(1, len(tokens)):.2%}); over the model maximum "
           f"{encoder.max_length}: {sum(t > encoder.max_length for t in tokens)}")
+    print(f"chunks opening in lowercase (inside a sentence, mostly): {lowercase} "
+          f"({lowercase / max(1, len(tokens)):.2%})")
     print(f"sections {len(sections)}; characters p50/p90/p99/max {percentiles(sections)}; "
           f"over 4000: {sum(s > 4000 for s in sections)}")
     print(f"convert {convert_s:.1f} s, chunk {chunk_s:.1f} s")

@@ -59,6 +59,11 @@ def headings(markdown: str) -> list[str]:
     return [block.title for block in parse_blocks(lines, pages) if block.kind == "heading"]
 
 
+def code_blocks(markdown: str) -> list:
+    lines, pages = split_pages(markdown)
+    return [block for block in parse_blocks(lines, pages) if block.kind == "code"]
+
+
 def test_pdf_headings_come_from_its_outline_never_from_a_shell_comment():
     text = developers_reference()
     assert headings(text) == ["5.8.1 Monitoring bugs", "5.8.2 Responding to bugs"]
@@ -134,6 +139,20 @@ def test_a_txt_line_starting_with_a_hash_is_text_and_not_the_title():
     assert choose_title(converted.markdown, metadata_title=None, stem="crontab-notes") == "crontab-notes"
     assert headings(convert_data("# a comment\ntext", "text", "n").markdown) == []
     assert headings(convert_data("# A Heading\ntext", "markdown", "n").markdown) == ["A Heading"]
+
+
+def test_a_txt_title_underlined_with_tildes_is_a_heading_and_no_line_of_tildes_a_code_fence():
+    # Debian's developers-reference.txt underlines its subsections with tildes, as reST does; read
+    # as Markdown, each two underlines fenced the prose between them as code.
+    data = (b"3.2.5. Retiring\n~~~~~~~~~~~~~~~\n\nIf you choose to leave the Debian project, orphan your packages.\n\n"
+            b"3.2.6. Returning after retirement\n~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~\n\n"
+            b"A retired developer may return by applying again.\n\n~~~ a line of tildes alone\n\n"
+            b"3.2.7. More\n~~~~~~~~~~~\n")
+    converted = convert_document(data, ".txt", "developers-reference.txt")
+    assert code_blocks(converted.markdown) == []
+    assert headings(converted.markdown) == ["3.2.5. Retiring", "3.2.6. Returning after retirement", "3.2.7. More"]
+    assert "orphan your packages" in converted.markdown and "by applying again" in converted.markdown
+    assert code_blocks("~~~\ncode\n~~~\n")  # Markdown's fences stay
 
 
 def test_a_code_block_split_to_fit_carries_no_marker_in_its_text():

@@ -12,9 +12,8 @@ from minirag.chunking.model import Chunk, ChunkedDocument, Section, TokenCounter
 #: Bumped whenever chunk boundaries or chunk text change for the same input.
 #: Chunks record it; `status` reports chunks cut by an older scheme as stale and
 #: `sync` re-ingests their sources even when the bytes are unchanged.
-SCHEME_VERSION = 15  # 15: API reference pages read anew (javadoc's member lists, Doxygen's groups and
-# signatures and its ◆ permalinks, rustdoc's playground links, mdBook's listings' language); office
-# files whose pictures or spare parts are damaged read
+SCHEME_VERSION = 16  # 16: wrapped prose cut where its sentences end, not its lines; a split code block's
+# fences repeated no longer than they must be; a plain text file's lines of tildes underline, not fence
 
 MIN_CHUNK_TOKEN_BUDGET = 16  # the smallest budget a chunk is cut to; CHUNK_TOKEN_BUDGET's lower bound
 

@@ -8,6 +8,8 @@ confirmed by one real count of the finished text.
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import re
 from dataclasses import dataclass, replace
 
@@ -15,7 +17,7 @@ from minirag.chunking.blocks import Block
 from minirag.chunking.breadcrumb import ELLIPSIS, SEPARATOR
 from minirag.chunking.definitions import opens_definition
 from minirag.chunking.pages import page_span
-from minirag.chunking.split import item_runs, sentences, words_to_fit
+from minirag.chunking.split import item_runs, sentence_spans, sentences, words_to_fit, wrapped_prose
 from minirag.chunking.tokens import Tokens
 
 # Once appended to each piece of a split code block; now only tests name it, to check it never is.
@@ -120,7 +122,31 @@ class Packer:
         size = self.tokens.content(text)
         if size <= room:
             return [Piece(text, size, page_span(pages), group)]
-        return self._runs(lines, pages, room, group, item_runs(lines))
+        runs = item_runs(lines)
+        if len(runs) == len(lines) and wrapped_prose(lines):
+            return self._sentences(lines, pages, room, group)
+        return self._runs(lines, pages, room, group, runs)
+
+    def _sentences(self, lines: list[str], pages: list[int | None], room: int, group: int) -> list[Piece]:
+        """Pieces of wrapped prose too long for one: its sentences, whichever lines they span (a cut
+        at a line break would leave half a sentence in each of two chunks); a sentence too long for
+        one is parted at its lines, then at spaces."""
+        text = "\n".join(lines)
+        line_starts = list(itertools.accumulate((len(line) + 1 for line in lines[:-1]), initial=0))
+        out: list[Piece] = []
+        for start, end, sep in sentence_spans(text):
+            first, last = bisect.bisect_right(line_starts, start) - 1, bisect.bisect_right(line_starts, end - 1) - 1
+            sentence = text[start:end]
+            size = self.tokens.content(sentence)
+            if size <= room:
+                out.append(Piece(sentence, size, page_span(pages[first : last + 1]), group, sep or "\n"))
+                continue
+            for n, line in enumerate(sentence.split("\n")):
+                page = pages[first + n]
+                for m, part in enumerate(self._fit(line, room)):
+                    part_sep = (sep or "\n") if n == 0 and m == 0 else "\n" if m == 0 else " "
+                    out.append(Piece(part, self.tokens.content(part), (page, page), group, part_sep))
+        return out
 
     def _runs(
         self, lines: list[str], pages: list[int | None], room: int, group: int, runs: list[range], depth: int = 0
@@ -183,6 +209,7 @@ class Packer:
         if size <= limit:
             return [Piece(text, size, block.span, self._next_group(), code=True)]
         opening, closing, inner = block.lines[0], block.lines[-1], block.lines[1:-1]
+        opening, closing = shortest_fences(opening, closing, inner)
         frame = sum(self.tokens.content(s) for s in (opening, closing))
         line_room = max(1, room - frame)
         runs: list[list[tuple[str, int, int | None]]] = [[]]
@@ -287,6 +314,23 @@ class Packer:
             for p in parts
         ]
         return self._verified(split, prefix, reserve)
+
+
+def shortest_fences(opening: str, closing: str, inner: list[str]) -> tuple[str, str]:
+    """The fences each part of a split code block repeats: as long as CommonMark needs (three
+    marks, one more than the longest run of the mark opening an inner line), its info string
+    kept. A long fence (a line of 56 tildes) repeated took most of a chunk's tokens."""
+    stripped = opening.lstrip(" ")
+    if not stripped or stripped[0] not in "`~:":
+        return opening, closing
+    mark = stripped[0]
+    length = len(stripped) - len(stripped.lstrip(mark))
+    inside = max((len(line.lstrip(" ")) - len(line.lstrip(" ").lstrip(mark)) for line in inner), default=0)
+    need = max(3, inside + 1)
+    if need >= length:
+        return opening, closing
+    indent = opening[: len(opening) - len(stripped)]
+    return f"{indent}{mark * need}{stripped[length:]}", f"{indent}{mark * need}"
 
 
 def compact_header(header: list[str]) -> list[str]:

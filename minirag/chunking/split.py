@@ -7,8 +7,10 @@ import re
 from minirag.chunking.tokens import Tokens
 
 _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+")
-# A list item's first line: a bullet or a number (`1.`, `1)`) after any indentation, then a space or nothing.
-_ITEM = re.compile(r"^([ \t]*)(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)")
+_ENDS_SENTENCE = re.compile(r"[.!?…][\"'”’)\]]*\s*$")  # closing quotes and brackets after the mark
+# A list item's first line: a bullet or a number (`1.`, `1)`) after any indentation, then a space or
+# nothing. Bullets other than Markdown's are what PDFs and plain text set (`•`, `◦`, `▪`, `‣`, `●`, `○`, `■`).
+_ITEM = re.compile(r"^([ \t]*)(?:[-*+•◦▪‣●○■]|\d{1,9}[.)])(?:[ \t]|$)")
 
 
 def item_runs(lines: list[str], *, nested: bool = False) -> list[range]:
@@ -39,6 +41,31 @@ def item_runs(lines: list[str], *, nested: bool = False) -> list[range]:
 
 def sentences(text: str) -> list[str]:
     return [s for s in _SENTENCE_END.split(text.strip()) if s]
+
+
+def wrapped_prose(lines: list[str]) -> bool:
+    """Whether a paragraph's lines are prose wrapped at a width (a Markdown source's, a PDF's
+    visual lines), where a line break falls inside a sentence, rather than lines that are each a
+    unit (records, verse, one sentence a line): most of its line breaks end no sentence, and a
+    sentence ends inside a line."""
+    if len(lines) < 2:
+        return False
+    within = sum(1 for line in lines[:-1] if not _ENDS_SENTENCE.search(line))
+    return within * 2 > len(lines) - 1 and any(_SENTENCE_END.search(line.strip()) for line in lines)
+
+
+def sentence_spans(text: str) -> list[tuple[int, int, str]]:
+    """(start, end, separator before it) of each sentence of `text`, line breaks inside one kept;
+    the separator is a line break where the space before the sentence held one."""
+    spans: list[tuple[int, int, str]] = []
+    start, sep = 0, ""
+    for gap in _SENTENCE_END.finditer(text):
+        if gap.start() > start:
+            spans.append((start, gap.start(), sep))
+        start, sep = gap.end(), "\n" if "\n" in gap.group() else " "
+    if start < len(text):
+        spans.append((start, len(text), sep))
+    return spans
 
 
 def words_to_fit(text: str, tokens: Tokens, room: int, word_room: int | None = None) -> list[str]:

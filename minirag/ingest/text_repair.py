@@ -73,6 +73,9 @@ _DOTLESS = {"\u0131": "i", "\u0237": "j"}
 _ROMAN = r"(?=[ivxlcdm])m{0,3}(?:cm|cd|d?c{0,3})(?:xc|xl|l?x{0,3})(?:ix|iv|v?i{0,3})"
 _PAGE_NUMBER = re.compile(rf"(?:page\s+)?(?:\d+|{_ROMAN})(?:\s*(?:/|of)\s*\d+)?", re.IGNORECASE)
 _HASH_LINE = re.compile(r"^([ \t]{0,3})#", re.MULTILINE)
+_TILDE_LINE = re.compile(r"^([ \t]{0,3})~(?=~~)", re.MULTILINE)
+# A title alone on its line (a blank line or the text's start above it) over a line of tildes.
+_TILDE_UNDERLINED = re.compile(r"(\A|\n[ \t]*\n)([^\s\\#][^\n]{0,150})\n[ \t]{0,3}(~{3,})[ \t]*(?=\n|\Z)")
 # Arabic's and Hebrew's presentation forms (a letter's shape at a word's start, middle or end, a
 # lam-alef ligature), which PDF text layers hold: the letters a query is typed in.
 _PRESENTATION_FORM = re.compile("[\ufb1d-\ufb4f\ufb50-\ufdff\ufe70-\ufefe]+")
@@ -147,8 +150,23 @@ def without_lone_surrogates(text: str) -> str:
 
 
 def escape_headings(text: str) -> str:
-    """Plain text whose lines starting with `#` stay text when read as Markdown."""
-    return _HASH_LINE.sub(r"\1\\#", text) if "#" in text else text
+    """Plain text whose lines starting with `#` stay text when read as Markdown, and whose lines
+    of tildes too: in plain text such a line underlines a title (as reST's do) or parts sections,
+    where Markdown would open a code fence at one and close it at the next."""
+    if "#" in text:
+        text = _HASH_LINE.sub(r"\1\\#", text)
+    if "~~~" not in text:
+        return text
+    return _TILDE_LINE.sub(r"\1\\~", _TILDE_UNDERLINED.sub(_underlined_title, text))
+
+
+def _underlined_title(match: re.Match) -> str:
+    """A one-line title underlined with tildes as long as it, as a heading: the third of reST's
+    usual underlines (`=`, `-`, `~`; Markdown reads the first two as headings already)."""
+    title, underline = match.group(2), match.group(3)
+    if len(underline) < len(title.rstrip()) * 4 // 5:
+        return match.group(0)
+    return f"{match.group(1)}### {title.strip()}"
 
 
 class _Vocabulary:
