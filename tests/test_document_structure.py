@@ -155,6 +155,20 @@ def test_a_txt_title_underlined_with_tildes_is_a_heading_and_no_line_of_tildes_a
     assert code_blocks("~~~\ncode\n~~~\n")  # Markdown's fences stay
 
 
+def test_a_sentence_pdfminer_parts_into_two_blocks_reads_as_one_paragraph():
+    # pdfminer parts a block whose lines it sets apart (a bullet's first line and the rest, in
+    # shared-mime-info-spec.pdf) with an empty line, so a chunk could end inside the sentence.
+    page = ["Each magic element may be followed by:", "",
+            "A magic-deleteall element, which indicates that magic matches from previously parsed", "",
+            "directories must be discarded. The magic defined in this file is used instead.", "",
+            "Applications must run the update command.", "", "Ends here", "", "Next one starts here."]
+    markdown = convert_document(make_pdf([page]), ".pdf", "spec.pdf").markdown
+    assert "previously parsed\ndirectories must be discarded." in markdown, markdown
+    # a sentence's end, or a capital after a break, keeps the blocks apart
+    assert "discarded. The magic defined in this file is used instead.\n\nApplications" in markdown
+    assert "Ends here\n\nNext one" in markdown
+
+
 def test_a_code_block_split_to_fit_carries_no_marker_in_its_text():
     code = "\n".join(f"    value_{n} = compute(value_{n - 1}, step={n})" for n in range(1, 80))
     doc = chunk_document(f"# Loop\n\n```python\n{code}\n```\n", title="Loop", count_tokens=lambda t: len(t.split()),

@@ -184,7 +184,29 @@ def structured(text: str, entries: list[OutlineEntry]) -> str:
     if _letters("".join(pages)) < MIN_KEPT_SHARE * _letters(text):
         pages = text.split("\f")  # a text layer mostly contents (the rest drawn as shapes): kept
     text = escape_headings("\f".join(pages))
-    return _without_running_lines(_headings(text, entries) if entries else text)
+    return _rejoined(_without_running_lines(_headings(text, entries) if entries else text))
+
+
+# An empty line between a line ending in a lowercase letter or a comma and one opening in lowercase.
+_PARTED_SENTENCE = re.compile(r"(?<=[^\W\d_]|,)[ \t]*\n[ \t]*\n(?=[ \t]*[^\W\d_])")
+
+
+def _rejoined(text: str) -> str:
+    """pdfminer parts a block whose lines it sets apart (a bullet's first line and the rest, a
+    line indented otherwise) with an empty line, as it parts paragraphs: where the sentence plainly
+    runs on (a lowercase word or a comma before, a lowercase word after) the empty line goes, so the
+    paragraph is one and no chunk ends inside it. Pages stay apart, and headings (an R manual's
+    are lowercase names)."""
+
+    def join(match: re.Match) -> str:
+        before, after = text[match.start() - 1], text[match.end():].lstrip(" \t")[:1]
+        line = text[text.rfind("\n", 0, match.start()) + 1 : match.start()].lstrip("\f")
+        following = text[match.end() : text.find("\n", match.end()) % (len(text) + 1)]
+        if line.startswith("#") or " | " in line or " | " in following:  # a heading, a table's row
+            return match.group()
+        return "\n" if (before == "," or before.islower()) and after.islower() else match.group()
+
+    return _PARTED_SENTENCE.sub(join, text)
 
 
 def _without_running_lines(text: str) -> str:
