@@ -160,6 +160,41 @@ def test_an_image_too_small_to_hold_a_line_of_text_has_no_text_and_does_not_fail
         assert files[name].state == "indexed" and files[name].note == "no text found (empty, scanned or image-only?)"
 
 
+@pytest.mark.slow  # a real OCR engine reading real pixels
+@pytest.mark.parametrize("name", ["publican_callout_1.png", "publican_note.png", "publican_go_forward.png"])
+def test_an_icon_is_no_text_though_the_engine_reads_a_glyph_off_it(name):
+    """debian-handbook's icons (a callout's circled digit, the note's sign, an arrow): RapidOCR read
+    `0`, `Q` and `之` off them, and each became a chunk of one character."""
+    from minirag.ingest import ocr
+
+    data = (Path(__file__).parent / "fixtures" / "images" / name).read_bytes()
+    assert ocr.read_image(data, name) == ("", "")
+
+
+def test_a_reading_of_three_letters_or_digits_is_text(monkeypatch):
+    import io
+
+    from PIL import Image
+
+    from minirag.ingest import ocr
+
+    class Engine:
+        MAX_SIDE = 2000
+
+        def __init__(self, text: str) -> None:
+            self.text = text
+
+        def read(self, _image):
+            return self.text
+
+    buffer = io.BytesIO()
+    Image.new("L", (120, 40), 255).save(buffer, "PNG")
+    for text, kept in (("0", ""), ("Q\n·", ""), ("之", ""), ("A4", ""), ("404", "404"), ("No.\n5 6", "No.\n5 6")):
+        monkeypatch.setattr(ocr, "get_engine", lambda *_args, text=text: Engine(text))
+        monkeypatch.setattr(ocr, "_cached", lambda _data, _current, read_pages: read_pages())
+        assert ocr.read_image(buffer.getvalue(), "sign.png") == (kept, ""), text
+
+
 def test_an_image_too_small_to_hold_a_line_of_text_is_never_given_to_the_engine(monkeypatch):
     import io
 

@@ -49,6 +49,8 @@ OCR_CPU_PER_PAGE = 60
 # this many pixels holds no line of text (docs/documents.md has what RapidOCR reads at 2-5 px): it
 # is "no text found" and never reaches the engine, whose scaling would make a strip gigabytes.
 MIN_TEXT_PIXELS = 4
+# An image file's page whose reading holds fewer letters and digits than this is no text.
+MIN_IMAGE_TEXT_CHARS = 3
 # Told (page, pages) as OCR starts on each page of the file being converted: the converter worker
 # sends it to its parent as a progress frame (ingest/isolation.py). Unset, no one is listening.
 PAGE_LISTENER: ContextVar[Callable[[int, int], None] | None] = ContextVar("ocr_page_listener", default=None)
@@ -358,7 +360,9 @@ def read_image(data: bytes, name: str) -> tuple[str, str]:
             raise ConversionFailed(f"{name}: cannot decode image ({described(exc)})") from None
         return pages
 
-    pages = _cached(data, current, read_pages)
+    # An icon (a callout's circled digit, a sign, an arrow) reads as a glyph or two: no text.
+    pages = [page if sum(ch.isalnum() for ch in page) >= MIN_IMAGE_TEXT_CHARS else ""
+             for page in _cached(data, current, read_pages)]
     return "\f".join(pages), _capped_note(frames - MAX_OCR_PAGES, frames, MAX_OCR_PAGES) if frames > MAX_OCR_PAGES else ""
 
 
