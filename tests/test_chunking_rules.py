@@ -371,6 +371,25 @@ def test_a_hard_wrapped_paragraph_is_cut_where_a_sentence_ends_not_where_a_line_
     assert reconstruct(doc.sections) == md
 
 
+def test_a_chinese_or_japanese_paragraph_is_cut_after_a_full_stop_not_inside_a_word():
+    # No space follows `。`, so a paragraph too long for a chunk had been cut into runs of
+    # characters wherever the budget fell.
+    sentences = ["在设置中可以添加打印机和扫描仪，也可以更改默认打印机。", "如果打印机没有出现，请检查电缆是否已连接。",
+                 "「共享」选项允许网络上的其他计算机使用这台打印机。」", "要删除打印机，请选择它并点击删除按钮！",
+                 "在打印之前可以预览文档。", "如果纸张卡住了，请打开前盖并小心地取出纸张，然后重新开始打印作业。",
+                 "要更改纸张大小，请打开打印对话框。", "在网络打印机上，管理员可以限制谁可以打印彩色页面！",
+                 "「双面打印」需要打印机支持此功能。」", "如需帮助，请查看打印机附带的手册或联系制造商。",
+                 "要取消打印作业，请在打印队列中选择它。", "在某些打印机上，墨水不足时会显示警告。"]
+    md = "# 打印\n\n" + "".join(sentences)
+    doc = chunk(md, budget=120)
+    assert len(doc.chunks) > 2
+    for c in doc.chunks:
+        body = c.text.split("\n")[-1]  # after the heading, or the breadcrumb
+        assert body.endswith(("。", "！", "」")), c.text
+        assert body.startswith(("在", "如", "「", "要")), c.text  # each sentence's first character
+    assert "".join(c.text.split("\n")[-1] for c in doc.chunks) == "".join(sentences)  # no space put in
+
+
 def test_lines_without_sentences_are_still_cut_between_lines():
     # A paragraph of records, verse or addresses ends no sentence: its lines stay the places to cut.
     md = "# Doc\n\n" + "\n".join(f"record {i} holds the quick brown fox and the lazy dog" for i in range(40))

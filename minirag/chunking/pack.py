@@ -17,7 +17,7 @@ from minirag.chunking.blocks import Block
 from minirag.chunking.breadcrumb import ELLIPSIS, SEPARATOR
 from minirag.chunking.definitions import opens_definition
 from minirag.chunking.pages import page_span
-from minirag.chunking.split import item_runs, sentence_spans, sentences, words_to_fit, wrapped_prose
+from minirag.chunking.split import item_runs, sentence_spans, words_to_fit, wrapped_prose
 from minirag.chunking.tokens import Tokens
 
 # Once appended to each piece of a split code block; now only tests name it, to check it never is.
@@ -143,8 +143,8 @@ class Packer:
                 continue
             for n, line in enumerate(sentence.split("\n")):
                 page = pages[first + n]
-                for m, part in enumerate(self._fit(line, room)):
-                    part_sep = (sep or "\n") if n == 0 and m == 0 else "\n" if m == 0 else " "
+                for m, (part_sep, part) in enumerate(self._fit(line, room)):
+                    part_sep = (sep or "\n") if n == 0 and m == 0 else "\n" if m == 0 else part_sep
                     out.append(Piece(part, self.tokens.content(part), (page, page), group, part_sep))
         return out
 
@@ -166,19 +166,23 @@ class Packer:
                 out.extend(self._runs(sub, pages[run.start : run.stop], room, group, inner, depth + 1))
                 continue
             line, page = lines[run.start], pages[run.start]
-            for n, part in enumerate(self._fit(line, room)):
-                out.append(Piece(part, self.tokens.content(part), (page, page), group, "\n" if n == 0 else " "))
+            for n, (sep, part) in enumerate(self._fit(line, room)):
+                out.append(Piece(part, self.tokens.content(part), (page, page), group, "\n" if n == 0 else sep))
         return out
 
-    def _fit(self, text: str, room: int) -> list[str]:
+    def _fit(self, text: str, room: int) -> list[tuple[str, str]]:
+        """(separator before it, part) of one line within `room`: whole, or its sentences, or runs of
+        its words."""
         if self.tokens.content(text) <= room:
-            return [text]
-        out: list[str] = []
-        for sentence in sentences(text):
+            return [("", text)]
+        out: list[tuple[str, str]] = []
+        for start, end, sep in sentence_spans(text.strip()):
+            sentence = text.strip()[start:end]
             if self.tokens.content(sentence) <= room:
-                out.append(sentence)
+                out.append((sep, sentence))
             else:
-                out.extend(words_to_fit(sentence, self.tokens, room))
+                out.extend((sep if n == 0 else " ", part)
+                           for n, part in enumerate(words_to_fit(sentence, self.tokens, room)))
         return out
 
     def _table(self, block: Block, room: int) -> list[Piece]:

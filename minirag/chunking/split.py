@@ -7,7 +7,10 @@ import re
 from minirag.chunking.tokens import Tokens
 
 _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+")
-_ENDS_SENTENCE = re.compile(r"[.!?…][\"'”’)\]]*\s*$")  # closing quotes and brackets after the mark
+_ENDS_SENTENCE = re.compile(r"[.!?…。！？][\"'”’)\]」』）】]*\s*$")  # closing quotes and brackets after the mark
+# Where a sentence ends: white space after `.!?…` (group 1), or what follows a CJK mark and its
+# closing brackets and quotes, white space or none (group 2).
+_SENTENCE_GAP = re.compile(r"(?<=[.!?…])(\s+)|[。！？][\"'”’)\]」』）】]*(\s*)")
 # A list item's first line: a bullet or a number (`1.`, `1)`) after any indentation, then a space or
 # nothing. Bullets other than Markdown's are what PDFs and plain text set (`•`, `◦`, `▪`, `‣`, `●`, `○`, `■`).
 _ITEM = re.compile(r"^([ \t]*)(?:[-*+•◦▪‣●○■]|\d{1,9}[.)])(?:[ \t]|$)")
@@ -51,18 +54,26 @@ def wrapped_prose(lines: list[str]) -> bool:
     if len(lines) < 2:
         return False
     within = sum(1 for line in lines[:-1] if not _ENDS_SENTENCE.search(line))
-    return within * 2 > len(lines) - 1 and any(_SENTENCE_END.search(line.strip()) for line in lines)
+    return within * 2 > len(lines) - 1 and any(
+        gap.end() < len(line.strip()) for line in lines for gap in _SENTENCE_GAP.finditer(line.strip()))
 
 
 def sentence_spans(text: str) -> list[tuple[int, int, str]]:
-    """(start, end, separator before it) of each sentence of `text`, line breaks inside one kept;
-    the separator is a line break where the space before the sentence held one."""
+    """(start, end, separator before it) of each sentence of `text`, line breaks inside one kept:
+    a sentence ends at `.`, `!`, `?` or `…` before white space, or after a Chinese or Japanese full
+    stop, question or exclamation mark and the brackets and quotes that close on it, with or
+    without white space (`。」`). The separator is a line break where the space before the
+    sentence held one, else that space as written (none between two Chinese sentences)."""
     spans: list[tuple[int, int, str]] = []
     start, sep = 0, ""
-    for gap in _SENTENCE_END.finditer(text):
-        if gap.start() > start:
-            spans.append((start, gap.start(), sep))
-        start, sep = gap.end(), "\n" if "\n" in gap.group() else " "
+    for match in _SENTENCE_GAP.finditer(text):
+        gap_start, gap_end = match.span(1) if match.group(1) is not None else match.span(2)
+        if gap_end >= len(text.rstrip()):
+            break
+        if gap_start > start:
+            spans.append((start, gap_start, sep))
+        gap = text[gap_start:gap_end]
+        start, sep = gap_end, "\n" if "\n" in gap else gap
     if start < len(text):
         spans.append((start, len(text), sep))
     return spans
