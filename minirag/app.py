@@ -87,6 +87,7 @@ if TYPE_CHECKING:
     from minirag.ingest.scan import FoundFile, Ignored
     from minirag.ingest.watch import Watcher, WatchState
     from minirag.store.backup import BackupResult
+    from minirag.store.lock import SyncLock
 
 log = logging.getLogger(__name__)
 
@@ -678,8 +679,8 @@ class App:
         target = Path(self.file_source(path)[0]) if path is not None else None
         self.encoder  # noqa: B018 - loaded before the lock's folder is made: a missing model leaves nothing behind
         refuse_links(self.config)
-        with SyncLock(self.config.db_path):
-            return self._sync_locked(target, progress or Progress(), on_change)
+        with SyncLock(self.config.db_path) as lock:
+            return self._sync_locked(lock, target, progress or Progress(), on_change)
 
     @explained
     def start_sync(self, path: str | None = None) -> SyncJob:
@@ -687,7 +688,7 @@ class App:
         self.refuse_if_read_only("sync_start")
         target = Path(self.file_source(path, must_be_absolute=True, argument="path")[0]) if path is not None else None
         refuse_links(self.config)
-        return self.jobs.start(lambda progress: self._sync_locked(target, progress, None))
+        return self.jobs.start(lambda lock, progress: self._sync_locked(lock, target, progress, None))
 
     def sync_job(self, job_id: str) -> SyncJob:
         job = self.jobs.get(job_id)
@@ -711,9 +712,10 @@ class App:
         return SyncStatus(None if job_id is None else self.sync_job(job_id), watch)
 
     @explained
-    def _sync_locked(self, target: Path | None, progress: Progress,
+    def _sync_locked(self, lock: SyncLock, target: Path | None, progress: Progress,
                      on_change: Callable[[Progress], None] | None, paths: list[Path] | None = None) -> Progress:
-        """One pass, the sync lock held by the caller: the roots, `target`, or each of `paths`."""
+        """One pass, `lock` held by the caller: the roots, `target`, or each of `paths`. The pass
+        stops where it finds that lock's file gone (SyncLock.guarded), and records nothing then."""
         from minirag.gitstate import root_states, stored_states
         from minirag.ingest.sync import run_sync
 
@@ -726,7 +728,8 @@ class App:
                         self.config.db_path)
             paths = None
         run_sync(pipeline, list(self.config.roots), path=target, paths=paths, progress=progress,
-                 on_change=on_change)
+                 on_change=lock.guarded(on_change))
+        lock.ensure_held()
         if target is not None and not progress.seen:
             from minirag.ingest.scan import left_out
 
@@ -802,8 +805,8 @@ class App:
 
         def run_pass(paths: list[Path] | None, progress: Progress) -> None:
             refuse_links(self.config)
-            with SyncLock(self.config.db_path):  # SyncLocked at once if held: the watcher retries
-                self._sync_locked(None, progress, on_change, paths=paths)
+            with SyncLock(self.config.db_path) as lock:  # SyncLocked at once if held: the watcher retries
+                self._sync_locked(lock, None, progress, on_change, paths=paths)
 
         def indexed_under(paths: list[str]) -> set[str]:
             """Those of `paths` that are, or hold, indexed files: one read of the sources, then bisection."""
