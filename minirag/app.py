@@ -60,6 +60,7 @@ from minirag.search import Scope, SearchOptions, clamp_top_k, search
 from minirag.search.vector import MatrixCache
 from minirag.security import (
     MAX_PATH_BYTES,
+    containing_root,
     innermost_root,
     is_under,
     resolve_inside_roots,
@@ -411,9 +412,15 @@ class App:
             roots = [str(root) for root in self.config.roots]
             if not roots:  # a read-only server on an index alone: its paths, never the disk's
                 return
-            if not any(is_under(scope, root, os.sep) for root in roots):
+            written_in = any(is_under(scope, root, os.sep) for root in roots)
+            through_a_link = written_in and not _really_in_roots(scope, self.config.roots)
+            if through_a_link or not written_in:
+                # Not looked up on disk: through a link out (`up -> /`) that would tell whether any
+                # path on the machine exists. Nor is where the link leads said.
                 raise InvalidArgument(f"scope {shown(scope, 120)!r} lies outside the document roots "
-                                      f"({', '.join(shown(root) for root in roots)}): nothing there is indexed")
+                                      f"({', '.join(shown(root) for root in roots)})"
+                                      f"{' (a link to a place outside them)' if through_a_link else ''}: "
+                                      "nothing there is indexed")
             if not os.path.lexists(scope):
                 raise InvalidArgument(f"scope {shown(scope, 120)!r} matches no source and no file or folder on disk")
             return
@@ -424,7 +431,7 @@ class App:
                        for collection in self.config.collections if collection.name == first]
         named = list(dict.fromkeys(path for root, joined in candidates
                                    if is_under(path := os.path.normpath(joined), str(root), os.sep)
-                                   and os.path.lexists(path)))
+                                   and _really_in_roots(path, self.config.roots) and os.path.lexists(path)))
         if named:
             raise InvalidArgument(f"scope {shown(scope, 120)!r} matches no source; a file or folder scope is an "
                                   f"absolute path: {', '.join(shown(path) for path in named)}")
@@ -1071,6 +1078,14 @@ def _scheme_warning(stats: IndexStats) -> str | None:
     if stats.stale_keyword_scheme is not None:
         parts.append(stale_keywords_warning(stats.stale_keyword_scheme))
     return "; ".join(parts) or None
+
+
+def _really_in_roots(path: str, roots) -> bool:
+    """Whether `path`, links followed, lies in a root (one this process cannot follow does not)."""
+    try:
+        return containing_root(Path(os.path.realpath(path)), roots) is not None
+    except OSError:
+        return False
 
 
 def _unreadable_target(target: Path) -> str | None:
