@@ -493,6 +493,8 @@ class App:
         message = f"not indexed: {shown(key)}"
         if not self.config.roots or not looks_like_a_path(key) or not self.in_roots(key):
             return message
+        if not _really_in_roots(key, self.config.roots):  # through a link out: whether a file is there is not said
+            return message
         if os.path.isfile(key):
             from minirag.ingest.scan import name_not_read
 
@@ -503,7 +505,7 @@ class App:
         if os.path.lexists(key):
             return message
         linked, hash_mark, _ = key.partition("#")  # a link followed from a page's text: `page.html#anchor`
-        if hash_mark and os.path.isfile(linked):
+        if hash_mark and _really_in_roots(linked, self.config.roots) and os.path.isfile(linked):
             return f"{message}; no such file: a link's #fragment is no part of a file's path: read {shown(linked)}"
         return f"{message}; no such file"
 

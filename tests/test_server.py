@@ -1027,6 +1027,32 @@ async def test_a_scope_through_a_link_out_of_the_roots_never_tells_whether_a_fil
 
 
 @pytest.mark.anyio
+async def test_reading_a_source_through_a_link_out_of_the_roots_never_tells_whether_a_file_exists_there(
+        make_state, docs, tmp_path):
+    """read_file and read_chunk_neighbors take a `source` as written; one not indexed was looked up on
+    disk, links followed, to say "the file is on disk: ingest it" or "no such file": through a link
+    in a root to `/`, whether any path on the machine exists (and is a file)."""
+    (tmp_path / "private").mkdir()
+    (tmp_path / "private" / "wallet.dat").write_text("coins\n")
+    (docs / "out").symlink_to(tmp_path / "private")
+    (docs / "up").symlink_to("/")
+    answers = {}
+    async with connected(make_state()) as client:
+        await ok(client, "ingest_data", data="wind turbines", source="notes/wind")  # an index to look in
+        for tool, extra in (("read_file", {}), ("read_chunk_neighbors", {"chunkIndex": 0})):
+            for source in ("out/wallet.dat", "out/wallet.bak", "up/etc/passwd", "up/etc/no-such-file",
+                           "up/etc/passwd#section", "up/etc/no-such-file#section"):
+                answers[tool, source] = (await refused(client, tool, source=str(docs / source), **extra)).replace(
+                    str(docs / source), "SOURCE")
+        inside = await refused(client, "read_file", source=str(docs / "solar.md"))
+    for tool in ("read_file", "read_chunk_neighbors"):
+        assert answers[tool, "out/wallet.dat"] == answers[tool, "out/wallet.bak"] == f"{tool}: not indexed: SOURCE"
+        assert answers[tool, "up/etc/passwd"] == answers[tool, "up/etc/no-such-file"] == f"{tool}: not indexed: SOURCE"
+        assert answers[tool, "up/etc/passwd#section"] == answers[tool, "up/etc/no-such-file#section"]
+    assert "the file is on disk: ingest it" in inside  # under the roots it still helps
+
+
+@pytest.mark.anyio
 async def test_reading_a_path_with_a_links_fragment_names_the_file_to_read(make_state, docs):
     """Chunks keep links to other pages (`[max_wal_size](runtime-config-wal.html#GUC-MAX-WAL-SIZE)`);
     an agent following one asked for the path with its `#fragment` and was told only "no such file"."""
