@@ -174,3 +174,16 @@ def test_a_lock_file_deleted_between_its_open_and_its_lock_is_not_taken_for_the_
     others[0].release()
     with SyncLock(db_path) as mine:
         assert mine.intact()
+
+
+@pytest.mark.parametrize("record", [b'{"pid": 12, "started": "yesterday"}', b'{"pid": 12, "started": Infinity}',
+                                    b"[1, 2]", b"7", b'{"pid": 12, "started": null}'])
+def test_a_held_lock_whose_holder_record_is_not_minirags_still_refuses_in_one_line(tmp_path, record):
+    """The record is read from a file anyone who can write the index's folder can write (a shared
+    folder): what it holds must not turn the refusal into an internal error."""
+    db_path = tmp_path / "index.db"
+    with SyncLock(db_path):
+        lock_path_for(db_path).write_bytes(b"\0" + record)
+        with pytest.raises(SyncLocked, match="another sync is already running against this index") as caught:
+            SyncLock(db_path).acquire()
+    assert "\n" not in str(caught.value)

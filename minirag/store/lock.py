@@ -18,6 +18,7 @@ records the sync (`guarded`, `ensure_held`): one that finds it gone stops.
 from __future__ import annotations
 
 import json
+import math
 import os
 import stat
 import sys
@@ -169,7 +170,7 @@ class SyncLock:
                 "minirag creates a plain file)")
 
     @staticmethod
-    def _read_holder(fd: int) -> dict:
+    def _read_holder(fd: int) -> object:
         try:
             os.lseek(fd, 1, os.SEEK_SET)
             return json_text.loads(os.read(fd, 4096).decode() or "{}")
@@ -177,12 +178,16 @@ class SyncLock:
             return {}
 
     @staticmethod
-    def _refusal(holder: dict) -> str:
-        if "pid" not in holder:
+    def _refusal(holder: object) -> str:
+        # The record is whatever the file holds (anyone who can write the index's folder can write
+        # it): said only when it is the one _write_holder writes.
+        pid, started = (holder.get("pid"), holder.get("started")) if isinstance(holder, dict) else (None, None)
+        if (type(pid) is not int or not isinstance(started, (int, float)) or isinstance(started, bool)
+                or not math.isfinite(started) or abs(time.time() - started) > 1e9):
             return "another sync is already running against this index"
-        elapsed = max(0, int(time.time() - float(holder.get("started", time.time()))))
+        elapsed = max(0, int(time.time() - started))
         return (
-            f"another sync is already running against this index (pid {holder['pid']}, "
+            f"another sync is already running against this index (pid {pid}, "
             f"running for {elapsed // 60}m{elapsed % 60:02d}s); wait for it to finish"
         )
 
