@@ -143,10 +143,23 @@ def test_a_sync_whose_lock_file_goes_while_it_runs_stops_rather_than_run_beside_
     assert done.failed == 0 and app.index.conn.execute("SELECT COUNT(*) FROM sources").fetchone()[0] == 12
 
 
-def test_a_sync_job_whose_lock_file_goes_fails_saying_so(app, docs):
+def test_a_sync_job_whose_lock_file_goes_fails_saying_so(app, docs, monkeypatch):
+    import threading
+
+    from minirag.ingest import sync as sync_module
+
     _many_documents(docs, 4)
+    gone = threading.Event()
+    real_run_sync = sync_module.run_sync
+
+    def once_the_lock_file_is_gone(*args, **kwargs):
+        assert gone.wait(60)
+        return real_run_sync(*args, **kwargs)
+
+    monkeypatch.setattr(sync_module, "run_sync", once_the_lock_file_is_gone)
     job = app.start_sync()  # the lock is taken before this returns
     lock_path_for(app.config.db_path).unlink()
+    gone.set()
     assert job.wait(60)
     assert job.state == "failed" and "was deleted or replaced while this sync ran" in (job.error or "")
 
