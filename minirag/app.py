@@ -60,6 +60,7 @@ from minirag.search import Scope, SearchOptions, clamp_top_k, search
 from minirag.search.vector import MatrixCache
 from minirag.security import (
     MAX_PATH_BYTES,
+    containing_root,
     innermost_root,
     is_under,
     resolve_inside_roots,
@@ -87,6 +88,7 @@ if TYPE_CHECKING:
     from minirag.ingest.scan import FoundFile, Ignored
     from minirag.ingest.watch import Watcher, WatchState
     from minirag.store.backup import BackupResult
+    from minirag.store.lock import SyncLock
 
 log = logging.getLogger(__name__)
 
@@ -410,9 +412,15 @@ class App:
             roots = [str(root) for root in self.config.roots]
             if not roots:  # a read-only server on an index alone: its paths, never the disk's
                 return
-            if not any(is_under(scope, root, os.sep) for root in roots):
+            written_in = any(is_under(scope, root, os.sep) for root in roots)
+            through_a_link = written_in and not _really_in_roots(scope, self.config.roots)
+            if through_a_link or not written_in:
+                # Not looked up on disk: through a link out (`up -> /`) that would tell whether any
+                # path on the machine exists. Nor is where the link leads said.
                 raise InvalidArgument(f"scope {shown(scope, 120)!r} lies outside the document roots "
-                                      f"({', '.join(shown(root) for root in roots)}): nothing there is indexed")
+                                      f"({', '.join(shown(root) for root in roots)})"
+                                      f"{' (a link to a place outside them)' if through_a_link else ''}: "
+                                      "nothing there is indexed")
             if not os.path.lexists(scope):
                 raise InvalidArgument(f"scope {shown(scope, 120)!r} matches no source and no file or folder on disk")
             return
@@ -423,7 +431,7 @@ class App:
                        for collection in self.config.collections if collection.name == first]
         named = list(dict.fromkeys(path for root, joined in candidates
                                    if is_under(path := os.path.normpath(joined), str(root), os.sep)
-                                   and os.path.lexists(path)))
+                                   and _really_in_roots(path, self.config.roots) and os.path.lexists(path)))
         if named:
             raise InvalidArgument(f"scope {shown(scope, 120)!r} matches no source; a file or folder scope is an "
                                   f"absolute path: {', '.join(shown(path) for path in named)}")
@@ -485,6 +493,8 @@ class App:
         message = f"not indexed: {shown(key)}"
         if not self.config.roots or not looks_like_a_path(key) or not self.in_roots(key):
             return message
+        if not _really_in_roots(key, self.config.roots):  # through a link out: whether a file is there is not said
+            return message
         if os.path.isfile(key):
             from minirag.ingest.scan import name_not_read
 
@@ -495,7 +505,7 @@ class App:
         if os.path.lexists(key):
             return message
         linked, hash_mark, _ = key.partition("#")  # a link followed from a page's text: `page.html#anchor`
-        if hash_mark and os.path.isfile(linked):
+        if hash_mark and _really_in_roots(linked, self.config.roots) and os.path.isfile(linked):
             return f"{message}; no such file: a link's #fragment is no part of a file's path: read {shown(linked)}"
         return f"{message}; no such file"
 
@@ -678,8 +688,8 @@ class App:
         target = Path(self.file_source(path)[0]) if path is not None else None
         self.encoder  # noqa: B018 - loaded before the lock's folder is made: a missing model leaves nothing behind
         refuse_links(self.config)
-        with SyncLock(self.config.db_path):
-            return self._sync_locked(target, progress or Progress(), on_change)
+        with SyncLock(self.config.db_path) as lock:
+            return self._sync_locked(lock, target, progress or Progress(), on_change)
 
     @explained
     def start_sync(self, path: str | None = None) -> SyncJob:
@@ -687,7 +697,7 @@ class App:
         self.refuse_if_read_only("sync_start")
         target = Path(self.file_source(path, must_be_absolute=True, argument="path")[0]) if path is not None else None
         refuse_links(self.config)
-        return self.jobs.start(lambda progress: self._sync_locked(target, progress, None))
+        return self.jobs.start(lambda lock, progress: self._sync_locked(lock, target, progress, None))
 
     def sync_job(self, job_id: str) -> SyncJob:
         job = self.jobs.get(job_id)
@@ -711,9 +721,10 @@ class App:
         return SyncStatus(None if job_id is None else self.sync_job(job_id), watch)
 
     @explained
-    def _sync_locked(self, target: Path | None, progress: Progress,
+    def _sync_locked(self, lock: SyncLock, target: Path | None, progress: Progress,
                      on_change: Callable[[Progress], None] | None, paths: list[Path] | None = None) -> Progress:
-        """One pass, the sync lock held by the caller: the roots, `target`, or each of `paths`."""
+        """One pass, `lock` held by the caller: the roots, `target`, or each of `paths`. The pass
+        stops where it finds that lock's file gone (SyncLock.guarded), and records nothing then."""
         from minirag.gitstate import root_states, stored_states
         from minirag.ingest.sync import run_sync
 
@@ -726,7 +737,8 @@ class App:
                         self.config.db_path)
             paths = None
         run_sync(pipeline, list(self.config.roots), path=target, paths=paths, progress=progress,
-                 on_change=on_change)
+                 on_change=lock.guarded(on_change))
+        lock.ensure_held()
         if target is not None and not progress.seen:
             from minirag.ingest.scan import left_out
 
@@ -802,8 +814,8 @@ class App:
 
         def run_pass(paths: list[Path] | None, progress: Progress) -> None:
             refuse_links(self.config)
-            with SyncLock(self.config.db_path):  # SyncLocked at once if held: the watcher retries
-                self._sync_locked(None, progress, on_change, paths=paths)
+            with SyncLock(self.config.db_path) as lock:  # SyncLocked at once if held: the watcher retries
+                self._sync_locked(lock, None, progress, on_change, paths=paths)
 
         def indexed_under(paths: list[str]) -> set[str]:
             """Those of `paths` that are, or hold, indexed files: one read of the sources, then bisection."""
@@ -1068,6 +1080,14 @@ def _scheme_warning(stats: IndexStats) -> str | None:
     if stats.stale_keyword_scheme is not None:
         parts.append(stale_keywords_warning(stats.stale_keyword_scheme))
     return "; ".join(parts) or None
+
+
+def _really_in_roots(path: str, roots) -> bool:
+    """Whether `path`, links followed, lies in a root (one this process cannot follow does not)."""
+    try:
+        return containing_root(Path(os.path.realpath(path)), roots) is not None
+    except OSError:
+        return False
 
 
 def _unreadable_target(target: Path) -> str | None:

@@ -1,3 +1,6 @@
+import contextlib
+from pathlib import Path
+
 import pytest
 
 from minirag.errors import IndexUnavailable
@@ -164,6 +167,27 @@ def test_minirags_own_index_folder_tells_git_to_leave_it_out_and_a_named_folder_
             pass
     assert (tmp_path / "root" / ".minirag" / ".gitignore").read_text().splitlines()[-1] == "*"
     assert [p.name for p in (tmp_path / "mine").iterdir() if p.name == ".gitignore"] == []
+
+
+def test_the_gitignore_never_goes_through_a_link_put_where_the_index_folder_was_missing(tmp_path, monkeypatch):
+    """The `.minirag` folder was looked for, then made with exist_ok and its `.gitignore` written by
+    name: one who can write in the root and puts a link there in between (`.minirag` -> a folder of
+    the user's) had that folder's `.gitignore` overwritten. The look is made to come out "missing"
+    here, as it does when the link comes just after it; the folder is still refused later."""
+    from minirag.store.connection import make_index_folder
+
+    theirs = tmp_path / "project"
+    theirs.mkdir()
+    (theirs / ".gitignore").write_text("build/\n")
+    root = tmp_path / "root"
+    root.mkdir()
+    (root / ".minirag").symlink_to(theirs)
+    real_exists = Path.exists
+    monkeypatch.setattr(Path, "exists", lambda self, **kw: False if self.name == ".minirag" else real_exists(self, **kw))
+    with contextlib.suppress(OSError):
+        make_index_folder(root / ".minirag" / "index.db")
+    assert (theirs / ".gitignore").read_text() == "build/\n"
+    assert sorted(p.name for p in theirs.iterdir()) == [".gitignore"]
 
 
 @pytest.mark.slow

@@ -997,6 +997,62 @@ async def test_an_absolute_scope_that_can_hold_nothing_is_refused_saying_why(mak
 
 
 @pytest.mark.anyio
+async def test_a_scope_through_a_link_out_of_the_roots_never_tells_whether_a_file_exists_there(
+        make_state, docs, tmp_path):
+    """A scope naming nothing indexed was checked on disk as written, links followed: through a link
+    in a root to a place outside (`up -> /`, as a cloned repository may hold), an agent learned
+    whether any path on the machine exists (`up/etc/shadow`: an empty answer; `up/etc/nothing`:
+    "no file or folder on disk"), which read_file is careful never to say."""
+    (tmp_path / "private").mkdir()
+    (tmp_path / "private" / "wallet.dat").write_text("coins\n")
+    (docs / "out").symlink_to(tmp_path / "private")
+    (docs / "up").symlink_to("/")
+    answers = {}
+    async with connected(make_state()) as client:
+        await ok(client, "ingest_file", filePath=str(docs / "solar.md"))
+        for tool, extra in (("query_documents", {"query": "solar panels"}), ("list_files", {})):
+            for scope in (docs / "out" / "wallet.dat", docs / "out" / "wallet.bak",
+                          docs / "up" / "etc" / "passwd", docs / "up" / "etc" / "no-such-file",
+                          "out/wallet.dat", "out/wallet.bak", "up/etc/passwd", "up/etc/no-such-file"):
+                result = await client.call_tool(tool, {"scope": str(scope), **extra})
+                text = result.content[0].text.replace(str(scope), "SCOPE")
+                answers[tool, str(scope)] = (result.is_error, text)
+    for tool in ("query_documents", "list_files"):
+        for present, absent in (("out/wallet.dat", "out/wallet.bak"), ("up/etc/passwd", "up/etc/no-such-file")):
+            for top in (f"{docs}/", ""):
+                assert answers[tool, top + present] == answers[tool, top + absent], (tool, top + present)
+        assert answers[tool, f"{docs}/out/wallet.dat"][0]  # refused: nothing through that link is indexed
+        assert "lies outside the document roots" in answers[tool, f"{docs}/out/wallet.dat"][1]
+        assert "private" not in answers[tool, f"{docs}/out/wallet.dat"][1]
+
+
+@pytest.mark.anyio
+async def test_reading_a_source_through_a_link_out_of_the_roots_never_tells_whether_a_file_exists_there(
+        make_state, docs, tmp_path):
+    """read_file and read_chunk_neighbors take a `source` as written; one not indexed was looked up on
+    disk, links followed, to say "the file is on disk: ingest it" or "no such file": through a link
+    in a root to `/`, whether any path on the machine exists (and is a file)."""
+    (tmp_path / "private").mkdir()
+    (tmp_path / "private" / "wallet.dat").write_text("coins\n")
+    (docs / "out").symlink_to(tmp_path / "private")
+    (docs / "up").symlink_to("/")
+    answers = {}
+    async with connected(make_state()) as client:
+        await ok(client, "ingest_data", data="wind turbines", source="notes/wind")  # an index to look in
+        for tool, extra in (("read_file", {}), ("read_chunk_neighbors", {"chunkIndex": 0})):
+            for source in ("out/wallet.dat", "out/wallet.bak", "up/etc/passwd", "up/etc/no-such-file",
+                           "up/etc/passwd#section", "up/etc/no-such-file#section"):
+                answers[tool, source] = (await refused(client, tool, source=str(docs / source), **extra)).replace(
+                    str(docs / source), "SOURCE")
+        inside = await refused(client, "read_file", source=str(docs / "solar.md"))
+    for tool in ("read_file", "read_chunk_neighbors"):
+        assert answers[tool, "out/wallet.dat"] == answers[tool, "out/wallet.bak"] == f"{tool}: not indexed: SOURCE"
+        assert answers[tool, "up/etc/passwd"] == answers[tool, "up/etc/no-such-file"] == f"{tool}: not indexed: SOURCE"
+        assert answers[tool, "up/etc/passwd#section"] == answers[tool, "up/etc/no-such-file#section"]
+    assert "the file is on disk: ingest it" in inside  # under the roots it still helps
+
+
+@pytest.mark.anyio
 async def test_reading_a_path_with_a_links_fragment_names_the_file_to_read(make_state, docs):
     """Chunks keep links to other pages (`[max_wal_size](runtime-config-wal.html#GUC-MAX-WAL-SIZE)`);
     an agent following one asked for the path with its `#fragment` and was told only "no such file"."""

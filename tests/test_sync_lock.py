@@ -5,12 +5,14 @@ points at is left as it was. Through the real CLI on a real index."""
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
+from conftest import write
 
 from minirag import cli
-from minirag.errors import FileAccessError
-from minirag.store.lock import SyncLock
+from minirag.errors import FileAccessError, SyncLocked
+from minirag.store.lock import SyncLock, lock_path_for
 
 USER_FILE = "my thesis, chapter 1\n" * 50
 
@@ -92,3 +94,109 @@ def test_a_lock_whose_holder_record_cannot_be_written_is_let_go_and_says_why(tmp
     monkeypatch.setattr(lock_module.os, "write", real_write)
     with SyncLock(tmp_path / "index.db"):  # free again: not "another sync is already running"
         pass
+
+
+# --- the lock file removed or replaced while a sync holds it ------------------------------------
+# A kernel lock lives on the file, not on its name: with the file deleted (an `rm` of a "stale"
+# lock, a `git clean -x`, a folder restored from a copy) the next sync made a new one, locked it
+# and ran beside the first. Two CLI syncs both reported "300 ingested" of the same 300 files.
+
+
+def _delete(lock_path: Path) -> None:
+    lock_path.unlink()
+
+
+def _replace(lock_path: Path) -> None:
+    fresh = lock_path.with_name(lock_path.name + ".new")
+    fresh.write_bytes(b"")
+    os.replace(fresh, lock_path)
+
+
+def _many_documents(docs: Path, count: int) -> None:
+    for number in range(count):
+        write(docs / f"note{number:02d}.md", f"# Note {number}\n\nA note about the harbour, number {number}.\n")
+
+
+@pytest.mark.parametrize("remove", [_delete, _replace])
+def test_a_sync_whose_lock_file_goes_while_it_runs_stops_rather_than_run_beside_another(app, docs, remove):
+    _many_documents(docs, 12)
+    lock_path = lock_path_for(app.config.db_path)
+    others: list[SyncLock] = []
+
+    def meanwhile(_progress) -> None:
+        if not others:  # at the first file: the lock file goes, and another sync locks a new one
+            remove(lock_path)
+            others.append(SyncLock(app.config.db_path).acquire())
+
+    with pytest.raises(FileAccessError) as caught:
+        app.sync(on_change=meanwhile)
+    message = str(caught.value)
+    # stopped at the next file, so not every file was written beside the other sync
+    assert app.index.conn.execute("SELECT COUNT(*) FROM sources").fetchone()[0] < 12
+    assert f"the sync lock {lock_path} was deleted or replaced while this sync ran" in message
+    assert "\n" not in message
+    # The other sync's lock is its own, untouched: a third is still refused.
+    with pytest.raises(SyncLocked):
+        SyncLock(app.config.db_path).acquire()
+    others[0].release()
+    done = app.sync()
+    assert done.failed == 0 and app.index.conn.execute("SELECT COUNT(*) FROM sources").fetchone()[0] == 12
+
+
+def test_a_sync_job_whose_lock_file_goes_fails_saying_so(app, docs, monkeypatch):
+    import threading
+
+    from minirag.ingest import sync as sync_module
+
+    _many_documents(docs, 4)
+    gone = threading.Event()
+    real_run_sync = sync_module.run_sync
+
+    def once_the_lock_file_is_gone(*args, **kwargs):
+        assert gone.wait(60)
+        return real_run_sync(*args, **kwargs)
+
+    monkeypatch.setattr(sync_module, "run_sync", once_the_lock_file_is_gone)
+    job = app.start_sync()  # the lock is taken before this returns
+    lock_path_for(app.config.db_path).unlink()
+    gone.set()
+    assert job.wait(60)
+    assert job.state == "failed" and "was deleted or replaced while this sync ran" in (job.error or "")
+
+
+def test_a_lock_file_deleted_between_its_open_and_its_lock_is_not_taken_for_the_lock(tmp_path, monkeypatch):
+    """The file opened is deleted and another process makes and locks a new one before this one
+    locks the old: each would hold "the" lock."""
+    from minirag.store import lock as lock_module
+
+    db_path = tmp_path / "index.db"
+    real_try_lock = lock_module._try_lock
+    others: list[SyncLock] = []
+    raced = []
+
+    def deleted_first(fd: int) -> bool:
+        if not raced:
+            raced.append(True)
+            lock_path_for(db_path).unlink()
+            others.append(SyncLock(db_path).acquire())
+        return real_try_lock(fd)
+
+    monkeypatch.setattr(lock_module, "_try_lock", deleted_first)
+    with pytest.raises(SyncLocked):
+        SyncLock(db_path).acquire()
+    others[0].release()
+    with SyncLock(db_path) as mine:
+        assert mine.intact()
+
+
+@pytest.mark.parametrize("record", [b'{"pid": 12, "started": "yesterday"}', b'{"pid": 12, "started": Infinity}',
+                                    b"[1, 2]", b"7", b'{"pid": 12, "started": null}'])
+def test_a_held_lock_whose_holder_record_is_not_minirags_still_refuses_in_one_line(tmp_path, record):
+    """The record is read from a file anyone who can write the index's folder can write (a shared
+    folder): what it holds must not turn the refusal into an internal error."""
+    db_path = tmp_path / "index.db"
+    with SyncLock(db_path):
+        lock_path_for(db_path).write_bytes(b"\0" + record)
+        with pytest.raises(SyncLocked, match="another sync is already running against this index") as caught:
+            SyncLock(db_path).acquire()
+    assert "\n" not in str(caught.value)

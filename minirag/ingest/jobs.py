@@ -50,14 +50,14 @@ class SyncJobs:
         self._lock = threading.Lock()
         self._counter = itertools.count(1)
 
-    def start(self, work: Callable[[Progress], None],
+    def start(self, work: Callable[[SyncLock, Progress], None],
               on_change: Callable[[SyncJob], None] | None = None) -> SyncJob:
         lock = SyncLock(self.db_path).acquire()  # raises SyncLocked at once if held
         job = SyncJob(job_id=f"sync-{next(self._counter)}-{uuid.uuid4().hex[:8]}", progress=Progress())
 
         def target() -> None:
             try:
-                work(job.progress)
+                work(lock, job.progress)
                 job.state = "cancelled" if job.progress.stop.is_set() else "succeeded"
             except Exception as exc:  # noqa: BLE001 - reported through sync_status
                 if isinstance(exc, MiniragError):  # a reason to show, not a bug: one line

@@ -53,13 +53,35 @@ def make_index_folder(db_path: Path | str) -> None:
     from minirag.config import INDEX_DIRNAME
 
     folder = Path(db_path).parent
-    if folder.name == INDEX_DIRNAME and not folder.exists():
-        folder.mkdir(parents=True, exist_ok=True)
-        with contextlib.suppress(OSError):  # only a convenience: the index works without it
-            (folder / ".gitignore").write_text("# minirag's index: nothing here belongs in version control\n*\n")
+    if folder.name == INDEX_DIRNAME:
+        try:
+            folder.mkdir(parents=True)  # not exist_ok: the .gitignore goes only in a folder made here
+        except FileExistsError:
+            pass
+        else:
+            with contextlib.suppress(OSError):  # only a convenience: the index works without it
+                _write_new_file(folder, ".gitignore", b"# minirag's index: nothing here belongs in version control\n*\n")
     if folder.is_file():  # mkdir would say only "File exists"
         raise FileAccessError(f"the index's folder {folder} is a file; point DB_PATH at a path in a folder")
     folder.mkdir(parents=True, exist_ok=True)
+
+
+def _write_new_file(folder: Path, name: str, data: bytes) -> None:
+    """`folder/name`, made here and written; OSError where either is a link or `name` exists. The
+    root holding `folder` may be writable by others, who could put a link to a user's folder or file
+    in place of either between the folder's making and this."""
+    nofollow = getattr(os, "O_NOFOLLOW", 0)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | nofollow | getattr(os, "O_CLOEXEC", 0)
+    if os.open not in os.supports_dir_fd or not nofollow:  # Windows: no dir_fd, and O_EXCL makes a file of its own
+        fd = os.open(folder / name, flags, 0o644)
+    else:
+        where = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | nofollow | getattr(os, "O_CLOEXEC", 0))
+        try:
+            fd = os.open(name, flags, 0o644, dir_fd=where)
+        finally:
+            os.close(where)
+    with os.fdopen(fd, "wb") as out:
+        out.write(data)
 
 
 def connect(path: Path | str, *, read_only: bool = False, auto_checkpoint: bool = True) -> Connection:

@@ -7,15 +7,23 @@ start time so a refused sync can say who holds it and for how long.
 The lock is written, so it is opened without following a symlink and must be a
 regular file of one link: a link planted in its place (to a user's file, a
 FIFO, a device) is refused and what it points at is left untouched.
+
+A kernel lock lives on the file, not on its name: once the file is deleted or
+replaced (an `rm` of a "stale" lock, a folder restored from a copy) the next
+sync makes a new file and locks that. So a lock is taken only on the file its
+name still names, and a holder checks its name at every file and before it
+records the sync (`guarded`, `ensure_held`): one that finds it gone stops.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
 import stat
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from minirag import json_text
@@ -56,6 +64,7 @@ _OPEN_FLAGS = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os
 
 
 LOCK_SUFFIX = ".sync.lock"  # the lock file is the index's name with this added
+_OPEN_TRIES = 8  # a lock file deleted between its open and its lock is opened again, this many times at most
 
 
 def lock_path_for(db_path: Path) -> Path:
@@ -71,6 +80,29 @@ class SyncLock:
     def acquire(self) -> SyncLock:
         if not_sqlite(self.db_path):  # a document DB_PATH names by mistake gets no lock file beside it
             raise not_sqlite_error(self.db_path)
+        for _ in range(_OPEN_TRIES):
+            fd = self._open_and_lock()
+            if _names(self.path, fd):
+                break
+            # Deleted or replaced between the open and the lock: another process may hold the file
+            # its name names now. Only that file is the lock.
+            _unlock(fd)
+            os.close(fd)
+        else:
+            raise SyncLocked(f"the sync lock {self.path} was deleted or replaced each time it was opened "
+                             f"({_OPEN_TRIES} times); retry once nothing removes it")
+        try:
+            self._write_holder(fd)
+        except OSError as exc:  # a full disk: let go, or this process would hold the lock until it exits
+            _unlock(fd)
+            os.close(fd)
+            raise FileAccessError(f"cannot write the sync lock {self.path}: {exc.strerror or exc}; nothing was "
+                                  "synced: retry once its disk has room") from None
+        self._fd = fd
+        return self
+
+    def _open_and_lock(self) -> int:
+        """A descriptor of the lock file, locked; FileAccessError, or SyncLocked naming the holder."""
         try:
             make_index_folder(self.path)
             fd = os.open(self.path, _OPEN_FLAGS, 0o644)
@@ -88,15 +120,30 @@ class SyncLock:
             holder = self._read_holder(fd)
             os.close(fd)
             raise SyncLocked(self._refusal(holder))
-        try:
-            self._write_holder(fd)
-        except OSError as exc:  # a full disk: let go, or this process would hold the lock until it exits
-            _unlock(fd)
-            os.close(fd)
-            raise FileAccessError(f"cannot write the sync lock {self.path}: {exc.strerror or exc}; nothing was "
-                                  "synced: retry once its disk has room") from None
-        self._fd = fd
-        return self
+        return fd
+
+    def intact(self) -> bool:
+        """Whether this process holds the lock and its name still names the file locked."""
+        return self._fd is not None and _names(self.path, self._fd)
+
+    def ensure_held(self) -> None:
+        """FileAccessError when the lock file was deleted or replaced since it was locked: another
+        sync may have locked a new one and be running beside this one, which must stop."""
+        if not self.intact():
+            raise FileAccessError(
+                f"the sync lock {self.path} was deleted or replaced while this sync ran, so another sync may "
+                "be running beside it: this one stopped (what it wrote stays); run it again once no other "
+                "sync runs, and leave the lock file in place (the kernel lets it go when its holder ends)")
+
+    def guarded(self, on_change: Callable | None) -> Callable:
+        """`on_change` for a sync holding this lock: each call (a file done, an encoder batch) first
+        checks that the lock is still this process's (ensure_held)."""
+        def notify(progress) -> None:
+            self.ensure_held()
+            if on_change is not None:
+                on_change(progress)
+
+        return notify
 
     @staticmethod
     def _write_holder(fd: int) -> None:
@@ -123,7 +170,7 @@ class SyncLock:
                 "minirag creates a plain file)")
 
     @staticmethod
-    def _read_holder(fd: int) -> dict:
+    def _read_holder(fd: int) -> object:
         try:
             os.lseek(fd, 1, os.SEEK_SET)
             return json_text.loads(os.read(fd, 4096).decode() or "{}")
@@ -131,11 +178,25 @@ class SyncLock:
             return {}
 
     @staticmethod
-    def _refusal(holder: dict) -> str:
-        if "pid" not in holder:
+    def _refusal(holder: object) -> str:
+        # The record is whatever the file holds (anyone who can write the index's folder can write
+        # it): said only when it is the one _write_holder writes.
+        pid, started = (holder.get("pid"), holder.get("started")) if isinstance(holder, dict) else (None, None)
+        if (type(pid) is not int or not isinstance(started, (int, float)) or isinstance(started, bool)
+                or not math.isfinite(started) or abs(time.time() - started) > 1e9):
             return "another sync is already running against this index"
-        elapsed = max(0, int(time.time() - float(holder.get("started", time.time()))))
+        elapsed = max(0, int(time.time() - started))
         return (
-            f"another sync is already running against this index (pid {holder['pid']}, "
+            f"another sync is already running against this index (pid {pid}, "
             f"running for {elapsed // 60}m{elapsed % 60:02d}s); wait for it to finish"
         )
+
+
+def _names(path: Path, fd: int) -> bool:
+    """Whether `path` (not followed) names the file open at `fd`."""
+    try:
+        named = os.lstat(path)
+    except OSError:
+        return False
+    held = os.fstat(fd)
+    return (named.st_dev, named.st_ino) == (held.st_dev, held.st_ino)
