@@ -996,6 +996,14 @@ async def test_an_absolute_scope_that_can_hold_nothing_is_refused_saying_why(mak
     assert url.startswith(f"list_files: scope 'file://{docs}' matches no source; a file or folder scope is an")
 
 
+def _links_out_of_the_roots(docs, tmp_path) -> None:
+    """`out` to a private folder holding wallet.dat, and `up` to `/`: links a cloned repository may hold."""
+    (tmp_path / "private").mkdir()
+    (tmp_path / "private" / "wallet.dat").write_text("coins\n")
+    (docs / "out").symlink_to(tmp_path / "private")
+    (docs / "up").symlink_to("/")
+
+
 @pytest.mark.anyio
 async def test_a_scope_through_a_link_out_of_the_roots_never_tells_whether_a_file_exists_there(
         make_state, docs, tmp_path):
@@ -1003,10 +1011,7 @@ async def test_a_scope_through_a_link_out_of_the_roots_never_tells_whether_a_fil
     in a root to a place outside (`up -> /`, as a cloned repository may hold), an agent learned
     whether any path on the machine exists (`up/etc/shadow`: an empty answer; `up/etc/nothing`:
     "no file or folder on disk"), which read_file is careful never to say."""
-    (tmp_path / "private").mkdir()
-    (tmp_path / "private" / "wallet.dat").write_text("coins\n")
-    (docs / "out").symlink_to(tmp_path / "private")
-    (docs / "up").symlink_to("/")
+    _links_out_of_the_roots(docs, tmp_path)
     answers = {}
     async with connected(make_state()) as client:
         await ok(client, "ingest_file", filePath=str(docs / "solar.md"))
@@ -1032,10 +1037,7 @@ async def test_reading_a_source_through_a_link_out_of_the_roots_never_tells_whet
     """read_file and read_chunk_neighbors take a `source` as written; one not indexed was looked up on
     disk, links followed, to say "the file is on disk: ingest it" or "no such file": through a link
     in a root to `/`, whether any path on the machine exists (and is a file)."""
-    (tmp_path / "private").mkdir()
-    (tmp_path / "private" / "wallet.dat").write_text("coins\n")
-    (docs / "out").symlink_to(tmp_path / "private")
-    (docs / "up").symlink_to("/")
+    _links_out_of_the_roots(docs, tmp_path)
     answers = {}
     async with connected(make_state()) as client:
         await ok(client, "ingest_data", data="wind turbines", source="notes/wind")  # an index to look in
