@@ -65,7 +65,7 @@ from minirag.ingest.sheet_limits import check_sheets
 from minirag.ingest.text_limit import MAX_TEXT_CHARS
 from minirag.ingest.text_repair import escape_headings, repair
 from minirag.ingest.xls_biff import is_old_worksheet, xls_to_markdown
-from minirag.ingest.zip_damage import damaged_members, docx_spare, without_damaged
+from minirag.ingest.zip_damage import damage_words, damaged_members, mended
 from minirag.ingest.zip_xml import check_depths, check_prologs
 
 log = logging.getLogger(__name__)
@@ -791,7 +791,7 @@ def convert_document(data: bytes, suffix: str, name: str) -> Converted:
     try:
         converted = _convert_by_suffix(data, suffix, name)
     except _DAMAGE as exc:  # what a damaged zip or XML part raises deep in a reader that did not expect it
-        raise ConversionFailed(f"{name}: cannot read the {suffix} file, damaged ({described(exc)})") from None
+        raise ConversionFailed(f"{name}: cannot read the {suffix} file, damaged ({damage_words(exc)})") from None
     return bounded(repaired(converted, name, pdf=suffix == ".pdf" or suffix in ocr.IMAGE_EXTENSIONS), name)
 
 
@@ -867,13 +867,9 @@ def _convert_by_suffix(data: bytes, suffix: str, name: str, *, rewritten: frozen
         return _notebook(data, name)
     if suffix in _ZIP_FORMATS:
         with check_zip(data, name, suffix) as archive:
-            damaged = damaged_members(archive, docx_spare if suffix == ".docx" else lambda _member: False) \
-                if suffix in _OOXML_NAMES and "damaged" not in rewritten else []
-            if damaged:  # now without those members: read as any other
-                converted = _convert_by_suffix(without_damaged(archive, {member for member, _ in damaged}), suffix,
-                                               name, rewritten=rewritten | {"damaged"})
-                said = tuple(f"{name}: {member[:100]} is damaged ({why}); read without it" for member, why in damaged)
-                return replace(converted, warnings=(*said, *converted.warnings))
+            damaged = damaged_members(archive) if suffix in _OOXML_NAMES and "damaged" not in rewritten else []
+            if damaged:  # now without those members, or with what of them reads: read as any other
+                return _read_mended(archive, data, suffix, name, damaged, rewritten)
             if suffix == ".xlsx":
                 check_sheets(archive, name)
             elif suffix in (".docx", ".pptx"):
@@ -903,6 +899,28 @@ def _convert_by_suffix(data: bytes, suffix: str, name: str, *, rewritten: frozen
     if suffix == ".xlsx":
         return _workbook(data, name)
     return _markitdown(data, suffix, name)
+
+
+def _read_mended(archive: zipfile.ZipFile, data: bytes, suffix: str, name: str, damaged: list[str],
+                 rewritten: frozenset[str]) -> Converted:
+    """The package read with its `damaged` members mended (zip_damage.py), each named in a warning;
+    where what was kept of a part fails its reader, read again with that part emptied instead."""
+    first = mended(archive, data, suffix, damaged, name)
+    try:
+        converted = _convert_by_suffix(first.package, suffix, name, rewritten=rewritten | {"damaged"})
+        warnings = first.warnings
+    except (ConversionFailed, *_DAMAGE):
+        second = mended(archive, data, suffix, damaged, name, keep_text=False)
+        try:
+            if second.package == first.package:
+                raise
+            converted = _convert_by_suffix(second.package, suffix, name, rewritten=rewritten | {"damaged"})
+        except (ConversionFailed, *_DAMAGE) as exc:
+            if isinstance(exc, ConversionFailed) and f"{name}: refused: " in str(exc):
+                raise  # what the rest holds (entities, a bomb) is refused, damaged or not
+            raise ConversionFailed(second.failure) from None
+        warnings = second.warnings
+    return replace(converted, warnings=(*warnings, *converted.warnings))
 
 
 def convert_file(path: Path) -> Converted:
