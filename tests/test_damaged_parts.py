@@ -206,3 +206,43 @@ def test_a_part_the_package_cannot_do_without_damaged_is_one_line_in_words(suffi
         convert_document(_zip(members, member, "corrupt", 0), suffix, f"d{suffix}")
     assert str(failed.value).startswith(f"d{suffix}: cannot read the {suffix} file: {member} is damaged (its "
                                         "compressed data is corrupt)")
+
+
+def _misnamed(data: bytes, member: str, headers: tuple[bytes, ...] = (b"PK\x03\x04", b"PK\x01\x02")) -> bytes:
+    """`data` with `member`'s name flagged UTF-8 (bit 11) and a byte of it made one UTF-8 never
+    holds, in the `headers` named (local, central)."""
+    damaged, raw = bytearray(data), member.encode()
+    for signature, flags, name in ((b"PK\x03\x04", 6, 30), (b"PK\x01\x02", 8, 46)):
+        at = damaged.find(signature)
+        while signature in headers and at >= 0:
+            if damaged[at + name:at + name + len(raw)] == raw:
+                damaged[at + flags + 1] |= 0x08
+                damaged[at + name + len(raw) - 5] = 0xFF
+            at = damaged.find(signature, at + 4)
+    return bytes(damaged)
+
+
+@pytest.mark.parametrize(("fixture", "member"), [("docx_word_comments.docx", "word/media/image1.jpeg"),
+                                                 ("docx_headings_table.docx", "docProps/app.xml"),
+                                                 ("xlsx_rows_founders.xlsx", "docProps/app.xml"),
+                                                 ("epub_live_manual_en.epub", "OEBPS/css/xhtml.css")])
+def test_a_member_name_that_claims_utf8_but_is_not_is_read_as_cp437_and_the_rest_reads(fixture, member):
+    """zipfile decodes a name flagged UTF-8 as UTF-8, and its error refused the whole archive
+    ('not a valid .docx file (corrupt or truncated zip: 'utf-8' codec can't decode byte 0xff ...)')."""
+    data = (DOCS / fixture).read_bytes()
+    assert member in zipfile.ZipFile(io.BytesIO(data)).namelist()
+    suffix = Path(fixture).suffix
+    converted = convert_document(_misnamed(data, member), suffix, f"d{suffix}")
+    assert converted.markdown == convert_document(data, suffix, f"d{suffix}").markdown
+    assert converted.warnings[0] == (f"d{suffix}: a member's name is not the UTF-8 it claims to be; read as "
+                                     f"{member[:-5] + chr(0xA0) + member[-4:]!r}")
+
+
+def test_a_member_whose_local_header_alone_claims_utf8_wrongly_is_read_without_it():
+    """Its local header's name, decoded as UTF-8 on opening it, failed the whole document with
+    the codec's message."""
+    data = (DOCS / "docx_headings_table.docx").read_bytes()
+    converted = convert_document(_misnamed(data, "docProps/app.xml", (b"PK\x03\x04",)), ".docx", "d.docx")
+    assert converted.markdown == convert_document(data, ".docx", "d.docx").markdown
+    assert converted.warnings == ("d.docx: docProps/app.xml is damaged (its header's name is not the UTF-8 it "
+                                  "claims to be); read without it",)

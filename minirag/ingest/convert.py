@@ -66,6 +66,7 @@ from minirag.ingest.text_limit import MAX_TEXT_CHARS
 from minirag.ingest.text_repair import escape_headings, repair
 from minirag.ingest.xls_biff import is_old_worksheet, xls_to_markdown
 from minirag.ingest.zip_damage import damage_words, damaged_members, mended
+from minirag.ingest.zip_names import names_read_as_cp437
 from minirag.ingest.zip_xml import check_depths, check_prologs
 
 log = logging.getLogger(__name__)
@@ -798,6 +799,8 @@ def convert_document(data: bytes, suffix: str, name: str) -> Converted:
 # A zip member's bad CRC or deflate data, an unknown compression method or zip version, an XML
 # part's unknown encoding, a member its package names but lacks.
 _DAMAGE = (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, LookupError)
+# Members whose names are not the UTF-8 they claim named in warnings, one each; the rest are read alike.
+MAX_NAMES_SAID = 5
 
 
 def bounded(converted: Converted, name: str) -> Converted:
@@ -865,6 +868,13 @@ def _convert_by_suffix(data: bytes, suffix: str, name: str, *, rewritten: frozen
         return Converted(markdown=csv_to_markdown(text, name), warnings=warnings)
     if suffix == ".ipynb":
         return _notebook(data, name)
+    if suffix in _ZIP_FORMATS and "names" not in rewritten:
+        data, misnamed = names_read_as_cp437(data)
+        if misnamed:  # now named as a zip that claims nothing is: read as any other
+            converted = _convert_by_suffix(data, suffix, name, rewritten=rewritten | {"names"})
+            said = tuple(f"{name}: a member's name is not the UTF-8 it claims to be; read as {member[:100]!r}"
+                         for member in misnamed[:MAX_NAMES_SAID])
+            return replace(converted, warnings=(*said, *converted.warnings))
     if suffix in _ZIP_FORMATS:
         with check_zip(data, name, suffix) as archive:
             damaged = damaged_members(archive) if suffix in _OOXML_NAMES and "damaged" not in rewritten else []
@@ -880,9 +890,9 @@ def _convert_by_suffix(data: bytes, suffix: str, name: str, *, rewritten: frozen
             strict = transitional(archive) if suffix in _OOXML_NAMES and "strict" not in rewritten else None
             if strict is not None:  # now Transitional: read as any other
                 return _convert_by_suffix(strict, suffix, name, rewritten=rewritten | {"strict"})
-            renamed = consistent(archive) if suffix in _OOXML_NAMES and "names" not in rewritten else None
+            renamed = consistent(archive) if suffix in _OOXML_NAMES and "referenced" not in rewritten else None
             if renamed is not None:  # now named as referenced: read as any other
-                return _convert_by_suffix(renamed, suffix, name, rewritten=rewritten | {"names"})
+                return _convert_by_suffix(renamed, suffix, name, rewritten=rewritten | {"referenced"})
             if suffix == ".epub":
                 check_spine(archive, name, MAX_ZIP_MEMBERS)
                 return _book(archive, name)

@@ -229,6 +229,10 @@ def damage_words(exc: BaseException) -> str:
         return "its compressed data ends early"
     if text.startswith("Bad CRC-32"):
         return "its checksum does not match"
+    if isinstance(exc, UnicodeDecodeError):
+        return "its header's name is not the UTF-8 it claims to be"
+    if text.startswith("File name in directory"):
+        return "its header names another file than the directory does"
     if text.startswith("That compression method is not supported"):
         return "its compression method is not supported"
     return text or "it cannot be read"
