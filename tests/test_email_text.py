@@ -233,8 +233,8 @@ def test_an_attachment_whose_reader_fails_as_none_expected_costs_only_itself():
     message.add_attachment(b"a,b\n1,2\n", maintype="text", subtype="csv", filename="table.csv")
     converted = convert_document(message.as_bytes(), ".eml", "m.eml")
     assert "The minutes are attached." in converted.markdown and "## Attached: table.csv" in converted.markdown
-    assert converted.warnings == ("m.eml › minutes.docx: cannot convert (UnicodeDecodeError: 'utf-8' codec can't "
-                                  "decode byte 0xff in position 0: invalid start byte)",)
+    assert converted.warnings == ("m.eml › minutes.docx: cannot read the .docx file: word/document.xml is damaged "
+                                  "(its header's name is not the UTF-8 it claims to be)",)
 
 
 def test_forwarded_messages_are_read_as_messages_three_deep_and_no_deeper():
