@@ -455,3 +455,24 @@ def test_a_warning_naming_a_senders_file_name_is_one_line():
     data = message.as_bytes().replace(b'filename="evil-name.dat"', b"filename*=utf-8''evil%0AInjected%20line.dat")
     warnings = convert_document(data, ".eml", "m.eml").warnings
     assert warnings and all("\n" not in warning for warning in warnings)
+
+
+@pytest.mark.parametrize("where", ["header", "body"])
+def test_a_message_with_a_stray_nul_near_its_start_is_read_without_it(where):
+    """One NUL byte in a message's first 8 KiB (a mail store's damage, a client's bug) refused it as
+    a binary file; a message whose header fields parse is read, its NULs left out and counted."""
+    data = (DOCS / "eml_docbook_permission.eml").read_bytes()
+    at = data.index(b"Subject:") + 4 if where == "header" else data.index(b"That's ok with me.") + 6
+    converted = convert_document(data[:at] + b"\x00" + data[at:], ".eml", "m.eml")
+    assert converted.markdown == convert_document(data, ".eml", "m.eml").markdown
+    assert converted.warnings == ("m.eml: 1 NUL byte taken out of the message",)
+
+
+@pytest.mark.parametrize("data", [
+    b"\x00\x01\x02" * 10,
+    b"From: a@b.c\nSubject: x\n\n" + bytes(range(256)) * 40,  # a header, then binary data: NULs past a share
+    b"PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + b"Subject: x\n" * 3,  # no header field opens it
+])
+def test_binary_data_named_eml_is_still_refused(data):
+    with pytest.raises(ConversionFailed, match=r"^x\.eml: not an e-mail message \(a binary file: NUL bytes\)$"):
+        convert_document(data, ".eml", "x.eml")
