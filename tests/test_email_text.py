@@ -476,3 +476,42 @@ def test_a_message_with_a_stray_nul_near_its_start_is_read_without_it(where):
 def test_binary_data_named_eml_is_still_refused(data):
     with pytest.raises(ConversionFailed, match=r"^x\.eml: not an e-mail message \(a binary file: NUL bytes\)$"):
         convert_document(data, ".eml", "x.eml")
+
+
+def _with_directory_sector(data: bytes, number: int, fill: bytes) -> bytes:
+    """`data`, a compound file, with the `number`th sector of its directory overwritten by `fill`."""
+    compound = CompoundFile(data)
+    sector = compound._chain(compound.first_directory, compound.fat)[number]
+    size = compound.sector_size
+    return data[:(sector + 1) * size] + fill * size + data[(sector + 2) * size:]
+
+
+@pytest.mark.parametrize("fill", [b"\x00", b"\xff"])
+def test_an_outlook_message_whose_directory_is_damaged_says_so(fill):
+    """A directory sector overwritten cut the message's property streams off the root: it was
+    'an Office file, but not an Outlook message', or read a subject alone with no word of what was
+    lost (then 'no text found' where the subject went too)."""
+    data = (OFFICE / "outlook_forwarded_attachment.msg").read_bytes()
+    with pytest.raises(ConversionFailed, match=r"^m\.msg: not a valid \.msg file \(damaged: its directory "):
+        convert_document(_with_directory_sector(data, 1, fill), ".msg", "m.msg")
+    converted = convert_document(_with_directory_sector(data, 3, fill), ".msg", "m.msg")
+    assert converted.markdown.startswith("# outer subject")
+    assert converted.warnings[0].startswith("m.msg: its directory is damaged (") and \
+        converted.warnings[0].endswith("); what it led to is lost, the rest is read")
+
+
+def test_an_outlook_message_whose_directory_leaves_no_text_is_damaged_not_empty():
+    """The root's tree cut to one binary property stream: no subject, sender or body was left, and
+    the message was indexed as 'no text found'."""
+    data = bytearray((OFFICE / "outlook_forwarded_attachment.msg").read_bytes())
+    compound = CompoundFile(bytes(data))
+    chain = compound._chain(compound.first_directory, compound.fat)
+
+    def entry_at(index: int) -> int:
+        return (chain[index * 128 // compound.sector_size] + 1) * compound.sector_size + index * 128 % compound.sector_size
+
+    key = next(index for index, entry in enumerate(compound.entries) if entry.name == "__substg1.0_300B0102")
+    struct.pack_into("<I", data, entry_at(0) + 0x4C, key)  # the root's child: the search key alone
+    struct.pack_into("<II", data, entry_at(key) + 0x44, 0xFFFFFFFF, 0xFFFFFFFF)
+    with pytest.raises(ConversionFailed, match=r"^m\.msg: not a valid \.msg file \(damaged: its directory "):
+        convert_document(bytes(data), ".msg", "m.msg")
