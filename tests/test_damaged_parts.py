@@ -246,3 +246,41 @@ def test_a_member_whose_local_header_alone_claims_utf8_wrongly_is_read_without_i
     assert converted.markdown == convert_document(data, ".docx", "d.docx").markdown
     assert converted.warnings == ("d.docx: docProps/app.xml is damaged (its header's name is not the UTF-8 it "
                                   "claims to be); read without it",)
+
+
+ODF = Path(__file__).parent / "fixtures" / "odf"
+
+
+@pytest.mark.parametrize("member", ["styles.xml", "meta.xml", "META-INF/manifest.xml", "mimetype"])
+def test_an_opendocument_whose_styles_meta_manifest_or_mimetype_is_damaged_reads_its_text(member):
+    """Any damaged member refused the whole document ('not a valid .odt file (damaged: Bad CRC-32
+    for file 'styles.xml')'); those that hold none of its body cost only themselves, read as if the
+    package had not held them (without styles.xml, its lists are not numbered)."""
+    members = _members((ODF / "libreoffice_cjk_notes.odt").read_bytes())
+    whole = convert_document(_zip({part: data for part, data in members.items() if part != member}), ".odt", "d.odt")
+    converted = convert_document(_zip(members, member, "corrupt", 0), ".odt", "d.odt")
+    assert converted.markdown == whole.markdown
+    assert converted.metadata_title == whole.metadata_title
+    assert converted.warnings == (f"d.odt: {member} is damaged (its compressed data is corrupt); read without it",)
+
+
+@pytest.mark.parametrize("how", ["cut", "corrupt"])
+def test_an_opendocument_whose_content_is_damaged_reads_the_paragraphs_before_the_damage(how):
+    members = _members((ODF / "odfpy_api_manual.odt").read_bytes())
+    content = members["content.xml"]
+    at = content.index(b"See the examples folder in the source package")
+    converted = convert_document(_zip(members, "content.xml", how, at), ".odt", "d.odt")
+    whole = convert_document(_zip(members), ".odt", "d.odt").markdown
+    assert converted.markdown.startswith("Application Programmer's Interface\n\nfor\n\nODFPY 0.9.1")
+    assert 'doc.save("trip-to-rome", True)' in converted.markdown
+    assert "See the examples folder" not in converted.markdown and len(converted.markdown) > 0.9 * len(whole)
+    why = "its compressed data ends early" if how == "cut" else "its compressed data is corrupt"
+    assert re.fullmatch(rf"d\.odt: content\.xml is damaged \({why}\); read up to the damage, [\d,]+ of its "
+                        rf"{len(content):,} bytes", converted.warnings[0])
+
+
+def test_an_opendocument_whose_content_is_damaged_from_its_start_is_one_line_saying_so():
+    members = _members((ODF / "libreoffice_cjk_notes.odt").read_bytes())
+    with pytest.raises(ConversionFailed) as failed:
+        convert_document(_zip(members, "content.xml", "corrupt", 0), ".odt", "d.odt")
+    assert str(failed.value) == "d.odt: cannot read the .odt file: content.xml is damaged (its compressed data is corrupt)"

@@ -897,8 +897,8 @@ def _convert_by_suffix(data: bytes, suffix: str, name: str, *, rewritten: frozen
                 check_spine(archive, name, MAX_ZIP_MEMBERS)
                 return _book(archive, name)
             elif suffix in ODF_MIMETYPES:
-                markdown, title = odf_to_markdown(archive, name, suffix)
-                return Converted(markdown=markdown, metadata_title=title)
+                odf = odf_to_markdown(archive, data, name, suffix)
+                return Converted(markdown=odf.markdown, metadata_title=odf.title, warnings=odf.warnings)
             elif suffix == ".docx":
                 visibility = Visibility.of(archive)
                 margins = read_margins(archive, visibility)

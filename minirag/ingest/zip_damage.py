@@ -161,9 +161,7 @@ def mended(archive: zipfile.ZipFile, package: bytes, suffix: str, damaged: list[
         root = _recovered(kept) if kept else None
         if kind is not None and root is not None and (kind.empty is None or root.tag == _root_tag(kind.empty)):
             replaced[member] = etree.tostring(root, xml_declaration=True, encoding="UTF-8", standalone=True)
-            warnings.append(f"{name}: {member[:100]} is damaged ({why}); " + (
-                "read whole as it inflates, though some of its text may be wrong" if whole else
-                f"read up to the damage, {len(kept):,} of its {info.file_size:,} bytes"))
+            warnings.append(said_kept(name, member, why, len(kept), info.file_size, whole=whole))
             continue
         if kind is None or kind.empty is None:
             raise ConversionFailed(f"{name}: cannot read the {suffix} file: {member[:100]} is damaged ({why})")
@@ -209,6 +207,14 @@ def _pptx_relationships(archive: zipfile.ZipFile, member: str) -> bytes:
     return _RELATIONSHIPS.replace("/>", f">{relationship}</Relationships>").encode()
 
 
+def said_kept(name: str, member: str, why: str, kept: int, size: int, *, whole: bool) -> str:
+    """The warning for a damaged part of which `kept` bytes of `size` are read (`whole`: all of them,
+    its checksum alone wrong)."""
+    return f"{name}: {member[:100]} is damaged ({why}); " + (
+        "read whole as it inflates, though some of its text may be wrong" if whole else
+        f"read up to the damage, {kept:,} of its {size:,} bytes")
+
+
 def _unread(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> str:
     """What is wrong with a member inflated_prefix does not inflate (an unknown compression method)."""
     try:
@@ -223,9 +229,9 @@ def _unread(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> str:
 def damage_words(exc: BaseException) -> str:
     """A damaged zip member's error as a user reads it, with no exception's name."""
     text = str(exc).split(" for file ")[0].strip("\"' ")
-    if isinstance(exc, zlib.error):
+    if isinstance(exc, zlib.error) or "while decompressing data" in text:
         return "its compressed data is corrupt"
-    if isinstance(exc, EOFError):
+    if isinstance(exc, EOFError) or text.startswith("Compressed file ended before"):
         return "its compressed data ends early"
     if text.startswith("Bad CRC-32"):
         return "its checksum does not match"
