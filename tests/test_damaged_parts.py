@@ -284,3 +284,26 @@ def test_an_opendocument_whose_content_is_damaged_from_its_start_is_one_line_say
     with pytest.raises(ConversionFailed) as failed:
         convert_document(_zip(members, "content.xml", "corrupt", 0), ".odt", "d.odt")
     assert str(failed.value) == "d.odt: cannot read the .odt file: content.xml is damaged (its compressed data is corrupt)"
+
+
+@pytest.mark.parametrize("how", ["cut", "corrupt", "crc"])
+def test_one_damaged_chapter_of_an_epub_costs_only_that_chapter(how):
+    """A damaged chapter refused the whole book: 'cannot convert (BadZipFile: Bad CRC-32 for file
+    ...)'; the other 16 chapters of the guide are now read, and the warning names the lost one."""
+    members = _fixture("epub_ubuntu_packaging_guide_ru.epub")
+    lost = "ubuntu-packaging-guide/fixing-a-bug.xhtml"
+    whole = convert_document(_zip(members), ".epub", "d.epub").markdown
+    without = dict(members, **{lost: b"<html xmlns='http://www.w3.org/1999/xhtml'><body></body></html>"})
+    converted = convert_document(_zip(members, lost, how, len(members[lost]) // 2), ".epub", "d.epub")
+    assert converted.markdown == convert_document(_zip(without), ".epub", "d.epub").markdown != whole
+    why = {"cut": "its compressed data ends early", "corrupt": "its compressed data is corrupt",
+           "crc": "its checksum does not match"}[how]
+    assert converted.warnings[0] == f"d.epub: {lost} is damaged ({why}); its text is lost"
+
+
+def test_an_epub_whose_package_document_is_damaged_is_one_line_saying_so():
+    members = _fixture("epub_live_manual_en.epub")
+    with pytest.raises(ConversionFailed) as failed:
+        convert_document(_zip(members, "OEBPS/content.opf", "corrupt", 0), ".epub", "d.epub")
+    assert str(failed.value) == ("d.epub: cannot read the .epub file: OEBPS/content.opf is damaged (its compressed "
+                                 "data is corrupt)")

@@ -479,17 +479,17 @@ def _markitdown(data: bytes, suffix: str, name: str) -> Converted:
     return Converted(markdown=without_empty_rows(markdown), metadata_title=(result.title or "").strip() or None)
 
 
-def _book(archive: zipfile.ZipFile, name: str) -> Converted:
+def _book(archive: zipfile.ZipFile, data: bytes, name: str) -> Converted:
     from minirag.ingest.epub_book import read_book
 
     try:
-        book = read_book(archive)
+        book = read_book(archive, data)
     except ConversionFailed as exc:
         raise ConversionFailed(f"{name}: {exc}") from None
     except Exception as exc:  # noqa: BLE001 - a damaged archive or package document, however it shows
         raise ConversionFailed(f"{name}: cannot convert ({described(exc)})") from None
     parts: list[str] = []
-    warnings: list[str] = []
+    warnings = [f"{name}: {member[:100]} is damaged ({why}); its text is lost" for member, why in book.damaged]
     for chapter in book.chapters:
         text, said = decode_text(chapter.data, f"{name}: {chapter.name}", declared=html_declared_charset(chapter.data))
         converted = _html(text, f"{name}: {chapter.name}")
@@ -895,7 +895,7 @@ def _convert_by_suffix(data: bytes, suffix: str, name: str, *, rewritten: frozen
                 return _convert_by_suffix(renamed, suffix, name, rewritten=rewritten | {"referenced"})
             if suffix == ".epub":
                 check_spine(archive, name, MAX_ZIP_MEMBERS)
-                return _book(archive, name)
+                return _book(archive, data, name)
             elif suffix in ODF_MIMETYPES:
                 odf = odf_to_markdown(archive, data, name, suffix)
                 return Converted(markdown=odf.markdown, metadata_title=odf.title, warnings=odf.warnings)
