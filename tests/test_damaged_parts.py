@@ -25,15 +25,17 @@ DOCS = Path(__file__).parent / "fixtures" / "docs"
 
 def _zip(members: dict[str, bytes], damaged: str = "", how: str = "", at: int = 0) -> bytes:
     """A zip of `members`, deflated; `damaged`'s stream cut at its byte `at` (`cut`), broken there
-    (`corrupt`: an invalid block type where a block begins) or whole with a wrong CRC (`crc`)."""
+    (`corrupt`: an invalid block type where a block begins), whole with a wrong CRC (`crc`), or
+    with bytes no XML holds in its text at `at`, under the CRC of what it was (`garbled`)."""
     out, central = bytearray(), bytearray()
-    for name, content in members.items():
+    for name, original in members.items():
+        content = original[:at] + b"\x01<&\x01" + original[at + 4:] if name == damaged and how == "garbled" else original
         packer = zlib.compressobj(9, zlib.DEFLATED, -zlib.MAX_WBITS)
         split = at if name == damaged else len(content)
         head = packer.compress(content[:split]) + packer.flush(zlib.Z_FULL_FLUSH)
         tail = packer.compress(content[split:]) + packer.flush()
         stream = {"cut": head, "corrupt": head + b"\xff" + tail[1:]}.get(how if name == damaged else "", head + tail)
-        crc = zlib.crc32(content) ^ (1 if name == damaged and how == "crc" else 0)
+        crc = zlib.crc32(original) ^ (1 if name == damaged and how == "crc" else 0)
         raw = name.encode()
         fields = struct.pack("<HHHHHIIIHH", 20, 0, 8, 0, 0x21, crc, len(stream), len(content), len(raw), 0)
         central += b"PK\x01\x02" + struct.pack("<H", 20) + fields + struct.pack("<HHHII", 0, 0, 0, 0, len(out)) + raw
@@ -307,3 +309,21 @@ def test_an_epub_whose_package_document_is_damaged_is_one_line_saying_so():
         convert_document(_zip(members, "OEBPS/content.opf", "corrupt", 0), ".epub", "d.epub")
     assert str(failed.value) == ("d.epub: cannot read the .epub file: OEBPS/content.opf is damaged (its compressed "
                                  "data is corrupt)")
+
+
+@pytest.mark.parametrize(("fixture", "member", "before", "after"), [
+    ("docx_plain_paragraphs.docx", "word/document.xml", "If you do much work on computers", "Python enables programs"),
+    ("../odf/odfpy_api_manual.odt", "content.xml", "Application Programmer's Interface", "See the examples folder"),
+])
+def test_a_part_whose_garbled_bytes_break_its_xml_before_its_checksum_is_read_up_to_them(fixture, member, before,
+                                                                                       after):
+    """Garbled bytes whose deflate data still inflates fail the part's XML before zipfile reaches its
+    checksum, at the end of a 1.4 MB content.xml: an OpenDocument was 'not a valid .odt file
+    (damaged: not well-formed (invalid token) ...)'. The part is read up to the last paragraph before them."""
+    members = _fixture(fixture)
+    suffix = Path(fixture).suffix
+    size = len(members[member])
+    converted = convert_document(_zip(members, member, "garbled", size // 2), suffix, f"d{suffix}")
+    assert before in converted.markdown and after not in converted.markdown
+    assert re.fullmatch(rf"d\{suffix}: {member} is damaged \(its checksum does not match\); read up to the damage, "
+                        rf"[\d,]+ of its {size:,} bytes", converted.warnings[0])

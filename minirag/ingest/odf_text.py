@@ -467,8 +467,10 @@ class OdfText:
     warnings: tuple[str, ...]  # the damaged members read without, or in part
 
 
-# What a damaged member raises as it is read.
-_DAMAGED = (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError)
+# What a damaged member raises as it is read; and what its garbled bytes raise as they are parsed
+# (ExpatError, before zipfile reaches the checksum at the member's end), said damage only where the
+# member's bytes show it is.
+_DAMAGED = (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, expat.ExpatError)
 
 
 def odf_to_markdown(archive: zipfile.ZipFile, package: bytes, name: str, suffix: str) -> OdfText:
@@ -485,15 +487,20 @@ def _read(archive: zipfile.ZipFile, package: bytes, name: str, suffix: str) -> O
     names = set(archive.namelist())
     warnings: list[str] = []
 
-    def damaged(member: str, exc: BaseException) -> None:
-        warnings.append(f"{name}: {member} is damaged ({damage_words(exc)}); read without it")
+    def damaged(member: str, exc: BaseException) -> bool:
+        """Whether `exc` comes of the member's damage; if so, a warning says it is read without it."""
+        why = _damage(archive, package, member, exc)
+        if why is not None:
+            warnings.append(f"{name}: {member} is damaged ({why}); read without it")
+        return why is not None
 
     if "mimetype" in names:
         try:
             with archive.open("mimetype") as stream:
                 declared = stream.read(100).strip()
         except _DAMAGED as exc:
-            damaged("mimetype", exc)
+            if not damaged("mimetype", exc):
+                raise
             declared = MIMETYPES[suffix]
         if declared != MIMETYPES[suffix]:
             kind = declared.decode("ascii", "replace") or "another format"
@@ -502,7 +509,8 @@ def _read(archive: zipfile.ZipFile, package: bytes, name: str, suffix: str) -> O
         try:
             encrypted = _encrypted(archive, name)
         except _DAMAGED as exc:  # (an encrypted content.xml is then no XML: it says so)
-            damaged("META-INF/manifest.xml", exc)
+            if not damaged("META-INF/manifest.xml", exc):
+                raise
             encrypted = False
         if encrypted:
             raise ConversionFailed(f"{name}: encrypted (password required)")
@@ -513,12 +521,14 @@ def _read(archive: zipfile.ZipFile, package: bytes, name: str, suffix: str) -> O
     try:
         feed(archive, content, _content_parser(reader))
     except _DAMAGED as exc:
+        why = _damage(archive, package, "content.xml", exc)
+        if why is None:
+            raise
         prefix = inflated_prefix(package, content)
         kept, whole = well_formed_prefix(prefix.data) if prefix else (b"", False)
-        why = prefix.why if prefix else damage_words(exc)
         if not kept:
             raise ConversionFailed(f"{name}: cannot read the {suffix} file: content.xml is damaged ({why})") from None
-        reader, margins = _styled(archive, name, names, lambda _member, _exc: None)  # (said once already)
+        reader, margins = _styled(archive, name, names, lambda _member, _exc: True)  # (said once already)
         _content_parser(reader).Parse(kept, whole)
         warnings.append(said_kept(name, "content.xml", why, len(kept), content.file_size, whole=whole))
     reader.finish()
@@ -531,13 +541,15 @@ def _read(archive: zipfile.ZipFile, package: bytes, name: str, suffix: str) -> O
         try:
             title = _title(archive, name)
         except _DAMAGED as exc:
-            damaged("meta.xml", exc)
+            if not damaged("meta.xml", exc):
+                raise
     return OdfText(placed.around("\n\n".join(reader.blocks)) + "\n", title, tuple(warnings))
 
 
 def _styled(archive: zipfile.ZipFile, name: str, names: set[str], damaged) -> tuple[_Reader, PageMargins]:
     """A reader that knows the paragraph styles of styles.xml, and its page headers and footers;
-    `damaged(member, error)` is told where styles.xml is damaged, and the reader knows none."""
+    `damaged(member, error)` is told where styles.xml cannot be read, and says whether that is its
+    damage (then the reader knows none of its styles)."""
     reader, margins = _Reader(name), PageMargins()
     if "styles.xml" not in names:
         return reader, margins
@@ -552,9 +564,19 @@ def _styled(archive: zipfile.ZipFile, name: str, names: set[str], damaged) -> tu
     try:
         feed(archive, archive.getinfo("styles.xml"), styles)
     except _DAMAGED as exc:
-        damaged("styles.xml", exc)
+        if not damaged("styles.xml", exc):
+            raise
         return _Reader(name), PageMargins()
     return reader, margins
+
+
+def _damage(archive: zipfile.ZipFile, package: bytes, member: str, exc: BaseException) -> str | None:
+    """What is wrong with `member`, where `exc`, raised as it was read, comes of its damage; None
+    where its bytes are whole (XML wrong as it was written)."""
+    prefix = inflated_prefix(package, archive.getinfo(member))
+    if prefix is not None:
+        return prefix.why
+    return None if isinstance(exc, expat.ExpatError) else damage_words(exc)
 
 
 def _content_parser(reader: _Reader) -> expat.XMLParserType:
