@@ -23,19 +23,21 @@ from minirag.ingest.convert import convert_document
 DOCS = Path(__file__).parent / "fixtures" / "docs"
 
 
-def _zip(members: dict[str, bytes], damaged: str = "", how: str = "", at: int = 0) -> bytes:
+def _zip(members: dict[str, bytes], damaged: str | tuple[str, ...] = "", how: str = "", at: int = 0) -> bytes:
     """A zip of `members`, deflated; `damaged`'s stream cut at its byte `at` (`cut`), broken there
     (`corrupt`: an invalid block type where a block begins), whole with a wrong CRC (`crc`), or
-    with bytes no XML holds in its text at `at`, under the CRC of what it was (`garbled`)."""
+    with bytes no XML holds in its text at `at`, under the CRC of what it was (`garbled`); each of
+    a tuple of members `damaged` so."""
     out, central = bytearray(), bytearray()
     for name, original in members.items():
-        content = original[:at] + b"\x01<&\x01" + original[at + 4:] if name == damaged and how == "garbled" else original
+        hit = name in damaged if isinstance(damaged, tuple) else name == damaged
+        content = original[:at] + b"\x01<&\x01" + original[at + 4:] if hit and how == "garbled" else original
         packer = zlib.compressobj(9, zlib.DEFLATED, -zlib.MAX_WBITS)
-        split = at if name == damaged else len(content)
+        split = at if hit else len(content)
         head = packer.compress(content[:split]) + packer.flush(zlib.Z_FULL_FLUSH)
         tail = packer.compress(content[split:]) + packer.flush()
-        stream = {"cut": head, "corrupt": head + b"\xff" + tail[1:]}.get(how if name == damaged else "", head + tail)
-        crc = zlib.crc32(original) ^ (1 if name == damaged and how == "crc" else 0)
+        stream = {"cut": head, "corrupt": head + b"\xff" + tail[1:]}.get(how if hit else "", head + tail)
+        crc = zlib.crc32(original) ^ (1 if hit and how == "crc" else 0)
         raw = name.encode()
         fields = struct.pack("<HHHHHIIIHH", 20, 0, 8, 0, 0x21, crc, len(stream), len(content), len(raw), 0)
         central += b"PK\x01\x02" + struct.pack("<H", 20) + fields + struct.pack("<HHHII", 0, 0, 0, 0, len(out)) + raw
@@ -327,3 +329,13 @@ def test_a_part_whose_garbled_bytes_break_its_xml_before_its_checksum_is_read_up
     assert before in converted.markdown and after not in converted.markdown
     assert re.fullmatch(rf"d\{suffix}: {member} is damaged \(its checksum does not match\); read up to the damage, "
                         rf"[\d,]+ of its {size:,} bytes", converted.warnings[0])
+
+
+def test_a_package_with_many_damaged_parts_names_twenty_and_counts_the_rest():
+    """Each damaged part was a warning of its own: a presentation whose second half was garbage
+    would have said so 25 times over."""
+    members = _presentation(30)
+    lost = tuple(f"ppt/slides/slide{number}.xml" for number in range(6, 31))
+    converted = convert_document(_zip(members, lost, "corrupt", 0), ".pptx", "d.pptx")
+    assert "Walrus fact number 5" in converted.markdown and "Walrus fact number 6" not in converted.markdown
+    assert len(converted.warnings) == 21 and converted.warnings[-1] == "d.pptx: ... and 5 more damaged parts"

@@ -34,6 +34,8 @@ from minirag.errors import ConversionFailed
 from minirag.ingest.zip_prefix import inflated_prefix, well_formed_prefix
 
 _PIECE = 256 * 1024
+# Damaged parts named in warnings, one each; the rest are counted in one more.
+MAX_DAMAGE_WARNINGS = 20
 _TEXT_PARTS = (".xml", ".rels")
 # A DOCX's parts that hold no text, which Word and mammoth read a package without: the styles
 # (headings are then plain paragraphs), theme, fonts, settings, list numbering, and properties.
@@ -183,7 +185,9 @@ def mended(archive: zipfile.ZipFile, package: bytes, suffix: str, damaged: list[
     first = damaged[0]
     failure = f"{name}: cannot read the {suffix} file: {first[:100]} is damaged ({whys[first]})" + (
         f", and {len(damaged) - 1} more of its parts" if len(damaged) > 1 else "")
-    return Mended(_copy(archive, replaced), tuple(warnings), failure)
+    said = warnings[:MAX_DAMAGE_WARNINGS] + ([f"{name}: ... and {len(warnings) - MAX_DAMAGE_WARNINGS:,} more damaged parts"]
+                                            if len(warnings) > MAX_DAMAGE_WARNINGS else [])
+    return Mended(_copy(archive, replaced), tuple(said), failure)
 
 
 _RELATIONSHIP = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/"
