@@ -339,3 +339,16 @@ def test_a_package_with_many_damaged_parts_names_twenty_and_counts_the_rest():
     converted = convert_document(_zip(members, lost, "corrupt", 0), ".pptx", "d.pptx")
     assert "Walrus fact number 5" in converted.markdown and "Walrus fact number 6" not in converted.markdown
     assert len(converted.warnings) == 21 and converted.warnings[-1] == "d.pptx: ... and 5 more damaged parts"
+
+
+@pytest.mark.parametrize(("fixture", "member"), [("../odf/libreoffice_cjk_notes.odt", "meta.xml"),
+                                                 ("epub_ubuntu_packaging_guide_ru.epub",
+                                                  "ubuntu-packaging-guide/fixing-a-bug.xhtml")])
+def test_an_opendocument_or_epub_member_whose_local_header_claims_utf8_wrongly_costs_only_itself(fixture, member):
+    """zipfile's UnicodeDecodeError on opening the member escaped the reader (found by flipping
+    random bits of the fixtures)."""
+    data = (DOCS / fixture).read_bytes()
+    suffix = Path(fixture).suffix
+    converted = convert_document(_misnamed(data, member, (b"PK\x03\x04",)), suffix, f"d{suffix}")
+    assert converted.warnings[0] == (f"d{suffix}: {member} is damaged (its header's name is not the UTF-8 it claims "
+                                     f"to be); " + ("read without it" if suffix == ".odt" else "its text is lost"))

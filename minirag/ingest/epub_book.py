@@ -46,8 +46,8 @@ class Book:
     damaged: tuple[tuple[str, str], ...] = ()  # (chapter, what is wrong with it) of those left unread
 
 
-# What a damaged member raises as it is read.
-_DAMAGED = (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError)
+# What a damaged member raises as it is read (UnicodeDecodeError: its local header claims a UTF-8 name wrongly).
+_DAMAGED = (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, UnicodeDecodeError)
 
 
 def _read(archive: zipfile.ZipFile, package: bytes, member: str) -> bytes:

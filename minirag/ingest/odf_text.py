@@ -467,10 +467,11 @@ class OdfText:
     warnings: tuple[str, ...]  # the damaged members read without, or in part
 
 
-# What a damaged member raises as it is read; and what its garbled bytes raise as they are parsed
+# What a damaged member raises as it is read (UnicodeDecodeError: its local header claims a UTF-8 name
+# wrongly); and what its garbled bytes raise as they are parsed
 # (ExpatError, before zipfile reaches the checksum at the member's end), said damage only where the
 # member's bytes show it is.
-_DAMAGED = (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, expat.ExpatError)
+_DAMAGED = (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, UnicodeDecodeError, expat.ExpatError)
 
 
 def odf_to_markdown(archive: zipfile.ZipFile, package: bytes, name: str, suffix: str) -> OdfText:
