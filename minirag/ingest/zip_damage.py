@@ -191,17 +191,28 @@ def mended(archive: zipfile.ZipFile, package: bytes, suffix: str, damaged: list[
 
 
 _RELATIONSHIP = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/"
-# The part python-pptx requires a slide's and a layout's relationships to name.
-_REQUIRED = {"slides": ("slideLayout", "slideLayouts/slideLayout"), "slideLayouts": ("slideMaster", "slideMasters/slideMaster")}
+
+
+@dataclass(frozen=True)
+class _Required:
+    """The part python-pptx requires the relationships of the parts in `folder` to name: a part of
+    the type `kind`, kept in `ppt/{kind}s/{kind}N.xml`."""
+
+    folder: str
+    kind: str
+
+
+_REQUIRED = (_Required("slides", "slideLayout"), _Required("slideLayouts", "slideMaster"))
 
 
 def _pptx_relationships(archive: zipfile.ZipFile, member: str) -> bytes:
     """Relationships for a slide or a layout whose own are lost: the first layout or master the
     package holds, which python-pptx requires; none for other parts."""
-    folder = member.split("/")[1]
-    if folder not in _REQUIRED:
+    required = next((part for part in _REQUIRED if member.split("/")[1] == part.folder), None)
+    if required is None:
         return _RELATIONSHIPS.encode()
-    kind, prefix = _REQUIRED[folder]
+    kind = required.kind
+    prefix = f"{kind}s/{kind}"
     targets = sorted((name for name in archive.namelist() if re.fullmatch(rf"ppt/{prefix}\d+\.xml", name)),
                      key=lambda name: int(re.sub(r"\D", "", name)))
     if not targets:
