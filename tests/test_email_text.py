@@ -233,8 +233,8 @@ def test_an_attachment_whose_reader_fails_as_none_expected_costs_only_itself():
     message.add_attachment(b"a,b\n1,2\n", maintype="text", subtype="csv", filename="table.csv")
     converted = convert_document(message.as_bytes(), ".eml", "m.eml")
     assert "The minutes are attached." in converted.markdown and "## Attached: table.csv" in converted.markdown
-    assert converted.warnings == ("m.eml › minutes.docx: cannot convert (UnicodeDecodeError: 'utf-8' codec can't "
-                                  "decode byte 0xff in position 0: invalid start byte)",)
+    assert converted.warnings == ("m.eml › minutes.docx: cannot read the .docx file: word/document.xml is damaged "
+                                  "(its header's name is not the UTF-8 it claims to be)",)
 
 
 def test_forwarded_messages_are_read_as_messages_three_deep_and_no_deeper():
@@ -455,3 +455,63 @@ def test_a_warning_naming_a_senders_file_name_is_one_line():
     data = message.as_bytes().replace(b'filename="evil-name.dat"', b"filename*=utf-8''evil%0AInjected%20line.dat")
     warnings = convert_document(data, ".eml", "m.eml").warnings
     assert warnings and all("\n" not in warning for warning in warnings)
+
+
+@pytest.mark.parametrize("where", ["header", "body"])
+def test_a_message_with_a_stray_nul_near_its_start_is_read_without_it(where):
+    """One NUL byte in a message's first 8 KiB (a mail store's damage, a client's bug) refused it as
+    a binary file; a message whose header fields parse is read, its NULs left out and counted."""
+    data = (DOCS / "eml_docbook_permission.eml").read_bytes()
+    at = data.index(b"Subject:") + 4 if where == "header" else data.index(b"That's ok with me.") + 6
+    converted = convert_document(data[:at] + b"\x00" + data[at:], ".eml", "m.eml")
+    assert converted.markdown == convert_document(data, ".eml", "m.eml").markdown
+    assert converted.warnings == ("m.eml: 1 NUL byte taken out of the message",)
+
+
+@pytest.mark.parametrize("data", [
+    b"\x00\x01\x02" * 10,
+    b"From: a@b.c\nSubject: x\n\n" + bytes(range(256)) * 40,  # a header, then binary data: NULs past a share
+    b"PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + b"Subject: x\n" * 3,  # no header field opens it
+])
+def test_binary_data_named_eml_is_still_refused(data):
+    with pytest.raises(ConversionFailed, match=r"^x\.eml: not an e-mail message \(a binary file: NUL bytes\)$"):
+        convert_document(data, ".eml", "x.eml")
+
+
+def _with_directory_sector(data: bytes, number: int, fill: bytes) -> bytes:
+    """`data`, a compound file, with the `number`th sector of its directory overwritten by `fill`."""
+    compound = CompoundFile(data)
+    sector = compound._chain(compound.first_directory, compound.fat)[number]
+    size = compound.sector_size
+    return data[:(sector + 1) * size] + fill * size + data[(sector + 2) * size:]
+
+
+@pytest.mark.parametrize("fill", [b"\x00", b"\xff"])
+def test_an_outlook_message_whose_directory_is_damaged_says_so(fill):
+    """A directory sector overwritten cut the message's property streams off the root: it was
+    'an Office file, but not an Outlook message', or read a subject alone with no word of what was
+    lost (then 'no text found' where the subject went too)."""
+    data = (OFFICE / "outlook_forwarded_attachment.msg").read_bytes()
+    with pytest.raises(ConversionFailed, match=r"^m\.msg: not a valid \.msg file \(damaged: its directory "):
+        convert_document(_with_directory_sector(data, 1, fill), ".msg", "m.msg")
+    converted = convert_document(_with_directory_sector(data, 3, fill), ".msg", "m.msg")
+    assert converted.markdown.startswith("# outer subject")
+    assert converted.warnings[0].startswith("m.msg: its directory is damaged (") and \
+        converted.warnings[0].endswith("); what it led to is lost, the rest is read")
+
+
+def test_an_outlook_message_whose_directory_leaves_no_text_is_damaged_not_empty():
+    """The root's tree cut to one binary property stream: no subject, sender or body was left, and
+    the message was indexed as 'no text found'."""
+    data = bytearray((OFFICE / "outlook_forwarded_attachment.msg").read_bytes())
+    compound = CompoundFile(bytes(data))
+    chain = compound._chain(compound.first_directory, compound.fat)
+
+    def entry_at(index: int) -> int:
+        return (chain[index * 128 // compound.sector_size] + 1) * compound.sector_size + index * 128 % compound.sector_size
+
+    key = next(index for index, entry in enumerate(compound.entries) if entry.name == "__substg1.0_300B0102")
+    struct.pack_into("<I", data, entry_at(0) + 0x4C, key)  # the root's child: the search key alone
+    struct.pack_into("<II", data, entry_at(key) + 0x44, 0xFFFFFFFF, 0xFFFFFFFF)
+    with pytest.raises(ConversionFailed, match=r"^m\.msg: not a valid \.msg file \(damaged: its directory "):
+        convert_document(bytes(data), ".msg", "m.msg")

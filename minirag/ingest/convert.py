@@ -65,7 +65,8 @@ from minirag.ingest.sheet_limits import check_sheets
 from minirag.ingest.text_limit import MAX_TEXT_CHARS
 from minirag.ingest.text_repair import escape_headings, repair
 from minirag.ingest.xls_biff import is_old_worksheet, xls_to_markdown
-from minirag.ingest.zip_damage import damaged_members, docx_spare, without_damaged
+from minirag.ingest.zip_damage import damage_words, damaged_members, mended
+from minirag.ingest.zip_names import names_read_as_cp437
 from minirag.ingest.zip_xml import check_depths, check_prologs
 
 log = logging.getLogger(__name__)
@@ -478,17 +479,17 @@ def _markitdown(data: bytes, suffix: str, name: str) -> Converted:
     return Converted(markdown=without_empty_rows(markdown), metadata_title=(result.title or "").strip() or None)
 
 
-def _book(archive: zipfile.ZipFile, name: str) -> Converted:
+def _book(archive: zipfile.ZipFile, data: bytes, name: str) -> Converted:
     from minirag.ingest.epub_book import read_book
 
     try:
-        book = read_book(archive)
+        book = read_book(archive, data)
     except ConversionFailed as exc:
         raise ConversionFailed(f"{name}: {exc}") from None
     except Exception as exc:  # noqa: BLE001 - a damaged archive or package document, however it shows
         raise ConversionFailed(f"{name}: cannot convert ({described(exc)})") from None
     parts: list[str] = []
-    warnings: list[str] = []
+    warnings = [f"{name}: {member[:100]} is damaged ({why}); its text is lost" for member, why in book.damaged]
     for chapter in book.chapters:
         text, said = decode_text(chapter.data, f"{name}: {chapter.name}", declared=html_declared_charset(chapter.data))
         converted = _html(text, f"{name}: {chapter.name}")
@@ -791,13 +792,15 @@ def convert_document(data: bytes, suffix: str, name: str) -> Converted:
     try:
         converted = _convert_by_suffix(data, suffix, name)
     except _DAMAGE as exc:  # what a damaged zip or XML part raises deep in a reader that did not expect it
-        raise ConversionFailed(f"{name}: cannot read the {suffix} file, damaged ({described(exc)})") from None
+        raise ConversionFailed(f"{name}: cannot read the {suffix} file, damaged ({damage_words(exc)})") from None
     return bounded(repaired(converted, name, pdf=suffix == ".pdf" or suffix in ocr.IMAGE_EXTENSIONS), name)
 
 
 # A zip member's bad CRC or deflate data, an unknown compression method or zip version, an XML
 # part's unknown encoding, a member its package names but lacks.
 _DAMAGE = (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, LookupError)
+# Members whose names are not the UTF-8 they claim named in warnings, one each; the rest are read alike.
+MAX_NAMES_SAID = 5
 
 
 def bounded(converted: Converted, name: str) -> Converted:
@@ -865,15 +868,18 @@ def _convert_by_suffix(data: bytes, suffix: str, name: str, *, rewritten: frozen
         return Converted(markdown=csv_to_markdown(text, name), warnings=warnings)
     if suffix == ".ipynb":
         return _notebook(data, name)
+    if suffix in _ZIP_FORMATS and "names" not in rewritten:
+        data, misnamed = names_read_as_cp437(data)
+        if misnamed:  # now named as a zip that claims nothing is: read as any other
+            converted = _convert_by_suffix(data, suffix, name, rewritten=rewritten | {"names"})
+            said = tuple(f"{name}: a member's name is not the UTF-8 it claims to be; read as {member[:100]!r}"
+                         for member in misnamed[:MAX_NAMES_SAID])
+            return replace(converted, warnings=(*said, *converted.warnings))
     if suffix in _ZIP_FORMATS:
         with check_zip(data, name, suffix) as archive:
-            damaged = damaged_members(archive, docx_spare if suffix == ".docx" else lambda _member: False) \
-                if suffix in _OOXML_NAMES and "damaged" not in rewritten else []
-            if damaged:  # now without those members: read as any other
-                converted = _convert_by_suffix(without_damaged(archive, {member for member, _ in damaged}), suffix,
-                                               name, rewritten=rewritten | {"damaged"})
-                said = tuple(f"{name}: {member[:100]} is damaged ({why}); read without it" for member, why in damaged)
-                return replace(converted, warnings=(*said, *converted.warnings))
+            damaged = damaged_members(archive) if suffix in _OOXML_NAMES and "damaged" not in rewritten else []
+            if damaged:  # now without those members, or with what of them reads: read as any other
+                return _read_mended(archive, data, suffix, name, damaged, rewritten)
             if suffix == ".xlsx":
                 check_sheets(archive, name)
             elif suffix in (".docx", ".pptx"):
@@ -884,15 +890,15 @@ def _convert_by_suffix(data: bytes, suffix: str, name: str, *, rewritten: frozen
             strict = transitional(archive) if suffix in _OOXML_NAMES and "strict" not in rewritten else None
             if strict is not None:  # now Transitional: read as any other
                 return _convert_by_suffix(strict, suffix, name, rewritten=rewritten | {"strict"})
-            renamed = consistent(archive) if suffix in _OOXML_NAMES and "names" not in rewritten else None
+            renamed = consistent(archive) if suffix in _OOXML_NAMES and "referenced" not in rewritten else None
             if renamed is not None:  # now named as referenced: read as any other
-                return _convert_by_suffix(renamed, suffix, name, rewritten=rewritten | {"names"})
+                return _convert_by_suffix(renamed, suffix, name, rewritten=rewritten | {"referenced"})
             if suffix == ".epub":
                 check_spine(archive, name, MAX_ZIP_MEMBERS)
-                return _book(archive, name)
+                return _book(archive, data, name)
             elif suffix in ODF_MIMETYPES:
-                markdown, title = odf_to_markdown(archive, name, suffix)
-                return Converted(markdown=markdown, metadata_title=title)
+                odf = odf_to_markdown(archive, data, name, suffix)
+                return Converted(markdown=odf.markdown, metadata_title=odf.title, warnings=odf.warnings)
             elif suffix == ".docx":
                 visibility = Visibility.of(archive)
                 margins = read_margins(archive, visibility)
@@ -903,6 +909,28 @@ def _convert_by_suffix(data: bytes, suffix: str, name: str, *, rewritten: frozen
     if suffix == ".xlsx":
         return _workbook(data, name)
     return _markitdown(data, suffix, name)
+
+
+def _read_mended(archive: zipfile.ZipFile, data: bytes, suffix: str, name: str, damaged: list[str],
+                 rewritten: frozenset[str]) -> Converted:
+    """The package read with its `damaged` members mended (zip_damage.py), each named in a warning;
+    where what was kept of a part fails its reader, read again with that part emptied instead."""
+    first = mended(archive, data, suffix, damaged, name)
+    try:
+        converted = _convert_by_suffix(first.package, suffix, name, rewritten=rewritten | {"damaged"})
+        warnings = first.warnings
+    except (ConversionFailed, *_DAMAGE):
+        second = mended(archive, data, suffix, damaged, name, keep_text=False)
+        try:
+            if second.package == first.package:
+                raise
+            converted = _convert_by_suffix(second.package, suffix, name, rewritten=rewritten | {"damaged"})
+        except (ConversionFailed, *_DAMAGE) as exc:
+            if isinstance(exc, ConversionFailed) and f"{name}: refused: " in str(exc):
+                raise  # what the rest holds (entities, a bomb) is refused, damaged or not
+            raise ConversionFailed(second.failure) from None
+        warnings = second.warnings
+    return replace(converted, warnings=(*warnings, *converted.warnings))
 
 
 def convert_file(path: Path) -> Converted:

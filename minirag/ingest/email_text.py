@@ -93,9 +93,7 @@ def said(warnings: list[str], more: int = 0) -> tuple[str, ...]:
 
 def eml_to_markdown(data: bytes, name: str, files: AttachedFiles | None = None) -> ReadMessage:
     """The message as a page; `files` reads its attachments (None: they are only named)."""
-    if b"\x00" in data[:8192]:
-        raise ConversionFailed(f"{name}: not an e-mail message (a binary file: NUL bytes)")
-    warnings: list[str] = []
+    data, warnings = _without_stray_nuls(data, name)
     try:
         message = email.message_from_bytes(data, policy=_POLICY)
         for parts, _ in enumerate(message.walk(), 1):
@@ -111,6 +109,28 @@ def eml_to_markdown(data: bytes, name: str, files: AttachedFiles | None = None) 
     if not (read.subject or read.body or read.sender):
         raise ConversionFailed(f"{name}: not an e-mail message (no headers or body found)")
     return ReadMessage(read.markdown(), read.subject.strip() or None, said(warnings))
+
+
+# A message's opening: an mbox `From ` line or not, then a header field's name and its colon.
+_FIELD = re.compile(rb"(?:From [^\n]*\n)?[!-9;-~]{1,76}:")
+_CONTROL = re.compile(rb"[\x00-\x08\x0b\x0e-\x1f\x7f]")
+_SNIFF = 8192
+# Bytes of a message's opening that may be control characters (a NUL or two a mail store's damage
+# left, or a client's bug): past it, the file is binary data, as decode_text rules for text.
+MAX_CONTROL_SHARE = 0.05
+
+
+def _without_stray_nuls(data: bytes, name: str) -> tuple[bytes, list[str]]:
+    """`data` with its NUL bytes taken out, and a warning counting them, where its opening holds a
+    few and is a header field; ConversionFailed for binary data (NULs where no field opens it, or
+    more control characters than text holds)."""
+    head = data[:_SNIFF]
+    if b"\x00" not in head:
+        return data, []
+    if len(_CONTROL.findall(head)) > MAX_CONTROL_SHARE * len(head) or not _FIELD.match(head.replace(b"\x00", b"").lstrip()):
+        raise ConversionFailed(f"{name}: not an e-mail message (a binary file: NUL bytes)")
+    nuls = data.count(b"\x00")
+    return data.replace(b"\x00", b""), [f"{name}: {nuls:,} NUL byte{'s' if nuls > 1 else ''} taken out of the message"]
 
 
 def _message(message: email.message.EmailMessage, files: AttachedFiles | None, name: str,

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import posixpath
 import zipfile
+import zlib
 from collections.abc import Set
 from dataclasses import dataclass
 from functools import partial
@@ -21,6 +22,8 @@ from lxml import etree
 from minirag.errors import ConversionFailed
 from minirag.ingest.epub_contents import is_contents
 from minirag.ingest.epub_metadata import book_metadata
+from minirag.ingest.zip_damage import damage_words
+from minirag.ingest.zip_prefix import inflated_prefix
 
 _CONTAINER = "META-INF/container.xml"
 _OPF = "{http://www.idpf.org/2007/opf}"
@@ -40,32 +43,53 @@ class Book:
     title: str | None
     chapters: tuple[Chapter, ...]
     about: tuple[str, ...] = ()  # "Author: ...", "Publisher: ...": what the package says of the book
+    damaged: tuple[tuple[str, str], ...] = ()  # (chapter, what is wrong with it) of those left unread
 
 
-def _xml(archive: zipfile.ZipFile, member: str):
+# What a damaged member raises as it is read (UnicodeDecodeError: its local header claims a UTF-8 name wrongly).
+_DAMAGED = (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, UnicodeDecodeError)
+
+
+def _read(archive: zipfile.ZipFile, package: bytes, member: str) -> bytes:
+    """The member's bytes; ConversionFailed saying what is wrong with it where it is damaged."""
+    try:
+        return archive.read(member)
+    except _DAMAGED as exc:
+        prefix = inflated_prefix(package, archive.getinfo(member))
+        raise _Damaged(prefix.why if prefix else damage_words(exc)) from None
+
+
+class _Damaged(Exception):
+    """A member that cannot be read whole; the message says why, in words."""
+
+
+def _xml(archive: zipfile.ZipFile, package_bytes: bytes, member: str):
     # No DTDs, no entities, no network: a package document is data, never instructions to fetch.
     parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, recover=True)
     try:
-        root = etree.fromstring(archive.read(member), parser)
+        root = etree.fromstring(_read(archive, package_bytes, member), parser)
     except (KeyError, etree.XMLSyntaxError) as exc:
         raise ConversionFailed(f"not a valid EPUB ({member}: {exc})") from None
+    except _Damaged as exc:
+        raise ConversionFailed(f"cannot read the .epub file: {member[:100]} is damaged ({exc})") from None
     if root is None:
         raise ConversionFailed(f"not a valid EPUB ({member} is empty)")
     return root
 
 
-def read_book(archive: zipfile.ZipFile) -> Book:
+def read_book(archive: zipfile.ZipFile, data: bytes) -> Book:
     """The book's title and its spine's (X)HTML documents in order; the EPUB 3 navigation document
-    and any other page that reads as a table of contents (which repeats the headings) are left out."""
-    rootfile = _xml(archive, _CONTAINER).find(f".//{_CONTAINER_NS}rootfile")
+    and any other page that reads as a table of contents (which repeats the headings) are left out.
+    A damaged chapter costs only itself (`Book.damaged`); every one damaged, the book is unreadable."""
+    rootfile = _xml(archive, data, _CONTAINER).find(f".//{_CONTAINER_NS}rootfile")
     if rootfile is None or not rootfile.get("full-path"):
         raise ConversionFailed(f"not a valid EPUB ({_CONTAINER} names no package document)")
     opf_path = rootfile.get("full-path", "")
-    package = _xml(archive, opf_path)
+    package = _xml(archive, data, opf_path)
     base = posixpath.dirname(opf_path)
     names = set(archive.namelist())
     manifest = {item.get("id"): item for item in package.iter(f"{_OPF}item")}
-    chapters, read = [], set()
+    chapters, read, damaged = [], set(), []
     for itemref in package.iter(f"{_OPF}itemref"):
         item = manifest.get(itemref.get("idref"))
         if item is None or item.get("media-type") not in _CHAPTER_TYPES:
@@ -75,10 +99,17 @@ def read_book(archive: zipfile.ZipFile) -> Book:
         member = member_of(item.get("href") or "", base, names)
         if member is not None and member not in read:  # items may name places inside one file
             read.add(member)
-            chapters.append(Chapter(name=member, data=archive.read(member)))
+            try:
+                chapters.append(Chapter(name=member, data=_read(archive, data, member)))
+            except _Damaged as exc:
+                damaged.append((member, str(exc)))
+    if damaged and not chapters:
+        member, why = damaged[0]
+        raise ConversionFailed(f"cannot read the .epub file: {member[:100]} is damaged ({why})"
+                               + (f", and {len(damaged) - 1:,} more of its chapters" if len(damaged) > 1 else ""))
     chapters = _without_contents(chapters)
     title = next((" ".join(t.text.split()) for t in package.iter(f"{_DC}title") if t.text and t.text.strip()), None)
-    return Book(title=title, chapters=tuple(chapters), about=book_metadata(package))
+    return Book(title=title, chapters=tuple(chapters), about=book_metadata(package), damaged=tuple(damaged))
 
 
 def _without_contents(chapters: list[Chapter]) -> list[Chapter]:

@@ -119,12 +119,19 @@ def msg_to_markdown(data: bytes, name: str, files: AttachedFiles | None = None) 
     """The message as a page; `files` reads its attachments (None: they are only named)."""
     warnings: list[str] = []
     try:
-        message = _Properties(_Reading(CompoundFile(data)), None, _TOP_HEADER)
+        compound = CompoundFile(data)
+        damage = compound.directory_damage()
+        message = _Properties(_Reading(compound), None, _TOP_HEADER)
         if not any(key.startswith("__SUBSTG1.0_") for key in message.streams):
-            raise ConversionFailed(f"{name}: an Office file, but not an Outlook message")
+            raise CompoundFileError(f"its directory {damage}") if damage else \
+                ConversionFailed(f"{name}: an Office file, but not an Outlook message")
         read = _message(message, files, name, warnings)
+        if damage and not read.markdown().strip():
+            raise CompoundFileError(f"its directory {damage}, and no text is left")
     except (CompoundFileError, struct.error) as exc:
         raise ConversionFailed(f"{name}: not a valid .msg file (damaged: {exc or 'truncated'})") from None
+    if damage:  # (before what its attachments say: it is the message's own)
+        warnings.insert(0, f"{name}: its directory is damaged (it {damage}); what it led to is lost, the rest is read")
     return ReadMessage(read.markdown(), read.subject.strip() or None, said(warnings))
 
 

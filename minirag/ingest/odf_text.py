@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import re
 import zipfile
+import zlib
 from dataclasses import dataclass, field
 from xml.parsers import expat
 
@@ -41,6 +42,8 @@ from minirag.ingest.odf_condition import condition_holds
 from minirag.ingest.odf_margins import Comment, PageMargins
 from minirag.ingest.sheet_limits import MAX_SHEET_CELLS
 from minirag.ingest.text_repair import escape_headings
+from minirag.ingest.zip_damage import damage_words, said_kept
+from minirag.ingest.zip_prefix import inflated_prefix, well_formed_prefix
 from minirag.ingest.zip_xml import feed, parser_for
 
 MIMETYPES = {".odt": b"application/vnd.oasis.opendocument.text",
@@ -457,49 +460,132 @@ def _count(value: str | None) -> int:
     return max(1, int(value))
 
 
-def odf_to_markdown(archive: zipfile.ZipFile, name: str, suffix: str) -> tuple[str, str | None]:
-    """Markdown for an OpenDocument archive of the kind `suffix` names (see the module's
-    docstring), and its title, if set."""
+@dataclass(frozen=True)
+class OdfText:
+    markdown: str
+    title: str | None
+    warnings: tuple[str, ...]  # the damaged members read without, or in part
+
+
+# What a damaged member raises as it is read (UnicodeDecodeError: its local header claims a UTF-8 name
+# wrongly); and what its garbled bytes raise as they are parsed
+# (ExpatError, before zipfile reaches the checksum at the member's end), said damage only where the
+# member's bytes show it is.
+_DAMAGED = (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, UnicodeDecodeError, expat.ExpatError)
+
+
+def odf_to_markdown(archive: zipfile.ZipFile, package: bytes, name: str, suffix: str) -> OdfText:
+    """Markdown for an OpenDocument archive (whose bytes are `package`) of the kind `suffix` names
+    (see the module's docstring), and its title, if set. A damaged member costs only itself: the
+    mimetype, manifest, styles and metadata are read as missing, the content up to its damage."""
     try:
-        return _read(archive, name, suffix)
+        return _read(archive, package, name, suffix)
     except (expat.ExpatError, zipfile.BadZipFile) as exc:
         raise ConversionFailed(f"{name}: not a valid {suffix} file (damaged: {exc})") from None
 
 
-def _read(archive: zipfile.ZipFile, name: str, suffix: str) -> tuple[str, str | None]:
+def _read(archive: zipfile.ZipFile, package: bytes, name: str, suffix: str) -> OdfText:
     names = set(archive.namelist())
+    warnings: list[str] = []
+
+    def damaged(member: str, exc: BaseException) -> bool:
+        """Whether `exc` comes of the member's damage; if so, a warning says it is read without it."""
+        why = _damage(archive, package, member, exc)
+        if why is not None:
+            warnings.append(f"{name}: {member} is damaged ({why}); read without it")
+        return why is not None
+
     if "mimetype" in names:
-        with archive.open("mimetype") as stream:
-            declared = stream.read(100).strip()
+        try:
+            with archive.open("mimetype") as stream:
+                declared = stream.read(100).strip()
+        except _DAMAGED as exc:
+            if not damaged("mimetype", exc):
+                raise
+            declared = MIMETYPES[suffix]
         if declared != MIMETYPES[suffix]:
             kind = declared.decode("ascii", "replace") or "another format"
             raise ConversionFailed(f"{name}: not a {suffix} file but {kind}; name it by what it is")
-    if "META-INF/manifest.xml" in names and _encrypted(archive, name):
-        raise ConversionFailed(f"{name}: encrypted (password required)")
+    if "META-INF/manifest.xml" in names:
+        try:
+            encrypted = _encrypted(archive, name)
+        except _DAMAGED as exc:  # (an encrypted content.xml is then no XML: it says so)
+            if not damaged("META-INF/manifest.xml", exc):
+                raise
+            encrypted = False
+        if encrypted:
+            raise ConversionFailed(f"{name}: encrypted (password required)")
     if "content.xml" not in names:
         raise ConversionFailed(f"{name}: not a valid {suffix} file (no content.xml)")
-    reader, margins = _Reader(name), PageMargins()
-    if "styles.xml" in names:  # a text's page headers and footers are read too, not a sheet's print ones
-        styles = parser_for(name, archive.getinfo("styles.xml"))
-
-        def start(tag: str, attributes: dict[str, str]) -> None:
-            reader.styles.start(tag, attributes)
-            margins.start(tag, attributes)
-
-        styles.StartElementHandler = start
-        styles.EndElementHandler, styles.CharacterDataHandler = margins.end, margins.text
-        feed(archive, archive.getinfo("styles.xml"), styles)
-    parser = parser_for(name, archive.getinfo("content.xml"))
-    parser.StartElementHandler = reader.start
-    parser.EndElementHandler = reader.end
-    parser.CharacterDataHandler = reader.text
-    feed(archive, archive.getinfo("content.xml"), parser)
+    reader, margins = _styled(archive, name, names, damaged)
+    content = archive.getinfo("content.xml")
+    try:
+        feed(archive, content, _content_parser(reader))
+    except _DAMAGED as exc:
+        why = _damage(archive, package, "content.xml", exc)
+        if why is None:
+            raise
+        prefix = inflated_prefix(package, content)
+        kept, whole = well_formed_prefix(prefix.data) if prefix else (b"", False)
+        if not kept:
+            raise ConversionFailed(f"{name}: cannot read the {suffix} file: content.xml is damaged ({why})") from None
+        reader, margins = _styled(archive, name, names, lambda _member, _exc: True)  # (said once already)
+        _content_parser(reader).Parse(kept, whole)
+        warnings.append(said_kept(name, "content.xml", why, len(kept), content.file_size, whole=whole))
     reader.finish()
     text = suffix == ".odt"
     placed = Margins(headers=tuple(margins.lines["header"]) if text else (),
                      footers=tuple(margins.lines["footer"]) if text else (),
                      comments=tuple(line for line in reader.comments if line))
-    return placed.around("\n\n".join(reader.blocks)) + "\n", _title(archive, name) if "meta.xml" in names else None
+    title = None
+    if "meta.xml" in names:
+        try:
+            title = _title(archive, name)
+        except _DAMAGED as exc:
+            if not damaged("meta.xml", exc):
+                raise
+    return OdfText(placed.around("\n\n".join(reader.blocks)) + "\n", title, tuple(warnings))
+
+
+def _styled(archive: zipfile.ZipFile, name: str, names: set[str], damaged) -> tuple[_Reader, PageMargins]:
+    """A reader that knows the paragraph styles of styles.xml, and its page headers and footers;
+    `damaged(member, error)` is told where styles.xml cannot be read, and says whether that is its
+    damage (then the reader knows none of its styles)."""
+    reader, margins = _Reader(name), PageMargins()
+    if "styles.xml" not in names:
+        return reader, margins
+    styles = parser_for(name, archive.getinfo("styles.xml"))
+
+    def start(tag: str, attributes: dict[str, str]) -> None:
+        reader.styles.start(tag, attributes)
+        margins.start(tag, attributes)
+
+    styles.StartElementHandler = start
+    styles.EndElementHandler, styles.CharacterDataHandler = margins.end, margins.text
+    try:
+        feed(archive, archive.getinfo("styles.xml"), styles)
+    except _DAMAGED as exc:
+        if not damaged("styles.xml", exc):
+            raise
+        return _Reader(name), PageMargins()
+    return reader, margins
+
+
+def _damage(archive: zipfile.ZipFile, package: bytes, member: str, exc: BaseException) -> str | None:
+    """What is wrong with `member`, where `exc`, raised as it was read, comes of its damage; None
+    where its bytes are whole (XML wrong as it was written)."""
+    prefix = inflated_prefix(package, archive.getinfo(member))
+    if prefix is not None:
+        return prefix.why
+    return None if isinstance(exc, expat.ExpatError) else damage_words(exc)
+
+
+def _content_parser(reader: _Reader) -> expat.XMLParserType:
+    parser = parser_for(reader.name, zipfile.ZipInfo("content.xml"))
+    parser.StartElementHandler = reader.start
+    parser.EndElementHandler = reader.end
+    parser.CharacterDataHandler = reader.text
+    return parser
 
 
 def _encrypted(archive: zipfile.ZipFile, name: str) -> bool:
