@@ -352,3 +352,32 @@ def test_an_opendocument_or_epub_member_whose_local_header_claims_utf8_wrongly_c
     converted = convert_document(_misnamed(data, member, (b"PK\x03\x04",)), suffix, f"d{suffix}")
     assert converted.warnings[0] == (f"d{suffix}: {member} is damaged (its header's name is not the UTF-8 it claims "
                                      f"to be); " + ("read without it" if suffix == ".odt" else "its text is lost"))
+
+
+def test_the_relationships_of_many_damaged_slides_are_mended_in_linear_time():
+    """Each damaged slide's relationships were mended by a scan of every member for its layout: a
+    deck of 2,000 slides whose relationships are all damaged cost 2,000 scans of 4,000 names."""
+    from helpers.growth import grows_linearly
+
+    from minirag.ingest.zip_damage import mended
+
+    relationships = (b'<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/'
+                     b'relationships"/>')
+    packages: dict[int, tuple[bytes, list[str]]] = {}
+
+    def deck_of(repeats: int) -> str:
+        members = {"ppt/slideLayouts/slideLayout1.xml": b"<x/>"}
+        damaged = []
+        for number in range(1, repeats // 4 + 1):
+            members[f"ppt/slides/slide{number}.xml"] = b"<x/>"
+            members[f"ppt/slides/_rels/slide{number}.xml.rels"] = relationships
+            damaged.append(f"ppt/slides/_rels/slide{number}.xml.rels")
+        packages[repeats] = (_zip(members, tuple(damaged), "corrupt", 0), damaged)
+        return str(repeats)
+
+    def mend(key: str) -> None:
+        data, damaged = packages[int(key)]
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            mended(archive, data, ".pptx", damaged, "d.pptx")
+
+    assert grows_linearly(mend, deck_of)

@@ -143,6 +143,7 @@ def mended(archive: zipfile.ZipFile, package: bytes, suffix: str, damaged: list[
     in part (what is kept of one may not be what its reader expects). ConversionFailed where a
     part the document cannot do without is damaged."""
     replaced: dict[str, bytes | None] = {}
+    first_parts: dict[str, str | None] | None = None  # the first layout and master, found once where needed
     warnings = []
     lost, whys = set(), {}
     for member in damaged:
@@ -167,8 +168,11 @@ def mended(archive: zipfile.ZipFile, package: bytes, suffix: str, damaged: list[
             continue
         if kind is None or kind.empty is None:
             raise ConversionFailed(f"{name}: cannot read the {suffix} file: {member[:100]} is damaged ({why})")
-        replaced[member] = _pptx_relationships(archive, member) if suffix == ".pptx" and kind.empty == _RELATIONSHIPS \
-            else kind.empty.encode()
+        if suffix == ".pptx" and kind.empty == _RELATIONSHIPS:
+            first_parts = first_parts if first_parts is not None else _first_parts(archive)
+            replaced[member] = _pptx_relationships(first_parts, member)
+        else:
+            replaced[member] = kind.empty.encode()
         lost.add(member)
         warnings.append(f"{name}: {member[:100]} is damaged ({why}); "
                         + ("its text is lost" if kind.text and not member.endswith(".rels") else "read without it"))
@@ -205,21 +209,32 @@ class _Required:
 _REQUIRED = (_Required("slides", "slideLayout"), _Required("slideLayouts", "slideMaster"))
 
 
-def _pptx_relationships(archive: zipfile.ZipFile, member: str) -> bytes:
+def _pptx_relationships(first: dict[str, str | None], member: str) -> bytes:
     """Relationships for a slide or a layout whose own are lost: the first layout or master the
-    package holds, which python-pptx requires; none for other parts."""
+    package holds (`first`, by kind: _first_parts), which python-pptx requires; none for other parts."""
     required = next((part for part in _REQUIRED if member.split("/")[1] == part.folder), None)
-    if required is None:
+    target = first.get(required.kind) if required is not None else None
+    if required is None or target is None:
         return _RELATIONSHIPS.encode()
-    kind = required.kind
-    prefix = f"{kind}s/{kind}"
-    targets = sorted((name for name in archive.namelist() if re.fullmatch(rf"ppt/{prefix}\d+\.xml", name)),
-                     key=lambda name: int(re.sub(r"\D", "", name)))
-    if not targets:
-        return _RELATIONSHIPS.encode()
-    relationship = (f'<Relationship Id="rIdMended" Type="{_RELATIONSHIP}{kind}" '
-                    f'Target="../{targets[0].removeprefix("ppt/")}"/>')
+    relationship = (f'<Relationship Id="rIdMended" Type="{_RELATIONSHIP}{required.kind}" '
+                    f'Target="../{target.removeprefix("ppt/")}"/>')
     return _RELATIONSHIPS.replace("/>", f">{relationship}</Relationships>").encode()
+
+
+def _first_parts(archive: zipfile.ZipFile) -> dict[str, str | None]:
+    """The lowest-numbered part of each kind _REQUIRED names (`ppt/slideLayouts/slideLayout1.xml`),
+    found in one pass over the members: once for a package, however many of its parts are lost."""
+    found: dict[str, tuple[int, str]] = {}
+    for name in archive.namelist():
+        match = _NUMBERED_PART.fullmatch(name)
+        if match is not None and match.group(1) in {part.kind for part in _REQUIRED}:
+            number = int(match.group(2))
+            if match.group(1) not in found or number < found[match.group(1)][0]:
+                found[match.group(1)] = (number, name)
+    return {part.kind: found[part.kind][1] if part.kind in found else None for part in _REQUIRED}
+
+
+_NUMBERED_PART = re.compile(r"ppt/(\w+)s/\1(\d+)\.xml")
 
 
 def said_kept(name: str, member: str, why: str, kept: int, size: int, *, whole: bool) -> str:
