@@ -199,3 +199,147 @@ def test_javadoc_8_member_details_behind_a_named_anchor_are_headed_by_the_member
                   '<div class="block">Return the contained value, if present, otherwise throw.</div></li></ul>'
                   '</li></ul></div>')
     assert markdown.startswith("### Method Detail\n\n#### orElseThrow\n\n```\npublic\xa0T\xa0orElseThrow()\n```")
+
+
+# rustdoc 1.63's page of a struct, cut to one method: the controls drawn around the item (its
+# version and "source" link, the collapse-all toggle, "Expand description", the logo, the "Run"
+# link and ⓘ of each example) and the "Notable traits" tooltip inside the method's heading.
+RUSTDOC_PAGE = (
+    '<html><head><meta name="generator" content="rustdoc"><title>HashMap in std::collections - Rust</title>'
+    '</head><body class="rustdoc struct"><main><div class="width-limiter"><div class="sub-container">'
+    '<a class="sub-logo-container" href="../../std/index.html"><img class="rust-logo" '
+    'src="../../rust-logo1.63.0.svg" alt="logo"></a></div><section id="main-content" class="content">'
+    '<div class="main-heading"><h1 class="fqn"><span class="in-band">Struct <a href="../index.html">std</a>::<wbr>'
+    '<a href="index.html">collections</a>::<wbr><a class="struct" href="#">HashMap</a></span></h1>'
+    '<span class="out-of-band"><span class="since" title="Stable since Rust version 1.0.0">1.0.0</span> · '
+    '<a class="srclink" href="../../src/std/collections/hash/map.rs.html#213-215">source</a> · '
+    '<a id="toggle-all-docs" href="javascript:void(0)" title="collapse all docs">[<span class="inner">&#x2212;'
+    '</span>]</a></span></div><div class="docblock item-decl"><pre class="rust struct"><code>pub struct '
+    'HashMap&lt;K, V, S&nbsp;=&nbsp;RandomState&gt; { /* private fields */ }</code></pre></div>'
+    '<details class="rustdoc-toggle top-doc" open><summary class="hideme"><span>Expand description</span>'
+    '</summary><div class="docblock"><p>A hash map implemented with quadratic probing and SIMD lookup.</p>'
+    '</div></details><h2 id="implementations" class="small-section-header">Implementations</h2>'
+    '<details class="rustdoc-toggle method-toggle" open><summary><section id="method.capacity" '
+    'class="method has-srclink"><span class="rightside"><a class="srclink" '
+    'href="../../src/std/collections/hash/map.rs.html#331-333">source</a></span>'
+    '<a href="#method.capacity" class="anchor"></a><h4 class="code-header">pub fn <a href="#method.capacity" '
+    'class="fnname">capacity</a>(&amp;self) -&gt; usize</h4></section></summary><div class="docblock">'
+    '<p>Returns the number of elements the map can hold without reallocating.</p></div></details>'
+    '<details class="rustdoc-toggle method-toggle" open><summary><section id="method.keys" '
+    'class="method has-srclink"><span class="rightside"><span class="since" title="Stable since Rust version '
+    '1.7.0">1.7.0</span> · <a class="srclink" href="../../src/std/collections/hash/map.rs.html#359-361">'
+    'source</a></span><a href="#method.keys" class="anchor"></a><h4 class="code-header">pub fn '
+    '<a href="#method.keys" class="fnname">keys</a>(&amp;self) -&gt; <a class="struct" '
+    'href="hash_map/struct.Keys.html">Keys</a>&lt;\'_, K, V&gt;<span class="notable-traits">'
+    '<span class="notable-traits-tooltip">ⓘ<span class="notable-traits-tooltiptext"><span class="docblock">'
+    '<span class="notable">Notable traits for <a class="struct" href="hash_map/struct.Keys.html">Keys</a>'
+    '&lt;\'a, K, V&gt;</span><code class="content"><span class="where fmt-newline">impl&lt;\'a, K, V&gt; '
+    '<a class="trait" href="../iter/trait.Iterator.html">Iterator</a> for <a class="struct" '
+    'href="hash_map/struct.Keys.html">Keys</a>&lt;\'a, K, V&gt;</span><span class="where fmt-newline">    type '
+    '<a href="../iter/trait.Iterator.html#associatedtype.Item" class="associatedtype">Item</a> = &amp;\'a K;'
+    '</span></code></span></span></span></span></h4></section></summary><div class="docblock">'
+    '<p>An iterator visiting all keys in arbitrary order.</p><div class=\'information\'>'
+    '<div class=\'tooltip should_panic\'>ⓘ</div></div><div class="example-wrap"><pre class="rust '
+    'rust-example-rendered should_panic"><code>let v = map.keys();</code></pre><a class="test-arrow" '
+    'target="_blank" href="https://play.rust-lang.org/?code=fn%20main()%20%7B%7D&amp;edition=2021">Run</a>'
+    '</div></div></details></section></div></main></body></html>'
+)
+
+
+def test_rustdoc_controls_and_tooltips_are_left_out_and_the_text_kept():
+    # 146 pages of std: 1,428 "Run" lines, 146 "Expand description", 122 logos, a "source" line before
+    # each method that ended the chunk of the method above, and in each heading of a method that
+    # returns an iterator the tooltip: `-> Keys<'_, K, V>ⓘNotable traits for Keys<'a, K, V>impl…`.
+    markdown = md(RUSTDOC_PAGE)
+    for chrome in ("source", "Expand description", "[−]", "logo", "Run", "ⓘ", "Notable traits", "1.7.0 ·"):
+        assert chrome not in markdown
+    assert markdown.startswith("# Struct [std](../index.html)::[collections](index.html)::[HashMap](#)\n\n```\n"
+                               "pub struct HashMap<K, V, S\xa0=\xa0RandomState> { /* private fields */ }\n```\n\n"
+                               "A hash map implemented with quadratic probing and SIMD lookup.\n\n## Implementations")
+    assert ("\n#### pub fn [keys](#method.keys)(&self) -> [Keys](hash_map/struct.Keys.html)<'_, K, V>\n\n"
+            "An iterator visiting all keys in arbitrary order.\n\n```\nlet v = map.keys();\n```") in markdown
+    assert "reallocating.\n\n#### pub fn [keys]" in markdown
+    texts = chunks(markdown, budget=80)
+    assert [text for text in texts if text.startswith("Optional > Struct std::collections::HashMap > "
+                                                      "Implementations > pub fn keys(&self) -> Keys<'_, K, V>\n")]
+
+
+def test_rustdoc_markup_on_another_site_is_read_as_before():
+    # The rules read rustdoc's classes on rustdoc's pages only: a site that names a class "srclink"
+    # or "rightside" keeps its text.
+    page = RUSTDOC_PAGE.replace('<meta name="generator" content="rustdoc">', "")
+    assert "Expand description" in md(page) and "[source](../../src/std" in md(page)
+
+
+# Doxygen 1.9.4 (libstdc++): the page's title is a <div>, the project's name a table above it, a
+# member's labels are <span>s side by side, and the footer names the generator.
+DOXYGEN_PAGE = (
+    '<html><head><meta name="generator" content="Doxygen 1.9.4"/><title>libstdc++: std::vector&lt; _Tp, '
+    '_Alloc &gt; Class Template Reference</title></head><body><div id="top"><div id="titlearea">'
+    '<table cellspacing="0" cellpadding="0"><tbody><tr id="projectrow"><td id="projectalign">'
+    '<div id="projectname">libstdc++</div></td></tr></tbody></table></div></div>'
+    '<div id="doc-content"><div class="header"><div class="headertitle"><div class="title">std::vector&lt; _Tp, '
+    '_Alloc &gt; Class Template Reference<div class="ingroups"><a class="el" href="a01563.html">Containers</a> '
+    '&raquo; <a class="el" href="a01564.html">Sequences</a></div></div></div></div><div class="contents">'
+    '<p><code>#include &lt;<a class="el" href="a00407_source.html">stl_vector.h</a>&gt;</code></p>'
+    '<div class="dynheader">Inheritance diagram for std::vector&lt; _Tp, _Alloc &gt;:</div>'
+    '<div class="dyncontent"><div class="center"><iframe scrolling="no" frameborder="0" src="a08897.svg" '
+    'width="148" height="150"><p><b>This browser is not able to show SVG</b></p></iframe></div><center>'
+    '<span class="legend">[<a target="top" href="graph_legend.html">legend</a>]</span></center></div>'
+    + DOXYGEN_CLASS +
+    '</div></div><div id="nav-path" class="navpath"><ul><li class="navelem"><a class="el" href="a01655.html">'
+    'std</a></li><li class="navelem"><a class="el" href="a08898.html">vector</a></li><li class="footer">'
+    'Generated by <a href="https://www.doxygen.org/index.html"><img class="footer" src="doxygen.svg" '
+    'alt="doxygen"/></a> 1.9.4 </li></ul></div></body></html>'
+)
+
+
+def test_doxygen_labels_stand_apart_and_the_title_is_a_heading():
+    # `inlineconstexpr` (266 lines of 43 pages), the project's name as a table of one cell atop each
+    # page, the class's name a plain line, "Generated by doxygen 1.9.4" and a diagram's caption.
+    markdown = md(DOXYGEN_PAGE)
+    assert "\ninline constexpr\n" in markdown and "inlineconstexpr" not in markdown
+    assert markdown.startswith("# std::vector< _Tp, _Alloc > Class Template Reference\n\n"
+                               "[Containers](a01563.html) » [Sequences](a01564.html)\n`#include")
+    for chrome in ("libstdc++", "Generated by", "Inheritance diagram", "legend", "[std](a01655.html)"):
+        assert chrome not in markdown
+    assert "\n## Public Member Functions\n\n| constexpr void | [push_back]" in markdown
+
+
+# javadoc 17's summary: a grid of <div>s, the column headers first, then a <div> per cell that CSS
+# lays out three to a row.
+JAVADOC_SUMMARY = (
+    '<html><head><meta name="generator" content="javadoc/ClassWriterImpl"><title>Optional (Java SE 17 &amp; '
+    'JDK 17)</title></head><body><main role="main"><div class="header"><h1 title="Class Optional" '
+    'class="title">Class Optional&lt;T&gt;</h1></div><section class="summary"><ul class="summary-list"><li>'
+    '<section class="method-summary" id="method-summary"><h2>Method Summary</h2><div id="method-summary-table">'
+    '<div class="table-tabs" role="tablist" aria-orientation="horizontal"><button id="method-summary-table-tab0" '
+    'role="tab" aria-selected="true" class="active-table-tab">All Methods</button></div>'
+    '<div id="method-summary-table.tabpanel" role="tabpanel">'
+    '<div class="summary-table three-column-summary">\n'
+    '<div class="table-header col-first">Modifier and Type</div>\n'
+    '<div class="table-header col-second">Method</div>\n'
+    '<div class="table-header col-last">Description</div>\n'
+    '<div class="col-first even-row-color method-summary-table"><code>static &lt;T&gt;&nbsp;'
+    '<a href="Optional.html" title="class in java.util">Optional</a>&lt;T&gt;</code></div>\n'
+    '<div class="col-second even-row-color method-summary-table"><code><a href="#empty()" '
+    'class="member-name-link">empty</a>()</code></div>\n'
+    '<div class="col-last even-row-color method-summary-table">\n<div class="block">Returns an empty '
+    '<code>Optional</code> instance.</div>\n</div>\n'
+    '<div class="col-first odd-row-color method-summary-table"><code>boolean</code></div>\n'
+    '<div class="col-second odd-row-color method-summary-table"><code><a href="#isEmpty()" '
+    'class="member-name-link">isEmpty</a>()</code></div>\n'
+    '<div class="col-last odd-row-color method-summary-table">\n<div class="block">If a value is not present, '
+    'returns <code>true</code>, otherwise <code>false</code>.</div>\n</div>\n'
+    '</div></div></div></section></li></ul></section></main></body></html>'
+)
+
+
+def test_javadoc_summary_grid_reads_a_row_a_line():
+    # Each cell was a line of its own and a paragraph apart from the next, so a method's signature
+    # and its description fell into different chunks (all 138 "Method Summary" grids of java.util).
+    markdown = md(JAVADOC_SUMMARY)
+    assert ("## Method Summary\n\n| Modifier and Type | Method | Description |\n| --- | --- | --- |\n"
+            "| `static <T> [Optional](Optional.html)<T>` | `[empty](#empty%28%29)()` | Returns an empty "
+            "`Optional` instance. |\n| `boolean` | `[isEmpty](#isEmpty%28%29)()` | If a value is not present, "
+            "returns `true`, otherwise `false`. |") in markdown

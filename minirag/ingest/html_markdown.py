@@ -17,6 +17,7 @@ from itertools import islice
 
 from minirag.errors import ConversionFailed
 from minirag.ingest.csv_table import pipe_table
+from minirag.ingest.generator_markup import read_as_shown
 from minirag.ingest.page_chrome import left_out_by_markup, main_content
 from minirag.ingest.table_spans import spread, table_cells, title_rows
 
@@ -82,6 +83,7 @@ def html_to_markdown(html: str) -> tuple[str, str | None]:
     title_el = root.find(".//title")
     title = _SPACE.sub(" ", title_el.text_content()).strip() if title_el is not None else ""
     writer = _Writer()
+    read_as_shown(root)
     top = main_content(root)
     try:
         writer.block(top, join_labels=False)
