@@ -343,3 +343,80 @@ def test_javadoc_summary_grid_reads_a_row_a_line():
             "| `static <T> [Optional](Optional.html)<T>` | `[empty](#empty%28%29)()` | Returns an empty "
             "`Optional` instance. |\n| `boolean` | `[isEmpty](#isEmpty%28%29)()` | If a value is not present, "
             "returns `true`, otherwise `false`. |") in markdown
+
+
+# `python -m pydoc -w textwrap` (Python 3.11): each section is a table whose first row, one cell
+# across its three columns, is the section's title; a class's section is such a table inside the
+# Classes section's cell. Python 3.10 and before wrote the same tables with colours, not classes.
+PYDOC_PAGE = (
+    '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<title>Python: module textwrap</title>\n'
+    '</head><body>\n\n<table class="heading">\n<tr class="heading-text decor">\n<td class="title">&nbsp;<br>'
+    '<strong class="title">textwrap</strong></td>\n<td class="extra"><a href=".">index</a></td></tr></table>\n'
+    '    <p><span class="code">Text&nbsp;wrapping&nbsp;and&nbsp;filling.</span></p>\n<p>\n'
+    '<table class="section">\n<tr class="decor index-decor heading-text">\n<td class="section-title" colspan=3>'
+    '&nbsp;<br><strong class="bigsection">Classes</strong></td></tr>\n    \n<tr><td class="decor index-decor">'
+    '<span class="code">&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;</span></td><td>&nbsp;</td>\n'
+    '<td class="singlecolumn"><dl>\n<dt class="heading-text"><a href="builtins.html#object">builtins.object</a>\n'
+    '</dt><dd>\n<dl>\n<dt class="heading-text"><a href="textwrap.html#TextWrapper">TextWrapper</a>\n</dt></dl>\n'
+    '</dd>\n</dl>\n <p>\n<table class="section">\n<tr class="decor title-decor heading-text">\n'
+    '<td class="section-title" colspan=3>&nbsp;<br><a name="TextWrapper">class <strong>TextWrapper</strong></a>'
+    '(<a href="builtins.html#object">builtins.object</a>)</td></tr>\n    \n<tr><td class="decor title-decor" '
+    'rowspan=2><span class="code">&nbsp;&nbsp;&nbsp;</span></td>\n<td class="decor title-decor" colspan=2>'
+    '<span class="code"><a href="#TextWrapper">TextWrapper</a>(width=70)<br>\n&nbsp;<br>\nObject&nbsp;for&nbsp;'
+    'wrapping/filling&nbsp;text.</span></td></tr>\n<tr><td>&nbsp;</td>\n<td class="singlecolumn">Methods defined '
+    'here:<br>\n<dl><dt><a name="TextWrapper-wrap"><strong>wrap</strong></a>(self, text)</dt><dd><span class="code">'
+    'Reformat&nbsp;the&nbsp;single&nbsp;paragraph&nbsp;in&nbsp;\'text\'&nbsp;so&nbsp;it&nbsp;fits&nbsp;in&nbsp;lines'
+    '&nbsp;of&nbsp;no<br>\nmore&nbsp;than&nbsp;\'self.width\'&nbsp;columns.</span></dd></dl>\n</td></tr></table>'
+    '</td></tr></table><p>\n<table class="section">\n<tr class="decor functions-decor heading-text">\n'
+    '<td class="section-title" colspan=3>&nbsp;<br><strong class="bigsection">Functions</strong></td></tr>\n    \n'
+    '<tr><td class="decor functions-decor"><span class="code">&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;</span></td>'
+    '<td>&nbsp;</td>\n<td class="singlecolumn"><dl><dt><a name="-dedent"><strong>dedent</strong></a>(text)</dt>'
+    '<dd><span class="code">Remove&nbsp;any&nbsp;common&nbsp;leading&nbsp;whitespace&nbsp;from&nbsp;every&nbsp;line'
+    '&nbsp;in&nbsp;`text`.</span></dd></dl>\n <dl><dt><a name="-fill"><strong>fill</strong></a>(text, width=70, '
+    '**kwargs)</dt><dd><span class="code">Fill&nbsp;a&nbsp;single&nbsp;paragraph&nbsp;of&nbsp;text,&nbsp;returning'
+    '&nbsp;a&nbsp;new&nbsp;string.</span></dd></dl>\n</td></tr></table>\n</body></html>'
+)
+PYDOC_310_SECTION = (
+    '<table width="100%" cellspacing=0 cellpadding=2 border=0 summary="section">\n<tr bgcolor="#eeaa77">\n'
+    '<td colspan=3 valign=bottom>&nbsp;<br>\n<font color="#ffffff" face="helvetica, arial"><big><strong>Functions'
+    '</strong></big></font></td></tr>\n    \n<tr><td bgcolor="#eeaa77"><tt>&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;'
+    '</tt></td><td>&nbsp;</td>\n<td width="100%"><dl><dt><a name="-dedent"><strong>dedent</strong></a>(text)</dt>'
+    '<dd><tt>Remove&nbsp;any&nbsp;common&nbsp;leading&nbsp;whitespace.</tt></dd></dl>\n <dl><dt><a name="-fill">'
+    '<strong>fill</strong></a>(text, width=70)</dt><dd><tt>Fill&nbsp;a&nbsp;single&nbsp;paragraph.</tt></dd></dl>\n'
+    '</td></tr></table>'
+)
+
+
+def test_pydoc_section_bars_are_headings():
+    # Each section's title was a line like any other ("Functions" above `dedent(text)`), so every
+    # chunk of json's page was filed under the page's title alone (50 of its 86 chunks).
+    markdown = md(PYDOC_PAGE)
+    assert "\n## Classes\n" in markdown and "\n## Functions\n" in markdown
+    assert ("\n### class [TextWrapper](#TextWrapper)([builtins.object](builtins.html#object))\n" in markdown
+            or "\n### class TextWrapper([builtins.object](builtins.html#object))\n" in markdown)
+    texts = chunks(markdown, budget=40)
+    assert [text for text in texts if text.startswith("Optional > Functions\n") and "fill(text" in text]
+    assert [text for text in texts if text.startswith("Optional > Classes > class TextWrapper(builtins.object)")
+            and "wrap(self, text)" in text]
+    assert md(PYDOC_310_SECTION).startswith("## Functions\n\ndedent(text)\n")
+
+
+def test_reading_generators_markup_and_section_bars_stays_linear():
+    # Each generator's rule looks at each element once; a section bar's level counts at most five
+    # tables around it.
+    def page(generator: str, body: str) -> str:
+        return f'<html><head><meta name="generator" content="{generator}"></head><body>{body}</body></html>'
+
+    assert grows_linearly(md, lambda n: page("rustdoc", '<section><span class="rightside"><a class="srclink" '
+                                             'href="s.html">source</a></span><h4>pub fn f()<span class="notable-traits">'
+                                             '<span>ⓘ</span></span></h4></section><p>Text.</p>' * n))
+    assert grows_linearly(md, lambda n: page("Doxygen 1.9.4", '<span class="mlabels">' + '<span class="mlabel">inline'
+                                             '</span>' * n + '</span><div class="dynheader">Diagram</div>' * n))
+    assert grows_linearly(md, lambda n: page("javadoc/ClassWriterImpl", '<div class="summary-table two-column-summary">'
+                                             '<div class="table-header">A</div><div class="table-header">B</div>'
+                                             + '<div><code>int</code></div><div><div class="block">Text.</div></div>' * n
+                                             + '</div>'))
+    assert grows_linearly(md, lambda n: '<table><tr><td colspan=2><strong>S</strong></td></tr><tr><td>a</td>'
+                                        '<td><p>f</p><p>x</p></td></tr></table>' * n)
+    assert grows_linearly(md, lambda n: PYDOC_310_SECTION.replace("</table>", "<tr><td>a</td><td>b</td></tr>" * n
+                                                                  + "</table>"))
