@@ -137,6 +137,24 @@ def _site_titled(heading: str, title: str) -> bool:
 _SITE_NAME = re.compile(r" [—–\-|·] \S")
 
 
+def _named_with_site(heading: str, title: str) -> bool:
+    """Whether a page's `<title>` is the name its heading gives, then the site's in parentheses, and
+    the heading that name after a kind of at most MAX_KIND_WORDS words (javadoc: `Optional (Java SE 17 &
+    JDK 17)` over `Class Optional<T>`, `Map.Entry (…)` over `Interface Map.Entry<K,V>`)."""
+    found = _NAME_AND_SITE.fullmatch(" ".join(title.split()))
+    if found is None:
+        return False
+    name = as_read(found.group(1))
+    head = as_read(heading.partition("<")[0])  # a type's parameters (`<K,V>`) are no part of its name
+    kind = head[:-len(name)] if name and head.endswith(name) else None
+    return kind is not None and (not kind or kind.endswith(" ")) and len(kind.split()) <= MAX_KIND_WORDS
+
+
+# A page's name, then the site's in parentheses, as the whole title.
+_NAME_AND_SITE = re.compile(r"([^()]+) \([^()]+\)")
+MAX_KIND_WORDS = 2  # `Annotation Interface`, `Enum Class`
+
+
 def _breadcrumb(part: Part, title: str, tokens: Tokens, budget: int) -> Crumb:
     """The part's heading chain under the document's title, so every chunk says what it belongs to.
 
@@ -148,6 +166,8 @@ def _breadcrumb(part: Part, title: str, tokens: Tokens, budget: int) -> Crumb:
     offset = 0
     if chain and title.strip() and _site_titled(chain[0], title):
         chain[0] = " ".join(title.split())  # the page's heading, said once: by the title that holds it
+    elif chain and _named_with_site(chain[0], title):
+        pass  # the page's name, said once: by the heading, which says what it names
     elif title.strip() and not (chain and _same_words(chain[0], title)):
         chain, offset = [" ".join(title.split()), *chain], 1
     crumb = make_breadcrumb(chain, tokens, budget)
