@@ -420,3 +420,29 @@ def test_reading_generators_markup_and_section_bars_stays_linear():
                                         '<td><p>f</p><p>x</p></td></tr></table>' * n)
     assert grows_linearly(md, lambda n: PYDOC_310_SECTION.replace("</table>", "<tr><td>a</td><td>b</td></tr>" * n
                                                                   + "</table>"))
+
+
+def test_doxygen_member_template_reads_on_its_members_row():
+    # A template member's summary is two rows, its template line alone in the first (one cell across
+    # both columns): `| template<typename... _Args> |  |` was a row of its own, 280 of them in 43 pages,
+    # often the last row of a chunk whose member is in the next one.
+    markdown = md(
+        '<html><head><meta name="generator" content="Doxygen 1.9.4"/></head><body><div class="contents">'
+        '<table class="memberdecls">\n<tr class="heading"><td colspan="2"><h2 class="groupheader">'
+        '<a id="pub-methods" name="pub-methods"></a>\nPublic Member Functions</h2></td></tr>\n'
+        '<tr class="memitem:a22"><td class="memItemLeft" align="right" valign="top">constexpr size_type&#160;</td>'
+        '<td class="memItemRight" valign="bottom"><a class="el" href="a08898.html#a22">capacity</a> () const noexcept'
+        '</td></tr>\n<tr class="separator:a22"><td class="memSeparator" colspan="2">&#160;</td></tr>\n'
+        '<tr class="memitem:a16"><td class="memTemplParams" colspan="2">template&lt;typename... _Args&gt; </td></tr>\n'
+        '<tr class="memitem:a16"><td class="memTemplItemLeft" align="right" valign="top">constexpr iterator&#160;</td>'
+        '<td class="memTemplItemRight" valign="bottom"><a class="el" href="a08898.html#a16">emplace</a> '
+        '(const_iterator __position, _Args &amp;&amp;... __args)</td></tr>\n'
+        '<tr class="separator:a16"><td class="memSeparator" colspan="2">&#160;</td></tr>\n'
+        '<tr class="memitem:ga0c"><td class="memItemLeft" align="right" valign="top">template&lt;&gt; </td></tr>\n'
+        '<tr class="memitem:ga0c"><td class="memTemplItemLeft" align="right" valign="top">constexpr bool&#160;</td>'
+        '<td class="memTemplItemRight" valign="bottom"><a class="el" href="a01571.html#ga0c">std::chrono::is_clock_v'
+        '&lt; file_clock &gt;</a></td></tr>\n</table></div></body></html>')
+    assert ("| template<typename... _Args> constexpr iterator | [emplace](a08898.html#a16) (const_iterator __position, "
+            "_Args &&... __args) |") in markdown
+    assert "| template<> constexpr bool | [std::chrono::is_clock_v< file_clock >](a01571.html#ga0c) |" in markdown
+    assert "|  |" not in markdown

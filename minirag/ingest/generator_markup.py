@@ -75,6 +75,8 @@ def _doxygen(root) -> None:
         # `<span class="mlabel">inline</span><span class="mlabel">constexpr</span>`: boxes side by side.
         if "mlabel" in _classes(el) and el.getnext() is not None:
             el.tail = " " + (el.tail or "")
+    for row in [el for el in root.iter("tr") if (el.get("class") or "").startswith("memitem:") and len(el) == 1]:
+        _template_on_member_row(row)
     for title in root.iter("div"):
         # The page's title is a <div>: the page's first heading, its groups (`Containers » Sequences`)
         # a line under it.
@@ -87,6 +89,23 @@ def _doxygen(root) -> None:
                 group.tail = None
                 title.addnext(group)
             break
+
+
+def _template_on_member_row(row) -> None:
+    """A template member's summary is two rows of one `memitem:ID` class, its template line the first
+    row's only cell: the line goes to the start of the member's own row, where it reads as part of
+    its type."""
+    after = row.getnext()
+    while after is not None and not isinstance(after.tag, str):
+        after = after.getnext()
+    if after is None or after.get("class") != row.get("class") or len(after) < 2:
+        return
+    first, cell = after[0], row[0]
+    if not all(isinstance(el.tag, str) and el.tag.lower() in ("td", "th") for el in (first, cell)):
+        return
+    text = " ".join(cell.text_content().split())
+    first.text = text + " " + (first.text or "")
+    _drop(row)
 
 
 def _javadoc(root) -> None:
