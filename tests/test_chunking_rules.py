@@ -656,3 +656,15 @@ def test_a_page_titled_with_its_name_and_the_site_in_parentheses_says_its_name_o
     assert chunk("# Optional values in a map\n\nText.", title="Optional (Java SE 17 & JDK 17)").chunks[0].text.startswith(
         "Optional (Java SE 17 & JDK 17)\n# Optional values in a map\n")
     assert chunk("# Class Optional<T>\n\nText.", title="Optional").chunks[0].text.startswith("Optional\n# Class")
+
+
+def test_a_page_titled_with_the_site_name_and_then_its_heading_says_its_heading_once():
+    # Doxygen titles a page `libstdc++: std::vector< _Tp, _Alloc > Class Template Reference` over a
+    # heading of the class's name and kind: both were said in every chunk's breadcrumb.
+    md = "# std::vector< _Tp, _Alloc > Class Template Reference\n\nIntro.\n\n## Public Types\n\nTypes."
+    title = "libstdc++: std::vector< _Tp, _Alloc > Class Template Reference"
+    assert [c.text.split("\n")[0] for c in chunk(md, title=title).chunks] == [title, f"{title} > Public Types"]
+    assert chunk("# Sequences\n\nText.", title="libstdc++ - Sequences").chunks[0].text.split("\n")[0] == \
+        "libstdc++ - Sequences"
+    # A title that only ends with the heading's words is another heading: both are said.
+    assert chunk("# Types\n\nText.", title="Public Types").chunks[0].text.startswith("Public Types\n# Types\n")

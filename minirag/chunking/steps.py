@@ -126,15 +126,22 @@ def _same_words(a: str, b: str) -> bool:
 
 
 def _site_titled(heading: str, title: str) -> bool:
-    """Whether a page's `<title>` is its heading followed by the site's name, as documentation
-    generators write it (Sphinx `json — JSON encoder and decoder — Python 3.11.2 documentation`,
+    """Whether a page's `<title>` is its heading followed by the site's name (or preceded by it), as
+    documentation generators write it (Sphinx `json — JSON encoder and decoder — Python 3.11.2 documentation`,
     MkDocs `Installation - MkDocs`, Docusaurus `Intro | Docusaurus`)."""
     head, whole = as_read(heading), as_read(title)
-    return bool(head) and whole.startswith(head) and _SITE_NAME.match(whole, len(head)) is not None
+    if not head or len(whole) <= len(head):
+        return False
+    if whole.startswith(head) and _SITE_NAME.match(whole, len(head)) is not None:
+        return True
+    # Or the site's name first (Doxygen: `libstdc++: std::vector< _Tp, _Alloc > Class Template Reference`).
+    return whole.endswith(head) and _SITE_FIRST.search(whole, 0, len(whole) - len(head)) is not None
 
 
 # What follows a page's heading in its `<title>`: a dash, bar or middle dot between spaces, then a name.
 _SITE_NAME = re.compile(r" [—–\-|·] \S")
+# What precedes it when the site's name comes first: a name, then a colon, or a dash, bar or dot between spaces.
+_SITE_FIRST = re.compile(r"\S(?::| [—–\-|·]) \Z")
 
 
 def _named_with_site(heading: str, title: str) -> bool:
