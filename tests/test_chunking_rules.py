@@ -713,3 +713,33 @@ def test_a_breadcrumb_shows_a_headings_links_and_pictures_as_their_text():
     texts = [c.text for c in chunk(md).chunks]
     assert any(t.startswith("Changelog > 26.1.0 - 2026-03-19 > Changes\n") for t in texts), texts
     assert any(t.startswith("Changelog > logo Tool docs\n") for t in texts), texts
+
+
+def test_a_page_titled_with_its_name_and_the_site_in_parentheses_says_its_name_once():
+    # javadoc writes `<title>Optional (Java SE 17 & JDK 17)</title>` over `<h1>Class Optional<T></h1>`:
+    # every chunk of java.util's 143 pages opened `Optional (Java SE 17 & JDK 17) > Class Optional<T> > …`.
+    md = "# Class Optional<T>\n\nA container.\n\n## Method Details\n\nReturns the value."
+    texts = [c.text for c in chunk(md, title="Optional (Java SE 17 & JDK 17)").chunks]
+    # The first chunk says the title once, as every page's does whose breadcrumb does not.
+    assert texts == ["# Optional (Java SE 17 & JDK 17)\nClass Optional<T>\nA container.",
+                     "Class Optional<T> > Method Details\nReturns the value."]
+    for heading, title in (("Enum Class TimeUnit", "TimeUnit (Java SE 17 & JDK 17)"),
+                           ("Interface Map.Entry<K,V>", "Map.Entry (Java SE 17 & JDK 17)"),
+                           ("Package java.util", "java.util (Java SE 17 & JDK 17)")):
+        assert f"\n{heading} > Part\n" in chunk(f"# {heading}\n\n## Part\n\nText.", title=title).chunks[-1].text
+    # A heading that says more than a kind and the name is another heading: both are said.
+    assert chunk("# Optional values in a map\n\nText.", title="Optional (Java SE 17 & JDK 17)").chunks[0].text.startswith(
+        "Optional (Java SE 17 & JDK 17)\n# Optional values in a map\n")
+    assert chunk("# Class Optional<T>\n\nText.", title="Optional").chunks[0].text.startswith("Optional\n# Class")
+
+
+def test_a_page_titled_with_the_site_name_and_then_its_heading_says_its_heading_once():
+    # Doxygen titles a page `libstdc++: std::vector< _Tp, _Alloc > Class Template Reference` over a
+    # heading of the class's name and kind: both were said in every chunk's breadcrumb.
+    md = "# std::vector< _Tp, _Alloc > Class Template Reference\n\nIntro.\n\n## Public Types\n\nTypes."
+    title = "libstdc++: std::vector< _Tp, _Alloc > Class Template Reference"
+    assert [c.text.split("\n")[0] for c in chunk(md, title=title).chunks] == [title, f"{title} > Public Types"]
+    assert chunk("# Sequences\n\nText.", title="libstdc++ - Sequences").chunks[0].text.split("\n")[0] == \
+        "libstdc++ - Sequences"
+    # A title that only ends with the heading's words is another heading: both are said.
+    assert chunk("# Types\n\nText.", title="Public Types").chunks[0].text.startswith("Public Types\n# Types\n")

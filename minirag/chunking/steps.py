@@ -126,15 +126,40 @@ def _same_words(a: str, b: str) -> bool:
 
 
 def _site_titled(heading: str, title: str) -> bool:
-    """Whether a page's `<title>` is its heading followed by the site's name, as documentation
-    generators write it (Sphinx `json — JSON encoder and decoder — Python 3.11.2 documentation`,
+    """Whether a page's `<title>` is its heading followed by the site's name (or preceded by it), as
+    documentation generators write it (Sphinx `json — JSON encoder and decoder — Python 3.11.2 documentation`,
     MkDocs `Installation - MkDocs`, Docusaurus `Intro | Docusaurus`)."""
     head, whole = as_read(heading), as_read(title)
-    return bool(head) and whole.startswith(head) and _SITE_NAME.match(whole, len(head)) is not None
+    if not head or len(whole) <= len(head):
+        return False
+    if whole.startswith(head) and _SITE_NAME.match(whole, len(head)) is not None:
+        return True
+    # Or the site's name first (Doxygen: `libstdc++: std::vector< _Tp, _Alloc > Class Template Reference`).
+    return whole.endswith(head) and _SITE_FIRST.search(whole, 0, len(whole) - len(head)) is not None
 
 
 # What follows a page's heading in its `<title>`: a dash, bar or middle dot between spaces, then a name.
 _SITE_NAME = re.compile(r" [—–\-|·] \S")
+# What precedes it when the site's name comes first: a name, then a colon, or a dash, bar or dot between spaces.
+_SITE_FIRST = re.compile(r"\S(?::| [—–\-|·]) \Z")
+
+
+def _named_with_site(heading: str, title: str) -> bool:
+    """Whether a page's `<title>` is the name its heading gives, then the site's in parentheses, and
+    the heading that name after a kind of at most MAX_KIND_WORDS words (javadoc: `Optional (Java SE 17 &
+    JDK 17)` over `Class Optional<T>`, `Map.Entry (…)` over `Interface Map.Entry<K,V>`)."""
+    found = _NAME_AND_SITE.fullmatch(" ".join(title.split()))
+    if found is None:
+        return False
+    name = as_read(found.group(1))
+    head = as_read(heading.partition("<")[0])  # a type's parameters (`<K,V>`) are no part of its name
+    kind = head[:-len(name)] if name and head.endswith(name) else None
+    return kind is not None and (not kind or kind.endswith(" ")) and len(kind.split()) <= MAX_KIND_WORDS
+
+
+# A page's name, then the site's in parentheses, as the whole title.
+_NAME_AND_SITE = re.compile(r"([^()]+) \([^()]+\)")
+MAX_KIND_WORDS = 2  # `Annotation Interface`, `Enum Class`
 
 
 def _breadcrumb(part: Part, title: str, tokens: Tokens, budget: int) -> Crumb:
@@ -148,6 +173,8 @@ def _breadcrumb(part: Part, title: str, tokens: Tokens, budget: int) -> Crumb:
     offset = 0
     if chain and title.strip() and _site_titled(chain[0], title):
         chain[0] = " ".join(title.split())  # the page's heading, said once: by the title that holds it
+    elif chain and _named_with_site(chain[0], title):
+        pass  # the page's name, said once: by the heading, which says what it names
     elif title.strip() and not (chain and _same_words(chain[0], title)):
         chain, offset = [" ".join(title.split()), *chain], 1
     crumb = make_breadcrumb(chain, tokens, budget)

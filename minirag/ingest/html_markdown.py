@@ -17,6 +17,7 @@ from itertools import islice
 
 from minirag.errors import ConversionFailed
 from minirag.ingest.csv_table import pipe_table
+from minirag.ingest.generator_markup import read_as_shown
 from minirag.ingest.page_chrome import left_out_by_markup, main_content
 from minirag.ingest.table_spans import spread, table_cells, title_rows
 
@@ -43,6 +44,7 @@ MAX_TAG_CHARS = 16_384
 MAX_QUOTE_DEPTH = 8  # quotes inside quotes are marked this deep; deeper ones are part of the eighth
 MAX_DEFINITION_DEPTH = 8  # list items and definitions inside others are indented this deep; deeper ones are not
 MAX_TAG_ATTRIBUTES = 256
+MAX_SECTION_TITLE_WORDS = 16  # a layout table's title row this short is its heading; a longer one is text
 MAX_SIGNATURE_ROWS = 64  # a signature table has a row per parameter; a longer one is read as data
 MAX_QUERY_CHARS = 100  # a link's query longer than this is data (a playground's code): the text alone
 _LONG_TAG = re.compile(rf"<([A-Za-z][^\s/<>\"']*+)((?:\"[^\"]*+\"|'[^']*+'|[^<>\"'])"
@@ -82,6 +84,7 @@ def html_to_markdown(html: str) -> tuple[str, str | None]:
     title_el = root.find(".//title")
     title = _SPACE.sub(" ", title_el.text_content()).strip() if title_el is not None else ""
     writer = _Writer()
+    read_as_shown(root)
     top = main_content(root)
     try:
         writer.block(top, join_labels=False)
@@ -275,12 +278,17 @@ class _Writer:
             self.blocks[start:] = _labels_joined(self.blocks[start:])
 
     def layout_table(self, table) -> None:
-        """A table used for layout (a DocBook admonition: icon, title, body): its cells are blocks."""
+        """A table used for layout (a DocBook admonition: icon, title, body): its cells are blocks, and
+        a title row's cell the heading of the rest (pydoc's sections: `Functions`, `class TextWrapper`)."""
         self.flush()
         start = len(self.blocks)
-        for tr in table.xpath("./tr | ./thead/tr | ./tbody/tr | ./tfoot/tr"):
+        rows = table.xpath("./tr | ./thead/tr | ./tbody/tr | ./tfoot/tr")
+        title = _section_title(rows)
+        for tr in rows:
             for cell in tr:
-                if isinstance(cell.tag, str) and cell.tag.lower() in ("td", "th") and not _icon_only(cell):
+                if cell is title:
+                    self.emit(_section_heading(cell))
+                elif isinstance(cell.tag, str) and cell.tag.lower() in ("td", "th") and not _icon_only(cell):
                     self.block(cell)
         self.blocks[start:] = _labels_joined(self.blocks[start:])
 
@@ -383,6 +391,25 @@ def _is_layout(table) -> bool:
         if sum(1 for child in cell if isinstance(child.tag, str) and child.tag.lower() in _BLOCK_CHILDREN) > 1:
             return True
     return False
+
+
+def _section_title(rows: list):
+    """The cell of a layout table's title row (one cell across every column, atop rows of more than
+    one) whose text is a heading's: one short line, no heading or block inside; else None."""
+    if not title_rows([table_cells(tr) for tr in rows]):
+        return None
+    cell = table_cells(rows[0])[0]
+    if any(True for _ in cell.iter(*_HEADINGS, *_BLOCK_CHILDREN)):
+        return None
+    text = inline_text(cell)
+    return cell if text and len(text.split()) <= MAX_SECTION_TITLE_WORDS else None
+
+
+def _section_heading(cell) -> str:
+    """A title row's text as a heading, a level deeper for each table around its table (pydoc puts a
+    class's section inside the cell of its module's Classes section)."""
+    depth = sum(1 for _ in islice(cell.iterancestors("table"), 5))
+    return "#" * min(6, 1 + depth) + " " + inline_text(cell)
 
 
 def _cells(tr) -> list:
