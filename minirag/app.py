@@ -601,7 +601,8 @@ class App:
             row = self.index.source_row(source)
         except NotFound:
             return IngestResult(source, "", 0, ("excluded by frontmatter rag: false", *progress.warnings))
-        return IngestResult(source, row.title, row.chunk_count, tuple(progress.warnings))
+        return IngestResult(source, row.title, row.chunk_count, tuple(progress.warnings), progress.chunks_embedded,
+                            progress.chunks_reused)
 
     def _ingest_document(self, document: Document | object, name: str) -> IngestResult:
         from minirag.ingest.pipeline import Document
@@ -611,9 +612,10 @@ class App:
         if not document.chunked.chunks:  # (`<p></p>`, a page a script fills): no source is emptied by it
             raise InvalidArgument(f"{name}: no text found in what was given: nothing indexed, a source of that id "
                                   "kept as it was")
-        self.pipeline.write([document])
+        progress = Progress()
+        self.pipeline.write([document], progress)
         return IngestResult(document.record.source, document.record.title, len(document.chunked.chunks),
-                            tuple(document.warnings))
+                            tuple(document.warnings), progress.chunks_embedded, progress.chunks_reused)
 
     @explained
     def ingest_data(self, content: str, source: str, fmt: str = "text", title: str | None = None) -> IngestResult:

@@ -217,8 +217,8 @@ payload.register(QueryResult, query_result)  # unfitted: the faces fit it to the
 
 @payload.register
 def ingest_result(value: IngestResult) -> dict:
-    out = {"source": value.source, "chunkCount": value.chunk_count,
-           "title": value.title or None}  # null, not "", when it has none
+    out = {"source": value.source, "chunkCount": value.chunk_count, "chunksEmbedded": value.chunks_embedded,
+           "chunksReused": value.chunks_reused, "title": value.title or None}  # null, not "", when it has none
     if value.warnings:
         out["warnings"] = list(value.warnings)
     return out
@@ -284,6 +284,7 @@ def progress_fields(progress: Progress, *, current: bool = True) -> dict:
         "otherTypes": dict(progress.other_types_by_count()),
         "chunksWritten": progress.chunks_written,
         "chunksEmbedded": progress.chunks_embedded,
+        "chunksReused": progress.chunks_reused,
         "chunksPerSecond": progress.rate(),
         "etaSeconds": progress.eta_seconds(),
     }

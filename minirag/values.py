@@ -38,6 +38,8 @@ class IngestResult:
     title: str  # "" when the document has none
     chunk_count: int
     warnings: tuple[str, ...] = ()
+    chunks_embedded: int = 0  # of chunk_count, those the encoder ran on; the rest took vectors the index held
+    chunks_reused: int = 0
 
 
 @dataclass(frozen=True, slots=True)

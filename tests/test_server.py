@@ -218,11 +218,24 @@ async def test_the_server_hands_its_instructions_to_the_client(make_state):
 
 
 @pytest.mark.anyio
+async def test_an_ingest_says_how_many_chunks_it_embedded_and_how_many_vectors_it_reused(make_state, docs):
+    """As a sync's counts say it (chunksEmbedded, chunksReused): a re-ingest of unchanged text runs no encoder."""
+    async with connected(make_state()) as client:
+        first = await ok(client, "ingest_file", filePath=str(docs / "solar.md"))
+        again = await ok(client, "ingest_file", filePath=str(docs / "solar.md"))
+        data = await ok(client, "ingest_data", data=SOLAR, source="notes/solar", format="markdown")
+    assert (first["chunkCount"], first["chunksEmbedded"], first["chunksReused"]) == (3, 3, 0)
+    assert (again["chunkCount"], again["chunksEmbedded"], again["chunksReused"]) == (3, 0, 3)
+    assert data["chunksEmbedded"] + data["chunksReused"] == data["chunkCount"] and data["chunksReused"] >= 2
+
+
+@pytest.mark.anyio
 async def test_an_ingested_file_is_found_with_its_sources_and_parent_sections(make_state, docs):
     async with connected(make_state()) as client:
         ingested = await ok(client, "ingest_file", filePath=str(docs / "solar.md"))
         found = await ok(client, "query_documents", query="inverter alternating current", topK=3)
-    assert ingested == {"source": str(docs / "solar.md"), "chunkCount": 3, "title": "Solar power"}
+    assert ingested == {"source": str(docs / "solar.md"), "chunkCount": 3, "chunksEmbedded": 3, "chunksReused": 0,
+                        "title": "Solar power"}
     top = found["results"][0]
     assert "inverter" in top["text"] and top["source"] == str(docs / "solar.md")
     assert "distance" in top and "## Inverters" in found["parents"][top["parentId"]]
@@ -546,7 +559,8 @@ async def test_sync_start_with_wait_sends_progress_and_returns_the_finished_job(
     assert result.structured_content["state"] == "succeeded"
     assert result.structured_content["ingested"] == 3
     assert reports and reports[-1][:2] == (3, 3)  # files finished, of the total the walk found
-    assert re.fullmatch(r"3 files: 3 ingested, 0 unchanged, 0 removed, 0 failed; \d+ chunks", reports[-1][2])
+    assert re.fullmatch(r"3 files: 3 ingested, 0 unchanged, 0 removed, 0 failed; (\d+) chunks \(\1 embedded, 0 reused\)",
+                        reports[-1][2])
     assert len(set(reports)) == len(reports)  # each change once
     assert all(total in (None, 3) and done <= 3 for done, total, _ in reports)
 

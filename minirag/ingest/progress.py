@@ -41,6 +41,7 @@ class Progress:
     other_types: Counter = field(default_factory=Counter)  # files left out for their type, by suffix
     chunks_written: int = 0
     chunks_embedded: int = 0  # moves per encoder batch, inside a large file too
+    chunks_reused: int = 0  # chunks written with a vector the index held already (the same text), not embedded
     # The bytes of the files this run converts (not those skipped by their stat): `bytes_done` of
     # them are finished, `bytes_partial` is the embedded share of the group being embedded now.
     bytes_total: int = 0
@@ -99,9 +100,11 @@ class Progress:
             still = f"; {others} still failing (unchanged since {'it' if self.still_failing == 1 else 'they'} failed)"
         unread = f"; {plural(self.unread, 'path')} not read" if self.unread else ""
         outside = f" ({self.outside_roots} outside the configured roots)" if self.outside_roots else ""
+        # Whether the encoder ran: a re-ingest of unchanged text writes its chunks with the vectors it had.
+        work = f" ({self.chunks_embedded} embedded, {self.chunks_reused} reused)" if self.chunks_written else ""
         return (f"{plural(self.seen, 'file')}: {self.done} ingested, {self.skipped} unchanged, {excluded}"
                 f"{self.deleted} removed{outside}, {self.failed} failed{still}{unread}; "
-                f"{plural(self.chunks_written, 'chunk')}")
+                f"{plural(self.chunks_written, 'chunk')}{work}")
 
     def rate(self) -> float | None:
         """Chunks embedded a second since the first was, rounded; None before there is one."""
