@@ -496,7 +496,7 @@ class App:
             return message
         linked, hash_mark, _ = key.partition("#")  # a link followed from a page's text: `page.html#anchor`
         if hash_mark and os.path.isfile(linked):
-            return f"{message}; no such file: a link's #fragment is no part of a file's path: read {shown(linked)}"
+            return f"{message}; no such file: a link's #fragment is no part of a file's path: the file is {shown(linked)}"
         return f"{message}; no such file"
 
     def _source_row(self, key: str, *, served: bool = True) -> SourceRow:
@@ -518,6 +518,23 @@ class App:
             raise NotFound(f"not in a configured root: {shown(key)}; roots: "
                            f"{', '.join(str(root) for root in self.config.roots)}")
         return row
+
+    def _source_row_at(self, key: str) -> tuple[SourceRow, str | None]:
+        """The indexed row of `key`, or where no source is `key`, of the one a link's target names:
+        `page.html#anchor` (a link followed from a passage) is `page.html` at `anchor` (a fragment
+        holds no `#`; a file whose name holds one is found by its name first)."""
+        try:
+            return self._source_row(key), None
+        except NotFound:
+            base, hash_mark, fragment = key.rpartition("#")
+            if not hash_mark or not base or os.path.lexists(key):
+                raise
+            try:
+                return self._source_row(base), fragment
+            except NotFound:
+                if looks_like_a_path(base) and os.path.lexists(base):
+                    raise  # the file, on disk but not indexed: its own message says what to do
+                raise NotFound(self._not_indexed(key)) from None
 
     def _stored_as(self, key: str) -> SourceRow | None:
         """The row of `key` written as sources are stored, where that differs: a path through a link
@@ -937,6 +954,7 @@ class App:
         """A page of the document rebuilt from its sections: from `offset` (characters), at most
         `max_chars`, and (`budgeted`) within the response budget; `nextOffset` is where the next
         page starts (None at the end). Pages put back together are the whole text, exactly."""
+        from minirag.anchors import heading_offset
         from minirag.budget import cost, page_end
         from minirag.chunking import placed_sections
         from minirag.results import page_label
@@ -945,9 +963,12 @@ class App:
             raise InvalidArgument(f"offset must be 0 or more, got {offset}")
         if max_chars is not None and max_chars < 1:
             raise InvalidArgument(f"maxChars must be 1 or more, got {max_chars}")
-        row = self._source_row(key)
+        row, fragment = self._source_row_at(key)
         key = row.source
         text, placed = placed_sections(self.index.sections(key))
+        at = heading_offset(text, fragment) if fragment is not None else None
+        if at is not None and offset == 0:  # a later page of it is asked for by its own offset
+            offset = at
         if offset > len(text):
             raise InvalidArgument(f"offset {offset} is past the end of {shown(key)} ({len(text)} characters)")
 
@@ -958,7 +979,7 @@ class App:
             return page_label(min(f for f, _ in spans), max(last for _, last in spans)) if spans else None
 
         empty = ReadResult(key, row.kind, row.title, row.chunk_count, offset, len(text), None, "",
-                           pages_of(0, len(text)))
+                           pages_of(0, len(text)), fragment, at)
         room = self.config.max_response_tokens - cost(payload(empty)) - READ_SLACK_TOKENS if budgeted else None
         end = page_end(text, offset, max_chars, room)
         # The pages of the text returned, so a page read by offset can be cited (the whole

@@ -233,7 +233,9 @@ def _delete(value: DeleteResult) -> dict:
 def _read(value: ReadResult) -> dict:
     return {"source": value.source, "sourceType": value.kind, "title": value.title, "chunkCount": value.chunk_count,
             "offset": value.offset, "totalChars": value.total_chars, "nextOffset": value.next_offset,
-            "text": value.text, **_present(pages=value.pages)}
+            "text": value.text, **_present(pages=value.pages),
+            **({"fragment": value.fragment, "fragmentOffset": value.fragment_offset} if value.fragment is not None
+               else {})}
 
 
 def chunk_row(row: ChunkRow) -> dict:

@@ -61,6 +61,8 @@ class ReadResult:
     next_offset: int | None
     text: str
     pages: str | None = None  # the pages the document spans, when it has any
+    fragment: str | None = None  # the `#anchor` of a link's target read (`page.html#anchor`), without its `#`
+    fragment_offset: int | None = None  # where the heading it names starts; None if none has that anchor
 
 
 @dataclass(frozen=True, slots=True)

@@ -1011,11 +1011,27 @@ async def test_an_absolute_scope_that_can_hold_nothing_is_refused_saying_why(mak
 
 
 @pytest.mark.anyio
-async def test_reading_a_path_with_a_links_fragment_names_the_file_to_read(make_state, docs):
-    """Chunks keep links to other pages (`[max_wal_size](runtime-config-wal.html#GUC-MAX-WAL-SIZE)`);
-    an agent following one asked for the path with its `#fragment` and was told only "no such file"."""
+async def test_reading_a_path_with_a_links_fragment_reads_the_file_from_the_heading_it_names(make_state, docs):
+    """Chunks keep links to other pages (`[max_wal_size](runtime-config-wal.html#GUC-MAX-WAL-SIZE)`,
+    `[setup](README.md#installation)`); an agent following one asked for the path with its `#fragment`
+    and was refused (then told to ask again without it): the link's target is the file, at that heading."""
+    solar = docs / "solar.md"
+    (docs / "notes#1.md").write_text("# Note one\n\nA file whose name holds a hash mark.\n")
     async with connected(make_state()) as client:
-        await ok(client, "ingest_file", filePath=str(docs / "solar.md"))
-        message = await refused(client, "read_file", filePath=f"{docs / 'solar.md'}#panels")
-    assert message == (f"read_file: not indexed: {docs / 'solar.md'}#panels; no such file: a link's #fragment is no "
-                       f"part of a file's path: read {docs / 'solar.md'}")
+        await ok(client, "sync_start", wait=True)
+        whole = await ok(client, "read_file", filePath=str(solar))
+        at = await ok(client, "read_file", filePath=f"{solar}#batteries")
+        first = await ok(client, "read_file", filePath=f"{solar}#inverters", maxChars=30)
+        rest = await ok(client, "read_file", filePath=f"{solar}#inverters", offset=first["nextOffset"])
+        unknown = await ok(client, "read_file", filePath=f"{solar}#no-such-heading")
+        named = await ok(client, "read_file", filePath=str(docs / "notes#1.md"))
+        missing = await refused(client, "read_file", filePath=f"{docs / 'gone.md'}#batteries")
+    start = whole["text"].index("## Batteries")
+    assert at["text"] == whole["text"][start:] and at["offset"] == start and at["nextOffset"] is None
+    assert (at["source"], at["fragment"], at["fragmentOffset"]) == (str(solar), "batteries", start)
+    assert first["text"].startswith("## Inverters") and rest["offset"] == first["nextOffset"]
+    assert first["text"] + rest["text"] == whole["text"][first["offset"]:]
+    assert unknown["text"] == whole["text"] and (unknown["fragment"], unknown["fragmentOffset"]) == (
+        "no-such-heading", None)
+    assert named["source"] == str(docs / "notes#1.md") and "fragment" not in named and "fragment" not in whole
+    assert missing == f"read_file: not indexed: {docs / 'gone.md'}#batteries; no such file"
