@@ -706,7 +706,8 @@ class App:
         self.refuse_if_read_only("sync_start")
         target = Path(self.file_source(path, must_be_absolute=True, argument="path")[0]) if path is not None else None
         refuse_links(self.config)
-        return self.jobs.start(lambda progress: self._sync_locked(target, progress, None))
+        return self.jobs.start(lambda progress: self._sync_locked(target, progress, None),
+                               what=f"syncing {target}" if target is not None else "syncing every root")
 
     def sync_job(self, job_id: str) -> SyncJob:
         job = self.jobs.get(job_id)

@@ -221,3 +221,19 @@ def test_a_sync_says_how_many_chunks_it_embedded_and_how_many_vectors_it_reused(
     assert (counts["chunksWritten"], counts["chunksEmbedded"], counts["chunksReused"]) == (written, 0, written)
     unchanged = run_cli("sync", *flags)
     assert unchanged.stdout.startswith("1 file: 0 ingested, 1 unchanged, 0 removed, 0 failed; 0 chunks in ")
+
+
+def test_a_background_sync_job_writes_its_live_line_to_the_log_while_it_runs(app, docs, caplog, monkeypatch):
+    """The server's sync jobs report where a client's MCP log view shows them, as `minirag sync` does
+    to a pipe: a line at the start, the live line every interval, and the counts at the end."""
+    from minirag.ingest import jobs
+
+    monkeypatch.setattr(jobs, "LOG_EVERY_S", 0.01)
+    write(docs / "chapter.md", _long_document(300))
+    with caplog.at_level("WARNING"):
+        job = app.start_sync()
+        assert job.wait(120)
+    said = [r.getMessage() for r in caplog.records if r.getMessage().startswith(job.job_id)]
+    assert said[0] == f"{job.job_id}: syncing every root"
+    assert any(line.startswith(f"{job.job_id}: [") and "chunks embedded" in line for line in said[1:-1]), said
+    assert said[-1].startswith(f"{job.job_id} succeeded: 1 file: 1 ingested") and said[-1].endswith(" s")

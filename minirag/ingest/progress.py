@@ -8,20 +8,12 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 
+from minirag.display import duration
+
 
 def plural(count: int, noun: str) -> str:
     """`1 file`, `2 files`."""
     return f"{count} {noun}{'s' * (count != 1)}"
-
-
-def duration(seconds: float) -> str:
-    """`45 s`, `3 min 20 s`, `2 h 5 min`."""
-    seconds = int(round(seconds))
-    if seconds < 60:
-        return f"{seconds} s"
-    if seconds < 3600:
-        return f"{seconds // 60} min {seconds % 60} s"
-    return f"{seconds // 3600} h {seconds % 3600 // 60} min"
 
 
 @dataclass
