@@ -448,6 +448,7 @@ class App:
         if (file_path is None) == (source is None):
             raise InvalidArgument("provide exactly one of filePath or source")
         if file_path is not None:
+            self._refuse_an_id_as_a_path(file_path)
             if not self.config.roots:  # a read-only server on an index alone: its paths, never the disk's
                 check_path_argument(file_path)
                 if must_be_absolute and not os.path.isabs(file_path):
@@ -480,6 +481,20 @@ class App:
                 continue
         return None
 
+    def _refuse_an_id_as_a_path(self, file_path: str) -> None:
+        """A data or url source's id given as a path (a hit shows `notes/m1` where a file's path would
+        be) is refused saying how to name it; a relative path that is a file on disk stays a path."""
+        if os.path.isabs(file_path) or "\x00" in file_path or not file_path or os.path.lexists(file_path):
+            return
+        try:
+            self.require_index()
+            row = self.index.source_row(unicodedata.normalize("NFC", file_path))
+        except MiniragError:
+            return  # no such source (or no index to ask): the path's own refusal says why
+        if row.kind != "file":
+            raise InvalidArgument(f"{shown(file_path)!r} is the id of a {row.kind} source, not a file: give it as "
+                                  f"source (`--source {shown(file_path)}` on the command line)")
+
     def _not_indexed(self, key: str) -> str:
         """Why `key` cannot be read, and for a path under the roots whether its file is there to ingest."""
         message = f"not indexed: {shown(key)}"
@@ -492,6 +507,9 @@ class App:
             if never is not None:
                 return f"{message}; the file is on disk but never indexed: {never}"
             return f"{message}; the file is on disk: ingest it (the ingest_file tool, `minirag ingest`) or sync"
+        if os.path.isdir(key):
+            return (f"{message}; it is a folder: read a file in it (list_files with scope, or `minirag list "
+                    "--scope`, lists them)")
         if os.path.lexists(key):
             return message
         linked, hash_mark, _ = key.partition("#")  # a link followed from a page's text: `page.html#anchor`

@@ -142,6 +142,19 @@ def test_read_and_delete_take_relative_paths(run, docs):
     assert json.loads(run("status", "--json").stdout)["sourceCount"] == 0
 
 
+def test_a_data_sources_id_read_as_a_path_is_told_to_give_it_as_source(run, docs):
+    """`minirag query` shows a data source as `notes/m1 #0`; `minirag read notes/m1` said only
+    `not indexed: /docs/notes/m1; no such file`."""
+    assert run("ingest-data", "--source", "notes/m1", input_text="# Meeting\n\nThe blue kettle.").returncode == 0
+    for argv in (["read", "notes/m1"], ["delete", "notes/m1"], ["read-neighbors", "--file-path", "notes/m1",
+                                                                 "--chunk-index", "0"]):
+        done = run(*argv)
+        assert (done.returncode, done.stderr) == (1, "minirag: error: 'notes/m1' is the id of a data source, not a "
+                                                     "file: give it as source (`--source notes/m1` on the command "
+                                                     "line)\n"), argv
+    assert "The blue kettle." in run("read", "--source", "notes/m1").stdout
+
+
 def test_a_path_outside_the_roots_is_refused(run, tmp_path):
     outside = write(tmp_path / "outside.md", "# Out\n\nNope.")
     done = run("ingest", str(outside))

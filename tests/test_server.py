@@ -1035,3 +1035,24 @@ async def test_reading_a_path_with_a_links_fragment_reads_the_file_from_the_head
         "no-such-heading", None)
     assert named["source"] == str(docs / "notes#1.md") and "fragment" not in named and "fragment" not in whole
     assert missing == f"read_file: not indexed: {docs / 'gone.md'}#batteries; no such file"
+
+
+@pytest.mark.anyio
+async def test_a_data_sources_id_given_as_file_path_or_a_folder_to_read_is_told_what_to_give(make_state, docs):
+    """A hit's `source` is `notes/solar` for data and a path for files, and the read tools take
+    `filePath` or `source`: an agent that passed the id as filePath was told only that filePath must be
+    absolute, and a folder was only "not indexed"."""
+    async with connected(make_state()) as client:
+        await ok(client, "ingest_data", data=SOLAR, source="notes/solar", format="markdown")
+        read = await refused(client, "read_file", filePath="notes/solar")
+        around = await refused(client, "read_chunk_neighbors", filePath="notes/solar", chunkIndex=0)
+        delete = await refused(client, "delete_file", filePath="notes/solar")
+        typo = await refused(client, "read_file", filePath="notes/solr")
+        folder = await refused(client, "read_file", filePath=str(docs / "infra"))
+        assert (await ok(client, "read_file", source="notes/solar"))["sourceType"] == "data"
+    said = ("'notes/solar' is the id of a data source, not a file: give it as source "
+            "(`--source notes/solar` on the command line)")
+    assert (read, around, delete) == (f"read_file: {said}", f"read_chunk_neighbors: {said}", f"delete_file: {said}")
+    assert typo == "read_file: filePath must be an absolute path, got 'notes/solr'"
+    assert folder == (f"read_file: not indexed: {docs / 'infra'}; it is a folder: read a file in it "
+                      "(list_files with scope, or `minirag list --scope`, lists them)")
