@@ -16,6 +16,13 @@ def plural(count: int, noun: str) -> str:
     return f"{count} {noun}{'s' * (count != 1)}"
 
 
+# An ETA from the first file or two spreads the start-up (the first conversions and encoder batches)
+# over every byte: none is said until 5% of the bytes are done or half a minute has gone
+# (docs/operations.md, "A long sync").
+ETA_AFTER_SHARE = 0.05
+ETA_AFTER_S = 30.0
+
+
 @dataclass
 class Progress:
     """Live counts of one ingest or sync run; safe to read from another thread."""
@@ -107,11 +114,14 @@ class Progress:
 
     def eta_seconds(self) -> float | None:
         """Seconds left, from the share of the bytes to convert done so far in the time since the work
-        started; None until a second of work and some of it is done (or when nothing is left to
-        convert, or the run has ended)."""
+        started; None until a second of work and some of it is done, and in the first ETA_AFTER_S
+        seconds until ETA_AFTER_SHARE of the bytes are (or when nothing is left to convert, or the
+        run has ended)."""
         worked = self.bytes_done + self.bytes_partial
         elapsed = time.monotonic() - (self.work_started if self.work_started is not None else self.started)
         if self.ended is not None or self.total is None or worked <= 0 or elapsed < 1 or self.bytes_total <= worked:
+            return None
+        if worked < ETA_AFTER_SHARE * self.bytes_total and elapsed < ETA_AFTER_S:
             return None
         return round(elapsed * (self.bytes_total - worked) / worked)
 
