@@ -341,7 +341,23 @@ class App:
             how = ("a writer must build it first (this one is read-only)" if self.config.read_only else
                    "run `minirag sync` (or the sync_start tool) first")
             what = "the index file {} is empty (0 bytes)" if os.path.exists(self.config.db_path) else "no index at {}"
-            raise IndexUnavailable(f"{what.format(self.config.db_path)}; {how}, or check DB_PATH")
+            raise IndexUnavailable(f"{what.format(self.config.db_path)}; {how}, or check DB_PATH{self._index_above()}")
+
+    def _index_above(self) -> str:
+        """Where an index of a folder above the first root holds it (a command run in a subfolder of an
+        indexed folder, which a sync would index again into a file of its own), said as the way to it; ""."""
+        from minirag.config import INDEX_DIRNAME, INDEX_FILENAME
+
+        if not self.config.roots or not in_own_place(self.config):
+            return ""
+        for folder in self.config.roots[0].parents:
+            try:
+                if (folder / INDEX_DIRNAME / INDEX_FILENAME).stat().st_size > 0:
+                    return (f"; the index of {folder}, a folder above, holds this one: --base-dir {folder} "
+                            "(and --scope . for this folder alone)")
+            except OSError:
+                continue
+        return ""
 
     def _index_file_holds_data(self) -> bool:
         """Whether DB_PATH names a file with something in it. A zero-length file is no index: a read

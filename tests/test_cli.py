@@ -155,6 +155,23 @@ def test_a_data_sources_id_read_as_a_path_is_told_to_give_it_as_source(run, docs
     assert "The blue kettle." in run("read", "--source", "notes/m1").stdout
 
 
+def test_a_read_in_a_subfolder_of_an_indexed_folder_names_the_index_above_it(run, docs):
+    """`cd docs/sub && minirag query x` said `no index at docs/sub/.minirag/index.db; run minirag
+    sync first`, which would index the subfolder again into a second file, embedding it all anew."""
+    write(docs / "sub" / "a.md", "# Apples\n\nApples grow on trees in the orchard.")
+    write(docs / "b.md", "# Bananas\n\nBananas grow in bunches.")
+    alone = {"BASE_DIR": None, "DB_PATH": None}
+    assert run("sync", env=alone, cwd=docs).returncode == 0
+    done = run("query", "apples", env=alone, cwd=docs / "sub")
+    assert done.returncode == 1 and done.stderr == (
+        f"minirag: error: no index at {docs / 'sub' / '.minirag' / 'index.db'}; run `minirag sync` (or the "
+        f"sync_start tool) first, or check DB_PATH; the index of {docs}, a folder above, holds this one: "
+        f"--base-dir {docs} (and --scope . for this folder alone)\n"), done.stderr
+    hinted = run("query", "apples", "--base-dir", docs, "--scope", ".", "--json", env=alone, cwd=docs / "sub")
+    assert [hit["source"] for hit in json.loads(hinted.stdout)["results"]] == [str(docs / "sub" / "a.md")]
+    assert not (docs / "sub" / ".minirag").exists()
+
+
 def test_a_path_outside_the_roots_is_refused(run, tmp_path):
     outside = write(tmp_path / "outside.md", "# Out\n\nNope.")
     done = run("ingest", str(outside))
