@@ -828,12 +828,13 @@ class App:
             on_start()
         self._make_watcher(on_pass, on_change, polling, tuning).run(stop)
 
-    def start_watching(self, *, on_pass: Callable | None = None, polling: bool | None = None, **tuning) -> None:
+    def start_watching(self, *, on_pass: Callable | None = None, on_change: Callable | None = None,
+                       polling: bool | None = None, **tuning) -> None:
         """Watch in a background thread (the server's --watch); status and sync_status report it."""
         self.refuse_if_read_only("watch")
         if self._watcher is not None:
             return
-        self._watcher = watcher = self._make_watcher(on_pass, None, polling, tuning)
+        self._watcher = watcher = self._make_watcher(on_pass, on_change, polling, tuning)
         self._watch_thread = threading.Thread(target=watcher.run, name="minirag-watch", daemon=True)
         self._watch_thread.start()
 

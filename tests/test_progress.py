@@ -240,9 +240,9 @@ def test_a_sync_says_how_many_chunks_it_embedded_and_how_many_vectors_it_reused(
 def test_a_background_sync_job_writes_its_live_line_to_the_log_while_it_runs(app, docs, caplog, monkeypatch):
     """The server's sync jobs report where a client's MCP log view shows them, as `minirag sync` does
     to a pipe: a line at the start, the live line every interval, and the counts at the end."""
-    from minirag.ingest import jobs
+    from minirag.ingest import run_log
 
-    monkeypatch.setattr(jobs, "LOG_EVERY_S", 0.01)
+    monkeypatch.setattr(run_log, "LOG_EVERY_S", 0.01)
     write(docs / "chapter.md", _long_document(300))
     with caplog.at_level("WARNING"):
         job = app.start_sync()

@@ -643,6 +643,29 @@ async def test_a_watching_server_reports_the_watcher_in_status_and_sync_status(m
     assert job["watch"]["watching"] is True
 
 
+@pytest.mark.slow  # waits on real file events: about a second
+def test_a_watching_servers_passes_are_said_on_its_log_as_minirag_watch_says_them(make_state, docs, caplog,
+                                                                                  monkeypatch):
+    """`serve --watch` on a folder never indexed runs a full sync as its first pass, and wrote nothing on
+    stderr (a client's MCP log view) while it ran or when it ended; `minirag watch` prints each pass."""
+    from minirag.ingest import run_log
+
+    monkeypatch.setattr(run_log, "LOG_EVERY_S", 0.0)  # the live line at every change
+    (docs / "long.md").write_text("# Long\n\n" + "\n\n".join(
+        f"Paragraph {i} of the keeper's log: fog, wind from the west, ship {i} passed at night." for i in range(200)))
+    state = make_state(watch=True)
+    with caplog.at_level("WARNING"):
+        assert start_watching(state) is None
+        eventually(lambda: state.app.watch_state().last_pass, what="the initial pass")
+        (docs / "tides.md").write_text("# Tides\n\nSpring tides follow the new and the full moon.\n")
+        eventually(lambda: any(r.getMessage().startswith("watch: 1 change: ") for r in caplog.records),
+                   what="the change's line")
+    said = [r.getMessage() for r in caplog.records if r.getMessage().startswith("watch")]
+    assert any(line.startswith("watch: [") and "chunks embedded" in line for line in said), said
+    assert any(line.startswith("watch: initial: 4 files: 4 ingested, 0 unchanged") for line in said), said
+    assert all(getattr(r, "notice", False) for r in caplog.records if r.getMessage().startswith("watch"))
+
+
 @pytest.mark.anyio
 async def test_sync_status_without_a_job_id_is_refused_when_the_server_is_not_watching(make_state):
     async with connected(make_state()) as client:

@@ -13,14 +13,11 @@ from pathlib import Path
 
 from minirag.display import NOTICE
 from minirag.errors import MiniragError
+from minirag.ingest import run_log
 from minirag.ingest.progress import Progress
 from minirag.store.lock import SyncLock
 
 log = logging.getLogger(__name__)
-
-# How often a running job writes its live line to the log (stderr: a client's MCP log view), as
-# `minirag sync` does to a pipe by default.
-LOG_EVERY_S = 10.0
 
 
 @dataclass
@@ -64,7 +61,7 @@ class SyncJobs:
         ended = threading.Event()
 
         def report() -> None:
-            while not ended.wait(LOG_EVERY_S):
+            while not ended.wait(run_log.LOG_EVERY_S):
                 log.warning("%s: %s", job.job_id, job.progress.live_line(), extra=NOTICE)
 
         def target() -> None:
