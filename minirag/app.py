@@ -343,7 +343,23 @@ class App:
             how = ("a writer must build it first (this one is read-only)" if self.config.read_only else
                    "run `minirag sync` (or the sync_start tool) first")
             what = "the index file {} is empty (0 bytes)" if os.path.exists(self.config.db_path) else "no index at {}"
-            raise IndexUnavailable(f"{what.format(self.config.db_path)}; {how}, or check DB_PATH")
+            raise IndexUnavailable(f"{what.format(self.config.db_path)}; {how}, or check DB_PATH{self._index_above()}")
+
+    def _index_above(self) -> str:
+        """Where an index of a folder above the first root holds it (a command run in a subfolder of an
+        indexed folder, which a sync would index again into a file of its own), said as the way to it; ""."""
+        from minirag.config import INDEX_DIRNAME, INDEX_FILENAME
+
+        if not self.config.roots or not in_own_place(self.config):
+            return ""
+        for folder in self.config.roots[0].parents:
+            try:
+                if (folder / INDEX_DIRNAME / INDEX_FILENAME).stat().st_size > 0:
+                    return (f"; the index of {folder}, a folder above, holds this one: --base-dir {folder} "
+                            "(and --scope . for this folder alone)")
+            except OSError:
+                continue
+        return ""
 
     def _index_file_holds_data(self) -> bool:
         """Whether DB_PATH names a file with something in it. A zero-length file is no index: a read
@@ -456,6 +472,7 @@ class App:
         if (file_path is None) == (source is None):
             raise InvalidArgument("provide exactly one of filePath or source")
         if file_path is not None:
+            self._refuse_an_id_as_a_path(file_path)
             if not self.config.roots:  # a read-only server on an index alone: its paths, never the disk's
                 check_path_argument(file_path)
                 if must_be_absolute and not os.path.isabs(file_path):
@@ -488,6 +505,20 @@ class App:
                 continue
         return None
 
+    def _refuse_an_id_as_a_path(self, file_path: str) -> None:
+        """A data or url source's id given as a path (a hit shows `notes/m1` where a file's path would
+        be) is refused saying how to name it; a relative path that is a file on disk stays a path."""
+        if os.path.isabs(file_path) or "\x00" in file_path or not file_path or os.path.lexists(file_path):
+            return
+        try:
+            self.require_index()
+            row = self.index.source_row(unicodedata.normalize("NFC", file_path))
+        except MiniragError:
+            return  # no such source (or no index to ask): the path's own refusal says why
+        if row.kind != "file":
+            raise InvalidArgument(f"{shown(file_path)!r} is the id of a {row.kind} source, not a file: give it as "
+                                  f"source (`--source {shown(file_path)}` on the command line)")
+
     def _not_indexed(self, key: str) -> str:
         """Why `key` cannot be read, and for a path under the roots whether its file is there to ingest."""
         message = f"not indexed: {shown(key)}"
@@ -502,11 +533,14 @@ class App:
             if never is not None:
                 return f"{message}; the file is on disk but never indexed: {never}"
             return f"{message}; the file is on disk: ingest it (the ingest_file tool, `minirag ingest`) or sync"
+        if os.path.isdir(key):
+            return (f"{message}; it is a folder: read a file in it (list_files with scope, or `minirag list "
+                    "--scope`, lists them)")
         if os.path.lexists(key):
             return message
         linked, hash_mark, _ = key.partition("#")  # a link followed from a page's text: `page.html#anchor`
         if hash_mark and _really_in_roots(linked, self.config.roots) and os.path.isfile(linked):
-            return f"{message}; no such file: a link's #fragment is no part of a file's path: read {shown(linked)}"
+            return f"{message}; no such file: a link's #fragment is no part of a file's path: the file is {shown(linked)}"
         return f"{message}; no such file"
 
     def _source_row(self, key: str, *, served: bool = True) -> SourceRow:
@@ -528,6 +562,23 @@ class App:
             raise NotFound(f"not in a configured root: {shown(key)}; roots: "
                            f"{', '.join(str(root) for root in self.config.roots)}")
         return row
+
+    def _source_row_at(self, key: str) -> tuple[SourceRow, str | None]:
+        """The indexed row of `key`, or where no source is `key`, of the one a link's target names:
+        `page.html#anchor` (a link followed from a passage) is `page.html` at `anchor` (a fragment
+        holds no `#`; a file whose name holds one is found by its name first)."""
+        try:
+            return self._source_row(key), None
+        except NotFound:
+            base, hash_mark, fragment = key.rpartition("#")
+            if not hash_mark or not base or os.path.lexists(key):
+                raise
+            try:
+                return self._source_row(base), fragment
+            except NotFound:
+                if looks_like_a_path(base) and os.path.lexists(base):
+                    raise  # the file, on disk but not indexed: its own message says what to do
+                raise NotFound(self._not_indexed(key)) from None
 
     def _stored_as(self, key: str) -> SourceRow | None:
         """The row of `key` written as sources are stored, where that differs: a path through a link
@@ -611,7 +662,8 @@ class App:
             row = self.index.source_row(source)
         except NotFound:
             return IngestResult(source, "", 0, ("excluded by frontmatter rag: false", *progress.warnings))
-        return IngestResult(source, row.title, row.chunk_count, tuple(progress.warnings))
+        return IngestResult(source, row.title, row.chunk_count, tuple(progress.warnings), progress.chunks_embedded,
+                            progress.chunks_reused)
 
     def _ingest_document(self, document: Document | object, name: str) -> IngestResult:
         from minirag.ingest.pipeline import Document
@@ -621,9 +673,10 @@ class App:
         if not document.chunked.chunks:  # (`<p></p>`, a page a script fills): no source is emptied by it
             raise InvalidArgument(f"{name}: no text found in what was given: nothing indexed, a source of that id "
                                   "kept as it was")
-        self.pipeline.write([document])
+        progress = Progress()
+        self.pipeline.write([document], progress)
         return IngestResult(document.record.source, document.record.title, len(document.chunked.chunks),
-                            tuple(document.warnings))
+                            tuple(document.warnings), progress.chunks_embedded, progress.chunks_reused)
 
     @explained
     def ingest_data(self, content: str, source: str, fmt: str = "text", title: str | None = None) -> IngestResult:
@@ -697,7 +750,8 @@ class App:
         self.refuse_if_read_only("sync_start")
         target = Path(self.file_source(path, must_be_absolute=True, argument="path")[0]) if path is not None else None
         refuse_links(self.config)
-        return self.jobs.start(lambda lock, progress: self._sync_locked(lock, target, progress, None))
+        return self.jobs.start(lambda lock, progress: self._sync_locked(lock, target, progress, None),
+                               what=f"syncing {target}" if target is not None else "syncing every root")
 
     def sync_job(self, job_id: str) -> SyncJob:
         job = self.jobs.get(job_id)
@@ -786,12 +840,13 @@ class App:
             on_start()
         self._make_watcher(on_pass, on_change, polling, tuning).run(stop)
 
-    def start_watching(self, *, on_pass: Callable | None = None, polling: bool | None = None, **tuning) -> None:
+    def start_watching(self, *, on_pass: Callable | None = None, on_change: Callable | None = None,
+                       polling: bool | None = None, **tuning) -> None:
         """Watch in a background thread (the server's --watch); status and sync_status report it."""
         self.refuse_if_read_only("watch")
         if self._watcher is not None:
             return
-        self._watcher = watcher = self._make_watcher(on_pass, None, polling, tuning)
+        self._watcher = watcher = self._make_watcher(on_pass, on_change, polling, tuning)
         self._watch_thread = threading.Thread(target=watcher.run, name="minirag-watch", daemon=True)
         self._watch_thread.start()
 
@@ -947,6 +1002,7 @@ class App:
         """A page of the document rebuilt from its sections: from `offset` (characters), at most
         `max_chars`, and (`budgeted`) within the response budget; `nextOffset` is where the next
         page starts (None at the end). Pages put back together are the whole text, exactly."""
+        from minirag.anchors import heading_offset
         from minirag.budget import cost, page_end
         from minirag.chunking import placed_sections
         from minirag.results import page_label
@@ -955,9 +1011,12 @@ class App:
             raise InvalidArgument(f"offset must be 0 or more, got {offset}")
         if max_chars is not None and max_chars < 1:
             raise InvalidArgument(f"maxChars must be 1 or more, got {max_chars}")
-        row = self._source_row(key)
+        row, fragment = self._source_row_at(key)
         key = row.source
         text, placed = placed_sections(self.index.sections(key))
+        at = heading_offset(text, fragment) if fragment is not None else None
+        if at is not None and offset == 0:  # a later page of it is asked for by its own offset
+            offset = at
         if offset > len(text):
             raise InvalidArgument(f"offset {offset} is past the end of {shown(key)} ({len(text)} characters)")
 
@@ -968,7 +1027,7 @@ class App:
             return page_label(min(f for f, _ in spans), max(last for _, last in spans)) if spans else None
 
         empty = ReadResult(key, row.kind, row.title, row.chunk_count, offset, len(text), None, "",
-                           pages_of(0, len(text)))
+                           pages_of(0, len(text)), fragment, at)
         room = self.config.max_response_tokens - cost(payload(empty)) - READ_SLACK_TOKENS if budgeted else None
         end = page_end(text, offset, max_chars, room)
         # The pages of the text returned, so a page read by offset can be cited (the whole

@@ -216,7 +216,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--scope", help="only sources at or under this path (or id prefix)")
     p.add_argument("--collection", help="only this collection (a named root; see `minirag collections`)")
     p = add("read", "print an indexed document rebuilt from its sections, whole or a page at a time")
-    p.add_argument("file_path", nargs="?", metavar="PATH", help="an indexed file")
+    p.add_argument("file_path", nargs="?", metavar="PATH",
+                   help="an indexed file (a link's `guide.md#anchor` reads from the heading it names)")
     p.add_argument("--source", help="a data/url source id instead of a path")
     p.add_argument("--offset", type=_whole_number(0), default=0, help="start at this character (a page's nextOffset)")
     p.add_argument("--max-chars", type=_whole_number(1),

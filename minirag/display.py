@@ -53,17 +53,33 @@ def for_terminal(text: str) -> str:
     return _TERMINAL_CONTROLS.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
 
 
+def duration(seconds: float) -> str:
+    """`45 s`, `3 min 20 s`, `2 h 5 min`."""
+    seconds = int(round(seconds))
+    if seconds < 60:
+        return f"{seconds} s"
+    if seconds < 3600:
+        return f"{seconds // 60} min {seconds % 60} s"
+    return f"{seconds // 3600} h {seconds % 3600 // 60} min"
+
+
+# `extra=` of a record that says what a long operation is doing (a sync job's progress, a re-tokenize):
+# logged at WARNING, so it shows without -v, and written without a level: it is no problem.
+NOTICE = {"notice": True}
+
+
 class LogLine(logging.Formatter):
-    """A log record as `minirag: LEVEL: message`, on one line, with what a terminal would act on
-    escaped: a record names files and folders (`ingested NAME`, an ignore file's bad line), and a
-    name may hold an escape sequence or a line break that forges a line. A traceback attached to a
-    record follows as Python writes it."""
+    """A log record as `minirag: LEVEL: message` (a NOTICE as `minirag: message`), on one line, with
+    what a terminal would act on escaped: a record names files and folders (`ingested NAME`, an ignore
+    file's bad line), and a name may hold an escape sequence or a line break that forges a line. A
+    traceback attached to a record follows as Python writes it."""
 
     def __init__(self) -> None:
         super().__init__("minirag: %(levelname)s: %(message)s")
 
     def formatMessage(self, record: logging.LogRecord) -> str:  # noqa: N802 - logging's name
-        return for_terminal(on_one_line(super().formatMessage(record)))
+        line = f"minirag: {record.message}" if getattr(record, "notice", False) else super().formatMessage(record)
+        return for_terminal(on_one_line(line))
 
 
 def display_width(text: str) -> int:

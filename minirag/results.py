@@ -217,8 +217,8 @@ payload.register(QueryResult, query_result)  # unfitted: the faces fit it to the
 
 @payload.register
 def ingest_result(value: IngestResult) -> dict:
-    out = {"source": value.source, "chunkCount": value.chunk_count,
-           "title": value.title or None}  # null, not "", when it has none
+    out = {"source": value.source, "chunkCount": value.chunk_count, "chunksEmbedded": value.chunks_embedded,
+           "chunksReused": value.chunks_reused, "title": value.title or None}  # null, not "", when it has none
     if value.warnings:
         out["warnings"] = list(value.warnings)
     return out
@@ -233,7 +233,9 @@ def _delete(value: DeleteResult) -> dict:
 def _read(value: ReadResult) -> dict:
     return {"source": value.source, "sourceType": value.kind, "title": value.title, "chunkCount": value.chunk_count,
             "offset": value.offset, "totalChars": value.total_chars, "nextOffset": value.next_offset,
-            "text": value.text, **_present(pages=value.pages)}
+            "text": value.text, **_present(pages=value.pages),
+            **({"fragment": value.fragment, "fragmentOffset": value.fragment_offset} if value.fragment is not None
+               else {})}
 
 
 def chunk_row(row: ChunkRow) -> dict:
@@ -284,6 +286,7 @@ def progress_fields(progress: Progress, *, current: bool = True) -> dict:
         "otherTypes": dict(progress.other_types_by_count()),
         "chunksWritten": progress.chunks_written,
         "chunksEmbedded": progress.chunks_embedded,
+        "chunksReused": progress.chunks_reused,
         "chunksPerSecond": progress.rate(),
         "etaSeconds": progress.eta_seconds(),
     }

@@ -38,6 +38,8 @@ class IngestResult:
     title: str  # "" when the document has none
     chunk_count: int
     warnings: tuple[str, ...] = ()
+    chunks_embedded: int = 0  # of chunk_count, those the encoder ran on; the rest took vectors the index held
+    chunks_reused: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +61,8 @@ class ReadResult:
     next_offset: int | None
     text: str
     pages: str | None = None  # the pages the document spans, when it has any
+    fragment: str | None = None  # the `#anchor` of a link's target read (`page.html#anchor`), without its `#`
+    fragment_offset: int | None = None  # where the heading it names starts; None if none has that anchor
 
 
 @dataclass(frozen=True, slots=True)

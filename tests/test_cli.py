@@ -142,6 +142,36 @@ def test_read_and_delete_take_relative_paths(run, docs):
     assert json.loads(run("status", "--json").stdout)["sourceCount"] == 0
 
 
+def test_a_data_sources_id_read_as_a_path_is_told_to_give_it_as_source(run, docs):
+    """`minirag query` shows a data source as `notes/m1 #0`; `minirag read notes/m1` said only
+    `not indexed: /docs/notes/m1; no such file`."""
+    assert run("ingest-data", "--source", "notes/m1", input_text="# Meeting\n\nThe blue kettle.").returncode == 0
+    for argv in (["read", "notes/m1"], ["delete", "notes/m1"], ["read-neighbors", "--file-path", "notes/m1",
+                                                                 "--chunk-index", "0"]):
+        done = run(*argv)
+        assert (done.returncode, done.stderr) == (1, "minirag: error: 'notes/m1' is the id of a data source, not a "
+                                                     "file: give it as source (`--source notes/m1` on the command "
+                                                     "line)\n"), argv
+    assert "The blue kettle." in run("read", "--source", "notes/m1").stdout
+
+
+def test_a_read_in_a_subfolder_of_an_indexed_folder_names_the_index_above_it(run, docs):
+    """`cd docs/sub && minirag query x` said `no index at docs/sub/.minirag/index.db; run minirag
+    sync first`, which would index the subfolder again into a second file, embedding it all anew."""
+    write(docs / "sub" / "a.md", "# Apples\n\nApples grow on trees in the orchard.")
+    write(docs / "b.md", "# Bananas\n\nBananas grow in bunches.")
+    alone = {"BASE_DIR": None, "DB_PATH": None}
+    assert run("sync", env=alone, cwd=docs).returncode == 0
+    done = run("query", "apples", env=alone, cwd=docs / "sub")
+    assert done.returncode == 1 and done.stderr == (
+        f"minirag: error: no index at {docs / 'sub' / '.minirag' / 'index.db'}; run `minirag sync` (or the "
+        f"sync_start tool) first, or check DB_PATH; the index of {docs}, a folder above, holds this one: "
+        f"--base-dir {docs} (and --scope . for this folder alone)\n"), done.stderr
+    hinted = run("query", "apples", "--base-dir", docs, "--scope", ".", "--json", env=alone, cwd=docs / "sub")
+    assert [hit["source"] for hit in json.loads(hinted.stdout)["results"]] == [str(docs / "sub" / "a.md")]
+    assert not (docs / "sub" / ".minirag").exists()
+
+
 def test_a_path_outside_the_roots_is_refused(run, tmp_path):
     outside = write(tmp_path / "outside.md", "# Out\n\nNope.")
     done = run("ingest", str(outside))

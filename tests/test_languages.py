@@ -391,6 +391,26 @@ def _indexed_at_keyword_scheme_11(make_app, docs):
     return app.config.db_path
 
 
+def test_a_re_tokenize_says_how_far_it_is_with_an_eta_as_notices_not_warnings(make_app, docs, caplog,
+                                                                               monkeypatch):
+    """Its lines read `minirag: WARNING:   keyword index: 1147/5236 chunks`: a progress line shown as a
+    problem, without an ETA, every tenth of the index (50 s apart on a million chunks)."""
+    from minirag.display import LogLine
+    from minirag.store import index as index_module
+
+    for n in range(4):
+        write(docs / f"note{n}.md", f"# Note {n}\n\nPrinters and scanners of floor {n} are added in the settings.")
+    path = _indexed_at_keyword_scheme_11(make_app, docs)
+    monkeypatch.setattr(index_module, "REPORT_EVERY_S", 0.0)  # a line after each source
+    with caplog.at_level(logging.WARNING, logger="minirag.store.index"):
+        index_module.Index(path).close()
+    lines = [LogLine().format(r) for r in caplog.records]
+    assert lines[0] == f"minirag: re-tokenizing the keyword index of {path} (5 chunks, no re-embedding)", lines
+    assert [line.split(", ETA")[0] for line in lines[1:-1]] == [
+        f"minirag:   keyword index: {n}/5 chunks" for n in (1, 2, 3, 4)], lines
+    assert all(", ETA " in line for line in lines[1:-1]) and lines[-1].startswith("minirag: rebuilt the keyword")
+
+
 def test_a_read_only_open_of_an_index_with_an_older_keyword_scheme_says_so_and_writes_nothing(
         make_app, make_config, docs, caplog):
     # A read-only server cannot re-tokenize, so its queries' terms meet an older scheme's: it

@@ -5,6 +5,7 @@ and --strict fails a sync whose only failures are files that failed before."""
 from __future__ import annotations
 
 import io
+import json
 import sys
 import time
 from collections import Counter
@@ -64,9 +65,23 @@ def test_the_eta_runs_from_when_the_walk_found_the_files_not_from_the_model_load
     assert progress.total == 6 and progress.eta_seconds() == 30
 
 
+def test_no_eta_is_guessed_from_the_first_few_percent_of_the_bytes_in_the_first_half_minute():
+    """A 119-file sync that took 58 s said `ETA 23 min 1 s`, then `ETA 38 min 9 s`, 2 and 4 s in: one
+    small file of the 119 done, the time of the first conversions and encoder batches spread over all."""
+    progress = Progress(bytes_total=1000)
+    progress.found(119)
+    progress.work_started -= 4
+    progress.bytes_done = 10  # 1% in 4 s
+    assert progress.eta_seconds() is None and "ETA" not in progress.live_line()
+    progress.bytes_done = 60  # 6%: enough to go by
+    assert progress.eta_seconds() == 63
+    progress.bytes_done, progress.work_started = 10, progress.work_started - 36  # 1% in 40 s: a long run
+    assert progress.eta_seconds() == 3960
+
+
 def test_counts_say_one_file_and_one_chunk():
-    assert Progress(seen=1, done=1, chunks_written=1).counts() == (
-        "1 file: 1 ingested, 0 unchanged, 0 removed, 0 failed; 1 chunk")
+    assert Progress(seen=1, done=1, chunks_written=1, chunks_embedded=1).counts() == (
+        "1 file: 1 ingested, 0 unchanged, 0 removed, 0 failed; 1 chunk (1 embedded, 0 reused)")
 
 
 class _Terminal(io.StringIO):
@@ -202,3 +217,37 @@ def test_a_suffix_of_digits_is_no_type_and_a_few_other_types_are_named():
         "4 files of 4 other types")
     assert Progress(other_types=Counter({".0": 1})).other_types_line() == (
         "left out, not a supported type: 1 without a suffix")
+
+
+def test_a_sync_says_how_many_chunks_it_embedded_and_how_many_vectors_it_reused(docs, tmp_path, model_path,
+                                                                                   run_cli):
+    """`58 files: 1 ingested, ...; 54 chunks in 2.19 s` after `ingest --force` of an unchanged file:
+    a user who re-synced could not tell whether the encoder ran (it had not: every vector was reused)."""
+    write(docs / "chapter.md", _long_document(12))
+    flags = _flags(docs, tmp_path, model_path)
+    first = run_cli("sync", *flags)
+    written = int(first.stdout.split("; ")[-1].split(" chunks")[0])
+    assert first.returncode == 0 and f"; {written} chunks ({written} embedded, 0 reused) in " in first.stdout, first.stdout
+    again = run_cli("ingest", "--force", docs / "chapter.md", *flags)
+    assert f"; {written} chunks (0 embedded, {written} reused) in " in again.stdout, again.stdout
+    shaped = run_cli("ingest", "--force", "--json", docs / "chapter.md", *flags)
+    counts = json.loads(shaped.stdout)
+    assert (counts["chunksWritten"], counts["chunksEmbedded"], counts["chunksReused"]) == (written, 0, written)
+    unchanged = run_cli("sync", *flags)
+    assert unchanged.stdout.startswith("1 file: 0 ingested, 1 unchanged, 0 removed, 0 failed; 0 chunks in ")
+
+
+def test_a_background_sync_job_writes_its_live_line_to_the_log_while_it_runs(app, docs, caplog, monkeypatch):
+    """The server's sync jobs report where a client's MCP log view shows them, as `minirag sync` does
+    to a pipe: a line at the start, the live line every interval, and the counts at the end."""
+    from minirag.ingest import run_log
+
+    monkeypatch.setattr(run_log, "LOG_EVERY_S", 0.01)
+    write(docs / "chapter.md", _long_document(300))
+    with caplog.at_level("WARNING"):
+        job = app.start_sync()
+        assert job.wait(120)
+    said = [r.getMessage() for r in caplog.records if r.getMessage().startswith(job.job_id)]
+    assert said[0] == f"{job.job_id}: syncing every root"
+    assert any(line.startswith(f"{job.job_id}: [") and "chunks embedded" in line for line in said[1:-1]), said
+    assert said[-1].startswith(f"{job.job_id} succeeded: 1 file: 1 ingested") and said[-1].endswith(" s")

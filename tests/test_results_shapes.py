@@ -33,14 +33,17 @@ from minirag.values import (
 )
 
 PROGRESS_KEYS = ["seen", "total", "ingested", "skipped", "excluded", "failed", "stillFailing", "unread", "deleted",
-                 "deletedOutsideRoots", "otherTypes", "chunksWritten", "chunksEmbedded", "chunksPerSecond",
+                 "deletedOutsideRoots", "otherTypes", "chunksWritten", "chunksEmbedded", "chunksReused",
+                 "chunksPerSecond",
                  "etaSeconds", "currentFile", "elapsedSeconds", "warnings"]
 
 
 def test_an_ingest_result_has_a_null_title_when_it_has_none_and_warnings_only_when_there_are_some():
-    assert payload(IngestResult("notes/a", "", 2)) == {"source": "notes/a", "chunkCount": 2, "title": None}
+    assert payload(IngestResult("notes/a", "", 2, chunks_embedded=1, chunks_reused=1)) == {
+        "source": "notes/a", "chunkCount": 2, "chunksEmbedded": 1, "chunksReused": 1, "title": None}
     shaped = payload(IngestResult("notes/a", "A", 1, ("one", "two")))
-    assert list(shaped) == ["source", "chunkCount", "title", "warnings"] and shaped["warnings"] == ["one", "two"]
+    assert list(shaped) == ["source", "chunkCount", "chunksEmbedded", "chunksReused", "title", "warnings"]
+    assert shaped["warnings"] == ["one", "two"]
 
 
 def test_a_delete_result():

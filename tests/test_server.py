@@ -218,11 +218,24 @@ async def test_the_server_hands_its_instructions_to_the_client(make_state):
 
 
 @pytest.mark.anyio
+async def test_an_ingest_says_how_many_chunks_it_embedded_and_how_many_vectors_it_reused(make_state, docs):
+    """As a sync's counts say it (chunksEmbedded, chunksReused): a re-ingest of unchanged text runs no encoder."""
+    async with connected(make_state()) as client:
+        first = await ok(client, "ingest_file", filePath=str(docs / "solar.md"))
+        again = await ok(client, "ingest_file", filePath=str(docs / "solar.md"))
+        data = await ok(client, "ingest_data", data=SOLAR, source="notes/solar", format="markdown")
+    assert (first["chunkCount"], first["chunksEmbedded"], first["chunksReused"]) == (3, 3, 0)
+    assert (again["chunkCount"], again["chunksEmbedded"], again["chunksReused"]) == (3, 0, 3)
+    assert data["chunksEmbedded"] + data["chunksReused"] == data["chunkCount"] and data["chunksReused"] >= 2
+
+
+@pytest.mark.anyio
 async def test_an_ingested_file_is_found_with_its_sources_and_parent_sections(make_state, docs):
     async with connected(make_state()) as client:
         ingested = await ok(client, "ingest_file", filePath=str(docs / "solar.md"))
         found = await ok(client, "query_documents", query="inverter alternating current", topK=3)
-    assert ingested == {"source": str(docs / "solar.md"), "chunkCount": 3, "title": "Solar power"}
+    assert ingested == {"source": str(docs / "solar.md"), "chunkCount": 3, "chunksEmbedded": 3, "chunksReused": 0,
+                        "title": "Solar power"}
     top = found["results"][0]
     assert "inverter" in top["text"] and top["source"] == str(docs / "solar.md")
     assert "distance" in top and "## Inverters" in found["parents"][top["parentId"]]
@@ -546,7 +559,8 @@ async def test_sync_start_with_wait_sends_progress_and_returns_the_finished_job(
     assert result.structured_content["state"] == "succeeded"
     assert result.structured_content["ingested"] == 3
     assert reports and reports[-1][:2] == (3, 3)  # files finished, of the total the walk found
-    assert re.fullmatch(r"3 files: 3 ingested, 0 unchanged, 0 removed, 0 failed; \d+ chunks", reports[-1][2])
+    assert re.fullmatch(r"3 files: 3 ingested, 0 unchanged, 0 removed, 0 failed; (\d+) chunks \(\1 embedded, 0 reused\)",
+                        reports[-1][2])
     assert len(set(reports)) == len(reports)  # each change once
     assert all(total in (None, 3) and done <= 3 for done, total, _ in reports)
 
@@ -627,6 +641,29 @@ async def test_a_watching_server_reports_the_watcher_in_status_and_sync_status(m
         job = await ok(client, "sync_status", jobId=(await ok(client, "sync_start"))["jobId"])
     assert latest["lastPass"]["kind"] == "changes" and latest["lastPass"]["ingested"] == 1
     assert job["watch"]["watching"] is True
+
+
+@pytest.mark.slow  # waits on real file events: about a second
+def test_a_watching_servers_passes_are_said_on_its_log_as_minirag_watch_says_them(make_state, docs, caplog,
+                                                                                  monkeypatch):
+    """`serve --watch` on a folder never indexed runs a full sync as its first pass, and wrote nothing on
+    stderr (a client's MCP log view) while it ran or when it ended; `minirag watch` prints each pass."""
+    from minirag.ingest import run_log
+
+    monkeypatch.setattr(run_log, "LOG_EVERY_S", 0.0)  # the live line at every change
+    (docs / "long.md").write_text("# Long\n\n" + "\n\n".join(
+        f"Paragraph {i} of the keeper's log: fog, wind from the west, ship {i} passed at night." for i in range(200)))
+    state = make_state(watch=True)
+    with caplog.at_level("WARNING"):
+        assert start_watching(state) is None
+        eventually(lambda: state.app.watch_state().last_pass, what="the initial pass")
+        (docs / "tides.md").write_text("# Tides\n\nSpring tides follow the new and the full moon.\n")
+        eventually(lambda: any(r.getMessage().startswith("watch: 1 change: ") for r in caplog.records),
+                   what="the change's line")
+    said = [r.getMessage() for r in caplog.records if r.getMessage().startswith("watch")]
+    assert any(line.startswith("watch: [") and "chunks embedded" in line for line in said), said
+    assert any(line.startswith("watch: initial: 4 files: 4 ingested, 0 unchanged") for line in said), said
+    assert all(getattr(r, "notice", False) for r in caplog.records if r.getMessage().startswith("watch"))
 
 
 @pytest.mark.anyio
@@ -1055,11 +1092,48 @@ async def test_reading_a_source_through_a_link_out_of_the_roots_never_tells_whet
 
 
 @pytest.mark.anyio
-async def test_reading_a_path_with_a_links_fragment_names_the_file_to_read(make_state, docs):
-    """Chunks keep links to other pages (`[max_wal_size](runtime-config-wal.html#GUC-MAX-WAL-SIZE)`);
-    an agent following one asked for the path with its `#fragment` and was told only "no such file"."""
+async def test_reading_a_path_with_a_links_fragment_reads_the_file_from_the_heading_it_names(make_state, docs):
+    """Chunks keep links to other pages (`[max_wal_size](runtime-config-wal.html#GUC-MAX-WAL-SIZE)`,
+    `[setup](README.md#installation)`); an agent following one asked for the path with its `#fragment`
+    and was refused (then told to ask again without it): the link's target is the file, at that heading."""
+    solar = docs / "solar.md"
+    (docs / "notes#1.md").write_text("# Note one\n\nA file whose name holds a hash mark.\n")
     async with connected(make_state()) as client:
-        await ok(client, "ingest_file", filePath=str(docs / "solar.md"))
-        message = await refused(client, "read_file", filePath=f"{docs / 'solar.md'}#panels")
-    assert message == (f"read_file: not indexed: {docs / 'solar.md'}#panels; no such file: a link's #fragment is no "
-                       f"part of a file's path: read {docs / 'solar.md'}")
+        await ok(client, "sync_start", wait=True)
+        whole = await ok(client, "read_file", filePath=str(solar))
+        at = await ok(client, "read_file", filePath=f"{solar}#batteries")
+        first = await ok(client, "read_file", filePath=f"{solar}#inverters", maxChars=30)
+        rest = await ok(client, "read_file", filePath=f"{solar}#inverters", offset=first["nextOffset"])
+        unknown = await ok(client, "read_file", filePath=f"{solar}#no-such-heading")
+        named = await ok(client, "read_file", filePath=str(docs / "notes#1.md"))
+        missing = await refused(client, "read_file", filePath=f"{docs / 'gone.md'}#batteries")
+    start = whole["text"].index("## Batteries")
+    assert at["text"] == whole["text"][start:] and at["offset"] == start and at["nextOffset"] is None
+    assert (at["source"], at["fragment"], at["fragmentOffset"]) == (str(solar), "batteries", start)
+    assert first["text"].startswith("## Inverters") and rest["offset"] == first["nextOffset"]
+    assert first["text"] + rest["text"] == whole["text"][first["offset"]:]
+    assert unknown["text"] == whole["text"] and (unknown["fragment"], unknown["fragmentOffset"]) == (
+        "no-such-heading", None)
+    assert named["source"] == str(docs / "notes#1.md") and "fragment" not in named and "fragment" not in whole
+    assert missing == f"read_file: not indexed: {docs / 'gone.md'}#batteries; no such file"
+
+
+@pytest.mark.anyio
+async def test_a_data_sources_id_given_as_file_path_or_a_folder_to_read_is_told_what_to_give(make_state, docs):
+    """A hit's `source` is `notes/solar` for data and a path for files, and the read tools take
+    `filePath` or `source`: an agent that passed the id as filePath was told only that filePath must be
+    absolute, and a folder was only "not indexed"."""
+    async with connected(make_state()) as client:
+        await ok(client, "ingest_data", data=SOLAR, source="notes/solar", format="markdown")
+        read = await refused(client, "read_file", filePath="notes/solar")
+        around = await refused(client, "read_chunk_neighbors", filePath="notes/solar", chunkIndex=0)
+        delete = await refused(client, "delete_file", filePath="notes/solar")
+        typo = await refused(client, "read_file", filePath="notes/solr")
+        folder = await refused(client, "read_file", filePath=str(docs / "infra"))
+        assert (await ok(client, "read_file", source="notes/solar"))["sourceType"] == "data"
+    said = ("'notes/solar' is the id of a data source, not a file: give it as source "
+            "(`--source notes/solar` on the command line)")
+    assert (read, around, delete) == (f"read_file: {said}", f"read_chunk_neighbors: {said}", f"delete_file: {said}")
+    assert typo == "read_file: filePath must be an absolute path, got 'notes/solr'"
+    assert folder == (f"read_file: not indexed: {docs / 'infra'}; it is a folder: read a file in it "
+                      "(list_files with scope, or `minirag list --scope`, lists them)")

@@ -113,6 +113,24 @@ def test_stdio_server_answers_initialize_ingest_and_query_with_only_json_rpc_on_
         assert json.loads(line)["jsonrpc"] == "2.0", line
 
 
+def test_a_sync_job_of_the_stdio_server_says_on_stderr_that_it_started_and_how_it_ended(server_env):
+    """A client's MCP log view is the server's stderr: a 45 s sync_start of 119 files wrote nothing there,
+    so a user who asked an agent to index a folder could not see it happen. stdout stays the protocol."""
+    server = RawServer(server_env)
+    try:
+        server.initialize()
+        job = server.call("sync_start", wait=True)["structuredContent"]
+    finally:
+        stderr = server.close().decode()
+    assert job["state"] == "succeeded", stderr
+    assert f"minirag: {job['jobId']}: syncing every root\n" in stderr, stderr
+    assert (f"minirag: {job['jobId']} succeeded: 1 file: 1 ingested, 0 unchanged, 0 removed, 0 failed; 1 chunk "
+            f"(1 embedded, 0 reused) in ") in stderr, stderr
+    assert "WARNING" not in stderr and "Traceback" not in stderr, stderr
+    for line in server.raw:
+        assert json.loads(line)["jsonrpc"] == "2.0", line
+
+
 def test_flags_without_a_command_start_the_stdio_server_with_those_flags(server_env, tmp_path):
     other = tmp_path / "other"
     other.mkdir()

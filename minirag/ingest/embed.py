@@ -43,6 +43,8 @@ def with_vectors(documents: list, index: Index, encoder, progress: Progress | No
         known.update(zip((h for h, _ in pending), vectors, strict=True))
         if progress is not None:
             progress.add_time("embed", time.perf_counter() - t0)
+    if progress is not None:  # counted once the group's vectors are all in hand: a stopped group writes none
+        progress.chunks_reused += len(hashes) - len(missing)
     out, position = [], 0
     for doc in documents:
         n = len(doc.chunked.chunks)

@@ -11,7 +11,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from minirag.display import NOTICE
 from minirag.errors import MiniragError
+from minirag.ingest import run_log
 from minirag.ingest.progress import Progress
 from minirag.store.lock import SyncLock
 
@@ -51,11 +53,21 @@ class SyncJobs:
         self._counter = itertools.count(1)
 
     def start(self, work: Callable[[SyncLock, Progress], None],
-              on_change: Callable[[SyncJob], None] | None = None) -> SyncJob:
+              on_change: Callable[[SyncJob], None] | None = None, what: str = "syncing every root") -> SyncJob:
+        """`what`: the job's work in words, for the line that says it started."""
         lock = SyncLock(self.db_path).acquire()  # raises SyncLocked at once if held
         job = SyncJob(job_id=f"sync-{next(self._counter)}-{uuid.uuid4().hex[:8]}", progress=Progress())
 
+        ended = threading.Event()
+
+        def report() -> None:
+            while not ended.wait(run_log.LOG_EVERY_S):
+                log.warning("%s: %s", job.job_id, job.progress.live_line(), extra=NOTICE)
+
         def target() -> None:
+            log.warning("%s: %s", job.job_id, what, extra=NOTICE)
+            reporter = threading.Thread(target=report, name=f"{job.job_id}-log", daemon=True)
+            reporter.start()
             try:
                 work(lock, job.progress)
                 job.state = "cancelled" if job.progress.stop.is_set() else "succeeded"
@@ -70,6 +82,12 @@ class SyncJobs:
                 job.progress.end()
                 lock.release()
                 job.finished_at = time.time()
+                ended.set()
+                reporter.join()  # its last line before the end's, and the end's before a waiter wakes
+                progress = job.progress
+                if job.state != "failed":  # a failed job's end is its error's line, above
+                    log.warning("%s %s: %s in %s s", job.job_id, job.state, progress.counts(),
+                                progress.elapsed_seconds(), extra=NOTICE)
                 job._done.set()
                 if on_change:
                     on_change(job)

@@ -8,20 +8,19 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 
+from minirag.display import duration
+
 
 def plural(count: int, noun: str) -> str:
     """`1 file`, `2 files`."""
     return f"{count} {noun}{'s' * (count != 1)}"
 
 
-def duration(seconds: float) -> str:
-    """`45 s`, `3 min 20 s`, `2 h 5 min`."""
-    seconds = int(round(seconds))
-    if seconds < 60:
-        return f"{seconds} s"
-    if seconds < 3600:
-        return f"{seconds // 60} min {seconds % 60} s"
-    return f"{seconds // 3600} h {seconds % 3600 // 60} min"
+# An ETA from the first file or two spreads the start-up (the first conversions and encoder batches)
+# over every byte: none is said until 5% of the bytes are done or half a minute has gone
+# (docs/operations.md, "A long sync").
+ETA_AFTER_SHARE = 0.05
+ETA_AFTER_S = 30.0
 
 
 @dataclass
@@ -41,6 +40,7 @@ class Progress:
     other_types: Counter = field(default_factory=Counter)  # files left out for their type, by suffix
     chunks_written: int = 0
     chunks_embedded: int = 0  # moves per encoder batch, inside a large file too
+    chunks_reused: int = 0  # chunks written with a vector the index held already (the same text), not embedded
     # The bytes of the files this run converts (not those skipped by their stat): `bytes_done` of
     # them are finished, `bytes_partial` is the embedded share of the group being embedded now.
     bytes_total: int = 0
@@ -99,9 +99,11 @@ class Progress:
             still = f"; {others} still failing (unchanged since {'it' if self.still_failing == 1 else 'they'} failed)"
         unread = f"; {plural(self.unread, 'path')} not read" if self.unread else ""
         outside = f" ({self.outside_roots} outside the configured roots)" if self.outside_roots else ""
+        # Whether the encoder ran: a re-ingest of unchanged text writes its chunks with the vectors it had.
+        work = f" ({self.chunks_embedded} embedded, {self.chunks_reused} reused)" if self.chunks_written else ""
         return (f"{plural(self.seen, 'file')}: {self.done} ingested, {self.skipped} unchanged, {excluded}"
                 f"{self.deleted} removed{outside}, {self.failed} failed{still}{unread}; "
-                f"{plural(self.chunks_written, 'chunk')}")
+                f"{plural(self.chunks_written, 'chunk')}{work}")
 
     def rate(self) -> float | None:
         """Chunks embedded a second since the first was, rounded; None before there is one."""
@@ -112,11 +114,14 @@ class Progress:
 
     def eta_seconds(self) -> float | None:
         """Seconds left, from the share of the bytes to convert done so far in the time since the work
-        started; None until a second of work and some of it is done (or when nothing is left to
-        convert, or the run has ended)."""
+        started; None until a second of work and some of it is done, and in the first ETA_AFTER_S
+        seconds until ETA_AFTER_SHARE of the bytes are (or when nothing is left to convert, or the
+        run has ended)."""
         worked = self.bytes_done + self.bytes_partial
         elapsed = time.monotonic() - (self.work_started if self.work_started is not None else self.started)
         if self.ended is not None or self.total is None or worked <= 0 or elapsed < 1 or self.bytes_total <= worked:
+            return None
+        if worked < ETA_AFTER_SHARE * self.bytes_total and elapsed < ETA_AFTER_S:
             return None
         return round(elapsed * (self.bytes_total - worked) / worked)
 

@@ -13,6 +13,7 @@ import json
 import logging
 import os
 import threading
+import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -22,13 +23,15 @@ import numpy as np
 
 from minirag import keywords
 from minirag.chunking import SCHEME_VERSION, ChunkedDocument, Section
-from minirag.display import shown
+from minirag.display import NOTICE, duration, shown
 from minirag.errors import IndexUnavailable, InvalidArgument, NotFound
 from minirag.store import codes, held_files, schema, wal
 from minirag.store import connection as db
 from minirag.store.checkpoint import Checkpointer
 
 log = logging.getLogger(__name__)
+
+REPORT_EVERY_S = 10.0  # how often a re-tokenize says how far it is (a million chunks take minutes)
 
 # The `meta` keys, all in one place.
 META_SCHEMA = schema.META_SCHEMA  # written by schema.migrate
@@ -378,23 +381,26 @@ class Index:
                 total = self.conn.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
                 if total:
                     log.warning("re-tokenizing the keyword index of %s (%d chunks, no re-embedding)",
-                                self.path, total)
+                                self.path, total, extra=NOTICE)
                 # A source's chunks together: keyword_texts reads a document as a whole.
                 rows = self.conn.execute(
                     "SELECT c.source_id, c.id, c.text, s.title FROM chunks c JOIN sources s ON s.id = c.source_id "
                     "ORDER BY c.source_id, c.ord"
                 )
                 counts: dict[str, int] = {}
-                step, done = max(1000, total // 10), 0
+                done, started = 0, time.monotonic()
+                last = started
                 for _, group in itertools.groupby(rows, key=lambda row: row[0]):
                     source = list(group)
                     made = keywords.keyword_texts([text for _, _, text, _ in source], source[0][3])
                     self.conn.executemany("INSERT INTO chunks_fts (rowid, body, title, scripts) VALUES (?, ?, ?, ?)",
                                           [(cid, *self._fts_row(one, counts))
                                            for (_, cid, _, _), one in zip(source, made, strict=True)])
-                    if done // step != (done + len(source)) // step and done + len(source) < total:
-                        log.warning("  keyword index: %d/%d chunks", done + len(source), total)
                     done += len(source)
+                    if (now := time.monotonic()) - last >= REPORT_EVERY_S and done < total:
+                        last = now
+                        log.warning("  keyword index: %d/%d chunks, ETA %s", done, total,
+                                    duration((now - started) * (total - done) / done), extra=NOTICE)
                 # FTS5 keeps the old terms' deletions in its segments until they merge: merged now,
                 # or the table holds both spellings for a long while.
                 self.conn.execute("INSERT INTO chunks_fts (chunks_fts) VALUES ('optimize')")
@@ -407,7 +413,7 @@ class Index:
         patience = db.upgrade_patience_s(self.conn)
         rebuilt = db.with_retry(rebuild, patience_s=patience, waiting=db.upgrade_wait_message(self.path, patience))
         if rebuilt:
-            log.warning("rebuilt the keyword index of %s (%d chunks)", self.path, rebuilt)
+            log.warning("rebuilt the keyword index of %s (%d chunks)", self.path, rebuilt, extra=NOTICE)
 
     @staticmethod
     def _fts_row(made: keywords.KeywordText, counts: dict[str, int]) -> tuple[str, str, str]:
