@@ -576,8 +576,9 @@ class App:
             try:
                 return self._source_row(base), fragment
             except NotFound:
-                if looks_like_a_path(base) and os.path.lexists(base):
-                    raise  # the file, on disk but not indexed: its own message says what to do
+                if looks_like_a_path(base) and _really_in_roots(base, self.config.roots) and os.path.lexists(base):
+                    raise  # the file, on disk but not indexed: its own message says what to do (never
+                    # through a link out of the roots, where it would say whether any file exists)
                 raise NotFound(self._not_indexed(key)) from None
 
     def _stored_as(self, key: str) -> SourceRow | None:
