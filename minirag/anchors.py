@@ -16,7 +16,7 @@ from urllib.parse import unquote
 from minirag.chunking.fences import Fences
 from minirag.chunking.links import LINK_OR_PICTURE
 
-_HEADING = re.compile(r" {0,3}(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$")
+_HEADING = re.compile(r" {0,3}(#{1,6})[ \t]+(.*)")  # its closing #s are taken off by _heading_text
 _NOT_IN_A_SLUG = re.compile(r"[^\w\- ]")
 
 
@@ -45,9 +45,19 @@ def headings(text: str) -> list[tuple[int, str]]:
             index = end + 1
             continue
         if (match := _HEADING.match(lines[index])) is not None:
-            out.append((starts[index], match.group(2)))
+            out.append((starts[index], _heading_text(match.group(2))))
         index += 1
     return out
+
+
+def _heading_text(rest: str) -> str:
+    """A heading line's text after its opening #s: without the closing #s and the spaces before them.
+    Done in string steps: a pattern for it backtracks over every split of a long run of spaces."""
+    text = rest.rstrip(" \t")
+    bare = text.rstrip("#")
+    if bare != text and (not bare or bare[-1] in " \t"):
+        text = bare.rstrip(" \t")
+    return text
 
 
 def heading_offset(text: str, fragment: str) -> int | None:

@@ -66,3 +66,14 @@ def test_the_cli_reads_a_path_with_a_fragment_from_that_heading(run_cli, cli_env
     assert done.returncode == 0 and done.stdout.startswith("## Usage: the **CLI**"), done
     shaped = json.loads(run_cli("read", "--json", docs / "guide.md#installation-1").stdout)
     assert shaped["text"].startswith("## Installation\n\nA second") and shaped["fragment"] == "installation-1"
+
+
+def test_finding_a_heading_takes_time_in_proportion_to_the_text():
+    # A heading line holding a long run of spaces made the heading pattern backtrack over every
+    # split of them: 8,000 spaces took 0.5 s, so a read of a page with a fragment could be made to hang.
+    from helpers.growth import grows_linearly
+
+    from minirag.anchors import heading_offset
+
+    assert grows_linearly(lambda text: heading_offset(text, "nothing-here"),
+                          lambda repeats: "# a" + " " * (repeats * 4) + "x\n\nbody\n")
