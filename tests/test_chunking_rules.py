@@ -743,3 +743,12 @@ def test_a_page_titled_with_the_site_name_and_then_its_heading_says_its_heading_
         "libstdc++ - Sequences"
     # A title that only ends with the heading's words is another heading: both are said.
     assert chunk("# Types\n\nText.", title="Public Types").chunks[0].text.startswith("Public Types\n# Types\n")
+
+
+def test_cutting_a_long_paragraph_at_its_sentences_takes_time_in_proportion_to_it():
+    # Each sentence end found measured the rest of the text again.
+    from helpers.growth import grows_linearly
+
+    from minirag.chunking.split import sentence_spans
+
+    assert grows_linearly(sentence_spans, lambda repeats: "Short one. 短句。" * repeats * 8 + "\n")  # white space at its end

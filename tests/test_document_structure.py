@@ -291,3 +291,13 @@ def test_a_bookmark_finds_its_heading_on_the_page_it_points_at_not_a_mention_fur
     text = convert_document(make_pdf(pages, outline), ".pdf", "refman.pdf").markdown
     assert headings(text) == ["abbreviate", "all.equal", "any"]
     assert text.split("\f")[2].startswith("# all.equal")
+
+
+def test_rejoining_parted_sentences_takes_time_in_proportion_to_the_text():
+    # Each empty line looked at copied the rest of the text to see the word after it.
+    from helpers.growth import grows_linearly
+
+    from minirag.ingest.pdf_structure import structured
+
+    assert grows_linearly(lambda text: structured(text, []),
+                          lambda repeats: "the list goes on,\n\nand on here\n\nA new paragraph.\n\n" * repeats * 4)

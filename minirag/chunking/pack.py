@@ -176,8 +176,9 @@ class Packer:
         if self.tokens.content(text) <= room:
             return [("", text)]
         out: list[tuple[str, str]] = []
-        for start, end, sep in sentence_spans(text.strip()):
-            sentence = text.strip()[start:end]
+        stripped = text.strip()
+        for start, end, sep in sentence_spans(stripped):
+            sentence = stripped[start:end]
             if self.tokens.content(sentence) <= room:
                 out.append((sep, sentence))
             else:

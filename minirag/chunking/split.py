@@ -54,8 +54,12 @@ def wrapped_prose(lines: list[str]) -> bool:
     if len(lines) < 2:
         return False
     within = sum(1 for line in lines[:-1] if not _ENDS_SENTENCE.search(line))
-    return within * 2 > len(lines) - 1 and any(
-        gap.end() < len(line.strip()) for line in lines for gap in _SENTENCE_GAP.finditer(line.strip()))
+    return within * 2 > len(lines) - 1 and any(_ends_inside(line.strip()) for line in lines)
+
+
+def _ends_inside(line: str) -> bool:
+    """Whether a sentence ends inside `line` (stripped), text after it."""
+    return any(gap.end() < len(line) for gap in _SENTENCE_GAP.finditer(line))
 
 
 def sentence_spans(text: str) -> list[tuple[int, int, str]]:
@@ -66,9 +70,10 @@ def sentence_spans(text: str) -> list[tuple[int, int, str]]:
     sentence held one, else that space as written (none between two Chinese sentences)."""
     spans: list[tuple[int, int, str]] = []
     start, sep = 0, ""
+    last = len(text.rstrip())
     for match in _SENTENCE_GAP.finditer(text):
         gap_start, gap_end = match.span(1) if match.group(1) is not None else match.span(2)
-        if gap_end >= len(text.rstrip()):
+        if gap_end >= last:
             break
         if gap_start > start:
             spans.append((start, gap_start, sep))

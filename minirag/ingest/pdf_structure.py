@@ -189,6 +189,7 @@ def structured(text: str, entries: list[OutlineEntry]) -> str:
 
 # An empty line between a line ending in a lowercase letter or a comma and one opening in lowercase.
 _PARTED_SENTENCE = re.compile(r"(?<=[^\W\d_]|,)[ \t]*\n[ \t]*\n(?=[ \t]*[^\W\d_])")
+_NEXT_WORD = re.compile(r"[ \t]*(\S)")  # the first letter after the empty line (the lookahead found one)
 
 
 def _rejoined(text: str) -> str:
@@ -199,7 +200,7 @@ def _rejoined(text: str) -> str:
     are lowercase names)."""
 
     def join(match: re.Match) -> str:
-        before, after = text[match.start() - 1], text[match.end():].lstrip(" \t")[:1]
+        before, after = text[match.start() - 1], _NEXT_WORD.match(text, match.end()).group(1)  # type: ignore[union-attr]
         line = text[text.rfind("\n", 0, match.start()) + 1 : match.start()].lstrip("\f")
         following = text[match.end() : text.find("\n", match.end()) % (len(text) + 1)]
         if line.startswith("#") or " | " in line or " | " in following:  # a heading, a table's row
