@@ -107,11 +107,13 @@ def test_a_docx_whose_body_is_cut_short_reads_the_paragraphs_before_the_damage()
                         rf"damage, [\d,]+ of its {len(body):,} bytes", converted.warnings[0])
 
 
-def test_a_docx_whose_body_is_damaged_from_its_start_is_one_line_saying_so():
-    members = _fixture("docx_plain_paragraphs.docx")
+@pytest.mark.parametrize(("fixture", "member"), [("docx_plain_paragraphs.docx", "word/document.xml"),
+                                                  ("epub_live_manual_en.epub", "OEBPS/content.opf")])
+def test_a_document_whose_body_or_package_document_is_damaged_from_its_start_is_one_line_saying_so(fixture, member):
+    suffix = "." + fixture.rsplit(".", 1)[1]
     with pytest.raises(ConversionFailed) as failed:
-        convert_document(_zip(members, "word/document.xml", "corrupt", 0), ".docx", "d.docx")
-    assert str(failed.value) == ("d.docx: cannot read the .docx file: word/document.xml is damaged (its compressed "
+        convert_document(_zip(_fixture(fixture), member, "corrupt", 0), suffix, f"d{suffix}")
+    assert str(failed.value) == (f"d{suffix}: cannot read the {suffix} file: {member} is damaged (its compressed "
                                  "data is corrupt)")
 
 
@@ -305,12 +307,6 @@ def test_one_damaged_chapter_of_an_epub_costs_only_that_chapter(how):
     assert converted.warnings[0] == f"d.epub: {lost} is damaged ({why}); its text is lost"
 
 
-def test_an_epub_whose_package_document_is_damaged_is_one_line_saying_so():
-    members = _fixture("epub_live_manual_en.epub")
-    with pytest.raises(ConversionFailed) as failed:
-        convert_document(_zip(members, "OEBPS/content.opf", "corrupt", 0), ".epub", "d.epub")
-    assert str(failed.value) == ("d.epub: cannot read the .epub file: OEBPS/content.opf is damaged (its compressed "
-                                 "data is corrupt)")
 
 
 @pytest.mark.parametrize(("fixture", "member", "before", "after"), [
