@@ -42,8 +42,8 @@ def table(rows: int, cells: int = 3, header: tuple[str, ...] = ("Name", "Price",
     return "\n".join(lines)
 
 
-def test_the_scheme_version_is_sixteen():
-    assert SCHEME_VERSION == 16
+def test_the_scheme_version_is_seventeen():
+    assert SCHEME_VERSION == 17
 
 
 @pytest.mark.parametrize(("md", "title", "expected"), [
@@ -456,6 +456,37 @@ def test_one_code_line_longer_than_the_cap_stays_whole_in_its_section():
     holder = next(s for s in doc.sections if line in s.text)
     assert holder.text.startswith("```python\n") and holder.text.endswith("\n```")
 
+
+def test_a_hard_wrapped_paragraph_over_the_section_cap_is_cut_where_a_sentence_ends():
+    # A section ended at whichever line break the cap fell on, so the chunk there ended mid-sentence.
+    line = "the quick brown fox jumps over the lazy dog"
+    sentences = [f"Sentence {i} says that {' '.join(line.split()[: 4 + i % 5])} and then {line} at last."
+                 for i in range(90)]
+    md = "# Doc\n\n" + _hard_wrapped(sentences)
+    doc = chunk(md)
+    body = [s for s in doc.sections if "Sentence" in s.text]
+    assert len(body) > 1
+    for s in body:
+        assert len(s.text) <= 4000
+        text = " ".join(s.text.split("\n\n")[-1].split())  # after the heading, its lines joined
+        assert text.startswith("Sentence") and text.endswith("at last."), text[:60] + " … " + text[-60:]
+    assert " ".join(reconstruct(doc.sections).split()) == " ".join(md.split())
+
+
+def test_a_chinese_paragraph_over_the_section_cap_is_cut_after_a_full_stop_with_nothing_put_in():
+    # No space follows `。`, so a Chinese paragraph of one line was a single section however long.
+    sentences = [f"第{i}条：在设置中可以添加打印机和扫描仪，也可以更改默认打印机，如果打印机没有出现，请检查电缆是否已连接。"
+                 for i in range(200)]
+    text = "".join(sentences)
+    assert len(text) > 2 * 4000
+    doc = chunk("# 打印\n\n" + text)
+    body = [s for s in doc.sections if "第" in s.text]
+    assert len(body) > 2
+    for s in body:
+        assert len(s.text) <= 4000
+        part = s.text.split("\n\n")[-1]
+        assert part.startswith("第") and part.endswith("。"), part[:20] + " … " + part[-20:]
+    assert "".join(s.text.split("\n\n")[-1] for s in body) == text
 
 def test_one_sentence_longer_than_the_cap_stays_whole_in_its_section():
     sentence = words(900)

@@ -1,8 +1,9 @@
 """Parent sections: logical parts of a document, cut to the 4,000-character cap.
 
 A part over the cap is cut between blocks; a table over the cap between rows,
-with the header repeated as context; a paragraph over the cap between lines or
-sentences; a code block between lines, each part fenced with the block's own
+with the header repeated as context; a paragraph over the cap where a sentence
+ends if its lines are wrapped prose, else between lines (a line over the cap
+where its sentences end); a code block between lines, each part fenced with the block's own
 opening (language included) and closing lines. One row, sentence or code line
 longer than the cap stays whole up to UNIT_CAP characters; past that it is cut at
 white space, and a word longer than UNIT_CAP every UNIT_CAP characters, so no
@@ -11,12 +12,14 @@ section (the parent text a query returns) holds megabytes.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from dataclasses import dataclass, field
+from itertools import accumulate
 
 from minirag.chunking.blocks import Block
 from minirag.chunking.model import Section
 from minirag.chunking.pages import page_span
-from minirag.chunking.split import item_runs, pack_by_chars, sentences
+from minirag.chunking.split import item_runs, pack_by_chars, sentence_spans, wrapped_prose
 
 SECTION_CAP = 4000
 UNIT_CAP = 4 * SECTION_CAP
@@ -115,13 +118,16 @@ def _cut_table(block: Block) -> list[Block]:
 
 def _cut_paragraph(block: Block) -> list[Block]:
     units: list[tuple[str, str, int | None]] = []  # (separator before it, text, page)
-    for run in item_runs(block.lines):
-        item = "\n".join(block.lines[run.start : run.stop])
-        if len(run) > 1 and len(item) <= SECTION_CAP:
-            units.append(("\n", item, block.pages[run.start]))  # a list item whole, with what continues it
-            continue
-        for line, page in zip(block.lines[run.start : run.stop], block.pages[run.start : run.stop], strict=True):
-            _line_units(line, page, units)
+    if wrapped_prose(block.lines):
+        _sentence_units(block, units)
+    else:
+        for run in item_runs(block.lines):
+            item = "\n".join(block.lines[run.start : run.stop])
+            if len(run) > 1 and len(item) <= SECTION_CAP:
+                units.append(("\n", item, block.pages[run.start]))  # a list item whole, with what continues it
+                continue
+            for line, page in zip(block.lines[run.start : run.stop], block.pages[run.start : run.stop], strict=True):
+                _line_units(line, page, units)
     runs = _greedy([len(text) for _, text, _ in units], SECTION_CAP, 1)
     cut: list[Block] = []
     for n, run in enumerate(runs):
@@ -133,12 +139,32 @@ def _cut_paragraph(block: Block) -> list[Block]:
     return cut
 
 
+def _sentence_units(block: Block, units: list[tuple[str, str, int | None]]) -> None:
+    """Append a wrapped paragraph's sentences as units (wrapped_prose: its line breaks fall inside
+    sentences, so a cut between lines would part one); a sentence over the cap, by its lines."""
+    text = "\n".join(block.lines)
+    line_starts = list(accumulate((len(line) + 1 for line in block.lines[:-1]), initial=0))
+    for start, end, sep in sentence_spans(text):
+        first = bisect_right(line_starts, start) - 1
+        sentence = text[start:end]
+        if len(sentence) <= SECTION_CAP:
+            units.append((sep or "", sentence, block.pages[first]))
+            continue
+        before = len(units)
+        for line in sentence.split("\n"):
+            _line_units(line, block.pages[first], units)
+        units[before] = (sep, *units[before][1:])
+
+
 def _line_units(line: str, page: int | None, units: list[tuple[str, str, int | None]]) -> None:
     """Append one line of a paragraph as units within the cap: whole, or its sentences, or runs of words."""
-    pieces = [line] if len(line) <= SECTION_CAP else sentences(line) or [line]
-    for n, piece in enumerate(pieces):
-        for m, (sep, part) in enumerate(_fit_cap(piece)):
-            units.append((sep if m else "\n" if n == 0 else " ", part, page))
+    if len(line) <= SECTION_CAP:
+        pieces = [("\n", line)]
+    else:
+        pieces = [("\n" if n == 0 else sep, line[start:end]) for n, (start, end, sep) in enumerate(sentence_spans(line))]
+    for sep, piece in pieces:
+        for m, (fit_sep, part) in enumerate(_fit_cap(piece)):
+            units.append((fit_sep if m else sep, part, page))
 
 
 def _cut_code(block: Block) -> list[Block]:

@@ -6,7 +6,6 @@ import re
 
 from minirag.chunking.tokens import Tokens
 
-_SENTENCE_END = re.compile(r"(?<=[.!?…])\s+")
 _ENDS_SENTENCE = re.compile(r"[.!?…。！？][\"'”’)\]」』）】]*\s*$")  # closing quotes and brackets after the mark
 # Where a sentence ends: white space after `.!?…` (group 1), or what follows a CJK mark and its
 # closing brackets and quotes, white space or none (group 2).
@@ -40,10 +39,6 @@ def item_runs(lines: list[str], *, nested: bool = False) -> list[range]:
         else:
             runs.append(range(n, n + 1))
     return runs
-
-
-def sentences(text: str) -> list[str]:
-    return [s for s in _SENTENCE_END.split(text.strip()) if s]
 
 
 def wrapped_prose(lines: list[str]) -> bool:
