@@ -432,6 +432,16 @@ def test_a_list_over_the_section_cap_is_cut_between_items():
     assert reconstruct(doc.sections).replace("\n\n", "\n") == md  # a blank line where it was cut
 
 
+def test_a_list_of_wrapped_sentences_over_the_section_cap_is_still_cut_between_items():
+    items = [f"- Item {i} says the quick brown fox runs. It then jumps\n  over the lazy dog, and sleeps a while. The end\n"
+             f"  of item {i} comes {'at last ' * (i % 7)}here." for i in range(60)]
+    md = "\n".join(items)
+    doc = chunk(md)
+    assert len(doc.sections) > 1
+    for section in doc.sections:
+        assert len(section.text) <= 4000
+        assert section.text.startswith("- Item"), section.text[:40]
+
 def test_a_code_block_over_the_cap_is_cut_between_lines_each_part_fenced_with_its_language():
     block = code_block(400)
     assert len(block) > 3 * 4000

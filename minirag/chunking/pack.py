@@ -8,8 +8,6 @@ confirmed by one real count of the finished text.
 
 from __future__ import annotations
 
-import bisect
-import itertools
 import re
 from dataclasses import dataclass, replace
 
@@ -17,7 +15,13 @@ from minirag.chunking.blocks import Block
 from minirag.chunking.breadcrumb import ELLIPSIS, SEPARATOR
 from minirag.chunking.definitions import opens_definition
 from minirag.chunking.pages import page_span
-from minirag.chunking.split import item_runs, sentence_spans, words_to_fit, wrapped_prose
+from minirag.chunking.split import (
+    item_runs,
+    line_sentences,
+    sentence_spans,
+    words_to_fit,
+    wrapped_prose,
+)
 from minirag.chunking.tokens import Tokens
 
 # Once appended to each piece of a split code block; now only tests name it, to check it never is.
@@ -131,20 +135,17 @@ class Packer:
         """Pieces of wrapped prose too long for one: its sentences, whichever lines they span (a cut
         at a line break would leave half a sentence in each of two chunks); a sentence too long for
         one is parted at its lines, then at spaces."""
-        text = "\n".join(lines)
-        line_starts = list(itertools.accumulate((len(line) + 1 for line in lines[:-1]), initial=0))
         out: list[Piece] = []
-        for start, end, sep in sentence_spans(text):
-            first, last = bisect.bisect_right(line_starts, start) - 1, bisect.bisect_right(line_starts, end - 1) - 1
-            sentence = text[start:end]
-            size = self.tokens.content(sentence)
+        for sentence in line_sentences(lines):
+            first, last, sep = sentence.first_line, sentence.last_line, sentence.sep or "\n"
+            size = self.tokens.content(sentence.text)
             if size <= room:
-                out.append(Piece(sentence, size, page_span(pages[first : last + 1]), group, sep or "\n"))
+                out.append(Piece(sentence.text, size, page_span(pages[first : last + 1]), group, sep))
                 continue
-            for n, line in enumerate(sentence.split("\n")):
+            for n, line in enumerate(sentence.text.split("\n")):
                 page = pages[first + n]
                 for m, (part_sep, part) in enumerate(self._fit(line, room)):
-                    part_sep = (sep or "\n") if n == 0 and m == 0 else "\n" if m == 0 else part_sep
+                    part_sep = sep if n == 0 and m == 0 else "\n" if m == 0 else part_sep
                     out.append(Piece(part, self.tokens.content(part), (page, page), group, part_sep))
         return out
 

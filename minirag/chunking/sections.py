@@ -12,14 +12,18 @@ section (the parent text a query returns) holds megabytes.
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from dataclasses import dataclass, field
-from itertools import accumulate
 
 from minirag.chunking.blocks import Block
 from minirag.chunking.model import Section
 from minirag.chunking.pages import page_span
-from minirag.chunking.split import item_runs, pack_by_chars, sentence_spans, wrapped_prose
+from minirag.chunking.split import (
+    item_runs,
+    line_sentences,
+    pack_by_chars,
+    sentence_spans,
+    wrapped_prose,
+)
 
 SECTION_CAP = 4000
 UNIT_CAP = 4 * SECTION_CAP
@@ -118,10 +122,11 @@ def _cut_table(block: Block) -> list[Block]:
 
 def _cut_paragraph(block: Block) -> list[Block]:
     units: list[tuple[str, str, int | None]] = []  # (separator before it, text, page)
-    if wrapped_prose(block.lines):
+    runs = item_runs(block.lines)
+    if len(runs) == len(block.lines) and wrapped_prose(block.lines):
         _sentence_units(block, units)
     else:
-        for run in item_runs(block.lines):
+        for run in runs:
             item = "\n".join(block.lines[run.start : run.stop])
             if len(run) > 1 and len(item) <= SECTION_CAP:
                 units.append(("\n", item, block.pages[run.start]))  # a list item whole, with what continues it
@@ -142,18 +147,15 @@ def _cut_paragraph(block: Block) -> list[Block]:
 def _sentence_units(block: Block, units: list[tuple[str, str, int | None]]) -> None:
     """Append a wrapped paragraph's sentences as units (wrapped_prose: its line breaks fall inside
     sentences, so a cut between lines would part one); a sentence over the cap, by its lines."""
-    text = "\n".join(block.lines)
-    line_starts = list(accumulate((len(line) + 1 for line in block.lines[:-1]), initial=0))
-    for start, end, sep in sentence_spans(text):
-        first = bisect_right(line_starts, start) - 1
-        sentence = text[start:end]
-        if len(sentence) <= SECTION_CAP:
-            units.append((sep or "", sentence, block.pages[first]))
+    for sentence in line_sentences(block.lines):
+        page = block.pages[sentence.first_line]
+        if len(sentence.text) <= SECTION_CAP:
+            units.append((sentence.sep, sentence.text, page))
             continue
         before = len(units)
-        for line in sentence.split("\n"):
-            _line_units(line, block.pages[first], units)
-        units[before] = (sep, *units[before][1:])
+        for line in sentence.text.split("\n"):
+            _line_units(line, page, units)
+        units[before] = (sentence.sep, *units[before][1:])
 
 
 def _line_units(line: str, page: int | None, units: list[tuple[str, str, int | None]]) -> None:

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
+from dataclasses import dataclass
+from itertools import accumulate
 
 from minirag.chunking.tokens import Tokens
 
@@ -77,6 +80,24 @@ def sentence_spans(text: str) -> list[tuple[int, int, str]]:
     if start < len(text):
         spans.append((start, len(text), sep))
     return spans
+
+
+@dataclass(frozen=True)
+class LineSentence:
+    """One sentence of a paragraph's lines, and the lines it spans."""
+
+    text: str  # line breaks inside it kept
+    sep: str  # before it: a line break, the white space as written, or "" (the first; between CJK sentences)
+    first_line: int
+    last_line: int
+
+
+def line_sentences(lines: list[str]) -> list[LineSentence]:
+    """The sentences of a paragraph (sentence_spans), whichever of its lines each spans."""
+    text = "\n".join(lines)
+    line_starts = list(accumulate((len(line) + 1 for line in lines[:-1]), initial=0))
+    return [LineSentence(text[start:end], sep, bisect_right(line_starts, start) - 1, bisect_right(line_starts, end - 1) - 1)
+            for start, end, sep in sentence_spans(text)]
 
 
 def words_to_fit(text: str, tokens: Tokens, room: int, word_room: int | None = None) -> list[str]:
