@@ -371,6 +371,18 @@ def test_a_hard_wrapped_paragraph_is_cut_where_a_sentence_ends_not_where_a_line_
     assert reconstruct(doc.sections) == md
 
 
+def test_a_paragraph_with_a_line_break_at_each_clause_is_cut_where_a_sentence_ends():
+    # Semantic line breaks: each sentence opens a line and is broken again at its clauses, so no
+    # sentence ends inside a line, and the paragraph had been cut at any line, inside a sentence.
+    clauses = ["Sentence {i} opens on its own line,", "goes on past a comma to a second clause",
+               "and ends on the line after that at last."]
+    md = "# Doc\n\n" + "\n".join(clause.format(i=i) for i in range(20) for clause in clauses)
+    doc = chunk(md)
+    assert len(doc.chunks) > 3
+    for c in doc.chunks:
+        body = [line for line in c.text.split("\n") if line and not line.startswith("#") and line != "Doc"]
+        assert body[0].startswith("Sentence") and body[-1].endswith("at last."), c.text
+
 def test_a_chinese_or_japanese_paragraph_is_cut_after_a_full_stop_not_inside_a_word():
     # No space follows `。`, so a paragraph too long for a chunk had been cut into runs of
     # characters wherever the budget fell.

@@ -13,7 +13,7 @@ from minirag.chunking.model import Chunk, ChunkedDocument, Section, TokenCounter
 #: Chunks record it; `status` reports chunks cut by an older scheme as stale and
 #: `sync` re-ingests their sources even when the bytes are unchanged.
 SCHEME_VERSION = 17  # 17: a parent section over its cap also cut where a sentence ends (wrapped prose,
-# Chinese and Japanese); 16: wrapped prose cut where its sentences end, not its lines; a split code
+# Chinese and Japanese), and a sentence broken at its clauses is wrapped prose; 16: wrapped prose cut where its sentences end, not its lines; a split code
 # block's fences repeated no longer than they must be; a plain text file's lines of tildes underline, not fence
 
 MIN_CHUNK_TOKEN_BUDGET = 16  # the smallest budget a chunk is cut to; CHUNK_TOKEN_BUDGET's lower bound

@@ -47,12 +47,13 @@ def item_runs(lines: list[str], *, nested: bool = False) -> list[range]:
 def wrapped_prose(lines: list[str]) -> bool:
     """Whether a paragraph's lines are prose wrapped at a width (a Markdown source's, a PDF's
     visual lines), where a line break falls inside a sentence, rather than lines that are each a
-    unit (records, verse, one sentence a line): most of its line breaks end no sentence, and a
-    sentence ends inside a line."""
+    unit (records, one sentence a line): most of its line breaks end no sentence, and some line
+    ends one, at its end (a sentence broken at its clauses) or inside it."""
     if len(lines) < 2:
         return False
-    within = sum(1 for line in lines[:-1] if not _ENDS_SENTENCE.search(line))
-    return within * 2 > len(lines) - 1 and any(_ends_inside(line.strip()) for line in lines)
+    ends = [bool(_ENDS_SENTENCE.search(line)) for line in lines]
+    within = ends[:-1].count(False)
+    return within * 2 > len(lines) - 1 and (any(ends) or any(_ends_inside(line.strip()) for line in lines))
 
 
 def _ends_inside(line: str) -> bool:
