@@ -21,7 +21,7 @@ from typing import Any
 
 from minirag import json_text
 from minirag.chunking import MIN_CHUNK_TOKEN_BUDGET
-from minirag.display import shown
+from minirag.display import is_utf8, printable, shown
 from minirag.errors import ConfigError
 from minirag.ingest.ignore import Globs, bad_glob
 from minirag.ingest.ocr import settings_error as ocr_settings_error
@@ -361,6 +361,9 @@ def _resolve(name: str, raw: str, cwd: Path) -> Path:
     except (RuntimeError, OSError, ValueError) as exc:  # RuntimeError: `~user` with no such user
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         raise ConfigError(f"{name}: {shown(raw, 80)!r} cannot be used as a path ({reason})") from None
+    if not is_utf8(str(path)):  # the index keeps paths as text: its own, its roots', every document's
+        raise ConfigError(f"{name}: {printable(str(path))} is not valid UTF-8 (a folder on its way is named in "
+                          "another encoding); rename it, or name another")
     return path
 
 
