@@ -287,6 +287,17 @@ def _unknown_settings(env: Mapping[str, str]) -> None:
             _notice(f"{name} is not a minirag setting and is ignored{hint}")
 
 
+def _refuse_undecodable(env: Mapping[str, str]) -> None:
+    """A setting holding bytes that are not UTF-8 (Python hands them over as lone surrogates) is a
+    ConfigError: no JSON can carry its value (an MCP server's instructions, a --json answer), nor
+    the index store it. (The command line's are refused where argv is read.)"""
+    for name in (*SETTING, FOREIGN_ROOT, FOREIGN_STORE):
+        value = env.get(name)
+        if value is not None and not is_utf8(value):
+            raise ConfigError(f"{name}: its value '{printable(shown(value, 80))}' is not valid UTF-8 (bytes in another "
+                              "encoding); write it in UTF-8")
+
+
 def _foreign_settings(env: Mapping[str, str], flag_roots, db_flag) -> Mapping[str, str]:
     """`env` with local-rag-mcp's RAG_CORPUS_DIR read as BASE_DIR (when no root is named the minirag
     way), a notice either way; RAG_STORE_DIR refused unless DB_PATH is set."""
@@ -595,6 +606,7 @@ def load_config(*, env: Mapping[str, str] | None = None, cwd: Path | None = None
     env = os.environ if env is None else env
     cwd = cwd or Path.cwd()
     _unknown_settings(env)
+    _refuse_undecodable(env)
     given = _Given(env, flags)
     env = _foreign_settings(env, given.flag("BASE_DIR"), given.flag("DB_PATH"))
     given = _Given(env, flags)
