@@ -21,7 +21,7 @@ from typing import Any
 
 from minirag import json_text
 from minirag.chunking import MIN_CHUNK_TOKEN_BUDGET
-from minirag.display import shown
+from minirag.display import is_utf8, printable, shown
 from minirag.errors import ConfigError
 from minirag.ingest.ignore import Globs, bad_glob
 from minirag.ingest.ocr import settings_error as ocr_settings_error
@@ -287,6 +287,17 @@ def _unknown_settings(env: Mapping[str, str]) -> None:
             _notice(f"{name} is not a minirag setting and is ignored{hint}")
 
 
+def _refuse_undecodable(env: Mapping[str, str]) -> None:
+    """A setting holding bytes that are not UTF-8 (Python hands them over as lone surrogates) is a
+    ConfigError: no JSON can carry its value (an MCP server's instructions, a --json answer), nor
+    the index store it. (The command line's are refused where argv is read.)"""
+    for name in (*SETTING, FOREIGN_ROOT, FOREIGN_STORE):
+        value = env.get(name)
+        if value is not None and not is_utf8(value):
+            raise ConfigError(f"{name}: its value '{printable(shown(value, 80))}' is not valid UTF-8 (bytes in another "
+                              "encoding); write it in UTF-8")
+
+
 def _foreign_settings(env: Mapping[str, str], flag_roots, db_flag) -> Mapping[str, str]:
     """`env` with local-rag-mcp's RAG_CORPUS_DIR read as BASE_DIR (when no root is named the minirag
     way), a notice either way; RAG_STORE_DIR refused unless DB_PATH is set."""
@@ -361,6 +372,9 @@ def _resolve(name: str, raw: str, cwd: Path) -> Path:
     except (RuntimeError, OSError, ValueError) as exc:  # RuntimeError: `~user` with no such user
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         raise ConfigError(f"{name}: {shown(raw, 80)!r} cannot be used as a path ({reason})") from None
+    if not is_utf8(str(path)):  # the index keeps paths as text: its own, its roots', every document's
+        raise ConfigError(f"{name}: {printable(str(path))} is not valid UTF-8 (a folder on its way is named in "
+                          "another encoding); rename it, or name another")
     return path
 
 
@@ -592,6 +606,7 @@ def load_config(*, env: Mapping[str, str] | None = None, cwd: Path | None = None
     env = os.environ if env is None else env
     cwd = cwd or Path.cwd()
     _unknown_settings(env)
+    _refuse_undecodable(env)
     given = _Given(env, flags)
     env = _foreign_settings(env, given.flag("BASE_DIR"), given.flag("DB_PATH"))
     given = _Given(env, flags)

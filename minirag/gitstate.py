@@ -81,14 +81,29 @@ def read_regular_file(path: Path | str, limit: int = MAX_SMALL_FILE, *, below: P
         os.close(fd)
 
 
+def is_own(path: Path | str) -> bool:
+    """Whether `path` (not followed) belongs to the user minirag runs as. Git (2.35.2+, safe.directory)
+    takes no repository whose folder or `.git` another user owns: anyone who may write a folder above
+    a root (/tmp, a shared folder) could plant one there. Always so where files have no owner (Windows)."""
+    if not hasattr(os, "geteuid"):
+        return True
+    try:
+        return os.lstat(path).st_uid == os.geteuid()
+    except OSError:
+        return False
+
+
 def find_git_dir(root: Path) -> tuple[Path, Path, Path] | None:
-    """(work tree top, git dir, common dir) of the repository holding `root` (a real path), or None."""
+    """(work tree top, git dir, common dir) of the repository holding `root` (a real path), or None;
+    None too for the nearest `.git` when another user owns it or its folder (is_own)."""
     for top in (root, *root.parents):
         dot_git = top / ".git"
         try:
             kind = os.lstat(dot_git).st_mode
         except OSError:
             continue
+        if not (is_own(top) and is_own(dot_git)):
+            return None
         if stat.S_ISLNK(kind) and os.path.isdir(dot_git):
             git_dir = Path(os.path.realpath(dot_git))  # git follows a `.git` linked to its folder
         elif stat.S_ISDIR(kind):
@@ -100,6 +115,8 @@ def find_git_dir(root: Path) -> tuple[Path, Path, Path] | None:
             git_dir = (top / text[len("gitdir:"):].strip()).resolve()
         else:
             return None  # a FIFO, a socket, a dangling link or one to a file: not a `.git` to read
+        if not is_own(git_dir):
+            return None
         common = read_regular_file(git_dir / "commondir", below=git_dir)
         common_dir = (git_dir / common.strip()).resolve() if common and common.strip() else git_dir
         return top, git_dir, common_dir

@@ -113,7 +113,14 @@ def _real_and_root(path: Path, roots: list[Path]) -> tuple[Path, Path]:
 
 
 def read_inside_roots(path: str | Path, roots: Iterable[Path], max_bytes: int) -> bytes:
-    """The bytes of a regular file inside a root, read through one handle that cannot have escaped.
+    """The bytes of a regular file inside a root (read_file_inside_roots, without its stat)."""
+    return read_file_inside_roots(path, roots, max_bytes)[0]
+
+
+def read_file_inside_roots(path: str | Path, roots: Iterable[Path], max_bytes: int) -> tuple[bytes, os.stat_result]:
+    """The bytes of a regular file inside a root, read through one handle that cannot have escaped,
+    and that handle's stat (taken before the read): the stat of the bytes read, where a stat of
+    the name taken earlier may be another file's (one renamed over it since).
 
     The name is resolved (symlinks followed) and must land inside a root; then the
     file is opened by walking that real path down from the root one component at
@@ -147,7 +154,7 @@ def read_inside_roots(path: str | Path, roots: Iterable[Path], max_bytes: int) -
                 break
             chunks.append(chunk)
             left -= len(chunk)
-        return b"".join(chunks)
+        return b"".join(chunks), opened
 
 
 _READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0)

@@ -313,6 +313,25 @@ def test_a_cloned_folder_cannot_point_the_index_it_holds_at_another_file(run, do
         assert (victim / "index.db").is_file()
 
 
+@pytest.mark.parametrize("side", ["-wal", "-shm"])
+def test_a_link_beside_an_index_db_path_names_is_said_in_its_refusal(run, docs, tmp_path, side):
+    """SQLite opens an index's -wal and -shm without following a link, so a link there (to a user's
+    file) is never written through; the refusal said only 'unable to open database file; check that
+    its folder exists and that this user may read it', which sent the user looking at permissions."""
+    write(docs / "a.md", "# Keys\n\nA note.\n")
+    index = tmp_path / "named" / "index.db"
+    assert run("ingest", ".", env={"DB_PATH": str(index)}).returncode == 0
+    victim = write(tmp_path / "home" / "notes.txt", "mine\n")
+    link = index.with_name(index.name + side)
+    link.unlink(missing_ok=True)
+    link.symlink_to(victim)
+    for command in (("ingest", "."), ("query", "keys")):
+        done = run(*command, env={"DB_PATH": str(index)})
+        assert done.returncode == 1 and done.stderr.count("\n") == 1, done.stderr
+        assert f"{link} is a symbolic link" in done.stderr, done.stderr
+    assert victim.read_text() == "mine\n"
+
+
 def test_delete_removes_a_file_of_a_root_no_longer_configured_by_its_path(run, docs, tmp_path):
     """docs/operations.md: a root removed from the configuration is not served, and `delete` still
     removes one of its files by hand. `minirag delete PATH` refused it, 'path outside configured

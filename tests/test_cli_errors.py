@@ -337,6 +337,31 @@ def test_an_argument_that_is_not_utf8_is_one_line(world, capsys, argv):
     assert "not valid UTF-8" in err and "\\xff" in err and "\\\\xff" not in err  # as typed: one backslash
 
 
+@pytest.mark.parametrize("where", ["DB_PATH", "BASE_DIR", "DB_PATH through a link", "working directory"])
+def test_an_index_or_root_whose_path_is_not_utf8_is_one_line_and_makes_nothing(cli_env, run_cli, tmp_path, where):
+    """A folder named in another encoding (bytes b'r\\xfeoot'), named in a setting, reached through a
+    link, or the working directory: the index's path went into its meta table as lone surrogates
+    ('internal error: UnicodeEncodeError'), after the index file and its lock were made there."""
+    odd = tmp_path / "r\udcfeoot"
+    write(odd / "a.md", "# Otters\n\nSea otters hold hands.\n")
+    env: dict[str, str | None] = {}
+    cwd = None
+    if where == "DB_PATH":
+        env["DB_PATH"] = str(odd / "index.db")
+    elif where == "BASE_DIR":
+        env["BASE_DIR"] = str(odd)
+    elif where == "DB_PATH through a link":
+        (tmp_path / "plain").symlink_to(odd)
+        env["DB_PATH"] = str(tmp_path / "plain" / "index.db")
+    else:
+        env, cwd = {"BASE_DIR": None, "DB_PATH": None}, odd
+    result = run_cli("sync", env=env, cwd=cwd)
+    assert result.returncode == 1, result
+    assert "not valid UTF-8" in result.stderr and "\\xfe" in result.stderr, result.stderr
+    assert "internal error" not in result.stderr and len(result.stderr.strip().splitlines()) == 1
+    assert sorted(path.name for path in odd.iterdir()) == ["a.md"]  # no index, lock or .minirag made there
+
+
 def test_an_argument_that_is_not_utf8_is_refused_in_json_too(world, capsys):
     """The refusal came before --json was read: a program reading the JSON got empty input."""
     code = cli.main(["query", "\udcff", "--json"])

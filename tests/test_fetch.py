@@ -37,8 +37,10 @@ def dns(monkeypatch):
 
 @pytest.fixture
 def public_loopback(monkeypatch):
-    """127.0.0.1 counts as public; everything else is classified for real."""
+    """127.0.0.1 counts as public, and as another machine's; everything else is classified for real."""
     monkeypatch.setattr(fetch, "_policy", lambda ip: None if ip == PUBLIC else blocked_reason(ip))
+    this_machine = fetch._this_machine
+    monkeypatch.setattr(fetch, "_this_machine", lambda ip: ip != PUBLIC and this_machine(ip))
 
 
 @pytest.fixture

@@ -5,6 +5,7 @@ that follows a changed ignore file."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -293,6 +294,27 @@ def test_an_ignore_file_above_a_root_is_never_read_through_a_link(make_app, repo
     app = make_app(base_dirs=[str(repo / "docs")])
     run_sync(app.pipeline, list(app.config.roots))
     assert str(repo / "docs" / "guide.md") in {row.source for row in app.index.list_sources()}
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="giving a file to another user takes root")
+def test_a_git_folder_of_another_user_above_a_root_makes_no_repository(make_app, tmp_path):
+    """Another user who can write a folder above the root (/tmp, a shared folder) plants `.git` and a
+    `.gitignore` there: git refuses such a repository (safe.directory, CVE-2022-24765), so its rules
+    must not leave the root's documents out, nor its HEAD be reported as the root's commit."""
+    shared = tmp_path / "shared"
+    write(shared / "docs" / "guide.md", "# Guide\n\nHow the harbour works.\n")
+    write(shared / ".gitignore", "*.md\n")
+    (shared / ".git" / "refs" / "heads").mkdir(parents=True)
+    write(shared / ".git" / "HEAD", "0123456789abcdef0123456789abcdef01234567\n")
+    other = 65534  # nobody
+    for path in (shared / ".gitignore", *[shared / ".git", *(shared / ".git").rglob("*")]):
+        os.lchown(path, other, other)
+    app = make_app(base_dirs=[str(shared / "docs")])
+    app.sync()
+    assert str(shared / "docs" / "guide.md") in {row.source for row in app.index.list_sources()}
+    from minirag.gitstate import root_state
+
+    assert root_state(shared / "docs", app.config.db_path) is None
 
 
 def test_an_ignore_line_with_wildcards_enough_to_stall_matching_is_skipped(make_app, repo, caplog):

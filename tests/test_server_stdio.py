@@ -220,6 +220,22 @@ UNREADABLE = [  # (line, JSON-RPC error code): what a broken or hostile client m
 ]
 
 
+def test_a_setting_that_is_not_utf8_is_a_configuration_error_the_server_reports(server_env, tmp_path):
+    """Bytes that are no UTF-8 in a setting (a collection's description in another encoding) reached
+    the server's instructions as lone surrogates, which no JSON can carry: initialize got no answer and
+    the server died ('internal error: ExceptionGroup')."""
+    described = {"docs": {"path": server_env["BASE_DIR"], "description": "Caf\udce9 menus"}}  # b'Caf\\xe9'
+    env = server_env | {"BASE_DIRS": json.dumps(described, ensure_ascii=False)}
+    server = RawServer(env)
+    try:
+        server.initialize()
+        status = server.call("status")["structuredContent"]
+        assert "BASE_DIRS" in status["configError"] and "not valid UTF-8" in status["configError"]
+    finally:
+        err = server.close()
+    assert b"internal error" not in err
+
+
 def test_an_unreadable_line_gets_a_json_rpc_error_and_the_server_reads_on(server_env):
     """The SDK only logged a line it could not parse: the client, waiting on the id it sent, hung."""
     server = RawServer(server_env)

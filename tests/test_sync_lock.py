@@ -143,6 +143,54 @@ def test_a_sync_whose_lock_file_goes_while_it_runs_stops_rather_than_run_beside_
     assert done.failed == 0 and app.index.conn.execute("SELECT COUNT(*) FROM sources").fetchone()[0] == 12
 
 
+def test_a_sync_of_one_large_file_whose_lock_file_goes_stops_before_writing_it(app, docs):
+    """Another writer could write the file's newer bytes while this one still embeds its older ones, and
+    this one would then write those over them: the lock is checked between encoder batches too."""
+    paragraphs = [f"Paragraph {n} tells of the harbour, its ships and the tide of day {n}." for n in range(1500)]
+    write(docs / "large.md", "# Large\n\n" + "\n\n".join(paragraphs) + "\n")
+    lock_path = lock_path_for(app.config.db_path)
+    others: list[SyncLock] = []
+    batches: list[float] = []
+
+    def meanwhile(progress) -> None:
+        if progress.bytes_partial:
+            batches.append(progress.bytes_partial)
+            if not others:  # inside the file's embedding: the lock file goes, another sync takes a new one
+                _delete(lock_path)
+                others.append(SyncLock(app.config.db_path).acquire())
+
+    with pytest.raises(FileAccessError, match="was deleted or replaced while this sync ran"):
+        app.sync(on_change=meanwhile)
+    others[0].release()
+    assert len(batches) == 1  # stopped at the next encoder batch
+    assert app.index.conn.execute("SELECT COUNT(*) FROM sources").fetchone()[0] == 0
+
+
+def test_a_sync_whose_lock_file_goes_before_it_drops_deleted_files_drops_none(app, docs, monkeypatch):
+    """The files a sync found gone are dropped after its files are read: a sync whose lock went by
+    then (another one may have indexed them again, put back) must not delete what that one wrote."""
+    from minirag.ingest.pipeline import Pipeline
+
+    _many_documents(docs, 3)
+    app.sync()
+    (docs / "note01.md").unlink()
+    lock_path = lock_path_for(app.config.db_path)
+    others: list[SyncLock] = []
+    read_files = Pipeline.run_files
+
+    def then_the_lock_file_goes(self, *args, **kwargs):
+        read_files(self, *args, **kwargs)
+        _delete(lock_path)
+        others.append(SyncLock(app.config.db_path).acquire())
+
+    monkeypatch.setattr(Pipeline, "run_files", then_the_lock_file_goes)
+    with pytest.raises(FileAccessError, match="was deleted or replaced while this sync ran"):
+        app.sync()
+    others[0].release()
+    sources = {row[0] for row in app.index.conn.execute("SELECT source FROM sources")}
+    assert str(docs / "note01.md") in sources
+
+
 def test_a_sync_job_whose_lock_file_goes_fails_saying_so(app, docs, monkeypatch):
     import threading
 

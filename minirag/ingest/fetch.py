@@ -34,6 +34,7 @@ from urllib.parse import quote, unquote, urljoin, urlsplit
 
 from minirag import __version__
 from minirag.errors import FetchError, UrlRefused
+from minirag.ingest.this_machine import is_this_machine
 
 __all__ = ["FetchError", "FetchedPage", "UrlRefused", "blocked_reason", "fetch_url"]
 
@@ -112,6 +113,17 @@ def _system_resolve(host: str, port: int) -> list[str]:
 # Test seams: looked up at call time, so tests can monkeypatch them.
 _resolve: Callable[[str, int], Iterable[str | IPAddress]] = _system_resolve
 _policy: Callable[[IPAddress], str | None] = blocked_reason
+_this_machine: Callable[[IPAddress], bool] = is_this_machine
+THIS_MACHINE = "an address of this machine"
+
+
+def _refusal_reason(ip: IPAddress) -> str | None:
+    """Why `ip` is refused: its range, or (whatever its range) that it is one of this machine's own
+    addresses, which reaches every service bound to 0.0.0.0 here."""
+    reason = _policy(ip)
+    if reason is None and _this_machine(ip):
+        return THIS_MACHINE
+    return reason
 
 
 def fetch_url(
@@ -145,7 +157,7 @@ def fetch_url(
             addresses = []
         if not allow_private:
             for ip in addresses:
-                if (reason := _policy(ip)) is not None:
+                if (reason := _refusal_reason(ip)) is not None:
                     raise UrlRefused(target.refusal(ip, reason))
         result = _get(target, addresses, deadline, max_bytes, proxy)
         if isinstance(result, FetchedPage):

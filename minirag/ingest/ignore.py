@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from minirag.display import printable
-from minirag.gitstate import read_regular_file
+from minirag.gitstate import is_own, read_regular_file
 
 if TYPE_CHECKING:  # imported where patterns are compiled: a query's configuration never compiles them
     from pathspec import GitIgnoreSpec
@@ -174,10 +174,11 @@ def _decide(spec: GitIgnoreSpec | None, relative: str) -> tuple[bool, str] | Non
 
 
 def _repository_top(root: Path) -> Path | None:
-    """The nearest folder at or above `root` holding `.git` (a folder, or a worktree's file)."""
+    """The nearest folder at or above `root` holding `.git` (a folder, or a worktree's file); None
+    where another user owns that `.git` or its folder, a repository git refuses (gitstate.is_own)."""
     for folder in (root, *root.parents):
         if os.path.lexists(folder / ".git"):
-            return folder
+            return folder if is_own(folder) and is_own(folder / ".git") else None
     return None
 
 

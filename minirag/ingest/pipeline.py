@@ -9,6 +9,7 @@ source replaced atomically.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import errno
 import functools
 import hashlib
@@ -38,7 +39,7 @@ from minirag.ingest.isolation import ConversionStopped, convert_isolated, limits
 from minirag.ingest.progress import Progress, plural
 from minirag.ingest.scan import FoundFile
 from minirag.keywords import KeywordText, keyword_texts
-from minirag.security import read_inside_roots
+from minirag.security import read_file_inside_roots
 from minirag.store.index import ExcludedState, Index, SourceRecord, StoredState
 
 log = logging.getLogger(__name__)
@@ -60,6 +61,13 @@ TOUCHED_BATCH = 1000  # new stats of touched-but-unchanged files per transaction
 RACY_NS = 3_000_000_000
 
 
+def as_read(found: FoundFile, opened: os.stat_result) -> FoundFile:
+    """`found` with the stat of the descriptor its bytes were read through."""
+    if (opened.st_size, opened.st_mtime_ns) == (found.size, found.mtime_ns):
+        return found
+    return FoundFile(found.source, found.real, opened.st_size, opened.st_mtime_ns)
+
+
 def trusted_mtime(mtime_ns: int) -> int | None:
     """The mtime to store for the stat fast path; None while the file is too fresh to trust it."""
     return None if mtime_ns >= time.time_ns() - RACY_NS else mtime_ns
@@ -74,10 +82,12 @@ class Unchanged:
 
 @dataclass(frozen=True)
 class Excluded:
-    """Left out on purpose (frontmatter `rag: false`); ``content_hash`` is of the bytes that said so."""
+    """Left out on purpose (frontmatter `rag: false`); ``content_hash`` is of the bytes that said so,
+    ``found`` their stat."""
 
     reason: str
     content_hash: str = ""
+    found: FoundFile | None = None
 
 
 @dataclass(frozen=True)
@@ -89,11 +99,13 @@ class Vanished:
 
 @dataclass(frozen=True)
 class Failed:
-    """Bytes that could not be converted (``reason`` says why); ``known``: the same bytes failed before."""
+    """Bytes that could not be converted (``reason`` says why); ``known``: the same bytes failed before;
+    ``found``: the stat of the bytes read, None when none were."""
 
     reason: str
     content_hash: str
     known: bool = False
+    found: FoundFile | None = None
 
 
 @dataclass(frozen=True)
@@ -182,23 +194,27 @@ class Pipeline:
                           f"{self.config.max_file_size})", content_hash="", known=known)
         t0 = time.perf_counter()
         try:
-            data = read_inside_roots(found.source, self.config.roots, self.config.max_file_size)
+            data, opened = read_file_inside_roots(found.source, self.config.roots, self.config.max_file_size)
         except OSError as exc:
             if exc.errno in (errno.ENOENT, errno.ENOTDIR):  # deleted since the walk, or its folder
                 return Vanished(found)
             raise ConversionFailed(f"{found.source}: cannot read ({exc.strerror or exc})") from None
         except PathOutsideRoots as exc:
             raise ConversionFailed(str(exc)) from None
+        # What is stored beside these bytes is their own stat: a file renamed over the name since the
+        # walk's stat has another, and the walk's, stored, would pass the other file off as these bytes.
+        found = as_read(found, opened)
         if len(data) > self.config.max_file_size:
-            return Failed(f"{found.source}: file too large (> MAX_FILE_SIZE {self.config.max_file_size})", "")
+            return Failed(f"{found.source}: file too large (> MAX_FILE_SIZE {self.config.max_file_size})", "",
+                          found=found)
         digest = file_hash(data)
         state = file_state(found.source, stored, excluded, holds=by_hash(digest), budget=self.budget)
         if not force and state is FileState.UNCHANGED:
             return Unchanged(found)
         if not force and excluded is not None and state in (FileState.EXCLUDED, FileState.FAILING):
             # The same bytes were left out last time, or failed: not converted again.
-            return (Failed(excluded.reason, digest, known=True) if state is FileState.FAILING
-                    else Excluded(excluded.reason, digest))
+            return (Failed(excluded.reason, digest, known=True, found=found) if state is FileState.FAILING
+                    else Excluded(excluded.reason, digest, found))
         reason = f"{found.source}: {CONVERTING_AGAIN if state is FileState.INTERRUPTED else CONVERTING}"
 
         def mark(marks: dict[str, str | None]) -> None:
@@ -216,7 +232,7 @@ class Pipeline:
                                                  progress.reading_page, found.source),
                                              stop=None if progress is None else progress.stop)
             except ConversionFailed as exc:
-                return Failed(str(exc), digest)  # the mark stays until run_files records this failure over it
+                return Failed(str(exc), digest, found=found)  # the mark stays until run_files records this failure
             except ConversionStopped:
                 if (marks is not None and marks.get(found.source) and excluded is not None
                         and state is FileState.INTERRUPTED):
@@ -234,9 +250,10 @@ class Pipeline:
             progress.add_time("convert", time.perf_counter() - t0)
             if progress.stop.is_set():  # chunking a large document takes as long as converting it
                 raise ConversionStopped(found.source)
-        return self.build(converted, source=found.source, kind="file", stem=Path(found.source).stem,
-                          content_hash=digest, size=found.size, mtime_ns=trusted_mtime(found.mtime_ns),
-                          progress=progress)
+        built = self.build(converted, source=found.source, kind="file", stem=Path(found.source).stem,
+                           content_hash=digest, size=found.size, mtime_ns=trusted_mtime(found.mtime_ns),
+                           progress=progress)
+        return dataclasses.replace(built, found=found) if isinstance(built, Excluded) else built
 
     # --- embedding and writing -------------------------------------------
 
@@ -328,6 +345,8 @@ class Pipeline:
                         continue
                     if not isinstance(result, Document):
                         progress.bytes_done += found.size
+                    if isinstance(result, (Unchanged, Failed, Excluded)) and result.found is not None:
+                        found = result.found  # the stat of the bytes read
                     if isinstance(result, Unchanged):
                         progress.skipped += 1
                         known = stored.get(found.source)

@@ -90,6 +90,8 @@ def run_sync(pipeline: Pipeline, roots: list[Path], *, path: Path | None = None,
     scope_set = None if scopes is None else {os.path.abspath(s) for s in scopes}
     gone = list(_vanished([*stored, *exclusions], on_disk, scope_set, set(unreadable)))
     if gone:
+        if on_change is not None:  # a locked sync's checks its lock (SyncLock.guarded): one that lost it deletes nothing
+            on_change(progress)
         progress.deleted += index.delete_sources(gone)
         progress.outside_roots += sum(1 for source in gone if source in stored and not served_by_roots(source, roots))
     return progress

@@ -339,6 +339,9 @@ def explain(exc: BaseException, path: Path) -> str:
     if "readonly database" in lowered or "read-only file system" in lowered:
         return (f"the index {path} cannot be written ({text}); use --read-only (MINIRAG_READ_ONLY=1) to "
                 "search it, or point DB_PATH at a writable location")
+    if "unable to open" in lowered and (linked := _linked_side_file(path)) is not None:
+        return (f"cannot open the index {path}: the file SQLite keeps beside it, {linked} is a symbolic link, "
+                "which SQLite does not follow (nor write through); remove the link")
     if "unable to open" in lowered and _on_read_only_file_system(path):
         return (f"the index {path} is on a read-only file system, where it cannot be opened for writing; "
                 "use --read-only (MINIRAG_READ_ONLY=1) to search it, or point DB_PATH at a writable location")
@@ -357,6 +360,16 @@ def _vector_write_failed(lowered: str) -> bool:
     """sqlite-vec's words for a vector it could not write: its SQLite code says only "error", so a
     full disk under it is told apart by the disk."""
     return ("could not write" in lowered and "vector" in lowered) or "could not insert a new vector" in lowered
+
+
+def _linked_side_file(path: Path | str) -> str | None:
+    """A file SQLite keeps beside the index (-wal, -shm, -journal) that is a symbolic link, or None:
+    SQLite opens those without following a link, and says only 'unable to open database file'."""
+    for suffix in ("-wal", "-shm", "-journal"):
+        side = f"{os.path.abspath(path)}{suffix}"
+        if os.path.islink(side):
+            return side
+    return None
 
 
 def _on_read_only_file_system(path: Path) -> bool:

@@ -11,8 +11,10 @@ FIFO, a device) is refused and what it points at is left untouched.
 A kernel lock lives on the file, not on its name: once the file is deleted or
 replaced (an `rm` of a "stale" lock, a folder restored from a copy) the next
 sync makes a new file and locks that. So a lock is taken only on the file its
-name still names, and a holder checks its name at every file and before it
-records the sync (`guarded`, `ensure_held`): one that finds it gone stops.
+name still names, and a holder checks its name at every file, every encoder
+batch, before it drops the files it found gone and before it records the sync
+(`guarded`, `ensure_held`): one that finds it gone stops. Only a transaction
+begun just before the name went can still land; SQLite keeps each whole.
 """
 
 from __future__ import annotations
