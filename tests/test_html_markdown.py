@@ -265,3 +265,14 @@ def test_definitions_and_list_items_nested_past_eight_levels_are_not_indented_ag
     markdown = md(html)
     assert markdown.count("x") == 5000
     assert len(markdown) <= 5000 * (2 * MAX_DEFINITION_DEPTH + 3) + 1000
+
+
+@pytest.mark.parametrize("doctype", [
+    '<!DOCTYPE html [<!ENTITY y "x">]>',
+    '<?xml version="1.0"?>\n<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Strict//EN" "x.dtd" [\n'
+    '  <!ENTITY nbsp "&#160;">\n  <!ENTITY odd "a]>b">\n  <!ATTLIST p id ID #IMPLIED>\n]>\n',
+])
+def test_a_doctype_with_an_internal_subset_is_not_read_as_text(doctype):
+    # The parser ended the doctype at the first `>`, inside the subset, and read the rest as text.
+    markdown, _ = html_to_markdown(doctype + "<html><body><p>hello world</p></body></html>")
+    assert markdown == "hello world"

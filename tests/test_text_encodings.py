@@ -258,3 +258,14 @@ def test_a_csv_cell_up_to_the_line_limit_is_read_and_a_longer_one_refused_saying
     with pytest.raises(ConversionFailed, match=r"^huge\.csv: refused: a field over the 1,048,576 characters a CSV "
                                               r"field may have$"):
         csv_to_markdown(quoted, "huge.csv")
+
+
+@pytest.mark.parametrize("suffix", [".xhtml", ".xht", ".html"])
+def test_xhtml_is_read_as_html_by_the_encoding_its_xml_declaration_names(suffix):
+    # XHTML (a DocBook or Sphinx build's pages, a saved page) declares its encoding in the XML
+    # declaration and may have no meta tag; .xhtml had been left out as an unsupported type.
+    page = (f'<?xml version="1.0" encoding="windows-1251"?>\n<html xmlns="http://www.w3.org/1999/xhtml">'
+            f"<head><title>Приборы</title></head><body><p>{RUSSIAN}</p></body></html>")
+    converted = convert_document(page.encode("cp1251"), suffix, "page" + suffix)
+    assert RUSSIAN in converted.markdown and converted.metadata_title == "Приборы"
+    assert converted.warnings == ()

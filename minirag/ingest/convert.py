@@ -74,14 +74,15 @@ log = logging.getLogger(__name__)
 DOCUMENT_EXTENSIONS = frozenset(
     {".md", ".markdown", ".mdx", ".txt", ".rst", ".adoc", ".asciidoc", ".org", ".tex", ".latex", ".ltx", ".pdf",
      ".doc", ".docx", ".docm", ".dotx", ".dotm", ".odt", ".ods", ".odp", ".rtf", ".ppt", ".pps", ".pptx", ".pptm",
-     ".ppsx", ".ppsm", ".xls", ".xlt", ".xlsx", ".xlsm", ".xltx", ".xltm", ".html", ".htm", ".csv", ".epub", ".ipynb",
-     ".eml", ".msg", ".mbox"}
+     ".ppsx", ".ppsm", ".xls", ".xlt", ".xlsx", ".xlsm", ".xltx", ".xltm", ".html", ".htm", ".xhtml", ".xht", ".csv",
+     ".epub", ".ipynb", ".eml", ".msg", ".mbox"}
 )
 # Office's other kinds of the same files, each read as its sibling is: macro-enabled ones (the macro
 # project is never run or read), templates and slide shows. (Not `.dot` or `.pot`: those are
 # Graphviz graphs and gettext templates as often as Word and PowerPoint ones.)
 _SIBLINGS = {".docm": ".docx", ".dotx": ".docx", ".dotm": ".docx", ".xlsm": ".xlsx", ".xltx": ".xlsx",
-             ".xltm": ".xlsx", ".pptm": ".pptx", ".ppsx": ".pptx", ".ppsm": ".pptx", ".xlt": ".xls", ".pps": ".ppt"}
+             ".xltm": ".xlsx", ".pptm": ".pptx", ".ppsx": ".pptx", ".ppsm": ".pptx", ".xlt": ".xls", ".pps": ".ppt",
+             ".xhtml": ".html", ".xht": ".html"}
 # Image files are documents only where they can be read (the ocr extra installed, OCR not off).
 SUPPORTED_EXTENSIONS = DOCUMENT_EXTENSIONS | (ocr.IMAGE_EXTENSIONS if ocr.images_readable() else frozenset())
 _PLAIN_TEXT = {".md", ".markdown", ".mdx", ".txt"}
@@ -341,11 +342,13 @@ def _charset_name(charsets: list[str]) -> str:
 
 
 _META_CHARSET = re.compile(rb"""<meta\b[^>]*?charset\s*=\s*["']?\s*([A-Za-z0-9._:-]+)""", re.IGNORECASE)
+_XML_ENCODING = re.compile(rb"""\s*<\?xml\s[^>]*?\bencoding\s*=\s*["']([A-Za-z0-9._:-]+)["']""")
 
 
 def html_declared_charset(data: bytes) -> str | None:
-    """The charset an HTML document's meta tag declares in its first 1,024 bytes (where browsers look)."""
-    found = _META_CHARSET.search(data[:1024])
+    """The charset an HTML document's meta tag declares in its first 1,024 bytes (where browsers look),
+    else the encoding an XHTML document's XML declaration names."""
+    found = _META_CHARSET.search(data[:1024]) or _XML_ENCODING.match(data[:1024])
     return found.group(1).decode("ascii") if found else None
 
 
@@ -670,7 +673,7 @@ MAX_MAILBOX_MESSAGES = 100_000
 # and a message attached to it must know how deep it is.
 _message_depth: ContextVar[int] = ContextVar("message_depth", default=0)
 # Formats read from text, whose charset the message may declare for the attachment.
-_DECODED = {*_PLAIN_TEXT, *_HTML, *_LATEX, ".rst", ".adoc", ".asciidoc", ".org", ".csv"}
+_DECODED = {*_PLAIN_TEXT, *_HTML, ".xhtml", ".xht", *_LATEX, ".rst", ".adoc", ".asciidoc", ".org", ".csv"}
 class _TextBudget:
     """What a message's attachments may still give, shared by the messages forwarded in it: the
     page they make is held to what one document may give, read or not."""

@@ -33,6 +33,9 @@ _CODE = frozenset({"code", "kbd", "samp", "tt", "var"})
 _LINKED_BLOCKS = ("h1", "h2", "h3", "h4", "h5", "h6", "p", "div", "ul", "ol", "table", "pre", "blockquote", "section")
 _SPACE = re.compile(r"[ \t\r\n\f\v\u00a0\u2000-\u200a\u202f\u205f\u3000]+")
 _XML_DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>")
+# A doctype with an internal subset (XHTML's, DocBook's): the HTML parser ends it at the first `>`,
+# inside the subset, and reads the rest as text. Quoted values may hold `]` and `>`.
+_DOCTYPE_WITH_SUBSET = re.compile(r"""\s*+<!DOCTYPE\b[^\[>]*+\[(?:"[^"]*+"|'[^']*+'|[^\]"'])*+\]\s*+>""", re.IGNORECASE)
 TAG_NAME = re.compile(r"<(/?)([A-Za-z][^\s/>]*+)")  # a tag's slash, if it closes, and its name
 # A browser reads what follows `</body>` or `</html>` into the body; libxml2 put it beside the body or
 # dropped it, so those end tags are taken out first.
@@ -67,6 +70,8 @@ def html_to_markdown(html: str) -> tuple[str, str | None]:
     from lxml import etree
 
     html = _XML_DECLARATION.sub("", html, count=1).replace(_BREAK, "")
+    if doctype := _DOCTYPE_WITH_SUBSET.match(html):
+        html = html[doctype.end():]
     html = _LONG_TAG.sub(_fewer_attributes, _DOCUMENT_END.sub("", html))
     if not html.strip():
         return "", None
