@@ -75,7 +75,7 @@ DOCUMENT_EXTENSIONS = frozenset(
     {".md", ".markdown", ".mdx", ".txt", ".rst", ".adoc", ".asciidoc", ".org", ".tex", ".latex", ".ltx", ".pdf",
      ".doc", ".docx", ".docm", ".dotx", ".dotm", ".odt", ".ods", ".odp", ".rtf", ".ppt", ".pps", ".pptx", ".pptm",
      ".ppsx", ".ppsm", ".xls", ".xlt", ".xlsx", ".xlsm", ".xltx", ".xltm", ".html", ".htm", ".xhtml", ".xht", ".csv",
-     ".epub", ".ipynb", ".eml", ".msg", ".mbox"}
+     ".mhtml", ".mht", ".epub", ".ipynb", ".eml", ".msg", ".mbox"}
 )
 # Office's other kinds of the same files, each read as its sibling is: macro-enabled ones (the macro
 # project is never run or read), templates and slide shows. (Not `.dot` or `.pot`: those are
@@ -456,6 +456,15 @@ def _only_includes(text: str, markdown: str, include: re.Pattern[str], how: str)
         return ""
     return (f"no text of its own: it only includes other files ({how}), which are not followed; "
             "an included document under a root is indexed as a file of its own")
+
+
+def _saved_page(data: bytes, name: str) -> Converted:
+    from minirag.ingest.saved_page import saved_page
+
+    page = saved_page(data, name)
+    text, warnings = decode_text(page.html, name, declared=page.charset or html_declared_charset(page.html))
+    converted = _html(text, name, warnings)
+    return replace(converted, metadata_title=converted.metadata_title or page.subject or None)
 
 
 def _html(text: str, name: str, warnings: tuple[str, ...] = ()) -> Converted:
@@ -857,6 +866,8 @@ def _convert_by_suffix(data: bytes, suffix: str, name: str, *, rewritten: frozen
         return _doc(data, name)
     if suffix in (".xls", ".ppt"):
         return _legacy_office(data, suffix, name)
+    if suffix in (".mhtml", ".mht"):
+        return _saved_page(data, name)
     if suffix == ".eml":
         return _read_message(eml_to_markdown(data, name, _AttachedFiles(name, _message_depth.get())))
     if suffix == ".msg":

@@ -52,7 +52,7 @@ class _BoundedPolicy(email.policy.EmailPolicy):
 
 
 # Its message factory is the standard one's, EmailMessage (typeshed cannot tell it from the class).
-_POLICY = cast("email.policy.EmailPolicy[email.message.EmailMessage]", _BoundedPolicy())
+BOUNDED_POLICY = cast("email.policy.EmailPolicy[email.message.EmailMessage]", _BoundedPolicy())
 
 
 @dataclass(frozen=True)
@@ -95,7 +95,7 @@ def eml_to_markdown(data: bytes, name: str, files: AttachedFiles | None = None) 
     """The message as a page; `files` reads its attachments (None: they are only named)."""
     data, warnings = _without_stray_nuls(data, name)
     try:
-        message = email.message_from_bytes(data, policy=_POLICY)
+        message = email.message_from_bytes(data, policy=BOUNDED_POLICY)
         for parts, _ in enumerate(message.walk(), 1):
             if parts > MAX_PARTS:
                 raise ConversionFailed(f"{name}: refused: more than {MAX_PARTS:,} MIME parts")
@@ -137,12 +137,13 @@ def _message(message: email.message.EmailMessage, files: AttachedFiles | None, n
              warnings: list[str]) -> Message:
     attachments, carried_body = _attachments(message, files, name, warnings)
     body = _body(message)
-    return Message(subject=_header(message, "Subject"), sender=_header(message, "From"), to=_header(message, "To"),
-                   cc=_header(message, "Cc"), date=_header(message, "Date"),
+    return Message(subject=header_text(message, "Subject"), sender=header_text(message, "From"), to=header_text(message, "To"),
+                   cc=header_text(message, "Cc"), date=header_text(message, "Date"),
                    body=body if body.strip() else carried_body, attachments=tuple(attachments))
 
 
-def _header(message: email.message.Message, field: str) -> str:
+def header_text(message: email.message.Message, field: str) -> str:
+    """A header field's value as a reader sees it (encoded words decoded); "" where it is absent."""
     raw = next((value for name, value in message.raw_items() if name.lower() == field.lower()), None)
     if raw is None:
         return ""
@@ -208,7 +209,7 @@ def _attachments(message: email.message.EmailMessage, files: AttachedFiles | Non
             if not isinstance(inner, email.message.EmailMessage):
                 found.append(Attachment(filename or "a forwarded message"))
                 continue
-            label = " ".join((filename or _header(inner, "Subject")).split()) or "a forwarded message"
+            label = " ".join((filename or header_text(inner, "Subject")).split()) or "a forwarded message"
             nested = files.inner(label) if files is not None else None
             forwarded = _message(inner, nested, f"{name} › {label}", warnings) if nested is not None else None
             found.append(Attachment(label, forwarded.markdown() if forwarded is not None else ""))

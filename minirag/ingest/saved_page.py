@@ -1,0 +1,61 @@
+"""A web page saved whole, as one file (.mhtml, .mht): a browser's "Webpage, Single File", Word's
+"Single File Web Page".
+
+Such a file is a MIME message, the container an e-mail is, whose first part (or the part its
+`start` parameter names) is the page's HTML, and whose other parts are what the page loads:
+pictures, style sheets, scripts, frames. The page reads as the HTML part does, its title the
+page's `<title>`, else the message's `Subject` (the browser writes the title there); the other
+parts are the page's furniture and are not read.
+"""
+
+from __future__ import annotations
+
+import email
+import email.message
+from dataclasses import dataclass
+
+from minirag.errors import ConversionFailed, described
+from minirag.ingest.email_text import BOUNDED_POLICY, header_text
+
+_PAGE_TYPES = ("text/html", "application/xhtml+xml")
+
+
+@dataclass(frozen=True)
+class SavedPage:
+    html: bytes
+    charset: str | None  # as the HTML part's Content-Type declares it
+    subject: str
+
+
+def saved_page(data: bytes, name: str) -> SavedPage:
+    """The page's HTML part. ConversionFailed where the file holds none."""
+    try:
+        message = email.message_from_bytes(data, policy=BOUNDED_POLICY)
+        part = _page_part(message)
+        html = part.get_payload(decode=True) if part is not None else None
+        charset = part.get_content_charset() if part is not None else None
+        subject = header_text(message, "Subject")
+    except RecursionError:
+        raise ConversionFailed(f"{name}: refused: its MIME parts nest too deep") from None
+    except Exception as exc:  # noqa: BLE001 - the standard library's parser raises anything on a hostile file
+        raise ConversionFailed(f"{name}: cannot read the saved page ({described(exc)})") from None
+    if not isinstance(html, bytes):
+        raise ConversionFailed(f"{name}: not a saved web page (no HTML part in it)")
+    return SavedPage(html, charset, subject.strip())
+
+
+def _page_part(message: email.message.EmailMessage) -> email.message.Message | None:
+    """The part `start` names (by its Content-ID), else the first HTML part, in one walk."""
+    start = message.get_param("start", header="content-type") if message.is_multipart() else None
+    wanted = start.strip() if isinstance(start, str) else None
+    first = None
+    for part in message.walk():
+        if part.is_multipart():
+            continue
+        if wanted and (part.get("content-id") or "").strip() == wanted:
+            return part
+        if first is None and part.get_content_type() in _PAGE_TYPES:
+            first = part
+            if not wanted:
+                return first
+    return first
