@@ -36,12 +36,15 @@ def cut(name, encoder):
                           max_tokens=encoder.max_length)
 
 
+SUBTITLES = {"txt_sintel_subtitles_en.txt", "srt_sintel_subtitles_en.srt", "vtt_youtube_dl_rolling_captions.vtt"}
+
+
 @pytest.mark.parametrize("name", sorted(p.name for p in DOCS.iterdir() if p.name != "README.md"))
 def test_every_fixture_converts_and_no_chunk_exceeds_the_model_maximum(name, encoder):
     doc = cut(name, encoder)
     assert doc.chunks and doc.sections
     # Clock times appear in several (a test log, a changelog); only the film's subtitles are a recording.
-    assert (doc.category == "transcript") == (name == "txt_sintel_subtitles_en.txt")
+    assert (doc.category == "transcript") == (name in SUBTITLES)
     assert all(c.tokens <= encoder.max_length for c in doc.chunks)
     assert all(c.tokens <= BUDGET or c.text.lstrip().startswith(("```", "~~~")) or "```" in c.text
                for c in doc.chunks)

@@ -75,7 +75,7 @@ DOCUMENT_EXTENSIONS = frozenset(
     {".md", ".markdown", ".mdx", ".txt", ".rst", ".adoc", ".asciidoc", ".org", ".tex", ".latex", ".ltx", ".pdf",
      ".doc", ".docx", ".docm", ".dotx", ".dotm", ".odt", ".ods", ".odp", ".rtf", ".ppt", ".pps", ".pptx", ".pptm",
      ".ppsx", ".ppsm", ".xls", ".xlt", ".xlsx", ".xlsm", ".xltx", ".xltm", ".html", ".htm", ".xhtml", ".xht", ".csv",
-     ".mhtml", ".mht", ".epub", ".ipynb", ".eml", ".msg", ".mbox"}
+     ".mhtml", ".mht", ".epub", ".ipynb", ".eml", ".msg", ".mbox", ".srt", ".vtt"}
 )
 # Office's other kinds of the same files, each read as its sibling is: macro-enabled ones (the macro
 # project is never run or read), templates and slide shows. (Not `.dot` or `.pot`: those are
@@ -682,7 +682,7 @@ MAX_MAILBOX_MESSAGES = 100_000
 # and a message attached to it must know how deep it is.
 _message_depth: ContextVar[int] = ContextVar("message_depth", default=0)
 # Formats read from text, whose charset the message may declare for the attachment.
-_DECODED = {*_PLAIN_TEXT, *_HTML, ".xhtml", ".xht", *_LATEX, ".rst", ".adoc", ".asciidoc", ".org", ".csv"}
+_DECODED = {*_PLAIN_TEXT, *_HTML, ".xhtml", ".xht", *_LATEX, ".rst", ".adoc", ".asciidoc", ".org", ".csv", ".srt", ".vtt"}
 class _TextBudget:
     """What a message's attachments may still give, shared by the messages forwarded in it: the
     page they make is held to what one document may give, read or not."""
@@ -868,6 +868,11 @@ def _convert_by_suffix(data: bytes, suffix: str, name: str, *, rewritten: frozen
         return _legacy_office(data, suffix, name)
     if suffix in (".mhtml", ".mht"):
         return _saved_page(data, name)
+    if suffix in (".srt", ".vtt"):
+        from minirag.ingest.subtitles import subtitles_to_text
+
+        text, warnings = decode_text(data, name)
+        return Converted(markdown=escape_headings(subtitles_to_text(text)), warnings=warnings)
     if suffix == ".eml":
         return _read_message(eml_to_markdown(data, name, _AttachedFiles(name, _message_depth.get())))
     if suffix == ".msg":

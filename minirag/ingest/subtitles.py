@@ -1,0 +1,58 @@
+"""Subtitles and captions (.srt, .vtt: a film's subtitles, a meeting's or a video's captions) as the
+transcript chunker reads them (chunking/transcript.py): each cue's timing line, `start --> end`,
+and the words under it.
+
+Left out, as a viewer never sees them: SRT's cue numbers and WebVTT's cue identifiers, its header,
+NOTE, STYLE and REGION blocks, a cue's settings after its times (`align:start position:0%`), the
+markup inside a cue (`<i>`, `<c.color>`, karaoke times `<00:00:01.500>`, SRT's `{\\an8}`), and a
+line a cue repeats from the one before it (YouTube's rolling captions show each line twice, as it
+scrolls up). A voice tag (`<v Anna>`, what Teams and Zoom write) is the speaker's name before the
+words, `Anna: `, as a transcript names its speakers.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+
+_TIME = r"(?:\d{1,2}:)?\d{1,3}:[0-5]\d[.,]\d{1,3}"
+_TIMING = re.compile(rf"^\s*({_TIME})\s*-->\s*({_TIME})(?:\s.*)?$")
+_VOICE = re.compile(r"<v(?:\.[\w.-]*+)?[ \t]++([^>]*+)>")
+_TAG = re.compile(r"<[^<>]*+>|\{\\[^{}]*+\}")
+_BLANK_LINES = re.compile(r"\n[ \t]*\n")
+MAX_CARRIED_LINES = 3
+
+
+def subtitles_to_text(text: str) -> str:
+    """The cues of an SRT or WebVTT file, each its timing line and its words, a blank line between."""
+    cues: list[str] = []
+    before: list[str] = []  # the lines of the cue before, to leave out what a rolling caption repeats
+    for block in _BLANK_LINES.split(text.replace("\r\n", "\n").replace("\r", "\n")):
+        lines = block.split("\n")
+        # A block without a timing line is a header, a NOTE, STYLE or REGION block, a lost cue number;
+        # one with several is cues written without the blank line between them.
+        timings = [(n, found.groups()) for n, found in enumerate(map(_TIMING.match, lines)) if found]
+        if not timings:
+            continue
+        for (n, (start, end)), following in zip(timings, [*(n for n, _ in timings[1:]), len(lines)], strict=True):
+            words = [line for line in (_shown(line) for line in lines[n + 1 : following]) if line]
+            carried = _carried(before, words)
+            before = words
+            if words[carried:]:
+                cues.append("\n".join([f"{start} --> {end}", *words[carried:]]))
+    return "\n\n".join(cues)
+
+
+def _carried(before: list[str], words: list[str]) -> int:
+    """How many of the lines before `words` opens with, carried up by a rolling caption (at most
+    MAX_CARRIED_LINES: a caption shows two or three lines at a time)."""
+    for size in range(min(len(before), len(words), MAX_CARRIED_LINES), 0, -1):
+        if before[len(before) - size :] == words[:size]:
+            return size
+    return 0
+
+
+def _shown(line: str) -> str:
+    """A cue's line as a viewer reads it: a voice as its speaker's name, other markup out."""
+    line = _VOICE.sub(lambda voice: f"{voice.group(1).strip()}: ", line)
+    return " ".join(html.unescape(_TAG.sub("", line)).split())
