@@ -133,6 +133,10 @@ def test_the_bytes_decide_the_format_before_the_content_type(body, mimetype, exp
     ("text/plain", "https://raw.githubusercontent.com/o/r/main/docs/intro.mdx", ".mdx"),
     ("text/plain", "https://example.org/page.html", ".txt"),  # served as text: its tags are what it says
     ("text/plain", "https://example.org/notes", ".txt"),
+    ("text/vtt", "https://example.org/captions", ".vtt"),
+    ("application/x-subrip", "https://example.org/subs", ".srt"),
+    ("text/plain", "https://raw.githubusercontent.com/o/r/main/talk.en.srt", ".srt"),
+    ("multipart/related", "https://example.org/saved", ".mhtml"),
 ])
 def test_markdown_and_restructuredtext_are_read_as_such_by_their_type_or_a_plain_texts_name(mimetype, url, expected):
     assert sniff_format(b"# Title\n\nText.\n", mimetype, url) == expected

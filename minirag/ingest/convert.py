@@ -982,7 +982,8 @@ _TYPE_SUFFIXES = {"text/csv": ".csv", "application/x-ipynb+json": ".ipynb", "tex
                   "text/asciidoc": ".adoc", "text/x-asciidoc": ".adoc", "text/x-tex": ".tex",
                   "application/x-tex": ".tex", "text/x-latex": ".tex", "application/x-latex": ".tex",
                   "application/rtf": ".rtf", "text/rtf": ".rtf", "message/rfc822": ".eml",
-                  "application/mbox": ".mbox"}
+                  "application/mbox": ".mbox", "text/vtt": ".vtt", "application/x-subrip": ".srt",
+                  "text/srt": ".srt", "multipart/related": ".mhtml", "application/x-mimearchive": ".mhtml"}
 # An attachment whose name has no suffix minirag reads is read by its MIME type.
 _ATTACHED_TYPES = {
     **_TYPE_SUFFIXES, **{kind.decode(): odf for odf, kind in ODF_MIMETYPES.items()},
@@ -996,7 +997,8 @@ _ATTACHED_TYPES = {
 
 
 # Served as text/plain (raw.githubusercontent.com serves every file so), a file named as one of these is that.
-_TEXT_SUFFIXES = frozenset({".md", ".markdown", ".mdx", ".rst", ".adoc", ".asciidoc", ".org", ".tex", ".latex", ".ltx"})
+_TEXT_SUFFIXES = frozenset({".md", ".markdown", ".mdx", ".rst", ".adoc", ".asciidoc", ".org", ".tex", ".latex", ".ltx",
+                            ".srt", ".vtt"})
 
 
 def sniff_format(body: bytes, mimetype: str, url: str) -> str:
