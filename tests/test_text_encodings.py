@@ -6,6 +6,7 @@ refused as binary or turned into mojibake or one run-together column."""
 from __future__ import annotations
 
 import codecs
+from pathlib import Path
 
 import pytest
 
@@ -269,3 +270,14 @@ def test_xhtml_is_read_as_html_by_the_encoding_its_xml_declaration_names(suffix)
     converted = convert_document(page.encode("cp1251"), suffix, "page" + suffix)
     assert RUSSIAN in converted.markdown and converted.metadata_title == "Приборы"
     assert converted.warnings == ()
+
+
+def test_a_tsv_file_is_a_table_split_at_its_tabs_alone():
+    # tzdata's country list as TSV: a name holding a comma or a semicolon stays one cell, where
+    # sniffing could have split at them; .tsv had been left out as an unsupported type.
+    data = (Path(__file__).parent / "fixtures" / "docs" / "tsv_tzdata_iso3166_countries.tsv").read_bytes()
+    rows = convert_document(data, ".tsv", "countries.tsv").markdown.split("\n")
+    assert rows[:3] == ["| code | country |", "| --- | --- |", "| AD | Andorra |"]
+    assert "| BQ | Caribbean NL |" in rows and len(rows) == 62
+    odd = "id\tnote\n1\tred, green; blue\n2\tone, two; three\n3\tfour, five; six\n"
+    assert convert_document(odd.encode(), ".tsv", "odd.tsv").markdown.split("\n")[2] == "| 1 | red, green; blue |"

@@ -75,7 +75,7 @@ DOCUMENT_EXTENSIONS = frozenset(
     {".md", ".markdown", ".mdx", ".txt", ".rst", ".adoc", ".asciidoc", ".org", ".tex", ".latex", ".ltx", ".pdf",
      ".doc", ".docx", ".docm", ".dotx", ".dotm", ".odt", ".ods", ".odp", ".rtf", ".ppt", ".pps", ".pptx", ".pptm",
      ".ppsx", ".ppsm", ".xls", ".xlt", ".xlsx", ".xlsm", ".xltx", ".xltm", ".html", ".htm", ".xhtml", ".xht", ".csv",
-     ".mhtml", ".mht", ".epub", ".ipynb", ".eml", ".msg", ".mbox", ".srt", ".vtt"}
+     ".mhtml", ".mht", ".tsv", ".epub", ".ipynb", ".eml", ".msg", ".mbox", ".srt", ".vtt"}
 )
 # Office's other kinds of the same files, each read as its sibling is: macro-enabled ones (the macro
 # project is never run or read), templates and slide shows. (Not `.dot` or `.pot`: those are
@@ -682,7 +682,7 @@ MAX_MAILBOX_MESSAGES = 100_000
 # and a message attached to it must know how deep it is.
 _message_depth: ContextVar[int] = ContextVar("message_depth", default=0)
 # Formats read from text, whose charset the message may declare for the attachment.
-_DECODED = {*_PLAIN_TEXT, *_HTML, ".xhtml", ".xht", *_LATEX, ".rst", ".adoc", ".asciidoc", ".org", ".csv", ".srt", ".vtt"}
+_DECODED = {*_PLAIN_TEXT, *_HTML, ".xhtml", ".xht", *_LATEX, ".rst", ".adoc", ".asciidoc", ".org", ".csv", ".tsv", ".srt", ".vtt"}
 class _TextBudget:
     """What a message's attachments may still give, shared by the messages forwarded in it: the
     page they make is held to what one document may give, read or not."""
@@ -882,9 +882,9 @@ def _convert_by_suffix(data: bytes, suffix: str, name: str, *, rewritten: frozen
     if (suffix in _OOXML_NAMES and data.startswith(_COMPOUND_FILE)
             and "EncryptedPackage".encode("utf-16-le") not in data):
         return _renamed_legacy(data, suffix, name)
-    if suffix == ".csv":
+    if suffix in (".csv", ".tsv"):
         text, warnings = decode_text(data, name)
-        return Converted(markdown=csv_to_markdown(text, name), warnings=warnings)
+        return Converted(markdown=csv_to_markdown(text, name, "\t" if suffix == ".tsv" else None), warnings=warnings)
     if suffix == ".ipynb":
         return _notebook(data, name)
     if suffix in _ZIP_FORMATS and "names" not in rewritten:
@@ -977,7 +977,7 @@ def convert_data(content: str, fmt: str, name: str) -> Converted:
 
 _ZIP_MEMBER_FORMATS = (("word/document.xml", ".docx"), ("ppt/presentation.xml", ".pptx"),
                        ("xl/workbook.xml", ".xlsx"))
-_TYPE_SUFFIXES = {"text/csv": ".csv", "application/x-ipynb+json": ".ipynb", "text/markdown": ".md",
+_TYPE_SUFFIXES = {"text/csv": ".csv", "text/tab-separated-values": ".tsv", "application/x-ipynb+json": ".ipynb", "text/markdown": ".md",
                   "text/x-markdown": ".md", "text/x-rst": ".rst", "text/prs.fallenstein.rst": ".rst",
                   "text/asciidoc": ".adoc", "text/x-asciidoc": ".adoc", "text/x-tex": ".tex",
                   "application/x-tex": ".tex", "text/x-latex": ".tex", "application/x-latex": ".tex",

@@ -33,8 +33,9 @@ MAX_COLUMNS = 50_000
 _SEP_LINE = re.compile(r"sep=([^\r\n\"])(?:\r\n|\r|\n|$)", re.IGNORECASE)
 
 
-def csv_to_markdown(text: str, name: str) -> str:
-    """The rows of `text` as a Markdown table (the first row as its header); "" for no rows."""
+def csv_to_markdown(text: str, name: str, delimiter: str | None = None) -> str:
+    """The rows of `text` as a Markdown table (the first row as its header); "" for no rows. The
+    delimiter is `delimiter` (a TSV's tab), else the one a `sep=` line names, else sniffed."""
     text = text.lstrip("\ufeff")
     longest = max(map(len, io.StringIO(text, newline="")), default=0)
     if longest > MAX_LINE_CHARS:
@@ -42,7 +43,7 @@ def csv_to_markdown(text: str, name: str) -> str:
                                "a CSV line may have")
     csv.field_size_limit(MAX_LINE_CHARS)  # process-wide, and the same for every call
     directive = _SEP_LINE.match(text)
-    delimiter = directive.group(1) if directive else sniff_delimiter(text)
+    delimiter = delimiter or (directive.group(1) if directive else sniff_delimiter(text))
     text = text[directive.end():] if directive else text
     rows = []
     try:
