@@ -45,6 +45,15 @@ def test_myst_targets_go_and_directives_show_their_content():
         "New in version 3.2: Added the *thing*.\n\nA cat on a mat The caption.\n\nEnd.\n")
 
 
+
+def test_a_quarto_or_r_markdown_code_chunk_is_code_where_a_myst_directive_is_its_content():
+    # ```{r} is a knitr or Quarto chunk, not a directive named r: its code had been read as prose.
+    source = ("```{r}\nfit <- lm(y ~ x, data = sales)\n```\n\n```{python}\n#| echo: false\nimport pandas as pd\n```\n\n"
+              "```{.python}\nx = 1\n```\n\n```{note}\nA note.\n```\n\n:::{python}\nA colon fence is never code.\n:::\n")
+    assert read_extensions(source) == (
+        "```r\nfit <- lm(y ~ x, data = sales)\n```\n\n```python\n#| echo: false\nimport pandas as pd\n```\n\n"
+        "```python\nx = 1\n```\n\nNote: A note.\n\nA colon fence is never code.\n")
+
 def test_code_keeps_what_looks_like_an_extension():
     source = "```python\n!!! note\n    x\n(target)=\n> [!NOTE]\n```\n\n~~~\n```{note}\nno\n```\n~~~\n"
     assert read_extensions(source) == source

@@ -15,6 +15,9 @@ written, its markers are words no reader sees, and its content may read as code.
   code (`code-block`, `code-cell`) as fenced code, `eval-rst` as reStructuredText, pictures their
   alt text; tables of contents and other directives that print nothing are left out, and so are
   options (`:key: value` lines, or a `---` block).
+- Quarto and R Markdown: a code chunk fenced as ```` ```{r} ```` or ```` ```{python} ```` (an
+  engine's name in braces, which MyST would read as a directive) is code in that language, and
+  so is Pandoc's ```` ```{.python} ````.
 
 Code fences are left as written. Directives nest up to MAX_NESTING levels (past that, text).
 """
@@ -48,6 +51,11 @@ _ADMONITION = re.compile(
     r"^([ \t]*+)(!!!|\?\?\?\+?|===\+?)[ \t]++(?:([\w-]++)(?:[ \t]++(?:inline|end)\b)*+[ \t]*+)?"
     r"(?:\"([^\"\n]*+)\")?[ \t]*+$"
 )
+# Quarto's and knitr's code chunk engines (```` ```{python} ````): no MyST directive has their names.
+CODE_ENGINES = frozenset({
+    "r", "python", "julia", "ojs", "bash", "sh", "zsh", "sql", "mermaid", "dot", "js", "node", "stan", "cpp", "rcpp",
+    "c", "fortran", "octave", "perl", "ruby", "scala", "sas", "powershell", "go", "rust", "haskell", "lua", "java",
+})
 _TARGET = re.compile(r"^ {0,3}\([^()\s]+\)=[ \t]*$")
 _DIRECTIVE = re.compile(r"^( {0,3})(`{3,}|~{3,}|:{3,})\{([\w:.-]+)\}[ \t]*(.*)$")
 _OPTION = re.compile(r"^[ \t]*:[\w-]+:(?:[ \t].*)?$")
@@ -141,8 +149,11 @@ def _block(out: list[str], block: list[str], after: list[str]) -> None:
 
 
 def _directive(match: re.Match, content: list[str], depth: int) -> list[str]:
-    """What a MyST directive fence shows."""
+    """What a MyST directive fence shows; a Quarto or R Markdown code chunk (```` ```{r} ````), or
+    Pandoc's code block with a class (```` ```{.python} ````), is code."""
     name, argument = match.group(3).lower(), match.group(4).strip()
+    if match.group(2)[0] != ":" and (name.startswith(".") or name in CODE_ENGINES):
+        return fenced("\n".join(content), name.lstrip(".")).split("\n")
     short = name.rsplit(":", 1)[-1]
     options, content = _options(content)
     if name in SILENT_DIRECTIVES or short in SILENT_DIRECTIVES:
