@@ -281,3 +281,19 @@ def test_a_tsv_file_is_a_table_split_at_its_tabs_alone():
     assert "| BQ | Caribbean NL |" in rows and len(rows) == 62
     odd = "id\tnote\n1\tred, green; blue\n2\tone, two; three\n3\tfour, five; six\n"
     assert convert_document(odd.encode(), ".tsv", "odd.tsv").markdown.split("\n")[2] == "| 1 | red, green; blue |"
+
+
+@pytest.mark.parametrize("suffix", [".qmd", ".Rmd", ".mkd", ".mkdn", ".mdown", ".mdwn"])
+def test_quarto_r_markdown_and_markdowns_rarer_names_read_as_markdown(suffix):
+    # A Quarto or R Markdown report: YAML frontmatter, then Markdown with `{python}`/`{r}` code chunks.
+    source = ("---\ntitle: \"Sales report\"\nformat: html\n---\n\n## Method\n\nWe **fit** a model.\n\n"
+              "```{r}\nfit <- lm(y ~ x, data = sales)\n```\n")
+    converted = convert_document(source.encode(), suffix, "report" + suffix)
+    assert converted.frontmatter and "## Method" in converted.markdown and "We **fit** a model." in converted.markdown
+    assert "```r\nfit <- lm(y ~ x, data = sales)\n```" in converted.markdown
+
+
+def test_a_server_side_include_page_reads_as_html():
+    converted = convert_document(b"<html><head><title>Intro</title></head><body><!--#include virtual=\"nav.html\" -->"
+                                 b"<p>Welcome to the lab.</p></body></html>", ".shtml", "index.shtml")
+    assert converted.markdown == "Welcome to the lab." and converted.metadata_title == "Intro"

@@ -75,14 +75,17 @@ DOCUMENT_EXTENSIONS = frozenset(
     {".md", ".markdown", ".mdx", ".txt", ".rst", ".adoc", ".asciidoc", ".org", ".tex", ".latex", ".ltx", ".pdf",
      ".doc", ".docx", ".docm", ".dotx", ".dotm", ".odt", ".ods", ".odp", ".rtf", ".ppt", ".pps", ".pptx", ".pptm",
      ".ppsx", ".ppsm", ".xls", ".xlt", ".xlsx", ".xlsm", ".xltx", ".xltm", ".html", ".htm", ".xhtml", ".xht", ".csv",
-     ".mhtml", ".mht", ".tsv", ".epub", ".ipynb", ".eml", ".msg", ".mbox", ".srt", ".vtt"}
+     ".mhtml", ".mht", ".tsv", ".epub", ".ipynb", ".eml", ".msg", ".mbox", ".srt", ".vtt", ".qmd", ".rmd", ".mkd",
+     ".mkdn", ".mdown", ".mdwn", ".shtml"}
 )
-# Office's other kinds of the same files, each read as its sibling is: macro-enabled ones (the macro
-# project is never run or read), templates and slide shows. (Not `.dot` or `.pot`: those are
-# Graphviz graphs and gettext templates as often as Word and PowerPoint ones.)
+# Other kinds of the same files, each read as its sibling is: Office's macro-enabled ones (the macro
+# project is never run or read), templates and slide shows (not `.dot` or `.pot`: those are Graphviz
+# graphs and gettext templates as often as Word and PowerPoint ones); XHTML and server-side-include
+# pages; Quarto and R Markdown documents and Markdown's rarer names.
 _SIBLINGS = {".docm": ".docx", ".dotx": ".docx", ".dotm": ".docx", ".xlsm": ".xlsx", ".xltx": ".xlsx",
              ".xltm": ".xlsx", ".pptm": ".pptx", ".ppsx": ".pptx", ".ppsm": ".pptx", ".xlt": ".xls", ".pps": ".ppt",
-             ".xhtml": ".html", ".xht": ".html"}
+             ".xhtml": ".html", ".xht": ".html", ".shtml": ".html",
+             ".qmd": ".md", ".rmd": ".md", ".mkd": ".md", ".mkdn": ".md", ".mdown": ".md", ".mdwn": ".md"}
 # Image files are documents only where they can be read (the ocr extra installed, OCR not off).
 SUPPORTED_EXTENSIONS = DOCUMENT_EXTENSIONS | (ocr.IMAGE_EXTENSIONS if ocr.images_readable() else frozenset())
 _PLAIN_TEXT = {".md", ".markdown", ".mdx", ".txt"}
@@ -682,7 +685,7 @@ MAX_MAILBOX_MESSAGES = 100_000
 # and a message attached to it must know how deep it is.
 _message_depth: ContextVar[int] = ContextVar("message_depth", default=0)
 # Formats read from text, whose charset the message may declare for the attachment.
-_DECODED = {*_PLAIN_TEXT, *_HTML, ".xhtml", ".xht", *_LATEX, ".rst", ".adoc", ".asciidoc", ".org", ".csv", ".tsv", ".srt", ".vtt"}
+_DECODED = {*_PLAIN_TEXT, *_HTML, *_LATEX, ".rst", ".adoc", ".asciidoc", ".org", ".csv", ".tsv", ".srt", ".vtt"}
 class _TextBudget:
     """What a message's attachments may still give, shared by the messages forwarded in it: the
     page they make is held to what one document may give, read or not."""
@@ -705,7 +708,7 @@ class _AttachedFiles:
         messages_past = self.depth >= MAX_NESTED_MESSAGES if suffix in (".eml", ".msg", ".mbox") else self.depth > MAX_NESTED_MESSAGES
         if suffix is None or messages_past:  # (past it: a message that was named as another file)
             return None
-        codec = _known_codec(charset) if suffix in _DECODED else None
+        codec = _known_codec(charset) if _SIBLINGS.get(suffix, suffix) in _DECODED else None
         if codec and not data.startswith(tuple(mark for mark, _ in _BYTE_ORDER_MARKS)):
             with contextlib.suppress(UnicodeDecodeError):
                 data = codecs.BOM_UTF8 + data.decode(codec).encode("utf-8")
