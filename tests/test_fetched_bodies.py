@@ -136,6 +136,7 @@ def test_the_bytes_decide_the_format_before_the_content_type(body, mimetype, exp
     ("text/vtt", "https://example.org/captions", ".vtt"),
     ("application/x-subrip", "https://example.org/subs", ".srt"),
     ("text/plain", "https://raw.githubusercontent.com/o/r/main/talk.en.srt", ".srt"),
+    ("text/plain", "https://raw.githubusercontent.com/o/r/main/report.Rmd", ".rmd"),
     ("multipart/related", "https://example.org/saved", ".mhtml"),
 ])
 def test_markdown_and_restructuredtext_are_read_as_such_by_their_type_or_a_plain_texts_name(mimetype, url, expected):

@@ -1001,7 +1001,7 @@ _ATTACHED_TYPES = {
 
 # Served as text/plain (raw.githubusercontent.com serves every file so), a file named as one of these is that.
 _TEXT_SUFFIXES = frozenset({".md", ".markdown", ".mdx", ".rst", ".adoc", ".asciidoc", ".org", ".tex", ".latex", ".ltx",
-                            ".srt", ".vtt"})
+                            ".srt", ".vtt", ".qmd", ".rmd"})
 
 
 def sniff_format(body: bytes, mimetype: str, url: str) -> str:
