@@ -355,13 +355,19 @@ def _hard_wrapped(sentences: list[str], width: int = 60) -> str:
     return "\n".join(textwrap.wrap(" ".join(sentences), width))
 
 
+def _wrapped_sentences(count: int) -> str:
+    """A document of `count` sentences of varied length, each opening `Sentence` and ending `at last.`,
+    wrapped at a width."""
+    line = "the quick brown fox jumps over the lazy dog"
+    sentences = [f"Sentence {i} says that {' '.join(line.split()[: 4 + i % 5])} and then {line} at last."
+                 for i in range(count)]
+    return "# Doc\n\n" + _hard_wrapped(sentences)
+
+
 def test_a_hard_wrapped_paragraph_is_cut_where_a_sentence_ends_not_where_a_line_does():
     # A chunk cut at a line break left half a sentence in each of two chunks: over the 64 Markdown
     # files of Node.js's API docs, 5% of the chunks opened inside a sentence.
-    line = "the quick brown fox jumps over the lazy dog"
-    sentences = [f"Sentence {i} says that {' '.join(line.split()[: 4 + i % 5])} and then {line} at last."
-                 for i in range(14)]
-    md = "# Doc\n\n" + _hard_wrapped(sentences)
+    md = _wrapped_sentences(14)
     doc = chunk(md)
     assert len(doc.chunks) > 3
     for c in doc.chunks:
@@ -432,9 +438,16 @@ def test_sections_are_capped_at_four_thousand_characters_at_sentence_boundaries(
     assert " ".join(reconstruct(doc.sections).split()) == para
 
 
-def test_a_list_over_the_section_cap_is_cut_between_items():
-    line = "the quick brown fox jumps over the lazy dog"
-    items = [f"- item {i}: {line}\n  {' '.join([line] * (3 + i % 4))}\n  {line}" for i in range(40)]
+_LINE = "the quick brown fox jumps over the lazy dog"
+
+
+@pytest.mark.parametrize("items", [
+    [f"- item {i}: {_LINE}\n  {' '.join([_LINE] * (3 + i % 4))}\n  {_LINE}" for i in range(40)],
+    # Items of wrapped sentences: cut between the items still, not where a sentence inside one ends.
+    [f"- item {i} says the quick brown fox runs. It then jumps\n  over the lazy dog, and sleeps a while. The end\n"
+     f"  of item {i} comes {'at last ' * (i % 7)}here." for i in range(60)],
+], ids=["lines", "wrapped-sentences"])
+def test_a_list_over_the_section_cap_is_cut_between_items(items):
     md = "\n".join(items)
     doc = chunk(md)
     assert len(doc.sections) > 1
@@ -443,16 +456,6 @@ def test_a_list_over_the_section_cap_is_cut_between_items():
         assert section.text.startswith("- item"), section.text[:40]
     assert reconstruct(doc.sections).replace("\n\n", "\n") == md  # a blank line where it was cut
 
-
-def test_a_list_of_wrapped_sentences_over_the_section_cap_is_still_cut_between_items():
-    items = [f"- Item {i} says the quick brown fox runs. It then jumps\n  over the lazy dog, and sleeps a while. The end\n"
-             f"  of item {i} comes {'at last ' * (i % 7)}here." for i in range(60)]
-    md = "\n".join(items)
-    doc = chunk(md)
-    assert len(doc.sections) > 1
-    for section in doc.sections:
-        assert len(section.text) <= 4000
-        assert section.text.startswith("- Item"), section.text[:40]
 
 def test_a_code_block_over_the_cap_is_cut_between_lines_each_part_fenced_with_its_language():
     block = code_block(400)
@@ -481,10 +484,7 @@ def test_one_code_line_longer_than_the_cap_stays_whole_in_its_section():
 
 def test_a_hard_wrapped_paragraph_over_the_section_cap_is_cut_where_a_sentence_ends():
     # A section ended at whichever line break the cap fell on, so the chunk there ended mid-sentence.
-    line = "the quick brown fox jumps over the lazy dog"
-    sentences = [f"Sentence {i} says that {' '.join(line.split()[: 4 + i % 5])} and then {line} at last."
-                 for i in range(90)]
-    md = "# Doc\n\n" + _hard_wrapped(sentences)
+    md = _wrapped_sentences(90)
     doc = chunk(md)
     body = [s for s in doc.sections if "Sentence" in s.text]
     assert len(body) > 1
