@@ -303,6 +303,35 @@ def test_changes_made_while_nobody_watched_are_synced_when_watching_starts(watch
     assert "nobody watched" in w.text(path) and str(added) in w.sources()
 
 
+@pytest.mark.parametrize("polling", [False, True], ids=["notifications", "polling"])
+def test_a_file_saved_while_the_watches_are_first_set_up_is_synced(make_config, encoder, docs, monkeypatch,
+                                                                   polling):
+    """The first pass reads every root; a file saved after it read the file and before the watches
+    were up (the walk of a large tree; polling, the first poll's look at every file) raised no
+    event, so its old text stayed until the next reconcile (five minutes; an hour here)."""
+    from minirag.ingest import watch
+
+    path = write(docs / "a.md", "# Alpha\n\nThe text the watcher starts with.")
+    first_pass = threading.Event()
+    listing = watch.watched_folders
+
+    def listing_then_a_save(roots):
+        folders = listing(roots)
+        if not path.read_text().endswith("herons."):
+            first_pass.wait(2)  # the first pass has read the file (it waits for the watches, once fixed)
+            write(path, "# Alpha\n\nSaved while the watches were set up: a note about herons.")
+        return folders
+
+    monkeypatch.setattr(watch, "watched_folders", listing_then_a_save)
+    app = App(make_config(), encoder=encoder)
+    try:
+        app.start_watching(on_pass=lambda _report: first_pass.set(), polling=polling, poll_interval=0.2, **TUNING)
+        eventually(first_pass.is_set, what="the first pass")
+        eventually(lambda: "herons" in app.read(str(path)).text, what="the text saved as the watches were set up")
+    finally:
+        app.close()
+
+
 @pytest.mark.slow
 def test_a_root_deleted_and_made_again_is_watched_again(watching, docs):
     # Watches belong to the folder, not its path: the new folder has none until they are set up again.

@@ -247,7 +247,9 @@ class Watcher:
         self._pending: dict[str, _Pending] = {}
         self._last_event = 0.0
         self._retry_at = 0.0
-        self._reconcile_at = 0.0  # the first pass, over every root, runs at once
+        # The first pass, over every root, runs once the watches are set (_first_pass_due): a file
+        # it read before then could change unseen.
+        self._reconcile_at = float("inf")
         self._lost_at = float("-inf")  # when a lost batch (_lost_batch) last had every root looked at
         self._reconcile_kind = "initial"
         self._stop = threading.Event()
@@ -295,14 +297,20 @@ class Watcher:
         return self.polling or sys.platform.startswith("linux")
 
     def _notify_loop(self) -> None:
-        import watchfiles
+        try:
+            self._watch_for_changes()
+        finally:
+            self._first_pass_due()  # watching failed outright: the roots are synced all the same
+
+    def _watch_for_changes(self) -> None:
+        from minirag.ingest.notify import change_batches
 
         # watchfiles' ignore_permission_denied ignores every error while adding watches, the
         # OS watch limit included, so it is only turned on after an unreadable folder was met.
         ignore_unreadable = False
-        # After a root went away, came back or was replaced, a pass over every root runs once
-        # the new watches are up (their first yield): earlier changes raised no events.
-        resync = False
+        # At the start, and after a root went away, came back or was replaced, a pass over every root
+        # runs once the new watches are up (their first yield): earlier changes raised no events.
+        resync = True
         watched: set[str] = set()  # the folders watched before the watches were set up again
         # The watches being replaced, kept until the new ones are up and then read one last time: a
         # file changed in a folder watched all along, while the tree is walked again and the new
@@ -321,17 +329,17 @@ class Watcher:
                 present = [root for root, identity in zip(self.roots, identities, strict=True) if identity]
                 if not present:
                     resync = True
+                    self._first_pass_due()  # it says the roots are missing, and keeps their documents
                     self._stop.wait(ROOT_CHECK_S)
                     continue
                 folders = watched_folders(present) if self._watches_each_folder() else None
                 up = False
                 try:
-                    current = watchfiles.watch(
-                        *([*folders, *self._existing_above()] if folders is not None else present), watch_filter=None,
+                    current = change_batches(
+                        [*folders, *self._existing_above()] if folders is not None else [str(r) for r in present],
                         recursive=folders is None, stop_event=self._stop,
-                        force_polling=self.polling, poll_delay_ms=int(self.poll_interval * 1000),
-                        rust_timeout=int(ROOT_CHECK_S * 1000), yield_on_timeout=True,
-                        ignore_permission_denied=ignore_unreadable, raise_interrupt=False)
+                        polling=self.polling, poll_delay_ms=int(self.poll_interval * 1000),
+                        timeout_ms=int(ROOT_CHECK_S * 1000), ignore_permission_denied=ignore_unreadable)
                     for changes in current:
                         self.notify_error = None
                         if resync:
@@ -451,6 +459,7 @@ class Watcher:
     def _notifications_failed(self, exc: Exception) -> None:
         self.notify_error = f"watching for changes failed: {type(exc).__name__}: {exc}"
         log.error("%s; retrying in %g s", self.notify_error, self.error_retry)
+        self._first_pass_due()
         self._stop.wait(self.error_retry)
 
     def _fall_back_to_polling(self, exc: Exception) -> None:
@@ -478,6 +487,13 @@ class Watcher:
             due = max(now, self._lost_at + UNDECODABLE_PASS_S)
             if self._reconcile_at > due:  # else a look at every root comes by then anyway, after this loss
                 self._reconcile_at = self._lost_at = due
+                self._cond.notify_all()
+
+    def _first_pass_due(self) -> None:
+        """The first pass over every root runs now, if it waits still for watches that are not coming."""
+        with self._cond:
+            if self._reconcile_at == float("inf"):
+                self._reconcile_at = 0.0
                 self._cond.notify_all()
 
     def _reconcile_soon(self) -> None:
@@ -627,7 +643,8 @@ class Watcher:
                 roots=tuple(str(r) for r in self.roots),
                 debounce_seconds=self.debounce,
                 reconcile_every_seconds=self.reconcile_every,
-                next_reconcile_in_seconds=round(max(0.0, self._reconcile_at - now), 1),
+                next_reconcile_in_seconds=(round(max(0.0, self._reconcile_at - now), 1)
+                                           if self._reconcile_at != float("inf") else 0.0),
                 passes=self.passes,
                 running=self.running,
                 queued=len(queued),
