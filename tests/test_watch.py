@@ -347,6 +347,23 @@ def test_a_root_deleted_and_made_again_is_watched_again(watching, docs):
     assert str(first) not in w.sources()
 
 
+def test_the_only_root_moved_away_is_said_at_once_its_documents_kept_and_watched_again_once_back(watching, docs):
+    """An unmounted drive, a folder renamed away for a moment: with no root left to watch, the
+    watcher waited for it in silence, so nothing said the index no longer followed the folder."""
+    kept = write(docs / "kept.md", "# Kept\n\nA note about otters.")
+    w = watching()
+    w.settle()
+    count = len(w.reports)
+    away = docs.parent / "away"
+    docs.rename(away)
+    said = eventually(lambda: [r for r in w.passes_since(count) if any(str(docs) in x for x in r.progress.warnings)],
+                      what="a pass saying the root is gone")
+    assert said[0].progress.deleted == 0 and w.sources() == {str(kept)}
+    away.rename(docs)
+    write(kept, "# Kept\n\nA note about beavers, once the root is back.")
+    eventually(lambda: "beavers" in w.text(kept), what="an edit once the root is back")
+
+
 @pytest.mark.slow  # waits on real timeouts or file events: about a second
 def test_while_one_root_is_gone_the_others_are_watched_and_it_is_again_once_back(watching, docs, tmp_path):
     other = tmp_path / "other"

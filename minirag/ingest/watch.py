@@ -311,6 +311,7 @@ class Watcher:
         # At the start, and after a root went away, came back or was replaced, a pass over every root
         # runs once the new watches are up (their first yield): earlier changes raised no events.
         resync = True
+        missing_said = False  # every root is gone, and a pass has said so
         watched: set[str] = set()  # the folders watched before the watches were set up again
         # The watches being replaced, kept until the new ones are up and then read one last time: a
         # file changed in a folder watched all along, while the tree is walked again and the new
@@ -329,9 +330,12 @@ class Watcher:
                 present = [root for root, identity in zip(self.roots, identities, strict=True) if identity]
                 if not present:
                     resync = True
-                    self._first_pass_due()  # it says the roots are missing, and keeps their documents
+                    if not missing_said:  # a pass over every root says they are missing and keeps their documents
+                        missing_said = True
+                        self._reconcile_soon()
                     self._stop.wait(ROOT_CHECK_S)
                     continue
+                missing_said = False
                 folders = watched_folders(present) if self._watches_each_folder() else None
                 up = False
                 try:
