@@ -315,8 +315,8 @@ def test_a_file_saved_while_the_watches_are_first_set_up_is_synced(make_config, 
     first_pass = threading.Event()
     listing = watch.watched_folders
 
-    def listing_then_a_save(roots):
-        folders = listing(roots)
+    def listing_then_a_save(roots, *rest):
+        folders = listing(roots, *rest)
         if not path.read_text().endswith("herons."):
             first_pass.wait(2)  # the first pass has read the file (it waits for the watches, once fixed)
             write(path, "# Alpha\n\nSaved while the watches were set up: a note about herons.")
@@ -362,6 +362,42 @@ def test_the_only_root_moved_away_is_said_at_once_its_documents_kept_and_watched
     away.rename(docs)
     write(kept, "# Kept\n\nA note about beavers, once the root is back.")
     eventually(lambda: "beavers" in w.text(kept), what="an edit once the root is back")
+
+
+def _unlistable_while_mode_000(monkeypatch, folder: Path) -> None:
+    """`folder` cannot be listed while its mode is 000, as for a user; root (which these tests may
+    run as) lists through it, so for root os.scandir of that one folder fails then as a user's would."""
+    if os.geteuid() != 0:
+        return
+    real_scandir = os.scandir
+
+    def scandir(path="."):
+        if os.path.abspath(path) == str(folder) and folder.stat().st_mode & 0o777 == 0:
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+
+
+@pytest.mark.parametrize("polling", [False, True], ids=["notifications", "polling"])
+def test_a_folder_unreadable_when_watching_starts_is_read_and_watched_once_it_can_be(watching, docs, monkeypatch,
+                                                                                   polling):
+    """chmod 000 then restored: the folder had no watch (it could not be listed), and making it
+    readable again changed nothing the watcher acted on, so its files stayed out of the index and
+    later changes in it unseen until the next reconcile (five minutes; an hour here)."""
+    locked = docs / "locked"
+    inside = write(locked / "inside.md", "# Inside\n\nA note about otters.")
+    _unlistable_while_mode_000(monkeypatch, locked)
+    locked.chmod(0)
+    try:
+        w = watching(polling=polling)
+        w.settle()
+        assert str(inside) not in w.sources()
+    finally:
+        locked.chmod(0o755)
+    eventually(lambda: str(inside) in w.sources(), what="the files of the folder once readable")
+    later = write(locked / "later.md", "# Later\n\nA note about beavers.")
+    eventually(lambda: str(later) in w.sources(), what="a file written later in it")
 
 
 @pytest.mark.slow  # waits on real timeouts or file events: about a second
@@ -734,8 +770,8 @@ def test_a_file_changed_in_a_watched_folder_while_the_watches_are_set_up_again_i
     listing = watch.watched_folders
     written: list[Path] = []
 
-    def listing_then_a_write(roots):
-        folders = listing(roots)
+    def listing_then_a_write(roots, *rest):
+        folders = listing(roots, *rest)
         if (docs / "new").exists() and not written:  # the walk after the new folder's event
             written.append(write(docs / "old" / "gap.md", "# Gap\n\nWritten while no watch was up."))
         return folders
@@ -756,8 +792,8 @@ def test_a_file_changed_while_a_folder_vanished_during_the_walk_is_synced(watchi
     listing = watch.watched_folders
     written: list[Path] = []
 
-    def listing_a_folder_then_gone(roots):
-        folders = listing(roots)
+    def listing_a_folder_then_gone(roots, *rest):
+        folders = listing(roots, *rest)
         if (docs / "scratch").exists() and not written:
             shutil.rmtree(docs / "scratch")  # deleted between the walk and its watch
             written.append(write(docs / "old" / "meanwhile.md", "# Meanwhile\n\nWritten while no watch was up."))

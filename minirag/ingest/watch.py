@@ -158,11 +158,11 @@ def _folder_identity(path: Path) -> tuple[int, int] | None:
     return (st.st_dev, st.st_ino) if stat_mode.S_ISDIR(st.st_mode) else None
 
 
-def watched_folders(roots: Iterable[Path]) -> list[str]:
+def watched_folders(roots: Iterable[Path], unlisted: list[str] | None = None) -> list[str]:
     """The folders a watch is set on, one each: the roots and every folder below them the scan
     reads. A link is not followed (its target may be `/`), nor is a folder the scan skips
     (`.git`, `node_modules`, a name that is not UTF-8, which watchfiles cannot take either)
-    descended into; an unreadable folder cannot be watched either."""
+    descended into; an unreadable folder cannot be watched either: it goes in `unlisted`."""
     found: dict[str, None] = {}
     stack = [str(root) for root in roots]
     while stack:
@@ -178,10 +178,22 @@ def watched_folders(roots: Iterable[Path]) -> list[str]:
                             stack.append(entry.path)
                     except OSError:
                         continue
+        except PermissionError:
+            if unlisted is not None:
+                unlisted.append(folder)
+            continue
         except OSError:
             continue
         found[folder] = None
     return list(found)
+
+
+def _listable(folder: str) -> bool:
+    try:
+        with os.scandir(folder):
+            return True
+    except OSError:
+        return False
 
 
 def _is_new_folder(change, path: str) -> bool:
@@ -336,7 +348,11 @@ class Watcher:
                     self._stop.wait(ROOT_CHECK_S)
                     continue
                 missing_said = False
-                folders = watched_folders(present) if self._watches_each_folder() else None
+                # Folders that could not be listed get no watch; made readable again (chmod), they raise
+                # no event the watcher acts on, so they are looked at every ROOT_CHECK_S.
+                unlisted: list[str] = []
+                recheck_at = time.monotonic() + ROOT_CHECK_S
+                folders = watched_folders(present, unlisted) if self._watches_each_folder() else None
                 up = False
                 try:
                     current = change_batches(
@@ -377,6 +393,12 @@ class Watcher:
                                    for change, path in raw):
                                 previous = current
                                 break  # a folder appeared: watch it too
+                            if unlisted and time.monotonic() >= recheck_at:
+                                recheck_at = time.monotonic() + ROOT_CHECK_S
+                                if any(_listable(folder) for folder in unlisted):
+                                    log.info("a folder that could not be read can be now: watching it")
+                                    previous = current
+                                    break  # its watch is set, and a pass reads it (_folders_unwatched)
                     else:
                         return
                 except FileNotFoundError:  # a root, or a folder below it, went away while watches were set up
