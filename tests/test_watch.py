@@ -364,6 +364,48 @@ def test_the_only_root_moved_away_is_said_at_once_its_documents_kept_and_watched
     eventually(lambda: "beavers" in w.text(kept), what="an edit once the root is back")
 
 
+@pytest.mark.parametrize("how", ["copy keeping its time", "older file moved over it", "edited twice in a second"])
+def test_polling_sees_a_file_replaced_by_an_older_one_or_saved_twice_in_a_second(watching, docs, tmp_path, how):
+    """watchfiles' poller kept each file's mtime in whole seconds and saw a change only when it
+    grew: a backup put back (`cp -p`, `rsync -a`, an older draft moved over the file) or a second
+    save within the same second (an editor's format-on-save) left the old text indexed."""
+    path = write(docs / "notes.md", "# Notes\n\nThe first text, about otters.")
+    w = watching(polling=True)
+    w.settle()
+    day_ago = time.time() - 86400
+    if how == "edited twice in a second":
+        for _ in range(20):  # the first save seen and synced, the second in the same second of mtime
+            while time.time() % 1 > 0.1:
+                time.sleep(0.01)
+            second = int(time.time())
+            write(path, f"# Notes\n\nSaved at {second}, about herons.")
+            eventually(lambda: f"Saved at {second}" in w.text(path), what="the first save")  # noqa: B023
+            if int(time.time()) == second:
+                write(path, "# Notes\n\nSaved again in that second, about beavers.")
+                break
+    else:
+        older = write(tmp_path / "older.md", "# Notes\n\nThe older text put back, about beavers.")
+        os.utime(older, (day_ago, day_ago))
+        if how == "copy keeping its time":
+            shutil.copy2(older, path)
+        else:
+            older.rename(path)
+    eventually(lambda: "beavers" in w.text(path), what="the text put back")
+
+
+@pytest.mark.parametrize("polling", [False, True], ids=["notifications", "polling"])
+def test_a_folder_replaced_by_a_file_of_its_name_takes_its_documents_out(watching, docs, polling):
+    """Polling, the folder's own look fails (not a directory) rather than finding it empty: what
+    it held must still be reported gone, or its documents are served on."""
+    held = [write(docs / "sub" / f"n{i}.md", f"# Note {i}\n\nA note about harbour {i}.") for i in range(5)]
+    w = watching(polling=polling)
+    eventually(lambda: {str(p) for p in held} <= w.sources(), what="the folder's documents")
+    w.settle()
+    shutil.rmtree(docs / "sub")
+    write(docs / "sub", "a plain file under the folder's name")
+    eventually(lambda: not any(s.startswith(str(docs / "sub")) for s in w.sources()), what="the documents gone")
+
+
 def _unlistable_while_mode_000(monkeypatch, folder: Path) -> None:
     """`folder` cannot be listed while its mode is 000, as for a user; root (which these tests may
     run as) lists through it, so for root os.scandir of that one folder fails then as a user's would."""

@@ -1,7 +1,7 @@
 """Keep the index in sync with the roots as files change: notifications in, batched sync passes out.
 
-watchfiles (the Rust `notify` crate: inotify, FSEvents, ReadDirectoryChangesW, or
-polling) reports changed paths. Paths that are not documents are dropped by name
+watchfiles (the Rust `notify` crate: inotify, FSEvents, ReadDirectoryChangesW), or
+polling (ingest/notify.py), reports changed paths. Paths that are not documents are dropped by name
 (the index's own files, editors' temp files, skipped and dot-dirs). A batch runs
 once nothing has changed for `debounce` seconds and every file in it has kept its
 size and mtime across that window, so an atomic save, a checkout of a thousand
@@ -46,7 +46,7 @@ logging.getLogger("watchfiles").setLevel(logging.WARNING)
 DEBOUNCE_S = 0.5  # quiet time before a batch runs; editors' saves and git checkouts finish well within it
 MAX_DELAY_S = 10.0  # changes that never go quiet (a long copy) still get a pass this often
 RECONCILE_S = 300.0  # a full no-change sync this often (its cost: docs/watch.md#measured)
-POLL_INTERVAL_S = 5.0  # polling fallback: one scan this often (its cost: docs/watch.md#measured)
+POLL_INTERVAL_S = 5.0  # polling: one scan this often (ingest/notify.py; its cost: docs/watch.md#measured)
 LOCK_RETRY_S = 2.0  # how soon a pass refused by the sync lock is tried again
 ERROR_RETRY_S = 30.0  # how soon a pass that failed outright is tried again
 TICK_S = 0.25  # the longest wait between looks at the stop event
