@@ -610,6 +610,70 @@ def test_at_the_os_watch_limit_the_watcher_warns_with_the_fix_and_polls(docs, tm
     assert str(docs / "folder5" / "late.md") in _sources(tmp_path / "limit.db")
 
 
+UNMOUNT_AND_MOUNT_AGAIN = """
+import json, subprocess, sys, threading, time
+from pathlib import Path
+from minirag.app import App
+from minirag.config import load_config
+from minirag.ingest import watch
+
+watch.ROOT_CHECK_S = 0.5
+docs, db, model = Path(sys.argv[1]), sys.argv[2], sys.argv[3]
+notes = {f"n{i}.md": f"# Note {i}\\n\\nA note about harbour {i}." for i in range(3)}
+
+def mount():
+    subprocess.run(["mount", "-t", "tmpfs", "tmpfs", str(docs)], check=True)
+    for name, text in notes.items():
+        (docs / name).write_text(text)
+
+reports = []
+def wait_for_pass(count):
+    end = time.monotonic() + 20
+    while len(reports) < count and time.monotonic() < end:
+        time.sleep(0.05)
+    time.sleep(0.5)
+
+mount()
+app = App(load_config(env={}, base_dirs=[str(docs)], db_path=db, model_path=model))
+app.start_watching(on_pass=reports.append, debounce=0.1, reconcile_every=3600)
+wait_for_pass(1)
+subprocess.run(["umount", str(docs)], check=True)  # the mount point is left: an empty folder
+wait_for_pass(2)
+print(json.dumps({"unmounted": len(app.index.list_sources()),
+                  "warnings": [w for r in reports[1:] for w in r.progress.warnings]}), flush=True)
+mount()
+wait_for_pass(3)
+app.stop_watching()
+print(json.dumps({"mounted": len(app.index.list_sources()),
+                  "embedded": [r.progress.chunks_embedded for r in reports[2:]]}), flush=True)
+app.close()
+"""
+
+
+def _can_mount() -> bool:
+    if not sys.platform.startswith("linux") or shutil.which("unshare") is None:
+        return False
+    probe = subprocess.run(["unshare", "-Urm", "sh", "-c", "mount -t tmpfs tmpfs /mnt"], capture_output=True, timeout=10)
+    return probe.returncode == 0
+
+
+@pytest.mark.skipif(not _can_mount(), reason="needs Linux user and mount namespaces to mount a drive at the root")
+def test_a_drive_unmounted_from_the_root_keeps_its_documents_and_mounted_again_costs_no_embedding(docs, tmp_path,
+                                                                                                 model_dir):
+    """Unmounted, a drive leaves its mount point behind: an empty folder, on another filesystem
+    than the documents were indexed from. The pass over every root took that for every document
+    deleted, and the drive mounted again had each of them converted and embedded anew."""
+    (tmp_path / "mounts.py").write_text(UNMOUNT_AND_MOUNT_AGAIN)
+    run = subprocess.run(["unshare", "-Urm", sys.executable, str(tmp_path / "mounts.py"), str(docs),
+                          str(tmp_path / "mounts.db"), str(model_dir)],
+                         cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr[-2000:]
+    unmounted, mounted = (json.loads(line) for line in run.stdout.splitlines())
+    assert unmounted["unmounted"] == 3
+    assert any(str(docs) in w and "unmounted" in w for w in unmounted["warnings"]), unmounted["warnings"]
+    assert mounted == {"mounted": 3, "embedded": [0] * len(mounted["embedded"])}
+
+
 # --- configuration ---------------------------------------------------------------------------------
 
 
