@@ -59,6 +59,7 @@ RunPass = Callable[[list[Path] | None, Progress], None]
 _ADDED = "added"  # a change as watchfiles names it (Change.added.name)
 
 _INOTIFY_WATCHES = "/proc/sys/fs/inotify/max_user_watches"
+_NAMESPACE_WATCHES = "/proc/sys/user/max_inotify_watches"  # the limit of this user namespace (Linux 5.11+)
 # watchfiles' error for a changed path whose name is not UTF-8 (its Rust side cannot give it to Python):
 # the batch holding it is lost, not the notifications.
 _UNDECODABLE_NAME = "Unable to decode path"
@@ -68,11 +69,23 @@ _LIMIT_HINTS = ("MaxFilesWatch", "watch limit", "os error 28", "No space left on
                 "os error 24", "Too many open files")
 
 
+def _read_number(path: str) -> int | None:
+    try:
+        return int(Path(path).read_text().strip())
+    except (OSError, ValueError):
+        return None
+
+
 def limit_advice() -> str:
     """The OS limit on file watches now, and how to raise it."""
-    try:
-        current = Path(_INOTIFY_WATCHES).read_text().strip()
-    except OSError:
+    current, here = _read_number(_INOTIFY_WATCHES), _read_number(_NAMESPACE_WATCHES)
+    if here is not None and (current is None or here < current):
+        # A user namespace (a container) of its own lower limit: the system-wide setting reads the same
+        # from inside, and raising it changes nothing there.
+        return (f"user.max_inotify_watches is {here} in this user namespace (a container's own limit); "
+                "raise it with `sysctl user.max_inotify_watches=524288` inside the namespace, or where "
+                "the container is set up")
+    if current is None:
         return "raise the per-user limit on open files (`ulimit -n`) or watch fewer folders"
     return (f"fs.inotify.max_user_watches is {current}; raise it with `sudo sysctl "
             "fs.inotify.max_user_watches=524288 fs.inotify.max_user_instances=512` "
