@@ -621,7 +621,7 @@ from minirag.config import load_config
 from minirag.ingest import watch
 
 watch.ROOT_CHECK_S = 0.5
-docs, db, model = Path(sys.argv[1]), sys.argv[2], sys.argv[3]
+docs, db, model, polling = Path(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4] == "polling"
 notes = {f"n{i}.md": f"# Note {i}\\n\\nA note about harbour {i}." for i in range(3)}
 
 def mount():
@@ -638,10 +638,11 @@ def wait_for_pass(count):
 
 mount()
 app = App(load_config(env={}, base_dirs=[str(docs)], db_path=db, model_path=model))
-app.start_watching(on_pass=reports.append, debounce=0.1, reconcile_every=3600)
+app.start_watching(on_pass=reports.append, debounce=0.1, reconcile_every=3600, polling=polling, poll_interval=0.2)
 wait_for_pass(1)
 subprocess.run(["umount", str(docs)], check=True)  # the mount point is left: an empty folder
 wait_for_pass(2)
+time.sleep(1.5)  # polling, the files gone from the root's listing come as changes too
 print(json.dumps({"unmounted": len(app.index.list_sources()),
                   "warnings": [w for r in reports[1:] for w in r.progress.warnings]}), flush=True)
 mount()
@@ -661,14 +662,16 @@ def _can_mount() -> bool:
 
 
 @pytest.mark.skipif(not _can_mount(), reason="needs Linux user and mount namespaces to mount a drive at the root")
+@pytest.mark.parametrize("mode", ["notifications", "polling"])
 def test_a_drive_unmounted_from_the_root_keeps_its_documents_and_mounted_again_costs_no_embedding(docs, tmp_path,
-                                                                                                 model_dir):
+                                                                                                 model_dir, mode):
     """Unmounted, a drive leaves its mount point behind: an empty folder, on another filesystem
     than the documents were indexed from. The pass over every root took that for every document
-    deleted, and the drive mounted again had each of them converted and embedded anew."""
+    deleted, and the drive mounted again had each of them converted and embedded anew. Polling, the
+    files gone from the root's listing came as changes, whose pass deleted them too."""
     (tmp_path / "mounts.py").write_text(UNMOUNT_AND_MOUNT_AGAIN)
     run = subprocess.run(["unshare", "-Urm", sys.executable, str(tmp_path / "mounts.py"), str(docs),
-                          str(tmp_path / "mounts.db"), str(model_dir)],
+                          str(tmp_path / "mounts.db"), str(model_dir), mode],
                          cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr[-2000:]
     unmounted, mounted = (json.loads(line) for line in run.stdout.splitlines())

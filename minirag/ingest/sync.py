@@ -64,12 +64,16 @@ def run_sync(pipeline: Pipeline, roots: list[Path], *, path: Path | None = None,
     unreadable: list[str] = []
     rules = IgnoreRules.from_config(pipeline.config)
     progress.stage = "looking for files"
-    devices = recorded_devices(index) if scopes is None else {}
+    devices = recorded_devices(index)
     unmounted = left_by_a_drive(roots, devices)
     if scopes is None:
         found_files = list(walk_roots([r for r in roots if str(r) not in unmounted], unreadable,
                                       progress.other_types, rules))
     else:
+        # Paths under a root left by an unmounted drive (polling sees its files go) are not read either.
+        places = {os.path.abspath(scope) for scope in scopes}
+        unmounted = [root for root in unmounted if any(within(place, {root}) for place in places)]
+        scopes = [scope for scope in scopes if not within(os.path.abspath(scope), set(unmounted))]
         found_files = list({f.source: f for scope in scopes
                             for f in walk(scope, roots, unreadable, progress.other_types, rules)}.values())
     on_disk = {f.source for f in found_files}
