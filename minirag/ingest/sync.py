@@ -18,6 +18,12 @@ from pathlib import Path
 
 from minirag.ingest.file_state import FileState, by_stat, file_state
 from minirag.ingest.ignore import IgnoreRules
+from minirag.ingest.mounts import (
+    left_by_a_drive,
+    record_devices,
+    recorded_devices,
+    unmounted_warning,
+)
 from minirag.ingest.pipeline import Pipeline
 from minirag.ingest.progress import Progress
 from minirag.ingest.scan import unseen_warnings, walk, walk_roots, within
@@ -58,16 +64,24 @@ def run_sync(pipeline: Pipeline, roots: list[Path], *, path: Path | None = None,
     unreadable: list[str] = []
     rules = IgnoreRules.from_config(pipeline.config)
     progress.stage = "looking for files"
+    devices = recorded_devices(index)
+    unmounted = left_by_a_drive(roots, devices)
     if scopes is None:
-        found_files = list(walk_roots(roots, unreadable, progress.other_types, rules))
+        found_files = list(walk_roots([r for r in roots if str(r) not in unmounted], unreadable,
+                                      progress.other_types, rules))
     else:
+        # Paths under a root left by an unmounted drive (polling sees its files go) are not read either.
+        places = {os.path.abspath(scope) for scope in scopes}
+        unmounted = [root for root in unmounted if any(within(place, {root}) for place in places)]
+        scopes = [scope for scope in scopes if not within(os.path.abspath(scope), set(unmounted))]
         found_files = list({f.source: f for scope in scopes
                             for f in walk(scope, roots, unreadable, progress.other_types, rules)}.values())
     on_disk = {f.source for f in found_files}
     progress.found(len(found_files))
     unseen = unseen_warnings(unreadable, roots)
-    progress.unread += len(unseen)
-    progress.warnings.extend(unseen)
+    progress.unread += len(unseen) + len(unmounted)
+    progress.warnings.extend([*unseen, *map(unmounted_warning, unmounted)])
+    unreadable += unmounted
 
     to_check = []
     for found in found_files:
@@ -86,6 +100,8 @@ def run_sync(pipeline: Pipeline, roots: list[Path], *, path: Path | None = None,
             to_check.append(found)
 
     pipeline.run_files(to_check, progress, on_change=on_change)
+    if scopes is None:
+        record_devices(index, [r for r in roots if str(r) not in unreadable], devices)
     # Dropped after the ingest, so a renamed or moved file reuses the vectors of its old path.
     scope_set = None if scopes is None else {os.path.abspath(s) for s in scopes}
     gone = list(_vanished([*stored, *exclusions], on_disk, scope_set, set(unreadable)))

@@ -1,7 +1,7 @@
 """Keep the index in sync with the roots as files change: notifications in, batched sync passes out.
 
-watchfiles (the Rust `notify` crate: inotify, FSEvents, ReadDirectoryChangesW, or
-polling) reports changed paths. Paths that are not documents are dropped by name
+watchfiles (the Rust `notify` crate: inotify, FSEvents, ReadDirectoryChangesW), or
+polling (ingest/notify.py), reports changed paths. Paths that are not documents are dropped by name
 (the index's own files, editors' temp files, skipped and dot-dirs). A batch runs
 once nothing has changed for `debounce` seconds and every file in it has kept its
 size and mtime across that window, so an atomic save, a checkout of a thousand
@@ -46,7 +46,7 @@ logging.getLogger("watchfiles").setLevel(logging.WARNING)
 DEBOUNCE_S = 0.5  # quiet time before a batch runs; editors' saves and git checkouts finish well within it
 MAX_DELAY_S = 10.0  # changes that never go quiet (a long copy) still get a pass this often
 RECONCILE_S = 300.0  # a full no-change sync this often (its cost: docs/watch.md#measured)
-POLL_INTERVAL_S = 5.0  # polling fallback: one scan this often (its cost: docs/watch.md#measured)
+POLL_INTERVAL_S = 5.0  # polling: one scan this often (ingest/notify.py; its cost: docs/watch.md#measured)
 LOCK_RETRY_S = 2.0  # how soon a pass refused by the sync lock is tried again
 ERROR_RETRY_S = 30.0  # how soon a pass that failed outright is tried again
 TICK_S = 0.25  # the longest wait between looks at the stop event
@@ -59,6 +59,7 @@ RunPass = Callable[[list[Path] | None, Progress], None]
 _ADDED = "added"  # a change as watchfiles names it (Change.added.name)
 
 _INOTIFY_WATCHES = "/proc/sys/fs/inotify/max_user_watches"
+_NAMESPACE_WATCHES = "/proc/sys/user/max_inotify_watches"  # the limit of this user namespace (Linux 5.11+)
 # watchfiles' error for a changed path whose name is not UTF-8 (its Rust side cannot give it to Python):
 # the batch holding it is lost, not the notifications.
 _UNDECODABLE_NAME = "Unable to decode path"
@@ -68,11 +69,23 @@ _LIMIT_HINTS = ("MaxFilesWatch", "watch limit", "os error 28", "No space left on
                 "os error 24", "Too many open files")
 
 
+def _read_number(path: str) -> int | None:
+    try:
+        return int(Path(path).read_text().strip())
+    except (OSError, ValueError):
+        return None
+
+
 def limit_advice() -> str:
     """The OS limit on file watches now, and how to raise it."""
-    try:
-        current = Path(_INOTIFY_WATCHES).read_text().strip()
-    except OSError:
+    current, here = _read_number(_INOTIFY_WATCHES), _read_number(_NAMESPACE_WATCHES)
+    if here is not None and (current is None or here < current):
+        # A user namespace (a container) of its own lower limit: the system-wide setting reads the same
+        # from inside, and raising it changes nothing there.
+        return (f"user.max_inotify_watches is {here} in this user namespace (a container's own limit); "
+                "raise it with `sysctl user.max_inotify_watches=524288` inside the namespace, or where "
+                "the container is set up")
+    if current is None:
         return "raise the per-user limit on open files (`ulimit -n`) or watch fewer folders"
     return (f"fs.inotify.max_user_watches is {current}; raise it with `sudo sysctl "
             "fs.inotify.max_user_watches=524288 fs.inotify.max_user_instances=512` "
@@ -158,11 +171,11 @@ def _folder_identity(path: Path) -> tuple[int, int] | None:
     return (st.st_dev, st.st_ino) if stat_mode.S_ISDIR(st.st_mode) else None
 
 
-def watched_folders(roots: Iterable[Path]) -> list[str]:
+def watched_folders(roots: Iterable[Path], unlisted: list[str] | None = None) -> list[str]:
     """The folders a watch is set on, one each: the roots and every folder below them the scan
     reads. A link is not followed (its target may be `/`), nor is a folder the scan skips
     (`.git`, `node_modules`, a name that is not UTF-8, which watchfiles cannot take either)
-    descended into; an unreadable folder cannot be watched either."""
+    descended into; an unreadable folder cannot be watched either: it goes in `unlisted`."""
     found: dict[str, None] = {}
     stack = [str(root) for root in roots]
     while stack:
@@ -178,10 +191,22 @@ def watched_folders(roots: Iterable[Path]) -> list[str]:
                             stack.append(entry.path)
                     except OSError:
                         continue
+        except PermissionError:
+            if unlisted is not None:
+                unlisted.append(folder)
+            continue
         except OSError:
             continue
         found[folder] = None
     return list(found)
+
+
+def _listable(folder: str) -> bool:
+    try:
+        with os.scandir(folder):
+            return True
+    except OSError:
+        return False
 
 
 def _is_new_folder(change, path: str) -> bool:
@@ -247,7 +272,9 @@ class Watcher:
         self._pending: dict[str, _Pending] = {}
         self._last_event = 0.0
         self._retry_at = 0.0
-        self._reconcile_at = 0.0  # the first pass, over every root, runs at once
+        # The first pass, over every root, runs once the watches are set (_first_pass_due): a file
+        # it read before then could change unseen.
+        self._reconcile_at = float("inf")
         self._lost_at = float("-inf")  # when a lost batch (_lost_batch) last had every root looked at
         self._reconcile_kind = "initial"
         self._stop = threading.Event()
@@ -295,14 +322,21 @@ class Watcher:
         return self.polling or sys.platform.startswith("linux")
 
     def _notify_loop(self) -> None:
-        import watchfiles
+        try:
+            self._watch_for_changes()
+        finally:
+            self._first_pass_due()  # watching failed outright: the roots are synced all the same
+
+    def _watch_for_changes(self) -> None:
+        from minirag.ingest.notify import change_batches
 
         # watchfiles' ignore_permission_denied ignores every error while adding watches, the
         # OS watch limit included, so it is only turned on after an unreadable folder was met.
         ignore_unreadable = False
-        # After a root went away, came back or was replaced, a pass over every root runs once
-        # the new watches are up (their first yield): earlier changes raised no events.
-        resync = False
+        # At the start, and after a root went away, came back or was replaced, a pass over every root
+        # runs once the new watches are up (their first yield): earlier changes raised no events.
+        resync = True
+        missing_said = False  # every root is gone, and a pass has said so
         watched: set[str] = set()  # the folders watched before the watches were set up again
         # The watches being replaced, kept until the new ones are up and then read one last time: a
         # file changed in a folder watched all along, while the tree is walked again and the new
@@ -321,17 +355,24 @@ class Watcher:
                 present = [root for root, identity in zip(self.roots, identities, strict=True) if identity]
                 if not present:
                     resync = True
+                    if not missing_said:  # a pass over every root says they are missing and keeps their documents
+                        missing_said = True
+                        self._reconcile_soon()
                     self._stop.wait(ROOT_CHECK_S)
                     continue
-                folders = watched_folders(present) if self._watches_each_folder() else None
+                missing_said = False
+                # Folders that could not be listed get no watch; made readable again (chmod), they raise
+                # no event the watcher acts on, so they are looked at every ROOT_CHECK_S.
+                unlisted: list[str] = []
+                recheck_at = time.monotonic() + ROOT_CHECK_S
+                folders = watched_folders(present, unlisted) if self._watches_each_folder() else None
                 up = False
                 try:
-                    current = watchfiles.watch(
-                        *([*folders, *self._existing_above()] if folders is not None else present), watch_filter=None,
+                    current = change_batches(
+                        [*folders, *self._existing_above()] if folders is not None else [str(r) for r in present],
                         recursive=folders is None, stop_event=self._stop,
-                        force_polling=self.polling, poll_delay_ms=int(self.poll_interval * 1000),
-                        rust_timeout=int(ROOT_CHECK_S * 1000), yield_on_timeout=True,
-                        ignore_permission_denied=ignore_unreadable, raise_interrupt=False)
+                        polling=self.polling, poll_delay_ms=int(self.poll_interval * 1000),
+                        timeout_ms=int(ROOT_CHECK_S * 1000), ignore_permission_denied=ignore_unreadable)
                     for changes in current:
                         self.notify_error = None
                         if resync:
@@ -365,6 +406,12 @@ class Watcher:
                                    for change, path in raw):
                                 previous = current
                                 break  # a folder appeared: watch it too
+                            if unlisted and time.monotonic() >= recheck_at:
+                                recheck_at = time.monotonic() + ROOT_CHECK_S
+                                if any(_listable(folder) for folder in unlisted):
+                                    log.info("a folder that could not be read can be now: watching it")
+                                    previous = current
+                                    break  # its watch is set, and a pass reads it (_folders_unwatched)
                     else:
                         return
                 except FileNotFoundError:  # a root, or a folder below it, went away while watches were set up
@@ -451,6 +498,7 @@ class Watcher:
     def _notifications_failed(self, exc: Exception) -> None:
         self.notify_error = f"watching for changes failed: {type(exc).__name__}: {exc}"
         log.error("%s; retrying in %g s", self.notify_error, self.error_retry)
+        self._first_pass_due()
         self._stop.wait(self.error_retry)
 
     def _fall_back_to_polling(self, exc: Exception) -> None:
@@ -478,6 +526,13 @@ class Watcher:
             due = max(now, self._lost_at + UNDECODABLE_PASS_S)
             if self._reconcile_at > due:  # else a look at every root comes by then anyway, after this loss
                 self._reconcile_at = self._lost_at = due
+                self._cond.notify_all()
+
+    def _first_pass_due(self) -> None:
+        """The first pass over every root runs now, if it waits still for watches that are not coming."""
+        with self._cond:
+            if self._reconcile_at == float("inf"):
+                self._reconcile_at = 0.0
                 self._cond.notify_all()
 
     def _reconcile_soon(self) -> None:
@@ -627,7 +682,8 @@ class Watcher:
                 roots=tuple(str(r) for r in self.roots),
                 debounce_seconds=self.debounce,
                 reconcile_every_seconds=self.reconcile_every,
-                next_reconcile_in_seconds=round(max(0.0, self._reconcile_at - now), 1),
+                next_reconcile_in_seconds=(round(max(0.0, self._reconcile_at - now), 1)
+                                           if self._reconcile_at != float("inf") else 0.0),
                 passes=self.passes,
                 running=self.running,
                 queued=len(queued),
