@@ -790,6 +790,83 @@ def test_copies_of_one_page_leave_the_results_full_and_the_file_cap_counts_the_f
     assert len({h.source for h in capped}) == 2
 
 
+def test_a_page_copied_under_another_name_takes_one_slot_though_its_title_is_its_name(app, docs):
+    # A page with no title of its own is titled by its file name, which opens each chunk's text: a
+    # download kept twice (`notes (1).md`) or a copy renamed for its version differed by that name alone.
+    page = "Run the backup tool every night and keep three copies on another disk.\n"
+    copies = [write(docs / name, page) for name in ("notes.md", "notes (1).md", "old" + "/nightly_notes.txt")]
+    write(docs / "other.md", "# Restores\n\nA restore reads the newest copy back from the other disk.")
+    run_sync(app.pipeline, list(app.config.roots))
+    hits = app.query("backup tool every night", top_k=5).hits
+    assert len(hits) == 2, [h.source for h in hits]
+    copy = next(h for h in hits if h.source != str(docs / "other.md"))
+    assert {copy.source, *copy.also_in} == {str(path) for path in copies}
+
+
+def test_a_page_titled_by_its_name_and_a_page_whose_heading_says_that_name_stay_one_passage(app, docs):
+    # Their texts are the same words (`notes` and the line under it): one passage, as before titles read
+    # off a file's name were set aside.
+    write(docs / "notes.md", "Keep three copies on another disk.\n")
+    write(docs / "copy.md", "# notes\n\nKeep three copies on another disk.\n")
+    write(docs / "notes-old.md", "Keep three copies on another disk.\n")
+    run_sync(app.pipeline, list(app.config.roots))
+    hit, = app.query("three copies on another disk", top_k=5).hits
+    assert {hit.source, *hit.also_in} == {str(docs / name) for name in ("notes.md", "copy.md", "notes-old.md")}
+
+
+def test_a_book_as_one_page_and_as_a_page_per_chapter_gives_each_section_once(app, docs):
+    # Sphinx's single-page build beside its chapters (Debian's developers-reference ships both): each
+    # section under `Reference > 5. Packages > 5.11. NMUs` in one and `5. Packages > 5.11. NMUs` in the
+    # other took two of the ten results.
+    words = "Upload the signed changes file with dput to ftp-master, then wait for the queue to accept it."
+    write(docs / "book.md", f"# Guide\n\n## Packages\n\n### Uploads\n\n{words}\n")
+    write(docs / "packages.md", f"# Packages\n\n## Uploads\n\n{words}\n")
+    write(docs / "other.md", "# Keys\n\n## Signing\n\nSign the changes file with your key before the upload.\n")
+    run_sync(app.pipeline, list(app.config.roots))
+    hits = app.query("upload the changes file with dput", top_k=5).hits
+    assert len(hits) == 2, [h.text for h in hits]
+    copy = next(h for h in hits if h.source != str(docs / "other.md"))
+    assert {copy.source, *copy.also_in} == {str(docs / "book.md"), str(docs / "packages.md")}
+
+
+def test_one_files_sections_of_the_same_heading_and_words_stay_each_their_own(app, docs):
+    # `Reader > close()` and `Writer > close()` say the same words of two things in one reference.
+    write(docs / "api.md", "# API\n\n## Reader\n\nReads a stream.\n\n### close()\n\nCloses the stream and frees "
+          "its buffer at once.\n\n## Writer\n\nWrites a stream.\n\n### close()\n\nCloses the stream and frees its "
+          "buffer at once.\n")
+    run_sync(app.pipeline, list(app.config.roots))
+    hits = app.query("close the stream and free its buffer", top_k=2).hits
+    assert sorted(h.text.partition("\n")[0] for h in hits) == ["API > Reader > close()", "API > Writer > close()"]
+
+
+def test_a_copy_past_the_distance_cap_is_neither_shown_nor_named(make_app, docs):
+    # Two translations holding one section under each their own title are one passage, at two distances:
+    # the cap applies to each copy before they are folded, so the nearer is shown and the farther unnamed.
+    body = "## Persistence\n\nThe volume label must be `persistence`, with a persistence.conf file in its root."
+    near, far = docs / "manual.en.md", docs / "manual.de.md"
+    write(near, f"---\ntitle: Live Systems Manual\n---\n\n{body}\n")
+    write(far, f"---\ntitle: Ein ganz anderes Handbuch mit Bildern\n---\n\n{body}\n")
+    app = make_app()
+    run_sync(app.pipeline, list(app.config.roots))
+    query = "persistence.conf volume label"
+    distance = {path: app.query(query, top_k=1, scope=str(path)).hits[0].distance for path in (near, far)}
+    if distance[near] > distance[far]:
+        near, far = far, near
+    assert distance[far] - distance[near] > 1e-3, distance
+    capped = make_app(env={"RAG_MAX_DISTANCE": str((distance[near] + distance[far]) / 2)})
+    assert [(h.source, h.also_in) for h in capped.query(query, top_k=5).hits] == [(str(near), ())]
+
+
+def test_a_copy_outside_the_scope_is_neither_shown_nor_named(app, docs):
+    page = "# Backups\n\nRun the backup tool every night and keep three copies on another disk."
+    write(docs / "v1" / "backups.md", page)
+    write(docs / "v2" / "backups.md", page)
+    run_sync(app.pipeline, list(app.config.roots))
+    for version in ("v1", "v2"):
+        hits = app.query("backup tool every night", top_k=5, scope=str(docs / version)).hits
+        assert [(h.source, h.also_in) for h in hits] == [(str(docs / version / "backups.md"), ())]
+
+
 def test_a_root_no_longer_configured_is_neither_shown_nor_named_and_takes_no_place(make_app, docs, tmp_path):
     page = "# Backups\n\nRun the backup tool every night and keep three copies on another disk."
     other_root = tmp_path / "old-root"

@@ -8,6 +8,7 @@ heading); a filename steps aside when a machine chose it.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from minirag.chunking.blocks import parse_heading
 from minirag.chunking.fences import code_line_mask
@@ -161,6 +162,13 @@ def is_informative_stem(stem: str) -> bool:
 
 def stem_title(stem: str) -> str:
     return stem.replace("_", " ").strip()
+
+
+def is_name_title(title: str, source: str) -> bool:
+    """Whether `title` is the one choose_title reads off a file's name (`source`), the file having none
+    of its own: a title that says where the file is, not what it holds."""
+    stem = Path(source).stem
+    return title in (fitted_title(stem_title(stem)), fitted_title(stem))
 
 
 _NON_SPACE = re.compile(r"\S+")

@@ -3,7 +3,7 @@
 query -> keyword side (FTS5 BM25, keyword.py) and vector side (vec0 or the
 in-memory matrix, vector.py), each ranking its candidates with the scope and
 lifecycle filters applied before ranking -> both scores completed for every candidate -> convex combination in SQL (fusion.py)
--> distance cap, grouping, file cap (filters.py).
+-> files served, distance cap, one slot per passage, grouping, file cap (filters.py).
 """
 
 from __future__ import annotations
@@ -21,7 +21,12 @@ from minirag.config import DEFAULT_TOP_K, MAX_TOP_K
 from minirag.errors import InvalidArgument
 from minirag.search import vector as vectors
 from minirag.search.compounds import compound_parts
-from minirag.search.filters import apply_post_filters, one_slot_per_passage, served_only
+from minirag.search.filters import (
+    apply_post_filters,
+    one_slot_per_passage,
+    served_only,
+    within_distance,
+)
 from minirag.search.fusion import Hit, fuse
 from minirag.search.keyword import (
     CountCache,
@@ -218,13 +223,16 @@ def hybrid_search(conn, query_text: str, options: SearchOptions, *, embed=None, 
     depth = candidate_depth(top_k)
     while True:
         fused = ranked(depth)
-        shown = one_slot_per_passage(served_only(fused, served))
+        served_hits = served_only(fused, served)
+        # The cap before the folding: a copy past it is neither shown nor named.
+        near = within_distance(served_hits, options.max_distance)
+        shown = one_slot_per_passage(near)
+        taken = len(fused) - len(served_hits) + len(near) - len(shown)
         # Copies of one passage, or files no longer served, took candidates' places: look deeper.
-        if len(shown) >= top_k or len(shown) == len(fused) or depth >= MAX_CANDIDATES:
+        if len(shown) >= top_k or not taken or depth >= MAX_CANDIDATES:
             break
         depth = min(MAX_CANDIDATES, depth * CANDIDATES_PER_RESULT)
-    hits = apply_post_filters(shown, max_distance=options.max_distance, grouping=options.grouping,
-                              max_files=options.max_files)
+    hits = apply_post_filters(shown, grouping=options.grouping, max_files=options.max_files)
     return hits[:top_k]
 
 
