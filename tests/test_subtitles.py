@@ -72,6 +72,22 @@ def test_reading_cues_takes_time_in_proportion_to_the_file():
     assert grows_linearly(subtitles_to_text, lambda n: "00:00:01.000 --> 00:00:02.000 " + "x" * (40 * n) + "\nwords\n")
 
 
+
+def test_a_voice_tag_never_closed_takes_time_in_proportion_to_the_line():
+    # `<v x` over and over with no `>`: each voice tag's name had been looked for to the line's end.
+    assert grows_linearly(subtitles_to_text, lambda n: "00:01.000 --> 00:02.000\n" + "<v x" * n + "\n")
+
+
+def test_the_number_of_a_cue_written_without_a_blank_line_before_it_is_no_word_of_the_cue_before():
+    assert subtitles_to_text("1\n00:00:01,000 --> 00:00:02,000\nHello\n2\n00:00:03,000 --> 00:00:04,000\nWorld\n") == (
+        "00:00:01,000 --> 00:00:02,000\nHello\n\n00:00:03,000 --> 00:00:04,000\nWorld")
+
+
+def test_a_less_than_sign_in_a_subrip_line_is_text_where_a_tag_is_markup():
+    assert subtitles_to_text("1\n00:00:01,000 --> 00:00:02,000\n<i>x < y and z > w</i>\n") == (
+        "00:00:01,000 --> 00:00:02,000\nx < y and z > w")
+
+
 @pytest.mark.parametrize("name", ["srt_sintel_subtitles_en.srt", "vtt_youtube_dl_rolling_captions.vtt"])
 def test_a_sync_indexes_subtitle_files(app, docs, name):
     (docs / name).write_bytes((DOCS / name).read_bytes())

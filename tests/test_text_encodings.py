@@ -283,6 +283,19 @@ def test_a_tsv_file_is_a_table_split_at_its_tabs_alone():
     assert convert_document(odd.encode(), ".tsv", "odd.tsv").markdown.split("\n")[2] == "| 1 | red, green; blue |"
 
 
+
+def test_a_tsv_quote_that_opens_no_quoted_field_is_text_and_swallows_no_rows():
+    # Most TSV writers (IANA's text/tab-separated-values, database dumps) quote nothing: a cell opening
+    # with `"` had been read as a quoted field running to the file's end, every row after it one cell.
+    stray = 'word\tsaid\n"Hi there\tgreeting\nbye\tfarewell\nyes\tassent\n'
+    assert convert_document(stray.encode(), ".tsv", "stray.tsv").markdown.split("\n")[2:] == [
+        '| "Hi there | greeting |', "| bye | farewell |", "| yes | assent |"]
+    # Excel's "Text (Tab delimited)" quotes a cell holding a quote, a tab or a line break: still one cell.
+    excel = 'name\tnote\r\nx\t"5"" screen"\r\ny\t"two\r\nlines"\r\n'
+    assert convert_document(excel.encode(), ".tsv", "excel.tsv").markdown.split("\n")[2:] == [
+        '| x | 5" screen |', "| y | two lines |"]
+
+
 @pytest.mark.parametrize("suffix", [".qmd", ".Rmd", ".mkd", ".mkdn", ".mdown", ".mdwn"])
 def test_quarto_r_markdown_and_markdowns_rarer_names_read_as_markdown(suffix):
     # A Quarto or R Markdown report: YAML frontmatter, then Markdown with `{python}`/`{r}` code chunks.

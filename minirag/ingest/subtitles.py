@@ -17,8 +17,11 @@ import re
 
 _TIME = r"(?:\d{1,2}:)?\d{1,3}:[0-5]\d[.,]\d{1,3}"
 _TIMING = re.compile(rf"^\s*({_TIME})\s*-->\s*({_TIME})(?:\s.*)?$")
-_VOICE = re.compile(r"<v(?:\.[\w.-]*+)?[ \t]++([^>]*+)>")
-_TAG = re.compile(r"<[^<>]*+>|\{\\[^{}]*+\}")
+# A voice's name ends at the next `<` too, so a line of voice tags never closed is read in one pass.
+_VOICE = re.compile(r"<v(?:\.[\w.-]*+)?[ \t]++([^<>]*+)>")
+# A tag opens with a name, a slash or a time (`<i>`, `</i>`, `<00:00:01.500>`): SubRip's text is not
+# escaped, and `x < y` is words.
+_TAG = re.compile(r"<(?=[/A-Za-z0-9])[^<>]*+>|\{\\[^{}]*+\}")
 _BLANK_LINES = re.compile(r"\n[ \t]*\n")
 MAX_CARRIED_LINES = 3
 
@@ -35,6 +38,8 @@ def subtitles_to_text(text: str) -> str:
         if not timings:
             continue
         for (n, (start, end)), following in zip(timings, [*(n for n, _ in timings[1:]), len(lines)], strict=True):
+            if following < len(lines) and following - 1 > n and lines[following - 1].strip().isdigit():
+                following -= 1  # the next cue's SubRip number, with no blank line before it
             words = [line for line in (_shown(line) for line in lines[n + 1 : following]) if line]
             carried = _carried(before, words)
             before = words
