@@ -45,20 +45,37 @@ def csv_to_markdown(text: str, name: str, delimiter: str | None = None) -> str:
     directive = _SEP_LINE.match(text)
     delimiter = delimiter or (directive.group(1) if directive else sniff_delimiter(text))
     text = text[directive.end():] if directive else text
-    rows = []
     try:
-        for row in csv.reader(io.StringIO(text, newline=""), delimiter=delimiter):
-            if len(row) > MAX_COLUMNS:
-                raise ConversionFailed(f"{name}: refused: a row of {len(row):,} columns, over the "
-                                       f"{MAX_COLUMNS:,} a CSV table may have")
-            if _has_text(row):
-                rows.append(row)
+        rows = _tsv_rows(text, name) if delimiter == "\t" else _rows(text, name, delimiter)
     except csv.Error as exc:
         if "field larger than field limit" in str(exc):
             raise ConversionFailed(f"{name}: refused: a field over the {MAX_LINE_CHARS:,} characters a CSV field "
                                    "may have") from None
         raise ConversionFailed(f"{name}: cannot read CSV ({exc})") from None
     return markdown_table(rows)
+
+
+def _tsv_rows(text: str, name: str) -> list[list[str]]:
+    """Most TSV writers quote nothing (IANA's text/tab-separated-values, database dumps), so a cell may
+    open with `"`; Excel's quotes a cell holding a quote, a tab or a line break. Quotes make fields
+    where they parse strictly as fields, else they are text: a stray one had made the rest of the file
+    one cell."""
+    try:
+        return _rows(text, name, "\t", strict=True)
+    except csv.Error:
+        return _rows(text, name, "\t", quoting=csv.QUOTE_NONE)
+
+
+def _rows(text: str, name: str, delimiter: str, **how: bool | int) -> list[list[str]]:
+    """The rows of `text` that hold some text. ConversionFailed for a row over MAX_COLUMNS."""
+    rows = []
+    for row in csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, **how):  # type: ignore[arg-type]
+        if len(row) > MAX_COLUMNS:
+            raise ConversionFailed(f"{name}: refused: a row of {len(row):,} columns, over the "
+                                   f"{MAX_COLUMNS:,} a CSV table may have")
+        if _has_text(row):
+            rows.append(row)
+    return rows
 
 
 def markdown_table(rows: list[list[str]]) -> str:
