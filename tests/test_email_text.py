@@ -1,6 +1,7 @@
 """Saved e-mail (.eml) and Outlook messages (.msg): real ones from Debian and PyPI packages and
 ones Python's own e-mail package wrote (tests/fixtures, sources in its README)."""
 
+import base64
 import email.message
 import email.policy
 import gzip
@@ -259,6 +260,33 @@ def test_forwarded_messages_are_read_as_messages_three_deep_and_no_deeper():
             forwarded = _message(f"forwarded {number}", "body")
             many.add_attachment(forwarded)
         convert_document(many.as_bytes(), ".eml", "x.eml")  # the parts of forwarded messages count
+
+
+
+def _attached_as_base64_message(filename: str, data: bytes) -> bytes:
+    return (b'From: a@example.org\r\nSubject: Have a look\r\nMIME-Version: 1.0\r\n'
+            b'Content-Type: multipart/mixed; boundary="Z"\r\n\r\n--Z\r\nContent-Type: text/plain\r\n\r\nsee attached\r\n'
+            b'--Z\r\nContent-Type: message/rfc822; name="' + filename.encode() + b'"\r\nContent-Disposition: attachment; '
+            b'filename="' + filename.encode() + b'"\r\nContent-Transfer-Encoding: base64\r\n\r\n'
+            + base64.encodebytes(data) + b"--Z--\r\n")
+
+
+def test_a_forwarded_message_or_saved_page_attached_in_base64_is_read_as_a_message():
+    # RFC 2046 gives a message/rfc822 part no encoding but 7bit, 8bit or binary; clients base64 one all
+    # the same, and Windows types a saved page (.mht) message/rfc822. It was read as its base64 text.
+    page = (b'Subject: Saved\r\nContent-Type: multipart/related; type="text/html"; boundary="B"\r\n\r\n--B\r\n'
+            b"Content-Type: text/html; charset=utf-8\r\n\r\n<title>Release notes</title><p>The saved page's words</p>\r\n"
+            b"--B--\r\n")
+    markdown = convert_document(_attached_as_base64_message("notes.mht", page), ".eml", "m.eml").markdown
+    assert markdown.endswith("## Attached: notes.mht\n\n### Saved\n\nThe saved page's words")
+    forwarded = _message("Minutes", "We agreed on the budget.").as_bytes()
+    markdown = convert_document(_attached_as_base64_message("minutes.eml", forwarded), ".eml", "m.eml").markdown
+    assert "### Minutes" in markdown and markdown.endswith("We agreed on the budget.")
+    with pytest.raises(ConversionFailed, match="^x.eml: refused: more than 1,000 MIME parts$"):
+        many = _message("many", "body")
+        for number in range(1_100):
+            many.add_attachment(f"{number}".encode(), maintype="text", subtype="plain", filename=f"{number}.txt")
+        convert_document(_attached_as_base64_message("many.eml", many.as_bytes()), ".eml", "x.eml")
 
 
 def test_an_outlook_messages_attached_file_and_forwarded_message_are_read():

@@ -205,7 +205,7 @@ def _attachments(message: email.message.EmailMessage, files: AttachedFiles | Non
     for part in message.iter_attachments():
         filename = part.get_filename() or ""
         if part.get_content_type() == "message/rfc822":
-            inner = part.get_payload(0) if part.is_multipart() else None
+            inner = _forwarded(part, name)
             if not isinstance(inner, email.message.EmailMessage):
                 found.append(Attachment(filename or "a forwarded message"))
                 continue
@@ -235,6 +235,27 @@ def _attachments(message: email.message.EmailMessage, files: AttachedFiles | Non
         if filename or text:
             found.append(Attachment(filename or part.get_content_type(), text))
     return found, carried_body
+
+
+def _forwarded(part: email.message.Message, name: str) -> object:
+    """The message a message/rfc822 part holds. RFC 2046 gives such a part no encoding but 7bit, 8bit
+    or binary, so the parser reads its body as the message; clients base64 one all the same (Windows
+    types a saved page, .mht, message/rfc822), and that message is its body decoded. Its parts count
+    against MAX_PARTS as the outer message's do."""
+    inner = part.get_payload(0) if part.is_multipart() else None
+    if ((part.get("content-transfer-encoding") or "").strip().lower() != "base64"
+            or not isinstance(inner, email.message.Message) or inner.keys() or inner.is_multipart()):
+        return inner
+    body = inner.get_payload()
+    try:
+        data = base64.b64decode("".join(body.split()) if isinstance(body, str) else "")
+    except binascii.Error:
+        return inner
+    decoded = email.message_from_bytes(data, policy=BOUNDED_POLICY)
+    for parts, _ in enumerate(decoded.walk(), 1):
+        if parts > MAX_PARTS:
+            raise ConversionFailed(f"{name}: refused: more than {MAX_PARTS:,} MIME parts")
+    return decoded
 
 
 def _attached_file(data: bytes | None, filename: str, content_type: str, charset: str | None,
