@@ -54,6 +54,16 @@ def test_a_quarto_or_r_markdown_code_chunk_is_code_where_a_myst_directive_is_its
         "```r\nfit <- lm(y ~ x, data = sales)\n```\n\n```python\n#| echo: false\nimport pandas as pd\n```\n\n"
         "```python\nx = 1\n```\n\nNote: A note.\n\nA colon fence is never code.\n")
 
+
+def test_a_pandoc_fenced_div_shows_its_content_and_a_callout_its_kind():
+    # Quarto's callouts, tab sets and columns are Pandoc's fenced divs: their `:::` lines and
+    # attributes had been indexed as words ("::: {.callout-note}" a section of its own).
+    source = ("Intro.\n\n::: {.callout-warning}\nBack up first.\n:::\n\n:::: {.columns}\n::: {.column width=\"50%\"}\n"
+              "Left words.\n:::\n::::\n\n::: panel-tabset\n## Tab A\n\nAlpha.\n:::\n\n```\n::: {.kept}\n```\n")
+    assert read_extensions(source) == ("Intro.\n\nWarning: Back up first.\n\nLeft words.\n\n## Tab A\n\nAlpha.\n\n"
+                                       "```\n::: {.kept}\n```\n")
+
+
 def test_code_keeps_what_looks_like_an_extension():
     source = "```python\n!!! note\n    x\n(target)=\n> [!NOTE]\n```\n\n~~~\n```{note}\nno\n```\n~~~\n"
     assert read_extensions(source) == source
@@ -66,7 +76,7 @@ def test_a_markdown_file_is_indexed_without_the_markers():
 
 
 @pytest.mark.parametrize("run", ["> ", "> >", "!!! ", "=== \"", "```{note}\n", ":::{x}\n", "!!! note\n    ",
-                                 "(a)=\n", "````{note}\n```{tip}\n"])
+                                 "(a)=\n", "````{note}\n```{tip}\n", "::: {.callout-note}\n", "::: note\n"])
 def test_long_runs_of_extension_markers_are_read_in_linear_time(run):
     assert grows_linearly(read_extensions, lambda repeats: "> [!NOTE]\n" + run * repeats + "x")
 

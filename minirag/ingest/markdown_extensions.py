@@ -18,6 +18,9 @@ written, its markers are words no reader sees, and its content may read as code.
 - Quarto and R Markdown: a code chunk fenced as ```` ```{r} ```` or ```` ```{python} ```` (an
   engine's name in braces, which MyST would read as a directive) is code in that language, and
   so is Pandoc's ```` ```{.python} ````.
+- Pandoc's fenced divs (Quarto's callouts, tab sets and columns, `::: {.callout-note}`;
+  Docusaurus's admonitions, `:::note`): their content, after the kind's label for a callout or an
+  admonition; the colon lines and attributes show nothing.
 
 Code fences are left as written. Directives nest up to MAX_NESTING levels (past that, text).
 """
@@ -61,7 +64,12 @@ _DIRECTIVE = re.compile(r"^( {0,3})(`{3,}|~{3,}|:{3,})\{([\w:.-]+)\}[ \t]*(.*)$"
 _OPTION = re.compile(r"^[ \t]*:[\w-]+:(?:[ \t].*)?$")
 # A file is read line by line only when something in it looks like one of these.
 _ANY = re.compile(r"^(?: {0,3}>[ \t]?)++\\?\[!|^[ \t]*(?:!!!|\?\?\?|===)[ \t+]|^ {0,3}\([^()\s]+\)=[ \t]*$"
-                  r"|^ {0,3}(?:`{3,}|~{3,}|:{3,})\{", re.MULTILINE | re.IGNORECASE)
+                  r"|^ {0,3}(?:`{3,}|~{3,}|:{3,})\{|^ {0,3}:{3,}[ \t]++[\w{]|^ {0,3}:{3,}[\w-]++[ \t]*+$",
+                  re.MULTILINE | re.IGNORECASE)
+# Pandoc's fenced div (Quarto's callouts, tab sets, columns; Docusaurus's `:::note`): attributes in
+# braces or one word after the colons.
+_DIV = re.compile(r"^ {0,3}:{3,}[ \t]*+(?:\{([^{}]*+)\}|([\w-]++))[ \t]*+:*+[ \t]*+$")
+_CALLOUT = re.compile(r"(?:^|\s)\.callout-([a-z]++)(?=\s|$)")
 
 
 def read_extensions(markdown: str) -> str:
@@ -89,8 +97,11 @@ def _read(lines: list[str], depth: int) -> list[str]:
         end = fences.end(index) if line.lstrip(" ").startswith(fences.openers) else None
         if end is not None:
             directive = _DIRECTIVE.match(line)
+            div = _DIV.match(line) if not directive else None
             if directive:
                 _block(out, _directive(directive, lines[index + 1 : end], depth), lines[end + 1 : end + 2])
+            elif div:
+                _block(out, _div(div, lines[index + 1 : end], depth), lines[end + 1 : end + 2])
             else:
                 out += lines[index : end + 1]  # code, or a colon fence that is none of MyST's
             index = end + 1
@@ -112,6 +123,16 @@ def _read(lines: list[str], depth: int) -> list[str]:
         out.append(line)
         index += 1
     return out
+
+
+def _div(match: re.Match, content: list[str], depth: int) -> list[str]:
+    """A fenced div's content, after its kind's label where it is a callout or an admonition
+    (`{.callout-warning}`, `note`): its colon lines and attributes are no text."""
+    attributes, word = match.groups()
+    callout = _CALLOUT.search(attributes) if attributes is not None else None
+    kind = callout.group(1) if callout else (word or "").lower().removeprefix("callout-")
+    shown = _read(content, depth + 1)
+    return labelled(f"{_ALERTS[kind]}:", shown) if kind in _ALERTS else shown
 
 
 def _admonition(lines: list[str], index: int, match: re.Match, out: list[str], depth: int) -> int:
