@@ -1,4 +1,5 @@
 import pytest
+from helpers.growth import grows_linearly
 
 from minirag.chunking import chunk_document
 from minirag.chunking.fences import code_line_mask
@@ -271,8 +272,15 @@ def test_definitions_and_list_items_nested_past_eight_levels_are_not_indented_ag
     '<!DOCTYPE html [<!ENTITY y "x">]>',
     '<?xml version="1.0"?>\n<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Strict//EN" "x.dtd" [\n'
     '  <!ENTITY nbsp "&#160;">\n  <!ENTITY odd "a]>b">\n  <!ATTLIST p id ID #IMPLIED>\n]>\n',
+    # A comment in the subset may hold a lone quote or a `]>`.
+    "<!DOCTYPE html [\n  <!-- don't expand ]> here -->\n  <!ENTITY y 'x'>\n]>\n",
 ])
 def test_a_doctype_with_an_internal_subset_is_not_read_as_text(doctype):
     # The parser ended the doctype at the first `>`, inside the subset, and read the rest as text.
     markdown, _ = html_to_markdown(doctype + "<html><body><p>hello world</p></body></html>")
     assert markdown == "hello world"
+
+
+@pytest.mark.parametrize("run", ["<!--", "<!-- '", "'", '"'])
+def test_a_doctype_subset_never_closed_is_read_in_linear_time(run):
+    assert grows_linearly(html_to_markdown, lambda repeats: "<!DOCTYPE html [" + run * repeats + "<p>x</p>")

@@ -34,8 +34,12 @@ _LINKED_BLOCKS = ("h1", "h2", "h3", "h4", "h5", "h6", "p", "div", "ul", "ol", "t
 _SPACE = re.compile(r"[ \t\r\n\f\v\u00a0\u2000-\u200a\u202f\u205f\u3000]+")
 _XML_DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>")
 # A doctype with an internal subset (XHTML's, DocBook's): the HTML parser ends it at the first `>`,
-# inside the subset, and reads the rest as text. Quoted values may hold `]` and `>`.
-_DOCTYPE_WITH_SUBSET = re.compile(r"""\s*+<!DOCTYPE\b[^\[>]*+\[(?:"[^"]*+"|'[^']*+'|[^\]"'])*+\]\s*+>""", re.IGNORECASE)
+# inside the subset, and reads the rest as text. Quoted values and comments may hold `]` and `>`, a
+# comment a lone quote; a comment never closed runs to the end (and no doctype is matched) rather
+# than being looked for again from each `<!--`.
+_DOCTYPE_WITH_SUBSET = re.compile(
+    r"""\s*+<!DOCTYPE\b[^\[>]*+\[(?:<!--(?:[^-]|-(?!->))*+(?:-->|\Z)|"[^"]*+"|'[^']*+'|[^\]"'])*+\]\s*+>""",
+    re.IGNORECASE)
 TAG_NAME = re.compile(r"<(/?)([A-Za-z][^\s/>]*+)")  # a tag's slash, if it closes, and its name
 # A browser reads what follows `</body>` or `</html>` into the body; libxml2 put it beside the body or
 # dropped it, so those end tags are taken out first.
