@@ -55,6 +55,15 @@ def test_a_quarto_or_r_markdown_code_chunk_is_code_where_a_myst_directive_is_its
         "```python\nx = 1\n```\n\nNote: A note.\n\nA colon fence is never code.\n")
 
 
+def test_a_code_chunk_with_a_label_or_options_is_code_in_its_language():
+    # knitr's chunk options follow the engine in the braces (every R Markdown file opens with
+    # ```{r setup, include=FALSE}); the fence had been kept as written, its info string `{r`.
+    source = ("```{r setup, include=FALSE}\nlibrary(dplyr)\n```\n\n```{r, echo=FALSE}\nx <- 1\n```\n\n"
+              "```{sql, connection=con}\nSELECT 1\n```\n\n```{.python .numberLines}\ny = 2\n```\n")
+    assert read_extensions(source) == ("```r\nlibrary(dplyr)\n```\n\n```r\nx <- 1\n```\n\n```sql\nSELECT 1\n```\n\n"
+                                       "```python\ny = 2\n```\n")
+
+
 def test_a_pandoc_fenced_div_shows_its_content_and_a_callout_its_kind():
     # Quarto's callouts, tab sets and columns are Pandoc's fenced divs: their `:::` lines and
     # attributes had been indexed as words ("::: {.callout-note}" a section of its own).

@@ -16,8 +16,9 @@ written, its markers are words no reader sees, and its content may read as code.
   alt text; tables of contents and other directives that print nothing are left out, and so are
   options (`:key: value` lines, or a `---` block).
 - Quarto and R Markdown: a code chunk fenced as ```` ```{r} ```` or ```` ```{python} ```` (an
-  engine's name in braces, which MyST would read as a directive) is code in that language, and
-  so is Pandoc's ```` ```{.python} ````.
+  engine's name in braces, which MyST would read as a directive; its label and options may
+  follow, ```` ```{r setup, include=FALSE} ````) is code in that language, and so is Pandoc's
+  ```` ```{.python} ````.
 - Pandoc's fenced divs (Quarto's callouts, tab sets and columns, `::: {.callout-note}`;
   Docusaurus's admonitions, `:::note`): their content, after the kind's label for a callout or an
   admonition; the colon lines and attributes show nothing.
@@ -68,6 +69,9 @@ _ANY = re.compile(r"^(?: {0,3}>[ \t]?)++\\?\[!|^[ \t]*(?:!!!|\?\?\?|===)[ \t+]|^
                   re.MULTILINE | re.IGNORECASE)
 # Pandoc's fenced div (Quarto's callouts, tab sets, columns; Docusaurus's `:::note`): attributes in
 # braces or one word after the colons.
+# A code chunk with its label or options after the engine (```` ```{r setup, include=FALSE} ````),
+# or Pandoc's code block with more attributes (```` ```{.python .numberLines} ````).
+_CHUNK = re.compile(r"^ {0,3}(?:`{3,}|~{3,})\{([\w.-]++)[ \t,][^{}]*+\}[ \t]*+$")
 _DIV = re.compile(r"^ {0,3}:{3,}[ \t]*+(?:\{([^{}]*+)\}|([\w-]++))[ \t]*+:*+[ \t]*+$")
 _CALLOUT = re.compile(r"(?:^|\s)\.callout-([a-z]++)(?=\s|$)")
 
@@ -97,8 +101,13 @@ def _read(lines: list[str], depth: int) -> list[str]:
         end = fences.end(index) if line.lstrip(" ").startswith(fences.openers) else None
         if end is not None:
             directive = _DIRECTIVE.match(line)
+            chunk = _CHUNK.match(line) if not directive else None
+            language = chunk.group(1).lower() if chunk else ""
             div = _DIV.match(line) if not directive else None
-            if directive:
+            if language in CODE_ENGINES or language.startswith("."):
+                _block(out, fenced("\n".join(lines[index + 1 : end]), language.lstrip(".")).split("\n"),
+                       lines[end + 1 : end + 2])
+            elif directive:
                 _block(out, _directive(directive, lines[index + 1 : end], depth), lines[end + 1 : end + 2])
             elif div:
                 _block(out, _div(div, lines[index + 1 : end], depth), lines[end + 1 : end + 2])
