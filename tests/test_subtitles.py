@@ -83,6 +83,13 @@ def test_the_number_of_a_cue_written_without_a_blank_line_before_it_is_no_word_o
         "00:00:01,000 --> 00:00:02,000\nHello\n\n00:00:03,000 --> 00:00:04,000\nWorld")
 
 
+def test_a_rubys_reading_is_left_out_and_its_base_text_kept():
+    # Japanese captions set a reading over a word (<ruby>漢<rt>kan</rt></ruby>): the reading had run
+    # into the word, 漢kan, which no query for the word matches. Its base text is kept, as .docx's is.
+    assert subtitles_to_text("WEBVTT\n\n00:01.000 --> 00:02.000\n<ruby>漢<rt>kan</rt>字<rt>ji</ruby>を書く\n") == (
+        "00:01.000 --> 00:02.000\n漢字を書く")
+
+
 def test_a_less_than_sign_in_a_subrip_line_is_text_where_a_tag_is_markup():
     assert subtitles_to_text("1\n00:00:01,000 --> 00:00:02,000\n<i>x < y and z > w</i>\n") == (
         "00:00:01,000 --> 00:00:02,000\nx < y and z > w")

@@ -6,7 +6,8 @@ Left out, as a viewer never sees them: SRT's cue numbers and WebVTT's cue identi
 NOTE, STYLE and REGION blocks, a cue's settings after its times (`align:start position:0%`), the
 markup inside a cue (`<i>`, `<c.color>`, karaoke times `<00:00:01.500>`, SRT's `{\\an8}`), and a
 line a cue repeats from the one before it (YouTube's rolling captions show each line twice, as it
-scrolls up). A voice tag (`<v Anna>`, what Teams and Zoom write) is the speaker's name before the
+scrolls up). A ruby's reading over a word (`<rt>`) is left out too, its base text kept (as .docx's
+and ODF's are), so the word is not run together with its reading. A voice tag (`<v Anna>`, what Teams and Zoom write) is the speaker's name before the
 words, `Anna: `, as a transcript names its speakers.
 """
 
@@ -22,6 +23,9 @@ _VOICE = re.compile(r"<v(?:\.[\w.-]*+)?[ \t]++([^<>]*+)>")
 # A tag opens with a name, a slash or a time (`<i>`, `</i>`, `<00:00:01.500>`): SubRip's text is not
 # escaped, and `x < y` is words.
 _TAG = re.compile(r"<(?=[/A-Za-z0-9])[^<>]*+>|\{\\[^{}]*+\}")
+# A ruby's reading (`<rt>kan</rt>`, its end tag optional before `</ruby>`) is no text, as .docx's is not:
+# the base text is the word.
+_RUBY_TEXT = re.compile(r"<rt(?=[\s.>])[^<>]*+>[^<]*+(?:</rt\s*+>)?")
 _BLANK_LINES = re.compile(r"\n[ \t]*\n")
 MAX_CARRIED_LINES = 3
 
@@ -60,4 +64,5 @@ def _carried(before: list[str], words: list[str]) -> int:
 def _shown(line: str) -> str:
     """A cue's line as a viewer reads it: a voice as its speaker's name, other markup out."""
     line = _VOICE.sub(lambda voice: f"{voice.group(1).strip()}: ", line)
+    line = _RUBY_TEXT.sub("", line)
     return " ".join(html.unescape(_TAG.sub("", line)).split())
