@@ -90,6 +90,12 @@ def test_a_rubys_reading_is_left_out_and_its_base_text_kept():
         "00:01.000 --> 00:02.000\n漢字を書く")
 
 
+def test_a_cue_past_a_hundred_hours_is_read():
+    # WebVTT's hours are two digits or more (a week-long live stream's captions); such cues were no cues.
+    assert subtitles_to_text("WEBVTT\n\n100:00:01.000 --> 100:00:02.500\nstill live\n") == (
+        "100:00:01.000 --> 100:00:02.500\nstill live")
+
+
 def test_a_less_than_sign_in_a_subrip_line_is_text_where_a_tag_is_markup():
     assert subtitles_to_text("1\n00:00:01,000 --> 00:00:02,000\n<i>x < y and z > w</i>\n") == (
         "00:00:01,000 --> 00:00:02,000\nx < y and z > w")

@@ -16,7 +16,7 @@ from __future__ import annotations
 import html
 import re
 
-_TIME = r"(?:\d{1,2}:)?\d{1,3}:[0-5]\d[.,]\d{1,3}"
+_TIME = r"(?:\d{1,4}:)?\d{1,3}:[0-5]\d[.,]\d{1,3}"
 _TIMING = re.compile(rf"^\s*({_TIME})\s*-->\s*({_TIME})(?:\s.*)?$")
 # A voice's name ends at the next `<` too, so a line of voice tags never closed is read in one pass.
 _VOICE = re.compile(r"<v(?:\.[\w.-]*+)?[ \t]++([^<>]*+)>")
