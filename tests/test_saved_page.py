@@ -52,6 +52,15 @@ def test_the_part_that_start_names_is_the_page_not_the_first_html_part():
     assert convert_document(data, ".mhtml", "notes.mhtml").markdown == "# Release notes\n\nWhat changed in 2.0."
 
 
+
+@pytest.mark.parametrize("start", ["root@x", " <root@x> "])
+def test_start_names_the_page_with_or_without_the_content_ids_angle_brackets(start):
+    # RFC 2387's start is a Content-ID, brackets and all; writers drop them (or pad them) as often.
+    data = _related([("text/html", "<frame@x>", b"<p>an ad in a frame</p>"),
+                     ("text/html", "<root@x>", b"<p>What changed in 2.0.</p>")], start=start)
+    assert convert_document(data, ".mhtml", "notes.mhtml").markdown == "What changed in 2.0."
+
+
 def test_a_page_without_a_title_of_its_own_takes_the_subject_the_browser_wrote():
     data = _related([("text/html", "<root@x>", b"<p>Body text.</p>")], subject="=?utf-8?Q?Caf=C3=A9_menu?=")
     converted = convert_document(data, ".mhtml", "menu.mhtml")

@@ -45,17 +45,22 @@ def saved_page(data: bytes, name: str) -> SavedPage:
 
 
 def _page_part(message: email.message.EmailMessage) -> email.message.Message | None:
-    """The part `start` names (by its Content-ID), else the first HTML part, in one walk."""
+    """The part `start` names (by its Content-ID, with or without its angle brackets), else the first
+    HTML part, in one walk."""
     start = message.get_param("start", header="content-type") if message.is_multipart() else None
-    wanted = start.strip() if isinstance(start, str) else None
+    wanted = _content_id(start) if isinstance(start, str) else None
     first = None
     for part in message.walk():
         if part.is_multipart():
             continue
-        if wanted and (part.get("content-id") or "").strip() == wanted:
+        if wanted and _content_id(str(part.get("content-id") or "")) == wanted:
             return part
         if first is None and part.get_content_type() in _PAGE_TYPES:
             first = part
             if not wanted:
                 return first
     return first
+
+
+def _content_id(value: str) -> str:
+    return value.strip().removeprefix("<").removesuffix(">").strip()
