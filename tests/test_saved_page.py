@@ -61,6 +61,18 @@ def test_start_names_the_page_with_or_without_the_content_ids_angle_brackets(sta
     assert convert_document(data, ".mhtml", "notes.mhtml").markdown == "What changed in 2.0."
 
 
+
+@pytest.mark.parametrize(("charset", "codec"), [("utf-16le", "utf-16-le"), ("UTF-16BE", "utf-16-be"), ("utf-16", "utf-16-le"),
+                                                ("utf-16", "utf-16")])
+def test_a_utf16_page_part_reads_by_the_charset_its_part_declares_with_or_without_a_mark(charset, codec):
+    # A part's charset is its bytes' label, as HTTP's is: UTF-16LE needs no byte-order mark, and a
+    # UTF-16 page had been refused as binary (NUL bytes) without one.
+    page = "<title>Grüße</title><p>Größere Änderungen in 2.0.</p>".encode(codec)
+    converted = convert_document(_related([(f"text/html; charset={charset}", "<root@x>", page)]), ".mhtml", "p.mhtml")
+    assert (converted.markdown, converted.metadata_title, converted.warnings) == (
+        "Größere Änderungen in 2.0.", "Grüße", ())
+
+
 def test_a_page_without_a_title_of_its_own_takes_the_subject_the_browser_wrote():
     data = _related([("text/html", "<root@x>", b"<p>Body text.</p>")], subject="=?utf-8?Q?Caf=C3=A9_menu?=")
     converted = convert_document(data, ".mhtml", "menu.mhtml")

@@ -10,6 +10,7 @@ parts are the page's furniture and are not read.
 
 from __future__ import annotations
 
+import codecs
 import email
 import email.message
 from dataclasses import dataclass
@@ -18,6 +19,7 @@ from minirag.errors import ConversionFailed, described
 from minirag.ingest.email_text import BOUNDED_POLICY, header_text
 
 _PAGE_TYPES = ("text/html", "application/xhtml+xml")
+_UTF16_MARKS = {"utf-16le": codecs.BOM_UTF16_LE, "utf-16be": codecs.BOM_UTF16_BE}
 
 
 @dataclass(frozen=True)
@@ -41,7 +43,7 @@ def saved_page(data: bytes, name: str) -> SavedPage:
         raise ConversionFailed(f"{name}: cannot read the saved page ({described(exc)})") from None
     if not isinstance(html, bytes):
         raise ConversionFailed(f"{name}: not a saved web page (no HTML part in it)")
-    return SavedPage(html, charset, subject.strip())
+    return SavedPage(_marked(html, charset), charset, subject.strip())
 
 
 def _page_part(message: email.message.EmailMessage) -> email.message.Message | None:
@@ -64,3 +66,15 @@ def _page_part(message: email.message.EmailMessage) -> email.message.Message | N
 
 def _content_id(value: str) -> str:
     return value.strip().removeprefix("<").removesuffix(">").strip()
+
+
+def _marked(html: bytes, charset: str | None) -> bytes:
+    """A part its charset labels UTF-16 with the byte-order mark the label stands for, where it has
+    none: the label is its bytes' own, as HTTP's is (UTF-16LE and UTF-16BE are written without a
+    mark, and text is read as UTF-16 only by one); a part with no zero byte is no UTF-16. UTF-16
+    alone: the order its first character's zero byte shows."""
+    label = (charset or "").lower().replace("_", "-")
+    if (not label.startswith("utf-16") or html.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE))
+            or b"\x00" not in html[:1024]):  # a label on 8-bit text is a wrong one
+        return html
+    return (_UTF16_MARKS.get(label) or (codecs.BOM_UTF16_LE if html[1:2] == b"\x00" else codecs.BOM_UTF16_BE)) + html
