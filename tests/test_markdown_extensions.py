@@ -64,6 +64,12 @@ def test_a_code_chunk_with_a_label_or_options_is_code_in_its_language():
                                        "```python\ny = 2\n```\n")
 
 
+def test_a_raw_html_block_reads_as_the_html_shows():
+    # Pandoc's raw block ```{=html} is put in the page as it is: its tags had been indexed as code.
+    source = "Before.\n\n```{=html}\n<div class=\"box\"><b>Raw</b> html <em>words</em></div>\n```\n\n```{=latex}\n\\newpage\n```\n"
+    assert read_extensions(source) == "Before.\n\nRaw html words\n\n```{=latex}\n\\newpage\n```\n"
+
+
 def test_a_pandoc_fenced_div_shows_its_content_and_a_callout_its_kind():
     # Quarto's callouts, tab sets and columns are Pandoc's fenced divs: their `:::` lines and
     # attributes had been indexed as words ("::: {.callout-note}" a section of its own).

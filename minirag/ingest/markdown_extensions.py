@@ -18,7 +18,7 @@ written, its markers are words no reader sees, and its content may read as code.
 - Quarto and R Markdown: a code chunk fenced as ```` ```{r} ```` or ```` ```{python} ```` (an
   engine's name in braces, which MyST would read as a directive; its label and options may
   follow, ```` ```{r setup, include=FALSE} ````) is code in that language, and so is Pandoc's
-  ```` ```{.python} ````.
+  ```` ```{.python} ````. A raw HTML block (```` ```{=html} ````) reads as its HTML shows.
 - Pandoc's fenced divs (Quarto's callouts, tab sets and columns, `::: {.callout-note}`;
   Docusaurus's admonitions, `:::note`): their content, after the kind's label for a callout or an
   admonition; the colon lines and attributes show nothing.
@@ -31,7 +31,8 @@ from __future__ import annotations
 import re
 
 from minirag.chunking.fences import Fences, code_line_mask
-from minirag.ingest.html_markdown import fenced
+from minirag.errors import ConversionFailed
+from minirag.ingest.html_markdown import fenced, html_to_markdown
 from minirag.ingest.markup_lines import labelled
 from minirag.ingest.rst_text import (
     CODE_DIRECTIVES,
@@ -72,6 +73,7 @@ _ANY = re.compile(r"^(?: {0,3}>[ \t]?)++\\?\[!|^[ \t]*(?:!!!|\?\?\?|===)[ \t+]|^
 # A code chunk with its label or options after the engine (```` ```{r setup, include=FALSE} ````),
 # or Pandoc's code block with more attributes (```` ```{.python .numberLines} ````).
 _CHUNK = re.compile(r"^ {0,3}(?:`{3,}|~{3,})\{([\w.-]++)[ \t,][^{}]*+\}[ \t]*+$")
+_RAW_HTML = re.compile(r"^ {0,3}(?:`{3,}|~{3,})\{=html\}[ \t]*+$", re.IGNORECASE)  # Pandoc's raw HTML block
 _DIV = re.compile(r"^ {0,3}:{3,}[ \t]*+(?:\{([^{}]*+)\}|([\w-]++))[ \t]*+:*+[ \t]*+$")
 _CALLOUT = re.compile(r"(?:^|\s)\.callout-([a-z]++)(?=\s|$)")
 
@@ -104,7 +106,9 @@ def _read(lines: list[str], depth: int) -> list[str]:
             chunk = _CHUNK.match(line) if not directive else None
             language = chunk.group(1).lower() if chunk else ""
             div = _DIV.match(line) if not directive else None
-            if language in CODE_ENGINES or language.startswith("."):
+            if _RAW_HTML.match(line) and (shown := _html("\n".join(lines[index + 1 : end]))) is not None:
+                _block(out, shown, lines[end + 1 : end + 2])
+            elif language in CODE_ENGINES or language.startswith("."):
                 _block(out, fenced("\n".join(lines[index + 1 : end]), language.lstrip(".")).split("\n"),
                        lines[end + 1 : end + 2])
             elif directive:
@@ -132,6 +136,14 @@ def _read(lines: list[str], depth: int) -> list[str]:
         out.append(line)
         index += 1
     return out
+
+
+def _html(html: str) -> list[str] | None:
+    """A raw HTML block's lines as the page shows them; None where the HTML cannot be read."""
+    try:
+        return html_to_markdown(html)[0].split("\n")
+    except ConversionFailed:
+        return None
 
 
 def _div(match: re.Match, content: list[str], depth: int) -> list[str]:
