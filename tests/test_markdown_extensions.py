@@ -46,37 +46,28 @@ def test_myst_targets_go_and_directives_show_their_content():
 
 
 
-def test_a_quarto_or_r_markdown_code_chunk_is_code_where_a_myst_directive_is_its_content():
+@pytest.mark.parametrize(("source", "shown"), [
     # ```{r} is a knitr or Quarto chunk, not a directive named r: its code had been read as prose.
-    source = ("```{r}\nfit <- lm(y ~ x, data = sales)\n```\n\n```{python}\n#| echo: false\nimport pandas as pd\n```\n\n"
-              "```{.python}\nx = 1\n```\n\n```{note}\nA note.\n```\n\n:::{python}\nA colon fence is never code.\n:::\n")
-    assert read_extensions(source) == (
-        "```r\nfit <- lm(y ~ x, data = sales)\n```\n\n```python\n#| echo: false\nimport pandas as pd\n```\n\n"
-        "```python\nx = 1\n```\n\nNote: A note.\n\nA colon fence is never code.\n")
-
-
-def test_a_code_chunk_with_a_label_or_options_is_code_in_its_language():
+    ("```{r}\nfit <- lm(y ~ x, data = sales)\n```\n\n```{python}\n#| echo: false\nimport pandas as pd\n```\n\n"
+     "```{.python}\nx = 1\n```\n\n```{note}\nA note.\n```\n\n:::{python}\nA colon fence is never code.\n:::\n",
+     "```r\nfit <- lm(y ~ x, data = sales)\n```\n\n```python\n#| echo: false\nimport pandas as pd\n```\n\n"
+     "```python\nx = 1\n```\n\nNote: A note.\n\nA colon fence is never code.\n"),
     # knitr's chunk options follow the engine in the braces (every R Markdown file opens with
     # ```{r setup, include=FALSE}); the fence had been kept as written, its info string `{r`.
-    source = ("```{r setup, include=FALSE}\nlibrary(dplyr)\n```\n\n```{r, echo=FALSE}\nx <- 1\n```\n\n"
-              "```{sql, connection=con}\nSELECT 1\n```\n\n```{.python .numberLines}\ny = 2\n```\n")
-    assert read_extensions(source) == ("```r\nlibrary(dplyr)\n```\n\n```r\nx <- 1\n```\n\n```sql\nSELECT 1\n```\n\n"
-                                       "```python\ny = 2\n```\n")
-
-
-def test_a_raw_html_block_reads_as_the_html_shows():
+    ("```{r setup, include=FALSE}\nlibrary(dplyr)\n```\n\n```{r, echo=FALSE}\nx <- 1\n```\n\n"
+     "```{sql, connection=con}\nSELECT 1\n```\n\n```{.python .numberLines}\ny = 2\n```\n",
+     "```r\nlibrary(dplyr)\n```\n\n```r\nx <- 1\n```\n\n```sql\nSELECT 1\n```\n\n```python\ny = 2\n```\n"),
     # Pandoc's raw block ```{=html} is put in the page as it is: its tags had been indexed as code.
-    source = "Before.\n\n```{=html}\n<div class=\"box\"><b>Raw</b> html <em>words</em></div>\n```\n\n```{=latex}\n\\newpage\n```\n"
-    assert read_extensions(source) == "Before.\n\nRaw html words\n\n```{=latex}\n\\newpage\n```\n"
-
-
-def test_a_pandoc_fenced_div_shows_its_content_and_a_callout_its_kind():
+    ("Before.\n\n```{=html}\n<div class=\"box\"><b>Raw</b> html <em>words</em></div>\n```\n\n```{=latex}\n\\newpage\n```\n",
+     "Before.\n\nRaw html words\n\n```{=latex}\n\\newpage\n```\n"),
     # Quarto's callouts, tab sets and columns are Pandoc's fenced divs: their `:::` lines and
     # attributes had been indexed as words ("::: {.callout-note}" a section of its own).
-    source = ("Intro.\n\n::: {.callout-warning}\nBack up first.\n:::\n\n:::: {.columns}\n::: {.column width=\"50%\"}\n"
-              "Left words.\n:::\n::::\n\n::: panel-tabset\n## Tab A\n\nAlpha.\n:::\n\n```\n::: {.kept}\n```\n")
-    assert read_extensions(source) == ("Intro.\n\nWarning: Back up first.\n\nLeft words.\n\n## Tab A\n\nAlpha.\n\n"
-                                       "```\n::: {.kept}\n```\n")
+    ("Intro.\n\n::: {.callout-warning}\nBack up first.\n:::\n\n:::: {.columns}\n::: {.column width=\"50%\"}\n"
+     "Left words.\n:::\n::::\n\n::: panel-tabset\n## Tab A\n\nAlpha.\n:::\n\n```\n::: {.kept}\n```\n",
+     "Intro.\n\nWarning: Back up first.\n\nLeft words.\n\n## Tab A\n\nAlpha.\n\n```\n::: {.kept}\n```\n"),
+], ids=["code-chunks", "chunk-options", "raw-html", "fenced-divs"])
+def test_quarto_and_pandoc_markup_reads_as_the_page_shows(source, shown):
+    assert read_extensions(source) == shown
 
 
 def test_code_keeps_what_looks_like_an_extension():
