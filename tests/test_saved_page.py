@@ -8,6 +8,7 @@ import base64
 from pathlib import Path
 
 import pytest
+from helpers.growth import grows_linearly
 
 from minirag.errors import ConversionFailed
 from minirag.ingest.convert import convert_document
@@ -97,3 +98,35 @@ def test_a_sync_indexes_saved_pages_and_reads_them_back(app, docs):
     assert (result.done, result.failed, dict(result.other_types)) == (2, 0, {}), result.warnings
     page = app.read(str(docs / "mht_word_single_file_page_fr.mht"))
     assert "Prochaine réunion : jeudi 14 janvier" in page.text
+
+
+def test_a_frameset_page_reads_as_the_frames_it_names_in_order():
+    # Old Javadoc and many manuals are framesets: the page itself shows nothing but its frames, and
+    # had been indexed empty. Frames are found by cid: (Blink) or by Content-Location (Internet
+    # Explorer, Word), a nested frameset in its place; a part no frame names (an ad) is not read.
+    frames = (b'<html><head><title>Java API</title></head><frameset cols="20%,80%"><frame src="cid:frame-1@mhtml.blink">'
+              b"<FRAME name=main SRC='cid:frame-2@mhtml.blink'></frameset></html>")
+    data = _related([("text/html", "<root@x>", frames), ("text/html", "<frame-1@mhtml.blink>", b"<ul><li>Class List</li></ul>"),
+                     ("text/html", "<frame-2@mhtml.blink>", b'<frameset rows="50%,50%"><frame src="cid:frame-3@mhtml.blink">'
+                                                            b'<frame src="cid:frame-1@mhtml.blink"></frameset>'),
+                     ("text/html", "<frame-3@mhtml.blink>", b"<p>String holds text.</p>"),
+                     ("text/html", "<ad@x>", b"<p>Buy now</p>")])
+    converted = convert_document(data, ".mhtml", "api.mhtml")
+    assert (converted.markdown, converted.metadata_title) == ("- Class List\n\nString holds text.", "Java API")
+
+    located = (b"MIME-Version: 1.0\r\nContent-Type: multipart/related; boundary=\"B\"\r\n\r\n"
+               b"--B\r\nContent-Type: text/html\r\nContent-Location: http://example.org/docs/index.html\r\n\r\n"
+               b"<frameset><frame src=\"nav.html\"><frame src='main/intro.html'></frameset>\r\n"
+               b"--B\r\nContent-Type: text/html\r\nContent-Location: http://example.org/docs/main/intro.html\r\n\r\n"
+               b"<p>Welcome to the manual.</p>\r\n"
+               b"--B\r\nContent-Type: text/html\r\nContent-Location: http://example.org/docs/nav.html\r\n\r\n"
+               b"<p>Contents</p>\r\n--B--\r\n")
+    assert convert_document(located, ".mht", "manual.mht").markdown == "Contents\n\nWelcome to the manual."
+
+
+def test_frames_are_found_in_time_in_proportion_to_the_page_and_a_chain_of_framesets_is_bounded():
+    assert grows_linearly(lambda html: convert_document(_related([("text/html", "<r@x>", html.encode())]), ".mhtml", "x.mhtml"),
+                          lambda n: "<frameset>" + '<frame name="a" title="b c d e f g"' * (8 * n))
+    chain = [("text/html", f"<f{n}@x>", f'<frameset><frame src="cid:f{n + 1}@x"></frameset>'.encode()) for n in range(3000)]
+    data = _related([*chain, ("text/html", "<f3000@x>", b"<p>the end</p>")])
+    assert convert_document(data, ".mhtml", "deep.mhtml").markdown == ""  # no frame shows text within the bound

@@ -462,12 +462,18 @@ def _only_includes(text: str, markdown: str, include: re.Pattern[str], how: str)
 
 
 def _saved_page(data: bytes, name: str) -> Converted:
-    from minirag.ingest.saved_page import saved_page
+    from minirag.ingest.saved_page import Html, saved_page
 
-    page = saved_page(data, name)
-    text, warnings = decode_text(page.html, name, declared=page.charset or html_declared_charset(page.html))
-    converted = _html(text, name, warnings)
-    return replace(converted, metadata_title=converted.metadata_title or page.subject or None)
+    def read(html: Html) -> Converted:
+        text, warnings = decode_text(html.html, name, declared=html.charset or html_declared_charset(html.html))
+        return _html(text, name, warnings)
+
+    saved = saved_page(data, name)
+    page, *frames = map(read, (saved.page, *saved.frames))
+    if frames:  # a frameset: what its frames show, under its own title
+        page = replace(page, markdown="\n\n".join(frame.markdown for frame in frames if frame.markdown.strip()),
+                       warnings=tuple(warning for frame in (page, *frames) for warning in frame.warnings))
+    return replace(page, metadata_title=page.metadata_title or saved.subject or None)
 
 
 def _html(text: str, name: str, warnings: tuple[str, ...] = ()) -> Converted:
