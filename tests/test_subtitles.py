@@ -53,17 +53,6 @@ def test_a_meetings_voice_tags_name_its_speakers_and_entities_read_as_characters
                                       "00:00:06.000 --> 00:00:09.500\nBob O'Neil: Q&A comes after the demo <3")
 
 
-def test_subrips_position_tags_are_no_text():
-    assert subtitles_to_text("1\n00:00:01,000 --> 00:00:02,000\n{\\an8}<b>Top line</b>\n") == (
-        "00:00:01,000 --> 00:00:02,000\nTop line")
-
-
-def test_a_file_of_no_cues_is_empty_and_a_line_with_an_arrow_is_words():
-    assert subtitles_to_text("WEBVTT\n\nNOTE nothing here\n") == ""
-    assert subtitles_to_text("1\n00:00:01,000 --> 00:00:02,000\nthe arrow --> points on\n") == (
-        "00:00:01,000 --> 00:00:02,000\nthe arrow --> points on")
-
-
 def test_reading_cues_takes_time_in_proportion_to_the_file():
     # A cue of many lines after a cue of many lines: the lines a rolling caption carries are looked for
     # among a few, not among every line of both.
@@ -78,27 +67,25 @@ def test_a_voice_tag_never_closed_takes_time_in_proportion_to_the_line():
     assert grows_linearly(subtitles_to_text, lambda n: "00:01.000 --> 00:02.000\n" + "<v x" * n + "\n")
 
 
-def test_the_number_of_a_cue_written_without_a_blank_line_before_it_is_no_word_of_the_cue_before():
-    assert subtitles_to_text("1\n00:00:01,000 --> 00:00:02,000\nHello\n2\n00:00:03,000 --> 00:00:04,000\nWorld\n") == (
-        "00:00:01,000 --> 00:00:02,000\nHello\n\n00:00:03,000 --> 00:00:04,000\nWorld")
-
-
-def test_a_rubys_reading_is_left_out_and_its_base_text_kept():
+@pytest.mark.parametrize(("source", "shown"), [
+    # SubRip's position tags are markup.
+    ("1\n00:00:01,000 --> 00:00:02,000\n{\\an8}<b>Top line</b>\n", "00:00:01,000 --> 00:00:02,000\nTop line"),
+    # A file of no cues is empty; an arrow inside a cue's text is words.
+    ("WEBVTT\n\nNOTE nothing here\n", ""),
+    ("1\n00:00:01,000 --> 00:00:02,000\nthe arrow --> points on\n", "00:00:01,000 --> 00:00:02,000\nthe arrow --> points on"),
+    # The number of a cue written without a blank line before it is no word of the cue before.
+    ("1\n00:00:01,000 --> 00:00:02,000\nHello\n2\n00:00:03,000 --> 00:00:04,000\nWorld\n",
+     "00:00:01,000 --> 00:00:02,000\nHello\n\n00:00:03,000 --> 00:00:04,000\nWorld"),
     # Japanese captions set a reading over a word (<ruby>漢<rt>kan</rt></ruby>): the reading had run
     # into the word, 漢kan, which no query for the word matches. Its base text is kept, as .docx's is.
-    assert subtitles_to_text("WEBVTT\n\n00:01.000 --> 00:02.000\n<ruby>漢<rt>kan</rt>字<rt>ji</ruby>を書く\n") == (
-        "00:01.000 --> 00:02.000\n漢字を書く")
-
-
-def test_a_cue_past_a_hundred_hours_is_read():
+    ("WEBVTT\n\n00:01.000 --> 00:02.000\n<ruby>漢<rt>kan</rt>字<rt>ji</ruby>を書く\n", "00:01.000 --> 00:02.000\n漢字を書く"),
     # WebVTT's hours are two digits or more (a week-long live stream's captions); such cues were no cues.
-    assert subtitles_to_text("WEBVTT\n\n100:00:01.000 --> 100:00:02.500\nstill live\n") == (
-        "100:00:01.000 --> 100:00:02.500\nstill live")
-
-
-def test_a_less_than_sign_in_a_subrip_line_is_text_where_a_tag_is_markup():
-    assert subtitles_to_text("1\n00:00:01,000 --> 00:00:02,000\n<i>x < y and z > w</i>\n") == (
-        "00:00:01,000 --> 00:00:02,000\nx < y and z > w")
+    ("WEBVTT\n\n100:00:01.000 --> 100:00:02.500\nstill live\n", "100:00:01.000 --> 100:00:02.500\nstill live"),
+    # A less-than sign in a SubRip line is text where a tag is markup.
+    ("1\n00:00:01,000 --> 00:00:02,000\n<i>x < y and z > w</i>\n", "00:00:01,000 --> 00:00:02,000\nx < y and z > w"),
+], ids=["position-tags", "no-cues", "arrow-in-text", "number-without-blank-line", "ruby", "hundred-hours", "less-than"])
+def test_a_cue_reads_as_a_viewer_sees_it(source, shown):
+    assert subtitles_to_text(source) == shown
 
 
 @pytest.mark.parametrize("name", ["srt_sintel_subtitles_en.srt", "vtt_youtube_dl_rolling_captions.vtt"])
