@@ -200,6 +200,20 @@ def test_a_saved_messages_attached_documents_are_read_under_it_each_a_section_of
     assert converted.warnings == ()
 
 
+@pytest.mark.parametrize(("charset", "codec"), [("utf-16le", "utf-16-le"), ("utf-16", "utf-16-be"), ("utf-32", "utf-32-le"),
+                                            ("windows-1251", "cp1251"), ("no-such-charset", "utf-8")])
+def test_an_attached_text_reads_by_the_charset_its_part_declares_a_utf16_one_without_a_mark(charset, codec):
+    # What a mailer sends as `text/plain; charset=utf-16le` has no byte-order mark: it had been
+    # refused as binary (NUL bytes), an attachment's label having been read only for 8-bit charsets.
+    message = _message("Figures", "Attached.")
+    text = "Сверка остатков: 1 200 рублей.\n"
+    for suffix in (".txt", ".csv", ".html"):
+        message.add_attachment(text.encode(codec), maintype="text", subtype="plain", params={"charset": charset},
+                               filename=f"сверка{suffix}")
+    converted = convert_document(message.as_bytes(), ".eml", "figures.eml")
+    assert converted.markdown.count("Сверка остатков: 1 200 рублей.") == 3 and converted.warnings == ()
+
+
 def test_an_attachment_that_cannot_be_read_is_named_with_a_warning_and_costs_only_itself():
     message = _message("Schedule", "See the PDF.")
     message.add_attachment(b"%PDF-1.4 not really", maintype="application", subtype="pdf", filename="schedule.pdf")
@@ -423,9 +437,9 @@ def test_attachments_past_what_one_document_may_give_refuse_the_message_before_t
     converted: list[str] = []
     real = convert.convert_document
 
-    def counting(data: bytes, suffix: str, name: str) -> convert.Converted:
+    def counting(data: bytes, suffix: str, name: str, *, declared: str | None = None) -> convert.Converted:
         converted.append(name)
-        return real(data, suffix, name)
+        return real(data, suffix, name, declared=declared)
 
     monkeypatch.setattr(convert, "convert_document", counting)
     message = _message("Logs", "five logs")

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from minirag.errors import ConversionFailed
-from minirag.ingest.convert import convert_document, html_declared_charset
+from minirag.ingest.convert import convert_document, decode_text, html_declared_charset
 from minirag.ingest.csv_table import csv_to_markdown, sniff_delimiter
 from minirag.ingest.sync import run_sync
 from minirag.results import payload
@@ -34,6 +34,38 @@ def test_utf16_and_utf32_with_a_byte_order_mark_are_text(codec, suffix):
 def test_utf16_without_its_mark_is_still_refused_as_binary_and_told_what_would_read_it():
     with pytest.raises(ConversionFailed, match="binary.*UTF-16 text is read only with its byte-order mark"):
         convert_document("plain words".encode("utf-16-le"), ".txt", "bare.txt")
+
+
+@pytest.mark.parametrize(("declared", "codec"), [
+    ("utf-16le", "utf-16-le"), ("UTF-16BE", "utf-16-be"), ("utf_16", "utf-16-le"), ("utf-16", "utf-16-be"),
+    ("utf-32le", "utf-32-le"), ("UTF-32BE", "utf-32-be"), ("utf-32", "utf-32-le"), ("utf-32", "utf-32-be"),
+])
+def test_utf16_or_utf32_without_a_mark_reads_by_the_charset_declared_for_it(declared, codec):
+    # A MIME part's or an HTTP response's charset is its bytes' label: UTF-16LE and -BE are written
+    # without a mark; a bare UTF-16 or UTF-32 label is read in the order its zero bytes show.
+    text = "Заметки: " + RUSSIAN + "\nEnglish words too.\n"
+    assert decode_text(text.encode(codec), "notes.txt", declared=declared) == (text, ())
+
+
+@pytest.mark.parametrize(("data", "declared"), [
+    (FRENCH.encode("cp1252"), "utf-16le"),  # 8-bit text: no zero byte where UTF-16 needs one
+    (FRENCH.encode("utf-8"), "utf-32"),
+    ((RUSSIAN * 3).encode("cp1251"), "utf-16"),
+    (FRENCH.encode("cp1252"), "euc-jp"),  # bytes that are no EUC-JP
+    ((RUSSIAN * 3).encode("cp1251"), "no-such-charset"),
+    ("plain words".encode("utf-16-be"), "utf-16le"),  # its zero bytes say big-endian: refused as without it
+    ("plain words".encode("utf-16-le"), "utf-32le"),
+])
+def test_a_declared_charset_the_bytes_belie_or_no_codec_knows_reads_as_no_label_would(data, declared):
+    try:
+        unlabelled: object = decode_text(data, "notes.txt")
+    except ConversionFailed as exc:
+        unlabelled = str(exc)
+    try:
+        labelled: object = decode_text(data, "notes.txt", declared=declared)
+    except ConversionFailed as exc:
+        labelled = str(exc)
+    assert labelled == unlabelled
 
 
 def test_binary_data_behind_a_text_head_is_refused_and_a_stray_nul_is_taken_out():

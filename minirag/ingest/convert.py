@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import bisect
 import codecs
-import contextlib
 import encodings
 import io
 import logging
@@ -64,6 +63,7 @@ from minirag.ingest.rtf_text import rtf_to_markdown
 from minirag.ingest.sheet_limits import check_sheets
 from minirag.ingest.text_limit import MAX_TEXT_CHARS
 from minirag.ingest.text_repair import escape_headings, repair
+from minirag.ingest.wide_text import read_wide
 from minirag.ingest.xls_biff import is_old_worksheet, xls_to_markdown
 from minirag.ingest.zip_damage import damage_words, damaged_members, mended
 from minirag.ingest.zip_names import names_read_as_cp437
@@ -156,23 +156,27 @@ class Converted:
 
 
 def decode_text(data: bytes, name: str, *, declared: str | None = None) -> tuple[str, tuple[str, ...]]:
-    """Text by its byte-order mark (UTF-8, UTF-16 or UTF-32), else UTF-8, else the charset the
-    document `declared` (an HTML meta tag), else the best detected charset, with a warning.
+    """Text by its byte-order mark (UTF-8, UTF-16 or UTF-32), else by the UTF-16 or UTF-32 its
+    `declared` charset names (a MIME part's or an HTTP response's label, an HTML meta tag), else
+    UTF-8, else the charset declared, else the best detected charset, with a warning. A declared
+    charset the bytes belie, or that no codec reads, is as none (wide_text.py).
 
-    Binary data (NUL bytes without a UTF-16/32 mark, or mostly control characters) is refused.
+    Binary data (NUL bytes without a UTF-16/32 mark or label, or mostly control characters) is refused.
     """
     lying = _lying_mark(data)
     text, warnings = _decode_marked(data, name) if not lying else (None, ())
     if text is None:
         data = data[lying:]
+        text = read_wide(data, declared)
+    if text is None:
         if b"\x00" in data[:_SNIFF]:
             raise ConversionFailed(f"{name}: looks like a binary file (NUL bytes), not text; UTF-16 text "
-                                   "is read only with its byte-order mark")
+                                   "is read only with its byte-order mark or a charset declared for it")
         try:
             text, warnings = data.decode("utf-8-sig"), ()
         except UnicodeDecodeError as exc:
             body = data.removeprefix(codecs.BOM_UTF8)  # a mark that lies: its bytes would sway the detector
-            text, warnings = _decode_declared(body, name, _known_codec(declared))
+            text = _decode_declared(body, _known_codec(declared))
             if text is None:
                 text, warnings = _decode_detected(body, name, exc.start)
     if lying:
@@ -257,16 +261,14 @@ _NOT_WEB_CHARSETS = frozenset({"utf_7", "unicode_escape", "raw_unicode_escape", 
                                "palmos", "mbcs", "oem"})
 
 
-def _decode_declared(data: bytes, name: str, codec: str | None) -> tuple[str | None, tuple[str, ...]]:
+def _decode_declared(data: bytes, codec: str | None) -> str | None:
+    """`data` in the declared `codec`; None where a byte is not of it (the declaration is wrong)."""
     if codec is None:
-        return None, ()
+        return None
     try:
-        text = data.decode(codec, errors="replace")
-    except (LookupError, UnicodeError, ValueError):  # a codec Python has but cannot apply here
-        return None, ()
-    if "\ufffd" in text:  # the declaration does not fit every byte
-        return text, (f"{name}: bytes that are not {codec}, as it declares, were replaced",)
-    return text, ()
+        return data.decode(codec)
+    except (LookupError, UnicodeError, ValueError):  # not of it, or a codec Python has but cannot apply here
+        return None
 
 
 def _known_codec(label: str | None) -> str | None:
@@ -531,10 +533,10 @@ def _workbook(data: bytes, name: str) -> Converted:
     return Converted(markdown=workbook.markdown, metadata_title=workbook.title)
 
 
-def _notebook(data: bytes, name: str) -> Converted:
+def _notebook(data: bytes, name: str, declared: str | None = None) -> Converted:
     from minirag.ingest.notebook import notebook_to_markdown
 
-    text, warnings = decode_text(data, name)
+    text, warnings = decode_text(data, name, declared=declared)
     try:
         notebook = notebook_to_markdown(text)
     except ConversionFailed as exc:
@@ -690,8 +692,8 @@ MAX_MAILBOX_MESSAGES = 100_000
 # How many messages enclose the one being read: an attachment is converted as a document of its own,
 # and a message attached to it must know how deep it is.
 _message_depth: ContextVar[int] = ContextVar("message_depth", default=0)
-# Formats read from text, whose charset the message may declare for the attachment.
-_DECODED = {*_PLAIN_TEXT, *_HTML, *_LATEX, ".rst", ".adoc", ".asciidoc", ".org", ".csv", ".tsv", ".srt", ".vtt"}
+
+
 class _TextBudget:
     """What a message's attachments may still give, shared by the messages forwarded in it: the
     page they make is held to what one document may give, read or not."""
@@ -714,14 +716,10 @@ class _AttachedFiles:
         messages_past = self.depth >= MAX_NESTED_MESSAGES if suffix in (".eml", ".msg", ".mbox") else self.depth > MAX_NESTED_MESSAGES
         if suffix is None or messages_past:  # (past it: a message that was named as another file)
             return None
-        codec = _known_codec(charset) if _SIBLINGS.get(suffix, suffix) in _DECODED else None
-        if codec and not data.startswith(tuple(mark for mark, _ in _BYTE_ORDER_MARKS)):
-            with contextlib.suppress(UnicodeDecodeError):
-                data = codecs.BOM_UTF8 + data.decode(codec).encode("utf-8")
         token = _message_depth.set(self.depth + 1)
         name = f"{self.name} › {' '.join((filename or content_type).split())}"
         try:
-            converted = convert_document(data, suffix, name)
+            converted = convert_document(data, suffix, name, declared=charset)
         except (ConversionFailed, MemoryError):
             raise  # (the worker retires on memory: the heap may be torn)
         except RecursionError:
@@ -807,11 +805,13 @@ def repaired(converted: Converted, name: str, *, pdf: bool = False) -> Converted
                    warnings=(*converted.warnings, *said))
 
 
-def convert_document(data: bytes, suffix: str, name: str) -> Converted:
-    """Convert a document's bytes as the format `suffix` names. ConversionFailed with a one-line reason."""
+def convert_document(data: bytes, suffix: str, name: str, *, declared: str | None = None) -> Converted:
+    """Convert a document's bytes as the format `suffix` names; a text format's by the charset
+    `declared` for them (a MIME part's, an HTTP response's), where they bear it out (decode_text).
+    ConversionFailed with a one-line reason."""
     suffix = suffix.lower()
     try:
-        converted = _convert_by_suffix(data, suffix, name)
+        converted = _convert_by_suffix(data, suffix, name, declared=declared)
     except _DAMAGE as exc:  # what a damaged zip or XML part raises deep in a reader that did not expect it
         raise ConversionFailed(f"{name}: cannot read the {suffix} file, damaged ({damage_words(exc)})") from None
     return bounded(repaired(converted, name, pdf=suffix == ".pdf" or suffix in ocr.IMAGE_EXTENSIONS), name)
@@ -832,7 +832,8 @@ def bounded(converted: Converted, name: str) -> Converted:
     return converted
 
 
-def _convert_by_suffix(data: bytes, suffix: str, name: str, *, rewritten: frozenset[str] = frozenset()) -> Converted:
+def _convert_by_suffix(data: bytes, suffix: str, name: str, *, declared: str | None = None,
+                       rewritten: frozenset[str] = frozenset()) -> Converted:
     suffix = _SIBLINGS.get(suffix, suffix)
     if suffix in ocr.IMAGE_EXTENSIONS and data:
         markdown, note = ocr.read_image(data, name)
@@ -840,32 +841,32 @@ def _convert_by_suffix(data: bytes, suffix: str, name: str, *, rewritten: frozen
     if suffix not in SUPPORTED_EXTENSIONS:
         raise ConversionFailed(f"{name}: unsupported file type {suffix or '(none)'}")
     if suffix in _PLAIN_TEXT:
-        text, warnings = decode_text(data, name)
+        text, warnings = decode_text(data, name, declared=declared)
         return Converted(markdown=rendered_html(text, mdx=suffix == ".mdx") if suffix != ".txt"
                          else escape_headings(text), warnings=warnings, frontmatter=True)
     if not data:
         raise ConversionFailed(f"{name}: empty file")
     if suffix == ".pdf":
         return _convert_pdf(data, name)
-    if suffix in _HTML:
-        text, warnings = decode_text(data, name, declared=html_declared_charset(data))
+    if suffix in _HTML:  # the label outranks the page's own meta tag, as in a browser
+        text, warnings = decode_text(data, name, declared=declared or html_declared_charset(data))
         return _html(text, name, warnings)
     if suffix == ".rst":
-        text, warnings = decode_text(data, name)
+        text, warnings = decode_text(data, name, declared=declared)
         markdown = rst_to_markdown(text)
         return Converted(markdown=markdown, warnings=warnings,
                          note=_only_includes(text, markdown, rst_text.INCLUDE, ".. include::"))
     if suffix in (".adoc", ".asciidoc"):
-        text, warnings = decode_text(data, name)
+        text, warnings = decode_text(data, name, declared=declared)
         markdown = asciidoc_to_markdown(text)
         return Converted(markdown=markdown, warnings=warnings,
                          note=_only_includes(text, markdown, asciidoc_text.INCLUDE, "include::"))
     if suffix == ".org":
-        text, warnings = decode_text(data, name)
+        text, warnings = decode_text(data, name, declared=declared)
         markdown, title = org_to_markdown(text)
         return Converted(markdown=markdown, metadata_title=title, warnings=warnings)
     if suffix in _LATEX:
-        text, warnings = decode_text(data, name, declared=inputenc_charset(data))
+        text, warnings = decode_text(data, name, declared=declared or inputenc_charset(data))
         markdown, title = latex_to_markdown(text)
         return Converted(markdown=markdown, metadata_title=title, warnings=warnings,
                          note=_only_includes(text, markdown, latex_text.INCLUDE, "\\input, \\include"))
@@ -880,7 +881,7 @@ def _convert_by_suffix(data: bytes, suffix: str, name: str, *, rewritten: frozen
     if suffix in (".srt", ".vtt"):
         from minirag.ingest.subtitles import subtitles_to_text
 
-        text, warnings = decode_text(data, name)
+        text, warnings = decode_text(data, name, declared=declared)
         return Converted(markdown=escape_headings(subtitles_to_text(text)), warnings=warnings)
     if suffix == ".eml":
         return _read_message(eml_to_markdown(data, name, _AttachedFiles(name, _message_depth.get())))
@@ -892,10 +893,10 @@ def _convert_by_suffix(data: bytes, suffix: str, name: str, *, rewritten: frozen
             and "EncryptedPackage".encode("utf-16-le") not in data):
         return _renamed_legacy(data, suffix, name)
     if suffix in (".csv", ".tsv"):
-        text, warnings = decode_text(data, name)
+        text, warnings = decode_text(data, name, declared=declared)
         return Converted(markdown=csv_to_markdown(text, name, "\t" if suffix == ".tsv" else None), warnings=warnings)
     if suffix == ".ipynb":
-        return _notebook(data, name)
+        return _notebook(data, name, declared)
     if suffix in _ZIP_FORMATS and "names" not in rewritten:
         data, misnamed = names_read_as_cp437(data)
         if misnamed:  # now named as a zip that claims nothing is: read as any other

@@ -13,7 +13,6 @@ advertisement, a widget) is not read.
 
 from __future__ import annotations
 
-import codecs
 import email
 import email.message
 import re
@@ -29,13 +28,12 @@ MAX_FRAMESET_DEPTH = 8  # framesets within framesets followed
 _FRAMESET = re.compile(rb"<frameset\b", re.IGNORECASE)
 # A frame tag's source, within its first 4,096 characters: an unclosed tag is not read to the end.
 _FRAME_SOURCE = re.compile(rb"""<frame\b[^<>]{0,4096}?\ssrc\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))""", re.IGNORECASE)
-_UTF16_MARKS = {"utf-16le": codecs.BOM_UTF16_LE, "utf-16be": codecs.BOM_UTF16_BE}
 
 
 @dataclass(frozen=True)
 class Html:
     html: bytes
-    charset: str | None  # as its part's Content-Type declares it
+    charset: str | None  # as its part's Content-Type declares it: its bytes' label (decode_text)
 
 
 @dataclass(frozen=True)
@@ -67,7 +65,7 @@ def _html(part: email.message.Message) -> Html | None:
     if not isinstance(html, bytes):
         return None
     charset = part.get_content_charset()
-    return Html(_marked(html, charset), charset)
+    return Html(html, charset)
 
 
 def _frames(message: email.message.EmailMessage, page: email.message.Message) -> list[Html]:
@@ -122,15 +120,3 @@ def _page_part(message: email.message.EmailMessage) -> email.message.Message | N
 
 def _content_id(value: str) -> str:
     return value.strip().removeprefix("<").removesuffix(">").strip()
-
-
-def _marked(html: bytes, charset: str | None) -> bytes:
-    """A part its charset labels UTF-16 with the byte-order mark the label stands for, where it has
-    none: the label is its bytes' own, as HTTP's is (UTF-16LE and UTF-16BE are written without a
-    mark, and text is read as UTF-16 only by one); a part with no zero byte is no UTF-16. UTF-16
-    alone: the order its first character's zero byte shows."""
-    label = (charset or "").lower().replace("_", "-")
-    if (not label.startswith("utf-16") or html.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE))
-            or b"\x00" not in html[:1024]):  # a label on 8-bit text is a wrong one
-        return html
-    return (_UTF16_MARKS.get(label) or (codecs.BOM_UTF16_LE if html[1:2] == b"\x00" else codecs.BOM_UTF16_BE)) + html
