@@ -66,6 +66,7 @@ def served():
         "/doc": (Path(FIXTURE_DOCX).read_bytes(), "application/octet-stream"),
         "/page": (b"<!DOCTYPE html><html><head><title>Otters</title></head><body><h1>Otters</h1>"
                   b"<p>Sea otters hold hands while they sleep.</p></body></html>", "text/plain"),
+        **{path: (text.encode(codec), content_type) for path, (text, codec, content_type) in _LABELLED.items()},
     }
     handler = type("Handler", (_Handler,), {"bodies": bodies})
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
@@ -73,6 +74,24 @@ def served():
     yield f"http://127.0.0.1:{server.server_address[1]}"
     server.shutdown()
     server.server_close()
+
+
+_OTTERS = "Морские выдры держатся за лапы, пока спят."
+# Bodies whose Content-Type charset is the only way to read them: UTF-16 without a byte-order mark,
+# a few words of KOI8-R (which the detector takes for Shift_JIS), a page whose meta tag the HTTP
+# label outranks, and one whose HTTP label its bytes belie (a server's default), read by its meta tag.
+_LABELLED = {
+    "/notes-utf16le": (_OTTERS, "utf-16-le", "text/plain; charset=utf-16le"),
+    "/notes-utf16": (_OTTERS, "utf-16-be", "text/plain; charset=UTF-16"),
+    "/readme": (f"# Выдры\n\n{_OTTERS}\n", "utf-16-le", "text/markdown; charset=utf-16le"),
+    "/table.csv": ("Сверка;Итог\nвыдры;1 200\n", "koi8-r", "text/csv; charset=koi8-r"),
+    "/page-utf16": (f"<html><head><title>Выдры</title></head><body><p>{_OTTERS}</p></body></html>", "utf-16-le",
+                    "text/html; charset=utf-16le"),
+    "/page-http": (f'<html><head><meta charset="koi8-r"><title>Выдры</title></head><body><p>{_OTTERS}</p></body></html>',
+                   "cp1251", "text/html; charset=windows-1251"),
+    "/page-meta": (f'<html><head><meta charset="windows-1251"><title>Выдры</title></head><body><p>{_OTTERS}</p>'
+                   "</body></html>", "cp1251", "text/html; charset=utf-8"),
+}
 
 
 @pytest.fixture
@@ -141,3 +160,12 @@ def test_the_bytes_decide_the_format_before_the_content_type(body, mimetype, exp
 ])
 def test_markdown_and_restructuredtext_are_read_as_such_by_their_type_or_a_plain_texts_name(mimetype, url, expected):
     assert sniff_format(b"# Title\n\nText.\n", mimetype, url) == expected
+
+
+@pytest.mark.parametrize("path", list(_LABELLED))
+def test_a_fetched_text_is_read_in_the_charset_its_content_type_declares(app, served, path):
+    # A UTF-16 body without a mark had been refused as binary, the HTTP charset having been read
+    # for HTML alone; a KOI8-R CSV was read as the detector's Shift_JIS.
+    app.ingest_url(served + path)
+    text = app.read(served + path).text
+    assert (_OTTERS if "table" not in path else "| выдры | 1 200 |") in text

@@ -154,20 +154,25 @@ class Converted:
 
 # --- text ----------------------------------------------------------------------------
 
+# A charset declared for a text (None where none is), or several in the order they rank.
+Declared = str | tuple[str | None, ...] | None
 
-def decode_text(data: bytes, name: str, *, declared: str | None = None) -> tuple[str, tuple[str, ...]]:
+
+def decode_text(data: bytes, name: str, *, declared: Declared = None) -> tuple[str, tuple[str, ...]]:
     """Text by its byte-order mark (UTF-8, UTF-16 or UTF-32), else by the UTF-16 or UTF-32 its
     `declared` charset names (a MIME part's or an HTTP response's label, an HTML meta tag), else
     UTF-8, else the charset declared, else the best detected charset, with a warning. A declared
-    charset the bytes belie, or that no codec reads, is as none (wide_text.py).
+    charset the bytes belie, or that no codec reads, is as none (wide_text.py); of several, in the
+    order they rank (an HTTP label before the page's meta tag), the first the bytes bear out is read.
 
     Binary data (NUL bytes without a UTF-16/32 mark or label, or mostly control characters) is refused.
     """
+    labels = (declared,) if declared is None or isinstance(declared, str) else declared
     lying = _lying_mark(data)
     text, warnings = _decode_marked(data, name) if not lying else (None, ())
     if text is None:
         data = data[lying:]
-        text = read_wide(data, declared)
+        text = next((wide for wide in (read_wide(data, label) for label in labels) if wide is not None), None)
     if text is None:
         if b"\x00" in data[:_SNIFF]:
             raise ConversionFailed(f"{name}: looks like a binary file (NUL bytes), not text; UTF-16 text "
@@ -176,7 +181,8 @@ def decode_text(data: bytes, name: str, *, declared: str | None = None) -> tuple
             text, warnings = data.decode("utf-8-sig"), ()
         except UnicodeDecodeError as exc:
             body = data.removeprefix(codecs.BOM_UTF8)  # a mark that lies: its bytes would sway the detector
-            text = _decode_declared(body, _known_codec(declared))
+            text = next((read for read in (_decode_declared(body, _known_codec(label)) for label in labels)
+                         if read is not None), None)
             if text is None:
                 text, warnings = _decode_detected(body, name, exc.start)
     if lying:
@@ -467,7 +473,7 @@ def _saved_page(data: bytes, name: str) -> Converted:
     from minirag.ingest.saved_page import Html, saved_page
 
     def read(html: Html) -> Converted:
-        text, warnings = decode_text(html.html, name, declared=html.charset or html_declared_charset(html.html))
+        text, warnings = decode_text(html.html, name, declared=(html.charset, html_declared_charset(html.html)))
         return _html(text, name, warnings)
 
     saved = saved_page(data, name)
@@ -849,7 +855,7 @@ def _convert_by_suffix(data: bytes, suffix: str, name: str, *, declared: str | N
     if suffix == ".pdf":
         return _convert_pdf(data, name)
     if suffix in _HTML:  # the label outranks the page's own meta tag, as in a browser
-        text, warnings = decode_text(data, name, declared=declared or html_declared_charset(data))
+        text, warnings = decode_text(data, name, declared=(declared, html_declared_charset(data)))
         return _html(text, name, warnings)
     if suffix == ".rst":
         text, warnings = decode_text(data, name, declared=declared)
@@ -866,7 +872,7 @@ def _convert_by_suffix(data: bytes, suffix: str, name: str, *, declared: str | N
         markdown, title = org_to_markdown(text)
         return Converted(markdown=markdown, metadata_title=title, warnings=warnings)
     if suffix in _LATEX:
-        text, warnings = decode_text(data, name, declared=declared or inputenc_charset(data))
+        text, warnings = decode_text(data, name, declared=(declared, inputenc_charset(data)))
         markdown, title = latex_to_markdown(text)
         return Converted(markdown=markdown, metadata_title=title, warnings=warnings,
                          note=_only_includes(text, markdown, latex_text.INCLUDE, "\\input, \\include"))
@@ -1052,7 +1058,8 @@ def sniff_format(body: bytes, mimetype: str, url: str) -> str:
 
 
 def convert_fetched(body: bytes, *, mimetype: str, charset: str | None, url: str) -> Converted:
-    """A fetched response body (see fetch.py), converted as what its bytes are."""
+    """A fetched response body (see fetch.py), converted as what its bytes are; a text format's in
+    the `charset` its Content-Type declares (decode_text), an HTML page's before its meta tag's."""
     suffix = sniff_format(body, mimetype, url)
     if suffix in _HTML:
         from minirag.ingest.site_pages import convert_site_page
@@ -1060,13 +1067,4 @@ def convert_fetched(body: bytes, *, mimetype: str, charset: str | None, url: str
         site_page = convert_site_page(body, mimetype="text/html", charset=charset, url=url)  # Wikipedia, ...
         if site_page is not None:
             return bounded(repaired(site_page, url), url)
-    if suffix in _HTML and charset:
-        try:
-            text = body.decode(charset, errors="replace")
-        except LookupError:
-            pass  # an unknown charset name: detect it instead
-        else:
-            if b"\x00" in body[:_SNIFF]:
-                raise ConversionFailed(f"{url}: looks like a binary file (NUL bytes), not HTML")
-            return bounded(repaired(_html(text, url), url), url)
-    return convert_document(body, suffix, url)
+    return convert_document(body, suffix, url, declared=charset)
