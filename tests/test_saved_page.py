@@ -130,3 +130,78 @@ def test_frames_are_found_in_time_in_proportion_to_the_page_and_a_chain_of_frame
     chain = [("text/html", f"<f{n}@x>", f'<frameset><frame src="cid:f{n + 1}@x"></frameset>'.encode()) for n in range(3000)]
     data = _related([*chain, ("text/html", "<f3000@x>", b"<p>the end</p>")])
     assert convert_document(data, ".mhtml", "deep.mhtml").markdown == ""  # no frame shows text within the bound
+
+
+def test_an_ordinary_pages_inline_frames_read_in_their_place():
+    # Chrome saves each frame of a page as a part of its own (cid:frame-...@mhtml.blink); an inline
+    # frame's words (an embedded post, a document viewer) had not been read. A hidden or zero-size
+    # frame (a tracker's), an advertisement's, one naming no part, one in the page's chrome, and a
+    # part read already, are not read.
+    page = (b'<html><head><title>Release notes</title></head><body><nav><iframe src="cid:frame-N@mhtml.blink"></iframe></nav>'
+            b'<p>Before the frame.</p><iframe src="cid:frame-A@mhtml.blink" title="Embedded post"></iframe>'
+            b'<iframe src="cid:frame-H@mhtml.blink" style="display: none;"></iframe>'
+            b'<iframe src="cid:frame-Z@mhtml.blink" width="0" height="0"></iframe>'
+            b'<iframe src="cid:frame-D@mhtml.blink" title="Advertisement" aria-label="Advertisement"></iframe>'
+            b'<IFRAME SRC="cid:frame-missing@mhtml.blink">fallback</IFRAME><iframe src="cid:frame-A@mhtml.blink"></iframe>'
+            b"<p>After the frame.</p></body></html>")
+    post = (b"<html><head><title>Post</title><style>p { color: red }</style></head><body><p>Inside the frame.</p>"
+            b"<iframe src='cid:frame-C@mhtml.blink'></iframe></body></html>")
+    data = _related([("text/html", "<root@x>", page), ("text/html", "<frame-A@mhtml.blink>", post),
+                     ("text/html; charset=utf-16le", "<frame-C@mhtml.blink>", "<p>Nested wörds.</p>".encode("utf-16-le")),
+                     ("text/html", "<frame-H@mhtml.blink>", b"<p>Tracking pixel</p>"),
+                     ("text/html", "<frame-Z@mhtml.blink>", b"<p>Zero size</p>"),
+                     ("text/html", "<frame-D@mhtml.blink>", b"<p>Buy now</p>"),
+                     ("text/html", "<frame-N@mhtml.blink>", b"<p>Menu</p>")])
+    converted = convert_document(data, ".mhtml", "notes.mhtml")
+    assert (converted.markdown, converted.metadata_title, converted.warnings) == (
+        "Before the frame.\n\nInside the frame.\n\nNested wörds.\n\nAfter the frame.", "Release notes", ())
+
+    located = (b"MIME-Version: 1.0\r\nContent-Type: multipart/related; boundary=\"B\"\r\n\r\n"
+               b"--B\r\nContent-Type: text/html\r\nContent-Location: http://example.org/docs/index.html\r\n\r\n"
+               b"<table><tr><td>Cell <iframe src='embed/viewer.html'></iframe></td></tr></table>\r\n"
+               b"--B\r\nContent-Type: text/html\r\nContent-Location: http://example.org/docs/embed/viewer.html\r\n\r\n"
+               b"<h2>Viewer</h2><p>Page one.</p>\r\n--B--\r\n")
+    assert "Cell Viewer Page one." in convert_document(located, ".mht", "manual.mht").markdown
+
+
+def test_an_inline_frame_of_a_real_chrome_saved_page_reads_in_its_place():
+    # The real page, with an inline frame and its part as Blink writes them (quoted-printable, a
+    # cid:frame-...@mhtml.blink Content-ID and the frame's Content-Location).
+    data = (FIXTURES / "mhtml_chrome_python_tomllib_en.mhtml").read_bytes()
+    boundary = b"------MultipartBoundary--rQ0Wz3kS7f1bD2mYxVnC8uLpT4gHaEoJ6iK9sNqF5R----"
+    at = data.index(b"<h1")
+    data = data[:at] + b'<iframe src=3D"cid:frame-0123ABCD@mhtml.blink" title=3D"Embedded"></iframe>' + data[at:]
+    frame = (boundary + b"\r\nContent-Type: text/html\r\nContent-ID: <frame-0123ABCD@mhtml.blink>\r\n"
+             b"Content-Transfer-Encoding: quoted-printable\r\nContent-Location: https://example.org/embed.html\r\n\r\n"
+             b'<html><head><meta http-equiv=3D"Content-Type" content=3D"text/html; charset=3DUTF-8"></head>'
+             b"<body><p>Embedded viewer text caf=C3=A9.</p></body></html>\r\n\r\n")
+    end = data.rindex(boundary + b"--")
+    converted = convert_document(data[:end] + frame + data[end:], ".mhtml", "tomllib.mhtml")
+    assert converted.markdown.startswith("Embedded viewer text café.\n\n# [`tomllib`](#module-tomllib)")
+    assert converted.warnings == ()
+
+
+def test_inline_frames_are_found_in_time_in_proportion_to_the_page_and_bounded_in_number_and_depth():
+    assert grows_linearly(lambda html: convert_document(_related([("text/html", "<r@x>", html.encode())]), ".mhtml", "x.mhtml"),
+                          lambda n: "<p>words</p>" + '<iframe title="b c d e f g" src=x' * (8 * n))
+    chain = [("text/html", f"<f{n}@x>", f'<p>level {n}</p><iframe src="cid:f{n + 1}@x"></iframe>'.encode()) for n in range(3000)]
+    deep = convert_document(_related(chain), ".mhtml", "deep.mhtml").markdown
+    assert deep == "\n\n".join(f"level {n}" for n in range(9))  # the page and 8 frames within it
+    many = [("text/html", "<r@x>", b"".join(b'<iframe src="cid:f%d@x"></iframe>' % n for n in range(100)))]
+    wide = convert_document(_related([*many, *((("text/html", f"<f{n}@x>", f"<p>frame {n}</p>".encode())) for n in range(100))]),
+                            ".mhtml", "wide.mhtml").markdown
+    assert wide == "\n\n".join(f"frame {n}" for n in range(32))
+
+
+@pytest.mark.parametrize("page, frame, expected", [
+    (b"<p>Page.</p>", b"<p>Frame MiniragInlineFrame0Here MiniragInlineFrame0Here</p>",
+     "Page.\n\nFrame MiniragInlineFrame0Here MiniragInlineFrame0Here"),
+    (b"<p>&#77;iniragInlineFrame0Here</p><p>Page.</p>", b"<p>Frame.</p>", "MiniragInlineFrame0Here\n\nPage.\n\nFrame."),
+    (b"<p>MiniragInlineFrame0Here</p><p>Page.</p>", b"<p>Frame.</p>", "MiniragInlineFrame0Here\n\nPage.\n\nFrame."),
+], ids=["words-in-the-frame", "words-spelled-in-the-page", "words-in-the-page"])
+def test_a_frames_words_go_to_its_place_once_whatever_words_the_page_or_frame_holds(page, frame, expected):
+    # Whatever words a page or a frame holds, plainly or spelled as character references, are its
+    # words: a frame's text goes to its own place once. (A draft marked places by fixed words: a frame
+    # holding k of them was copied into each, 13 KB read as 3.8 MB; a page holding them read no frame.)
+    data = _related([("text/html", "<r@x>", page + b'<iframe src="cid:a@x"></iframe>'), ("text/html", "<a@x>", frame)])
+    assert convert_document(data, ".mhtml", "x.mhtml").markdown == expected

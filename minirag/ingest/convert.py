@@ -470,17 +470,21 @@ def _only_includes(text: str, markdown: str, include: re.Pattern[str], how: str)
 
 
 def _saved_page(data: bytes, name: str) -> Converted:
-    from minirag.ingest.saved_page import Html, saved_page
+    from minirag.ingest.saved_page import Html, placed, saved_page
 
     def read(html: Html) -> Converted:
         text, warnings = decode_text(html.html, name, declared=(html.charset, html_declared_charset(html.html)))
-        return _html(text, name, warnings)
+        page = _html(text, name, warnings)
+        frames = [read(frame) for frame in html.frames]  # (as deep as saved_page follows frames)
+        said = tuple(warning for converted in (page, *frames) for warning in converted.warnings)
+        if html.frameset and frames:  # what its frames show, under its own title
+            return replace(page, markdown="\n\n".join(frame.markdown for frame in frames if frame.markdown.strip()),
+                           warnings=said)
+        return replace(page, markdown=placed(page.markdown, [frame.markdown for frame in frames], saved.mark),
+                       warnings=said)
 
     saved = saved_page(data, name)
-    page, *frames = map(read, (saved.page, *saved.frames))
-    if frames:  # a frameset: what its frames show, under its own title
-        page = replace(page, markdown="\n\n".join(frame.markdown for frame in frames if frame.markdown.strip()),
-                       warnings=tuple(warning for frame in (page, *frames) for warning in frame.warnings))
+    page = read(saved.page)
     return replace(page, metadata_title=page.metadata_title or saved.subject or None)
 
 

@@ -7,49 +7,61 @@ pictures, style sheets, scripts, frames. The page reads as the HTML part does, i
 page's `<title>`, else the message's `Subject` (the browser writes the title there); the other
 parts are the page's furniture and are not read. A frameset page (old Javadoc's, a manual's with
 its contents beside it) shows nothing of its own: it reads as the frames it names, in order, each
-found by its Content-ID (`cid:`) or its Content-Location. An inline frame of an ordinary page (an
-advertisement, a widget) is not read.
+found by its Content-ID (`cid:`) or its Content-Location. An ordinary page's inline frames
+(`<iframe>`: an embedded post, a document viewer; Chrome saves each as a part of its own) read in
+their places, found alike, unless no reader sees one (hidden, of no size: a tracker's) or it is
+labelled an advertisement; a frame's words inside a page's chrome (its `<nav>`) go with it.
 """
 
 from __future__ import annotations
 
 import email
 import email.message
+import hashlib
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from urllib.parse import urljoin
 
 from minirag.errors import ConversionFailed, described
 from minirag.ingest.email_text import BOUNDED_POLICY, header_text
+from minirag.ingest.html_markdown import tag_attributes
+from minirag.ingest.page_chrome import hidden_by_markup
 
 _PAGE_TYPES = ("text/html", "application/xhtml+xml")
-MAX_FRAMES = 32  # frames read of one saved page, those of nested framesets counted
-MAX_FRAMESET_DEPTH = 8  # framesets within framesets followed
+MAX_FRAMES = 32  # frames read of one saved page, those within frames counted
+MAX_FRAMESET_DEPTH = 8  # frames within frames followed (a frameset's, an inline frame's)
 _FRAMESET = re.compile(rb"<frameset\b", re.IGNORECASE)
 # A frame tag's source, within its first 4,096 characters: an unclosed tag is not read to the end.
 _FRAME_SOURCE = re.compile(rb"""<frame\b[^<>]{0,4096}?\ssrc\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))""", re.IGNORECASE)
+# An inline frame's start tag, its first 4,096 characters, and its end tag where only fallback text
+# stands between (an iframe's content is text, not markup).
+_IFRAME = re.compile(rb"<iframe\b([^<>]{0,4096})>(?:[^<]*+</iframe\s*>)?", re.IGNORECASE)
+_HEADING_MARK = re.compile(r"^#{1,6}[ \t]+", re.MULTILINE)
 
 
 @dataclass(frozen=True)
 class Html:
-    html: bytes
+    html: bytes  # an ordinary page's with a mark in each inline frame's place that is read (placed)
     charset: str | None  # as its part's Content-Type declares it: its bytes' label (decode_text)
+    frames: tuple[Html, ...] = ()  # a frameset's frames in order, or an ordinary page's inline ones in its marks'
+    frameset: bool = False  # shows nothing but its frames
 
 
 @dataclass(frozen=True)
 class SavedPage:
     page: Html
-    frames: tuple[Html, ...]  # what a frameset page shows, in order; () for any other page
     subject: str
+    mark: str  # the word that marks an inline frame's place (placed): one no part of the file holds
 
 
 def saved_page(data: bytes, name: str) -> SavedPage:
-    """The page's HTML part. ConversionFailed where the file holds none."""
+    """The page's HTML part, with the frames it shows. ConversionFailed where the file holds none."""
     try:
         message = email.message_from_bytes(data, policy=BOUNDED_POLICY)
         part = _page_part(message)
-        page = _html(part) if part is not None else None
-        frames = tuple(_frames(message, part)) if part is not None and page is not None else ()
+        # The file's digest: a part holding it would be a part holding the digest of itself.
+        mark = f"Minirag{hashlib.blake2b(data, digest_size=8).hexdigest()}Frame"
+        page = _Frames(message, mark).read(part) if part is not None else None
         subject = header_text(message, "Subject")
     except RecursionError:
         raise ConversionFailed(f"{name}: refused: its MIME parts nest too deep") from None
@@ -57,47 +69,93 @@ def saved_page(data: bytes, name: str) -> SavedPage:
         raise ConversionFailed(f"{name}: cannot read the saved page ({described(exc)})") from None
     if page is None:
         raise ConversionFailed(f"{name}: not a saved web page (no HTML part in it)")
-    return SavedPage(page, frames, subject.strip())
+    return SavedPage(page, subject.strip(), mark)
+
+
+def placed(markdown: str, frames: list[str], mark: str) -> str:
+    """A page's Markdown with each inline frame's in its mark's place (the i-th frame's at mark i,
+    once): a block of its own where the mark is one, else (in a table's cell, a list's item) its
+    text on one line, without heading marks, a bar escaped as a cell's is. A mark the page's chrome
+    took out takes its frame with it. Only the page's own Markdown is searched for marks."""
+    if not frames:
+        return markdown
+    marks = re.compile(rf"{mark}(\d+)Here")
+    left = dict(enumerate(frames))  # each frame's text goes to one place
+
+    def inline(found: re.Match[str]) -> str:
+        return " ".join(_HEADING_MARK.sub("", left.pop(int(found.group(1)), "")).replace("|", "\\|").split())
+
+    blocks = []
+    for text in markdown.split("\n\n"):
+        alone = marks.fullmatch(text.strip())
+        blocks.append(left.pop(int(alone.group(1)), "").strip() if alone else marks.sub(inline, text))
+    return "\n\n".join(text for text in blocks if text)
+
+
+class _Frames:
+    """The frames of one saved page: each part found by its Content-ID (`cid:`) or its
+    Content-Location, read once, up to MAX_FRAMES, to MAX_FRAMESET_DEPTH frames within frames."""
+
+    def __init__(self, message: email.message.EmailMessage, mark: str) -> None:
+        self.mark = mark.encode("ascii")
+        self.by_id: dict[str, email.message.Message] = {}
+        self.by_location: dict[str, email.message.Message] = {}
+        for part in message.walk():
+            if not part.is_multipart() and part.get_content_type() in _PAGE_TYPES:
+                self.by_id.setdefault(_content_id(str(part.get("content-id") or "")), part)
+                self.by_location.setdefault(str(part.get("content-location") or "").strip(), part)
+        self.seen: set[int] = set()
+
+    def read(self, part: email.message.Message, depth: int = 0) -> Html | None:
+        """The part's HTML with the frames it shows: a frameset's, or an ordinary page's inline ones."""
+        self.seen.add(id(part))
+        html = _html(part)
+        if html is None:
+            return None
+        base = str(part.get("content-location") or "").strip()
+        frames: list[Html] = []
+        if _FRAMESET.search(html.html):
+            for found in _FRAME_SOURCE.finditer(html.html):
+                source = next(group for group in found.groups() if group is not None).decode("latin-1")
+                frame = self._frame(source, base, depth)
+                if frame is not None:
+                    frames.append(frame)
+            return replace(html, frames=tuple(frames), frameset=True)
+
+        def mark(found: re.Match[bytes]) -> bytes:
+            attributes = tag_attributes(found.group(1).decode("latin-1"))
+            frame = None if _unseen(attributes) else self._frame(attributes.get("src", ""), base, depth)
+            if frame is None:
+                return found.group()
+            frames.append(frame)
+            return b"<div>%s%dHere</div>" % (self.mark, len(frames) - 1)
+
+        marked = _IFRAME.sub(mark, html.html)
+        return replace(html, html=marked, frames=tuple(frames))
+
+    def _frame(self, source: str, base: str, depth: int) -> Html | None:
+        source = source.strip()
+        target = (self.by_id.get(_content_id(source[4:])) if source.lower().startswith("cid:")
+                  else self.by_location.get(urljoin(base, source)))
+        if target is None or id(target) in self.seen or len(self.seen) > MAX_FRAMES or depth >= MAX_FRAMESET_DEPTH:
+            return None
+        return self.read(target, depth + 1)
+
+
+def _unseen(attributes: dict[str, str]) -> bool:
+    """An inline frame no reader sees, or reads for the page: hidden, of no size (a tracker's), or
+    labelled an advertisement."""
+    label = f"{attributes.get('title', '')} {attributes.get('aria-label', '')}".lower()
+    return (hidden_by_markup(attributes) or attributes.get("aria-hidden", "").lower() == "true"
+            or any(attributes.get(side, "").strip().lower() in ("0", "0px") for side in ("width", "height"))
+            or "advertisement" in label)
 
 
 def _html(part: email.message.Message) -> Html | None:
     html = part.get_payload(decode=True)
     if not isinstance(html, bytes):
         return None
-    charset = part.get_content_charset()
-    return Html(html, charset)
-
-
-def _frames(message: email.message.EmailMessage, page: email.message.Message) -> list[Html]:
-    """The frames a frameset page names, in order, those of a frameset among them in its place; up to
-    MAX_FRAMES, each part once."""
-    by_id: dict[str, email.message.Message] = {}
-    by_location: dict[str, email.message.Message] = {}
-    for part in message.walk():
-        if not part.is_multipart() and part.get_content_type() in _PAGE_TYPES:
-            by_id.setdefault(_content_id(str(part.get("content-id") or "")), part)
-            by_location.setdefault(str(part.get("content-location") or "").strip(), part)
-    shown: list[Html] = []
-    seen = {id(page)}
-
-    def visit(part: email.message.Message, depth: int) -> None:
-        html = _html(part)
-        if html is None or not _FRAMESET.search(html.html):
-            if depth and html is not None:
-                shown.append(html)
-            return
-        base = str(part.get("content-location") or "").strip()
-        for found in _FRAME_SOURCE.finditer(html.html):
-            source = next(group for group in found.groups() if group is not None).decode("latin-1").strip()
-            target = (by_id.get(source[4:].strip()) if source.lower().startswith("cid:")
-                      else by_location.get(urljoin(base, source)))
-            if target is None or id(target) in seen or len(shown) >= MAX_FRAMES or depth >= MAX_FRAMESET_DEPTH:
-                continue
-            seen.add(id(target))
-            visit(target, depth + 1)
-
-    visit(page, 0)
-    return shown
+    return Html(html, part.get_content_charset())
 
 
 def _page_part(message: email.message.EmailMessage) -> email.message.Message | None:
