@@ -89,14 +89,19 @@ def test_a_voice_tag_never_closed_takes_time_in_proportion_to_the_line():
      "00:00:01,000 --> 00:00:02,000\nFirst line\nsecond line\n\n00:00:03,000 --> 00:00:04,000\nNext"),
     ("1\r\n00:00:01,000 --> 00:00:02,000\r\nFirst line\r\n  \r\nsecond line\r\n2\r\n00:00:03,000 --> 00:00:04,000\r\nNext\r\n",
      "00:00:01,000 --> 00:00:02,000\nFirst line\nsecond line\n\n00:00:03,000 --> 00:00:04,000\nNext"),
-    # ... but not a malformed cue's, nor what comes before the first cue.
+    # ... but not the next cue's number, a blank line between it and its timing line (FFmpeg drops a
+    # number line the next timing line follows, blank lines or none between): it had read as a word.
+    ("1\n00:00:01,000 --> 00:00:02,000\nHello\n\n2\n\n\n00:00:03,000 --> 00:00:04,000\nWorld\n",
+     "00:00:01,000 --> 00:00:02,000\nHello\n\n00:00:03,000 --> 00:00:04,000\nWorld"),
+    # ... nor a malformed cue's, nor what comes before the first cue.
     ("0\nsubtitles by someone\n\n1\n00:00:01,000 --> 00:00:02,000\nHello\n\n2\n00:00:03,000 -> 00:00:04,000\nlost\n",
      "00:00:01,000 --> 00:00:02,000\nHello"),
     # In WebVTT a blank line ends a cue, by the spec and in browsers' parsers: what follows is no cue's.
     ("WEBVTT\n\n00:01.000 --> 00:02.000\nFirst line\n\nsecond line\n\n00:03.000 --> 00:04.000\nNext\n",
      "00:01.000 --> 00:02.000\nFirst line\n\n00:03.000 --> 00:04.000\nNext"),
 ], ids=["position-tags", "no-cues", "arrow-in-text", "number-without-blank-line", "ruby", "hundred-hours", "less-than",
-        "subrip-blank-line-in-a-cue", "subrip-line-of-spaces-in-a-cue", "subrip-malformed-cue", "webvtt-blank-line-ends-a-cue"])
+        "subrip-blank-line-in-a-cue", "subrip-line-of-spaces-in-a-cue", "subrip-number-apart-from-its-timing",
+        "subrip-malformed-cue", "webvtt-blank-line-ends-a-cue"])
 def test_a_cue_reads_as_a_viewer_sees_it(source, shown):
     assert subtitles_to_text(source) == shown
 

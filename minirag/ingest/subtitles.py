@@ -40,6 +40,7 @@ def subtitles_to_text(text: str) -> str:
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     webvtt = _WEBVTT.match(text) is not None
     cues: list[tuple[str, str, list[str]]] = []  # each cue's times and its lines as written
+    held: int | None = None  # where the cue before ends in a number line, after a blank line in it
     for block in _BLANK_LINES.split(text):
         lines = block.split("\n")
         # A block without a timing line is a header, a NOTE, STYLE or REGION block, a lost cue number;
@@ -52,8 +53,16 @@ def subtitles_to_text(text: str) -> str:
         # inside it, as players show it (FFmpeg's reader ends a cue only at the next timing line),
         # unless they hold a cue whose timing line is malformed. In WebVTT a blank line ends a cue
         # (the spec, and browsers' parsers): what follows it is no cue's.
-        if cues and not webvtt and not _cue_start(lines[:lead]):
-            cues[-1][2].extend(lines[:lead])
+        written = lines[:lead]
+        if held is not None and timings and not any(line.strip() for line in written):
+            del cues[-1][2][held]  # this cue's number, blank lines between it and its timing line
+        held = None
+        if cues and not webvtt and not _cue_start(written):
+            said = cues[-1][2]
+            said.extend(written)
+            # A number line last: the next cue's if a timing line comes next, as FFmpeg reads it.
+            last = next((n for n in range(len(said) - 1, len(said) - len(written) - 1, -1) if said[n].strip()), None)
+            held = last if last is not None and said[last].strip().isdigit() else None
         if not timings:
             continue
         for (n, (start, end)), following in zip(timings, [*(n for n, _ in timings[1:]), len(lines)], strict=True):
