@@ -519,14 +519,17 @@ def test_a_bad_ocr_setting_is_one_configuration_error_at_start_not_one_per_file(
 
 
 @pytest.mark.parametrize(("size", "framed"), [
-    ((900, 120), (900, 120)),  # a page or a line within 8:1: as it is
-    ((5, 100), (13, 100)),  # taller than 1:8: padded to it
-    ((12, 3_000), (250, 2_000)),  # shrunk as RapidOCR would (8 x 2,000), then padded
-    ((638, 22), (638, 22)),  # a line RapidOCR enlarges to 870 x 30 and pads itself
-    ((2_000, 10), (2_000, 30)),  # one it would enlarge to 6,000 x 30 first: padded short of that
-    ((10_000, 50), (2_000, 30)),
+    ((1_200, 900), (1_200, 900)),  # a page: as it is
+    ((900, 400), (900, 400)),  # within 8:1, and its detector enlarges it less than twice: as it is
+    ((900, 120), (900, 368)),  # enlarged 6 times by its detector (to 5,520 x 736): padded to twice
+    ((32, 32), (368, 368)),  # an icon, the same
+    ((5, 100), (368, 368)),  # taller than 1:8: padded to it (13 x 100), then the same
+    ((12, 3_000), (368, 2_000)),  # shrunk as RapidOCR would (8 x 2,000), padded to 1:8, then the same
+    ((638, 22), (638, 368)),  # a line RapidOCR would enlarge to 870 x 30 and pad itself
+    ((2_000, 10), (2_000, 368)),  # one it would enlarge to 6,000 x 30 first
+    ((10_000, 50), (2_000, 368)),
 ])
-def test_rapidocr_is_given_no_strip_its_own_scaling_would_blow_up(size, framed):
+def test_rapidocr_is_given_no_image_its_own_scaling_would_blow_up(size, framed):
     from PIL import Image
 
     from minirag.ingest.ocr import _RapidOcr

@@ -175,6 +175,11 @@ class _RapidOcr:
     MAX_SIDE = 2000
     MIN_SIDE = 30
     RATIO = 8
+    # Its detector enlarges every image until the shorter side is DETECTOR_SIDE px. An image is
+    # padded so that this enlarges it at most MAX_ENLARGEMENT times: past that it costs time and
+    # reads no more (a 192 x 50 label had become a 2,816 x 736 input; docs/documents.md).
+    DETECTOR_SIDE = 736
+    MAX_ENLARGEMENT = 2
 
     def __init__(self) -> None:
         from rapidocr import RapidOCR
@@ -198,27 +203,37 @@ class _RapidOcr:
         (ResizeImgError). Then padded with its corner's colour where RapidOCR's input would grow
         without bound: one taller than 1:RATIO to that (its detector scales the shorter side to
         736 px, whatever the longer becomes), and one so wide that enlarging its shorter side to
-        MIN_SIDE takes its longer past MAX_SIDE to just short of that (docs/documents.md)."""
+        MIN_SIDE takes its longer past MAX_SIDE to just short of that (docs/documents.md). Last, any
+        image padded as _within_enlargement says."""
         from PIL import Image
 
         width, height = image.size
         if max(width, height) <= self.RATIO * min(width, height):
-            return image
+            return self._within_enlargement(image)
         scale = self.MAX_SIDE / max(width, height)
         if scale < 1:
             width, height = max(1, round(width * scale)), max(1, round(height * scale))
             image = image.resize((width, height), Image.Resampling.BILINEAR)
         if height > self.RATIO * width:
-            wide = -(-height // self.RATIO)
-            size, at = (wide, height), ((wide - width) // 2, 0)
+            image = _padded(image, (-(-height // self.RATIO), height))
         elif width * self.MIN_SIDE > self.MAX_SIDE * height:
-            tall = -(-width * self.MIN_SIDE // self.MAX_SIDE)
-            size, at = (width, tall), (0, (tall - height) // 2)
-        else:
-            return image
-        padded = Image.new(image.mode, size, image.getpixel((0, 0)))
-        padded.paste(image, at)
-        return padded
+            image = _padded(image, (width, -(-width * self.MIN_SIDE // self.MAX_SIDE)))
+        return self._within_enlargement(image)
+
+    def _within_enlargement(self, image):
+        """The image padded so that no side is under DETECTOR_SIDE / MAX_ENLARGEMENT."""
+        least = -(-self.DETECTOR_SIDE // self.MAX_ENLARGEMENT)
+        width, height = image.size
+        return image if min(width, height) >= least else _padded(image, (max(width, least), max(height, least)))
+
+
+def _padded(image, size: tuple[int, int]):
+    """`image` in the middle of a canvas of `size`, filled with its top-left corner's colour."""
+    from PIL import Image
+
+    padded = Image.new(image.mode, size, image.getpixel((0, 0)))
+    padded.paste(image, ((size[0] - image.width) // 2, (size[1] - image.height) // 2))
+    return padded
 
 
 class _Tesseract:
