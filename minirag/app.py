@@ -792,7 +792,7 @@ class App:
                         self.config.db_path)
             paths = None
         run_sync(pipeline, list(self.config.roots), path=target, paths=paths, progress=progress,
-                 on_change=lock.guarded(on_change))
+                 on_change=lock.guarded(on_change), guard=lock.ensure_held)
         lock.ensure_held()
         if target is not None and not progress.seen:
             from minirag.ingest.scan import left_out

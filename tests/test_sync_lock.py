@@ -248,3 +248,57 @@ def test_a_held_lock_whose_holder_record_is_not_minirags_still_refuses_in_one_li
         with pytest.raises(SyncLocked, match="another sync is already running against this index") as caught:
             SyncLock(db_path).acquire()
     assert "\n" not in str(caught.value)
+
+
+# Every write of a sync is made under the lock: not only the files it ingests and those it drops,
+# but what it records beside them (a touched file's new stat, a failure, a conversion's mark while
+# it runs). Those had no check of their own: a sync whose lock file went on writing them, beside
+# the sync that locked a new file, until its next file's check.
+
+
+def _touched(docs: Path, app) -> None:
+    import time
+
+    _many_documents(docs, 1)  # the one file's stat is recorded after its check, at the run's end
+    for age in (1000, 500):  # old enough that the stat is trusted, then the same bytes touched
+        for path in docs.iterdir():
+            os.utime(path, (time.time() - age, time.time() - age))
+        if age == 1000:
+            app.sync()
+
+
+def _failing(docs: Path, app) -> None:
+    for name in ("a.docx", "b.docx", "c.docx"):
+        (docs / name).write_bytes(b"not a zip at all")
+
+
+def _converting_ahead(docs: Path, app) -> None:
+    _many_documents(docs, 24)
+
+
+@pytest.mark.parametrize("setup", [_touched, _failing, _converting_ahead])
+def test_a_sync_whose_lock_file_goes_writes_nothing_after_it_went(app, docs, setup):
+    """What this sync wrote once its lock file was gone (and another sync locked a new one) is
+    seen as the index file's data_version moving past the moment the lock went."""
+    from minirag.store import connection as db
+
+    setup(docs, app)
+    lock_path = lock_path_for(app.config.db_path)
+    watcher = db.connect(app.config.db_path)
+    others: list[SyncLock] = []
+    version_when_gone: list[int] = []
+
+    def meanwhile(_progress) -> None:
+        if not others:  # at the first file: the lock file goes, another sync locks a new one
+            _delete(lock_path)
+            others.append(SyncLock(app.config.db_path).acquire())
+            version_when_gone.append(watcher.execute("PRAGMA data_version").fetchone()[0])
+
+    with pytest.raises(FileAccessError, match="was deleted or replaced while this sync ran"):
+        app.sync(on_change=meanwhile)
+    others[0].release()
+    assert version_when_gone, "the sync never reached its first file"
+    assert watcher.execute("PRAGMA data_version").fetchone()[0] == version_when_gone[0]
+    watcher.close()
+    done = app.sync()  # the next sync does the rest
+    assert done.failed + done.still_failing == (3 if setup is _failing else 0)
