@@ -60,7 +60,8 @@ log = logging.getLogger(__name__)
 DEFAULT_HTTP_HOST = "127.0.0.1"
 TOKEN_ENV = "MINIRAG_HTTP_TOKEN"
 PROGRESS_INTERVAL_S = 0.5  # how often a waiting sync_start reports progress
-CANCEL_WAIT_S = 10.0  # how long sync_cancel waits for the job to stop before it answers "cancelling"
+CANCEL_WAIT_S = 10.0
+CLIENT_CANCELLED = "cancelled by the client (it cancelled the sync_start call that waited for it)"  # how long sync_cancel waits for the job to stop before it answers "cancelling"
 
 Result = dict[str, Any]
 
@@ -123,7 +124,13 @@ async def sync_start(state: ServerState, ctx: Context, path: SyncPath = None, wa
     job = state.app.start_sync(path)
     if not wait:
         return job_started(job)
-    await follow_job(job, ctx)
+    try:
+        await follow_job(job, ctx)
+    except anyio.get_cancelled_exc_class():
+        # The client cancelled this call (notifications/cancelled): its answer, the only jobId the
+        # client would have had, is never sent, so the sync it asked for stops with it.
+        job.cancel(CLIENT_CANCELLED)
+        raise
     return payload(job)
 
 

@@ -496,3 +496,31 @@ def test_hostile_tool_calls_each_get_one_clear_line_and_the_server_serves_on(ser
         assert expected in text and "\n" not in text, (params, answer)
     assert after["isError"] is False
     assert "Traceback" not in stderr, stderr
+
+
+def test_a_client_that_cancels_a_waiting_sync_start_stops_its_sync(server_env):
+    """A client cancels a request it no longer wants answered (notifications/cancelled: Esc in Claude
+    Code). For sync_start with wait: true the SDK dropped the answer, and with it the only jobId the
+    client would have had, while the sync ran on holding the lock: every sync_start after it was
+    refused as `another sync is already running` (this very process), with no job to cancel."""
+    docs = Path(server_env["BASE_DIR"])
+    for number in range(40):
+        (docs / f"n{number}.md").write_text(f"# Note {number}\n\n" + f"harbour{number} tide " * 2000)
+    server = RawServer(server_env)
+    try:
+        server.initialize()
+        server.send({"id": 50, "method": "tools/call",
+                     "params": {"name": "sync_start", "arguments": {"wait": True}, "_meta": {"progressToken": 50}}})
+        while json.loads(server.lines.get(timeout=TIMEOUT_S)).get("method") != "notifications/progress":
+            pass  # the job runs
+        server.send({"method": "notifications/cancelled", "params": {"requestId": 50, "reason": "user pressed Esc"}})
+        deadline = time.monotonic() + TIMEOUT_S
+        while (again := server.call("sync_start"))["isError"] and time.monotonic() < deadline:
+            time.sleep(0.2)
+        first_ended = again["structuredContent"] if not again["isError"] else again
+    finally:
+        stderr = server.close().decode()
+    assert not again["isError"], again
+    assert "sync-1-" not in first_ended.get("jobId", ""), first_ended
+    ended = [line for line in stderr.splitlines() if line.startswith("minirag: sync-1-") and ": syncing" not in line]
+    assert ended and " cancelled: " in ended[0] and "40 ingested" not in ended[0], stderr
