@@ -43,7 +43,13 @@ with sdk_models_built_on_first_use():
 
 from minirag import __version__
 from minirag.app import MAX_QUERY_CHARS
-from minirag.config import DEFAULT_TOP_K, MAX_NEIGHBORS, MAX_TOP_K, MIN_TOKEN_LENGTH
+from minirag.config import (
+    DEFAULT_MAX_FILE_SIZE,
+    DEFAULT_TOP_K,
+    MAX_NEIGHBORS,
+    MAX_TOP_K,
+    MIN_TOKEN_LENGTH,
+)
 from minirag.display import message_line, shown
 from minirag.errors import InvalidArgument, MiniragError
 from minirag.ingest.jobs import SyncJob
@@ -51,7 +57,7 @@ from minirag.ingest.run_log import WatchLog
 from minirag.instructions import build_instructions
 from minirag.results import fit_list, job_started, payload, query_result, within_budget
 from minirag.server_state import ServerState, load_state
-from minirag.stdio_transport import serve_stdio, without_lone_surrogates
+from minirag.stdio_transport import max_line_chars, serve_stdio, without_lone_surrogates
 from minirag.tool_arguments import call_shape_error, type_error
 from minirag.values import ConfigFailure
 
@@ -589,7 +595,8 @@ def serve(args, state: ServerState | None = None) -> int:
             if sys.stdin.isatty():  # a person, not a client: say what this is and how to leave
                 sys.stderr.write("minirag: an MCP server on stdio, waiting for a client's messages; for the "
                                  "command line see `minirag --help`. Ctrl-C quits.\n")
-            anyio.run(serve_stdio, server)
+            max_file_size = state.config.max_file_size if state.config is not None else DEFAULT_MAX_FILE_SIZE
+            anyio.run(serve_stdio, server, max_line_chars(max_file_size))
         else:
             try:
                 sock = listening_socket(*address)

@@ -524,3 +524,35 @@ def test_a_client_that_cancels_a_waiting_sync_start_stops_its_sync(server_env):
     assert "sync-1-" not in first_ended.get("jobId", ""), first_ended
     ended = [line for line in stderr.splitlines() if line.startswith("minirag: sync-1-") and ": syncing" not in line]
     assert ended and " cancelled: " in ended[0] and "40 ingested" not in ended[0], stderr
+
+
+def _peak_rss_mib(pid: int) -> float:
+    status = Path(f"/proc/{pid}/status").read_text()
+    return int(status.split("VmHWM:")[1].split()[0]) / 1024
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads the peak memory from /proc")
+def test_a_line_longer_than_any_message_can_be_is_refused_under_its_id_without_being_held(server_env):
+    """A line was read whole before anything looked at it: a 200 MB line took the server from 237 MB
+    to 787 MB (and 16 such lines could wait in its queue at once). The longest message a client needs
+    is an ingest_data of MAX_FILE_SIZE bytes, written as JSON."""
+    server = RawServer(server_env | {"MAX_FILE_SIZE": "1000"})
+    line_mib = 64
+    try:
+        server.initialize()
+        before = _peak_rss_mib(server.proc.pid)
+        server.proc.stdin.write(b'{"jsonrpc": "2.0", "id": 77, "method": "tools/call", "params": {"name": '
+                                b'"ingest_data", "arguments": {"source": "big", "data": "')
+        for _ in range(line_mib):
+            server.proc.stdin.write(b"a" * (1 << 20))
+        server.proc.stdin.write(b'"}}}\n')
+        server.proc.stdin.flush()
+        refused = json.loads(server.lines.get(timeout=TIMEOUT_S))
+        grown = _peak_rss_mib(server.proc.pid) - before
+        fits = server.call("ingest_data", source="small", data="a" * 900)
+    finally:
+        stderr = server.close().decode()
+    assert refused["id"] == 77 and refused["error"]["code"] == -32600, refused
+    assert "over" in refused["error"]["message"] and "MAX_FILE_SIZE" in refused["error"]["message"], refused
+    assert grown < line_mib / 2, (grown, stderr)
+    assert fits["isError"] is False, fits
