@@ -66,6 +66,7 @@ from minirag.security import (
     resolve_inside_roots,
     served_by_roots,
 )
+from minirag.spellings import other_spelling
 from minirag.store import connection
 from minirag.store.home import in_own_place, refuse_links, settle_home
 from minirag.store.index import META_GIT_STATE, Index, IndexStats, SourceRow, stale_keywords_warning
@@ -541,7 +542,8 @@ class App:
         linked, hash_mark, _ = key.partition("#")  # a link followed from a page's text: `page.html#anchor`
         if hash_mark and _really_in_roots(linked, self.config.roots) and os.path.isfile(linked):
             return f"{message}; no such file: a link's #fragment is no part of a file's path: the file is {shown(linked)}"
-        return f"{message}; no such file"
+        hint = other_spelling(key)
+        return f"{message}; no such file" + (f", but {hint}" if hint else "")
 
     def _source_row(self, key: str, *, served: bool = True) -> SourceRow:
         """The indexed row of `key`; a path-shaped key names a file and nothing else, and a file
@@ -619,7 +621,9 @@ class App:
             if not os.path.lexists(os.path.abspath(raw)):  # said first: a typo is not "outside the roots"
                 check_path_argument(raw)
                 url = " (to fetch a URL: minirag ingest-url URL)" if re.match(r"(?i)https?://", raw) else ""
-                raise NotFound(f"no such file or directory: {os.path.abspath(raw)}{url}")
+                hint = other_spelling(os.path.abspath(raw)) if _really_in_roots(os.path.abspath(raw),
+                                                                                self.config.roots) else None
+                raise NotFound(f"no such file or directory: {os.path.abspath(raw)}{url}" + (f"; {hint}" if hint else ""))
             absolute, _real = self.file_source(raw)
             if not os.path.exists(absolute):
                 raise NotFound(f"no such file or directory: {absolute}")
@@ -648,7 +652,7 @@ class App:
         if not real.is_file():
             if real.is_dir():
                 raise NotFound(f"{source} is a folder: sync_start with path={source} ingests what it holds")
-            raise NotFound(f"not a file: {source}")
+            raise NotFound(f"not a file: {source}" + (f"; {hint}" if (hint := other_spelling(source)) else ""))
         progress = Progress()
         ignored: list[Ignored] = []
         found = list(walk(Path(source), self.config.roots, rules=IgnoreRules.from_config(self.config), ignored=ignored))

@@ -8,11 +8,13 @@ import os
 import re
 import shutil
 import subprocess
+import unicodedata
 from contextlib import asynccontextmanager
 from pathlib import Path
 
 import anyio
 import pytest
+from conftest import write
 from mcp import Client
 from test_watch import eventually
 
@@ -1137,3 +1139,28 @@ async def test_a_data_sources_id_given_as_file_path_or_a_folder_to_read_is_told_
     assert typo == "read_file: filePath must be an absolute path, got 'notes/solr'"
     assert folder == (f"read_file: not indexed: {docs / 'infra'}; it is a folder: read a file in it "
                       "(list_files with scope, or `minirag list --scope`, lists them)")
+
+
+@pytest.mark.anyio
+async def test_a_path_spelled_with_its_accents_decomposed_or_in_another_case_says_which_file_is_there(make_state,
+                                                                                                     docs):
+    """On Linux `café.md` written with a combining accent (NFD, as macOS and some tools write names) and
+    `Café.md` are other names than the file's: the refusal said `not indexed: .../café.md; no such file`,
+    naming in letters that look the same the file that is there. It names the file as it is spelled,
+    with the characters told apart."""
+    composed = unicodedata.normalize("NFC", "café.md")
+    write(docs / composed, "# Café\n\nThe café serves coffee by the harbour.\n")
+    async with connected(make_state()) as client:
+        await ok(client, "sync_start", wait=True)
+        decomposed = str(docs / unicodedata.normalize("NFD", composed))
+        told = [await refused(client, "read_file", filePath=decomposed),
+                await refused(client, "read_chunk_neighbors", filePath=decomposed, chunkIndex=0),
+                await refused(client, "read_file", filePath=str(docs / "CAFÉ.md")),
+                await refused(client, "ingest_file", filePath=decomposed)]
+        assert (await ok(client, "read_file", filePath=str(docs / composed)))["title"] == "Café"
+    normalization = "in another Unicode normalization (accents composed or combining: NFC, NFD)"
+    expected = [(normalization, "cafe\\u0301.md"), (normalization, "cafe\\u0301.md"),
+                ("in other letter case", "CAF\\xc9.md"), (normalization, "cafe\\u0301.md")]
+    for said, (how, given) in zip(told, expected, strict=True):
+        assert said.endswith(f"its folder holds 'caf\\xe9.md', the same name {how} as "
+                             f"'{given}' given: the file is {docs / composed}"), said
