@@ -470,6 +470,13 @@ HOSTILE_CALLS = [  # (the params of a tools/call, written raw; what its answer s
     (b'{"name": "read_chunk_neighbors", "arguments": {"source": "s", "chunkIndex": {"n": 0}}}',
      "read_chunk_neighbors: chunkIndex must be a whole number, got an object"),
     (b'{"name": "sync_start", "arguments": {"path": "/../../%s"}}' % (b"x" * 5000), "the path is 5007 bytes long"),
+    (b'{"name": "status", "arguments": {}, "_meta": {"progressToken": {"a": 1}}}',
+     "tools/call: _meta.progressToken must be a string or an integer, got an object"),
+    (b'{"name": "status", "arguments": {}, "_meta": {"progressToken": 1.5}}',
+     "tools/call: _meta.progressToken must be a string or an integer, got 1.5"),
+    (b'{"name": "status", "arguments": {}, "_meta": {"progressToken": null}}',
+     "tools/call: _meta.progressToken must be a string or an integer, got null"),
+    (b'{"name": "status", "arguments": {}, "_meta": [1]}', "tools/call: _meta must be a JSON object, got an array"),
 ]
 
 
