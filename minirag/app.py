@@ -808,9 +808,11 @@ class App:
                 progress.warnings.append(f"{target}: {unread}")
                 progress.unread += 1
         if target is None and paths is None and not progress.stop.is_set():
-            states = root_states(list(self.config.roots), self.config.db_path)
+            states = root_states(list(self.config.roots), self.config.db_path)  # `git status`: seconds, at times
+            lock.ensure_held()
             self.index.set_meta(META_GIT_STATE, stored_states(states))
         if not progress.stop.is_set():
+            lock.ensure_held()
             self._record_sync(target, paths)
         return progress
 

@@ -302,3 +302,31 @@ def test_a_sync_whose_lock_file_goes_writes_nothing_after_it_went(app, docs, set
     watcher.close()
     done = app.sync()  # the next sync does the rest
     assert done.failed + done.still_failing == (3 if setup is _failing else 0)
+
+
+def test_a_sync_whose_lock_file_goes_while_it_reads_the_roots_git_state_records_nothing(app, docs, monkeypatch):
+    """After its files a full sync asks git for each root's state (`git status`: seconds on a large
+    work tree), then records it and the time of the sync: written after the lock's last check."""
+    from minirag import gitstate
+    from minirag.store import connection as db
+
+    _many_documents(docs, 2)
+    lock_path = lock_path_for(app.config.db_path)
+    others: list[SyncLock] = []
+    version_when_gone: list[int] = []
+    real_root_states = gitstate.root_states
+    watcher = db.connect(app.config.db_path)
+
+    def slow_git(*args, **kwargs):
+        states = real_root_states(*args, **kwargs)
+        _delete(lock_path)
+        others.append(SyncLock(app.config.db_path).acquire())
+        version_when_gone.append(watcher.execute("PRAGMA data_version").fetchone()[0])
+        return states
+
+    monkeypatch.setattr(gitstate, "root_states", slow_git)
+    with pytest.raises(FileAccessError, match="was deleted or replaced while this sync ran"):
+        app.sync()
+    others[0].release()
+    assert watcher.execute("PRAGMA data_version").fetchone()[0] == version_when_gone[0]
+    watcher.close()
