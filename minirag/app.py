@@ -176,6 +176,22 @@ def poses_as_a_path(source: str) -> bool:
     return looks_like_a_path(source) or looks_like_a_path(seen) or seen[:5].lower() == "file:"
 
 
+def _another_spelling(path: str) -> str:
+    """What to give instead of `path`, a relative one written as a file: URL or as a shell would expand it
+    (an agent passing back a link it followed, or a path as a user typed it); "" otherwise. Nothing is
+    expanded or decoded into a path that is read: the caller is told the spelling that is taken."""
+    if path[:5].lower() == "file:":
+        from urllib.parse import unquote, urlsplit
+
+        parts = urlsplit(path)
+        if parts.netloc not in ("", "localhost"):
+            return "a path is taken, not a file: URL (this one names another host)"
+        return f"a path is taken, not a file: URL: give {shown(unquote(parts.path))}"
+    if path.startswith(("~", "$")) or "${" in path:
+        return "a path is taken as written, nothing expands ~ or $VARIABLES: give the path written out from /"
+    return ""
+
+
 class App:
     """`serving` (the MCP server) keeps a large index's vector codes in memory across queries;
     a one-shot CLI command reads them from the file instead of loading a copy it would drop.
@@ -375,8 +391,12 @@ class App:
         """(source id, real path) for a path inside the roots; symlinks keep their own name.
         `argument`: the caller's name for `path`, for the message refusing a relative one."""
         check_path_argument(path)
+        advice = "" if os.path.isabs(path) else _another_spelling(str(path))
         if must_be_absolute and not os.path.isabs(path):
-            raise InvalidArgument(f"{argument} must be an absolute path, got {str(path)[:200]!r}")
+            raise InvalidArgument(f"{argument} must be an absolute path, got {str(path)[:200]!r}"
+                                  + (f": {advice}" if advice else ""))
+        if advice and not os.path.lexists(path):
+            raise NotFound(f"no such file: {shown(str(path))!r} (relative to {shown(os.getcwd())}): {advice}")
         absolute = os.path.abspath(path)
         real = resolve_inside_roots(Path(absolute), self.config.roots)
         return self._spelled_under_a_root(absolute), real

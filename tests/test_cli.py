@@ -247,6 +247,18 @@ def test_a_chunk_cannot_forge_the_frame_of_another_in_read_neighbors(run, docs):
     assert "\\--- #7 (hit)" in out  # shown, escaped as Markdown escapes a line
 
 
+def test_a_file_url_given_as_a_path_is_told_the_path_to_give(run, docs):
+    """`minirag read file:///.../a.md` (a link copied from a browser or an editor) was read relative to the
+    working folder: 'not indexed: /docs/file:/docs/a.md; no such file'."""
+    write(docs / "a b.md", "# A\n\nAlpha.\n")
+    assert run("sync").returncode == 0
+    done = run("read", f"file://{docs}/a%20b.md")
+    assert done.returncode == 1 and done.stderr == (
+        f"minirag: error: no such file: 'file://{docs}/a%20b.md' (relative to {docs}): a path is taken, not a "
+        f"file: URL: give {docs}/a b.md\n"), done.stderr
+    assert run("read", f"{docs}/a b.md").returncode == 0
+
+
 def test_read_neighbors_names_the_pages_of_each_chunk_as_query_does(run, docs):
     """A PDF's chunks carry pages; the window shows them as a query's hits do (`p. N`), in text and JSON."""
     from conftest import FIXTURES

@@ -324,6 +324,13 @@ async def test_top_k_zero_is_refused_and_a_huge_top_k_is_clamped_to_100(make_sta
     ("{docs}/missing.md", "not a file"),
     ("/etc/hostname", "outside configured document roots"),
     ("{docs}", "is a folder: sync_start with path={docs} ingests what it holds"),
+    # Another spelling of a path an agent may pass back: said what to give instead, not only "must be absolute".
+    ("file://{docs}/solar%20notes.md", "filePath must be an absolute path, got 'file://{docs}/solar%20notes.md': "
+                                       "a path is taken, not a file: URL: give {docs}/solar notes.md"),
+    ("file:{docs}/solar.md", "a path is taken, not a file: URL: give {docs}/solar.md"),
+    ("~/docs/solar.md", "a path is taken as written, nothing expands ~ or $VARIABLES: give the path written out from /"),
+    ("$HOME/docs/solar.md", "a path is taken as written, nothing expands ~ or $VARIABLES"),
+    ("file://otherhost/etc/passwd", "a path is taken, not a file: URL (this one names another host)"),
     ("{docs}/notes.pages", "{docs}/notes.pages: unsupported file type .pages (supported: .adoc, .asciidoc, .csv, .doc, .docm, .docx, .dotm, .dotx, .eml,"),
 ])
 async def test_bad_file_paths_are_tool_errors_that_say_why(make_state, docs, path, expected):
