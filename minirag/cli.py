@@ -368,7 +368,7 @@ class _Progress:
 
     def _write_line(self, line: str) -> None:
         with self._lock:
-            sys.stderr.write(("\r\x1b[K" if self._shown else "") + for_terminal(line) + "\n")
+            sys.stderr.write(("\r\x1b[K" if self._shown else "") + for_terminal(a_name(line)) + "\n")
             sys.stderr.flush()
             self._shown = False
 
@@ -380,12 +380,12 @@ class _Progress:
             return
         with self._lock:
             self._last, self._shown = time.monotonic(), True
-            status = for_terminal(progress.live_line())
+            status = for_terminal(a_name(progress.live_line()))  # it names the file under OCR
             # Kept off the last column: a line that wraps leaves a row behind at every redraw.
             columns = _columns() - 1
             # The file in hand takes the room the counts leave, cut from its start: its name is at its end.
             room = min(50, columns - display_width(status) - 2)
-            current = fit_width_keeping_end(for_terminal(progress.current or ""), room) if room >= 12 else ""
+            current = fit_width_keeping_end(for_terminal(a_name(progress.current or "")), room) if room >= 12 else ""
             line = fit_width(f"{status}  {current}" if current else status, columns)
             sys.stderr.write(f"\r\x1b[K{line}")
             sys.stderr.flush()
