@@ -330,3 +330,31 @@ def test_a_sync_whose_lock_file_goes_while_it_reads_the_roots_git_state_records_
     others[0].release()
     assert watcher.execute("PRAGMA data_version").fetchone()[0] == version_when_gone[0]
     watcher.close()
+
+
+def test_a_sync_start_refused_by_a_job_of_the_same_server_names_that_job(app, docs, monkeypatch):
+    """The refusal named the holder by PID: the server's own, which a client cannot stop, while the job
+    it can follow and cancel by its jobId went unsaid (a client that lost the jobId, or another agent
+    of the same server, had no way to reach it)."""
+    import threading
+
+    from minirag.ingest import sync as sync_module
+
+    _many_documents(docs, 2)
+    go = threading.Event()
+    real_run_sync = sync_module.run_sync
+
+    def held(*args, **kwargs):
+        assert go.wait(60)
+        return real_run_sync(*args, **kwargs)
+
+    monkeypatch.setattr(sync_module, "run_sync", held)
+    first = app.start_sync()
+    try:
+        with pytest.raises(SyncLocked) as caught:
+            app.start_sync()
+    finally:
+        go.set()
+        assert first.wait(60)
+    assert str(caught.value) == (f"sync job {first.job_id} of this server (pid {os.getpid()}) is running: "
+                                 "sync_status with that jobId follows it, sync_cancel stops it")
