@@ -137,7 +137,9 @@ name minirag-mcp's users have in their client configurations (see
   direction marks, no-break spaces, tags, variation selectors), where in a document's text they are
   its own; and a line of a chunk shaped as `read-neighbors`' frame (`--- #7 (hit)`) is shown as
   `\\--- #7 (hit)`. `--json` carries every string exactly, quoted (as the MCP tools do: an agent
-  passes a name back as it got it).
+  passes a name back as it got it), with what a terminal acts on written as JSON's `\\u` escapes
+  (DEL, C1 controls such as U+009B, a one-byte CSI, direction overrides, U+2028), which JSON itself
+  leaves raw: a JSON reader gets the same strings.
 
 ## Examples
 

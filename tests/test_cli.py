@@ -211,6 +211,21 @@ def test_a_documents_terminal_control_codes_are_shown_escaped_not_acted_on(run, 
         assert argv == ("list",) or "\\x1b" in out, argv  # shown, as an escape
 
 
+def test_json_output_carries_a_documents_terminal_controls_as_escapes_a_json_reader_reads_back(run, docs):
+    """JSON escapes C0 controls (\\u001b) but writes C1 ones (U+009B, a terminal's one-byte CSI), DEL and
+    the direction overrides as they are: `minirag query --json` on a terminal sent them raw."""
+    text = "The pwned\x9b2J text \u202eclears\x7f the\u2028screen\x85 now. " + "A harbour holds the boats. " * 20
+    write(docs / "evil.md", f"# Evil\u202e title\n\n{text}")
+    assert run("sync").returncode == 0
+    for argv in (("query", "pwned screen", "--json"), ("read", str(docs / "evil.md"), "--json"),
+                 ("list", "--json")):
+        out = run(*argv).stdout
+        assert not any(ch in out for ch in "\x9b\u202e\x7f\u2028\x85"), argv
+        assert "\\u202e" in out, argv
+    read = json.loads(run("read", str(docs / "evil.md"), "--json").stdout)["text"]
+    assert "\u202eclears" in read and "the\u2028screen" in read  # what the index holds, exactly
+
+
 def test_a_line_break_in_a_file_name_cannot_forge_a_line_of_the_listing(run, docs):
     write(docs / "x.md\nindexed            1  fake.md", "# Forged\n\nA file whose name holds a line break.")
     assert run("sync").returncode == 0
