@@ -38,6 +38,7 @@ from minirag.display import (
     LogLine,
     a_name,
     display_width,
+    escaped_json,
     fit_width,
     fit_width_keeping_end,
     for_terminal,
@@ -307,16 +308,10 @@ def _write_out(text: str) -> None:
 
 def _json(value, indent: int | None = None) -> str:
     """`value` as JSON for stdout: its characters as they are where stdout is UTF-8, else \\u
-    escapes, which every encoding can carry (a JSON reader gets the same strings either way). What a
-    terminal acts on is a \\u escape either way: JSON escapes C0 controls only, and wrote DEL, C1
-    controls (U+009B is a terminal's CSI), direction overrides and line separators as they are."""
+    escapes, which every encoding can carry (a JSON reader gets the same strings either way); what
+    a terminal acts on as escapes either way (display.escaped_json)."""
     encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
-    text = json.dumps(value, ensure_ascii=codecs.lookup(encoding).name != "utf-8", indent=indent)
-    # None is JSON's own punctuation or white space, so each lies inside a string: its escape reads the same.
-    return _JSON_RAW_CONTROLS.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
-
-
-_JSON_RAW_CONTROLS = re.compile("[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+    return escaped_json(json.dumps(value, ensure_ascii=codecs.lookup(encoding).name != "utf-8", indent=indent))
 
 
 def _escape_what_output_cannot_encode() -> None:

@@ -30,6 +30,17 @@ def _escape(match: re.Match) -> str:
     return match.group().encode("unicode_escape").decode("ascii")
 
 
+# What a terminal or a text renderer acts on that JSON writes as it is (it escapes C0 controls only):
+# DEL, C1 controls (U+009B is a terminal's one-byte CSI), line separators, direction overrides and isolates.
+_RAW_IN_JSON = re.compile("[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def escaped_json(text: str) -> str:
+    """JSON text with each of those characters as its \\u escape: the same JSON to a reader. None is
+    JSON's own punctuation or white space, so each lies inside a string, where the escape reads the same."""
+    return _RAW_IN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
 def shown(text: str, limit: int = 200) -> str:
     """A caller's string in a message: never echoed back whole (a 3 MB id gave a 3 MB error)."""
     return text if len(text) <= limit else text[:limit] + f"... ({len(text)} characters)"

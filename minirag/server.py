@@ -38,7 +38,7 @@ with sdk_models_built_on_first_use():
     from mcp.server.mcpserver import Context, MCPServer
     from mcp.server.mcpserver.exceptions import ToolError
     from mcp.shared.exceptions import MCPError
-    from mcp.types import INVALID_PARAMS, ToolAnnotations
+    from mcp.types import INVALID_PARAMS, CallToolResult, TextContent, ToolAnnotations
     from pydantic import Field, ValidationError
 
 from minirag import __version__
@@ -50,7 +50,7 @@ from minirag.config import (
     MAX_TOP_K,
     MIN_TOKEN_LENGTH,
 )
-from minirag.display import message_line, shown
+from minirag.display import escaped_json, message_line, shown
 from minirag.errors import InvalidArgument, MiniragError
 from minirag.ingest.jobs import SyncJob
 from minirag.ingest.run_log import WatchLog
@@ -384,7 +384,7 @@ class _Server(MCPServer):
             if refusal is not None:
                 raise ToolError(refusal)
         try:
-            return await super().call_tool(name, arguments, context)
+            return _text_as_escaped_json(await super().call_tool(name, arguments, context))
         except ToolError as exc:
             # Only the arguments' own validation (a crash's UnexpectedToolError subclasses ToolError,
             # and output validation also fails with a ValidationError: those stay as they are).
@@ -405,6 +405,16 @@ class _Server(MCPServer):
         served = sorted(fn.__name__ for fn, _hints, _in_read_only in TOOLS
                         if tool_parameters(self, fn.__name__) is not None)
         return f"{shown(str(name), 80)}: no such tool; the tools are: {', '.join(served)}"
+
+
+def _text_as_escaped_json(result):
+    """A tool's result with its text (the SDK's JSON of the structured result, which writes a document's
+    C1 controls and direction overrides raw) as display.escaped_json writes JSON: the same JSON to a
+    client that parses it, and to one that shows it, `/docs/\\u202edm.exe` rather than `/docs/exe.md`."""
+    if isinstance(result, CallToolResult) and not result.is_error:
+        result.content = [block.model_copy(update={"text": escaped_json(block.text)})
+                          if isinstance(block, TextContent) else block for block in result.content]
+    return result
 
 
 async def _refuse_malformed_calls(ctx, call_next):

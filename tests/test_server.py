@@ -4,6 +4,7 @@ model, real files."""
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import shutil
@@ -1171,3 +1172,21 @@ async def test_a_path_spelled_with_its_accents_decomposed_or_in_another_case_say
     for said, (how, given) in zip(told, expected, strict=True):
         assert said.endswith(f"its folder holds 'caf\\xe9.md', the same name {how} as "
                              f"'{given}' given: the file is {docs / composed}"), said
+
+
+@pytest.mark.anyio
+async def test_a_results_text_writes_what_a_terminal_or_a_renderer_acts_on_as_json_escapes(make_state, docs):
+    """The SDK writes a result's text as JSON, which escapes C0 controls only: a document's (or a file
+    name's) C1 controls, DEL, direction overrides and line separators reached a client's view raw, where
+    U+202E shows `/docs/\\u202edm.exe` as `/docs/exe.md`. The text is the same JSON, so a client parsing it
+    gets the structured result exactly."""
+    write(docs / "\u202edm.exe.md", "# Harbour\u202e rules\n\nThe harbour\x9b2J master\x7f keeps\u2028the log. "
+          + "Boats leave the harbour at dawn. " * 20)
+    async with connected(make_state()) as client:
+        await ok(client, "sync_start", wait=True)
+        for tool, arguments in (("query_documents", {"query": "harbour master log"}),
+                                ("read_file", {"filePath": str(docs / "\u202edm.exe.md")}), ("list_files", {})):
+            result = await client.call_tool(tool, arguments)
+            text = result.content[0].text
+            assert not any(ch in text for ch in "\u202e\x9b\x7f\u2028"), (tool, text)
+            assert "\\u202e" in text and json.loads(text) == result.structured_content, tool
