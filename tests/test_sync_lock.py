@@ -272,11 +272,7 @@ def _failing(docs: Path, app) -> None:
         (docs / name).write_bytes(b"not a zip at all")
 
 
-def _converting_ahead(docs: Path, app) -> None:
-    _many_documents(docs, 24)
-
-
-@pytest.mark.parametrize("setup", [_touched, _failing, _converting_ahead])
+@pytest.mark.parametrize("setup", [_touched, _failing])
 def test_a_sync_whose_lock_file_goes_writes_nothing_after_it_went(app, docs, setup):
     """What this sync wrote once its lock file was gone (and another sync locked a new one) is
     seen as the index file's data_version moving past the moment the lock went."""
@@ -358,3 +354,39 @@ def test_a_sync_start_refused_by_a_job_of_the_same_server_names_that_job(app, do
         assert first.wait(60)
     assert str(caught.value) == (f"sync job {first.job_id} of this server (pid {os.getpid()}) is running: "
                                  "sync_status with that jobId follows it, sync_cancel stops it")
+
+
+def test_a_sync_whose_lock_file_goes_starts_no_conversion_it_had_queued(app, docs, monkeypatch):
+    """Files are converted ahead in threads, each conversion marked in the index while it runs (and the
+    mark cleared after). A sync that lost its lock went on converting every file it had queued, up to
+    64, writing each one's marks. A conversion thread that checked the lock just before it went may still
+    write once; none after that."""
+    from minirag.store.index import Index
+
+    _many_documents(docs, 60)
+    lock_path = lock_path_for(app.config.db_path)
+    others: list[SyncLock] = []
+    after: list[str] = []
+    real_mark, real_unmark = Index.mark_converting, Index.unmark_converting
+
+    def mark(self, source, state):
+        real_mark(self, source, state)
+        if others:
+            after.append(source)
+
+    def unmark(self, source, reason):
+        real_unmark(self, source, reason)
+        if others:
+            after.append(source)
+
+    def meanwhile(_progress) -> None:
+        if not others:
+            _delete(lock_path)
+            others.append(SyncLock(app.config.db_path).acquire())
+
+    monkeypatch.setattr(Index, "mark_converting", mark)
+    monkeypatch.setattr(Index, "unmark_converting", unmark)
+    with pytest.raises(FileAccessError, match="was deleted or replaced while this sync ran"):
+        app.sync(on_change=meanwhile)
+    others[0].release()
+    assert len(after) <= 4, after  # at most one a converting thread
