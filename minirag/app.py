@@ -66,6 +66,7 @@ from minirag.security import (
     resolve_inside_roots,
     served_by_roots,
 )
+from minirag.spellings import other_spelling
 from minirag.store import connection
 from minirag.store.home import in_own_place, refuse_links, settle_home
 from minirag.store.index import META_GIT_STATE, Index, IndexStats, SourceRow, stale_keywords_warning
@@ -173,6 +174,22 @@ def poses_as_a_path(source: str) -> bool:
     as slashes (`／tmp／x.md`, `∕tmp∕x.md`, `⁄etc⁄passwd`), or as a `file:` URL."""
     seen = unicodedata.normalize("NFKC", source).translate(_SLASH_LOOKALIKES)
     return looks_like_a_path(source) or looks_like_a_path(seen) or seen[:5].lower() == "file:"
+
+
+def _another_spelling(path: str) -> str:
+    """What to give instead of `path`, a relative one written as a file: URL or as a shell would expand it
+    (an agent passing back a link it followed, or a path as a user typed it); "" otherwise. Nothing is
+    expanded or decoded into a path that is read: the caller is told the spelling that is taken."""
+    if path[:5].lower() == "file:":
+        from urllib.parse import unquote, urlsplit
+
+        parts = urlsplit(path)
+        if parts.netloc not in ("", "localhost"):
+            return "a path is taken, not a file: URL (this one names another host)"
+        return f"a path is taken, not a file: URL: give {shown(unquote(parts.path))}"
+    if path.startswith(("~", "$")) or "${" in path:
+        return "a path is taken as written, nothing expands ~ or $VARIABLES: give the path written out from /"
+    return ""
 
 
 class App:
@@ -374,8 +391,12 @@ class App:
         """(source id, real path) for a path inside the roots; symlinks keep their own name.
         `argument`: the caller's name for `path`, for the message refusing a relative one."""
         check_path_argument(path)
+        advice = "" if os.path.isabs(path) else _another_spelling(str(path))
         if must_be_absolute and not os.path.isabs(path):
-            raise InvalidArgument(f"{argument} must be an absolute path, got {str(path)[:200]!r}")
+            raise InvalidArgument(f"{argument} must be an absolute path, got {str(path)[:200]!r}"
+                                  + (f": {advice}" if advice else ""))
+        if advice and not os.path.lexists(path):
+            raise NotFound(f"no such file: {shown(str(path))!r} (relative to {shown(os.getcwd())}): {advice}")
         absolute = os.path.abspath(path)
         real = resolve_inside_roots(Path(absolute), self.config.roots)
         return self._spelled_under_a_root(absolute), real
@@ -541,7 +562,8 @@ class App:
         linked, hash_mark, _ = key.partition("#")  # a link followed from a page's text: `page.html#anchor`
         if hash_mark and _really_in_roots(linked, self.config.roots) and os.path.isfile(linked):
             return f"{message}; no such file: a link's #fragment is no part of a file's path: the file is {shown(linked)}"
-        return f"{message}; no such file"
+        hint = other_spelling(key)
+        return f"{message}; no such file" + (f", but {hint}" if hint else "")
 
     def _source_row(self, key: str, *, served: bool = True) -> SourceRow:
         """The indexed row of `key`; a path-shaped key names a file and nothing else, and a file
@@ -619,7 +641,9 @@ class App:
             if not os.path.lexists(os.path.abspath(raw)):  # said first: a typo is not "outside the roots"
                 check_path_argument(raw)
                 url = " (to fetch a URL: minirag ingest-url URL)" if re.match(r"(?i)https?://", raw) else ""
-                raise NotFound(f"no such file or directory: {os.path.abspath(raw)}{url}")
+                hint = other_spelling(os.path.abspath(raw)) if _really_in_roots(os.path.abspath(raw),
+                                                                                self.config.roots) else None
+                raise NotFound(f"no such file or directory: {os.path.abspath(raw)}{url}" + (f"; {hint}" if hint else ""))
             absolute, _real = self.file_source(raw)
             if not os.path.exists(absolute):
                 raise NotFound(f"no such file or directory: {absolute}")
@@ -648,7 +672,7 @@ class App:
         if not real.is_file():
             if real.is_dir():
                 raise NotFound(f"{source} is a folder: sync_start with path={source} ingests what it holds")
-            raise NotFound(f"not a file: {source}")
+            raise NotFound(f"not a file: {source}" + (f"; {hint}" if (hint := other_spelling(source)) else ""))
         progress = Progress()
         ignored: list[Ignored] = []
         found = list(walk(Path(source), self.config.roots, rules=IgnoreRules.from_config(self.config), ignored=ignored))
@@ -792,7 +816,7 @@ class App:
                         self.config.db_path)
             paths = None
         run_sync(pipeline, list(self.config.roots), path=target, paths=paths, progress=progress,
-                 on_change=lock.guarded(on_change))
+                 on_change=lock.guarded(on_change), guard=lock.ensure_held)
         lock.ensure_held()
         if target is not None and not progress.seen:
             from minirag.ingest.scan import left_out
@@ -804,9 +828,11 @@ class App:
                 progress.warnings.append(f"{target}: {unread}")
                 progress.unread += 1
         if target is None and paths is None and not progress.stop.is_set():
-            states = root_states(list(self.config.roots), self.config.db_path)
+            states = root_states(list(self.config.roots), self.config.db_path)  # `git status`: seconds, at times
+            lock.ensure_held()
             self.index.set_meta(META_GIT_STATE, stored_states(states))
         if not progress.stop.is_set():
+            lock.ensure_held()
             self._record_sync(target, paths)
         return progress
 

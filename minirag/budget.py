@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import json
 
+from minirag.display import escaped_json
+
 ASCII_CHARS_PER_TOKEN = 3
 BOUNDARY_SHARE = 4  # a page ends at a paragraph or line break found in its last quarter
 
@@ -22,7 +24,7 @@ def estimate_tokens(text: str) -> int:
 
 
 def serialized(payload) -> str:
-    return json.dumps(payload, ensure_ascii=False, indent=2)
+    return escaped_json(json.dumps(payload, ensure_ascii=False, indent=2))
 
 
 def cost(payload) -> int:

@@ -36,7 +36,9 @@ from typing import Any
 from minirag._compat.python import options_taking_values, subcommands
 from minirag.display import (
     LogLine,
+    a_name,
     display_width,
+    escaped_json,
     fit_width,
     fit_width_keeping_end,
     for_terminal,
@@ -306,9 +308,10 @@ def _write_out(text: str) -> None:
 
 def _json(value, indent: int | None = None) -> str:
     """`value` as JSON for stdout: its characters as they are where stdout is UTF-8, else \\u
-    escapes, which every encoding can carry (a JSON reader gets the same strings either way)."""
+    escapes, which every encoding can carry (a JSON reader gets the same strings either way); what
+    a terminal acts on as escapes either way (display.escaped_json)."""
     encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
-    return json.dumps(value, ensure_ascii=codecs.lookup(encoding).name != "utf-8", indent=indent)
+    return escaped_json(json.dumps(value, ensure_ascii=codecs.lookup(encoding).name != "utf-8", indent=indent))
 
 
 def _escape_what_output_cannot_encode() -> None:
@@ -367,7 +370,7 @@ class _Progress:
 
     def _write_line(self, line: str) -> None:
         with self._lock:
-            sys.stderr.write(("\r\x1b[K" if self._shown else "") + for_terminal(line) + "\n")
+            sys.stderr.write(("\r\x1b[K" if self._shown else "") + for_terminal(a_name(line)) + "\n")
             sys.stderr.flush()
             self._shown = False
 
@@ -379,12 +382,12 @@ class _Progress:
             return
         with self._lock:
             self._last, self._shown = time.monotonic(), True
-            status = for_terminal(progress.live_line())
+            status = for_terminal(a_name(progress.live_line()))  # it names the file under OCR
             # Kept off the last column: a line that wraps leaves a row behind at every redraw.
             columns = _columns() - 1
             # The file in hand takes the room the counts leave, cut from its start: its name is at its end.
             room = min(50, columns - display_width(status) - 2)
-            current = fit_width_keeping_end(for_terminal(progress.current or ""), room) if room >= 12 else ""
+            current = fit_width_keeping_end(for_terminal(a_name(progress.current or "")), room) if room >= 12 else ""
             line = fit_width(f"{status}  {current}" if current else status, columns)
             sys.stderr.write(f"\r\x1b[K{line}")
             sys.stderr.flush()
@@ -413,7 +416,7 @@ def _run_files(args, runner) -> int:
 
     if not args.json:  # what went wrong goes to stderr; the summary is the command's output
         for warning in progress.warnings:
-            sys.stderr.write(f"warn: {for_terminal(on_one_line(warning))}\n")
+            sys.stderr.write(f"warn: {for_terminal(a_name(warning))}\n")
         if args.verbose and progress.timings:
             sys.stderr.write("minirag: " + ", ".join(f"{stage} {seconds:.2f} s" for stage, seconds
                                                       in sorted(progress.timings.items())) + "\n")
@@ -483,7 +486,7 @@ def _cmd_watch(args, app) -> int:
                 reader_left()
         elif report.kind == "initial" or progress.done or progress.deleted or progress.incomplete or args.verbose:
             what = f"{report.paths} change{'s' * (report.paths != 1)}" if report.kind == "changes" else report.kind
-            lines = [*(f"warn: {for_terminal(on_one_line(w))}" for w in progress.warnings),
+            lines = [*(f"warn: {for_terminal(a_name(w))}" for w in progress.warnings),
                      f"minirag: {time.strftime('%H:%M:%S')} {what}: {progress.counts()} in {report.seconds:.2f} s"]
             sys.stderr.write("\n".join(lines) + "\n")
 
@@ -561,9 +564,14 @@ def _cmd_read(args, app) -> int:
 def _cmd_neighbors(args, app) -> int:
     window = app.neighbors(_key(args, app), args.chunk_index, args.before, args.after)
     _emit(args, window, lambda w: "\n\n".join(
-        f"--- #{c.chunk_index}{_pages(c.page_start, c.page_end)}{' (hit)' if c.is_target else ''}\n{c.text}"
-        for c in w.chunks))
+        f"--- #{c.chunk_index}{_pages(c.page_start, c.page_end)}{' (hit)' if c.is_target else ''}\n"
+        + _FRAME_LIKE.sub(r"\\\g<0>", c.text) for c in w.chunks))
     return 0
+
+
+# A line of a chunk's text shaped as the frame read-neighbors prints around each chunk: escaped as
+# Markdown escapes a line (`\--- #7`), so no chunk passes for another's frame, the hit's even.
+_FRAME_LIKE = re.compile(r"^--- #", re.MULTILINE)
 
 
 def _pages(start: int | None, end: int | None) -> str:
@@ -581,7 +589,7 @@ def _without_source(source: str, why: str) -> str:
 def _why(row) -> str:
     """A row's reason and note after a dash: a reason holds parentheses of its own (`not a valid .docx
     file (corrupt or truncated zip: ...)`), so parentheses around it nested; ASCII, as every line the CLI prints."""
-    whys = [on_one_line(_without_source(row.source, why)) for why in (row.reason, row.note) if why is not None]
+    whys = [a_name(_without_source(row.source, why)) for why in (row.reason, row.note) if why is not None]
     return f"  -- {'; '.join(whys)}" if whys else ""
 
 
@@ -594,7 +602,7 @@ def _fmt_list(listing) -> str:
     """A header, then one row a source: state, chunks indexed, source (and why, when left out, or
     what its conversion noted)."""
     rows = [f"{'STATE':<13} {'CHUNKS':>6}  SOURCE"] if listing.files else ["no files"]
-    rows += [f"{f.state:<13} {f.chunk_count:>6}  {on_one_line(f.source)}" + _why(f) for f in listing.files]
+    rows += [f"{f.state:<13} {f.chunk_count:>6}  {a_name(f.source)}" + _why(f) for f in listing.files]
     from minirag.ingest.progress import Progress
 
     others = Progress(other_types=Counter(dict(listing.other_types))).other_types_line()
@@ -606,7 +614,7 @@ def _cmd_collections(args, app) -> int:
 
     _emit(args, app.list_collections(), lambda value: "\n".join(
         f"{c.name}  {plural(c.file_count, 'file')}, {plural(c.chunk_count, 'chunk')}, "
-        f"last sync {c.last_sync or 'never'}  {on_one_line(c.path)}"
+        f"last sync {c.last_sync or 'never'}  {a_name(c.path)}"
         + (f"\n   {on_one_line(c.description)}" if c.description else "")
         for c in value.collections))
     return 0
@@ -625,7 +633,7 @@ def _cmd_delete(args, app) -> int:
                 "from the index, leave the folder out with an ignore rule (a .minignore line, MINIRAG_EXCLUDE) "
                 "and run `minirag sync`") from None
         raise
-    _emit(args, deleted, lambda d: f"deleted {on_one_line(d.source)} ({plural(d.deleted_chunks, 'chunk')})")
+    _emit(args, deleted, lambda d: f"deleted {a_name(d.source)} ({plural(d.deleted_chunks, 'chunk')})")
     return 0
 
 
@@ -633,7 +641,8 @@ def _fmt_dict(value) -> str:
     """One `key: value` line a field of its --json shape, values written for reading."""
     from minirag.results import payload
 
-    return "\n".join(f"{k}: {on_one_line(_readable(v))}" for k, v in payload(value).items())
+    return "\n".join(f"{k}: {a_name(_readable(v)) if k == 'source' else on_one_line(_readable(v))}"
+                     for k, v in payload(value).items())
 
 
 def _readable(value) -> str:

@@ -16,6 +16,31 @@ import unicodedata
 _TERMINAL_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
+# Characters that show as nothing, or as a plain space, on a terminal: no-break and other spaces,
+# zero-width ones, joiners, direction marks, the soft hyphen, fillers, variation selectors and tags.
+# A name holding one passes for another (`pass\u200bwords.md` printed exactly as `passwords.md`).
+_INVISIBLE = re.compile("[\u00a0\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u2000-\u200f"
+                        "\u2028-\u202f\u205f-\u206f\u3000\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff9-\ufffb"
+                        "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e0fff]")
+# Line breaks a line splitter finds (Python's splitlines) where a terminal shows none.
+_OTHER_LINE_BREAKS = re.compile("[\x85\u2028\u2029]")
+
+
+def _escape(match: re.Match) -> str:
+    return match.group().encode("unicode_escape").decode("ascii")
+
+
+# What a terminal or a text renderer acts on that JSON writes as it is (it escapes C0 controls only):
+# DEL, C1 controls (U+009B is a terminal's one-byte CSI), line separators, direction overrides and isolates.
+_RAW_IN_JSON = re.compile("[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def escaped_json(text: str) -> str:
+    """JSON text with each of those characters as its \\u escape: the same JSON to a reader. None is
+    JSON's own punctuation or white space, so each lies inside a string, where the escape reads the same."""
+    return _RAW_IN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
 def shown(text: str, limit: int = 200) -> str:
     """A caller's string in a message: never echoed back whole (a 3 MB id gave a 3 MB error)."""
     return text if len(text) <= limit else text[:limit] + f"... ({len(text)} characters)"
@@ -38,13 +63,21 @@ def printable(text: str) -> str:
 
 def on_one_line(value) -> str:
     """A value shown on one line of a listing: a line break in a file name must not forge a line."""
-    return str(value).replace("\n", "\\n").replace("\r", "\\r").replace("\t", "\\t")
+    line = str(value).replace("\n", "\\n").replace("\r", "\\r").replace("\t", "\\t")
+    return _OTHER_LINE_BREAKS.sub(_escape, line)
+
+
+def a_name(value) -> str:
+    """A file name, path or source id on one line, every character that shows as nothing or as a
+    plain space escaped (`pass\\u200bwords.md`): shown, a name must not pass for another. Only
+    names: in a document's text a joiner or a no-break space is the text's own."""
+    return _INVISIBLE.sub(_escape, on_one_line(value))
 
 
 def message_line(exc: BaseException) -> str:
     """An error as both faces show it (the CLI's `minirag: error: ...`, an MCP tool error): one line,
     its line breaks and runs of white space as one space, every control and direction override escaped."""
-    return for_terminal(" ".join(str(exc).split()) or type(exc).__name__)
+    return for_terminal(_INVISIBLE.sub(_escape, " ".join(str(exc).split()) or type(exc).__name__))
 
 
 def for_terminal(text: str) -> str:
@@ -79,7 +112,7 @@ class LogLine(logging.Formatter):
 
     def formatMessage(self, record: logging.LogRecord) -> str:  # noqa: N802 - logging's name
         line = f"minirag: {record.message}" if getattr(record, "notice", False) else super().formatMessage(record)
-        return for_terminal(on_one_line(line))
+        return for_terminal(a_name(line))  # a message naming files: names as a_name shows them
 
 
 def display_width(text: str) -> int:

@@ -14,7 +14,7 @@ from functools import singledispatch
 from pathlib import Path
 
 from minirag.budget import cost, largest_fitting
-from minirag.display import on_one_line
+from minirag.display import a_name, on_one_line
 from minirag.doctor import Check, DoctorReport
 from minirag.errors import MiniragError
 from minirag.gitstate import GitState
@@ -139,7 +139,7 @@ def query_text(result: dict, scope: str | None = None, max_distance: float | Non
             return (f"no results within RAG_MAX_DISTANCE={max_distance:g} (a cosine distance, 0 to 2): "
                     "raise or unset it to see farther hits")
         if scope:
-            return (f"no results under {on_one_line(scope)}; `minirag list --scope {shlex.quote(on_one_line(scope))}` "
+            return (f"no results under {a_name(scope)}; `minirag list --scope {shlex.quote(a_name(scope))}` "
                     "shows what is indexed there")
         return "no results (is anything indexed? try `minirag status`)"
     from minirag.chunking.breadcrumb import opens_with_title
@@ -149,7 +149,7 @@ def query_text(result: dict, scope: str | None = None, max_distance: float | Non
     for rank, hit in enumerate(result["results"], 1):
         distance = "keyword-only" if hit["distance"] is None else f"distance {hit['distance']:.3f}"
         pages = f" p. {hit['pages']}" if hit.get("pages") else ""
-        lines.append(f"{rank}. {on_one_line(hit['source'])} #{hit['chunkIndex']}{pages}  "
+        lines.append(f"{rank}. {a_name(hit['source'])} #{hit['chunkIndex']}{pages}  "
                      f"(score {hit['score']:.4f}, {distance})")
         # A chunk's text opens with its breadcrumb (title > headings) when it has a title: shown
         # once, as the heading line, not again as the snippet's first words.
@@ -163,7 +163,7 @@ def query_text(result: dict, scope: str | None = None, max_distance: float | Non
         lines.append(f"   {snippet(body, query, weights)}")
         if hit.get("alsoIn"):
             more = f" and {hit['alsoInMore']} more" if hit.get("alsoInMore") else ""
-            lines.append(f"   also in: {', '.join(on_one_line(s) for s in hit['alsoIn'])}{more}")
+            lines.append(f"   also in: {', '.join(a_name(s) for s in hit['alsoIn'])}{more}")
     return "\n".join(lines)
 
 

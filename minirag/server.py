@@ -38,20 +38,26 @@ with sdk_models_built_on_first_use():
     from mcp.server.mcpserver import Context, MCPServer
     from mcp.server.mcpserver.exceptions import ToolError
     from mcp.shared.exceptions import MCPError
-    from mcp.types import INVALID_PARAMS, ToolAnnotations
+    from mcp.types import INVALID_PARAMS, CallToolResult, TextContent, ToolAnnotations
     from pydantic import Field, ValidationError
 
 from minirag import __version__
 from minirag.app import MAX_QUERY_CHARS
-from minirag.config import DEFAULT_TOP_K, MAX_NEIGHBORS, MAX_TOP_K, MIN_TOKEN_LENGTH
-from minirag.display import message_line, shown
+from minirag.config import (
+    DEFAULT_MAX_FILE_SIZE,
+    DEFAULT_TOP_K,
+    MAX_NEIGHBORS,
+    MAX_TOP_K,
+    MIN_TOKEN_LENGTH,
+)
+from minirag.display import escaped_json, message_line, shown
 from minirag.errors import InvalidArgument, MiniragError
 from minirag.ingest.jobs import SyncJob
 from minirag.ingest.run_log import WatchLog
 from minirag.instructions import build_instructions
 from minirag.results import fit_list, job_started, payload, query_result, within_budget
 from minirag.server_state import ServerState, load_state
-from minirag.stdio_transport import serve_stdio, without_lone_surrogates
+from minirag.stdio_transport import max_line_chars, serve_stdio, without_lone_surrogates
 from minirag.tool_arguments import call_shape_error, type_error
 from minirag.values import ConfigFailure
 
@@ -60,7 +66,9 @@ log = logging.getLogger(__name__)
 DEFAULT_HTTP_HOST = "127.0.0.1"
 TOKEN_ENV = "MINIRAG_HTTP_TOKEN"
 PROGRESS_INTERVAL_S = 0.5  # how often a waiting sync_start reports progress
-CANCEL_WAIT_S = 10.0  # how long sync_cancel waits for the job to stop before it answers "cancelling"
+CANCEL_WAIT_S = 10.0
+# The call is cancelled by the client's notifications/cancelled, and by a server shutting down alike.
+CLIENT_CANCELLED = "the sync_start call that waited for it was cancelled (by the client, or the server shutting down)"  # how long sync_cancel waits for the job to stop before it answers "cancelling"
 
 Result = dict[str, Any]
 
@@ -123,7 +131,13 @@ async def sync_start(state: ServerState, ctx: Context, path: SyncPath = None, wa
     job = state.app.start_sync(path)
     if not wait:
         return job_started(job)
-    await follow_job(job, ctx)
+    try:
+        await follow_job(job, ctx)
+    except anyio.get_cancelled_exc_class():
+        # The client cancelled this call (notifications/cancelled): its answer, the only jobId the
+        # client would have had, is never sent, so the sync it asked for stops with it.
+        job.cancel(CLIENT_CANCELLED)
+        raise
     return payload(job)
 
 
@@ -371,7 +385,7 @@ class _Server(MCPServer):
             if refusal is not None:
                 raise ToolError(refusal)
         try:
-            return await super().call_tool(name, arguments, context)
+            return _text_as_escaped_json(await super().call_tool(name, arguments, context))
         except ToolError as exc:
             # Only the arguments' own validation (a crash's UnexpectedToolError subclasses ToolError,
             # and output validation also fails with a ValidationError: those stay as they are).
@@ -392,6 +406,16 @@ class _Server(MCPServer):
         served = sorted(fn.__name__ for fn, _hints, _in_read_only in TOOLS
                         if tool_parameters(self, fn.__name__) is not None)
         return f"{shown(str(name), 80)}: no such tool; the tools are: {', '.join(served)}"
+
+
+def _text_as_escaped_json(result):
+    """A tool's result with its text (the SDK's JSON of the structured result, which writes a document's
+    C1 controls and direction overrides raw) as display.escaped_json writes JSON: the same JSON to a
+    client that parses it, and to one that shows it, `/docs/\\u202edm.exe` rather than `/docs/exe.md`."""
+    if isinstance(result, CallToolResult) and not result.is_error:
+        result.content = [block.model_copy(update={"text": escaped_json(block.text)})
+                          if isinstance(block, TextContent) else block for block in result.content]
+    return result
 
 
 async def _refuse_malformed_calls(ctx, call_next):
@@ -582,7 +606,8 @@ def serve(args, state: ServerState | None = None) -> int:
             if sys.stdin.isatty():  # a person, not a client: say what this is and how to leave
                 sys.stderr.write("minirag: an MCP server on stdio, waiting for a client's messages; for the "
                                  "command line see `minirag --help`. Ctrl-C quits.\n")
-            anyio.run(serve_stdio, server)
+            max_file_size = state.config.max_file_size if state.config is not None else DEFAULT_MAX_FILE_SIZE
+            anyio.run(serve_stdio, server, max_line_chars(max_file_size))
         else:
             try:
                 sock = listening_socket(*address)

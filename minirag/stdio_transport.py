@@ -21,6 +21,11 @@ line, waits forever. Here each such line is answered with a JSON-RPC error of
 id null (parse error -32700, invalid request -32600), and the server reads on;
 a blank line, which carries no message, is skipped. A client that closes its end
 of stdout has gone away: the server ends as when stdin closes.
+
+A line is read at most `max_line_chars` characters at a time, and the lines waiting
+for the server hold at most that many together: a line longer is skipped as it is
+read and answered with an invalid-request error (under its id when the line names
+one before anything nested). It had been read whole first, whatever its length.
 """
 
 from __future__ import annotations
@@ -51,6 +56,9 @@ from minirag.tool_arguments import described
 INVALID_REQUEST = -32600
 INVALID_PARAMS = -32602
 MAX_DETAIL = 200
+#: Characters of slack over the data an ingest_data carries (its other arguments, the envelope).
+LINE_SLACK_CHARS = 256 * 1024
+_SKIP_CHARS = 1 << 20  # the rest of an over-long line is read and dropped this many characters at a time
 
 log = logging.getLogger(__name__)
 
@@ -123,6 +131,34 @@ def odd_params_reply(line: str) -> types.JSONRPCError | None:
                                      f"object, got {described(params)}"))
 
 
+def max_line_chars(max_file_size: int) -> int:
+    """The longest line a client needs: an ingest_data of `max_file_size` bytes written as JSON, every
+    byte of its text at most 3 characters there (é, 2 bytes, is `\\u00e9`), and the rest of the message."""
+    return 3 * max_file_size + LINE_SLACK_CHARS
+
+
+# The id of a request whose members before it are top-level strings (`{"jsonrpc": "2.0", "id": 7, ...`).
+_LEADING_ID = re.compile(r'\s*\{\s*(?:"(?:jsonrpc|method)"\s*:\s*"[^"\\]*"\s*,\s*)*"id"\s*:\s*'
+                         r'(-?\d{1,18}|"[^"\\]{0,200}")\s*[,}]')
+
+
+class _Overlong:
+    """A line skipped for its length: its opening and how long it was found to be (at least)."""
+
+    def __init__(self, opening: str, length: int) -> None:
+        self.opening = opening
+        self.length = length
+
+
+def overlong_reply(line: _Overlong, limit: int) -> types.JSONRPCError:
+    found = _LEADING_ID.match(line.opening)
+    request_id = None if found is None else json.loads(found.group(1))
+    return types.JSONRPCError(jsonrpc="2.0", id=request_id, error=types.ErrorData(
+        code=INVALID_REQUEST, message=f"Invalid Request: the message is over {limit:,} characters "
+                                      f"({line.length:,} or more), longer than any this server takes "
+                                      "(an ingest_data of MAX_FILE_SIZE bytes); it was not read"))
+
+
 class _RepairedLines:
     """What the SDK's stdin reader iterates: the lines of `text`, repaired.
 
@@ -132,23 +168,54 @@ class _RepairedLines:
     client, or a Ctrl-D, closed stdin. The reader owns `text` and closes it at the end.
     """
 
-    def __init__(self, text):
+    def __init__(self, text, max_chars: int):
         self._write = None  # where a line answered here is answered (answer_on)
-        self._lines: queue.Queue[str | None] = queue.Queue(maxsize=16)  # the client waits, as on a pipe
+        self._max_chars = max_chars
+        # The client waits, as on a pipe: 16 lines at most, and at most max_chars characters of them.
+        self._lines: queue.Queue[str | _Overlong | None] = queue.Queue(maxsize=16)
+        self._room = threading.Condition()
+        self._queued_chars = 0
         threading.Thread(target=self._read, args=(text,), name="minirag-stdin", daemon=True).start()
 
     def _read(self, text) -> None:
         try:
             with text:
-                for line in iter(text.readline, ""):
-                    self._lines.put(line)
+                while line := text.readline(self._max_chars + 1):
+                    if len(line) > self._max_chars and not line.endswith("\n"):
+                        length = len(line)
+                        opening = line[:4096]
+                        del line
+                        while (rest := text.readline(_SKIP_CHARS)) and not rest.endswith("\n"):
+                            length += len(rest)
+                        self._put(_Overlong(opening, length + len(rest)))
+                    else:
+                        self._put(line)
         except (OSError, ValueError):  # stdin went away under the read
             pass
         finally:
             self._lines.put(None)
 
+    def _put(self, line: str | _Overlong) -> None:
+        size = len(line) if isinstance(line, str) else 0
+        with self._room:
+            self._room.wait_for(lambda: not self._queued_chars or self._queued_chars + size <= self._max_chars)
+            self._queued_chars += size
+        self._lines.put(line)
+
+    def _get(self) -> str | _Overlong | None:
+        line = self._lines.get()
+        if isinstance(line, str):
+            with self._room:
+                self._queued_chars -= len(line)
+                self._room.notify()
+        return line
+
     async def __aiter__(self):
-        while (line := await anyio.to_thread.run_sync(self._lines.get, abandon_on_cancel=True)) is not None:
+        while (line := await anyio.to_thread.run_sync(self._get, abandon_on_cancel=True)) is not None:
+            if isinstance(line, _Overlong):
+                if self._write is not None:
+                    await self._write.send(SessionMessage(overlong_reply(line, self._max_chars)))
+                continue
             if not line.strip():  # a blank line carries no message: nothing to answer
                 continue
             if self._write is not None and (refusal := odd_id_reply(line) or odd_params_reply(line)) is not None:
@@ -252,24 +319,26 @@ def _drain(fd: int) -> None:
             pass
 
 
-async def serve_stdio(server) -> None:
-    """Serve `server` (an MCPServer) on stdin and stdout until stdin closes.
+async def serve_stdio(server, max_line: int) -> None:
+    """Serve `server` (an MCPServer) on stdin and stdout until stdin closes, reading lines of at
+    most `max_line` characters (max_line_chars).
 
     Handing the SDK its stdin means it no longer points fd 0 at the null device
     while serving, so that is done here: a converter's child process reading stdin
     must get EOF, not the client's next request.
     """
     with _signals_wake_the_loop():
-        await _serve_stdio(server)
+        await _serve_stdio(server, max_line)
 
 
-async def _serve_stdio(server) -> None:
+async def _serve_stdio(server, max_line: int) -> None:
     reading = os.dup(0)
     saved = os.dup(0)
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
     os.close(null)
-    lines = _RepairedLines(io.TextIOWrapper(os.fdopen(reading, "rb"), encoding="utf-8", errors="replace"))
+    lines = _RepairedLines(io.TextIOWrapper(os.fdopen(reading, "rb"), encoding="utf-8", errors="replace"),
+                           max_line)
     try:
         async with stdio_server(stdin=lines) as (read, write):  # type: ignore[arg-type]  # iterates lines as AsyncFile does
             lines.answer_on(write)

@@ -100,4 +100,11 @@ def call_shape_error(params: Any) -> str | None:
     if arguments is not None and not isinstance(arguments, Mapping):
         return ('tools/call: arguments must be a JSON object of named arguments ({"name": value, ...}), '
                 f"got {described(arguments)}")
+    if "_meta" in params:  # where a client asks for progress: JSON-RPC's ProgressToken is a string or an integer
+        meta = params["_meta"]
+        if meta is not None and not isinstance(meta, Mapping):
+            return f"tools/call: _meta must be a JSON object, got {described(meta)}"
+        if meta is not None and "progressToken" in meta and not isinstance(meta["progressToken"], (str, int)):
+            return ("tools/call: _meta.progressToken must be a string or an integer, got "
+                    f"{described(meta['progressToken'])}")
     return None

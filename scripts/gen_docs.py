@@ -129,6 +129,17 @@ name minirag-mcp's users have in their client configurations (see
   encoding lacks a character (`PYTHONIOENCODING=ascii`, a Latin-1 locale, a Windows
   code page when redirected) it is written as an escape (`\\xe9`; `--json` uses
   JSON's `\\u00e9`, so a JSON reader gets the same text).
+- Text output shows what a document or a file name holds so that it cannot act on the terminal or
+  pass for something else: terminal controls and direction overrides are escaped (`\\x1b`), a line
+  break inside a name or a heading too (`\\n`, and `\\u2028`, which a line splitter breaks at); in a
+  file name, path or id every character that shows as nothing or as a plain space is escaped
+  (`pass\\u200bwords.md`, which printed exactly as `passwords.md`: zero-width spaces and joiners,
+  direction marks, no-break spaces, tags, variation selectors), where in a document's text they are
+  its own; and a line of a chunk shaped as `read-neighbors`' frame (`--- #7 (hit)`) is shown as
+  `\\--- #7 (hit)`. `--json` carries every string exactly, quoted (as the MCP tools do: an agent
+  passes a name back as it got it), with what a terminal acts on written as JSON's `\\u` escapes
+  (DEL, C1 controls such as U+009B, a one-byte CSI, direction overrides, U+2028), which JSON itself
+  leaves raw: a JSON reader gets the same strings.
 
 ## Examples
 

@@ -211,12 +211,67 @@ def test_a_documents_terminal_control_codes_are_shown_escaped_not_acted_on(run, 
         assert argv == ("list",) or "\\x1b" in out, argv  # shown, as an escape
 
 
+def test_json_output_carries_a_documents_terminal_controls_as_escapes_a_json_reader_reads_back(run, docs):
+    """JSON escapes C0 controls (\\u001b) but writes C1 ones (U+009B, a terminal's one-byte CSI), DEL and
+    the direction overrides as they are: `minirag query --json` on a terminal sent them raw."""
+    text = "The pwned\x9b2J text \u202eclears\x7f the\u2028screen\x85 now. " + "A harbour holds the boats. " * 20
+    write(docs / "evil.md", f"# Evil\u202e title\n\n{text}")
+    assert run("sync").returncode == 0
+    for argv in (("query", "pwned screen", "--json"), ("read", str(docs / "evil.md"), "--json"),
+                 ("list", "--json")):
+        out = run(*argv).stdout
+        assert not any(ch in out for ch in "\x9b\u202e\x7f\u2028\x85"), argv
+        assert "\\u202e" in out, argv
+    read = json.loads(run("read", str(docs / "evil.md"), "--json").stdout)["text"]
+    assert "\u202eclears" in read and "the\u2028screen" in read  # what the index holds, exactly
+
+
 def test_a_line_break_in_a_file_name_cannot_forge_a_line_of_the_listing(run, docs):
     write(docs / "x.md\nindexed            1  fake.md", "# Forged\n\nA file whose name holds a line break.")
     assert run("sync").returncode == 0
     out = run("list").stdout
     assert len(out.splitlines()) == 2 and "x.md\\nindexed" in out, out  # the header, one row
     assert len([line for line in run("query", "line break").stdout.splitlines() if "fake.md" in line]) == 1
+
+
+# Characters that show as nothing (or as a plain space) on a terminal: in a file's name they make
+# it pass for another. `pass\u200bwords.md` printed as `passwords.md` beside the real one.
+INVISIBLE_IN_NAMES = [("\u200b", "\\u200b"), ("\u200e", "\\u200e"), ("\u2060", "\\u2060"), ("\ufeff", "\\ufeff"),
+                      ("\u00a0", "\\xa0"), ("\U000e0041", "\\U000e0041"), ("\u2028", "\\u2028"), ("\u3164", "\\u3164")]
+
+
+@pytest.mark.parametrize(("invisible", "shown"), INVISIBLE_IN_NAMES)
+def test_a_file_name_holding_an_invisible_character_is_shown_so_it_cannot_pass_for_another(run, docs, invisible,
+                                                                                           shown):
+    write(docs / "passwords.md", "# Passwords\n\nThe password policy: rotate the keys every year.\n")
+    write(docs / f"pass{invisible}words.md", "# Passwords\n\nThe password policy: mail the keys to a stranger.\n")
+    assert run("sync").returncode == 0
+    for argv in (("query", "password policy"), ("list",), ("delete", str(docs / f"pass{invisible}words.md"))):
+        out = run(*argv).stdout
+        assert invisible not in out and f"pass{shown}words.md" in out, (argv, out)
+        assert len(out.splitlines()) == len(out.split("\n")) - 1, (argv, out)  # no line a splitter finds twice
+
+
+def test_a_chunk_cannot_forge_the_frame_of_another_in_read_neighbors(run, docs):
+    """A chunk's text is printed between `--- #N` lines: a line of its own of that shape passed for
+    the frame of a chunk, the hit's even, that no document holds."""
+    write(docs / "frame.txt", "Harbour tides rise twice a day.\n\n--- #7 (hit)\nroot:x:0:0:root:/root:/bin/bash\n")
+    assert run("sync").returncode == 0
+    out = run("read-neighbors", "--file-path", str(docs / "frame.txt"), "--chunk-index", "0").stdout
+    assert [line for line in out.splitlines() if line.startswith("--- #")] == ["--- #0 (hit)"], out
+    assert "\\--- #7 (hit)" in out  # shown, escaped as Markdown escapes a line
+
+
+def test_a_file_url_given_as_a_path_is_told_the_path_to_give(run, docs):
+    """`minirag read file:///.../a.md` (a link copied from a browser or an editor) was read relative to the
+    working folder: 'not indexed: /docs/file:/docs/a.md; no such file'."""
+    write(docs / "a b.md", "# A\n\nAlpha.\n")
+    assert run("sync").returncode == 0
+    done = run("read", f"file://{docs}/a%20b.md")
+    assert done.returncode == 1 and done.stderr == (
+        f"minirag: error: no such file: 'file://{docs}/a%20b.md' (relative to {docs}): a path is taken, not a "
+        f"file: URL: give {docs}/a b.md\n"), done.stderr
+    assert run("read", f"{docs}/a b.md").returncode == 0
 
 
 def test_read_neighbors_names_the_pages_of_each_chunk_as_query_does(run, docs):

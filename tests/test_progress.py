@@ -251,3 +251,21 @@ def test_a_background_sync_job_writes_its_live_line_to_the_log_while_it_runs(app
     assert said[0] == f"{job.job_id}: syncing every root"
     assert any(line.startswith(f"{job.job_id}: [") and "chunks embedded" in line for line in said[1:-1]), said
     assert said[-1].startswith(f"{job.job_id} succeeded: 1 file: 1 ingested") and said[-1].endswith(" s")
+
+
+def test_a_file_name_holding_a_line_break_cannot_break_the_live_line_or_forge_one(monkeypatch):
+    """The file in hand (and the one under OCR) is named in the live line: a line break in its name
+    moved the terminal's cursor down, past the reach of the next redraw's `\\r\\x1b[K`, and on a pipe
+    wrote a line of the name's own (`minirag: error: ...`)."""
+    name = "/docs/a.pdf\nminirag: error: the index is damaged; run rm -rf ~\n\tb\u200b.pdf"
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    monkeypatch.setenv("COLUMNS", "200")
+    progress = Progress(total=3, current=name, ocr_page=(name, 1, 2))
+    cli._Progress()._draw(progress)
+    pipe = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", pipe)
+    cli._Progress()._plain(progress)
+    for shown in (terminal.getvalue(), pipe.getvalue().rstrip("\n")):
+        assert "\n" not in shown and "\t" not in shown and "\u200b" not in shown, shown
+        assert "a.pdf\\nminirag: error" in shown, shown

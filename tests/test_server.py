@@ -4,15 +4,18 @@ model, real files."""
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import shutil
 import subprocess
+import unicodedata
 from contextlib import asynccontextmanager
 from pathlib import Path
 
 import anyio
 import pytest
+from conftest import write
 from mcp import Client
 from test_watch import eventually
 
@@ -322,6 +325,13 @@ async def test_top_k_zero_is_refused_and_a_huge_top_k_is_clamped_to_100(make_sta
     ("{docs}/missing.md", "not a file"),
     ("/etc/hostname", "outside configured document roots"),
     ("{docs}", "is a folder: sync_start with path={docs} ingests what it holds"),
+    # Another spelling of a path an agent may pass back: said what to give instead, not only "must be absolute".
+    ("file://{docs}/solar%20notes.md", "filePath must be an absolute path, got 'file://{docs}/solar%20notes.md': "
+                                       "a path is taken, not a file: URL: give {docs}/solar notes.md"),
+    ("file:{docs}/solar.md", "a path is taken, not a file: URL: give {docs}/solar.md"),
+    ("~/docs/solar.md", "a path is taken as written, nothing expands ~ or $VARIABLES: give the path written out from /"),
+    ("$HOME/docs/solar.md", "a path is taken as written, nothing expands ~ or $VARIABLES"),
+    ("file://otherhost/etc/passwd", "a path is taken, not a file: URL (this one names another host)"),
     ("{docs}/notes.pages", "{docs}/notes.pages: unsupported file type .pages (supported: .adoc, .asciidoc, .csv, .doc, .docm, .docx, .dotm, .dotx, .eml,"),
 ])
 async def test_bad_file_paths_are_tool_errors_that_say_why(make_state, docs, path, expected):
@@ -1137,3 +1147,46 @@ async def test_a_data_sources_id_given_as_file_path_or_a_folder_to_read_is_told_
     assert typo == "read_file: filePath must be an absolute path, got 'notes/solr'"
     assert folder == (f"read_file: not indexed: {docs / 'infra'}; it is a folder: read a file in it "
                       "(list_files with scope, or `minirag list --scope`, lists them)")
+
+
+@pytest.mark.anyio
+async def test_a_path_spelled_with_its_accents_decomposed_or_in_another_case_says_which_file_is_there(make_state,
+                                                                                                     docs):
+    """On Linux `café.md` written with a combining accent (NFD, as macOS and some tools write names) and
+    `Café.md` are other names than the file's: the refusal said `not indexed: .../café.md; no such file`,
+    naming in letters that look the same the file that is there. It names the file as it is spelled,
+    with the characters told apart."""
+    composed = unicodedata.normalize("NFC", "café.md")
+    write(docs / composed, "# Café\n\nThe café serves coffee by the harbour.\n")
+    async with connected(make_state()) as client:
+        await ok(client, "sync_start", wait=True)
+        decomposed = str(docs / unicodedata.normalize("NFD", composed))
+        told = [await refused(client, "read_file", filePath=decomposed),
+                await refused(client, "read_chunk_neighbors", filePath=decomposed, chunkIndex=0),
+                await refused(client, "read_file", filePath=str(docs / "CAFÉ.md")),
+                await refused(client, "ingest_file", filePath=decomposed)]
+        assert (await ok(client, "read_file", filePath=str(docs / composed)))["title"] == "Café"
+    normalization = "in another Unicode normalization (accents composed or combining: NFC, NFD)"
+    expected = [(normalization, "cafe\\u0301.md"), (normalization, "cafe\\u0301.md"),
+                ("in other letter case", "CAF\\xc9.md"), (normalization, "cafe\\u0301.md")]
+    for said, (how, given) in zip(told, expected, strict=True):
+        assert said.endswith(f"its folder holds 'caf\\xe9.md', the same name {how} as "
+                             f"'{given}' given: the file is {docs / composed}"), said
+
+
+@pytest.mark.anyio
+async def test_a_results_text_writes_what_a_terminal_or_a_renderer_acts_on_as_json_escapes(make_state, docs):
+    """The SDK writes a result's text as JSON, which escapes C0 controls only: a document's (or a file
+    name's) C1 controls, DEL, direction overrides and line separators reached a client's view raw, where
+    U+202E shows `/docs/\\u202edm.exe` as `/docs/exe.md`. The text is the same JSON, so a client parsing it
+    gets the structured result exactly."""
+    write(docs / "\u202edm.exe.md", "# Harbour\u202e rules\n\nThe harbour\x9b2J master\x7f keeps\u2028the log. "
+          + "Boats leave the harbour at dawn. " * 20)
+    async with connected(make_state()) as client:
+        await ok(client, "sync_start", wait=True)
+        for tool, arguments in (("query_documents", {"query": "harbour master log"}),
+                                ("read_file", {"filePath": str(docs / "\u202edm.exe.md")}), ("list_files", {})):
+            result = await client.call_tool(tool, arguments)
+            text = result.content[0].text
+            assert not any(ch in text for ch in "\u202e\x9b\x7f\u2028"), (tool, text)
+            assert "\\u202e" in text and json.loads(text) == result.structured_content, tool

@@ -470,6 +470,13 @@ HOSTILE_CALLS = [  # (the params of a tools/call, written raw; what its answer s
     (b'{"name": "read_chunk_neighbors", "arguments": {"source": "s", "chunkIndex": {"n": 0}}}',
      "read_chunk_neighbors: chunkIndex must be a whole number, got an object"),
     (b'{"name": "sync_start", "arguments": {"path": "/../../%s"}}' % (b"x" * 5000), "the path is 5007 bytes long"),
+    (b'{"name": "status", "arguments": {}, "_meta": {"progressToken": {"a": 1}}}',
+     "tools/call: _meta.progressToken must be a string or an integer, got an object"),
+    (b'{"name": "status", "arguments": {}, "_meta": {"progressToken": 1.5}}',
+     "tools/call: _meta.progressToken must be a string or an integer, got 1.5"),
+    (b'{"name": "status", "arguments": {}, "_meta": {"progressToken": null}}',
+     "tools/call: _meta.progressToken must be a string or an integer, got null"),
+    (b'{"name": "status", "arguments": {}, "_meta": [1]}', "tools/call: _meta must be a JSON object, got an array"),
 ]
 
 
@@ -496,3 +503,63 @@ def test_hostile_tool_calls_each_get_one_clear_line_and_the_server_serves_on(ser
         assert expected in text and "\n" not in text, (params, answer)
     assert after["isError"] is False
     assert "Traceback" not in stderr, stderr
+
+
+def test_a_client_that_cancels_a_waiting_sync_start_stops_its_sync(server_env):
+    """A client cancels a request it no longer wants answered (notifications/cancelled: Esc in Claude
+    Code). For sync_start with wait: true the SDK dropped the answer, and with it the only jobId the
+    client would have had, while the sync ran on holding the lock: every sync_start after it was
+    refused as `another sync is already running` (this very process), with no job to cancel."""
+    docs = Path(server_env["BASE_DIR"])
+    for number in range(40):
+        (docs / f"n{number}.md").write_text(f"# Note {number}\n\n" + f"harbour{number} tide " * 2000)
+    server = RawServer(server_env)
+    try:
+        server.initialize()
+        server.send({"id": 50, "method": "tools/call",
+                     "params": {"name": "sync_start", "arguments": {"wait": True}, "_meta": {"progressToken": 50}}})
+        while json.loads(server.lines.get(timeout=TIMEOUT_S)).get("method") != "notifications/progress":
+            pass  # the job runs
+        server.send({"method": "notifications/cancelled", "params": {"requestId": 50, "reason": "user pressed Esc"}})
+        deadline = time.monotonic() + TIMEOUT_S
+        while (again := server.call("sync_start"))["isError"] and time.monotonic() < deadline:
+            time.sleep(0.2)
+        first_ended = again["structuredContent"] if not again["isError"] else again
+    finally:
+        stderr = server.close().decode()
+    assert not again["isError"], again
+    assert "sync-1-" not in first_ended.get("jobId", ""), first_ended
+    ended = [line for line in stderr.splitlines() if line.startswith("minirag: sync-1-") and ": syncing" not in line]
+    assert ended and " cancelled: " in ended[0] and "40 ingested" not in ended[0], stderr
+
+
+def _peak_rss_mib(pid: int) -> float:
+    status = Path(f"/proc/{pid}/status").read_text()
+    return int(status.split("VmHWM:")[1].split()[0]) / 1024
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads the peak memory from /proc")
+def test_a_line_longer_than_any_message_can_be_is_refused_under_its_id_without_being_held(server_env):
+    """A line was read whole before anything looked at it: a 200 MB line took the server from 237 MB
+    to 787 MB (and 16 such lines could wait in its queue at once). The longest message a client needs
+    is an ingest_data of MAX_FILE_SIZE bytes, written as JSON."""
+    server = RawServer(server_env | {"MAX_FILE_SIZE": "1000"})
+    line_mib = 64
+    try:
+        server.initialize()
+        before = _peak_rss_mib(server.proc.pid)
+        server.proc.stdin.write(b'{"jsonrpc": "2.0", "id": 77, "method": "tools/call", "params": {"name": '
+                                b'"ingest_data", "arguments": {"source": "big", "data": "')
+        for _ in range(line_mib):
+            server.proc.stdin.write(b"a" * (1 << 20))
+        server.proc.stdin.write(b'"}}}\n')
+        server.proc.stdin.flush()
+        refused = json.loads(server.lines.get(timeout=TIMEOUT_S))
+        grown = _peak_rss_mib(server.proc.pid) - before
+        fits = server.call("ingest_data", source="small", data="a" * 900)
+    finally:
+        stderr = server.close().decode()
+    assert refused["id"] == 77 and refused["error"]["code"] == -32600, refused
+    assert "over" in refused["error"]["message"] and "MAX_FILE_SIZE" in refused["error"]["message"], refused
+    assert grown < line_mib / 2, (grown, stderr)
+    assert fits["isError"] is False, fits

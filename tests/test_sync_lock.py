@@ -248,3 +248,145 @@ def test_a_held_lock_whose_holder_record_is_not_minirags_still_refuses_in_one_li
         with pytest.raises(SyncLocked, match="another sync is already running against this index") as caught:
             SyncLock(db_path).acquire()
     assert "\n" not in str(caught.value)
+
+
+# Every write of a sync is made under the lock: not only the files it ingests and those it drops,
+# but what it records beside them (a touched file's new stat, a failure, a conversion's mark while
+# it runs). Those had no check of their own: a sync whose lock file went on writing them, beside
+# the sync that locked a new file, until its next file's check.
+
+
+def _touched(docs: Path, app) -> None:
+    import time
+
+    _many_documents(docs, 1)  # the one file's stat is recorded after its check, at the run's end
+    for age in (1000, 500):  # old enough that the stat is trusted, then the same bytes touched
+        for path in docs.iterdir():
+            os.utime(path, (time.time() - age, time.time() - age))
+        if age == 1000:
+            app.sync()
+
+
+def _failing(docs: Path, app) -> None:
+    for name in ("a.docx", "b.docx", "c.docx"):
+        (docs / name).write_bytes(b"not a zip at all")
+
+
+@pytest.mark.parametrize("setup", [_touched, _failing])
+def test_a_sync_whose_lock_file_goes_writes_nothing_after_it_went(app, docs, setup):
+    """What this sync wrote once its lock file was gone (and another sync locked a new one) is
+    seen as the index file's data_version moving past the moment the lock went."""
+    from minirag.store import connection as db
+
+    setup(docs, app)
+    lock_path = lock_path_for(app.config.db_path)
+    watcher = db.connect(app.config.db_path)
+    others: list[SyncLock] = []
+    version_when_gone: list[int] = []
+
+    def meanwhile(_progress) -> None:
+        if not others:  # at the first file: the lock file goes, another sync locks a new one
+            _delete(lock_path)
+            others.append(SyncLock(app.config.db_path).acquire())
+            version_when_gone.append(watcher.execute("PRAGMA data_version").fetchone()[0])
+
+    with pytest.raises(FileAccessError, match="was deleted or replaced while this sync ran"):
+        app.sync(on_change=meanwhile)
+    others[0].release()
+    assert version_when_gone, "the sync never reached its first file"
+    assert watcher.execute("PRAGMA data_version").fetchone()[0] == version_when_gone[0]
+    watcher.close()
+    done = app.sync()  # the next sync does the rest
+    assert done.failed + done.still_failing == (3 if setup is _failing else 0)
+
+
+def test_a_sync_whose_lock_file_goes_while_it_reads_the_roots_git_state_records_nothing(app, docs, monkeypatch):
+    """After its files a full sync asks git for each root's state (`git status`: seconds on a large
+    work tree), then records it and the time of the sync: written after the lock's last check."""
+    from minirag import gitstate
+    from minirag.store import connection as db
+
+    _many_documents(docs, 2)
+    lock_path = lock_path_for(app.config.db_path)
+    others: list[SyncLock] = []
+    version_when_gone: list[int] = []
+    real_root_states = gitstate.root_states
+    watcher = db.connect(app.config.db_path)
+
+    def slow_git(*args, **kwargs):
+        states = real_root_states(*args, **kwargs)
+        _delete(lock_path)
+        others.append(SyncLock(app.config.db_path).acquire())
+        version_when_gone.append(watcher.execute("PRAGMA data_version").fetchone()[0])
+        return states
+
+    monkeypatch.setattr(gitstate, "root_states", slow_git)
+    with pytest.raises(FileAccessError, match="was deleted or replaced while this sync ran"):
+        app.sync()
+    others[0].release()
+    assert watcher.execute("PRAGMA data_version").fetchone()[0] == version_when_gone[0]
+    watcher.close()
+
+
+def test_a_sync_start_refused_by_a_job_of_the_same_server_names_that_job(app, docs, monkeypatch):
+    """The refusal named the holder by PID: the server's own, which a client cannot stop, while the job
+    it can follow and cancel by its jobId went unsaid (a client that lost the jobId, or another agent
+    of the same server, had no way to reach it)."""
+    import threading
+
+    from minirag.ingest import sync as sync_module
+
+    _many_documents(docs, 2)
+    go = threading.Event()
+    real_run_sync = sync_module.run_sync
+
+    def held(*args, **kwargs):
+        assert go.wait(60)
+        return real_run_sync(*args, **kwargs)
+
+    monkeypatch.setattr(sync_module, "run_sync", held)
+    first = app.start_sync()
+    try:
+        with pytest.raises(SyncLocked) as caught:
+            app.start_sync()
+    finally:
+        go.set()
+        assert first.wait(60)
+    assert str(caught.value) == (f"sync job {first.job_id} of this server (pid {os.getpid()}) is running: "
+                                 "sync_status with that jobId follows it, sync_cancel stops it")
+
+
+def test_a_sync_whose_lock_file_goes_starts_no_conversion_it_had_queued(app, docs, monkeypatch):
+    """Files are converted ahead in threads, each conversion marked in the index while it runs (and the
+    mark cleared after). A sync that lost its lock went on converting every file it had queued, up to
+    64, writing each one's marks. A conversion thread that checked the lock just before it went may still
+    write once; none after that."""
+    from minirag.store.index import Index
+
+    _many_documents(docs, 60)
+    lock_path = lock_path_for(app.config.db_path)
+    others: list[SyncLock] = []
+    after: list[str] = []
+    real_mark, real_unmark = Index.mark_converting, Index.unmark_converting
+
+    def mark(self, source, state):
+        real_mark(self, source, state)
+        if others:
+            after.append(source)
+
+    def unmark(self, source, reason):
+        real_unmark(self, source, reason)
+        if others:
+            after.append(source)
+
+    def meanwhile(_progress) -> None:
+        if not others:
+            _delete(lock_path)
+            others.append(SyncLock(app.config.db_path).acquire())
+
+    monkeypatch.setattr(Index, "mark_converting", mark)
+    monkeypatch.setattr(Index, "unmark_converting", unmark)
+    with pytest.raises(FileAccessError, match="was deleted or replaced while this sync ran"):
+        app.sync(on_change=meanwhile)
+    others[0].release()
+    assert len(after) <= 4, after  # at most one a converting thread

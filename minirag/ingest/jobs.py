@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import logging
+import os
 import threading
 import time
 import uuid
@@ -12,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from minirag.display import NOTICE
-from minirag.errors import MiniragError
+from minirag.errors import MiniragError, SyncLocked
 from minirag.ingest import run_log
 from minirag.ingest.progress import Progress
 from minirag.store.lock import SyncLock
@@ -55,7 +56,16 @@ class SyncJobs:
     def start(self, work: Callable[[SyncLock, Progress], None],
               on_change: Callable[[SyncJob], None] | None = None, what: str = "syncing every root") -> SyncJob:
         """`what`: the job's work in words, for the line that says it started."""
-        lock = SyncLock(self.db_path).acquire()  # raises SyncLocked at once if held
+        try:
+            lock = SyncLock(self.db_path).acquire()  # raises SyncLocked at once if held
+        except SyncLocked:
+            # Held by a job of this server: its jobId, which a client can follow and cancel, not only a PID.
+            with self._lock:
+                running = next((j for j in self._jobs.values() if j.state == "running"), None)
+            if running is None:
+                raise
+            raise SyncLocked(f"sync job {running.job_id} of this server (pid {os.getpid()}) is running: sync_status "
+                             "with that jobId follows it, sync_cancel stops it") from None
         job = SyncJob(job_id=f"sync-{next(self._counter)}-{uuid.uuid4().hex[:8]}", progress=Progress())
 
         ended = threading.Event()

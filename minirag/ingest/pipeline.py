@@ -29,7 +29,7 @@ from minirag.chunking.titles import choose_title, first_h1, fitted_title
 from minirag.config import Config
 from minirag.display import message_line
 from minirag.encoder import Encoder
-from minirag.errors import ConversionFailed, PathOutsideRoots
+from minirag.errors import ConversionFailed, MiniragError, PathOutsideRoots
 from minirag.ingest import ocr
 from minirag.ingest.conversion_gate import ConversionGate
 from minirag.ingest.convert import Converted
@@ -180,11 +180,12 @@ class Pipeline:
     def prepare_file(self, found: FoundFile, stored: StoredState | None, *, force: bool,
                      progress: Progress | None = None, excluded: ExcludedState | None = None,
                      retry_failed: bool = False, marks: dict[str, str | None] | None = None,
+                     guard: Callable[[], None] = lambda: None,
                      ) -> Document | Unchanged | Excluded | Failed | Vanished:
         """`retry_failed`: convert a file whose same bytes failed before (a user naming it wants
         to hear why), where a sync counts it as still failing. `marks`: the conversion is marked
         in the index while it runs (source -> the mark's reason, None once it ended well), for the
-        caller to resolve; None: not marked."""
+        caller to resolve; None: not marked. `guard` runs before each mark is written (run_files)."""
         if excluded is not None and excluded.failure and retry_failed:
             excluded = None
         if found.size > self.config.max_file_size:  # never read: remembered by its size (and mtime)
@@ -218,6 +219,7 @@ class Pipeline:
         reason = f"{found.source}: {CONVERTING_AGAIN if state is FileState.INTERRUPTED else CONVERTING}"
 
         def mark(marks: dict[str, str | None]) -> None:
+            guard()
             self.index.mark_converting(found.source, ExcludedState(
                 digest, found.size, trusted_mtime(found.mtime_ns), SCHEME_VERSION, reason, failure=True))
             marks[found.source] = reason
@@ -237,6 +239,7 @@ class Pipeline:
                 if (marks is not None and marks.get(found.source) and excluded is not None
                         and state is FileState.INTERRUPTED):
                     # Left as it was: the earlier death's mark, which "converting again" replaced, goes back.
+                    guard()
                     self.index.mark_converting(found.source, excluded)
                     marks[found.source] = None
                 raise
@@ -244,6 +247,7 @@ class Pipeline:
                 if progress is not None:
                     progress.pages_read(found.source)
             if marks is not None:  # only the conversion itself is marked, not the wait for the encoder
+                guard()
                 self.index.unmark_converting(found.source, reason)
                 marks[found.source] = None
         if progress is not None:
@@ -258,8 +262,9 @@ class Pipeline:
     # --- embedding and writing -------------------------------------------
 
     def write(self, documents: list[Document], progress: Progress | None = None,
-              on_batch: Callable[[int, int], None] | None = None) -> int:
+              on_batch: Callable[[int, int], None] | None = None, guard: Callable[[], None] = lambda: None) -> int:
         prepared = with_vectors(documents, self.index, self.encoder, progress, on_batch)
+        guard()  # after the embedding, which takes long; a group whose vectors were all stored has no batch
         t0 = time.perf_counter()
         written = self.index.replace_sources(prepared)
         if progress is not None:
@@ -267,8 +272,11 @@ class Pipeline:
         return written
 
     def run_files(self, files: Iterable[FoundFile], progress: Progress, *, force: bool = False,
-                  on_change: Callable[[Progress], None] | None = None, retry_failed: bool = False) -> None:
-        """Ingest many files: convert ahead in threads, embed and write in groups."""
+                  on_change: Callable[[Progress], None] | None = None, retry_failed: bool = False,
+                  guard: Callable[[], None] = lambda: None) -> None:
+        """Ingest many files: convert ahead in threads, embed and write in groups. `guard` runs
+        before every write to the index, in this thread and the converting ones: a sync's checks
+        that it still holds its lock (SyncLock.ensure_held), and stops the run by raising."""
         stored = self.index.stored_states("file")
         exclusions = self.index.excluded_states()
         notify = on_change or (lambda _p: None)
@@ -278,6 +286,8 @@ class Pipeline:
         marks: dict[str, str | None] = {}
 
         def flush_touched() -> None:
+            if touched:
+                guard()
             self.index.update_stats(touched)
             touched.clear()
 
@@ -293,7 +303,7 @@ class Pipeline:
                         raise _GroupLeft
 
                 try:
-                    progress.chunks_written += self.write(group, progress, on_batch)
+                    progress.chunks_written += self.write(group, progress, on_batch, guard)
                 except _GroupLeft:
                     # A stop waits for one encoder batch, not the group's: the group's files stay as
                     # they were, for the next run (nothing of it was written).
@@ -316,7 +326,7 @@ class Pipeline:
                     _stopped_if_left(pool, progress):
                 for found, future in _ahead(pool, files, lambda f: self.prepare_file(
                         f, stored.get(f.source), force=force, progress=progress, excluded=exclusions.get(f.source),
-                        retry_failed=retry_failed, marks=marks)):
+                        retry_failed=retry_failed, marks=marks, guard=guard)):
                     if progress.stop.is_set():
                         break
                     progress.seen += 1
@@ -334,6 +344,7 @@ class Pipeline:
                         notify(progress)
                         continue
                     except Exception as exc:  # noqa: BLE001 - one bad file never stops a sync
+                        guard()  # unless it was the guard's refusal, in a converting thread: that stops it
                         # A bug, said in one line as the CLI says one; -v (INFO) shows its traceback.
                         log.info("unexpected error preparing %s", found.source, exc_info=True)
                         progress.bytes_done += found.size
@@ -364,10 +375,12 @@ class Pipeline:
                         state = ExcludedState(result.content_hash, found.size, trusted_mtime(found.mtime_ns),
                                               SCHEME_VERSION, result.reason, failure=True)
                         if _was_marked(marks, found.source) or exclusions.get(found.source) != state:
+                            guard()
                             self.index.record_exclusion(found.source, state)
                     elif isinstance(result, Vanished):
                         log.info("gone before it was read: %s", found.source)
                         if found.source in stored or found.source in exclusions:
+                            guard()
                             progress.deleted += self.index.delete_sources([found.source])
                     elif isinstance(result, Excluded):
                         log.info("excluded %s (%s)", found.source, result.reason)
@@ -376,6 +389,7 @@ class Pipeline:
                         state = ExcludedState(result.content_hash, found.size, trusted_mtime(found.mtime_ns),
                                               SCHEME_VERSION, result.reason)
                         if _was_marked(marks, found.source) or previous != state:
+                            guard()
                             progress.deleted += self.index.record_exclusion(found.source, state)
                     else:
                         progress.warnings.extend(result.warnings)
@@ -392,7 +406,8 @@ class Pipeline:
                 else:
                     flush()
         finally:  # every converting thread has ended: what is still marked was left unfinished, not killed
-            self.index.clear_marks([(source, reason) for source, reason in marks.items() if reason])
+            _clear_marks_if_guarded(self.index, [(source, reason) for source, reason in marks.items() if reason],
+                                    guard)
         progress.current = None
 
 
@@ -408,6 +423,22 @@ def _stopped_if_left(pool: ThreadPoolExecutor, progress: Progress) -> Iterator[N
         progress.stop.set()
         pool.shutdown(wait=False, cancel_futures=True)
         raise
+    except BaseException:  # the run ends (its lock lost, the index unwritable): no file not yet begun begins
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+
+
+def _clear_marks_if_guarded(index: Index, marks: list[tuple[str, str]], guard: Callable[[], None]) -> None:
+    """The marks left in place cleared, unless `guard` refuses: a run that lost its lock leaves them,
+    to read as conversions begun and not finished (the next sync converts those files again, alone),
+    and its caller's own check of the lock says it was lost."""
+    if not marks:
+        return
+    try:
+        guard()
+    except MiniragError:
+        return
+    index.clear_marks(marks)
 
 
 def _was_marked(marks: dict[str, str | None], source: str) -> bool:

@@ -53,9 +53,11 @@ def _vanished(stored, on_disk: set[str], scopes: set[str] | None, unreadable: se
 
 def run_sync(pipeline: Pipeline, roots: list[Path], *, path: Path | None = None,
              paths: Sequence[Path] | None = None, progress: Progress | None = None,
-             on_change: Callable[[Progress], None] | None = None) -> Progress:
+             on_change: Callable[[Progress], None] | None = None,
+             guard: Callable[[], None] = lambda: None) -> Progress:
     """One sync pass over all roots, or over `path` or each of `paths` (files or directories
-    inside them, existing or gone): the watcher syncs a whole batch of changed paths in one pass."""
+    inside them, existing or gone): the watcher syncs a whole batch of changed paths in one pass.
+    `guard` runs before every write (a locked sync's check of its lock, SyncLock.ensure_held)."""
     progress = progress or Progress()
     index = pipeline.index
     stored = index.stored_states("file")
@@ -99,15 +101,15 @@ def run_sync(pipeline: Pipeline, roots: list[Path], *, path: Path | None = None,
         else:
             to_check.append(found)
 
-    pipeline.run_files(to_check, progress, on_change=on_change)
+    pipeline.run_files(to_check, progress, on_change=on_change, guard=guard)
     if scopes is None:
+        guard()
         record_devices(index, [r for r in roots if str(r) not in unreadable], devices)
     # Dropped after the ingest, so a renamed or moved file reuses the vectors of its old path.
     scope_set = None if scopes is None else {os.path.abspath(s) for s in scopes}
     gone = list(_vanished([*stored, *exclusions], on_disk, scope_set, set(unreadable)))
     if gone:
-        if on_change is not None:  # a locked sync's checks its lock (SyncLock.guarded): one that lost it deletes nothing
-            on_change(progress)
+        guard()  # one that lost its lock deletes nothing: another sync may have indexed them again
         progress.deleted += index.delete_sources(gone)
         progress.outside_roots += sum(1 for source in gone if source in stored and not served_by_roots(source, roots))
     return progress
