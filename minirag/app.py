@@ -717,7 +717,8 @@ class App:
         check_title_argument(title)
         page = fetch_url(url, allow_private=self.config.allow_private_urls)
         # Fetched bodies meet the same isolated converters as files: a bomb served by a URL costs that call.
-        converted = convert_isolated("fetched", (page.body, page.content_type, page.charset, page.final_url),
+        converted = convert_isolated("fetched", (page.body, page.content_type, page.charset, page.final_url,
+                                                  self.config.max_file_size),
                                      page.final_url, limits_of(self.config))
         document = self.pipeline.build(
             converted, source=source, kind="url", stem=source, title=title,

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from minirag._compat.pdfminer import UNMAPPED_GLYPH
+from minirag.config import DEFAULT_MAX_FILE_SIZE
 from minirag.errors import ConversionFailed, MessageTooLong, described
 from minirag.ingest import asciidoc_text, latex_text, ocr, rst_text
 from minirag.ingest.alphabets import misfit
@@ -32,7 +33,9 @@ from minirag.ingest.asciidoc_text import asciidoc_to_markdown
 from minirag.ingest.attachments import MAX_NESTED_MESSAGES, AttachedFiles
 from minirag.ingest.bidi_order import in_drawn_order, turned
 from minirag.ingest.cfb import CompoundFile, CompoundFileError
+from minirag.ingest.compressed import SIGNATURES, inflated
 from minirag.ingest.csv_table import csv_to_markdown
+from minirag.ingest.doc_names import named_as, split_suffix
 from minirag.ingest.doc_text import doc_to_markdown
 from minirag.ingest.docx_margins import read_margins
 from minirag.ingest.docx_tables import docx_converter
@@ -807,9 +810,16 @@ def repaired(converted: Converted, name: str, *, pdf: bool = False) -> Converted
                    warnings=(*converted.warnings, *said))
 
 
-def convert_document(data: bytes, suffix: str, name: str) -> Converted:
-    """Convert a document's bytes as the format `suffix` names. ConversionFailed with a one-line reason."""
-    suffix = suffix.lower()
+def convert_document(data: bytes, suffix: str, name: str, max_bytes: int = DEFAULT_MAX_FILE_SIZE) -> Converted:
+    """Convert a document's bytes as the format `suffix` names (".md", or ".md.gz" for the Markdown a
+    gzip stream holds, inflated to at most `max_bytes`). ConversionFailed with a one-line reason."""
+    suffix, compression = split_suffix(suffix)
+    if compression:
+        if suffix in ocr.IMAGE_EXTENSIONS:  # OCR reads image files as they are
+            raise ConversionFailed(f"{name}: unsupported file type {suffix}{compression}")
+        inner = inflated(data, compression, name, max_bytes)
+        converted = convert_document(inner.data, suffix, name)
+        return replace(converted, warnings=(*inner.warnings, *converted.warnings))
     try:
         converted = _convert_by_suffix(data, suffix, name)
     except _DAMAGE as exc:  # what a damaged zip or XML part raises deep in a reader that did not expect it
@@ -967,7 +977,7 @@ def convert_file(path: Path) -> Converted:
         data = Path(path).read_bytes()
     except OSError as exc:
         raise ConversionFailed(f"{path}: cannot read ({exc.strerror or exc})") from None
-    return convert_document(data, Path(path).suffix, str(path))
+    return convert_document(data, named_as(Path(path).name).suffix, str(path))
 
 
 def convert_data(content: str, fmt: str, name: str) -> Converted:
@@ -1050,8 +1060,22 @@ def sniff_format(body: bytes, mimetype: str, url: str) -> str:
     return ".txt"  # anything else must at least be text: decode_text refuses binary data
 
 
-def convert_fetched(body: bytes, *, mimetype: str, charset: str | None, url: str) -> Converted:
-    """A fetched response body (see fetch.py), converted as what its bytes are."""
+def convert_fetched(body: bytes, *, mimetype: str, charset: str | None, url: str,
+                    max_bytes: int = DEFAULT_MAX_FILE_SIZE) -> Converted:
+    """A fetched response body (see fetch.py), converted as what its bytes are: a gzip, bzip2 or xz
+    body (application/gzip, a `.gz` URL) as what it inflates to, named by its URL without `.gz`."""
+    compression = next((kind for signature, kind in SIGNATURES.items() if body.startswith(signature)), "")
+    if compression:
+        inner = inflated(body, compression, url, max_bytes)
+        if inner.data[257:262] == b"ustar":
+            raise ConversionFailed(f"{url}: a tar archive, not a document; archives are not indexed")
+        path = url.split("?", 1)[0].split("#", 1)[0]
+        named = path[:-len(compression)] if path.lower().endswith(compression) else path
+        # Sniffed as an untyped body: what the server said was the compressed one's type. Once: a
+        # stream inside the stream is not unwrapped again (it is no text, and is refused as binary).
+        suffix = sniff_format(inner.data, "", named)
+        converted = convert_document(inner.data, suffix, url)
+        return replace(converted, warnings=(*inner.warnings, *converted.warnings))
     suffix = sniff_format(body, mimetype, url)
     if suffix in _HTML:
         from minirag.ingest.site_pages import convert_site_page
