@@ -35,7 +35,14 @@ from minirag.ingest.bidi_order import in_drawn_order, turned
 from minirag.ingest.cfb import CompoundFile, CompoundFileError
 from minirag.ingest.compressed import SIGNATURES, inflated
 from minirag.ingest.csv_table import csv_to_markdown
-from minirag.ingest.doc_names import named_as, split_suffix
+from minirag.ingest.doc_names import (
+    HEAD_BYTES,
+    MANUAL,
+    is_manual_section,
+    is_roff_head,
+    named_as,
+    split_suffix,
+)
 from minirag.ingest.doc_text import doc_to_markdown
 from minirag.ingest.docx_margins import read_margins
 from minirag.ingest.docx_tables import docx_converter
@@ -62,6 +69,7 @@ from minirag.ingest.ppt_text import ppt_to_markdown
 from minirag.ingest.pptx_charts import pptx_converter
 from minirag.ingest.pptx_visible import shown_pptx
 from minirag.ingest.quiet import converting
+from minirag.ingest.roff_text import roff_to_markdown
 from minirag.ingest.rst_text import rst_to_markdown
 from minirag.ingest.rtf_text import rtf_to_markdown
 from minirag.ingest.sheet_limits import check_sheets
@@ -79,7 +87,7 @@ DOCUMENT_EXTENSIONS = frozenset(
      ".doc", ".docx", ".docm", ".dotx", ".dotm", ".odt", ".ods", ".odp", ".rtf", ".ppt", ".pps", ".pptx", ".pptm",
      ".ppsx", ".ppsm", ".xls", ".xlt", ".xlsx", ".xlsm", ".xltx", ".xltm", ".html", ".htm", ".xhtml", ".xht", ".csv",
      ".mhtml", ".mht", ".tsv", ".epub", ".ipynb", ".eml", ".msg", ".mbox", ".srt", ".vtt", ".qmd", ".rmd", ".mkd",
-     ".mkdn", ".mdown", ".mdwn", ".shtml"}
+     ".mkdn", ".mdown", ".mdwn", ".shtml", MANUAL}
 )
 # Other kinds of the same files, each read as its sibling is: Office's macro-enabled ones (the macro
 # project is never run or read), templates and slide shows (not `.dot` or `.pot`: those are Graphviz
@@ -844,6 +852,8 @@ def bounded(converted: Converted, name: str) -> Converted:
 
 def _convert_by_suffix(data: bytes, suffix: str, name: str, *, rewritten: frozenset[str] = frozenset()) -> Converted:
     suffix = _SIBLINGS.get(suffix, suffix)
+    if suffix == MANUAL or is_manual_section(suffix):
+        return _manual_page(data, suffix, name)
     if suffix in ocr.IMAGE_EXTENSIONS and data:
         markdown, note = ocr.read_image(data, name)
         return Converted(markdown=markdown, note=note)
@@ -947,6 +957,21 @@ def _convert_by_suffix(data: bytes, suffix: str, name: str, *, rewritten: frozen
     if suffix == ".xlsx":
         return _workbook(data, name)
     return _markitdown(data, suffix, name)
+
+
+def _manual_page(data: bytes, suffix: str, name: str) -> Converted:
+    """A manual page (roff_text.py). One named by its section's number (`ls.1`) is one only if it
+    begins as one: the walk left out those that do not (scan.is_manual_page), and one changed since is refused."""
+    if suffix != MANUAL and not is_roff_head(data[:HEAD_BYTES]):
+        raise ConversionFailed(f"{name}: does not begin as a manual page (roff: .TH, .Dd or a comment); "
+                               "not read as one")
+    text, warnings = decode_text(data, name)
+    page = roff_to_markdown(text)
+    note = ""
+    if page.included and not page.markdown.strip():
+        note = (f"its text is another page's ({' '.join(page.included[0].split())[:200]}), which a manual page's "
+                ".so names; not followed")
+    return Converted(markdown=page.markdown, metadata_title=page.title, warnings=warnings, note=note)
 
 
 def _read_mended(archive: zipfile.ZipFile, data: bytes, suffix: str, name: str, damaged: list[str],
@@ -1057,6 +1082,9 @@ def sniff_format(body: bytes, mimetype: str, url: str) -> str:
         return suffix
     if mimetype == "text/plain" and suffix in _TEXT_SUFFIXES:
         return suffix
+    if (untyped or mimetype == "text/plain" or mimetype == "text/troff") and is_manual_section(suffix) and \
+            is_roff_head(body[:HEAD_BYTES]):
+        return MANUAL
     return ".txt"  # anything else must at least be text: decode_text refuses binary data
 
 
