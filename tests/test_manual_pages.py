@@ -220,3 +220,28 @@ def test_a_fetched_manual_page_reads_as_one():
 def test_reading_a_page_takes_time_in_proportion_to_its_length(unit):
     assert grows_linearly(roff_to_markdown, lambda n: unit * n)
     assert grows_linearly(roff_to_markdown, lambda n: unit.rstrip("\n") * n + "\n")  # all on one line
+
+
+@pytest.mark.parametrize(("head", "is_page"), [
+    (b'.\\" a comment first\n.TH X 1\n', True),
+    (b"\n\n.TH X 1\n", True),
+    (b".Dd May 1, 2026\n.Dt X 1\n", True),
+    (b".lf 1 stdin\n.ds VN 4.95\n.TH LSOF 8\n", True),  # lsof(8): requests before its title
+    (b".de CW\n.sp\n.nf\n..\n.TH X 1\n", True),  # a macro defined first (fakeroot's pages)
+    (b".ig\nCopyright (c) 2002 someone\n..\n\\# a groff comment\n.ds We top\n", True),  # top(1)
+    (b'\\"Shamelessly copied from zmore.1\n.TH BZMORE 1\n', True),  # bzmore(1)
+    (b".so man5/pam_env.conf.5\n", False),  # a link to another page: no text of its own
+    (b"Dec  6 18:00:01 host CRON[42]: session opened\n", False),  # a rotated log
+    (b"GNU LESSER GENERAL PUBLIC LICENSE\n.TH X 1\n", False),  # text first
+])
+def test_a_page_is_roff_when_a_comment_or_its_title_comes_before_any_text(head, is_page):
+    from minirag.ingest.doc_names import is_roff_head
+
+    assert is_roff_head(head) is is_page
+
+
+def test_a_pages_own_strings_are_expanded_and_their_expansions_bounded():
+    page = roff_to_markdown('.ds WE \\fBtop\\fR\n.TH TOP 1\n.SH SYNOPSIS\n\\*(WE [options]\nlong dashes\\*(--like this\n')
+    assert "top [options]\nlong dashes—like this" in page.markdown
+    bomb = ".ds X " + "y" * 1000 + "\n.TH X 1\n.SH A\n" + "\\*X" * 200_000 + "\n"  # 600 kB naming 200 MB
+    assert len(roff_to_markdown(bomb).markdown) < 1_100_000

@@ -64,10 +64,13 @@ def inflated(data: bytes, compression: str, name: str, max_bytes: int) -> Inflat
 
 
 def inflated_head(data: bytes, compression: str, size: int) -> bytes:
-    """The first `size` bytes `data` inflates to, or what inflates before damage; b"" for none."""
+    """At most the first `size` bytes the head of a stream, `data`, inflates to; b"" for none (damaged,
+    or not that format). One call of the format's own decompressor: a walk asks this of every file
+    named as a compressed manual page (/usr/share/man: 23,000), where a file object cost twice the time."""
+    decompressor = (zlib.decompressobj(16 + zlib.MAX_WBITS) if compression == ".gz"
+                    else bz2.BZ2Decompressor() if compression == ".bz2" else lzma.LZMADecompressor())
     try:
-        with _opened(data, compression) as stream:
-            return stream.read(size)
+        return decompressor.decompress(data, size)
     except _DAMAGE:
         return b""
 

@@ -16,10 +16,12 @@ from dataclasses import dataclass
 
 COMPRESSIONS = {".gz": "gzip", ".bz2": "bzip2", ".xz": "xz"}
 MANUAL = ".man"
-# A manual section's suffix, lower-cased: a digit and up to five letters (`.1`, `.3p`, `.1ssl`, `.3pm`).
-_SECTION = re.compile(r"\.[1-9][a-z]{0,5}")
-# What a manual page begins with (blank lines before it aside): a comment, man(7)'s title or mdoc(7)'s date.
-_ROFF_STARTS = (b'.\\"', b"'\\\"", b".TH", b".Dd", b'.\\\\"')
+# A manual section's suffix, lower-cased: a digit and up to twelve letters (`.1`, `.3p`, `.1ssl`, `.3pm`,
+# `.3readline`, `.3ncurses`).
+_SECTION = re.compile(r"\.[1-9][a-z]{0,12}")
+# What a manual page begins with (blank lines and other requests before it aside): a comment, man(7)'s
+# title or mdoc(7)'s date.
+_ROFF_STARTS = (b'.\\"', b"'\\\"", b'\\"', b'\\#', b".TH", b".Dd", b'.\\\\"')
 HEAD_BYTES = 4096  # the most of a page's head is_roff_head looks at
 
 
@@ -67,9 +69,17 @@ def is_manual_section(suffix: str) -> bool:
 
 
 def is_roff_head(head: bytes) -> bool:
-    """Whether a page that begins with `head` is roff: its first line that is not blank is a roff
-    comment, man(7)'s `.TH` or mdoc(7)'s `.Dd`."""
+    """Whether a page that begins with `head` is roff: a roff comment, man(7)'s `.TH` or mdoc(7)'s
+    `.Dd` comes before any line of text, other requests before it aside (`.lf 1 stdin`, a `.de`
+    macro's definition, `.ds`). A page that is only `.so other.1` is none."""
+    ignoring = False  # inside `.ig ... ..`, a block roff leaves out
     for line in head[:HEAD_BYTES].lstrip(b"\xef\xbb\xbf").splitlines():
-        if line.strip():
-            return line.startswith(_ROFF_STARTS)
+        if ignoring:
+            ignoring = not line.startswith(b"..")
+        elif line.startswith(_ROFF_STARTS):
+            return True
+        elif line.startswith(b".ig"):
+            ignoring = True
+        elif line.strip() and not line.startswith((b".", b"'")):
+            return False
     return False

@@ -16,7 +16,9 @@ A small reader, not a formatter: one pass over the lines, no recursion, no macro
 
 from __future__ import annotations
 
+import functools
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from minirag.ingest.mdoc_text import mdoc_request
@@ -36,7 +38,7 @@ _CHARACTERS = {
     "sc": "§", "ps": "¶", "dg": "†", "Eu": "€", "ct": "¢", "Po": "£", "Ye": "¥", "sq": "□", "ci": "○", "**": "*",
 }
 # The strings man pages' own preambles define most (pod2man's, DocBook's) and mdoc's.
-_STRINGS = {"Aq": "'", "lq": "“", "rq": "”", "L\"": "“", "R\"": "”", "R": "®", "Tm": "™", "C`": "", "C'": "",
+_STRINGS = {"--": "—", "C+": "C++", "Aq": "'", "lq": "“", "rq": "”", "L\"": "“", "R\"": "”", "R": "®", "Tm": "™", "C`": "", "C'": "",
             "PI": "π", "Ba": "|", "q": '"', "Lq": "“", "Rq": "”"}
 _ONE = {"-": "-", "e": "\\", "\\": "\\", " ": " ", "~": " ", "0": " ", "t": " ", "'": "'", "`": "`", ".": ".",
         "_": "_", "E": "\\", "%": "", "&": "", "|": "", "^": "", ")": "", ",": "", "/": "", "c": "", ":": "",
@@ -46,16 +48,38 @@ _TAB = re.compile(r"tab\s*\((.)\)")
 # A NAME section's line: the page's names, a dash, what it is.
 _NAME_LINE = re.compile(r"([^\n]*?\S)\s+[-—–]+\s+(\S[^\n]*)")
 MAX_TITLE_PARTS = 2
+# A page's own strings (`.ds`): at most this many, each at most this long.
+MAX_STRINGS = 1000
+MAX_STRING_CHARS = 1000
+MAX_EXPANDED_CHARS = 1_000_000
 
 
-def unescaped(text: str) -> str:
-    """`text` with its escapes as the characters they print (fonts, sizes and motions as nothing)."""
+class Strings:
+    """A page's strings (`.ds`) and the built-in ones, and how much more text their expansions may
+    give: a line of `\\*(xx` names a long string many times, and past MAX_EXPANDED_CHARS (far more
+    than any page's; top(1)'s expand to a few thousand) names expand to nothing."""
+
+    def __init__(self) -> None:
+        self.values = dict(_STRINGS)
+        self.left = MAX_EXPANDED_CHARS
+
+    def get(self, name: str, default: str = "") -> str:
+        value = self.values.get(name, default)
+        if len(value) > self.left:
+            return default
+        self.left -= len(value)
+        return value
+
+
+def unescaped(text: str, strings: Mapping[str, str] | Strings = _STRINGS) -> str:
+    """`text` with its escapes as the characters they print (fonts, sizes and motions as nothing),
+    `\\*(xx` as `strings` defines it."""
     if "\\" not in text:
         return text
-    return _ESCAPE.sub(_character, text)
+    return _ESCAPE.sub(functools.partial(_character, strings), text)
 
 
-def _character(match: re.Match) -> str:
+def _character(strings: Mapping[str, str] | Strings, match: re.Match) -> str:
     named, bracketed, string2, string_long, string1, one = match.groups()
     if named is not None or bracketed is not None:
         name = named if named is not None else bracketed
@@ -64,7 +88,7 @@ def _character(match: re.Match) -> str:
         return _CHARACTERS.get(name, "")
     string = string2 if string2 is not None else string_long if string_long is not None else string1
     if string is not None:
-        return _STRINGS.get(string, "")
+        return strings.get(string, "")
     if one is not None:
         return _ONE.get(one, one)
     return ""  # fonts, sizes, motions, registers
@@ -178,7 +202,7 @@ def roff_to_markdown(text: str) -> Page:
             if state.table is not None:
                 state.table_row(line, out)
                 continue
-            words = unescaped(line)
+            words = state.words(line)
             if state.in_name and state.description is None and (said := _NAME_LINE.match(words)):
                 state.description = said.group(2).strip()
                 state.name = state.name or said.group(1).split(",")[0].strip()
@@ -257,7 +281,16 @@ class PageState:
         self.text_block: list[str] | None = None  # a table cell's `T{` block's lines so far
         self.lists: list[str] = []  # mdoc's open `.Bl` kinds
         self.included: list[str] = []
-        self.literal = False
+        self.strings = Strings()
+
+    def words(self, text: str) -> str:
+        return unescaped(text, self.strings)
+
+    def define(self, args: list[str]) -> None:
+        """`.ds name value`: a string the page's text names as `\\*(name`; its value read as it is
+        defined, so a string is never expanded within another's expansion."""
+        if args and len(self.strings.values) < MAX_STRINGS:
+            self.strings.values[args[0]] = self.words(" ".join(args[1:]).removeprefix('"'))[:MAX_STRING_CHARS]
 
     def title(self) -> str | None:
         if not self.th:
@@ -291,7 +324,7 @@ class PageState:
         self.row(line, out)
 
     def row(self, line: str, out: Writer) -> None:
-        cells = [unescaped(cell.replace("T{", "").replace("T}", "")).strip() for cell in line.split(self.tab)]
+        cells = [self.words(cell.replace("T{", "").replace("T}", "")).strip() for cell in line.split(self.tab)]
         row = " | ".join(cell for cell in cells if cell and cell not in ("_", "="))
         if row:
             out.text(row)
@@ -301,12 +334,15 @@ class PageState:
 def _request(name: str, rest: str, out: Writer, state: PageState) -> str | None:
     """What the request `.name rest` does to `out`; the words it prints on the current line, if any."""
     args = arguments(rest)
+    if name in ("ds", "ds1"):
+        state.define(rest.split(" ", 1) if " " in rest else [rest])
+        return None
     if name == "TH":
-        state.th = [unescaped(arg) for arg in args[:MAX_TITLE_PARTS]]
+        state.th = [state.words(arg) for arg in args[:MAX_TITLE_PARTS]]
         return None
     if name in ("SH", "Sh", "SS", "Ss"):
         level = 2 if name in ("SH", "Sh") else 3
-        heading = unescaped(" ".join(args))
+        heading = state.words(" ".join(args))
         state.in_name = heading.strip().upper() == "NAME"
         if heading:
             out.heading(level, heading)
@@ -321,7 +357,7 @@ def _request(name: str, rest: str, out: Writer, state: PageState) -> str | None:
         out.end()
         return _TAG
     if name == "IP":
-        tag = unescaped(args[0]) if args else ""
+        tag = state.words(args[0]) if args else ""
         if tag.strip():
             out.item(tag.strip())
         else:
@@ -334,9 +370,9 @@ def _request(name: str, rest: str, out: Writer, state: PageState) -> str | None:
         out.end_code()
         return None
     if name in _SPACED:
-        return unescaped(" ".join(args)) if args else None
+        return state.words(" ".join(args)) if args else None
     if name in _ALTERNATING:
-        return unescaped("".join(args)) if args else None
+        return state.words("".join(args)) if args else None
     if name == "so":
         state.included.append(rest)
         return None
@@ -352,11 +388,11 @@ def _request(name: str, rest: str, out: Writer, state: PageState) -> str | None:
     if name in ("UR", "MT"):
         return None
     if name in ("UE", "ME"):
-        return unescaped(" ".join(args)) or None
+        return state.words(" ".join(args)) or None
     if name == "OP":
-        return "[" + unescaped(" ".join(args)) + "]"
+        return "[" + state.words(" ".join(args)) + "]"
     if name == "SY":
         out.end()
-        return unescaped(" ".join(args))
+        return state.words(" ".join(args))
     return mdoc_request(name, args, out, state)
 

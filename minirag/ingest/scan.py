@@ -202,8 +202,9 @@ def is_manual_page(real: str, compression: str) -> bool:
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             return False
-        # bzip2 inflates nothing before a whole block (at most 900 kB, a manual page's well under that).
-        head = os.read(fd, (1 << 20 if compression == ".bz2" else 65536) if compression else HEAD_BYTES)
+        # bzip2 inflates nothing before a whole block (at most 900 kB, a manual page's well under that);
+        # gzip and xz, a head from a head (what is looked at is the page's first line).
+        head = os.read(fd, 1 << 20 if compression == ".bz2" else HEAD_BYTES)
     except OSError:
         return False
     finally:
