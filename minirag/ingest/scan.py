@@ -212,7 +212,9 @@ def is_manual_page(real: str, compression: str) -> bool:
     if compression:
         from minirag.ingest.compressed import inflated_head
 
-        head = inflated_head(head, compression, HEAD_BYTES)
+        # Most pages say so in their first line: a short head first, the whole one only when that did not.
+        return is_roff_head(inflated_head(head, compression, 512)) or is_roff_head(
+            inflated_head(head, compression, HEAD_BYTES))
     return is_roff_head(head)
 
 
