@@ -10,6 +10,7 @@ import json
 import lzma
 import os
 import tarfile
+import zlib
 
 import pytest
 from conftest import FIXTURES
@@ -166,3 +167,33 @@ def test_convert_file_reads_a_compressed_file_by_its_inner_name(tmp_path):
     path = tmp_path / "notes.rst.xz"
     path.write_bytes(lzma.compress(b"Title\n=====\n\nSome *notes* on avocets.\n"))
     assert "avocets" in convert_file(path).markdown
+
+
+def xz_asking_for(dict_byte: int, text: bytes) -> bytes:
+    """An xz stream whose block header names another dictionary size (its LZMA2 property byte; 40 is
+    4 GiB), its header's checksum made again: the decoder allocates what the header names."""
+    data = bytearray(lzma.compress(text, filters=[{"id": lzma.FILTER_LZMA2, "dict_size": 1 << 20}]))
+    size = (data[12] + 1) * 4
+    header = data[12:12 + size]
+    at = header.index(b"\x21\x01") + 2  # the LZMA2 filter's id, its properties' size, then the byte
+    header[at] = dict_byte
+    header[-4:] = zlib.crc32(bytes(header[:-4])).to_bytes(4, "little")
+    data[12:12 + size] = header
+    return bytes(data)
+
+
+def test_an_xz_stream_asking_for_a_4_gib_dictionary_is_refused_in_one_line():
+    with pytest.raises(ConversionFailed) as refused:
+        convert_document(xz_asking_for(40, b"hello\n"), ".txt.xz", "huge.txt.xz")
+    assert str(refused.value) == ("huge.txt.xz: refused: its xz stream asks for more than 256 MiB of memory to "
+                                  "inflate (its dictionary's size)")
+
+
+def test_xz_streams_one_after_another_are_read_as_one_and_a_cut_one_keeps_what_inflated():
+    two = lzma.compress(b"first stream\n") + b"\0" * 8 + lzma.compress(b"second stream\n")
+    assert convert_document(two, ".txt.xz", "two.txt.xz").markdown == "first stream\nsecond stream\n"
+    text = "".join(f"Line {n} of notes on plovers.\n" for n in range(50_000)).encode()
+    whole = lzma.compress(text)
+    cut = convert_document(whole[:len(whole) // 2], ".txt.xz", "cut.txt.xz")
+    assert cut.markdown.startswith("Line 0 of notes on plovers.") and cut.warnings[0].startswith(
+        "cut.txt.xz: its xz stream is damaged or cut short after ")
