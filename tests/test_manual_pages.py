@@ -245,3 +245,9 @@ def test_a_pages_own_strings_are_expanded_and_their_expansions_bounded():
     assert "top [options]\nlong dashes—like this" in page.markdown
     bomb = ".ds X " + "y" * 1000 + "\n.TH X 1\n.SH A\n" + "\\*X" * 200_000 + "\n"  # 600 kB naming 200 MB
     assert len(roff_to_markdown(bomb).markdown) < 1_100_000
+
+
+def test_an_item_tag_spanning_lines_reads_as_one_and_one_never_closed_costs_time_in_proportion():
+    page = roff_to_markdown(".Dd x\n.Dt T 1\n.Sh A\n.Bl -tag\n.It Xo\n.Fl o\n.Ar option\n.Xc\nBody text.\n.El\n")
+    assert "- -o option\n  Body text." in page.markdown
+    assert grows_linearly(roff_to_markdown, lambda n: ".Bl -tag\n.It Xo\n" + ".Fl a\n" * n)

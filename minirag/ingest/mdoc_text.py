@@ -161,12 +161,16 @@ def mdoc_request(name: str, args: list[str], out: Writer, state: PageState) -> s
         if state.lists:
             state.lists.pop()
         return None
+    if name == "Xc":
+        state.extending = False
+        return None
     if name == "It":
         kind = state.lists[-1] if state.lists else "-tag"
+        state.extending = bool(args) and args[-1] == "Xo"  # the tag goes on over the lines up to `.Xc`
         words = words_of(args, state)
         if kind == "-column":
             out.end()
-            out.text(words.replace("|", " | "))
+            out.text(words)
             out.end()
         else:
             out.item(words if kind not in ("-bullet", "-dash", "-enum", "-item") else "")

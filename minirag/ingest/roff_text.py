@@ -52,6 +52,8 @@ MAX_TITLE_PARTS = 2
 MAX_STRINGS = 1000
 MAX_STRING_CHARS = 1000
 MAX_EXPANDED_CHARS = 1_000_000
+# The most an mdoc `.It Xo ... .Xc` tag gathers from the lines it spans (a real one is a few words).
+MAX_TAG_CHARS = 1000
 
 
 class Strings:
@@ -231,7 +233,10 @@ def roff_to_markdown(text: str) -> Page:
         if line_words is _TAG:
             awaiting_tag = True
         elif line_words is not None:
-            if awaiting_tag:
+            if state.extending and out.tag is not None:
+                out.tag = f"{out.tag} {line_words}".strip()
+                state.extending = len(out.tag) < MAX_TAG_CHARS  # past it, what follows is the item's text
+            elif awaiting_tag:
                 out.item(line_words)
                 awaiting_tag = False
             elif state.heading_next:
@@ -282,6 +287,7 @@ class PageState:
         self.lists: list[str] = []  # mdoc's open `.Bl` kinds
         self.included: list[str] = []
         self.strings = Strings()
+        self.extending = False  # an mdoc `.It Xo` tag goes on over the lines to its `.Xc`
 
     def words(self, text: str) -> str:
         return unescaped(text, self.strings)
