@@ -121,6 +121,10 @@ green tea
 T}@80
 .TE
 The end.
+See the
+.UR https://example.org/kettle
+project page
+.UE .
 """
 
 
@@ -134,7 +138,8 @@ def test_man_macros_read_as_markdown():
     assert "kettle heats water in the pot — fast – and \\ safely 'here' \"there\"." in text
     assert "### Safety notes\n\nNever leave it on." in text
     assert "- -t, --temperature\n  the target, in °C" in text
-    assert "- •\n  a bulleted point" in text
+    assert "\n\n- a bulleted point\n\n" in text
+    assert "The end.\nSee the\nproject page\n<https://example.org/kettle>." in text
     assert "indented paragraph\n\nhanging paragraph\n\n```\n  kettle -t 90\n    wait\n```" in text
     assert "```\ncode example line\n```" in text
     assert "Mode | Temperature" in text and "green tea | 80" in text and "The end." in text

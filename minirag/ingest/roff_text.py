@@ -179,6 +179,7 @@ class Writer:
 _ALTERNATING = frozenset({"BR", "RB", "IR", "RI", "BI", "IB"})
 _SPACED = frozenset({"B", "I", "SM", "SB", "CW", "CR", "CI", "CB"})
 _PARAGRAPH = frozenset({"PP", "LP", "P", "sp", "HP", "Pp", "Lp", "br", "ns"})
+_BULLETS = frozenset({"•", "-", "*", "o", "·", "+", "—", "–"})
 _CONDITIONALS = frozenset({"if", "ie", "el", "while"})
 _DEFINITIONS = frozenset({"de", "de1", "am", "am1", "ig", "dei", "ami"})
 
@@ -287,6 +288,7 @@ class PageState:
         self.lists: list[str] = []  # mdoc's open `.Bl` kinds
         self.included: list[str] = []
         self.strings = Strings()
+        self.link = ""  # the address of the man(7) link (`.UR`) being read
         self.extending = False  # an mdoc `.It Xo` tag goes on over the lines to its `.Xc`
 
     def words(self, text: str) -> str:
@@ -363,9 +365,11 @@ def _request(name: str, rest: str, out: Writer, state: PageState) -> str | None:
         out.end()
         return _TAG
     if name == "IP":
-        tag = state.words(args[0]) if args else ""
-        if tag.strip():
-            out.item(tag.strip())
+        tag = state.words(args[0]).strip() if args else ""
+        if tag in _BULLETS:
+            out.item("")  # a bulleted list's item: its text alone
+        elif tag:
+            out.item(tag)
         else:
             out.end()
         return None
@@ -391,10 +395,13 @@ def _request(name: str, rest: str, out: Writer, state: PageState) -> str | None:
             state.row(" ".join(state.text_block), out)
         state.table, state.text_block = None, None
         return None
-    if name in ("UR", "MT"):
+    if name in ("UR", "MT"):  # a link: its text follows, its address is written after it, at `.UE`
+        state.link = state.words(args[0]) if args else ""
         return None
     if name in ("UE", "ME"):
-        return state.words(" ".join(args)) or None
+        address = f"<{'mailto:' if name == 'ME' else ''}{state.link}>" if state.link else ""
+        state.link = ""
+        return f"{address}{state.words(''.join(args))}" or None
     if name == "OP":
         return "[" + state.words(" ".join(args)) + "]"
     if name == "SY":
