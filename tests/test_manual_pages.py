@@ -256,3 +256,11 @@ def test_an_item_tag_spanning_lines_reads_as_one_and_one_never_closed_costs_time
     page = roff_to_markdown(".Dd x\n.Dt T 1\n.Sh A\n.Bl -tag\n.It Xo\n.Fl o\n.Ar option\n.Xc\nBody text.\n.El\n")
     assert "- -o option\n  Body text." in page.markdown
     assert grows_linearly(roff_to_markdown, lambda n: ".Bl -tag\n.It Xo\n" + ".Fl a\n" * n)
+
+
+def test_the_title_says_what_the_whole_name_paragraph_says_in_any_language():
+    ascii_page = roff_to_markdown(".TH ASCII 7\n.SH NAME\nascii \\- ASCII character set encoded in octal, decimal,\n"
+                                  "and hexadecimal\n.SH DESCRIPTION\nASCII is a 7-bit code.\n")
+    assert ascii_page.title == "ascii(7) — ASCII character set encoded in octal, decimal, and hexadecimal"
+    german = roff_to_markdown('.TH FAKEROOT 1\n.SH BEZEICHNUNG\nfakeroot \\- einen Befehl ausführen\n')
+    assert german.title == "fakeroot(1) — einen Befehl ausführen"

@@ -54,6 +54,7 @@ MAX_STRING_CHARS = 1000
 MAX_EXPANDED_CHARS = 1_000_000
 # The most an mdoc `.It Xo ... .Xc` tag gathers from the lines it spans (a real one is a few words).
 MAX_TAG_CHARS = 1000
+MAX_NAME_CHARS = 1000  # of a NAME section's paragraph, looked at for the title
 
 
 class Strings:
@@ -206,9 +207,6 @@ def roff_to_markdown(text: str) -> Page:
                 state.table_row(line, out)
                 continue
             words = state.words(line)
-            if state.in_name and state.description is None and (said := _NAME_LINE.match(words)):
-                state.description = said.group(2).strip()
-                state.name = state.name or said.group(1).split(",")[0].strip()
             if awaiting_tag:
                 out.item(words)
                 awaiting_tag = False
@@ -246,6 +244,7 @@ def roff_to_markdown(text: str) -> Page:
             else:
                 out.text(line_words)
     markdown = out.markdown()
+    state.named(out.blocks)
     title = state.title()
     return Page(f"# {title}\n\n{markdown}" if title and markdown else markdown, title, tuple(state.included))
 
@@ -280,7 +279,6 @@ class PageState:
         self.th: list[str] = []
         self.name: str | None = None  # mdoc's `.Nm`, the first one given
         self.description: str | None = None  # man's NAME line, mdoc's `.Nd`
-        self.in_name = False
         self.heading_next = 0
         self.table: bool | None = None  # in a tbl table: whether its rows began (its format read); None: in none
         self.tab = "\t"
@@ -299,6 +297,17 @@ class PageState:
         defined, so a string is never expanded within another's expansion."""
         if args and len(self.strings.values) < MAX_STRINGS:
             self.strings.values[args[0]] = self.words(" ".join(args[1:]).removeprefix('"'))[:MAX_STRING_CHARS]
+
+    def named(self, blocks: list[str]) -> None:
+        """The page's name and what it is, from its first section's first paragraph (NAME's, or
+        its translation's: BEZEICHNUNG, NOM), `ls - list directory contents`, where `.Nd` said none."""
+        first = next((at for at, block in enumerate(blocks) if block.startswith("## ")), None)
+        if first is None or first + 1 >= len(blocks) or self.description is not None:
+            return
+        said = _NAME_LINE.match(" ".join(blocks[first + 1][:MAX_NAME_CHARS].split()))
+        if said:
+            self.description = said.group(2).strip()
+            self.name = self.name or said.group(1).split(",")[0].strip()
 
     def title(self) -> str | None:
         if not self.th:
@@ -351,7 +360,6 @@ def _request(name: str, rest: str, out: Writer, state: PageState) -> str | None:
     if name in ("SH", "Sh", "SS", "Ss"):
         level = 2 if name in ("SH", "Sh") else 3
         heading = state.words(" ".join(args))
-        state.in_name = heading.strip().upper() == "NAME"
         if heading:
             out.heading(level, heading)
         else:
