@@ -54,6 +54,7 @@ def compressed_folder(docs):
     (docs / "guide.html.xz").write_bytes(lzma.compress(GUIDE.encode()))
     (docs / "data.csv.gz").write_bytes(gzip.compress(DATA.encode()))
     (docs / "bundle.tar.gz").write_bytes(tar_gz("inside.md", "# Inside\n\nNever indexed.\n"))
+    (docs / "bundle.tgz").write_bytes(tar_gz("inside.md", "# Inside\n\nNever indexed.\n"))
     (docs / "blob.gz").write_bytes(gzip.compress(b"# No name\n\nNot a document by its name.\n"))
     (docs / "twice.md.gz.gz").write_bytes(gzip.compress(gzip.compress(b"# Twice\n\nUnwrapped once only.\n")))
     return docs
@@ -71,7 +72,7 @@ def test_compressed_documents_are_synced_listed_read_and_found_as_the_document_i
     for name in ("README.md.gz", "changelog.txt.bz2", "guide.html.xz", "data.csv.gz"):
         assert str(docs / name) in listing.stdout
     # archives, a stream with no inner type, one compressed twice: left out, counted by type
-    assert "1 .tar.gz" in listing.stdout and "2 .gz" in listing.stdout, listing.stdout
+    assert "1 .tar.gz" in listing.stdout and "1 .tgz" in listing.stdout and "2 .gz" in listing.stdout, listing.stdout
     read = json.loads(run_cli("read", "--json", docs / "README.md.gz").stdout)
     assert read["title"] == "Heron tracking"
     assert "## Ringing" in read["text"] and "numbered ring on its left leg" in read["text"]
