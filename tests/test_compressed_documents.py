@@ -132,11 +132,12 @@ def test_a_bomb_in_a_synced_folder_fails_alone_at_the_configured_size(make_app, 
     assert any("bomb.md.gz: refused: it inflates past 1 MiB" in w for w in progress.warnings), progress.warnings
 
 
-def test_inflating_takes_time_in_proportion_to_the_members():
-    member = gzip.compress(b"line of text\n" * 10)
+@pytest.mark.parametrize("suffix", [".gz", ".bz2", ".xz"])
+def test_inflating_takes_time_in_proportion_to_the_members(suffix):
+    member = COMPRESS[suffix](b"line of text\n" * 10)
 
     def inflate(text: str) -> object:
-        return inflated(text.encode("latin-1"), ".gz", "many.txt.gz", 2**30)
+        return inflated(text.encode("latin-1"), suffix, f"many.txt{suffix}", 2**30)
 
     assert grows_linearly(inflate, lambda n: (member * n).decode("latin-1"))
 
