@@ -221,6 +221,9 @@ def test_a_fetched_manual_page_reads_as_one():
     ".de XX\n" + "line\n" * 3,  # a definition never ended
     ".Op " + "Op " * 40 + "x\n",  # enclosures to the line's end, nested
     ".TS\nl.\n" + "a\tb\t" * 20 + "\n",  # a table never ended
+    "words \\\n",  # lines continued, all one line
+    ".TS\nl.\nT{\n" + "cell text\n" * 5,  # a cell's text block never closed
+    ".ds X \\*X\\*X\n\\*X\n",  # strings naming themselves
 ])
 def test_reading_a_page_takes_time_in_proportion_to_its_length(unit):
     assert grows_linearly(roff_to_markdown, lambda n: unit * n)
@@ -264,3 +267,7 @@ def test_the_title_says_what_the_whole_name_paragraph_says_in_any_language():
     assert ascii_page.title == "ascii(7) — ASCII character set encoded in octal, decimal, and hexadecimal"
     german = roff_to_markdown('.TH FAKEROOT 1\n.SH BEZEICHNUNG\nfakeroot \\- einen Befehl ausführen\n')
     assert german.title == "fakeroot(1) — einen Befehl ausführen"
+
+
+def test_a_table_cell_never_closed_keeps_its_text():
+    assert "cell text more" in roff_to_markdown(".TH X 1\n.SH A\n.TS\nl.\nT{\ncell text\nmore\n").markdown

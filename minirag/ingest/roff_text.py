@@ -243,6 +243,8 @@ def roff_to_markdown(text: str) -> Page:
                 state.heading_next = 0
             else:
                 out.text(line_words)
+    if state.text_block is not None:  # a table cell's `T{` never closed: what it held is still text
+        state.row(" ".join(state.text_block), out)
     markdown = out.markdown()
     state.named(out.blocks)
     title = state.title()
