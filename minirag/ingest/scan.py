@@ -73,7 +73,7 @@ def not_a_document(path: str) -> str:
 
 def is_document_name(name: str) -> bool:
     """Whether a file of this name is read as a document: a supported type (a compressed one's inner
-    type; a manual section's number if its head is roff, `is_manual_page`), not a scratch file."""
+    type; a manual section's number, whose head the walk looks at too: `is_manual_page`), not a scratch file."""
     return _read_kind(named_as(name)) and not is_temporary(name)
 
 
