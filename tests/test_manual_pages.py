@@ -271,3 +271,13 @@ def test_the_title_says_what_the_whole_name_paragraph_says_in_any_language():
 
 def test_a_table_cell_never_closed_keeps_its_text():
     assert "cell text more" in roff_to_markdown(".TH X 1\n.SH A\n.TS\nl.\nT{\ncell text\nmore\n").markdown
+
+
+def test_reading_or_ingesting_a_numbered_file_that_is_no_page_says_why_it_is_not_indexed(run_cli, cli_env, docs):
+    write(docs / "syslog.1", "Dec  6 18:00:01 host CRON[42]: session opened for user root\n")
+    assert run_cli("sync").returncode == 0
+    why = "named as a manual page (section 1) but does not begin as one (roff: .TH, .Dd or a comment)"
+    read = run_cli("read", docs / "syslog.1")
+    assert read.returncode != 0 and f"the file is on disk but never indexed: {why}" in read.stderr, read.stderr
+    ingest = run_cli("ingest", docs / "syslog.1")
+    assert why in ingest.stdout + ingest.stderr and "Traceback" not in ingest.stderr, ingest

@@ -66,9 +66,25 @@ def not_a_document(path: str) -> str:
     section's number on a file that does not begin as a manual page."""
     name = os.path.basename(path)
     if named_as(name).sniffed and is_document_name(name):
-        return (f"{path}: named as a manual page (section {named_as(name).suffix.split('.')[1]}) but does not "
-                "begin as one (roff: .TH, .Dd or a comment); not read as a document")
+        return f"{path}: {_NOT_A_PAGE.format(section=named_as(name).suffix.split('.')[1])}; not read as a document"
     return f"{path}: {name_not_read(name) or 'not read as a document'}"
+
+
+_NOT_A_PAGE = "named as a manual page (section {section}) but does not begin as one (roff: .TH, .Dd or a comment)"
+
+
+def file_not_read(path: str) -> str | None:
+    """Why the file at `path` is never read as a document (name_not_read), or that, named as a manual
+    page, it does not begin as one; None for a document."""
+    name = os.path.basename(path)
+    named = named_as(name)
+    if (never := name_not_read(name)) is not None or not named.sniffed:
+        return never
+    try:
+        real = os.path.realpath(path)
+    except OSError:
+        return None
+    return None if is_manual_page(real, named.compression) else _NOT_A_PAGE.format(section=named.suffix.split(".")[1])
 
 
 def is_document_name(name: str) -> bool:
