@@ -548,9 +548,9 @@ class App:
         if not _really_in_roots(key, self.config.roots):  # through a link out: whether a file is there is not said
             return message
         if os.path.isfile(key):
-            from minirag.ingest.scan import name_not_read
+            from minirag.ingest.scan import file_not_read
 
-            never = name_not_read(os.path.basename(key))  # an Obsidian `.canvas`, a scratch file: ingesting fails
+            never = file_not_read(key)  # an Obsidian `.canvas`, a scratch file, a log named `x.1`: ingesting fails
             if never is not None:
                 return f"{message}; the file is on disk but never indexed: {never}"
             return f"{message}; the file is on disk: ingest it (the ingest_file tool, `minirag ingest`) or sync"
@@ -741,7 +741,8 @@ class App:
         check_title_argument(title)
         page = fetch_url(url, allow_private=self.config.allow_private_urls)
         # Fetched bodies meet the same isolated converters as files: a bomb served by a URL costs that call.
-        converted = convert_isolated("fetched", (page.body, page.content_type, page.charset, page.final_url),
+        converted = convert_isolated("fetched", (page.body, page.content_type, page.charset, page.final_url,
+                                                  self.config.max_file_size),
                                      page.final_url, limits_of(self.config))
         document = self.pipeline.build(
             converted, source=source, kind="url", stem=source, title=title,
@@ -1186,7 +1187,7 @@ def _unreadable_target(target: Path) -> str | None:
     if not (os.path.isfile(target) or os.path.isdir(target)):  # a FIFO, a socket, a device
         return "not a regular file or folder, so nothing was read"
     if os.path.isfile(target):  # named on its own: its type is said, as a folder's walk counts it
-        from minirag.ingest.scan import name_not_read
+        from minirag.ingest.scan import file_not_read
 
-        return name_not_read(target.name)
+        return file_not_read(str(target))
     return None

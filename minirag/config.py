@@ -162,7 +162,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("MINIRAG_GITIGNORE", "on", "honour `.gitignore` files (git's rules; from the repository's top "
             "when a root lies in one); `.minignore` files are honoured either way", values=BOOLEAN_VALUES),
     Setting("MAX_FILE_SIZE", f"{DEFAULT_MAX_FILE_SIZE} ({DEFAULT_MAX_FILE_SIZE // 2**20} MiB)", "bytes; bigger files (and bigger "
-            "`ingest_data` payloads) are refused before they are read", kind=int, low=1),
+            "`ingest_data` payloads) are refused before they are read, a compressed one (`.gz`, `.bz2`, `.xz`) "
+            "as soon as it inflates past it", kind=int, low=1),
     Setting("MINIRAG_CONVERT_MEMORY_MB", str(DEFAULT_CONVERT_MEMORY_MB), "MiB of address space one file's "
             "conversion may use, in its own worker process; past it the file fails, minirag goes on",
             kind=int, low=256, high=1024 * 1024),

@@ -5,6 +5,7 @@ anything inflates them, and binary data is never indexed as text."""
 from __future__ import annotations
 
 import contextlib
+import gzip
 import http.server
 import io
 import os
@@ -13,6 +14,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from conftest import FIXTURES
 
 from minirag.errors import ConversionFailed, NotFound
 from minirag.ingest.convert import sniff_format
@@ -67,6 +69,8 @@ def served():
         "/page": (b"<!DOCTYPE html><html><head><title>Otters</title></head><body><h1>Otters</h1>"
                   b"<p>Sea otters hold hands while they sleep.</p></body></html>", "text/plain"),
         **{path: (text.encode(codec), content_type) for path, (text, codec, content_type) in _LABELLED.items()},
+        "/notes.md.gz": (gzip.compress(b"# Herons\n\nGrey herons nest in colonies.\n"), "application/gzip"),
+        "/git-commit.1.gz": ((FIXTURES / "docs" / "man_git_commit.1.gz").read_bytes(), "application/x-gzip"),
     }
     handler = type("Handler", (_Handler,), {"bodies": bodies})
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
@@ -107,6 +111,14 @@ def test_a_zip_bomb_is_refused_from_its_directory_whatever_it_is_served_as(app, 
         app.ingest_url(served + path)
     with pytest.raises(NotFound):
         app.read(served + path)
+
+
+def test_a_gzip_body_is_ingested_as_the_document_it_inflates_to(app, served):
+    result = app.ingest_url(served + "/notes.md.gz")
+    assert result.title == "Herons"
+    assert "Grey herons nest in colonies." in app.read(served + "/notes.md.gz").text
+    page = app.ingest_url(served + "/git-commit.1.gz")
+    assert page.title == "git-commit(1) — Record changes to the repository"
 
 
 def test_an_archive_that_is_not_a_document_is_refused(app, served):

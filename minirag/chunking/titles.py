@@ -13,6 +13,7 @@ from pathlib import Path
 from minirag.chunking.blocks import parse_heading
 from minirag.chunking.fences import code_line_mask
 from minirag.chunking.frontmatter import parse_frontmatter
+from minirag.ingest.doc_names import stem as name_stem
 
 BOILERPLATE_HEADINGS = frozenset(
     {
@@ -167,7 +168,7 @@ def stem_title(stem: str) -> str:
 def is_name_title(title: str, source: str) -> bool:
     """Whether `title` is the one choose_title reads off a file's name (`source`), the file having none
     of its own: a title that says where the file is, not what it holds."""
-    stem = Path(source).stem
+    stem = name_stem(Path(source).name)  # `README.md.gz`'s is `README`, as the pipeline chose it
     return title in (fitted_title(stem_title(stem)), fitted_title(stem))
 
 

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from minirag._compat.pdfminer import UNMAPPED_GLYPH
+from minirag.config import DEFAULT_MAX_FILE_SIZE
 from minirag.errors import ConversionFailed, MessageTooLong, described
 from minirag.ingest import asciidoc_text, latex_text, ocr, rst_text
 from minirag.ingest.alphabets import misfit
@@ -31,7 +32,16 @@ from minirag.ingest.asciidoc_text import asciidoc_to_markdown
 from minirag.ingest.attachments import MAX_NESTED_MESSAGES, AttachedFiles
 from minirag.ingest.bidi_order import in_drawn_order, turned
 from minirag.ingest.cfb import CompoundFile, CompoundFileError
+from minirag.ingest.compressed import SIGNATURES, inflated
 from minirag.ingest.csv_table import csv_to_markdown
+from minirag.ingest.doc_names import (
+    HEAD_BYTES,
+    MANUAL,
+    is_manual_section,
+    is_roff_head,
+    named_as,
+    split_suffix,
+)
 from minirag.ingest.doc_text import doc_to_markdown
 from minirag.ingest.docx_margins import read_margins
 from minirag.ingest.docx_tables import docx_converter
@@ -58,6 +68,7 @@ from minirag.ingest.ppt_text import ppt_to_markdown
 from minirag.ingest.pptx_charts import pptx_converter
 from minirag.ingest.pptx_visible import shown_pptx
 from minirag.ingest.quiet import converting
+from minirag.ingest.roff_text import roff_to_markdown
 from minirag.ingest.rst_text import rst_to_markdown
 from minirag.ingest.rtf_text import rtf_to_markdown
 from minirag.ingest.sheet_limits import check_sheets
@@ -76,7 +87,7 @@ DOCUMENT_EXTENSIONS = frozenset(
      ".doc", ".docx", ".docm", ".dotx", ".dotm", ".odt", ".ods", ".odp", ".rtf", ".ppt", ".pps", ".pptx", ".pptm",
      ".ppsx", ".ppsm", ".xls", ".xlt", ".xlsx", ".xlsm", ".xltx", ".xltm", ".html", ".htm", ".xhtml", ".xht", ".csv",
      ".mhtml", ".mht", ".tsv", ".epub", ".ipynb", ".eml", ".msg", ".mbox", ".srt", ".vtt", ".qmd", ".rmd", ".mkd",
-     ".mkdn", ".mdown", ".mdwn", ".shtml"}
+     ".mkdn", ".mdown", ".mdwn", ".shtml", MANUAL}
 )
 # Other kinds of the same files, each read as its sibling is: Office's macro-enabled ones (the macro
 # project is never run or read), templates and slide shows (not `.dot` or `.pot`: those are Graphviz
@@ -815,11 +826,19 @@ def repaired(converted: Converted, name: str, *, pdf: bool = False) -> Converted
                    warnings=(*converted.warnings, *said))
 
 
-def convert_document(data: bytes, suffix: str, name: str, *, declared: str | None = None) -> Converted:
-    """Convert a document's bytes as the format `suffix` names; a text format's by the charset
-    `declared` for them (a MIME part's, an HTTP response's), where they bear it out (decode_text).
-    ConversionFailed with a one-line reason."""
-    suffix = suffix.lower()
+def convert_document(data: bytes, suffix: str, name: str, max_bytes: int = DEFAULT_MAX_FILE_SIZE, *,
+                     declared: str | None = None) -> Converted:
+    """Convert a document's bytes as the format `suffix` names (".md", or ".md.gz" for the Markdown a
+    gzip stream holds, inflated to at most `max_bytes`); a text format's by the charset `declared` for
+    them (a MIME part's, an HTTP response's), where they bear it out (decode_text). ConversionFailed
+    with a one-line reason."""
+    suffix, compression = split_suffix(suffix)
+    if compression:
+        if suffix in ocr.IMAGE_EXTENSIONS:  # OCR reads image files as they are
+            raise ConversionFailed(f"{name}: unsupported file type {suffix}{compression}")
+        inner = inflated(data, compression, name, max_bytes)
+        converted = convert_document(inner.data, suffix, name, declared=declared)
+        return replace(converted, warnings=(*inner.warnings, *converted.warnings))
     try:
         converted = _convert_by_suffix(data, suffix, name, declared=declared)
     except _DAMAGE as exc:  # what a damaged zip or XML part raises deep in a reader that did not expect it
@@ -845,6 +864,8 @@ def bounded(converted: Converted, name: str) -> Converted:
 def _convert_by_suffix(data: bytes, suffix: str, name: str, *, declared: str | None = None,
                        rewritten: frozenset[str] = frozenset()) -> Converted:
     suffix = _SIBLINGS.get(suffix, suffix)
+    if suffix == MANUAL or is_manual_section(suffix):
+        return _manual_page(data, suffix, name)
     if suffix in ocr.IMAGE_EXTENSIONS and data:
         markdown, note = ocr.read_image(data, name)
         return Converted(markdown=markdown, note=note)
@@ -950,6 +971,21 @@ def _convert_by_suffix(data: bytes, suffix: str, name: str, *, declared: str | N
     return _markitdown(data, suffix, name)
 
 
+def _manual_page(data: bytes, suffix: str, name: str) -> Converted:
+    """A manual page (roff_text.py). One named by its section's number (`ls.1`) is one only if it
+    begins as one: the walk left out those that do not (scan.is_manual_page), and one changed since is refused."""
+    if suffix != MANUAL and not is_roff_head(data[:HEAD_BYTES]):
+        raise ConversionFailed(f"{name}: does not begin as a manual page (roff: .TH, .Dd or a comment); "
+                               "not read as one")
+    text, warnings = decode_text(data, name)
+    page = roff_to_markdown(text)
+    note = ""
+    if page.included and not page.markdown.strip():
+        note = (f"its text is another page's ({' '.join(page.included[0].split())[:200]}), which a manual page's "
+                ".so names; not followed")
+    return Converted(markdown=page.markdown, metadata_title=page.title, warnings=warnings, note=note)
+
+
 def _read_mended(archive: zipfile.ZipFile, data: bytes, suffix: str, name: str, damaged: list[str],
                  rewritten: frozenset[str]) -> Converted:
     """The package read with its `damaged` members mended (zip_damage.py), each named in a warning;
@@ -978,7 +1014,7 @@ def convert_file(path: Path) -> Converted:
         data = Path(path).read_bytes()
     except OSError as exc:
         raise ConversionFailed(f"{path}: cannot read ({exc.strerror or exc})") from None
-    return convert_document(data, Path(path).suffix, str(path))
+    return convert_document(data, named_as(Path(path).name).suffix, str(path))
 
 
 def convert_data(content: str, fmt: str, name: str) -> Converted:
@@ -1058,12 +1094,30 @@ def sniff_format(body: bytes, mimetype: str, url: str) -> str:
         return suffix
     if mimetype == "text/plain" and suffix in _TEXT_SUFFIXES:
         return suffix
+    if (untyped or mimetype == "text/plain" or mimetype == "text/troff") and is_manual_section(suffix) and \
+            is_roff_head(body[:HEAD_BYTES]):
+        return MANUAL
     return ".txt"  # anything else must at least be text: decode_text refuses binary data
 
 
-def convert_fetched(body: bytes, *, mimetype: str, charset: str | None, url: str) -> Converted:
-    """A fetched response body (see fetch.py), converted as what its bytes are; a text format's in
-    the `charset` its Content-Type declares (decode_text), an HTML page's before its meta tag's."""
+def convert_fetched(body: bytes, *, mimetype: str, charset: str | None, url: str,
+                    max_bytes: int = DEFAULT_MAX_FILE_SIZE) -> Converted:
+    """A fetched response body (see fetch.py), converted as what its bytes are: a text format's in
+    the `charset` its Content-Type declares (decode_text), an HTML page's before its meta tag's; a
+    gzip, bzip2 or xz body (application/gzip, a `.gz` URL) as what it inflates to, named by its URL
+    without `.gz`."""
+    compression = next((kind for signature, kind in SIGNATURES.items() if body.startswith(signature)), "")
+    if compression:
+        inner = inflated(body, compression, url, max_bytes)
+        if inner.data[257:262] == b"ustar":
+            raise ConversionFailed(f"{url}: a tar archive, not a document; archives are not indexed")
+        path = url.split("?", 1)[0].split("#", 1)[0]
+        named = path[:-len(compression)] if path.lower().endswith(compression) else path
+        # Sniffed as an untyped body: what the server said was the compressed one's type. Once: a
+        # stream inside the stream is not unwrapped again (it is no text, and is refused as binary).
+        suffix = sniff_format(inner.data, "", named)
+        converted = convert_document(inner.data, suffix, url)
+        return replace(converted, warnings=(*inner.warnings, *converted.warnings))
     suffix = sniff_format(body, mimetype, url)
     if suffix in _HTML:
         from minirag.ingest.site_pages import convert_site_page

@@ -74,8 +74,8 @@ def _run(op: str, args: tuple):
     if op == "document":
         return convert.convert_document(*args)
     if op == "fetched":
-        body, mimetype, charset, url = args
-        return convert.convert_fetched(body, mimetype=mimetype, charset=charset, url=url)
+        body, mimetype, charset, url, max_bytes = args
+        return convert.convert_fetched(body, mimetype=mimetype, charset=charset, url=url, max_bytes=max_bytes)
     if op == "data":
         return convert.convert_data(*args)
     if op == "probe":  # tests: what this process is and holds
@@ -93,8 +93,9 @@ def _preload(op: str, args: tuple) -> None:
     """Import a format's parser before the file's limits start: its first import costs seconds of
     CPU (markitdown pulls in pandas), which belong to no file."""
     from minirag.ingest import convert
+    from minirag.ingest.doc_names import split_suffix
 
-    suffix = str(args[1]).lower() if op == "document" else ""
+    suffix = split_suffix(str(args[1]))[0] if op == "document" else ""
     if suffix == ".pdf":
         import pdfminer.high_level  # noqa: F401
     elif suffix in convert._MARKITDOWN:

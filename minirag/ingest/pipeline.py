@@ -20,7 +20,6 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from pathlib import Path
 
 from minirag.binding import checked_budget
 from minirag.chunking import SCHEME_VERSION, ChunkedDocument, chunk_document
@@ -33,6 +32,8 @@ from minirag.errors import ConversionFailed, MiniragError, PathOutsideRoots
 from minirag.ingest import ocr
 from minirag.ingest.conversion_gate import ConversionGate
 from minirag.ingest.convert import Converted
+from minirag.ingest.doc_names import named_as
+from minirag.ingest.doc_names import stem as name_stem
 from minirag.ingest.embed import with_vectors
 from minirag.ingest.file_state import CONVERTING, CONVERTING_AGAIN, FileState, by_hash, file_state
 from minirag.ingest.isolation import ConversionStopped, convert_isolated, limits_of
@@ -166,7 +167,7 @@ class Pipeline:
         note = converted.note
         if not chunked.chunks and not note:
             # Kept as the source's note too: `list` shows why it holds no chunks long after the sync.
-            scan = Path(source).suffix.lower() in (".pdf", *ocr.IMAGE_EXTENSIONS)
+            scan = named_as(os.path.basename(source)).kind in (".pdf", *ocr.IMAGE_EXTENSIONS)
             note = NO_TEXT_SCAN_NOTE if scan else NO_TEXT_NOTE
             warnings.append(f"{source}: {note}")
         record = SourceRecord(source=source, kind=kind, title=title, content_hash=content_hash, size=size,
@@ -227,7 +228,8 @@ class Pipeline:
         # From the mark to its removal: a file whose first conversion never finished converts alone.
         with self.gate.alone() if state is FileState.INTERRUPTED else self.gate.shared():
             try:
-                converted = convert_isolated("document", (data, Path(found.source).suffix, found.source),
+                converted = convert_isolated("document", (data, named_as(os.path.basename(found.source)).suffix,
+                                                          found.source, self.config.max_file_size),
                                              found.source, self.limits,
                                              started=None if marks is None else functools.partial(mark, marks),
                                              on_page=None if progress is None else functools.partial(
@@ -254,7 +256,7 @@ class Pipeline:
             progress.add_time("convert", time.perf_counter() - t0)
             if progress.stop.is_set():  # chunking a large document takes as long as converting it
                 raise ConversionStopped(found.source)
-        built = self.build(converted, source=found.source, kind="file", stem=Path(found.source).stem,
+        built = self.build(converted, source=found.source, kind="file", stem=name_stem(os.path.basename(found.source)),
                            content_hash=digest, size=found.size, mtime_ns=trusted_mtime(found.mtime_ns),
                            progress=progress)
         return dataclasses.replace(built, found=found) if isinstance(built, Excluded) else built

@@ -5,6 +5,7 @@ from __future__ import annotations
 import errno
 import functools
 import os
+import stat
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -12,6 +13,7 @@ from pathlib import Path
 
 from minirag.config import INDEX_DIRNAME
 from minirag.display import is_utf8, printable
+from minirag.ingest.doc_names import HEAD_BYTES, NamedAs, is_roff_head, named_as
 from minirag.ingest.ignore import IgnoreReason, IgnoreRules
 from minirag.security import (
     MAX_PATH_BYTES,
@@ -60,13 +62,45 @@ def is_temporary(name: str) -> bool:
 
 
 def not_a_document(path: str) -> str:
-    """Why a file named on its own is not indexed: a scratch file's name, or its type."""
-    return f"{path}: {name_not_read(os.path.basename(path)) or 'not read as a document'}"
+    """Why a file named on its own is not indexed: a scratch file's name, its type, or a manual
+    section's number on a file that does not begin as a manual page."""
+    name = os.path.basename(path)
+    if named_as(name).sniffed and is_document_name(name):
+        return f"{path}: {_NOT_A_PAGE.format(section=named_as(name).suffix.split('.')[1])}; not read as a document"
+    return f"{path}: {name_not_read(name) or 'not read as a document'}"
+
+
+_NOT_A_PAGE = "named as a manual page (section {section}) but does not begin as one (roff: .TH, .Dd or a comment)"
+
+
+def file_not_read(path: str) -> str | None:
+    """Why the file at `path` is never read as a document (name_not_read), or that, named as a manual
+    page, it does not begin as one; None for a document."""
+    name = os.path.basename(path)
+    named = named_as(name)
+    if (never := name_not_read(name)) is not None or not named.sniffed:
+        return never
+    try:
+        real = os.path.realpath(path)
+    except OSError:
+        return None
+    return None if is_manual_page(real, named.compression) else _NOT_A_PAGE.format(section=named.suffix.split(".")[1])
 
 
 def is_document_name(name: str) -> bool:
-    """Whether a file of this name is read as a document: a supported type, not a scratch file."""
-    return Path(name).suffix.lower() in supported_extensions() and not is_temporary(name)
+    """Whether a file of this name is read as a document: a supported type (a compressed one's inner
+    type; a manual section's number, whose head the walk looks at too: `is_manual_page`), not a scratch file."""
+    return _read_kind(named_as(name)) and not is_temporary(name)
+
+
+def has_document_suffix(name: str) -> bool:
+    """Whether a file of this name is of a type read as a document (is_document_name, scratch names aside)."""
+    return _read_kind(named_as(name))
+
+
+def _read_kind(named: NamedAs) -> bool:
+    # Compressed images are not read: OCR takes image files as they are.
+    return named.kind in supported_extensions() and not (named.compression and named.kind in ocr_images())
 
 
 def name_not_read(name: str) -> str | None:
@@ -75,8 +109,9 @@ def name_not_read(name: str) -> str | None:
         return None
     if is_temporary(name):
         return "the name of an editor's, office suite's or downloader's scratch file; never indexed"
-    suffix = Path(name).suffix.lower()
-    return f"unsupported file type {suffix or '(none)'} (supported: {', '.join(sorted(supported_extensions()))})"
+    suffix = named_as(name).suffix
+    return (f"unsupported file type {suffix or '(none)'} (supported: {', '.join(sorted(supported_extensions()))}, "
+            "each also compressed as .gz, .bz2 or .xz; manual pages .1 to .9)")
 
 
 def within(path: str, places: set[str]) -> bool:
@@ -130,6 +165,13 @@ def _note_unreadable(exc: OSError, path: str, unreadable: list[str]) -> None:
 
 
 @functools.cache
+def ocr_images() -> frozenset[str]:
+    from minirag.ingest.ocr import IMAGE_EXTENSIONS
+
+    return IMAGE_EXTENSIONS
+
+
+@functools.cache
 def supported_extensions() -> frozenset[str]:
     """The suffixes of documents (convert.SUPPORTED_EXTENSIONS), the converters imported on first need:
     a process that only reads the index (a query; the MCP server until a write) never loads them."""
@@ -138,8 +180,10 @@ def supported_extensions() -> frozenset[str]:
     return SUPPORTED_EXTENSIONS
 
 
-def _stat_file(path: str, roots: Sequence[Path], unreadable: list[str]) -> FoundFile | None:
-    """None for anything not a regular file inside the roots (escaping symlinks included).
+def _stat_file(path: str, roots: Sequence[Path], unreadable: list[str], others: Counter | None = None,
+               ) -> FoundFile | None:
+    """None for anything not a regular file inside the roots (escaping symlinks included), or a
+    file named as a manual page that does not begin as one (counted in `others`).
 
     A path that exists but cannot be examined (EACCES, EIO, a stale network handle)
     goes to `unreadable`: it is not gone, so its indexed rows must stay.
@@ -156,7 +200,38 @@ def _stat_file(path: str, roots: Sequence[Path], unreadable: list[str]) -> Found
         return None
     if not os.path.isfile(real):
         return None
+    named = named_as(os.path.basename(path))
+    if named.sniffed and not is_manual_page(real, named.compression):
+        if others is not None:  # `syslog.1`, `LGPL-2.1`, `syslog.2.gz`: counted by their last suffix, as before
+            others[Path(path).suffix.lower()] += 1
+        return None
     return FoundFile(path, real, st.st_size, st.st_mtime_ns)
+
+
+def is_manual_page(real: str, compression: str) -> bool:
+    """Whether the file at `real` (a path inside a root, links resolved) begins as a manual page:
+    its head (inflated, for a compressed one) is roff. One that cannot be read is not one."""
+    try:
+        fd = os.open(real, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
+        return False
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return False
+        # bzip2 inflates nothing before a whole block (at most 900 kB, a manual page's well under that);
+        # gzip and xz, a head from a head (what is looked at is the page's first line).
+        head = os.read(fd, 1 << 20 if compression == ".bz2" else HEAD_BYTES)
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+    if compression:
+        from minirag.ingest.compressed import inflated_head
+
+        # Most pages say so in their first line: a short head first, the whole one only when that did not.
+        return is_roff_head(inflated_head(head, compression, 512)) or is_roff_head(
+            inflated_head(head, compression, HEAD_BYTES))
+    return is_roff_head(head)
 
 
 def other_type(name: str) -> str | None:
@@ -164,8 +239,8 @@ def other_type(name: str) -> str | None:
     never mentions (hidden files, editors' temporaries)."""
     if name.startswith(".") or is_temporary(name):
         return None
-    suffix = Path(name).suffix.lower()
-    return None if suffix in supported_extensions() else suffix
+    named = named_as(name)
+    return None if _read_kind(named) else named.suffix
 
 
 @dataclass(frozen=True)
@@ -300,7 +375,7 @@ def walk(start: Path, roots: Sequence[Path], unreadable: list[str] | None = None
             if others is not None and (suffix := other_type(name)) is not None:
                 others[suffix] += 1
                 continue
-            found = _stat_file(path, roots, unreadable)
+            found = _stat_file(path, roots, unreadable, others)
             if found:
                 yield found
         stack.extend(reversed(subdirs))

@@ -31,10 +31,10 @@ from minirag.ingest.ignore import IGNORE_FILES
 from minirag.ingest.other_names import OtherNames
 from minirag.ingest.progress import Progress
 from minirag.ingest.scan import (
+    has_document_suffix,
     is_temporary,
     skipped_folder,
     skipped_on_the_way,
-    supported_extensions,
 )
 from minirag.security import containing_root
 from minirag.store.home import index_files
@@ -606,10 +606,10 @@ class Watcher:
                 if entry.added and skipped_folder(path) is None:
                     scopes.append(path)  # appeared: its files raised no events of their own
             elif os.path.exists(path):
-                if Path(path).suffix.lower() in supported_extensions():
+                if has_document_suffix(os.path.basename(path)):
                     self._other_names.learn(path)
                     scopes += [path, *self._other_names.of(path)]
-            elif Path(path).suffix.lower() in supported_extensions():
+            elif has_document_suffix(os.path.basename(path)):
                 scopes += [path, *self._other_names.of(path)]  # a document gone, and the links to it
             else:
                 gone.append(path)

@@ -1,0 +1,421 @@
+"""Manual pages (roff: man(7) and mdoc(7)) as Markdown: their text and headings, not their layout.
+
+A small reader, not a formatter: one pass over the lines, no recursion, no macro expansion.
+
+- man(7): `.TH` names the page; `.SH`/`.SS` are headings; `.PP`/`.LP`/`.P`/`.sp` end a paragraph;
+  `.TP`/`.IP` tagged paragraphs are list items (the tag first); `.B`, `.I`, `.BR`, `.IR`... are
+  their words (fonts are not kept); `.nf`/`.fi` and `.EX`/`.EE` are code blocks; `.RS`/`.RE` add nothing.
+- mdoc(7): `.Dt` names the page; `.Sh`/`.Ss` are headings; `.Nm`, `.Nd`, `.Fl`, `.Ar`, `.Op`, `.Xr`,
+  the quoting macros and the rest read as their words; `.Bl`/`.It`/`.El` are lists, `.Bd -literal` code.
+- tbl(1) tables (`.TS`/`.TE`): each row's cells as a line, `|` between them.
+- Left out: comments; conditionals (`.if`, `.ie`, `.el`, with their `\\{ ... \\}` blocks): what
+  they print depends on the device; macro and string definitions (`.de`, `.ds`...) and every other
+  request, whose arguments are not text. `.so` (another page's text) is not followed: what a page
+  includes is not in it, and may be outside the roots; a page that is only that says so in its note.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from minirag.ingest.mdoc_text import mdoc_request
+from minirag.ingest.text_repair import escape_headings
+
+# One escape: a font (`\fB`, `\f(CW`, `\f[B]`), a named character (`\(em`, `\[em]`), a string
+# (`\*(lq`, `\*[R]`), a size (`\s-1`), an escape with a quoted argument (`\h'-4'`), a number
+# register (`\n(.g`), or one character. Every alternative is bounded: no backtracking.
+_ESCAPE = re.compile(r"""\\(?:f(?:\[[^\]\n]{0,40}\]|\(..|.)|\((..)|\[([^\]\n]{0,40})\]|\*(?:\((..)|\[([^\]\n]{0,40})\]|(.))"""
+                     r"""|s(?:[-+]?\(\d\d|[-+]?\d{1,2})|[hvwlLoxzbXHNRSYVDZ]'[^'\n]{0,200}'|n(?:\(..|\[[^\]\n]{0,40}\]|.)"""
+                     r"""|[kgYVM*$](?:\(..|\[[^\]\n]{0,40}\]|.)|(.))""", re.DOTALL)
+_CHARACTERS = {
+    "em": "—", "en": "–", "hy": "-", "mi": "-", "aq": "'", "dq": '"', "lq": "“", "rq": "”", "oq": "‘", "cq": "’",
+    "bu": "•", "co": "©", "rg": "®", "tm": "™", "de": "°", "mu": "×", "di": "÷", "+-": "±", "<=": "≤", ">=": "≥",
+    "!=": "≠", "->": "→", "<-": "←", "rs": "\\", "sl": "/", "ti": "~", "ha": "^", "ga": "`", "ul": "_", "ba": "|",
+    "or": "|", "lB": "[", "rB": "]", "lC": "{", "rC": "}", "la": "⟨", "ra": "⟩", "Fo": "«", "Fc": "»", "fm": "′",
+    "sc": "§", "ps": "¶", "dg": "†", "Eu": "€", "ct": "¢", "Po": "£", "Ye": "¥", "sq": "□", "ci": "○", "**": "*",
+}
+# The strings man pages' own preambles define most (pod2man's, DocBook's) and mdoc's.
+_STRINGS = {"--": "—", "C+": "C++", "Aq": "'", "lq": "“", "rq": "”", "L\"": "“", "R\"": "”", "R": "®", "Tm": "™", "C`": "", "C'": "",
+            "PI": "π", "Ba": "|", "q": '"', "Lq": "“", "Rq": "”"}
+_ONE = {"-": "-", "e": "\\", "\\": "\\", " ": " ", "~": " ", "0": " ", "t": " ", "'": "'", "`": "`", ".": ".",
+        "_": "_", "E": "\\", "%": "", "&": "", "|": "", "^": "", ")": "", ",": "", "/": "", "c": "", ":": "",
+        "{": "", "}": "", "p": "", "a": "", "d": "", "u": "", "r": "", "!": "", "?": ""}
+_QUOTED = re.compile(r'"((?:[^"]|"")*)"?|(\S+)')
+_TAB = re.compile(r"tab\s*\((.)\)")
+# A NAME section's line: the page's names, a dash, what it is.
+_NAME_LINE = re.compile(r"([^\n]*?\S)\s+[-—–]+\s+(\S[^\n]*)")
+MAX_TITLE_PARTS = 2
+# A page's own strings (`.ds`): at most this many, each at most this long.
+MAX_STRINGS = 1000
+MAX_STRING_CHARS = 1000
+MAX_EXPANDED_CHARS = 1_000_000
+# The most an mdoc `.It Xo ... .Xc` tag gathers from the lines it spans (a real one is a few words).
+MAX_TAG_CHARS = 1000
+MAX_NAME_CHARS = 1000  # of a NAME section's paragraph, looked at for the title
+
+
+class Strings:
+    """A page's strings (`.ds`) and the built-in ones, and how much more text their expansions may
+    give: a line of `\\*(xx` names a long string many times, and past MAX_EXPANDED_CHARS (far more
+    than any page's; top(1)'s expand to a few thousand) names expand to nothing."""
+
+    def __init__(self) -> None:
+        self.values = dict(_STRINGS)
+        self.left = MAX_EXPANDED_CHARS
+
+    def get(self, name: str, default: str = "") -> str:
+        value = self.values.get(name, default)
+        if len(value) > self.left:
+            return default
+        self.left -= len(value)
+        return value
+
+
+def unescaped(text: str, strings: Mapping[str, str] | Strings = _STRINGS) -> str:
+    """`text` with its escapes as the characters they print (fonts, sizes and motions as nothing),
+    `\\*(xx` as `strings` defines it."""
+    if "\\" not in text:
+        return text
+    return _ESCAPE.sub(functools.partial(_character, strings), text)
+
+
+def _character(strings: Mapping[str, str] | Strings, match: re.Match) -> str:
+    named, bracketed, string2, string_long, string1, one = match.groups()
+    if named is not None or bracketed is not None:
+        name = named if named is not None else bracketed
+        if name.startswith("u") and len(name) in (5, 6) and all(c in "0123456789ABCDEFabcdef" for c in name[1:]):
+            return chr(int(name[1:], 16))
+        return _CHARACTERS.get(name, "")
+    string = string2 if string2 is not None else string_long if string_long is not None else string1
+    if string is not None:
+        return strings.get(string, "")
+    if one is not None:
+        return _ONE.get(one, one)
+    return ""  # fonts, sizes, motions, registers
+
+
+def _uncommented(line: str) -> str:
+    """The line without its comment (`\\"` or `\\#` to the line's end), escaped backslashes kept."""
+    if "\\" not in line:
+        return line
+    for match in re.finditer(r"\\(.)", line):
+        if match.group(1) in ('"', "#"):
+            return line[:match.start()]
+    return line
+
+
+def arguments(rest: str) -> list[str]:
+    """A request's arguments: words, or quoted strings (`""` a quote inside one)."""
+    return [match.group(1).replace('""', '"') if match.group(1) is not None else match.group(2)
+            for match in _QUOTED.finditer(rest)]
+
+
+@dataclass(frozen=True)
+class Page:
+    markdown: str
+    title: str | None
+    included: tuple[str, ...]  # what `.so` lines named (not followed)
+
+
+class Writer:
+    """The Markdown being written: blocks, the paragraph being filled, a list item's tag."""
+
+    def __init__(self) -> None:
+        self.blocks: list[str] = []
+        self.lines: list[str] = []
+        self.tag: str | None = None  # the list item the paragraph being filled belongs to
+        self.code: list[str] | None = None
+
+    def text(self, line: str) -> None:
+        if self.code is not None:
+            self.code.append(line)
+        elif line.strip():
+            self.lines.append(line.strip())
+
+    def end(self) -> None:
+        """Ends the paragraph (or list item) being filled."""
+        body = escape_headings("\n".join(self.lines))
+        if self.tag is not None and (self.tag.strip() or body):
+            # A tagged paragraph: its tag, then its text; an untagged item (a bullet's): its text.
+            lines = [escape_headings(self.tag.strip()), *body.split("\n")] if self.tag.strip() else body.split("\n")
+            self.blocks.append("- " + "\n  ".join(line for line in lines if line))
+        elif body:
+            self.blocks.append(body)
+        self.lines, self.tag = [], None
+
+    def item(self, tag: str) -> None:
+        self.end()
+        self.tag = tag
+
+    def heading(self, level: int, text: str) -> None:
+        self.end()
+        self.end_code()
+        if text.strip():
+            self.blocks.append(f"{'#' * level} {text.strip()}")
+
+    def start_code(self) -> None:
+        if self.code is None:
+            self.end()
+            self.code = []
+
+    def end_code(self) -> None:
+        if self.code is not None:
+            lines = self.code
+            while lines and not lines[-1].strip():
+                lines.pop()
+            if any(line.strip() for line in lines):
+                self.blocks.append("```\n" + "\n".join(line.replace("```", "`\u200b``") for line in lines) + "\n```")
+            self.code = None
+
+    def markdown(self) -> str:
+        self.end_code()
+        self.end()
+        return "\n\n".join(self.blocks) + "\n" if self.blocks else ""
+
+
+# man(7) font macros: their arguments, run together (alternating fonts) or spaced.
+_ALTERNATING = frozenset({"BR", "RB", "IR", "RI", "BI", "IB"})
+_SPACED = frozenset({"B", "I", "SM", "SB", "CW", "CR", "CI", "CB"})
+_PARAGRAPH = frozenset({"PP", "LP", "P", "sp", "HP", "Pp", "Lp", "br", "ns"})
+_BULLETS = frozenset({"•", "-", "*", "o", "·", "+", "—", "–"})
+_CONDITIONALS = frozenset({"if", "ie", "el", "while"})
+_DEFINITIONS = frozenset({"de", "de1", "am", "am1", "ig", "dei", "ami"})
+
+
+def roff_to_markdown(text: str) -> Page:
+    """Markdown for a manual page (man(7) or mdoc(7)), its title, and what `.so` lines named."""
+    lines = _joined(text.replace("\r\n", "\n").replace("\r", "\n").split("\n"))
+    out = Writer()
+    state = PageState()
+    skip_to: str | None = None  # the line ending a definition or `.ig`
+    depth = 0  # how deep in a conditional's `\{ ... \}` block
+    awaiting_tag = False
+    for raw in lines:
+        if skip_to is not None:
+            if raw.strip() == skip_to or raw.startswith(skip_to + " "):
+                skip_to = None
+            continue
+        if depth:
+            depth = max(depth + _braces(raw), 0)
+            continue
+        line = _uncommented(raw)
+        if not line.startswith((".", "'")):
+            if state.table is not None:
+                state.table_row(line, out)
+                continue
+            words = state.words(line)
+            if awaiting_tag:
+                out.item(words)
+                awaiting_tag = False
+            elif state.heading_next:
+                out.heading(state.heading_next, words)
+                state.heading_next = 0
+            else:
+                out.text(words.rstrip() if out.code is None else words)
+            continue
+        name, _, rest = line[1:].lstrip(" \t").partition(" ")
+        name, rest = name.strip(), rest.strip()
+        if name in _CONDITIONALS:
+            depth = max(_braces(line), 0)
+            continue
+        if name in _DEFINITIONS:
+            ends = arguments(rest)
+            skip_to = "." + ends[1] if name not in ("ig",) and len(ends) > 1 else (
+                "." + ends[0] if name == "ig" and ends else "..")
+            continue
+        if state.table is not None and name != "TE":
+            continue
+        line_words = _request(name, rest, out, state)
+        if line_words is _TAG:
+            awaiting_tag = True
+        elif line_words is not None:
+            if state.extending and out.tag is not None:
+                out.tag = f"{out.tag} {line_words}".strip()
+                state.extending = len(out.tag) < MAX_TAG_CHARS  # past it, what follows is the item's text
+            elif awaiting_tag:
+                out.item(line_words)
+                awaiting_tag = False
+            elif state.heading_next:
+                out.heading(state.heading_next, line_words)
+                state.heading_next = 0
+            else:
+                out.text(line_words)
+    if state.text_block is not None:  # a table cell's `T{` never closed: what it held is still text
+        state.row(" ".join(state.text_block), out)
+    markdown = out.markdown()
+    state.named(out.blocks)
+    title = state.title()
+    return Page(f"# {title}\n\n{markdown}" if title and markdown else markdown, title, tuple(state.included))
+
+
+_TAG = "\0tag"  # a request whose next line is a list item's tag (`.TP`)
+
+
+def _braces(line: str) -> int:
+    return line.count("\\{") - line.count("\\}")
+
+
+def _joined(lines: list[str]) -> list[str]:
+    """Lines with their continuations (a line ending in an unescaped backslash) joined."""
+    out: list[str] = []
+    pending = ""
+    for line in lines:
+        trailing = len(line) - len(line.rstrip("\\"))
+        if trailing % 2:  # `\` at the end: the next line continues this one
+            pending += line[:-1]
+            continue
+        out.append(pending + line)
+        pending = ""
+    if pending:
+        out.append(pending)
+    return out
+
+
+class PageState:
+    """What a page's requests said so far: its names, the table being read, a heading to come."""
+
+    def __init__(self) -> None:
+        self.th: list[str] = []
+        self.name: str | None = None  # mdoc's `.Nm`, the first one given
+        self.description: str | None = None  # man's NAME line, mdoc's `.Nd`
+        self.heading_next = 0
+        self.table: bool | None = None  # in a tbl table: whether its rows began (its format read); None: in none
+        self.tab = "\t"
+        self.text_block: list[str] | None = None  # a table cell's `T{` block's lines so far
+        self.lists: list[str] = []  # mdoc's open `.Bl` kinds
+        self.included: list[str] = []
+        self.strings = Strings()
+        self.link = ""  # the address of the man(7) link (`.UR`) being read
+        self.extending = False  # an mdoc `.It Xo` tag goes on over the lines to its `.Xc`
+
+    def words(self, text: str) -> str:
+        return unescaped(text, self.strings)
+
+    def define(self, args: list[str]) -> None:
+        """`.ds name value`: a string the page's text names as `\\*(name`; its value read as it is
+        defined, so a string is never expanded within another's expansion."""
+        if args and len(self.strings.values) < MAX_STRINGS:
+            self.strings.values[args[0]] = self.words(" ".join(args[1:]).removeprefix('"'))[:MAX_STRING_CHARS]
+
+    def named(self, blocks: list[str]) -> None:
+        """The page's name and what it is, from its first section's first paragraph (NAME's, or
+        its translation's: BEZEICHNUNG, NOM), `ls - list directory contents`, where `.Nd` said none."""
+        first = next((at for at, block in enumerate(blocks) if block.startswith("## ")), None)
+        if first is None or first + 1 >= len(blocks) or self.description is not None:
+            return
+        said = _NAME_LINE.match(" ".join(blocks[first + 1][:MAX_NAME_CHARS].split()))
+        if said:
+            self.description = said.group(2).strip()
+            self.name = self.name or said.group(1).split(",")[0].strip()
+
+    def title(self) -> str | None:
+        if not self.th:
+            return None
+        name = self.th[0]
+        if self.name and self.name.upper() == name.upper():
+            name = self.name
+        section = f"({self.th[1]})" if len(self.th) > 1 and self.th[1] else ""
+        return f"{name}{section}" + (f" — {self.description}" if self.description else "")
+
+    def table_row(self, line: str, out: Writer) -> None:
+        if not self.table:  # its options line (ending in `;`), then format lines, the last ending in `.`
+            stripped = line.strip()
+            if stripped.endswith(";"):
+                tab = _TAB.search(stripped)
+                if tab:
+                    self.tab = tab.group(1)
+            elif stripped.endswith("."):
+                self.table = True
+            return
+        if self.text_block is not None:  # inside a cell's `T{ ... T}` block: its lines are the cell's text
+            if not line.startswith("T}"):
+                self.text_block.append(line)
+                return
+            line, self.text_block = " ".join(self.text_block) + line[2:], None
+        elif line.strip() in ("_", "=", ""):
+            return
+        if line.endswith("T{"):  # a cell's text block begins: the row goes on after its `T}`
+            self.text_block = [line[:-2]]
+            return
+        self.row(line, out)
+
+    def row(self, line: str, out: Writer) -> None:
+        cells = [self.words(cell.replace("T{", "").replace("T}", "")).strip() for cell in line.split(self.tab)]
+        row = " | ".join(cell for cell in cells if cell and cell not in ("_", "="))
+        if row:
+            out.text(row)
+            out.end()
+
+
+def _request(name: str, rest: str, out: Writer, state: PageState) -> str | None:
+    """What the request `.name rest` does to `out`; the words it prints on the current line, if any."""
+    args = arguments(rest)
+    if name in ("ds", "ds1"):
+        state.define(rest.split(" ", 1) if " " in rest else [rest])
+        return None
+    if name == "TH":
+        state.th = [state.words(arg) for arg in args[:MAX_TITLE_PARTS]]
+        return None
+    if name in ("SH", "Sh", "SS", "Ss"):
+        level = 2 if name in ("SH", "Sh") else 3
+        heading = state.words(" ".join(args))
+        if heading:
+            out.heading(level, heading)
+        else:
+            out.end()
+            state.heading_next = level  # the heading is the next line
+        return None
+    if name in _PARAGRAPH:
+        out.end()
+        return None
+    if name == "TP":
+        out.end()
+        return _TAG
+    if name == "IP":
+        tag = state.words(args[0]).strip() if args else ""
+        if tag in _BULLETS:
+            out.item("")  # a bulleted list's item: its text alone
+        elif tag:
+            out.item(tag)
+        else:
+            out.end()
+        return None
+    if name in ("nf", "EX"):
+        out.start_code()
+        return None
+    if name in ("fi", "EE"):
+        out.end_code()
+        return None
+    if name in _SPACED:
+        return state.words(" ".join(args)) if args else None
+    if name in _ALTERNATING:
+        return state.words("".join(args)) if args else None
+    if name == "so":
+        state.included.append(rest)
+        return None
+    if name == "TS":
+        out.end()
+        state.table, state.tab = False, "\t"
+        return None
+    if name == "TE":
+        if state.text_block is not None:  # a `T{` never closed: what it held is still the row's
+            state.row(" ".join(state.text_block), out)
+        state.table, state.text_block = None, None
+        return None
+    if name in ("UR", "MT"):  # a link: its text follows, its address is written after it, at `.UE`
+        state.link = state.words(args[0]) if args else ""
+        return None
+    if name in ("UE", "ME"):
+        address = f"<{'mailto:' if name == 'ME' else ''}{state.link}>" if state.link else ""
+        state.link = ""
+        return f"{address}{state.words(''.join(args))}" or None
+    if name == "OP":
+        return "[" + state.words(" ".join(args)) + "]"
+    if name == "SY":
+        out.end()
+        return state.words(" ".join(args))
+    return mdoc_request(name, args, out, state)
+

@@ -1,0 +1,283 @@
+"""Manual pages (roff: man(7), mdoc(7)) read as their text and headings; `file.1` only when it is one."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import shutil
+
+import pytest
+from conftest import FIXTURES, write
+from helpers.growth import grows_linearly
+
+from minirag.errors import ConversionFailed
+from minirag.ingest.convert import convert_document, convert_fetched
+from minirag.ingest.roff_text import roff_to_markdown
+
+DOCS = FIXTURES / "docs"
+REAL = ("man_coreutils_ls.1", "man_git_commit.1.gz", "man_file_mdoc.1")
+
+
+@pytest.fixture
+def manual_folder(docs):
+    for name in REAL:
+        shutil.copy(DOCS / name, docs / name)
+    write(docs / "syslog.1", "Dec  6 18:00:01 host CRON[42]: session opened for user root\n")
+    write(docs / "LGPL-2.1", "GNU LESSER GENERAL PUBLIC LICENSE\n")
+    (docs / "syslog.2.gz").write_bytes(gzip.compress(b"Dec  5 18:00:01 host CRON[41]: session closed\n"))
+    write(docs / "tea.man", ".TH TEA 7\n.SH NAME\ntea \\- how to brew oolong\n.SH STEEPING\nSteep for three "
+                            "minutes at \\fB90\\(de\\fR.\n")
+    return docs
+
+
+def test_manual_pages_are_synced_listed_read_and_found_and_other_numbered_files_left_out(
+        run_cli, cli_env, manual_folder):
+    docs = manual_folder
+    done = run_cli("sync", "--json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["ingested"] == 5  # a.md, the three real pages, tea.man
+    listing = run_cli("list").stdout
+    for name in (*REAL, "tea.man"):
+        assert str(docs / name) in listing
+    for name in ("syslog.1", "LGPL-2.1", "syslog.2.gz"):
+        assert str(docs / name) not in listing
+    assert "1 .gz" in listing and "2 without a suffix" in listing, listing  # `.1` is a version's digit
+
+    ls = json.loads(run_cli("read", "--json", docs / "man_coreutils_ls.1").stdout)
+    assert ls["title"] == "ls(1) — list directory contents"
+    assert "## DESCRIPTION" in ls["text"] and "- -a, --all\n  do not ignore entries starting with ." in ls["text"]
+    commit = run_cli("read", docs / "man_git_commit.1.gz").stdout
+    assert "Record changes to the repository" in commit and "\\f" not in commit and ".ie" not in commit
+    assert "git-add(1)" in commit and "git commit [-a | --interactive | --patch]" in commit
+    mdoc = json.loads(run_cli("read", "--json", docs / "man_file_mdoc.1").stdout)
+    assert mdoc["title"] == "file(1) — determine file type"
+    assert "[--apple]" in mdoc["text"] and "- -b, --brief\n  Do not prepend filenames" in mdoc["text"]
+    assert "## OPTIONS" in mdoc["text"] and "stat(2)" in mdoc["text"]
+    assert "Steep for three minutes at 90°." in run_cli("read", docs / "tea.man").stdout
+
+    found = json.loads(run_cli("query", "--json", "do not prepend filenames to output lines brief mode").stdout)
+    assert found["results"][0]["source"] == str(docs / "man_file_mdoc.1")
+
+
+def test_a_numbered_file_that_is_no_manual_page_named_on_its_own_is_refused_in_one_line(app, manual_folder):
+    with pytest.raises(Exception) as refused:
+        app.ingest_file(str(manual_folder / "syslog.1"))
+    assert str(refused.value) == (f"{manual_folder / 'syslog.1'}: named as a manual page (section 1) but does not "
+                                  "begin as one (roff: .TH, .Dd or a comment); not read as a document")
+    with pytest.raises(ConversionFailed, match="does not begin as a manual page"):
+        convert_document(b"just a log line\n", ".1", "syslog.1")
+
+
+MAN = r""".\" A page written for this test.
+'\" t
+.de XX
+.SH NEVER SHOWN
+..
+.ds Qq quoted
+.TH KETTLE 1 "2026-12-06" "kettle 1.0" "User Commands"
+.SH NAME
+kettle, kettled \- boil water on the command line
+.SH SYNOPSIS
+.B kettle
+.RB [ \-t
+.IR temperature ]
+.SH DESCRIPTION
+.PP
+\fBkettle\fR heats \fIwater\fP in \f(CWthe pot\fR \(em fast \(en and \e safely \(aqhere\(aq \(dqthere\(dq. \" a comment
+.SS "Safety notes"
+.LP
+Never leave it on.
+.TP
+.B \-t, \-\-temperature
+the target, in \[u00B0]C
+.IP \(bu 2
+a bulleted point
+.RS
+.P
+indented paragraph
+.RE
+.HP
+hanging paragraph
+.nf
+  kettle \-t 90
+    wait
+.fi
+.EX
+code example line
+.EE
+.if n \{\
+.SH IF BLOCK NEVER SHOWN
+.\}
+.ie t .SH TROFF ONLY
+.el .SH NROFF ONLY
+.so man7/other.7
+.TS
+tab(@);
+l l.
+Mode@Temperature
+_
+T{
+green tea
+T}@80
+.TE
+The end.
+See the
+.UR https://example.org/kettle
+project page
+.UE .
+"""
+
+
+def test_man_macros_read_as_markdown():
+    page = roff_to_markdown(MAN)
+    assert page.title == "kettle(1) — boil water on the command line"
+    assert page.included == ("man7/other.7",)
+    text = page.markdown
+    assert text.startswith("# kettle(1) — boil water on the command line\n\n## NAME\n\n"
+                           "kettle, kettled - boil water on the command line\n\n## SYNOPSIS\n\nkettle\n[-t\ntemperature]")
+    assert "kettle heats water in the pot — fast – and \\ safely 'here' \"there\"." in text
+    assert "### Safety notes\n\nNever leave it on." in text
+    assert "- -t, --temperature\n  the target, in °C" in text
+    assert "\n\n- a bulleted point\n\n" in text
+    assert "The end.\nSee the\nproject page\n<https://example.org/kettle>." in text
+    assert "indented paragraph\n\nhanging paragraph\n\n```\n  kettle -t 90\n    wait\n```" in text
+    assert "```\ncode example line\n```" in text
+    assert "Mode | Temperature" in text and "green tea | 80" in text and "The end." in text
+    for never in ("NEVER SHOWN", "TROFF ONLY", "NROFF ONLY", "a comment", "XX", "tab(@)", "Qq"):
+        assert never not in text
+
+
+MDOC = """.Dd December 6, 2026
+.Dt KETTLE 1
+.Os
+.Sh NAME
+.Nm kettle
+.Nd boil water
+.Sh SYNOPSIS
+.Nm
+.Op Fl qv
+.Op Fl t Ar degrees
+.Ar file ...
+.Sh DESCRIPTION
+The
+.Nm
+utility heats water; see
+.Xr tea 7 ,
+.Dq green
+and
+.Pq Em oolong .
+.Bl -tag -width Ds
+.It Fl t Ar degrees
+Target temperature.
+.It Fl v
+Verbose.
+.El
+.Bl -bullet
+.It
+One bullet.
+.El
+.Bd -literal -offset indent
+kettle -t 80
+.Ed
+.Fn boil "int degrees" "int seconds"
+.In kettle.h
+.Ex -std
+"""
+
+
+def test_mdoc_macros_read_as_markdown():
+    page = roff_to_markdown(MDOC)
+    assert page.title == "kettle(1) — boil water"
+    text = page.markdown
+    assert "## NAME\n\nkettle\n— boil water" in text
+    assert "kettle\n[-qv]\n[-t degrees]\nfile ..." in text
+    assert "utility heats water; see\ntea(7),\n“green”\nand\n(oolong)." in text
+    assert "- -t degrees\n  Target temperature.\n\n- -v\n  Verbose." in text
+    assert "- One bullet." in text and "```\nkettle -t 80\n```" in text
+    assert "boil(int degrees, int seconds)" in text and "<kettle.h>" in text
+    assert "The kettle utility exits 0 on success" in text
+
+
+def test_a_page_that_only_includes_another_says_so():
+    converted = convert_document(b".so man1/git-commit.1\n", ".man", "link.man")
+    assert converted.markdown == ""
+    assert converted.note == "its text is another page's (man1/git-commit.1), which a manual page's .so names; not followed"
+
+
+def test_a_fetched_manual_page_reads_as_one():
+    body = (DOCS / "man_coreutils_ls.1").read_bytes()
+    converted = convert_fetched(body, mimetype="text/plain", charset=None, url="https://example.org/ls.1")
+    assert converted.metadata_title == "ls(1) — list directory contents"
+    gz = (DOCS / "man_git_commit.1.gz").read_bytes()
+    converted = convert_fetched(gz, mimetype="application/gzip", charset=None, url="https://example.org/git-commit.1.gz")
+    assert converted.metadata_title == "git-commit(1) — Record changes to the repository"
+
+
+@pytest.mark.parametrize("unit", [
+    ".TH X 1\n.SH A\n\\fBbold\\fR text \\(em \\- more \\*(lq words \\*(rq\n.TP\n.B \\-x\nbody\n",
+    ".Sh A\n.Op Fl a Ar b Op Fl c Dq d Pq e\n.It Fl x Ar y Ns Ar z\n",
+    "\\" * 7 + "f(" + "\\s-1" * 5 + "\\h'" + "x" * 30 + "\n",  # escapes half-open, runs of backslashes
+    ".if n \\{\\{\\{ text\n",  # blocks opened, never closed
+    ".de XX\n" + "line\n" * 3,  # a definition never ended
+    ".Op " + "Op " * 40 + "x\n",  # enclosures to the line's end, nested
+    ".TS\nl.\n" + "a\tb\t" * 20 + "\n",  # a table never ended
+    "words \\\n",  # lines continued, all one line
+    ".TS\nl.\nT{\n" + "cell text\n" * 5,  # a cell's text block never closed
+    ".ds X \\*X\\*X\n\\*X\n",  # strings naming themselves
+])
+def test_reading_a_page_takes_time_in_proportion_to_its_length(unit):
+    assert grows_linearly(roff_to_markdown, lambda n: unit * n)
+    assert grows_linearly(roff_to_markdown, lambda n: unit.rstrip("\n") * n + "\n")  # all on one line
+
+
+@pytest.mark.parametrize(("head", "is_page"), [
+    (b'.\\" a comment first\n.TH X 1\n', True),
+    (b"\n\n.TH X 1\n", True),
+    (b".Dd May 1, 2026\n.Dt X 1\n", True),
+    (b".lf 1 stdin\n.ds VN 4.95\n.TH LSOF 8\n", True),  # lsof(8): requests before its title
+    (b".de CW\n.sp\n.nf\n..\n.TH X 1\n", True),  # a macro defined first (fakeroot's pages)
+    (b".ig\nCopyright (c) 2002 someone\n..\n\\# a groff comment\n.ds We top\n", True),  # top(1)
+    (b'\\"Shamelessly copied from zmore.1\n.TH BZMORE 1\n', True),  # bzmore(1)
+    (b".so man5/pam_env.conf.5\n", False),  # a link to another page: no text of its own
+    (b"Dec  6 18:00:01 host CRON[42]: session opened\n", False),  # a rotated log
+    (b"GNU LESSER GENERAL PUBLIC LICENSE\n.TH X 1\n", False),  # text first
+])
+def test_a_page_is_roff_when_a_comment_or_its_title_comes_before_any_text(head, is_page):
+    from minirag.ingest.doc_names import is_roff_head
+
+    assert is_roff_head(head) is is_page
+
+
+def test_a_pages_own_strings_are_expanded_and_their_expansions_bounded():
+    page = roff_to_markdown('.ds WE \\fBtop\\fR\n.TH TOP 1\n.SH SYNOPSIS\n\\*(WE [options]\nlong dashes\\*(--like this\n')
+    assert "top [options]\nlong dashes—like this" in page.markdown
+    bomb = ".ds X " + "y" * 1000 + "\n.TH X 1\n.SH A\n" + "\\*X" * 200_000 + "\n"  # 600 kB naming 200 MB
+    assert len(roff_to_markdown(bomb).markdown) < 1_100_000
+
+
+def test_an_item_tag_spanning_lines_reads_as_one_and_one_never_closed_costs_time_in_proportion():
+    page = roff_to_markdown(".Dd x\n.Dt T 1\n.Sh A\n.Bl -tag\n.It Xo\n.Fl o\n.Ar option\n.Xc\nBody text.\n.El\n")
+    assert "- -o option\n  Body text." in page.markdown
+    assert grows_linearly(roff_to_markdown, lambda n: ".Bl -tag\n.It Xo\n" + ".Fl a\n" * n)
+
+
+def test_the_title_says_what_the_whole_name_paragraph_says_in_any_language():
+    ascii_page = roff_to_markdown(".TH ASCII 7\n.SH NAME\nascii \\- ASCII character set encoded in octal, decimal,\n"
+                                  "and hexadecimal\n.SH DESCRIPTION\nASCII is a 7-bit code.\n")
+    assert ascii_page.title == "ascii(7) — ASCII character set encoded in octal, decimal, and hexadecimal"
+    german = roff_to_markdown('.TH FAKEROOT 1\n.SH BEZEICHNUNG\nfakeroot \\- einen Befehl ausführen\n')
+    assert german.title == "fakeroot(1) — einen Befehl ausführen"
+
+
+def test_a_table_cell_never_closed_keeps_its_text():
+    assert "cell text more" in roff_to_markdown(".TH X 1\n.SH A\n.TS\nl.\nT{\ncell text\nmore\n").markdown
+
+
+def test_reading_or_ingesting_a_numbered_file_that_is_no_page_says_why_it_is_not_indexed(run_cli, cli_env, docs):
+    write(docs / "syslog.1", "Dec  6 18:00:01 host CRON[42]: session opened for user root\n")
+    assert run_cli("sync").returncode == 0
+    why = "named as a manual page (section 1) but does not begin as one (roff: .TH, .Dd or a comment)"
+    read = run_cli("read", docs / "syslog.1")
+    assert read.returncode != 0 and f"the file is on disk but never indexed: {why}" in read.stderr, read.stderr
+    ingest = run_cli("ingest", docs / "syslog.1")
+    assert why in ingest.stdout + ingest.stderr and "Traceback" not in ingest.stderr, ingest
