@@ -67,9 +67,14 @@ def open_root(root: Path) -> int:
     ENOTDIR) instead of leading there. A folder made again under the root's name is that root.
     """
     parts = Path(root).parts
-    directory = os.open(parts[0], os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0))
+    return _descend(os.open(parts[0], os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0)), parts[1:])
+
+
+def _descend(directory: int, parts: tuple[str, ...]) -> int:
+    """The folder `parts` below the open folder `directory`, one component at a time, no symlink
+    followed; `directory` is closed either way."""
     try:
-        for part in parts[1:]:
+        for part in parts:
             inner = os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0),
                             dir_fd=directory)
             os.close(directory)
@@ -163,17 +168,7 @@ _HAS_OPENAT = os.open in os.supports_dir_fd and hasattr(os, "O_NOFOLLOW") and ha
 
 def _open_folder_beneath(root: Path, parts: tuple[str, ...]) -> int:
     """A descriptor of the folder `parts` below `root`, no symlink followed from `/` down."""
-    directory = open_root(root)
-    try:
-        for part in parts:
-            inner = os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0),
-                            dir_fd=directory)
-            os.close(directory)
-            directory = inner
-    except BaseException:
-        os.close(directory)
-        raise
-    return directory
+    return _descend(open_root(root), parts)
 
 
 def _open_beneath(root: Path, real: Path) -> int:
