@@ -1014,7 +1014,7 @@ def convert_file(path: Path) -> Converted:
         data = Path(path).read_bytes()
     except OSError as exc:
         raise ConversionFailed(f"{path}: cannot read ({exc.strerror or exc})") from None
-    return convert_document(data, named_as(Path(path).name).suffix, str(path))
+    return convert_document(data, named_as(Path(path).name).read_as, str(path))
 
 
 def convert_data(content: str, fmt: str, name: str) -> Converted:

@@ -7,6 +7,9 @@
   file's format comes from its name, as every other file's does.
 - `ls.1`, `printf.3`, `openssl.1ssl`, `git-commit.1.gz`: a manual page only when its head is roff
   (`is_roff_head`): `file.1` is as often a rotated log or a numbered copy. `x.man` is always one.
+- `README`, `NEWS.gz`, `changelog.Debian.gz`, `copyright`, `LICENSE`: the files a project or a
+  package names for what they hold, with no extension, are plain text (`.txt`); other names
+  without one (`Makefile`, `notes`) are not documents.
 """
 
 from __future__ import annotations
@@ -23,6 +26,13 @@ _SECTION = re.compile(r"\.[1-9][a-z]{0,12}")
 # title or mdoc(7)'s date.
 _ROFF_STARTS = (b'.\\"', b"'\\\"", b'\\"', b'\\#', b".TH", b".Dd", b'.\\\\"')
 HEAD_BYTES = 4096  # the most of a page's head is_roff_head looks at
+# Names of plain-text files a project (GNU's standards, GitHub's conventions) or a Debian package
+# ships, lower-cased; each may end in `.Debian` or `.source` as well (README.Debian, NEWS.Debian).
+_TEXT_NAMES = frozenset({"readme", "news", "changes", "changelog", "history", "authors", "contributors", "thanks",
+                         "todo", "install", "copying", "license", "licence", "notice", "copyright", "faq", "bugs",
+                         "hacking", "contributing"})
+_PACKAGE_SUFFIXES = (".debian", ".source")
+PLAIN_TEXT = ".txt"
 
 
 @dataclass(frozen=True)
@@ -31,6 +41,12 @@ class NamedAs:
     kind: str  # the format read: the inner suffix (".md"); MANUAL for a manual section (".1", ".3p")
     compression: str  # ".gz", ".bz2", ".xz" or ""
     sniffed: bool  # a manual section's number: a manual page only if its head is roff
+
+    @property
+    def read_as(self) -> str:
+        """The suffix convert reads the file by: `suffix`, or ".txt" (".txt.gz") for a `README` (`NEWS.gz`)."""
+        return PLAIN_TEXT + self.compression if self.suffix == self.compression and self.kind == PLAIN_TEXT \
+            else self.suffix
 
 
 def _last_suffix(name: str) -> str:
@@ -43,10 +59,19 @@ def named_as(name: str) -> NamedAs:
     outer = _last_suffix(name)
     compression = outer if outer in COMPRESSIONS else ""
     inner = _last_suffix(name[:-len(outer)]) if compression else outer
+    if _is_text_name(name[:-len(outer)] if compression else name):
+        return NamedAs(compression, PLAIN_TEXT, compression, False)
     if compression and (not inner or inner in COMPRESSIONS):
         return NamedAs(outer, outer, "", False)  # `x.gz`, `x.md.gz.gz`: nothing minirag reads by its name
     sniffed = _SECTION.fullmatch(inner) is not None
     return NamedAs(inner + compression, MANUAL if sniffed else inner, compression, sniffed)
+
+
+def _is_text_name(name: str) -> bool:
+    lowered = name.lower()
+    for suffix in _PACKAGE_SUFFIXES:
+        lowered = lowered.removesuffix(suffix)
+    return lowered in _TEXT_NAMES
 
 
 def split_suffix(suffix: str) -> tuple[str, str]:

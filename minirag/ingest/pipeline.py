@@ -228,7 +228,7 @@ class Pipeline:
         # From the mark to its removal: a file whose first conversion never finished converts alone.
         with self.gate.alone() if state is FileState.INTERRUPTED else self.gate.shared():
             try:
-                converted = convert_isolated("document", (data, named_as(os.path.basename(found.source)).suffix,
+                converted = convert_isolated("document", (data, named_as(os.path.basename(found.source)).read_as,
                                                           found.source, self.config.max_file_size),
                                              found.source, self.limits,
                                              started=None if marks is None else functools.partial(mark, marks),

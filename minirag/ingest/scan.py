@@ -111,7 +111,8 @@ def name_not_read(name: str) -> str | None:
         return "the name of an editor's, office suite's or downloader's scratch file; never indexed"
     suffix = named_as(name).suffix
     return (f"unsupported file type {suffix or '(none)'} (supported: {', '.join(sorted(supported_extensions()))}, "
-            "each also compressed as .gz, .bz2 or .xz; manual pages .1 to .9)")
+            "each also compressed as .gz, .bz2 or .xz; manual pages .1 to .9; README, NEWS, LICENSE and "
+            "such with no extension)")
 
 
 def within(path: str, places: set[str]) -> bool:
