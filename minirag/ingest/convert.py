@@ -484,8 +484,7 @@ def _saved_page(data: bytes, name: str) -> Converted:
     from minirag.ingest.saved_page import Html, placed, saved_page
 
     def read(html: Html) -> Converted:
-        text, warnings = decode_text(html.html, name, declared=(html.charset, html_declared_charset(html.html)))
-        page = _html(text, name, warnings)
+        page = _html(html.html, name, html.warnings)
         frames = [read(frame) for frame in html.frames]  # (as deep as saved_page follows frames)
         said = tuple(warning for converted in (page, *frames) for warning in converted.warnings)
         if html.frameset and frames:  # what its frames show, under its own title
