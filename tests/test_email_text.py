@@ -144,7 +144,7 @@ def test_an_outlook_body_kept_only_as_compressed_rtf_is_read():
     message = msg_text._Properties(msg_text._Reading(compound), None, 32)
     for plain in ("__SUBSTG1.0_1000001F", "__SUBSTG1.0_1000001E", "__SUBSTG1.0_10130102"):
         message.streams.pop(plain, None)  # as a message saved with its formatted body only
-    body = msg_text._body(message)
+    body = msg_text._body(message, "m.msg", [])
     assert body.startswith("Hi. This is an automatically generated Delivery Status Notification at tjdpf.org.cn")
     assert "【这是服务器 tjdpf.org.cn 自动产生的投递状态通知】" in body  # \'hh bytes in code page 936
 
@@ -557,3 +557,59 @@ def test_an_outlook_message_whose_directory_leaves_no_text_is_damaged_not_empty(
     struct.pack_into("<II", data, entry_at(key) + 0x44, 0xFFFFFFFF, 0xFFFFFFFF)
     with pytest.raises(ConversionFailed, match=r"^m\.msg: not a valid \.msg file \(damaged: its directory "):
         convert_document(bytes(data), ".msg", "m.msg")
+
+
+_RUSSIAN = "Сверка остатков перенесена на пятницу, отчёт готов."
+_GERMAN = "Grüße aus Köln: die Größe der Bücher ist schön, die Prüfung bestanden."
+# A body as a mailer writes it, each the way its bytes and label disagree with the standard library's reading.
+_MISREAD_BODIES = {
+    "utf16-without-a-mark": ("text/plain; charset=utf-16", "base64", _GERMAN.encode("utf-16-be")),
+    "utf16-html-without-a-mark": ("text/html; charset=utf-16", "base64", f"<p>{_GERMAN}</p>".encode("utf-16-be")),
+    "windows-1252-labelled-utf-8": ("text/plain; charset=utf-8", "8bit", _GERMAN.encode("cp1252")),
+    "utf-8-html-labelled-iso-8859-1-by-part-and-meta": (
+        "text/html; charset=iso-8859-1", "8bit", f'<meta charset="utf-8"><p>{_GERMAN}</p>'.encode()),
+    "unknown-label": ("text/plain; charset=x-unknown", "8bit", _GERMAN.encode("cp1252")),
+    "no-label-not-ascii": ("text/plain", "8bit", _GERMAN.encode()),
+}
+
+
+def _raw_message(content_type: str, encoding: str, body: bytes) -> bytes:
+    head = (f"From: Ana <ana@example.org>\r\nTo: ops@example.org\r\nSubject: Grüße\r\nMIME-Version: 1.0\r\n"
+            f"Content-Type: {content_type}\r\nContent-Transfer-Encoding: {encoding}\r\n\r\n").encode()
+    return head + (base64.encodebytes(body).replace(b"\n", b"\r\n") if encoding == "base64" else body + b"\r\n")
+
+
+@pytest.mark.parametrize("case", list(_MISREAD_BODIES))
+def test_a_body_reads_as_decode_text_reads_its_bytes_and_label_in_a_message_and_a_mailbox(case):
+    # A body had been decoded by the standard library from its label alone: a UTF-16 one without a
+    # mark by the machine's byte order, windows-1252 labelled utf-8 and an unlabelled UTF-8 one with
+    # replacement characters, an unknown label as UTF-8 with them. It now reads as any text does.
+    raw = _raw_message(*_MISREAD_BODIES[case])
+    for data, suffix in ((raw, ".eml"), (b"From ana@example.org Mon Jan  1 00:00:00 2024\n" + raw, ".mbox")):
+        markdown = convert_document(data, suffix, f"m{suffix}").markdown
+        assert _GERMAN in markdown and "\ufffd" not in markdown, markdown
+
+
+def _outlook_message(internet_page: int | None, message_page: int | None, streams: list[Node]) -> bytes:
+    properties = b"\0" * 32 + b"".join(struct.pack("<IIII", prop << 16 | 0x0003, 6, page, 0)
+                                       for prop, page in ((0x3FDE, internet_page), (0x3FFD, message_page))
+                                       if page is not None)
+    subject = Node("__substg1.0_0037001F", "Grüße".encode("utf-16-le"))
+    return compound_file([subject, Node("__properties_version1.0", properties), *streams])
+
+
+@pytest.mark.parametrize(("internet_page", "message_page", "stream", "body"), [
+    (1252, None, "__substg1.0_10130102", f'<meta charset="utf-8"><p>{_GERMAN}</p>'.encode()),  # UTF-8 HTML, code page 1252
+    (1200, 1252, "__substg1.0_10130102", f"<p>{_GERMAN}</p>".encode("utf-16-le")),  # PR_INTERNET_CPID UTF-16LE, no mark
+    (65001, 1252, "__substg1.0_10130102", f"<p>{_GERMAN}</p>".encode()),  # the HTML's page is the internet one
+    (None, 1252, "__substg1.0_1000001E", _GERMAN.encode()),  # an 8-bit body in UTF-8, code page 1252
+    (None, 99999, "__substg1.0_1000001E", _RUSSIAN.encode("cp1251")),  # a code page no codec is: detected
+])
+def test_an_outlook_body_reads_as_decode_text_reads_its_bytes_by_the_messages_code_page(
+        internet_page, message_page, stream, body):
+    # An Outlook body had been decoded by the message's code page alone (PR_MESSAGE_CODEPAGE over
+    # PR_INTERNET_CPID, which is the HTML's), with replacement: UTF-8 read as windows-1252 mojibake,
+    # UTF-16 HTML as NUL-laden noise.
+    data = _outlook_message(internet_page, message_page, [Node(stream, body)])
+    markdown = convert_document(data, ".msg", "m.msg").markdown
+    assert (_RUSSIAN if message_page == 99999 else _GERMAN) in markdown and "\ufffd" not in markdown, markdown

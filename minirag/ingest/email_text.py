@@ -136,7 +136,7 @@ def _without_stray_nuls(data: bytes, name: str) -> tuple[bytes, list[str]]:
 def _message(message: email.message.EmailMessage, files: AttachedFiles | None, name: str,
              warnings: list[str]) -> Message:
     attachments, carried_body = _attachments(message, files, name, warnings)
-    body = _body(message)
+    body = _body(message, name, warnings)
     return Message(subject=header_text(message, "Subject"), sender=header_text(message, "From"), to=header_text(message, "To"),
                    cc=header_text(message, "Cc"), date=header_text(message, "Date"),
                    body=body if body.strip() else carried_body, attachments=tuple(attachments))
@@ -178,22 +178,32 @@ def _decoded_words(raw: str) -> str:
     return " ".join("".join(decoded).split())
 
 
-def _body(message: email.message.EmailMessage) -> str:
+def _body(message: email.message.EmailMessage, name: str, warnings: list[str]) -> str:
     part = message.get_body(preferencelist=("html", "plain"))  # what a mail client shows, where both are sent
     if part is None:
         return ""
-    text = _content(part)
+    text = _content(part, name, warnings)
     html = part.get_content_subtype() == "html"
     return body_markdown("" if html else text, text if html else "", None)
 
 
-def _content(part: email.message.Message) -> str:
+def _content(part: email.message.Message, name: str, warnings: list[str]) -> str:
+    """A body part's text as decode_text reads its bytes by the charset the part declares (an HTML
+    part's meta tag after it), as any text is; "" with a warning where it is binary data."""
+    from minirag.ingest.convert import decode_text, html_declared_charset
+
+    payload = part.get_payload(decode=True)
+    if not isinstance(payload, bytes):
+        return ""
+    declared = part.get_content_charset()
+    labels = (declared, html_declared_charset(payload)) if part.get_content_subtype() == "html" else (declared,)
     try:
-        content = part.get_content()  # type: ignore[attr-defined]
-        return content if isinstance(content, str) else ""
-    except (LookupError, ValueError, AssertionError, KeyError):  # an unknown charset, a broken encoding
-        payload = part.get_payload(decode=True)
-        return payload.decode("utf-8", "replace") if isinstance(payload, bytes) else ""
+        text, said = decode_text(payload, f"{name} › body", declared=labels)
+    except ConversionFailed as exc:
+        warnings.append(str(exc))
+        return ""
+    warnings.extend(said)
+    return text
 
 
 def _attachments(message: email.message.EmailMessage, files: AttachedFiles | None, name: str,
