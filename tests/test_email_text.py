@@ -437,9 +437,10 @@ def test_attachments_past_what_one_document_may_give_refuse_the_message_before_t
     converted: list[str] = []
     real = convert.convert_document
 
-    def counting(data: bytes, suffix: str, name: str, *, declared: str | None = None) -> convert.Converted:
+    def counting(data: bytes, suffix: str, name: str, max_bytes: int = convert.DEFAULT_MAX_FILE_SIZE, *,
+                 declared: str | None = None) -> convert.Converted:
         converted.append(name)
-        return real(data, suffix, name, declared=declared)
+        return real(data, suffix, name, max_bytes, declared=declared)
 
     monkeypatch.setattr(convert, "convert_document", counting)
     message = _message("Logs", "five logs")
@@ -613,3 +614,34 @@ def test_an_outlook_body_reads_as_decode_text_reads_its_bytes_by_the_messages_co
     data = _outlook_message(internet_page, message_page, [Node(stream, body)])
     markdown = convert_document(data, ".msg", "m.msg").markdown
     assert (_RUSSIAN if message_page == 99999 else _GERMAN) in markdown and "\ufffd" not in markdown, markdown
+
+
+def test_an_attached_compressed_document_is_read_as_the_document_inside_bounded_as_a_files():
+    # notes.md.gz, a .csv.bz2 or a report.pdf.gz sent as application/gzip had been named only (their
+    # suffix .gz is no document's): they read as the document inside, as such a file on disk does,
+    # inflated within the same MAX_FILE_SIZE; an archive (.tar.gz) or a bare x.gz stays a name.
+    import bz2
+
+    message = _message("Notes", "Attached.")
+    notes = b"# Release notes\n\nThe sync now reads compressed attachments.\n"
+    attached = [("notes.md.gz", "application/gzip", gzip.compress(notes)),
+                ("figures.csv.bz2", "application/x-bzip2", bz2.compress("city,rain\nKöln,71\n".encode())),
+                ("outline.pdf.gz", "application/gzip", gzip.compress((DOCS / "pdf_multipage_pdflatex_outline.pdf").read_bytes())),
+                ("src.tar.gz", "application/gzip", gzip.compress(b"\0" * 1024)),
+                ("blob.gz", "application/gzip", gzip.compress(notes))]
+    for filename, kind, data in attached:
+        maintype, subtype = kind.split("/")
+        message.add_attachment(data, maintype=maintype, subtype=subtype, filename=filename)
+    converted = convert_document(message.as_bytes(), ".eml", "notes.eml")
+    sections = [line for line in converted.markdown.split("\n") if line.startswith("## ")]
+    assert sections == ["## Attached: notes.md.gz", "## Attached: figures.csv.bz2", "## Attached: outline.pdf.gz"]
+    assert "The sync now reads compressed attachments." in converted.markdown and "Köln" in converted.markdown
+    assert "### 1 Foo" in converted.markdown and converted.warnings == ()
+
+    bomb = _message("Bomb", "Attached.")
+    bomb.add_attachment(gzip.compress(b"a" * 3_000_000), maintype="application", subtype="gzip", filename="big.txt.gz")
+    for data, suffix in ((bomb.as_bytes(), ".eml"), (gzip.compress(bomb.as_bytes()), ".eml.gz")):  # the limit held within
+        converted = convert_document(data, suffix, f"bomb{suffix}", max_bytes=2**20)
+        assert "Attachments: big.txt.gz" in converted.markdown and "## Attached" not in converted.markdown
+        assert converted.warnings == (f"bomb{suffix} › big.txt.gz: refused: it inflates past 1 MiB (MAX_FILE_SIZE, the "
+                                      "most a file may hold, holds for what a compressed one inflates to)",)
