@@ -645,3 +645,20 @@ def test_an_attached_compressed_document_is_read_as_the_document_inside_bounded_
         assert "Attachments: big.txt.gz" in converted.markdown and "## Attached" not in converted.markdown
         assert converted.warnings == (f"bomb{suffix} › big.txt.gz: refused: it inflates past 1 MiB (MAX_FILE_SIZE, the "
                                       "most a file may hold, holds for what a compressed one inflates to)",)
+
+
+def test_a_winmail_dat_body_reads_as_decode_text_reads_its_bytes_by_its_code_page():
+    # A winmail.dat's 8-bit body (attBody) had been decoded in its attOemCodepage alone, with
+    # replacement: UTF-8 read as windows-1252 mojibake. Read as an Outlook message's body is now.
+    from minirag.ingest.tnef import SIGNATURE
+
+    def attribute(number: int, value: bytes) -> bytes:
+        return struct.pack("<BII", 1, number, len(value)) + value + b"\0\0"
+
+    for page, body in ((1252, _GERMAN.encode()), (99999, _RUSSIAN.encode("cp1251"))):
+        stream = struct.pack("<IH", SIGNATURE, 0) + attribute(0x00069007, struct.pack("<II", page, 0)) + \
+            attribute(0x0002800C, body + b"\0")
+        message = _message("From Outlook", "")
+        message.add_attachment(stream, maintype="application", subtype="ms-tnef", filename="winmail.dat")
+        markdown = convert_document(message.as_bytes(), ".eml", "w.eml").markdown
+        assert (_GERMAN if page == 1252 else _RUSSIAN) in markdown, markdown

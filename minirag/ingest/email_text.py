@@ -135,11 +135,14 @@ def _without_stray_nuls(data: bytes, name: str) -> tuple[bytes, list[str]]:
 
 def _message(message: email.message.EmailMessage, files: AttachedFiles | None, name: str,
              warnings: list[str]) -> Message:
-    attachments, carried_body = _attachments(message, files, name, warnings)
+    attachments, (carried_body, carried_said) = _attachments(message, files, name, warnings)
     body = _body(message, name, warnings)
+    if not body.strip():
+        body = carried_body
+        warnings.extend(carried_said)  # (what reading the body said: only of a body that is read)
     return Message(subject=header_text(message, "Subject"), sender=header_text(message, "From"), to=header_text(message, "To"),
                    cc=header_text(message, "Cc"), date=header_text(message, "Date"),
-                   body=body if body.strip() else carried_body, attachments=tuple(attachments))
+                   body=body, attachments=tuple(attachments))
 
 
 def header_text(message: email.message.Message, field: str) -> str:
@@ -207,11 +210,11 @@ def _content(part: email.message.Message, name: str, warnings: list[str]) -> str
 
 
 def _attachments(message: email.message.EmailMessage, files: AttachedFiles | None, name: str,
-                 warnings: list[str]) -> tuple[list[Attachment], str]:
+                 warnings: list[str]) -> tuple[list[Attachment], tuple[str, tuple[str, ...]]]:
     """The message's attachments, and the body Outlook sent inside a winmail.dat (for a message that
-    has none outside it)."""
+    has none outside it) with what reading it said."""
     found = []
-    carried_body = ""
+    carried_body: tuple[str, tuple[str, ...]] = ("", ())
     for part in message.iter_attachments():
         filename = part.get_filename() or ""
         if part.get_content_type() == "message/rfc822":
@@ -228,12 +231,12 @@ def _attachments(message: email.message.EmailMessage, files: AttachedFiles | Non
         data = payload if isinstance(payload, bytes) else b""
         if part.get_content_type() in _TNEF_TYPES or filename.casefold() == "winmail.dat":
             try:
-                carried = read_tnef(data)
+                carried = read_tnef(data, f"{name} › {filename or 'winmail.dat'}")
             except TnefError as exc:
                 warnings.append(f"{name} › {filename or 'winmail.dat'}: not read ({exc})")
                 found.append(Attachment(filename or "winmail.dat"))
                 continue
-            carried_body = carried_body or carried.body
+            carried_body = carried_body if carried_body[0] else (carried.body, carried.warnings)
             if carried.left_out:
                 warnings.append(f"{name} › {filename or 'winmail.dat'}: {carried.left_out:,} attachments past the "
                                 f"first {MAX_TNEF_ATTACHMENTS:,} not read")

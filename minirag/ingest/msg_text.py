@@ -24,7 +24,7 @@ from minirag.errors import ConversionFailed, MessageTooLong
 from minirag.ingest.attachments import AttachedFiles, Attachment
 from minirag.ingest.cfb import CompoundFile, CompoundFileError, Entry
 from minirag.ingest.email_text import Message, ReadMessage, said
-from minirag.ingest.mapi_body import body_markdown
+from minirag.ingest.mapi_body import body_markdown, body_text
 from minirag.ingest.rtf_tokens import code_page
 
 _SUBJECT, _BODY, _HTML, _RTF_COMPRESSED = 0x0037, 0x1000, 0x1013, 0x1009
@@ -178,24 +178,12 @@ def _body(message: _Properties, name: str, warnings: list[str]) -> str:
     html = message.raw(_HTML, 0x0102)
     if html is None and message.raw(_HTML, 0x001F) is None:
         html = (message.raw(_HTML, 0x001E) or b"").rstrip(b"\x00") or None  # (an 8-bit string ends in a NUL)
-    html_text = (_decoded(html, (*message.html_labels, html_declared_charset(html)), name, warnings)
+    html_text = (body_text(html, (*message.html_labels, html_declared_charset(html)), name, warnings)
                  if html is not None else message.text(_HTML))
     narrow = message.raw(_BODY, 0x001E) if message.raw(_BODY, 0x001F) is None else None
-    plain = (_decoded(narrow.rstrip(b"\x00"), message.text_labels, name, warnings) if narrow is not None
+    plain = (body_text(narrow.rstrip(b"\x00"), message.text_labels, name, warnings) if narrow is not None
              else message.text(_BODY))
     return body_markdown(plain, html_text, message.raw(_RTF_COMPRESSED, 0x0102))
-
-
-def _decoded(data: bytes, labels: tuple[str | None, ...], name: str, warnings: list[str]) -> str:
-    from minirag.ingest.convert import decode_text
-
-    try:
-        text, told = decode_text(data, f"{name} › body", declared=labels)
-    except ConversionFailed as exc:
-        warnings.append(str(exc))
-        return ""
-    warnings.extend(told)
-    return text
 
 
 def _page_label(number: int | None) -> str | None:
