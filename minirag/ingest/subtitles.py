@@ -54,8 +54,8 @@ def subtitles_to_text(text: str) -> str:
         # unless they hold a cue whose timing line is malformed. In WebVTT a blank line ends a cue
         # (the spec, and browsers' parsers): what follows it is no cue's.
         written = lines[:lead]
-        if held is not None and timings and not any(line.strip() for line in written):
-            del cues[-1][2][held]  # this cue's number, blank lines between it and its timing line
+        if held is not None and timings and not any(line.strip() for line in lines[:timings[0][0]]):
+            del cues[-1][2][held]  # this cue's number, only blank lines between it and its timing line
         held = None
         if cues and not webvtt and not _cue_start(written):
             said = cues[-1][2]
