@@ -6,7 +6,8 @@ who sent it, to whom and when, then the body, then the names of its attachments 
 each attached document and forwarded message read as a section of its own (attachments.py); the
 files Outlook packs into a winmail.dat (tnef.py) are attachments as any other. The
 body is the plain-text part, or the HTML part converted as any page is when there is none; header
-fields arrive decoded (`=?utf-8?b?...?=`), and a body in any charset its part declares. A message
+fields arrive decoded (`=?utf-8?b?...?=`), and a body is read as any text is (decode_text), its
+part's charset its label. A message
 of more than MAX_PARTS parts, those of forwarded messages counted, is refused.
 """
 

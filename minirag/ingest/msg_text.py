@@ -6,8 +6,9 @@ Each property of the message is a stream in the root storage named by its tag,
 code page, 0102 bytes); fixed-size ones (the times) sit in `__properties_version1.0`. The subject,
 the sender, the To and Cc lines (each recipient storage's name and address, else the display
 lines of names) and the delivery time head the page; the body is the plain-text
-body, else the HTML body converted as any page is, else the compressed RTF body
-(rtf_compressed.py) read as any RTF file is. Each attachment storage (`__attach_version1.0_#N`)
+body, else the HTML body converted as any page is (an 8-bit or binary one read as any text is, by
+the code page the message declares for it), else the compressed RTF body (rtf_compressed.py) read
+as any RTF file is. Each attachment storage (`__attach_version1.0_#N`)
 gives a file name and the file's bytes (`__substg1.0_37010102`), read as a document of its own, or
 a forwarded message in a storage of its own (`__substg1.0_3701000D`, its property stream opening
 with 24 bytes), read as this message is (attachments.py). Properties inside an attachment (a

@@ -7,7 +7,8 @@ pictures, style sheets, scripts, frames. The page reads as the HTML part does, i
 page's `<title>`, else the message's `Subject` (the browser writes the title there); the other
 parts are the page's furniture and are not read. A frameset page (old Javadoc's, a manual's with
 its contents beside it) shows nothing of its own: it reads as the frames it names, in order, each
-found by its Content-ID (`cid:`) or its Content-Location. An ordinary page's inline frames
+found by its Content-ID (`cid:`) or its Content-Location (a `src` read as an attribute is,
+`&amp;` as `&`), in each part's text as decode_text reads it (a UTF-16 part's too). An ordinary page's inline frames
 (`<iframe>`: an embedded post, a document viewer; Chrome saves each as a part of its own) read in
 their places, found alike, unless no reader sees one (hidden, of no size: a tracker's) or it is
 labelled an advertisement; a frame's words inside a page's chrome (its `<nav>`) go with it.
