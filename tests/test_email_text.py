@@ -268,6 +268,15 @@ def test_forwarded_messages_are_read_as_messages_three_deep_and_no_deeper():
     for level in range(4):
         assert f"body {level}" in markdown and f"notes {level}" in markdown
     assert "Attachments: notes-3.txt, level 4" in markdown and "body 4" not in markdown  # named, not read
+    inner = _message("level 5", "deepest body")
+    for level in range(4, -1, -1):  # each attached gzipped, as level-N.eml.gz: the same depth holds
+        outer = _message(f"level {level}", f"body {level}")
+        outer.add_attachment(gzip.compress(inner.as_bytes()), maintype="application", subtype="gzip",
+                             filename=f"level-{level + 1}.eml.gz")
+        inner = outer
+    markdown = convert_document(inner.as_bytes(), ".eml", "chain.eml").markdown
+    assert all(f"body {level}" in markdown for level in range(4)) and "body 4" not in markdown
+    assert "Attachments: level-4.eml.gz" in markdown
     with pytest.raises(ConversionFailed, match="^x.eml: refused: more than 1,000 MIME parts$"):
         many = _message("many", "body")
         for number in range(600):

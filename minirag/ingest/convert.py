@@ -736,7 +736,8 @@ class _AttachedFiles:
     def read(self, data: bytes, filename: str, content_type: str,
              charset: str | None = None) -> tuple[str, tuple[str, ...]] | None:
         suffix = attached_suffix(filename, content_type, data)
-        messages_past = self.depth >= MAX_NESTED_MESSAGES if suffix in (".eml", ".msg", ".mbox") else self.depth > MAX_NESTED_MESSAGES
+        message = suffix is not None and split_suffix(suffix)[0] in (".eml", ".msg", ".mbox")  # (x.eml.gz too)
+        messages_past = self.depth >= MAX_NESTED_MESSAGES if message else self.depth > MAX_NESTED_MESSAGES
         if suffix is None or messages_past:  # (past it: a message that was named as another file)
             return None
         token = _message_depth.set(self.depth + 1)
