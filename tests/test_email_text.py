@@ -144,7 +144,7 @@ def test_an_outlook_body_kept_only_as_compressed_rtf_is_read():
     message = msg_text._Properties(msg_text._Reading(compound), None, 32)
     for plain in ("__SUBSTG1.0_1000001F", "__SUBSTG1.0_1000001E", "__SUBSTG1.0_10130102"):
         message.streams.pop(plain, None)  # as a message saved with its formatted body only
-    body = msg_text._body(message)
+    body = msg_text._body(message, "m.msg", [])
     assert body.startswith("Hi. This is an automatically generated Delivery Status Notification at tjdpf.org.cn")
     assert "【这是服务器 tjdpf.org.cn 自动产生的投递状态通知】" in body  # \'hh bytes in code page 936
 
@@ -268,6 +268,15 @@ def test_forwarded_messages_are_read_as_messages_three_deep_and_no_deeper():
     for level in range(4):
         assert f"body {level}" in markdown and f"notes {level}" in markdown
     assert "Attachments: notes-3.txt, level 4" in markdown and "body 4" not in markdown  # named, not read
+    inner = _message("level 5", "deepest body")
+    for level in range(4, -1, -1):  # each attached gzipped, as level-N.eml.gz: the same depth holds
+        outer = _message(f"level {level}", f"body {level}")
+        outer.add_attachment(gzip.compress(inner.as_bytes()), maintype="application", subtype="gzip",
+                             filename=f"level-{level + 1}.eml.gz")
+        inner = outer
+    markdown = convert_document(inner.as_bytes(), ".eml", "chain.eml").markdown
+    assert all(f"body {level}" in markdown for level in range(4)) and "body 4" not in markdown
+    assert "Attachments: level-4.eml.gz" in markdown
     with pytest.raises(ConversionFailed, match="^x.eml: refused: more than 1,000 MIME parts$"):
         many = _message("many", "body")
         for number in range(600):
@@ -437,9 +446,10 @@ def test_attachments_past_what_one_document_may_give_refuse_the_message_before_t
     converted: list[str] = []
     real = convert.convert_document
 
-    def counting(data: bytes, suffix: str, name: str, *, declared: str | None = None) -> convert.Converted:
+    def counting(data: bytes, suffix: str, name: str, max_bytes: int = convert.DEFAULT_MAX_FILE_SIZE, *,
+                 declared: str | None = None) -> convert.Converted:
         converted.append(name)
-        return real(data, suffix, name, declared=declared)
+        return real(data, suffix, name, max_bytes, declared=declared)
 
     monkeypatch.setattr(convert, "convert_document", counting)
     message = _message("Logs", "five logs")
@@ -557,3 +567,107 @@ def test_an_outlook_message_whose_directory_leaves_no_text_is_damaged_not_empty(
     struct.pack_into("<II", data, entry_at(key) + 0x44, 0xFFFFFFFF, 0xFFFFFFFF)
     with pytest.raises(ConversionFailed, match=r"^m\.msg: not a valid \.msg file \(damaged: its directory "):
         convert_document(bytes(data), ".msg", "m.msg")
+
+
+_RUSSIAN = "Сверка остатков перенесена на пятницу, отчёт готов."
+_GERMAN = "Grüße aus Köln: die Größe der Bücher ist schön, die Prüfung bestanden."
+# A body as a mailer writes it, each the way its bytes and label disagree with the standard library's reading.
+_MISREAD_BODIES = {
+    "utf16-without-a-mark": ("text/plain; charset=utf-16", "base64", _GERMAN.encode("utf-16-be")),
+    "utf16-html-without-a-mark": ("text/html; charset=utf-16", "base64", f"<p>{_GERMAN}</p>".encode("utf-16-be")),
+    "windows-1252-labelled-utf-8": ("text/plain; charset=utf-8", "8bit", _GERMAN.encode("cp1252")),
+    "utf-8-html-labelled-iso-8859-1-by-part-and-meta": (
+        "text/html; charset=iso-8859-1", "8bit", f'<meta charset="utf-8"><p>{_GERMAN}</p>'.encode()),
+    "unknown-label": ("text/plain; charset=x-unknown", "8bit", _GERMAN.encode("cp1252")),
+    "no-label-not-ascii": ("text/plain", "8bit", _GERMAN.encode()),
+}
+
+
+def _raw_message(content_type: str, encoding: str, body: bytes) -> bytes:
+    head = (f"From: Ana <ana@example.org>\r\nTo: ops@example.org\r\nSubject: Grüße\r\nMIME-Version: 1.0\r\n"
+            f"Content-Type: {content_type}\r\nContent-Transfer-Encoding: {encoding}\r\n\r\n").encode()
+    return head + (base64.encodebytes(body).replace(b"\n", b"\r\n") if encoding == "base64" else body + b"\r\n")
+
+
+@pytest.mark.parametrize("case", list(_MISREAD_BODIES))
+def test_a_body_reads_as_decode_text_reads_its_bytes_and_label_in_a_message_and_a_mailbox(case):
+    # A body had been decoded by the standard library from its label alone: a UTF-16 one without a
+    # mark by the machine's byte order, windows-1252 labelled utf-8 and an unlabelled UTF-8 one with
+    # replacement characters, an unknown label as UTF-8 with them. It now reads as any text does.
+    raw = _raw_message(*_MISREAD_BODIES[case])
+    for data, suffix in ((raw, ".eml"), (b"From ana@example.org Mon Jan  1 00:00:00 2024\n" + raw, ".mbox")):
+        markdown = convert_document(data, suffix, f"m{suffix}").markdown
+        assert _GERMAN in markdown and "\ufffd" not in markdown, markdown
+
+
+def _outlook_message(internet_page: int | None, message_page: int | None, streams: list[Node]) -> bytes:
+    properties = b"\0" * 32 + b"".join(struct.pack("<IIII", prop << 16 | 0x0003, 6, page, 0)
+                                       for prop, page in ((0x3FDE, internet_page), (0x3FFD, message_page))
+                                       if page is not None)
+    subject = Node("__substg1.0_0037001F", "Grüße".encode("utf-16-le"))
+    return compound_file([subject, Node("__properties_version1.0", properties), *streams])
+
+
+@pytest.mark.parametrize(("internet_page", "message_page", "stream", "body"), [
+    (1252, None, "__substg1.0_10130102", f'<meta charset="utf-8"><p>{_GERMAN}</p>'.encode()),  # UTF-8 HTML, code page 1252
+    (1200, 1252, "__substg1.0_10130102", f"<p>{_GERMAN}</p>".encode("utf-16-le")),  # PR_INTERNET_CPID UTF-16LE, no mark
+    (65001, 1252, "__substg1.0_10130102", f"<p>{_GERMAN}</p>".encode()),  # the HTML's page is the internet one
+    (None, 1252, "__substg1.0_1000001E", _GERMAN.encode()),  # an 8-bit body in UTF-8, code page 1252
+    (None, 99999, "__substg1.0_1000001E", _RUSSIAN.encode("cp1251")),  # a code page no codec is: detected
+])
+def test_an_outlook_body_reads_as_decode_text_reads_its_bytes_by_the_messages_code_page(
+        internet_page, message_page, stream, body):
+    # An Outlook body had been decoded by the message's code page alone (PR_MESSAGE_CODEPAGE over
+    # PR_INTERNET_CPID, which is the HTML's), with replacement: UTF-8 read as windows-1252 mojibake,
+    # UTF-16 HTML as NUL-laden noise.
+    data = _outlook_message(internet_page, message_page, [Node(stream, body)])
+    markdown = convert_document(data, ".msg", "m.msg").markdown
+    assert (_RUSSIAN if message_page == 99999 else _GERMAN) in markdown and "\ufffd" not in markdown, markdown
+
+
+def test_an_attached_compressed_document_is_read_as_the_document_inside_bounded_as_a_files():
+    # notes.md.gz, a .csv.bz2 or a report.pdf.gz sent as application/gzip had been named only (their
+    # suffix .gz is no document's): they read as the document inside, as such a file on disk does,
+    # inflated within the same MAX_FILE_SIZE; an archive (.tar.gz) or a bare x.gz stays a name.
+    import bz2
+
+    message = _message("Notes", "Attached.")
+    notes = b"# Release notes\n\nThe sync now reads compressed attachments.\n"
+    attached = [("notes.md.gz", "application/gzip", gzip.compress(notes)),
+                ("figures.csv.bz2", "application/x-bzip2", bz2.compress("city,rain\nKöln,71\n".encode())),
+                ("outline.pdf.gz", "application/gzip", gzip.compress((DOCS / "pdf_multipage_pdflatex_outline.pdf").read_bytes())),
+                ("src.tar.gz", "application/gzip", gzip.compress(b"\0" * 1024)),
+                ("blob.gz", "application/gzip", gzip.compress(notes))]
+    for filename, kind, data in attached:
+        maintype, subtype = kind.split("/")
+        message.add_attachment(data, maintype=maintype, subtype=subtype, filename=filename)
+    converted = convert_document(message.as_bytes(), ".eml", "notes.eml")
+    sections = [line for line in converted.markdown.split("\n") if line.startswith("## ")]
+    assert sections == ["## Attached: notes.md.gz", "## Attached: figures.csv.bz2", "## Attached: outline.pdf.gz"]
+    assert "The sync now reads compressed attachments." in converted.markdown and "Köln" in converted.markdown
+    assert "### 1 Foo" in converted.markdown and converted.warnings == ()
+
+    bomb = _message("Bomb", "Attached.")
+    bomb.add_attachment(gzip.compress(b"a" * 3_000_000), maintype="application", subtype="gzip", filename="big.txt.gz")
+    for data, suffix in ((bomb.as_bytes(), ".eml"), (gzip.compress(bomb.as_bytes()), ".eml.gz")):  # the limit held within
+        converted = convert_document(data, suffix, f"bomb{suffix}", max_bytes=2**20)
+        assert "Attachments: big.txt.gz" in converted.markdown and "## Attached" not in converted.markdown
+        assert converted.warnings == (f"bomb{suffix} › big.txt.gz: refused: it inflates past 1 MiB (MAX_FILE_SIZE, the "
+                                      "most a file may hold, holds for what a compressed one inflates to)",)
+
+
+def test_a_winmail_dat_body_reads_as_decode_text_reads_its_bytes_by_its_code_page():
+    # A winmail.dat's 8-bit body (attBody) had been decoded in its attOemCodepage alone, with
+    # replacement: UTF-8 read as windows-1252 mojibake. Read as an Outlook message's body is now.
+    from minirag.ingest.tnef import SIGNATURE
+
+    def attribute(number: int, value: bytes) -> bytes:
+        return struct.pack("<BII", 1, number, len(value)) + value + b"\0\0"
+
+    for page, body in ((1252, _GERMAN.encode()), (99999, _RUSSIAN.encode("cp1251"))):
+        stream = struct.pack("<IH", SIGNATURE, 0) + attribute(0x00069007, struct.pack("<II", page, 0)) + \
+            attribute(0x0002800C, body + b"\0")
+        message = _message("From Outlook", "")
+        message.add_attachment(stream, maintype="application", subtype="ms-tnef", filename="winmail.dat")
+        markdown = convert_document(message.as_bytes(), ".eml", "w.eml").markdown
+        assert (_GERMAN if page == 1252 else _RUSSIAN) in markdown, markdown

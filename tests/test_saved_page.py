@@ -124,6 +124,26 @@ def test_a_frameset_page_reads_as_the_frames_it_names_in_order():
     assert convert_document(located, ".mht", "manual.mht").markdown == "Contents\n\nWelcome to the manual."
 
 
+@pytest.mark.parametrize(("codec", "charset"), [("utf-16-le", "utf-16le"), ("utf-16-be", "utf-16be"), ("utf-8", "utf-8")])
+def test_frames_are_found_in_a_utf16_part_and_a_frames_source_is_read_with_its_entities(codec, charset):
+    # Frames had been searched for in a part's raw bytes: a UTF-16 page (its charset declared, no
+    # mark) showed no frame. A frameset's src is an attribute like an iframe's: `&amp;` is `&`, and
+    # `a.html?x=1&amp;y=2` had missed the part saved as a.html?x=1&y=2.
+    located = ("MIME-Version: 1.0\r\nContent-Type: multipart/related; boundary=\"B\"\r\n\r\n"
+               f"--B\r\nContent-Type: text/html; charset={charset}\r\nContent-Location: http://example.org/index.html\r\n"
+               "Content-Transfer-Encoding: base64\r\n\r\n").encode()
+    frameset = '<frameset><frame src="nav.html?x=1&amp;y=2"><frame src="main.html"></frameset>'.encode(codec)
+    page = '<p>Before the frame.</p><iframe src="post.html?a=1&amp;b=2"></iframe><p>After it.</p>'.encode(codec)
+    tail = (b"\r\n--B\r\nContent-Type: text/html\r\nContent-Location: http://example.org/nav.html?x=1&y=2\r\n\r\n"
+            b"<p>Contents</p>\r\n--B\r\nContent-Type: text/html\r\nContent-Location: http://example.org/main.html\r\n\r\n"
+            b"<p>Welcome.</p>\r\n--B\r\nContent-Type: text/html\r\nContent-Location: http://example.org/post.html?a=1&b=2\r\n\r\n"
+            b"<p>Inside the frame.</p>\r\n--B--\r\n")
+    converted = convert_document(located + base64.b64encode(frameset) + tail, ".mht", "manual.mht")
+    assert (converted.markdown, converted.warnings) == ("Contents\n\nWelcome.", ())
+    converted = convert_document(located + base64.b64encode(page) + tail, ".mht", "page.mht")
+    assert (converted.markdown, converted.warnings) == ("Before the frame.\n\nInside the frame.\n\nAfter it.", ())
+
+
 def test_frames_are_found_in_time_in_proportion_to_the_page_and_a_chain_of_framesets_is_bounded():
     assert grows_linearly(lambda html: convert_document(_related([("text/html", "<r@x>", html.encode())]), ".mhtml", "x.mhtml"),
                           lambda n: "<frameset>" + '<frame name="a" title="b c d e f g"' * (8 * n))

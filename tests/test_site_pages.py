@@ -107,3 +107,26 @@ def test_youtube_pages_are_converted_as_plain_html_when_markitdown_would_fetch_t
     with pytest.raises(InvalidArgument, match="no text found in what was given"):
         web_app.ingest_url(YOUTUBE)
     assert len(web.requests) == 2  # one a fetch: nothing fetched the transcript
+
+
+_RUSSIAN_ARTICLE = ('<html><head><title>Москва — Википедия</title>{meta}</head><body><h1 id="firstHeading">'
+                    '<span class="mw-page-title-main">Москва</span></h1><div id="mw-content-text">'
+                    '<p>Москва — столица России, город федерального значения.</p></div></body></html>')
+
+
+@pytest.mark.parametrize(("codec", "meta", "charset", "warned"), [
+    ("utf-16-be", "", "utf-16", False),  # UTF-16 without a mark, big-endian by its zero bytes
+    ("utf-16-le", "", "utf-16le", False),
+    ("utf-8", "", "koi8-r", False),  # a label the bytes belie: UTF-8 reads first, as decode_text has it
+    ("cp1251", '<meta charset="windows-1251">', "utf-8", False),  # the meta tag where the HTTP label is wrong
+    ("cp1251", "", "x-unknown", True),  # a label no codec knows: detected, and said so
+])
+def test_a_site_pages_bytes_are_read_as_decode_text_reads_any_pages(codec, meta, charset, warned):
+    # markitdown's site converters decoded the bytes by the HTTP charset themselves (bs4's
+    # from_encoding): a big-endian page labelled utf-16 read as CJK noise, UTF-8 labelled koi8-r as
+    # mojibake. They now get the text decode_text reads, as the generic HTML converter does.
+    body = _RUSSIAN_ARTICLE.format(meta=meta).encode(codec)
+    converted = convert_fetched(body, mimetype="text/html", charset=charset, url="https://ru.wikipedia.org/wiki/Moscow")
+    assert converted.metadata_title == "Москва"
+    assert "Москва — столица России, город федерального значения." in converted.markdown
+    assert bool(converted.warnings) == warned, converted.warnings

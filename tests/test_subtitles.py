@@ -93,6 +93,15 @@ def test_a_voice_tag_never_closed_takes_time_in_proportion_to_the_line():
     # number line the next timing line follows, blank lines or none between): it had read as a word.
     ("1\n00:00:01,000 --> 00:00:02,000\nHello\n\n2\n\n\n00:00:03,000 --> 00:00:04,000\nWorld\n",
      "00:00:01,000 --> 00:00:02,000\nHello\n\n00:00:03,000 --> 00:00:04,000\nWorld"),
+    # ... nor one last in the cue's own block, the next timing line after a blank line (with no number).
+    ("1\n00:00:01,000 --> 00:00:02,000\nHello\n5\n\n00:00:03,000 --> 00:00:04,000\nWorld\n",
+     "00:00:01,000 --> 00:00:02,000\nHello\n\n00:00:03,000 --> 00:00:04,000\nWorld"),
+    # ... but a number line with the next cue's own number between it and the timing line is text,
+    # as in FFmpeg (the later number line is the one cached, the earlier one goes to the cue's text).
+    ("1\n00:00:01,000 --> 00:00:02,000\nHello\n\n5\n\n6\n00:00:03,000 --> 00:00:04,000\nWorld\n",
+     "00:00:01,000 --> 00:00:02,000\nHello\n5\n\n00:00:03,000 --> 00:00:04,000\nWorld"),
+    ("1\n00:00:01,000 --> 00:00:02,000\nHello\n5\n\n6\n00:00:03,000 --> 00:00:04,000\nWorld\n",
+     "00:00:01,000 --> 00:00:02,000\nHello\n5\n\n00:00:03,000 --> 00:00:04,000\nWorld"),
     # ... nor a malformed cue's, nor what comes before the first cue.
     ("0\nsubtitles by someone\n\n1\n00:00:01,000 --> 00:00:02,000\nHello\n\n2\n00:00:03,000 -> 00:00:04,000\nlost\n",
      "00:00:01,000 --> 00:00:02,000\nHello"),
@@ -101,6 +110,8 @@ def test_a_voice_tag_never_closed_takes_time_in_proportion_to_the_line():
      "00:01.000 --> 00:02.000\nFirst line\n\n00:03.000 --> 00:04.000\nNext"),
 ], ids=["position-tags", "no-cues", "arrow-in-text", "number-without-blank-line", "ruby", "hundred-hours", "less-than",
         "subrip-blank-line-in-a-cue", "subrip-line-of-spaces-in-a-cue", "subrip-number-apart-from-its-timing",
+        "subrip-number-last-in-its-cues-block", "subrip-number-apart-before-a-numbered-cue",
+        "subrip-number-last-before-a-numbered-cue",
         "subrip-malformed-cue", "webvtt-blank-line-ends-a-cue"])
 def test_a_cue_reads_as_a_viewer_sees_it(source, shown):
     assert subtitles_to_text(source) == shown

@@ -35,6 +35,7 @@ from minirag.ingest.cfb import CompoundFile, CompoundFileError
 from minirag.ingest.compressed import SIGNATURES, inflated
 from minirag.ingest.csv_table import csv_to_markdown
 from minirag.ingest.doc_names import (
+    COMPRESSIONS,
     HEAD_BYTES,
     MANUAL,
     is_manual_section,
@@ -484,8 +485,7 @@ def _saved_page(data: bytes, name: str) -> Converted:
     from minirag.ingest.saved_page import Html, placed, saved_page
 
     def read(html: Html) -> Converted:
-        text, warnings = decode_text(html.html, name, declared=(html.charset, html_declared_charset(html.html)))
-        page = _html(text, name, warnings)
+        page = _html(html.html, name, html.warnings)
         frames = [read(frame) for frame in html.frames]  # (as deep as saved_page follows frames)
         said = tuple(warning for converted in (page, *frames) for warning in converted.warnings)
         if html.frameset and frames:  # what its frames show, under its own title
@@ -713,6 +713,8 @@ MAX_MAILBOX_MESSAGES = 100_000
 # How many messages enclose the one being read: an attachment is converted as a document of its own,
 # and a message attached to it must know how deep it is.
 _message_depth: ContextVar[int] = ContextVar("message_depth", default=0)
+# What a compressed document may inflate to (MAX_FILE_SIZE), for the compressed files a message carries.
+_inflate_limit: ContextVar[int] = ContextVar("inflate_limit", default=DEFAULT_MAX_FILE_SIZE)
 
 
 class _TextBudget:
@@ -734,13 +736,14 @@ class _AttachedFiles:
     def read(self, data: bytes, filename: str, content_type: str,
              charset: str | None = None) -> tuple[str, tuple[str, ...]] | None:
         suffix = attached_suffix(filename, content_type, data)
-        messages_past = self.depth >= MAX_NESTED_MESSAGES if suffix in (".eml", ".msg", ".mbox") else self.depth > MAX_NESTED_MESSAGES
+        message = suffix is not None and split_suffix(suffix)[0] in (".eml", ".msg", ".mbox")  # (x.eml.gz too)
+        messages_past = self.depth >= MAX_NESTED_MESSAGES if message else self.depth > MAX_NESTED_MESSAGES
         if suffix is None or messages_past:  # (past it: a message that was named as another file)
             return None
         token = _message_depth.set(self.depth + 1)
         name = f"{self.name} › {' '.join((filename or content_type).split())}"
-        try:
-            converted = convert_document(data, suffix, name, declared=charset)
+        try:  # (a compressed one inflated within the limit a file's is)
+            converted = convert_document(data, suffix, name, _inflate_limit.get(), declared=charset)
         except (ConversionFailed, MemoryError):
             raise  # (the worker retires on memory: the heap may be torn)
         except RecursionError:
@@ -764,12 +767,16 @@ class _AttachedFiles:
 
 
 def attached_suffix(filename: str, content_type: str, data: bytes = b"") -> str | None:
-    """The format an attachment is read as: its file name's, else its MIME type's, else (for a file
-    named and typed as nothing minirag reads) the format its bytes open with, where they open with
-    a document format's signature; None for anything else (a picture, an archive, a program)."""
+    """The format an attachment is read as: its file name's (a compressed document's, `.md.gz`, as a
+    file's: doc_names.py), else its MIME type's, else (for a file named and typed as nothing minirag
+    reads) the format its bytes open with, where they open with a document format's signature; None
+    for anything else (a picture, an archive, a program)."""
     suffix = Path(filename.strip().replace("\\", "/")).suffix.lower() if filename.strip() else ""
     if suffix in DOCUMENT_EXTENSIONS:
         return suffix
+    named = named_as(Path(filename.strip().replace("\\", "/")).name) if suffix in COMPRESSIONS else None
+    if named is not None and named.compression and named.kind in DOCUMENT_EXTENSIONS and not named.sniffed:
+        return named.suffix
     if content_type.lower().strip() in _ATTACHED_TYPES:
         return _ATTACHED_TYPES[content_type.lower().strip()]
     if data.startswith((b"%PDF-", _COMPOUND_FILE, b"{\\rtf")):
@@ -832,12 +839,20 @@ def convert_document(data: bytes, suffix: str, name: str, max_bytes: int = DEFAU
     gzip stream holds, inflated to at most `max_bytes`); a text format's by the charset `declared` for
     them (a MIME part's, an HTTP response's), where they bear it out (decode_text). ConversionFailed
     with a one-line reason."""
+    token = _inflate_limit.set(max_bytes)  # for what the document carries (an e-mail's attachments)
+    try:
+        return _convert_document(data, suffix, name, max_bytes, declared=declared)
+    finally:
+        _inflate_limit.reset(token)
+
+
+def _convert_document(data: bytes, suffix: str, name: str, max_bytes: int, *, declared: str | None) -> Converted:
     suffix, compression = split_suffix(suffix)
     if compression:
         if suffix in ocr.IMAGE_EXTENSIONS:  # OCR reads image files as they are
             raise ConversionFailed(f"{name}: unsupported file type {suffix}{compression}")
         inner = inflated(data, compression, name, max_bytes)
-        converted = convert_document(inner.data, suffix, name, declared=declared)
+        converted = convert_document(inner.data, suffix, name, max_bytes, declared=declared)
         return replace(converted, warnings=(*inner.warnings, *converted.warnings))
     try:
         converted = _convert_by_suffix(data, suffix, name, declared=declared)
@@ -1116,7 +1131,7 @@ def convert_fetched(body: bytes, *, mimetype: str, charset: str | None, url: str
         # Sniffed as an untyped body: what the server said was the compressed one's type. Once: a
         # stream inside the stream is not unwrapped again (it is no text, and is refused as binary).
         suffix = sniff_format(inner.data, "", named)
-        converted = convert_document(inner.data, suffix, url)
+        converted = convert_document(inner.data, suffix, url, max_bytes)
         return replace(converted, warnings=(*inner.warnings, *converted.warnings))
     suffix = sniff_format(body, mimetype, url)
     if suffix in _HTML:
@@ -1125,4 +1140,4 @@ def convert_fetched(body: bytes, *, mimetype: str, charset: str | None, url: str
         site_page = convert_site_page(body, mimetype="text/html", charset=charset, url=url)  # Wikipedia, ...
         if site_page is not None:
             return bounded(repaired(site_page, url), url)
-    return convert_document(body, suffix, url, declared=charset)
+    return convert_document(body, suffix, url, max_bytes, declared=charset)

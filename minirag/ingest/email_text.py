@@ -6,7 +6,8 @@ who sent it, to whom and when, then the body, then the names of its attachments 
 each attached document and forwarded message read as a section of its own (attachments.py); the
 files Outlook packs into a winmail.dat (tnef.py) are attachments as any other. The
 body is the plain-text part, or the HTML part converted as any page is when there is none; header
-fields arrive decoded (`=?utf-8?b?...?=`), and a body in any charset its part declares. A message
+fields arrive decoded (`=?utf-8?b?...?=`), and a body is read as any text is (decode_text), its
+part's charset its label. A message
 of more than MAX_PARTS parts, those of forwarded messages counted, is refused.
 """
 
@@ -135,11 +136,14 @@ def _without_stray_nuls(data: bytes, name: str) -> tuple[bytes, list[str]]:
 
 def _message(message: email.message.EmailMessage, files: AttachedFiles | None, name: str,
              warnings: list[str]) -> Message:
-    attachments, carried_body = _attachments(message, files, name, warnings)
-    body = _body(message)
+    attachments, (carried_body, carried_said) = _attachments(message, files, name, warnings)
+    body = _body(message, name, warnings)
+    if not body.strip():
+        body = carried_body
+        warnings.extend(carried_said)  # (what reading the body said: only of a body that is read)
     return Message(subject=header_text(message, "Subject"), sender=header_text(message, "From"), to=header_text(message, "To"),
                    cc=header_text(message, "Cc"), date=header_text(message, "Date"),
-                   body=body if body.strip() else carried_body, attachments=tuple(attachments))
+                   body=body, attachments=tuple(attachments))
 
 
 def header_text(message: email.message.Message, field: str) -> str:
@@ -178,30 +182,40 @@ def _decoded_words(raw: str) -> str:
     return " ".join("".join(decoded).split())
 
 
-def _body(message: email.message.EmailMessage) -> str:
+def _body(message: email.message.EmailMessage, name: str, warnings: list[str]) -> str:
     part = message.get_body(preferencelist=("html", "plain"))  # what a mail client shows, where both are sent
     if part is None:
         return ""
-    text = _content(part)
+    text = _content(part, name, warnings)
     html = part.get_content_subtype() == "html"
     return body_markdown("" if html else text, text if html else "", None)
 
 
-def _content(part: email.message.Message) -> str:
+def _content(part: email.message.Message, name: str, warnings: list[str]) -> str:
+    """A body part's text as decode_text reads its bytes by the charset the part declares (an HTML
+    part's meta tag after it), as any text is; "" with a warning where it is binary data."""
+    from minirag.ingest.convert import decode_text, html_declared_charset
+
+    payload = part.get_payload(decode=True)
+    if not isinstance(payload, bytes):
+        return ""
+    declared = part.get_content_charset()
+    labels = (declared, html_declared_charset(payload)) if part.get_content_subtype() == "html" else (declared,)
     try:
-        content = part.get_content()  # type: ignore[attr-defined]
-        return content if isinstance(content, str) else ""
-    except (LookupError, ValueError, AssertionError, KeyError):  # an unknown charset, a broken encoding
-        payload = part.get_payload(decode=True)
-        return payload.decode("utf-8", "replace") if isinstance(payload, bytes) else ""
+        text, said = decode_text(payload, f"{name} › body", declared=labels)
+    except ConversionFailed as exc:
+        warnings.append(str(exc))
+        return ""
+    warnings.extend(said)
+    return text
 
 
 def _attachments(message: email.message.EmailMessage, files: AttachedFiles | None, name: str,
-                 warnings: list[str]) -> tuple[list[Attachment], str]:
+                 warnings: list[str]) -> tuple[list[Attachment], tuple[str, tuple[str, ...]]]:
     """The message's attachments, and the body Outlook sent inside a winmail.dat (for a message that
-    has none outside it)."""
+    has none outside it) with what reading it said."""
     found = []
-    carried_body = ""
+    carried_body: tuple[str, tuple[str, ...]] = ("", ())
     for part in message.iter_attachments():
         filename = part.get_filename() or ""
         if part.get_content_type() == "message/rfc822":
@@ -218,12 +232,12 @@ def _attachments(message: email.message.EmailMessage, files: AttachedFiles | Non
         data = payload if isinstance(payload, bytes) else b""
         if part.get_content_type() in _TNEF_TYPES or filename.casefold() == "winmail.dat":
             try:
-                carried = read_tnef(data)
+                carried = read_tnef(data, f"{name} › {filename or 'winmail.dat'}")
             except TnefError as exc:
                 warnings.append(f"{name} › {filename or 'winmail.dat'}: not read ({exc})")
                 found.append(Attachment(filename or "winmail.dat"))
                 continue
-            carried_body = carried_body or carried.body
+            carried_body = carried_body if carried_body[0] else (carried.body, carried.warnings)
             if carried.left_out:
                 warnings.append(f"{name} › {filename or 'winmail.dat'}: {carried.left_out:,} attachments past the "
                                 f"first {MAX_TNEF_ATTACHMENTS:,} not read")

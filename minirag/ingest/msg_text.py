@@ -6,8 +6,9 @@ Each property of the message is a stream in the root storage named by its tag,
 code page, 0102 bytes); fixed-size ones (the times) sit in `__properties_version1.0`. The subject,
 the sender, the To and Cc lines (each recipient storage's name and address, else the display
 lines of names) and the delivery time head the page; the body is the plain-text
-body, else the HTML body converted as any page is, else the compressed RTF body
-(rtf_compressed.py) read as any RTF file is. Each attachment storage (`__attach_version1.0_#N`)
+body, else the HTML body converted as any page is (an 8-bit or binary one read as any text is, by
+the code page the message declares for it), else the compressed RTF body (rtf_compressed.py) read
+as any RTF file is. Each attachment storage (`__attach_version1.0_#N`)
 gives a file name and the file's bytes (`__substg1.0_37010102`), read as a document of its own, or
 a forwarded message in a storage of its own (`__substg1.0_3701000D`, its property stream opening
 with 24 bytes), read as this message is (attachments.py). Properties inside an attachment (a
@@ -24,7 +25,7 @@ from minirag.errors import ConversionFailed, MessageTooLong
 from minirag.ingest.attachments import AttachedFiles, Attachment
 from minirag.ingest.cfb import CompoundFile, CompoundFileError, Entry
 from minirag.ingest.email_text import Message, ReadMessage, said
-from minirag.ingest.mapi_body import body_markdown
+from minirag.ingest.mapi_body import body_markdown, body_text
 from minirag.ingest.rtf_tokens import code_page
 
 _SUBJECT, _BODY, _HTML, _RTF_COMPRESSED = 0x0037, 0x1000, 0x1013, 0x1009
@@ -38,6 +39,8 @@ _ATTACH_LONG_NAME, _ATTACH_NAME, _ATTACH_DISPLAY, _ATTACH_MIME = 0x3707, 0x3704,
 _ATTACH_METHOD, _EMBEDDED_MESSAGE = 0x3705, 5
 _ATTACHED_FILE, _ATTACHED_MESSAGE = "__SUBSTG1.0_37010102", "__SUBSTG1.0_3701000D"
 _SYSTIME, _LONG = 0x0040, 0x0003
+# Code pages of UTF-16 and UTF-32 (an HTML body's PR_INTERNET_CPID may be one), as their labels.
+_WIDE_PAGES = {1200: "utf-16le", 1201: "utf-16be", 12000: "utf-32le", 12001: "utf-32be"}
 # The property stream opens with 32 bytes in the message, 24 in a forwarded one, 8 in an attachment
 # or a recipient.
 _TOP_HEADER, _EMBEDDED_HEADER, _ATTACHMENT_HEADER = 32, 24, 8
@@ -82,11 +85,11 @@ class _Properties:
         for at in range(header, len(data) - 15, 16):
             tag, = struct.unpack_from("<I", data, at)
             self.fixed[tag >> 16, tag & 0xFFFF] = data[at + 8:at + 16]
-        codec = None
-        for prop in (_INTERNET_CODEPAGE, _CODEPAGE):
-            if (prop, _LONG) in self.fixed:
-                codec = code_page(struct.unpack_from("<I", self.fixed[prop, _LONG])[0]) or codec
-        self.codec = codec or "cp1252"
+        internet, page = (_page_label(self.number(prop)) for prop in (_INTERNET_CODEPAGE, _CODEPAGE))
+        # The labels a body's bytes are read by (decode_text): the HTML's is PR_INTERNET_CPID's
+        # page, an 8-bit body's, as every 8-bit string's, PR_MESSAGE_CODEPAGE's ([MS-OXCMSG]).
+        self.html_labels, self.text_labels = (internet, page), (page, internet)
+        self.codec = code_page(self.number(_CODEPAGE)) or code_page(self.number(_INTERNET_CODEPAGE)) or "cp1252"
 
     def raw(self, prop: int, kind: int) -> bytes | None:
         entry = self.streams.get(f"__SUBSTG1.0_{prop:04X}{kind:04X}")
@@ -140,7 +143,7 @@ def _message(message: _Properties, files: AttachedFiles | None, name: str, warni
     to, cc = _recipients(message)
     return Message(subject=message.text(_SUBJECT), sender=sender, to=to or message.text(_DISPLAY_TO),
                    cc=cc or message.text(_DISPLAY_CC), date=message.time(_DELIVERY_TIME) or message.time(_SUBMIT_TIME),
-                   body=_body(message), attachments=tuple(_attachments(message, files, name, warnings)))
+                   body=_body(message, name, warnings), attachments=tuple(_attachments(message, files, name, warnings)))
 
 
 def _mailbox(name: str, address: str) -> str:
@@ -169,10 +172,24 @@ def _recipients(message: _Properties) -> tuple[str, str]:
     return ", ".join(lines[_TO]), ", ".join(lines[_CC])
 
 
-def _body(message: _Properties) -> str:
+def _body(message: _Properties, name: str, warnings: list[str]) -> str:
+    """The body; an 8-bit text or HTML body read by decode_text, by the labels its code page gives."""
+    from minirag.ingest.convert import html_declared_charset
+
     html = message.raw(_HTML, 0x0102)
-    html_text = html.decode(message.codec, "replace") if html is not None else message.text(_HTML)
-    return body_markdown(message.text(_BODY), html_text, message.raw(_RTF_COMPRESSED, 0x0102))
+    if html is None and message.raw(_HTML, 0x001F) is None:
+        html = (message.raw(_HTML, 0x001E) or b"").rstrip(b"\x00") or None  # (an 8-bit string ends in a NUL)
+    html_text = (body_text(html, (*message.html_labels, html_declared_charset(html)), name, warnings)
+                 if html is not None else message.text(_HTML))
+    narrow = message.raw(_BODY, 0x001E) if message.raw(_BODY, 0x001F) is None else None
+    plain = (body_text(narrow.rstrip(b"\x00"), message.text_labels, name, warnings) if narrow is not None
+             else message.text(_BODY))
+    return body_markdown(plain, html_text, message.raw(_RTF_COMPRESSED, 0x0102))
+
+
+def _page_label(number: int | None) -> str | None:
+    """The charset label of a Windows code page number, for decode_text; None for one no codec is."""
+    return _WIDE_PAGES.get(number) if number in _WIDE_PAGES else code_page(number)
 
 
 def _attachments(message: _Properties, files: AttachedFiles | None, name: str,

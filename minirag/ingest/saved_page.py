@@ -7,7 +7,8 @@ pictures, style sheets, scripts, frames. The page reads as the HTML part does, i
 page's `<title>`, else the message's `Subject` (the browser writes the title there); the other
 parts are the page's furniture and are not read. A frameset page (old Javadoc's, a manual's with
 its contents beside it) shows nothing of its own: it reads as the frames it names, in order, each
-found by its Content-ID (`cid:`) or its Content-Location. An ordinary page's inline frames
+found by its Content-ID (`cid:`) or its Content-Location (a `src` read as an attribute is,
+`&amp;` as `&`), in each part's text as decode_text reads it (a UTF-16 part's too). An ordinary page's inline frames
 (`<iframe>`: an embedded post, a document viewer; Chrome saves each as a part of its own) read in
 their places, found alike, unless no reader sees one (hidden, of no size: a tracker's) or it is
 labelled an advertisement; a frame's words inside a page's chrome (its `<nav>`) go with it.
@@ -18,6 +19,7 @@ from __future__ import annotations
 import email
 import email.message
 import hashlib
+import html as entities
 import re
 from dataclasses import dataclass, replace
 from urllib.parse import urljoin
@@ -30,19 +32,20 @@ from minirag.ingest.page_chrome import hidden_by_markup
 _PAGE_TYPES = ("text/html", "application/xhtml+xml")
 MAX_FRAMES = 32  # frames read of one saved page, those within frames counted
 MAX_FRAMESET_DEPTH = 8  # frames within frames followed (a frameset's, an inline frame's)
-_FRAMESET = re.compile(rb"<frameset\b", re.IGNORECASE)
+# Frames are looked for in a part's text, as decode_text reads it (a UTF-16 part's too).
+_FRAMESET = re.compile(r"<frameset\b", re.IGNORECASE)
 # A frame tag's source, within its first 4,096 characters: an unclosed tag is not read to the end.
-_FRAME_SOURCE = re.compile(rb"""<frame\b[^<>]{0,4096}?\ssrc\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))""", re.IGNORECASE)
+_FRAME_SOURCE = re.compile(r"""<frame\b[^<>]{0,4096}?\ssrc\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))""", re.IGNORECASE)
 # An inline frame's start tag, its first 4,096 characters, and its end tag where only fallback text
 # stands between (an iframe's content is text, not markup).
-_IFRAME = re.compile(rb"<iframe\b([^<>]{0,4096})>(?:[^<]*+</iframe\s*>)?", re.IGNORECASE)
+_IFRAME = re.compile(r"<iframe\b([^<>]{0,4096})>(?:[^<]*+</iframe\s*>)?", re.IGNORECASE)
 _HEADING_MARK = re.compile(r"^#{1,6}[ \t]+", re.MULTILINE)
 
 
 @dataclass(frozen=True)
 class Html:
-    html: bytes  # an ordinary page's with a mark in each inline frame's place that is read (placed)
-    charset: str | None  # as its part's Content-Type declares it: its bytes' label (decode_text)
+    html: str  # an ordinary page's with a mark in each inline frame's place that is read (placed)
+    warnings: tuple[str, ...]  # decode_text's, reading the part's bytes by their labels
     frames: tuple[Html, ...] = ()  # a frameset's frames in order, or an ordinary page's inline ones in its marks'
     frameset: bool = False  # shows nothing but its frames
 
@@ -61,8 +64,10 @@ def saved_page(data: bytes, name: str) -> SavedPage:
         part = _page_part(message)
         # The file's digest: a part holding it would be a part holding the digest of itself.
         mark = f"Minirag{hashlib.blake2b(data, digest_size=8).hexdigest()}Frame"
-        page = _Frames(message, mark).read(part) if part is not None else None
+        page = _Frames(message, mark, name).read(part) if part is not None else None
         subject = header_text(message, "Subject")
+    except ConversionFailed:  # a part that is no text (decode_text)
+        raise
     except RecursionError:
         raise ConversionFailed(f"{name}: refused: its MIME parts nest too deep") from None
     except Exception as exc:  # noqa: BLE001 - the standard library's parser raises anything on a hostile file
@@ -96,8 +101,9 @@ class _Frames:
     """The frames of one saved page: each part found by its Content-ID (`cid:`) or its
     Content-Location, read once, up to MAX_FRAMES, to MAX_FRAMESET_DEPTH frames within frames."""
 
-    def __init__(self, message: email.message.EmailMessage, mark: str) -> None:
-        self.mark = mark.encode("ascii")
+    def __init__(self, message: email.message.EmailMessage, mark: str, name: str) -> None:
+        self.mark = mark
+        self.name = name
         self.by_id: dict[str, email.message.Message] = {}
         self.by_location: dict[str, email.message.Message] = {}
         for part in message.walk():
@@ -109,26 +115,26 @@ class _Frames:
     def read(self, part: email.message.Message, depth: int = 0) -> Html | None:
         """The part's HTML with the frames it shows: a frameset's, or an ordinary page's inline ones."""
         self.seen.add(id(part))
-        html = _html(part)
+        html = _html(part, self.name)
         if html is None:
             return None
         base = str(part.get("content-location") or "").strip()
         frames: list[Html] = []
         if _FRAMESET.search(html.html):
             for found in _FRAME_SOURCE.finditer(html.html):
-                source = next(group for group in found.groups() if group is not None).decode("latin-1")
+                source = entities.unescape(next(group for group in found.groups() if group is not None))
                 frame = self._frame(source, base, depth)
                 if frame is not None:
                     frames.append(frame)
             return replace(html, frames=tuple(frames), frameset=True)
 
-        def mark(found: re.Match[bytes]) -> bytes:
-            attributes = tag_attributes(found.group(1).decode("latin-1"))
+        def mark(found: re.Match[str]) -> str:
+            attributes = tag_attributes(found.group(1))
             frame = None if _unseen(attributes) else self._frame(attributes.get("src", ""), base, depth)
             if frame is None:
                 return found.group()
             frames.append(frame)
-            return b"<div>%s%dHere</div>" % (self.mark, len(frames) - 1)
+            return f"<div>{self.mark}{len(frames) - 1}Here</div>"
 
         marked = _IFRAME.sub(mark, html.html)
         return replace(html, html=marked, frames=tuple(frames))
@@ -151,11 +157,15 @@ def _unseen(attributes: dict[str, str]) -> bool:
             or "advertisement" in label)
 
 
-def _html(part: email.message.Message) -> Html | None:
-    html = part.get_payload(decode=True)
-    if not isinstance(html, bytes):
+def _html(part: email.message.Message, name: str) -> Html | None:
+    """The part's text, read by the charset its Content-Type declares, then its meta tag's."""
+    from minirag.ingest.convert import decode_text, html_declared_charset
+
+    data = part.get_payload(decode=True)
+    if not isinstance(data, bytes):
         return None
-    return Html(html, part.get_content_charset())
+    text, warnings = decode_text(data, name, declared=(part.get_content_charset(), html_declared_charset(data)))
+    return Html(text, warnings)
 
 
 def _page_part(message: email.message.EmailMessage) -> email.message.Message | None:

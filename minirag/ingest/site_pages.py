@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import io
 import logging
+from dataclasses import replace
 
 from minirag._compat.markitdown import youtube_fetches_transcripts
 from minirag.ingest.quiet import converting, stdout_captured
@@ -33,23 +34,28 @@ def _site_converters() -> list:
 
 
 def convert_site_page(body: bytes, *, mimetype: str, charset: str | None, url: str):
-    """A Converted when one of markitdown's site converters accepts ``url``, else None."""
+    """A Converted when one of markitdown's site converters accepts ``url``, else None. The converter
+    gets the text decode_text reads (the HTTP label ranking over the meta tag), as UTF-8: it would
+    decode the bytes by the HTTP label alone (a UTF-16 page without a mark, a wrong label)."""
     from markitdown import StreamInfo
 
-    from minirag.ingest.convert import Converted
+    from minirag.ingest.convert import Converted, decode_text, html_declared_charset
 
     info = StreamInfo(mimetype=mimetype or None, charset=charset, url=url)
     for converter in _site_converters():
         if not converter.accepts(io.BytesIO(body), info):
             continue
         name = type(converter).__name__
+        text, warnings = decode_text(body, url, declared=(charset, html_declared_charset(body)))
+        read = replace(info, charset="utf-8")
         try:
             with converting(url), stdout_captured(url):
-                result = converter.convert(io.BytesIO(body), info)
+                result = converter.convert(io.BytesIO(text.encode("utf-8")), read)
         except Exception as exc:  # noqa: BLE001 - fall back to the generic HTML converter
             log.info("%s: %s failed (%s: %s); converting it as plain HTML", url, name, type(exc).__name__, exc)
             return None
         if not (result.markdown or "").strip():
             return None
-        return Converted(markdown=result.markdown, metadata_title=(result.title or "").strip() or None)
+        return Converted(markdown=result.markdown, metadata_title=(result.title or "").strip() or None,
+                         warnings=warnings)
     return None

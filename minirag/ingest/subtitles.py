@@ -54,8 +54,8 @@ def subtitles_to_text(text: str) -> str:
         # unless they hold a cue whose timing line is malformed. In WebVTT a blank line ends a cue
         # (the spec, and browsers' parsers): what follows it is no cue's.
         written = lines[:lead]
-        if held is not None and timings and not any(line.strip() for line in written):
-            del cues[-1][2][held]  # this cue's number, blank lines between it and its timing line
+        if held is not None and timings and not any(line.strip() for line in lines[:timings[0][0]]):
+            del cues[-1][2][held]  # this cue's number, only blank lines between it and its timing line
         held = None
         if cues and not webvtt and not _cue_start(written):
             said = cues[-1][2]
@@ -69,6 +69,10 @@ def subtitles_to_text(text: str) -> str:
             if following < len(lines) and following - 1 > n and lines[following - 1].strip().isdigit():
                 following -= 1  # the next cue's SubRip number, with no blank line before it
             cues.append((start, end, lines[n + 1 : following]))
+        if not webvtt:  # a number line last in the block: the next cue's if its timing line comes next
+            said = cues[-1][2]
+            last = next((n for n in range(len(said) - 1, -1, -1) if said[n].strip()), None)
+            held = last if last is not None and said[last].strip().isdigit() else None
     shown: list[str] = []
     before: list[str] = []  # the lines of the cue before, to leave out what a rolling caption repeats
     for start, end, written in cues:

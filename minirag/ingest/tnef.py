@@ -21,7 +21,7 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass
 
-from minirag.ingest.mapi_body import body_markdown
+from minirag.ingest.mapi_body import body_markdown, body_text
 from minirag.ingest.rtf_tokens import code_page
 
 SIGNATURE = 0x223E9F78
@@ -62,6 +62,7 @@ class Tnef:
     body: str  # Markdown
     files: tuple[TnefFile, ...]
     left_out: int = 0  # attachments past MAX_TNEF_ATTACHMENTS
+    warnings: tuple[str, ...] = ()  # what reading its body said (a charset detected)
 
 
 class _Attachment:
@@ -76,12 +77,13 @@ class _Attachment:
         return TnefFile(name, data if isinstance(data, bytes) else None, _text(self.properties.get(_ATTACH_MIME)))
 
 
-def read_tnef(data: bytes) -> Tnef:
+def read_tnef(data: bytes, name: str = "winmail.dat") -> Tnef:
     if len(data) < 6 or struct.unpack_from("<I", data)[0] != SIGNATURE:
         raise TnefError("not a TNEF stream (no signature)")
     codec = "cp1252"
+    page: str | None = None  # the codec of the code page the stream declares, for its body's bytes
     message: dict[int, bytes | str | int] = {}
-    plain = ""
+    plain = b""
     attachments: list[_Attachment] = []
     left_out = 0
     at = 6
@@ -94,9 +96,10 @@ def read_tnef(data: bytes) -> Tnef:
         number = attribute & 0xFFFF
         if level == _MESSAGE:
             if number == _ATT_CODEPAGE and len(value) >= 4:
-                codec = code_page(struct.unpack_from("<I", value)[0]) or codec
+                page = code_page(struct.unpack_from("<I", value)[0])
+                codec = page or codec
             elif number == _ATT_BODY:
-                plain = value.rstrip(b"\0").decode(codec, "replace")
+                plain = value.rstrip(b"\0")
             elif number == _ATT_MESSAGE_PROPS:
                 message.update(_properties(value, codec))
         elif level == _ATTACHMENT and not left_out:
@@ -113,25 +116,20 @@ def read_tnef(data: bytes) -> Tnef:
                 attachments[-1].properties.update(_properties(value, codec))
         elif level == _ATTACHMENT and number == _ATT_RENDER:
             left_out += 1
-    html = message.get(_HTML)
-    html_text = _html(html, message.get(_INTERNET_CODEPAGE), codec) if isinstance(html, bytes) else _text(html)
+    from minirag.ingest.convert import html_declared_charset
+
+    warnings: list[str] = []
+    html, internet = message.get(_HTML), message.get(_INTERNET_CODEPAGE)
+    # HTML in the code page the message declares for it (PR_INTERNET_CPID), else its own; an 8-bit
+    # body in its own: each read as any text is (decode_text), UTF-8 where it is that.
+    labels = (code_page(internet) if isinstance(internet, int) else None, page)
+    html_text = (body_text(html, (*labels, html_declared_charset(html)), name, warnings) if isinstance(html, bytes)
+                 else _text(html))
     rtf = message.get(_RTF_COMPRESSED)
-    body = body_markdown(_text(message.get(_BODY)) or plain, html_text, rtf if isinstance(rtf, bytes) else None)
+    text = _text(message.get(_BODY)) or (body_text(plain, (page,), name, warnings) if plain else "")
+    body = body_markdown(text, html_text, rtf if isinstance(rtf, bytes) else None)
     files = (item.file() for item in attachments)
-    return Tnef(body, tuple(file for file in files if file.name or file.data), left_out)
-
-
-def _html(html: bytes, declared: object, codec: str) -> str:
-    """HTML in the code page the message declares for it, else UTF-8 where it is that, else the
-    message's own code page."""
-    named = code_page(declared) if isinstance(declared, int) else None
-    for candidate in (named, "utf-8"):
-        if candidate:
-            try:
-                return html.decode(candidate)
-            except (UnicodeDecodeError, LookupError):
-                pass
-    return html.decode(codec, "replace")
+    return Tnef(body, tuple(file for file in files if file.name or file.data), left_out, tuple(warnings))
 
 
 def _text(value: bytes | str | int | None) -> str:
