@@ -776,7 +776,7 @@ def attached_suffix(filename: str, content_type: str, data: bytes = b"") -> str 
         return suffix
     named = named_as(Path(filename.strip().replace("\\", "/")).name) if suffix in COMPRESSIONS else None
     if named is not None and named.compression and named.kind in DOCUMENT_EXTENSIONS and not named.sniffed:
-        return named.suffix
+        return named.read_as
     if content_type.lower().strip() in _ATTACHED_TYPES:
         return _ATTACHED_TYPES[content_type.lower().strip()]
     if data.startswith((b"%PDF-", _COMPOUND_FILE, b"{\\rtf")):
