@@ -643,10 +643,10 @@ class App:
                 url = " (to fetch a URL: minirag ingest-url URL)" if re.match(r"(?i)https?://", raw) else ""
                 hint = other_spelling(os.path.abspath(raw)) if _really_in_roots(os.path.abspath(raw),
                                                                                 self.config.roots) else None
-                raise NotFound(f"no such file or directory: {os.path.abspath(raw)}{url}" + (f"; {hint}" if hint else ""))
+                raise NotFound(f"no such file or directory: {shown(os.path.abspath(raw))}{url}" + (f"; {hint}" if hint else ""))
             absolute, _real = self.file_source(raw)
             if not os.path.exists(absolute):
-                raise NotFound(f"no such file or directory: {absolute}")
+                raise NotFound(f"no such file or directory: {shown(absolute)}")
             named, found = len(ignored), len(files)
             files.extend(walk(Path(absolute), self.config.roots, unseen, progress.other_types, rules, ignored))
             if len(files) == found and len(ignored) == named and (unread := _unreadable_target(Path(absolute))):
@@ -671,13 +671,13 @@ class App:
         source, real = self.file_source(file_path, must_be_absolute=must_be_absolute)
         if not real.is_file():
             if real.is_dir():
-                raise NotFound(f"{source} is a folder: sync_start with path={source} ingests what it holds")
-            raise NotFound(f"not a file: {source}" + (f"; {hint}" if (hint := other_spelling(source)) else ""))
+                raise NotFound(f"{shown(source)} is a folder: sync_start with path={shown(source)} ingests what it holds")
+            raise NotFound(f"not a file: {shown(source)}" + (f"; {hint}" if (hint := other_spelling(source)) else ""))
         progress = Progress()
         ignored: list[Ignored] = []
         found = list(walk(Path(source), self.config.roots, rules=IgnoreRules.from_config(self.config), ignored=ignored))
         if ignored:  # as `minirag ingest` says it: an agent names no file the user left out
-            raise InvalidArgument(f"{source}: left out by {ignored[0].reason}; nothing indexed")
+            raise InvalidArgument(f"{shown(source)}: left out by {ignored[0].reason}; nothing indexed")
         if not found:
             raise InvalidArgument(not_a_document(source))
         self.pipeline.run_files(found, progress, force=True)
