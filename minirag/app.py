@@ -100,6 +100,7 @@ MAX_SOURCE_ID = 2048  # characters of a data or url source's id (URLs included)
 MAX_QUERY_CHARS = 10_000
 META_LAST_SYNC = "collections_last_sync"  # {root: ISO time} of each root's last complete sync
 READ_SLACK_TOKENS = 8  # a page's nextOffset, once known, may be a few digits longer than the null it replaces
+_READS_OF_A_CHANGING_FILE = 3  # an ingest_file whose file changed while it was read reads it again, this often
 
 
 def explained(method):
@@ -628,10 +629,21 @@ class App:
     @explained
     def ingest_paths(self, paths: list[str], progress: Progress | None = None,
                      on_change: Callable[[Progress], None] | None = None, *, force: bool = False) -> Progress:
-        from minirag.ingest.scan import unseen_warnings, walk
-
         self.refuse_if_read_only("ingest")
         progress = progress or Progress()
+        if not any(os.path.isdir(raw) for raw in paths):  # files named one by one: never blocked by a sync
+            return self._ingest_paths(paths, progress, on_change, force=force)
+        from minirag.store.lock import SyncLock
+
+        # A folder is a sync's bulk: one at a time with syncs, refused at once as a second sync is.
+        self.encoder  # noqa: B018 - loaded before the lock's folder is made: a missing model leaves nothing behind
+        with SyncLock(self.config.db_path) as lock:
+            return self._ingest_paths(paths, progress, lock.guarded(on_change), force=force, guard=lock.ensure_held)
+
+    def _ingest_paths(self, paths: list[str], progress: Progress, on_change: Callable[[Progress], None] | None,
+                      *, force: bool, guard: Callable[[], None] = lambda: None) -> Progress:
+        from minirag.ingest.scan import unseen_warnings, walk
+
         files: list[FoundFile] = []
         unseen: list[str] = []
         ignored: list[Ignored] = []
@@ -660,7 +672,7 @@ class App:
         progress.unread += len(warnings)
         progress.warnings.extend(warnings)
         # Files named here are tried even if the same bytes failed before: the user asks why.
-        self.pipeline.run_files(files, progress, force=force, on_change=on_change, retry_failed=True)
+        self.pipeline.run_files(files, progress, force=force, on_change=on_change, retry_failed=True, guard=guard)
         return progress
 
     @explained
@@ -673,14 +685,20 @@ class App:
             if real.is_dir():
                 raise NotFound(f"{shown(source)} is a folder: sync_start with path={shown(source)} ingests what it holds")
             raise NotFound(f"not a file: {shown(source)}" + (f"; {hint}" if (hint := other_spelling(source)) else ""))
-        progress = Progress()
         ignored: list[Ignored] = []
         found = list(walk(Path(source), self.config.roots, rules=IgnoreRules.from_config(self.config), ignored=ignored))
         if ignored:  # as `minirag ingest` says it: an agent names no file the user left out
             raise InvalidArgument(f"{shown(source)}: left out by {ignored[0].reason}; nothing indexed")
         if not found:
             raise InvalidArgument(not_a_document(source))
-        self.pipeline.run_files(found, progress, force=True)
+        for _ in range(_READS_OF_A_CHANGING_FILE):  # read again while the file changes under the read
+            progress = Progress()
+            self.pipeline.run_files(found, progress, force=True)
+            if not progress.changed:
+                break
+            found = list(walk(Path(source), self.config.roots, rules=IgnoreRules.from_config(self.config)))
+            if not found:
+                break
         if progress.failed:
             raise MiniragError("; ".join(progress.warnings))
         try:

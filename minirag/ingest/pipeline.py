@@ -115,6 +115,8 @@ class Document:
     chunked: ChunkedDocument
     warnings: tuple[str, ...] = ()
     keyword_texts: tuple[KeywordText, ...] | None = None  # one per chunk, made in the conversion thread
+    # A file's (size, mtime_ns) as its bytes were read: written only if the file still has that stat.
+    read_as: tuple[int, int] | None = None
 
 
 def file_hash(data: bytes) -> str:
@@ -259,16 +261,32 @@ class Pipeline:
         built = self.build(converted, source=found.source, kind="file", stem=name_stem(os.path.basename(found.source)),
                            content_hash=digest, size=found.size, mtime_ns=trusted_mtime(found.mtime_ns),
                            progress=progress)
-        return dataclasses.replace(built, found=found) if isinstance(built, Excluded) else built
+        return dataclasses.replace(built, found=found) if isinstance(built, Excluded) else \
+            dataclasses.replace(built, read_as=(found.size, found.mtime_ns))
 
     # --- embedding and writing -------------------------------------------
 
     def write(self, documents: list[Document], progress: Progress | None = None,
-              on_batch: Callable[[int, int], None] | None = None, guard: Callable[[], None] = lambda: None) -> int:
+              on_batch: Callable[[int, int], None] | None = None, guard: Callable[[], None] = lambda: None,
+              changed: list[str] | None = None) -> int:
+        """Embed and write `documents`; a file whose stat moved since its bytes were read is not
+        written (another writer may have written newer bytes): its source goes to `changed`."""
         prepared = with_vectors(documents, self.index, self.encoder, progress, on_batch)
         guard()  # after the embedding, which takes long; a group whose vectors were all stored has no batch
+        read_as = {d.record.source: d.read_as for d in documents if d.read_as is not None}
+
+        def current(record: SourceRecord) -> bool:
+            # Asked inside the write transaction: no other writer commits between this look and the write.
+            if record.source not in read_as:
+                return True
+            if _stat_of(record.source) == read_as[record.source]:
+                return True
+            if changed is not None and record.source not in changed:  # a transaction retried asks again
+                changed.append(record.source)
+            return False
+
         t0 = time.perf_counter()
-        written = self.index.replace_sources(prepared)
+        written = self.index.replace_sources(prepared, current=current)
         if progress is not None:
             progress.add_time("write", time.perf_counter() - t0)
         return written
@@ -304,14 +322,19 @@ class Pipeline:
                     if progress.stop.is_set():
                         raise _GroupLeft
 
+                changed: list[str] = []
                 try:
-                    progress.chunks_written += self.write(group, progress, on_batch, guard)
+                    progress.chunks_written += self.write(group, progress, on_batch, guard, changed)
                 except _GroupLeft:
                     # A stop waits for one encoder batch, not the group's: the group's files stay as
                     # they were, for the next run (nothing of it was written).
                     progress.bytes_partial = 0.0
                     group.clear()
                     return
+                progress.changed += len(changed)
+                progress.warnings.extend(f"{source}: changed while it was read; not written (another writer may "
+                                         "have written its newer bytes; the next sync reads it again)"
+                                         for source in changed)
                 for document in group:  # -v shows these
                     log.info("ingested %s (%s)", document.record.source, plural(len(document.chunked.chunks), "chunk"))
                 progress.done += len(group)
@@ -411,6 +434,14 @@ class Pipeline:
             _clear_marks_if_guarded(self.index, [(source, reason) for source, reason in marks.items() if reason],
                                     guard)
         progress.current = None
+
+
+def _stat_of(path: str) -> tuple[int, int] | None:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return info.st_size, info.st_mtime_ns
 
 
 @contextlib.contextmanager

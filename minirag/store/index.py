@@ -14,7 +14,7 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -466,8 +466,10 @@ class Index:
 
     # --- writes -------------------------------------------------------------
 
-    def replace_sources(self, prepared: Sequence[PreparedSource]) -> int:
-        """Replace each source's rows in one transaction. Returns chunks written."""
+    def replace_sources(self, prepared: Sequence[PreparedSource],
+                        current: Callable[[SourceRecord], bool] | None = None) -> int:
+        """Replace each source's rows in one transaction. Returns chunks written. `current` is asked
+        of each source inside the transaction, where no other writer can commit: False leaves it as it is."""
         if not prepared:
             return 0
 
@@ -477,6 +479,8 @@ class Index:
             with self._transaction():
                 codebook = codes.read_codebook(self.conn)
                 for item in prepared:
+                    if current is not None and not current(item.record):
+                        continue
                     self._refuse_kind_change(item.record)
                     self._delete_rows(item.record.source, codebook)
                     self.conn.execute("DELETE FROM exclusions WHERE source = ?", (item.record.source,))
