@@ -358,6 +358,8 @@ class App:
         if self._index is None and not self._index_file_holds_data():
             if connection.not_sqlite(self.config.db_path):  # an empty document, named by mistake
                 raise connection.not_sqlite_error(self.config.db_path)
+            if (who := self.being_built()) is not None:
+                raise IndexUnavailable(self._not_built_yet(f"no index at {self.config.db_path} yet", who))
             how = ("a writer must build it first (this one is read-only)" if self.config.read_only else
                    "run `minirag sync` (or the sync_start tool) first")
             what = "the index file {} is empty (0 bytes)" if os.path.exists(self.config.db_path) else "no index at {}"
@@ -378,6 +380,21 @@ class App:
             except OSError:
                 continue
         return ""
+
+    def being_built(self) -> str | None:
+        """The sync running on this index, in words (a job of this server by its jobId, another
+        process's by its PID), or None."""
+        from minirag.store.lock import live_holder
+
+        job = self.jobs.running()
+        if job is not None:
+            return f"sync job {job.job_id} of this server (pid {os.getpid()})"
+        return live_holder(self.config.db_path)
+
+    @staticmethod
+    def _not_built_yet(what: str, who: str) -> str:
+        return (f"{what}: {who} is building it and has written no file yet; ask again once it has (what it has "
+                "written is searched at once; `minirag status` or sync_status follows it)")
 
     def _index_file_holds_data(self) -> bool:
         """Whether DB_PATH names a file with something in it. A zero-length file is no index: a read
@@ -1022,6 +1039,8 @@ class App:
         index = self.index
         bound = index.bound_model()
         if bound is None:
+            if (who := self.being_built()) is not None:  # a first sync, before its first write
+                raise IndexUnavailable(self._not_built_yet(f"the index at {self.config.db_path} is empty", who))
             return QueryResult((), {}, (), tuple(self.config.roots))  # nothing indexed yet
         encoder = None
         if options.hybrid_weight is None or options.hybrid_weight < 1.0 or options.max_distance is not None:
@@ -1031,6 +1050,8 @@ class App:
         hits = search(index.conn, text, options, encoder=encoder, matrices=self.matrices, pool=self.query_pool,
                       pool_conn=lambda: index.conn, served=self.in_roots)
         self._refuse_a_path_meant_as_scope(scope, found_nothing=not hits)
+        if not hits and not index.holds_sources() and (who := self.being_built()) is not None:
+            raise IndexUnavailable(self._not_built_yet(f"the index at {self.config.db_path} is empty", who))
         return QueryResult(tuple(hits), index.parents(h.parent_id for h in hits),
                            tuple(self.collection_of(h.source) for h in hits), tuple(self.config.roots))
 
@@ -1143,6 +1164,7 @@ class App:
             return replace(
                 status,
                 index_error=str(connection.not_sqlite_error(config.db_path)) if connection.not_sqlite(config.db_path)
+                else self._not_built_yet(f"no index at {config.db_path} yet", who) if (who := self.being_built())
                 else (f"the index file {config.db_path} is empty (0 bytes)" if empty else
                       f"no index at {config.db_path}") + "; run `minirag sync` first",
                 chunk_token_budget=self.chunk_budget() or status.chunk_token_budget,  # what a first sync cuts at

@@ -310,6 +310,9 @@ class Index:
         row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return row[0] if row else None
 
+    def holds_sources(self) -> bool:
+        return bool(self.conn.execute("SELECT EXISTS (SELECT 1 FROM sources)").fetchone()[0])
+
     def holds_sources_other_than_files(self) -> bool:
         """Whether any source is data or a URL: text no file of the roots stands for."""
         return bool(self.conn.execute("SELECT EXISTS (SELECT 1 FROM sources WHERE kind != 'file')").fetchone()[0])
