@@ -305,6 +305,26 @@ class Pipeline:
         # Sources whose exclusion row a conversion mark replaced this run -> the mark, while it is in place.
         marks: dict[str, str | None] = {}
 
+        def changed_while_read(sources: list[str]) -> None:
+            progress.changed += len(sources)
+            progress.warnings.extend(f"{source}: changed while it was read; not written (another writer may "
+                                     "have written its newer bytes; the next sync reads it again)"
+                                     for source in sources)
+
+        def still(found: FoundFile) -> Callable[[], bool]:
+            """Whether the file still has the stat its bytes were read with; said when not."""
+            def current() -> bool:
+                if _stat_of(found.source) == (found.size, found.mtime_ns):
+                    return True
+                if found.source not in moved:  # a transaction retried asks again
+                    moved.append(found.source)
+                    changed_while_read([found.source])
+                return False
+
+            return current
+
+        moved: list[str] = []
+
         def flush_touched() -> None:
             if touched:
                 guard()
@@ -331,10 +351,7 @@ class Pipeline:
                     progress.bytes_partial = 0.0
                     group.clear()
                     return
-                progress.changed += len(changed)
-                progress.warnings.extend(f"{source}: changed while it was read; not written (another writer may "
-                                         "have written its newer bytes; the next sync reads it again)"
-                                         for source in changed)
+                changed_while_read(changed)
                 for document in group:  # -v shows these
                     log.info("ingested %s (%s)", document.record.source, plural(len(document.chunked.chunks), "chunk"))
                 progress.done += len(group)
@@ -401,7 +418,7 @@ class Pipeline:
                                               SCHEME_VERSION, result.reason, failure=True)
                         if _was_marked(marks, found.source) or exclusions.get(found.source) != state:
                             guard()
-                            self.index.record_exclusion(found.source, state)
+                            self.index.record_exclusion(found.source, state, current=still(found))
                     elif isinstance(result, Vanished):
                         log.info("gone before it was read: %s", found.source)
                         if found.source in stored or found.source in exclusions:
@@ -415,7 +432,7 @@ class Pipeline:
                                               SCHEME_VERSION, result.reason)
                         if _was_marked(marks, found.source) or previous != state:
                             guard()
-                            progress.deleted += self.index.record_exclusion(found.source, state)
+                            progress.deleted += self.index.record_exclusion(found.source, state, current=still(found))
                     else:
                         progress.warnings.extend(result.warnings)
                         group.append(result)

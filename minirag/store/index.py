@@ -618,10 +618,11 @@ class Index:
 
         db.with_retry(write)
 
-    def record_exclusion(self, source: str, state: ExcludedState) -> int:
+    def record_exclusion(self, source: str, state: ExcludedState, current: Callable[[], bool] | None = None) -> int:
         """Remember that ``source`` is left out, and why. One left out on purpose loses its indexed
         rows if it had any (returns how many sources that was: 0 or 1); one that failed keeps what
-        was indexed from its earlier bytes (a file caught half-written must not vanish from search)."""
+        was indexed from its earlier bytes (a file caught half-written must not vanish from search).
+        `current` is asked inside the transaction: False records nothing (returns 0)."""
         now = datetime.now(UTC).isoformat(timespec="seconds")
         values = (source, state.content_hash, state.size, state.mtime_ns, state.scheme, state.reason,
                   int(state.failure), now)
@@ -631,6 +632,8 @@ class Index:
                 "SELECT 1 FROM sources WHERE source = ?", (source,)).fetchone() is not None
             # Only dropping indexed rows changes what a search sees, so only then the generation moves.
             with self._transaction(searchable=indexed):
+                if current is not None and not current():
+                    return 0
                 if indexed:
                     self._delete_rows(source, codes.read_codebook(self.conn))
                 self.conn.execute(_UPSERT_EXCLUSION, values)
