@@ -60,3 +60,28 @@ def test_a_missing_index_with_no_sync_running_still_says_to_run_one(make_app, tm
     with pytest.raises(IndexUnavailable) as raised:
         make_app().query("otters")
     assert "run `minirag sync`" in str(raised.value) and "building" not in str(raised.value)
+
+
+def test_a_writer_open_before_a_newer_minirag_retokenized_the_index_writes_no_keywords_of_its_own_scheme(app, docs):
+    """The keyword scheme was checked only when the index was opened: a server of this minirag, open
+    while a newer one re-tokenized the keyword index (one write transaction, so a sync of the same
+    minirag cannot write inside it), went on writing its own spelling of keywords into the newer
+    table, which no later open re-tokenizes. Every write checks it now."""
+    from minirag import keywords
+    from minirag.store.index import META_KEYWORD_SCHEME
+
+    write(docs / "a.md", "# Otters\n\nSea otters hold hands while they sleep.\n")
+    app.sync()
+    newer = textwrap.dedent(f"""
+        import sqlite3, sys
+        with sqlite3.connect(sys.argv[1]) as conn:
+            conn.execute("UPDATE meta SET value = ? WHERE key = ?", ("{keywords.KEYWORD_SCHEME + 1}",
+                                                                     "{META_KEYWORD_SCHEME}"))
+    """)
+    subprocess.run([sys.executable, "-c", newer, str(app.config.db_path)], check=True, timeout=60)
+    write(docs / "b.md", "# Beavers\n\nBeavers build dams.\n")
+    with pytest.raises(IndexUnavailable) as raised:
+        app.ingest_file(str(docs / "b.md"))
+    assert "written by a newer minirag" in str(raised.value), raised.value
+    with pytest.raises(IndexUnavailable):
+        app.ingest_data("# Note\n\nA note.", "notes/1")

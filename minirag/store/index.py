@@ -230,10 +230,7 @@ class Index:
             else:
                 if schema.migrate(self.conn, home=os.path.realpath(self.path)):
                     self._committed()
-                if (newer := self.newer_schemes()) is not None:
-                    raise IndexUnavailable(
-                        f"the index {self.path} was written by a newer minirag ({newer}); a write by this "
-                        "one would undo its work: upgrade minirag, or open the index with --read-only")
+                self._refuse_newer_schemes()
                 self._refresh_keywords()
         # The file this object writes to: every write checks the path still names it.
         self.identity = db.identity(self.path, contents=self.watch_contents)
@@ -341,6 +338,14 @@ class Index:
     def generation(self) -> int:
         """Moves on every committed write (see _Transaction)."""
         return int(self.meta(META_GENERATION) or 0)
+
+    def _refuse_newer_schemes(self) -> None:
+        """IndexUnavailable where a newer minirag wrote the index: at its open, and in each write
+        of chunks (a newer one may have re-tokenized it since this one opened it)."""
+        if (newer := self.newer_schemes()) is not None:
+            raise IndexUnavailable(
+                f"the index {self.path} was written by a newer minirag ({newer}); a write by this "
+                "one would undo its work: upgrade minirag, or open the index with --read-only")
 
     def newer_schemes(self) -> str | None:
         """Which of the index's schemes a newer minirag wrote, past this one's, or None. Under the
@@ -480,6 +485,7 @@ class Index:
             written, new_codes = 0, _NewCodes()
             languages: dict[str, int] = {}
             with self._transaction():
+                self._refuse_newer_schemes()  # its keywords are spelled as this minirag spells them
                 codebook = codes.read_codebook(self.conn)
                 for item in prepared:
                     if current is not None and not current(item.record):
