@@ -729,9 +729,9 @@ class App:
         from minirag.ingest.pipeline import Document
 
         if not isinstance(document, Document):
-            raise InvalidArgument(f"{name}: excluded by frontmatter rag: false")
+            raise InvalidArgument(f"{shown(name)}: excluded by frontmatter rag: false")
         if not document.chunked.chunks:  # (`<p></p>`, a page a script fills): no source is emptied by it
-            raise InvalidArgument(f"{name}: no text found in what was given: nothing indexed, a source of that id "
+            raise InvalidArgument(f"{shown(name)}: no text found in what was given: nothing indexed, a source of that id "
                                   "kept as it was")
         progress = Progress()
         self.pipeline.write([document], progress)

@@ -390,6 +390,11 @@ async def test_a_long_path_is_echoed_cut_in_every_refusal(make_state, docs, tmp_
             message = await refused(client, tool, **{argument: path})
             assert said in message and "characters)" in message, (tool, message[:300])
             assert len(message) < 1000, (tool, len(message))
+        for data, said in (("---\nrag: false\n---\nSecret.\n", "excluded by frontmatter rag: false"),
+                           ("<p></p>", "no text found")):  # a source id of 2,000 characters is taken
+            message = await refused(client, "ingest_data", data=data, source="s" * 2000, format="markdown"
+                                    if "rag" in data else "html")
+            assert said in message and "characters)" in message and len(message) < 1000, message[:300]
 
 
 @pytest.mark.anyio
