@@ -5,6 +5,7 @@ answer from what it has committed as soon as it has."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -85,3 +86,28 @@ def test_a_writer_open_before_a_newer_minirag_retokenized_the_index_writes_no_ke
     assert "written by a newer minirag" in str(raised.value), raised.value
     with pytest.raises(IndexUnavailable):
         app.ingest_data("# Note\n\nA note.", "notes/1")
+
+
+def test_a_query_beside_the_servers_own_first_sync_job_names_that_job(app, docs, monkeypatch):
+    import threading
+
+    from minirag.ingest import sync as sync_module
+
+    write(docs / "a.md", "# Otters\n\nSea otters hold hands while they sleep.\n")
+    go = threading.Event()
+    real_run_sync = sync_module.run_sync
+
+    def held(*args, **kwargs):
+        assert go.wait(60)
+        return real_run_sync(*args, **kwargs)
+
+    monkeypatch.setattr(sync_module, "run_sync", held)
+    job = app.start_sync()
+    try:
+        with pytest.raises(IndexUnavailable) as raised:
+            app.query("otters")
+    finally:
+        go.set()
+        assert job.wait(60)
+    assert f"sync job {job.job_id} of this server (pid {os.getpid()}) is building it" in str(raised.value), raised.value
+    assert app.query("otters").hits
