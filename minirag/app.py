@@ -100,6 +100,7 @@ MAX_SOURCE_ID = 2048  # characters of a data or url source's id (URLs included)
 MAX_QUERY_CHARS = 10_000
 META_LAST_SYNC = "collections_last_sync"  # {root: ISO time} of each root's last complete sync
 READ_SLACK_TOKENS = 8  # a page's nextOffset, once known, may be a few digits longer than the null it replaces
+_READS_OF_A_CHANGING_FILE = 3  # an ingest_file whose file changed while it was read reads it again, this often
 
 
 def explained(method):
@@ -357,6 +358,8 @@ class App:
         if self._index is None and not self._index_file_holds_data():
             if connection.not_sqlite(self.config.db_path):  # an empty document, named by mistake
                 raise connection.not_sqlite_error(self.config.db_path)
+            if (who := self.being_built()) is not None:
+                raise IndexUnavailable(self._not_built_yet(f"no index at {self.config.db_path} yet", who))
             how = ("a writer must build it first (this one is read-only)" if self.config.read_only else
                    "run `minirag sync` (or the sync_start tool) first")
             what = "the index file {} is empty (0 bytes)" if os.path.exists(self.config.db_path) else "no index at {}"
@@ -377,6 +380,21 @@ class App:
             except OSError:
                 continue
         return ""
+
+    def being_built(self) -> str | None:
+        """The sync running on this index, in words (a job of this server by its jobId, another
+        process's by its PID), or None."""
+        from minirag.store.lock import live_holder
+
+        job = self.jobs.running()
+        if job is not None:
+            return f"sync job {job.job_id} of this server (pid {os.getpid()})"
+        return live_holder(self.config.db_path)
+
+    @staticmethod
+    def _not_built_yet(what: str, who: str) -> str:
+        return (f"{what}: {who} is building it and has written no file yet; ask again once it has (what it has "
+                "written is searched at once; `minirag status` or sync_status follows it)")
 
     def _index_file_holds_data(self) -> bool:
         """Whether DB_PATH names a file with something in it. A zero-length file is no index: a read
@@ -628,10 +646,21 @@ class App:
     @explained
     def ingest_paths(self, paths: list[str], progress: Progress | None = None,
                      on_change: Callable[[Progress], None] | None = None, *, force: bool = False) -> Progress:
-        from minirag.ingest.scan import unseen_warnings, walk
-
         self.refuse_if_read_only("ingest")
         progress = progress or Progress()
+        if not any(os.path.isdir(raw) for raw in paths):  # files named one by one: never blocked by a sync
+            return self._ingest_paths(paths, progress, on_change, force=force)
+        from minirag.store.lock import SyncLock
+
+        # A folder is a sync's bulk: one at a time with syncs, refused at once as a second sync is.
+        self.encoder  # noqa: B018 - loaded before the lock's folder is made: a missing model leaves nothing behind
+        with SyncLock(self.config.db_path) as lock:
+            return self._ingest_paths(paths, progress, lock.guarded(on_change), force=force, guard=lock.ensure_held)
+
+    def _ingest_paths(self, paths: list[str], progress: Progress, on_change: Callable[[Progress], None] | None,
+                      *, force: bool, guard: Callable[[], None] = lambda: None) -> Progress:
+        from minirag.ingest.scan import unseen_warnings, walk
+
         files: list[FoundFile] = []
         unseen: list[str] = []
         ignored: list[Ignored] = []
@@ -643,10 +672,10 @@ class App:
                 url = " (to fetch a URL: minirag ingest-url URL)" if re.match(r"(?i)https?://", raw) else ""
                 hint = other_spelling(os.path.abspath(raw)) if _really_in_roots(os.path.abspath(raw),
                                                                                 self.config.roots) else None
-                raise NotFound(f"no such file or directory: {os.path.abspath(raw)}{url}" + (f"; {hint}" if hint else ""))
+                raise NotFound(f"no such file or directory: {shown(os.path.abspath(raw))}{url}" + (f"; {hint}" if hint else ""))
             absolute, _real = self.file_source(raw)
             if not os.path.exists(absolute):
-                raise NotFound(f"no such file or directory: {absolute}")
+                raise NotFound(f"no such file or directory: {shown(absolute)}")
             named, found = len(ignored), len(files)
             files.extend(walk(Path(absolute), self.config.roots, unseen, progress.other_types, rules, ignored))
             if len(files) == found and len(ignored) == named and (unread := _unreadable_target(Path(absolute))):
@@ -660,7 +689,7 @@ class App:
         progress.unread += len(warnings)
         progress.warnings.extend(warnings)
         # Files named here are tried even if the same bytes failed before: the user asks why.
-        self.pipeline.run_files(files, progress, force=force, on_change=on_change, retry_failed=True)
+        self.pipeline.run_files(files, progress, force=force, on_change=on_change, retry_failed=True, guard=guard)
         return progress
 
     @explained
@@ -671,16 +700,22 @@ class App:
         source, real = self.file_source(file_path, must_be_absolute=must_be_absolute)
         if not real.is_file():
             if real.is_dir():
-                raise NotFound(f"{source} is a folder: sync_start with path={source} ingests what it holds")
-            raise NotFound(f"not a file: {source}" + (f"; {hint}" if (hint := other_spelling(source)) else ""))
-        progress = Progress()
+                raise NotFound(f"{shown(source)} is a folder: sync_start with path={shown(source)} ingests what it holds")
+            raise NotFound(f"not a file: {shown(source)}" + (f"; {hint}" if (hint := other_spelling(source)) else ""))
         ignored: list[Ignored] = []
         found = list(walk(Path(source), self.config.roots, rules=IgnoreRules.from_config(self.config), ignored=ignored))
         if ignored:  # as `minirag ingest` says it: an agent names no file the user left out
-            raise InvalidArgument(f"{source}: left out by {ignored[0].reason}; nothing indexed")
+            raise InvalidArgument(f"{shown(source)}: left out by {ignored[0].reason}; nothing indexed")
         if not found:
             raise InvalidArgument(not_a_document(source))
-        self.pipeline.run_files(found, progress, force=True)
+        for _ in range(_READS_OF_A_CHANGING_FILE):  # read again while the file changes under the read
+            progress = Progress()
+            self.pipeline.run_files(found, progress, force=True)
+            if not progress.changed:
+                break
+            found = list(walk(Path(source), self.config.roots, rules=IgnoreRules.from_config(self.config)))
+            if not found:
+                break
         if progress.failed:
             raise MiniragError("; ".join(progress.warnings))
         try:
@@ -694,9 +729,9 @@ class App:
         from minirag.ingest.pipeline import Document
 
         if not isinstance(document, Document):
-            raise InvalidArgument(f"{name}: excluded by frontmatter rag: false")
+            raise InvalidArgument(f"{shown(name)}: excluded by frontmatter rag: false")
         if not document.chunked.chunks:  # (`<p></p>`, a page a script fills): no source is emptied by it
-            raise InvalidArgument(f"{name}: no text found in what was given: nothing indexed, a source of that id "
+            raise InvalidArgument(f"{shown(name)}: no text found in what was given: nothing indexed, a source of that id "
                                   "kept as it was")
         progress = Progress()
         self.pipeline.write([document], progress)
@@ -1004,6 +1039,8 @@ class App:
         index = self.index
         bound = index.bound_model()
         if bound is None:
+            if (who := self.being_built()) is not None:  # a first sync, before its first write
+                raise IndexUnavailable(self._not_built_yet(f"the index at {self.config.db_path} is empty", who))
             return QueryResult((), {}, (), tuple(self.config.roots))  # nothing indexed yet
         encoder = None
         if options.hybrid_weight is None or options.hybrid_weight < 1.0 or options.max_distance is not None:
@@ -1013,6 +1050,8 @@ class App:
         hits = search(index.conn, text, options, encoder=encoder, matrices=self.matrices, pool=self.query_pool,
                       pool_conn=lambda: index.conn, served=self.in_roots)
         self._refuse_a_path_meant_as_scope(scope, found_nothing=not hits)
+        if not hits and not index.holds_sources() and (who := self.being_built()) is not None:
+            raise IndexUnavailable(self._not_built_yet(f"the index at {self.config.db_path} is empty", who))
         return QueryResult(tuple(hits), index.parents(h.parent_id for h in hits),
                            tuple(self.collection_of(h.source) for h in hits), tuple(self.config.roots))
 
@@ -1125,6 +1164,7 @@ class App:
             return replace(
                 status,
                 index_error=str(connection.not_sqlite_error(config.db_path)) if connection.not_sqlite(config.db_path)
+                else self._not_built_yet(f"no index at {config.db_path} yet", who) if (who := self.being_built())
                 else (f"the index file {config.db_path} is empty (0 bytes)" if empty else
                       f"no index at {config.db_path}") + "; run `minirag sync` first",
                 chunk_token_budget=self.chunk_budget() or status.chunk_token_budget,  # what a first sync cuts at

@@ -196,7 +196,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("serve", "run the MCP server (stdio by default)")
     p.add_argument("--http", metavar="HOST:PORT", help="serve streamable HTTP instead (default host 127.0.0.1)")
     p = add("ingest", "index files and folders (recursive); unchanged files are skipped")
-    p.add_argument("paths", nargs="+", metavar="PATH", help="files or folders inside the roots")
+    p.add_argument("paths", nargs="+", metavar="PATH", help="files or folders inside the roots; a folder takes the sync lock "
+                   "as a sync does (refused while one runs), files alone never wait")
     p.add_argument("--force", action="store_true", help="re-ingest even unchanged files")
     _run_flags(p, retries=True)
     p = add("ingest-url", "fetch an http(s) URL and index it")

@@ -16,7 +16,13 @@ from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE, Request
 from mcp_types import jsonrpc_message_adapter
 from pydantic import ValidationError
 
-from minirag.stdio_transport import odd_id_reply, odd_params_reply, repair, unreadable_reply
+from minirag.stdio_transport import (
+    number_or_batch_reply,
+    odd_id_reply,
+    odd_params_reply,
+    repair,
+    unreadable_reply,
+)
 
 
 def answered_messages(app, path: str):
@@ -41,7 +47,7 @@ class AnsweredMessages:
         if body is None:  # the client went away
             return
         text = body.decode("utf-8", "surrogateescape")
-        refusal = odd_id_reply(text) or odd_params_reply(text)
+        refusal = odd_id_reply(text) or odd_params_reply(text) or number_or_batch_reply(text)
         if refusal is None:
             body = repair(text).encode("utf-8", "surrogateescape")
             try:

@@ -14,6 +14,7 @@ import stat
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
+from minirag.display import shown
 from minirag.errors import PathOutsideRoots
 from minirag.store import held_files
 
@@ -105,14 +106,14 @@ def _real_and_root(path: Path, roots: list[Path]) -> tuple[Path, Path]:
     try:
         real = Path(os.path.realpath(path))
     except OSError as exc:  # a link this process may not follow (/proc/1/cwd): nothing it can serve
-        raise PathOutsideRoots(f"path outside configured document roots: {path} (it cannot be followed: "
+        raise PathOutsideRoots(f"path outside configured document roots: {shown(str(path))} (it cannot be followed: "
                                f"{exc.strerror or exc}); roots: {', '.join(map(str, roots))}") from None
     root = containing_root(real, roots)
     if root is None:
         # Where a link leads is not said: a client could learn any link's target on the machine.
-        shown = f"{path} (a link to a place outside them)" if real != Path(os.path.abspath(path)) else str(path)
+        named = shown(str(path)) + (" (a link to a place outside them)" if real != Path(os.path.abspath(path)) else "")
         raise PathOutsideRoots(
-            f"path outside configured document roots: {shown}; roots: {', '.join(map(str, roots))}"
+            f"path outside configured document roots: {named}; roots: {', '.join(map(str, roots))}"
         )
     return real, root
 
@@ -142,16 +143,16 @@ def read_file_inside_roots(path: str | Path, roots: Iterable[Path], max_bytes: i
         fd = _open_beneath(root, real) if _HAS_OPENAT else _open_checked(real)
     except OSError as exc:
         if exc.errno in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK):
-            raise PathOutsideRoots(f"{path}: changed while being opened (a file or folder was swapped for a "
+            raise PathOutsideRoots(f"{shown(str(path))}: changed while being opened (a file or folder was swapped for a "
                                    "link); not read") from None
         raise
     opened = os.fstat(fd)
     if held_files.is_held(opened):  # its close would drop SQLite's locks on the index (held_files.py)
         held_files.close(fd)
-        raise PathOutsideRoots(f"{path}: is the index itself (a link to it, or another name for it); not read")
+        raise PathOutsideRoots(f"{shown(str(path))}: is the index itself (a link to it, or another name for it); not read")
     with os.fdopen(fd, "rb", buffering=0) as handle:
         if not stat.S_ISREG(opened.st_mode):
-            raise PathOutsideRoots(f"{path}: not a regular file")
+            raise PathOutsideRoots(f"{shown(str(path))}: not a regular file")
         chunks, left = [], max_bytes + 1
         while left > 0:
             chunk = handle.read(min(left, 1 << 20))

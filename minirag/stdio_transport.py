@@ -18,7 +18,9 @@ A line the SDK cannot read at all (not JSON, JSON nested past its parser's
 depth limit, JSON that is no JSON-RPC message) it passes on as an exception
 that the server only logs: the client, whose request id was lost with the
 line, waits forever. Here each such line is answered with a JSON-RPC error of
-id null (parse error -32700, invalid request -32600), and the server reads on;
+id null (parse error -32700, invalid request -32600), and the server reads on:
+JSON it refuses is no parse error here (a batch; an integer longer than its parser
+reads, said as such: an invalid request as the id, invalid params under the id elsewhere);
 a blank line, which carries no message, is skipped. A client that closes its end
 of stdout has gone away: the server ends as when stdin closes.
 
@@ -131,6 +133,60 @@ def odd_params_reply(line: str) -> types.JSONRPCError | None:
                                      f"object, got {described(params)}"))
 
 
+#: The most digits of an integer the SDK's parser reads (a longer one is its "number out of range").
+SDK_INT_DIGITS = 4300
+_LONG_NUMBER = re.compile(rf"\d{{{SDK_INT_DIGITS + 1},}}")
+
+
+class _Digits(str):
+    """An integer of more digits than SDK_INT_DIGITS, kept as its text."""
+
+
+def _integer(text: str) -> int | _Digits:
+    return _Digits(text) if len(text.lstrip("-")) > SDK_INT_DIGITS else int(text)
+
+
+def _long_numbers(value) -> Iterator[_Digits]:
+    if isinstance(value, _Digits):
+        yield value
+    elif isinstance(value, list):
+        for item in value:
+            yield from _long_numbers(item)
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _long_numbers(item)
+
+
+def number_or_batch_reply(line: str) -> types.JSONRPCError | None:
+    """The error answering `line` when it is valid JSON the SDK refuses as unreadable, else None: a
+    batch (a JSON array, which MCP 2025-06-18 no longer takes) or a message holding an integer too
+    long for its parser (a -32700 'number out of range' there, though the line is JSON)."""
+    batch = line.lstrip().startswith("[")
+    if not batch and not _LONG_NUMBER.search(line):
+        return None
+    try:
+        message = json.loads(line, parse_int=_integer)
+    except (ValueError, RecursionError):
+        return None  # not JSON: the SDK's parse error says so
+    if isinstance(message, list):
+        return types.JSONRPCError(jsonrpc="2.0", id=None, error=types.ErrorData(
+            code=INVALID_REQUEST, message="Invalid Request: a batch (a JSON array of messages) is not taken: MCP "
+                                          "2025-06-18 dropped JSON-RPC batching; send each message on a line of its own"))
+    long = next(_long_numbers(message), None)
+    if not isinstance(message, dict) or long is None:
+        return None
+    digits = f"{len(long.lstrip('-')):,} digits"
+    request_id = message.get("id")
+    if isinstance(request_id, _Digits) or not isinstance(request_id, (str, int)) or isinstance(request_id, bool):
+        what = f"the id is an integer of {digits}" if isinstance(request_id, _Digits) else f"a number of {digits}"
+        return types.JSONRPCError(jsonrpc="2.0", id=None, error=types.ErrorData(
+            code=INVALID_REQUEST, message=f"Invalid Request: {what}, more than the {SDK_INT_DIGITS:,} this server "
+                                          "reads (a string id has no such limit)"))
+    return types.JSONRPCError(jsonrpc="2.0", id=request_id, error=types.ErrorData(
+        code=INVALID_PARAMS, message=f"Invalid params: a number of {digits}, more than the {SDK_INT_DIGITS:,} this "
+                                     "server reads"))
+
+
 def max_line_chars(max_file_size: int) -> int:
     """The longest line a client needs: an ingest_data of `max_file_size` bytes written as JSON, every
     byte of its text at most 3 characters there (é, 2 bytes, is `\\u00e9`), and the rest of the message."""
@@ -218,7 +274,8 @@ class _RepairedLines:
                 continue
             if not line.strip():  # a blank line carries no message: nothing to answer
                 continue
-            if self._write is not None and (refusal := odd_id_reply(line) or odd_params_reply(line)) is not None:
+            if self._write is not None and (refusal := odd_id_reply(line) or odd_params_reply(line)
+                                            or number_or_batch_reply(line)) is not None:
                 await self._write.send(SessionMessage(refusal))
                 continue
             yield repair(line)

@@ -76,7 +76,9 @@ def test_a_cli_sync_a_cli_ingest_a_querying_app_and_a_writing_app_share_one_inde
 
     # Everything starts at once on a file that does not exist yet: creation races too.
     sync = cli("sync", roots=roots, db_path=db_path, model_dir=model_dir)
-    ingest = cli("ingest", str(docs / "ingested"), roots=roots, db_path=db_path, model_dir=model_dir)
+    # Files named one by one (a folder would take the sync lock, as a second sync, and be refused).
+    ingest = cli("ingest", *sorted(map(str, (docs / "ingested").iterdir())), roots=roots, db_path=db_path,
+                 model_dir=model_dir)
     threads = [threading.Thread(target=query_loop), threading.Thread(target=data_loop)]
     for thread in threads:
         thread.start()

@@ -165,6 +165,10 @@ def _posted(port: int, body: bytes, headers: dict[str, str] | None = None) -> tu
         conn.close()
 
 
+LONG_ID = b'{"jsonrpc":"2.0","id":' + b"7" * 5000 + b',"method":"ping"}'
+BATCH = b'[{"jsonrpc":"2.0","id":9,"method":"ping"}]'
+
+
 @pytest.mark.slow
 def test_a_malformed_message_over_http_is_answered_in_one_line_as_over_stdio(server_env):
     """The SDK answered these with pydantic's whole report (a dozen lines) or, for an odd id, with
@@ -180,7 +184,7 @@ def test_a_malformed_message_over_http_is_answered_in_one_line_as_over_stdio(ser
         answers = {body: _posted(port, body, session) for body in (
             b'{"jsonrpc":"2.0","id":3,"method":"tools/call","params":[1]}', b'{"jsonrpc":"1.0","id":4,"method":"ping"}',
             b'{"id":5,"method":"ping"}', b"[]", b'{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}',
-            b'{"jsonrpc":"2.0","id":1.5,"method":"ping"}', b'{"jsonrpc": "2.0", "id": 6, "method"')}
+            b'{"jsonrpc":"2.0","id":1.5,"method":"ping"}', b'{"jsonrpc": "2.0", "id": 6, "method"', LONG_ID, BATCH)}
         surrogate = _posted(port, b'{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"query_documents",'
                                   b'"arguments":{"query":"tides \\ud800"}}}', session)
         served = _posted(port, b'{"jsonrpc":"2.0","id":8,"method":"tools/list"}', session)
@@ -195,5 +199,8 @@ def test_a_malformed_message_over_http_is_answered_in_one_line_as_over_stdio(ser
     assert json.loads(answers[b'{"jsonrpc":"2.0","id":1.5,"method":"ping"}'][1])["error"]["message"] == (
         "Invalid Request: the id must be a string or an integer, got 1.5")
     assert json.loads(answers[b'{"jsonrpc": "2.0", "id": 6, "method"'][1])["error"]["code"] == -32700
+    long_id = json.loads(answers[LONG_ID][1])["error"]  # valid JSON: it was -32700 'number out of range'
+    assert long_id["code"] == -32600 and "the id is an integer of 5,000 digits" in long_id["message"], long_id
+    assert "batch" in json.loads(answers[BATCH][1])["error"]["message"]
     assert surrogate[0] == 200 and b'"id":7,"result"' in surrogate[1], surrogate  # (no index yet: a tool error)
     assert served[0] == 200 and b"query_documents" in served[1]

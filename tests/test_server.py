@@ -370,6 +370,34 @@ async def test_a_refused_link_never_tells_where_it_leads_and_one_that_cannot_be_
 
 
 @pytest.mark.anyio
+async def test_a_long_path_is_echoed_cut_in_every_refusal(make_state, docs, tmp_path):
+    """PathOutsideRoots echoed the whole path, up to 4,096 bytes, as did 'not a file' and the others:
+    a caller's value is shown cut (display.shown), as ids and sources are."""
+    outside = tmp_path / "elsewhere" / ("d" * 200) / ("e" * 200) / ("f" * 200) / ("g" * 200)
+    outside.mkdir(parents=True)
+    long_outside = str(outside / ("x" * 200) / "a.md")
+    deep = docs / ("d" * 200) / ("e" * 200) / ("f" * 200) / ("g" * 200)
+    deep.mkdir(parents=True)
+    (deep / "h").mkdir()
+    async with connected(make_state()) as client:
+        for tool, argument, path, said in (
+                ("read_file", "filePath", long_outside, "outside configured document roots"),
+                ("ingest_file", "filePath", long_outside, "outside configured document roots"),
+                ("delete_file", "filePath", long_outside, "outside configured document roots"),
+                ("sync_start", "path", long_outside, "outside configured document roots"),
+                ("ingest_file", "filePath", str(deep / "h"), "is a folder"),
+                ("ingest_file", "filePath", str(deep / "missing.md"), "not a file")):
+            message = await refused(client, tool, **{argument: path})
+            assert said in message and "characters)" in message, (tool, message[:300])
+            assert len(message) < 1000, (tool, len(message))
+        for data, said in (("---\nrag: false\n---\nSecret.\n", "excluded by frontmatter rag: false"),
+                           ("<p></p>", "no text found")):  # a source id of 2,000 characters is taken
+            message = await refused(client, "ingest_data", data=data, source="s" * 2000, format="markdown"
+                                    if "rag" in data else "html")
+            assert said in message and "characters)" in message and len(message) < 1000, message[:300]
+
+
+@pytest.mark.anyio
 async def test_a_relative_path_is_refused_by_every_path_tool(make_state):
     async with connected(make_state()) as client:
         for tool, extra in (("read_file", {}), ("delete_file", {}), ("read_chunk_neighbors", {"chunkIndex": 0})):

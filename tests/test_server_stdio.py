@@ -563,3 +563,32 @@ def test_a_line_longer_than_any_message_can_be_is_refused_under_its_id_without_b
     assert "over" in refused["error"]["message"] and "MAX_FILE_SIZE" in refused["error"]["message"], refused
     assert grown < line_mib / 2, (grown, stderr)
     assert fits["isError"] is False, fits
+
+
+def test_a_number_too_long_to_read_and_a_batch_are_answered_as_what_they_are(server_env):
+    """A 5,000-digit id is valid JSON: it was answered -32700 'number out of range' (the SDK's parser
+    reads integers of 4,300 digits at most). It is an invalid request now, saying why; a number that
+    long elsewhere in a request is that request's invalid params, under its id. A batch (which MCP
+    2025-06-18 dropped) is refused saying batches are not taken."""
+    long_number = b"9" * 5000
+    server = RawServer(server_env)
+    try:
+        server.initialize()
+        replies = server.replies_to([
+            b'{"jsonrpc": "2.0", "id": ' + long_number + b', "method": "ping"}',
+            b'{"jsonrpc": "2.0", "id": -' + long_number + b', "method": "ping"}',
+            b'{"jsonrpc": "2.0", "id": 8, "method": "tools/call", "params": {"name": "read_file", '
+            b'"arguments": {"source": "x", "offset": ' + long_number + b'}}}',
+            b'[{"jsonrpc": "2.0", "id": 9, "method": "ping"}]',
+        ])
+        after = server.call("ingest_data", data="still serving", source="after")
+    finally:
+        stderr = server.close()
+    assert [(r["id"], r["error"]["code"]) for r in replies] == [(None, -32600), (None, -32600), (8, -32602),
+                                                                 (None, -32600)], replies
+    assert "the id is an integer of 5,000 digits" in replies[0]["error"]["message"], replies[0]
+    assert "the id is an integer of 5,000 digits" in replies[1]["error"]["message"], replies[1]
+    assert "a number of 5,000 digits" in replies[2]["error"]["message"], replies[2]
+    assert "batch" in replies[3]["error"]["message"].lower(), replies[3]
+    assert all(len(r["error"]["message"]) < 300 for r in replies), replies
+    assert after["isError"] is False, (after, stderr)

@@ -60,8 +60,7 @@ class SyncJobs:
             lock = SyncLock(self.db_path).acquire()  # raises SyncLocked at once if held
         except SyncLocked:
             # Held by a job of this server: its jobId, which a client can follow and cancel, not only a PID.
-            with self._lock:
-                running = next((j for j in self._jobs.values() if j.state == "running"), None)
+            running = self.running()
             if running is None:
                 raise
             raise SyncLocked(f"sync job {running.job_id} of this server (pid {os.getpid()}) is running: sync_status "
@@ -119,6 +118,11 @@ class SyncJobs:
         deadline = time.monotonic() + timeout
         for job in jobs:
             job.wait(max(0.0, deadline - time.monotonic()))
+
+    def running(self) -> SyncJob | None:
+        """The job of this server that is running, if one is."""
+        with self._lock:
+            return next((j for j in self._jobs.values() if j.state == "running"), None)
 
     def get(self, job_id: str) -> SyncJob | None:
         with self._lock:

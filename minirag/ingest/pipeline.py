@@ -115,6 +115,8 @@ class Document:
     chunked: ChunkedDocument
     warnings: tuple[str, ...] = ()
     keyword_texts: tuple[KeywordText, ...] | None = None  # one per chunk, made in the conversion thread
+    # A file's (size, mtime_ns) as its bytes were read: written only if the file still has that stat.
+    read_as: tuple[int, int] | None = None
 
 
 def file_hash(data: bytes) -> str:
@@ -259,16 +261,32 @@ class Pipeline:
         built = self.build(converted, source=found.source, kind="file", stem=name_stem(os.path.basename(found.source)),
                            content_hash=digest, size=found.size, mtime_ns=trusted_mtime(found.mtime_ns),
                            progress=progress)
-        return dataclasses.replace(built, found=found) if isinstance(built, Excluded) else built
+        return dataclasses.replace(built, found=found) if isinstance(built, Excluded) else \
+            dataclasses.replace(built, read_as=(found.size, found.mtime_ns))
 
     # --- embedding and writing -------------------------------------------
 
     def write(self, documents: list[Document], progress: Progress | None = None,
-              on_batch: Callable[[int, int], None] | None = None, guard: Callable[[], None] = lambda: None) -> int:
+              on_batch: Callable[[int, int], None] | None = None, guard: Callable[[], None] = lambda: None,
+              changed: list[str] | None = None) -> int:
+        """Embed and write `documents`; a file whose stat moved since its bytes were read is not
+        written (another writer may have written newer bytes): its source goes to `changed`."""
         prepared = with_vectors(documents, self.index, self.encoder, progress, on_batch)
         guard()  # after the embedding, which takes long; a group whose vectors were all stored has no batch
+        read_as = {d.record.source: d.read_as for d in documents if d.read_as is not None}
+
+        def current(record: SourceRecord) -> bool:
+            # Asked inside the write transaction: no other writer commits between this look and the write.
+            if record.source not in read_as:
+                return True
+            if _stat_of(record.source) == read_as[record.source]:
+                return True
+            if changed is not None and record.source not in changed:  # a transaction retried asks again
+                changed.append(record.source)
+            return False
+
         t0 = time.perf_counter()
-        written = self.index.replace_sources(prepared)
+        written = self.index.replace_sources(prepared, current=current)
         if progress is not None:
             progress.add_time("write", time.perf_counter() - t0)
         return written
@@ -287,6 +305,26 @@ class Pipeline:
         # Sources whose exclusion row a conversion mark replaced this run -> the mark, while it is in place.
         marks: dict[str, str | None] = {}
 
+        def changed_while_read(sources: list[str]) -> None:
+            progress.changed += len(sources)
+            progress.warnings.extend(f"{source}: changed while it was read; not written (another writer may "
+                                     "have written its newer bytes; the next sync reads it again)"
+                                     for source in sources)
+
+        def still(found: FoundFile) -> Callable[[], bool]:
+            """Whether the file still has the stat its bytes were read with; said when not."""
+            def current() -> bool:
+                if _stat_of(found.source) == (found.size, found.mtime_ns):
+                    return True
+                if found.source not in moved:  # a transaction retried asks again
+                    moved.append(found.source)
+                    changed_while_read([found.source])
+                return False
+
+            return current
+
+        moved: list[str] = []
+
         def flush_touched() -> None:
             if touched:
                 guard()
@@ -304,14 +342,16 @@ class Pipeline:
                     if progress.stop.is_set():
                         raise _GroupLeft
 
+                changed: list[str] = []
                 try:
-                    progress.chunks_written += self.write(group, progress, on_batch, guard)
+                    progress.chunks_written += self.write(group, progress, on_batch, guard, changed)
                 except _GroupLeft:
                     # A stop waits for one encoder batch, not the group's: the group's files stay as
                     # they were, for the next run (nothing of it was written).
                     progress.bytes_partial = 0.0
                     group.clear()
                     return
+                changed_while_read(changed)
                 for document in group:  # -v shows these
                     log.info("ingested %s (%s)", document.record.source, plural(len(document.chunked.chunks), "chunk"))
                 progress.done += len(group)
@@ -378,7 +418,7 @@ class Pipeline:
                                               SCHEME_VERSION, result.reason, failure=True)
                         if _was_marked(marks, found.source) or exclusions.get(found.source) != state:
                             guard()
-                            self.index.record_exclusion(found.source, state)
+                            self.index.record_exclusion(found.source, state, current=still(found))
                     elif isinstance(result, Vanished):
                         log.info("gone before it was read: %s", found.source)
                         if found.source in stored or found.source in exclusions:
@@ -392,7 +432,7 @@ class Pipeline:
                                               SCHEME_VERSION, result.reason)
                         if _was_marked(marks, found.source) or previous != state:
                             guard()
-                            progress.deleted += self.index.record_exclusion(found.source, state)
+                            progress.deleted += self.index.record_exclusion(found.source, state, current=still(found))
                     else:
                         progress.warnings.extend(result.warnings)
                         group.append(result)
@@ -411,6 +451,14 @@ class Pipeline:
             _clear_marks_if_guarded(self.index, [(source, reason) for source, reason in marks.items() if reason],
                                     guard)
         progress.current = None
+
+
+def _stat_of(path: str) -> tuple[int, int] | None:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return info.st_size, info.st_mtime_ns
 
 
 @contextlib.contextmanager

@@ -38,6 +38,8 @@ class Progress:
     deleted: int = 0
     outside_roots: int = 0  # of `deleted`: files of no configured root (a root removed from the configuration)
     other_types: Counter = field(default_factory=Counter)  # files left out for their type, by suffix
+    # Files whose stat moved between the read of their bytes and their write: not written (Pipeline.write).
+    changed: int = 0
     chunks_written: int = 0
     chunks_embedded: int = 0  # moves per encoder batch, inside a large file too
     chunks_reused: int = 0  # chunks written with a vector the index held already (the same text), not embedded

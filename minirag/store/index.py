@@ -14,7 +14,7 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -230,10 +230,7 @@ class Index:
             else:
                 if schema.migrate(self.conn, home=os.path.realpath(self.path)):
                     self._committed()
-                if (newer := self.newer_schemes()) is not None:
-                    raise IndexUnavailable(
-                        f"the index {self.path} was written by a newer minirag ({newer}); a write by this "
-                        "one would undo its work: upgrade minirag, or open the index with --read-only")
+                self._refuse_newer_schemes()
                 self._refresh_keywords()
         # The file this object writes to: every write checks the path still names it.
         self.identity = db.identity(self.path, contents=self.watch_contents)
@@ -310,6 +307,9 @@ class Index:
         row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return row[0] if row else None
 
+    def holds_sources(self) -> bool:
+        return bool(self.conn.execute("SELECT EXISTS (SELECT 1 FROM sources)").fetchone()[0])
+
     def holds_sources_other_than_files(self) -> bool:
         """Whether any source is data or a URL: text no file of the roots stands for."""
         return bool(self.conn.execute("SELECT EXISTS (SELECT 1 FROM sources WHERE kind != 'file')").fetchone()[0])
@@ -338,6 +338,14 @@ class Index:
     def generation(self) -> int:
         """Moves on every committed write (see _Transaction)."""
         return int(self.meta(META_GENERATION) or 0)
+
+    def _refuse_newer_schemes(self) -> None:
+        """IndexUnavailable where a newer minirag wrote the index: at its open, and in each write
+        of chunks (a newer one may have re-tokenized it since this one opened it)."""
+        if (newer := self.newer_schemes()) is not None:
+            raise IndexUnavailable(
+                f"the index {self.path} was written by a newer minirag ({newer}); a write by this "
+                "one would undo its work: upgrade minirag, or open the index with --read-only")
 
     def newer_schemes(self) -> str | None:
         """Which of the index's schemes a newer minirag wrote, past this one's, or None. Under the
@@ -466,8 +474,10 @@ class Index:
 
     # --- writes -------------------------------------------------------------
 
-    def replace_sources(self, prepared: Sequence[PreparedSource]) -> int:
-        """Replace each source's rows in one transaction. Returns chunks written."""
+    def replace_sources(self, prepared: Sequence[PreparedSource],
+                        current: Callable[[SourceRecord], bool] | None = None) -> int:
+        """Replace each source's rows in one transaction. Returns chunks written. `current` is asked
+        of each source inside the transaction, where no other writer can commit: False leaves it as it is."""
         if not prepared:
             return 0
 
@@ -475,8 +485,11 @@ class Index:
             written, new_codes = 0, _NewCodes()
             languages: dict[str, int] = {}
             with self._transaction():
+                self._refuse_newer_schemes()  # its keywords are spelled as this minirag spells them
                 codebook = codes.read_codebook(self.conn)
                 for item in prepared:
+                    if current is not None and not current(item.record):
+                        continue
                     self._refuse_kind_change(item.record)
                     self._delete_rows(item.record.source, codebook)
                     self.conn.execute("DELETE FROM exclusions WHERE source = ?", (item.record.source,))
@@ -611,10 +624,11 @@ class Index:
 
         db.with_retry(write)
 
-    def record_exclusion(self, source: str, state: ExcludedState) -> int:
+    def record_exclusion(self, source: str, state: ExcludedState, current: Callable[[], bool] | None = None) -> int:
         """Remember that ``source`` is left out, and why. One left out on purpose loses its indexed
         rows if it had any (returns how many sources that was: 0 or 1); one that failed keeps what
-        was indexed from its earlier bytes (a file caught half-written must not vanish from search)."""
+        was indexed from its earlier bytes (a file caught half-written must not vanish from search).
+        `current` is asked inside the transaction: False records nothing (returns 0)."""
         now = datetime.now(UTC).isoformat(timespec="seconds")
         values = (source, state.content_hash, state.size, state.mtime_ns, state.scheme, state.reason,
                   int(state.failure), now)
@@ -624,6 +638,8 @@ class Index:
                 "SELECT 1 FROM sources WHERE source = ?", (source,)).fetchone() is not None
             # Only dropping indexed rows changes what a search sees, so only then the generation moves.
             with self._transaction(searchable=indexed):
+                if current is not None and not current():
+                    return 0
                 if indexed:
                     self._delete_rows(source, codes.read_codebook(self.conn))
                 self.conn.execute(_UPSERT_EXCLUSION, values)

@@ -181,17 +181,53 @@ class SyncLock:
 
     @staticmethod
     def _refusal(holder: object) -> str:
-        # The record is whatever the file holds (anyone who can write the index's folder can write
-        # it): said only when it is the one _write_holder writes.
-        pid, started = (holder.get("pid"), holder.get("started")) if isinstance(holder, dict) else (None, None)
-        if (type(pid) is not int or not isinstance(started, (int, float)) or isinstance(started, bool)
-                or not math.isfinite(started) or abs(time.time() - started) > 1e9):
+        said = _who(holder)
+        if said is None:
             return "another sync is already running against this index"
-        elapsed = max(0, int(time.time() - started))
-        return (
-            f"another sync is already running against this index (pid {pid}, "
-            f"running for {elapsed // 60}m{elapsed % 60:02d}s); wait for it to finish"
-        )
+        return f"another sync is already running against this index ({said}); wait for it to finish"
+
+
+def _who(holder: object) -> str | None:
+    """`pid 812, running for 0m12s` of a holder record; None where it is not the one _write_holder
+    writes (the file holds whatever anyone who can write the index's folder wrote)."""
+    pid, started = (holder.get("pid"), holder.get("started")) if isinstance(holder, dict) else (None, None)
+    if (type(pid) is not int or not isinstance(started, (int, float)) or isinstance(started, bool)
+            or not math.isfinite(started) or abs(time.time() - started) > 1e9):
+        return None
+    elapsed = max(0, int(time.time() - started))
+    return f"pid {pid}, running for {elapsed // 60}m{elapsed % 60:02d}s"
+
+
+def live_holder(db_path: Path) -> str | None:
+    """Who holds the sync lock of `db_path`, in words ("a sync (pid 812, running for 0m12s)"), going by
+    the holder record alone: None where no record names a process that is alive. The lock itself is
+    never tried: a reader holding it a moment would make a sync starting then refuse to run."""
+    if sys.platform == "win32":  # pragma: no cover - os.kill(pid, 0) sends CTRL_C_EVENT there
+        return None
+    try:
+        fd = os.open(lock_path_for(db_path), os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        holder = SyncLock._read_holder(fd)
+    finally:
+        os.close(fd)
+    said = _who(holder)
+    if said is None or not isinstance(holder, dict) or not _alive(holder["pid"]):
+        return None
+    return f"a sync ({said})"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except PermissionError:  # another user's process
+        return True
+    except (OSError, OverflowError):
+        return False
+    return True
 
 
 def _names(path: Path, fd: int) -> bool:

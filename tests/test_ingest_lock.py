@@ -1,0 +1,123 @@
+"""`minirag ingest` beside a sync, each in its own process, on a real index: a folder ingest takes
+the sync lock as a sync does; a single file is never blocked, and whichever writer read the older
+bytes of a file never overwrites the newer ones another wrote meanwhile."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import write
+
+from minirag.ingest import pipeline
+from minirag.ingest.pipeline import file_hash
+from minirag.store.lock import SyncLock
+
+ROOT = Path(__file__).resolve().parent.parent
+OLD = "# Otters\n\nSea otters hold hands while they sleep, old version.\n"
+NEW = "# Beavers\n\nBeavers build dams across rivers, new version.\n"
+
+
+def minirag(config, *argv: str) -> subprocess.CompletedProcess:
+    """`minirag ARGV` in a process of its own, on `config`'s roots, index and model."""
+    env = {k: v for k, v in os.environ.items() if k not in {"BASE_DIRS", "BASE_DIR", "MINIRAG_READ_ONLY", "DB_PATH"}}
+    env.update(BASE_DIR=str(config.roots[0]), DB_PATH=str(config.db_path), MODEL_PATH=str(config.model_path))
+    return subprocess.run([sys.executable, "-m", "minirag", *argv], env=env, cwd=ROOT, capture_output=True,
+                          text=True, timeout=120)
+
+
+def indexed(db_path: Path, source: Path) -> tuple[str, list[str]]:
+    """The content hash stored for `source` and its chunks' texts, read as any reader reads them."""
+    with sqlite3.connect(db_path) as conn:
+        (source_id, digest), = conn.execute("SELECT id, content_hash FROM sources WHERE source = ?", (str(source),))
+        texts = [row[0] for row in conn.execute("SELECT text FROM chunks WHERE source_id = ?", (source_id,))]
+    return digest, texts
+
+
+def test_a_folder_ingest_takes_the_sync_lock_and_a_single_file_is_never_blocked(app, docs):
+    write(docs / "a.md", OLD)
+    write(docs / "sub" / "b.md", NEW)
+    with SyncLock(app.config.db_path):  # a sync of this process, as `minirag sync` holds it
+        refused = minirag(app.config, "ingest", str(docs / "sub"))
+        single = minirag(app.config, "ingest", str(docs / "a.md"))
+    assert refused.returncode == 1 and refused.stderr.count("\n") == 1, refused.stderr
+    assert refused.stderr.startswith("minirag: error: another sync is already running against this index "
+                                     f"(pid {os.getpid()}, running for "), refused.stderr
+    assert single.returncode == 0, single.stderr
+    assert indexed(app.config.db_path, docs / "a.md")[0] == file_hash(OLD.encode())
+    assert minirag(app.config, "ingest", str(docs / "sub")).returncode == 0  # the lock let go: it runs
+    assert indexed(app.config.db_path, docs / "sub" / "b.md")[0] == file_hash(NEW.encode())
+
+
+def _while_converting(monkeypatch, source: Path, meanwhile) -> None:
+    """`meanwhile()` runs once, in the middle of the conversion of `source`'s bytes already read."""
+    convert = pipeline.convert_isolated
+    done = []
+
+    def converting(kind, payload, name, *args, **kwargs):
+        if name == str(source) and not done:
+            done.append(True)
+            meanwhile()
+        return convert(kind, payload, name, *args, **kwargs)
+
+    monkeypatch.setattr(pipeline, "convert_isolated", converting)
+
+
+def test_a_sync_that_read_older_bytes_never_overwrites_the_newer_ones_an_ingest_wrote(app, docs, monkeypatch):
+    """The sync read OLD; the file was saved as NEW and `minirag ingest` of it (another process, not
+    blocked) wrote NEW; then the sync's write of OLD replaced it: the index held bytes the disk had
+    not held since."""
+    note = write(docs / "note.md", OLD)
+    runs = []
+
+    def saved_and_ingested() -> None:
+        note.write_text(NEW)
+        runs.append(minirag(app.config, "ingest", str(note)))
+
+    _while_converting(monkeypatch, note, saved_and_ingested)
+    progress = app.sync()
+    assert runs[0].returncode == 0, runs[0].stderr
+    digest, texts = indexed(app.config.db_path, note)
+    assert digest == file_hash(NEW.encode()) and texts and all("Beavers" in t and "Otters" not in t for t in texts)
+    assert any("changed while it was read" in warning for warning in progress.warnings), progress.warnings
+    assert app.sync().done == 0  # the index holds what the disk holds: nothing left to do
+
+
+def test_an_ingest_that_read_older_bytes_never_overwrites_the_newer_ones_a_sync_wrote(app, docs, monkeypatch):
+    """The single-file ingest read OLD; the file was saved as NEW and a sync (another process) wrote
+    NEW; the ingest then reads the file again and writes NEW, never OLD."""
+    note = write(docs / "note.md", OLD)
+    runs = []
+
+    def saved_and_synced() -> None:
+        note.write_text(NEW)
+        runs.append(minirag(app.config, "sync"))
+
+    _while_converting(monkeypatch, note, saved_and_synced)
+    result = app.ingest_file(str(note))
+    assert runs[0].returncode == 0, runs[0].stderr
+    digest, texts = indexed(app.config.db_path, note)
+    assert digest == file_hash(NEW.encode()) and texts and all("Beavers" in t and "Otters" not in t for t in texts)
+    assert result.title == "Beavers"
+
+
+def test_a_sync_that_read_bytes_left_out_never_drops_the_newer_ones_an_ingest_wrote(app, docs, monkeypatch):
+    """The sync read bytes marked `rag: false`; the file was saved without the mark and ingested (another
+    process); the sync's record of its exclusion then dropped the newer bytes' rows from the index."""
+    note = write(docs / "note.md", "---\nrag: false\n---\n" + OLD)
+    runs = []
+
+    def saved_and_ingested() -> None:
+        note.write_text(NEW)
+        runs.append(minirag(app.config, "ingest", str(note)))
+
+    _while_converting(monkeypatch, note, saved_and_ingested)
+    progress = app.sync()
+    assert runs[0].returncode == 0, runs[0].stderr
+    digest, texts = indexed(app.config.db_path, note)
+    assert digest == file_hash(NEW.encode()) and texts and all("Beavers" in t for t in texts)
+    assert any("changed while it was read" in warning for warning in progress.warnings), progress.warnings
+    assert app.sync().done == 0

@@ -1,0 +1,113 @@
+"""Reads while the first sync of an index runs in another process: they say the index is being
+built and by whom (its PID), not 'no index: run minirag sync first' beside that very sync, and they
+answer from what it has committed as soon as it has."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+from conftest import write
+
+from minirag.errors import IndexUnavailable
+from minirag.store.index import Index
+
+ROOT = Path(__file__).resolve().parent.parent
+
+HOLD = textwrap.dedent("""
+    import sys
+    from pathlib import Path
+    from minirag.store.lock import SyncLock
+    with SyncLock(Path(sys.argv[1])):
+        print("held", flush=True)
+        sys.stdin.read()
+""")
+
+
+def test_reads_beside_a_first_sync_say_it_is_building_the_index_and_answer_once_it_has_written(app, docs):
+    write(docs / "a.md", "# Otters\n\nSea otters hold hands while they sleep.\n")
+    db_path = app.config.db_path
+    # Another process holds the sync lock as a sync does while it loads its model and walks the roots.
+    sync = subprocess.Popen([sys.executable, "-c", HOLD, str(db_path)], cwd=ROOT, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, text=True)
+    try:
+        assert sync.stdout is not None and sync.stdout.readline() == "held\n"
+        building = f"a sync (pid {sync.pid}, running for 0m"
+        with pytest.raises(IndexUnavailable) as raised:
+            app.query("otters")
+        assert "no index at" in str(raised.value) and building in str(raised.value), raised.value
+        assert "run `minirag sync`" not in str(raised.value)
+        assert building in (app.status().index_error or "")
+        Index(db_path).close()  # the sync made the file, and has written no file yet
+        with pytest.raises(IndexUnavailable) as raised:
+            app.query("otters")
+        assert "is empty" in str(raised.value) and building in str(raised.value), raised.value
+        app.ingest_file(str(docs / "a.md"))  # what is committed is answered at once
+        assert app.query("otters").hits
+    finally:
+        sync.communicate("", timeout=30)
+    assert sync.returncode == 0
+
+
+def test_a_missing_index_with_no_sync_running_still_says_to_run_one(make_app, tmp_path):
+    record = json.dumps({"pid": 999_999_999, "started": time.time() - 5})  # a sync that ended
+    (tmp_path / "index.db.sync.lock").write_bytes(b"\0" + record.encode())
+    with pytest.raises(IndexUnavailable) as raised:
+        make_app().query("otters")
+    assert "run `minirag sync`" in str(raised.value) and "building" not in str(raised.value)
+
+
+def test_a_writer_open_before_a_newer_minirag_retokenized_the_index_writes_no_keywords_of_its_own_scheme(app, docs):
+    """The keyword scheme was checked only when the index was opened: a server of this minirag, open
+    while a newer one re-tokenized the keyword index (one write transaction, so a sync of the same
+    minirag cannot write inside it), went on writing its own spelling of keywords into the newer
+    table, which no later open re-tokenizes. Every write checks it now."""
+    from minirag import keywords
+    from minirag.store.index import META_KEYWORD_SCHEME
+
+    write(docs / "a.md", "# Otters\n\nSea otters hold hands while they sleep.\n")
+    app.sync()
+    newer = textwrap.dedent(f"""
+        import sqlite3, sys
+        with sqlite3.connect(sys.argv[1]) as conn:
+            conn.execute("UPDATE meta SET value = ? WHERE key = ?", ("{keywords.KEYWORD_SCHEME + 1}",
+                                                                     "{META_KEYWORD_SCHEME}"))
+    """)
+    subprocess.run([sys.executable, "-c", newer, str(app.config.db_path)], check=True, timeout=60)
+    write(docs / "b.md", "# Beavers\n\nBeavers build dams.\n")
+    with pytest.raises(IndexUnavailable) as raised:
+        app.ingest_file(str(docs / "b.md"))
+    assert "written by a newer minirag" in str(raised.value), raised.value
+    with pytest.raises(IndexUnavailable):
+        app.ingest_data("# Note\n\nA note.", "notes/1")
+
+
+def test_a_query_beside_the_servers_own_first_sync_job_names_that_job(app, docs, monkeypatch):
+    import threading
+
+    from minirag.ingest import sync as sync_module
+
+    write(docs / "a.md", "# Otters\n\nSea otters hold hands while they sleep.\n")
+    go = threading.Event()
+    real_run_sync = sync_module.run_sync
+
+    def held(*args, **kwargs):
+        assert go.wait(60)
+        return real_run_sync(*args, **kwargs)
+
+    monkeypatch.setattr(sync_module, "run_sync", held)
+    job = app.start_sync()
+    try:
+        with pytest.raises(IndexUnavailable) as raised:
+            app.query("otters")
+    finally:
+        go.set()
+        assert job.wait(60)
+    assert f"sync job {job.job_id} of this server (pid {os.getpid()}) is building it" in str(raised.value), raised.value
+    assert app.query("otters").hits
