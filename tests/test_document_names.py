@@ -41,6 +41,7 @@ def test_readme_news_changelog_and_license_files_are_synced_listed_read_and_foun
     assert str(docs / "Makefile") not in listing
     assert "kingfisher counter" in run_cli("read", docs / "NEWS.gz").stdout
     read = json.loads(run_cli("read", "--json", docs / "README").stdout)
-    assert read["title"] == "README" and "Counts grey herons" in read["text"]  # plain text: no heading read
+    # Plain text, no heading read: named by its folder too, or every package's README would be "README".
+    assert read["title"] == f"README ({docs.name})" and "Counts grey herons" in read["text"]
     found = json.loads(run_cli("query", "--json", "spoonbill census").stdout)["results"]
     assert found[0]["source"] == str(docs / "changelog.Debian.gz")

@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 
@@ -87,6 +88,17 @@ def stem(name: str) -> str:
     """`name` without what it is read as: `README.md.gz` -> `README`, `ls.1` -> `ls`."""
     suffix = named_as(name).suffix
     return name[:-len(suffix)] if suffix and name.lower().endswith(suffix) else name
+
+
+def title_stem(path: str) -> str:
+    """What a file at `path` is titled where nothing in it names it: its stem, and for text named
+    for what it holds (`README`, `copyright`) its folder's name after it, `README (openssh-client)`:
+    a thousand packages' notes would otherwise share a handful of titles."""
+    folder, name = os.path.split(path)
+    named = named_as(name)
+    if named.kind == PLAIN_TEXT and named.suffix == named.compression and os.path.basename(folder):
+        return f"{stem(name)} ({os.path.basename(folder)})"
+    return stem(name)
 
 
 def is_manual_section(suffix: str) -> bool:

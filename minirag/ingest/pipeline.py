@@ -32,8 +32,7 @@ from minirag.errors import ConversionFailed, MiniragError, PathOutsideRoots
 from minirag.ingest import ocr
 from minirag.ingest.conversion_gate import ConversionGate
 from minirag.ingest.convert import Converted
-from minirag.ingest.doc_names import named_as
-from minirag.ingest.doc_names import stem as name_stem
+from minirag.ingest.doc_names import named_as, title_stem
 from minirag.ingest.embed import with_vectors
 from minirag.ingest.file_state import CONVERTING, CONVERTING_AGAIN, FileState, by_hash, file_state
 from minirag.ingest.isolation import ConversionStopped, convert_isolated, limits_of
@@ -258,7 +257,7 @@ class Pipeline:
             progress.add_time("convert", time.perf_counter() - t0)
             if progress.stop.is_set():  # chunking a large document takes as long as converting it
                 raise ConversionStopped(found.source)
-        built = self.build(converted, source=found.source, kind="file", stem=name_stem(os.path.basename(found.source)),
+        built = self.build(converted, source=found.source, kind="file", stem=title_stem(found.source),
                            content_hash=digest, size=found.size, mtime_ns=trusted_mtime(found.mtime_ns),
                            progress=progress)
         return dataclasses.replace(built, found=found) if isinstance(built, Excluded) else \
