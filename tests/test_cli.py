@@ -311,7 +311,7 @@ def test_delete_says_what_it_removed_in_words(run, docs):
 
 
 def test_the_sync_summary_counts_a_version_suffix_as_none_while_json_keeps_each_suffix(run, docs):
-    for name in ("Apache-2.0", "LGPL-2.1", "README", "notes.pages"):
+    for name in ("Apache-2.0", "LGPL-2.1", "Makefile", "notes.pages"):
         write(docs / name, "Not a supported type.")
     done = run("sync")
     assert done.returncode == 0, done.stderr

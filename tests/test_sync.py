@@ -631,7 +631,7 @@ def test_a_stop_waits_for_one_encoder_batch_and_leaves_the_group_in_hand_for_the
 
 def test_files_left_out_for_their_type_are_counted_by_suffix_not_silently_dropped(app, docs):
     write(docs / "a.md", "# A\n\nIndexed.")
-    for name in ("b.pages", "sub/c.pages", "d.gz", "README", ".hidden", "notes.txt~"):
+    for name in ("b.pages", "sub/c.pages", "d.gz", "Makefile", ".hidden", "notes.txt~"):
         write(docs / name, "text")
     result = sync(app)
     assert dict(result.other_types) == {".pages": 2, ".gz": 1, "": 1}  # hidden files and temporaries unmentioned

@@ -19,6 +19,7 @@ begun just before the name went can still land; SQLite keeps each whole.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -157,6 +158,10 @@ class SyncLock:
 
     def release(self) -> None:
         if self._fd is not None:
+            # The holder record goes first, while the lock is still held: a reader goes by the record
+            # (live_holder), and this process, a server, lives on past its sync.
+            with contextlib.suppress(OSError):
+                os.ftruncate(self._fd, 1)
             _unlock(self._fd)
             os.close(self._fd)
             self._fd = None
