@@ -14,6 +14,8 @@ from minirag.ingest.doc_names import named_as, stem
 @pytest.mark.parametrize(("name", "kind", "name_stem"), [
     ("README", ".txt", "README"), ("readme", ".txt", "readme"), ("NEWS.gz", ".txt", "NEWS"),
     ("changelog.Debian.gz", ".txt", "changelog.Debian"), ("README.Debian", ".txt", "README.Debian"),
+    ("changelog.Debian.amd64.gz", ".txt", "changelog.Debian.amd64"), ("README.source", ".txt", "README.source"),
+    ("README.Debian.md", ".md", "README.Debian"), ("NEWS.old", ".old", "NEWS"),
     ("copyright", ".txt", "copyright"), ("LICENSE", ".txt", "LICENSE"), ("ChangeLog.bz2", ".txt", "ChangeLog"),
     ("CONTRIBUTING", ".txt", "CONTRIBUTING"), ("README.md", ".md", "README"), ("README.txt", ".txt", "README"),
     ("Makefile", "", "Makefile"), ("README.exe", ".exe", "README"), ("notes", "", "notes"),

@@ -28,11 +28,13 @@ _SECTION = re.compile(r"\.[1-9][a-z]{0,12}")
 _ROFF_STARTS = (b'.\\"', b"'\\\"", b'\\"', b'\\#', b".TH", b".Dd", b'.\\\\"')
 HEAD_BYTES = 4096  # the most of a page's head is_roff_head looks at
 # Names of plain-text files a project (GNU's standards, GitHub's conventions) or a Debian package
-# ships, lower-cased; each may end in `.Debian` or `.source` as well (README.Debian, NEWS.Debian).
+# ships, lower-cased; each may end in `.Debian` (an architecture's after it: changelog.Debian.amd64)
+# or `.source` as well (README.Debian, NEWS.Debian).
 _TEXT_NAMES = frozenset({"readme", "news", "changes", "changelog", "history", "authors", "contributors", "thanks",
                          "todo", "install", "copying", "license", "licence", "notice", "copyright", "faq", "bugs",
                          "hacking", "contributing"})
-_PACKAGE_SUFFIXES = (".debian", ".source")
+# (An architecture's name holds a digit, armel and armhf aside: `.md` after `.Debian` is Markdown's.)
+_PACKAGE_SUFFIX = re.compile(r"\.debian(?:\.(?:[a-z]{0,10}[0-9][a-z0-9_-]{0,10}|armel|armhf))?|\.source")
 PLAIN_TEXT = ".txt"
 
 
@@ -69,10 +71,8 @@ def named_as(name: str) -> NamedAs:
 
 
 def _is_text_name(name: str) -> bool:
-    lowered = name.lower()
-    for suffix in _PACKAGE_SUFFIXES:
-        lowered = lowered.removesuffix(suffix)
-    return lowered in _TEXT_NAMES
+    head, dot, rest = name.lower().partition(".")
+    return head in _TEXT_NAMES and (not dot or _PACKAGE_SUFFIX.fullmatch(dot + rest) is not None)
 
 
 def split_suffix(suffix: str) -> tuple[str, str]:
