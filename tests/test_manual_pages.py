@@ -281,3 +281,52 @@ def test_reading_or_ingesting_a_numbered_file_that_is_no_page_says_why_it_is_not
     assert read.returncode != 0 and f"the file is on disk but never indexed: {why}" in read.stderr, read.stderr
     ingest = run_cli("ingest", docs / "syslog.1")
     assert why in ingest.stdout + ingest.stderr and "Traceback" not in ingest.stderr, ingest
+
+
+def test_a_conditional_for_a_terminal_reads_its_line_as_man_on_a_terminal_shows_it():
+    # pod2man's items (openssl's EVP_SIGNATURE-RSA(7ssl)): the `n` (terminal) branch is what man
+    # shows; a `t` (typesetter) branch and a condition the reader cannot tell stay out.
+    page = roff_to_markdown(
+        '.TH EVP 7ssl\n.SH PARAMETERS\nOne of:\n.RS 4\n'
+        '.ie n .IP """none"" (\\fB\\s-1OSSL_PKEY_RSA_PAD_MODE_NONE\\s0\\fR)" 4\n'
+        ".el .IP \"``none'' (\\fB\\s-1OSSL_PKEY_RSA_PAD_MODE_NONE\\s0\\fR)\" 4\n"
+        '.IX Item "none"\nNo padding.\n'
+        '.ie t .IP "typeset only" 4\n.el .IP "terminal too" 4\nAnother.\n'
+        '.if n .B on a terminal\n.if t .B on paper\n.if !t .B not paper\n.if !n .B not terminal\n'
+        '.ie \\n(.g .ds Aq \\(aq\n.el .ds Aq \'\n'
+        '.if \\n(.H>23 .B unknown\n'
+        '.el\\{\\\nprinted nowhere\n.\\}\n').markdown
+    assert '- "none" (OSSL_PKEY_RSA_PAD_MODE_NONE)\n  No padding.' in page
+    assert "``none''" not in page
+    assert "- terminal too\n  Another." in page and "typeset only" not in page
+    assert "on a terminal" in page and "not paper" in page
+    assert "on paper" not in page and "not terminal" not in page and "unknown" not in page
+    assert "printed nowhere" not in page and "\\" not in page
+
+
+def test_asciidoctors_link_and_mail_macros_keep_their_text_and_address():
+    # util-linux's pages (wdctl(8)): Asciidoctor defines .URL and .MTO in the page's preamble.
+    page = roff_to_markdown(
+        '.TH WDCTL 8\n.SH "AUTHORS"\n.sp\n.MTO "kzak\\(atredhat.com" "Karel Zak" ","\n'
+        '.MTO "lennart\\(atpoettering.net" "Lennart Poettering" ""\n.SH "REPORTING BUGS"\n.sp\n'
+        'For bug reports, use the issue tracker at \\c\n'
+        '.URL "https://github.com/util\\-linux/util\\-linux/issues" "" "."\n.SH AVAILABILITY\n'
+        'It can be downloaded from \\c\n.URL "https://www.kernel.org/pub/linux/utils/" "Linux Kernel Archive" "."\n'
+    ).markdown
+    assert "Karel Zak <mailto:kzak@redhat.com>," in page
+    assert "Lennart Poettering <mailto:lennart@poettering.net>" in page
+    assert "<https://github.com/util-linux/util-linux/issues>." in page
+    assert "Linux Kernel Archive <https://www.kernel.org/pub/linux/utils/>." in page
+
+
+@pytest.mark.parametrize(("source", "printed"), [
+    ("The \\m[blue]blue\\m[] word", "The blue word"),  # DocBook's pages colour links (188 of /usr/share/man's)
+    ("a \\M[red]box\\M[] and \\F[HR]font\\F[] \\O[0]x\\O1", "a box and font x"),
+    ("Size \\s[+2]big\\s[0] and \\s'+2'big\\s'0' and \\s(12x\\s0", "Size big and big and x"),
+    ("Char \\N'65' and \\N'233'", "Char A and é"),
+    ("a \\C'em' b \\C'u00E9'", "a — b é"),
+    ("M\\(:unchen, caf\\('e, \\[:a]\\(ss \\(,c \\[u0065_0301] \\(`a \\(^o \\(~n \\(oa \\(/o \\(ae", "München, café, äß ç é à ô ñ å ø æ"),
+    ("foo\\c\nbar", "foobar"),
+])
+def test_escapes_print_what_a_terminal_shows(source, printed):
+    assert roff_to_markdown(f".TH X 1\n.SH D\n{source}\n").markdown.split("\n\n")[-1].strip() == printed

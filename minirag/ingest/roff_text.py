@@ -22,21 +22,18 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from minirag.ingest.mdoc_text import mdoc_request
+from minirag.ingest.roff_characters import named_character, numbered_character
 from minirag.ingest.text_repair import escape_headings
 
-# One escape: a font (`\fB`, `\f(CW`, `\f[B]`), a named character (`\(em`, `\[em]`), a string
-# (`\*(lq`, `\*[R]`), a size (`\s-1`), an escape with a quoted argument (`\h'-4'`), a number
-# register (`\n(.g`), or one character. Every alternative is bounded: no backtracking.
-_ESCAPE = re.compile(r"""\\(?:f(?:\[[^\]\n]{0,40}\]|\(..|.)|\((..)|\[([^\]\n]{0,40})\]|\*(?:\((..)|\[([^\]\n]{0,40})\]|(.))"""
-                     r"""|s(?:[-+]?\(\d\d|[-+]?\d{1,2})|[hvwlLoxzbXHNRSYVDZ]'[^'\n]{0,200}'|n(?:\(..|\[[^\]\n]{0,40}\]|.)"""
-                     r"""|[kgYVM*$](?:\(..|\[[^\]\n]{0,40}\]|.)|(.))""", re.DOTALL)
-_CHARACTERS = {
-    "em": "—", "en": "–", "hy": "-", "mi": "-", "aq": "'", "dq": '"', "lq": "“", "rq": "”", "oq": "‘", "cq": "’",
-    "bu": "•", "co": "©", "rg": "®", "tm": "™", "de": "°", "mu": "×", "di": "÷", "+-": "±", "<=": "≤", ">=": "≥",
-    "!=": "≠", "->": "→", "<-": "←", "rs": "\\", "sl": "/", "ti": "~", "ha": "^", "ga": "`", "ul": "_", "ba": "|",
-    "or": "|", "lB": "[", "rB": "]", "lC": "{", "rC": "}", "la": "⟨", "ra": "⟩", "Fo": "«", "Fc": "»", "fm": "′",
-    "sc": "§", "ps": "¶", "dg": "†", "Eu": "€", "ct": "¢", "Po": "£", "Ye": "¥", "sq": "□", "ci": "○", "**": "*",
-}
+# One escape: a font (`\fB`, `\f(CW`, `\f[B]`), a font family, colour or output switch (`\F[HR]`,
+# `\m[blue]`, `\M[red]`, `\O[0]`), a named character (`\(em`, `\[em]`), a string (`\*(lq`, `\*[R]`),
+# a size (`\s-1`, `\s[+2]`, `\s'+2'`), a character by name or code (`\C'em'`, `\N'233'`), an escape
+# with a quoted argument (`\h'-4'`), a number register (`\n(.g`), or one character. Every
+# alternative is bounded: no backtracking.
+_ESCAPE = re.compile(r"""\\(?:[fFmMO](?:\[[^\]\n]{0,40}\]|\(..|.)|\((..)|\[([^\]\n]{0,40})\]|\*(?:\((..)|\[([^\]\n]{0,40})\]|(.))"""
+                     r"""|s(?:[-+]?\(\d\d|[-+]?\d{1,2}|\[[^\]\n]{0,40}\]|'[^'\n]{0,40}')|([CN])'([^'\n]{0,40})'"""
+                     r"""|[hvwlLoxzbXHRSYVDZAB]'[^'\n]{0,200}'|n(?:\(..|\[[^\]\n]{0,40}\]|.)"""
+                     r"""|[kgYV*$](?:\(..|\[[^\]\n]{0,40}\]|.)|(.))""", re.DOTALL)
 # The strings man pages' own preambles define most (pod2man's, DocBook's) and mdoc's.
 _STRINGS = {"--": "—", "C+": "C++", "Aq": "'", "lq": "“", "rq": "”", "L\"": "“", "R\"": "”", "R": "®", "Tm": "™", "C`": "", "C'": "",
             "PI": "π", "Ba": "|", "q": '"', "Lq": "“", "Rq": "”"}
@@ -83,12 +80,11 @@ def unescaped(text: str, strings: Mapping[str, str] | Strings = _STRINGS) -> str
 
 
 def _character(strings: Mapping[str, str] | Strings, match: re.Match) -> str:
-    named, bracketed, string2, string_long, string1, one = match.groups()
+    named, bracketed, string2, string_long, string1, by, argument, one = match.groups()
     if named is not None or bracketed is not None:
-        name = named if named is not None else bracketed
-        if name.startswith("u") and len(name) in (5, 6) and all(c in "0123456789ABCDEFabcdef" for c in name[1:]):
-            return chr(int(name[1:], 16))
-        return _CHARACTERS.get(name, "")
+        return named_character(named if named is not None else bracketed)
+    if by is not None:
+        return named_character(argument) if by == "C" else numbered_character(argument)
     string = string2 if string2 is not None else string_long if string_long is not None else string1
     if string is not None:
         return strings.get(string, "")
@@ -259,13 +255,19 @@ def _braces(line: str) -> int:
 
 
 def _joined(lines: list[str]) -> list[str]:
-    """Lines with their continuations (a line ending in an unescaped backslash) joined."""
+    """Lines with their continuations joined: a line ending in an unescaped backslash, and a text
+    line ending in `\\c` whose next line is text too (its word goes on there: `foo\\c` `bar`, foobar)."""
     out: list[str] = []
     pending = ""
-    for line in lines:
+    for at, line in enumerate(lines):
         trailing = len(line) - len(line.rstrip("\\"))
         if trailing % 2:  # `\` at the end: the next line continues this one
             pending += line[:-1]
+            continue
+        if line.endswith("\\c") and (len(line) - len(line[:-1].rstrip("\\")) - 1) % 2 \
+                and not (pending or line).startswith((".", "'")) and at + 1 < len(lines) \
+                and not lines[at + 1].startswith((".", "'")):
+            pending += line[:-2]
             continue
         out.append(pending + line)
         pending = ""
