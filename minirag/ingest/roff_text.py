@@ -414,6 +414,10 @@ def _request(name: str, rest: str, out: Writer, state: PageState) -> str | None:
         address = f"<{'mailto:' if name == 'ME' else ''}{state.link}>" if state.link else ""
         state.link = ""
         return f"{address}{state.words(''.join(args))}" or None
+    if name in ("URL", "MTO"):  # Asciidoctor's link and mail macros: address, text, what follows
+        address, text, after = [state.words(arg) for arg in (*args, "", "", "")[:3]]
+        link = f"<{'mailto:' if name == 'MTO' else ''}{address}>" if address else ""
+        return " ".join(part for part in (text, link) if part) + after or None
     if name == "OP":
         return "[" + state.words(" ".join(args)) + "]"
     if name == "SY":
