@@ -106,7 +106,7 @@ hanging paragraph
 code example line
 .EE
 .if n \{\
-.SH IF BLOCK NEVER SHOWN
+.SH IF BLOCK ON A TERMINAL
 .\}
 .ie t .SH TROFF ONLY
 .el .SH NROFF ONLY
@@ -143,7 +143,8 @@ def test_man_macros_read_as_markdown():
     assert "indented paragraph\n\nhanging paragraph\n\n```\n  kettle -t 90\n    wait\n```" in text
     assert "```\ncode example line\n```" in text
     assert "Mode | Temperature" in text and "green tea | 80" in text and "The end." in text
-    for never in ("NEVER SHOWN", "TROFF ONLY", "NROFF ONLY", "a comment", "XX", "tab(@)", "Qq"):
+    assert "## IF BLOCK ON A TERMINAL" in text and "## NROFF ONLY" in text  # what man shows on a terminal
+    for never in ("NEVER SHOWN", "TROFF ONLY", "a comment", "XX", "tab(@)", "Qq"):
         assert never not in text
 
 
@@ -330,3 +331,10 @@ def test_asciidoctors_link_and_mail_macros_keep_their_text_and_address():
 ])
 def test_escapes_print_what_a_terminal_shows(source, printed):
     assert roff_to_markdown(f".TH X 1\n.SH D\n{source}\n").markdown.split("\n\n")[-1].strip() == printed
+
+
+@pytest.mark.parametrize("nested", [".if n ", ".ie n ", ".if n \\{", ".el ", ".if t \\{"])
+def test_conditionals_nested_on_one_line_or_in_blocks_cost_time_in_proportion(nested):
+    assert grows_linearly(roff_to_markdown, lambda n: ".TH X 1\n" + nested * (20 * n) + "text\n")
+    assert grows_linearly(roff_to_markdown, lambda n: ".TH X 1\n" + (nested + "\n") * n + "text\n")
+

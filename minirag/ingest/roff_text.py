@@ -51,6 +51,9 @@ MAX_STRING_CHARS = 1000
 MAX_EXPANDED_CHARS = 1_000_000
 # The most an mdoc `.It Xo ... .Xc` tag gathers from the lines it spans (a real one is a few words).
 MAX_TAG_CHARS = 1000
+# Conditionals on one line, one the body of the one before (real pages nest two or three): past
+# this many the line is left out, as each level is a copy of the line's rest.
+MAX_NESTED_CONDITIONS = 20
 MAX_NAME_CHARS = 1000  # of a NAME section's paragraph, looked at for the title
 
 
@@ -198,6 +201,18 @@ def roff_to_markdown(text: str) -> Page:
             depth = max(depth + _braces(raw), 0)
             continue
         line = _uncommented(raw)
+        nested = 0
+        while line.startswith((".", "'")) and _REQUEST.match(line).group(1) in _CONDITIONALS:
+            nested += 1
+            body = state.branch(*_REQUEST.match(line).groups()) if nested <= MAX_NESTED_CONDITIONS else None
+            if body is None:  # a branch not taken (or one the reader cannot tell): its block too
+                depth = max(_braces(line), 0)
+                break
+            line = body
+        else:
+            line = line if line.startswith((".", "'")) or line.strip() else ""
+        if depth or not line:
+            continue
         if not line.startswith((".", "'")):
             if state.table is not None:
                 state.table_row(line, out)
@@ -212,11 +227,7 @@ def roff_to_markdown(text: str) -> Page:
             else:
                 out.text(words.rstrip() if out.code is None else words)
             continue
-        name, _, rest = line[1:].lstrip(" \t").partition(" ")
-        name, rest = name.strip(), rest.strip()
-        if name in _CONDITIONALS:
-            depth = max(_braces(line), 0)
-            continue
+        name, rest = _REQUEST.match(line).groups()
         if name in _DEFINITIONS:
             ends = arguments(rest)
             skip_to = "." + ends[1] if name not in ("ig",) and len(ends) > 1 else (
@@ -247,6 +258,10 @@ def roff_to_markdown(text: str) -> Page:
     return Page(f"# {title}\n\n{markdown}" if title and markdown else markdown, title, tuple(state.included))
 
 
+# A request line: its name (up to a space or an escape: `.el\{`) and the rest.
+_REQUEST = re.compile(r"[.'][ \t]*([^\s\\]*)[ \t]*(.*)", re.DOTALL)
+# A condition a text reader can tell: `n` (a terminal: true, as man shows it), `t` (a typesetter).
+_CONDITION = re.compile(r"(!?)([nt])(?=\s|\\\{|$)\s*(.*)", re.DOTALL)
 _TAG = "\0tag"  # a request whose next line is a list item's tag (`.TP`)
 
 
@@ -292,6 +307,26 @@ class PageState:
         self.strings = Strings()
         self.link = ""  # the address of the man(7) link (`.UR`) being read
         self.extending = False  # an mdoc `.It Xo` tag goes on over the lines to its `.Xc`
+        self.otherwise: bool | None = None  # whether the last `.ie`'s `.el` is taken (None: not told)
+
+    def branch(self, name: str, rest: str) -> str | None:
+        """What a conditional (`.if COND BODY`, `.ie`, `.el BODY`) gives to read: its body, where
+        it is taken (`n` is: a terminal's branch is what man shows); None where it is not or its
+        condition is one the reader cannot tell (a register, a string comparison)."""
+        if name == "while":
+            return None
+        if name == "el":
+            taken, body, self.otherwise = self.otherwise, rest, None
+        else:
+            condition = _CONDITION.match(rest)
+            taken = None if condition is None else (condition.group(2) == "n") != (condition.group(1) == "!")
+            body = condition.group(3) if condition else ""
+            if name == "ie":
+                self.otherwise = None if taken is None else not taken
+        if not taken:
+            return None
+        body = body.lstrip()
+        return body[2:].lstrip() if body.startswith("\\{") else body
 
     def words(self, text: str) -> str:
         return unescaped(text, self.strings)
