@@ -338,3 +338,9 @@ def test_conditionals_nested_on_one_line_or_in_blocks_cost_time_in_proportion(ne
     assert grows_linearly(roff_to_markdown, lambda n: ".TH X 1\n" + nested * (20 * n) + "text\n")
     assert grows_linearly(roff_to_markdown, lambda n: ".TH X 1\n" + (nested + "\n") * n + "text\n")
 
+
+def test_a_macros_argument_holds_its_escaped_spaces():
+    # glibc's memusagestat(1): `\ ` is a space inside one argument, not between two.
+    page = roff_to_markdown(".TH X 1\n.SH OPTIONS\n.TP\n.BI \\-o\\  file \\fR,\\ \\fB\\-\\-output= file\n"
+                            "Name of the output file.\n.B a\\ b c\n").markdown
+    assert "- -o file, --output=file\n  Name of the output file.\n  a b c" in page

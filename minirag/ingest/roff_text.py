@@ -40,7 +40,8 @@ _STRINGS = {"--": "—", "C+": "C++", "Aq": "'", "lq": "“", "rq": "”", "L\""
 _ONE = {"-": "-", "e": "\\", "\\": "\\", " ": " ", "~": " ", "0": " ", "t": " ", "'": "'", "`": "`", ".": ".",
         "_": "_", "E": "\\", "%": "", "&": "", "|": "", "^": "", ")": "", ",": "", "/": "", "c": "", ":": "",
         "{": "", "}": "", "p": "", "a": "", "d": "", "u": "", "r": "", "!": "", "?": ""}
-_QUOTED = re.compile(r'"((?:[^"]|"")*)"?|(\S+)')
+# An argument: a quoted string, or a word (an escaped space, `\ `, is within it).
+_QUOTED = re.compile(r'"((?:[^"]|"")*)"?|((?:[^\s\\]|\\.)+\\?|\\)')
 _TAB = re.compile(r"tab\s*\((.)\)")
 # A NAME section's line: the page's names, a dash, what it is.
 _NAME_LINE = re.compile(r"([^\n]*?\S)\s+[-—–]+\s+(\S[^\n]*)")
