@@ -8,8 +8,9 @@ A small reader, not a formatter: one pass over the lines, no recursion, no macro
 - mdoc(7): `.Dt` names the page; `.Sh`/`.Ss` are headings; `.Nm`, `.Nd`, `.Fl`, `.Ar`, `.Op`, `.Xr`,
   the quoting macros and the rest read as their words; `.Bl`/`.It`/`.El` are lists, `.Bd -literal` code.
 - tbl(1) tables (`.TS`/`.TE`): each row's cells as a line, `|` between them.
-- Left out: comments; conditionals (`.if`, `.ie`, `.el`, with their `\\{ ... \\}` blocks): what
-  they print depends on the device; macro and string definitions (`.de`, `.ds`...) and every other
+- Conditionals (`.if`, `.ie`, `.el`, with their `\\{ ... \\}` blocks) as on a terminal: an `n`
+  branch is read, a `t` branch and one whose condition the reader cannot tell are not.
+- Left out: comments; macro and string definitions (`.de`, `.ds`...) and every other
   request, whose arguments are not text. `.so` (another page's text) is not followed: what a page
   includes is not in it, and may be outside the roots; a page that is only that says so in its note.
 """
@@ -203,9 +204,9 @@ def roff_to_markdown(text: str) -> Page:
             continue
         line = _uncommented(raw)
         nested = 0
-        while line.startswith((".", "'")) and _REQUEST.match(line).group(1) in _CONDITIONALS:
+        while line.startswith((".", "'")) and _split_request(line)[0] in _CONDITIONALS:
             nested += 1
-            body = state.branch(*_REQUEST.match(line).groups()) if nested <= MAX_NESTED_CONDITIONS else None
+            body = state.branch(*_split_request(line)) if nested <= MAX_NESTED_CONDITIONS else None
             if body is None:  # a branch not taken (or one the reader cannot tell): its block too
                 depth = max(_braces(line), 0)
                 break
@@ -228,7 +229,7 @@ def roff_to_markdown(text: str) -> Page:
             else:
                 out.text(words.rstrip() if out.code is None else words)
             continue
-        name, rest = _REQUEST.match(line).groups()
+        name, rest = _split_request(line)
         if name in _DEFINITIONS:
             ends = arguments(rest)
             skip_to = "." + ends[1] if name not in ("ig",) and len(ends) > 1 else (
@@ -263,7 +264,13 @@ def roff_to_markdown(text: str) -> Page:
 _REQUEST = re.compile(r"[.'][ \t]*([^\s\\]*)[ \t]*(.*)", re.DOTALL)
 # A condition a text reader can tell: `n` (a terminal: true, as man shows it), `t` (a typesetter).
 _CONDITION = re.compile(r"(!?)([nt])(?=\s|\\\{|$)\s*(.*)", re.DOTALL)
-_TAG = "\0tag"  # a request whose next line is a list item's tag (`.TP`)
+_TAG = "\0tag"
+
+
+def _split_request(line: str) -> tuple[str, str]:
+    """A request line's name and the rest."""
+    match = _REQUEST.match(line)
+    return (match.group(1), match.group(2)) if match else ("", "")  # a request whose next line is a list item's tag (`.TP`)
 
 
 def _braces(line: str) -> int:
