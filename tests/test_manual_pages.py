@@ -344,3 +344,13 @@ def test_a_macros_argument_holds_its_escaped_spaces():
     page = roff_to_markdown(".TH X 1\n.SH OPTIONS\n.TP\n.BI \\-o\\  file \\fR,\\ \\fB\\-\\-output= file\n"
                             "Name of the output file.\n.B a\\ b c\n").markdown
     assert "- -o file, --output=file\n  Name of the output file.\n  a b c" in page
+
+
+def test_an_mdoc_macros_words_print_their_escapes_and_mdocs_strings():
+    # crypt(5), dash(1), libmagic(3): `\&` keeps a word from being a macro or a mark, and goes.
+    page = roff_to_markdown(
+        ".Dd May 1, 2026\n.Dt X 1\n.Sh DESCRIPTION\nSalt characters:\n.Sq \\&: ,\n.Sq \\&\\e .\n"
+        ".Dq \\*[Gt] .\n.Li \\*[Lt]newline\\*[Gt] \\&( \\&)\n.Sq \\&Op\n.An -nosplit\n.An M\\(oans Rullg\\(oard\n"
+        ".Fl \\-help\n.Ar n\\&1\n").markdown
+    assert "‘:’,\n‘\\’.\n“>”.\n<newline> ( )\n‘Op’\nMåns Rullgård\n--help\nn1" in page
+    assert "nosplit" not in page  # `.An -nosplit`: how authors' names break, no word
