@@ -225,6 +225,10 @@ def test_a_fetched_manual_page_reads_as_one():
     "words \\\n",  # lines continued, all one line
     ".TS\nl.\nT{\n" + "cell text\n" * 5,  # a cell's text block never closed
     ".ds X \\*X\\*X\n\\*X\n",  # strings naming themselves
+    "word\\c\n",  # text lines running on into the next, all one line
+    "\\m[" + "\\s'" + "\\C'" + "\\N'9" * 10 + "\\(:" * 5 + "\\[u0065" + "_0301" * 10 + "\n",  # half-open, long
+    ".ie n .if !t .el .IP \\{\\\n",  # conditionals taken, blocks opened and continued
+    ".Sq \\&: \\*[Gt] \\&Op\n",  # mdoc words with escapes
 ])
 def test_reading_a_page_takes_time_in_proportion_to_its_length(unit):
     assert grows_linearly(roff_to_markdown, lambda n: unit * n)
