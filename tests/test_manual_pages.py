@@ -358,3 +358,13 @@ def test_an_mdoc_macros_words_print_their_escapes_and_mdocs_strings():
         ".Fl \\-help\n.Ar n\\&1\n").markdown
     assert "‘:’,\n‘\\’.\n“>”.\n<newline> ( )\n‘Op’\nMåns Rullgård\n--help\nn1" in page
     assert "nosplit" not in page  # `.An -nosplit`: how authors' names break, no word
+
+
+def test_pod2mans_verbatim_blocks_are_code():
+    # CA.pl(1ssl) and the other pod2man pages (202 of /usr/share/man's and manpages'): its preamble
+    # defines .Vb as .nf and .Ve as .fi; a shell comment in one is no heading, its lines stay lines.
+    page = roff_to_markdown(
+        '.de Vb\n.ft CW\n.nf\n.ne \\\\$1\n..\n.de Ve\n.ft R\n.fi\n..\n.TH CA.PL 1ssl\n.SH EXAMPLES\n'
+        "Complete example:\n.PP\n.Vb 4\n\\& # make the CA\n\\& CA.pl \\-newca\n\\& CA.pl \\-sign\n.Ve\n.PP\nDone.\n"
+    ).markdown
+    assert "Complete example:\n\n```\n # make the CA\n CA.pl -newca\n CA.pl -sign\n```\n\nDone." in page

@@ -429,10 +429,10 @@ def _request(name: str, rest: str, out: Writer, state: PageState) -> str | None:
         else:
             out.end()
         return None
-    if name in ("nf", "EX"):
+    if name in ("nf", "EX", "Vb"):  # `.Vb`/`.Ve`: pod2man's verbatim block, which its preamble defines so
         out.start_code()
         return None
-    if name in ("fi", "EE"):
+    if name in ("fi", "EE", "Ve"):
         out.end_code()
         return None
     if name in _SPACED:
