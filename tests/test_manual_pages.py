@@ -368,3 +368,13 @@ def test_pod2mans_verbatim_blocks_are_code():
         "Complete example:\n.PP\n.Vb 4\n\\& # make the CA\n\\& CA.pl \\-newca\n\\& CA.pl \\-sign\n.Ve\n.PP\nDone.\n"
     ).markdown
     assert "Complete example:\n\n```\n # make the CA\n CA.pl -newca\n CA.pl -sign\n```\n\nDone." in page
+
+
+def test_an_items_second_paragraph_stays_in_the_item():
+    # man-pages' style (.TP tag, text, .IP, more text) and mdoc's (.It, text, .Pp, more text).
+    man = roff_to_markdown(".TH X 1\n.SH OPTIONS\n.TP\n.B \\-x\nFirst paragraph.\n.IP\nSecond paragraph.\n"
+                           ".TP\n.B \\-y\nOther.\n.PP\nAfter the list.\n").markdown
+    assert "- -x\n  First paragraph.\n\n  Second paragraph.\n\n- -y\n  Other.\n\nAfter the list." in man
+    mdoc = roff_to_markdown(".Dd May 1, 2026\n.Dt X 1\n.Sh OPTIONS\n.Bl -tag -width Ds\n.It Fl x\nFirst paragraph.\n"
+                            ".Pp\nSecond paragraph.\n.It Fl y\nOther.\n.El\n.Pp\nAfter the list.\n").markdown
+    assert "- -x\n  First paragraph.\n\n  Second paragraph.\n\n- -y\n  Other.\n\nAfter the list." in mdoc

@@ -143,10 +143,24 @@ class Writer:
         if self.tag is not None and (self.tag.strip() or body):
             # A tagged paragraph: its tag, then its text; an untagged item (a bullet's): its text.
             lines = [escape_headings(self.tag.strip()), *body.split("\n")] if self.tag.strip() else body.split("\n")
-            self.blocks.append("- " + "\n  ".join(line for line in lines if line))
+            while lines and not lines[0]:
+                lines.pop(0)
+            while lines and not lines[-1]:
+                lines.pop()
+            # A blank line between an item's paragraphs stays, each paragraph indented under it.
+            self.blocks.append("- " + "\n".join(f"  {line}" if line else "" for line in lines)[2:])
         elif body:
             self.blocks.append(body)
         self.lines, self.tag = [], None
+
+    def item_paragraph(self) -> bool:
+        """A new paragraph in the list item being filled (man's `.IP` with no tag after its text,
+        mdoc's `.Pp` in an item); False where no item has text yet."""
+        if self.tag is None or not self.lines or self.code is not None:
+            return False
+        if self.lines[-1]:
+            self.lines.append("")
+        return True
 
     def item(self, tag: str) -> None:
         self.end()
@@ -415,6 +429,8 @@ def _request(name: str, rest: str, out: Writer, state: PageState) -> str | None:
             state.heading_next = level  # the heading is the next line
         return None
     if name in _PARAGRAPH:
+        if name in ("Pp", "Lp") and state.lists and out.item_paragraph():
+            return None
         out.end()
         return None
     if name == "TP":
@@ -426,7 +442,7 @@ def _request(name: str, rest: str, out: Writer, state: PageState) -> str | None:
             out.item("")  # a bulleted list's item: its text alone
         elif tag:
             out.item(tag)
-        else:
+        elif not out.item_paragraph():
             out.end()
         return None
     if name in ("nf", "EX", "Vb"):  # `.Vb`/`.Ve`: pod2man's verbatim block, which its preamble defines so
