@@ -199,3 +199,14 @@ def test_xz_streams_one_after_another_are_read_as_one_and_a_cut_one_keeps_what_i
     cut = convert_document(whole[:len(whole) // 2], ".txt.xz", "cut.txt.xz")
     assert cut.markdown.startswith("Line 0 of notes on plovers.") and cut.warnings[0].startswith(
         "cut.txt.xz: its xz stream is damaged or cut short after ")
+
+
+@pytest.mark.parametrize("suffix", [".gz", ".bz2", ".xz"])
+def test_a_pages_head_is_read_past_empty_streams_before_it(suffix):
+    # `: | gzip > p.1.gz; gzip -c page >> p.1.gz`: gzip -d, man and convert read the page; the
+    # walk's look at the head had inflated the first (empty) stream alone and left the page out.
+    from minirag.ingest.compressed import inflated_head
+    compress = {".gz": gzip.compress, ".bz2": bz2.compress, ".xz": lzma.compress}[suffix]
+    page = b".TH X 1\n.SH NAME\nx \\- y\n"
+    assert inflated_head(compress(b"") * 3 + compress(page), suffix, 512) == page
+    assert inflated_head(compress(b"") * 100_000, suffix, 512) == b""  # nothing but empty streams

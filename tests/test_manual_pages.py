@@ -106,7 +106,7 @@ hanging paragraph
 code example line
 .EE
 .if n \{\
-.SH IF BLOCK NEVER SHOWN
+.SH IF BLOCK ON A TERMINAL
 .\}
 .ie t .SH TROFF ONLY
 .el .SH NROFF ONLY
@@ -143,7 +143,8 @@ def test_man_macros_read_as_markdown():
     assert "indented paragraph\n\nhanging paragraph\n\n```\n  kettle -t 90\n    wait\n```" in text
     assert "```\ncode example line\n```" in text
     assert "Mode | Temperature" in text and "green tea | 80" in text and "The end." in text
-    for never in ("NEVER SHOWN", "TROFF ONLY", "NROFF ONLY", "a comment", "XX", "tab(@)", "Qq"):
+    assert "## IF BLOCK ON A TERMINAL" in text and "## NROFF ONLY" in text  # what man shows on a terminal
+    for never in ("NEVER SHOWN", "TROFF ONLY", "a comment", "XX", "tab(@)", "Qq"):
         assert never not in text
 
 
@@ -224,6 +225,10 @@ def test_a_fetched_manual_page_reads_as_one():
     "words \\\n",  # lines continued, all one line
     ".TS\nl.\nT{\n" + "cell text\n" * 5,  # a cell's text block never closed
     ".ds X \\*X\\*X\n\\*X\n",  # strings naming themselves
+    "word\\c\n",  # text lines running on into the next, all one line
+    "\\m[" + "\\s'" + "\\C'" + "\\N'9" * 10 + "\\(:" * 5 + "\\[u0065" + "_0301" * 10 + "\n",  # half-open, long
+    ".ie n .if !t .el .IP \\{\\\n",  # conditionals taken, blocks opened and continued
+    ".Sq \\&: \\*[Gt] \\&Op\n",  # mdoc words with escapes
 ])
 def test_reading_a_page_takes_time_in_proportion_to_its_length(unit):
     assert grows_linearly(roff_to_markdown, lambda n: unit * n)
@@ -281,3 +286,95 @@ def test_reading_or_ingesting_a_numbered_file_that_is_no_page_says_why_it_is_not
     assert read.returncode != 0 and f"the file is on disk but never indexed: {why}" in read.stderr, read.stderr
     ingest = run_cli("ingest", docs / "syslog.1")
     assert why in ingest.stdout + ingest.stderr and "Traceback" not in ingest.stderr, ingest
+
+
+def test_a_conditional_for_a_terminal_reads_its_line_as_man_on_a_terminal_shows_it():
+    # pod2man's items (openssl's EVP_SIGNATURE-RSA(7ssl)): the `n` (terminal) branch is what man
+    # shows; a `t` (typesetter) branch and a condition the reader cannot tell stay out.
+    page = roff_to_markdown(
+        '.TH EVP 7ssl\n.SH PARAMETERS\nOne of:\n.RS 4\n'
+        '.ie n .IP """none"" (\\fB\\s-1OSSL_PKEY_RSA_PAD_MODE_NONE\\s0\\fR)" 4\n'
+        ".el .IP \"``none'' (\\fB\\s-1OSSL_PKEY_RSA_PAD_MODE_NONE\\s0\\fR)\" 4\n"
+        '.IX Item "none"\nNo padding.\n'
+        '.ie t .IP "typeset only" 4\n.el .IP "terminal too" 4\nAnother.\n'
+        '.if n .B on a terminal\n.if t .B on paper\n.if !t .B not paper\n.if !n .B not terminal\n'
+        '.ie \\n(.g .ds Aq \\(aq\n.el .ds Aq \'\n'
+        '.if \\n(.H>23 .B unknown\n'
+        '.el\\{\\\nprinted nowhere\n.\\}\n').markdown
+    assert '- "none" (OSSL_PKEY_RSA_PAD_MODE_NONE)\n  No padding.' in page
+    assert "``none''" not in page
+    assert "- terminal too\n  Another." in page and "typeset only" not in page
+    assert "on a terminal" in page and "not paper" in page
+    assert "on paper" not in page and "not terminal" not in page and "unknown" not in page
+    assert "printed nowhere" not in page and "\\" not in page
+
+
+def test_asciidoctors_link_and_mail_macros_keep_their_text_and_address():
+    # util-linux's pages (wdctl(8)): Asciidoctor defines .URL and .MTO in the page's preamble.
+    page = roff_to_markdown(
+        '.TH WDCTL 8\n.SH "AUTHORS"\n.sp\n.MTO "kzak\\(atredhat.com" "Karel Zak" ","\n'
+        '.MTO "lennart\\(atpoettering.net" "Lennart Poettering" ""\n.SH "REPORTING BUGS"\n.sp\n'
+        'For bug reports, use the issue tracker at \\c\n'
+        '.URL "https://github.com/util\\-linux/util\\-linux/issues" "" "."\n.SH AVAILABILITY\n'
+        'It can be downloaded from \\c\n.URL "https://www.kernel.org/pub/linux/utils/" "Linux Kernel Archive" "."\n'
+    ).markdown
+    assert "Karel Zak <mailto:kzak@redhat.com>," in page
+    assert "Lennart Poettering <mailto:lennart@poettering.net>" in page
+    assert "<https://github.com/util-linux/util-linux/issues>." in page
+    assert "Linux Kernel Archive <https://www.kernel.org/pub/linux/utils/>." in page
+
+
+@pytest.mark.parametrize(("source", "printed"), [
+    ("The \\m[blue]blue\\m[] word", "The blue word"),  # DocBook's pages colour links (188 of /usr/share/man's)
+    ("a \\M[red]box\\M[] and \\F[HR]font\\F[] \\O[0]x\\O1", "a box and font x"),
+    ("Size \\s[+2]big\\s[0] and \\s'+2'big\\s'0' and \\s(12x\\s0", "Size big and big and x"),
+    ("Char \\N'65' and \\N'233'", "Char A and é"),
+    ("a \\C'em' b \\C'u00E9'", "a — b é"),
+    ("M\\(:unchen, caf\\('e, \\[:a]\\(ss \\(,c \\[u0065_0301] \\(`a \\(^o \\(~n \\(oa \\(/o \\(ae", "München, café, äß ç é à ô ñ å ø æ"),
+    ("foo\\c\nbar", "foobar"),
+])
+def test_escapes_print_what_a_terminal_shows(source, printed):
+    assert roff_to_markdown(f".TH X 1\n.SH D\n{source}\n").markdown.split("\n\n")[-1].strip() == printed
+
+
+@pytest.mark.parametrize("nested", [".if n ", ".ie n ", ".if n \\{", ".el ", ".if t \\{"])
+def test_conditionals_nested_on_one_line_or_in_blocks_cost_time_in_proportion(nested):
+    assert grows_linearly(roff_to_markdown, lambda n: ".TH X 1\n" + nested * (20 * n) + "text\n")
+    assert grows_linearly(roff_to_markdown, lambda n: ".TH X 1\n" + (nested + "\n") * n + "text\n")
+
+
+def test_a_macros_argument_holds_its_escaped_spaces():
+    # glibc's memusagestat(1): `\ ` is a space inside one argument, not between two.
+    page = roff_to_markdown(".TH X 1\n.SH OPTIONS\n.TP\n.BI \\-o\\  file \\fR,\\ \\fB\\-\\-output= file\n"
+                            "Name of the output file.\n.B a\\ b c\n").markdown
+    assert "- -o file, --output=file\n  Name of the output file.\n  a b c" in page
+
+
+def test_an_mdoc_macros_words_print_their_escapes_and_mdocs_strings():
+    # crypt(5), dash(1), libmagic(3): `\&` keeps a word from being a macro or a mark, and goes.
+    page = roff_to_markdown(
+        ".Dd May 1, 2026\n.Dt X 1\n.Sh DESCRIPTION\nSalt characters:\n.Sq \\&: ,\n.Sq \\&\\e .\n"
+        ".Dq \\*[Gt] .\n.Li \\*[Lt]newline\\*[Gt] \\&( \\&)\n.Sq \\&Op\n.An -nosplit\n.An M\\(oans Rullg\\(oard\n"
+        ".Fl \\-help\n.Ar n\\&1\n").markdown
+    assert "‘:’,\n‘\\’.\n“>”.\n<newline> ( )\n‘Op’\nMåns Rullgård\n--help\nn1" in page
+    assert "nosplit" not in page  # `.An -nosplit`: how authors' names break, no word
+
+
+def test_pod2mans_verbatim_blocks_are_code():
+    # CA.pl(1ssl) and the other pod2man pages (202 of /usr/share/man's and manpages'): its preamble
+    # defines .Vb as .nf and .Ve as .fi; a shell comment in one is no heading, its lines stay lines.
+    page = roff_to_markdown(
+        '.de Vb\n.ft CW\n.nf\n.ne \\\\$1\n..\n.de Ve\n.ft R\n.fi\n..\n.TH CA.PL 1ssl\n.SH EXAMPLES\n'
+        "Complete example:\n.PP\n.Vb 4\n\\& # make the CA\n\\& CA.pl \\-newca\n\\& CA.pl \\-sign\n.Ve\n.PP\nDone.\n"
+    ).markdown
+    assert "Complete example:\n\n```\n # make the CA\n CA.pl -newca\n CA.pl -sign\n```\n\nDone." in page
+
+
+def test_an_items_second_paragraph_stays_in_the_item():
+    # man-pages' style (.TP tag, text, .IP, more text) and mdoc's (.It, text, .Pp, more text).
+    man = roff_to_markdown(".TH X 1\n.SH OPTIONS\n.TP\n.B \\-x\nFirst paragraph.\n.IP\nSecond paragraph.\n"
+                           ".TP\n.B \\-y\nOther.\n.PP\nAfter the list.\n").markdown
+    assert "- -x\n  First paragraph.\n\n  Second paragraph.\n\n- -y\n  Other.\n\nAfter the list." in man
+    mdoc = roff_to_markdown(".Dd May 1, 2026\n.Dt X 1\n.Sh OPTIONS\n.Bl -tag -width Ds\n.It Fl x\nFirst paragraph.\n"
+                            ".Pp\nSecond paragraph.\n.It Fl y\nOther.\n.El\n.Pp\nAfter the list.\n").markdown
+    assert "- -x\n  First paragraph.\n\n  Second paragraph.\n\n- -y\n  Other.\n\nAfter the list." in mdoc

@@ -106,16 +106,31 @@ def inflated(data: bytes, compression: str, name: str, max_bytes: int) -> Inflat
     return Inflated(b"".join(pieces))
 
 
+# The most streams a head is looked for in (empty ones before a page's own: a few at most).
+MAX_HEAD_STREAMS = 100
+
+
 def inflated_head(data: bytes, compression: str, size: int) -> bytes:
     """At most the first `size` bytes the head of a stream, `data`, inflates to; b"" for none (damaged,
     or not that format). One call of the format's own decompressor: a walk asks this of every file
     named as a compressed manual page (/usr/share/man: 23,000), where a file object cost twice the time."""
-    decompressor = (zlib.decompressobj(16 + zlib.MAX_WBITS) if compression == ".gz"
-                    else bz2.BZ2Decompressor() if compression == ".bz2" else lzma.LZMADecompressor(memlimit=XZ_MEMORY))
+    head = b""
     try:
-        return decompressor.decompress(data, size)
+        # Streams one after another (`gzip -c page >> p.1.gz` after an empty one), as the reader reads them.
+        for _ in range(MAX_HEAD_STREAMS):
+            decompressor = _decompressor(compression)
+            head += decompressor.decompress(data, size - len(head))
+            data = decompressor.unused_data.lstrip(b"\0") if compression == ".xz" else decompressor.unused_data
+            if len(head) >= size or not decompressor.eof or not data:
+                break
     except _DAMAGE:
-        return b""
+        pass
+    return head
+
+
+def _decompressor(compression: str) -> Any:
+    return (zlib.decompressobj(16 + zlib.MAX_WBITS) if compression == ".gz"
+            else bz2.BZ2Decompressor() if compression == ".bz2" else lzma.LZMADecompressor(memlimit=XZ_MEMORY))
 
 
 def _size(count: int) -> str:

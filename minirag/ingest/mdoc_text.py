@@ -112,6 +112,12 @@ def words_of(tokens: list[str], state: PageState) -> str:
             put(token)
             glued = True
             continue
+        if macro == "An" and token in ("-split", "-nosplit"):  # how the authors' names break
+            continue
+        # A word (`\\&Op` is no macro, `\\&.` no mark): its escapes as what they print.
+        token = state.words(token)
+        if not token:
+            continue
         given = True
         if macro == "Nm" and state.name is None:
             state.name = token

@@ -8,8 +8,9 @@ A small reader, not a formatter: one pass over the lines, no recursion, no macro
 - mdoc(7): `.Dt` names the page; `.Sh`/`.Ss` are headings; `.Nm`, `.Nd`, `.Fl`, `.Ar`, `.Op`, `.Xr`,
   the quoting macros and the rest read as their words; `.Bl`/`.It`/`.El` are lists, `.Bd -literal` code.
 - tbl(1) tables (`.TS`/`.TE`): each row's cells as a line, `|` between them.
-- Left out: comments; conditionals (`.if`, `.ie`, `.el`, with their `\\{ ... \\}` blocks): what
-  they print depends on the device; macro and string definitions (`.de`, `.ds`...) and every other
+- Conditionals (`.if`, `.ie`, `.el`, with their `\\{ ... \\}` blocks) as on a terminal: an `n`
+  branch is read, a `t` branch and one whose condition the reader cannot tell are not.
+- Left out: comments; macro and string definitions (`.de`, `.ds`...) and every other
   request, whose arguments are not text. `.so` (another page's text) is not followed: what a page
   includes is not in it, and may be outside the roots; a page that is only that says so in its note.
 """
@@ -22,28 +23,27 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from minirag.ingest.mdoc_text import mdoc_request
+from minirag.ingest.roff_characters import named_character, numbered_character
 from minirag.ingest.text_repair import escape_headings
 
-# One escape: a font (`\fB`, `\f(CW`, `\f[B]`), a named character (`\(em`, `\[em]`), a string
-# (`\*(lq`, `\*[R]`), a size (`\s-1`), an escape with a quoted argument (`\h'-4'`), a number
-# register (`\n(.g`), or one character. Every alternative is bounded: no backtracking.
-_ESCAPE = re.compile(r"""\\(?:f(?:\[[^\]\n]{0,40}\]|\(..|.)|\((..)|\[([^\]\n]{0,40})\]|\*(?:\((..)|\[([^\]\n]{0,40})\]|(.))"""
-                     r"""|s(?:[-+]?\(\d\d|[-+]?\d{1,2})|[hvwlLoxzbXHNRSYVDZ]'[^'\n]{0,200}'|n(?:\(..|\[[^\]\n]{0,40}\]|.)"""
-                     r"""|[kgYVM*$](?:\(..|\[[^\]\n]{0,40}\]|.)|(.))""", re.DOTALL)
-_CHARACTERS = {
-    "em": "—", "en": "–", "hy": "-", "mi": "-", "aq": "'", "dq": '"', "lq": "“", "rq": "”", "oq": "‘", "cq": "’",
-    "bu": "•", "co": "©", "rg": "®", "tm": "™", "de": "°", "mu": "×", "di": "÷", "+-": "±", "<=": "≤", ">=": "≥",
-    "!=": "≠", "->": "→", "<-": "←", "rs": "\\", "sl": "/", "ti": "~", "ha": "^", "ga": "`", "ul": "_", "ba": "|",
-    "or": "|", "lB": "[", "rB": "]", "lC": "{", "rC": "}", "la": "⟨", "ra": "⟩", "Fo": "«", "Fc": "»", "fm": "′",
-    "sc": "§", "ps": "¶", "dg": "†", "Eu": "€", "ct": "¢", "Po": "£", "Ye": "¥", "sq": "□", "ci": "○", "**": "*",
-}
+# One escape: a font (`\fB`, `\f(CW`, `\f[B]`), a font family, colour or output switch (`\F[HR]`,
+# `\m[blue]`, `\M[red]`, `\O[0]`), a named character (`\(em`, `\[em]`), a string (`\*(lq`, `\*[R]`),
+# a size (`\s-1`, `\s[+2]`, `\s'+2'`), a character by name or code (`\C'em'`, `\N'233'`), an escape
+# with a quoted argument (`\h'-4'`), a number register (`\n(.g`), or one character. Every
+# alternative is bounded: no backtracking.
+_ESCAPE = re.compile(r"""\\(?:[fFmMO](?:\[[^\]\n]{0,40}\]|\(..|.)|\((..)|\[([^\]\n]{0,40})\]|\*(?:\((..)|\[([^\]\n]{0,40})\]|(.))"""
+                     r"""|s(?:[-+]?\(\d\d|[-+]?\d{1,2}|\[[^\]\n]{0,40}\]|'[^'\n]{0,40}')|([CN])'([^'\n]{0,40})'"""
+                     r"""|[hvwlLoxzbXHRSYVDZAB]'[^'\n]{0,200}'|n(?:\(..|\[[^\]\n]{0,40}\]|.)"""
+                     r"""|[kgYV*$](?:\(..|\[[^\]\n]{0,40}\]|.)|(.))""", re.DOTALL)
 # The strings man pages' own preambles define most (pod2man's, DocBook's) and mdoc's.
 _STRINGS = {"--": "—", "C+": "C++", "Aq": "'", "lq": "“", "rq": "”", "L\"": "“", "R\"": "”", "R": "®", "Tm": "™", "C`": "", "C'": "",
-            "PI": "π", "Ba": "|", "q": '"', "Lq": "“", "Rq": "”"}
+            "PI": "π", "Ba": "|", "q": '"', "Lq": "“", "Rq": "”", "Gt": ">", "Lt": "<", "Le": "≤", "Ge": "≥",
+            "Ne": "≠", "Am": "&", "Pi": "π", "If": "∞", "Na": "NaN", "Ua": "↑", "Da": "↓", "Pm": "±"}
 _ONE = {"-": "-", "e": "\\", "\\": "\\", " ": " ", "~": " ", "0": " ", "t": " ", "'": "'", "`": "`", ".": ".",
         "_": "_", "E": "\\", "%": "", "&": "", "|": "", "^": "", ")": "", ",": "", "/": "", "c": "", ":": "",
         "{": "", "}": "", "p": "", "a": "", "d": "", "u": "", "r": "", "!": "", "?": ""}
-_QUOTED = re.compile(r'"((?:[^"]|"")*)"?|(\S+)')
+# An argument: a quoted string, or a word (an escaped space, `\ `, is within it).
+_QUOTED = re.compile(r'"((?:[^"]|"")*)"?|((?:[^\s\\]|\\.)+\\?|\\)')
 _TAB = re.compile(r"tab\s*\((.)\)")
 # A NAME section's line: the page's names, a dash, what it is.
 _NAME_LINE = re.compile(r"([^\n]*?\S)\s+[-—–]+\s+(\S[^\n]*)")
@@ -54,6 +54,9 @@ MAX_STRING_CHARS = 1000
 MAX_EXPANDED_CHARS = 1_000_000
 # The most an mdoc `.It Xo ... .Xc` tag gathers from the lines it spans (a real one is a few words).
 MAX_TAG_CHARS = 1000
+# Conditionals on one line, one the body of the one before (real pages nest two or three): past
+# this many the line is left out, as each level is a copy of the line's rest.
+MAX_NESTED_CONDITIONS = 20
 MAX_NAME_CHARS = 1000  # of a NAME section's paragraph, looked at for the title
 
 
@@ -83,12 +86,11 @@ def unescaped(text: str, strings: Mapping[str, str] | Strings = _STRINGS) -> str
 
 
 def _character(strings: Mapping[str, str] | Strings, match: re.Match) -> str:
-    named, bracketed, string2, string_long, string1, one = match.groups()
+    named, bracketed, string2, string_long, string1, by, argument, one = match.groups()
     if named is not None or bracketed is not None:
-        name = named if named is not None else bracketed
-        if name.startswith("u") and len(name) in (5, 6) and all(c in "0123456789ABCDEFabcdef" for c in name[1:]):
-            return chr(int(name[1:], 16))
-        return _CHARACTERS.get(name, "")
+        return named_character(named if named is not None else bracketed)
+    if by is not None:
+        return named_character(argument) if by == "C" else numbered_character(argument)
     string = string2 if string2 is not None else string_long if string_long is not None else string1
     if string is not None:
         return strings.get(string, "")
@@ -141,10 +143,24 @@ class Writer:
         if self.tag is not None and (self.tag.strip() or body):
             # A tagged paragraph: its tag, then its text; an untagged item (a bullet's): its text.
             lines = [escape_headings(self.tag.strip()), *body.split("\n")] if self.tag.strip() else body.split("\n")
-            self.blocks.append("- " + "\n  ".join(line for line in lines if line))
+            while lines and not lines[0]:
+                lines.pop(0)
+            while lines and not lines[-1]:
+                lines.pop()
+            # A blank line between an item's paragraphs stays, each paragraph indented under it.
+            self.blocks.append("- " + "\n".join(f"  {line}" if line else "" for line in lines)[2:])
         elif body:
             self.blocks.append(body)
         self.lines, self.tag = [], None
+
+    def item_paragraph(self) -> bool:
+        """A new paragraph in the list item being filled (man's `.IP` with no tag after its text,
+        mdoc's `.Pp` in an item); False where no item has text yet."""
+        if self.tag is None or not self.lines or self.code is not None:
+            return False
+        if self.lines[-1]:
+            self.lines.append("")
+        return True
 
     def item(self, tag: str) -> None:
         self.end()
@@ -202,6 +218,18 @@ def roff_to_markdown(text: str) -> Page:
             depth = max(depth + _braces(raw), 0)
             continue
         line = _uncommented(raw)
+        nested = 0
+        while line.startswith((".", "'")) and _split_request(line)[0] in _CONDITIONALS:
+            nested += 1
+            body = state.branch(*_split_request(line)) if nested <= MAX_NESTED_CONDITIONS else None
+            if body is None:  # a branch not taken (or one the reader cannot tell): its block too
+                depth = max(_braces(line), 0)
+                break
+            line = body
+        else:
+            line = line if line.startswith((".", "'")) or line.strip() else ""
+        if depth or not line:
+            continue
         if not line.startswith((".", "'")):
             if state.table is not None:
                 state.table_row(line, out)
@@ -216,11 +244,7 @@ def roff_to_markdown(text: str) -> Page:
             else:
                 out.text(words.rstrip() if out.code is None else words)
             continue
-        name, _, rest = line[1:].lstrip(" \t").partition(" ")
-        name, rest = name.strip(), rest.strip()
-        if name in _CONDITIONALS:
-            depth = max(_braces(line), 0)
-            continue
+        name, rest = _split_request(line)
         if name in _DEFINITIONS:
             ends = arguments(rest)
             skip_to = "." + ends[1] if name not in ("ig",) and len(ends) > 1 else (
@@ -251,7 +275,17 @@ def roff_to_markdown(text: str) -> Page:
     return Page(f"# {title}\n\n{markdown}" if title and markdown else markdown, title, tuple(state.included))
 
 
-_TAG = "\0tag"  # a request whose next line is a list item's tag (`.TP`)
+# A request line: its name (up to a space or an escape: `.el\{`) and the rest.
+_REQUEST = re.compile(r"[.'][ \t]*([^\s\\]*)[ \t]*(.*)", re.DOTALL)
+# A condition a text reader can tell: `n` (a terminal: true, as man shows it), `t` (a typesetter).
+_CONDITION = re.compile(r"(!?)([nt])(?=\s|\\\{|$)\s*(.*)", re.DOTALL)
+_TAG = "\0tag"
+
+
+def _split_request(line: str) -> tuple[str, str]:
+    """A request line's name and the rest."""
+    match = _REQUEST.match(line)
+    return (match.group(1), match.group(2)) if match else ("", "")  # a request whose next line is a list item's tag (`.TP`)
 
 
 def _braces(line: str) -> int:
@@ -259,13 +293,19 @@ def _braces(line: str) -> int:
 
 
 def _joined(lines: list[str]) -> list[str]:
-    """Lines with their continuations (a line ending in an unescaped backslash) joined."""
+    """Lines with their continuations joined: a line ending in an unescaped backslash, and a text
+    line ending in `\\c` whose next line is text too (its word goes on there: `foo\\c` `bar`, foobar)."""
     out: list[str] = []
     pending = ""
-    for line in lines:
+    for at, line in enumerate(lines):
         trailing = len(line) - len(line.rstrip("\\"))
         if trailing % 2:  # `\` at the end: the next line continues this one
             pending += line[:-1]
+            continue
+        if line.endswith("\\c") and (len(line) - len(line[:-1].rstrip("\\")) - 1) % 2 \
+                and not (pending or line).startswith((".", "'")) and at + 1 < len(lines) \
+                and not lines[at + 1].startswith((".", "'")):
+            pending += line[:-2]
             continue
         out.append(pending + line)
         pending = ""
@@ -290,6 +330,26 @@ class PageState:
         self.strings = Strings()
         self.link = ""  # the address of the man(7) link (`.UR`) being read
         self.extending = False  # an mdoc `.It Xo` tag goes on over the lines to its `.Xc`
+        self.otherwise: bool | None = None  # whether the last `.ie`'s `.el` is taken (None: not told)
+
+    def branch(self, name: str, rest: str) -> str | None:
+        """What a conditional (`.if COND BODY`, `.ie`, `.el BODY`) gives to read: its body, where
+        it is taken (`n` is: a terminal's branch is what man shows); None where it is not or its
+        condition is one the reader cannot tell (a register, a string comparison)."""
+        if name == "while":
+            return None
+        if name == "el":
+            taken, body, self.otherwise = self.otherwise, rest, None
+        else:
+            condition = _CONDITION.match(rest)
+            taken = None if condition is None else (condition.group(2) == "n") != (condition.group(1) == "!")
+            body = condition.group(3) if condition else ""
+            if name == "ie":
+                self.otherwise = None if taken is None else not taken
+        if not taken:
+            return None
+        body = body.lstrip()
+        return body[2:].lstrip() if body.startswith("\\{") else body
 
     def words(self, text: str) -> str:
         return unescaped(text, self.strings)
@@ -369,6 +429,8 @@ def _request(name: str, rest: str, out: Writer, state: PageState) -> str | None:
             state.heading_next = level  # the heading is the next line
         return None
     if name in _PARAGRAPH:
+        if name in ("Pp", "Lp") and state.lists and out.item_paragraph():
+            return None
         out.end()
         return None
     if name == "TP":
@@ -380,13 +442,13 @@ def _request(name: str, rest: str, out: Writer, state: PageState) -> str | None:
             out.item("")  # a bulleted list's item: its text alone
         elif tag:
             out.item(tag)
-        else:
+        elif not out.item_paragraph():
             out.end()
         return None
-    if name in ("nf", "EX"):
+    if name in ("nf", "EX", "Vb"):  # `.Vb`/`.Ve`: pod2man's verbatim block, which its preamble defines so
         out.start_code()
         return None
-    if name in ("fi", "EE"):
+    if name in ("fi", "EE", "Ve"):
         out.end_code()
         return None
     if name in _SPACED:
@@ -412,6 +474,10 @@ def _request(name: str, rest: str, out: Writer, state: PageState) -> str | None:
         address = f"<{'mailto:' if name == 'ME' else ''}{state.link}>" if state.link else ""
         state.link = ""
         return f"{address}{state.words(''.join(args))}" or None
+    if name in ("URL", "MTO"):  # Asciidoctor's link and mail macros: address, text, what follows
+        address, text, after = [state.words(arg) for arg in (*args, "", "", "")[:3]]
+        link = f"<{'mailto:' if name == 'MTO' else ''}{address}>" if address else ""
+        return " ".join(part for part in (text, link) if part) + after or None
     if name == "OP":
         return "[" + state.words(" ".join(args)) + "]"
     if name == "SY":
