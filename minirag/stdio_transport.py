@@ -135,7 +135,9 @@ def odd_params_reply(line: str) -> types.JSONRPCError | None:
 
 #: The most digits of an integer the SDK's parser reads (a longer one is its "number out of range").
 SDK_INT_DIGITS = 4300
-_LONG_NUMBER = re.compile(rf"\d{{{SDK_INT_DIGITS + 1},}}")
+# Tried only where a run of digits begins: tried from each digit, a run just short of the limit
+# was scanned again from each of its digits (quadratic in the run's length).
+_LONG_NUMBER = re.compile(rf"(?<!\d)\d{{{SDK_INT_DIGITS + 1}}}")
 
 
 class _Digits(str):
