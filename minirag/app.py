@@ -718,6 +718,10 @@ class App:
                 break
         if progress.failed:
             raise MiniragError("; ".join(progress.warnings))
+        if progress.changed:  # the last read was overtaken too: nothing of this ingest was written
+            raise MiniragError(f"{shown(source)}: changed while it was read, each of the "
+                               f"{_READS_OF_A_CHANGING_FILE} times it was read; nothing written (ingest it again once it is "
+                               "no longer being written)")
         try:
             row = self.index.source_row(source)
         except NotFound:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from conftest import write
 
+from minirag.errors import MiniragError
 from minirag.ingest import pipeline
 from minirag.ingest.pipeline import file_hash
 from minirag.store.lock import SyncLock
@@ -121,3 +122,52 @@ def test_a_sync_that_read_bytes_left_out_never_drops_the_newer_ones_an_ingest_wr
     assert digest == file_hash(NEW.encode()) and texts and all("Beavers" in t for t in texts)
     assert any("changed while it was read" in warning for warning in progress.warnings), progress.warnings
     assert app.sync().done == 0
+
+
+def _converted_while_saved(monkeypatch, source: Path) -> list[int]:
+    """Each conversion of `source` sees it saved again (a log being written, an editor's autosave)."""
+    convert = pipeline.convert_isolated
+    saves: list[int] = []
+
+    def converting(kind, payload, name, *args, **kwargs):
+        if name == str(source):
+            saves.append(len(saves))
+            source.write_text(f"# Draft {len(saves)}\n\nSaved again while it was read, {'x' * len(saves)}.\n")
+        return convert(kind, payload, name, *args, **kwargs)
+
+    monkeypatch.setattr(pipeline, "convert_isolated", converting)
+    return saves
+
+
+def test_an_ingest_of_a_file_that_changes_under_every_read_says_so_not_that_frontmatter_left_it_out(
+        app, docs, monkeypatch):
+    """A file saved again during each of the ingest's reads was never written, and ingest_file said it
+    was "excluded by frontmatter rag: false" (for a file never indexed), or answered with the older
+    bytes' row as if the ingest had written it. It is one clear error now, and the index unchanged."""
+    note = write(docs / "note.md", OLD)
+    saves = _converted_while_saved(monkeypatch, note)
+    try:
+        app.ingest_file(str(note))
+    except MiniragError as exc:
+        message = str(exc)
+    else:
+        raise AssertionError("an ingest that wrote nothing answered as if it had")
+    assert len(saves) == 3, saves
+    assert "changed while it was read" in message and "frontmatter" not in message, message
+    assert "\n" not in message, message
+    assert app.index.conn.execute("SELECT COUNT(*) FROM sources").fetchone()[0] == 0
+
+
+def test_an_ingest_of_an_indexed_file_that_changes_under_every_read_does_not_answer_with_the_older_row(
+        app, docs, monkeypatch):
+    note = write(docs / "note.md", OLD)
+    app.ingest_file(str(note))
+    _converted_while_saved(monkeypatch, note)
+    try:
+        result = app.ingest_file(str(note))
+    except MiniragError as exc:
+        assert "changed while it was read" in str(exc), exc
+    else:
+        raise AssertionError(f"answered with the row of the bytes indexed before: {result}")
+    digest, _texts = indexed(app.config.db_path, note)
+    assert digest == file_hash(OLD.encode())  # what was indexed stays until a read is not overtaken
