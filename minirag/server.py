@@ -66,9 +66,9 @@ log = logging.getLogger(__name__)
 DEFAULT_HTTP_HOST = "127.0.0.1"
 TOKEN_ENV = "MINIRAG_HTTP_TOKEN"
 PROGRESS_INTERVAL_S = 0.5  # how often a waiting sync_start reports progress
-CANCEL_WAIT_S = 10.0
+CANCEL_WAIT_S = 10.0  # how long sync_cancel waits for the job to stop before it answers "cancelling"
 # The call is cancelled by the client's notifications/cancelled, and by a server shutting down alike.
-CLIENT_CANCELLED = "the sync_start call that waited for it was cancelled (by the client, or the server shutting down)"  # how long sync_cancel waits for the job to stop before it answers "cancelling"
+CLIENT_CANCELLED = "the sync_start call that waited for it was cancelled (by the client, or the server shutting down)"
 
 Result = dict[str, Any]
 
