@@ -210,3 +210,26 @@ def test_a_pages_head_is_read_past_empty_streams_before_it(suffix):
     page = b".TH X 1\n.SH NAME\nx \\- y\n"
     assert inflated_head(compress(b"") * 3 + compress(page), suffix, 512) == page
     assert inflated_head(compress(b"") * 100_000, suffix, 512) == b""  # nothing but empty streams
+
+
+def test_what_a_messages_compressed_attachments_inflate_to_is_bounded_together():
+    """Each `.txt.gz` attachment was held to MAX_FILE_SIZE alone: a message of many small gzip
+    streams (90 kB each, 90 MiB inflated: a 100 MiB message holds 800) inflated to
+    hundreds of times MAX_FILE_SIZE before its CPU limit stopped it. Together now, as one file's."""
+    from email.message import EmailMessage
+
+    message = EmailMessage()
+    message["Subject"] = "Logs"
+    message.set_content("The logs are attached.\n")
+    for number in range(12):  # 1 MiB of blank lines each (no text: the message's text budget never ends it)
+        message.add_attachment(gzip.compress(b"\n" * 2**20), maintype="application", subtype="gzip",
+                               filename=f"log{number}.txt.gz")
+    data = message.as_bytes()
+    assert len(data) < 2**20
+    read = convert_document(data, ".eml", "logs.eml", max_bytes=8 * 2**20)
+    refused = [warning for warning in read.warnings if "inflates past" in warning]
+    assert [warning.split(":")[0] for warning in refused] == [f"logs.eml › log{n}.txt.gz" for n in range(8, 12)], refused
+    assert refused[0].endswith("refused: with the document's other compressed streams it inflates past 8 MiB "
+                               "(MAX_FILE_SIZE holds for what they inflate to together)"), refused[0]
+    assert "The logs are attached." in read.markdown  # the message itself is read
+    assert not convert_document(data, ".eml", "logs.eml", max_bytes=16 * 2**20).warnings

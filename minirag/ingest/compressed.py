@@ -81,8 +81,10 @@ class _XzReader(io.RawIOBase):
                 return len(out)
 
 
-def inflated(data: bytes, compression: str, name: str, max_bytes: int) -> Inflated:
-    """`data` inflated as `compression` (".gz", ".bz2", ".xz"); ConversionFailed past `max_bytes`."""
+def inflated(data: bytes, compression: str, name: str, max_bytes: int, *, together: int | None = None) -> Inflated:
+    """`data` inflated as `compression` (".gz", ".bz2", ".xz"); ConversionFailed past `max_bytes`
+    (`together`: the limit it shares with the other compressed streams of a document, of which
+    `max_bytes` is what they left)."""
     kind = COMPRESSIONS[compression]
     pieces: list[bytes] = []
     total = 0
@@ -91,8 +93,11 @@ def inflated(data: bytes, compression: str, name: str, max_bytes: int) -> Inflat
             while piece := stream.read(_PIECE):
                 total += len(piece)
                 if total > max_bytes:
-                    raise ConversionFailed(f"{name}: refused: it inflates past {_size(max_bytes)} (MAX_FILE_SIZE, "
-                                           "the most a file may hold, holds for what a compressed one inflates to)")
+                    raise ConversionFailed(
+                        f"{name}: refused: with the document's other compressed streams it inflates past "
+                        f"{_size(together)} (MAX_FILE_SIZE holds for what they inflate to together)" if together
+                        else f"{name}: refused: it inflates past {_size(max_bytes)} (MAX_FILE_SIZE, the most a file "
+                        "may hold, holds for what a compressed one inflates to)")
                 pieces.append(piece)
         except _DAMAGE as exc:
             if isinstance(exc, lzma.LZMAError) and "Memory usage limit" in str(exc):

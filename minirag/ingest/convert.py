@@ -32,7 +32,7 @@ from minirag.ingest.asciidoc_text import asciidoc_to_markdown
 from minirag.ingest.attachments import MAX_NESTED_MESSAGES, AttachedFiles
 from minirag.ingest.bidi_order import in_drawn_order, turned
 from minirag.ingest.cfb import CompoundFile, CompoundFileError
-from minirag.ingest.compressed import SIGNATURES, inflated
+from minirag.ingest.compressed import SIGNATURES, Inflated, inflated
 from minirag.ingest.csv_table import csv_to_markdown
 from minirag.ingest.doc_names import (
     COMPRESSIONS,
@@ -713,8 +713,19 @@ MAX_MAILBOX_MESSAGES = 100_000
 # How many messages enclose the one being read: an attachment is converted as a document of its own,
 # and a message attached to it must know how deep it is.
 _message_depth: ContextVar[int] = ContextVar("message_depth", default=0)
-# What a compressed document may inflate to (MAX_FILE_SIZE), for the compressed files a message carries.
-_inflate_limit: ContextVar[int] = ContextVar("inflate_limit", default=DEFAULT_MAX_FILE_SIZE)
+
+
+class _Inflation:
+    """What the compressed streams of one document (its own, its attachments') may still inflate to,
+    together: MAX_FILE_SIZE holds for them as for one file (each alone, a message of many small
+    streams inflated to many times it)."""
+
+    def __init__(self, total: int) -> None:
+        self.total = total
+        self.left = total
+
+
+_inflation: ContextVar[_Inflation | None] = ContextVar("inflation", default=None)
 
 
 class _TextBudget:
@@ -743,7 +754,7 @@ class _AttachedFiles:
         token = _message_depth.set(self.depth + 1)
         name = f"{self.name} › {' '.join((filename or content_type).split())}"
         try:  # (a compressed one inflated within the limit a file's is)
-            converted = convert_document(data, suffix, name, _inflate_limit.get(), declared=charset)
+            converted = convert_document(data, suffix, name, declared=charset)
         except (ConversionFailed, MemoryError):
             raise  # (the worker retires on memory: the heap may be torn)
         except RecursionError:
@@ -839,11 +850,13 @@ def convert_document(data: bytes, suffix: str, name: str, max_bytes: int = DEFAU
     gzip stream holds, inflated to at most `max_bytes`); a text format's by the charset `declared` for
     them (a MIME part's, an HTTP response's), where they bear it out (decode_text). ConversionFailed
     with a one-line reason."""
-    token = _inflate_limit.set(max_bytes)  # for what the document carries (an e-mail's attachments)
+    # The document's own budget; one it is a part of (an attachment) shares its enclosing one's.
+    token = _inflation.set(_Inflation(max_bytes)) if _inflation.get() is None else None
     try:
         return _convert_document(data, suffix, name, max_bytes, declared=declared)
     finally:
-        _inflate_limit.reset(token)
+        if token is not None:
+            _inflation.reset(token)
 
 
 def _convert_document(data: bytes, suffix: str, name: str, max_bytes: int, *, declared: str | None) -> Converted:
@@ -851,7 +864,7 @@ def _convert_document(data: bytes, suffix: str, name: str, max_bytes: int, *, de
     if compression:
         if suffix in ocr.IMAGE_EXTENSIONS:  # OCR reads image files as they are
             raise ConversionFailed(f"{name}: unsupported file type {suffix}{compression}")
-        inner = inflated(data, compression, name, max_bytes)
+        inner = _inflated_within(data, compression, name, max_bytes)
         converted = convert_document(inner.data, suffix, name, max_bytes, declared=declared)
         return replace(converted, warnings=(*inner.warnings, *converted.warnings))
     try:
@@ -866,6 +879,17 @@ def _convert_document(data: bytes, suffix: str, name: str, max_bytes: int, *, de
 _DAMAGE = (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, LookupError)
 # Members whose names are not the UTF-8 they claim named in warnings, one each; the rest are read alike.
 MAX_NAMES_SAID = 5
+
+
+def _inflated_within(data: bytes, compression: str, name: str, max_bytes: int) -> Inflated:
+    """`data` inflated within what the document's compressed streams may still inflate to (_Inflation)."""
+    budget = _inflation.get()
+    if budget is None:
+        return inflated(data, compression, name, max_bytes)
+    inner = inflated(data, compression, name, budget.left,
+                     together=budget.total if budget.left < budget.total else None)
+    budget.left -= len(inner.data)
+    return inner
 
 
 def bounded(converted: Converted, name: str) -> Converted:
@@ -1123,15 +1147,19 @@ def convert_fetched(body: bytes, *, mimetype: str, charset: str | None, url: str
     without `.gz`."""
     compression = next((kind for signature, kind in SIGNATURES.items() if body.startswith(signature)), "")
     if compression:
-        inner = inflated(body, compression, url, max_bytes)
-        if inner.data[257:262] == b"ustar":
-            raise ConversionFailed(f"{url}: a tar archive, not a document; archives are not indexed")
-        path = url.split("?", 1)[0].split("#", 1)[0]
-        named = path[:-len(compression)] if path.lower().endswith(compression) else path
-        # Sniffed as an untyped body: what the server said was the compressed one's type. Once: a
-        # stream inside the stream is not unwrapped again (it is no text, and is refused as binary).
-        suffix = sniff_format(inner.data, "", named)
-        converted = convert_document(inner.data, suffix, url, max_bytes)
+        token = _inflation.set(_Inflation(max_bytes))  # the body's and what it carries, together
+        try:
+            inner = _inflated_within(body, compression, url, max_bytes)
+            if inner.data[257:262] == b"ustar":
+                raise ConversionFailed(f"{url}: a tar archive, not a document; archives are not indexed")
+            path = url.split("?", 1)[0].split("#", 1)[0]
+            named = path[:-len(compression)] if path.lower().endswith(compression) else path
+            # Sniffed as an untyped body: what the server said was the compressed one's type. Once: a
+            # stream inside the stream is not unwrapped again (it is no text, and is refused as binary).
+            suffix = sniff_format(inner.data, "", named)
+            converted = convert_document(inner.data, suffix, url, max_bytes)
+        finally:
+            _inflation.reset(token)
         return replace(converted, warnings=(*inner.warnings, *converted.warnings))
     suffix = sniff_format(body, mimetype, url)
     if suffix in _HTML:
