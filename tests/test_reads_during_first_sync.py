@@ -63,6 +63,18 @@ def test_a_missing_index_with_no_sync_running_still_says_to_run_one(make_app, tm
     assert "run `minirag sync`" in str(raised.value) and "building" not in str(raised.value)
 
 
+@pytest.mark.parametrize("pid", [0, -1])
+def test_a_holder_record_naming_a_process_group_is_no_sync_running(make_app, tmp_path, pid):
+    """os.kill(0, 0) signals the caller's own process group, os.kill(-1, 0) every process it may:
+    each succeeds, so a record naming such a pid (the lock file holds what
+    anyone who can write the index's folder wrote) read as a sync alive forever."""
+    record = json.dumps({"pid": pid, "started": time.time() - 5})
+    (tmp_path / "index.db.sync.lock").write_bytes(b"\0" + record.encode())
+    with pytest.raises(IndexUnavailable) as raised:
+        make_app().query("otters")
+    assert "run `minirag sync`" in str(raised.value) and "building" not in str(raised.value)
+
+
 def test_a_writer_open_before_a_newer_minirag_retokenized_the_index_writes_no_keywords_of_its_own_scheme(app, docs):
     """The keyword scheme was checked only when the index was opened: a server of this minirag, open
     while a newer one re-tokenized the keyword index (one write transaction, so a sync of the same

@@ -196,7 +196,8 @@ def _who(holder: object) -> str | None:
     """`pid 812, running for 0m12s` of a holder record; None where it is not the one _write_holder
     writes (the file holds whatever anyone who can write the index's folder wrote)."""
     pid, started = (holder.get("pid"), holder.get("started")) if isinstance(holder, dict) else (None, None)
-    if (type(pid) is not int or not isinstance(started, (int, float)) or isinstance(started, bool)
+    # A pid of 0 or below names a process group to os.kill (-1: every process), never one holder.
+    if (type(pid) is not int or pid <= 0 or not isinstance(started, (int, float)) or isinstance(started, bool)
             or not math.isfinite(started) or abs(time.time() - started) > 1e9):
         return None
     elapsed = max(0, int(time.time() - started))
