@@ -225,3 +225,17 @@ def test_a_frames_words_go_to_its_place_once_whatever_words_the_page_or_frame_ho
     # holding k of them was copied into each, 13 KB read as 3.8 MB; a page holding them read no frame.)
     data = _related([("text/html", "<r@x>", page + b'<iframe src="cid:a@x"></iframe>'), ("text/html", "<a@x>", frame)])
     assert convert_document(data, ".mhtml", "x.mhtml").markdown == expected
+
+
+def test_an_inline_frame_whose_part_is_no_text_costs_that_frame_not_the_page():
+    """A frame's part that decode_text refuses (binary bytes typed text/html: a viewer's data a
+    browser saved as the frame) failed the whole saved page, its own text and every other frame
+    with it. The frame is left out with a warning, as an attachment that cannot be read is."""
+    page = (b"<html><head><title>Notes</title></head><body><p>Before the frame.</p>"
+            b'<iframe src="cid:frame-B@mhtml.blink" title="Viewer"></iframe><p>After the frame.</p></body></html>')
+    data = _related([("text/html", "<root@x>", page),
+                     ("text/html", "<frame-B@mhtml.blink>", b"\x00\x01\x02PDF viewer state\x00" * 64)])
+    converted = convert_document(data, ".mhtml", "notes.mhtml")
+    assert converted.markdown == "Before the frame.\n\nAfter the frame.", converted.markdown
+    assert len(converted.warnings) == 1 and "binary" in converted.warnings[0], converted.warnings
+    assert "\n" not in converted.warnings[0]

@@ -24,6 +24,7 @@ import re
 from dataclasses import dataclass, replace
 from urllib.parse import urljoin
 
+from minirag.display import shown
 from minirag.errors import ConversionFailed, described
 from minirag.ingest.email_text import BOUNDED_POLICY, header_text
 from minirag.ingest.html_markdown import tag_attributes
@@ -64,7 +65,10 @@ def saved_page(data: bytes, name: str) -> SavedPage:
         part = _page_part(message)
         # The file's digest: a part holding it would be a part holding the digest of itself.
         mark = f"Minirag{hashlib.blake2b(data, digest_size=8).hexdigest()}Frame"
-        page = _Frames(message, mark, name).read(part) if part is not None else None
+        frames = _Frames(message, mark, name)
+        page = frames.read(part) if part is not None else None
+        if page is not None and frames.refused:
+            page = replace(page, warnings=(*page.warnings, *frames.refused))
         subject = header_text(message, "Subject")
     except ConversionFailed:  # a part that is no text (decode_text)
         raise
@@ -111,6 +115,7 @@ class _Frames:
                 self.by_id.setdefault(_content_id(str(part.get("content-id") or "")), part)
                 self.by_location.setdefault(str(part.get("content-location") or "").strip(), part)
         self.seen: set[int] = set()
+        self.refused: list[str] = []  # frames whose part is no text (decode_text), each in a warning
 
     def read(self, part: email.message.Message, depth: int = 0) -> Html | None:
         """The part's HTML with the frames it shows: a frameset's, or an ordinary page's inline ones."""
@@ -145,7 +150,12 @@ class _Frames:
                   else self.by_location.get(urljoin(base, source)))
         if target is None or id(target) in self.seen or len(self.seen) > MAX_FRAMES or depth >= MAX_FRAMESET_DEPTH:
             return None
-        return self.read(target, depth + 1)
+        try:
+            return self.read(target, depth + 1)
+        except ConversionFailed as exc:  # that frame's part is no text: it alone is left out, as an attachment is
+            reason = str(exc).removeprefix(f"{self.name}: ")
+            self.refused.append(f"{self.name} › frame {shown(source)}: not read ({reason})")
+            return None
 
 
 def _unseen(attributes: dict[str, str]) -> bool:
