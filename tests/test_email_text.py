@@ -676,3 +676,23 @@ def test_a_winmail_dat_body_reads_as_decode_text_reads_its_bytes_by_its_code_pag
         message.add_attachment(stream, maintype="application", subtype="ms-tnef", filename="winmail.dat")
         markdown = convert_document(message.as_bytes(), ".eml", "w.eml").markdown
         assert (_GERMAN if page == 1252 else _RUSSIAN) in markdown, markdown
+
+
+@pytest.mark.parametrize("page", [1200, 65001])
+def test_a_winmail_dat_html_body_reads_by_its_internet_code_page_as_an_outlook_messages_does(page):
+    # An Outlook message's HTML with PR_INTERNET_CPID 1200 (UTF-16LE, no mark) reads by that label
+    # (msg_text's _page_label maps the wide code pages); the same body in a winmail.dat went through
+    # code_page alone, which knows no UTF-16: refused as binary, the message read with no body.
+    from minirag.ingest.tnef import SIGNATURE
+
+    def attribute(number: int, value: bytes) -> bytes:
+        return struct.pack("<BII", 1, number, len(value)) + value + b"\0\0"
+
+    html = f"<p>{_GERMAN}</p>".encode("utf-16-le" if page == 1200 else "utf-8")
+    props = struct.pack("<I", 2) + struct.pack("<HHI", 0x0003, 0x3FDE, page) + \
+        struct.pack("<HHII", 0x0102, 0x1013, 1, len(html)) + html + b"\0" * (-len(html) % 4)
+    stream = struct.pack("<IH", SIGNATURE, 0) + attribute(0x00069003, props)
+    message = _message("From Outlook", "")
+    message.add_attachment(stream, maintype="application", subtype="ms-tnef", filename="winmail.dat")
+    converted = convert_document(message.as_bytes(), ".eml", "w.eml")
+    assert _GERMAN in converted.markdown and converted.warnings == (), (converted.markdown, converted.warnings)

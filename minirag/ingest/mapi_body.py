@@ -11,6 +11,7 @@ from __future__ import annotations
 from minirag.errors import ConversionFailed
 from minirag.ingest.rtf_compressed import decompressed
 from minirag.ingest.rtf_text import rtf_to_markdown
+from minirag.ingest.rtf_tokens import code_page
 from minirag.ingest.text_repair import escape_headings
 
 
@@ -46,3 +47,13 @@ def body_text(data: bytes, labels: tuple[str | None, ...], name: str, warnings: 
         return ""
     warnings.extend(said)
     return text
+
+
+# Code pages of UTF-16 and UTF-32 (an HTML body's PR_INTERNET_CPID may be one), as their labels.
+_WIDE_PAGES = {1200: "utf-16le", 1201: "utf-16be", 12000: "utf-32le", 12001: "utf-32be"}
+
+
+def page_label(number: int | None) -> str | None:
+    """The charset label of a Windows code page number, for body_text (an .msg's and a winmail.dat's
+    alike); None for one no codec is."""
+    return _WIDE_PAGES.get(number) if number in _WIDE_PAGES else code_page(number)

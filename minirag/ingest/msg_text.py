@@ -25,7 +25,7 @@ from minirag.errors import ConversionFailed, MessageTooLong
 from minirag.ingest.attachments import AttachedFiles, Attachment
 from minirag.ingest.cfb import CompoundFile, CompoundFileError, Entry
 from minirag.ingest.email_text import Message, ReadMessage, said
-from minirag.ingest.mapi_body import body_markdown, body_text
+from minirag.ingest.mapi_body import body_markdown, body_text, page_label
 from minirag.ingest.rtf_tokens import code_page
 
 _SUBJECT, _BODY, _HTML, _RTF_COMPRESSED = 0x0037, 0x1000, 0x1013, 0x1009
@@ -39,8 +39,6 @@ _ATTACH_LONG_NAME, _ATTACH_NAME, _ATTACH_DISPLAY, _ATTACH_MIME = 0x3707, 0x3704,
 _ATTACH_METHOD, _EMBEDDED_MESSAGE = 0x3705, 5
 _ATTACHED_FILE, _ATTACHED_MESSAGE = "__SUBSTG1.0_37010102", "__SUBSTG1.0_3701000D"
 _SYSTIME, _LONG = 0x0040, 0x0003
-# Code pages of UTF-16 and UTF-32 (an HTML body's PR_INTERNET_CPID may be one), as their labels.
-_WIDE_PAGES = {1200: "utf-16le", 1201: "utf-16be", 12000: "utf-32le", 12001: "utf-32be"}
 # The property stream opens with 32 bytes in the message, 24 in a forwarded one, 8 in an attachment
 # or a recipient.
 _TOP_HEADER, _EMBEDDED_HEADER, _ATTACHMENT_HEADER = 32, 24, 8
@@ -85,7 +83,7 @@ class _Properties:
         for at in range(header, len(data) - 15, 16):
             tag, = struct.unpack_from("<I", data, at)
             self.fixed[tag >> 16, tag & 0xFFFF] = data[at + 8:at + 16]
-        internet, page = (_page_label(self.number(prop)) for prop in (_INTERNET_CODEPAGE, _CODEPAGE))
+        internet, page = (page_label(self.number(prop)) for prop in (_INTERNET_CODEPAGE, _CODEPAGE))
         # The labels a body's bytes are read by (decode_text): the HTML's is PR_INTERNET_CPID's
         # page, an 8-bit body's, as every 8-bit string's, PR_MESSAGE_CODEPAGE's ([MS-OXCMSG]).
         self.html_labels, self.text_labels = (internet, page), (page, internet)
@@ -185,11 +183,6 @@ def _body(message: _Properties, name: str, warnings: list[str]) -> str:
     plain = (body_text(narrow.rstrip(b"\x00"), message.text_labels, name, warnings) if narrow is not None
              else message.text(_BODY))
     return body_markdown(plain, html_text, message.raw(_RTF_COMPRESSED, 0x0102))
-
-
-def _page_label(number: int | None) -> str | None:
-    """The charset label of a Windows code page number, for decode_text; None for one no codec is."""
-    return _WIDE_PAGES.get(number) if number in _WIDE_PAGES else code_page(number)
 
 
 def _attachments(message: _Properties, files: AttachedFiles | None, name: str,

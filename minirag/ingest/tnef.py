@@ -21,7 +21,7 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass
 
-from minirag.ingest.mapi_body import body_markdown, body_text
+from minirag.ingest.mapi_body import body_markdown, body_text, page_label
 from minirag.ingest.rtf_tokens import code_page
 
 SIGNATURE = 0x223E9F78
@@ -122,7 +122,7 @@ def read_tnef(data: bytes, name: str = "winmail.dat") -> Tnef:
     html, internet = message.get(_HTML), message.get(_INTERNET_CODEPAGE)
     # HTML in the code page the message declares for it (PR_INTERNET_CPID), else its own; an 8-bit
     # body in its own: each read as any text is (decode_text), UTF-8 where it is that.
-    labels = (code_page(internet) if isinstance(internet, int) else None, page)
+    labels = (page_label(internet) if isinstance(internet, int) else None, page)
     html_text = (body_text(html, (*labels, html_declared_charset(html)), name, warnings) if isinstance(html, bytes)
                  else _text(html))
     rtf = message.get(_RTF_COMPRESSED)
