@@ -43,6 +43,7 @@ import re
 import signal
 import threading
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 import anyio
 import mcp_types as types
@@ -200,12 +201,12 @@ _LEADING_ID = re.compile(r'\s*\{\s*(?:"(?:jsonrpc|method)"\s*:\s*"[^"\\]*"\s*,\s
                          r'(-?\d{1,18}|"[^"\\]{0,200}")\s*[,}]')
 
 
+@dataclass(frozen=True)
 class _Overlong:
     """A line skipped for its length: its opening and how long it was found to be (at least)."""
 
-    def __init__(self, opening: str, length: int) -> None:
-        self.opening = opening
-        self.length = length
+    opening: str
+    length: int
 
 
 def overlong_reply(line: _Overlong, limit: int) -> types.JSONRPCError:
