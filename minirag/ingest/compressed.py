@@ -117,8 +117,8 @@ MAX_HEAD_STREAMS = 100
 
 def inflated_head(data: bytes, compression: str, size: int) -> bytes:
     """At most the first `size` bytes the head of a stream, `data`, inflates to; b"" for none (damaged,
-    or not that format). One call of the format's own decompressor: a walk asks this of every file
-    named as a compressed manual page (/usr/share/man: 23,000), where a file object cost twice the time."""
+    or not that format). One call of the format's own decompressor, no file object: a walk asks this
+    of every file named as a compressed manual page (measured in docs/documents.md)."""
     head = b""
     try:
         # Streams one after another (`gzip -c page >> p.1.gz` after an empty one), as the reader reads them.
