@@ -171,3 +171,33 @@ def test_an_ingest_of_an_indexed_file_that_changes_under_every_read_does_not_ans
         raise AssertionError(f"answered with the row of the bytes indexed before: {result}")
     digest, _texts = indexed(app.config.db_path, note)
     assert digest == file_hash(OLD.encode())  # what was indexed stays until a read is not overtaken
+
+
+def test_a_sync_that_found_a_file_gone_never_drops_the_newer_bytes_an_ingest_wrote(app, docs, monkeypatch):
+    """The sync's read found the file gone (an editor's save: unlink, then write); the file was
+    written again and `minirag ingest` of it (another process) indexed it; the sync then deleted
+    the file's rows as vanished: the index lacked a file the disk held."""
+    note = write(docs / "note.md", OLD)
+    app.sync()
+    note.write_text(OLD + "\nEdited.\n")  # changed: the next sync reads it
+    read = pipeline.read_file_inside_roots
+    runs = []
+
+    def saved_meanwhile(path, *args, **kwargs):
+        if str(path) != str(note) or runs:
+            return read(path, *args, **kwargs)
+        aside = note.with_name("note.md.saving")
+        note.rename(aside)  # the editor's save: the old file gone ...
+        try:
+            return read(path, *args, **kwargs)
+        finally:
+            aside.unlink()
+            note.write_text(NEW)  # ... the new one written, and ingested by another process
+            runs.append(minirag(app.config, "ingest", str(note)))
+
+    monkeypatch.setattr(pipeline, "read_file_inside_roots", saved_meanwhile)
+    app.sync()
+    assert runs and runs[0].returncode == 0, runs and runs[0].stderr
+    digest, texts = indexed(app.config.db_path, note)
+    assert digest == file_hash(NEW.encode()) and texts and all("Beavers" in t for t in texts)
+    assert app.sync().done == 0

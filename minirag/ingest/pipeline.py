@@ -422,7 +422,9 @@ class Pipeline:
                         log.info("gone before it was read: %s", found.source)
                         if found.source in stored or found.source in exclusions:
                             guard()
-                            progress.deleted += self.index.delete_sources([found.source])
+                            # Only while it is still gone: another writer may have indexed the file written again.
+                            progress.deleted += self.index.delete_sources(
+                                [found.source], current=lambda source: not os.path.lexists(source))
                     elif isinstance(result, Excluded):
                         log.info("excluded %s (%s)", found.source, result.reason)
                         progress.excluded += 1

@@ -592,16 +592,19 @@ class Index:
         self.conn.execute("DELETE FROM sources WHERE id = ?", (source_id,))
         return True
 
-    def delete_sources(self, sources: Iterable[str]) -> int:
-        """Drop sources (and any exclusion recorded for them); returns how many were indexed."""
+    def delete_sources(self, sources: Iterable[str], current: Callable[[str], bool] | None = None) -> int:
+        """Drop sources (and any exclusion recorded for them); returns how many were indexed.
+        `current` is asked of each source inside the transaction, where no other writer can
+        commit: False leaves it as it is."""
         sources = list(sources)
 
         def write() -> int:
             with self._transaction():
-                for part in _batches(sources):
+                kept = sources if current is None else [source for source in sources if current(source)]
+                for part in _batches(kept):
                     self.conn.execute(f"DELETE FROM exclusions WHERE source IN ({_marks(part)})", part)
                 codebook = codes.read_codebook(self.conn)
-                return sum(self._delete_rows(s, codebook) for s in sources)
+                return sum(self._delete_rows(s, codebook) for s in kept)
 
         return db.with_retry(write) if sources else 0
 
