@@ -239,3 +239,14 @@ def test_an_inline_frame_whose_part_is_no_text_costs_that_frame_not_the_page():
     assert converted.markdown == "Before the frame.\n\nAfter the frame.", converted.markdown
     assert len(converted.warnings) == 1 and "binary" in converted.warnings[0], converted.warnings
     assert "\n" not in converted.warnings[0]
+
+
+def test_a_frames_source_is_its_src_attribute_not_src_written_inside_another_ones_value():
+    """A frameset's frame tags were searched for `\\ssrc=` by a pattern of their own, which found it
+    inside another attribute's value (`title="see src=..."`) and followed that; an inline frame's
+    tag was already read by its attributes (tag_attributes). Both are now."""
+    frames = (b'<html><head><title>Manual</title></head><frameset>'
+              b'<frame title="its src=nav.html is below" src="cid:frame-1@mhtml.blink"></frameset></html>')
+    data = _related([("text/html", "<root@x>", frames), ("text/html", "<frame-1@mhtml.blink>", b"<p>The real frame.</p>"),
+                     ("text/html", "<nav.html>", b"<p>Not this one.</p>")])
+    assert convert_document(data, ".mhtml", "manual.mhtml").markdown == "The real frame."

@@ -19,7 +19,6 @@ from __future__ import annotations
 import email
 import email.message
 import hashlib
-import html as entities
 import re
 from dataclasses import dataclass, replace
 from urllib.parse import urljoin
@@ -35,8 +34,9 @@ MAX_FRAMES = 32  # frames read of one saved page, those within frames counted
 MAX_FRAMESET_DEPTH = 8  # frames within frames followed (a frameset's, an inline frame's)
 # Frames are looked for in a part's text, as decode_text reads it (a UTF-16 part's too).
 _FRAMESET = re.compile(r"<frameset\b", re.IGNORECASE)
-# A frame tag's source, within its first 4,096 characters: an unclosed tag is not read to the end.
-_FRAME_SOURCE = re.compile(r"""<frame\b[^<>]{0,4096}?\ssrc\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))""", re.IGNORECASE)
+# A frame tag's attributes, its first 4,096 characters (an unclosed tag is not read to the end),
+# read as an inline frame's are (tag_attributes): `src` written inside another value is none.
+_FRAME = re.compile(r"<frame\b([^<>]{0,4096})", re.IGNORECASE)
 # An inline frame's start tag, its first 4,096 characters, and its end tag where only fallback text
 # stands between (an iframe's content is text, not markup).
 _IFRAME = re.compile(r"<iframe\b([^<>]{0,4096})>(?:[^<]*+</iframe\s*>)?", re.IGNORECASE)
@@ -126,9 +126,8 @@ class _Frames:
         base = str(part.get("content-location") or "").strip()
         frames: list[Html] = []
         if _FRAMESET.search(html.html):
-            for found in _FRAME_SOURCE.finditer(html.html):
-                source = entities.unescape(next(group for group in found.groups() if group is not None))
-                frame = self._frame(source, base, depth)
+            for found in _FRAME.finditer(html.html):
+                frame = self._frame(tag_attributes(found.group(1)).get("src", ""), base, depth)
                 if frame is not None:
                     frames.append(frame)
             return replace(html, frames=tuple(frames), frameset=True)
