@@ -201,3 +201,26 @@ def test_a_sync_that_found_a_file_gone_never_drops_the_newer_bytes_an_ingest_wro
     digest, texts = indexed(app.config.db_path, note)
     assert digest == file_hash(NEW.encode()) and texts and all("Beavers" in t for t in texts)
     assert app.sync().done == 0
+
+
+def test_a_sync_that_found_a_file_missing_never_drops_it_once_an_ingest_indexed_it_again(app, docs, monkeypatch):
+    """The sync's walk found an indexed file missing (deleted, about to be restored: a branch
+    switch); the file came back and `minirag ingest` of it (another process) indexed it; the sync
+    then deleted it with the files gone since the walk: the index lacked a file the disk held."""
+    note = write(docs / "note.md", OLD)
+    other = write(docs / "other.md", "# Other\n\nA second note.\n")
+    app.sync()
+    note.unlink()
+    other.write_text("# Other\n\nA second note, edited: the sync converts it.\n")
+    runs = []
+
+    def restored_and_ingested() -> None:
+        note.write_text(NEW)
+        runs.append(minirag(app.config, "ingest", str(note)))
+
+    _while_converting(monkeypatch, other, restored_and_ingested)
+    app.sync()
+    assert runs and runs[0].returncode == 0, runs and runs[0].stderr
+    digest, texts = indexed(app.config.db_path, note)
+    assert digest == file_hash(NEW.encode()) and texts and all("Beavers" in t for t in texts)
+    assert app.sync().done == 0

@@ -110,6 +110,12 @@ def run_sync(pipeline: Pipeline, roots: list[Path], *, path: Path | None = None,
     gone = list(_vanished([*stored, *exclusions], on_disk, scope_set, set(unreadable)))
     if gone:
         guard()  # one that lost its lock deletes nothing: another sync may have indexed them again
-        progress.deleted += index.delete_sources(gone)
+
+        def as_found(source: str) -> bool:
+            # Asked inside the delete's transaction: a row another writer wrote since the walk (a file
+            # back on disk, ingested) is its newer word, and stays.
+            return index.state_of(source) == (stored.get(source), exclusions.get(source))
+
+        progress.deleted += index.delete_sources(gone, current=as_found)
         progress.outside_roots += sum(1 for source in gone if source in stored and not served_by_roots(source, roots))
     return progress

@@ -698,6 +698,15 @@ class Index:
         rows = self.conn.execute(sql + " WHERE kind = ?", (kind,)) if kind else self.conn.execute(sql)
         return {r[0]: StoredState(*r[1:]) for r in rows}
 
+    def state_of(self, source: str) -> tuple[StoredState | None, ExcludedState | None]:
+        """`source`'s row and its exclusion row, as stored_states and excluded_states give them."""
+        row = self.conn.execute("SELECT content_hash, size, mtime_ns, scheme, chunk_budget, conversion_note "
+                                "FROM sources WHERE source = ?", (source,)).fetchone()
+        left = self.conn.execute("SELECT content_hash, size, mtime_ns, scheme, reason, failure FROM exclusions "
+                                 "WHERE source = ?", (source,)).fetchone()
+        return (StoredState(*row) if row else None,
+                ExcludedState(left[0], left[1], left[2], left[3], left[4], failure=bool(left[5])) if left else None)
+
     def excluded_states(self) -> dict[str, ExcludedState]:
         rows = self.conn.execute(
             "SELECT source, content_hash, size, mtime_ns, scheme, reason, failure FROM exclusions")
