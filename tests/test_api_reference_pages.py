@@ -6,6 +6,7 @@ libstdc++-12-doc's Doxygen 1.9.4), cut to a few members: element names, classes,
 and nesting as written, text shortened.
 """
 
+import pytest
 from helpers.growth import grows_linearly
 
 from minirag.chunking import chunk_document
@@ -169,12 +170,16 @@ def test_mdbook_listing_inside_a_second_pre_keeps_its_language():
     assert "```rust\nfn main() {\n    use std::collections::HashMap;\n" in markdown
 
 
-def test_reading_lists_and_tables_as_layout_stays_linear():
-    # Whether a list lays sections out looks three levels below each item, and no further than
-    # the next list; whether a table is a signature looks at two cells' own text.
-    assert grows_linearly(md, lambda n: "<ul>" + "<li><div><div><div><p>x</p></div></div></div></li>" * n + "</ul>")
-    assert grows_linearly(md, lambda n: "<ul><li><div>" * n + "<h3>deep</h3>" + "</div></li></ul>" * n)
-    assert grows_linearly(md, lambda n: "<table><tr><td>f</td><td>" * n + "(" + "</td><td>x</td></tr></table>" * n)
+# Whether a list lays sections out looks three levels below each item, and no further than the
+# next list; whether a table is a signature looks at two cells' own text. One case a test, so the
+# workers share them out.
+@pytest.mark.parametrize("page", [
+    lambda n: "<ul>" + "<li><div><div><div><p>x</p></div></div></div></li>" * n + "</ul>",
+    lambda n: "<ul><li><div>" * n + "<h3>deep</h3>" + "</div></li></ul>" * n,
+    lambda n: "<table><tr><td>f</td><td>" * n + "(" + "</td><td>x</td></tr></table>" * n,
+], ids=["items", "nested-items", "signature-cells"])
+def test_reading_lists_and_tables_as_layout_stays_linear(page):
+    assert grows_linearly(md, page)
 
 
 def test_a_list_whose_item_holds_a_note_with_a_heading_stays_a_list():
@@ -401,25 +406,27 @@ def test_pydoc_section_bars_are_headings():
     assert md(PYDOC_310_SECTION).startswith("## Functions\n\ndedent(text)\n")
 
 
-def test_reading_generators_markup_and_section_bars_stays_linear():
-    # Each generator's rule looks at each element once; a section bar's level counts at most five
-    # tables around it.
-    def page(generator: str, body: str) -> str:
-        return f'<html><head><meta name="generator" content="{generator}"></head><body>{body}</body></html>'
+def _page(generator: str, body: str) -> str:
+    return f'<html><head><meta name="generator" content="{generator}"></head><body>{body}</body></html>'
 
-    assert grows_linearly(md, lambda n: page("rustdoc", '<section><span class="rightside"><a class="srclink" '
-                                             'href="s.html">source</a></span><h4>pub fn f()<span class="notable-traits">'
-                                             '<span>ⓘ</span></span></h4></section><p>Text.</p>' * n))
-    assert grows_linearly(md, lambda n: page("Doxygen 1.9.4", '<span class="mlabels">' + '<span class="mlabel">inline'
-                                             '</span>' * n + '</span><div class="dynheader">Diagram</div>' * n))
-    assert grows_linearly(md, lambda n: page("javadoc/ClassWriterImpl", '<div class="summary-table two-column-summary">'
-                                             '<div class="table-header">A</div><div class="table-header">B</div>'
-                                             + '<div><code>int</code></div><div><div class="block">Text.</div></div>' * n
-                                             + '</div>'))
-    assert grows_linearly(md, lambda n: '<table><tr><td colspan=2><strong>S</strong></td></tr><tr><td>a</td>'
-                                        '<td><p>f</p><p>x</p></td></tr></table>' * n)
-    assert grows_linearly(md, lambda n: PYDOC_310_SECTION.replace("</table>", "<tr><td>a</td><td>b</td></tr>" * n
-                                                                  + "</table>"))
+
+# Each generator's rule looks at each element once; a section bar's level counts at most five tables
+# around it. One case a test, so the workers share them out.
+@pytest.mark.parametrize("page", [
+    lambda n: _page("rustdoc", '<section><span class="rightside"><a class="srclink" href="s.html">source</a>'
+                    '</span><h4>pub fn f()<span class="notable-traits"><span>ⓘ</span></span></h4></section>'
+                    '<p>Text.</p>' * n),
+    lambda n: _page("Doxygen 1.9.4", '<span class="mlabels">' + '<span class="mlabel">inline</span>' * n
+                    + '</span><div class="dynheader">Diagram</div>' * n),
+    lambda n: _page("javadoc/ClassWriterImpl", '<div class="summary-table two-column-summary">'
+                    '<div class="table-header">A</div><div class="table-header">B</div>'
+                    + '<div><code>int</code></div><div><div class="block">Text.</div></div>' * n + '</div>'),
+    lambda n: '<table><tr><td colspan=2><strong>S</strong></td></tr><tr><td>a</td>'
+              '<td><p>f</p><p>x</p></td></tr></table>' * n,
+    lambda n: PYDOC_310_SECTION.replace("</table>", "<tr><td>a</td><td>b</td></tr>" * n + "</table>"),
+], ids=["rustdoc", "doxygen", "javadoc", "section-bars", "pydoc"])
+def test_reading_generators_markup_and_section_bars_stays_linear(page):
+    assert grows_linearly(md, page)
 
 
 def test_doxygen_member_template_reads_on_its_members_row():

@@ -485,7 +485,8 @@ def test_a_hostile_address_header_costs_time_linear_in_its_length():
 
 @pytest.mark.parametrize("fields", ['Content-Type: text/plain\nContent-Disposition: attachment; filename="{}"',
                                     'Content-Type: text/plain; name="{}"', 'Content-Type: text/plain\nContent-ID: {}'])
-def test_a_hostile_attachment_field_costs_time_linear_in_its_length(fields):
+@pytest.mark.parametrize("run", ['"\\a', "=?utf-8?q?x?= "])
+def test_a_hostile_attachment_field_costs_time_linear_in_its_length(fields, run):
     """The standard library parses a part's `Content-*` fields whenever its type or file name is
     asked: a `Content-Disposition` of 8,000 `"\\a` pairs took 1 s, of 280 KB 14 s. Past
     MAX_PARSED_HEADER such a field is cut; the attachment is still read."""
@@ -497,8 +498,7 @@ def test_a_hostile_attachment_field_costs_time_linear_in_its_length(fields):
         assert "attached words" in converted.markdown
         return converted
 
-    assert grows_linearly(convert, lambda repeats: '"\\a' * repeats)
-    assert grows_linearly(convert, lambda repeats: "=?utf-8?q?x?= " * repeats)
+    assert grows_linearly(convert, lambda repeats: run * repeats)
 
 
 def test_a_warning_naming_a_senders_file_name_is_one_line():

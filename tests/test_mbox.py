@@ -107,12 +107,13 @@ def test_a_mailbox_of_more_messages_than_are_read_says_how_many_were_left_and_wa
     assert len(converted.warnings) == 21 and converted.warnings[-1] == "... and 10 more warnings like these"
 
 
-def test_splitting_a_mailbox_costs_time_linear_in_its_size():
+@pytest.mark.parametrize(("head", "run"), [("From x\nSubject: s\n\n", "\nFrom \n>From "),
+                                         ("", "From x\nSubject: s\n\nb\n\n")])
+def test_splitting_a_mailbox_costs_time_linear_in_its_size(head, run):
     def convert_text(text: str) -> object:
         return convert_document(text.encode(), ".mbox", "box.mbox")
 
-    assert grows_linearly(convert_text, lambda repeats: "From x\nSubject: s\n\n" + "\nFrom \n>From " * repeats)
-    assert grows_linearly(convert_text, lambda repeats: "From x\nSubject: s\n\nb\n\n" * repeats)
+    assert grows_linearly(convert_text, lambda repeats: head + run * repeats)
 
 
 def test_a_mailbox_in_a_folder_is_indexed_and_its_messages_found(app, docs, tmp_path):

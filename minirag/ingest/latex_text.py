@@ -162,6 +162,7 @@ class _Reader:
     def __init__(self, tokens: list[Token]) -> None:
         self.tokens = tokens
         self.partner = pairs(tokens)
+        self.stops = _stops(tokens, self.partner)
         self.title: str | None = None
         self.authors: list[str] = []
         self.macros: dict[str, tuple[int, int]] = {}  # a user's command: its body's range
@@ -341,17 +342,9 @@ class _Reader:
 
     def optional_end(self, at: int, end: int) -> int | None:
         """The `]` closing the `[` at `at`, skipping groups; None past MAX_OPTIONAL_TOKENS or a paragraph."""
-        index = at + 1
-        limit = min(end, at + MAX_OPTIONAL_TOKENS)
-        while index < limit:
-            kind = self.tokens[index].kind
-            if kind == "optclose":
-                return index
-            if kind == "par":
-                return None
-            if kind in ("open", "begin"):
-                index = self.partner.get(index, index)
-            index += 1
+        stop = self.stops[at + 1]
+        if stop < min(end, at + MAX_OPTIONAL_TOKENS) and self.tokens[stop].kind == "optclose":
+            return stop
         return None
 
     def optional(self, index: int, end: int, depth: int) -> tuple[str | None, int]:
@@ -683,6 +676,23 @@ class _Reader:
             if close >= 0:
                 self.tokens[index] = Token("text", value[close + 1 :])
         return index
+
+
+def _stops(tokens: list[Token], partner: dict[int, int]) -> list[int]:
+    """For each token index, the first `]` or paragraph break at or past it, each group and environment
+    stepped over whole (len(tokens) where none): found in one pass from the end, so that a run of
+    unclosed `[` costs a look-up each, not a walk of up to MAX_OPTIONAL_TOKENS tokens each. Tokens keep
+    their kinds once read (a text token may be shortened), so the stops stay true."""
+    stops = [len(tokens)] * (len(tokens) + 1)
+    for index in range(len(tokens) - 1, -1, -1):
+        kind = tokens[index].kind
+        if kind in ("optclose", "par"):
+            stops[index] = index
+        elif kind in ("open", "begin") and index in partner:
+            stops[index] = stops[partner[index] + 1]
+        else:
+            stops[index] = stops[index + 1]
+    return stops
 
 
 def _unknown(name: str) -> bool:
