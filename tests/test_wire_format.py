@@ -18,7 +18,7 @@ ALLOWED = {
     "results.py": "the one serializer",
     "server.py": "the tools' argument names and schemas are the protocol's",
     "tool_arguments.py": "it reads the tools' JSON Schemas (`anyOf`), the protocol's",
-    "ingest/roff_text.py": "roff's own names for characters (`\\(lB`, `\\[rC]`), keys of no JSON",
+    "ingest/roff_characters.py": "roff's own names for characters (`\\(lB`, `\\[rC]`), keys of no JSON",
 }
 
 
