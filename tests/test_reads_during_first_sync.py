@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from conftest import write
+from helpers.held_sync import held_sync
 
 from minirag.errors import IndexUnavailable
 from minirag.store.index import Index
@@ -101,19 +102,8 @@ def test_a_writer_open_before_a_newer_minirag_retokenized_the_index_writes_no_ke
 
 
 def test_a_query_beside_the_servers_own_first_sync_job_names_that_job(app, docs, monkeypatch):
-    import threading
-
-    from minirag.ingest import sync as sync_module
-
     write(docs / "a.md", "# Otters\n\nSea otters hold hands while they sleep.\n")
-    go = threading.Event()
-    real_run_sync = sync_module.run_sync
-
-    def held(*args, **kwargs):
-        assert go.wait(60)
-        return real_run_sync(*args, **kwargs)
-
-    monkeypatch.setattr(sync_module, "run_sync", held)
+    go = held_sync(monkeypatch)
     job = app.start_sync()
     try:
         with pytest.raises(IndexUnavailable) as raised:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from conftest import write
+from helpers.held_sync import held_sync
 
 from minirag import cli
 from minirag.errors import FileAccessError, SyncLocked
@@ -192,19 +193,8 @@ def test_a_sync_whose_lock_file_goes_before_it_drops_deleted_files_drops_none(ap
 
 
 def test_a_sync_job_whose_lock_file_goes_fails_saying_so(app, docs, monkeypatch):
-    import threading
-
-    from minirag.ingest import sync as sync_module
-
     _many_documents(docs, 4)
-    gone = threading.Event()
-    real_run_sync = sync_module.run_sync
-
-    def once_the_lock_file_is_gone(*args, **kwargs):
-        assert gone.wait(60)
-        return real_run_sync(*args, **kwargs)
-
-    monkeypatch.setattr(sync_module, "run_sync", once_the_lock_file_is_gone)
+    gone = held_sync(monkeypatch)  # let go once the lock file is gone
     job = app.start_sync()  # the lock is taken before this returns
     lock_path_for(app.config.db_path).unlink()
     gone.set()
@@ -332,19 +322,8 @@ def test_a_sync_start_refused_by_a_job_of_the_same_server_names_that_job(app, do
     """The refusal named the holder by PID: the server's own, which a client cannot stop, while the job
     it can follow and cancel by its jobId went unsaid (a client that lost the jobId, or another agent
     of the same server, had no way to reach it)."""
-    import threading
-
-    from minirag.ingest import sync as sync_module
-
     _many_documents(docs, 2)
-    go = threading.Event()
-    real_run_sync = sync_module.run_sync
-
-    def held(*args, **kwargs):
-        assert go.wait(60)
-        return real_run_sync(*args, **kwargs)
-
-    monkeypatch.setattr(sync_module, "run_sync", held)
+    go = held_sync(monkeypatch)
     first = app.start_sync()
     try:
         with pytest.raises(SyncLocked) as caught:
