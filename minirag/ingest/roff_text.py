@@ -208,7 +208,20 @@ def roff_to_markdown(text: str) -> Page:
     state = PageState()
     skip_to: str | None = None  # the line ending a definition or `.ig`
     depth = 0  # how deep in a conditional's `\{ ... \}` block
-    awaiting_tag = False
+    awaiting_tag = False  # a request (`.TP`) said the next line is an item's tag
+
+    def place(words: str) -> None:
+        """A line's words where they go: the tag an item awaits, the heading a request began, else text."""
+        nonlocal awaiting_tag
+        if awaiting_tag:
+            out.item(words)
+            awaiting_tag = False
+        elif state.heading_next:
+            out.heading(state.heading_next, words)
+            state.heading_next = 0
+        else:
+            out.text(words)
+
     for raw in lines:
         if skip_to is not None:
             if raw.strip() == skip_to or raw.startswith(skip_to + " "):
@@ -234,15 +247,7 @@ def roff_to_markdown(text: str) -> Page:
             if state.table is not None:
                 state.table_row(line, out)
                 continue
-            words = state.words(line)
-            if awaiting_tag:
-                out.item(words)
-                awaiting_tag = False
-            elif state.heading_next:
-                out.heading(state.heading_next, words)
-                state.heading_next = 0
-            else:
-                out.text(words.rstrip() if out.code is None else words)
+            place(state.words(line))
             continue
         name, rest = _split_request(line)
         if name in _DEFINITIONS:
@@ -259,14 +264,8 @@ def roff_to_markdown(text: str) -> Page:
             if state.extending and out.tag is not None:
                 out.tag = f"{out.tag} {line_words}".strip()
                 state.extending = len(out.tag) < MAX_TAG_CHARS  # past it, what follows is the item's text
-            elif awaiting_tag:
-                out.item(line_words)
-                awaiting_tag = False
-            elif state.heading_next:
-                out.heading(state.heading_next, line_words)
-                state.heading_next = 0
             else:
-                out.text(line_words)
+                place(line_words)
     if state.text_block is not None:  # a table cell's `T{` never closed: what it held is still text
         state.row(" ".join(state.text_block), out)
     markdown = out.markdown()
