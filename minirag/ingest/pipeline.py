@@ -37,7 +37,7 @@ from minirag.ingest.embed import with_vectors
 from minirag.ingest.file_state import CONVERTING, CONVERTING_AGAIN, FileState, by_hash, file_state
 from minirag.ingest.isolation import ConversionStopped, convert_isolated, limits_of
 from minirag.ingest.progress import Progress, plural
-from minirag.ingest.scan import FoundFile
+from minirag.ingest.scan import FoundFile, size_and_mtime
 from minirag.keywords import KeywordText, keyword_texts
 from minirag.security import read_file_inside_roots
 from minirag.store.index import ExcludedState, Index, SourceRecord, StoredState
@@ -278,7 +278,7 @@ class Pipeline:
             # Asked inside the write transaction: no other writer commits between this look and the write.
             if record.source not in read_as:
                 return True
-            if _stat_of(record.source) == read_as[record.source]:
+            if size_and_mtime(record.source) == read_as[record.source]:
                 return True
             if changed is not None and record.source not in changed:  # a transaction retried asks again
                 changed.append(record.source)
@@ -313,7 +313,7 @@ class Pipeline:
         def still(found: FoundFile) -> Callable[[], bool]:
             """Whether the file still has the stat its bytes were read with; said when not."""
             def current() -> bool:
-                if _stat_of(found.source) == (found.size, found.mtime_ns):
+                if size_and_mtime(found.source) == (found.size, found.mtime_ns):
                     return True
                 if found.source not in moved:  # a transaction retried asks again
                     moved.append(found.source)
@@ -452,14 +452,6 @@ class Pipeline:
             _clear_marks_if_guarded(self.index, [(source, reason) for source, reason in marks.items() if reason],
                                     guard)
         progress.current = None
-
-
-def _stat_of(path: str) -> tuple[int, int] | None:
-    try:
-        info = os.stat(path)
-    except OSError:
-        return None
-    return info.st_size, info.st_mtime_ns
 
 
 @contextlib.contextmanager

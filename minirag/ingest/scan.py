@@ -209,6 +209,16 @@ def _stat_file(path: str, roots: Sequence[Path], unreadable: list[str], others: 
     return FoundFile(path, real, st.st_size, st.st_mtime_ns)
 
 
+def size_and_mtime(path: str) -> tuple[int, int] | None:
+    """The (size, mtime_ns) a file at `path` has now, following links; None where it is gone or unreadable:
+    what a FoundFile was judged by, to tell whether a file moved since."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_size, st.st_mtime_ns
+
+
 def is_manual_page(real: str, compression: str) -> bool:
     """Whether the file at `real` (a path inside a root, links resolved) begins as a manual page:
     its head (inflated, for a compressed one) is roff. One that cannot be read is not one."""

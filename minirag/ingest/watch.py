@@ -33,6 +33,7 @@ from minirag.ingest.progress import Progress
 from minirag.ingest.scan import (
     has_document_suffix,
     is_temporary,
+    size_and_mtime,
     skipped_folder,
     skipped_on_the_way,
 )
@@ -217,14 +218,6 @@ def _is_new_folder(change, path: str) -> bool:
         return stat_mode.S_ISDIR(os.lstat(path).st_mode)
     except OSError:
         return False
-
-
-def _stat(path: str) -> tuple[int, int] | None:
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return st.st_size, st.st_mtime_ns
 
 
 def _collapse(scopes: Iterable[str]) -> list[str]:
@@ -543,7 +536,7 @@ class Watcher:
     def add(self, changes: Iterable[tuple[object, str]]) -> None:
         """Queue changed paths (watchfiles' (Change, path) pairs)."""
         now = time.monotonic()
-        stats = [(change, path, _stat(path)) for change, path in changes]
+        stats = [(change, path, size_and_mtime(path)) for change, path in changes]
         with self._cond:
             for change, path, stat in stats:
                 added = getattr(change, "name", change) == _ADDED
@@ -585,7 +578,7 @@ class Watcher:
         quiet = [p for p, e in self._pending.items() if now - e.last_event >= self.debounce]
         settled = []
         for path in quiet:
-            entry, stat = self._pending[path], _stat(path)
+            entry, stat = self._pending[path], size_and_mtime(path)
             if stat != entry.stat:  # still being written, without an event (yet): wait another window
                 entry.stat, entry.last_event = stat, now
                 self._last_event = now
