@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from conftest import write
 
 from minirag.errors import MiniragError
@@ -67,11 +68,12 @@ def _while_converting(monkeypatch, source: Path, meanwhile) -> None:
     monkeypatch.setattr(pipeline, "convert_isolated", converting)
 
 
-def test_a_sync_that_read_older_bytes_never_overwrites_the_newer_ones_an_ingest_wrote(app, docs, monkeypatch):
+@pytest.mark.parametrize("old", [OLD, "---\nrag: false\n---\n" + OLD], ids=["indexed", "left-out"])
+def test_a_sync_that_read_older_bytes_never_overwrites_the_newer_ones_an_ingest_wrote(app, docs, monkeypatch, old):
     """The sync read OLD; the file was saved as NEW and `minirag ingest` of it (another process, not
     blocked) wrote NEW; then the sync's write of OLD replaced it: the index held bytes the disk had
-    not held since."""
-    note = write(docs / "note.md", OLD)
+    not held since. Read as `rag: false`, the sync's record of its exclusion dropped the newer rows."""
+    note = write(docs / "note.md", old)
     runs = []
 
     def saved_and_ingested() -> None:
@@ -103,25 +105,6 @@ def test_an_ingest_that_read_older_bytes_never_overwrites_the_newer_ones_a_sync_
     digest, texts = indexed(app.config.db_path, note)
     assert digest == file_hash(NEW.encode()) and texts and all("Beavers" in t and "Otters" not in t for t in texts)
     assert result.title == "Beavers"
-
-
-def test_a_sync_that_read_bytes_left_out_never_drops_the_newer_ones_an_ingest_wrote(app, docs, monkeypatch):
-    """The sync read bytes marked `rag: false`; the file was saved without the mark and ingested (another
-    process); the sync's record of its exclusion then dropped the newer bytes' rows from the index."""
-    note = write(docs / "note.md", "---\nrag: false\n---\n" + OLD)
-    runs = []
-
-    def saved_and_ingested() -> None:
-        note.write_text(NEW)
-        runs.append(minirag(app.config, "ingest", str(note)))
-
-    _while_converting(monkeypatch, note, saved_and_ingested)
-    progress = app.sync()
-    assert runs[0].returncode == 0, runs[0].stderr
-    digest, texts = indexed(app.config.db_path, note)
-    assert digest == file_hash(NEW.encode()) and texts and all("Beavers" in t for t in texts)
-    assert any("changed while it was read" in warning for warning in progress.warnings), progress.warnings
-    assert app.sync().done == 0
 
 
 def _converted_while_saved(monkeypatch, source: Path) -> list[int]:
