@@ -86,7 +86,9 @@ def inflated(data: bytes, compression: str, name: str, max_bytes: int, *, togeth
     (`together`: the limit it shares with the other compressed streams of a document, of which
     `max_bytes` is what they left)."""
     kind = COMPRESSIONS[compression]
-    pieces: list[bytes] = []
+    # BytesIO, not a list of pieces joined: getvalue() hands over its own buffer, so the inflated
+    # bytes are held once, not twice, at the end.
+    pieces = io.BytesIO()
     total = 0
     with _opened(data, compression) as stream:
         try:
@@ -98,7 +100,7 @@ def inflated(data: bytes, compression: str, name: str, max_bytes: int, *, togeth
                         f"{_size(together)} (MAX_FILE_SIZE holds for what they inflate to together)" if together
                         else f"{name}: refused: it inflates past {_size(max_bytes)} (MAX_FILE_SIZE, the most a file "
                         "may hold, holds for what a compressed one inflates to)")
-                pieces.append(piece)
+                pieces.write(piece)
         except _DAMAGE as exc:
             if isinstance(exc, lzma.LZMAError) and "Memory usage limit" in str(exc):
                 raise ConversionFailed(f"{name}: refused: its xz stream asks for more than {_size(XZ_MEMORY)} of "
@@ -106,9 +108,9 @@ def inflated(data: bytes, compression: str, name: str, max_bytes: int, *, togeth
             if not total:
                 raise ConversionFailed(f"{name}: cannot read the {kind} stream, damaged or not {kind} "
                                        f"({described(exc)})") from None
-            return Inflated(b"".join(pieces), (f"{name}: its {kind} stream is damaged or cut short after {total:,} "
+            return Inflated(pieces.getvalue(), (f"{name}: its {kind} stream is damaged or cut short after {total:,} "
                                                f"bytes ({described(exc)}); what inflated before is read",))
-    return Inflated(b"".join(pieces))
+    return Inflated(pieces.getvalue())
 
 
 # The most streams a head is looked for in (empty ones before a page's own: a few at most).
