@@ -386,8 +386,8 @@ class App:
         from minirag.store.lock import SyncLock
 
         # A folder is a sync's bulk: one at a time with syncs, refused at once as a second sync is.
-        self.encoder  # noqa: B018 - loaded before the lock's folder is made: a missing model leaves nothing behind
         with SyncLock(self.config.db_path) as lock:
+            self._load_model_holding(lock)
             return self._ingest_paths(paths, progress, lock.guarded(on_change), force=force, guard=lock.ensure_held)
 
     def _ingest_paths(self, paths: list[str], progress: Progress, on_change: Callable[[Progress], None] | None,
@@ -537,10 +537,20 @@ class App:
 
         self.refuse_if_read_only("sync")
         target = Path(self.file_source(path)[0]) if path is not None else None
-        self.encoder  # noqa: B018 - loaded before the lock's folder is made: a missing model leaves nothing behind
         refuse_links(self.config)
         with SyncLock(self.config.db_path) as lock:
+            self._load_model_holding(lock)
             return self._sync_locked(lock, target, progress or Progress(), on_change)
+
+    def _load_model_holding(self, lock: SyncLock) -> None:
+        """The model, loaded with the sync lock held: reads in its seconds say a sync is building the
+        index (being_built), not that none was run. One that fails to load takes away the lock file
+        and folder this lock made, so a first sync that fails leaves nothing behind."""
+        try:
+            self.encoder  # noqa: B018 - loaded here, under the lock, not at a write
+        except BaseException:
+            lock.abandon()
+            raise
 
     @explained
     def start_sync(self, path: str | None = None) -> SyncJob:
