@@ -441,9 +441,10 @@ class App:
             raise InvalidArgument(f"{shown(source)}: left out by {ignored[0].reason}; nothing indexed")
         if not found:
             raise InvalidArgument(not_a_document(source))
-        for _ in range(_READS_OF_A_CHANGING_FILE):  # read again while the file changes under the read
+        for attempt in range(1, _READS_OF_A_CHANGING_FILE + 1):  # read again while the file changes under the read
             progress = Progress()
-            self.pipeline.run_files(found, progress, force=True)
+            # A file still growing at the last read (a log being written) is indexed as far as it was read.
+            self.pipeline.run_files(found, progress, force=True, prefix=attempt == _READS_OF_A_CHANGING_FILE)
             if not progress.changed:
                 break
             found = list(walk(Path(source), self.config.roots, rules=IgnoreRules.from_config(self.config)))
