@@ -22,11 +22,12 @@ from minirag.errors import InvalidArgument, MiniragError, NotFound, PathOutsideR
 from minirag.security import (
     MAX_PATH_BYTES,
     containing_root,
+    innermost_root,
     is_under,
     resolve_inside_roots,
     served_by_roots,
 )
-from minirag.spellings import other_spelling
+from minirag.spellings import as_listed, other_spelling
 from minirag.store.index import Index, SourceRow
 
 _DRIVE_PATH = re.compile(r"^[A-Za-z]:[\\/]|^[\\/]{2}")
@@ -130,8 +131,9 @@ class Addressing:
         else:
             folder, name = os.path.split(absolute)
             spelled = os.path.join(os.path.realpath(folder), name)
-        roots = [str(root) for root in self.config.roots]
-        return spelled if any(is_under(spelled, root, os.sep) for root in roots) else os.path.realpath(absolute)
+        root = innermost_root(spelled, self.config.roots)
+        # As the walk lists it: `/d/NOTES.md` opens `/d/Notes.md` on a file system that folds case.
+        return as_listed(spelled, str(root)) if root is not None else os.path.realpath(absolute)
 
     def search_scope(self, scope: str | None) -> str | None:
         """A scope as sources are stored: an absolute path normalized (`..`, `.`, a trailing
