@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import minirag
+from minirag.addressing import Addressing, check_path_argument, really_in_roots
 from minirag.binding import (
     ModelBinding,
     bind,
@@ -50,7 +51,6 @@ from minirag.errors import (
     InvalidArgument,
     MiniragError,
     NotFound,
-    PathOutsideRoots,
 )
 from minirag.ingest.ignore import IgnoreRules
 from minirag.ingest.jobs import SyncJob, SyncJobs
@@ -59,17 +59,13 @@ from minirag.results import payload
 from minirag.search import Scope, SearchOptions, clamp_top_k, search
 from minirag.search.vector import MatrixCache
 from minirag.security import (
-    MAX_PATH_BYTES,
-    containing_root,
     innermost_root,
     is_under,
-    resolve_inside_roots,
-    served_by_roots,
 )
 from minirag.spellings import other_spelling
 from minirag.store import connection
 from minirag.store.home import in_own_place, refuse_links, settle_home
-from minirag.store.index import META_GIT_STATE, Index, IndexStats, SourceRow, stale_keywords_warning
+from minirag.store.index import META_GIT_STATE, Index, IndexStats, stale_keywords_warning
 from minirag.values import (
     ChunkWindow,
     CollectionInfo,
@@ -93,9 +89,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-_DRIVE_PATH = re.compile(r"^[A-Za-z]:[\\/]|^[\\/]{2}")
-
-MAX_SOURCE_ID = 2048  # characters of a data or url source's id (URLs included)
 # Far more than a model reads (512 tokens); the bound keeps a hostile query's normalization short.
 MAX_QUERY_CHARS = 10_000
 META_LAST_SYNC = "collections_last_sync"  # {root: ISO time} of each root's last complete sync
@@ -130,19 +123,6 @@ def visible(text: str) -> bool:
     return any(not ch.isspace() and unicodedata.category(ch) not in ("Cc", "Cf") for ch in text)
 
 
-def check_path_argument(path: str | Path) -> None:
-    """A path argument the operating system can take: not empty (which would resolve to the current
-    folder), no NUL byte, not longer than PATH_MAX."""
-    text = os.fspath(path)
-    if not text:
-        raise InvalidArgument("the path is empty")
-    if "\x00" in text:
-        raise InvalidArgument("the path contains a NUL byte")
-    size = len(text.encode("utf-8", errors="surrogateescape"))
-    if size > MAX_PATH_BYTES:
-        raise InvalidArgument(f"the path is {size} bytes long; at most {MAX_PATH_BYTES} are allowed")
-
-
 def check_title_argument(title: str | None) -> None:
     """A title given with ingested data: one a listing and every hit can show."""
     from minirag.chunking.titles import MAX_TITLE_CHARS
@@ -154,43 +134,6 @@ def check_title_argument(title: str | None) -> None:
                               "an escape); a title is one line of text")
 
 
-def _require_id(source: str) -> None:
-    if not source or not source.strip():
-        raise InvalidArgument("source must be a non-empty id")
-
-
-def looks_like_a_path(source: str) -> bool:
-    """An absolute POSIX or Windows path (`\\etc\\passwd` too), or one starting at a home folder:
-    what file ids look like."""
-    return os.path.isabs(source) or source.startswith(("~", "\\")) or bool(_DRIVE_PATH.match(source))
-
-
-# Characters drawn as a slash or backslash that NFKC leaves as they are (it maps the fullwidth ones).
-_SLASH_LOOKALIKES = str.maketrans({"\u2215": "/", "\u2044": "/", "\u29f8": "/", "\u2571": "/",
-                                   "\u2216": "\\", "\u29f5": "\\", "\u29f9": "\\", "\u2572": "\\"})
-
-
-def poses_as_a_path(source: str) -> bool:
-    """Whether an id reads as a file path: as written, in its NFKC form with slash look-alikes taken
-    as slashes (`／tmp／x.md`, `∕tmp∕x.md`, `⁄etc⁄passwd`), or as a `file:` URL."""
-    seen = unicodedata.normalize("NFKC", source).translate(_SLASH_LOOKALIKES)
-    return looks_like_a_path(source) or looks_like_a_path(seen) or seen[:5].lower() == "file:"
-
-
-def _another_spelling(path: str) -> str:
-    """What to give instead of `path`, a relative one written as a file: URL or as a shell would expand it
-    (an agent passing back a link it followed, or a path as a user typed it); "" otherwise. Nothing is
-    expanded or decoded into a path that is read: the caller is told the spelling that is taken."""
-    if path[:5].lower() == "file:":
-        from urllib.parse import unquote, urlsplit
-
-        parts = urlsplit(path)
-        if parts.netloc not in ("", "localhost"):
-            return "a path is taken, not a file: URL (this one names another host)"
-        return f"a path is taken, not a file: URL: give {shown(unquote(parts.path))}"
-    if path.startswith(("~", "$")) or "${" in path:
-        return "a path is taken as written, nothing expands ~ or $VARIABLES: give the path written out from /"
-    return ""
 
 
 class App:
@@ -213,6 +156,7 @@ class App:
         self._watcher: Watcher | None = None  # a background Watcher (the server's --watch), with its thread
         self._watch_thread: threading.Thread | None = None
         self._early_load: threading.Thread | None = None  # load_model_early's thread
+        self.addressing = Addressing(config, self._indexed)
 
     # --- lazily opened parts -------------------------------------------------
 
@@ -404,242 +348,31 @@ class App:
         except OSError:
             return False
 
+    # --- addressing (minirag/addressing.py) -------------------------------------
+
+    def _indexed(self) -> Index:
+        self.require_index()
+        return self.index
+
     def file_source(self, path: str | Path, *, must_be_absolute: bool = False,
                     argument: str = "filePath") -> tuple[str, Path]:
-        """(source id, real path) for a path inside the roots; symlinks keep their own name.
-        `argument`: the caller's name for `path`, for the message refusing a relative one."""
-        check_path_argument(path)
-        advice = "" if os.path.isabs(path) else _another_spelling(str(path))
-        if must_be_absolute and not os.path.isabs(path):
-            raise InvalidArgument(f"{argument} must be an absolute path, got {str(path)[:200]!r}"
-                                  + (f": {advice}" if advice else ""))
-        if advice and not os.path.lexists(path):
-            raise NotFound(f"no such file: {shown(str(path))!r} (relative to {shown(os.getcwd())}): {advice}")
-        absolute = os.path.abspath(path)
-        real = resolve_inside_roots(Path(absolute), self.config.roots)
-        return self._spelled_under_a_root(absolute), real
-
-    def _spelled_under_a_root(self, absolute: str) -> str:
-        """A contained path as a sync stores it: a folder by its real path, a file by its folder's real
-        path and its own name (a link to a file keeps its own name). A link to a folder is never another
-        name for what it holds (scan.walk does not follow one), whether it sits inside a root (an alias,
-        a loop) or leads to one (a root configured by a link's name); a file whose real folder lies
-        outside every root is spelled by its own real path."""
-        roots = [str(root) for root in self.config.roots]
-        if os.path.isdir(absolute):
-            spelled = os.path.realpath(absolute)
-        else:
-            folder, name = os.path.split(absolute)
-            spelled = os.path.join(os.path.realpath(folder), name)
-        return spelled if any(is_under(spelled, root, os.sep) for root in roots) else os.path.realpath(absolute)
+        return self.addressing.file_source(path, must_be_absolute=must_be_absolute, argument=argument)
 
     def search_scope(self, scope: str | None) -> str | None:
-        """A scope as sources are stored: an absolute path normalized (`..`, `.`, a trailing
-        `/.`), and one reached through a link to a folder spelled by its real folder."""
-        if scope is not None and not scope.strip():
-            raise InvalidArgument("scope is empty: give a folder, a file or a source-id prefix, or leave scope out")
-        if scope is not None and "\x00" in scope:
-            raise InvalidArgument("scope contains a NUL byte, which no path or source id holds")
-        if scope and len(scope) > MAX_PATH_BYTES:  # no source is longer; resolving it costs time in its square
-            raise InvalidArgument(f"scope is {len(scope)} characters long; no path or source id is longer than "
-                                  f"{MAX_PATH_BYTES}")
-        if not scope or not os.path.isabs(scope) or "\x00" in scope:
-            return scope
-        normal = os.path.normpath(scope)
-        spelled = self._spelled_under_a_root(normal)
-        return spelled if any(is_under(spelled, str(root), os.sep) for root in self.config.roots) else normal
-
-    def _refuse_a_path_meant_as_scope(self, scope: str | None, *, found_nothing: bool) -> None:
-        """A relative scope is a data/url source id prefix. One that finds nothing but names a path
-        in a root, or in a collection by its name, was meant as that path (file scopes are absolute,
-        as results give them): refused naming it, never answered as an empty result that reads as
-        "nothing on the subject". An absolute scope that finds nothing outside every root (no file
-        there is ever served), or naming nothing on disk, is refused saying which, and so is one
-        written as a path no source id can be (`~/docs`, a `file:` URL: ingest_data refuses them)."""
-        if not found_nothing or not scope or "\x00" in scope:
-            return
-        if not os.path.isabs(scope) and poses_as_a_path(scope):
-            raise InvalidArgument(f"scope {shown(scope, 120)!r} matches no source; a file or folder scope is an "
-                                  "absolute path, written out (no ~, no file: URL)")
-        if "://" in scope:
-            return
-        if os.path.isabs(scope):
-            roots = [str(root) for root in self.config.roots]
-            if not roots:  # a read-only server on an index alone: its paths, never the disk's
-                return
-            written_in = any(is_under(scope, root, os.sep) for root in roots)
-            through_a_link = written_in and not _really_in_roots(scope, self.config.roots)
-            if through_a_link or not written_in:
-                # Not looked up on disk: through a link out (`up -> /`) that would tell whether any
-                # path on the machine exists. Nor is where the link leads said.
-                raise InvalidArgument(f"scope {shown(scope, 120)!r} lies outside the document roots "
-                                      f"({', '.join(shown(root) for root in roots)})"
-                                      f"{' (a link to a place outside them)' if through_a_link else ''}: "
-                                      "nothing there is indexed")
-            if not os.path.lexists(scope):
-                raise InvalidArgument(f"scope {shown(scope, 120)!r} matches no source and no file or folder on disk")
-            return
-        # Under a root, or under a collection named first (`docs/valgrind` for the collection `docs`).
-        first, _, rest = scope.replace(os.sep, "/").partition("/")
-        candidates = [(root, os.path.join(root, scope)) for root in self.config.roots]
-        candidates += [(collection.root, os.path.join(collection.root, rest) if rest else str(collection.root))
-                       for collection in self.config.collections if collection.name == first]
-        named = list(dict.fromkeys(path for root, joined in candidates
-                                   if is_under(path := os.path.normpath(joined), str(root), os.sep)
-                                   and _really_in_roots(path, self.config.roots) and os.path.lexists(path)))
-        if named:
-            raise InvalidArgument(f"scope {shown(scope, 120)!r} matches no source; a file or folder scope is an "
-                                  f"absolute path: {', '.join(shown(path) for path in named)}")
+        return self.addressing.search_scope(scope)
 
     def data_source_id(self, source: str) -> str:
-        """A data or url source's id: its own namespace, so it can never replace, shadow or pose as a file."""
-        _require_id(source)
-        if source != source.strip():
-            raise InvalidArgument(f"source {source[:200]!r} starts or ends with white space; ids are shown in "
-                                  "listings beside paths, where ' /etc/passwd' would pass for one")
-        if any(unicodedata.category(ch) in ("Cc", "Cf", "Cs") for ch in source):
-            raise InvalidArgument(f"source {source[:200]!r} holds control or invisible characters")
-        if len(source) > MAX_SOURCE_ID:
-            raise InvalidArgument(f"source is {len(source)} characters; ids take at most {MAX_SOURCE_ID}")
-        if poses_as_a_path(source):
-            raise InvalidArgument(
-                f"source {source[:200]!r} looks like a file path; data and url sources take ids of their own "
-                "(e.g. 'notes/meeting-1' or a URL) so they can never replace or pose as an indexed file")
-        return unicodedata.normalize("NFC", source)  # one source however its accents were composed
+        return self.addressing.data_source_id(source)
 
     def source_key(self, *, file_path: str | None, source: str | None, must_be_absolute: bool = False) -> str:
-        if (file_path is None) == (source is None):
-            raise InvalidArgument("provide exactly one of filePath or source")
-        if file_path is not None:
-            self._refuse_an_id_as_a_path(file_path)
-            if not self.config.roots:  # a read-only server on an index alone: its paths, never the disk's
-                check_path_argument(file_path)
-                if must_be_absolute and not os.path.isabs(file_path):
-                    raise InvalidArgument(f"filePath must be an absolute path, got {str(file_path)[:200]!r}")
-                return os.path.abspath(file_path)
-            return self.file_source(file_path, must_be_absolute=must_be_absolute)[0]
-        assert source is not None  # exactly one of the two, checked above
-        _require_id(source)
-        return source
+        return self.addressing.source_key(file_path=file_path, source=source, must_be_absolute=must_be_absolute)
 
     def delete_key(self, *, file_path: str | None, source: str | None, must_be_absolute: bool = False) -> str:
-        """source_key for delete, which also takes the path of a file the index holds outside the
-        roots (a root since removed from the configuration): nothing is read, only its rows go."""
-        try:
-            return self.source_key(file_path=file_path, source=source, must_be_absolute=must_be_absolute)
-        except PathOutsideRoots as outside:
-            held = self._held_outside(file_path) if file_path is not None else None
-            if held is None:
-                raise outside  # not the index's (or no index to ask): the containment refusal stands
-            return held
-
-    def _held_outside(self, file_path: str) -> str | None:
-        """The source the index holds for `file_path`, a path outside the roots; None if none (or no
-        readable index, whose own error would hide why the path was refused)."""
-        for key in dict.fromkeys((os.path.abspath(file_path), os.path.realpath(file_path))):
-            try:
-                self.require_index()
-                return self.index.source_row(key).source
-            except MiniragError:
-                continue
-        return None
-
-    def _refuse_an_id_as_a_path(self, file_path: str) -> None:
-        """A data or url source's id given as a path (a hit shows `notes/m1` where a file's path would
-        be) is refused saying how to name it; a relative path that is a file on disk stays a path."""
-        if os.path.isabs(file_path) or "\x00" in file_path or not file_path or os.path.lexists(file_path):
-            return
-        try:
-            self.require_index()
-            row = self.index.source_row(unicodedata.normalize("NFC", file_path))
-        except MiniragError:
-            return  # no such source (or no index to ask): the path's own refusal says why
-        if row.kind != "file":
-            raise InvalidArgument(f"{shown(file_path)!r} is the id of a {row.kind} source, not a file: give it as "
-                                  f"source (`--source {shown(file_path)}` on the command line)")
-
-    def _not_indexed(self, key: str) -> str:
-        """Why `key` cannot be read, and for a path under the roots whether its file is there to ingest."""
-        message = f"not indexed: {shown(key)}"
-        if not self.config.roots or not looks_like_a_path(key) or not self.in_roots(key):
-            return message
-        if not _really_in_roots(key, self.config.roots):  # through a link out: whether a file is there is not said
-            return message
-        if os.path.isfile(key):
-            from minirag.ingest.scan import file_not_read
-
-            never = file_not_read(key)  # an Obsidian `.canvas`, a scratch file, a log named `x.1`: ingesting fails
-            if never is not None:
-                return f"{message}; the file is on disk but never indexed: {never}"
-            return f"{message}; the file is on disk: ingest it (the ingest_file tool, `minirag ingest`) or sync"
-        if os.path.isdir(key):
-            return (f"{message}; it is a folder: read a file in it (list_files with scope, or `minirag list "
-                    "--scope`, lists them)")
-        if os.path.lexists(key):
-            return message
-        linked, hash_mark, _ = key.partition("#")  # a link followed from a page's text: `page.html#anchor`
-        if hash_mark and _really_in_roots(linked, self.config.roots) and os.path.isfile(linked):
-            return f"{message}; no such file: a link's #fragment is no part of a file's path: the file is {shown(linked)}"
-        hint = other_spelling(key)
-        return f"{message}; no such file" + (f", but {hint}" if hint else "")
-
-    def _source_row(self, key: str, *, served: bool = True) -> SourceRow:
-        """The indexed row of `key`; a path-shaped key names a file and nothing else, and a file
-        outside the configured roots (a root since removed from the configuration) is not `served`
-        (it may still be deleted). A path through a link to a folder, and a data id not in NFC, are
-        found as they are stored (_stored_as)."""
-        self.require_index()
-        try:
-            found: SourceRow | None = self.index.source_row(key)
-        except NotFound:
-            found = self._stored_as(key)
-        if found is None:
-            raise NotFound(self._not_indexed(key) if served else f"not indexed: {shown(key)}")
-        row = found
-        if row.kind != "file" and looks_like_a_path(key):
-            raise NotFound(f"not indexed: {shown(key)}")
-        if served and row.kind == "file" and not self.in_roots(row.source):
-            raise NotFound(f"not in a configured root: {shown(key)}; roots: "
-                           f"{', '.join(str(root) for root in self.config.roots)}")
-        return row
-
-    def _source_row_at(self, key: str) -> tuple[SourceRow, str | None]:
-        """The indexed row of `key`, or where no source is `key`, of the one a link's target names:
-        `page.html#anchor` (a link followed from a passage) is `page.html` at `anchor` (a fragment
-        holds no `#`; a file whose name holds one is found by its name first)."""
-        try:
-            return self._source_row(key), None
-        except NotFound:
-            base, hash_mark, fragment = key.rpartition("#")
-            if not hash_mark or not base or os.path.lexists(key):
-                raise
-            try:
-                return self._source_row(base), fragment
-            except NotFound:
-                if looks_like_a_path(base) and _really_in_roots(base, self.config.roots) and os.path.lexists(base):
-                    raise  # the file, on disk but not indexed: its own message says what to do (never
-                    # through a link out of the roots, where it would say whether any file exists)
-                raise NotFound(self._not_indexed(key)) from None
-
-    def _stored_as(self, key: str) -> SourceRow | None:
-        """The row of `key` written as sources are stored, where that differs: a path through a link
-        to a folder by its real folder (_spelled_under_a_root), a data id in NFC (ids are stored NFC)."""
-        if looks_like_a_path(key):
-            stored = self._spelled_under_a_root(os.path.normpath(key)) if os.path.isabs(key) and "\x00" not in key \
-                else key
-        else:
-            stored = unicodedata.normalize("NFC", key)
-        if stored == key:
-            return None
-        try:
-            return self.index.source_row(stored)
-        except NotFound:
-            return None
+        return self.addressing.delete_key(file_path=file_path, source=source, must_be_absolute=must_be_absolute)
 
     def in_roots(self, source: str) -> bool:
-        """Whether a stored file is served. A read-only server on an index DB_PATH names has no
-        roots: it serves what that index holds, reading no folder (a replica's recipe)."""
-        return not self.config.roots or served_by_roots(source, self.config.roots)
+        return self.addressing.in_roots(source)
+
 
     # --- writes ------------------------------------------------------------------
 
@@ -653,8 +386,8 @@ class App:
         from minirag.store.lock import SyncLock
 
         # A folder is a sync's bulk: one at a time with syncs, refused at once as a second sync is.
-        self.encoder  # noqa: B018 - loaded before the lock's folder is made: a missing model leaves nothing behind
         with SyncLock(self.config.db_path) as lock:
+            self._load_model_holding(lock)
             return self._ingest_paths(paths, progress, lock.guarded(on_change), force=force, guard=lock.ensure_held)
 
     def _ingest_paths(self, paths: list[str], progress: Progress, on_change: Callable[[Progress], None] | None,
@@ -670,7 +403,7 @@ class App:
             if not os.path.lexists(os.path.abspath(raw)):  # said first: a typo is not "outside the roots"
                 check_path_argument(raw)
                 url = " (to fetch a URL: minirag ingest-url URL)" if re.match(r"(?i)https?://", raw) else ""
-                hint = other_spelling(os.path.abspath(raw)) if _really_in_roots(os.path.abspath(raw),
+                hint = other_spelling(os.path.abspath(raw)) if really_in_roots(os.path.abspath(raw),
                                                                                 self.config.roots) else None
                 raise NotFound(f"no such file or directory: {shown(os.path.abspath(raw))}{url}" + (f"; {hint}" if hint else ""))
             absolute, _real = self.file_source(raw)
@@ -708,9 +441,10 @@ class App:
             raise InvalidArgument(f"{shown(source)}: left out by {ignored[0].reason}; nothing indexed")
         if not found:
             raise InvalidArgument(not_a_document(source))
-        for _ in range(_READS_OF_A_CHANGING_FILE):  # read again while the file changes under the read
+        for attempt in range(1, _READS_OF_A_CHANGING_FILE + 1):  # read again while the file changes under the read
             progress = Progress()
-            self.pipeline.run_files(found, progress, force=True)
+            # A file still growing at the last read (a log being written) is indexed as far as it was read.
+            self.pipeline.run_files(found, progress, force=True, prefix=attempt == _READS_OF_A_CHANGING_FILE)
             if not progress.changed:
                 break
             found = list(walk(Path(source), self.config.roots, rules=IgnoreRules.from_config(self.config)))
@@ -792,7 +526,7 @@ class App:
     @explained
     def delete(self, key: str) -> DeleteResult:
         self.refuse_if_read_only("delete")
-        row = self._source_row(key, served=False)
+        row = self.addressing.source_row(key, served=False)
         self.index.delete_sources([row.source])
         return DeleteResult(row.source, row.chunk_count)
 
@@ -804,10 +538,20 @@ class App:
 
         self.refuse_if_read_only("sync")
         target = Path(self.file_source(path)[0]) if path is not None else None
-        self.encoder  # noqa: B018 - loaded before the lock's folder is made: a missing model leaves nothing behind
         refuse_links(self.config)
         with SyncLock(self.config.db_path) as lock:
+            self._load_model_holding(lock)
             return self._sync_locked(lock, target, progress or Progress(), on_change)
+
+    def _load_model_holding(self, lock: SyncLock) -> None:
+        """The model, loaded with the sync lock held: reads in its seconds say a sync is building the
+        index (being_built), not that none was run. One that fails to load takes away the lock file
+        and folder this lock made, so a first sync that fails leaves nothing behind."""
+        try:
+            self.encoder  # noqa: B018 - loaded here, under the lock, not at a write
+        except BaseException:
+            lock.abandon()
+            raise
 
     @explained
     def start_sync(self, path: str | None = None) -> SyncJob:
@@ -1053,7 +797,7 @@ class App:
         # Files of a root since removed from the configuration stay in the file until a sync; never served.
         hits = search(index.conn, text, options, encoder=encoder, matrices=self.matrices, pool=self.query_pool,
                       pool_conn=lambda: index.conn, served=self.in_roots)
-        self._refuse_a_path_meant_as_scope(scope, found_nothing=not hits)
+        self.addressing.refuse_a_path_meant_as_scope(scope, found_nothing=not hits)
         if not hits and not index.holds_sources() and (who := self.being_built()) is not None:
             raise IndexUnavailable(self._not_built_yet(f"the index at {self.config.db_path} is empty", who))
         return QueryResult(tuple(hits), index.parents(h.parent_id for h in hits),
@@ -1082,7 +826,7 @@ class App:
             raise InvalidArgument(f"offset must be 0 or more, got {offset}")
         if max_chars is not None and max_chars < 1:
             raise InvalidArgument(f"maxChars must be 1 or more, got {max_chars}")
-        row, fragment = self._source_row_at(key)
+        row, fragment = self.addressing.source_row_at(key)
         key = row.source
         text, placed = placed_sections(self.index.sections(key))
         at = heading_offset(text, fragment) if fragment is not None else None
@@ -1111,7 +855,7 @@ class App:
         for name, value in (("before", before), ("after", after)):
             if value < 0:
                 raise InvalidArgument(f"{name} must be 0 or more, got {value}")
-        key = self._source_row(key).source
+        key = self.addressing.source_row(key).source
         return ChunkWindow(tuple(self.index.chunk_window(key, chunk_index, min(before, MAX_NEIGHBORS),
                                                          min(after, MAX_NEIGHBORS))))
 
@@ -1126,7 +870,7 @@ class App:
         others: Counter = Counter()  # files left out for their type, by suffix (not counted under a scope)
         files = list_entries(self.index, self.config, Scope.of(scope) if scope else None, self.chunk_budget(),
                              with_ignored=ignored, others=None if scope else others)
-        self._refuse_a_path_meant_as_scope(scope, found_nothing=not files)
+        self.addressing.refuse_a_path_meant_as_scope(scope, found_nothing=not files)
         return FileListing(tuple(files), tuple(sorted(others.items(), key=lambda item: (-item[1], item[0]))))
 
     def chunk_budget(self) -> int | None:
@@ -1211,14 +955,6 @@ def _scheme_warning(stats: IndexStats) -> str | None:
     if stats.stale_keyword_scheme is not None:
         parts.append(stale_keywords_warning(stats.stale_keyword_scheme))
     return "; ".join(parts) or None
-
-
-def _really_in_roots(path: str, roots) -> bool:
-    """Whether `path`, links followed, lies in a root (one this process cannot follow does not)."""
-    try:
-        return containing_root(Path(os.path.realpath(path)), roots) is not None
-    except OSError:
-        return False
 
 
 def _unreadable_target(target: Path) -> str | None:

@@ -5,6 +5,10 @@ some tools write names) and `Café.md` are other names than `café.md`, and on a
 first looks exactly like it. A refusal that said only "no such file", naming in the same-looking
 letters the file that is there, left a client nothing to go on: it names that file, both names
 escaped so they can be told apart.
+
+The other way round, on a file system that looks names up regardless of case or normalization
+(macOS, Windows), a path in another spelling than its folder lists opens the file: as_listed gives
+the listed spelling, the one a sync's walk stores, so the file is one source however it was named.
 """
 
 from __future__ import annotations
@@ -49,3 +53,41 @@ def other_spelling(path: str) -> str | None:
            else "in other letter case")
     return (f"its folder holds '{escaped(there)}', the same name {how} as '{escaped(name)}' "
             f"given: the file is {os.path.join(folder, there)}")
+
+
+def as_listed(path: str, root: str) -> str:
+    """`path` (absolute and normalized, inside `root`) spelled as the folders below `root` list it: a part
+    its folder does not list as given, though it opens (a file system that looks names up regardless of
+    letter case or Unicode normalization: macOS's APFS, Windows' NTFS), becomes the listed name equal to it
+    case-folded in NFC that is the same entry (its lstat's device and inode). So `/d/NOTES.md` is the
+    `/d/Notes.md` a sync's walk stores. No name is made up and probed: only names a folder lists are tried;
+    `path` as given where a part names nothing or its folder lists more than MAX_ENTRIES names first."""
+    if path == root or not path.startswith(root.rstrip(os.sep) + os.sep):
+        return path
+    spelled = root
+    parts = path[len(root.rstrip(os.sep)) + 1:].split(os.sep)
+    for at, name in enumerate(parts):
+        listed = _listed_name(spelled, name)
+        if listed is None:
+            return os.path.join(spelled, *parts[at:])
+        spelled = os.path.join(spelled, listed)
+    return spelled
+
+
+def _listed_name(folder: str, name: str) -> str | None:
+    """`name` where `folder` lists it so; else the listed name that is the same entry; else None."""
+    key = unicodedata.normalize("NFC", name).casefold()
+    alike = []
+    try:
+        given = os.lstat(os.path.join(folder, name))  # a name that opens nothing is not looked for
+        with os.scandir(folder) as entries:
+            for number, entry in enumerate(entries):
+                if entry.name == name:
+                    return name
+                if number >= MAX_ENTRIES:
+                    return None
+                if unicodedata.normalize("NFC", entry.name).casefold() == key:
+                    alike.append(entry.name)
+        return next((other for other in alike if os.path.samestat(os.lstat(os.path.join(folder, other)), given)), None)
+    except (OSError, ValueError):  # not a folder, unreadable, gone, or a name no path can hold
+        return None

@@ -113,3 +113,59 @@ def test_a_query_beside_the_servers_own_first_sync_job_names_that_job(app, docs,
         assert job.wait(60)
     assert f"sync job {job.job_id} of this server (pid {os.getpid()}) is building it" in str(raised.value), raised.value
     assert app.query("otters").hits
+
+
+LOADING_SYNC = textwrap.dedent("""
+    import sys
+    from minirag import cli, encoder
+
+    real_init = encoder.Encoder.__init__
+
+    def slow_load(self, *args, **kwargs):  # the model's load, held until the test lets it go
+        print("loading", flush=True)
+        sys.stdin.read()
+        real_init(self, *args, **kwargs)
+
+    encoder.Encoder.__init__ = slow_load
+    sys.exit(cli.main(["sync", *sys.argv[1:]]))
+""")
+
+
+@pytest.mark.parametrize("own_place", [False, True])
+def test_a_read_while_a_first_sync_loads_its_model_says_the_index_is_being_built(make_app, docs, tmp_path, model_path,
+                                                                                  own_place):
+    """`minirag sync` loaded the model before it took the sync lock: a read in those seconds (no
+    index file yet) said "no index ...: run `minirag sync`" beside the very sync that was starting."""
+    write(docs / "a.md", "# Otters\n\nSea otters hold hands while they sleep.\n")
+    db_path = docs / ".minirag" / "index.db" if own_place else tmp_path / "index.db"
+    app = make_app(db_path=str(db_path))
+    sync = subprocess.Popen([sys.executable, "-c", LOADING_SYNC, "--base-dir", str(docs), "--db-path", str(db_path),
+                             "--model-path", model_path], cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        assert sync.stdout is not None and sync.stdout.readline() == "loading\n"
+        with pytest.raises(IndexUnavailable) as raised:
+            app.query("otters")
+        assert f"a sync (pid {sync.pid}, running for 0m" in str(raised.value), raised.value
+        assert "run `minirag sync`" not in str(raised.value)
+    finally:
+        _, err = sync.communicate("", timeout=120)
+    assert sync.returncode == 0, err
+    assert app.query("otters").hits
+
+
+def test_a_first_sync_whose_model_fails_to_load_leaves_no_lock_behind(docs, tmp_path):
+    """The lock is taken before the model loads now: a model that cannot load must still leave
+    nothing of the index behind, neither the folder made for it nor the lock file in a folder given."""
+    from minirag import cli
+
+    write(docs / "a.md", "# Otters\n\nSea otters hold hands while they sleep.\n")
+    empty = tmp_path / "no-model"
+    empty.mkdir()
+    given = tmp_path / "given"
+    given.mkdir()
+    assert cli.main(["sync", "--base-dir", str(docs), "--db-path", str(given / "index.db"),
+                     "--model-path", str(empty)]) == 1
+    assert list(given.iterdir()) == []
+    assert cli.main(["sync", "--base-dir", str(docs), "--model-path", str(empty)]) == 1
+    assert not (docs / ".minirag").exists()

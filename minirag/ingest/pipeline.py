@@ -114,8 +114,10 @@ class Document:
     chunked: ChunkedDocument
     warnings: tuple[str, ...] = ()
     keyword_texts: tuple[KeywordText, ...] | None = None  # one per chunk, made in the conversion thread
-    # A file's (size, mtime_ns) as its bytes were read: written only if the file still has that stat.
+    # A file's (size, mtime_ns) as its bytes were read: written only if the file still has that stat,
+    # or (Pipeline.write) only grew since: it still begins with the `read_bytes` bytes read.
     read_as: tuple[int, int] | None = None
+    read_bytes: int | None = None
 
 
 def file_hash(data: bytes) -> str:
@@ -261,24 +263,32 @@ class Pipeline:
                            content_hash=digest, size=found.size, mtime_ns=trusted_mtime(found.mtime_ns),
                            progress=progress)
         return dataclasses.replace(built, found=found) if isinstance(built, Excluded) else \
-            dataclasses.replace(built, read_as=(found.size, found.mtime_ns))
+            dataclasses.replace(built, read_as=(found.size, found.mtime_ns), read_bytes=len(data))
 
     # --- embedding and writing -------------------------------------------
 
     def write(self, documents: list[Document], progress: Progress | None = None,
               on_batch: Callable[[int, int], None] | None = None, guard: Callable[[], None] = lambda: None,
-              changed: list[str] | None = None) -> int:
+              changed: list[str] | None = None, judged: dict[str, StoredState] | None = None,
+              grown: list[str] | None = None) -> int:
         """Embed and write `documents`; a file whose stat moved since its bytes were read is not
-        written (another writer may have written newer bytes): its source goes to `changed`."""
+        written (another writer may have written newer bytes): its source goes to `changed`. Given
+        `judged` (the index's rows the reads were judged against), a file that only grew since its
+        read (a log being written) is written as read, its source put in `grown`, where its row is
+        still the one judged: no other writer stored it meanwhile, from more of its bytes."""
         prepared = with_vectors(documents, self.index, self.encoder, progress, on_batch)
         guard()  # after the embedding, which takes long; a group whose vectors were all stored has no batch
-        read_as = {d.record.source: d.read_as for d in documents if d.read_as is not None}
+        read_as = {d.record.source: d for d in documents if d.read_as is not None}
 
         def current(record: SourceRecord) -> bool:
             # Asked inside the write transaction: no other writer commits between this look and the write.
             if record.source not in read_as:
                 return True
-            if size_and_mtime(record.source) == read_as[record.source]:
+            if size_and_mtime(record.source) == read_as[record.source].read_as:
+                return True
+            if judged is not None and self._only_grew(read_as[record.source], judged.get(record.source)):
+                if grown is not None and record.source not in grown:
+                    grown.append(record.source)
                 return True
             if changed is not None and record.source not in changed:  # a transaction retried asks again
                 changed.append(record.source)
@@ -290,12 +300,28 @@ class Pipeline:
             progress.add_time("write", time.perf_counter() - t0)
         return written
 
+    def _only_grew(self, document: Document, judged: StoredState | None) -> bool:
+        """Whether `document`'s file only grew since it was read: it begins with the very bytes read
+        (read again, and hashed), and the index's row of it is still `judged`, the one its read was
+        judged against. Asked inside the write transaction, as Pipeline.write's stat check is."""
+        source, length = document.record.source, document.read_bytes
+        if length is None or self.index.state_of(source)[0] != judged:
+            return False
+        try:
+            # At most max_bytes + 1 bytes are read: the first `length`, where the file still holds them.
+            head, _opened = read_file_inside_roots(source, self.config.roots, length - 1)
+        except (OSError, MiniragError):
+            return False
+        return len(head) == length and file_hash(head) == document.record.content_hash
+
     def run_files(self, files: Iterable[FoundFile], progress: Progress, *, force: bool = False,
                   on_change: Callable[[Progress], None] | None = None, retry_failed: bool = False,
-                  guard: Callable[[], None] = lambda: None) -> None:
+                  guard: Callable[[], None] = lambda: None, prefix: bool = True) -> None:
         """Ingest many files: convert ahead in threads, embed and write in groups. `guard` runs
         before every write to the index, in this thread and the converting ones: a sync's checks
-        that it still holds its lock (SyncLock.ensure_held), and stops the run by raising."""
+        that it still holds its lock (SyncLock.ensure_held), and stops the run by raising.
+        `prefix`: a file that grew while it was read is written as far as it was read (Pipeline.write);
+        else it is counted `changed` as one rewritten is, for a caller that reads it again."""
         stored = self.index.stored_states("file")
         exclusions = self.index.excluded_states()
         notify = on_change or (lambda _p: None)
@@ -342,8 +368,10 @@ class Pipeline:
                         raise _GroupLeft
 
                 changed: list[str] = []
+                grown: list[str] = []
                 try:
-                    progress.chunks_written += self.write(group, progress, on_batch, guard, changed)
+                    progress.chunks_written += self.write(group, progress, on_batch, guard, changed,
+                                                          judged=stored if prefix else None, grown=grown)
                 except _GroupLeft:
                     # A stop waits for one encoder batch, not the group's: the group's files stay as
                     # they were, for the next run (nothing of it was written).
@@ -351,6 +379,10 @@ class Pipeline:
                     group.clear()
                     return
                 changed_while_read(changed)
+                progress.warnings.extend(
+                    f"{document.record.source}: grew while it was read (a file being written): indexed the "
+                    f"{document.read_bytes:,} bytes read; the next sync reads what was added"
+                    for document in group if document.record.source in grown)
                 for document in group:  # -v shows these
                     log.info("ingested %s (%s)", document.record.source, plural(len(document.chunked.chunks), "chunk"))
                 progress.done += len(group)

@@ -46,10 +46,13 @@ def sqlite_version() -> str:
     return sqlite3.sqlite_version
 
 
-def make_index_folder(db_path: Path | str) -> None:
-    """The folder the index goes in, made if missing. minirag's own `.minirag` folder, made inside a
-    document root, gets a `.gitignore` of `*`, so git (and the tools that honour it) leave the index
-    out; a folder that DB_PATH names is the user's own and is left as it is."""
+INDEX_FOLDER_GITIGNORE = ".gitignore"  # what make_index_folder writes in a `.minirag` folder it makes
+
+
+def make_index_folder(db_path: Path | str) -> bool:
+    """The folder the index goes in, made if missing; whether it was made here. minirag's own
+    `.minirag` folder, made inside a document root, gets a `.gitignore` of `*`, so git (and the tools
+    that honour it) leave the index out; a folder that DB_PATH names is the user's own and is left as it is."""
     from minirag.config import INDEX_DIRNAME
 
     folder = Path(db_path).parent
@@ -60,10 +63,15 @@ def make_index_folder(db_path: Path | str) -> None:
             pass
         else:
             with contextlib.suppress(OSError):  # only a convenience: the index works without it
-                _write_new_file(folder, ".gitignore", b"# minirag's index: nothing here belongs in version control\n*\n")
+                _write_new_file(folder, INDEX_FOLDER_GITIGNORE, b"# minirag's index: nothing here belongs in version control\n*\n")
+            return True
     if folder.is_file():  # mkdir would say only "File exists"
         raise FileAccessError(f"the index's folder {folder} is a file; point DB_PATH at a path in a folder")
-    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        folder.mkdir(parents=True)
+    except FileExistsError:
+        return False
+    return True
 
 
 def _write_new_file(folder: Path, name: str, data: bytes) -> None:

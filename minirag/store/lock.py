@@ -31,7 +31,12 @@ from pathlib import Path
 
 from minirag import json_text
 from minirag.errors import FileAccessError, SyncLocked
-from minirag.store.connection import make_index_folder, not_sqlite, not_sqlite_error
+from minirag.store.connection import (
+    INDEX_FOLDER_GITIGNORE,
+    make_index_folder,
+    not_sqlite,
+    not_sqlite_error,
+)
 
 if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
     import msvcrt
@@ -79,6 +84,7 @@ class SyncLock:
         self.db_path = db_path
         self.path = lock_path_for(db_path)
         self._fd: int | None = None
+        self._made: tuple[bool, bool] = (False, False)  # (the index's folder, the lock file) made by acquire
 
     def acquire(self) -> SyncLock:
         if not_sqlite(self.db_path):  # a document DB_PATH names by mistake gets no lock file beside it
@@ -107,8 +113,10 @@ class SyncLock:
     def _open_and_lock(self) -> int:
         """A descriptor of the lock file, locked; FileAccessError, or SyncLocked naming the holder."""
         try:
-            make_index_folder(self.path)
-            fd = os.open(self.path, _OPEN_FLAGS, 0o644)
+            made_folder = make_index_folder(self.path)
+            made_file = not os.path.lexists(self.path)  # only what abandon() may remove: a lock file made by another
+            fd = os.open(self.path, _OPEN_FLAGS, 0o644)  # in between is locked by it, refused below, or left alone
+            self._made = (made_folder or self._made[0], made_file)
         except OSError as exc:
             if os.path.islink(self.path):
                 raise FileAccessError(self._not_a_file("a symbolic link")) from None
@@ -165,6 +173,23 @@ class SyncLock:
             _unlock(self._fd)
             os.close(self._fd)
             self._fd = None
+
+    def abandon(self) -> None:
+        """Let go and take away what acquire made, the lock file and the `.minirag` folder it made for
+        it: a first sync that failed before it wrote anything (its model did not load) leaves nothing
+        behind. A file or folder that was there before stays; so does a folder something else was put in."""
+        made_folder, made_file = self._made
+        if self._fd is not None and made_file and _names(self.path, self._fd):
+            with contextlib.suppress(OSError):
+                os.unlink(self.path)  # while locked: a sync that opened it meanwhile finds its name gone, and retries
+        self.release()
+        folder = self.path.parent
+        if made_folder:
+            with contextlib.suppress(OSError):
+                if [entry.name for entry in os.scandir(folder)] == [INDEX_FOLDER_GITIGNORE]:
+                    (folder / INDEX_FOLDER_GITIGNORE).unlink()
+                folder.rmdir()  # refused where anything else is in it
+        self._made = (False, False)
 
     def __enter__(self) -> SyncLock:
         return self.acquire()
