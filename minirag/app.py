@@ -51,6 +51,7 @@ from minirag.errors import (
     InvalidArgument,
     MiniragError,
     NotFound,
+    SyncLocked,
 )
 from minirag.ingest.ignore import IgnoreRules
 from minirag.ingest.jobs import SyncJob, SyncJobs
@@ -646,10 +647,29 @@ class App:
         sync first, then one pass per settled batch of changes (ingest/watch.py). A pass in
         progress stops between files or encoder batches. `on_start` runs once the model and the index are ready."""
         self.refuse_if_read_only("watch")
-        _ = self.pipeline  # a missing model or a broken index is an error now, not a failed pass later
+        self._ready_to_watch()
         if on_start is not None:
             on_start()
         self._make_watcher(on_pass, on_change, polling, tuning).run(stop)
+
+    def _ready_to_watch(self) -> None:
+        """The model and the index, loaded now: a missing model or a broken index is an error here,
+        not a failed pass later. Loaded holding the sync lock where it is free, so reads in those
+        seconds say a sync is building the index, as they do beside `minirag sync`; where a sync
+        holds it, the watcher's first pass waits for that sync."""
+        from minirag.store.lock import SyncLock
+
+        lock = SyncLock(self.config.db_path)
+        try:
+            lock.acquire()
+        except SyncLocked:
+            _ = self.pipeline
+            return
+        try:
+            self._load_model_holding(lock)
+            _ = self.pipeline
+        finally:
+            lock.release()
 
     def start_watching(self, *, on_pass: Callable | None = None, on_change: Callable | None = None,
                        polling: bool | None = None, **tuning) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import textwrap
@@ -123,35 +124,56 @@ LOADING_SYNC = textwrap.dedent("""
 
     def slow_load(self, *args, **kwargs):  # the model's load, held until the test lets it go
         print("loading", flush=True)
-        sys.stdin.read()
+        sys.stdin.readline()
         real_init(self, *args, **kwargs)
 
     encoder.Encoder.__init__ = slow_load
-    sys.exit(cli.main(["sync", *sys.argv[1:]]))
+    sys.exit(cli.main(sys.argv[1:]))
 """)
 
 
-@pytest.mark.parametrize("own_place", [False, True])
+@pytest.mark.parametrize(("command", "own_place"), [("sync", False), ("sync", True), ("watch", False)])
 def test_a_read_while_a_first_sync_loads_its_model_says_the_index_is_being_built(make_app, docs, tmp_path, model_path,
-                                                                                  own_place):
-    """`minirag sync` loaded the model before it took the sync lock: a read in those seconds (no
-    index file yet) said "no index ...: run `minirag sync`" beside the very sync that was starting."""
+                                                                                  command, own_place):
+    """`minirag sync` (and `watch`, whose first pass is a sync) loaded the model before it took the
+    sync lock: a read in those seconds (no index file yet) said "no index ...: run `minirag sync`"
+    beside the very sync that was starting."""
     write(docs / "a.md", "# Otters\n\nSea otters hold hands while they sleep.\n")
     db_path = docs / ".minirag" / "index.db" if own_place else tmp_path / "index.db"
     app = make_app(db_path=str(db_path))
-    sync = subprocess.Popen([sys.executable, "-c", LOADING_SYNC, "--base-dir", str(docs), "--db-path", str(db_path),
-                             "--model-path", model_path], cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    sync = subprocess.Popen([sys.executable, "-c", LOADING_SYNC, command, "--base-dir", str(docs),
+                             "--db-path", str(db_path), "--model-path", model_path],
+                            cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         assert sync.stdout is not None and sync.stdout.readline() == "loading\n"
         with pytest.raises(IndexUnavailable) as raised:
             app.query("otters")
         assert f"a sync (pid {sync.pid}, running for 0m" in str(raised.value), raised.value
         assert "run `minirag sync`" not in str(raised.value)
+        if command == "watch":
+            sync.stdin.write("go\n")  # the model loads; the watch's first pass syncs, then it waits for changes
+            sync.stdin.flush()
+            _wait_for(lambda: _holds_otters(app))
     finally:
+        if command == "watch":
+            sync.send_signal(signal.SIGINT)
         _, err = sync.communicate("", timeout=120)
-    assert sync.returncode == 0, err
+    assert sync.returncode == (130 if command == "watch" else 0), err
     assert app.query("otters").hits
+
+
+def _holds_otters(app) -> bool:
+    try:
+        return bool(app.query("otters").hits)
+    except IndexUnavailable:
+        return False
+
+
+def _wait_for(condition, seconds: float = 60.0) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "not in time"
+        time.sleep(0.05)
 
 
 def test_a_first_sync_whose_model_fails_to_load_leaves_no_lock_behind(docs, tmp_path):
