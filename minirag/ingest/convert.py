@@ -546,7 +546,8 @@ def _workbook(data: bytes, name: str) -> Converted:
             workbook = workbook_to_markdown(data)
     except Exception as exc:  # noqa: BLE001 - openpyxl raises anything on hostile input
         raise ConversionFailed(f"{name}: cannot convert ({described(exc)})") from None
-    return Converted(markdown=workbook.markdown, metadata_title=workbook.title)
+    return Converted(markdown=workbook.markdown, metadata_title=workbook.title,
+                     warnings=tuple(f"{name}: {said}" for said in workbook.warnings))
 
 
 def _notebook(data: bytes, name: str, declared: str | None = None) -> Converted:
