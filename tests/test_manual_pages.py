@@ -229,6 +229,7 @@ def test_a_fetched_manual_page_reads_as_one():
     "\\m[" + "\\s'" + "\\C'" + "\\N'9" * 10 + "\\(:" * 5 + "\\[u0065" + "_0301" * 10 + "\n",  # half-open, long
     ".ie n .if !t .el .IP \\{\\\n",  # conditionals taken, blocks opened and continued
     ".Sq \\&: \\*[Gt] \\&Op\n",  # mdoc words with escapes
+    "text\n=\n", "* _ ", "- x\n", "1. a\n",  # lines read as Markdown's structure, escaped
 ])
 def test_reading_a_page_takes_time_in_proportion_to_its_length(unit):
     assert grows_linearly(roff_to_markdown, lambda n: unit * n)
@@ -378,3 +379,28 @@ def test_an_items_second_paragraph_stays_in_the_item():
     mdoc = roff_to_markdown(".Dd May 1, 2026\n.Dt X 1\n.Sh OPTIONS\n.Bl -tag -width Ds\n.It Fl x\nFirst paragraph.\n"
                             ".Pp\nSecond paragraph.\n.It Fl y\nOther.\n.El\n.Pp\nAfter the list.\n").markdown
     assert "- -x\n  First paragraph.\n\n  Second paragraph.\n\n- -y\n  Other.\n\nAfter the list." in mdoc
+
+
+def _blocks(markdown: str) -> list[str]:
+    """The kinds of block a CommonMark reader (with GFM tables) makes of `markdown`, in order."""
+    from markdown_it import MarkdownIt
+
+    return [token.type.removesuffix("_open") for token in MarkdownIt("commonmark").enable("table").parse(markdown)
+            if token.nesting == 1 or token.type in ("hr", "fence", "code_block")]
+
+
+def test_a_text_line_that_reads_as_markdown_structure_stays_text():
+    # Lines of real pages: xxd(1)'s French (`- convertit`, `+ indique`), man(1)'s Danish history
+    # (`23. dec 1992`), dpkg(1) (`>. The < and >`), git-config(1) (`=======` under a line),
+    # ctags-universal(1) (`| for selection`), gcloud's (```` ```. Use a full ````), find(1)'s `--`.
+    page = roff_to_markdown(
+        ".TH X 1\n.SH NAME\nx \\- a page\n.SH DESCRIPTION\nVersions:\n- convertit en hexad\\(`ecimal.\n"
+        "+ indique que le d\\('ecalage est relatif\n23. dec 1992: Rik Faith\n1) first\n"
+        ">. The < and > operators are obsolete\n=======\n\\&---\n\\&* * *\n\\&___\n| for selection\n"
+        "\\`\\`\\`. Use a full path\n~~~ tilde\nlast line\n-\n.TP\n.B \\-\\-\nEnds the options.\n.TP\n"
+        ".B ---\nThree dashes.\n").markdown
+    assert _blocks(page) == ["heading", "heading", "paragraph", "heading", "paragraph",
+                             "bullet_list", "list_item", "paragraph", "list_item", "paragraph"], page
+    for words in ("- convertit en hexadècimal.", "+ indique", "23. dec 1992", "1) first", ">. The <", "=======",
+                  "---", "* * *", "___", "| for selection", "```. Use", "~~~ tilde", "last line\n-", "- --\n"):
+        assert words in page.replace("\\", ""), words

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from minirag.ingest.mdoc_text import mdoc_request
 from minirag.ingest.roff_characters import named_character, numbered_character
-from minirag.ingest.text_repair import escape_headings
+from minirag.ingest.text_repair import escape_structure
 
 # One escape: a font (`\fB`, `\f(CW`, `\f[B]`), a font family, colour or output switch (`\F[HR]`,
 # `\m[blue]`, `\M[red]`, `\O[0]`), a named character (`\(em`, `\[em]`), a string (`\*(lq`, `\*[R]`),
@@ -139,10 +139,10 @@ class Writer:
 
     def end(self) -> None:
         """Ends the paragraph (or list item) being filled."""
-        body = escape_headings("\n".join(self.lines))
+        body = escape_structure("\n".join(self.lines), item=self.tag is not None and not self.tag.strip())
         if self.tag is not None and (self.tag.strip() or body):
             # A tagged paragraph: its tag, then its text; an untagged item (a bullet's): its text.
-            lines = [escape_headings(self.tag.strip()), *body.split("\n")] if self.tag.strip() else body.split("\n")
+            lines = [escape_structure(self.tag.strip(), item=True), *body.split("\n")] if self.tag.strip() else body.split("\n")
             while lines and not lines[0]:
                 lines.pop(0)
             while lines and not lines[-1]:
