@@ -230,6 +230,7 @@ def test_a_fetched_manual_page_reads_as_one():
     ".ie n .if !t .el .IP \\{\\\n",  # conditionals taken, blocks opened and continued
     ".Sq \\&: \\*[Gt] \\&Op\n",  # mdoc words with escapes
     "text\n=\n", "* _ ", "- x\n", "1. a\n",  # lines read as Markdown's structure, escaped
+    "\\o'e\\(aa'\\Z'\\o'x\\zo", "\\o'" + "\\(aa" * 60 + "'",  # overstrikes, half-open and long
 ])
 def test_reading_a_page_takes_time_in_proportion_to_its_length(unit):
     assert grows_linearly(roff_to_markdown, lambda n: unit * n)
@@ -333,6 +334,9 @@ def test_asciidoctors_link_and_mail_macros_keep_their_text_and_address():
     ("a \\C'em' b \\C'u00E9'", "a — b é"),
     ("M\\(:unchen, caf\\('e, \\[:a]\\(ss \\(,c \\[u0065_0301] \\(`a \\(^o \\(~n \\(oa \\(/o \\(ae", "München, café, äß ç é à ô ñ å ø æ"),
     ("foo\\c\nbar", "foobar"),
+    # Overstrikes print once: a letter and its accent composed, else the last (what `col -b` keeps);
+    # `\Z'...'` its text (at no width); `\z` the one character after it.
+    ("x\\o'e\\(aa'y \\o'\\(aa\\(ga' \\o'+|' \\Z'abc'd \\zo\\z\\(bu.", "xéy ` | abcd o•."),
 ])
 def test_escapes_print_what_a_terminal_shows(source, printed):
     assert roff_to_markdown(f".TH X 1\n.SH D\n{source}\n").markdown.split("\n\n")[-1].strip() == printed

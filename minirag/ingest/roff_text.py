@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import functools
 import re
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -29,11 +30,12 @@ from minirag.ingest.text_repair import escape_structure
 # One escape: a font (`\fB`, `\f(CW`, `\f[B]`), a font family, colour or output switch (`\F[HR]`,
 # `\m[blue]`, `\M[red]`, `\O[0]`), a named character (`\(em`, `\[em]`), a string (`\*(lq`, `\*[R]`),
 # a size (`\s-1`, `\s[+2]`, `\s'+2'`), a character by name or code (`\C'em'`, `\N'233'`), an escape
-# with a quoted argument (`\h'-4'`), a number register (`\n(.g`), or one character. Every
+# with a quoted argument (`\h'-4'`; an overstrike's `\o'e\(aa'` and `\Z'text'` print theirs), a number
+# register (`\n(.g`), or one character. Every
 # alternative is bounded: no backtracking.
 _ESCAPE = re.compile(r"""\\(?:[fFmMO](?:\[[^\]\n]{0,40}\]|\(..|.)|\((..)|\[([^\]\n]{0,40})\]|\*(?:\((..)|\[([^\]\n]{0,40})\]|(.))"""
                      r"""|s(?:[-+]?\(\d\d|[-+]?\d{1,2}|\[[^\]\n]{0,40}\]|'[^'\n]{0,40}')|([CN])'([^'\n]{0,40})'"""
-                     r"""|[hvwlLoxzbXHRSYVDZAB]'[^'\n]{0,200}'|n(?:\(..|\[[^\]\n]{0,40}\]|.)"""
+                     r"""|([oZ])'([^'\n]{0,200})'|[hvwlLxbXHRSYVDAB]'[^'\n]{0,200}'|n(?:\(..|\[[^\]\n]{0,40}\]|.)"""
                      r"""|[kgYV*$](?:\(..|\[[^\]\n]{0,40}\]|.)|(.))""", re.DOTALL)
 # The strings man pages' own preambles define most (pod2man's, DocBook's) and mdoc's.
 _STRINGS = {"--": "—", "C+": "C++", "Aq": "'", "lq": "“", "rq": "”", "L\"": "“", "R\"": "”", "R": "®", "Tm": "™", "C`": "", "C'": "",
@@ -41,7 +43,7 @@ _STRINGS = {"--": "—", "C+": "C++", "Aq": "'", "lq": "“", "rq": "”", "L\""
             "Ne": "≠", "Am": "&", "Pi": "π", "If": "∞", "Na": "NaN", "Ua": "↑", "Da": "↓", "Pm": "±"}
 _ONE = {"-": "-", "e": "\\", "\\": "\\", " ": " ", "~": " ", "0": " ", "t": " ", "'": "'", "`": "`", ".": ".",
         "_": "_", "E": "\\", "%": "", "&": "", "|": "", "^": "", ")": "", ",": "", "/": "", "c": "", ":": "",
-        "{": "", "}": "", "p": "", "a": "", "d": "", "u": "", "r": "", "!": "", "?": ""}
+        "{": "", "}": "", "p": "", "a": "", "d": "", "u": "", "r": "", "!": "", "?": "", "z": ""}
 # An argument: a quoted string, or a word (an escaped space, `\ `, is within it).
 _QUOTED = re.compile(r'"((?:[^"]|"")*)"?|((?:[^\s\\]|\\.)+\\?|\\)')
 _TAB = re.compile(r"tab\s*\((.)\)")
@@ -86,7 +88,10 @@ def unescaped(text: str, strings: Mapping[str, str] | Strings = _STRINGS) -> str
 
 
 def _character(strings: Mapping[str, str] | Strings, match: re.Match) -> str:
-    named, bracketed, string2, string_long, string1, by, argument, one = match.groups()
+    named, bracketed, string2, string_long, string1, by, argument, struck, what, one = match.groups()
+    if struck is not None:
+        shown = unescaped(what, strings)
+        return shown if struck == "Z" else overstruck(shown)
     if named is not None or bracketed is not None:
         return named_character(named if named is not None else bracketed)
     if by is not None:
@@ -97,6 +102,23 @@ def _character(strings: Mapping[str, str] | Strings, match: re.Match) -> str:
     if one is not None:
         return _ONE.get(one, one)
     return ""  # fonts, sizes, motions, registers
+
+
+def overstruck(characters: str) -> str:
+    """What `\\o'...'` (its characters printed over each other) shows as text: a letter with its
+    accents composed (`\\o'e\\(aa'`, é), else the last character, as `col -b` keeps it."""
+    letters = [c for c in characters if c.isalpha()]
+    accents = [_COMBINING.get(c) for c in characters if not c.isalpha()]
+    if len(letters) == 1 and accents and all(accents):
+        composed = unicodedata.normalize("NFC", letters[0] + "".join(a for a in accents if a))
+        if len(composed) == 1:
+            return composed
+    return characters[-1:] if characters.strip() else ""
+
+
+# Spacing accents as an overstrike prints them over a letter, as the combining ones they stand for.
+_COMBINING = {"´": "\u0301", "'": "\u0301", "`": "\u0300", "^": "\u0302", "~": "\u0303", "¨": "\u0308",
+              "¸": "\u0327", "ˇ": "\u030c", "°": "\u030a", "¯": "\u0304"}
 
 
 def _uncommented(line: str) -> str:
