@@ -408,3 +408,10 @@ def test_a_text_line_that_reads_as_markdown_structure_stays_text():
     for words in ("- convertit en hexadècimal.", "+ indique", "23. dec 1992", "1) first", ">. The <", "=======",
                   "---", "* * *", "___", "| for selection", "```. Use", "~~~ tilde", "last line\n-", "- --\n"):
         assert words in page.replace("\\", ""), words
+
+
+def test_an_mdoc_standard_is_named_by_its_title_as_mandoc_and_groff_print_it():
+    page = roff_to_markdown(".Dd May 1, 2026\n.Dt X 1\n.Sh STANDARDS\nThe\n.Nm\nutility conforms to\n"
+                            ".St -p1003.1-2008 .\nIt is\n.St -isoC-99\nand\n.St -ansiC ,\nnot\n.St -susv9 .\n").markdown
+    assert ("conforms to\nIEEE Std 1003.1-2008 (“POSIX.1”).\nIt is\nISO/IEC 9899:1999 (“ISO C99”)\nand\n"
+            "ANSI X3.159-1989 (“ANSI C89”),\nnot\n-susv9.") in page  # one no table names: as written
