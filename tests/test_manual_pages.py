@@ -415,3 +415,37 @@ def test_an_mdoc_standard_is_named_by_its_title_as_mandoc_and_groff_print_it():
                             ".St -p1003.1-2008 .\nIt is\n.St -isoC-99\nand\n.St -ansiC ,\nnot\n.St -susv9 .\n").markdown
     assert ("conforms to\nIEEE Std 1003.1-2008 (“POSIX.1”).\nIt is\nISO/IEC 9899:1999 (“ISO C99”)\nand\n"
             "ANSI X3.159-1989 (“ANSI C89”),\nnot\n-susv9.") in page  # one no table names: as written
+
+
+def test_a_pages_own_macros_print_their_text_with_its_arguments():
+    # bash(1)'s .FN (its FILES), strace(1)'s .OM and .OR (its SYNOPSIS, an argument count's
+    # conditional), zipinfo(1)'s .X (its examples): each defined with `.de` and its text had been lost.
+    page = roff_to_markdown(
+        ".de FN\n\\fI\\|\\\\$1\\|\\fP\n..\n"
+        ".de OM\n.  ie \\\\n(.$-1 \\\n.    RI \"[\\fB\\\\$1\\fP\" \"\\ \\\\$2\" \"]...\\&\"\n.  el \\\n"
+        ".    RB \"[\" \"\\\\$1\" \"]...\\&\"\n..\n"
+        ".de OR\n.  ie \\\\n(.$-1 \\\n.    RI \"\\fB\\\\$1\\fP\" \"\\ \\\\$2\"\n.  el \\\n.    BR \"\\\\$1\"\n..\n"
+        ".de X\n.nf\n.ft CW\n\\&\\\\$1\n.ft\n.fi\n..\n"
+        ".TH BASH 1\n.SH SYNOPSIS\n.B strace\n.OM \\-e expr\n.OR \\-p pid\n.OM \\-f\n"
+        ".SH FILES\n.TP\n.FN /bin/bash\nThe bash executable\n.TP\n.FN ~/.bashrc\nThe startup file\n"
+        ".SH EXAMPLES\nTo list:\n.X \"zipinfo -l storage\"\n").markdown
+    assert "strace\n[-e expr]...\n-p pid\n[-f]..." in page, page
+    assert "- /bin/bash\n  The bash executable\n\n- ~/.bashrc\n  The startup file" in page, page
+    assert "To list:\n\n```\nzipinfo -l storage\n```" in page, page
+
+
+@pytest.mark.parametrize("bomb", [
+    ".de a\n.a\n.a\n..\n.a\n",  # calls itself twice: doubles at each level
+    ".de a\n\\\\$1\\\\$1\\\\$1\\\\$1\\\\$1\\\\$1\\\\$1\\\\$1\n.b \\\\$1\\\\$1\n..\n.de b\n.a \\\\$1\\\\$1\n..\n.a xxxxxxxxxx\n",
+    ".de a\n.de a\n.a\n..\n.a\n..\n.a\n",  # redefines itself as it runs
+    ".de a\nx\n..\n.am a\n.a\n.a\n..\n.a\n",  # a call of itself appended to it, twice
+])
+def test_a_macro_that_calls_itself_or_doubles_its_text_is_cut_short(bomb):
+    page = roff_to_markdown(".TH X 1\n.SH A\n" + bomb + "after\n")
+    assert len(page.markdown) < 1_100_000 and page.markdown.rstrip().endswith("after"), page.markdown[-200:]
+
+
+def test_reading_a_pages_macros_takes_time_in_proportion_to_its_uses():
+    define = ".de FN\n\\fI\\\\$1\\fP \\\\$2\n..\n.de OM\n.ie \\\\n(.$-1 .RI \"[\\\\$1\" \" \\\\$2]\"\n.el .B x\n..\n"
+    assert grows_linearly(roff_to_markdown, lambda n: ".TH X 1\n" + define + ".FN a b\n.OM \\-e x\n" * n)
+    assert grows_linearly(roff_to_markdown, lambda n: ".TH X 1\n.de a\n" + "\\\\$1 words\n" * n + "..\n.a x\n.a y\n")

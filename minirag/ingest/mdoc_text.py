@@ -80,6 +80,10 @@ _LITERAL = frozenset({"-literal", "-unfilled"})
 _IGNORED = frozenset({"Dd", "Os", "Bk", "Ek", "Sm", "Rs", "Re", "Ud", "Lb", "Tg", "Ss"})
 
 
+# Every macro mdoc_request reads: a page's own macro of one of these names is not expanded (roff_macros.py).
+MDOC_MACROS = frozenset({*CALLABLE, *_IGNORED, "Dt", "Nd", "Bl", "El", "It", "Bd", "Ed", "Dl", "Ex", "Rv"})
+
+
 def words_of(tokens: list[str], state: PageState) -> str:
     """What a line of mdoc macros and words prints."""
     end = len(tokens)
