@@ -203,7 +203,7 @@ def test_one_damaged_sheet_of_three_costs_only_that_sheet():
                                      "its text is lost")
 
 
-@pytest.mark.parametrize(("suffix", "member"), [(".xlsx", "xl/workbook.xml"), (".xlsx", "xl/sharedStrings.xml"),
+@pytest.mark.parametrize(("suffix", "member"), [(".xlsx", "xl/workbook.xml"),
                                                 (".docx", "[Content_Types].xml"), (".pptx", "ppt/presentation.xml")])
 def test_a_part_the_package_cannot_do_without_damaged_is_one_line_in_words(suffix, member):
     members = _fixture("xlsx_rows_founders.xlsx") if suffix == ".xlsx" else _presentation(1) if suffix == ".pptx" \
@@ -212,6 +212,66 @@ def test_a_part_the_package_cannot_do_without_damaged_is_one_line_in_words(suffi
         convert_document(_zip(members, member, "corrupt", 0), suffix, f"d{suffix}")
     assert str(failed.value).startswith(f"d{suffix}: cannot read the {suffix} file: {member} is damaged (its "
                                         "compressed data is corrupt)")
+
+
+FOUNDERS = "xl/sharedStrings.xml"  # xlsx_rows_founders.xlsx's: first_name, last_name, gpa, John, Adams, ...
+
+
+def _rows(markdown: str) -> list[list[str]]:
+    return [[cell.strip() for cell in line.strip("|").split("|")] for line in markdown.splitlines()
+            if line.startswith("|") and "---" not in line]
+
+
+def test_a_workbook_whose_shared_strings_are_damaged_from_their_start_reads_its_cells_with_the_text_lost():
+    """Excel and LibreOffice open it with those cells empty; it was refused whole."""
+    converted = convert_document(_zip(_fixture("xlsx_rows_founders.xlsx"), FOUNDERS, "corrupt", 0), ".xlsx", "d.xlsx")
+    assert converted.markdown.split() == ["##", "Feuille1", "90", "67", "50"], converted.markdown  # the numbers
+    assert converted.warnings == (
+        "d.xlsx: xl/sharedStrings.xml is damaged (its compressed data is corrupt); its text is lost",
+        "d.xlsx: 9 cells name a shared string the workbook does not hold (its table holds 0); read as empty")
+
+
+def test_a_workbook_whose_shared_strings_are_cut_short_reads_the_strings_before_the_damage():
+    members = _fixture("xlsx_rows_founders.xlsx")
+    at = members[FOUNDERS].index(b"George")
+    converted = convert_document(_zip(members, FOUNDERS, "cut", at), ".xlsx", "d.xlsx")
+    assert _rows(converted.markdown)[:2] == [["first_name", "last_name", "gpa"], ["John", "Adams", "90"]]
+    assert "Washington" not in converted.markdown and "| 67 |" in converted.markdown
+    assert converted.warnings[0].startswith("d.xlsx: xl/sharedStrings.xml is damaged (its compressed data ends early)")
+    assert converted.warnings[1] == ("d.xlsx: 4 cells name a shared string the workbook does not hold "
+                                     "(its table holds 5); read as empty")
+
+
+@pytest.mark.parametrize(("how", "said"), [
+    ("missing", "d.xlsx: xl/sharedStrings.xml, the table of the workbook's text, is missing; its text is lost"),
+    ("broken", "d.xlsx: xl/sharedStrings.xml, the table of the workbook's text, is not well-formed XML "
+               "(mismatched tag: line 3, column 2); read up to the damage, 3 of its strings"),
+    ("short", ""),
+])
+def test_a_workbook_whose_string_table_is_missing_broken_or_short_reads_its_cells(how, said):
+    """A zip member whole, its XML not: the table gone (its content type still names it), broken
+    after three strings, or holding fewer strings than the cells name (one index -1, which a
+    Python list reads from its end)."""
+    members = _fixture("xlsx_rows_founders.xlsx")
+    table = members[FOUNDERS]
+    if how == "missing":
+        del members[FOUNDERS]
+    elif how == "broken":
+        members[FOUNDERS] = table[:table.index(b"<si>", table.index(b"gpa"))] + b"\n</ss>"
+    else:
+        members[FOUNDERS] = table[:table.index(b"<si>", table.index(b"gpa"))] + b"</sst>"
+        members["xl/worksheets/sheet1.xml"] = members["xl/worksheets/sheet1.xml"].replace(b"<v>8</v>", b"<v>-1</v>")
+    converted = convert_document(_zip(members), ".xlsx", "d.xlsx")
+    if how == "missing":
+        assert converted.markdown.split() == ["##", "Feuille1", "90", "67", "50"], converted.markdown
+    else:
+        assert _rows(converted.markdown)[0] == ["first_name", "last_name", "gpa"], converted.markdown
+        assert [row[-1] for row in _rows(converted.markdown)[1:]] == ["90", "67", "50"], converted.markdown
+    assert "John" not in converted.markdown and "Jefferson" not in converted.markdown
+    assert converted.markdown.count("gpa") == (0 if how == "missing" else 1)  # not read again for index -1
+    assert converted.warnings == (*((said,) if said else ()),
+                                  f"d.xlsx: {9 if how == 'missing' else 6} cells name a shared string the workbook "
+                                  f"does not hold (its table holds {0 if how == 'missing' else 3}); read as empty")
 
 
 def _misnamed(data: bytes, member: str, headers: tuple[bytes, ...] = (b"PK\x03\x04", b"PK\x01\x02")) -> bytes:

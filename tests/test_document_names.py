@@ -15,10 +15,17 @@ from minirag.ingest.doc_names import named_as, stem
     ("README", ".txt", "README"), ("readme", ".txt", "readme"), ("NEWS.gz", ".txt", "NEWS"),
     ("changelog.Debian.gz", ".txt", "changelog.Debian"), ("README.Debian", ".txt", "README.Debian"),
     ("changelog.Debian.amd64.gz", ".txt", "changelog.Debian.amd64"), ("README.source", ".txt", "README.source"),
-    ("README.Debian.md", ".md", "README.Debian"), ("NEWS.old", ".old", "NEWS"),
+    ("README.Debian.md", ".md", "README.Debian"), ("NEWS.old", ".txt", "NEWS.old"),
     ("copyright", ".txt", "copyright"), ("LICENSE", ".txt", "LICENSE"), ("ChangeLog.bz2", ".txt", "ChangeLog"),
     ("CONTRIBUTING", ".txt", "CONTRIBUTING"), ("README.md", ".md", "README"), ("README.txt", ".txt", "README"),
     ("Makefile", "", "Makefile"), ("README.exe", ".exe", "README"), ("notes", "", "notes"),
+    # A note's own suffix (read as text where its head is text), never a file type's or a document's.
+    ("README.dns", ".txt", "README.dns"), ("COPYING.LIB", ".txt", "COPYING.LIB"), ("NEWS.0", ".txt", "NEWS.0"),
+    ("ChangeLog.2010", ".txt", "ChangeLog.2010"), ("README.tun.gz", ".txt", "README.tun"),
+    ("Changes.old.gz", ".txt", "Changes.old"), ("changelog.Debian.old.gz", ".txt", "changelog.Debian.old"),
+    ("changelog.1.gz", ".man", "changelog"), ("README.pdf", ".pdf", "README"), ("LICENSE.html", ".html", "LICENSE"),
+    ("README.png", ".png", "README"), ("README.bin", ".bin", "README"), ("install.py", ".py", "install"),
+    ("changelog.vim", ".vim", "changelog"), ("Install.pm", ".pm", "Install"), ("README.sh", ".sh", "README"),
 ])
 def test_a_documentation_files_name_without_an_extension_is_read_as_plain_text(name, kind, name_stem):
     assert named_as(name).kind == kind
@@ -47,3 +54,49 @@ def test_readme_news_changelog_and_license_files_are_synced_listed_read_and_foun
     assert read["title"] == f"README ({docs.name})" and "Counts grey herons" in read["text"]
     found = json.loads(run_cli("query", "--json", "spoonbill census").stdout)["results"]
     assert found[0]["source"] == str(docs / "changelog.Debian.gz")
+
+
+def test_notes_with_a_suffix_of_their_own_are_read_as_text_where_their_head_is_text(run_cli, cli_env, docs):
+    """`README.dns`, `COPYING.LIB`, `NEWS.0`, a rotated `changelog.1.gz`: read as the text they are;
+    `install.1.gz` that is roff stays a manual page; a `README.xyz` or a `NEWS.1` that is binary is
+    left out and counted, never read and failed; `install.py` is code."""
+    (docs / "README.dns").write_text("Publishing host keys in the DNS as SSHFP records of the osprey zone.\n")
+    (docs / "COPYING.LIB").write_text("GNU LESSER GENERAL PUBLIC LICENSE for the gannet library\n")
+    (docs / "NEWS.0").write_text("Version 0.9: the cormorant roost is counted at dusk.\n")
+    (docs / "ChangeLog.2010").write_text("2010-03-01  Ann Author\n\n\t* petrel.c: count storm petrels.\n")
+    (docs / "changelog.1.gz").write_bytes(gzip.compress(b"tar (1.30) unstable\n\n  * Skua archive fixes.\n"))
+    (docs / "install.1.gz").write_bytes(gzip.compress(
+        b'.TH INSTALL 1\n.SH NAME\ninstall \\- copy files and set attributes for the puffin\n'))
+    (docs / "README.xyz").write_bytes(b"\x00\x01\x02 binary \x00" * 40)
+    (docs / "NEWS.1").write_bytes(b"\x7fELF\x02\x01\x01\x00" * 40)
+    (docs / "install.py").write_text("print('not a note')\n")
+    synced = json.loads(run_cli("sync", "--json").stdout)
+    assert synced["ingested"] == 7 and synced["failed"] == 0, synced  # a.md and six notes
+    assert synced["otherTypes"] == {".xyz": 1, ".1": 1, ".py": 1}, synced
+    for name, words in (("README.dns", "SSHFP records"), ("COPYING.LIB", "gannet library"),
+                        ("NEWS.0", "cormorant roost"), ("ChangeLog.2010", "storm petrels"),
+                        ("changelog.1.gz", "Skua archive")):
+        read = json.loads(run_cli("read", "--json", docs / name).stdout)
+        assert words in read["text"], (name, read)
+    page = json.loads(run_cli("read", "--json", docs / "install.1.gz").stdout)
+    assert "copy files and set attributes" in page["text"] and page["title"].startswith("install(1)"), page
+
+
+def test_a_note_named_on_its_own_that_is_not_text_is_refused_in_one_line(run_cli, cli_env, docs):
+    (docs / "README.xyz").write_bytes(b"\x00\x01\x02 binary \x00" * 40)
+    done = run_cli("ingest", docs / "README.xyz")
+    assert done.returncode != 0 and "does not begin as text" in done.stderr, done
+    assert len(done.stderr.strip().splitlines()) == 1, done.stderr
+
+
+def test_a_note_that_inflates_to_nothing_like_text_is_left_out_and_counted(run_cli, cli_env, docs):
+    """A gzip bomb of NUL bytes, an empty file, a stream cut before its text: only a head is looked at,
+    none is text. One cut after a head of text is read, and fails as the damaged stream it is."""
+    (docs / "README.tun.gz").write_bytes(gzip.compress(bytes(64 << 20)))  # 64 MiB of NUL bytes
+    (docs / "Changes.old.gz").write_bytes(gzip.compress(b"Changes in 1.0: the tern.\n" * 50)[:10])
+    (docs / "NEWS.0").write_bytes(b"")
+    (docs / "README.cut.gz").write_bytes(gzip.compress(b"Changes in 1.0: the tern.\n" * 50)[:30])
+    synced = json.loads(run_cli("sync", "--json").stdout)
+    assert synced["failed"] == 1 and synced["otherTypes"] == {".gz": 2, ".0": 1}, synced
+    said = [line for line in synced["warnings"] if "README.cut.gz" in line]
+    assert len(said) == 1 and "\n" not in said[0], synced

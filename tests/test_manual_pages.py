@@ -229,6 +229,8 @@ def test_a_fetched_manual_page_reads_as_one():
     "\\m[" + "\\s'" + "\\C'" + "\\N'9" * 10 + "\\(:" * 5 + "\\[u0065" + "_0301" * 10 + "\n",  # half-open, long
     ".ie n .if !t .el .IP \\{\\\n",  # conditionals taken, blocks opened and continued
     ".Sq \\&: \\*[Gt] \\&Op\n",  # mdoc words with escapes
+    "text\n=\n", "* _ ", "- x\n", "1. a\n",  # lines read as Markdown's structure, escaped
+    "\\o'e\\(aa'\\Z'\\o'x\\zo", "\\o'" + "\\(aa" * 60 + "'",  # overstrikes, half-open and long
 ])
 def test_reading_a_page_takes_time_in_proportion_to_its_length(unit):
     assert grows_linearly(roff_to_markdown, lambda n: unit * n)
@@ -332,6 +334,9 @@ def test_asciidoctors_link_and_mail_macros_keep_their_text_and_address():
     ("a \\C'em' b \\C'u00E9'", "a — b é"),
     ("M\\(:unchen, caf\\('e, \\[:a]\\(ss \\(,c \\[u0065_0301] \\(`a \\(^o \\(~n \\(oa \\(/o \\(ae", "München, café, äß ç é à ô ñ å ø æ"),
     ("foo\\c\nbar", "foobar"),
+    # Overstrikes print once: a letter and its accent composed, else the last (what `col -b` keeps);
+    # `\Z'...'` its text (at no width); `\z` the one character after it.
+    ("x\\o'e\\(aa'y \\o'\\(aa\\(ga' \\o'+|' \\Z'abc'd \\zo\\z\\(bu.", "xéy ` | abcd o•."),
 ])
 def test_escapes_print_what_a_terminal_shows(source, printed):
     assert roff_to_markdown(f".TH X 1\n.SH D\n{source}\n").markdown.split("\n\n")[-1].strip() == printed
@@ -378,3 +383,69 @@ def test_an_items_second_paragraph_stays_in_the_item():
     mdoc = roff_to_markdown(".Dd May 1, 2026\n.Dt X 1\n.Sh OPTIONS\n.Bl -tag -width Ds\n.It Fl x\nFirst paragraph.\n"
                             ".Pp\nSecond paragraph.\n.It Fl y\nOther.\n.El\n.Pp\nAfter the list.\n").markdown
     assert "- -x\n  First paragraph.\n\n  Second paragraph.\n\n- -y\n  Other.\n\nAfter the list." in mdoc
+
+
+def _blocks(markdown: str) -> list[str]:
+    """The kinds of block a CommonMark reader (with GFM tables) makes of `markdown`, in order."""
+    from markdown_it import MarkdownIt
+
+    return [token.type.removesuffix("_open") for token in MarkdownIt("commonmark").enable("table").parse(markdown)
+            if token.nesting == 1 or token.type in ("hr", "fence", "code_block")]
+
+
+def test_a_text_line_that_reads_as_markdown_structure_stays_text():
+    # Lines of real pages: xxd(1)'s French (`- convertit`, `+ indique`), man(1)'s Danish history
+    # (`23. dec 1992`), dpkg(1) (`>. The < and >`), git-config(1) (`=======` under a line),
+    # ctags-universal(1) (`| for selection`), gcloud's (```` ```. Use a full ````), find(1)'s `--`.
+    page = roff_to_markdown(
+        ".TH X 1\n.SH NAME\nx \\- a page\n.SH DESCRIPTION\nVersions:\n- convertit en hexad\\(`ecimal.\n"
+        "+ indique que le d\\('ecalage est relatif\n23. dec 1992: Rik Faith\n1) first\n"
+        ">. The < and > operators are obsolete\n=======\n\\&---\n\\&* * *\n\\&___\n| for selection\n"
+        "\\`\\`\\`. Use a full path\n~~~ tilde\nlast line\n-\n.TP\n.B \\-\\-\nEnds the options.\n.TP\n"
+        ".B ---\nThree dashes.\n").markdown
+    assert _blocks(page) == ["heading", "heading", "paragraph", "heading", "paragraph",
+                             "bullet_list", "list_item", "paragraph", "list_item", "paragraph"], page
+    for words in ("- convertit en hexadècimal.", "+ indique", "23. dec 1992", "1) first", ">. The <", "=======",
+                  "---", "* * *", "___", "| for selection", "```. Use", "~~~ tilde", "last line\n-", "- --\n"):
+        assert words in page.replace("\\", ""), words
+
+
+def test_an_mdoc_standard_is_named_by_its_title_as_mandoc_and_groff_print_it():
+    page = roff_to_markdown(".Dd May 1, 2026\n.Dt X 1\n.Sh STANDARDS\nThe\n.Nm\nutility conforms to\n"
+                            ".St -p1003.1-2008 .\nIt is\n.St -isoC-99\nand\n.St -ansiC ,\nnot\n.St -susv9 .\n").markdown
+    assert ("conforms to\nIEEE Std 1003.1-2008 (“POSIX.1”).\nIt is\nISO/IEC 9899:1999 (“ISO C99”)\nand\n"
+            "ANSI X3.159-1989 (“ANSI C89”),\nnot\n-susv9.") in page  # one no table names: as written
+
+
+def test_a_pages_own_macros_print_their_text_with_its_arguments():
+    # bash(1)'s .FN (its FILES), strace(1)'s .OM and .OR (its SYNOPSIS, an argument count's
+    # conditional), zipinfo(1)'s .X (its examples): each defined with `.de` and its text had been lost.
+    page = roff_to_markdown(
+        ".de FN\n\\fI\\|\\\\$1\\|\\fP\n..\n"
+        ".de OM\n.  ie \\\\n(.$-1 \\\n.    RI \"[\\fB\\\\$1\\fP\" \"\\ \\\\$2\" \"]...\\&\"\n.  el \\\n"
+        ".    RB \"[\" \"\\\\$1\" \"]...\\&\"\n..\n"
+        ".de OR\n.  ie \\\\n(.$-1 \\\n.    RI \"\\fB\\\\$1\\fP\" \"\\ \\\\$2\"\n.  el \\\n.    BR \"\\\\$1\"\n..\n"
+        ".de X\n.nf\n.ft CW\n\\&\\\\$1\n.ft\n.fi\n..\n"
+        ".TH BASH 1\n.SH SYNOPSIS\n.B strace\n.OM \\-e expr\n.OR \\-p pid\n.OM \\-f\n"
+        ".SH FILES\n.TP\n.FN /bin/bash\nThe bash executable\n.TP\n.FN ~/.bashrc\nThe startup file\n"
+        ".SH EXAMPLES\nTo list:\n.X \"zipinfo -l storage\"\n").markdown
+    assert "strace\n[-e expr]...\n-p pid\n[-f]..." in page, page
+    assert "- /bin/bash\n  The bash executable\n\n- ~/.bashrc\n  The startup file" in page, page
+    assert "To list:\n\n```\nzipinfo -l storage\n```" in page, page
+
+
+@pytest.mark.parametrize("bomb", [
+    ".de a\n.a\n.a\n..\n.a\n",  # calls itself twice: doubles at each level
+    ".de a\n\\\\$1\\\\$1\\\\$1\\\\$1\\\\$1\\\\$1\\\\$1\\\\$1\n.b \\\\$1\\\\$1\n..\n.de b\n.a \\\\$1\\\\$1\n..\n.a xxxxxxxxxx\n",
+    ".de a\n.de a\n.a\n..\n.a\n..\n.a\n",  # redefines itself as it runs
+    ".de a\nx\n..\n.am a\n.a\n.a\n..\n.a\n",  # a call of itself appended to it, twice
+])
+def test_a_macro_that_calls_itself_or_doubles_its_text_is_cut_short(bomb):
+    page = roff_to_markdown(".TH X 1\n.SH A\n" + bomb + "after\n")
+    assert len(page.markdown) < 1_100_000 and page.markdown.rstrip().endswith("after"), page.markdown[-200:]
+
+
+def test_reading_a_pages_macros_takes_time_in_proportion_to_its_uses():
+    define = ".de FN\n\\fI\\\\$1\\fP \\\\$2\n..\n.de OM\n.ie \\\\n(.$-1 .RI \"[\\\\$1\" \" \\\\$2]\"\n.el .B x\n..\n"
+    assert grows_linearly(roff_to_markdown, lambda n: ".TH X 1\n" + define + ".FN a b\n.OM \\-e x\n" * n)
+    assert grows_linearly(roff_to_markdown, lambda n: ".TH X 1\n.de a\n" + "\\\\$1 words\n" * n + "..\n.a x\n.a y\n")

@@ -27,19 +27,47 @@ def load_workbook(source, *, read_only: bool, data_only: bool, keep_links: bool)
     return reader.wb
 
 
-def string_table(source) -> list[str]:
-    """`read_string_table` without its deletion of `x005F_`: the same parser, the same text."""
+class SharedStrings(list):
+    """The shared-string table each `t="s"` cell indexes (`self.shared_strings[int(value)]`), as far as
+    its part could be read: an index it does not hold (past its end, or below 0, which a list would
+    read from its end) is an empty cell, as Excel and LibreOffice show it, counted in `missed`.
+    `damage`: why the table stops short of what the workbook's cells name ("" where it is whole)."""
+
+    def __init__(self, strings: list[str], damage: str = "") -> None:
+        super().__init__(strings)
+        self.damage = damage
+        self.missed = 0
+
+    def __getitem__(self, index):
+        if isinstance(index, int) and not 0 <= index < len(self):
+            self.missed += 1
+            return ""
+        return super().__getitem__(index)
+
+
+def string_table(source, strings: list[str] | None = None) -> list[str]:
+    """`read_string_table` without its deletion of `x005F_`: the same parser, the same text. Each
+    string is appended to `strings` as it is read: where the XML breaks, those before it are kept."""
     from openpyxl.cell.text import Text
     from openpyxl.xml.constants import SHEET_MAIN_NS
     from openpyxl.xml.functions import iterparse
 
-    strings = []
+    strings = [] if strings is None else strings
     item = f"{{{SHEET_MAIN_NS}}}si"
     for _, node in iterparse(source):
         if node.tag == item:
             strings.append(Text.from_tree(node).content)
             node.clear()
     return strings
+
+
+def shared_strings(book) -> SharedStrings | None:
+    """The shared-string table a workbook `load_workbook` read holds its read-only sheets' cells to."""
+    for sheet in getattr(book, "worksheets", ()):
+        strings = getattr(sheet, "_shared_strings", None)
+        if isinstance(strings, SharedStrings):
+            return strings
+    return None
 
 
 @functools.cache
@@ -50,9 +78,19 @@ def _raw_strings_reader() -> type:
     class RawStringsReader(ExcelReader):
         def read_strings(self) -> None:
             part = self.package.find(SHARED_STRINGS)
+            strings: list[str] = []
+            damage = ""
             if part is not None:
-                with self.archive.open(part.PartName[1:]) as source:
-                    self.shared_strings = string_table(source)
+                member = part.PartName[1:]
+                try:
+                    with self.archive.open(member) as source:
+                        string_table(source, strings)
+                except KeyError:
+                    damage = f"{member[:100]}, the table of the workbook's text, is missing"
+                except SyntaxError as exc:  # ElementTree's ParseError: the XML broken, or cut short
+                    damage = (f"{member[:100]}, the table of the workbook's text, is not well-formed XML "
+                              f"({str(exc)[:200]})")
+            self.shared_strings = SharedStrings(strings, damage)
 
     return RawStringsReader
 

@@ -36,8 +36,10 @@ from minirag.ingest.compressed import SIGNATURES, Inflated, inflated
 from minirag.ingest.csv_table import csv_to_markdown
 from minirag.ingest.doc_names import (
     COMPRESSIONS,
+    DOCUMENT_EXTENSIONS,
     HEAD_BYTES,
     MANUAL,
+    PLAIN_TEXT,
     is_manual_section,
     is_roff_head,
     named_as,
@@ -83,13 +85,6 @@ from minirag.ingest.zip_xml import check_depths, check_prologs
 
 log = logging.getLogger(__name__)
 
-DOCUMENT_EXTENSIONS = frozenset(
-    {".md", ".markdown", ".mdx", ".txt", ".rst", ".adoc", ".asciidoc", ".org", ".tex", ".latex", ".ltx", ".pdf",
-     ".doc", ".docx", ".docm", ".dotx", ".dotm", ".odt", ".ods", ".odp", ".rtf", ".ppt", ".pps", ".pptx", ".pptm",
-     ".ppsx", ".ppsm", ".xls", ".xlt", ".xlsx", ".xlsm", ".xltx", ".xltm", ".html", ".htm", ".xhtml", ".xht", ".csv",
-     ".mhtml", ".mht", ".tsv", ".epub", ".ipynb", ".eml", ".msg", ".mbox", ".srt", ".vtt", ".qmd", ".rmd", ".mkd",
-     ".mkdn", ".mdown", ".mdwn", ".shtml", MANUAL}
-)
 # Other kinds of the same files, each read as its sibling is: Office's macro-enabled ones (the macro
 # project is never run or read), templates and slide shows (not `.dot` or `.pot`: those are Graphviz
 # graphs and gettext templates as often as Word and PowerPoint ones); XHTML and server-side-include
@@ -551,7 +546,8 @@ def _workbook(data: bytes, name: str) -> Converted:
             workbook = workbook_to_markdown(data)
     except Exception as exc:  # noqa: BLE001 - openpyxl raises anything on hostile input
         raise ConversionFailed(f"{name}: cannot convert ({described(exc)})") from None
-    return Converted(markdown=workbook.markdown, metadata_title=workbook.title)
+    return Converted(markdown=workbook.markdown, metadata_title=workbook.title,
+                     warnings=tuple(f"{name}: {said}" for said in workbook.warnings))
 
 
 def _notebook(data: bytes, name: str, declared: str | None = None) -> Converted:
@@ -1014,6 +1010,8 @@ def _manual_page(data: bytes, suffix: str, name: str) -> Converted:
     """A manual page (roff_text.py). One named by its section's number (`ls.1`) is one only if it
     begins as one: the walk left out those that do not (scan.is_manual_page), and one changed since is refused."""
     if suffix != MANUAL and not is_roff_head(data[:HEAD_BYTES]):
+        if named_as(Path(name).name).note:  # a rotated `changelog.1.gz`: the text it is
+            return _convert_by_suffix(data, PLAIN_TEXT, name)
         raise ConversionFailed(f"{name}: does not begin as a manual page (roff: .TH, .Dd or a comment); "
                                "not read as one")
     text, warnings = decode_text(data, name)

@@ -10,10 +10,19 @@
 - `README`, `NEWS.gz`, `changelog.Debian.gz`, `copyright`, `LICENSE`: the files a project or a
   package names for what they hold, with no extension, are plain text (`.txt`); other names
   without one (`Makefile`, `notes`) are not documents.
+- `README.dns`, `COPYING.LIB`, `NEWS.old.gz`, `ChangeLog.2010`, `changelog.1.gz`: such a name with a
+  suffix that names no file type is a note too (`NamedAs.note`), read as text only where its head is
+  text (`is_text_head`; a `.1` one's is roff: a manual page, `install.1`). Its name must say so: in
+  capitals (`README.tun`, `COPYING.LIB`) or `ChangeLog`/`Changes`, or the suffix a rotation's or a
+  year's number (`changelog.1.gz`, `NEWS.0`); `install.py`, `changelog.vim`, `Install.pm` are code.
+  A suffix a document has (`README.pdf`, `LICENSE.html`) or that Python's own table of file types
+  names (`README.png`, `LICENSE.exe`, `README.sh`) is read as that type, or not at all.
 """
 
 from __future__ import annotations
 
+import functools
+import mimetypes
 import os
 import re
 from dataclasses import dataclass
@@ -36,6 +45,22 @@ _TEXT_NAMES = frozenset({"readme", "news", "changes", "changelog", "history", "a
 # (An architecture's name holds a digit, armel and armhf aside: `.md` after `.Debian` is Markdown's.)
 _PACKAGE_SUFFIX = re.compile(r"\.debian(?:\.(?:[a-z]{0,10}[0-9][a-z0-9_-]{0,10}|armel|armhf))?|\.source")
 PLAIN_TEXT = ".txt"
+# The suffixes of documents minirag reads by their name (images, where OCR reads them, aside).
+DOCUMENT_EXTENSIONS = frozenset(
+    {".md", ".markdown", ".mdx", ".txt", ".rst", ".adoc", ".asciidoc", ".org", ".tex", ".latex", ".ltx", ".pdf",
+     ".doc", ".docx", ".docm", ".dotx", ".dotm", ".odt", ".ods", ".odp", ".rtf", ".ppt", ".pps", ".pptx", ".pptm",
+     ".ppsx", ".ppsm", ".xls", ".xlt", ".xlsx", ".xlsm", ".xltx", ".xltm", ".html", ".htm", ".xhtml", ".xht", ".csv",
+     ".mhtml", ".mht", ".tsv", ".epub", ".ipynb", ".eml", ".msg", ".mbox", ".srt", ".vtt", ".qmd", ".rmd", ".mkd",
+     ".mkdn", ".mdown", ".mdwn", ".shtml", MANUAL}
+)
+# A note's suffixes after its name, lower-cased: up to three words (`.dns`, `.lib`, `.feature-removal-schedule`,
+# `.debian.old`); a rotation's or a year's number (`.0`, `.1`, `.2010`).
+_NOTE_SUFFIX = re.compile(r"(?:\.[a-z0-9][a-z0-9_+-]{0,40}){1,3}")
+_NUMBERED = re.compile(r"\.[0-9]{1,8}")
+_NOTE_SPELLINGS = frozenset({"ChangeLog", "Changes"})  # the names in mixed case a note has (GNU's, Perl's)
+# Code's and markup's suffixes Python's table of file types lacks (`README.pod`, `LICENSE.yaml`): typed, no note.
+_CODE = frozenset({".pod", ".pm", ".vim", ".el", ".rb", ".go", ".rs", ".java", ".ts", ".lua", ".php", ".cpp", ".hpp",
+                   ".cc", ".yaml", ".yml", ".toml", ".json", ".asc", ".sig", ".in", ".am", ".ac", ".cmake"})
 
 
 @dataclass(frozen=True)
@@ -44,6 +69,7 @@ class NamedAs:
     kind: str  # the format read: the inner suffix (".md"); MANUAL for a manual section (".1", ".3p")
     compression: str  # ".gz", ".bz2", ".xz" or ""
     sniffed: bool  # a manual section's number: a manual page only if its head is roff
+    note: bool = False  # a note's name with a suffix of its own (`README.dns`): text only if its head is text
 
     @property
     def read_as(self) -> str:
@@ -62,17 +88,55 @@ def named_as(name: str) -> NamedAs:
     outer = _last_suffix(name)
     compression = outer if outer in COMPRESSIONS else ""
     inner = _last_suffix(name[:-len(outer)]) if compression else outer
-    if _is_text_name(name[:-len(outer)] if compression else name):
+    bare = name[:-len(outer)] if compression else name
+    if _is_text_name(bare):
         return NamedAs(compression, PLAIN_TEXT, compression, False)
     if compression and (not inner or inner in COMPRESSIONS):
         return NamedAs(outer, outer, "", False)  # `x.gz`, `x.md.gz.gz`: nothing minirag reads by its name
     sniffed = _SECTION.fullmatch(inner) is not None
+    if _is_note(bare, inner):
+        return NamedAs(inner + compression, MANUAL, compression, True, note=True) if sniffed \
+            else NamedAs(compression, PLAIN_TEXT, compression, False, note=True)
     return NamedAs(inner + compression, MANUAL if sniffed else inner, compression, sniffed)
 
 
 def _is_text_name(name: str) -> bool:
     head, dot, rest = name.lower().partition(".")
     return head in _TEXT_NAMES and (not dot or _PACKAGE_SUFFIX.fullmatch(dot + rest) is not None)
+
+
+def _is_note(name: str, last: str) -> bool:
+    """Whether `name` (no compression's suffix) is a note's name with a suffix of its own whose last is `last`."""
+    head, dot, rest = name.partition(".")
+    if head.lower() not in _TEXT_NAMES or not dot or _NOTE_SUFFIX.fullmatch(dot + rest.lower()) is None:
+        return False
+    if last in DOCUMENT_EXTENSIONS or last in COMPRESSIONS or last in _CODE or _typed(last):
+        return False
+    return head.isupper() or head in _NOTE_SPELLINGS or _NUMBERED.fullmatch(last) is not None or \
+        _PACKAGE_SUFFIX.match(dot + rest.lower()) is not None  # changelog.Debian.old
+
+
+@functools.cache
+def _typed(suffix: str) -> bool:
+    """Whether Python's own table of file types (never the machine's, which differs between machines) names one
+    for `suffix` (`.png`, `.exe`, `.sh`, `.py`)."""
+    return bool(mimetypes.MimeTypes().guess_type("x" + suffix, strict=False)[0])
+
+
+def is_text_head(head: bytes) -> bool:
+    """Whether a file that begins with `head` is text as decode_text reads it: a UTF-16 or UTF-32
+    byte-order mark, or no NUL byte and few other control characters (tab, line and page breaks,
+    escape aside). An empty one is none: nothing in it to read."""
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return True
+    head = head[:HEAD_BYTES]
+    if not head or b"\x00" in head:
+        return False
+    controls = sum(1 for byte in head if byte < 0x20 and byte not in b"\t\n\r\f\v\x1b") + head.count(b"\x7f")
+    return controls <= _MAX_CONTROL_SHARE * len(head)
+
+
+_MAX_CONTROL_SHARE = 0.05  # as decode_text's (convert.MAX_CONTROL_SHARE)
 
 
 def split_suffix(suffix: str) -> tuple[str, str]:

@@ -23,6 +23,52 @@ _CLOSING = {"Oc": "]", "Dc": "”", "Qc": '"', "Sc": "’", "Pc": ")", "Bc": "]"
             "Fc": ")", "Ec": ""}
 _SYSTEMS = {"At": "AT&T UNIX", "Bx": "BSD", "Bsx": "BSD/OS", "Fx": "FreeBSD", "Nx": "NetBSD", "Ox": "OpenBSD",
             "Dx": "DragonFly", "Ux": "UNIX"}
+# `.St -p1003.1-2008`: the standard's title, as groff's mdoc (doc-syms, groff 1.22.4) and mandoc print it.
+_STANDARDS = {
+    "-ansiC-89": "ANSI X3.159-1989 (“ANSI C89”)",
+    "-isoC": "ISO/IEC 9899:1990 (“ISO C90”)",
+    "-isoC-2011": "ISO/IEC 9899:2011 (“ISO C11”)",
+    "-isoC-99": "ISO/IEC 9899:1999 (“ISO C99”)",
+    "-isoC-amd1": "ISO/IEC 9899/AMD1:1995 (“ISO C90, Amendment 1”)",
+    "-isoC-tcor1": "ISO/IEC 9899/TCOR1:1994 (“ISO C90, Technical Corrigendum 1”)",
+    "-isoC-tcor2": "ISO/IEC 9899/TCOR2:1995 (“ISO C90, Technical Corrigendum 2”)",
+    "-p1003.1": "IEEE Std 1003.1 (“POSIX.1”)",
+    "-p1003.1b": "IEEE Std 1003.1b (“POSIX.1”)",
+    "-p1003.1-88": "IEEE Std 1003.1-1988 (“POSIX.1”)",
+    "-p1003.1-90": "ISO/IEC 9945-1:1990 (“POSIX.1”)",
+    "-p1003.1b-93": "IEEE Std 1003.1b-1993 (“POSIX.1”)",
+    "-p1003.1c-95": "IEEE Std 1003.1c-1995 (“POSIX.1”)",
+    "-p1003.1i-95": "IEEE Std 1003.1i-1995 (“POSIX.1”)",
+    "-p1003.1-96": "ISO/IEC 9945-1:1996 (“POSIX.1”)",
+    "-p1003.1g-2000": "IEEE Std 1003.1g-2000 (“POSIX.1”)",
+    "-p1003.1-2001": "IEEE Std 1003.1-2001 (“POSIX.1”)",
+    "-p1003.1-2004": "IEEE Std 1003.1-2004 (“POSIX.1”)",
+    "-p1003.1-2008": "IEEE Std 1003.1-2008 (“POSIX.1”)",
+    "-p1003.2": "IEEE Std 1003.2 (“POSIX.2”)",
+    "-p1003.2-92": "IEEE Std 1003.2-1992 (“POSIX.2”)",
+    "-p1003.2a-92": "IEEE Std 1003.2a-1992 (“POSIX.2”)",
+    "-iso9945-2-93": "ISO/IEC 9945-2:1993 (“POSIX.2”)",
+    "-susv2": "Version 2 of the Single UNIX Specification (“SUSv2”)",
+    "-susv3": "Version 3 of the Single UNIX Specification (“SUSv3”)",
+    "-svid4": "System V Interface Definition, Fourth Edition (“SVID4”)",
+    "-xbd5": "X/Open Base Definitions Issue 5 (“XBD5”)",
+    "-xcu5": "X/Open Commands and Utilities Issue 5 (“XCU5”)",
+    "-xcurses4.2": "X/Open Curses Issue 4, Version 2 (“XCURSES4.2”)",
+    "-xns5": "X/Open Networking Services Issue 5 (“XNS5”)",
+    "-xns5.2": "X/Open Networking Services Issue 5.2 (“XNS5.2”)",
+    "-xpg3": "X/Open Portability Guide Issue 3 (“XPG3”)",
+    "-xpg4": "X/Open Portability Guide Issue 4 (“XPG4”)",
+    "-xpg4.2": "X/Open Portability Guide Issue 4, Version 2 (“XPG4.2”)",
+    "-xsh5": "X/Open System Interfaces and Headers Issue 5 (“XSH5”)",
+    "-ieee754": "IEEE Std 754-1985",
+    "-ieee1275-94": "IEEE Std 1275-1994 (“Open Firmware”)",
+    "-iso8601": "ISO 8601",
+    "-iso8802-3": "ISO/IEC 8802-3:1989",
+    "-ansiC": "ANSI X3.159-1989 (“ANSI C89”)",
+    "-isoC-90": "ISO/IEC 9899:1990 (“ISO C90”)",
+    "-iso9945-1-90": "ISO/IEC 9945-1:1990 (“POSIX.1”)",
+    "-iso9945-1-96": "ISO/IEC 9945-1:1996 (“POSIX.1”)",
+}
 # Words as they are.
 _WORDS = frozenset({"Ar", "Cm", "Em", "Sy", "Li", "Pa", "Dv", "Ev", "Er", "Va", "Vt", "Ft", "Fa", "Ic", "Tn",
                     "Ad", "Cd", "Ms", "Mt", "Lk", "No", "Sx", "An", "St", "Nm", "Fl", "Xr", "In", "Fn", "Fo",
@@ -32,6 +78,10 @@ _CLOSING_MARKS = frozenset({".", ",", ":", ";", ")", "]", "?", "!"})
 _OPENING_MARKS = frozenset({"(", "["})
 _LITERAL = frozenset({"-literal", "-unfilled"})
 _IGNORED = frozenset({"Dd", "Os", "Bk", "Ek", "Sm", "Rs", "Re", "Ud", "Lb", "Tg", "Ss"})
+
+
+# Every macro mdoc_request reads: a page's own macro of one of these names is not expanded (roff_macros.py).
+MDOC_MACROS = frozenset({*CALLABLE, *_IGNORED, "Dt", "Nd", "Bl", "El", "It", "Bd", "Ed", "Dl", "Ex", "Rv"})
 
 
 def words_of(tokens: list[str], state: PageState) -> str:
@@ -139,6 +189,8 @@ def words_of(tokens: list[str], state: PageState) -> str:
             expect -= 1
         elif macro in _SYSTEMS:
             put(token)
+        elif macro == "St":
+            put(_STANDARDS.get(token, token))
         elif macro == "Pf":
             put(token)
             glued, macro = True, ""

@@ -1,6 +1,7 @@
 """Manual pages (roff: man(7) and mdoc(7)) as Markdown: their text and headings, not their layout.
 
-A small reader, not a formatter: one pass over the lines, no recursion, no macro expansion.
+A small reader, not a formatter: one pass over the lines (and the lines a page's own macros stand
+for, roff_macros.py), no recursion.
 
 - man(7): `.TH` names the page; `.SH`/`.SS` are headings; `.PP`/`.LP`/`.P`/`.sp` end a paragraph;
   `.TP`/`.IP` tagged paragraphs are list items (the tag first); `.B`, `.I`, `.BR`, `.IR`... are
@@ -9,31 +10,36 @@ A small reader, not a formatter: one pass over the lines, no recursion, no macro
   the quoting macros and the rest read as their words; `.Bl`/`.It`/`.El` are lists, `.Bd -literal` code.
 - tbl(1) tables (`.TS`/`.TE`): each row's cells as a line, `|` between them.
 - Conditionals (`.if`, `.ie`, `.el`, with their `\\{ ... \\}` blocks) as on a terminal: an `n`
-  branch is read, a `t` branch and one whose condition the reader cannot tell are not.
-- Left out: comments; macro and string definitions (`.de`, `.ds`...) and every other
-  request, whose arguments are not text. `.so` (another page's text) is not followed: what a page
-  includes is not in it, and may be outside the roots; a page that is only that says so in its note.
+  branch is read, a `t` branch and one whose condition the reader cannot tell are not; one of
+  numbers alone (a macro's argument count, `2-1`) by its value.
+- A page's own macros (`.de`) are read as the lines they stand for, where one is used (roff_macros.py).
+- Left out: comments; `.ig` blocks, and every other request, whose arguments are not text. `.so`
+  (another page's text) is not followed: what a page includes is not in it, and may be outside
+  the roots; a page that is only that says so in its note.
 """
 
 from __future__ import annotations
 
 import functools
 import re
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from minirag.ingest.mdoc_text import mdoc_request
+from minirag.ingest.mdoc_text import MDOC_MACROS, mdoc_request
 from minirag.ingest.roff_characters import named_character, numbered_character
-from minirag.ingest.text_repair import escape_headings
+from minirag.ingest.roff_macros import Macros
+from minirag.ingest.text_repair import escape_structure
 
 # One escape: a font (`\fB`, `\f(CW`, `\f[B]`), a font family, colour or output switch (`\F[HR]`,
 # `\m[blue]`, `\M[red]`, `\O[0]`), a named character (`\(em`, `\[em]`), a string (`\*(lq`, `\*[R]`),
 # a size (`\s-1`, `\s[+2]`, `\s'+2'`), a character by name or code (`\C'em'`, `\N'233'`), an escape
-# with a quoted argument (`\h'-4'`), a number register (`\n(.g`), or one character. Every
+# with a quoted argument (`\h'-4'`; an overstrike's `\o'e\(aa'` and `\Z'text'` print theirs), a number
+# register (`\n(.g`), or one character. Every
 # alternative is bounded: no backtracking.
 _ESCAPE = re.compile(r"""\\(?:[fFmMO](?:\[[^\]\n]{0,40}\]|\(..|.)|\((..)|\[([^\]\n]{0,40})\]|\*(?:\((..)|\[([^\]\n]{0,40})\]|(.))"""
                      r"""|s(?:[-+]?\(\d\d|[-+]?\d{1,2}|\[[^\]\n]{0,40}\]|'[^'\n]{0,40}')|([CN])'([^'\n]{0,40})'"""
-                     r"""|[hvwlLoxzbXHRSYVDZAB]'[^'\n]{0,200}'|n(?:\(..|\[[^\]\n]{0,40}\]|.)"""
+                     r"""|([oZ])'([^'\n]{0,200})'|[hvwlLxbXHRSYVDAB]'[^'\n]{0,200}'|n(?:\(..|\[[^\]\n]{0,40}\]|.)"""
                      r"""|[kgYV*$](?:\(..|\[[^\]\n]{0,40}\]|.)|(.))""", re.DOTALL)
 # The strings man pages' own preambles define most (pod2man's, DocBook's) and mdoc's.
 _STRINGS = {"--": "—", "C+": "C++", "Aq": "'", "lq": "“", "rq": "”", "L\"": "“", "R\"": "”", "R": "®", "Tm": "™", "C`": "", "C'": "",
@@ -41,7 +47,7 @@ _STRINGS = {"--": "—", "C+": "C++", "Aq": "'", "lq": "“", "rq": "”", "L\""
             "Ne": "≠", "Am": "&", "Pi": "π", "If": "∞", "Na": "NaN", "Ua": "↑", "Da": "↓", "Pm": "±"}
 _ONE = {"-": "-", "e": "\\", "\\": "\\", " ": " ", "~": " ", "0": " ", "t": " ", "'": "'", "`": "`", ".": ".",
         "_": "_", "E": "\\", "%": "", "&": "", "|": "", "^": "", ")": "", ",": "", "/": "", "c": "", ":": "",
-        "{": "", "}": "", "p": "", "a": "", "d": "", "u": "", "r": "", "!": "", "?": ""}
+        "{": "", "}": "", "p": "", "a": "", "d": "", "u": "", "r": "", "!": "", "?": "", "z": ""}
 # An argument: a quoted string, or a word (an escaped space, `\ `, is within it).
 _QUOTED = re.compile(r'"((?:[^"]|"")*)"?|((?:[^\s\\]|\\.)+\\?|\\)')
 _TAB = re.compile(r"tab\s*\((.)\)")
@@ -86,7 +92,10 @@ def unescaped(text: str, strings: Mapping[str, str] | Strings = _STRINGS) -> str
 
 
 def _character(strings: Mapping[str, str] | Strings, match: re.Match) -> str:
-    named, bracketed, string2, string_long, string1, by, argument, one = match.groups()
+    named, bracketed, string2, string_long, string1, by, argument, struck, what, one = match.groups()
+    if struck is not None:
+        shown = unescaped(what, strings)
+        return shown if struck == "Z" else overstruck(shown)
     if named is not None or bracketed is not None:
         return named_character(named if named is not None else bracketed)
     if by is not None:
@@ -97,6 +106,23 @@ def _character(strings: Mapping[str, str] | Strings, match: re.Match) -> str:
     if one is not None:
         return _ONE.get(one, one)
     return ""  # fonts, sizes, motions, registers
+
+
+def overstruck(characters: str) -> str:
+    """What `\\o'...'` (its characters printed over each other) shows as text: a letter with its
+    accents composed (`\\o'e\\(aa'`, é), else the last character, as `col -b` keeps it."""
+    letters = [c for c in characters if c.isalpha()]
+    accents = [_COMBINING.get(c) for c in characters if not c.isalpha()]
+    if len(letters) == 1 and accents and all(accents):
+        composed = unicodedata.normalize("NFC", letters[0] + "".join(a for a in accents if a))
+        if len(composed) == 1:
+            return composed
+    return characters[-1:] if characters.strip() else ""
+
+
+# Spacing accents as an overstrike prints them over a letter, as the combining ones they stand for.
+_COMBINING = {"´": "\u0301", "'": "\u0301", "`": "\u0300", "^": "\u0302", "~": "\u0303", "¨": "\u0308",
+              "¸": "\u0327", "ˇ": "\u030c", "°": "\u030a", "¯": "\u0304"}
 
 
 def _uncommented(line: str) -> str:
@@ -139,10 +165,10 @@ class Writer:
 
     def end(self) -> None:
         """Ends the paragraph (or list item) being filled."""
-        body = escape_headings("\n".join(self.lines))
+        body = escape_structure("\n".join(self.lines), item=self.tag is not None and not self.tag.strip())
         if self.tag is not None and (self.tag.strip() or body):
             # A tagged paragraph: its tag, then its text; an untagged item (a bullet's): its text.
-            lines = [escape_headings(self.tag.strip()), *body.split("\n")] if self.tag.strip() else body.split("\n")
+            lines = [escape_structure(self.tag.strip(), item=True), *body.split("\n")] if self.tag.strip() else body.split("\n")
             while lines and not lines[0]:
                 lines.pop(0)
             while lines and not lines[-1]:
@@ -199,6 +225,15 @@ _PARAGRAPH = frozenset({"PP", "LP", "P", "sp", "HP", "Pp", "Lp", "br", "ns"})
 _BULLETS = frozenset({"•", "-", "*", "o", "·", "+", "—", "–"})
 _CONDITIONALS = frozenset({"if", "ie", "el", "while"})
 _DEFINITIONS = frozenset({"de", "de1", "am", "am1", "ig", "dei", "ami"})
+_KEPT_DEFINITIONS = frozenset({"de", "de1", "am", "am1"})  # a page's own macros (roff_macros.py)
+# The requests and macros this reader reads itself, whatever a page defines them as (pod2man's
+# preamble defines `.Vb`, Asciidoctor's `.URL`, with requests a text reader cannot follow).
+_READ_AS_THEY_ARE = frozenset({
+    *_ALTERNATING, *_SPACED, *_PARAGRAPH, *_CONDITIONALS, *_DEFINITIONS, *MDOC_MACROS, "ds", "ds1", "TH", "SH", "SS",
+    "TP", "IP", "nf", "EX", "Vb", "fi", "EE", "Ve", "so", "TS", "TE", "UR", "MT", "UE", "ME", "URL", "MTO", "OP",
+    "SY", "Sp"}) - {"CW"}
+# (pod2man's `.Sp`, its blank line, stays within an item's text, where a `.sp` would end the item; a
+# page's own `.CW`, fakeroot's code block that its `.CE` ends, is the page's.)
 
 
 def roff_to_markdown(text: str) -> Page:
@@ -222,10 +257,25 @@ def roff_to_markdown(text: str) -> Page:
         else:
             out.text(words)
 
-    for raw in lines:
+    defining: tuple[str, str, list[str]] | None = None  # a macro being defined: its request, name, lines so far
+    given: list[tuple[str, int]] = []  # the lines a macro's use stands for, the next last, and how deep in uses
+    source = iter(lines)
+    while True:
+        if given:
+            raw, level = given.pop()
+        else:
+            read = next(source, None)
+            if read is None:
+                break
+            raw, level = read, 0
         if skip_to is not None:
             if raw.strip() == skip_to or raw.startswith(skip_to + " "):
                 skip_to = None
+                if defining is not None:
+                    state.macros.define(defining[1], defining[2], append=defining[0] in ("am", "am1"))
+                    defining = None
+            elif defining is not None:
+                defining[2].append(raw)
             continue
         if depth:
             depth = max(depth + _braces(raw), 0)
@@ -254,7 +304,14 @@ def roff_to_markdown(text: str) -> Page:
             ends = arguments(rest)
             skip_to = "." + ends[1] if name not in ("ig",) and len(ends) > 1 else (
                 "." + ends[0] if name == "ig" and ends else "..")
+            if name in _KEPT_DEFINITIONS and ends and ends[0] not in _READ_AS_THEY_ARE:
+                defining = (name, ends[0], [])
             continue
+        if name not in _READ_AS_THEY_ARE:
+            expansion = state.macros.expand(name, arguments(rest), level)
+            if expansion is not None:
+                given.extend((line, level + 1) for line in reversed(_joined(expansion)))
+                continue
         if state.table is not None and name != "TE":
             continue
         line_words = _request(name, rest, out, state)
@@ -279,6 +336,26 @@ _REQUEST = re.compile(r"[.'][ \t]*([^\s\\]*)[ \t]*(.*)", re.DOTALL)
 # A condition a text reader can tell: `n` (a terminal: true, as man shows it), `t` (a typesetter).
 _CONDITION = re.compile(r"(!?)([nt])(?=\s|\\\{|$)\s*(.*)", re.DOTALL)
 _TAG = "\0tag"
+# A condition of numbers alone, as a macro's use makes of its argument count: roff reads it left to
+# right, no operator before another (`2-1>0`); true where above 0.
+_NUMERIC_CONDITION = re.compile(r"(!?)(-?\d{1,9}(?:(?:[-+*/<>=]|[<>=]=)-?\d{1,9}){0,8})(?=\s|\\\{|$)\s*(.*)", re.DOTALL)
+_OPERATION = re.compile(r"([-+*/]|[<>=]=?)(-?\d+)")
+
+
+def _evaluated(expression: str) -> int | None:
+    """A numeric condition's value, read left to right as roff reads it; None for a division by 0."""
+    first = re.match(r"-?\d+", expression)
+    if first is None:
+        return None
+    value = int(first.group())
+    for operator, operand in _OPERATION.findall(expression[first.end():]):
+        number = int(operand)
+        if operator == "/" and number == 0:
+            return None
+        value = {"+": value + number, "-": value - number, "*": value * number, "/": int(value / number) if number else 0,
+                 "<": int(value < number), ">": int(value > number), "=": int(value == number),
+                 "==": int(value == number), "<=": int(value <= number), ">=": int(value >= number)}[operator]
+    return value
 
 
 def _split_request(line: str) -> tuple[str, str]:
@@ -327,6 +404,7 @@ class PageState:
         self.lists: list[str] = []  # mdoc's open `.Bl` kinds
         self.included: list[str] = []
         self.strings = Strings()
+        self.macros = Macros()
         self.link = ""  # the address of the man(7) link (`.UR`) being read
         self.extending = False  # an mdoc `.It Xo` tag goes on over the lines to its `.Xc`
         self.otherwise: bool | None = None  # whether the last `.ie`'s `.el` is taken (None: not told)
@@ -343,6 +421,11 @@ class PageState:
             condition = _CONDITION.match(rest)
             taken = None if condition is None else (condition.group(2) == "n") != (condition.group(1) == "!")
             body = condition.group(3) if condition else ""
+            number = _NUMERIC_CONDITION.match(rest) if condition is None else None
+            if number is not None:  # a macro's argument count, given (`\n(.$>1`, `2-1`)
+                value = _evaluated(number.group(2))
+                taken = None if value is None else (value > 0) != (number.group(1) == "!")
+                body = number.group(3)
             if name == "ie":
                 self.otherwise = None if taken is None else not taken
         if not taken:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from minirag.config import INDEX_DIRNAME
 from minirag.display import is_utf8, printable
-from minirag.ingest.doc_names import HEAD_BYTES, NamedAs, is_roff_head, named_as
+from minirag.ingest.doc_names import HEAD_BYTES, NamedAs, is_roff_head, is_text_head, named_as
 from minirag.ingest.ignore import IgnoreReason, IgnoreRules
 from minirag.security import (
     MAX_PATH_BYTES,
@@ -62,15 +62,18 @@ def is_temporary(name: str) -> bool:
 
 
 def not_a_document(path: str) -> str:
-    """Why a file named on its own is not indexed: a scratch file's name, its type, or a manual
-    section's number on a file that does not begin as a manual page."""
+    """Why a file named on its own is not indexed: a scratch file's name, its type, a manual
+    section's number on a file that does not begin as a manual page, a note's name on one that does not begin as text."""
     name = os.path.basename(path)
-    if named_as(name).sniffed and is_document_name(name):
-        return f"{path}: {_NOT_A_PAGE.format(section=named_as(name).suffix.split('.')[1])}; not read as a document"
+    named = named_as(name)
+    if (named.sniffed or named.note) and is_document_name(name):
+        said = _NOT_TEXT if named.note else _NOT_A_PAGE.format(section=named.suffix.split('.')[1])
+        return f"{path}: {said}; not read as a document"
     return f"{path}: {name_not_read(name) or 'not read as a document'}"
 
 
 _NOT_A_PAGE = "named as a manual page (section {section}) but does not begin as one (roff: .TH, .Dd or a comment)"
+_NOT_TEXT = "named as a note (README, NEWS, a ChangeLog and such) but does not begin as text"
 
 
 def file_not_read(path: str) -> str | None:
@@ -78,13 +81,15 @@ def file_not_read(path: str) -> str | None:
     page, it does not begin as one; None for a document."""
     name = os.path.basename(path)
     named = named_as(name)
-    if (never := name_not_read(name)) is not None or not named.sniffed:
+    if (never := name_not_read(name)) is not None or not (named.sniffed or named.note):
         return never
     try:
         real = os.path.realpath(path)
     except OSError:
         return None
-    return None if is_manual_page(real, named.compression) else _NOT_A_PAGE.format(section=named.suffix.split(".")[1])
+    if is_read_by_head(real, named):
+        return None
+    return _NOT_TEXT if named.note else _NOT_A_PAGE.format(section=named.suffix.split(".")[1])
 
 
 def is_document_name(name: str) -> bool:
@@ -201,12 +206,20 @@ def _stat_file(path: str, roots: Sequence[Path], unreadable: list[str], others: 
         return None
     if not os.path.isfile(real):
         return None
-    named = named_as(os.path.basename(path))
-    if named.sniffed and not is_manual_page(real, named.compression):
+    if not is_read_by_head(real, named_as(os.path.basename(path))):
         if others is not None:  # `syslog.1`, `LGPL-2.1`, `syslog.2.gz`: counted by their last suffix, as before
             others[Path(path).suffix.lower()] += 1
         return None
     return FoundFile(path, real, st.st_size, st.st_mtime_ns)
+
+
+def is_read_by_head(real: str, named: NamedAs) -> bool:
+    """Whether the file at `real`, named as `named` says, is read by what its head is too: a manual
+    section's number's if it begins as a manual page, a note's (`README.dns`, `changelog.1.gz`) if
+    it begins as text; any other is (its name says all)."""
+    if named.sniffed and is_manual_page(real, named.compression):
+        return True
+    return is_text_file(real, named.compression) if named.note else not named.sniffed
 
 
 def size_and_mtime(path: str) -> tuple[int, int] | None:
@@ -219,23 +232,25 @@ def size_and_mtime(path: str) -> tuple[int, int] | None:
     return st.st_size, st.st_mtime_ns
 
 
+def is_text_file(real: str, compression: str) -> bool:
+    """Whether the file at `real` (a path inside a root, links resolved) begins as text (is_text_head;
+    inflated, for a compressed one). One that cannot be read is not."""
+    head = _head(real, compression)
+    if head is None:
+        return False
+    if compression:
+        from minirag.ingest.compressed import inflated_head
+
+        head = inflated_head(head, compression, HEAD_BYTES)
+    return is_text_head(head)
+
+
 def is_manual_page(real: str, compression: str) -> bool:
     """Whether the file at `real` (a path inside a root, links resolved) begins as a manual page:
     its head (inflated, for a compressed one) is roff. One that cannot be read is not one."""
-    try:
-        fd = os.open(real, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
-    except OSError:
+    head = _head(real, compression)
+    if head is None:
         return False
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return False
-        # bzip2 inflates nothing before a whole block (at most 900 kB, a manual page's well under that);
-        # gzip and xz, a head from a head (what is looked at is the page's first line).
-        head = os.read(fd, 1 << 20 if compression == ".bz2" else HEAD_BYTES)
-    except OSError:
-        return False
-    finally:
-        os.close(fd)
     if compression:
         from minirag.ingest.compressed import inflated_head
 
@@ -243,6 +258,24 @@ def is_manual_page(real: str, compression: str) -> bool:
         return is_roff_head(inflated_head(head, compression, 512)) or is_roff_head(
             inflated_head(head, compression, HEAD_BYTES))
     return is_roff_head(head)
+
+
+def _head(real: str, compression: str) -> bytes | None:
+    """The head of the regular file at `real`, enough of it to inflate a head from; None where it cannot be read."""
+    try:
+        fd = os.open(real, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        # bzip2 inflates nothing before a whole block (at most 900 kB, a manual page's well under that);
+        # gzip and xz, a head from a head (what is looked at is the page's first line).
+        return os.read(fd, 1 << 20 if compression == ".bz2" else HEAD_BYTES)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
 
 
 def other_type(name: str) -> str | None:

@@ -160,6 +160,28 @@ def escape_headings(text: str) -> str:
     return _TILDE_LINE.sub(r"\1\\~", _TILDE_UNDERLINED.sub(_underlined_title, text))
 
 
+# A line Markdown reads as structure, not text: a list's item (`- x`, `+ x`, `* x`), a quote (`> x`), a
+# table's row (`| x`, a row to the chunker), a definition (`: x`), a heading's underline or a rule
+# (`===`, `---`, `-`, `* * *`, `___`), a code fence (```` ``` ````, `~~~`); and a numbered item (`23. dec`, `1) x`).
+_STRUCTURE_LINE = re.compile(r"^([ \t]*)(?=[-+*](?:[ \t]|$)|[>|]|:[ \t]|(?:[-*_][ \t]*){3,}$|```|~~~)", re.MULTILINE)
+_UNDERLINE = re.compile(r"(?<=\n)([ \t]*)(?=[=-]+[ \t]*$)", re.MULTILINE)  # under a line of text, not the first
+_NUMBERED_LINE = re.compile(r"^([ \t]*\d{1,9})(?=[.)](?:[ \t]|$))", re.MULTILINE)
+
+
+_DASHES = re.compile(r"[ \t]*-[- \t]*")  # after a list's `- `, a rule: `- --`, `- -`
+
+
+def escape_structure(text: str, *, item: bool = False) -> str:
+    """Text whose every line stays text when read as Markdown (escape_headings, and a backslash before
+    what would begin a list, a quote, a table, a rule, a heading's underline or a code fence): for a
+    reader whose lines are text and whose structure it writes itself (roff_text.py). `item`: the text
+    follows a list item's `- `, with which a line of dashes (`--`, an option's tag) is a rule."""
+    if item and _DASHES.fullmatch(text.split("\n", 1)[0]):
+        text = "\\" + text
+    text = _UNDERLINE.sub(r"\1\\", _STRUCTURE_LINE.sub(r"\1\\", text))
+    return escape_headings(_NUMBERED_LINE.sub(r"\1\\", text))
+
+
 def _underlined_title(match: re.Match) -> str:
     """A one-line title underlined with tildes as long as it, as a heading: the third of reST's
     usual underlines (`=`, `-`, `~`; Markdown reads the first two as headings already)."""

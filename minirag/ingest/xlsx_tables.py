@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from openpyxl.formula.translate import Translator
 from openpyxl.utils.cell import coordinate_to_tuple, get_column_letter, range_boundaries
 
-from minirag._compat.openpyxl import load_workbook, sheet_part
+from minirag._compat.openpyxl import load_workbook, shared_strings, sheet_part
 from minirag.ingest.csv_table import markdown_table
 from minirag.ingest.number_format import hidden_by_format, shown_number
 from minirag.ingest.sheet_limits import MAX_SHEET_MERGES
@@ -66,6 +66,7 @@ class Merge:
 class Workbook:
     markdown: str
     title: str | None
+    warnings: tuple[str, ...] = ()  # what of the workbook could not be read (its shared strings), each a line
 
 
 def workbook_to_markdown(data: bytes) -> Workbook:
@@ -88,7 +89,20 @@ def workbook_to_markdown(data: bytes) -> Workbook:
     finally:
         package.close()
         book.close()
-    return Workbook(markdown="\n\n".join(parts), title=title)
+    return Workbook(markdown="\n\n".join(parts), title=title, warnings=_strings_lost(shared_strings(book)))
+
+
+def _strings_lost(strings: Sequence[str] | None) -> tuple[str, ...]:
+    """What the workbook's shared-string table lost: why it stops short, and how many cells named a
+    string it does not hold, read as empty (as Excel and LibreOffice show them)."""
+    damage, missed = getattr(strings, "damage", ""), getattr(strings, "missed", 0)
+    if strings is None or not missed:
+        return (damage,) if damage else ()
+    read = len(strings)
+    return (*((f"{damage}; " + (f"read up to the damage, {read:,} of its strings" if read else "its text is lost"),)
+              if damage else ()),
+            f"{missed:,} cells name a shared string the workbook does not hold (its table holds {read:,}); "
+            "read as empty")
 
 
 MAX_TRANSLATED_CHARS = 2_000_000

@@ -13,8 +13,9 @@ Now, in a copy of the package:
   do without it (a DOCX's styles, theme, properties), else put back as the empty part the format
   requires (a slide with no shapes, a notes part with no notes, a layout or master with no shapes);
 - a part the package cannot do without (its content types, relationships, a DOCX's body with
-  nothing before the damage, the workbook, shared strings or presentation, every slide or every
-  sheet) makes the document unreadable, said in one line.
+  nothing before the damage, the workbook or presentation, every slide or every sheet) makes the
+  document unreadable, said in one line. A workbook's shared strings are a text part: those before
+  the damage are kept, and the cells that name a lost one read as empty, as Excel shows them.
 
 A DOCX's notes part read in part or emptied leaves its body's references to the notes it lost
 out, as mammoth fails on a reference to a note it cannot find.
@@ -103,6 +104,8 @@ _PARTS = {
     ".xlsx": (
         _part(r"xl/worksheets/sheet\d+\.xml", f'<worksheet xmlns="{_S}"><sheetData/></worksheet>', text=True),
         _part(r"xl/worksheets/_rels/sheet\d+\.xml\.rels", _RELATIONSHIPS, text=True),
+        # The strings before the damage kept, or none: the cells naming the lost ones are empty (xlsx_tables.py).
+        _part(r"xl/sharedStrings\.xml", f'<sst xmlns="{_S}"/>', text=True),
     ),
 }
 # The parts a document is read from: all of them lost, nothing is left to read.
