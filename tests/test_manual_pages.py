@@ -449,3 +449,5 @@ def test_reading_a_pages_macros_takes_time_in_proportion_to_its_uses():
     define = ".de FN\n\\fI\\\\$1\\fP \\\\$2\n..\n.de OM\n.ie \\\\n(.$-1 .RI \"[\\\\$1\" \" \\\\$2]\"\n.el .B x\n..\n"
     assert grows_linearly(roff_to_markdown, lambda n: ".TH X 1\n" + define + ".FN a b\n.OM \\-e x\n" * n)
     assert grows_linearly(roff_to_markdown, lambda n: ".TH X 1\n.de a\n" + "\\\\$1 words\n" * n + "..\n.a x\n.a y\n")
+    # Each `.am` added to the macro by copying all of it: many small ones of one macro were n² steps.
+    assert grows_linearly(roff_to_markdown, lambda n: ".TH X 1\n.de a\nx\n..\n" + ".am a\n\\\\$1 y\n..\n" * n + ".a z\n")

@@ -13,6 +13,7 @@ at most MAX_MACRO_CHARS (a macro that calls itself twice doubles at each level).
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 
 MAX_MACROS = 1000  # a page's macros; past it, a new one is not kept
 MAX_MACRO_BODY = 100_000  # characters of one macro's definition
@@ -25,30 +26,47 @@ _COPIED = re.compile(r"\\\\?\$(\d|\*|@|\(\d\d|\[\d{1,3}\])|\\\\?n(\(\.\$|\[\.\$\
 _ARGUMENT = re.compile(r"\\\\?\$(?:\d|\*|@|\(\d\d|\[\d{1,3}\])")
 
 
+@dataclass
+class _Body:
+    """A macro's definition: its lines, their characters, and how many arguments they name."""
+
+    lines: list[str] = field(default_factory=list)
+    chars: int = 0
+    named: int = 0
+
+
 class Macros:
     """A page's macros as defined so far, and what their uses may still give."""
 
     def __init__(self) -> None:
-        self.bodies: dict[str, tuple[str, int]] = {}  # name -> (its definition, how many arguments it names)
+        self.bodies: dict[str, _Body] = {}
         self.left = MAX_MACRO_CHARS
 
     def define(self, name: str, lines: list[str], *, append: bool = False) -> None:
-        """`.de name` (`.am name`: more of it) with the lines up to its end."""
+        """`.de name` (`.am name`: more of it) with the lines up to its end. An `.am` adds to what is
+        there without reading it again: a page of many `.am`s of one macro costs their own lines."""
         if name not in self.bodies and len(self.bodies) >= MAX_MACROS:
             return
-        before = self.bodies[name][0] + "\n" if append and name in self.bodies else ""
-        body = (before + "\n".join(lines))[:MAX_MACRO_BODY]
-        self.bodies[name] = (body, len(_ARGUMENT.findall(body)))
+        body = self.bodies[name] if append and name in self.bodies else _Body()
+        self.bodies[name] = body
+        for line in lines:
+            room = MAX_MACRO_BODY - body.chars - 1
+            if room <= 0:
+                break
+            line = line[:room]
+            body.lines.append(line)
+            body.chars += len(line) + 1
+            body.named += len(_ARGUMENT.findall(line))
 
     def expand(self, name: str, args: list[str], depth: int) -> list[str] | None:
         """The lines a use of the macro `name` with `args` stands for; None for a name no macro has.
         A use past MAX_MACRO_DEPTH, or one that could give more than the page's uses may still, stands for nothing."""
-        if name not in self.bodies:
+        body = self.bodies.get(name)
+        if body is None:
             return None
-        body, named = self.bodies[name]
-        if depth >= MAX_MACRO_DEPTH or len(body) + named * (len(" ".join(args)) + 3) > self.left:
+        if depth >= MAX_MACRO_DEPTH or body.chars + body.named * (len(" ".join(args)) + 3) > self.left:
             return []
-        text = _substituted(body, args)
+        text = _substituted("\n".join(body.lines), args)
         self.left -= len(text)
         return text.split("\n")
 
