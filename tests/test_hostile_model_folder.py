@@ -74,3 +74,48 @@ def test_a_settings_file_past_its_size_is_refused_unread(folder, tmp_path):
         f.truncate(3 << 30)  # sparse: 3 GiB to read, none on the disk
     said = resolved(folder, tmp_path)
     assert said == f"refused: cannot read {target}: 3,221,225,472 bytes, more than a settings file's 1,048,576"
+
+
+def _external(folder: Path, location: str) -> None:
+    """The folder's model.onnx, its last weight stored "outside the graph" at `location`."""
+    import onnx
+
+    model = onnx.load(str(folder / "model.onnx"))
+    weight = model.graph.initializer[-1]
+    size = len(weight.raw_data)
+    weight.ClearField("raw_data")
+    weight.data_location = onnx.TensorProto.EXTERNAL
+    for key, value in (("location", location), ("offset", "0"), ("length", str(size))):
+        entry = weight.external_data.add()
+        entry.key, entry.value = key, value
+    onnx.save(model, str(folder / "model.onnx"))
+
+
+@pytest.mark.parametrize("where", ["absolute", "parent", "link out"])
+def test_a_model_whose_weights_are_named_outside_its_folder_is_refused_unread(folder, tmp_path, where):
+    """External data (a weight kept in another file the graph names) outside the model folder was read
+    into the weights by onnxruntime before 1.24 (measured with 1.20.1 and 1.23.2: a file of the user's
+    became part of every vector). minirag requires an onnxruntime that refuses it, as it does here."""
+    from minirag.encoder import Encoder
+    from minirag.errors import ModelUnavailable
+    from minirag.models import resolve
+
+    secret = tmp_path / "secret.bin"
+    secret.write_bytes(os.urandom(1 << 20))
+    location = {"absolute": str(secret), "parent": "../secret.bin", "link out": "weights.bin"}[where]
+    if where == "link out":
+        (folder / "weights.bin").symlink_to(secret)
+    _external(folder, location)
+    with pytest.raises(ModelUnavailable, match="cannot load ONNX model .*(Absolute path|escapes model directory)"):
+        Encoder(resolve("x", folder, tmp_path / "cache"), cache_dir=tmp_path / "cache")
+
+
+def test_the_onnxruntime_minirag_requires_is_one_that_keeps_a_models_weights_inside_its_folder():
+    import re
+    import tomllib
+
+    from packaging.version import Version
+
+    project = tomllib.loads((Path(__file__).parent.parent / "pyproject.toml").read_text())["project"]
+    floor = next(re.fullmatch(r"onnxruntime>=([\d.]+)", d) for d in project["dependencies"] if d.startswith("onnxruntime"))
+    assert floor is not None and Version(floor[1]) >= Version("1.24.1")
