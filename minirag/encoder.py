@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
+from minirag import interruptible
 from minirag.errors import ModelUnavailable
 from minirag.models import ModelFiles
 from minirag.writing import script_of
@@ -76,6 +77,7 @@ class Encoder:
 
         if hasattr(ort, "disable_telemetry_events"):
             ort.disable_telemetry_events()
+        self._ort = ort
         self.files = files
         self.spec = files.spec
         options = ort.SessionOptions()
@@ -271,7 +273,9 @@ class Encoder:
                 del feeds["input_ids"]
         if "token_type_ids" in self._inputs:
             feeds["token_type_ids"] = np.zeros_like(input_ids)
-        hidden = self._session.run([self._output], feeds)[0]
+        options = self._ort.RunOptions()
+        hidden = interruptible.call(lambda: self._session.run([self._output], feeds, options)[0],
+                                    lambda: setattr(options, "terminate", True))
         if hidden.ndim not in (2, 3):
             raise ValueError(f"its output has shape {list(hidden.shape)}, not [batch, tokens, dimension] "
                              "or [batch, dimension]")

@@ -3,6 +3,7 @@ document is, so each must be refused in one line, never block, never eat the mem
 import os
 import resource
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -119,3 +120,58 @@ def test_the_onnxruntime_minirag_requires_is_one_that_keeps_a_models_weights_ins
     project = tomllib.loads((Path(__file__).parent.parent / "pyproject.toml").read_text())["project"]
     floor = next(re.fullmatch(r"onnxruntime>=([\d.]+)", d) for d in project["dependencies"] if d.startswith("onnxruntime"))
     assert floor is not None and Version(floor[1]) >= Version("1.24.1")
+
+
+def _endless(folder: Path) -> None:
+    """The folder's model.onnx, its last weight passed through a Loop of 10**15 turns first: a graph
+    that never ends, as a hostile or broken export may be."""
+    import numpy as np
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    model = onnx.load(str(folder / "model.onnx"))
+    graph = model.graph
+    body = helper.make_graph(
+        [helper.make_node("Identity", ["cond_in"], ["cond_out"]), helper.make_node("Identity", ["v_in"], ["v_out"])],
+        "turn", [helper.make_tensor_value_info("i", TensorProto.INT64, []),
+                 helper.make_tensor_value_info("cond_in", TensorProto.BOOL, []),
+                 helper.make_tensor_value_info("v_in", TensorProto.FLOAT, None)],
+        [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("v_out", TensorProto.FLOAT, None)])
+    graph.initializer.extend([numpy_helper.from_array(np.array(10**15, np.int64), "turns"),
+                              numpy_helper.from_array(np.array(True), "go_on")])
+    last = graph.node[-1]
+    graph.node.insert(len(graph.node) - 1, helper.make_node("Loop", ["turns", "go_on", last.input[1]], ["looped"],
+                                                             body=body))
+    last.input[1] = "looped"
+    onnx.save(model, str(folder / "model.onnx"))
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_a_model_whose_graph_never_ends_is_stopped_by_ctrl_c_or_sigterm(folder, tmp_path, signum):
+    """Python runs a signal's handler between bytecodes of the main thread: while it waited inside
+    ONNX Runtime, under a graph that never ends, Ctrl-C and SIGTERM did nothing and only SIGKILL
+    ended `minirag sync` (measured: 10 minutes, still loading the model)."""
+    _endless(folder)
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("# Otters\n\nOtters eat fish.\n")
+    db = tmp_path / "index.db"
+    proc = subprocess.Popen([sys.executable, "-m", "minirag", "sync", "--base-dir", str(docs), "--db-path", str(db),
+                             "--model-path", str(folder), "--cache-dir", str(tmp_path / "cache")],
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent)})
+    try:
+        with pytest.raises(subprocess.TimeoutExpired):
+            proc.communicate(timeout=8)  # loading, then running the graph that never ends
+        proc.send_signal(signum)
+        _, err = proc.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"{signal.Signals(signum).name} did not stop a sync running a graph that never ends")
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == (130 if signum == signal.SIGINT else 143), err
+    said = "interrupted" if signum == signal.SIGINT else "stopped by SIGTERM"
+    assert said in err and len(err.strip().splitlines()) == 1, err
