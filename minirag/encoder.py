@@ -80,6 +80,7 @@ class Encoder:
         self._ort = ort
         self.files = files
         self.spec = files.spec
+        _refuse_oversized_tokenizer(files.tokenizer_path)
         options = ort.SessionOptions()
         options.intra_op_num_threads = threads or os.cpu_count() or 1
         options.inter_op_num_threads = 1
@@ -288,6 +289,21 @@ class Encoder:
             pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)
         return pooled / np.clip(norms, 1e-12, None)
+
+
+# A tokenizer.json is loaded whole, at some 13 bytes of memory a byte: past this, refused unread
+# (real ones are a few MB to a few tens of MB; docs/models.md#a-local-model-folder-model_path).
+MAX_TOKENIZER_BYTES = 64 << 20
+
+
+def _refuse_oversized_tokenizer(path: Path) -> None:
+    try:
+        size = path.stat().st_size
+    except OSError:
+        return  # the load says what is wrong with it
+    if size > MAX_TOKENIZER_BYTES:
+        raise ModelUnavailable(f"cannot load the tokenizer {path}: {size:,} bytes, more than any real "
+                               f"tokenizer's (at most {MAX_TOKENIZER_BYTES:,} are read)")
 
 
 def _tokenizer_fault(files: ModelFiles, exc: Exception) -> str:

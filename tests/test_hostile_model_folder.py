@@ -175,3 +175,18 @@ def test_a_model_whose_graph_never_ends_is_stopped_by_ctrl_c_or_sigterm(folder, 
     assert proc.returncode == (130 if signum == signal.SIGINT else 143), err
     said = "interrupted" if signum == signal.SIGINT else "stopped by SIGTERM"
     assert said in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_a_tokenizer_file_past_any_real_tokenizers_size_is_refused_unread(folder, tmp_path):
+    """A tokenizer.json of 10 million words (218 MB) loaded in 36 s into 2.8 GB; the largest real
+    ones are some 35 MB. Sparse here: 3 GiB to read, none on the disk."""
+    from minirag.encoder import Encoder
+    from minirag.errors import ModelUnavailable
+    from minirag.models import resolve
+
+    with open(folder / "tokenizer.json", "r+b") as f:
+        f.truncate(3 << 30)
+    with pytest.raises(ModelUnavailable) as refused:
+        Encoder(resolve("x", folder, tmp_path / "cache"), cache_dir=tmp_path / "cache")
+    assert str(refused.value) == (f"cannot load the tokenizer {folder / 'tokenizer.json'}: 3,221,225,472 bytes, "
+                                  "more than any real tokenizer's (at most 67,108,864 are read)")
