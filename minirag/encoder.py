@@ -81,6 +81,7 @@ class Encoder:
         self.files = files
         self.spec = files.spec
         _refuse_oversized_tokenizer(files.tokenizer_path)
+        _refuse_oversized_graph(files.onnx_path)
         options = ort.SessionOptions()
         options.intra_op_num_threads = threads or os.cpu_count() or 1
         options.inter_op_num_threads = 1
@@ -304,6 +305,21 @@ def _refuse_oversized_tokenizer(path: Path) -> None:
     if size > MAX_TOKENIZER_BYTES:
         raise ModelUnavailable(f"cannot load the tokenizer {path}: {size:,} bytes, more than any real "
                                f"tokenizer's (at most {MAX_TOKENIZER_BYTES:,} are read)")
+
+
+# One protobuf message, and so one ONNX file, holds less than 2 GiB: a larger file is no model, and
+# splitting its word table out (word_table.py) would read it whole first.
+MAX_ONNX_BYTES = (2 << 30) - 1
+
+
+def _refuse_oversized_graph(path: Path) -> None:
+    try:
+        size = path.stat().st_size
+    except OSError:
+        return  # the load says what is wrong with it
+    if size > MAX_ONNX_BYTES:
+        raise ModelUnavailable(f"cannot load ONNX model {path}: {size:,} bytes, more than one ONNX file holds "
+                               "(2 GiB; a larger model keeps its weights in external data files beside it)")
 
 
 def _tokenizer_fault(files: ModelFiles, exc: Exception) -> str:

@@ -190,3 +190,33 @@ def test_a_tokenizer_file_past_any_real_tokenizers_size_is_refused_unread(folder
         Encoder(resolve("x", folder, tmp_path / "cache"), cache_dir=tmp_path / "cache")
     assert str(refused.value) == (f"cannot load the tokenizer {folder / 'tokenizer.json'}: 3,221,225,472 bytes, "
                                   "more than any real tokenizer's (at most 67,108,864 are read)")
+
+
+LOAD = """
+import sys
+from pathlib import Path
+from minirag.encoder import Encoder
+from minirag.errors import ModelUnavailable
+from minirag.models import resolve
+try:
+    Encoder(resolve("x", Path(sys.argv[1]), Path(sys.argv[2])), cache_dir=Path(sys.argv[2]))
+except ModelUnavailable as exc:
+    print("refused:", exc)
+"""
+
+
+def test_a_model_file_larger_than_onnx_allows_is_refused_unread(folder, tmp_path):
+    """A sparse 20 GiB model.onnx (no disk used) was read whole to split its word table out:
+    'internal error: MemoryError' under an 8 GB `ulimit -v`, the machine's memory without one.
+    One protobuf message holds at most 2 GiB, so no ONNX file is larger."""
+    with open(folder / "model.onnx", "r+b") as f:
+        f.truncate(20 << 30)
+
+    def limited() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (6 << 30, 6 << 30))
+
+    done = subprocess.run([sys.executable, "-c", LOAD, str(folder), str(tmp_path / "cache")], capture_output=True,
+                          text=True, timeout=120, preexec_fn=limited)
+    assert done.stdout.strip() == (f"refused: cannot load ONNX model {folder / 'model.onnx'}: 21,474,836,480 bytes, "
+                                   "more than one ONNX file holds (2 GiB; a larger model keeps its weights in "
+                                   "external data files beside it)"), done.stderr[-2000:]
