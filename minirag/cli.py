@@ -841,6 +841,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _failed(invocation.json, "interrupted", 130)
     except MiniragError as exc:
         return _failed(invocation.json, message_line(exc), 1, line=f"minirag: error: {message_line(exc)}")
+    except MemoryError as exc:  # no bug: the machine, or the limit minirag runs under, has no more
+        said = message_line(exc) if str(exc).strip() else ""
+        message = (f"out of memory{f' ({said})' if said else ''}; free some, or raise the limit minirag runs "
+                   "under (`ulimit -v`), and run it again")
+        return _failed(invocation.json, message, 1, line=f"minirag: error: {message}")
     except Exception as exc:  # noqa: BLE001 - a bug still gets one line; -v shows the traceback
         # A stop that came while a C extension was imported, which raised ImportError instead.
         if _TERMINATED_BY:

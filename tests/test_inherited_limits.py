@@ -37,3 +37,29 @@ def test_a_document_converts_under_hard_limits_the_process_inherited(limit, memo
     done = subprocess.run([sys.executable, "-c", CONVERT, str(memory_mb)], capture_output=True, text=True,
                           timeout=120, preexec_fn=inherited)
     assert (done.returncode, done.stdout) == (0, "# Otters\n# Otters\n"), done.stderr[-2000:]
+
+
+# Runs the CLI with argv[1:] under an address-space limit 40 MiB above what it has mapped once
+# loaded, as `ulimit -v` set too tight would.
+TIGHT = """
+import resource, sys
+import numpy, onnxruntime, minirag.app, minirag.encoder  # noqa: F401 - loaded before the limit
+from minirag import cli
+with open("/proc/self/status") as status:
+    mapped = next(int(line.split()[1]) for line in status if line.startswith("VmSize")) * 1024
+resource.setrlimit(resource.RLIMIT_AS, (mapped + (40 << 20), resource.RLIM_INFINITY))
+sys.exit(cli.main(sys.argv[1:]))
+"""
+
+
+def test_memory_running_out_is_said_as_such_not_as_an_internal_error(tmp_path, model_path):
+    """100 MB of text into `ingest-data` (or a sync loading the default model under `ulimit -v 600000`)
+    said 'internal error: MemoryError: MemoryError ... please report it'."""
+    big = tmp_path / "big.txt"
+    big.write_text("otter river fish\n" * 6_000_000)
+    with open(big, "rb") as stdin:
+        done = subprocess.run([sys.executable, "-c", TIGHT, "ingest-data", "--source", "notes", "--base-dir",
+                               str(tmp_path), "--db-path", str(tmp_path / "index.db"), "--model-path", model_path],
+                              stdin=stdin, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1 and done.stderr.startswith("minirag: error: out of memory"), done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1 and "internal error" not in done.stderr
