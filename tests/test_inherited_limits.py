@@ -63,3 +63,12 @@ def test_memory_running_out_is_said_as_such_not_as_an_internal_error(tmp_path, m
                               stdin=stdin, capture_output=True, text=True, timeout=120)
     assert done.returncode == 1 and done.stderr.startswith("minirag: error: out of memory"), done.stderr
     assert len(done.stderr.strip().splitlines()) == 1 and "internal error" not in done.stderr
+
+
+def test_a_tool_that_runs_out_of_memory_says_so_over_mcp_as_the_cli_does():
+    """Over MCP a MemoryError was 'internal error: MemoryError: ...', logged with its traceback as a bug."""
+    from minirag.server import _as_tool_error
+
+    said = str(_as_tool_error("query", MemoryError("Unable to allocate 91.6 MiB for an array")))
+    assert said == ("out of memory (Unable to allocate 91.6 MiB for an array); free some, or raise the limit "
+                    "minirag runs under (`ulimit -v`), and run it again")
