@@ -256,9 +256,11 @@ class Encoder:
                 "taking input_ids and attention_mask)") from None
         if not np.isfinite(vectors).all():  # nothing of such a batch may reach the index
             bad = int((~np.isfinite(vectors).all(axis=1)).sum())
+            copy = (f", or its copy prepared for use in {self._split.onnx_path.parent}: delete that folder and "
+                    "it is made again" if self._split is not None else "")
             raise ModelUnavailable(f"the model {self.files.onnx_path} gave vectors that are not numbers (NaN or "
                                    f"infinite) for {bad} of {len(sequences)} texts; nothing of them was written "
-                                   "(a damaged or wrongly exported model file)")
+                                   f"(a damaged or wrongly exported model file{copy})")
         return vectors
 
     def _run_model(self, sequences: list[np.ndarray]) -> np.ndarray:

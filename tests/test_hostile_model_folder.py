@@ -220,3 +220,25 @@ def test_a_model_file_larger_than_onnx_allows_is_refused_unread(folder, tmp_path
     assert done.stdout.strip() == (f"refused: cannot load ONNX model {folder / 'model.onnx'}: 21,474,836,480 bytes, "
                                    "more than one ONNX file holds (2 GiB; a larger model keeps its weights in "
                                    "external data files beside it)"), done.stderr[-2000:]
+
+
+def test_vectors_that_are_not_numbers_from_a_damaged_prepared_copy_name_that_copy(folder, tmp_path):
+    """The word table split out into CACHE_DIR on first use, overwritten with NaN (a damaged disk, another
+    program): the error blamed 'a damaged or wrongly exported model file', which was whole, and
+    named no way out; the prepared copy is the damaged one, and deleting it makes it again."""
+    import numpy as np
+
+    from minirag.encoder import Encoder
+    from minirag.errors import ModelUnavailable
+    from minirag.models import resolve
+
+    cache = tmp_path / "cache"
+    Encoder(resolve("x", folder, cache), cache_dir=cache)  # prepares the copy
+    [table] = (cache / "minirag-split").glob("*/table.npy")
+    rows = np.load(table, mmap_mode="r+")
+    rows[:] = np.nan
+    rows.flush()
+    del rows
+    with pytest.raises(ModelUnavailable) as refused:
+        Encoder(resolve("x", folder, cache), cache_dir=cache)
+    assert f"or its copy prepared for use in {table.parent}: delete that folder" in str(refused.value)
