@@ -48,7 +48,7 @@ from minirag.display import (
     printable,
     shown,
 )
-from minirag.errors import InvalidArgument, MiniragError, NotFound, OutputUnwritable
+from minirag.errors import InvalidArgument, MiniragError, NotFound, OutputUnwritable, out_of_memory
 
 PROGRESS_INTERVAL_S = 10.0  # a plain progress line this often when stderr is not a terminal
 MIN_PROGRESS_INTERVAL_S = 1.0  # a line a second is already more than a log wants; shorter floods stderr
@@ -841,6 +841,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _failed(invocation.json, "interrupted", 130)
     except MiniragError as exc:
         return _failed(invocation.json, message_line(exc), 1, line=f"minirag: error: {message_line(exc)}")
+    except MemoryError as exc:  # no bug: the machine, or the limit minirag runs under, has no more
+        return _failed(invocation.json, out_of_memory(exc), 1, line=f"minirag: error: {out_of_memory(exc)}")
     except Exception as exc:  # noqa: BLE001 - a bug still gets one line; -v shows the traceback
         # A stop that came while a C extension was imported, which raised ImportError instead.
         if _TERMINATED_BY:

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
+from minirag import interruptible
 from minirag.errors import ModelUnavailable
 from minirag.models import ModelFiles
 from minirag.writing import script_of
@@ -76,8 +77,11 @@ class Encoder:
 
         if hasattr(ort, "disable_telemetry_events"):
             ort.disable_telemetry_events()
+        self._ort = ort
         self.files = files
         self.spec = files.spec
+        _refuse_oversized_tokenizer(files.tokenizer_path)
+        _refuse_oversized_graph(files.onnx_path)
         options = ort.SessionOptions()
         options.intra_op_num_threads = threads or os.cpu_count() or 1
         options.inter_op_num_threads = 1
@@ -252,9 +256,11 @@ class Encoder:
                 "taking input_ids and attention_mask)") from None
         if not np.isfinite(vectors).all():  # nothing of such a batch may reach the index
             bad = int((~np.isfinite(vectors).all(axis=1)).sum())
+            copy = (f", or its copy prepared for use in {self._split.onnx_path.parent}: delete that folder and "
+                    "it is made again" if self._split is not None else "")
             raise ModelUnavailable(f"the model {self.files.onnx_path} gave vectors that are not numbers (NaN or "
                                    f"infinite) for {bad} of {len(sequences)} texts; nothing of them was written "
-                                   "(a damaged or wrongly exported model file)")
+                                   f"(a damaged or wrongly exported model file{copy})")
         return vectors
 
     def _run_model(self, sequences: list[np.ndarray]) -> np.ndarray:
@@ -271,7 +277,9 @@ class Encoder:
                 del feeds["input_ids"]
         if "token_type_ids" in self._inputs:
             feeds["token_type_ids"] = np.zeros_like(input_ids)
-        hidden = self._session.run([self._output], feeds)[0]
+        options = self._ort.RunOptions()
+        hidden = interruptible.call(lambda: self._session.run([self._output], feeds, options)[0],
+                                    lambda: setattr(options, "terminate", True))
         if hidden.ndim not in (2, 3):
             raise ValueError(f"its output has shape {list(hidden.shape)}, not [batch, tokens, dimension] "
                              "or [batch, dimension]")
@@ -284,6 +292,36 @@ class Encoder:
             pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)
         return pooled / np.clip(norms, 1e-12, None)
+
+
+# A tokenizer.json is loaded whole, at some 13 bytes of memory a byte: past this, refused unread
+# (real ones are a few MB to a few tens of MB; docs/models.md#a-local-model-folder-model_path).
+MAX_TOKENIZER_BYTES = 64 << 20
+
+
+def _refuse_oversized_tokenizer(path: Path) -> None:
+    try:
+        size = path.stat().st_size
+    except OSError:
+        return  # the load says what is wrong with it
+    if size > MAX_TOKENIZER_BYTES:
+        raise ModelUnavailable(f"cannot load the tokenizer {path}: {size:,} bytes, more than any real "
+                               f"tokenizer's (at most {MAX_TOKENIZER_BYTES:,} are read)")
+
+
+# One protobuf message, and so one ONNX file, holds less than 2 GiB: a larger file is no model, and
+# splitting its word table out (word_table.py) would read it whole first.
+MAX_ONNX_BYTES = (2 << 30) - 1
+
+
+def _refuse_oversized_graph(path: Path) -> None:
+    try:
+        size = path.stat().st_size
+    except OSError:
+        return  # the load says what is wrong with it
+    if size > MAX_ONNX_BYTES:
+        raise ModelUnavailable(f"cannot load ONNX model {path}: {size:,} bytes, more than one ONNX file holds "
+                               "(2 GiB; a larger model keeps its weights in external data files beside it)")
 
 
 def _tokenizer_fault(files: ModelFiles, exc: Exception) -> str:

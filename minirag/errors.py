@@ -47,6 +47,13 @@ class MessageTooLong(ConversionFailed):
     message is refused, as a document that long is (not each further attachment in turn)."""
 
 
+def out_of_memory(exc: MemoryError) -> str:
+    """A MemoryError as users read it, in the CLI and over MCP alike: no bug, so no internal error."""
+    said = " ".join(str(exc).split())[:200]
+    return (f"out of memory{f' ({said})' if said else ''}; free some, or raise the limit minirag runs under "
+            "(`ulimit -v`), and run it again")
+
+
 def described(exc: BaseException) -> str:
     """A parser's exception on one line, for a ConversionFailed: its type and its message's first line,
     its summary; or, where the message is a traceback (RapidOCR wraps onnxruntime's error so), the

@@ -11,6 +11,7 @@ import logging
 import os
 import re
 import socket
+import stat
 from dataclasses import dataclass, replace
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -100,11 +101,30 @@ def canonical_model_name(name: str) -> str:
 _REPO_ID = re.compile(r"[A-Za-z0-9][\w.-]{0,95}/[A-Za-z0-9][\w.-]{0,95}")
 
 
+MAX_SETTINGS_BYTES = 1 << 20  # a model folder's settings files hold a few hundred bytes
+
+
+def _settings_text(path: Path) -> str:
+    """The text of a settings file in a model folder someone else may have written: a regular file
+    (a link to one is followed: the hub's cache links its files) of at most MAX_SETTINGS_BYTES. A
+    FIFO blocked the read for ever; a link to /dev/zero read until the memory ran out. OSError if not."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+                 | getattr(os, "O_NOCTTY", 0))
+    with os.fdopen(fd, "rb") as file:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise OSError("not a regular file")
+        data = file.read(MAX_SETTINGS_BYTES + 1)
+    if len(data) > MAX_SETTINGS_BYTES:
+        raise OSError(f"{max(info.st_size, len(data)):,} bytes, more than a settings file's {MAX_SETTINGS_BYTES:,}")
+    return data.decode("utf-8")
+
+
 def _read_json(path: Path) -> dict:
     """A JSON object from a file another tool wrote (sentence-transformers, the hub); {} when absent or
     not one: such files only refine the defaults."""
     try:
-        found = json_text.loads(path.read_text(encoding="utf-8"))
+        found = json_text.loads(_settings_text(path))
     except (OSError, ValueError):
         return {}
     return found if isinstance(found, dict) else {}
@@ -114,7 +134,7 @@ def _own_settings(path: Path) -> dict:
     """minirag-model.json, which the user wrote for minirag: absent is {}, broken is an error (its
     settings must not be dropped in silence)."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = _settings_text(path)
     except FileNotFoundError:
         return {}
     except (OSError, ValueError) as exc:

@@ -169,3 +169,13 @@ def test_a_proxy_trickling_its_tunnel_answer_is_cut_off_at_the_total_timeout(pro
     with pytest.raises(FetchError, match="timed out"):
         fetch_url(url(tls_server, "/page", "secure.test", "https"), timeout=1)
     assert time.monotonic() - started < 2.5
+
+
+@pytest.mark.parametrize("proxy_url", ["http://{long}:8080", "socks5://{long}:1080", "http://proxy.test:{long}"])
+def test_a_proxy_variable_of_any_length_is_named_in_a_short_line(monkeypatch, proxy_url):
+    """A 100,000-character HTTPS_PROXY came back whole inside the error: a 100 KB line."""
+    long = "p" * 100_000
+    monkeypatch.setenv("HTTPS_PROXY", proxy_url.format(long=long))
+    with pytest.raises((UrlRefused, FetchError)) as refused:
+        fetch_url("https://intranet.corp/page")
+    assert len(str(refused.value)) < 600 and "(100" in str(refused.value), str(refused.value)[:300]

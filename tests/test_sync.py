@@ -673,7 +673,7 @@ def test_a_root_removed_from_the_configuration_is_not_served_and_a_sync_removes_
     assert "tide" in one.read(str(kept)).text
     listed = {entry["source"]: entry for entry in payload(one.list_files())["files"]}
     assert (listed[str(dropped)]["state"], listed[str(dropped)].get("reason")) == (
-        "missing", "in no configured root (still on disk); the next sync removes it")
+        "missing", "in no configured root; the next sync removes it")
     progress = one.sync()
     assert (progress.deleted, progress.outside_roots) == (1, 1)
     assert "1 removed (1 outside the configured roots)" in progress.counts()
@@ -835,3 +835,21 @@ def test_a_folder_link_inside_a_root_is_no_second_name_for_its_files_by_sync_or_
     assert sync(app).deleted == 0
     # `watch` hands a new link's own path to a sync: nothing is walked under it.
     assert list(scan.walk(docs / "sub" / "loop", app.config.roots)) == []
+
+
+def test_list_says_nothing_of_whether_a_path_outside_the_roots_exists(make_app, docs, tmp_path):
+    """An index that names sources outside the roots (one whose root left the configuration, or one
+    planted in a cloned folder with its recorded home forged) made `list` look each up on disk and say
+    '(still on disk)' of those that exist: an answer about any path, outside the roots, to whoever
+    reads the list (an agent over MCP)."""
+    other = tmp_path / "other"
+    write(docs / "kept.md", "# Kept\n\nThe lighthouse keeper logs the tide.\n")
+    there = write(other / "there.md", "# There\n\nThe lighthouse keeper logs the storm.\n")
+    gone = write(other / "gone.md", "# Gone\n\nThe lighthouse keeper logs the fog.\n")
+    both = make_app(base_dirs=[str(docs), str(other)])
+    both.sync()
+    both.close()
+    gone.unlink()
+    listed = {entry["source"]: entry for entry in payload(make_app().list_files())["files"]}
+    said = {path: (listed[str(path)]["state"], listed[str(path)].get("reason")) for path in (there, gone)}
+    assert said == {path: ("missing", "in no configured root; the next sync removes it") for path in (there, gone)}

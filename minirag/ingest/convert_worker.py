@@ -60,12 +60,24 @@ def write_frame(stream, body: bytes) -> None:
 
 
 def _set_limits(memory_bytes: int, cpu_seconds: int) -> None:
-    # Soft limits only, the hard ones left unlimited: an unprivileged process can never raise
+    # Soft limits only, the hard ones left as inherited: an unprivileged process can never raise
     # a hard limit again, and the next request may bring other settings.
     usage = resource.getrusage(resource.RUSAGE_SELF)
     used = int(usage.ru_utime + usage.ru_stime) + 1
-    resource.setrlimit(resource.RLIMIT_CPU, (used + cpu_seconds, resource.RLIM_INFINITY))
-    resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, resource.RLIM_INFINITY))
+    _lower(resource.RLIMIT_CPU, used + cpu_seconds)
+    _lower(resource.RLIMIT_AS, memory_bytes)
+
+
+def _lower(which: int, soft: int) -> None:
+    """The soft limit `soft`, or the hard one minirag was started under (`ulimit -v`, `ulimit -t`)
+    where that is lower: asking past it is refused (ValueError) and failed every document."""
+    hard = resource.getrlimit(which)[1]
+    resource.setrlimit(which, (soft if hard == resource.RLIM_INFINITY else min(soft, hard), hard))
+
+
+def _unlimit(which: int) -> None:
+    """The soft limit back up to the hard one: an answer within the limits still goes back."""
+    resource.setrlimit(which, (resource.getrlimit(which)[1],) * 2)
 
 
 def _run(op: str, args: tuple):
@@ -154,7 +166,7 @@ def serve(requests, answers) -> None:
             else:
                 answer = {"failed": f"{name}: cannot convert ({described(exc)})"}
         # Not the limits here: the answer of a conversion that stayed within them still goes back.
-        resource.setrlimit(resource.RLIMIT_AS, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+        _unlimit(resource.RLIMIT_AS)
         write_frame(answers, encode_answer(answer, name, limit))
         if retire:
             return

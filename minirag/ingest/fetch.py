@@ -32,7 +32,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from urllib.parse import quote, unquote, urljoin, urlsplit
 
-from minirag import __version__
+from minirag import __version__, display
 from minirag.errors import FetchError, UrlRefused
 from minirag.ingest.this_machine import is_this_machine
 
@@ -186,8 +186,8 @@ def _proxy_for(target: _Target) -> _Proxy | None:
         parts = urlsplit(raw if "://" in raw else f"http://{raw}")
         port = parts.port or 80
     except ValueError as exc:
-        raise FetchError(f"bad proxy URL in the environment: {exc}") from None
-    shown = f"{parts.scheme}://{parts.hostname}:{port}"
+        raise FetchError(f"bad proxy URL in the environment: {display.shown(str(exc))}") from None
+    shown = display.shown(f"{parts.scheme}://{parts.hostname}:{port}", 120)  # a 100,000-character variable
     if parts.scheme != "http" or not parts.hostname:
         raise FetchError(f"unsupported proxy {shown}: minirag speaks to http:// proxies (HTTPS_PROXY / HTTP_PROXY)")
     authorization = None

@@ -109,10 +109,12 @@ def list_entries(index, config, scope: Scope | None, budget: int | None = None, 
         if stored.kind == "file" and config.roots:  # no roots: an index served alone, not the disk
             # Under a folder that cannot be listed now: kept by sync, not known to be gone.
             state = "unreadable" if unlisted and within(source, unlisted) else "missing"
-            if state == "missing" and os.path.lexists(source) and (reason := rules.reason(source)):
+            if state == "missing" and not within(source, roots):
+                # A root since removed from the configuration, or an index planted with such sources: a
+                # path outside the roots is never looked up (whether it exists is no answer to give).
+                reason = "in no configured root"
+            elif state == "missing" and os.path.lexists(source) and (reason := rules.reason(source)):
                 state = "excluded"  # indexed before an ignore rule named it: the next sync drops it
-            elif state == "missing" and not within(source, roots) and os.path.lexists(source):
-                reason = "in no configured root (still on disk)"  # a root since removed from the configuration
         out.append(ListEntry(source, stored.kind, stored.title, state, stored.size, stored.chunk_count,
                              reason=f"{reason}; the next sync removes it" if reason else None))
     return out

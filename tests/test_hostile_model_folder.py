@@ -1,0 +1,244 @@
+"""A model folder someone else wrote (MODEL_PATH, --model-path): its files are read before any
+document is, so each must be refused in one line, never block, never eat the memory."""
+import os
+import resource
+import shutil
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+SETTINGS_FILES = ["minirag-model.json", "1_Pooling/config.json", "sentence_bert_config.json", "tokenizer_config.json"]
+
+# Resolves the folder given as argv[1] and prints the one line a user would read.
+RESOLVE = """
+import sys
+from pathlib import Path
+from minirag.errors import ModelUnavailable
+from minirag.models import resolve
+try:
+    files = resolve("x", Path(sys.argv[1]), Path(sys.argv[2]))
+except ModelUnavailable as exc:
+    print("refused:", exc)
+else:
+    print("resolved:", files.spec.model_id, files.spec.max_length)
+"""
+
+
+def _limited() -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
+
+
+def resolved(folder: Path, tmp_path: Path) -> str:
+    """What resolving `folder` prints, in a child held to 2 GiB and 60 s: the old code blocked on
+    a FIFO for ever, or read /dev/zero until the memory ran out."""
+    try:
+        done = subprocess.run([sys.executable, "-c", RESOLVE, str(folder), str(tmp_path / "cache")],
+                              capture_output=True, text=True, timeout=60, preexec_fn=_limited)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"resolving {folder} blocked")
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout.strip()
+
+
+@pytest.fixture
+def folder(tmp_path, tiny_model_dir) -> Path:
+    made = tmp_path / "model"
+    made.mkdir()
+    for name in ("model.onnx", "tokenizer.json", "minirag-model.json"):
+        shutil.copy(tiny_model_dir / name, made / name)
+    return made
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device"])
+@pytest.mark.parametrize("name", SETTINGS_FILES)
+def test_a_settings_file_that_is_no_regular_file_never_blocks_nor_fills_the_memory(folder, tmp_path, name, kind):
+    target = folder / name
+    target.parent.mkdir(exist_ok=True)
+    target.unlink(missing_ok=True)
+    if kind == "fifo":
+        os.mkfifo(target)
+    else:
+        target.symlink_to("/dev/zero")
+    said = resolved(folder, tmp_path)
+    if name == "minirag-model.json":  # the user's own settings: never dropped in silence
+        assert said == f"refused: cannot read {target}: not a regular file"
+    else:  # another tool's file only refines the defaults, as when it is absent or not JSON
+        assert said.startswith("resolved: ")
+
+
+def test_a_settings_file_past_its_size_is_refused_unread(folder, tmp_path):
+    target = folder / "minirag-model.json"
+    with open(target, "wb") as f:
+        f.truncate(3 << 30)  # sparse: 3 GiB to read, none on the disk
+    said = resolved(folder, tmp_path)
+    assert said == f"refused: cannot read {target}: 3,221,225,472 bytes, more than a settings file's 1,048,576"
+
+
+def _external(folder: Path, location: str) -> None:
+    """The folder's model.onnx, its last weight stored "outside the graph" at `location`."""
+    import onnx
+
+    model = onnx.load(str(folder / "model.onnx"))
+    weight = model.graph.initializer[-1]
+    size = len(weight.raw_data)
+    weight.ClearField("raw_data")
+    weight.data_location = onnx.TensorProto.EXTERNAL
+    for key, value in (("location", location), ("offset", "0"), ("length", str(size))):
+        entry = weight.external_data.add()
+        entry.key, entry.value = key, value
+    onnx.save(model, str(folder / "model.onnx"))
+
+
+@pytest.mark.parametrize("where", ["absolute", "parent", "link out"])
+def test_a_model_whose_weights_are_named_outside_its_folder_is_refused_unread(folder, tmp_path, where):
+    """External data (a weight kept in another file the graph names) outside the model folder was read
+    into the weights by onnxruntime before 1.24 (measured with 1.20.1 and 1.23.2: a file of the user's
+    became part of every vector). minirag requires an onnxruntime that refuses it, as it does here."""
+    from minirag.encoder import Encoder
+    from minirag.errors import ModelUnavailable
+    from minirag.models import resolve
+
+    secret = tmp_path / "secret.bin"
+    secret.write_bytes(os.urandom(1 << 20))
+    location = {"absolute": str(secret), "parent": "../secret.bin", "link out": "weights.bin"}[where]
+    if where == "link out":
+        (folder / "weights.bin").symlink_to(secret)
+    _external(folder, location)
+    with pytest.raises(ModelUnavailable, match="cannot load ONNX model .*(Absolute path|escapes model directory)"):
+        Encoder(resolve("x", folder, tmp_path / "cache"), cache_dir=tmp_path / "cache")
+
+
+def test_the_onnxruntime_minirag_requires_is_one_that_keeps_a_models_weights_inside_its_folder():
+    import re
+    import tomllib
+
+    from packaging.version import Version
+
+    project = tomllib.loads((Path(__file__).parent.parent / "pyproject.toml").read_text())["project"]
+    floor = next(re.fullmatch(r"onnxruntime>=([\d.]+)", d) for d in project["dependencies"] if d.startswith("onnxruntime"))
+    assert floor is not None and Version(floor[1]) >= Version("1.24.1")
+
+
+def _endless(folder: Path) -> None:
+    """The folder's model.onnx, its last weight passed through a Loop of 10**15 turns first: a graph
+    that never ends, as a hostile or broken export may be."""
+    import numpy as np
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    model = onnx.load(str(folder / "model.onnx"))
+    graph = model.graph
+    body = helper.make_graph(
+        [helper.make_node("Identity", ["cond_in"], ["cond_out"]), helper.make_node("Identity", ["v_in"], ["v_out"])],
+        "turn", [helper.make_tensor_value_info("i", TensorProto.INT64, []),
+                 helper.make_tensor_value_info("cond_in", TensorProto.BOOL, []),
+                 helper.make_tensor_value_info("v_in", TensorProto.FLOAT, None)],
+        [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("v_out", TensorProto.FLOAT, None)])
+    graph.initializer.extend([numpy_helper.from_array(np.array(10**15, np.int64), "turns"),
+                              numpy_helper.from_array(np.array(True), "go_on")])
+    last = graph.node[-1]
+    graph.node.insert(len(graph.node) - 1, helper.make_node("Loop", ["turns", "go_on", last.input[1]], ["looped"],
+                                                             body=body))
+    last.input[1] = "looped"
+    onnx.save(model, str(folder / "model.onnx"))
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_a_model_whose_graph_never_ends_is_stopped_by_ctrl_c_or_sigterm(folder, tmp_path, signum):
+    """Python runs a signal's handler between bytecodes of the main thread: while it waited inside
+    ONNX Runtime, under a graph that never ends, Ctrl-C and SIGTERM did nothing and only SIGKILL
+    ended `minirag sync` (measured: 10 minutes, still loading the model)."""
+    _endless(folder)
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("# Otters\n\nOtters eat fish.\n")
+    db = tmp_path / "index.db"
+    proc = subprocess.Popen([sys.executable, "-m", "minirag", "sync", "--base-dir", str(docs), "--db-path", str(db),
+                             "--model-path", str(folder), "--cache-dir", str(tmp_path / "cache")],
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent)})
+    try:
+        with pytest.raises(subprocess.TimeoutExpired):
+            proc.communicate(timeout=8)  # loading, then running the graph that never ends
+        proc.send_signal(signum)
+        _, err = proc.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"{signal.Signals(signum).name} did not stop a sync running a graph that never ends")
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == (130 if signum == signal.SIGINT else 143), err
+    said = "interrupted" if signum == signal.SIGINT else "stopped by SIGTERM"
+    assert said in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_a_tokenizer_file_past_any_real_tokenizers_size_is_refused_unread(folder, tmp_path):
+    """A tokenizer.json of 10 million words (218 MB) loaded in 36 s into 2.8 GB; the largest real
+    ones are some 35 MB. Sparse here: 3 GiB to read, none on the disk."""
+    from minirag.encoder import Encoder
+    from minirag.errors import ModelUnavailable
+    from minirag.models import resolve
+
+    with open(folder / "tokenizer.json", "r+b") as f:
+        f.truncate(3 << 30)
+    with pytest.raises(ModelUnavailable) as refused:
+        Encoder(resolve("x", folder, tmp_path / "cache"), cache_dir=tmp_path / "cache")
+    assert str(refused.value) == (f"cannot load the tokenizer {folder / 'tokenizer.json'}: 3,221,225,472 bytes, "
+                                  "more than any real tokenizer's (at most 67,108,864 are read)")
+
+
+LOAD = """
+import sys
+from pathlib import Path
+from minirag.encoder import Encoder
+from minirag.errors import ModelUnavailable
+from minirag.models import resolve
+try:
+    Encoder(resolve("x", Path(sys.argv[1]), Path(sys.argv[2])), cache_dir=Path(sys.argv[2]))
+except ModelUnavailable as exc:
+    print("refused:", exc)
+"""
+
+
+def test_a_model_file_larger_than_onnx_allows_is_refused_unread(folder, tmp_path):
+    """A sparse 20 GiB model.onnx (no disk used) was read whole to split its word table out:
+    'internal error: MemoryError' under an 8 GB `ulimit -v`, the machine's memory without one.
+    One protobuf message holds at most 2 GiB, so no ONNX file is larger."""
+    with open(folder / "model.onnx", "r+b") as f:
+        f.truncate(20 << 30)
+
+    def limited() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (6 << 30, 6 << 30))
+
+    done = subprocess.run([sys.executable, "-c", LOAD, str(folder), str(tmp_path / "cache")], capture_output=True,
+                          text=True, timeout=120, preexec_fn=limited)
+    assert done.stdout.strip() == (f"refused: cannot load ONNX model {folder / 'model.onnx'}: 21,474,836,480 bytes, "
+                                   "more than one ONNX file holds (2 GiB; a larger model keeps its weights in "
+                                   "external data files beside it)"), done.stderr[-2000:]
+
+
+def test_vectors_that_are_not_numbers_from_a_damaged_prepared_copy_name_that_copy(folder, tmp_path):
+    """The word table split out into CACHE_DIR on first use, overwritten with NaN (a damaged disk, another
+    program): the error blamed 'a damaged or wrongly exported model file', which was whole, and
+    named no way out; the prepared copy is the damaged one, and deleting it makes it again."""
+    import numpy as np
+
+    from minirag.encoder import Encoder
+    from minirag.errors import ModelUnavailable
+    from minirag.models import resolve
+
+    cache = tmp_path / "cache"
+    Encoder(resolve("x", folder, cache), cache_dir=cache)  # prepares the copy
+    [table] = (cache / "minirag-split").glob("*/table.npy")
+    rows = np.load(table, mmap_mode="r+")
+    rows[:] = np.nan
+    rows.flush()
+    del rows
+    with pytest.raises(ModelUnavailable) as refused:
+        Encoder(resolve("x", folder, cache), cache_dir=cache)
+    assert f"or its copy prepared for use in {table.parent}: delete that folder" in str(refused.value)
