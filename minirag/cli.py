@@ -48,7 +48,7 @@ from minirag.display import (
     printable,
     shown,
 )
-from minirag.errors import InvalidArgument, MiniragError, NotFound, OutputUnwritable, out_of_memory
+from minirag.errors import InvalidArgument, MiniragError, NotFound, OutputUnwritable, exhausted
 
 PROGRESS_INTERVAL_S = 10.0  # a plain progress line this often when stderr is not a terminal
 MIN_PROGRESS_INTERVAL_S = 1.0  # a line a second is already more than a log wants; shorter floods stderr
@@ -841,9 +841,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _failed(invocation.json, "interrupted", 130)
     except MiniragError as exc:
         return _failed(invocation.json, message_line(exc), 1, line=f"minirag: error: {message_line(exc)}")
-    except MemoryError as exc:  # no bug: the machine, or the limit minirag runs under, has no more
-        return _failed(invocation.json, out_of_memory(exc), 1, line=f"minirag: error: {out_of_memory(exc)}")
     except Exception as exc:  # noqa: BLE001 - a bug still gets one line; -v shows the traceback
+        if (said := exhausted(exc)) is not None:  # no bug: the machine, or the limit minirag runs under, has no more
+            return _failed(invocation.json, said, 1, line=f"minirag: error: {said}")
         # A stop that came while a C extension was imported, which raised ImportError instead.
         if _TERMINATED_BY:
             return _failed(invocation.json, f"stopped by {signal.Signals(_TERMINATED_BY[0]).name}",

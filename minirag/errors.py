@@ -4,6 +4,8 @@ Every one is a MiniragError, which both faces report as one line (the CLI's `min
 an MCP tool error) instead of a traceback; the kinds below let callers act on an error by type.
 """
 
+import errno
+
 
 class MiniragError(Exception):
     """Base of every error minirag reports to a user instead of a traceback."""
@@ -47,11 +49,26 @@ class MessageTooLong(ConversionFailed):
     message is refused, as a document that long is (not each further attachment in turn)."""
 
 
-def out_of_memory(exc: MemoryError) -> str:
-    """A MemoryError as users read it, in the CLI and over MCP alike: no bug, so no internal error."""
-    said = " ".join(str(exc).split())[:200]
-    return (f"out of memory{f' ({said})' if said else ''}; free some, or raise the limit minirag runs under "
-            "(`ulimit -v`), and run it again")
+def exhausted(exc: BaseException) -> str | None:
+    """A resource minirag ran out of, as users read it, in the CLI, over MCP and for one file alike:
+    memory, or file descriptors. No bug, so no internal error; None for any other exception."""
+    if isinstance(exc, MemoryError):
+        said = " ".join(str(exc).split())[:200]
+        return (f"out of memory{f' ({said})' if said else ''}; free some, or raise the limit minirag runs under "
+                "(`ulimit -v`), and run it again")
+    if isinstance(exc, OSError) and exc.errno in (errno.EMFILE, errno.ENFILE):
+        return (f"too many open files{_descriptor_limit()}; raise the limit "
+                "minirag runs under (`ulimit -n`), or close other programs, and run it again")
+    return None
+
+
+def _descriptor_limit() -> str:
+    try:
+        import resource
+    except ImportError:  # pragma: no cover - Windows has no such limit to name
+        return ""
+    soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    return "" if soft == resource.RLIM_INFINITY else f" ({soft} at most)"
 
 
 def described(exc: BaseException) -> str:

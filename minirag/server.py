@@ -51,7 +51,7 @@ from minirag.config import (
     MIN_TOKEN_LENGTH,
 )
 from minirag.display import escaped_json, message_line, shown
-from minirag.errors import InvalidArgument, MiniragError, out_of_memory
+from minirag.errors import InvalidArgument, MiniragError, exhausted
 from minirag.ingest.jobs import SyncJob
 from minirag.ingest.run_log import WatchLog
 from minirag.instructions import build_instructions
@@ -302,8 +302,8 @@ def _as_tool_error(name: str, exc: Exception) -> ToolError:
         return exc
     if isinstance(exc, MiniragError):
         return ToolError(message_line(exc))
-    if isinstance(exc, MemoryError):
-        return ToolError(out_of_memory(exc))
+    if (said := exhausted(exc)) is not None:
+        return ToolError(said)
     log.exception("tool %s failed unexpectedly", name)
     return ToolError(f"internal error: {type(exc).__name__}: {message_line(exc)}")
 

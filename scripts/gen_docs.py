@@ -112,7 +112,8 @@ name minirag-mcp's users have in their client configurations (see
 - Exit status: 0 on success; 1 on any failure, reported as one line on stderr
   (`minirag: error: ...`, or `minirag: configuration error: ...` for a setting;
   never a traceback; `-v` adds the details of an internal error; memory running out,
-  under `ulimit -v` or not, is `minirag: error: out of memory ...`, no internal error); 2 for a usage error
+  under `ulimit -v` or not, is `minirag: error: out of memory ...`, and file descriptors running out
+  (`ulimit -n`) `too many open files ...`, for the command or for each file, no internal error); 2 for a usage error
   (a mistyped command or option is named with the one meant: `--topk` → `--top-k`); 130 after Ctrl-C; 143 after SIGTERM and 129 after
   SIGHUP, which stop a command as Ctrl-C does (a backup's partial copy is removed,
   the index closed), with one line saying which. `ingest` and `sync` exit 1 if any

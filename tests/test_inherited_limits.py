@@ -72,3 +72,32 @@ def test_a_tool_that_runs_out_of_memory_says_so_over_mcp_as_the_cli_does():
     said = str(_as_tool_error("query", MemoryError("Unable to allocate 91.6 MiB for an array")))
     assert said == ("out of memory (Unable to allocate 91.6 MiB for an array); free some, or raise the limit "
                     "minirag runs under (`ulimit -v`), and run it again")
+
+
+def test_too_few_file_descriptors_are_said_as_such_not_as_a_bug_per_file(tmp_path, model_path):
+    """Under `ulimit -n 14` each file failed as 'unexpected error: OSError: [Errno 24] Too many open
+    files (... please report it)': the limit minirag runs under, not a bug."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for number in range(3):
+        (docs / f"n{number}.md").write_text(f"# Note {number}\n\nOtters {number}.\n")
+
+    def few() -> None:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (14, 14))
+
+    done = subprocess.run([sys.executable, "-m", "minirag", "sync", "--base-dir", str(docs), "--db-path",
+                           str(tmp_path / "index.db"), "--model-path", model_path],
+                          capture_output=True, text=True, timeout=120, preexec_fn=few)
+    warnings = [line for line in done.stderr.splitlines() if line.startswith("warn: ")]
+    assert warnings, done.stderr
+    assert all("too many open files" in line and "ulimit -n" in line and "report" not in line for line in warnings), \
+        done.stderr
+
+
+def test_a_tool_that_runs_out_of_file_descriptors_says_so_over_mcp_as_the_cli_does():
+    import errno
+
+    from minirag.server import _as_tool_error
+
+    said = str(_as_tool_error("sync_start", OSError(errno.EMFILE, "Too many open files")))
+    assert said.startswith("too many open files") and "`ulimit -n`" in said and "internal error" not in said

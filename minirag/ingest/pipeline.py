@@ -28,7 +28,7 @@ from minirag.chunking.titles import choose_title, first_h1, fitted_title
 from minirag.config import Config
 from minirag.display import message_line
 from minirag.encoder import Encoder
-from minirag.errors import ConversionFailed, MiniragError, PathOutsideRoots
+from minirag.errors import ConversionFailed, MiniragError, PathOutsideRoots, exhausted
 from minirag.ingest import ocr
 from minirag.ingest.conversion_gate import ConversionGate
 from minirag.ingest.convert import Converted
@@ -203,7 +203,8 @@ class Pipeline:
         except OSError as exc:
             if exc.errno in (errno.ENOENT, errno.ENOTDIR):  # deleted since the walk, or its folder
                 return Vanished(found)
-            raise ConversionFailed(f"{found.source}: cannot read ({exc.strerror or exc})") from None
+            said = exhausted(exc) or f"cannot read ({exc.strerror or exc})"
+            raise ConversionFailed(f"{found.source}: {said}") from None
         except PathOutsideRoots as exc:
             raise ConversionFailed(str(exc)) from None
         # What is stored beside these bytes is their own stat: a file renamed over the name since the
@@ -422,9 +423,9 @@ class Pipeline:
                         log.info("unexpected error preparing %s", found.source, exc_info=True)
                         progress.bytes_done += found.size
                         progress.failed += 1
-                        progress.warnings.append(f"{found.source}: unexpected error: {type(exc).__name__}: "
-                                                 f"{message_line(exc)} (rerun with -v for the details, and "
-                                                 "please report it)")
+                        said = exhausted(exc) or (f"unexpected error: {type(exc).__name__}: {message_line(exc)} "
+                                                  "(rerun with -v for the details, and please report it)")
+                        progress.warnings.append(f"{found.source}: {said}")
                         notify(progress)
                         continue
                     if not isinstance(result, Document):
