@@ -57,6 +57,17 @@ def pytest_configure(config):
         sys.dont_write_bytecode = False
 
 
+def pytest_collection_finish(session):
+    """What collection leaves (every test module, its imports, the parametrized values: ~220,000
+    objects) lives until the run ends: frozen, Python's cyclic collector no longer walks it on each of
+    its full passes, which the parsers' many objects bring on often (docs/benchmarks.md, "Test
+    workers"). Only the collector skips them; nothing a test makes is frozen."""
+    import gc
+
+    gc.collect()
+    gc.freeze()
+
+
 @pytest.fixture(scope="session")
 def tiny_model_dir() -> Path:
     """A real ONNX encoder with small seeded weights (tests/helpers/models.py): fast, not meaningful."""
