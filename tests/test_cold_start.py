@@ -32,6 +32,29 @@ def test_a_query_process_loads_neither_the_ingest_pipeline_and_converters_nor_pa
     assert "pathspec" not in loaded  # ignore patterns: compiled only by a walk over the roots
 
 
+AFTER = """
+import json, sys
+from minirag.cli import main
+code = main(sys.argv[1:])
+print(json.dumps([code, sorted(sys.modules)]))
+"""
+
+
+@pytest.mark.parametrize("argv", [["sync"], ["list"], ["ingest", "a.md"]])
+def test_a_sync_an_ingest_and_a_list_load_no_converter(cli_env, run_cli, argv):
+    """The converters run in their worker processes (ingest/isolation.py): the process that syncs,
+    ingests or lists, the server's too, imports none of them (a quarter of a second of CPU each
+    start) nor the parsers they bring (openpyxl, pdfminer)."""
+    if argv == ["list"]:
+        assert run_cli("sync").returncode == 0
+    done = subprocess.run([sys.executable, "-c", AFTER, *argv], capture_output=True, text=True, timeout=120,
+                          cwd=cli_env.parent / "docs", check=True)
+    code, loaded = json.loads(done.stdout.splitlines()[-1])
+    assert code == 0, done.stderr
+    assert "minirag.ingest.convert" not in loaded
+    assert not {name.partition(".")[0] for name in loaded} & {"openpyxl", "pdfminer", "markitdown"}
+
+
 def test_the_version_is_read_when_asked():
     from importlib.metadata import version
 

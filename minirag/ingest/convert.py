@@ -33,6 +33,7 @@ from minirag.ingest.attachments import MAX_NESTED_MESSAGES, AttachedFiles
 from minirag.ingest.bidi_order import in_drawn_order, turned
 from minirag.ingest.cfb import CompoundFile, CompoundFileError
 from minirag.ingest.compressed import SIGNATURES, Inflated, inflated
+from minirag.ingest.converted import Converted
 from minirag.ingest.csv_table import csv_to_markdown
 from minirag.ingest.doc_names import (
     COMPRESSIONS,
@@ -44,6 +45,7 @@ from minirag.ingest.doc_names import (
     is_roff_head,
     named_as,
     split_suffix,
+    supported_extensions,
 )
 from minirag.ingest.doc_text import doc_to_markdown
 from minirag.ingest.docx_margins import read_margins
@@ -93,8 +95,7 @@ _SIBLINGS = {".docm": ".docx", ".dotx": ".docx", ".dotm": ".docx", ".xlsm": ".xl
              ".xltm": ".xlsx", ".pptm": ".pptx", ".ppsx": ".pptx", ".ppsm": ".pptx", ".xlt": ".xls", ".pps": ".ppt",
              ".xhtml": ".html", ".xht": ".html", ".shtml": ".html",
              ".qmd": ".md", ".rmd": ".md", ".mkd": ".md", ".mkdn": ".md", ".mdown": ".md", ".mdwn": ".md"}
-# Image files are documents only where they can be read (the ocr extra installed, OCR not off).
-SUPPORTED_EXTENSIONS = DOCUMENT_EXTENSIONS | (ocr.IMAGE_EXTENSIONS if ocr.images_readable() else frozenset())
+SUPPORTED_EXTENSIONS = supported_extensions()
 _PLAIN_TEXT = {".md", ".markdown", ".mdx", ".txt"}
 _HTML = {".html", ".htm"}
 _LATEX = {".tex", ".latex", ".ltx"}
@@ -146,17 +147,6 @@ _SEPARATING = {0x1C: " ", 0x1D: " ", 0x1E: " ", 0x1F: " ", 0x85: "\n"}
 # feed stays as it is: it ends a page (a PDF's, OCR's, a printed listing's, an RFC's), and chunks
 # cite pages (chunking/pages.py).
 _LINE_BREAKS = str.maketrans("\v", "\n")
-
-
-@dataclass(frozen=True)
-class Converted:
-    markdown: str
-    metadata_title: str | None = None
-    warnings: tuple[str, ...] = field(default=())
-    note: str = ""  # kept with the source and shown by `list`: pages left unread ("3 of 9 pages had no text; ...")
-    # Markdown or text as its author wrote it, whose `---` block opening it is frontmatter; in what a
-    # converter wrote (a page, a PDF, a slide) such lines are the document's text.
-    frontmatter: bool = False
 
 
 # --- text ----------------------------------------------------------------------------

@@ -40,7 +40,7 @@ def max_answer_bytes() -> int:
     """The longest answer frame: a document's longest text (convert.MAX_TEXT_CHARS) with every
     character in its longest JSON form (a control character escaped, `\\u0001`: 6 bytes), and
     the rest. The parent refuses a longer one unread."""
-    from minirag.ingest.convert import MAX_TEXT_CHARS
+    from minirag.ingest.text_limit import MAX_TEXT_CHARS
 
     return 6 * MAX_TEXT_CHARS + ANSWER_OVERHEAD
 

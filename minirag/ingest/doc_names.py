@@ -78,6 +78,15 @@ class NamedAs:
             else self.suffix
 
 
+@functools.cache
+def supported_extensions() -> frozenset[str]:
+    """The suffixes of documents: DOCUMENT_EXTENSIONS, and the image files' where they can be read
+    (the ocr extra installed, OCR not off), asked once a process on first need."""
+    from minirag.ingest import ocr
+
+    return DOCUMENT_EXTENSIONS | (ocr.IMAGE_EXTENSIONS if ocr.images_readable() else frozenset())
+
+
 def _last_suffix(name: str) -> str:
     dot = name.rfind(".")
     return name[dot:].lower() if dot > 0 and dot < len(name) - 1 else ""

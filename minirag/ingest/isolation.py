@@ -35,8 +35,8 @@ from dataclasses import dataclass
 from typing import cast
 
 from minirag.errors import ConversionFailed
-from minirag.ingest.convert import Converted
 from minirag.ingest.convert_worker import _HEADER, max_answer_bytes
+from minirag.ingest.converted import Converted
 from minirag.ingest.ocr import MAX_OCR_PAGES
 
 log = logging.getLogger(__name__)

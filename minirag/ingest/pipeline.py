@@ -31,7 +31,7 @@ from minirag.encoder import Encoder
 from minirag.errors import ConversionFailed, MiniragError, PathOutsideRoots, exhausted
 from minirag.ingest import ocr
 from minirag.ingest.conversion_gate import ConversionGate
-from minirag.ingest.convert import Converted
+from minirag.ingest.converted import Converted
 from minirag.ingest.doc_names import named_as, title_stem
 from minirag.ingest.embed import with_vectors
 from minirag.ingest.file_state import CONVERTING, CONVERTING_AGAIN, FileState, by_hash, file_state

@@ -13,7 +13,14 @@ from pathlib import Path
 
 from minirag.config import INDEX_DIRNAME
 from minirag.display import is_utf8, printable
-from minirag.ingest.doc_names import HEAD_BYTES, NamedAs, is_roff_head, is_text_head, named_as
+from minirag.ingest.doc_names import (
+    HEAD_BYTES,
+    NamedAs,
+    is_roff_head,
+    is_text_head,
+    named_as,
+    supported_extensions,
+)
 from minirag.ingest.ignore import IgnoreReason, IgnoreRules
 from minirag.security import (
     MAX_PATH_BYTES,
@@ -175,15 +182,6 @@ def ocr_images() -> frozenset[str]:
     from minirag.ingest.ocr import IMAGE_EXTENSIONS
 
     return IMAGE_EXTENSIONS
-
-
-@functools.cache
-def supported_extensions() -> frozenset[str]:
-    """The suffixes of documents (convert.SUPPORTED_EXTENSIONS), the converters imported on first need:
-    a process that only reads the index (a query; the MCP server until a write) never loads them."""
-    from minirag.ingest.convert import SUPPORTED_EXTENSIONS
-
-    return SUPPORTED_EXTENSIONS
 
 
 def _stat_file(path: str, roots: Sequence[Path], unreadable: list[str], others: Counter | None = None,
