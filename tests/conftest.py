@@ -15,7 +15,14 @@ from pathlib import Path
 from typing import NamedTuple
 
 import pytest
+
+# minirag first: its import sets what numpy and ONNX Runtime read as they load (OpenBLAS on one
+# thread, no telemetry), and tests/helpers imports numpy. After numpy, OpenBLAS ran a thread per core
+# in each worker, busy-waiting on the suite's shared cores (test_search.py tells).
+# isort: off
+import minirag  # noqa: F401
 from helpers.models import E5, assemble_minilm, build_tiny
+# isort: on
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).parent / "fixtures"

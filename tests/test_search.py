@@ -695,6 +695,22 @@ def test_numpys_blas_runs_on_one_thread_in_a_minirag_process_unless_the_user_set
     assert out.stdout.strip() == expected, out.stderr
 
 
+def test_the_tests_own_process_runs_numpys_blas_as_a_minirag_process_does():
+    """The suite imported numpy (tests/helpers) before minirag could set OPENBLAS_NUM_THREADS: its
+    workers ran OpenBLAS on every core, whose threads busy-wait, and on the suite's busy cores a
+    codebook's eigendecomposition (store/codes.py) took 1.2 s of CPU instead of 0.01 s."""
+    import ctypes
+    import glob
+    import os
+
+    import numpy as np
+
+    libraries = glob.glob(os.path.join(os.path.dirname(np.__file__) + ".libs", "libscipy_openblas*"))
+    if not libraries:
+        pytest.skip("numpy is not built on scipy-openblas here")
+    assert ctypes.CDLL(libraries[0]).scipy_openblas_get_num_threads64_() == 1
+
+
 @pytest.mark.slow
 def test_a_mid_size_index_keeps_its_vectors_in_memory_as_float16_beside_the_codes(coded, monkeypatch):
     """Half the bytes of float32 rows: with the codes (a quarter) a serving process holds less than
