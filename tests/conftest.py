@@ -11,6 +11,7 @@ import logging
 import os
 import shutil
 import sys
+import sysconfig
 from pathlib import Path
 from typing import NamedTuple
 
@@ -56,6 +57,13 @@ def pytest_configure(config):
             import compileall
 
             compileall.compile_dir(ROOT / "minirag", quiet=2)
+            # The same for the virtual environment's packages, which uv installs uncompiled: each
+            # process compiled what it imported (markitdown, pdfminer, openpyxl, the MCP SDK): in a new
+            # worktree the whole suite took ~140 s more CPU, ~40% (docs/benchmarks.md).
+            # Once per environment (~10 s); after that a look at each file's date (~0.3 s).
+            packages = sysconfig.get_paths()["purelib"]
+            if sys.prefix != sys.base_prefix and os.access(packages, os.W_OK):
+                compileall.compile_dir(packages, quiet=2)
         # pytest caches the test modules with their asserts rewritten only where bytecode may be
         # written: otherwise each worker rewrites and compiles all of them again (~5 s of CPU a worker,
         # each run). Written outside the source folders (some tests list theirs); the subprocesses the
