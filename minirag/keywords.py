@@ -22,6 +22,7 @@ from minirag.chunking.links import link_texts
 from minirag.fts_fold import DIGIT_ZEROS, MARKS_ASTRAL, MARKS_BMP
 from minirag.fts_fold import FOLD as FTS5_FOLD
 from minirag.stopwords import STOPWORDS
+from minirag.typesetting import TYPESETTING
 
 #: Bumped whenever `terms` changes for the same input: the FTS table is then
 #: rebuilt from the stored chunks the next time the index is opened for writing.
@@ -66,13 +67,6 @@ MIN_COMPOUND_CHARS = 3  # "e.g", "i.e", "U.S" are abbreviations, not identifiers
 # must not turn n bytes into n²/2 bytes of terms.
 MAX_COMPOUND_CHARS = 100
 MAX_COMPOUND_SEGMENTS = 8
-
-# Typesetting that is not part of any word: the soft hyphen (U+00AD, an invisible break hint) and the
-# Latin ligatures (U+FB00-FB06) PDF text layers hold. Conversion takes them out of documents
-# (ingest/text_repair.py); the keyword text folds them too, so a query pasted from a PDF viewer
-# ("signiﬁcant") matches, and so do chunks stored before that repair.
-TYPESETTING = {0x00AD: None, 0xFB00: "ff", 0xFB01: "fi", 0xFB02: "fl", 0xFB03: "ffi", 0xFB04: "ffl",
-               0xFB05: "st", 0xFB06: "st"}
 
 # Characters no reader sees (Unicode's Default_Ignorable_Code_Point): variation selectors (`⚠️` is
 # `⚠` and one: written before a word, Python's words took it for the word's first mark, and FTS5

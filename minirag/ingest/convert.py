@@ -80,7 +80,6 @@ from minirag.ingest.sheet_limits import check_sheets
 from minirag.ingest.text_limit import MAX_TEXT_CHARS
 from minirag.ingest.text_repair import escape_headings, repair
 from minirag.ingest.wide_text import read_wide
-from minirag.ingest.xls_biff import is_old_worksheet, xls_to_markdown
 from minirag.ingest.zip_damage import damage_words, damaged_members, mended
 from minirag.ingest.zip_names import names_read_as_cp437
 from minirag.ingest.zip_xml import check_depths, check_prologs
@@ -596,6 +595,11 @@ def _text_kind(data: bytes, name: str) -> str | None:
 def _legacy_office(data: bytes, suffix: str, name: str) -> Converted:
     """An Excel or PowerPoint 97-2003 file; one saved in another format and given its name is
     read as what it is (an XLSX named .xls, a Word file named .ppt)."""
+    from minirag.ingest.xls_biff import (  # openpyxl, numpy: 0.17 s a worker start
+        is_old_worksheet,
+        xls_to_markdown,
+    )
+
     old_worksheet = suffix == ".xls" and is_old_worksheet(data)
     if not old_worksheet and (not data.startswith(_COMPOUND_FILE) or _compound_kind(data) not in (suffix, None)):
         if suffix == ".xls" and not data.startswith((b"PK\x03\x04", _COMPOUND_FILE)) and not _text_kind(data, name):

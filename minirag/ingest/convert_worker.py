@@ -91,8 +91,8 @@ def _run(op: str, args: tuple):
     if op == "data":
         return convert.convert_data(*args)
     if op == "probe":  # tests: what this process is and holds
-        return convert.Converted(markdown=json.dumps({"pid": os.getpid(),
-                                                      "onnxruntime": "onnxruntime" in sys.modules}))
+        return convert.Converted(markdown=json.dumps({"pid": os.getpid(), "onnxruntime": "onnxruntime" in sys.modules,
+                                                      "modules": sorted(sys.modules)}))
     if op == "crash":  # tests: a converter that takes the process down, as Python's fatal errors do
         import faulthandler
 

@@ -46,7 +46,7 @@ from dataclasses import dataclass
 
 from minirag.ingest.pdf_tables import CELL
 from minirag.ingest.text_repair import escape_headings, is_page_number
-from minirag.keywords import TYPESETTING
+from minirag.typesetting import TYPESETTING
 
 log = logging.getLogger(__name__)
 

@@ -41,7 +41,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from minirag.keywords import TYPESETTING
+from minirag.typesetting import TYPESETTING
 
 # (One empty line between the halves: pdfminer parts text blocks so, a paragraph a column split.)
 _LINE_END_HYPHEN = re.compile(r"(\w*)([^\W\d_])-[ \t]*\n(?:[ \t]*\n)?[ \t]*(?=(([^\W\d_])\w*))")
