@@ -15,7 +15,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from conftest import write
+from conftest import FIXTURES, write
 from pdf_maker import pdf_of_objects
 
 from minirag.errors import ConversionFailed, MiniragError
@@ -223,6 +223,31 @@ def _warning(progress, name: str) -> str:
     found = [w for w in progress.warnings if Path(w.split(":", 1)[0]).name == name]
     assert len(found) == 1, (name, progress.warnings)
     return found[0]
+
+
+def test_a_worker_freezes_what_its_imports_made_and_never_what_a_conversion_leaves():
+    """Frozen, the objects the parsers' imports made are not walked by each of the cyclic collector's
+    full passes (about 5% of a worker's CPU over the fixture documents, docs/benchmarks.md); but a
+    conversion's leftovers must never be frozen: a frozen cycle is never freed."""
+    pool = isolation.ConverterPool(1)
+    limits = isolation.Limits(2048, 60, 120)
+    pdf = (FIXTURES / "docs" / "pdf_multipage_pdflatex_outline.pdf").read_bytes()
+
+    def frozen() -> int:
+        return json.loads(pool.run("probe", (), "probe", limits).markdown)["frozen"]
+
+    try:
+        started = frozen()
+        assert started > 10_000  # the converters' modules, loaded before the first request
+        pool.run("document", (pdf, ".pdf", "a.pdf"), "a.pdf", limits)
+        after_pdf = frozen()
+        assert after_pdf > started  # pdfminer, imported for the first PDF
+        for _ in range(3):
+            pool.run("document", (pdf, ".pdf", "a.pdf"), "a.pdf", limits)
+            pool.run("document", (b"# Otters\n\nThey float.\n", ".md", "a.md"), "a.md", limits)
+        assert frozen() == after_pdf
+    finally:
+        pool.close()
 
 
 @pytest.mark.slow  # 3 s of CPU for the DOCX, and the converter imports in fresh workers

@@ -16,6 +16,7 @@ OCR starts on each page (ingest/ocr.py).
 
 from __future__ import annotations
 
+import gc
 import json
 import logging
 import os
@@ -92,7 +93,8 @@ def _run(op: str, args: tuple):
         return convert.convert_data(*args)
     if op == "probe":  # tests: what this process is and holds
         return convert.Converted(markdown=json.dumps({"pid": os.getpid(), "onnxruntime": "onnxruntime" in sys.modules,
-                                                      "modules": sorted(sys.modules)}))
+                                                      "modules": sorted(sys.modules),
+                                                      "frozen": gc.get_freeze_count()}))
     if op == "crash":  # tests: a converter that takes the process down, as Python's fatal errors do
         import faulthandler
 
@@ -108,10 +110,21 @@ def _preload(op: str, args: tuple) -> None:
     from minirag.ingest.doc_names import split_suffix
 
     suffix = split_suffix(str(args[1]))[0] if op == "document" else ""
+    loaded = len(sys.modules)
     if suffix == ".pdf":
         import pdfminer.high_level  # noqa: F401
     elif suffix in convert._MARKITDOWN:
         import markitdown.converters  # noqa: F401
+    if len(sys.modules) != loaded:
+        _freeze_what_is_loaded()
+
+
+def _freeze_what_is_loaded() -> None:
+    """What imports made lives as long as the worker: frozen, the cyclic collector's full passes, which
+    a parser's many objects bring on, no longer walk it. Only right after imports, between conversions,
+    and after a collection: a cycle a conversion left, frozen, would never be freed."""
+    gc.collect()
+    gc.freeze()
 
 
 def encode_answer(answer: dict, name: str, limit: int) -> bytes:
@@ -129,6 +142,7 @@ def serve(requests, answers) -> None:
     without_magika()
     from minirag.ingest import convert, ocr  # noqa: F401 - loaded before the first limit applies
 
+    _freeze_what_is_loaded()
     limit = max_answer_bytes()
     ocr.PAGE_LISTENER.set(lambda page, pages: write_frame(answers, json.dumps({"page": page, "pages": pages}).encode()))
 
