@@ -676,13 +676,13 @@ def _cmd_ingest_data(args, app) -> int:
 
 
 def _stdin_text() -> tuple[str, tuple[str, ...]]:
-    """Standard input as text, read as a file's bytes are (ingest/convert.decode_text): binary data
+    """Standard input as text, read as a file's bytes are (ingest/text_decoding.decode_text): binary data
     is refused, and bytes that are not UTF-8 are decoded by their charset with a warning, where the
     locale's decoder passed them on as lone surrogates that SQLite cannot store."""
     raw = getattr(sys.stdin, "buffer", None)
     if raw is None:  # text already (a caller's io.StringIO)
         return sys.stdin.read(), ()
-    from minirag.ingest.convert import decode_text
+    from minirag.ingest.text_decoding import decode_text
 
     return decode_text(raw.read(), "standard input")
 

@@ -11,9 +11,10 @@ from pathlib import Path
 import pytest
 
 from minirag.errors import ConversionFailed
-from minirag.ingest.convert import convert_document, decode_text, html_declared_charset
+from minirag.ingest.convert import convert_document
 from minirag.ingest.csv_table import csv_to_markdown, sniff_delimiter
 from minirag.ingest.sync import run_sync
+from minirag.ingest.text_decoding import decode_text, html_declared_charset
 from minirag.results import payload
 
 RUSSIAN = "Осциллограф измеряет напряжение сигнала во времени. Ёлка, щётка, объём."

@@ -145,7 +145,7 @@ def is_text_head(head: bytes) -> bool:
     return controls <= _MAX_CONTROL_SHARE * len(head)
 
 
-_MAX_CONTROL_SHARE = 0.05  # as decode_text's (convert.MAX_CONTROL_SHARE)
+_MAX_CONTROL_SHARE = 0.05  # as decode_text's (text_decoding.MAX_CONTROL_SHARE)
 
 
 def split_suffix(suffix: str) -> tuple[str, str]:

@@ -25,6 +25,7 @@ from typing import Any, cast
 from minirag.errors import ConversionFailed, MessageTooLong, described
 from minirag.ingest.attachments import AttachedFiles, Attachment
 from minirag.ingest.mapi_body import body_markdown, body_text
+from minirag.ingest.text_decoding import html_declared_charset
 from minirag.ingest.text_repair import escape_headings
 from minirag.ingest.tnef import MAX_TNEF_ATTACHMENTS, TnefError, read_tnef
 
@@ -194,7 +195,6 @@ def _body(message: email.message.EmailMessage, name: str, warnings: list[str]) -
 def _content(part: email.message.Message, name: str, warnings: list[str]) -> str:
     """A body part's text as decode_text reads its bytes by the charset the part declares (an HTML
     part's meta tag after it), as any text is; "" with a warning where it is binary data."""
-    from minirag.ingest.convert import html_declared_charset
 
     payload = part.get_payload(decode=True)
     if not isinstance(payload, bytes):

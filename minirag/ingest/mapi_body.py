@@ -12,6 +12,7 @@ from minirag.errors import ConversionFailed
 from minirag.ingest.rtf_compressed import decompressed
 from minirag.ingest.rtf_text import rtf_to_markdown
 from minirag.ingest.rtf_tokens import code_page
+from minirag.ingest.text_decoding import decode_text
 from minirag.ingest.text_repair import escape_headings
 
 
@@ -38,7 +39,6 @@ def body_markdown(plain: str, html: str, compressed_rtf: bytes | None) -> str:
 def body_text(data: bytes, labels: tuple[str | None, ...], name: str, warnings: list[str]) -> str:
     """A body's bytes as decode_text reads them by `labels`, in the order they rank; "" with a warning
     where they are binary data."""
-    from minirag.ingest.convert import decode_text
 
     try:
         text, said = decode_text(data, f"{name} › body", declared=labels)

@@ -27,6 +27,7 @@ from minirag.ingest.cfb import CompoundFile, CompoundFileError, Entry
 from minirag.ingest.email_text import Message, ReadMessage, said
 from minirag.ingest.mapi_body import body_markdown, body_text, page_label
 from minirag.ingest.rtf_tokens import code_page
+from minirag.ingest.text_decoding import html_declared_charset
 
 _SUBJECT, _BODY, _HTML, _RTF_COMPRESSED = 0x0037, 0x1000, 0x1013, 0x1009
 _SENDER_NAME, _SENDER_EMAIL, _SENDER_SMTP = 0x0C1A, 0x0C1F, 0x5D01
@@ -172,7 +173,6 @@ def _recipients(message: _Properties) -> tuple[str, str]:
 
 def _body(message: _Properties, name: str, warnings: list[str]) -> str:
     """The body; an 8-bit text or HTML body read by decode_text, by the labels its code page gives."""
-    from minirag.ingest.convert import html_declared_charset
 
     html = message.raw(_HTML, 0x0102)
     if html is None and message.raw(_HTML, 0x001F) is None:

@@ -28,6 +28,7 @@ from minirag.errors import ConversionFailed, described
 from minirag.ingest.email_text import BOUNDED_POLICY, header_text
 from minirag.ingest.html_markdown import tag_attributes
 from minirag.ingest.page_chrome import hidden_by_markup
+from minirag.ingest.text_decoding import decode_text, html_declared_charset
 
 _PAGE_TYPES = ("text/html", "application/xhtml+xml")
 MAX_FRAMES = 32  # frames read of one saved page, those within frames counted
@@ -168,7 +169,6 @@ def _unseen(attributes: dict[str, str]) -> bool:
 
 def _html(part: email.message.Message, name: str) -> Html | None:
     """The part's text, read by the charset its Content-Type declares, then its meta tag's."""
-    from minirag.ingest.convert import decode_text, html_declared_charset
 
     data = part.get_payload(decode=True)
     if not isinstance(data, bytes):

@@ -20,6 +20,7 @@ from dataclasses import replace
 
 from minirag._compat.markitdown import youtube_fetches_transcripts
 from minirag.ingest.quiet import converting, stdout_captured
+from minirag.ingest.text_decoding import decode_text, html_declared_charset
 
 log = logging.getLogger(__name__)
 
@@ -39,7 +40,7 @@ def convert_site_page(body: bytes, *, mimetype: str, charset: str | None, url: s
     decode the bytes by the HTTP label alone (a UTF-16 page without a mark, a wrong label)."""
     from markitdown import StreamInfo
 
-    from minirag.ingest.convert import Converted, decode_text, html_declared_charset
+    from minirag.ingest.converted import Converted
 
     info = StreamInfo(mimetype=mimetype or None, charset=charset, url=url)
     for converter in _site_converters():

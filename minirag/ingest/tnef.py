@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 from minirag.ingest.mapi_body import body_markdown, body_text, page_label
 from minirag.ingest.rtf_tokens import code_page
+from minirag.ingest.text_decoding import html_declared_charset
 
 SIGNATURE = 0x223E9F78
 # Attachments read from one stream, as many as an e-mail may have MIME parts (email_text.MAX_PARTS);
@@ -116,7 +117,6 @@ def read_tnef(data: bytes, name: str = "winmail.dat") -> Tnef:
                 attachments[-1].properties.update(_properties(value, codec))
         elif level == _ATTACHMENT and number == _ATT_RENDER:
             left_out += 1
-    from minirag.ingest.convert import html_declared_charset
 
     warnings: list[str] = []
     html, internet = message.get(_HTML), message.get(_INTERNET_CODEPAGE)
