@@ -28,7 +28,8 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from minirag.ingest.convert import ConversionFailed, convert_file  # noqa: E402
+from minirag.errors import ConversionFailed  # noqa: E402
+from minirag.ingest.convert import convert_file  # noqa: E402
 
 MAN = Path("/usr/share/man")
 SNOWBALL = {"fr": "french", "de": "german", "sv": "swedish", "pt": "portuguese", "pt_BR": "portuguese",
