@@ -6,31 +6,44 @@ inside ONNX Runtime, the handler waits too, for ever under a graph that never en
 thread instead (one, kept: starting a thread for each call cost more than a small run), and the
 main thread waits for it, where handlers run; the exception one raises asks the call to stop
 (`stop`), waits for it to end, and goes on up. Elsewhere the call runs as it is: only the main
-thread gets signals.
+thread gets signals. The helper is a daemon thread, not a ThreadPoolExecutor's worker, which the
+interpreter joins at its exit: a run a second signal left must not hold the process's exit.
 """
 
 from __future__ import annotations
 
+import queue
 import threading
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
-from typing import TypeVar
+from concurrent.futures import Future
+from typing import Any, TypeVar
 
 T = TypeVar("T")
 
-_helper: ThreadPoolExecutor | None = None
+_calls: queue.SimpleQueue[tuple[Future, Callable[[], Any]]] | None = None
 _helper_lock = threading.Lock()
+
+
+def _serve(calls: queue.SimpleQueue[tuple[Future, Callable[[], Any]]]) -> None:
+    while True:
+        future, run = calls.get()
+        try:
+            future.set_result(run())
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller, which raises it
+            future.set_exception(exc)
 
 
 def call(run: Callable[[], T], stop: Callable[[], None]) -> T:
     """`run()`, ended by `stop()` when a signal's handler raises while it runs."""
     if threading.current_thread() is not threading.main_thread():
         return run()
-    global _helper
+    global _calls
     with _helper_lock:
-        if _helper is None:
-            _helper = ThreadPoolExecutor(max_workers=1, thread_name_prefix="minirag-native-call")
-    future = _helper.submit(run)
+        if _calls is None:
+            _calls = queue.SimpleQueue()
+            threading.Thread(target=_serve, args=(_calls,), name="minirag-native-call", daemon=True).start()
+    future: Future[T] = Future()
+    _calls.put((future, run))
     try:
         return future.result()
     except BaseException:

@@ -1,0 +1,50 @@
+"""interruptible.call: a native call Ctrl-C can leave."""
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+LEFT = """
+import threading
+from minirag import interruptible
+
+
+def run():  # a run that does not heed its stop (one long kernel): the first Ctrl-C asks, the second leaves it
+    print("running", flush=True)
+    threading.Event().wait()
+
+
+try:
+    interruptible.call(run, lambda: print("asked to stop", flush=True))
+except KeyboardInterrupt:
+    print("left", flush=True)
+"""
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a child process")
+def test_a_run_left_by_a_second_ctrl_c_does_not_hold_the_process_at_its_exit():
+    """The helper thread was a ThreadPoolExecutor's, which the interpreter joins at its exit: after a
+    second Ctrl-C left a run that had not stopped, the process printed its last line and then waited
+    for that run anyway (for ever under one that never ends), so the second Ctrl-C left nothing."""
+    proc = subprocess.Popen([sys.executable, "-c", LEFT], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent)})
+    try:
+        assert proc.stdout is not None
+        assert proc.stdout.readline() == "running\n"
+        proc.send_signal(signal.SIGINT)
+        assert proc.stdout.readline() == "asked to stop\n"
+        proc.send_signal(signal.SIGINT)
+        assert proc.stdout.readline() == "left\n"
+        proc.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        pytest.fail("the process did not end: its exit waited for the run a second Ctrl-C left")
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 0
