@@ -91,3 +91,26 @@ def test_a_sync_that_read_a_shorter_log_never_overwrites_the_longer_one_an_inges
     assert runs[0].returncode == 0, runs[0].stderr
     assert indexed(app.config.db_path, log)[0] == file_hash((LOG + MORE).encode())
     assert any("changed while it was read; not written" in w for w in progress.warnings), progress.warnings
+
+
+def test_the_bytes_a_grown_log_still_begins_with_are_read_again_outside_the_write_transaction(app, docs, monkeypatch):
+    """The check that a log only grew reads its first bytes again (up to MAX_FILE_SIZE of them) and
+    hashed them inside the write transaction, holding SQLite's write lock through the read (every
+    other writer waits, and past the busy timeout fails), and read them again at each retry of it.
+    Only the look at the index's row needs the transaction: the read is made before it."""
+    from minirag.ingest import pipeline
+
+    log = write(docs / "service.md", LOG)
+    _while_converting(monkeypatch, log, _appended(log, MORE))
+    read, in_transaction = pipeline.read_file_inside_roots, []
+
+    def reading(path, roots, max_bytes):
+        if str(path) == str(log):
+            in_transaction.append(app.index.conn.in_transaction)
+        return read(path, roots, max_bytes)
+
+    monkeypatch.setattr(pipeline, "read_file_inside_roots", reading)
+    progress = app.sync()
+    assert [w for w in progress.warnings if "grew while it was read" in w], progress.warnings
+    assert in_transaction[-1] is False, in_transaction  # the last read: the check that it only grew
+    assert indexed(app.config.db_path, log)[0] == file_hash(LOG.encode())

@@ -280,6 +280,12 @@ class Pipeline:
         prepared = with_vectors(documents, self.index, self.encoder, progress, on_batch)
         guard()  # after the embedding, which takes long; a group whose vectors were all stored has no batch
         read_as = {d.record.source: d for d in documents if d.read_as is not None}
+        # Whether each file that moved since its read only grew is read before the transaction: the
+        # read holds no write lock, and a retried transaction does not read it again. The rows the
+        # reads were judged against are looked at inside it, where no other writer commits between.
+        prefixes = set() if judged is None else {
+            source for source, document in read_as.items()
+            if size_and_mtime(source) != document.read_as and self._begins_as_read(document)}
 
         def current(record: SourceRecord) -> bool:
             # Asked inside the write transaction: no other writer commits between this look and the write.
@@ -287,7 +293,8 @@ class Pipeline:
                 return True
             if size_and_mtime(record.source) == read_as[record.source].read_as:
                 return True
-            if judged is not None and self._only_grew(read_as[record.source], judged.get(record.source)):
+            if judged is not None and record.source in prefixes and \
+                    self.index.state_of(record.source)[0] == judged.get(record.source):
                 if grown is not None and record.source not in grown:
                     grown.append(record.source)
                 return True
@@ -301,12 +308,11 @@ class Pipeline:
             progress.add_time("write", time.perf_counter() - t0)
         return written
 
-    def _only_grew(self, document: Document, judged: StoredState | None) -> bool:
-        """Whether `document`'s file only grew since it was read: it begins with the very bytes read
-        (read again, and hashed), and the index's row of it is still `judged`, the one its read was
-        judged against. Asked inside the write transaction, as Pipeline.write's stat check is."""
+    def _begins_as_read(self, document: Document) -> bool:
+        """Whether `document`'s file still begins with the very bytes read (read again, and hashed):
+        it only grew since, or is as it was."""
         source, length = document.record.source, document.read_bytes
-        if length is None or self.index.state_of(source)[0] != judged:
+        if length is None:
             return False
         try:
             # At most max_bytes + 1 bytes are read: the first `length`, where the file still holds them.
