@@ -100,3 +100,28 @@ def test_a_note_that_inflates_to_nothing_like_text_is_left_out_and_counted(run_c
     assert synced["failed"] == 1 and synced["otherTypes"] == {".gz": 2, ".0": 1}, synced
     said = [line for line in synced["warnings"] if "README.cut.gz" in line]
     assert len(said) == 1 and "\n" not in said[0], synced
+
+
+def test_naming_many_notes_keeps_nothing_per_distinct_suffix():
+    """Whether a note's suffix is a file type (`README.png`) was cached per suffix, and each miss
+    built Python's whole table of types anew: a tree of `README.<n>`-like names (a hostile or a
+    generated one) kept an entry for each distinct suffix for as long as the process ran."""
+    import gc
+    import tracemalloc
+
+    from minirag.ingest.doc_names import named_as
+
+    def kept(count: int, start: int) -> int:
+        gc.collect()
+        tracemalloc.start()
+        try:
+            before = tracemalloc.get_traced_memory()[0]
+            for n in range(start, start + count):
+                assert named_as(f"README.q{n}x").note
+            gc.collect()
+            return tracemalloc.get_traced_memory()[0] - before
+        finally:
+            tracemalloc.stop()
+
+    kept(100, 0)  # the table itself, built once
+    assert kept(20_000, 1_000) < 64_000 + 2 * kept(1_000, 100_000)

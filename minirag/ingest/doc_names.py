@@ -125,11 +125,16 @@ def _is_note(name: str, last: str) -> bool:
         _PACKAGE_SUFFIX.match(dot + rest.lower()) is not None  # changelog.Debian.old
 
 
-@functools.cache
 def _typed(suffix: str) -> bool:
     """Whether Python's own table of file types (never the machine's, which differs between machines) names one
-    for `suffix` (`.png`, `.exe`, `.sh`, `.py`)."""
-    return bool(mimetypes.MimeTypes().guess_type("x" + suffix, strict=False)[0])
+    for `suffix` (`.png`, `.exe`, `.sh`, `.py`). Nothing is kept per suffix: a tree's names are any names."""
+    return bool(_types().guess_type("x" + suffix, strict=False)[0])
+
+
+@functools.cache
+def _types() -> mimetypes.MimeTypes:
+    """Python's own table of file types, built once."""
+    return mimetypes.MimeTypes()
 
 
 def is_text_head(head: bytes) -> bool:
