@@ -369,3 +369,29 @@ def test_a_sync_whose_lock_file_goes_starts_no_conversion_it_had_queued(app, doc
         app.sync(on_change=meanwhile)
     others[0].release()
     assert len(after) <= 4, after  # at most one a converting thread
+
+
+def test_a_lock_whose_new_index_folder_a_failed_first_sync_takes_away_meanwhile_is_still_taken(tmp_path, monkeypatch):
+    """Two first syncs: one made the `.minirag` folder and its lock, and its model failed to load
+    (abandon: the lock file and the folder it made go); the other had found the folder there, and its
+    open of the lock file in it failed: 'cannot create the sync lock ...: No such file or directory;
+    the index's folder must be writable', a refusal for a folder that was writable and is gone."""
+    from minirag.store import lock as lock_module
+
+    db_path = tmp_path / "docs" / ".minirag" / "index.db"
+    first = SyncLock(db_path).acquire()
+    real_make = lock_module.make_index_folder
+    raced = []
+
+    def abandoned_meanwhile(path) -> bool:
+        made = real_make(path)
+        if not raced:
+            raced.append(True)
+            first.abandon()  # between this sync's look at the folder and its open of the lock file in it
+        return made
+
+    monkeypatch.setattr(lock_module, "make_index_folder", abandoned_meanwhile)
+    second = SyncLock(db_path).acquire()
+    assert raced and second.intact()
+    second.abandon()  # the folder it made again is taken away in turn
+    assert not db_path.parent.exists()

@@ -113,10 +113,19 @@ class SyncLock:
     def _open_and_lock(self) -> int:
         """A descriptor of the lock file, locked; FileAccessError, or SyncLocked naming the holder."""
         try:
-            made_folder = make_index_folder(self.path)
-            made_file = not os.path.lexists(self.path)  # only what abandon() may remove: a lock file made by another
-            fd = os.open(self.path, _OPEN_FLAGS, 0o644)  # in between is locked by it, refused below, or left alone
-            self._made = (made_folder or self._made[0], made_file)
+            for tries_left in range(_OPEN_TRIES - 1, -1, -1):
+                made_folder = make_index_folder(self.path)
+                made_file = not os.path.lexists(self.path)  # only what abandon() may remove: a lock file made by
+                try:  # another in between is locked by it, refused below, or left alone
+                    fd = os.open(self.path, _OPEN_FLAGS, 0o644)
+                except FileNotFoundError:
+                    # The folder was there and is gone: a first sync whose model failed took away the
+                    # `.minirag` folder it made (abandon). Made again.
+                    if tries_left and not os.path.lexists(self.path.parent):
+                        continue
+                    raise
+                self._made = (made_folder or self._made[0], made_file)
+                break
         except OSError as exc:
             if os.path.islink(self.path):
                 raise FileAccessError(self._not_a_file("a symbolic link")) from None
