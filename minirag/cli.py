@@ -826,6 +826,16 @@ def _failed(as_json: bool, message: str, code: int, line: str | None = None) -> 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; every failure is one line on stderr (exit 1; usage errors 2; Ctrl-C 130), and
     with --json one error object on stdout too."""
+    code = _main(argv)
+    native = sys.modules.get("minirag.interruptible")
+    if argv is None and native is not None and native.left_running():
+        # A model run a second Ctrl-C left is still running: the interpreter's teardown would destroy
+        # ONNX Runtime under it (SIGABRT), so the process ends here, its index closed, its output flushed.
+        _end_process(code)
+    return code
+
+
+def _main(argv: Sequence[str] | None) -> int:
     verbose = "-v" in (argv if argv is not None else sys.argv[1:]) or "--verbose" in (argv or sys.argv[1:])
     _fill_closed_descriptors()
     if argv is None:  # the process's own streams, not a caller's

@@ -49,5 +49,19 @@ def call(run: Callable[[], T], stop: Callable[[], None]) -> T:
     except BaseException:
         if not future.done():  # a signal's handler raised while it ran, not the call itself
             stop()
-            future.exception()  # ONNX Runtime looks at its flag between kernels; a second signal leaves it
+            try:
+                future.exception()  # ONNX Runtime looks at its flag between kernels; a second signal leaves it
+            except BaseException:
+                _left.append(future)
+                raise
         raise
+
+
+_left: list[Future] = []  # the runs a second signal left
+
+
+def left_running() -> bool:
+    """Whether a run a second signal left has not ended: the process must end without the interpreter's
+    teardown (os._exit), which destroys the native library under that run (ONNX Runtime: "terminate
+    called without an active exception", SIGABRT)."""
+    return any(not future.done() for future in _left)

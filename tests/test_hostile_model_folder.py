@@ -189,6 +189,77 @@ def _cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+# `minirag sync`, whose model run is one that does not heed its stop (as one long kernel does not):
+# ONNX Runtime running a graph that never ends, its terminate flag never set.
+UNHEEDED = """
+import sys
+import onnxruntime as ort
+from minirag import cli, interruptible
+from minirag.encoder import Encoder
+
+endless = ort.InferenceSession(sys.argv[1])
+
+def unheeded(self, sequences):
+    return interruptible.call(lambda: endless.run(None, {}), lambda: print("asked to stop", file=sys.stderr, flush=True))
+
+Encoder._run_model = unheeded
+sys.argv = ["minirag", *sys.argv[2:]]
+raise SystemExit(cli.main())
+"""
+
+
+def _endless_graph(path: Path) -> None:
+    """A graph of one Loop of 10**15 turns and nothing else."""
+    import numpy as np
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    body = helper.make_graph(
+        [helper.make_node("Identity", ["cond_in"], ["cond_out"]), helper.make_node("Identity", ["v_in"], ["v_out"])],
+        "turn", [helper.make_tensor_value_info("i", TensorProto.INT64, []),
+                 helper.make_tensor_value_info("cond_in", TensorProto.BOOL, []),
+                 helper.make_tensor_value_info("v_in", TensorProto.FLOAT, [1])],
+        [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("v_out", TensorProto.FLOAT, [1])])
+    graph = helper.make_graph(
+        [helper.make_node("Loop", ["turns", "go_on", "v"], ["looped"], body=body)], "endless", [],
+        [helper.make_tensor_value_info("looped", TensorProto.FLOAT, [1])],
+        [numpy_helper.from_array(np.array(10**15, np.int64), "turns"), numpy_helper.from_array(np.array(True), "go_on"),
+         numpy_helper.from_array(np.zeros(1, np.float32), "v")])
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), str(path))
+
+
+def test_a_second_ctrl_c_leaving_a_model_run_ends_the_process_in_one_line(folder, tmp_path):
+    """Ctrl-C twice while a model run that does not heed its stop runs: the second leaves it. The
+    interpreter's exit then joined the helper thread running it, and waited for ever (a run left
+    running must not hold the process); with that thread left running, the interpreter's teardown
+    destroyed ONNX Runtime under the run: "terminate called without an active exception", SIGABRT."""
+    _endless_graph(tmp_path / "endless.onnx")
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("# Otters\n\nOtters eat fish.\n")
+    proc = subprocess.Popen([sys.executable, "-c", UNHEEDED, str(tmp_path / "endless.onnx"), "sync", "--base-dir",
+                             str(docs), "--db-path", str(tmp_path / "index.db"), "--model-path", str(folder),
+                             "--cache-dir", str(tmp_path / "cache")],
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent)})
+    try:
+        with pytest.raises(subprocess.TimeoutExpired):
+            proc.communicate(timeout=8)  # loading, then the run that never ends
+        proc.send_signal(signal.SIGINT)
+        assert proc.stderr is not None
+        assert proc.stderr.readline() == "asked to stop\n"
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        pytest.fail("the process did not end: its exit waited for the run a second Ctrl-C left")
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert (proc.returncode, err.strip()) == (130, "minirag: interrupted")
+
+
 def test_a_tokenizer_file_past_any_real_tokenizers_size_is_refused_unread(folder, tmp_path):
     """A tokenizer.json of 10 million words (218 MB) loaded in 36 s into 2.8 GB; the largest real
     ones are some 35 MB. Sparse here: 3 GiB to read, none on the disk."""
