@@ -31,6 +31,7 @@ def _serve(calls: queue.SimpleQueue[tuple[Future, Callable[[], Any]]]) -> None:
             future.set_result(run())
         except BaseException as exc:  # noqa: BLE001 - handed to the caller, which raises it
             future.set_exception(exc)
+        del future, run  # its result (a batch's hidden states) is the caller's: not kept here until the next run
 
 
 def call(run: Callable[[], T], stop: Callable[[], None]) -> T:
