@@ -22,16 +22,23 @@ T = TypeVar("T")
 
 _calls: queue.SimpleQueue[tuple[Future, Callable[[], Any]]] | None = None
 _helper_lock = threading.Lock()
+_running = threading.Event()  # set while the helper runs a call
 
 
 def _serve(calls: queue.SimpleQueue[tuple[Future, Callable[[], Any]]]) -> None:
     while True:
         future, run = calls.get()
+        result = None
+        _running.set()
         try:
-            future.set_result(run())
+            result = run()
         except BaseException as exc:  # noqa: BLE001 - handed to the caller, which raises it
+            _running.clear()  # before the hand-over: a caller that has it sees no run going on
             future.set_exception(exc)
-        del future, run  # its result (a batch's hidden states) is the caller's: not kept here until the next run
+        else:
+            _running.clear()
+            future.set_result(result)
+        del future, run, result  # its result (a batch's hidden states) is the caller's: not kept here until the next run
 
 
 def call(run: Callable[[], T], stop: Callable[[], None]) -> T:
@@ -50,19 +57,12 @@ def call(run: Callable[[], T], stop: Callable[[], None]) -> T:
     except BaseException:
         if not future.done():  # a signal's handler raised while it ran, not the call itself
             stop()
-            try:
-                future.exception()  # ONNX Runtime looks at its flag between kernels; a second signal leaves it
-            except BaseException:
-                _left.append(future)
-                raise
+            future.exception()  # ONNX Runtime looks at its flag between kernels; a second signal leaves it
         raise
 
 
-_left: list[Future] = []  # the runs a second signal left
-
-
 def left_running() -> bool:
-    """Whether a run a second signal left has not ended: the process must end without the interpreter's
-    teardown (os._exit), which destroys the native library under that run (ONNX Runtime: "terminate
-    called without an active exception", SIGABRT)."""
-    return any(not future.done() for future in _left)
+    """Whether a run the main thread no longer waits for (a second signal left it) is running or waits
+    to: the process must end without the interpreter's teardown (os._exit), which destroys the native
+    library under that run (ONNX Runtime: "terminate called without an active exception", SIGABRT)."""
+    return _running.is_set() or (_calls is not None and not _calls.empty())

@@ -106,19 +106,16 @@ def test_naming_many_notes_keeps_nothing_per_distinct_suffix():
     """Whether a note's suffix is a file type (`README.png`) was cached per suffix, and each miss
     built Python's whole table of types anew: a tree of `README.<n>`-like names (a hostile or a
     generated one) kept an entry for each distinct suffix for as long as the process ran."""
-    import gc
     import tracemalloc
 
     from minirag.ingest.doc_names import named_as
 
     def kept(count: int, start: int) -> int:
-        gc.collect()
         tracemalloc.start()
         try:
             before = tracemalloc.get_traced_memory()[0]
             for n in range(start, start + count):
                 assert named_as(f"README.q{n}x").note
-            gc.collect()
             return tracemalloc.get_traced_memory()[0] - before
         finally:
             tracemalloc.stop()

@@ -4,6 +4,7 @@ bytes of a file never overwrites the newer ones another wrote meanwhile."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sqlite3
 import subprocess
@@ -33,7 +34,10 @@ def minirag(config, *argv: str) -> subprocess.CompletedProcess:
 
 def indexed(db_path: Path, source: Path) -> tuple[str, list[str]]:
     """The content hash stored for `source` and its chunks' texts, read as any reader reads them."""
-    with sqlite3.connect(db_path) as conn:
+    # Closed here (a `with` of a connection only commits): left open, it kept the process's descriptor of the
+    # index past App.close, which then kept the -shm's inode as held; a later file given that inode was
+    # refused as "the index itself".
+    with contextlib.closing(sqlite3.connect(db_path)) as conn:
         (source_id, digest), = conn.execute("SELECT id, content_hash FROM sources WHERE source = ?", (str(source),))
         texts = [row[0] for row in conn.execute("SELECT text FROM chunks WHERE source_id = ?", (source_id,))]
     return digest, texts

@@ -53,7 +53,6 @@ def test_a_run_left_by_a_second_ctrl_c_does_not_hold_the_process_at_its_exit():
 def test_the_helper_keeps_nothing_of_a_run_once_its_caller_has_it():
     """A run's result (a batch's hidden states: tens of MB for a large batch) was kept by the helper
     thread until the next run, as its last future."""
-    import gc
     import threading
     import weakref
 
@@ -67,8 +66,7 @@ def test_the_helper_keeps_nothing_of_a_run_once_its_caller_has_it():
     result = interruptible.call(Hidden, lambda: None)
     kept = weakref.ref(result)
     del result
-    for _ in range(100):  # the helper lets go once it has handed the result over
-        gc.collect()
+    for _ in range(100):  # the helper lets go once it has handed the result over (no cycle: no collector needed)
         if kept() is None:
             break
         threading.Event().wait(0.01)
