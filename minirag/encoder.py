@@ -80,8 +80,12 @@ class Encoder:
         self._ort = ort
         self.files = files
         self.spec = files.spec
-        _refuse_oversized_tokenizer(files.tokenizer_path)
-        _refuse_oversized_graph(files.onnx_path)
+        _refuse_oversized(files.tokenizer_path, MAX_TOKENIZER_BYTES,
+                          "cannot load the tokenizer {path}: {size:,} bytes, more than any real tokenizer's "
+                          f"(at most {MAX_TOKENIZER_BYTES:,} are read)")
+        _refuse_oversized(files.onnx_path, MAX_ONNX_BYTES,
+                          "cannot load ONNX model {path}: {size:,} bytes, more than one ONNX file holds "
+                          "(2 GiB; a larger model keeps its weights in external data files beside it)")
         options = ort.SessionOptions()
         options.intra_op_num_threads = threads or os.cpu_count() or 1
         options.inter_op_num_threads = 1
@@ -297,31 +301,20 @@ class Encoder:
 # A tokenizer.json is loaded whole, at some 13 bytes of memory a byte: past this, refused unread
 # (real ones are a few MB to a few tens of MB; docs/models.md#a-local-model-folder-model_path).
 MAX_TOKENIZER_BYTES = 64 << 20
-
-
-def _refuse_oversized_tokenizer(path: Path) -> None:
-    try:
-        size = path.stat().st_size
-    except OSError:
-        return  # the load says what is wrong with it
-    if size > MAX_TOKENIZER_BYTES:
-        raise ModelUnavailable(f"cannot load the tokenizer {path}: {size:,} bytes, more than any real "
-                               f"tokenizer's (at most {MAX_TOKENIZER_BYTES:,} are read)")
-
-
 # One protobuf message, and so one ONNX file, holds less than 2 GiB: a larger file is no model, and
 # splitting its word table out (word_table.py) would read it whole first.
 MAX_ONNX_BYTES = (2 << 30) - 1
 
 
-def _refuse_oversized_graph(path: Path) -> None:
+def _refuse_oversized(path: Path, limit: int, refusal: str) -> None:
+    """ModelUnavailable where the file at `path` holds more than `limit` bytes, said as `refusal` (a
+    template of `{path}` and `{size}`); one that cannot be looked at is left to its load, which says why."""
     try:
         size = path.stat().st_size
     except OSError:
-        return  # the load says what is wrong with it
-    if size > MAX_ONNX_BYTES:
-        raise ModelUnavailable(f"cannot load ONNX model {path}: {size:,} bytes, more than one ONNX file holds "
-                               "(2 GiB; a larger model keeps its weights in external data files beside it)")
+        return
+    if size > limit:
+        raise ModelUnavailable(refusal.format(path=path, size=size))
 
 
 def _tokenizer_fault(files: ModelFiles, exc: Exception) -> str:

@@ -27,6 +27,8 @@ import os
 import re
 from dataclasses import dataclass
 
+from minirag.ingest.text_decoding import MAX_CONTROL_SHARE
+
 COMPRESSIONS = {".gz": "gzip", ".bz2": "bzip2", ".xz": "xz"}
 MANUAL = ".man"
 # A manual section's suffix, lower-cased: a digit and up to twelve letters (`.1`, `.3p`, `.1ssl`, `.3pm`,
@@ -147,10 +149,9 @@ def is_text_head(head: bytes) -> bool:
     if not head or b"\x00" in head:
         return False
     controls = sum(1 for byte in head if byte < 0x20 and byte not in b"\t\n\r\f\v\x1b") + head.count(b"\x7f")
-    return controls <= _MAX_CONTROL_SHARE * len(head)
+    return controls <= MAX_CONTROL_SHARE * len(head)
 
 
-_MAX_CONTROL_SHARE = 0.05  # as decode_text's (text_decoding.MAX_CONTROL_SHARE)
 
 
 def split_suffix(suffix: str) -> tuple[str, str]:
