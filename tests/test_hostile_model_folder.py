@@ -163,12 +163,7 @@ def test_a_model_whose_graph_never_ends_is_stopped_by_ctrl_c_or_sigterm(folder, 
                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env={**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent)})
     try:
-        # A whole sync with the real tiny model takes under 0.5 s of CPU: past 2 s, it runs the graph.
-        deadline = time.monotonic() + 120
-        while _cpu_seconds(proc.pid) < 2.0:
-            assert proc.poll() is None, proc.communicate()
-            assert time.monotonic() < deadline, "the graph that never ends never ran"
-            time.sleep(0.05)
+        _wait_until_it_runs_the_endless_graph(proc)
         proc.send_signal(signum)
         _, err = proc.communicate(timeout=60)
     except subprocess.TimeoutExpired:
@@ -180,6 +175,15 @@ def test_a_model_whose_graph_never_ends_is_stopped_by_ctrl_c_or_sigterm(folder, 
     assert proc.returncode == (130 if signum == signal.SIGINT else 143), err
     said = "interrupted" if signum == signal.SIGINT else "stopped by SIGTERM"
     assert said in err and len(err.strip().splitlines()) == 1, err
+
+
+def _wait_until_it_runs_the_endless_graph(proc: subprocess.Popen) -> None:
+    """A whole sync with the real tiny model takes under 0.5 s of CPU: past 2 s, it runs the endless graph."""
+    deadline = time.monotonic() + 120
+    while _cpu_seconds(proc.pid) < 2.0:
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() < deadline, "the graph that never ends never ran"
+        time.sleep(0.05)
 
 
 def _cpu_seconds(pid: int) -> float:
@@ -244,12 +248,7 @@ def test_a_second_ctrl_c_leaving_a_model_run_ends_the_process_in_one_line(folder
                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env={**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent)})
     try:
-        # A whole sync with the real tiny model takes under 0.5 s of CPU: past 2 s, it runs the endless graph.
-        deadline = time.monotonic() + 120
-        while _cpu_seconds(proc.pid) < 2.0:
-            assert proc.poll() is None, proc.communicate()
-            assert time.monotonic() < deadline, "the graph that never ends never ran"
-            time.sleep(0.05)
+        _wait_until_it_runs_the_endless_graph(proc)
         proc.send_signal(signal.SIGINT)
         assert proc.stderr is not None
         assert proc.stderr.readline() == "asked to stop\n"
