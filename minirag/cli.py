@@ -1,7 +1,7 @@
-"""argparse CLI. No subcommand (or `serve`) runs the MCP server on stdio.
+"""The CLI's commands and main(). No subcommand (or `serve`) runs the MCP server on stdio.
 
-Every command parses its arguments, calls one App method and prints the
-result; --json prints the same object the matching MCP tool returns. Exit status: 0 success, 1 failure
+Every command parses its arguments (cli_parser.py), calls one App method and prints the
+result (cli_output.py); --json prints the same object the matching MCP tool returns. Exit status: 0 success, 1 failure
 (`ingest`/`sync` fail when any file failed); `status` exits 0 even on a
 configuration error, since it is the command that reports one; `watch` runs
 until Ctrl-C and then exits 130.
@@ -25,20 +25,20 @@ from collections.abc import Callable, Sequence
 
 from minirag._compat.python import subcommands
 from minirag.cli_output import (
-    _emit,
-    _escape_what_output_cannot_encode,
-    _fmt_dict,
-    _fmt_list,
-    _json,
-    _Progress,
-    _stdout_to_null,
+    ProgressLine,
+    emit,
+    escape_what_output_cannot_encode,
+    fmt_dict,
+    fmt_list,
+    stdout_json,
+    stdout_to_null,
 )
 from minirag.cli_parser import (
-    _command_first,
     _Parser,
     _source_choice_error,
     _unrecognized,
     build_parser,
+    command_first,
 )
 from minirag.display import (
     LogLine,
@@ -65,7 +65,7 @@ def _run_files(args, runner) -> int:
     from minirag.ingest.progress import Progress
 
     progress = Progress()
-    display = _Progress(args.progress_interval)
+    display = ProgressLine(args.progress_interval)
     display.start(progress)
     try:
         runner(progress, display)
@@ -86,7 +86,7 @@ def _run_files(args, runner) -> int:
                              "(the same bytes failed before): `minirag list` says why; `minirag ingest PATH` "
                              "tries again\n")
     others = progress.other_types_line()
-    _emit(args, progress, lambda p: f"{p.counts()} in {p.elapsed_seconds()} s" + (f"\n{others}" if others else ""),
+    emit(args, progress, lambda p: f"{p.counts()} in {p.elapsed_seconds()} s" + (f"\n{others}" if others else ""),
           shaped=run_summary(progress) if args.json else None)
     if progress.incomplete or (args.strict and progress.still_failing):
         return 1
@@ -125,10 +125,10 @@ def _when_reader_leaves(stream, then: Callable[[], None], stop: threading.Event)
 
 
 def _cmd_watch(args, app) -> int:
-    stop, display, reader_gone = threading.Event(), _Progress(), threading.Event()
+    stop, display, reader_gone = threading.Event(), ProgressLine(), threading.Event()
 
     def reader_left() -> None:  # `minirag watch --json | head -1`: nobody reads the passes any more
-        _stdout_to_null()
+        stdout_to_null()
         reader_gone.set()
         stop.set()
 
@@ -139,7 +139,7 @@ def _cmd_watch(args, app) -> int:
             from minirag.results import pass_report
 
             try:
-                sys.stdout.write(_json(pass_report(report)) + "\n")
+                sys.stdout.write(stdout_json(pass_report(report)) + "\n")
                 sys.stdout.flush()
             except BrokenPipeError:
                 reader_left()
@@ -188,7 +188,7 @@ def _cmd_query(args, app) -> int:
     # and no sections, so every hit asked for is shown.
     result = query_result(app.query(args.text, top_k=args.top_k, scope=scope, collection=args.collection),
                           app.config.max_response_tokens if args.json else None)
-    _emit(args, result, lambda r: query_text(r, scope, app.config.max_distance, args.text,
+    emit(args, result, lambda r: query_text(r, scope, app.config.max_distance, args.text,
                                              app.term_weights(args.text) if r["results"] else None), shaped=result)
     return 0
 
@@ -199,7 +199,7 @@ def _key(args, app) -> str:
 
 def _cmd_read(args, app) -> int:
     page = app.read(_key(args, app), args.offset, args.max_chars, budgeted=False)
-    _emit(args, page, lambda p: p.text)
+    emit(args, page, lambda p: p.text)
     if page.next_offset is not None and not args.json:
         sys.stderr.write(f"minirag: {page.total_chars - page.next_offset} more characters: "
                          f"--offset {page.next_offset}\n")
@@ -208,7 +208,7 @@ def _cmd_read(args, app) -> int:
 
 def _cmd_neighbors(args, app) -> int:
     window = app.neighbors(_key(args, app), args.chunk_index, args.before, args.after)
-    _emit(args, window, lambda w: "\n\n".join(
+    emit(args, window, lambda w: "\n\n".join(
         f"--- #{c.chunk_index}{_pages(c.page_start, c.page_end)}{' (hit)' if c.is_target else ''}\n"
         + _FRAME_LIKE.sub(r"\\\g<0>", c.text) for c in w.chunks))
     return 0
@@ -227,14 +227,14 @@ def _pages(start: int | None, end: int | None) -> str:
 
 
 def _cmd_list(args, app) -> int:
-    _emit(args, app.list_files(_scope(args.scope), args.collection, ignored=args.ignored), _fmt_list)
+    emit(args, app.list_files(_scope(args.scope), args.collection, ignored=args.ignored), fmt_list)
     return 0
 
 
 def _cmd_collections(args, app) -> int:
     from minirag.ingest.progress import plural
 
-    _emit(args, app.list_collections(), lambda value: "\n".join(
+    emit(args, app.list_collections(), lambda value: "\n".join(
         f"{c.name}  {plural(c.file_count, 'file')}, {plural(c.chunk_count, 'chunk')}, "
         f"last sync {c.last_sync or 'never'}  {a_name(c.path)}"
         + (f"\n   {on_one_line(c.description)}" if c.description else "")
@@ -255,12 +255,12 @@ def _cmd_delete(args, app) -> int:
                 "from the index, leave the folder out with an ignore rule (a .minignore line, MINIRAG_EXCLUDE) "
                 "and run `minirag sync`") from None
         raise
-    _emit(args, deleted, lambda d: f"deleted {a_name(d.source)} ({plural(d.deleted_chunks, 'chunk')})")
+    emit(args, deleted, lambda d: f"deleted {a_name(d.source)} ({plural(d.deleted_chunks, 'chunk')})")
     return 0
 
 
 def _cmd_ingest_url(args, app) -> int:
-    _emit(args, app.ingest_url(args.url, source=args.source, title=args.title), _fmt_dict)
+    emit(args, app.ingest_url(args.url, source=args.source, title=args.title), fmt_dict)
     return 0
 
 
@@ -271,7 +271,7 @@ def _cmd_ingest_data(args, app) -> int:
         raise InvalidArgument("standard input was empty or only white space: nothing to index (did the command "
                               "before the pipe fail?); `minirag delete --source ID` removes a source")
     result = app.ingest_data(content, args.source, args.format, args.title)
-    _emit(args, dataclasses.replace(result, warnings=(*warnings, *result.warnings)), _fmt_dict)
+    emit(args, dataclasses.replace(result, warnings=(*warnings, *result.warnings)), fmt_dict)
     return 0
 
 
@@ -288,7 +288,7 @@ def _stdin_text() -> tuple[str, tuple[str, ...]]:
 
 
 def _cmd_backup(args, app) -> int:
-    _emit(args, app.backup(args.dest), _fmt_dict)
+    emit(args, app.backup(args.dest), fmt_dict)
     return 0
 
 
@@ -309,11 +309,11 @@ def _status(args) -> int:
         from minirag import __version__
         from minirag.values import ConfigFailure
 
-        _emit(args, ConfigFailure(__version__, str(exc)), _fmt_dict)
+        emit(args, ConfigFailure(__version__, str(exc)), fmt_dict)
         return 0
     app = App(config)
     try:
-        _emit(args, app.status(), _fmt_dict)
+        emit(args, app.status(), fmt_dict)
     finally:
         app.close()
     return 0
@@ -328,7 +328,7 @@ def _doctor(args) -> int:
         result = App(_config(args)).doctor()
     except ConfigError as exc:
         result = config_failure(exc)
-    _emit(args, result, format_checks)
+    emit(args, result, format_checks)
     return 0 if result.ok else 1
 
 
@@ -418,7 +418,7 @@ def _failed(as_json: bool, message: str, code: int, line: str | None = None) -> 
         from minirag.results import failure
 
         with contextlib.suppress(OSError, ValueError):  # its reader gone (`| head`): the status says it
-            sys.stdout.write(_json(failure(message)) + "\n")
+            sys.stdout.write(stdout_json(failure(message)) + "\n")
             sys.stdout.flush()
     return code
 
@@ -439,7 +439,7 @@ def _main(argv: Sequence[str] | None) -> int:
     verbose = "-v" in (argv if argv is not None else sys.argv[1:]) or "--verbose" in (argv or sys.argv[1:])
     _fill_closed_descriptors()
     if argv is None:  # the process's own streams, not a caller's
-        _escape_what_output_cannot_encode()
+        escape_what_output_cannot_encode()
     invocation = _Invocation()
     try:
         _CTRL_C.clear()
@@ -477,7 +477,7 @@ def _run(argv: Sequence[str] | None, invocation: _Invocation) -> int:
         if not is_utf8(arg):  # bytes the locale could not decode, passed on as lone surrogates
             raise InvalidArgument(f"the argument '{printable(arg)}' is not valid UTF-8")
     if not argv or (argv[0].startswith("-") and argv[0] not in ("-h", "--help", "--version")):
-        argv = _command_first(parser, argv)
+        argv = command_first(parser, argv)
     if (refusal := _closed_stream(argv)) is not None:
         raise InvalidArgument(refusal)
     _Parser.parsing = argv

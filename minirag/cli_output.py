@@ -33,13 +33,13 @@ MIN_PROGRESS_INTERVAL_S = 1.0  # a line a second is already more than a log want
 MAX_PROGRESS_INTERVAL_S = 86_400.0  # a day; longer waits overflow the timer (and say nothing)
 
 
-def _emit(args: argparse.Namespace, value, human: Callable[[Any], str], shaped: dict | None = None) -> None:
+def emit(args: argparse.Namespace, value, human: Callable[[Any], str], shaped: dict | None = None) -> None:
     """--json: `value` as results.py shapes it (`shaped` when given), the object the matching tool
     returns; otherwise `human(value)`."""
     if args.json:
         from minirag.results import payload
 
-        _write_out(_json(payload(value) if shaped is None else shaped, indent=2) + "\n")
+        _write_out(stdout_json(payload(value) if shaped is None else shaped, indent=2) + "\n")
     else:
         _write_out(for_terminal(human(value).rstrip("\n")) + "\n")
 
@@ -47,7 +47,7 @@ def _emit(args: argparse.Namespace, value, human: Callable[[Any], str], shaped: 
 _MARKED_ENCODINGS = ("utf-16", "utf-32", "utf-8-sig")
 
 
-def _stdout_to_null() -> None:
+def stdout_to_null() -> None:
     """stdout's reader went away: what is left goes to the null device, so the flush at exit fails no more."""
     os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
@@ -76,12 +76,12 @@ def _write_out(text: str) -> None:
             data = data[written:]
         buffer.flush()
     except BrokenPipeError:
-        _stdout_to_null()
+        stdout_to_null()
     except OSError as exc:
         raise OutputUnwritable(f"cannot write the output ({exc.strerror or exc})") from None
 
 
-def _json(value, indent: int | None = None) -> str:
+def stdout_json(value, indent: int | None = None) -> str:
     """`value` as JSON for stdout: its characters as they are where stdout is UTF-8, else \\u
     escapes, which every encoding can carry (a JSON reader gets the same strings either way); what
     a terminal acts on as escapes either way (display.escaped_json)."""
@@ -89,7 +89,7 @@ def _json(value, indent: int | None = None) -> str:
     return escaped_json(json.dumps(value, ensure_ascii=codecs.lookup(encoding).name != "utf-8", indent=indent))
 
 
-def _escape_what_output_cannot_encode() -> None:
+def escape_what_output_cannot_encode() -> None:
     """stdout and stderr in an encoding that cannot write every character (PYTHONIOENCODING=ascii, a
     Latin-1 locale, a Windows console's code page when redirected): a character it lacks is
     written as its escape (\\xe9), as Python already does on stderr, instead of failing the command
@@ -108,7 +108,7 @@ def _columns() -> int:
     return columns or shutil.get_terminal_size().columns  # a pseudo-terminal may report 0
 
 
-class _Progress:
+class ProgressLine:
     """The live line of a run on stderr. On a terminal it shows at once and is redrawn in place
     (twice a second, and at every change); otherwise one plain line is written every `interval`
     seconds, so a piped or scheduled run shows it is alive."""
@@ -189,7 +189,7 @@ def _why(row) -> str:
     return f"  -- {'; '.join(whys)}" if whys else ""
 
 
-def _fmt_list(listing) -> str:
+def fmt_list(listing) -> str:
     """A header, then one row a source: state, chunks indexed, source (and why, when left out, or
     what its conversion noted)."""
     rows = [f"{'STATE':<13} {'CHUNKS':>6}  SOURCE"] if listing.files else ["no files"]
@@ -200,7 +200,7 @@ def _fmt_list(listing) -> str:
     return "\n".join([*rows, *([others] if others else [])])
 
 
-def _fmt_dict(value) -> str:
+def fmt_dict(value) -> str:
     """One `key: value` line a field of its --json shape, values written for reading."""
     from minirag.results import payload
 

@@ -227,7 +227,7 @@ def _source_choice_error(args: argparse.Namespace) -> str | None:
     return None
 
 
-def _command_first(parser: argparse.ArgumentParser, argv: list[str]) -> list[str]:
+def command_first(parser: argparse.ArgumentParser, argv: list[str]) -> list[str]:
     """Flags given before the command (`minirag --base-dir X status`) move after it; with no command,
     `serve` (stdio) gets them."""
     commands = subcommands(parser)
