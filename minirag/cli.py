@@ -23,7 +23,6 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 
-from minirag._compat.python import subcommands
 from minirag.cli_output import (
     ProgressLine,
     emit,
@@ -33,13 +32,7 @@ from minirag.cli_output import (
     stdout_json,
     stdout_to_null,
 )
-from minirag.cli_parser import (
-    _Parser,
-    _source_choice_error,
-    _unrecognized,
-    build_parser,
-    command_first,
-)
+from minirag.cli_parser import build_parser, command_first, parse_args
 from minirag.display import (
     LogLine,
     a_name,
@@ -480,13 +473,7 @@ def _run(argv: Sequence[str] | None, invocation: _Invocation) -> int:
         argv = command_first(parser, argv)
     if (refusal := _closed_stream(argv)) is not None:
         raise InvalidArgument(refusal)
-    _Parser.parsing = argv
-    args, extras = parser.parse_known_args(argv)
-    if extras:
-        command = subcommands(parser).get(args.command)
-        (command or parser).error(_unrecognized(extras, command))
-    if (mistake := _source_choice_error(args)) is not None:
-        subcommands(parser)[args.command].error(mistake)
+    args = parse_args(parser, argv)
     # Never when serving: on stdio, stdout carries the protocol's messages and nothing else.
     invocation.json = bool(getattr(args, "json", False)) and args.command != "serve"
     handler = logging.StreamHandler(sys.stderr)

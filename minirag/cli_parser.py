@@ -213,6 +213,33 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def command_first(parser: argparse.ArgumentParser, argv: list[str]) -> list[str]:
+    """Flags given before the command (`minirag --base-dir X status`) move after it; with no command,
+    `serve` (stdio) gets them."""
+    commands = subcommands(parser)
+    takes_value = options_taking_values(commands["serve"])
+    i = 0
+    while i < len(argv) and argv[i].startswith("-"):
+        i += 2 if argv[i] in takes_value else 1
+    if i < len(argv) and argv[i] in commands:
+        return [argv[i], *argv[:i], *argv[i + 1:]]
+    return ["serve", *argv]
+
+
+def parse_args(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespace:
+    """`argv`, its command first (command_first), parsed by build_parser()'s `parser`. A usage error
+    (exit 2) for an argument no option takes, and for a read or delete not given exactly one of a
+    path and --source."""
+    _Parser.parsing = argv
+    args, extras = parser.parse_known_args(argv)
+    if extras:
+        command = subcommands(parser).get(args.command)
+        (command or parser).error(_unrecognized(extras, command))
+    if (mistake := _source_choice_error(args)) is not None:
+        subcommands(parser)[args.command].error(mistake)
+    return args
+
+
 def _source_choice_error(args: argparse.Namespace) -> str | None:
     """Why `read`, `read-neighbors` or `delete` was not given exactly one of a path and --source, in
     the CLI's own names (App's refusal names the MCP tools' filePath and source); None if it was."""
@@ -225,16 +252,3 @@ def _source_choice_error(args: argparse.Namespace) -> str | None:
     if args.file_path is not None and args.source is not None:
         return f"give {option} or --source, not both"
     return None
-
-
-def command_first(parser: argparse.ArgumentParser, argv: list[str]) -> list[str]:
-    """Flags given before the command (`minirag --base-dir X status`) move after it; with no command,
-    `serve` (stdio) gets them."""
-    commands = subcommands(parser)
-    takes_value = options_taking_values(commands["serve"])
-    i = 0
-    while i < len(argv) and argv[i].startswith("-"):
-        i += 2 if argv[i] in takes_value else 1
-    if i < len(argv) and argv[i] in commands:
-        return [argv[i], *argv[:i], *argv[i + 1:]]
-    return ["serve", *argv]
