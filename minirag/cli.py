@@ -14,7 +14,6 @@ import contextlib
 import dataclasses
 import logging
 import os
-import re
 import select
 import signal
 import stat
@@ -27,8 +26,11 @@ from minirag.cli_output import (
     ProgressLine,
     emit,
     escape_what_output_cannot_encode,
+    fmt_collections,
+    fmt_deleted,
     fmt_dict,
     fmt_list,
+    fmt_neighbors,
     stdout_json,
     stdout_to_null,
 )
@@ -39,7 +41,6 @@ from minirag.display import (
     for_terminal,
     is_utf8,
     message_line,
-    on_one_line,
     printable,
     shown,
 )
@@ -201,22 +202,8 @@ def _cmd_read(args, app) -> int:
 
 def _cmd_neighbors(args, app) -> int:
     window = app.neighbors(_key(args, app), args.chunk_index, args.before, args.after)
-    emit(args, window, lambda w: "\n\n".join(
-        f"--- #{c.chunk_index}{_pages(c.page_start, c.page_end)}{' (hit)' if c.is_target else ''}\n"
-        + _FRAME_LIKE.sub(r"\\\g<0>", c.text) for c in w.chunks))
+    emit(args, window, fmt_neighbors)
     return 0
-
-
-# A line of a chunk's text shaped as the frame read-neighbors prints around each chunk: escaped as
-# Markdown escapes a line (`\--- #7`), so no chunk passes for another's frame, the hit's even.
-_FRAME_LIKE = re.compile(r"^--- #", re.MULTILINE)
-
-
-def _pages(start: int | None, end: int | None) -> str:
-    from minirag.results import page_label
-
-    label = page_label(start, end)
-    return f" p. {label}" if label else ""
 
 
 def _cmd_list(args, app) -> int:
@@ -225,19 +212,11 @@ def _cmd_list(args, app) -> int:
 
 
 def _cmd_collections(args, app) -> int:
-    from minirag.ingest.progress import plural
-
-    emit(args, app.list_collections(), lambda value: "\n".join(
-        f"{c.name}  {plural(c.file_count, 'file')}, {plural(c.chunk_count, 'chunk')}, "
-        f"last sync {c.last_sync or 'never'}  {a_name(c.path)}"
-        + (f"\n   {on_one_line(c.description)}" if c.description else "")
-        for c in value.collections))
+    emit(args, app.list_collections(), fmt_collections)
     return 0
 
 
 def _cmd_delete(args, app) -> int:
-    from minirag.ingest.progress import plural
-
     key = app.delete_key(file_path=args.file_path, source=args.source)
     try:
         deleted = app.delete(key)
@@ -248,7 +227,7 @@ def _cmd_delete(args, app) -> int:
                 "from the index, leave the folder out with an ignore rule (a .minignore line, MINIRAG_EXCLUDE) "
                 "and run `minirag sync`") from None
         raise
-    emit(args, deleted, lambda d: f"deleted {a_name(d.source)} ({plural(d.deleted_chunks, 'chunk')})")
+    emit(args, deleted, fmt_deleted)
     return 0
 
 

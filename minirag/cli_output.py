@@ -9,6 +9,7 @@ import errno
 import io
 import json
 import os
+import re
 import shutil
 import sys
 import threading
@@ -198,6 +199,42 @@ def fmt_list(listing) -> str:
 
     others = Progress(other_types=Counter(dict(listing.other_types))).other_types_line()
     return "\n".join([*rows, *([others] if others else [])])
+
+
+def fmt_collections(value) -> str:
+    """One line a collection: its name, files and chunks indexed, last sync and root; its description below."""
+    from minirag.ingest.progress import plural
+
+    return "\n".join(
+        f"{c.name}  {plural(c.file_count, 'file')}, {plural(c.chunk_count, 'chunk')}, "
+        f"last sync {c.last_sync or 'never'}  {a_name(c.path)}"
+        + (f"\n   {on_one_line(c.description)}" if c.description else "")
+        for c in value.collections)
+
+
+def fmt_neighbors(window) -> str:
+    """Each chunk of a read-neighbors window under a frame line: its index, pages, and whether it is the hit."""
+    return "\n\n".join(
+        f"--- #{c.chunk_index}{_pages(c.page_start, c.page_end)}{' (hit)' if c.is_target else ''}\n"
+        + _FRAME_LIKE.sub(r"\\\g<0>", c.text) for c in window.chunks)
+
+
+# A line of a chunk's text shaped as the frame read-neighbors prints around each chunk: escaped as
+# Markdown escapes a line (`\--- #7`), so no chunk passes for another's frame, the hit's even.
+_FRAME_LIKE = re.compile(r"^--- #", re.MULTILINE)
+
+
+def _pages(start: int | None, end: int | None) -> str:
+    from minirag.results import page_label
+
+    label = page_label(start, end)
+    return f" p. {label}" if label else ""
+
+
+def fmt_deleted(deleted) -> str:
+    from minirag.ingest.progress import plural
+
+    return f"deleted {a_name(deleted.source)} ({plural(deleted.deleted_chunks, 'chunk')})"
 
 
 def fmt_dict(value) -> str:
