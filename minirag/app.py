@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import bisect
 import functools
-import json
 import logging
 import os
 import re
@@ -33,6 +32,13 @@ from minirag.binding import (
     recorded_model,
     remember_model_path,
 )
+from minirag.collection import (
+    collection_of,
+    collection_scope,
+    list_collections,
+    record_sync,
+    synced_roots,
+)
 from minirag.config import (
     DEFAULT_HYBRID_WEIGHT,
     DEFAULT_TOP_K,
@@ -40,7 +46,6 @@ from minirag.config import (
     NAME_HYBRID_WEIGHT,
     QUESTION_HYBRID_WEIGHT,
     SENTENCE_HYBRID_WEIGHT,
-    Collection,
     Config,
 )
 from minirag.display import shown
@@ -59,17 +64,12 @@ from minirag.ingest.progress import Progress
 from minirag.results import payload
 from minirag.search import Scope, SearchOptions, clamp_top_k, search
 from minirag.search.vector import MatrixCache
-from minirag.security import (
-    innermost_root,
-    is_under,
-)
 from minirag.spellings import other_spelling
 from minirag.store import connection
 from minirag.store.home import in_own_place, refuse_links, settle_home
 from minirag.store.index import META_GIT_STATE, Index, IndexStats, stale_keywords_warning
 from minirag.values import (
     ChunkWindow,
-    CollectionInfo,
     Collections,
     DeleteResult,
     FileListing,
@@ -92,7 +92,6 @@ log = logging.getLogger(__name__)
 
 # Far more than a model reads (512 tokens); the bound keeps a hostile query's normalization short.
 MAX_QUERY_CHARS = 10_000
-META_LAST_SYNC = "collections_last_sync"  # {root: ISO time} of each root's last complete sync
 READ_SLACK_TOKENS = 8  # a page's nextOffset, once known, may be a few digits longer than the null it replaces
 _READS_OF_A_CHANGING_FILE = 3  # an ingest_file whose file changed while it was read reads it again, this often
 
@@ -618,24 +617,9 @@ class App:
             self.index.set_meta(META_GIT_STATE, stored_states(states))
         if not progress.stop.is_set():
             lock.ensure_held()
-            self._record_sync(target, paths)
+            if roots := synced_roots(self.config.roots, target, paths):
+                record_sync(self.index, roots)
         return progress
-
-    def _record_sync(self, target: Path | None, paths: list[Path] | None) -> None:
-        """The time each root was last brought in sync: every root after a full pass, a root named
-        whole (or a folder above it) after a pass of that path, a root a watch pass reconciled."""
-        from datetime import UTC, datetime
-
-        roots = [str(root) for root in self.config.roots]
-        if target is not None:
-            roots = [root for root in roots if is_under(root, str(target), os.sep)]
-        elif paths is not None:
-            roots = [root for root in roots if any(is_under(str(p), root, os.sep) for p in paths)]
-        if not roots:
-            return
-        synced = _last_syncs(self.index)
-        now = datetime.now(UTC).isoformat(timespec="seconds")
-        self.index.set_meta(META_LAST_SYNC, json.dumps(synced | dict.fromkeys(roots, now)))
 
     # --- watching -----------------------------------------------------------------
 
@@ -745,46 +729,13 @@ class App:
             self._open_index(rebuild=False)  # refuses an index that came with its folder, as every command does
         return backup(self.config.db_path, dest)
 
-    # --- collections ---------------------------------------------------------------
-
-    def collection(self, name: str) -> Collection:
-        for collection in self.config.collections:
-            if collection.name == name:
-                return collection
-        known = ", ".join(c.name for c in self.config.collections)
-        raise InvalidArgument(f"no collection {shown(name, 80)!r}; the collections are: {known}")
-
-    def collection_of(self, source: str) -> str | None:
-        """The name of the collection whose root holds `source` (the innermost); None for data and url sources."""
-        root = innermost_root(source, [c.root for c in self.config.collections])
-        return next((c.name for c in self.config.collections if c.root == root), None) if root else None
-
-    def collection_scope(self, collection: str | None, scope: str | None) -> str | None:
-        """The scope a search or listing runs in: `scope`, or the collection's root, or `scope`
-        inside that root (a scope outside it is refused: it would silently find nothing)."""
-        scope = self.search_scope(scope)
-        if collection is None:
-            return scope
-        root = str(self.collection(collection).root)
-        if scope is None:
-            return root
-        if not is_under(scope, root, os.sep):
-            raise InvalidArgument(f"scope {shown(scope, 120)!r} is not inside collection {collection!r} ({root})")
-        return scope
+    # --- collections (minirag/collection.py) ----------------------------------------
 
     @explained
     def list_collections(self) -> Collections:
-        """Each collection: name, description, root, indexed files and chunks, last complete sync."""
-        counts, synced = {}, {}
-        if self._index is not None or self._index_file_holds_data():  # never creates the index
-            index = self.index
-            for c in self.config.collections:
-                scope = Scope.of(str(c.root))
-                counts[c.name] = index.counts_under(scope.low, scope.exact, scope.high)
-            synced = _last_syncs(index)
-        return Collections(tuple(
-            CollectionInfo(c.name, c.description, str(c.root), *counts.get(c.name, (0, 0)), synced.get(str(c.root)))
-            for c in self.config.collections))
+        """Each collection's files, chunks and last sync (collection.list_collections); never creates the index."""
+        has_index = self._index is not None or self._index_file_holds_data()
+        return list_collections(self.config, self.index if has_index else None)
 
     # --- reads -------------------------------------------------------------------
 
@@ -797,7 +748,7 @@ class App:
         if len(text) > MAX_QUERY_CHARS:
             raise InvalidArgument(f"query is {len(text):,} characters; queries take at most {MAX_QUERY_CHARS:,}")
         clamp_top_k(top_k)  # refuse a bad topK even when the index is empty
-        scope = self.collection_scope(collection, scope)
+        scope = collection_scope(self.config, collection, self.search_scope(scope))
         self.require_index()
         options = SearchOptions(
             top_k=top_k, hybrid_weight=self.config.hybrid_weight, scope=scope,
@@ -821,7 +772,7 @@ class App:
         if not hits and not index.holds_sources() and (who := self.being_built()) is not None:
             raise IndexUnavailable(self._not_built_yet(f"the index at {self.config.db_path} is empty", who))
         return QueryResult(tuple(hits), index.parents(h.parent_id for h in hits),
-                           tuple(self.collection_of(h.source) for h in hits), tuple(self.config.roots))
+                           tuple(collection_of(self.config, h.source) for h in hits), tuple(self.config.roots))
 
     @explained
     def term_weights(self, text: str) -> dict[str, float]:
@@ -885,7 +836,7 @@ class App:
         """`ignored`: also the files and folders ignore rules leave out (state `excluded`, with the rule)."""
         from minirag.ingest.listing import list_entries
 
-        scope = self.collection_scope(collection, scope)
+        scope = collection_scope(self.config, collection, self.search_scope(scope))
         self.require_index()
         others: Counter = Counter()  # files left out for their type, by suffix (not counted under a scope)
         files = list_entries(self.index, self.config, Scope.of(scope) if scope else None, self.chunk_budget(),
@@ -956,14 +907,6 @@ class App:
             git_state=parse_states(self.index.meta(META_GIT_STATE)),
             scheme_warning=_scheme_warning(stats),
         )
-
-
-def _last_syncs(index: Index) -> dict:
-    """When each root was last brought in sync; {} for a value that is no JSON object (it only informs)."""
-    try:
-        return connection.json_object(index.meta(META_LAST_SYNC) or "{}")
-    except ValueError:
-        return {}
 
 
 def _scheme_warning(stats: IndexStats) -> str | None:

@@ -54,7 +54,7 @@ BOOLEAN_VALUES = "1/true/yes/on or 0/false/no/off"
 
 @dataclass(frozen=True)
 class Flag:
-    """A setting's command-line flag. cli.py adds it to every command (or to `command` alone) as
+    """A setting's command-line flag. cli_parser.py adds it to every command (or to `command` alone) as
     described here, and load_config takes its value by `key`, over the setting's variable."""
 
     name: str  # "--db-path"

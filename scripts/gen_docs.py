@@ -1,7 +1,7 @@
 """Write the generated references from the code, so they cannot drift from it:
 
     docs/configuration.md   from SETTINGS in minirag/config.py
-    docs/cli.md             from minirag.cli.build_parser()
+    docs/cli.md             from minirag.cli_parser.build_parser()
 
     uv run python scripts/gen_docs.py           # rewrite both
     uv run python scripts/gen_docs.py --check   # exit 1 naming the stale ones (tests/test_docs.py checks the same)
@@ -17,7 +17,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from minirag.cli import build_parser  # noqa: E402
+from minirag.cli_parser import build_parser  # noqa: E402
 from minirag.config import SETTINGS, Setting  # noqa: E402
 
 REGENERATE = "uv run python scripts/gen_docs.py"
@@ -226,7 +226,7 @@ def cli_md() -> str:
     shared = set.intersection(*({_key(a) for a in _own_actions(p)} for p in commands.values()))
     first = next(iter(commands.values()))
     common = [a for a in _own_actions(first) if _key(a) in shared]
-    out = [_banner("minirag.cli.build_parser()"), CLI_INTRO,
+    out = [_banner("minirag.cli_parser.build_parser()"), CLI_INTRO,
            "\n## Options every command takes\n\n",
            "They override the environment variables named in brackets (see "
            "[configuration.md](configuration.md)).\n\n",

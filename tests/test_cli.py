@@ -104,9 +104,9 @@ def test_a_human_query_shows_the_stretch_of_a_long_chunk_that_holds_the_rare_que
 
 
 def test_human_status_reads_as_words_not_python_values(app, docs):
-    from minirag import cli
+    from minirag.cli_output import fmt_dict
 
-    lines = dict(line.split(": ", 1) for line in cli._fmt_dict(app.status()).splitlines())
+    lines = dict(line.split(": ", 1) for line in fmt_dict(app.status()).splitlines())
     assert lines["roots"] == str(docs) and lines["readOnly"] == "no"
     assert not any(value in ("None", "False", "True") or value.startswith(("[", "{")) for value in lines.values())
     assert "name=" in lines["collections"] and "description=" not in lines["collections"]  # none given: not shown

@@ -20,7 +20,7 @@ import pytest
 from conftest import ROOT, write
 from helpers.models import tiny_turned
 
-from minirag import cli
+from minirag import cli, cli_parser
 from minirag.errors import InvalidArgument
 
 # The smallest valid arguments of each command (files named here exist in the `docs` fixture).
@@ -54,7 +54,7 @@ BAD_VALUES = [
 
 
 def commands() -> list[str]:
-    parser = cli.build_parser()
+    parser = cli_parser.build_parser()
     sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
     return sorted(sub.choices)
 

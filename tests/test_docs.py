@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from minirag.cli import build_parser
+from minirag.cli_parser import build_parser
 from minirag.config import SETTING
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -157,12 +157,12 @@ def test_the_result_is_json_serializable(make_config):
 
 
 def _cli_has_doctor() -> bool:
-    from minirag.cli import build_parser
+    from minirag.cli_parser import build_parser
 
     return "doctor" in build_parser().format_help()
 
 
-@pytest.mark.skipif(not _cli_has_doctor(), reason="`minirag doctor` is not wired into cli.py yet")
+@pytest.mark.skipif(not _cli_has_doctor(), reason="`minirag doctor` is not wired into cli_parser.py yet")
 def test_the_cli_exits_0_when_healthy_and_1_when_not(run_cli, tmp_path, docs, model_dir):
     env = dict.fromkeys(("DB_PATH", "BASE_DIR", "BASE_DIRS", "MODEL_PATH"))
     base = ["doctor", "--base-dir", str(docs), "--db-path", str(tmp_path / "i.db")]

@@ -14,7 +14,7 @@ import pytest
 from conftest import write
 from test_watch import eventually
 
-from minirag import cli
+from minirag import cli_output
 from minirag.cli import main
 from minirag.display import display_width
 from minirag.ingest.progress import Progress, duration
@@ -92,7 +92,7 @@ class _Terminal(io.StringIO):
 def test_on_a_terminal_the_line_shows_at_once_before_any_change(monkeypatch):
     terminal = _Terminal()
     monkeypatch.setattr(sys, "stderr", terminal)
-    display = cli._Progress()
+    display = cli_output.ProgressLine()
     display.start(Progress())
     try:
         eventually(lambda: "loading the model (0 s)" in terminal.getvalue(), what="the first line")
@@ -107,7 +107,7 @@ def test_on_a_narrow_terminal_the_line_is_cut_to_its_width_so_each_redraw_stays_
     monkeypatch.setenv("COLUMNS", "40")
     progress = Progress(total=300, done=266, chunks_embedded=3069,
                         current="/home/someone/projects/handbook/chapters/" + "界" * 30 + ".md")
-    display = cli._Progress()
+    display = cli_output.ProgressLine()
     display._draw(progress)
     display._draw(progress)
     rows = terminal.getvalue().split("\r\x1b[K")[1:]
@@ -122,12 +122,12 @@ def test_on_an_80_column_terminal_the_file_in_hand_shows_its_name_whatever_its_f
     monkeypatch.setenv("COLUMNS", "80")
     progress = Progress(total=507, done=2, chunks_embedded=555,
                         current="/tmp/explore64/corpus/handbook/en-US/html/sect.scheduling-tasks.html")
-    cli._Progress()._draw(progress)
+    cli_output.ProgressLine()._draw(progress)
     row = terminal.getvalue().split("\r\x1b[K")[-1]
     assert row.startswith("[2/507 files] 555 chunks embedded") and row.endswith("/sect.scheduling-tasks.html"), row
     assert display_width(row) < 80
     monkeypatch.setenv("COLUMNS", "50")  # no room for a useful part of it: the counts alone
-    cli._Progress()._draw(progress)
+    cli_output.ProgressLine()._draw(progress)
     assert "explore64" not in terminal.getvalue().split("\r\x1b[K")[-1]
 
 
@@ -135,7 +135,7 @@ def test_when_stderr_is_a_pipe_a_plain_line_is_written_every_interval(monkeypatc
     pipe = io.StringIO()
     monkeypatch.setattr(sys, "stderr", pipe)
     progress = Progress(total=3)
-    display = cli._Progress(interval=0.05)
+    display = cli_output.ProgressLine(interval=0.05)
     display.start(progress)
     try:
         eventually(lambda: pipe.getvalue().count("\n") >= 2, what="two plain lines")
@@ -262,10 +262,10 @@ def test_a_file_name_holding_a_line_break_cannot_break_the_live_line_or_forge_on
     monkeypatch.setattr(sys, "stderr", terminal)
     monkeypatch.setenv("COLUMNS", "200")
     progress = Progress(total=3, current=name, ocr_page=(name, 1, 2))
-    cli._Progress()._draw(progress)
+    cli_output.ProgressLine()._draw(progress)
     pipe = io.StringIO()
     monkeypatch.setattr(sys, "stderr", pipe)
-    cli._Progress()._plain(progress)
+    cli_output.ProgressLine()._plain(progress)
     for shown in (terminal.getvalue(), pipe.getvalue().rstrip("\n")):
         assert "\n" not in shown and "\t" not in shown and "\u200b" not in shown, shown
         assert "a.pdf\\nminirag: error" in shown, shown

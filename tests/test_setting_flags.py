@@ -10,7 +10,7 @@ import dataclasses
 import pytest
 
 from minirag import config
-from minirag.cli import build_parser
+from minirag.cli_parser import build_parser
 from minirag.config import (
     SETTINGS,
     Flag,

@@ -139,10 +139,10 @@ def test_the_budget_may_reach_the_model_maximum(make_app):
 def test_the_cli_and_the_mcp_tool_share_one_top_k_default():
     import inspect
 
-    from minirag import cli, server
+    from minirag import cli_parser, server
     from minirag.config import DEFAULT_TOP_K
 
-    query = cli.build_parser()._subparsers._group_actions[0].choices["query"]
+    query = cli_parser.build_parser()._subparsers._group_actions[0].choices["query"]
     assert query.get_default("top_k") == DEFAULT_TOP_K
     assert inspect.signature(server.query_documents).parameters["topK"].default == DEFAULT_TOP_K == 10
 

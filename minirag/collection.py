@@ -1,0 +1,92 @@
+"""Collections, the named roots: the one a source is under, the scope a collection gives a search or a
+listing, each one's indexed files and chunks, and when each root was last brought in sync (a meta
+value of the index)."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from minirag.display import shown
+from minirag.errors import InvalidArgument
+from minirag.search import Scope
+from minirag.security import innermost_root, is_under
+from minirag.store import connection
+from minirag.values import CollectionInfo, Collections
+
+if TYPE_CHECKING:
+    from minirag.config import Collection, Config
+    from minirag.store.index import Index
+
+META_LAST_SYNC = "collections_last_sync"  # {root: ISO time} of each root's last complete sync
+
+
+def collection(config: Config, name: str) -> Collection:
+    for named in config.collections:
+        if named.name == name:
+            return named
+    known = ", ".join(c.name for c in config.collections)
+    raise InvalidArgument(f"no collection {shown(name, 80)!r}; the collections are: {known}")
+
+
+def collection_of(config: Config, source: str) -> str | None:
+    """The name of the collection whose root holds `source` (the innermost); None for data and url sources."""
+    root = innermost_root(source, [c.root for c in config.collections])
+    return next((c.name for c in config.collections if c.root == root), None) if root else None
+
+
+def collection_scope(config: Config, name: str | None, scope: str | None) -> str | None:
+    """The scope a search or listing runs in: `scope` (a search scope already, App.search_scope), or
+    the collection's root, or `scope` inside that root (a scope outside it is refused: it would
+    silently find nothing)."""
+    if name is None:
+        return scope
+    root = str(collection(config, name).root)
+    if scope is None:
+        return root
+    if not is_under(scope, root, os.sep):
+        raise InvalidArgument(f"scope {shown(scope, 120)!r} is not inside collection {name!r} ({root})")
+    return scope
+
+
+def list_collections(config: Config, index: Index | None) -> Collections:
+    """Each collection: name, description, root, indexed files and chunks, last complete sync; with no
+    `index` (none made yet), nothing counted."""
+    counts, synced = {}, {}
+    if index is not None:
+        for c in config.collections:
+            scope = Scope.of(str(c.root))
+            counts[c.name] = index.counts_under(scope.low, scope.exact, scope.high)
+        synced = last_syncs(index)
+    return Collections(tuple(
+        CollectionInfo(c.name, c.description, str(c.root), *counts.get(c.name, (0, 0)), synced.get(str(c.root)))
+        for c in config.collections))
+
+
+def synced_roots(roots: tuple[Path, ...], target: Path | None, paths: list[Path] | None) -> list[str]:
+    """The roots a sync pass brought in sync: every root after a full pass, a root named whole (or a
+    folder above it) after a pass of that path, a root a watch pass reconciled."""
+    names = [str(root) for root in roots]
+    if target is not None:
+        return [root for root in names if is_under(root, str(target), os.sep)]
+    if paths is not None:
+        return [root for root in names if any(is_under(str(p), root, os.sep) for p in paths)]
+    return names
+
+
+def record_sync(index: Index, roots: list[str]) -> None:
+    """Now, as the time each of `roots` was last brought in sync."""
+    from datetime import UTC, datetime
+
+    now = datetime.now(UTC).isoformat(timespec="seconds")
+    index.set_meta(META_LAST_SYNC, json.dumps(last_syncs(index) | dict.fromkeys(roots, now)))
+
+
+def last_syncs(index: Index) -> dict:
+    """When each root was last brought in sync; {} for a value that is no JSON object (it only informs)."""
+    try:
+        return connection.json_object(index.meta(META_LAST_SYNC) or "{}")
+    except ValueError:
+        return {}
