@@ -380,8 +380,11 @@ def test_a_query_whose_model_run_never_ends_is_answered_in_one_line_naming_the_m
         server.initialize()
         answer = server.call("query_documents", query="what do otters eat")
         after = server.call("status")
-    finally:
         stderr = server.close().decode()
+    finally:
+        if server.proc.poll() is None:
+            server.proc.kill()
+            server.proc.wait()
     text = answer["content"][0]["text"]
     assert answer["isError"] and str(folder / "model.onnx") in text and "was stopped" in text, text
     assert "\n" not in text and not after["isError"] and server.proc.returncode == 0, stderr
