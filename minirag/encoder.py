@@ -23,6 +23,12 @@ from minirag.writing import script_of
 
 #: A script is read when the vocabulary holds this many multi-letter pieces of it.
 MIN_SCRIPT_PIECES = 100
+# The longest one model run may take where it is bounded: loading (the width probe), and a server's
+# query (server.QUERY_RUN_LIMIT_S). Far past what a short text takes on any CPU minirag runs on; past it
+# the run is stopped, said as OVERDUE.
+PROBE_LIMIT_S = 60.0
+OVERDUE = ("ran one embedding for more than {limit:g} s and was stopped (a graph that never ends, or a machine "
+           "far too slow for this model)")
 
 
 def vocabulary_words(tokenizer):
@@ -141,7 +147,7 @@ class Encoder:
         # table) is refused here, before an index is bound to it; a one-shot query skips the extra run
         # where the graph states its width, and meets the same error embedding its query.
         static = shape[-1] if shape and isinstance(shape[-1], int) else None
-        self.dimension = static if static is not None and one_shot else len(self.embed_queries(["dimension probe"])[0])
+        self.dimension = static if static is not None and one_shot else self._probe()
         if self.dimension < 1:
             raise ModelUnavailable(f"the model {files.onnx_path} gives vectors of no coordinate (0-d); it is "
                                    "not a sentence encoder, or was cut wrong when exported")
@@ -149,6 +155,15 @@ class Encoder:
             raise ModelUnavailable(
                 f"{files.onnx_path} produces {self.dimension}-d vectors, but {self.spec.model_id} is {self.spec.dimension}-d"
             )
+
+    def _probe(self) -> int:
+        """The width of the vectors the model gives, from one short run: bounded (PROBE_LIMIT_S) unless
+        the caller's bound is in force, so a server's early load (App.load_model_early), which a
+        query waits for, ends under a graph that never ends."""
+        if interruptible.current() is not None:
+            return len(self.embed_queries(["dimension probe"])[0])
+        with interruptible.bounded(interruptible.RunBound(PROBE_LIMIT_S, OVERDUE.format(limit=PROBE_LIMIT_S))):
+            return len(self.embed_queries(["dimension probe"])[0])
 
     @property
     def model_id(self) -> str:
@@ -250,6 +265,8 @@ class Encoder:
             vectors = self._run_model(sequences)
         except MemoryError:
             raise
+        except interruptible.RunStopped as exc:
+            raise ModelUnavailable(f"the model {self.files.onnx_path} {exc}") from None
         except Exception as exc:  # noqa: BLE001 - ONNX Runtime's errors are no common type
             if not is_mismatch(exc):  # the graph fits; running it failed (memory, a kernel)
                 raise ModelUnavailable(f"ONNX Runtime could not run the model {self.files.onnx_path}: "

@@ -8,13 +8,20 @@ main thread waits for it, where handlers run; the exception one raises asks the 
 (`stop`), waits for it to end, and goes on up. Elsewhere the call runs as it is: only the main
 thread gets signals. The helper is a daemon thread, not a ThreadPoolExecutor's worker, which the
 interpreter joins at its exit: a run a second signal left must not hold the process's exit.
+
+A `RunBound` stops the runs made under it (`bounded`) from another thread: when its caller stops it
+(a client cancelled the call), or when one run goes on past its limit. The server's query has one:
+its call ran for ever under such a graph, and a client's cancellation did nothing.
 """
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
+import functools
 import queue
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future
 from typing import Any, TypeVar
 
@@ -41,8 +48,83 @@ def _serve(calls: queue.SimpleQueue[tuple[Future, Callable[[], Any]]]) -> None:
         del future, run, result  # its result (a batch's hidden states) is the caller's: not kept here until the next run
 
 
+class RunStopped(Exception):
+    """A run a RunBound stopped; the message says why."""
+
+
+class RunBound:
+    """Stops the runs made under it (`bounded`, in this context and those copied from it), any
+    thread: `stop(why)`, or a run going on past `limit_s` (None: no limit), said as `overdue`. A
+    run stopped raises RunStopped; one that ended before its stop took returns as it is."""
+
+    def __init__(self, limit_s: float | None, overdue: str = "ran past its time limit and was stopped"):
+        self.limit_s = limit_s
+        self._overdue = overdue
+        self._lock = threading.Lock()
+        self._why: str | None = None
+        self._stops: dict[object, Callable[[], None]] = {}
+
+    def stop(self, why: str) -> None:
+        """Stop the runs going on under this bound, and refuse any later one; the first `why` stays."""
+        with self._lock:
+            if self._why is None:
+                self._why = why
+            stops = list(self._stops.values())
+        for stop in stops:
+            stop()
+
+    def run(self, run: Callable[[], T], stop: Callable[[], None]) -> T:
+        key = object()
+        with self._lock:
+            if self._why is not None:
+                raise RunStopped(self._why)
+            self._stops[key] = stop
+        timer = None
+        if self.limit_s is not None:
+            timer = threading.Timer(self.limit_s, self.stop, (self._overdue,))
+            timer.daemon = True
+            timer.start()
+        try:
+            return run()
+        except Exception:
+            if self._why is not None:
+                raise RunStopped(self._why) from None
+            raise
+        finally:
+            if timer is not None:
+                timer.cancel()
+            with self._lock:
+                del self._stops[key]
+
+
+_bound: contextvars.ContextVar[RunBound | None] = contextvars.ContextVar("minirag_run_bound", default=None)
+
+
+def current() -> RunBound | None:
+    """The bound the runs made here are under, if any."""
+    return _bound.get()
+
+
+@contextlib.contextmanager
+def bounded(bound: RunBound) -> Iterator[RunBound]:
+    """The runs made in this context (and contexts copied from it) under `bound`."""
+    token = _bound.set(bound)
+    try:
+        yield bound
+    finally:
+        _bound.reset(token)
+
+
 def call(run: Callable[[], T], stop: Callable[[], None]) -> T:
-    """`run()`, ended by `stop()` when a signal's handler raises while it runs."""
+    """`run()`, ended by `stop()` when a signal's handler raises while it runs, or when the RunBound
+    it runs under says so (RunStopped)."""
+    bound = _bound.get()
+    if bound is not None:
+        return bound.run(functools.partial(_call, run, stop), stop)
+    return _call(run, stop)
+
+
+def _call(run: Callable[[], T], stop: Callable[[], None]) -> T:
     if threading.current_thread() is not threading.main_thread():
         return run()
     global _calls

@@ -4,6 +4,7 @@ secret may ever reach the index."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import threading
 import time
@@ -108,7 +109,7 @@ def test_list_rechecking_a_touched_file_reads_it_as_a_sync_would(app, docs, tmp_
         else:
             swapped.symlink_to(outside)
         os.replace(swapped, note)
-        return [type(f)(f.source, f.real, f.size, f.mtime_ns + 1) for f in found]  # looks touched
+        return [dataclasses.replace(f, mtime_ns=f.mtime_ns + 1) for f in found]  # looks touched
 
     monkeypatch.setattr(listing, "walk_roots", walk_then_swap)
     answer: dict = {}

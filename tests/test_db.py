@@ -126,6 +126,8 @@ def test_an_index_from_before_the_vector_codes_gets_them_when_opened(tmp_path, m
         for sql in ("DROP TABLE vector_codes", "DROP TABLE vector_codebook", "ALTER TABLE sources DROP COLUMN chunk_budget",
                     "ALTER TABLE exclusions DROP COLUMN failure", "ALTER TABLE sources DROP COLUMN conversion_note",
                     "ALTER TABLE sources DROP COLUMN link_share", "ALTER TABLE sources DROP COLUMN link_line_share",
+                    "ALTER TABLE sources DROP COLUMN ctime_ns", "ALTER TABLE sources DROP COLUMN inode",
+                    "ALTER TABLE exclusions DROP COLUMN ctime_ns", "ALTER TABLE exclusions DROP COLUMN inode",
                     "DELETE FROM migrations WHERE id >= 3"):
             index.conn.execute(sql)
     with Index(path) as index:

@@ -328,3 +328,92 @@ def test_vectors_that_are_not_numbers_from_a_damaged_prepared_copy_name_that_cop
     with pytest.raises(ModelUnavailable) as refused:
         Encoder(resolve("x", folder, cache), cache_dir=cache)
     assert f"or its copy prepared for use in {table.parent}: delete that folder" in str(refused.value)
+
+
+def test_loading_a_model_whose_graph_never_ends_stops_at_its_time_limit_in_one_line(folder, monkeypatch):
+    """A server loads its model on a thread of its own at start (App.load_model_early) and a query waits
+    for it: the load's width probe ran the endless graph for ever, and every query waited with it."""
+    from minirag import encoder as encoder_module
+    from minirag.errors import ModelUnavailable
+    from minirag.models import resolve
+
+    _endless(folder)
+    monkeypatch.setattr(encoder_module, "PROBE_LIMIT_S", 0.5)
+    with pytest.raises(ModelUnavailable) as refused:
+        encoder_module.Encoder(resolve("x", folder, folder.parent / "cache"))
+    said = str(refused.value)
+    assert str(folder / "model.onnx") in said and "was stopped" in said and "\n" not in said, said
+
+
+# The stdio server as `python -m minirag` runs it, its query's model runs bounded at argv[1] seconds
+# and no model loaded at start (its first query loads it, under that bound).
+SERVE = """
+import sys
+from minirag import server
+from minirag.cli import main
+from minirag.server_state import ServerState
+server.QUERY_RUN_LIMIT_S = float(sys.argv.pop(1))
+ServerState.load_model_early = lambda self: None
+sys.exit(main())
+"""
+
+
+def _indexed_then_endless(folder: Path, tmp_path: Path) -> dict[str, str]:
+    """The environment of a server whose index was made with `folder`'s model, whose graph then never ends."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("# Otters\n\nOtters eat fish.\n")
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent), "BASE_DIR": str(docs),
+           "DB_PATH": str(tmp_path / "index.db"), "MODEL_PATH": str(folder), "CACHE_DIR": str(tmp_path / "cache")}
+    subprocess.run([sys.executable, "-m", "minirag", "sync"], env=env, check=True, capture_output=True, timeout=120)
+    _endless(folder)
+    return env
+
+
+@pytest.mark.slow
+def test_a_query_whose_model_run_never_ends_is_answered_in_one_line_naming_the_model(folder, tmp_path):
+    from test_server_stdio import RawServer
+
+    env = _indexed_then_endless(folder, tmp_path)
+    server = RawServer(env, "2", run=("-c", SERVE))
+    try:
+        server.initialize()
+        answer = server.call("query_documents", query="what do otters eat")
+        after = server.call("status")
+        stderr = server.close().decode()
+    finally:
+        if server.proc.poll() is None:
+            server.proc.kill()
+            server.proc.wait()
+    text = answer["content"][0]["text"]
+    assert answer["isError"] and str(folder / "model.onnx") in text and "was stopped" in text, text
+    assert "\n" not in text and not after["isError"] and server.proc.returncode == 0, stderr
+    assert "Traceback" not in stderr, stderr
+
+
+@pytest.mark.slow
+def test_a_client_that_cancels_a_query_whose_model_run_never_ends_stops_that_run(folder, tmp_path):
+    """notifications/cancelled (Esc in Claude Code) did nothing: the SDK's worker thread waited on the
+    run, which went on for ever, and the server could not end when its client closed stdin."""
+    from test_server_stdio import TIMEOUT_S, RawServer
+
+    env = _indexed_then_endless(folder, tmp_path)
+    server = RawServer(env, "3600", run=("-c", SERVE))
+    try:
+        server.initialize()
+        server.send({"id": 9, "method": "tools/call",
+                     "params": {"name": "query_documents", "arguments": {"query": "what do otters eat"}}})
+        _wait_until_it_runs_the_endless_graph(server.proc)
+        server.send({"method": "notifications/cancelled", "params": {"requestId": 9, "reason": "user pressed Esc"}})
+        after = server.call("status")
+        server.proc.stdin.close()
+        server.proc.wait(TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        pytest.fail("the server did not end: the cancelled query's model run went on")
+    finally:
+        if server.proc.poll() is None:
+            server.proc.kill()
+            server.proc.wait()
+    stderr = server.proc.stderr.read().decode()
+    assert not after["isError"] and server.proc.returncode == 0, stderr
+    assert "Traceback" not in stderr, stderr

@@ -42,8 +42,8 @@ def server_env(tmp_path, model_path) -> dict[str, str]:
 class RawServer:
     """`python -m minirag` on pipes, spoken to one JSON-RPC line at a time."""
 
-    def __init__(self, env: dict[str, str], *args: str):
-        self.proc = subprocess.Popen([sys.executable, "-m", "minirag", *args], env=env, stdin=subprocess.PIPE,
+    def __init__(self, env: dict[str, str], *args: str, run: tuple[str, ...] = ("-m", "minirag")):
+        self.proc = subprocess.Popen([sys.executable, *run, *args], env=env, stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         self.lines: queue.Queue[bytes] = queue.Queue()
         self.raw: list[bytes] = []

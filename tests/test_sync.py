@@ -745,7 +745,7 @@ def test_files_are_converted_ahead_within_a_byte_and_a_file_bound():
             def submit(fn, item):
                 submitted.append(item)
                 return pool.submit(fn, item)
-            files = [FoundFile(f"f{i}", f"f{i}", size, 0) for i, size in enumerate(sizes)]
+            files = [FoundFile(f"f{i}", f"f{i}", size, 0, 0, i) for i, size in enumerate(sizes)]
             for position, (found, future) in enumerate(pipeline_module._ahead(
                     type("Pool", (), {"submit": staticmethod(submit)}), files, lambda f: f.source)):
                 assert future.result() == found.source
@@ -853,3 +853,114 @@ def test_list_says_nothing_of_whether_a_path_outside_the_roots_exists(make_app, 
     listed = {entry["source"]: entry for entry in payload(make_app().list_files())["files"]}
     said = {path: (listed[str(path)]["state"], listed[str(path)].get("reason")) for path in (there, gone)}
     assert said == {path: ("missing", "in no configured root; the next sync removes it") for path in (there, gone)}
+
+
+
+@pytest.fixture
+def trusted_at_once(monkeypatch):
+    """Every stat trusted as soon as it is read (no racy window): only the stat itself can tell a change."""
+    from minirag.ingest import pipeline
+
+    monkeypatch.setattr(pipeline, "RACY_NS", 0)
+
+
+@pytest.fixture
+def reads(monkeypatch):
+    """The files a sync reads (to hash, or to convert)."""
+    from minirag.ingest import pipeline
+
+    seen = []
+    real = pipeline.read_file_inside_roots
+
+    def counting(path, *args, **kw):
+        seen.append(Path(path).name)
+        return real(path, *args, **kw)
+
+    monkeypatch.setattr(pipeline, "read_file_inside_roots", counting)
+    return seen
+
+
+def test_a_rewrite_that_keeps_its_size_and_puts_its_mtime_back_is_seen(app, docs, trusted_at_once):
+    """rsync -t, tar -x, cp -p and backup restores set a file's mtime back: with the same size, only
+    its ctime (which utime sets to now, and no user program can set back) says it changed."""
+    a = write(docs / "a.md", "# Alpha\n\nThe secret word is pineapple.")
+    hour_ago = time.time_ns() - 3600 * 10**9
+    os.utime(a, ns=(hour_ago, hour_ago))
+    sync(app)
+    write(a, "# Alpha\n\nThe secret word is watermelo.")  # same size
+    os.utime(a, ns=(hour_ago, hour_ago))
+    result = sync(app)
+    assert (result.done, result.skipped) == (1, 0)
+    assert "watermelo" in app.read(str(a)).text
+
+
+def test_a_file_replaced_by_a_rename_with_its_size_and_mtime_is_seen(app, docs, trusted_at_once):
+    a = write(docs / "a.md", "# Alpha\n\nThe secret word is pineapple.")
+    hour_ago = time.time_ns() - 3600 * 10**9
+    os.utime(a, ns=(hour_ago, hour_ago))
+    sync(app)
+    new = write(docs / "a.md.new", "# Alpha\n\nThe secret word is watermelo.")
+    os.utime(new, ns=(hour_ago, hour_ago))
+    os.replace(new, a)
+    assert sync(app).done == 1
+    assert "watermelo" in app.read(str(a)).text
+
+
+def test_a_chmod_or_a_hard_link_is_hashed_not_converted_and_then_trusted_again(app, docs, conversions, reads,
+                                                                                trusted_at_once):
+    a = write(docs / "a.md", "# Alpha\n\nApples.")
+    hour_ago = time.time_ns() - 3600 * 10**9
+    os.utime(a, ns=(hour_ago, hour_ago))
+    sync(app)
+    assert sync(app).skipped == 1 and reads == ["a.md"]  # trusted by its stat: not read again
+    os.chmod(a, 0o600)
+    os.link(a, docs / "elsewhere.txt~")  # a second name (never indexed): the ctime moves again
+    assert sync(app).skipped == 1 and reads == ["a.md", "a.md"]  # read and hashed: the same bytes
+    assert conversions == ["a.md"]  # and not converted again
+    assert app.index.stored_states("file")[str(a)].ctime_ns == a.stat().st_ctime_ns
+    assert sync(app).skipped == 1 and len(reads) == 2  # its new stat is trusted
+
+
+def test_a_fresh_ctime_is_not_trusted_yet(app, docs):
+    """Two writes within one ctime tick (coarse on many file systems) share it: a ctime too fresh
+    when read is stored as unknown, as a fresh mtime is (git's racy rule)."""
+    a = write(docs / "a.md", "# Alpha\n\nApples.")
+    hour_ago = time.time_ns() - 3600 * 10**9
+    os.utime(a, ns=(hour_ago, hour_ago))
+    sync(app)
+    stored = app.index.stored_states("file")[str(a)]
+    assert (stored.mtime_ns, stored.ctime_ns) == (hour_ago, None)
+
+
+def test_an_index_from_before_ctimes_were_recorded_hashes_each_file_once_and_embeds_nothing(
+        make_app, make_config, encoder, docs, tmp_path, reads, trusted_at_once):
+    import sqlite3
+
+    from minirag.app import App
+
+    a = write(docs / "a.md", "# Alpha\n\nApples.")
+    b = write(docs / "b.md", "---\nrag: false\n---\n# Draft\n\nNot for the index.\n")
+    hour_ago = time.time_ns() - 3600 * 10**9
+    for path in (a, b):
+        os.utime(path, ns=(hour_ago, hour_ago))
+    app = make_app()
+    sync(app)
+    app.close()
+    with sqlite3.connect(tmp_path / "index.db") as conn:  # as a minirag before migration 10 left it
+        for table in ("sources", "exclusions"):
+            conn.execute(f"ALTER TABLE {table} DROP COLUMN ctime_ns")
+            conn.execute(f"ALTER TABLE {table} DROP COLUMN inode")
+        conn.execute("DELETE FROM migrations WHERE id >= 10")
+    conn.close()
+    reads.clear()
+    counting = CountingEncoder(encoder)
+    app = App(make_config(), encoder=counting)
+    result = sync(app)
+    assert (result.skipped, result.excluded, result.done) == (1, 1, 0) and sorted(reads) == ["a.md", "b.md"]
+    assert counting.embedded == []
+    assert app.index.stored_states("file")[str(a)].stat == tuple(scan.file_stat(a.stat()))
+    assert app.index.excluded_states()[str(b)].stat == tuple(scan.file_stat(b.stat()))
+    reads.clear()
+    sync(app)
+    app.close()
+    assert reads == []  # the fast path from now on

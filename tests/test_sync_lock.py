@@ -395,3 +395,36 @@ def test_a_lock_whose_new_index_folder_a_failed_first_sync_takes_away_meanwhile_
     assert raced and second.intact()
     second.abandon()  # the folder it made again is taken away in turn
     assert not db_path.parent.exists()
+
+
+def test_a_failed_first_sync_never_takes_the_gitignore_from_a_folder_another_process_wrote_into_meanwhile(
+        tmp_path, monkeypatch):
+    """abandon looked at the `.minirag` folder it made (only its .gitignore in it), then removed the
+    .gitignore, then the folder: another process's index written in between stayed in a folder without
+    its .gitignore, for git to pick up."""
+    from minirag.store import lock as lock_module
+
+    db_path = tmp_path / "docs" / ".minirag" / "index.db"
+    folder = db_path.parent
+    first = SyncLock(db_path).acquire()
+    gitignore = (folder / ".gitignore").read_bytes()
+    real_scandir = os.scandir
+
+    def written_into_meanwhile(path):
+        listing = list(real_scandir(path))  # what abandon sees: only its own .gitignore
+        (folder / "index.db").write_bytes(b"another process's index")  # before abandon acts on it
+        return iter(listing)
+
+    monkeypatch.setattr(lock_module.os, "scandir", written_into_meanwhile)
+    first.abandon()
+    monkeypatch.undo()
+    assert (folder / "index.db").read_bytes() == b"another process's index"
+    assert (folder / ".gitignore").read_bytes() == gitignore
+
+
+def test_a_failed_first_sync_leaves_a_gitignore_someone_changed_and_its_folder(tmp_path):
+    db_path = tmp_path / "docs" / ".minirag" / "index.db"
+    first = SyncLock(db_path).acquire()
+    (db_path.parent / ".gitignore").write_text("*\n!notes.txt\n")
+    first.abandon()
+    assert (db_path.parent / ".gitignore").read_text() == "*\n!notes.txt\n"

@@ -393,6 +393,23 @@ def test_polling_sees_a_file_replaced_by_an_older_one_or_saved_twice_in_a_second
     eventually(lambda: "beavers" in w.text(path), what="the text put back")
 
 
+@pytest.mark.parametrize("poll", [False, True], ids=["notifications", "polling"])
+def test_a_same_size_rewrite_whose_mtime_is_put_back_is_reindexed(watching, docs, monkeypatch, poll):
+    """A watcher's pass trusts a file's stat as a sync does: a rewrite of the same size whose mtime
+    was set back (rsync -t, tar -x, cp -p) kept its old text, unless its ctime is compared too."""
+    from minirag.ingest import pipeline
+
+    monkeypatch.setattr(pipeline, "RACY_NS", 0)  # every stat trusted at once: only the stat tells
+    path = write(docs / "a.md", "# Alpha\n\nThe secret word is pineapple.")
+    hour_ago = time.time_ns() - 3600 * 10**9
+    os.utime(path, ns=(hour_ago, hour_ago))
+    w = watching(polling=poll)
+    w.settle()
+    write(path, "# Alpha\n\nThe secret word is watermelo.")  # same size
+    os.utime(path, ns=(hour_ago, hour_ago))
+    eventually(lambda: "watermelo" in w.text(path), what="the rewritten text")
+
+
 @pytest.mark.parametrize("polling", [False, True], ids=["notifications", "polling"])
 def test_a_folder_replaced_by_a_file_of_its_name_takes_its_documents_out(watching, docs, polling):
     """Polling, the folder's own look fails (not a directory) rather than finding it empty: what

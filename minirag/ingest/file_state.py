@@ -1,8 +1,8 @@
 """A file's state against the index: the one answer a sync, the pipeline and `list` each ask.
 
 What each caller knows of the file differs, so each says how a record is compared with
-it (`holds`): a sync's fast path by size and mtime, the pipeline by the hash of the bytes
-it read, `list` by size and mtime, else the hash. The decision itself is `file_state`.
+it (`holds`): a sync's fast path by the file's stat (scan.FileStat), the pipeline by the hash of
+the bytes it read, `list` by the stat, else the hash. The decision itself is `file_state`.
 """
 
 from __future__ import annotations
@@ -61,11 +61,10 @@ def refused_unread(record: Record) -> bool:
 
 
 def by_stat(found: FoundFile, max_size: int) -> Callable[[Record], bool]:
-    """A record holds the file when its size and mtime are the file's (an mtime stored as unknown never does).
-    A refusal for size holds only while the file is still over `max_size`: once the limit is
-    raised, the file is read."""
-    return lambda record: (record.size == found.size and record.mtime_ns == found.mtime_ns
-                           and (found.size > max_size or not refused_unread(record)))
+    """A record holds the file when its stat (size, mtime, ctime, inode) is the file's (a time stored as
+    unknown never does). A refusal for size holds only while the file is still over `max_size`: once
+    the limit is raised, the file is read."""
+    return lambda record: (record.stat == found.stat and (found.size > max_size or not refused_unread(record)))
 
 
 def by_hash(content_hash: str) -> Callable[[Record], bool]:

@@ -37,7 +37,7 @@ class ListEntry:
 
 
 def _same_bytes(found: FoundFile, content_hash: str, roots, max_size: int) -> bool:
-    """A touched file (new mtime) may still hold the bytes that were indexed: hash it to see.
+    """A touched file (another mtime, ctime or inode) may still hold the bytes that were indexed: hash it to see.
 
     Read as a sync reads it (read_inside_roots): the name may have been swapped since the
     scan for a FIFO (a plain open would block for ever), or for a link out of the roots."""
@@ -61,8 +61,8 @@ def _disk_state(found: FoundFile, stored: StoredState | None, excluded: Excluded
     def holds(record: StoredState | ExcludedState) -> bool:  # a touched file may still hold the same bytes
         if refused_unread(record):  # refused for a size it is no longer over (MAX_FILE_SIZE raised since)
             return False
-        return record.size == found.size and (record.mtime_ns == found.mtime_ns
-                                              or _same_bytes(found, record.content_hash, roots, max_size))
+        return record.stat == found.stat or (record.size == found.size
+                                             and _same_bytes(found, record.content_hash, roots, max_size))
 
     state = file_state(found.source, stored, excluded, holds=holds, budget=budget)
     return FileState.FAILING.value if state is FileState.INTERRUPTED else state.value

@@ -37,10 +37,10 @@ from minirag.ingest.embed import with_vectors
 from minirag.ingest.file_state import CONVERTING, CONVERTING_AGAIN, FileState, by_hash, file_state
 from minirag.ingest.isolation import ConversionStopped, convert_isolated, limits_of
 from minirag.ingest.progress import Progress, plural
-from minirag.ingest.scan import FoundFile, size_and_mtime
+from minirag.ingest.scan import FileStat, FoundFile, file_stat, stat_now
 from minirag.keywords import KeywordText, keyword_texts
 from minirag.security import read_file_inside_roots
-from minirag.store.index import ExcludedState, Index, SourceRecord, StoredState
+from minirag.store.index import ExcludedState, Index, SourceRecord, StoredStat, StoredState
 
 log = logging.getLogger(__name__)
 
@@ -55,22 +55,36 @@ LOOKAHEAD_FILES = 64
 LOOKAHEAD_BYTES = 32 * 1024 * 1024
 TOUCHED_BATCH = 1000  # new stats of touched-but-unchanged files per transaction (each commit checkpoints)
 # A file modified this recently when it is read may be written again within the same
-# timestamp tick (1 s on ext3, HFS+ and many network mounts, 2 s on FAT) and keep its
-# size and mtime: its stat is stored as unknown, so the next sync reads and hashes it
-# instead of trusting the stat (git's "racy" rule). Future mtimes (clock skew) count too.
+# timestamp tick (1 s on ext3, HFS+ and many network mounts, 2 s on FAT; the ctime's tick is
+# the kernel's coarse clock) and keep its size and mtime (or ctime): that time is stored as
+# unknown, so the next sync reads and hashes it instead of trusting the stat (git's "racy"
+# rule). Future times (clock skew) count too.
 RACY_NS = 3_000_000_000
 
 
 def as_read(found: FoundFile, opened: os.stat_result) -> FoundFile:
     """`found` with the stat of the descriptor its bytes were read through."""
-    if (opened.st_size, opened.st_mtime_ns) == (found.size, found.mtime_ns):
+    if file_stat(opened) == found.stat:
         return found
-    return FoundFile(found.source, found.real, opened.st_size, opened.st_mtime_ns)
+    return FoundFile.of(found.source, found.real, opened)
 
 
-def trusted_mtime(mtime_ns: int) -> int | None:
-    """The mtime to store for the stat fast path; None while the file is too fresh to trust it."""
-    return None if mtime_ns >= time.time_ns() - RACY_NS else mtime_ns
+def _trusted(time_ns: int, now_ns: int) -> int | None:
+    return None if time_ns >= now_ns - RACY_NS else time_ns
+
+
+def stored_stat(found: FoundFile) -> StoredStat:
+    """The stat to store beside the bytes read for the stat fast path: its mtime and ctime each None
+    while too fresh to trust (the next sync hashes the file, and stores them then)."""
+    now = time.time_ns()
+    return found.size, _trusted(found.mtime_ns, now), _trusted(found.ctime_ns, now), found.inode
+
+
+def excluded_state(found: FoundFile, content_hash: str, reason: str, *, failure: bool = False) -> ExcludedState:
+    """What the index remembers of a file left out (or failed) as `found`, and why."""
+    size, mtime_ns, ctime_ns, inode = stored_stat(found)
+    return ExcludedState(content_hash, size, mtime_ns, SCHEME_VERSION, reason, failure=failure, ctime_ns=ctime_ns,
+                         inode=inode)
 
 
 @dataclass(frozen=True)
@@ -114,9 +128,9 @@ class Document:
     chunked: ChunkedDocument
     warnings: tuple[str, ...] = ()
     keyword_texts: tuple[KeywordText, ...] | None = None  # one per chunk, made in the conversion thread
-    # A file's (size, mtime_ns) as its bytes were read: written only if the file still has that stat,
+    # A file's stat as its bytes were read: written only if the file still has that stat,
     # or (Pipeline.write) only grew since: it still begins with the `read_bytes` bytes read.
-    read_as: tuple[int, int] | None = None
+    read_as: FileStat | None = None
     read_bytes: int | None = None
 
 
@@ -141,8 +155,9 @@ class Pipeline:
     # --- preparing documents (runs in worker threads) ----------------------
 
     def build(self, converted: Converted, *, source: str, kind: str, stem: str, content_hash: str,
-              title: str | None = None, size: int | None = None, mtime_ns: int | None = None,
+              title: str | None = None, stat: StoredStat = (None, None, None, None),
               progress: Progress | None = None) -> Document | Excluded:
+        """`stat`: the file's as read (stored_stat), for a file."""
         t0 = time.perf_counter()
         meta, body = parse_frontmatter(converted.markdown) if converted.frontmatter else ({}, converted.markdown)
         if meta.get("rag") is False:
@@ -173,9 +188,10 @@ class Pipeline:
             scan = named_as(os.path.basename(source)).kind in (".pdf", *ocr.IMAGE_EXTENSIONS)
             note = NO_TEXT_SCAN_NOTE if scan else NO_TEXT_NOTE
             warnings.append(f"{source}: {note}")
+        size, mtime_ns, ctime_ns, inode = stat
         record = SourceRecord(source=source, kind=kind, title=title, content_hash=content_hash, size=size,
                               mtime_ns=mtime_ns, category=chunked.category, lifecycle=lifecycle,
-                              chunk_budget=self.budget, note=note)
+                              chunk_budget=self.budget, note=note, ctime_ns=ctime_ns, inode=inode)
         # The keyword texts (language identified, words stemmed) here, in a conversion thread, so the
         # thread that embeds and writes does not make them.
         made = keyword_texts([chunk.text for chunk in chunked.chunks], title)
@@ -225,8 +241,7 @@ class Pipeline:
 
         def mark(marks: dict[str, str | None]) -> None:
             guard()
-            self.index.mark_converting(found.source, ExcludedState(
-                digest, found.size, trusted_mtime(found.mtime_ns), SCHEME_VERSION, reason, failure=True))
+            self.index.mark_converting(found.source, excluded_state(found, digest, reason, failure=True))
             marks[found.source] = reason
 
         # From the mark to its removal: a file whose first conversion never finished converts alone.
@@ -261,10 +276,9 @@ class Pipeline:
             if progress.stop.is_set():  # chunking a large document takes as long as converting it
                 raise ConversionStopped(found.source)
         built = self.build(converted, source=found.source, kind="file", stem=title_stem(found.source),
-                           content_hash=digest, size=found.size, mtime_ns=trusted_mtime(found.mtime_ns),
-                           progress=progress)
+                           content_hash=digest, stat=stored_stat(found), progress=progress)
         return dataclasses.replace(built, found=found) if isinstance(built, Excluded) else \
-            dataclasses.replace(built, read_as=(found.size, found.mtime_ns), read_bytes=len(data))
+            dataclasses.replace(built, read_as=found.stat, read_bytes=len(data))
 
     # --- embedding and writing -------------------------------------------
 
@@ -285,13 +299,13 @@ class Pipeline:
         # reads were judged against are looked at inside it, where no other writer commits between.
         prefixes = set() if judged is None else {
             source for source, document in read_as.items()
-            if size_and_mtime(source) != document.read_as and self._begins_as_read(document)}
+            if stat_now(source) != document.read_as and self._begins_as_read(document)}
 
         def current(record: SourceRecord) -> bool:
             # Asked inside the write transaction: no other writer commits between this look and the write.
             if record.source not in read_as:
                 return True
-            if size_and_mtime(record.source) == read_as[record.source].read_as:
+            if stat_now(record.source) == read_as[record.source].read_as:
                 return True
             if judged is not None and record.source in prefixes and \
                     self.index.state_of(record.source)[0] == judged.get(record.source):
@@ -333,7 +347,7 @@ class Pipeline:
         exclusions = self.index.excluded_states()
         notify = on_change or (lambda _p: None)
         group: list[Document] = []
-        touched: list[tuple[str, int, int | None]] = []  # unchanged content, new stat: written with the next group
+        touched: list[tuple[str, StoredStat]] = []  # unchanged content, new stat: written with the next group
         # Sources whose exclusion row a conversion mark replaced this run -> the mark, while it is in place.
         marks: dict[str, str | None] = {}
 
@@ -346,7 +360,7 @@ class Pipeline:
         def still(found: FoundFile) -> Callable[[], bool]:
             """Whether the file still has the stat its bytes were read with; said when not."""
             def current() -> bool:
-                if size_and_mtime(found.source) == (found.size, found.mtime_ns):
+                if stat_now(found.source) == found.stat:
                     return True
                 if found.source not in moved:  # a transaction retried asks again
                     moved.append(found.source)
@@ -441,9 +455,9 @@ class Pipeline:
                     if isinstance(result, Unchanged):
                         progress.skipped += 1
                         known = stored.get(found.source)
-                        mtime_ns = trusted_mtime(found.mtime_ns)
-                        if known and (known.size, known.mtime_ns) != (found.size, mtime_ns):
-                            touched.append((found.source, found.size, mtime_ns))
+                        stat = stored_stat(found)
+                        if known and known.stat != stat:
+                            touched.append((found.source, stat))
                             if len(touched) >= TOUCHED_BATCH:
                                 flush_touched()
                     elif isinstance(result, Failed):
@@ -452,8 +466,7 @@ class Pipeline:
                         else:
                             progress.failed += 1
                             progress.warnings.append(result.reason)
-                        state = ExcludedState(result.content_hash, found.size, trusted_mtime(found.mtime_ns),
-                                              SCHEME_VERSION, result.reason, failure=True)
+                        state = excluded_state(found, result.content_hash, result.reason, failure=True)
                         if _was_marked(marks, found.source) or exclusions.get(found.source) != state:
                             guard()
                             self.index.record_exclusion(found.source, state, current=still(found))
@@ -468,8 +481,7 @@ class Pipeline:
                         log.info("excluded %s (%s)", found.source, result.reason)
                         progress.excluded += 1
                         previous = exclusions.get(found.source)
-                        state = ExcludedState(result.content_hash, found.size, trusted_mtime(found.mtime_ns),
-                                              SCHEME_VERSION, result.reason)
+                        state = excluded_state(found, result.content_hash, result.reason)
                         if _was_marked(marks, found.source) or previous != state:
                             guard()
                             progress.deleted += self.index.record_exclusion(found.source, state, current=still(found))

@@ -137,12 +137,33 @@ def within(path: str, places: set[str]) -> bool:
     return True
 
 
+# What a file's stat says of its bytes: (size, mtime_ns, ctime_ns, inode). The mtime can be set back
+# (rsync -t, tar -x, cp -p, a backup restore), and two writes within one tick share it; the ctime
+# moves on every write (and chmod, link, utime) and no user program can set it back; a file renamed
+# over the name has another inode. A sync trusts a file whose stat is the one recorded with its bytes.
+FileStat = tuple[int, int, int, int]
+
+
+def file_stat(st: os.stat_result) -> FileStat:
+    return st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino
+
+
 @dataclass(frozen=True)
 class FoundFile:
     source: str  # the path as found under the root (a symlink keeps its own name)
     real: str  # what it resolves to; always inside a root
     size: int
     mtime_ns: int
+    ctime_ns: int
+    inode: int
+
+    @classmethod
+    def of(cls, source: str, real: str, st: os.stat_result) -> FoundFile:
+        return cls(source, real, *file_stat(st))
+
+    @property
+    def stat(self) -> FileStat:
+        return self.size, self.mtime_ns, self.ctime_ns, self.inode
 
 
 # Errors that mean "nothing there" (or nothing that could ever be read), not "cannot look now".
@@ -208,7 +229,7 @@ def _stat_file(path: str, roots: Sequence[Path], unreadable: list[str], others: 
         if others is not None:  # `syslog.1`, `LGPL-2.1`, `syslog.2.gz`: counted by their last suffix, as before
             others[Path(path).suffix.lower()] += 1
         return None
-    return FoundFile(path, real, st.st_size, st.st_mtime_ns)
+    return FoundFile.of(path, real, st)
 
 
 def is_read_by_head(real: str, named: NamedAs) -> bool:
@@ -220,14 +241,13 @@ def is_read_by_head(real: str, named: NamedAs) -> bool:
     return is_text_file(real, named.compression) if named.note else not named.sniffed
 
 
-def size_and_mtime(path: str) -> tuple[int, int] | None:
-    """The (size, mtime_ns) a file at `path` has now, following links; None where it is gone or unreadable:
+def stat_now(path: str) -> FileStat | None:
+    """The FileStat a file at `path` has now, following links; None where it is gone or unreadable:
     what a FoundFile was judged by, to tell whether a file moved since."""
     try:
-        st = os.stat(path)
+        return file_stat(os.stat(path))
     except OSError:
         return None
-    return st.st_size, st.st_mtime_ns
 
 
 def is_text_file(real: str, compression: str) -> bool:

@@ -4,7 +4,7 @@ watchfiles (the Rust `notify` crate: inotify, FSEvents, ReadDirectoryChangesW), 
 polling (ingest/notify.py), reports changed paths. Paths that are not documents are dropped by name
 (the index's own files, editors' temp files, skipped and dot-dirs). A batch runs
 once nothing has changed for `debounce` seconds and every file in it has kept its
-size and mtime across that window, so an atomic save, a checkout of a thousand
+stat (size, mtime, ctime, inode) across that window, so an atomic save, a checkout of a thousand
 files and a file still being written each end in one pass over the final content.
 The caller's `run_pass` syncs a batch (or, with None, every root) under the sync
 lock; a pass the lock refuses is retried later with nothing dropped. A full
@@ -31,11 +31,12 @@ from minirag.ingest.ignore import IGNORE_FILES
 from minirag.ingest.other_names import OtherNames
 from minirag.ingest.progress import Progress
 from minirag.ingest.scan import (
+    FileStat,
     has_document_suffix,
     is_temporary,
-    size_and_mtime,
     skipped_folder,
     skipped_on_the_way,
+    stat_now,
 )
 from minirag.security import containing_root
 from minirag.store.home import index_files
@@ -128,7 +129,7 @@ class EventFilter:
 class _Pending:
     first_seen: float
     last_event: float
-    stat: tuple[int, int] | None  # (size, mtime_ns) when last looked at; None: gone or unreadable
+    stat: FileStat | None  # when last looked at; None: gone or unreadable
     added: bool  # created or moved in (a directory that appears needs a walk: its files raise no events)
 
 
@@ -536,7 +537,7 @@ class Watcher:
     def add(self, changes: Iterable[tuple[object, str]]) -> None:
         """Queue changed paths (watchfiles' (Change, path) pairs)."""
         now = time.monotonic()
-        stats = [(change, path, size_and_mtime(path)) for change, path in changes]
+        stats = [(change, path, stat_now(path)) for change, path in changes]
         with self._cond:
             for change, path, stat in stats:
                 added = getattr(change, "name", change) == _ADDED
@@ -569,7 +570,7 @@ class Watcher:
         return None
 
     def _take_settled(self, now: float) -> dict[str, _Pending]:
-        """Pending paths that are quiet and kept their size and mtime, when a batch is due."""
+        """Pending paths that are quiet and kept their stat (scan.FileStat), when a batch is due."""
         if not self._pending:
             return {}
         overdue = now - min(e.first_seen for e in self._pending.values()) >= self.max_delay
@@ -578,7 +579,7 @@ class Watcher:
         quiet = [p for p, e in self._pending.items() if now - e.last_event >= self.debounce]
         settled = []
         for path in quiet:
-            entry, stat = self._pending[path], size_and_mtime(path)
+            entry, stat = self._pending[path], stat_now(path)
             if stat != entry.stat:  # still being written, without an event (yet): wait another window
                 entry.stat, entry.last_event = stat, now
                 self._last_event = now

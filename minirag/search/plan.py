@@ -8,6 +8,7 @@ lifecycle filters applied before ranking -> both scores completed for every cand
 
 from __future__ import annotations
 
+import contextvars
 import functools
 from collections.abc import Callable
 from concurrent.futures import Executor
@@ -190,7 +191,8 @@ def hybrid_search(conn, query_text: str, options: SearchOptions, *, embed=None, 
 
         pending = None
         if pool is not None and run_vector and terms:
-            pending = pool.submit(vector_side, pool_conn)
+            # In the caller's context: a bound on its model runs (interruptible.RunBound) goes along.
+            pending = pool.submit(contextvars.copy_context().run, vector_side, pool_conn)
         term_counts = TermCounts(conn, terms, counts, shape.generation)
         keyword = keyword_candidates(conn, terms, depth, scope, shape.largest_chunk_id, term_counts)
         nearest: list = []

@@ -47,6 +47,7 @@ def sqlite_version() -> str:
 
 
 INDEX_FOLDER_GITIGNORE = ".gitignore"  # what make_index_folder writes in a `.minirag` folder it makes
+INDEX_FOLDER_GITIGNORE_TEXT = b"# minirag's index: nothing here belongs in version control\n*\n"
 
 
 def make_index_folder(db_path: Path | str) -> bool:
@@ -63,7 +64,7 @@ def make_index_folder(db_path: Path | str) -> bool:
             pass
         else:
             with contextlib.suppress(OSError):  # only a convenience: the index works without it
-                _write_new_file(folder, INDEX_FOLDER_GITIGNORE, b"# minirag's index: nothing here belongs in version control\n*\n")
+                write_new_file(folder, INDEX_FOLDER_GITIGNORE, INDEX_FOLDER_GITIGNORE_TEXT)
             return True
     if folder.is_file():  # mkdir would say only "File exists"
         raise FileAccessError(f"the index's folder {folder} is a file; point DB_PATH at a path in a folder")
@@ -74,7 +75,7 @@ def make_index_folder(db_path: Path | str) -> bool:
     return True
 
 
-def _write_new_file(folder: Path, name: str, data: bytes) -> None:
+def write_new_file(folder: Path, name: str, data: bytes) -> None:
     """`folder/name`, made here and written; OSError where either is a link or `name` exists. The
     root holding `folder` may be writable by others, who could put a link to a user's folder or file
     in place of either between the folder's making and this."""

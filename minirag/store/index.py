@@ -52,6 +52,10 @@ def text_hash(text: str) -> str:
     return hashlib.blake2b(text.encode("utf-8"), digest_size=16).hexdigest()
 
 
+# A file's stat as recorded beside its bytes (scan.FileStat): None where unknown (never equal to a stat).
+StoredStat = tuple[int | None, int | None, int | None, int | None]
+
+
 @dataclass(frozen=True)
 class SourceRecord:
     source: str
@@ -64,6 +68,8 @@ class SourceRecord:
     lifecycle: str = "active"
     chunk_budget: int | None = None  # the token budget it was cut at
     note: str = ""  # what conversion left out ("2 of 9 pages had no text; install the ocr extra ...")
+    ctime_ns: int | None = None  # with size, mtime_ns and inode: the file's stat (scan.FileStat) as read
+    inode: int | None = None
 
 
 @dataclass(frozen=True)
@@ -84,6 +90,12 @@ class StoredState:
     scheme: int
     chunk_budget: int | None = None
     note: str = ""
+    ctime_ns: int | None = None  # None: unknown (too fresh when read, or recorded before migration 10)
+    inode: int | None = None
+
+    @property
+    def stat(self) -> StoredStat:
+        return self.size, self.mtime_ns, self.ctime_ns, self.inode
 
 
 @dataclass(frozen=True)
@@ -97,6 +109,12 @@ class ExcludedState:
     scheme: int
     reason: str
     failure: bool = False
+    ctime_ns: int | None = None
+    inode: int | None = None
+
+    @property
+    def stat(self) -> StoredStat:
+        return self.size, self.mtime_ns, self.ctime_ns, self.inode
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,12 +167,24 @@ class IndexStats:
 
 
 _UPSERT_EXCLUSION = """
-    INSERT INTO exclusions (source, content_hash, size, mtime_ns, scheme, reason, failure, checked_at)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+    INSERT INTO exclusions (source, content_hash, size, mtime_ns, scheme, reason, failure, checked_at, ctime_ns,
+                            inode)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
     ON CONFLICT(source) DO UPDATE SET content_hash = excluded.content_hash, size = excluded.size,
         mtime_ns = excluded.mtime_ns, scheme = excluded.scheme, reason = excluded.reason,
-        failure = excluded.failure, checked_at = excluded.checked_at
+        failure = excluded.failure, checked_at = excluded.checked_at, ctime_ns = excluded.ctime_ns,
+        inode = excluded.inode
 """
+
+
+_EXCLUSION_COLUMNS = "content_hash, size, mtime_ns, scheme, reason, failure, ctime_ns, inode"
+
+
+def _excluded_state(row: Sequence) -> ExcludedState:
+    """An ExcludedState from a row of _EXCLUSION_COLUMNS."""
+    content_hash, size, mtime_ns, scheme, reason, failure, ctime_ns, inode = row
+    return ExcludedState(content_hash, size, mtime_ns, scheme, reason, failure=bool(failure), ctime_ns=ctime_ns,
+                         inode=inode)
 
 
 def stale_keywords_warning(stored: str) -> str:
@@ -533,12 +563,12 @@ class Index:
             """
             INSERT INTO sources (source, kind, title, content_hash, size, mtime_ns, scheme, category,
                                  lifecycle, ingested_at, chunk_budget, conversion_note, link_share,
-                                 link_line_share)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                 link_line_share, ctime_ns, inode)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """,
             (rec.source, rec.kind, rec.title, rec.content_hash, rec.size, rec.mtime_ns, SCHEME_VERSION,
              doc.category, rec.lifecycle, now, rec.chunk_budget, rec.note, doc.site_links.share,
-             doc.site_links.line_share),
+             doc.site_links.line_share, rec.ctime_ns, rec.inode),
         ).lastrowid
         parent_ids = [
             self.conn.execute(
@@ -608,22 +638,24 @@ class Index:
 
         return db.with_retry(write) if sources else 0
 
-    def update_stats(self, stats: Sequence[tuple[str, int, int | None]]) -> None:
-        """(source, size, mtime_ns) of files whose content is unchanged but which were touched:
+    def update_stats(self, stats: Sequence[tuple[str, StoredStat]]) -> None:
+        """(source, stat) of files whose content is unchanged but which were touched:
         remembered so the fast path hits next time (an excluded file's too). Written in batches,
         since each commit costs a checkpoint (docs/benchmarks.md#behind-the-constants); nothing searchable changes, so the
         generation stays."""
         if not stats:
             return
-        rows = [(size, mtime_ns, source) for source, size, mtime_ns in stats]
+        rows = [(*stat, source) for source, stat in stats]
 
         def write() -> None:
             with self._transaction(searchable=False):
-                self.conn.executemany("UPDATE sources SET size = ?, mtime_ns = ? WHERE source = ?", rows)
+                self.conn.executemany("UPDATE sources SET size = ?, mtime_ns = ?, ctime_ns = ?, inode = ? "
+                                      "WHERE source = ?", rows)
                 # These files hold their indexed bytes again: a failure recorded since is over.
                 self.conn.executemany("DELETE FROM exclusions WHERE source = ? AND failure = 1",
-                                      [(source,) for source, _size, _mtime in stats])
-                self.conn.executemany("UPDATE exclusions SET size = ?, mtime_ns = ? WHERE source = ?", rows)
+                                      [(source,) for source, _stat in stats])
+                self.conn.executemany("UPDATE exclusions SET size = ?, mtime_ns = ?, ctime_ns = ?, inode = ? "
+                                      "WHERE source = ?", rows)
 
         db.with_retry(write)
 
@@ -634,7 +666,7 @@ class Index:
         `current` is asked inside the transaction: False records nothing (returns 0)."""
         now = datetime.now(UTC).isoformat(timespec="seconds")
         values = (source, state.content_hash, state.size, state.mtime_ns, state.scheme, state.reason,
-                  int(state.failure), now)
+                  int(state.failure), now, state.ctime_ns, state.inode)
 
         def write() -> int:
             indexed = not state.failure and self.conn.execute(
@@ -655,7 +687,7 @@ class Index:
         converting them; any thread may call it. Written on a connection of its own and not
         checkpointed (the next write's checkpoint folds it in), so it costs a commit, no fsync."""
         values = (source, state.content_hash, state.size, state.mtime_ns, state.scheme, state.reason, 1,
-                  datetime.now(UTC).isoformat(timespec="seconds"))
+                  datetime.now(UTC).isoformat(timespec="seconds"), state.ctime_ns, state.inode)
         self._write_mark(_UPSERT_EXCLUSION, values)
 
     def unmark_converting(self, source: str, reason: str) -> None:
@@ -694,24 +726,21 @@ class Index:
     # --- reads ---------------------------------------------------------------
 
     def stored_states(self, kind: str | None = None) -> dict[str, StoredState]:
-        sql = "SELECT source, content_hash, size, mtime_ns, scheme, chunk_budget, conversion_note FROM sources"
+        sql = ("SELECT source, content_hash, size, mtime_ns, scheme, chunk_budget, conversion_note, ctime_ns, inode "
+               "FROM sources")
         rows = self.conn.execute(sql + " WHERE kind = ?", (kind,)) if kind else self.conn.execute(sql)
         return {r[0]: StoredState(*r[1:]) for r in rows}
 
     def state_of(self, source: str) -> tuple[StoredState | None, ExcludedState | None]:
         """`source`'s row and its exclusion row, as stored_states and excluded_states give them."""
-        row = self.conn.execute("SELECT content_hash, size, mtime_ns, scheme, chunk_budget, conversion_note "
-                                "FROM sources WHERE source = ?", (source,)).fetchone()
-        left = self.conn.execute("SELECT content_hash, size, mtime_ns, scheme, reason, failure FROM exclusions "
-                                 "WHERE source = ?", (source,)).fetchone()
-        return (StoredState(*row) if row else None,
-                ExcludedState(left[0], left[1], left[2], left[3], left[4], failure=bool(left[5])) if left else None)
+        row = self.conn.execute("SELECT content_hash, size, mtime_ns, scheme, chunk_budget, conversion_note, "
+                                "ctime_ns, inode FROM sources WHERE source = ?", (source,)).fetchone()
+        left = self.conn.execute(f"SELECT {_EXCLUSION_COLUMNS} FROM exclusions WHERE source = ?", (source,)).fetchone()
+        return StoredState(*row) if row else None, _excluded_state(left) if left else None
 
     def excluded_states(self) -> dict[str, ExcludedState]:
-        rows = self.conn.execute(
-            "SELECT source, content_hash, size, mtime_ns, scheme, reason, failure FROM exclusions")
-        return {source: ExcludedState(content_hash, size, mtime_ns, scheme, reason, failure=bool(failure))
-                for source, content_hash, size, mtime_ns, scheme, reason, failure in rows}
+        rows = self.conn.execute(f"SELECT source, {_EXCLUSION_COLUMNS} FROM exclusions")
+        return {row[0]: _excluded_state(row[1:]) for row in rows}
 
     def vectors_for_hashes(self, hashes: Iterable[str]) -> dict[str, np.ndarray]:
         """Vectors already stored for these chunk texts, so unchanged text is never re-embedded."""

@@ -33,9 +33,11 @@ from minirag import json_text
 from minirag.errors import FileAccessError, SyncLocked
 from minirag.store.connection import (
     INDEX_FOLDER_GITIGNORE,
+    INDEX_FOLDER_GITIGNORE_TEXT,
     make_index_folder,
     not_sqlite,
     not_sqlite_error,
+    write_new_file,
 )
 
 if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
@@ -192,12 +194,8 @@ class SyncLock:
             with contextlib.suppress(OSError):
                 os.unlink(self.path)  # while locked: a sync that opened it meanwhile finds its name gone, and retries
         self.release()
-        folder = self.path.parent
         if made_folder:
-            with contextlib.suppress(OSError):
-                if [entry.name for entry in os.scandir(folder)] == [INDEX_FOLDER_GITIGNORE]:
-                    (folder / INDEX_FOLDER_GITIGNORE).unlink()
-                folder.rmdir()  # refused where anything else is in it
+            _remove_made_folder(self.path.parent)
         self._made = (False, False)
 
     def __enter__(self) -> SyncLock:
@@ -268,6 +266,42 @@ def _alive(pid: int) -> bool:
     except (OSError, OverflowError):
         return False
     return True
+
+
+def _remove_made_folder(folder: Path) -> None:
+    """Remove the `.minirag` folder make_index_folder made, where nothing but its own .gitignore is in
+    it. The folder goes only empty (rmdir), so the .gitignore goes first: where another process wrote
+    into the folder between the look and the rmdir, the .gitignore is written again, so that process's
+    index stays out of git. One changed since it was made is someone's: it stays, and the folder too."""
+    gitignore = folder / INDEX_FOLDER_GITIGNORE
+    try:
+        names = [entry.name for entry in os.scandir(folder)]
+        if names == [INDEX_FOLDER_GITIGNORE]:
+            if _head(gitignore, len(INDEX_FOLDER_GITIGNORE_TEXT) + 1) != INDEX_FOLDER_GITIGNORE_TEXT:
+                return
+            gitignore.unlink()
+        elif names:
+            return
+    except OSError:
+        return
+    try:
+        folder.rmdir()  # refused where anything came in meanwhile
+    except OSError:
+        if names:  # unless one is there again (another process's, or the user's)
+            with contextlib.suppress(OSError):
+                write_new_file(folder, INDEX_FOLDER_GITIGNORE, INDEX_FOLDER_GITIGNORE_TEXT)
+
+
+def _head(path: Path, limit: int) -> bytes | None:
+    """Up to `limit` bytes of the regular file at `path` (a link not followed); None where it is no such file."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
+        return None
+    try:
+        return os.read(fd, limit) if stat.S_ISREG(os.fstat(fd).st_mode) else None
+    finally:
+        os.close(fd)
 
 
 def _names(path: Path, fd: int) -> bool:

@@ -202,6 +202,17 @@ def _m009_first_evening_tables(conn: Connection) -> None:
     conn.executemany("INSERT INTO chunks_vec (chunk_id, embedding, lifecycle) VALUES (?, ?, ?)", rows)
 
 
+def _m010_file_change_stat(conn: Connection) -> None:
+    # Each file's ctime and inode beside its size and mtime (scan.FileStat): a rewrite that keeps its
+    # size and puts its mtime back is seen. NULL (older rows): unknown, so each file is hashed once more
+    # (not re-embedded: its bytes are the same unless it did change unseen).
+    for table in ("sources", "exclusions"):
+        columns = {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
+        for column in ("ctime_ns", "inode"):
+            if column not in columns:
+                _script(conn, f"ALTER TABLE {table} ADD COLUMN {column} INTEGER;")
+
+
 MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [
     ("core tables, FTS5", _m001_core),
     ("exclusions", _m002_exclusions),
@@ -212,6 +223,7 @@ MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [
     ("vector codes on every dimension", _m007_complete_codes),
     ("each source's share of links to its site", _m008_link_share),
     ("the first evening's tables made as today's", _m009_first_evening_tables),
+    ("each file's ctime and inode", _m010_file_change_stat),
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 META_SCHEMA = "schema_version"  # the `meta` key migrate writes SCHEMA_VERSION under
