@@ -55,6 +55,10 @@ DOCUMENT_EXTENSIONS = frozenset(
      ".mhtml", ".mht", ".tsv", ".epub", ".ipynb", ".eml", ".msg", ".mbox", ".srt", ".vtt", ".qmd", ".rmd", ".mkd",
      ".mkdn", ".mdown", ".mdwn", ".shtml", MANUAL}
 )
+# Formats a user may well expect read that minirag does not read, and why, as the line leaving one out says it.
+BINARY_WORKBOOK = ("its sheets are binary records, which minirag does not read; saved as .xlsx (Excel's or "
+                   "LibreOffice's Save As) it is read")
+NOT_READ_FORMATS = {".xlsb": f"an Excel binary workbook: {BINARY_WORKBOOK}"}
 # A note's suffixes after its name, lower-cased: up to three words (`.dns`, `.lib`, `.feature-removal-schedule`,
 # `.debian.old`); a rotation's or a year's number (`.0`, `.1`, `.2010`).
 _NOTE_SUFFIX = re.compile(r"(?:\.[a-z0-9][a-z0-9_+-]{0,40}){1,3}")
