@@ -437,3 +437,42 @@ def test_the_relationships_of_many_damaged_slides_are_mended_in_linear_time():
             mended(archive, data, ".pptx", damaged, "d.pptx")
 
     assert grows_linearly(mend, deck_of)
+
+
+def _animals() -> dict[str, bytes]:
+    """A workbook as xlsxwriter writes it: every text cell a shared string (`t="s"`), A2's `<v>2</v>`."""
+    def build(out):
+        import xlsxwriter
+
+        book = xlsxwriter.Workbook(out)
+        sheet = book.add_worksheet()
+        for row, values in enumerate((["Animal", "Count"], ["walrus", 3], ["seal", 4])):
+            sheet.write_row(row, 0, values)
+        book.close()
+    return _made(build)
+
+
+@pytest.mark.parametrize("value", ["", "1.0", "seal", "-1", "99999999999999999999", "9" * 5000, "1_0", "\u0663"])
+def test_a_shared_string_cell_whose_number_is_no_whole_index_is_one_empty_cell_and_one_warning(value):
+    """`1.0`, text, and 5,000 digits (past what Python's int() reads) refused the whole workbook;
+    an empty `<v>` read as empty without a word, and an Arabic-Indic three (which int() reads as 3)
+    as another cell's string. Now each is the cell left empty, counted in the one warning a shared
+    string the table does not hold gives (as `-1` and an index past the table's end were)."""
+    members = _animals()
+    sheet = members["xl/worksheets/sheet1.xml"]
+    damaged = sheet.replace(b'<c r="A2" t="s"><v>2</v>', f'<c r="A2" t="s"><v>{value}</v>'.encode())
+    assert damaged != sheet
+    members["xl/worksheets/sheet1.xml"] = damaged
+    converted = convert_document(_zip(members), ".xlsx", "d.xlsx")
+    assert _rows(converted.markdown) == [["Animal", "Count"], ["", "3"], ["seal", "4"]], converted.markdown
+    assert converted.warnings == ("d.xlsx: 1 cells name a shared string the workbook does not hold "
+                                  "(its table holds 4); read as empty",)
+
+
+@pytest.mark.parametrize("value", ["2", " 2 ", "+2", "002"])
+def test_a_shared_string_index_xml_schema_reads_as_a_number_names_its_string(value):
+    members = _animals()
+    members["xl/worksheets/sheet1.xml"] = members["xl/worksheets/sheet1.xml"].replace(
+        b'<c r="A2" t="s"><v>2</v>', f'<c r="A2" t="s"><v>{value}</v>'.encode())
+    converted = convert_document(_zip(members), ".xlsx", "d.xlsx")
+    assert _rows(converted.markdown)[1] == ["walrus", "3"] and converted.warnings == ()

@@ -26,6 +26,15 @@ from minirag.ingest.doc_names import named_as, stem
     ("changelog.1.gz", ".man", "changelog"), ("README.pdf", ".pdf", "README"), ("LICENSE.html", ".html", "LICENSE"),
     ("README.png", ".png", "README"), ("README.bin", ".bin", "README"), ("install.py", ".py", "install"),
     ("changelog.vim", ".vim", "changelog"), ("Install.pm", ".pm", "Install"), ("README.sh", ".sh", "README"),
+    # A note's qualifier after a `-` or `_` (Rust's `LICENSE-MIT`, valgrind's `README_MISSING_SYSCALL_OR_IOCTL`),
+    # and Debian's lower-case `changelog` with a part's name after it (gcc's `changelog.libstdc++.gz`).
+    ("LICENSE-MIT", ".txt", "LICENSE-MIT"), ("LICENSE-APACHE", ".txt", "LICENSE-APACHE"),
+    ("COPYING-2.0", ".txt", "COPYING-2.0"), ("README_MISSING_SYSCALL_OR_IOCTL.gz", ".txt", "README_MISSING_SYSCALL_OR_IOCTL"),
+    ("changelog.libstdc++.gz", ".txt", "changelog.libstdc++"), ("README.gtk+", ".txt", "README.gtk+"),
+    ("LICENSE-MIT.md", ".md", "LICENSE-MIT"), ("README_zh.pdf", ".pdf", "README_zh"), ("LICENSE-THIRD-PARTY", ".txt", "LICENSE-THIRD-PARTY"),
+    ("install-sh", "", "install-sh"), ("license-checker", "", "license-checker"), ("changelog-generator", "", "changelog-generator"),
+    ("INSTALL_check.py", ".py", "INSTALL_check"), ("changelog.config.js", ".js", "changelog.config"),
+    ("changelog.lang", ".lang", "changelog"),  # gtksourceview's syntax file for changelogs
 ])
 def test_a_documentation_files_name_without_an_extension_is_read_as_plain_text(name, kind, name_stem):
     assert named_as(name).kind == kind
@@ -80,6 +89,24 @@ def test_notes_with_a_suffix_of_their_own_are_read_as_text_where_their_head_is_t
         assert words in read["text"], (name, read)
     page = json.loads(run_cli("read", "--json", docs / "install.1.gz").stdout)
     assert "copy files and set attributes" in page["text"] and page["title"].startswith("install(1)"), page
+
+
+def test_notes_named_with_a_qualifier_or_in_debians_spelling_are_read_where_their_head_is_text(run_cli, cli_env, docs):
+    """Each was left out as of no supported type: cargo's `LICENSE-MIT` (rustup's share/doc), valgrind's
+    `README_MISSING_SYSCALL_OR_IOCTL.gz`, gcc's `changelog.libstdc++.gz` (their first lines). One
+    that is binary is still left out and counted."""
+    (docs / "LICENSE-MIT").write_text("Permission is hereby granted, free of charge, to any\nperson obtaining a copy\n")
+    (docs / "README_MISSING_SYSCALL_OR_IOCTL.gz").write_bytes(gzip.compress(
+        b"Dealing with missing system call or ioctl wrappers in Valgrind\n" + b"~" * 62 + b"\n"))
+    (docs / "changelog.libstdc++.gz").write_bytes(gzip.compress(
+        b"2022-08-19  Release Manager\n\n\t* GCC 12.2.0 released.\n"))
+    (docs / "LICENSE-BIN").write_bytes(b"\x00\x01\x02 binary \x00" * 40)
+    synced = json.loads(run_cli("sync", "--json").stdout)
+    assert synced["ingested"] == 4 and synced["failed"] == 0, synced  # a.md and three notes
+    assert synced["otherTypes"] == {"": 1}, synced
+    for name, words in (("LICENSE-MIT", "free of charge"), ("README_MISSING_SYSCALL_OR_IOCTL.gz", "ioctl wrappers"),
+                        ("changelog.libstdc++.gz", "GCC 12.2.0 released")):
+        assert words in json.loads(run_cli("read", "--json", docs / name).stdout)["text"], name
 
 
 def test_a_note_named_on_its_own_that_is_not_text_is_refused_in_one_line(run_cli, cli_env, docs):

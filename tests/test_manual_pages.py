@@ -451,3 +451,51 @@ def test_reading_a_pages_macros_takes_time_in_proportion_to_its_uses():
     assert grows_linearly(roff_to_markdown, lambda n: ".TH X 1\n.de a\n" + "\\\\$1 words\n" * n + "..\n.a x\n.a y\n")
     # Each `.am` added to the macro by copying all of it: many small ones of one macro were n² steps.
     assert grows_linearly(roff_to_markdown, lambda n: ".TH X 1\n.de a\nx\n..\n" + ".am a\n\\\\$1 y\n..\n" * n + ".a z\n")
+
+
+# llc(1)'s preamble, as docutils (rst2man) writes it: `.INDENT` is `.RS`, `.UNINDENT` is `.RE` and an `.in`.
+_RST2MAN_PREAMBLE = (
+    ".de1 INDENT\n. RS \\\\$1\n. nr rst2man-indent\\\\n[rst2man-indent-level] \\\\n[an-margin]\n"
+    ". nr rst2man-indent-level +1\n..\n.de UNINDENT\n. RE\n.nr rst2man-indent-level -1\n"
+    ".in \\\\n[rst2man-indent\\\\n[rst2man-indent-level]]u\n..\n")
+
+
+def test_vertical_space_in_a_tagged_paragraph_keeps_the_text_after_it_in_the_item():
+    # bash(1)'s substring expansion: `.sp 1` between an item's paragraphs, the text after it indented
+    # under the item by groff and mandoc alike; `.br` is a line break there, no end either.
+    bash = roff_to_markdown(
+        ".TH BASH 1\n.SH EXPANSION\n.TP\n${\\fIparameter\\fP\\fB:\\fP\\fIoffset\\fP}\n\\fBSubstring Expansion\\fP.\n"
+        "Expands to up to \\fIlength\\fP characters.\n.sp 1\nIf \\fIoffset\\fP evaluates to a number less than zero,\n"
+        ".br\nthe value is used as an offset.\n.TP\n${\\fB!\\fP\\fIprefix\\fP\\fB*\\fP}\n\\fBNames matching prefix\\fP.\n"
+        ".PP\nAfter the list.\n").markdown
+    assert ("- ${parameter:offset}\n  Substring Expansion.\n  Expands to up to length characters.\n\n"
+            "  If offset evaluates to a number less than zero,\n  the value is used as an offset.\n\n"
+            "- ${!prefix*}\n  Names matching prefix.\n\nAfter the list.") in bash
+    # llc(1) (docutils): an item's text, `.sp`, a nested block, `.sp` and more of the item; the
+    # `.UNINDENT` closing the `.INDENT` the list began in ends it, and what follows is no item's.
+    llc = roff_to_markdown(
+        _RST2MAN_PREAMBLE + '.TH "LLC" "1"\n.SH OPTIONS\n.INDENT 0.0\n.TP\n.B \\-\\-regalloc=<allocator>\n'
+        "Specify the register allocator to use.\nValid register allocators are:\n.sp\n\\fIbasic\\fP\n.INDENT 7.0\n"
+        ".INDENT 3.5\nBasic register allocator.\n.UNINDENT\n.UNINDENT\n.sp\n\\fIfast\\fP\n.INDENT 7.0\n.INDENT 3.5\n"
+        "Fast register allocator.\n.UNINDENT\n.UNINDENT\n.UNINDENT\n.sp\nOther options are described below.\n").markdown
+    assert ("- --regalloc=<allocator>\n  Specify the register allocator to use.\n  Valid register allocators are:\n\n"
+            "  basic\n  Basic register allocator.\n\n  fast\n  Fast register allocator.\n\n"
+            "Other options are described below.") in llc
+    # ld.so(8): a list within an item, `.RE`, `.IP`: groff indents the text as the outer item's, which
+    # Markdown written in order cannot go back to; it stays under the last item, as it did.
+    ld = roff_to_markdown(".TH LD.SO 8\n.SH ENVIRONMENT\n.TP\n.B LD_DEBUG\nOutput verbose debugging information.\n"
+                          ".RS\n.TP 12\n.I versions\nDisplay version dependencies.\n.RE\n.IP\nSince glibc 2.3.4,\n"
+                          ".B LD_DEBUG\nis ignored.\n").markdown
+    assert ld.endswith("- versions\n  Display version dependencies.\n\n  Since glibc 2.3.4,\n  LD_DEBUG\n  is ignored.\n")
+    # gpg-agent(1): the same list, `.RE`, and text with no `.IP`: groff puts it out of every item.
+    gpg = roff_to_markdown(".TH GPG-AGENT 1\n.SH OPTIONS\n.TP\n.B --debug-level\nSelect the debug level.\n.RS\n"
+                           ".TP\n.B guru\nAll of the debug messages you can get.\n.RE\n\nHow these messages are mapped "
+                           "is not specified.\n").markdown
+    assert gpg.endswith("- guru\n  All of the debug messages you can get.\n\nHow these messages are mapped is not specified.\n")
+    # gcloud's pages (7,254 of them here): a bulleted list in an `.RS` block, `.RE`, `.sp`, and text at
+    # the block's margin, no bullet's.
+    gcloud = roff_to_markdown(".TH GCLOUD 1\n.SH POSITIONAL ARGUMENTS\nTo set the \\f5project\\fR attribute:\n.RS 2m\n"
+                              ".IP \"\\(em\" 2m\nset the property \\f5core/project\\fR.\n.RE\n.sp\n\n"
+                              "To set the \\f5location\\fR attribute:\n").markdown
+    assert gcloud.endswith("- set the property core/project.\n\nTo set the location attribute:\n")
+

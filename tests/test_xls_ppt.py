@@ -389,3 +389,28 @@ def test_a_macro_enabled_template_or_show_file_reads_as_its_plain_sibling(macro_
 def test_an_old_slide_show_reads_as_a_presentation():
     assert convert_document(mirror_sync(), ".pps", "sync.pps").markdown == \
         convert_document(mirror_sync(), ".ppt", "sync.ppt").markdown
+
+
+@pytest.mark.parametrize("suffix", [".xlsx", ".xlsm", ".xltx", ".xltm"])
+def test_an_excel_binary_workbook_under_an_xml_workbooks_name_is_refused_saying_what_it_is(suffix):
+    """A .xlsb (Excel's binary workbook: a package like .xlsx's whose parts are binary records) named
+    as an XML workbook said `cannot convert (OSError: File contains no valid workbook part)`."""
+    data = (OFFICE / "excel_calamine_issue_419.xlsb").read_bytes()
+    with pytest.raises(ConversionFailed) as failed:
+        convert_document(data, suffix, f"book{suffix}")
+    assert str(failed.value) == (f"book{suffix}: an Excel binary workbook (.xlsb) under another name: "
+                                 "its sheets are binary records, which minirag does not read; saved as .xlsx "
+                                 "(Excel's or LibreOffice's Save As) it is read")
+
+
+def test_an_excel_binary_workbook_is_left_out_by_its_name_saying_why(app, docs):
+    """Sync's summary counted it as any unsupported type; ingesting it alone listed every suffix
+    minirag reads. Both now say what it is and how to have it read."""
+    import shutil
+
+    shutil.copy(OFFICE / "excel_calamine_issue_419.xlsb", docs / "book.xlsb")
+    for result in (app.ingest_paths([str(docs / "book.xlsb")]), app.sync(str(docs / "book.xlsb"))):
+        assert (result.done, result.unread) == (0, 1)
+        assert result.warnings == [f"{docs / 'book.xlsb'}: unsupported file type .xlsb (an Excel binary workbook: "
+                                   "its sheets are binary records, which minirag does not read; saved as .xlsx "
+                                   "(Excel's or LibreOffice's Save As) it is read)"]

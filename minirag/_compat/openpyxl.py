@@ -8,12 +8,16 @@ and then deletes every `x005F_` in it: a literal `_x005F_x000D_` (the text `_x00
 escaped carriage return `_x000D_` come out the same, so the escapes can no longer be decoded.
 Inline strings (`<is>`) and a formula's cached string (`<v>`) it gives as written.
 A read-only worksheet keeps no merged cells; the path of its part in the package is its
-`_worksheet_path`.
+`_worksheet_path`. Its cells are read by `openpyxl.worksheet._reader.WorkSheetParser`, the name
+`openpyxl.worksheet._read_only` imports: its `parse_cell` reads a `t="s"` cell as
+`shared_strings[int(value)]`, so a value that is no whole number (`1.0`, text) raised ValueError
+out of the whole workbook, and one int() reads unlike XML (`\u0663`, Arabic-Indic 3) named a string.
 """
 
 from __future__ import annotations
 
 import functools
+import re
 
 DISTRIBUTION = "openpyxl"
 SUPPORTED = ("3.1", "3.2")
@@ -21,7 +25,9 @@ SUPPORTED = ("3.1", "3.2")
 
 def load_workbook(source, *, read_only: bool, data_only: bool, keep_links: bool):
     """`openpyxl.load_workbook` (never rich text), each shared string as its XML holds it: its
-    `_xHHHH_` escapes left for the caller to decode once, as openpyxl leaves an inline string's."""
+    `_xHHHH_` escapes left for the caller to decode once, as openpyxl leaves an inline string's;
+    a read-only sheet's `t="s"` cell whose value is no index an empty cell, counted in `missed`."""
+    _install_index_check()
     reader = _raw_strings_reader()(source, read_only=read_only, data_only=data_only, keep_links=keep_links)
     reader.read()
     return reader.wb
@@ -68,6 +74,35 @@ def shared_strings(book) -> SharedStrings | None:
         if isinstance(strings, SharedStrings):
             return strings
     return None
+
+
+# A shared string's index as XML Schema reads a whole number (spaces around it, a `+`), ASCII digits
+# only; past 10 digits no table holds it (its `uniqueCount` is an xsd:unsignedInt), and past 4,300
+# Python's int() refuses to read it.
+_INDEX = re.compile(r"\s*\+?0*\d{1,10}\s*", re.ASCII)
+_NO_INDEX = "-1"  # an index no table holds: SharedStrings reads it as an empty cell and counts it
+
+
+@functools.cache
+def _install_index_check() -> None:
+    """Read-only sheets' cells read by a WorkSheetParser that gives a `t="s"` cell whose `<v>` is
+    no whole number (empty, `1.0`, text) the index no table holds, before openpyxl's int() sees it.
+    Only such cells read differently; installed once, where read-only sheets look the parser up."""
+    from openpyxl.worksheet import _read_only
+    from openpyxl.xml.constants import SHEET_MAIN_NS
+
+    value_tag = f"{{{SHEET_MAIN_NS}}}v"
+    base = _read_only.WorkSheetParser
+
+    class IndexCheckingParser(base):  # type: ignore[misc, valid-type]
+        def parse_cell(self, element):
+            if element.get("t") == "s":
+                value = element.find(value_tag)
+                if value is not None and not _INDEX.fullmatch(value.text or ""):
+                    value.text = _NO_INDEX
+            return super().parse_cell(element)
+
+    _read_only.WorkSheetParser = IndexCheckingParser
 
 
 @functools.cache

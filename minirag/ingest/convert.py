@@ -33,6 +33,7 @@ from minirag.ingest.compressed import SIGNATURES, Inflated, inflated
 from minirag.ingest.converted import Converted
 from minirag.ingest.csv_table import csv_to_markdown
 from minirag.ingest.doc_names import (
+    BINARY_WORKBOOK,
     COMPRESSIONS,
     DOCUMENT_EXTENSIONS,
     HEAD_BYTES,
@@ -749,6 +750,8 @@ def _convert_by_suffix(data: bytes, suffix: str, name: str, *, declared: str | N
             if damaged:  # now without those members, or with what of them reads: read as any other
                 return _read_mended(archive, data, suffix, name, damaged, rewritten)
             if suffix == ".xlsx":
+                if _is_binary_workbook(archive):
+                    raise ConversionFailed(f"{name}: an Excel binary workbook (.xlsb) under another name: {BINARY_WORKBOOK}")
                 check_sheets(archive, name)
             elif suffix in (".docx", ".pptx"):
                 check_prologs(archive, name)
@@ -777,6 +780,12 @@ def _convert_by_suffix(data: bytes, suffix: str, name: str, *, declared: str | N
     if suffix == ".xlsx":
         return _workbook(data, name)
     return _markitdown(data, suffix, name)
+
+
+def _is_binary_workbook(archive: zipfile.ZipFile) -> bool:
+    """Whether a package named as an XML workbook is Excel's binary one: its workbook part `xl/workbook.bin`."""
+    names = {member.lower() for member in archive.namelist()}
+    return "xl/workbook.bin" in names and "xl/workbook.xml" not in names
 
 
 def _manual_page(data: bytes, suffix: str, name: str) -> Converted:

@@ -12,9 +12,11 @@
   without one (`Makefile`, `notes`) are not documents.
 - `README.dns`, `COPYING.LIB`, `NEWS.old.gz`, `ChangeLog.2010`, `changelog.1.gz`: such a name with a
   suffix that names no file type is a note too (`NamedAs.note`), read as text only where its head is
-  text (`is_text_head`; a `.1` one's is roff: a manual page, `install.1`). Its name must say so: in
-  capitals (`README.tun`, `COPYING.LIB`) or `ChangeLog`/`Changes`, or the suffix a rotation's or a
-  year's number (`changelog.1.gz`, `NEWS.0`); `install.py`, `changelog.vim`, `Install.pm` are code.
+  text (`is_text_head`; a `.1` one's is roff: a manual page, `install.1`). So is one whose name goes
+  on after a `-` or `_` (`LICENSE-MIT`, `README_MISSING_SYSCALL_OR_IOCTL.gz`). Its name must say so: in
+  capitals (`README.tun`, `COPYING.LIB`) or `ChangeLog`/`Changes`, or after a dot a rotation's or a
+  year's number (`changelog.1.gz`, `NEWS.0`) or a part's name with a `+`, which no type's suffix has
+  (`changelog.libstdc++.gz`); `install.py`, `changelog.vim`, `Install.pm` are code, `install-sh` a script.
   A suffix a document has (`README.pdf`, `LICENSE.html`) or that Python's own table of file types
   names (`README.png`, `LICENSE.exe`, `README.sh`) is read as that type, or not at all.
 """
@@ -55,9 +57,16 @@ DOCUMENT_EXTENSIONS = frozenset(
      ".mhtml", ".mht", ".tsv", ".epub", ".ipynb", ".eml", ".msg", ".mbox", ".srt", ".vtt", ".qmd", ".rmd", ".mkd",
      ".mkdn", ".mdown", ".mdwn", ".shtml", MANUAL}
 )
-# A note's suffixes after its name, lower-cased: up to three words (`.dns`, `.lib`, `.feature-removal-schedule`,
-# `.debian.old`); a rotation's or a year's number (`.0`, `.1`, `.2010`).
-_NOTE_SUFFIX = re.compile(r"(?:\.[a-z0-9][a-z0-9_+-]{0,40}){1,3}")
+# Formats a user may well expect read that minirag does not read, and why, as the line leaving one out says it.
+BINARY_WORKBOOK = ("its sheets are binary records, which minirag does not read; saved as .xlsx (Excel's or "
+                   "LibreOffice's Save As) it is read")
+NOT_READ_FORMATS = {".xlsb": f"an Excel binary workbook: {BINARY_WORKBOOK}"}
+# A note's name: one of _TEXT_NAMES, then what it is about after a `.`, `-` or `_` (`README.dns`, `LICENSE-MIT`,
+# `README_MISSING_SYSCALL_OR_IOCTL`).
+_NOTE_NAME = re.compile(r"([^._-]+)([._-].*)", re.DOTALL)
+# What follows a note's name, lower-cased: up to three words (`.dns`, `.lib`, `.feature-removal-schedule`,
+# `.debian.old`, `-mit`, `.libstdc++`); a rotation's or a year's number (`.0`, `.1`, `.2010`).
+_NOTE_SUFFIX = re.compile(r"[._-][a-z0-9][a-z0-9_+-]{0,40}(?:\.[a-z0-9][a-z0-9_+-]{0,40}){0,2}")
 _NUMBERED = re.compile(r"\.[0-9]{1,8}")
 _NOTE_SPELLINGS = frozenset({"ChangeLog", "Changes"})  # the names in mixed case a note has (GNU's, Perl's)
 # Code's and markup's suffixes Python's table of file types lacks (`README.pod`, `LICENSE.yaml`): typed, no note.
@@ -102,7 +111,7 @@ def named_as(name: str) -> NamedAs:
     bare = name[:-len(outer)] if compression else name
     if _is_text_name(bare):
         return NamedAs(compression, PLAIN_TEXT, compression, False)
-    if compression and (not inner or inner in COMPRESSIONS):
+    if compression and (inner in COMPRESSIONS or not (inner or _is_note(bare, inner))):
         return NamedAs(outer, outer, "", False)  # `x.gz`, `x.md.gz.gz`: nothing minirag reads by its name
     sniffed = _SECTION.fullmatch(inner) is not None
     if _is_note(bare, inner):
@@ -118,13 +127,21 @@ def _is_text_name(name: str) -> bool:
 
 def _is_note(name: str, last: str) -> bool:
     """Whether `name` (no compression's suffix) is a note's name with a suffix of its own whose last is `last`."""
-    head, dot, rest = name.partition(".")
-    if head.lower() not in _TEXT_NAMES or not dot or _NOTE_SUFFIX.fullmatch(dot + rest.lower()) is None:
+    parts = _NOTE_NAME.fullmatch(name)
+    if parts is None:
+        return False
+    head, rest = parts.groups()
+    if head.lower() not in _TEXT_NAMES or _NOTE_SUFFIX.fullmatch(rest.lower()) is None:
         return False
     if last in DOCUMENT_EXTENSIONS or last in COMPRESSIONS or last in _CODE or _typed(last):
         return False
-    return head.isupper() or head in _NOTE_SPELLINGS or _NUMBERED.fullmatch(last) is not None or \
-        _PACKAGE_SUFFIX.match(dot + rest.lower()) is not None  # changelog.Debian.old
+    if head.isupper() or head in _NOTE_SPELLINGS:
+        return True
+    # In lower case, only after a dot: a rotation's or a year's number, a Debian suffix (changelog.Debian.old),
+    # or a part's name, which a `+` says no file type's suffix is (gcc's changelog.libstdc++; `changelog.lang`
+    # is a syntax file, `install-sgmlcatalog.8` a manual page).
+    return rest.startswith(".") and (_NUMBERED.fullmatch(last) is not None or "+" in rest
+                                     or _PACKAGE_SUFFIX.match(rest.lower()) is not None)
 
 
 def _typed(suffix: str) -> bool:

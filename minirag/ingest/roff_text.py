@@ -4,8 +4,9 @@ A small reader, not a formatter: one pass over the lines (and the lines a page's
 for, roff_macros.py), no recursion.
 
 - man(7): `.TH` names the page; `.SH`/`.SS` are headings; `.PP`/`.LP`/`.P`/`.sp` end a paragraph;
-  `.TP`/`.IP` tagged paragraphs are list items (the tag first); `.B`, `.I`, `.BR`, `.IR`... are
-  their words (fonts are not kept); `.nf`/`.fi` and `.EX`/`.EE` are code blocks; `.RS`/`.RE` add nothing.
+  `.TP`/`.IP` tagged paragraphs are list items (the tag first), which `.sp` and `.br` do not end;
+  `.B`, `.I`, `.BR`, `.IR`... are their words (fonts are not kept); `.nf`/`.fi` and `.EX`/`.EE` are
+  code blocks; `.RS`/`.RE` add nothing but an item's end, where an `.RE` closes the block its list is in.
 - mdoc(7): `.Dt` names the page; `.Sh`/`.Ss` are headings; `.Nm`, `.Nd`, `.Fl`, `.Ar`, `.Op`, `.Xr`,
   the quoting macros and the rest read as their words; `.Bl`/`.It`/`.El` are lists, `.Bd -literal` code.
 - tbl(1) tables (`.TS`/`.TE`): each row's cells as a line, `|` between them.
@@ -156,11 +157,16 @@ class Writer:
         self.lines: list[str] = []
         self.tag: str | None = None  # the list item the paragraph being filled belongs to
         self.code: list[str] | None = None
+        self.level = 0  # how many `.RS` are open (`.RE` closes one), counted from the last heading
+        self.item_level = 0  # how many were open when the list item being filled began
+        self.outdented = False  # an `.RE` took the item's indent away: text after it is no longer the item's
 
     def text(self, line: str) -> None:
         if self.code is not None:
             self.code.append(line)
         elif line.strip():
+            if self.outdented:
+                self.end()
             self.lines.append(line.strip())
 
     def end(self) -> None:
@@ -177,20 +183,37 @@ class Writer:
             self.blocks.append("- " + "\n".join(f"  {line}" if line else "" for line in lines)[2:])
         elif body:
             self.blocks.append(body)
-        self.lines, self.tag = [], None
+        self.lines, self.tag, self.outdented = [], None, False
 
     def item_paragraph(self) -> bool:
         """A new paragraph in the list item being filled (man's `.IP` with no tag after its text,
         mdoc's `.Pp` in an item); False where no item has text yet."""
         if self.tag is None or not self.lines or self.code is not None:
             return False
+        self.outdented = False  # `.RE`, then `.IP`: indented again
         if self.lines[-1]:
             self.lines.append("")
         return True
 
     def item(self, tag: str) -> None:
         self.end()
-        self.tag = tag
+        self.tag, self.item_level = tag, self.level
+
+    def indent(self) -> None:
+        self.level += 1
+
+    def outdent(self, to: int | None) -> None:
+        """`.RE` (`.RE n`: back to the n-th level, the first being none open). One that closes the
+        block the item being filled began in takes the item's indent away: groff puts text after
+        it at that block's margin, out of the item (gpg-agent's text after its list of levels;
+        gcloud's `.RE`, `.sp` after a list of `.IP`s; docutils' `.UNINDENT` of the `.INDENT 0.0`
+        around its lists). An untagged `.IP` indents again (xz's and man-pages' `.RE`, `.IP`): the
+        text is an outer item's, which Markdown written in order cannot go back to; it stays with
+        the item being filled, as it did. One closing a block opened within the item leaves it as
+        it is (docutils sets the item's indent back after it)."""
+        self.level = max(self.level - 1 if to is None else min(to - 1, self.level), 0)
+        if self.tag is not None and self.level < self.item_level:
+            self.outdented = True
 
     def heading(self, level: int, text: str) -> None:
         self.end()
@@ -231,9 +254,9 @@ _KEPT_DEFINITIONS = frozenset({"de", "de1", "am", "am1"})  # a page's own macros
 _READ_AS_THEY_ARE = frozenset({
     *_ALTERNATING, *_SPACED, *_PARAGRAPH, *_CONDITIONALS, *_DEFINITIONS, *MDOC_MACROS, "ds", "ds1", "TH", "SH", "SS",
     "TP", "IP", "nf", "EX", "Vb", "fi", "EE", "Ve", "so", "TS", "TE", "UR", "MT", "UE", "ME", "URL", "MTO", "OP",
-    "SY", "Sp"}) - {"CW"}
-# (pod2man's `.Sp`, its blank line, stays within an item's text, where a `.sp` would end the item; a
-# page's own `.CW`, fakeroot's code block that its `.CE` ends, is the page's.)
+    "SY", "Sp", "RS", "RE"}) - {"CW"}
+# (pod2man's `.Sp`, its blank line, is read as nothing: its preamble's definition is conditionals
+# on the output device; a page's own `.CW`, fakeroot's code block that its `.CE` ends, is the page's.)
 
 
 def roff_to_markdown(text: str) -> Page:
@@ -502,6 +525,7 @@ def _request(name: str, rest: str, out: Writer, state: PageState) -> str | None:
         state.th = [state.words(arg) for arg in args[:MAX_TITLE_PARTS]]
         return None
     if name in ("SH", "Sh", "SS", "Ss"):
+        out.level = 0  # a heading sets the margin back, every `.RS` closed
         level = 2 if name in ("SH", "Sh") else 3
         heading = state.words(" ".join(args))
         if heading:
@@ -512,6 +536,12 @@ def _request(name: str, rest: str, out: Writer, state: PageState) -> str | None:
         return None
     if name in _PARAGRAPH:
         if name in ("Pp", "Lp") and state.lists and out.item_paragraph():
+            return None
+        if name in ("sp", "br", "ns") and out.tag is not None and not out.outdented:
+            # In a tagged paragraph (`.TP`, `.IP`) vertical space and a break leave the item's
+            # indent as it was: what follows is still its text, `.sp` a new paragraph of it.
+            if name == "sp":
+                out.item_paragraph()
             return None
         out.end()
         return None
@@ -526,6 +556,12 @@ def _request(name: str, rest: str, out: Writer, state: PageState) -> str | None:
             out.item(tag)
         elif not out.item_paragraph():
             out.end()
+        return None
+    if name == "RS":
+        out.indent()
+        return None
+    if name == "RE":
+        out.outdent(int(args[0]) if args and args[0].isdigit() and len(args[0]) < 6 else None)
         return None
     if name in ("nf", "EX", "Vb"):  # `.Vb`/`.Ve`: pod2man's verbatim block, which its preamble defines so
         out.start_code()

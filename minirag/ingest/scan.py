@@ -15,6 +15,7 @@ from minirag.config import INDEX_DIRNAME
 from minirag.display import is_utf8, printable
 from minirag.ingest.doc_names import (
     HEAD_BYTES,
+    NOT_READ_FORMATS,
     NamedAs,
     is_roff_head,
     is_text_head,
@@ -122,6 +123,8 @@ def name_not_read(name: str) -> str | None:
     if is_temporary(name):
         return "the name of an editor's, office suite's or downloader's scratch file; never indexed"
     suffix = named_as(name).suffix
+    if suffix in NOT_READ_FORMATS:
+        return f"unsupported file type {suffix} ({NOT_READ_FORMATS[suffix]})"
     return (f"unsupported file type {suffix or '(none)'} (supported: {', '.join(sorted(supported_extensions()))}, "
             "each also compressed as .gz, .bz2 or .xz; manual pages .1 to .9; README, NEWS, LICENSE and "
             "such with no extension)")
