@@ -52,7 +52,8 @@ from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
 from minirag._compat.mcp import last_context, lowlevel_server
-from minirag.display import shown
+from minirag.display import escaped_json, shown
+from minirag.in_flight import AnsweredWrites, InFlight
 from minirag.ingest.text_repair import without_lone_surrogates as text_without_lone_surrogates
 from minirag.tool_arguments import described
 
@@ -309,11 +310,12 @@ class _AnsweringReads:
     """The SDK's read stream, with each unreadable line answered on `write` and left out.
 
     Duck-types the SDK's context receive stream (`last_context` included), which is all the
-    server loop uses of it."""
+    server loop uses of it. A request is handed on once `flight` has room for it."""
 
-    def __init__(self, inner, write) -> None:
+    def __init__(self, inner, write, flight: InFlight) -> None:
         self._inner = inner
         self._write = write
+        self._flight = flight
 
     @property
     def last_context(self):
@@ -323,7 +325,7 @@ class _AnsweringReads:
         while True:
             item = await self._inner.receive()
             if not isinstance(item, Exception):
-                return item
+                return await self._flight.admitted(item)
             await self._write.send(SessionMessage(unreadable_reply(item)))
 
     def __aiter__(self):
@@ -379,13 +381,30 @@ def _drain(fd: int) -> None:
             pass
 
 
+class _OneLineWrites:
+    """stdout as the SDK's writer sees it: each message it writes with the characters JSON leaves raw
+    in a string and a line splitter breaks at (U+2028, U+2029, U+0085: Python's splitlines, a
+    JavaScript source line) as \\u escapes, with C1 and direction controls (display.escaped_json): the
+    same JSON, and one line to every reader of the line-delimited stream."""
+
+    def __init__(self, file) -> None:
+        self._file = file
+
+    async def write(self, text: str) -> None:
+        await self._file.write(escaped_json(text))
+
+    async def flush(self) -> None:
+        await self._file.flush()
+
+
 async def serve_stdio(server, max_line: int) -> None:
     """Serve `server` (an MCPServer) on stdin and stdout until stdin closes, reading lines of at
     most `max_line` characters (max_line_chars).
 
-    Handing the SDK its stdin means it no longer points fd 0 at the null device
-    while serving, so that is done here: a converter's child process reading stdin
-    must get EOF, not the client's next request.
+    Handing the SDK its stdin and stdout means it no longer points fd 0 at the null
+    device and fd 1 at stderr while serving, so that is done here: a converter's child
+    process reading stdin must get EOF, not the client's next request, and what one
+    prints must not land in the protocol.
     """
     with _signals_wake_the_loop():
         await _serve_stdio(server, max_line)
@@ -399,14 +418,25 @@ async def _serve_stdio(server, max_line: int) -> None:
     os.close(null)
     lines = _RepairedLines(io.TextIOWrapper(os.fdopen(reading, "rb"), encoding="utf-8", errors="replace"),
                            max_line)
+    writing = os.dup(1)
+    saved_out = os.dup(1)
+    os.dup2(2, 1)
+    # closefd=False: a worker thread may still be blocked writing to it (a client that stopped reading)
+    # after the transport ends; closed, its number could be reused under that write. One fd per serve.
+    out = _OneLineWrites(anyio.wrap_file(io.TextIOWrapper(os.fdopen(writing, "wb", closefd=False),
+                                                          encoding="utf-8")))
     try:
-        async with stdio_server(stdin=lines) as (read, write):  # type: ignore[arg-type]  # iterates lines as AsyncFile does
+        async with stdio_server(stdin=lines, stdout=out) as (read, write):  # type: ignore[arg-type]  # duck-typed as AsyncFile
             lines.answer_on(write)
             lowlevel = lowlevel_server(server)  # what MCPServer.run_stdio_async runs, with this stdin
-            await lowlevel.run(_AnsweringReads(read, write), write, lowlevel.create_initialization_options())
+            flight = InFlight()
+            await lowlevel.run(_AnsweringReads(read, write, flight), AnsweredWrites(write, flight),
+                               lowlevel.create_initialization_options())
     except* (BrokenPipeError, ConnectionResetError):  # the SDK's stdout writer met a closed pipe
         log.info("the client closed stdout: stopping")
     finally:
         lines.release()
         os.dup2(saved, 0)
         os.close(saved)
+        os.dup2(saved_out, 1)
+        os.close(saved_out)

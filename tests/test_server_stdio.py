@@ -592,3 +592,71 @@ def test_a_number_too_long_to_read_and_a_batch_are_answered_as_what_they_are(ser
     assert "batch" in replies[3]["error"]["message"].lower(), replies[3]
     assert all(len(r["error"]["message"]) < 300 for r in replies), replies
     assert after["isError"] is False, (after, stderr)
+
+
+def test_every_message_on_stdout_is_one_line_to_any_line_splitter(server_env):
+    """JSON writes U+2028, U+2029 and U+0085 raw inside a string, and Python's splitlines() (and a
+    JavaScript source line) breaks there: a document or source id holding one put a raw line break in
+    the structured content of read_file, query_documents and list_files, and a client reading stdout
+    with splitlines() got half a message, then garbage. (Ingest makes U+0085 a line feed.)"""
+    text = ("Line separators\u2028split\u2029paragraphs and next\u0085lines here, about the harbour tides. "
+            "Right-to-left \u202eoverride\u202c too. ") * 5
+    server = RawServer(server_env)
+    try:
+        server.initialize()
+        stored = server.call("ingest_data", data=text, source="notes/a\u2028b")
+        read = server.call("read_file", source="notes/a\u2028b")
+        found = server.call("query_documents", query="harbour tides separators")
+        listed = server.call("list_files")
+    finally:
+        stderr = server.close().decode()
+    assert not stored["isError"] and not read["isError"] and not found["isError"], (stored, read, stderr)
+    assert "\u2028" in read["structuredContent"]["text"] and "\u2029" in read["structuredContent"]["text"]
+    assert listed["structuredContent"]["files"], listed
+    for line in server.raw:
+        assert len(line.decode().splitlines()) == 1, line[:300]
+
+
+def test_a_client_that_does_not_read_stdout_holds_the_server_to_a_bounded_backlog(server_env):
+    """Every request read was started at once and its answer held until stdout took it: a client
+    that wrote requests and read nothing grew the server without bound (read_file of a 300-chunk
+    document, unread: 441 MiB to 682 MiB in 60 s, 4,624 requests taken). Now the server takes a
+    bounded number of requests ahead of the answers the client reads, then stops reading stdin,
+    as a pipe does; every request it took is answered once the client reads again."""
+    proc = subprocess.Popen([sys.executable, "-m", "minirag"], env=server_env, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    total = 5000
+    sent = 0
+    try:
+        proc.stdin.write(b'{"jsonrpc": "2.0", "id": "init", "method": "initialize", "params": {"protocolVersion": '
+                         b'"2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}\n'
+                         b'{"jsonrpc": "2.0", "method": "notifications/initialized"}\n')
+        proc.stdin.flush()
+        assert b'"id":"init"' in proc.stdout.readline()
+        stdin = proc.stdin.fileno()
+        os.set_blocking(stdin, False)
+        stalled = 0
+        while sent < total and stalled < 30:  # 3 s in which the server took nothing: it stopped reading
+            try:
+                os.write(stdin, b'{"jsonrpc": "2.0", "id": %d, "method": "ping"}\n' % sent)  # < PIPE_BUF: whole or not
+            except BlockingIOError:
+                stalled += 1
+                time.sleep(0.1)
+                continue
+            sent, stalled = sent + 1, 0
+        os.set_blocking(stdin, True)
+        answered = set()
+        while len(answered) < sent:
+            answered.add(json.loads(proc.stdout.readline())["id"])
+        proc.stdin.write(b'{"jsonrpc": "2.0", "id": "after", "method": "ping"}\n')
+        proc.stdin.flush()
+        after = json.loads(proc.stdout.readline())
+        proc.stdin.close()
+        proc.wait(TIMEOUT_S)
+    finally:
+        proc.kill()
+    stderr = proc.stderr.read()
+    assert sent < total, "the server read every request while its answers went unread"
+    assert answered == set(range(sent))
+    assert after == {"jsonrpc": "2.0", "id": "after", "result": {}}, (after, stderr)
+    assert proc.returncode == 0 and b"Traceback" not in stderr, stderr
