@@ -660,3 +660,25 @@ def test_a_client_that_does_not_read_stdout_holds_the_server_to_a_bounded_backlo
     assert answered == set(range(sent))
     assert after == {"jsonrpc": "2.0", "id": "after", "result": {}}, (after, stderr)
     assert proc.returncode == 0 and b"Traceback" not in stderr, stderr
+
+
+def test_requests_the_client_cancelled_leave_no_room_taken(server_env):
+    """A cancelled request is never answered: it must close as the SDK settles it, or a client that
+    cancelled as many requests as the server keeps open (in_flight.MAX_IN_FLIGHT) would have it read
+    nothing more."""
+    server = RawServer(server_env)
+    count = 3 * 64
+    try:
+        server.initialize()
+        server.call("ingest_file", filePath=str(Path(server_env["BASE_DIR"]) / "tides.md"))
+        server.proc.stdin.write(b"".join(
+            b'{"jsonrpc": "2.0", "id": "q%d", "method": "tools/call", "params": {"name": "query_documents", '
+            b'"arguments": {"query": "moon tides %d"}}}\n{"jsonrpc": "2.0", "method": "notifications/cancelled", '
+            b'"params": {"requestId": "q%d"}}\n' % (n, n, n) for n in range(count)))
+        server.proc.stdin.flush()
+        after = server.call("status")
+    finally:
+        stderr = server.close().decode()
+    answered = [json.loads(line) for line in server.raw if b'"id":"q' in line]
+    assert after["isError"] is False, (after, stderr)
+    assert len(answered) < count - 64, "too few requests were still running when cancelled to test this"
