@@ -60,6 +60,7 @@ from minirag.tool_arguments import described
 INVALID_REQUEST = -32600
 INVALID_PARAMS = -32602
 MAX_DETAIL = 200
+BOM = "\ufeff"
 #: Characters of slack over the data an ingest_data carries (its other arguments, the envelope).
 LINE_SLACK_CHARS = 256 * 1024
 _SKIP_CHARS = 1 << 20  # the rest of an over-long line is read and dropped this many characters at a time
@@ -230,6 +231,7 @@ class _RepairedLines:
 
     def __init__(self, text, max_chars: int):
         self._write = None  # where a line answered here is answered (answer_on)
+        self._last: str | None = None  # the line the SDK reads now (taken)
         self._max_chars = max_chars
         # The client waits, as on a pipe: 16 lines at most, and at most max_chars characters of them.
         self._lines: queue.Queue[str | _Overlong | None] = queue.Queue(maxsize=16)
@@ -276,13 +278,22 @@ class _RepairedLines:
                 if self._write is not None:
                     await self._write.send(SessionMessage(overlong_reply(line, self._max_chars)))
                 continue
+            line = line.removeprefix(BOM)  # JSON lets a reader skip it; a Windows client writes one first
             if not line.strip():  # a blank line carries no message: nothing to answer
                 continue
             if self._write is not None and (refusal := odd_id_reply(line) or odd_params_reply(line)
                                             or number_or_batch_reply(line)) is not None:
                 await self._write.send(SessionMessage(refusal))
                 continue
-            yield repair(line)
+            self._last = repair(line)
+            del line
+            yield self._last
+
+    def taken(self) -> str | None:
+        """The line the SDK read last, once: what it handed on next (a message, or the exception
+        its parser raised) came of that line, as it reads the next only once that is taken."""
+        line, self._last = self._last, None
+        return line
 
     def answer_on(self, write) -> None:
         """Answer the lines refused here on `write` (the SDK's write stream)."""
@@ -294,15 +305,36 @@ class _RepairedLines:
             self._lines.put_nowait(None)
 
 
-def unreadable_reply(exc: Exception) -> types.JSONRPCError:
-    """The JSON-RPC error answering a line the SDK could not read (`exc`, what its parser raised)."""
+_LENIENT = json.JSONDecoder(strict=False)
+
+
+def named_id(line: str | None) -> str | int | None:
+    """The id of the request `line` holds, read as leniently as the standard library reads JSON (raw
+    control characters in strings, anything after the object), when it is a string or an integer."""
+    if line is None or '"id"' not in line:
+        return None
+    try:
+        message, _end = _LENIENT.raw_decode(line.lstrip())
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(message, dict) or "result" in message or "error" in message:
+        return None  # a response (the server sends no requests to answer), or no message
+    request_id = message.get("id")
+    if isinstance(request_id, str) or (isinstance(request_id, int) and not isinstance(request_id, bool)):
+        return request_id
+    return None
+
+
+def unreadable_reply(exc: Exception, line: str | None = None) -> types.JSONRPCError:
+    """The JSON-RPC error answering a line the SDK could not read (`exc`, what its parser raised),
+    under the id `line` names where one can be made out (JSON-RPC's null where none can)."""
     errors = exc.errors() if isinstance(exc, ValidationError) else []
     if errors and errors[0].get("type") == "json_invalid":
         code, what = types.PARSE_ERROR, "Parse error"
     else:
         code, what = INVALID_REQUEST, "Invalid Request: not a JSON-RPC 2.0 message"
     detail = errors[0].get("msg", "") if errors else str(exc)
-    return types.JSONRPCError(jsonrpc="2.0", id=None, error=types.ErrorData(
+    return types.JSONRPCError(jsonrpc="2.0", id=named_id(line), error=types.ErrorData(
         code=code, message=f"{what} ({shown(detail, MAX_DETAIL)})" if detail else what))
 
 
@@ -312,10 +344,11 @@ class _AnsweringReads:
     Duck-types the SDK's context receive stream (`last_context` included), which is all the
     server loop uses of it. A request is handed on once `flight` has room for it."""
 
-    def __init__(self, inner, write, flight: InFlight) -> None:
+    def __init__(self, inner, write, flight: InFlight, lines: _RepairedLines) -> None:
         self._inner = inner
         self._write = write
         self._flight = flight
+        self._lines = lines
 
     @property
     def last_context(self):
@@ -324,9 +357,10 @@ class _AnsweringReads:
     async def receive(self):
         while True:
             item = await self._inner.receive()
+            line = self._lines.taken()
             if not isinstance(item, Exception):
                 return await self._flight.admitted(item)
-            await self._write.send(SessionMessage(unreadable_reply(item)))
+            await self._write.send(SessionMessage(unreadable_reply(item, line)))
 
     def __aiter__(self):
         return self
@@ -430,7 +464,7 @@ async def _serve_stdio(server, max_line: int) -> None:
             lines.answer_on(write)
             lowlevel = lowlevel_server(server)  # what MCPServer.run_stdio_async runs, with this stdin
             flight = InFlight()
-            await lowlevel.run(_AnsweringReads(read, write, flight), AnsweredWrites(write, flight),
+            await lowlevel.run(_AnsweringReads(read, write, flight, lines), AnsweredWrites(write, flight),
                                lowlevel.create_initialization_options())
     except* (BrokenPipeError, ConnectionResetError):  # the SDK's stdout writer met a closed pipe
         log.info("the client closed stdout: stopping")

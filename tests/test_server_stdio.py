@@ -216,7 +216,7 @@ UNREADABLE = [  # (line, JSON-RPC error code): what a broken or hostile client m
     (b"not json at all", -32700),
     (b"[" * 100_000 + b"]" * 100_000, -32700),  # past the parser's depth limit
     (b'{"x": ' * 100_000 + b'"\\ud800"' + b"}" * 100_000, -32700),  # deep, and a lone surrogate to repair
-    (b'{"jsonrpc": "2.0", "id": 5, "method": 7}', -32600),  # JSON, but no JSON-RPC message
+    (b'{"jsonrpc": "2.0", "method": 7}', -32600),  # JSON, but no JSON-RPC message (nor an id to answer under)
 ]
 
 
@@ -682,3 +682,35 @@ def test_requests_the_client_cancelled_leave_no_room_taken(server_env):
     answered = [json.loads(line) for line in server.raw if b'"id":"q' in line]
     assert after["isError"] is False, (after, stderr)
     assert len(answered) < count - 64, "too few requests were still running when cancelled to test this"
+
+
+NAMED_BUT_UNREADABLE = [  # (line, the id and code of its answer): a request the SDK cannot read that names its id
+    (b'{"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "read_file", '
+     b'"arguments": {"source": "a\x00b"}}}', 4, -32700),  # a raw NUL in a string: JSON must escape it
+    (b'{"jsonrpc": "2.0", "id": "tab", "method": "tools/call", "params": {"name": "read_file", '
+     b'"arguments": {"source": "a\tb"}}}', "tab", -32700),
+    (b'{"jsonrpc": "2.0", "id": 3, "method": "ping"}\x00', 3, -32700),  # trailing bytes
+    (b'{"jsonrpc": "2.0", "id": 6, "method": "ping"}{"jsonrpc": "2.0", "id": 7, "method": "ping"}', 6, -32700),
+    (b'{"jsonrpc": "1.0", "id": 13, "method": "ping"}', 13, -32600),
+    (b'{"id": 14, "method": "ping"}', 14, -32600),
+    (b'{"jsonrpc": "2.0", "id": "m", "method": 7}', "m", -32600),
+]
+
+
+def test_a_request_the_sdk_cannot_read_is_answered_under_the_id_it_names(server_env):
+    """The SDK answered each of these with id null (or not at all, for the BOM line, which a Windows
+    client writes first), though the line names its id: the client, matching answers to ids, waited
+    on it forever. JSON-RPC keeps id null for an id that cannot be made out."""
+    server = RawServer(server_env)
+    try:
+        server.initialize()
+        bom = server.replies_to([b'\xef\xbb\xbf{"jsonrpc": "2.0", "id": "bom", "method": "ping"}'])
+        replies = server.replies_to([line for line, _id, _code in NAMED_BUT_UNREADABLE])
+        after = server.call("status")
+    finally:
+        stderr = server.close().decode()
+    assert bom == [{"jsonrpc": "2.0", "id": "bom", "result": {}}], bom
+    assert [(r["id"], r["error"]["code"]) for r in replies] == [(i, c) for _l, i, c in NAMED_BUT_UNREADABLE], replies
+    assert "control character" in replies[0]["error"]["message"], replies[0]
+    assert all(len(r["error"]["message"]) < 300 for r in replies), replies
+    assert after["isError"] is False and "Traceback" not in stderr, stderr
