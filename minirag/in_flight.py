@@ -8,6 +8,10 @@ unread and the client's writes block, as on any full pipe, until it reads answer
 A request is open from when it is read until its answer is handed to the stdout writer, or until
 the SDK settles it unanswered (the client cancelled it: JSON-RPC answers nothing then). Two open
 requests of one id are counted apart; either answer of that id closes one of them.
+
+When stdin closes, the SDK cancels every request still running: a client that wrote its requests
+and closed stdin (`minirag < requests.jsonl`) got no answers. The requests open then are given
+SETTLE_S to be answered first.
 """
 
 from __future__ import annotations
@@ -22,12 +26,16 @@ from minirag._compat.mcp import correlated_id, settled_unanswered
 
 #: Well past what a client keeps waiting at once; each open request holds at most one answer.
 MAX_IN_FLIGHT = 64
+#: How long the requests open when stdin closes may run on to be answered; the SDK then cancels the rest.
+SETTLE_S = 10.0
 
 
 class InFlight:
     def __init__(self, limit: int = MAX_IN_FLIGHT) -> None:
         self._room = anyio.Semaphore(limit)
         self._open: Counter[Any] = Counter()
+        self._none_open = anyio.Event()
+        self._none_open.set()
 
     async def admitted(self, item):
         """`item` (what the transport read), once there is room for it when it is a request."""
@@ -36,6 +44,8 @@ class InFlight:
         await self._room.acquire()
         key = correlated_id(item.message.id)
         self._open[key] += 1
+        if self._none_open.is_set():
+            self._none_open = anyio.Event()
 
         async def unanswered() -> None:
             self._close(key)
@@ -52,7 +62,14 @@ class InFlight:
             self._open[key] -= 1
             if not self._open[key]:
                 del self._open[key]
+                if not self._open:
+                    self._none_open.set()
             self._room.release()
+
+    async def settled(self, timeout: float = SETTLE_S) -> None:
+        """Return once no request is open, or after `timeout` seconds."""
+        with anyio.move_on_after(timeout):
+            await self._none_open.wait()
 
 
 class AnsweredWrites:

@@ -356,7 +356,11 @@ class _AnsweringReads:
 
     async def receive(self):
         while True:
-            item = await self._inner.receive()
+            try:
+                item = await self._inner.receive()
+            except anyio.EndOfStream:
+                await self._flight.settled()  # stdin closed: answer what was taken before the SDK cancels it
+                raise
             line = self._lines.taken()
             if not isinstance(item, Exception):
                 return await self._flight.admitted(item)

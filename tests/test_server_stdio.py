@@ -714,3 +714,25 @@ def test_a_request_the_sdk_cannot_read_is_answered_under_the_id_it_names(server_
     assert "control character" in replies[0]["error"]["message"], replies[0]
     assert all(len(r["error"]["message"]) < 300 for r in replies), replies
     assert after["isError"] is False and "Traceback" not in stderr, stderr
+
+
+def test_requests_written_before_stdin_closed_are_all_answered(server_env):
+    """Closing stdin cancelled every request still running: `minirag < requests.jsonl` answered
+    initialize and nothing else, and a last line without its newline was never answered. The
+    server now answers what it took (for a while) before it stops."""
+    docs = server_env["BASE_DIR"]
+    lines = [
+        {"id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                                                     "clientInfo": {"name": "pipe", "version": "0"}}},
+        {"method": "notifications/initialized"},
+        {"id": 2, "method": "tools/call", "params": {"name": "ingest_file", "arguments": {"filePath": f"{docs}/tides.md"}}},
+        {"id": 3, "method": "tools/call", "params": {"name": "list_files", "arguments": {}}},
+        {"id": 4, "method": "ping"},
+    ]
+    stdin = b"\n".join(json.dumps({"jsonrpc": "2.0", **line}).encode() for line in lines)  # no final newline
+    done = subprocess.run([sys.executable, "-m", "minirag"], env=server_env, input=stdin, capture_output=True,
+                          timeout=TIMEOUT_S)
+    answers = {m["id"]: m for m in map(json.loads, done.stdout.splitlines())}
+    assert sorted(answers) == [1, 2, 3, 4], (done.stdout[-2000:], done.stderr[-2000:])
+    assert all("result" in m for m in answers.values()), answers
+    assert answers[2]["result"]["isError"] is False and done.returncode == 0, (answers[2], done.stderr)
