@@ -79,10 +79,11 @@ def repair(line: str) -> str:
     if not _SURROGATE_ESCAPE.search(line):
         return line
     try:
-        message = json.loads(line)
+        # The walk takes two frames a level: past ~500 levels (which json.loads reads) it ran out of
+        # stack and the RecursionError ended the server. The SDK's parser reads far fewer levels.
+        return json.dumps(without_lone_surrogates(json.loads(line)), ensure_ascii=False) + "\n"
     except (ValueError, RecursionError):
         return line  # not JSON at all, or nested past Python's stack: the SDK's parser refuses it
-    return json.dumps(without_lone_surrogates(message), ensure_ascii=False) + "\n"
 
 
 def without_lone_surrogates(value):

@@ -216,6 +216,8 @@ UNREADABLE = [  # (line, JSON-RPC error code): what a broken or hostile client m
     (b"not json at all", -32700),
     (b"[" * 100_000 + b"]" * 100_000, -32700),  # past the parser's depth limit
     (b'{"x": ' * 100_000 + b'"\\ud800"' + b"}" * 100_000, -32700),  # deep, and a lone surrogate to repair
+    # Deep enough for repair's walk to pass Python's recursion limit, not json.loads': the server died.
+    (b'{"x": ' * 500 + b'"\\ud800"' + b"}" * 500, -32700),
     (b'{"jsonrpc": "2.0", "method": 7}', -32600),  # JSON, but no JSON-RPC message (nor an id to answer under)
 ]
 
