@@ -738,3 +738,20 @@ def test_requests_written_before_stdin_closed_are_all_answered(server_env):
     assert sorted(answers) == [1, 2, 3, 4], (done.stdout[-2000:], done.stderr[-2000:])
     assert all("result" in m for m in answers.values()), answers
     assert answers[2]["result"]["isError"] is False and done.returncode == 0, (answers[2], done.stderr)
+
+
+def test_a_request_before_initialize_is_told_to_initialize_first(server_env):
+    """The SDK answered a request sent before the handshake 'Invalid request parameters' and nothing
+    more (data ''), which reads as a mistake in the params, not in the order of messages."""
+    server = RawServer(server_env)
+    try:
+        early = [server.request("tools/list", {}),
+                 server.request("tools/call", {"name": "status", "arguments": {}})]
+        server.initialize()
+        after = server.call("status")
+    finally:
+        stderr = server.close().decode()
+    for answer in early:
+        assert answer["error"]["code"] == -32602, answer
+        assert "send initialize" in answer["error"]["message"], answer
+    assert after["isError"] is False, (after, stderr)
