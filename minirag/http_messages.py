@@ -53,7 +53,7 @@ class AnsweredMessages:
             try:
                 jsonrpc_message_adapter.validate_json(body, by_name=False)
             except ValidationError as exc:
-                refusal = unreadable_reply(exc)
+                refusal = unreadable_reply(exc, text)
         if refusal is not None:
             await send({"type": "http.response.start", "status": 400,
                         "headers": [(b"content-type", b"application/json")]})

@@ -453,6 +453,24 @@ async def _refuse_malformed_calls(ctx, call_next):
     return await call_next(ctx)
 
 
+# What the SDK answers a request sent before the handshake, as it stands (its "pinned compat"): a
+# params mistake, to a client that sent its messages out of order.
+_UNINITIALIZED = ("Invalid request parameters", "")
+
+
+async def _say_initialize_first(ctx, call_next):
+    """Server middleware: a request before `initialize` is told so, by name."""
+    try:
+        return await call_next(ctx)
+    except MCPError as exc:
+        if (exc.error.code == INVALID_PARAMS and (exc.error.message, exc.error.data) == _UNINITIALIZED
+                and ctx.method != "initialize" and getattr(ctx.session, "client_params", None) is None):
+            raise MCPError(code=INVALID_PARAMS, message=(
+                f"{shown(ctx.method, 60)}: the session is not initialized: send initialize, then "
+                "notifications/initialized, before any other request")) from exc
+        raise
+
+
 def _argument_error(error: dict) -> str:
     where = ".".join(str(part) for part in error.get("loc", ())) or "arguments"
     if error.get("type") == "missing":
@@ -471,7 +489,7 @@ def build_server(state: ServerState) -> MCPServer:
     with sdk_logging_left_to_the_root():
         server = _Server("minirag", version=__version__, log_level="WARNING", instructions=build_instructions(
             read_only=state.read_only, collections=[(c.name, c.description) for c in collections]),
-            middleware=[_refuse_malformed_calls])
+            middleware=[_say_initialize_first, _refuse_malformed_calls])
     register(server, state)
     for method in UNOFFERED:
         drop_request_handler(server, method)

@@ -52,13 +52,15 @@ from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
 from minirag._compat.mcp import last_context, lowlevel_server
-from minirag.display import shown
+from minirag.display import escaped_json, shown
+from minirag.in_flight import AnsweredWrites, InFlight
 from minirag.ingest.text_repair import without_lone_surrogates as text_without_lone_surrogates
 from minirag.tool_arguments import described
 
 INVALID_REQUEST = -32600
 INVALID_PARAMS = -32602
 MAX_DETAIL = 200
+BOM = "\ufeff"
 #: Characters of slack over the data an ingest_data carries (its other arguments, the envelope).
 LINE_SLACK_CHARS = 256 * 1024
 _SKIP_CHARS = 1 << 20  # the rest of an over-long line is read and dropped this many characters at a time
@@ -77,10 +79,11 @@ def repair(line: str) -> str:
     if not _SURROGATE_ESCAPE.search(line):
         return line
     try:
-        message = json.loads(line)
+        # The walk takes two frames a level: past ~500 levels (which json.loads reads) it ran out of
+        # stack and the RecursionError ended the server. The SDK's parser reads far fewer levels.
+        return json.dumps(without_lone_surrogates(json.loads(line)), ensure_ascii=False) + "\n"
     except (ValueError, RecursionError):
         return line  # not JSON at all, or nested past Python's stack: the SDK's parser refuses it
-    return json.dumps(without_lone_surrogates(message), ensure_ascii=False) + "\n"
 
 
 def without_lone_surrogates(value):
@@ -229,6 +232,7 @@ class _RepairedLines:
 
     def __init__(self, text, max_chars: int):
         self._write = None  # where a line answered here is answered (answer_on)
+        self._last: str | None = None  # the line the SDK reads now (taken)
         self._max_chars = max_chars
         # The client waits, as on a pipe: 16 lines at most, and at most max_chars characters of them.
         self._lines: queue.Queue[str | _Overlong | None] = queue.Queue(maxsize=16)
@@ -275,13 +279,22 @@ class _RepairedLines:
                 if self._write is not None:
                     await self._write.send(SessionMessage(overlong_reply(line, self._max_chars)))
                 continue
+            line = line.removeprefix(BOM)  # JSON lets a reader skip it; a Windows client writes one first
             if not line.strip():  # a blank line carries no message: nothing to answer
                 continue
             if self._write is not None and (refusal := odd_id_reply(line) or odd_params_reply(line)
                                             or number_or_batch_reply(line)) is not None:
                 await self._write.send(SessionMessage(refusal))
                 continue
-            yield repair(line)
+            self._last = repair(line)
+            del line
+            yield self._last
+
+    def taken(self) -> str | None:
+        """The line the SDK read last, once: what it handed on next (a message, or the exception
+        its parser raised) came of that line, as it reads the next only once that is taken."""
+        line, self._last = self._last, None
+        return line
 
     def answer_on(self, write) -> None:
         """Answer the lines refused here on `write` (the SDK's write stream)."""
@@ -293,15 +306,36 @@ class _RepairedLines:
             self._lines.put_nowait(None)
 
 
-def unreadable_reply(exc: Exception) -> types.JSONRPCError:
-    """The JSON-RPC error answering a line the SDK could not read (`exc`, what its parser raised)."""
+_LENIENT = json.JSONDecoder(strict=False)
+
+
+def named_id(line: str | None) -> str | int | None:
+    """The id of the request `line` holds, read as leniently as the standard library reads JSON (raw
+    control characters in strings, anything after the object), when it is a string or an integer."""
+    if line is None or '"id"' not in line:
+        return None
+    try:
+        message, _end = _LENIENT.raw_decode(line.lstrip())
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(message, dict) or "result" in message or "error" in message:
+        return None  # a response (the server sends no requests to answer), or no message
+    request_id = message.get("id")
+    if isinstance(request_id, str) or (isinstance(request_id, int) and not isinstance(request_id, bool)):
+        return request_id
+    return None
+
+
+def unreadable_reply(exc: Exception, line: str | None = None) -> types.JSONRPCError:
+    """The JSON-RPC error answering a line the SDK could not read (`exc`, what its parser raised),
+    under the id `line` names where one can be made out (JSON-RPC's null where none can)."""
     errors = exc.errors() if isinstance(exc, ValidationError) else []
     if errors and errors[0].get("type") == "json_invalid":
         code, what = types.PARSE_ERROR, "Parse error"
     else:
         code, what = INVALID_REQUEST, "Invalid Request: not a JSON-RPC 2.0 message"
     detail = errors[0].get("msg", "") if errors else str(exc)
-    return types.JSONRPCError(jsonrpc="2.0", id=None, error=types.ErrorData(
+    return types.JSONRPCError(jsonrpc="2.0", id=named_id(line), error=types.ErrorData(
         code=code, message=f"{what} ({shown(detail, MAX_DETAIL)})" if detail else what))
 
 
@@ -309,11 +343,13 @@ class _AnsweringReads:
     """The SDK's read stream, with each unreadable line answered on `write` and left out.
 
     Duck-types the SDK's context receive stream (`last_context` included), which is all the
-    server loop uses of it."""
+    server loop uses of it. A request is handed on once `flight` has room for it."""
 
-    def __init__(self, inner, write) -> None:
+    def __init__(self, inner, write, flight: InFlight, lines: _RepairedLines) -> None:
         self._inner = inner
         self._write = write
+        self._flight = flight
+        self._lines = lines
 
     @property
     def last_context(self):
@@ -321,10 +357,15 @@ class _AnsweringReads:
 
     async def receive(self):
         while True:
-            item = await self._inner.receive()
+            try:
+                item = await self._inner.receive()
+            except anyio.EndOfStream:
+                await self._flight.settled()  # stdin closed: answer what was taken before the SDK cancels it
+                raise
+            line = self._lines.taken()
             if not isinstance(item, Exception):
-                return item
-            await self._write.send(SessionMessage(unreadable_reply(item)))
+                return await self._flight.admitted(item)
+            await self._write.send(SessionMessage(unreadable_reply(item, line)))
 
     def __aiter__(self):
         return self
@@ -379,13 +420,30 @@ def _drain(fd: int) -> None:
             pass
 
 
+class _OneLineWrites:
+    """stdout as the SDK's writer sees it: each message it writes with the characters JSON leaves raw
+    in a string and a line splitter breaks at (U+2028, U+2029, U+0085: Python's splitlines, a
+    JavaScript source line) as \\u escapes, with C1 and direction controls (display.escaped_json): the
+    same JSON, and one line to every reader of the line-delimited stream."""
+
+    def __init__(self, file) -> None:
+        self._file = file
+
+    async def write(self, text: str) -> None:
+        await self._file.write(escaped_json(text))
+
+    async def flush(self) -> None:
+        await self._file.flush()
+
+
 async def serve_stdio(server, max_line: int) -> None:
     """Serve `server` (an MCPServer) on stdin and stdout until stdin closes, reading lines of at
     most `max_line` characters (max_line_chars).
 
-    Handing the SDK its stdin means it no longer points fd 0 at the null device
-    while serving, so that is done here: a converter's child process reading stdin
-    must get EOF, not the client's next request.
+    Handing the SDK its stdin and stdout means it no longer points fd 0 at the null
+    device and fd 1 at stderr while serving, so that is done here: a converter's child
+    process reading stdin must get EOF, not the client's next request, and what one
+    prints must not land in the protocol.
     """
     with _signals_wake_the_loop():
         await _serve_stdio(server, max_line)
@@ -399,14 +457,25 @@ async def _serve_stdio(server, max_line: int) -> None:
     os.close(null)
     lines = _RepairedLines(io.TextIOWrapper(os.fdopen(reading, "rb"), encoding="utf-8", errors="replace"),
                            max_line)
+    writing = os.dup(1)
+    saved_out = os.dup(1)
+    os.dup2(2, 1)
+    # closefd=False: a worker thread may still be blocked writing to it (a client that stopped reading)
+    # after the transport ends; closed, its number could be reused under that write. One fd per serve.
+    out = _OneLineWrites(anyio.wrap_file(io.TextIOWrapper(os.fdopen(writing, "wb", closefd=False),
+                                                          encoding="utf-8")))
     try:
-        async with stdio_server(stdin=lines) as (read, write):  # type: ignore[arg-type]  # iterates lines as AsyncFile does
+        async with stdio_server(stdin=lines, stdout=out) as (read, write):  # type: ignore[arg-type]  # duck-typed as AsyncFile
             lines.answer_on(write)
             lowlevel = lowlevel_server(server)  # what MCPServer.run_stdio_async runs, with this stdin
-            await lowlevel.run(_AnsweringReads(read, write), write, lowlevel.create_initialization_options())
+            flight = InFlight()
+            await lowlevel.run(_AnsweringReads(read, write, flight, lines), AnsweredWrites(write, flight),
+                               lowlevel.create_initialization_options())
     except* (BrokenPipeError, ConnectionResetError):  # the SDK's stdout writer met a closed pipe
         log.info("the client closed stdout: stopping")
     finally:
         lines.release()
         os.dup2(saved, 0)
         os.close(saved)
+        os.dup2(saved_out, 1)
+        os.close(saved_out)

@@ -216,7 +216,9 @@ UNREADABLE = [  # (line, JSON-RPC error code): what a broken or hostile client m
     (b"not json at all", -32700),
     (b"[" * 100_000 + b"]" * 100_000, -32700),  # past the parser's depth limit
     (b'{"x": ' * 100_000 + b'"\\ud800"' + b"}" * 100_000, -32700),  # deep, and a lone surrogate to repair
-    (b'{"jsonrpc": "2.0", "id": 5, "method": 7}', -32600),  # JSON, but no JSON-RPC message
+    # Deep enough for repair's walk to pass Python's recursion limit, not json.loads': the server died.
+    (b'{"x": ' * 500 + b'"\\ud800"' + b"}" * 500, -32700),
+    (b'{"jsonrpc": "2.0", "method": 7}', -32600),  # JSON, but no JSON-RPC message (nor an id to answer under)
 ]
 
 
@@ -591,4 +593,165 @@ def test_a_number_too_long_to_read_and_a_batch_are_answered_as_what_they_are(ser
     assert "a number of 5,000 digits" in replies[2]["error"]["message"], replies[2]
     assert "batch" in replies[3]["error"]["message"].lower(), replies[3]
     assert all(len(r["error"]["message"]) < 300 for r in replies), replies
+    assert after["isError"] is False, (after, stderr)
+
+
+def test_every_message_on_stdout_is_one_line_to_any_line_splitter(server_env):
+    """JSON writes U+2028, U+2029 and U+0085 raw inside a string, and Python's splitlines() (and a
+    JavaScript source line) breaks there: a document or source id holding one put a raw line break in
+    the structured content of read_file, query_documents and list_files, and a client reading stdout
+    with splitlines() got half a message, then garbage. (Ingest makes U+0085 a line feed.)"""
+    text = ("Line separators\u2028split\u2029paragraphs and next\u0085lines here, about the harbour tides. "
+            "Right-to-left \u202eoverride\u202c too. ") * 5
+    server = RawServer(server_env)
+    try:
+        server.initialize()
+        stored = server.call("ingest_data", data=text, source="notes/a\u2028b")
+        read = server.call("read_file", source="notes/a\u2028b")
+        found = server.call("query_documents", query="harbour tides separators")
+        listed = server.call("list_files")
+    finally:
+        stderr = server.close().decode()
+    assert not stored["isError"] and not read["isError"] and not found["isError"], (stored, read, stderr)
+    assert "\u2028" in read["structuredContent"]["text"] and "\u2029" in read["structuredContent"]["text"]
+    assert listed["structuredContent"]["files"], listed
+    for line in server.raw:
+        assert len(line.decode().splitlines()) == 1, line[:300]
+
+
+def test_a_client_that_does_not_read_stdout_holds_the_server_to_a_bounded_backlog(server_env):
+    """Every request read was started at once and its answer held until stdout took it: a client
+    that wrote requests and read nothing grew the server without bound (read_file of a 300-chunk
+    document, unread: 441 MiB to 682 MiB in 60 s, 4,624 requests taken). Now the server takes a
+    bounded number of requests ahead of the answers the client reads, then stops reading stdin,
+    as a pipe does; every request it took is answered once the client reads again."""
+    proc = subprocess.Popen([sys.executable, "-m", "minirag"], env=server_env, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    total = 5000
+    sent = 0
+    try:
+        proc.stdin.write(b'{"jsonrpc": "2.0", "id": "init", "method": "initialize", "params": {"protocolVersion": '
+                         b'"2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}\n'
+                         b'{"jsonrpc": "2.0", "method": "notifications/initialized"}\n')
+        proc.stdin.flush()
+        assert b'"id":"init"' in proc.stdout.readline()
+        stdin = proc.stdin.fileno()
+        os.set_blocking(stdin, False)
+        stalled = 0
+        while sent < total and stalled < 30:  # 3 s in which the server took nothing: it stopped reading
+            try:
+                os.write(stdin, b'{"jsonrpc": "2.0", "id": %d, "method": "ping"}\n' % sent)  # < PIPE_BUF: whole or not
+            except BlockingIOError:
+                stalled += 1
+                time.sleep(0.1)
+                continue
+            sent, stalled = sent + 1, 0
+        os.set_blocking(stdin, True)
+        answered = set()
+        while len(answered) < sent:
+            answered.add(json.loads(proc.stdout.readline())["id"])
+        proc.stdin.write(b'{"jsonrpc": "2.0", "id": "after", "method": "ping"}\n')
+        proc.stdin.flush()
+        after = json.loads(proc.stdout.readline())
+        proc.stdin.close()
+        proc.wait(TIMEOUT_S)
+    finally:
+        proc.kill()
+    stderr = proc.stderr.read()
+    assert sent < total, "the server read every request while its answers went unread"
+    assert answered == set(range(sent))
+    assert after == {"jsonrpc": "2.0", "id": "after", "result": {}}, (after, stderr)
+    assert proc.returncode == 0 and b"Traceback" not in stderr, stderr
+
+
+def test_requests_the_client_cancelled_leave_no_room_taken(server_env):
+    """A cancelled request is never answered: it must close as the SDK settles it, or a client that
+    cancelled as many requests as the server keeps open (in_flight.MAX_IN_FLIGHT) would have it read
+    nothing more."""
+    server = RawServer(server_env)
+    count = 3 * 64
+    try:
+        server.initialize()
+        server.call("ingest_file", filePath=str(Path(server_env["BASE_DIR"]) / "tides.md"))
+        server.proc.stdin.write(b"".join(
+            b'{"jsonrpc": "2.0", "id": "q%d", "method": "tools/call", "params": {"name": "query_documents", '
+            b'"arguments": {"query": "moon tides %d"}}}\n{"jsonrpc": "2.0", "method": "notifications/cancelled", '
+            b'"params": {"requestId": "q%d"}}\n' % (n, n, n) for n in range(count)))
+        server.proc.stdin.flush()
+        after = server.call("status")
+    finally:
+        stderr = server.close().decode()
+    answered = [json.loads(line) for line in server.raw if b'"id":"q' in line]
+    assert after["isError"] is False, (after, stderr)
+    assert len(answered) < count - 64, "too few requests were still running when cancelled to test this"
+
+
+NAMED_BUT_UNREADABLE = [  # (line, the id and code of its answer): a request the SDK cannot read that names its id
+    (b'{"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "read_file", '
+     b'"arguments": {"source": "a\x00b"}}}', 4, -32700),  # a raw NUL in a string: JSON must escape it
+    (b'{"jsonrpc": "2.0", "id": "tab", "method": "tools/call", "params": {"name": "read_file", '
+     b'"arguments": {"source": "a\tb"}}}', "tab", -32700),
+    (b'{"jsonrpc": "2.0", "id": 3, "method": "ping"}\x00', 3, -32700),  # trailing bytes
+    (b'{"jsonrpc": "2.0", "id": 6, "method": "ping"}{"jsonrpc": "2.0", "id": 7, "method": "ping"}', 6, -32700),
+    (b'{"jsonrpc": "1.0", "id": 13, "method": "ping"}', 13, -32600),
+    (b'{"id": 14, "method": "ping"}', 14, -32600),
+    (b'{"jsonrpc": "2.0", "id": "m", "method": 7}', "m", -32600),
+]
+
+
+def test_a_request_the_sdk_cannot_read_is_answered_under_the_id_it_names(server_env):
+    """The SDK answered each of these with id null (or not at all, for the BOM line, which a Windows
+    client writes first), though the line names its id: the client, matching answers to ids, waited
+    on it forever. JSON-RPC keeps id null for an id that cannot be made out."""
+    server = RawServer(server_env)
+    try:
+        server.initialize()
+        bom = server.replies_to([b'\xef\xbb\xbf{"jsonrpc": "2.0", "id": "bom", "method": "ping"}'])
+        replies = server.replies_to([line for line, _id, _code in NAMED_BUT_UNREADABLE])
+        after = server.call("status")
+    finally:
+        stderr = server.close().decode()
+    assert bom == [{"jsonrpc": "2.0", "id": "bom", "result": {}}], bom
+    assert [(r["id"], r["error"]["code"]) for r in replies] == [(i, c) for _l, i, c in NAMED_BUT_UNREADABLE], replies
+    assert "control character" in replies[0]["error"]["message"], replies[0]
+    assert all(len(r["error"]["message"]) < 300 for r in replies), replies
+    assert after["isError"] is False and "Traceback" not in stderr, stderr
+
+
+def test_requests_written_before_stdin_closed_are_all_answered(server_env):
+    """Closing stdin cancelled every request still running: `minirag < requests.jsonl` answered
+    initialize and nothing else, and a last line without its newline was never answered. The
+    server now answers what it took (for a while) before it stops."""
+    docs = server_env["BASE_DIR"]
+    lines = [
+        {"id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                                                     "clientInfo": {"name": "pipe", "version": "0"}}},
+        {"method": "notifications/initialized"},
+        {"id": 2, "method": "tools/call", "params": {"name": "ingest_file", "arguments": {"filePath": f"{docs}/tides.md"}}},
+        {"id": 3, "method": "tools/call", "params": {"name": "list_files", "arguments": {}}},
+        {"id": 4, "method": "ping"},
+    ]
+    stdin = b"\n".join(json.dumps({"jsonrpc": "2.0", **line}).encode() for line in lines)  # no final newline
+    done = subprocess.run([sys.executable, "-m", "minirag"], env=server_env, input=stdin, capture_output=True,
+                          timeout=TIMEOUT_S)
+    answers = {m["id"]: m for m in map(json.loads, done.stdout.splitlines())}
+    assert sorted(answers) == [1, 2, 3, 4], (done.stdout[-2000:], done.stderr[-2000:])
+    assert all("result" in m for m in answers.values()), answers
+    assert answers[2]["result"]["isError"] is False and done.returncode == 0, (answers[2], done.stderr)
+
+
+def test_a_request_before_initialize_is_told_to_initialize_first(server_env):
+    """The SDK answered a request sent before the handshake 'Invalid request parameters' and nothing
+    more (data ''), which reads as a mistake in the params, not in the order of messages."""
+    server = RawServer(server_env)
+    try:
+        early = [server.request("tools/list", {}),
+                 server.request("tools/call", {"name": "status", "arguments": {}})]
+        server.initialize()
+        after = server.call("status")
+    finally:
+        stderr = server.close().decode()
+    for answer in early:
+        assert answer["error"]["code"] == -32602, answer
+        assert "send initialize" in answer["error"]["message"], answer
     assert after["isError"] is False, (after, stderr)

@@ -109,3 +109,26 @@ def sdk_models_built_on_first_use():
         yield
     finally:
         config_defaults["defer_build"] = before
+
+
+def settled_unanswered(message, hook) -> Any:
+    """`message` (a SessionMessage read from the client) carrying `hook`, an async callable the SDK's
+    dispatcher awaits when the request settles without an answer (the client cancelled it), as its
+    streamable HTTP transport has it do; where the metadata is another transport's, as it is."""
+    from dataclasses import replace
+
+    from mcp.shared.message import ServerMessageMetadata, SessionMessage
+
+    metadata = message.metadata
+    if metadata is None:
+        return SessionMessage(message.message, metadata=ServerMessageMetadata(on_request_unanswered=hook))
+    if isinstance(metadata, ServerMessageMetadata) and metadata.on_request_unanswered is None:
+        return SessionMessage(message.message, metadata=replace(metadata, on_request_unanswered=hook))
+    return message
+
+
+def correlated_id(request_id) -> Any:
+    """`request_id` as the SDK correlates ids: a string of an integer is that integer ("7" is 7)."""
+    from mcp.shared.dispatcher import coerce_request_id
+
+    return coerce_request_id(request_id)
