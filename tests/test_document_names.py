@@ -35,6 +35,15 @@ from minirag.ingest.doc_names import named_as, stem
     ("install-sh", "", "install-sh"), ("license-checker", "", "license-checker"), ("changelog-generator", "", "changelog-generator"),
     ("INSTALL_check.py", ".py", "INSTALL_check"), ("changelog.config.js", ".js", "changelog.config"),
     ("changelog.lang", ".lang", "changelog"),  # gtksourceview's syntax file for changelogs
+    # A project's own note named in capitals (libpng's ANNOUNCE, readline's USAGE, lsof's 00README, groff's
+    # PROBLEMS.gz), or named for a note at its end (git's git-p4.README, util-linux's v2.35-ReleaseNotes.gz);
+    # not a build tool's, packager's or version control's file named in capitals.
+    ("ANNOUNCE", ".txt", "ANNOUNCE"), ("USAGE", ".txt", "USAGE"), ("RELEASE-NOTES", ".txt", "RELEASE-NOTES"),
+    ("00README", ".txt", "00README"), ("PROBLEMS.gz", ".txt", "PROBLEMS"), ("ABOUT-NLS", ".txt", "ABOUT-NLS"),
+    ("git-p4.README", ".txt", "git-p4.README"), ("libstemmer_c_README.gz", ".txt", "libstemmer_c_README"),
+    ("v2.35-ReleaseNotes.gz", ".txt", "v2.35-ReleaseNotes"), ("BUILD", "", "BUILD"), ("WORKSPACE", "", "WORKSPACE"),
+    ("RECORD", "", "RECORD"), ("CODEOWNERS", "", "CODEOWNERS"), ("VERSION", "", "VERSION"), ("OK", "", "OK"),
+    ("X11", "", "X11"), ("ANNOUNCE.py", ".py", "ANNOUNCE"), ("Announce", "", "Announce"),
 ])
 def test_a_documentation_files_name_without_an_extension_is_read_as_plain_text(name, kind, name_stem):
     assert named_as(name).kind == kind
@@ -106,6 +115,24 @@ def test_notes_named_with_a_qualifier_or_in_debians_spelling_are_read_where_thei
     assert synced["otherTypes"] == {"": 1}, synced
     for name, words in (("LICENSE-MIT", "free of charge"), ("README_MISSING_SYSCALL_OR_IOCTL.gz", "ioctl wrappers"),
                         ("changelog.libstdc++.gz", "GCC 12.2.0 released")):
+        assert words in json.loads(run_cli("read", "--json", docs / name).stdout)["text"], name
+
+
+def test_notes_a_project_names_in_capitals_are_read_where_their_head_is_text(run_cli, cli_env, docs):
+    """libpng's `ANNOUNCE`, libssh2's `RELEASE-NOTES`, groff's `PROBLEMS.gz`, util-linux's
+    `v2.35-ReleaseNotes.gz` (their first lines) were left out as of no supported type. One that is
+    binary (GNU global's `GTAGS` is not named so: a database in capitals) is left out and counted."""
+    (docs / "ANNOUNCE").write_text("Libpng 1.6.39 - November 20, 2022\n\nThis is a public release of libpng.\n")
+    (docs / "RELEASE-NOTES").write_text("libssh2 1.10\n\nThis release includes the following changes: agent forwarding\n")
+    (docs / "PROBLEMS.gz").write_bytes(gzip.compress(b"This file describes various problems that have been "
+                                                     b"encountered in compiling, installing and running groff.\n"))
+    (docs / "v2.35-ReleaseNotes.gz").write_bytes(gzip.compress(b"util-linux 2.35 Release Notes\n\nfdisk: wipe signatures\n"))
+    (docs / "DATABASE").write_bytes(b"\x00\x01\x02 binary \x00" * 40)
+    synced = json.loads(run_cli("sync", "--json").stdout)
+    assert synced["ingested"] == 5 and synced["failed"] == 0, synced  # a.md and four notes
+    assert synced["otherTypes"] == {"": 1}, synced
+    for name, words in (("ANNOUNCE", "public release of libpng"), ("RELEASE-NOTES", "agent forwarding"),
+                        ("PROBLEMS.gz", "running groff"), ("v2.35-ReleaseNotes.gz", "wipe signatures")):
         assert words in json.loads(run_cli("read", "--json", docs / name).stdout)["text"], name
 
 

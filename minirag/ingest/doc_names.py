@@ -69,6 +69,15 @@ _NOTE_NAME = re.compile(r"([^._-]+)([._-].*)", re.DOTALL)
 _NOTE_SUFFIX = re.compile(r"[._-][a-z0-9][a-z0-9_+-]{0,40}(?:\.[a-z0-9][a-z0-9_+-]{0,40}){0,2}")
 _NUMBERED = re.compile(r"\.[0-9]{1,8}")
 _NOTE_SPELLINGS = frozenset({"ChangeLog", "Changes"})  # the names in mixed case a note has (GNU's, Perl's)
+# A name in capitals with no suffix, as a project names a note of its own (`ANNOUNCE`, `RELEASE-NOTES`,
+# `00README`, `ABOUT-NLS`, `BUG-REPORT`), or one that ends in a note's name (`git-p4.README`,
+# `libstemmer_c_README`, util-linux's `v2.35-ReleaseNotes`): a note, read as text where its head is text.
+_CAPITALS = re.compile(r"[0-9]*[A-Z]{3,}[A-Z0-9]*(?:[-_][A-Z0-9]+)*")
+_NOTE_TAIL = re.compile(r".+[._-](?:README|ReadMe|RELEASE[-_]NOTES|ReleaseNotes|NOTES|NEWS|CHANGES|ChangeLog|TODO|FAQ)")
+# Names in capitals that build tools, packagers and version control give files that hold no prose.
+_MACHINE_NAMES = frozenset({"BUILD", "BUCK", "TARGETS", "DEPS", "WORKSPACE", "RECORD", "WHEEL", "INSTALLER",
+                            "REQUESTED", "CODEOWNERS", "OWNERS", "VERSION", "MANIFEST", "PKG-INFO", "TAGS", "GTAGS",
+                            "GRTAGS", "GPATH", "HEAD", "ORIG_HEAD", "FETCH_HEAD", "MERGE_HEAD", "COMMIT_EDITMSG"})
 # Code's and markup's suffixes Python's table of file types lacks (`README.pod`, `LICENSE.yaml`): typed, no note.
 _CODE = frozenset({".pod", ".pm", ".vim", ".el", ".rb", ".go", ".rs", ".java", ".ts", ".lua", ".php", ".cpp", ".hpp",
                    ".cc", ".yaml", ".yml", ".toml", ".json", ".asc", ".sig", ".in", ".am", ".ac", ".cmake"})
@@ -111,6 +120,8 @@ def named_as(name: str) -> NamedAs:
     bare = name[:-len(outer)] if compression else name
     if _is_text_name(bare):
         return NamedAs(compression, PLAIN_TEXT, compression, False)
+    if (not inner and _CAPITALS.fullmatch(bare) and bare not in _MACHINE_NAMES) or _NOTE_TAIL.fullmatch(bare):
+        return NamedAs(compression, PLAIN_TEXT, compression, False, note=True)
     if compression and (inner in COMPRESSIONS or not (inner or _is_note(bare, inner))):
         return NamedAs(outer, outer, "", False)  # `x.gz`, `x.md.gz.gz`: nothing minirag reads by its name
     sniffed = _SECTION.fullmatch(inner) is not None
