@@ -58,7 +58,7 @@ from minirag.errors import (
     NotFound,
     SyncLocked,
 )
-from minirag.index_presence import IndexPresence, not_built_yet
+from minirag.index_presence import IndexPresence
 from minirag.ingest.ignore import IgnoreRules
 from minirag.ingest.jobs import SyncJob, SyncJobs
 from minirag.ingest.progress import Progress
@@ -835,14 +835,10 @@ class App:
             read_only=config.read_only,
             watch=self.watch_state(),
         )
-        if not self._holds_index():  # status never creates the index
-            empty = config.db_path.exists()
+        if self._index is None and (missing := self.presence.missing()) is not None:
             return replace(
                 status,
-                index_error=str(connection.not_sqlite_error(config.db_path)) if connection.not_sqlite(config.db_path)
-                else not_built_yet(f"no index at {config.db_path} yet", who) if (who := self.presence.being_built())
-                else (f"the index file {config.db_path} is empty (0 bytes)" if empty else
-                      f"no index at {config.db_path}") + "; run `minirag sync` first",
+                index_error=str(missing),  # what a read refuses with: status reports it, creating nothing
                 chunk_token_budget=self.chunk_budget() or status.chunk_token_budget,  # what a first sync cuts at
                 collections=self.list_collections().collections,  # no index: nothing counted yet
             )

@@ -48,7 +48,7 @@ class IndexPresence:
         if connection.not_sqlite(db_path):  # an empty document, named by mistake
             return connection.not_sqlite_error(db_path)
         if (who := self.being_built()) is not None:
-            return IndexUnavailable(not_built_yet(f"no index at {db_path} yet", who))
+            return IndexUnavailable(_not_built_yet(f"no index at {db_path} yet", who))
         how = ("a writer must build it first (this one is read-only)" if self.config.read_only else
                "run `minirag sync` (or the sync_start tool) first")
         what = "the index file {} is empty (0 bytes)" if os.path.exists(db_path) else "no index at {}"
@@ -58,7 +58,7 @@ class IndexPresence:
         """What a read of an index that holds nothing yet raises while a first sync builds it; None
         where no sync runs (then nothing indexed is an empty answer)."""
         if (who := self.being_built()) is not None:
-            return IndexUnavailable(not_built_yet(f"the index at {self.config.db_path} is empty", who))
+            return IndexUnavailable(_not_built_yet(f"the index at {self.config.db_path} is empty", who))
         return None
 
     def _index_above(self) -> str:
@@ -76,6 +76,6 @@ class IndexPresence:
         return ""
 
 
-def not_built_yet(what: str, who: str) -> str:
+def _not_built_yet(what: str, who: str) -> str:
     return (f"{what}: {who} is building it and has written no file yet; ask again once it has (what it has "
             "written is searched at once; `minirag status` or sync_status follows it)")
