@@ -683,6 +683,7 @@ class App:
         from minirag.store.backup import backup
 
         check_path_argument(dest)
+        self.require_index()  # nothing to copy: said as a read says it
         if in_own_place(self.config) and self.config.db_path.exists():
             self._open_index(rebuild=False)  # refuses an index that came with its folder, as every command does
         return backup(self.config.db_path, dest)
