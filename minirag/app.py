@@ -62,7 +62,7 @@ from minirag.index_presence import IndexPresence
 from minirag.ingest.ignore import IgnoreRules
 from minirag.ingest.jobs import SyncJob, SyncJobs
 from minirag.ingest.progress import Progress
-from minirag.results import payload
+from minirag.results import read_page
 from minirag.search import Scope, SearchOptions, clamp_top_k, search
 from minirag.search.vector import MatrixCache
 from minirag.spellings import other_spelling
@@ -93,7 +93,6 @@ log = logging.getLogger(__name__)
 
 # Far more than a model reads (512 tokens); the bound keeps a hostile query's normalization short.
 MAX_QUERY_CHARS = 10_000
-READ_SLACK_TOKENS = 8  # a page's nextOffset, once known, may be a few digits longer than the null it replaces
 _READS_OF_A_CHANGING_FILE = 3  # an ingest_file whose file changed while it was read reads it again, this often
 
 
@@ -747,9 +746,7 @@ class App:
         `max_chars`, and (`budgeted`) within the response budget; `nextOffset` is where the next
         page starts (None at the end). Pages put back together are the whole text, exactly."""
         from minirag.anchors import heading_offset
-        from minirag.budget import cost, page_end
         from minirag.chunking import placed_sections
-        from minirag.results import page_label
 
         if offset < 0:
             raise InvalidArgument(f"offset must be 0 or more, got {offset}")
@@ -764,20 +761,8 @@ class App:
         if offset > len(text):
             raise InvalidArgument(f"offset {offset} is past the end of {shown(key)} ({len(text)} characters)")
 
-        def pages_of(low: int, high: int) -> str | None:
-            """The pages of the sections the text from `low` to `high` holds a character of."""
-            spans = [(section.page_start, section.page_end or section.page_start) for begin, stop, section in placed
-                     if section.page_start is not None and begin < max(high, low + 1) and stop > low]
-            return page_label(min(f for f, _ in spans), max(last for _, last in spans)) if spans else None
-
-        empty = ReadResult(key, row.kind, row.title, row.chunk_count, offset, len(text), None, "",
-                           pages_of(0, len(text)), fragment, at)
-        room = self.config.max_response_tokens - cost(payload(empty)) - READ_SLACK_TOKENS if budgeted else None
-        end = page_end(text, offset, max_chars, room)
-        # The pages of the text returned, so a page read by offset can be cited (the whole
-        # document's range only when it is returned whole).
-        return replace(empty, text=text[offset:end], next_offset=end if end < len(text) else None,
-                       pages=pages_of(offset, end))
+        head = ReadResult(key, row.kind, row.title, row.chunk_count, offset, len(text), None, "", None, fragment, at)
+        return read_page(head, text, placed, max_chars, self.config.max_response_tokens if budgeted else None)
 
     @explained
     def neighbors(self, key: str, chunk_index: int, before: int = 1, after: int = 1) -> ChunkWindow:
