@@ -77,5 +77,6 @@ class IndexPresence:
 
 
 def _not_built_yet(what: str, who: str) -> str:
-    return (f"{what}: {who} is building it and has written no file yet; ask again once it has (what it has "
-            "written is searched at once; `minirag status` or sync_status follows it)")
+    # "indexed", not "written": where the index file is already there, it is the files it holds that are not.
+    return (f"{what}: {who} is building it and has indexed no file yet; ask again once it has (each file it "
+            "indexes is searched at once; `minirag status` or sync_status follows it)")
