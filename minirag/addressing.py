@@ -5,7 +5,7 @@ real folder and its own name), a data or url source by its id; a scope is a fold
 prefix. Every path and id an operation takes is turned into a stored key here, and every refusal of
 one (outside the roots, an id written as a path, a path written as a URL, not indexed) is said here.
 App holds one Addressing and delegates to it; the index is reached through a callable that refuses
-when there is none (App.require_index), so a read never creates one.
+when there is none (App.require_index, minirag/index_presence.py), so a read never creates one.
 """
 
 from __future__ import annotations

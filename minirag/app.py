@@ -58,10 +58,11 @@ from minirag.errors import (
     NotFound,
     SyncLocked,
 )
+from minirag.index_presence import IndexPresence
 from minirag.ingest.ignore import IgnoreRules
 from minirag.ingest.jobs import SyncJob, SyncJobs
 from minirag.ingest.progress import Progress
-from minirag.results import payload
+from minirag.results import read_page
 from minirag.search import Scope, SearchOptions, clamp_top_k, search
 from minirag.search.vector import MatrixCache
 from minirag.spellings import other_spelling
@@ -92,7 +93,6 @@ log = logging.getLogger(__name__)
 
 # Far more than a model reads (512 tokens); the bound keeps a hostile query's normalization short.
 MAX_QUERY_CHARS = 10_000
-READ_SLACK_TOKENS = 8  # a page's nextOffset, once known, may be a few digits longer than the null it replaces
 _READS_OF_A_CHANGING_FILE = 3  # an ingest_file whose file changed while it was read reads it again, this often
 
 
@@ -157,6 +157,7 @@ class App:
         self._watch_thread: threading.Thread | None = None
         self._early_load: threading.Thread | None = None  # load_model_early's thread
         self.addressing = Addressing(config, self._indexed)
+        self.presence = IndexPresence(config, self.jobs)  # whether there is an index to read, and why not
 
     # --- lazily opened parts -------------------------------------------------
 
@@ -242,8 +243,7 @@ class App:
     def binding(self) -> ModelBinding:
         """The model (and so the budget) this index is used with: minirag.binding's one answer, from the
         configuration and what the index records. Never creates the index."""
-        has_index = self._index is not None or self._index_file_holds_data()
-        return bind(self.config, recorded_model(self.index, self.config.roots) if has_index else None)
+        return bind(self.config, recorded_model(self.index, self.config.roots) if self._holds_index() else None)
 
     @property
     def pipeline(self) -> Pipeline:
@@ -297,56 +297,13 @@ class App:
                                    "(--read-only / MINIRAG_READ_ONLY); run it without read-only mode")
 
     def require_index(self) -> None:
-        """Reads never create the index: a DB_PATH with no index (a typo, or nothing synced yet)
-        is an error saying so, not an empty answer and a stray new file."""
-        if self._index is None and not self._index_file_holds_data():
-            if connection.not_sqlite(self.config.db_path):  # an empty document, named by mistake
-                raise connection.not_sqlite_error(self.config.db_path)
-            if (who := self.being_built()) is not None:
-                raise IndexUnavailable(self._not_built_yet(f"no index at {self.config.db_path} yet", who))
-            how = ("a writer must build it first (this one is read-only)" if self.config.read_only else
-                   "run `minirag sync` (or the sync_start tool) first")
-            what = "the index file {} is empty (0 bytes)" if os.path.exists(self.config.db_path) else "no index at {}"
-            raise IndexUnavailable(f"{what.format(self.config.db_path)}; {how}, or check DB_PATH{self._index_above()}")
+        """Reads never create the index: a DB_PATH with no index is an error saying why (index_presence)."""
+        if self._index is None and (error := self.presence.missing()) is not None:
+            raise error
 
-    def _index_above(self) -> str:
-        """Where an index of a folder above the first root holds it (a command run in a subfolder of an
-        indexed folder, which a sync would index again into a file of its own), said as the way to it; ""."""
-        from minirag.config import INDEX_DIRNAME, INDEX_FILENAME
-
-        if not self.config.roots or not in_own_place(self.config):
-            return ""
-        for folder in self.config.roots[0].parents:
-            try:
-                if (folder / INDEX_DIRNAME / INDEX_FILENAME).stat().st_size > 0:
-                    return (f"; the index of {folder}, a folder above, holds this one: --base-dir {folder} "
-                            "(and --scope . for this folder alone)")
-            except OSError:
-                continue
-        return ""
-
-    def being_built(self) -> str | None:
-        """The sync running on this index, in words (a job of this server by its jobId, another
-        process's by its PID), or None."""
-        from minirag.store.lock import live_holder
-
-        job = self.jobs.running()
-        if job is not None:
-            return f"sync job {job.job_id} of this server (pid {os.getpid()})"
-        return live_holder(self.config.db_path)
-
-    @staticmethod
-    def _not_built_yet(what: str, who: str) -> str:
-        return (f"{what}: {who} is building it and has written no file yet; ask again once it has (what it has "
-                "written is searched at once; `minirag status` or sync_status follows it)")
-
-    def _index_file_holds_data(self) -> bool:
-        """Whether DB_PATH names a file with something in it. A zero-length file is no index: a read
-        that opened it would write a schema into it (reads never create or migrate an index)."""
-        try:
-            return os.stat(self.config.db_path).st_size > 0
-        except OSError:
-            return False
+    def _holds_index(self) -> bool:
+        """Whether there is an index to read, without creating one."""
+        return self._index is not None or self.presence.holds_data()
 
     # --- addressing (minirag/addressing.py) -------------------------------------
 
@@ -545,8 +502,8 @@ class App:
 
     def _load_model_holding(self, lock: SyncLock) -> None:
         """The model, loaded with the sync lock held: reads in its seconds say a sync is building the
-        index (being_built), not that none was run. One that fails to load takes away the lock file
-        and folder this lock made, so a first sync that fails leaves nothing behind."""
+        index (IndexPresence.being_built), not that none was run. One that fails to load takes away the
+        lock file and folder this lock made, so a first sync that fails leaves nothing behind."""
         try:
             self.encoder  # noqa: B018 - loaded here, under the lock, not at a write
         except BaseException:
@@ -725,6 +682,7 @@ class App:
         from minirag.store.backup import backup
 
         check_path_argument(dest)
+        self.require_index()  # nothing to copy: said as a read says it
         if in_own_place(self.config) and self.config.db_path.exists():
             self._open_index(rebuild=False)  # refuses an index that came with its folder, as every command does
         return backup(self.config.db_path, dest)
@@ -734,8 +692,7 @@ class App:
     @explained
     def list_collections(self) -> Collections:
         """Each collection's files, chunks and last sync (collection.list_collections); never creates the index."""
-        has_index = self._index is not None or self._index_file_holds_data()
-        return list_collections(self.config, self.index if has_index else None)
+        return list_collections(self.config, self.index if self._holds_index() else None)
 
     # --- reads -------------------------------------------------------------------
 
@@ -758,8 +715,8 @@ class App:
         index = self.index
         bound = index.bound_model()
         if bound is None:
-            if (who := self.being_built()) is not None:  # a first sync, before its first write
-                raise IndexUnavailable(self._not_built_yet(f"the index at {self.config.db_path} is empty", who))
+            if (error := self.presence.still_empty()) is not None:  # a first sync, before its first write
+                raise error
             return QueryResult((), {}, (), tuple(self.config.roots))  # nothing indexed yet
         encoder = None
         if options.hybrid_weight is None or options.hybrid_weight < 1.0 or options.max_distance is not None:
@@ -769,8 +726,8 @@ class App:
         hits = search(index.conn, text, options, encoder=encoder, matrices=self.matrices, pool=self.query_pool,
                       pool_conn=lambda: index.conn, served=self.in_roots)
         self.addressing.refuse_a_path_meant_as_scope(scope, found_nothing=not hits)
-        if not hits and not index.holds_sources() and (who := self.being_built()) is not None:
-            raise IndexUnavailable(self._not_built_yet(f"the index at {self.config.db_path} is empty", who))
+        if not hits and not index.holds_sources() and (error := self.presence.still_empty()) is not None:
+            raise error
         return QueryResult(tuple(hits), index.parents(h.parent_id for h in hits),
                            tuple(collection_of(self.config, h.source) for h in hits), tuple(self.config.roots))
 
@@ -789,9 +746,7 @@ class App:
         `max_chars`, and (`budgeted`) within the response budget; `nextOffset` is where the next
         page starts (None at the end). Pages put back together are the whole text, exactly."""
         from minirag.anchors import heading_offset
-        from minirag.budget import cost, page_end
         from minirag.chunking import placed_sections
-        from minirag.results import page_label
 
         if offset < 0:
             raise InvalidArgument(f"offset must be 0 or more, got {offset}")
@@ -806,20 +761,8 @@ class App:
         if offset > len(text):
             raise InvalidArgument(f"offset {offset} is past the end of {shown(key)} ({len(text)} characters)")
 
-        def pages_of(low: int, high: int) -> str | None:
-            """The pages of the sections the text from `low` to `high` holds a character of."""
-            spans = [(section.page_start, section.page_end or section.page_start) for begin, stop, section in placed
-                     if section.page_start is not None and begin < max(high, low + 1) and stop > low]
-            return page_label(min(f for f, _ in spans), max(last for _, last in spans)) if spans else None
-
-        empty = ReadResult(key, row.kind, row.title, row.chunk_count, offset, len(text), None, "",
-                           pages_of(0, len(text)), fragment, at)
-        room = self.config.max_response_tokens - cost(payload(empty)) - READ_SLACK_TOKENS if budgeted else None
-        end = page_end(text, offset, max_chars, room)
-        # The pages of the text returned, so a page read by offset can be cited (the whole
-        # document's range only when it is returned whole).
-        return replace(empty, text=text[offset:end], next_offset=end if end < len(text) else None,
-                       pages=pages_of(offset, end))
+        head = ReadResult(key, row.kind, row.title, row.chunk_count, offset, len(text), None, "", None, fragment, at)
+        return read_page(head, text, placed, max_chars, self.config.max_response_tokens if budgeted else None)
 
     @explained
     def neighbors(self, key: str, chunk_index: int, before: int = 1, after: int = 1) -> ChunkWindow:
@@ -878,14 +821,10 @@ class App:
             read_only=config.read_only,
             watch=self.watch_state(),
         )
-        if self._index is None and not self._index_file_holds_data():  # status never creates the index
-            empty = config.db_path.exists()
+        if self._index is None and (missing := self.presence.missing()) is not None:
             return replace(
                 status,
-                index_error=str(connection.not_sqlite_error(config.db_path)) if connection.not_sqlite(config.db_path)
-                else self._not_built_yet(f"no index at {config.db_path} yet", who) if (who := self.being_built())
-                else (f"the index file {config.db_path} is empty (0 bytes)" if empty else
-                      f"no index at {config.db_path}") + "; run `minirag sync` first",
+                index_error=str(missing),  # what a read refuses with: status reports it, creating nothing
                 chunk_token_budget=self.chunk_budget() or status.chunk_token_budget,  # what a first sync cuts at
                 collections=self.list_collections().collections,  # no index: nothing counted yet
             )

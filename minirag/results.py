@@ -9,11 +9,13 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 from datetime import UTC, datetime
 from functools import singledispatch
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from minirag.budget import cost, largest_fitting
+from minirag.budget import cost, largest_fitting, page_end
 from minirag.display import a_name, on_one_line
 from minirag.doctor import Check, DoctorReport
 from minirag.errors import MiniragError
@@ -38,6 +40,11 @@ from minirag.values import (
     Status,
     SyncStatus,
 )
+
+if TYPE_CHECKING:
+    from minirag.chunking.model import Section
+
+READ_SLACK_TOKENS = 8  # a page's nextOffset, once known, may be a few digits longer than the null it replaces
 
 QUERY_NEXT = ("ask for fewer results (topK) or narrow scope; a left-out parent is the section around its hit: "
               "read_chunk_neighbors (source, chunkIndex) gives the text around it")
@@ -236,6 +243,27 @@ def _read(value: ReadResult) -> dict:
             "text": value.text, **_present(pages=value.pages),
             **({"fragment": value.fragment, "fragmentOffset": value.fragment_offset} if value.fragment is not None
                else {})}
+
+
+def read_page(head: ReadResult, text: str, placed: Sequence[tuple[int, int, Section]], max_chars: int | None,
+              budget: int | None) -> ReadResult:
+    """The page of `text` (the document, its sections `placed` as chunking.placed_sections gives them)
+    from `head.offset`: at most `max_chars` characters, and the whole result within `budget` tokens
+    (None: no budget); `nextOffset` is where the next page starts (None at the end). `head` holds the
+    rest of the result. The pages named are those of the text returned (the whole document's range only
+    when it is returned whole), so a page read by offset can be cited."""
+    empty = replace(head, total_chars=len(text), next_offset=None, text="", pages=pages_in(placed, 0, len(text)))
+    room = budget - cost(payload(empty)) - READ_SLACK_TOKENS if budget is not None else None
+    end = page_end(text, head.offset, max_chars, room)
+    return replace(empty, text=text[head.offset:end], next_offset=end if end < len(text) else None,
+                   pages=pages_in(placed, head.offset, end))
+
+
+def pages_in(placed: Sequence[tuple[int, int, Section]], low: int, high: int) -> str | None:
+    """The pages of the sections the text from `low` to `high` holds a character of."""
+    spans = [(section.page_start, section.page_end or section.page_start) for begin, stop, section in placed
+             if section.page_start is not None and begin < max(high, low + 1) and stop > low]
+    return page_label(min(first for first, _ in spans), max(last for _, last in spans)) if spans else None
 
 
 def chunk_row(row: ChunkRow) -> dict:

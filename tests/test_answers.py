@@ -15,9 +15,13 @@ from mcp import Client
 
 from minirag import cli
 from minirag.app import App
-from minirag.budget import estimate_tokens, page_end
+from minirag.budget import cost, estimate_tokens, page_end
+from minirag.chunking import placed_sections
+from minirag.chunking.model import Section
 from minirag.config import DEFAULT_MAX_RESPONSE_TOKENS, load_config
+from minirag.results import payload, read_page
 from minirag.server import ServerState, build_server
+from minirag.values import ReadResult
 
 FIXTURES = Path(__file__).parent / "fixtures" / "docs"
 EPUB = "epub_ubuntu_packaging_guide_ru.epub"
@@ -150,6 +154,50 @@ def test_a_page_stays_within_its_token_room_in_any_script():
     text = "字" * 500
     end = page_end(text, 0, None, 100)
     assert estimate_tokens(json.dumps(text[:end], ensure_ascii=False)) <= 100 and end >= 90
+
+
+def _paged(sections: list[Section], *, offset: int = 0, max_chars: int | None = None,
+           budget: int | None = None) -> tuple[str, ReadResult]:
+    text, placed = placed_sections(sections)
+    head = ReadResult("/docs/a.pdf", "pdf", "A", 1, offset, len(text), None, "")
+    return text, read_page(head, text, placed, max_chars, budget)
+
+
+def test_an_empty_document_is_one_empty_last_page():
+    text, page = _paged([], budget=100)
+    assert (text, page.text, page.next_offset, page.total_chars, page.pages) == ("", "", None, 0, None)
+
+
+def test_a_document_within_the_budget_is_one_page_naming_all_its_pages():
+    sections = [Section("First part.", page_start=2), Section("Second part.", page_start=3, page_end=4)]
+    text, page = _paged(sections, budget=DEFAULT_MAX_RESPONSE_TOKENS)
+    assert (page.text, page.next_offset, page.pages) == (text, None, "2-4")
+    assert text == "First part.\n\nSecond part."
+
+
+def test_a_page_at_the_exact_budget_boundary_is_whole_and_one_token_less_is_not():
+    text, _ = _paged([Section("word " * 60)])
+    whole = next(budget for budget in range(1, 2_000) if _paged([Section("word " * 60)], budget=budget)[1].text == text)
+    at, below = _paged([Section("word " * 60)], budget=whole)[1], _paged([Section("word " * 60)], budget=whole - 1)[1]
+    assert at.next_offset is None and cost(payload(at)) <= whole
+    assert below.text == text[:below.next_offset] and 0 < len(below.text) < len(text)
+    assert cost(payload(below)) <= whole - 1  # its nextOffset included
+
+
+def test_a_section_longer_than_the_budget_is_paged_across_and_each_page_names_its_pages():
+    sections = [Section("Opening line.", page_start=1), Section("\n".join(f"line {n} of the long part" for n in range(400)),
+                                                              page_start=2, page_end=5)]
+    text, first = _paged(sections, budget=200)
+    pages, offset = [], 0
+    while offset is not None:
+        _, page = _paged(sections, offset=offset, budget=200)
+        assert cost(payload(page)) <= 200 and page.text
+        pages.append(page)
+        offset = page.next_offset
+    assert "".join(page.text for page in pages) == text and len(pages) > 5
+    assert first.pages == "1-5" and all(page.pages == "2-5" for page in pages[1:])
+    _, short = _paged(sections, max_chars=5)
+    assert (short.text, short.next_offset, short.pages) == ("Openi", 5, "1")
 
 
 @pytest.mark.slow

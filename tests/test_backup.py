@@ -298,3 +298,19 @@ def test_a_backup_onto_the_index_by_another_path_is_refused_and_the_index_left_i
         reopened = make_app(db_path=str(index))
         assert payload(reopened.query("lantern copper", top_k=1))["results"]
         reopened.close()
+
+
+@pytest.mark.parametrize("empty_file", [False, True])
+def test_a_backup_where_there_is_no_index_says_so_as_a_read_does(make_app, tmp_path, empty_file):
+    """backup said `no index at X; run minirag sync first` in words of its own, and took a zero-length
+    DB_PATH (no index either: every read refuses it) for an index to copy."""
+    if empty_file:
+        (tmp_path / "index.db").touch()
+    app = make_app()
+    with pytest.raises(IndexUnavailable) as read:
+        app.query("anything")
+    with pytest.raises(IndexUnavailable) as backed_up:
+        app.backup(str(tmp_path / "out.db"))
+    assert str(backed_up.value) == str(read.value)
+    assert not (tmp_path / "out.db").exists()
+    assert (tmp_path / "index.db").exists() == empty_file

@@ -45,11 +45,14 @@ def test_reads_beside_a_first_sync_say_it_is_building_the_index_and_answer_once_
             app.query("otters")
         assert "no index at" in str(raised.value) and building in str(raised.value), raised.value
         assert "run `minirag sync`" not in str(raised.value)
+        assert "is building it and has indexed no file yet" in str(raised.value), raised.value
         assert building in (app.status().index_error or "")
-        Index(db_path).close()  # the sync made the file, and has written no file yet
+        Index(db_path).close()  # the sync made the file, and has indexed no file into it yet
         with pytest.raises(IndexUnavailable) as raised:
             app.query("otters")
         assert "is empty" in str(raised.value) and building in str(raised.value), raised.value
+        # The file is there: what the sync has not done yet is index a file into it.
+        assert "is building it and has indexed no file yet" in str(raised.value), raised.value
         app.ingest_file(str(docs / "a.md"))  # what is committed is answered at once
         assert app.query("otters").hits
     finally:

@@ -932,3 +932,26 @@ def test_a_generated_index_ranks_below_the_page_it_points_to(make_app, docs, wei
     run_sync(app.pipeline, list(app.config.roots))
     sources = [h["source"] for h in payload(app.query("limescale", top_k=5))["results"]]
     assert sources[0] == str(docs / "kettle.md") and str(docs / "genindex.md") in sources  # still found
+
+
+@pytest.mark.parametrize("case", ["missing", "empty file", "read-only", "subfolder of an indexed folder"])
+def test_status_reports_a_missing_index_in_the_words_a_read_refuses_with(make_app, docs, case):
+    """status said `no index at X; run `minirag sync` first` where a read said how to build it
+    (`a writer must build it first (this one is read-only)` in read-only mode, where a sync is
+    refused) and named the index of a folder above: one question, answered in two wordings."""
+    flags: dict = {}
+    if case == "empty file":
+        (docs.parent / "index.db").touch()
+    elif case == "read-only":
+        flags["read_only"] = True
+    elif case == "subfolder of an indexed folder":
+        (docs / ".minirag").mkdir()
+        (docs / ".minirag" / "index.db").write_bytes(b"x")  # only its size is looked at
+        (docs / "sub").mkdir()
+        flags.update(base_dirs=[str(docs / "sub")], db_path=None)
+    app = make_app(**flags)
+    with pytest.raises(IndexUnavailable) as raised:
+        app.query("apples")
+    assert app.status().index_error == str(raised.value)
+    assert ("a writer must build it first" in str(raised.value)) == (case == "read-only")
+    assert ("a folder above" in str(raised.value)) == (case == "subfolder of an indexed folder")
