@@ -964,3 +964,23 @@ def test_an_index_from_before_ctimes_were_recorded_hashes_each_file_once_and_emb
     sync(app)
     app.close()
     assert reads == []  # the fast path from now on
+
+
+def test_a_stat_is_judged_fresh_against_when_its_bytes_were_read_not_when_their_conversion_ended(
+        app, docs, monkeypatch):
+    """A file written just before its read may be written again within the same tick, after the read
+    (git's racy rule): its times are stored as unknown however long the conversion took after."""
+    from minirag.ingest import pipeline
+
+    monkeypatch.setattr(pipeline, "RACY_NS", 1_000_000_000)
+    real = pipeline.convert_isolated
+
+    def slow(*args, **kw):
+        time.sleep(1.5)  # a long PDF, OCR: the conversion ends well after the racy window
+        return real(*args, **kw)
+
+    monkeypatch.setattr(pipeline, "convert_isolated", slow)
+    a = write(docs / "a.md", "# Alpha\n\nApples.")
+    sync(app)
+    stored = app.index.stored_states("file")[str(a)]
+    assert (stored.mtime_ns, stored.ctime_ns) == (None, None)

@@ -8,7 +8,7 @@ import os
 import stat
 from collections import Counter
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from minirag.config import INDEX_DIRNAME
@@ -159,6 +159,9 @@ class FoundFile:
     mtime_ns: int
     ctime_ns: int
     inode: int
+    # When its bytes were read (time.time_ns()), for the racy rule (pipeline.stored_stat); None: not read.
+    # No part of its identity: the same file read twice is the same FoundFile.
+    read_ns: int | None = field(default=None, compare=False)
 
     @classmethod
     def of(cls, source: str, real: str, st: os.stat_result) -> FoundFile:
