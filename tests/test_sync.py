@@ -984,3 +984,36 @@ def test_a_stat_is_judged_fresh_against_when_its_bytes_were_read_not_when_their_
     sync(app)
     stored = app.index.stored_states("file")[str(a)]
     assert (stored.mtime_ns, stored.ctime_ns) == (None, None)
+
+
+def test_list_on_an_index_from_before_ctimes_were_recorded_reads_no_file_its_size_and_mtime_vouch_for(
+        make_app, make_config, encoder, docs, tmp_path, monkeypatch, trusted_at_once):
+    """Until the first sync fills them in, a listing judges rows with no ctime and inode as the release
+    that wrote them did (size and mtime), instead of hashing every file on every `list`."""
+    import sqlite3
+
+    from minirag import security
+    from minirag.app import App
+
+    a = write(docs / "a.md", "# Alpha\n\nApples.")
+    b = write(docs / "b.md", "# Beta\n\nBananas.")
+    hour_ago = time.time_ns() - 3600 * 10**9
+    for path in (a, b):
+        os.utime(path, ns=(hour_ago, hour_ago))
+    app = make_app()
+    sync(app)
+    app.close()
+    with sqlite3.connect(tmp_path / "index.db") as conn:  # as a minirag before migration 10 left it
+        for table in ("sources", "exclusions"):
+            conn.execute(f"ALTER TABLE {table} DROP COLUMN ctime_ns")
+            conn.execute(f"ALTER TABLE {table} DROP COLUMN inode")
+        conn.execute("DELETE FROM migrations WHERE id >= 10")
+    conn.close()
+    write(b, "# Beta\n\nBlueberries.")  # changed since: its mtime tells
+    hashed = []
+    real = security.read_inside_roots
+    monkeypatch.setattr(security, "read_inside_roots", lambda path, *a, **kw: hashed.append(path) or real(path, *a, **kw))
+    app = App(make_config(), encoder=encoder)
+    assert states(app)["a.md"] == ("indexed", None) and states(app)["b.md"] == ("stale", None)
+    assert hashed == []
+    app.close()
