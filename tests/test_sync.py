@@ -1017,3 +1017,26 @@ def test_list_on_an_index_from_before_ctimes_were_recorded_reads_no_file_its_siz
     assert states(app)["a.md"] == ("indexed", None) and states(app)["b.md"] == ("stale", None)
     assert hashed == []
     app.close()
+
+
+def _with_inode(st, ino):
+    return os.stat_result([st.st_mode, ino, st.st_dev, st.st_nlink, st.st_uid, st.st_gid, st.st_size, int(st.st_atime),
+                           int(st.st_mtime), int(st.st_ctime), st.st_atime, st.st_mtime, st.st_ctime, st.st_atime_ns,
+                           st.st_mtime_ns, st.st_ctime_ns, st.st_blksize, st.st_blocks, st.st_rdev])
+
+
+@pytest.mark.skipif(os.name != "posix", reason="a POSIX stat_result's fields")
+def test_a_file_system_whose_inode_numbers_use_all_64_bits_is_synced_and_trusted_by_its_stat(
+        app, docs, monkeypatch, reads, trusted_at_once):
+    """st_ino is an unsigned 64-bit number (128 bits on Windows' ReFS): overlayfs (xino) and FUSE file
+    systems that hash paths into it (mergerfs) hand out numbers past SQLite's signed INTEGER."""
+    for name in ("stat", "lstat", "fstat"):  # every look at a file, as such a file system answers it
+        real = getattr(os, name)
+        monkeypatch.setattr(os, name, lambda *args, _real=real, **kw: _with_inode(_real(*args, **kw),
+                                                                                  _real(*args, **kw).st_ino | 1 << 63))
+    a = write(docs / "a.md", "# Alpha\n\nApples.")
+    hour_ago = time.time_ns() - 3600 * 10**9
+    os.utime(a, ns=(hour_ago, hour_ago))
+    assert sync(app).done == 1
+    assert sync(app).skipped == 1 and reads == ["a.md"]  # trusted by its stat: not read again
+    assert "Apples" in app.read(str(a)).text
