@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from minirag import interruptible
+
 LEFT = """
 import threading
 from minirag import interruptible
@@ -71,3 +73,20 @@ def test_the_helper_keeps_nothing_of_a_run_once_its_caller_has_it():
             break
         threading.Event().wait(0.01)
     assert kept() is None
+
+
+def test_a_stop_reaches_the_model_run_a_query_makes_on_its_pool(app, docs):
+    """The query's embedding runs on the query pool (search/plan.py): the caller's RunBound goes
+    along with it there, so a client's cancellation stops that run too."""
+    from conftest import write
+
+    from minirag.errors import ModelUnavailable
+    from minirag.ingest.sync import run_sync
+
+    write(docs / "a.md", "# Alpha\n\nApples and pears.")
+    run_sync(app.pipeline, list(app.config.roots))
+    bound = interruptible.RunBound(None)
+    bound.stop("was stopped: the call was cancelled")
+    with interruptible.bounded(bound), pytest.raises(ModelUnavailable, match="the call was cancelled"):
+        app.query("pears in autumn")
+    assert app.query("pears in autumn").hits  # no bound outside: the next query runs

@@ -964,3 +964,79 @@ def test_an_index_from_before_ctimes_were_recorded_hashes_each_file_once_and_emb
     sync(app)
     app.close()
     assert reads == []  # the fast path from now on
+
+
+def test_a_stat_is_judged_fresh_against_when_its_bytes_were_read_not_when_their_conversion_ended(
+        app, docs, monkeypatch):
+    """A file written just before its read may be written again within the same tick, after the read
+    (git's racy rule): its times are stored as unknown however long the conversion took after."""
+    from minirag.ingest import pipeline
+
+    monkeypatch.setattr(pipeline, "RACY_NS", 1_000_000_000)
+    real = pipeline.convert_isolated
+
+    def slow(*args, **kw):
+        time.sleep(1.5)  # a long PDF, OCR: the conversion ends well after the racy window
+        return real(*args, **kw)
+
+    monkeypatch.setattr(pipeline, "convert_isolated", slow)
+    a = write(docs / "a.md", "# Alpha\n\nApples.")
+    sync(app)
+    stored = app.index.stored_states("file")[str(a)]
+    assert (stored.mtime_ns, stored.ctime_ns) == (None, None)
+
+
+def test_list_on_an_index_from_before_ctimes_were_recorded_reads_no_file_its_size_and_mtime_vouch_for(
+        make_app, make_config, encoder, docs, tmp_path, monkeypatch, trusted_at_once):
+    """Until the first sync fills them in, a listing judges rows with no ctime and inode as the release
+    that wrote them did (size and mtime), instead of hashing every file on every `list`."""
+    import sqlite3
+
+    from minirag import security
+    from minirag.app import App
+
+    a = write(docs / "a.md", "# Alpha\n\nApples.")
+    b = write(docs / "b.md", "# Beta\n\nBananas.")
+    hour_ago = time.time_ns() - 3600 * 10**9
+    for path in (a, b):
+        os.utime(path, ns=(hour_ago, hour_ago))
+    app = make_app()
+    sync(app)
+    app.close()
+    with sqlite3.connect(tmp_path / "index.db") as conn:  # as a minirag before migration 10 left it
+        for table in ("sources", "exclusions"):
+            conn.execute(f"ALTER TABLE {table} DROP COLUMN ctime_ns")
+            conn.execute(f"ALTER TABLE {table} DROP COLUMN inode")
+        conn.execute("DELETE FROM migrations WHERE id >= 10")
+    conn.close()
+    write(b, "# Beta\n\nBlueberries.")  # changed since: its mtime tells
+    hashed = []
+    real = security.read_inside_roots
+    monkeypatch.setattr(security, "read_inside_roots", lambda path, *a, **kw: hashed.append(path) or real(path, *a, **kw))
+    app = App(make_config(), encoder=encoder)
+    assert states(app)["a.md"] == ("indexed", None) and states(app)["b.md"] == ("stale", None)
+    assert hashed == []
+    app.close()
+
+
+def _with_inode(st, ino):
+    return os.stat_result([st.st_mode, ino, st.st_dev, st.st_nlink, st.st_uid, st.st_gid, st.st_size, int(st.st_atime),
+                           int(st.st_mtime), int(st.st_ctime), st.st_atime, st.st_mtime, st.st_ctime, st.st_atime_ns,
+                           st.st_mtime_ns, st.st_ctime_ns, st.st_blksize, st.st_blocks, st.st_rdev])
+
+
+@pytest.mark.skipif(os.name != "posix", reason="a POSIX stat_result's fields")
+def test_a_file_system_whose_inode_numbers_use_all_64_bits_is_synced_and_trusted_by_its_stat(
+        app, docs, monkeypatch, reads, trusted_at_once):
+    """st_ino is an unsigned 64-bit number (128 bits on Windows' ReFS): overlayfs (xino) and FUSE file
+    systems that hash paths into it (mergerfs) hand out numbers past SQLite's signed INTEGER."""
+    for name in ("stat", "lstat", "fstat"):  # every look at a file, as such a file system answers it
+        real = getattr(os, name)
+        monkeypatch.setattr(os, name, lambda *args, _real=real, **kw: _with_inode(_real(*args, **kw),
+                                                                                  _real(*args, **kw).st_ino | 1 << 63))
+    a = write(docs / "a.md", "# Alpha\n\nApples.")
+    hour_ago = time.time_ns() - 3600 * 10**9
+    os.utime(a, ns=(hour_ago, hour_ago))
+    assert sync(app).done == 1
+    assert sync(app).skipped == 1 and reads == ["a.md"]  # trusted by its stat: not read again
+    assert "Apples" in app.read(str(a)).text

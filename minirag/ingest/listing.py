@@ -61,6 +61,11 @@ def _disk_state(found: FoundFile, stored: StoredState | None, excluded: Excluded
     def holds(record: StoredState | ExcludedState) -> bool:  # a touched file may still hold the same bytes
         if refused_unread(record):  # refused for a size it is no longer over (MAX_FILE_SIZE raised since)
             return False
+        # Recorded before migration 10 (no ctime, no inode; every stat stored since has its inode):
+        # judged as that release judged it, by size and mtime, until a sync hashes it and stores them.
+        # Else each `list` would hash every file until then.
+        if record.inode is None and (record.size, record.mtime_ns) == (found.size, found.mtime_ns):
+            return True
         return record.stat == found.stat or (record.size == found.size
                                              and _same_bytes(found, record.content_hash, roots, max_size))
 

@@ -63,10 +63,11 @@ RACY_NS = 3_000_000_000
 
 
 def as_read(found: FoundFile, opened: os.stat_result) -> FoundFile:
-    """`found` with the stat of the descriptor its bytes were read through."""
+    """`found` with the stat of the descriptor its bytes were read through, read now."""
+    now = time.time_ns()
     if file_stat(opened) == found.stat:
-        return found
-    return FoundFile.of(found.source, found.real, opened)
+        return dataclasses.replace(found, read_ns=now)
+    return dataclasses.replace(FoundFile.of(found.source, found.real, opened), read_ns=now)
 
 
 def _trusted(time_ns: int, now_ns: int) -> int | None:
@@ -75,8 +76,9 @@ def _trusted(time_ns: int, now_ns: int) -> int | None:
 
 def stored_stat(found: FoundFile) -> StoredStat:
     """The stat to store beside the bytes read for the stat fast path: its mtime and ctime each None
-    while too fresh to trust (the next sync hashes the file, and stores them then)."""
-    now = time.time_ns()
+    while too fresh to trust (the next sync hashes the file, and stores them then). Fresh as of the
+    read: a write in the same tick just after it keeps the stat, however long the conversion took."""
+    now = found.read_ns if found.read_ns is not None else time.time_ns()
     return found.size, _trusted(found.mtime_ns, now), _trusted(found.ctime_ns, now), found.inode
 
 

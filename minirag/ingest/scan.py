@@ -8,7 +8,7 @@ import os
 import stat
 from collections import Counter
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from minirag.config import INDEX_DIRNAME
@@ -148,7 +148,18 @@ FileStat = tuple[int, int, int, int]
 
 
 def file_stat(st: os.stat_result) -> FileStat:
-    return st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino
+    return st.st_size, st.st_mtime_ns, st.st_ctime_ns, stored_inode(st.st_ino)
+
+
+_INODE_BITS = 64
+
+
+def stored_inode(ino: int) -> int:
+    """`ino` as a signed 64-bit number, which SQLite's INTEGER holds: st_ino is unsigned 64-bit (128 bits
+    on Windows' ReFS), and overlayfs (xino) and FUSE file systems that hash paths into it use the top
+    bit. A 128-bit one's halves folded together: only told apart from another file's, never read back."""
+    folded = (ino ^ (ino >> _INODE_BITS)) & ((1 << _INODE_BITS) - 1)
+    return folded - (1 << _INODE_BITS) if folded >> (_INODE_BITS - 1) else folded
 
 
 @dataclass(frozen=True)
@@ -159,6 +170,9 @@ class FoundFile:
     mtime_ns: int
     ctime_ns: int
     inode: int
+    # When its bytes were read (time.time_ns()), for the racy rule (pipeline.stored_stat); None: not read.
+    # No part of its identity: the same file read twice is the same FoundFile.
+    read_ns: int | None = field(default=None, compare=False)
 
     @classmethod
     def of(cls, source: str, real: str, st: os.stat_result) -> FoundFile:
