@@ -33,12 +33,15 @@ def _escape(match: re.Match) -> str:
 # What a terminal or a text renderer acts on that JSON writes as it is (it escapes C0 controls only):
 # DEL, C1 controls (U+009B is a terminal's one-byte CSI), line separators, direction overrides and isolates.
 _RAW_IN_JSON = re.compile("[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_JSON_ESCAPES = {c: f"\\u{c:04x}" for c in (*range(0x7F, 0xA0), 0x2028, 0x2029, *range(0x202A, 0x202F),
+                                             *range(0x2066, 0x206A))}
 
 
 def escaped_json(text: str) -> str:
     """JSON text with each of those characters as its \\u escape: the same JSON to a reader. None is
-    JSON's own punctuation or white space, so each lies inside a string, where the escape reads the same."""
-    return _RAW_IN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    JSON's own punctuation or white space, so each lies inside a string, where the escape reads the same.
+    A table, not a substitution per match: a stdout line may hold a million of them."""
+    return text.translate(_JSON_ESCAPES) if _RAW_IN_JSON.search(text) else text
 
 
 def shown(text: str, limit: int = 200) -> str:

@@ -27,3 +27,24 @@ def test_a_number_one_digit_past_what_the_sdk_reads_is_still_found():
     assert number_or_batch_reply(at_limit) is None
     refused = number_or_batch_reply(past)
     assert refused is not None and refused.id == 1 and f"{SDK_INT_DIGITS + 1:,} digits" in refused.error.message
+
+
+def test_every_character_a_line_splitter_or_a_terminal_acts_on_is_escaped_and_reads_back_the_same():
+    """escaped_json over every character of the first two planes: each of the raw class comes out as
+    its \\u escape, every other as it went in, and the JSON reads back to the same string."""
+    import json
+
+    from minirag.display import escaped_json
+
+    raw = set(range(0x7F, 0xA0)) | {0x2028, 0x2029} | set(range(0x202A, 0x202F)) | set(range(0x2066, 0x206A))
+    chars = "".join(chr(c) for c in range(0x20, 0x20000) if not 0xD800 <= c < 0xE000)
+    written = escaped_json(json.dumps(chars, ensure_ascii=False))
+    assert json.loads(written) == chars
+    assert not any(ord(ch) in raw for ch in written)
+    assert written.count("\\u") == len(raw)  # json.dumps escaped none of them itself
+
+
+def test_escaping_a_line_full_of_line_separators_costs_in_proportion_to_it():
+    from minirag.display import escaped_json
+
+    assert grows_linearly(escaped_json, lambda n: "a\u2028" * n)
