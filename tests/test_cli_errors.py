@@ -703,11 +703,14 @@ def test_output_cut_short_by_a_full_disk_fails_in_one_line(world, tmp_path, argv
     assert "cannot write the output (No space left on device)" in done.stderr, done.stderr
 
 
-def test_output_in_an_encoding_with_a_byte_order_mark_carries_one_at_most(world, tmp_path):
+def test_output_in_an_encoding_with_a_byte_order_mark_carries_one_at_most(world, tmp_path, capsys):
     """Each output call encoded apart gave UTF-16 output a byte order mark of its own (one into a
-    pipe, where there had been none)."""
-    assert cli.main(["sync"]) == 0  # the index to list: only the listings below need a process of their own
-    plain = _minirag(["list"], capture_output=True).stdout.decode()
+    pipe, where there had been none). The listing's text is made here; only output in each encoding,
+    set as the process starts, needs a process of its own."""
+    assert cli.main(["sync"]) == 0
+    capsys.readouterr()
+    assert cli.main(["list"]) == 0
+    plain = capsys.readouterr().out
     (tmp_path / "plain.txt").write_text(plain)
     for encoding in ("utf-16", "utf-32", "utf-8-sig"):
         done = _minirag(["list"], capture_output=True, env_extra={"PYTHONIOENCODING": encoding})
