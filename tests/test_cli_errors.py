@@ -689,7 +689,7 @@ def test_output_cut_short_by_a_full_disk_fails_in_one_line(world, tmp_path, argv
     """stdout into a file whose disk filled: the first write took part of the bytes, and CPython's text
     layer dropped the rest without a word: a cut-off file (invalid JSON), exit 0, nothing said."""
     write(Path(world["docs"]) / "long.md", "# Otters\n\n" + "Otters hold hands while they sleep. " * 3000)
-    assert _minirag(["sync"], capture_output=True).returncode == 0
+    assert cli.main(["sync"]) == 0  # the index to read: only the reads below need a process of their own
     argv = fill(argv, world)
     if long:  # past the limit (over the 32 KiB SQLite's -shm file takes), as on a disk that fills
         with open(tmp_path / "out.txt", "wb") as out:
@@ -703,11 +703,14 @@ def test_output_cut_short_by_a_full_disk_fails_in_one_line(world, tmp_path, argv
     assert "cannot write the output (No space left on device)" in done.stderr, done.stderr
 
 
-def test_output_in_an_encoding_with_a_byte_order_mark_carries_one_at_most(world, tmp_path):
+def test_output_in_an_encoding_with_a_byte_order_mark_carries_one_at_most(world, tmp_path, capsys):
     """Each output call encoded apart gave UTF-16 output a byte order mark of its own (one into a
-    pipe, where there had been none)."""
-    assert _minirag(["sync"], capture_output=True).returncode == 0
-    plain = _minirag(["list"], capture_output=True).stdout.decode()
+    pipe, where there had been none). The listing's text is made here; only output in each encoding,
+    set as the process starts, needs a process of its own."""
+    assert cli.main(["sync"]) == 0
+    capsys.readouterr()
+    assert cli.main(["list"]) == 0
+    plain = capsys.readouterr().out
     (tmp_path / "plain.txt").write_text(plain)
     for encoding in ("utf-16", "utf-32", "utf-8-sig"):
         done = _minirag(["list"], capture_output=True, env_extra={"PYTHONIOENCODING": encoding})
@@ -736,13 +739,13 @@ def test_a_sync_with_stderr_closed_runs_to_the_end(world, tmp_path):
     assert done.returncode == 0 and "1 ingested" in done.stdout
 
 
-def test_names_in_log_lines_cannot_act_on_the_terminal_nor_forge_a_line(world, tmp_path):
+def test_names_in_log_lines_cannot_act_on_the_terminal_nor_forge_a_line(world, tmp_path, run_cli):
     """A folder's or a file's name reached stderr raw in two log lines (an ignore file's bad line,
     `sync -v`'s `ingested NAME`): an escape sequence cleared the screen, a line break forged a line."""
     folder = tmp_path / "docs" / "x\x1b]0;PWNED\x07\x1b[2Jy"
     write(folder / ".minignore", "[z-a]\n")
     write(tmp_path / "docs" / "f\x1b[2J\rnl\nminirag: forged line.md", "# T\n\nHello.\n")
-    done = _minirag(["sync", "-v"], capture_output=True, text=True)
+    done = run_cli("sync", "-v")
     assert done.returncode == 0, done.stderr
     lines = done.stderr.splitlines()
     assert not any("\x1b" in line or "\r" in line or "\x07" in line for line in lines), lines
@@ -775,20 +778,24 @@ def test_sigterm_or_sighup_stops_a_command_as_ctrl_c_does_with_one_line_and_the_
     assert (tmp_path / "index.db").exists() and not (tmp_path / "index.db-wal").exists()
 
 
-def test_ingest_data_reads_stdin_bytes_as_a_file_is_read(world, tmp_path):
+def test_ingest_data_reads_stdin_bytes_as_a_file_is_read(world, tmp_path, capsys):
     """Bytes that are not UTF-8 reached the index as lone surrogates ('internal error:
-    UnicodeEncodeError'); binary data was not refused as it is in a file."""
+    UnicodeEncodeError'); binary data was not refused as it is in a file. The bytes reach a process's
+    stdin; what the index then holds is read in this one."""
     latin1 = _minirag(["ingest-data", "--source", "note-1"], input="# Café\n\nCafé crème\n".encode("latin-1"),
                       capture_output=True)
     assert latin1.returncode == 0, latin1.stderr
     assert b"not UTF-8" in latin1.stdout and b"decoded as" in latin1.stdout
-    read = _minirag(["read", "--source", "note-1"], capture_output=True, text=True)
-    assert "Café crème" in read.stdout
+    capsys.readouterr()
+    assert cli.main(["read", "--source", "note-1"]) == 0
+    assert "Café crème" in capsys.readouterr().out
     binary = _minirag(["ingest-data", "--source", "note-2"], input=bytes(range(256)) * 8, capture_output=True,
                       text=False)
     assert_one_line_failure(binary.returncode, binary.stderr.decode(), ["ingest-data"])
     assert b"looks like a binary file" in binary.stderr
-    assert "note-2" not in _minirag(["list"], capture_output=True, text=True).stdout
+    assert cli.main(["list"]) == 0
+    listed = capsys.readouterr().out
+    assert "note-1" in listed and "note-2" not in listed
 
 
 def test_a_backup_into_a_folder_that_cannot_be_written_names_the_backup_not_the_index(world, tmp_path):
@@ -855,16 +862,23 @@ def test_a_meta_value_changed_outside_minirag_is_called_damage_in_one_line(world
 
 
 @pytest.mark.parametrize("argv", [["backup", "{tmp}/copy.db"], ["sync"]])
-def test_a_db_path_that_is_a_named_pipe_or_a_device_is_a_configuration_error(world, tmp_path, monkeypatch, argv):
+def test_a_db_path_that_is_a_named_pipe_or_a_device_is_a_configuration_error(world, tmp_path, monkeypatch, capsys,
+                                                                             argv):
     """`backup` of a named pipe waited forever inside SQLite's open (for a writer that never came), and
     `sync` on /dev/null failed as 'the index /dev/null failed: OperationalError: disk I/O error'."""
-    os.mkfifo(tmp_path / "pipe.db")
-    for db_path in (tmp_path / "pipe.db", "/dev/null"):
-        monkeypatch.setenv("DB_PATH", str(db_path))
-        done = _minirag(fill(argv, world), capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=30)
-        assert_one_line_failure(done.returncode, done.stderr, argv)
-        assert f"DB_PATH: {db_path} is a " in done.stderr and "not a file" in done.stderr
-    assert json.loads(_minirag(["status", "--json"], capture_output=True, text=True).stdout)["configError"]
+    pipe = tmp_path / "pipe.db"
+    os.mkfifo(pipe)
+    monkeypatch.setenv("DB_PATH", str(pipe))
+    # In a process of its own, with a timeout: opened as a file, the pipe would hang this worker.
+    done = _minirag(fill(argv, world), capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=30)
+    assert_one_line_failure(done.returncode, done.stderr, argv)
+    assert f"DB_PATH: {pipe} is a " in done.stderr and "not a file" in done.stderr
+    monkeypatch.setenv("DB_PATH", "/dev/null")
+    code, err = run(fill(argv, world), capsys)
+    assert_one_line_failure(code, err, argv)
+    assert "DB_PATH: /dev/null is a " in err and "not a file" in err
+    assert cli.main(["status", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["configError"]
 
 
 @pytest.mark.parametrize("edited", [True, False])

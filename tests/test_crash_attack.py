@@ -43,6 +43,18 @@ def cli_sync(docs: Path, db_path: Path, model_dir: Path) -> subprocess.Popen:
         env=env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
+def sync_here(docs: Path, db_path: Path, model_dir: Path, capsys, monkeypatch) -> dict:
+    """The same `minirag sync` run to its end in this process: what a sync into a fresh index leaves."""
+    from minirag import cli
+
+    for name in ("BASE_DIRS", "BASE_DIR", "MINIRAG_READ_ONLY"):
+        monkeypatch.delenv(name, raising=False)
+    capsys.readouterr()
+    assert cli.main(["sync", "--base-dir", str(docs), "--db-path", str(db_path), "--model-path", str(model_dir),
+                     "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
 def finish(proc: subprocess.Popen) -> dict:
     stdout, stderr = proc.communicate(timeout=TIMEOUT_S)
     assert proc.returncode == 0, stderr
@@ -78,7 +90,8 @@ def what_is_indexed(path: Path) -> dict[str, tuple[str, int]]:
         conn.close()
 
 
-def test_a_sync_killed_at_random_moments_never_leaves_an_index_that_opens_wrong(docs, tmp_path, model_dir):
+def test_a_sync_killed_at_random_moments_never_leaves_an_index_that_opens_wrong(docs, tmp_path, model_dir, capsys,
+                                                                                monkeypatch):
     # The text formats, and one of the converters run in a child process: the kills land in every
     # step of a sync, while a sync of every fixture would cost minutes a round.
     for name in sorted(os.listdir(FIXTURE_DOCS)):
@@ -114,11 +127,11 @@ def test_a_sync_killed_at_random_moments_never_leaves_an_index_that_opens_wrong(
         check = next(c for c in run_checks(config).checks if c.name == "index")
         assert check.ok, (round_, check.detail, check.fix)
 
-    result = finish(cli_sync(docs, db_path, model_dir))
+    result = sync_here(docs, db_path, model_dir, capsys, monkeypatch)  # kills are for the processes above
     assert result["failed"] == 0
     after = what_is_indexed(db_path)
     fresh_path = tmp_path / "fresh.db"
-    finish(cli_sync(docs, fresh_path, model_dir))
+    assert sync_here(docs, fresh_path, model_dir, capsys, monkeypatch)["failed"] == 0  # the reference: no kill
     fresh = what_is_indexed(fresh_path)
     assert after == fresh
     assert len(after) == len(os.listdir(docs))
