@@ -1,9 +1,11 @@
 """interruptible.call: a native call Ctrl-C can leave."""
 
 import os
+import queue
 import signal
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -35,20 +37,28 @@ def test_a_run_left_by_a_second_ctrl_c_does_not_hold_the_process_at_its_exit():
     proc = subprocess.Popen([sys.executable, "-c", LEFT], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True,
                             env={**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent)})
+    lines: queue.SimpleQueue[str] = queue.SimpleQueue()
+    threading.Thread(target=lambda: [lines.put(line) for line in proc.stdout], daemon=True).start()
+
+    def next_line() -> str:  # a line, or a failure: never a test that waits for ever
+        try:
+            return lines.get(timeout=60)
+        except queue.Empty:
+            pytest.fail("the process said nothing for 60 s")
+
     try:
-        assert proc.stdout is not None
-        assert proc.stdout.readline() == "running\n"
+        assert next_line() == "running\n"
         proc.send_signal(signal.SIGINT)
-        assert proc.stdout.readline() == "asked to stop\n"
+        assert next_line() == "asked to stop\n"
         proc.send_signal(signal.SIGINT)
-        assert proc.stdout.readline() == "left\n"
-        proc.communicate(timeout=30)
+        assert next_line() == "left\n"
+        proc.wait(timeout=30)
     except subprocess.TimeoutExpired:
         pytest.fail("the process did not end: its exit waited for the run a second Ctrl-C left")
     finally:
         if proc.poll() is None:
             proc.kill()
-            proc.communicate()
+            proc.wait()
     assert proc.returncode == 0
 
 
