@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from minirag import interruptible
-from minirag.errors import ModelUnavailable
+from minirag.errors import ModelRunStopped, ModelUnavailable
 from minirag.models import ModelFiles
 from minirag.writing import script_of
 
@@ -266,7 +266,7 @@ class Encoder:
         except MemoryError:
             raise
         except interruptible.RunStopped as exc:
-            raise ModelUnavailable(f"the model {self.files.onnx_path} {exc}") from None
+            raise ModelRunStopped(f"the model {self.files.onnx_path} {exc}") from None
         except Exception as exc:  # noqa: BLE001 - ONNX Runtime's errors are no common type
             if not is_mismatch(exc):  # the graph fits; running it failed (memory, a kernel)
                 raise ModelUnavailable(f"ONNX Runtime could not run the model {self.files.onnx_path}: "
