@@ -155,9 +155,9 @@ def sync_status(state: ServerState, jobId: JobId = None) -> Result:
 
 async def sync_cancel(state: ServerState, jobId: JobIdRequired) -> Result:
     """Stop a running sync job and return it, `state` "cancelled" with its `reason` (or
-    `cancelling: true` if it has not stopped within 10 s). A file converting is stopped at once
-    and the encoder batch in hand finished. What it wrote stays; the next sync_start does the
-    rest, that file included. A job that already ended is returned as it is."""
+    `cancelling: true` if it has not stopped within 10 s). A file converting and the model run
+    in hand are stopped at once (that group of files left unwritten). What it wrote stays; the next
+    sync_start does the rest, those files included. A job that already ended is returned as it is."""
     job = state.app.cancel_sync(jobId)
     await anyio.to_thread.run_sync(job.wait, CANCEL_WAIT_S)
     return payload(job)

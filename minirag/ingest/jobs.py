@@ -119,7 +119,7 @@ class SyncJobs:
         return job
 
     def stop_all(self, timeout: float = 60.0) -> None:
-        """Ask running jobs to stop (between files or encoder batches) and wait for them, so nothing
+        """Ask running jobs to stop (the model run in hand included) and wait for them, so nothing
         closes the index under a job's feet."""
         with self._lock:
             jobs = [j for j in self._jobs.values() if j.state == "running"]
