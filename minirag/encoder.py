@@ -158,11 +158,13 @@ class Encoder:
 
     def _probe(self) -> int:
         """The width of the vectors the model gives, from one short run: bounded (PROBE_LIMIT_S) unless
-        the caller's bound is in force, so a server's early load (App.load_model_early), which a
+        the caller's bound of a limit is in force, so a server's early load (App.load_model_early), which a
         query waits for, ends under a graph that never ends."""
-        if interruptible.current() is not None:
+        outer = interruptible.current()
+        if outer is not None and outer.limit_s is not None:
             return len(self.embed_queries(["dimension probe"])[0])
-        with interruptible.bounded(interruptible.RunBound(PROBE_LIMIT_S, OVERDUE.format(limit=PROBE_LIMIT_S))):
+        # Under a bound of no limit (a sync job's, an ingest call's), that bound's stop stops it too.
+        with interruptible.tightened(PROBE_LIMIT_S, OVERDUE.format(limit=PROBE_LIMIT_S)):
             return len(self.embed_queries(["dimension probe"])[0])
 
     @property

@@ -345,6 +345,30 @@ def test_loading_a_model_whose_graph_never_ends_stops_at_its_time_limit_in_one_l
     assert str(folder / "model.onnx") in said and "was stopped" in said and "\n" not in said, said
 
 
+def test_a_model_load_under_a_bound_of_no_limit_keeps_its_time_limit_and_heeds_that_bounds_stop(folder, monkeypatch):
+    """A sync job's and an ingest call's model runs are under a bound of no limit that a cancel stops: the
+    load's width probe under it ran for ever, where alone it stops at PROBE_LIMIT_S."""
+    import threading
+
+    from minirag import encoder as encoder_module
+    from minirag import interruptible
+    from minirag.errors import ModelUnavailable
+    from minirag.models import resolve
+
+    _endless(folder)
+    monkeypatch.setattr(encoder_module, "PROBE_LIMIT_S", 0.5)
+    with interruptible.bounded(interruptible.RunBound(None)), pytest.raises(ModelUnavailable) as refused:
+        encoder_module.Encoder(resolve("x", folder, folder.parent / "cache"))
+    assert "more than 0.5 s and was stopped" in str(refused.value), refused.value
+
+    monkeypatch.setattr(encoder_module, "PROBE_LIMIT_S", 3600.0)
+    cancelled = interruptible.RunBound(None)
+    threading.Timer(1.0, cancelled.stop, ("was stopped: cancelled by sync_cancel",)).start()
+    with interruptible.bounded(cancelled), pytest.raises(ModelUnavailable) as refused:
+        encoder_module.Encoder(resolve("x", folder, folder.parent / "cache"))
+    assert str(refused.value).endswith("was stopped: cancelled by sync_cancel"), refused.value
+
+
 # The stdio server as `python -m minirag` runs it, its query's model runs bounded at argv[1] seconds
 # and no model loaded at start (its first query loads it, under that bound).
 SERVE = """
