@@ -453,9 +453,10 @@ class _OneLineWrites:
     async def flush(self) -> None:
         """Each message goes to the file descriptor whole: nothing is held here."""
 
-    def stuck(self, patience: float) -> bool:
-        """Whether a message has waited `patience` seconds with none taken meanwhile."""
-        return self._pending > 0 and time.monotonic() - self._since >= patience
+    def stuck(self, patience: float, since: float) -> bool:
+        """Whether a message has waited `patience` seconds with none taken meanwhile, counted from
+        `since` at the earliest (time.monotonic)."""
+        return self._pending > 0 and time.monotonic() - max(self._since, since) >= patience
 
     def _write_all(self) -> None:
         while True:
@@ -486,7 +487,8 @@ async def _give_up_when_unread(out: _OneLineWrites, stdin_closed: anyio.Event, d
     """Once stdin has closed, end the transport (`delivery`) when its answers wait SETTLE_S with the
     client taking none: a client that reads answers gets them all, however long it takes."""
     await stdin_closed.wait()
-    while not out.stuck(SETTLE_S):
+    closed = time.monotonic()  # a client may start reading only once it has written all it had to
+    while not out.stuck(SETTLE_S, closed):
         await anyio.sleep(0.25)
     log.warning("the client closed stdin and reads no answers (stdout full for %g s): stopping without them",
                 SETTLE_S)
