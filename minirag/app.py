@@ -527,7 +527,7 @@ class App:
         return job
 
     def cancel_sync(self, job_id: str) -> SyncJob:
-        """Ask a sync job to stop (between files or encoder batches); a job already ended is left as it is."""
+        """Ask a sync job to stop (the model run in hand included); a job already ended is left as it is."""
         job = self.sync_job(job_id)
         job.cancel("cancelled by sync_cancel")
         return job

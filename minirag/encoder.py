@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from minirag import interruptible
-from minirag.errors import ModelUnavailable
+from minirag.errors import ModelRunStopped, ModelUnavailable
 from minirag.models import ModelFiles
 from minirag.writing import script_of
 
@@ -158,11 +158,13 @@ class Encoder:
 
     def _probe(self) -> int:
         """The width of the vectors the model gives, from one short run: bounded (PROBE_LIMIT_S) unless
-        the caller's bound is in force, so a server's early load (App.load_model_early), which a
+        the caller's bound of a limit is in force, so a server's early load (App.load_model_early), which a
         query waits for, ends under a graph that never ends."""
-        if interruptible.current() is not None:
+        outer = interruptible.current()
+        if outer is not None and outer.limit_s is not None:
             return len(self.embed_queries(["dimension probe"])[0])
-        with interruptible.bounded(interruptible.RunBound(PROBE_LIMIT_S, OVERDUE.format(limit=PROBE_LIMIT_S))):
+        # Under a bound of no limit (a sync job's, an ingest call's), that bound's stop stops it too.
+        with interruptible.tightened(PROBE_LIMIT_S, OVERDUE.format(limit=PROBE_LIMIT_S)):
             return len(self.embed_queries(["dimension probe"])[0])
 
     @property
@@ -266,7 +268,7 @@ class Encoder:
         except MemoryError:
             raise
         except interruptible.RunStopped as exc:
-            raise ModelUnavailable(f"the model {self.files.onnx_path} {exc}") from None
+            raise ModelRunStopped(f"the model {self.files.onnx_path} {exc}") from None
         except Exception as exc:  # noqa: BLE001 - ONNX Runtime's errors are no common type
             if not is_mismatch(exc):  # the graph fits; running it failed (memory, a kernel)
                 raise ModelUnavailable(f"ONNX Runtime could not run the model {self.files.onnx_path}: "

@@ -28,6 +28,10 @@ class ModelUnavailable(MiniragError):
         self.problem, self.remedy = problem, remedy
 
 
+class ModelRunStopped(ModelUnavailable):
+    """A model run that a RunBound stopped (interruptible): its caller cancelled, or it ran past its limit."""
+
+
 class PathOutsideRoots(MiniragError):
     """A path (or what a symlink resolves to) is not inside any configured root."""
 

@@ -115,6 +115,29 @@ def bounded(bound: RunBound) -> Iterator[RunBound]:
         _bound.reset(token)
 
 
+@contextlib.contextmanager
+def tightened(limit_s: float, overdue: str) -> Iterator[RunBound]:
+    """The runs made in this context under a bound of their own limit, which the bound in force (if
+    any, of no limit or a longer one) stopping stops too."""
+    outer = _bound.get()
+    inner = RunBound(limit_s, overdue)
+    key = object()
+    if outer is not None:
+        with outer._lock:
+            why = outer._why
+            if why is None:
+                outer._stops[key] = lambda: inner.stop(outer._why or "was stopped")
+        if why is not None:
+            inner.stop(why)
+    try:
+        with bounded(inner):
+            yield inner
+    finally:
+        if outer is not None:
+            with outer._lock:
+                outer._stops.pop(key, None)
+
+
 def call(run: Callable[[], T], stop: Callable[[], None]) -> T:
     """`run()`, ended by `stop()` when a signal's handler raises while it runs, or when the RunBound
     it runs under says so (RunStopped)."""

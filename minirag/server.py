@@ -19,6 +19,7 @@ import os
 import signal
 import socket
 import sys
+import threading
 from collections.abc import Callable, Mapping
 from typing import Annotated, Any, Literal
 
@@ -154,30 +155,32 @@ def sync_status(state: ServerState, jobId: JobId = None) -> Result:
 
 async def sync_cancel(state: ServerState, jobId: JobIdRequired) -> Result:
     """Stop a running sync job and return it, `state` "cancelled" with its `reason` (or
-    `cancelling: true` if it has not stopped within 10 s). A file converting is stopped at once
-    and the encoder batch in hand finished. What it wrote stays; the next sync_start does the
-    rest, that file included. A job that already ended is returned as it is."""
+    `cancelling: true` if it has not stopped within 10 s). A file converting and the model run
+    in hand are stopped at once (that group of files left unwritten). What it wrote stays; the next
+    sync_start does the rest, those files included. A job that already ended is returned as it is."""
     job = state.app.cancel_sync(jobId)
     await anyio.to_thread.run_sync(job.wait, CANCEL_WAIT_S)
     return payload(job)
 
 
-def ingest_file(state: ServerState, filePath: FilePathRequired) -> Result:
+async def ingest_file(state: ServerState, filePath: FilePathRequired) -> Result:
     """Ingest or re-ingest one file (absolute path inside a document root), replacing
     whatever was indexed for it."""
-    return payload(state.app.ingest_file(filePath, must_be_absolute=True))
+    return payload(await stoppable(lambda: state.app.ingest_file(filePath, must_be_absolute=True), None,
+                                   settle=True))
 
 
-def ingest_data(state: ServerState, data: Data, source: DataSource, format: Format = "text",
-                title: Title = None) -> Result:
+async def ingest_data(state: ServerState, data: Data, source: DataSource, format: Format = "text",
+                      title: Title = None) -> Result:
     """Ingest content you hold under a source id you choose; the same id replaces it."""
-    return payload(state.app.ingest_data(data, source, format, title))
+    return payload(await stoppable(lambda: state.app.ingest_data(data, source, format, title), None, settle=True))
 
 
-def ingest_url(state: ServerState, url: Url, source: UrlSource = None, title: Title = None) -> Result:
+async def ingest_url(state: ServerState, url: Url, source: UrlSource = None, title: Title = None) -> Result:
     """Fetch one http(s) URL, convert it to Markdown and index it (source defaults to the
     URL). Private, loopback and link-local hosts are refused."""
-    return payload(state.app.ingest_url(url, source=source, title=title))
+    return payload(await stoppable(lambda: state.app.ingest_url(url, source=source, title=title), None,
+                                   settle=True))
 
 
 async def query_documents(state: ServerState, query: Query, topK: TopK = DEFAULT_TOP_K, scope: Scope = None,
@@ -192,22 +195,32 @@ async def query_documents(state: ServerState, query: Query, topK: TopK = DEFAULT
     return query_result(found, state.budget)
 
 
-async def stoppable(call: Callable[[], Any], limit_s: float) -> Any:
+async def stoppable(call: Callable[[], Any], limit_s: float | None, *, settle: bool = False) -> Any:
     """`call()` on a worker thread, each model run in it stopped past `limit_s` (ModelUnavailable,
-    saying so), or when the client cancels the call (notifications/cancelled): the SDK's worker
-    thread waited for the run to end, for ever under a graph that never ends."""
+    saying so; None: no limit), or when the client cancels the call (notifications/cancelled, and the
+    server's shutdown, which cancels every call): the SDK's worker thread waited for the run to end,
+    for ever under a graph that never ends. `settle`: a cancelled call that started goes up only once
+    its thread has ended (its write committed or rolled back), so the index never closes under it."""
     from minirag.encoder import OVERDUE
 
-    bound = interruptible.RunBound(limit_s, OVERDUE.format(limit=limit_s))
+    bound = interruptible.RunBound(limit_s, OVERDUE.format(limit=limit_s) if limit_s is not None else "")
+    started, ended = threading.Event(), threading.Event()
 
     def under_bound() -> Any:
-        with interruptible.bounded(bound):
-            return call()
+        started.set()
+        try:
+            with interruptible.bounded(bound):
+                return call()
+        finally:
+            ended.set()
 
     try:
         return await anyio.to_thread.run_sync(under_bound, abandon_on_cancel=True)
     except anyio.get_cancelled_exc_class():
         bound.stop("was stopped: the call was cancelled")
+        if settle and started.is_set():
+            with anyio.CancelScope(shield=True):
+                await anyio.to_thread.run_sync(ended.wait)
         raise
 
 

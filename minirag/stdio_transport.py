@@ -42,6 +42,7 @@ import queue
 import re
 import signal
 import threading
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -53,7 +54,7 @@ from pydantic import ValidationError
 
 from minirag._compat.mcp import last_context, lowlevel_server
 from minirag.display import escaped_json, shown
-from minirag.in_flight import AnsweredWrites, InFlight
+from minirag.in_flight import SETTLE_S, AnsweredWrites, InFlight
 from minirag.ingest.text_repair import without_lone_surrogates as text_without_lone_surrogates
 from minirag.tool_arguments import described
 
@@ -345,8 +346,9 @@ class _AnsweringReads:
     Duck-types the SDK's context receive stream (`last_context` included), which is all the
     server loop uses of it. A request is handed on once `flight` has room for it."""
 
-    def __init__(self, inner, write, flight: InFlight, lines: _RepairedLines) -> None:
+    def __init__(self, inner, write, flight: InFlight, lines: _RepairedLines, stdin_closed: anyio.Event) -> None:
         self._inner = inner
+        self._stdin_closed = stdin_closed
         self._write = write
         self._flight = flight
         self._lines = lines
@@ -360,6 +362,7 @@ class _AnsweringReads:
             try:
                 item = await self._inner.receive()
             except anyio.EndOfStream:
+                self._stdin_closed.set()
                 await self._flight.settled()  # stdin closed: answer what was taken before the SDK cancels it
                 raise
             line = self._lines.taken()
@@ -424,16 +427,72 @@ class _OneLineWrites:
     """stdout as the SDK's writer sees it: each message it writes with the characters JSON leaves raw
     in a string and a line splitter breaks at (U+2028, U+2029, U+0085: Python's splitlines, a
     JavaScript source line) as \\u escapes, with C1 and direction controls (display.escaped_json): the
-    same JSON, and one line to every reader of the line-delimited stream."""
+    same JSON, and one line to every reader of the line-delimited stream.
 
-    def __init__(self, file) -> None:
-        self._file = file
+    Written to `fd` by a daemon thread of its own, a message at a time in the order given. A client
+    that closed stdin and reads nothing leaves that write blocked for ever on the full pipe: on one of
+    anyio's worker threads it held the server's end, and the interpreter's exit, which joins those
+    threads. `stuck` tells when to give up on such a client."""
+
+    def __init__(self, fd: int) -> None:
+        self._fd = fd
+        self._writes: queue.SimpleQueue[tuple[bytes, asyncio.AbstractEventLoop, asyncio.Future]] = queue.SimpleQueue()
+        self._pending = 0  # messages handed to the thread and not yet written
+        self._since = time.monotonic()  # when the client last took a message, or the first pending was handed over
+        threading.Thread(target=self._write_all, name="minirag-stdout", daemon=True).start()
 
     async def write(self, text: str) -> None:
-        await self._file.write(escaped_json(text))
+        loop = asyncio.get_running_loop()
+        written = loop.create_future()
+        if not self._pending:
+            self._since = time.monotonic()
+        self._pending += 1
+        self._writes.put((escaped_json(text).encode("utf-8"), loop, written))
+        await written
 
     async def flush(self) -> None:
-        await self._file.flush()
+        """Each message goes to the file descriptor whole: nothing is held here."""
+
+    def stuck(self, patience: float, since: float) -> bool:
+        """Whether a message has waited `patience` seconds with none taken meanwhile, counted from
+        `since` at the earliest (time.monotonic)."""
+        return self._pending > 0 and time.monotonic() - max(self._since, since) >= patience
+
+    def _write_all(self) -> None:
+        while True:
+            data, loop, written = self._writes.get()
+            error: OSError | None = None
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(self._fd, view):]
+            except OSError as exc:  # BrokenPipeError: the client closed its end
+                error = exc
+            with contextlib.suppress(RuntimeError):  # the loop closed: nobody waits for it
+                loop.call_soon_threadsafe(self._written, written, error)
+            del data, loop, written, error
+
+    def _written(self, written: asyncio.Future, error: OSError | None) -> None:
+        self._pending -= 1
+        self._since = time.monotonic()
+        if written.done():  # the writer was cancelled meanwhile
+            return
+        if error is None:
+            written.set_result(None)
+        else:
+            written.set_exception(error)
+
+
+async def _give_up_when_unread(out: _OneLineWrites, stdin_closed: anyio.Event, delivery: anyio.CancelScope) -> None:
+    """Once stdin has closed, end the transport (`delivery`) when its answers wait SETTLE_S with the
+    client taking none: a client that reads answers gets them all, however long it takes."""
+    await stdin_closed.wait()
+    closed = time.monotonic()  # a client may start reading only once it has written all it had to
+    while not out.stuck(SETTLE_S, closed):
+        await anyio.sleep(0.25)
+    log.warning("the client closed stdin and reads no answers (stdout full for %g s): stopping without them",
+                SETTLE_S)
+    delivery.cancel()
 
 
 async def serve_stdio(server, max_line: int) -> None:
@@ -460,17 +519,21 @@ async def _serve_stdio(server, max_line: int) -> None:
     writing = os.dup(1)
     saved_out = os.dup(1)
     os.dup2(2, 1)
-    # closefd=False: a worker thread may still be blocked writing to it (a client that stopped reading)
-    # after the transport ends; closed, its number could be reused under that write. One fd per serve.
-    out = _OneLineWrites(anyio.wrap_file(io.TextIOWrapper(os.fdopen(writing, "wb", closefd=False),
-                                                          encoding="utf-8")))
+    # The fd is never closed: the writer thread may still be blocked writing to it (a client that stopped
+    # reading) after the transport ends; closed, its number could be reused under that write. One per serve.
+    out = _OneLineWrites(writing)
+    stdin_closed = anyio.Event()
     try:
-        async with stdio_server(stdin=lines, stdout=out) as (read, write):  # type: ignore[arg-type]  # duck-typed as AsyncFile
-            lines.answer_on(write)
-            lowlevel = lowlevel_server(server)  # what MCPServer.run_stdio_async runs, with this stdin
-            flight = InFlight()
-            await lowlevel.run(_AnsweringReads(read, write, flight, lines), AnsweredWrites(write, flight),
-                               lowlevel.create_initialization_options())
+        async with anyio.create_task_group() as watching:
+            with anyio.CancelScope() as delivery:
+                watching.start_soon(_give_up_when_unread, out, stdin_closed, delivery)
+                async with stdio_server(stdin=lines, stdout=out) as (read, write):  # type: ignore[arg-type]  # duck-typed as AsyncFile
+                    lines.answer_on(write)
+                    lowlevel = lowlevel_server(server)  # what MCPServer.run_stdio_async runs, with this stdin
+                    flight = InFlight()
+                    await lowlevel.run(_AnsweringReads(read, write, flight, lines, stdin_closed),
+                                       AnsweredWrites(write, flight), lowlevel.create_initialization_options())
+            watching.cancel_scope.cancel()
     except* (BrokenPipeError, ConnectionResetError):  # the SDK's stdout writer met a closed pipe
         log.info("the client closed stdout: stopping")
     finally:

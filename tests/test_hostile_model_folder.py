@@ -348,6 +348,30 @@ def test_loading_a_model_whose_graph_never_ends_stops_at_its_time_limit_in_one_l
     assert str(folder / "model.onnx") in said and "was stopped" in said and "\n" not in said, said
 
 
+def test_a_model_load_under_a_bound_of_no_limit_keeps_its_time_limit_and_heeds_that_bounds_stop(folder, monkeypatch):
+    """A sync job's and an ingest call's model runs are under a bound of no limit that a cancel stops: the
+    load's width probe under it ran for ever, where alone it stops at PROBE_LIMIT_S."""
+    import threading
+
+    from minirag import encoder as encoder_module
+    from minirag import interruptible
+    from minirag.errors import ModelUnavailable
+    from minirag.models import resolve
+
+    _endless(folder)
+    monkeypatch.setattr(encoder_module, "PROBE_LIMIT_S", 0.5)
+    with interruptible.bounded(interruptible.RunBound(None)), pytest.raises(ModelUnavailable) as refused:
+        encoder_module.Encoder(resolve("x", folder, folder.parent / "cache"))
+    assert "more than 0.5 s and was stopped" in str(refused.value), refused.value
+
+    monkeypatch.setattr(encoder_module, "PROBE_LIMIT_S", 3600.0)
+    cancelled = interruptible.RunBound(None)
+    threading.Timer(1.0, cancelled.stop, ("was stopped: cancelled by sync_cancel",)).start()
+    with interruptible.bounded(cancelled), pytest.raises(ModelUnavailable) as refused:
+        encoder_module.Encoder(resolve("x", folder, folder.parent / "cache"))
+    assert str(refused.value).endswith("was stopped: cancelled by sync_cancel"), refused.value
+
+
 # The stdio server as `python -m minirag` runs it, its query's model runs bounded at argv[1] seconds
 # and no model loaded at start (its first query loads it, under that bound).
 SERVE = """
@@ -420,3 +444,86 @@ def test_a_client_that_cancels_a_query_whose_model_run_never_ends_stops_that_run
     stderr = server.proc.stderr.read().decode()
     assert not after["isError"] and server.proc.returncode == 0, stderr
     assert "Traceback" not in stderr, stderr
+
+
+def _ended(server, what: str) -> str:
+    """stdin closed: the server's stderr, once it ended (a failure naming `what` if it did not)."""
+    from test_server_stdio import TIMEOUT_S
+
+    server.proc.stdin.close()
+    try:
+        server.proc.wait(TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"the server did not end: {what}")
+    finally:
+        if server.proc.poll() is None:
+            server.proc.kill()
+            server.proc.wait()
+    return server.proc.stderr.read().decode()
+
+
+def _indexed(listing: str) -> set[str]:
+    """The sources list_files says are indexed."""
+    import json
+
+    return {f["source"] for f in json.loads(listing)["files"] if f["state"] == "indexed"}
+
+
+# SERVE, its model loaded without the short run that measures its vectors' width: the first run of the
+# endless graph is then a sync's batch, in the middle of its files.
+SERVE_UNPROBED = SERVE.replace("sys.exit(main())", """from minirag.encoder import Encoder
+Encoder._probe = lambda self: 384  # the tiny model's width (tests/helpers/models.py)
+sys.exit(main())""")
+
+
+@pytest.mark.slow
+def test_sync_cancel_stops_a_sync_job_whose_model_run_never_ends(folder, tmp_path, tiny_model_dir):
+    """sync_cancel stopped a job between encoder batches only: a job inside a run that never ends went
+    on (`cancelling: true` after 10 s), and the server could not end when its client closed stdin."""
+    import json
+
+    from test_server_stdio import RawServer
+
+    env = _indexed_then_endless(folder, tmp_path)
+    (tmp_path / "docs" / "b.md").write_text("# Beavers\n\nBeavers build dams.\n")
+    server = RawServer(env, "3600", run=("-c", SERVE_UNPROBED))
+    try:
+        server.initialize()
+        started = json.loads(server.call("sync_start")["content"][0]["text"])
+        _wait_until_it_runs_the_endless_graph(server.proc)
+        cancelled = json.loads(server.call("sync_cancel", jobId=started["jobId"])["content"][0]["text"])
+        listed = server.call("list_files")["content"][0]["text"]
+    finally:
+        stderr = _ended(server, "the cancelled sync job's model run went on")
+    assert cancelled["state"] == "cancelled" and cancelled["reason"] == "cancelled by sync_cancel", (cancelled, stderr)
+    assert cancelled["seen"] == 2, cancelled  # stopped in the batch of b.md, not before it
+    assert _indexed(listed) == {str(tmp_path / "docs" / "a.md")} and server.proc.returncode == 0, stderr
+    assert "Traceback" not in stderr, stderr
+    shutil.copy(tiny_model_dir / "model.onnx", folder / "model.onnx")  # a model that ends: the next sync does b.md
+    again = subprocess.run([sys.executable, "-m", "minirag", "sync"], env=env, capture_output=True, text=True,
+                           timeout=120)
+    assert again.returncode == 0 and "2 files: 1 ingested, 1 unchanged" in again.stdout, (again.stdout, again.stderr)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("tool", ["ingest_data", "ingest_file"])
+def test_a_client_that_cancels_an_ingest_whose_model_run_never_ends_stops_that_run(folder, tmp_path, tool):
+    """notifications/cancelled did nothing to an ingest call: its model run went on for ever, and the
+    server could not end when its client closed stdin."""
+    from test_server_stdio import RawServer
+
+    env = _indexed_then_endless(folder, tmp_path)
+    (tmp_path / "docs" / "b.md").write_text("# Beavers\n\nBeavers build dams.\n")
+    arguments = ({"filePath": str(tmp_path / "docs" / "b.md")} if tool == "ingest_file"
+                 else {"data": "# Beavers\n\nBeavers build dams.\n", "source": "notes/beavers"})
+    server = RawServer(env, "3600", run=("-c", SERVE))
+    try:
+        server.initialize()
+        server.send({"id": 9, "method": "tools/call", "params": {"name": tool, "arguments": arguments}})
+        _wait_until_it_runs_the_endless_graph(server.proc)
+        server.send({"method": "notifications/cancelled", "params": {"requestId": 9, "reason": "user pressed Esc"}})
+        listed = server.call("list_files")
+    finally:
+        stderr = _ended(server, f"the cancelled {tool}'s model run went on")
+    assert not listed["isError"] and _indexed(listed["content"][0]["text"]) == {str(tmp_path / "docs" / "a.md")}, listed
+    assert server.proc.returncode == 0 and "Traceback" not in stderr, stderr

@@ -755,3 +755,53 @@ def test_a_request_before_initialize_is_told_to_initialize_first(server_env):
         assert answer["error"]["code"] == -32602, answer
         assert "send initialize" in answer["error"]["message"], answer
     assert after["isError"] is False, (after, stderr)
+
+
+UNREAD_REQUESTS = 40
+
+
+def _unread_requests() -> bytes:
+    lines = [{"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "unread", "version": "0"}}},
+             {"jsonrpc": "2.0", "method": "notifications/initialized"}]
+    lines += [{"jsonrpc": "2.0", "id": n, "method": "tools/list"} for n in range(1, UNREAD_REQUESTS + 1)]
+    return b"".join(json.dumps(line).encode() + b"\n" for line in lines)
+
+
+def test_a_server_whose_answers_are_never_read_ends_once_stdin_closes(server_env):
+    """A client that closed stdin and leaves the answers unread on a full stdout: Its stdout writer blocked in write() for ever on the full pipe, and the server with it."""
+    proc = subprocess.Popen([sys.executable, "-m", "minirag"], env=server_env, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        proc.stdin.write(_unread_requests())
+        proc.stdin.close()
+        proc.wait(TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        pytest.fail("the server did not end: its stdout writer waited for a client that reads nothing")
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        proc.stdout.close()
+    stderr = proc.stderr.read().decode()
+    assert proc.returncode == 0, stderr
+    assert len(stderr.strip().splitlines()) == 1 and "answers" in stderr, stderr
+
+
+def test_a_client_that_reads_its_answers_late_still_gets_every_one(server_env):
+    """The writer gives up only on a client that reads nothing: one that reads later gets them all."""
+    proc = subprocess.Popen([sys.executable, "-m", "minirag"], env=server_env, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        proc.stdin.write(_unread_requests())
+        proc.stdin.close()
+        time.sleep(2)  # reads nothing for a while, well under the writer's patience
+        out = proc.stdout.read()
+        proc.wait(TIMEOUT_S)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    err = proc.stderr.read().decode()
+    answered = [json.loads(line)["id"] for line in out.splitlines()]
+    assert answered == list(range(UNREAD_REQUESTS + 1)) and proc.returncode == 0, err

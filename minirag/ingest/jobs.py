@@ -12,8 +12,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from minirag import interruptible
 from minirag.display import NOTICE
-from minirag.errors import MiniragError, SyncLocked
+from minirag.errors import MiniragError, ModelRunStopped, SyncLocked
 from minirag.ingest import run_log
 from minirag.ingest.progress import Progress
 from minirag.store.lock import SyncLock
@@ -30,15 +31,20 @@ class SyncJob:
     cancel_reason: str | None = None  # set when asked to stop; the state says "cancelled" once it has
     finished_at: float | None = None
     _done: threading.Event = field(default_factory=threading.Event, repr=False)
+    # The job's model runs: its thread runs under it, and a cancel stops the run in hand. No time limit: a
+    # big batch on a slow machine may take long.
+    _runs: interruptible.RunBound = field(default_factory=lambda: interruptible.RunBound(None), repr=False)
 
     def wait(self, timeout: float | None = None) -> bool:
         return self._done.wait(timeout)
 
     def cancel(self, reason: str) -> None:
-        """Stop between files or encoder batches; what was written stays, the next sync does the rest."""
+        """Stop between files, or the model run in hand (its group of files is left unwritten); what
+        was written stays, the next sync does the rest."""
         if self.state == "running" and self.cancel_reason is None:
             self.cancel_reason = reason
             self.progress.stop.set()
+            self._runs.stop(f"was stopped: {reason}")
 
 
 class SyncJobs:
@@ -78,15 +84,19 @@ class SyncJobs:
             reporter = threading.Thread(target=report, name=f"{job.job_id}-log", daemon=True)
             reporter.start()
             try:
-                work(lock, job.progress)
+                with interruptible.bounded(job._runs):
+                    work(lock, job.progress)
                 job.state = "cancelled" if job.progress.stop.is_set() else "succeeded"
             except Exception as exc:  # noqa: BLE001 - reported through sync_status
-                if isinstance(exc, MiniragError):  # a reason to show, not a bug: one line
-                    log.error("sync job %s failed: %s", job.job_id, exc)
+                if isinstance(exc, ModelRunStopped) and job.progress.stop.is_set():
+                    job.state = "cancelled"  # the run in hand, stopped: its group of files was left unwritten
                 else:
-                    log.exception("sync job %s failed", job.job_id)
-                job.state = "failed"
-                job.error = str(exc) if isinstance(exc, MiniragError) else f"{type(exc).__name__}: {exc}"
+                    if isinstance(exc, MiniragError):  # a reason to show, not a bug: one line
+                        log.error("sync job %s failed: %s", job.job_id, exc)
+                    else:
+                        log.exception("sync job %s failed", job.job_id)
+                    job.state = "failed"
+                    job.error = str(exc) if isinstance(exc, MiniragError) else f"{type(exc).__name__}: {exc}"
             finally:
                 job.progress.end()
                 lock.release()
@@ -109,7 +119,7 @@ class SyncJobs:
         return job
 
     def stop_all(self, timeout: float = 60.0) -> None:
-        """Ask running jobs to stop (between files or encoder batches) and wait for them, so nothing
+        """Ask running jobs to stop (the model run in hand included) and wait for them, so nothing
         closes the index under a job's feet."""
         with self._lock:
             jobs = [j for j in self._jobs.values() if j.state == "running"]
