@@ -72,18 +72,10 @@ class InFlight:
             await self._none_open.wait()
 
 
-class AnsweredWrites:
-    """The SDK's write stream, closing in `flight` each request whose answer goes through it."""
+class WrappedStream:
+    """Closing, and `async with`, as the SDK's stream `_inner` that a subclass wraps does them."""
 
-    def __init__(self, inner, flight: InFlight) -> None:
-        self._inner = inner
-        self._flight = flight
-
-    async def send(self, item) -> None:
-        try:
-            await self._inner.send(item)
-        finally:
-            self._flight.sent(item.message)
+    _inner: Any
 
     def close(self) -> None:
         self._inner.close()
@@ -96,3 +88,17 @@ class AnsweredWrites:
 
     async def __aexit__(self, *exc) -> None:
         await self.aclose()
+
+
+class AnsweredWrites(WrappedStream):
+    """The SDK's write stream, closing in `flight` each request whose answer goes through it."""
+
+    def __init__(self, inner, flight: InFlight) -> None:
+        self._inner = inner
+        self._flight = flight
+
+    async def send(self, item) -> None:
+        try:
+            await self._inner.send(item)
+        finally:
+            self._flight.sent(item.message)

@@ -54,7 +54,7 @@ from pydantic import ValidationError
 
 from minirag._compat.mcp import last_context, lowlevel_server
 from minirag.display import escaped_json, shown
-from minirag.in_flight import SETTLE_S, AnsweredWrites, InFlight
+from minirag.in_flight import SETTLE_S, AnsweredWrites, InFlight, WrappedStream
 from minirag.ingest.text_repair import without_lone_surrogates as text_without_lone_surrogates
 from minirag.tool_arguments import described
 
@@ -340,7 +340,7 @@ def unreadable_reply(exc: Exception, line: str | None = None) -> types.JSONRPCEr
         code=code, message=f"{what} ({shown(detail, MAX_DETAIL)})" if detail else what))
 
 
-class _AnsweringReads:
+class _AnsweringReads(WrappedStream):
     """The SDK's read stream, with each unreadable line answered on `write` and left out.
 
     Duck-types the SDK's context receive stream (`last_context` included), which is all the
@@ -378,18 +378,6 @@ class _AnsweringReads:
             return await self.receive()
         except anyio.EndOfStream:
             raise StopAsyncIteration from None
-
-    def close(self) -> None:
-        self._inner.close()
-
-    async def aclose(self) -> None:
-        await self._inner.aclose()
-
-    async def __aenter__(self):
-        return self
-
-    async def __aexit__(self, *exc) -> None:
-        await self.aclose()
 
 
 @contextlib.contextmanager

@@ -932,9 +932,20 @@ def test_a_fresh_ctime_is_not_trusted_yet(app, docs):
     assert (stored.mtime_ns, stored.ctime_ns) == (hour_ago, None)
 
 
+def _as_before_migration_10(db) -> None:
+    """The index at `db` as a minirag before migration 10 left it: no ctime or inode recorded."""
+    import sqlite3
+
+    with sqlite3.connect(db) as conn:
+        for table in ("sources", "exclusions"):
+            conn.execute(f"ALTER TABLE {table} DROP COLUMN ctime_ns")
+            conn.execute(f"ALTER TABLE {table} DROP COLUMN inode")
+        conn.execute("DELETE FROM migrations WHERE id >= 10")
+    conn.close()
+
+
 def test_an_index_from_before_ctimes_were_recorded_hashes_each_file_once_and_embeds_nothing(
         make_app, make_config, encoder, docs, tmp_path, reads, trusted_at_once):
-    import sqlite3
 
     from minirag.app import App
 
@@ -946,12 +957,7 @@ def test_an_index_from_before_ctimes_were_recorded_hashes_each_file_once_and_emb
     app = make_app()
     sync(app)
     app.close()
-    with sqlite3.connect(tmp_path / "index.db") as conn:  # as a minirag before migration 10 left it
-        for table in ("sources", "exclusions"):
-            conn.execute(f"ALTER TABLE {table} DROP COLUMN ctime_ns")
-            conn.execute(f"ALTER TABLE {table} DROP COLUMN inode")
-        conn.execute("DELETE FROM migrations WHERE id >= 10")
-    conn.close()
+    _as_before_migration_10(tmp_path / "index.db")
     reads.clear()
     counting = CountingEncoder(encoder)
     app = App(make_config(), encoder=counting)
@@ -990,8 +996,6 @@ def test_list_on_an_index_from_before_ctimes_were_recorded_reads_no_file_its_siz
         make_app, make_config, encoder, docs, tmp_path, monkeypatch, trusted_at_once):
     """Until the first sync fills them in, a listing judges rows with no ctime and inode as the release
     that wrote them did (size and mtime), instead of hashing every file on every `list`."""
-    import sqlite3
-
     from minirag import security
     from minirag.app import App
 
@@ -1003,12 +1007,7 @@ def test_list_on_an_index_from_before_ctimes_were_recorded_reads_no_file_its_siz
     app = make_app()
     sync(app)
     app.close()
-    with sqlite3.connect(tmp_path / "index.db") as conn:  # as a minirag before migration 10 left it
-        for table in ("sources", "exclusions"):
-            conn.execute(f"ALTER TABLE {table} DROP COLUMN ctime_ns")
-            conn.execute(f"ALTER TABLE {table} DROP COLUMN inode")
-        conn.execute("DELETE FROM migrations WHERE id >= 10")
-    conn.close()
+    _as_before_migration_10(tmp_path / "index.db")
     write(b, "# Beta\n\nBlueberries.")  # changed since: its mtime tells
     hashed = []
     real = security.read_inside_roots
