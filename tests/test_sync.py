@@ -932,10 +932,17 @@ def test_a_fresh_ctime_is_not_trusted_yet(app, docs):
     assert (stored.mtime_ns, stored.ctime_ns) == (hour_ago, None)
 
 
-def _as_before_migration_10(db) -> None:
-    """The index at `db` as a minirag before migration 10 left it: no ctime or inode recorded."""
+def _synced_as_before_migration_10(make_app, db, *paths) -> None:
+    """`paths`, last changed an hour ago (their stats trusted), synced into the index at `db`, which is
+    then as a minirag before migration 10 left it: no ctime or inode recorded."""
     import sqlite3
 
+    hour_ago = time.time_ns() - 3600 * 10**9
+    for path in paths:
+        os.utime(path, ns=(hour_ago, hour_ago))
+    app = make_app()
+    sync(app)
+    app.close()
     with sqlite3.connect(db) as conn:
         for table in ("sources", "exclusions"):
             conn.execute(f"ALTER TABLE {table} DROP COLUMN ctime_ns")
@@ -951,13 +958,7 @@ def test_an_index_from_before_ctimes_were_recorded_hashes_each_file_once_and_emb
 
     a = write(docs / "a.md", "# Alpha\n\nApples.")
     b = write(docs / "b.md", "---\nrag: false\n---\n# Draft\n\nNot for the index.\n")
-    hour_ago = time.time_ns() - 3600 * 10**9
-    for path in (a, b):
-        os.utime(path, ns=(hour_ago, hour_ago))
-    app = make_app()
-    sync(app)
-    app.close()
-    _as_before_migration_10(tmp_path / "index.db")
+    _synced_as_before_migration_10(make_app, tmp_path / "index.db", a, b)
     reads.clear()
     counting = CountingEncoder(encoder)
     app = App(make_config(), encoder=counting)
@@ -1001,13 +1002,7 @@ def test_list_on_an_index_from_before_ctimes_were_recorded_reads_no_file_its_siz
 
     a = write(docs / "a.md", "# Alpha\n\nApples.")
     b = write(docs / "b.md", "# Beta\n\nBananas.")
-    hour_ago = time.time_ns() - 3600 * 10**9
-    for path in (a, b):
-        os.utime(path, ns=(hour_ago, hour_ago))
-    app = make_app()
-    sync(app)
-    app.close()
-    _as_before_migration_10(tmp_path / "index.db")
+    _synced_as_before_migration_10(make_app, tmp_path / "index.db", a, b)
     write(b, "# Beta\n\nBlueberries.")  # changed since: its mtime tells
     hashed = []
     real = security.read_inside_roots
