@@ -768,13 +768,19 @@ def _unread_requests() -> bytes:
     return b"".join(json.dumps(line).encode() + b"\n" for line in lines)
 
 
-def test_a_server_whose_answers_are_never_read_ends_once_stdin_closes(server_env):
-    """A client that closed stdin and leaves the answers unread on a full stdout: Its stdout writer blocked in write() for ever on the full pipe, and the server with it."""
+def _sent_requests_and_closed_stdin(server_env) -> subprocess.Popen:
+    """A stdio server whose client wrote _unread_requests() and closed stdin, its answers not yet read."""
     proc = subprocess.Popen([sys.executable, "-m", "minirag"], env=server_env, stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdin.write(_unread_requests())
+    proc.stdin.close()
+    return proc
+
+
+def test_a_server_whose_answers_are_never_read_ends_once_stdin_closes(server_env):
+    """A client that closed stdin and leaves the answers unread on a full stdout: Its stdout writer blocked in write() for ever on the full pipe, and the server with it."""
+    proc = _sent_requests_and_closed_stdin(server_env)
     try:
-        proc.stdin.write(_unread_requests())
-        proc.stdin.close()
         proc.wait(TIMEOUT_S)
     except subprocess.TimeoutExpired:
         pytest.fail("the server did not end: its stdout writer waited for a client that reads nothing")
@@ -790,11 +796,8 @@ def test_a_server_whose_answers_are_never_read_ends_once_stdin_closes(server_env
 
 def test_a_client_that_reads_its_answers_late_still_gets_every_one(server_env):
     """The writer gives up only on a client that reads nothing: one that reads later gets them all."""
-    proc = subprocess.Popen([sys.executable, "-m", "minirag"], env=server_env, stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = _sent_requests_and_closed_stdin(server_env)
     try:
-        proc.stdin.write(_unread_requests())
-        proc.stdin.close()
         time.sleep(2)  # reads nothing for a while, well under the writer's patience
         out = proc.stdout.read()
         proc.wait(TIMEOUT_S)
