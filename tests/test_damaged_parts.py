@@ -476,3 +476,44 @@ def test_a_shared_string_index_xml_schema_reads_as_a_number_names_its_string(val
         b'<c r="A2" t="s"><v>2</v>', f'<c r="A2" t="s"><v>{value}</v>'.encode())
     converted = convert_document(_zip(members), ".xlsx", "d.xlsx")
     assert _rows(converted.markdown)[1] == ["walrus", "3"] and converted.warnings == ()
+
+
+@pytest.mark.parametrize(("cell", "shown"), [
+    ('<c r="B2"><v>three</v>', "three"), ('<c r="B2" t="n"><v>nan</v>', "nan"),
+    ('<c r="B2" t="n"><v>inf</v>', "inf"), (f'<c r="B2" t="n"><v>{"9" * 5000}</v>', "9" * 5000),
+    ('<c r="B2" t="b"><v>yes</v>', "yes"), ('<c r="B2" t="d"><v>not a date</v>', "not a date")])
+def test_a_cell_whose_value_its_type_cannot_hold_is_read_as_written_with_one_warning(cell, shown):
+    """A number cell holding text (or `nan`, or 5,000 digits), a boolean holding `yes`, a date
+    holding no date: each refused the whole workbook (ValueError from openpyxl's int(), float() or
+    its ISO 8601 reader). Now the one cell reads as its XML writes it, counted in one warning."""
+    members = _animals()
+    sheet = members["xl/worksheets/sheet1.xml"]
+    damaged = sheet.replace(b'<c r="B2"><v>3</v>', cell.encode())
+    assert damaged != sheet
+    members["xl/worksheets/sheet1.xml"] = damaged
+    converted = convert_document(_zip(members), ".xlsx", "d.xlsx")
+    assert _rows(converted.markdown) == [["Animal", "Count"], ["walrus", shown], ["seal", "4"]]
+    assert converted.warnings == ("d.xlsx: 1 cells hold a value their type cannot (text in a number cell); "
+                                  "read as written",)
+
+
+@pytest.mark.parametrize(("cell", "booleans"), [('<c r="B2" t="b"><v>true</v>', "TRUE"),
+                                                ('<c r="B2" t="b"><v>0</v>', "FALSE")])
+def test_a_boolean_cell_reads_as_xml_schema_writes_a_boolean(cell, booleans):
+    members = _animals()
+    members["xl/worksheets/sheet1.xml"] = members["xl/worksheets/sheet1.xml"].replace(
+        b'<c r="B2"><v>3</v>', cell.encode())
+    converted = convert_document(_zip(members), ".xlsx", "d.xlsx")
+    assert _rows(converted.markdown)[1] == ["walrus", booleans] and converted.warnings == ()
+
+
+@pytest.mark.parametrize("cell", ['<c r="B2" s="x">', '<c r="B2" s="99999">', '<c r="2B">', '<c r="B2" s="-1">'])
+def test_a_cell_whose_place_or_style_is_no_index_reads_its_value(cell):
+    """A style that is no number or past the workbook's styles, or a place that is no cell's name,
+    refused the whole workbook (ValueError, IndexError). A style the workbook does not hold is no
+    style; a cell with no place takes the one after the cell before it, as a cell with no `r`."""
+    members = _animals()
+    members["xl/worksheets/sheet1.xml"] = members["xl/worksheets/sheet1.xml"].replace(
+        b'<c r="B2">', cell.encode())
+    converted = convert_document(_zip(members), ".xlsx", "d.xlsx")
+    assert _rows(converted.markdown) == [["Animal", "Count"], ["walrus", "3"], ["seal", "4"]]

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from openpyxl.formula.translate import Translator
 from openpyxl.utils.cell import coordinate_to_tuple, get_column_letter, range_boundaries
 
-from minirag._compat.openpyxl import load_workbook, shared_strings, sheet_part
+from minirag._compat.openpyxl import SharedStrings, load_workbook, shared_strings, sheet_part
 from minirag.ingest.csv_table import markdown_table
 from minirag.ingest.number_format import hidden_by_format, shown_number
 from minirag.ingest.sheet_limits import MAX_SHEET_MERGES
@@ -89,20 +89,29 @@ def workbook_to_markdown(data: bytes) -> Workbook:
     finally:
         package.close()
         book.close()
-    return Workbook(markdown="\n\n".join(parts), title=title, warnings=_strings_lost(shared_strings(book)))
+    return Workbook(markdown="\n\n".join(parts), title=title, warnings=_cells_lost(shared_strings(book)))
 
 
-def _strings_lost(strings: Sequence[str] | None) -> tuple[str, ...]:
-    """What the workbook's shared-string table lost: why it stops short, and how many cells named a
-    string it does not hold, read as empty (as Excel and LibreOffice show them)."""
-    damage, missed = getattr(strings, "damage", ""), getattr(strings, "missed", 0)
-    if strings is None or not missed:
-        return (damage,) if damage else ()
-    read = len(strings)
-    return (*((f"{damage}; " + (f"read up to the damage, {read:,} of its strings" if read else "its text is lost"),)
-              if damage else ()),
-            f"{missed:,} cells name a shared string the workbook does not hold (its table holds {read:,}); "
-            "read as empty")
+def _cells_lost(strings: SharedStrings | None) -> tuple[str, ...]:
+    """What the workbook's cells lost, a line each: why its shared-string table stops short, how many
+    cells named a string it does not hold, read as empty (as Excel and LibreOffice show them), and
+    how many held a value their type cannot, read as written."""
+    if strings is None:
+        return ()
+    lines = []
+    if strings.damage and strings.missed:
+        read = len(strings)
+        lines.append(f"{strings.damage}; "
+                     + (f"read up to the damage, {read:,} of its strings" if read else "its text is lost"))
+    elif strings.damage:
+        lines.append(strings.damage)
+    if strings.missed:
+        lines.append(f"{strings.missed:,} cells name a shared string the workbook does not hold "
+                     f"(its table holds {len(strings):,}); read as empty")
+    if strings.as_written:
+        lines.append(f"{strings.as_written:,} cells hold a value their type cannot (text in a number cell); "
+                     "read as written")
+    return tuple(lines)
 
 
 MAX_TRANSLATED_CHARS = 2_000_000
@@ -279,20 +288,29 @@ def _shown(cell) -> str:
         return ""
     if isinstance(value, bool):
         return "TRUE" if value else "FALSE"
-    if hidden_by_format(value, getattr(cell, "number_format", "") or ""):
+    number_format = _number_format(cell)
+    if hidden_by_format(value, number_format):
         return ""
     if isinstance(value, datetime.datetime):
         return value.date().isoformat() if value.time() == datetime.time() else value.isoformat(sep=" ")
     if isinstance(value, (datetime.date, datetime.time)):
         return value.isoformat()
     if isinstance(value, (int, float)):
-        shown = shown_number(value, getattr(cell, "number_format", "") or "")
+        shown = shown_number(value, number_format)
         if shown is not None:
             return shown
-        if "%" in (getattr(cell, "number_format", "") or ""):
+        if "%" in number_format:
             return f"{number_text(value * 100)}%"
         return number_text(value)
     return _unescaped(str(value)).strip()
+
+
+def _number_format(cell) -> str:
+    """The cell's number format; none where its style id is past the workbook's styles."""
+    try:
+        return getattr(cell, "number_format", "") or ""
+    except IndexError:
+        return ""
 
 
 def _unescaped(text: str) -> str:
