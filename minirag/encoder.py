@@ -9,7 +9,6 @@ so cosine distance is 1 - dot product.
 from __future__ import annotations
 
 import os
-import re
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -17,8 +16,9 @@ from pathlib import Path
 import numpy as np
 
 from minirag import interruptible
-from minirag.errors import ModelRunStopped, ModelUnavailable
+from minirag.errors import ModelRunStopped, ModelUnavailable, exhausted
 from minirag.models import ModelFiles
+from minirag.ort_session import inference_session, runtime_reason
 from minirag.writing import script_of
 
 #: A script is read when the vocabulary holds this many multi-letter pieces of it.
@@ -112,19 +112,17 @@ class Encoder:
             self._session = int8_graph.session(self._split.onnx_path, options)
             try:
                 if self._session is None:
-                    self._session = ort.InferenceSession(
-                        str(self._split.onnx_path), sess_options=options, providers=["CPUExecutionProvider"]
-                    )
+                    self._session = inference_session(self._split.onnx_path, options)
                 self._table = self._split.table()
             except Exception:  # noqa: BLE001 - a split ORT cannot read: the plain model serves
                 self._split = None
         if self._table is None:
             try:
-                self._session = ort.InferenceSession(
-                    str(files.onnx_path), sess_options=options, providers=["CPUExecutionProvider"]
-                )
+                self._session = inference_session(files.onnx_path, options)
+            except MemoryError:
+                raise
             except Exception as exc:  # noqa: BLE001 - a corrupt or foreign file
-                raise ModelUnavailable(f"cannot load ONNX model {files.onnx_path}: {exc}") from None
+                raise ModelUnavailable(f"cannot load ONNX model {files.onnx_path}: {runtime_reason(exc)}") from None
         self._inputs = {i.name for i in self._session.get_inputs()}
         self._output = self._session.get_outputs()[0].name
         try:
@@ -265,11 +263,11 @@ class Encoder:
     def _run(self, sequences: list[np.ndarray]) -> np.ndarray:
         try:
             vectors = self._run_model(sequences)
-        except MemoryError:
-            raise
         except interruptible.RunStopped as exc:
             raise ModelRunStopped(f"the model {self.files.onnx_path} {exc}") from None
         except Exception as exc:  # noqa: BLE001 - ONNX Runtime's errors are no common type
+            if exhausted(exc) is not None:  # memory or threads ran out: no fault of the model's
+                raise
             if not is_mismatch(exc):  # the graph fits; running it failed (memory, a kernel)
                 raise ModelUnavailable(f"ONNX Runtime could not run the model {self.files.onnx_path}: "
                                        f"{runtime_reason(exc)}") from None
@@ -353,21 +351,9 @@ def _tokenizer_fault(files: ModelFiles, exc: Exception) -> str:
 # ONNX Runtime's error classes (its pybind module's) that say the graph does not take what a sentence
 # encoder is given; any other (FAIL, RUNTIME_EXCEPTION, EP_FAIL) is a run that failed.
 MISMATCH_ERRORS = {"InvalidArgument", "InvalidGraph", "NotImplemented"}
-_ORT_PREFIX = re.compile(r"^\[ONNXRuntimeError\] : \d+ : \w+ : ")
-_SOURCE_LOCATION = re.compile(r"^\S+\.(?:cc|cpp|h):\d+ [^()]*\([^()]*\)(?: const)?\s*")
 
 
 def is_mismatch(exc: Exception) -> bool:
     """Whether `exc`, raised running the model, says the model and its tokenizer are not a sentence
     encoder's (inputs it lacks, an output of another shape, token ids past its table)."""
     return isinstance(exc, (ValueError, IndexError, KeyError)) or type(exc).__name__ in MISMATCH_ERRORS
-
-
-def runtime_reason(exc: Exception) -> str:
-    """ONNX Runtime's own reason in one line: its status message, without the error code in front
-    nor the C++ source file and function it was raised in."""
-    text = _ORT_PREFIX.sub("", str(exc).strip())
-    if "Status Message: " in text:
-        text = text.split("Status Message: ", 1)[1]
-    text = _SOURCE_LOCATION.sub("", text)
-    return next((line.strip() for line in text.splitlines() if line.strip()), type(exc).__name__)

@@ -55,15 +55,34 @@ class MessageTooLong(ConversionFailed):
 
 def exhausted(exc: BaseException) -> str | None:
     """A resource minirag ran out of, as users read it, in the CLI, over MCP and for one file alike:
-    memory, or file descriptors. No bug, so no internal error; None for any other exception."""
+    memory, threads, or file descriptors. No bug, so no internal error; None for any other exception."""
     if isinstance(exc, MemoryError):
         said = " ".join(str(exc).split())[:200]
         return (f"out of memory{f' ({said})' if said else ''}; free some, or raise the limit minirag runs under "
                 "(`ulimit -v`), and run it again")
+    if isinstance(exc, ImportError) and _MAP_FAILED in str(exc) and _address_space_limited():
+        library = str(exc).split(":", 1)[0].rsplit("/", 1)[-1][:100]
+        return exhausted(MemoryError(f"loading {library}"))
+    if isinstance(exc, RuntimeError) and str(exc) == "can't start new thread":  # pthread_create failed
+        return ("cannot start a thread (out of memory, or past the threads minirag may start); free some, "
+                "or raise the limits minirag runs under (`ulimit -v`, `ulimit -u`), and run it again")
     if isinstance(exc, OSError) and exc.errno in (errno.EMFILE, errno.ENFILE):
         return (f"too many open files{_descriptor_limit()}; raise the limit "
                 "minirag runs under (`ulimit -n`), or close other programs, and run it again")
     return None
+
+
+# What the dynamic loader says where it could not map a library's code: under an address-space limit,
+# for want of room (a file system mounted noexec says the same, so the limit is asked too).
+_MAP_FAILED = "failed to map segment from shared object"
+
+
+def _address_space_limited() -> bool:
+    try:
+        import resource
+    except ImportError:  # pragma: no cover - Windows has no such limit
+        return False
+    return resource.getrlimit(resource.RLIMIT_AS)[0] != resource.RLIM_INFINITY
 
 
 def _descriptor_limit() -> str:

@@ -39,6 +39,7 @@ from typing import Any
 import numpy as np
 
 from minirag import onnx_proto as proto
+from minirag.ort_session import inference_session
 from minirag.word_table import read_meta, write_atomically
 
 log = logging.getLogger(__name__)
@@ -75,13 +76,11 @@ def cached(split_onnx: Path) -> Path | None:
 
 def session(split_onnx: Path, options):
     """An ONNX Runtime session of the int8 graph of `split_onnx` (made on first use), or None."""
-    import onnxruntime as ort
-
     path = cached(split_onnx)
     if path is None:
         return None
     try:
-        return ort.InferenceSession(str(path), sess_options=options, providers=["CPUExecutionProvider"])
+        return inference_session(path, options)
     except Exception as exc:  # noqa: BLE001 - a graph this onnxruntime cannot run: the float one serves
         log.info("the int8 graph %s does not load (%s); the float graph serves", path, exc)
         return None
@@ -91,12 +90,11 @@ def session(split_onnx: Path, options):
 def weight_limit() -> int:
     """The largest |weight| an integer product may hold on this CPU: 127, or 63 where ONNX Runtime's
     uint8 x int8 kernel saturates a sum of two products (255 x 127 x 2 > 32,767)."""
-    import onnxruntime as ort
 
     k = 64
     model = proto.matmul_integer_model("probe", ["m", k], [k, "n"])
     try:
-        run = ort.InferenceSession(model, providers=["CPUExecutionProvider"]).run
+        run = inference_session(model).run
         # Rows and columns enough for the blocked kernels a real product takes.
         got = run(None, {"rows": np.full((32, k), 255, np.uint8), "weights": np.full((k, 32), 127, np.int8)})[0]
     except Exception as exc:  # noqa: BLE001 - no integer kernel at all: the narrower weights are safe

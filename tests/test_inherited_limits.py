@@ -1,6 +1,7 @@
 """minirag started under limits it did not set (`ulimit -v`, `ulimit -t`: shells on shared hosts
 and batch schedulers set both the soft and the hard limit). The conversion worker lowers its soft
 limits for each document; it must never ask for more than the hard limit it inherited."""
+import json
 import resource
 import subprocess
 import sys
@@ -101,3 +102,35 @@ def test_a_tool_that_runs_out_of_file_descriptors_says_so_over_mcp_as_the_cli_do
 
     said = str(_as_tool_error("sync_start", OSError(errno.EMFILE, "Too many open files")))
     assert said.startswith("too many open files") and "`ulimit -n`" in said and "internal error" not in said
+
+
+# Runs the CLI with argv[2:] under an address-space limit argv[1] MiB above what it has mapped with
+# numpy loaded and ONNX Runtime not yet: the runtime's library, its threads or its model then fail to
+# get memory, each in its own way as the room shrinks.
+LOADING_TIGHT = """
+import json, resource, sys
+import numpy  # noqa: F401
+from minirag import cli
+with open("/proc/self/status") as status:
+    mapped = next(int(line.split()[1]) for line in status if line.startswith("VmSize")) * 1024
+resource.setrlimit(resource.RLIMIT_AS, (mapped + (int(sys.argv[1]) << 20), resource.RLIM_INFINITY))
+sys.exit(cli.main(sys.argv[2:]))
+"""
+
+
+@pytest.mark.parametrize("room_mb", [24, 64, 96])
+def test_memory_running_out_while_the_model_loads_is_said_as_such_and_stdout_stays_json(tmp_path, model_path, room_mb):
+    """Under `ulimit -v` a little too tight, `minirag ingest-data --json` said 'internal error: ImportError:
+    ...onnxruntime_pybind11_state...so: failed to map segment from shared object (... please report it)',
+    or 'cannot load ONNX model ...: /onnxruntime_src/.../env.cc:327 onnxruntime::{anonymous}::PosixThread::
+    PosixThread(const char*, ...) pthread_create failed, error code: 12', after ONNX Runtime had printed
+    its 'EP Error' notices, eight lines, on stdout, before the JSON; or 'ONNX Runtime could not run the
+    model ...: can't start new thread', Python's own words for a thread it could not start."""
+    done = subprocess.run([sys.executable, "-c", LOADING_TIGHT, str(room_mb), "ingest-data", "--json", "--source",
+                           "notes", "--base-dir", str(tmp_path), "--db-path", str(tmp_path / "index.db"),
+                           "--model-path", model_path], input="otters eat fish", capture_output=True, text=True,
+                          timeout=120)
+    said = ("out of memory", "cannot start a thread (out of memory")  # which, the room decides
+    assert done.returncode == 1 and done.stderr.startswith(tuple(f"minirag: error: {s}" for s in said)), done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1, done.stderr
+    assert json.loads(done.stdout)["error"].startswith(said), done.stdout

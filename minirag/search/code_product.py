@@ -25,6 +25,7 @@ import functools
 import numpy as np
 
 from minirag.onnx_proto import matmul_integer_model
+from minirag.ort_session import inference_session
 
 DIGIT = 63  # the largest weight digit (see above)
 
@@ -55,7 +56,7 @@ def _session():
     options.intra_op_num_threads = 1
     options.inter_op_num_threads = 1
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-    return ort.InferenceSession(_graph(), options, providers=["CPUExecutionProvider"])
+    return inference_session(_graph(), options)
 
 
 def scores(rows: np.ndarray, weights: np.ndarray) -> np.ndarray:
