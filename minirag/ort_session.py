@@ -8,14 +8,11 @@ Those lines are taken to the debug log; the error, if the second try fails too, 
 
 from __future__ import annotations
 
-import contextlib
-import io
-import logging
 import re
 from pathlib import Path
 from typing import Any
 
-log = logging.getLogger(__name__)
+from minirag.ingest.quiet import stdout_captured
 
 _ORT_PREFIX = re.compile(r"^\[ONNXRuntimeError\] : \d+ : \w+ : ")
 # The C++ source file, line and function signature the runtime names first (parameters may hold one
@@ -31,17 +28,13 @@ def inference_session(model: Path | bytes, options: Any = None) -> Any:
     import onnxruntime as ort
 
     source = str(model) if isinstance(model, Path) else model
-    printed = io.StringIO()
     try:
-        with contextlib.redirect_stdout(printed):
+        with stdout_captured("ONNX Runtime, making a session"):
             return ort.InferenceSession(source, sess_options=options, providers=["CPUExecutionProvider"])
     except Exception as exc:  # noqa: BLE001 - the runtime's errors share no type but Exception
         if _NO_MEMORY.search(str(exc)):
             raise MemoryError(f"loading a model: {runtime_reason(exc)}") from None
         raise
-    finally:
-        if printed.getvalue().strip():
-            log.debug("ONNX Runtime printed, making a session: %s", printed.getvalue().strip())
 
 
 def runtime_reason(exc: Exception) -> str:
