@@ -141,7 +141,12 @@ def shared_server(tmp_path_factory, tiny_model_dir):
     for each in started:
         with contextlib.suppress(OSError):
             each.proc.stdin.close()
-        each.proc.wait(TIMEOUT_S)
+        try:
+            each.proc.wait(TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            each.proc.kill()
+            each.proc.wait()
+            pytest.fail("the shared server did not end once stdin closed")
         time.sleep(0.2)  # the reader thread takes stderr's last lines
         stderr = each.stderr_since(0)
         assert each.proc.returncode == 0 and b"Traceback" not in stderr, stderr
