@@ -21,7 +21,7 @@ from mcp.client.stdio import StdioServerParameters
 
 from minirag import __version__
 
-pytestmark = pytest.mark.slow  # each test starts the server in a process of its own
+pytestmark = pytest.mark.slow  # each test starts the server in a process of its own, or shares one (SharedServer)
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIG_VARS = {"BASE_DIR", "BASE_DIRS", "DB_PATH", "CACHE_DIR", "MODEL_NAME", "MODEL_PATH", "MINIRAG_READ_ONLY",
@@ -90,6 +90,66 @@ class RawServer:
         self.proc.stdin.close()
         self.proc.wait(TIMEOUT_S)
         return self.proc.stderr.read()
+
+
+class SharedServer(RawServer):
+    """One server for the tests that only write lines, check their answers and that it serves on (a
+    start is ~2.5 s of CPU, most of it the MCP SDK's import): its stderr read as it comes, each test
+    looking at what came during it. Ids from 10,000 up, past the ones the tests write raw."""
+
+    def __init__(self, env: dict[str, str]):
+        super().__init__(env)
+        self.env = env
+        self.err: list[bytes] = []
+        threading.Thread(target=self._read_err, daemon=True).start()
+        self.initialize()
+        self._next_id = 10_000
+
+    def _read_err(self) -> None:
+        for line in self.proc.stderr:
+            self.err.append(line)
+
+    def begin(self) -> int:
+        """Where this test's stderr starts; drops any answer an earlier test left unread."""
+        with contextlib.suppress(queue.Empty):
+            while True:
+                self.lines.get_nowait()
+        return len(self.err)
+
+    def stderr_since(self, mark: int) -> bytes:
+        return b"".join(self.err[mark:])
+
+
+@pytest.fixture(scope="module")
+def shared_server(tmp_path_factory, tiny_model_dir):
+    """The module's SharedServer with server_env's settings: a function that starts it on first use,
+    and again where a test left it dead. Each one must end cleanly, with no traceback on stderr."""
+    tmp_path = tmp_path_factory.mktemp("shared-server")
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "tides.md").write_text("# Tides\n\nThe moon's gravity raises two tidal bulges a day.\n")
+    env = {k: v for k, v in os.environ.items() if k not in CONFIG_VARS}
+    env |= {"MODEL_PATH": str(tiny_model_dir), "BASE_DIR": str(docs), "DB_PATH": str(tmp_path / "index.db")}
+    started: list[SharedServer] = []
+
+    def server() -> SharedServer:
+        if not started or started[-1].proc.poll() is not None:
+            started.append(SharedServer(env))
+        return started[-1]
+
+    yield server
+    for each in started:
+        with contextlib.suppress(OSError):
+            each.proc.stdin.close()
+        try:
+            each.proc.wait(TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            each.proc.kill()
+            each.proc.wait()
+            pytest.fail("the shared server did not end once stdin closed")
+        time.sleep(0.2)  # the reader thread takes stderr's last lines
+        stderr = each.stderr_since(0)
+        assert each.proc.returncode == 0 and b"Traceback" not in stderr, stderr
 
 
 def test_stdio_server_answers_initialize_ingest_and_query_with_only_json_rpc_on_stdout(server_env):
@@ -192,22 +252,19 @@ async def test_serve_http_answers_over_streamable_http_on_the_loopback_host(serv
     assert stdout == b""
 
 
-def test_a_request_holding_a_lone_surrogate_is_answered_not_dropped(server_env):
+def test_a_request_holding_a_lone_surrogate_is_answered_not_dropped(shared_server):
     """JSON allows "\\ud800"; the SDK's parser refuses it and answered nothing: the client hung."""
-    server = RawServer(server_env)
-    try:
-        server.initialize()
-        server.call("ingest_file", filePath=str(Path(server_env["BASE_DIR"]) / "tides.md"))
-        server.proc.stdin.write(b'{"jsonrpc": "2.0", "id": 77, "method": "tools/call", "params": {"name": '
-                                b'"query_documents", "arguments": {"query": "moon \\ud800 gravity"}}}\n')
-        server.proc.stdin.flush()
-        while True:
-            answer = json.loads(server.lines.get(timeout=TIMEOUT_S))
-            if answer.get("id") == 77:
-                break
-        after = server.call("query_documents", query="tides")
-    finally:
-        server.close()
+    server = shared_server()
+    server.begin()
+    server.call("ingest_file", filePath=str(Path(server.env["BASE_DIR"]) / "tides.md"))
+    server.proc.stdin.write(b'{"jsonrpc": "2.0", "id": 77, "method": "tools/call", "params": {"name": '
+                            b'"query_documents", "arguments": {"query": "moon \\ud800 gravity"}}}\n')
+    server.proc.stdin.flush()
+    while True:
+        answer = json.loads(server.lines.get(timeout=TIMEOUT_S))
+        if answer.get("id") == 77:
+            break
+    after = server.call("query_documents", query="tides")
     assert "result" in answer and answer["result"]["isError"] is False
     assert after["isError"] is False
 
@@ -238,16 +295,14 @@ def test_a_setting_that_is_not_utf8_is_a_configuration_error_the_server_reports(
     assert b"internal error" not in err
 
 
-def test_an_unreadable_line_gets_a_json_rpc_error_and_the_server_reads_on(server_env):
+def test_an_unreadable_line_gets_a_json_rpc_error_and_the_server_reads_on(shared_server):
     """The SDK only logged a line it could not parse: the client, waiting on the id it sent, hung."""
-    server = RawServer(server_env)
-    try:
-        server.initialize()
-        server.proc.stdin.write(b"\n  \n")  # blank lines: no message, no answer
-        replies = server.replies_to([line for line, _code in UNREADABLE])
-        after = server.call("ingest_file", filePath=str(Path(server_env["BASE_DIR"]) / "tides.md"))
-    finally:
-        stderr = server.close()
+    server = shared_server()
+    mark = server.begin()
+    server.proc.stdin.write(b"\n  \n")  # blank lines: no message, no answer
+    replies = server.replies_to([line for line, _code in UNREADABLE])
+    after = server.call("ingest_file", filePath=str(Path(server.env["BASE_DIR"]) / "tides.md"))
+    stderr = server.stderr_since(mark)
     assert [(r.get("id", "absent"), r["error"]["code"]) for r in replies] == [(None, code) for _, code in UNREADABLE]
     assert all(len(r["error"]["message"]) < 300 for r in replies), replies
     assert replies[0]["error"]["message"].startswith("Parse error")
@@ -402,15 +457,13 @@ def test_building_the_server_under_the_cli_leaves_the_sdks_rich_log_handler_unma
 BAD_IDS = [b'{"a": 1}', b"1.5", b"1e400", b"true", b"null", b"[7]"]
 
 
-def test_a_request_whose_id_is_no_string_or_integer_gets_an_invalid_request_error(server_env):
+def test_a_request_whose_id_is_no_string_or_integer_gets_an_invalid_request_error(shared_server):
     """The SDK read such a request as a notification (its id dropped) and answered nothing: the client hung."""
-    server = RawServer(server_env)
-    try:
-        server.initialize()
-        replies = server.replies_to([b'{"jsonrpc": "2.0", "id": ' + bad + b', "method": "ping"}' for bad in BAD_IDS])
-        nested = server.call("ingest_data", data='{"id": 1.5}', source="ids")  # an "id" inside arguments
-    finally:
-        stderr = server.close()
+    server = shared_server()
+    mark = server.begin()
+    replies = server.replies_to([b'{"jsonrpc": "2.0", "id": ' + bad + b', "method": "ping"}' for bad in BAD_IDS])
+    nested = server.call("ingest_data", data='{"id": 1.5}', source="ids")  # an "id" inside arguments
+    stderr = server.stderr_since(mark)
     assert [(r["id"], r["error"]["code"]) for r in replies] == [(None, -32600)] * len(BAD_IDS), replies
     assert "id must be a string or an integer" in replies[0]["error"]["message"]
     assert nested["isError"] is False, (nested, stderr)
@@ -482,24 +535,22 @@ HOSTILE_CALLS = [  # (the params of a tools/call, written raw; what its answer s
 ]
 
 
-def test_hostile_tool_calls_each_get_one_clear_line_and_the_server_serves_on(server_env):
+def test_hostile_tool_calls_each_get_one_clear_line_and_the_server_serves_on(shared_server):
     """Arguments as a JSON array got the SDK's bare 'Invalid request parameters' (-32602); NaN and
     Infinity, which Python's JSON reads, each get the argument's name."""
-    server = RawServer(server_env)
+    server = shared_server()
     answers = []
-    try:
-        server.initialize()
-        server.call("ingest_file", filePath=str(Path(server_env["BASE_DIR"]) / "tides.md"))
-        for number, (params, _) in enumerate(HOSTILE_CALLS, start=100):
-            server.proc.stdin.write(b'{"jsonrpc": "2.0", "id": %d, "method": "tools/call", "params": %s}\n'
-                                    % (number, params))
-            server.proc.stdin.flush()
-            while (answer := json.loads(server.lines.get(timeout=TIMEOUT_S))).get("id") != number:
-                pass
-            answers.append(answer)
-        after = server.call("query_documents", query="tides")
-    finally:
-        stderr = server.close().decode()
+    mark = server.begin()
+    server.call("ingest_file", filePath=str(Path(server.env["BASE_DIR"]) / "tides.md"))
+    for number, (params, _) in enumerate(HOSTILE_CALLS, start=100):
+        server.proc.stdin.write(b'{"jsonrpc": "2.0", "id": %d, "method": "tools/call", "params": %s}\n'
+                                % (number, params))
+        server.proc.stdin.flush()
+        while (answer := json.loads(server.lines.get(timeout=TIMEOUT_S))).get("id") != number:
+            pass
+        answers.append(answer)
+    after = server.call("query_documents", query="tides")
+    stderr = server.stderr_since(mark).decode()
     for answer, (params, expected) in zip(answers, HOSTILE_CALLS, strict=True):
         text = answer["result"]["content"][0]["text"] if "result" in answer else answer["error"]["message"]
         assert expected in text and "\n" not in text, (params, answer)
@@ -567,25 +618,23 @@ def test_a_line_longer_than_any_message_can_be_is_refused_under_its_id_without_b
     assert fits["isError"] is False, fits
 
 
-def test_a_number_too_long_to_read_and_a_batch_are_answered_as_what_they_are(server_env):
+def test_a_number_too_long_to_read_and_a_batch_are_answered_as_what_they_are(shared_server):
     """A 5,000-digit id is valid JSON: it was answered -32700 'number out of range' (the SDK's parser
     reads integers of 4,300 digits at most). It is an invalid request now, saying why; a number that
     long elsewhere in a request is that request's invalid params, under its id. A batch (which MCP
     2025-06-18 dropped) is refused saying batches are not taken."""
     long_number = b"9" * 5000
-    server = RawServer(server_env)
-    try:
-        server.initialize()
-        replies = server.replies_to([
-            b'{"jsonrpc": "2.0", "id": ' + long_number + b', "method": "ping"}',
-            b'{"jsonrpc": "2.0", "id": -' + long_number + b', "method": "ping"}',
-            b'{"jsonrpc": "2.0", "id": 8, "method": "tools/call", "params": {"name": "read_file", '
-            b'"arguments": {"source": "x", "offset": ' + long_number + b'}}}',
-            b'[{"jsonrpc": "2.0", "id": 9, "method": "ping"}]',
-        ])
-        after = server.call("ingest_data", data="still serving", source="after")
-    finally:
-        stderr = server.close()
+    server = shared_server()
+    mark = server.begin()
+    replies = server.replies_to([
+        b'{"jsonrpc": "2.0", "id": ' + long_number + b', "method": "ping"}',
+        b'{"jsonrpc": "2.0", "id": -' + long_number + b', "method": "ping"}',
+        b'{"jsonrpc": "2.0", "id": 8, "method": "tools/call", "params": {"name": "read_file", '
+        b'"arguments": {"source": "x", "offset": ' + long_number + b'}}}',
+        b'[{"jsonrpc": "2.0", "id": 9, "method": "ping"}]',
+    ])
+    after = server.call("ingest_data", data="still serving", source="after")
+    stderr = server.stderr_since(mark)
     assert [(r["id"], r["error"]["code"]) for r in replies] == [(None, -32600), (None, -32600), (8, -32602),
                                                                  (None, -32600)], replies
     assert "the id is an integer of 5,000 digits" in replies[0]["error"]["message"], replies[0]
@@ -596,22 +645,20 @@ def test_a_number_too_long_to_read_and_a_batch_are_answered_as_what_they_are(ser
     assert after["isError"] is False, (after, stderr)
 
 
-def test_every_message_on_stdout_is_one_line_to_any_line_splitter(server_env):
+def test_every_message_on_stdout_is_one_line_to_any_line_splitter(shared_server):
     """JSON writes U+2028, U+2029 and U+0085 raw inside a string, and Python's splitlines() (and a
     JavaScript source line) breaks there: a document or source id holding one put a raw line break in
     the structured content of read_file, query_documents and list_files, and a client reading stdout
     with splitlines() got half a message, then garbage. (Ingest makes U+0085 a line feed.)"""
     text = ("Line separators\u2028split\u2029paragraphs and next\u0085lines here, about the harbour tides. "
             "Right-to-left \u202eoverride\u202c too. ") * 5
-    server = RawServer(server_env)
-    try:
-        server.initialize()
-        stored = server.call("ingest_data", data=text, source="notes/a\u2028b")
-        read = server.call("read_file", source="notes/a\u2028b")
-        found = server.call("query_documents", query="harbour tides separators")
-        listed = server.call("list_files")
-    finally:
-        stderr = server.close().decode()
+    server = shared_server()
+    mark = server.begin()
+    stored = server.call("ingest_data", data=text, source="notes/a\u2028b")
+    read = server.call("read_file", source="notes/a\u2028b")
+    found = server.call("query_documents", query="harbour tides separators")
+    listed = server.call("list_files")
+    stderr = server.stderr_since(mark).decode()
     assert not stored["isError"] and not read["isError"] and not found["isError"], (stored, read, stderr)
     assert "\u2028" in read["structuredContent"]["text"] and "\u2029" in read["structuredContent"]["text"]
     assert listed["structuredContent"]["files"], listed
@@ -699,18 +746,16 @@ NAMED_BUT_UNREADABLE = [  # (line, the id and code of its answer): a request the
 ]
 
 
-def test_a_request_the_sdk_cannot_read_is_answered_under_the_id_it_names(server_env):
+def test_a_request_the_sdk_cannot_read_is_answered_under_the_id_it_names(shared_server):
     """The SDK answered each of these with id null (or not at all, for the BOM line, which a Windows
     client writes first), though the line names its id: the client, matching answers to ids, waited
     on it forever. JSON-RPC keeps id null for an id that cannot be made out."""
-    server = RawServer(server_env)
-    try:
-        server.initialize()
-        bom = server.replies_to([b'\xef\xbb\xbf{"jsonrpc": "2.0", "id": "bom", "method": "ping"}'])
-        replies = server.replies_to([line for line, _id, _code in NAMED_BUT_UNREADABLE])
-        after = server.call("status")
-    finally:
-        stderr = server.close().decode()
+    server = shared_server()
+    mark = server.begin()
+    bom = server.replies_to([b'\xef\xbb\xbf{"jsonrpc": "2.0", "id": "bom", "method": "ping"}'])
+    replies = server.replies_to([line for line, _id, _code in NAMED_BUT_UNREADABLE])
+    after = server.call("status")
+    stderr = server.stderr_since(mark).decode()
     assert bom == [{"jsonrpc": "2.0", "id": "bom", "result": {}}], bom
     assert [(r["id"], r["error"]["code"]) for r in replies] == [(i, c) for _l, i, c in NAMED_BUT_UNREADABLE], replies
     assert "control character" in replies[0]["error"]["message"], replies[0]
