@@ -1,0 +1,166 @@
+"""Every long piece of work can be stopped: a watcher's pass inside a model run that never ends (Ctrl-C,
+SIGTERM, a server's client closing stdin), and a conversion in hand when the call that asked for it is
+cancelled. Real processes: the CLI under a signal, the server on stdio."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from test_hostile_model_folder import (
+    SERVE_UNPROBED,
+    _ended,
+    _indexed_then_endless,
+    _wait_until_it_runs_the_endless_graph,
+    folder,  # noqa: F401 - a fixture
+)
+from test_isolation import docx_slow
+from test_server_stdio import TIMEOUT_S, RawServer
+
+pytestmark = pytest.mark.slow  # each test starts minirag in a process of its own
+
+# `minirag` as run from a terminal, its model loaded without the short run that measures its vectors'
+# width: the first run of the endless graph is then a pass's batch, in the middle of its files.
+CLI_UNPROBED = """import sys
+from minirag.cli import main
+from minirag.encoder import Encoder
+Encoder._probe = lambda self: 384  # the tiny model's width (tests/helpers/models.py)
+sys.exit(main())"""
+
+
+def _synced_with_a_model_that_ends(env: dict[str, str], model: Path, tiny_model_dir: Path) -> str:
+    """`minirag sync` once the model ends again: what it says (refused, were the lock still held)."""
+    import shutil
+
+    shutil.copy(tiny_model_dir / "model.onnx", model / "model.onnx")
+    again = subprocess.run([sys.executable, "-m", "minirag", "sync"], env=env, capture_output=True, text=True,
+                           timeout=120)
+    assert again.returncode == 0, (again.stdout, again.stderr)
+    return again.stdout
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_minirag_watch_inside_a_model_run_that_never_ends_stops_at_the_first_signal(folder, tmp_path,  # noqa: F811
+                                                                                    tiny_model_dir, signum):
+    """Ctrl-C set the watcher's stop and nothing more: a pass inside a run that never ends went on, and
+    only a second Ctrl-C (or SIGKILL) ended `minirag watch`."""
+    env = _indexed_then_endless(folder, tmp_path)
+    (tmp_path / "docs" / "b.md").write_text("# Beavers\n\nBeavers build dams.\n")
+    proc = subprocess.Popen([sys.executable, "-c", CLI_UNPROBED, "watch", "--poll"], env=env,
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        _wait_until_it_runs_the_endless_graph(proc)
+        proc.send_signal(signum)
+        _, err = proc.communicate(timeout=TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"one {signal.Signals(signum).name} did not stop a watch whose pass runs a graph that never ends")
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == (130 if signum == signal.SIGINT else 143), err
+    said = "interrupted; stopped watching" if signum == signal.SIGINT else "stopped by SIGTERM"
+    lines = [line for line in err.strip().splitlines() if not line.startswith("minirag: watching ")]
+    assert len(lines) == 1 and said in lines[0], err
+    # The lock released, and b.md's group left unwritten: the next sync does it.
+    assert "2 files: 1 ingested, 1 unchanged" in _synced_with_a_model_that_ends(env, folder, tiny_model_dir)
+
+
+def test_a_watching_server_whose_pass_never_ends_ends_when_its_client_closes_stdin(folder, tmp_path,  # noqa: F811
+                                                                                  tiny_model_dir):
+    """The watcher's passes ran under no bound: the server's close waited a minute for its thread, closed
+    the index under it, and the process ended with ONNX Runtime still running."""
+    env = _indexed_then_endless(folder, tmp_path) | {"MINIRAG_WATCH": "poll"}
+    (tmp_path / "docs" / "b.md").write_text("# Beavers\n\nBeavers build dams.\n")
+    server = RawServer(env, "3600", run=("-c", SERVE_UNPROBED))
+    try:
+        server.initialize()
+        _wait_until_it_runs_the_endless_graph(server.proc)
+    finally:
+        stderr = _ended(server, "the watcher's model run went on")
+    assert server.proc.returncode == 0 and "Traceback" not in stderr, stderr
+    assert "2 files: 1 ingested, 1 unchanged" in _synced_with_a_model_that_ends(env, folder, tiny_model_dir)
+
+
+def _converters(pid: int) -> list[int]:
+    """The convert workers (convert_worker.py) the process `pid` started, still running."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+            with open(f"/proc/{entry}/cmdline", "rb") as cmdline:
+                command = cmdline.read()
+        except OSError:
+            continue
+        if int(fields[1]) == pid and fields[0] != "Z" and b"minirag.ingest.convert_worker" in command:
+            found.append(int(entry))
+    return found
+
+
+def _cpu_seconds(pid: int) -> float:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _gone(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] in ("Z", "X")
+    except OSError:
+        return True
+
+
+def test_a_cancelled_ingest_file_ends_the_conversion_in_hand(tmp_path, model_path):
+    """notifications/cancelled stopped an ingest's model run, but its conversion (a worker process) ran
+    to its end first: minutes for a slow document, up to MINIRAG_CONVERT_TIMEOUT. The worker is ended
+    now, nothing of the file is written, and the next call converts it."""
+    from test_server_stdio import CONFIG_VARS
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    slow = docs / "slow.docx"
+    slow.write_bytes(docx_slow(12 * 1024 * 1024))
+    env = {k: v for k, v in os.environ.items() if k not in CONFIG_VARS} | {
+        "MODEL_PATH": model_path, "BASE_DIR": str(docs), "DB_PATH": str(tmp_path / "index.db"),
+        "PYTHONPATH": str(Path(__file__).parent.parent)}
+    server = RawServer(env)
+    try:
+        server.initialize()
+        server.send({"id": 9, "method": "tools/call",
+                     "params": {"name": "ingest_file", "arguments": {"filePath": str(slow)}}})
+        deadline = time.monotonic() + 120
+        while not (workers := _converters(server.proc.pid)) or _cpu_seconds(workers[0]) < 6.0:
+            assert server.proc.poll() is None and time.monotonic() < deadline, "no conversion ran"
+            time.sleep(0.1)
+        server.send({"method": "notifications/cancelled", "params": {"requestId": 9, "reason": "user pressed Esc"}})
+        deadline = time.monotonic() + 30
+        while not _gone(workers[0]):
+            if time.monotonic() > deadline:
+                pytest.fail("the cancelled ingest's conversion went on")
+            time.sleep(0.1)
+        server.call("status")  # (the cancelled call's thread ends, its marks cleared, as the worker is reaped)
+        listed = json.loads(server.call("list_files")["content"][0]["text"])
+        slow.write_bytes(docx_slow(16 * 1024))  # the same name, quick to convert: the next call does it
+        again = server.call("ingest_file", filePath=str(slow))
+        stderr = server.close().decode()
+    finally:
+        if server.proc.poll() is None:
+            server.proc.kill()
+            server.proc.wait()
+    # Nothing of it written, and no mark of a conversion begun and never finished ("failed") left.
+    assert [f["state"] for f in listed["files"]] == ["not_indexed"], listed
+    assert not again["isError"], again
+    assert server.proc.returncode == 0 and "Traceback" not in stderr, stderr
