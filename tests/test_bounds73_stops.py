@@ -164,3 +164,96 @@ def test_a_cancelled_ingest_file_ends_the_conversion_in_hand(tmp_path, model_pat
     assert [f["state"] for f in listed["files"]] == ["not_indexed"], listed
     assert not again["isError"], again
     assert server.proc.returncode == 0 and "Traceback" not in stderr, stderr
+
+
+# The server, each query_documents call stuck (as under a model whose graph never ends) until cancelled.
+SERVE_STUCK = """import sys
+import threading
+from minirag.app import App
+from minirag.cli import main
+from minirag.server_state import ServerState
+never = threading.Event()
+App.query = lambda self, *args, **kwargs: never.wait(600)
+ServerState.load_model_early = lambda self: None
+sys.exit(main())"""
+
+
+def test_a_cancellation_reaches_its_request_while_the_backlog_is_full(tmp_path, model_path):
+    """With MAX_IN_FLIGHT requests stuck and one more written, the server stopped reading stdin until a
+    request ended: the client's notifications/cancelled, behind that one, was never read, and nothing
+    ended. (Already from 40 stuck calls: stdin's reader waited for one of the 40 worker threads they
+    held.) Cancellations are read past the requests waiting for room now, past a flood of others too,
+    and one naming a request still waiting drops it."""
+    from test_server_stdio import CONFIG_VARS
+
+    from minirag.in_flight import MAX_IN_FLIGHT
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    env = {k: v for k, v in os.environ.items() if k not in CONFIG_VARS} | {
+        "MODEL_PATH": model_path, "BASE_DIR": str(docs), "DB_PATH": str(tmp_path / "index.db"),
+        "PYTHONPATH": str(Path(__file__).parent.parent)}
+    server = RawServer(env, run=("-c", SERVE_STUCK))
+    answers = []
+    try:
+        server.initialize()
+        for n in range(MAX_IN_FLIGHT):
+            server.send({"id": f"q{n}", "method": "tools/call",
+                         "params": {"name": "query_documents", "arguments": {"query": f"otters {n}"}}})
+        for n in range(3):  # no room for them: the backlog is full
+            server.send({"id": f"waiting{n}", "method": "ping"})
+        for n in range(2000):  # cancellations of nothing
+            server.send({"method": "notifications/cancelled", "params": {"requestId": f"none{n}"}})
+        for cancelled in ("waiting1", "q0", "q1"):
+            server.send({"method": "notifications/cancelled", "params": {"requestId": cancelled, "reason": "stuck"}})
+        for _ in range(2):
+            answers.append(json.loads(server.lines.get(timeout=TIMEOUT_S)))
+        server.send({"id": "after", "method": "ping"})
+        answers.append(json.loads(server.lines.get(timeout=TIMEOUT_S)))
+    except Exception as exc:  # noqa: BLE001 - queue.Empty: said as what it means
+        pytest.fail(f"the cancellations behind a full backlog never reached their requests ({type(exc).__name__}; "
+                    f"answered: {answers})")
+    finally:
+        server.proc.kill()
+        server.proc.wait()
+    # waiting1, cancelled while it waited for room, never ran: the room went to waiting0 and waiting2.
+    assert answers == [{"jsonrpc": "2.0", "id": name, "result": {}} for name in ("waiting0", "waiting2", "after")], \
+        answers
+
+
+def test_requests_held_past_a_full_backlog_are_bounded_and_released_in_order():
+    """The requests read while the backlog is full are held, at most MAX_HELD (and held_chars characters)
+    of them; past that the reader waits, as it waited for room before. Notifications never wait."""
+    import anyio
+    import mcp_types as types
+    from anyio import wait_all_tasks_blocked
+    from mcp.shared.message import SessionMessage
+
+    from minirag.in_flight import MAX_HELD, InFlight
+
+    def request(n: int) -> SessionMessage:
+        return SessionMessage(types.JSONRPCRequest(jsonrpc="2.0", id=n, method="ping"))
+
+    async def main() -> None:
+        flight = InFlight(limit=1, held_chars=10 * MAX_HELD)
+        assert await flight.take(request(0), 10) is not None  # room: handed on at once
+        for n in range(1, MAX_HELD + 1):
+            assert await flight.take(request(n), 10) is None  # held
+        taken: list = []
+        async with anyio.create_task_group() as tasks:
+            async def one_more() -> None:
+                taken.append(await flight.take(request(MAX_HELD + 1), 10))
+
+            tasks.start_soon(one_more)
+            await wait_all_tasks_blocked()
+            assert taken == []  # the reader waits: the held ones are at their bound
+            note = SessionMessage(types.JSONRPCNotification(jsonrpc="2.0", method="notifications/cancelled",
+                                                            params={"requestId": 5}))
+            assert await flight.take(note, 10) is note  # a notification never waits; it drops held request 5
+            await wait_all_tasks_blocked()
+            assert taken == [None]  # room among the held: the 17th is held
+            flight.sent(types.JSONRPCResponse(jsonrpc="2.0", id=0, result={}))  # request 0 answered: room
+            released = await flight.released()
+            assert released.message.id == 1
+
+    anyio.run(main)
