@@ -166,6 +166,43 @@ def test_a_cancelled_ingest_file_ends_the_conversion_in_hand(tmp_path, model_pat
     assert server.proc.returncode == 0 and "Traceback" not in stderr, stderr
 
 
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_minirag_watch_inside_a_slow_conversion_stops_at_the_first_signal(tmp_path, model_path, signum):
+    """A signal while the watcher's pass converts a slow document ends the conversion in hand (its
+    worker process with it) and the command, in one line, leaving the file as it was."""
+    from test_server_stdio import CONFIG_VARS
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "slow.docx").write_bytes(docx_slow(12 * 1024 * 1024))
+    env = {k: v for k, v in os.environ.items() if k not in CONFIG_VARS} | {
+        "MODEL_PATH": model_path, "BASE_DIR": str(docs), "DB_PATH": str(tmp_path / "index.db"),
+        "PYTHONPATH": str(Path(__file__).parent.parent)}
+    proc = subprocess.Popen([sys.executable, "-m", "minirag", "watch", "--poll"], env=env, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 120
+        while not (workers := _converters(proc.pid)) or _cpu_seconds(workers[0]) < 6.0:
+            assert proc.poll() is None and time.monotonic() < deadline, "no conversion ran"
+            time.sleep(0.1)
+        proc.send_signal(signum)
+        _, err = proc.communicate(timeout=TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"one {signal.Signals(signum).name} did not stop a watch converting a slow document")
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == (130 if signum == signal.SIGINT else 143), err
+    said = "interrupted; stopped watching" if signum == signal.SIGINT else "stopped by SIGTERM"
+    lines = [line for line in err.strip().splitlines() if not line.startswith("minirag: watching ")]
+    assert len(lines) == 1 and said in lines[0], err
+    assert _gone(workers[0]), "the conversion's worker outlived the command"
+    listed = subprocess.run([sys.executable, "-m", "minirag", "list", "--json"], env=env, capture_output=True,
+                            text=True, timeout=120)
+    assert [f["state"] for f in json.loads(listed.stdout)["files"]] == ["not_indexed"], (listed.stdout, listed.stderr)
+
 # The server, each query_documents call stuck (as under a model whose graph never ends) until cancelled.
 SERVE_STUCK = """import sys
 import threading

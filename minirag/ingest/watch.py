@@ -651,6 +651,8 @@ class Watcher:
         finally:
             progress.end()
             self.running = None
+        if self._stop.is_set():  # a pass the stop cut short is none to report: the caller says what stopping left
+            return
         self.waiting_for_lock = self.last_error = None
         report = PassReport(kind, len(scopes or ()), progress, time.monotonic() - started, time.time())
         with self._cond:
