@@ -12,9 +12,10 @@ requests of one id are counted apart; either answer of that id closes one of the
 A request read while MAX_IN_FLIGHT are open is held, not waited on: reading goes on, so that a
 `notifications/cancelled` behind it reaches the request it names (which ends, and makes room). A
 client waiting on a stuck call could not cancel it once it had written one request too many. At most
-MAX_HELD requests, of at most `held_chars` characters together (one of any length), are held; past
-that, stdin is left unread as above. Notifications are handed on as they are read, one at a time, so a
-flood of them queues nowhere. A cancellation naming a held request drops it: it never starts.
+MAX_HELD requests, of at most MAX_HELD_CHARS characters together (or one of any length), are held;
+past that, stdin is left unread as above: what the server holds grows by that much at most.
+Notifications are handed on as they are read, one at a time, so a flood of them queues nowhere. A
+cancellation naming a held request drops it: it never starts.
 
 When stdin closes, the SDK cancels every request still running: a client that wrote its requests
 and closed stdin (`minirag < requests.jsonl`) got no answers. The requests open then, and those
@@ -35,12 +36,14 @@ from minirag._compat.mcp import correlated_id, settled_unanswered
 MAX_IN_FLIGHT = 64
 #: Requests read past a full backlog and held: a cancellation behind at most these many is read.
 MAX_HELD = 16
+#: Characters of the held requests together (a query is a few hundred; one ingest_data may pass alone).
+MAX_HELD_CHARS = 1 << 20
 #: How long the requests open when stdin closes may run on to be answered; the SDK then cancels the rest.
 SETTLE_S = 10.0
 
 
 class InFlight:
-    def __init__(self, limit: int = MAX_IN_FLIGHT, held_chars: int = 1 << 20) -> None:
+    def __init__(self, limit: int = MAX_IN_FLIGHT, held_chars: int = MAX_HELD_CHARS) -> None:
         self._room = anyio.Semaphore(limit)
         self._open: Counter[Any] = Counter()
         self._none_open = anyio.Event()

@@ -545,7 +545,7 @@ async def _serve_stdio(server, max_line: int) -> None:
                 async with stdio_server(stdin=lines, stdout=out) as (read, write):  # type: ignore[arg-type]  # duck-typed as AsyncFile
                     lines.answer_on(write)
                     lowlevel = lowlevel_server(server)  # what MCPServer.run_stdio_async runs, with this stdin
-                    flight = InFlight(held_chars=max_line)
+                    flight = InFlight()
                     reads = _AnsweringReads(read, write, flight, lines, stdin_closed)
                     watching.start_soon(reads.pump)
                     await lowlevel.run(reads, AnsweredWrites(write, flight), lowlevel.create_initialization_options())

@@ -203,6 +203,33 @@ def test_minirag_watch_inside_a_slow_conversion_stops_at_the_first_signal(tmp_pa
                             text=True, timeout=120)
     assert [f["state"] for f in json.loads(listed.stdout)["files"]] == ["not_indexed"], (listed.stdout, listed.stderr)
 
+
+def test_a_server_whose_client_leaves_mid_conversion_ends_without_waiting_for_it(tmp_path, model_path):
+    """Its client gone (stdin closed), the server cancels the calls still running once they have had
+    SETTLE_S: an ingest_file in a slow conversion then waited for the conversion's end (minutes)."""
+    from test_server_stdio import CONFIG_VARS
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    slow = docs / "slow.docx"
+    slow.write_bytes(docx_slow(12 * 1024 * 1024))
+    env = {k: v for k, v in os.environ.items() if k not in CONFIG_VARS} | {
+        "MODEL_PATH": model_path, "BASE_DIR": str(docs), "DB_PATH": str(tmp_path / "index.db"),
+        "PYTHONPATH": str(Path(__file__).parent.parent)}
+    server = RawServer(env)
+    try:
+        server.initialize()
+        server.send({"id": 9, "method": "tools/call",
+                     "params": {"name": "ingest_file", "arguments": {"filePath": str(slow)}}})
+        deadline = time.monotonic() + 120
+        while not (workers := _converters(server.proc.pid)) or _cpu_seconds(workers[0]) < 6.0:
+            assert server.proc.poll() is None and time.monotonic() < deadline, "no conversion ran"
+            time.sleep(0.1)
+    finally:
+        stderr = _ended(server, "it waited for the conversion of a call its client left")
+    assert server.proc.returncode == 0 and "Traceback" not in stderr, stderr
+    assert _gone(workers[0]), "the conversion's worker outlived the server"
+
 # The server, each query_documents call stuck (as under a model whose graph never ends) until cancelled.
 SERVE_STUCK = """import sys
 import threading
