@@ -558,7 +558,7 @@ def _ahead(pool: ThreadPoolExecutor, items: Iterable[FoundFile], fn) -> Iterator
             yield pending.popleft()
         # In the consumer's context: the bound on its runs (interruptible.RunBound, a call's cancellation)
         # stops the conversion in hand too.
-        pending.append((item, pool.submit(contextvars.copy_context().run, fn, item)))
+        pending.append((item, pool.submit(functools.partial(contextvars.copy_context().run, fn), item)))
         pending_bytes += item.size
     while pending:
         yield pending.popleft()
