@@ -48,45 +48,46 @@ class InFlight:
         self._open: Counter[Any] = Counter()
         self._none_open = anyio.Event()
         self._none_open.set()
-        self._held: deque[tuple[Any, int]] = deque()  # (request, its line's length), in the order read
+        self._held: deque[tuple[Any, int, Any]] = deque()  # (request, its line's length, its tag), as read
         self._held_chars = 0
         self._max_held_chars = held_chars
         self._changed = anyio.Event()  # set, and replaced, whenever the held requests change
 
-    async def take(self, item, size: int):
-        """`item` (what the transport read, a line of `size` characters) to hand on now; None for a
-        request the backlog has no room for, held until there is (`released`). Waits only while the
-        held requests are at their bound."""
+    async def take(self, item, size: int, tag: Any = None) -> tuple[Any, Any] | None:
+        """(`tag`, `item`) to hand on now, `item` being what the transport read, a line of `size`
+        characters, and `tag` what goes with it (the sender's context); None for a request the backlog
+        has no room for, held until there is (`released`). Waits only while the held requests are at
+        their bound."""
         message = getattr(item, "message", None)
         if not isinstance(message, types.JSONRPCRequest):
             if isinstance(message, types.JSONRPCNotification) and message.method == "notifications/cancelled":
                 self._drop_held((message.params or {}).get("requestId"))
-            return item
+            return tag, item
         if not self._held:
             try:
                 self._room.acquire_nowait()
             except anyio.WouldBlock:
                 pass
             else:
-                return self._opened(item)
+                return tag, self._opened(item)
         while self._held and (len(self._held) >= MAX_HELD or self._held_chars + size > self._max_held_chars):
             await self._changed.wait()
-        self._held.append((item, size))
+        self._held.append((item, size, tag))
         self._held_chars += size
         self._wake()
         return None
 
-    async def released(self):
-        """The request held longest, once there is room for it."""
+    async def released(self) -> tuple[Any, Any]:
+        """(tag, request) of the request held longest, once there is room for it."""
         while True:
             while not self._held:
                 await self._changed.wait()
             await self._room.acquire()
             if self._held:
-                item, size = self._held.popleft()
+                item, size, tag = self._held.popleft()
                 self._held_chars -= size
                 self._wake()
-                return self._opened(item)
+                return tag, self._opened(item)
             self._room.release()  # a cancellation dropped it meanwhile
 
     def _drop_held(self, request_id) -> None:
@@ -96,7 +97,7 @@ class InFlight:
         kept = deque(entry for entry in self._held if correlated_id(entry[0].message.id) != key)
         if len(kept) != len(self._held):
             self._held = kept
-            self._held_chars = sum(size for _item, size in kept)
+            self._held_chars = sum(size for _item, size, _tag in kept)
             self._wake()
 
     def _wake(self) -> None:

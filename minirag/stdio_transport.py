@@ -361,9 +361,7 @@ class _AnsweringReads(WrappedStream):
         # Unbuffered: the pump reads the next line only once the SDK took this one.
         self._handing, self._handed = anyio.create_memory_object_stream[Any](0)
 
-    @property
-    def last_context(self):
-        return last_context(self._inner)
+        self.last_context = None  # the sender's context of the message received last, read with it
 
     async def pump(self) -> None:
         async with self._handing, anyio.create_task_group() as releasing:
@@ -381,11 +379,11 @@ class _AnsweringReads(WrappedStream):
                 self._stdin_closed.set()
                 await self._flight.settled()  # stdin closed: answer what was taken before the SDK cancels it
                 return
-            line = self._lines.taken()
+            line, context = self._lines.taken(), last_context(self._inner)
             if isinstance(item, Exception):
                 await self._write.send(SessionMessage(unreadable_reply(item, line)))
                 continue
-            taken = await self._flight.take(item, len(line) if line is not None else 0)
+            taken = await self._flight.take(item, len(line) if line is not None else 0, context)
             del line
             if taken is not None:
                 await self._handing.send(taken)
@@ -395,7 +393,8 @@ class _AnsweringReads(WrappedStream):
             await self._handing.send(await self._flight.released())
 
     async def receive(self):
-        return await self._handed.receive()
+        self.last_context, item = await self._handed.receive()
+        return item
 
     def __aiter__(self):
         return self

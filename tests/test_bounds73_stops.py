@@ -313,11 +313,11 @@ def test_requests_held_past_a_full_backlog_are_bounded_and_released_in_order():
             assert taken == []  # the reader waits: the held ones are at their bound
             note = SessionMessage(types.JSONRPCNotification(jsonrpc="2.0", method="notifications/cancelled",
                                                             params={"requestId": 5}))
-            assert await flight.take(note, 10) is note  # a notification never waits; it drops held request 5
+            assert await flight.take(note, 10, "its tag") == ("its tag", note)  # never waits; drops held request 5
             await wait_all_tasks_blocked()
             assert taken == [None]  # room among the held: the 17th is held
             flight.sent(types.JSONRPCResponse(jsonrpc="2.0", id=0, result={}))  # request 0 answered: room
-            released = await flight.released()
+            _tag, released = await flight.released()
             assert released.message.id == 1
 
     anyio.run(main)
