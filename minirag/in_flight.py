@@ -9,14 +9,22 @@ A request is open from when it is read until its answer is handed to the stdout 
 the SDK settles it unanswered (the client cancelled it: JSON-RPC answers nothing then). Two open
 requests of one id are counted apart; either answer of that id closes one of them.
 
+A request read while MAX_IN_FLIGHT are open is held, not waited on: reading goes on, so that a
+`notifications/cancelled` behind it reaches the request it names (which ends, and makes room). A
+client waiting on a stuck call could not cancel it once it had written one request too many. At most
+MAX_HELD requests, of at most MAX_HELD_CHARS characters together (or one of any length), are held;
+past that, stdin is left unread as above: what the server holds grows by that much at most.
+Notifications are handed on as they are read, one at a time, so a flood of them queues nowhere. A
+cancellation naming a held request drops it: it never starts.
+
 When stdin closes, the SDK cancels every request still running: a client that wrote its requests
-and closed stdin (`minirag < requests.jsonl`) got no answers. The requests open then are given
-SETTLE_S to be answered first.
+and closed stdin (`minirag < requests.jsonl`) got no answers. The requests open then, and those
+held, are given SETTLE_S to be answered first.
 """
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, deque
 from typing import Any
 
 import anyio
@@ -26,22 +34,77 @@ from minirag._compat.mcp import correlated_id, settled_unanswered
 
 #: Well past what a client keeps waiting at once; each open request holds at most one answer.
 MAX_IN_FLIGHT = 64
+#: Requests read past a full backlog and held: a cancellation behind at most these many is read.
+MAX_HELD = 16
+#: Characters of the held requests together (a query is a few hundred; one ingest_data may pass alone).
+MAX_HELD_CHARS = 1 << 20
 #: How long the requests open when stdin closes may run on to be answered; the SDK then cancels the rest.
 SETTLE_S = 10.0
 
 
 class InFlight:
-    def __init__(self, limit: int = MAX_IN_FLIGHT) -> None:
+    def __init__(self, limit: int = MAX_IN_FLIGHT, held_chars: int = MAX_HELD_CHARS) -> None:
         self._room = anyio.Semaphore(limit)
         self._open: Counter[Any] = Counter()
         self._none_open = anyio.Event()
         self._none_open.set()
+        self._held: deque[tuple[Any, int, Any]] = deque()  # (request, its line's length, its tag), as read
+        self._held_chars = 0
+        self._max_held_chars = held_chars
+        self._changed = anyio.Event()  # set, and replaced, whenever the held requests change
 
-    async def admitted(self, item):
-        """`item` (what the transport read), once there is room for it when it is a request."""
-        if not isinstance(getattr(item, "message", None), types.JSONRPCRequest):
-            return item
-        await self._room.acquire()
+    async def take(self, item, size: int, tag: Any = None) -> tuple[Any, Any] | None:
+        """(`tag`, `item`) to hand on now, `item` being what the transport read, a line of `size`
+        characters, and `tag` what goes with it (the sender's context); None for a request the backlog
+        has no room for, held until there is (`released`). Waits only while the held requests are at
+        their bound."""
+        message = getattr(item, "message", None)
+        if not isinstance(message, types.JSONRPCRequest):
+            if isinstance(message, types.JSONRPCNotification) and message.method == "notifications/cancelled":
+                self._drop_held((message.params or {}).get("requestId"))
+            return tag, item
+        if not self._held:
+            try:
+                self._room.acquire_nowait()
+            except anyio.WouldBlock:
+                pass
+            else:
+                return tag, self._opened(item)
+        while self._held and (len(self._held) >= MAX_HELD or self._held_chars + size > self._max_held_chars):
+            await self._changed.wait()
+        self._held.append((item, size, tag))
+        self._held_chars += size
+        self._wake()
+        return None
+
+    async def released(self) -> tuple[Any, Any]:
+        """(tag, request) of the request held longest, once there is room for it."""
+        while True:
+            while not self._held:
+                await self._changed.wait()
+            await self._room.acquire()
+            if self._held:
+                item, size, tag = self._held.popleft()
+                self._held_chars -= size
+                self._wake()
+                return tag, self._opened(item)
+            self._room.release()  # a cancellation dropped it meanwhile
+
+    def _drop_held(self, request_id) -> None:
+        if request_id is None or not self._held:
+            return
+        key = correlated_id(request_id)
+        kept = deque(entry for entry in self._held if correlated_id(entry[0].message.id) != key)
+        if len(kept) != len(self._held):
+            self._held = kept
+            self._held_chars = sum(size for _item, size, _tag in kept)
+            self._wake()
+
+    def _wake(self) -> None:
+        self._changed.set()
+        self._changed = anyio.Event()
+
+    def _opened(self, item):
         key = correlated_id(item.message.id)
         self._open[key] += 1
         if self._none_open.is_set():
@@ -67,8 +130,10 @@ class InFlight:
             self._room.release()
 
     async def settled(self, timeout: float = SETTLE_S) -> None:
-        """Return once no request is open, or after `timeout` seconds."""
+        """Return once no request is open nor held, or after `timeout` seconds."""
         with anyio.move_on_after(timeout):
+            while self._held:
+                await self._changed.wait()
             await self._none_open.wait()
 
 

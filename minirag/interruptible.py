@@ -11,7 +11,9 @@ interpreter joins at its exit: a run a second signal left must not hold the proc
 
 A `RunBound` stops the runs made under it (`bounded`) from another thread: when its caller stops it
 (a client cancelled the call), or when one run goes on past its limit. The server's query has one:
-its call ran for ever under such a graph, and a client's cancellation did nothing.
+its call ran for ever under such a graph, and a client's cancellation did nothing. Other work in
+hand registers with the bound in force the same way (`stopping`): a converter's worker process,
+killed when the bound stops, where it had converted on to its end first.
 """
 
 from __future__ import annotations
@@ -73,28 +75,52 @@ class RunBound:
         for stop in stops:
             stop()
 
+    @property
+    def why(self) -> str | None:
+        """Why it was stopped; None while it was not."""
+        return self._why
+
     def run(self, run: Callable[[], T], stop: Callable[[], None]) -> T:
+        timer = None
+        with self.stopping(stop):
+            if self.limit_s is not None:
+                timer = threading.Timer(self.limit_s, self.stop, (self._overdue,))
+                timer.daemon = True
+                timer.start()
+            try:
+                return run()
+            finally:
+                if timer is not None:
+                    timer.cancel()
+
+    @contextlib.contextmanager
+    def stopping(self, stop: Callable[[], None]) -> Iterator[None]:
+        """A piece of work in hand that `stop()` ends (a converter's process killed), from any thread,
+        when this bound is stopped meanwhile: RunStopped at once if it was already, and in place of
+        what the work raised once stopped. No time limit: that is for model runs (`run`)."""
         key = object()
         with self._lock:
             if self._why is not None:
                 raise RunStopped(self._why)
             self._stops[key] = stop
-        timer = None
-        if self.limit_s is not None:
-            timer = threading.Timer(self.limit_s, self.stop, (self._overdue,))
-            timer.daemon = True
-            timer.start()
         try:
-            return run()
+            yield
         except Exception:
             if self._why is not None:
                 raise RunStopped(self._why) from None
             raise
         finally:
-            if timer is not None:
-                timer.cancel()
             with self._lock:
                 del self._stops[key]
+
+    def stopped_by(self, event: threading.Event, why: str) -> None:
+        """Stop this bound, saying `why`, once `event` is set, whoever sets it (a signal's handler
+        setting a watcher's stop): one daemon thread waits for it, for the event's life."""
+        def wait() -> None:
+            event.wait()
+            self.stop(why)
+
+        threading.Thread(target=wait, name="minirag-run-bound", daemon=True).start()
 
 
 _bound: contextvars.ContextVar[RunBound | None] = contextvars.ContextVar("minirag_run_bound", default=None)

@@ -45,6 +45,7 @@ import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import anyio
 import mcp_types as types
@@ -275,7 +276,10 @@ class _RepairedLines:
         return line
 
     async def __aiter__(self):
-        while (line := await anyio.to_thread.run_sync(self._get, abandon_on_cancel=True)) is not None:
+        # A limiter of its own: on the default one (40 threads), 40 calls stuck in their worker threads
+        # (a model run that never ends) left stdin unread, their cancellations with it.
+        reading = anyio.CapacityLimiter(1)
+        while (line := await anyio.to_thread.run_sync(self._get, abandon_on_cancel=True, limiter=reading)) is not None:
             if isinstance(line, _Overlong):
                 if self._write is not None:
                     await self._write.send(SessionMessage(overlong_reply(line, self._max_chars)))
@@ -344,7 +348,9 @@ class _AnsweringReads(WrappedStream):
     """The SDK's read stream, with each unreadable line answered on `write` and left out.
 
     Duck-types the SDK's context receive stream (`last_context` included), which is all the
-    server loop uses of it. A request is handed on once `flight` has room for it."""
+    server loop uses of it. `pump`, a task of its own, reads the client's messages and hands them
+    on: a request once `flight` has room for it, which holds it meanwhile and reads on (a
+    cancellation behind it must reach the request it names), everything else as it is read."""
 
     def __init__(self, inner, write, flight: InFlight, lines: _RepairedLines, stdin_closed: anyio.Event) -> None:
         self._inner = inner
@@ -352,23 +358,43 @@ class _AnsweringReads(WrappedStream):
         self._write = write
         self._flight = flight
         self._lines = lines
+        # Unbuffered: the pump reads the next line only once the SDK took this one.
+        self._handing, self._handed = anyio.create_memory_object_stream[Any](0)
 
-    @property
-    def last_context(self):
-        return last_context(self._inner)
+        self.last_context = None  # the sender's context of the message received last, read with it
 
-    async def receive(self):
+    async def pump(self) -> None:
+        async with self._handing, anyio.create_task_group() as releasing:
+            releasing.start_soon(self._release_held)
+            try:
+                await self._read_all()
+            finally:
+                releasing.cancel_scope.cancel()
+
+    async def _read_all(self) -> None:
         while True:
             try:
                 item = await self._inner.receive()
-            except anyio.EndOfStream:
+            except (anyio.EndOfStream, anyio.ClosedResourceError):
                 self._stdin_closed.set()
                 await self._flight.settled()  # stdin closed: answer what was taken before the SDK cancels it
-                raise
-            line = self._lines.taken()
-            if not isinstance(item, Exception):
-                return await self._flight.admitted(item)
-            await self._write.send(SessionMessage(unreadable_reply(item, line)))
+                return
+            line, context = self._lines.taken(), last_context(self._inner)
+            if isinstance(item, Exception):
+                await self._write.send(SessionMessage(unreadable_reply(item, line)))
+                continue
+            taken = await self._flight.take(item, len(line) if line is not None else 0, context)
+            del line
+            if taken is not None:
+                await self._handing.send(taken)
+
+    async def _release_held(self) -> None:
+        while True:
+            await self._handing.send(await self._flight.released())
+
+    async def receive(self):
+        self.last_context, item = await self._handed.receive()
+        return item
 
     def __aiter__(self):
         return self
@@ -519,8 +545,9 @@ async def _serve_stdio(server, max_line: int) -> None:
                     lines.answer_on(write)
                     lowlevel = lowlevel_server(server)  # what MCPServer.run_stdio_async runs, with this stdin
                     flight = InFlight()
-                    await lowlevel.run(_AnsweringReads(read, write, flight, lines, stdin_closed),
-                                       AnsweredWrites(write, flight), lowlevel.create_initialization_options())
+                    reads = _AnsweringReads(read, write, flight, lines, stdin_closed)
+                    watching.start_soon(reads.pump)
+                    await lowlevel.run(reads, AnsweredWrites(write, flight), lowlevel.create_initialization_options())
             watching.cancel_scope.cancel()
     except* (BrokenPipeError, ConnectionResetError):  # the SDK's stdout writer met a closed pipe
         log.info("the client closed stdout: stopping")

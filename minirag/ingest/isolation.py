@@ -34,6 +34,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import cast
 
+from minirag import interruptible
 from minirag.errors import ConversionFailed
 from minirag.ingest.convert_worker import _HEADER, max_answer_bytes
 from minirag.ingest.converted import Converted
@@ -74,8 +75,10 @@ def limits_of(config) -> Limits:
 
 
 class ConversionStopped(Exception):
-    """The run that asked for the conversion was stopped (sync_cancel, Ctrl-C, a server closing):
-    the worker was ended mid-file. Nothing is wrong with the file; the next run converts it."""
+    """The run that asked for the conversion was stopped (sync_cancel, Ctrl-C, a server closing, a
+    client cancelling its call): the worker was ended mid-file. Nothing is wrong with the file; the
+    next run converts it. Ended by the run's `stop` event, or by the RunBound it runs under
+    (interruptible: a call's cancellation, which has no event of its own), which `args[0]` names."""
 
 
 # How often a wait for a worker, or for its answer, looks at its run's stop event: a stop ends the
@@ -108,6 +111,7 @@ class _Worker:
             [sys.executable, "-P", "-m", "minirag.ingest.convert_worker"], stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, stderr=None if log.isEnabledFor(logging.INFO) else subprocess.DEVNULL, env=env,
             close_fds=True, cwd=os.path.abspath(os.sep))
+        self.killed = False  # by kill(): the run it converted for was stopped
 
     # Both are pipes, buffered (Popen's default bufsize): never None.
     @property
@@ -167,6 +171,13 @@ class _Worker:
             pieces.append(piece)
             got += len(piece)
         return b"".join(pieces)
+
+    def kill(self) -> None:
+        """End the worker mid-conversion, from any thread: the converting thread's read of its answer
+        then finds the pipe closed, and the converting thread reaps it (end)."""
+        self.killed = True
+        with contextlib.suppress(OSError):
+            self.process.kill()
 
     def end(self) -> int | None:
         """Kill the worker and reap it; its exit status (negative: the signal that ended it)."""
@@ -251,16 +262,29 @@ class ConverterPool:
         """`op` (convert_worker._run) on `args` in a worker; ConversionFailed when it fails or
         runs past a limit, the reason naming the setting. `started` is called once a worker is
         ready, right before the conversion starts (not while a worker starts or is waited for);
-        `on_page(page, pages)` as OCR starts on each page. Once `stop` is set the worker is ended
-        and ConversionStopped raised."""
+        `on_page(page, pages)` as OCR starts on each page. Once `stop` is set, or the RunBound in
+        force (interruptible.current) is stopped, the worker is ended and ConversionStopped raised."""
         request = pickle.dumps((op, args, name, limits.memory_mb * 1024 * 1024, limits.cpu_seconds,
                                 {key: os.environ.get(key) for key in REQUEST_ENV}),
                                protocol=pickle.HIGHEST_PROTOCOL)
+        bound = interruptible.current()
+        if bound is not None and bound.why is not None:
+            raise ConversionStopped(f"{name}: its conversion {bound.why}")
         worker = self._take(stop)
         try:
             if started is not None:
                 started()
-            answer = worker.call(request, limits.wall_seconds, on_page, stop)
+            if bound is None:
+                answer = worker.call(request, limits.wall_seconds, on_page, stop)
+            else:
+                with bound.stopping(worker.kill):
+                    answer = worker.call(request, limits.wall_seconds, on_page, stop)
+                if worker.killed:  # stopped as it answered: its answer is not wanted
+                    raise interruptible.RunStopped(bound.why)
+        except interruptible.RunStopped as exc:
+            worker.end()
+            self._ended()
+            raise ConversionStopped(f"{name}: its conversion {exc}") from None
         except ConversionStopped:
             worker.end()
             self._ended()

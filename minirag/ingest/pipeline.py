@@ -9,6 +9,7 @@ source replaced atomically.
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import dataclasses
 import errno
 import functools
@@ -432,6 +433,8 @@ class Pipeline:
                     try:
                         result = future.result()
                     except ConversionStopped:
+                        if not progress.stop.is_set():  # the bound on its runs stopped: the call that ran it ends
+                            raise
                         break  # the stop ended its conversion: the file is left as it was, for the next run
                     except ConversionFailed as exc:
                         progress.bytes_done += found.size
@@ -553,7 +556,9 @@ def _ahead(pool: ThreadPoolExecutor, items: Iterable[FoundFile], fn) -> Iterator
         while pending and (len(pending) >= LOOKAHEAD_FILES or pending_bytes + item.size > LOOKAHEAD_BYTES):
             pending_bytes -= pending[0][0].size  # the oldest file, handed on now
             yield pending.popleft()
-        pending.append((item, pool.submit(fn, item)))
+        # In the consumer's context: the bound on its runs (interruptible.RunBound, a call's cancellation)
+        # stops the conversion in hand too.
+        pending.append((item, pool.submit(functools.partial(contextvars.copy_context().run, fn), item)))
         pending_bytes += item.size
     while pending:
         yield pending.popleft()

@@ -25,9 +25,11 @@ from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from minirag import interruptible
 from minirag.display import is_utf8
-from minirag.errors import MiniragError, SyncLocked
+from minirag.errors import MiniragError, ModelRunStopped, SyncLocked
 from minirag.ingest.ignore import IGNORE_FILES
+from minirag.ingest.isolation import ConversionStopped
 from minirag.ingest.other_names import OtherNames
 from minirag.ingest.progress import Progress
 from minirag.ingest.scan import (
@@ -272,6 +274,7 @@ class Watcher:
         self._lost_at = float("-inf")  # when a lost batch (_lost_batch) last had every root looked at
         self._reconcile_kind = "initial"
         self._stop = threading.Event()
+        self._runs = interruptible.RunBound(None)  # no time limit: a big batch on a slow machine may take long
         self._notifier: threading.Thread | None = None
 
         self.passes = 0
@@ -289,6 +292,9 @@ class Watcher:
         stops between files or encoder batches; what it wrote stays."""
         if stop is not None:
             self._stop = stop
+        # The passes' model runs and conversions, stopped with the watcher whoever stops it (Ctrl-C's
+        # handler sets `stop`): a pass inside a run that never ends had held the watcher for ever.
+        self._runs.stopped_by(self._stop, "was stopped: the watcher is stopping")
         self._notifier = threading.Thread(target=self._notify_loop, name="minirag-watch-events", daemon=True)
         self._notifier.start()
         try:
@@ -625,7 +631,8 @@ class Watcher:
         started = time.monotonic()
         self.running = kind
         try:
-            self._run_pass(None if scopes is None else [Path(s) for s in scopes], progress)
+            with interruptible.bounded(self._runs):
+                self._run_pass(None if scopes is None else [Path(s) for s in scopes], progress)
         except SyncLocked as exc:
             self._retry_later(batch, self.lock_retry)
             if self.waiting_for_lock is None:
@@ -633,6 +640,8 @@ class Watcher:
             self.waiting_for_lock = str(exc)
             return
         except Exception as exc:  # noqa: BLE001 - a watcher outlives a failed pass and says why
+            if self._stop.is_set() and isinstance(exc, (ModelRunStopped, ConversionStopped)):
+                return  # the watcher stopping stopped the run in hand: its group of files was left unwritten
             if not isinstance(exc, MiniragError):
                 log.exception("watch pass failed")
             self.last_error = f"{type(exc).__name__}: {exc}"
@@ -642,6 +651,8 @@ class Watcher:
         finally:
             progress.end()
             self.running = None
+        if self._stop.is_set():  # a pass the stop cut short is none to report: the caller says what stopping left
+            return
         self.waiting_for_lock = self.last_error = None
         report = PassReport(kind, len(scopes or ()), progress, time.monotonic() - started, time.time())
         with self._cond:

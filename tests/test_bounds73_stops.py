@@ -1,0 +1,323 @@
+"""Every long piece of work can be stopped: a watcher's pass inside a model run that never ends (Ctrl-C,
+SIGTERM, a server's client closing stdin), and a conversion in hand when the call that asked for it is
+cancelled. Real processes: the CLI under a signal, the server on stdio."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from test_hostile_model_folder import (
+    SERVE_UNPROBED,
+    _ended,
+    _indexed_then_endless,
+    _wait_until_it_runs_the_endless_graph,
+    folder,  # noqa: F401 - a fixture
+)
+from test_isolation import docx_slow
+from test_server_stdio import TIMEOUT_S, RawServer
+
+pytestmark = pytest.mark.slow  # each test starts minirag in a process of its own
+
+# `minirag` as run from a terminal, its model loaded without the short run that measures its vectors'
+# width: the first run of the endless graph is then a pass's batch, in the middle of its files.
+CLI_UNPROBED = """import sys
+from minirag.cli import main
+from minirag.encoder import Encoder
+Encoder._probe = lambda self: 384  # the tiny model's width (tests/helpers/models.py)
+sys.exit(main())"""
+
+
+def _synced_with_a_model_that_ends(env: dict[str, str], model: Path, tiny_model_dir: Path) -> str:
+    """`minirag sync` once the model ends again: what it says (refused, were the lock still held)."""
+    import shutil
+
+    shutil.copy(tiny_model_dir / "model.onnx", model / "model.onnx")
+    again = subprocess.run([sys.executable, "-m", "minirag", "sync"], env=env, capture_output=True, text=True,
+                           timeout=120)
+    assert again.returncode == 0, (again.stdout, again.stderr)
+    return again.stdout
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_minirag_watch_inside_a_model_run_that_never_ends_stops_at_the_first_signal(folder, tmp_path,  # noqa: F811
+                                                                                    tiny_model_dir, signum):
+    """Ctrl-C set the watcher's stop and nothing more: a pass inside a run that never ends went on, and
+    only a second Ctrl-C (or SIGKILL) ended `minirag watch`."""
+    env = _indexed_then_endless(folder, tmp_path)
+    (tmp_path / "docs" / "b.md").write_text("# Beavers\n\nBeavers build dams.\n")
+    proc = subprocess.Popen([sys.executable, "-c", CLI_UNPROBED, "watch", "--poll"], env=env,
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        _wait_until_it_runs_the_endless_graph(proc)
+        proc.send_signal(signum)
+        _, err = proc.communicate(timeout=TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"one {signal.Signals(signum).name} did not stop a watch whose pass runs a graph that never ends")
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == (130 if signum == signal.SIGINT else 143), err
+    said = "interrupted; stopped watching" if signum == signal.SIGINT else "stopped by SIGTERM"
+    lines = [line for line in err.strip().splitlines() if not line.startswith("minirag: watching ")]
+    assert len(lines) == 1 and said in lines[0], err
+    # The lock released, and b.md's group left unwritten: the next sync does it.
+    assert "2 files: 1 ingested, 1 unchanged" in _synced_with_a_model_that_ends(env, folder, tiny_model_dir)
+
+
+def test_a_watching_server_whose_pass_never_ends_ends_when_its_client_closes_stdin(folder, tmp_path,  # noqa: F811
+                                                                                  tiny_model_dir):
+    """The watcher's passes ran under no bound: the server's close waited a minute for its thread, closed
+    the index under it, and the process ended with ONNX Runtime still running."""
+    env = _indexed_then_endless(folder, tmp_path) | {"MINIRAG_WATCH": "poll"}
+    (tmp_path / "docs" / "b.md").write_text("# Beavers\n\nBeavers build dams.\n")
+    server = RawServer(env, "3600", run=("-c", SERVE_UNPROBED))
+    try:
+        server.initialize()
+        _wait_until_it_runs_the_endless_graph(server.proc)
+    finally:
+        stderr = _ended(server, "the watcher's model run went on")
+    assert server.proc.returncode == 0 and "Traceback" not in stderr, stderr
+    assert "2 files: 1 ingested, 1 unchanged" in _synced_with_a_model_that_ends(env, folder, tiny_model_dir)
+
+
+def _converters(pid: int) -> list[int]:
+    """The convert workers (convert_worker.py) the process `pid` started, still running."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+            with open(f"/proc/{entry}/cmdline", "rb") as cmdline:
+                command = cmdline.read()
+        except OSError:
+            continue
+        if int(fields[1]) == pid and fields[0] != "Z" and b"minirag.ingest.convert_worker" in command:
+            found.append(int(entry))
+    return found
+
+
+def _cpu_seconds(pid: int) -> float:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _gone(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] in ("Z", "X")
+    except OSError:
+        return True
+
+
+def test_a_cancelled_ingest_file_ends_the_conversion_in_hand(tmp_path, model_path):
+    """notifications/cancelled stopped an ingest's model run, but its conversion (a worker process) ran
+    to its end first: minutes for a slow document, up to MINIRAG_CONVERT_TIMEOUT. The worker is ended
+    now, nothing of the file is written, and the next call converts it."""
+    from test_server_stdio import CONFIG_VARS
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    slow = docs / "slow.docx"
+    slow.write_bytes(docx_slow(12 * 1024 * 1024))
+    env = {k: v for k, v in os.environ.items() if k not in CONFIG_VARS} | {
+        "MODEL_PATH": model_path, "BASE_DIR": str(docs), "DB_PATH": str(tmp_path / "index.db"),
+        "PYTHONPATH": str(Path(__file__).parent.parent)}
+    server = RawServer(env)
+    try:
+        server.initialize()
+        server.send({"id": 9, "method": "tools/call",
+                     "params": {"name": "ingest_file", "arguments": {"filePath": str(slow)}}})
+        deadline = time.monotonic() + 120
+        while not (workers := _converters(server.proc.pid)) or _cpu_seconds(workers[0]) < 6.0:
+            assert server.proc.poll() is None and time.monotonic() < deadline, "no conversion ran"
+            time.sleep(0.1)
+        server.send({"method": "notifications/cancelled", "params": {"requestId": 9, "reason": "user pressed Esc"}})
+        deadline = time.monotonic() + 30
+        while not _gone(workers[0]):
+            if time.monotonic() > deadline:
+                pytest.fail("the cancelled ingest's conversion went on")
+            time.sleep(0.1)
+        server.call("status")  # (the cancelled call's thread ends, its marks cleared, as the worker is reaped)
+        listed = json.loads(server.call("list_files")["content"][0]["text"])
+        slow.write_bytes(docx_slow(16 * 1024))  # the same name, quick to convert: the next call does it
+        again = server.call("ingest_file", filePath=str(slow))
+        stderr = server.close().decode()
+    finally:
+        if server.proc.poll() is None:
+            server.proc.kill()
+            server.proc.wait()
+    # Nothing of it written, and no mark of a conversion begun and never finished ("failed") left.
+    assert [f["state"] for f in listed["files"]] == ["not_indexed"], listed
+    assert not again["isError"], again
+    assert server.proc.returncode == 0 and "Traceback" not in stderr, stderr
+
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_minirag_watch_inside_a_slow_conversion_stops_at_the_first_signal(tmp_path, model_path, signum):
+    """A signal while the watcher's pass converts a slow document ends the conversion in hand (its
+    worker process with it) and the command, in one line, leaving the file as it was."""
+    from test_server_stdio import CONFIG_VARS
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "slow.docx").write_bytes(docx_slow(12 * 1024 * 1024))
+    env = {k: v for k, v in os.environ.items() if k not in CONFIG_VARS} | {
+        "MODEL_PATH": model_path, "BASE_DIR": str(docs), "DB_PATH": str(tmp_path / "index.db"),
+        "PYTHONPATH": str(Path(__file__).parent.parent)}
+    proc = subprocess.Popen([sys.executable, "-m", "minirag", "watch", "--poll"], env=env, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 120
+        while not (workers := _converters(proc.pid)) or _cpu_seconds(workers[0]) < 6.0:
+            assert proc.poll() is None and time.monotonic() < deadline, "no conversion ran"
+            time.sleep(0.1)
+        proc.send_signal(signum)
+        _, err = proc.communicate(timeout=TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"one {signal.Signals(signum).name} did not stop a watch converting a slow document")
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == (130 if signum == signal.SIGINT else 143), err
+    said = "interrupted; stopped watching" if signum == signal.SIGINT else "stopped by SIGTERM"
+    lines = [line for line in err.strip().splitlines() if not line.startswith("minirag: watching ")]
+    assert len(lines) == 1 and said in lines[0], err
+    assert _gone(workers[0]), "the conversion's worker outlived the command"
+    listed = subprocess.run([sys.executable, "-m", "minirag", "list", "--json"], env=env, capture_output=True,
+                            text=True, timeout=120)
+    assert [f["state"] for f in json.loads(listed.stdout)["files"]] == ["not_indexed"], (listed.stdout, listed.stderr)
+
+
+def test_a_server_whose_client_leaves_mid_conversion_ends_without_waiting_for_it(tmp_path, model_path):
+    """Its client gone (stdin closed), the server cancels the calls still running once they have had
+    SETTLE_S: an ingest_file in a slow conversion then waited for the conversion's end (minutes)."""
+    from test_server_stdio import CONFIG_VARS
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    slow = docs / "slow.docx"
+    slow.write_bytes(docx_slow(12 * 1024 * 1024))
+    env = {k: v for k, v in os.environ.items() if k not in CONFIG_VARS} | {
+        "MODEL_PATH": model_path, "BASE_DIR": str(docs), "DB_PATH": str(tmp_path / "index.db"),
+        "PYTHONPATH": str(Path(__file__).parent.parent)}
+    server = RawServer(env)
+    try:
+        server.initialize()
+        server.send({"id": 9, "method": "tools/call",
+                     "params": {"name": "ingest_file", "arguments": {"filePath": str(slow)}}})
+        deadline = time.monotonic() + 120
+        while not (workers := _converters(server.proc.pid)) or _cpu_seconds(workers[0]) < 6.0:
+            assert server.proc.poll() is None and time.monotonic() < deadline, "no conversion ran"
+            time.sleep(0.1)
+    finally:
+        stderr = _ended(server, "it waited for the conversion of a call its client left")
+    assert server.proc.returncode == 0 and "Traceback" not in stderr, stderr
+    assert _gone(workers[0]), "the conversion's worker outlived the server"
+
+# The server, each query_documents call stuck (as under a model whose graph never ends) until cancelled.
+SERVE_STUCK = """import sys
+import threading
+from minirag.app import App
+from minirag.cli import main
+from minirag.server_state import ServerState
+never = threading.Event()
+App.query = lambda self, *args, **kwargs: never.wait(600)
+ServerState.load_model_early = lambda self: None
+sys.exit(main())"""
+
+
+def test_a_cancellation_reaches_its_request_while_the_backlog_is_full(tmp_path, model_path):
+    """With MAX_IN_FLIGHT requests stuck and one more written, the server stopped reading stdin until a
+    request ended: the client's notifications/cancelled, behind that one, was never read, and nothing
+    ended. (Already from 40 stuck calls: stdin's reader waited for one of the 40 worker threads they
+    held.) Cancellations are read past the requests waiting for room now, past a flood of others too,
+    and one naming a request still waiting drops it."""
+    from test_server_stdio import CONFIG_VARS
+
+    from minirag.in_flight import MAX_IN_FLIGHT
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    env = {k: v for k, v in os.environ.items() if k not in CONFIG_VARS} | {
+        "MODEL_PATH": model_path, "BASE_DIR": str(docs), "DB_PATH": str(tmp_path / "index.db"),
+        "PYTHONPATH": str(Path(__file__).parent.parent)}
+    server = RawServer(env, run=("-c", SERVE_STUCK))
+    answers = []
+    try:
+        server.initialize()
+        for n in range(MAX_IN_FLIGHT):
+            server.send({"id": f"q{n}", "method": "tools/call",
+                         "params": {"name": "query_documents", "arguments": {"query": f"otters {n}"}}})
+        for n in range(3):  # no room for them: the backlog is full
+            server.send({"id": f"waiting{n}", "method": "ping"})
+        for n in range(2000):  # cancellations of nothing
+            server.send({"method": "notifications/cancelled", "params": {"requestId": f"none{n}"}})
+        for cancelled in ("waiting1", "q0", "q1"):
+            server.send({"method": "notifications/cancelled", "params": {"requestId": cancelled, "reason": "stuck"}})
+        for _ in range(2):
+            answers.append(json.loads(server.lines.get(timeout=TIMEOUT_S)))
+        server.send({"id": "after", "method": "ping"})
+        answers.append(json.loads(server.lines.get(timeout=TIMEOUT_S)))
+    except Exception as exc:  # noqa: BLE001 - queue.Empty: said as what it means
+        pytest.fail(f"the cancellations behind a full backlog never reached their requests ({type(exc).__name__}; "
+                    f"answered: {answers})")
+    finally:
+        server.proc.kill()
+        server.proc.wait()
+    # waiting1, cancelled while it waited for room, never ran: the room went to waiting0 and waiting2.
+    assert answers == [{"jsonrpc": "2.0", "id": name, "result": {}} for name in ("waiting0", "waiting2", "after")], \
+        answers
+
+
+def test_requests_held_past_a_full_backlog_are_bounded_and_released_in_order():
+    """The requests read while the backlog is full are held, at most MAX_HELD (and held_chars characters)
+    of them; past that the reader waits, as it waited for room before. Notifications never wait."""
+    import anyio
+    import mcp_types as types
+    from anyio import wait_all_tasks_blocked
+    from mcp.shared.message import SessionMessage
+
+    from minirag.in_flight import MAX_HELD, InFlight
+
+    def request(n: int) -> SessionMessage:
+        return SessionMessage(types.JSONRPCRequest(jsonrpc="2.0", id=n, method="ping"))
+
+    async def main() -> None:
+        flight = InFlight(limit=1, held_chars=10 * MAX_HELD)
+        assert await flight.take(request(0), 10) is not None  # room: handed on at once
+        for n in range(1, MAX_HELD + 1):
+            assert await flight.take(request(n), 10) is None  # held
+        taken: list = []
+        async with anyio.create_task_group() as tasks:
+            async def one_more() -> None:
+                taken.append(await flight.take(request(MAX_HELD + 1), 10))
+
+            tasks.start_soon(one_more)
+            await wait_all_tasks_blocked()
+            assert taken == []  # the reader waits: the held ones are at their bound
+            note = SessionMessage(types.JSONRPCNotification(jsonrpc="2.0", method="notifications/cancelled",
+                                                            params={"requestId": 5}))
+            assert await flight.take(note, 10, "its tag") == ("its tag", note)  # never waits; drops held request 5
+            await wait_all_tasks_blocked()
+            assert taken == [None]  # room among the held: the 17th is held
+            flight.sent(types.JSONRPCResponse(jsonrpc="2.0", id=0, result={}))  # request 0 answered: room
+            _tag, released = await flight.released()
+            assert released.message.id == 1
+
+    anyio.run(main)
