@@ -224,7 +224,7 @@ def _without_running_lines(text: str) -> str:
     seen: set[str] = set()
     kept: list[str] = []
     for number, (lines, at) in enumerate(zip(pages, edges, strict=True)):
-        dropped = set()
+        dropped: set[int] = set()
         for index in sorted(at):
             key = _running_key(lines[index])
             if key not in running:
