@@ -5,7 +5,8 @@ A passage keeps its links (`[setup](README.md#installation)`), so an agent that 
 GitHub and pandoc lowercase the heading's text, drop its markup and punctuation and join its words
 with `-`, numbering a repeated heading's anchor (`installation-1`); other tools join with `_` or
 keep the case. Matched first as GitHub spells it, then by the letters and digits alone, then as
-an API entry's name at the start of a line (Sphinx's `tomllib.html#tomllib.load`).
+an API entry's name at the start of a line (Sphinx's `tomllib.html#tomllib.load`, `class csv.Dialect`,
+a method as `DictWriter.writeheader()` or, inside its class, `  sniff(...)`: api_entry).
 """
 
 from __future__ import annotations
@@ -81,6 +82,45 @@ def heading_offset(text: str, fragment: str) -> int | None:
     for at, heading in found:
         if letters and _letters(LINK_OR_PICTURE.sub(lambda m: m.group(1), heading)) == letters:
             return at
-    # Sphinx and Javadoc anchor an API entry by its qualified name, on a line of its own, no heading.
-    entry = re.search(rf"(?m)^{re.escape(wanted)}(?![\w.])", text)
-    return entry.start() if entry is not None else None
+    return api_entry(text, wanted)
+
+
+# The words Sphinx sets before an entry's name (`class csv.Dialect`, `exception csv.Error`).
+_KINDS = ("class", "exception", "property", "classmethod", "staticmethod", "abstractmethod", "async",
+          "await", "coroutine", "static", "final", "abstract", "method", "function", "attribute", "data")
+_ENTRY = r"(?m)^[ \t]*(?:(?:" + "|".join(_KINDS) + r") ){0,3}"
+MAX_NAMES = 8  # in a qualified name looked up part by part; a longer one only whole
+
+
+def api_entry(text: str, wanted: str) -> int | None:
+    """Where the line of the API entry `wanted` names starts (Sphinx and Javadoc anchor an entry by its
+    qualified name, `csv.html#csv.Sniffer.sniff`, on no heading); None for none.
+
+    The line may leave out the names before it: Sphinx writes a method as `DictWriter.writeheader()`
+    (no module) and, inside its class's entry, as `  sniff(sample, ...)`. A shortened name is looked
+    for after its owner's entry (`class csv.Sniffer`), or from the top where the owner is only the
+    module; it must open a call or end its line, as an entry's name does, so prose is no entry."""
+    whole = re.search(_ENTRY + re.escape(wanted) + r"(?![\w.])", text)
+    if whole is not None:
+        return whole.start()
+    names = wanted.split(".")
+    if not 1 < len(names) <= MAX_NAMES or not all(names):
+        return None
+    for cut in range(1, len(names)):
+        owner = _owner_entry(text, names[:cut])
+        if owner is None:
+            continue
+        found = re.compile(_ENTRY + re.escape(".".join(names[cut:])) + r"(?=\(|\[|[ \t]*$)").search(text, owner)
+        if found is not None:
+            return found.start()
+    return None
+
+
+def _owner_entry(text: str, names: list[str]) -> int | None:
+    """Where the entry of the owner `names` starts, by its whole name or a shorter one; 0 for a
+    module alone (it has no entry line); None for an owner of several names with no entry."""
+    for cut in range(len(names)):
+        found = re.search(_ENTRY + re.escape(".".join(names[cut:])) + r"(?![\w.])", text)
+        if found is not None:
+            return found.start()
+    return 0 if len(names) == 1 else None

@@ -784,7 +784,7 @@ def test_rows_of_empty_cells_are_left_out_of_slide_and_word_tables():
     with io.BytesIO() as out:
         deck.save(out)
         slides = convert_document(out.getvalue(), ".pptx", "tables.pptx").markdown
-    assert "| Name |  |  |\n| --- | --- | --- |\n| Otter | Lutra | river |\n\n<!-- Slide number: 2 -->" in slides
+    assert "| Name |  |  |\n| --- | --- | --- |\n| Otter | Lutra | river |\n\n\f<!-- Slide number: 2 -->" in slides
     assert not any(set(line) <= set("| ") for line in slides.splitlines() if line)
 
 

@@ -222,7 +222,7 @@ def test_a_presentation_reads_as_slides_with_titles_and_notes():
     data = odt(body, root="presentation", mimetype="application/vnd.oasis.opendocument.presentation")
     markdown = convert_document(data, ".odp", "talk.odp").markdown
     assert markdown == ("<!-- Slide number: 1 -->\n\n# Roadmap\n\n- Ship it\n\n### Notes:\n\nSay why.\n\n"
-                        "<!-- Slide number: 2 -->\n\n# Thanks\n")
+                        "\f<!-- Slide number: 2 -->\n\n# Thanks\n")  # a slide a page (slide_pages.py)
     assert chunk_document(markdown, title="talk", count_tokens=lambda t: len(t.split()), budget=50).category == "slides"
 
 

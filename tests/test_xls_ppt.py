@@ -252,7 +252,7 @@ def test_a_libreoffice_ppt_has_titles_bodies_and_speaker_notes_in_slide_order():
         "Secondaries pull from the primary every hour\nA failed pull is retried after five minutes\n"
         "Prometheus alerts after three failures\n\n"
         "### Notes:\nMention the rsync bandwidth limit: 40 Mbit/s per secondary.\n\n"
-        "<!-- Slide number: 2 -->\n# Зеркала и расписание\n\nСинхронизация каждый час\n同步每小时一次\n\n"
+        "\f<!-- Slide number: 2 -->\n# Зеркала и расписание\n\nСинхронизация каждый час\n同步每小时一次\n\n"
         "### Notes:\nЗаметка докладчика: проверить часовой пояс.")
     assert "Click to edit" not in markdown  # the masters' prompts
 

@@ -75,6 +75,7 @@ from minirag.ingest.roff_text import roff_to_markdown
 from minirag.ingest.rst_text import rst_to_markdown
 from minirag.ingest.rtf_text import rtf_to_markdown
 from minirag.ingest.sheet_limits import check_sheets
+from minirag.ingest.slide_pages import slides_as_pages
 from minirag.ingest.text_decoding import (
     SNIFF,
     controls_out,
@@ -99,6 +100,7 @@ _SIBLINGS = {".docm": ".docx", ".dotx": ".docx", ".dotm": ".docx", ".xlsm": ".xl
              ".xhtml": ".html", ".xht": ".html", ".shtml": ".html",
              ".qmd": ".md", ".rmd": ".md", ".mkd": ".md", ".mkdn": ".md", ".mdown": ".md", ".mdwn": ".md"}
 SUPPORTED_EXTENSIONS = supported_extensions()
+_PRESENTATIONS = {".pptx", ".ppt", ".odp"}  # their slides are their pages (slide_pages.py)
 _PLAIN_TEXT = {".md", ".markdown", ".mdx", ".txt"}
 _HTML = {".html", ".htm"}
 _LATEX = {".tex", ".latex", ".ltx"}
@@ -641,6 +643,8 @@ def _convert_document(data: bytes, suffix: str, name: str, max_bytes: int, *, de
         converted = _convert_by_suffix(data, suffix, name, declared=declared)
     except _DAMAGE as exc:  # what a damaged zip or XML part raises deep in a reader that did not expect it
         raise ConversionFailed(f"{name}: cannot read the {suffix} file, damaged ({damage_words(exc)})") from None
+    if _SIBLINGS.get(suffix, suffix) in _PRESENTATIONS:
+        converted = replace(converted, markdown=slides_as_pages(converted.markdown))
     return bounded(repaired(converted, name, pdf=suffix == ".pdf" or suffix in ocr.IMAGE_EXTENSIONS), name)
 
 

@@ -13,7 +13,9 @@ each side, set about as wide on both. Boxes that cross it (a title, an abstract,
 single lines above or below the columns' paragraphs (a running header, a footnote), cut the page
 into bands, read top to bottom; within a band the left column is read before the right, and within
 a column boxes keep pdfminer's order. A page without such a gutter keeps pdfminer's order, so its
-text is what extract_text gives, but for its tables, which are read row by row (pdf_tables.py).
+text is what extract_text gives, but for its tables, which are read row by row (pdf_tables.py), and
+for the lines of a box that stand on one row (a line its producer drew in pieces), read left to right
+as one line (row_text).
 """
 
 from __future__ import annotations
@@ -22,13 +24,22 @@ import io
 from collections.abc import Sequence
 
 from pdfminer.converter import TextConverter
-from pdfminer.layout import LAParams, LTContainer, LTItem, LTPage, LTText, LTTextBox
+from pdfminer.layout import (
+    LAParams,
+    LTContainer,
+    LTItem,
+    LTPage,
+    LTText,
+    LTTextBox,
+    LTTextBoxHorizontal,
+    LTTextLine,
+)
 from pdfminer.pdfinterp import PDFResourceManager
 from pdfminer.pdfpage import PDFPage
 
 from minirag._compat.pdfminer import order_layout_ties
 from minirag.ingest.pdf_rtl_lines import joined_lines
-from minirag.ingest.pdf_tables import page_tables
+from minirag.ingest.pdf_tables import page_tables, rows_of
 from minirag.ingest.pdf_visible import OnThePage, SeenInterpreter
 
 COLUMN_SHARE = 0.2  # of a page's letters and digits, that each column must hold wholly on its side
@@ -68,6 +79,9 @@ class _ColumnText(OnThePage, TextConverter):
     def _render(self, item: LTItem) -> None:  # as TextConverter renders a page's items
         if id(item) in self.joined:  # a right-to-left line whole again, or a piece of one (pdf_rtl_lines.py)
             self.write_text(self.joined[id(item)])
+        elif isinstance(item, LTTextBoxHorizontal) and not self.joined:
+            for row in rows_of([line for line in item if isinstance(line, LTTextLine)]):
+                self.write_text(row_text(row))
         elif isinstance(item, LTContainer):
             for child in item:
                 self._render(child)
@@ -75,6 +89,17 @@ class _ColumnText(OnThePage, TextConverter):
             self.write_text(item.get_text())
         if isinstance(item, LTTextBox):
             self.write_text("\n")
+
+
+def row_text(row: Sequence[LTTextLine]) -> str:
+    """The text of lines that stand on one row of a box, left to right, as one line.
+
+    A producer may draw a line in pieces and out of order (pdfTeX drew R-FAQ's "It then loads a saved
+    image ..." before the "user workspace." left of it); pdfminer keeps each piece a line, ordered by
+    its top, so a hair's rise put the second half first."""
+    if len(row) == 1:
+        return row[0].get_text()
+    return " ".join(line.get_text().strip() for line in sorted(row, key=lambda line: line.x0)) + "\n"
 
 
 def reading_order(items: Sequence[LTItem], left: float, right: float) -> list[LTItem]:

@@ -27,7 +27,8 @@ pdfminer gives a PDF's text line by line; nothing in it is Markdown. So:
 - Running headers and footers are kept once: a line at a page's edge (among its first or
   last two lines) that recurs at the edge of three pages or more, read without the page
   number beside it (`Chapter 3: Objects, their modes and attributes 15`), is dropped from
-  every page after the first that has it, where it runs on from page to page (not a chapter's
+  every page after the first that has it (and from that one too where a sentence runs on through it,
+  R-intro's `FAT filesys-` / `tems`), where it runs on from page to page (not a chapter's
   label, `Chapter 2`, found only where a chapter opens, its chapter's pages apart). R-intro.pdf repeated its chapter's name on 86
   of its 113 pages, in the middle of sentences that run on over the page break. A page
   number alone on its line (`15`, `xii`, `Page 3 of 9`) is dropped everywhere.
@@ -221,19 +222,47 @@ def _without_running_lines(text: str) -> str:
     if not running:
         return text
     seen: set[str] = set()
-    kept = []
-    for lines, at in zip(pages, edges, strict=True):
-        dropped = set()
-        for index in at:
+    kept: list[str] = []
+    for number, (lines, at) in enumerate(zip(pages, edges, strict=True)):
+        dropped: set[int] = set()
+        for index in sorted(at):
             key = _running_key(lines[index])
             if key not in running:
                 continue
-            if key != _FOLIO_KEY and key not in seen:
+            if key != _FOLIO_KEY and key not in seen and not _inside_a_sentence(
+                    _last_text([kept[-1]] if kept else [], lines[:index], dropped),
+                    _first_text(lines[index + 1:], pages[number + 1: number + 2], running)):
                 seen.add(key)
             else:
                 dropped.add(index)
         kept.append("\n".join(line for index, line in enumerate(lines) if index not in dropped))
     return "\f".join(kept)
+
+
+def _inside_a_sentence(before: str, after: str) -> bool:
+    """Whether a line between `before` and `after` stands inside a sentence that runs on over it (a
+    lowercase letter, a comma or a hyphen before, a lowercase letter after): a running header kept
+    there parted R-intro's "FAT filesys-" from "tems" over a page break."""
+    end, start = before.rstrip()[-1:], after.lstrip()[:1]
+    return (end.islower() or end in (",", "-")) and start.islower()
+
+
+def _last_text(previous: list[str], above: list[str], dropped: set[int]) -> str:
+    """The last line with text before a page's edge line: above it on its page, else the page before."""
+    for index in range(len(above) - 1, -1, -1):
+        if index not in dropped and above[index].strip():
+            return above[index]
+    lines = previous[0].split("\n") if previous else []
+    return next((line for line in reversed(lines) if line.strip()), "")
+
+
+def _first_text(below: list[str], following: list[list[str]], running: set[str]) -> str:
+    """The first line with text after a page's edge line that is no running line: below it on its
+    page, else on the page after."""
+    for line in itertools.chain(below, *following):
+        if line.strip() and _running_key(line) not in running:
+            return line
+    return ""
 
 
 def _runs_on(pages: list[int]) -> bool:

@@ -8,7 +8,8 @@
   letters: "ﬁle" is "file" to a reader, but not to FTS5. So do Arabic's and Hebrew's
   presentation forms (`ﻋﻠﻮم` is `علوم`, the letters a query is typed in).
 - In PDF text only, a word hyphenated across a line end ("declara-\\ntions", or with an empty
-  line between, where the halves fell in two text blocks) is joined again. A PDF's line breaks are layout, not the author's, and in justified text such a
+  line between, where the halves fell in two text blocks) is joined again; one across a page break
+  is joined at the end of the page it starts on (R-intro's `filesys-` / `tems`), the break kept. A PDF's line breaks are layout, not the author's, and in justified text such a
   break is nearly always a word split, seldom a real hyphen (of 28 in libtasn1.pdf, two:
   "non-commercially" becomes "noncommercially", a date format's "hhmm-hh" "hhmmhh").
   A break is joined when the next line goes on in lower case, or both sides are capitals
@@ -45,6 +46,12 @@ from minirag.typesetting import TYPESETTING
 
 # (One empty line between the halves: pdfminer parts text blocks so, a paragraph a column split.)
 _LINE_END_HYPHEN = re.compile(r"(\w*)([^\W\d_])-[ \t]*\n(?:[ \t]*\n)?[ \t]*(?=(([^\W\d_])\w*))")
+# A word hyphenated at a page's end, its second half opening the next page (white space between).
+# Found from the hyphen, the words either side read after (_joined_over_pages): a pattern opening with
+# `\w*` is tried again from every letter of a long word that fails it, quadratic in the word.
+_PAGE_END_HYPHEN = re.compile(r"(?<=[^\W\d_])-((?:[ \t]*\n)*[ \t]*\f[ \t\n]*)(?=[^\W\d_])")
+_WORD_END = re.compile(r"\w{1,100}\Z")  # the first half, read back from the hyphen (a word, not a run)
+_WORD_START = re.compile(r"\w{1,100}")
 _BROKEN_HOST = re.compile(r"(?<![\w.])((?:[a-z][a-z0-9+.-]*://)?[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+\.)[ \t]*\n[ \t]*"
                           r"(?=[a-z0-9][a-z0-9-]*\.[a-z])")
 # A line's end, one empty line between at most (pdfminer parts text blocks so), where a URL may
@@ -89,6 +96,8 @@ def repair(text: str, *, pdf: bool = False) -> str:
     if pdf and "-" in text:
         words = _Vocabulary(text)
         text = _LINE_END_HYPHEN.sub(words.join, text)
+        if "\f" in text:
+            text = _joined_over_pages(text)
     if pdf and "." in text:
         text = _BROKEN_HOST.sub(r"\1", text)
     if pdf and ("://" in text or "www." in text):
@@ -191,6 +200,26 @@ def _underlined_title(match: re.Match) -> str:
     return f"{match.group(1)}### {title.strip()}"
 
 
+def _joined_over_pages(text: str) -> str:
+    """`text` with each word a page break parts (a hyphen ends one page, a letter opens the next)
+    whole at the end of the page it starts on; the page break stays, so every page keeps its number."""
+    words = _Vocabulary(text)
+    out: list[str] = []
+    at = 0
+    for match in _PAGE_END_HYPHEN.finditer(text):
+        first = _WORD_END.search(text, max(at, match.start() - 100), match.start())
+        second = _WORD_START.match(text, match.end())
+        if first is None or second is None:
+            continue
+        word, tail = first.group(), second.group()
+        joined = words._joined(match, word[:-1], word[-1], tail, tail[0], match.end())
+        if joined is None:
+            continue
+        out += [text[at:first.start()], joined, tail, "\n", match.group(1).lstrip(" \t\n")]
+        at = second.end()
+    return "".join(out) + text[at:] if out else text
+
+
 class _Vocabulary:
     """The words a document spells elsewhere, to decide a hyphen at a line end the way it does."""
 
@@ -205,8 +234,14 @@ class _Vocabulary:
 
     def join(self, match: re.Match) -> str:
         head, before, tail, after = match.group(1), match.group(2), match.group(3), match.group(4)
+        joined = self._joined(match, head, before, tail, after, match.end())
+        return match.group(0) if joined is None else joined
+
+    def _joined(self, match: re.Match, head: str, before: str, tail: str, after: str, tail_at: int) -> str | None:
+        """The first half as it goes before the second (`tail`): with its hyphen or without; None to
+        leave the break as it is."""
         first, second = (head + before).casefold(), tail.casefold()
-        if self._in_a_name(match):
+        if self._in_a_name(match.start(), tail_at):
             return f"{head}{before}-"
         if f"{first}-{second}" in self.words():
             return f"{head}{before}-"
@@ -214,14 +249,13 @@ class _Vocabulary:
             return head + before
         if after.islower() or (before.isupper() and after.isupper()):
             return head + before
-        return match.group(0)
+        return None
 
-    def _in_a_name(self, match: re.Match) -> bool:
+    def _in_a_name(self, start: int, tail_at: int) -> bool:
         """Whether the hyphen is inside a URL, a path or a file name: the text before it on its line
         runs on from a `/` (`www.rpm.org/maximum-`), or the text after it goes on to a dot and a
         letter (`jezik.pl`). A hyphen there is the name's own."""
-        start = match.start()
         word_start = max(self.text.rfind(" ", 0, start), self.text.rfind("\n", 0, start)) + 1
         if "/" in self.text[word_start:start]:
             return True
-        return _NAME_GOES_ON.match(self.text, match.end()) is not None
+        return _NAME_GOES_ON.match(self.text, tail_at) is not None
