@@ -75,6 +75,7 @@ _ACCENT_BEFORE = {"\u00b4": "\u0301", "\u00a8": "\u0308", "\u02c6": "\u0302", "\
                   "\u02dd": "\u030b", "\u00af": "\u0304"}
 _ACCENT_AFTER = {"\u00b8": "\u0327", "\u02db": "\u0328"}
 _SPLIT_ACCENT = re.compile(f"([{''.join(_ACCENT_BEFORE)}])([^\\W\\d_])|([^\\W\\d_])([{''.join(_ACCENT_AFTER)}])")
+_NAME_REACH = 1000  # characters before a line end's hyphen looked at for a URL or path it ends
 _NAME_GOES_ON = re.compile(r"\w+(?:\.[A-Za-z]\w*)+(?![\w-])")  # `rpm.ps.gz`, not `ple.` ending a sentence
 _DOTLESS = {"\u0131": "i", "\u0237": "j"}
 _ROMAN = r"(?=[ivxlcdm])m{0,3}(?:cm|cd|d?c{0,3})(?:xc|xl|l?x{0,3})(?:ix|iv|v?i{0,3})"
@@ -255,7 +256,8 @@ class _Vocabulary:
         """Whether the hyphen is inside a URL, a path or a file name: the text before it on its line
         runs on from a `/` (`www.rpm.org/maximum-`), or the text after it goes on to a dot and a
         letter (`jezik.pl`). A hyphen there is the name's own."""
-        word_start = max(self.text.rfind(" ", 0, start), self.text.rfind("\n", 0, start)) + 1
+        reach = max(0, start - _NAME_REACH)  # not back to the text's start at each hyphen of a text with no space
+        word_start = max(self.text.rfind(" ", reach, start), self.text.rfind("\n", reach, start), reach - 1) + 1
         if "/" in self.text[word_start:start]:
             return True
         return _NAME_GOES_ON.match(self.text, tail_at) is not None
