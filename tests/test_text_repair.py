@@ -151,6 +151,5 @@ def test_joining_broken_urls_reads_each_line_once(text_of):
 
 def test_a_hyphen_at_a_line_end_is_judged_from_a_bounded_look_back():
     """Whether a hyphen ends a URL or a path was read back to the line's last space, so to the text's
-    start in text with none: 400,000 hyphenated line ends took 4.4 s, 200,000 1.8 s (a fast scan, so
-    it shows only at this size)."""
+    start in text with none: quadratic, in a scan fast enough that it shows only at this size."""
     assert grows_linearly(lambda text: repair(text, pdf=True), lambda n: "ab-\n" * (50 * n))
