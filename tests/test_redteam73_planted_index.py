@@ -43,3 +43,38 @@ def test_a_stored_source_climbing_out_of_a_root_with_dot_dots_is_never_served(ma
     assert progress.outside_roots == 1
     assert [hit.source for hit in planted.query("lighthouse keeper tide").hits] == [str(page)]
 
+
+_SHAPES = {
+    # (dimension, code_dims, block_bits, basis bytes, step bytes) of the codebook; None: the block mis-shaped
+    "a basis shorter than its shape": (384, 384, 10, b"\0" * 4, b"\0" * 4 * 384),
+    "a step of the wrong length": (384, 384, 10, b"\0" * 4 * 384 * 384, b"\0" * 4),
+    "a negative block shift": (384, 384, -1, b"\0" * 4 * 384 * 384, b"\0" * 4 * 384),
+    "a dimension not the index's": (8, 8, 10, b"\0" * 4 * 8 * 8, b"\0" * 4 * 8),
+    "a block whose codes do not fit its ids": None,
+}
+
+
+@pytest.mark.parametrize("shape", list(_SHAPES), ids=list(_SHAPES))
+def test_vector_codes_shaped_to_break_the_query_are_said_to_be_damage(make_app, docs, tmp_path, shape):
+    """A large index (its largest chunk id past CODES_FROM_CHUNKS) is searched through the int8 codes
+    it keeps in two tables; their blobs were reshaped as the codebook's numbers said, so codes whose
+    sizes disagree (written outside minirag) were 'internal error: ValueError: cannot reshape array
+    ... please report it'. Like any other table changed by hand, they are a damaged index: one line
+    that says so and what to do."""
+    from minirag.errors import DamagedIndex
+
+    write(docs / "page.md", "# Page\n\nThe lighthouse keeper logs the tide.\n")
+    app = make_app()
+    app.sync()
+    app.close()
+    conn = sqlite3.connect(tmp_path / "index.db")
+    conn.execute("UPDATE chunks SET id = 30000 WHERE id = (SELECT MAX(id) FROM chunks)")  # a large index's ids
+    book = _SHAPES[shape]
+    good = (384, 384, 10, b"\0" * 4 * 384 * 384, b"\0" * 4 * 384)
+    conn.execute("INSERT INTO vector_codebook VALUES (1, ?, ?, ?, ?, ?, 1)", book or good)
+    if book is None:
+        conn.execute("INSERT INTO vector_codes VALUES (29, ?, ?, ?)", ((30000).to_bytes(8, "little"), b"\0" * 3, b"\1"))
+    conn.commit()
+    conn.close()
+    with pytest.raises(DamagedIndex, match=r"^the index .* is damaged"):
+        make_app().query("lighthouse keeper tide")
