@@ -3,6 +3,8 @@ or one DB_PATH names) is read, not trusted: what it stores is only served where 
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from conftest import write
 
@@ -78,3 +80,44 @@ def test_vector_codes_shaped_to_break_the_query_are_said_to_be_damage(make_app, 
     conn.close()
     with pytest.raises(DamagedIndex, match=r"^the index .* is damaged"):
         make_app().query("lighthouse keeper tide")
+
+
+_OTHER_TYPES = {
+    # what was written outside minirag: the read it broke
+    "a title stored as a blob": ("UPDATE sources SET title = x'fffe'", "query"),
+    "a chunk's text stored as a blob": ("UPDATE chunks SET text = x'fffe'", "query"),
+    "a section's text stored as a blob": ("UPDATE parents SET text = x'fffe'", "read"),
+    "a section's context lines stored as text": ("UPDATE parents SET context_lines = 'x'", "read"),
+    "a section's context lines stored as a real": ("UPDATE parents SET context_lines = 1.5", "read"),
+    "a conversion note stored as a blob": ("UPDATE sources SET conversion_note = x'fffe'", "list"),
+    "the model stored as a blob": ("UPDATE meta SET value = x'fffe' WHERE key = 'model_id'", "query"),
+    "the model folder stored as a blob": ("UPDATE meta SET value = x'fffe' WHERE key = 'model_path'", "status"),
+}
+
+
+@pytest.mark.parametrize("case", list(_OTHER_TYPES), ids=list(_OTHER_TYPES))
+def test_a_value_of_another_type_than_minirag_writes_is_said_to_be_damage(make_app, docs, tmp_path, case):
+    """SQLite keeps any value in any column; minirag writes text where a column says TEXT and
+    integers where it says INTEGER. A value of another type (an index someone else made) broke the
+    read that met it with 'internal error: TypeError ... please report it'. Now it is a damaged
+    index, in one line that says what to do."""
+    from minirag.errors import DamagedIndex
+
+    page = write(docs / "page.md", "# Page\n\n## Tides\n\nThe lighthouse keeper logs the tide.\n")
+    app = make_app()
+    app.sync()
+    app.close()
+    sql, use = _OTHER_TYPES[case]
+    conn = sqlite3.connect(tmp_path / "index.db")
+    conn.execute(sql)
+    conn.commit()
+    conn.close()
+    planted = make_app()
+    if use == "status":
+        assert re.match(r"the index .* is damaged \(database corrupt: its meta table holds a bytes",
+                        payload(planted.status())["indexError"])
+        return
+    run = {"query": lambda: planted.query("lighthouse keeper tide"), "read": lambda: planted.read(str(page)),
+           "list": planted.list_files}[use]
+    with pytest.raises(DamagedIndex, match=r"^the index .* is damaged \(database corrupt: its \w+ table holds a"):
+        run()

@@ -204,11 +204,19 @@ def _batches(values: Sequence, size: int = _IN_BATCH):
         yield values[start : start + size]
 
 
+# The Python types of the columns each read takes (connection.stored_row), in its SELECT's order.
+_TEXT_OR_NULL = (str, type(None))
+_SOURCE_KINDS = (db.INT, db.TEXT, db.TEXT, db.TEXT, db.TEXT, db.INT_OR_NULL, db.INT_OR_NULL, db.INT, db.TEXT,
+                 db.TEXT, db.TEXT, db.INT, db.INT_OR_NULL, db.TEXT)
+_SECTION_KINDS = (db.TEXT, db.INT_OR_NULL, db.INT_OR_NULL, db.INT)
+_WINDOW_KINDS = (db.INT, db.TEXT, db.INT, db.INT_OR_NULL, db.INT_OR_NULL)
+
+
 def model_recorded_in(conn: db.Connection) -> tuple[str, int] | None:
     """The model and vector width an index's meta records, in a schema of any version (doctor reads
     an older one without upgrading it); None before its first ingest."""
     values = dict(conn.execute("SELECT key, value FROM meta WHERE key IN (?, ?)", (META_MODEL, META_DIMENSION)))
-    model, dim = values.get(META_MODEL), values.get(META_DIMENSION)
+    model, dim = db.stored_row((values.get(META_MODEL), values.get(META_DIMENSION)), (_TEXT_OR_NULL,) * 2, "meta")
     return (model, db.stored_value(META_DIMENSION, dim, int)) if model and dim else None
 
 
@@ -335,7 +343,7 @@ class Index:
 
     def meta(self, key: str) -> str | None:
         row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
-        return row[0] if row else None
+        return db.stored_row(row, (db.TEXT,), "meta")[0] if row else None
 
     def holds_sources(self) -> bool:
         return bool(self.conn.execute("SELECT EXISTS (SELECT 1 FROM sources)").fetchone()[0])
@@ -771,11 +779,11 @@ class Index:
                                 (source,)).fetchone()
         if row is None:
             raise NotFound(f"not indexed: {shown(source)}")
-        return SourceRow(*row)
+        return SourceRow(*db.stored_row(row, _SOURCE_KINDS, "sources"))
 
     def list_sources(self) -> list[SourceRow]:
         rows = self.conn.execute(f"SELECT {self._SOURCE_COLUMNS} FROM sources s ORDER BY s.source")
-        return [SourceRow(*r) for r in rows]
+        return [SourceRow(*db.stored_row(r, _SOURCE_KINDS, "sources")) for r in rows]
 
     def sections(self, source: str) -> list[Section]:
         row = self.source_row(source)
@@ -783,7 +791,8 @@ class Index:
             "SELECT text, page_start, page_end, context_lines FROM parents WHERE source_id = ? ORDER BY ord",
             (row.id,),
         )
-        return [Section(text, ps, pe, context_lines=cl) for text, ps, pe, cl in rows]
+        return [Section(text, ps, pe, context_lines=cl)
+                for text, ps, pe, cl in (db.stored_row(r, _SECTION_KINDS, "parents") for r in rows)]
 
     def parents(self, ids: Iterable[int]) -> dict[int, str]:
         """Section text by parent id."""
@@ -804,7 +813,8 @@ class Index:
             """,
             (row.id, chunk_index - before, chunk_index + after),
         )
-        return [ChunkRow(source, o, t, p, ps, pe, is_target=o == chunk_index) for o, t, p, ps, pe in rows]
+        return [ChunkRow(source, o, t, p, ps, pe, is_target=o == chunk_index)
+                for o, t, p, ps, pe in (db.stored_row(r, _WINDOW_KINDS, "chunks") for r in rows)]
 
     def counts_under(self, low: str, exact: str, high: str) -> tuple[int, int]:
         """(files, chunks) indexed at `exact` or in [low, high): a root's share of the index (search.Scope)."""
