@@ -92,6 +92,9 @@ _OTHER_TYPES = {
     "a conversion note stored as a blob": ("UPDATE sources SET conversion_note = x'fffe'", "list"),
     "the model stored as a blob": ("UPDATE meta SET value = x'fffe' WHERE key = 'model_id'", "query"),
     "the model folder stored as a blob": ("UPDATE meta SET value = x'fffe' WHERE key = 'model_path'", "status"),
+    "a conversion note stored as a blob, synced": ("UPDATE sources SET conversion_note = x'fffe'", "sync"),
+    "an exclusion's reason stored as a blob": ("UPDATE exclusions SET reason = x'fffe'", "sync"),
+    "an exclusion's size stored as text": ("UPDATE exclusions SET size = 'x'", "list"),
 }
 
 
@@ -104,12 +107,13 @@ def test_a_value_of_another_type_than_minirag_writes_is_said_to_be_damage(make_a
     from minirag.errors import DamagedIndex
 
     page = write(docs / "page.md", "# Page\n\n## Tides\n\nThe lighthouse keeper logs the tide.\n")
+    write(docs / "draft.md", "---\nrag: false\n---\n# Draft\n\nNot for the index.\n")  # an exclusions row
     app = make_app()
     app.sync()
     app.close()
     sql, use = _OTHER_TYPES[case]
     conn = sqlite3.connect(tmp_path / "index.db")
-    conn.execute(sql)
+    assert conn.execute(sql).rowcount >= 1
     conn.commit()
     conn.close()
     planted = make_app()
@@ -118,6 +122,6 @@ def test_a_value_of_another_type_than_minirag_writes_is_said_to_be_damage(make_a
                         payload(planted.status())["indexError"])
         return
     run = {"query": lambda: planted.query("lighthouse keeper tide"), "read": lambda: planted.read(str(page)),
-           "list": planted.list_files}[use]
+           "list": planted.list_files, "sync": planted.sync}[use]
     with pytest.raises(DamagedIndex, match=r"^the index .* is damaged \(database corrupt: its \w+ table holds a"):
         run()

@@ -182,7 +182,8 @@ _EXCLUSION_COLUMNS = "content_hash, size, mtime_ns, scheme, reason, failure, cti
 
 def _excluded_state(row: Sequence) -> ExcludedState:
     """An ExcludedState from a row of _EXCLUSION_COLUMNS."""
-    content_hash, size, mtime_ns, scheme, reason, failure, ctime_ns, inode = row
+    content_hash, size, mtime_ns, scheme, reason, failure, ctime_ns, inode = db.stored_row(row, _EXCLUSION_KINDS,
+                                                                                        "exclusions")
     return ExcludedState(content_hash, size, mtime_ns, scheme, reason, failure=bool(failure), ctime_ns=ctime_ns,
                          inode=inode)
 
@@ -210,6 +211,9 @@ _SOURCE_KINDS = (db.INT, db.TEXT, db.TEXT, db.TEXT, db.TEXT, db.INT_OR_NULL, db.
                  db.TEXT, db.TEXT, db.INT, db.INT_OR_NULL, db.TEXT)
 _SECTION_KINDS = (db.TEXT, db.INT_OR_NULL, db.INT_OR_NULL, db.INT)
 _WINDOW_KINDS = (db.INT, db.TEXT, db.INT, db.INT_OR_NULL, db.INT_OR_NULL)
+_EXCLUSION_KINDS = (db.TEXT, db.INT_OR_NULL, db.INT_OR_NULL, db.INT, db.TEXT, db.INT, db.INT_OR_NULL, db.INT_OR_NULL)
+_STATE_KINDS = (db.TEXT, db.TEXT, db.INT_OR_NULL, db.INT_OR_NULL, db.INT, db.INT_OR_NULL, db.TEXT, db.INT_OR_NULL,
+                db.INT_OR_NULL)
 
 
 def model_recorded_in(conn: db.Connection) -> tuple[str, int] | None:
@@ -737,14 +741,15 @@ class Index:
         sql = ("SELECT source, content_hash, size, mtime_ns, scheme, chunk_budget, conversion_note, ctime_ns, inode "
                "FROM sources")
         rows = self.conn.execute(sql + " WHERE kind = ?", (kind,)) if kind else self.conn.execute(sql)
-        return {r[0]: StoredState(*r[1:]) for r in rows}
+        return {r[0]: StoredState(*r[1:]) for r in (db.stored_row(row, _STATE_KINDS, "sources") for row in rows)}
 
     def state_of(self, source: str) -> tuple[StoredState | None, ExcludedState | None]:
         """`source`'s row and its exclusion row, as stored_states and excluded_states give them."""
         row = self.conn.execute("SELECT content_hash, size, mtime_ns, scheme, chunk_budget, conversion_note, "
                                 "ctime_ns, inode FROM sources WHERE source = ?", (source,)).fetchone()
         left = self.conn.execute(f"SELECT {_EXCLUSION_COLUMNS} FROM exclusions WHERE source = ?", (source,)).fetchone()
-        return StoredState(*row) if row else None, _excluded_state(left) if left else None
+        state = StoredState(*db.stored_row(row, _STATE_KINDS[1:], "sources")) if row else None
+        return state, _excluded_state(left) if left else None
 
     def excluded_states(self) -> dict[str, ExcludedState]:
         rows = self.conn.execute(f"SELECT source, {_EXCLUSION_COLUMNS} FROM exclusions")
