@@ -125,3 +125,44 @@ def test_a_value_of_another_type_than_minirag_writes_is_said_to_be_damage(make_a
            "list": planted.list_files, "sync": planted.sync}[use]
     with pytest.raises(DamagedIndex, match=r"^the index .* is damaged \(database corrupt: its \w+ table holds a"):
         run()
+
+
+def _planted_meta(make_app, docs, tmp_path, key: str, value: str):
+    write(docs / "page.md", "# Page\n\nThe lighthouse keeper logs the tide.\n")
+    app = make_app()
+    app.sync()
+    app.close()
+    conn = sqlite3.connect(tmp_path / "index.db")
+    assert conn.execute("UPDATE meta SET value = ? WHERE key = ?", (value, key)).rowcount == 1
+    conn.commit()
+    conn.close()
+    return make_app()
+
+
+@pytest.mark.parametrize("key", ["chunk_scheme", "keyword_scheme"])
+def test_a_scheme_number_past_what_int_reads_is_a_newer_scheme_not_an_internal_error(make_app, docs, tmp_path, key):
+    """int() refuses a string of over 4,300 digits: every command on an index whose scheme was
+    such a number said 'internal error: ValueError: Exceeds the limit (4300 digits) ...'. It is a
+    scheme past this minirag's, said as one, shortened."""
+    from minirag.errors import IndexUnavailable
+
+    planted = _planted_meta(make_app, docs, tmp_path, key, "9" * 5000)
+    with pytest.raises(IndexUnavailable, match=r"written by a newer minirag \(\w+ scheme 9{20}\.\.\. \(5000 "
+                                               r"characters\), this one's \d+\)"):
+        planted.sync()
+
+
+@pytest.mark.parametrize("key", ["chunk_scheme", "keyword_scheme"])
+def test_a_scheme_of_digits_int_does_not_read_is_an_older_one_a_sync_redoes(make_app, docs, tmp_path, key):
+    """'²' is a digit to str.isdigit() and no number to int(): it was an internal error too."""
+    planted = _planted_meta(make_app, docs, tmp_path, key, "²")
+    planted.sync()
+    assert [hit.source for hit in planted.query("lighthouse keeper tide").hits] == [str(docs / "page.md")]
+
+
+def test_a_record_of_root_devices_nested_too_deeply_is_no_record(make_app, docs, tmp_path):
+    """json.loads raises RecursionError, not ValueError, for a value nested a few thousand deep:
+    every sync on such an index said 'internal error: RecursionError ... please report it'."""
+    planted = _planted_meta(make_app, docs, tmp_path, "root_devices", "[" * 100_000 + "]" * 100_000)
+    planted.sync()
+    assert [hit.source for hit in planted.query("lighthouse keeper tide").hits] == [str(docs / "page.md")]

@@ -216,6 +216,16 @@ _STATE_KINDS = (db.TEXT, db.TEXT, db.INT_OR_NULL, db.INT_OR_NULL, db.INT, db.INT
                 db.INT_OR_NULL)
 
 
+def _past(stored: str, ours: int) -> bool:
+    """Whether a stored scheme number is past `ours`, compared as digits: int() refuses over 4,300
+    of them, and str.isdigit() takes digits int() does not read ('²'), each an internal error on an
+    index someone else wrote. Anything but ASCII digits is no newer scheme (a write re-cuts it)."""
+    if not (stored.isascii() and stored.isdigit()):
+        return False
+    digits, mine = stored.lstrip("0"), str(ours)
+    return (len(digits), digits) > (len(mine), mine)
+
+
 def model_recorded_in(conn: db.Connection) -> tuple[str, int] | None:
     """The model and vector width an index's meta records, in a schema of any version (doctor reads
     an older one without upgrading it); None before its first ingest."""
@@ -397,8 +407,8 @@ class Index:
         for key, ours, what in ((META_CHUNK_SCHEME, SCHEME_VERSION, "chunking"),
                                 (META_KEYWORD_SCHEME, keywords.KEYWORD_SCHEME, "keyword")):
             stored = self.meta(key)
-            if stored is not None and stored.isdigit() and int(stored) > ours:
-                newer.append(f"{what} scheme {stored}, this one's {ours}")
+            if stored is not None and _past(stored, ours):
+                newer.append(f"{what} scheme {shown(stored, 20)}, this one's {ours}")
         return "; ".join(newer) or None
 
     def stale_keyword_scheme(self) -> str | None:
