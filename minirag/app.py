@@ -834,8 +834,12 @@ class App:
             return replace(status, index_error=str(exc))
         except connection.DatabaseError as exc:
             return replace(status, index_error=connection.explain(exc, config.db_path))
-        collections = self.list_collections().collections
-        binding = self.binding()
+        try:
+            collections = self.list_collections().collections
+            binding = self.binding()
+            git_state = parse_states(self.index.meta(META_GIT_STATE))
+        except connection.DatabaseError as exc:  # a meta value of another type (stored_row): damage, said
+            return replace(status, index_error=connection.explain(exc, config.db_path), stats=stats)
         return replace(
             status,
             index_error=self.damage,
@@ -843,7 +847,7 @@ class App:
             collections=collections,
             model=f"{binding.path} (MODEL_PATH)" if binding.path is not None else binding.name,
             chunk_token_budget=self.chunk_budget() or "the model's default (the model is not on this disk)",
-            git_state=parse_states(self.index.meta(META_GIT_STATE)),
+            git_state=git_state,
             scheme_warning=_scheme_warning(stats),
         )
 

@@ -86,9 +86,18 @@ def _descend(directory: int, parts: tuple[str, ...]) -> int:
     return directory
 
 
+def is_plain(source: str) -> bool:
+    """Whether a stored file source is spelled as a sync stores one: absolute, with no `.` or `..`
+    part and no doubled separator. `<root>/../elsewhere` starts with the root's path and is no
+    file of it; only an index someone else wrote holds such a name."""
+    return os.path.isabs(source) and os.path.normpath(source) == source
+
+
 def served_by_roots(source: str, roots: Iterable[Path]) -> bool:
     """Whether a stored file source lies in one of `roots`, as stored or as its real path:
     a file of a root since removed from the configuration is not served, and a sync drops it."""
+    if not is_plain(source):
+        return False
     prefixes = [str(root) for root in roots]
     if any(is_under(source, prefix, os.sep) for prefix in prefixes):
         return True

@@ -11,6 +11,7 @@ from minirag.ingest.file_state import FileState, file_state, refused_unread
 from minirag.ingest.ignore import IgnoreReason, IgnoreRules
 from minirag.ingest.scan import FoundFile, Ignored, walk_roots, within
 from minirag.search.scope import Scope
+from minirag.security import is_plain
 from minirag.store.index import ExcludedState, StoredState
 
 # indexed: the index matches the disk; stale: changed on disk since indexing;
@@ -114,7 +115,7 @@ def list_entries(index, config, scope: Scope | None, budget: int | None = None, 
         if stored.kind == "file" and config.roots:  # no roots: an index served alone, not the disk
             # Under a folder that cannot be listed now: kept by sync, not known to be gone.
             state = "unreadable" if unlisted and within(source, unlisted) else "missing"
-            if state == "missing" and not within(source, roots):
+            if state == "missing" and not (is_plain(source) and within(source, roots)):
                 # A root since removed from the configuration, or an index planted with such sources: a
                 # path outside the roots is never looked up (whether it exists is no answer to give).
                 reason = "in no configured root"

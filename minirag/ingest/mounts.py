@@ -15,6 +15,7 @@ import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from minirag import json_text
 from minirag.display import printable
 from minirag.store.index import Index
 
@@ -23,8 +24,8 @@ META_ROOT_DEVICES = "root_devices"  # {root: st_dev} of each root when a full sy
 
 def recorded_devices(index: Index) -> dict[str, int]:
     try:
-        value = json.loads(index.meta(META_ROOT_DEVICES) or "{}")
-    except ValueError:
+        value = json_text.loads(index.meta(META_ROOT_DEVICES) or "{}")
+    except ValueError:  # json_text: one nested too deeply too (a RecursionError from json.loads)
         return {}
     if not isinstance(value, dict):
         return {}

@@ -43,6 +43,7 @@ import json
 from dataclasses import dataclass
 
 from minirag.chunking.link_pages import LINK_PAGE_LINES, LINK_PAGE_SHARE
+from minirag.store import connection as db
 
 # The share of the whole query's keyword score from which the keyword side's best hit counts in full.
 HALF_QUERY_SHARE = 0.5
@@ -136,4 +137,9 @@ def fuse(conn, nearest: list[tuple[int, float]], keyword: list[tuple[int, float]
         "unreadable": json.dumps(sorted(unreadable)), "unreadable_share": UNREADABLE_SHARE,
         "link_page_share": LINK_PAGE_SHARE, "link_page_lines": LINK_PAGE_LINES, "link_page_weight": LINK_PAGE_WEIGHT,
     }).fetchall()
-    return [Hit(*row) for row in rows]
+    return [Hit(*db.stored_row(row, _HIT_KINDS, "chunks")) for row in rows]
+
+
+# chunk_id, source, kind, title, chunk_index, text, score, distance, parent_id, page_start, page_end
+_HIT_KINDS = (db.INT, db.TEXT, db.TEXT, db.TEXT, db.INT, db.TEXT, db.ANY, db.ANY, db.INT, db.INT_OR_NULL,
+              db.INT_OR_NULL)

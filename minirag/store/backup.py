@@ -9,13 +9,14 @@ and under a sync committing often one of a few tens of MB never finished.
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
 from minirag.errors import DamagedIndex, FileAccessError, IndexUnavailable, InvalidArgument
 from minirag.store import connection as db
-from minirag.store import health, partials, wal
+from minirag.store import health, held_files, partials, wal
 from minirag.store.lock import LOCK_SUFFIX
 
 SQLITE_HEADER = b"SQLite format 3\x00"
@@ -52,8 +53,12 @@ def destination(source: Path, dest: str | Path) -> Path:
             raise InvalidArgument(f"{target} is a symbolic link; name the backup file itself")
         if not target.is_file():
             raise InvalidArgument(f"{target} exists and is not a regular file; choose another name")
-        with open(target, "rb") as existing:
-            head = existing.read(len(SQLITE_HEADER))
+        # Opened without waiting nor following a link, and judged by what was opened: a pipe or a
+        # link put in its place since the checks above (a folder others write) would block the read.
+        with held_files.reading(target, os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0)) as fd:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise InvalidArgument(f"{target} exists and is not a regular file; choose another name")
+            head = os.pread(fd, len(SQLITE_HEADER), 0)
         if head and head != SQLITE_HEADER:
             raise InvalidArgument(f"{target} exists and is not an SQLite database; a backup only replaces "
                                   "an earlier backup, so choose another name")

@@ -25,6 +25,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from minirag.store.connection import DatabaseError
+
 #: Below this many chunks the exact vec0 scan is fast enough and no codes are kept
 #: (see docs/scale.md#the-vector-sides-numbers).
 CODES_FROM_CHUNKS = 20_000
@@ -116,12 +118,25 @@ def fit_blocks(blocks: Iterable[np.ndarray]) -> Codebook:
 
 def read_codebook(conn) -> Codebook | None:
     row = conn.execute(
-        "SELECT dimension, code_dims, block_bits, basis, step FROM vector_codebook WHERE id = 1").fetchone()
+        "SELECT dimension, code_dims, block_bits, basis, step, "
+        "(SELECT value FROM meta WHERE key = 'dimension') FROM vector_codebook WHERE id = 1").fetchone()
     if row is None:
         return None
-    dimension, code_dims, block_bits, basis, step = row
+    dimension, code_dims, block_bits, basis, step, indexed = row
+    shaped = all(isinstance(n, int) and n > 0 for n in (dimension, code_dims)) and str(dimension) == indexed
+    if not (shaped and isinstance(basis, bytes) and len(basis) == 4 * dimension * code_dims
+            and isinstance(step, bytes) and len(step) == 4 * code_dims
+            and isinstance(block_bits, int) and 0 <= block_bits < 63):
+        raise _damage(f"its vector codebook (dimension {dimension!r}, code_dims {code_dims!r}, block_bits "
+                      f"{block_bits!r}) does not fit its blobs or the index's vectors")
     return Codebook(np.frombuffer(basis, dtype=np.float32).reshape(dimension, code_dims),
                     np.frombuffer(step, dtype=np.float32), block_bits)
+
+
+def _damage(what: str) -> Exception:
+    """Codes minirag did not write (the tables changed by hand, or an index someone else made) as
+    SQLite's own corruption error, which the faces say as a damaged index with what to do."""
+    return DatabaseError(f"database corrupt: {what}")
 
 
 @dataclass
@@ -132,6 +147,10 @@ class Block:
 
     @classmethod
     def from_row(cls, ids: bytes, codes: bytes, active: bytes, code_dims: int) -> Block:
+        blobs = all(isinstance(blob, bytes) for blob in (ids, codes, active))
+        if not (blobs and len(ids) % 8 == 0 and len(active) == len(ids) // 8 == len(codes) // code_dims
+                and len(codes) % code_dims == 0):
+            raise _damage("a block of its vector codes does not fit its codebook")
         ids_ = np.frombuffer(ids, dtype=np.int64)
         return cls(ids_, np.frombuffer(codes, dtype=np.int8).reshape(len(ids_), code_dims),
                    np.frombuffer(active, dtype=bool))

@@ -15,7 +15,7 @@ import os
 import re
 import stat
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -252,6 +252,34 @@ def stored_value(key: str, raw: str, parse: Callable[[str], Any]) -> Any:
         return parse(raw)
     except (ValueError, TypeError, AttributeError):
         raise DatabaseError(f"database corrupt: its meta value {key!r} is {raw[:60]!r}") from None
+
+
+Kind = type | tuple[type, ...]
+TEXT: Kind = str
+INT: Kind = int
+INT_OR_NULL: Kind = (int, type(None))
+ANY: Kind = object
+
+
+def stored_row(row: Sequence[Any], kinds: Sequence[Kind], table: str) -> tuple[Any, ...]:
+    """`row` as read from `table`, each value of the Python type its column holds (`kinds`). SQLite
+    keeps any value in any column (a blob in a TEXT one, text in an INTEGER one); one of another
+    type was written outside minirag (an index someone else made), and a read meeting it said 'internal
+    error: TypeError ... please report it'. SQLite's corruption error instead, as stored_value's."""
+    if all(map(isinstance, row, kinds)):  # in C: the rows of a 100,000-file `list` go through here
+        return tuple(row)
+    for value, kind in zip(row, kinds, strict=True):
+        if not isinstance(value, kind):
+            head = value[:40] if isinstance(value, str | bytes) else value  # never the repr of a whole blob
+            raise DatabaseError(f"database corrupt: its {table} table holds a {type(value).__name__} "
+                                f"({head!r}) where minirag writes {_kind_name(kind)}")
+    return tuple(row)
+
+
+def _kind_name(kind: Kind) -> str:
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    return " or ".join("NULL" if k is type(None) else {str: "text", int: "an integer"}.get(k, k.__name__)
+                       for k in kinds)
 
 
 def json_object(raw: str) -> dict:

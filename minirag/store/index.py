@@ -182,7 +182,8 @@ _EXCLUSION_COLUMNS = "content_hash, size, mtime_ns, scheme, reason, failure, cti
 
 def _excluded_state(row: Sequence) -> ExcludedState:
     """An ExcludedState from a row of _EXCLUSION_COLUMNS."""
-    content_hash, size, mtime_ns, scheme, reason, failure, ctime_ns, inode = row
+    content_hash, size, mtime_ns, scheme, reason, failure, ctime_ns, inode = db.stored_row(row, _EXCLUSION_KINDS,
+                                                                                        "exclusions")
     return ExcludedState(content_hash, size, mtime_ns, scheme, reason, failure=bool(failure), ctime_ns=ctime_ns,
                          inode=inode)
 
@@ -204,11 +205,32 @@ def _batches(values: Sequence, size: int = _IN_BATCH):
         yield values[start : start + size]
 
 
+# The Python types of the columns each read takes (connection.stored_row), in its SELECT's order.
+_TEXT_OR_NULL = (str, type(None))
+_SOURCE_KINDS = (db.INT, db.TEXT, db.TEXT, db.TEXT, db.TEXT, db.INT_OR_NULL, db.INT_OR_NULL, db.INT, db.TEXT,
+                 db.TEXT, db.TEXT, db.INT, db.INT_OR_NULL, db.TEXT)
+_SECTION_KINDS = (db.TEXT, db.INT_OR_NULL, db.INT_OR_NULL, db.INT)
+_WINDOW_KINDS = (db.INT, db.TEXT, db.INT, db.INT_OR_NULL, db.INT_OR_NULL)
+_EXCLUSION_KINDS = (db.TEXT, db.INT_OR_NULL, db.INT_OR_NULL, db.INT, db.TEXT, db.INT, db.INT_OR_NULL, db.INT_OR_NULL)
+_STATE_KINDS = (db.TEXT, db.TEXT, db.INT_OR_NULL, db.INT_OR_NULL, db.INT, db.INT_OR_NULL, db.TEXT, db.INT_OR_NULL,
+                db.INT_OR_NULL)
+
+
+def _past(stored: str, ours: int) -> bool:
+    """Whether a stored scheme number is past `ours`, compared as digits: int() refuses over 4,300
+    of them, and str.isdigit() takes digits int() does not read ('²'), each an internal error on an
+    index someone else wrote. Anything but ASCII digits is no newer scheme (a write re-cuts it)."""
+    if not (stored.isascii() and stored.isdigit()):
+        return False
+    digits, mine = stored.lstrip("0"), str(ours)
+    return (len(digits), digits) > (len(mine), mine)
+
+
 def model_recorded_in(conn: db.Connection) -> tuple[str, int] | None:
     """The model and vector width an index's meta records, in a schema of any version (doctor reads
     an older one without upgrading it); None before its first ingest."""
     values = dict(conn.execute("SELECT key, value FROM meta WHERE key IN (?, ?)", (META_MODEL, META_DIMENSION)))
-    model, dim = values.get(META_MODEL), values.get(META_DIMENSION)
+    model, dim = db.stored_row((values.get(META_MODEL), values.get(META_DIMENSION)), (_TEXT_OR_NULL,) * 2, "meta")
     return (model, db.stored_value(META_DIMENSION, dim, int)) if model and dim else None
 
 
@@ -335,7 +357,7 @@ class Index:
 
     def meta(self, key: str) -> str | None:
         row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
-        return row[0] if row else None
+        return db.stored_row(row, (db.TEXT,), "meta")[0] if row else None
 
     def holds_sources(self) -> bool:
         return bool(self.conn.execute("SELECT EXISTS (SELECT 1 FROM sources)").fetchone()[0])
@@ -385,8 +407,8 @@ class Index:
         for key, ours, what in ((META_CHUNK_SCHEME, SCHEME_VERSION, "chunking"),
                                 (META_KEYWORD_SCHEME, keywords.KEYWORD_SCHEME, "keyword")):
             stored = self.meta(key)
-            if stored is not None and stored.isdigit() and int(stored) > ours:
-                newer.append(f"{what} scheme {stored}, this one's {ours}")
+            if stored is not None and _past(stored, ours):
+                newer.append(f"{what} scheme {shown(stored, 20)}, this one's {ours}")
         return "; ".join(newer) or None
 
     def stale_keyword_scheme(self) -> str | None:
@@ -729,14 +751,15 @@ class Index:
         sql = ("SELECT source, content_hash, size, mtime_ns, scheme, chunk_budget, conversion_note, ctime_ns, inode "
                "FROM sources")
         rows = self.conn.execute(sql + " WHERE kind = ?", (kind,)) if kind else self.conn.execute(sql)
-        return {r[0]: StoredState(*r[1:]) for r in rows}
+        return {r[0]: StoredState(*r[1:]) for r in (db.stored_row(row, _STATE_KINDS, "sources") for row in rows)}
 
     def state_of(self, source: str) -> tuple[StoredState | None, ExcludedState | None]:
         """`source`'s row and its exclusion row, as stored_states and excluded_states give them."""
         row = self.conn.execute("SELECT content_hash, size, mtime_ns, scheme, chunk_budget, conversion_note, "
                                 "ctime_ns, inode FROM sources WHERE source = ?", (source,)).fetchone()
         left = self.conn.execute(f"SELECT {_EXCLUSION_COLUMNS} FROM exclusions WHERE source = ?", (source,)).fetchone()
-        return StoredState(*row) if row else None, _excluded_state(left) if left else None
+        state = StoredState(*db.stored_row(row, _STATE_KINDS[1:], "sources")) if row else None
+        return state, _excluded_state(left) if left else None
 
     def excluded_states(self) -> dict[str, ExcludedState]:
         rows = self.conn.execute(f"SELECT source, {_EXCLUSION_COLUMNS} FROM exclusions")
@@ -771,11 +794,11 @@ class Index:
                                 (source,)).fetchone()
         if row is None:
             raise NotFound(f"not indexed: {shown(source)}")
-        return SourceRow(*row)
+        return SourceRow(*db.stored_row(row, _SOURCE_KINDS, "sources"))
 
     def list_sources(self) -> list[SourceRow]:
         rows = self.conn.execute(f"SELECT {self._SOURCE_COLUMNS} FROM sources s ORDER BY s.source")
-        return [SourceRow(*r) for r in rows]
+        return [SourceRow(*db.stored_row(r, _SOURCE_KINDS, "sources")) for r in rows]
 
     def sections(self, source: str) -> list[Section]:
         row = self.source_row(source)
@@ -783,7 +806,8 @@ class Index:
             "SELECT text, page_start, page_end, context_lines FROM parents WHERE source_id = ? ORDER BY ord",
             (row.id,),
         )
-        return [Section(text, ps, pe, context_lines=cl) for text, ps, pe, cl in rows]
+        return [Section(text, ps, pe, context_lines=cl)
+                for text, ps, pe, cl in (db.stored_row(r, _SECTION_KINDS, "parents") for r in rows)]
 
     def parents(self, ids: Iterable[int]) -> dict[int, str]:
         """Section text by parent id."""
@@ -804,7 +828,8 @@ class Index:
             """,
             (row.id, chunk_index - before, chunk_index + after),
         )
-        return [ChunkRow(source, o, t, p, ps, pe, is_target=o == chunk_index) for o, t, p, ps, pe in rows]
+        return [ChunkRow(source, o, t, p, ps, pe, is_target=o == chunk_index)
+                for o, t, p, ps, pe in (db.stored_row(r, _WINDOW_KINDS, "chunks") for r in rows)]
 
     def counts_under(self, low: str, exact: str, high: str) -> tuple[int, int]:
         """(files, chunks) indexed at `exact` or in [low, high): a root's share of the index (search.Scope)."""

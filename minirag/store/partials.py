@@ -63,9 +63,14 @@ def sweep(target: Path) -> list[Path]:
             continue
         path = target.parent / name
         try:
-            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+            # Never waiting on what is opened: a FIFO planted under a partial's name in a folder others
+            # write blocked a plain open() until a writer came, so every backup to DEST for ever.
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
         except OSError:
             continue  # gone already, or a link: not a partial this module made
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            continue  # a pipe or a device: not a partial this module made
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
