@@ -61,7 +61,7 @@ class InFlight:
         message = getattr(item, "message", None)
         if not isinstance(message, types.JSONRPCRequest):
             if isinstance(message, types.JSONRPCNotification) and message.method == "notifications/cancelled":
-                self._drop_held((message.params or {}).get("requestId"))
+                self._drop_held(_cancelled_id(message.params))
             return tag, item
         if not self._held:
             try:
@@ -167,3 +167,12 @@ class AnsweredWrites(WrappedStream):
             await self._inner.send(item)
         finally:
             self._flight.sent(item.message)
+
+
+def _cancelled_id(params) -> Any:
+    """The id a `notifications/cancelled` names, read by the SDK's own model of its parameters; None
+    where they are no such thing (the SDK answers that)."""
+    try:
+        return types.CancelledNotificationParams.model_validate(params or {}).request_id
+    except ValueError:  # pydantic's ValidationError
+        return None
