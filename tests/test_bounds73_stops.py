@@ -127,24 +127,10 @@ def test_a_cancelled_ingest_file_ends_the_conversion_in_hand(tmp_path, model_pat
     """notifications/cancelled stopped an ingest's model run, but its conversion (a worker process) ran
     to its end first: minutes for a slow document, up to MINIRAG_CONVERT_TIMEOUT. The worker is ended
     now, nothing of the file is written, and the next call converts it."""
-    from test_server_stdio import CONFIG_VARS
-
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    slow = docs / "slow.docx"
-    slow.write_bytes(docx_slow(12 * 1024 * 1024))
-    env = {k: v for k, v in os.environ.items() if k not in CONFIG_VARS} | {
-        "MODEL_PATH": model_path, "BASE_DIR": str(docs), "DB_PATH": str(tmp_path / "index.db"),
-        "PYTHONPATH": str(Path(__file__).parent.parent)}
-    server = RawServer(env)
+    slow, server = _server_of_a_slow_docx(tmp_path, model_path)
     try:
         server.initialize()
-        server.send({"id": 9, "method": "tools/call",
-                     "params": {"name": "ingest_file", "arguments": {"filePath": str(slow)}}})
-        deadline = time.monotonic() + 120
-        while not (workers := _converters(server.proc.pid)) or _cpu_seconds(workers[0]) < 6.0:
-            assert server.proc.poll() is None and time.monotonic() < deadline, "no conversion ran"
-            time.sleep(0.1)
+        workers = _converting(server, slow)
         server.send({"method": "notifications/cancelled", "params": {"requestId": 9, "reason": "user pressed Esc"}})
         deadline = time.monotonic() + 30
         while not _gone(workers[0]):
@@ -207,24 +193,10 @@ def test_minirag_watch_inside_a_slow_conversion_stops_at_the_first_signal(tmp_pa
 def test_a_server_whose_client_leaves_mid_conversion_ends_without_waiting_for_it(tmp_path, model_path):
     """Its client gone (stdin closed), the server cancels the calls still running once they have had
     SETTLE_S: an ingest_file in a slow conversion then waited for the conversion's end (minutes)."""
-    from test_server_stdio import CONFIG_VARS
-
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    slow = docs / "slow.docx"
-    slow.write_bytes(docx_slow(12 * 1024 * 1024))
-    env = {k: v for k, v in os.environ.items() if k not in CONFIG_VARS} | {
-        "MODEL_PATH": model_path, "BASE_DIR": str(docs), "DB_PATH": str(tmp_path / "index.db"),
-        "PYTHONPATH": str(Path(__file__).parent.parent)}
-    server = RawServer(env)
+    slow, server = _server_of_a_slow_docx(tmp_path, model_path)
     try:
         server.initialize()
-        server.send({"id": 9, "method": "tools/call",
-                     "params": {"name": "ingest_file", "arguments": {"filePath": str(slow)}}})
-        deadline = time.monotonic() + 120
-        while not (workers := _converters(server.proc.pid)) or _cpu_seconds(workers[0]) < 6.0:
-            assert server.proc.poll() is None and time.monotonic() < deadline, "no conversion ran"
-            time.sleep(0.1)
+        workers = _converting(server, slow)
     finally:
         stderr = _ended(server, "it waited for the conversion of a call its client left")
     assert server.proc.returncode == 0 and "Traceback" not in stderr, stderr
@@ -321,3 +293,28 @@ def test_requests_held_past_a_full_backlog_are_bounded_and_released_in_order():
             assert released.message.id == 1
 
     anyio.run(main)
+
+
+def _server_of_a_slow_docx(tmp_path: Path, model_path: str) -> tuple[Path, RawServer]:
+    """A DOCX that converts for minutes, and a stdio server whose root holds it."""
+    from test_server_stdio import CONFIG_VARS
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    slow = docs / "slow.docx"
+    slow.write_bytes(docx_slow(12 * 1024 * 1024))
+    env = {k: v for k, v in os.environ.items() if k not in CONFIG_VARS} | {
+        "MODEL_PATH": model_path, "BASE_DIR": str(docs), "DB_PATH": str(tmp_path / "index.db"),
+        "PYTHONPATH": str(Path(__file__).parent.parent)}
+    return slow, RawServer(env)
+
+
+def _converting(server: RawServer, slow: Path) -> list[int]:
+    """Ask the server to ingest `slow` (request id 9); its converter workers' PIDs once one has
+    converted for 6 s of CPU."""
+    server.send({"id": 9, "method": "tools/call", "params": {"name": "ingest_file", "arguments": {"filePath": str(slow)}}})
+    deadline = time.monotonic() + 120
+    while not (workers := _converters(server.proc.pid)) or _cpu_seconds(workers[0]) < 6.0:
+        assert server.proc.poll() is None and time.monotonic() < deadline, "no conversion ran"
+        time.sleep(0.1)
+    return workers

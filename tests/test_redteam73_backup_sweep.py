@@ -26,24 +26,10 @@ def test_a_fifo_named_like_a_partial_copy_does_not_hang_the_backup(indexed, tmp_
     dest.parent.mkdir()
     pipe = dest.parent / "index.db.abcdefgh.partial"
     os.mkfifo(pipe)
-    outcome: list = []
-
-    def run() -> None:
-        try:
-            outcome.append(backup(source, dest))
-        except BaseException as exc:  # noqa: BLE001 - handed to the test's thread
-            outcome.append(exc)
-
-    worker = threading.Thread(target=run, daemon=True)
-    worker.start()
-    worker.join(DEADLINE_S)
-    hung = worker.is_alive()
-    if hung:  # let the blocked open() return, so that the thread ends
-        os.close(os.open(pipe, os.O_WRONLY | os.O_NONBLOCK))
-        worker.join(DEADLINE_S)
-    assert not hung, "the backup blocked on the pipe named like a partial copy"
-    assert not isinstance(outcome[0], BaseException), outcome[0]
-    assert outcome[0].integrity == "ok" and dest.is_file()
+    outcome = _backup_unless_it_hangs(source, dest, pipe)
+    assert outcome is not None, "the backup blocked on the pipe named like a partial copy"
+    assert not isinstance(outcome, BaseException), outcome
+    assert outcome.integrity == "ok" and dest.is_file()
     assert pipe.exists()
 
 
@@ -56,6 +42,15 @@ def test_a_fifo_put_in_place_of_an_earlier_backup_after_it_was_checked_is_refuse
     os.mkfifo(dest)
     real_is_file = Path.is_file
     monkeypatch.setattr(Path, "is_file", lambda self: True if self == dest else real_is_file(self))
+    outcome = _backup_unless_it_hangs(source, dest, dest)
+    assert outcome is not None, "the backup blocked on the pipe put in place of DEST"
+    with pytest.raises(InvalidArgument, match="exists and is not a regular file"):
+        raise outcome
+
+
+def _backup_unless_it_hangs(source: Path, dest: Path, pipe: Path) -> object:
+    """What `backup(source, dest)` returned or raised, made on a thread; None where it was still
+    blocked after DEADLINE_S (on `pipe`: a writer is then opened to it, so that the thread ends)."""
     outcome: list = []
 
     def run() -> None:
@@ -67,10 +62,8 @@ def test_a_fifo_put_in_place_of_an_earlier_backup_after_it_was_checked_is_refuse
     worker = threading.Thread(target=run, daemon=True)
     worker.start()
     worker.join(DEADLINE_S)
-    hung = worker.is_alive()
-    if hung:
-        os.close(os.open(dest, os.O_WRONLY | os.O_NONBLOCK))
+    if worker.is_alive():
+        os.close(os.open(pipe, os.O_WRONLY | os.O_NONBLOCK))
         worker.join(DEADLINE_S)
-    assert not hung, "the backup blocked on the pipe put in place of DEST"
-    with pytest.raises(InvalidArgument, match="exists and is not a regular file"):
-        raise outcome[0]
+        return None
+    return outcome[0]
