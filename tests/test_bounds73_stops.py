@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -54,20 +55,8 @@ def test_minirag_watch_inside_a_model_run_that_never_ends_stops_at_the_first_sig
     (tmp_path / "docs" / "b.md").write_text("# Beavers\n\nBeavers build dams.\n")
     proc = subprocess.Popen([sys.executable, "-c", CLI_UNPROBED, "watch", "--poll"], env=env,
                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        _wait_until_it_runs_the_endless_graph(proc)
-        proc.send_signal(signum)
-        _, err = proc.communicate(timeout=TIMEOUT_S)
-    except subprocess.TimeoutExpired:
-        pytest.fail(f"one {signal.Signals(signum).name} did not stop a watch whose pass runs a graph that never ends")
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
-    assert proc.returncode == (130 if signum == signal.SIGINT else 143), err
-    said = "interrupted; stopped watching" if signum == signal.SIGINT else "stopped by SIGTERM"
-    lines = [line for line in err.strip().splitlines() if not line.startswith("minirag: watching ")]
-    assert len(lines) == 1 and said in lines[0], err
+    _stopped_by_one_signal(proc, signum, lambda: _wait_until_it_runs_the_endless_graph(proc),
+                           "whose pass runs a graph that never ends")
     # The lock released, and b.md's group left unwritten: the next sync does it.
     assert "2 files: 1 ingested, 1 unchanged" in _synced_with_a_model_that_ends(env, folder, tiny_model_dir)
 
@@ -167,23 +156,16 @@ def test_minirag_watch_inside_a_slow_conversion_stops_at_the_first_signal(tmp_pa
         "PYTHONPATH": str(Path(__file__).parent.parent)}
     proc = subprocess.Popen([sys.executable, "-m", "minirag", "watch", "--poll"], env=env, stdin=subprocess.DEVNULL,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
+    workers: list[int] = []
+
+    def converting() -> None:
         deadline = time.monotonic() + 120
-        while not (workers := _converters(proc.pid)) or _cpu_seconds(workers[0]) < 6.0:
+        while not _converters(proc.pid) or _cpu_seconds(_converters(proc.pid)[0]) < 6.0:
             assert proc.poll() is None and time.monotonic() < deadline, "no conversion ran"
             time.sleep(0.1)
-        proc.send_signal(signum)
-        _, err = proc.communicate(timeout=TIMEOUT_S)
-    except subprocess.TimeoutExpired:
-        pytest.fail(f"one {signal.Signals(signum).name} did not stop a watch converting a slow document")
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
-    assert proc.returncode == (130 if signum == signal.SIGINT else 143), err
-    said = "interrupted; stopped watching" if signum == signal.SIGINT else "stopped by SIGTERM"
-    lines = [line for line in err.strip().splitlines() if not line.startswith("minirag: watching ")]
-    assert len(lines) == 1 and said in lines[0], err
+        workers.extend(_converters(proc.pid))
+
+    _stopped_by_one_signal(proc, signum, converting, "converting a slow document")
     assert _gone(workers[0]), "the conversion's worker outlived the command"
     listed = subprocess.run([sys.executable, "-m", "minirag", "list", "--json"], env=env, capture_output=True,
                             text=True, timeout=120)
@@ -318,3 +300,22 @@ def _converting(server: RawServer, slow: Path) -> list[int]:
         assert server.proc.poll() is None and time.monotonic() < deadline, "no conversion ran"
         time.sleep(0.1)
     return workers
+
+
+def _stopped_by_one_signal(proc: subprocess.Popen, signum: int, ready: Callable[[], None], doing: str) -> None:
+    """Once `ready()` returns, send `minirag watch` (`proc`) one `signum`: it must end with its exit
+    status for it, saying so in one line (beside its 'watching' line)."""
+    try:
+        ready()
+        proc.send_signal(signum)
+        _, err = proc.communicate(timeout=TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"one {signal.Signals(signum).name} did not stop a watch {doing}")
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == (130 if signum == signal.SIGINT else 143), err
+    said = "interrupted; stopped watching" if signum == signal.SIGINT else "stopped by SIGTERM"
+    lines = [line for line in err.strip().splitlines() if not line.startswith("minirag: watching ")]
+    assert len(lines) == 1 and said in lines[0], err
