@@ -60,6 +60,8 @@ def exhausted(exc: BaseException) -> str | None:
         said = " ".join(str(exc).split())[:200]
         return (f"out of memory{f' ({said})' if said else ''}; free some, or raise the limit minirag runs under "
                 "(`ulimit -v`), and run it again")
+    if isinstance(exc, ImportError) and "std::bad_alloc" in str(exc):  # a native module's start (pybind11's words)
+        return exhausted(MemoryError("loading a native library: std::bad_alloc"))
     if isinstance(exc, ImportError) and _MAP_FAILED in str(exc) and _address_space_limited():
         library = str(exc).split(":", 1)[0].rsplit("/", 1)[-1][:100]
         return exhausted(MemoryError(f"loading {library}"))
