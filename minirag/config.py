@@ -6,6 +6,7 @@ accepted range, so `status` can report it verbatim.
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import difflib
 import json
@@ -13,6 +14,7 @@ import logging
 import os
 import re
 import stat
+import sys
 import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -297,6 +299,19 @@ def _refuse_undecodable(env: Mapping[str, str]) -> None:
         if value is not None and not is_utf8(value):
             raise ConfigError(f"{name}: its value '{printable(shown(value, 80))}' is not valid UTF-8 (bytes in another "
                               "encoding); write it in UTF-8")
+
+
+def _refuse_non_utf8_names() -> None:
+    """A ConfigError when this process reads file names in another encoding than UTF-8. Python takes
+    that from the locale (a Latin-1 or EUC-JP one; `C` only with PYTHONUTF8=0): a UTF-8 name such as
+    `caf\u00e9.md` then comes as other characters, or lone surrogates under ASCII, and a sync took
+    it for a name that is not UTF-8 and dropped the file from the index (or indexed it again under
+    another name). Windows and macOS always read names as UTF-8."""
+    encoding = sys.getfilesystemencoding()
+    if codecs.lookup(encoding).name != "utf-8":
+        raise ConfigError(f"file names are read as {encoding} here, not UTF-8 (Python takes that from the locale: "
+                          "LANG / LC_ALL, or PYTHONUTF8=0), so every name that is not ASCII would look broken "
+                          "and be dropped from the index: set PYTHONUTF8=1, or use a UTF-8 locale")
 
 
 def _foreign_settings(env: Mapping[str, str], flag_roots, db_flag) -> Mapping[str, str]:
@@ -608,6 +623,7 @@ def load_config(*, env: Mapping[str, str] | None = None, cwd: Path | None = None
     cwd = cwd or Path.cwd()
     _unknown_settings(env)
     _refuse_undecodable(env)
+    _refuse_non_utf8_names()
     given = _Given(env, flags)
     env = _foreign_settings(env, given.flag("BASE_DIR"), given.flag("DB_PATH"))
     given = _Given(env, flags)

@@ -19,6 +19,7 @@ from pathlib import Path
 from minirag.ingest.file_state import FileState, by_stat, file_state
 from minirag.ingest.ignore import IgnoreRules
 from minirag.ingest.mounts import (
+    drive_folders,
     left_by_a_drive,
     record_devices,
     recorded_devices,
@@ -74,7 +75,9 @@ def run_sync(pipeline: Pipeline, roots: list[Path], *, path: Path | None = None,
     else:
         # Paths under a root left by an unmounted drive (polling sees its files go) are not read either.
         places = {os.path.abspath(scope) for scope in scopes}
-        unmounted = [root for root in unmounted if any(within(place, {root}) for place in places)]
+        # (a place above a drive folder inside a root is walked: what the drive held is kept below)
+        unmounted = [left for left in unmounted if any(within(place, {left}) or within(left, {place})
+                                                       for place in places)]
         scopes = [scope for scope in scopes if not within(os.path.abspath(scope), set(unmounted))]
         found_files = list({f.source: f for scope in scopes
                             for f in walk(scope, roots, unreadable, progress.other_types, rules)}.values())
@@ -82,7 +85,7 @@ def run_sync(pipeline: Pipeline, roots: list[Path], *, path: Path | None = None,
     progress.found(len(found_files))
     unseen = unseen_warnings(unreadable, roots)
     progress.unread += len(unseen) + len(unmounted)
-    progress.warnings.extend([*unseen, *map(unmounted_warning, unmounted)])
+    progress.warnings.extend([*unseen, *(unmounted_warning(left, roots) for left in unmounted)])
     unreadable += unmounted
 
     to_check = []
@@ -104,7 +107,8 @@ def run_sync(pipeline: Pipeline, roots: list[Path], *, path: Path | None = None,
     pipeline.run_files(to_check, progress, on_change=on_change, guard=guard)
     if scopes is None:
         guard()
-        record_devices(index, [r for r in roots if str(r) not in unreadable], devices)
+        read = [r for r in roots if str(r) not in unreadable]
+        record_devices(index, read, devices, drive_folders(on_disk, read), kept=unreadable)
     # Dropped after the ingest, so a renamed or moved file reuses the vectors of its old path.
     scope_set = None if scopes is None else {os.path.abspath(s) for s in scopes}
     gone = list(_vanished([*stored, *exclusions], on_disk, scope_set, set(unreadable)))

@@ -366,6 +366,12 @@ def explain(exc: BaseException, path: Path) -> str:
                 "them), or delete it and run `minirag sync` to rebuild it")
     if ("disk is full" in lowered or "no space" in lowered or "file too large" in lowered
             or (("disk i/o error" in lowered or _vector_write_failed(lowered)) and _disk_is_full(path))):
+        if (temp := _full_temp_folder(path)) is not None:
+            folder, named_by = temp
+            variable = "SQLITE_TMPDIR" if named_by.startswith("SQLITE_TMPDIR") else "TMPDIR"
+            return (f"no room for SQLite's temporary files in {folder}, the folder {named_by} ({text}); the "
+                    f"index's own disk has room: free space there, or point {variable} at a folder with room, "
+                    "and retry (the write was rolled back; nothing half-written was kept)")
         return (f"no room to write the index {path} ({text}); free disk space and retry "
                 "(the write was rolled back; nothing half-written was kept)")
     limit = _file_size_limit_reached(path)
@@ -420,11 +426,38 @@ def _on_read_only_file_system(path: Path) -> bool:
 def _disk_is_full(path: Path) -> bool:
     """Whether the index's disk has (all but) no room left: SQLite reports a full disk met while
     growing the -shm as a bare "disk I/O error"."""
+    return _no_room(Path(os.path.abspath(path)).parent)
+
+
+def _no_room(folder: Path | str) -> bool:
     try:
-        disk = os.statvfs(Path(os.path.abspath(path)).parent)
+        disk = os.statvfs(folder)
     except (AttributeError, OSError):  # no statvfs (Windows), or the folder is gone
         return False
     return disk.f_bavail * disk.f_frsize < 1 << 20
+
+
+def sqlite_temp_folder() -> tuple[str, str] | None:
+    """The folder SQLite's unix VFS keeps its temporary files in (statement journals, sorts), and what
+    chose it: the first of SQLITE_TMPDIR, TMPDIR, /var/tmp, /usr/tmp, /tmp and `.` that is a folder
+    this process may write (os_unix.c, unixTempFileDir). None on Windows (GetTempPath decides there)."""
+    if os.name == "nt":
+        return None
+    candidates = [(os.environ.get(name), f"{name} names") for name in ("SQLITE_TMPDIR", "TMPDIR")]
+    candidates += [(folder, "SQLite takes when TMPDIR names none") for folder in ("/var/tmp", "/usr/tmp", "/tmp", ".")]
+    for folder, named_by in candidates:
+        if folder and os.path.isdir(folder) and os.access(folder, os.W_OK | os.X_OK):
+            return folder, named_by
+    return None
+
+
+def _full_temp_folder(path: Path) -> tuple[str, str] | None:
+    """SQLite's temporary folder and what chose it, where that folder is full and the index's is not:
+    a full disk met by a statement journal or a sort there reads "database or disk is full" too."""
+    temp = sqlite_temp_folder()
+    if temp is None or _disk_is_full(path) or not _no_room(temp[0]):
+        return None
+    return temp
 
 
 def _file_size_limit_reached(path: Path) -> int | None:

@@ -1,0 +1,69 @@
+"""A process whose locale is not UTF-8 (LC_ALL=C with PYTHONUTF8=0, or a Latin-1 or EUC-JP locale)
+hands every file name over in that encoding: `café.md`'s UTF-8 bytes are lone surrogates under
+ASCII. A sync run there took each non-ASCII name for one that is not UTF-8, skipped it and
+removed it from the index; it must instead refuse in one line and leave the index as it was."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+pytestmark = pytest.mark.slow  # each test runs minirag in processes of its own
+
+NOT_UTF8_LOCALE = {"LC_ALL": "C", "LANG": "C", "PYTHONUTF8": "0", "PYTHONCOERCECLOCALE": "0"}
+
+
+def _minirag(env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "minirag", *args], env=env, capture_output=True, timeout=120)
+
+
+@pytest.fixture
+def synced(tmp_path, model_path) -> dict[str, str]:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "café.md").write_text("# Café\n\nThe espresso machine hisses at dawn.\n", encoding="utf-8")
+    (docs / "plain.md").write_text("# Plain\n\nAn ASCII name.\n", encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if k not in ("LC_ALL", "LC_CTYPE", "LANG", "PYTHONUTF8")}
+    env |= {"MODEL_PATH": model_path, "BASE_DIR": str(docs), "DB_PATH": str(tmp_path / "index.db")}
+    done = _minirag(env | {"PYTHONUTF8": "1"}, "sync")
+    assert done.returncode == 0, done.stderr
+    return env
+
+
+def _sources(env: dict[str, str]) -> set[str]:
+    listed = _minirag(env | {"PYTHONUTF8": "1"}, "list", "--json")
+    assert listed.returncode == 0, listed.stderr
+    return {os.path.basename(row["source"]) for row in json.loads(listed.stdout)["files"]
+            if row["state"] == "indexed"}
+
+
+def test_a_sync_under_a_non_utf8_locale_refuses_in_one_line_and_drops_nothing(synced):
+    assert _sources(synced) == {"café.md", "plain.md"}
+    done = _minirag(synced | NOT_UTF8_LOCALE, "sync")
+    err = done.stderr.decode("ascii", "replace")
+    assert done.returncode == 1, err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
+    assert "PYTHONUTF8=1" in err and "UTF-8" in err, err
+    assert _sources(synced) == {"café.md", "plain.md"}
+
+
+def test_a_stdio_server_under_a_non_utf8_locale_reports_it_through_status(synced):
+    lines = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "sync_start", "arguments": {"wait": True}}},
+        {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "status", "arguments": {}}},
+    ]
+    served = subprocess.run([sys.executable, "-m", "minirag"], env=synced | NOT_UTF8_LOCALE, capture_output=True,
+                            timeout=120, input=b"".join(json.dumps(line).encode() + b"\n" for line in lines))
+    replies = {r["id"]: r for r in map(json.loads, served.stdout.splitlines()) if "id" in r}
+    sync = replies[2]["result"]
+    assert sync["isError"] is True and "PYTHONUTF8=1" in sync["content"][0]["text"], sync
+    assert "PYTHONUTF8=1" in replies[3]["result"]["content"][0]["text"]
+    assert b"Traceback" not in served.stderr
+    assert _sources(synced) == {"café.md", "plain.md"}
