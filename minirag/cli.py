@@ -10,6 +10,7 @@ until Ctrl-C and then exits 130.
 from __future__ import annotations
 
 import argparse
+import codecs
 import contextlib
 import dataclasses
 import logging
@@ -398,6 +399,8 @@ def _failed(as_json: bool, message: str, code: int, line: str | None = None) -> 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; every failure is one line on stderr (exit 1; usage errors 2; Ctrl-C 130), and
     with --json one error object on stdout too."""
+    if argv is None:
+        _read_names_as_utf8()
     code = _main(argv)
     native = sys.modules.get("minirag.interruptible")
     if argv is None and native is not None and native.left_running():
@@ -405,6 +408,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         # ONNX Runtime under it (SIGABRT), so the process ends here, its index closed, its output flushed.
         _end_process(code)
     return code
+
+
+def _read_names_as_utf8() -> None:
+    """Start this process again in Python's UTF-8 mode where its locale would have file names read in
+    another encoding (a Latin-1 or EUC-JP locale; `C` with PYTHONUTF8=0): the index spells every name
+    in UTF-8, and such a process takes `caf\u00e9.md` for a name that is not, or for another file. The
+    converter processes it starts inherit the mode. Nothing has been read or written yet. Where the
+    restart cannot happen, load_config refuses in one line."""
+    if codecs.lookup(sys.getfilesystemencoding()).name == "utf-8":
+        return
+    if not sys.executable or os.environ.get("PYTHONUTF8") == "1":
+        return
+    os.environ["PYTHONUTF8"] = "1"
+    with contextlib.suppress(OSError):
+        os.execv(sys.executable, [sys.executable, *sys.orig_argv[1:]])
 
 
 def _main(argv: Sequence[str] | None) -> int:

@@ -131,10 +131,11 @@ name minirag-mcp's users have in their client configurations (see
   encoding lacks a character (`PYTHONIOENCODING=ascii`, a Latin-1 locale, a Windows
   code page when redirected) it is written as an escape (`\\xe9`; `--json` uses
   JSON's `\\u00e9`, so a JSON reader gets the same text).
-- File names are read as UTF-8. Where Python reads them in another encoding (a Latin-1 or EUC-JP
-  locale, or `LC_ALL=C` with `PYTHONUTF8=0`), every command is refused as a configuration error
-  (`set PYTHONUTF8=1, or use a UTF-8 locale`): a sync there took `café.md` for a name that is not
-  UTF-8 and dropped it from the index. A plain `C` or `POSIX` locale is fine (Python reads UTF-8 there).
+- File names are read as UTF-8. Where Python would read them in another encoding (a Latin-1 or
+  EUC-JP locale, or `LC_ALL=C` with `PYTHONUTF8=0`), `minirag` starts itself again in Python's UTF-8
+  mode (`PYTHONUTF8=1`): otherwise a sync there takes `café.md` for a name that is not UTF-8 and
+  drops it from the index. Where that restart cannot happen (minirag used as a library), the
+  configuration is refused in one line (`set PYTHONUTF8=1, or use a UTF-8 locale`).
 - Text output shows what a document or a file name holds so that it cannot act on the terminal or
   pass for something else: terminal controls and direction overrides are escaped (`\\x1b`), a line
   break inside a name or a heading too (`\\n`, and `\\u2028`, which a line splitter breaks at); in a

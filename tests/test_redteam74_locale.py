@@ -1,7 +1,8 @@
 """A process whose locale is not UTF-8 (LC_ALL=C with PYTHONUTF8=0, or a Latin-1 or EUC-JP locale)
 hands every file name over in that encoding: `café.md`'s UTF-8 bytes are lone surrogates under
 ASCII. A sync run there took each non-ASCII name for one that is not UTF-8, skipped it and
-removed it from the index; it must instead refuse in one line and leave the index as it was."""
+removed it from the index. The command starts itself again in Python's UTF-8 mode, so it reads the
+names as every other process did; where it cannot, the configuration refuses in one line."""
 
 from __future__ import annotations
 
@@ -41,17 +42,29 @@ def _sources(env: dict[str, str]) -> set[str]:
             if row["state"] == "indexed"}
 
 
-def test_a_sync_under_a_non_utf8_locale_refuses_in_one_line_and_drops_nothing(synced):
+def test_a_sync_under_a_non_utf8_locale_reads_the_names_as_utf8_and_drops_nothing(synced):
     assert _sources(synced) == {"café.md", "plain.md"}
-    done = _minirag(synced | NOT_UTF8_LOCALE, "sync")
-    err = done.stderr.decode("ascii", "replace")
-    assert done.returncode == 1, err
-    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
-    assert "PYTHONUTF8=1" in err and "UTF-8" in err, err
+    done = _minirag(synced | NOT_UTF8_LOCALE, "sync", "--json")
+    assert done.returncode == 0, done.stderr
+    counts = json.loads(done.stdout)
+    assert counts["deleted"] == 0 and counts["failed"] == 0 and counts["warnings"] == [], counts
+    found = _minirag(synced | NOT_UTF8_LOCALE, "query", "espresso", "--json")
+    assert found.returncode == 0, found.stderr
+    assert os.path.basename(json.loads(found.stdout)["results"][0]["source"]) == "café.md"
     assert _sources(synced) == {"café.md", "plain.md"}
 
 
-def test_a_stdio_server_under_a_non_utf8_locale_reports_it_through_status(synced):
+def test_a_configuration_read_where_names_are_not_utf8_refuses_in_one_line(monkeypatch, tmp_path):
+    from minirag.config import load_config
+    from minirag.errors import ConfigError
+
+    monkeypatch.setattr(sys, "getfilesystemencoding", lambda: "ascii")
+    with pytest.raises(ConfigError, match="PYTHONUTF8=1") as refused:
+        load_config(env={"BASE_DIR": str(tmp_path)}, cwd=tmp_path)
+    assert "\n" not in str(refused.value)
+
+
+def test_a_stdio_server_under_a_non_utf8_locale_syncs_without_dropping_a_name(synced):
     lines = [
         {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
             "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}},
@@ -63,7 +76,8 @@ def test_a_stdio_server_under_a_non_utf8_locale_reports_it_through_status(synced
                             timeout=120, input=b"".join(json.dumps(line).encode() + b"\n" for line in lines))
     replies = {r["id"]: r for r in map(json.loads, served.stdout.splitlines()) if "id" in r}
     sync = replies[2]["result"]
-    assert sync["isError"] is True and "PYTHONUTF8=1" in sync["content"][0]["text"], sync
-    assert "PYTHONUTF8=1" in replies[3]["result"]["content"][0]["text"]
+    assert sync["isError"] is False and sync["structuredContent"]["state"] == "succeeded", sync
+    assert sync["structuredContent"]["deleted"] == 0, sync
+    assert "PYTHONUTF8" not in replies[3]["result"]["content"][0]["text"]
     assert b"Traceback" not in served.stderr
     assert _sources(synced) == {"café.md", "plain.md"}
