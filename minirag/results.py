@@ -309,6 +309,7 @@ def progress_fields(progress: Progress, *, current: bool = True) -> dict:
         "failed": progress.failed,
         "stillFailing": progress.still_failing,
         "unread": progress.unread,
+        "vanished": progress.vanished,
         "deleted": progress.deleted,
         "deletedOutsideRoots": progress.outside_roots,
         "otherTypes": dict(progress.other_types_by_count()),

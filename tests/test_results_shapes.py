@@ -32,7 +32,7 @@ from minirag.values import (
     SyncStatus,
 )
 
-PROGRESS_KEYS = ["seen", "total", "ingested", "skipped", "excluded", "failed", "stillFailing", "unread", "deleted",
+PROGRESS_KEYS = ["seen", "total", "ingested", "skipped", "excluded", "failed", "stillFailing", "unread", "vanished", "deleted",
                  "deletedOutsideRoots", "otherTypes", "chunksWritten", "chunksEmbedded", "chunksReused",
                  "chunksPerSecond",
                  "etaSeconds", "currentFile", "elapsedSeconds", "warnings"]

@@ -10,7 +10,7 @@ from helpers.encoders import CountingEncoder
 from minirag.ingest import scan
 from minirag.ingest.pipeline import Progress
 from minirag.ingest.sync import run_sync
-from minirag.results import payload
+from minirag.results import payload, progress_fields
 
 
 def sync(app):
@@ -1034,3 +1034,26 @@ def test_a_file_system_whose_inode_numbers_use_all_64_bits_is_synced_and_trusted
     assert sync(app).done == 1
     assert sync(app).skipped == 1 and reads == ["a.md"]  # trusted by its stat: not read again
     assert "Apples" in app.read(str(a)).text
+
+
+def test_files_gone_between_the_walk_and_their_read_are_counted_as_such(app, docs, monkeypatch):
+    """A folder renamed or emptied while a sync runs: the files the walk found and could no longer
+    read were counted nowhere, so the summary's counts fell short of the files it said it saw."""
+    import minirag.ingest.pipeline as pipeline
+
+    kept = write(docs / "kept.md", "# Kept\n\nStill here.")
+    for name in ("a.md", "b.md"):
+        write(docs / "going" / name, f"# {name}\n\nAbout to go.")
+    reading = pipeline.read_file_inside_roots
+
+    def gone_first(source, *args):
+        if "/going/" in source:
+            Path(source).unlink()
+        return reading(source, *args)
+
+    monkeypatch.setattr(pipeline, "read_file_inside_roots", gone_first)
+    result = sync(app)
+    assert (result.seen, result.done, result.vanished, result.failed) == (3, 1, 2, 0)
+    assert "2 gone before they were read" in result.counts()
+    assert progress_fields(result, current=False)["vanished"] == 2
+    assert sources(app) == {str(kept)}

@@ -477,6 +477,7 @@ class Pipeline:
                             self.index.record_exclusion(found.source, state, current=still(found))
                     elif isinstance(result, Vanished):
                         log.info("gone before it was read: %s", found.source)
+                        progress.vanished += 1
                         if found.source in stored or found.source in exclusions:
                             guard()
                             # Only while it is still gone: another writer may have indexed the file written again.

@@ -35,6 +35,7 @@ class Progress:
     failed: int = 0  # files found that could not be indexed
     still_failing: int = 0  # files that failed before and have not changed since: not tried again
     unread: int = 0  # folders (or a named path) the run could not look into: permissions, a lost mount, a typo
+    vanished: int = 0  # files the walk found that were gone (or their folder) by the time they were read
     deleted: int = 0
     outside_roots: int = 0  # of `deleted`: files of no configured root (a root removed from the configuration)
     other_types: Counter = field(default_factory=Counter)  # files left out for their type, by suffix
@@ -100,11 +101,12 @@ class Progress:
             others = plural(self.still_failing, "other") if self.failed else str(self.still_failing)
             still = f"; {others} still failing (unchanged since {'it' if self.still_failing == 1 else 'they'} failed)"
         unread = f"; {plural(self.unread, 'path')} not read" if self.unread else ""
+        gone = f"; {self.vanished} gone before {'it was' if self.vanished == 1 else 'they were'} read" if self.vanished else ""
         outside = f" ({self.outside_roots} outside the configured roots)" if self.outside_roots else ""
         # Whether the encoder ran: a re-ingest of unchanged text writes its chunks with the vectors it had.
         work = f" ({self.chunks_embedded} embedded, {self.chunks_reused} reused)" if self.chunks_written else ""
         return (f"{plural(self.seen, 'file')}: {self.done} ingested, {self.skipped} unchanged, {excluded}"
-                f"{self.deleted} removed{outside}, {self.failed} failed{still}{unread}; "
+                f"{self.deleted} removed{outside}, {self.failed} failed{still}{unread}{gone}; "
                 f"{plural(self.chunks_written, 'chunk')}{work}")
 
     def rate(self) -> float | None:
