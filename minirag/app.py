@@ -819,6 +819,9 @@ class App:
             chunk_token_budget=config.chunk_token_budget or "the model's default",
             chunk_scheme=SCHEME_VERSION,
             read_only=config.read_only,
+            grouping=config.grouping,
+            max_distance=config.max_distance,
+            max_files=config.max_files,
             watch=self.watch_state(),
         )
         if self._index is None and (missing := self.presence.missing()) is not None:

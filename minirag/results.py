@@ -419,6 +419,7 @@ def _status(value: Status) -> dict:
         **_present(hybridWeightForQuestions=value.hybrid_weight_for_questions,
                    hybridWeightForSentences=value.hybrid_weight_for_sentences,
                    hybridWeightForNames=value.hybrid_weight_for_names),
+        **_present(grouping=value.grouping, maxDistance=value.max_distance, maxFiles=value.max_files),
         "chunkTokenBudget": value.chunk_token_budget,
         "chunkScheme": value.chunk_scheme,
         "readOnly": value.read_only,
