@@ -136,7 +136,7 @@ def _query_payload(hits: list[Hit], parents: Mapping[int, str], roots: Sequence[
     }
 
 
-def query_text(result: dict, scope: str | None = None, max_distance: float | None = None,
+def query_text(result: dict, scope: str | Sequence[str] | None = None, max_distance: float | None = None,
                query: str | None = None, weights: Mapping[str, float] | None = None) -> str:
     """A query result as the CLI prints it: rank, source, chunk and scores, then the heading and a
     snippet (the stretch of the text that holds the most of `query`'s words, each counted at its
@@ -146,8 +146,10 @@ def query_text(result: dict, scope: str | None = None, max_distance: float | Non
             return (f"no results within RAG_MAX_DISTANCE={max_distance:g} (a cosine distance, 0 to 2): "
                     "raise or unset it to see farther hits")
         if scope:
-            return (f"no results under {a_name(scope)}; `minirag list --scope {shlex.quote(a_name(scope))}` "
-                    "shows what is indexed there")
+            scopes = (scope,) if isinstance(scope, str) else scope
+            under = " or ".join(a_name(each) for each in scopes)
+            flags = " ".join(f"--scope {shlex.quote(a_name(each))}" for each in scopes)
+            return f"no results under {under}; `minirag list {flags}` shows what is indexed there"
         return "no results (is anything indexed? try `minirag status`)"
     from minirag.chunking.breadcrumb import opens_with_title
     from minirag.snippet import snippet
