@@ -575,6 +575,7 @@ class App:
             states = root_states(list(self.config.roots), self.config.db_path)  # `git status`: seconds, at times
             lock.ensure_held()
             self.index.set_meta(META_GIT_STATE, stored_states(states))
+            progress.git_state = tuple(states) or None
         if not progress.stop.is_set():
             lock.ensure_held()
             if roots := synced_roots(self.config.roots, target, paths):

@@ -80,7 +80,7 @@ def _run_files(args, runner) -> int:
                              "(the same bytes failed before): `minirag list` says why; `minirag ingest PATH` "
                              "tries again\n")
     others = progress.other_types_line()
-    emit(args, progress, lambda p: f"{p.counts()} in {p.elapsed_seconds()} s" + (f"\n{others}" if others else ""),
+    emit(args, progress, lambda p: f"{p.counts()} in {p.elapsed_seconds()} s{p.git_words()}" + (f"\n{others}" if others else ""),
           shaped=run_summary(progress) if args.json else None)
     if progress.incomplete or (args.strict and progress.still_failing):
         return 1
@@ -140,7 +140,7 @@ def _cmd_watch(args, app) -> int:
         elif report.kind == "initial" or progress.done or progress.deleted or progress.incomplete or args.verbose:
             what = f"{report.paths} change{'s' * (report.paths != 1)}" if report.kind == "changes" else report.kind
             lines = [*(f"warn: {for_terminal(a_name(w))}" for w in progress.warnings),
-                     f"minirag: {time.strftime('%H:%M:%S')} {what}: {progress.counts()} in {report.seconds:.2f} s"]
+                     f"minirag: {time.strftime('%H:%M:%S')} {what}: {progress.counts()} in {report.seconds:.2f} s{progress.git_words()}"]
             sys.stderr.write("\n".join(lines) + "\n")
 
     def interrupt(_signum, _frame) -> None:

@@ -324,6 +324,8 @@ def progress_fields(progress: Progress, *, current: bool = True) -> dict:
         out["currentFile"] = progress.current
         out["elapsedSeconds"] = progress.elapsed_seconds()
     out["warnings"] = list(progress.warnings)
+    if progress.git_state:
+        out["gitState"] = [git_state(state) for state in progress.git_state]
     return out
 
 
