@@ -13,12 +13,13 @@ from __future__ import annotations
 import os
 import re
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from minirag.config import Config
 from minirag.display import shown
 from minirag.errors import InvalidArgument, MiniragError, NotFound, PathOutsideRoots
+from minirag.search.scope import MAX_SCOPES
 from minirag.security import (
     MAX_PATH_BYTES,
     containing_root,
@@ -150,6 +151,23 @@ class Addressing:
         normal = os.path.normpath(scope)
         spelled = self._spelled_under_a_root(normal)
         return spelled if any(is_under(spelled, str(root), os.sep) for root in self.config.roots) else normal
+
+    def search_scopes(self, scope: str | Sequence[str] | None) -> tuple[str, ...]:
+        """The scopes a call names, each as search_scope gives it, duplicates dropped: one, a list (a
+        source under any of them: minirag-mcp's scope list, a repeated --scope), or none (())."""
+        if scope is None:
+            return ()
+        if isinstance(scope, str):
+            scope = [scope]
+        elif not scope:
+            raise InvalidArgument("scope is an empty list: give one or more folders, files or source-id prefixes, "
+                                  "or leave scope out")
+        elif len(scope) > MAX_SCOPES:
+            raise InvalidArgument(f"scope takes at most {MAX_SCOPES} entries, got {len(scope)}")
+        for i, each in enumerate(scope):
+            if not isinstance(each, str):
+                raise InvalidArgument(f"scope[{i}] must be a string, got {shown(repr(each), 60)}")
+        return tuple(dict.fromkeys(found for each in scope if (found := self.search_scope(each)) is not None))
 
     def refuse_a_path_meant_as_scope(self, scope: str | None, *, found_nothing: bool) -> None:
         """A relative scope is a data/url source id prefix. One that finds nothing but names a path

@@ -16,7 +16,7 @@ import re
 import threading
 import unicodedata
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
@@ -63,7 +63,7 @@ from minirag.ingest.ignore import IgnoreRules
 from minirag.ingest.jobs import SyncJob, SyncJobs
 from minirag.ingest.progress import Progress
 from minirag.results import read_page
-from minirag.search import Scope, SearchOptions, clamp_top_k, search
+from minirag.search import Scope, Scopes, SearchOptions, clamp_top_k, search
 from minirag.search.vector import MatrixCache
 from minirag.spellings import other_spelling
 from minirag.store import connection
@@ -317,6 +317,9 @@ class App:
 
     def search_scope(self, scope: str | None) -> str | None:
         return self.addressing.search_scope(scope)
+
+    def search_scopes(self, scope: str | Sequence[str] | None) -> tuple[str, ...]:
+        return self.addressing.search_scopes(scope)
 
     def data_source_id(self, source: str) -> str:
         return self.addressing.data_source_id(source)
@@ -572,6 +575,7 @@ class App:
             states = root_states(list(self.config.roots), self.config.db_path)  # `git status`: seconds, at times
             lock.ensure_held()
             self.index.set_meta(META_GIT_STATE, stored_states(states))
+            progress.git_state = tuple(states) or None
         if not progress.stop.is_set():
             lock.ensure_held()
             if roots := synced_roots(self.config.roots, target, paths):
@@ -697,18 +701,19 @@ class App:
     # --- reads -------------------------------------------------------------------
 
     @explained
-    def query(self, text: str, top_k: int = DEFAULT_TOP_K, scope: str | None = None,
+    def query(self, text: str, top_k: int = DEFAULT_TOP_K, scope: str | Sequence[str] | None = None,
               collection: str | None = None) -> QueryResult:
-        """The whole ranking; the faces fit it to the response budget (results.query_result)."""
+        """The whole ranking; the faces fit it to the response budget (results.query_result). `scope`:
+        one, or several (a source under any of them)."""
         if not visible(text):
             raise InvalidArgument("query must not be empty (it has no visible characters)")
         if len(text) > MAX_QUERY_CHARS:
             raise InvalidArgument(f"query is {len(text):,} characters; queries take at most {MAX_QUERY_CHARS:,}")
         clamp_top_k(top_k)  # refuse a bad topK even when the index is empty
-        scope = collection_scope(self.config, collection, self.search_scope(scope))
+        scopes = collection_scope(self.config, collection, self.search_scopes(scope))
         self.require_index()
         options = SearchOptions(
-            top_k=top_k, hybrid_weight=self.config.hybrid_weight, scope=scope,
+            top_k=top_k, hybrid_weight=self.config.hybrid_weight, scope=scopes,
             grouping=self.config.grouping,
             max_distance=self.config.max_distance, max_files=self.config.max_files,
         )
@@ -725,7 +730,7 @@ class App:
         # Files of a root since removed from the configuration stay in the file until a sync; never served.
         hits = search(index.conn, text, options, encoder=encoder, matrices=self.matrices, pool=self.query_pool,
                       pool_conn=lambda: index.conn, served=self.in_roots)
-        self.addressing.refuse_a_path_meant_as_scope(scope, found_nothing=not hits)
+        self._refuse_scopes_meant_as_paths(scopes, [hit.source for hit in hits])
         if not hits and not index.holds_sources() and (error := self.presence.still_empty()) is not None:
             raise error
         return QueryResult(tuple(hits), index.parents(h.parent_id for h in hits),
@@ -774,18 +779,27 @@ class App:
                                                          min(after, MAX_NEIGHBORS))))
 
     @explained
-    def list_files(self, scope: str | None = None, collection: str | None = None, *,
+    def list_files(self, scope: str | Sequence[str] | None = None, collection: str | None = None, *,
                    ignored: bool = False) -> FileListing:
-        """`ignored`: also the files and folders ignore rules leave out (state `excluded`, with the rule)."""
+        """`ignored`: also the files and folders ignore rules leave out (state `excluded`, with the rule).
+        `scope`: one, or several (a source under any of them)."""
         from minirag.ingest.listing import list_entries
 
-        scope = collection_scope(self.config, collection, self.search_scope(scope))
+        scopes = collection_scope(self.config, collection, self.search_scopes(scope))
         self.require_index()
         others: Counter = Counter()  # files left out for their type, by suffix (not counted under a scope)
-        files = list_entries(self.index, self.config, Scope.of(scope) if scope else None, self.chunk_budget(),
-                             with_ignored=ignored, others=None if scope else others)
-        self.addressing.refuse_a_path_meant_as_scope(scope, found_nothing=not files)
+        files = list_entries(self.index, self.config, Scopes.of(scopes) if scopes else None, self.chunk_budget(),
+                             with_ignored=ignored, others=None if scopes else others)
+        self._refuse_scopes_meant_as_paths(scopes, [entry.source for entry in files])
         return FileListing(tuple(files), tuple(sorted(others.items(), key=lambda item: (-item[1], item[0]))))
+
+    def _refuse_scopes_meant_as_paths(self, scopes: tuple[str, ...], found: list[str]) -> None:
+        """Each scope that `found` (what a query or a listing returned) has nothing under, checked as
+        one given alone is: in a list, one outside the roots or mistyped is refused even when another
+        found something."""
+        for scope in scopes:
+            part = Scope.of(scope)
+            self.addressing.refuse_a_path_meant_as_scope(scope, found_nothing=not any(map(part.matches, found)))
 
     def chunk_budget(self) -> int | None:
         """The token budget a sync cuts files at now, found without loading the model: its
@@ -819,6 +833,9 @@ class App:
             chunk_token_budget=config.chunk_token_budget or "the model's default",
             chunk_scheme=SCHEME_VERSION,
             read_only=config.read_only,
+            grouping=config.grouping,
+            max_distance=config.max_distance,
+            max_files=config.max_files,
             watch=self.watch_state(),
         )
         if self._index is None and (missing := self.presence.missing()) is not None:

@@ -81,7 +81,7 @@ def _run_files(args, runner) -> int:
                              "(the same bytes failed before): `minirag list` says why; `minirag ingest PATH` "
                              "tries again\n")
     others = progress.other_types_line()
-    emit(args, progress, lambda p: f"{p.counts()} in {p.elapsed_seconds()} s" + (f"\n{others}" if others else ""),
+    emit(args, progress, lambda p: f"{p.counts()} in {p.elapsed_seconds()} s{p.git_words()}" + (f"\n{others}" if others else ""),
           shaped=run_summary(progress) if args.json else None)
     if progress.incomplete or (args.strict and progress.still_failing):
         return 1
@@ -141,7 +141,7 @@ def _cmd_watch(args, app) -> int:
         elif report.kind == "initial" or progress.done or progress.deleted or progress.incomplete or args.verbose:
             what = f"{report.paths} change{'s' * (report.paths != 1)}" if report.kind == "changes" else report.kind
             lines = [*(f"warn: {for_terminal(a_name(w))}" for w in progress.warnings),
-                     f"minirag: {time.strftime('%H:%M:%S')} {what}: {progress.counts()} in {report.seconds:.2f} s"]
+                     f"minirag: {time.strftime('%H:%M:%S')} {what}: {progress.counts()} in {report.seconds:.2f} s{progress.git_words()}"]
             sys.stderr.write("\n".join(lines) + "\n")
 
     def interrupt(_signum, _frame) -> None:
@@ -166,10 +166,15 @@ def _cmd_watch(args, app) -> int:
     return _failed(args.json, "interrupted; stopped watching (what was synced stays)", 130)
 
 
-def _scope(value: str | None) -> str | None:
-    """A CLI scope that names a path on disk is resolved against the current directory, as every
-    CLI path is; anything else (a data or url source id prefix) is kept as written."""
-    if value is None or not value.strip() or "://" in value or os.path.isabs(value):
+def _scope(values: list[str] | None) -> tuple[str, ...]:
+    """The CLI's scopes (--scope, repeatable). One that names a path on disk is resolved against the
+    current directory, as every CLI path is; anything else (a data or url source id prefix) is kept
+    as written."""
+    return tuple(_one_scope(value) for value in values or ())
+
+
+def _one_scope(value: str) -> str:
+    if not value.strip() or "://" in value or os.path.isabs(value):
         return value  # an empty one is App's to refuse, not the current folder
     resolved = os.path.abspath(value)
     return resolved if os.path.exists(resolved) else value
@@ -181,7 +186,7 @@ def _cmd_query(args, app) -> int:
     scope = _scope(args.scope)
     # --json is the tool's object, within the response budget; the text shows a snippet per hit
     # and no sections, so every hit asked for is shown.
-    result = query_result(app.query(args.text, top_k=args.top_k, scope=scope, collection=args.collection),
+    result = query_result(app.query(args.text, top_k=args.top_k, scope=scope or None, collection=args.collection),
                           app.config.max_response_tokens if args.json else None)
     emit(args, result, lambda r: query_text(r, scope, app.config.max_distance, args.text,
                                              app.term_weights(args.text) if r["results"] else None), shaped=result)
@@ -208,7 +213,7 @@ def _cmd_neighbors(args, app) -> int:
 
 
 def _cmd_list(args, app) -> int:
-    emit(args, app.list_files(_scope(args.scope), args.collection, ignored=args.ignored), fmt_list)
+    emit(args, app.list_files(_scope(args.scope) or None, args.collection, ignored=args.ignored), fmt_list)
     return 0
 
 

@@ -176,7 +176,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("text", metavar="QUERY", help="words or a question")
     p.add_argument("--top-k", type=_whole_number(1, MAX_TOP_K), default=DEFAULT_TOP_K,
                    help=f"results (1-{MAX_TOP_K}; default {DEFAULT_TOP_K})")
-    p.add_argument("--scope", help="only sources at or under this path (or id prefix)")
+    p.add_argument("--scope", action="append",
+                   help="only sources at or under this path (or id prefix); repeatable: under any of them")
     p.add_argument("--collection", help="only this collection (a named root; see `minirag collections`)")
     p = add("read", "print an indexed document rebuilt from its sections, whole or a page at a time")
     p.add_argument("file_path", nargs="?", metavar="PATH",
@@ -195,7 +196,8 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument(f"--{side}", type=_whole_number(0, MAX_NEIGHBORS), default=1,
                        help=f"chunks to show {side} it (0-{MAX_NEIGHBORS}; default 1)")
     p = add("list", "every file under the roots with its ingestion state, plus data/url sources")
-    p.add_argument("--scope", help="only sources at or under this path (or id prefix)")
+    p.add_argument("--scope", action="append",
+                   help="only sources at or under this path (or id prefix); repeatable: under any of them")
     p.add_argument("--collection", help="only this collection (a named root)")
     p.add_argument("--ignored", action="store_true",
                    help="also list the files and folders ignore rules leave out, with the rule")

@@ -37,18 +37,19 @@ def collection_of(config: Config, source: str) -> str | None:
     return next((c.name for c in config.collections if c.root == root), None) if root else None
 
 
-def collection_scope(config: Config, name: str | None, scope: str | None) -> str | None:
-    """The scope a search or listing runs in: `scope` (a search scope already, App.search_scope), or
-    the collection's root, or `scope` inside that root (a scope outside it is refused: it would
-    silently find nothing)."""
+def collection_scope(config: Config, name: str | None, scopes: tuple[str, ...]) -> tuple[str, ...]:
+    """The scopes a search or listing runs in (a source under any of them; none: everything):
+    `scopes` (search scopes already, App.search_scopes), or the collection's root, or `scopes` each
+    inside that root (one outside it is refused: it would silently find nothing)."""
     if name is None:
-        return scope
+        return scopes
     root = str(collection(config, name).root)
-    if scope is None:
-        return root
-    if not is_under(scope, root, os.sep):
-        raise InvalidArgument(f"scope {shown(scope, 120)!r} is not inside collection {name!r} ({root})")
-    return scope
+    if not scopes:
+        return (root,)
+    for scope in scopes:
+        if not is_under(scope, root, os.sep):
+            raise InvalidArgument(f"scope {shown(scope, 120)!r} is not inside collection {name!r} ({root})")
+    return scopes
 
 
 def list_collections(config: Config, index: Index | None) -> Collections:

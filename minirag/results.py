@@ -136,7 +136,7 @@ def _query_payload(hits: list[Hit], parents: Mapping[int, str], roots: Sequence[
     }
 
 
-def query_text(result: dict, scope: str | None = None, max_distance: float | None = None,
+def query_text(result: dict, scope: str | Sequence[str] | None = None, max_distance: float | None = None,
                query: str | None = None, weights: Mapping[str, float] | None = None) -> str:
     """A query result as the CLI prints it: rank, source, chunk and scores, then the heading and a
     snippet (the stretch of the text that holds the most of `query`'s words, each counted at its
@@ -146,8 +146,10 @@ def query_text(result: dict, scope: str | None = None, max_distance: float | Non
             return (f"no results within RAG_MAX_DISTANCE={max_distance:g} (a cosine distance, 0 to 2): "
                     "raise or unset it to see farther hits")
         if scope:
-            return (f"no results under {a_name(scope)}; `minirag list --scope {shlex.quote(a_name(scope))}` "
-                    "shows what is indexed there")
+            scopes = (scope,) if isinstance(scope, str) else scope
+            under = " or ".join(a_name(each) for each in scopes)
+            flags = " ".join(f"--scope {shlex.quote(a_name(each))}" for each in scopes)
+            return f"no results under {under}; `minirag list {flags}` shows what is indexed there"
         return "no results (is anything indexed? try `minirag status`)"
     from minirag.chunking.breadcrumb import opens_with_title
     from minirag.snippet import snippet
@@ -323,6 +325,8 @@ def progress_fields(progress: Progress, *, current: bool = True) -> dict:
         out["currentFile"] = progress.current
         out["elapsedSeconds"] = progress.elapsed_seconds()
     out["warnings"] = list(progress.warnings)
+    if progress.git_state:
+        out["gitState"] = [git_state(state) for state in progress.git_state]
     return out
 
 
@@ -420,6 +424,7 @@ def _status(value: Status) -> dict:
         **_present(hybridWeightForQuestions=value.hybrid_weight_for_questions,
                    hybridWeightForSentences=value.hybrid_weight_for_sentences,
                    hybridWeightForNames=value.hybrid_weight_for_names),
+        **_present(grouping=value.grouping, maxDistance=value.max_distance, maxFiles=value.max_files),
         "chunkTokenBudget": value.chunk_token_budget,
         "chunkScheme": value.chunk_scheme,
         "readOnly": value.read_only,

@@ -91,9 +91,10 @@ Query = Annotated[str, Field(description=f"What to look for: a question, keyword
                                          f"(at most {MAX_QUERY_CHARS:,} characters).")]
 TopK = Annotated[int, Field(description=f"How many results: 1 to {MAX_TOP_K} (more is cut to {MAX_TOP_K}). "
                                          f"Default {DEFAULT_TOP_K}.")]
-Scope = Annotated[str | None, Field(description=(
+Scope = Annotated[str | list[str] | None, Field(description=(
     "Only this absolute folder or file path and what is under it, or a source-id prefix for data and url "
-    "sources (`notes/`). Matches whole path segments: /docs/proj never matches /docs/project-x."))]
+    "sources (`notes/`); or a list of them (at most 20), for what is under any. Matches whole path "
+    "segments: /docs/proj never matches /docs/project-x."))]
 CollectionName = Annotated[str | None, Field(description=(
     "Only this collection (a named document root, as list_collections gives them); with scope, scope must lie "
     "inside it."))]

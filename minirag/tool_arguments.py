@@ -77,11 +77,28 @@ def type_error(tool: str, parameters: Mapping[str, Any], arguments: Mapping[str,
             choices = schema.get("enum")
             if isinstance(choices, list) and value not in choices:
                 return f"{tool}: {name} must be one of {', '.join(map(repr, choices))}, got {described(value)}"
+            if kind == "array" and (error := _item_error(tool, name, schema, value)) is not None:
+                return error
             continue
         wanted = " or ".join(_WANTED.get(t, t) for t in sorted(allowed - {"null"}))
         if "null" in allowed:
             wanted += " or null"
         return f"{tool}: {name} must be {wanted}, got {described(value)}"
+    return None
+
+
+def _item_error(tool: str, name: str, schema: Mapping[str, Any], value: list) -> str | None:
+    """One line naming the first item of an array argument whose JSON type its schema's `items` does
+    not allow (`scope[1] must be a string, got 5`), or None."""
+    arms = [schema, *(arm for arm in schema.get("anyOf", ()) if isinstance(arm, Mapping))]
+    items = next((arm["items"] for arm in arms if arm.get("type") == "array" and isinstance(arm.get("items"), Mapping)),
+                 None)
+    allowed = allowed_types(items) if items is not None else set()
+    for i, item in enumerate(value):
+        kind = json_type(item)
+        if allowed and kind not in allowed and not (kind == "integer" and "number" in allowed):
+            wanted = " or ".join(_WANTED.get(t, t) for t in sorted(allowed))
+            return f"{tool}: {name}[{i}] must be {wanted}, got {described(item)}"
     return None
 
 

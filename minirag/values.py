@@ -116,6 +116,9 @@ class Status:
     chunk_token_budget: int | str  # tokens, or words saying why it is not known
     chunk_scheme: int
     read_only: bool
+    grouping: str | None = None  # the search settings that cut results, each shown only when set
+    max_distance: float | None = None
+    max_files: int | None = None
     watch: WatchState | None = None
     index_error: str | None = None
     stats: IndexStats | None = None

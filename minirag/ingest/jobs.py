@@ -105,8 +105,8 @@ class SyncJobs:
                 reporter.join()  # its last line before the end's, and the end's before a waiter wakes
                 progress = job.progress
                 if job.state != "failed":  # a failed job's end is its error's line, above
-                    log.warning("%s %s: %s in %s s", job.job_id, job.state, progress.counts(),
-                                progress.elapsed_seconds(), extra=NOTICE)
+                    log.warning("%s %s: %s in %s s%s", job.job_id, job.state, progress.counts(),
+                                progress.elapsed_seconds(), progress.git_words(), extra=NOTICE)
                 job._done.set()
                 if on_change:
                     on_change(job)

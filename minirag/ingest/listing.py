@@ -10,7 +10,7 @@ from minirag.chunking import SCHEME_VERSION
 from minirag.ingest.file_state import FileState, file_state, refused_unread
 from minirag.ingest.ignore import IgnoreReason, IgnoreRules
 from minirag.ingest.scan import FoundFile, Ignored, walk_roots, within
-from minirag.search.scope import Scope
+from minirag.search.scope import Scopes
 from minirag.security import is_plain
 from minirag.store.index import ExcludedState, StoredState
 
@@ -74,7 +74,7 @@ def _disk_state(found: FoundFile, stored: StoredState | None, excluded: Excluded
     return FileState.FAILING.value if state is FileState.INTERRUPTED else state.value
 
 
-def list_entries(index, config, scope: Scope | None, budget: int | None = None, *,
+def list_entries(index, config, scope: Scopes | None, budget: int | None = None, *,
                  with_ignored: bool = False, others: Counter | None = None) -> list[ListEntry]:
     """`budget`: the token budget a sync would cut files at now (App.chunk_budget), None if unknown.
     `with_ignored`: also what ignore rules leave out, as `excluded` with the rule (a folder once,

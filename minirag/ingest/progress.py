@@ -7,8 +7,12 @@ import threading
 import time
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from minirag.display import duration
+
+if TYPE_CHECKING:
+    from minirag.gitstate import GitState
 
 
 def plural(count: int, noun: str) -> str:
@@ -54,6 +58,9 @@ class Progress:
     current: str | None = None
     ocr_page: tuple[str, int, int] | None = None  # (file, page, of pages): the page OCR is reading now
     warnings: list[str] = field(default_factory=list)
+    # Each git root's commit and dirtiness, read at the end of a full sync (gitstate.root_states); None
+    # for any other run, or when no root is a git work tree.
+    git_state: tuple[GitState, ...] | None = None
     started: float = field(default_factory=time.monotonic)
     # When the walk had found the files: the ETA's clock, which model loading and the walk never
     # reach (the files' bytes measure what is left of the work, not of the start-up).
@@ -108,6 +115,15 @@ class Progress:
         return (f"{plural(self.seen, 'file')}: {self.done} ingested, {self.skipped} unchanged, {excluded}"
                 f"{self.deleted} removed{outside}, {self.failed} failed{still}{unread}{gone}; "
                 f"{plural(self.chunks_written, 'chunk')}{work}")
+
+    def git_words(self) -> str:
+        """What follows a run's counts and time: `; git 1a2b3c4d5e6f` per git root of a full sync, `, uncommitted changes present` when it was
+        dirty (local-rag-mcp's stamp: the index is pinned to the corpus state it was built from)."""
+        words = []
+        for state in self.git_state or ():
+            root = f" ({state.root})" if len(self.git_state or ()) > 1 else ""
+            words.append(f"; git {state.commit[:12]}{root}{', uncommitted changes present' if state.dirty else ''}")
+        return "".join(words)
 
     def rate(self) -> float | None:
         """Chunks embedded a second since the first was, rounded; None before there is one."""

@@ -35,4 +35,5 @@ class WatchLog:
             log.warning("%s", warning)
         if report.kind == "initial" or progress.done or progress.deleted or progress.incomplete:
             what = f"{report.paths} change{'s' * (report.paths != 1)}" if report.kind == "changes" else report.kind
-            log.warning("watch: %s: %s in %.2f s", what, progress.counts(), report.seconds, extra=NOTICE)
+            log.warning("watch: %s: %s in %.2f s%s", what, progress.counts(), report.seconds, progress.git_words(),
+                        extra=NOTICE)

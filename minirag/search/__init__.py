@@ -2,6 +2,6 @@
 
 from minirag.search.fusion import Hit
 from minirag.search.plan import MAX_TOP_K, SearchOptions, clamp_top_k, search
-from minirag.search.scope import Scope
+from minirag.search.scope import Scope, Scopes
 
-__all__ = ["MAX_TOP_K", "Hit", "Scope", "SearchOptions", "clamp_top_k", "search"]
+__all__ = ["MAX_TOP_K", "Hit", "Scope", "Scopes", "SearchOptions", "clamp_top_k", "search"]

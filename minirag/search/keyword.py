@@ -17,7 +17,7 @@ from collections.abc import Callable
 
 from minirag.keywords import any_term, query_terms
 from minirag.language import SNOWBALL
-from minirag.search.scope import Scope
+from minirag.search.scope import Scopes
 from minirag.store.connection import json_counts, stored_value
 
 TITLE_WEIGHT = 1.0  # BM25 column weight of the source title relative to the body
@@ -149,7 +149,7 @@ def rare_terms(terms: list[str], counts: dict[str, int], budget: int) -> list[st
     return kept
 
 
-def keyword_candidates(conn, terms: list[str], depth: int, scope: Scope | None,
+def keyword_candidates(conn, terms: list[str], depth: int, scope: Scopes | None,
                        chunk_bound: int, counts: TermCounts | None = None) -> list[tuple[int, float]]:
     """(chunk id, BM25) of the best matches of `terms` over body and title, active sources only,
     best first. BM25 here is FTS5's score negated: 0 for no match, larger is better.
@@ -196,7 +196,7 @@ def unreadable_chunks(conn, ids: list[int], query_script: str, model_reads: Call
     return frozenset(found)
 
 
-def _bm25_matches(conn, fts: str, depth: int, scope: Scope | None) -> list[tuple[int, float]]:
+def _bm25_matches(conn, fts: str, depth: int, scope: Scopes | None) -> list[tuple[int, float]]:
     """(chunk_id, bm25) best first; inactive sources and chunks outside the scope left out.
 
     Joining every match to its source costs as much as BM25 itself, so without a
@@ -231,7 +231,7 @@ def _bm25_matches(conn, fts: str, depth: int, scope: Scope | None) -> list[tuple
         sql = f"""
             SELECT f.rowid, bm25(chunks_fts, 1.0, ?) AS bm FROM chunks_fts f
             JOIN chunks c ON c.id = f.rowid JOIN sources s ON s.id = c.source_id
-            WHERE chunks_fts MATCH ? AND s.lifecycle = 'active' AND {Scope.SQL}
+            WHERE chunks_fts MATCH ? AND s.lifecycle = 'active' AND {scope.sql}
             ORDER BY bm, f.rowid LIMIT ?
         """
         args = (TITLE_WEIGHT, fts, *scope.args, depth)

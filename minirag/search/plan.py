@@ -39,7 +39,7 @@ from minirag.search.keyword import (
     whole_query_score,
 )
 from minirag.search.query_form import default_hybrid_weight
-from minirag.search.scope import Scope
+from minirag.search.scope import Scopes
 from minirag.search.vector import (
     MatrixCache,
     rescore,
@@ -64,7 +64,7 @@ MAX_CANDIDATES = 400
 class SearchOptions:
     top_k: int = DEFAULT_TOP_K
     hybrid_weight: float | None = None  # None: by the query's form (query_form.default_hybrid_weight)
-    scope: str | None = None
+    scope: tuple[str, ...] = ()  # a source under any of them; none: every source
     grouping: str | None = None
     max_distance: float | None = None
     max_files: int | None = None
@@ -164,7 +164,7 @@ def hybrid_search(conn, query_text: str, options: SearchOptions, *, embed=None, 
     top_k = clamp_top_k(options.top_k)
     weight = resolved_weight(options, query_text)
     shape = shape or read_shape(conn)
-    scope = Scope.of(options.scope) if options.scope else None
+    scope = Scopes.of(options.scope) if options.scope else None
     run_vector = weight < 1.0 and embed is not None and shape.has_vectors
     terms = query_terms(conn, query_text, shape.generation, counts) if weight > 0.0 else []
     if not run_vector and not terms:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
+MAX_SCOPES = 20  # scopes in one call: each is a range in every side's SQL
+
 
 @dataclass(frozen=True)
 class Scope:
@@ -31,3 +33,26 @@ class Scope:
 
     def matches(self, source: str) -> bool:
         return source == self.exact or self.low <= source < self.high
+
+
+@dataclass(frozen=True)
+class Scopes:
+    """One or more scopes: a source under any of them (minirag-mcp's `scope` list, a repeated --scope)."""
+
+    parts: tuple[Scope, ...]
+
+    @classmethod
+    def of(cls, scopes: tuple[str, ...]) -> Scopes:
+        return cls(tuple(dict.fromkeys(Scope.of(scope) for scope in scopes)))
+
+    @property
+    def sql(self) -> str:
+        """Scope.SQL for each part, joined by OR; its arguments are `args`."""
+        return "(" + " OR ".join(Scope.SQL for _ in self.parts) + ")"
+
+    @property
+    def args(self) -> tuple[str, ...]:
+        return tuple(arg for part in self.parts for arg in part.args)
+
+    def matches(self, source: str) -> bool:
+        return any(part.matches(source) for part in self.parts)

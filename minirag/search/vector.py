@@ -24,7 +24,7 @@ import numpy as np
 from minirag.search import code_product
 from minirag.search.code_product import to_rows
 from minirag.search.keyword import CountCache
-from minirag.search.scope import Scope
+from minirag.search.scope import Scopes
 from minirag.store import codes as stored_codes
 from minirag.store.index import META_GENERATION
 
@@ -49,10 +49,11 @@ def rescore_depth(depth: int) -> int:
     return depth + depth // 2
 
 
-SCOPED_CHUNKS_SQL = f"SELECT c.id FROM chunks c JOIN sources s ON s.id = c.source_id WHERE {Scope.SQL}"
+def scoped_chunks_sql(scope: Scopes) -> str:
+    return f"SELECT c.id FROM chunks c JOIN sources s ON s.id = c.source_id WHERE {scope.sql}"
 
 
-def vec0_candidates(conn, vector: np.ndarray, depth: int, scope: Scope | None) -> list[tuple[int, float]]:
+def vec0_candidates(conn, vector: np.ndarray, depth: int, scope: Scopes | None) -> list[tuple[int, float]]:
     """(chunk_id, distance) of the nearest active chunks by the vec0 KNN, nearest first.
 
     vec0's text-metadata range filters fail on larger tables (sqlite-vec 0.1.9:
@@ -60,7 +61,7 @@ def vec0_candidates(conn, vector: np.ndarray, depth: int, scope: Scope | None) -
     constraint inside the KNN. MATERIALIZED keeps SQLite from flattening the
     KNN into the outer query, which vec0 rejects (one ORDER BY distance per KNN).
     """
-    scope_filter = f"AND chunk_id IN ({SCOPED_CHUNKS_SQL})" if scope is not None else ""
+    scope_filter = f"AND chunk_id IN ({scoped_chunks_sql(scope)})" if scope is not None else ""
     sql = f"""
         WITH knn AS MATERIALIZED (
             SELECT chunk_id, distance FROM chunks_vec
@@ -96,8 +97,8 @@ def _stored_distance(blob: bytes, query: np.ndarray) -> float:
     return float(1.0 - (vector @ query) / norm) if norm else 1.0
 
 
-def scoped_chunk_ids(conn, scope: Scope) -> np.ndarray:
-    return np.asarray([r[0] for r in conn.execute(SCOPED_CHUNKS_SQL, scope.args)], dtype=np.int64)
+def scoped_chunk_ids(conn, scope: Scopes) -> np.ndarray:
+    return np.asarray([r[0] for r in conn.execute(scoped_chunks_sql(scope), scope.args)], dtype=np.int64)
 
 
 def _best(scores: np.ndarray, want: int) -> np.ndarray:
