@@ -459,3 +459,36 @@ def test_an_index_a_newer_minirag_wrote_is_not_written_back_to_older_schemes(app
     with Index(path, read_only=True) as index:
         assert index.meta(key) == str(ours + 1)
         assert index.conn.execute("SELECT COUNT(*), MAX(scheme) FROM chunks").fetchone() == before
+
+
+def test_a_write_waiting_for_another_process_lock_says_so_once_then_goes_on(make_app, docs, monkeypatch, caplog):
+    # A transaction left open in the sqlite3 shell: a sync's writes wait for it, up to about 80 s,
+    # and that wait was silent, a sync that looked hung.
+    import logging
+    import threading
+
+    from minirag.store import connection as db
+
+    monkeypatch.setattr(db, "BUSY_TIMEOUT_MS", 50)
+    index = make_app().index
+    holder = db.sqlite3.connect(index.path, isolation_level=None, check_same_thread=False)
+    holder.execute("BEGIN IMMEDIATE")
+
+    def let_go_once_said() -> None:
+        for _ in range(400):
+            if any("waiting for the write lock" in r.getMessage() for r in caplog.records):
+                break
+            threading.Event().wait(0.05)
+        holder.execute("ROLLBACK")
+        holder.close()
+
+    letting_go = threading.Thread(target=let_go_once_said)
+    with caplog.at_level(logging.WARNING, logger="minirag"):
+        letting_go.start()
+        try:
+            index.set_meta("probe", "1")
+        finally:
+            letting_go.join(30)
+    said = [r.getMessage() for r in caplog.records if "waiting for the write lock" in r.getMessage()]
+    assert len(said) == 1 and str(index.path) in said[0], said
+    assert index.meta("probe") == "1"

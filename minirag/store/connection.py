@@ -513,7 +513,10 @@ def close(conn: Connection, *, checkpoint: bool = True) -> None:
         conn.close()
 
 
-def with_retry(fn: Callable[[], Any], *, attempts: int = 8, patience_s: float | None = None,
+WRITE_ATTEMPTS = 8
+
+
+def with_retry(fn: Callable[[], Any], *, attempts: int = WRITE_ATTEMPTS, patience_s: float | None = None,
                waiting: str | None = None) -> Any:
     """Run fn, retrying 'database is locked' past the busy timeout (e.g. WAL upgrades): `attempts`
     times, or for `patience_s` seconds when given. `waiting` is logged once, on the first wait."""
@@ -549,6 +552,18 @@ def upgrade_patience_s(conn: Connection) -> float:
     except OperationalError:  # a new index: no table yet
         chunks = 0
     return max(MIN_UPGRADE_WAIT_S, chunks * UPGRADE_WAIT_S_PER_CHUNK)
+
+
+def lock_wait_message(path: Path | str) -> str:
+    """What a write says once it has waited a busy timeout for another connection's write lock."""
+    return (f"waiting for the write lock on the index {path}, which another writer holds (a sync, or a "
+            f"transaction left open in a sqlite3 shell): this write goes on once it is let go, or gives up "
+            f"after about {_retry_patience_s():.0f} s")
+
+
+def _retry_patience_s() -> float:
+    """The time with_retry's default attempts wait in all: a busy timeout each, and its sleeps."""
+    return WRITE_ATTEMPTS * BUSY_TIMEOUT_MS / 1000 + sum(min(0.05 * 2 ** n, 1.0) for n in range(WRITE_ATTEMPTS - 1))
 
 
 def upgrade_wait_message(path: Path | str, patience_s: float) -> str:

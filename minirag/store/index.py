@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 
@@ -30,6 +31,8 @@ from minirag.store import connection as db
 from minirag.store.checkpoint import Checkpointer
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 REPORT_EVERY_S = 10.0  # how often a re-tokenize says how far it is (a million chunks take minutes)
 
@@ -369,8 +372,12 @@ class Index:
     def set_meta(self, key: str, value: str) -> None:
         """Nothing searchable changes, so the generation stays."""
         self.ensure_same_file()
-        db.with_retry(lambda: self.conn.execute(_SET_META, (key, value)))
+        self._written(lambda: self.conn.execute(_SET_META, (key, value)))
         self._committed()
+
+    def _written(self, write: Callable[[], T]) -> T:
+        """`write()`, retried while another connection holds the write lock, which is said once."""
+        return db.with_retry(write, waiting=db.lock_wait_message(self.path))
 
     def set_meta_unless_busy(self, key: str, value: str) -> bool:
         """set_meta without waiting: False, writing nothing, while another connection writes (a sync)."""
@@ -519,7 +526,7 @@ class Index:
                 )
                 schema.create_vector_table(self.conn, dimension)
 
-        db.with_retry(write)
+        self._written(write)
 
     def has_vectors(self) -> bool:
         return schema.has_vector_table(self.conn)
@@ -550,7 +557,7 @@ class Index:
                 self._count_languages(languages)
             return written
 
-        return db.with_retry(write)
+        return self._written(write)
 
     def _refuse_kind_change(self, record: SourceRecord) -> None:
         """A data or url write never replaces a file's rows. (A file replaces a data row of its name,
@@ -658,7 +665,7 @@ class Index:
                 codebook = codes.read_codebook(self.conn)
                 return sum(self._delete_rows(s, codebook) for s in kept)
 
-        return db.with_retry(write) if sources else 0
+        return self._written(write) if sources else 0
 
     def update_stats(self, stats: Sequence[tuple[str, StoredStat]]) -> None:
         """(source, stat) of files whose content is unchanged but which were touched:
@@ -679,7 +686,7 @@ class Index:
                 self.conn.executemany("UPDATE exclusions SET size = ?, mtime_ns = ?, ctime_ns = ?, inode = ? "
                                       "WHERE source = ?", rows)
 
-        db.with_retry(write)
+        self._written(write)
 
     def record_exclusion(self, source: str, state: ExcludedState, current: Callable[[], bool] | None = None) -> int:
         """Remember that ``source`` is left out, and why. One left out on purpose loses its indexed
@@ -702,7 +709,7 @@ class Index:
                 self.conn.execute(_UPSERT_EXCLUSION, values)
             return int(indexed)
 
-        return db.with_retry(write)
+        return self._written(write)
 
     def mark_converting(self, source: str, state: ExcludedState) -> None:
         """Record, before its conversion starts, the failure a file's bytes become if minirag dies
@@ -729,7 +736,7 @@ class Index:
                 with _Transaction(conn, searchable=False):
                     conn.execute(sql, values)
 
-            db.with_retry(write)
+            self._written(write)
             self.wrote = True
 
     def clear_marks(self, marks: Sequence[tuple[str, str]]) -> None:
@@ -743,7 +750,7 @@ class Index:
                 self.conn.executemany("DELETE FROM exclusions WHERE source = ? AND failure = 1 AND reason = ?",
                                       marks)
 
-        db.with_retry(write)
+        self._written(write)
 
     # --- reads ---------------------------------------------------------------
 
