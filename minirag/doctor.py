@@ -21,6 +21,10 @@ from minirag.config import Config
 if TYPE_CHECKING:
     from minirag.binding import RecordedModel
 
+# Less room than this on the index's disk or SQLite's temporary one fails `room`: the next sync's
+# size is not known ahead, and its -wal alone grows by every page it writes until a checkpoint.
+MIN_FREE_BYTES = 64 << 20
+
 
 @dataclass(frozen=True, slots=True)
 class Check:
@@ -213,6 +217,41 @@ def check_index(config: Config, recorded_out: list[RecordedModel] | None = None)
     return _ok("index", detail)
 
 
+def check_room(config: Config) -> Check:
+    """Room to write on the disk that holds the index and on the one SQLite keeps its temporary files
+    on (statement journals, sorts): a file can still be made on a full disk, so `index` passes there,
+    and every write then fails."""
+    from minirag.store.connection import sqlite_temp_folder
+
+    if config.read_only:
+        return _ok("room", "read-only: nothing is written")
+    beside = _nearest_existing(Path(os.path.abspath(config.db_path)).parent)
+    places = [(str(beside), "the index", "free space there, or set DB_PATH (--db-path) to a disk with room")]
+    if (temp := sqlite_temp_folder()) is not None:
+        folder, named_by = temp
+        variable = "SQLITE_TMPDIR" if named_by.startswith("SQLITE_TMPDIR") else "TMPDIR"
+        places.append((folder, f"SQLite's temporary files ({named_by} it)",
+                       f"free space there, or point {variable} at a folder with room"))
+    said = []
+    for folder, what, fix in places:
+        free = _free_bytes(folder)
+        if free is None:
+            continue
+        if free < MIN_FREE_BYTES:
+            return _fail("room", f"{folder}, for {what}, has {free / 1e6:.1f} MB free: a sync writes its chunks, "
+                         "their vectors and a -wal there, and fails for want of room", fix)
+        said.append(f"{free / 1e9:.1f} GB free in {folder} ({what.split(' (')[0]})")
+    return _ok("room", "; ".join(said) or "free space unknown here")
+
+
+def _free_bytes(folder: str) -> int | None:
+    try:
+        disk = os.statvfs(folder)
+    except (AttributeError, OSError):  # no statvfs (Windows), or the folder is gone
+        return None
+    return disk.f_bavail * disk.f_frsize
+
+
 def _stray_wal_fix(path: Path, fix: str) -> str:
     """The fix for an index beside a -wal that is not its own."""
     from minirag.store import wal
@@ -318,6 +357,7 @@ def run_checks(config: Config) -> DoctorReport:
         _guarded("model", lambda: check_model(config, dimension)),
         _guarded("roots", lambda: check_roots(config)),
         _guarded("index", lambda: check_index(config, recorded)),
+        _guarded("room", lambda: check_room(config)),
         _guarded("model-match", lambda: check_model_match(config, recorded[0] if recorded else None,
                                                           dimension[0] if dimension else None)),
         _guarded("replica", lambda: check_replica(config)),

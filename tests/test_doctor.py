@@ -15,7 +15,7 @@ from minirag.config import ConfigError, load_config
 from minirag.doctor import Check, DoctorReport, config_failure, format_checks, run_checks
 from minirag.results import payload
 
-CHECK_NAMES = ["sqlite", "model", "roots", "index", "model-match", "replica"]
+CHECK_NAMES = ["sqlite", "model", "roots", "index", "room", "model-match", "replica"]
 
 
 def by_name(result: DoctorReport) -> dict[str, Check]:
@@ -264,3 +264,19 @@ def test_an_index_cut_inside_its_header_is_damaged_not_another_file(make_config,
     path.write_bytes(b"SQLite for")
     index = by_name(run_checks(make_config(db_path=str(path))))["index"]
     assert not index.ok and "not a SQLite database" not in index.detail, index
+
+
+def test_a_full_disk_beside_the_index_or_under_sqlites_temporary_files_fails_the_room_check(make_config, monkeypatch):
+    # Creating a file still works on a full disk, so the index check said "writable" and every
+    # sync then failed for want of room.
+    from helpers.mounts import full_tmpfs
+
+    monkeypatch.delenv("SQLITE_TMPDIR", raising=False)
+    with full_tmpfs() as full:
+        beside = by_name(run_checks(make_config(db_path=str(full / "index.db"))))["room"]
+        assert not beside.ok and str(full) in beside.detail and "DB_PATH" in beside.fix, beside
+        monkeypatch.setenv("TMPDIR", str(full))
+        temporary = by_name(run_checks(make_config()))["room"]
+        assert not temporary.ok and str(full) in temporary.detail and "TMPDIR" in temporary.fix, temporary
+    monkeypatch.delenv("TMPDIR")
+    assert by_name(run_checks(make_config()))["room"].ok

@@ -10,28 +10,15 @@ import subprocess
 import sys
 
 import pytest
+from helpers.mounts import full_tmpfs
 
 pytestmark = pytest.mark.slow  # minirag runs in processes of its own (SQLite reads TMPDIR once a process)
 
 
 @pytest.fixture
-def full_folder(tmp_path):
-    folder = tmp_path / "full"
-    folder.mkdir()
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(folder)], capture_output=True)
-    if done.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.decode().strip()}")
-    try:
-        filler = os.open(folder / "filler", os.O_WRONLY | os.O_CREAT)
-        try:
-            with pytest.raises(OSError):
-                while True:
-                    os.write(filler, b"\0" * 4096)
-        finally:
-            os.close(filler)
+def full_folder():
+    with full_tmpfs() as folder:
         yield folder
-    finally:
-        subprocess.run(["umount", str(folder)], check=False)
 
 
 def test_a_full_tmpdir_is_named_as_what_has_no_room_not_the_index(tmp_path, model_path, full_folder):

@@ -31,3 +31,21 @@ def bind_mount(*, read_only: bool = False) -> Iterator[tuple[Path, Path]]:
     finally:
         subprocess.run(["umount", str(mount)], check=False)
         shutil.rmtree(top, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def full_tmpfs() -> Iterator[Path]:
+    """A real 64 KiB tmpfs filled to the last byte, made outside pytest's own temp folders."""
+    folder = Path(tempfile.mkdtemp(prefix="minirag-full-"))
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(folder)], capture_output=True)
+    if done.returncode != 0:
+        shutil.rmtree(folder)
+        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.decode().strip()}")
+    try:
+        with open(folder / "filler", "wb", buffering=0) as filler, contextlib.suppress(OSError):
+            while True:
+                filler.write(b"\0" * 4096)
+        yield folder
+    finally:
+        subprocess.run(["umount", str(folder)], check=False)
+        shutil.rmtree(folder, ignore_errors=True)
