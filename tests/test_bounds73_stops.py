@@ -35,6 +35,12 @@ Encoder._probe = lambda self: 384  # the tiny model's width (tests/helpers/model
 sys.exit(main())"""
 
 
+# A converter worker's CPU seconds once it converts a slow DOCX: past its start (its imports and the DOCX
+# parser's, under half of it), a small part of the conversion's minutes. Each test that waits pays it in
+# CPU, and on busy shared cores several times it in wall time (docs/benchmarks.md, "Test workers").
+CONVERTING_CPU_S = 2.0
+
+
 def _synced_with_a_model_that_ends(env: dict[str, str], model: Path, tiny_model_dir: Path) -> str:
     """`minirag sync` once the model ends again: what it says (refused, were the lock still held)."""
     import shutil
@@ -160,7 +166,7 @@ def test_minirag_watch_inside_a_slow_conversion_stops_at_the_first_signal(tmp_pa
 
     def converting() -> None:
         deadline = time.monotonic() + 120
-        while not _converters(proc.pid) or _cpu_seconds(_converters(proc.pid)[0]) < 6.0:
+        while not _converters(proc.pid) or _cpu_seconds(_converters(proc.pid)[0]) < CONVERTING_CPU_S:
             assert proc.poll() is None and time.monotonic() < deadline, "no conversion ran"
             time.sleep(0.1)
         workers.extend(_converters(proc.pid))
@@ -293,10 +299,10 @@ def _server_of_a_slow_docx(tmp_path: Path, model_path: str) -> tuple[Path, RawSe
 
 def _converting(server: RawServer, slow: Path) -> list[int]:
     """Ask the server to ingest `slow` (request id 9); its converter workers' PIDs once one has
-    converted for 6 s of CPU."""
+    converted for CONVERTING_CPU_S of CPU."""
     server.send({"id": 9, "method": "tools/call", "params": {"name": "ingest_file", "arguments": {"filePath": str(slow)}}})
     deadline = time.monotonic() + 120
-    while not (workers := _converters(server.proc.pid)) or _cpu_seconds(workers[0]) < 6.0:
+    while not (workers := _converters(server.proc.pid)) or _cpu_seconds(workers[0]) < CONVERTING_CPU_S:
         assert server.proc.poll() is None and time.monotonic() < deadline, "no conversion ran"
         time.sleep(0.1)
     return workers
