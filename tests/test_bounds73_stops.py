@@ -15,7 +15,9 @@ from pathlib import Path
 
 import pytest
 from test_hostile_model_folder import (
+    MARK_MODEL_RUNS,
     SERVE_UNPROBED,
+    _began,
     _ended,
     _indexed_then_endless,
     _wait_until_it_runs_the_endless_graph,
@@ -28,7 +30,7 @@ pytestmark = pytest.mark.slow  # each test starts minirag in a process of its ow
 
 # `minirag` as run from a terminal, its model loaded without the short run that measures its vectors'
 # width: the first run of the endless graph is then a pass's batch, in the middle of its files.
-CLI_UNPROBED = """import sys
+CLI_UNPROBED = MARK_MODEL_RUNS + """import sys
 from minirag.cli import main
 from minirag.encoder import Encoder
 Encoder._probe = lambda self: 384  # the tiny model's width (tests/helpers/models.py)
@@ -61,7 +63,7 @@ def test_minirag_watch_inside_a_model_run_that_never_ends_stops_at_the_first_sig
     (tmp_path / "docs" / "b.md").write_text("# Beavers\n\nBeavers build dams.\n")
     proc = subprocess.Popen([sys.executable, "-c", CLI_UNPROBED, "watch", "--poll"], env=env,
                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    _stopped_by_one_signal(proc, signum, lambda: _wait_until_it_runs_the_endless_graph(proc),
+    _stopped_by_one_signal(proc, signum, lambda: _wait_until_it_runs_the_endless_graph(proc, _began(env)),
                            "whose pass runs a graph that never ends")
     # The lock released, and b.md's group left unwritten: the next sync does it.
     assert "2 files: 1 ingested, 1 unchanged" in _synced_with_a_model_that_ends(env, folder, tiny_model_dir)
@@ -76,7 +78,7 @@ def test_a_watching_server_whose_pass_never_ends_ends_when_its_client_closes_std
     server = RawServer(env, "3600", run=("-c", SERVE_UNPROBED))
     try:
         server.initialize()
-        _wait_until_it_runs_the_endless_graph(server.proc)
+        _wait_until_it_runs_the_endless_graph(server.proc, _began(env))
     finally:
         stderr = _ended(server, "the watcher's model run went on")
     assert server.proc.returncode == 0 and "Traceback" not in stderr, stderr
