@@ -39,7 +39,7 @@ sys.exit(main())"""
 
 # A converter worker's CPU seconds once it converts a slow DOCX: past its start (its imports and the DOCX
 # parser's, under half of it), a small part of the conversion's minutes. Each test that waits pays it in
-# CPU, and on busy shared cores several times it in wall time (docs/benchmarks.md, "Test workers").
+# CPU, and on busy shared cores several times it in wall time.
 CONVERTING_CPU_S = 2.0
 
 
