@@ -15,7 +15,9 @@ from pathlib import Path
 
 import pytest
 from test_hostile_model_folder import (
+    MARK_MODEL_RUNS,
     SERVE_UNPROBED,
+    _began,
     _ended,
     _indexed_then_endless,
     _wait_until_it_runs_the_endless_graph,
@@ -28,11 +30,17 @@ pytestmark = pytest.mark.slow  # each test starts minirag in a process of its ow
 
 # `minirag` as run from a terminal, its model loaded without the short run that measures its vectors'
 # width: the first run of the endless graph is then a pass's batch, in the middle of its files.
-CLI_UNPROBED = """import sys
+CLI_UNPROBED = MARK_MODEL_RUNS + """import sys
 from minirag.cli import main
 from minirag.encoder import Encoder
 Encoder._probe = lambda self: 384  # the tiny model's width (tests/helpers/models.py)
 sys.exit(main())"""
+
+
+# A converter worker's CPU seconds once it converts a slow DOCX: past its start (its imports and the DOCX
+# parser's, under half of it), a small part of the conversion's minutes. Each test that waits pays it in
+# CPU, and on busy shared cores several times it in wall time.
+CONVERTING_CPU_S = 2.0
 
 
 def _synced_with_a_model_that_ends(env: dict[str, str], model: Path, tiny_model_dir: Path) -> str:
@@ -55,7 +63,7 @@ def test_minirag_watch_inside_a_model_run_that_never_ends_stops_at_the_first_sig
     (tmp_path / "docs" / "b.md").write_text("# Beavers\n\nBeavers build dams.\n")
     proc = subprocess.Popen([sys.executable, "-c", CLI_UNPROBED, "watch", "--poll"], env=env,
                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    _stopped_by_one_signal(proc, signum, lambda: _wait_until_it_runs_the_endless_graph(proc),
+    _stopped_by_one_signal(proc, signum, lambda: _wait_until_it_runs_the_endless_graph(proc, _began(env)),
                            "whose pass runs a graph that never ends")
     # The lock released, and b.md's group left unwritten: the next sync does it.
     assert "2 files: 1 ingested, 1 unchanged" in _synced_with_a_model_that_ends(env, folder, tiny_model_dir)
@@ -70,7 +78,7 @@ def test_a_watching_server_whose_pass_never_ends_ends_when_its_client_closes_std
     server = RawServer(env, "3600", run=("-c", SERVE_UNPROBED))
     try:
         server.initialize()
-        _wait_until_it_runs_the_endless_graph(server.proc)
+        _wait_until_it_runs_the_endless_graph(server.proc, _began(env))
     finally:
         stderr = _ended(server, "the watcher's model run went on")
     assert server.proc.returncode == 0 and "Traceback" not in stderr, stderr
@@ -160,7 +168,7 @@ def test_minirag_watch_inside_a_slow_conversion_stops_at_the_first_signal(tmp_pa
 
     def converting() -> None:
         deadline = time.monotonic() + 120
-        while not _converters(proc.pid) or _cpu_seconds(_converters(proc.pid)[0]) < 6.0:
+        while not _converters(proc.pid) or _cpu_seconds(_converters(proc.pid)[0]) < CONVERTING_CPU_S:
             assert proc.poll() is None and time.monotonic() < deadline, "no conversion ran"
             time.sleep(0.1)
         workers.extend(_converters(proc.pid))
@@ -293,10 +301,10 @@ def _server_of_a_slow_docx(tmp_path: Path, model_path: str) -> tuple[Path, RawSe
 
 def _converting(server: RawServer, slow: Path) -> list[int]:
     """Ask the server to ingest `slow` (request id 9); its converter workers' PIDs once one has
-    converted for 6 s of CPU."""
+    converted for CONVERTING_CPU_S of CPU."""
     server.send({"id": 9, "method": "tools/call", "params": {"name": "ingest_file", "arguments": {"filePath": str(slow)}}})
     deadline = time.monotonic() + 120
-    while not (workers := _converters(server.proc.pid)) or _cpu_seconds(workers[0]) < 6.0:
+    while not (workers := _converters(server.proc.pid)) or _cpu_seconds(workers[0]) < CONVERTING_CPU_S:
         assert server.proc.poll() is None and time.monotonic() < deadline, "no conversion ran"
         time.sleep(0.1)
     return workers

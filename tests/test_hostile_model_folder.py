@@ -182,12 +182,19 @@ def test_a_model_whose_graph_never_ends_is_stopped_by_ctrl_c_or_sigterm(folder, 
     assert said in err and len(lines) == 1, err
 
 
-def _wait_until_it_runs_the_endless_graph(proc: subprocess.Popen) -> None:
-    """A whole sync with the real tiny model takes under 0.5 s of CPU: 2 s past what the process had used
-    when asked (a server's start alone takes 2-3 s of CPU, importing the MCP SDK), it runs the endless graph."""
+def _wait_until_it_runs_the_endless_graph(proc: subprocess.Popen, began: Path | None = None) -> None:
+    """Once `began` exists (a script run with MARK_MODEL_RUNS and TEST_MODEL_RUN_BEGAN), a model run has
+    begun: 0.3 s of the process's CPU after, its thread spins inside ONNX Runtime. Without it: a whole
+    sync with the real tiny model takes under 0.5 s of CPU, so 2 s past what the process had used when
+    asked (a server's start alone takes 2-3 s of CPU, importing the MCP SDK), it runs the endless graph."""
     deadline = time.monotonic() + 120
+    if began is not None:
+        while not began.exists():
+            assert proc.poll() is None, proc.communicate()
+            assert time.monotonic() < deadline, "the graph that never ends never ran"
+            time.sleep(0.05)
     used = _cpu_seconds(proc.pid)
-    while _cpu_seconds(proc.pid) < used + 2.0:
+    while _cpu_seconds(proc.pid) < used + (2.0 if began is None else 0.3):
         assert proc.poll() is None, proc.communicate()
         assert time.monotonic() < deadline, "the graph that never ends never ran"
         time.sleep(0.05)
@@ -406,9 +413,23 @@ def test_a_model_load_under_a_bound_of_no_limit_keeps_its_time_limit_and_heeds_t
     assert str(refused.value).endswith("was stopped: cancelled by sync_cancel"), refused.value
 
 
+# Put first in the scripts below: each model run first makes the file TEST_MODEL_RUN_BEGAN names (where
+# set), so that a test waits for a run of the endless graph to begin (_wait_until_it_runs_the_endless_graph),
+# not for CPU seconds that, added up, cost each test more than the rest of its work.
+MARK_MODEL_RUNS = """
+import os
+from minirag.encoder import Encoder
+_run_model = Encoder._run_model
+def _marked(self, sequences):
+    if os.environ.get("TEST_MODEL_RUN_BEGAN"):
+        open(os.environ["TEST_MODEL_RUN_BEGAN"], "a").close()
+    return _run_model(self, sequences)
+Encoder._run_model = _marked
+"""
+
 # The stdio server as `python -m minirag` runs it, its query's model runs bounded at argv[1] seconds
 # and no model loaded at start (its first query loads it, under that bound).
-SERVE = """
+SERVE = MARK_MODEL_RUNS + """
 import sys
 from minirag import server
 from minirag.cli import main
@@ -420,7 +441,8 @@ sys.exit(main())
 
 
 def _indexed_then_endless(folder: Path, tmp_path: Path) -> dict[str, str]:
-    """The environment of a server whose index was made with `folder`'s model, whose graph then never ends.
+    """The environment of a server whose index was made with `folder`'s model, whose graph then never ends;
+    a script started with MARK_MODEL_RUNS makes `_began(env)` as a model run begins.
     (The index is made in this process, as `minirag sync` with that environment makes it: a process
     of its own took 1.5 s of CPU.)"""
     from minirag.app import App
@@ -430,7 +452,8 @@ def _indexed_then_endless(folder: Path, tmp_path: Path) -> dict[str, str]:
     docs.mkdir()
     (docs / "a.md").write_text("# Otters\n\nOtters eat fish.\n")
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent), "BASE_DIR": str(docs),
-           "DB_PATH": str(tmp_path / "index.db"), "MODEL_PATH": str(folder), "CACHE_DIR": str(tmp_path / "cache")}
+           "DB_PATH": str(tmp_path / "index.db"), "MODEL_PATH": str(folder), "CACHE_DIR": str(tmp_path / "cache"),
+           "TEST_MODEL_RUN_BEGAN": str(tmp_path / "a-model-run-began")}
     app = App(load_config(env=env, cwd=tmp_path))
     try:
         assert app.sync().done == 1
@@ -473,7 +496,7 @@ def test_a_client_that_cancels_a_query_whose_model_run_never_ends_stops_that_run
         server.initialize()
         server.send({"id": 9, "method": "tools/call",
                      "params": {"name": "query_documents", "arguments": {"query": "what do otters eat"}}})
-        _wait_until_it_runs_the_endless_graph(server.proc)
+        _wait_until_it_runs_the_endless_graph(server.proc, _began(env))
         server.send({"method": "notifications/cancelled", "params": {"requestId": 9, "reason": "user pressed Esc"}})
         after = server.call("status")
         server.proc.stdin.close()
@@ -487,6 +510,10 @@ def test_a_client_that_cancels_a_query_whose_model_run_never_ends_stops_that_run
     stderr = server.proc.stderr.read().decode()
     assert not after["isError"] and server.proc.returncode == 0, stderr
     assert "Traceback" not in stderr, stderr
+
+
+def _began(env: dict[str, str]) -> Path:
+    return Path(env["TEST_MODEL_RUN_BEGAN"])
 
 
 def _ended(server, what: str) -> str:
@@ -533,7 +560,7 @@ def test_sync_cancel_stops_a_sync_job_whose_model_run_never_ends(folder, tmp_pat
     try:
         server.initialize()
         started = json.loads(server.call("sync_start")["content"][0]["text"])
-        _wait_until_it_runs_the_endless_graph(server.proc)
+        _wait_until_it_runs_the_endless_graph(server.proc, _began(env))
         cancelled = json.loads(server.call("sync_cancel", jobId=started["jobId"])["content"][0]["text"])
         listed = server.call("list_files")["content"][0]["text"]
     finally:
@@ -563,7 +590,7 @@ def test_a_client_that_cancels_an_ingest_whose_model_run_never_ends_stops_that_r
     try:
         server.initialize()
         server.send({"id": 9, "method": "tools/call", "params": {"name": tool, "arguments": arguments}})
-        _wait_until_it_runs_the_endless_graph(server.proc)
+        _wait_until_it_runs_the_endless_graph(server.proc, _began(env))
         server.send({"method": "notifications/cancelled", "params": {"requestId": 9, "reason": "user pressed Esc"}})
         listed = server.call("list_files")
     finally:
