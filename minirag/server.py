@@ -566,7 +566,8 @@ def http_token(args, env: Mapping[str, str], host: str) -> str | None:
 
 
 class BearerToken:
-    """ASGI middleware: every HTTP request must carry `Authorization: Bearer <token>`, else 401.
+    """ASGI middleware: every HTTP request must carry `Authorization: Bearer <token>`, else 401; a
+    websocket without it is closed (1008) before the app sees it.
 
     The comparison is hmac.compare_digest: its time does not depend on where the
     presented token first differs (only on its length)."""
@@ -576,6 +577,9 @@ class BearerToken:
         self._token = token.encode()
 
     async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] == "websocket" and not self.authorized(scope):
+            await send({"type": "websocket.close", "code": 1008})
+            return
         if scope["type"] == "http" and not self.authorized(scope):
             # Connection: close -- the server hangs up once the refusal is sent, so a client without the
             # token cannot hold the connection by trickling a request body nobody reads.

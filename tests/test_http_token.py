@@ -137,6 +137,31 @@ def test_the_token_is_compared_with_hmac_compare_digest(monkeypatch):
     assert compared == [(TOKEN.encode(), TOKEN.encode()), (b"nope", TOKEN.encode())]
 
 
+@pytest.mark.parametrize("headers", [[], [(b"authorization", b"Bearer nope")]])
+def test_a_websocket_without_the_token_is_closed_before_the_app_sees_it(headers):
+    # No route takes websockets today; a dependency that adds one must not open a door the HTTP
+    # requests have shut (LocalOnly closes them the same way).
+    import anyio
+
+    reached, sent = [], []
+
+    async def app(scope, receive, send):
+        reached.append(scope["type"])
+
+    async def send(message):
+        sent.append(message)
+
+    async def receive():
+        return {"type": "websocket.connect"}
+
+    guard = server_module.BearerToken(app=app, token=TOKEN)
+    anyio.run(guard, {"type": "websocket", "headers": headers, "path": "/mcp"}, receive, send)
+    assert reached == [] and sent == [{"type": "websocket.close", "code": 1008}]
+    anyio.run(guard, {"type": "websocket", "headers": [(b"authorization", f"Bearer {TOKEN}".encode())],
+                      "path": "/mcp"}, receive, send)
+    assert reached == ["websocket"]
+
+
 @pytest.mark.slow
 def test_a_loopback_server_without_a_token_refuses_other_sites_hosts_and_origins(server_env):
     """No token on loopback: a web page in the user's browser must not reach it, neither by a
