@@ -199,6 +199,9 @@ def words_of(tokens: list[str], state: PageState) -> str:
     return "".join(pieces)
 
 
+_SYNOPSIS_LINES = frozenset({"Nm", "In", "Fd", "Ft", "Fo", "Fn", "Vt"})
+
+
 def mdoc_request(name: str, args: list[str], out: Writer, state: PageState) -> str | None:
     """What the mdoc line macro `.name args` does to `out`; the words it prints, if any."""
     if name == "Dt":
@@ -206,6 +209,8 @@ def mdoc_request(name: str, args: list[str], out: Writer, state: PageState) -> s
         return None
     if name in _IGNORED:
         return None
+    if name in _SYNOPSIS_LINES and state.synopsis:
+        out.line_break()  # each name, header and function of a synopsis begins a line (mandoc, groff)
     if name == "Nd":
         state.description = words_of(args, state)
         return "— " + state.description

@@ -3,6 +3,8 @@
 A small reader, not a formatter: one pass over the lines (and the lines a page's own macros stand
 for, roff_macros.py), no recursion.
 
+- Text is filled as roff fills it: a paragraph's source lines are one line, joined by a space (none
+  between Chinese or Japanese characters); `.br`, `.RS`, `.RE` and a line beginning with a space break it.
 - man(7): `.TH` names the page; `.SH`/`.SS` are headings; `.PP`/`.LP`/`.P`/`.sp` end a paragraph;
   `.TP`/`.IP` tagged paragraphs are list items (the tag first), which `.sp` and `.br` do not end;
   `.B`, `.I`, `.BR`, `.IR`... are their words (fonts are not kept); `.nf`/`.fi` and `.EX`/`.EE` are
@@ -154,7 +156,9 @@ class Writer:
 
     def __init__(self) -> None:
         self.blocks: list[str] = []
-        self.lines: list[str] = []
+        self.lines: list[str] = []  # the text lines of the paragraph being filled
+        self.joins: list[str] = []  # what goes before each of them: a line break, or the space filling puts
+        self.filling = False  # the next text line goes on the last output line, as roff fills it
         self.tag: str | None = None  # the list item the paragraph being filled belongs to
         self.code: list[str] | None = None
         self.level = 0  # how many `.RS` are open (`.RE` closes one), counted from the last heading
@@ -167,11 +171,23 @@ class Writer:
         elif line.strip():
             if self.outdented:
                 self.end()
-            self.lines.append(line.strip())
+            words = line.strip()
+            # A text line goes on where the last one ended, as roff fills it: the line breaks of the
+            # page's source are not the reader's.
+            # A line that begins with a space is one of its own (roff breaks before it).
+            filled = self.filling and bool(self.lines) and bool(self.lines[-1]) and not line[0].isspace()
+            self.joins.append(_filling_space(self.lines[-1], words) if filled else "\n")
+            self.lines.append(words)
+            self.filling = True
+
+    def line_break(self) -> None:
+        """The next text line begins a line of its own (`.br`, and the indent `.RS` and `.RE` change)."""
+        self.filling = False
 
     def end(self) -> None:
         """Ends the paragraph (or list item) being filled."""
-        body = escape_structure("\n".join(self.lines), item=self.tag is not None and not self.tag.strip())
+        filled = "".join(join + line for join, line in zip(self.joins, self.lines, strict=True))[1:]
+        body = escape_structure(filled, item=self.tag is not None and not self.tag.strip())
         if self.tag is not None and (self.tag.strip() or body):
             # A tagged paragraph: its tag, then its text; an untagged item (a bullet's): its text.
             lines = [escape_structure(self.tag.strip(), item=True), *body.split("\n")] if self.tag.strip() else body.split("\n")
@@ -183,7 +199,7 @@ class Writer:
             self.blocks.append("- " + "\n".join(f"  {line}" if line else "" for line in lines)[2:])
         elif body:
             self.blocks.append(body)
-        self.lines, self.tag, self.outdented = [], None, False
+        self.lines, self.joins, self.tag, self.outdented, self.filling = [], [], None, False, False
 
     def item_paragraph(self) -> bool:
         """A new paragraph in the list item being filled (man's `.IP` with no tag after its text,
@@ -193,6 +209,8 @@ class Writer:
         self.outdented = False  # `.RE`, then `.IP`: indented again
         if self.lines[-1]:
             self.lines.append("")
+            self.joins.append("\n")
+        self.filling = False
         return True
 
     def item(self, tag: str) -> None:
@@ -201,6 +219,7 @@ class Writer:
 
     def indent(self) -> None:
         self.level += 1
+        self.filling = False
 
     def outdent(self, to: int | None) -> None:
         """`.RE` (`.RE n`: back to the n-th level, the first being none open). One that closes the
@@ -212,6 +231,7 @@ class Writer:
         the item being filled, as it did. One closing a block opened within the item leaves it as
         it is (docutils sets the item's indent back after it)."""
         self.level = max(self.level - 1 if to is None else min(to - 1, self.level), 0)
+        self.filling = False
         if self.tag is not None and self.level < self.item_level:
             self.outdented = True
 
@@ -239,6 +259,16 @@ class Writer:
         self.end_code()
         self.end()
         return "\n\n".join(self.blocks) + "\n" if self.blocks else ""
+
+
+# Chinese and Japanese, written without spaces: a line break between two of their characters joins
+# them as they are (Korean is written with spaces between words).
+_UNSPACED = re.compile("[\u3000-\u303f\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff01-\uff60]")
+
+
+def _filling_space(before: str, after: str) -> str:
+    """What filling puts where a line break was: a space, none between Chinese or Japanese characters."""
+    return "" if _UNSPACED.match(before[-1]) and _UNSPACED.match(after[0]) else " "
 
 
 # man(7) font macros: their arguments, run together (alternating fonts) or spaced.
@@ -276,6 +306,7 @@ def roff_to_markdown(text: str) -> Page:
             awaiting_tag = False
         elif state.heading_next:
             out.heading(state.heading_next, words)
+            state.synopsis = state.heading_next == 2 and words.strip().upper() == "SYNOPSIS"
             state.heading_next = 0
         else:
             out.text(words)
@@ -421,6 +452,7 @@ class PageState:
         self.name: str | None = None  # mdoc's `.Nm`, the first one given
         self.description: str | None = None  # man's NAME line, mdoc's `.Nd`
         self.heading_next = 0
+        self.synopsis = False  # in the SYNOPSIS section, where mdoc breaks the line before each name
         self.table: bool | None = None  # in a tbl table: whether its rows began (its format read); None: in none
         self.tab = "\t"
         self.text_block: list[str] | None = None  # a table cell's `T{` block's lines so far
@@ -528,6 +560,8 @@ def _request(name: str, rest: str, out: Writer, state: PageState) -> str | None:
         out.level = 0  # a heading sets the margin back, every `.RS` closed
         level = 2 if name in ("SH", "Sh") else 3
         heading = state.words(" ".join(args))
+        if level == 2:
+            state.synopsis = heading.strip().upper() == "SYNOPSIS"
         if heading:
             out.heading(level, heading)
         else:
@@ -542,6 +576,11 @@ def _request(name: str, rest: str, out: Writer, state: PageState) -> str | None:
             # indent as it was: what follows is still its text, `.sp` a new paragraph of it.
             if name == "sp":
                 out.item_paragraph()
+            else:
+                out.line_break()
+            return None
+        if name == "br":
+            out.line_break()  # a break, not a paragraph's end: the next line begins a line of its own
             return None
         out.end()
         return None
