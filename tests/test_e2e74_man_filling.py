@@ -102,3 +102,34 @@ def test_a_break_inside_a_tagged_paragraph_still_breaks_the_line():
 def test_a_long_paragraph_of_short_lines_fills_in_linear_time():
     assert grows_linearly(roff_to_markdown, lambda n: ".TH X 1\n.SH A\n" + "word\n\\fIMARKED\\fR\n" * n)
     assert grows_linearly(roff_to_markdown, lambda n: ".TH X 1\n.SH A\n" + "語\n字\n" * n)
+
+
+# OpenSSH 9.2's ssh(1) (mdoc): `.Sm off` around an option's forms, one `.It Xo` tag over three lines.
+SSH = b""".Dd $Mdocdate: October 7 2022 $
+.Dt SSH 1
+.Os
+.Sh DESCRIPTION
+.Bl -tag -width Ds
+.It Fl L Xo
+.Sm off
+.Oo Ar bind_address : Oc
+.Ar port : host : hostport
+.Sm on
+.Xc
+.It Fl L Xo
+.Sm off
+.Ar local_socket : remote_socket
+.Sm on
+.Xc
+Specifies that connections to the given TCP port or Unix socket on the local (client) host are to be
+forwarded to the given host and port, or Unix socket, on the remote side.
+.It Fl l Ar login_name
+Specifies the user to log in as on the remote machine.
+.El
+"""
+
+
+def test_mdoc_spacing_off_runs_an_options_form_together_as_man_prints_it():
+    text = convert_document(SSH, ".1", "ssh.1").markdown
+    assert "- -L [bind_address:]port:host:hostport\n\n- -L local_socket:remote_socket\n  Specifies that" in text
+    assert "- -l login_name\n  Specifies the user" in text  # spacing on again

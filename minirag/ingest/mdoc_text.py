@@ -100,7 +100,7 @@ def words_of(tokens: list[str], state: PageState) -> str:
         nonlocal glued
         if text == "":
             return
-        if pieces and space and not glued:
+        if pieces and space and not glued and state.spacing:
             pieces.append(" ")
         pieces.append(text)
         glued = False
@@ -206,6 +206,10 @@ def mdoc_request(name: str, args: list[str], out: Writer, state: PageState) -> s
     """What the mdoc line macro `.name args` does to `out`; the words it prints, if any."""
     if name == "Dt":
         state.th = args[:2]
+        return None
+    if name == "Sm":
+        state.spacing = args[0] != "off" if args else not state.spacing
+        state.unspaced_lines = 0
         return None
     if name in _IGNORED:
         return None

@@ -373,7 +373,7 @@ def roff_to_markdown(text: str) -> Page:
             awaiting_tag = True
         elif line_words is not None:
             if state.extending and out.tag is not None:
-                out.tag = f"{out.tag} {line_words}".strip()
+                out.tag = f"{out.tag}{state.line_space()}{line_words}".strip()
                 state.extending = len(out.tag) < MAX_TAG_CHARS  # past it, what follows is the item's text
             else:
                 place(line_words)
@@ -462,7 +462,17 @@ class PageState:
         self.macros = Macros()
         self.link = ""  # the address of the man(7) link (`.UR`) being read
         self.extending = False  # an mdoc `.It Xo` tag goes on over the lines to its `.Xc`
+        self.spacing = True  # mdoc's spacing mode: `.Sm off` runs a line's words and lines together
+        self.unspaced_lines = 0  # the lines placed since `.Sm off`
         self.otherwise: bool | None = None  # whether the last `.ie`'s `.el` is taken (None: not told)
+
+    def line_space(self) -> str:
+        """What goes between the line placed last and the next: a space, but none after the first
+        line since `.Sm off` (mandoc and groff: `-L [bind_address:]port:host:hostport`)."""
+        if self.spacing:
+            return " "
+        self.unspaced_lines += 1
+        return " " if self.unspaced_lines == 1 else ""
 
     def branch(self, name: str, rest: str) -> str | None:
         """What a conditional (`.if COND BODY`, `.ie`, `.el BODY`) gives to read: its body, where
