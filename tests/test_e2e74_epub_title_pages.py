@@ -64,3 +64,10 @@ def test_no_heading_of_the_live_manual_stands_without_text_and_none_is_read_twic
     assert "\n\n# 1. About this manual\n\nAbout\n\nThis manual serves as a single access point" in markdown
     assert "# 3. Installation\n\nUser\n\n" in markdown  # a part's title, kept as a line of the chapter it opens
     assert markdown.count("Live Systems Manual") == 1  # its title page, which repeats the title, is left out
+
+
+def test_a_chapter_without_a_heading_of_its_own_takes_its_title_pages_heading():
+    data = _sisu_epub([("part.xhtml", "<h1>Part One</h1>"), ("title.xhtml", "<h1>Chapter 1</h1>"),
+                       ("text.xhtml", "<p>It was a bright cold day in April.</p>")])
+    markdown = convert_document(data, ".epub", "novel.epub").markdown
+    assert markdown == "Part One\n\n# Chapter 1\n\nIt was a bright cold day in April."
