@@ -133,3 +133,27 @@ def test_mdoc_spacing_off_runs_an_options_form_together_as_man_prints_it():
     text = convert_document(SSH, ".1", "ssh.1").markdown
     assert "- -L [bind_address:]port:host:hostport\n\n- -L local_socket:remote_socket\n  Specifies that" in text
     assert "- -l login_name\n  Specifies the user" in text  # spacing on again
+
+
+# GNU sed 4.9's sed(1), as help2man 1.49 writes an option: `.HP` with the option, `.IP` with its text.
+SED = rb""".TH SED "1" "November 2022" "GNU sed 4.9" "User Commands"
+.SH DESCRIPTION
+.HP
+\fB\-\-follow\-symlinks\fR
+.IP
+follow symlinks when processing in place
+.HP
+\fB\-i[SUFFIX]\fR, \fB\-\-in\-place\fR[=\fI\,SUFFIX\/\fR]
+.IP
+edit files in place (makes backup if SUFFIX supplied)
+.PP
+If no \fB\-e\fR, \fB\-\-expression\fR, \fB\-f\fR, or \fB\-\-file\fR option is given, then the first
+non\-option argument is taken as the sed script to interpret.
+"""
+
+
+def test_a_hanging_paragraph_and_the_indented_one_after_it_are_an_option_and_its_text():
+    text = convert_document(SED, ".1", "sed.1").markdown
+    assert ("- --follow-symlinks\n  follow symlinks when processing in place\n\n"
+            "- -i[SUFFIX], --in-place[=SUFFIX]\n  edit files in place (makes backup if SUFFIX supplied)\n\n"
+            "If no -e, --expression, -f, or --file option is given, then the first non-option argument") in text

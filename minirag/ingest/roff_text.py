@@ -63,6 +63,7 @@ MAX_STRING_CHARS = 1000
 MAX_EXPANDED_CHARS = 1_000_000
 # The most an mdoc `.It Xo ... .Xc` tag gathers from the lines it spans (a real one is a few words).
 MAX_TAG_CHARS = 1000
+MAX_HANGING_TAG_CHARS = 200  # of a `.HP` paragraph read as an option's name (help2man's are under 100)
 # Conditionals on one line, one the body of the one before (real pages nest two or three): past
 # this many the line is left out, as each level is a copy of the line's rest.
 MAX_NESTED_CONDITIONS = 20
@@ -164,6 +165,7 @@ class Writer:
         self.level = 0  # how many `.RS` are open (`.RE` closes one), counted from the last heading
         self.item_level = 0  # how many were open when the list item being filled began
         self.outdented = False  # an `.RE` took the item's indent away: text after it is no longer the item's
+        self.hanging = False  # the paragraph being filled is a `.HP` one: an untagged `.IP` makes it a tag
 
     def text(self, line: str) -> None:
         if self.code is not None:
@@ -200,6 +202,7 @@ class Writer:
         elif body:
             self.blocks.append(body)
         self.lines, self.joins, self.tag, self.outdented, self.filling = [], [], None, False, False
+        self.hanging = False
 
     def item_paragraph(self) -> bool:
         """A new paragraph in the list item being filled (man's `.IP` with no tag after its text,
@@ -211,6 +214,23 @@ class Writer:
             self.lines.append("")
             self.joins.append("\n")
         self.filling = False
+        return True
+
+    def hang(self) -> None:
+        """`.HP`: a paragraph that an untagged `.IP` after it makes an item's tag (help2man's options)."""
+        self.end()
+        self.hanging = True
+
+    def tagged_by_hanging(self) -> bool:
+        """An untagged `.IP` after a `.HP` paragraph: that paragraph is the item's tag; False where
+        the paragraph being filled is no `.HP` one."""
+        if not self.hanging or not self.lines or self.tag is not None or self.code is not None:
+            return False
+        tag = "".join(join + line for join, line in zip(self.joins, self.lines, strict=True))[1:]
+        if len(tag) > MAX_HANGING_TAG_CHARS:  # a hanging paragraph of prose, no option's name
+            return False
+        self.lines, self.joins, self.hanging, self.filling = [], [], False, False
+        self.item(tag.replace("\n", " "))
         return True
 
     def item(self, tag: str) -> None:
@@ -581,6 +601,9 @@ def _request(name: str, rest: str, out: Writer, state: PageState) -> str | None:
     if name in _PARAGRAPH:
         if name in ("Pp", "Lp") and state.lists and out.item_paragraph():
             return None
+        if name == "HP":
+            out.hang()
+            return None
         if name in ("sp", "br", "ns") and out.tag is not None and not out.outdented:
             # In a tagged paragraph (`.TP`, `.IP`) vertical space and a break leave the item's
             # indent as it was: what follows is still its text, `.sp` a new paragraph of it.
@@ -603,7 +626,7 @@ def _request(name: str, rest: str, out: Writer, state: PageState) -> str | None:
             out.item("")  # a bulleted list's item: its text alone
         elif tag:
             out.item(tag)
-        elif not out.item_paragraph():
+        elif not out.item_paragraph() and not out.tagged_by_hanging():
             out.end()
         return None
     if name == "RS":
