@@ -291,6 +291,7 @@ def _markitdown(data: bytes, suffix: str, name: str) -> Converted:
 
 def _book(archive: zipfile.ZipFile, data: bytes, name: str) -> Converted:
     from minirag.ingest.epub_book import read_book
+    from minirag.ingest.epub_title_pages import with_title_pages_folded
 
     try:
         book = read_book(archive, data)
@@ -305,6 +306,7 @@ def _book(archive: zipfile.ZipFile, data: bytes, name: str) -> Converted:
         converted = _html(text, f"{name}: {chapter.name}")
         parts.append(converted.markdown.strip())
         warnings.extend(said)
+    parts = with_title_pages_folded([part for part in parts if part], book.title)
     return Converted(markdown="\n\n".join(part for part in (*book.about, *parts) if part), metadata_title=book.title,
                      warnings=tuple(warnings))
 

@@ -2,7 +2,8 @@
 footers, and comments.
 
 A reader sees headers and footers on every page: the document's number and revision, its owner,
-"Confidential". Each distinct header text is kept once, above the body, and each distinct footer once,
+"Confidential". Each distinct header text is kept once, above the body (none that only repeats the
+body's first paragraph, a title atop each page), and each distinct footer once,
 below it, in the order the document's sections name them; a line that is only the page's number
 (`Page 3 of 9`, a bare PAGE field) says nothing and is left out. Comments, which Word shows beside the
 text they are on, follow the body, each as `Comment by AUTHOR: text`.
@@ -35,7 +36,10 @@ class Margins:
     comments: tuple[str, ...] = ()
 
     def around(self, body: str) -> str:
-        return "\n\n".join(part for part in (*self.headers, body.strip(), *self.comments, *self.footers) if part)
+        # A header that is the body's first paragraph (a title repeated atop each page) is said once.
+        first = " ".join(body.strip().split("\n\n", 1)[0].lstrip("#").split())
+        headers = (header for header in self.headers if " ".join(header.split()) != first)
+        return "\n\n".join(part for part in (*headers, body.strip(), *self.comments, *self.footers) if part)
 
 
 def read_margins(archive: zipfile.ZipFile, visibility: Visibility) -> Margins:

@@ -33,6 +33,7 @@ _ROWS = "./tr | ./*/tr"
 # shows a plain number and no arrow.
 _NOTE_REFERENCE = re.compile(r'<a href="#(?:foot|end)note-\d+" id="(?:foot|end)note-ref-\d+">(\[\d+\])</a>')
 _NOTE_BACKLINK = re.compile(r'\s*<a href="#(?:foot|end)note-ref-\d+">↑</a>')
+_INNER_UNDERSCORE = re.compile(r"(?<=[^\W_])\\_(?=[^\W_])")  # `parse\_float`: between two letters or digits
 _LEADING_HASH = re.compile(r"(<(?:p|li|td|th)>\s*+)#")  # mammoth writes these tags without attributes
 
 
@@ -115,7 +116,10 @@ def docx_converter() -> Any:
             # markdownify writes it as one: it is escaped, as a text file's is (text_repair.py).
             html = _LEADING_HASH.sub(r"\1\\#", html)
             html = _NOTE_BACKLINK.sub("", _NOTE_REFERENCE.sub(r"\1", html))
-            return super().convert_string(html, *args, **kwargs)
+            result = super().convert_string(html, *args, **kwargs)
+            # markdownify escapes every underscore; one inside a word opens no emphasis (CommonMark).
+            result.markdown = _INNER_UNDERSCORE.sub("_", result.markdown)
+            return result
 
     converter = DocxConverter()
     converter._html_converter = _Blocks()

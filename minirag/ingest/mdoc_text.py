@@ -100,7 +100,7 @@ def words_of(tokens: list[str], state: PageState) -> str:
         nonlocal glued
         if text == "":
             return
-        if pieces and space and not glued:
+        if pieces and space and not glued and state.spacing:
             pieces.append(" ")
         pieces.append(text)
         glued = False
@@ -199,13 +199,22 @@ def words_of(tokens: list[str], state: PageState) -> str:
     return "".join(pieces)
 
 
+_SYNOPSIS_LINES = frozenset({"Nm", "In", "Fd", "Ft", "Fo", "Fn", "Vt"})
+
+
 def mdoc_request(name: str, args: list[str], out: Writer, state: PageState) -> str | None:
     """What the mdoc line macro `.name args` does to `out`; the words it prints, if any."""
     if name == "Dt":
         state.th = args[:2]
         return None
+    if name == "Sm":
+        state.spacing = args[0] != "off" if args else not state.spacing
+        state.unspaced_lines = 0
+        return None
     if name in _IGNORED:
         return None
+    if name in _SYNOPSIS_LINES and state.synopsis:
+        out.line_break()  # each name, header and function of a synopsis begins a line (mandoc, groff)
     if name == "Nd":
         state.description = words_of(args, state)
         return "— " + state.description

@@ -3,6 +3,8 @@
 A small reader, not a formatter: one pass over the lines (and the lines a page's own macros stand
 for, roff_macros.py), no recursion.
 
+- Text is filled as roff fills it: a paragraph's source lines are one line, joined by a space (none
+  between Chinese or Japanese characters); `.br`, `.RS`, `.RE` and a line beginning with a space break it.
 - man(7): `.TH` names the page; `.SH`/`.SS` are headings; `.PP`/`.LP`/`.P`/`.sp` end a paragraph;
   `.TP`/`.IP` tagged paragraphs are list items (the tag first), which `.sp` and `.br` do not end;
   `.B`, `.I`, `.BR`, `.IR`... are their words (fonts are not kept); `.nf`/`.fi` and `.EX`/`.EE` are
@@ -61,6 +63,7 @@ MAX_STRING_CHARS = 1000
 MAX_EXPANDED_CHARS = 1_000_000
 # The most an mdoc `.It Xo ... .Xc` tag gathers from the lines it spans (a real one is a few words).
 MAX_TAG_CHARS = 1000
+MAX_HANGING_TAG_CHARS = 200  # of a `.HP` paragraph read as an option's name (help2man's are under 100)
 # Conditionals on one line, one the body of the one before (real pages nest two or three): past
 # this many the line is left out, as each level is a copy of the line's rest.
 MAX_NESTED_CONDITIONS = 20
@@ -154,12 +157,15 @@ class Writer:
 
     def __init__(self) -> None:
         self.blocks: list[str] = []
-        self.lines: list[str] = []
+        self.lines: list[str] = []  # the text lines of the paragraph being filled
+        self.joins: list[str] = []  # what goes before each of them: a line break, or the space filling puts
+        self.filling = False  # the next text line goes on the last output line, as roff fills it
         self.tag: str | None = None  # the list item the paragraph being filled belongs to
         self.code: list[str] | None = None
         self.level = 0  # how many `.RS` are open (`.RE` closes one), counted from the last heading
         self.item_level = 0  # how many were open when the list item being filled began
         self.outdented = False  # an `.RE` took the item's indent away: text after it is no longer the item's
+        self.hanging = False  # the paragraph being filled is a `.HP` one: an untagged `.IP` makes it a tag
 
     def text(self, line: str) -> None:
         if self.code is not None:
@@ -167,11 +173,23 @@ class Writer:
         elif line.strip():
             if self.outdented:
                 self.end()
-            self.lines.append(line.strip())
+            words = line.strip()
+            # A text line goes on where the last one ended, as roff fills it: the line breaks of the
+            # page's source are not the reader's.
+            # A line that begins with a space is one of its own (roff breaks before it).
+            filled = self.filling and bool(self.lines) and bool(self.lines[-1]) and not line[0].isspace()
+            self.joins.append(_filling_space(self.lines[-1], words) if filled else "\n")
+            self.lines.append(words)
+            self.filling = True
+
+    def line_break(self) -> None:
+        """The next text line begins a line of its own (`.br`, and the indent `.RS` and `.RE` change)."""
+        self.filling = False
 
     def end(self) -> None:
         """Ends the paragraph (or list item) being filled."""
-        body = escape_structure("\n".join(self.lines), item=self.tag is not None and not self.tag.strip())
+        filled = "".join(join + line for join, line in zip(self.joins, self.lines, strict=True))[1:]
+        body = escape_structure(filled, item=self.tag is not None and not self.tag.strip())
         if self.tag is not None and (self.tag.strip() or body):
             # A tagged paragraph: its tag, then its text; an untagged item (a bullet's): its text.
             lines = [escape_structure(self.tag.strip(), item=True), *body.split("\n")] if self.tag.strip() else body.split("\n")
@@ -183,7 +201,8 @@ class Writer:
             self.blocks.append("- " + "\n".join(f"  {line}" if line else "" for line in lines)[2:])
         elif body:
             self.blocks.append(body)
-        self.lines, self.tag, self.outdented = [], None, False
+        self.lines, self.joins, self.tag, self.outdented, self.filling = [], [], None, False, False
+        self.hanging = False
 
     def item_paragraph(self) -> bool:
         """A new paragraph in the list item being filled (man's `.IP` with no tag after its text,
@@ -193,6 +212,25 @@ class Writer:
         self.outdented = False  # `.RE`, then `.IP`: indented again
         if self.lines[-1]:
             self.lines.append("")
+            self.joins.append("\n")
+        self.filling = False
+        return True
+
+    def hang(self) -> None:
+        """`.HP`: a paragraph that an untagged `.IP` after it makes an item's tag (help2man's options)."""
+        self.end()
+        self.hanging = True
+
+    def tagged_by_hanging(self) -> bool:
+        """An untagged `.IP` after a `.HP` paragraph: that paragraph is the item's tag; False where
+        the paragraph being filled is no `.HP` one."""
+        if not self.hanging or not self.lines or self.tag is not None or self.code is not None:
+            return False
+        tag = "".join(join + line for join, line in zip(self.joins, self.lines, strict=True))[1:]
+        if len(tag) > MAX_HANGING_TAG_CHARS:  # a hanging paragraph of prose, no option's name
+            return False
+        self.lines, self.joins, self.hanging, self.filling = [], [], False, False
+        self.item(tag.replace("\n", " "))
         return True
 
     def item(self, tag: str) -> None:
@@ -201,6 +239,7 @@ class Writer:
 
     def indent(self) -> None:
         self.level += 1
+        self.filling = False
 
     def outdent(self, to: int | None) -> None:
         """`.RE` (`.RE n`: back to the n-th level, the first being none open). One that closes the
@@ -212,6 +251,7 @@ class Writer:
         the item being filled, as it did. One closing a block opened within the item leaves it as
         it is (docutils sets the item's indent back after it)."""
         self.level = max(self.level - 1 if to is None else min(to - 1, self.level), 0)
+        self.filling = False
         if self.tag is not None and self.level < self.item_level:
             self.outdented = True
 
@@ -239,6 +279,16 @@ class Writer:
         self.end_code()
         self.end()
         return "\n\n".join(self.blocks) + "\n" if self.blocks else ""
+
+
+# Chinese and Japanese, written without spaces: a line break between two of their characters joins
+# them as they are (Korean is written with spaces between words).
+_UNSPACED = re.compile("[\u3000-\u303f\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff01-\uff60]")
+
+
+def _filling_space(before: str, after: str) -> str:
+    """What filling puts where a line break was: a space, none between Chinese or Japanese characters."""
+    return "" if _UNSPACED.match(before[-1]) and _UNSPACED.match(after[0]) else " "
 
 
 # man(7) font macros: their arguments, run together (alternating fonts) or spaced.
@@ -276,6 +326,7 @@ def roff_to_markdown(text: str) -> Page:
             awaiting_tag = False
         elif state.heading_next:
             out.heading(state.heading_next, words)
+            state.synopsis = state.heading_next == 2 and words.strip().upper() == "SYNOPSIS"
             state.heading_next = 0
         else:
             out.text(words)
@@ -342,7 +393,7 @@ def roff_to_markdown(text: str) -> Page:
             awaiting_tag = True
         elif line_words is not None:
             if state.extending and out.tag is not None:
-                out.tag = f"{out.tag} {line_words}".strip()
+                out.tag = f"{out.tag}{state.line_space()}{line_words}".strip()
                 state.extending = len(out.tag) < MAX_TAG_CHARS  # past it, what follows is the item's text
             else:
                 place(line_words)
@@ -421,6 +472,7 @@ class PageState:
         self.name: str | None = None  # mdoc's `.Nm`, the first one given
         self.description: str | None = None  # man's NAME line, mdoc's `.Nd`
         self.heading_next = 0
+        self.synopsis = False  # in the SYNOPSIS section, where mdoc breaks the line before each name
         self.table: bool | None = None  # in a tbl table: whether its rows began (its format read); None: in none
         self.tab = "\t"
         self.text_block: list[str] | None = None  # a table cell's `T{` block's lines so far
@@ -430,7 +482,17 @@ class PageState:
         self.macros = Macros()
         self.link = ""  # the address of the man(7) link (`.UR`) being read
         self.extending = False  # an mdoc `.It Xo` tag goes on over the lines to its `.Xc`
+        self.spacing = True  # mdoc's spacing mode: `.Sm off` runs a line's words and lines together
+        self.unspaced_lines = 0  # the lines placed since `.Sm off`
         self.otherwise: bool | None = None  # whether the last `.ie`'s `.el` is taken (None: not told)
+
+    def line_space(self) -> str:
+        """What goes between the line placed last and the next: a space, but none after the first
+        line since `.Sm off` (mandoc and groff: `-L [bind_address:]port:host:hostport`)."""
+        if self.spacing:
+            return " "
+        self.unspaced_lines += 1
+        return " " if self.unspaced_lines == 1 else ""
 
     def branch(self, name: str, rest: str) -> str | None:
         """What a conditional (`.if COND BODY`, `.ie`, `.el BODY`) gives to read: its body, where
@@ -528,6 +590,8 @@ def _request(name: str, rest: str, out: Writer, state: PageState) -> str | None:
         out.level = 0  # a heading sets the margin back, every `.RS` closed
         level = 2 if name in ("SH", "Sh") else 3
         heading = state.words(" ".join(args))
+        if level == 2:
+            state.synopsis = heading.strip().upper() == "SYNOPSIS"
         if heading:
             out.heading(level, heading)
         else:
@@ -537,11 +601,19 @@ def _request(name: str, rest: str, out: Writer, state: PageState) -> str | None:
     if name in _PARAGRAPH:
         if name in ("Pp", "Lp") and state.lists and out.item_paragraph():
             return None
+        if name == "HP":
+            out.hang()
+            return None
         if name in ("sp", "br", "ns") and out.tag is not None and not out.outdented:
             # In a tagged paragraph (`.TP`, `.IP`) vertical space and a break leave the item's
             # indent as it was: what follows is still its text, `.sp` a new paragraph of it.
             if name == "sp":
                 out.item_paragraph()
+            else:
+                out.line_break()
+            return None
+        if name == "br":
+            out.line_break()  # a break, not a paragraph's end: the next line begins a line of its own
             return None
         out.end()
         return None
@@ -554,7 +626,7 @@ def _request(name: str, rest: str, out: Writer, state: PageState) -> str | None:
             out.item("")  # a bulleted list's item: its text alone
         elif tag:
             out.item(tag)
-        elif not out.item_paragraph():
+        elif not out.item_paragraph() and not out.tagged_by_hanging():
             out.end()
         return None
     if name == "RS":

@@ -130,6 +130,7 @@ class _State:
     # only when it is the \*\ud one.
     upr_group: bool = False
     upr: bool = False
+    raised: bool = False  # \super, or \upN above the line: a note's number or an exponent
 
     def child(self) -> _State:
         child = _State(**self.__dict__)
@@ -404,7 +405,12 @@ class _Reader:
             self._shown_or_not()
         elif word == "plain":
             state.font, state.vanish, state.deleted, state.char_style = self.default_font, None, False, 0
+            state.raised = False
             self._shown_or_not()
+        elif word in ("super", "up"):
+            state.raised = word == "super" or param is None or param > 0  # a bare \up raises 3 points
+        elif word in ("nosupersub", "sub", "dn"):
+            state.raised = False
         elif word == "f":
             state.font = param or 0
         elif word == "v":
@@ -469,7 +475,7 @@ class _Reader:
         elif destination == "stylesheet":
             self._style_name(text)
         elif not self.state.hidden:
-            self._emit(text)
+            self._emit(text.translate(_SUPERSCRIPT) if self.state.raised and _DIGITS.fullmatch(text) else text)
 
     def _font_name(self, text: str) -> None:
         if self.font_entry is None:
@@ -604,6 +610,12 @@ class _Reader:
         if self.table.is_open():
             self.blocks += self.table.end()
             self.table = Table()
+
+
+# Raised digits (a note's number, an exponent) as the superscripts they are: as plain digits they
+# ran into the word before them (`Date::Parse1`). Raised letters (`3\\up6 rd`) stay letters.
+_DIGITS = re.compile(r"[0-9 ]*[0-9][0-9 ]*")
+_SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
 def rtf_to_markdown(data: bytes, name: str) -> tuple[str, str | None]:
