@@ -232,6 +232,9 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("MALLOC_ARENA_MAX", "2 (set by minirag through mallopt unless the variable is set)", "glibc malloc "
             "arenas: one per thread otherwise, which a serving process keeps (~45 MB at 100k chunks)",
             values="a number", read_by="glibc"),
+    Setting("PYTHONUTF8", "1 (set by minirag where the locale would read file names in another encoding: it "
+            "starts itself again with it)", "Python's UTF-8 mode: file names read as UTF-8, as the index spells them",
+            values="1", read_by="Python"),
     Setting("SHIV_ROOT", "`~/.shiv`", "where the zipapp unpacks itself on first run", values="a folder",
             read_by="the zipapp (shiv)"),
 )
