@@ -1,0 +1,55 @@
+"""Red team 75: the git a sync runs for a root's gitState is never one a PATH entry relative to the
+working folder finds (`.`, an empty entry, `bin`): git status runs inside the root, where whoever
+wrote the documents could have planted an executable named `git`."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from test_gitstate import git, program
+
+pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+
+
+@pytest.fixture
+def repo(docs) -> Path:
+    (docs / "notes.md").write_text("# Notes\n\nGravel paths drain well.\n")
+    git(docs, "init", "-q")
+    git(docs, "add", ".")
+    git(docs, "commit", "-qm", "first")
+    return docs
+
+
+@pytest.mark.parametrize("entry", [".", "", "bin"])
+def test_a_git_planted_in_a_root_never_runs_through_a_relative_path_entry(repo, tmp_path, make_app, monkeypatch,
+                                                                           entry):
+    markers = tmp_path / "markers"
+    markers.mkdir()
+    for folder in (repo, repo / "bin"):
+        folder.mkdir(exist_ok=True)
+        program(folder, "git", markers, "exit 0")
+    head = git(repo, "rev-parse", "HEAD")
+    monkeypatch.setenv("PATH", entry + os.pathsep + os.environ["PATH"])
+    app = make_app()
+    app.sync()
+    state = app.status().git_state
+    assert list(markers.iterdir()) == []
+    assert [(s.commit, s.dirty) for s in state] == [(head, True)]  # the planted files: untracked
+
+
+def test_no_git_anywhere_on_an_absolute_path_entry_leaves_dirty_unknown(repo, tmp_path, make_app, monkeypatch):
+    markers = tmp_path / "markers"
+    markers.mkdir()
+    program(repo, "git", markers, "exit 0")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    head = git(repo, "rev-parse", "HEAD")
+    monkeypatch.setenv("PATH", f"{empty}{os.pathsep}")  # git is nowhere but in the working folder
+    app = make_app()
+    app.sync()
+    state = app.status().git_state
+    assert list(markers.iterdir()) == []
+    assert [(s.commit, s.dirty) for s in state] == [(head, None)]
