@@ -98,6 +98,7 @@ def find_git_dir(root: Path) -> tuple[Path, Path, Path] | None:
     None too for the nearest `.git` when another user owns it or its folder (is_own)."""
     for top in (root, *root.parents):
         dot_git = top / ".git"
+        git_dir: Path | None
         try:
             kind = os.lstat(dot_git).st_mode
         except OSError:
@@ -112,15 +113,24 @@ def find_git_dir(root: Path) -> tuple[Path, Path, Path] | None:
             text = read_regular_file(dot_git, below=top)
             if text is None or not text.startswith("gitdir:"):
                 return None
-            git_dir = (top / text[len("gitdir:"):].strip()).resolve()
+            git_dir = _real(top / text[len("gitdir:"):].strip())
         else:
             return None  # a FIFO, a socket, a dangling link or one to a file: not a `.git` to read
-        if not is_own(git_dir):
+        if git_dir is None or not is_own(git_dir):
             return None
         common = read_regular_file(git_dir / "commondir", below=git_dir)
-        common_dir = (git_dir / common.strip()).resolve() if common and common.strip() else git_dir
-        return top, git_dir, common_dir
+        common_dir = _real(git_dir / common.strip()) if common and common.strip() else git_dir
+        return (top, git_dir, common_dir) if common_dir is not None else None
     return None
+
+
+def _real(path: Path) -> Path | None:
+    """`path` resolved, or None where no path can be: a NUL byte (ValueError), a loop of links
+    (RuntimeError from Path.resolve before Python 3.13, OSError after)."""
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError, ValueError):
+        return None
 
 
 def _valid_ref(name: str) -> bool:

@@ -53,3 +53,30 @@ def test_no_git_anywhere_on_an_absolute_path_entry_leaves_dirty_unknown(repo, tm
     state = app.status().git_state
     assert list(markers.iterdir()) == []
     assert [(s.commit, s.dirty) for s in state] == [(head, None)]
+
+
+def _link_loop(folder: Path, name: str) -> None:
+    os.symlink(name, folder / name)
+
+
+@pytest.mark.parametrize("layout", ["gitdir names a link loop", "commondir names a link loop",
+                                    "gitdir holds a NUL byte", "commondir holds a NUL byte"])
+def test_a_git_dir_no_path_can_reach_leaves_the_sync_whole_and_no_state(docs, make_app, layout):
+    # Python 3.11's Path.resolve raises RuntimeError on a link loop, and a NUL byte is a ValueError:
+    # the full sync ended in an internal error, its last-sync time never recorded.
+    (docs / "notes.md").write_text("# Notes\n\nGravel paths drain well.\n")
+    if layout.startswith("gitdir"):
+        if "loop" in layout:
+            _link_loop(docs, "loop")
+        (docs / ".git").write_bytes(b"gitdir: loop\n" if "loop" in layout else b"gitdir: a\0b\n")
+    else:
+        git_dir = docs / ".git"
+        git_dir.mkdir()
+        (git_dir / "HEAD").write_text("ref: refs/heads/main\n")
+        if "loop" in layout:
+            _link_loop(git_dir, "loop")
+        (git_dir / "commondir").write_bytes(b"loop\n" if "loop" in layout else b"a\0b\n")
+    app = make_app()
+    progress = app.sync()
+    assert progress.done == 1 and progress.failed == 0 and progress.git_state is None
+    assert app.status().git_state == ()
