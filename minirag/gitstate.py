@@ -209,10 +209,20 @@ def stored_states(states: list[GitState]) -> str:
 
 
 def parse_states(raw: str | None) -> tuple[GitState, ...]:
-    """What stored_states wrote, or () when nothing (readable) was."""
+    """What stored_states wrote, or () when nothing (readable) was. An index file is data (shared,
+    downloaded): a row of another shape than stored_states writes is left out, not served."""
     try:
         rows = json_text.loads(raw) if raw else []
-        return tuple(GitState(**{name: row.get(key) for name, key in _STORED.items()}) for row in rows)
+        states = [GitState(**{name: row.get(key) for name, key in _STORED.items()}) for row in rows]
     except (ValueError, TypeError, AttributeError):
         log.warning("ignoring an unreadable git state in the index meta table")
         return ()
+    kept = tuple(state for state in states if _well_formed(state))
+    if len(kept) < len(states):
+        log.warning("ignoring %d unreadable git state(s) in the index meta table", len(states) - len(kept))
+    return kept
+
+
+def _well_formed(state: GitState) -> bool:
+    return (isinstance(state.root, str) and isinstance(state.commit, str) and _OID.fullmatch(state.commit) is not None
+            and isinstance(state.dirty, (bool, type(None))) and isinstance(state.synced_at, (str, type(None))))
