@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from minirag.config import Config
-from minirag.display import shown
+from minirag.display import is_utf8, shown
 from minirag.errors import InvalidArgument, MiniragError, NotFound, PathOutsideRoots
 from minirag.search.scope import MAX_SCOPES
 from minirag.security import (
@@ -143,6 +143,9 @@ class Addressing:
             raise InvalidArgument("scope is empty: give a folder, a file or a source-id prefix, or leave scope out")
         if scope is not None and "\x00" in scope:
             raise InvalidArgument("scope contains a NUL byte, which no path or source id holds")
+        if scope is not None and not is_utf8(scope):  # a library caller's; MCP and the CLI never pass one
+            raise InvalidArgument("scope is not valid UTF-8 (it holds a lone surrogate), which no path or source id "
+                                  "in the index is")
         if scope and len(scope) > MAX_PATH_BYTES:  # no source is longer; resolving it costs time in its square
             raise InvalidArgument(f"scope is {len(scope)} characters long; no path or source id is longer than "
                                   f"{MAX_PATH_BYTES}")

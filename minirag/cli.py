@@ -420,10 +420,12 @@ def _read_names_as_utf8() -> None:
     another encoding (a Latin-1 or EUC-JP locale; `C` with PYTHONUTF8=0): the index spells every name
     in UTF-8, and such a process takes `caf\u00e9.md` for a name that is not, or for another file. The
     converter processes it starts inherit the mode. Nothing has been read or written yet. Where the
-    restart cannot happen, load_config refuses in one line."""
+    restart cannot happen, load_config refuses in one line: only a program Python read from a file
+    (`minirag`, `-m minirag`, a script, a zipapp) can run again; one read from stdin or a pipe (`python
+    -`, `python <(...)`) would find it at its end, and `-c` code may have read stdin itself."""
     if codecs.lookup(sys.getfilesystemencoding()).name == "utf-8":
         return
-    if not sys.executable or os.environ.get("PYTHONUTF8") == "1":
+    if not sys.executable or os.environ.get("PYTHONUTF8") == "1" or not os.path.isfile(sys.argv[0]):
         return
     os.environ["PYTHONUTF8"] = "1"
     with contextlib.suppress(OSError):

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 import minirag
 from minirag.config import Config
+from minirag.display import on_one_line
 
 if TYPE_CHECKING:
     from minirag.binding import RecordedModel
@@ -372,10 +373,11 @@ def config_failure(exc: Exception) -> DoctorReport:
 
 def format_checks(report: DoctorReport) -> str:
     lines = [f"minirag {report.version} on Python {report.python}"]
+    # A path in a detail (TMPDIR, DB_PATH, a root) may hold a line break: it must not forge a check's line.
     for check in report.checks:
-        lines.append(f"[{'ok' if check.ok else 'FAIL'}] {check.name}: {check.detail}")
+        lines.append(f"[{'ok' if check.ok else 'FAIL'}] {check.name}: {on_one_line(check.detail)}")
         if not check.ok:
-            lines.append(f"       fix: {check.fix}")
+            lines.append(f"       fix: {on_one_line(check.fix)}")
     failed = sum(not c.ok for c in report.checks)
     lines.append("all checks passed" if report.ok else f"{failed} check{'s' * (failed != 1)} failed")
     return "\n".join(lines)

@@ -10,6 +10,10 @@ config file, and carries a key and its value apart, so a driver named `x=y`
 stays one name), transports are all disallowed (GIT_ALLOW_PROTOCOL), the
 inherited GIT_* environment is dropped, and system and global config are not
 read. Nothing runs with a git older than 2.32, which lacks GIT_CONFIG_GLOBAL.
+
+git itself is found on PATH's absolute folders only, and run by its full path: status runs
+inside the root, so a relative entry (`.`, an empty one, `bin`) would run a `git` planted
+among the documents.
 """
 
 from __future__ import annotations
@@ -72,16 +76,36 @@ def _run(argv: list[str], env: dict[str, str], cwd: Path | None = None) -> str |
     return done.stdout if done.returncode == 0 else None
 
 
-@functools.cache
+def git_program() -> str | None:
+    """The full path of the first `git` on PATH's absolute folders, or None."""
+    names = ["git"]
+    if os.name == "nt":
+        names = [f"git{ext.lower()}" for ext in os.environ.get("PATHEXT", ".EXE").split(os.pathsep) if ext]
+    for folder in os.get_exec_path():
+        if not os.path.isabs(folder):
+            continue
+        for name in names:
+            path = os.path.join(folder, name)
+            if os.path.isfile(path) and os.access(path, os.X_OK):
+                return path
+    return None
+
+
 def git_version() -> tuple[int, int] | None:
-    out = _run(["git", "--version"], _environment())
+    program = git_program()
+    return _version(program) if program is not None else None
+
+
+@functools.cache
+def _version(program: str) -> tuple[int, int] | None:
+    out = _run([program, "--version"], _environment())
     found = re.search(r"(\d+)\.(\d+)", out or "")
     return (int(found[1]), int(found[2])) if found else None
 
 
-def _filter_drivers(git_dir: Path, env: dict[str, str]) -> set[str] | None:
+def _filter_drivers(program: str, git_dir: Path, env: dict[str, str]) -> set[str] | None:
     """The name of every filter driver the repository's config defines (reading config runs nothing)."""
-    listed = _run(["git", f"--git-dir={git_dir}", "config", "--null", "--name-only", "--list"], env)
+    listed = _run([program, f"--git-dir={git_dir}", "config", "--null", "--name-only", "--list"], env)
     if listed is None:
         return None
     return {m[1] for key in listed.split("\0") if (m := _FILTER_KEY.fullmatch(key))}
@@ -89,11 +113,12 @@ def _filter_drivers(git_dir: Path, env: dict[str, str]) -> set[str] | None:
 
 def safe_git(cwd: Path, git_dir: Path, work_tree: Path, *args: str) -> str | None:
     """stdout of `git args` in `cwd` on that repository with no program of its config run; None on failure."""
+    program = git_program()
     version = git_version()
-    if version is None or version < MIN_GIT:
+    if program is None or version is None or version < MIN_GIT:
         return None
     env = _with_config(_environment(), list(FIXED_OVERRIDES))
-    drivers = _filter_drivers(git_dir, env)
+    drivers = _filter_drivers(program, git_dir, env)
     if drivers is None:
         return None
     pairs = list(FIXED_OVERRIDES)
@@ -101,5 +126,5 @@ def safe_git(cwd: Path, git_dir: Path, work_tree: Path, *args: str) -> str | Non
         pairs += [(f"filter.{name}.clean", ""), (f"filter.{name}.smudge", ""), (f"filter.{name}.process", ""),
                   (f"filter.{name}.required", "false")]
     # --git-dir and --work-tree stated, so neither discovery nor core.worktree picks another repository.
-    argv = ["git", f"--git-dir={git_dir}", f"--work-tree={work_tree}", "--no-optional-locks", *args]
+    argv = [program, f"--git-dir={git_dir}", f"--work-tree={work_tree}", "--no-optional-locks", *args]
     return _run(argv, _with_config(_environment(), pairs), cwd)

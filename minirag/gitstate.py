@@ -98,6 +98,7 @@ def find_git_dir(root: Path) -> tuple[Path, Path, Path] | None:
     None too for the nearest `.git` when another user owns it or its folder (is_own)."""
     for top in (root, *root.parents):
         dot_git = top / ".git"
+        git_dir: Path | None
         try:
             kind = os.lstat(dot_git).st_mode
         except OSError:
@@ -112,15 +113,24 @@ def find_git_dir(root: Path) -> tuple[Path, Path, Path] | None:
             text = read_regular_file(dot_git, below=top)
             if text is None or not text.startswith("gitdir:"):
                 return None
-            git_dir = (top / text[len("gitdir:"):].strip()).resolve()
+            git_dir = _real(top / text[len("gitdir:"):].strip())
         else:
             return None  # a FIFO, a socket, a dangling link or one to a file: not a `.git` to read
-        if not is_own(git_dir):
+        if git_dir is None or not is_own(git_dir):
             return None
         common = read_regular_file(git_dir / "commondir", below=git_dir)
-        common_dir = (git_dir / common.strip()).resolve() if common and common.strip() else git_dir
-        return top, git_dir, common_dir
+        common_dir = _real(git_dir / common.strip()) if common and common.strip() else git_dir
+        return (top, git_dir, common_dir) if common_dir is not None else None
     return None
+
+
+def _real(path: Path) -> Path | None:
+    """`path` resolved, or None where no path can be: a NUL byte (ValueError), a loop of links
+    (RuntimeError from Path.resolve before Python 3.13, OSError after)."""
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError, ValueError):
+        return None
 
 
 def _valid_ref(name: str) -> bool:
@@ -199,10 +209,20 @@ def stored_states(states: list[GitState]) -> str:
 
 
 def parse_states(raw: str | None) -> tuple[GitState, ...]:
-    """What stored_states wrote, or () when nothing (readable) was."""
+    """What stored_states wrote, or () when nothing (readable) was. An index file is data (shared,
+    downloaded): a row of another shape than stored_states writes is left out, not served."""
     try:
         rows = json_text.loads(raw) if raw else []
-        return tuple(GitState(**{name: row.get(key) for name, key in _STORED.items()}) for row in rows)
+        states = [GitState(**{name: row.get(key) for name, key in _STORED.items()}) for row in rows]
     except (ValueError, TypeError, AttributeError):
         log.warning("ignoring an unreadable git state in the index meta table")
         return ()
+    kept = tuple(state for state in states if _well_formed(state))
+    if len(kept) < len(states):
+        log.warning("ignoring %d unreadable git state(s) in the index meta table", len(states) - len(kept))
+    return kept
+
+
+def _well_formed(state: GitState) -> bool:
+    return (isinstance(state.root, str) and isinstance(state.commit, str) and _OID.fullmatch(state.commit) is not None
+            and isinstance(state.dirty, (bool, type(None))) and isinstance(state.synced_at, (str, type(None))))
