@@ -26,10 +26,10 @@ def grows_linearly(convert: Callable[[str], object], text_of: Callable[[int], st
             gc.enable()
 
     # The bound is 24x the best of three small runs: a run a busy machine slowed down says nothing
-    # about the code. A linear reader passes on one run of each under 12x instead (they measured 7-8x):
-    # that lets through nothing 24x would not unless the one small run is over 2x the best of three
-    # (1.75x at most, measured over every check). The large run goes first so that it takes the first
-    # call's imports and pattern compiling; anything over 12x takes the full measure.
+    # about the code. One run of each under 12x passes at once: that lets through nothing the full
+    # measure would not, unless the one small run took over twice the best of three. The large run
+    # goes first so that it takes the first call's imports and pattern compiling; anything over 12x
+    # takes the full measure.
     first_large = seconds(large)
     first_small = seconds(small)
     if first_large < 12 * max(first_small, 0.002):
