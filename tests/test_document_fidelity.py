@@ -1063,24 +1063,10 @@ def test_a_sites_banner_and_logo_links_above_the_pages_title_are_left_out():
 
 
 def _epub(manifest: list[tuple[str, str]], spine: list[str], files: dict[str, str], metadata: str = "") -> bytes:
-    import io
-    import zipfile
+    from helpers.epub import epub_book, xhtml
 
-    items = "".join(f'<item id="{i}" href="{href}" media-type="application/xhtml+xml"/>' for i, href in manifest)
-    refs = "".join(f'<itemref idref="{i}" linear="yes"/>' for i in spine)
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w") as book:
-        book.writestr("mimetype", "application/epub+zip")
-        book.writestr("META-INF/container.xml", '<?xml version="1.0"?><container version="1.0" xmlns="urn:oasis:'
-                      'names:tc:opendocument:xmlns:container"><rootfiles><rootfile full-path="OEBPS/content.opf" '
-                      'media-type="application/oebps-package+xml"/></rootfiles></container>')
-        book.writestr("OEBPS/content.opf", '<?xml version="1.0"?><package xmlns="http://www.idpf.org/2007/opf" '
-                      'version="2.0"><metadata xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:title>Live Systems '
-                      f"Manual</dc:title>{metadata}</metadata><manifest>{items}</manifest><spine>{refs}</spine>"
-                      "</package>")
-        for name, body in files.items():
-            book.writestr(f"OEBPS/{name}", f'<html xmlns="http://www.w3.org/1999/xhtml"><body>{body}</body></html>')
-    return buffer.getvalue()
+    return epub_book(manifest, spine, {name: xhtml(body) for name, body in files.items()},
+                     title="Live Systems Manual", metadata=metadata)
 
 
 def test_an_epub_whose_spine_names_places_inside_a_chapter_reads_that_chapter_once():

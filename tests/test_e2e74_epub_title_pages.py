@@ -8,11 +8,10 @@ title page of the untranslated `16. Procedures`).
 
 from __future__ import annotations
 
-import io
 import re
-import zipfile
 
 from conftest import FIXTURES
+from helpers.epub import XML_DECLARATION, epub_book, xhtml
 
 from minirag.ingest.convert import convert_document, convert_file
 
@@ -21,22 +20,9 @@ _SUBSTANCE = ('<div class="content"><div class="substance"><label class="ocn"><a
 
 
 def _sisu_epub(chapters: list[tuple[str, str]]) -> bytes:
-    items = "".join(f'<item id="{name}" href="{name}" media-type="application/xhtml+xml"/>' for name, _ in chapters)
-    refs = "".join(f'<itemref idref="{name}" linear="yes"/>' for name, _ in chapters)
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w") as book:
-        book.writestr("mimetype", "application/epub+zip")
-        book.writestr("META-INF/container.xml", '<?xml version="1.0"?><container version="1.0" xmlns="urn:oasis:'
-                      'names:tc:opendocument:xmlns:container"><rootfiles><rootfile full-path="OEBPS/content.opf" '
-                      'media-type="application/oebps-package+xml"/></rootfiles></container>')
-        book.writestr("OEBPS/content.opf", '<?xml version="1.0"?><package xmlns="http://www.idpf.org/2007/opf" '
-                      'version="2.0"><metadata xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:title>Live Systems '
-                      f"Handbuch</dc:title></metadata><manifest>{items}</manifest><spine>{refs}</spine></package>")
-        for name, body in chapters:
-            book.writestr(f"OEBPS/{name}", "<?xml version='1.0' encoding='utf-8'?>\n<html xmlns="
-                          f'"http://www.w3.org/1999/xhtml"><head><title>x</title></head><body lang="de">{body}'
-                          "</body></html>")
-    return buffer.getvalue()
+    names = [name for name, _ in chapters]
+    pages = {name: XML_DECLARATION + xhtml(body, lang="de", head="<title>x</title>") for name, body in chapters}
+    return epub_book([(name, name) for name in names], names, pages, title="Live Systems Handbuch")
 
 
 def test_a_title_page_of_a_translated_title_opens_its_untranslated_chapter():
