@@ -314,9 +314,12 @@ def _refuse_non_utf8_names() -> None:
     another name). Windows and macOS always read names as UTF-8."""
     encoding = sys.getfilesystemencoding()
     if codecs.lookup(encoding).name != "utf-8":
+        # With PYTHONUTF8=1 set, only Python's own `-X utf8=0` can still have turned the mode off.
+        fix = ("run Python without `-X utf8=0`, which overrides PYTHONUTF8" if os.environ.get("PYTHONUTF8") == "1"
+               else "set PYTHONUTF8=1, or use a UTF-8 locale")
         raise ConfigError(f"file names are read as {encoding} here, not UTF-8 (Python takes that from the locale: "
                           "LANG / LC_ALL, or PYTHONUTF8=0), so every name that is not ASCII would look broken "
-                          "and be dropped from the index: set PYTHONUTF8=1, or use a UTF-8 locale")
+                          f"and be dropped from the index: {fix}")
 
 
 def _foreign_settings(env: Mapping[str, str], flag_roots, db_flag) -> Mapping[str, str]:

@@ -81,3 +81,12 @@ def test_a_stdio_server_under_a_non_utf8_locale_syncs_without_dropping_a_name(sy
     assert "PYTHONUTF8" not in replies[3]["result"]["content"][0]["text"]
     assert b"Traceback" not in served.stderr
     assert _sources(synced) == {"café.md", "plain.md"}
+
+
+def test_a_python_told_x_utf8_0_is_told_that_option_is_what_to_drop(synced):
+    # PYTHONUTF8=1 is set and overridden by the option: the refusal's usual advice would not help.
+    done = subprocess.run([sys.executable, "-X", "utf8=0", "-m", "minirag", "sync"], capture_output=True,
+                          timeout=120, env=synced | NOT_UTF8_LOCALE | {"PYTHONUTF8": "1"})
+    err = done.stderr.decode("ascii", "replace")
+    assert done.returncode == 1 and len(err.strip().splitlines()) == 1, err
+    assert "-X utf8=0" in err, err
