@@ -574,8 +574,9 @@ class App:
         if target is None and paths is None and not progress.stop.is_set():
             states = root_states(list(self.config.roots), self.config.db_path)  # `git status`: seconds, at times
             lock.ensure_held()
-            self.index.set_meta(META_GIT_STATE, stored_states(states))
-            progress.git_state = tuple(states) or None
+            if not progress.stop.is_set():  # a stop kills the git run in hand: what it left is not a state
+                self.index.set_meta(META_GIT_STATE, stored_states(states))
+                progress.git_state = tuple(states) or None
         if not progress.stop.is_set():
             lock.ensure_held()
             if roots := synced_roots(self.config.roots, target, paths):

@@ -18,11 +18,14 @@ among the documents.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import re
 import subprocess
 from pathlib import Path
+
+from minirag import interruptible
 
 GIT_TIMEOUT_S = 5
 MIN_GIT = (2, 32)
@@ -68,12 +71,21 @@ def _with_config(env: dict[str, str], pairs: list[tuple[str, str]]) -> dict[str,
 
 
 def _run(argv: list[str], env: dict[str, str], cwd: Path | None = None) -> str | None:
+    """git's stdout, or None when it failed, ran past GIT_TIMEOUT_S, or the RunBound in force (a sync
+    job's, a watcher's) was stopped meanwhile: its process is killed then, not waited for."""
+    bound = interruptible.current()
     try:
-        done = subprocess.run(argv, capture_output=True, text=True, errors="replace", env=env, cwd=cwd,
-                              stdin=subprocess.DEVNULL, timeout=GIT_TIMEOUT_S, check=False)
-    except (OSError, subprocess.SubprocessError, ValueError):
+        with subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL,
+                              text=True, errors="replace", env=env, cwd=cwd) as process:
+            try:
+                with bound.stopping(process.kill) if bound is not None else contextlib.nullcontext():
+                    out, _ = process.communicate(timeout=GIT_TIMEOUT_S)
+            except BaseException:
+                process.kill()
+                raise
+    except (OSError, subprocess.SubprocessError, ValueError, interruptible.RunStopped):
         return None
-    return done.stdout if done.returncode == 0 else None
+    return out if process.returncode == 0 else None
 
 
 def git_program() -> str | None:
