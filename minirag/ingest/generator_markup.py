@@ -77,6 +77,8 @@ def _doxygen(root) -> None:
             el.tail = " " + (el.tail or "")
     for row in [el for el in root.iter("tr") if (el.get("class") or "").startswith("memitem:") and len(el) == 1]:
         _template_on_member_row(row)
+    for fragment in [el for el in root.iter("div") if "fragment" in _classes(el)]:
+        _fragment_as_listing(fragment)
     for title in root.iter("div"):
         # The page's title is a <div>: the page's first heading, its groups (`Containers » Sequences`)
         # a line under it.
@@ -89,6 +91,21 @@ def _doxygen(root) -> None:
                 group.tail = None
                 title.addnext(group)
             break
+
+
+def _fragment_as_listing(fragment) -> None:
+    """A code example (`<div class="fragment">`, a `<div class="line">` per line, their spaces kept by
+    CSS) as the `<pre>` it shows: read as blocks, each line was a paragraph of its own and lost its
+    indentation. A fragment holding anything but lines is left as it is."""
+    lines = [child for child in fragment if isinstance(child.tag, str)]
+    if not lines or (fragment.text or "").strip() or any(
+            "line" not in _classes(line) or (line.tail or "").strip() for line in lines):
+        return
+    pre = etree.Element("pre")
+    # Doxygen writes an empty line as a no-break space; in a listing it is a space, as CSS shows it.
+    pre.text = "\n".join(line.xpath("string()").replace("\xa0", " ").rstrip() for line in lines)
+    pre.tail = fragment.tail
+    fragment.getparent().replace(fragment, pre)
 
 
 def _template_on_member_row(row) -> None:
