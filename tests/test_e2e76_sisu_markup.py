@@ -74,3 +74,16 @@ def test_sisu_code_paragraphs_are_listings_and_numbered_bold_ones_headings():
     assert "\n## 8.1 Package sources\n" in markdown
     assert "\n### 8.1.4 Distribution mirrors used at run time\n" in markdown
     assert "#" not in markdown.split("Note:")[0].rsplit("\n", 1)[-1]  # no section anchor: no heading
+
+
+def test_a_sisu_epub_reads_the_same_though_its_pages_name_no_generator():
+    # SiSU's EPUB pages (the Live Systems Manual's, tests/fixtures/docs) have no generator meta;
+    # its paragraphs' margin numbers (`<label class="ocn">`) are SiSU's own markup.
+    from conftest import FIXTURES
+
+    from minirag.ingest.convert import convert_file
+
+    markdown = convert_file(FIXTURES / "docs" / "epub_live_manual_en.epub").markdown
+    assert "```\n# apt-get install make po4a ruby ruby-nokogiri sisu-complete\n```" in markdown
+    assert "\\#" not in markdown
+    assert "\n## 1.1 For the impatient\n" in markdown

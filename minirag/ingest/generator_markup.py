@@ -30,12 +30,16 @@ _GENERATORS = ("rustdoc", "javadoc", "doxygen", "sisu")
 
 
 def generator(root) -> str:
-    """rustdoc, javadoc, doxygen or sisu, from the page's `<meta name="generator">`; '' for any other page."""
+    """rustdoc, javadoc, doxygen or sisu, from the page's `<meta name="generator">` (or SiSU's margin
+    numbers, `<label class="ocn">`); '' for any other page."""
     head = root.find("head")
     for meta in head.iter("meta") if head is not None else ():
         if (meta.get("name") or "").strip().lower() == "generator":
             content = (meta.get("content") or "").strip().lower()
             return next((name for name in _GENERATORS if content.startswith(name)), "")
+    # SiSU's EPUB pages name no generator; each paragraph's margin number is SiSU's own markup.
+    if any("ocn" in _classes(label) for label in root.iter("label")):
+        return "sisu"
     return ""
 
 
