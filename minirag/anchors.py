@@ -88,7 +88,8 @@ def heading_offset(text: str, fragment: str) -> int | None:
 # The words Sphinx sets before an entry's name (`class csv.Dialect`, `exception csv.Error`).
 _KINDS = ("class", "exception", "property", "classmethod", "staticmethod", "abstractmethod", "async",
           "await", "coroutine", "static", "final", "abstract", "method", "function", "attribute", "data")
-_ENTRY = r"(?m)^[ \t]*(?:(?:" + "|".join(_KINDS) + r") ){0,3}"
+# A decorator's entry opens with its `@` (`@functools.lru_cache(maxsize=128, typed=False)`).
+_ENTRY = r"(?m)^[ \t]*(?:(?:" + "|".join(_KINDS) + r") ){0,3}@?"
 MAX_NAMES = 8  # in a qualified name looked up part by part; a longer one only whole
 
 
