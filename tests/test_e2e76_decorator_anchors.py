@@ -1,4 +1,5 @@
-"""`read_file` of a Sphinx page's `#fragment` naming a decorator starts at its entry.
+"""`read_file` of a Sphinx page's `#fragment` naming a decorator or a command-line option starts
+at its entry.
 
 Sphinx writes a decorator's entry (`.. decorator::`) with its `@`: functools.html's
 `@functools.lru_cache(maxsize=128, typed=False)`, `@functools.total_ordering`. The entry's line
@@ -35,3 +36,26 @@ def test_a_decorators_fragment_finds_its_entry():
         at = heading_offset(markdown, name)
         assert at is not None and markdown[at:].lstrip().startswith(opening), name
     assert heading_offset(markdown, "functools.partial") is None  # no such entry: no place
+
+
+ZIPFILE_OPTIONS = """<html><head><title>zipfile</title></head><body><div class="body" role="main">
+<section id="command-line-options">
+<h3>Command-line options<a class="headerlink" href="#command-line-options" title="Permalink to this heading">¶</a></h3>
+<p>For a list of the files in a ZIP archive, use the <a class="reference internal" href="#cmdoption-zipfile-l"><code class="xref std std-option docutils literal notranslate"><span class="pre">-l</span></code></a> option:</p>
+<dl class="std cmdoption">
+<dt class="sig sig-object std" id="cmdoption-zipfile-l">
+<span class="sig-name descname"><span class="pre">-l</span></span><span class="sig-prename descclassname"> <span class="pre">&lt;zipfile&gt;</span></span><a class="headerlink" href="#cmdoption-zipfile-l" title="Permalink to this definition">¶</a></dt>
+<dt class="sig sig-object std" id="cmdoption-zipfile-list">
+<span class="sig-name descname"><span class="pre">--list</span></span><span class="sig-prename descclassname"> <span class="pre">&lt;zipfile&gt;</span></span><a class="headerlink" href="#cmdoption-zipfile-list" title="Permalink to this definition">¶</a></dt>
+<dd><p>List files in a zipfile.</p></dd></dl>
+</section></div></body></html>
+"""
+
+
+def test_a_command_line_options_fragment_finds_its_line():
+    # zipfile.html's 9 option entries (`cmdoption-zipfile-list`) read from the page's top.
+    markdown = convert_document(ZIPFILE_OPTIONS.encode(), ".html", "zipfile.html").markdown
+    for name, opening in (("cmdoption-zipfile-l", "-l <zipfile>"), ("cmdoption-zipfile-list", "--list <zipfile>")):
+        at = heading_offset(markdown, name)
+        assert at is not None and markdown[at:].startswith(opening), name
+    assert heading_offset(markdown, "cmdoption-zipfile-x") is None
