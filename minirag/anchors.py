@@ -82,13 +82,27 @@ def heading_offset(text: str, fragment: str) -> int | None:
     for at, heading in found:
         if letters and _letters(LINK_OR_PICTURE.sub(lambda m: m.group(1), heading)) == letters:
             return at
-    return api_entry(text, wanted)
+    return api_entry(text, wanted) if not wanted.startswith("cmdoption-") else option_entry(text, wanted)
+
+
+def option_entry(text: str, wanted: str) -> int | None:
+    """Where the line of the command-line option Sphinx anchors as `cmdoption-PROGRAM-OPTION` starts
+    (`cmdoption-zipfile-list` is zipfile's `--list <zipfile>` line, `cmdoption-zipfile-l` its `-l`);
+    the program's name may hold dashes, so each tail of the anchor is tried, the longest first."""
+    parts = wanted.split("-")[1:]
+    for cut in range(1, min(len(parts), MAX_NAMES)):
+        option = "-".join(parts[cut:])
+        found = re.search(r"(?m)^[ \t]*--?" + re.escape(option) + r"(?![\w-])", text)
+        if found is not None:
+            return found.start()
+    return None
 
 
 # The words Sphinx sets before an entry's name (`class csv.Dialect`, `exception csv.Error`).
 _KINDS = ("class", "exception", "property", "classmethod", "staticmethod", "abstractmethod", "async",
           "await", "coroutine", "static", "final", "abstract", "method", "function", "attribute", "data")
-_ENTRY = r"(?m)^[ \t]*(?:(?:" + "|".join(_KINDS) + r") ){0,3}"
+# A decorator's entry opens with its `@` (`@functools.lru_cache(maxsize=128, typed=False)`).
+_ENTRY = r"(?m)^[ \t]*(?:(?:" + "|".join(_KINDS) + r") ){0,3}@?"
 MAX_NAMES = 8  # in a qualified name looked up part by part; a longer one only whole
 
 

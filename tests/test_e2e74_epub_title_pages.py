@@ -44,7 +44,9 @@ def test_a_title_page_of_a_translated_title_opens_its_untranslated_chapter():
 
 def test_no_heading_of_the_live_manual_stands_without_text_and_none_is_read_twice():
     markdown = convert_file(FIXTURES / "docs" / "epub_live_manual_en.epub").markdown
-    headings = re.findall(r"^# .*\n\n(?=#+ )", markdown, flags=re.MULTILINE)
+    # A chapter's heading may open on its first section's (`# 2. …` then `## 2.1 Motivation`, SiSU's
+    # bold sub-headings: test_e2e76_sisu_markup.py); one followed by another chapter's has no text.
+    headings = re.findall(r"^# .*\n\n(?=# )", markdown, flags=re.MULTILINE)
     assert headings == []  # each heading has text under it
     assert "# About this manual" not in markdown  # the title page repeating `1. About this manual`
     assert "\n\n# 1. About this manual\n\nAbout\n\nThis manual serves as a single access point" in markdown

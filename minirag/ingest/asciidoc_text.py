@@ -5,7 +5,9 @@ own manual). Read as plain text, its section titles (`== Install`) are lines lik
 other and its markup is words no reader sees (`[source,java]`, `:toc: left`,
 `link:url[text]`). This reads what Asciidoctor would, line by line, with no dependency:
 
-- section titles (`= Title`, `== Section`, ...) become ATX headings of their level;
+- section titles (`= Title`, `== Section`, ...) become ATX headings of their level, and so do
+  two-line ones (a title over a line of `=`, `-`, `~`, `^` or `+`, levels 0 to 4, as long as the
+  title give or take one character: git's manual pages) where a block may start;
 - delimited blocks: listing (`----`) and literal (`....`) blocks become fenced code,
   with the language of a `[source,python]` line above them; example (`====`), sidebar
   (`****`), quote (`____`) and open (`--`) blocks are read as text; a passthrough
@@ -42,6 +44,10 @@ from minirag.ingest.text_repair import escape_headings
 
 MAX_NESTING = 20
 _SECTION = re.compile(r"^(={1,6})[ \t]+(\S.*)$")  # the closing `=`s, if any, are cut in code
+# A two-line title: at least two characters, not a block title's `.`; its underline one character repeated.
+_SETEXT_TITLE = re.compile(r"(?!\.)\S(?:.*\S)?")
+_SETEXT_LINE = re.compile(r"=+|-+|~+|\^+|\++")
+_SETEXT_LEVELS = {"=": 1, "-": 2, "~": 3, "^": 4, "+": 5}
 _ATTRIBUTE_ENTRY = re.compile(r"^:(!?[\w][\w-]*!?):(?:[ \t]+(.*))?$")  # the value's trailing blanks cut in code
 _BLOCK_ATTRIBUTES = re.compile(r"^\[(?!\[)[^\]]*\][ \t]*$|^\[\[[^\]]*\]\][ \t]*$")
 _BLOCK_TITLE = re.compile(r"^\.([^\s.].*)$")
@@ -165,6 +171,12 @@ class _Reader:
                 out.append("")
                 style = []
                 index += 1
+                continue
+            level = _two_line_title(line, lines[index + 1] if index + 1 < len(lines) else "")
+            if level:
+                out += ["", "#" * level + " " + self.inline(stripped), ""]
+                style = []
+                index += 2
                 continue
             delimiter = _DELIMITER.match(line)
             if delimiter and depth <= MAX_NESTING:
@@ -362,6 +374,17 @@ def _table(content: list[str], style: list[str], separator: str, inline) -> list
     if header and len(lines) > 1:
         lines.insert(1, "|" + "---|" * width)
     return lines
+
+
+def _two_line_title(line: str, under: str) -> int:
+    """The heading level of `line` over `under` read as a two-line section title (Asciidoctor's
+    rule: the underline as long as the title, give or take one character); 0 if they are not one."""
+    title, under = line.rstrip(), under.rstrip()
+    if not (_SETEXT_LINE.fullmatch(under) and _SETEXT_TITLE.fullmatch(title) and abs(len(title) - len(under)) < 2):
+        return 0
+    if len(title) < 2 or _starts_block(title) or _LIST.match(title):
+        return 0
+    return _SETEXT_LEVELS[under[0]]
 
 
 def _starts_block(line: str) -> bool:

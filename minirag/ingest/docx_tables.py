@@ -24,6 +24,7 @@ from typing import Any
 
 import lxml.html
 
+from minirag.ingest.markdownify_escapes import inner_underscores_as_written
 from minirag.ingest.table_spans import spread, table_cells, title_rows
 
 _CELLS = "./tr/td | ./tr/th | ./*/tr/td | ./*/tr/th"  # rows directly, or in thead, tbody, tfoot
@@ -33,7 +34,6 @@ _ROWS = "./tr | ./*/tr"
 # shows a plain number and no arrow.
 _NOTE_REFERENCE = re.compile(r'<a href="#(?:foot|end)note-\d+" id="(?:foot|end)note-ref-\d+">(\[\d+\])</a>')
 _NOTE_BACKLINK = re.compile(r'\s*<a href="#(?:foot|end)note-ref-\d+">↑</a>')
-_INNER_UNDERSCORE = re.compile(r"(?<=[^\W_])\\_(?=[^\W_])")  # `parse\_float`: between two letters or digits
 _LEADING_HASH = re.compile(r"(<(?:p|li|td|th)>\s*+)#")  # mammoth writes these tags without attributes
 
 
@@ -117,8 +117,7 @@ def docx_converter() -> Any:
             html = _LEADING_HASH.sub(r"\1\\#", html)
             html = _NOTE_BACKLINK.sub("", _NOTE_REFERENCE.sub(r"\1", html))
             result = super().convert_string(html, *args, **kwargs)
-            # markdownify escapes every underscore; one inside a word opens no emphasis (CommonMark).
-            result.markdown = _INNER_UNDERSCORE.sub("_", result.markdown)
+            result.markdown = inner_underscores_as_written(result.markdown)
             return result
 
     converter = DocxConverter()

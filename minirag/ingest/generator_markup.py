@@ -1,7 +1,7 @@
 """API reference pages read as their generator draws them for a reader: its controls left out, its
-grids read as tables, its labels apart.
+grids read as tables, its labels apart, its code examples as listings.
 
-rustdoc, javadoc and Doxygen name themselves in `<meta name="generator">` and mark what CSS and
+rustdoc, javadoc, Doxygen and SiSU name themselves in `<meta name="generator">` and mark what CSS and
 scripts make of an element with classes of their own. What those classes say is read here, on the
 pages of the generator that writes them only, so no other site's page reads differently (the
 rules of page_chrome.py read what HTML says of itself, on every page). The tree is changed in
@@ -9,6 +9,8 @@ place, before the page's main content is chosen; each rule looks at each element
 """
 
 from __future__ import annotations
+
+import re
 
 from lxml import etree
 
@@ -22,15 +24,22 @@ _RUSTDOC_CONTROLS = frozenset({"rightside", "out-of-band", "srclink", "hideme", 
 # "Inheritance diagram for …" caption with its [legend] (the diagram is a picture).
 _DOXYGEN_CHROME_IDS = frozenset({"titlearea", "nav-path"})
 _DOXYGEN_CHROME = frozenset({"dynheader", "dyncontent"})
+# SiSU: a section's anchor, `h8.1.4`; its parts are its depth under the page's chapter.
+_SISU_SECTION = re.compile(r"h\d+(?:\.\d+){1,5}")
+_GENERATORS = ("rustdoc", "javadoc", "doxygen", "sisu")
 
 
 def generator(root) -> str:
-    """rustdoc, javadoc or doxygen, from the page's `<meta name="generator">`; '' for any other page."""
+    """rustdoc, javadoc, doxygen or sisu, from the page's `<meta name="generator">` (or SiSU's margin
+    numbers, `<label class="ocn">`); '' for any other page."""
     head = root.find("head")
     for meta in head.iter("meta") if head is not None else ():
         if (meta.get("name") or "").strip().lower() == "generator":
             content = (meta.get("content") or "").strip().lower()
-            return next((name for name in ("rustdoc", "javadoc", "doxygen") if content.startswith(name)), "")
+            return next((name for name in _GENERATORS if content.startswith(name)), "")
+    # SiSU's EPUB pages name no generator; each paragraph's margin number is SiSU's own markup.
+    if any("ocn" in _classes(label) for label in root.iter("label")):
+        return "sisu"
     return ""
 
 
@@ -43,6 +52,8 @@ def read_as_shown(root) -> None:
         _doxygen(root)
     elif kind == "javadoc":
         _javadoc(root)
+    elif kind == "sisu":
+        _sisu(root)
 
 
 def _classes(el) -> frozenset[str]:
@@ -77,6 +88,8 @@ def _doxygen(root) -> None:
             el.tail = " " + (el.tail or "")
     for row in [el for el in root.iter("tr") if (el.get("class") or "").startswith("memitem:") and len(el) == 1]:
         _template_on_member_row(row)
+    for fragment in [el for el in root.iter("div") if "fragment" in _classes(el)]:
+        _fragment_as_listing(fragment)
     for title in root.iter("div"):
         # The page's title is a <div>: the page's first heading, its groups (`Containers » Sequences`)
         # a line under it.
@@ -89,6 +102,21 @@ def _doxygen(root) -> None:
                 group.tail = None
                 title.addnext(group)
             break
+
+
+def _fragment_as_listing(fragment) -> None:
+    """A code example (`<div class="fragment">`, a `<div class="line">` per line, their spaces kept by
+    CSS) as the `<pre>` it shows: read as blocks, each line was a paragraph of its own and lost its
+    indentation. A fragment holding anything but lines is left as it is."""
+    lines = [child for child in fragment if isinstance(child.tag, str)]
+    if not lines or (fragment.text or "").strip() or any(
+            "line" not in _classes(line) or (line.tail or "").strip() for line in lines):
+        return
+    pre = etree.Element("pre")
+    # Doxygen writes an empty line as a no-break space; in a listing it is a space, as CSS shows it.
+    pre.text = "\n".join(line.xpath("string()").replace("\xa0", " ").rstrip() for line in lines)
+    pre.tail = fragment.tail
+    fragment.getparent().replace(fragment, pre)
 
 
 def _template_on_member_row(row) -> None:
@@ -136,3 +164,36 @@ def _grid_as_table(grid) -> None:
                 td.append(child)
     table.tail = grid.tail
     grid.getparent().replace(grid, table)
+
+
+def _sisu(root) -> None:
+    """SiSU writes an example as `<p class="code">` (a `<br>` ends each line, no-break spaces indent
+    one) and, on a chapter's own page, a section's heading as `<p class="bold">` holding the
+    section's anchor (`<a name="h8.1.4">`; the one-page manual writes `<h6>`). Read as paragraphs,
+    a root prompt's `# apt-get` was escaped, indentation was lost and no text was under its heading.
+    A bold paragraph without a section's anchor stays a paragraph."""
+    for p in [el for el in root.iter("p") if _classes(el) & {"code", "bold"}]:
+        if "code" in _classes(p):
+            pre = etree.Element("pre", {"id": p.get("id")} if p.get("id") else {})  # its number's link's target
+            pre.text = "\n".join(_broken_lines(p)).strip("\n")
+            pre.tail = p.tail
+            p.getparent().replace(p, pre)
+            continue
+        section = next((a.get("name") for a in p.iter("a") if _SISU_SECTION.fullmatch(a.get("name") or "")), None)
+        if section:
+            p.tag = f"h{section.count('.') + 1}"
+
+
+def _broken_lines(p) -> list[str]:
+    """The paragraph's lines as its `<br>`s break them: the markup's own line breaks and indentation
+    are no text, a no-break space is a space."""
+    lines, line = [], [p.text or ""]
+    for child in p:
+        if isinstance(child.tag, str) and child.tag.lower() == "br":
+            lines.append("".join(line))
+            line = []
+        else:
+            line.append(child.xpath("string()") if isinstance(child.tag, str) else "")
+        line.append(child.tail or "")
+    lines.append("".join(line))
+    return [text.strip(" \t\r\n").replace("\xa0", " ").rstrip() for text in lines]

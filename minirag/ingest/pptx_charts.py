@@ -16,16 +16,23 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from minirag.ingest.markdownify_escapes import inner_underscores_as_written
+
 _WHOLE = re.compile(r"(?<= )(-?\d+)\.0(?= \|)")
 
 
 def pptx_converter() -> Any:
-    """markitdown's PptxConverter with its charts' tables ended and their whole values whole. Its
-    `_convert_chart_to_markdown` is where a chart is written (markitdown 0.1.x);
+    """markitdown's PptxConverter with its charts' tables ended and their whole values whole, and
+    its tables' cells as typed. Its `_convert_chart_to_markdown` is where a chart is written and
+    `_convert_table_to_markdown` a table (markitdown 0.1.x);
     tests/test_document_fidelity.py fails if that moves."""
     from markitdown.converters import PptxConverter
 
     class _Charts(PptxConverter):
+        def _convert_table_to_markdown(self, table: Any, **kwargs: Any) -> str:
+            # Written as HTML for markdownify, whose escapes are taken out where they are noise.
+            return inner_underscores_as_written(super()._convert_table_to_markdown(table, **kwargs))
+
         def _convert_chart_to_markdown(self, chart: Any) -> str:
             table = super()._convert_chart_to_markdown(_BlanksEmpty(chart))
             lines = table.split("\n")

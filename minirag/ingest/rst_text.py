@@ -17,7 +17,8 @@ docutils import (a pure-Python parser of its own size for what is mostly prose):
   caption; any other directive keeps its argument line and content as text;
 - a substitution (`|name|`) reads as what its definition gives: a `replace`'s text, a
   `unicode`'s characters, an image's alt text;
-- what renders as nothing goes: comments, hyperlink targets (`.. _name: url`),
+- what renders as nothing goes: comments, hyperlink targets (`.. _name: url`, and anonymous ones,
+  `__ url`),
   substitution definitions, `toctree`, `include`, `raw`, `meta`, `index`,
   `contents` and directive options;
 - inline markup renders as Markdown: ``literal`` and code roles (`:func:`os.path.join``)
@@ -38,6 +39,7 @@ from minirag.ingest.text_repair import escape_headings
 _ADORNMENT = re.compile(r"^([!-/:-@\[-`{-~])\1{2,}\s*$")
 _DIRECTIVE = re.compile(r"^(\s*)\.\.\s+([\w:.+-]+)::(?:\s+(.*))?$")
 _EXPLICIT = re.compile(r"^(\s*)\.\.(?:\s|$)")
+_ANONYMOUS_TARGET = re.compile(r"^\s*__(?:\s|$)")  # `__ url`, or `__` alone: the target below it
 _FOOTNOTE = re.compile(r"^(\s*)\.\.\s+(\[[^\]]+\])\s+(.*)$")
 _OPTION = re.compile(r"^\s*:[\w -]+:(?:\s|$)")
 _ROLE = re.compile(r"(?<![\w`])(?::[\w.+-]+(?::[\w.+-]+)?:)?`(?!`)([^`]+?)`(?:__?)?(?::[\w.+-]+:)?(?![\w`])")
@@ -221,7 +223,7 @@ def _read(lines: list[str], styles: list[tuple[str, bool]], depth: int) -> list[
             out.append(footnote.group(1) + footnote.group(2) + " " + _inline(footnote.group(3)))
             index += 1
             continue
-        if at_start and _EXPLICIT.match(line):  # a comment, a hyperlink target, a substitution
+        if at_start and (_EXPLICIT.match(line) or _ANONYMOUS_TARGET.match(line)):  # a comment, a target, a substitution
             index = _block_end(lines, index + 1, _indent(line))
             continue
         if at_start and _DOCTEST.match(line):

@@ -31,6 +31,11 @@
   capitalised or plain word, a footnote's or section's number (`17`, `7.36`), another URL, or a full
   stop after a `/` or `)` is what follows the URL, not part of it: `See https://example.org.\nThe
   next` stays two sentences. One empty line between is crossed, a page break never.
+- In PDF text only, a word or name broken at a line end with Doxygen's break mark (its LaTeX
+  draws a small hooked arrow where it broke a word, doxygen.sty's `\\+`; pdfminer reads `←`) is
+  whole again: `Post←` / `Script` is PostScript, `https://sourceforge.←` / `net/…` one URL. The
+  mark goes when it touches the word before it and the next line goes on with a word; an arrow
+  with a space before it (`i ←` / `i + 1`) or after a colon is text.
 
 In plain text that is not Markdown (a .txt file, a PDF's text), a line that starts with `#`
 is text, not a heading: `escape_headings` escapes it. `is_page_number` tells a page's number
@@ -87,6 +92,7 @@ _TILDE_UNDERLINED = re.compile(r"(\A|\n[ \t]*\n)([^\s\\#][^\n]{0,150})\n[ \t]{0,
 # Arabic's and Hebrew's presentation forms (a letter's shape at a word's start, middle or end, a
 # lam-alef ligature), which PDF text layers hold: the letters a query is typed in.
 _PRESENTATION_FORM = re.compile("[\ufb1d-\ufb4f\ufb50-\ufdff\ufe70-\ufefe]+")
+_BREAK_MARK = re.compile(r"(?<=[\w./])\u2190[ \t]*\n(?:[ \t]*\n)?[ \t]*(?=\w)")
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # json.loads joins valid pairs: what is left is alone
 
 
@@ -94,6 +100,8 @@ def repair(text: str, *, pdf: bool = False) -> str:
     if not text.isascii():
         text = without_lone_surrogates(text).translate(TYPESETTING)
         text = _PRESENTATION_FORM.sub(lambda form: unicodedata.normalize("NFKC", form.group()), text)
+    if pdf and "\u2190" in text:
+        text = _BREAK_MARK.sub("", text)
     if pdf and "-" in text:
         words = _Vocabulary(text)
         text = _LINE_END_HYPHEN.sub(words.join, text)
