@@ -440,6 +440,11 @@ sys.exit(main())
 """
 
 
+def in_this_process(env: dict[str, str]) -> dict[str, str | None]:
+    """`env`, a subprocess's whole environment, as run_cli's overrides: what it lacks is unset."""
+    return {**{name: None for name in os.environ if name not in env}, **env}
+
+
 def _indexed_then_endless(folder: Path, tmp_path: Path) -> dict[str, str]:
     """The environment of a server whose index was made with `folder`'s model, whose graph then never ends;
     a script started with MARK_MODEL_RUNS makes `_began(env)` as a model run begins.
@@ -547,7 +552,7 @@ sys.exit(main())""")
 
 
 @pytest.mark.slow
-def test_sync_cancel_stops_a_sync_job_whose_model_run_never_ends(folder, tmp_path, tiny_model_dir):
+def test_sync_cancel_stops_a_sync_job_whose_model_run_never_ends(folder, tmp_path, tiny_model_dir, run_cli):
     """sync_cancel stopped a job between encoder batches only: a job inside a run that never ends went
     on (`cancelling: true` after 10 s), and the server could not end when its client closed stdin."""
     import json
@@ -570,8 +575,8 @@ def test_sync_cancel_stops_a_sync_job_whose_model_run_never_ends(folder, tmp_pat
     assert _indexed(listed) == {str(tmp_path / "docs" / "a.md")} and server.proc.returncode == 0, stderr
     assert "Traceback" not in stderr, stderr
     shutil.copy(tiny_model_dir / "model.onnx", folder / "model.onnx")  # a model that ends: the next sync does b.md
-    again = subprocess.run([sys.executable, "-m", "minirag", "sync"], env=env, capture_output=True, text=True,
-                           timeout=120)
+    # (In this process: the server has ended, and the lock it held is a file's, which this process takes too.)
+    again = run_cli("sync", env=in_this_process(env))
     assert again.returncode == 0 and "2 files: 1 ingested, 1 unchanged" in again.stdout, (again.stdout, again.stderr)
 
 
