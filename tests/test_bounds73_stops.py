@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from conftest import in_this_process
 from test_hostile_model_folder import (
     MARK_MODEL_RUNS,
     SERVE_UNPROBED,
@@ -22,7 +23,6 @@ from test_hostile_model_folder import (
     _indexed_then_endless,
     _wait_until_it_runs_the_endless_graph,
     folder,  # noqa: F401 - a fixture
-    in_this_process,
 )
 from test_isolation import docx_slow
 from test_server_stdio import TIMEOUT_S, RawServer

@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import in_this_process
 
 SETTINGS_FILES = ["minirag-model.json", "1_Pooling/config.json", "sentence_bert_config.json", "tokenizer_config.json"]
 
@@ -438,11 +439,6 @@ server.QUERY_RUN_LIMIT_S = float(sys.argv.pop(1))
 ServerState.load_model_early = lambda self: None
 sys.exit(main())
 """
-
-
-def in_this_process(env: dict[str, str]) -> dict[str, str | None]:
-    """`env`, a subprocess's whole environment, as run_cli's overrides: what it lacks is unset."""
-    return {**{name: None for name in os.environ if name not in env}, **env}
 
 
 def _indexed_then_endless(folder: Path, tmp_path: Path) -> dict[str, str]:
