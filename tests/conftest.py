@@ -249,6 +249,11 @@ def cli_env(tmp_path, docs, model_dir, monkeypatch):
     return tmp_path / "index.db"
 
 
+def in_this_process(env: dict[str, str]) -> dict[str, str | None]:
+    """`env`, a subprocess's whole environment, as run_cli's overrides: what it lacks is unset."""
+    return {**{name: None for name in os.environ if name not in env}, **env}
+
+
 class CliRun(NamedTuple):
     """What one `minirag ...` returned and printed, named as subprocess.CompletedProcess names it."""
 

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from conftest import in_this_process
 from test_hostile_model_folder import (
     MARK_MODEL_RUNS,
     SERVE_UNPROBED,
@@ -43,20 +44,20 @@ sys.exit(main())"""
 CONVERTING_CPU_S = 2.0
 
 
-def _synced_with_a_model_that_ends(env: dict[str, str], model: Path, tiny_model_dir: Path) -> str:
-    """`minirag sync` once the model ends again: what it says (refused, were the lock still held)."""
+def _synced_with_a_model_that_ends(run_cli, env: dict[str, str], model: Path, tiny_model_dir: Path) -> str:
+    """`minirag sync` once the model ends again: what it says (refused, were the lock still held). In this
+    process: the one stopped has ended, and the lock it held is a file's, which this process takes too."""
     import shutil
 
     shutil.copy(tiny_model_dir / "model.onnx", model / "model.onnx")
-    again = subprocess.run([sys.executable, "-m", "minirag", "sync"], env=env, capture_output=True, text=True,
-                           timeout=120)
+    again = run_cli("sync", env=in_this_process(env))
     assert again.returncode == 0, (again.stdout, again.stderr)
     return again.stdout
 
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
 def test_minirag_watch_inside_a_model_run_that_never_ends_stops_at_the_first_signal(folder, tmp_path,  # noqa: F811
-                                                                                    tiny_model_dir, signum):
+                                                                                    tiny_model_dir, signum, run_cli):
     """Ctrl-C set the watcher's stop and nothing more: a pass inside a run that never ends went on, and
     only a second Ctrl-C (or SIGKILL) ended `minirag watch`."""
     env = _indexed_then_endless(folder, tmp_path)
@@ -66,11 +67,11 @@ def test_minirag_watch_inside_a_model_run_that_never_ends_stops_at_the_first_sig
     _stopped_by_one_signal(proc, signum, lambda: _wait_until_it_runs_the_endless_graph(proc, _began(env)),
                            "whose pass runs a graph that never ends")
     # The lock released, and b.md's group left unwritten: the next sync does it.
-    assert "2 files: 1 ingested, 1 unchanged" in _synced_with_a_model_that_ends(env, folder, tiny_model_dir)
+    assert "2 files: 1 ingested, 1 unchanged" in _synced_with_a_model_that_ends(run_cli, env, folder, tiny_model_dir)
 
 
 def test_a_watching_server_whose_pass_never_ends_ends_when_its_client_closes_stdin(folder, tmp_path,  # noqa: F811
-                                                                                  tiny_model_dir):
+                                                                                  tiny_model_dir, run_cli):
     """The watcher's passes ran under no bound: the server's close waited a minute for its thread, closed
     the index under it, and the process ended with ONNX Runtime still running."""
     env = _indexed_then_endless(folder, tmp_path) | {"MINIRAG_WATCH": "poll"}
@@ -82,7 +83,7 @@ def test_a_watching_server_whose_pass_never_ends_ends_when_its_client_closes_std
     finally:
         stderr = _ended(server, "the watcher's model run went on")
     assert server.proc.returncode == 0 and "Traceback" not in stderr, stderr
-    assert "2 files: 1 ingested, 1 unchanged" in _synced_with_a_model_that_ends(env, folder, tiny_model_dir)
+    assert "2 files: 1 ingested, 1 unchanged" in _synced_with_a_model_that_ends(run_cli, env, folder, tiny_model_dir)
 
 
 def _converters(pid: int) -> list[int]:
@@ -151,7 +152,7 @@ def test_a_cancelled_ingest_file_ends_the_conversion_in_hand(tmp_path, model_pat
 
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
-def test_minirag_watch_inside_a_slow_conversion_stops_at_the_first_signal(tmp_path, model_path, signum):
+def test_minirag_watch_inside_a_slow_conversion_stops_at_the_first_signal(tmp_path, model_path, signum, run_cli):
     """A signal while the watcher's pass converts a slow document ends the conversion in hand (its
     worker process with it) and the command, in one line, leaving the file as it was."""
     from test_server_stdio import CONFIG_VARS
@@ -175,8 +176,7 @@ def test_minirag_watch_inside_a_slow_conversion_stops_at_the_first_signal(tmp_pa
 
     _stopped_by_one_signal(proc, signum, converting, "converting a slow document")
     assert _gone(workers[0]), "the conversion's worker outlived the command"
-    listed = subprocess.run([sys.executable, "-m", "minirag", "list", "--json"], env=env, capture_output=True,
-                            text=True, timeout=120)
+    listed = run_cli("list", "--json", env=in_this_process(env))  # (the command has ended: no lock between them)
     assert [f["state"] for f in json.loads(listed.stdout)["files"]] == ["not_indexed"], (listed.stdout, listed.stderr)
 
 

@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import in_this_process
 
 SETTINGS_FILES = ["minirag-model.json", "1_Pooling/config.json", "sentence_bert_config.json", "tokenizer_config.json"]
 
@@ -547,7 +548,7 @@ sys.exit(main())""")
 
 
 @pytest.mark.slow
-def test_sync_cancel_stops_a_sync_job_whose_model_run_never_ends(folder, tmp_path, tiny_model_dir):
+def test_sync_cancel_stops_a_sync_job_whose_model_run_never_ends(folder, tmp_path, tiny_model_dir, run_cli):
     """sync_cancel stopped a job between encoder batches only: a job inside a run that never ends went
     on (`cancelling: true` after 10 s), and the server could not end when its client closed stdin."""
     import json
@@ -570,30 +571,37 @@ def test_sync_cancel_stops_a_sync_job_whose_model_run_never_ends(folder, tmp_pat
     assert _indexed(listed) == {str(tmp_path / "docs" / "a.md")} and server.proc.returncode == 0, stderr
     assert "Traceback" not in stderr, stderr
     shutil.copy(tiny_model_dir / "model.onnx", folder / "model.onnx")  # a model that ends: the next sync does b.md
-    again = subprocess.run([sys.executable, "-m", "minirag", "sync"], env=env, capture_output=True, text=True,
-                           timeout=120)
+    # (In this process: the server has ended, and the lock it held is a file's, which this process takes too.)
+    again = run_cli("sync", env=in_this_process(env))
     assert again.returncode == 0 and "2 files: 1 ingested, 1 unchanged" in again.stdout, (again.stdout, again.stderr)
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("tool", ["ingest_data", "ingest_file"])
-def test_a_client_that_cancels_an_ingest_whose_model_run_never_ends_stops_that_run(folder, tmp_path, tool):
+def test_a_client_that_cancels_an_ingest_whose_model_run_never_ends_stops_that_run(folder, tmp_path):
     """notifications/cancelled did nothing to an ingest call: its model run went on for ever, and the
-    server could not end when its client closed stdin."""
+    server could not end when its client closed stdin. ingest_data, then ingest_file, each cancelled in
+    its run, on one server (a start is ~2.5 s of CPU): a run the first cancellation left going would
+    keep the server from ending too."""
     from test_server_stdio import RawServer
 
     env = _indexed_then_endless(folder, tmp_path)
     (tmp_path / "docs" / "b.md").write_text("# Beavers\n\nBeavers build dams.\n")
-    arguments = ({"filePath": str(tmp_path / "docs" / "b.md")} if tool == "ingest_file"
-                 else {"data": "# Beavers\n\nBeavers build dams.\n", "source": "notes/beavers"})
+    calls = {"ingest_data": {"data": "# Beavers\n\nBeavers build dams.\n", "source": "notes/beavers"},
+             "ingest_file": {"filePath": str(tmp_path / "docs" / "b.md")}}
+    listings = {}
     server = RawServer(env, "3600", run=("-c", SERVE))
     try:
         server.initialize()
-        server.send({"id": 9, "method": "tools/call", "params": {"name": tool, "arguments": arguments}})
-        _wait_until_it_runs_the_endless_graph(server.proc, _began(env))
-        server.send({"method": "notifications/cancelled", "params": {"requestId": 9, "reason": "user pressed Esc"}})
-        listed = server.call("list_files")
+        for number, (tool, arguments) in enumerate(calls.items(), 9):
+            _began(env).unlink(missing_ok=True)  # this call's run is the next to begin
+            server.send({"id": number, "method": "tools/call", "params": {"name": tool, "arguments": arguments}})
+            _wait_until_it_runs_the_endless_graph(server.proc, _began(env))
+            server.send({"method": "notifications/cancelled", "params": {"requestId": number,
+                                                                         "reason": "user pressed Esc"}})
+            listings[tool] = server.call("list_files")
     finally:
-        stderr = _ended(server, f"the cancelled {tool}'s model run went on")
-    assert not listed["isError"] and _indexed(listed["content"][0]["text"]) == {str(tmp_path / "docs" / "a.md")}, listed
+        stderr = _ended(server, "a cancelled ingest's model run went on")
+    for tool, listed in listings.items():
+        assert not listed["isError"] and _indexed(listed["content"][0]["text"]) == {str(tmp_path / "docs" / "a.md")}, \
+            (tool, listed)
     assert server.proc.returncode == 0 and "Traceback" not in stderr, stderr

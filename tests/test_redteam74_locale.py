@@ -12,6 +12,7 @@ import subprocess
 import sys
 
 import pytest
+from conftest import in_this_process
 
 pytestmark = pytest.mark.slow  # each test runs minirag in processes of its own
 
@@ -23,27 +24,38 @@ def _minirag(env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
 
 
 @pytest.fixture
-def synced(tmp_path, model_path) -> dict[str, str]:
+def synced(tmp_path, model_path, encoder) -> dict[str, str]:
+    """The environment of an index synced with both names, made in this process as `minirag sync` makes it
+    where names are UTF-8 (a process of its own cost ~1 s of CPU): only the commands under the locale
+    are what the tests look at."""
+    from minirag.app import App
+    from minirag.config import load_config
+
+    assert sys.getfilesystemencoding() == "utf-8"  # this process reads the names as the index should hold them
     docs = tmp_path / "docs"
     docs.mkdir()
     (docs / "café.md").write_text("# Café\n\nThe espresso machine hisses at dawn.\n", encoding="utf-8")
     (docs / "plain.md").write_text("# Plain\n\nAn ASCII name.\n", encoding="utf-8")
     env = {k: v for k, v in os.environ.items() if k not in ("LC_ALL", "LC_CTYPE", "LANG", "PYTHONUTF8")}
     env |= {"MODEL_PATH": model_path, "BASE_DIR": str(docs), "DB_PATH": str(tmp_path / "index.db")}
-    done = _minirag(env | {"PYTHONUTF8": "1"}, "sync")
-    assert done.returncode == 0, done.stderr
+    app = App(load_config(env=env, cwd=tmp_path), encoder=encoder)
+    try:
+        assert app.sync().done == 2
+    finally:
+        app.close()
     return env
 
 
-def _sources(env: dict[str, str]) -> set[str]:
-    listed = _minirag(env | {"PYTHONUTF8": "1"}, "list", "--json")
+def _sources(run_cli, env: dict[str, str]) -> set[str]:
+    """The names the index holds, as `minirag list --json` gives them where names are UTF-8 (in this process)."""
+    listed = run_cli("list", "--json", env=in_this_process(env))
     assert listed.returncode == 0, listed.stderr
     return {os.path.basename(row["source"]) for row in json.loads(listed.stdout)["files"]
             if row["state"] == "indexed"}
 
 
-def test_a_sync_under_a_non_utf8_locale_reads_the_names_as_utf8_and_drops_nothing(synced):
-    assert _sources(synced) == {"café.md", "plain.md"}
+def test_a_sync_under_a_non_utf8_locale_reads_the_names_as_utf8_and_drops_nothing(synced, run_cli):
+    assert _sources(run_cli, synced) == {"café.md", "plain.md"}
     done = _minirag(synced | NOT_UTF8_LOCALE, "sync", "--json")
     assert done.returncode == 0, done.stderr
     counts = json.loads(done.stdout)
@@ -51,7 +63,7 @@ def test_a_sync_under_a_non_utf8_locale_reads_the_names_as_utf8_and_drops_nothin
     found = _minirag(synced | NOT_UTF8_LOCALE, "query", "espresso", "--json")
     assert found.returncode == 0, found.stderr
     assert os.path.basename(json.loads(found.stdout)["results"][0]["source"]) == "café.md"
-    assert _sources(synced) == {"café.md", "plain.md"}
+    assert _sources(run_cli, synced) == {"café.md", "plain.md"}
 
 
 def test_a_configuration_read_where_names_are_not_utf8_refuses_in_one_line(monkeypatch, tmp_path):
@@ -64,7 +76,7 @@ def test_a_configuration_read_where_names_are_not_utf8_refuses_in_one_line(monke
     assert "\n" not in str(refused.value)
 
 
-def test_a_stdio_server_under_a_non_utf8_locale_syncs_without_dropping_a_name(synced):
+def test_a_stdio_server_under_a_non_utf8_locale_syncs_without_dropping_a_name(synced, run_cli):
     lines = [
         {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
             "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}},
@@ -80,7 +92,7 @@ def test_a_stdio_server_under_a_non_utf8_locale_syncs_without_dropping_a_name(sy
     assert sync["structuredContent"]["deleted"] == 0, sync
     assert "PYTHONUTF8" not in replies[3]["result"]["content"][0]["text"]
     assert b"Traceback" not in served.stderr
-    assert _sources(synced) == {"café.md", "plain.md"}
+    assert _sources(run_cli, synced) == {"café.md", "plain.md"}
 
 
 def test_a_python_told_x_utf8_0_is_told_that_option_is_what_to_drop(synced):
