@@ -461,10 +461,21 @@ def _text_as_escaped_json(result):
 async def _refuse_malformed_calls(ctx, call_next):
     """Server middleware: a tools/call whose arguments are no JSON object (an array, a string) or whose
     tool name is no string is answered -32602 with what is wrong, before the SDK's validation
-    answers 'Invalid request parameters' and nothing more."""
-    if ctx.method == "tools/call" and (refusal := call_shape_error(ctx.params)) is not None:
-        raise MCPError(code=INVALID_PARAMS, message=refusal)
-    return await call_next(ctx)
+    answers 'Invalid request parameters' and nothing more. So is any other request whose params that
+    validation refuses (a tools/list cursor that is a number): by its first complaint, named."""
+    if ctx.method == "tools/call":
+        if (refusal := call_shape_error(ctx.params)) is not None:
+            raise MCPError(code=INVALID_PARAMS, message=refusal)
+        return await call_next(ctx)  # a tool's own ValidationError is its result's to say
+    try:
+        return await call_next(ctx)
+    except ValidationError as exc:
+        errors = exc.errors(include_url=False)
+        first = dict(errors[0]) if errors else {}
+        loc = tuple(first.get("loc", ()))
+        said = _argument_error(first | {"loc": loc[1:] if loc[:1] == ("params",) else loc}, whole="params")
+        raise MCPError(code=INVALID_PARAMS,
+                       message=message_line(InvalidArgument(f"{shown(ctx.method, 60)}: {said}"))) from None
 
 
 # What the SDK answers a request sent before the handshake, as it stands (its "pinned compat"): a
@@ -485,8 +496,8 @@ async def _say_initialize_first(ctx, call_next):
         raise
 
 
-def _argument_error(error: dict) -> str:
-    where = ".".join(str(part) for part in error.get("loc", ())) or "arguments"
+def _argument_error(error: dict, whole: str = "arguments") -> str:
+    where = ".".join(str(part) for part in error.get("loc", ())) or whole
     if error.get("type") == "missing":
         return f"{where} is required"
     return f"{where}: {error.get('msg', 'invalid')}, got {shown(repr(error.get('input')), 60)}"

@@ -6,8 +6,10 @@ import re
 
 from minirag.chunking.fences import sub_outside_code
 
-# The alt text holds no `[` and the data runs possessively: linear in the line (see links.py).
-_DATA_IMAGE = re.compile(r"!\[([^\[\]\n]*)\]\(\s*data:[^)\s]*+(?:\s+\"[^\"\n]*\")?\s*\)")
+# Neither the alt text nor the data holds a bracket, so an attempt from a `![` stops at the next
+# one: linear in the line (a data run that could cross later pictures made `![a](data:` * n
+# quadratic; see links.py). A base64 or percent-encoded address holds no bracket.
+_DATA_IMAGE = re.compile(r"!\[([^\[\]\n]*)\]\(\s*data:[^)\s\[\]]*+(?:\s+\"[^\"\n]*\")?\s*\)")
 
 
 def strip_data_images(markdown: str) -> str:

@@ -7,7 +7,8 @@ where its sentences end); a code block between lines, each part fenced with the 
 opening (language included) and closing lines. One row, sentence or code line
 longer than the cap stays whole up to UNIT_CAP characters; past that it is cut at
 white space, and a word longer than UNIT_CAP every UNIT_CAP characters, so no
-section (the parent text a query returns) holds megabytes.
+section (the parent text a query returns) holds megabytes. So is a heading or a
+slide marker line, each piece a section of its own.
 """
 
 from __future__ import annotations
@@ -194,7 +195,16 @@ def _units(block: Block) -> list[Block]:
         return _cut_paragraph(block)
     if block.kind == "code":
         return _cut_code(block)
+    if block.kind in ("heading", "slide"):
+        return _cut_line(block)
     return [block]
+
+
+def _cut_line(block: Block) -> list[Block]:
+    """A heading or slide line over UNIT_CAP in pieces within it, each a section of its own (a
+    heading's words are its title's too: the breadcrumb and the chunks read them from there)."""
+    cut = _short_lines(block, UNIT_CAP)
+    return [block.part([line], [page], n > 0) for n, (line, page) in enumerate(zip(cut.lines, cut.pages, strict=True))]
 
 
 def cut_part(part: Part) -> list[Draft]:

@@ -162,6 +162,9 @@ def _disagreements(conn: db.Connection):
     width, bad = _vector_shape(conn)
     if width is not None and meta.get("dimension") not in (None, str(width)):
         yield f"the meta table says {meta['dimension']}-d vectors, the stored ones are {width}-d"
+    elif str(meta.get("dimension")).isdigit() and (
+            problem := schema.vector_table_problem(conn, int(meta["dimension"]))) is not None:
+        yield problem
     if bad:
         yield f"vectors whose bytes were changed (not unit length): {bad}"
 

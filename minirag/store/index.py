@@ -501,7 +501,13 @@ class Index:
     # --- the model binding ---------------------------------------------------
 
     def bound_model(self) -> tuple[str, int] | None:
-        return model_recorded_in(self.conn)
+        """The model and width the index records, for a query or a write: one whose vector table is
+        not the one minirag makes for that width is a damaged index (SQLite's corruption error, which
+        index_error says as such), not a query failing in sqlite-vec's words."""
+        bound = model_recorded_in(self.conn)
+        if bound is not None and (problem := schema.vector_table_problem(self.conn, bound[1])) is not None:
+            raise db.DatabaseError(f"database corrupt: {problem}")
+        return bound
 
     def bind_model(self, model_id: str, dimension: int) -> None:
         """Record the model on first use; refuse a different one afterwards."""
@@ -856,7 +862,7 @@ class Index:
             """,
             (SCHEME_VERSION,),
         ).fetchone()
-        bound = self.bound_model()
+        bound = model_recorded_in(self.conn)  # as recorded: status and doctor report a table out of step
         return IndexStats(
             source_count=sources, chunk_count=chunks, section_count=sections, stale_chunk_count=stale,
             chunk_scheme=SCHEME_VERSION, index_model=bound[0] if bound else None,

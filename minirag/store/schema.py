@@ -289,16 +289,41 @@ def migrate(conn: Connection, home: str | None = None) -> int:
     return with_retry(run, patience_s=patience, waiting=upgrade_wait_message(home or "", patience))
 
 
+def _vector_table_sql(dimension: int) -> str:
+    return f"""
+        CREATE VIRTUAL TABLE IF NOT EXISTS chunks_vec USING vec0(
+            chunk_id INTEGER PRIMARY KEY,
+            embedding float[{int(dimension)}] distance_metric=cosine,
+            lifecycle TEXT
+        )
+    """
+
+
 def create_vector_table(conn: Connection, dimension: int) -> None:
     """The vec0 table is created once the model (and so the dimension) is known.
 
     `lifecycle` is a vec0 metadata column so superseded documents are filtered
     inside the KNN, before ranking.
     """
-    conn.execute(f"""
-        CREATE VIRTUAL TABLE IF NOT EXISTS chunks_vec USING vec0(
-            chunk_id INTEGER PRIMARY KEY,
-            embedding float[{int(dimension)}] distance_metric=cosine,
-            lifecycle TEXT
-        )
-    """)
+    conn.execute(_vector_table_sql(dimension))
+
+
+def _spaceless(sql: str) -> str:
+    """A declaration as compared: no white space, no case (earlier minirags wrote it on one line)."""
+    return re.sub(r"\s+", "", sql).lower()
+
+
+def vector_table_problem(conn: Connection, dimension: int) -> str | None:
+    """What is wrong with the vec0 table, or None: it must be the one create_vector_table makes for
+    `dimension`, the width the meta table records. sqlite-vec reads any declaration, so a planted one
+    of another width, element type or distance, or without `lifecycle`, failed every query in
+    sqlite-vec's words, or ranked by a distance RAG_MAX_DISTANCE is not for."""
+    row = conn.execute("SELECT sql FROM sqlite_master WHERE name = 'chunks_vec'").fetchone()
+    if row is None:
+        return None
+    declared = " ".join(str(row[0] or "").split())
+    # SQLite keeps the statement's text without its IF NOT EXISTS.
+    if _spaceless(declared) == _spaceless(_vector_table_sql(dimension)).replace("ifnotexists", "", 1):
+        return None
+    return (f"its vector table is not the one minirag makes for the {dimension}-d vectors its meta table "
+            f"records: {ascii(declared[:200])}")
