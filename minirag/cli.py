@@ -314,7 +314,10 @@ def _serve(args) -> int:
     from minirag.server_state import load_state
 
     state = load_state(args)
-    state.load_model_early()  # while the MCP SDK is imported and the client says hello
+    if getattr(args, "http", None) is not None:
+        # A shared server: its model loads while the MCP SDK is imported. On stdio the first request
+        # that needs the model loads it: most sessions a client spawns a server for never search.
+        state.load_model_early()
     from minirag.server import serve
 
     return serve(args, state)

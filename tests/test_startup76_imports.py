@@ -1,6 +1,6 @@
 """What a spawned stdio server imports before it answers (an MCP client starts one at every session):
-neither the MCP SDK's client side nor uvicorn. Checked in real spawns by the module names
-`python -X importtime` writes, never by time."""
+neither the MCP SDK's client side, nor uvicorn, nor the model's runtime until a request needs the
+model. Checked in real spawns by the module names `python -X importtime` writes, never by time."""
 
 from __future__ import annotations
 
@@ -69,6 +69,16 @@ def test_a_stdio_session_imports_neither_the_sdk_client_nor_the_http_server(env,
     assert "httpx2._client" not in imported  # what the SDK's HTTP resources fetch with
     # The HTTP transport's server: sse_starlette's attempt at uvicorn.main is listed, but it failed there.
     assert not imported & {"uvicorn", "uvicorn.config", "click"}
+
+
+def test_a_stdio_session_loads_the_model_runtime_only_for_a_request_that_needs_the_model(env, tmp_path):
+    """Most sessions a client starts never search: their server imports no ONNX Runtime or tokenizer and
+    makes no session (0.3 s of CPU and the model's memory at every spawn); the first query loads them."""
+    _replies, imported = _session(env, tmp_path, {"name": "status", "arguments": {}})
+    assert not imported & {"onnxruntime", "tokenizers", "minirag.encoder"}
+    replies, imported = _session(env, tmp_path, {"name": "query_documents", "arguments": {"query": "otters"}})
+    assert "otters" in replies[2]["result"]["content"][0]["text"].lower()
+    assert {"onnxruntime", "minirag.encoder"} <= imported
 
 
 def test_the_sdk_client_still_imports_in_a_process_whose_server_left_it_out():
