@@ -17,7 +17,9 @@ process and its children, to its exit; for the server also its own CPU at the fi
 /proc). Then the `python -X importtime` top K cumulative imports of one run of each. No asserts:
 other processes share the CPU, so read the CPU seconds beside the wall ones. To compare source
 trees (a checkout of main, a branch) give each with --tree: its folder goes first on PYTHONPATH of
-the processes measured, and the trees take turns within each step's runs, so both meet the same load.
+the processes measured (which run in --workdir, so `-m` finds no minirag in the current folder), and
+the trees take turns within each step's runs, so both meet the same load; each tree's minirag is
+compiled first.
 """
 
 from __future__ import annotations
@@ -73,7 +75,7 @@ class Bench:
         for document in DOCUMENTS:
             if not (docs / document).exists():
                 shutil.copy(FIXTURES / document, docs / document)
-        done = subprocess.run([self.python, "-m", "minirag", "sync"], env=self.env(name, model),
+        done = subprocess.run([self.python, "-m", "minirag", "sync"], env=self.env(name, model), cwd=self.workdir,
                               capture_output=True, text=True, check=False)
         if done.returncode != 0:
             sys.exit(f"startup_bench: the {name} index could not be built: {done.stderr.strip()}")
@@ -84,7 +86,7 @@ class Bench:
             for tree in self.trees:
                 cpu, wall = _children_cpu(), time.perf_counter()
                 done = subprocess.run([self.python, "-m", "minirag", *args], env=self.env(name, model, tree),
-                                      capture_output=True, check=False)
+                                      cwd=self.workdir, capture_output=True, check=False)
                 times[tree]["exit"].append(time.perf_counter() - wall)
                 times[tree]["CPU"].append(_children_cpu() - cpu)
                 if done.returncode != 0:
@@ -112,7 +114,8 @@ class Bench:
 
 def serve_once(argv: list[str], env: dict[str, str], started: float, stderr=subprocess.DEVNULL) -> dict[str, float]:
     """One stdio session: wall seconds from `started` to each answer, the server's CPU at the query's."""
-    proc = subprocess.Popen(argv, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr)
+    proc = subprocess.Popen(argv, env=env, cwd=Path(env["DB_PATH"]).parent, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=stderr)
     assert proc.stdin is not None and proc.stdout is not None
 
     def ask(ident: int, method: str, params: dict) -> dict:
@@ -153,7 +156,7 @@ def importtime(python: str, label: str, args: list[str] | None, env: dict[str, s
         if args is None:
             serve_once(argv, env, time.perf_counter(), stderr=sink)
         else:
-            subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, stderr=sink, check=False)
+            subprocess.run(argv, env=env, cwd=log.parent, stdout=subprocess.DEVNULL, stderr=sink, check=False)
     rows = []
     for line in log.read_text(errors="replace").splitlines():
         if line.startswith("import time:") and "cumulative" not in line:
@@ -179,6 +182,8 @@ def main() -> None:
     if args.e5:
         models["e5-small"] = {"MODEL_PATH": str(args.e5.resolve())}
     bench = Bench(args.python, args.workdir, args.runs, trees)
+    for tree in trees:  # with PYTHONDONTWRITEBYTECODE set, a tree never compiled is compiled at every start
+        subprocess.run([args.python, "-m", "compileall", "-q", str(tree / "minirag")], check=True)
     for name, model in models.items():
         bench.build(name, model)
     load = os.getloadavg()
