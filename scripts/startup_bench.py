@@ -10,7 +10,8 @@ folder, the default model (multilingual-e5-small, as MODEL_PATH). Then, N times 
 - `minirag status` (MiniLM's index)
 - `minirag query "..."` (first result only, `--top-k 1`), once per model
 - the stdio server: spawn -> `initialize` answered -> `tools/list` answered -> first
-  `query_documents` answered, then stdin closed and the exit awaited, once per model
+  `query_documents` answered, then stdin closed and the exit awaited, once per model; and once
+  without the query (a session that never searches)
 
 and prints the median wall seconds of each step and the median CPU seconds (user + system) of the
 process and its children, to its exit; for the server also its own CPU at the first answer (from
@@ -93,14 +94,15 @@ class Bench:
                     sys.exit(f"startup_bench: {label} failed: {done.stderr.decode(errors='replace').strip()}")
         self.rows.extend((self.label(label, tree), times[tree]) for tree in self.trees)
 
-    def server(self, label: str, name: str, model: dict[str, str]) -> None:
-        steps = ("initialize", "tools/list", "query", "exit", "CPU@query", "CPU")
+    def server(self, label: str, name: str, model: dict[str, str], query: bool = True) -> None:
+        steps = ("initialize", "tools/list", "query", "exit", "CPU@query", "CPU") if query else (
+            "initialize", "tools/list", "exit", "CPU")
         times: dict = {tree: {step: [] for step in steps} for tree in self.trees}
         for _ in range(self.runs):
             for tree in self.trees:
                 cpu, wall = _children_cpu(), time.perf_counter()
                 argv = [self.python, "-m", "minirag", "serve"]
-                for step, seconds in serve_once(argv, self.env(name, model, tree), wall).items():
+                for step, seconds in serve_once(argv, self.env(name, model, tree), wall, query=query).items():
                     times[tree][step].append(seconds)
                 times[tree]["CPU"].append(_children_cpu() - cpu)
         self.rows.extend((self.label(label, tree), times[tree]) for tree in self.trees)
@@ -112,8 +114,10 @@ class Bench:
             print(f"  {label:<40} " + "  ".join(f"{k} {statistics.median(v):6.3f}" for k, v in times.items()))
 
 
-def serve_once(argv: list[str], env: dict[str, str], started: float, stderr=subprocess.DEVNULL) -> dict[str, float]:
-    """One stdio session: wall seconds from `started` to each answer, the server's CPU at the query's."""
+def serve_once(argv: list[str], env: dict[str, str], started: float, stderr=subprocess.DEVNULL,
+               query: bool = True) -> dict[str, float]:
+    """One stdio session: wall seconds from `started` to each answer, the server's CPU at the query's
+    (without `query`, the session a client opens and never searches in: initialize, tools/list, exit)."""
     proc = subprocess.Popen(argv, env=env, cwd=Path(env["DB_PATH"]).parent, stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=stderr)
     assert proc.stdin is not None and proc.stdout is not None
@@ -139,9 +143,10 @@ def serve_once(argv: list[str], env: dict[str, str], started: float, stderr=subp
     proc.stdin.write(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}\n')
     ask(2, "tools/list", {})
     steps["tools/list"] = time.perf_counter() - started
-    ask(3, "tools/call", {"name": "query_documents", "arguments": {"query": QUESTION, "topK": 1}})
-    steps["query"] = time.perf_counter() - started
-    steps["CPU@query"] = _proc_cpu(proc.pid)
+    if query:
+        ask(3, "tools/call", {"name": "query_documents", "arguments": {"query": QUESTION, "topK": 1}})
+        steps["query"] = time.perf_counter() - started
+        steps["CPU@query"] = _proc_cpu(proc.pid)
     proc.stdin.close()
     proc.wait(timeout=60)
     steps["exit"] = time.perf_counter() - started
@@ -191,6 +196,7 @@ def main() -> None:
     bench.command("status", ["status"], "MiniLM", MINILM)
     for name, model in models.items():
         bench.command(f"query ({name})", ["query", "--top-k", "1", QUESTION], name, model)
+    bench.server("stdio server, no query (MiniLM)", "MiniLM", MINILM, query=False)
     for name, model in models.items():
         bench.server(f"stdio server ({name})", name, model)
     print(f"python {args.python}; load average before {load[0]:.2f}, after {os.getloadavg()[0]:.2f}")
