@@ -13,6 +13,7 @@ import argparse
 import codecs
 import contextlib
 import dataclasses
+import gc
 import logging
 import os
 import select
@@ -314,7 +315,10 @@ def _serve(args) -> int:
     from minirag.server_state import load_state
 
     state = load_state(args)
-    state.load_model_early()  # while the MCP SDK is imported and the client says hello
+    if getattr(args, "http", None) is not None:
+        # A shared server: its model loads while the MCP SDK is imported. On stdio the first request
+        # that needs the model loads it: most sessions a client spawns a server for never search.
+        state.load_model_early()
     from minirag.server import serve
 
     return serve(args, state)
@@ -406,7 +410,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     with --json one error object on stdout too."""
     if argv is None:
         _read_names_as_utf8()
-    code = _main(argv)
+    try:
+        code = _main(argv)
+    finally:
+        if argv is None:
+            # The process ends (a usage error's or --version's SystemExit too): the teardown's collections
+            # skip what it made (the MCP SDK's models, the modules), which they would walk only to free
+            # memory the exit frees. What a command opens its own `finally` closes; exits still run.
+            gc.freeze()
     native = sys.modules.get("minirag.interruptible")
     if argv is None and native is not None and native.left_running():
         # A model run a second Ctrl-C left is still running: the interpreter's teardown would destroy

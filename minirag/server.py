@@ -32,10 +32,11 @@ from minirag._compat.mcp import (
     drop_request_handler,
     sdk_logging_left_to_the_root,
     sdk_models_built_on_first_use,
+    server_side_only,
     tool_parameters,
 )
 
-with sdk_models_built_on_first_use():
+with server_side_only(), sdk_models_built_on_first_use():
     from mcp.server.mcpserver import Context, MCPServer
     from mcp.server.mcpserver.exceptions import ToolError
     from mcp.shared.exceptions import MCPError
@@ -632,6 +633,7 @@ def run_http(server: MCPServer, host: str, port: int, token: str | None, sock: s
     import uvicorn
     from mcp.server.transport_security import TransportSecuritySettings
 
+    from minirag._compat.mcp import http_streams_end_on_exit
     from minirag.http_guard import (
         GuardedH11Protocol,
         quiet_client_disconnects,
@@ -648,6 +650,7 @@ def run_http(server: MCPServer, host: str, port: int, token: str | None, sock: s
     app = BearerToken(inner, token) if token is not None else LocalOnly(inner, host, port)
     raise_descriptor_limit()
     quiet_client_disconnects()
+    http_streams_end_on_exit()
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", http=GuardedH11Protocol)
     anyio.run(functools.partial(uvicorn.Server(config).serve, sockets=[sock]))
 

@@ -1,7 +1,8 @@
 """What the MCP server's tools share, made before the MCP SDK is imported.
 
-The SDK's import takes most of a server's start; the model loads on a thread of
-its own meanwhile (App.load_model_early), so this module stays free of the SDK.
+The SDK's import takes most of a server's start; an HTTP server's model loads on
+a thread of its own meanwhile (App.load_model_early), so this module stays free
+of the SDK. A stdio server loads it for the first request that needs it.
 """
 
 from __future__ import annotations

@@ -6,12 +6,16 @@ without its logging setup, or to read a tool's argument schema back; its
 argument model's name is how a tool's own argument validation is told apart
 from output validation. Its protocol models are pydantic's, whose default
 configuration (a private dict of pydantic's) is how they are made deferred.
+Its `mcp` package's `__init__` imports the SDK's client side, which a server
+never uses, and its HTTP resources import httpx2 at the top; its streamable HTTP transport's sse_starlette hooks uvicorn's exit
+handler when it is imported (sse_starlette.sse.AppStatus), importing uvicorn.
 """
 
 from __future__ import annotations
 
 import contextlib
 import functools
+import importlib.util
 import logging
 import sys
 from typing import Any
@@ -109,6 +113,55 @@ def sdk_models_built_on_first_use():
         yield
     finally:
         config_defaults["defer_build"] = before
+
+
+@contextlib.contextmanager
+def server_side_only():
+    """While the SDK's server modules are imported (in a process that has not imported the SDK):
+    the `mcp` package is made without running its `__init__`, which imports the client side (its
+    Client, sessions, stdio client: mcp.client), and so is httpx2, which its HTTP resources import
+    to fetch with, never at import; each package's `__init__` runs when one of its own names is first
+    asked for (`from mcp import Client`). uvicorn is kept out: sse_starlette's import falls back as
+    when uvicorn is not installed, leaving uvicorn's exit handler unhooked until
+    http_streams_end_on_exit() hooks it, as only the HTTP transport runs uvicorn."""
+    for name in ("mcp", "httpx2"):
+        if name not in sys.modules:
+            sys.modules[name] = _package_without_init(name)
+    kept_out = "uvicorn" not in sys.modules and "sse_starlette" not in sys.modules
+    if kept_out:
+        sys.modules["uvicorn"] = None  # what an import then raises ImportError for
+    try:
+        yield
+    finally:
+        if kept_out and sys.modules.get("uvicorn", ...) is None:
+            del sys.modules["uvicorn"]
+
+
+def _package_without_init(name: str) -> Any:
+    """Package `name`'s module, its submodules importable, its `__init__` run only when a name the
+    package itself defines is first asked for (PEP 562's module __getattr__)."""
+    spec = importlib.util.find_spec(name)
+    assert spec is not None and spec.loader is not None
+    loader, module = spec.loader, importlib.util.module_from_spec(spec)
+
+    def __getattr__(attribute: str) -> Any:
+        del module.__dict__["__getattr__"]
+        loader.exec_module(module)
+        return getattr(module, attribute)
+
+    module.__dict__["__getattr__"] = __getattr__
+    return module
+
+
+def http_streams_end_on_exit() -> None:
+    """uvicorn's exit handler hooked as sse_starlette hooks it when it imports with uvicorn there,
+    so its open event streams end when uvicorn is told to stop (server_side_only left it out)."""
+    from sse_starlette.sse import AppStatus
+    from uvicorn.main import Server
+
+    if AppStatus.original_handler is None:
+        AppStatus.original_handler = Server.handle_exit
+        Server.handle_exit = AppStatus.handle_exit  # type: ignore[method-assign]
 
 
 def settled_unanswered(message, hook) -> Any:
