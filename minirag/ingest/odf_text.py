@@ -34,6 +34,7 @@ import zlib
 from dataclasses import dataclass, field
 from xml.parsers import expat
 
+from minirag.chunking.rows import RowMap
 from minirag.errors import ConversionFailed
 from minirag.ingest.csv_table import pipe_table
 from minirag.ingest.docx_margins import Margins
@@ -105,6 +106,8 @@ class _Table:
     spans: dict[int, list] = field(default_factory=dict)  # column -> [text, rows still covered below]
     own_chars: int = 0
     copied_chars: int = 0
+    next_row: int = 1  # the sheet's row the next table-row is on, repeated rows all counted
+    numbers: list[int] = field(default_factory=list)  # the sheet's row of each of `rows`
 
     def merged(self, column: int) -> str:
         """The text a covered cell at `column` repeats: the merged cell's above it, while copies last."""
@@ -188,6 +191,7 @@ class _Reader:
         self.comment: Comment | None = None  # the comment (office:annotation) being read
         self.comments: list[str] = []
         self.spreadsheet = False
+        self.sheet_rows: dict[int, tuple[str, list[int]]] = {}  # a sheet's block: its name, each row's number
         self.slides = 0
         self.frames: list[bool] = []  # per open frame: whether it is a slide's title
         self.notes_at: int | None = None  # where the open speaker notes' blocks begin
@@ -312,6 +316,8 @@ class _Reader:
                     raise ConversionFailed(f"{self.name}: refused: its tables hold more than {MAX_SHEET_CELLS:,} "
                                            "cells; spreadsheet bomb?")
                 table.rows += [table.row] * repeats
+                table.numbers += range(table.next_row, table.next_row + repeats)
+            table.next_row += table.row_repeats
         elif tag == _TABLE + "table" and self.tables:
             table = self.tables.pop()
             if self.spreadsheet and not self.tables and table.rows and table.name:
@@ -324,6 +330,8 @@ class _Reader:
                 outer.cell_blocks.append(written)
             else:
                 self._block(written)
+                if self.spreadsheet and written and self.blocks and self.blocks[-1] is written:
+                    self.sheet_rows[len(self.blocks) - 1] = (" ".join(table.name.split()), table.numbers)
         elif tag == _DRAW + "frame" and self.frames:
             self.frames.pop()
         elif tag in _ALT_TEXT:
@@ -465,6 +473,30 @@ class OdfText:
     markdown: str
     title: str | None
     warnings: tuple[str, ...]  # the damaged members read without, or in part
+    rows: RowMap | None = None  # a spreadsheet's: the row of its sheet each line shows
+
+
+def _sheet_rows(blocks: list[str], sheets: dict[int, tuple[str, list[int]]], lines: int) -> RowMap | None:
+    """The row each of `lines` lines shows, where they open with `blocks` joined by blank lines:
+    a sheet's table's header on its first row's number, its separator on none, each row on its own."""
+    if not sheets:
+        return None
+    names: list[str | None] = []
+    shown: list[tuple[int, int] | None] = []
+    for index, block in enumerate(blocks):
+        if index:
+            shown.append(None)
+        count = block.count("\n") + 1
+        name, numbers = sheets.get(index, ("", []))
+        if not numbers or len(numbers) + 1 != count:
+            shown += [None] * count
+            continue
+        names.append(name)
+        sheet = len(names) - 1
+        shown += [(sheet, numbers[0]), None, *((sheet, number) for number in numbers[1:])]
+    if len(shown) > lines:
+        return None
+    return RowMap.of(names, shown + [None] * (lines - len(shown)))
 
 
 # What a damaged member raises as it is read (UnicodeDecodeError: its local header claims a UTF-8 name
@@ -544,7 +576,11 @@ def _read(archive: zipfile.ZipFile, package: bytes, name: str, suffix: str) -> O
         except _DAMAGED as exc:
             if not damaged("meta.xml", exc):
                 raise
-    return OdfText(placed.around("\n\n".join(reader.blocks)) + "\n", title, tuple(warnings))
+    body = "\n\n".join(reader.blocks)
+    markdown = placed.around(body) + "\n"
+    rows = _sheet_rows(reader.blocks, reader.sheet_rows, markdown.count("\n") + 1) \
+        if markdown.startswith(body) else None
+    return OdfText(markdown, title, tuple(warnings), rows)
 
 
 def _styled(archive: zipfile.ZipFile, name: str, names: set[str], damaged) -> tuple[_Reader, PageMargins]:

@@ -11,7 +11,9 @@ Here openpyxl gives each cell's value (a formula's as Excel last computed it), a
   opening, nothing here can, and an empty cell would say the cell holds nothing;
 - rows and columns with no text are left out, so a table starts where its data does;
 - leading rows that hold one cell (a sheet's title, a note) above a wider table are
-  paragraphs before it, not its header;
+  paragraphs before it, not its header, and so are notes in words over the columns above a
+  table, and one-cell notes under it (sheet_layout.py);
+- each line says the row of its sheet it shows (sheet_text.py), so a hit names its rows;
 - a cell merged down is repeated in each row it covers that holds other cells, as HTML's and
   DOCX's merged cells are (table_spans.py): a row read alone, in a chunk of a long table's rows,
   still names its group; openpyxl's read-only sheets keep no merges, so they are read from the
@@ -39,9 +41,12 @@ from openpyxl.formula.translate import Translator
 from openpyxl.utils.cell import coordinate_to_tuple, get_column_letter, range_boundaries
 
 from minirag._compat.openpyxl import SharedStrings, load_workbook, shared_strings, sheet_part
+from minirag.chunking.rows import RowMap
 from minirag.ingest.csv_table import markdown_table
 from minirag.ingest.number_format import hidden_by_format, shown_number
+from minirag.ingest.sheet_layout import layout
 from minirag.ingest.sheet_limits import MAX_SHEET_MERGES
+from minirag.ingest.sheet_text import Lines, SheetsWriter, paragraphs
 from minirag.ingest.zip_xml import feed, parser_for
 
 # ST_Xstring's escape (ECMA-376 Part 1, 22.9.2.19): four hex digits, of either case, naming one
@@ -67,13 +72,14 @@ class Workbook:
     markdown: str
     title: str | None
     warnings: tuple[str, ...] = ()  # what of the workbook could not be read (its shared strings), each a line
+    rows: RowMap | None = None  # the row each line of `markdown` shows (sheet_text.py)
 
 
 def workbook_to_markdown(data: bytes) -> Workbook:
     book = load_workbook(io.BytesIO(data), read_only=True, data_only=True, keep_links=False)
     package = zipfile.ZipFile(io.BytesIO(data))
     try:
-        parts = []
+        sheets = SheetsWriter()
         for sheet in book.worksheets:
             if sheet.sheet_state == "veryHidden":
                 continue  # only a macro can unhide it: no reader is meant to read it (a hidden one, they can)
@@ -82,14 +88,14 @@ def workbook_to_markdown(data: bytes) -> Workbook:
             extras = sheet_parts(package, part) if part else SheetParts((), {})
             grid = [[_shown(cell) for cell in row] for row in sheet.iter_rows()]
             _with_formulas(grid, extras.formulas)
-            body = sheet_markdown(grid, extras.merges)
-            if body:
-                parts.append(f"## {' '.join(sheet.title.split())}\n\n{body}")
+            name = " ".join(sheet.title.split())
+            sheets.sheet(name, sheet_lines(grid, extras.merges), heading=f"## {name}")
         title = (book.properties.title or "").strip() or None
     finally:
         package.close()
         book.close()
-    return Workbook(markdown="\n\n".join(parts), title=title, warnings=_cells_lost(shared_strings(book)))
+    text = sheets.text()
+    return Workbook(markdown=text.markdown, title=title, warnings=_cells_lost(shared_strings(book)), rows=text.rows)
 
 
 def _cells_lost(strings: SharedStrings | None) -> tuple[str, ...]:
@@ -223,25 +229,48 @@ def _number(value: str | None, otherwise: int) -> int:
 
 
 def sheet_markdown(grid: list[list[str]], merges: Sequence[Merge] = ()) -> str:
-    """A sheet's cells as they are shown, row by row, as Markdown: a table of the rows and
-    columns that hold text, its leading rows of one cell paragraphs before it; "" for none.
-    `grid[row][column]` is the cell at (row, column), the coordinates `merges` use. The XLSX and
-    the Excel 97-2003 readers (xls_biff.py) both write sheets here."""
+    """A sheet's cells as they are shown, as Markdown (sheet_lines); "" for none."""
+    return "\n".join(line for line, _ in sheet_lines(grid, merges))
+
+
+def sheet_lines(grid: list[list[str]], merges: Sequence[Merge] = (), numbers: Sequence[int] | None = None) -> Lines:
+    """A sheet's cells as they are shown, row by row, as Markdown lines, each with the sheet's row it
+    shows: a table of the rows and columns that hold text, the notes above and below it
+    (sheet_layout.py) paragraphs; none for none. `grid[row][column]` is the cell at (row, column),
+    the coordinates `merges` use, on the sheet's row `numbers[row]` (row + 1 where not given). The
+    XLSX and the Excel 97-2003 readers (xls_biff.py) both write sheets here."""
     _repeat_merged_down(grid, merges)
-    grid = [row for row in grid if any(row)]
-    if not grid:
-        return ""
-    width = max(len(row) for row in grid)
-    grid = [row + [""] * (width - len(row)) for row in grid]
+    numbered = [(number, row) for number, row in zip(numbers or range(1, len(grid) + 1), grid, strict=False)
+                if any(row)]
+    if not numbered:
+        return []
+    rows = [number for number, _ in numbered]
+    width = max(len(row) for _, row in numbered)
+    grid = [row + [""] * (width - len(row)) for _, row in numbered]
     used = [column for column in range(width) if any(row[column] for row in grid)]
     grid = [[row[column] for column in used] for row in grid]
-    leading = 0  # counted, then cut off once: popping each from the front moved every row after it
-    while leading < len(grid) - 1 and len(used) > 1 and sum(1 for value in grid[leading] if value) == 1:
-        leading += 1
-    lead = [next(value for value in row if value) for row in grid[:leading]]
-    grid = grid[leading:]
-    table = markdown_table(grid) if len(used) > 1 else "\n\n".join(row[0] for row in grid)
-    return "\n\n".join([*lead, table])
+    if len(used) == 1:
+        return paragraphs([(row[0], number) for row, number in zip(grid, rows, strict=True)])
+    shape = layout(grid, rows)
+    above = [(" ".join(value for value in row if value), number)
+             for row, number in zip(grid[:shape.header], rows[:shape.header], strict=True)]
+    below = [(" ".join(value for value in row if value), number)
+             for row, number in zip(grid[shape.below:], rows[shape.below:], strict=True)]
+    table = grid[shape.header:shape.below]
+    numbers = rows[shape.header:shape.below]
+    columns = [column for column in range(len(used)) if any(row[column] for row in table)]
+    lines = paragraphs(above)
+    if lines:
+        lines.append(("", None))
+    if len(columns) == 1:
+        lines += paragraphs([(row[columns[0]], number) for row, number in zip(table, numbers, strict=True)])
+    else:
+        table = [[row[column] for column in columns] for row in table] if len(columns) < len(used) else table
+        shown = markdown_table(table).split("\n")
+        lines += [(line, numbers[0] if n == 0 else None if n == 1 else numbers[n - 1]) for n, line in enumerate(shown)]
+    if below:
+        lines += [("", None), *paragraphs(below)]
+    return lines
 
 
 def _with_formulas(grid: list[list[str]], formulas: dict[tuple[int, int], str]) -> None:
