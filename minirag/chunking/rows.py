@@ -70,6 +70,23 @@ class RowMap:
             runs.append((line, 1, *place))
         return cls(tuple(sheets), tuple(runs), len(shown))
 
+    @classmethod
+    def of_sheet(cls, sheet: str | None, shown: Sequence[int | None]) -> RowMap:
+        """From the row each line of a one-sheet text shows, or None (a CSV file's: no tuple a line)."""
+        runs: list[tuple[int, int, int, int]] = []
+        line, end = 0, len(shown)
+        while line < end:
+            row = shown[line]
+            if row is None:
+                line += 1
+                continue
+            start = line
+            while line + 1 < end and shown[line + 1] == row + line + 1 - start:
+                line += 1
+            runs.append((start, line + 1 - start, 0, row))
+            line += 1
+        return cls((sheet,), tuple(runs), end)
+
     def places(self) -> list[int | None]:
         """Each line's place: its sheet and row as one number, ordered as the document is."""
         out: list[int | None] = [None] * self.lines

@@ -19,8 +19,9 @@ import io
 import re
 from collections import Counter
 
+from minirag.chunking.rows import RowMap
 from minirag.errors import ConversionFailed
-from minirag.ingest.sheet_text import SheetsWriter, SheetText
+from minirag.ingest.sheet_text import SheetText
 
 DELIMITERS = (",", ";", "\t", "|")  # in order of preference when they split equally well
 SAMPLE_ROWS = 50
@@ -60,11 +61,11 @@ def csv_to_sheet(text: str, name: str, delimiter: str | None = None) -> SheetTex
             raise ConversionFailed(f"{name}: refused: a field over the {MAX_LINE_CHARS:,} characters a CSV field "
                                    "may have") from None
         raise ConversionFailed(f"{name}: cannot read CSV ({exc})") from None
-    lines = markdown_table([row for _, row in numbered]).split("\n") if numbered else []
-    sheet = SheetsWriter()
-    sheet.sheet(None, [(line, numbered[0][0] if n == 0 else None if n == 1 else numbered[n - 1][0])
-                       for n, line in enumerate(lines)])
-    return sheet.text()
+    if not numbered:
+        return SheetText("", None)
+    # The table's lines: its header on its record's row, the separator on none, each row on its own.
+    shown = [numbered[0][0], None, *(number for number, _ in numbered[1:])]
+    return SheetText(markdown_table([row for _, row in numbered]), RowMap.of_sheet(None, shown))
 
 
 def _tsv_rows(text: str, name: str) -> list[tuple[int, list[str]]]:

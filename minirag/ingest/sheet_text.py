@@ -41,9 +41,16 @@ class SheetsWriter:
         if heading is not None:
             self._add(heading, None)
             self._add("", None)
+        lines, shown = self._lines, self._shown
         for text, row in body:
-            for line in text.split("\n"):
-                self._add(line, None if row is None else (index, row))
+            place = None if row is None else (index, row)
+            if "\n" in text:
+                for line in text.split("\n"):
+                    lines.append(line)
+                    shown.append(place)
+            else:
+                lines.append(text)
+                shown.append(place)
 
     def _add(self, line: str, shown: tuple[int, int] | None) -> None:
         self._lines.append(line)
