@@ -146,3 +146,16 @@ def test_an_ods_sheet_says_its_rows_counting_blank_and_repeated_rows():
     assert rows == [("| Item", 1, 0), ("| Tea", 2, 0), ("| Milk", 5, 0), ("| Milk", 6, 0), ("| Milk", 7, 0),
                     ("| Bread", 8, 0), ("| Who", 1, 1), ("| Ann", 2, 1)]
     assert converted.rows.sheets == ("Ledger", "Notes")
+
+
+def test_a_row_map_from_a_worker_is_read_in_one_pass_whatever_its_runs():
+    from minirag.chunking.rows import RowMap
+
+    # A million runs each claiming every line (a worker's answer is checked, not trusted) cost one pass.
+    hostile = RowMap.from_json({"sheets": ["s"], "runs": [[0, 10**9, 0, 1]] * 1_000_000, "lines": 1_000})
+    assert hostile is not None and hostile.places()[:3] == [1, 2, 3]
+    reaching_back = RowMap.from_json({"sheets": ["s"], "runs": [[0, 3, 0, 1], [1, 1, 0, 50]], "lines": 3})
+    assert reaching_back is not None and reaching_back.places() == [1, 2, 3]
+    assert RowMap.from_json({"sheets": ["s"], "runs": [[0, -1, 0, 1]], "lines": 3}) is None
+    made = RowMap.of(["a", None], [None, (0, 4), (0, 5), None, (1, 9)])
+    assert RowMap.from_json(made.as_json()) == made

@@ -90,9 +90,13 @@ class RowMap:
     def places(self) -> list[int | None]:
         """Each line's place: its sheet and row as one number, ordered as the document is."""
         out: list[int | None] = [None] * self.lines
+        done = 0  # runs follow one another: one reaching back (a worker's answer is checked, not trusted) is passed over
         for line, count, sheet, row in self.runs:
+            if line < done:
+                continue
             base = sheet * _ROWS_PER_SHEET + row - line
-            for at in range(line, min(line + count, self.lines)):
+            done = min(line + count, self.lines)
+            for at in range(line, done):
                 out[at] = base + at
         return out
 
