@@ -159,3 +159,13 @@ def test_a_row_map_from_a_worker_is_read_in_one_pass_whatever_its_runs():
     assert RowMap.from_json({"sheets": ["s"], "runs": [[0, -1, 0, 1]], "lines": 3}) is None
     made = RowMap.of(["a", None], [None, (0, 4), (0, 5), None, (1, 9)])
     assert RowMap.from_json(made.as_json()) == made
+
+
+def test_an_ods_sheet_reads_as_an_xlsx_one_does_notes_and_all():
+    rows = "".join(_row(*("" if value is None else str(value) for value in row)) if row else _row("")
+                   for row in DEATHS)
+    data = _ods(f'<table:table table:name="arts">{rows}</table:table>')
+    converted = convert_document(data, ".ods", "deaths.ods")
+    xlsx = convert_document(_xlsx(DEATHS, "arts"), ".xlsx", "deaths.xlsx")
+    assert converted.markdown.replace("True", "TRUE").rstrip("\n") == xlsx.markdown
+    assert converted.rows is not None and converted.rows.places()[:6] == [None, None, 1, None, 2, None]
