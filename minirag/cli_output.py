@@ -213,9 +213,12 @@ def fmt_collections(value) -> str:
 
 
 def fmt_neighbors(window) -> str:
-    """Each chunk of a read-neighbors window under a frame line: its index, pages, and whether it is the hit."""
+    """Each chunk of a read-neighbors window under a frame line: its index, pages or sheet rows, and
+    whether it is the hit."""
+    from minirag.results import rows_text, sheet_rows
+
     return "\n\n".join(
-        f"--- #{c.chunk_index}{_pages(c.page_start, c.page_end)}{' (hit)' if c.is_target else ''}\n"
+        f"--- #{c.chunk_index}{_pages(c.page_start, c.page_end)}{rows_text(sheet_rows(c.rows) if c.rows else {})}{' (hit)' if c.is_target else ''}\n"
         + _FRAME_LIKE.sub(r"\\\g<0>", c.text) for c in window.chunks)
 
 

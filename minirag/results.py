@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from minirag.budget import cost, largest_fitting, page_end
+from minirag.chunking.rows import SheetRows
 from minirag.display import a_name, on_one_line
 from minirag.doctor import Check, DoctorReport
 from minirag.errors import MiniragError
@@ -63,6 +64,8 @@ def hit_dict(hit: Hit) -> dict:
     }
     if hit.page_start is not None:
         out["pages"] = page_label(hit.page_start, hit.page_end)
+    if hit.rows is not None:
+        out.update(sheet_rows(hit.rows))
     if hit.also_in:
         out["alsoIn"] = list(hit.also_in)
     if hit.also_in_more:
@@ -74,6 +77,23 @@ def page_label(start: int | None, end: int | None) -> str | None:
     if start is None:
         return None
     return str(start) if end in (None, start) else f"{start}-{end}"
+
+
+def sheet_rows(rows: SheetRows) -> dict:
+    """A spreadsheet passage's place: `sheet` (none for a CSV or TSV file) and `rows`, as `pages` are
+    written (`"12"`, `"12-40"`)."""
+    label = str(rows.first) if rows.last == rows.first else f"{rows.first}-{rows.last}"
+    return {**_present(sheet=rows.sheet), "rows": label}
+
+
+def rows_text(shaped: Mapping) -> str:
+    """A passage's place in a sheet (`sheet_rows`' keys, in a hit's or a chunk's shape) as the CLI
+    writes it after the chunk's index: ` Staff: rows 12–40` (a sheet's name holds no colon in Excel or
+    LibreOffice), a CSV file's ` rows 12–40`; "" for a passage with none."""
+    if not shaped.get("rows"):
+        return ""
+    label = str(shaped["rows"]).replace("-", "\u2013")
+    return f" {a_name(shaped['sheet'])}: rows {label}" if shaped.get("sheet") is not None else f" rows {label}"
 
 
 def display_path(source: str, roots: Sequence[Path]) -> str:
@@ -158,6 +178,7 @@ def query_text(result: dict, scope: str | Sequence[str] | None = None, max_dista
     for rank, hit in enumerate(result["results"], 1):
         distance = "keyword-only" if hit["distance"] is None else f"distance {hit['distance']:.3f}"
         pages = f" p. {hit['pages']}" if hit.get("pages") else ""
+        pages += rows_text(hit)
         lines.append(f"{rank}. {a_name(hit['source'])} #{hit['chunkIndex']}{pages}  "
                      f"(score {hit['score']:.4f}, {distance})")
         # A chunk's text opens with its breadcrumb (title > headings) when it has a title: shown
@@ -243,6 +264,7 @@ def _read(value: ReadResult) -> dict:
     return {"source": value.source, "sourceType": value.kind, "title": value.title, "chunkCount": value.chunk_count,
             "offset": value.offset, "totalChars": value.total_chars, "nextOffset": value.next_offset,
             "text": value.text, **_present(pages=value.pages),
+            **({"sheets": [sheet_rows(rows) for rows in value.sheets]} if value.sheets else {}),
             **({"fragment": value.fragment, "fragmentOffset": value.fragment_offset} if value.fragment is not None
                else {})}
 
@@ -254,11 +276,12 @@ def read_page(head: ReadResult, text: str, placed: Sequence[tuple[int, int, Sect
     (None: no budget); `nextOffset` is where the next page starts (None at the end). `head` holds the
     rest of the result. The pages named are those of the text returned (the whole document's range only
     when it is returned whole), so a page read by offset can be cited."""
-    empty = replace(head, total_chars=len(text), next_offset=None, text="", pages=pages_in(placed, 0, len(text)))
+    empty = replace(head, total_chars=len(text), next_offset=None, text="", pages=pages_in(placed, 0, len(text)),
+                    sheets=rows_in(placed, 0, len(text)))
     room = budget - cost(payload(empty)) - READ_SLACK_TOKENS if budget is not None else None
     end = page_end(text, head.offset, max_chars, room)
     return replace(empty, text=text[head.offset:end], next_offset=end if end < len(text) else None,
-                   pages=pages_in(placed, head.offset, end))
+                   pages=pages_in(placed, head.offset, end), sheets=rows_in(placed, head.offset, end))
 
 
 def pages_in(placed: Sequence[tuple[int, int, Section]], low: int, high: int) -> str | None:
@@ -268,9 +291,26 @@ def pages_in(placed: Sequence[tuple[int, int, Section]], low: int, high: int) ->
     return page_label(min(first for first, _ in spans), max(last for _, last in spans)) if spans else None
 
 
+def rows_in(placed: Sequence[tuple[int, int, Section]], low: int, high: int) -> tuple[SheetRows, ...]:
+    """The sheets and rows of the sections the text from `low` to `high` holds a character of, a
+    sheet's sections as one span, in the document's order."""
+    spans: list[SheetRows] = []
+    for begin, stop, section in placed:
+        rows = section.rows
+        if rows is None or not (begin < max(high, low + 1) and stop > low):
+            continue
+        if spans and spans[-1].sheet == rows.sheet:
+            last = spans[-1]
+            spans[-1] = SheetRows(last.sheet, min(last.first, rows.first), max(last.last, rows.last))
+        else:
+            spans.append(rows)
+    return tuple(spans)
+
+
 def chunk_row(row: ChunkRow) -> dict:
     return {"source": row.source, "chunkIndex": row.chunk_index, "text": row.text, "parentId": str(row.parent_id),
-            **_present(pages=page_label(row.page_start, row.page_end)), "isTarget": row.is_target}
+            **_present(pages=page_label(row.page_start, row.page_end)),
+            **(sheet_rows(row.rows) if row.rows is not None else {}), "isTarget": row.is_target}
 
 
 @payload.register

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from minirag.chunking.rows import SheetRows
     from minirag.gitstate import GitState
     from minirag.ingest.jobs import SyncJob
     from minirag.ingest.listing import ListEntry
@@ -63,6 +64,7 @@ class ReadResult:
     pages: str | None = None  # the pages the document spans, when it has any
     fragment: str | None = None  # the `#anchor` of a link's target read (`page.html#anchor`), without its `#`
     fragment_offset: int | None = None  # where the heading it names starts; None if none has that anchor
+    sheets: tuple[SheetRows, ...] = ()  # a spreadsheet's sheets and rows the text returned holds, in order
 
 
 @dataclass(frozen=True, slots=True)

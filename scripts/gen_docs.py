@@ -102,6 +102,9 @@ name minirag-mcp's users have in their client configurations (see
   keyword side matches them (stemmed; Chinese and Japanese by character pairs)
   and each weighed by how few chunks hold it, so a table's row named by a rare
   word is shown rather than the headings every chunk repeats. `…` marks a cut.
+  A hit's first line names its pages after its chunk index (`#4 p. 12-13`), or
+  for a spreadsheet its sheet and rows (`#4 Staff: rows 12–40`; a CSV file's
+  `rows 12–40`), as `read-neighbors`' frame lines do (`--- #4 Staff: rows 12–40 (hit)`).
 - Relative paths, including `--scope`, resolve against the current directory; a
   relative `--scope` that names nothing on disk is kept as a data/url source id
   prefix (an absolute one that matches nothing is refused: [search.md](search.md)). An

@@ -42,8 +42,8 @@ def table(rows: int, cells: int = 3, header: tuple[str, ...] = ("Name", "Price",
     return "\n".join(lines)
 
 
-def test_the_scheme_version_is_seventeen():
-    assert SCHEME_VERSION == 17
+def test_the_scheme_version_is_eighteen():
+    assert SCHEME_VERSION == 18
 
 
 @pytest.mark.parametrize(("md", "title", "expected"), [

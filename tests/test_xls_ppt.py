@@ -201,7 +201,7 @@ def test_a_sheet_of_more_cells_than_a_workbook_may_hold_stops_reading_there():
     stream = struct.pack("<HHHH", 0x0809, 4, 0x0600, 0x0010) + b"".join(
         record[:4] + struct.pack("<HHHd", row % 65536, row // 65536, 0, 1.0) for row in range(MAX_SHEET_CELLS + 10))
     started = time.perf_counter()
-    grid, _merges, cells = xls_biff._sheet(stream, 0, xls_biff._Book())
+    grid, _merges, cells, _numbers = xls_biff._sheet(stream, 0, xls_biff._Book())
     assert cells == 65_536 * 4 and grid == []  # the 200,001 cells read span 4 columns of every row
     assert time.perf_counter() - started < 30
 

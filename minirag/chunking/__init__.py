@@ -8,11 +8,13 @@ convert.py and sync.py call live in :mod:`.titles` and :mod:`.frontmatter`.
 from __future__ import annotations
 
 from minirag.chunking.model import Chunk, ChunkedDocument, Section, TokenCounter
+from minirag.chunking.rows import RowMap, SheetRows
 
 #: Bumped whenever chunk boundaries or chunk text change for the same input.
 #: Chunks record it; `status` reports chunks cut by an older scheme as stale and
 #: `sync` re-ingests their sources even when the bytes are unchanged.
-SCHEME_VERSION = 17  # 17: a parent section over its cap also cut where a sentence ends (wrapped prose,
+SCHEME_VERSION = 18  # 18: a sheet's notes above and below its table are text, not its header and rows
+# (ingest/sheet_layout.py), and a spreadsheet's sections and chunks name their rows; 17: a parent section over its cap also cut where a sentence ends (wrapped prose,
 # Chinese and Japanese), and a sentence broken at its clauses is wrapped prose; 16: wrapped prose cut where its sentences end, not its lines; a split code
 # block's fences repeated no longer than they must be; a plain text file's lines of tildes underline, not fence
 
@@ -23,7 +25,9 @@ __all__ = [
     "SCHEME_VERSION",
     "Chunk",
     "ChunkedDocument",
+    "RowMap",
     "Section",
+    "SheetRows",
     "TokenCounter",
     "chunk_document",
     "reconstruct",
@@ -32,7 +36,7 @@ __all__ = [
 
 def chunk_document(
     markdown: str, *, title: str, count_tokens: TokenCounter, budget: int, max_tokens: int | None = None,
-    by_headings: bool = False,
+    by_headings: bool = False, rows: RowMap | None = None,
 ) -> ChunkedDocument:
     """Split converted Markdown into sections and budget-sized chunks. A Markdown file's
     frontmatter is the caller's to take off (pipeline.build): here a `---` block is text.
@@ -44,13 +48,16 @@ def chunk_document(
     ``budget`` is the most tokens a chunk may hold, except an atomic code block,
     which may take up to four budgets but never more than ``max_tokens`` (the
     encoder's maximum sequence length: past it the encoder would not see the text).
+
+    ``rows``: which spreadsheet row each line of ``markdown`` shows (a workbook's, ODS's or CSV's
+    reader says), so each section and chunk names its sheet and rows.
     """
     from minirag.chunking.steps import run
 
     if budget < MIN_CHUNK_TOKEN_BUDGET:
         raise ValueError(f"token budget must be at least {MIN_CHUNK_TOKEN_BUDGET}, got {budget}")
     return run(markdown, title=title, count_tokens=count_tokens, budget=budget, max_tokens=max_tokens,
-               by_headings=by_headings)
+               by_headings=by_headings, rows=rows)
 
 
 def reconstruct(sections: list[Section]) -> str:

@@ -27,17 +27,19 @@ class Block:
     continued: bool = False  # a table or paragraph carried over from the previous section
     terms: tuple[str, ...] = ()  # the definitions it is inside, outermost first (definitions.py)
     opens_term: bool = False  # its first lines are the innermost of `terms`
+    header_pages: list[int | None] = field(default_factory=list)  # one per line of ``header``
 
     def render(self) -> str:
         return "\n".join([*self.header, *self.lines])
 
     @property
     def span(self) -> tuple[int | None, int | None]:
-        return page_span(self.pages)
+        """The first and last page of its text: a table's header too, unless it is repeated (continued)."""
+        return page_span(self.pages if self.continued else [*self.header_pages, *self.pages])
 
     def part(self, lines: list[str], pages: list[int | None], continued: bool) -> Block:
         return Block(self.kind, lines, pages, self.header, self.level, self.title, continued, self.terms,
-                     self.opens_term and not continued)
+                     self.opens_term and not continued, self.header_pages)
 
 
 def parse_heading(line: str) -> tuple[int, str] | None:
@@ -59,7 +61,7 @@ def _is_table_line(line: str) -> bool:
 def _table(rows: list[str], pages: list[int | None]) -> Block:
     # Only a header with data rows under it is repeated; a lone header is content.
     if len(rows) > 2 and _SEPARATOR.match(rows[1]):
-        return Block("table", rows[2:], pages[2:], header=rows[:2])
+        return Block("table", rows[2:], pages[2:], header=rows[:2], header_pages=pages[:2])
     return Block("table", rows, pages)
 
 

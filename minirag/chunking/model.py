@@ -6,6 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from minirag.chunking.link_pages import SiteLinks
+from minirag.chunking.rows import SheetRows
 
 TokenCounter = Callable[[str], int]
 
@@ -23,6 +24,7 @@ class Section:
     page_start: int | None = None
     page_end: int | None = None
     context_lines: int = 0
+    rows: SheetRows | None = None  # a spreadsheet's: its sheet and rows (rows.py)
 
 
 @dataclass(frozen=True)
@@ -35,6 +37,7 @@ class Chunk:
     page_start: int | None = None
     page_end: int | None = None
     split_code: bool = False  # one part of a code block too long for one chunk (said here, not in the text)
+    rows: SheetRows | None = None  # a spreadsheet's: its sheet and rows (rows.py)
 
 
 @dataclass(frozen=True)

@@ -195,17 +195,20 @@ class Packer:
         if header and header_tokens > room // 2:
             # A header this large would crowd out the rows it labels: it is
             # kept once, as an ordinary row, instead of repeated.
-            out.extend(self._prose(block.header, block.pages[:1] * len(block.header), room))
+            out.extend(self._prose(block.header, block.header_pages, room))
             out = [Piece(p.text, p.tokens, p.pages, group, "\n") for p in out]
             header, header_tokens = "", 0
         row_room = room - header_tokens
-        for row, page in zip(block.lines, block.pages, strict=True):
+        # The table's first row brings its header in as text (not repeated context): the header's page too.
+        heading = block.header_pages if header and not block.continued else []
+        for index, (row, page) in enumerate(zip(block.lines, block.pages, strict=True)):
             size = self.tokens.content(row)
             parts = [row] if size <= row_room else words_to_fit(row, self.tokens, row_room)
+            span = page_span([*heading, page]) if index == 0 else (page, page)
             for n, part in enumerate(parts):
                 tokens = size if len(parts) == 1 else self.tokens.content(part)
                 sep = "\n" if n == 0 else " "
-                out.append(Piece(part, tokens, (page, page), group, sep, header, header_tokens))
+                out.append(Piece(part, tokens, span, group, sep, header, header_tokens))
         return out
 
     def _code(self, block: Block, room: int) -> list[Piece]:

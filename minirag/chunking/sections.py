@@ -60,10 +60,13 @@ class Draft:
         if self.part.label is not None:
             text = f"{self.part.label}\n{body}"
             context += 1
-        start, end = page_span([p for block in self.blocks for p in block.pages])
-        if not with_pages:
-            start = end = None
+        start, end = self.span if with_pages else (None, None)
         return Section(text, start, end, context)
+
+    @property
+    def span(self) -> tuple[int | None, int | None]:
+        """The first and last page (or place: rows.py) of its lines."""
+        return page_span([p for block in self.blocks for p in block.span])
 
 
 def _greedy(sizes: list[int], limit: int, joiner: int) -> list[range]:
@@ -110,7 +113,7 @@ def _cut_table(block: Block) -> list[Block]:
     if header > MAX_REPEATED_HEADER:
         # Repeated, it would leave the rows no room: a 4,000-column CSV's header cut every row
         # into one-character lines, each in a section of its own with the whole header again.
-        block = Block("table", [*block.header, *block.lines], block.pages[:1] * len(block.header) + block.pages,
+        block = Block("table", [*block.header, *block.lines], block.header_pages + block.pages,
                       terms=block.terms)
         header = 0
     block = _short_lines(block, UNIT_CAP - header)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from minirag.chunking.blocks import Block, parse_blocks
 from minirag.chunking.breadcrumb import (
@@ -21,6 +21,7 @@ from minirag.chunking.links import simplify_links
 from minirag.chunking.model import Chunk, ChunkedDocument, Section, TokenCounter
 from minirag.chunking.pack import Packed, Packer, Piece
 from minirag.chunking.pages import split_pages
+from minirag.chunking.rows import RowMap, SheetRows
 from minirag.chunking.sections import Draft, Part, cut_part
 from minirag.chunking.split import words_to_fit
 from minirag.chunking.structure import generic_parts, heading_parts, slide_parts
@@ -43,10 +44,14 @@ def clean(markdown: str) -> str:
 
 
 def run(markdown: str, *, title: str, count_tokens: TokenCounter, budget: int,
-        max_tokens: int | None = None, by_headings: bool = False) -> ChunkedDocument:
+        max_tokens: int | None = None, by_headings: bool = False, rows: RowMap | None = None) -> ChunkedDocument:
     body = clean(markdown)
     with_pages = "\f" in body
     lines, pages = split_pages(body)
+    # A sheet's lines carry their places where a PDF's carry pages: a spreadsheet has no pages.
+    sheets = rows.sheets if rows is not None and not with_pages and rows.lines == len(lines) else None
+    if rows is not None and sheets is not None:
+        pages = rows.places()
     blocks = with_definitions(parse_blocks(lines, pages))
     if by_headings and any(block.kind == "heading" for block in blocks):
         category = "headings"
@@ -73,7 +78,10 @@ def run(markdown: str, *, title: str, count_tokens: TokenCounter, budget: int,
         crumb = crumbs[index]
         room = budget - tokens.special - (tokens.content(crumb.text) if crumb.text else 0)
         for draft in cut_part(part):
-            sections.append(draft.section(with_pages))
+            section = draft.section(with_pages)
+            if sheets is not None:
+                section = replace(section, rows=SheetRows.of(draft.span, sheets))
+            sections.append(section)
             pieces = _draft_pieces(draft, crumb, packer, room, skip_headings, title)
             if pieces:
                 packed = packer.pack(pieces, crumb.text)
@@ -94,6 +102,7 @@ def run(markdown: str, *, title: str, count_tokens: TokenCounter, budget: int,
             item.pages[0] if with_pages else None,
             item.pages[1] if with_pages else None,
             item.split_code,
+            SheetRows.of(item.pages, sheets) if sheets is not None else None,
         )
         for plan in planned
         for item in plan.packed

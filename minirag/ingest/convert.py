@@ -31,7 +31,7 @@ from minirag.ingest.bidi_order import in_drawn_order, turned
 from minirag.ingest.cfb import CompoundFile, CompoundFileError
 from minirag.ingest.compressed import SIGNATURES, Inflated, inflated
 from minirag.ingest.converted import Converted
-from minirag.ingest.csv_table import csv_to_markdown
+from minirag.ingest.csv_table import csv_to_sheet
 from minirag.ingest.doc_names import (
     BINARY_WORKBOOK,
     COMPRESSIONS,
@@ -320,7 +320,7 @@ def _workbook(data: bytes, name: str) -> Converted:
     except Exception as exc:  # noqa: BLE001 - openpyxl raises anything on hostile input
         raise ConversionFailed(f"{name}: cannot convert ({described(exc)})") from None
     return Converted(markdown=workbook.markdown, metadata_title=workbook.title,
-                     warnings=tuple(f"{name}: {said}" for said in workbook.warnings))
+                     warnings=tuple(f"{name}: {said}" for said in workbook.warnings), rows=workbook.rows)
 
 
 def _notebook(data: bytes, name: str, declared: str | None = None) -> Converted:
@@ -381,7 +381,7 @@ def _legacy_office(data: bytes, suffix: str, name: str) -> Converted:
     read as what it is (an XLSX named .xls, a Word file named .ppt)."""
     from minirag.ingest.xls_biff import (  # openpyxl, numpy: 0.17 s a worker start
         is_old_worksheet,
-        xls_to_markdown,
+        xls_to_sheets,
     )
 
     old_worksheet = suffix == ".xls" and is_old_worksheet(data)
@@ -389,8 +389,10 @@ def _legacy_office(data: bytes, suffix: str, name: str) -> Converted:
         if suffix == ".xls" and not data.startswith((b"PK\x03\x04", _COMPOUND_FILE)) and not _text_kind(data, name):
             return _exported_sheet(data, name)
         return _as_what_it_is(data, suffix, name)
-    reader = xls_to_markdown if suffix == ".xls" else ppt_to_markdown
-    return Converted(markdown=reader(data, name))
+    if suffix == ".xls":
+        sheets = xls_to_sheets(data, name)
+        return Converted(markdown=sheets.markdown, rows=sheets.rows)
+    return Converted(markdown=ppt_to_markdown(data, name))
 
 
 # An Excel 2003 XML spreadsheet (SpreadsheetML) says so in its opening.
@@ -410,7 +412,8 @@ def _exported_sheet(data: bytes, name: str) -> Converted:
         text, warnings = decode_text(data, name)
     except ConversionFailed:  # binary, or damaged: what the name says it is not
         raise ConversionFailed(f"{name}: not a valid .xls file") from None
-    return Converted(markdown=csv_to_markdown(text, name),
+    sheet = csv_to_sheet(text, name)
+    return Converted(markdown=sheet.markdown, rows=sheet.rows,
                      warnings=(f"{name}: a .csv file named .xls; read as .csv", *warnings))
 
 
@@ -614,8 +617,12 @@ def repaired(converted: Converted, name: str, *, pdf: bool = False) -> Converted
     converter's text (PDF, notebook, DOCX, PPTX, XLSX, EPUB) is cleaned here, by the same rule."""
     markdown, said = controls_out(converted.markdown, name)
     title = controls_out(converted.metadata_title, name)[0] if converted.metadata_title else None
-    return replace(converted, markdown=repair(markdown, pdf=pdf), metadata_title=repair(title) if title else title,
-                   warnings=(*converted.warnings, *said))
+    markdown = repair(markdown, pdf=pdf)
+    # A sheet's rows are told line by line: a text whose lines changed (a C1 next-line in a cell is a
+    # line break now) names none rather than wrong ones.
+    rows = converted.rows if converted.rows is None or converted.rows.lines == markdown.count("\n") + 1 else None
+    return replace(converted, markdown=markdown, metadata_title=repair(title) if title else title,
+                   warnings=(*converted.warnings, *said), rows=rows)
 
 
 def convert_document(data: bytes, suffix: str, name: str, max_bytes: int = DEFAULT_MAX_FILE_SIZE, *,
@@ -740,7 +747,8 @@ def _convert_by_suffix(data: bytes, suffix: str, name: str, *, declared: str | N
         return _renamed_legacy(data, suffix, name)
     if suffix in (".csv", ".tsv"):
         text, warnings = decode_text(data, name, declared=declared)
-        return Converted(markdown=csv_to_markdown(text, name, "\t" if suffix == ".tsv" else None), warnings=warnings)
+        sheet = csv_to_sheet(text, name, "\t" if suffix == ".tsv" else None)
+        return Converted(markdown=sheet.markdown, warnings=warnings, rows=sheet.rows)
     if suffix == ".ipynb":
         return _notebook(data, name, declared)
     if suffix in _ZIP_FORMATS and "names" not in rewritten:
@@ -775,7 +783,8 @@ def _convert_by_suffix(data: bytes, suffix: str, name: str, *, declared: str | N
                 return _book(archive, data, name)
             elif suffix in ODF_MIMETYPES:
                 odf = odf_to_markdown(archive, data, name, suffix)
-                return Converted(markdown=odf.markdown, metadata_title=odf.title, warnings=odf.warnings)
+                return Converted(markdown=odf.markdown, metadata_title=odf.title, warnings=odf.warnings,
+                                 rows=odf.rows)
             elif suffix == ".docx":
                 visibility = Visibility.of(archive)
                 margins = read_margins(archive, visibility)

@@ -164,7 +164,8 @@ def serve(requests, answers) -> None:
                 converted = _run(op, args)
             answer = {"markdown": converted.markdown, "title": converted.metadata_title,
                       "warnings": list(converted.warnings), "note": converted.note,
-                      "frontmatter": converted.frontmatter}
+                      "frontmatter": converted.frontmatter,
+                      "rows": None if converted.rows is None else converted.rows.as_json()}
         except MemoryError:
             answer, retire = {"memory": name}, True
         except RecursionError:

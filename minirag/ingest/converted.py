@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from minirag.chunking.rows import RowMap
+
 
 @dataclass(frozen=True)
 class Converted:
@@ -19,3 +21,5 @@ class Converted:
     # Markdown or text as its author wrote it, whose `---` block opening it is frontmatter; in what a
     # converter wrote (a page, a PDF, a slide) such lines are the document's text.
     frontmatter: bool = False
+    # A spreadsheet's (XLSX, XLS, ODS, CSV): the sheet row each line of `markdown` shows.
+    rows: RowMap | None = None

@@ -19,7 +19,9 @@ import io
 import re
 from collections import Counter
 
+from minirag.chunking.rows import RowMap
 from minirag.errors import ConversionFailed
+from minirag.ingest.sheet_text import SheetText
 
 DELIMITERS = (",", ";", "\t", "|")  # in order of preference when they split equally well
 SAMPLE_ROWS = 50
@@ -36,6 +38,13 @@ _SEP_LINE = re.compile(r"sep=([^\r\n\"])(?:\r\n|\r|\n|$)", re.IGNORECASE)
 def csv_to_markdown(text: str, name: str, delimiter: str | None = None) -> str:
     """The rows of `text` as a Markdown table (the first row as its header); "" for no rows. The
     delimiter is `delimiter` (a TSV's tab), else the one a `sep=` line names, else sniffed."""
+    return csv_to_sheet(text, name, delimiter).markdown
+
+
+def csv_to_sheet(text: str, name: str, delimiter: str | None = None) -> SheetText:
+    """csv_to_markdown's table, with the row each line shows as a spreadsheet program numbers the
+    file's records: one a record, a quoted field over several lines in one, blank lines counted, a
+    `sep=` line not (Excel shows none)."""
     text = text.lstrip("\ufeff")
     longest = max(map(len, io.StringIO(text, newline="")), default=0)
     if longest > MAX_LINE_CHARS:
@@ -46,16 +55,20 @@ def csv_to_markdown(text: str, name: str, delimiter: str | None = None) -> str:
     delimiter = delimiter or (directive.group(1) if directive else sniff_delimiter(text))
     text = text[directive.end():] if directive else text
     try:
-        rows = _tsv_rows(text, name) if delimiter == "\t" else _rows(text, name, delimiter)
+        numbered = _tsv_rows(text, name) if delimiter == "\t" else _rows(text, name, delimiter)
     except csv.Error as exc:
         if "field larger than field limit" in str(exc):
             raise ConversionFailed(f"{name}: refused: a field over the {MAX_LINE_CHARS:,} characters a CSV field "
                                    "may have") from None
         raise ConversionFailed(f"{name}: cannot read CSV ({exc})") from None
-    return markdown_table(rows)
+    if not numbered:
+        return SheetText("", None)
+    # The table's lines: its header on its record's row, the separator on none, each row on its own.
+    shown = [numbered[0][0], None, *(number for number, _ in numbered[1:])]
+    return SheetText(markdown_table([row for _, row in numbered]), RowMap.of_sheet(None, shown))
 
 
-def _tsv_rows(text: str, name: str) -> list[list[str]]:
+def _tsv_rows(text: str, name: str) -> list[tuple[int, list[str]]]:
     """Most TSV writers quote nothing (IANA's text/tab-separated-values, database dumps), so a cell may
     open with `"`; Excel's quotes a cell holding a quote, a tab or a line break. Quotes make fields
     where they parse strictly as fields, else they are text: a stray one had made the rest of the file
@@ -66,15 +79,17 @@ def _tsv_rows(text: str, name: str) -> list[list[str]]:
         return _rows(text, name, "\t", quoting=csv.QUOTE_NONE)
 
 
-def _rows(text: str, name: str, delimiter: str, **how: bool | int) -> list[list[str]]:
-    """The rows of `text` that hold some text. ConversionFailed for a row over MAX_COLUMNS."""
+def _rows(text: str, name: str, delimiter: str, **how: bool | int) -> list[tuple[int, list[str]]]:
+    """The rows of `text` that hold some text, each with its record's number (1-based).
+    ConversionFailed for a row over MAX_COLUMNS."""
     rows = []
-    for row in csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, **how):  # type: ignore[arg-type]
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, **how)  # type: ignore[arg-type]
+    for number, row in enumerate(reader, start=1):
         if len(row) > MAX_COLUMNS:
             raise ConversionFailed(f"{name}: refused: a row of {len(row):,} columns, over the "
                                    f"{MAX_COLUMNS:,} a CSV table may have")
         if _has_text(row):
-            rows.append(row)
+            rows.append((number, row))
     return rows
 
 

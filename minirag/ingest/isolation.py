@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from typing import cast
 
 from minirag import interruptible
+from minirag.chunking.rows import RowMap
 from minirag.errors import ConversionFailed
 from minirag.ingest.convert_worker import _HEADER, max_answer_bytes
 from minirag.ingest.converted import Converted
@@ -319,7 +320,8 @@ class ConverterPool:
         if "failed" in answer:
             raise ConversionFailed(answer["failed"])
         return Converted(markdown=answer["markdown"], metadata_title=answer["title"],
-                         warnings=tuple(answer["warnings"]), note=answer["note"], frontmatter=answer["frontmatter"])
+                         warnings=tuple(answer["warnings"]), note=answer["note"], frontmatter=answer["frontmatter"],
+                         rows=RowMap.from_json(answer["rows"]))
 
     def close(self) -> None:
         """Let the idle workers go (checked-out ones end when their conversion comes back)."""
@@ -334,7 +336,7 @@ def _is_answer(frame: dict) -> bool:
     """Whether a frame is one of the answers convert_worker.serve sends."""
     if frame.keys() in ({"memory"}, {"failed"}):
         return all(isinstance(value, str) for value in frame.values())
-    return (frame.keys() == {"markdown", "title", "warnings", "note", "frontmatter"}
+    return (frame.keys() == {"markdown", "title", "warnings", "note", "frontmatter", "rows"}
             and isinstance(frame["markdown"], str) and isinstance(frame["title"], str | None)
             and isinstance(frame["note"], str) and isinstance(frame["frontmatter"], bool)
             and isinstance(frame["warnings"], list) and all(isinstance(w, str) for w in frame["warnings"]))

@@ -12,8 +12,8 @@ An OpenDocument file is a zip whose `content.xml` holds the text. It is streamed
   one once;
 - a footnote or endnote reads as its text in brackets where it is cited; a frame's
   caption and text box are paragraphs of their own;
-- a spreadsheet's sheets are pipe tables under their names; a presentation's slides are
-  marked as PPTX slides are (`<!-- Slide number: 3 -->`), their title frame a heading and
+- a spreadsheet's sheets are written under their names as an XLSX's are (sheet_grid.py); a
+  presentation's slides are marked as PPTX slides are (`<!-- Slide number: 3 -->`), their title frame a heading and
   their speaker notes under `### Notes:`;
 - a text's page headers and footers and its comments are placed as a DOCX's are
   (odf_margins.py);
@@ -34,13 +34,16 @@ import zlib
 from dataclasses import dataclass, field
 from xml.parsers import expat
 
+from minirag.chunking.rows import RowMap
 from minirag.errors import ConversionFailed
 from minirag.ingest.csv_table import pipe_table
 from minirag.ingest.docx_margins import Margins
 from minirag.ingest.html_markdown import fenced
 from minirag.ingest.odf_condition import condition_holds
 from minirag.ingest.odf_margins import Comment, PageMargins
+from minirag.ingest.sheet_grid import sheet_lines
 from minirag.ingest.sheet_limits import MAX_SHEET_CELLS
+from minirag.ingest.sheet_text import Lines
 from minirag.ingest.text_repair import escape_headings
 from minirag.ingest.zip_damage import damage_words, said_kept
 from minirag.ingest.zip_prefix import inflated_prefix, well_formed_prefix
@@ -105,6 +108,8 @@ class _Table:
     spans: dict[int, list] = field(default_factory=dict)  # column -> [text, rows still covered below]
     own_chars: int = 0
     copied_chars: int = 0
+    next_row: int = 1  # the sheet's row the next table-row is on, repeated rows all counted
+    numbers: list[int] = field(default_factory=list)  # the sheet's row of each of `rows`
 
     def merged(self, column: int) -> str:
         """The text a covered cell at `column` repeats: the merged cell's above it, while copies last."""
@@ -188,6 +193,7 @@ class _Reader:
         self.comment: Comment | None = None  # the comment (office:annotation) being read
         self.comments: list[str] = []
         self.spreadsheet = False
+        self.sheet_rows: dict[int, tuple[str, list[int | None]]] = {}  # a sheet's block: its name, each line's row
         self.slides = 0
         self.frames: list[bool] = []  # per open frame: whether it is a slide's title
         self.notes_at: int | None = None  # where the open speaker notes' blocks begin
@@ -312,11 +318,18 @@ class _Reader:
                     raise ConversionFailed(f"{self.name}: refused: its tables hold more than {MAX_SHEET_CELLS:,} "
                                            "cells; spreadsheet bomb?")
                 table.rows += [table.row] * repeats
+                table.numbers += range(table.next_row, table.next_row + repeats)
+            table.next_row += table.row_repeats
         elif tag == _TABLE + "table" and self.tables:
             table = self.tables.pop()
             if self.spreadsheet and not self.tables and table.rows and table.name:
                 self._block(f"## {escape_headings(' '.join(table.name.split()))}")
-            written = "\n\n".join(table.blocks) if table.layout else pipe_table(table.rows)
+            sheet = self.spreadsheet and not self.tables and not table.layout
+            # A sheet reads as an XLSX's does (sheet_grid.py): its cells' text unescaped, as that writer escapes it.
+            shown: Lines = sheet_lines([[cell.replace("\\|", "|") for cell in row] for row in table.rows], (),
+                                       table.numbers) if sheet else []
+            written = ("\n".join(line for line, _ in shown) if sheet
+                       else "\n\n".join(table.blocks) if table.layout else pipe_table(table.rows))
             outer = self.tables[-1] if self.tables else None
             if outer is not None and outer.cell is not None:
                 outer.layout = True
@@ -324,6 +337,8 @@ class _Reader:
                 outer.cell_blocks.append(written)
             else:
                 self._block(written)
+                if sheet and written and self.blocks and self.blocks[-1] is written:
+                    self.sheet_rows[len(self.blocks) - 1] = (" ".join(table.name.split()), [row for _, row in shown])
         elif tag == _DRAW + "frame" and self.frames:
             self.frames.pop()
         elif tag in _ALT_TEXT:
@@ -465,6 +480,30 @@ class OdfText:
     markdown: str
     title: str | None
     warnings: tuple[str, ...]  # the damaged members read without, or in part
+    rows: RowMap | None = None  # a spreadsheet's: the row of its sheet each line shows
+
+
+def _sheet_rows(blocks: list[str], sheets: dict[int, tuple[str, list[int | None]]], lines: int) -> RowMap | None:
+    """The row each of `lines` lines shows, where they open with `blocks` joined by blank lines: a
+    sheet's block's lines on the rows `sheets` gives (sheet_grid.sheet_lines), the others on none."""
+    if not sheets:
+        return None
+    names: list[str | None] = []
+    shown: list[tuple[int, int] | None] = []
+    for index, block in enumerate(blocks):
+        if index:
+            shown.append(None)
+        count = block.count("\n") + 1
+        name, rows = sheets.get(index, ("", []))
+        if len(rows) != count:
+            shown += [None] * count
+            continue
+        names.append(name)
+        sheet = len(names) - 1
+        shown += [None if row is None else (sheet, row) for row in rows]
+    if len(shown) > lines:
+        return None
+    return RowMap.of(names, shown + [None] * (lines - len(shown)))
 
 
 # What a damaged member raises as it is read (UnicodeDecodeError: its local header claims a UTF-8 name
@@ -544,7 +583,11 @@ def _read(archive: zipfile.ZipFile, package: bytes, name: str, suffix: str) -> O
         except _DAMAGED as exc:
             if not damaged("meta.xml", exc):
                 raise
-    return OdfText(placed.around("\n\n".join(reader.blocks)) + "\n", title, tuple(warnings))
+    body = "\n\n".join(reader.blocks)
+    markdown = placed.around(body) + "\n"
+    rows = _sheet_rows(reader.blocks, reader.sheet_rows, markdown.count("\n") + 1) \
+        if markdown.startswith(body) else None
+    return OdfText(markdown, title, tuple(warnings), rows)
 
 
 def _styled(archive: zipfile.ZipFile, name: str, names: set[str], damaged) -> tuple[_Reader, PageMargins]:

@@ -182,7 +182,8 @@ class Pipeline:
             warnings.append(f"{source}: frontmatter rag_chunk: {split!r} is not understood (only 'headings'); "
                             "chunked by its structure")
         chunked = chunk_document(body, title=title, count_tokens=self.encoder.count_tokens, budget=self.budget,
-                                 max_tokens=self.encoder.max_length, by_headings=split == "headings")
+                                 max_tokens=self.encoder.max_length, by_headings=split == "headings",
+                                 rows=converted.rows)
         if progress is not None:
             progress.add_time("chunk", time.perf_counter() - t0)
         note = converted.note

@@ -28,8 +28,9 @@ from minirag.ingest.cfb import CompoundFile, CompoundFileError
 from minirag.ingest.number_format import hidden_by_format, shown_number
 from minirag.ingest.rtf_tokens import code_page
 from minirag.ingest.sheet_limits import MAX_SHEET_CELLS, MAX_SHEET_MERGES
+from minirag.ingest.sheet_text import SheetsWriter, SheetText
 from minirag.ingest.text_limit import MAX_TEXT_CHARS
-from minirag.ingest.xlsx_tables import Merge, number_text, sheet_markdown
+from minirag.ingest.xlsx_tables import Merge, number_text, sheet_lines
 
 MAX_COLUMNS = 256  # BIFF8's own limit
 _BOF, _EOF, _CONTINUE, _FILEPASS, _CODEPAGE, _DATEMODE = 0x0809, 0x000A, 0x003C, 0x002F, 0x0042, 0x0022
@@ -86,15 +87,16 @@ def is_old_worksheet(data: bytes) -> bool:
     return len(data) >= 4 and struct.unpack_from("<H", data)[0] in _OLD_BOFS
 
 
-def xls_to_markdown(data: bytes, name: str) -> str:
-    """The workbook's sheets as Markdown, each `## name` over its table."""
+def xls_to_sheets(data: bytes, name: str) -> SheetText:
+    """The workbook's sheets as Markdown, each `## name` over its table, with the row of its sheet
+    each line shows."""
     try:
         return _old_worksheet(data, name) if is_old_worksheet(data) else _workbook(data, name)
     except (CompoundFileError, struct.error, ValueError, IndexError) as exc:
         raise ConversionFailed(f"{name}: not a valid .xls file (damaged: {exc or 'truncated'})") from None
 
 
-def _workbook(data: bytes, name: str) -> str:
+def _workbook(data: bytes, name: str) -> SheetText:
     compound = CompoundFile(data)
     stream = compound.stream("Workbook")
     biff8 = stream is not None
@@ -107,7 +109,7 @@ def _workbook(data: bytes, name: str) -> str:
     _globals(stream, book, name)
     if not book.sheet_entries:
         raise ValueError("its globals name no sheet")
-    parts = []
+    sheets = SheetsWriter()
     cells = chars = 0
     read: set[int] = set()
     starts = sorted({offset for _, offset in book.sheets
@@ -119,7 +121,8 @@ def _workbook(data: bytes, name: str) -> str:
         # A sheet's records end where the next sheet begins: sheets whose BOFs nest in each
         # other's records would each read the same records again.
         following = bisect.bisect_right(starts, offset)
-        grid, merges, counted = _sheet(stream, offset, book, starts[following] if following < len(starts) else None)
+        grid, merges, counted, numbers = _sheet(stream, offset, book,
+                                                starts[following] if following < len(starts) else None)
         cells += max(1, counted)  # a sheet without cells counts too: thousands of them are no workbook
         chars += sum(len(value) for row in grid for value in row)  # one shared string may fill every cell
         if cells > MAX_SHEET_CELLS:
@@ -128,13 +131,12 @@ def _workbook(data: bytes, name: str) -> str:
         if chars > MAX_TEXT_CHARS:
             raise ConversionFailed(f"{name}: refused: its cells' text passes the {MAX_TEXT_CHARS:,} characters "
                                    "one document may give; split it")
-        body = sheet_markdown(grid, merges)
-        if body:
-            parts.append(f"## {' '.join(sheet_name.split())}\n\n{body}")
-    return "\n\n".join(parts)
+        shown = " ".join(sheet_name.split())
+        sheets.sheet(shown, sheet_lines(grid, merges, numbers), heading=f"## {shown}")
+    return sheets.text()
 
 
-def _old_worksheet(data: bytes, name: str) -> str:
+def _old_worksheet(data: bytes, name: str) -> SheetText:
     """An Excel 2.x-4.0 worksheet: its text and numbers (no formats: a date is its serial number)."""
     book = _Book(biff8=False)
     cells: dict[tuple[int, int], str] = {}
@@ -176,11 +178,13 @@ def _old_worksheet(data: bytes, name: str) -> str:
                                    "spreadsheet bomb?")
     cells = {place: value for place, value in cells.items() if place[1] < MAX_COLUMNS}
     if not cells:
-        return ""
+        return SheetText("", None)
     if _span(cells) > MAX_SHEET_CELLS:
         raise ConversionFailed(f"{name}: refused: its sheet holds more than {MAX_SHEET_CELLS:,} cells; "
                                "spreadsheet bomb?")
-    return sheet_markdown(*_grid(cells, []))
+    sheet = SheetsWriter()
+    sheet.sheet(None, sheet_lines(*_grid(cells, [])))
+    return sheet.text()
 
 
 def _records(stream: bytes, offset: int, end: int | None = None):
@@ -329,7 +333,7 @@ def _shared_strings(parts: list[bytes], book: _Book) -> list[str]:
 
 
 def _sheet(stream: bytes, offset: int, book: _Book,
-           end: int | None = None) -> tuple[list[list[str]], list[Merge], int]:
+           end: int | None = None) -> tuple[list[list[str]], list[Merge], int, list[int]]:
     cells: dict[tuple[int, int], str] = {}
     merges: list[Merge] = []
     pending: tuple[int, int, int] | None = None  # a formula whose string value the next STRING record holds
@@ -376,12 +380,12 @@ def _sheet(stream: bytes, offset: int, book: _Book,
         if len(cells) > MAX_SHEET_CELLS:
             break
     if not cells:
-        return [], [], 0
+        return [], [], 0, []
     span = _span(cells)
     if span > MAX_SHEET_CELLS:  # no grid: refused by what it counts
-        return [], [], span
-    grid, placed = _grid(cells, merges)
-    return grid, placed, span
+        return [], [], span, []
+    grid, placed, numbers = _grid(cells, merges)
+    return grid, placed, span, numbers
 
 
 def _span(cells: dict[tuple[int, int], str]) -> int:
@@ -391,10 +395,11 @@ def _span(cells: dict[tuple[int, int], str]) -> int:
     return len({row for row, _ in cells}) * len({column for _, column in cells})
 
 
-def _grid(cells: dict[tuple[int, int], str], merges: list[Merge]) -> tuple[list[list[str]], list[Merge]]:
+def _grid(cells: dict[tuple[int, int], str],
+          merges: list[Merge]) -> tuple[list[list[str]], list[Merge], list[int]]:
     """The rows of `cells`, each over the columns that hold a cell (one cell in column 255 pads no
-    row), and the merges whose first cell holds a value, in the grid's rows and columns: a merge
-    covers the grid's rows from its first down to the last it reaches."""
+    row), the merges whose first cell holds a value, in the grid's rows and columns (a merge covers
+    the grid's rows from its first down to the last it reaches), and each grid row's sheet row, 1-based."""
     rows = sorted({row for row, _ in cells})
     columns = sorted({column for _, column in cells})
     grid = [[cells.get((row, column), "") for column in columns] for row in rows]
@@ -403,7 +408,7 @@ def _grid(cells: dict[tuple[int, int], str], merges: list[Merge]) -> tuple[list[
     placed = [Merge(row_at[merge.top], column_at[merge.left], bisect.bisect_right(rows, merge.bottom) - 1,
                     bisect.bisect_right(columns, merge.right) - 1)
               for merge in merges if cells.get((merge.top, merge.left))]
-    return grid, placed
+    return grid, placed, [row + 1 for row in rows]
 
 
 def _value(kind: int, data: bytes, xf: int, book: _Book) -> tuple[str | None, tuple[int, int] | None]:

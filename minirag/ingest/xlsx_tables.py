@@ -11,7 +11,9 @@ Here openpyxl gives each cell's value (a formula's as Excel last computed it), a
   opening, nothing here can, and an empty cell would say the cell holds nothing;
 - rows and columns with no text are left out, so a table starts where its data does;
 - leading rows that hold one cell (a sheet's title, a note) above a wider table are
-  paragraphs before it, not its header;
+  paragraphs before it, not its header, and so are notes in words over the columns above a
+  table, and one-cell notes under it (sheet_layout.py);
+- each line says the row of its sheet it shows (sheet_text.py), so a hit names its rows;
 - a cell merged down is repeated in each row it covers that holds other cells, as HTML's and
   DOCX's merged cells are (table_spans.py): a row read alone, in a chunk of a long table's rows,
   still names its group; openpyxl's read-only sheets keep no merges, so they are read from the
@@ -32,16 +34,17 @@ import datetime
 import io
 import re
 import zipfile
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 from openpyxl.formula.translate import Translator
 from openpyxl.utils.cell import coordinate_to_tuple, get_column_letter, range_boundaries
 
 from minirag._compat.openpyxl import SharedStrings, load_workbook, shared_strings, sheet_part
-from minirag.ingest.csv_table import markdown_table
+from minirag.chunking.rows import RowMap
 from minirag.ingest.number_format import hidden_by_format, shown_number
+from minirag.ingest.sheet_grid import Merge, sheet_lines, sheet_markdown
 from minirag.ingest.sheet_limits import MAX_SHEET_MERGES
+from minirag.ingest.sheet_text import SheetsWriter
 from minirag.ingest.zip_xml import feed, parser_for
 
 # ST_Xstring's escape (ECMA-376 Part 1, 22.9.2.19): four hex digits, of either case, naming one
@@ -51,15 +54,7 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 # A cell's types (its `t`) whose empty `<v>` is an empty text: a formula's value Excel saved.
 _TEXT_TYPES = frozenset({"str", "s", "inlineStr"})
 
-
-@dataclass(frozen=True)
-class Merge:
-    """Merged cells, by their first and last rows and columns, 0-based."""
-
-    top: int
-    left: int
-    bottom: int
-    right: int
+__all__ = ["Merge", "Workbook", "number_text", "sheet_lines", "sheet_markdown", "sheet_parts", "workbook_to_markdown"]
 
 
 @dataclass(frozen=True)
@@ -67,13 +62,14 @@ class Workbook:
     markdown: str
     title: str | None
     warnings: tuple[str, ...] = ()  # what of the workbook could not be read (its shared strings), each a line
+    rows: RowMap | None = None  # the row each line of `markdown` shows (sheet_text.py)
 
 
 def workbook_to_markdown(data: bytes) -> Workbook:
     book = load_workbook(io.BytesIO(data), read_only=True, data_only=True, keep_links=False)
     package = zipfile.ZipFile(io.BytesIO(data))
     try:
-        parts = []
+        sheets = SheetsWriter()
         for sheet in book.worksheets:
             if sheet.sheet_state == "veryHidden":
                 continue  # only a macro can unhide it: no reader is meant to read it (a hidden one, they can)
@@ -82,14 +78,14 @@ def workbook_to_markdown(data: bytes) -> Workbook:
             extras = sheet_parts(package, part) if part else SheetParts((), {})
             grid = [[_shown(cell) for cell in row] for row in sheet.iter_rows()]
             _with_formulas(grid, extras.formulas)
-            body = sheet_markdown(grid, extras.merges)
-            if body:
-                parts.append(f"## {' '.join(sheet.title.split())}\n\n{body}")
+            name = " ".join(sheet.title.split())
+            sheets.sheet(name, sheet_lines(grid, extras.merges), heading=f"## {name}")
         title = (book.properties.title or "").strip() or None
     finally:
         package.close()
         book.close()
-    return Workbook(markdown="\n\n".join(parts), title=title, warnings=_cells_lost(shared_strings(book)))
+    text = sheets.text()
+    return Workbook(markdown=text.markdown, title=title, warnings=_cells_lost(shared_strings(book)), rows=text.rows)
 
 
 def _cells_lost(strings: SharedStrings | None) -> tuple[str, ...]:
@@ -222,28 +218,6 @@ def _number(value: str | None, otherwise: int) -> int:
         return otherwise
 
 
-def sheet_markdown(grid: list[list[str]], merges: Sequence[Merge] = ()) -> str:
-    """A sheet's cells as they are shown, row by row, as Markdown: a table of the rows and
-    columns that hold text, its leading rows of one cell paragraphs before it; "" for none.
-    `grid[row][column]` is the cell at (row, column), the coordinates `merges` use. The XLSX and
-    the Excel 97-2003 readers (xls_biff.py) both write sheets here."""
-    _repeat_merged_down(grid, merges)
-    grid = [row for row in grid if any(row)]
-    if not grid:
-        return ""
-    width = max(len(row) for row in grid)
-    grid = [row + [""] * (width - len(row)) for row in grid]
-    used = [column for column in range(width) if any(row[column] for row in grid)]
-    grid = [[row[column] for column in used] for row in grid]
-    leading = 0  # counted, then cut off once: popping each from the front moved every row after it
-    while leading < len(grid) - 1 and len(used) > 1 and sum(1 for value in grid[leading] if value) == 1:
-        leading += 1
-    lead = [next(value for value in row if value) for row in grid[:leading]]
-    grid = grid[leading:]
-    table = markdown_table(grid) if len(used) > 1 else "\n\n".join(row[0] for row in grid)
-    return "\n\n".join([*lead, table])
-
-
 def _with_formulas(grid: list[list[str]], formulas: dict[tuple[int, int], str]) -> None:
     """Each formula saved without a value shown as its formula, in a cell that reads empty: Excel
     would calculate it on opening, and nothing here can; its text at least says what the cell
@@ -251,33 +225,6 @@ def _with_formulas(grid: list[list[str]], formulas: dict[tuple[int, int], str]) 
     for (row, column), formula in formulas.items():
         if 0 <= row < len(grid) and 0 <= column < len(grid[row]) and not grid[row][column]:
             grid[row][column] = formula
-
-
-def _repeat_merged_down(grid: list[list[str]], merges: Sequence[Merge]) -> None:
-    """Each cell merged down written again in the rows under it that the merge covers and that
-    hold other cells (rows of nothing but the merge add nothing), in the merge's first column;
-    while all the copies together add no more than the sheet's own text (one cell of 30,000
-    characters merged down 100,000 rows), and while the rows they look at are no more than the
-    sheet's cells: merges never overlap in a sheet Excel wrote, so theirs cover each cell once
-    (30,000 merges each over the whole sheet had looked at 200,000 rows apiece)."""
-    budget = sum(len(value) for row in grid for value in row)
-    looks = sum(len(row) for row in grid) + len(grid)
-    for merge in merges:
-        if not 0 <= merge.top < len(grid) or not 0 <= merge.left < len(grid[merge.top]):
-            continue
-        value = grid[merge.top][merge.left]
-        for index in range(merge.top + 1, min(merge.bottom + 1, len(grid))) if value else ():
-            looks -= 1
-            if looks < 0:
-                return
-            row = grid[index]
-            if not any(row) or (merge.left < len(row) and row[merge.left]):
-                continue
-            budget -= len(value)
-            if budget < 0:
-                return
-            row.extend([""] * (merge.left + 1 - len(row)))
-            row[merge.left] = value
 
 
 def _shown(cell) -> str:

@@ -40,9 +40,10 @@ as Bruch, Gai and Ingber found across BEIR (ACM TOIS 42(1), 2023).
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from minirag.chunking.link_pages import LINK_PAGE_LINES, LINK_PAGE_SHARE
+from minirag.chunking.rows import SheetRows
 from minirag.store import connection as db
 
 # The share of the whole query's keyword score from which the keyword side's best hit counts in full.
@@ -70,6 +71,7 @@ class Hit:
     page_end: int | None
     also_in: tuple[str, ...] = ()  # other sources holding this very passage (filters.one_slot_per_passage)
     also_in_more: int = 0  # ... and how many more, past those named
+    rows: SheetRows | None = None  # a spreadsheet's: its sheet and rows
 
 
 # Each list is JSON in any order: vector [[chunk_id, cosine distance], ...],
@@ -117,7 +119,7 @@ fused AS (
 SELECT f.chunk_id, s.source, s.kind, s.title, ch.ord, ch.text,
        f.score * CASE WHEN s.link_share >= :link_page_share AND s.link_line_share >= :link_page_lines
                       THEN :link_page_weight ELSE 1.0 END AS score,
-       f.distance, ch.parent_id, ch.page_start, ch.page_end
+       f.distance, ch.parent_id, ch.page_start, ch.page_end, ch.sheet, ch.row_start, ch.row_end
 FROM fused f
 JOIN chunks ch ON ch.id = f.chunk_id
 JOIN sources s ON s.id = ch.source_id
@@ -137,9 +139,16 @@ def fuse(conn, nearest: list[tuple[int, float]], keyword: list[tuple[int, float]
         "unreadable": json.dumps(sorted(unreadable)), "unreadable_share": UNREADABLE_SHARE,
         "link_page_share": LINK_PAGE_SHARE, "link_page_lines": LINK_PAGE_LINES, "link_page_weight": LINK_PAGE_WEIGHT,
     }).fetchall()
-    return [Hit(*db.stored_row(row, _HIT_KINDS, "chunks")) for row in rows]
+    return [_hit(db.stored_row(row, _HIT_KINDS, "chunks")) for row in rows]
 
 
-# chunk_id, source, kind, title, chunk_index, text, score, distance, parent_id, page_start, page_end
+def _hit(row: tuple) -> Hit:
+    hit = Hit(*row[:-3])
+    rows = SheetRows.stored(*row[-3:])
+    return hit if rows is None else replace(hit, rows=rows)
+
+
+# chunk_id, source, kind, title, chunk_index, text, score, distance, parent_id, page_start, page_end,
+# sheet, row_start, row_end
 _HIT_KINDS = (db.INT, db.TEXT, db.TEXT, db.TEXT, db.INT, db.TEXT, db.ANY, db.ANY, db.INT, db.INT_OR_NULL,
-              db.INT_OR_NULL)
+              db.INT_OR_NULL, (str, type(None)), db.INT_OR_NULL, db.INT_OR_NULL)

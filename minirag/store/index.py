@@ -23,7 +23,7 @@ from typing import TypeVar
 import numpy as np
 
 from minirag import keywords
-from minirag.chunking import SCHEME_VERSION, ChunkedDocument, Section
+from minirag.chunking import SCHEME_VERSION, ChunkedDocument, Section, SheetRows
 from minirag.display import NOTICE, duration, shown
 from minirag.errors import IndexUnavailable, InvalidArgument, NotFound
 from minirag.store import codes, held_files, schema, wal
@@ -49,6 +49,11 @@ META_MODEL_PATH = "model_path"  # the MODEL_PATH directory the index was last wr
 _SET_META = "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value"
 
 _IN_BATCH = 500  # ids per `IN (...)` list, well under SQLite's parameter limit
+
+
+def _rows_columns(rows: SheetRows | None) -> tuple[str | None, int | None, int | None]:
+    """A passage's sheet and rows as the columns sheet, row_start, row_end hold them."""
+    return (None, None, None) if rows is None else (rows.sheet, rows.first, rows.last)
 
 
 def text_hash(text: str) -> str:
@@ -151,6 +156,7 @@ class ChunkRow:
     page_start: int | None
     page_end: int | None
     is_target: bool
+    rows: SheetRows | None = None  # a spreadsheet's: its sheet and rows
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,8 +218,10 @@ def _batches(values: Sequence, size: int = _IN_BATCH):
 _TEXT_OR_NULL = (str, type(None))
 _SOURCE_KINDS = (db.INT, db.TEXT, db.TEXT, db.TEXT, db.TEXT, db.INT_OR_NULL, db.INT_OR_NULL, db.INT, db.TEXT,
                  db.TEXT, db.TEXT, db.INT, db.INT_OR_NULL, db.TEXT)
-_SECTION_KINDS = (db.TEXT, db.INT_OR_NULL, db.INT_OR_NULL, db.INT)
-_WINDOW_KINDS = (db.INT, db.TEXT, db.INT, db.INT_OR_NULL, db.INT_OR_NULL)
+_TEXT_OR_NULL = (str, type(None))
+_SHEET_ROWS_KINDS = (_TEXT_OR_NULL, db.INT_OR_NULL, db.INT_OR_NULL)  # sheet, row_start, row_end
+_SECTION_KINDS = (db.TEXT, db.INT_OR_NULL, db.INT_OR_NULL, db.INT, *_SHEET_ROWS_KINDS)
+_WINDOW_KINDS = (db.INT, db.TEXT, db.INT, db.INT_OR_NULL, db.INT_OR_NULL, *_SHEET_ROWS_KINDS)
 _EXCLUSION_KINDS = (db.TEXT, db.INT_OR_NULL, db.INT_OR_NULL, db.INT, db.TEXT, db.INT, db.INT_OR_NULL, db.INT_OR_NULL)
 _STATE_KINDS = (db.TEXT, db.TEXT, db.INT_OR_NULL, db.INT_OR_NULL, db.INT, db.INT_OR_NULL, db.TEXT, db.INT_OR_NULL,
                 db.INT_OR_NULL)
@@ -608,10 +616,12 @@ class Index:
         parent_ids = [
             self.conn.execute(
                 """
-                INSERT INTO parents (source_id, ord, text, page_start, page_end, context_lines)
-                VALUES (?, ?, ?, ?, ?, ?)
+                INSERT INTO parents (source_id, ord, text, page_start, page_end, context_lines,
+                                     sheet, row_start, row_end)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
-                (source_id, ord_, section.text, section.page_start, section.page_end, section.context_lines),
+                (source_id, ord_, section.text, section.page_start, section.page_end, section.context_lines,
+                 *_rows_columns(section.rows)),
             ).lastrowid
             for ord_, section in enumerate(doc.sections)
         ]
@@ -620,11 +630,11 @@ class Index:
             chunk_id = self.conn.execute(
                 """
                 INSERT INTO chunks (source_id, ord, parent_id, text, tokens, text_hash, scheme,
-                                    page_start, page_end)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                    page_start, page_end, sheet, row_start, row_end)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
                 (source_id, ord_, parent_ids[chunk.section], chunk.text, chunk.tokens, text_hash(chunk.text),
-                 SCHEME_VERSION, chunk.page_start, chunk.page_end),
+                 SCHEME_VERSION, chunk.page_start, chunk.page_end, *_rows_columns(chunk.rows)),
             ).lastrowid
             self.conn.execute(
                 "INSERT INTO chunks_fts (rowid, body, title, scripts) VALUES (?, ?, ?, ?)",
@@ -816,11 +826,12 @@ class Index:
     def sections(self, source: str) -> list[Section]:
         row = self.source_row(source)
         rows = self.conn.execute(
-            "SELECT text, page_start, page_end, context_lines FROM parents WHERE source_id = ? ORDER BY ord",
+            "SELECT text, page_start, page_end, context_lines, sheet, row_start, row_end FROM parents "
+            "WHERE source_id = ? ORDER BY ord",
             (row.id,),
         )
-        return [Section(text, ps, pe, context_lines=cl)
-                for text, ps, pe, cl in (db.stored_row(r, _SECTION_KINDS, "parents") for r in rows)]
+        return [Section(text, ps, pe, context_lines=cl, rows=SheetRows.stored(sheet, rs, re_))
+                for text, ps, pe, cl, sheet, rs, re_ in (db.stored_row(r, _SECTION_KINDS, "parents") for r in rows)]
 
     def parents(self, ids: Iterable[int]) -> dict[int, str]:
         """Section text by parent id."""
@@ -836,13 +847,13 @@ class Index:
             raise NotFound(f"{shown(source)} has no chunk {chunk_index} (it has {row.chunk_count})")
         rows = self.conn.execute(
             """
-            SELECT ord, text, parent_id, page_start, page_end FROM chunks
+            SELECT ord, text, parent_id, page_start, page_end, sheet, row_start, row_end FROM chunks
             WHERE source_id = ? AND ord BETWEEN ? AND ? ORDER BY ord
             """,
             (row.id, chunk_index - before, chunk_index + after),
         )
-        return [ChunkRow(source, o, t, p, ps, pe, is_target=o == chunk_index)
-                for o, t, p, ps, pe in (db.stored_row(r, _WINDOW_KINDS, "chunks") for r in rows)]
+        return [ChunkRow(source, o, t, p, ps, pe, is_target=o == chunk_index, rows=SheetRows.stored(sheet, rs, re_))
+                for o, t, p, ps, pe, sheet, rs, re_ in (db.stored_row(r, _WINDOW_KINDS, "chunks") for r in rows)]
 
     def counts_under(self, low: str, exact: str, high: str) -> tuple[int, int]:
         """(files, chunks) indexed at `exact` or in [low, high): a root's share of the index (search.Scope)."""

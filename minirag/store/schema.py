@@ -213,6 +213,17 @@ def _m010_file_change_stat(conn: Connection) -> None:
                 _script(conn, f"ALTER TABLE {table} ADD COLUMN {column} INTEGER;")
 
 
+def _m011_sheet_rows(conn: Connection) -> None:
+    # A spreadsheet's sections and chunks name their sheet and rows (chunking/rows.py). NULL (older
+    # rows, and every passage not from a sheet): none named. A sync re-cuts the sources of an older
+    # chunking scheme, and keeps each unchanged chunk text's vector.
+    for table in ("parents", "chunks"):
+        columns = {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
+        for column, kind in (("sheet", "TEXT"), ("row_start", "INTEGER"), ("row_end", "INTEGER")):
+            if column not in columns:
+                _script(conn, f"ALTER TABLE {table} ADD COLUMN {column} {kind};")
+
+
 MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [
     ("core tables, FTS5", _m001_core),
     ("exclusions", _m002_exclusions),
@@ -224,6 +235,7 @@ MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [
     ("each source's share of links to its site", _m008_link_share),
     ("the first evening's tables made as today's", _m009_first_evening_tables),
     ("each file's ctime and inode", _m010_file_change_stat),
+    ("a spreadsheet passage's sheet and rows", _m011_sheet_rows),
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 META_SCHEMA = "schema_version"  # the `meta` key migrate writes SCHEMA_VERSION under
