@@ -106,3 +106,23 @@ def test_a_linked_run_reads_as_a_markdown_link_to_a_web_or_mail_address():
     markdown = _deck(build)
     assert "See the [design notes](https://example.com/notes) or write to [the team](mailto:team@example.com)" in markdown, markdown
     assert "\nthe share" in markdown and "file:" not in markdown, markdown
+
+
+def test_a_body_placeholder_whose_layout_turns_bullets_off_reads_plain():
+    """A section header's text, a comparison's column headings and a caption are body placeholders
+    whose layout sets `a:buNone`: PowerPoint draws them without bullets."""
+    def build(deck):
+        section = deck.slides.add_slide(deck.slide_layouts[2])  # Section Header
+        section.shapes.title.text = "Part two"
+        section.placeholders[1].text_frame.text = "Where the money went"
+        comparison = deck.slides.add_slide(deck.slide_layouts[4])  # Comparison
+        comparison.shapes.title.text = "Before and after"
+        comparison.placeholders[1].text_frame.text = "Before"
+        _paragraph(comparison.placeholders[2].text_frame, "Manual deploys", first=True)
+        comparison.placeholders[3].text_frame.text = "After"
+        _paragraph(comparison.placeholders[4].text_frame, "One-click deploys", first=True)
+
+    markdown = _deck(build)
+    assert "\nWhere the money went" in markdown and "- Where" not in markdown, markdown
+    # Read as markitdown orders the shapes: top to bottom, then left to right.
+    assert "\nBefore\nAfter\n- Manual deploys\n- One-click deploys" in markdown, markdown

@@ -8,16 +8,19 @@ level, and a run linked to a web or mail address reads `[text](url)`; a link els
 slide of the deck) keeps its text alone.
 
 Whether a paragraph has a bullet: its own `a:buNone`, `a:buChar` / `a:buBlip` or `a:buAutoNum`, else
-its shape's list style for its level, else its placeholder's kind: a body or content placeholder
-(`p:ph` of type body or obj, obj being the default) bullets, as the masters PowerPoint and
-LibreOffice ship do; a title, a subtitle and a plain text box do not. The layout's and master's own
-list styles are not followed (a layout that turns a body placeholder's bullets off reads bulleted).
+its shape's list style for its level, else the list style of the slide layout's placeholder of its
+index (a section header's text, a comparison's column headings and a caption are body placeholders
+whose layout sets `a:buNone`), else its placeholder's kind: a body or content placeholder (`p:ph`
+of type body or obj, obj being the default) bullets, as the masters PowerPoint and LibreOffice ship
+do; a title, a subtitle and a plain text box do not. The master's own list styles are not followed.
 Tables, charts and notes are not touched.
 """
 
 from __future__ import annotations
 
+import posixpath
 import zipfile
+from dataclasses import dataclass, field
 
 from lxml import etree
 
@@ -27,6 +30,7 @@ A = "{http://schemas.openxmlformats.org/drawingml/2006/main}"
 P = "{http://schemas.openxmlformats.org/presentationml/2006/main}"
 R = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}"
 _RELATIONSHIP = "{http://schemas.openxmlformats.org/package/2006/relationships}Relationship"
+_LAYOUT = "/slideLayout"  # how a slide's relationship to its layout's Type ends
 _LINKED = ("http://", "https://", "mailto:")
 _BULLETED_PLACEHOLDERS = frozenset({"body", "obj"})
 _NONE, _BULLET, _NUMBER = "none", "bullet", "number"
@@ -34,22 +38,55 @@ _TEXT_ESCAPES = str.maketrans({"[": "\\[", "]": "\\]"})
 _ADDRESS_ESCAPES = str.maketrans({" ": "%20", "(": "%28", ")": "%29", "<": "%3C", ">": "%3E"})
 
 
-def external_links(archive: zipfile.ZipFile, member: str) -> dict[str, str]:
-    """The web and mail addresses the part `member` links to, by relationship id."""
+@dataclass(frozen=True)
+class SlideSources:
+    """What a slide's text reads from outside it: the web and mail addresses it links to, by
+    relationship id, and its layout's placeholders' list styles, by placeholder index."""
+
+    links: dict[str, str] = field(default_factory=dict)
+    layout_styles: dict[str, etree._Element] = field(default_factory=dict)
+
+
+def slide_sources(archive: zipfile.ZipFile, member: str, layouts: dict[str, dict[str, etree._Element]]) -> SlideSources:
+    """The sources of the slide `member`; `layouts` holds the layouts read so far (a deck's
+    slides share a few), each read once."""
+    links: dict[str, str] = {}
+    layout = None
+    for link in _relationships(archive, member):
+        target = (link.get("Target") or "").strip()
+        if link.get("TargetMode") == "External":
+            if target.lower().startswith(_LINKED):
+                links[link.get("Id", "")] = target.translate(_ADDRESS_ESCAPES)
+        elif (link.get("Type") or "").endswith(_LAYOUT):
+            layout = posixpath.normpath(posixpath.join(member.rpartition("/")[0], target))
+    if layout is not None and layout not in layouts:
+        layouts[layout] = _placeholder_styles(archive, layout)
+    return SlideSources(links, layouts.get(layout, {}) if layout is not None else {})
+
+
+def _relationships(archive: zipfile.ZipFile, member: str) -> list:
     folder, _, name = member.rpartition("/")
     try:
-        relationships = parsed(archive.read(f"{folder}/_rels/{name}.rels"))
+        return list(parsed(archive.read(f"{folder}/_rels/{name}.rels")).iter(_RELATIONSHIP))
+    except (KeyError, etree.XMLSyntaxError, ValueError):
+        return []
+
+
+def _placeholder_styles(archive: zipfile.ZipFile, layout: str) -> dict[str, etree._Element]:
+    try:
+        root = parsed(archive.read(layout))
     except (KeyError, etree.XMLSyntaxError, ValueError):
         return {}
-    links = {}
-    for link in relationships.iter(_RELATIONSHIP):
-        target = (link.get("Target") or "").strip()
-        if link.get("TargetMode") == "External" and target.lower().startswith(_LINKED):
-            links[link.get("Id", "")] = target.translate(_ADDRESS_ESCAPES)
-    return links
+    styles: dict[str, etree._Element] = {}
+    for shape in root.iter(P + "sp"):
+        placeholder = shape.find(f"{P}nvSpPr/{P}nvPr/{P}ph")
+        style = shape.find(f"{P}txBody/{A}lstStyle")
+        if placeholder is not None and style is not None:
+            styles.setdefault(placeholder.get("idx", "0"), style)
+    return styles
 
 
-def mark_lists_and_links(root, links: dict[str, str]) -> bool:
+def mark_lists_and_links(root, sources: SlideSources) -> bool:
     """The text shapes of the slide `root` with their list markers and links written in; whether
     any was."""
     marked = False
@@ -57,20 +94,16 @@ def mark_lists_and_links(root, links: dict[str, str]) -> bool:
         body = shape.find(P + "txBody")
         if body is None:
             continue
-        default = _placeholder_bullet(shape)
-        styles = body.find(A + "lstStyle")
+        placeholder = shape.find(f"{P}nvSpPr/{P}nvPr/{P}ph")
+        default = _BULLET if placeholder is not None and placeholder.get("type", "obj") in _BULLETED_PLACEHOLDERS else _NONE
+        styles = [style for style in (body.find(A + "lstStyle"),
+                                      sources.layout_styles.get(placeholder.get("idx", "0")) if placeholder is not None else None)
+                  if style is not None]
         numbers: dict[int, int] = {}  # a numbered list's last number, by level
         for paragraph in body.iterchildren(A + "p"):
-            marked |= _mark_links(paragraph, links)
+            marked |= _mark_links(paragraph, sources.links)
             marked |= _mark_item(paragraph, styles, default, numbers)
     return marked
-
-
-def _placeholder_bullet(shape) -> str:
-    placeholder = shape.find(f"{P}nvSpPr/{P}nvPr/{P}ph")
-    if placeholder is not None and placeholder.get("type", "obj") in _BULLETED_PLACEHOLDERS:
-        return _BULLET
-    return _NONE
 
 
 def _bullet_of(properties) -> str | None:
@@ -94,22 +127,22 @@ def _level(properties) -> int:
         return 0
 
 
-def _mark_item(paragraph, styles, default: str, numbers: dict[int, int]) -> bool:
+def _mark_item(paragraph, styles: list, default: str, numbers: dict[int, int]) -> bool:
     texts = [text for text in paragraph.iter(A + "t") if text.text]
     if not any(text.text.strip() for text in texts):
         return False  # an empty paragraph: no item, and a numbered list goes on past it
     properties = paragraph.find(A + "pPr")
     level = _level(properties)
-    style = styles.find(f"{A}lvl{level + 1}pPr") if styles is not None else None
-    own, styled = _bullet_of(properties), _bullet_of(style)
-    bullet = own or styled or default
+    # The paragraph's own properties, then its level's in the shape's list style, then in its layout's.
+    chain = [properties, *(style.find(f"{A}lvl{level + 1}pPr") for style in styles)]
+    source = next((each for each in chain if _bullet_of(each) is not None), None)
+    bullet = _bullet_of(source) or default
     for deeper in [known for known in numbers if known > level]:
         del numbers[deeper]
     if bullet == _NONE:
         numbers.pop(level, None)
         return False
     if bullet == _NUMBER:
-        source = properties if own else style
         numbering = source.find(A + "buAutoNum") if source is not None else None
         start = numbering.get("startAt", "1") if numbering is not None else "1"
         first = int(start) if start.isdigit() and len(start) < 6 else 1

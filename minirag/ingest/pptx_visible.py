@@ -26,7 +26,7 @@ import zipfile
 from lxml import etree
 
 from minirag.ingest import smartart
-from minirag.ingest.pptx_lists import external_links, mark_lists_and_links
+from minirag.ingest.pptx_lists import mark_lists_and_links, slide_sources
 from minirag.ingest.zip_xml import parsed, with_parts
 
 P = "{http://schemas.openxmlformats.org/presentationml/2006/main}"
@@ -52,6 +52,7 @@ def shown_pptx(archive: zipfile.ZipFile) -> bytes | None:
     says what is wrong with it)."""
     rewritten: dict[str, etree._Element] = {}
     read: set[str] = set()  # the SmartArt data parts read so far
+    layouts: dict[str, dict[str, etree._Element]] = {}  # the slide layouts read so far
     for member in archive.namelist():
         if not _SLIDE.fullmatch(member):
             continue
@@ -68,7 +69,7 @@ def shown_pptx(archive: zipfile.ZipFile) -> bytes | None:
             if shape.getparent() is not None:
                 shape.getparent().remove(shape)
         drawn = _smartart_as_text(archive, member, root, read)
-        marked = lists and mark_lists_and_links(root, external_links(archive, member))
+        marked = lists and mark_lists_and_links(root, slide_sources(archive, member, layouts))
         if hidden or drawn or marked:
             rewritten[member] = root
     return with_parts(archive, rewritten) if rewritten else None
