@@ -10,8 +10,11 @@ A SmartArt graphic keeps its text in a diagram part python-pptx never reads (sma
 is put in its frame's place as a text box of its nodes' text, one paragraph a node, so the text
 comes where the graphic stands on the slide.
 
-Only the slides that hold a hidden shape or a SmartArt graphic are rewritten; a deck without
-one keeps its bytes.
+A slide's bulleted paragraphs and linked runs are written as Markdown list items and links
+(pptx_lists.py).
+
+Only the slides that hold a hidden shape, a SmartArt graphic, a bullet or a link are rewritten;
+a deck without one keeps its bytes.
 """
 
 from __future__ import annotations
@@ -23,12 +26,14 @@ import zipfile
 from lxml import etree
 
 from minirag.ingest import smartart
+from minirag.ingest.pptx_lists import mark_lists_and_links, slide_sources
 from minirag.ingest.zip_xml import parsed, with_parts
 
 P = "{http://schemas.openxmlformats.org/presentationml/2006/main}"
 A = smartart.A
 
 _SLIDE = re.compile(r"ppt/(slides|notesSlides)/[^/]+\.xml")  # the parts markitdown reads
+_TEXT_SLIDE = re.compile(r"ppt/slides/[^/]+\.xml")  # those whose bullets and links are written in
 _OFF = frozenset({"0", "false", "off"})
 # The shapes of a slide's tree, each named by its own non-visual properties (`p:nvSpPr/p:cNvPr`, ...).
 _SHAPES = (P + "sp", P + "pic", P + "graphicFrame", P + "grpSp", P + "cxnSp", P + "contentPart")
@@ -42,15 +47,18 @@ def _hidden(shape) -> bool:
 
 
 def shown_pptx(archive: zipfile.ZipFile) -> bytes | None:
-    """The deck rewritten without its hidden shapes and with its SmartArt as text; None where it
-    has neither (or a slide cannot be read: python-pptx then says what is wrong with it)."""
+    """The deck rewritten without its hidden shapes, with its SmartArt as text and its bullets and
+    links written in; None where it has none of them (or a slide cannot be read: python-pptx then
+    says what is wrong with it)."""
     rewritten: dict[str, etree._Element] = {}
     read: set[str] = set()  # the SmartArt data parts read so far
+    layouts: dict[str, dict[str, etree._Element]] = {}  # the slide layouts read so far
     for member in archive.namelist():
         if not _SLIDE.fullmatch(member):
             continue
         data = archive.read(member)
-        if b"hidden" not in data and smartart.MARK not in data:
+        lists = _TEXT_SLIDE.fullmatch(member) is not None
+        if not lists and b"hidden" not in data and smartart.MARK not in data:
             continue
         try:
             root = parsed(data)
@@ -61,7 +69,8 @@ def shown_pptx(archive: zipfile.ZipFile) -> bytes | None:
             if shape.getparent() is not None:
                 shape.getparent().remove(shape)
         drawn = _smartart_as_text(archive, member, root, read)
-        if hidden or drawn:
+        marked = lists and mark_lists_and_links(root, slide_sources(archive, member, layouts))
+        if hidden or drawn or marked:
             rewritten[member] = root
     return with_parts(archive, rewritten) if rewritten else None
 
