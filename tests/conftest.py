@@ -16,13 +16,6 @@ from pathlib import Path
 from typing import NamedTuple
 
 import pytest
-from hypothesis import HealthCheck, settings
-
-# Hypothesis times each example: a deadline or its too_slow check is a wall-clock assertion, and the
-# suite shares its cores (under load one example of test_fetch.py's took over a second). Off for every
-# property test; each may still set its own example count.
-settings.register_profile("minirag", deadline=None, suppress_health_check=[HealthCheck.too_slow])
-settings.load_profile("minirag")
 
 # minirag first: its import sets what numpy and ONNX Runtime read as they load (OpenBLAS on one
 # thread, no telemetry), and tests/helpers imports numpy. After numpy, OpenBLAS ran a thread per core
@@ -30,7 +23,14 @@ settings.load_profile("minirag")
 # isort: off
 import minirag  # noqa: F401
 from helpers.models import E5, assemble_minilm, build_tiny
+from hypothesis import HealthCheck, settings
 # isort: on
+
+# Hypothesis times each example: a deadline or its too_slow check is a wall-clock assertion, and the
+# suite shares its cores (under load one example of test_fetch.py's took over a second). Off for every
+# property test; each may still set its own example count.
+settings.register_profile("minirag", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("minirag")
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).parent / "fixtures"
