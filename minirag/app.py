@@ -63,8 +63,7 @@ from minirag.ingest.ignore import IgnoreRules
 from minirag.ingest.jobs import SyncJob, SyncJobs
 from minirag.ingest.progress import Progress
 from minirag.results import read_page
-from minirag.search import Scope, Scopes, SearchOptions, clamp_top_k, search
-from minirag.search.vector import MatrixCache
+from minirag.search import Scope, Scopes
 from minirag.spellings import other_spelling
 from minirag.store import connection
 from minirag.store.home import in_own_place, refuse_links, settle_home
@@ -86,6 +85,7 @@ if TYPE_CHECKING:
     from minirag.ingest.pipeline import Document, Pipeline
     from minirag.ingest.scan import FoundFile, Ignored
     from minirag.ingest.watch import Watcher, WatchState
+    from minirag.search.vector import MatrixCache
     from minirag.store.backup import BackupResult
     from minirag.store.lock import SyncLock
 
@@ -148,8 +148,11 @@ class App:
         self._index: Index | None = None
         self._pipeline: Pipeline | None = None
         self._lock = threading.Lock()
-        self.matrices = (MatrixCache(lambda: connection.connect(self.config.db_path, read_only=True))
-                         if serving else None)
+        self.matrices: MatrixCache | None = None
+        if serving:  # the search steps (numpy, the stemmers) load only where something may search
+            from minirag.search.vector import MatrixCache
+
+            self.matrices = MatrixCache(lambda: connection.connect(self.config.db_path, read_only=True))
         self._query_pool: ThreadPoolExecutor | None = None
         self.jobs = SyncJobs(config.db_path)
         self.damage: str | None = None  # the last "index is damaged" error any operation met; status shows it
@@ -706,6 +709,8 @@ class App:
               collection: str | None = None) -> QueryResult:
         """The whole ranking; the faces fit it to the response budget (results.query_result). `scope`:
         one, or several (a source under any of them)."""
+        from minirag.search.plan import SearchOptions, clamp_top_k, search
+
         if not visible(text):
             raise InvalidArgument("query must not be empty (it has no visible characters)")
         if len(text) > MAX_QUERY_CHARS:

@@ -16,8 +16,6 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Protocol
 
-import snowballstemmer
-
 # A language the identifier names is trusted at this probability or above; below it
 # a text counts as unidentified and its words get their script's default stemmer.
 MIN_CONFIDENCE = 0.5
@@ -117,6 +115,10 @@ def stem(word: str, language: str) -> str:
         mine = _stemmers.by_language = {}
     stemmer = mine.get(language)
     if stemmer is None:
+        # Imported here, not at the top: its import loads every language's stemmer module, which a
+        # process that stems nothing (minirag status, list, read) never needs.
+        import snowballstemmer
+
         stemmer = mine[language] = snowballstemmer.stemmer(SNOWBALL[language][0])
     return stemmer.stemWord(word)
 

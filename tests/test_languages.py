@@ -438,13 +438,15 @@ def test_words_stemmed_on_several_threads_at_once_are_stemmed_as_on_one():
     import sys
     import threading
 
+    import snowballstemmer
+
     from minirag import language
 
     words = [f"{stem}{suffix}" for stem in ("connect", "nation", "generous", "relat", "happi", "organiz")
              for suffix in ("ing", "ions", "ational", "fulness", "ively", "ization", "ed", "s")] * 3
     words = [f"{w}{'x' * n}ing" for n, w in enumerate(words)]  # every word distinct: none from the cache
     language.stem.cache_clear()
-    expected = [language.snowballstemmer.stemmer("english").stemWord(w) for w in words]
+    expected = [snowballstemmer.stemmer("english").stemWord(w) for w in words]
     language.stem.cache_clear()
     results: dict[int, list[str]] = {}
 

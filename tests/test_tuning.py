@@ -7,13 +7,14 @@ import pytest
 
 from minirag.config import ConfigError, load_config
 from minirag.errors import InvalidArgument
-from minirag.search import Hit, Scope, clamp_top_k
+from minirag.search import Hit, Scope
 from minirag.search.filters import (
     MAX_ALSO_IN,
     apply_post_filters,
     group_by_gap,
     one_slot_per_passage,
 )
+from minirag.search.plan import clamp_top_k
 from minirag.security import is_under
 
 
