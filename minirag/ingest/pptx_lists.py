@@ -34,6 +34,7 @@ _LAYOUT = "/slideLayout"  # how a slide's relationship to its layout's Type ends
 _LINKED = ("http://", "https://", "mailto:")
 _BULLETED_PLACEHOLDERS = frozenset({"body", "obj"})
 _NONE, _BULLET, _NUMBER = "none", "bullet", "number"
+_START_AT = "startAt"  # a:buAutoNum's first number, an XML attribute (no JSON key)
 _TEXT_ESCAPES = str.maketrans({"[": "\\[", "]": "\\]"})
 _ADDRESS_ESCAPES = str.maketrans({" ": "%20", "(": "%28", ")": "%29", "<": "%3C", ">": "%3E"})
 
@@ -144,7 +145,7 @@ def _mark_item(paragraph, styles: list, default: str, numbers: dict[int, int]) -
         return False
     if bullet == _NUMBER:
         numbering = source.find(A + "buAutoNum") if source is not None else None
-        start = numbering.get("startAt", "1") if numbering is not None else "1"
+        start = numbering.get(_START_AT, "1") if numbering is not None else "1"
         first = int(start) if start.isdigit() and len(start) < 6 else 1
         numbers[level] = numbers[level] + 1 if level in numbers else first
         marker = f"{numbers[level]}. "
