@@ -12,6 +12,7 @@ from minirag.ingest.sync import run_sync
 from minirag.results import payload
 from minirag.search import fusion
 from minirag.search.keyword import unreadable_chunks
+from minirag.store.schema import FTS_TOKENIZER
 from minirag.writing import main_script, scripts_of
 
 
@@ -109,7 +110,8 @@ def test_an_index_from_before_writing_systems_were_kept_is_searched_read_only_wi
         conn = app.index.conn
         rows = conn.execute("SELECT rowid, body, title FROM chunks_fts").fetchall()
         conn.execute("DROP TABLE chunks_fts")
-        conn.execute("CREATE VIRTUAL TABLE chunks_fts USING fts5(body, title)")
+        # As keyword schemes 9 to 14 made it (0d1c75e): any other declaration is a damaged index.
+        conn.execute(f"""CREATE VIRTUAL TABLE chunks_fts USING fts5(body, title, tokenize = "{FTS_TOKENIZER}")""")
         conn.executemany("INSERT INTO chunks_fts (rowid, body, title) VALUES (?, ?, ?)", rows)
         conn.commit()
         app.index.set_meta("keyword_scheme", "14")

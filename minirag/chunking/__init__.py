@@ -20,7 +20,33 @@ SCHEME_VERSION = 18  # 18: a sheet's notes above and below its table are text, n
 
 MIN_CHUNK_TOKEN_BUDGET = 16  # the smallest budget a chunk is cut to; CHUNK_TOKEN_BUDGET's lower bound
 
+# The most chunks one document may be cut into: max(CHUNKS_FLOOR, one per CHARS_PER_CHUNK characters
+# of its converted text at a budget of DENSITY_BUDGET tokens or more; proportionally more per character
+# under a smaller budget). Lines like `###### N\nx\n` cut one chunk per ~14 characters, so a 32 MB
+# planted file made ~2.3M chunks, each embedded and stored; real documents stay far below the bound
+# (docs/operations.md gives the measurement).
+CHUNKS_FLOOR = 1000
+CHARS_PER_CHUNK = 25
+DENSITY_BUDGET = 110  # config.DEFAULT_CHUNK_TOKEN_BUDGET
+
+
+def chunk_limit(chars: int, budget: int) -> int:
+    """The most chunks a document of `chars` characters may be cut into at a `budget`-token budget."""
+    return max(CHUNKS_FLOOR, chars * DENSITY_BUDGET // (CHARS_PER_CHUNK * min(budget, DENSITY_BUDGET)))
+
+
+def too_many_chunks(chunks: int, chars: int, budget: int) -> str | None:
+    """Why a document cut into `chunks` chunks is refused, or None when within chunk_limit."""
+    limit = chunk_limit(chars, budget)
+    if chunks <= limit:
+        return None
+    return (f"cut into {chunks} chunks from {chars} characters, past the bound of {limit} (at most "
+            f"{CHUNKS_FLOOR}, or one per {CHARS_PER_CHUNK} characters at CHUNK_TOKEN_BUDGET {DENSITY_BUDGET} "
+            "or more): not indexed, as a document planted to swell the index would be")
+
+
 __all__ = [
+    "CHUNKS_FLOOR",
     "MIN_CHUNK_TOKEN_BUDGET",
     "SCHEME_VERSION",
     "Chunk",
@@ -30,7 +56,9 @@ __all__ = [
     "SheetRows",
     "TokenCounter",
     "chunk_document",
+    "chunk_limit",
     "reconstruct",
+    "too_many_chunks",
 ]
 
 

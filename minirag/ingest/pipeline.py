@@ -23,7 +23,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
 from minirag.binding import checked_budget
-from minirag.chunking import SCHEME_VERSION, ChunkedDocument, chunk_document
+from minirag.chunking import SCHEME_VERSION, ChunkedDocument, chunk_document, too_many_chunks
 from minirag.chunking.frontmatter import parse_frontmatter
 from minirag.chunking.titles import choose_title, first_h1, fitted_title
 from minirag.config import Config
@@ -160,7 +160,8 @@ class Pipeline:
     def build(self, converted: Converted, *, source: str, kind: str, stem: str, content_hash: str,
               title: str | None = None, stat: StoredStat = (None, None, None, None),
               progress: Progress | None = None) -> Document | Excluded:
-        """`stat`: the file's as read (stored_stat), for a file."""
+        """`stat`: the file's as read (stored_stat), for a file. ConversionFailed when it is cut into more
+        chunks than chunking.chunk_limit allows."""
         t0 = time.perf_counter()
         meta, body = parse_frontmatter(converted.markdown) if converted.frontmatter else ({}, converted.markdown)
         if meta.get("rag") is False:
@@ -186,6 +187,9 @@ class Pipeline:
                                  rows=converted.rows)
         if progress is not None:
             progress.add_time("chunk", time.perf_counter() - t0)
+        # Before the keyword texts and the embedding, which cost per chunk.
+        if (refused := too_many_chunks(len(chunked.chunks), len(body), self.budget)) is not None:
+            raise ConversionFailed(f"{source}: {refused}")
         note = converted.note
         if not chunked.chunks and not note:
             # Kept as the source's note too: `list` shows why it holds no chunks long after the sync.
@@ -279,8 +283,11 @@ class Pipeline:
             progress.add_time("convert", time.perf_counter() - t0)
             if progress.stop.is_set():  # chunking a large document takes as long as converting it
                 raise ConversionStopped(found.source)
-        built = self.build(converted, source=found.source, kind="file", stem=title_stem(found.source),
-                           content_hash=digest, stat=stored_stat(found), progress=progress)
+        try:
+            built = self.build(converted, source=found.source, kind="file", stem=title_stem(found.source),
+                               content_hash=digest, stat=stored_stat(found), progress=progress)
+        except ConversionFailed as exc:  # remembered with its bytes: not cut again until they change
+            return Failed(str(exc), digest, found=found)
         return dataclasses.replace(built, found=found) if isinstance(built, Excluded) else \
             dataclasses.replace(built, read_as=found.stat, read_bytes=len(data))
 

@@ -510,8 +510,11 @@ class Index:
 
     def bound_model(self) -> tuple[str, int] | None:
         """The model and width the index records, for a query or a write: one whose vector table is
-        not the one minirag makes for that width is a damaged index (SQLite's corruption error, which
-        index_error says as such), not a query failing in sqlite-vec's words."""
+        not the one minirag makes for that width, or whose keyword table is none a minirag made, is a
+        damaged index (SQLite's corruption error, which index_error says as such), not a query failing
+        in sqlite-vec's or FTS5's words."""
+        if (problem := schema.keyword_table_problem(self.conn)) is not None:
+            raise db.DatabaseError(f"database corrupt: {problem}")
         bound = model_recorded_in(self.conn)
         if bound is not None and (problem := schema.vector_table_problem(self.conn, bound[1])) is not None:
             raise db.DatabaseError(f"database corrupt: {problem}")

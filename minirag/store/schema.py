@@ -325,6 +325,29 @@ def _spaceless(sql: str) -> str:
     return re.sub(r"\s+", "", sql).lower()
 
 
+# Every declaration of the FTS5 table a minirag has written: _m001_core's (kept by an index at an older
+# keyword scheme until its next writable open rebuilds it), keyword scheme 9's (0d1c75e, combining marks
+# are token characters), and FTS_TABLE_SQL since keyword scheme 15 (91f9fb2, the `scripts` column).
+_KEYWORD_TABLES = (
+    "CREATE VIRTUAL TABLE chunks_fts USING fts5(body, title, tokenize = 'unicode61 remove_diacritics 2')",
+    f"""CREATE VIRTUAL TABLE chunks_fts USING fts5(body, title, tokenize = "{FTS_TOKENIZER}")""",
+    FTS_TABLE_SQL,
+)
+
+
+def keyword_table_problem(conn: Connection) -> str | None:
+    """What is wrong with the FTS5 table, or None: it must be one a minirag made. FTS5 reads any
+    declaration, so a planted one (another tokenizer, detail=none, contentless, external content)
+    was searched silently by other rules, or failed every query in FTS5's words."""
+    row = conn.execute("SELECT sql FROM sqlite_master WHERE name = 'chunks_fts'").fetchone()
+    if row is None:
+        return "it has no keyword table"
+    declared = " ".join(str(row[0] or "").split())
+    if _spaceless(declared) in {_spaceless(sql) for sql in _KEYWORD_TABLES}:
+        return None
+    return f"its keyword table is not one minirag makes: {ascii(declared[:200])}"
+
+
 def vector_table_problem(conn: Connection, dimension: int) -> str | None:
     """What is wrong with the vec0 table, or None: it must be the one create_vector_table makes for
     `dimension`, the width the meta table records. sqlite-vec reads any declaration, so a planted one
