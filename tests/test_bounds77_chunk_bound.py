@@ -43,7 +43,7 @@ def test_data_past_the_bound_is_refused_in_one_line(make_app):
 
 def test_the_bound_is_far_above_what_real_documents_make():
     """scripts/chunk_density.py: at most ~16 chunks per 1,000 characters over tests/fixtures and the eval
-    sets at the default budget, ~98 at the smallest budget (16); the bound allows 40 and 275."""
-    assert chunk_limit(1_000_000, 110) == chunk_limit(1_000_000, 512) == 40_000
-    assert chunk_limit(1_000_000, 16) == 275_000
+    sets at the default budget, ~98 at the smallest budget (16); the bound allows 62.5 and 429."""
+    assert chunk_limit(1_000_000, 110) == chunk_limit(1_000_000, 512) == 62_500
+    assert chunk_limit(1_000_000, 16) == 429_687
     assert chunk_limit(100, 110) == CHUNKS_FLOOR

@@ -26,7 +26,7 @@ MIN_CHUNK_TOKEN_BUDGET = 16  # the smallest budget a chunk is cut to; CHUNK_TOKE
 # planted file made ~2.3M chunks, each embedded and stored; real documents stay far below the bound
 # (docs/operations.md gives the measurement).
 CHUNKS_FLOOR = 1000
-CHARS_PER_CHUNK = 25
+CHARS_PER_CHUNK = 16
 DENSITY_BUDGET = 110  # config.DEFAULT_CHUNK_TOKEN_BUDGET
 
 
