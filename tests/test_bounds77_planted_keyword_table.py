@@ -7,9 +7,8 @@ index: one line that says so and what to do, for every command that opens it, an
 from __future__ import annotations
 
 import pytest
-from conftest import write
+from helpers.planted import refused_as_damage, synced_index
 
-from minirag.errors import DamagedIndex
 from minirag.store import schema
 from minirag.store.connection import sqlite3
 
@@ -39,26 +38,13 @@ def _plant(db, columns: str) -> None:
 
 @pytest.fixture
 def synced(make_app, docs, tmp_path):
-    write(docs / "page.md", "# Page\n\nThe lighthouse keeper logs the tide.\n")
-    app = make_app()
-    app.sync()
-    app.close()
-    return tmp_path / "index.db"
+    return synced_index(make_app, docs, tmp_path)
 
 
 @pytest.mark.parametrize("columns", list(_PLANTED.values()), ids=list(_PLANTED))
 def test_a_keyword_table_minirag_never_makes_is_said_to_be_damage(make_app, make_config, synced, columns):
-    from minirag.doctor import run_checks
-
     _plant(synced, columns)
-    with pytest.raises(DamagedIndex, match=r"^the index .* is damaged \(.*keyword table.*\); restore it"):
-        make_app().query("lighthouse keeper tide")
-    with pytest.raises(DamagedIndex, match=r"keyword table"):
-        make_app({"MINIRAG_READ_ONLY": "1"}).query("lighthouse keeper tide")
-    with pytest.raises(DamagedIndex, match=r"keyword table"):
-        make_app().sync()
-    check = next(c for c in run_checks(make_config()).checks if c.name == "index")
-    assert not check.ok and "keyword table" in check.detail, check.detail
+    refused_as_damage(make_app, make_config, "keyword table")
 
 
 @pytest.mark.parametrize("columns", list(_MADE.values()), ids=list(_MADE))

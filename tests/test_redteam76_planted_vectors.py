@@ -7,9 +7,8 @@ damaged index: one line that says so and what to do, for every command that open
 from __future__ import annotations
 
 import pytest
-from conftest import write
+from helpers.planted import refused_as_damage, synced_index
 
-from minirag.errors import DamagedIndex
 from minirag.store.connection import sqlite3
 
 _TABLES = {
@@ -39,26 +38,13 @@ def _plant(db, columns: str) -> None:
 
 @pytest.fixture
 def synced(make_app, docs, tmp_path):
-    write(docs / "page.md", "# Page\n\nThe lighthouse keeper logs the tide.\n")
-    app = make_app()
-    app.sync()
-    app.close()
-    return tmp_path / "index.db"
+    return synced_index(make_app, docs, tmp_path)
 
 
 @pytest.mark.parametrize("columns", list(_TABLES.values()), ids=list(_TABLES))
 def test_a_vector_table_minirag_never_makes_is_said_to_be_damage(make_app, make_config, synced, columns):
-    from minirag.doctor import run_checks
-
     _plant(synced, columns)
-    with pytest.raises(DamagedIndex, match=r"^the index .* is damaged \(.*vector table.*\); restore it"):
-        make_app().query("lighthouse keeper tide")
-    with pytest.raises(DamagedIndex, match=r"vector table"):
-        make_app({"MINIRAG_READ_ONLY": "1"}).query("lighthouse keeper tide")
-    with pytest.raises(DamagedIndex, match=r"vector table"):
-        make_app().sync()
-    check = next(c for c in run_checks(make_config()).checks if c.name == "index")
-    assert not check.ok and "tables disagree" in check.detail and "vector table" in check.detail, check.detail
+    assert "tables disagree" in refused_as_damage(make_app, make_config, "vector table")
 
 
 def test_the_vector_table_minirag_makes_is_taken_however_its_declaration_is_spaced(make_app, synced, docs):
