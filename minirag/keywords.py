@@ -15,7 +15,7 @@ import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cache, lru_cache
+from functools import lru_cache
 
 from minirag import language, writing
 from minirag.chunking.links import link_texts
@@ -40,6 +40,8 @@ STEM_CHARS = 7
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _ASTRAL = "\U00010000-\U0010ffff"
 _MARK_OF = f"[{MARKS_BMP}]|(?=[{_ASTRAL}])[{MARKS_ASTRAL}]"
+_MARKED_WORD = re.compile(f"(?:[^\\W_]|{_MARK_OF})++")
+_MAY_MARK = re.compile(f"[{MARKS_BMP}{_ASTRAL}]")
 # Han, kana, Hangul (and the iteration and closing marks written inside such runs).
 CJK_CHARS = ("\u1100-\u11ff\u3005-\u3007\u3040-\u30ff\u3130-\u318f\u31f0-\u31ff\u3400-\u4dbf"
               "\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f\U00020000-\U0003134f")
@@ -47,29 +49,9 @@ CJK_CHARS = ("\u1100-\u11ff\u3005-\u3007\u3040-\u30ff\u3130-\u318f\u31f0-\u31ff\
 # them is cut into overlapping bigrams of its characters, a character being a letter with the
 # marks written on it (`ที่` is one), and the characters themselves.
 UNSPACED_CHARS = CJK_CHARS + "\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u19e0-\u19ff\ua9e0-\ua9ff\uaa60-\uaa7f"
-
-
-@dataclass(frozen=True)
-class _Classes:
-    """The patterns over large Unicode classes (combining marks, unspaced scripts). Compiled at their
-    first use, not at import: every command imports this module (store/index.py), most never read text."""
-
-    marked_word: re.Pattern[str]  # a word with its combining marks
-    may_mark: re.Pattern[str]  # a character that may be a combining mark: else _WORD is enough
-    unspaced: re.Pattern[str]
-    unspaced_pieces: re.Pattern[str]  # runs of unspaced script and runs of the rest
-    character: re.Pattern[str]  # one character with its marks
-
-
-@cache
-def _classes() -> _Classes:
-    return _Classes(marked_word=re.compile(f"(?:[^\\W_]|{_MARK_OF})++"),
-                    may_mark=re.compile(f"[{MARKS_BMP}{_ASTRAL}]"),
-                    unspaced=re.compile(f"[{UNSPACED_CHARS}]"),
-                    unspaced_pieces=re.compile(f"[{UNSPACED_CHARS}]+|[^{UNSPACED_CHARS}]+"),
-                    character=re.compile(f"(?!{_MARK_OF}).(?:{_MARK_OF})*|(?:{_MARK_OF})+"))
-
-
+_UNSPACED = re.compile(f"[{UNSPACED_CHARS}]")
+_UNSPACED_PIECES = re.compile(f"[{UNSPACED_CHARS}]+|[^{UNSPACED_CHARS}]+")
+_CHARACTER = re.compile(f"(?!{_MARK_OF}).(?:{_MARK_OF})*|(?:{_MARK_OF})+")
 MAX_QUERY_TERMS = 64
 # An identifier written as one token: letter and digit runs joined by "_", "." or "::"
 # (`os.path.join`, `persistent_load`, `std::vector`, `config.yaml`). Its parts are words
@@ -169,8 +151,7 @@ def _folded(text: str) -> str:
 
 
 def _words_of(text: str) -> list[str]:
-    classes = _classes()
-    return (classes.marked_word if classes.may_mark.search(text) else _WORD).findall(text)
+    return (_MARKED_WORD if _MAY_MARK.search(text) else _WORD).findall(text)
 
 
 def words(text: str) -> list[str]:
@@ -205,17 +186,16 @@ def _word_terms(word: str, langs: tuple[str | None, ...], singles: list[str] | N
     """The terms of one word (as `_prepared` gives it) for each of `langs`, folded. The single
     characters of its unspaced runs go to `singles` when given (a query ranks them last), else
     inline. A word in `names` (see _names) keeps its whole stem."""
-    classes = _classes()
-    if not classes.unspaced.search(word):
+    if not _UNSPACED.search(word):
         cut = word not in names
         return [_term(word, lang, cut) for lang in langs]
     out: list[str] = []
     singles = out if singles is None else singles
-    for piece in classes.unspaced_pieces.findall(word):
-        if not classes.unspaced.match(piece):
+    for piece in _UNSPACED_PIECES.findall(word):
+        if not _UNSPACED.match(piece):
             out.extend(_term(piece, lang) for lang in langs)
             continue
-        chars = classes.character.findall(piece) if classes.may_mark.search(piece) else piece
+        chars = _CHARACTER.findall(piece) if _MAY_MARK.search(piece) else piece
         if len(chars) == 1:
             out.append(chars[0].translate(_FOLD))
         else:
@@ -333,9 +313,8 @@ def other_case_terms(text: str, index_languages: tuple[str, ...] = ()) -> list[t
     other as typed (search/plan.py looks `other` up where the index lacks `term`)."""
     content, langs, names, _prepared_text = _query_content(text, index_languages)
     pairs = []
-    unspaced = _classes().unspaced
     for word in content:
-        if unspaced.search(word) or word == word.upper():  # no case to have typed otherwise
+        if _UNSPACED.search(word) or word == word.upper():  # no case to have typed otherwise
             continue
         cut = word not in names
         for lang in langs:
@@ -353,8 +332,7 @@ def _query_content(text: str, index_languages: tuple[str, ...]):
     all_words = _words_of(prepared)
     # Identified when a word of a stemmed script is there, alone or joined to an unspaced run
     # (`ANDfi𠀀`): its stems must be the ones the index made of the same text.
-    classes = _classes()
-    spaced = any(not classes.unspaced.match(piece) for w in all_words for piece in classes.unspaced_pieces.findall(w))
+    spaced = any(not _UNSPACED.match(piece) for w in all_words for piece in _UNSPACED_PIECES.findall(w))
     own = query_language(text) if spaced else None
     stop = _stopwords(own)
     content = [w for w in all_words if w.translate(_FOLD) not in stop] or all_words
@@ -365,8 +343,7 @@ def _query_content(text: str, index_languages: tuple[str, ...]):
 def query_words(text: str) -> tuple[str | None, list[str]]:
     """The language a query is identified as (None: unidentified or only unspaced runs) and its
     words as the stemmer takes them (lower-case, not yet folded), unspaced runs left out."""
-    unspaced = _classes().unspaced
-    spaced = [w for w in _words_of(_prepared(_composed(text))) if not unspaced.search(w)]
+    spaced = [w for w in _words_of(_prepared(_composed(text))) if not _UNSPACED.search(w)]
     return (query_language(text) if spaced else None), spaced
 
 

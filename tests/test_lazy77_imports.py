@@ -47,15 +47,3 @@ def test_a_query_still_loads_them(synced):
     out, modules = _modules(synced.parent, "query", "otters")
     assert "otters" in out.lower()
     assert {"minirag.search.plan", "minirag.search.keyword", "snowballstemmer"} <= modules
-
-
-def test_status_compiles_none_of_the_keyword_patterns_over_large_unicode_classes(synced):
-    """keywords.py is imported by every command (store/index.py names its scheme); its patterns over the
-    combining marks and the unspaced scripts are compiled when text is first cut into words."""
-    code = ("import atexit, sys\n"
-            "atexit.register(lambda: print('compiled', sys.modules['minirag.keywords']._classes.cache_info().currsize))\n"
-            "from minirag.cli import main\nsys.exit(main())")
-    done = subprocess.run([sys.executable, "-c", code, "status"], capture_output=True, text=True, timeout=TIMEOUT_S,
-                          cwd=synced.parent, check=False)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.splitlines()[-1] == "compiled 0"
