@@ -74,9 +74,9 @@ def test_no_eta_is_guessed_from_the_first_few_percent_of_the_bytes_in_the_first_
     progress.bytes_done = 10  # 1% in 4 s
     assert progress.eta_seconds() is None and "ETA" not in progress.live_line()
     progress.bytes_done = 60  # 6%: enough to go by
-    assert progress.eta_seconds() == 63
+    assert progress.eta_seconds() in (63, 64)  # a second more where the machine is slow between lines
     progress.bytes_done, progress.work_started = 10, progress.work_started - 36  # 1% in 40 s: a long run
-    assert progress.eta_seconds() == 3960
+    assert progress.eta_seconds() in (3960, 3961)
 
 
 def test_counts_say_one_file_and_one_chunk():
