@@ -13,7 +13,7 @@ index (a section header's text, a comparison's column headings and a caption are
 whose layout sets `a:buNone`), else its placeholder's kind: a body or content placeholder (`p:ph`
 of type body or obj, obj being the default) bullets, as the masters PowerPoint and LibreOffice ship
 do; a title, a subtitle and a plain text box do not. The master's own list styles are not followed.
-Tables, charts and notes are not touched.
+A table cell's and the speaker notes' links are written too, their paragraphs left unmarked.
 """
 
 from __future__ import annotations
@@ -104,6 +104,18 @@ def mark_lists_and_links(root, sources: SlideSources) -> bool:
         for paragraph in body.iterchildren(A + "p"):
             marked |= _mark_links(paragraph, sources.links)
             marked |= _mark_item(paragraph, styles, default, numbers)
+    for cell in root.iter(A + "tc"):  # a table's cells: their links (markitdown reads no bullet there)
+        for paragraph in cell.iterfind(f"{A}txBody/{A}p"):
+            marked |= _mark_links(paragraph, sources.links)
+    return marked
+
+
+def mark_links(root, sources: SlideSources) -> bool:
+    """The links of the notes slide `root` written in (its paragraphs read as lines, bulleted or
+    not, as PowerPoint's notes pane shows them); whether any was."""
+    marked = False
+    for paragraph in root.iter(A + "p"):
+        marked |= _mark_links(paragraph, sources.links)
     return marked
 
 
