@@ -53,7 +53,8 @@ def shown_pptx(archive: zipfile.ZipFile) -> bytes | None:
     says what is wrong with it)."""
     rewritten: dict[str, etree._Element] = {}
     read: set[str] = set()  # the SmartArt data parts read so far
-    layouts: dict[str, dict[str, etree._Element]] = {}  # the slide layouts read so far
+    layouts: dict = {}  # the slide layouts read so far
+    masters: dict = {}  # and their masters
     for member in archive.namelist():
         if not _SLIDE.fullmatch(member):
             continue
@@ -71,9 +72,9 @@ def shown_pptx(archive: zipfile.ZipFile) -> bytes | None:
                 shape.getparent().remove(shape)
         drawn = _smartart_as_text(archive, member, root, read)
         if lists:
-            marked = mark_lists_and_links(root, slide_sources(archive, member, layouts))
+            marked = mark_lists_and_links(root, slide_sources(archive, member, layouts, masters))
         else:
-            marked = _LINK in data and mark_links(root, slide_sources(archive, member, layouts))
+            marked = _LINK in data and mark_links(root, slide_sources(archive, member, layouts, masters))
         if hidden or drawn or marked:
             rewritten[member] = root
     return with_parts(archive, rewritten) if rewritten else None
