@@ -88,3 +88,20 @@ def test_a_groups_shapes_read_by_rows_too():
 
     markdown = _deck(build)
     assert _in_order(markdown, "# Grouped", "Group left", "Group right", "Group below"), markdown
+
+
+def test_a_footer_reads_where_it_stands_whatever_its_layouts_order():
+    def build(deck):
+        layout = deck.slide_layouts[1]
+        tree = layout.shapes._spTree
+        footer = next(shape for shape in layout.placeholders if shape.placeholder_format.idx == 11)
+        tree.remove(footer._element)
+        tree.insert(2, footer._element)  # listed first, after the tree's own properties
+        slide = deck.slides.add_slide(layout)
+        slide.shapes.title.text = "Status"
+        slide.placeholders[1].text_frame.text = "All green"
+        slide.shapes.clone_placeholder(footer)
+        next(shape for shape in slide.placeholders if shape.placeholder_format.idx == 11).text_frame.text = "Internal only"
+
+    markdown = _deck(build)
+    assert _in_order(markdown, "# Status", "All green", "Internal only"), markdown

@@ -6,9 +6,9 @@ slide's heading (reading as the end of the slide before), and a Comparison slide
 headings were read before either column's body. Here the title comes first; the other
 placeholders follow in the order their layout lists them (the order PowerPoint gives them on a
 new slide: a column's heading, then its body), and the free shapes (text boxes, tables, pictures,
-groups) are merged in by position: top to bottom in rows, shapes whose tops lie within
-`ROW_TOLERANCE` of a row's first being on that row, each row left to right. A group's shapes are
-read by rows likewise. A shape without a position (a placeholder its layout does not place)
+groups; a date, footer or slide number too, which a layout may list anywhere) are merged in by
+position: top to bottom in rows, shapes whose tops lie within `ROW_TOLERANCE` of a row's first
+being on that row, each row left to right. A group's shapes are read by rows likewise. A shape without a position (a placeholder its layout does not place)
 reads first, as markitdown read it.
 """
 
@@ -20,6 +20,9 @@ from typing import Any
 
 ROW_TOLERANCE = 114300  # EMU: an eighth of an inch, more than PowerPoint's snap grid (1/12 in)
 _UNPLACED = float("-inf")
+# python-pptx's PP_PLACEHOLDER names for them, compared by name: a converter worker starts
+# without importing python-pptx, which only a deck's conversion needs.
+_CHROME = frozenset({"DATE", "FOOTER", "SLIDE_NUMBER", "HEADER"})
 
 
 @dataclass(frozen=True)
@@ -69,7 +72,7 @@ def slide_shapes(slide: Any) -> list[Any]:
     shapes = [shape for shape in slide.shapes if shape != title]
     ranks = _layout_ranks(slide)
     placed = [Placed(_edge(shape, "top"), _edge(shape, "left"),
-                     ranks.get(_placeholder_idx(shape)) if shape.is_placeholder else None) for shape in shapes]
+                     ranks.get(_placeholder_idx(shape)) if _in_layout_order(shape) else None) for shape in shapes]
     return ([title] if title is not None else []) + [shapes[at] for at in reading_order(placed)]
 
 
@@ -89,6 +92,18 @@ def _layout_ranks(slide: Any) -> dict[int, int]:
     for rank, placeholder in enumerate(placeholders):
         ranks.setdefault(_placeholder_idx(placeholder), rank)
     return ranks
+
+
+def _in_layout_order(shape: Any) -> bool:
+    """Whether `shape` is a placeholder read in its layout's order: not a date, footer, slide
+    number or header, which a layout may list anywhere and which read where they stand."""
+    if not shape.is_placeholder:
+        return False
+    try:
+        kind = shape.placeholder_format.type
+    except (ValueError, AttributeError, KeyError):
+        return True
+    return getattr(kind, "name", None) not in _CHROME
 
 
 def _placeholder_idx(shape: Any) -> int:
