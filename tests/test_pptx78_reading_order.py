@@ -105,3 +105,17 @@ def test_a_footer_reads_where_it_stands_whatever_its_layouts_order():
 
     markdown = _deck(build)
     assert _in_order(markdown, "# Status", "All green", "Internal only"), markdown
+
+
+def test_rows_are_anchored_at_their_first_shape_so_a_staircase_does_not_become_one_row():
+    from minirag.ingest.pptx_order import ROW_TOLERANCE, Placed, by_rows, reading_order
+
+    step = ROW_TOLERANCE * 3 // 4  # each step within the tolerance of the one above it
+    stairs = [Placed(top=at * step, left=10_000_000 - at * 1_000_000) for at in range(4)]
+    # Steps 0 and 1 share a row (read left to right), 2 and 3 the next.
+    assert by_rows(stairs) == [1, 0, 3, 2]
+    # An unplaced shape reads first; the placeholders keep their layout's order (1 after 0, though
+    # dragged above it); a free shape reads before the first placeholder standing below it.
+    shapes = [Placed(top=5_000_000, left=0, layout_rank=0), Placed(top=1_000_000, left=0, layout_rank=1),
+              Placed(top=None, left=None), Placed(top=3_000_000, left=0), Placed(top=9_000_000, left=0)]
+    assert reading_order(shapes) == [2, 3, 0, 1, 4]
