@@ -8,8 +8,8 @@ placeholders follow in the order their layout lists them (the order PowerPoint g
 new slide: a column's heading, then its body), and the free shapes (text boxes, tables, pictures,
 groups; a date, footer or slide number too, which a layout may list anywhere) are merged in by
 position: top to bottom in rows, shapes whose tops lie within `ROW_TOLERANCE` of a row's first
-being on that row, each row left to right. A group's shapes are read by rows likewise. A shape without a position (a placeholder its layout does not place)
-reads first, as markitdown read it.
+being on that row, each row left to right. A group's shapes are read by rows likewise. A shape
+without a position (a placeholder its layout does not place) reads first, as markitdown read it.
 """
 
 from __future__ import annotations
