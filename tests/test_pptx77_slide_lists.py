@@ -124,5 +124,5 @@ def test_a_body_placeholder_whose_layout_turns_bullets_off_reads_plain():
 
     markdown = _deck(build)
     assert "\nWhere the money went" in markdown and "- Where" not in markdown, markdown
-    # Read as markitdown orders the shapes: top to bottom, then left to right.
-    assert "\nBefore\nAfter\n- Manual deploys\n- One-click deploys" in markdown, markdown
+    # Each column's heading before its body, as the layout lists them (pptx_order.py).
+    assert "\nBefore\n- Manual deploys\nAfter\n- One-click deploys" in markdown, markdown

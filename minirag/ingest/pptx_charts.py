@@ -8,6 +8,8 @@ whole value reads as the whole number it is, as in a spreadsheet's cells (xlsx_t
 wrote a blank point (a gap in a line, a missing bar: python-pptx gives None) as the word `None`,
 which no reader of the chart sees and a query for "none" found; a blank point is an empty cell,
 as a series shorter than its categories ends in empty cells.
+
+Its slide loop is taken over too, to read each slide's shapes in reading order (pptx_order.py).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from minirag.ingest import pptx_order
 from minirag.ingest.markdownify_escapes import inner_underscores_as_written
 
 _WHOLE = re.compile(r"(?<= )(-?\d+)\.0(?= \|)")
@@ -23,12 +26,16 @@ _WHOLE = re.compile(r"(?<= )(-?\d+)\.0(?= \|)")
 
 def pptx_converter() -> Any:
     """markitdown's PptxConverter with its charts' tables ended and their whole values whole, and
-    its tables' cells as typed. Its `_convert_chart_to_markdown` is where a chart is written and
-    `_convert_table_to_markdown` a table (markitdown 0.1.x);
+    its tables' cells as typed, its shapes in reading order. Its `_convert_chart_to_markdown` is
+    where a chart is written, `_convert_table_to_markdown` a table, `_convert_picture_to_markdown`
+    a picture and `convert` the deck (markitdown 0.1.x);
     tests/test_document_fidelity.py fails if that moves."""
     from markitdown.converters import PptxConverter
 
     class _Charts(PptxConverter):
+        def convert(self, file_stream: Any, stream_info: Any, **kwargs: Any) -> Any:
+            return _slides_in_reading_order(self, file_stream, **kwargs)
+
         def _convert_table_to_markdown(self, table: Any, **kwargs: Any) -> str:
             # Written as HTML for markdownify, whose escapes are taken out where they are noise.
             return inner_underscores_as_written(super()._convert_table_to_markdown(table, **kwargs))
@@ -39,6 +46,49 @@ def pptx_converter() -> Any:
             return "\n".join(_WHOLE.sub(r"\1", line) if line.startswith("| ") else line for line in lines) + "\n"
 
     return _Charts()
+
+
+def _slides_in_reading_order(converter: Any, file_stream: Any, **kwargs: Any) -> Any:
+    """markitdown's `PptxConverter.convert` (markitdown 0.1.x), each slide's shapes and each
+    group's in reading order (pptx_order.py) instead of sorted by their exact top edge."""
+    import pptx
+    from markitdown import DocumentConverterResult
+    from pptx.enum.shapes import MSO_SHAPE_TYPE
+
+    group = MSO_SHAPE_TYPE.GROUP
+    presentation = pptx.Presentation(file_stream)
+    parts: list[str] = []
+    for number, slide in enumerate(presentation.slides, start=1):
+        title = slide.shapes.title
+        text = [f"\n\n<!-- Slide number: {number} -->\n"]
+        # A group's shapes follow it; the stack holds what is left to read, next on top.
+        stack = list(reversed(pptx_order.slide_shapes(slide)))
+        while stack:
+            shape = stack.pop()
+            if converter._is_picture(shape):
+                text.append(converter._convert_picture_to_markdown(shape, **kwargs))
+            if converter._is_table(shape):
+                text.append(converter._convert_table_to_markdown(shape.table, **kwargs))
+            if shape.has_chart:
+                text.append(converter._convert_chart_to_markdown(shape.chart))
+            elif shape.has_text_frame:
+                written = shape.text or ""
+                if shape == title:
+                    text.append("# " + written.lstrip() + "\n" if written.strip() else "")
+                else:
+                    text.append(written + "\n")
+            if shape.shape_type == group:
+                stack.extend(reversed(pptx_order.group_shapes(shape)))
+        parts.append("".join(text))
+        if slide.has_notes_slide:
+            # A notes slide is made when the notes pane is merely opened: only notes with text are read.
+            notes = slide.notes_slide.notes_text_frame
+            written = (notes.text or "") if notes is not None else ""
+            if written.strip():
+                parts.append("\n\n### Notes:\n" + written)
+    # markitdown stripped the whole text after each part (a copy of it a slide); as each part is
+    # more than white space, that is each part's end stripped, and the start of the whole.
+    return DocumentConverterResult(markdown="".join(part.rstrip() for part in parts).strip())
 
 
 @dataclass(frozen=True)

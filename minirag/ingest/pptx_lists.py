@@ -8,12 +8,17 @@ level, and a run linked to a web or mail address reads `[text](url)`; a link els
 slide of the deck) keeps its text alone.
 
 Whether a paragraph has a bullet: its own `a:buNone`, `a:buChar` / `a:buBlip` or `a:buAutoNum`, else
-its shape's list style for its level, else the list style of the slide layout's placeholder of its
-index (a section header's text, a comparison's column headings and a caption are body placeholders
-whose layout sets `a:buNone`), else its placeholder's kind: a body or content placeholder (`p:ph`
-of type body or obj, obj being the default) bullets, as the masters PowerPoint and LibreOffice ship
-do; a title, a subtitle and a plain text box do not. The master's own list styles are not followed.
-Tables, charts and notes are not touched.
+its level's in the list styles it inherits, nearest first, as PowerPoint draws it: its shape's,
+the slide layout's placeholder of its index (a section header's text, a comparison's column
+headings and a caption are body placeholders whose layout sets `a:buNone`), and for a body kind
+of placeholder (body, obj, subTitle, a table's, a chart's, ...) the master's body placeholder's
+and the master's body text style (`p:txStyles/p:bodyStyle`: a master may leave its first level
+plain or number it). Where none says, its placeholder's kind: a body or content placeholder
+(`p:ph` of type body or obj, obj being the default) bullets, as the masters PowerPoint and
+LibreOffice ship do; a title, a subtitle and a plain text box do not. A title never takes the
+master's title style's bullets (it reads as a heading), nor a text box the body style. The chain
+is a fixed three parts long, each part read once a deck.
+A table cell's and the speaker notes' links are written too, their paragraphs left unmarked.
 """
 
 from __future__ import annotations
@@ -31,6 +36,10 @@ P = "{http://schemas.openxmlformats.org/presentationml/2006/main}"
 R = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}"
 _RELATIONSHIP = "{http://schemas.openxmlformats.org/package/2006/relationships}Relationship"
 _LAYOUT = "/slideLayout"  # how a slide's relationship to its layout's Type ends
+_MASTER = "/slideMaster"  # and a layout's to its master's
+_BODY = "body"
+# The kinds of placeholder whose text inherits from the master's body placeholder and body style.
+_MASTER_KINDS = {kind: _BODY for kind in ("body", "obj", "subTitle", "chart", "tbl", "clipArt", "dgm", "media", "pic")}
 _LINKED = ("http://", "https://", "mailto:")
 _BULLETED_PLACEHOLDERS = frozenset({"body", "obj"})
 _NONE, _BULLET, _NUMBER = "none", "bullet", "number"
@@ -42,15 +51,27 @@ _ADDRESS_ESCAPES = str.maketrans({" ": "%20", "(": "%28", ")": "%29", "<": "%3C"
 @dataclass(frozen=True)
 class SlideSources:
     """What a slide's text reads from outside it: the web and mail addresses it links to, by
-    relationship id, and its layout's placeholders' list styles, by placeholder index."""
+    relationship id, and the list styles its placeholders inherit, nearest first: by placeholder
+    index those of its layout's placeholders and their master's, and the master's alone for a
+    body placeholder its layout does not hold."""
 
     links: dict[str, str] = field(default_factory=dict)
-    layout_styles: dict[str, etree._Element] = field(default_factory=dict)
+    layout_styles: dict[str, tuple[etree._Element, ...]] = field(default_factory=dict)
+    master_styles: tuple[etree._Element, ...] = ()
 
 
-def slide_sources(archive: zipfile.ZipFile, member: str, layouts: dict[str, dict[str, etree._Element]]) -> SlideSources:
-    """The sources of the slide `member`; `layouts` holds the layouts read so far (a deck's
-    slides share a few), each read once."""
+@dataclass(frozen=True)
+class _Layout:
+    """A slide layout's inherited list styles (SlideSources)."""
+
+    by_index: dict[str, tuple[etree._Element, ...]]
+    master: tuple[etree._Element, ...]
+
+
+def slide_sources(archive: zipfile.ZipFile, member: str, layouts: dict[str, _Layout],
+                  masters: dict[str, dict[str, tuple[etree._Element, ...]]]) -> SlideSources:
+    """The sources of the slide `member`; `layouts` and `masters` hold the layouts and masters
+    read so far (a deck's slides share a few), each read once."""
     links: dict[str, str] = {}
     layout = None
     for link in _relationships(archive, member):
@@ -59,10 +80,16 @@ def slide_sources(archive: zipfile.ZipFile, member: str, layouts: dict[str, dict
             if target.lower().startswith(_LINKED):
                 links[link.get("Id", "")] = target.translate(_ADDRESS_ESCAPES)
         elif (link.get("Type") or "").endswith(_LAYOUT):
-            layout = posixpath.normpath(posixpath.join(member.rpartition("/")[0], target))
-    if layout is not None and layout not in layouts:
-        layouts[layout] = _placeholder_styles(archive, layout)
-    return SlideSources(links, layouts.get(layout, {}) if layout is not None else {})
+            layout = _target(member, target)
+    if layout is None:
+        return SlideSources(links)
+    if layout not in layouts:
+        layouts[layout] = _layout_styles(archive, layout, masters)
+    return SlideSources(links, layouts[layout].by_index, layouts[layout].master)
+
+
+def _target(member: str, target: str) -> str:
+    return posixpath.normpath(posixpath.join(member.rpartition("/")[0], target))
 
 
 def _relationships(archive: zipfile.ZipFile, member: str) -> list:
@@ -73,18 +100,44 @@ def _relationships(archive: zipfile.ZipFile, member: str) -> list:
         return []
 
 
-def _placeholder_styles(archive: zipfile.ZipFile, layout: str) -> dict[str, etree._Element]:
+def _placeholders(root):
+    """(index, kind, list style or None) of each placeholder of a layout or master."""
+    for shape in root.iter(P + "sp"):
+        placeholder = shape.find(f"{P}nvSpPr/{P}nvPr/{P}ph")
+        if placeholder is not None:
+            yield (placeholder.get("idx", "0"), placeholder.get("type", "obj"),
+                   shape.find(f"{P}txBody/{A}lstStyle"))
+
+
+def _layout_styles(archive: zipfile.ZipFile, layout: str,
+                   masters: dict[str, dict[str, tuple[etree._Element, ...]]]) -> _Layout:
     try:
         root = parsed(archive.read(layout))
     except (KeyError, etree.XMLSyntaxError, ValueError):
+        return _Layout({}, ())
+    master = next((_target(layout, (link.get("Target") or "").strip()) for link in _relationships(archive, layout)
+                   if (link.get("Type") or "").endswith(_MASTER) and link.get("TargetMode") != "External"), None)
+    if master is not None and master not in masters:
+        masters[master] = _master_styles(archive, master)
+    inherited = masters.get(master, {}) if master is not None else {}
+    styles: dict[str, tuple[etree._Element, ...]] = {}
+    for index, kind, style in _placeholders(root):
+        # A layout placeholder inherits from the master's of its kind (python-pptx's mapping).
+        own = (style,) if style is not None else ()
+        styles.setdefault(index, own + inherited.get(_MASTER_KINDS.get(kind, ""), ()))
+    return _Layout(styles, inherited.get(_BODY, ()))
+
+
+def _master_styles(archive: zipfile.ZipFile, master: str) -> dict[str, tuple[etree._Element, ...]]:
+    """A body placeholder's list styles on the master `master`: its placeholder's, then its body
+    text style. A title's are not followed (a title reads as a heading, never a list item)."""
+    try:
+        root = parsed(archive.read(master))
+    except (KeyError, etree.XMLSyntaxError, ValueError):
         return {}
-    styles: dict[str, etree._Element] = {}
-    for shape in root.iter(P + "sp"):
-        placeholder = shape.find(f"{P}nvSpPr/{P}nvPr/{P}ph")
-        style = shape.find(f"{P}txBody/{A}lstStyle")
-        if placeholder is not None and style is not None:
-            styles.setdefault(placeholder.get("idx", "0"), style)
-    return styles
+    placeholder = next((style for _, kind, style in _placeholders(root) if kind == _BODY and style is not None), None)
+    body = root.find(f"{P}txStyles/{P}bodyStyle")
+    return {_BODY: tuple(style for style in (placeholder, body) if style is not None)}
 
 
 def mark_lists_and_links(root, sources: SlideSources) -> bool:
@@ -97,13 +150,30 @@ def mark_lists_and_links(root, sources: SlideSources) -> bool:
             continue
         placeholder = shape.find(f"{P}nvSpPr/{P}nvPr/{P}ph")
         default = _BULLET if placeholder is not None and placeholder.get("type", "obj") in _BULLETED_PLACEHOLDERS else _NONE
-        styles = [style for style in (body.find(A + "lstStyle"),
-                                      sources.layout_styles.get(placeholder.get("idx", "0")) if placeholder is not None else None)
-                  if style is not None]
+        own = body.find(A + "lstStyle")
+        styles = [own] if own is not None else []
+        if placeholder is not None:
+            index, kind = placeholder.get("idx", "0"), placeholder.get("type", "obj")
+            if index in sources.layout_styles:
+                styles += sources.layout_styles[index]
+            elif _MASTER_KINDS.get(kind) == _BODY:
+                styles += sources.master_styles
         numbers: dict[int, int] = {}  # a numbered list's last number, by level
         for paragraph in body.iterchildren(A + "p"):
             marked |= _mark_links(paragraph, sources.links)
             marked |= _mark_item(paragraph, styles, default, numbers)
+    for cell in root.iter(A + "tc"):  # a table's cells: their links (markitdown reads no bullet there)
+        for paragraph in cell.iterfind(f"{A}txBody/{A}p"):
+            marked |= _mark_links(paragraph, sources.links)
+    return marked
+
+
+def mark_links(root, sources: SlideSources) -> bool:
+    """The links of the notes slide `root` written in (its paragraphs read as lines, bulleted or
+    not, as PowerPoint's notes pane shows them); whether any was."""
+    marked = False
+    for paragraph in root.iter(A + "p"):
+        marked |= _mark_links(paragraph, sources.links)
     return marked
 
 
@@ -134,7 +204,7 @@ def _mark_item(paragraph, styles: list, default: str, numbers: dict[int, int]) -
         return False  # an empty paragraph: no item, and a numbered list goes on past it
     properties = paragraph.find(A + "pPr")
     level = _level(properties)
-    # The paragraph's own properties, then its level's in the shape's list style, then in its layout's.
+    # The paragraph's own properties, then its level's in the list styles, nearest first.
     chain = [properties, *(style.find(f"{A}lvl{level + 1}pPr") for style in styles)]
     source = next((each for each in chain if _bullet_of(each) is not None), None)
     bullet = _bullet_of(source) or default

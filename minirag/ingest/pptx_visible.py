@@ -10,8 +10,8 @@ A SmartArt graphic keeps its text in a diagram part python-pptx never reads (sma
 is put in its frame's place as a text box of its nodes' text, one paragraph a node, so the text
 comes where the graphic stands on the slide.
 
-A slide's bulleted paragraphs and linked runs are written as Markdown list items and links
-(pptx_lists.py).
+A slide's bulleted paragraphs and linked runs (in its tables too) are written as Markdown list
+items and links, and so are its speaker notes' links (pptx_lists.py).
 
 Only the slides that hold a hidden shape, a SmartArt graphic, a bullet or a link are rewritten;
 a deck without one keeps its bytes.
@@ -26,7 +26,7 @@ import zipfile
 from lxml import etree
 
 from minirag.ingest import smartart
-from minirag.ingest.pptx_lists import mark_lists_and_links, slide_sources
+from minirag.ingest.pptx_lists import mark_links, mark_lists_and_links, slide_sources
 from minirag.ingest.zip_xml import parsed, with_parts
 
 P = "{http://schemas.openxmlformats.org/presentationml/2006/main}"
@@ -34,6 +34,7 @@ A = smartart.A
 
 _SLIDE = re.compile(r"ppt/(slides|notesSlides)/[^/]+\.xml")  # the parts markitdown reads
 _TEXT_SLIDE = re.compile(r"ppt/slides/[^/]+\.xml")  # those whose bullets and links are written in
+_LINK = b"hlinkClick"  # what a notes slide with a link to write in says
 _OFF = frozenset({"0", "false", "off"})
 # The shapes of a slide's tree, each named by its own non-visual properties (`p:nvSpPr/p:cNvPr`, ...).
 _SHAPES = (P + "sp", P + "pic", P + "graphicFrame", P + "grpSp", P + "cxnSp", P + "contentPart")
@@ -52,13 +53,14 @@ def shown_pptx(archive: zipfile.ZipFile) -> bytes | None:
     says what is wrong with it)."""
     rewritten: dict[str, etree._Element] = {}
     read: set[str] = set()  # the SmartArt data parts read so far
-    layouts: dict[str, dict[str, etree._Element]] = {}  # the slide layouts read so far
+    layouts: dict = {}  # the slide layouts read so far
+    masters: dict = {}  # and their masters
     for member in archive.namelist():
         if not _SLIDE.fullmatch(member):
             continue
         data = archive.read(member)
         lists = _TEXT_SLIDE.fullmatch(member) is not None
-        if not lists and b"hidden" not in data and smartart.MARK not in data:
+        if not lists and b"hidden" not in data and smartart.MARK not in data and _LINK not in data:
             continue
         try:
             root = parsed(data)
@@ -69,7 +71,10 @@ def shown_pptx(archive: zipfile.ZipFile) -> bytes | None:
             if shape.getparent() is not None:
                 shape.getparent().remove(shape)
         drawn = _smartart_as_text(archive, member, root, read)
-        marked = lists and mark_lists_and_links(root, slide_sources(archive, member, layouts))
+        if lists:
+            marked = mark_lists_and_links(root, slide_sources(archive, member, layouts, masters))
+        else:
+            marked = _LINK in data and mark_links(root, slide_sources(archive, member, layouts, masters))
         if hidden or drawn or marked:
             rewritten[member] = root
     return with_parts(archive, rewritten) if rewritten else None

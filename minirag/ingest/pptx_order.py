@@ -1,0 +1,126 @@
+"""A slide's shapes in the order a reader reads them, for markitdown's PPTX converter to write.
+
+markitdown sorted a slide's shapes by their exact top edge, then their left: a box dragged a hair
+above its neighbour on the left was read before it, a tag placed above the title came before the
+slide's heading (reading as the end of the slide before), and a Comparison slide's two column
+headings were read before either column's body. Here the title comes first; the other
+placeholders follow in the order their layout lists them (the order PowerPoint gives them on a
+new slide: a column's heading, then its body), and the free shapes (text boxes, tables, pictures,
+groups; a date, footer or slide number too, which a layout may list anywhere) are merged in by
+position: top to bottom in rows, shapes whose tops lie within `ROW_TOLERANCE` of a row's first
+being on that row, each row left to right. A group's shapes are read by rows likewise. A shape
+without a position (a placeholder its layout does not place) reads first, as markitdown read it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+ROW_TOLERANCE = 114300  # EMU: an eighth of an inch, more than PowerPoint's snap grid (1/12 in)
+_UNPLACED = float("-inf")
+# python-pptx's PP_PLACEHOLDER names for them, compared by name: a converter worker starts
+# without importing python-pptx, which only a deck's conversion needs.
+_CHROME = frozenset({"DATE", "FOOTER", "SLIDE_NUMBER", "HEADER"})
+
+
+@dataclass(frozen=True)
+class Placed:
+    """Where a shape stands (EMU; None where it is not placed) and, for a placeholder its layout
+    lists, its place in that list."""
+
+    top: int | None
+    left: int | None
+    layout_rank: int | None = None
+
+
+def by_rows(shapes: Sequence[Placed]) -> list[int]:
+    """The indices of `shapes` top to bottom in rows, each row left to right."""
+    by_top = sorted(range(len(shapes)), key=lambda at: _top(shapes[at]))
+    ordered: list[int] = []
+    row: list[int] = []
+    for at in by_top:
+        if row and _top(shapes[at]) - _top(shapes[row[0]]) > ROW_TOLERANCE:
+            ordered += sorted(row, key=lambda each: _left(shapes[each]))
+            row = []
+        row.append(at)
+    ordered += sorted(row, key=lambda each: _left(shapes[each]))
+    return ordered
+
+
+def reading_order(shapes: Sequence[Placed]) -> list[int]:
+    """The indices of a slide's `shapes` (its title left out) as read: its placeholders in their
+    layout's order, its other shapes merged in by position (`by_rows`)."""
+    position = {at: rank for rank, at in enumerate(by_rows(shapes))}
+    placeholders = sorted((at for at, shape in enumerate(shapes) if shape.layout_rank is not None),
+                          key=lambda at: (shapes[at].layout_rank, position[at]))
+    free = sorted((at for at, shape in enumerate(shapes) if shape.layout_rank is None), key=position.__getitem__)
+    ordered: list[int] = []
+    next_free = 0
+    for at in placeholders:
+        while next_free < len(free) and position[free[next_free]] < position[at]:
+            ordered.append(free[next_free])
+            next_free += 1
+        ordered.append(at)
+    return ordered + free[next_free:]
+
+
+def slide_shapes(slide: Any) -> list[Any]:
+    """The python-pptx shapes of `slide` as read, its title first."""
+    title = slide.shapes.title
+    shapes = [shape for shape in slide.shapes if shape != title]
+    ranks = _layout_ranks(slide)
+    placed = [Placed(_edge(shape, "top"), _edge(shape, "left"),
+                     ranks.get(_placeholder_idx(shape)) if _in_layout_order(shape) else None) for shape in shapes]
+    return ([title] if title is not None else []) + [shapes[at] for at in reading_order(placed)]
+
+
+def group_shapes(group: Any) -> list[Any]:
+    """The python-pptx shapes of a group shape as read: by rows."""
+    shapes = list(group.shapes)
+    return [shapes[at] for at in by_rows([Placed(_edge(shape, "top"), _edge(shape, "left")) for shape in shapes])]
+
+
+def _layout_ranks(slide: Any) -> dict[int, int]:
+    """A slide's layout's placeholders' places in its list, by placeholder index."""
+    try:
+        placeholders = list(slide.slide_layout.placeholders)
+    except (KeyError, ValueError, AttributeError):  # a slide without a layout: placed by position alone
+        return {}
+    ranks: dict[int, int] = {}
+    for rank, placeholder in enumerate(placeholders):
+        ranks.setdefault(_placeholder_idx(placeholder), rank)
+    return ranks
+
+
+def _in_layout_order(shape: Any) -> bool:
+    """Whether `shape` is a placeholder read in its layout's order: not a date, footer, slide
+    number or header, which a layout may list anywhere and which read where they stand."""
+    if not shape.is_placeholder:
+        return False
+    try:
+        kind = shape.placeholder_format.type
+    except (ValueError, AttributeError, KeyError):
+        return True
+    return getattr(kind, "name", None) not in _CHROME
+
+
+def _placeholder_idx(shape: Any) -> int:
+    try:
+        return int(shape.placeholder_format.idx)
+    except (ValueError, AttributeError):
+        return -1
+
+
+def _edge(shape: Any, name: str) -> int | None:
+    value = getattr(shape, name, None)
+    return int(value) if value is not None else None
+
+
+def _top(shape: Placed) -> float:
+    return _UNPLACED if shape.top is None else shape.top
+
+
+def _left(shape: Placed) -> float:
+    return _UNPLACED if shape.left is None else shape.left
