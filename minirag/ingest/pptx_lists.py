@@ -39,7 +39,8 @@ _LAYOUT = "/slideLayout"  # how a slide's relationship to its layout's Type ends
 _MASTER = "/slideMaster"  # and a layout's to its master's
 _BODY = "body"
 # The kinds of placeholder whose text inherits from the master's body placeholder and body style.
-_MASTER_KINDS = {kind: _BODY for kind in ("body", "obj", "subTitle", "chart", "tbl", "clipArt", "dgm", "media", "pic")}
+# (XML attribute values of p:ph/@type, not JSON keys.)
+_MASTER_KINDS = {kind: _BODY for kind in {"body", "obj", "subTitle", "chart", "tbl", "clipArt", "dgm", "media", "pic"}}
 _LINKED = ("http://", "https://", "mailto:")
 _BULLETED_PLACEHOLDERS = frozenset({"body", "obj"})
 _NONE, _BULLET, _NUMBER = "none", "bullet", "number"
