@@ -87,6 +87,31 @@ class RowMap:
             line += 1
         return cls((sheet,), tuple(runs), end)
 
+    def lines_from(self, first: int, lines: int) -> RowMap:
+        """The map of the `lines` lines from line `first` on, as a text of their own (a document's
+        Markdown with its leading lines cut, placed inside another's: an e-mail's attachment)."""
+        runs = []
+        for line, count, sheet, row in self.runs:
+            start, end = max(line, first), min(line + count, first + lines)
+            if start < end:
+                runs.append((start - first, end - start, sheet, row + start - line))
+        return RowMap(self.sheets, tuple(runs), lines)
+
+    @classmethod
+    def joined(cls, parts: Sequence[tuple[int, RowMap | None]], lines: int) -> RowMap | None:
+        """The map of a text of `lines` lines made of parts, each `(line, map)`: the part's map with
+        its first line on `line` of the text, its sheets after the earlier parts'; None where no part
+        shows a row. Parts come in the order the text holds them."""
+        sheets: list[str | None] = []
+        runs: list[tuple[int, int, int, int]] = []
+        for at, part in parts:
+            if part is None:
+                continue
+            base = len(sheets)
+            sheets.extend(part.sheets)
+            runs.extend((at + line, count, base + sheet, row) for line, count, sheet, row in part.runs)
+        return cls(tuple(sheets), tuple(runs), lines) if runs else None
+
     def places(self) -> list[int | None]:
         """Each line's place: its sheet and row as one number, ordered as the document is."""
         out: list[int | None] = [None] * self.lines

@@ -26,7 +26,7 @@ from minirag.config import DEFAULT_MAX_FILE_SIZE
 from minirag.errors import ConversionFailed, MessageTooLong, described
 from minirag.ingest import asciidoc_text, latex_text, ocr, rst_text
 from minirag.ingest.asciidoc_text import asciidoc_to_markdown
-from minirag.ingest.attachments import MAX_NESTED_MESSAGES, AttachedFiles
+from minirag.ingest.attachments import MAX_NESTED_MESSAGES, AttachedFiles, ReadFile, joined_pages
 from minirag.ingest.bidi_order import in_drawn_order, turned
 from minirag.ingest.cfb import CompoundFile, CompoundFileError
 from minirag.ingest.compressed import SIGNATURES, Inflated, inflated
@@ -75,6 +75,7 @@ from minirag.ingest.roff_text import roff_to_markdown
 from minirag.ingest.rst_text import rst_to_markdown
 from minirag.ingest.rtf_text import rtf_to_markdown
 from minirag.ingest.sheet_limits import check_sheets
+from minirag.ingest.sheet_text import SheetText
 from minirag.ingest.slide_pages import slides_as_pages
 from minirag.ingest.text_decoding import (
     SNIFF,
@@ -433,7 +434,7 @@ def _mailbox(data: bytes, name: str) -> Converted:
     none) with its attachments read; those past MAX_MAILBOX_MESSAGES, or past what one document may
     give, are left, and its note says how many."""
     budget = _TextBudget()
-    pages: list[str] = []
+    pages: list[SheetText] = []
     warnings: list[str] = []
     unsaid = 0  # warnings past the first MAX_WARNINGS, only counted
 
@@ -454,8 +455,9 @@ def _mailbox(data: bytes, name: str) -> Converted:
                 past = f"{MAX_MAILBOX_MESSAGES:,} messages"
                 break
             read = eml_to_markdown(message, label, _AttachedFiles(label, _message_depth.get(), budget))
-            page = read.markdown if read.title else f"# (no subject)\n\n{read.markdown}"
-            budget.left = before - len(page) - 2  # as joined (its attachments' text is in it)
+            page = (SheetText(read.markdown, read.rows) if read.title else
+                    joined_pages([SheetText("# (no subject)", None), SheetText(read.markdown, read.rows)]))
+            budget.left = before - len(page.markdown) - 2  # as joined (its attachments' text is in it)
             if budget.left < 0:
                 raise MessageTooLong(label)
         except MessageTooLong:
@@ -472,8 +474,9 @@ def _mailbox(data: bytes, name: str) -> Converted:
                                if warnings else f"{name}: no message in the mailbox could be read")
     total = count_messages(data)
     note = f"the last {total - number + 1:,} of {total:,} messages were left, past {past}" if past else ""
-    return Converted(markdown="\n\n".join(pages), metadata_title=_stem(name), warnings=said(warnings, unsaid),
-                     note=note)
+    box = joined_pages(pages)
+    return Converted(markdown=box.markdown, metadata_title=_stem(name), warnings=said(warnings, unsaid),
+                     note=note, rows=box.rows)
 
 
 def _stem(name: str) -> str:
@@ -482,7 +485,7 @@ def _stem(name: str) -> str:
 
 
 def _read_message(read: ReadMessage) -> Converted:
-    return Converted(markdown=read.markdown, metadata_title=read.title, warnings=read.warnings)
+    return Converted(markdown=read.markdown, metadata_title=read.title, warnings=read.warnings, rows=read.rows)
 
 
 # A mailbox's messages read, at the standard library parser's ~0.1 ms for the least of them.
@@ -522,7 +525,7 @@ class _AttachedFiles:
     budget: _TextBudget = field(default_factory=_TextBudget)
 
     def read(self, data: bytes, filename: str, content_type: str,
-             charset: str | None = None) -> tuple[str, tuple[str, ...]] | None:
+             charset: str | None = None) -> ReadFile | None:
         suffix = attached_suffix(filename, content_type, data)
         message = suffix is not None and split_suffix(suffix)[0] in (".eml", ".msg", ".mbox")  # (x.eml.gz too)
         messages_past = self.depth >= MAX_NESTED_MESSAGES if message else self.depth > MAX_NESTED_MESSAGES
@@ -546,7 +549,8 @@ class _AttachedFiles:
                                  "characters one document may give")
         # Pages are the attachment's own; what its note says (a mailbox's messages left) is a warning.
         said = (*converted.warnings, *((f"{name}: {converted.note}",) if converted.note else ()))
-        return converted.markdown.replace("\f", "\n\n"), said
+        rows = converted.rows if "\f" not in converted.markdown else None  # (a PDF's pages: it has no rows)
+        return ReadFile(converted.markdown.replace("\f", "\n\n"), said, rows)
 
     def inner(self, label: str) -> AttachedFiles | None:
         if self.depth >= MAX_NESTED_MESSAGES:

@@ -9,7 +9,8 @@ splits the first rows into the same number of columns (two or more) most
 consistently; a tie goes to the comma. Quoted fields are parsed by the csv
 module, so a delimiter inside quotes never counts. A first line `sep=;` is
 Excel's own directive naming the delimiter (exporters write it so that Excel
-in any locale splits the file right): it names the delimiter and is no row.
+in any locale splits the file right): it names the delimiter and is no row. A file whose first
+record is no header (sheet_header.py) is a table under an empty header, every record a row of it.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from collections import Counter
 
 from minirag.chunking.rows import RowMap
 from minirag.errors import ConversionFailed
+from minirag.ingest.sheet_header import has_header
 from minirag.ingest.sheet_text import SheetText
 
 DELIMITERS = (",", ";", "\t", "|")  # in order of preference when they split equally well
@@ -36,7 +38,7 @@ _SEP_LINE = re.compile(r"sep=([^\r\n\"])(?:\r\n|\r|\n|$)", re.IGNORECASE)
 
 
 def csv_to_markdown(text: str, name: str, delimiter: str | None = None) -> str:
-    """The rows of `text` as a Markdown table (the first row as its header); "" for no rows. The
+    """The rows of `text` as a Markdown table (the first row as its header where it is one); "" for no rows. The
     delimiter is `delimiter` (a TSV's tab), else the one a `sep=` line names, else sniffed."""
     return csv_to_sheet(text, name, delimiter).markdown
 
@@ -63,9 +65,13 @@ def csv_to_sheet(text: str, name: str, delimiter: str | None = None) -> SheetTex
         raise ConversionFailed(f"{name}: cannot read CSV ({exc})") from None
     if not numbered:
         return SheetText("", None)
-    # The table's lines: its header on its record's row, the separator on none, each row on its own.
-    shown = [numbered[0][0], None, *(number for number, _ in numbered[1:])]
-    return SheetText(markdown_table([row for _, row in numbered]), RowMap.of_sheet(None, shown))
+    rows = [row for _, row in numbered]
+    headed = has_header(rows)
+    # The table's lines: its header on its record's row (an empty one on none), the separator on
+    # none, each row on its own.
+    shown = [numbered[0][0], None, *(number for number, _ in numbered[1:])] if headed else \
+        [None, None, *(number for number, _ in numbered)]
+    return SheetText(markdown_table(rows, headed=headed), RowMap.of_sheet(None, shown))
 
 
 def _tsv_rows(text: str, name: str) -> list[tuple[int, list[str]]]:
@@ -93,9 +99,14 @@ def _rows(text: str, name: str, delimiter: str, **how: bool | int) -> list[tuple
     return rows
 
 
-def markdown_table(rows: list[list[str]]) -> str:
-    """`rows` as a Markdown table, the first its header; "" for no rows."""
-    return pipe_table([[_cell(value) for value in row] for row in rows])
+def markdown_table(rows: list[list[str]], *, headed: bool = True) -> str:
+    """`rows` as a Markdown table, the first its header (`headed`) or all under an empty one (a
+    Markdown table has a header line: one of empty cells adds no words to every chunk it is
+    repeated in, as `Column 1` would); "" for no rows."""
+    cells = [[_cell(value) for value in row] for row in rows]
+    if not headed and cells:
+        cells.insert(0, [""] * max(len(row) for row in cells))
+    return pipe_table(cells)
 
 
 def pipe_table(rows: list[list[str]]) -> str:

@@ -22,9 +22,11 @@ import re
 from dataclasses import dataclass
 from typing import Any, cast
 
+from minirag.chunking.rows import RowMap
 from minirag.errors import ConversionFailed, MessageTooLong, described
-from minirag.ingest.attachments import AttachedFiles, Attachment
+from minirag.ingest.attachments import AttachedFiles, Attachment, joined_pages
 from minirag.ingest.mapi_body import body_markdown, body_text
+from minirag.ingest.sheet_text import SheetText
 from minirag.ingest.text_decoding import html_declared_charset
 from minirag.ingest.text_repair import escape_headings
 from minirag.ingest.tnef import MAX_TNEF_ATTACHMENTS, TnefError, read_tnef
@@ -68,14 +70,19 @@ class Message:
     attachments: tuple[Attachment, ...] = ()
 
     def markdown(self) -> str:
+        return self.page().markdown
+
+    def page(self) -> SheetText:
+        """The message's Markdown, with the sheets and rows of its attached spreadsheets' lines."""
         heading = f"# {' '.join(self.subject.split())}" if self.subject.strip() else ""
         fields = "\n".join(f"{label}: {' '.join(value.split())}" for label, value in
                            (("From", self.sender), ("To", self.to), ("Cc", self.cc), ("Date", self.date))
                            if value.strip())
         names = ", ".join(" ".join(item.name.split()) for item in self.attachments if item.name.strip())
-        parts = (heading, escape_headings(fields), self.body.strip(), f"Attachments: {names}" if names else "",
-                 *(item.section() for item in self.attachments if item.markdown.strip()))
-        return "\n\n".join(part for part in parts if part)
+        parts = [SheetText(part, None) for part in (heading, escape_headings(fields), self.body.strip(),
+                                                    f"Attachments: {names}" if names else "") if part]
+        parts += [item.section() for item in self.attachments if item.markdown.strip()]
+        return joined_pages(parts)
 
 
 @dataclass(frozen=True)
@@ -83,6 +90,7 @@ class ReadMessage:
     markdown: str
     title: str | None  # the subject, None where it has none
     warnings: tuple[str, ...] = ()  # attachments that could not be read
+    rows: RowMap | None = None  # the sheets and rows of its attached spreadsheets' lines
 
 
 def said(warnings: list[str], more: int = 0) -> tuple[str, ...]:
@@ -110,7 +118,8 @@ def eml_to_markdown(data: bytes, name: str, files: AttachedFiles | None = None) 
         raise ConversionFailed(f"{name}: cannot read the message ({described(exc)})") from None
     if not (read.subject or read.body or read.sender):
         raise ConversionFailed(f"{name}: not an e-mail message (no headers or body found)")
-    return ReadMessage(read.markdown(), read.subject.strip() or None, said(warnings))
+    page = read.page()
+    return ReadMessage(page.markdown, read.subject.strip() or None, said(warnings), page.rows)
 
 
 # A message's opening: an mbox `From ` line or not, then a header field's name and its colon.
@@ -220,7 +229,8 @@ def _attachments(message: email.message.EmailMessage, files: AttachedFiles | Non
             label = " ".join((filename or header_text(inner, "Subject")).split()) or "a forwarded message"
             nested = files.inner(label) if files is not None else None
             forwarded = _message(inner, nested, f"{name} › {label}", warnings) if nested is not None else None
-            found.append(Attachment(label, forwarded.markdown() if forwarded is not None else ""))
+            page = forwarded.page() if forwarded is not None else SheetText("", None)
+            found.append(Attachment(label, page.markdown, page.rows))
             continue
         payload = part.get_payload(decode=True)
         data = payload if isinstance(payload, bytes) else b""
@@ -236,12 +246,12 @@ def _attachments(message: email.message.EmailMessage, files: AttachedFiles | Non
                 warnings.append(f"{name} › {filename or 'winmail.dat'}: {carried.left_out:,} attachments past the "
                                 f"first {MAX_TNEF_ATTACHMENTS:,} not read")
             for item in carried.files:
-                text = _attached_file(item.data, item.name, item.content_type, None, files, warnings)
-                found.append(Attachment(item.name or "an attachment", text))
+                read = _attached_file(item.data, item.name, item.content_type, None, files, warnings)
+                found.append(Attachment(item.name or "an attachment", read.markdown, read.rows))
             continue
-        text = _attached_file(data, filename, part.get_content_type(), part.get_content_charset(), files, warnings)
-        if filename or text:
-            found.append(Attachment(filename or part.get_content_type(), text))
+        read = _attached_file(data, filename, part.get_content_type(), part.get_content_charset(), files, warnings)
+        if filename or read.markdown:
+            found.append(Attachment(filename or part.get_content_type(), read.markdown, read.rows))
     return found, carried_body
 
 
@@ -267,17 +277,17 @@ def _forwarded(part: email.message.Message, name: str) -> object:
 
 
 def _attached_file(data: bytes | None, filename: str, content_type: str, charset: str | None,
-                   files: AttachedFiles | None, warnings: list[str]) -> str:
+                   files: AttachedFiles | None, warnings: list[str]) -> SheetText:
     if files is None or not data:
-        return ""
+        return SheetText("", None)
     try:
         read = files.read(data, filename, content_type, charset)
     except MessageTooLong:
         raise
     except ConversionFailed as exc:
         warnings.append(str(exc))
-        return ""
+        return SheetText("", None)
     if read is None:
-        return ""
-    warnings.extend(read[1])
-    return read[0]
+        return SheetText("", None)
+    warnings.extend(read.warnings)
+    return SheetText(read.markdown, read.rows)

@@ -134,7 +134,8 @@ def msg_to_markdown(data: bytes, name: str, files: AttachedFiles | None = None) 
         raise ConversionFailed(f"{name}: not a valid .msg file (damaged: {exc or 'truncated'})") from None
     if damage:  # (before what its attachments say: it is the message's own)
         warnings.insert(0, f"{name}: its directory is damaged (it {damage}); what it led to is lost, the rest is read")
-    return ReadMessage(read.markdown(), read.subject.strip() or None, said(warnings))
+    page = read.page()
+    return ReadMessage(page.markdown, read.subject.strip() or None, said(warnings), page.rows)
 
 
 def _message(message: _Properties, files: AttachedFiles | None, name: str, warnings: list[str]) -> Message:
@@ -220,15 +221,16 @@ def _attachment(attachment: _Properties, filename: str, label: str, files: Attac
         if nested is None:
             return Attachment(label or forwarded.text(_SUBJECT))
         read = _message(forwarded, nested, f"{name} › {label or 'a forwarded message'}", warnings)
-        return Attachment(label or read.subject, read.markdown())
+        page = read.page()
+        return Attachment(label or read.subject, page.markdown, page.rows)
     data = attachment.streams.get(_ATTACHED_FILE)
     if data is None or data.is_storage:
         return Attachment(label)
     read_file = files.read(attachment.compound.read(data), filename, attachment.text(_ATTACH_MIME))
     if read_file is None:
         return Attachment(label)
-    warnings.extend(read_file[1])
-    return Attachment(label, read_file[0])
+    warnings.extend(read_file.warnings)
+    return Attachment(label, read_file.markdown, read_file.rows)
 
 
 def _is_message(attachment: _Properties, stored: Entry) -> bool:
