@@ -104,7 +104,7 @@ def explained(method):
     @functools.wraps(method)
     def wrapper(self, *args, **kwargs):
         try:
-            return method(self, *args, **kwargs)
+            return self.read_whole(method, *args, **kwargs)
         except connection.DatabaseError as exc:
             error = connection.index_error(exc, self.config.db_path)
             if isinstance(error, DamagedIndex):
@@ -161,6 +161,34 @@ class App:
         self._early_load: threading.Thread | None = None  # load_model_early's thread
         self.addressing = Addressing(config, self._indexed)
         self.presence = IndexPresence(config, self.jobs)  # whether there is an index to read, and why not
+        self._local_reads = threading.local()  # read_whole's: an operation inside another is not run twice
+
+    def read_whole(self, method, *args, **kwargs):
+        """`method` run, and run once more where it read an `immutable` index that a writer elsewhere
+        changed meanwhile: SQLite read that file as if it never changed, so a checkpoint landing
+        mid-read may have mixed pages of two versions (an error, or an answer from both). The second
+        run reopens the index (`_open_index`) and reads it through the writer's -wal and -shm.
+        Only a read-only App opens immutable, and its operations only read, so a second run is safe."""
+        if not self.config.read_only or getattr(self._local_reads, "depth", 0):
+            return method(self, *args, **kwargs)
+        self._local_reads.depth = 1
+        try:
+            try:
+                result = method(self, *args, **kwargs)
+            except connection.DatabaseError:
+                if not self._overtaken():
+                    raise
+            else:
+                if not self._overtaken():
+                    return result
+            log.info("a writer changed the index %s while it was read; reading it again", self.config.db_path)
+            return method(self, *args, **kwargs)
+        finally:
+            self._local_reads.depth = 0
+
+    def _overtaken(self) -> bool:
+        index = self._index
+        return index is not None and index.watch_contents and index.file_state() != "same"
 
     # --- lazily opened parts -------------------------------------------------
 

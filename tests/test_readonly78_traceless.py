@@ -1,0 +1,210 @@
+"""Read-only mode writes nothing: no -wal, no -shm, no change to the files beside the index, whatever
+the folder allows, and a reader still sees every commit a writer made (a live one's, a killed one's).
+
+Real parts throughout: a real index made by a real sync, real SQLite processes that write and are
+killed, the real tiny model."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import write
+
+from minirag.results import payload
+
+
+def _listing(folder: Path) -> dict[str, tuple[int, int]]:
+    """Each file's name, size and mtime: what `ls -l` shows of the index's folder."""
+    return {entry.name: (entry.stat().st_size, entry.stat().st_mtime_ns) for entry in sorted(os.scandir(folder),
+                                                                                              key=lambda e: e.name)}
+
+
+@pytest.fixture
+def synced(make_app, docs, tmp_path) -> Path:
+    """An index written by a sync and closed cleanly (no -wal, no -shm), in a folder of its own."""
+    write(docs / "otters.md", "# Otters\n\nSea otters hold hands while they sleep.\n")
+    write(docs / "moles.md", "# Moles\n\nStar-nosed moles find food by touch.\n")
+    (tmp_path / "idx").mkdir()
+    path = tmp_path / "idx" / "index.db"
+    writer = make_app(db_path=str(path))
+    writer.sync()
+    writer.close()
+    assert sorted(p.name for p in path.parent.iterdir()) == ["index.db", "index.db.sync.lock"]
+    return path
+
+
+def _every_read(reader, docs: Path) -> None:
+    assert payload(reader.query("otters sleep"))["results"]
+    reader.read(str(docs / "otters.md"))
+    reader.list_files()
+    reader.list_collections()
+    reader.status()
+    reader.doctor()
+
+
+def test_read_only_operations_leave_the_index_folder_as_they_found_it(synced, make_app, docs):
+    """A read-only query made idx.db-wal (0 bytes) and idx.db-shm (32 KiB) beside the index and left them."""
+    before = _listing(synced.parent)
+    reader = make_app({"MINIRAG_READ_ONLY": "1"}, db_path=str(synced))
+    _every_read(reader, docs)
+    reader.close()
+    assert _listing(synced.parent) == before
+
+
+def test_the_read_only_cli_leaves_the_index_folder_as_it_found_it(cli_env, tmp_path):
+    """The same through `minirag` processes, as a user runs them."""
+    env = {**os.environ, "PYTHONWARNINGS": "ignore"}
+    run = [sys.executable, "-m", "minirag"]
+    subprocess.run([*run, "sync"], env=env, check=True, capture_output=True, timeout=120)
+    before = _listing(tmp_path)
+    for command in (["query", "otters"], ["list"], ["status"], ["doctor"], ["collections"]):
+        done = subprocess.run([*run, *command],
+                              env={**env, "MINIRAG_READ_ONLY": "1"}, capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, (command, done.stderr)
+        assert _listing(tmp_path) == before, command
+
+
+def _commit_then_die(path: Path, key: str) -> None:
+    """A writer that commits `key` into the meta table and is killed before any checkpoint: its
+    commit lies only in the -wal, beside a -shm that says so."""
+    code = (
+        "import os, signal, sqlean as sqlite3\n"
+        f"c = sqlite3.connect({str(path)!r}, isolation_level=None)\n"
+        "c.execute('PRAGMA wal_autocheckpoint = 0')\n"
+        f"c.execute('INSERT INTO meta (key, value) VALUES (?, ?)', ({key!r}, 'committed'))\n"
+        "os.kill(os.getpid(), signal.SIGKILL)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=60)
+    assert done.returncode == -signal.SIGKILL, done.stderr
+    assert Path(f"{path}-wal").stat().st_size > 0 and Path(f"{path}-shm").exists()
+
+
+def test_a_killed_writers_commit_is_read_and_its_wal_and_shm_are_left_as_they_were(synced, make_app, docs):
+    """Opened as before, the reader rebuilt the -shm of a writer killed after its commit (its mtime moved)."""
+    _commit_then_die(synced, "killed writer's commit")
+    before = _listing(synced.parent)
+    reader = make_app({"MINIRAG_READ_ONLY": "1"}, db_path=str(synced))
+    assert reader.index.meta("killed writer's commit") == "committed"
+    _every_read(reader, docs)
+    reader.close()
+    assert _listing(synced.parent) == before
+
+
+def test_a_wal_without_its_shm_makes_no_shm_and_is_said(synced, make_app, docs, caplog):
+    """A -wal holding commits with its -shm gone (a copy of a live index): reading it needs a -shm,
+    which a read-only open must not make; the reader says what it does not see."""
+    import logging
+
+    _commit_then_die(synced, "copied commit")
+    os.unlink(f"{synced}-shm")
+    before = _listing(synced.parent)
+    with caplog.at_level(logging.WARNING, logger="minirag.store.index"):
+        reader = make_app({"MINIRAG_READ_ONLY": "1"}, db_path=str(synced))
+        assert payload(reader.query("otters sleep"))["results"]
+        reader.close()
+    assert _listing(synced.parent) == before
+    assert any("-wal holds writes not yet in the index file" in r.getMessage() for r in caplog.records)
+
+
+class _WritesWhileEmbedding:
+    """The real encoder, with another process's commit landing (and checkpointed into the file) while
+    the first query's words are embedded: after the reader has read some of the index's pages and
+    before it reads the rest."""
+
+    def __init__(self, encoder, during) -> None:
+        self._encoder, self._during = encoder, during
+
+    def __getattr__(self, name):
+        return getattr(self._encoder, name)
+
+    def embed_queries(self, texts):
+        during, self._during = self._during, None
+        if during is not None:
+            during()
+        return self._encoder.embed_queries(texts)
+
+
+def test_a_read_only_query_that_a_writer_overtakes_answers_from_one_whole_index(synced, make_config, encoder,
+                                                                                docs, make_app):
+    """Opened `immutable`, SQLite caches pages as if the file never changed: a checkpoint landing
+    mid-query mixes pages of two versions of the index (SQLite says "malformed", or worse answers
+    from both). The answer must be the whole index before or after, never a mix, and never an error."""
+    from minirag.app import App
+
+    def another_process_writes() -> None:
+        code = (
+            "from minirag.app import App\nfrom minirag.config import load_config\n"
+            f"config = load_config(env={{}}, base_dirs=[{str(docs)!r}], db_path={str(synced)!r}, "
+            f"model_path={str(make_config().model_path)!r})\n"
+            "app = App(config)\n"
+            "for n in range(40):\n"
+            "    app.ingest_data(f'# Walrus {n}\\n\\nWalruses sleep in the water, number {n}.' * 40, f'walrus-{n}')\n"
+            "app.close()\n"
+        )
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+
+    reader = App(make_config({"MINIRAG_READ_ONLY": "1"}, db_path=str(synced)),
+                 encoder=_WritesWhileEmbedding(encoder, another_process_writes))
+    try:
+        assert reader.status().stats.source_count == 2
+        answer = payload(reader.query("walruses sleep in the water", top_k=50))
+    finally:
+        reader.close()
+    fresh = make_app({"MINIRAG_READ_ONLY": "1"}, db_path=str(synced))
+    assert answer == payload(fresh.query("walruses sleep in the water", top_k=50))
+
+
+@pytest.fixture
+def open_to_others():
+    """A folder every user may read (pytest's own are closed to others), removed afterwards."""
+    import tempfile
+
+    folder = Path(tempfile.mkdtemp(prefix="minirag-nobody-", dir="/tmp"))
+    os.chmod(folder, 0o755)
+    yield folder
+    shutil.rmtree(folder)
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or shutil.which("setpriv") is None, reason="needs root to become nobody")
+def test_nobody_reads_an_index_in_a_folder_it_cannot_write(synced, docs, model_dir, open_to_others):
+    """Another user, a folder it may only read: no -wal or -shm can be made there, and none is needed.
+    With a killed writer's -wal and -shm there, nobody reads its commit through them unchanged."""
+    checkout = Path(__file__).resolve().parents[1]
+    for needed in (checkout, model_dir, Path(sys.executable).resolve()):
+        if not all(os.stat(p).st_mode & 0o005 for p in (needed, *needed.parents) if p != Path("/")):
+            pytest.skip(f"{needed} is closed to other users")
+    shutil.copytree(docs, open_to_others / "docs")
+    (open_to_others / "idx").mkdir()
+    index = open_to_others / "idx" / "index.db"
+    shutil.copy2(synced, index)
+    env = {"PATH": os.environ["PATH"], "HOME": "/nonexistent", "MINIRAG_READ_ONLY": "1", "DB_PATH": str(index),
+           "BASE_DIR": str(open_to_others / "docs"), "MODEL_PATH": str(model_dir),
+           "PYTHONPATH": str(checkout), "PYTHONDONTWRITEBYTECODE": "1"}
+
+    def query_as_nobody(words: str) -> list[str]:
+        done = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", sys.executable,
+                               "-m", "minirag", "query", "--json", words], env=env, capture_output=True, text=True,
+                              timeout=120, cwd="/")
+        assert done.returncode == 0, done.stderr
+        return [hit["source"] for hit in json.loads(done.stdout)["results"]]
+
+    before = _listing(index.parent)
+    assert query_as_nobody("otters sleep")
+    assert _listing(index.parent) == before
+    _commit_then_die(index, "killed writer's commit")
+    subprocess.run([sys.executable, "-c", (
+        "import sqlean as sqlite3\n"
+        f"c = sqlite3.connect('file:{index}?mode=ro&readonly_shm=1', uri=True)\n"
+        "assert c.execute(\"SELECT value FROM meta WHERE key = 'killed writer''s commit'\").fetchone()\n")],
+        check=True, timeout=60)
+    before = _listing(index.parent)
+    assert query_as_nobody("otters sleep")
+    assert _listing(index.parent) == before
