@@ -162,6 +162,38 @@ def test_a_read_only_query_that_a_writer_overtakes_answers_from_one_whole_index(
     assert answer == payload(fresh.query("walruses sleep in the water", top_k=50))
 
 
+def test_a_check_that_a_writer_overtakes_is_made_again_on_the_index_as_it_is_now(synced):
+    """doctor's checks (store/health.py) read the file through connections of their own; opened
+    `immutable`, one that a writer's commit and checkpoint overtook had read pages of two versions."""
+    from minirag.store import connection as db
+    from minirag.store.health import answer
+
+    reads, wrote, seen = [], [], []
+
+    def check() -> str:
+        conn = db.connect(synced, read_only=True)
+        try:
+            reads.append(conn.execute("SELECT COUNT(*) FROM chunks").fetchone())
+            if not wrote:  # another process commits and folds it into the file, then closes
+                wrote.append(True)
+                code = (
+                    "import sqlean as sqlite3\n"
+                    f"c = sqlite3.connect({str(synced)!r}, isolation_level=None)\n"
+                    "c.execute(\"INSERT INTO meta (key, value) VALUES ('overtaken', 'yes')\")\n"
+                    "c.execute('PRAGMA wal_checkpoint(TRUNCATE)')\n"
+                    "c.close()\n"
+                )
+                subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
+            seen.append(conn.execute("SELECT value FROM meta WHERE key = 'overtaken'").fetchone())
+            return answer(conn, "quick_check")
+        finally:
+            conn.close()
+
+    assert db.read_whole(synced, check) == "ok"
+    assert len(reads) == 2 and seen[-1] == ("yes",)  # read once more, on the index as the writer left it
+    assert sorted(p.name for p in synced.parent.iterdir()) == ["index.db", "index.db.sync.lock"]
+
+
 @pytest.fixture
 def open_to_others():
     """A folder every user may read (pytest's own are closed to others), removed afterwards."""

@@ -240,6 +240,29 @@ def unread_wal(path: Path) -> bool:
     return opens_immutable(path) and os.path.exists(wal) and os.path.getsize(wal) > 0
 
 
+READ_TRIES = 3
+
+
+def read_whole(path: Path, read: Callable[[], Any]) -> Any:
+    """`read()`, which reads `path` through read-only connections of its own, run again where it
+    opened the index `immutable` and a writer elsewhere changed the file meanwhile: SQLite read
+    the file as if it never changed, so a checkpoint landing mid-read may have mixed pages of two
+    versions (an error, or an answer from both). IndexUnavailable where it changed every time."""
+    for _ in range(READ_TRIES):
+        immutable = opens_immutable(path)
+        before = identity(path, contents=True)
+        try:
+            result = read()
+        except DatabaseError:
+            if immutable and identity(path, contents=True) != before:
+                continue
+            raise
+        if not immutable or identity(path, contents=True) == before:
+            return result
+    raise IndexUnavailable(f"the index {path} changed each of the {READ_TRIES} times it was read (a writer is "
+                           "busy with it); retry once that writer is done")
+
+
 def cannot_change(path: Path) -> bool:
     folder = Path(os.path.abspath(path)).parent
     try:
