@@ -50,6 +50,7 @@ from minirag.config import (
 )
 from minirag.display import shown
 from minirag.errors import (
+    ConfigError,
     DamagedIndex,
     FileAccessError,
     IndexUnavailable,
@@ -134,6 +135,19 @@ def check_title_argument(title: str | None) -> None:
                               "an escape); a title is one line of text")
 
 
+
+
+def refuse_repointed_roots(config: Config) -> None:
+    """ConfigError, before a sync, where a root named through a link now leads to another folder:
+    this process resolved the link once, at start, and a sync of the old folder would keep the
+    index on what the user moved the root away from."""
+    from minirag.security import root_repointed
+
+    for collection in config.collections:
+        if collection.named is not None and (why := root_repointed(collection.named, collection.root)):
+            raise ConfigError(f"{why}; this minirag process keeps the folder it found at start, so nothing was "
+                              f"synced: restart it to index where {collection.named} leads now (its sync then drops "
+                              f"{collection.root}'s files from the index)")
 
 
 class App:
@@ -582,6 +596,7 @@ class App:
         from minirag.gitstate import root_states, stored_states
         from minirag.ingest.sync import run_sync
 
+        refuse_repointed_roots(self.config)
         before = self._index
         pipeline = self._pipeline_for(self._index_for_writing(rebuild=True))
         if paths is not None and before is not None and pipeline.index is not before:
