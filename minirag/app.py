@@ -226,8 +226,10 @@ class App:
                 if state == "gone" and not rebuild:
                     self._index.ensure_same_file()  # raises, saying what happened and what to do
                 if state != "same":
-                    log.warning("the index file %s was %s; opening what is there now", self.config.db_path,
-                                "deleted" if state == "gone" else "replaced or written elsewhere")
+                    # A writer elsewhere writing the index an immutable reader reads is no news (read_only_uri).
+                    log.log(logging.INFO if state == "written" else logging.WARNING,
+                            "the index file %s was %s; opening what is there now", self.config.db_path,
+                            {"gone": "deleted", "written": "written elsewhere"}.get(state, "replaced"))
                     self._index.close()
                     self._index, self._pipeline = None, None
                     self.damage = None  # what was damaged was the old file

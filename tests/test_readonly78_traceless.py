@@ -113,6 +113,23 @@ def test_a_wal_without_its_shm_makes_no_shm_and_is_said(synced, make_app, docs, 
     assert any("-wal holds writes not yet in the index file" in r.getMessage() for r in caplog.records)
 
 
+def test_a_reader_sees_each_commit_a_writer_makes_beside_it_without_a_warning(synced, make_app, caplog):
+    """The reader opens the index alone (immutable), sees the writer's -wal appear, and reopens it
+    through the writer's -wal and -shm: news to no one, so no warning on the server's stderr."""
+    import logging
+
+    reader = make_app({"MINIRAG_READ_ONLY": "1"}, db_path=str(synced))
+    assert reader.status().stats.source_count == 2
+    writer = make_app(db_path=str(synced))
+    with caplog.at_level(logging.INFO, logger="minirag.app"):
+        for n, words in enumerate(["zanzibar quokka", "marmalade penguin"]):
+            writer.ingest_data(f"# Note {n}\n\nThe {words} appears only here.", f"note-{n}")
+            assert f"note-{n}" in [h["source"] for h in payload(reader.query(words))["results"]]
+            assert reader.status().stats.source_count == 3 + n
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING], caplog.text
+    assert any("written elsewhere" in r.getMessage() for r in caplog.records)
+
+
 class _WritesWhileEmbedding:
     """The real encoder, with another process's commit landing (and checkpointed into the file) while
     the first query's words are embedded: after the reader has read some of the index's pages and

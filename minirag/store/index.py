@@ -352,11 +352,15 @@ class Index:
                 raise db.index_error(exc, self.path) from exc
 
     def file_state(self) -> str:
-        """"same" while the path names the file this object opened; else "gone" or "replaced"."""
+        """"same" while the path names the file this object opened; else "gone" or "replaced", or
+        "written" where an immutable reader's file was written elsewhere since it was opened."""
         now = db.identity(self.path, contents=self.watch_contents)
         if now is None:
             return "gone"
-        return "same" if getattr(self, "identity", now) == now else "replaced"
+        opened = getattr(self, "identity", now)
+        if opened == now:
+            return "same"
+        return "written" if self.watch_contents and opened[:2] == now[:2] else "replaced"
 
     def ensure_same_file(self) -> None:
         """Refuse to go on with a file the path no longer names: a write there would vanish."""
