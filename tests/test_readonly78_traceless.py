@@ -211,49 +211,101 @@ def test_a_check_that_a_writer_overtakes_is_made_again_on_the_index_as_it_is_now
     assert sorted(p.name for p in synced.parent.iterdir()) == ["index.db", "index.db.sync.lock"]
 
 
+_AS_NOBODY = """
+import contextlib, importlib.metadata, io, json, os, sys
+from minirag import cli
+commands = json.loads(sys.argv[1])
+# Every module loaded first, as root: the interpreter's own library may lie where nobody cannot
+# read (here, under /root). Read-only commands write nothing, so the warm-up changes nothing.
+for command in commands:
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        with contextlib.suppress(SystemExit):
+            cli.main(command)
+os.setgroups([]); os.setgid(65534); os.setuid(65534)
+os.environ["CACHE_DIR"] = os.environ["NOBODY_CACHE_DIR"]
+results = []
+for command in commands:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = cli.main(command)
+        except SystemExit as exc:
+            code = exc.code
+    results.append([code or 0, out.getvalue(), err.getvalue()])
+print(json.dumps(results))
+"""
+
+
+def _as_nobody(commands: list[list[str]], env: dict[str, str]) -> list[tuple[int, str, str]]:
+    """Each CLI command run as the user nobody (uid 65534, no groups), in one process."""
+    done = subprocess.run([sys.executable, "-c", _AS_NOBODY, json.dumps(commands)], env=env, capture_output=True,
+                          text=True, timeout=300, cwd="/")
+    assert done.returncode == 0, done.stderr
+    return [tuple(result) for result in json.loads(done.stdout.splitlines()[-1])]
+
+
 @pytest.fixture
-def open_to_others():
-    """A folder every user may read (pytest's own are closed to others), removed afterwards."""
-    import tempfile
-
-    folder = Path(tempfile.mkdtemp(prefix="minirag-nobody-", dir="/tmp"))
-    os.chmod(folder, 0o755)
-    yield folder
-    shutil.rmtree(folder)
-
-
-@pytest.mark.skipif(os.geteuid() != 0 or shutil.which("setpriv") is None, reason="needs root to become nobody")
-def test_nobody_reads_an_index_in_a_folder_it_cannot_write(synced, docs, model_dir, open_to_others):
-    """Another user, a folder it may only read: no -wal or -shm can be made there, and none is needed.
-    With a killed writer's -wal and -shm there, nobody reads its commit through them unchanged."""
-    checkout = Path(__file__).resolve().parents[1]
-    for needed in (checkout, model_dir, Path(sys.executable).resolve()):
+def nobody_world(docs, model_dir):
+    """The index, its documents and a model cache in folders nobody may read but not write."""
+    if os.geteuid() != 0:
+        pytest.skip("needs root, to become nobody")
+    for needed in (model_dir, Path(__file__).resolve().parents[1]):
         if not all(os.stat(p).st_mode & 0o005 for p in (needed, *needed.parents) if p != Path("/")):
             pytest.skip(f"{needed} is closed to other users")
-    shutil.copytree(docs, open_to_others / "docs")
-    (open_to_others / "idx").mkdir()
-    index = open_to_others / "idx" / "index.db"
-    shutil.copy2(synced, index)
-    env = {"PATH": os.environ["PATH"], "HOME": "/nonexistent", "MINIRAG_READ_ONLY": "1", "DB_PATH": str(index),
-           "BASE_DIR": str(open_to_others / "docs"), "MODEL_PATH": str(model_dir),
-           "PYTHONPATH": str(checkout), "PYTHONDONTWRITEBYTECODE": "1"}
+    import tempfile
 
-    def query_as_nobody(words: str) -> list[str]:
-        done = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", sys.executable,
-                               "-m", "minirag", "query", "--json", words], env=env, capture_output=True, text=True,
-                              timeout=120, cwd="/")
-        assert done.returncode == 0, done.stderr
-        return [hit["source"] for hit in json.loads(done.stdout)["results"]]
+    world = Path(tempfile.mkdtemp(prefix="minirag-nobody-", dir="/tmp"))
+    os.chmod(world, 0o755)
+    write(world / "docs" / "otters.md", "# Otters\n\nSea otters hold hands while they sleep.\n")
+    (world / "idx").mkdir()
+    env = {"PATH": os.environ["PATH"], "HOME": "/nonexistent", "MINIRAG_READ_ONLY": "1",
+           "DB_PATH": str(world / "idx" / "index.db"), "BASE_DIR": str(world / "docs"), "MODEL_PATH": str(model_dir),
+           "NOBODY_CACHE_DIR": str(world / "cache"), "PYTHONPATH": str(Path(__file__).resolve().parents[1]),
+           "PYTHONDONTWRITEBYTECODE": "1"}
+    made = subprocess.run([sys.executable, "-m", "minirag", "sync"], env={**env, "MINIRAG_READ_ONLY": "0"},
+                          capture_output=True, text=True, timeout=120, cwd="/")
+    assert made.returncode == 0, made.stderr
+    yield world / "idx" / "index.db", env
+    shutil.rmtree(world)
 
+
+READS = [["query", "--json", "otters"], ["read", "OTTERS"], ["list"], ["status"], ["doctor"], ["collections"]]
+
+
+def _reads(index: Path) -> list[list[str]]:
+    documents = index.parent.parent / "docs"
+    return [[str(documents / "otters.md") if arg == "OTTERS" else arg for arg in command] for command in READS]
+
+
+def test_nobody_reads_an_index_in_a_folder_it_cannot_write_and_changes_nothing(nobody_world):
+    """Another user, a folder it may only read: no -wal or -shm can be made there, and none is needed."""
+    index, env = nobody_world
     before = _listing(index.parent)
-    assert query_as_nobody("otters sleep")
+    results = _as_nobody(_reads(index), env)
+    assert [code for code, _, _ in results] == [0] * len(READS), results
+    assert json.loads(results[0][1])["results"]
     assert _listing(index.parent) == before
+    assert not (index.parent.parent / "cache").exists()
+
+
+def test_nobody_reads_a_killed_writers_commit_through_its_wal_and_shm_and_changes_nothing(nobody_world):
+    index, env = nobody_world
     _commit_then_die(index, "killed writer's commit")
-    subprocess.run([sys.executable, "-c", (
-        "import sqlean as sqlite3\n"
-        f"c = sqlite3.connect('file:{index}?mode=ro&readonly_shm=1', uri=True)\n"
-        "assert c.execute(\"SELECT value FROM meta WHERE key = 'killed writer''s commit'\").fetchone()\n")],
-        check=True, timeout=60)
+    for name in ("index.db-wal", "index.db-shm"):
+        os.chmod(index.parent / name, 0o644)  # as a writer's umask of 022 makes them
     before = _listing(index.parent)
-    assert query_as_nobody("otters sleep")
+    results = _as_nobody(_reads(index), env)
+    assert [code for code, _, _ in results] == [0] * len(READS), results
     assert _listing(index.parent) == before
+
+
+def test_a_shm_nobody_may_not_read_is_named_in_one_line(nobody_world):
+    """It said only "cannot open the index ... (unable to open database file); check that its folder
+    exists and that this user may read it", and the user may read the index file and its folder."""
+    index, env = nobody_world
+    _commit_then_die(index, "killed writer's commit")
+    os.chmod(index.parent / "index.db-wal", 0o644)
+    os.chmod(index.parent / "index.db-shm", 0o600)
+    (code, out, err), = _as_nobody([["query", "otters"]], env)
+    assert code == 1 and err.count("\n") == 1, err
+    assert f"{index}-shm" in err and "cannot be read by this user" in err, err

@@ -429,6 +429,9 @@ def explain(exc: BaseException, path: Path) -> str:
     if "unable to open" in lowered and (linked := _linked_side_file(path)) is not None:
         return (f"cannot open the index {path}: the file SQLite keeps beside it, {linked} is a symbolic link, "
                 "which SQLite does not follow (nor write through); remove the link")
+    if "unable to open" in lowered and (unreadable := _unreadable_side_file(path)) is not None:
+        return (f"cannot open the index {path}: {unreadable}, which SQLite reads with it, cannot be read by this "
+                "user (its owner or mode); give this user read access to it, or read a copy `minirag backup` made")
     if "unable to open" in lowered and _on_read_only_file_system(path):
         return (f"the index {path} is on a read-only file system, where it cannot be opened for writing; "
                 "use --read-only (MINIRAG_READ_ONLY=1) to search it, or point DB_PATH at a writable location")
@@ -455,6 +458,16 @@ def _linked_side_file(path: Path | str) -> str | None:
     for suffix in ("-wal", "-shm", "-journal"):
         side = f"{os.path.abspath(path)}{suffix}"
         if os.path.islink(side):
+            return side
+    return None
+
+
+def _unreadable_side_file(path: Path | str) -> str | None:
+    """The -wal or -shm beside the index that this user may not read, or None: a read-only open reads
+    through both where both are there, and SQLite says only 'unable to open database file'."""
+    for suffix in ("-wal", "-shm"):
+        side = f"{os.path.abspath(path)}{suffix}"
+        if os.path.exists(side) and not os.access(side, os.R_OK):
             return side
     return None
 
