@@ -50,10 +50,13 @@ def _every_read(reader, docs: Path) -> None:
 
 
 def test_read_only_operations_leave_the_index_folder_as_they_found_it(synced, make_app, docs):
-    """A read-only query made idx.db-wal (0 bytes) and idx.db-shm (32 KiB) beside the index and left them."""
+    """A read-only query made idx.db-wal (0 bytes) and idx.db-shm (32 KiB) beside the index and left them.
+    Nor is the sync lock made where a copied index came without one."""
+    Path(f"{synced}.sync.lock").unlink()
     before = _listing(synced.parent)
     reader = make_app({"MINIRAG_READ_ONLY": "1"}, db_path=str(synced))
     _every_read(reader, docs)
+    reader.backup(str(synced.parent.parent / "copy.db"))
     reader.close()
     assert _listing(synced.parent) == before
 
