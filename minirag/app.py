@@ -50,6 +50,7 @@ from minirag.config import (
 )
 from minirag.display import shown
 from minirag.errors import (
+    ConfigError,
     DamagedIndex,
     FileAccessError,
     IndexUnavailable,
@@ -104,7 +105,7 @@ def explained(method):
     @functools.wraps(method)
     def wrapper(self, *args, **kwargs):
         try:
-            return method(self, *args, **kwargs)
+            return self.read_whole(method, *args, **kwargs)
         except connection.DatabaseError as exc:
             error = connection.index_error(exc, self.config.db_path)
             if isinstance(error, DamagedIndex):
@@ -136,6 +137,19 @@ def check_title_argument(title: str | None) -> None:
 
 
 
+def refuse_repointed_roots(config: Config) -> None:
+    """ConfigError, before a sync, where a root named through a link now leads to another folder:
+    this process resolved the link once, at start, and a sync of the old folder would keep the
+    index on what the user moved the root away from."""
+    from minirag.security import root_repointed
+
+    for collection in config.collections:
+        if collection.named is not None and (why := root_repointed(collection.named, collection.root)):
+            raise ConfigError(f"{why}; this minirag process keeps the folder it found at start, so nothing was "
+                              f"synced: restart it to index where {collection.named} leads now (its sync then drops "
+                              f"{collection.root}'s files from the index)")
+
+
 class App:
     """`serving` (the MCP server) keeps a large index's vector codes in memory across queries;
     a one-shot CLI command reads them from the file instead of loading a copy it would drop.
@@ -161,6 +175,34 @@ class App:
         self._early_load: threading.Thread | None = None  # load_model_early's thread
         self.addressing = Addressing(config, self._indexed)
         self.presence = IndexPresence(config, self.jobs)  # whether there is an index to read, and why not
+        self._local_reads = threading.local()  # read_whole's: an operation inside another is not run twice
+
+    def read_whole(self, method, *args, **kwargs):
+        """`method` run, and run once more where it read an `immutable` index that a writer elsewhere
+        changed meanwhile: SQLite read that file as if it never changed, so a checkpoint landing
+        mid-read may have mixed pages of two versions (an error, or an answer from both). The second
+        run reopens the index (`_open_index`) and reads it through the writer's -wal and -shm.
+        Only a read-only App opens immutable, and its operations only read, so a second run is safe."""
+        if not self.config.read_only or getattr(self._local_reads, "depth", 0):
+            return method(self, *args, **kwargs)
+        self._local_reads.depth = 1
+        try:
+            try:
+                result = method(self, *args, **kwargs)
+            except connection.DatabaseError:
+                if not self._overtaken():
+                    raise
+            else:
+                if not self._overtaken():
+                    return result
+            log.info("a writer changed the index %s while it was read; reading it again", self.config.db_path)
+            return method(self, *args, **kwargs)
+        finally:
+            self._local_reads.depth = 0
+
+    def _overtaken(self) -> bool:
+        index = self._index
+        return index is not None and index.watch_contents and index.file_state() != "same"
 
     # --- lazily opened parts -------------------------------------------------
 
@@ -184,8 +226,10 @@ class App:
                 if state == "gone" and not rebuild:
                     self._index.ensure_same_file()  # raises, saying what happened and what to do
                 if state != "same":
-                    log.warning("the index file %s was %s; opening what is there now", self.config.db_path,
-                                "deleted" if state == "gone" else "replaced or written elsewhere")
+                    # A writer elsewhere writing the index an immutable reader reads is no news (read_only_uri).
+                    log.log(logging.INFO if state == "written" else logging.WARNING,
+                            "the index file %s was %s; opening what is there now", self.config.db_path,
+                            {"gone": "deleted", "written": "written elsewhere"}.get(state, "replaced"))
                     self._index.close()
                     self._index, self._pipeline = None, None
                     self.damage = None  # what was damaged was the old file
@@ -554,6 +598,7 @@ class App:
         from minirag.gitstate import root_states, stored_states
         from minirag.ingest.sync import run_sync
 
+        refuse_repointed_roots(self.config)
         before = self._index
         pipeline = self._pipeline_for(self._index_for_writing(rebuild=True))
         if paths is not None and before is not None and pipeline.index is not before:

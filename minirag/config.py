@@ -264,6 +264,9 @@ class Collection:
     name: str
     root: Path
     description: str = ""
+    # The root as named (absolute, no link followed) where a link on its way led to `root`: a
+    # long-running server keeps `root`, and a sync checks the name still leads there.
+    named: Path | None = None
 
 
 log = logging.getLogger(__name__)
@@ -498,8 +501,15 @@ def _parse_roots(env: Mapping[str, str], flag_roots: Sequence[str] | None, cwd: 
                                   f"and {described[raw][0]!r} name the same folder {path}")
             continue
         name, description = described.get(raw) or (_free_name(path.name or "root", collections), "")
-        collections.append(Collection(name, path, description))
+        collections.append(Collection(name, path, description, _named_path(raw, cwd, path)))
     return tuple(collections)
+
+
+def _named_path(raw: str, cwd: Path, resolved: Path) -> Path | None:
+    """`raw` made absolute without following a link, where that differs from `resolved` (a link
+    on its way); None where it names `resolved` itself."""
+    named = Path(os.path.abspath(cwd / Path(raw).expanduser()))
+    return None if named == resolved else named
 
 
 def _named_roots(parsed: dict) -> dict[str, tuple[str, str]]:

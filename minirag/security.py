@@ -60,6 +60,18 @@ def root_changed(root: Path) -> str | None:
     return None
 
 
+def root_repointed(named: Path, root: Path) -> str | None:
+    """Why the root named `named`, which led to the real folder `root` when the configuration was
+    read, is not that folder now (a link on its way re-pointed, or gone); None while it leads there."""
+    try:
+        now = os.path.realpath(named, strict=True)
+    except OSError:
+        return f"document root {named} no longer leads to a folder (it led to {root} when minirag started)"
+    if now == str(root):
+        return None
+    return f"document root {named} now leads to {now}, not to {root} as when minirag started"
+
+
 def open_root(root: Path) -> int:
     """A descriptor of the root folder, opened from `/` one component at a time with O_NOFOLLOW.
 

@@ -92,20 +92,19 @@ def backup(source: Path, dest: str | Path) -> BackupResult:
     source = Path(source)
     if not source.exists():
         raise IndexUnavailable(f"no index at {source}; run `minirag sync` first")
-    if db.unread_wal(source):  # it would open `immutable`: the file alone, without those writes
+    wal.refuse_foreign(source, thorough=False)  # a copy read through another file's -wal copies that file
+    if db.unread_wal(source) and _reads_immutable(source):  # the file alone, without those writes
         raise IndexUnavailable(
             f"{source}-wal holds writes not yet in the index file, and without its -shm on this read-only "
             "folder they cannot be read, so a backup would miss them; copy index.db and index.db-wal "
             "together to a writable folder and back up that copy, or back up where a writer runs")
-    if not db.opens_immutable(source):  # a copy read through another file's -wal copies that file
-        wal.refuse_foreign(source, thorough=False)
     target = destination(source, dest)
     tmp, held = _partial(source, target)
     # The copy and the files SQLite keeps beside it while writing it.
     leftovers = [tmp, *(tmp.with_name(tmp.name + suffix) for suffix in SQLITE_SIDE_FILES)]
     try:
         try:
-            ok, moment = _copy(source, tmp, target)
+            ok, moment = _copy_whole(source, tmp, target)
         except db.DatabaseError:
             wal.refuse_foreign(source, thorough=True)  # what fails may be only the -wal beside it
             raise
@@ -140,9 +139,38 @@ def _partial(source: Path, target: Path) -> tuple[Path, int]:
                               "folder with room (nothing was left behind)") from None
 
 
-def _copy(source: Path, tmp: Path, target: Path) -> tuple[str, Moment]:
+_COPY_TRIES = 3
+
+
+def _copy_whole(source: Path, tmp: Path, target: Path) -> tuple[str, Moment]:
+    """`_copy`, made again where it read the index `immutable` (no -wal and -shm beside it, which a
+    read-only open does not make) and a writer elsewhere changed the file meanwhile: SQLite read it
+    as if it never changed, so the copy may mix pages of two versions."""
+    for _ in range(_COPY_TRIES):
+        immutable = _reads_immutable(source)
+        before = db.identity(source, contents=True)
+        try:
+            result = _copy(source, tmp, target, immutable=immutable)
+        except db.DatabaseError:
+            if immutable and db.identity(source, contents=True) != before:
+                continue
+            raise
+        if not immutable or db.identity(source, contents=True) == before:
+            return result
+    raise IndexUnavailable(f"the index {source} changed each of the {_COPY_TRIES} times it was copied (a writer "
+                           "is busy with it); retry the backup once that writer is done (nothing was backed up)")
+
+
+def _reads_immutable(source: Path) -> bool:
+    """Whether the backup reads the index `immutable`: as any read-only open does (read_only_uri), but
+    beside a -wal whose -shm is gone on a folder it may write, it reads the -wal's commits, making the
+    -shm SQLite needs for that: a copy without them would be no backup of the index."""
+    return db.opens_immutable(source) and (not os.path.exists(f"{source}-wal") or db.cannot_change(source))
+
+
+def _copy(source: Path, tmp: Path, target: Path, *, immutable: bool) -> tuple[str, Moment]:
     """Copy through the backup API into `tmp`; returns the copy's integrity_check answer and what it holds."""
-    src = db.connect(source, read_only=True)
+    src = db.connect(source, read_only=True, immutable=immutable)
     dst = None
     try:
         try:

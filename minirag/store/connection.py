@@ -93,8 +93,11 @@ def write_new_file(folder: Path, name: str, data: bytes) -> None:
         out.write(data)
 
 
-def connect(path: Path | str, *, read_only: bool = False, auto_checkpoint: bool = True) -> Connection:
+def connect(path: Path | str, *, read_only: bool = False, auto_checkpoint: bool = True,
+            immutable: bool | None = None) -> Connection:
     """Open the index with sqlite-vec loaded and our pragmas set. Does not migrate.
+
+    `read_only` opens it as read_only_uri says (`immutable` as there): it makes no file.
 
     `auto_checkpoint` False turns SQLite's own checkpoint-every-1000-pages off on
     this connection, for a file whose checkpoints Litestream runs (store/checkpoint.py).
@@ -102,7 +105,8 @@ def connect(path: Path | str, *, read_only: bool = False, auto_checkpoint: bool 
     import sqlite_vec
 
     if read_only:
-        conn = sqlite3.connect(read_only_uri(Path(path)), uri=True, check_same_thread=False, isolation_level=None)
+        conn = sqlite3.connect(read_only_uri(Path(path), immutable=immutable), uri=True, check_same_thread=False,
+                               isolation_level=None)
     else:
         make_index_folder(path)
         conn = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
@@ -186,37 +190,77 @@ def _minirag_made(conn: Connection, names: list[str]) -> bool:
     return {"id", "name", "applied_at"} <= columns
 
 
-def read_only_uri(path: Path) -> str:
-    """A `file:` URI that opens exactly `path` read-only, whatever characters its folders hold.
+def read_only_uri(path: Path, *, immutable: bool | None = None) -> str:
+    """A `file:` URI that opens exactly `path` read-only, whatever characters its folders hold, and
+    that makes no file beside it: read-only mode writes nothing (docs/operations.md).
 
     Every character outside the unreserved set is percent-encoded, so `?`, `#` or
-    `%41` in a folder name stay part of the name. Where SQLite could not open the
-    file otherwise (a read-only filesystem or a folder this user cannot write, with
-    no -wal and -shm beside it to share) the URI says `immutable`: SQLite then needs
-    no -shm and no locks, and caches pages as if the file never changed, so the Index
-    watches such a file's stat and reopens it when a writer elsewhere changes it
-    (`identity(..., contents=True)`). With a live writer's -wal and -shm present, a
-    read-only reader uses them and sees every commit as it lands.
+    `%41` in a folder name stay part of the name. `mode=ro` alone is not enough: on a
+    WAL index SQLite makes the -wal and -shm it reads through (O_CREAT) wherever the
+    folder lets it, and a read-only connection cannot remove them on closing. So:
+
+    - both beside it (a live writer's, or those of a writer killed after its commit):
+      read through them, and `readonly_shm` maps the -shm without writing it. SQLite's
+      read marks and locks still keep each read transaction one whole snapshot while
+      the writer commits and checkpoints, and commits still in the -wal are read;
+    - otherwise (`opens_immutable`): `immutable`, the file alone, with no -shm and no
+      locks. SQLite then caches pages as if the file never changed, so the Index
+      watches such a file's stat and reopens it once a writer elsewhere changes it,
+      and a read a checkpoint overtook is read again (`identity(..., contents=True)`).
+
+    `immutable` given: that open whatever is beside the file (wal.py's checks); False may
+    then make a -shm beside a -wal that has none, which only a writer's checks may do.
     """
     absolute = Path(os.path.abspath(path)).as_posix()
     if not absolute.startswith("/"):  # a Windows drive path: file:///C:/...
         absolute = "/" + absolute
     uri = "file:" + quote(absolute, safe="/:") + "?mode=ro"
-    return uri + "&immutable=1" if opens_immutable(Path(path)) else uri
+    if immutable is None:
+        immutable = opens_immutable(Path(path))
+    if immutable:
+        return uri + "&immutable=1"
+    return uri + "&readonly_shm=1" if _side_files_present(Path(path)) else uri
+
+
+def _side_files_present(path: Path) -> bool:
+    return all(os.path.exists(f"{os.path.abspath(path)}{suffix}") for suffix in ("-wal", "-shm"))
 
 
 def opens_immutable(path: Path) -> bool:
-    """Whether a read-only connection to `path` is opened `immutable` (read_only_uri)."""
-    if not cannot_change(path):
-        return False
-    return not all(os.path.exists(f"{os.path.abspath(path)}{suffix}") for suffix in ("-wal", "-shm"))
+    """Whether a read-only connection to `path` is opened `immutable` (read_only_uri): unless both its
+    -wal and -shm are there to read through, any other open would make them."""
+    return not _side_files_present(path)
 
 
 def unread_wal(path: Path) -> bool:
     """Whether an `immutable` open of `path` leaves writes unread: a -wal beside it, not empty,
-    whose -shm is gone (a copy or snapshot of a live index), on a folder none may write."""
+    whose -shm is gone (a copy or snapshot of a live index), which a read-only open cannot read
+    without making a -shm."""
     wal = f"{os.path.abspath(path)}-wal"
     return opens_immutable(path) and os.path.exists(wal) and os.path.getsize(wal) > 0
+
+
+READ_TRIES = 3
+
+
+def read_whole(path: Path, read: Callable[[], Any]) -> Any:
+    """`read()`, which reads `path` through read-only connections of its own, run again where it
+    opened the index `immutable` and a writer elsewhere changed the file meanwhile: SQLite read
+    the file as if it never changed, so a checkpoint landing mid-read may have mixed pages of two
+    versions (an error, or an answer from both). IndexUnavailable where it changed every time."""
+    for _ in range(READ_TRIES):
+        immutable = opens_immutable(path)
+        before = identity(path, contents=True)
+        try:
+            result = read()
+        except DatabaseError:
+            if immutable and identity(path, contents=True) != before:
+                continue
+            raise
+        if not immutable or identity(path, contents=True) == before:
+            return result
+    raise IndexUnavailable(f"the index {path} changed each of the {READ_TRIES} times it was read (a writer is "
+                           "busy with it); retry once that writer is done")
 
 
 def cannot_change(path: Path) -> bool:
@@ -385,6 +429,9 @@ def explain(exc: BaseException, path: Path) -> str:
     if "unable to open" in lowered and (linked := _linked_side_file(path)) is not None:
         return (f"cannot open the index {path}: the file SQLite keeps beside it, {linked} is a symbolic link, "
                 "which SQLite does not follow (nor write through); remove the link")
+    if "unable to open" in lowered and (unreadable := _unreadable_side_file(path)) is not None:
+        return (f"cannot open the index {path}: {unreadable}, which SQLite reads with it, cannot be read by this "
+                "user (its owner or mode); give this user read access to it, or read a copy `minirag backup` made")
     if "unable to open" in lowered and _on_read_only_file_system(path):
         return (f"the index {path} is on a read-only file system, where it cannot be opened for writing; "
                 "use --read-only (MINIRAG_READ_ONLY=1) to search it, or point DB_PATH at a writable location")
@@ -411,6 +458,16 @@ def _linked_side_file(path: Path | str) -> str | None:
     for suffix in ("-wal", "-shm", "-journal"):
         side = f"{os.path.abspath(path)}{suffix}"
         if os.path.islink(side):
+            return side
+    return None
+
+
+def _unreadable_side_file(path: Path | str) -> str | None:
+    """The -wal or -shm beside the index that this user may not read, or None: a read-only open reads
+    through both where both are there, and SQLite says only 'unable to open database file'."""
+    for suffix in ("-wal", "-shm"):
+        side = f"{os.path.abspath(path)}{suffix}"
+        if os.path.exists(side) and not os.access(side, os.R_OK):
             return side
     return None
 

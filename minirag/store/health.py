@@ -49,6 +49,10 @@ def driver() -> Driver:
 
 def inspect(path: Path) -> tuple[int, IndexStats | None]:
     """(schema version, stats when the schema is current), through read-only connections."""
+    return db.read_whole(path, lambda: _inspect(path))
+
+
+def _inspect(path: Path) -> tuple[int, IndexStats | None]:
     from minirag.store.index import Index
 
     conn = db.connect(path, read_only=True)
@@ -66,12 +70,15 @@ def inspect(path: Path) -> tuple[int, IndexStats | None]:
 
 
 def _read(path: Path, question: Callable[[db.Connection], T]) -> T:
-    """`question` asked of the file through a read-only connection of its own."""
-    conn = db.connect(path, read_only=True)
-    try:
-        return question(conn)
-    finally:
-        db.close(conn, checkpoint=False)
+    """`question` asked of the file through a read-only connection of its own (db.read_whole)."""
+    def ask() -> T:
+        conn = db.connect(path, read_only=True)
+        try:
+            return question(conn)
+        finally:
+            db.close(conn, checkpoint=False)
+
+    return db.read_whole(path, ask)
 
 
 def another_programs(path: Path) -> str | None:
@@ -133,12 +140,15 @@ def out_of_step(path: Path) -> tuple[str, ...]:
     deleted in the sqlite3 shell, a -wal from another copy replayed) or whose vector bytes were
     flipped inside a page: those leave chunks unfindable or searches ranked by garbage, silently.
     O(file size): for doctor, not status."""
-    conn = db.connect(path, read_only=True)
-    try:
-        conn.execute("BEGIN")  # one snapshot for every statement: a commit between two is no damage
-        return tuple(_disagreements(conn))
-    finally:
-        db.close(conn, checkpoint=False)
+    def ask() -> tuple[str, ...]:
+        conn = db.connect(path, read_only=True)
+        try:
+            conn.execute("BEGIN")  # one snapshot for every statement: a commit between two is no damage
+            return tuple(_disagreements(conn))
+        finally:
+            db.close(conn, checkpoint=False)
+
+    return db.read_whole(path, ask)
 
 
 def _disagreements(conn: db.Connection):

@@ -259,9 +259,12 @@ class Index:
         self.checkpoints = checkpoints and not read_only
         if read_only and not self.path.exists():
             raise IndexUnavailable(f"no index at {self.path}; run `minirag sync` first")
-        # A reader that may open immutable (now, or on a later thread once a writer elsewhere
-        # has closed) caches pages for good, so its file is watched for any change.
-        self.watch_contents = read_only and db.cannot_change(self.path)
+        # A reader opened `immutable` (read_only_uri: no -wal and -shm to read through, and it makes
+        # none) caches pages for good, so its file is watched for any change; every thread's
+        # connection opens the same way, decided here, before anything is read.
+        self.immutable = read_only and db.opens_immutable(self.path)
+        self.watch_contents = self.immutable
+        opened = db.identity(self.path, contents=self.watch_contents)
         self._local = threading.local()
         self._all: list = []
         self._all_lock = threading.Lock()
@@ -270,9 +273,9 @@ class Index:
         self.wrote = False  # whether this object committed a write (see close)
         self.fold_failed = False  # whether folding a write into the file failed (see _committed)
         self.checkpointer = Checkpointer(lambda: db.connect(self.path)) if self.checkpoints else None
-        if not (read_only and db.opens_immutable(self.path)):  # `immutable` never reads the -wal
-            # Before the first connection: a writable one's close folds the -wal into the file.
-            wal.refuse_foreign(self.path, thorough=self.checkpoints)
+        # Before the first connection: a writable one's close folds the -wal into the file. An
+        # immutable reader never reads it, but says whose it is, as every command does.
+        wal.refuse_foreign(self.path, thorough=self.checkpoints)
         with db.as_index_errors(self.path):
             if read_only:
                 version = schema.schema_version(self.conn)
@@ -285,8 +288,8 @@ class Index:
                     )
                 if db.unread_wal(self.path):
                     log.warning("%s-wal holds writes not yet in the index file, and without its -shm a read-only "
-                                "open on this read-only folder cannot read them: searches see the index as of its "
-                                "last checkpoint, until a writer opens it", self.path)
+                                "open cannot read them (it would have to make one): searches see the index as of "
+                                "its last checkpoint, until a writer opens it", self.path)
                 stale = self.stale_keyword_scheme()
                 if stale is not None:
                     log.warning("%s: %s", self.path, stale_keywords_warning(stale))
@@ -295,8 +298,9 @@ class Index:
                     self._committed()
                 self._refuse_newer_schemes()
                 self._refresh_keywords()
-        # The file this object writes to: every write checks the path still names it.
-        self.identity = db.identity(self.path, contents=self.watch_contents)
+        # The file this object writes to: every write checks the path still names it. An immutable
+        # reader's, as it was before its first read: a change since then is one it may have missed.
+        self.identity = opened if self.immutable else db.identity(self.path)
 
     @property
     def conn(self) -> db.Connection:
@@ -305,7 +309,8 @@ class Index:
         conn = getattr(self._local, "conn", None)
         if conn is None:
             try:
-                conn = db.connect(self.path, read_only=self.read_only, auto_checkpoint=self.checkpoints)
+                conn = db.connect(self.path, read_only=self.read_only, auto_checkpoint=self.checkpoints,
+                                  immutable=self.immutable if self.read_only else None)
             except (db.DatabaseError, OSError) as exc:
                 raise db.index_error(exc, self.path) from None
             self._local.conn = conn
@@ -347,11 +352,15 @@ class Index:
                 raise db.index_error(exc, self.path) from exc
 
     def file_state(self) -> str:
-        """"same" while the path names the file this object opened; else "gone" or "replaced"."""
+        """"same" while the path names the file this object opened; else "gone" or "replaced", or
+        "written" where an immutable reader's file was written elsewhere since it was opened."""
         now = db.identity(self.path, contents=self.watch_contents)
         if now is None:
             return "gone"
-        return "same" if getattr(self, "identity", now) == now else "replaced"
+        opened = getattr(self, "identity", now)
+        if opened == now:
+            return "same"
+        return "written" if self.watch_contents and opened[:2] == now[:2] else "replaced"
 
     def ensure_same_file(self) -> None:
         """Refuse to go on with a file the path no longer names: a write there would vanish."""

@@ -184,12 +184,11 @@ def _already_in(path: Path, frames: WalFrames, file_pages: int) -> bool:
 
 
 def _connect(path: Path, *, immutable: bool):
-    from minirag.store.connection import read_only_uri, sqlite3
+    from minirag.store.connection import cannot_change, opens_immutable, read_only_uri, sqlite3
 
-    uri = read_only_uri(path)
-    if immutable and "immutable=1" not in uri:
-        uri += "&immutable=1"
-    return sqlite3.connect(uri, uri=True, isolation_level=None)
+    # Through the -wal on a folder none may write, only where its -shm is there to read.
+    immutable = immutable or (cannot_change(path) and opens_immutable(path))
+    return sqlite3.connect(read_only_uri(path, immutable=immutable), uri=True, isolation_level=None)
 
 
 def _damage_through(path: Path) -> str | None:
