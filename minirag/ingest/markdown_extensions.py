@@ -16,6 +16,9 @@ written, its markers are words no reader sees, and its content may read as code.
   alt text; tables of contents and other directives that print nothing are left out, and so are
   options (`:key: value` lines, or a `---` block). A role (`` {func}`run_mcmc` ``, `` {ref}`Title
   <label>` ``) reads as reStructuredText's same role does: a code role as code, a reference its title.
+- Attribute lists (Python-Markdown's attr_list, MkDocs Material's buttons, Pandoc's heading
+  attributes): `{: .lead }` under a paragraph, `## Install {#install}`, `[Download](x.md){ .md-button }`
+  and `![Logo](logo.png){ width="300" }` set a class, an id or an attribute, and show nothing.
 - Quarto and R Markdown: a code chunk fenced as ```` ```{r} ```` or ```` ```{python} ```` (an
   engine's name in braces, which MyST would read as a directive; its label and options may
   follow, ```` ```{r setup, include=FALSE} ````) is code in that language, and so is Pandoc's
@@ -91,31 +94,52 @@ _CONTENT_BLOCKS = frozenset({"html", "caption", "figure-caption", "table-caption
 # A MyST role's name, right before the code span that holds its text: `{py:func}` of {py:func}`x`.
 _ROLE_NAME = re.compile(r"\{(?:[\w.+-]+:)?([\w.+-]+)\}")
 _ROLE_NAME_LONGEST = 80  # characters looked back for it (a role's name is a word or two)
+# An attribute list: classes, ids and key=value pairs in braces, right after a link, a picture, an
+# emphasis or a code span, or ending a line (a heading's, or one of its own under a block). An id
+# starts with a letter, so a TeX macro's `{#1}` is none. The spaces before one ending a line go with
+# it; they are taken from where their run starts, so a line of spaces is looked at once.
+_ATTRIBUTES = re.compile(
+    r"(?:(?<=[)\]*_`~])|(?:^|(?<=[^ \t]))[ \t]*+(?=\{[^{}\n]*+\}[ \t]*+$))"
+    r"\{:?[ \t]*+(?:(?:\.[A-Za-z_-][\w-]*+|#[A-Za-z][\w:.-]*+|[A-Za-z][\w-]*+=(?:\"[^\"\n]*+\"|'[^'\n]*+'|[^\s{}\"']++))"
+    r"[ \t]*+)++\}"
+)
 
 
 def read_extensions(markdown: str) -> str:
     """`markdown` with its alerts, admonitions and MyST markup written as the page shows them."""
     if _ANY.search(markdown):
         markdown = "\n".join(_one_blank(_read(markdown.split("\n"), 0)))
-    if "}`" not in markdown:
+    if "}" not in markdown:
         return markdown
     lines = markdown.split("\n")
     code = code_line_mask(lines)
-    return "\n".join(line if code[n] or "}`" not in line else _roles(line) for n, line in enumerate(lines))
+    out = []
+    for n, line in enumerate(lines):
+        shown = line if code[n] or "}" not in line else _inline(line)
+        if shown.strip() or not line.strip():  # a line that held only an attribute list goes
+            out.append(shown)
+    return "\n".join(out)
 
 
-def _roles(line: str) -> str:
-    """`line` with each MyST role (a code span right after `{name}`) written as the role shows."""
+def _inline(line: str) -> str:
+    """`line` with each MyST role (a code span right after `{name}`) written as the role shows, and
+    its attribute lists left out; code spans stay as written."""
+    if "{" not in line:
+        return line
     pieces, at = [], 0
     for start, end in code_spans(line):
         brace = line.rfind("{", max(at, start - _ROLE_NAME_LONGEST), start)
         name = _ROLE_NAME.fullmatch(line, brace, start) if brace >= 0 else None
+        before = line[at : name.start() if name else start]
+        pieces.append(_ATTRIBUTES.sub("", before) if "{" in before else before)
         if name is None:
-            continue
-        ticks = len(line[start:end]) - len(line[start:end].lstrip("`"))
-        pieces += [line[at : name.start()], role_shown(name.group(1), line[start + ticks : end - ticks].strip())]
+            pieces.append(line[start:end])
+        else:
+            ticks = len(line[start:end]) - len(line[start:end].lstrip("`"))
+            pieces.append(role_shown(name.group(1), line[start + ticks : end - ticks].strip()))
         at = end
-    return "".join(pieces) + line[at:]
+    rest = line[at:]
+    return "".join(pieces) + (_ATTRIBUTES.sub("", rest) if "{" in rest else rest)
 
 
 def _one_blank(lines: list[str]) -> list[str]:
