@@ -721,7 +721,22 @@ def _safe_href(href: str) -> str | None:
 
 
 def _link(a) -> str:
-    return link_markdown(inline_text(a), a.get("href") or "")
+    """A link as Markdown; a note reference (EPUB 3's `epub:type="noteref"`, DPUB-ARIA's
+    `role="doc-noteref"`, as Pandoc writes) as its mark in brackets, `[1]`, as the DOCX reader writes
+    one, and a note's link back to it (`doc-backlink`, `backlink`: a `↩`) as nothing: a reader sees a
+    mark, and `(#fn1)` or `(notes.xhtml#en1)` are no words of the text."""
+    kinds = set((a.get("epub:type") or "").lower().split()) | set((a.get("role") or "").lower().split())
+    text = inline_text(a)
+    if kinds & _NOTE_REFERENCES and text.strip():
+        text = text.strip()
+        return text if text.startswith("[") and text.endswith("]") else f"[{text}]"
+    if kinds & _BACKLINKS:
+        return ""
+    return link_markdown(text, a.get("href") or "")
+
+
+_NOTE_REFERENCES = frozenset({"noteref", "doc-noteref"})
+_BACKLINKS = frozenset({"backlink", "doc-backlink"})
 
 
 def _image(img) -> str:

@@ -1,0 +1,45 @@
+"""A note reference reads as its mark in brackets (`[1]`, as the DOCX reader writes one), and a
+note's link back to it as nothing.
+
+An EPUB 3 book's pop-up footnotes (`<a epub:type="noteref" href="#fn1"><sup>1</sup></a>`, an
+endnote in another file `href="notes.xhtml#en1"`) read `thirty-one years[1](#fn1), climbing` and
+`vapour burner[[2]](notes.xhtml#en1) that doubled`; Pandoc's HTML (`role="doc-noteref"`, and
+`role="doc-backlink"` for the ↩ after each note) the same: addresses no reader sees, in the middle
+of the sentence an agent quotes.
+"""
+
+from __future__ import annotations
+
+from helpers.epub import epub_book, xhtml
+
+from minirag.ingest.convert import convert_document
+
+CHAPTER = ('<section epub:type="chapter"><h1>Chapter 1. The Lighthouse Keeper</h1>'
+           '<p>Elias Marr kept the Skerry Point light for thirty-one years<a epub:type="noteref" href="#fn1" '
+           'id="r1"><sup>1</sup></a>, climbing its 212 steps twice a night.</p>'
+           '<p>The Board replaced it with a paraffin vapour burner<a epub:type="noteref" href="notes.xhtml#en1" '
+           'id="r2">[2]</a> that doubled its range.</p>'
+           '<aside epub:type="footnote" id="fn1"><p>From 1871 to 1902, according to the Board\'s ledger. '
+           '<a href="#r1" epub:type="backlink">↩</a></p></aside></section>')
+
+PANDOC = ('<html><body><p>Keepers complained<a href="#fn1" class="footnote-ref" id="fnref1" role="doc-noteref">'
+          '<sup>1</sup></a> about the engine.</p><section id="footnotes" class="footnotes footnotes-end-of-document" '
+          'role="doc-endnotes"><hr /><ol><li id="fn1"><p>It took forty minutes to build pressure.'
+          '<a href="#fnref1" class="footnote-back" role="doc-backlink">↩︎</a></p></li></ol></section>'
+          '</body></html>')
+
+
+def test_an_epub_note_reference_reads_as_its_mark():
+    book = epub_book([("c1", "ch1.xhtml")], ["c1"], {"ch1.xhtml": xhtml(CHAPTER)}, title="Skerry Point Light")
+    markdown = convert_document(book, ".epub", "skerry.epub").markdown
+    assert "thirty-one years[1], climbing its 212 steps" in markdown
+    assert "vapour burner[2] that doubled" in markdown
+    assert "according to the Board's ledger." in markdown
+    assert "#fn1" not in markdown and "notes.xhtml" not in markdown and "↩" not in markdown
+
+
+def test_a_pandoc_note_reference_reads_as_its_mark():
+    markdown = convert_document(PANDOC.encode(), ".html", "keepers.html").markdown
+    assert "Keepers complained[1] about the engine." in markdown
+    assert "It took forty minutes to build pressure." in markdown
+    assert "#fn" not in markdown and "↩" not in markdown
