@@ -19,9 +19,15 @@ Click [Get started](getting-started.md){ .md-button .md-button--primary } to beg
 Details is an extension that creates collapsible elements that hide their content.
 {: .lead }
 
-A *highlighted*{ .mark } word, and `code {: .x }` stays code.
+A *highlighted* word, and `code {: .x }` stays code.
 
 TeX keeps its macro arguments: $\\newcommand{\\x}[1]{#1}$, and {braces in prose} stay.
+
+$$
+\\mu_f = \\frac{1}{N}\\sum_{n=1}^N f_n
+$$
+
+A chain $\\{f_n\\}_{n=1}^N$ is enough.
 
 ```md
 [Download](x.md){ .md-button }
@@ -36,4 +42,5 @@ def test_attribute_lists_show_nothing():
     assert "![Logo](logo.png)\n" in markdown and "width=" not in markdown.split("```")[0]
     assert "hide their content.\n\nA *highlighted* word, and `code {: .x }` stays code." in markdown
     assert "$\\newcommand{\\x}[1]{#1}$, and {braces in prose} stay." in markdown
+    assert "\\sum_{n=1}^N f_n" in markdown and "A chain $\\{f_n\\}_{n=1}^N$ is enough." in markdown
     assert "```md\n[Download](x.md){ .md-button }\n```" in markdown

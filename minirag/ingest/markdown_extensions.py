@@ -18,7 +18,8 @@ written, its markers are words no reader sees, and its content may read as code.
   <label>` ``) reads as reStructuredText's same role does: a code role as code, a reference its title.
 - Attribute lists (Python-Markdown's attr_list, MkDocs Material's buttons, Pandoc's heading
   attributes): `{: .lead }` under a paragraph, `## Install {#install}`, `[Download](x.md){ .md-button }`
-  and `![Logo](logo.png){ width="300" }` set a class, an id or an attribute, and show nothing.
+  and `![Logo](logo.png){ width="300" }` set a class, an id or an attribute, and show nothing
+  (TeX's braces, `\\sum_{n=1}^N`, stay).
 - Quarto and R Markdown: a code chunk fenced as ```` ```{r} ```` or ```` ```{python} ```` (an
   engine's name in braces, which MyST would read as a directive; its label and options may
   follow, ```` ```{r setup, include=FALSE} ````) is code in that language, and so is Pandoc's
@@ -94,12 +95,13 @@ _CONTENT_BLOCKS = frozenset({"html", "caption", "figure-caption", "table-caption
 # A MyST role's name, right before the code span that holds its text: `{py:func}` of {py:func}`x`.
 _ROLE_NAME = re.compile(r"\{(?:[\w.+-]+:)?([\w.+-]+)\}")
 _ROLE_NAME_LONGEST = 80  # characters looked back for it (a role's name is a word or two)
-# An attribute list: classes, ids and key=value pairs in braces, right after a link, a picture, an
-# emphasis or a code span, or ending a line (a heading's, or one of its own under a block). An id
-# starts with a letter, so a TeX macro's `{#1}` is none. The spaces before one ending a line go with
-# it; they are taken from where their run starts, so a line of spaces is looked at once.
+# An attribute list: classes, ids and key=value pairs in braces, right after a link, a picture or a
+# code span, or after a space ending a line (a heading's), or a line of its own (under a block).
+# TeX is none: a subscript's `_{n=1}` follows no such mark, and a macro's `{#1}` has no id (an id
+# starts with a letter). The spaces before one ending a line go with it; they are taken from where
+# their run starts, so a line of spaces is looked at once.
 _ATTRIBUTES = re.compile(
-    r"(?:(?<=[)\]*_`~])|(?:^|(?<=[^ \t]))[ \t]*+(?=\{[^{}\n]*+\}[ \t]*+$))"
+    r"(?:(?<=[)\]`])|(?:^[ \t]*+|(?<=[^ \t])[ \t]++)(?=\{[^{}\n]*+\}[ \t]*+$))"
     r"\{:?[ \t]*+(?:(?:\.[A-Za-z_-][\w-]*+|#[A-Za-z][\w:.-]*+|[A-Za-z][\w-]*+=(?:\"[^\"\n]*+\"|'[^'\n]*+'|[^\s{}\"']++))"
     r"[ \t]*+)++\}"
 )
