@@ -5,7 +5,8 @@ An EPUB 3 book's pop-up footnotes (`<a epub:type="noteref" href="#fn1"><sup>1</s
 endnote in another file `href="notes.xhtml#en1"`) read `thirty-one years[1](#fn1), climbing` and
 `vapour burner[[2]](notes.xhtml#en1) that doubled`; Pandoc's HTML (`role="doc-noteref"`, and
 `role="doc-backlink"` for the ↩ after each note) the same: addresses no reader sees, in the middle
-of the sentence an agent quotes.
+of the sentence an agent quotes. An endnote's plain `<a href="ch1.xhtml#r2">↩</a>`, which says
+it is no backlink, read `[↩](ch1.xhtml#r2)` after every note.
 """
 
 from __future__ import annotations
@@ -43,3 +44,15 @@ def test_a_pandoc_note_reference_reads_as_its_mark():
     assert "Keepers complained[1] about the engine." in markdown
     assert "It took forty minutes to build pressure." in markdown
     assert "#fn" not in markdown and "↩" not in markdown
+
+
+NOTES = ('<section epub:type="endnotes"><h1>Notes</h1><ol><li id="en1"><p>The Chance Brothers pattern, delivered '
+         'by steamer from Birmingham. <a href="ch1.xhtml#r2">↩</a></p></li></ol>'
+         '<p>See <a href="ch1.xhtml#r2">chapter 1</a> and <a href="https://example.org/up">↑</a>.</p></section>')
+
+
+def test_an_endnotes_arrow_back_reads_as_nothing():
+    book = epub_book([("n", "notes.xhtml")], ["n"], {"notes.xhtml": xhtml(NOTES)}, title="Skerry Point Light")
+    markdown = convert_document(book, ".epub", "skerry.epub").markdown
+    assert "1. The Chance Brothers pattern, delivered by steamer from Birmingham.\n" in markdown
+    assert "See [chapter 1](ch1.xhtml#r2) and [↑](https://example.org/up)." in markdown
