@@ -56,3 +56,19 @@ def test_an_endnotes_arrow_back_reads_as_nothing():
     markdown = convert_document(book, ".epub", "skerry.epub").markdown
     assert "1. The Chance Brothers pattern, delivered by steamer from Birmingham.\n" in markdown
     assert "See [chapter 1](ch1.xhtml#r2) and [↑](https://example.org/up)." in markdown
+
+
+# Sphinx's footnotes (docutils 0.18+, Python's docs: library/csv.html): the note's label links back.
+DOCUTILS = ('<html><body><main><p>it should be opened with <code>newline=\'\'</code> <a class="footnote-reference brackets" '
+            'href="#id3" id="id1" role="doc-noteref"><span class="fn-bracket">[</span>1<span class="fn-bracket">]</span>'
+            '</a>.</p><aside class="footnote-list brackets"><aside class="footnote brackets" id="id3" role="doc-footnote">'
+            '<span class="label"><span class="fn-bracket">[</span><a role="doc-backlink" href="#id1">1</a>'
+            '<span class="fn-bracket">]</span></span><p>If newline=\'\' is not specified, newlines embedded inside '
+            'quoted fields will not be interpreted correctly.</p></aside></aside></main></body></html>')
+
+
+def test_a_docutils_note_keeps_its_label():
+    markdown = convert_document(DOCUTILS.encode(), ".html", "csv.html").markdown
+    assert "it should be opened with `newline=''` [1]." in markdown
+    assert "[1]" in markdown.split("newlines embedded")[0].split("[1].")[1]
+    assert "#id" not in markdown

@@ -723,16 +723,18 @@ def _safe_href(href: str) -> str | None:
 def _link(a) -> str:
     """A link as Markdown; a note reference (EPUB 3's `epub:type="noteref"`, DPUB-ARIA's
     `role="doc-noteref"`, as Pandoc writes) as its mark in brackets, `[1]`, as the DOCX reader writes
-    one, and a note's link back to it (`doc-backlink`, `backlink`, or a link to a place that shows only
-    an arrow, `↩`) as nothing: a reader sees a mark, and `(#fn1)` or `(notes.xhtml#en1)` are no words
-    of the text."""
+    one; a note's link back to it (`doc-backlink`, `backlink`) as its label (docutils links the note's
+    `1` back), or as nothing where it shows only an arrow (`↩`, also unmarked, to a place in a page): a
+    reader sees a mark, and `(#fn1)` or `(notes.xhtml#en1)` are no words of the text."""
     kinds = set((a.get("epub:type") or "").lower().split()) | set((a.get("role") or "").lower().split())
     text = inline_text(a)
     if kinds & _NOTE_REFERENCES and text.strip():
         text = text.strip()
         return text if text.startswith("[") and text.endswith("]") else f"[{text}]"
-    if kinds & _BACKLINKS or (text.strip() in _BACK_MARKS and "#" in (a.get("href") or "")):
+    if text.strip() in _BACK_MARKS and (kinds & _BACKLINKS or "#" in (a.get("href") or "")):
         return ""
+    if kinds & _BACKLINKS:
+        return text  # a note's own label linking back (docutils: `[1]`): the label
     return link_markdown(text, a.get("href") or "")
 
 
