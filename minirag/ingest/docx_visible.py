@@ -15,6 +15,9 @@ mammoth reads every run's text and drops what it does not know:
   differ from the Fallback's, which mammoth reads (see `_choices_read`).
 - A SmartArt graphic's text, in a diagram part mammoth never reads, stands in its drawing's place,
   a line a node (smartart.py).
+- A table of contents or an index Word generates (a `TOC` or `INDEX` field's result) is left out,
+  as the .doc, RTF and ODF readers leave theirs out: its entries repeat the headings, with page
+  numbers glued on and links to bookmarks (`[Datensicherung 2](#_Toc1)`) no reader can follow.
 Only the parts that need it are rewritten; a document without any of these keeps its bytes.
 """
 
@@ -39,6 +42,9 @@ _MAX_BASED_ON = 16  # a style chain longer than Word's own (or a loop) ends ther
 _SMALLEST_HALF_POINTS = 2  # one point
 # A run sized under a point, whatever its namespace prefix: only then is a part rewritten for it.
 _TINY_SIZE = re.compile(rb"sz\s[^>]*?val\s*=\s*[\"'][01][\"']")
+# A field whose result Word generates from the document: a table of contents, an index.
+_INDEX_FIELD = re.compile(r"\s*(?:TOC|INDEX)\b", re.IGNORECASE)
+_INDEX_MARK = re.compile(rb"instrText[^>]*>\s*(?:TOC|INDEX)\b", re.IGNORECASE)
 
 
 def _toggle(properties) -> bool | None:
@@ -146,7 +152,40 @@ class Visibility:
                 field.addprevious(placed)
             field.getparent().remove(field)
             changed = True
+        changed = _generated_indexes_left_out(root) or changed
         return _choices_read(root) or changed
+
+
+def _generated_indexes_left_out(root) -> bool:
+    """The runs of each TOC or INDEX field's result removed (the runs that hold its own separator
+    and end stay, so the field still closes), and links left empty; whether any was. One pass over
+    the runs in order, nested fields (each entry's PAGEREF) going with their index."""
+    fields: list[tuple[list[str], bool]] = []  # each open field: its instruction's pieces, whether an index's result
+    inside = 0  # open fields that are an index past its separator
+    doomed = []
+    for run in root.iter(f"{W}r"):
+        before = inside
+        for child in run:
+            if child.tag == f"{W}instrText" and fields and not fields[-1][1]:
+                fields[-1][0].append(child.text or "")
+            elif child.tag == f"{W}fldChar":
+                kind = child.get(f"{W}fldCharType")
+                if kind == "begin":
+                    fields.append(([], False))
+                elif kind == "separate" and fields and not fields[-1][1]:
+                    if _INDEX_FIELD.match("".join(fields[-1][0])):
+                        fields[-1] = (fields[-1][0], True)
+                        inside += 1
+                elif kind == "end" and fields:
+                    inside -= fields.pop()[1]
+        if before and inside:
+            doomed.append(run)
+    for run in doomed:
+        holder = run.getparent()
+        holder.remove(run)
+        if holder.tag == f"{W}hyperlink" and not len(holder) and holder.getparent() is not None:
+            holder.getparent().remove(holder)
+    return bool(doomed)
 
 
 # Namespace prefixes a Choice may require that Word (2010 and later) reads: a Choice requiring any other
@@ -191,7 +230,7 @@ def _words(element) -> str:
 def _may_change(data: bytes, visibility: Visibility) -> bool:
     return bool(visibility.hiding_styles) or visibility.hidden_by_default or any(
         mark in data for mark in (b"vanish", b"ruby", b"fldSimple", b"AlternateContent", smartart.MARK)) or bool(
-        _TINY_SIZE.search(data))
+        _TINY_SIZE.search(data)) or bool(_INDEX_MARK.search(data))
 
 
 def _smartart_as_text(archive: zipfile.ZipFile, member: str, root, read: set[str]) -> bool:

@@ -721,7 +721,28 @@ def _safe_href(href: str) -> str | None:
 
 
 def _link(a) -> str:
-    return link_markdown(inline_text(a), a.get("href") or "")
+    """A link as Markdown; a note reference (EPUB 3's `epub:type="noteref"`, DPUB-ARIA's
+    `role="doc-noteref"`, as Pandoc writes) as its mark in brackets, `[1]`, as the DOCX reader writes
+    one; a note's link back to it (`doc-backlink`, `backlink`) as its label (docutils links the note's
+    `1` back), or as nothing where it shows only an arrow (`↩`, also unmarked, to a place in a page): a
+    reader sees a mark, and `(#fn1)` or `(notes.xhtml#en1)` are no words of the text."""
+    kinds = set((a.get("epub:type") or "").lower().split()) | set((a.get("role") or "").lower().split())
+    text = inline_text(a)
+    if kinds & _NOTE_REFERENCES and text.strip():
+        text = text.strip()
+        return text if text.startswith("[") and text.endswith("]") else f"[{text}]"
+    if text.strip() in _BACK_MARKS and (kinds & _BACKLINKS or "#" in (a.get("href") or "")):
+        return ""
+    if kinds & _BACKLINKS:
+        return text  # a note's own label linking back (docutils: `[1]`): the label
+    return link_markdown(text, a.get("href") or "")
+
+
+_NOTE_REFERENCES = frozenset({"noteref", "doc-noteref"})
+_BACKLINKS = frozenset({"backlink", "doc-backlink"})
+# A link back to a place in a page, marked only by an arrow (an endnote's way back to its mark,
+# where the book does not say it is one): no words of the text.
+_BACK_MARKS = frozenset({"↩", "↩\ufe0e", "↩\ufe0f", "↑", "⤴", "⮌"})
 
 
 def _image(img) -> str:

@@ -14,7 +14,12 @@ written, its markers are words no reader sees, and its content may read as code.
   fence (```` ```{note} ```` or `:::{note}`) shows its content: an admonition after its label,
   code (`code-block`, `code-cell`) as fenced code, `eval-rst` as reStructuredText, pictures their
   alt text; tables of contents and other directives that print nothing are left out, and so are
-  options (`:key: value` lines, or a `---` block).
+  options (`:key: value` lines, or a `---` block). A role (`` {func}`run_mcmc` ``, `` {ref}`Title
+  <label>` ``) reads as reStructuredText's same role does: a code role as code, a reference its title.
+- Attribute lists (Python-Markdown's attr_list, MkDocs Material's buttons, Pandoc's heading
+  attributes): `{: .lead }` under a paragraph, `## Install {#install}`, `[Download](x.md){ .md-button }`
+  and `![Logo](logo.png){ width="300" }` set a class, an id or an attribute, and show nothing
+  (TeX's braces, `\\sum_{n=1}^N`, stay).
 - Quarto and R Markdown: a code chunk fenced as ```` ```{r} ```` or ```` ```{python} ```` (an
   engine's name in braces, which MyST would read as a directive; its label and options may
   follow, ```` ```{r setup, include=FALSE} ````) is code in that language, and so is Pandoc's
@@ -22,6 +27,10 @@ written, its markers are words no reader sees, and its content may read as code.
 - Pandoc's fenced divs (Quarto's callouts, tab sets and columns, `::: {.callout-note}`;
   Docusaurus's admonitions, `:::note`): their content, after the kind's label for a callout or an
   admonition; the colon lines and attributes show nothing.
+- PyMdown's generic blocks (`/// note | Title` ... `///`, MkDocs Material's docs): an admonition,
+  a details block or a tab shows its title (or the kind's label), then its content; `html`,
+  `caption` and `define` blocks their content. The slash lines and the options indented under the
+  header (`    type: warning`) show nothing; an unclosed block is text.
 
 Code fences are left as written. Directives nest up to MAX_NESTING levels (past that, text).
 """
@@ -33,12 +42,13 @@ import re
 from minirag.chunking.fences import Fences, code_line_mask
 from minirag.errors import ConversionFailed
 from minirag.ingest.html_markdown import fenced, html_to_markdown
-from minirag.ingest.markup_lines import labelled
+from minirag.ingest.markup_lines import code_spans, labelled
 from minirag.ingest.rst_text import (
     CODE_DIRECTIVES,
     PICTURE_DIRECTIVES,
     SILENT_DIRECTIVES,
     admonition_label,
+    role_shown,
     rst_to_markdown,
 )
 
@@ -66,7 +76,8 @@ _DIRECTIVE = re.compile(r"^( {0,3})(`{3,}|~{3,}|:{3,})\{([\w:.-]+)\}[ \t]*(.*)$"
 _OPTION = re.compile(r"^[ \t]*:[\w-]+:(?:[ \t].*)?$")
 # A file is read line by line only when something in it looks like one of these.
 _ANY = re.compile(r"^(?: {0,3}>[ \t]?)++\\?\[!|^[ \t]*(?:!!!|\?\?\?|===)[ \t+]|^ {0,3}\([^()\s]+\)=[ \t]*$"
-                  r"|^ {0,3}(?:`{3,}|~{3,}|:{3,})\{|^ {0,3}:{3,}[ \t]++[\w{]|^ {0,3}:{3,}[\w-]++[ \t]*+$",
+                  r"|^ {0,3}(?:`{3,}|~{3,}|:{3,})\{|^ {0,3}:{3,}[ \t]++[\w{]|^ {0,3}:{3,}[\w-]++[ \t]*+$"
+                  r"|^ {0,3}/{3,}[ \t]*+[\w-]",
                   re.MULTILINE | re.IGNORECASE)
 # Pandoc's fenced div (Quarto's callouts, tab sets, columns; Docusaurus's `:::note`): attributes in
 # braces or one word after the colons.
@@ -76,13 +87,61 @@ _CHUNK = re.compile(r"^ {0,3}(?:`{3,}|~{3,})\{([\w.-]++)[ \t,][^{}]*+\}[ \t]*+$"
 _RAW_HTML = re.compile(r"^ {0,3}(?:`{3,}|~{3,})\{=html\}[ \t]*+$", re.IGNORECASE)  # Pandoc's raw HTML block
 _DIV = re.compile(r"^ {0,3}:{3,}[ \t]*+(?:\{([^{}]*+)\}|([\w-]++))[ \t]*+:*+[ \t]*+$")
 _CALLOUT = re.compile(r"(?:^|\s)\.callout-([a-z]++)(?=\s|$)")
+# PyMdown's generic block: `/// name | argument` opens, a line of as many slashes closes.
+_SLASH_BLOCK = re.compile(r"^ {0,3}(/{3,})[ \t]*+([\w-]++)[ \t]*+(?:\|[ \t]*+(.*?))?[ \t]*+$")
+_SLASH_CLOSE = re.compile(r"^ {0,3}(/{3,})[ \t]*+$")
+# Blocks whose argument is no title (a CSS selector, a caption's number): only their content shows.
+_CONTENT_BLOCKS = frozenset({"html", "caption", "figure-caption", "table-caption", "define"})
+# A MyST role's name, right before the code span that holds its text: `{py:func}` of {py:func}`x`.
+_ROLE_NAME = re.compile(r"\{(?:[\w.+-]+:)?([\w.+-]+)\}")
+_ROLE_NAME_LONGEST = 80  # characters looked back for it (a role's name is a word or two)
+# An attribute list: classes, ids and key=value pairs in braces, right after a link, a picture or a
+# code span, or after a space ending a line (a heading's), or a line of its own (under a block).
+# TeX is none: a subscript's `_{n=1}` follows no such mark, and a macro's `{#1}` has no id (an id
+# starts with a letter). The spaces before one ending a line go with it; they are taken from where
+# their run starts, so a line of spaces is looked at once.
+_ATTRIBUTES = re.compile(
+    r"(?:(?<=[)\]`])|(?:^[ \t]*+|(?<=[^ \t])[ \t]++)(?=\{[^{}\n]*+\}[ \t]*+$))"
+    r"\{:?[ \t]*+(?:(?:\.[A-Za-z_-][\w-]*+|#[A-Za-z][\w:.-]*+|[A-Za-z][\w-]*+=(?:\"[^\"\n]*+\"|'[^'\n]*+'|[^\s{}\"']++))"
+    r"[ \t]*+)++\}"
+)
 
 
 def read_extensions(markdown: str) -> str:
     """`markdown` with its alerts, admonitions and MyST markup written as the page shows them."""
-    if not _ANY.search(markdown):
+    if _ANY.search(markdown):
+        markdown = "\n".join(_one_blank(_read(markdown.split("\n"), 0)))
+    if "}" not in markdown:
         return markdown
-    return "\n".join(_one_blank(_read(markdown.split("\n"), 0)))
+    lines = markdown.split("\n")
+    code = code_line_mask(lines)
+    out = []
+    for n, line in enumerate(lines):
+        shown = line if code[n] or "}" not in line else _inline(line)
+        if shown.strip() or not line.strip():  # a line that held only an attribute list goes
+            out.append(shown)
+    return "\n".join(out)
+
+
+def _inline(line: str) -> str:
+    """`line` with each MyST role (a code span right after `{name}`) written as the role shows, and
+    its attribute lists left out; code spans stay as written."""
+    if "{" not in line:
+        return line
+    pieces, at = [], 0
+    for start, end in code_spans(line):
+        brace = line.rfind("{", max(at, start - _ROLE_NAME_LONGEST), start)
+        name = _ROLE_NAME.fullmatch(line, brace, start) if brace >= 0 else None
+        before = line[at : name.start() if name else start]
+        pieces.append(_ATTRIBUTES.sub("", before) if "{" in before else before)
+        if name is None:
+            pieces.append(line[start:end])
+        else:
+            ticks = len(line[start:end]) - len(line[start:end].lstrip("`"))
+            pieces.append(role_shown(name.group(1), line[start + ticks : end - ticks].strip()))
+        at = end
+    rest = line[at:]
+    return "".join(pieces) + (_ATTRIBUTES.sub("", rest) if "{" in rest else rest)
 
 
 def _one_blank(lines: list[str]) -> list[str]:
@@ -96,10 +155,17 @@ def _read(lines: list[str], depth: int) -> list[str]:
     if depth > MAX_NESTING:
         return lines
     fences = Fences(lines, "`~:")
+    closers = _slash_closers(lines, fences)
     out: list[str] = []
     index = 0
     while index < len(lines):
         line = lines[index]
+        closer = closers.get(index)
+        block = _SLASH_BLOCK.match(line) if closer is not None else None
+        if closer is not None and block is not None:
+            _block(out, _slash_block(block, lines[index + 1 : closer], depth), lines[closer + 1 : closer + 2])
+            index = closer + 1
+            continue
         end = fences.end(index) if line.lstrip(" ").startswith(fences.openers) else None
         if end is not None:
             directive = _DIRECTIVE.match(line)
@@ -136,6 +202,49 @@ def _read(lines: list[str], depth: int) -> list[str]:
         out.append(line)
         index += 1
     return out
+
+
+def _slash_closers(lines: list[str], fences: Fences) -> dict[int, int]:
+    """Each PyMdown block's opening line -> its closing line: the next line of as many slashes not
+    taken by a block opened inside it. One pass, code fences skipped; an opener never closed pairs
+    with nothing."""
+    closers: dict[int, int] = {}
+    if not any(line.lstrip(" ").startswith("///") for line in lines):
+        return closers
+    opened: dict[int, list[int]] = {}  # slashes -> the lines of the blocks still open with as many
+    index = 0
+    while index < len(lines):
+        line = lines[index]
+        if line.lstrip(" ").startswith(fences.openers) and (end := fences.end(index)) is not None:
+            index = end + 1
+            continue
+        if line.lstrip(" ").startswith("///"):
+            if closing := _SLASH_CLOSE.match(line):
+                starts = opened.get(len(closing.group(1)))
+                if starts:
+                    closers[starts.pop()] = index
+            elif block := _SLASH_BLOCK.match(line):
+                opened.setdefault(len(block.group(1)), []).append(index)
+        index += 1
+    return closers
+
+
+def _slash_block(match: re.Match, content: list[str], depth: int) -> list[str]:
+    """What a PyMdown block shows: its title or its kind's label, then its content; the options
+    (YAML lines indented four spaces right under the header) show nothing."""
+    name, argument = match.group(2).lower(), (match.group(3) or "").strip()
+    start = 0
+    while start < len(content) and content[start].strip() and content[start].startswith(("    ", "\t")):
+        start += 1
+    kind = next((line.split(":", 1)[1].strip().lower() for line in content[:start]
+                 if line.strip().startswith("type:")), "")
+    body = _read(content[start:], depth + 1)
+    if name in _CONTENT_BLOCKS:
+        return body
+    if argument:
+        return labelled(argument, body)
+    kind = name if name != "admonition" else kind
+    return labelled(f"{_ALERTS[kind]}:", body) if kind in _ALERTS else body
 
 
 def _html(html: str) -> list[str] | None:

@@ -3,8 +3,8 @@
 markitdown's converter kept the cells' sources and dropped every output, so a notebook's
 printed results, tables and error messages (often what a reader looks for) were never indexed.
 Outputs are kept as text: a stream or a plain-text result as a fenced block, an HTML result
-(a DataFrame) through minirag's own HTML conversion, Markdown as it is; images are left out,
-and so is the middle of a very long printed output.
+(a DataFrame) through minirag's own HTML conversion, Markdown as it is, LaTeX (a `Math` display,
+a SymPy result) as its TeX; images are left out, and so is the middle of a very long printed output.
 Both nbformat 4 (`cells`) and nbformat 3 (`worksheets`) are read.
 """
 
@@ -22,7 +22,9 @@ _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")  # colours in tracebacks and progr
 # What a result's text/plain says when the object has no text of its own: the reader sees nothing.
 _BARE_REPR = re.compile(r"\A<[\w.]+(?: object)? at 0x[0-9a-fA-F]+>\Z")
 # In order of preference: the first a result has is what a reader of the rendered notebook sees.
-_RICH = ("text/markdown", "text/html", "text/plain")
+# LaTeX (IPython's `Math`, SymPy's results) is typeset where it is given; its text/plain is then a
+# repr, `<IPython.core.display.Math object>`.
+_RICH = ("text/markdown", "text/html", "text/latex", "text/plain")
 # What Jupyter shows rather than an output's text/plain, which is then no reader's (an image's repr,
 # `<Figure size 640x480>`, or words put there for an agent beside a picture).
 _SHOWN_OVER_PLAIN = ("image/svg+xml", "image/png", "image/jpeg", "image/gif", "image/webp", "application/pdf")
@@ -146,6 +148,8 @@ def _output(output: dict) -> str:
             if markdown.strip():
                 return markdown
             continue
+        if mimetype == "text/latex":
+            return body.strip()  # as a markdown cell's math is read: its TeX, `$\displaystyle m = -1.007$`
         if any(data.get(shown) for shown in _SHOWN_OVER_PLAIN):
             return ""  # the picture is shown, and left out as every image is
         if not _BARE_REPR.match(body.strip()):

@@ -386,6 +386,13 @@ def _literals(text: str) -> list[tuple[int, int]]:
 def _role(match: re.Match) -> str:
     whole, text = match.group(0), match.group(1)
     role = re.match(r":(?:[\w.+-]+:)?([\w.+-]+):`", whole)
+    return role_shown(role.group(1) if role is not None else None, text)
+
+
+def role_shown(role: str | None, text: str) -> str:
+    """What an interpreted text `text` shows as Markdown: a code role's (`func`, `class`) as a code
+    span, a reference's (`Title <target>`) its title, `rfc` and `pep` their number after the name;
+    `role` is the name without its domain (`func` of `py:func`), None for a bare `text`."""
     target = _LINK_TARGET.match(text)
     if target is not None:
         label, address = target.group(1).strip(), target.group(2).strip()
@@ -393,9 +400,9 @@ def _role(match: re.Match) -> str:
             return f"[{label or address}]({address})"
         text = label or address
     text = text.lstrip("~!")
-    if role is not None and role.group(1) in ("rfc", "pep"):
-        return f"{role.group(1).upper()} {text}"
-    if role is not None and role.group(1) in _CODE_ROLES:
+    if role in ("rfc", "pep"):
+        return f"{role.upper()} {text}"
+    if role in _CODE_ROLES:
         return _code_span(text)
     return text
 
