@@ -48,7 +48,7 @@ from minirag.config import (
     SENTENCE_HYBRID_WEIGHT,
     Config,
 )
-from minirag.display import shown
+from minirag.display import is_utf8, shown
 from minirag.errors import (
     ConfigError,
     DamagedIndex,
@@ -133,6 +133,8 @@ def check_title_argument(title: str | None) -> None:
     if title is not None and any(unicodedata.category(ch) == "Cc" for ch in title):
         raise InvalidArgument(f"title {shown(repr(title), 120)} holds control characters (a NUL, a line break, "
                               "an escape); a title is one line of text")
+    if title is not None and not is_utf8(title):  # a library caller's; MCP and the CLI never pass one
+        raise InvalidArgument(f"title {shown(repr(title), 120)} is not valid UTF-8 (it holds a lone surrogate)")
 
 
 
@@ -760,6 +762,8 @@ class App:
             raise InvalidArgument("query must not be empty (it has no visible characters)")
         if len(text) > MAX_QUERY_CHARS:
             raise InvalidArgument(f"query is {len(text):,} characters; queries take at most {MAX_QUERY_CHARS:,}")
+        if not is_utf8(text):  # a library caller's; MCP and the CLI never pass one
+            raise InvalidArgument("query is not valid UTF-8 (it holds a lone surrogate), which no model can read")
         clamp_top_k(top_k)  # refuse a bad topK even when the index is empty
         scopes = collection_scope(self.config, collection, self.search_scopes(scope))
         self.require_index()

@@ -236,7 +236,7 @@ SETTINGS: tuple[Setting, ...] = (
             "starts itself again with it)", "Python's UTF-8 mode: file names read as UTF-8, as the index spells them",
             values="1", read_by="Python"),
     Setting("PATHEXT", "Windows' own", "on Windows, the endings a program's file may have when minirag looks "
-            "for `git` on PATH's absolute folders", values="`.EXE;.CMD;...`", read_by="minirag (Windows only)"),
+            "for `git` or `tesseract` on PATH's absolute folders", values="`.EXE;.CMD;...`", read_by="minirag (Windows only)"),
     Setting("SHIV_ROOT", "`~/.shiv`", "where the zipapp unpacks itself on first run", values="a folder",
             read_by="the zipapp (shiv)"),
 )

@@ -282,6 +282,12 @@ class Encoder:
             raise ModelUnavailable(f"the model {self.files.onnx_path} gave vectors that are not numbers (NaN or "
                                    f"infinite) for {bad} of {len(sequences)} texts; nothing of them was written "
                                    f"(a damaged or wrongly exported model file{copy})")
+        expected = getattr(self, "dimension", None)  # (unset while the probe itself runs)
+        if expected is not None and vectors.shape[1] != expected:
+            # Written or searched, such vectors fail in sqlite-vec's words, blamed on the index.
+            raise ModelUnavailable(f"the model {self.files.onnx_path} gave vectors of {vectors.shape[1]} coordinates "
+                                   f"where it gave {expected} before (its output's width must not depend on the texts); "
+                                   "nothing of them was written")
         return vectors
 
     def _run_model(self, sequences: list[np.ndarray]) -> np.ndarray:

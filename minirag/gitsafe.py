@@ -26,6 +26,7 @@ import subprocess
 from pathlib import Path
 
 from minirag import interruptible
+from minirag.programs import on_path
 
 GIT_TIMEOUT_S = 5
 MIN_GIT = (2, 32)
@@ -90,17 +91,7 @@ def _run(argv: list[str], env: dict[str, str], cwd: Path | None = None) -> str |
 
 def git_program() -> str | None:
     """The full path of the first `git` on PATH's absolute folders, or None."""
-    names = ["git"]
-    if os.name == "nt":
-        names = [f"git{ext.lower()}" for ext in os.environ.get("PATHEXT", ".EXE").split(os.pathsep) if ext]
-    for folder in os.get_exec_path():
-        if not os.path.isabs(folder):
-            continue
-        for name in names:
-            path = os.path.join(folder, name)
-            if os.path.isfile(path) and os.access(path, os.X_OK):
-                return path
-    return None
+    return on_path("git")
 
 
 def git_version() -> tuple[int, int] | None:

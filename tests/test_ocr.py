@@ -94,7 +94,7 @@ def listed(app) -> dict:
 
 @pytest.mark.slow
 def test_a_scanned_page_is_reported_without_the_extra_and_read_once_it_is_installed(app, docs, monkeypatch, request):
-    from minirag.ingest import convert_worker, isolation
+    from minirag.ingest import convert_worker, isolation, ocr
 
     class InProcess:  # the imports and engines below are patched in this process: convert here too
         def run(self, op, args, name, limits, started=None, on_page=None, stop=None):
@@ -113,7 +113,7 @@ def test_a_scanned_page_is_reported_without_the_extra_and_read_once_it_is_instal
     with monkeypatch.context() as without:
         without.setenv("MINIRAG_OCR", "auto")
         without.setitem(sys.modules, "rapidocr", None)  # `import rapidocr` fails: the extra is not installed
-        without.setattr(shutil, "which", lambda _name: None)  # and no tesseract command either
+        without.setattr(ocr, "tesseract_program", lambda: None)  # and no tesseract command either
         progress = app.sync()
         assert any("1 of 2 pages had no text; install the ocr extra" in w for w in progress.warnings)
         entry = listed(app)["invoice.pdf"]
@@ -259,7 +259,7 @@ def test_tesseract_languages_it_lacks_are_one_clear_line(monkeypatch):
     from minirag.errors import ConversionFailed
     from minirag.ingest import ocr
 
-    monkeypatch.setattr(shutil, "which", lambda _name: "/usr/bin/tesseract")
+    monkeypatch.setattr(ocr, "tesseract_program", lambda: "/usr/bin/tesseract")
     monkeypatch.setattr(ocr, "_installed_tesseract_languages", lambda: frozenset({"eng", "deu"}))
     assert ocr.settings({"MINIRAG_OCR_LANGUAGES": "eng,deu"}).languages == ("eng", "deu")
     with pytest.raises(ConversionFailed, match="tesseract has no data for klingon, tlh .it has deu, eng."):
@@ -514,7 +514,7 @@ def test_a_bad_ocr_setting_is_one_configuration_error_at_start_not_one_per_file(
 
     if variable == "MINIRAG_OCR_LANGUAGES":  # a check of Tesseract's languages, wherever it is installed
         monkeypatch.setenv("MINIRAG_OCR", "tesseract")
-        monkeypatch.setattr(shutil, "which", lambda _name: "/usr/bin/tesseract")
+        monkeypatch.setattr(ocr, "tesseract_program", lambda: "/usr/bin/tesseract")
         monkeypatch.setattr(ocr, "_installed_tesseract_languages", lambda: frozenset({"eng", "deu"}))
     monkeypatch.setenv(variable, value)
     for name in ("scan-1.pdf", "scan-2.pdf"):

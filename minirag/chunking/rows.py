@@ -15,6 +15,10 @@ from dataclasses import dataclass
 # A sheet's row in its place: Excel's and LibreOffice's sheets stop at 1,048,576 rows (2^20); a CSV's
 # records are bounded by its 32 MiB of text. Past 2^32 a place would name the next sheet.
 _ROWS_PER_SHEET = 1 << 32
+# The most characters of a sheet's name a passage carries (Excel allows 31, Google Sheets 100): each
+# chunk and section stores it, and each hit carries it, so a planted name of megabytes was stored once
+# a chunk (a 74 KB workbook made a 701 MB index). The sheet's heading keeps the whole name.
+MAX_SHEET_NAME = 100
 
 
 @dataclass(frozen=True)
@@ -42,7 +46,12 @@ class SheetRows:
         (sheet, first), (other, last) = divmod(low, _ROWS_PER_SHEET), divmod(high, _ROWS_PER_SHEET)
         if sheet != other or not 0 <= sheet < len(sheets):
             return None
-        return cls(sheets[sheet], first, last)
+        return cls(_carried(sheets[sheet]), first, last)
+
+
+def _carried(name: str | None) -> str | None:
+    """A sheet's name as its passages carry it: past MAX_SHEET_NAME characters, cut, with `…`."""
+    return name[:MAX_SHEET_NAME] + "…" if name is not None and len(name) > MAX_SHEET_NAME else name
 
 
 @dataclass(frozen=True)

@@ -158,6 +158,9 @@ def check_zip(data: bytes, name: str, kind: str) -> zipfile.ZipFile:
     except (zipfile.BadZipFile, OSError, ValueError) as exc:
         raise ConversionFailed(f"{name}: not a valid {kind} file (corrupt or truncated zip: {exc})") from None
     _check_claims(members, len(data), name, kind)
+    if (twice := _named_twice(members)) is not None:
+        raise ConversionFailed(f"{name}: refused: two members of the {kind} file are named {twice[:100]!r}, and "
+                               "programs differ on which one they show (a valid package names each part once)")
     for member in members:
         if member.flag_bits & _ENCRYPTED:
             raise ConversionFailed(f"{name}: encrypted (password required); {member.filename[:100]} cannot be "
@@ -180,6 +183,18 @@ def check_zip(data: bytes, name: str, kind: str) -> zipfile.ZipFile:
             raise ConversionFailed(f"{name}: refused: members compressed over {MAX_MEMBER_RATIO}:1 would inflate "
                                    f"to more than {MEMBER_RATIO_FROM_BYTES} bytes together (zip bomb?)")
     return archive
+
+
+def _named_twice(members: list[zipfile.ZipInfo]) -> str | None:
+    """The first name two files of the archive share, or None. zipfile reads the last of them, other
+    readers may show the first (a zip names its members in two places, and neither is ruled the one): text
+    nobody opening the file sees would be indexed, and what they see not."""
+    seen: set[str] = set()
+    for member in members:
+        if member.filename in seen and not member.is_dir():
+            return member.filename
+        seen.add(member.filename)
+    return None
 
 
 def _check_claims(members: list[zipfile.ZipInfo], size: int, name: str, kind: str) -> None:

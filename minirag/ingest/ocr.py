@@ -13,7 +13,6 @@ import io
 import json
 import logging
 import os
-import shutil
 import subprocess
 import threading
 from collections.abc import Callable
@@ -24,6 +23,7 @@ from pathlib import Path
 from minirag import json_text
 from minirag.errors import ConversionFailed, described
 from minirag.ingest.progress import plural
+from minirag.programs import on_path
 
 log = logging.getLogger(__name__)
 
@@ -73,7 +73,7 @@ def settings(env=None) -> OcrSettings:
     if choice == "off":
         return OcrSettings(None, asked)
     if choice == "auto":
-        choice = "tesseract" if shutil.which("tesseract") else "rapidocr"
+        choice = "tesseract" if tesseract_program() else "rapidocr"
     missing = _missing(choice)
     if missing or choice == "rapidocr":
         return OcrSettings(None if missing else choice, asked, missing)
@@ -101,7 +101,7 @@ def settings_error(env=None) -> str | None:
     env = os.environ if env is None else env
     try:
         choice, asked = _choice(env), _asked(env)
-        if asked and choice in ("auto", "tesseract") and shutil.which("tesseract"):
+        if asked and choice in ("auto", "tesseract") and tesseract_program():
             _tesseract_languages(asked, env)
     except ConversionFailed as exc:
         return str(exc)
@@ -135,10 +135,19 @@ def _locale_language(env) -> str:
     return (locale.getlocale()[0] or "").split("_")[0].lower()  # Windows: no such variables
 
 
+def tesseract_program() -> str | None:
+    """Tesseract's full path, found on PATH's absolute folders only (programs.py: a `tesseract` in
+    the folder being indexed must never run)."""
+    return on_path("tesseract")
+
+
 @functools.lru_cache(maxsize=1)
 def _installed_tesseract_languages() -> frozenset[str]:
+    program = tesseract_program()
+    if program is None:
+        return frozenset()
     try:
-        done = subprocess.run(["tesseract", "--list-langs"], capture_output=True, timeout=60, check=False)
+        done = subprocess.run([program, "--list-langs"], capture_output=True, timeout=60, check=False)
     except (OSError, subprocess.TimeoutExpired):
         return frozenset()
     lines = done.stdout.decode("utf-8", "replace").splitlines()
@@ -147,7 +156,7 @@ def _installed_tesseract_languages() -> frozenset[str]:
 
 def _missing(engine: str) -> str | None:
     if engine == "tesseract":
-        return None if shutil.which("tesseract") else "install tesseract-ocr (MINIRAG_OCR=tesseract)"
+        return None if tesseract_program() else "install tesseract-ocr (MINIRAG_OCR=tesseract)"
     try:
         import rapidocr  # noqa: F401
     except ImportError:
@@ -245,9 +254,12 @@ class _Tesseract:
     def read(self, image) -> str:
         buffer = io.BytesIO()
         image.save(buffer, "PNG")
+        program = tesseract_program()
+        if program is None:
+            raise ConversionFailed("tesseract failed: no `tesseract` on PATH's absolute folders")
         try:
             # One thread: its OpenMP threads spin while they wait, and ingest reads pages side by side.
-            done = subprocess.run(["tesseract", "-", "-", "-l", self._languages, "--psm", "3"],
+            done = subprocess.run([program, "-", "-", "-l", self._languages, "--psm", "3"],
                                   input=buffer.getvalue(), capture_output=True, timeout=600, check=False,
                                   env={**os.environ, "OMP_THREAD_LIMIT": "1"})
         except (OSError, subprocess.TimeoutExpired) as exc:

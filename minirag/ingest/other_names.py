@@ -38,14 +38,24 @@ class OtherNames:
         except (OSError, ValueError):  # gone meanwhile, or a name the OS refuses: nothing to note
             return
 
-    def of(self, path: str) -> set[str]:
-        """The other names known for the file at `path` (which may be gone: its links still name it)."""
-        names = set(self._by_target.get(os.path.realpath(path), ()))
-        try:
-            st = os.stat(path)
-            if st.st_nlink > 1:
-                names |= self._by_file.get((st.st_dev, st.st_ino), set())
-        except (OSError, ValueError):
-            pass
-        names.discard(path)
+    def of_all(self, paths: Iterable[str]) -> set[str]:
+        """The names known for the files at `paths` (which may be gone: their links still name them),
+        together, the paths themselves among them where known.
+        Each file's names are taken once: a batch that made N links to one file, asking for each
+        link's others, built N² names."""
+        names: set[str] = set()
+        targets: set[str] = set()
+        files: set[tuple[int, int]] = set()
+        for path in paths:
+            target = os.path.realpath(path)
+            if target not in targets:
+                targets.add(target)
+                names |= self._by_target.get(target, set())
+            try:
+                st = os.stat(path)
+            except (OSError, ValueError):
+                continue
+            if st.st_nlink > 1 and (key := (st.st_dev, st.st_ino)) not in files:
+                files.add(key)
+                names |= self._by_file.get(key, set())
         return names

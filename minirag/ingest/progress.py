@@ -161,10 +161,6 @@ class Progress:
             parts.append(f"OCR of {os.path.basename(reading[0])}: page {reading[1]} of {reading[2]}")
         return f"[{self.finished}/{plural(self.total, 'file')}] " + ", ".join(parts)
 
-    def other_types_by_count(self) -> list[tuple[str, int]]:
-        """(suffix, files), most first; equal counts by suffix, so the output is the same every run."""
-        return sorted(self.other_types.items(), key=lambda item: (-item[1], item[0]))
-
     def other_types_line(self, shown: int = 6, named: int = 3) -> str:
         """"left out, not a supported type: 20 .gz, 12 .rst, 3 without a suffix", or "". A suffix of
         digits is a version (`Apache-2.0`), not a type: such files count as without a suffix here

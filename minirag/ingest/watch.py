@@ -597,7 +597,7 @@ class Watcher:
 
     def _scopes(self, batch: dict[str, _Pending]) -> list[str]:
         """What one sync pass must look at for these changed paths."""
-        scopes, gone = [], []
+        scopes, gone, documents = [], [], []
         for path, entry in batch.items():
             if os.path.basename(path) in IGNORE_FILES:
                 # its rules changed: what they cover is looked at again (above the roots: the roots below)
@@ -608,11 +608,14 @@ class Watcher:
             elif os.path.exists(path):
                 if has_document_suffix(os.path.basename(path)):
                     self._other_names.learn(path)
-                    scopes += [path, *self._other_names.of(path)]
+                    documents.append(path)
             elif has_document_suffix(os.path.basename(path)):
-                scopes += [path, *self._other_names.of(path)]  # a document gone, and the links to it
+                documents.append(path)  # a document gone, and (below) the links to it
             else:
                 gone.append(path)
+        # Each changed document and its other names, each file's names taken once for the batch.
+        scopes += documents
+        scopes.extend(self._other_names.of_all(documents) if documents else ())
         # Folders (or other files) gone: only those that held indexed documents. Asked once for
         # the batch: 20,000 deleted build files must not each scan the list of indexed sources.
         scopes.extend(self._indexed_under(gone) if gone else ())
