@@ -50,6 +50,14 @@ def check_path_argument(path: str | Path) -> None:
 
 
 
+def _require_utf8(name: str, value: str) -> None:
+    """A library caller's key, path or id holding a lone surrogate (MCP makes one U+FFFD and the CLI
+    refuses it) names nothing the index holds: SQLite could not even be asked."""
+    if not is_utf8(value):
+        raise InvalidArgument(f"{name} {shown(repr(value), 120)} is not valid UTF-8 (it holds a lone surrogate), "
+                              "which no path or source id in the index is")
+
+
 def _require_id(source: str) -> None:
     if not source or not source.strip():
         raise InvalidArgument("source must be a non-empty id")
@@ -233,6 +241,7 @@ class Addressing:
     def source_key(self, *, file_path: str | None, source: str | None, must_be_absolute: bool = False) -> str:
         if (file_path is None) == (source is None):
             raise InvalidArgument("provide exactly one of filePath or source")
+        _require_utf8("filePath" if file_path is not None else "source", file_path or source or "")
         if file_path is not None:
             self._refuse_an_id_as_a_path(file_path)
             if not self.config.roots:  # a read-only server on an index alone: its paths, never the disk's
@@ -309,6 +318,7 @@ class Addressing:
         outside the configured roots (a root since removed from the configuration) is not `served`
         (it may still be deleted). A path through a link to a folder, and a data id not in NFC, are
         found as they are stored (_stored_as)."""
+        _require_utf8("source", key)
         index = self._indexed()
         try:
             found: SourceRow | None = index.source_row(key)

@@ -18,3 +18,15 @@ def test_a_query_holding_a_lone_surrogate_is_refused_in_one_line(indexed):
 def test_a_title_holding_a_lone_surrogate_is_refused_in_one_line(app):
     with pytest.raises(InvalidArgument, match=r"^title .* is not valid UTF-8 \(it holds a lone surrogate\)"):
         app.ingest_data("Otters hold hands.", "notes/otters", title="Otters \udfff")
+
+
+@pytest.mark.parametrize("call", [
+    lambda app: app.source_key(file_path=None, source="notes/\ud800"),
+    lambda app: app.source_key(file_path="/tmp/otters-\udcff.md", source=None),
+    lambda app: app.read("notes/otters\ud800"),
+    lambda app: app.neighbors("notes/otters\ud800", 0),
+    lambda app: app.delete("notes/otters\ud800"),
+], ids=["source", "filePath", "read", "neighbors", "delete"])
+def test_a_source_or_path_holding_a_lone_surrogate_is_refused_in_one_line(indexed, call):
+    with pytest.raises(InvalidArgument, match=r"is not valid UTF-8 \(it holds a lone surrogate\)"):
+        call(indexed)
