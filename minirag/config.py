@@ -671,7 +671,8 @@ def load_config(*, env: Mapping[str, str] | None = None, cwd: Path | None = None
 
     raw_cache = given.raw("CACHE_DIR")
     cache = _resolve("CACHE_DIR", raw_cache, cwd) if raw_cache else default_cache_dir()
-    if cache.exists() and not _is_dir(cache, f"the model cache {cache}"):  # (made where it is missing)
+    reach = ": set CACHE_DIR to a folder this user may write, or give it access to that one"
+    if not _is_dir(cache, f"the model cache {cache}", reach) and cache.exists():  # (made where it is missing)
         raise ConfigError(f"CACHE_DIR must be {SETTING['CACHE_DIR'].values} (made if missing), got a file: {cache}"
                           if raw_cache else f"the model cache {cache} is a file: move it aside, or set CACHE_DIR")
 

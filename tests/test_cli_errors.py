@@ -401,6 +401,26 @@ def test_a_root_that_cannot_be_read_is_a_configuration_error_and_status_still_an
     assert status.returncode == 0 and "Permission denied" in json.loads(status.stdout)["configError"]
 
 
+@pytest.mark.slow
+def test_a_model_cache_that_cannot_be_reached_is_a_configuration_error(world, tmp_path):
+    """The default cache under a home this user may not enter (`sudo -u nobody` keeping HOME=/root)
+    was 'internal error: PermissionError'."""
+    locked = tmp_path / "locked"
+    (locked / "cache").mkdir(parents=True)
+    locked.chmod(0)
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "XDG_CACHE_HOME": str(locked / "cache")}
+    env.pop("CACHE_DIR", None)
+    try:
+        query, status = (subprocess.run([*without_permission_override(), sys.executable, "-m", "minirag", *argv],
+                                        capture_output=True, text=True, env=env, timeout=120)
+                         for argv in (["query", "otters"], ["status", "--json"]))
+    finally:
+        locked.chmod(0o700)
+    assert_one_line_failure(query.returncode, query.stderr, ["query"])
+    assert "model cache" in query.stderr and "Permission denied" in query.stderr and "CACHE_DIR" in query.stderr
+    assert status.returncode == 0 and "model cache" in json.loads(status.stdout)["configError"]
+
+
 @pytest.mark.parametrize("argv", [["sync"], ["ingest", "{docs}/a.md"], ["ingest-data", "--source", "note-1"]])
 def test_a_model_that_cannot_load_leaves_no_empty_index_behind(world, capsys, tmp_path, monkeypatch, argv):
     """An empty index would answer every later query with 'no matches' instead of 'nothing indexed'."""
