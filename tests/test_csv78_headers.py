@@ -61,6 +61,8 @@ def test_the_rule_reads_headers_as_the_columns_under_them_tell():
     # a row of one value twice is no header; a table of words only keeps its first row the header
     assert not has_header(table("x,x\ny,z\nw,v"))
     assert has_header(table("word,translation\ndog,chien\ncat,chat"))
+    # a cell's address is no number in exponent form: `E1` over `E3` (a sheet of merged ranges)
+    assert has_header(table("A1,B1,E1\nA3,B3,E3\nA4,B4,E4"))
 
 
 def test_a_search_for_the_first_records_values_finds_them_as_a_row(app, docs):
@@ -72,3 +74,31 @@ def test_a_search_for_the_first_records_values_finds_them_as_a_row(app, docs):
     first = next(line for line in hit["text"].split("\n") if "sensor-0001" in line)
     assert first.startswith("| 1 | sensor-0001")
     assert "|  |  |  |" in hit["text"]  # the empty header, no record for one
+
+
+def test_a_worksheet_without_a_header_reads_as_a_csv_without_one_does(tmp_path):
+    """One rule for every table a sheet holds: XLSX, XLS and ODS (sheet_grid.py) ask it as CSV does."""
+    import io
+
+    import openpyxl
+
+    book = openpyxl.Workbook()
+    log = book.active
+    log.title = "Log"
+    for row in SENSOR_LOG.strip().split("\n"):
+        stamp, temperature, humidity, state = row.split(",")
+        log.append([stamp, float(temperature), int(humidity), state])
+    titled = book.create_sheet("Stock")
+    for row in (["Name", "Price"], ["Bolt", 0.25], ["Nut", 0.1]):
+        titled.append(row)
+    data = io.BytesIO()
+    book.save(data)
+    converted = convert_document(data.getvalue(), ".xlsx", "book.xlsx")
+    sheet_of = {at: (sheet, row + at - line) for line, count, sheet, row in converted.rows.runs
+                for at in range(line, line + count)}
+    lines = [(text, sheet_of.get(at)) for at, text in enumerate(converted.markdown.split("\n"))]
+    log_at = lines.index(("## Log", None))
+    assert lines[log_at + 2:log_at + 5] == [("|  |  |  |  |", None), ("| --- | --- | --- | --- |", None),
+                                            ("| 2024-03-01T10:00:00 | 21.5 | 40 | ok |", (0, 1))]
+    stock_at = lines.index(("## Stock", None))
+    assert lines[stock_at + 2] == ("| Name | Price |", (1, 1))

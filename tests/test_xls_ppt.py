@@ -105,7 +105,8 @@ def test_merged_ranges_past_what_a_sheet_may_hold_are_left_out_before_they_are_b
     converted = convert_document(data, ".xls", "m.xls")
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
-    assert converted.markdown == "## S0\n\n| 1 | 2 |\n| --- | --- |\n| 1 | 3 |"  # a merge kept: 1 repeated
+    # A merge kept: 1 repeated. Numbers over numbers: no header (sheet_header.py).
+    assert converted.markdown == "## S0\n\n|  |  |\n| --- | --- |\n| 1 | 2 |\n| 1 | 3 |"
     assert peak / len(data) < 10
 
 
@@ -159,7 +160,7 @@ def test_a_cell_whose_format_shows_nothing_is_empty_as_in_xlsx():
                          for row, values in enumerate(((5, 7, 6), (8, 9, 10))) for column, value in enumerate(values))
                 + formula + text])
     assert convert_document(data, ".xls", "hidden.xls").markdown == \
-        "## S0\n\n|  | 7 | 6 |\n| --- | --- | --- |\n| 8 | 9 |  |"
+        "## S0\n\n|  |  |  |\n| --- | --- | --- |\n|  | 7 | 6 |\n| 8 | 9 |  |"  # numbers over numbers: no header
 
 
 def test_an_excel_97_workbook_reads_as_its_sheets_with_dates_and_numbers_as_excel_shows_them():
@@ -358,7 +359,7 @@ def test_randomly_damaged_files_are_read_or_refused_in_one_line(suffix):
 
 def test_an_excel_4_worksheet_a_bare_record_stream_reads_as_its_cells():
     markdown = convert_file(OFFICE / "excel4_astap_1476_areas.xls").markdown
-    assert markdown.startswith("| StepsizeX | 5.1428571429 |")
+    assert markdown.startswith("|  |") and "\n| StepsizeX | 5.1428571429 |" in markdown  # key | value pairs: no header
     assert "|  | Ring | Declination  minimum | range | RA cells |" in markdown
     assert "|  | 2 | 87.4285714286 | 2-3 | 3 | 5.3837796421 |" in markdown
 

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from minirag.ingest.csv_table import markdown_table
+from minirag.ingest.sheet_header import has_header
 from minirag.ingest.sheet_layout import layout
 from minirag.ingest.sheet_text import Lines, paragraphs
 
@@ -61,8 +62,12 @@ def sheet_lines(grid: list[list[str]], merges: Sequence[Merge] = (), numbers: Se
         lines += paragraphs([(row[columns[0]], number) for row, number in zip(table, numbers, strict=True)])
     else:
         table = [[row[column] for column in columns] for row in table] if len(columns) < len(used) else table
-        shown = markdown_table(table).split("\n")
-        lines += [(line, numbers[0] if n == 0 else None if n == 1 else numbers[n - 1]) for n, line in enumerate(shown)]
+        # The table's first row is its header unless its columns say it is a record (sheet_header.py):
+        # then an empty header line stands above it, on no row.
+        headed = has_header(table, repeats_tell=not merges)
+        shown = markdown_table(table, headed=headed).split("\n")
+        on_rows = [numbers[0], None, *numbers[1:]] if headed else [None, None, *numbers]
+        lines += list(zip(shown, on_rows, strict=True))
     if below:
         lines += [("", None), *paragraphs(below)]
     return lines

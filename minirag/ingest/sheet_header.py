@@ -21,8 +21,9 @@ Empty cells and the words exporters write for no value (`NA`, `null`, `-`) vote 
 of numbers apart by spaces (a line of a file aligned with spaces, which no delimiter splits) is a
 number.
 
-XLSX, XLS and ODS sheets do not ask: their table's first row (sheet_layout.py) is its header, as the
-tests of their readers hold it (a grid of numbers `1 | 2` over `1 | 3` among them).
+XLSX, XLS and ODS sheets ask the same of their table's first row (sheet_layout.py finds where the
+table starts, below any notes; sheet_grid.py asks): a grid of numbers or a sheet of `key | value`
+pairs has no header there either.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ MAX_SPACED_CHARS = 512  # a longer line of numbers apart by spaces (some 40 numb
 _MISSING = frozenset({"na", "n/a", "nan", "null", "none", "-", "--", "\u2014", "?", "#n/a", "."})
 _NUMBER = re.compile(
     r"[-+\u2212]?\(?[$€£¥]?\s?"
-    r"(?:\d{1,3}(?:[,.\u00a0\u202f' ]\d{3})+|\d+)?(?:[.,]\d+)?"
+    r"(?:(?:\d{1,3}(?:[,.\u00a0\u202f' ]\d{3})+|\d+)(?:[.,]\d+)?|[.,]\d+)"  # digits before any exponent: `E1` is a name
     r"(?:[eE][-+]?\d{1,3})?\)?\s?%?")
 _DATE = re.compile(
     r"\d{4}[-/.]\d{1,2}(?:[-/.]\d{1,2})?(?:[T ]\d{1,2}:\d{2}(?::\d{2}(?:[.,]\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?"
@@ -54,22 +55,24 @@ _DIGIT = re.compile(r"\d")
 _YEAR = re.compile(r"[12]\d{3}")
 
 
-def has_header(rows: Sequence[Sequence[str]]) -> bool:
+def has_header(rows: Sequence[Sequence[str]], *, repeats_tell: bool = True) -> bool:
     """Whether the first of a table's `rows` (cells as shown) is its header (see the module's
-    docstring). A table of one row is its header alone, as it always was."""
+    docstring). A table of one row is its header alone, as it always was. `repeats_tell` False: a
+    value under the first row that repeats it says nothing (a sheet's merged cells, repeated down
+    the rows they cover, repeat a header merged over two rows as well as a category)."""
     if len(rows) < 2:
         return True
     first, below = rows[0], rows[1:1 + SAMPLE_ROWS]
     votes = 0
     for column, value in enumerate(first[:SAMPLE_COLUMNS]):
-        votes += _vote(value.strip(), [row[column].strip() for row in below if column < len(row)])
+        votes += _vote(value.strip(), [row[column].strip() for row in below if column < len(row)], repeats_tell)
     named = [value.strip() for value in first[:SAMPLE_COLUMNS] if _kind(value.strip()) != "empty"]
     if len(set(named)) < len(named):
         votes -= 1
     return votes >= 0
 
 
-def _vote(value: str, under: list[str]) -> int:
+def _vote(value: str, under: list[str], repeats_tell: bool) -> int:
     """A column's vote on its first `value`: 1 for a header, -1 for a record, 0 for neither."""
     kind = _kind(value)
     cells = [(cell, _kind(cell)) for cell in under]
@@ -86,7 +89,7 @@ def _vote(value: str, under: list[str]) -> int:
     if kinds["text"] < TYPED_SHARE * len(values) or kind != "text":
         return 0  # a column of mixed values, or a number over words: nothing told
     if value in values:
-        return -1
+        return -1 if repeats_tell else 0
     lengths = {len(cell) for cell in values}
     return 1 if len(values) >= 2 and len(lengths) == 1 and len(value) not in lengths else 0
 
