@@ -70,8 +70,7 @@ def test_a_docx_whose_footnotes_are_damaged_reads_its_body_and_the_notes_before_
     notes = members["word/footnotes.xml"]
     at = notes.index(b"Fin.")  # inside the second note: the first closed before it
     converted = convert_document(_zip(members, "word/footnotes.xml", how, at), ".docx", "d.docx")
-    assert "Ouch[1]." in converted.markdown and "1. A tachyon walks into a bar." in converted.markdown
-    assert "Fin." not in converted.markdown and "[2]" not in converted.markdown
+    assert converted.markdown == "Ouch (A tachyon walks into a bar.)."  # the note where it is cited
     why = "its compressed data ends early" if how == "cut" else "its compressed data is corrupt"
     assert re.fullmatch(rf"d\.docx: word/footnotes\.xml is damaged \({why}\); read up to the damage, "
                         rf"[\d,]+ of its {len(notes):,} bytes", converted.warnings[0])

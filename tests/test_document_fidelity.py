@@ -573,11 +573,12 @@ def test_a_word_documents_page_header_and_footer_are_kept_once_around_its_body()
 
 
 
-def test_a_word_documents_footnotes_and_endnotes_read_as_word_shows_them_without_link_marks():
+def test_a_word_documents_footnotes_and_endnotes_read_where_they_are_cited_without_link_marks():
     """mammoth links each note's number to the note and the note back with an arrow, and every
-    chunk that held them read `Ouch[[1]](#footnote-1).` and `A tachyon walks into a bar. [↑](#footnote-ref-1)`."""
+    chunk that held them read `Ouch[[1]](#footnote-1).` and `A tachyon walks into a bar. [↑](#footnote-ref-1)`;
+    then the notes were a list after the body. Now each reads where it is cited, as in ODT."""
     for fixture in ("docx_mammoth_footnotes.docx", "docx_mammoth_endnotes.docx"):
-        assert convert_file(DOCS / fixture).markdown == "Ouch[1].[2]\n\n1. A tachyon walks into a bar.\n2. Fin."
+        assert convert_file(DOCS / fixture).markdown == "Ouch (A tachyon walks into a bar.). (Fin.)"
 
 
 def test_a_word_documents_smartart_is_read_where_it_stands():

@@ -18,6 +18,8 @@ mammoth reads every run's text and drops what it does not know:
 - A table of contents or an index Word generates (a `TOC` or `INDEX` field's result) is left out,
   as the .doc, RTF and ODF readers leave theirs out: its entries repeat the headings, with page
   numbers glued on and links to bookmarks (`[Datensicherung 2](#_Toc1)`) no reader can follow.
+- A footnote or endnote reads in parentheses where it is cited, as in ODT and RTF (docx_notes.py);
+  mammoth had listed them all after the body.
 Only the parts that need it are rewritten; a document without any of these keeps its bytes.
 """
 
@@ -30,12 +32,13 @@ from dataclasses import dataclass
 
 from lxml import etree
 
-from minirag.ingest import smartart
+from minirag.ingest import docx_notes, smartart
 from minirag.ingest.zip_xml import parsed, with_parts
 
 W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 _MC = "{http://schemas.openxmlformats.org/markup-compatibility/2006}"
-_BODY_PARTS = ("word/document.xml", "word/footnotes.xml", "word/endnotes.xml")  # what mammoth reads
+_DOCUMENT = "word/document.xml"
+_BODY_PARTS = (_DOCUMENT, docx_notes.FOOTNOTES, docx_notes.ENDNOTES)  # what mammoth reads
 _STYLES = "word/styles.xml"
 _OFF = frozenset({"0", "false", "off"})
 _MAX_BASED_ON = 16  # a style chain longer than Word's own (or a loop) ends there
@@ -256,22 +259,29 @@ def _smartart_as_text(archive: zipfile.ZipFile, member: str, root, read: set[str
 
 
 def shown_docx(archive: zipfile.ZipFile, visibility: Visibility) -> bytes | None:
-    """The DOCX rewritten with its body parts as Word shows them; None where nothing changes (or a
-    part cannot be read: mammoth then says what is wrong with it)."""
+    """The DOCX rewritten with its body parts as Word shows them and its notes read where they are
+    cited (docx_notes.py); None where nothing changes (or a part cannot be read: mammoth then says
+    what is wrong with it)."""
     rewritten: dict[str, etree._Element] = {}
     names = set(archive.namelist())
     read: set[str] = set()  # the SmartArt data parts read so far
+    cites = _DOCUMENT in names and any(mark in archive.read(_DOCUMENT) for mark in docx_notes.MARKS)
+    roots: dict[str, etree._Element] = {}  # the parts parsed, by member
     for member in _BODY_PARTS:
         if member not in names:
             continue
         data = archive.read(member)
-        if not _may_change(data, visibility):
+        may_change = _may_change(data, visibility)
+        if not (cites or may_change):
             continue
         try:
             root = parsed(data)  # (read once: a body part is the document's largest)
         except (etree.XMLSyntaxError, ValueError):
             return None
-        shown = visibility.shown(root)
+        roots[member] = root
+        shown = may_change and visibility.shown(root)
         if _smartart_as_text(archive, member, root, read) or shown:
             rewritten[member] = root
+    if cites and _DOCUMENT in roots and docx_notes.notes_in_place(roots[_DOCUMENT], roots):
+        rewritten[_DOCUMENT] = roots[_DOCUMENT]
     return with_parts(archive, rewritten) if rewritten else None

@@ -39,6 +39,7 @@ from minirag.errors import ConversionFailed
 from minirag.ingest.csv_table import pipe_table
 from minirag.ingest.docx_margins import Margins
 from minirag.ingest.html_markdown import fenced
+from minirag.ingest.note_text import cited
 from minirag.ingest.odf_condition import condition_holds
 from minirag.ingest.odf_margins import Comment, PageMargins
 from minirag.ingest.sheet_grid import sheet_lines
@@ -296,9 +297,9 @@ class _Reader:
             href = self.links.pop()
             self._close_link(href)
         elif tag == _TEXT + "note-body" and self.notes:
-            note = " ".join(" ".join(self.notes.pop()).split())
+            note = cited(self.notes.pop())
             if note:
-                self._piece(f" ({note})")
+                self._piece(note)
         elif tag == _TEXT + "list" and self.lists:
             lines = self.lists.pop()
             self.items.pop()
