@@ -722,8 +722,8 @@ def _safe_href(href: str) -> str | None:
 
 def _link(a) -> str:
     """A link as Markdown; a note reference (EPUB 3's `epub:type="noteref"`, DPUB-ARIA's
-    `role="doc-noteref"`, as Pandoc writes) as its mark in brackets, `[1]`, as the DOCX reader writes
-    one; a note's link back to it (`doc-backlink`, `backlink`) as its label (docutils links the note's
+    `role="doc-noteref"`, as Pandoc writes) as its mark in brackets, `[1]` (a page's notes stay where
+    it shows them; DOCX and ODT notes, which no page places, read in parentheses where cited); a note's link back to it (`doc-backlink`, `backlink`) as its label (docutils links the note's
     `1` back), or as nothing where it shows only an arrow (`↩`, also unmarked, to a place in a page): a
     reader sees a mark, and `(#fn1)` or `(notes.xhtml#en1)` are no words of the text."""
     kinds = set((a.get("epub:type") or "").lower().split()) | set((a.get("role") or "").lower().split())
