@@ -37,7 +37,7 @@ from pdfminer.layout import (
 from pdfminer.pdfinterp import PDFResourceManager
 from pdfminer.pdfpage import PDFPage
 
-from minirag._compat.pdfminer import order_layout_ties
+from minirag._compat.pdfminer import font_widths_as_given, order_layout_ties
 from minirag.ingest.pdf_rtl_lines import joined_lines
 from minirag.ingest.pdf_tables import page_tables, rows_of
 from minirag.ingest.pdf_visible import OnThePage, SeenInterpreter
@@ -51,6 +51,7 @@ def pdf_text(data: bytes) -> str:
     """Each page's text followed by a form feed, as pdfminer's extract_text gives it, a
     two-column page read column by column; the same text in every run (order_layout_ties)."""
     order_layout_ties()
+    font_widths_as_given()
     with io.StringIO() as output:
         manager = PDFResourceManager(caching=True)
         device = _ColumnText(manager, output, laparams=LAParams())
