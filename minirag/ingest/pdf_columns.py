@@ -38,6 +38,7 @@ from pdfminer.pdfinterp import PDFResourceManager
 from pdfminer.pdfpage import PDFPage
 
 from minirag._compat.pdfminer import font_widths_as_given, order_layout_ties
+from minirag.ingest.pdf_hanging import NONE, Hanging, hanging
 from minirag.ingest.pdf_rtl_lines import joined_lines
 from minirag.ingest.pdf_tables import page_tables, rows_of
 from minirag.ingest.pdf_visible import OnThePage, SeenInterpreter
@@ -63,13 +64,18 @@ def pdf_text(data: bytes) -> str:
 
 class _ColumnText(OnThePage, TextConverter):
     joined: dict[int, str] = {}  # set anew for each page
+    hanging: Hanging = NONE  # set anew for each page
+
     def receive_layout(self, ltpage: LTPage) -> None:
         items = reading_order(list(ltpage), ltpage.x0, ltpage.x1)
         boxes = [item for item in items if isinstance(item, LTTextBox)]
         self.joined = joined_lines(boxes)
         tables = page_tables(boxes)
         in_table = {key: table for table in tables for key in table.boxes}
-        for item in items:
+        self.hanging = NONE if self.joined else hanging(
+            [box for box in boxes if id(box) not in in_table and isinstance(box, LTTextBoxHorizontal)],
+            ltpage.x1 - ltpage.x0)
+        for item in self.hanging.order(items):
             table = in_table.get(id(item))
             if table is None:
                 self._render(item)
@@ -81,8 +87,22 @@ class _ColumnText(OnThePage, TextConverter):
         if id(item) in self.joined:  # a right-to-left line whole again, or a piece of one (pdf_rtl_lines.py)
             self.write_text(self.joined[id(item)])
         elif isinstance(item, LTTextBoxHorizontal) and not self.joined:
-            for row in rows_of([line for line in item if isinstance(line, LTTextLine)]):
-                self.write_text(row_text(row))
+            rows = rows_of([line for line in item if isinstance(line, LTTextLine)
+                            and id(line) not in self.hanging.described])  # read with their tags
+            if not rows:
+                return  # the descriptions of tags that stand in other boxes
+            tagged = self.hanging.tagged
+            alone = all(any(id(line) in tagged for line in row) for row in rows)  # a box of tags
+            for at, row in enumerate(rows):
+                tag = next((line for line in row if id(line) in tagged), None)
+                if tag is None:
+                    self.write_text(("\n" if at and id(row[0]) in self.hanging.parted else "") + row_text(row))
+                    continue
+                # An item of a definition list, a paragraph of its own where its box holds tags alone.
+                self.write_text(("\n" if alone and at else "") + row_text(row).rstrip("\n") + "  "
+                                + "".join(row_text(held) for held in rows_of(tagged[id(tag)])))
+            if id(item) in self.hanging.above:
+                return  # its description follows on the next line
         elif isinstance(item, LTContainer):
             for child in item:
                 self._render(child)
