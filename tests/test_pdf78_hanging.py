@@ -122,3 +122,44 @@ def test_a_paragraph_after_another_stays_apart():
         (90, 444.6, "to R-help@R-project.org."),
     ]), ".pdf", "R-intro.pdf").markdown
     assert "supporter of R from way back.\n\nComments and corrections" in text
+
+
+def test_a_books_indented_paragraph_stays_apart_from_the_one_before():
+    """pdf_multipage_ocr_vicksburg.pdf, page 2: paragraphs set without space between, each first
+    line indented; the line before ends a paragraph whose lines run to the margin, no tag."""
+    text = convert_document(_page([
+        (72, 500.0, "occur. I am sure Grant has given Pemberton a chance to remove from Vicksburg"),
+        (72, 486.8, "all who could not be expected to take part in the fearful struggle."),
+        (90, 473.6, "We have been looking for rain to cool the air and lay the dust, and this"),
+        (72, 460.4, "afternoon we were gratified by a heavy shower."),
+    ]), ".pdf", "vicksburg.pdf").markdown
+    assert "the fearful struggle.\n\nWe have been looking for rain" in text
+
+
+def test_a_heading_wrapped_at_a_hanging_indent_reads_in_order():
+    """pdf_two_columns_elsarticle.pdf, page 2: `2. Evanescent vs.` and `conventional quadrupole
+    light-matter` on one row (two boxes), `coupling` below at the title's indent, and the right
+    column's line beside them: the row reads first, then the rest of the title."""
+    text = convert_document(_page([
+        (37.6, 612.1, "2. Evanescent vs."),
+        (124.5, 612.1, "conventional quadrupole light-matter"),
+        (50.1, 600.1, "coupling"),
+        (306.6, 612.1, "the incident polariton can be written as [10]:"),
+    ]), ".pdf", "elsarticle.pdf").markdown
+    assert text.index("2. Evanescent vs.") < text.index("conventional quadrupole") < text.index("coupling")
+
+
+def test_a_heading_over_a_tag_stays_a_heading():
+    """grep.pdf (groff), page 2: a subsection's title less indented just above a long tag, whose
+    description starts on the line below: the tag goes with its description, not under the title."""
+    text = convert_document(_page([
+        (87, 609.4, "General Output Control"),
+        (108, 597.4, "-c, --count"),
+        (144, 585.4, "Suppress normal output; instead print a count of matching lines for each input file."),
+        (144, 573.4, "With the -v, --invert-match option (see above), count non-matching lines."),
+    ]), ".pdf", "grep.pdf").markdown
+    assert _paragraphs(text) == [
+        "General Output Control",
+        "-c, --count\nSuppress normal output; instead print a count of matching lines for each input file.\n"
+        "With the -v, --invert-match option (see above), count non-matching lines.",
+    ]

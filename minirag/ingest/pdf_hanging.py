@@ -72,13 +72,17 @@ def hanging(boxes: Sequence[LTTextBox], width: float) -> Hanging:
     lines = [line for box in boxes for line in box if id(line) in box_of]
     reach = MAX_INDENT * width
     tag_of: dict[int, LTTextLine] = {}  # the id() of a description's first line -> its tag
+    beside: set[int] = set()  # the id() of each line with more text to its right on its row
     for row in rows_of(lines):
         row.sort(key=lambda line: line.x0)
+        beside.update(id(line) for line in row[:-1])
         if len(row) < 2:
             continue
         tag, first = row[0], row[1]
         tag_box, box = box_of[id(tag)], box_of[id(first)]
-        if (tag_box is box or any(box_of[id(line)] is not box for line in row[2:]) or tag.x1 > first.x0
+        # Lines right of the description's box are another column's (elsarticle's right column).
+        if (tag_box is box or any(box_of[id(line)] is not box and line.x0 < box.x1 for line in row[2:])
+                or tag.x1 > first.x0
                 or first.x0 - tag.x0 > reach or tag.x0 > tag_box.x0 + _EDGE or first.x0 > box.x0 + _EDGE):
             continue
         tag_of[id(first)] = tag
@@ -94,25 +98,43 @@ def hanging(boxes: Sequence[LTTextBox], width: float) -> Hanging:
                 current.extend(row)
     described = frozenset(id(line) for held in tagged.values() for line in held)
     tags = {id(tag) for tag in tag_of.values()}
-    above: dict[int, LTTextBox] = {}
-    taken: set[int] = set()
     tops = sorted((box.y1, at) for at, box in enumerate(boxes))
-    parted: set[int] = set()
+    found: dict[int, tuple[LTTextBox, int | None]] = {}  # a tag's box -> its description's, the tag to part
     for tag_box in boxes:
         rows = rows_of([line for line in tag_box if id(line) in box_of])
-        if (not rows or id(tag_box) in taken or len(rows[-1]) > 1 or id(rows[-1][0]) in tags
-                or id(rows[-1][0]) in described or rows[-1][0].x0 > tag_box.x0 + _EDGE):
+        # A line with more beside it is no tag: what is below goes on from the whole row (a heading
+        # wrapped at a hanging indent, `2. Evanescent vs.` | `conventional ...` over `coupling`).
+        if (not rows or len(rows[-1]) > 1 or id(rows[-1][0]) in tags or id(rows[-1][0]) in described
+                or id(rows[-1][0]) in beside or rows[-1][0].x0 > tag_box.x0 + _EDGE):
             continue
         last = rows[-1][0]
         window = tops[bisect.bisect_left(tops, (last.y0 - 2 * last.height, -1)):
                       bisect.bisect_right(tops, (last.y0 + _EDGE, len(boxes)))]
         below = _description_below(last, tag_box, [boxes[at] for _, at in window], box_of, described, reach)
-        if below is not None and id(below) not in taken:
-            above[id(tag_box)] = below
+        if below is not None and not _ends_a_paragraph(rows, below):
+            deeper = len(rows) > 1 and min(line.x0 for line in rows[-2]) > last.x0 + _EDGE
+            found[id(tag_box)] = (below, id(last) if deeper else None)
+    # A tag's box is no description of the line above it (grep.pdf's `General Output Control`, a
+    # heading less indented, over `-c, --count`), and a description is one tag's.
+    above: dict[int, LTTextBox] = {}
+    taken: set[int] = set()
+    parted: set[int] = set()
+    for key, (below, part) in found.items():
+        if id(below) not in found and id(below) not in taken:
+            above[key] = below
             taken.add(id(below))
-            if len(rows) > 1 and min(line.x0 for line in rows[-2]) > last.x0 + _EDGE:
-                parted.add(id(last))
+            if part is not None:
+                parted.add(part)
     return Hanging({key: tuple(held) for key, held in tagged.items()}, described, above, frozenset(parted))
+
+
+def _ends_a_paragraph(rows: list[list[LTTextLine]], below: LTTextBox) -> bool:
+    """Whether the last of `rows` (a box's) ends a paragraph whose lines run to the right margin, as
+    `below` does: the next paragraph's first line, indented (a book's, Vicksburg's OCR), follows it
+    as a description follows its tag."""
+    last = rows[-1][0]
+    return any(abs(row[0].x0 - last.x0) <= _EDGE and max(line.x1 for line in row) >= below.x1 - 3 * last.height
+               for row in rows[:-1])
 
 
 def _description_below(tag: LTTextLine, tag_box: LTTextBox, boxes: Sequence[LTTextBox],
