@@ -163,3 +163,27 @@ def test_a_heading_over_a_tag_stays_a_heading():
         "-c, --count\nSuppress normal output; instead print a count of matching lines for each input file.\n"
         "With the -v, --invert-match option (see above), count non-matching lines.",
     ]
+
+
+def test_a_paragraph_between_two_items_keeps_its_place():
+    """shared-mime-info-spec.pdf, page 15: two bullets, each a box of its own left of its item's
+    text, and a note indented as an item's text between the two items. The note stays after the
+    item it belongs to, before the next."""
+    text = convert_document(_page([
+        (105.6, 595.3, "*"),  # set further off than on the page, as pdfminer boxes the page's bullet
+        (129.5, 594.8, "If the glob matching fails or results in multiple conflicting mimetypes, read"),
+        (129.5, 581.9, "the contents of the file and do magic sniffing on it."),
+        (129.5, 523.1, "Note: Checking the first 128 bytes of the file for ASCII control characters is"),
+        (129.5, 510.2, "a good way to guess whether a file is binary or text."),
+        (105.6, 465.5, "*"),
+        (129.5, 465.1, "If any of the mimetypes resulting from a glob match is equal to or a subclass"),
+        (129.5, 452.1, "of the result from the magic sniffing, use this as the result."),
+    ]), ".pdf", "shared-mime-info-spec.pdf").markdown
+    assert _paragraphs(text) == [
+        "*  If the glob matching fails or results in multiple conflicting mimetypes, read\n"
+        "the contents of the file and do magic sniffing on it.",
+        "Note: Checking the first 128 bytes of the file for ASCII control characters is\n"
+        "a good way to guess whether a file is binary or text.",
+        "*  If any of the mimetypes resulting from a glob match is equal to or a subclass\n"
+        "of the result from the magic sniffing, use this as the result.",
+    ]

@@ -87,20 +87,21 @@ class _ColumnText(OnThePage, TextConverter):
         if id(item) in self.joined:  # a right-to-left line whole again, or a piece of one (pdf_rtl_lines.py)
             self.write_text(self.joined[id(item)])
         elif isinstance(item, LTTextBoxHorizontal) and not self.joined:
-            rows = rows_of([line for line in item if isinstance(line, LTTextLine)
-                            and id(line) not in self.hanging.described])  # read with their tags
+            hanging = self.hanging
+            rows = rows_of([line for line in item if isinstance(line, LTTextLine) and id(line) not in hanging.hidden
+                            and id(line) not in hanging.described])  # read elsewhere, with their descriptions
             if not rows:
-                return  # the descriptions of tags that stand in other boxes
-            tagged = self.hanging.tagged
-            alone = all(any(id(line) in tagged for line in row) for row in rows)  # a box of tags
+                return  # a box of tags, or of the descriptions of tags that stand in other boxes
             for at, row in enumerate(rows):
-                tag = next((line for line in row if id(line) in tagged), None)
-                if tag is None:
-                    self.write_text(("\n" if at and id(row[0]) in self.hanging.parted else "") + row_text(row))
-                    continue
-                # An item of a definition list, a paragraph of its own where its box holds tags alone.
-                self.write_text(("\n" if alone and at else "") + row_text(row).rstrip("\n") + "  "
-                                + "".join(row_text(held) for held in rows_of(tagged[id(tag)])))
+                tag = next((line for line in row if id(line) in hanging.tagged), None)
+                opened = hanging.opened.get(id(min(row, key=lambda line: line.x0)))
+                if tag is not None:  # a tag in a box of more: its description follows it there
+                    self.write_text(row_text(row).rstrip("\n") + "  "
+                                    + "".join(row_text(held) for held in rows_of(hanging.tagged[id(tag)])))
+                elif opened is not None:  # an item of a definition list: a paragraph of its own
+                    self.write_text(("\n" if at else "") + opened + "  " + row_text(row))
+                else:
+                    self.write_text(("\n" if at and id(row[0]) in hanging.parted else "") + row_text(row))
             if id(item) in self.hanging.above:
                 return  # its description follows on the next line
         elif isinstance(item, LTContainer):

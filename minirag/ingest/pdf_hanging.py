@@ -36,14 +36,21 @@ _EDGE = 2.0  # points: a line this near its box's left edge is at it
 
 @dataclass(frozen=True)
 class Hanging:
-    """A page's hanging indents: `tagged` maps the id() of each tag that stands on a description's
-    first line to the description's lines, from that one to the next tagged line of their box, read
-    after the tag where it stands; `described` holds the id() of those lines (read with their tags,
-    not in their box); `above` maps the id() of a box of tags set above a description to the box
-    holding it, read right after it with no empty line between; `parted` holds the id() of such a
-    tag where its box holds more above it, indented deeper (the description before, which
-    pdfminer boxed with the next item's tag): an empty line goes before it."""
+    """A page's hanging indents.
 
+    A tag on a description's first line, in a box of tags alone, is read where its description
+    stands: `opened` maps the id() of that line to the tag's text, and `hidden` holds the id() of
+    such tags. A tag in a box that holds more (bash.pdf's `-t fd` amid `-a file True if file
+    exists.` lines pdfminer kept whole) is read where it stands, with its description: `tagged`
+    maps its id() to the description's lines, from the first to the next tagged line of their box,
+    and `described` holds the id() of those lines. `above` maps the id() of a box whose last line
+    is a tag set above a description to the box holding it, read right after it with no empty line
+    between; `parted` holds the id() of such a tag where its box holds more above it, indented
+    deeper (the description before, which pdfminer boxed with the next item's tag): an empty line
+    goes before it."""
+
+    opened: dict[int, str]
+    hidden: frozenset[int]
     tagged: dict[int, tuple[LTTextLine, ...]]
     described: frozenset[int]
     above: dict[int, LTTextBox]
@@ -63,7 +70,7 @@ class Hanging:
         return out
 
 
-NONE = Hanging({}, frozenset(), {})
+NONE = Hanging({}, frozenset(), {}, frozenset(), {})
 
 
 def hanging(boxes: Sequence[LTTextBox], width: float) -> Hanging:
@@ -86,6 +93,12 @@ def hanging(boxes: Sequence[LTTextBox], width: float) -> Hanging:
                 or first.x0 - tag.x0 > reach or tag.x0 > tag_box.x0 + _EDGE or first.x0 > box.x0 + _EDGE):
             continue
         tag_of[id(first)] = tag
+    tags = {id(tag) for tag in tag_of.values()}
+    # Tags in boxes of tags alone (all short, in a column) are read where their descriptions stand:
+    # a box between two of those (shared-mime-info-spec.pdf's `Note:` inside a bullet) keeps its place.
+    alone = {id(box) for box in boxes if all(id(line) in tags for line in box if id(line) in box_of)}
+    opened = {first: " ".join(tag.get_text().split()) for first, tag in tag_of.items() if id(box_of[id(tag)]) in alone}
+    hidden = frozenset(id(tag) for tag in tag_of.values() if id(box_of[id(tag)]) in alone)
     tagged: dict[int, list[LTTextLine]] = {}
     for box in boxes:
         current: list[LTTextLine] | None = None
@@ -93,11 +106,10 @@ def hanging(boxes: Sequence[LTTextBox], width: float) -> Hanging:
                 id(line) in tag_of for line in box) else ():
             heading = tag_of.get(id(min(row, key=lambda line: line.x0)))
             if heading is not None:
-                current = tagged.setdefault(id(heading), [])
+                current = None if id(heading) in hidden else tagged.setdefault(id(heading), [])
             if current is not None:
                 current.extend(row)
     described = frozenset(id(line) for held in tagged.values() for line in held)
-    tags = {id(tag) for tag in tag_of.values()}
     tops = sorted((box.y1, at) for at, box in enumerate(boxes))
     found: dict[int, tuple[LTTextBox, int | None]] = {}  # a tag's box -> its description's, the tag to part
     for tag_box in boxes:
@@ -125,7 +137,8 @@ def hanging(boxes: Sequence[LTTextBox], width: float) -> Hanging:
             taken.add(id(below))
             if part is not None:
                 parted.add(part)
-    return Hanging({key: tuple(held) for key, held in tagged.items()}, described, above, frozenset(parted))
+    return Hanging(opened, hidden, {key: tuple(held) for key, held in tagged.items()}, described, above,
+                   frozenset(parted))
 
 
 def _ends_a_paragraph(rows: list[list[LTTextLine]], below: LTTextBox) -> bool:
