@@ -16,6 +16,10 @@ A glyph its font maps to no Unicode character is written into the text as `(cid:
 its candidate pairs in a heap of `(skip, distance, id(a), id(b), a, b)`, looked up as the module
 global `id` of `pdfminer.layout`: boxes at equal distances were ordered by memory address, so the
 same PDF gave its lines in another order from run to run (R's manuals: digits of a figure).
+
+`PDFType1Font.__init__(self, rsrcmgr, spec)` (TrueType fonts inherit it) takes a standard 14 font's
+widths from pdfminer's own metrics, by character, whatever the font dictionary's /Widths say; its
+other fonts' from /Widths, by code, into `self.widths`, which `char_width` looks a code up in first.
 """
 
 from __future__ import annotations
@@ -99,3 +103,36 @@ def order_layout_ties() -> None:
     import pdfminer.layout
 
     pdfminer.layout.id = _serial  # type: ignore[attr-defined]
+
+
+def font_widths_as_given() -> None:
+    """Make a Type 1 or TrueType font that names a standard 14 font (Times-Roman) take its glyphs'
+    widths from its dictionary's /Widths, by code, where it gives them, as viewers do: they are the
+    widths the producer set the text with, once per process. A code /Widths leaves out keeps the
+    standard font's width for its character.
+
+    groff's PDFs (gropdf: every man page typeset with `groff -Tpdf`) name Times-Roman unembedded, in
+    an encoding of their own whose code for `\\-` draws a minus but maps to `-`: pdfminer measured
+    each as a hyphen, 2.3 points short, and set each word after them further left than its place,
+    so the word that groff placed anew read cut (`belo w`, `--ignor e-backups`) or as a box of its
+    own (`b` / `ut any use of --sort=none` two lines apart)."""
+    from pdfminer.pdffont import PDFType1Font
+    from pdfminer.pdftypes import list_value, resolve1
+
+    original = PDFType1Font.__init__
+    if getattr(original, _MARK, False):
+        return
+
+    def init(self, rsrcmgr, spec) -> None:
+        original(self, rsrcmgr, spec)
+        if "Widths" not in spec:
+            return
+        try:
+            first = int(resolve1(spec.get("FirstChar", 0)))
+            given = {first + at: float(resolve1(width)) for at, width in enumerate(list_value(spec["Widths"]))}
+        except (TypeError, ValueError, OverflowError):
+            return  # widths that are no numbers: pdfminer's own stand
+        self.widths = {**self.widths, **given}
+
+    setattr(init, _MARK, True)
+    PDFType1Font.__init__ = init  # type: ignore[method-assign]

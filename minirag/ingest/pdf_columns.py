@@ -37,7 +37,8 @@ from pdfminer.layout import (
 from pdfminer.pdfinterp import PDFResourceManager
 from pdfminer.pdfpage import PDFPage
 
-from minirag._compat.pdfminer import order_layout_ties
+from minirag._compat.pdfminer import font_widths_as_given, order_layout_ties
+from minirag.ingest.pdf_hanging import NONE, Hanging, hanging
 from minirag.ingest.pdf_rtl_lines import joined_lines
 from minirag.ingest.pdf_tables import page_tables, rows_of
 from minirag.ingest.pdf_visible import OnThePage, SeenInterpreter
@@ -51,6 +52,7 @@ def pdf_text(data: bytes) -> str:
     """Each page's text followed by a form feed, as pdfminer's extract_text gives it, a
     two-column page read column by column; the same text in every run (order_layout_ties)."""
     order_layout_ties()
+    font_widths_as_given()
     with io.StringIO() as output:
         manager = PDFResourceManager(caching=True)
         device = _ColumnText(manager, output, laparams=LAParams())
@@ -62,13 +64,18 @@ def pdf_text(data: bytes) -> str:
 
 class _ColumnText(OnThePage, TextConverter):
     joined: dict[int, str] = {}  # set anew for each page
+    hanging: Hanging = NONE  # set anew for each page
+
     def receive_layout(self, ltpage: LTPage) -> None:
         items = reading_order(list(ltpage), ltpage.x0, ltpage.x1)
         boxes = [item for item in items if isinstance(item, LTTextBox)]
         self.joined = joined_lines(boxes)
         tables = page_tables(boxes)
         in_table = {key: table for table in tables for key in table.boxes}
-        for item in items:
+        self.hanging = NONE if self.joined else hanging(
+            [box for box in boxes if id(box) not in in_table and isinstance(box, LTTextBoxHorizontal)],
+            ltpage.x1 - ltpage.x0)
+        for item in self.hanging.order(items):
             table = in_table.get(id(item))
             if table is None:
                 self._render(item)
@@ -80,8 +87,23 @@ class _ColumnText(OnThePage, TextConverter):
         if id(item) in self.joined:  # a right-to-left line whole again, or a piece of one (pdf_rtl_lines.py)
             self.write_text(self.joined[id(item)])
         elif isinstance(item, LTTextBoxHorizontal) and not self.joined:
-            for row in rows_of([line for line in item if isinstance(line, LTTextLine)]):
-                self.write_text(row_text(row))
+            hanging = self.hanging
+            rows = rows_of([line for line in item if isinstance(line, LTTextLine) and id(line) not in hanging.hidden
+                            and id(line) not in hanging.described])  # read elsewhere, with their descriptions
+            if not rows:
+                return  # a box of tags, or of the descriptions of tags that stand in other boxes
+            for at, row in enumerate(rows):
+                tag = next((line for line in row if id(line) in hanging.tagged), None)
+                opened = hanging.opened.get(id(min(row, key=lambda line: line.x0)))
+                if tag is not None:  # a tag in a box of more: its description follows it there
+                    self.write_text(row_text(row).rstrip("\n") + "  "
+                                    + "".join(row_text(held) for held in rows_of(hanging.tagged[id(tag)])))
+                elif opened is not None:  # an item of a definition list: a paragraph of its own
+                    self.write_text(("\n" if at else "") + opened + "  " + row_text(row))
+                else:
+                    self.write_text(("\n" if at and id(row[0]) in hanging.parted else "") + row_text(row))
+            if id(item) in self.hanging.above:
+                return  # its description follows on the next line
         elif isinstance(item, LTContainer):
             for child in item:
                 self._render(child)

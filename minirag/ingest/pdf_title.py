@@ -15,7 +15,7 @@ import logging
 import re
 import statistics
 
-from minirag._compat.pdfminer import UNMAPPED_GLYPH
+from minirag._compat.pdfminer import UNMAPPED_GLYPH, font_widths_as_given
 from minirag.chunking.titles import is_boilerplate_heading
 from minirag.ingest.bidi_order import turned
 
@@ -47,6 +47,7 @@ def _first_page_title(data: bytes) -> str | None:
 
     from minirag.ingest.pdf_visible import visible_pages
 
+    font_widths_as_given()
     lines: list[tuple[float, str]] = []
     for page in visible_pages(data, maxpages=1):
         for box in page:
