@@ -28,3 +28,18 @@ def test_a_font_without_widths_keeps_the_standard_metrics():
 
     text = convert_document(make_pdf([["Follow symbolic links found in the source archive."]]), ".pdf", "a.pdf").markdown
     assert "Follow symbolic links found in the source archive." in text
+
+
+def test_a_width_no_glyph_has_keeps_the_standard_metric():
+    """/Widths are the producer's numbers: an infinite, negative or NaN one is passed over."""
+    from pdfminer.pdffont import PDFType1Font
+    from pdfminer.psparser import LIT
+
+    from minirag._compat.pdfminer import font_widths_as_given
+
+    font_widths_as_given()
+    widths = [float("inf"), -500.0, float("nan"), 1e9, 610.0]
+    font = PDFType1Font(None, {"BaseFont": LIT("Times-Roman"), "FirstChar": 65, "Widths": widths})
+    assert font.widths[69] == 610.0
+    for code in range(65, 69):
+        assert font.widths.get(code) is None or 0 <= font.widths[code] <= 1000

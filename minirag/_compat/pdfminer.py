@@ -105,6 +105,9 @@ def order_layout_ties() -> None:
     pdfminer.layout.id = _serial  # type: ignore[attr-defined]
 
 
+_MAX_WIDTH = 100_000.0  # glyph space units (1/1000 of the text size): a hundred em
+
+
 def font_widths_as_given() -> None:
     """Make a Type 1 or TrueType font that names a standard 14 font (Times-Roman) take its glyphs'
     widths from its dictionary's /Widths, by code, where it gives them, as viewers do: they are the
@@ -132,7 +135,8 @@ def font_widths_as_given() -> None:
             given = {first + at: float(resolve1(width)) for at, width in enumerate(list_value(spec["Widths"]))}
         except (TypeError, ValueError, OverflowError):
             return  # widths that are no numbers: pdfminer's own stand
-        self.widths = {**self.widths, **given}
+        # A width no glyph has (infinite, NaN, past a page) would throw every later glyph off its line.
+        self.widths = {**self.widths, **{code: width for code, width in given.items() if 0 <= width <= _MAX_WIDTH}}
 
     setattr(init, _MARK, True)
     PDFType1Font.__init__ = init  # type: ignore[method-assign]
