@@ -383,19 +383,25 @@ def without_permission_override() -> list[str]:
     return prefix
 
 
+def query_and_status_locked_out(locked: Path, env: dict[str, str]) -> list[subprocess.CompletedProcess]:
+    """`query` and `status --json` run where mode bits bind (without_permission_override), `locked`
+    a folder of mode 0 meanwhile."""
+    locked.chmod(0)
+    try:
+        return [subprocess.run([*without_permission_override(), sys.executable, "-m", "minirag", *argv],
+                               capture_output=True, text=True, env=env, timeout=120)
+                for argv in (["query", "otters"], ["status", "--json"])]
+    finally:
+        locked.chmod(0o700)
+
+
 @pytest.mark.slow
 def test_a_root_that_cannot_be_read_is_a_configuration_error_and_status_still_answers(world, tmp_path):
     locked = tmp_path / "locked"
     locked.mkdir()
-    locked.chmod(0)
     env = {**os.environ, "PYTHONPATH": str(ROOT), "BASE_DIR": str(locked)}
     env.pop("DB_PATH")  # the index would live inside the root
-    try:
-        query, status = (subprocess.run([*without_permission_override(), sys.executable, "-m", "minirag", *argv],
-                                        capture_output=True, text=True, env=env, timeout=120)
-                         for argv in (["query", "otters"], ["status", "--json"]))
-    finally:
-        locked.chmod(0o700)
+    query, status = query_and_status_locked_out(locked, env)
     assert_one_line_failure(query.returncode, query.stderr, ["query"])
     assert "configuration error" in query.stderr and "Permission denied" in query.stderr
     assert status.returncode == 0 and "Permission denied" in json.loads(status.stdout)["configError"]
@@ -407,15 +413,9 @@ def test_a_model_cache_that_cannot_be_reached_is_a_configuration_error(world, tm
     was 'internal error: PermissionError'."""
     locked = tmp_path / "locked"
     (locked / "cache").mkdir(parents=True)
-    locked.chmod(0)
     env = {**os.environ, "PYTHONPATH": str(ROOT), "XDG_CACHE_HOME": str(locked / "cache")}
     env.pop("CACHE_DIR", None)
-    try:
-        query, status = (subprocess.run([*without_permission_override(), sys.executable, "-m", "minirag", *argv],
-                                        capture_output=True, text=True, env=env, timeout=120)
-                         for argv in (["query", "otters"], ["status", "--json"]))
-    finally:
-        locked.chmod(0o700)
+    query, status = query_and_status_locked_out(locked, env)
     assert_one_line_failure(query.returncode, query.stderr, ["query"])
     assert "model cache" in query.stderr and "Permission denied" in query.stderr and "CACHE_DIR" in query.stderr
     assert status.returncode == 0 and "model cache" in json.loads(status.stdout)["configError"]

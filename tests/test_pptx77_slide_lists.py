@@ -9,19 +9,7 @@ and a linked run is `[text](url)` for a web or mail address.
 
 from __future__ import annotations
 
-import io
-
-from minirag.ingest.convert import convert_document
-
-
-def _deck(build) -> str:
-    from pptx import Presentation
-
-    deck = Presentation()
-    build(deck)
-    with io.BytesIO() as out:
-        deck.save(out)
-        return convert_document(out.getvalue(), ".pptx", "deck.pptx").markdown
+from helpers.decks import deck_markdown
 
 
 def _paragraph(frame, text: str, level: int = 0, *, first: bool = False):
@@ -56,7 +44,7 @@ def test_a_body_placeholders_paragraphs_are_nested_list_items():
         _paragraph(body, "Costs flat")
         _bullet(_paragraph(body, "A note without a bullet"), "none")
 
-    markdown = _deck(build)
+    markdown = deck_markdown(build)
     assert "# Quarterly results\n" in markdown
     assert ("- Revenue up 12%\n  - EMEA led growth\n    - Germany doubled\n- Costs flat\n"
             "A note without a bullet") in markdown, markdown
@@ -77,7 +65,7 @@ def test_a_text_box_is_plain_unless_its_paragraphs_set_a_bullet():
         _bullet(_paragraph(steps, "Configure"), "autonum")
         _bullet(_paragraph(steps, "Run"), "autonum")
 
-    markdown = _deck(build)
+    markdown = deck_markdown(build)
     assert "# Next steps\n" in markdown
     assert "Plain caption line\n- Hire two engineers\n  - Ship the beta\n" in markdown, markdown
     assert "1. Install\n2. Configure\n3. Run" in markdown, markdown
@@ -103,7 +91,7 @@ def test_a_linked_run_reads_as_a_markdown_link_to_a_web_or_mail_address():
         other.text = "the share"
         other.hyperlink.address = "file:///srv/share"
 
-    markdown = _deck(build)
+    markdown = deck_markdown(build)
     assert "See the [design notes](https://example.com/notes) or write to [the team](mailto:team@example.com)" in markdown, markdown
     assert "\nthe share" in markdown and "file:" not in markdown, markdown
 
@@ -122,7 +110,7 @@ def test_a_body_placeholder_whose_layout_turns_bullets_off_reads_plain():
         comparison.placeholders[3].text_frame.text = "After"
         _paragraph(comparison.placeholders[4].text_frame, "One-click deploys", first=True)
 
-    markdown = _deck(build)
+    markdown = deck_markdown(build)
     assert "\nWhere the money went" in markdown and "- Where" not in markdown, markdown
     # Each column's heading before its body, as the layout lists them (pptx_order.py).
     assert "\nBefore\n- Manual deploys\nAfter\n- One-click deploys" in markdown, markdown

@@ -7,21 +7,8 @@ where they stand. A grouped text box's link was already written, and stays so.
 
 from __future__ import annotations
 
-import io
-
+from helpers.decks import deck_markdown
 from pptx.util import Inches
-
-from minirag.ingest.convert import convert_document
-
-
-def _deck(build) -> str:
-    from pptx import Presentation
-
-    deck = Presentation()
-    build(deck)
-    with io.BytesIO() as out:
-        deck.save(out)
-        return convert_document(out.getvalue(), ".pptx", "deck.pptx").markdown
 
 
 def _link(paragraph, text: str, address: str) -> None:
@@ -43,7 +30,7 @@ def test_a_link_in_a_table_cell_reads_as_a_markdown_link():
         table.cell(2, 0).text = "mail"
         _link(table.cell(2, 1).text_frame.paragraphs[0], "ops desk", "mailto:ops@example.com")
 
-    markdown = _deck(build)
+    markdown = deck_markdown(build)
     assert "| billing | see the [billing runbook](https://wiki.example.com/billing) |" in markdown, markdown
     assert "| mail | [ops desk](mailto:ops@example.com) |" in markdown, markdown
 
@@ -58,7 +45,7 @@ def test_a_link_in_the_speaker_notes_reads_as_a_markdown_link():
         _link(notes.paragraphs[0], "the rollout plan", "https://example.com/plan")
         notes.add_paragraph().text = "Plain second line"
 
-    markdown = _deck(build)
+    markdown = deck_markdown(build)
     assert "### Notes:\nDetails in [the rollout plan](https://example.com/plan)\nPlain second line" in markdown, markdown
 
 
@@ -70,4 +57,4 @@ def test_a_link_in_a_grouped_text_box_reads_as_a_markdown_link():
         box = group.shapes.add_textbox(Inches(1), Inches(2), Inches(4), Inches(1))
         _link(box.text_frame.paragraphs[0], "status page", "https://status.example.com")
 
-    assert "[status page](https://status.example.com)" in _deck(build)
+    assert "[status page](https://status.example.com)" in deck_markdown(build)

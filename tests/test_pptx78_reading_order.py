@@ -12,21 +12,8 @@ tops lie within an eighth of an inch of each other (one row); a group's shapes l
 
 from __future__ import annotations
 
-import io
-
+from helpers.decks import deck_markdown
 from pptx.util import Emu, Inches
-
-from minirag.ingest.convert import convert_document
-
-
-def _deck(build) -> str:
-    from pptx import Presentation
-
-    deck = Presentation()
-    build(deck)
-    with io.BytesIO() as out:
-        deck.save(out)
-        return convert_document(out.getvalue(), ".pptx", "deck.pptx").markdown
 
 
 def _in_order(markdown: str, *texts: str) -> bool:
@@ -45,7 +32,7 @@ def test_a_comparison_slide_reads_each_column_heading_before_its_body():
                 placeholder.text_frame.text = names[placeholder.placeholder_format.idx]
         slide.shapes.add_textbox(Inches(1), Inches(6.8), Inches(8), Inches(0.4)).text_frame.text = "Source: survey"
 
-    markdown = _deck(build)
+    markdown = deck_markdown(build)
     assert _in_order(markdown, "# Two plans", "Left heading", "Left body", "Right heading", "Right body",
                      "Source: survey"), markdown
 
@@ -61,7 +48,7 @@ def test_boxes_on_one_row_read_left_to_right_and_the_title_comes_first():
         # Added last, placed above the title.
         slide.shapes.add_textbox(Inches(0.2), Inches(0.05), Inches(3), Inches(0.3)).text_frame.text = "Section tag"
 
-    markdown = _deck(build)
+    markdown = deck_markdown(build)
     assert _in_order(markdown, "# Findings", "Section tag", "Left box", "Right box", "Below both"), markdown
 
 
@@ -73,7 +60,7 @@ def test_a_text_box_added_last_reads_where_it_stands_among_the_placeholders():
         slide.shapes.add_textbox(Inches(0.5), Inches(1.2), Inches(9), Inches(0.3)).text_frame.text = "Lead-in line"
         slide.shapes.add_textbox(Inches(0.5), Inches(7), Inches(9), Inches(0.3)).text_frame.text = "Footnote line"
 
-    markdown = _deck(build)
+    markdown = deck_markdown(build)
     assert _in_order(markdown, "# Plan", "Lead-in line", "Body point", "Footnote line"), markdown
 
 
@@ -86,7 +73,7 @@ def test_a_groups_shapes_read_by_rows_too():
         group.shapes.add_textbox(Inches(1), Inches(3), Inches(3), Inches(1)).text_frame.text = "Group left"
         group.shapes.add_textbox(Inches(1), Inches(5), Inches(3), Inches(1)).text_frame.text = "Group below"
 
-    markdown = _deck(build)
+    markdown = deck_markdown(build)
     assert _in_order(markdown, "# Grouped", "Group left", "Group right", "Group below"), markdown
 
 
@@ -103,7 +90,7 @@ def test_a_footer_reads_where_it_stands_whatever_its_layouts_order():
         slide.shapes.clone_placeholder(footer)
         next(shape for shape in slide.placeholders if shape.placeholder_format.idx == 11).text_frame.text = "Internal only"
 
-    markdown = _deck(build)
+    markdown = deck_markdown(build)
     assert _in_order(markdown, "# Status", "All green", "Internal only"), markdown
 
 
