@@ -1,5 +1,5 @@
 """A footnote's or endnote's text as it reads where it is cited, one rule for every reader that
-places notes so (ODT, DOCX): ` (its text)` right after the citation mark, its paragraphs, list
+places notes so (ODT, DOCX, RTF): ` (its text)` right after the citation mark, its paragraphs, list
 items and breaks one line, so a chunk holds the note with the sentence it explains."""
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ style, table and list properties: RTF scopes every property to its group):
   is in one;
 - tables (`\\cell`, `\\row`) become pipe tables; a nested table's cells read inside their cell;
 - a hyperlink field reads as a Markdown link; page-number and page-reference fields as nothing;
-- a footnote reads as its text in brackets where it is cited; page headers, footers and
+- a footnote reads as its text in parentheses where it is cited (note_text.py); page headers, footers and
   comments are placed as a DOCX's are (docx_margins.Margins);
 - what a reader of the page does not see goes: the font, colour and style tables, pictures,
   hidden text (`\\v`, or a character or paragraph style whose text is `\\v`, unless the run's own
@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from minirag.errors import ConversionFailed
 from minirag.ingest.cell_tables import Table
 from minirag.ingest.docx_margins import Margins
+from minirag.ingest.note_text import cited
 from minirag.ingest.odf_margins import MAX_PAGE_LINE_WORDS
 from minirag.ingest.paragraph_blocks import Block, blocks_markdown
 from minirag.ingest.rtf_tokens import (
@@ -314,7 +315,7 @@ class _Reader:
             else:
                 self.marker = line
         elif capture.kind == "footnote" and line:
-            self._emit(f" ({line})")
+            self._emit(cited([line]))
         elif capture.kind in ("header", "footer"):
             found = self.headers if capture.kind == "header" else self.footers
             for number, part in enumerate(text.split("\n")):
