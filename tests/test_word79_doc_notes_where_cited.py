@@ -74,6 +74,8 @@ def test_references_out_of_order_leave_the_notes_after_the_body_as_before():
 def test_note_texts_past_their_story_or_references_past_the_body_leave_the_notes_after_it():
     past_story = _notes_document(footnote_cps=[0, 10**6, 10**6 + 5, 10**6 + 6])
     assert _markdown(past_story).endswith("Plasma at 150 million kelvin.\n\n* Lithium-6 blankets.")
+    overlapping = _notes_document(footnote_cps=[0, 40, 5, 55])  # the second note would end before it starts
+    assert _markdown(overlapping).endswith("Plasma at 150 million kelvin.\n\n* Lithium-6 blankets.")
     past_body = word97.note_references([BODY.index(b"\x02"), 10**6], [True, False])
     markdown = _markdown(_notes_document(footnote_refs=past_body))
     assert markdown.startswith("Fusion needs heat. Tritium breeds* in lithium.")
@@ -104,3 +106,13 @@ def test_a_link_in_a_note_stays_a_link_and_a_reference_on_another_character_keep
         word97.PLCF_FND_REF: word97.note_references([body.index(b"!")], [True]),
         word97.PLCF_FND_TXT: struct.pack(f"<{len(cps)}I", *cps)})
     assert _markdown(data) == "Read this! (See [the spec](https://example.org/spec).)"
+
+
+def test_a_note_whose_reference_is_hidden_or_deleted_is_left_out_with_it():
+    """doc_hidden.py makes hidden and deleted characters 0x01, Word's mark for an object's place."""
+    body = b"Kept\x01 text.\r"
+    story, cps = word97.notes([b" A deleted note.\r"])
+    data = word97.document({word97.TEXT: body, word97.FOOTNOTES: story}, tables={
+        word97.PLCF_FND_REF: word97.note_references([body.index(b"\x01")], [True]),
+        word97.PLCF_FND_TXT: struct.pack(f"<{len(cps)}I", *cps)})
+    assert _markdown(data) == "Kept text."
