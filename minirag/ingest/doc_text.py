@@ -13,15 +13,19 @@ mark, `\\x07`), each with its properties:
   page's layout, as everywhere;
 - a field's result is kept without its code (`\\x13` code `\\x14` result `\\x15`), except a page
   number's, a page reference's and a table of contents' (their numbers are the printer's);
-- line and page breaks are line breaks; pictures, drawn objects and note marks go.
+- line and page breaks are line breaks; pictures and drawn objects go;
+- a footnote or endnote reads in parentheses where it is cited, in its mark's place (note_text.cited,
+  as in ODT, RTF and DOCX; doc_notes.py finds where). Where the file's note tables do not fit its
+  text, that kind of note follows the body, a line per paragraph.
 
-Footnotes and endnotes follow the body. Page header and footer lines are placed, and comments
+Page header and footer lines are placed, and comments
 follow, as a DOCX's are (docx_margins.Margins), a line that is only a page number left out. The
 title is the SummaryInformation stream's. A file saved with a password, or by Word 6 or 95, says so.
 """
 
 from __future__ import annotations
 
+import bisect
 import re
 import struct
 from dataclasses import dataclass, field
@@ -44,9 +48,11 @@ from minirag.ingest.doc_format import (
     read_fib,
     styles,
 )
-from minirag.ingest.doc_hidden import hidden_runs, without_hidden
+from minirag.ingest.doc_hidden import HIDDEN, hidden_runs, without_hidden
 from minirag.ingest.doc_lists import PLF_LFO, PLF_LST, Lists, read_lists
+from minirag.ingest.doc_notes import KINDS, notes
 from minirag.ingest.docx_margins import Margins
+from minirag.ingest.note_text import cited
 from minirag.ingest.paragraph_blocks import Block, blocks_markdown
 from minirag.ingest.text_limit import MAX_TEXT_CHARS
 from minirag.ingest.text_repair import is_page_number
@@ -93,8 +99,9 @@ def _read(cfb: CompoundFile, name: str) -> tuple[str, str | None]:
         stories[story] = text[start:start + fib.counts[story]]
         start += fib.counts[story]
     lists = read_lists(table, fib.pair(PLF_LST), fib.pair(PLF_LFO))
-    blocks = _body(stories["text"], paragraphs, sheet, lists)
-    for story in ("textboxes", "footnotes", "endnotes"):  # (a text box's place is a shape's anchor, unread)
+    cited_at, unplaced = _citations(table, fib, stories)
+    blocks = _body(stories["text"], paragraphs, sheet, lists, cited_at)
+    for story in ("textboxes", *unplaced):  # (a text box's place is a shape's anchor, unread)
         blocks += [Block("p", line) for line in _lines(stories[story])]
     headers, footers = _margins(stories["headers"], _cps(table, fib, PLCF_HDD))
     kept = set(headers)
@@ -171,12 +178,62 @@ def _clean(text: str, *, code: bool = False) -> str:
     return "\n".join(" ".join(line.split()) for line in joined(text).translate(_SPECIALS).split("\n")).strip("\n")
 
 
-def _body(text: str, paragraphs: ParagraphTable, sheet: Styles, lists: Lists) -> list[Block]:
+def _citations(table: bytes, fib: Fib, stories: dict[str, str]) -> tuple[dict[int, str], list[str]]:
+    """Each note's text as it reads where cited, by the CP of the mark it takes the place of, and
+    the note stories whose notes are not placed so (their tables do not fit the text)."""
+    cited_at: dict[int, str] = {}
+    unplaced: list[str] = []
+    body = stories["text"]
+    for story, references, texts in KINDS:
+        if not stories[story]:
+            continue
+        found = notes(table, fib, references, texts, len(body), len(stories[story]))
+        if found is None:
+            unplaced.append(story)
+            continue
+        for note in found:
+            mark = body[note.cp]
+            if mark == HIDDEN:  # a reference hidden or deleted: so is its note
+                continue
+            text = stories[story][note.start:note.end]
+            if note.custom and text.lstrip().startswith(mark):
+                text = text.lstrip()[len(mark):]  # the note's own copy of its custom mark
+            # Word's number, else a custom mark, gives way to the note; any other character (damage) stays
+            kept = "" if note.custom or mark == "\x02" else mark
+            cited_at[note.cp] = kept + cited(_note_lines(text))
+    return cited_at, unplaced
+
+
+def _note_lines(text: str) -> list[str]:
+    """A note's lines, fields read as in the body (a link stays a link)."""
+    return _clean(_Fields().shown(text.replace("\x07", "\r").replace("\r", "\n"))).split("\n")
+
+
+def _with_notes(raw: str, start: int, cited_at: dict[int, str], cps: list[int]) -> str:
+    """A paragraph's text from CP `start` with each note cited in it read in its mark's place."""
+    first, last = bisect.bisect_left(cps, start), bisect.bisect_left(cps, start + len(raw))
+    if first == last:
+        return raw
+    parts, at = [], 0
+    for cp in cps[first:last]:
+        parts.append(raw[at:cp - start])
+        parts.append(cited_at[cp])
+        at = cp - start + 1
+    parts.append(raw[at:])
+    return "".join(parts)
+
+
+def _body(text: str, paragraphs: ParagraphTable, sheet: Styles, lists: Lists,
+          cited_at: dict[int, str] | None = None) -> list[Block]:
     blocks: list[Block] = []
     table, fields = Table(), _Fields()
+    cited_at = cited_at or {}
+    cps = sorted(cited_at)
     start = 0
     for mark in _MARKS.finditer(text):
         raw, at = text[start:mark.start()], mark.start()
+        if cps:
+            raw = _with_notes(raw, start, cited_at, cps)
         start = mark.end()
         props = paragraphs.at(at)
         shown = _clean(fields.shown(raw), code=props.style in sheet.code and not props.in_table)

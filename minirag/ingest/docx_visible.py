@@ -18,8 +18,8 @@ mammoth reads every run's text and drops what it does not know:
 - A table of contents or an index Word generates (a `TOC` or `INDEX` field's result) is left out,
   as the .doc, RTF and ODF readers leave theirs out: its entries repeat the headings, with page
   numbers glued on and links to bookmarks (`[Datensicherung 2](#_Toc1)`) no reader can follow.
-- A footnote or endnote reads in parentheses where it is cited, as in ODT and RTF (docx_notes.py);
-  mammoth had listed them all after the body.
+- A footnote or endnote reads in parentheses where it is cited, as in ODT and RTF (docx_notes.py),
+  its links links as the body's; mammoth had listed them all after the body.
 Only the parts that need it are rewritten; a document without any of these keeps its bytes.
 """
 
@@ -267,6 +267,7 @@ def shown_docx(archive: zipfile.ZipFile, visibility: Visibility) -> bytes | None
     read: set[str] = set()  # the SmartArt data parts read so far
     cites = _DOCUMENT in names and any(mark in archive.read(_DOCUMENT) for mark in docx_notes.MARKS)
     roots: dict[str, etree._Element] = {}  # the parts parsed, by member
+    targets: dict[str, dict[str, str]] = {}  # the note parts' links' URLs, by member and relationship id
     for member in _BODY_PARTS:
         if member not in names:
             continue
@@ -279,9 +280,11 @@ def shown_docx(archive: zipfile.ZipFile, visibility: Visibility) -> bytes | None
         except (etree.XMLSyntaxError, ValueError):
             return None
         roots[member] = root
+        if cites and member != _DOCUMENT and b"hyperlink" in data:
+            targets[member] = docx_notes.link_targets(archive, member)
         shown = may_change and visibility.shown(root)
         if _smartart_as_text(archive, member, root, read) or shown:
             rewritten[member] = root
-    if cites and _DOCUMENT in roots and docx_notes.notes_in_place(roots[_DOCUMENT], roots):
+    if cites and _DOCUMENT in roots and docx_notes.notes_in_place(roots[_DOCUMENT], roots, targets):
         rewritten[_DOCUMENT] = roots[_DOCUMENT]
     return with_parts(archive, rewritten) if rewritten else None

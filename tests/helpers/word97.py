@@ -9,7 +9,8 @@ from helpers.compound_files import Node, compound_file
 
 TEXT_AT = 1024  # where the text starts in the WordDocument stream
 CLX, PLCF_AND_TXT, PLCF_HDD = 33, 5, 11  # FibRgFcLcb97 pairs
-TEXT, HEADERS, COMMENTS = 0, 2, 4  # stories, as FibRgLw97 counts their characters
+PLCF_FND_REF, PLCF_FND_TXT, PLCF_END_REF, PLCF_END_TXT = 2, 3, 46, 47  # the notes' references and texts
+TEXT, FOOTNOTES, HEADERS, COMMENTS, ENDNOTES = 0, 1, 2, 4, 5  # stories, as FibRgLw97 counts their characters
 
 
 def fib(counts: dict[int, int], pairs: dict[int, tuple[int, int]]) -> bytearray:
@@ -40,14 +41,36 @@ def clx(cps: list[int], fcs: list[int]) -> bytes:
     return b"\x02" + struct.pack("<I", len(plc)) + plc
 
 
-def document(stories: dict[int, bytes], plcs: dict[int, list[int]] | None = None) -> bytes:
+def note_references(cps: list[int], numbered: list[bool]) -> bytes:
+    """A PlcffndRef or PlcfendRef: each reference's CP in the main text, then the last CP (which
+    readers ignore), then each note's FRD: 1 where numbered by Word (its mark 0x02), 0 a custom mark."""
+    ends = [*cps, cps[-1] + 1 if cps else 0]
+    return struct.pack(f"<{len(ends)}I{len(numbered)}h", *ends, *(int(flag) for flag in numbered))
+
+
+def notes(texts: list[bytes], numbered: list[bool] | None = None) -> tuple[bytes, list[int]]:
+    """A note story as Word writes one: each note its mark (0x02, or its custom mark, the first
+    character of its text where `numbered` says False) and its paragraphs, then the story's closing
+    paragraph mark; and its PlcffndTxt's CPs (each note's start, its end, the story's end)."""
+    numbered = numbered if numbered is not None else [True] * len(texts)
+    story, cps = b"", []
+    for text, auto in zip(texts, numbered, strict=True):
+        cps.append(len(story))
+        story += (b"\x02" if auto else b"") + text
+    cps += [len(story), len(story) + 1]
+    return story + b"\r", cps
+
+
+def document(stories: dict[int, bytes], plcs: dict[int, list[int]] | None = None,
+             tables: dict[int, bytes] | None = None) -> bytes:
     """A .doc of one piece holding `stories` (8-bit text, in story order) and, in its table
-    stream after the piece table, each PLC of bare CPs by its pair."""
+    stream after the piece table, each PLC of bare CPs by its pair, and each other structure of
+    `tables` (its bytes) by its pair."""
     text = b"".join(stories[story] for story in sorted(stories))
     table = clx([0, len(text)], [TEXT_AT])
     pairs = {CLX: (0, len(table))}
-    for pair, cps in (plcs or {}).items():
-        data = struct.pack(f"<{len(cps)}I", *cps)
+    structures = {pair: struct.pack(f"<{len(cps)}I", *cps) for pair, cps in (plcs or {}).items()}
+    for pair, data in {**structures, **(tables or {})}.items():
         pairs[pair] = (len(table), len(data))
         table += data
     word = fib({story: len(data) for story, data in stories.items()}, pairs) + text
