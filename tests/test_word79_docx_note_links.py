@@ -99,3 +99,16 @@ def test_a_note_of_only_a_link_with_no_words_leaves_only_the_text():
     data = _docx(_run("Claim") + _reference("footnote", 1) + _run("."), {}, {1: _link("rId2", " ")},
                  {"rId2": "https://example.org/blank"}, {}, {})
     assert _markdown(data) == "Claim."
+
+
+def test_a_link_whose_relationship_is_missing_reads_as_its_words_in_the_body_and_in_a_note():
+    # mammoth failed the whole document on it: `cannot convert (KeyError: 'rId404')`
+    data = _docx(_run("Before ") + _link("rId404", "a lost link") + _run(" after") + _reference("footnote", 1)
+                 + _run("."), {}, {1: _run(" See ") + _link("rId9", "the lost note link")}, {}, {}, {})
+    assert _markdown(data) == "Before a lost link after (See the lost note link)."
+
+
+def test_a_link_whose_relationship_is_there_keeps_its_url_beside_one_that_is_missing():
+    data = _docx(_link("rId1", "kept") + _run(" and ") + _link("rId2", "lost"), {"rId1": "https://example.org/"},
+                 {}, {}, {}, {})
+    assert _markdown(data) == "[kept](https://example.org/) and lost"

@@ -19,8 +19,8 @@ import zipfile
 
 from lxml import etree
 
+from minirag.ingest.docx_links import relationships
 from minirag.ingest.note_text import cited
-from minirag.ingest.zip_xml import parsed
 
 W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 FOOTNOTES, ENDNOTES = "word/footnotes.xml", "word/endnotes.xml"
@@ -29,7 +29,6 @@ MARKS = (b"footnoteReference", b"endnoteReference")
 _KINDS = ((f"{W}footnoteReference", f"{W}footnote", FOOTNOTES), (f"{W}endnoteReference", f"{W}endnote", ENDNOTES))
 _SPACES = frozenset({f"{W}tab", f"{W}br", f"{W}cr", f"{W}p"})  # where a note's words part
 _R_ID = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}id"
-_RELATIONSHIP = "{http://schemas.openxmlformats.org/package/2006/relationships}Relationship"
 # A link's words' bounds while the note is made one line (characters of a private use area, taken
 # out of the note's own text first).
 _OPEN, _CLOSE = "\ue000", "\ue001"
@@ -41,12 +40,7 @@ Segment = tuple[str, str | None]  # words, and the URL they link to (None: plain
 
 def link_targets(archive: zipfile.ZipFile, member: str) -> dict[str, str]:
     """The URLs of a part's hyperlink relationships, by id (as the body's links read them)."""
-    folder, _, name = member.rpartition("/")
-    try:
-        relationships = parsed(archive.read(f"{folder}/_rels/{name}.rels"))
-    except (KeyError, etree.XMLSyntaxError, ValueError):
-        return {}
-    return {link.get("Id") or "": link.get("Target") or "" for link in relationships.iter(_RELATIONSHIP)
+    return {link.get("Id") or "": link.get("Target") or "" for link in relationships(archive, member)
             if (link.get("Type") or "").endswith("/hyperlink") and link.get("Target")}
 
 

@@ -20,6 +20,8 @@ mammoth reads every run's text and drops what it does not know:
   numbers glued on and links to bookmarks (`[Datensicherung 2](#_Toc1)`) no reader can follow.
 - A footnote or endnote reads in parentheses where it is cited, as in ODT and RTF (docx_notes.py),
   its links links as the body's; mammoth had listed them all after the body.
+- A link whose relationship is missing reads as its words (docx_links.py); mammoth failed the
+  whole document on it.
 Only the parts that need it are rewritten; a document without any of these keeps its bytes.
 """
 
@@ -32,7 +34,7 @@ from dataclasses import dataclass
 
 from lxml import etree
 
-from minirag.ingest import docx_notes, smartart
+from minirag.ingest import docx_links, docx_notes, smartart
 from minirag.ingest.zip_xml import parsed, with_parts
 
 W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
@@ -273,7 +275,8 @@ def shown_docx(archive: zipfile.ZipFile, visibility: Visibility) -> bytes | None
             continue
         data = archive.read(member)
         may_change = _may_change(data, visibility)
-        if not (cites or may_change):
+        unresolved = docx_links.dangling(archive, member, data)
+        if not (cites or may_change or unresolved):
             continue
         try:
             root = parsed(data)  # (read once: a body part is the document's largest)
@@ -283,7 +286,7 @@ def shown_docx(archive: zipfile.ZipFile, visibility: Visibility) -> bytes | None
         if cites and member != _DOCUMENT and b"hyperlink" in data:
             targets[member] = docx_notes.link_targets(archive, member)
         shown = may_change and visibility.shown(root)
-        if _smartart_as_text(archive, member, root, read) or shown:
+        if _smartart_as_text(archive, member, root, read) | shown | docx_links.unlinked(root, unresolved):
             rewritten[member] = root
     if cites and _DOCUMENT in roots and docx_notes.notes_in_place(roots[_DOCUMENT], roots, targets):
         rewritten[_DOCUMENT] = roots[_DOCUMENT]
