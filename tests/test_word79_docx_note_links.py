@@ -112,3 +112,16 @@ def test_a_link_whose_relationship_is_there_keeps_its_url_beside_one_that_is_mis
     data = _docx(_link("rId1", "kept") + _run(" and ") + _link("rId2", "lost"), {"rId1": "https://example.org/"},
                  {}, {}, {}, {})
     assert _markdown(data) == "[kept](https://example.org/) and lost"
+
+
+def _custom_reference(number: int, mark: str) -> str:
+    return f'<w:r><w:footnoteReference w:customMarkFollows="1" w:id="{number}"/><w:t>{mark}</w:t></w:r>'
+
+
+def test_a_custom_marked_note_reads_without_the_copy_of_its_mark_word_writes_at_its_start():
+    # Word begins a custom-marked note with its mark as text; it read `(\* The custom note.)`
+    data = _docx(_run("Claim") + _custom_reference(1, "*") + _run(". Year") + _custom_reference(2, "1")
+                 + _run(". Bare") + _custom_reference(3, "†") + _run("."), {},
+                 {1: _run("*") + _run(" The custom note."), 2: _run("1990 was the year."), 3: _run("†")},
+                 {}, {}, {})
+    assert _markdown(data) == "Claim (The custom note.). Year (1990 was the year.). Bare."

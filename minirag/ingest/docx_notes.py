@@ -128,6 +128,20 @@ def _placed(segments: tuple[Segment, ...]) -> list[etree._Element]:
     return runs
 
 
+def _without_mark(segments: tuple[Segment, ...], mark: str) -> tuple[Segment, ...]:
+    """A custom-marked note's segments without the copy of its mark Word writes at the note's start
+    (in a note numbered by Word, `w:footnoteRef` stands there, and is no text)."""
+    opening = cited([mark])[:-1]  # ` (*`
+    if not mark or not segments or segments[0][1] is not None or not segments[0][0].startswith(opening):
+        return segments
+    rest = segments[0][0][len(opening):]
+    if rest[:1] not in (" ", ")"):
+        return segments  # the note's own first word, which begins as the mark does
+    if rest == ")" and len(segments) == 1:
+        return ()  # a note of nothing but its mark
+    return ((" (" + rest.lstrip(), None), *segments[1:])
+
+
 def notes_in_place(document: etree._Element, parts: dict[str, etree._Element],
                    targets: dict[str, dict[str, str]] | None = None) -> bool:
     """The body `document` with each note reference replaced, in place, by its note's text from the
@@ -143,12 +157,15 @@ def notes_in_place(document: etree._Element, parts: dict[str, etree._Element],
             run = reference.getparent()
             if run is None:
                 continue
+            custom = ""
             if (reference.get(f"{W}customMarkFollows") or "").lower() in ("1", "true", "on"):
                 mark = reference.getnext()  # the mark Word shows in the number's place
                 if mark is not None and mark.tag == f"{W}t":
+                    custom = (mark.text or "").strip()
                     run.remove(mark)
             run.remove(reference)
-            for placed in reversed(_placed(texts.get(reference.get(f"{W}id") or "", ()))):
+            segments = _without_mark(texts.get(reference.get(f"{W}id") or "", ()), custom)
+            for placed in reversed(_placed(segments)):
                 run.addnext(placed)
             holder = run.getparent()
             if holder is not None and all(child.tag == f"{W}rPr" for child in run):
