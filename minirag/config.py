@@ -287,15 +287,26 @@ def _notice(message: str) -> None:
         log.warning("%s", message)
 
 
+# minirag's own settings without a RAG_/MINIRAG_ prefix: any other program's variable may stand beside
+# them, so a name is taken for a typo of one only when it is very close (BASE_DRI, DBPATH, MODEL_NMAE).
+_UNPREFIXED = ("ALLOW_PRIVATE_URLS", "BASE_DIR", "BASE_DIRS", "CACHE_DIR", "CHUNK_TOKEN_BUDGET", "DB_PATH",
+               "MAX_FILE_SIZE", "MODEL_NAME", "MODEL_PATH")
+
+
 def _unknown_settings(env: Mapping[str, str]) -> None:
-    """Warn, once each, about RAG_* and MINIRAG_* variables minirag does not read: a typo there
-    silently changes nothing."""
+    """Warn, once each, about RAG_* and MINIRAG_* variables minirag does not read, and about a name
+    next to one of its unprefixed settings: a typo there silently changes nothing (a misspelt
+    BASE_DIR made the working folder the root)."""
     known = set(SETTING) | {FOREIGN_ROOT, FOREIGN_STORE}
     for name in sorted(env):
-        if name.startswith(("RAG_", "MINIRAG_")) and name not in known:
+        if name in known:
+            continue
+        if name.startswith(("RAG_", "MINIRAG_")):
             close = difflib.get_close_matches(name, sorted(SETTING), n=1, cutoff=0.85)
             hint = f" (did you mean {close[0]}?)" if close else "; docs/configuration.md lists the settings"
             _notice(f"{name} is not a minirag setting and is ignored{hint}")
+        elif close := difflib.get_close_matches(name.upper(), _UNPREFIXED, n=1, cutoff=0.85):
+            _notice(f"{name} is not a minirag setting and is ignored (did you mean {close[0]}?)")
 
 
 def _refuse_undecodable(env: Mapping[str, str]) -> None:
