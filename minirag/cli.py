@@ -65,6 +65,9 @@ def _run_files(args, runner) -> int:
     display.start(progress)
     try:
         runner(progress, display)
+    except KeyboardInterrupt as exc:  # Ctrl-C, SIGTERM: main() says it, with what the run leaves
+        exc.add_note(_left_by_stop(args.command, progress.done))
+        raise
     finally:
         display.close()
     from minirag.results import run_summary
@@ -87,6 +90,22 @@ def _run_files(args, runner) -> int:
     if progress.incomplete or (args.strict and progress.still_failing):
         return 1
     return 0
+
+
+def _left_by_stop(command: str, done: int) -> str:
+    """What a stopped ingest or sync leaves: each file is written whole or not at all, so those done
+    stay indexed and the same command, run again, skips them."""
+    from minirag.ingest.progress import plural
+
+    kept = (f"{plural(done, 'file')} indexed before the stop {'stays' if done == 1 else 'stay'} indexed"
+            if done else "no file was indexed before the stop")
+    return f"{kept}: run `minirag {command}` again for the rest"
+
+
+def _stopped(exc: BaseException, what: str) -> str:
+    """`what` (`interrupted`), and after it the note a stopped run added (_left_by_stop)."""
+    notes = getattr(exc, "__notes__", None)
+    return f"{what}; {notes[-1]}" if notes else what
 
 
 def _cmd_ingest(args, app) -> int:
@@ -454,9 +473,10 @@ def _main(argv: Sequence[str] | None) -> int:
         _TERMINATED_BY.clear()
         return _run(argv, invocation)
     except _Terminated as exc:
-        return _failed(invocation.json, f"stopped by {signal.Signals(exc.signum).name}", 128 + exc.signum)
-    except KeyboardInterrupt:
-        return _failed(invocation.json, "interrupted", 130)
+        return _failed(invocation.json, _stopped(exc, f"stopped by {signal.Signals(exc.signum).name}"),
+                       128 + exc.signum)
+    except KeyboardInterrupt as exc:
+        return _failed(invocation.json, _stopped(exc, "interrupted"), 130)
     except MiniragError as exc:
         return _failed(invocation.json, message_line(exc), 1, line=f"minirag: error: {message_line(exc)}")
     except Exception as exc:  # noqa: BLE001 - a bug still gets one line; -v shows the traceback

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from conftest import write
+
 
 def test_a_misspelt_base_dir_variable_is_warned_about_with_the_name_meant(tmp_path, docs, cli_env, run_cli):
     # BASE_DRI was ignored without a word, and the root silently became the working folder.
@@ -14,3 +16,26 @@ def test_variables_of_other_programs_are_not_taken_for_misspelt_settings(tmp_pat
               "MODEL": "x", "HF_HOME": str(tmp_path), "BASE": "x", "DIR": "x"}
     result = run_cli("status", env=others)
     assert "is not a minirag setting" not in result.stderr, result.stderr
+
+
+def test_ctrl_c_in_a_sync_says_what_stays_indexed_and_how_to_finish(docs, cli_env, run_cli, monkeypatch):
+    # It said only "minirag: interrupted": nothing of whether the files done so far were kept.
+    from minirag.cli_output import ProgressLine
+
+    write(docs / "b.md", "# Kettles\n\nA kettle whistles when the water boils.\n")
+    write(docs / "c.md", "# Owls\n\nOwls turn their heads far round.\n")
+
+    def ctrl_c_after_the_first_file(self, progress):
+        if progress.done:
+            raise KeyboardInterrupt
+
+    with monkeypatch.context() as patch:
+        patch.setattr(ProgressLine, "__call__", ctrl_c_after_the_first_file)
+        result = run_cli("sync")
+    assert result.returncode == 130
+    assert result.stderr.splitlines()[-1] == ("minirag: interrupted; 1 file indexed before the stop stays indexed: "
+                                              "run `minirag sync` again for the rest")
+    again = run_cli("sync")
+    assert again.returncode == 0
+    assert again.stdout.startswith("3 files: 2 ingested, 1 unchanged"), again.stdout
+
