@@ -39,3 +39,17 @@ def test_ctrl_c_in_a_sync_says_what_stays_indexed_and_how_to_finish(docs, cli_en
     assert again.returncode == 0
     assert again.stdout.startswith("3 files: 2 ingested, 1 unchanged"), again.stdout
 
+
+def test_read_neighbors_takes_the_file_as_read_does_without_file_path(docs, cli_env, run_cli):
+    # `minirag read PATH` but `minirag read-neighbors PATH ...` was "unrecognized arguments: PATH".
+    assert run_cli("sync").returncode == 0
+    result = run_cli("read-neighbors", docs / "a.md", "--chunk-index", "0")
+    assert (result.returncode, result.stderr) == (0, "")
+    assert result.stdout.startswith("--- #0 (hit)\n")
+    assert run_cli("read-neighbors", "--file-path", docs / "a.md", "--chunk-index", "0").stdout == result.stdout
+    both = run_cli("read-neighbors", docs / "a.md", "--file-path", docs / "a.md", "--chunk-index", "0")
+    assert both.returncode == 2
+    assert both.stderr.startswith("minirag: error: give a PATH (or --file-path) or --source, not both")
+    neither = run_cli("read-neighbors", "--chunk-index", "0")
+    assert neither.stderr.startswith("minirag: error: name what to read: a PATH (or --file-path) or --source ID")
+
