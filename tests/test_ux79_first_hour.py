@@ -53,3 +53,17 @@ def test_read_neighbors_takes_the_file_as_read_does_without_file_path(docs, cli_
     neither = run_cli("read-neighbors", "--chunk-index", "0")
     assert neither.stderr.startswith("minirag: error: name what to read: a PATH (or --file-path) or --source ID")
 
+
+def test_collections_line_their_columns_up(tmp_path, cli_env, run_cli):
+    # `sysdocs  19 files, 215 chunks, ...` above `mixed  7 files, 132 chunks, ...`: no column lined up.
+    short, long = tmp_path / "a", tmp_path / "handbooks"
+    write(short / "one.md", "# One\n\nA short note about otters.\n")
+    for n in range(10):
+        write(long / f"n{n}.md", f"# Note {n}\n\nKettles whistle when the water boils, note {n}.\n")
+    env = {"BASE_DIR": None, "BASE_DIRS": f'["{short}", "{long}"]'}
+    assert run_cli("sync", env=env).returncode == 0
+    lines = run_cli("collections", env=env).stdout.splitlines()
+    assert [line.split()[0] for line in lines] == ["a", "handbooks"]
+    for mark in ("file", "chunk", "last sync", "/"):
+        assert len({line.index(mark) for line in lines}) == 1, (mark, lines)
+
