@@ -204,6 +204,10 @@ def _cmd_query(args, app) -> int:
     from minirag.results import query_result, query_text
 
     scope = _scope(args.scope)
+    if given := [flag for flag, value in (("--include", args.include), ("--exclude", args.exclude)) if value]:
+        # Settings every command takes (as their variables are), but only a sync (or list) acts on them.
+        sys.stderr.write(f"minirag: note: {' and '.join(given)} {'choose' if len(given) > 1 else 'chooses'} what a "
+                         "sync indexes, not what a query answers from: narrow a query with --scope or --collection\n")
     # --json is the tool's object, within the response budget; the text shows a snippet per hit
     # and no sections, so every hit asked for is shown.
     result = query_result(app.query(args.text, top_k=args.top_k, scope=scope or None, collection=args.collection),

@@ -67,3 +67,12 @@ def test_collections_line_their_columns_up(tmp_path, cli_env, run_cli):
     for mark in ("file", "chunk", "last sync", "/"):
         assert len({line.index(mark) for line in lines}) == 1, (mark, lines)
 
+
+def test_a_query_given_exclude_or_include_says_they_choose_what_a_sync_indexes(docs, cli_env, run_cli):
+    # `minirag query otters --exclude a.md` answered from a.md as if the flag were not there.
+    assert run_cli("sync").returncode == 0
+    result = run_cli("query", "otters", "--exclude", "a.md")
+    assert result.returncode == 0 and "a.md" in result.stdout
+    assert result.stderr == ("minirag: note: --exclude chooses what a sync indexes, not what a query answers from: "
+                             "narrow a query with --scope or --collection\n")
+    assert run_cli("query", "otters").stderr == ""
