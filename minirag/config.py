@@ -687,7 +687,9 @@ def load_config(*, env: Mapping[str, str] | None = None, cwd: Path | None = None
         raise ConfigError(f"CACHE_DIR must be {SETTING['CACHE_DIR'].values} (made if missing), got a file: {cache}"
                           if raw_cache else f"the model cache {cache} is a file: move it aside, or set CACHE_DIR")
 
-    raw_model_path = given.raw("MODEL_PATH")
+    # A model named by flag wins over a folder only the environment names, as every flag wins over its
+    # variable: an exported MODEL_PATH silently built the index with its model instead.
+    raw_model_path = "" if given.flag("MODEL_NAME") and not given.flag("MODEL_PATH") else given.raw("MODEL_PATH")
     local_model = _resolve("MODEL_PATH", raw_model_path, cwd) if raw_model_path else None
     if local_model is not None and not _is_dir(local_model, f"MODEL_PATH: {local_model}"):
         raise ConfigError(f"MODEL_PATH must be {SETTING['MODEL_PATH'].values}: {local_model}")

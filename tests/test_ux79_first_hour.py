@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 from conftest import write
 
 
@@ -76,3 +78,13 @@ def test_a_query_given_exclude_or_include_says_they_choose_what_a_sync_indexes(d
     assert result.stderr == ("minirag: note: --exclude chooses what a sync indexes, not what a query answers from: "
                              "narrow a query with --scope or --collection\n")
     assert run_cli("query", "otters").stderr == ""
+
+
+def test_a_model_named_on_the_command_line_wins_over_a_model_path_from_the_environment(tmp_path, cli_env, run_cli):
+    # With MODEL_PATH exported, `minirag sync --model-name all-MiniLM-L6-v2` built the index with
+    # MODEL_PATH's model, and the same flag was then refused as a mismatch: flags override the environment.
+    named = run_cli("status", "--model-name", "all-MiniLM-L6-v2").stdout
+    assert "model: all-MiniLM-L6-v2\n" in named, named
+    assert "(MODEL_PATH)" in run_cli("status").stdout
+    both = run_cli("status", "--model-name", "all-MiniLM-L6-v2", "--model-path", os.environ["MODEL_PATH"]).stdout
+    assert "(MODEL_PATH)" in both
