@@ -258,7 +258,15 @@ def _cmd_delete(args, app) -> int:
                 "and run `minirag sync`") from None
         raise
     emit(args, deleted, fmt_deleted)
+    if args.file_path is not None and not args.json and _under_a_root(key, app.config.roots) and os.path.isfile(key):
+        sys.stderr.write("minirag: note: the file is still there, so the next sync indexes it again; to keep it "
+                         "out, name it in a .minignore at its root (docs/documents.md, ignore rules)\n")
     return 0
+
+
+def _under_a_root(path: str, roots) -> bool:
+    """Whether `path` lies under one of `roots`, where a sync finds it (a root no longer configured is not synced)."""
+    return any(os.path.commonpath([path, str(root)]) == str(root) for root in roots)
 
 
 def _cmd_ingest_url(args, app) -> int:

@@ -93,3 +93,14 @@ def test_a_model_named_on_the_command_line_wins_over_a_model_path_from_the_envir
     both = run_cli("status", "--model-name", "all-MiniLM-L6-v2", "--model-path", os.environ["MODEL_PATH"]).stdout
     assert "(MODEL_PATH)" in both
 
+
+def test_deleting_a_file_still_on_disk_says_the_next_sync_indexes_it_again(docs, cli_env, run_cli):
+    # "deleted .../a.md (1 chunk)", and the next sync (or a watching server) put it back without a word.
+    assert run_cli("sync").returncode == 0
+    result = run_cli("delete", docs / "a.md")
+    assert result.stdout.startswith(f"deleted {docs / 'a.md'} (")
+    assert result.stderr == ("minirag: note: the file is still there, so the next sync indexes it again; to keep it "
+                             "out, name it in a .minignore at its root (docs/documents.md, ignore rules)\n")
+    assert run_cli("sync").stdout.startswith("1 file: 1 ingested")
+    assert run_cli("ingest-data", "--source", "note-1", stdin="Kettles whistle.").returncode == 0
+    assert run_cli("delete", "--source", "note-1").stderr == ""
