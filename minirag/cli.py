@@ -212,9 +212,23 @@ def _cmd_query(args, app) -> int:
     # and no sections, so every hit asked for is shown.
     result = query_result(app.query(args.text, top_k=args.top_k, scope=scope or None, collection=args.collection),
                           app.config.max_response_tokens if args.json else None)
-    emit(args, result, lambda r: query_text(r, scope, app.config.max_distance, args.text,
-                                             app.term_weights(args.text) if r["results"] else None), shaped=result)
+    emit(args, result, lambda r: _nothing_indexed(app) if _unanswered(r, scope, args.collection, app) else
+         query_text(r, scope, app.config.max_distance, args.text, app.term_weights(args.text) if r["results"] else None),
+         shaped=result)
     return 0
+
+
+def _unanswered(result: dict, scope: tuple[str, ...], collection: str | None, app) -> bool:
+    """Whether a query found nothing because nothing is indexed under the roots (not its scope, not a
+    distance cap, not a language only the keyword side reads)."""
+    return (not result["results"] and not scope and collection is None and app.config.max_distance is None
+            and not any(c.chunk_count for c in app.list_collections().collections))
+
+
+def _nothing_indexed(app) -> str:
+    roots = ", ".join(a_name(str(root)) for root in app.config.roots)
+    return (f"no results: nothing is indexed under {roots} (`minirag list` shows each file and why it was left "
+            "out; `minirag sync` indexes what is there)")
 
 
 def _key(args, app) -> str:

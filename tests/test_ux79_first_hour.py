@@ -104,3 +104,15 @@ def test_deleting_a_file_still_on_disk_says_the_next_sync_indexes_it_again(docs,
     assert run_cli("sync").stdout.startswith("1 file: 1 ingested")
     assert run_cli("ingest-data", "--source", "note-1", stdin="Kettles whistle.").returncode == 0
     assert run_cli("delete", "--source", "note-1").stderr == ""
+
+
+def test_a_query_of_an_index_holding_nothing_says_so_and_what_to_do(tmp_path, cli_env, run_cli):
+    # A sync of a folder with no document made an empty index; a query then asked "is anything indexed?".
+    empty = tmp_path / "empty"
+    write(empty / "x.bin", "binary")
+    env = {"BASE_DIR": str(empty)}
+    assert run_cli("sync", env=env).returncode == 0
+    result = run_cli("query", "otters", env=env)
+    assert (result.returncode, result.stderr) == (0, "")
+    assert result.stdout == (f"no results: nothing is indexed under {empty} (`minirag list` shows each file and "
+                             "why it was left out; `minirag sync` indexes what is there)\n")
