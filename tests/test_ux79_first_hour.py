@@ -116,3 +116,19 @@ def test_a_query_of_an_index_holding_nothing_says_so_and_what_to_do(tmp_path, cl
     assert (result.returncode, result.stderr) == (0, "")
     assert result.stdout == (f"no results: nothing is indexed under {empty} (`minirag list` shows each file and "
                              "why it was left out; `minirag sync` indexes what is there)\n")
+
+
+def test_the_offline_model_hint_names_the_variable_an_mcp_configuration_sets(tmp_path, monkeypatch):
+    # A server's failed sync said only `--model-name all-MiniLM-L6-v2`: a client's config has no flags.
+    import pytest
+
+    from minirag import models
+    from minirag.errors import ModelUnavailable
+
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    if models.packaged_minilm() is None:
+        pytest.skip("the offline-model extra is not installed")
+    with pytest.raises(ModelUnavailable) as refused:
+        models.resolve("intfloat/multilingual-e5-small", None, tmp_path / "cache")
+    assert str(refused.value).endswith("no download needed: --model-name all-MiniLM-L6-v2 (for a server, "
+                                       "MODEL_NAME=all-MiniLM-L6-v2 in its env)")
