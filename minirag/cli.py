@@ -46,7 +46,14 @@ from minirag.display import (
     printable,
     shown,
 )
-from minirag.errors import InvalidArgument, MiniragError, NotFound, exhausted
+from minirag.errors import (
+    IndexUnavailable,
+    InvalidArgument,
+    MiniragError,
+    NotFound,
+    PathOutsideRoots,
+    exhausted,
+)
 
 log = logging.getLogger("minirag")
 
@@ -562,11 +569,36 @@ def _run(argv: Sequence[str] | None, invocation: _Invocation) -> int:
         return _failed(invocation.json, f"configuration error: {message_line(exc)}", 1)
     try:
         code = COMMANDS[args.command](args, app)
+    except (IndexUnavailable, PathOutsideRoots, NotFound) as exc:
+        if (hint := _index_above_file(getattr(args, "file_path", None), app.config.db_path)) is None:
+            raise
+        raise type(exc)(f"{exc}{hint}") from None
     finally:
         app.close()
     if whole_process and args.command == "query":
         _end_process(code)
     return code
+
+
+def _index_above_file(file_path: str | None, db_path) -> str | None:
+    """Where a command given a file (read, read-neighbors, delete) found no index, or not the file, in
+    the configuration it ran with (run from another folder, its root defaulting to that folder): the
+    index in the nearest folder above the file, as the way to it; None where there is none or it is
+    the one used."""
+    from pathlib import Path
+
+    from minirag.config import INDEX_DIRNAME, INDEX_FILENAME
+
+    if not file_path or "://" in file_path:
+        return None
+    for folder in Path(os.path.abspath(file_path)).parents:  # as deep as the path: no loop over user data
+        index = folder / INDEX_DIRNAME / INDEX_FILENAME
+        with contextlib.suppress(OSError):
+            if index.stat().st_size > 0:
+                if os.path.abspath(index) == os.path.abspath(db_path):
+                    return None
+                return f"; an index above this file is {a_name(str(folder))}'s: give --base-dir {a_name(str(folder))} (or run the command there)"
+    return None
 
 
 def _end_process(code: int) -> None:

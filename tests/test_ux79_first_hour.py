@@ -132,3 +132,20 @@ def test_the_offline_model_hint_names_the_variable_an_mcp_configuration_sets(tmp
         models.resolve("intfloat/multilingual-e5-small", None, tmp_path / "cache")
     assert str(refused.value).endswith("no download needed: --model-name all-MiniLM-L6-v2 (for a server, "
                                        "MODEL_NAME=all-MiniLM-L6-v2 in its env)")
+
+
+def test_reading_a_file_from_another_folder_points_at_the_index_above_the_file(tmp_path, docs, cli_env, run_cli):
+    # From the folder above an indexed one, `minirag read docs/a.md` said "no index at ./.minirag/index.db;
+    # run `minirag sync`": a sync there would index everything again into a second index.
+    bare = {"BASE_DIR": None, "DB_PATH": None}
+    assert run_cli("sync", "--base-dir", docs, env=bare).returncode == 0
+    hint = f"; an index above this file is {docs}'s: give --base-dir {docs} (or run the command there)"
+    above = run_cli("read", "docs/a.md", env=bare, cwd=tmp_path)
+    assert above.returncode == 1
+    assert above.stderr.startswith(f"minirag: error: no index at {tmp_path}/.minirag/index.db")
+    assert above.stderr.endswith(hint + "\n"), above.stderr
+    (tmp_path / "elsewhere").mkdir()
+    aside = run_cli("read-neighbors", docs / "a.md", "--chunk-index", "0", env=bare, cwd=tmp_path / "elsewhere")
+    assert aside.stderr.startswith("minirag: error: path outside configured document roots")
+    assert aside.stderr.endswith(hint + "\n"), aside.stderr
+    assert run_cli("read", "docs/a.md", "--base-dir", docs, env=bare, cwd=tmp_path).returncode == 0
