@@ -81,8 +81,9 @@ def _common(parser: argparse.ArgumentParser) -> None:
             _add_flag(group, flag)
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     parser.add_argument("-v", "--verbose", action="store_true",
-                        help="more on stderr: each file as it is ingested (or excluded), the time each "
-                             "stage took, and other informational log lines")
+                        help="more on stderr: informational log lines and an internal error's details; for "
+                             "ingest, sync and watch, each file as it is ingested (or excluded) and the time "
+                             "each stage took")
 
 
 def _add_flag(parser, flag) -> None:

@@ -149,3 +149,10 @@ def test_reading_a_file_from_another_folder_points_at_the_index_above_the_file(t
     assert aside.stderr.startswith("minirag: error: path outside configured document roots")
     assert aside.stderr.endswith(hint + "\n"), aside.stderr
     assert run_cli("read", "docs/a.md", "--base-dir", docs, env=bare, cwd=tmp_path).returncode == 0
+
+
+def test_verbose_says_which_commands_print_each_file(run_cli):
+    # `minirag query -v` printed nothing more, though its help promised each file and each stage's time.
+    help_text = " ".join(run_cli("query", "--help").stdout.split())
+    assert ("-v, --verbose more on stderr: informational log lines and an internal error's details; for ingest, "
+            "sync and watch, each file as it is ingested (or excluded) and the time each stage took") in help_text
