@@ -220,9 +220,23 @@ def _cmd_query(args, app) -> int:
     result = query_result(app.query(args.text, top_k=args.top_k, scope=scope or None, collection=args.collection),
                           app.config.max_response_tokens if args.json else None)
     emit(args, result, lambda r: _nothing_indexed(app) if _unanswered(r, scope, args.collection, app) else
+         f"no results {_under_nothing(args.scope)}" if not r["results"] and _under_nothing(args.scope) else
          query_text(r, scope, app.config.max_distance, args.text, app.term_weights(args.text) if r["results"] else None),
          shaped=result)
     return 0
+
+
+def _under_nothing(scopes: list[str] | None) -> str:
+    """For an answer that found nothing: the scopes given as relative paths that name nothing in the
+    working folder (kept as source id prefixes, which nothing started with either), said as such; ""
+    where there are none. Each is looked up once: as many lookups as scopes given."""
+    kept = [value for value in scopes or () if value.strip() and _one_scope(value) == value
+            and "://" not in value and not os.path.isabs(value)]
+    if not kept:
+        return ""
+    named = " or ".join(a_name(value) for value in kept)
+    return (f"under {named}: no source id starts with it, and no file or folder {named} is in {a_name(os.getcwd())} "
+            "(a path scope is taken from the working folder)")
 
 
 def _unanswered(result: dict, scope: tuple[str, ...], collection: str | None, app) -> bool:
@@ -258,7 +272,9 @@ def _cmd_neighbors(args, app) -> int:
 
 
 def _cmd_list(args, app) -> int:
-    emit(args, app.list_files(_scope(args.scope) or None, args.collection, ignored=args.ignored), fmt_list)
+    listing = app.list_files(_scope(args.scope) or None, args.collection, ignored=args.ignored)
+    emit(args, listing, lambda value: f"no files {_under_nothing(args.scope)}"
+         if not value.files and _under_nothing(args.scope) else fmt_list(value))
     return 0
 
 

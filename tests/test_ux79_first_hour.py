@@ -156,3 +156,15 @@ def test_verbose_says_which_commands_print_each_file(run_cli):
     help_text = " ".join(run_cli("query", "--help").stdout.split())
     assert ("-v, --verbose more on stderr: informational log lines and an internal error's details; for ingest, "
             "sync and watch, each file as it is ingested (or excluded) and the time each stage took") in help_text
+
+
+def test_a_relative_scope_naming_nothing_says_so_instead_of_sending_to_list(tmp_path, docs, cli_env, run_cli):
+    # `query --scope bash/nope` said "`minirag list --scope bash/nope` shows what is indexed there",
+    # and that list said only "no files".
+    assert run_cli("sync").returncode == 0
+    said = (f"under notes/nope: no source id starts with it, and no file or folder notes/nope is in {docs} "
+            "(a path scope is taken from the working folder)\n")
+    query = run_cli("query", "otters", "--scope", "notes/nope", cwd=docs)
+    assert (query.returncode, query.stdout) == (0, "no results " + said)
+    listed = run_cli("list", "--scope", "notes/nope", cwd=docs)
+    assert (listed.returncode, listed.stdout) == (0, "no files " + said)
