@@ -313,6 +313,10 @@ def _cmd_ingest_url(args, app) -> int:
 
 def _cmd_ingest_data(args, app) -> int:
     app.refuse_if_read_only("ingest-data")  # before waiting on stdin
+    if sys.stdin.isatty():  # typed at a terminal: a wait with no word looks hung
+        end = "Ctrl-Z, then Enter," if sys.platform == "win32" else "Ctrl-D"
+        sys.stderr.write(f"minirag: reading the text to index from the terminal; end it with {end} on a line of its own\n")
+        sys.stderr.flush()
     content, warnings = _stdin_text()
     if not content.strip():  # `cat missing.md | minirag ingest-data`: the source it names must stay as it is
         raise InvalidArgument("standard input was empty or only white space: nothing to index (did the command "

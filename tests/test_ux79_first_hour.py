@@ -168,3 +168,26 @@ def test_a_relative_scope_naming_nothing_says_so_instead_of_sending_to_list(tmp_
     assert (query.returncode, query.stdout) == (0, "no results " + said)
     listed = run_cli("list", "--scope", "notes/nope", cwd=docs)
     assert (listed.returncode, listed.stdout) == (0, "no files " + said)
+
+
+def test_ingest_data_at_a_terminal_says_it_reads_the_text_there_and_how_to_end_it(tmp_path, docs, cli_env):
+    # `minirag ingest-data --source n` typed at a terminal waited in silence, as if hung.
+    import pty
+    import subprocess
+    import sys
+
+    leader, follower = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "minirag", "ingest-data", "--source", "notes/n"], stdin=follower,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
+    os.close(follower)
+    try:
+        os.write(leader, b"Kettles whistle when the water boils.\n\x04")
+        out, err = proc.communicate(timeout=120)
+    finally:
+        os.close(leader)
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, err
+    assert err.startswith("minirag: reading the text to index from the terminal; end it with Ctrl-D on a line "
+                          "of its own\n"), err
+    assert "source: notes/n" in out
