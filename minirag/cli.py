@@ -303,7 +303,9 @@ def _cmd_delete(args, app) -> int:
 
 def _under_a_root(path: str, roots) -> bool:
     """Whether `path` lies under one of `roots`, where a sync finds it (a root no longer configured is not synced)."""
-    return any(os.path.commonpath([path, str(root)]) == str(root) for root in roots)
+    from minirag.security import is_under
+
+    return any(is_under(path, str(root), os.sep) for root in roots)
 
 
 def _cmd_ingest_url(args, app) -> int:
@@ -590,7 +592,8 @@ def _run(argv: Sequence[str] | None, invocation: _Invocation) -> int:
     try:
         code = COMMANDS[args.command](args, app)
     except (IndexUnavailable, PathOutsideRoots, NotFound) as exc:
-        if (hint := _index_above_file(getattr(args, "file_path", None), app.config.db_path)) is None:
+        if app.config.db_path_named or (hint := _index_above_file(getattr(args, "file_path", None),
+                                                                   app.config.db_path)) is None:
             raise
         raise type(exc)(f"{exc}{hint}") from None
     finally:

@@ -149,6 +149,8 @@ def test_reading_a_file_from_another_folder_points_at_the_index_above_the_file(t
     assert aside.stderr.startswith("minirag: error: path outside configured document roots")
     assert aside.stderr.endswith(hint + "\n"), aside.stderr
     assert run_cli("read", "docs/a.md", "--base-dir", docs, env=bare, cwd=tmp_path).returncode == 0
+    named = run_cli("read", "docs/a.md", cwd=tmp_path)  # DB_PATH named: the index it names is the one meant
+    assert named.returncode == 1 and "an index above" not in named.stderr, named.stderr
 
 
 def test_verbose_says_which_commands_print_each_file(run_cli):
