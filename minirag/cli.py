@@ -85,6 +85,9 @@ def _run_files(args, runner) -> int:
         if args.verbose and progress.timings:
             sys.stderr.write("minirag: " + ", ".join(f"{stage} {seconds:.2f} s" for stage, seconds
                                                       in sorted(progress.timings.items())) + "\n")
+        if progress.outside_roots:  # a root left off this command's line: its files went, their vectors too
+            sys.stderr.write("minirag: note: the files of roots this command was not given are dropped from the "
+                             "index; give every root to every command (or set BASE_DIRS once) to keep them\n")
         if progress.still_failing:  # not warned about again; after a limit is raised, naming them retries
             from minirag.ingest.progress import plural
 

@@ -193,3 +193,17 @@ def test_ingest_data_at_a_terminal_says_it_reads_the_text_there_and_how_to_end_i
     assert err.startswith("minirag: reading the text to index from the terminal; end it with Ctrl-D on a line "
                           "of its own\n"), err
     assert "source: notes/n" in out
+
+
+def test_a_sync_that_drops_the_files_of_a_root_it_was_not_given_says_how_to_keep_them(tmp_path, cli_env, run_cli):
+    # `sync --base-dir A` after `sync --base-dir A --base-dir B` dropped B's chunks with only
+    # "(N outside the configured roots)" in the counts: nothing said how to keep them.
+    a, b = tmp_path / "a", tmp_path / "b"
+    write(a / "one.md", "# One\n\nOtters hold hands.\n")
+    write(b / "two.md", "# Two\n\nKettles whistle.\n")
+    env = {"BASE_DIR": None, "DB_PATH": str(tmp_path / "shared.db")}
+    assert run_cli("sync", "--base-dir", a, "--base-dir", b, env=env).returncode == 0
+    fewer = run_cli("sync", "--base-dir", a, env=env)
+    assert "1 removed (1 outside the configured roots)" in fewer.stdout
+    assert fewer.stderr == ("minirag: note: the files of roots this command was not given are dropped from the index; "
+                            "give every root to every command (or set BASE_DIRS once) to keep them\n")
