@@ -46,7 +46,14 @@ from minirag.display import (
     printable,
     shown,
 )
-from minirag.errors import InvalidArgument, MiniragError, NotFound, exhausted
+from minirag.errors import (
+    IndexUnavailable,
+    InvalidArgument,
+    MiniragError,
+    NotFound,
+    PathOutsideRoots,
+    exhausted,
+)
 
 log = logging.getLogger("minirag")
 
@@ -65,6 +72,9 @@ def _run_files(args, runner) -> int:
     display.start(progress)
     try:
         runner(progress, display)
+    except KeyboardInterrupt as exc:  # Ctrl-C, SIGTERM: main() says it, with what the run leaves
+        exc.add_note(_left_by_stop(args.command, progress.done))
+        raise
     finally:
         display.close()
     from minirag.results import run_summary
@@ -75,6 +85,9 @@ def _run_files(args, runner) -> int:
         if args.verbose and progress.timings:
             sys.stderr.write("minirag: " + ", ".join(f"{stage} {seconds:.2f} s" for stage, seconds
                                                       in sorted(progress.timings.items())) + "\n")
+        if progress.outside_roots:  # a root left off this command's line: its files went, their vectors too
+            sys.stderr.write("minirag: note: the files of roots this command was not given are dropped from the "
+                             "index; give every root to every command (or set BASE_DIRS once) to keep them\n")
         if progress.still_failing:  # not warned about again; after a limit is raised, naming them retries
             from minirag.ingest.progress import plural
 
@@ -87,6 +100,22 @@ def _run_files(args, runner) -> int:
     if progress.incomplete or (args.strict and progress.still_failing):
         return 1
     return 0
+
+
+def _left_by_stop(command: str, done: int) -> str:
+    """What a stopped ingest or sync leaves: each file is written whole or not at all, so those done
+    stay indexed and the same command, run again, skips them."""
+    from minirag.ingest.progress import plural
+
+    kept = (f"{plural(done, 'file')} indexed before the stop {'stays' if done == 1 else 'stay'} indexed"
+            if done else "no file was indexed before the stop")
+    return f"{kept}: run `minirag {command}` again for the rest"
+
+
+def _stopped(exc: BaseException, what: str) -> str:
+    """`what` (`interrupted`), and after it the note a stopped run added (_left_by_stop)."""
+    notes = getattr(exc, "__notes__", None)
+    return f"{what}; {notes[-1]}" if notes else what
 
 
 def _cmd_ingest(args, app) -> int:
@@ -185,13 +214,45 @@ def _cmd_query(args, app) -> int:
     from minirag.results import query_result, query_text
 
     scope = _scope(args.scope)
+    if given := [flag for flag, value in (("--include", args.include), ("--exclude", args.exclude)) if value]:
+        # Settings every command takes (as their variables are), but only a sync (or list) acts on them.
+        sys.stderr.write(f"minirag: note: {' and '.join(given)} {'choose' if len(given) > 1 else 'chooses'} what a "
+                         "sync indexes, not what a query answers from: narrow a query with --scope or --collection\n")
     # --json is the tool's object, within the response budget; the text shows a snippet per hit
     # and no sections, so every hit asked for is shown.
     result = query_result(app.query(args.text, top_k=args.top_k, scope=scope or None, collection=args.collection),
                           app.config.max_response_tokens if args.json else None)
-    emit(args, result, lambda r: query_text(r, scope, app.config.max_distance, args.text,
-                                             app.term_weights(args.text) if r["results"] else None), shaped=result)
+    emit(args, result, lambda r: _nothing_indexed(app) if _unanswered(r, scope, args.collection, app) else
+         f"no results {_under_nothing(args.scope)}" if not r["results"] and _under_nothing(args.scope) else
+         query_text(r, scope, app.config.max_distance, args.text, app.term_weights(args.text) if r["results"] else None),
+         shaped=result)
     return 0
+
+
+def _under_nothing(scopes: list[str] | None) -> str:
+    """For an answer that found nothing: the scopes given as relative paths that name nothing in the
+    working folder (kept as source id prefixes, which nothing started with either), said as such; ""
+    where there are none. Each is looked up once: as many lookups as scopes given."""
+    kept = [value for value in scopes or () if value.strip() and _one_scope(value) == value
+            and "://" not in value and not os.path.isabs(value)]
+    if not kept:
+        return ""
+    named = " or ".join(a_name(value) for value in kept)
+    return (f"under {named}: no source id starts with it, and no file or folder {named} is in {a_name(os.getcwd())} "
+            "(a path scope is taken from the working folder)")
+
+
+def _unanswered(result: dict, scope: tuple[str, ...], collection: str | None, app) -> bool:
+    """Whether a query found nothing because nothing is indexed under the roots (not its scope, not a
+    distance cap, not a language only the keyword side reads)."""
+    return (not result["results"] and not scope and collection is None and app.config.max_distance is None
+            and not any(c.chunk_count for c in app.list_collections().collections))
+
+
+def _nothing_indexed(app) -> str:
+    roots = ", ".join(a_name(str(root)) for root in app.config.roots)
+    return (f"no results: nothing is indexed under {roots} (`minirag list` shows each file and why it was left "
+            "out; `minirag sync` indexes what is there)")
 
 
 def _key(args, app) -> str:
@@ -214,7 +275,9 @@ def _cmd_neighbors(args, app) -> int:
 
 
 def _cmd_list(args, app) -> int:
-    emit(args, app.list_files(_scope(args.scope) or None, args.collection, ignored=args.ignored), fmt_list)
+    listing = app.list_files(_scope(args.scope) or None, args.collection, ignored=args.ignored)
+    emit(args, listing, lambda value: f"no files {_under_nothing(args.scope)}"
+         if not value.files and _under_nothing(args.scope) else fmt_list(value))
     return 0
 
 
@@ -235,7 +298,17 @@ def _cmd_delete(args, app) -> int:
                 "and run `minirag sync`") from None
         raise
     emit(args, deleted, fmt_deleted)
+    if args.file_path is not None and not args.json and _under_a_root(key, app.config.roots) and os.path.isfile(key):
+        sys.stderr.write("minirag: note: the file is still there, so the next sync indexes it again; to keep it "
+                         "out, name it in a .minignore at its root (docs/documents.md, ignore rules)\n")
     return 0
+
+
+def _under_a_root(path: str, roots) -> bool:
+    """Whether `path` lies under one of `roots`, where a sync finds it (a root no longer configured is not synced)."""
+    from minirag.security import is_under
+
+    return any(is_under(path, str(root), os.sep) for root in roots)
 
 
 def _cmd_ingest_url(args, app) -> int:
@@ -245,6 +318,10 @@ def _cmd_ingest_url(args, app) -> int:
 
 def _cmd_ingest_data(args, app) -> int:
     app.refuse_if_read_only("ingest-data")  # before waiting on stdin
+    if sys.stdin.isatty():  # typed at a terminal: a wait with no word looks hung
+        end = "Ctrl-Z, then Enter," if sys.platform == "win32" else "Ctrl-D"
+        sys.stderr.write(f"minirag: reading the text to index from the terminal; end it with {end} on a line of its own\n")
+        sys.stderr.flush()
     content, warnings = _stdin_text()
     if not content.strip():  # `cat missing.md | minirag ingest-data`: the source it names must stay as it is
         raise InvalidArgument("standard input was empty or only white space: nothing to index (did the command "
@@ -454,9 +531,10 @@ def _main(argv: Sequence[str] | None) -> int:
         _TERMINATED_BY.clear()
         return _run(argv, invocation)
     except _Terminated as exc:
-        return _failed(invocation.json, f"stopped by {signal.Signals(exc.signum).name}", 128 + exc.signum)
-    except KeyboardInterrupt:
-        return _failed(invocation.json, "interrupted", 130)
+        return _failed(invocation.json, _stopped(exc, f"stopped by {signal.Signals(exc.signum).name}"),
+                       128 + exc.signum)
+    except KeyboardInterrupt as exc:
+        return _failed(invocation.json, _stopped(exc, "interrupted"), 130)
     except MiniragError as exc:
         return _failed(invocation.json, message_line(exc), 1, line=f"minirag: error: {message_line(exc)}")
     except Exception as exc:  # noqa: BLE001 - a bug still gets one line; -v shows the traceback
@@ -516,11 +594,37 @@ def _run(argv: Sequence[str] | None, invocation: _Invocation) -> int:
         return _failed(invocation.json, f"configuration error: {message_line(exc)}", 1)
     try:
         code = COMMANDS[args.command](args, app)
+    except (IndexUnavailable, PathOutsideRoots, NotFound) as exc:
+        if app.config.db_path_named or (hint := _index_above_file(getattr(args, "file_path", None),
+                                                                   app.config.db_path)) is None:
+            raise
+        raise type(exc)(f"{exc}{hint}") from None
     finally:
         app.close()
     if whole_process and args.command == "query":
         _end_process(code)
     return code
+
+
+def _index_above_file(file_path: str | None, db_path) -> str | None:
+    """Where a command given a file (read, read-neighbors, delete) found no index, or not the file, in
+    the configuration it ran with (run from another folder, its root defaulting to that folder): the
+    index in the nearest folder above the file, as the way to it; None where there is none or it is
+    the one used."""
+    from pathlib import Path
+
+    from minirag.config import INDEX_DIRNAME, INDEX_FILENAME
+
+    if not file_path or "://" in file_path:
+        return None
+    for folder in Path(os.path.abspath(file_path)).parents:  # as deep as the path: no loop over user data
+        index = folder / INDEX_DIRNAME / INDEX_FILENAME
+        with contextlib.suppress(OSError):
+            if index.stat().st_size > 0:
+                if os.path.abspath(index) == os.path.abspath(db_path):
+                    return None
+                return f"; an index above this file is {a_name(str(folder))}'s: give --base-dir {a_name(str(folder))} (or run the command there)"
+    return None
 
 
 def _end_process(code: int) -> None:

@@ -202,14 +202,27 @@ def fmt_list(listing) -> str:
 
 
 def fmt_collections(value) -> str:
-    """One line a collection: its name, files and chunks indexed, last sync and root; its description below."""
-    from minirag.ingest.progress import plural
-
+    """One line a collection: its name, files and chunks indexed, last sync and root, each in its
+    column; its description below."""
+    collections = value.collections
+    if not collections:
+        return ""
+    names = [on_one_line(c.name) for c in collections]
+    files = _counted([c.file_count for c in collections], "file")
+    chunks = _counted([c.chunk_count for c in collections], "chunk")
+    syncs = [c.last_sync or "never" for c in collections]
+    name_width, sync_width = max(map(display_width, names)), max(map(len, syncs))
     return "\n".join(
-        f"{c.name}  {plural(c.file_count, 'file')}, {plural(c.chunk_count, 'chunk')}, "
-        f"last sync {c.last_sync or 'never'}  {a_name(c.path)}"
-        + (f"\n   {on_one_line(c.description)}" if c.description else "")
-        for c in value.collections)
+        f"{name}{' ' * (name_width - display_width(name))}  {files[i]} {chunks[i]} last sync {syncs[i]:<{sync_width}}  "
+        f"{a_name(c.path)}" + (f"\n   {on_one_line(c.description)}" if c.description else "")
+        for i, (name, c) in enumerate(zip(names, collections, strict=True)))
+
+
+def _counted(counts: list[int], noun: str) -> list[str]:
+    """`counts` as `N nouns,` cells of one width: the numbers right-aligned, the nouns after them."""
+    width = max(len(str(n)) for n in counts)
+    cells = [f"{n:>{width}} {noun}{'s' * (n != 1)}," for n in counts]
+    return [cell.ljust(width + len(noun) + 3) for cell in cells]
 
 
 def fmt_neighbors(window) -> str:

@@ -81,8 +81,9 @@ def _common(parser: argparse.ArgumentParser) -> None:
             _add_flag(group, flag)
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     parser.add_argument("-v", "--verbose", action="store_true",
-                        help="more on stderr: each file as it is ingested (or excluded), the time each "
-                             "stage took, and other informational log lines")
+                        help="more on stderr: informational log lines and an internal error's details; for "
+                             "ingest, sync and watch, each file as it is ingested (or excluded) and the time "
+                             "each stage took")
 
 
 def _add_flag(parser, flag) -> None:
@@ -188,7 +189,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="at most this many characters, ending at a paragraph or line break when one is near "
                         "(default: to the end)")
     p = add("read-neighbors", "print the chunks around one chunk")
-    p.add_argument("--file-path", help="the indexed file holding the chunk")
+    p.add_argument("path", nargs="?", metavar="PATH", help="the indexed file holding the chunk (as `read` takes it)")
+    p.add_argument("--file-path", help="the same, as minirag-mcp's CLI names it")
     p.add_argument("--source", help="a data/url source id instead of a path")
     p.add_argument("--chunk-index", type=_whole_number(0), required=True,
                    help="the chunk's chunkIndex (from a query result)")
@@ -244,10 +246,17 @@ def parse_args(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Nam
 
 def _source_choice_error(args: argparse.Namespace) -> str | None:
     """Why `read`, `read-neighbors` or `delete` was not given exactly one of a path and --source, in
-    the CLI's own names (App's refusal names the MCP tools' filePath and source); None if it was."""
+    the CLI's own names (App's refusal names the MCP tools' filePath and source); None if it was.
+    read-neighbors takes its PATH as `read` does, or as --file-path (minirag-mcp's spelling): the one
+    given becomes args.file_path."""
     if args.command not in ("read", "read-neighbors", "delete"):
         return None
-    option, wanted = ("--file-path", "--file-path PATH") if args.command == "read-neighbors" else ("a PATH", "a PATH")
+    option = wanted = "a PATH"
+    if args.command == "read-neighbors":
+        option = wanted = "a PATH (or --file-path)"
+        if args.path is not None and args.file_path is not None:
+            return f"give {option} or --source, not both"
+        args.file_path = args.file_path if args.path is None else args.path
     if args.file_path is None and args.source is None:
         verb = "delete" if args.command == "delete" else "read"
         return f"name what to {verb}: {wanted} or --source ID"

@@ -287,15 +287,26 @@ def _notice(message: str) -> None:
         log.warning("%s", message)
 
 
+# minirag's own settings without a RAG_/MINIRAG_ prefix: any other program's variable may stand beside
+# them, so a name is taken for a typo of one only when it is very close (BASE_DRI, DBPATH, MODEL_NMAE).
+_UNPREFIXED = ("ALLOW_PRIVATE_URLS", "BASE_DIR", "BASE_DIRS", "CACHE_DIR", "CHUNK_TOKEN_BUDGET", "DB_PATH",
+               "MAX_FILE_SIZE", "MODEL_NAME", "MODEL_PATH")
+
+
 def _unknown_settings(env: Mapping[str, str]) -> None:
-    """Warn, once each, about RAG_* and MINIRAG_* variables minirag does not read: a typo there
-    silently changes nothing."""
+    """Warn, once each, about RAG_* and MINIRAG_* variables minirag does not read, and about a name
+    next to one of its unprefixed settings: a typo there silently changes nothing (a misspelt
+    BASE_DIR made the working folder the root)."""
     known = set(SETTING) | {FOREIGN_ROOT, FOREIGN_STORE}
     for name in sorted(env):
-        if name.startswith(("RAG_", "MINIRAG_")) and name not in known:
+        if name in known:
+            continue
+        if name.startswith(("RAG_", "MINIRAG_")):
             close = difflib.get_close_matches(name, sorted(SETTING), n=1, cutoff=0.85)
             hint = f" (did you mean {close[0]}?)" if close else "; docs/configuration.md lists the settings"
             _notice(f"{name} is not a minirag setting and is ignored{hint}")
+        elif close := difflib.get_close_matches(name.upper(), _UNPREFIXED, n=1, cutoff=0.85):
+            _notice(f"{name} is not a minirag setting and is ignored (did you mean {close[0]}?)")
 
 
 def _refuse_undecodable(env: Mapping[str, str]) -> None:
@@ -676,7 +687,9 @@ def load_config(*, env: Mapping[str, str] | None = None, cwd: Path | None = None
         raise ConfigError(f"CACHE_DIR must be {SETTING['CACHE_DIR'].values} (made if missing), got a file: {cache}"
                           if raw_cache else f"the model cache {cache} is a file: move it aside, or set CACHE_DIR")
 
-    raw_model_path = given.raw("MODEL_PATH")
+    # A model named by flag wins over a folder only the environment names, as every flag wins over its
+    # variable: an exported MODEL_PATH silently built the index with its model instead.
+    raw_model_path = "" if given.flag("MODEL_NAME") and not given.flag("MODEL_PATH") else given.raw("MODEL_PATH")
     local_model = _resolve("MODEL_PATH", raw_model_path, cwd) if raw_model_path else None
     if local_model is not None and not _is_dir(local_model, f"MODEL_PATH: {local_model}"):
         raise ConfigError(f"MODEL_PATH must be {SETTING['MODEL_PATH'].values}: {local_model}")

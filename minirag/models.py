@@ -328,7 +328,7 @@ def _offline_hint(spec: ModelSpec) -> str:
     hints = [DEFAULT_MODEL_BUILD_HINT] if spec.model_id == DEFAULT_MODEL else []
     if packaged_minilm() is not None:  # a model that needs no download is already here: say so
         hints.append("use the English model installed with minirag, no download needed: "
-                     "--model-name all-MiniLM-L6-v2")
+                     "--model-name all-MiniLM-L6-v2 (for a server, MODEL_NAME=all-MiniLM-L6-v2 in its env)")
     return "".join(f", or {hint}" for hint in hints)
 
 

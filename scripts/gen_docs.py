@@ -119,7 +119,9 @@ name minirag-mcp's users have in their client configurations (see
   (`ulimit -n`) `too many open files ...`, for the command or for each file, no internal error); 2 for a usage error
   (a mistyped command or option is named with the one meant: `--topk` → `--top-k`); 130 after Ctrl-C; 143 after SIGTERM and 129 after
   SIGHUP, which stop a command as Ctrl-C does (a backup's partial copy is removed,
-  the index closed), with one line saying which. `ingest` and `sync` exit 1 if any
+  the index closed), with one line saying which; a stopped `ingest` or `sync` says too how many files
+  it indexed before the stop (each is written whole or not at all: they stay) and that the same
+  command run again does the rest. `ingest` and `sync` exit 1 if any
   file failed, a folder could not be read, or a file named on its own is no document
   (`ingest style.css`: its type is said) (each gets a `warn:` line on stderr;
   the summary line is the output). `sync` counts a file that failed before and
@@ -161,7 +163,7 @@ minirag ingest-url https://example.com/page --source page
 echo "# Meeting" | minirag ingest-data --source notes/meeting-1 --format markdown
 minirag query "changelog" --scope ~/docs/releases --top-k 5
 minirag read ~/docs/notes.md                      # the whole document, rebuilt from sections
-minirag read-neighbors --file-path ~/docs/notes.md --chunk-index 3 --before 2 --after 2
+minirag read-neighbors ~/docs/notes.md --chunk-index 3 --before 2 --after 2
 minirag list                                      # every file with its state
 minirag delete ~/docs/old.md                      # from the index; the file stays
 minirag status --json

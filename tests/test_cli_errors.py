@@ -148,9 +148,9 @@ def test_a_number_out_of_its_range_is_a_usage_error_naming_the_cli_option(world,
     (["delete"], "name what to delete: a PATH or --source ID"),
     (["delete", "{docs}/a.md", "--source", "note-1"], "give a PATH or --source, not both"),
     (["read"], "name what to read: a PATH or --source ID"),
-    (["read-neighbors", "--chunk-index", "3"], "name what to read: --file-path PATH or --source ID"),
+    (["read-neighbors", "--chunk-index", "3"], "name what to read: a PATH (or --file-path) or --source ID"),
     (["read-neighbors", "--file-path", "{docs}/a.md", "--source", "note-1", "--chunk-index", "3"],
-     "give --file-path or --source, not both"),
+     "give a PATH (or --file-path) or --source, not both"),
 ])
 def test_a_missing_or_doubled_source_names_the_cli_options_not_the_tools(world, capsys, argv, expected):
     """They said `provide exactly one of filePath or source`, the MCP tool's parameter names."""

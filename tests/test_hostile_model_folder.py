@@ -282,7 +282,8 @@ def test_a_second_ctrl_c_leaving_a_model_run_ends_the_process_in_one_line(folder
             proc.kill()
             proc.communicate()
     rest = "".join(iter(lambda: lines.get(timeout=60), None))
-    assert (proc.returncode, rest.strip()) == (130, "minirag: interrupted")
+    assert (proc.returncode, rest.strip()) == (130, "minirag: interrupted; no file was indexed before the stop: "
+                                                    "run `minirag sync` again for the rest")
 
 
 def _lines_of(stream) -> queue.Queue:
