@@ -121,6 +121,18 @@ def roots_under(folder: str, roots: Iterable[Path]) -> list[Path]:
     return [table.roots[n] for n in sorted(set(places))]
 
 
+NAMED_ROOTS = 5  # the most roots one message names
+
+
+def roots_named(roots: Iterable[Path | str]) -> str:
+    """The roots, for a message: each of a few; of many (a thousand collections made one refusal a
+    24 KB line), the first NAMED_ROOTS and how many there are."""
+    texts = [shown(str(root)) for root in roots]
+    if len(texts) <= NAMED_ROOTS:
+        return ", ".join(texts)
+    return f"{', '.join(texts[:NAMED_ROOTS])} and {len(texts) - NAMED_ROOTS} more ({len(texts)} roots)"
+
+
 def root_changed(root: Path) -> str | None:
     """Why `root` (a real path, as the configuration resolved it) cannot be used now: gone, or
     a symlink (or a file) in its place or in place of a folder on its path; None when it can."""
@@ -207,13 +219,13 @@ def _real_and_root(path: Path, roots: list[Path]) -> tuple[Path, Path]:
         real = Path(os.path.realpath(path))
     except OSError as exc:  # a link this process may not follow (/proc/1/cwd): nothing it can serve
         raise PathOutsideRoots(f"path outside configured document roots: {shown(str(path))} (it cannot be followed: "
-                               f"{exc.strerror or exc}); roots: {', '.join(map(str, roots))}") from None
+                               f"{exc.strerror or exc}); roots: {roots_named(roots)}") from None
     root = containing_root(real, roots)
     if root is None:
         # Where a link leads is not said: a client could learn any link's target on the machine.
         named = shown(str(path)) + (" (a link to a place outside them)" if real != Path(os.path.abspath(path)) else "")
         raise PathOutsideRoots(
-            f"path outside configured document roots: {named}; roots: {', '.join(map(str, roots))}"
+            f"path outside configured document roots: {named}; roots: {roots_named(roots)}"
         )
     return real, root
 

@@ -94,3 +94,24 @@ def test_the_drive_checks_of_many_roots_cost_in_proportion_to_them(tmp_path):
     large = _cpu(many)
     small = min(_cpu(few) for _ in range(3))
     assert large < 24 * max(small, 0.002) or _cpu(many) < 24 * max(small, 0.002), (large, small)
+
+
+def test_an_error_naming_the_roots_stays_one_short_line_with_many_roots(make_app, tmp_path):
+    """Each refusal of a path outside the roots named every root: with 1,000 collections one error
+    line was 24 KB (about 8,000 tokens of a client's context per refused call)."""
+    import pytest
+
+    from minirag.errors import InvalidArgument, PathOutsideRoots
+
+    roots = _roots(tmp_path / "roots", 300)
+    app = make_app(base_dirs=roots)
+    app.ingest_data("a seed, so that the index exists", "seed")
+    outside = tmp_path / "outside.md"
+    outside.write_text("# Out\n\nNot in any root.\n")
+    for call, error in ((lambda: app.query("note", scope=str(tmp_path / "elsewhere")), InvalidArgument),
+                        (lambda: app.ingest_file(str(outside)), PathOutsideRoots)):
+        with pytest.raises(error) as caught:
+            call()
+        said = str(caught.value)
+        assert "\n" not in said and len(said) < 1_000, (len(said), said[:300])
+        assert roots[0] in said and "300 roots" in said, said
