@@ -16,6 +16,8 @@ import os
 import time
 from pathlib import Path
 
+import pytest
+
 from minirag.ingest.mounts import drive_folders, left_by_a_drive
 from minirag.security import containing_root, innermost_root, is_under
 
@@ -70,6 +72,7 @@ def _roots(base: Path, count: int) -> list[str]:
     return made
 
 
+@pytest.mark.slow  # 900 roots made on disk, and ratios of CPU times
 def test_listing_many_roots_costs_in_proportion_to_them(make_app, tmp_path):
     """`list` of 100 roots and of 800, each holding a folder with one file: 8x the roots may cost
     about 8x, never the ~64x a scan of every root per file does (a ratio of CPU times, not a bound)."""
@@ -83,6 +86,7 @@ def test_listing_many_roots_costs_in_proportion_to_them(make_app, tmp_path):
     assert large < 24 * max(small, 0.002) or _cpu(many.list_files) < 24 * max(small, 0.002), (large, small)
 
 
+@pytest.mark.slow
 def test_the_drive_checks_of_many_roots_cost_in_proportion_to_them(tmp_path):
     def check(count: int):
         roots = [Path(p) for p in _roots(tmp_path / str(count), count)]
@@ -99,8 +103,6 @@ def test_the_drive_checks_of_many_roots_cost_in_proportion_to_them(tmp_path):
 def test_an_error_naming_the_roots_stays_one_short_line_with_many_roots(make_app, tmp_path):
     """Each refusal of a path outside the roots named every root: with 1,000 collections one error
     line was 24 KB (about 8,000 tokens of a client's context per refused call)."""
-    import pytest
-
     from minirag.errors import InvalidArgument, PathOutsideRoots
 
     roots = _roots(tmp_path / "roots", 300)
