@@ -26,6 +26,7 @@ from minirag.security import (
     innermost_root,
     is_under,
     resolve_inside_roots,
+    roots_named,
     served_by_roots,
 )
 from minirag.spellings import as_listed, other_spelling
@@ -204,7 +205,7 @@ class Addressing:
                 # Not looked up on disk: through a link out (`up -> /`) that would tell whether any
                 # path on the machine exists. Nor is where the link leads said.
                 raise InvalidArgument(f"scope {shown(scope, 120)!r} lies outside the document roots "
-                                      f"({', '.join(shown(root) for root in roots)})"
+                                      f"({roots_named(roots)})"
                                       f"{' (a link to a place outside them)' if through_a_link else ''}: "
                                       "nothing there is indexed")
             if not os.path.lexists(scope):
@@ -330,8 +331,7 @@ class Addressing:
         if row.kind != "file" and looks_like_a_path(key):
             raise NotFound(f"not indexed: {shown(key)}")
         if served and row.kind == "file" and not self.in_roots(row.source):
-            raise NotFound(f"not in a configured root: {shown(key)}; roots: "
-                           f"{', '.join(str(root) for root in self.config.roots)}")
+            raise NotFound(f"not in a configured root: {shown(key)}; roots: {roots_named(self.config.roots)}")
         return row
 
     def source_row_at(self, key: str) -> tuple[SourceRow, str | None]:

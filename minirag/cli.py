@@ -322,7 +322,7 @@ def _cmd_ingest_data(args, app) -> int:
         end = "Ctrl-Z, then Enter," if sys.platform == "win32" else "Ctrl-D"
         sys.stderr.write(f"minirag: reading the text to index from the terminal; end it with {end} on a line of its own\n")
         sys.stderr.flush()
-    content, warnings = _stdin_text()
+    content, warnings = _stdin_text(app.config.max_file_size)
     if not content.strip():  # `cat missing.md | minirag ingest-data`: the source it names must stay as it is
         raise InvalidArgument("standard input was empty or only white space: nothing to index (did the command "
                               "before the pipe fail?); `minirag delete --source ID` removes a source")
@@ -331,16 +331,20 @@ def _cmd_ingest_data(args, app) -> int:
     return 0
 
 
-def _stdin_text() -> tuple[str, tuple[str, ...]]:
+def _stdin_text(max_size: int) -> tuple[str, tuple[str, ...]]:
     """Standard input as text, read as a file's bytes are (ingest/text_decoding.decode_text): binary data
     is refused, and bytes that are not UTF-8 are decoded by their charset with a warning, where the
-    locale's decoder passed them on as lone surrogates that SQLite cannot store."""
+    locale's decoder passed them on as lone surrogates that SQLite cannot store. Past `max_size` bytes
+    it is refused unread: an input that never ends (`yes |`) was held until memory ran out."""
     raw = getattr(sys.stdin, "buffer", None)
-    if raw is None:  # text already (a caller's io.StringIO)
-        return sys.stdin.read(), ()
+    data = sys.stdin.read(max_size + 1) if raw is None else raw.read(max_size + 1)  # None: a caller's StringIO
+    if len(data) > max_size:
+        raise InvalidArgument(f"standard input holds more than MAX_FILE_SIZE ({max_size}) bytes: nothing indexed")
+    if isinstance(data, str):
+        return data, ()
     from minirag.ingest.text_decoding import decode_text
 
-    return decode_text(raw.read(), "standard input")
+    return decode_text(data, "standard input")
 
 
 def _cmd_backup(args, app) -> int:

@@ -502,17 +502,17 @@ def _parse_roots(env: Mapping[str, str], flag_roots: Sequence[str] | None, cwd: 
         raw_roots, origin = [str(cwd)], "current directory"
         _refuse_implicit_root(cwd)
     collections: list[Collection] = []
+    named: dict[Path, Collection] = {}  # by root: a thousand roots, each checked against those before
     for raw in raw_roots:
         path = _resolve(origin, raw, cwd)
         if not _is_dir(path, f"{origin}: document root {path}"):
             raise ConfigError(f"{origin}: document root {path} is not a directory")
-        if any(c.root == path for c in collections):
+        if (same := named.get(path)) is not None:
             if raw in described:
-                raise ConfigError(f"BASE_DIRS: collections {collections[[c.root for c in collections].index(path)].name!r} "
-                                  f"and {described[raw][0]!r} name the same folder {path}")
+                raise ConfigError(f"BASE_DIRS: collections {same.name!r} and {described[raw][0]!r} name the same folder {path}")
             continue
         name, description = described.get(raw) or (_free_name(path.name or "root", collections), "")
-        collections.append(Collection(name, path, description, _named_path(raw, cwd, path)))
+        collections.append(named.setdefault(path, Collection(name, path, description, _named_path(raw, cwd, path))))
     return tuple(collections)
 
 

@@ -7,11 +7,14 @@ root or continues it past a separator; `/docs/proj` never contains
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import errno
+import functools
 import os
 import stat
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 from minirag.display import shown
@@ -29,17 +32,105 @@ def is_under(path: str, prefix: str, sep: str = "/") -> bool:
     return path.startswith(prefix if prefix.endswith(sep) else prefix + sep)
 
 
+@dataclass(frozen=True)
+class _RootTable:
+    """`roots` looked up by their text as is_under compares it, so that the roots holding a path are
+    found from the path's own folders (a handful) instead of by trying every root: a walk asks this
+    for every folder and file, so a comparison with every root cost roots x files."""
+
+    roots: tuple[Path, ...]
+    position: dict[str, int]  # a root's text, trailing separators off (but `/`), to its first place in `roots`
+    texts: tuple[str, ...]  # those texts, sorted
+
+    @classmethod
+    @functools.lru_cache(maxsize=8)  # noqa: B019 (a few tables of a few root tuples; each small)
+    def of(cls, roots: tuple[Path, ...]) -> _RootTable:
+        position: dict[str, int] = {}
+        for n, root in enumerate(roots):
+            position.setdefault(_key(str(root)), n)
+        return cls(roots, position, tuple(sorted(position)))
+
+
+def _key(text: str) -> str:
+    return text.rstrip(os.sep) if text != os.sep else text
+
+
+# The tables of the root tuples in use (a Config's, a walk's), by identity, which costs nothing where
+# hashing a thousand paths would (_RootTable.of, by content, serves the rest): the tuple is kept with
+# its table, so its id is not reused meanwhile. A few, since few configurations live at once.
+_TABLES: dict[int, tuple[tuple[Path, ...], _RootTable]] = {}
+_TABLES_KEPT = 8
+
+
+def _table(roots: Iterable[Path]) -> _RootTable:
+    if not isinstance(roots, tuple):
+        return _RootTable.of(tuple(roots))
+    held = _TABLES.get(id(roots))
+    if held is not None and held[0] is roots:
+        return held[1]
+    table = _RootTable.of(roots)  # maybe an equal tuple's: the roots it gives are equal
+    if len(_TABLES) >= _TABLES_KEPT:
+        _TABLES.clear()
+    _TABLES[id(roots)] = (roots, table)
+    return table
+
+
+def _holding(path: str, table: _RootTable) -> list[int]:
+    """The places in `table.roots` of the roots `path` is under (is_under), in no order."""
+    found = [table.position[path]] if path in table.position else []
+    at = path.find(os.sep)
+    while at != -1:
+        place = table.position.get(path[:at] if at else os.sep)
+        if place is not None:
+            found.append(place)
+        at = path.find(os.sep, at + 1)
+    return found
+
+
 def containing_root(real: Path, roots: Iterable[Path]) -> Path | None:
-    for root in roots:
-        if is_under(str(real), str(root), os.sep):
-            return root
-    return None
+    """The first of `roots` (in their order) holding `real`, or None."""
+    table = _table(roots)
+    places = _holding(str(real), table)
+    return table.roots[min(places)] if places else None
 
 
 def innermost_root(path: str | Path, roots: Iterable[Path]) -> Path | None:
     """The deepest of `roots` holding `path` (roots may nest), or None."""
-    return max((root for root in roots if is_under(str(path), str(root), os.sep)),
-               key=lambda root: len(str(root)), default=None)
+    table = _table(roots)
+    places = _holding(str(path), table)
+    return table.roots[max(places, key=lambda n: (len(str(table.roots[n])), -n))] if places else None
+
+
+def outer_roots_of(path: str, roots: Iterable[Path]) -> list[Path]:
+    """The roots that hold `path` and are not `path` itself."""
+    table = _table(roots)
+    return [table.roots[n] for n in sorted(set(_holding(path, table))) if str(table.roots[n]) != path]
+
+
+def roots_under(folder: str, roots: Iterable[Path]) -> list[Path]:
+    """The roots at or under `folder` (is_under(root, folder)), in the order of `roots`."""
+    table = _table(roots)
+    key = _key(folder)
+    prefix = key if key.endswith(os.sep) else key + os.sep
+    texts = table.texts
+    start = bisect.bisect_left(texts, prefix)
+    end = bisect.bisect_left(texts, prefix[:-1] + chr(ord(os.sep) + 1))
+    places = [table.position[text] for text in texts[start:end]]
+    if key in table.position:
+        places.append(table.position[key])
+    return [table.roots[n] for n in sorted(set(places))]
+
+
+NAMED_ROOTS = 5  # the most roots one message names
+
+
+def roots_named(roots: Iterable[Path | str]) -> str:
+    """The roots, for a message: each of a few; of many (a thousand collections made one refusal a
+    24 KB line), the first NAMED_ROOTS and how many there are."""
+    texts = [shown(str(root)) for root in roots]
+    if len(texts) <= NAMED_ROOTS:
+        return ", ".join(texts)
+    return f"{', '.join(texts[:NAMED_ROOTS])} and {len(texts) - NAMED_ROOTS} more ({len(texts)} roots)"
 
 
 def root_changed(root: Path) -> str | None:
@@ -128,13 +219,13 @@ def _real_and_root(path: Path, roots: list[Path]) -> tuple[Path, Path]:
         real = Path(os.path.realpath(path))
     except OSError as exc:  # a link this process may not follow (/proc/1/cwd): nothing it can serve
         raise PathOutsideRoots(f"path outside configured document roots: {shown(str(path))} (it cannot be followed: "
-                               f"{exc.strerror or exc}); roots: {', '.join(map(str, roots))}") from None
+                               f"{exc.strerror or exc}); roots: {roots_named(roots)}") from None
     root = containing_root(real, roots)
     if root is None:
         # Where a link leads is not said: a client could learn any link's target on the machine.
         named = shown(str(path)) + (" (a link to a place outside them)" if real != Path(os.path.abspath(path)) else "")
         raise PathOutsideRoots(
-            f"path outside configured document roots: {named}; roots: {', '.join(map(str, roots))}"
+            f"path outside configured document roots: {named}; roots: {roots_named(roots)}"
         )
     return real, root
 

@@ -25,6 +25,8 @@ import resource
 import signal
 import struct
 import sys
+import threading
+import time
 
 from minirag._compat.markitdown import without_magika
 from minirag._compat.python import abort
@@ -196,8 +198,27 @@ def _log_to_stderr() -> None:
     logging.getLogger().addHandler(handler)
 
 
+# How often a worker looks whether its parent is still there.
+PARENT_CHECK_S = 0.5
+
+
+def _end_with(parent: int) -> None:
+    """End this process once `parent` is gone (this one re-parented: its parent id changes). The
+    request pipe says so only between conversions: a parent killed (SIGKILL, the OOM killer, the
+    stdio server's default SIGTERM) left the conversion in hand running up to its CPU and memory
+    limits, since its wall-clock limit is the parent's to enforce. Nothing of it is wanted then.
+    (Windows keeps a dead parent's id: there the pipe alone tells.)"""
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_CHECK_S)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="minirag-parent-watch", daemon=True).start()
+
+
 def main() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is for the parent: it decides what stops
+    _end_with(os.getppid())
     _log_to_stderr()
     with os.fdopen(os.dup(1), "wb") as answers:
         os.dup2(2, 1)

@@ -206,7 +206,7 @@ class IgnoreRules:
         # Not at the top: store.home reads the configuration, which reads this module.
         from minirag.store.home import index_files
 
-        self.roots = [Path(r) for r in roots]
+        self.roots = tuple(Path(r) for r in roots)
         self.gitignore = gitignore
         # The index and the files beside it, where DB_PATH puts them inside a root: never documents.
         self._index_files = frozenset(str(p) for p in index_files(Path(os.path.abspath(index)))) if index else frozenset()
@@ -262,13 +262,9 @@ class IgnoreRules:
         return None if len(data) > MAX_IGNORE_FILE else data.decode("utf-8", "replace")
 
     def _root_of(self, path: str) -> Path | None:
-        best = None
-        for root in self.roots:
-            text = str(root)
-            if (path == text or path.startswith(text.rstrip(os.sep) + os.sep)) and (
-                    best is None or len(text) > len(str(best))):
-                best = root
-        return best
+        from minirag.security import innermost_root
+
+        return innermost_root(path, self.roots)
 
     def reason(self, path: str, is_dir: bool = False) -> IgnoreReason | None:
         """Why `path` (absolute, inside a root) is left out, or None when it is not."""

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from minirag import json_text
 from minirag.display import printable
-from minirag.security import is_under
+from minirag.security import is_under, outer_roots_of
 from minirag.store.index import Index
 
 META_ROOT_DEVICES = "root_devices"  # {root or drive folder: st_dev} of each when a full sync last read it
@@ -54,12 +54,13 @@ def _empty(root: Path) -> bool:
 
 
 def _under_a_root(path: str, roots: Sequence[Path]) -> bool:
-    return any(path != str(root) and is_under(path, str(root), os.sep) for root in roots)
+    return bool(outer_roots_of(path, roots))
 
 
 def left_by_a_drive(roots: Sequence[Path], recorded: dict[str, int]) -> list[str]:
     """The roots, and the recorded drive folders inside them, that are an empty folder on another
     filesystem than when last synced."""
+    roots = tuple(roots)
     places = [str(root) for root in roots] + [path for path in recorded if _under_a_root(path, roots)]
     return [place for place in dict.fromkeys(places)
             if place in recorded and _device(Path(place)) not in (None, recorded[place]) and _empty(Path(place))]
@@ -70,6 +71,7 @@ def drive_folders(sources: Iterable[str], roots: Sequence[Path]) -> dict[str, in
     (a drive mounted there) that hold, at any depth, one of `sources` (the documents a walk found,
     spelled as a sync stores them: absolute, plain). One stat per folder holding documents: each file
     climbs only to the first folder seen before."""
+    roots = tuple(roots)
     tops = {str(root) for root in roots}
     folders: set[str] = set()
     for source in sources:
@@ -94,7 +96,7 @@ def record_devices(index: Index, roots: Iterable[Path], recorded: dict[str, int]
     """Record the filesystem of each of `roots` (those a full sync read) and of the drive folders found
     inside them (`drives`, drive_folders). A drive folder recorded before under one of those roots is
     forgotten unless it still holds a drive or is in `kept` (left by one, or not read this time)."""
-    read = list(roots)
+    read = tuple(roots)
     now = {str(root): dev for root in read if (dev := _device(root)) is not None}
     still = {path: dev for path, dev in recorded.items()
              if not _under_a_root(path, read) or any(is_under(path, place, os.sep) for place in kept)}

@@ -61,6 +61,9 @@ TOUCHED_BATCH = 1000  # new stats of touched-but-unchanged files per transaction
 # unknown, so the next sync reads and hashes it instead of trusting the stat (git's "racy"
 # rule). Future times (clock skew) count too.
 RACY_NS = 3_000_000_000
+# The first nanosecond SQLite's signed 64-bit INTEGER holds (1677-09-21). tmpfs, btrfs and XFS keep
+# earlier times (`touch -d 1600-01-01`, a tar entry so dated): such a time is stored as unknown too.
+EARLIEST_NS = -(1 << 63)
 
 
 def as_read(found: FoundFile, opened: os.stat_result) -> FoundFile:
@@ -72,12 +75,12 @@ def as_read(found: FoundFile, opened: os.stat_result) -> FoundFile:
 
 
 def _trusted(time_ns: int, now_ns: int) -> int | None:
-    return None if time_ns >= now_ns - RACY_NS else time_ns
+    return None if time_ns >= now_ns - RACY_NS or time_ns < EARLIEST_NS else time_ns
 
 
 def stored_stat(found: FoundFile) -> StoredStat:
     """The stat to store beside the bytes read for the stat fast path: its mtime and ctime each None
-    while too fresh to trust (the next sync hashes the file, and stores them then). Fresh as of the
+    while too fresh to trust (the next sync hashes the file, and stores them then) or before EARLIEST_NS. Fresh as of the
     read: a write in the same tick just after it keeps the stat, however long the conversion took."""
     now = found.read_ns if found.read_ns is not None else time.time_ns()
     return found.size, _trusted(found.mtime_ns, now), _trusted(found.ctime_ns, now), found.inode

@@ -30,6 +30,7 @@ from minirag.security import (
     innermost_root,
     is_under,
     root_changed,
+    roots_under,
 )
 
 # Directories never descended into: tool state, VCS internals, dependency caches (and every dot-dir).
@@ -388,6 +389,7 @@ def walk(start: Path, roots: Sequence[Path], unreadable: list[str] | None = None
     """
     unreadable = [] if unreadable is None else unreadable
     ignored = [] if ignored is None else ignored
+    roots = tuple(roots)  # one tuple for the whole walk: security looks roots up by it
     start_str = os.path.abspath(start)
     if not is_utf8(start_str):
         unreadable.append(start_str)
@@ -466,8 +468,7 @@ def _roots_not_walked(start: str, roots: Sequence[Path], walked: set[str]) -> li
     """The roots under `start` a walk of it did not enter (inside a folder no walk enters, or one an
     ignore rule leaves out), outermost first: each is walked as a sync of every root walks it, so a
     sync of `start` never takes their files for deleted. A root inside another of them is that one's."""
-    missed = [root for root in roots if str(root) != start and is_under(str(root), start, os.sep)
-              and os.path.realpath(root) not in walked]
+    missed = [root for root in roots_under(start, roots) if str(root) != start and os.path.realpath(root) not in walked]
     return sorted(root for root in missed
                   if not any(other != root and is_under(str(root), str(other), os.sep) for other in missed))
 
@@ -479,6 +480,7 @@ def walk_roots(roots: Sequence[Path], unreadable: list[str] | None = None,
     a symlink now (in its place, or in place of a folder above it), counts as unreadable: its
     documents are not deleted."""
     unreadable = [] if unreadable is None else unreadable
+    roots = tuple(roots)
     seen: set[str] = set()
     for root in roots:
         if not os.path.isdir(root) or root_changed(root):

@@ -100,7 +100,7 @@ class EventFilter:
     """Which changed paths can matter to the index, judged by name alone (no stat)."""
 
     def __init__(self, roots: Sequence[Path], db_path: Path, above: Mapping[str, object] | None = None):
-        self.roots = list(roots)
+        self.roots = tuple(roots)
         self.above = above or {}  # folders above the roots whose ignore files count (Watcher._above)
         self.index_files = frozenset(str(path) for path in index_files(db_path))  # its own writes: no change
         # Set when a root itself was deleted or moved away: its watches died with it, and a
