@@ -180,7 +180,9 @@ def _cmd_watch(args, app) -> int:
         stop.set()
 
     def started() -> None:
-        sys.stderr.write(f"minirag: watching {', '.join(map(str, app.config.roots))}; Ctrl-C stops\n")
+        from minirag.security import roots_named
+
+        sys.stderr.write(f"minirag: watching {roots_named(app.config.roots, a_name)}; Ctrl-C stops\n")
 
     if args.json:
         _when_reader_leaves(sys.stdout, reader_left, stop)
@@ -250,7 +252,9 @@ def _unanswered(result: dict, scope: tuple[str, ...], collection: str | None, ap
 
 
 def _nothing_indexed(app) -> str:
-    roots = ", ".join(a_name(str(root)) for root in app.config.roots)
+    from minirag.security import roots_named
+
+    roots = roots_named(app.config.roots, a_name)
     return (f"no results: nothing is indexed under {roots} (`minirag list` shows each file and why it was left "
             "out; `minirag sync` indexes what is there)")
 

@@ -13,7 +13,7 @@ import errno
 import functools
 import os
 import stat
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -124,10 +124,10 @@ def roots_under(folder: str, roots: Iterable[Path]) -> list[Path]:
 NAMED_ROOTS = 5  # the most roots one message names
 
 
-def roots_named(roots: Iterable[Path | str]) -> str:
-    """The roots, for a message: each of a few; of many (a thousand collections made one refusal a
-    24 KB line), the first NAMED_ROOTS and how many there are."""
-    texts = [shown(str(root)) for root in roots]
+def roots_named(roots: Iterable[Path | str], name: Callable[[str], str] = shown) -> str:
+    """The roots, for a message, each as `name` writes it: each of a few; of many (a thousand
+    collections made one refusal a 24 KB line), the first NAMED_ROOTS and how many there are."""
+    texts = [name(str(root)) for root in roots]
     if len(texts) <= NAMED_ROOTS:
         return ", ".join(texts)
     return f"{', '.join(texts[:NAMED_ROOTS])} and {len(texts) - NAMED_ROOTS} more ({len(texts)} roots)"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 
@@ -207,3 +208,15 @@ def test_a_sync_that_drops_the_files_of_a_root_it_was_not_given_says_how_to_keep
     assert "1 removed (1 outside the configured roots)" in fewer.stdout
     assert fewer.stderr == ("minirag: note: the files of roots this command was not given are dropped from the index; "
                             "give every root to every command (or set BASE_DIRS once) to keep them\n")
+
+
+def test_a_query_of_an_empty_index_over_many_roots_names_a_few_of_them(tmp_path, cli_env, run_cli):
+    # With a thousand collections the line named every root (24 KB); it names five and a count.
+    roots = [tmp_path / f"root{n}" for n in range(7)]
+    for root in roots:
+        write(root / "x.bin", "binary")
+    env = {"BASE_DIRS": json.dumps(list(map(str, roots)))}
+    assert run_cli("sync", env=env).returncode == 0
+    result = run_cli("query", "otters", env=env)
+    assert result.stdout.startswith(f"no results: nothing is indexed under {', '.join(map(str, roots[:5]))} and "
+                                    "2 more (7 roots) (`minirag list`")
