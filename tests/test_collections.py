@@ -117,3 +117,24 @@ def test_the_cli_lists_collections_and_queries_one_as_json(tmp_path, roots, mode
     assert hits and {h["collection"] for h in hits} == {"specs"}
     assert cli.main(["collections", *flags]) == 0
     assert "Product specifications" in capsys.readouterr().out
+
+
+def test_a_collection_inside_another_is_in_both_and_its_hits_name_the_inner_one(tmp_path, roots, model_path,
+                                                                                monkeypatch, capsys):
+    # docs/mcp-tools.md, Collections: a collection holds every file under its folder.
+    specs, _ = roots
+    inner = specs / "api"
+    inner.mkdir()
+    (inner / "flow.md").write_text("# Flow\n\nThe flow meter reads litres of coolant per minute.\n")
+    monkeypatch.setenv("BASE_DIRS", json.dumps({"specs": str(specs), "api": str(inner)}))
+    monkeypatch.delenv("BASE_DIR", raising=False)
+    flags = ["--db-path", str(tmp_path / "index.db"), "--model-path", model_path]
+    assert cli.main(["sync", *flags]) == 0
+    capsys.readouterr()
+    assert cli.main(["collections", "--json", *flags]) == 0
+    listed = json.loads(capsys.readouterr().out)["collections"]
+    assert [(c["name"], c["fileCount"]) for c in listed] == [("specs", 3), ("api", 1)]
+    for name in ("specs", "api"):
+        assert cli.main(["query", "flow meter litres", "--collection", name, "--json", *flags]) == 0
+        hits = json.loads(capsys.readouterr().out)["results"]
+        assert hits[0]["source"] == str(inner / "flow.md") and hits[0]["collection"] == "api"
