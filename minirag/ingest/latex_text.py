@@ -102,6 +102,7 @@ _SILENT = {
     "captionsetup": 1, "sisetup": 1, "foreignlanguage": 1, "textcolor": 1, "colorbox": 1, "fcolorbox": 2,
     "hyperref": 0, "multicolumn": 2, "multirow": 2, "makebox": 0, "parbox": 1, "resizebox": 2,
     "scalebox": 1, "rotatebox": 1, "footnotemark": 0, "phantom": 1, "hphantom": 1, "vphantom": 1,
+    "MakeShortVerb": 1, "MakeShortVerb*": 1, "DeleteShortVerb": 1,
 }
 _DIMENSION_COMMANDS = frozenset({"hrule", "vrule", "vskip", "hskip", "kern", "mkern", "vspace", "hspace", "baselineskip",
                                  "lower",
@@ -114,6 +115,10 @@ _SECTIONS = ("part", "chapter", "section", "subsection", "subsubsection", "parag
 _STRONG = frozenset({"textbf", "mathbf", "bm", "boldsymbol"})
 _EMPHASIS = frozenset({"emph", "textit", "textsl"})
 _CODE = frozenset({"texttt", "code", "lstinline", "mintinline"})
+# The doc and ltxguide classes' words for writing about LaTeX, in every package's manual: `\\cs{begin}`
+# prints `\\begin`, `\\meta{env}` ⟨env⟩, `\\marg{env}` {⟨env⟩} (so `\\arg`), `\\oarg` [⟨…⟩], `\\parg` (⟨…⟩).
+_DOC_WORDS = {"cs": ("`\\", "`"), "meta": ("⟨", "⟩"), "marg": ("{⟨", "⟩}"), "arg": ("{⟨", "⟩}"),
+              "oarg": ("[⟨", "⟩]"), "parg": ("(⟨", "⟩)")}
 _CITATIONS = frozenset({"cite", "citep", "citet", "citealp", "citealt", "parencite", "textcite", "autocite",
                         "footcite", "Cite", "Citep", "Citet", "citeauthor", "citeyear", "supercite"})
 _NEW_COMMANDS = frozenset({"newcommand", "renewcommand", "providecommand", "newcommand*", "renewcommand*",
@@ -411,6 +416,10 @@ class _Reader:
                 return text or "", index
             mark = "**" if bare in _STRONG else "*" if bare in _EMPHASIS else "`"
             return f"{mark}{text.strip()}{mark}", index
+        if name in _DOC_WORDS:
+            text, index = self.argument(index, end, depth)
+            words = " ".join((text or "").split())
+            return (f"{_DOC_WORDS[name][0]}{words}{_DOC_WORDS[name][1]}" if words else ""), index
         if bare in _CITATIONS:
             index = self.skip_optional(index, end)
             text, index = self.argument(index, end, depth)
@@ -703,7 +712,7 @@ def _known(name: str) -> bool:
     """A command this reader prints itself: a user's definition of it is not expanded in its place."""
     bare = name.rstrip("*")
     return (name in _LETTERS or name in _SYMBOLS or name in _SILENT or bare in _SECTIONS or bare in _STRONG
-            or bare in _EMPHASIS or bare in _CODE or bare in _CITATIONS or name in _NEW_COMMANDS
+            or bare in _EMPHASIS or bare in _CODE or bare in _CITATIONS or name in _NEW_COMMANDS or name in _DOC_WORDS
             or bare in ("item", "bibitem", "title", "author", "and", "maketitle", "caption", "footnote", "newtheorem",
                         "texorpdfstring"))
 
