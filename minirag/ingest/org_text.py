@@ -166,8 +166,44 @@ def _line(line: str) -> str:
 
 def _inline(text: str) -> str:
     if "[[" not in text:
+        return _code(text)
+    out: list[str] = []
+    done = 0
+    for link in _LINK.finditer(text):  # a link's target and words keep their marks
+        out += [_code(text[done:link.start()]), _link(link)]
+        done = link.end()
+    return "".join([*out, _code(text[done:])])
+
+
+# Org's rules for an emphasis mark (org-emphasis-regexp-components): it opens after a line's start or
+# one of _OPENS_AFTER, before a character that is not blank; it closes after one that is not blank,
+# before a line's end or one of _CLOSES_BEFORE.
+_OPENS_AFTER = frozenset(" \t-('\"{")
+_CLOSES_BEFORE = frozenset(" \t-.,:!?;'\")}[")
+_CODE_MARK = re.compile(r"[=~]")
+
+
+def _code(text: str) -> str:
+    """`text` with its verbatim (`=x=`) and code (`~x~`) spans written as Markdown code: each mark
+    that may close pairs with the first open one of its kind before it, as Org's shortest match
+    from the leftmost opening does; one pass over the marks."""
+    if "=" not in text and "~" not in text:
         return text
-    return _LINK.sub(_link, text)
+    out: list[str] = []
+    done = 0
+    opened: dict[str, int] = {}  # each kind's first open mark since the last span
+    for found in _CODE_MARK.finditer(text):
+        at, mark = found.start(), found.group()
+        start = opened.get(mark)
+        if (start is not None and at >= start + 2 and not text[at - 1].isspace()
+                and (at + 1 == len(text) or text[at + 1] in _CLOSES_BEFORE) and "`" not in text[start + 1:at]):
+            out += [text[done:start], f"`{text[start + 1:at]}`"]
+            done = at + 1
+            opened.clear()
+        elif mark not in opened and (at == 0 or text[at - 1] in _OPENS_AFTER) \
+                and at + 1 < len(text) and not text[at + 1].isspace():
+            opened[mark] = at
+    return "".join([*out, text[done:]])
 
 
 def _link(match: re.Match) -> str:
