@@ -56,3 +56,27 @@ def test_bars_are_verbatim_where_make_short_verb_or_the_ltxguide_class_makes_the
     assert "A bar after it is text: a|b." in markdown
     plain, _ = latex_to_markdown(CYRGUIDE.replace("\\MakeShortVerb{\\|}\n", ""))
     assert "encodings—|T2A|, |T2B|" in plain  # no declaration: a bar is a bar
+
+
+LTNEWS_ISSUE = r"""\documentclass{ltnews}
+\providecommand\githubissue[2][]{\ifhmode\unskip\fi
+     \quad\penalty500\strut\nobreak\hfill
+     \mbox{\small\slshape(%
+       \href{https://github.com/latex3/latex2e/issues/#2}%
+                  {github issue#1 #2}%
+           )}%
+     \par\smallskip}
+\begin{document}
+\texttt{U+012F} which is i with ogonek produced a dotless i with ogonek by mistake.
+\githubissue{122}
+{\tolerance=9999 \hyphenpenalty 10000 Set loosely.}
+\end{document}
+"""
+
+
+def test_the_number_after_penalty_and_tex_integer_parameters_is_not_text():
+    # LaTeX News sets each issue link after `\penalty500`: every one read "500(github issue …)".
+    markdown, _ = latex_to_markdown(LTNEWS_ISSUE)
+    assert "by mistake. ([github issue 122](https://github.com/latex3/latex2e/issues/122))" in markdown
+    assert "500" not in markdown and "9999" not in markdown and "10000" not in markdown
+    assert "Set loosely." in markdown

@@ -111,6 +111,13 @@ _DIMENSION_COMMANDS = frozenset({"hrule", "vrule", "vskip", "hskip", "kern", "mk
 # Possessive throughout: a run of blanks is read one way only (the lazy form was cubic in its length).
 _DIMENSION = re.compile(r"(?:\s*+(?:(?:height|depth|width|to|spread|plus|minus)\s*+)?(?:=\s*+)?[-+]?+"
                         r"(?:\d++\.?+\d*+|\.\d++)\s*+(?:pt|em|ex|cm|mm|in|bp|pc|sp|dd|cc|mu|fil+|\\\w+))++")
+# \\penalty and TeX's integer parameters: the number after them (`\\penalty500`, `\\tolerance=9999`) is theirs.
+_INTEGER_COMMANDS = frozenset({"penalty", "tolerance", "pretolerance", "hyphenpenalty", "exhyphenpenalty",
+                               "linepenalty", "clubpenalty", "widowpenalty", "displaywidowpenalty",
+                               "brokenpenalty", "interlinepenalty", "binoppenalty", "relpenalty",
+                               "predisplaypenalty", "postdisplaypenalty", "floatingpenalty", "looseness",
+                               "adjdemerits", "doublehyphendemerits", "finalhyphendemerits", "uchyph"})
+_INTEGER = re.compile(r"\s*+(?:=\s*+)?+[-+]?+\d++ ?+")
 _SECTIONS = ("part", "chapter", "section", "subsection", "subsubsection", "paragraph", "subparagraph", "frametitle")
 _STRONG = frozenset({"textbf", "mathbf", "bm", "boldsymbol"})
 _EMPHASIS = frozenset({"emph", "textit", "textsl"})
@@ -408,6 +415,8 @@ class _Reader:
             return "", self.skip_optional(index, end)
         if bare in _DIMENSION_COMMANDS:
             return "", self.skip_dimension(index, end)
+        if name in _INTEGER_COMMANDS:
+            return "", self.skip_integer(index, end)
         if name in ("item", "bibitem"):
             return "\n- ", self.skip_argument(index, end) if name == "bibitem" else self.skip_optional(index, end)
         if bare in _STRONG | _EMPHASIS | _CODE:
@@ -533,6 +542,13 @@ class _Reader:
             if found:
                 rest = self.tokens[index].value[found.end():]
                 self.tokens[index] = Token("text", rest)
+        return index
+
+    def skip_integer(self, index: int, end: int) -> int:
+        if index < end and self.tokens[index].kind == "text":
+            found = _INTEGER.match(self.tokens[index].value)
+            if found:
+                self.tokens[index] = Token("text", self.tokens[index].value[found.end():])
         return index
 
     def raw(self, token: Token, index: int, end: int, depth: int) -> str:
@@ -705,7 +721,8 @@ def _stops(tokens: list[Token], partner: dict[int, int]) -> list[int]:
 
 
 def _unknown(name: str) -> bool:
-    return not _known(name) and name not in _DIMENSION_COMMANDS and name not in ("item", "\\")
+    return not _known(name) and name not in _DIMENSION_COMMANDS and name not in _INTEGER_COMMANDS \
+        and name not in ("item", "\\")
 
 
 def _known(name: str) -> bool:
