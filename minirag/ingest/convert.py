@@ -64,6 +64,7 @@ from minirag.ingest.ooxml_strict import transitional
 from minirag.ingest.org_text import org_to_markdown
 from minirag.ingest.pdf_fields import page_fields, with_fields
 from minirag.ingest.pdf_inflate import inflate_budget
+from minirag.ingest.pdf_structure import _without_running_lines as without_running_lines
 from minirag.ingest.pdf_structure import outline, structured
 from minirag.ingest.pdf_tables import CELL
 from minirag.ingest.pdf_title import pdf_title
@@ -715,7 +716,7 @@ def _convert_by_suffix(data: bytes, suffix: str, name: str, *, declared: str | N
     if suffix in _PLAIN_TEXT:
         text, warnings = decode_text(data, name, declared=declared)
         return Converted(markdown=rendered_html(text, mdx=suffix == ".mdx") if suffix != ".txt"
-                         else escape_headings(text), warnings=warnings, frontmatter=True)
+                         else escape_headings(_without_page_chrome(text)), warnings=warnings, frontmatter=True)
     if not data:
         raise ConversionFailed(f"{name}: empty file")
     if suffix == ".pdf":
@@ -814,6 +815,13 @@ def _convert_by_suffix(data: bytes, suffix: str, name: str, *, declared: str | N
     if suffix == ".xlsx":
         return _workbook(data, name)
     return _markitdown(data, suffix, name)
+
+
+def _without_page_chrome(text: str) -> str:
+    """Plain text that form feeds part into pages (an RFC as the RFC Editor writes it, an old manual)
+    without the header and footer lines every page repeats, by the rule a PDF's pages are read by;
+    the form feeds stay, so pages are still pages."""
+    return without_running_lines(text) if "\f" in text else text
 
 
 def _is_binary_workbook(archive: zipfile.ZipFile) -> bool:

@@ -15,10 +15,12 @@ from __future__ import annotations
 
 import base64
 import binascii
+import codecs
 import email
 import email.policy
 import quopri
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -41,6 +43,14 @@ MAX_PARSED_HEADER = 4_096
 MAX_CONTENT_FIELD = 1_024
 _ENCODED_WORD = re.compile(r"=\?([^?\s]{1,64})\?([bBqQ])\?([^?\s]{0,2048})\?=")
 _TNEF_TYPES = ("application/ms-tnef", "application/vnd.ms-tnef")
+# What the standard library leaves of an encoded word its charset's label undersells: U+FFFD for
+# bytes outside it (GBK words labelled GB2312), a C1 control for windows-1252's curly quotes and
+# euro sign labelled ISO-8859-1.
+_MISREAD = re.compile("[\x80-\x9f\ufffd]")
+# Labels mail clients read as a superset of them (Python's codec names), as browsers do.
+_SUPERSETS = {"gb2312": "gb18030", "gbk": "gb18030", "iso8859-1": "cp1252", "ascii": "cp1252",
+              "iso8859-9": "cp1254", "euc_kr": "cp949", "shift_jis": "cp932", "big5": "big5hkscs",
+              "tis-620": "cp874", "iso8859-11": "cp874"}
 
 
 class _BoundedPolicy(email.policy.EmailPolicy):
@@ -146,8 +156,9 @@ def _without_stray_nuls(data: bytes, name: str) -> tuple[bytes, list[str]]:
 
 def _message(message: email.message.EmailMessage, files: AttachedFiles | None, name: str,
              warnings: list[str]) -> Message:
-    attachments, (carried_body, carried_said) = _attachments(message, files, name, warnings)
-    body = _body(message, name, warnings)
+    shown = message.get_body(preferencelist=("html", "plain"))  # what a mail client shows, where both are sent
+    attachments, (carried_body, carried_said) = _attachments(message, shown, files, name, warnings)
+    body = _body(shown, name, warnings)
     if not body.strip():
         body = carried_body
         warnings.extend(carried_said)  # (what reading the body said: only of a body that is read)
@@ -165,9 +176,12 @@ def header_text(message: email.message.Message, field: str) -> str:
         return _decoded_words(str(raw))
     try:
         value = message.get(field)
-        return str(value) if value is not None else ""
+        text = str(value) if value is not None else ""
     except (ValueError, TypeError, IndexError, AttributeError):  # a header the parser cannot model: as written
         return " ".join(str(raw).split())
+    if _MISREAD.search(text) and _ENCODED_WORD.search(str(raw)):
+        return _decoded_words(str(raw))  # read by the charset its label stands for, as clients read it
+    return text
 
 
 def _decoded_words(raw: str) -> str:
@@ -184,7 +198,7 @@ def _decoded_words(raw: str) -> str:
         try:
             data = (base64.b64decode(text + "=" * (-len(text) % 4)) if encoding in "bB"
                     else quopri.decodestring(text.replace("_", " ").encode("ascii", "replace"), header=True))
-            decoded.append(data.decode(charset.split("*")[0], "replace"))
+            decoded.append(data.decode(_read_as(charset.split("*")[0]), "replace"))
         except (ValueError, LookupError, binascii.Error):
             decoded.append(word.group())
         end = word.end()
@@ -192,8 +206,17 @@ def _decoded_words(raw: str) -> str:
     return " ".join("".join(decoded).split())
 
 
-def _body(message: email.message.EmailMessage, name: str, warnings: list[str]) -> str:
-    part = message.get_body(preferencelist=("html", "plain"))  # what a mail client shows, where both are sent
+def _read_as(label: str) -> str:
+    """The codec a mail client reads text labelled `label` with: the label's, or the superset that
+    clients (and browsers: the WHATWG Encoding Standard) read in its place."""
+    try:
+        codec = codecs.lookup(label).name
+    except LookupError:
+        return label  # (the caller's decode fails, and the word stays as written)
+    return _SUPERSETS.get(codec, codec)
+
+
+def _body(part: email.message.Message | None, name: str, warnings: list[str]) -> str:
     if part is None:
         return ""
     text = _content(part, name, warnings)
@@ -213,13 +236,14 @@ def _content(part: email.message.Message, name: str, warnings: list[str]) -> str
     return body_text(payload, labels, name, warnings)
 
 
-def _attachments(message: email.message.EmailMessage, files: AttachedFiles | None, name: str,
+def _attachments(message: email.message.EmailMessage, shown: email.message.Message | None,
+                 files: AttachedFiles | None, name: str,
                  warnings: list[str]) -> tuple[list[Attachment], tuple[str, tuple[str, ...]]]:
-    """The message's attachments, and the body Outlook sent inside a winmail.dat (for a message that
-    has none outside it) with what reading it said."""
+    """The message's attachments (beside its body `shown`), and the body Outlook sent inside a
+    winmail.dat (for a message that has none outside it) with what reading it said."""
     found = []
     carried_body: tuple[str, tuple[str, ...]] = ("", ())
-    for part in message.iter_attachments():
+    for part in _attached_parts(message, shown):
         filename = part.get_filename() or ""
         if part.get_content_type() == "message/rfc822":
             inner = _forwarded(part, name)
@@ -253,6 +277,35 @@ def _attachments(message: email.message.EmailMessage, files: AttachedFiles | Non
         if filename or read.markdown:
             found.append(Attachment(filename or part.get_content_type(), read.markdown, read.rows))
     return found, carried_body
+
+
+# Containers whose parts a mail client shows one after another (RFC 2046's mixed, digest and
+# parallel, RFC 1847's signed and encrypted, RFC 6522's report): the body is in one of them.
+_SEQUENCES = frozenset({"mixed", "digest", "parallel", "signed", "encrypted", "report"})
+
+
+def _attached_parts(container: email.message.MIMEPart,
+                    shown: email.message.Message | None) -> Iterator[email.message.MIMEPart]:
+    """The parts of `container` a mail client shows after its body `shown`, in their order: each
+    part of a mixed (signed, report...) container but the one that holds the body, and those that
+    one holds beside it; a message that is all a forwarded message (GroupWise forwards so), that
+    message. The standard library's iter_attachments looks one level down only (a signed message's
+    attachments are inside its signed part) and takes the first text part of each kind for a body
+    candidate even where the body is another part (an inline notice after a multipart/alternative)."""
+    if container.get_content_type() == "message/rfc822":
+        yield container
+        return
+    if container.get_content_maintype() != "multipart" or container.get_content_subtype() not in _SEQUENCES:
+        yield from container.iter_attachments()  # an alternative or related body: the library's rule
+        return
+    for part in container.iter_parts():
+        if shown is not None and any(inner is shown for inner in part.walk()):
+            if part is not shown and part.get_content_subtype() in _SEQUENCES:
+                yield from _attached_parts(part, shown)
+        elif part.get_content_maintype() == "multipart" and part.get_content_subtype() in _SEQUENCES:
+            yield from _attached_parts(part, None)
+        else:
+            yield part
 
 
 def _forwarded(part: email.message.Message, name: str) -> object:

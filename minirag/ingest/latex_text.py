@@ -102,6 +102,7 @@ _SILENT = {
     "captionsetup": 1, "sisetup": 1, "foreignlanguage": 1, "textcolor": 1, "colorbox": 1, "fcolorbox": 2,
     "hyperref": 0, "multicolumn": 2, "multirow": 2, "makebox": 0, "parbox": 1, "resizebox": 2,
     "scalebox": 1, "rotatebox": 1, "footnotemark": 0, "phantom": 1, "hphantom": 1, "vphantom": 1,
+    "MakeShortVerb": 1, "MakeShortVerb*": 1, "DeleteShortVerb": 1,
 }
 _DIMENSION_COMMANDS = frozenset({"hrule", "vrule", "vskip", "hskip", "kern", "mkern", "vspace", "hspace", "baselineskip",
                                  "lower",
@@ -110,10 +111,21 @@ _DIMENSION_COMMANDS = frozenset({"hrule", "vrule", "vskip", "hskip", "kern", "mk
 # Possessive throughout: a run of blanks is read one way only (the lazy form was cubic in its length).
 _DIMENSION = re.compile(r"(?:\s*+(?:(?:height|depth|width|to|spread|plus|minus)\s*+)?(?:=\s*+)?[-+]?+"
                         r"(?:\d++\.?+\d*+|\.\d++)\s*+(?:pt|em|ex|cm|mm|in|bp|pc|sp|dd|cc|mu|fil+|\\\w+))++")
+# \\penalty and TeX's integer parameters: the number after them (`\\penalty500`, `\\tolerance=9999`) is theirs.
+_INTEGER_COMMANDS = frozenset({"penalty", "tolerance", "pretolerance", "hyphenpenalty", "exhyphenpenalty",
+                               "linepenalty", "clubpenalty", "widowpenalty", "displaywidowpenalty",
+                               "brokenpenalty", "interlinepenalty", "binoppenalty", "relpenalty",
+                               "predisplaypenalty", "postdisplaypenalty", "floatingpenalty", "looseness",
+                               "adjdemerits", "doublehyphendemerits", "finalhyphendemerits", "uchyph"})
+_INTEGER = re.compile(r"\s*+(?:=\s*+)?+[-+]?+\d++ ?+")
 _SECTIONS = ("part", "chapter", "section", "subsection", "subsubsection", "paragraph", "subparagraph", "frametitle")
 _STRONG = frozenset({"textbf", "mathbf", "bm", "boldsymbol"})
 _EMPHASIS = frozenset({"emph", "textit", "textsl"})
 _CODE = frozenset({"texttt", "code", "lstinline", "mintinline"})
+# The doc and ltxguide classes' words for writing about LaTeX, in every package's manual: `\\cs{begin}`
+# prints `\\begin`, `\\meta{env}` ⟨env⟩, `\\marg{env}` {⟨env⟩} (so `\\arg`), `\\oarg` [⟨…⟩], `\\parg` (⟨…⟩).
+_DOC_WORDS = {"cs": ("`\\", "`"), "meta": ("⟨", "⟩"), "marg": ("{⟨", "⟩}"), "arg": ("{⟨", "⟩}"),
+              "oarg": ("[⟨", "⟩]"), "parg": ("(⟨", "⟩)")}
 _CITATIONS = frozenset({"cite", "citep", "citet", "citealp", "citealt", "parencite", "textcite", "autocite",
                         "footcite", "Cite", "Citep", "Citet", "citeauthor", "citeyear", "supercite"})
 _NEW_COMMANDS = frozenset({"newcommand", "renewcommand", "providecommand", "newcommand*", "renewcommand*",
@@ -403,6 +415,8 @@ class _Reader:
             return "", self.skip_optional(index, end)
         if bare in _DIMENSION_COMMANDS:
             return "", self.skip_dimension(index, end)
+        if name in _INTEGER_COMMANDS:
+            return "", self.skip_integer(index, end)
         if name in ("item", "bibitem"):
             return "\n- ", self.skip_argument(index, end) if name == "bibitem" else self.skip_optional(index, end)
         if bare in _STRONG | _EMPHASIS | _CODE:
@@ -411,6 +425,10 @@ class _Reader:
                 return text or "", index
             mark = "**" if bare in _STRONG else "*" if bare in _EMPHASIS else "`"
             return f"{mark}{text.strip()}{mark}", index
+        if name in _DOC_WORDS:
+            text, index = self.argument(index, end, depth)
+            words = " ".join((text or "").split())
+            return (f"{_DOC_WORDS[name][0]}{words}{_DOC_WORDS[name][1]}" if words else ""), index
         if bare in _CITATIONS:
             index = self.skip_optional(index, end)
             text, index = self.argument(index, end, depth)
@@ -524,6 +542,13 @@ class _Reader:
             if found:
                 rest = self.tokens[index].value[found.end():]
                 self.tokens[index] = Token("text", rest)
+        return index
+
+    def skip_integer(self, index: int, end: int) -> int:
+        if index < end and self.tokens[index].kind == "text":
+            found = _INTEGER.match(self.tokens[index].value)
+            if found:
+                self.tokens[index] = Token("text", self.tokens[index].value[found.end():])
         return index
 
     def raw(self, token: Token, index: int, end: int, depth: int) -> str:
@@ -696,14 +721,15 @@ def _stops(tokens: list[Token], partner: dict[int, int]) -> list[int]:
 
 
 def _unknown(name: str) -> bool:
-    return not _known(name) and name not in _DIMENSION_COMMANDS and name not in ("item", "\\")
+    return not _known(name) and name not in _DIMENSION_COMMANDS and name not in _INTEGER_COMMANDS \
+        and name not in ("item", "\\")
 
 
 def _known(name: str) -> bool:
     """A command this reader prints itself: a user's definition of it is not expanded in its place."""
     bare = name.rstrip("*")
     return (name in _LETTERS or name in _SYMBOLS or name in _SILENT or bare in _SECTIONS or bare in _STRONG
-            or bare in _EMPHASIS or bare in _CODE or bare in _CITATIONS or name in _NEW_COMMANDS
+            or bare in _EMPHASIS or bare in _CODE or bare in _CITATIONS or name in _NEW_COMMANDS or name in _DOC_WORDS
             or bare in ("item", "bibitem", "title", "author", "and", "maketitle", "caption", "footnote", "newtheorem",
                         "texorpdfstring"))
 

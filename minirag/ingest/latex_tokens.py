@@ -52,6 +52,10 @@ _VERBATIM = {"verbatim": "", "verbatim*": "", "Verbatim": "", "BVerbatim": "", "
              "alltt": "", "spverbatim": "", "comment": None, "CCSXML": None, "filecontents": None,
              "filecontents*": None}
 
+# `\\MakeShortVerb{\\|}` (the shortvrb package; the ltxguide class of LaTeX's own guides makes `|` so)
+# makes a character delimit `\\verb` text, `|\\foo|` for `\\verb|\\foo|`, until `\\DeleteShortVerb{\\|}`.
+_SHORT_VERB = re.compile(r"\\(Make|Delete)ShortVerb\*?\s*(?:\{\s*\\([^A-Za-z@\s])\s*\}|\\([^A-Za-z@\s]))")
+_SHORT_VERB_CLASS = re.compile(r"\\documentclass\s*(?:\[[^\]\n]*\]\s*)?\{\s*ltxguide\s*\}")
 _LANGUAGE_OPTION = re.compile(r"language\s*=\s*\{?([\w+#-]+)")
 _INPUTENC = re.compile(rb"\\usepackage\s*\[([\w-]+)\]\s*\{inputenc\}")
 _INPUTENC_CODECS = {"latin1": "iso-8859-1", "latin2": "iso-8859-2", "latin3": "iso-8859-3", "latin4": "iso-8859-4",
@@ -83,8 +87,15 @@ def tokenize(text: str) -> list[Token]:
             ends.setdefault(found.group(1), []).append(found.start())
     closers = {close: [m.start() for m in re.finditer(re.escape(close), text)] for close in _DISPLAY_END.values()}
     displays = [m.start() for m in re.finditer(r"\$\$", text)]
+    switches = _short_verb_switches(text)
+    short: set[str] = set()  # the characters that delimit verbatim text here
+    switched = 0  # the switches passed
     position = 0
     while position < len(text):
+        while switched < len(switches) and switches[switched][0] <= position:
+            _, character, on = switches[switched]
+            (short.add if on else short.discard)(character)
+            switched += 1
         match = _TOKEN.match(text, position)
         if match is None:  # a lone backslash at the end
             break
@@ -93,6 +104,23 @@ def tokenize(text: str) -> list[Token]:
         if kind == "comment":
             continue
         source = match.group(0)
+        if kind == "text" and short:
+            cut = min((at for at in (source.find(character) for character in short) if at >= 0), default=-1)
+            if cut > 0:  # the text before the delimiter, then the delimiter from where it stands
+                tokens.append(Token("text", source[:cut], source=source[:cut]))
+                position = match.start() + cut
+                continue
+            if cut == 0:
+                start = match.start()
+                line_end = text.find("\n", start + 1, start + 1 + MAX_VERB_CHARS)
+                closing = text.find(source[0], start + 1, line_end if line_end >= 0 else start + 1 + MAX_VERB_CHARS)
+                if closing >= 0:
+                    tokens.append(Token("verb", text[start + 1 : closing], source=text[start : closing + 1]))
+                    position = closing + 1
+                else:  # never closed on its line: a character as any
+                    tokens.append(Token("text", source[0], source=source[0]))
+                    position = start + 1
+                continue
         if match.group("accent") is None and kind in ("octal", "hex", "decimal", "quoted"):
             tokens.append(Token("text", _character(match), source=source))
         elif match.group("accent") is not None:
@@ -151,6 +179,17 @@ def tokenize(text: str) -> list[Token]:
         else:
             tokens.append(Token(kind or "text", source, source=source))
     return tokens
+
+
+def _short_verb_switches(text: str) -> list[tuple[int, str, bool]]:
+    """Where each short-verb character (`\\MakeShortVerb{\\|}`) starts and stops delimiting verbatim
+    text, in the order they come: (offset, character, on)."""
+    switches = [(found.end(), found.group(2) or found.group(3), found.group(1) == "Make")
+                for found in _SHORT_VERB.finditer(text)]
+    document_class = _SHORT_VERB_CLASS.search(text)
+    if document_class is not None:
+        switches.insert(0, (document_class.end(), "|", True))
+    return sorted(switches, key=lambda switch: switch[0])
 
 
 def _listing_language(name: str, body: str) -> tuple[str, str]:

@@ -29,6 +29,7 @@ import re
 from minirag.errors import ConversionFailed
 from minirag.ingest.html_markdown import fenced, html_to_markdown
 from minirag.ingest.markup_lines import next_after
+from minirag.ingest.note_text import cited
 from minirag.ingest.text_repair import escape_headings
 
 _HEADING = re.compile(r"^(\*+)[ \t]+(.*)$")
@@ -48,6 +49,12 @@ _RULE = re.compile(r"^([ \t]*)\|-[-+|]*$")
 _DESCRIPTION = re.compile(r"^([ \t]*[-+][ \t]+)(.*?)(?<![ \t])[ \t]+::(?:[ \t]+(.*))?$")
 # A link: `[[target][text]]` or `[[target]]`; neither part may hold a bracket, so an attempt stops at the next.
 _LINK = re.compile(r"\[\[([^\[\]\n]+)\](?:\[([^\[\]\n]*)\])?\]")
+# Footnotes: a definition on a line of its own (`[fn:1] text`, at the line's start), a citation of one,
+# and the opening of either a citation or an inline note (`[fn::text]`, `[fn:name:text]`).
+_NOTE_DEFINITION = re.compile(r"^\[fn:([\w-]+)\][ \t]*(.*)$")
+_NOTE_CITED = re.compile(r"(?<!^)\[fn:([\w-]+)\]")
+_NOTE_START = re.compile(r"\[fn:([\w-]*)(\]|:)")
+MAX_INLINE_NOTE = 2_000
 _CODE_BLOCKS = frozenset({"src", "example"})
 _TEXT_BLOCKS = frozenset({"quote", "verse", "center"})
 
@@ -68,9 +75,15 @@ def org_to_markdown(text: str) -> tuple[str, str | None]:
             drawer_ends.append(number)
         elif _HEADING.match(line):
             headings.append(number)
+    notes, note_ends = _footnotes(lines, headings)
     index = 0
     while index < len(lines):
         line = lines[index]
+        if index in note_ends:  # a cited note's definition: it reads where it is cited
+            index = note_ends[index]
+            continue
+        if "[fn:" in line:
+            line = _notes_cited(line, notes)
         begin = _BEGIN.match(line)
         if begin:
             kind, argument = begin.group(1).lower(), (begin.group(2) or "").strip()
@@ -121,6 +134,53 @@ def org_to_markdown(text: str) -> tuple[str, str | None]:
     return re.sub(r"\n{3,}", "\n\n", "\n".join(out)).strip("\n") + "\n", title
 
 
+def _footnotes(lines: list[str], headings: list[int]) -> tuple[dict[str, str], dict[int, int]]:
+    """The text of each footnote a line cites (`[fn:1]`) and is defined on lines of their own
+    (`[fn:1] text`), and where each such definition starts and ends. A definition runs to the next
+    one, the next heading or two empty lines, as Org reads it."""
+    starts = [(number, found) for number, line in enumerate(lines) if (found := _NOTE_DEFINITION.match(line))]
+    if not starts:
+        return {}, {}
+    cited = {label for line in lines for label in _NOTE_CITED.findall(line)}
+    notes: dict[str, str] = {}
+    ends: dict[int, int] = {}
+    for at, (number, found) in enumerate(starts):
+        label = found.group(1)
+        if label not in cited or label in notes:
+            continue
+        stop = min(starts[at + 1][0] if at + 1 < len(starts) else len(lines),
+                   next_after(headings, number) or len(lines))
+        end = number + 1
+        while end < stop and (lines[end].strip() or (end + 1 < stop and lines[end + 1].strip())):
+            end += 1
+        notes[label] = " ".join([found.group(2), *lines[number + 1:end]])
+        ends[number] = end
+    return notes, ends
+
+
+def _notes_cited(text: str, notes: dict[str, str]) -> str:
+    """`text` with each footnote it cites read in place (note_text.cited): a defined one's text for
+    `[fn:label]`, an inline one's own (`[fn::text]`, `[fn:label:text]`, up to the bracket that closes
+    it, within MAX_INLINE_NOTE characters); a note with no text found stays as written."""
+    out: list[str] = []
+    done = at = 0
+    while (found := _NOTE_START.search(text, at)) is not None:
+        at = found.end()
+        if found.group(2) == "]":
+            if found.group(1) in notes:
+                out += [text[done:found.start()], cited([notes[found.group(1)]])]
+                done = at
+            continue
+        depth, end, limit = 1, at, min(len(text), at + MAX_INLINE_NOTE)
+        while end < limit and depth:
+            depth += (text[end] == "[") - (text[end] == "]")
+            end += 1
+        if depth == 0:
+            out += [text[done:found.start()], cited([text[at:end - 1]])]
+            done = at = end
+    return "".join([*out, text[done:]])
+
+
 def _not_exported(text: str) -> bool:
     """Whether a heading's subtree is left out of Org's export: a `COMMENT` heading (after its TODO
     keyword and priority), or one tagged `:noexport:`."""
@@ -166,8 +226,44 @@ def _line(line: str) -> str:
 
 def _inline(text: str) -> str:
     if "[[" not in text:
+        return _code(text)
+    out: list[str] = []
+    done = 0
+    for link in _LINK.finditer(text):  # a link's target and words keep their marks
+        out += [_code(text[done:link.start()]), _link(link)]
+        done = link.end()
+    return "".join([*out, _code(text[done:])])
+
+
+# Org's rules for an emphasis mark (org-emphasis-regexp-components): it opens after a line's start or
+# one of _OPENS_AFTER, before a character that is not blank; it closes after one that is not blank,
+# before a line's end or one of _CLOSES_BEFORE.
+_OPENS_AFTER = frozenset(" \t-('\"{")
+_CLOSES_BEFORE = frozenset(" \t-.,:!?;'\")}[")
+_CODE_MARK = re.compile(r"[=~]")
+
+
+def _code(text: str) -> str:
+    """`text` with its verbatim (`=x=`) and code (`~x~`) spans written as Markdown code: each mark
+    that may close pairs with the first open one of its kind before it, as Org's shortest match
+    from the leftmost opening does; one pass over the marks."""
+    if "=" not in text and "~" not in text:
         return text
-    return _LINK.sub(_link, text)
+    out: list[str] = []
+    done = 0
+    opened: dict[str, int] = {}  # each kind's first open mark since the last span
+    for found in _CODE_MARK.finditer(text):
+        at, mark = found.start(), found.group()
+        start = opened.get(mark)
+        if (start is not None and at >= start + 2 and not text[at - 1].isspace()
+                and (at + 1 == len(text) or text[at + 1] in _CLOSES_BEFORE) and "`" not in text[start + 1:at]):
+            out += [text[done:start], f"`{text[start + 1:at]}`"]
+            done = at + 1
+            opened.clear()
+        elif mark not in opened and (at == 0 or text[at - 1] in _OPENS_AFTER) \
+                and at + 1 < len(text) and not text[at + 1].isspace():
+            opened[mark] = at
+    return "".join([*out, text[done:]])
 
 
 def _link(match: re.Match) -> str:

@@ -50,6 +50,8 @@ def decode_text(data: bytes, name: str, *, declared: Declared = None) -> tuple[s
         data = data[lying:]
         text = next((wide for wide in (read_wide(data, label) for label in labels) if wide is not None), None)
     if text is None:
+        text = _read_iso_2022(data, labels)
+    if text is None:
         if b"\x00" in data[:SNIFF]:
             raise ConversionFailed(f"{name}: looks like a binary file (NUL bytes), not text; UTF-16 text "
                                    "is read only with its byte-order mark or a charset declared for it")
@@ -66,6 +68,36 @@ def decode_text(data: bytes, name: str, *, declared: Declared = None) -> tuple[s
                     *warnings)
     text, said = without_controls(text, name)
     return text, (*warnings, *said)
+
+
+# ISO-2022-JP (RFC 1468: the charset Japanese mail is sent in) is 7-bit, so valid UTF-8: its kanji are
+# ASCII letters after a designation (`ESC $ B`, `ESC $ @`; `ESC ( I` half-width katakana) until
+# `ESC ( B` or `ESC ( J`. Such designations in text are ISO-2022-JP's, labelled or not; a terminal's
+# colours (`ESC [`) are none.
+_ISO_2022_JP = re.compile(rb"\x1b(?:\$[@B]|\(I)")
+_ISO_2022_JP_CODECS = ("iso2022_jp", "iso2022_jp_ext", "iso2022_jp_2", "iso2022_jp_3")
+
+
+def _read_iso_2022(data: bytes, labels: tuple[str | None, ...]) -> str | None:
+    """`data` read as ISO-2022-JP where it designates ISO-2022-JP's character sets (the codec its
+    label names first, then the variants from the plainest); None where it does not, or no variant
+    reads it."""
+    if b"\x1b" not in data or not _ISO_2022_JP.search(data):
+        return None
+    named = [codec for label in labels if (codec := _codec_name(label)) and codec.startswith("iso2022_jp")]
+    for codec in (*named, *_ISO_2022_JP_CODECS):
+        try:
+            return data.decode(codec)
+        except UnicodeDecodeError:
+            continue
+    return None
+
+
+def _codec_name(label: str | None) -> str | None:
+    try:
+        return encodings.normalize_encoding(codecs.lookup(label.strip().strip("\"'")).name).lower() if label else None
+    except (LookupError, ValueError):
+        return None
 
 
 def without_controls(text: str, name: str) -> tuple[str, tuple[str, ...]]:
