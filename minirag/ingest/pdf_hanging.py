@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from pdfminer.layout import LTTextBox, LTTextLine
 
@@ -32,6 +32,10 @@ MAX_INDENT = 0.2  # of the page's width: how far in from its tag a description m
 # and more (R-intro.pdf: 16 for 11, Texinfo's parskip), and so does a code example after its line.
 MAX_LEADING = 1.3
 _EDGE = 2.0  # points: a line this near its box's left edge is at it
+# A note in the margin stands beside a paragraph of this many lines at least, set this share of the
+# page's width at least (LaTeX's text is half of it and more).
+MIN_NOTED_LINES = 3
+MIN_NOTED_WIDTH = 0.4
 
 
 @dataclass(frozen=True)
@@ -47,7 +51,8 @@ class Hanging:
     is a tag set above a description to the box holding it, read right after it with no empty line
     between; `parted` holds the id() of such a tag where its box holds more above it, indented
     deeper (the description before, which pdfminer boxed with the next item's tag): an empty line
-    goes before it."""
+    goes before it. `notes` maps the id() of a box of notes in the margin to the box of the
+    paragraph they stand beside, read right before it: its lines are no tags."""
 
     opened: dict[int, str]
     hidden: frozenset[int]
@@ -55,19 +60,30 @@ class Hanging:
     described: frozenset[int]
     above: dict[int, LTTextBox]
     parted: frozenset[int] = frozenset()
+    notes: dict[int, LTTextBox] = field(default_factory=dict)
 
     def order(self, items: list) -> list:
-        """`items` with each description box of `above` moved to just after its tags' box."""
+        """`items` with each description box of `above` moved to just after its tags' box, and each
+        box of `notes` to just before its paragraph's."""
         moved = {id(box) for box in self.above.values()}
-        out = []
+        noted: dict[int, list] = {}
         for item in items:
-            if id(item) in moved:
-                continue
+            if id(item) in self.notes:
+                noted.setdefault(id(self.notes[id(item)]), []).append(item)
+        out: list = []
+
+        def read(item: object) -> None:
+            out.extend(noted.pop(id(item), ()))
             out.append(item)
+
+        for item in items:
+            if id(item) in moved or id(item) in self.notes:
+                continue
+            read(item)
             while id(item) in self.above:
                 item = self.above[id(item)]
-                out.append(item)
-        return out
+                read(item)
+        return out + [note for held in noted.values() for note in held]  # (their paragraph is not among items)
 
 
 NONE = Hanging({}, frozenset(), {}, frozenset(), {})
@@ -80,6 +96,7 @@ def hanging(boxes: Sequence[LTTextBox], width: float) -> Hanging:
     reach = MAX_INDENT * width
     tag_of: dict[int, LTTextLine] = {}  # the id() of a description's first line -> its tag
     beside: set[int] = set()  # the id() of each line with more text to its right on its row
+    pairs: list[tuple[LTTextLine, LTTextLine]] = []  # (a line in the margin, the line right of it)
     for row in rows_of(lines):
         row.sort(key=lambda line: line.x0)
         beside.update(id(line) for line in row[:-1])
@@ -89,10 +106,14 @@ def hanging(boxes: Sequence[LTTextBox], width: float) -> Hanging:
         tag_box, box = box_of[id(tag)], box_of[id(first)]
         # Lines right of the description's box are another column's (elsarticle's right column).
         if (tag_box is box or any(box_of[id(line)] is not box and line.x0 < box.x1 for line in row[2:])
-                or tag.x1 > first.x0
-                or first.x0 - tag.x0 > reach or tag.x0 > tag_box.x0 + _EDGE or first.x0 > box.x0 + _EDGE):
+                or tag.x1 > first.x0 or first.x0 - tag.x0 > reach):
             continue
-        tag_of[id(first)] = tag
+        pairs.append((tag, first))
+    notes = _margin_notes(pairs, box_of, width)
+    for tag, first in pairs:
+        tag_box, box = box_of[id(tag)], box_of[id(first)]
+        if id(tag_box) not in notes and tag.x0 <= tag_box.x0 + _EDGE and first.x0 <= box.x0 + _EDGE:
+            tag_of[id(first)] = tag
     tags = {id(tag) for tag in tag_of.values()}
     # Tags in boxes of tags alone (all short, in a column) are read where their descriptions stand:
     # a box between two of those (shared-mime-info-spec.pdf's `Note:` inside a bullet) keeps its place.
@@ -113,6 +134,8 @@ def hanging(boxes: Sequence[LTTextBox], width: float) -> Hanging:
     tops = sorted((box.y1, at) for at, box in enumerate(boxes))
     found: dict[int, tuple[LTTextBox, int | None]] = {}  # a tag's box -> its description's, the tag to part
     for tag_box in boxes:
+        if id(tag_box) in notes:
+            continue
         rows = rows_of([line for line in tag_box if id(line) in box_of])
         # A line with more beside it is no tag: what is below goes on from the whole row (a heading
         # wrapped at a hanging indent, `2. Evanescent vs.` | `conventional ...` over `coupling`).
@@ -138,9 +161,46 @@ def hanging(boxes: Sequence[LTTextBox], width: float) -> Hanging:
             if part is not None:
                 parted.add(part)
     return Hanging(opened, hidden, {key: tuple(held) for key, held in tagged.items()}, described, above,
-                   frozenset(parted))
+                   frozenset(parted), notes)
 
 
+def _margin_notes(pairs: list[tuple[LTTextLine, LTTextLine]], box_of: dict[int, LTTextBox],
+                  width: float) -> dict[int, LTTextBox]:
+    """The boxes of notes in the margin (LaTeX's `\\marginpar`, ltxdoc's `\\DescribeMacro`), each
+    mapped to the box of the paragraph it stands beside: a box with a line on the row of a line that
+    goes on with its paragraph (set justified, most of its lines, and the one above it, run to the
+    box's right edge, and the sentence runs on over it: a lowercase word opens it, or a hyphen or a
+    comma ends the one above) or that opens a paragraph with an indent. A definition list's tag stands beside an item's
+    first line, which does neither. The paragraph is the one most of the box's rows are beside."""
+    marked: set[int] = set()
+    beside: dict[int, dict[int, int]] = {}  # a note's box -> the boxes its lines stand beside -> how many
+    for tag, first in pairs:
+        tag_box, box = box_of[id(tag)], box_of[id(first)]
+        counts = beside.setdefault(id(tag_box), {})
+        counts[id(box)] = counts.get(id(box), 0) + 1
+        if _runs_on(first, box, width):
+            marked.add(id(tag_box))
+    paragraph_of = {id(box): box for _, first in pairs for box in (box_of[id(first)],)}
+    notes = {key: paragraph_of[max(counts, key=lambda at: counts[at])]
+             for key, counts in beside.items() if key in marked}
+    return {key: box for key, box in notes.items() if id(box) not in notes}
+
+
+def _runs_on(line: LTTextLine, box: LTTextBox, width: float) -> bool:
+    """Whether `line` (of `box`) goes on with the paragraph of the line above it, or opens one with an
+    indent: no item's first line. Only a paragraph of a text's width, MIN_NOTED_LINES or more set
+    justified (most of its lines run to its edge), is told so: in a box of short descriptions,
+    bash.pdf's `alert (bell)` over `backspace`, the widest line runs to the edge too."""
+    own = [other for other in box if isinstance(other, LTTextLine) and other.get_text().strip()]
+    full = [other for other in own if other.x1 >= box.x1 - line.height]
+    if len(own) < MIN_NOTED_LINES or len(full) * 2 <= len(own) or box.x1 - box.x0 < MIN_NOTED_WIDTH * width:
+        return False
+    above = [other for other in own if other.y0 > line.y1 - _EDGE and other.x1 > line.x0]
+    if not above:
+        return line.x0 > box.x0 + _EDGE
+    last = min(above, key=lambda other: other.y0)
+    text, ending = line.get_text().strip(), last.get_text().rstrip()
+    return last in full and (text[:1].islower() or ending[-1:] in ("-", ","))
 def _ends_a_paragraph(rows: list[list[LTTextLine]], below: LTTextBox) -> bool:
     """Whether the last of `rows` (a box's) ends a paragraph whose lines run to the right margin, as
     `below` does: the next paragraph's first line, indented (a book's, Vicksburg's OCR), follows it
