@@ -53,6 +53,7 @@ log = logging.getLogger(__name__)
 
 _LEADER = re.compile(r"(?:\.\s?){3,}\s*(?:\d+|[ivxlc]+)?\s*$")
 _DOTS_ONLY = re.compile(r"^[\s.]*(?:\d+|[ivxlc]+)?\s*$")
+_LONG_LEADER = re.compile(r"(?:\.\s?){5,}\s*(?:\d+|[ivxlc]+)?\s*$")  # a contents entry's, not `Loading...`
 # A section's number, after the word some books set before it where their bookmarks leave it out
 # (Texinfo's `Appendix A References` for the bookmark `A References`).
 _LABEL = r"(?i:appendix|annex|chapter|part|anhang|kapitel|teil|annexe|chapitre|partie|appendice|capitolo|"\
@@ -71,6 +72,9 @@ MIN_LISTED_SHARE = 0.6
 # A contents page's own text around its entries stays when it holds this many letters (a title page's
 # abstract, a licence; not the word "Contents").
 MIN_PAGE_TEXT_LETTERS = 80
+# On a page of text, contents entries are one block while no more than this many other lines stand
+# between two of them (a part's title set without leaders, a line wrapped).
+MAX_CONTENTS_GAP = 3
 # Contents pages stay when leaving them out would keep less than this share of the text's letters.
 MIN_KEPT_SHARE = 0.5
 MAX_HEADING_WORDS = 20
@@ -308,11 +312,44 @@ def _without_contents(page: str, titles: set[str]) -> str:
     number = [is_page_number(line.strip()) for line in lines]
     if not ((sum(leader) >= MIN_LEADER_LINES and sum(leader) + sum(dots) >= MIN_LEADER_SHARE * len(lines))
             or (sum(listed) >= MIN_LEADER_LINES and sum(listed) + sum(number) >= MIN_LISTED_SHARE * len(lines))):
-        return page
+        return _without_contents_block(page) if sum(leader) >= MIN_LEADER_LINES else page
     entries = [index for index, flags in enumerate(zip(leader, dots, listed, number, strict=True)) if any(flags)]
     own = lines[:entries[0]] + lines[entries[-1] + 1:]
     end = "\n" if page.endswith("\n") else ""
     return "\n".join(own) + end if _letters("".join(own)) >= MIN_PAGE_TEXT_LETTERS else end
+
+
+def _without_contents_block(page: str) -> str:
+    """The page without the block of contents entries it holds beside its own text: a contents that
+    runs on to the page a document's text starts on (mathtools.pdf's page 2: thirteen entries, their
+    page numbers in a column of their own, then `1 Introduction`). A block is MIN_LEADER_LINES lines
+    or more with long dot leaders, with the lines between them (a part's title set without leaders,
+    a column of page numbers, lines of dots) no more than MAX_CONTENTS_GAP apart; the page's other
+    lines stay as they are."""
+    lines = page.split("\n")
+    cut: list[tuple[int, int]] = []
+    start = end = -1
+    leaders = gap = 0
+    for index, line in enumerate(lines):
+        if not line.strip():
+            continue
+        if _LONG_LEADER.search(line):
+            start, leaders = (start, leaders + 1) if start >= 0 else (index, 1)
+        elif start < 0 or not (is_page_number(line.strip()) or (_DOTS_ONLY.match(line) and "." in line)):
+            gap += 1
+            if start >= 0 and gap <= MAX_CONTENTS_GAP:
+                continue
+            if leaders >= MIN_LEADER_LINES:
+                cut.append((start, end))
+            start, leaders = -1, 0
+            continue
+        end, gap = index, 0
+    if start >= 0 and leaders >= MIN_LEADER_LINES:
+        cut.append((start, end))
+    if not cut:
+        return page
+    dropped = {index for first, last in cut for index in range(first, last + 1)}
+    return "\n".join(line for index, line in enumerate(lines) if index not in dropped)
 
 
 def _title_of_row(line: str) -> str:
