@@ -171,15 +171,16 @@ def _margin_notes(pairs: list[tuple[LTTextLine, LTTextLine]], box_of: dict[int, 
     goes on with its paragraph (set justified, most of its lines, and the one above it, run to the
     box's right edge, and the sentence runs on over it: a lowercase word opens it, or a hyphen or a
     comma ends the one above) or that opens a paragraph with an indent. A definition list's tag stands beside an item's
-    first line, which does neither. The paragraph is the one most of the box's rows are beside."""
+    first line, which does neither. A box of numbers alone (lineno's line numbers) is none. The
+    paragraph is the one most of the box's rows are beside."""
     marked: set[int] = set()
     beside: dict[int, dict[int, int]] = {}  # a note's box -> the boxes its lines stand beside -> how many
     for tag, first in pairs:
         tag_box, box = box_of[id(tag)], box_of[id(first)]
         counts = beside.setdefault(id(tag_box), {})
         counts[id(box)] = counts.get(id(box), 0) + 1
-        if _runs_on(first, box, width):
-            marked.add(id(tag_box))
+        if _runs_on(first, box, width) and any(c.isalpha() for c in tag_box.get_text()):
+            marked.add(id(tag_box))  # (lineno's and listings' line numbers number each line: tags)
     paragraph_of = {id(box): box for _, first in pairs for box in (box_of[id(first)],)}
     notes = {key: paragraph_of[max(counts, key=lambda at: counts[at])]
              for key, counts in beside.items() if key in marked}
