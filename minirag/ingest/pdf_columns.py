@@ -77,7 +77,8 @@ class _ColumnText(OnThePage, TextConverter):
         self.hanging = NONE if self.joined else hanging(
             [box for box in boxes if id(box) not in in_table and isinstance(box, LTTextBoxHorizontal)],
             ltpage.x1 - ltpage.x0)
-        ordered, self.footnote_marks = footnotes_apart(self.hanging.order(items), set(in_table))
+        ordered, self.footnote_marks = footnotes_apart(self.hanging.order(items), set(in_table),
+                                                      ltpage.x1 - ltpage.x0)
         for item in ordered:
             table = in_table.get(id(item))
             if table is None:

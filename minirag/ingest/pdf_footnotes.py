@@ -12,8 +12,9 @@ own page still), each note's mark parted from its first word (`1 By Danie Els`, 
 one searches for). Footnotes are the boxes below all of the page's paragraphs (boxes of two lines or
 more set in the page's body size; a lone page number may stand lower), set at most FOOTNOTE_SIZE of
 that size, the first of them opened by a mark: a digit or note symbol set smaller than its line.
-A page whose last paragraph ends its sentence, or is the page's first (it may run on from the page
-before), keeps pdfminer's order.
+A page whose last paragraph's last line ends in other than a letter, a comma or a hyphen, or stops
+short of either edge of its box (a paragraph's last line, a line of code), or whose last paragraph is
+its first (it may run on from the page before), keeps pdfminer's order.
 """
 
 from __future__ import annotations
@@ -25,16 +26,16 @@ from pdfminer.layout import LTChar, LTItem, LTTextBox, LTTextLine
 
 FOOTNOTE_SIZE = 0.9  # of the body's size, at most: a footnote's (LaTeX: 8 points for 10, 9 for 11)
 MARK_SIZE = 0.85  # of its line's size, at most: a footnote's raised mark
+MIN_TEXT_WIDTH = 0.4  # of the page's width: a paragraph's box is as wide at least (LaTeX's text is half or more)
 _SYMBOLS = frozenset("*∗†‡§¶‖")
-_ENDS = frozenset(".!?:;")  # a line ending so ends its sentence (closing quotes and brackets looked past)
-_CLOSERS = "\"'”’»)]"
+_OPEN = frozenset(",-\u00ad\u2010\u2011\u2013\u2014")  # a line ending in one goes on
 
 
-def footnotes_apart(items: Sequence[LTItem], skip: set[int]) -> tuple[list[LTItem], set[int]]:
+def footnotes_apart(items: Sequence[LTItem], skip: set[int], width: float) -> tuple[list[LTItem], set[int]]:
     """`items` (a page's, in reading order) with the page's footnotes moved before its last paragraph
     where that paragraph runs on to the next page; and the id() of each footnote's line that opens
     with a mark, to be parted from its first word. Boxes whose id() is in `skip` (a
-    table's) are neither."""
+    table's) are neither; `width` is the page's."""
     boxes = [item for item in items if isinstance(item, LTTextBox) and id(item) not in skip]
     size = _body_size(boxes)
     if size is None:
@@ -51,7 +52,7 @@ def footnotes_apart(items: Sequence[LTItem], skip: set[int]) -> tuple[list[LTIte
     position = {id(item): at for at, item in enumerate(items)}
     last = max(paragraphs, key=lambda box: position[id(box)])  # read last of the page's paragraphs
     first_body = min(paragraphs, key=lambda box: position[id(box)])
-    if last is first_body or not _runs_on(last):
+    if last is first_body or not _runs_on(last, width):
         return list(items), marked
     moved = {id(box) for box in notes}
     out: list[LTItem] = []
@@ -109,11 +110,16 @@ def _marked(line: LTTextLine) -> bool:
     return (text.isdigit() or text in _SYMBOLS) and first.size <= MARK_SIZE * _size_of(line)
 
 
-def _runs_on(box: LTTextBox) -> bool:
-    """Whether the box's last line leaves its sentence open (no full stop, question or exclamation
-    mark, colon or semicolon at its end)."""
+def _runs_on(box: LTTextBox, width: float) -> bool:
+    """Whether the box's last line leaves its sentence open: set full from the box's left edge to its
+    right, as a justified paragraph's line is where it goes on (a paragraph's last line, a line of
+    code stop short; a right-to-left line's end is set short of the left edge), in a box of a text's
+    width (MIN_TEXT_WIDTH of the page's), and ending in a letter, a comma or a hyphen (a table's
+    row of numbers runs full too)."""
     lines = [line for line in box if isinstance(line, LTTextLine) and line.get_text().strip()]
-    if not lines:
+    if not lines or box.x1 - box.x0 < MIN_TEXT_WIDTH * width:
         return False
-    last = min(lines, key=lambda line: line.y0).get_text().strip().rstrip(_CLOSERS)
-    return bool(last) and last[-1] not in _ENDS
+    last = min(lines, key=lambda line: line.y0)
+    text = last.get_text().strip()
+    return (last.x1 >= box.x1 - last.height and last.x0 <= box.x0 + last.height
+            and bool(text) and (text[-1].isalpha() or text[-1] in _OPEN))
