@@ -82,6 +82,10 @@ MAX_HEADING_WORDS = 20
 # with an empty line between each two at most, as pdfminer parts the pieces of a wrapped block.
 MAX_HEADING_LINES = 3
 EDGE_LINES = 2
+# A block of this many paragraphs in a row, each found on this share of the pages, is a deck's
+# navigation, kept on the first page only.
+MIN_BLOCK_PARAGRAPHS = 4
+REPEATED_SHARE = 0.5
 MIN_RUNNING_PAGES = 3
 # and, between the pages it is found on, at most this many pages apart for half of them (a two-sided
 # book's head is on every other page).
@@ -189,7 +193,48 @@ def structured(text: str, entries: list[OutlineEntry]) -> str:
     if _letters("".join(pages)) < MIN_KEPT_SHARE * _letters(text):
         pages = text.split("\f")  # a text layer mostly contents (the rest drawn as shapes): kept
     text = escape_headings("\f".join(pages))
-    return _rejoined(_without_running_lines(_headings(text, entries) if entries else text))
+    return _rejoined(_without_running_lines(_without_repeated_blocks(_headings(text, entries) if entries else text)))
+
+
+_BLANK_LINES = re.compile(r"\n[ \t]*\n")
+
+
+def _without_repeated_blocks(text: str) -> str:
+    """The text with a block that recurs page after page kept on the first page that has it only:
+    a slide deck's navigation (beamer's sidebar: the title, the author, every section's and
+    subsection's name, 20 lines on each of a lecture's 33 slides, above or below its text). A block is
+    MIN_BLOCK_PARAGRAPHS paragraphs or more in a row, each found on REPEATED_SHARE of the pages or
+    more (MIN_RUNNING_PAGES at least); of it, what a block on a page before held goes. A heading
+    among them (`# Was ist Syntax?`, where the outline's entry found its title) stays, and so does a
+    paragraph found on fewer pages."""
+    pages = [_BLANK_LINES.split(page) for page in text.split("\f")]
+    found: dict[str, int] = {}
+    for paragraphs in pages:
+        for key in {_SPACE.sub(" ", paragraph).strip().casefold() for paragraph in paragraphs}:
+            found[key] = found.get(key, 0) + 1
+    least = max(MIN_RUNNING_PAGES, REPEATED_SHARE * len(pages))
+    recurring = {key for key, count in found.items() if count >= least and key and not key.startswith("#")}
+    if len(recurring) < MIN_BLOCK_PARAGRAPHS:
+        return text
+    seen: set[str] = set()  # what the blocks of the pages before held, their headings' titles too
+    kept = []
+    for paragraphs in pages:
+        keys = [_SPACE.sub(" ", paragraph).strip().casefold() for paragraph in paragraphs]
+        dropped: set[int] = set()
+        run: list[int] = []
+        titles: list[str] = []
+        for index, key in enumerate([*keys, ""]):
+            if key in recurring:
+                run.append(index)
+            elif key.startswith("#") and run:
+                titles.append(key.lstrip("#").strip())  # a heading inside the block stays, and the block goes on
+            else:
+                if len(run) >= MIN_BLOCK_PARAGRAPHS:
+                    dropped.update(at for at in run if keys[at] in seen)
+                    seen.update([*(keys[at] for at in run), *titles])
+                run, titles = [], []
+        kept.append("\n\n".join(paragraph for index, paragraph in enumerate(paragraphs) if index not in dropped))
+    return "\f".join(kept)
 
 
 # An empty line between a line ending in a lowercase letter or a comma and one opening in lowercase.
