@@ -175,11 +175,15 @@ def _margin_notes(pairs: list[tuple[LTTextLine, LTTextLine]], box_of: dict[int, 
     paragraph is the one most of the box's rows are beside."""
     marked: set[int] = set()
     beside: dict[int, dict[int, int]] = {}  # a note's box -> the boxes its lines stand beside -> how many
+    paragraphs: dict[int, _Paragraph | None] = {}  # each box's lines, read once
     for tag, first in pairs:
         tag_box, box = box_of[id(tag)], box_of[id(first)]
         counts = beside.setdefault(id(tag_box), {})
         counts[id(box)] = counts.get(id(box), 0) + 1
-        if _runs_on(first, box, width) and any(c.isalpha() for c in tag_box.get_text()):
+        if id(box) not in paragraphs:
+            paragraphs[id(box)] = _justified(box, width)
+        lines = paragraphs[id(box)]
+        if lines is not None and _runs_on(first, box, lines) and any(c.isalpha() for c in tag_box.get_text()):
             marked.add(id(tag_box))  # (lineno's and listings' line numbers number each line: tags)
     paragraph_of = {id(box): box for _, first in pairs for box in (box_of[id(first)],)}
     notes = {key: paragraph_of[max(counts, key=lambda at: counts[at])]
@@ -187,21 +191,43 @@ def _margin_notes(pairs: list[tuple[LTTextLine, LTTextLine]], box_of: dict[int, 
     return {key: box for key, box in notes.items() if id(box) not in notes}
 
 
-def _runs_on(line: LTTextLine, box: LTTextBox, width: float) -> bool:
-    """Whether `line` (of `box`) goes on with the paragraph of the line above it, or opens one with an
-    indent: no item's first line. Only a paragraph of a text's width, MIN_NOTED_LINES or more set
-    justified (most of its lines run to its edge), is told so: in a box of short descriptions,
-    bash.pdf's `alert (bell)` over `backspace`, the widest line runs to the edge too."""
-    own = [other for other in box if isinstance(other, LTTextLine) and other.get_text().strip()]
-    full = [other for other in own if other.x1 >= box.x1 - line.height]
-    if len(own) < MIN_NOTED_LINES or len(full) * 2 <= len(own) or box.x1 - box.x0 < MIN_NOTED_WIDTH * width:
-        return False
-    above = [other for other in own if other.y0 > line.y1 - _EDGE and other.x1 > line.x0]
-    if not above:
+@dataclass(frozen=True)
+class _Paragraph:
+    """A box's lines top to bottom, where each stands in that order (by id()), and the id() of
+    those that run to its right edge."""
+
+    lines: list[LTTextLine]
+    at: dict[int, int]
+    full: frozenset[int]
+
+
+def _justified(box: LTTextBox, width: float) -> _Paragraph | None:
+    """The box's lines, where it is a paragraph of a text's width, MIN_NOTED_LINES or more set
+    justified (most of its lines run to its right edge); None for any other box: in a box of short
+    descriptions, bash.pdf's `alert (bell)` over `backspace`, the widest line runs to the edge too."""
+    own = sorted((other for other in box if isinstance(other, LTTextLine) and other.get_text().strip()),
+                 key=lambda other: -other.y0)
+    if len(own) < MIN_NOTED_LINES or box.x1 - box.x0 < MIN_NOTED_WIDTH * width:
+        return None
+    full = frozenset(id(other) for other in own if other.x1 >= box.x1 - other.height)
+    if len(full) * 2 <= len(own):
+        return None
+    return _Paragraph(own, {id(other): at for at, other in enumerate(own)}, full)
+
+
+def _runs_on(line: LTTextLine, box: LTTextBox, paragraph: _Paragraph) -> bool:
+    """Whether `line` (of `box`, a justified paragraph) goes on with the paragraph of the line above
+    it, or opens one with an indent: no item's first line."""
+    own, at = paragraph.lines, paragraph.at[id(line)]
+    while at > 0 and own[at - 1].y0 <= line.y1 - _EDGE:  # a piece of the same row, left of it
+        at -= 1
+    if at == 0:
         return line.x0 > box.x0 + _EDGE
-    last = min(above, key=lambda other: other.y0)
+    last = own[at - 1]
     text, ending = line.get_text().strip(), last.get_text().rstrip()
-    return last in full and (text[:1].islower() or ending[-1:] in ("-", ","))
+    return id(last) in paragraph.full and (text[:1].islower() or ending[-1:] in ("-", ","))
+
+
 def _ends_a_paragraph(rows: list[list[LTTextLine]], below: LTTextBox) -> bool:
     """Whether the last of `rows` (a box's) ends a paragraph whose lines run to the right margin, as
     `below` does: the next paragraph's first line, indented (a book's, Vicksburg's OCR), follows it
