@@ -111,8 +111,8 @@ def _marked(line: LTTextLine) -> bool:
 
 
 def _runs_on(box: LTTextBox, width: float) -> bool:
-    """Whether the box's last line leaves its sentence open: set full from the box's left edge to its
-    right, as a justified paragraph's line is where it goes on (a paragraph's last line, a line of
+    """Whether the box's last line leaves its sentence open: set full from the left edge most of the
+    box's lines start at to the right edge most end at, as a justified paragraph's line is where it goes on (a paragraph's last line, a line of
     code stop short; a right-to-left line's end is set short of the left edge), in a box of a text's
     width (MIN_TEXT_WIDTH of the page's), and ending in a letter, a comma or a hyphen (a table's
     row of numbers runs full too)."""
@@ -121,5 +121,9 @@ def _runs_on(box: LTTextBox, width: float) -> bool:
         return False
     last = min(lines, key=lambda line: line.y0)
     text = last.get_text().strip()
-    return (last.x1 >= box.x1 - last.height and last.x0 <= box.x0 + last.height
+    # The edges most of its lines keep: a note in the margin pdfminer boxed with it (xcolor.pdf's
+    # `\GinDriver`) moves the box's own.
+    left = Counter(round(line.x0) for line in lines).most_common(1)[0][0]
+    right = Counter(round(line.x1) for line in lines).most_common(1)[0][0]
+    return (last.x1 >= right - last.height and last.x0 <= left + last.height
             and bool(text) and (text[-1].isalpha() or text[-1] in _OPEN))
