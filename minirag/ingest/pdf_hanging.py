@@ -52,7 +52,8 @@ class Hanging:
     between; `parted` holds the id() of such a tag where its box holds more above it, indented
     deeper (the description before, which pdfminer boxed with the next item's tag): an empty line
     goes before it. `notes` maps the id() of a box of notes in the margin to the box of the
-    paragraph they stand beside, read right before it: its lines are no tags."""
+    paragraph they stand beside, read right before it: its lines are no tags. `numbers` holds the
+    id() of boxes of line numbers beside a paragraph's lines (lineno's), left out."""
 
     opened: dict[int, str]
     hidden: frozenset[int]
@@ -61,6 +62,7 @@ class Hanging:
     above: dict[int, LTTextBox]
     parted: frozenset[int] = frozenset()
     notes: dict[int, LTTextBox] = field(default_factory=dict)
+    numbers: frozenset[int] = frozenset()
 
     def order(self, items: list) -> list:
         """`items` with each description box of `above` moved to just after its tags' box, and each
@@ -77,7 +79,7 @@ class Hanging:
             out.append(item)
 
         for item in items:
-            if id(item) in moved or id(item) in self.notes:
+            if id(item) in moved or id(item) in self.notes or id(item) in self.numbers:
                 continue
             read(item)
             while id(item) in self.above:
@@ -109,10 +111,10 @@ def hanging(boxes: Sequence[LTTextBox], width: float) -> Hanging:
                 or tag.x1 > first.x0 or first.x0 - tag.x0 > reach):
             continue
         pairs.append((tag, first))
-    notes = _margin_notes(pairs, box_of, width)
+    notes, numbers = _margin_notes(pairs, box_of, width)
     for tag, first in pairs:
         tag_box, box = box_of[id(tag)], box_of[id(first)]
-        if id(tag_box) not in notes and tag.x0 <= tag_box.x0 + _EDGE and first.x0 <= box.x0 + _EDGE:
+        if id(tag_box) not in notes and id(tag_box) not in numbers and tag.x0 <= tag_box.x0 + _EDGE and first.x0 <= box.x0 + _EDGE:
             tag_of[id(first)] = tag
     tags = {id(tag) for tag in tag_of.values()}
     # Tags in boxes of tags alone (all short, in a column) are read where their descriptions stand:
@@ -134,7 +136,7 @@ def hanging(boxes: Sequence[LTTextBox], width: float) -> Hanging:
     tops = sorted((box.y1, at) for at, box in enumerate(boxes))
     found: dict[int, tuple[LTTextBox, int | None]] = {}  # a tag's box -> its description's, the tag to part
     for tag_box in boxes:
-        if id(tag_box) in notes:
+        if id(tag_box) in notes or id(tag_box) in numbers:
             continue
         rows = rows_of([line for line in tag_box if id(line) in box_of])
         # A line with more beside it is no tag: what is below goes on from the whole row (a heading
@@ -161,18 +163,20 @@ def hanging(boxes: Sequence[LTTextBox], width: float) -> Hanging:
             if part is not None:
                 parted.add(part)
     return Hanging(opened, hidden, {key: tuple(held) for key, held in tagged.items()}, described, above,
-                   frozenset(parted), notes)
+                   frozenset(parted), notes, numbers)
 
 
 def _margin_notes(pairs: list[tuple[LTTextLine, LTTextLine]], box_of: dict[int, LTTextBox],
-                  width: float) -> dict[int, LTTextBox]:
+                  width: float) -> tuple[dict[int, LTTextBox], frozenset[int]]:
     """The boxes of notes in the margin (LaTeX's `\\marginpar`, ltxdoc's `\\DescribeMacro`), each
     mapped to the box of the paragraph it stands beside: a box with a line on the row of a line that
     goes on with its paragraph (set justified, most of its lines, and the one above it, run to the
     box's right edge, and the sentence runs on over it: a lowercase word opens it, or a hyphen or a
     comma ends the one above) or that opens a paragraph with an indent. A definition list's tag stands beside an item's
-    first line, which does neither. A box of numbers alone (lineno's line numbers) is none. The
-    paragraph is the one most of the box's rows are beside."""
+    first line, which does neither. The paragraph is the one most of the box's rows are beside.
+    Such a box of numbers alone (lineno's line numbers) is no note: its id() is in the second
+    value, boxes left out (a code listing's line numbers stand beside lines of code, no paragraph,
+    and stay its lines' tags)."""
     marked: set[int] = set()
     beside: dict[int, dict[int, int]] = {}  # a note's box -> the boxes its lines stand beside -> how many
     paragraphs: dict[int, _Paragraph | None] = {}  # each box's lines, read once
@@ -183,12 +187,14 @@ def _margin_notes(pairs: list[tuple[LTTextLine, LTTextLine]], box_of: dict[int, 
         if id(box) not in paragraphs:
             paragraphs[id(box)] = _justified(box, width)
         lines = paragraphs[id(box)]
-        if lines is not None and _runs_on(first, box, lines) and any(c.isalpha() for c in tag_box.get_text()):
-            marked.add(id(tag_box))  # (lineno's and listings' line numbers number each line: tags)
+        if lines is not None and _runs_on(first, box, lines):
+            marked.add(id(tag_box))
     paragraph_of = {id(box): box for _, first in pairs for box in (box_of[id(first)],)}
     notes = {key: paragraph_of[max(counts, key=lambda at: counts[at])]
              for key, counts in beside.items() if key in marked}
-    return {key: box for key, box in notes.items() if id(box) not in notes}
+    held = {id(box_of[id(tag)]): box_of[id(tag)] for tag, _ in pairs}
+    numbers = frozenset(key for key in notes if not any(c.isalpha() for c in held[key].get_text()))
+    return {key: box for key, box in notes.items() if id(box) not in notes and key not in numbers}, numbers
 
 
 @dataclass(frozen=True)
