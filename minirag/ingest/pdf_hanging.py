@@ -73,10 +73,13 @@ class Hanging:
             if id(item) in self.notes:
                 noted.setdefault(id(self.notes[id(item)]), []).append(item)
         out: list = []
+        done: set[int] = set()  # each item is read once, whatever names it twice
 
         def read(item: object) -> None:
-            out.extend(noted.pop(id(item), ()))
-            out.append(item)
+            for each in (*noted.pop(id(item), ()), item):
+                if id(each) not in done:
+                    done.add(id(each))
+                    out.append(each)
 
         for item in items:
             if id(item) in moved or id(item) in self.notes or id(item) in self.numbers:
@@ -85,7 +88,10 @@ class Hanging:
             while id(item) in self.above:
                 item = self.above[id(item)]
                 read(item)
-        return out + [note for held in noted.values() for note in held]  # (their paragraph is not among items)
+        for held in list(noted.values()):  # (their paragraph is not among items)
+            for note in held:
+                read(note)
+        return out
 
 
 NONE = Hanging({}, frozenset(), {}, frozenset(), {})
@@ -148,7 +154,7 @@ def hanging(boxes: Sequence[LTTextBox], width: float) -> Hanging:
         window = tops[bisect.bisect_left(tops, (last.y0 - 2 * last.height, -1)):
                       bisect.bisect_right(tops, (last.y0 + _EDGE, len(boxes)))]
         below = _description_below(last, tag_box, [boxes[at] for _, at in window], box_of, described, reach)
-        if below is not None and not _ends_a_paragraph(rows, below):
+        if below is not None and id(below) not in notes and id(below) not in numbers and not _ends_a_paragraph(rows, below):
             deeper = len(rows) > 1 and min(line.x0 for line in rows[-2]) > last.x0 + _EDGE
             found[id(tag_box)] = (below, id(last) if deeper else None)
     # A tag's box is no description of the line above it (grep.pdf's `General Output Control`, a
