@@ -357,20 +357,21 @@ def _without_contents(page: str, titles: set[str]) -> str:
     number = [is_page_number(line.strip()) for line in lines]
     if not ((sum(leader) >= MIN_LEADER_LINES and sum(leader) + sum(dots) >= MIN_LEADER_SHARE * len(lines))
             or (sum(listed) >= MIN_LEADER_LINES and sum(listed) + sum(number) >= MIN_LISTED_SHARE * len(lines))):
-        return _without_contents_block(page) if sum(leader) >= MIN_LEADER_LINES else page
+        return _without_contents_block(page, titles) if sum(leader) >= MIN_LEADER_LINES else page
     entries = [index for index, flags in enumerate(zip(leader, dots, listed, number, strict=True)) if any(flags)]
     own = lines[:entries[0]] + lines[entries[-1] + 1:]
     end = "\n" if page.endswith("\n") else ""
     return "\n".join(own) + end if _letters("".join(own)) >= MIN_PAGE_TEXT_LETTERS else end
 
 
-def _without_contents_block(page: str) -> str:
+def _without_contents_block(page: str, titles: set[str]) -> str:
     """The page without the block of contents entries it holds beside its own text: a contents that
     runs on to the page a document's text starts on (mathtools.pdf's page 2: thirteen entries, their
     page numbers in a column of their own, then `1 Introduction`). A block is MIN_LEADER_LINES lines
     or more with long dot leaders, with the lines between them (a part's title set without leaders,
-    a column of page numbers, lines of dots) no more than MAX_CONTENTS_GAP apart; the page's other
-    lines stay as they are."""
+    a column of page numbers, lines of dots) no more than MAX_CONTENTS_GAP apart. Of the lines between
+    its first and last entry, those that are no entry's (`_is_entry`) stay, and so do the page's
+    other lines."""
     lines = page.split("\n")
     cut: list[tuple[int, int]] = []
     start = end = -1
@@ -393,8 +394,20 @@ def _without_contents_block(page: str) -> str:
         cut.append((start, end))
     if not cut:
         return page
-    dropped = {index for first, last in cut for index in range(first, last + 1)}
+    # Between its entries, an outline's title (a part's, set without leaders) and the entries' own
+    # lines go; any other line stays (ragged2e.pdf's footnotes stood between its entries and their
+    # column of page numbers).
+    dropped = {index for first, last in cut for index in range(first, last + 1)
+               if not lines[index].strip() or _is_entry(lines[index], titles)}
     return "\n".join(line for index, line in enumerate(lines) if index not in dropped)
+
+
+def _is_entry(line: str, titles: set[str]) -> bool:
+    """Whether `line` is a contents entry's: dot leaders, dots or a page number alone, or an outline's
+    title, with its number or without."""
+    plain = line.strip()
+    return bool(_LONG_LEADER.search(line) or is_page_number(plain) or (_DOTS_ONLY.match(line) and "." in line)
+                or _key(plain) in titles or _key(_NUMBERING.sub("", plain, count=1)) in titles)
 
 
 def _title_of_row(line: str) -> str:
