@@ -38,6 +38,7 @@ from pdfminer.pdfinterp import PDFResourceManager
 from pdfminer.pdfpage import PDFPage
 
 from minirag._compat.pdfminer import font_widths_as_given, order_layout_ties
+from minirag.ingest.pdf_footnotes import footnotes_apart, parted_mark
 from minirag.ingest.pdf_hanging import NONE, Hanging, hanging
 from minirag.ingest.pdf_rtl_lines import joined_lines
 from minirag.ingest.pdf_tables import page_tables, rows_of
@@ -65,6 +66,7 @@ def pdf_text(data: bytes) -> str:
 class _ColumnText(OnThePage, TextConverter):
     joined: dict[int, str] = {}  # set anew for each page
     hanging: Hanging = NONE  # set anew for each page
+    footnote_marks: set[int] = set()  # set anew for each page: footnotes' lines whose mark is parted from their first word
 
     def receive_layout(self, ltpage: LTPage) -> None:
         items = reading_order(list(ltpage), ltpage.x0, ltpage.x1)
@@ -75,7 +77,9 @@ class _ColumnText(OnThePage, TextConverter):
         self.hanging = NONE if self.joined else hanging(
             [box for box in boxes if id(box) not in in_table and isinstance(box, LTTextBoxHorizontal)],
             ltpage.x1 - ltpage.x0)
-        for item in self.hanging.order(items):
+        ordered, self.footnote_marks = footnotes_apart(self.hanging.order(items), set(in_table),
+                                                      ltpage.x1 - ltpage.x0)
+        for item in ordered:
             table = in_table.get(id(item))
             if table is None:
                 self._render(item)
@@ -101,7 +105,9 @@ class _ColumnText(OnThePage, TextConverter):
                 elif opened is not None:  # an item of a definition list: a paragraph of its own
                     self.write_text(("\n" if at else "") + opened + "  " + row_text(row))
                 else:
-                    self.write_text(("\n" if at and id(row[0]) in hanging.parted else "") + row_text(row))
+                    text = row_text(row)
+                    self.write_text(("\n" if at and id(row[0]) in hanging.parted else "")
+                                    + (parted_mark(text) if id(row[0]) in self.footnote_marks else text))
             if id(item) in self.hanging.above:
                 return  # its description follows on the next line
         elif isinstance(item, LTContainer):

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from pdfminer.layout import LTTextBox, LTTextLine
 
@@ -32,6 +32,10 @@ MAX_INDENT = 0.2  # of the page's width: how far in from its tag a description m
 # and more (R-intro.pdf: 16 for 11, Texinfo's parskip), and so does a code example after its line.
 MAX_LEADING = 1.3
 _EDGE = 2.0  # points: a line this near its box's left edge is at it
+# A note in the margin stands beside a paragraph of this many lines at least, set this share of the
+# page's width at least (LaTeX's text is half of it and more).
+MIN_NOTED_LINES = 3
+MIN_NOTED_WIDTH = 0.4
 
 
 @dataclass(frozen=True)
@@ -47,7 +51,9 @@ class Hanging:
     is a tag set above a description to the box holding it, read right after it with no empty line
     between; `parted` holds the id() of such a tag where its box holds more above it, indented
     deeper (the description before, which pdfminer boxed with the next item's tag): an empty line
-    goes before it."""
+    goes before it. `notes` maps the id() of a box of notes in the margin to the box of the
+    paragraph they stand beside, read right before it: its lines are no tags. `numbers` holds the
+    id() of boxes of line numbers beside a paragraph's lines (lineno's), left out."""
 
     opened: dict[int, str]
     hidden: frozenset[int]
@@ -55,18 +61,36 @@ class Hanging:
     described: frozenset[int]
     above: dict[int, LTTextBox]
     parted: frozenset[int] = frozenset()
+    notes: dict[int, LTTextBox] = field(default_factory=dict)
+    numbers: frozenset[int] = frozenset()
 
     def order(self, items: list) -> list:
-        """`items` with each description box of `above` moved to just after its tags' box."""
+        """`items` with each description box of `above` moved to just after its tags' box, and each
+        box of `notes` to just before its paragraph's."""
         moved = {id(box) for box in self.above.values()}
-        out = []
+        noted: dict[int, list] = {}
         for item in items:
-            if id(item) in moved:
+            if id(item) in self.notes:
+                noted.setdefault(id(self.notes[id(item)]), []).append(item)
+        out: list = []
+        done: set[int] = set()  # each item is read once, whatever names it twice
+
+        def read(item: object) -> None:
+            for each in (*noted.pop(id(item), ()), item):
+                if id(each) not in done:
+                    done.add(id(each))
+                    out.append(each)
+
+        for item in items:
+            if id(item) in moved or id(item) in self.notes or id(item) in self.numbers:
                 continue
-            out.append(item)
+            read(item)
             while id(item) in self.above:
                 item = self.above[id(item)]
-                out.append(item)
+                read(item)
+        for held in list(noted.values()):  # (their paragraph is not among items)
+            for note in held:
+                read(note)
         return out
 
 
@@ -80,6 +104,7 @@ def hanging(boxes: Sequence[LTTextBox], width: float) -> Hanging:
     reach = MAX_INDENT * width
     tag_of: dict[int, LTTextLine] = {}  # the id() of a description's first line -> its tag
     beside: set[int] = set()  # the id() of each line with more text to its right on its row
+    pairs: list[tuple[LTTextLine, LTTextLine]] = []  # (a line in the margin, the line right of it)
     for row in rows_of(lines):
         row.sort(key=lambda line: line.x0)
         beside.update(id(line) for line in row[:-1])
@@ -89,10 +114,14 @@ def hanging(boxes: Sequence[LTTextBox], width: float) -> Hanging:
         tag_box, box = box_of[id(tag)], box_of[id(first)]
         # Lines right of the description's box are another column's (elsarticle's right column).
         if (tag_box is box or any(box_of[id(line)] is not box and line.x0 < box.x1 for line in row[2:])
-                or tag.x1 > first.x0
-                or first.x0 - tag.x0 > reach or tag.x0 > tag_box.x0 + _EDGE or first.x0 > box.x0 + _EDGE):
+                or tag.x1 > first.x0 or first.x0 - tag.x0 > reach):
             continue
-        tag_of[id(first)] = tag
+        pairs.append((tag, first))
+    notes, numbers = _margin_notes(pairs, box_of, width)
+    for tag, first in pairs:
+        tag_box, box = box_of[id(tag)], box_of[id(first)]
+        if id(tag_box) not in notes and id(tag_box) not in numbers and tag.x0 <= tag_box.x0 + _EDGE and first.x0 <= box.x0 + _EDGE:
+            tag_of[id(first)] = tag
     tags = {id(tag) for tag in tag_of.values()}
     # Tags in boxes of tags alone (all short, in a column) are read where their descriptions stand:
     # a box between two of those (shared-mime-info-spec.pdf's `Note:` inside a bullet) keeps its place.
@@ -113,6 +142,8 @@ def hanging(boxes: Sequence[LTTextBox], width: float) -> Hanging:
     tops = sorted((box.y1, at) for at, box in enumerate(boxes))
     found: dict[int, tuple[LTTextBox, int | None]] = {}  # a tag's box -> its description's, the tag to part
     for tag_box in boxes:
+        if id(tag_box) in notes or id(tag_box) in numbers:
+            continue
         rows = rows_of([line for line in tag_box if id(line) in box_of])
         # A line with more beside it is no tag: what is below goes on from the whole row (a heading
         # wrapped at a hanging indent, `2. Evanescent vs.` | `conventional ...` over `coupling`).
@@ -123,7 +154,7 @@ def hanging(boxes: Sequence[LTTextBox], width: float) -> Hanging:
         window = tops[bisect.bisect_left(tops, (last.y0 - 2 * last.height, -1)):
                       bisect.bisect_right(tops, (last.y0 + _EDGE, len(boxes)))]
         below = _description_below(last, tag_box, [boxes[at] for _, at in window], box_of, described, reach)
-        if below is not None and not _ends_a_paragraph(rows, below):
+        if below is not None and id(below) not in notes and id(below) not in numbers and not _ends_a_paragraph(rows, below):
             deeper = len(rows) > 1 and min(line.x0 for line in rows[-2]) > last.x0 + _EDGE
             found[id(tag_box)] = (below, id(last) if deeper else None)
     # A tag's box is no description of the line above it (grep.pdf's `General Output Control`, a
@@ -138,7 +169,75 @@ def hanging(boxes: Sequence[LTTextBox], width: float) -> Hanging:
             if part is not None:
                 parted.add(part)
     return Hanging(opened, hidden, {key: tuple(held) for key, held in tagged.items()}, described, above,
-                   frozenset(parted))
+                   frozenset(parted), notes, numbers)
+
+
+def _margin_notes(pairs: list[tuple[LTTextLine, LTTextLine]], box_of: dict[int, LTTextBox],
+                  width: float) -> tuple[dict[int, LTTextBox], frozenset[int]]:
+    """The boxes of notes in the margin (LaTeX's `\\marginpar`, ltxdoc's `\\DescribeMacro`), each
+    mapped to the box of the paragraph it stands beside: a box with a line on the row of a line that
+    goes on with its paragraph (set justified, most of its lines, and the one above it, run to the
+    box's right edge, and the sentence runs on over it: a lowercase word opens it, or a hyphen or a
+    comma ends the one above) or that opens a paragraph with an indent. A definition list's tag stands beside an item's
+    first line, which does neither. The paragraph is the one most of the box's rows are beside.
+    Such a box of numbers alone (lineno's line numbers) is no note: its id() is in the second
+    value, boxes left out (a code listing's line numbers stand beside lines of code, no paragraph,
+    and stay its lines' tags)."""
+    marked: set[int] = set()
+    beside: dict[int, dict[int, int]] = {}  # a note's box -> the boxes its lines stand beside -> how many
+    paragraphs: dict[int, _Paragraph | None] = {}  # each box's lines, read once
+    for tag, first in pairs:
+        tag_box, box = box_of[id(tag)], box_of[id(first)]
+        counts = beside.setdefault(id(tag_box), {})
+        counts[id(box)] = counts.get(id(box), 0) + 1
+        if id(box) not in paragraphs:
+            paragraphs[id(box)] = _justified(box, width)
+        lines = paragraphs[id(box)]
+        if lines is not None and _runs_on(first, box, lines):
+            marked.add(id(tag_box))
+    paragraph_of = {id(box): box for _, first in pairs for box in (box_of[id(first)],)}
+    notes = {key: paragraph_of[max(counts, key=lambda at: counts[at])]
+             for key, counts in beside.items() if key in marked}
+    held = {id(box_of[id(tag)]): box_of[id(tag)] for tag, _ in pairs}
+    numbers = frozenset(key for key in notes if not any(c.isalpha() for c in held[key].get_text()))
+    return {key: box for key, box in notes.items() if id(box) not in notes and key not in numbers}, numbers
+
+
+@dataclass(frozen=True)
+class _Paragraph:
+    """A box's lines top to bottom, where each stands in that order (by id()), and the id() of
+    those that run to its right edge."""
+
+    lines: list[LTTextLine]
+    at: dict[int, int]
+    full: frozenset[int]
+
+
+def _justified(box: LTTextBox, width: float) -> _Paragraph | None:
+    """The box's lines, where it is a paragraph of a text's width, MIN_NOTED_LINES or more set
+    justified (most of its lines run to its right edge); None for any other box: in a box of short
+    descriptions, bash.pdf's `alert (bell)` over `backspace`, the widest line runs to the edge too."""
+    own = sorted((other for other in box if isinstance(other, LTTextLine) and other.get_text().strip()),
+                 key=lambda other: -other.y0)
+    if len(own) < MIN_NOTED_LINES or box.x1 - box.x0 < MIN_NOTED_WIDTH * width:
+        return None
+    full = frozenset(id(other) for other in own if other.x1 >= box.x1 - other.height)
+    if len(full) * 2 <= len(own):
+        return None
+    return _Paragraph(own, {id(other): at for at, other in enumerate(own)}, full)
+
+
+def _runs_on(line: LTTextLine, box: LTTextBox, paragraph: _Paragraph) -> bool:
+    """Whether `line` (of `box`, a justified paragraph) goes on with the paragraph of the line above
+    it, or opens one with an indent: no item's first line."""
+    own, at = paragraph.lines, paragraph.at[id(line)]
+    while at > 0 and own[at - 1].y0 <= line.y1 - _EDGE:  # a piece of the same row, left of it
+        at -= 1
+    if at == 0:
+        return line.x0 > box.x0 + _EDGE
+    last = own[at - 1]
+    text, ending = line.get_text().strip(), last.get_text().rstrip()
+    return id(last) in paragraph.full and (text[:1].islower() or ending[-1:] in ("-", ","))
 
 
 def _ends_a_paragraph(rows: list[list[LTTextLine]], below: LTTextBox) -> bool:

@@ -53,6 +53,7 @@ log = logging.getLogger(__name__)
 
 _LEADER = re.compile(r"(?:\.\s?){3,}\s*(?:\d+|[ivxlc]+)?\s*$")
 _DOTS_ONLY = re.compile(r"^[\s.]*(?:\d+|[ivxlc]+)?\s*$")
+_LONG_LEADER = re.compile(r"(?:\.\s?){5,}\s*(?:\d+|[ivxlc]+)?\s*$")  # a contents entry's, not `Loading...`
 # A section's number, after the word some books set before it where their bookmarks leave it out
 # (Texinfo's `Appendix A References` for the bookmark `A References`).
 _LABEL = r"(?i:appendix|annex|chapter|part|anhang|kapitel|teil|annexe|chapitre|partie|appendice|capitolo|"\
@@ -71,6 +72,9 @@ MIN_LISTED_SHARE = 0.6
 # A contents page's own text around its entries stays when it holds this many letters (a title page's
 # abstract, a licence; not the word "Contents").
 MIN_PAGE_TEXT_LETTERS = 80
+# On a page of text, contents entries are one block while no more than this many other lines stand
+# between two of them (a part's title set without leaders, a line wrapped).
+MAX_CONTENTS_GAP = 3
 # Contents pages stay when leaving them out would keep less than this share of the text's letters.
 MIN_KEPT_SHARE = 0.5
 MAX_HEADING_WORDS = 20
@@ -78,6 +82,10 @@ MAX_HEADING_WORDS = 20
 # with an empty line between each two at most, as pdfminer parts the pieces of a wrapped block.
 MAX_HEADING_LINES = 3
 EDGE_LINES = 2
+# A block of this many paragraphs in a row, each found on this share of the pages, is a deck's
+# navigation, kept on the first page only.
+MIN_BLOCK_PARAGRAPHS = 4
+REPEATED_SHARE = 0.5
 MIN_RUNNING_PAGES = 3
 # and, between the pages it is found on, at most this many pages apart for half of them (a two-sided
 # book's head is on every other page).
@@ -185,7 +193,48 @@ def structured(text: str, entries: list[OutlineEntry]) -> str:
     if _letters("".join(pages)) < MIN_KEPT_SHARE * _letters(text):
         pages = text.split("\f")  # a text layer mostly contents (the rest drawn as shapes): kept
     text = escape_headings("\f".join(pages))
-    return _rejoined(_without_running_lines(_headings(text, entries) if entries else text))
+    return _rejoined(_without_running_lines(_without_repeated_blocks(_headings(text, entries) if entries else text)))
+
+
+_BLANK_LINES = re.compile(r"\n[ \t]*\n")
+
+
+def _without_repeated_blocks(text: str) -> str:
+    """The text with a block that recurs page after page kept on the first page that has it only:
+    a slide deck's navigation (beamer's sidebar: the title, the author, every section's and
+    subsection's name, 20 lines on each of a lecture's 33 slides, above or below its text). A block is
+    MIN_BLOCK_PARAGRAPHS paragraphs or more in a row, each found on REPEATED_SHARE of the pages or
+    more (MIN_RUNNING_PAGES at least); of it, what a block on a page before held goes. A heading
+    among them (`# Was ist Syntax?`, where the outline's entry found its title) stays, and so does a
+    paragraph found on fewer pages."""
+    pages = [_BLANK_LINES.split(page) for page in text.split("\f")]
+    found: dict[str, int] = {}
+    for paragraphs in pages:
+        for key in {_SPACE.sub(" ", paragraph).strip().casefold() for paragraph in paragraphs}:
+            found[key] = found.get(key, 0) + 1
+    least = max(MIN_RUNNING_PAGES, REPEATED_SHARE * len(pages))
+    recurring = {key for key, count in found.items() if count >= least and key and not key.startswith("#")}
+    if len(recurring) < MIN_BLOCK_PARAGRAPHS:
+        return text
+    seen: set[str] = set()  # what the blocks of the pages before held, their headings' titles too
+    kept = []
+    for paragraphs in pages:
+        keys = [_SPACE.sub(" ", paragraph).strip().casefold() for paragraph in paragraphs]
+        dropped: set[int] = set()
+        run: list[int] = []
+        titles: list[str] = []
+        for index, key in enumerate([*keys, ""]):
+            if key in recurring:
+                run.append(index)
+            elif key.startswith("#") and run:
+                titles.append(key.lstrip("#").strip())  # a heading inside the block stays, and the block goes on
+            else:
+                if len(run) >= MIN_BLOCK_PARAGRAPHS:
+                    dropped.update(at for at in run if keys[at] in seen)
+                    seen.update([*(keys[at] for at in run), *titles])
+                run, titles = [], []
+        kept.append("\n\n".join(paragraph for index, paragraph in enumerate(paragraphs) if index not in dropped))
+    return "\f".join(kept)
 
 
 # An empty line between a line ending in a lowercase letter or a comma and one opening in lowercase.
@@ -308,11 +357,57 @@ def _without_contents(page: str, titles: set[str]) -> str:
     number = [is_page_number(line.strip()) for line in lines]
     if not ((sum(leader) >= MIN_LEADER_LINES and sum(leader) + sum(dots) >= MIN_LEADER_SHARE * len(lines))
             or (sum(listed) >= MIN_LEADER_LINES and sum(listed) + sum(number) >= MIN_LISTED_SHARE * len(lines))):
-        return page
+        return _without_contents_block(page, titles) if sum(leader) >= MIN_LEADER_LINES else page
     entries = [index for index, flags in enumerate(zip(leader, dots, listed, number, strict=True)) if any(flags)]
     own = lines[:entries[0]] + lines[entries[-1] + 1:]
     end = "\n" if page.endswith("\n") else ""
     return "\n".join(own) + end if _letters("".join(own)) >= MIN_PAGE_TEXT_LETTERS else end
+
+
+def _without_contents_block(page: str, titles: set[str]) -> str:
+    """The page without the block of contents entries it holds beside its own text: a contents that
+    runs on to the page a document's text starts on (mathtools.pdf's page 2: thirteen entries, their
+    page numbers in a column of their own, then `1 Introduction`). A block is MIN_LEADER_LINES lines
+    or more with long dot leaders, with the lines between them (a part's title set without leaders,
+    a column of page numbers, lines of dots) no more than MAX_CONTENTS_GAP apart. Of the lines between
+    its first and last entry, those that are no entry's (`_is_entry`) stay, and so do the page's
+    other lines."""
+    lines = page.split("\n")
+    cut: list[tuple[int, int]] = []
+    start = end = -1
+    leaders = gap = 0
+    for index, line in enumerate(lines):
+        if not line.strip():
+            continue
+        if _LONG_LEADER.search(line):
+            start, leaders = (start, leaders + 1) if start >= 0 else (index, 1)
+        elif start < 0 or not (is_page_number(line.strip()) or (_DOTS_ONLY.match(line) and "." in line)):
+            gap += 1
+            if start >= 0 and gap <= MAX_CONTENTS_GAP:
+                continue
+            if leaders >= MIN_LEADER_LINES:
+                cut.append((start, end))
+            start, leaders = -1, 0
+            continue
+        end, gap = index, 0
+    if start >= 0 and leaders >= MIN_LEADER_LINES:
+        cut.append((start, end))
+    if not cut:
+        return page
+    # Between its entries, an outline's title (a part's, set without leaders) and the entries' own
+    # lines go; any other line stays (ragged2e.pdf's footnotes stood between its entries and their
+    # column of page numbers).
+    dropped = {index for first, last in cut for index in range(first, last + 1)
+               if not lines[index].strip() or _is_entry(lines[index], titles)}
+    return "\n".join(line for index, line in enumerate(lines) if index not in dropped)
+
+
+def _is_entry(line: str, titles: set[str]) -> bool:
+    """Whether `line` is a contents entry's: dot leaders, dots or a page number alone, or an outline's
+    title, with its number or without."""
+    plain = line.strip()
+    return bool(_LONG_LEADER.search(line) or is_page_number(plain) or (_DOTS_ONLY.match(line) and "." in line)
+                or _key(plain) in titles or _key(_NUMBERING.sub("", plain, count=1)) in titles)
 
 
 def _title_of_row(line: str) -> str:
