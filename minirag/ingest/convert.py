@@ -64,8 +64,7 @@ from minirag.ingest.ooxml_strict import transitional
 from minirag.ingest.org_text import org_to_markdown
 from minirag.ingest.pdf_fields import page_fields, with_fields
 from minirag.ingest.pdf_inflate import inflate_budget
-from minirag.ingest.pdf_structure import _without_running_lines as without_running_lines
-from minirag.ingest.pdf_structure import outline, structured
+from minirag.ingest.pdf_structure import outline, structured, without_running_lines
 from minirag.ingest.pdf_tables import CELL
 from minirag.ingest.pdf_title import pdf_title
 from minirag.ingest.ppt_text import ppt_to_markdown

@@ -193,7 +193,7 @@ def structured(text: str, entries: list[OutlineEntry]) -> str:
     if _letters("".join(pages)) < MIN_KEPT_SHARE * _letters(text):
         pages = text.split("\f")  # a text layer mostly contents (the rest drawn as shapes): kept
     text = escape_headings("\f".join(pages))
-    return _rejoined(_without_running_lines(_without_repeated_blocks(_headings(text, entries) if entries else text)))
+    return _rejoined(without_running_lines(_without_repeated_blocks(_headings(text, entries) if entries else text)))
 
 
 _BLANK_LINES = re.compile(r"\n[ \t]*\n")
@@ -260,7 +260,10 @@ def _rejoined(text: str) -> str:
     return _PARTED_SENTENCE.sub(join, text)
 
 
-def _without_running_lines(text: str) -> str:
+def without_running_lines(text: str) -> str:
+    """Text of pages parted by form feeds without the header and footer lines its pages repeat (a
+    PDF's pages; plain text paged by form feeds, convert.py): each is kept once, where it first
+    stands outside a sentence running on over it (a page number never); the form feeds stay."""
     pages = [page.split("\n") for page in text.split("\f")]
     edges = [_edges(lines) for lines in pages]
     pages_of: dict[str, list[int]] = {}
