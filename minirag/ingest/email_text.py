@@ -27,6 +27,7 @@ from typing import Any, cast
 from minirag.chunking.rows import RowMap
 from minirag.errors import ConversionFailed, MessageTooLong, described
 from minirag.ingest.attachments import AttachedFiles, Attachment, joined_pages
+from minirag.ingest.flowed_text import unflowed
 from minirag.ingest.mapi_body import body_markdown, body_text
 from minirag.ingest.sheet_text import SheetText
 from minirag.ingest.text_decoding import html_declared_charset
@@ -219,9 +220,17 @@ def _read_as(label: str) -> str:
 def _body(part: email.message.Message | None, name: str, warnings: list[str]) -> str:
     if part is None:
         return ""
+    if part.get_content_subtype() != "html":
+        return body_markdown(_plain_text(part, name, warnings), "", None)
+    return body_markdown("", _content(part, name, warnings), None)
+
+
+def _plain_text(part: email.message.Message, name: str, warnings: list[str]) -> str:
+    """A plain part's text, its soft breaks joined where it is sent `format=flowed` (RFC 3676)."""
     text = _content(part, name, warnings)
-    html = part.get_content_subtype() == "html"
-    return body_markdown("" if html else text, text if html else "", None)
+    if str(part.get_param("format", "")).strip().lower() != "flowed":
+        return text
+    return unflowed(text, delsp=str(part.get_param("delsp", "")).strip().lower() == "yes")
 
 
 def _content(part: email.message.Message, name: str, warnings: list[str]) -> str:
