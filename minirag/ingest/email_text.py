@@ -5,7 +5,9 @@ A message reads as a reader sees it in a mail client: the subject as its title a
 who sent it, to whom and when, then the body, then the names of its attachments and, under them,
 each attached document and forwarded message read as a section of its own (attachments.py); the
 files Outlook packs into a winmail.dat (tnef.py) are attachments as any other. The
-body is the plain-text part, or the HTML part converted as any page is when there is none; header
+body is the HTML part converted as any page is, as a client shows it, or its plain alternative
+where that says far more (mapi_body.says_far_more), else the plain part (unwrapped where it is sent
+`format=flowed`: flowed_text.py); header
 fields arrive decoded (`=?utf-8?b?...?=`), and a body is read as any text is (decode_text), its
 part's charset its label. A message
 of more than MAX_PARTS parts, those of forwarded messages counted, is refused.
@@ -27,6 +29,7 @@ from typing import Any, cast
 from minirag.chunking.rows import RowMap
 from minirag.errors import ConversionFailed, MessageTooLong, described
 from minirag.ingest.attachments import AttachedFiles, Attachment, joined_pages
+from minirag.ingest.flowed_text import unflowed
 from minirag.ingest.mapi_body import body_markdown, body_text
 from minirag.ingest.sheet_text import SheetText
 from minirag.ingest.text_decoding import html_declared_charset
@@ -158,7 +161,7 @@ def _message(message: email.message.EmailMessage, files: AttachedFiles | None, n
              warnings: list[str]) -> Message:
     shown = message.get_body(preferencelist=("html", "plain"))  # what a mail client shows, where both are sent
     attachments, (carried_body, carried_said) = _attachments(message, shown, files, name, warnings)
-    body = _body(shown, name, warnings)
+    body = _body(shown, _plain_beside(message, shown), name, warnings)
     if not body.strip():
         body = carried_body
         warnings.extend(carried_said)  # (what reading the body said: only of a body that is read)
@@ -216,12 +219,41 @@ def _read_as(label: str) -> str:
     return _SUPERSETS.get(codec, codec)
 
 
-def _body(part: email.message.Message | None, name: str, warnings: list[str]) -> str:
+def _body(part: email.message.Message | None, plain: email.message.Message | None, name: str,
+          warnings: list[str]) -> str:
+    """The body `part` as Markdown; an HTML one gives way to its plain alternative `plain` where that
+    says far more (body_markdown)."""
     if part is None:
         return ""
+    if part.get_content_subtype() != "html":
+        return body_markdown(_plain_text(part, name, warnings), "", None)
+    html = _content(part, name, warnings)
+    return body_markdown(_plain_text(plain, name, warnings) if plain is not None else "", html, None)
+
+
+def _plain_beside(message: email.message.EmailMessage, shown: email.message.Message | None) -> email.message.Message | None:
+    """The plain alternative of the HTML body `shown`: the plain part of the multipart/alternative
+    nearest above it (the HTML may sit in a multipart/related beside its pictures); None where
+    there is none."""
+    if shown is None or shown.get_content_subtype() != "html":
+        return None
+    parents: dict[int, email.message.EmailMessage] = {}
+    for part in message.walk():
+        if part.get_content_maintype() == "multipart":
+            parents.update((id(child), part) for child in part.iter_parts())
+    above = parents.get(id(shown))
+    while above is not None and above.get_content_type() != "multipart/alternative":
+        above = parents.get(id(above))
+    plain = above.get_body(preferencelist=("plain",)) if above is not None else None
+    return plain if plain is not None and plain.get_content_type() == "text/plain" else None
+
+
+def _plain_text(part: email.message.Message, name: str, warnings: list[str]) -> str:
+    """A plain part's text, its soft breaks joined where it is sent `format=flowed` (RFC 3676)."""
     text = _content(part, name, warnings)
-    html = part.get_content_subtype() == "html"
-    return body_markdown("" if html else text, text if html else "", None)
+    if str(part.get_param("format", "")).strip().lower() != "flowed":
+        return text
+    return unflowed(text, delsp=str(part.get_param("delsp", "")).strip().lower() == "yes")
 
 
 def _content(part: email.message.Message, name: str, warnings: list[str]) -> str:
