@@ -13,7 +13,9 @@ from minirag.chunking.rows import RowMap, SheetRows
 #: Bumped whenever chunk boundaries or chunk text change for the same input.
 #: Chunks record it; `status` reports chunks cut by an older scheme as stale and
 #: `sync` re-ingests their sources even when the bytes are unchanged.
-SCHEME_VERSION = 19  # 19: a CSV's or sheet's first row that is no header is a row (ingest/sheet_header.py), and a
+SCHEME_VERSION = 20  # 20: readers whose text changed, so their sources are read again: .doc and DOCX notes where
+# cited, LaTeX-made PDFs (margin notes, footnotes at a page break, contents, a deck's sidebar), e-mail bodies and parts,
+# Org and LaTeX sources, plain text paged by form feeds, ISO-2022-JP text; 19: a CSV's or sheet's first row that is no header is a row (ingest/sheet_header.py), and a
 # spreadsheet attached to an e-mail names its rows; 18: a sheet's notes above and below its table are text, not its header and rows
 # (ingest/sheet_layout.py), and a spreadsheet's sections and chunks name their rows; 17: a parent section over its cap also cut where a sentence ends (wrapped prose,
 # Chinese and Japanese), and a sentence broken at its clauses is wrapped prose; 16: wrapped prose cut where its sentences end, not its lines; a split code
