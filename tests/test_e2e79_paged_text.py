@@ -18,6 +18,17 @@ PAGES = [
 ]
 
 
+# Its numbered section titles read as headings (text_headings.py, test_txt79_text_headings.py).
+TITLES = {"2.3.  Iterations": "### 2.3. Iterations", "2.4.  Salt": "### 2.4. Salt",
+          "3.  Security Considerations": "## 3. Security Considerations"}
+
+
+def _as_headings(text: str) -> str:
+    for title, heading in TITLES.items():
+        text = text.replace(f"{title}\n", f"{heading}\n")
+    return text
+
+
 def _draft() -> str:
     return "".join(f"{HEADER}\n\n\n{body}\n\n\n\n{FOOTER.format(number)}\n\f\n"
                    for number, body in enumerate(PAGES, 2)).removeprefix(f"{HEADER}\n\n\n")
@@ -29,11 +40,13 @@ def test_the_lines_every_page_repeats_are_left_out_the_pages_kept():
     assert markdown.count("Expires August 21, 2021") <= 1 and markdown.count("Internet-Draft") <= 1
     assert "[Page 3]" not in markdown and "[Page 4]" not in markdown
     for body in PAGES:
-        assert body.strip() in markdown
+        assert _as_headings(body).strip() in markdown
 
 
 def test_text_without_form_feeds_or_repeated_lines_is_unchanged():
     text = _draft().replace("\f", "")
+    # Its unpaged header and footer lines, at column 0, outnumber its indented body lines here: no
+    # evidence of an RFC's sections, so its titles stay text.
     assert convert_document(text.encode(), ".txt", "a.txt").markdown == text
     one_page_each = "".join(f"{body}\n\f\n" for body in PAGES)
-    assert convert_document(one_page_each.encode(), ".txt", "b.txt").markdown == one_page_each
+    assert convert_document(one_page_each.encode(), ".txt", "b.txt").markdown == _as_headings(one_page_each)

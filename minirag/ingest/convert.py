@@ -84,6 +84,7 @@ from minirag.ingest.text_decoding import (
     html_declared_charset,
     without_controls,
 )
+from minirag.ingest.text_headings import mark_headings
 from minirag.ingest.text_limit import MAX_TEXT_CHARS
 from minirag.ingest.text_repair import escape_headings, repair
 from minirag.ingest.zip_damage import damage_words, damaged_members, mended
@@ -715,7 +716,8 @@ def _convert_by_suffix(data: bytes, suffix: str, name: str, *, declared: str | N
     if suffix in _PLAIN_TEXT:
         text, warnings = decode_text(data, name, declared=declared)
         return Converted(markdown=rendered_html(text, mdx=suffix == ".mdx") if suffix != ".txt"
-                         else escape_headings(_without_page_chrome(text)), warnings=warnings, frontmatter=True)
+                         else mark_headings(escape_headings(_without_page_chrome(text))), warnings=warnings,
+                         frontmatter=True)
     if not data:
         raise ConversionFailed(f"{name}: empty file")
     if suffix == ".pdf":
