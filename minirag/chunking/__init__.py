@@ -15,7 +15,7 @@ from minirag.chunking.rows import RowMap, SheetRows
 #: `sync` re-ingests their sources even when the bytes are unchanged.
 SCHEME_VERSION = 20  # 20: readers whose text changed, so their sources are read again: .doc and DOCX notes where
 # cited, LaTeX-made PDFs (margin notes, footnotes at a page break, contents, a deck's sidebar), e-mail bodies and parts,
-# Org and LaTeX sources, plain text paged by form feeds, ISO-2022-JP text; 19: a CSV's or sheet's first row that is no header is a row (ingest/sheet_header.py), and a
+# Org and LaTeX sources, plain text paged by form feeds or with underlined or numbered titles, ISO-2022-JP text; 19: a CSV's or sheet's first row that is no header is a row (ingest/sheet_header.py), and a
 # spreadsheet attached to an e-mail names its rows; 18: a sheet's notes above and below its table are text, not its header and rows
 # (ingest/sheet_layout.py), and a spreadsheet's sections and chunks name their rows; 17: a parent section over its cap also cut where a sentence ends (wrapped prose,
 # Chinese and Japanese), and a sentence broken at its clauses is wrapped prose; 16: wrapped prose cut where its sentences end, not its lines; a split code
