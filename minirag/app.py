@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import minirag
+from minirag import interruptible
 from minirag.addressing import Addressing, check_path_argument, really_in_roots
 from minirag.binding import (
     ModelBinding,
@@ -252,7 +253,7 @@ class App:
     @property
     def encoder(self):
         if self._encoder is None and self._early_load is not None:
-            self._early_load.join()  # one copy of the model: the one loading already
+            interruptible.join(self._early_load)  # one copy of the model: the one loading already
         if self._encoder is None:
             from minirag.models import resolve
 
@@ -328,7 +329,7 @@ class App:
         self.stop_watching()
         self.jobs.stop_all()
         if self._early_load is not None:  # not torn down mid-load by the interpreter's exit
-            self._early_load.join()
+            interruptible.join(self._early_load)
         with self._lock:
             if self._index is not None:
                 self._index.close()

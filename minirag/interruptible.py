@@ -24,7 +24,7 @@ import functools
 import queue
 import threading
 from collections.abc import Callable, Iterator
-from concurrent.futures import Future
+from concurrent.futures import Future, wait
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -32,6 +32,7 @@ T = TypeVar("T")
 _calls: queue.SimpleQueue[tuple[Future, Callable[[], Any]]] | None = None
 _helper_lock = threading.Lock()
 _running = threading.Event()  # set while the helper runs a call
+_SLICE_S = 0.2  # how late a signal another thread received may be handled
 
 
 def _serve(calls: queue.SimpleQueue[tuple[Future, Callable[[], Any]]]) -> None:
@@ -184,12 +185,36 @@ def _call(run: Callable[[], T], stop: Callable[[], None]) -> T:
     future: Future[T] = Future()
     _calls.put((future, run))
     try:
-        return future.result()
+        return result_of(future)
     except BaseException:
         if not future.done():  # a signal's handler raised while it ran, not the call itself
             stop()
-            future.exception()  # ONNX Runtime looks at its flag between kernels; a second signal leaves it
+            done(future)  # ONNX Runtime looks at its flag between kernels; a second signal leaves it
         raise
+
+
+def done(future: Future) -> None:
+    """Wait until `future` is done, where the main thread's signal handlers still run.
+
+    A process's signal goes to any one of its threads that does not block it. An untimed wait on a
+    lock is interrupted only by a signal delivered to the waiting thread itself: one the kernel hands
+    to another thread sets Python's flag, and the main thread, asleep on its lock, never looks at it
+    (Ctrl-C did nothing). A wait in short slices goes back to Python between them, which runs the
+    handler."""
+    while not future.done():
+        wait([future], timeout=_SLICE_S)
+
+
+def result_of(future: Future[T]) -> T:
+    """`future.result()`, waited for as `done` does."""
+    done(future)
+    return future.result()
+
+
+def join(thread: threading.Thread) -> None:
+    """`thread.join()`, waited for as `done` does."""
+    while thread.is_alive():
+        thread.join(_SLICE_S)
 
 
 def left_running() -> bool:

@@ -6,6 +6,7 @@ import signal
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -29,12 +30,29 @@ except KeyboardInterrupt:
 """
 
 
-@pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a child process")
-def test_a_run_left_by_a_second_ctrl_c_does_not_hold_the_process_at_its_exit():
-    """The helper thread was a ThreadPoolExecutor's, which the interpreter joins at its exit: after a
-    second Ctrl-C left a run that had not stopped, the process printed its last line and then waited
-    for that run anyway (for ever under one that never ends), so the second Ctrl-C left nothing."""
-    proc = subprocess.Popen([sys.executable, "-c", LEFT], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+ELSEWHERE = """
+import signal
+import threading
+from minirag import interruptible
+
+interruptible.call(lambda: None, lambda: None)  # the helper thread starts, with this thread's signal mask
+signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})  # from here the kernel hands SIGINT to another thread
+
+
+def run():
+    print("running", flush=True)
+    threading.Event().wait()
+
+
+try:
+    interruptible.call(run, lambda: print("asked to stop", flush=True))
+except KeyboardInterrupt:
+    print("left", flush=True)
+"""
+
+
+def _lines_of(script: str) -> tuple[subprocess.Popen, Callable[[], str]]:
+    proc = subprocess.Popen([sys.executable, "-c", script], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True,
                             env={**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent)})
     lines: queue.SimpleQueue[str] = queue.SimpleQueue()
@@ -46,6 +64,37 @@ def test_a_run_left_by_a_second_ctrl_c_does_not_hold_the_process_at_its_exit():
         except queue.Empty:
             pytest.fail("the process said nothing for 60 s")
 
+    return proc, next_line
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a child process")
+def test_a_ctrl_c_the_kernel_hands_to_another_thread_still_stops_the_run():
+    """A process's signal goes to any of its threads that does not block it. The main thread waited
+    for the helper's run on a lock with no timeout, which only a signal delivered to the main thread
+    itself interrupts: one the kernel handed to the helper thread (CI, under load) set Python's flag,
+    and nothing looked at it, so Ctrl-C did nothing. Here the main thread blocks SIGINT, so every
+    Ctrl-C lands elsewhere."""
+    proc, next_line = _lines_of(ELSEWHERE)
+    try:
+        assert next_line() == "running\n"
+        proc.send_signal(signal.SIGINT)
+        assert next_line() == "asked to stop\n"
+        proc.send_signal(signal.SIGINT)
+        assert next_line() == "left\n"
+        proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 0
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a child process")
+def test_a_run_left_by_a_second_ctrl_c_does_not_hold_the_process_at_its_exit():
+    """The helper thread was a ThreadPoolExecutor's, which the interpreter joins at its exit: after a
+    second Ctrl-C left a run that had not stopped, the process printed its last line and then waited
+    for that run anyway (for ever under one that never ends), so the second Ctrl-C left nothing."""
+    proc, next_line = _lines_of(LEFT)
     try:
         assert next_line() == "running\n"
         proc.send_signal(signal.SIGINT)

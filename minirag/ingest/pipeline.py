@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
+from minirag import interruptible
 from minirag.binding import checked_budget
 from minirag.chunking import SCHEME_VERSION, ChunkedDocument, chunk_document, too_many_chunks
 from minirag.chunking.frontmatter import parse_frontmatter
@@ -442,7 +443,7 @@ class Pipeline:
                     if group and not future.done():
                         flush()  # the encoder embeds what is ready rather than wait on this file's conversion
                     try:
-                        result = future.result()
+                        result = interruptible.result_of(future)
                     except ConversionStopped:
                         if not progress.stop.is_set():  # the bound on its runs stopped: the call that ran it ends
                             raise

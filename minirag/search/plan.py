@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from minirag import keywords
+from minirag import interruptible, keywords
 from minirag.config import DEFAULT_TOP_K, MAX_TOP_K
 from minirag.errors import InvalidArgument
 from minirag.search import vector as vectors
@@ -197,7 +197,7 @@ def hybrid_search(conn, query_text: str, options: SearchOptions, *, embed=None, 
         keyword = keyword_candidates(conn, terms, depth, scope, shape.largest_chunk_id, term_counts)
         nearest: list = []
         if run_vector:
-            vector, found = pending.result() if pending is not None else vector_side()
+            vector, found = interruptible.result_of(pending) if pending is not None else vector_side()
             if found is None and use_codes:  # no fresh copy in memory: the codes in the file
                 if allowed is None and scope is not None:
                     allowed = scoped_chunk_ids(conn, scope)
