@@ -20,7 +20,7 @@ from minirag.budget import cost, largest_fitting, page_end
 from minirag.chunking.rows import SheetRows
 from minirag.display import a_name, on_one_line
 from minirag.doctor import Check, DoctorReport
-from minirag.errors import MiniragError
+from minirag.errors import InvalidArgument, MiniragError
 from minirag.gitstate import GitState
 from minirag.ingest.jobs import SyncJob
 from minirag.ingest.listing import ListEntry
@@ -217,6 +217,49 @@ def fit_list(payload: dict, key: str, budget: int, next_step: str) -> dict:
     return shaped(largest_fitting(len(items), lambda n: cost(shaped(n)) <= budget))
 
 
+def fit_page(listing: dict, key: str, offset: int, budget: int, next_step: str) -> dict:
+    """`listing` from item `offset` of `listing[key]` on, as many as fit `budget`: when some are left
+    out, `truncated` says how many and `nextOffset` is the `offset` that lists them (a paged listing:
+    list_files, list_collections)."""
+    if offset < 0:
+        raise InvalidArgument(f"offset must be 0 or more, got {offset}")
+    listing = {**listing, key: listing[key][offset:]}
+    # Fitted with the largest nextOffset it can take, so that the number counts against the budget.
+    listing["nextOffset"] = offset + len(listing[key])
+    fitted = fit_list(listing, key, budget, next_step)
+    if "truncated" in fitted:
+        fitted["nextOffset"] = offset + len(fitted[key])
+    else:
+        del fitted["nextOffset"]
+    return fitted
+
+
+def fit_status(out: dict, budget: int) -> dict:
+    """`status` within `budget`: its per-root parts (`roots`, `collections`, `gitState`, the watcher's
+    `roots`) cut alike to the first roots that fit, and `truncated` saying how many were left out and
+    that list_collections pages them. Cut one list at a time, the first list cut went unsaid."""
+    roots = out.get("roots") or []
+    if cost(out) <= budget or not roots:
+        return out
+    field = "collections" if "collections" in out else "roots"
+
+    def shaped(count: int) -> dict:
+        kept = set(roots[:count])
+        cut = {**out, "roots": roots[:count]}
+        if "collections" in out:
+            cut["collections"] = [c for c in out["collections"] if c["path"] in kept]
+        if "gitState" in out:
+            cut["gitState"] = [g for g in out["gitState"] if g["root"] in kept]
+        if isinstance(out.get("watch"), dict):
+            cut["watch"] = {**out["watch"], "roots": [r for r in out["watch"].get("roots", ()) if r in kept]}
+        cut["truncated"] = {"field": field, "leftOut": len(roots) - count, "maxResponseTokens": budget,
+                            "next": f"list_collections with offset {count} lists the rest (status keeps the "
+                                    f"first {count} roots, in roots, collections and gitState alike)"}
+        return cut
+
+    return shaped(largest_fitting(len(roots), lambda n: cost(shaped(n)) <= budget))
+
+
 def within_budget(payload: dict, budget: int) -> dict:
     """Any tool's result cut to `budget`: its longest list first (warnings, files, chunks);
     one that cannot be cut is refused in one line rather than sent past the client's limit."""
@@ -225,11 +268,27 @@ def within_budget(payload: dict, budget: int) -> dict:
     for key in lists:
         if cost(payload) <= budget:
             break
-        payload = fit_list(payload, key, budget, "the rest is left out to fit MINIRAG_MAX_RESPONSE_TOKENS")
+        payload = _cut(payload, key, budget)
     if cost(payload) > budget:
         raise MiniragError(f"the result is about {cost(payload)} tokens, over MINIRAG_MAX_RESPONSE_TOKENS "
                            f"({budget}); narrow the request")
     return payload
+
+
+def _cut(payload: dict, key: str, budget: int) -> dict:
+    """`payload` with as many of `payload[key]`'s first items as fit, the cut said in `truncated`: as its
+    `field` when it is the first, else under the first's `alsoLeftOut` (`{"roots": 877}`), where a
+    second cut had replaced the first's `truncated` and left that one unsaid."""
+    first = payload.get("truncated")
+    if first is None:
+        return fit_list(payload, key, budget, "the rest is left out to fit MINIRAG_MAX_RESPONSE_TOKENS")
+    items = payload[key]
+
+    def shaped(count: int) -> dict:
+        also = {**first.get("alsoLeftOut", {}), key: len(items) - count}
+        return {**payload, key: items[:count], "truncated": {**first, "alsoLeftOut": also}}
+
+    return shaped(largest_fitting(len(items), lambda n: cost(shaped(n)) <= budget))
 
 
 def _present(**fields) -> dict:
