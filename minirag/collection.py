@@ -96,12 +96,15 @@ def synced_roots(roots: tuple[Path, ...], target: Path | None, paths: list[Path]
     return names
 
 
-def record_sync(index: Index, roots: list[str]) -> None:
-    """Now, as the time each of `roots` was last brought in sync."""
+def record_sync(index: Index, roots: list[str], *, whole: bool = False) -> None:
+    """Now, as the time each of `roots` was last brought in sync. `whole`: a sync of every root, which
+    dropped the files of any other root (one no longer configured), so that root's time goes too: put
+    back, it would say it was in sync while nothing of it is indexed."""
     from datetime import UTC, datetime
 
     now = datetime.now(UTC).isoformat(timespec="seconds")
-    index.set_meta(META_LAST_SYNC, json.dumps(last_syncs(index) | dict.fromkeys(roots, now)))
+    before = {} if whole else last_syncs(index)
+    index.set_meta(META_LAST_SYNC, json.dumps(before | dict.fromkeys(roots, now)))
 
 
 def last_syncs(index: Index) -> dict:
