@@ -234,59 +234,101 @@ def fit_page(listing: dict, key: str, offset: int, budget: int, next_step: str) 
     return fitted
 
 
+PER_ROOT = (("roots",), ("collections",), ("gitState",), ("watch", "roots"))  # status's parts, one a root
+
+
 def fit_status(out: dict, budget: int) -> dict:
-    """`status` within `budget`: its per-root parts (`roots`, `collections`, `gitState`, the watcher's
-    `roots`) cut alike to the first roots that fit, and `truncated` saying how many were left out and
-    that list_collections pages them. Cut one list at a time, the first list cut went unsaid."""
+    """`status` within `budget` as far as its roots go: its per-root parts (`roots`, `collections`,
+    `gitState`, the watcher's `roots`) cut alike to the first roots that fit with its other lists left
+    empty, and `truncated` saying how many were left out and that list_collections pages them. Cut one
+    list at a time, the first list cut went unsaid. Its other lists (a watcher's pass's warnings) are
+    within_budget's to cut after."""
     roots = out.get("roots") or []
     if cost(out) <= budget or not roots:
         return out
     field = "collections" if "collections" in out else "roots"
 
-    def shaped(count: int) -> dict:
+    def shaped(whole: dict, count: int) -> dict:
         kept = set(roots[:count])
-        cut = {**out, "roots": roots[:count]}
-        if "collections" in out:
-            cut["collections"] = [c for c in out["collections"] if c["path"] in kept]
-        if "gitState" in out:
-            cut["gitState"] = [g for g in out["gitState"] if g["root"] in kept]
-        if isinstance(out.get("watch"), dict):
-            cut["watch"] = {**out["watch"], "roots": [r for r in out["watch"].get("roots", ()) if r in kept]}
+        cut = {**whole, "roots": roots[:count]}
+        if "collections" in whole:
+            cut["collections"] = [c for c in whole["collections"] if c["path"] in kept]
+        if "gitState" in whole:
+            cut["gitState"] = [g for g in whole["gitState"] if g["root"] in kept]
+        if isinstance(whole.get("watch"), dict):
+            cut["watch"] = {**whole["watch"], "roots": [r for r in whole["watch"].get("roots", ()) if r in kept]}
         cut["truncated"] = {"field": field, "leftOut": len(roots) - count, "maxResponseTokens": budget,
                             "next": f"list_collections with offset {count} lists the rest (status keeps the "
                                     f"first {count} roots, in roots, collections and gitState alike)"}
         return cut
 
-    return shaped(largest_fitting(len(roots), lambda n: cost(shaped(n)) <= budget))
+    bare = out
+    for path in _lists(out):
+        if path not in PER_ROOT:
+            bare = _with(bare, path, [])
+    count = largest_fitting(len(roots), lambda n: cost(shaped(bare, n)) <= budget)
+    return out if count == len(roots) else shaped(out, count)
+
+
+# What a cut list's `truncated.next` says: a sync's warnings (one per failed file, each with its path) are
+# all in list_files, each failed file with its reason; any other list's rest is not asked for again.
+CUT_NEXT = "the rest is left out to fit MINIRAG_MAX_RESPONSE_TOKENS"
+WARNINGS_NEXT = (f"{CUT_NEXT}; list_files lists every file that failed with its reason (state `failed`), "
+                 "a page at a time")
 
 
 def within_budget(payload: dict, budget: int) -> dict:
-    """Any tool's result cut to `budget`: its longest list first (warnings, files, chunks);
-    one that cannot be cut is refused in one line rather than sent past the client's limit."""
-    lists = sorted((k for k, v in payload.items() if isinstance(v, list) and v),
-                   key=lambda k: cost(payload[k]), reverse=True)
-    for key in lists:
+    """Any tool's result cut to `budget`: its longest list first (warnings, files, chunks), one inside
+    an object too (status's `watch.lastPass.warnings`); one that cannot be cut is refused in one line
+    rather than sent past the client's limit."""
+    lists = sorted(_lists(payload), key=lambda path: cost(_at(payload, path)), reverse=True)
+    for path in lists:
         if cost(payload) <= budget:
             break
-        payload = _cut(payload, key, budget)
+        payload = _cut(payload, path, budget)
     if cost(payload) > budget:
         raise MiniragError(f"the result is about {cost(payload)} tokens, over MINIRAG_MAX_RESPONSE_TOKENS "
                            f"({budget}); narrow the request")
     return payload
 
 
-def _cut(payload: dict, key: str, budget: int) -> dict:
-    """`payload` with as many of `payload[key]`'s first items as fit, the cut said in `truncated`: as its
-    `field` when it is the first, else under the first's `alsoLeftOut` (`{"roots": 877}`), where a
-    second cut had replaced the first's `truncated` and left that one unsaid."""
-    first = payload.get("truncated")
-    if first is None:
-        return fit_list(payload, key, budget, "the rest is left out to fit MINIRAG_MAX_RESPONSE_TOKENS")
-    items = payload[key]
+def _lists(value: dict, path: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+    """The paths of the non-empty lists in `value` and in the objects it holds (not in lists)."""
+    found: list[tuple[str, ...]] = []
+    for key, item in value.items():
+        if isinstance(item, list) and item:
+            found.append((*path, key))
+        elif isinstance(item, dict) and key != "truncated":
+            found += _lists(item, (*path, key))
+    return found
+
+
+def _at(value: dict, path: tuple[str, ...]):
+    for key in path:
+        value = value[key]
+    return value
+
+
+def _with(value: dict, path: tuple[str, ...], item) -> dict:
+    """`value` with `item` at `path`, the objects on the way copied, `value` itself untouched."""
+    head, *rest = path
+    return {**value, head: _with(value[head], tuple(rest), item) if rest else item}
+
+
+def _cut(payload: dict, path: tuple[str, ...], budget: int) -> dict:
+    """`payload` with as many of the list at `path`'s first items as fit, the cut said in `truncated`:
+    as its `field` (`warnings`, `watch.lastPass.warnings`) when it is the first, else under the first's
+    `alsoLeftOut` (`{"roots": 877}`), where a second cut had replaced the first's `truncated` and left
+    that one unsaid."""
+    first, items, field = payload.get("truncated"), _at(payload, path), ".".join(path)
 
     def shaped(count: int) -> dict:
-        also = {**first.get("alsoLeftOut", {}), key: len(items) - count}
-        return {**payload, key: items[:count], "truncated": {**first, "alsoLeftOut": also}}
+        if first is None:
+            said = {"field": field, "leftOut": len(items) - count, "maxResponseTokens": budget,
+                    "next": WARNINGS_NEXT if path[-1] == "warnings" else CUT_NEXT}
+        else:
+            said = {**first, "alsoLeftOut": {**first.get("alsoLeftOut", {}), field: len(items) - count}}
+        return {**_with(payload, path, items[:count]), "truncated": said}
 
     return shaped(largest_fitting(len(items), lambda n: cost(shaped(n)) <= budget))
 

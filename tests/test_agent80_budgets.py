@@ -141,3 +141,31 @@ async def test_a_mistyped_collection_is_refused_in_a_short_line_whatever_the_num
         assert "\n" not in said and len(said) < 1_000, (len(said), said[:300])
         assert "300 collections" in said and "list_collections" in said, said
     assert "collections: c0299," in query  # the nearest name comes first
+
+
+@pytest.mark.anyio
+@pytest.mark.slow  # a watcher's first pass over 150 files
+async def test_a_watchers_pass_with_many_failures_leaves_status_and_sync_status_answering(make_state, tmp_path):
+    """The watcher's last pass sits inside `watch` in status and sync_status, its warnings one per failed
+    file: the budget cut only a result's top-level lists, so 150 failures of long names made both tools
+    refuse ("over MINIRAG_MAX_RESPONSE_TOKENS; narrow the request"), which neither can be."""
+    from test_watch import eventually
+
+    from minirag.server import start_watching
+
+    root = tmp_path / "docs"
+    root.mkdir()
+    for n in range(150):
+        (root / (f"{n:03d}-" + "f" * 150 + ".pdf")).write_bytes(b"%PDF-1.4 not a PDF at all")
+    state = make_state({"docs": str(root)}, MINIRAG_MAX_RESPONSE_TOKENS="3000", MINIRAG_WATCH="1")
+    assert start_watching(state) is None
+    eventually(lambda: state.app.watch_state().last_pass, what="the initial pass", timeout=120)
+    async with connected(state) as client:
+        said = {tool: await ok(client, tool) for tool in ("status", "sync_status")}
+    for tool, result in said.items():
+        assert cost(result) <= 3000, tool
+        warnings = result["watch"]["lastPass"]["warnings"]
+        assert 0 < len(warnings) < 150, tool
+        truncated = result["truncated"]
+        assert truncated["field"] == "watch.lastPass.warnings" and truncated["leftOut"] == 150 - len(warnings)
+        assert "list_files" in truncated["next"], truncated
