@@ -217,10 +217,11 @@ def fit_list(payload: dict, key: str, budget: int, next_step: str) -> dict:
     return shaped(largest_fitting(len(items), lambda n: cost(shaped(n)) <= budget))
 
 
-def fit_page(listing: dict, key: str, offset: int, budget: int, next_step: str) -> dict:
+def fit_page(listing: dict, key: str, offset: int, budget: int, next_step: str, noun: str) -> dict:
     """`listing` from item `offset` of `listing[key]` on, as many as fit `budget`: when some are left
     out, `truncated` says how many and `nextOffset` is the `offset` that lists them (a paged listing:
-    list_files, list_collections)."""
+    list_files, list_collections, each item a `noun`). An item that alone is over the budget is refused
+    saying how to pass it: an empty page's `nextOffset` was the `offset` given, asked for again for ever."""
     if offset < 0:
         raise InvalidArgument(f"offset must be 0 or more, got {offset}")
     listing = {**listing, key: listing[key][offset:]}
@@ -228,6 +229,9 @@ def fit_page(listing: dict, key: str, offset: int, budget: int, next_step: str) 
     listing["nextOffset"] = offset + len(listing[key])
     fitted = fit_list(listing, key, budget, next_step)
     if "truncated" in fitted:
+        if not fitted[key]:
+            raise MiniragError(f"the {noun} at offset {offset} alone is over MINIRAG_MAX_RESPONSE_TOKENS "
+                               f"({budget}): raise it, or pass offset {offset + 1} to go on past it")
         fitted["nextOffset"] = offset + len(fitted[key])
     else:
         del fitted["nextOffset"]

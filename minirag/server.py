@@ -265,7 +265,7 @@ def list_files(state: ServerState, scope: Scope = None, collection: CollectionNa
     were left out, and `nextOffset` is the offset that lists the rest."""
     return fit_page(payload(state.app.list_files(scope, collection, ignored=ignored)), "files", offset,
                     state.budget, "pass nextOffset as offset for the rest, or narrow the listing with scope or "
-                                  "collection")
+                                  "collection", "file")
 
 
 def list_collections(state: ServerState, offset: CollectionsOffset = 0) -> Result:
@@ -274,7 +274,7 @@ def list_collections(state: ServerState, offset: CollectionsOffset = 0) -> Resul
     `offset` on. A list over the response budget is cut: `truncated` says how many were left out,
     and `nextOffset` is the offset that lists the rest."""
     return fit_page(payload(state.app.list_collections()), "collections", offset, state.budget,
-                    "pass nextOffset as offset for the rest")
+                    "pass nextOffset as offset for the rest", "collection")
 
 
 def delete_file(state: ServerState, filePath: FilePath = None, source: Source = None) -> Result:

@@ -169,3 +169,38 @@ async def test_a_watchers_pass_with_many_failures_leaves_status_and_sync_status_
         truncated = result["truncated"]
         assert truncated["field"] == "watch.lastPass.warnings" and truncated["leftOut"] == 150 - len(warnings)
         assert "list_files" in truncated["next"], truncated
+
+
+def _deep_cjk_folder(base: Path) -> Path:
+    """A folder whose path is about 850 characters of CJK text (each a token of the bound): legal,
+    each name under 255 bytes and the whole under 4,096."""
+    folder = base
+    for n in range(10):
+        folder = folder / (chr(0x4E00 + n) * 84)
+    folder.mkdir(parents=True)
+    return folder
+
+
+@pytest.mark.anyio
+async def test_a_page_that_cannot_hold_its_first_entry_is_refused_saying_how_to_go_on(make_state, tmp_path):
+    """At the smallest budget (1,000 tokens) one collection or file of a long CJK path did not fit: the
+    page came back empty with `nextOffset` equal to the `offset` given, so an agent following it asked
+    for the same page for ever."""
+    deep = _deep_cjk_folder(tmp_path / "roots")
+    (deep / "note.md").write_text("# " + "\u6587" * 300 + "\n\nA note.\n")
+    roots = {"small": str(_collections(tmp_path / "small", 1)["c0000"]["path"]),
+             "deep": {"path": str(deep), "description": "\u8aac" * 200}}
+    state = make_state(roots, MINIRAG_MAX_RESPONSE_TOKENS="1000")
+    async with connected(state) as client:
+        first = await ok(client, "list_collections")
+        stuck = await refused(client, "list_collections", offset=first["nextOffset"])
+        await ok(client, "sync_start", wait=True)
+        files = await ok(client, "list_files", collection="small")
+        big = await refused(client, "list_files", collection="deep")
+    assert [c["name"] for c in first["collections"]] == ["small"] and first["nextOffset"] == 1
+    assert stuck.startswith("list_collections: the collection at offset 1 alone is over "
+                            "MINIRAG_MAX_RESPONSE_TOKENS (1000)"), stuck
+    assert "offset 2" in stuck and "\n" not in stuck
+    assert len(files["files"]) == 1
+    assert big.startswith("list_files: the file at offset 0 alone is over MINIRAG_MAX_RESPONSE_TOKENS (1000)"), big
+    assert "offset 1" in big
