@@ -383,11 +383,28 @@ def read_page(head: ReadResult, text: str, placed: Sequence[tuple[int, int, Sect
     rest of the result. The pages named are those of the text returned (the whole document's range only
     when it is returned whole), so a page read by offset can be cited."""
     empty = replace(head, total_chars=len(text), next_offset=None, text="", pages=pages_in(placed, 0, len(text)),
-                    sheets=rows_in(placed, 0, len(text)))
-    room = budget - cost(payload(empty)) - READ_SLACK_TOKENS if budget is not None else None
-    end = page_end(text, head.offset, max_chars, room)
-    return replace(empty, text=text[head.offset:end], next_offset=end if end < len(text) else None,
-                   pages=pages_in(placed, head.offset, end), sheets=rows_in(placed, head.offset, end))
+                    sheets=())
+
+    def page(end: int) -> ReadResult:
+        return replace(empty, text=text[head.offset:end], next_offset=end if end < len(text) else None,
+                       pages=pages_in(placed, head.offset, end), sheets=rows_in(placed, head.offset, end))
+
+    if budget is None:
+        return page(page_end(text, head.offset, max_chars, None))
+    # Sized first without `sheets`, then with those of the page found, each pass narrower: room for the
+    # whole workbook's sheets (1,500 of them) left none for text, and each page was one character.
+    room = budget - cost(payload(empty)) - READ_SLACK_TOKENS
+    result = page(page_end(text, head.offset, max_chars, room))
+    for _ in range(_READ_FITS):
+        over = cost(payload(result)) - budget
+        if over <= 0 or len(result.text) <= 1:
+            break
+        room -= over + READ_SLACK_TOKENS
+        result = page(min(page_end(text, head.offset, max_chars, room), head.offset + len(result.text) - 1))
+    return result
+
+
+_READ_FITS = 8  # passes that narrow a page to its sheets' room: each leaves fewer sheets, so room is found soon
 
 
 def pages_in(placed: Sequence[tuple[int, int, Section]], low: int, high: int) -> str | None:
