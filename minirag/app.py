@@ -631,7 +631,7 @@ class App:
         if not progress.stop.is_set():
             lock.ensure_held()
             if roots := synced_roots(self.config.roots, target, paths):
-                record_sync(self.index, roots)
+                record_sync(self.index, roots, whole=target is None and paths is None)
         return progress
 
     # --- watching -----------------------------------------------------------------

@@ -4,6 +4,7 @@ value of the index)."""
 
 from __future__ import annotations
 
+import difflib
 import json
 import os
 from pathlib import Path
@@ -27,8 +28,26 @@ def collection(config: Config, name: str) -> Collection:
     for named in config.collections:
         if named.name == name:
             return named
-    known = ", ".join(c.name for c in config.collections)
-    raise InvalidArgument(f"no collection {shown(name, 80)!r}; the collections are: {known}")
+    raise InvalidArgument(f"no collection {shown(name, 80)!r}; {collections_named(config, name)}")
+
+
+NAMED_COLLECTIONS = 5  # the most collections one refusal names
+
+
+def collections_named(config: Config, wanted: str) -> str:
+    """The collections, for a refusal of `wanted`: each of a few; of many (1,000 made the refusal of a
+    mistyped name one 66 KB line), those nearest `wanted` first, then how many there are and where
+    they are all listed."""
+    names = [c.name for c in config.collections]
+    if len(names) <= NAMED_COLLECTIONS:
+        return f"the collections are: {', '.join(names)}"
+    # difflib's cost grows with the product of the lengths; a name 3 times the longest one's length or
+    # more is never within its cutoff of 0.6 (at most 2 x shorter / both <= 0.5), so it is not compared.
+    near = (difflib.get_close_matches(wanted, names, n=NAMED_COLLECTIONS, cutoff=0.6)
+            if len(wanted) < 3 * max(map(len, names)) else [])
+    shown_names = list(dict.fromkeys([*near, *names[:NAMED_COLLECTIONS]]))[:NAMED_COLLECTIONS]
+    return (f"of the {len(names)} collections: {', '.join(shown_names)} and {len(names) - len(shown_names)} more "
+            "(list_collections, or `minirag collections`, lists them all)")
 
 
 def collection_of(config: Config, source: str) -> str | None:
@@ -77,12 +96,15 @@ def synced_roots(roots: tuple[Path, ...], target: Path | None, paths: list[Path]
     return names
 
 
-def record_sync(index: Index, roots: list[str]) -> None:
-    """Now, as the time each of `roots` was last brought in sync."""
+def record_sync(index: Index, roots: list[str], *, whole: bool = False) -> None:
+    """Now, as the time each of `roots` was last brought in sync. `whole`: a sync of every root, which
+    dropped the files of any other root (one no longer configured), so that root's time goes too: put
+    back, it would say it was in sync while nothing of it is indexed."""
     from datetime import UTC, datetime
 
     now = datetime.now(UTC).isoformat(timespec="seconds")
-    index.set_meta(META_LAST_SYNC, json.dumps(last_syncs(index) | dict.fromkeys(roots, now)))
+    before = {} if whole else last_syncs(index)
+    index.set_meta(META_LAST_SYNC, json.dumps(before | dict.fromkeys(roots, now)))
 
 
 def last_syncs(index: Index) -> dict:

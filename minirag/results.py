@@ -20,7 +20,7 @@ from minirag.budget import cost, largest_fitting, page_end
 from minirag.chunking.rows import SheetRows
 from minirag.display import a_name, on_one_line
 from minirag.doctor import Check, DoctorReport
-from minirag.errors import MiniragError
+from minirag.errors import InvalidArgument, MiniragError
 from minirag.gitstate import GitState
 from minirag.ingest.jobs import SyncJob
 from minirag.ingest.listing import ListEntry
@@ -217,19 +217,124 @@ def fit_list(payload: dict, key: str, budget: int, next_step: str) -> dict:
     return shaped(largest_fitting(len(items), lambda n: cost(shaped(n)) <= budget))
 
 
+def fit_page(listing: dict, key: str, offset: int, budget: int, next_step: str, noun: str) -> dict:
+    """`listing` from item `offset` of `listing[key]` on, as many as fit `budget`: when some are left
+    out, `truncated` says how many and `nextOffset` is the `offset` that lists them (a paged listing:
+    list_files, list_collections, each item a `noun`). An item that alone is over the budget is refused
+    saying how to pass it: an empty page's `nextOffset` was the `offset` given, asked for again for ever."""
+    if offset < 0:
+        raise InvalidArgument(f"offset must be 0 or more, got {offset}")
+    listing = {**listing, key: listing[key][offset:]}
+    # Fitted with the largest nextOffset it can take, so that the number counts against the budget.
+    listing["nextOffset"] = offset + len(listing[key])
+    fitted = fit_list(listing, key, budget, next_step)
+    if "truncated" in fitted:
+        if not fitted[key]:
+            raise MiniragError(f"the {noun} at offset {offset} alone is over MINIRAG_MAX_RESPONSE_TOKENS "
+                               f"({budget}): raise it, or pass offset {offset + 1} to go on past it")
+        fitted["nextOffset"] = offset + len(fitted[key])
+    else:
+        del fitted["nextOffset"]
+    return fitted
+
+
+PER_ROOT = (("roots",), ("collections",), ("gitState",), ("watch", "roots"))  # status's parts, one a root
+
+
+def fit_status(out: dict, budget: int) -> dict:
+    """`status` within `budget` as far as its roots go: its per-root parts (`roots`, `collections`,
+    `gitState`, the watcher's `roots`) cut alike to the first roots that fit with its other lists left
+    empty, and `truncated` saying how many were left out and that list_collections pages them. Cut one
+    list at a time, the first list cut went unsaid. Its other lists (a watcher's pass's warnings) are
+    within_budget's to cut after."""
+    roots = out.get("roots") or []
+    if cost(out) <= budget or not roots:
+        return out
+    field = "collections" if "collections" in out else "roots"
+
+    def shaped(whole: dict, count: int) -> dict:
+        kept = set(roots[:count])
+        cut = {**whole, "roots": roots[:count]}
+        if "collections" in whole:
+            cut["collections"] = [c for c in whole["collections"] if c["path"] in kept]
+        if "gitState" in whole:
+            cut["gitState"] = [g for g in whole["gitState"] if g["root"] in kept]
+        if isinstance(whole.get("watch"), dict):
+            cut["watch"] = {**whole["watch"], "roots": [r for r in whole["watch"].get("roots", ()) if r in kept]}
+        cut["truncated"] = {"field": field, "leftOut": len(roots) - count, "maxResponseTokens": budget,
+                            "next": f"list_collections with offset {count} lists the rest (status keeps the "
+                                    f"first {count} roots, in roots, collections and gitState alike)"}
+        return cut
+
+    bare = out
+    for path in _lists(out):
+        if path not in PER_ROOT:
+            bare = _with(bare, path, [])
+    count = largest_fitting(len(roots), lambda n: cost(shaped(bare, n)) <= budget)
+    return out if count == len(roots) else shaped(out, count)
+
+
+# What a cut list's `truncated.next` says: a sync's warnings (one per failed file, each with its path) are
+# all in list_files, each failed file with its reason; any other list's rest is not asked for again.
+CUT_NEXT = "the rest is left out to fit MINIRAG_MAX_RESPONSE_TOKENS"
+WARNINGS_NEXT = (f"{CUT_NEXT}; list_files lists every file that failed with its reason (state `failed`), "
+                 "a page at a time")
+
+
 def within_budget(payload: dict, budget: int) -> dict:
-    """Any tool's result cut to `budget`: its longest list first (warnings, files, chunks);
-    one that cannot be cut is refused in one line rather than sent past the client's limit."""
-    lists = sorted((k for k, v in payload.items() if isinstance(v, list) and v),
-                   key=lambda k: cost(payload[k]), reverse=True)
-    for key in lists:
+    """Any tool's result cut to `budget`: its longest list first (warnings, files, chunks), one inside
+    an object too (status's `watch.lastPass.warnings`); one that cannot be cut is refused in one line
+    rather than sent past the client's limit."""
+    lists = sorted(_lists(payload), key=lambda path: cost(_at(payload, path)), reverse=True)
+    for path in lists:
         if cost(payload) <= budget:
             break
-        payload = fit_list(payload, key, budget, "the rest is left out to fit MINIRAG_MAX_RESPONSE_TOKENS")
+        payload = _cut(payload, path, budget)
     if cost(payload) > budget:
         raise MiniragError(f"the result is about {cost(payload)} tokens, over MINIRAG_MAX_RESPONSE_TOKENS "
                            f"({budget}); narrow the request")
     return payload
+
+
+def _lists(value: dict, path: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+    """The paths of the non-empty lists in `value` and in the objects it holds (not in lists)."""
+    found: list[tuple[str, ...]] = []
+    for key, item in value.items():
+        if isinstance(item, list) and item:
+            found.append((*path, key))
+        elif isinstance(item, dict) and key != "truncated":
+            found += _lists(item, (*path, key))
+    return found
+
+
+def _at(value: dict, path: tuple[str, ...]):
+    for key in path:
+        value = value[key]
+    return value
+
+
+def _with(value: dict, path: tuple[str, ...], item) -> dict:
+    """`value` with `item` at `path`, the objects on the way copied, `value` itself untouched."""
+    head, *rest = path
+    return {**value, head: _with(value[head], tuple(rest), item) if rest else item}
+
+
+def _cut(payload: dict, path: tuple[str, ...], budget: int) -> dict:
+    """`payload` with as many of the list at `path`'s first items as fit, the cut said in `truncated`:
+    as its `field` (`warnings`, `watch.lastPass.warnings`) when it is the first, else under the first's
+    `alsoLeftOut` (`{"roots": 877}`), where a second cut had replaced the first's `truncated` and left
+    that one unsaid."""
+    first, items, field = payload.get("truncated"), _at(payload, path), ".".join(path)
+
+    def shaped(count: int) -> dict:
+        if first is None:
+            said = {"field": field, "leftOut": len(items) - count, "maxResponseTokens": budget,
+                    "next": WARNINGS_NEXT if path[-1] == "warnings" else CUT_NEXT}
+        else:
+            said = {**first, "alsoLeftOut": {**first.get("alsoLeftOut", {}), field: len(items) - count}}
+        return {**_with(payload, path, items[:count]), "truncated": said}
+
+    return shaped(largest_fitting(len(items), lambda n: cost(shaped(n)) <= budget))
 
 
 def _present(**fields) -> dict:
@@ -278,11 +383,28 @@ def read_page(head: ReadResult, text: str, placed: Sequence[tuple[int, int, Sect
     rest of the result. The pages named are those of the text returned (the whole document's range only
     when it is returned whole), so a page read by offset can be cited."""
     empty = replace(head, total_chars=len(text), next_offset=None, text="", pages=pages_in(placed, 0, len(text)),
-                    sheets=rows_in(placed, 0, len(text)))
-    room = budget - cost(payload(empty)) - READ_SLACK_TOKENS if budget is not None else None
-    end = page_end(text, head.offset, max_chars, room)
-    return replace(empty, text=text[head.offset:end], next_offset=end if end < len(text) else None,
-                   pages=pages_in(placed, head.offset, end), sheets=rows_in(placed, head.offset, end))
+                    sheets=())
+
+    def page(end: int) -> ReadResult:
+        return replace(empty, text=text[head.offset:end], next_offset=end if end < len(text) else None,
+                       pages=pages_in(placed, head.offset, end), sheets=rows_in(placed, head.offset, end))
+
+    if budget is None:
+        return page(page_end(text, head.offset, max_chars, None))
+    # Sized first without `sheets`, then with those of the page found, each pass narrower: room for the
+    # whole workbook's sheets (1,500 of them) left none for text, and each page was one character.
+    room = budget - cost(payload(empty)) - READ_SLACK_TOKENS
+    result = page(page_end(text, head.offset, max_chars, room))
+    for _ in range(_READ_FITS):
+        over = cost(payload(result)) - budget
+        if over <= 0 or len(result.text) <= 1:
+            break
+        room -= over + READ_SLACK_TOKENS
+        result = page(min(page_end(text, head.offset, max_chars, room), head.offset + len(result.text) - 1))
+    return result
+
+
+_READ_FITS = 8  # passes that narrow a page to its sheets' room: each leaves fewer sheets, so room is found soon
 
 
 def pages_in(placed: Sequence[tuple[int, int, Section]], low: int, high: int) -> str | None:

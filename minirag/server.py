@@ -57,7 +57,15 @@ from minirag.errors import InvalidArgument, MiniragError, exhausted
 from minirag.ingest.jobs import SyncJob
 from minirag.ingest.run_log import WatchLog
 from minirag.instructions import build_instructions
-from minirag.results import fit_list, job_started, payload, query_result, within_budget
+from minirag.results import (
+    fit_list,
+    fit_page,
+    fit_status,
+    job_started,
+    payload,
+    query_result,
+    within_budget,
+)
 from minirag.server_state import ServerState, load_state
 from minirag.stdio_transport import max_line_chars, serve_stdio, without_lone_surrogates
 from minirag.tool_arguments import call_shape_error, type_error
@@ -124,6 +132,8 @@ Offset = Annotated[int, Field(description=(
     "Where to start reading, in characters: 0 for the start, or the nextOffset the previous page returned."))]
 ListOffset = Annotated[int, Field(description=(
     "How many files of the listing to skip: 0 for the start, or the nextOffset of a listing that was cut."))]
+CollectionsOffset = Annotated[int, Field(description=(
+    "How many collections to skip: 0 for the start, or the nextOffset of a list that was cut."))]
 MaxChars = Annotated[int | None, Field(description=(
     "The most characters to return; by default as many as the response budget allows. A page ends at a "
     "paragraph or line break when one is near."))]
@@ -253,25 +263,18 @@ def list_files(state: ServerState, scope: Scope = None, collection: CollectionNa
     """Every supported file under the roots with its ingestion state, plus data and url sources, from
     file number `offset` on. A listing over the response budget is cut: `truncated` says how many
     were left out, and `nextOffset` is the offset that lists the rest."""
-    if offset < 0:
-        raise InvalidArgument(f"offset must be 0 or more, got {offset}")
-    listing = payload(state.app.list_files(scope, collection, ignored=ignored))
-    listing["files"] = listing["files"][offset:]
-    # Fitted with the largest nextOffset it can take, so that the number counts against the budget.
-    listing["nextOffset"] = offset + len(listing["files"])
-    fitted = fit_list(listing, "files", state.budget,
-                      "pass nextOffset as offset for the rest, or narrow the listing with scope or collection")
-    if "truncated" in fitted:
-        fitted["nextOffset"] = offset + len(fitted["files"])
-    else:
-        del fitted["nextOffset"]
-    return fitted
+    return fit_page(payload(state.app.list_files(scope, collection, ignored=ignored)), "files", offset,
+                    state.budget, "pass nextOffset as offset for the rest, or narrow the listing with scope or "
+                                  "collection", "file")
 
 
-def list_collections(state: ServerState) -> Result:
+def list_collections(state: ServerState, offset: CollectionsOffset = 0) -> Result:
     """The collections (named document roots) this server searches: name, description, path,
-    indexed file and chunk counts, and when each was last fully synced."""
-    return payload(state.app.list_collections())
+    indexed file and chunk counts, and when each was last fully synced; from collection number
+    `offset` on. A list over the response budget is cut: `truncated` says how many were left out,
+    and `nextOffset` is the offset that lists the rest."""
+    return fit_page(payload(state.app.list_collections()), "collections", offset, state.budget,
+                    "pass nextOffset as offset for the rest", "collection")
 
 
 def delete_file(state: ServerState, filePath: FilePath = None, source: Source = None) -> Result:
@@ -284,7 +287,7 @@ def status(state: ServerState) -> Result:
     """Configuration and index health. Answers even when the configuration is broken."""
     if state.config_error is not None:
         return payload(ConfigFailure(__version__, state.config_error))
-    return payload(state.app.status())
+    return fit_status(payload(state.app.status()), state.budget)
 
 
 async def follow_job(job: SyncJob, ctx: Context) -> None:
