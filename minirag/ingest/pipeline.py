@@ -62,9 +62,14 @@ TOUCHED_BATCH = 1000  # new stats of touched-but-unchanged files per transaction
 # unknown, so the next sync reads and hashes it instead of trusting the stat (git's "racy"
 # rule). Future times (clock skew) count too.
 RACY_NS = 3_000_000_000
-# The first nanosecond SQLite's signed 64-bit INTEGER holds (1677-09-21). tmpfs, btrfs and XFS keep
-# earlier times (`touch -d 1600-01-01`, a tar entry so dated): such a time is stored as unknown too.
+# The first nanosecond SQLite's signed 64-bit INTEGER holds (1677-09-21), and the last (2262-04-11).
+# tmpfs, btrfs and XFS keep times outside (`touch -d 1600-01-01`, a tar entry so dated): such a time
+# is stored as unknown too.
 EARLIEST_NS = -(1 << 63)
+LATEST_NS = (1 << 63) - 1
+# Where a file's ctime is the time of its last change, which every write moves to the kernel's now
+# (not Windows, where it is the creation time).
+CTIME_IS_CHANGE = os.name != "nt"
 
 
 def as_read(found: FoundFile, opened: os.stat_result) -> FoundFile:
@@ -82,9 +87,17 @@ def _trusted(time_ns: int, now_ns: int) -> int | None:
 def stored_stat(found: FoundFile) -> StoredStat:
     """The stat to store beside the bytes read for the stat fast path: its mtime and ctime each None
     while too fresh to trust (the next sync hashes the file, and stores them then) or before EARLIEST_NS. Fresh as of the
-    read: a write in the same tick just after it keeps the stat, however long the conversion took."""
+    read: a write in the same tick just after it keeps the stat, however long the conversion took.
+
+    An mtime in the future (a tar entry, `touch -d`, a camera's clock) is kept beside a ctime old enough
+    to trust: a write after the read moves the ctime to its own time, which the stored one is seconds
+    before, so the stat still tells (else such a file was read and hashed at every sync until its date
+    came). A future ctime (a file server's clock ahead of this one's) still leaves both unknown."""
     now = found.read_ns if found.read_ns is not None else time.time_ns()
-    return found.size, _trusted(found.mtime_ns, now), _trusted(found.ctime_ns, now), found.inode
+    mtime, ctime = _trusted(found.mtime_ns, now), _trusted(found.ctime_ns, now)
+    if mtime is None and ctime is not None and CTIME_IS_CHANGE and now < found.mtime_ns <= LATEST_NS:
+        mtime = found.mtime_ns
+    return found.size, mtime, ctime, found.inode
 
 
 def excluded_state(found: FoundFile, content_hash: str, reason: str, *, failure: bool = False) -> ExcludedState:
