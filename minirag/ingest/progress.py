@@ -47,6 +47,9 @@ class Progress:
     changed: int = 0
     chunks_written: int = 0
     chunks_embedded: int = 0  # moves per encoder batch, inside a large file too
+    # The chunks this run has found to embed so far: those of the files converted and handed to the
+    # encoder (files still to convert add theirs when they are).
+    chunks_to_embed: int = 0
     chunks_reused: int = 0  # chunks written with a vector the index held already (the same text), not embedded
     # The bytes of the files this run converts (not those skipped by their stat): `bytes_done` of
     # them are finished, `bytes_partial` is the embedded share of the group being embedded now.
