@@ -153,7 +153,10 @@ class Progress:
         elapsed = time.monotonic() - self.started
         if self.total is None:
             return f"{self.stage} ({duration(elapsed)})"
-        parts = [plural(self.chunks_embedded, "chunk") + " embedded"]
+        # Of the chunks found to embed so far (those of the files converted), while some are left.
+        left = self.chunks_to_embed > self.chunks_embedded
+        parts = [f"{self.chunks_embedded} of {plural(self.chunks_to_embed, 'chunk')} embedded" if left
+                 else plural(self.chunks_embedded, "chunk") + " embedded"]
         if (rate := self.rate()) is not None:
             parts.append(f"{rate:g} chunks/s")
         if (eta := self.eta_seconds()) is not None:
