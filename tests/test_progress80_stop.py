@@ -29,6 +29,7 @@ class _AfterConversions:
 
     def __init__(self, real, converted: threading.Event):
         self.real, self.converted, self.calls = real, converted, 0
+        self.after_vectors = None  # runs after each batch's vectors are kept
 
     def __getattr__(self, name):
         return getattr(self.real, name)
@@ -37,6 +38,9 @@ class _AfterConversions:
         self.calls += 1
         if self.calls == 2 and not self.converted.wait(GATE_TIMEOUT_S):
             raise TimeoutError("the conversions never ended")
+        if self.after_vectors is not None and kwargs.get("on_vectors") is not None:
+            keep, hook = kwargs["on_vectors"], self.after_vectors
+            kwargs["on_vectors"] = lambda rows, vectors: (keep(rows, vectors), hook())
         return self.real.embed_documents(texts, on_batch, **kwargs)
 
 
@@ -109,3 +113,40 @@ def test_ctrl_c_mid_group_writes_the_files_already_embedded_then_interrupts(slow
     second = run_sync(slow_app.pipeline, list(slow_app.config.roots))
     assert second.done == FILES - first.done and not second.failed
     assert first.chunks_embedded + second.chunks_embedded - slow_app.index.stats().chunk_count == lost
+
+
+def test_a_cancelled_job_whose_model_run_was_stopped_writes_the_files_already_embedded(slow_app, docs):
+    """A sync job's cancellation stops the model run in hand too (its RunBound): ModelRunStopped came
+    out of the encoder, past the group, and the group's whole files were lost with it."""
+    from minirag.errors import ModelRunStopped
+
+    _notes(docs)
+    first = Progress()
+
+    def cancel_halfway() -> None:
+        if first.chunks_embedded >= FILES * SECTIONS // 2:
+            first.stop.set()  # SyncJob.cancel: the stop, then the bound, which ends the run in hand so
+            raise ModelRunStopped("the model run was stopped: cancelled by sync_cancel")
+
+    slow_app.pipeline.encoder.after_vectors = cancel_halfway
+    run_sync(slow_app.pipeline, list(slow_app.config.roots), progress=first)
+    assert first.stop.is_set() and 0 < first.done < FILES
+    assert slow_app.index.stats().chunk_count == first.chunks_written
+    lost = first.chunks_embedded - first.chunks_written
+    assert lost <= Encoder.MAX_BATCH_SIZE + SECTIONS, (first.chunks_embedded, first.chunks_written)
+    slow_app.pipeline.encoder.after_vectors = None
+    second = run_sync(slow_app.pipeline, list(slow_app.config.roots))
+    assert second.done == FILES - first.done and not second.failed
+
+
+def test_a_model_run_past_its_limit_with_no_stop_asked_still_fails_the_run(slow_app, docs):
+    from minirag.errors import ModelRunStopped
+
+    _notes(docs)
+
+    def overdue() -> None:
+        raise ModelRunStopped("the model run went on past its limit")
+
+    slow_app.pipeline.encoder.after_vectors = overdue
+    with pytest.raises(ModelRunStopped):
+        run_sync(slow_app.pipeline, list(slow_app.config.roots), progress=Progress())

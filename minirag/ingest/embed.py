@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from typing import NoReturn
 
 import numpy as np
 
+from minirag.errors import ModelRunStopped
 from minirag.ingest.progress import Progress
 from minirag.store.index import Index, PreparedSource, text_hash
 
@@ -75,18 +77,29 @@ def with_vectors(documents: list, index: Index, encoder, progress: Progress | No
             # first files are whole first: a stop finds them so, and they are written.
             encoder.embed_documents([text for _, text, _ in pending], on_batch=batch_done,
                                     owners=[number for _, _, number in pending], on_vectors=keep)
+    except ModelRunStopped:
+        if progress is None or not progress.stop.is_set():
+            raise  # the run went past its limit: no stop was asked for
+        # A job's cancellation stops the model run in hand too (SyncJob.cancel): kept as a stop's.
+        _stopped(documents, hashes, known, encoder, embeds, progress, len(pending) - embedded, t0, None)
     except (EmbeddingStopped, KeyboardInterrupt) as exc:
         # Ctrl-C lands in this thread, and the model run in hand stops at once (interruptible.py): the
         # files whole by then are kept as a stop's are (a second Ctrl-C leaves them too).
-        complete = [doc for doc, ready in _ready(documents, hashes, known) if ready]
-        if progress is not None:
-            progress.chunks_to_embed -= len(pending) - embedded  # not embedded by this run after all
-            progress.add_time("embed", time.perf_counter() - t0)
-        raise EmbeddingStopped(_prepared(complete, hashes, known, encoder, embeds, progress),
-                               exc if isinstance(exc, KeyboardInterrupt) else None) from None
+        _stopped(documents, hashes, known, encoder, embeds, progress, len(pending) - embedded, t0,
+                 exc if isinstance(exc, KeyboardInterrupt) else None)
     if progress is not None and pending:
         progress.add_time("embed", time.perf_counter() - t0)
     return _prepared(list(_positions(documents)), hashes, known, encoder, embeds, progress)
+
+
+def _stopped(documents: list, hashes: list[str], known: dict, encoder, embeds: set[int], progress: Progress | None,
+             left: int, t0: float, interrupt: KeyboardInterrupt | None) -> NoReturn:
+    """EmbeddingStopped holding the documents whole by now; `left` of the texts to embed were not."""
+    complete = [doc for doc, ready in _ready(documents, hashes, known) if ready]
+    if progress is not None:
+        progress.chunks_to_embed -= left  # not embedded by this run after all
+        progress.add_time("embed", time.perf_counter() - t0)
+    raise EmbeddingStopped(_prepared(complete, hashes, known, encoder, embeds, progress), interrupt) from None
 
 
 def _positions(documents: list):
