@@ -9,6 +9,7 @@ the budget is `planned_budget` (without loading the model) or `checked_budget` (
 from __future__ import annotations
 
 import os
+import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -54,14 +55,23 @@ class ModelBinding:
         if config.model_path is not None:  # a folder holding no model says so, not "re-index with it"
             locate(config.model_name, config.model_path, config.cache_dir)
         index_model, named = recorded.model_id, self.model_id
-        keep = (f"--model-path {recorded.path}" if recorded.path is not None else
-                "its MODEL_PATH" if index_model.startswith(LOCAL_PREFIX) else f"--model-name {index_model}")
+        keep = self.index_model_named()
         what = (f"MODEL_PATH {config.model_path} holds {named}" if config.model_path is not None
                 else f"{named} was named (MODEL_NAME / --model-name)")
         raise IndexUnavailable(
             f"the index {config.db_path} was built with {index_model}, but {what}; "
             f"name the index's model ({keep}, or name none), or re-index with {named} "
             "(a new --db-path, or delete the index and run `minirag sync`)")
+
+    def index_model_named(self) -> str:
+        """How a command names the index's model, as `refuse_mismatch` and doctor advise it: the folder it
+        was last written with (its id alone is no folder, and names a hub download), else its hub id."""
+        recorded = self.recorded
+        if recorded is None:
+            return "no model"
+        if recorded.path is not None:
+            return f"--model-path {shlex.quote(str(recorded.path))}"
+        return "its MODEL_PATH" if recorded.model_id.startswith(LOCAL_PREFIX) else f"--model-name {recorded.model_id}"
 
     def refuse_unlisted(self, config: Config) -> None:
         """IndexUnavailable, before any download, when the model is one only the index names: a hub

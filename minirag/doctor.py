@@ -144,6 +144,7 @@ def check_index(config: Config, recorded_out: list[RecordedModel] | None = None)
     """Readable in read-only mode; otherwise the file (or the folder that will hold it) is writable.
     The model the index records, when read, is appended to `recorded_out`."""
     from minirag.binding import RecordedModel
+    from minirag.binding import recorded_model as indexed_model
     from minirag.store import connection, schema, wal
     from minirag.store.health import (
         another_programs,
@@ -206,8 +207,10 @@ def check_index(config: Config, recorded_out: list[RecordedModel] | None = None)
     with Index(path, read_only=True) as index:
         if (reason := foreign(index, config)) is not None:
             return _fail("index", reason.problem, reason.fix)
-    if recorded_out is not None and stats.index_model:
-        recorded_out.append(RecordedModel(stats.index_model, stats.dimension))
+        # As the other commands read it, with the model folder it records: the one advice names.
+        recorded = indexed_model(index, config.roots) if stats.index_model else None
+    if recorded_out is not None and recorded is not None:
+        recorded_out.append(recorded)
     detail = (f"{path}: {stats.source_count} sources, {stats.chunk_count} chunks, "
               f"{path.stat().st_size / 1e6:.1f} MB, schema {stats.schema_version}"
               + (", read-only" if config.read_only else ", writable"))
@@ -292,7 +295,8 @@ def check_model_match(config: Config, recorded_model: RecordedModel | None, dime
     configured = binding.model_id
     if binding.mismatch:
         return _fail("model-match", f"the index was built with {recorded}, but the configured model is {configured}",
-                     f"set MODEL_NAME={recorded} (or its MODEL_PATH) back, or use a new DB_PATH and re-sync")
+                     f"name the index's model ({binding.index_model_named()}; MODEL_PATH or MODEL_NAME in a "
+                     "server's env), or name none, or use a new DB_PATH and re-sync")
     if dimension is not None and recorded_dimension is not None and dimension != recorded_dimension:
         return _fail("model-match", f"the index holds {recorded_dimension}-d vectors of {recorded}, but the configured "
                                     f"model files give {dimension}-d ones under the same name",

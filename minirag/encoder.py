@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -209,14 +209,21 @@ class Encoder:
         prefix = self.spec.document_prefix
         return [len(e.ids) for e in self._tokenizer.encode_batch([prefix + t for t in texts])]
 
-    def embed_documents(self, texts: Sequence[str], on_batch: Callable[[int], None] | None = None) -> np.ndarray:
-        """`on_batch(done)` runs after each ONNX batch with the count of these texts embedded so far."""
-        return self._embed([self.spec.document_prefix + t for t in texts], on_batch)
+    def embed_documents(self, texts: Sequence[str], on_batch: Callable[[int], None] | None = None, *,
+                        owners: Sequence[int] | None = None,
+                        on_vectors: Callable[[list[int], np.ndarray], None] | None = None) -> np.ndarray:
+        """`on_batch(done)` runs after each ONNX batch with the count of these texts embedded so far.
+        `owners`: each text's document, by number: the batches (packed by length as ever) run in the
+        order that completes the first documents first, so a stop between batches finds them whole.
+        `on_vectors(rows, vectors)` runs with each batch's vectors, before `on_batch`."""
+        return self._embed([self.spec.document_prefix + t for t in texts], on_batch, owners, on_vectors)
 
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
         return self._embed([self.spec.query_prefix + t for t in texts])
 
-    def _embed(self, texts: Sequence[str], on_batch: Callable[[int], None] | None = None) -> np.ndarray:
+    def _embed(self, texts: Sequence[str], on_batch: Callable[[int], None] | None = None,
+               owners: Sequence[int] | None = None,
+               on_vectors: Callable[[list[int], np.ndarray], None] | None = None) -> np.ndarray:
         """One row a text, in order. Each batch's vectors go straight to their rows: kept a batch at a
         time and stacked at the end, a document's vectors were held three times over (a 32 Mi-character
         one has some 200,000 chunks, 300 MB of vectors each time)."""
@@ -224,14 +231,21 @@ class Encoder:
             return np.zeros((0, getattr(self, "dimension", 0) or 0), dtype=np.float32)
         ids = self._token_ids(texts)
         order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
+        batches: Iterable[list[int]] = self._batches(order, ids)
+        if owners is not None:
+            # The same batches, run by the first document each holds part of: once those holding any
+            # part of documents 0..k have run, documents 0..k are whole. The order of runs costs nothing.
+            batches = sorted(batches, key=lambda batch: min(owners[i] for i in batch))
         out: np.ndarray | None = None
         done = 0
-        for batch in self._batches(order, ids):
+        for batch in batches:
             vectors = self._run([ids[i] for i in batch])
             if out is None:  # (the width is the model's: known here, before `dimension` is set too)
                 out = np.empty((len(texts), vectors.shape[1]), dtype=np.float32)
             out[batch] = vectors
             done += len(batch)
+            if on_vectors is not None:
+                on_vectors(batch, vectors)
             if on_batch is not None:
                 on_batch(done)
         return out if out is not None else np.zeros((0, 0), dtype=np.float32)  # (texts were given: never)

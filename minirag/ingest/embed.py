@@ -4,54 +4,129 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from typing import NoReturn
 
 import numpy as np
 
+from minirag.errors import ModelRunStopped
 from minirag.ingest.progress import Progress
 from minirag.store.index import Index, PreparedSource, text_hash
+
+
+class EmbeddingStopped(Exception):
+    """Raised by an `on_batch` to stop embedding a group (a stop was asked for): `with_vectors` then
+    raises it again holding `complete`, the documents whose every chunk has its vector; and
+    `interrupt`, the Ctrl-C (or SIGTERM) that stopped it instead, for the caller to raise again once
+    it has written them."""
+
+    def __init__(self, complete: list[PreparedSource] | None = None, interrupt: KeyboardInterrupt | None = None):
+        super().__init__("embedding stopped")
+        self.complete = complete or []
+        self.interrupt = interrupt
+
+
+def _to_embed(documents: list, hashes: list[str], known: dict) -> tuple[list[tuple[str, str, int]], set[int]]:
+    """The texts to embed, once each, in the documents' order: (hash, text, its document's number);
+    and the positions of the chunks embedded (the first of each text), the others reusing a vector."""
+    pending: list[tuple[str, str, int]] = []
+    taken: set[str] = set()
+    embeds: set[int] = set()
+    position = 0
+    for number, doc in enumerate(documents):
+        for chunk in doc.chunked.chunks:
+            h = hashes[position]
+            if h not in known and h not in taken:
+                taken.add(h)
+                embeds.add(position)
+                pending.append((h, chunk.text, number))
+            position += 1
+    return pending, embeds
 
 
 def with_vectors(documents: list, index: Index, encoder, progress: Progress | None = None,
                  on_batch: Callable[[int, int], None] | None = None) -> list[PreparedSource]:
     """Each document (ingest.pipeline.Document) with its vectors: reused by chunk-text hash where the
     index already holds them, embedded once per distinct text otherwise. `on_batch(done, of)` runs
-    after each encoder batch of the texts to embed."""
+    after each encoder batch of the texts to embed; an EmbeddingStopped it raises comes out holding
+    the documents complete by then."""
     texts = [c.text for d in documents for c in d.chunked.chunks]
     hashes = [text_hash(t) for t in texts]
     known = index.vectors_for_hashes(hashes)
-    missing: dict[str, str] = {}
-    for h, t in zip(hashes, texts, strict=True):
-        if h not in known:
-            missing.setdefault(h, t)
-    if missing:
-        # One encoder call for the group, so its length-sorted batches pack across files; progress
-        # moves per ONNX batch, inside one large file too.
-        pending = list(missing.items())
-        embedded, t0 = 0, time.perf_counter()
+    pending, embeds = _to_embed(documents, hashes, known)
+    if progress is not None:
+        progress.chunks_to_embed += len(pending)
+    embedded, t0 = 0, time.perf_counter()
 
-        def batch_done(done: int) -> None:
-            nonlocal embedded
-            if progress is not None:
-                if progress.embed_started is None:
-                    progress.embed_started = time.monotonic() - (time.perf_counter() - t0)
-                progress.chunks_embedded += done - embedded
-            embedded = done
-            if on_batch is not None:
-                on_batch(done, len(pending))
-
-        vectors = encoder.embed_documents([text for _, text in pending], on_batch=batch_done)
-        known.update(zip((h for h, _ in pending), vectors, strict=True))
+    def batch_done(done: int) -> None:
+        nonlocal embedded
         if progress is not None:
-            progress.add_time("embed", time.perf_counter() - t0)
-    if progress is not None:  # counted once the group's vectors are all in hand: a stopped group writes none
-        progress.chunks_reused += len(hashes) - len(missing)
-    out, position = [], 0
+            if progress.embed_started is None:
+                progress.embed_started = time.monotonic() - (time.perf_counter() - t0)
+            progress.chunks_embedded += done - embedded
+        embedded = done
+        if on_batch is not None:
+            on_batch(done, len(pending))
+
+    def keep(rows: list[int], vectors) -> None:
+        known.update((pending[row][0], vector) for row, vector in zip(rows, vectors, strict=True))
+
+    try:
+        if pending:
+            # One encoder call for the group, so its length-sorted batches pack across files; progress
+            # moves per ONNX batch, inside one large file too; the batches run so that the group's
+            # first files are whole first: a stop finds them so, and they are written.
+            encoder.embed_documents([text for _, text, _ in pending], on_batch=batch_done,
+                                    owners=[number for _, _, number in pending], on_vectors=keep)
+    except ModelRunStopped:
+        if progress is None or not progress.stop.is_set():
+            raise  # the run went past its limit: no stop was asked for
+        # A job's cancellation stops the model run in hand too (SyncJob.cancel): kept as a stop's.
+        _stopped(documents, hashes, known, encoder, embeds, progress, len(pending) - embedded, t0, None)
+    except (EmbeddingStopped, KeyboardInterrupt) as exc:
+        # Ctrl-C lands in this thread, and the model run in hand stops at once (interruptible.py): the
+        # files whole by then are kept as a stop's are (a second Ctrl-C leaves them too).
+        _stopped(documents, hashes, known, encoder, embeds, progress, len(pending) - embedded, t0,
+                 exc if isinstance(exc, KeyboardInterrupt) else None)
+    if progress is not None and pending:
+        progress.add_time("embed", time.perf_counter() - t0)
+    return _prepared(list(_positions(documents)), hashes, known, encoder, embeds, progress)
+
+
+def _stopped(documents: list, hashes: list[str], known: dict, encoder, embeds: set[int], progress: Progress | None,
+             left: int, t0: float, interrupt: KeyboardInterrupt | None) -> NoReturn:
+    """EmbeddingStopped holding the documents whole by now; `left` of the texts to embed were not."""
+    complete = [doc for doc, ready in _ready(documents, hashes, known) if ready]
+    if progress is not None:
+        progress.chunks_to_embed -= left  # not embedded by this run after all
+        progress.add_time("embed", time.perf_counter() - t0)
+    raise EmbeddingStopped(_prepared(complete, hashes, known, encoder, embeds, progress), interrupt) from None
+
+
+def _positions(documents: list):
+    """Each document with the position of its first chunk among the group's."""
+    position = 0
     for doc in documents:
+        yield doc, position
+        position += len(doc.chunked.chunks)
+
+
+def _ready(documents: list, hashes: list[str], known: dict):
+    """Each (document, its first chunk's position) with whether every chunk of it has its vector."""
+    for doc, position in _positions(documents):
         n = len(doc.chunked.chunks)
-        matrix = (
-            np.stack([known[h] for h in hashes[position : position + n]])
-            if n else np.zeros((0, encoder.dimension), np.float32)
-        )
+        yield (doc, position), all(h in known for h in hashes[position:position + n])
+
+
+def _prepared(documents: list, hashes: list[str], known: dict, encoder, embeds: set[int],
+              progress: Progress | None) -> list[PreparedSource]:
+    """The (document, position) pairs with their vectors; the chunks they reuse (all but those at the
+    positions in `embeds`) counted, as they are written."""
+    out = []
+    for doc, position in documents:
+        n = len(doc.chunked.chunks)
+        mine = hashes[position:position + n]
+        if progress is not None:
+            progress.chunks_reused += sum(1 for i in range(position, position + n) if i not in embeds)
+        matrix = np.stack([known[h] for h in mine]) if n else np.zeros((0, encoder.dimension), np.float32)
         out.append(PreparedSource(doc.record, doc.chunked, matrix, doc.keyword_texts))
-        position += n
     return out

@@ -39,8 +39,8 @@ class SyncJob:
         return self._done.wait(timeout)
 
     def cancel(self, reason: str) -> None:
-        """Stop between files, or the model run in hand (its group of files is left unwritten); what
-        was written stays, the next sync does the rest."""
+        """Stop between files, or the model run in hand (the files of its group embedded whole by then
+        are written, the rest left); what was written stays, the next sync does the rest."""
         if self.state == "running" and self.cancel_reason is None:
             self.cancel_reason = reason
             self.progress.stop.set()

@@ -35,7 +35,7 @@ from minirag.ingest import ocr
 from minirag.ingest.conversion_gate import ConversionGate
 from minirag.ingest.converted import Converted
 from minirag.ingest.doc_names import named_as, title_stem
-from minirag.ingest.embed import with_vectors
+from minirag.ingest.embed import EmbeddingStopped, with_vectors
 from minirag.ingest.file_state import CONVERTING, CONVERTING_AGAIN, FileState, by_hash, file_state
 from minirag.ingest.isolation import ConversionStopped, convert_isolated, limits_of
 from minirag.ingest.progress import Progress, plural
@@ -62,9 +62,14 @@ TOUCHED_BATCH = 1000  # new stats of touched-but-unchanged files per transaction
 # unknown, so the next sync reads and hashes it instead of trusting the stat (git's "racy"
 # rule). Future times (clock skew) count too.
 RACY_NS = 3_000_000_000
-# The first nanosecond SQLite's signed 64-bit INTEGER holds (1677-09-21). tmpfs, btrfs and XFS keep
-# earlier times (`touch -d 1600-01-01`, a tar entry so dated): such a time is stored as unknown too.
+# The first nanosecond SQLite's signed 64-bit INTEGER holds (1677-09-21), and the last (2262-04-11).
+# tmpfs, btrfs and XFS keep times outside (`touch -d 1600-01-01`, a tar entry so dated): such a time
+# is stored as unknown too.
 EARLIEST_NS = -(1 << 63)
+LATEST_NS = (1 << 63) - 1
+# Where a file's ctime is the time of its last change, which every write moves to the kernel's now
+# (not Windows, where it is the creation time).
+CTIME_IS_CHANGE = os.name != "nt"
 
 
 def as_read(found: FoundFile, opened: os.stat_result) -> FoundFile:
@@ -82,9 +87,17 @@ def _trusted(time_ns: int, now_ns: int) -> int | None:
 def stored_stat(found: FoundFile) -> StoredStat:
     """The stat to store beside the bytes read for the stat fast path: its mtime and ctime each None
     while too fresh to trust (the next sync hashes the file, and stores them then) or before EARLIEST_NS. Fresh as of the
-    read: a write in the same tick just after it keeps the stat, however long the conversion took."""
+    read: a write in the same tick just after it keeps the stat, however long the conversion took.
+
+    An mtime in the future (a tar entry, `touch -d`, a camera's clock) is kept beside a ctime old enough
+    to trust: a write after the read moves the ctime to its own time, which the stored one is seconds
+    before, so the stat still tells (else such a file was read and hashed at every sync until its date
+    came). A future ctime (a file server's clock ahead of this one's) still leaves both unknown."""
     now = found.read_ns if found.read_ns is not None else time.time_ns()
-    return found.size, _trusted(found.mtime_ns, now), _trusted(found.ctime_ns, now), found.inode
+    mtime, ctime = _trusted(found.mtime_ns, now), _trusted(found.ctime_ns, now)
+    if mtime is None and ctime is not None and CTIME_IS_CHANGE and now < found.mtime_ns <= LATEST_NS:
+        mtime = found.mtime_ns
+    return found.size, mtime, ctime, found.inode
 
 
 def excluded_state(found: FoundFile, content_hash: str, reason: str, *, failure: bool = False) -> ExcludedState:
@@ -146,7 +159,13 @@ def file_hash(data: bytes) -> str:
 
 
 class _GroupLeft(Exception):
-    """A stop came while a group was embedding: the group is left unwritten for the next run."""
+    """A stop came while a group was embedding: the documents complete by then were written
+    (`written` of their chunks, `sources`), the rest of the group is left for the next run.
+    `interrupt`: the Ctrl-C that stopped it, raised again once the group is counted."""
+
+    def __init__(self, written: int, sources: frozenset[str], interrupt: KeyboardInterrupt | None):
+        super().__init__("group left")
+        self.written, self.sources, self.interrupt = written, sources, interrupt
 
 
 class Pipeline:
@@ -306,7 +325,12 @@ class Pipeline:
         `judged` (the index's rows the reads were judged against), a file that only grew since its
         read (a log being written) is written as read, its source put in `grown`, where its row is
         still the one judged: no other writer stored it meanwhile, from more of its bytes."""
-        prepared = with_vectors(documents, self.index, self.encoder, progress, on_batch)
+        try:
+            prepared, stopped = with_vectors(documents, self.index, self.encoder, progress, on_batch), None
+        except EmbeddingStopped as stop:  # what is embedded whole is written before the run ends
+            if stop.interrupt is not None and not stop.complete:
+                raise stop.interrupt from None
+            prepared, stopped = stop.complete, stop
         guard()  # after the embedding, which takes long; a group whose vectors were all stored has no batch
         read_as = {d.record.source: d for d in documents if d.read_as is not None}
         # Whether each file that moved since its read only grew is read before the transaction: the
@@ -332,9 +356,11 @@ class Pipeline:
             return False
 
         t0 = time.perf_counter()
-        written = self.index.replace_sources(prepared, current=current)
+        written = self.index.replace_sources(prepared, current=current) if prepared else 0
         if progress is not None:
             progress.add_time("write", time.perf_counter() - t0)
+        if stopped is not None:
+            raise _GroupLeft(written, frozenset(p.record.source for p in prepared), stopped.interrupt)
         return written
 
     def _begins_as_read(self, document: Document) -> bool:
@@ -401,31 +427,34 @@ class Pipeline:
                     progress.bytes_partial = group_bytes * embedded / of
                     notify(progress)
                     if progress.stop.is_set():
-                        raise _GroupLeft
+                        raise EmbeddingStopped
 
                 changed: list[str] = []
                 grown: list[str] = []
                 try:
                     progress.chunks_written += self.write(group, progress, on_batch, guard, changed,
                                                           judged=stored if prefix else None, grown=grown)
-                except _GroupLeft:
-                    # A stop waits for one encoder batch, not the group's: the group's files stay as
-                    # they were, for the next run (nothing of it was written).
-                    progress.bytes_partial = 0.0
-                    group.clear()
-                    return
+                    written, left = list(group), None
+                except _GroupLeft as stopped:
+                    left = stopped
+                    # A stop waits for one encoder batch, not the group's: the files embedded whole by
+                    # then are written, the others stay as they were, for the next run.
+                    progress.chunks_written += left.written
+                    written = [document for document in group if document.record.source in left.sources]
                 changed_while_read(changed)
                 progress.warnings.extend(
                     f"{document.record.source}: grew while it was read (a file being written): indexed the "
                     f"{document.read_bytes:,} bytes read; the next sync reads what was added"
-                    for document in group if document.record.source in grown)
-                for document in group:  # -v shows these
+                    for document in written if document.record.source in grown)
+                for document in written:  # -v shows these
                     log.info("ingested %s (%s)", document.record.source, plural(len(document.chunked.chunks), "chunk"))
-                progress.done += len(group)
-                progress.bytes_done += group_bytes
+                progress.done += len(written)
+                progress.bytes_done += sum(document.record.size or 0 for document in written)
                 progress.bytes_partial = 0.0
                 group.clear()
                 notify(progress)
+                if left is not None and left.interrupt is not None:
+                    raise left.interrupt
 
         files = list(files)
         progress.bytes_total += sum(f.size for f in files)

@@ -47,6 +47,9 @@ class Progress:
     changed: int = 0
     chunks_written: int = 0
     chunks_embedded: int = 0  # moves per encoder batch, inside a large file too
+    # The chunks this run has found to embed so far: those of the files converted and handed to the
+    # encoder (files still to convert add theirs when they are).
+    chunks_to_embed: int = 0
     chunks_reused: int = 0  # chunks written with a vector the index held already (the same text), not embedded
     # The bytes of the files this run converts (not those skipped by their stat): `bytes_done` of
     # them are finished, `bytes_partial` is the embedded share of the group being embedded now.
@@ -150,7 +153,10 @@ class Progress:
         elapsed = time.monotonic() - self.started
         if self.total is None:
             return f"{self.stage} ({duration(elapsed)})"
-        parts = [plural(self.chunks_embedded, "chunk") + " embedded"]
+        # Of the chunks found to embed so far (those of the files converted), while some are left.
+        left = self.chunks_to_embed > self.chunks_embedded
+        parts = [f"{self.chunks_embedded} of {plural(self.chunks_to_embed, 'chunk')} embedded" if left
+                 else plural(self.chunks_embedded, "chunk") + " embedded"]
         if (rate := self.rate()) is not None:
             parts.append(f"{rate:g} chunks/s")
         if (eta := self.eta_seconds()) is not None:

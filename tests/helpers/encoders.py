@@ -16,10 +16,10 @@ class CountingEncoder:
     def __getattr__(self, name):
         return getattr(self.real, name)
 
-    def embed_documents(self, texts, on_batch=None):
+    def embed_documents(self, texts, on_batch=None, **kwargs):
         self.embedded.extend(texts)
         self.calls.append(len(texts))
-        return self.real.embed_documents(texts, on_batch)
+        return self.real.embed_documents(texts, on_batch, **kwargs)
 
 
 class GatedEncoder:
@@ -36,8 +36,8 @@ class GatedEncoder:
     def release(self) -> None:
         self._gate.set()
 
-    def embed_documents(self, texts, on_batch=None):
+    def embed_documents(self, texts, on_batch=None, **kwargs):
         self.entered.set()
         if not self._gate.wait(GATE_TIMEOUT_S):
             raise TimeoutError("the test never released the gated encoder")
-        return self.real.embed_documents(texts, on_batch)
+        return self.real.embed_documents(texts, on_batch, **kwargs)
