@@ -38,6 +38,7 @@ from pdfminer.pdfinterp import PDFResourceManager
 from pdfminer.pdfpage import PDFPage
 
 from minirag._compat.pdfminer import font_widths_as_given, order_layout_ties
+from minirag.ingest.pdf_cjk_lines import goes_on
 from minirag.ingest.pdf_footnotes import footnotes_apart, parted_mark
 from minirag.ingest.pdf_hanging import NONE, Hanging, hanging
 from minirag.ingest.pdf_rtl_lines import joined_lines
@@ -106,6 +107,8 @@ class _ColumnText(OnThePage, TextConverter):
                     self.write_text(("\n" if at else "") + opened + "  " + row_text(row))
                 else:
                     text = row_text(row)
+                    if at + 1 < len(rows) and self._plain(rows[at + 1]) and goes_on(row, text, rows[at + 1], item):
+                        text = text.rstrip("\n")  # a Chinese or Japanese line cut inside its sentence
                     self.write_text(("\n" if at and id(row[0]) in hanging.parted else "")
                                     + (parted_mark(text) if id(row[0]) in self.footnote_marks else text))
             if id(item) in self.hanging.above:
@@ -117,6 +120,13 @@ class _ColumnText(OnThePage, TextConverter):
             self.write_text(item.get_text())
         if isinstance(item, LTTextBox):
             self.write_text("\n")
+
+
+    def _plain(self, row: Sequence[LTTextLine]) -> bool:
+        """Whether the row is read as a line of its box's text, not as a tag, an item or a note."""
+        hanging = self.hanging
+        return not any(id(line) in hanging.tagged or id(line) in hanging.opened for line in row) \
+            and id(row[0]) not in hanging.parted and id(row[0]) not in self.footnote_marks
 
 
 def row_text(row: Sequence[LTTextLine]) -> str:
