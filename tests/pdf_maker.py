@@ -90,11 +90,11 @@ def placed_pdf(items: list[tuple[float, float, str]]) -> bytes:
         b"/Resources << /Font << /F1 3 0 R >> >> >>"])
 
 
-def wide_pdf(paragraphs: list[list[str]], size: float = 10.5) -> bytes:
+def wide_pdf(paragraphs: list[list[str]], size: float = 10.5, indent: int = 0) -> bytes:
     """One page of paragraphs in a CID font whose codes map to any characters (Chinese, Japanese,
     Korean): every line but a paragraph's last is justified to the longest line's width, as a
-    typesetter sets them (character spacing stretched), paragraphs a line's gap apart. East Asian
-    wide characters are 1 em wide, others half an em."""
+    typesetter sets them (character spacing stretched), paragraphs a line's gap apart, each one's
+    first line indented `indent` ems. East Asian wide characters are 1 em wide, others half an em."""
     import unicodedata
 
     chars = sorted({c for lines in paragraphs for line in lines for c in line})
@@ -103,14 +103,16 @@ def wide_pdf(paragraphs: list[list[str]], size: float = 10.5) -> bytes:
     def em(c: str) -> float:
         return 1.0 if unicodedata.east_asian_width(c) in "WF" else 0.5
 
-    width = max(sum(em(c) for c in line) for lines in paragraphs for line in lines) * size
+    width = max(sum(em(c) for c in line) + (indent if not at else 0)
+                for lines in paragraphs for at, line in enumerate(lines)) * size
     ops, y = [], 760.0
     for lines in paragraphs:
         for at, line in enumerate(lines):
+            left = 0 if at else indent * size
             natural = sum(em(c) for c in line) * size
-            spacing = (width - natural) / (len(line) - 1) if at + 1 < len(lines) and len(line) > 1 else 0
+            spacing = (width - left - natural) / (len(line) - 1) if at + 1 < len(lines) and len(line) > 1 else 0
             glyphs = "".join(f"{code[c]:04X}" for c in line)
-            ops.append(f"BT /F1 {size} Tf {spacing:.3f} Tc 72 {y:.1f} Td <{glyphs}> Tj ET")
+            ops.append(f"BT /F1 {size} Tf {spacing:.3f} Tc {72 + left:.1f} {y:.1f} Td <{glyphs}> Tj ET")
             y -= size * 1.45
         y -= size * 1.5
     stream = "\n".join(ops).encode()

@@ -51,3 +51,21 @@ def test_korean_lines_keep_their_breaks_which_stand_for_spaces():
                       "매크로 패키지이다."]])
     markdown = convert_document(page, ".pdf", "lshort-ko.pdf").markdown
     assert "만든\n매크로" in markdown, markdown
+
+
+LAST = [["最后，TEX (及其相关程序) 在处理文档时是可以写文件的，这个功能可以被各种方式滥用。所以",
+         "我们再一次强调最保险的是在新的子目录下处理未知的文档。"]]
+
+
+def test_a_two_line_paragraph_that_pdfminer_boxes_line_by_line_reads_as_one_line():
+    # Indented first and short last, its two lines align on neither side: pdfminer puts each in a box
+    # of its own, and the page's text parted them by an empty line ("所以\n\n我们").
+    markdown = convert_document(wide_pdf(LAST, indent=2), ".pdf", "texlive-zh-cn.pdf").markdown
+    assert "这个功能可以被各种方式滥用。所以我们再一次强调最保险的是" in markdown, markdown
+
+
+def test_a_title_over_its_text_stays_apart():
+    page = wide_pdf([["1.4 关于安全的考虑"], *SECURITY], indent=2)
+    markdown = convert_document(page, ".pdf", "texlive-zh-cn.pdf").markdown
+    assert "关于安全的考虑\n" in markdown and "关于安全的考虑尽" not in markdown, markdown
+    assert "环境下执行程序。\n" in markdown
