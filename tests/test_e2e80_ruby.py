@@ -64,3 +64,11 @@ def test_an_epub_chapter_reads_the_base_text():
         book.writestr("OEBPS/c1.xhtml", chapter)
     markdown = convert_document(buffer.getvalue(), ".epub", "neko.epub").markdown
     assert all(line in markdown for line in READ), markdown
+
+
+def test_ruby_in_a_markdown_line_reads_as_in_an_html_block():
+    # A Markdown file's HTML block went through the HTML reader already; a line's inline HTML is read
+    # in place (markdown_html.py), and kept the readings ("東とう京きょう").
+    source = "# 一\n\n<ruby>東<rt>とう</rt>京<rt>きょう</rt></ruby>に行く。\n\n<div><ruby>漢字<rt>かんじ</rt></ruby></div>\n"
+    markdown = convert_document(source.encode(), ".md", "tokyo.md").markdown
+    assert markdown == "# 一\n\n東京に行く。\n\n漢字\n", markdown
