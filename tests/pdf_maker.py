@@ -88,3 +88,48 @@ def placed_pdf(items: list[tuple[float, float, str]]) -> bytes:
         b"<< /Length %d >>\nstream\n%s\nendstream" % (len(ops), ops),
         b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
         b"/Resources << /Font << /F1 3 0 R >> >> >>"])
+
+
+def wide_pdf(paragraphs: list[list[str]], size: float = 10.5, indent: int = 0) -> bytes:
+    """One page of paragraphs in a CID font whose codes map to any characters (Chinese, Japanese,
+    Korean): every line but a paragraph's last is justified to the longest line's width, as a
+    typesetter sets them (character spacing stretched), paragraphs a line's gap apart, each one's
+    first line indented `indent` ems. East Asian wide characters are 1 em wide, others half an em."""
+    import unicodedata
+
+    chars = sorted({c for lines in paragraphs for line in lines for c in line})
+    code = {c: n + 1 for n, c in enumerate(chars)}
+
+    def em(c: str) -> float:
+        return 1.0 if unicodedata.east_asian_width(c) in "WF" else 0.5
+
+    width = max(sum(em(c) for c in line) + (indent if not at else 0)
+                for lines in paragraphs for at, line in enumerate(lines)) * size
+    ops, y = [], 760.0
+    for lines in paragraphs:
+        for at, line in enumerate(lines):
+            left = 0 if at else indent * size
+            natural = sum(em(c) for c in line) * size
+            spacing = (width - left - natural) / (len(line) - 1) if at + 1 < len(lines) and len(line) > 1 else 0
+            glyphs = "".join(f"{code[c]:04X}" for c in line)
+            ops.append(f"BT /F1 {size} Tf {spacing:.3f} Tc {72 + left:.1f} {y:.1f} Td <{glyphs}> Tj ET")
+            y -= size * 1.45
+        y -= size * 1.5
+    stream = "\n".join(ops).encode()
+    mapping = "\n".join(f"<{code[c]:04X}> <{c.encode('utf-16-be').hex().upper()}>" for c in chars)
+    cmap = (f"/CIDInit /ProcSet findresource begin 12 dict begin begincmap /CMapName /Wide def "
+            f"1 begincodespacerange <0000> <FFFF> endcodespacerange\n{len(chars)} beginbfchar\n{mapping}\n"
+            f"endbfchar endcmap CMapName currentdict /CMap defineresource pop end end").encode()
+    widths = " ".join(f"{code[c]} [{int(em(c) * 1000)}]" for c in chars)
+    return pdf_of_objects([
+        b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [5 0 R] /Count 1 >>",
+        b"<< /Type /Font /Subtype /Type0 /BaseFont /Wide /Encoding /Identity-H /DescendantFonts [6 0 R] "
+        b"/ToUnicode 7 0 R >>",
+        b"<< /Length %d >>\nstream\n%s\nendstream" % (len(stream), stream),
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
+        b"/Resources << /Font << /F1 3 0 R >> >> >>",
+        b"<< /Type /Font /Subtype /CIDFontType2 /BaseFont /Wide /DW 1000 /W [%s] /FontDescriptor 8 0 R "
+        b"/CIDSystemInfo << /Registry (Adobe) /Ordering (Identity) /Supplement 0 >> >>" % widths.encode(),
+        b"<< /Length %d >>\nstream\n%s\nendstream" % (len(cmap), cmap),
+        b"<< /Type /FontDescriptor /FontName /Wide /Flags 4 /FontBBox [0 -120 1000 880] /ItalicAngle 0 "
+        b"/Ascent 880 /Descent -120 /CapHeight 700 /StemV 80 >>"])

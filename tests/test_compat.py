@@ -272,6 +272,19 @@ def test_pdfminer_follows_references_through_the_method_the_loop_guard_wraps():
         assert ".resolve(default=default)" in inspect.getsource(follow), _moved(
             pdfminer_compat, f"{follow.__name__} no longer follows references through PDFObjRef.resolve")
 
+
+def test_pdfminer_reads_a_strings_octal_escapes_where_the_overflow_guard_wraps():
+    from pdfminer.psparser import PSBaseParser
+
+    found = list(inspect.signature(PSBaseParser._parse_string_1).parameters)
+    assert found == ["self", "s", "i"], _moved(pdfminer_compat, f"PSBaseParser._parse_string_1 takes {found}")
+    assert "self.oct" in inspect.getsource(PSBaseParser._parse_string_1), _moved(
+        pdfminer_compat, "PSBaseParser._parse_string_1 no longer gathers an escape's digits in self.oct")
+    pdfminer_compat.octal_overflow_ignored()
+    parser = PSBaseParser(io.BytesIO(b"(\\004\\436 \\510ello)"))
+    (_, token) = parser.nexttoken()
+    assert token == b"\x04\x1e Hello"
+
 # --- uvicorn ------------------------------------------------------------------------------------
 
 

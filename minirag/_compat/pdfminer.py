@@ -20,6 +20,10 @@ same PDF gave its lines in another order from run to run (R's manuals: digits of
 `PDFType1Font.__init__(self, rsrcmgr, spec)` (TrueType fonts inherit it) takes a standard 14 font's
 widths from pdfminer's own metrics, by character, whatever the font dictionary's /Widths say; its
 other fonts' from /Widths, by code, into `self.widths`, which `char_width` looks a code up in first.
+
+`PSBaseParser._parse_string_1(self, s, i)` reads a literal string's octal escape a digit at a time
+into `self.oct` (bytes, three digits at most) and asserts that its value is below 256; the object
+parser and the content stream parser both inherit it.
 """
 
 from __future__ import annotations
@@ -140,3 +144,23 @@ def font_widths_as_given() -> None:
 
     setattr(init, _MARK, True)
     PDFType1Font.__init__ = init  # type: ignore[method-assign]
+
+
+def octal_overflow_ignored() -> None:
+    """Make a literal string's octal escape past \\377 keep its low eight bits, as ISO 32000-1
+    (7.3.4.2) has it ("the high-order overflow shall be ignored"), process-wide, once. pdfminer
+    asserted instead, and the whole PDF was unread: hyperref wrote the Russian MetaPost manual's
+    UTF-16 bookmarks so (`\\004\\436` for U+043E), and they read right so."""
+    from pdfminer.psparser import PSBaseParser
+
+    original = PSBaseParser._parse_string_1
+    if getattr(original, _MARK, False):
+        return
+
+    def parse(self, s: bytes, i: int) -> int:
+        if len(self.oct) == 3 and self.oct[0] > ord("3"):  # three digits past \\377: the first is 4-7
+            self.oct = b"%03o" % (int(self.oct, 8) & 0o377)
+        return original(self, s, i)
+
+    setattr(parse, _MARK, True)
+    PSBaseParser._parse_string_1 = parse  # type: ignore[method-assign]

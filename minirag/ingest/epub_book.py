@@ -81,13 +81,14 @@ def read_book(archive: zipfile.ZipFile, data: bytes) -> Book:
     """The book's title and its spine's (X)HTML documents in order; the EPUB 3 navigation document
     and any other page that reads as a table of contents (which repeats the headings) are left out.
     A damaged chapter costs only itself (`Book.damaged`); every one damaged, the book is unreadable."""
-    rootfile = _xml(archive, data, _CONTAINER).find(f".//{_CONTAINER_NS}rootfile")
+    names = set(archive.namelist())
+    folder = _book_folder(names)
+    rootfile = _xml(archive, data, folder + _CONTAINER).find(f".//{_CONTAINER_NS}rootfile")
     if rootfile is None or not rootfile.get("full-path"):
         raise ConversionFailed(f"not a valid EPUB ({_CONTAINER} names no package document)")
-    opf_path = rootfile.get("full-path", "")
+    opf_path = folder + rootfile.get("full-path", "")
     package = _xml(archive, data, opf_path)
     base = posixpath.dirname(opf_path)
-    names = set(archive.namelist())
     manifest = {item.get("id"): item for item in package.iter(f"{_OPF}item")}
     chapters, read, damaged = [], set(), []
     for itemref in package.iter(f"{_OPF}itemref"):
@@ -110,6 +111,17 @@ def read_book(archive: zipfile.ZipFile, data: bytes) -> Book:
     chapters = _without_contents(chapters)
     title = next((" ".join(t.text.split()) for t in package.iter(f"{_DC}title") if t.text and t.text.strip()), None)
     return Book(title=title, chapters=tuple(chapters), about=book_metadata(package), damaged=tuple(damaged))
+
+
+def _book_folder(names: Set[str]) -> str:
+    """Where the book's own root stands in the archive: "" for the root itself, as EPUB has it, or
+    the one folder holding the container document where the root holds none (Debian's
+    debian-edu-doc EPUBs zip their `epub/` folder itself; Calibre reads them)."""
+    if _CONTAINER in names:
+        return ""
+    folders = [name[:-len(_CONTAINER)] for name in names
+               if name.endswith("/" + _CONTAINER) and name.count("/") == _CONTAINER.count("/") + 1]
+    return folders[0] if len(folders) == 1 else ""
 
 
 def _without_contents(chapters: list[Chapter]) -> list[Chapter]:

@@ -5,7 +5,9 @@ took a fifth of a cold sync that should be spent embedding; lxml parses in C
 and this walk does the rest (the times: docs/documents.md#formats). What chunking needs is kept: ATX headings (the
 section structure), fenced code (atomic blocks), pipe tables (rows repeated
 with their header), list items, and links as [text](href) (links.py drops the
-in-page ones). Scripts, styles and form controls are dropped.
+in-page ones). Scripts, styles and form controls are dropped, and so is a ruby's reading (`<rt>`,
+and the `<rp>` parentheses a browser that shows ruby hides): its base text is what a reader reads,
+whole (`東<rt>とう</rt>京<rt>きょう</rt>` is 東京), as .docx's and .odt's readings are left out.
 """
 
 from __future__ import annotations
@@ -22,7 +24,8 @@ from minirag.ingest.page_chrome import left_out_by_markup, main_content
 from minirag.ingest.table_spans import spread, table_cells, title_rows
 
 _DROP = frozenset({"script", "style", "noscript", "template", "svg", "canvas", "iframe", "object", "embed",
-                   "select", "button", "head", "title", "meta", "link", "input", "textarea"})
+                   "select", "button", "head", "title", "meta", "link", "input", "textarea", "rt", "rp"})
+_READINGS = frozenset({"rt", "rp"})  # a ruby's; HTML lets their end tags go before the next or the ruby's end
 _HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
 _BLOCKS = frozenset({"p", "div", "section", "article", "main", "header", "footer", "nav", "aside", "figure",
                      "figcaption", "address", "details", "summary", "center", "fieldset", "legend", "body",
@@ -200,6 +203,7 @@ class _FlatReader(html_parser.HTMLParser):
         self.title: list[str] = []
         self.in_title = False
         self.dropping = 0  # _DROP elements open around the text
+        self.reading = False  # in a ruby's reading, which the next reading or the ruby's end ends
         self.left_out: str | None = None  # the name of the chrome or hidden element being left out
         self.left_out_depth = 0
         self.left_out_at = 0  # where in `parts` its text begins
@@ -216,7 +220,9 @@ class _FlatReader(html_parser.HTMLParser):
             self.left_out_depth += tag == self.left_out
         elif tag not in VOID_ELEMENTS and tag not in _DROP and left_out_by_markup(tag, dict(attrs)):
             self.left_out, self.left_out_depth, self.left_out_at = tag, 1, len(self.parts)
-        if tag == "title":
+        if tag in _READINGS:
+            self.reading = True
+        elif tag == "title":
             self.in_title = True
         elif tag in _DROP and tag not in _KEPT_OPEN:
             self.dropping += 1
@@ -228,7 +234,9 @@ class _FlatReader(html_parser.HTMLParser):
             self.left_out_depth -= tag == self.left_out
             if not self.left_out_depth or (tag != self.left_out and self.left_out in _END_TAG_OPTIONAL):
                 self._end_left_out()
-        if tag == "title":
+        if tag in _READINGS or tag == "ruby":
+            self.reading = False
+        elif tag == "title":
             self.in_title = False
         elif tag in _DROP and tag not in _KEPT_OPEN:
             self.dropping = max(0, self.dropping - 1)
@@ -238,7 +246,7 @@ class _FlatReader(html_parser.HTMLParser):
     def handle_data(self, data: str) -> None:
         if self.in_title:
             self.title.append(data)
-        elif not self.dropping:
+        elif not self.dropping and not self.reading:
             self.parts.append(data)
 
 

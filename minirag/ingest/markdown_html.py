@@ -55,7 +55,7 @@ _LINK_OPEN = re.compile(r"<a(?:\s|/?>)", re.IGNORECASE)
 _LINK_CLOSE = re.compile(r"</a\s*>", re.IGNORECASE)
 _IMAGE = re.compile(r"<img(?:\s|/?>)", re.IGNORECASE)
 _BREAK = re.compile(r"</?br(?:\s|/?>)", re.IGNORECASE)
-_NOT_SHOWN = frozenset({"script", "style", "template"})
+_NOT_SHOWN = frozenset({"script", "style", "template", "rt", "rp"})  # rt, rp: a ruby's reading, as html_markdown.py
 # A JSX component's opening tag (its name capitalized, as React requires), which MDX may label.
 _COMPONENT = re.compile(r"<[A-Z][\w.]*(\s[^<>]*)>")
 # A reference link or picture: `[text][label]`, `[text][]`, `[label]` (none followed by `(`, `[` or `:`),

@@ -37,7 +37,8 @@ from pdfminer.layout import (
 from pdfminer.pdfinterp import PDFResourceManager
 from pdfminer.pdfpage import PDFPage
 
-from minirag._compat.pdfminer import font_widths_as_given, order_layout_ties
+from minirag._compat.pdfminer import font_widths_as_given, octal_overflow_ignored, order_layout_ties
+from minirag.ingest.pdf_cjk_lines import boxes_going_on, goes_on
 from minirag.ingest.pdf_footnotes import footnotes_apart, parted_mark
 from minirag.ingest.pdf_hanging import NONE, Hanging, hanging
 from minirag.ingest.pdf_rtl_lines import joined_lines
@@ -54,6 +55,7 @@ def pdf_text(data: bytes) -> str:
     two-column page read column by column; the same text in every run (order_layout_ties)."""
     order_layout_ties()
     font_widths_as_given()
+    octal_overflow_ignored()
     with io.StringIO() as output:
         manager = PDFResourceManager(caching=True)
         device = _ColumnText(manager, output, laparams=LAParams())
@@ -67,6 +69,7 @@ class _ColumnText(OnThePage, TextConverter):
     joined: dict[int, str] = {}  # set anew for each page
     hanging: Hanging = NONE  # set anew for each page
     footnote_marks: set[int] = set()  # set anew for each page: footnotes' lines whose mark is parted from their first word
+    going_on: set[int] = set()  # set anew for each page: Chinese or Japanese boxes whose last line goes on into the next box
 
     def receive_layout(self, ltpage: LTPage) -> None:
         items = reading_order(list(ltpage), ltpage.x0, ltpage.x1)
@@ -79,6 +82,9 @@ class _ColumnText(OnThePage, TextConverter):
             ltpage.x1 - ltpage.x0)
         ordered, self.footnote_marks = footnotes_apart(self.hanging.order(items), set(in_table),
                                                       ltpage.x1 - ltpage.x0)
+        self.going_on = set() if self.joined else boxes_going_on(
+            [item if isinstance(item, LTTextBoxHorizontal) and id(item) not in in_table and not self._apart(item)
+             else None for item in ordered if isinstance(item, (LTText, LTContainer))])  # what writes no text: no break
         for item in ordered:
             table = in_table.get(id(item))
             if table is None:
@@ -106,6 +112,9 @@ class _ColumnText(OnThePage, TextConverter):
                     self.write_text(("\n" if at else "") + opened + "  " + row_text(row))
                 else:
                     text = row_text(row)
+                    if at + 1 < len(rows) and self._plain(rows[at + 1]) and goes_on(row, text, rows[at + 1], item.x1) \
+                            or at + 1 == len(rows) and id(item) in self.going_on:
+                        text = text.rstrip("\n")  # a Chinese or Japanese line cut inside its sentence
                     self.write_text(("\n" if at and id(row[0]) in hanging.parted else "")
                                     + (parted_mark(text) if id(row[0]) in self.footnote_marks else text))
             if id(item) in self.hanging.above:
@@ -115,8 +124,22 @@ class _ColumnText(OnThePage, TextConverter):
                 self._render(child)
         elif isinstance(item, LTText):
             self.write_text(item.get_text())
-        if isinstance(item, LTTextBox):
+        if isinstance(item, LTTextBox) and id(item) not in self.going_on:
             self.write_text("\n")
+
+    def _apart(self, item: LTItem) -> bool:
+        """Whether the item's lines are read apart from its box's text (tags and their descriptions)."""
+        hanging = self.hanging
+        return isinstance(item, LTTextBox) and (id(item) in hanging.above or any(
+            id(line) in hanging.tagged or id(line) in hanging.opened or id(line) in hanging.hidden
+            or id(line) in hanging.described or id(line) in self.footnote_marks for line in item))
+
+
+    def _plain(self, row: Sequence[LTTextLine]) -> bool:
+        """Whether the row is read as a line of its box's text, not as a tag, an item or a note."""
+        hanging = self.hanging
+        return not any(id(line) in hanging.tagged or id(line) in hanging.opened for line in row) \
+            and id(row[0]) not in hanging.parted and id(row[0]) not in self.footnote_marks
 
 
 def row_text(row: Sequence[LTTextLine]) -> str:

@@ -35,8 +35,10 @@ def page_fields(data: bytes) -> list[list[str]]:
         from pdfminer.pdfparser import PDFParser
         from pdfminer.pdftypes import resolve1
 
+        from minirag._compat.pdfminer import octal_overflow_ignored
         from minirag.ingest.pdf_layers import groups_off, shown_off
 
+        octal_overflow_ignored()
         document = PDFDocument(PDFParser(io.BytesIO(data)))
         hidden = groups_off(document)
         pages = []

@@ -45,6 +45,7 @@ import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from minirag._compat.pdfminer import octal_overflow_ignored
 from minirag.ingest.pdf_tables import CELL
 from minirag.ingest.text_repair import escape_headings, is_page_number
 from minirag.typesetting import TYPESETTING
@@ -113,6 +114,7 @@ def outline(data: bytes) -> list[OutlineEntry]:
         from pdfminer.pdfpage import PDFPage
         from pdfminer.pdfparser import PDFParser
 
+        octal_overflow_ignored()
         document = PDFDocument(PDFParser(io.BytesIO(data)))
         if "Outlines" not in document.catalog:
             raise PDFNoOutlines

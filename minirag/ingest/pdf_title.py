@@ -15,7 +15,7 @@ import logging
 import re
 import statistics
 
-from minirag._compat.pdfminer import UNMAPPED_GLYPH, font_widths_as_given
+from minirag._compat.pdfminer import UNMAPPED_GLYPH, font_widths_as_given, octal_overflow_ignored
 from minirag.chunking.titles import is_boilerplate_heading
 from minirag.ingest.bidi_order import turned
 
@@ -48,6 +48,7 @@ def _first_page_title(data: bytes) -> str | None:
     from minirag.ingest.pdf_visible import visible_pages
 
     font_widths_as_given()
+    octal_overflow_ignored()
     lines: list[tuple[float, str]] = []
     for page in visible_pages(data, maxpages=1):
         for box in page:
@@ -81,6 +82,7 @@ def _info_title(data: bytes) -> str | None:
     from pdfminer.pdftypes import resolve1
     from pdfminer.utils import decode_text
 
+    octal_overflow_ignored()
     for info in PDFDocument(PDFParser(io.BytesIO(data))).info:
         value = resolve1(resolve1(info).get("Title")) if isinstance(resolve1(info), dict) else None
         text = decode_text(value) if isinstance(value, bytes) else ""
