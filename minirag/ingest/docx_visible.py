@@ -21,7 +21,8 @@ mammoth reads every run's text and drops what it does not know:
 - A footnote or endnote reads in parentheses where it is cited, as in ODT and RTF (docx_notes.py),
   its links links as the body's; mammoth had listed them all after the body.
 - A link whose relationship is missing reads as its words (docx_links.py); mammoth failed the
-  whole document on it.
+  whole document on it. So did a picture whose bytes the package does not hold (linked from
+  outside, its relationship or member missing): it reads as its alt text (docx_pictures.py).
 Only the parts that need it are rewritten; a document without any of these keeps its bytes.
 """
 
@@ -34,7 +35,7 @@ from dataclasses import dataclass
 
 from lxml import etree
 
-from minirag.ingest import docx_links, docx_notes, smartart
+from minirag.ingest import docx_links, docx_notes, docx_pictures, smartart
 from minirag.ingest.zip_xml import parsed, with_parts
 
 W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
@@ -276,7 +277,8 @@ def shown_docx(archive: zipfile.ZipFile, visibility: Visibility) -> bytes | None
         data = archive.read(member)
         may_change = _may_change(data, visibility)
         unresolved = docx_links.dangling(archive, member, data)
-        if not (cites or may_change or unresolved):
+        unpictured = docx_pictures.unreadable(archive, member, data, names)
+        if not (cites or may_change or unresolved or unpictured):
             continue
         try:
             root = parsed(data)  # (read once: a body part is the document's largest)
@@ -286,7 +288,8 @@ def shown_docx(archive: zipfile.ZipFile, visibility: Visibility) -> bytes | None
         if cites and member != _DOCUMENT and b"hyperlink" in data:
             targets[member] = docx_notes.link_targets(archive, member)
         shown = may_change and visibility.shown(root)
-        if _smartart_as_text(archive, member, root, read) | shown | docx_links.unlinked(root, unresolved):
+        if (_smartart_as_text(archive, member, root, read) | shown | docx_links.unlinked(root, unresolved)
+                | docx_pictures.as_alt_text(root, unpictured)):
             rewritten[member] = root
     if cites and _DOCUMENT in roots and docx_notes.notes_in_place(roots[_DOCUMENT], roots, targets):
         rewritten[_DOCUMENT] = roots[_DOCUMENT]
