@@ -25,12 +25,12 @@ def _relationship(target: str, *, external: bool) -> bytes:
     return f'<Relationship Type="{_IMAGE}" Id="rPic" Target="{target}"{mode} />'.encode()
 
 
-def _drawing(alt: str) -> bytes:
+def _drawing(alt: str, blip: str = 'r:embed="rPic"') -> bytes:
     return (f'<w:p><w:r><w:t xml:space="preserve">Before the picture. </w:t></w:r><w:r><w:drawing><wp:inline>'
             f'<wp:extent cx="9" cy="9"/><wp:docPr id="7" name="Picture 7" descr="{alt}"/><a:graphic>'
             '<a:graphicData uri="http://schemas.openxmlformats.org/drawingml/2006/picture"><pic:pic><pic:nvPicPr>'
             f'<pic:cNvPr id="7" name="Picture 7" descr="{alt}"/><pic:cNvPicPr/></pic:nvPicPr><pic:blipFill>'
-            '<a:blip r:embed="rPic"/></pic:blipFill><pic:spPr/></pic:pic></a:graphicData></a:graphic></wp:inline>'
+            f'<a:blip {blip}/></pic:blipFill><pic:spPr/></pic:pic></a:graphicData></a:graphic></wp:inline>'
             '</w:drawing></w:r><w:r><w:t xml:space="preserve"> After the picture.</w:t></w:r></w:p>').encode()
 
 
@@ -77,6 +77,18 @@ def test_a_picture_the_package_does_not_hold_reads_as_its_alt_text_and_the_docum
     assert "Before the picture. a walrus on the ice After the picture." in " ".join(markdown.split())
     assert "Python is just the language for you." in markdown  # the rest of the document
     assert "SECRETWALRUS" not in markdown and "U0VDUkVUV0FMUlVT" not in markdown  # nor its base64
+
+
+@pytest.mark.parametrize("blip", ['r:link="rPic"', 'r:embed="" r:link="rPic"'], ids=["linked", "embed-empty"])
+@pytest.mark.parametrize("relationship", [True, False], ids=["its-relationship", "no-relationship"])
+def test_a_linked_picture_reads_as_its_alt_text(blip, relationship, secret):
+    """Word's "Link to File" picture (`a:blip r:link`): mammoth never opens it (its external file
+    access is off), so it was dropped with its alt text, and a missing relationship, or an empty
+    `r:embed` beside it, refused the whole document (`KeyError: 'rPic'`)."""
+    spelled = _relationship(f"file:///{secret.as_posix()}", external=True) if relationship else b""
+    converted = convert_document(_docx(_drawing("a walrus on the ice", blip), spelled), ".docx", "linked.docx")
+    assert "Before the picture. a walrus on the ice After the picture." in " ".join(converted.markdown.split())
+    assert "SECRETWALRUS" not in converted.markdown
 
 
 def test_a_picture_the_package_holds_still_reads_as_before():
