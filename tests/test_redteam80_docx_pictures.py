@@ -101,3 +101,21 @@ def test_a_picture_the_package_holds_still_reads_as_before():
     data = (FIXTURE.parent / "docx_word_comments.docx").read_bytes()
     with zf.ZipFile(io.BytesIO(data)) as archive:
         assert docx_visible.shown_docx(archive, docx_visible.Visibility.of(archive)) is None
+
+
+@pytest.mark.parametrize("member", ["word/_rels/document.xml.rels", "_rels/.rels"])
+@pytest.mark.parametrize("lacking", ["Target", "Id", "Type"])
+def test_a_relationship_lacking_an_attribute_is_left_out_and_the_document_reads(member, lacking):
+    """mammoth reads every relationship's Id, Target and Type: one lacking any refused the whole
+    document (`cannot convert (KeyError: 'Target')`), though nothing may name it."""
+    broken = {"Target": b'<Relationship Id="rX" Type="urn:x" />', "Id": b'<Relationship Type="urn:x" Target="x.xml" />',
+              "Type": b'<Relationship Id="rX" Target="x.xml" />'}[lacking]
+    with zipfile.ZipFile(FIXTURE) as source:
+        parts = {info.filename: source.read(info) for info in source.infolist()}
+    parts[member] = parts[member].replace(b"</Relationships>", broken + b"</Relationships>")
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, body in parts.items():
+            archive.writestr(name, body)
+    markdown = convert_document(buffer.getvalue(), ".docx", "rels.docx").markdown
+    assert markdown == convert_document(FIXTURE.read_bytes(), ".docx", "plain.docx").markdown

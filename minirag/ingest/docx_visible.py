@@ -22,7 +22,8 @@ mammoth reads every run's text and drops what it does not know:
   its links links as the body's; mammoth had listed them all after the body.
 - A link whose relationship is missing reads as its words (docx_links.py); mammoth failed the
   whole document on it. So did a picture whose bytes the package does not hold (linked from
-  outside, its relationship or member missing): it reads as its alt text (docx_pictures.py).
+  outside, its relationship or member missing): it reads as its alt text (docx_pictures.py); and
+  a relationship lacking its Id, Target or Type: it is left out.
 Only the parts that need it are rewritten; a document without any of these keeps its bytes.
 """
 
@@ -293,4 +294,5 @@ def shown_docx(archive: zipfile.ZipFile, visibility: Visibility) -> bytes | None
             rewritten[member] = root
     if cites and _DOCUMENT in roots and docx_notes.notes_in_place(roots[_DOCUMENT], roots, targets):
         rewritten[_DOCUMENT] = roots[_DOCUMENT]
+    rewritten.update(docx_links.incomplete_relationships(archive))
     return with_parts(archive, rewritten) if rewritten else None
