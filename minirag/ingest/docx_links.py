@@ -48,3 +48,26 @@ def unlinked(root: etree._Element, ids: frozenset[str]) -> bool:
             del link.attrib[_R_ID]
             changed = True
     return changed
+
+
+_NEEDED = ("Id", "Target", "Type")
+
+
+def incomplete_relationships(archive: zipfile.ZipFile) -> dict[str, etree._Element]:
+    """Each relationships part holding a relationship that lacks its Id, Target or Type, parsed with
+    those left out, by member. mammoth reads all three of every relationship of the parts it reads
+    and failed the whole document on a KeyError for one lacking any; nothing can name or follow one."""
+    found: dict[str, etree._Element] = {}
+    for info in archive.infolist():
+        if not info.filename.endswith(".rels"):
+            continue
+        try:
+            root = parsed(archive.read(info))
+        except (etree.XMLSyntaxError, ValueError, OSError, zipfile.BadZipFile):
+            continue  # mammoth says what is wrong with it
+        lacking = [link for link in root.iter(_RELATIONSHIP) if any(link.get(name) is None for name in _NEEDED)]
+        for link in lacking:
+            link.getparent().remove(link)
+        if lacking:
+            found[info.filename] = root
+    return found

@@ -21,7 +21,10 @@ mammoth reads every run's text and drops what it does not know:
 - A footnote or endnote reads in parentheses where it is cited, as in ODT and RTF (docx_notes.py),
   its links links as the body's; mammoth had listed them all after the body.
 - A link whose relationship is missing reads as its words (docx_links.py); mammoth failed the
-  whole document on it.
+  whole document on it. So did a picture whose bytes the package does not hold (linked from
+  outside, its relationship or member missing): it reads as its alt text (docx_pictures.py); and
+  a relationship lacking its Id, Target or Type: it is left out; and a symbol or a cell's span that
+  is no number (docx_values.py). The comments' links and pictures are mended as the body's.
 Only the parts that need it are rewritten; a document without any of these keeps its bytes.
 """
 
@@ -34,13 +37,14 @@ from dataclasses import dataclass
 
 from lxml import etree
 
-from minirag.ingest import docx_links, docx_notes, smartart
+from minirag.ingest import docx_links, docx_notes, docx_pictures, docx_values, smartart
 from minirag.ingest.zip_xml import parsed, with_parts
 
 W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 _MC = "{http://schemas.openxmlformats.org/markup-compatibility/2006}"
 _DOCUMENT = "word/document.xml"
 _BODY_PARTS = (_DOCUMENT, docx_notes.FOOTNOTES, docx_notes.ENDNOTES)  # what mammoth reads
+_ALSO_READ = ("word/comments.xml",)  # read by mammoth too, its references mended alone
 _STYLES = "word/styles.xml"
 _OFF = frozenset({"0", "false", "off"})
 _MAX_BASED_ON = 16  # a style chain longer than Word's own (or a loop) ends there
@@ -260,6 +264,24 @@ def _smartart_as_text(archive: zipfile.ZipFile, member: str, root, read: set[str
     return changed
 
 
+def _references_mended(archive: zipfile.ZipFile, member: str, names: set[str]) -> etree._Element | None:
+    """A part mammoth reads but that is not shown in the body's place (the comments) with its links,
+    pictures and numbers made readable, as the body parts' are; None where nothing changes."""
+    data = archive.read(member)
+    unresolved = docx_links.dangling(archive, member, data)
+    unpictured = docx_pictures.unreadable(archive, member, data, names)
+    numbers = docx_values.may_change(data)
+    if not (unresolved or unpictured or numbers):
+        return None
+    try:
+        root = parsed(data)
+    except (etree.XMLSyntaxError, ValueError):
+        return None
+    changed = (docx_links.unlinked(root, unresolved) | docx_pictures.as_alt_text(root, unpictured)
+               | (numbers and docx_values.readable(root)))
+    return root if changed else None
+
+
 def shown_docx(archive: zipfile.ZipFile, visibility: Visibility) -> bytes | None:
     """The DOCX rewritten with its body parts as Word shows them and its notes read where they are
     cited (docx_notes.py); None where nothing changes (or a part cannot be read: mammoth then says
@@ -276,7 +298,9 @@ def shown_docx(archive: zipfile.ZipFile, visibility: Visibility) -> bytes | None
         data = archive.read(member)
         may_change = _may_change(data, visibility)
         unresolved = docx_links.dangling(archive, member, data)
-        if not (cites or may_change or unresolved):
+        unpictured = docx_pictures.unreadable(archive, member, data, names)
+        numbers = docx_values.may_change(data)
+        if not (cites or may_change or unresolved or unpictured or numbers):
             continue
         try:
             root = parsed(data)  # (read once: a body part is the document's largest)
@@ -286,8 +310,13 @@ def shown_docx(archive: zipfile.ZipFile, visibility: Visibility) -> bytes | None
         if cites and member != _DOCUMENT and b"hyperlink" in data:
             targets[member] = docx_notes.link_targets(archive, member)
         shown = may_change and visibility.shown(root)
-        if _smartart_as_text(archive, member, root, read) | shown | docx_links.unlinked(root, unresolved):
+        if (_smartart_as_text(archive, member, root, read) | shown | docx_links.unlinked(root, unresolved)
+                | docx_pictures.as_alt_text(root, unpictured) | (numbers and docx_values.readable(root))):
             rewritten[member] = root
     if cites and _DOCUMENT in roots and docx_notes.notes_in_place(roots[_DOCUMENT], roots, targets):
         rewritten[_DOCUMENT] = roots[_DOCUMENT]
+    for member in _ALSO_READ:
+        if member in names and (root := _references_mended(archive, member, names)) is not None:
+            rewritten[member] = root
+    rewritten.update(docx_links.incomplete_relationships(archive))
     return with_parts(archive, rewritten) if rewritten else None

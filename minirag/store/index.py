@@ -281,6 +281,12 @@ class Index:
                 version = schema.schema_version(self.conn)
                 if version > schema.SCHEMA_VERSION:
                     raise IndexUnavailable(schema.too_new(version))
+                if version == 0 and schema.holds_no_tables(self.conn):
+                    # What a first sync that failed before its schema leaves (its disk full, say):
+                    # there is nothing to upgrade, only an index to build.
+                    raise IndexUnavailable(f"the index file {self.path} holds no index yet (no sync finished building "
+                                           "it); a writer must build it first (this one is read-only), or check "
+                                           "DB_PATH")
                 if version != schema.SCHEMA_VERSION:
                     raise IndexUnavailable(
                         f"index {self.path} has schema version {version}, expected {schema.SCHEMA_VERSION}; "

@@ -251,6 +251,11 @@ def schema_version(conn: Connection) -> int:
     return conn.execute("SELECT COALESCE(MAX(id), 0) FROM migrations").fetchone()[0]
 
 
+def holds_no_tables(conn: Connection) -> bool:
+    """Whether the file holds no table at all: no index was ever written to it."""
+    return conn.execute("SELECT 1 FROM sqlite_master WHERE type='table' LIMIT 1").fetchone() is None
+
+
 def too_new(version: int) -> str:
     """The refusal of an index written by a newer minirag, read-only or not."""
     return (f"the index has schema version {version}, newer than this minirag understands ({SCHEMA_VERSION}); "
