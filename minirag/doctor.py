@@ -198,6 +198,11 @@ def check_index(config: Config, recorded_out: list[RecordedModel] | None = None)
         if version > schema.SCHEMA_VERSION:
             return _fail("index", f"{path} has schema version {version}, newer than this minirag ({schema.SCHEMA_VERSION})",
                          "upgrade minirag")
+        if version == 0:  # no table at all (another program's were refused above): a first sync that failed early
+            if config.read_only:
+                return _fail("index", f"{path} holds no index yet (no sync finished building it)",
+                             "run `minirag sync` once without --read-only, or point DB_PATH at an existing index")
+            return _ok("index", f"{path} holds no index yet; it will be built on the first ingest or sync")
         if recorded_out is not None and older is not None:
             recorded_out.append(RecordedModel(*older))
         if config.read_only:

@@ -280,3 +280,18 @@ def test_a_full_disk_beside_the_index_or_under_sqlites_temporary_files_fails_the
         assert not temporary.ok and str(full) in temporary.detail and "TMPDIR" in temporary.fix, temporary
     monkeypatch.delenv("TMPDIR")
     assert by_name(run_checks(make_config()))["room"].ok
+
+
+def test_a_file_no_sync_finished_building_is_said_to_hold_no_index_not_an_old_schema(make_config, tmp_path):
+    """A first sync that failed before its schema (its disk full) leaves a file of no tables. doctor
+    called it 'schema 0; upgraded to 11 when next opened' and, read-only, told the user to open it once
+    to upgrade it: there is nothing to upgrade, as the commands themselves now say (store/index.py)."""
+    import sqlite3
+
+    path = tmp_path / "index.db"
+    sqlite3.connect(path).close()  # a file of no tables, as such a sync leaves it
+    writable = by_name(run_checks(make_config(db_path=str(path))))["index"]
+    assert writable.ok and "no index yet" in writable.detail and "upgrade" not in writable.detail, writable
+    read_only = by_name(run_checks(make_config(db_path=str(path), read_only=True)))["index"]
+    assert not read_only.ok and "no index yet" in read_only.detail, read_only
+    assert "upgrade" not in (read_only.fix or "") and "without --read-only" in (read_only.fix or ""), read_only
