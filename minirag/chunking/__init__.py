@@ -13,7 +13,9 @@ from minirag.chunking.rows import RowMap, SheetRows
 #: Bumped whenever chunk boundaries or chunk text change for the same input.
 #: Chunks record it; `status` reports chunks cut by an older scheme as stale and
 #: `sync` re-ingests their sources even when the bytes are unchanged.
-SCHEME_VERSION = 20  # 20: readers whose text changed, so their sources are read again: .doc and DOCX notes where
+SCHEME_VERSION = 21  # 21: readers whose text changed: Chinese and Japanese PDF lines read on where a typesetter broke
+# them inside a sentence, a PDF string's octal escape past \\377, a ruby's reading left out (HTML, EPUB, Markdown), an EPUB
+# zipped inside its folder, a DOCX's pictures, relationships and numbers it could not read (it had failed whole); 20: readers whose text changed, so their sources are read again: .doc and DOCX notes where
 # cited, LaTeX-made PDFs (margin notes, footnotes at a page break, contents, a deck's sidebar), e-mail bodies and parts,
 # Org and LaTeX sources, plain text paged by form feeds or with underlined or numbered titles, ISO-2022-JP text; 19: a CSV's or sheet's first row that is no header is a row (ingest/sheet_header.py), and a
 # spreadsheet attached to an e-mail names its rows; 18: a sheet's notes above and below its table are text, not its header and rows
