@@ -688,7 +688,7 @@ class App:
         if watcher is not None:
             watcher.stop()
             if thread is not None:
-                thread.join(timeout)
+                interruptible.join(thread, timeout)
             self._watcher = self._watch_thread = None
 
     def watch_state(self) -> WatchState | None:

@@ -23,6 +23,7 @@ import contextvars
 import functools
 import queue
 import threading
+import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import Executor, Future, wait
 from typing import Any, TypeVar
@@ -227,10 +228,26 @@ def result_of(future: Future[T]) -> T:
     return future.result()
 
 
-def join(thread: threading.Thread) -> None:
-    """`thread.join()`, waited for as `done` does."""
+def join(thread: threading.Thread, timeout: float | None = None) -> None:
+    """`thread.join(timeout)`, waited for as `done` does."""
+    deadline = None if timeout is None else time.monotonic() + timeout
     while thread.is_alive():
-        thread.join(_SLICE_S)
+        left = _SLICE_S if deadline is None else min(_SLICE_S, deadline - time.monotonic())
+        if left <= 0:
+            return
+        thread.join(left)
+
+
+def wait_set(event: threading.Event, timeout: float | None = None) -> bool:
+    """`event.wait(timeout)`, waited for as `done` does: a timed wait too sleeps through a signal the
+    kernel handed to another thread, until its end (a minute, for a server's shutdown)."""
+    deadline = None if timeout is None else time.monotonic() + timeout
+    while not event.is_set():
+        left = _SLICE_S if deadline is None else min(_SLICE_S, deadline - time.monotonic())
+        if left <= 0:
+            return False
+        event.wait(left)
+    return True
 
 
 _left_aside: set[Future] = set()  # work `aside` left running (a second signal), until it ends
