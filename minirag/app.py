@@ -335,8 +335,13 @@ class App:
                 self._index.close()
             self._index, self._pipeline = None, None
             if self._query_pool is not None:
-                self._query_pool.shutdown(wait=True)
+                # Waited for where a signal's handler still runs, and not at all for a run a second
+                # Ctrl-C left (interruptible.aside): the process ends without it (cli.main).
+                idle = self._query_pool.submit(lambda: None)  # its one thread reaches this once free
+                self._query_pool.shutdown(wait=False)
                 self._query_pool = None
+                if not interruptible.left_running():
+                    interruptible.done(idle)
 
     # --- guards ------------------------------------------------------------------
 
@@ -683,7 +688,7 @@ class App:
         if watcher is not None:
             watcher.stop()
             if thread is not None:
-                thread.join(timeout)
+                interruptible.join(thread, timeout)
             self._watcher = self._watch_thread = None
 
     def watch_state(self) -> WatchState | None:

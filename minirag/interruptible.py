@@ -23,8 +23,9 @@ import contextvars
 import functools
 import queue
 import threading
+import time
 from collections.abc import Callable, Iterator
-from concurrent.futures import Future, wait
+from concurrent.futures import Executor, Future, wait
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -39,6 +40,9 @@ def _serve(calls: queue.SimpleQueue[tuple[Future, Callable[[], Any]]]) -> None:
     while True:
         future, run = calls.get()
         result = None
+        if not future.set_running_or_notify_cancel():  # its caller left before it began: never run
+            del future, run
+            continue
         _running.set()
         try:
             result = run()
@@ -146,8 +150,21 @@ def bounded(bound: RunBound) -> Iterator[RunBound]:
 def tightened(limit_s: float, overdue: str) -> Iterator[RunBound]:
     """The runs made in this context under a bound of their own limit, which the bound in force (if
     any, of no limit or a longer one) stopping stops too."""
+    with _within(RunBound(limit_s, overdue)) as inner:
+        yield inner
+
+
+@contextlib.contextmanager
+def _within(inner: RunBound) -> Iterator[RunBound]:
+    """The runs made in this context under `inner`, which the bound in force (if any) stopping stops too."""
+    with _linked(inner), bounded(inner):
+        yield inner
+
+
+@contextlib.contextmanager
+def _linked(inner: RunBound) -> Iterator[None]:
+    """`inner` stopped, while this block lasts, when the bound in force here (if any) is."""
     outer = _bound.get()
-    inner = RunBound(limit_s, overdue)
     key = object()
     if outer is not None:
         with outer._lock:
@@ -157,8 +174,7 @@ def tightened(limit_s: float, overdue: str) -> Iterator[RunBound]:
         if why is not None:
             inner.stop(why)
     try:
-        with bounded(inner):
-            yield inner
+        yield
     finally:
         if outer is not None:
             with outer._lock:
@@ -183,11 +199,12 @@ def _call(run: Callable[[], T], stop: Callable[[], None]) -> T:
             _calls = queue.SimpleQueue()
             threading.Thread(target=_serve, args=(_calls,), name="minirag-native-call", daemon=True).start()
     future: Future[T] = Future()
-    _calls.put((future, run))
-    try:
+    try:  # the put too: a signal's handler may raise as it returns, while the helper begins the run
+        _calls.put((future, run))
         return result_of(future)
     except BaseException:
-        if not future.done():  # a signal's handler raised while it ran, not the call itself
+        # A signal's handler raised, not the call itself: a run not begun never begins, one begun is stopped.
+        if not future.cancel() and not future.done():
             stop()
             done(future)  # ONNX Runtime looks at its flag between kernels; a second signal leaves it
         raise
@@ -211,14 +228,77 @@ def result_of(future: Future[T]) -> T:
     return future.result()
 
 
-def join(thread: threading.Thread) -> None:
-    """`thread.join()`, waited for as `done` does."""
+def join(thread: threading.Thread, timeout: float | None = None) -> None:
+    """`thread.join(timeout)`, waited for as `done` does."""
+    deadline = None if timeout is None else time.monotonic() + timeout
     while thread.is_alive():
-        thread.join(_SLICE_S)
+        left = _SLICE_S if deadline is None else min(_SLICE_S, deadline - time.monotonic())
+        if left <= 0:
+            return
+        thread.join(left)
+
+
+def wait_set(event: threading.Event, timeout: float | None = None) -> bool:
+    """`event.wait(timeout)`, waited for as `done` does: a timed wait too sleeps through a signal the
+    kernel handed to another thread, until its end (a minute, for a server's shutdown)."""
+    deadline = None if timeout is None else time.monotonic() + timeout
+    while not event.is_set():
+        left = _SLICE_S if deadline is None else min(_SLICE_S, deadline - time.monotonic())
+        if left <= 0:
+            return False
+        event.wait(left)
+    return True
+
+
+_left_aside: set[Future] = set()  # work `aside` left running (a second signal), until it ends
+
+
+@contextlib.contextmanager
+def aside(pool: Executor, run: Callable[[], T]) -> Iterator[Callable[[], T]]:
+    """`run()` on `pool`, in a copy of this context, while this thread goes on; the call yielded
+    waits for its result as `result_of` does. Its model runs are under a bound of their own, which
+    the bound in force (if any) stopping stops too, with that bound's time limit.
+
+    Where the block ends before the run did (a signal's handler raised in this thread, or its own
+    work failed), that bound stops the run and the block waits for it to end, as `call` does: left
+    running, the pool's thread held the pool's shutdown and the process's exit, where Ctrl-C could
+    not reach them. A second signal meanwhile leaves it (`left_running` says so until it ends)."""
+    outer = _bound.get()
+    mine = RunBound(None) if outer is None else RunBound(outer.limit_s, outer._overdue)
+    # A future of its own, made before the submission: a signal's handler may raise inside `submit`,
+    # after the pool has the run and before its future would be handed back.
+    future: Future[T] = Future()
+    with bounded(mine):
+        context = contextvars.copy_context()
+
+    def work() -> None:
+        if not future.set_running_or_notify_cancel():  # left before it began: never run
+            return
+        try:
+            result = context.run(run)
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller, which raises it
+            future.set_exception(exc)
+        else:
+            future.set_result(result)
+
+    with _linked(mine):
+        try:
+            pool.submit(work)
+            yield functools.partial(result_of, future)
+        finally:
+            if not future.cancel() and not future.done():
+                mine.stop("was stopped: its caller left it")
+                try:
+                    done(future)
+                except BaseException:
+                    _left_aside.add(future)
+                    future.add_done_callback(_left_aside.discard)
+                    raise
 
 
 def left_running() -> bool:
     """Whether a run the main thread no longer waits for (a second signal left it) is running or waits
     to: the process must end without the interpreter's teardown (os._exit), which destroys the native
-    library under that run (ONNX Runtime: "terminate called without an active exception", SIGABRT)."""
-    return _running.is_set() or (_calls is not None and not _calls.empty())
+    library under that run (ONNX Runtime: "terminate called without an active exception", SIGABRT), and
+    joins a pool's thread running it."""
+    return _running.is_set() or (_calls is not None and not _calls.empty()) or bool(_left_aside)

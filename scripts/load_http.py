@@ -32,6 +32,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -97,8 +98,9 @@ def read_queries(path: Path) -> list[str]:
         return [json.loads(line)["text"] for line in handle if line.strip()]
 
 
-async def client_loop(url: str, token: str, queries: list[str], first: int, stride: int, stop_at: float,
-                      samples: list[tuple[float, float]], errors: list[str]) -> None:
+async def client_loop(url: str, token: str, queries: list[str], first: int, stride: int,
+                      window: Callable[[], Awaitable[float]], samples: list[tuple[float, float]],
+                      errors: list[str]) -> None:
     import httpx2
     from mcp import Client
     from mcp.client.streamable_http import streamable_http_client
@@ -107,7 +109,8 @@ async def client_loop(url: str, token: str, queries: list[str], first: int, stri
     async with httpx2.AsyncClient(headers=headers, timeout=120) as http, \
             Client(streamable_http_client(url, http_client=http)) as client:
         n = first
-        while time.monotonic() < stop_at:
+        stop_at = await window()
+        while True:  # every client asks at least once, however late the window found it
             started = time.perf_counter()
             try:
                 result = await client.call_tool("query_documents", {"query": queries[n % len(queries)],
@@ -118,12 +121,27 @@ async def client_loop(url: str, token: str, queries: list[str], first: int, stri
                 errors.append(f"{type(exc).__name__}: {exc}")
             samples.append((time.monotonic(), (time.perf_counter() - started) * 1000))
             n += stride
+            if time.monotonic() >= stop_at:
+                break
 
 
 async def run_clients(url: str, token: str, queries: list[str], clients: int, seconds: float,
-                      samples: list, errors: list) -> None:
-    stop_at = time.monotonic() + seconds
-    await asyncio.gather(*(client_loop(url, token, queries, i, clients, stop_at, samples, errors)
+                      samples: list, errors: list, started: threading.Event | None = None) -> None:
+    """`clients` clients querying for `seconds`, from the moment all are connected (`started` is set
+    then): on a loaded machine a client's connection alone took longer than the window, which had
+    begun before it, and it asked nothing."""
+    connected = asyncio.Barrier(clients)
+    stop_at: list[float] = []
+
+    async def window() -> float:
+        await connected.wait()
+        if not stop_at:
+            stop_at.append(time.monotonic() + seconds)
+            if started is not None:
+                started.set()
+        return stop_at[0]
+
+    await asyncio.gather(*(client_loop(url, token, queries, i, clients, window, samples, errors)
                            for i in range(clients)))
 
 
@@ -170,7 +188,10 @@ def run(args: argparse.Namespace, work: Path) -> dict:
     writer_window: list[float] = []
     writer_result: dict = {}
 
+    clients_started = threading.Event()
+
     def writer() -> None:
+        clients_started.wait()
         time.sleep(args.seconds / 3)
         if not writer_docs:
             return
@@ -200,7 +221,7 @@ def run(args: argparse.Namespace, work: Path) -> dict:
         writing = threading.Thread(target=writer, daemon=True)
         writing.start()
         log(f"load: {args.clients} clients for {args.seconds} s, a writer from {args.seconds / 3:.0f} s ...")
-        asyncio.run(run_clients(url, token, queries, args.clients, args.seconds, samples, errors))
+        asyncio.run(run_clients(url, token, queries, args.clients, args.seconds, samples, errors, clients_started))
         writing.join()
     finally:
         done.set()

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 from conftest import ROOT, write
 from helpers.encoders import CountingEncoder
+from helpers.patience import Deadline, slowdown
 
 from minirag.app import App
 from minirag.ingest.watch import EventFilter, Watcher, watched_folders
@@ -30,8 +31,10 @@ DEADLINE = 20.0
 
 
 def eventually(predicate, timeout: float = DEADLINE, what: str = "condition"):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
+    """`predicate()` once true; an AssertionError after `timeout` seconds, longer on a loaded machine
+    (helpers/patience.py: a worker's first pass, its imports included, took over 20 s there)."""
+    deadline = Deadline(timeout)
+    while not deadline.passed():
         value = predicate()
         if value:
             return value
@@ -646,10 +649,15 @@ def mount():
     for name, text in notes.items():
         (docs / name).write_text(text)
 
+sys.path.insert(0, str(Path.cwd() / "tests"))
+from helpers.patience import Deadline
+
 reports = []
-def wait_for_pass(count):
-    end = time.monotonic() + 20
-    while len(reports) < count and time.monotonic() < end:
+def wait_for_pass(count):  # a pass that never came ends the run: the next step would race it
+    deadline = Deadline(20)
+    while len(reports) < count:
+        if deadline.passed():
+            sys.exit(f"pass {count} did not come: {len(reports)} passes")
         time.sleep(0.05)
     time.sleep(0.5)
 
@@ -689,7 +697,7 @@ def test_a_drive_unmounted_from_the_root_keeps_its_documents_and_mounted_again_c
     (tmp_path / "mounts.py").write_text(UNMOUNT_AND_MOUNT_AGAIN)
     run = subprocess.run(["unshare", "-Urm", sys.executable, str(tmp_path / "mounts.py"), str(docs),
                           str(tmp_path / "mounts.db"), str(model_dir), mode],
-                         cwd=ROOT, capture_output=True, text=True, timeout=120)
+                         cwd=ROOT, capture_output=True, text=True, timeout=120 * slowdown())
     assert run.returncode == 0, run.stderr[-2000:]
     unmounted, mounted = (json.loads(line) for line in run.stdout.splitlines())
     assert unmounted["unmounted"] == 3

@@ -127,7 +127,7 @@ class SyncJobs:
             job.cancel("the server is shutting down")
         deadline = time.monotonic() + timeout
         for job in jobs:
-            job.wait(max(0.0, deadline - time.monotonic()))
+            interruptible.wait_set(job._done, max(0.0, deadline - time.monotonic()))
 
     def running(self) -> SyncJob | None:
         """The job of this server that is running, if one is."""

@@ -8,7 +8,7 @@ lifecycle filters applied before ranking -> both scores completed for every cand
 
 from __future__ import annotations
 
-import contextvars
+import contextlib
 import functools
 from collections.abc import Callable
 from concurrent.futures import Executor
@@ -189,15 +189,17 @@ def hybrid_search(conn, query_text: str, options: SearchOptions, *, embed=None, 
             # Re-scoring reads vec0 a vector at a time: off this thread when it has a connection of its own.
             return vector, (rescore(side_conn(), coarse, vector, depth) if side_conn is not None else coarse)
 
-        pending = None
-        if pool is not None and run_vector and terms:
-            # In the caller's context: a bound on its model runs (interruptible.RunBound) goes along.
-            pending = pool.submit(contextvars.copy_context().run, vector_side, pool_conn)
-        term_counts = TermCounts(conn, terms, counts, shape.generation)
-        keyword = keyword_candidates(conn, terms, depth, scope, shape.largest_chunk_id, term_counts)
+        with contextlib.ExitStack() as stack:
+            pending = None
+            if pool is not None and run_vector and terms:
+                # Stopped, and waited for, where this thread leaves it (Ctrl-C during the keyword side).
+                pending = stack.enter_context(interruptible.aside(pool, functools.partial(vector_side, pool_conn)))
+            term_counts = TermCounts(conn, terms, counts, shape.generation)
+            keyword = keyword_candidates(conn, terms, depth, scope, shape.largest_chunk_id, term_counts)
+            if run_vector:
+                vector, found = pending() if pending is not None else vector_side()
         nearest: list = []
         if run_vector:
-            vector, found = interruptible.result_of(pending) if pending is not None else vector_side()
             if found is None and use_codes:  # no fresh copy in memory: the codes in the file
                 if allowed is None and scope is not None:
                     allowed = scoped_chunk_ids(conn, scope)
