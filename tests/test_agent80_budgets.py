@@ -10,16 +10,15 @@ measured them is /tmp/agent80/probe.py (sizes in docs/mcp-tools.md, "Response bu
 from __future__ import annotations
 
 import json
-from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
-from mcp import Client
+from test_server import connected, ok, refused
 
 from minirag.app import App
 from minirag.budget import cost
 from minirag.config import load_config
-from minirag.server import ServerState, build_server
+from minirag.server import ServerState
 
 
 def _collections(base: Path, count: int, *, description: str = "d" * 150) -> dict:
@@ -45,24 +44,6 @@ def make_state(tmp_path, model_path, encoder):
     yield make
     for state in states:
         state.close()
-
-
-@asynccontextmanager
-async def connected(state: ServerState):
-    async with Client(build_server(state)) as client:
-        yield client
-
-
-async def ok(client: Client, tool: str, **arguments) -> dict:
-    result = await client.call_tool(tool, arguments)
-    assert not result.is_error, result.content[0].text
-    return result.structured_content
-
-
-async def refused(client: Client, tool: str, **arguments) -> str:
-    result = await client.call_tool(tool, arguments)
-    assert result.is_error, result.structured_content
-    return result.content[0].text
 
 
 @pytest.mark.anyio

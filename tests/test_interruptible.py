@@ -13,31 +13,8 @@ import pytest
 
 from minirag import interruptible
 
-LEFT = """
-import threading
-from minirag import interruptible
-
-
-def run():  # a run that does not heed its stop (one long kernel): the first Ctrl-C asks, the second leaves it
-    print("running", flush=True)
-    threading.Event().wait()
-
-
-try:
-    interruptible.call(run, lambda: print("asked to stop", flush=True))
-except KeyboardInterrupt:
-    print("left", flush=True)
-"""
-
-
-ELSEWHERE = """
-import signal
-import threading
-from minirag import interruptible
-
-interruptible.call(lambda: None, lambda: None)  # the helper thread starts, with this thread's signal mask
-signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})  # from here the kernel hands SIGINT to another thread
-
+# A run that does not heed its stop (one long kernel): the first Ctrl-C asks, the second leaves it.
+RUN = """
 
 def run():
     print("running", flush=True)
@@ -49,6 +26,15 @@ try:
 except KeyboardInterrupt:
     print("left", flush=True)
 """
+LEFT = "import threading\nfrom minirag import interruptible\n" + RUN
+ELSEWHERE = """
+import signal
+import threading
+from minirag import interruptible
+
+interruptible.call(lambda: None, lambda: None)  # the helper thread starts, with this thread's signal mask
+signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})  # from here the kernel hands SIGINT to another thread
+""" + RUN
 
 
 def _lines_of(script: str) -> tuple[subprocess.Popen, Callable[[], str]]:
@@ -67,34 +53,9 @@ def _lines_of(script: str) -> tuple[subprocess.Popen, Callable[[], str]]:
     return proc, next_line
 
 
-@pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a child process")
-def test_a_ctrl_c_the_kernel_hands_to_another_thread_still_stops_the_run():
-    """A process's signal goes to any of its threads that does not block it. The main thread waited
-    for the helper's run on a lock with no timeout, which only a signal delivered to the main thread
-    itself interrupts: one the kernel handed to the helper thread (CI, under load) set Python's flag,
-    and nothing looked at it, so Ctrl-C did nothing. Here the main thread blocks SIGINT, so every
-    Ctrl-C lands elsewhere."""
-    proc, next_line = _lines_of(ELSEWHERE)
-    try:
-        assert next_line() == "running\n"
-        proc.send_signal(signal.SIGINT)
-        assert next_line() == "asked to stop\n"
-        proc.send_signal(signal.SIGINT)
-        assert next_line() == "left\n"
-        proc.wait(timeout=30)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-    assert proc.returncode == 0
-
-
-@pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a child process")
-def test_a_run_left_by_a_second_ctrl_c_does_not_hold_the_process_at_its_exit():
-    """The helper thread was a ThreadPoolExecutor's, which the interpreter joins at its exit: after a
-    second Ctrl-C left a run that had not stopped, the process printed its last line and then waited
-    for that run anyway (for ever under one that never ends), so the second Ctrl-C left nothing."""
-    proc, next_line = _lines_of(LEFT)
+def _asked_then_left(script: str) -> None:
+    """The script's run asked to stop by a first Ctrl-C and left by a second, and the process ends."""
+    proc, next_line = _lines_of(script)
     try:
         assert next_line() == "running\n"
         proc.send_signal(signal.SIGINT)
@@ -109,6 +70,24 @@ def test_a_run_left_by_a_second_ctrl_c_does_not_hold_the_process_at_its_exit():
             proc.kill()
             proc.wait()
     assert proc.returncode == 0
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a child process")
+def test_a_ctrl_c_the_kernel_hands_to_another_thread_still_stops_the_run():
+    """A process's signal goes to any of its threads that does not block it. The main thread waited
+    for the helper's run on a lock with no timeout, which only a signal delivered to the main thread
+    itself interrupts: one the kernel handed to the helper thread (CI, under load) set Python's flag,
+    and nothing looked at it, so Ctrl-C did nothing. Here the main thread blocks SIGINT, so every
+    Ctrl-C lands elsewhere."""
+    _asked_then_left(ELSEWHERE)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a child process")
+def test_a_run_left_by_a_second_ctrl_c_does_not_hold_the_process_at_its_exit():
+    """The helper thread was a ThreadPoolExecutor's, which the interpreter joins at its exit: after a
+    second Ctrl-C left a run that had not stopped, the process printed its last line and then waited
+    for that run anyway (for ever under one that never ends), so the second Ctrl-C left nothing."""
+    _asked_then_left(LEFT)
 
 
 def test_the_helper_keeps_nothing_of_a_run_once_its_caller_has_it():

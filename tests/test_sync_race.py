@@ -34,10 +34,10 @@ import sys, time
 from pathlib import Path
 from minirag.encoder import Encoder
 gate, embed, deadline = Path(sys.argv[1]), Encoder.embed_documents, time.monotonic() + {TIMEOUT_S}
-def gated(self, texts, on_batch=None):
+def gated(self, texts, on_batch=None, **kwargs):
     while not gate.exists() and time.monotonic() < deadline:
         time.sleep(0.01)
-    return embed(self, texts, on_batch)
+    return embed(self, texts, on_batch, **kwargs)
 Encoder.embed_documents = gated
 from minirag.cli import main
 raise SystemExit(main(sys.argv[2:]))
