@@ -11,9 +11,8 @@ from test_hostile_model_folder import (
     _began,
     _endless_graph,
     _indexed_then_endless,
-    _line_comes,
-    _lines_of,
     _wait_until_it_runs_the_endless_graph,
+    stopped_by_two_ctrl_cs,
 )
 
 # `minirag query` as the program runs it, its model loaded without the short run that measures its
@@ -87,20 +86,7 @@ def test_a_second_ctrl_c_leaving_a_query_pools_model_run_ends_the_process_in_one
     proc = subprocess.Popen([sys.executable, "-c", UNHEEDED_QUERY, str(tmp_path / "endless.onnx"), "query",
                              "what do otters eat"], env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
-    lines = _lines_of(proc.stderr)
-    try:
-        _line_comes(lines, "running the endless graph\n")
-        proc.send_signal(signal.SIGINT)
-        _line_comes(lines, "asked to stop\n")
-        proc.send_signal(signal.SIGINT)
-        proc.wait(timeout=60)
-    except subprocess.TimeoutExpired:
-        pytest.fail("the process did not end after a second Ctrl-C")
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-    rest = "".join(iter(lambda: lines.get(timeout=60), None))
+    rest = stopped_by_two_ctrl_cs(proc, "the process did not end after a second Ctrl-C")
     assert (proc.returncode, rest) == (130, "minirag: interrupted\n")
 
 

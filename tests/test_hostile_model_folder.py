@@ -266,24 +266,30 @@ def test_a_second_ctrl_c_leaving_a_model_run_ends_the_process_in_one_line(folder
                              "--cache-dir", str(tmp_path / "cache")],
                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env={**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent)})
+    rest = stopped_by_two_ctrl_cs(proc, "the process did not end: its exit waited for the run a second Ctrl-C left")
+    assert (proc.returncode, rest.strip()) == (130, "minirag: interrupted; no file was indexed before the stop: "
+                                                    "run `minirag sync` again for the rest")
+
+
+def stopped_by_two_ctrl_cs(proc: subprocess.Popen, not_ended: str) -> str:
+    """What `proc` writes on stderr after a first Ctrl-C asks its endless graph to stop and a second
+    leaves it; a failure saying `not_ended` where the process does not end then. It says it runs the
+    graph first: a wait on its CPU time sent the first Ctrl-C into a slow machine's imports, which it
+    ends (one 'interrupted', no 'asked to stop')."""
     lines = _lines_of(proc.stderr)
     try:
-        # Its own word that it runs the graph: a wait on its CPU time sent the first Ctrl-C into a slow
-        # machine's imports, which it ends (one 'interrupted', no 'asked to stop').
         _line_comes(lines, "running the endless graph\n")
         proc.send_signal(signal.SIGINT)
         _line_comes(lines, "asked to stop\n")
         proc.send_signal(signal.SIGINT)
         proc.wait(timeout=60)
     except subprocess.TimeoutExpired:
-        pytest.fail("the process did not end: its exit waited for the run a second Ctrl-C left")
+        pytest.fail(not_ended)
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.communicate()
-    rest = "".join(iter(lambda: lines.get(timeout=60), None))
-    assert (proc.returncode, rest.strip()) == (130, "minirag: interrupted; no file was indexed before the stop: "
-                                                    "run `minirag sync` again for the rest")
+    return "".join(iter(lambda: lines.get(timeout=60), None))
 
 
 def _lines_of(stream) -> queue.Queue:
