@@ -108,9 +108,19 @@ def check_consistent(db_path: Path, versions: dict[str, tuple[dict, dict]]) -> d
         conn.close()
 
 
+def polled(ready) -> bool:
+    """`ready()`, False where its read met the live sync mid-change: a read-only open made while the
+    writer creates, recovers or removes its -wal and -shm can fail (SQLITE_READONLY_RECOVERY, a side
+    file gone between the check and the open); the poll just looks again."""
+    try:
+        return ready()
+    except db.DatabaseError:
+        return False
+
+
 def kill_when(proc: subprocess.Popen, ready) -> None:
     deadline = time.monotonic() + TIMEOUT_S
-    while not ready():
+    while not polled(ready):
         if proc.poll() is not None:
             pytest.fail(f"sync finished before the kill point; grow the corpus\n{proc.communicate()}")
         if time.monotonic() > deadline:
