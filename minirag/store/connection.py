@@ -105,8 +105,7 @@ def connect(path: Path | str, *, read_only: bool = False, auto_checkpoint: bool 
     import sqlite_vec
 
     if read_only:
-        conn = sqlite3.connect(read_only_uri(Path(path), immutable=immutable), uri=True, check_same_thread=False,
-                               isolation_level=None)
+        conn = _read_only_connection(Path(path), immutable)
     else:
         make_index_folder(path)
         conn = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
@@ -142,6 +141,25 @@ def connect(path: Path | str, *, read_only: bool = False, auto_checkpoint: bool 
             conn.execute("PRAGMA wal_autocheckpoint = 0")
     held_files.hold(path)
     return conn
+
+
+def _read_only_connection(path: Path, immutable: bool | None) -> Connection:
+    """A read-only connection that has read the schema, opened again where a writer overtook the open:
+    read_only_uri decides by the -wal and -shm beside the file, and a writer's last connection closing
+    between that and the first read removes them (SQLite then cannot open the -shm it was told to
+    read through), or a writer starting makes them beside a file opened as if none would come."""
+    for tries_left in reversed(range(2)):
+        deciding = opens_immutable(path)
+        conn = sqlite3.connect(read_only_uri(path, immutable=immutable), uri=True, check_same_thread=False,
+                               isolation_level=None)
+        try:
+            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            return conn
+        except DatabaseError:
+            conn.close()
+            if immutable is not None or not tries_left or opens_immutable(path) == deciding:
+                raise
+    raise AssertionError("unreachable")
 
 
 # What a schema row's SQL makes, told from its text: SQLite builds each object from that text alone,
