@@ -498,6 +498,7 @@ def progress_fields(progress: Progress, *, current: bool = True) -> dict:
         **other_types(progress.other_types.items()),
         "chunksWritten": progress.chunks_written,
         "chunksEmbedded": progress.chunks_embedded,
+        "chunksToEmbed": progress.chunks_to_embed,  # found so far, those embedded included (grows as files convert)
         "chunksReused": progress.chunks_reused,
         "chunksPerSecond": progress.rate(),
         "etaSeconds": progress.eta_seconds(),
