@@ -9,7 +9,7 @@ from __future__ import annotations
 import heapq
 import re
 import shlex
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 from functools import singledispatch
@@ -122,8 +122,10 @@ def sources_summary(hits: Iterable[Hit], roots: Sequence[Path]) -> list[dict]:
 def query_result(value: QueryResult, budget: int | None = None) -> dict:
     """Hits in rank order, then the parents they point to, each parent once. Over `budget`
     tokens: as many hits as fit, then parents in their first hit's rank order while they fit,
-    and `truncated` says what was left out and how to get it. Each hit names its collection
-    (null for data and url sources)."""
+    and `truncated` says what was left out and how to get it. The first hit always comes back:
+    one alone over the budget names fewer files in `alsoIn` (counted in `alsoInMore`), then has
+    its text cut, and `truncated` says so. Each hit names its collection (null for data and url
+    sources)."""
     hits, parents, roots = list(value.hits), value.parents, value.roots
     named = {h.source: name for h, name in zip(hits, value.collections, strict=True)}
     full = _query_payload(hits, parents, roots, list(parents), named)
@@ -131,21 +133,49 @@ def query_result(value: QueryResult, budget: int | None = None) -> dict:
         return full
     ranked = list(dict.fromkeys(h.parent_id for h in hits if h.parent_id in parents))
 
-    def shaped(count: int, sent: list[int]) -> dict:
-        kept = hits[:count]
+    def shaped(kept: list[Hit], sent: list[int], cut: Mapping[str, int]) -> dict:
         wanted = [pid for pid in dict.fromkeys(h.parent_id for h in kept) if pid in parents]
         out = _query_payload(kept, parents, roots, sent, named)
-        out["truncated"] = {"hitsLeftOut": len(hits) - count,
-                            "parentsLeftOut": [str(pid) for pid in wanted if pid not in sent],
-                            "maxResponseTokens": budget, "next": QUERY_NEXT}
+        out["truncated"] = {"hitsLeftOut": len(hits) - len(kept),
+                            "parentsLeftOut": [str(pid) for pid in wanted if pid not in sent], **cut,
+                            "maxResponseTokens": budget, "next": QUERY_NEXT + (FIRST_HIT_CUT_NEXT if cut else "")}
         return out
 
-    count = largest_fitting(len(hits), lambda n: cost(shaped(n, [])) <= budget)
+    kept = hits[:largest_fitting(len(hits), lambda n: cost(shaped(hits[:n], [], {})) <= budget)]
+    cut: dict[str, int] = {}  # what the first hit lost to fit alone, when it did not
+    if hits and not kept:
+        first, cut = _first_hit_within(hits[0], lambda hit, lost: cost(shaped([hit], [], lost)) <= budget)
+        kept = [first]
     sent: list[int] = []
     for pid in ranked:
-        if any(h.parent_id == pid for h in hits[:count]) and cost(shaped(count, [*sent, pid])) <= budget:
+        if any(h.parent_id == pid for h in kept) and cost(shaped(kept, [*sent, pid], cut)) <= budget:
             sent.append(pid)
-    return shaped(count, sent)
+    return shaped(kept, sent, cut)
+
+
+FIRST_HIT_CUT_NEXT = ("; the first hit alone was over the budget: alsoInLeftOut names fewer of the files that also "
+                      "hold it (alsoInMore counts them), textCharsLeftOut is how much of its text was cut from the "
+                      "end (read_file, source, pages through the whole file)")
+
+
+def _first_hit_within(hit: Hit, fits: Callable[[Hit, dict[str, int]], bool]) -> tuple[Hit, dict[str, int]]:
+    """`hit` made to `fits` as the one hit of a result, with what it lost said: fewer files named in
+    `alsoIn` (the rest counted in `alsoInMore`; `alsoInLeftOut`), then, if still over, its text cut from
+    the end (`textCharsLeftOut`). Cut to no text it may still be over: the caller's budget refuses that."""
+    names = hit.also_in
+
+    def naming(n: int) -> tuple[Hit, dict[str, int]]:
+        return (replace(hit, also_in=names[:n], also_in_more=hit.also_in_more + len(names) - n),
+                {"alsoInLeftOut": len(names) - n} if n < len(names) else {})
+
+    shorter, lost = naming(largest_fitting(len(names), lambda n: fits(*naming(n))))
+    if fits(shorter, lost):
+        return shorter, lost
+
+    def cutting(n: int) -> tuple[Hit, dict[str, int]]:
+        return replace(shorter, text=hit.text[:n]), {**lost, "textCharsLeftOut": len(hit.text) - n}
+
+    return cutting(largest_fitting(len(hit.text), lambda n: fits(*cutting(n))))
 
 
 def _query_payload(hits: list[Hit], parents: Mapping[int, str], roots: Sequence[Path], sent: list[int],
