@@ -272,11 +272,12 @@ PER_ROOT = (("roots",), ("collections",), ("gitState",), ("watch", "roots"))  # 
 
 
 def fit_status(out: dict, budget: int) -> dict:
-    """`status` within `budget` as far as its roots go: its per-root parts (`roots`, `collections`,
-    `gitState`, the watcher's `roots`) cut alike to the first roots that fit with its other lists left
-    empty, and `truncated` saying how many were left out and that list_collections pages them. Cut one
-    list at a time, the first list cut went unsaid. Its other lists (a watcher's pass's warnings) are
-    within_budget's to cut after."""
+    """`status` within `budget`: its per-root parts (`roots`, `collections`, `gitState`, the watcher's
+    `roots`) cut alike to the first roots that fit with its other lists (a watcher's pass's warnings)
+    left empty, and `truncated` saying how many were left out and that list_collections pages them;
+    then its other lists cut to the room left, each counted in `truncated.alsoLeftOut` by its path.
+    Cut by within_budget after, the longest list, `collections`, lost more than `roots` did, and the
+    `offset` given for list_collections skipped those."""
     roots = out.get("roots") or []
     if cost(out) <= budget or not roots:
         return out
@@ -291,17 +292,28 @@ def fit_status(out: dict, budget: int) -> dict:
             cut["gitState"] = [g for g in whole["gitState"] if g["root"] in kept]
         if isinstance(whole.get("watch"), dict):
             cut["watch"] = {**whole["watch"], "roots": [r for r in whole["watch"].get("roots", ()) if r in kept]}
-        cut["truncated"] = {"field": field, "leftOut": len(roots) - count, "maxResponseTokens": budget,
+        cut["truncated"] = {"field": field, "leftOut": len(_at(whole, (field,))) - len(cut[field]),
+                            "maxResponseTokens": budget,
                             "next": f"list_collections with offset {count} lists the rest (status keeps the "
                                     f"first {count} roots, in roots, collections and gitState alike)"}
         return cut
 
+    others = [path for path in _lists(out) if path not in PER_ROOT]
     bare = out
-    for path in _lists(out):
-        if path not in PER_ROOT:
-            bare = _with(bare, path, [])
-    count = largest_fitting(len(roots), lambda n: cost(shaped(bare, n)) <= budget)
-    return out if count == len(roots) else shaped(out, count)
+    for path in others:
+        bare = _with(bare, path, [])
+
+    def noted(cut: dict) -> dict:  # room for the count each of the others is given, at its largest
+        return {**cut, "truncated": {**cut["truncated"],
+                                     "alsoLeftOut": {".".join(path): len(_at(out, path)) for path in others}}}
+
+    count = largest_fitting(len(roots), lambda n: cost(noted(shaped(bare, n)) if others else shaped(bare, n))
+                            <= budget)
+    fitted = out if count == len(roots) else shaped(out, count)
+    for path in sorted(others, key=lambda path: cost(_at(out, path)), reverse=True):
+        if cost(fitted) > budget:
+            fitted = _cut(fitted, path, budget)
+    return fitted
 
 
 # What a cut list's `truncated.next` says: a sync's warnings (one per failed file, each with its path) are

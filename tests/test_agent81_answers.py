@@ -16,7 +16,7 @@ from test_server import connected, ok
 from minirag.app import App
 from minirag.budget import cost
 from minirag.config import load_config
-from minirag.results import query_result
+from minirag.results import payload, query_result
 from minirag.server import ServerState
 
 TIDES = "# Tides\n\nThe harbour tide tables list high and low water for each day.\n"
@@ -91,3 +91,58 @@ async def test_a_passage_over_the_budget_alone_comes_back_cut_and_says_how_much(
     assert "read_file" in truncated["next"]
     json.dumps(found)
 
+
+
+def _collections(base: Path, count: int) -> dict:
+    roots = {}
+    for n in range(count):
+        folder = base / f"root-{n:04d}"
+        folder.mkdir(parents=True)
+        (folder / "note.md").write_text(f"# Note {n}\n\nA note about topic {n}.\n")
+        roots[f"c{n:04d}"] = {"path": str(folder), "description": f"{'d' * 150} {n}"}
+    return roots
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("count", [60, 10])  # more roots than fit; roots that fit, but not with the warnings
+async def test_status_cut_to_its_first_roots_keeps_every_collection_of_them_beside_a_watchers_warnings(
+        tmp_path, model_path, encoder, count):
+    """Status cut its per-root parts to fit with its other lists empty; a watcher's few warnings then put
+    it over, and the longest list, `collections`, was cut again: `truncated` said `field: collections`
+    and `alsoLeftOut: {collections: 4}`, `roots` kept 15 and `collections` 11, and the `offset` it gave
+    list_collections (15) skipped the four in between. Where every root fitted but not with the warnings,
+    `collections` alone was cut, and nothing said to page them with list_collections."""
+    from test_watch import eventually
+
+    from minirag.server import start_watching
+
+    roots = _collections(tmp_path / "roots", count)
+    first = Path(roots["c0000"]["path"])
+    for n in range(8):
+        (first / (f"{n:03d}-" + "f" * 200 + ".pdf")).write_bytes(b"%PDF-1.4 not a PDF at all")
+    config = load_config(env={"BASE_DIRS": json.dumps(roots), "MINIRAG_MAX_RESPONSE_TOKENS": "3000",
+                              "MINIRAG_WATCH": "1"}, db_path=str(tmp_path / "index.db"), model_path=model_path)
+    state = ServerState.from_config(config, App(config, encoder=encoder))
+    try:
+        assert start_watching(state) is None
+        eventually(lambda: state.app.watch_state().last_pass, what="the initial pass", timeout=120)
+        async with connected(state) as client:
+            said = await ok(client, "status")
+        whole = payload(state.app.status())
+    finally:
+        state.close()
+    assert cost(said) <= 3000
+    kept, truncated = len(said["roots"]), said["truncated"]
+    assert [c["name"] for c in said["collections"]] == list(roots)[:kept]
+    assert said["watch"]["roots"] == said["roots"]
+    if count == 60:
+        assert 0 < kept < len(roots)
+        assert truncated["field"] == "collections" and truncated["leftOut"] == len(roots) - kept
+        assert f"list_collections with offset {kept}" in truncated["next"]
+        assert set(truncated.get("alsoLeftOut", {})) <= {"watch.lastPass.warnings"}, truncated
+        left_out = truncated.get("alsoLeftOut", {}).get("watch.lastPass.warnings", 0)
+    else:
+        assert kept == len(roots) and cost(whole) > 3000
+        assert truncated["field"] == "watch.lastPass.warnings" and "alsoLeftOut" not in truncated, truncated
+        left_out = truncated["leftOut"]
+    assert len(said["watch"]["lastPass"]["warnings"]) + left_out == 8
