@@ -14,7 +14,7 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from functools import singledispatch
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from minirag.budget import cost, largest_fitting, page_end
 from minirag.chunking.rows import SheetRows
@@ -247,25 +247,54 @@ def fit_list(payload: dict, key: str, budget: int, next_step: str) -> dict:
     return shaped(largest_fitting(len(items), lambda n: cost(shaped(n)) <= budget))
 
 
-def fit_page(listing: dict, key: str, offset: int, budget: int, next_step: str, noun: str) -> dict:
-    """`listing` from item `offset` of `listing[key]` on, as many as fit `budget`: when some are left
-    out, `truncated` says how many and `nextOffset` is the `offset` that lists them (a paged listing:
-    list_files, list_collections, each item a `noun`). An item that alone is over the budget is refused
-    saying how to pass it: an empty page's `nextOffset` was the `offset` given, asked for again for ever."""
+def fit_page(listing: dict, key: str, offset: int, budget: int, next_step: str, noun: str,
+             shape: Callable[[Any], dict] | None = None) -> dict:
+    """`listing` from item `offset` of `listing[key]` on, as many as fit `budget`, each item shaped by
+    `shape` (only those a page can hold are: a page costs its own items, not the whole listing's):
+    when some are left out, `truncated` says how many and `nextOffset` is the `offset` that lists them
+    (a paged listing: list_files, list_collections, each item a `noun`). An item that alone is over the
+    budget is refused saying how to pass it: an empty page's `nextOffset` was the `offset` given,
+    asked for again for ever."""
     if offset < 0:
         raise InvalidArgument(f"offset must be 0 or more, got {offset}")
-    listing = {**listing, key: listing[key][offset:]}
+    items = listing[key]
+    window: list[dict] = []
+    spent = 0  # the items' own costs: in the page, each costs at least its own less one (budget.cost)
+    for at in range(offset, len(items)):
+        window.append(items[at] if shape is None else shape(items[at]))
+        spent += cost(window[-1]) - 1
+        if spent > budget:
+            break
+
+    def page(count: int) -> dict:
+        out = {**listing, key: window[:count]}
+        if offset + count < len(items):
+            out["nextOffset"] = offset + count
+            out["truncated"] = {"field": key, "leftOut": len(items) - offset - count, "maxResponseTokens": budget,
+                                "next": next_step}
+        return out
+
+    if offset + len(window) >= len(items) and cost(whole := page(len(window))) <= budget:
+        return whole
     # Fitted with the largest nextOffset it can take, so that the number counts against the budget.
-    listing["nextOffset"] = offset + len(listing[key])
-    fitted = fit_list(listing, key, budget, next_step)
-    if "truncated" in fitted:
-        if not fitted[key]:
-            raise MiniragError(f"the {noun} at offset {offset} alone is over MINIRAG_MAX_RESPONSE_TOKENS "
-                               f"({budget}): raise it, or pass offset {offset + 1} to go on past it")
-        fitted["nextOffset"] = offset + len(fitted[key])
-    else:
-        del fitted["nextOffset"]
-    return fitted
+    count = largest_fitting(len(window), lambda n: cost({**page(n), "nextOffset": len(items)}) <= budget)
+    if not count:
+        raise MiniragError(f"the {noun} at offset {offset} alone is over MINIRAG_MAX_RESPONSE_TOKENS "
+                           f"({budget}): raise it, or pass offset {offset + 1} to go on past it")
+    return page(count)
+
+
+def files_page(value: FileListing, offset: int, budget: int, next_step: str, *, changed: bool = False) -> dict:
+    """list_files' page from entry `offset` on (fit_page); `changed`: the index changed since the
+    listing the pages before were cut from, so this page is cut from a new one (`indexChanged`)."""
+    head = {"files": value.files, **other_types(value.other_types), **({"indexChanged": INDEX_CHANGED} if changed
+                                                                         else {})}
+    return fit_page(head, "files", offset, budget, next_step, "file", shape=list_entry)
+
+
+INDEX_CHANGED = ("the index changed since the pages before were listed (a sync or an ingest wrote to it): this "
+                 "page is from a new listing, so a file may have moved across pages; list from offset 0 again "
+                 "for one consistent listing")
 
 
 PER_ROOT = (("roots",), ("collections",), ("gitState",), ("watch", "roots"))  # status's parts, one a root
