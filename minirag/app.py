@@ -870,9 +870,15 @@ class App:
         if self._listings is None:
             self._listings = ListingPages()
         scopes = (scope,) if isinstance(scope, str) or scope is None else tuple(scope)
-        generation = self.index.generation() if self._holds_index() else None  # none: list_files refuses
-        return self._listings.listing((scopes, collection, ignored), generation,
+        version = self._listed_version() if self._holds_index() else None  # none: list_files refuses
+        return self._listings.listing((scopes, collection, ignored), version,
                                       lambda: self.list_files(scope, collection, ignored=ignored), first=offset == 0)
+
+    def _listed_version(self) -> tuple[int, int]:
+        """What a listing's states hang on in the index: chunks written or dropped move its generation,
+        which a file left out (failed, or `rag: false`) does not; those are few, and read whole."""
+        index = self.index
+        return index.generation(), hash(frozenset(index.excluded_states().items()))
 
     def _refuse_scopes_meant_as_paths(self, scopes: tuple[str, ...], found: list[str]) -> None:
         """Each scope that `found` (what a query or a listing returned) has nothing under, checked as

@@ -144,3 +144,26 @@ async def test_a_page_after_the_index_changed_says_so(make_state, tmp_path):
     assert "the index changed" in pages[1]["indexChanged"] and "offset 0" in pages[1]["indexChanged"]
     assert not any("indexChanged" in page for page in pages[2:])
     assert "agent-note" in seen  # the rest is from the new listing, which holds it
+
+
+@pytest.mark.anyio
+async def test_a_sync_that_only_recorded_failures_between_pages_is_a_change_too(make_state, tmp_path):
+    """A failure recorded moves no write generation (nothing searchable changed): pages cut from the
+    listing kept went on calling a file that had failed since `not_indexed`."""
+    root = tmp_path / "docs"
+    root.mkdir()
+    _notes(root, 40)
+    state = make_state(root)
+
+    async def sync(page: int) -> None:
+        if page == 1:
+            (root / "zz-broken.pdf").write_bytes(b"%PDF-1.4 not a PDF at all")
+            await ok(state_client, "sync_start", wait=True)
+
+    async with connected(state) as client:
+        state_client = client
+        await ok(client, "sync_start", wait=True)
+        _seen, pages = await _pages(client, between=sync)
+    assert "indexChanged" in pages[1]
+    last = pages[-1]["files"][-1]
+    assert last["source"] == str(root / "zz-broken.pdf") and last["state"] == "failed", last

@@ -137,27 +137,28 @@ KEPT_LISTINGS = 4
 
 
 class ListingPages(Generic[T]):
-    """The listings paged lately, each with the index's write generation when it was walked, so that the
+    """The listings paged lately, each with the index's version when it was walked, so that the
     pages of one listing are cut from one walk: a page past the first costs its own entries, not a walk
     of the whole corpus again (paging through a listing of n files walked n files per page), and none is
     repeated or skipped when files change on disk between pages. A first page walks again."""
 
     def __init__(self) -> None:
-        self._kept: OrderedDict[Hashable, tuple[int | None, T]] = OrderedDict()
+        self._kept: OrderedDict[Hashable, tuple[Hashable, T]] = OrderedDict()
         self._lock = threading.Lock()
 
-    def listing(self, key: Hashable, generation: int | None, walk: Callable[[], T], *, first: bool) -> tuple[T, bool]:
+    def listing(self, key: Hashable, version: Hashable, walk: Callable[[], T], *, first: bool) -> tuple[T, bool]:
         """The listing `key` names, walked for a `first` page, else the one kept while the index is still
-        at `generation`; and whether the index had moved on from the listing kept (its pages before
-        and this one, from a new walk, may not join: an entry moved across them)."""
+        at `version` (App._listed_version); and whether the index had moved on from the
+        listing kept (its pages before and this one, from a new walk, may not join: an entry moved across
+        them)."""
         with self._lock:
             kept = self._kept.get(key)
-            if not first and kept is not None and kept[0] == generation:
+            if not first and kept is not None and kept[0] == version:
                 self._kept.move_to_end(key)
                 return kept[1], False
         listing = walk()
         with self._lock:
-            self._kept[key] = (generation, listing)
+            self._kept[key] = (version, listing)
             self._kept.move_to_end(key)
             while len(self._kept) > KEPT_LISTINGS:
                 self._kept.popitem(last=False)
