@@ -84,6 +84,7 @@ from minirag.values import (
 
 if TYPE_CHECKING:
     from minirag.doctor import DoctorReport
+    from minirag.ingest.listing import ListingPages
     from minirag.ingest.pipeline import Document, Pipeline
     from minirag.ingest.scan import FoundFile, Ignored
     from minirag.ingest.watch import Watcher, WatchState
@@ -179,6 +180,7 @@ class App:
         self.addressing = Addressing(config, self._indexed)
         self.presence = IndexPresence(config, self.jobs)  # whether there is an index to read, and why not
         self._local_reads = threading.local()  # read_whole's: an operation inside another is not run twice
+        self._listings: ListingPages[FileListing] | None = None  # the listings list_files pages (list_files_paged)
 
     def read_whole(self, method, *args, **kwargs):
         """`method` run, and run once more where it read an `immutable` index that a writer elsewhere
@@ -853,6 +855,30 @@ class App:
                              with_ignored=ignored, others=None if scopes else others)
         self._refuse_scopes_meant_as_paths(scopes, [entry.source for entry in files])
         return FileListing(tuple(files), tuple(sorted(others.items(), key=lambda item: (-item[1], item[0]))))
+
+    @explained
+    def list_files_paged(self, offset: int, scope: str | Sequence[str] | None = None, collection: str | None = None,
+                         *, ignored: bool = False) -> tuple[FileListing, bool]:
+        """list_files for the page from entry `offset` on: at 0 a new walk, kept; past it the listing
+        the pages before were cut from, while the index has not changed since (no file listed twice
+        or skipped, and a page costs its own entries, not a walk of the corpus), else a new walk and
+        True: its pages may not join the earlier ones."""
+        from minirag.ingest.listing import ListingPages
+
+        if offset < 0:
+            raise InvalidArgument(f"offset must be 0 or more, got {offset}")
+        if self._listings is None:
+            self._listings = ListingPages()
+        scopes = (scope,) if isinstance(scope, str) or scope is None else tuple(scope)
+        version = self._listed_version() if self._holds_index() else None  # none: list_files refuses
+        return self._listings.listing((scopes, collection, ignored), version,
+                                      lambda: self.list_files(scope, collection, ignored=ignored), first=offset == 0)
+
+    def _listed_version(self) -> tuple[int, int]:
+        """What a listing's states hang on in the index: chunks written or dropped move its generation,
+        which a file left out (failed, or `rag: false`) does not; those are few, and read whole."""
+        index = self.index
+        return index.generation(), hash(frozenset(index.excluded_states().items()))
 
     def _refuse_scopes_meant_as_paths(self, scopes: tuple[str, ...], found: list[str]) -> None:
         """Each scope that `found` (what a query or a listing returned) has nothing under, checked as

@@ -9,12 +9,12 @@ from __future__ import annotations
 import heapq
 import re
 import shlex
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 from functools import singledispatch
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from minirag.budget import cost, largest_fitting, page_end
 from minirag.chunking.rows import SheetRows
@@ -122,8 +122,10 @@ def sources_summary(hits: Iterable[Hit], roots: Sequence[Path]) -> list[dict]:
 def query_result(value: QueryResult, budget: int | None = None) -> dict:
     """Hits in rank order, then the parents they point to, each parent once. Over `budget`
     tokens: as many hits as fit, then parents in their first hit's rank order while they fit,
-    and `truncated` says what was left out and how to get it. Each hit names its collection
-    (null for data and url sources)."""
+    and `truncated` says what was left out and how to get it. The first hit always comes back:
+    one alone over the budget names fewer files in `alsoIn` (counted in `alsoInMore`), then has
+    its text cut, and `truncated` says so. Each hit names its collection (null for data and url
+    sources)."""
     hits, parents, roots = list(value.hits), value.parents, value.roots
     named = {h.source: name for h, name in zip(hits, value.collections, strict=True)}
     full = _query_payload(hits, parents, roots, list(parents), named)
@@ -131,21 +133,49 @@ def query_result(value: QueryResult, budget: int | None = None) -> dict:
         return full
     ranked = list(dict.fromkeys(h.parent_id for h in hits if h.parent_id in parents))
 
-    def shaped(count: int, sent: list[int]) -> dict:
-        kept = hits[:count]
+    def shaped(kept: list[Hit], sent: list[int], cut: Mapping[str, int]) -> dict:
         wanted = [pid for pid in dict.fromkeys(h.parent_id for h in kept) if pid in parents]
         out = _query_payload(kept, parents, roots, sent, named)
-        out["truncated"] = {"hitsLeftOut": len(hits) - count,
-                            "parentsLeftOut": [str(pid) for pid in wanted if pid not in sent],
-                            "maxResponseTokens": budget, "next": QUERY_NEXT}
+        out["truncated"] = {"hitsLeftOut": len(hits) - len(kept),
+                            "parentsLeftOut": [str(pid) for pid in wanted if pid not in sent], **cut,
+                            "maxResponseTokens": budget, "next": QUERY_NEXT + (FIRST_HIT_CUT_NEXT if cut else "")}
         return out
 
-    count = largest_fitting(len(hits), lambda n: cost(shaped(n, [])) <= budget)
+    kept = hits[:largest_fitting(len(hits), lambda n: cost(shaped(hits[:n], [], {})) <= budget)]
+    cut: dict[str, int] = {}  # what the first hit lost to fit alone, when it did not
+    if hits and not kept:
+        first, cut = _first_hit_within(hits[0], lambda hit, lost: cost(shaped([hit], [], lost)) <= budget)
+        kept = [first]
     sent: list[int] = []
     for pid in ranked:
-        if any(h.parent_id == pid for h in hits[:count]) and cost(shaped(count, [*sent, pid])) <= budget:
+        if any(h.parent_id == pid for h in kept) and cost(shaped(kept, [*sent, pid], cut)) <= budget:
             sent.append(pid)
-    return shaped(count, sent)
+    return shaped(kept, sent, cut)
+
+
+FIRST_HIT_CUT_NEXT = ("; the first hit alone was over the budget: alsoInLeftOut names fewer of the files that also "
+                      "hold it (alsoInMore counts them), textCharsLeftOut is how much of its text was cut from the "
+                      "end (read_file, source, pages through the whole file)")
+
+
+def _first_hit_within(hit: Hit, fits: Callable[[Hit, dict[str, int]], bool]) -> tuple[Hit, dict[str, int]]:
+    """`hit` made to `fits` as the one hit of a result, with what it lost said: fewer files named in
+    `alsoIn` (the rest counted in `alsoInMore`; `alsoInLeftOut`), then, if still over, its text cut from
+    the end (`textCharsLeftOut`). Cut to no text it may still be over: the caller's budget refuses that."""
+    names = hit.also_in
+
+    def naming(n: int) -> tuple[Hit, dict[str, int]]:
+        return (replace(hit, also_in=names[:n], also_in_more=hit.also_in_more + len(names) - n),
+                {"alsoInLeftOut": len(names) - n} if n < len(names) else {})
+
+    shorter, lost = naming(largest_fitting(len(names), lambda n: fits(*naming(n))))
+    if fits(shorter, lost):
+        return shorter, lost
+
+    def cutting(n: int) -> tuple[Hit, dict[str, int]]:
+        return replace(shorter, text=hit.text[:n]), {**lost, "textCharsLeftOut": len(hit.text) - n}
+
+    return cutting(largest_fitting(len(hit.text), lambda n: fits(*cutting(n))))
 
 
 def _query_payload(hits: list[Hit], parents: Mapping[int, str], roots: Sequence[Path], sent: list[int],
@@ -217,36 +247,66 @@ def fit_list(payload: dict, key: str, budget: int, next_step: str) -> dict:
     return shaped(largest_fitting(len(items), lambda n: cost(shaped(n)) <= budget))
 
 
-def fit_page(listing: dict, key: str, offset: int, budget: int, next_step: str, noun: str) -> dict:
-    """`listing` from item `offset` of `listing[key]` on, as many as fit `budget`: when some are left
-    out, `truncated` says how many and `nextOffset` is the `offset` that lists them (a paged listing:
-    list_files, list_collections, each item a `noun`). An item that alone is over the budget is refused
-    saying how to pass it: an empty page's `nextOffset` was the `offset` given, asked for again for ever."""
+def fit_page(listing: dict, key: str, offset: int, budget: int, next_step: str, noun: str,
+             shape: Callable[[Any], dict] | None = None) -> dict:
+    """`listing` from item `offset` of `listing[key]` on, as many as fit `budget`, each item shaped by
+    `shape` (only those a page can hold are: a page costs its own items, not the whole listing's):
+    when some are left out, `truncated` says how many and `nextOffset` is the `offset` that lists them
+    (a paged listing: list_files, list_collections, each item a `noun`). An item that alone is over the
+    budget is refused saying how to pass it: an empty page's `nextOffset` was the `offset` given,
+    asked for again for ever."""
     if offset < 0:
         raise InvalidArgument(f"offset must be 0 or more, got {offset}")
-    listing = {**listing, key: listing[key][offset:]}
+    items = listing[key]
+    window: list[dict] = []
+    spent = 0  # the items' own costs: in the page, each costs at least its own less one (budget.cost)
+    for at in range(offset, len(items)):
+        window.append(items[at] if shape is None else shape(items[at]))
+        spent += cost(window[-1]) - 1
+        if spent > budget:
+            break
+
+    def page(count: int) -> dict:
+        out = {**listing, key: window[:count]}
+        if offset + count < len(items):
+            out["nextOffset"] = offset + count
+            out["truncated"] = {"field": key, "leftOut": len(items) - offset - count, "maxResponseTokens": budget,
+                                "next": next_step}
+        return out
+
+    if offset + len(window) >= len(items) and cost(whole := page(len(window))) <= budget:
+        return whole
     # Fitted with the largest nextOffset it can take, so that the number counts against the budget.
-    listing["nextOffset"] = offset + len(listing[key])
-    fitted = fit_list(listing, key, budget, next_step)
-    if "truncated" in fitted:
-        if not fitted[key]:
-            raise MiniragError(f"the {noun} at offset {offset} alone is over MINIRAG_MAX_RESPONSE_TOKENS "
-                               f"({budget}): raise it, or pass offset {offset + 1} to go on past it")
-        fitted["nextOffset"] = offset + len(fitted[key])
-    else:
-        del fitted["nextOffset"]
-    return fitted
+    count = largest_fitting(len(window), lambda n: cost({**page(n), "nextOffset": len(items)}) <= budget)
+    if not count:
+        raise MiniragError(f"the {noun} at offset {offset} alone is over MINIRAG_MAX_RESPONSE_TOKENS "
+                           f"({budget}): raise it, or pass offset {offset + 1} to go on past it")
+    return page(count)
+
+
+def files_page(value: FileListing, offset: int, budget: int, next_step: str, *, changed: bool = False) -> dict:
+    """list_files' page from entry `offset` on (fit_page); `changed`: the index changed since the
+    listing the pages before were cut from, so this page is cut from a new one (`indexChanged`)."""
+    head = {"files": value.files, **other_types(value.other_types), **({"indexChanged": INDEX_CHANGED} if changed
+                                                                         else {})}
+    return fit_page(head, "files", offset, budget, next_step, "file", shape=list_entry)
+
+
+INDEX_CHANGED = ("the index changed since the pages before were listed (a sync or an ingest wrote to it): this "
+                 "page is from a new listing, so a file may have moved across pages; list from offset 0 again "
+                 "for one consistent listing")
 
 
 PER_ROOT = (("roots",), ("collections",), ("gitState",), ("watch", "roots"))  # status's parts, one a root
 
 
 def fit_status(out: dict, budget: int) -> dict:
-    """`status` within `budget` as far as its roots go: its per-root parts (`roots`, `collections`,
-    `gitState`, the watcher's `roots`) cut alike to the first roots that fit with its other lists left
-    empty, and `truncated` saying how many were left out and that list_collections pages them. Cut one
-    list at a time, the first list cut went unsaid. Its other lists (a watcher's pass's warnings) are
-    within_budget's to cut after."""
+    """`status` within `budget`: its per-root parts (`roots`, `collections`, `gitState`, the watcher's
+    `roots`) cut alike to the first roots that fit with its other lists (a watcher's pass's warnings)
+    left empty, and `truncated` saying how many were left out and that list_collections pages them;
+    then its other lists cut to the room left, each counted in `truncated.alsoLeftOut` by its path.
+    Cut by within_budget after, the longest list, `collections`, lost more than `roots` did, and the
+    `offset` given for list_collections skipped those."""
     roots = out.get("roots") or []
     if cost(out) <= budget or not roots:
         return out
@@ -261,17 +321,28 @@ def fit_status(out: dict, budget: int) -> dict:
             cut["gitState"] = [g for g in whole["gitState"] if g["root"] in kept]
         if isinstance(whole.get("watch"), dict):
             cut["watch"] = {**whole["watch"], "roots": [r for r in whole["watch"].get("roots", ()) if r in kept]}
-        cut["truncated"] = {"field": field, "leftOut": len(roots) - count, "maxResponseTokens": budget,
+        cut["truncated"] = {"field": field, "leftOut": len(_at(whole, (field,))) - len(cut[field]),
+                            "maxResponseTokens": budget,
                             "next": f"list_collections with offset {count} lists the rest (status keeps the "
                                     f"first {count} roots, in roots, collections and gitState alike)"}
         return cut
 
+    others = [path for path in _lists(out) if path not in PER_ROOT]
     bare = out
-    for path in _lists(out):
-        if path not in PER_ROOT:
-            bare = _with(bare, path, [])
-    count = largest_fitting(len(roots), lambda n: cost(shaped(bare, n)) <= budget)
-    return out if count == len(roots) else shaped(out, count)
+    for path in others:
+        bare = _with(bare, path, [])
+
+    def noted(cut: dict) -> dict:  # room for the count each of the others is given, at its largest
+        return {**cut, "truncated": {**cut["truncated"],
+                                     "alsoLeftOut": {".".join(path): len(_at(out, path)) for path in others}}}
+
+    count = largest_fitting(len(roots), lambda n: cost(noted(shaped(bare, n)) if others else shaped(bare, n))
+                            <= budget)
+    fitted = out if count == len(roots) else shaped(out, count)
+    for path in sorted(others, key=lambda path: cost(_at(out, path)), reverse=True):
+        if cost(fitted) > budget:
+            fitted = _cut(fitted, path, budget)
+    return fitted
 
 
 # What a cut list's `truncated.next` says: a sync's warnings (one per failed file, each with its path) are
@@ -498,6 +569,7 @@ def progress_fields(progress: Progress, *, current: bool = True) -> dict:
         **other_types(progress.other_types.items()),
         "chunksWritten": progress.chunks_written,
         "chunksEmbedded": progress.chunks_embedded,
+        "chunksToEmbed": progress.chunks_to_embed,  # found so far, those embedded included (grows as files convert)
         "chunksReused": progress.chunks_reused,
         "chunksPerSecond": progress.rate(),
         "etaSeconds": progress.eta_seconds(),

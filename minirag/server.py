@@ -58,6 +58,7 @@ from minirag.ingest.jobs import SyncJob
 from minirag.ingest.run_log import WatchLog
 from minirag.instructions import build_instructions
 from minirag.results import (
+    files_page,
     fit_list,
     fit_page,
     fit_status,
@@ -262,10 +263,11 @@ def list_files(state: ServerState, scope: Scope = None, collection: CollectionNa
                ignored: Ignored = False, offset: ListOffset = 0) -> Result:
     """Every supported file under the roots with its ingestion state, plus data and url sources, from
     file number `offset` on. A listing over the response budget is cut: `truncated` says how many
-    were left out, and `nextOffset` is the offset that lists the rest."""
-    return fit_page(payload(state.app.list_files(scope, collection, ignored=ignored)), "files", offset,
-                    state.budget, "pass nextOffset as offset for the rest, or narrow the listing with scope or "
-                                  "collection", "file")
+    were left out, and `nextOffset` is the offset that lists the rest. The pages after the first are
+    cut from the first's listing while the index has not changed; where it has, `indexChanged` says so."""
+    listing, changed = state.app.list_files_paged(offset, scope, collection, ignored=ignored)
+    return files_page(listing, offset, state.budget, "pass nextOffset as offset for the rest, or narrow the listing "
+                                                     "with scope or collection", changed=changed)
 
 
 def list_collections(state: ServerState, offset: CollectionsOffset = 0) -> Result:

@@ -33,7 +33,8 @@ from minirag.values import (
 )
 
 PROGRESS_KEYS = ["seen", "total", "ingested", "skipped", "excluded", "failed", "stillFailing", "unread", "vanished", "deleted",
-                 "deletedOutsideRoots", "otherTypes", "chunksWritten", "chunksEmbedded", "chunksReused",
+                 "deletedOutsideRoots", "otherTypes", "chunksWritten", "chunksEmbedded", "chunksToEmbed",
+                 "chunksReused",
                  "chunksPerSecond",
                  "etaSeconds", "currentFile", "elapsedSeconds", "warnings"]
 

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import os
-from collections import Counter
+import threading
+from collections import Counter, OrderedDict
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
+from typing import Generic, TypeVar
 
 from minirag.chunking import SCHEME_VERSION
 from minirag.ingest.file_state import FileState, file_state, refused_unread
@@ -13,6 +16,8 @@ from minirag.ingest.scan import FoundFile, Ignored, walk_roots, within
 from minirag.search.scope import Scopes
 from minirag.security import is_plain
 from minirag.store.index import ExcludedState, StoredState
+
+T = TypeVar("T")
 
 # indexed: the index matches the disk; stale: changed on disk since indexing;
 # stale_scheme: unchanged but cut by an older chunking scheme or at another token
@@ -124,3 +129,37 @@ def list_entries(index, config, scope: Scopes | None, budget: int | None = None,
         out.append(ListEntry(source, stored.kind, stored.title, state, stored.size, stored.chunk_count,
                              reason=f"{reason}; the next sync removes it" if reason else None))
     return out
+
+
+# The listings kept for the pages after their first: a few, so that agents paging through listings of
+# other scopes or collections side by side do not walk again for each page.
+KEPT_LISTINGS = 4
+
+
+class ListingPages(Generic[T]):
+    """The listings paged lately, each with the index's version when it was walked, so that the
+    pages of one listing are cut from one walk: a page past the first costs its own entries, not a walk
+    of the whole corpus again (paging through a listing of n files walked n files per page), and none is
+    repeated or skipped when files change on disk between pages. A first page walks again."""
+
+    def __init__(self) -> None:
+        self._kept: OrderedDict[Hashable, tuple[Hashable, T]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def listing(self, key: Hashable, version: Hashable, walk: Callable[[], T], *, first: bool) -> tuple[T, bool]:
+        """The listing `key` names, walked for a `first` page, else the one kept while the index is still
+        at `version` (App._listed_version); and whether the index had moved on from the
+        listing kept (its pages before and this one, from a new walk, may not join: an entry moved across
+        them)."""
+        with self._lock:
+            kept = self._kept.get(key)
+            if not first and kept is not None and kept[0] == version:
+                self._kept.move_to_end(key)
+                return kept[1], False
+        listing = walk()
+        with self._lock:
+            self._kept[key] = (version, listing)
+            self._kept.move_to_end(key)
+            while len(self._kept) > KEPT_LISTINGS:
+                self._kept.popitem(last=False)
+        return listing, not first and kept is not None
