@@ -24,6 +24,11 @@ other fonts' from /Widths, by code, into `self.widths`, which `char_width` looks
 `PSBaseParser._parse_string_1(self, s, i)` reads a literal string's octal escape a digit at a time
 into `self.oct` (bytes, three digits at most) and asserts that its value is below 256; the object
 parser and the content stream parser both inherit it.
+
+`LTTextLineHorizontal.add(self, obj)` puts a space (`LTAnno(" ")`) before a character that starts
+further right of `self._x1` (the right edge of the character added before it) than
+`self.word_margin` times the larger of the character's width and height, then sets `self._x1` to
+the character's right edge.
 """
 
 from __future__ import annotations
@@ -164,3 +169,45 @@ def octal_overflow_ignored() -> None:
 
     setattr(parse, _MARK, True)
     PSBaseParser._parse_string_1 = parse  # type: ignore[method-assign]
+
+
+def marks_join_their_letters() -> None:
+    """Make a combining mark that is no letter of its own (a vowel mark, Unicode's Mn and Me) stay
+    in the word of its letter, process-wide, once: no space goes before it, the gap to the next
+    character is measured from the letter before it, and a space due before a right-to-left letter
+    goes before the marks drawn just before it, which are its own.
+
+    A mark is a glyph of no advance, drawn at its letter's start and set over the letter by an
+    offset. A right-to-left line is drawn left to right (XeTeX, LibreOffice: HarfBuzz's glyph
+    order), each letter's marks just before it: Arabic's harakat stood left of the letter drawn
+    before them, and the letter after them counted its distance from there, more than pdfminer's
+    word margin (a tenth of the letter's height) for every mark on a letter narrower than half an
+    em (`أَكْثَرُ` read `ُرَ ثْ كَ أَ`). A left-to-right letter's marks are drawn after it."""
+    import unicodedata
+
+    from pdfminer.layout import LTChar, LTTextLineHorizontal
+
+    original = LTTextLineHorizontal.add
+    if getattr(original, _MARK, False):
+        return
+
+    def is_mark(text: str) -> bool:
+        return bool(text) and all(unicodedata.category(character) in ("Mn", "Me") for character in text)
+
+    def add(self, obj) -> None:
+        text = obj.get_text() if isinstance(obj, LTChar) else ""
+        if is_mark(text):
+            super(LTTextLineHorizontal, self).add(obj)  # as `add` adds it, without the space or the new edge
+            return
+        objs = self._objs
+        before = len(objs)
+        marks = 0
+        while marks < before and isinstance(objs[before - 1 - marks], LTChar) \
+                and is_mark(objs[before - 1 - marks].get_text()):
+            marks += 1
+        original(self, obj)
+        if marks and len(objs) == before + 2 and text and unicodedata.bidirectional(text[0]) in ("R", "AL"):
+            objs.insert(before - marks, objs.pop(before))  # the space, before the letter's marks
+
+    setattr(add, _MARK, True)
+    LTTextLineHorizontal.add = add  # type: ignore[method-assign]

@@ -37,7 +37,12 @@ from pdfminer.layout import (
 from pdfminer.pdfinterp import PDFResourceManager
 from pdfminer.pdfpage import PDFPage
 
-from minirag._compat.pdfminer import font_widths_as_given, octal_overflow_ignored, order_layout_ties
+from minirag._compat.pdfminer import (
+    font_widths_as_given,
+    marks_join_their_letters,
+    octal_overflow_ignored,
+    order_layout_ties,
+)
 from minirag.ingest.pdf_cjk_lines import boxes_going_on, goes_on
 from minirag.ingest.pdf_footnotes import footnotes_apart, parted_mark
 from minirag.ingest.pdf_hanging import NONE, Hanging, hanging
@@ -56,6 +61,7 @@ def pdf_text(data: bytes) -> str:
     order_layout_ties()
     font_widths_as_given()
     octal_overflow_ignored()
+    marks_join_their_letters()
     with io.StringIO() as output:
         manager = PDFResourceManager(caching=True)
         device = _ColumnText(manager, output, laparams=LAParams())
