@@ -2,11 +2,11 @@
 
     uv run --with uharfbuzz python scripts/gen_shaped_pdf.py
 
-Each paragraph is shaped by HarfBuzz with a real font (DejaVu Sans, Debian's fonts-dejavu-core) and
-its glyphs drawn one by one where HarfBuzz puts them, in drawn order (left to right), as XeTeX and
-LibreOffice draw a right-to-left line: joining forms, the lam-alef ligature, and each vowel mark a
-glyph of no advance set over its letter. Word spaces are gaps, not glyphs, as TeX leaves them. The
-font is not embedded (the widths and a ToUnicode map are all a text extractor reads), so the files
+Each paragraph is shaped by HarfBuzz with a real font (DejaVu Sans, Debian's fonts-dejavu-core, or
+KacstFarsi, fonts-kacst) and its glyphs drawn one by one where HarfBuzz puts them, in drawn order
+(left to right), as XeTeX and LibreOffice draw a right-to-left line: joining forms, the lam-alef
+ligature, and each vowel mark a glyph of no advance set over its letter by an offset. Word spaces are gaps, not glyphs, as TeX leaves them. The
+fonts are not embedded (the widths and a ToUnicode map are all a text extractor reads), so the files
 are a few kilobytes. Lines are broken at spaces to a fixed measure and set `leading` apart, with a
 paragraph's gap (`parskip`) between paragraphs.
 """
@@ -21,6 +21,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
 FONT = Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf")
+# Debian's fonts-kacst: a font that sets its marks high over tall letters (a GPOS offset upwards).
+KACST = Path("/usr/share/fonts/truetype/kacst/KacstFarsi.ttf")
 OUT = ROOT / "tests" / "fixtures" / "rtl81"
 
 # Sentences on the Arabic language and on the National Library of Egypt, written for this project;
@@ -77,12 +79,12 @@ def lines_of(paragraph: str, font, size: float, measure: float) -> list[str]:
 
 
 def rtl_pdf(paragraphs: list[str], size: float = 11.0, leading: float = 1.25, parskip: float = 1.0,
-            measure: float = 430.0) -> bytes:
+            measure: float = 430.0, font_file: Path = FONT) -> bytes:
     """One page of right-to-left paragraphs, each line set flush right, the last of each too."""
     import uharfbuzz as hb
     from pdf_maker import pdf_of_objects
 
-    blob = hb.Blob.from_file_path(str(FONT))
+    blob = hb.Blob.from_file_path(str(font_file))
     font = hb.Font(hb.Face(blob))
     upem = font.face.upem
     ops, texts, widths, y, right = [], {}, {}, 770.0, 72.0 + measure
@@ -104,23 +106,27 @@ def rtl_pdf(paragraphs: list[str], size: float = 11.0, leading: float = 1.25, pa
             f"1 begincodespacerange <0000> <FFFF> endcodespacerange\n{len(texts)} beginbfchar\n{mapping}\n"
             f"endbfchar endcmap CMapName currentdict /CMap defineresource pop end end").encode()
     w = " ".join(f"{gid} [{width}]" for gid, width in sorted(widths.items()))
+    extents = font.get_font_extents("ltr")
+    ascent, descent = round(extents.ascender * 1000 / upem), round(extents.descender * 1000 / upem)
+    name = font_file.stem.replace("-", "").encode()
     return pdf_of_objects([
         b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [5 0 R] /Count 1 >>",
-        b"<< /Type /Font /Subtype /Type0 /BaseFont /DejaVuSans /Encoding /Identity-H /DescendantFonts [6 0 R] "
-        b"/ToUnicode 7 0 R >>",
+        b"<< /Type /Font /Subtype /Type0 /BaseFont /%s /Encoding /Identity-H /DescendantFonts [6 0 R] "
+        b"/ToUnicode 7 0 R >>" % name,
         b"<< /Length %d >>\nstream\n%s\nendstream" % (len(stream), stream),
         b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
         b"/Resources << /Font << /F1 3 0 R >> >> >>",
-        b"<< /Type /Font /Subtype /CIDFontType2 /BaseFont /DejaVuSans /DW 1000 /W [%s] /FontDescriptor 8 0 R "
-        b"/CIDSystemInfo << /Registry (Adobe) /Ordering (Identity) /Supplement 0 >> >>" % w.encode(),
+        b"<< /Type /Font /Subtype /CIDFontType2 /BaseFont /%s /DW 1000 /W [%s] /FontDescriptor 8 0 R "
+        b"/CIDSystemInfo << /Registry (Adobe) /Ordering (Identity) /Supplement 0 >> >>" % (name, w.encode()),
         b"<< /Length %d >>\nstream\n%s\nendstream" % (len(cmap), cmap),
-        b"<< /Type /FontDescriptor /FontName /DejaVuSans /Flags 4 /FontBBox [-2090 -948 3673 2524] "
-        b"/ItalicAngle 0 /Ascent 928 /Descent -236 /CapHeight 729 /StemV 80 >>"])
+        b"<< /Type /FontDescriptor /FontName /%s /Flags 4 /FontBBox [-1000 %d 2000 %d] /ItalicAngle 0 "
+        b"/Ascent %d /Descent %d /CapHeight 700 /StemV 80 >>" % (name, descent, ascent, ascent, descent)])
 
 
 def main() -> int:
     OUT.mkdir(parents=True, exist_ok=True)
     files = {"vowelled.pdf": rtl_pdf(VOWELLED),
+             "vowelled_kacst.pdf": rtl_pdf(VOWELLED, font_file=KACST),
              "plain.pdf": rtl_pdf(PLAIN),
              "wide_leading.pdf": rtl_pdf(PLAIN, leading=2.0, parskip=1.5)}
     for name, data in files.items():

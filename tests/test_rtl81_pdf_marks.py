@@ -40,6 +40,15 @@ def test_a_vowelled_arabic_pdf_reads_word_for_word_as_it_was_written():
     assert _words(markdown) == _words(" ".join(written))
 
 
+def test_marks_a_font_sets_high_over_tall_letters_stay_on_their_line():
+    """KacstFarsi sets a shadda and its vowel over a lam (`اللُّغَةُ`) above the line: pdfminer cut the
+    line at each such mark, and two marks of no width on one letter were any distance apart to it,
+    so the marks and the letters after them came out as lines of their own."""
+    written = _generator().VOWELLED
+    markdown = convert_file(PDFS / "vowelled_kacst.pdf").markdown
+    assert _words(markdown) == _words(" ".join(written))
+
+
 def test_an_unvowelled_query_finds_the_words_of_a_vowelled_pdf():
     markdown = convert_file(PDFS / "vowelled.pdf").markdown
     indexed = set(keywords.terms(markdown, "ar"))
