@@ -90,11 +90,13 @@ def placed_pdf(items: list[tuple[float, float, str]]) -> bytes:
         b"/Resources << /Font << /F1 3 0 R >> >> >>"])
 
 
-def wide_pdf(paragraphs: list[list[str]], size: float = 10.5, indent: int = 0) -> bytes:
+def wide_pdf(paragraphs: list[list[str]], size: float = 10.5, indent: int = 0, leading: float = 1.45,
+             parskip: float = 1.5) -> bytes:
     """One page of paragraphs in a CID font whose codes map to any characters (Chinese, Japanese,
     Korean): every line but a paragraph's last is justified to the longest line's width, as a
-    typesetter sets them (character spacing stretched), paragraphs a line's gap apart, each one's
-    first line indented `indent` ems. East Asian wide characters are 1 em wide, others half an em."""
+    typesetter sets them (character spacing stretched), lines `leading` ems apart (baseline to
+    baseline), paragraphs `parskip` ems more, each one's first line indented `indent` ems. East
+    Asian wide characters are 1 em wide, others half an em."""
     import unicodedata
 
     chars = sorted({c for lines in paragraphs for line in lines for c in line})
@@ -113,8 +115,8 @@ def wide_pdf(paragraphs: list[list[str]], size: float = 10.5, indent: int = 0) -
             spacing = (width - left - natural) / (len(line) - 1) if at + 1 < len(lines) and len(line) > 1 else 0
             glyphs = "".join(f"{code[c]:04X}" for c in line)
             ops.append(f"BT /F1 {size} Tf {spacing:.3f} Tc {72 + left:.1f} {y:.1f} Td <{glyphs}> Tj ET")
-            y -= size * 1.45
-        y -= size * 1.5
+            y -= size * leading
+        y -= size * parskip
     stream = "\n".join(ops).encode()
     mapping = "\n".join(f"<{code[c]:04X}> <{c.encode('utf-16-be').hex().upper()}>" for c in chars)
     cmap = (f"/CIDInit /ProcSet findresource begin 12 dict begin begincmap /CMapName /Wide def "

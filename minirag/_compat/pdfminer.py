@@ -24,6 +24,13 @@ other fonts' from /Widths, by code, into `self.widths`, which `char_width` looks
 `PSBaseParser._parse_string_1(self, s, i)` reads a literal string's octal escape a digit at a time
 into `self.oct` (bytes, three digits at most) and asserts that its value is below 256; the object
 parser and the content stream parser both inherit it.
+
+`LTTextLineHorizontal.add(self, obj)` puts a space (`LTAnno(" ")`) before a character that starts
+further right of `self._x1` (the right edge of the character added before it) than
+`self.word_margin` times the larger of the character's width and height, then sets `self._x1` to
+the character's right edge. `LTLayoutContainer.group_objects(self, laparams, objs)` takes a page's
+characters in drawn order and starts a new line wherever the next one does not overlap the one
+before it by `laparams.line_overlap` of the lower's height.
 """
 
 from __future__ import annotations
@@ -164,3 +171,85 @@ def octal_overflow_ignored() -> None:
 
     setattr(parse, _MARK, True)
     PSBaseParser._parse_string_1 = parse  # type: ignore[method-assign]
+
+
+def marks_join_their_letters() -> None:
+    """Make a combining mark that is no letter of its own (a vowel mark, Unicode's Mn and Me) stay
+    in the word of its letter, process-wide, once: no space goes before it, the gap to the next
+    character is measured from the letter before it, and a space due before a right-to-left letter
+    goes before the marks drawn just before it, which are its own.
+
+    A mark is a glyph of no advance, drawn at its letter's start and set over the letter by an
+    offset. A right-to-left line is drawn left to right (XeTeX, LibreOffice: HarfBuzz's glyph
+    order), each letter's marks just before it: Arabic's harakat stood left of the letter drawn
+    before them, and the letter after them counted its distance from there, more than pdfminer's
+    word margin (a tenth of the letter's height) for every mark on a letter narrower than half an
+    em (`أَكْثَرُ` read `ُرَ ثْ كَ أَ`). A left-to-right letter's marks are drawn after it.
+
+    A mark set high over a tall letter (Amiri's and KacstFarsi's shadda and its vowel over a lam)
+    stood above its line, and two marks on one letter (a shadda and its vowel), each of no width,
+    stood apart by any distance at all to pdfminer: it cut the line there, and gave the marks
+    lines of their own. A mark now stands where its letter stands, for the line to take it in."""
+    import unicodedata
+
+    from pdfminer.layout import LTChar, LTLayoutContainer, LTTextLineHorizontal
+
+    original = LTTextLineHorizontal.add
+    if getattr(original, _MARK, False):
+        return
+    grouped = LTLayoutContainer.group_objects
+
+    def is_mark(text: str) -> bool:
+        return bool(text) and all(unicodedata.category(character) in ("Mn", "Me") for character in text)
+
+    def group_objects(self, laparams, objs):
+        objs = list(objs)
+        for at, obj in enumerate(objs):
+            if isinstance(obj, LTChar) and is_mark(obj.get_text()):
+                letter = _letter_of(objs, at, is_mark)
+                if letter is not None:
+                    obj.set_bbox(letter.bbox)
+        return grouped(self, laparams, objs)
+
+    def add(self, obj) -> None:
+        text = obj.get_text() if isinstance(obj, LTChar) else ""
+        if is_mark(text):
+            super(LTTextLineHorizontal, self).add(obj)  # as `add` adds it, without the space or the new edge
+            return
+        objs = self._objs
+        before = len(objs)
+        marks = 0
+        while marks < before and isinstance(objs[before - 1 - marks], LTChar) \
+                and is_mark(objs[before - 1 - marks].get_text()):
+            marks += 1
+        original(self, obj)
+        if marks and len(objs) == before + 2 and text and unicodedata.bidirectional(text[0]) in ("R", "AL"):
+            objs.insert(before - marks, objs.pop(before))  # the space, before the letter's marks
+
+    setattr(add, _MARK, True)
+    LTTextLineHorizontal.add = add  # type: ignore[method-assign]
+    LTLayoutContainer.group_objects = group_objects  # type: ignore[method-assign]
+
+
+_MAX_MARKS = 8  # on one letter: Unicode's stream-safe format allows 30, text holds one to three
+
+
+def _letter_of(objs: list, at: int, is_mark: Callable[[str], bool]):
+    """The letter that the mark `objs[at]` is drawn with: the next one where that is a right-to-left
+    letter (drawn after its marks), else the one before it, else the next; None for none near."""
+    import unicodedata
+
+    from pdfminer.layout import LTChar
+
+    def near(steps: range):
+        for step in steps:
+            if not 0 <= step < len(objs) or not isinstance(objs[step], LTChar):
+                return None
+            if not is_mark(objs[step].get_text()):
+                return objs[step]
+        return None
+
+    after = near(range(at + 1, at + 1 + _MAX_MARKS))
+    if after is not None and unicodedata.bidirectional(after.get_text()[:1]) in ("R", "AL"):
+        return after
+    return near(range(at - 1, at - 1 - _MAX_MARKS, -1)) or after

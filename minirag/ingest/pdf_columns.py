@@ -37,11 +37,17 @@ from pdfminer.layout import (
 from pdfminer.pdfinterp import PDFResourceManager
 from pdfminer.pdfpage import PDFPage
 
-from minirag._compat.pdfminer import font_widths_as_given, octal_overflow_ignored, order_layout_ties
+from minirag._compat.pdfminer import (
+    font_widths_as_given,
+    marks_join_their_letters,
+    octal_overflow_ignored,
+    order_layout_ties,
+)
 from minirag.ingest.pdf_cjk_lines import boxes_going_on, goes_on
 from minirag.ingest.pdf_footnotes import footnotes_apart, parted_mark
 from minirag.ingest.pdf_hanging import NONE, Hanging, hanging
-from minirag.ingest.pdf_rtl_lines import joined_lines
+from minirag.ingest.pdf_rtl_lines import glyphs_as_drawn, joined_lines
+from minirag.ingest.pdf_spaced_lines import boxes_running_on
 from minirag.ingest.pdf_tables import page_tables, rows_of
 from minirag.ingest.pdf_visible import OnThePage, SeenInterpreter
 
@@ -56,6 +62,7 @@ def pdf_text(data: bytes) -> str:
     order_layout_ties()
     font_widths_as_given()
     octal_overflow_ignored()
+    marks_join_their_letters()
     with io.StringIO() as output:
         manager = PDFResourceManager(caching=True)
         device = _ColumnText(manager, output, laparams=LAParams())
@@ -70,10 +77,12 @@ class _ColumnText(OnThePage, TextConverter):
     hanging: Hanging = NONE  # set anew for each page
     footnote_marks: set[int] = set()  # set anew for each page: footnotes' lines whose mark is parted from their first word
     going_on: set[int] = set()  # set anew for each page: Chinese or Japanese boxes whose last line goes on into the next box
+    running_on: set[int] = set()  # set anew for each page: boxes whose paragraph goes on in the next box (pdf_spaced_lines.py)
 
     def receive_layout(self, ltpage: LTPage) -> None:
         items = reading_order(list(ltpage), ltpage.x0, ltpage.x1)
         boxes = [item for item in items if isinstance(item, LTTextBox)]
+        glyphs_as_drawn(line for box in boxes for line in box if isinstance(line, LTTextLine))
         self.joined = joined_lines(boxes)
         tables = page_tables(boxes)
         in_table = {key: table for table in tables for key in table.boxes}
@@ -82,9 +91,12 @@ class _ColumnText(OnThePage, TextConverter):
             ltpage.x1 - ltpage.x0)
         ordered, self.footnote_marks = footnotes_apart(self.hanging.order(items), set(in_table),
                                                       ltpage.x1 - ltpage.x0)
-        self.going_on = set() if self.joined else boxes_going_on(
-            [item if isinstance(item, LTTextBoxHorizontal) and id(item) not in in_table and not self._apart(item)
-             else None for item in ordered if isinstance(item, (LTText, LTContainer))])  # what writes no text: no break
+        read_as_boxes = [item if isinstance(item, LTTextBoxHorizontal) and id(item) not in in_table
+                         and not self._apart(item) else None
+                         for item in ordered if isinstance(item, (LTText, LTContainer))]  # what writes no text: no break
+        self.going_on = set() if self.joined else boxes_going_on(read_as_boxes)
+        self.running_on = boxes_running_on(
+            [box if box is None or not any(id(line) in self.joined for line in box) else None for box in read_as_boxes])
         for item in ordered:
             table = in_table.get(id(item))
             if table is None:
@@ -124,8 +136,8 @@ class _ColumnText(OnThePage, TextConverter):
                 self._render(child)
         elif isinstance(item, LTText):
             self.write_text(item.get_text())
-        if isinstance(item, LTTextBox) and id(item) not in self.going_on:
-            self.write_text("\n")
+        if isinstance(item, LTTextBox) and id(item) not in self.going_on and id(item) not in self.running_on:
+            self.write_text("\n")  # an empty line: the paragraph's end
 
     def _apart(self, item: LTItem) -> bool:
         """Whether the item's lines are read apart from its box's text (tags and their descriptions)."""

@@ -7,13 +7,20 @@ each piece for a line of its own, in boxes of their own, and the page's text gav
 stand on one row and touch (at most a line's height apart) are joined: left to right as drawn
 where the page's text is in drawn order (bidi_order.py then reads the joined line in reading
 order), right to left where each piece is in reading order already.
+
+A glyph may stand for several letters (Arabic's lam-alef, `لا`, is one glyph), which the font maps
+to them in reading order. Where a line's right-to-left letters are drawn left to right, the whole
+line is turned later (bidi_order.py), letter by letter, and the glyph's letters with it (`الأرض`
+read `األرض`): such a glyph's letters are given reversed, so that the turn sets them right.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import unicodedata
+from collections.abc import Iterable, Sequence
+from itertools import pairwise
 
-from pdfminer.layout import LTTextBox, LTTextLine
+from pdfminer.layout import LTChar, LTTextBox, LTTextLine
 
 from minirag.ingest.bidi_order import in_drawn_order, is_right_to_left
 from minirag.ingest.pdf_tables import rows_of
@@ -50,3 +57,26 @@ def joined_lines(boxes: Sequence[LTTextBox]) -> dict[int, str]:
                 joined[id(host)] = " ".join(reversed(texts) if leftward else texts) + "\n"
             chain = [line] if line is not None else []
     return joined
+
+
+def glyphs_as_drawn(lines: Iterable[LTTextLine]) -> None:
+    """Give each glyph of several right-to-left letters its letters reversed, in each of `lines`
+    whose right-to-left letters are mostly drawn left to right, one after another (drawn order)."""
+    for line in lines:
+        glyphs = [item for item in line if isinstance(item, LTChar) and _is_letter(item.get_text())]
+        several = [glyph for glyph in glyphs if len(glyph.get_text()) > 1]
+        if not several:
+            continue
+        rightward = leftward = 0
+        for before, after in pairwise(glyphs):
+            rightward += after.x0 > before.x0
+            leftward += after.x0 < before.x0
+        if rightward > leftward:
+            for glyph in several:
+                glyph._text = glyph.get_text()[::-1]  # as LTChar keeps it: get_text gives it
+
+
+def _is_letter(text: str) -> bool:
+    """Whether `text` (a glyph's) is right-to-left letters and their marks, a letter among them."""
+    return any(is_right_to_left(character) for character in text) \
+        and all(is_right_to_left(character) or unicodedata.combining(character) for character in text)
