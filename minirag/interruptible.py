@@ -25,7 +25,7 @@ import queue
 import threading
 import time
 from collections.abc import Callable, Iterator
-from concurrent.futures import Executor, Future, wait
+from concurrent.futures import Executor, Future, ThreadPoolExecutor, wait
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -302,3 +302,53 @@ def left_running() -> bool:
     library under that run (ONNX Runtime: "terminate called without an active exception", SIGABRT), and
     joins a pool's thread running it."""
     return _running.is_set() or (_calls is not None and not _calls.empty()) or bool(_left_aside)
+
+
+class _Pool(ThreadPoolExecutor):
+    """A ThreadPoolExecutor that knows the work it was given and has not finished."""
+
+    def __init__(self, workers: int, name: str) -> None:
+        super().__init__(max_workers=workers, thread_name_prefix=name)
+        self._unfinished: set[Future] = set()
+        self._unfinished_lock = threading.Lock()
+
+    def submit(self, fn, /, *args, **kwargs):
+        future = super().submit(fn, *args, **kwargs)
+        with self._unfinished_lock:
+            self._unfinished.add(future)
+        future.add_done_callback(self._finished)  # at once, here, if it is done already
+        return future
+
+    def _finished(self, future: Future) -> None:
+        with self._unfinished_lock:
+            self._unfinished.discard(future)
+
+    def unfinished(self) -> list[Future]:
+        with self._unfinished_lock:
+            return list(self._unfinished)
+
+
+@contextlib.contextmanager
+def pool(workers: int, name: str) -> Iterator[ThreadPoolExecutor]:
+    """A ThreadPoolExecutor whose end waits for its work as `done` does: `with ThreadPoolExecutor()`
+    ends in `shutdown(wait=True)`, which joins each thread with no timeout, and a Ctrl-C the kernel
+    hands to another thread meanwhile did nothing until the work in hand ended (a conversion that
+    does not heed its stop). A signal's handler that raises during that wait leaves the work
+    running, as `aside` does (`left_running` says so until it ends): the interpreter's exit would
+    join those threads too."""
+    threads = _Pool(workers, name)
+    try:
+        yield threads
+    finally:
+        threads.shutdown(wait=False)  # no thread takes more work once its queue is empty
+        unfinished = threads.unfinished()
+        try:
+            for future in unfinished:
+                done(future)
+        except BaseException:
+            for future in unfinished:
+                if not future.done():
+                    _left_aside.add(future)
+                    future.add_done_callback(_left_aside.discard)
+            raise
+        threads.shutdown(wait=True)  # each thread is idle now, or ends as it takes the shutdown's wake-up
