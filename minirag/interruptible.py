@@ -34,6 +34,7 @@ _calls: queue.SimpleQueue[tuple[Future, Callable[[], Any]]] | None = None
 _helper_lock = threading.Lock()
 _running = threading.Event()  # set while the helper runs a call
 _SLICE_S = 0.2  # how late a signal another thread received may be handled
+_steps = 0  # work ended so far (`steps`); a lost increment of two threads at once still moves it
 
 
 def _serve(calls: queue.SimpleQueue[tuple[Future, Callable[[], Any]]]) -> None:
@@ -117,6 +118,7 @@ class RunBound:
         finally:
             with self._lock:
                 del self._stops[key]
+            _stepped()
 
     def stopped_by(self, event: threading.Event, why: str) -> None:
         """Stop this bound, saying `why`, once `event` is set, whoever sets it (a signal's handler
@@ -185,9 +187,12 @@ def call(run: Callable[[], T], stop: Callable[[], None]) -> T:
     """`run()`, ended by `stop()` when a signal's handler raises while it runs, or when the RunBound
     it runs under says so (RunStopped)."""
     bound = _bound.get()
-    if bound is not None:
-        return bound.run(functools.partial(_call, run, stop), stop)
-    return _call(run, stop)
+    try:
+        if bound is not None:
+            return bound.run(functools.partial(_call, run, stop), stop)
+        return _call(run, stop)
+    finally:
+        _stepped()
 
 
 def _call(run: Callable[[], T], stop: Callable[[], None]) -> T:
@@ -208,6 +213,18 @@ def _call(run: Callable[[], T], stop: Callable[[], None]) -> T:
             stop()
             done(future)  # ONNX Runtime looks at its flag between kernels; a second signal leaves it
         raise
+
+
+def _stepped() -> None:
+    global _steps
+    _steps += 1
+
+
+def steps() -> int:
+    """How many pieces of work (model runs, and conversions and other work under a bound's
+    `stopping`) have ended in this process so far, any thread: a count that moves while work goes
+    on, which a wait for that work may take as its sign of life (in_flight.settled)."""
+    return _steps
 
 
 def done(future: Future) -> None:

@@ -1,0 +1,152 @@
+"""The requests open when stdin closes are answered while their work goes on (in_flight.settled):
+a fixed SETTLE_S from stdin's end had cut a piped ingest_file on a slow machine, its answer lost."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+import anyio
+import mcp_types as types
+import pytest
+from mcp.shared.message import SessionMessage
+from test_server_stdio import CONFIG_VARS, TIMEOUT_S, RawServer
+
+from minirag import interruptible
+from minirag.in_flight import SETTLE_S, InFlight
+
+PATIENCE_S = 0.2
+
+
+def _request(n: int) -> SessionMessage:
+    return SessionMessage(types.JSONRPCRequest(jsonrpc="2.0", id=n, method="tools/call"))
+
+
+def _work_ended() -> None:
+    """A piece of work ending, as a conversion's does (under the bound of its call)."""
+    with interruptible.RunBound(None).stopping(lambda: None):
+        pass
+
+
+def test_a_request_whose_work_goes_on_is_waited_for_and_one_whose_work_stopped_is_not():
+    """Past many times the patience, a request whose work keeps ending pieces is still waited for;
+    once its work ends no more, the wait gives up on it within the patience, unanswered. Each look
+    counts what ended since the last, so a loaded machine's late looks are no silence."""
+    async def main() -> None:
+        flight = InFlight()
+        assert await flight.take(_request(1), 10) is not None
+        settled = anyio.Event()
+
+        async def settle() -> None:
+            await flight.settled(PATIENCE_S)
+            settled.set()
+
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(settle)
+            began = time.monotonic()
+            while time.monotonic() - began < 10 * PATIENCE_S:  # at least this long: a slow machine makes it longer
+                _work_ended()
+                await anyio.sleep(0.01)
+            assert not settled.is_set(), "the request was given up while its work went on"
+            with anyio.fail_after(60):  # its work stopped: given up, unanswered
+                await settled.wait()
+
+    anyio.run(main)
+
+
+def test_a_request_whose_work_never_stops_is_given_up_at_the_bound():
+    async def main() -> None:
+        flight = InFlight()
+        assert await flight.take(_request(1), 10) is not None
+        settled = anyio.Event()
+
+        async def settle() -> None:
+            await flight.settled(60.0, PATIENCE_S)
+            settled.set()
+
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(settle)
+            with anyio.fail_after(60):
+                while not settled.is_set():
+                    _work_ended()
+                    await anyio.sleep(0.01)
+
+    anyio.run(main)
+
+
+def test_the_wait_ends_as_the_last_open_request_is_answered():
+    async def main() -> None:
+        flight = InFlight()
+        assert await flight.take(_request(1), 10) is not None
+        settled = anyio.Event()
+
+        async def settle() -> None:
+            await flight.settled(60.0, 60.0)
+            settled.set()
+
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(settle)
+            await anyio.wait_all_tasks_blocked()
+            assert not settled.is_set()
+            flight.sent(types.JSONRPCResponse(jsonrpc="2.0", id=1, result={}))
+            with anyio.fail_after(60):
+                await settled.wait()
+
+    anyio.run(main)
+
+
+# A server whose ingest_file goes on, its pieces of work ending, until the test's gate (a file) is there.
+SERVE_SLOW_INGEST = """import os
+import sys
+import threading
+from pathlib import Path
+from minirag import interruptible
+from minirag.app import App
+from minirag.cli import main
+
+gate = Path(os.environ["TEST_GATE"])
+ingest_file = App.ingest_file
+
+
+def slow_ingest_file(self, *args, **kwargs):
+    print("ingesting", file=sys.stderr, flush=True)
+    while not gate.exists():  # a slow machine's ingest: its batches keep ending, under the call's bound
+        with interruptible.current().stopping(lambda: None):
+            threading.Event().wait(0.01)
+    return ingest_file(self, *args, **kwargs)
+
+
+App.ingest_file = slow_ingest_file
+sys.exit(main())"""
+
+
+@pytest.mark.slow
+def test_a_piped_ingest_that_goes_on_past_settle_s_after_stdin_closed_is_answered(tmp_path, model_path):
+    """`minirag < requests.jsonl` with an ingest_file that takes longer than SETTLE_S after stdin's
+    end: the SDK cancelled it then, and its answer was lost."""
+    gate, docs = tmp_path / "gate", tmp_path / "docs"
+    docs.mkdir()
+    (docs / "tides.md").write_text("# Tides\n\nThe moon's gravity raises two tidal bulges a day.\n")
+    env = {k: v for k, v in os.environ.items() if k not in CONFIG_VARS} | {
+        "MODEL_PATH": model_path, "BASE_DIR": str(docs), "DB_PATH": str(tmp_path / "index.db"),
+        "TEST_GATE": str(gate), "PYTHONPATH": str(Path(__file__).parent.parent)}
+    server = RawServer(env, run=("-c", SERVE_SLOW_INGEST))
+    try:
+        server.initialize()
+        server.send({"id": "slow", "method": "tools/call",
+                     "params": {"name": "ingest_file", "arguments": {"filePath": str(docs / "tides.md")}}})
+        assert server.proc.stderr.readline().strip() == b"ingesting"
+        server.proc.stdin.close()
+        time.sleep(1.5 * SETTLE_S)  # at least this long after stdin's end: a slow machine's ingest, going on
+        gate.touch()
+        answer = json.loads(server.lines.get(timeout=TIMEOUT_S))
+        server.proc.wait(TIMEOUT_S)
+    finally:
+        if server.proc.poll() is None:
+            server.proc.kill()
+            server.proc.wait()
+    stderr = server.proc.stderr.read().decode()
+    assert answer["id"] == "slow" and answer["result"]["isError"] is False, (answer, stderr)
+    assert server.proc.returncode == 0 and "Traceback" not in stderr, stderr
