@@ -176,6 +176,8 @@ class ProgressLine:
 
             # Bounded: a ticker whose write to a full stderr does not come back holds no run's end.
             interruptible.join(self._ticker, TICKER_JOIN_S)
+            if self._ticker.is_alive():  # in that write, holding the lock: nothing to clear here
+                return
         with self._lock:
             if self._shown:
                 sys.stderr.write("\r\x1b[K")

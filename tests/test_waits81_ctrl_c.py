@@ -230,3 +230,45 @@ def test_a_sync_job_ends_though_its_progress_reporter_is_held(tmp_path, monkeypa
         assert job.state == "succeeded"
     finally:
         gate.set()
+
+
+FULL_STDERR = """
+import os
+import threading
+from minirag import cli_output
+
+cli_output.TICKER_JOIN_S = 0.05  # its bound, short: what comes after the wait is what is looked at here
+
+
+class Counts:
+    def live_line(self):
+        return "3 files seen"
+
+
+os.set_blocking(2, False)  # stderr filled: nobody reads it until this process says "closed"
+try:
+    while True:
+        os.write(2, b"x" * 4096)
+except BlockingIOError:
+    pass
+os.set_blocking(2, True)
+line = cli_output.ProgressLine(0.01)
+line.start(Counts())
+while not line._lock.locked():  # the ticker is in its write, which does not come back
+    threading.Event().wait(0.01)
+line.close()
+print("closed", flush=True)
+"""
+
+
+def test_a_run_ends_though_its_progress_line_is_stuck_writing_to_a_full_stderr():
+    """A piped run whose stderr nobody reads (for now): the ticker's write blocks holding the line's
+    lock, and close() waited for the ticker, then for that lock, for ever, with no bound."""
+    process = Script(FULL_STDERR)
+    try:
+        assert process.next_line() == "closed\n"
+    finally:
+        threading.Thread(target=process.proc.stderr.read, daemon=True).start()  # stderr read from now on
+        process.open_gate()
+    process.proc.wait(timeout=60)
+    assert process.proc.returncode == 0
