@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
+import threading
 import time
 from pathlib import Path
 
@@ -150,3 +153,50 @@ def test_a_piped_ingest_that_goes_on_past_settle_s_after_stdin_closed_is_answere
     stderr = server.proc.stderr.read().decode()
     assert answer["id"] == "slow" and answer["result"]["isError"] is False, (answer, stderr)
     assert server.proc.returncode == 0 and "Traceback" not in stderr, stderr
+
+
+def _line_of(stream, what: str) -> bytes:
+    """One line of `stream`, read on a thread that is done once it has it; a failure after 60 s."""
+    got: list[bytes] = []
+    reader = threading.Thread(target=lambda: got.append(stream.readline()), daemon=True)
+    reader.start()
+    reader.join(60)
+    if not got:
+        pytest.fail(f"no {what} in 60 s")
+    return got[0]
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(sys.platform == "win32", reason="a pipe's writer told its reader left (poll)")
+def test_a_server_whose_client_closed_both_pipes_ends_without_waiting_for_its_requests(tmp_path, model_path):
+    """Nobody can read their answers: the requests still going on are not waited for (a client
+    that was killed closes both)."""
+    gate, docs = tmp_path / "gate", tmp_path / "docs"  # the gate is never opened: the ingest goes on
+    docs.mkdir()
+    (docs / "tides.md").write_text("# Tides\n\nThe moon's gravity raises two tidal bulges a day.\n")
+    env = {k: v for k, v in os.environ.items() if k not in CONFIG_VARS} | {
+        "MODEL_PATH": model_path, "BASE_DIR": str(docs), "DB_PATH": str(tmp_path / "index.db"),
+        "TEST_GATE": str(gate), "PYTHONPATH": str(Path(__file__).parent.parent)}
+    proc = subprocess.Popen([sys.executable, "-c", SERVE_SLOW_INGEST], env=env, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        lines = [{"id": 1, "method": "initialize", "params": {
+                    "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}},
+                 {"method": "notifications/initialized"},
+                 {"id": 2, "method": "tools/call",
+                  "params": {"name": "ingest_file", "arguments": {"filePath": str(docs / "tides.md")}}}]
+        proc.stdin.write(b"".join(json.dumps({"jsonrpc": "2.0", **line}).encode() + b"\n" for line in lines))
+        proc.stdin.flush()
+        assert json.loads(_line_of(proc.stdout, "answer to initialize"))["id"] == 1
+        assert _line_of(proc.stderr, "ingest").strip() == b"ingesting"
+        proc.stdout.close()
+        proc.stdin.close()
+        proc.wait(TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        pytest.fail("the server went on with requests whose answers nobody could read")
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    stderr = proc.stderr.read().decode()
+    assert proc.returncode == 0 and "Traceback" not in stderr, stderr
