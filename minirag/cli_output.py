@@ -32,6 +32,7 @@ from minirag.errors import OutputUnwritable
 PROGRESS_INTERVAL_S = 10.0  # a plain progress line this often when stderr is not a terminal
 MIN_PROGRESS_INTERVAL_S = 1.0  # a line a second is already more than a log wants; shorter floods stderr
 MAX_PROGRESS_INTERVAL_S = 86_400.0  # a day; longer waits overflow the timer (and say nothing)
+TICKER_JOIN_S = 5.0  # how long a run's end waits for its progress line's last redraw
 
 
 def emit(args: argparse.Namespace, value, human: Callable[[Any], str], shaped: dict | None = None) -> None:
@@ -171,7 +172,12 @@ class ProgressLine:
     def close(self) -> None:
         self._stop.set()
         if self._ticker is not None:
-            self._ticker.join()
+            from minirag import interruptible
+
+            # Bounded: a ticker whose write to a full stderr does not come back holds no run's end.
+            interruptible.join(self._ticker, TICKER_JOIN_S)
+            if self._ticker.is_alive():  # in that write, holding the lock: nothing to clear here
+                return
         with self._lock:
             if self._shown:
                 sys.stderr.write("\r\x1b[K")

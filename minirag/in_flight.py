@@ -19,18 +19,27 @@ cancellation naming a held request drops it: it never starts.
 
 When stdin closes, the SDK cancels every request still running: a client that wrote its requests
 and closed stdin (`minirag < requests.jsonl`) got no answers. The requests open then, and those
-held, are given SETTLE_S to be answered first.
+held, are answered first, while their work goes on: until SETTLE_S pass with no piece of work ending
+(a model run, a conversion: interruptible.steps), which a stuck request (a conversion for minutes, a
+graph that never ends) meets and a slow ingest, each batch ending, does not; and SETTLE_MAX_S at
+most, however they go on. A fixed SETTLE_S from stdin's end had cut a piped ingest_file on a slow
+machine, its answer lost.
 """
 
 from __future__ import annotations
 
+import logging
+import time
 from collections import Counter, deque
 from typing import Any
 
 import anyio
 import mcp_types as types
 
+from minirag import interruptible
 from minirag._compat.mcp import correlated_id, settled_unanswered
+
+log = logging.getLogger(__name__)
 
 #: Well past what a client keeps waiting at once; each open request holds at most one answer.
 MAX_IN_FLIGHT = 64
@@ -38,8 +47,11 @@ MAX_IN_FLIGHT = 64
 MAX_HELD = 16
 #: Characters of the held requests together (a query is a few hundred; one ingest_data may pass alone).
 MAX_HELD_CHARS = 1 << 20
-#: How long the requests open when stdin closes may run on to be answered; the SDK then cancels the rest.
+#: How long the requests open when stdin closes may go on with no work ending; the SDK then cancels them.
 SETTLE_S = 10.0
+#: How long they may go on at all once stdin closed, however their work goes on.
+SETTLE_MAX_S = 3600.0
+_LOOK_S = 0.25  # how often the settling looks whether work ended
 
 
 class InFlight:
@@ -129,12 +141,32 @@ class InFlight:
                     self._none_open.set()
             self._room.release()
 
-    async def settled(self, timeout: float = SETTLE_S) -> None:
-        """Return once no request is open nor held, or after `timeout` seconds."""
-        with anyio.move_on_after(timeout):
-            while self._held:
-                await self._changed.wait()
-            await self._none_open.wait()
+    async def settled(self, patience: float | None = None, bound: float | None = None) -> None:
+        """Return once no request is open nor held; or once `patience` seconds (SETTLE_S) pass with no
+        work ending (interruptible.steps), counted from this call and again from each look that
+        finds work ended; or `bound` seconds (SETTLE_MAX_S) after this call."""
+        patience = SETTLE_S if patience is None else patience
+        bound = SETTLE_MAX_S if bound is None else bound
+        with anyio.move_on_after(bound) as bounded:
+            async with anyio.create_task_group() as waiting:
+                waiting.start_soon(self._quiet_for, patience, waiting.cancel_scope)
+                while self._held:
+                    await self._changed.wait()
+                await self._none_open.wait()
+                waiting.cancel_scope.cancel()
+        if bounded.cancelled_caught:
+            log.info("the requests still open %g s after stdin closed are cancelled", bound)
+
+    async def _quiet_for(self, patience: float, waiting: anyio.CancelScope) -> None:
+        """Ends `waiting` once `patience` seconds pass with no work ending. A look counts the work
+        ended since the last look, however late it comes (a loaded machine): slowness is no silence."""
+        steps, since = interruptible.steps(), time.monotonic()
+        while time.monotonic() - since < patience:
+            await anyio.sleep(min(_LOOK_S, patience))
+            if (now := interruptible.steps()) != steps:
+                steps, since = now, time.monotonic()
+        log.info("the requests still open after stdin closed ended no work for %g s: they are cancelled", patience)
+        waiting.cancel()
 
 
 class WrappedStream:

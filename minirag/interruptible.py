@@ -25,7 +25,7 @@ import queue
 import threading
 import time
 from collections.abc import Callable, Iterator
-from concurrent.futures import Executor, Future, wait
+from concurrent.futures import Executor, Future, ThreadPoolExecutor, wait
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -34,6 +34,7 @@ _calls: queue.SimpleQueue[tuple[Future, Callable[[], Any]]] | None = None
 _helper_lock = threading.Lock()
 _running = threading.Event()  # set while the helper runs a call
 _SLICE_S = 0.2  # how late a signal another thread received may be handled
+_steps = 0  # work ended so far (`steps`); a lost increment of two threads at once still moves it
 
 
 def _serve(calls: queue.SimpleQueue[tuple[Future, Callable[[], Any]]]) -> None:
@@ -117,6 +118,7 @@ class RunBound:
         finally:
             with self._lock:
                 del self._stops[key]
+            _stepped()
 
     def stopped_by(self, event: threading.Event, why: str) -> None:
         """Stop this bound, saying `why`, once `event` is set, whoever sets it (a signal's handler
@@ -185,9 +187,12 @@ def call(run: Callable[[], T], stop: Callable[[], None]) -> T:
     """`run()`, ended by `stop()` when a signal's handler raises while it runs, or when the RunBound
     it runs under says so (RunStopped)."""
     bound = _bound.get()
-    if bound is not None:
-        return bound.run(functools.partial(_call, run, stop), stop)
-    return _call(run, stop)
+    try:
+        if bound is not None:
+            return bound.run(functools.partial(_call, run, stop), stop)
+        return _call(run, stop)
+    finally:
+        _stepped()
 
 
 def _call(run: Callable[[], T], stop: Callable[[], None]) -> T:
@@ -208,6 +213,18 @@ def _call(run: Callable[[], T], stop: Callable[[], None]) -> T:
             stop()
             done(future)  # ONNX Runtime looks at its flag between kernels; a second signal leaves it
         raise
+
+
+def _stepped() -> None:
+    global _steps
+    _steps += 1
+
+
+def steps() -> int:
+    """How many pieces of work (model runs, and conversions and other work under a bound's
+    `stopping`) have ended in this process so far, any thread: a count that moves while work goes
+    on, which a wait for that work may take as its sign of life (in_flight.settled)."""
+    return _steps
 
 
 def done(future: Future) -> None:
@@ -302,3 +319,53 @@ def left_running() -> bool:
     library under that run (ONNX Runtime: "terminate called without an active exception", SIGABRT), and
     joins a pool's thread running it."""
     return _running.is_set() or (_calls is not None and not _calls.empty()) or bool(_left_aside)
+
+
+class _Pool(ThreadPoolExecutor):
+    """A ThreadPoolExecutor that knows the work it was given and has not finished."""
+
+    def __init__(self, workers: int, name: str) -> None:
+        super().__init__(max_workers=workers, thread_name_prefix=name)
+        self._unfinished: set[Future] = set()
+        self._unfinished_lock = threading.Lock()
+
+    def submit(self, fn, /, *args, **kwargs):
+        future = super().submit(fn, *args, **kwargs)
+        with self._unfinished_lock:
+            self._unfinished.add(future)
+        future.add_done_callback(self._finished)  # at once, here, if it is done already
+        return future
+
+    def _finished(self, future: Future) -> None:
+        with self._unfinished_lock:
+            self._unfinished.discard(future)
+
+    def unfinished(self) -> list[Future]:
+        with self._unfinished_lock:
+            return list(self._unfinished)
+
+
+@contextlib.contextmanager
+def pool(workers: int, name: str) -> Iterator[ThreadPoolExecutor]:
+    """A ThreadPoolExecutor whose end waits for its work as `done` does: `with ThreadPoolExecutor()`
+    ends in `shutdown(wait=True)`, which joins each thread with no timeout, and a Ctrl-C the kernel
+    hands to another thread meanwhile did nothing until the work in hand ended (a conversion that
+    does not heed its stop). A signal's handler that raises during that wait leaves the work
+    running, as `aside` does (`left_running` says so until it ends): the interpreter's exit would
+    join those threads too."""
+    threads = _Pool(workers, name)
+    try:
+        yield threads
+    finally:
+        threads.shutdown(wait=False)  # no thread takes more work once its queue is empty
+        unfinished = threads.unfinished()
+        try:
+            for future in unfinished:
+                done(future)
+        except BaseException:
+            for future in unfinished:
+                if not future.done():
+                    _left_aside.add(future)
+                    future.add_done_callback(_left_aside.discard)
+            raise
+        threads.shutdown(wait=True)  # each thread is idle now, or ends as it takes the shutdown's wake-up

@@ -40,7 +40,9 @@ import logging
 import os
 import queue
 import re
+import select
 import signal
+import stat
 import threading
 import time
 from collections.abc import Iterator
@@ -65,6 +67,7 @@ MAX_DETAIL = 200
 BOM = "\ufeff"
 #: Characters of slack over the data an ingest_data carries (its other arguments, the envelope).
 LINE_SLACK_CHARS = 256 * 1024
+_LOOK_S = 0.25  # how often a wait looks whether stdout's reader is still there
 _SKIP_CHARS = 1 << 20  # the rest of an over-long line is read and dropped this many characters at a time
 
 log = logging.getLogger(__name__)
@@ -352,8 +355,10 @@ class _AnsweringReads(WrappedStream):
     on: a request once `flight` has room for it, which holds it meanwhile and reads on (a
     cancellation behind it must reach the request it names), everything else as it is read."""
 
-    def __init__(self, inner, write, flight: InFlight, lines: _RepairedLines, stdin_closed: anyio.Event) -> None:
+    def __init__(self, inner, write, flight: InFlight, lines: _RepairedLines, stdin_closed: anyio.Event,
+                 out_fd: int) -> None:
         self._inner = inner
+        self._out_fd = out_fd
         self._stdin_closed = stdin_closed
         self._write = write
         self._flight = flight
@@ -377,7 +382,7 @@ class _AnsweringReads(WrappedStream):
                 item = await self._inner.receive()
             except (anyio.EndOfStream, anyio.ClosedResourceError):
                 self._stdin_closed.set()
-                await self._flight.settled()  # stdin closed: answer what was taken before the SDK cancels it
+                await self._settled_while_read()  # stdin closed: answer what was taken before the SDK cancels it
                 return
             line, context = self._lines.taken(), last_context(self._inner)
             if isinstance(item, Exception):
@@ -387,6 +392,19 @@ class _AnsweringReads(WrappedStream):
             del line
             if taken is not None:
                 await self._handing.send(taken)
+
+    async def _settled_while_read(self) -> None:
+        """The requests taken, settled (InFlight.settled); not waited for once stdout has no reader
+        left, who could read their answers (a client killed closes both its pipes)."""
+        async with anyio.create_task_group() as waiting:
+            async def settle() -> None:
+                await self._flight.settled()
+                waiting.cancel_scope.cancel()
+
+            waiting.start_soon(settle)
+            await _until_unread(self._out_fd)
+            log.info("stdout has no reader left: the requests still open are cancelled")
+            waiting.cancel_scope.cancel()
 
     async def _release_held(self) -> None:
         while True:
@@ -404,6 +422,21 @@ class _AnsweringReads(WrappedStream):
             return await self.receive()
         except anyio.EndOfStream:
             raise StopAsyncIteration from None
+
+
+async def _until_unread(fd: int) -> None:
+    """Returns once the pipe `fd` writes into has no reader left; never where that cannot be told (a
+    terminal, a file, a socket, no poll(): the next write tells)."""
+    try:
+        told = hasattr(select, "poll") and stat.S_ISFIFO(os.fstat(fd).st_mode)
+    except OSError:
+        told = False
+    if not told:
+        await anyio.sleep_forever()
+    poller = select.poll()
+    poller.register(fd, 0)  # a pipe's writer is told POLLERR (or POLLHUP) whatever it asks for
+    while not any(mask & (select.POLLERR | select.POLLHUP) for _, mask in poller.poll(0)):
+        await anyio.sleep(_LOOK_S)
 
 
 @contextlib.contextmanager
@@ -545,7 +578,7 @@ async def _serve_stdio(server, max_line: int) -> None:
                     lines.answer_on(write)
                     lowlevel = lowlevel_server(server)  # what MCPServer.run_stdio_async runs, with this stdin
                     flight = InFlight()
-                    reads = _AnsweringReads(read, write, flight, lines, stdin_closed)
+                    reads = _AnsweringReads(read, write, flight, lines, stdin_closed, writing)
                     watching.start_soon(reads.pump)
                     await lowlevel.run(reads, AnsweredWrites(write, flight), lowlevel.create_initialization_options())
             watching.cancel_scope.cancel()

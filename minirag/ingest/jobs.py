@@ -21,6 +21,8 @@ from minirag.store.lock import SyncLock
 
 log = logging.getLogger(__name__)
 
+REPORTER_JOIN_S = 5.0  # how long a job's end waits for its progress reporter's line in hand
+
 
 @dataclass
 class SyncJob:
@@ -102,7 +104,9 @@ class SyncJobs:
                 lock.release()
                 job.finished_at = time.time()
                 ended.set()
-                reporter.join()  # its last line before the end's, and the end's before a waiter wakes
+                # Its last line before the end's, and the end's before a waiter wakes; bounded: a reporter
+                # whose write does not come back holds neither the job's end nor a shutdown's wait for it.
+                interruptible.join(reporter, REPORTER_JOIN_S)
                 progress = job.progress
                 if job.state != "failed":  # a failed job's end is its error's line, above
                     log.warning("%s %s: %s in %s s%s", job.job_id, job.state, progress.counts(),

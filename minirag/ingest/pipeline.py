@@ -460,7 +460,7 @@ class Pipeline:
         progress.bytes_total += sum(f.size for f in files)
         workers = max(1, min(4, (os.cpu_count() or 2)))
         try:
-            with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="minirag-convert") as pool, \
+            with interruptible.pool(workers, "minirag-convert") as pool, \
                     _stopped_if_left(pool, progress):
                 for found, future in _ahead(pool, files, lambda f: self.prepare_file(
                         f, stored.get(f.source), force=force, progress=progress, excluded=exclusions.get(f.source),

@@ -54,6 +54,7 @@ POLL_INTERVAL_S = 5.0  # polling: one scan this often (ingest/notify.py; its cos
 LOCK_RETRY_S = 2.0  # how soon a pass refused by the sync lock is tried again
 ERROR_RETRY_S = 30.0  # how soon a pass that failed outright is tried again
 TICK_S = 0.25  # the longest wait between looks at the stop event
+NOTIFIER_JOIN_S = 5.0  # how long a stopping watcher waits for its notifications' thread to end
 # How often the notifier checks that each root is still the folder it watches. Watches live
 # on the folder, not its path: a root deleted and made again, or mounted later, gets none
 # until they are set up again. A stat per root every 2 s costs nothing measurable.
@@ -304,7 +305,7 @@ class Watcher:
                     self._do_pass(*work)
         finally:
             self._stop.set()
-            self._notifier.join(timeout=5)
+            interruptible.join(self._notifier, NOTIFIER_JOIN_S)
 
     def stop(self) -> None:
         self._stop.set()

@@ -24,12 +24,14 @@ import logging
 import threading
 from collections.abc import Callable
 
+from minirag import interruptible
 from minirag.store import connection as db
 
 log = logging.getLogger(__name__)
 
 RETRY_FIRST_S = 0.05
 RETRY_MAX_S = 1.0
+RETRY_JOIN_S = 10.0  # how long a close waits for the retry in hand to end
 
 
 def fold(conn: db.Connection) -> bool:
@@ -101,4 +103,6 @@ class Checkpointer:
         with self._lock:
             thread = self._thread
         if thread is not None:
-            thread.join()
+            # Bounded: a retry in a connect or a fold that does not come back (a disk that hangs) holds
+            # no close; the next writer's checkpoint copies what it left.
+            interruptible.join(thread, RETRY_JOIN_S)
