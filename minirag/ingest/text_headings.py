@@ -1,6 +1,12 @@
 """Headings a reader of a plain text (.txt) file sees, written as Markdown's ATX headings.
 
-Two shapes, each taken only on evidence, so that a stray line never becomes a heading:
+Three shapes, each taken only on evidence, so that a stray line never becomes a heading:
+
+- the text's title: its first line, set apart by a blank line with text below, when it is plainly
+  one: written `# Release notes` (escaped, as every `#` line of plain text is, until read so), or in
+  title case (`Widget 2.0 Release Notes`: two words capitalized or more, every word of four letters
+  or more capitalized, no sentence's or greeting's closing mark), its next line not alike (a list of
+  names). It is level 1, and so the document's title (titles.py) before its file's name;
 
 - a title underlined with `=` or `-` (README, NEWS): a line after a blank one (or under an
   overline of the same character), its underline about as long as it, or as long as the file's
@@ -12,9 +18,9 @@ Two shapes, each taken only on evidence, so that a stray line never becomes a he
   (its items close together or its body not indented as a section's) stays text.
 
 `=` is level 2, `-` level 3, a numbered title one level below its depth (`2.` level 2, `2.4.` level
-3): none is level 1, so a plain text file's title is what it was (its name; a README's folder too,
-titles.py), never its first section's. Every line stays a line (an underline becomes blank), so form
-feeds and line positions are kept.
+3): none is level 1, so without a title line a plain text file's title is what it was (its name; a
+README's folder too, titles.py), never its first section's. Every line stays a line (an underline
+becomes blank), so form feeds and line positions are kept.
 """
 
 from __future__ import annotations
@@ -36,6 +42,12 @@ MIN_HOUSE_UNDERLINES = 3  # underlines of one length that make it the file's own
 MIN_NUMBERED_TITLES = 3  # numbered titles rising in order that make a file sectioned
 MIN_INDENTED_SHARE = 0.6  # of the other non-blank lines, indented 3 or more: an RFC's body
 MAX_TITLE = 120
+# The title line: `\# ` (as escape_headings writes a `#` line), or a line of words; a word of title case.
+_ESCAPED_TITLE = re.compile(r"\\# ++(\w.*+)")
+_WORD = re.compile(r"[^\W\d_][\w'’-]*+")
+MIN_CAPITALIZED = 2  # words of a title-case line
+SMALL_WORD = 3  # letters of the words title case leaves lowercase (`of`, `and`, `for`)
+_CLOSING = (".", ",", ";", ":", "!")  # a sentence's, a greeting's or a label's end
 
 Heading = tuple[int, str, tuple[int, ...]]  # level, title, the lines it blanks (an underline, a wrapped title's end)
 Numbered = tuple[int, tuple[int, ...], str, tuple[int, ...]]  # line, number as a rising key, title, lines blanked
@@ -55,6 +67,7 @@ def _marked(text: str) -> str:
     lines = text.split("\n")
     headings = _underlined(lines)
     headings.update(_numbered(lines, headings))
+    headings.update(_title_line(lines, headings))
     if not headings:
         return text
     for index, (level, title, blanked) in headings.items():
@@ -108,6 +121,34 @@ def _underlined(lines: list[str]) -> dict[int, Heading]:
                 and (_fits(len(mark), len(title)) or house[mark] >= MIN_HOUSE_UNDERLINES)):
             found[index] = (2 if mark[0] == "=" else 3, title, blanked)
     return found
+
+
+def _title_line(lines: list[str], taken: dict[int, Heading]) -> dict[int, Heading]:
+    """The text's first line as its title, where it is plainly one (see the module's doc)."""
+    first = next((index for index, line in enumerate(lines) if line.strip()), None)
+    if first is None or first in taken or first + 2 >= len(lines) or not _blank(lines, first + 1):
+        return {}
+    below = next((index for index in range(first + 2, len(lines)) if lines[index].strip()), None)
+    if below is None or below in taken:
+        return {}
+    line = lines[first].rstrip()
+    escaped = _ESCAPED_TITLE.fullmatch(line)
+    if escaped is not None:
+        title = escaped.group(1).strip()
+        return {first: (1, title, ())} if _title(title) and not title.endswith(_CLOSING) else {}
+    title = _title(line) or ""
+    if (not title or not title[0].isalnum() or title.endswith(_CLOSING) or _NUMBERED.fullmatch(title)
+            or not _title_case(title) or _title_case(lines[below].strip())):
+        return {}
+    return {first: (1, title, ())}
+
+
+def _title_case(line: str) -> bool:
+    """Whether a line's words are capitalized as a title's: MIN_CAPITALIZED of them or more, and every
+    one longer than SMALL_WORD."""
+    words = _WORD.findall(line)
+    capitalized = sum(1 for word in words if word[0].isupper())
+    return capitalized >= MIN_CAPITALIZED and all(word[0].isupper() for word in words if len(word) > SMALL_WORD)
 
 
 def _fits(underline: int, title: int) -> bool:
