@@ -65,6 +65,9 @@ def test_a_first_line_that_is_no_title_stays_text():
         "#!/bin/sh\n\necho hello\n",
         "# -*- coding: utf-8 -*-\n\nimport os\n",
         "    Indented Title Line\n\nText under it.\n",
+        "Copyright (c) 2014 Pallets\n\nRedistribution and use in source and binary forms are permitted.\n",
+        "# Grammar for Python\n\n# Note: changing the grammar changes the parser.\nfile_input: stmt*\n",
+        "# RUN: echo \\\n\nProgram code.\n",  # an LLVM lit test's shell line
     ):
         assert not markdown(text).startswith("# "), text
 

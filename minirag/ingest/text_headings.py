@@ -6,7 +6,8 @@ Three shapes, each taken only on evidence, so that a stray line never becomes a 
   one: written `# Release notes` (escaped, as every `#` line of plain text is, until read so), or in
   title case (`Widget 2.0 Release Notes`: two words capitalized or more, every word of four letters
   or more capitalized, no sentence's or greeting's closing mark), its next line not alike (a list of
-  names). It is level 1, and so the document's title (titles.py) before its file's name;
+  names, a block of `#` comments), and no copyright notice (a licence's first line). It is level 1,
+  and so the document's title (titles.py) before its file's name;
 
 - a title underlined with `=` or `-` (README, NEWS): a line after a blank one (or under an
   overline of the same character), its underline about as long as it, or as long as the file's
@@ -48,6 +49,8 @@ _WORD = re.compile(r"[^\W\d_][\w'’-]*+")
 MIN_CAPITALIZED = 2  # words of a title-case line
 SMALL_WORD = 3  # letters of the words title case leaves lowercase (`of`, `and`, `for`)
 _CLOSING = (".", ",", ";", ":", "!")  # a sentence's, a greeting's or a label's end
+_TITLE_ENDS = frozenset(")]?\"'’”")
+_COPYRIGHT = re.compile(r"(?:copyright\b|©|\(c\))", re.IGNORECASE)  # a licence's notice, not its title
 
 Heading = tuple[int, str, tuple[int, ...]]  # level, title, the lines it blanks (an underline, a wrapped title's end)
 Numbered = tuple[int, tuple[int, ...], str, tuple[int, ...]]  # line, number as a rising key, title, lines blanked
@@ -133,14 +136,15 @@ def _title_line(lines: list[str], taken: dict[int, Heading]) -> dict[int, Headin
         return {}
     line = lines[first].rstrip()
     escaped = _ESCAPED_TITLE.fullmatch(line)
-    if escaped is not None:
+    if escaped is not None:  # (a block of `#` comments is no title over its text)
         title = escaped.group(1).strip()
-        return {first: (1, title, ())} if _title(title) and not title.endswith(_CLOSING) else {}
-    title = _title(line) or ""
-    if (not title or not title[0].isalnum() or title.endswith(_CLOSING) or _NUMBERED.fullmatch(title)
-            or not _title_case(title) or _title_case(lines[below].strip())):
-        return {}
-    return {first: (1, title, ())}
+        plain = _title(title) and not title.endswith(_CLOSING) and not _ESCAPED_TITLE.match(lines[below].strip())
+    else:
+        title = _title(line) or ""
+        plain = (bool(title) and title[0].isalnum() and not title.endswith(_CLOSING) and not _NUMBERED.fullmatch(title)
+                 and _title_case(title) and not _title_case(lines[below].strip()))
+    ends = bool(title) and (title[-1].isalnum() or title[-1] in _TITLE_ENDS)  # (a shell line continued ends in `\\`)
+    return {first: (1, title, ())} if plain and ends and not _COPYRIGHT.match(title) else {}
 
 
 def _title_case(line: str) -> bool:
