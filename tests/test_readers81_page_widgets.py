@@ -53,5 +53,11 @@ def test_a_link_list_that_shares_nothing_and_a_sentence_about_cookies_stay():
     </body></html>"""
     markdown = convert_document(page, ".html", "bake.html").markdown
     assert "Skip to the recipe below" in markdown and "These cookies keep" in markdown
+    # an id is often a heading's words (rustdoc's and mdBook's): `skip` or `share` in one names no widget
+    options = convert_document(b"""<html><body><h1>Test options</h1><p>Filters pick the tests to run.</p>
+    <h4 id="--skip-filter"><a class="header" href="#--skip-filter"><code>--skip</code> FILTER</a></h4>
+    <p>Skips the tests whose names match.</p><section id="method.share"><h4>share</h4>
+    <p>See <a href="#a">Arc</a> and <a href="#b">Rc</a>.</p></section></body></html>""", ".html", "o.html").markdown
+    assert "#### [`--skip` FILTER](#--skip-filter)" in options and "See [Arc](#a) and [Rc](#b)." in options
     assert "## Oat cookies" in markdown and "bake for twelve" in markdown
     assert "[on Facebook](https://www.facebook.com/groups/bakers)" in markdown

@@ -6,7 +6,7 @@ leaves them out with the rest of the page's chrome).
   heading, or an empty anchor set before the content, or the link says what it is by its class
   (`skip-link`, `govuk-skip-link`).
 - A share bar: a short block (SHARE_BAR_WORDS words at most, two links or controls at least) whose
-  class or id names sharing (WordPress's Jetpack `sharedaddy`, AddToAny's `addtoany`/`a2a_kit`,
+  class names sharing (WordPress's Jetpack `sharedaddy`, AddToAny's `addtoany`/`a2a_kit`,
   GOV.UK's `gem-c-share-links`, any `social-share`): its links hand the page to other sites.
 - A cookie banner: a short block (BANNER_WORDS at most) near the top of the page's tree (BANNER_DEPTH
   levels below `<body>` at most), outside an article or the main region, and before the page's first
@@ -14,7 +14,7 @@ leaves them out with the rest of the page's chrome).
   choice (a button, a field, a link acting as a button). Those a page marks as a dialog are dropped
   as dialogs already.
 
-Class and id names are read as their parts (`cookie-law-info-bar` is cookie, law, info, bar), so a
+Class names (and a banner's id) are read as their parts (`cookie-law-info-bar` is cookie, law, info, bar), so a
 part must be the word itself: `shareholder` or `cookiecutter` are none.
 """
 
@@ -41,8 +41,10 @@ BANNER_WORDS = 150
 BANNER_DEPTH = 3
 
 
-def _name_parts(el) -> set[str]:
-    return set(_NAME_PART.findall(f"{el.get('class') or ''} {el.get('id') or ''}".lower()))
+def _name_parts(el, *, with_id: bool = False) -> set[str]:
+    """The parts of an element's class names (and of its id): an id is often a heading's words
+    (`method.skip`, `--skip-filter`), so only a banner's is read."""
+    return set(_NAME_PART.findall(f"{el.get('class') or ''} {(el.get('id') or '') if with_id else ''}".lower()))
 
 
 def _words(el) -> int:
@@ -78,10 +80,10 @@ class Widgets:
     def is_widget(self, el, *, before_title: bool) -> bool:
         if el.tag.lower() == "a":
             return self._is_skip_link(el, before_title)
-        parts = _name_parts(el)
+        parts = _name_parts(el, with_id=True)
         if not parts:
             return False
-        if parts & _SHARE_PARTS:
+        if _name_parts(el) & _SHARE_PARTS:
             return _is_share_bar(el)
         if parts & _CONSENT_PARTS:
             return _is_banner(el) and (before_title or not _text_follows(el))
