@@ -15,7 +15,12 @@ GUIDE = """\
 # Installing Tessera
 
 Run the installer as an administrator[^admin] and restart the service.[^Restart]
-The package is signed[^1].
+The package is signed [^1].
+
+| Platform | Oldest supported    |
+|----------|---------------------|
+| Linux    | kernel 4.18[^older] |
+| FreeBSD  | 13.2[^older]        |
 
 ## Upgrading
 
@@ -38,6 +43,7 @@ on Linux, run it with `sudo`.
 [^restart]: https://tessera.example.org/docs/restart
 [^1]: With the project's key, <https://tessera.example.org/key.asc>.
 [^unused]: A note no sentence cites.
+[^older]: Older versions may work; they are not tested.
 """
 
 
@@ -54,8 +60,11 @@ def test_a_cited_footnote_reads_after_its_citation_in_the_section_that_cites_it(
     # a class of a regular expression cites nothing, in a code span or not; code is left as written
     assert "A filter such as `[^a-z]` or [^0-9] matches" in text
     assert "```text\nFootnote syntax: word[^1]\n[^1]: a note\n```" in text
-    # a definition nothing cites stays, as a line of its own, and nothing else is left of the notes
-    assert text.rstrip().endswith("```\n\n[unused] A note no sentence cites.")
+    # a note cited again and again (a table's rows) reads as its label there, and stays where it is
+    # written, as one nothing cites does, a line of its own; nothing else is left of the notes
+    assert "| Linux    | kernel 4.18[older] |\n| FreeBSD  | 13.2[older]        |" in text
+    assert text.rstrip().endswith("```\n\n[unused] A note no sentence cites.\n"
+                                  "[older] Older versions may work; they are not tested.")
     hits = app.query("right-click the installer Run as administrator", top_k=3).hits
     assert hits and "Run the installer as an administrator (On Windows" in hits[0].text
 

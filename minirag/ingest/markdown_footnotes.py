@@ -6,9 +6,11 @@ where the note is cited and the notes at the page's foot. Indexed as written, `[
 sentence, and the notes stood at the end of the file, in its last section, far from what they explain
 (a note of a bare address was even read as a link reference: `docs[^1](https://…)`).
 
-So a cited note reads in parentheses right after its citation (note_text.cited), as every reader
-with notes places them, and its definition goes. A definition no sentence cites stays where it is
-written, as the line `[label] its text`; a citation of no definition stays as written (`[^a-z]` in a
+So a note cited once reads in parentheses right after its citation (note_text.cited), as every
+reader with notes places them, and its definition goes. A note cited more than once (Node.js's
+BUILDING.md cites one in ten rows of a table) and one no sentence cites stay where they are written,
+as the line `[label] its text`, and each citation of it reads `[label]`; a citation of no definition
+stays as written (`[^a-z]` in a
 regular expression is none). Labels match as CommonMark matches a link's: case and runs of spaces
 aside. Fenced code and code spans are left as written. A text that defines no footnote is returned
 as it is, character for character.
@@ -17,6 +19,7 @@ as it is, character for character.
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 from minirag.chunking.fences import code_line_mask
 from minirag.chunking.frontmatter import parse_frontmatter
@@ -47,15 +50,17 @@ def read_footnotes(markdown: str) -> str:
     inside = bytearray(len(lines))  # lines of a definition
     for _, start, end, _ in spans:
         inside[start:end] = b"\x01" * (end - start)
-    cited_labels = {_label(found.group(1)) for index, line in enumerate(lines)
-                    if index >= skip and not code[index] and not inside[index] and "[^" in line
-                    for found in _CITATION.finditer(_outside_spans(line))}
+    citations = Counter(_label(found.group(1)) for index, line in enumerate(lines)
+                        if index >= skip and not code[index] and not inside[index] and "[^" in line
+                        for found in _CITATION.finditer(_outside_spans(line)))
+    # A note cited once reads there; one cited again and again (a table's rows) stays a line of its own.
+    once = {label: text for label, text in notes.items() if citations[label] == 1}
     out: list[str] = []
     index = 0
     while index < len(lines):
         if index in starts:
             label, end, written = starts[index]
-            if label in cited_labels:
+            if label in once:
                 index = end
                 while out and not out[-1].strip() and index < len(lines) and not lines[index].strip():
                     index += 1  # the blank line before it and the one after it are one
@@ -65,7 +70,7 @@ def read_footnotes(markdown: str) -> str:
             continue
         line = lines[index]
         if not code[index] and index >= skip and "[^" in line:
-            line = _cited(line, notes)
+            line = _cited(line, notes, once)
         out.append(line)
         index += 1
     while len(out) > 1 and not out[-1].strip() and not out[-2].strip():
@@ -122,8 +127,9 @@ def _outside_spans(line: str) -> str:
     return "".join([*pieces, line[at:]])
 
 
-def _cited(line: str, notes: dict[str, str]) -> str:
-    """`line` with each citation of a defined note replaced by the note's text, outside code spans."""
+def _cited(line: str, notes: dict[str, str], once: dict[str, str]) -> str:
+    """`line` with each citation of a defined note, outside code spans, replaced by the note's text
+    where it is cited `once`, else by its label in brackets (`[1]`, as the note's line reads)."""
     visible = _outside_spans(line)
     out: list[str] = []
     at = 0
@@ -131,6 +137,12 @@ def _cited(line: str, notes: dict[str, str]) -> str:
         label = _label(found.group(1))
         if label not in notes:
             continue
-        out += [line[at:found.start()], cited([notes[label]])]
+        before = line[at:found.start()]
+        if label in once:  # (a space before the mark, or none at the line's start, is the note's own)
+            last = before[-1:] if before else "".join(out)[-1:]
+            shown = cited([once[label]])[1 if not last or last.isspace() else 0:]
+        else:
+            shown = f"[{found.group(1)}]"
+        out += [before, shown]
         at = found.end()
     return "".join([*out, line[at:]]) if out else line
