@@ -886,8 +886,9 @@ def convert_data(content: str, fmt: str, name: str) -> Converted:
     content, warnings = without_controls(content, name)
     if fmt == "html":
         return repaired(_html(content, name, warnings), name)
-    return repaired(Converted(markdown=escape_headings(content) if fmt == "text" else rendered_html(content),
-                              warnings=warnings, frontmatter=True), name)
+    # Text is read as a .txt file's is: its title line and its underlined and numbered titles are headings.
+    return repaired(Converted(markdown=mark_headings(escape_headings(content)) if fmt == "text"
+                              else rendered_html(content), warnings=warnings, frontmatter=True), name)
 
 
 # --- fetched bodies ------------------------------------------------------------------

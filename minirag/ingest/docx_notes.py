@@ -7,9 +7,10 @@ note's text in parentheses (note_text.cited), its number (or the custom mark tha
 mammoth lists only the notes the body still cites, so nothing is left at the end. A note's
 paragraphs, list items, tabs and breaks read as one line. A reference to a note that is absent
 (or of no words) leaves only the text around it. A link in a note (`w:hyperlink`, its URL a
-relationship of footnotes.xml.rels or endnotes.xml.rels) reads `[text](url)` as the body's do: it
-is placed as a HYPERLINK field, which mammoth reads as a link with no relationship of the body's.
-A link to a bookmark in the document keeps its words alone.
+relationship of footnotes.xml.rels or endnotes.xml.rels) reads `[text](url)` as the body's do, a
+place in its target (`w:anchor`) the URL's fragment: it is placed as a HYPERLINK field, which
+mammoth reads as a link with no relationship of the body's. A link to a bookmark in the document
+(`w:anchor` alone, a cross-reference) keeps its words alone.
 """
 
 from __future__ import annotations
@@ -92,11 +93,17 @@ def _texts(part: etree._Element | None, tag: str, targets: dict[str, str]) -> di
             elif element.tag == f"{W}hyperlink" and link is None and (url := targets.get(element.get(_R_ID) or "")):
                 link = element
                 pieces.append(_OPEN)
-                urls.append(url)
+                urls.append(_placed_at(url, element.get(f"{W}anchor")))
         line = "".join(pieces)
         words = cited([line]) if line.translate(_UNBOUNDED).split() else ""
         texts.setdefault(note.get(f"{W}id") or "", _segments(words, urls))
     return texts
+
+
+def _placed_at(url: str, anchor: str | None) -> str:
+    """A link's URL with the place in its target its `w:anchor` names, in the fragment's place (as
+    mammoth reads the body's links)."""
+    return f"{url.split('#', 1)[0]}#{anchor}" if anchor else url
 
 
 def _run(text: str) -> etree._Element:

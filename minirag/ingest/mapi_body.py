@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from minirag.errors import ConversionFailed
+from minirag.ingest.mail_quotes import requoted
 from minirag.ingest.rtf_compressed import decompressed
 from minirag.ingest.rtf_text import rtf_to_markdown
 from minirag.ingest.rtf_tokens import code_page
@@ -29,7 +30,7 @@ def body_markdown(plain: str, html: str, compressed_rtf: bytes | None) -> str:
         if (markdown.strip() or not plain.strip()) and not says_far_more(plain, markdown):
             return markdown
     if plain.strip():
-        return escape_headings(plain.replace("\r\n", "\n"))
+        return escape_headings(requoted(plain.replace("\r\n", "\n")))
     if compressed_rtf is None:
         return ""
     try:

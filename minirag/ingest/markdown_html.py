@@ -37,6 +37,7 @@ from minirag.ingest.html_markdown import (
 )
 from minirag.ingest.html_markdown import tag_attributes as _tag_attributes
 from minirag.ingest.markdown_extensions import read_extensions
+from minirag.ingest.markdown_footnotes import read_footnotes
 from minirag.ingest.markup_lines import code_spans
 from minirag.ingest.obsidian_markup import read_obsidian
 from minirag.ingest.page_chrome import hidden_by_markup
@@ -73,11 +74,12 @@ _CLOSERS = (("<!--", "-->", 4), ("<![CDATA[", "]]>", 9), ("<?", "?>", 2), ("<!",
 def rendered_html(markdown: str, *, mdx: bool = False) -> str:
     """`markdown` as its rendered page reads: HTML blocks converted, inline HTML and entities rendered,
     setext headings (a line underlined with `===` or `---`) written as the ATX headings the chunker
-    reads, and link reference definitions (`[label]: https://…`, which render as nothing) left out.
+    reads, link reference definitions (`[label]: https://…`, which render as nothing) left out, and
+    footnotes read where they are cited (markdown_footnotes.py).
     A frontmatter block is left as it is, for the caller to read. `mdx`: the text is MDX (Markdown
     with JSX, as Docusaurus and Nextra write docs): its top-level `import` and `export` statements
     and its `{/* comments */}` are no text either, and its components read as tags."""
-    markdown = read_extensions(read_obsidian(markdown))
+    markdown = read_extensions(read_obsidian(read_footnotes(markdown)))
     if not mdx and not (_MAYBE_HTML.search(markdown) or _SETEXT.search(markdown) or _REFERENCE.search(markdown)):
         return markdown
     from markdown_it import MarkdownIt

@@ -27,6 +27,7 @@ The rules read what HTML says about itself, never one generator's class names:
    anywhere before the first prose in a table cell beside it (an old site's
    sidebar of "Related links"). A list of links elsewhere, or one between
    paragraphs, is content.
+6. Widgets, wherever they are: skip links, share bars and cookie banners (page_widgets.py).
 """
 
 from __future__ import annotations
@@ -36,6 +37,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from itertools import islice
 from typing import TYPE_CHECKING
+
+from minirag.ingest.page_widgets import Widgets
 
 if TYPE_CHECKING:
     from lxml.html import HtmlElement
@@ -232,9 +235,16 @@ def _drop_chrome(top) -> None:
     tallies = _tallies(top)
     doomed: list[HtmlElement] = []
     bars: list[frozenset[str]] = []  # the link targets of each prev/next bar
+    widgets = Widgets.of(top)
+    before_title = True
     walk = etree.iterwalk(top, events=("start",))
     for _event, el in walk:
         if el is top or not isinstance(el.tag, str):
+            continue
+        before_title = before_title and el is not widgets.title
+        if widgets.is_widget(el, before_title=before_title):
+            doomed.append(el)
+            walk.skip_subtree()
             continue
         if _is_sequence_bar(el, tallies[el]):
             if any(_SEQUENCE_RELS & set((a.get("rel") or "").lower().split()) for a in el.iter("a")):

@@ -1,6 +1,13 @@
 """Headings a reader of a plain text (.txt) file sees, written as Markdown's ATX headings.
 
-Two shapes, each taken only on evidence, so that a stray line never becomes a heading:
+Three shapes, each taken only on evidence, so that a stray line never becomes a heading:
+
+- the text's title: its first line, set apart by a blank line with text below, when it is plainly
+  one: written `# Release notes` (escaped, as every `#` line of plain text is, until read so), or in
+  title case (`Widget 2.0 Release Notes`: two words capitalized or more, every word of four letters
+  or more capitalized, no sentence's or greeting's closing mark), its next line not alike (a list of
+  names, a block of `#` comments), and no copyright notice (a licence's first line). It is level 1,
+  and so the document's title (titles.py) before its file's name;
 
 - a title underlined with `=` or `-` (README, NEWS): a line after a blank one (or under an
   overline of the same character), its underline about as long as it, or as long as the file's
@@ -12,9 +19,9 @@ Two shapes, each taken only on evidence, so that a stray line never becomes a he
   (its items close together or its body not indented as a section's) stays text.
 
 `=` is level 2, `-` level 3, a numbered title one level below its depth (`2.` level 2, `2.4.` level
-3): none is level 1, so a plain text file's title is what it was (its name; a README's folder too,
-titles.py), never its first section's. Every line stays a line (an underline becomes blank), so form
-feeds and line positions are kept.
+3): none is level 1, so without a title line a plain text file's title is what it was (its name; a
+README's folder too, titles.py), never its first section's. Every line stays a line (an underline
+becomes blank), so form feeds and line positions are kept.
 """
 
 from __future__ import annotations
@@ -36,6 +43,14 @@ MIN_HOUSE_UNDERLINES = 3  # underlines of one length that make it the file's own
 MIN_NUMBERED_TITLES = 3  # numbered titles rising in order that make a file sectioned
 MIN_INDENTED_SHARE = 0.6  # of the other non-blank lines, indented 3 or more: an RFC's body
 MAX_TITLE = 120
+# The title line: `\# ` (as escape_headings writes a `#` line), or a line of words; a word of title case.
+_ESCAPED_TITLE = re.compile(r"\\# ++(\w.*+)")
+_WORD = re.compile(r"[^\W\d_][\w'’-]*+")
+MIN_CAPITALIZED = 2  # words of a title-case line
+SMALL_WORD = 3  # letters of the words title case leaves lowercase (`of`, `and`, `for`)
+_CLOSING = (".", ",", ";", ":", "!")  # a sentence's, a greeting's or a label's end
+_TITLE_ENDS = frozenset(")]?\"'’”")
+_COPYRIGHT = re.compile(r"(?:copyright\b|©|\(c\))", re.IGNORECASE)  # a licence's notice, not its title
 
 Heading = tuple[int, str, tuple[int, ...]]  # level, title, the lines it blanks (an underline, a wrapped title's end)
 Numbered = tuple[int, tuple[int, ...], str, tuple[int, ...]]  # line, number as a rising key, title, lines blanked
@@ -55,6 +70,7 @@ def _marked(text: str) -> str:
     lines = text.split("\n")
     headings = _underlined(lines)
     headings.update(_numbered(lines, headings))
+    headings.update(_title_line(lines, headings))
     if not headings:
         return text
     for index, (level, title, blanked) in headings.items():
@@ -108,6 +124,35 @@ def _underlined(lines: list[str]) -> dict[int, Heading]:
                 and (_fits(len(mark), len(title)) or house[mark] >= MIN_HOUSE_UNDERLINES)):
             found[index] = (2 if mark[0] == "=" else 3, title, blanked)
     return found
+
+
+def _title_line(lines: list[str], taken: dict[int, Heading]) -> dict[int, Heading]:
+    """The text's first line as its title, where it is plainly one (see the module's doc)."""
+    first = next((index for index, line in enumerate(lines) if line.strip()), None)
+    if first is None or first in taken or first + 2 >= len(lines) or not _blank(lines, first + 1):
+        return {}
+    below = next((index for index in range(first + 2, len(lines)) if lines[index].strip()), None)
+    if below is None or below in taken:
+        return {}
+    line = lines[first].rstrip()
+    escaped = _ESCAPED_TITLE.fullmatch(line)
+    if escaped is not None:  # (a block of `#` comments is no title over its text)
+        title = escaped.group(1).strip()
+        plain = _title(title) and not title.endswith(_CLOSING) and not _ESCAPED_TITLE.match(lines[below].strip())
+    else:
+        title = _title(line) or ""
+        plain = (bool(title) and title[0].isalnum() and not title.endswith(_CLOSING) and not _NUMBERED.fullmatch(title)
+                 and _title_case(title) and not _title_case(lines[below].strip()))
+    ends = bool(title) and (title[-1].isalnum() or title[-1] in _TITLE_ENDS)  # (a shell line continued ends in `\\`)
+    return {first: (1, title, ())} if plain and ends and not _COPYRIGHT.match(title) else {}
+
+
+def _title_case(line: str) -> bool:
+    """Whether a line's words are capitalized as a title's: MIN_CAPITALIZED of them or more, and every
+    one longer than SMALL_WORD."""
+    words = _WORD.findall(line)
+    capitalized = sum(1 for word in words if word[0].isupper())
+    return capitalized >= MIN_CAPITALIZED and all(word[0].isupper() for word in words if len(word) > SMALL_WORD)
 
 
 def _fits(underline: int, title: int) -> bool:
