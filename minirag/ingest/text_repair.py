@@ -85,7 +85,8 @@ _NAME_GOES_ON = re.compile(r"\w+(?:\.[A-Za-z]\w*)+(?![\w-])")  # `rpm.ps.gz`, no
 _DOTLESS = {"\u0131": "i", "\u0237": "j"}
 _ROMAN = r"(?=[ivxlcdm])m{0,3}(?:cm|cd|d?c{0,3})(?:xc|xl|l?x{0,3})(?:ix|iv|v?i{0,3})"
 _PAGE_NUMBER = re.compile(rf"(?:page\s+)?(?:\d+|{_ROMAN})(?:\s*(?:/|of)\s*\d+)?", re.IGNORECASE)
-_HASH_LINE = re.compile(r"^([ \t]{0,3})#", re.MULTILINE)
+# A line Markdown reads as a heading (`# x`, `###`), not `#include`, `#!/bin/sh`, `#123` or seven `#`s.
+_HASH_LINE = re.compile(r"^([ \t]{0,3})(?=#{1,6}(?:[ \t]|$))", re.MULTILINE)
 _TILDE_LINE = re.compile(r"^([ \t]{0,3})~(?=~~)", re.MULTILINE)
 # A title alone on its line (a blank line or the text's start above it) over a line of tildes.
 _TILDE_UNDERLINED = re.compile(r"(\A|\n[ \t]*\n)([^\s\\#][^\n]{0,150})\n[ \t]{0,3}(~{3,})[ \t]*(?=\n|\Z)")
@@ -172,7 +173,7 @@ def escape_headings(text: str) -> str:
     of tildes too: in plain text such a line underlines a title (as reST's do) or parts sections,
     where Markdown would open a code fence at one and close it at the next."""
     if "#" in text:
-        text = _HASH_LINE.sub(r"\1\\#", text)
+        text = _HASH_LINE.sub(r"\1\\", text)
     if "~~~" not in text:
         return text
     return _TILDE_LINE.sub(r"\1\\~", _TILDE_UNDERLINED.sub(_underlined_title, text))
