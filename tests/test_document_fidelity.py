@@ -959,10 +959,15 @@ def test_a_pdfs_text_drawn_off_the_page_is_left_out_and_a_line_the_edge_cuts_is_
     assert converted.metadata_title is None or "Off the page" not in converted.metadata_title
 
 
-def test_a_pdfs_text_drawn_without_ink_is_left_out_and_a_scans_text_over_its_image_is_kept():
+def test_a_pdfs_text_drawn_without_ink_is_left_out_and_a_scans_text_over_its_image_is_kept(monkeypatch):
     """Invisible rendering modes, fill opacity 0, a layer the document shows off, a 0.1-point font
     and a note flagged hidden are seen by no reader of the page; they had all reached the index."""
     from pdf_maker import pdf_of_objects
+
+    # The page's layer is short and images cover it, so OCR would render and read it too: ~10 s of
+    # CPU, or none where the user's own OCR cache held it from an earlier run. The text layer is what
+    # is judged here (tests/test_ocr.py judges OCR).
+    monkeypatch.setenv("MINIRAG_OCR", "off")
 
     scan = b"q 200 0 0 100 72 500 cm /Im1 Do Q\n"  # a scan's image (200 pixels by 100), its OCR text over it
     blank = b"q 612 0 0 792 0 0 cm /Im2 Do Q\n"  # one pixel stretched over the page: no scan
