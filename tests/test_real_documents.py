@@ -1,17 +1,15 @@
 """Real documents (tests/fixtures/docs, see its README for sources and licenses)
 through conversion, chunking and the whole ingest/search path."""
 
-import functools
 import shutil
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURES, write
+from conftest import FIXTURES, converted_fixture, write
 
 from minirag.chunking import chunk_document
 from minirag.chunking.frontmatter import parse_frontmatter
 from minirag.chunking.titles import choose_title
-from minirag.ingest.convert import convert_file
 from minirag.ingest.sync import run_sync
 from minirag.results import payload
 
@@ -19,12 +17,6 @@ pytestmark = pytest.mark.slow  # converts and syncs every real document in tests
 
 DOCS = FIXTURES / "docs"
 BUDGET = 110
-
-
-@functools.cache
-def converted_fixture(name):
-    """Each fixture is converted once per run: several tests below read the same conversions."""
-    return convert_file(DOCS / name)
 
 
 def cut(name, encoder):
