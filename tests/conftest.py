@@ -5,6 +5,7 @@ ranking or meaning, or need a real model's speed)."""
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib.util
 import io
 import logging
@@ -34,6 +35,15 @@ settings.load_profile("minirag")
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).parent / "fixtures"
+
+
+@functools.cache
+def converted_fixture(name: str):
+    """A document of tests/fixtures/docs as convert_file reads it, converted once a worker: several
+    tests (test_real_documents, test_document_fidelity) read the same conversions, which are frozen."""
+    from minirag.ingest.convert import convert_file
+
+    return convert_file(FIXTURES / "docs" / name)
 
 
 def _load_script(name: str):

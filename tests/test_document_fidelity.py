@@ -9,7 +9,7 @@ import zipfile
 from collections import Counter
 
 import pytest
-from conftest import FIXTURES
+from conftest import FIXTURES, converted_fixture
 
 from minirag.ingest.convert import convert_document, convert_file
 
@@ -20,7 +20,7 @@ DOCS = FIXTURES / "docs"
 
 
 def test_a_notebooks_printed_output_is_kept_after_its_code():
-    markdown = convert_file(DOCS / "ipynb_nbformat_test4.ipynb").markdown  # nbformat's own test notebook
+    markdown = converted_fixture("ipynb_nbformat_test4.ipynb").markdown  # nbformat's own test notebook
     assert '```python\nfrom __future__ import annotations\n\nprint("hello")\n```\n\n```\nhello\n```' in markdown
     assert "<IPython.core.display" not in markdown  # a bare repr is not what a reader sees
 
@@ -85,7 +85,7 @@ def test_a_notebooks_long_output_keeps_its_head_and_tail_and_says_what_it_left_o
 
 
 def test_a_real_spreadsheets_empty_cells_stay_empty():
-    markdown = convert_file(DOCS / "xlsx_excel_chart_data.xlsx").markdown  # saved by Excel
+    markdown = converted_fixture("xlsx_excel_chart_data.xlsx").markdown  # saved by Excel
     assert "|  |  | LA | 2.5 | 4.4 | 2 |" in markdown
     assert "NaN" not in markdown
 
@@ -387,7 +387,7 @@ def test_a_spreadsheet_cell_merged_down_is_repeated_in_each_row_it_covers():
         markdown = convert_document(out.getvalue(), ".xlsx", "staff.xlsx").markdown
     assert markdown == ("## Sheet\n\n| Region | Office | Staff |\n| --- | --- | --- |\n| North | Tromsø | 5 |\n"
                         "| North | Bodø | 6 |\n| Note | Figures for 2024 |  |")
-    old = convert_file(DOCS / "xls_calamine_merged_range.xls").markdown  # Excel 97-2003 merges the same
+    old = converted_fixture("xls_calamine_merged_range.xls").markdown  # Excel 97-2003 merges the same
     assert old.endswith("## Sheet2\n\n| A1 | B1 | C1 | E1 | F1 |\n| --- | --- | --- | --- | --- |\n"
                         "| A1 | B3 | C3 | E3 | F1 |\n| A1 | B4 | C3 | E4 | F1 |")
 
@@ -510,7 +510,7 @@ def test_a_line_without_letters_recurring_at_page_edges_is_code_and_stays():
 
 
 def test_an_epubs_chapters_keep_their_text_in_spine_order_without_each_pages_chrome():
-    book = convert_file(DOCS / "epub_ubuntu_packaging_guide_ru.epub")  # a Sphinx EPUB
+    book = converted_fixture("epub_ubuntu_packaging_guide_ru.epub")  # a Sphinx EPUB
     assert book.metadata_title == "Ubuntu Packaging Guide"
     markdown = book.markdown
     # Sphinx's navigation bar (twice a chapter) and footer were in all 17 chapters.
@@ -527,10 +527,10 @@ def test_an_epubs_chapters_keep_their_text_in_spine_order_without_each_pages_chr
 def test_an_epubs_authors_publisher_and_date_head_its_text_and_placeholders_are_left_out():
     """Only dc:title was kept: a book's author could not be searched for. The Sphinx EPUB's
     publisher repeats its author, and its description, contributor and identifier say `unknown`."""
-    sphinx = convert_file(DOCS / "epub_ubuntu_packaging_guide_ru.epub").markdown
+    sphinx = converted_fixture("epub_ubuntu_packaging_guide_ru.epub").markdown
     assert sphinx.startswith("Author: Ubuntu Developers\n\nDate: 2021-10-24\n\n# ")
     assert "unknown" not in sphinx.split("\n# ", 1)[0] and "Publisher" not in sphinx
-    live = convert_file(DOCS / "epub_live_manual_en.epub").markdown  # EPUB 2, made by SiSU
+    live = converted_fixture("epub_live_manual_en.epub").markdown  # EPUB 2, made by SiSU
     assert live.startswith("Author: Live Systems Project <debian-live@lists.debian.org>\n\nDate: 2015-09-22\n\n")
 
 
@@ -539,11 +539,11 @@ def test_an_epubs_contents_page_of_links_to_its_chapters_is_left_out_and_a_home_
     """SiSU's contents page (the Live Systems Manual's first part) was 250 headings made of links,
     each repeating a chapter's or section's title: 78% of its characters are links to the book's
     other parts. The Sphinx guide's home page holds its contents too, beside its prose (16%)."""
-    live = convert_file(DOCS / "epub_live_manual_en.epub").markdown
+    live = converted_fixture("epub_live_manual_en.epub").markdown
     assert "](about-manual.xhtml#o8)" not in live and "#### [" not in live
     assert live.count("1.1 For the impatient") == 1  # the section itself
     assert "\n# 1. About this manual\n" in live
-    sphinx = convert_file(DOCS / "epub_ubuntu_packaging_guide_ru.epub").markdown
+    sphinx = converted_fixture("epub_ubuntu_packaging_guide_ru.epub").markdown
     assert "- [1. Введение в разработку Ubuntu](introduction-to-ubuntu-development.xhtml)" in sphinx
 
 
@@ -567,7 +567,7 @@ def test_every_row_of_a_sheet_is_read_whatever_range_its_dimension_claims():
 
 
 def test_a_word_documents_page_header_and_footer_are_kept_once_around_its_body():
-    markdown = convert_file(DOCS / "docx_word_header_footer.docx").markdown  # made by Word
+    markdown = converted_fixture("docx_word_header_footer.docx").markdown  # made by Word
     assert markdown == ("Header for section-1\n\nsection with header\n\nsection without header of its own.\n\n"
                         "Footer for section 1")
 
@@ -616,11 +616,11 @@ def test_a_word_documents_smartart_is_read_where_it_stands():
 def test_a_word_documents_code_style_paragraphs_are_one_code_block_and_underlining_is_no_markup():
     """mammoth read pandoc's "Source Code" paragraphs as text: `import tomllib  ` with Markdown hard
     breaks and `toml\\_str` escaped, so the code's words were not its own."""
-    pandoc = convert_file(DOCS / "docx_headings_table.docx").markdown
+    pandoc = converted_fixture("docx_headings_table.docx").markdown
     assert ('Parsing a TOML file:\n\n```\nimport tomllib\n\nwith open("pyproject.toml", "rb") as f:\n'
             '    data = tomllib.load(f)\n```') in pandoc
     assert 'toml_str = """\npython-version = "3.11.0"' in pandoc
-    libreoffice = convert_file(DOCS / "docx_libreoffice_cjk_notes.docx").markdown  # "Preformatted Text"
+    libreoffice = converted_fixture("docx_libreoffice_cjk_notes.docx").markdown  # "Preformatted Text"
     assert "```\npip install feishu-sync\nfeishu-sync --init\n```" in libreoffice
     assert "詳しくは[会議室の案内](https://example.org/ja/rooms)をご覧ください。" in libreoffice  # no <u>
 
@@ -629,9 +629,9 @@ def test_a_table_inside_a_word_tables_cell_is_a_table_after_the_outer_cells_text
     """markdownify wrote the inner table's rows into the outer cell's line, pipes and all:
     `| CCC | | DDD | EEE | | --- | --- | | FFF | GGG | |`. A table holding a table is one used for
     layout, as the HTML converter reads it: its cells are blocks, and the inner table a table."""
-    markdown = convert_file(DOCS / "docx_nested_tables.docx").markdown  # PyDocX's, made by Word
+    markdown = converted_fixture("docx_nested_tables.docx").markdown  # PyDocX's, made by Word
     assert markdown == "AAA\n\nBBB\n\nCCC\n\n| DDD | EEE |\n| --- | --- |\n| FFF | GGG |"
-    spanned = convert_file(DOCS / "docx_nested_table_rowspan.docx").markdown  # a cell spanning two rows inside
+    spanned = converted_fixture("docx_nested_table_rowspan.docx").markdown  # a cell spanning two rows inside
     assert spanned == "AAA\n\nBBB\n\n| CCC | DDD |\n| --- | --- |\n| CCC | EEE |"
 
 
@@ -640,7 +640,7 @@ def test_a_word_tables_merged_cells_are_repeated_down_and_written_once_across():
     a year merged over two releases, the second release's row moved a column left
     (`| 5.10 | Breezy Badger | 2005-10-12 | 2007-04-13 |`), and the header's second row stood
     under Year and Version."""
-    markdown = convert_file(DOCS / "docx_merged_cells_ubuntu_releases.docx").markdown  # python-docx's merges
+    markdown = converted_fixture("docx_merged_cells_ubuntu_releases.docx").markdown  # python-docx's merges
     assert markdown == (
         "# Ubuntu releases by year\n\n"
         "| Year | Version | Codename | Dates |  |\n| --- | --- | --- | --- | --- |\n"
@@ -668,12 +668,12 @@ def test_a_word_tables_title_row_across_every_column_is_a_line_before_it_and_not
                 target.writestr(member, part)
         markdown = convert_document(out.getvalue(), ".docx", "titled.docx").markdown
     assert "distro-info-data.\n\nReleases, 2004 to 2008\n\n| version | codename | series |" in markdown
-    assert markdown.endswith(convert_file(DOCS / "docx_plain_table_ubuntu_releases.docx").markdown.split(
+    assert markdown.endswith(converted_fixture("docx_plain_table_ubuntu_releases.docx").markdown.split(
         "distro-info-data.\n\n")[1])
 
 
 def test_tables_without_merged_cells_are_written_as_before_merged_cells_were_spread():
-    word = convert_file(DOCS / "docx_plain_table_ubuntu_releases.docx").markdown
+    word = converted_fixture("docx_plain_table_ubuntu_releases.docx").markdown
     assert word.endswith(
         "| version | codename | series | created | release | eol |\n| --- | --- | --- | --- | --- | --- |\n"
         "| 4.10 | Warty Warthog | warty | 2004-03-05 | 2004-10-20 | 2006-04-30 |\n"
@@ -684,7 +684,7 @@ def test_tables_without_merged_cells_are_written_as_before_merged_cells_were_spr
         "| 7.04 | Feisty Fawn | feisty | 2006-10-26 | 2007-04-19 | 2008-10-19 |\n"
         "| 7.10 | Gutsy Gibbon | gutsy | 2007-04-19 | 2007-10-18 | 2009-04-18 |\n"
         "| 8.04 LTS | Hardy Heron | hardy | 2007-10-18 | 2008-04-24 | 2011-05-12 |")
-    page = convert_file(DOCS / "html_python_tomllib_en.html").markdown
+    page = converted_fixture("html_python_tomllib_en.html").markdown
     assert page.endswith(
         "| TOML | Python |\n| --- | --- |\n| table | dict |\n| string | str |\n| integer | int |\n"
         "| float | float (configurable with parse_float) |\n| boolean | bool |\n"
@@ -699,7 +699,7 @@ def test_a_two_column_pdf_page_is_read_column_by_column():
     """pdfminer read page 2 of elsarticle's two-column sample as: the top of column 1, the first two
     paragraphs of column 2, then column 1's section heading and the rest of it, so the sentence
     running from the foot of column 1 to the head of column 2 was parted by a whole column."""
-    page = convert_file(DOCS / "pdf_two_columns_elsarticle.pdf").markdown.split("\f")[1]
+    page = converted_fixture("pdf_two_columns_elsarticle.pdf").markdown.split("\f")[1]
     order = [page.index(text) for text in (
         "There are few experiments concerned",  # column 1, top
         "2. Evanescent vs.",  # column 1, its section heading
@@ -709,7 +709,7 @@ def test_a_two_column_pdf_page_is_read_column_by_column():
         "Below we compare the evanescent quadrupole",
     )]
     assert order == sorted(order)
-    first = convert_file(DOCS / "pdf_two_columns_elsarticle.pdf").markdown.split("\f")[0]
+    first = converted_fixture("pdf_two_columns_elsarticle.pdf").markdown.split("\f")[0]
     assert first.index("Abstract") < first.index("1. Introduction") < first.index("Theorem 1.")  # the full-width head first
 
 
@@ -720,7 +720,7 @@ def test_control_characters_in_a_pdfs_text_layer_are_taken_out_with_a_warning():
     """XeLaTeX's Persian thesis class writes a NUL where a zero-width non-joiner stands between a
     word's parts (211 of them); pdfminer passed them on into the index. The 5 among its contents
     page's dot-leader entries go with them (pdf_structure.py)."""
-    converted = convert_file(DOCS / "pdf_xelatex_persian_tabriz_thesis.pdf")
+    converted = converted_fixture("pdf_xelatex_persian_tabriz_thesis.pdf")
     assert "\x00" not in converted.markdown and "tabriz-thesis" in converted.markdown
     assert any("206 control characters" in warning for warning in converted.warnings)
 
@@ -766,7 +766,7 @@ def test_a_soft_line_break_in_a_slide_is_a_line_break_and_a_form_feed_still_part
 
     pages = chunk_document(text.markdown, title="", count_tokens=lambda t: len(t.split()), budget=16).chunks
     assert [(chunk.page_start, chunk.page_end) for chunk in pages] == [(1, 2)]
-    assert convert_file(DOCS / "pdf_multipage_pdflatex_outline.pdf").markdown.count("\f") > 1  # pages still part
+    assert converted_fixture("pdf_multipage_pdflatex_outline.pdf").markdown.count("\f") > 1  # pages still part
 
 
 def test_rows_of_empty_cells_are_left_out_of_slide_and_word_tables():
@@ -959,10 +959,15 @@ def test_a_pdfs_text_drawn_off_the_page_is_left_out_and_a_line_the_edge_cuts_is_
     assert converted.metadata_title is None or "Off the page" not in converted.metadata_title
 
 
-def test_a_pdfs_text_drawn_without_ink_is_left_out_and_a_scans_text_over_its_image_is_kept():
+def test_a_pdfs_text_drawn_without_ink_is_left_out_and_a_scans_text_over_its_image_is_kept(monkeypatch):
     """Invisible rendering modes, fill opacity 0, a layer the document shows off, a 0.1-point font
     and a note flagged hidden are seen by no reader of the page; they had all reached the index."""
     from pdf_maker import pdf_of_objects
+
+    # The page's layer is short and images cover it, so OCR would render and read it too: ~10 s of
+    # CPU, or none where the user's own OCR cache held it from an earlier run. The text layer is what
+    # is judged here (tests/test_ocr.py judges OCR).
+    monkeypatch.setenv("MINIRAG_OCR", "off")
 
     scan = b"q 200 0 0 100 72 500 cm /Im1 Do Q\n"  # a scan's image (200 pixels by 100), its OCR text over it
     blank = b"q 612 0 0 792 0 0 cm /Im2 Do Q\n"  # one pixel stretched over the page: no scan
@@ -1026,7 +1031,7 @@ def test_a_pdfs_glyphs_without_a_character_are_taken_out_of_its_text_and_title_w
     assert "This document is the result" in paper.markdown
     assert "pdf_two_columns_elsarticle.pdf: 78 glyphs without a character (cid:NN) taken out of the text" \
         in paper.warnings
-    thesis = convert_file(DOCS / "pdf_xelatex_persian_tabriz_thesis.pdf")
+    thesis = converted_fixture("pdf_xelatex_persian_tabriz_thesis.pdf")
     assert "(cid:" not in thesis.markdown and "(cid:" not in (thesis.metadata_title or "")
     assert sum("glyphs without a character" in warning for warning in thesis.warnings) == 1
 
@@ -1088,7 +1093,7 @@ def test_an_epub_whose_spine_names_places_inside_a_chapter_reads_that_chapter_on
 
 
 def test_a_word_documents_comments_follow_its_body_with_their_authors():
-    markdown = convert_file(DOCS / "docx_word_comments.docx").markdown  # made by Word
+    markdown = converted_fixture("docx_word_comments.docx").markdown  # made by Word
     assert markdown.startswith("Document text\n\nSome text worthy of note.")
     assert markdown.endswith("Paragraph 7\n\nComment by Steve Canny: Text with hyperlink https://google.com embedded."
                              "\n\nComment: Text with inline image in the middle.\n\nComment: Text with character "
@@ -1096,24 +1101,24 @@ def test_a_word_documents_comments_follow_its_body_with_their_authors():
 
 
 def test_a_filled_in_pdf_forms_values_are_kept_on_their_page():
-    markdown = convert_file(DOCS / "pdf_libreoffice_form_filled.pdf").markdown  # exported by LibreOffice
+    markdown = converted_fixture("pdf_libreoffice_form_filled.pdf").markdown  # exported by LibreOffice
     assert markdown.endswith("First Name: Alice\n\nFirst Name_2: Bob\n\n\f")
     assert "gdpr" not in markdown  # a box left unticked says nothing
 
 
 def test_a_pdfs_notes_are_kept_after_their_pages_text():
-    markdown = convert_file(DOCS / "pdf_commented_notes.pdf").markdown
+    markdown = converted_fixture("pdf_commented_notes.pdf").markdown
     assert "are the ones who do.\n\nComment by moose: Note in second paragraph\n\n" in markdown
     assert 'Comment by moose: note over "kinds" Like in "kinds of people" ---------- Umlaut: äöüß' in markdown
 
 
 def test_a_pdfs_title_is_the_largest_type_on_its_first_page_and_never_a_file_name():
-    assert convert_file(DOCS / "pdf_commented_notes.pdf").metadata_title == "The Crazy Ones"
-    assert convert_file(DOCS / "pdf_libreoffice_form_filled.pdf").metadata_title == "Example for a Form"
+    assert converted_fixture("pdf_commented_notes.pdf").metadata_title == "The Crazy Ones"
+    assert converted_fixture("pdf_libreoffice_form_filled.pdf").metadata_title == "Example for a Form"
     # One size of type throughout (a scan's text layer) and an Info /Title of "Binder1.pdf": no title.
-    assert convert_file(DOCS / "pdf_multipage_ocr_vicksburg.pdf").metadata_title is None
+    assert converted_fixture("pdf_multipage_ocr_vicksburg.pdf").metadata_title is None
     # The largest type on pdflatex's first page is "Contents": a heading, not the document's title.
-    assert convert_file(DOCS / "pdf_multipage_pdflatex_outline.pdf").metadata_title is None
+    assert converted_fixture("pdf_multipage_pdflatex_outline.pdf").metadata_title is None
 
 
 def test_a_notebook_nested_past_the_stack_or_an_epub_with_a_damaged_member_fails_with_a_reason():
@@ -1136,7 +1141,7 @@ def test_a_notebook_nested_past_the_stack_or_an_epub_with_a_damaged_member_fails
 
 def test_the_default_of_a_help_pages_hidden_alternatives_is_read():
     # LibreOffice's help hides `Command` (a Mac's) and `Ctrl` (every other system's) and shows one.
-    markdown = convert_file(DOCS / "html_libreoffice_footnotes_en.html").markdown
+    markdown = converted_fixture("html_libreoffice_footnotes_en.html").markdown
     assert "or press Ctrl+Shift+PageDown." in markdown
     assert "press F11 to open the Styles window" in markdown
     assert "Command" not in markdown
@@ -1287,11 +1292,11 @@ def test_text_after_a_pages_end_tags_is_read_as_a_browser_reads_it():
 
 def test_a_pdf_tables_rows_are_read_as_rows_and_a_two_column_page_is_no_table():
     """pdfminer boxes each column of a table: every year, then every version, then every codename."""
-    markdown = convert_file(DOCS / "pdf_libreoffice_table_ubuntu_releases.pdf").markdown
+    markdown = converted_fixture("pdf_libreoffice_table_ubuntu_releases.pdf").markdown
     assert "2004 | 4.10 | Warty | 2004-10-20 | 2006-04-30\nWarthog\n" in markdown
     assert "6.10 | Edgy Eft | 2006-10-26 | 2008-04-25" in markdown
-    assert " | " not in convert_file(DOCS / "pdf_two_columns_elsarticle.pdf").markdown
-    four_columns = convert_file(DOCS / "pdf_libreoffice_four_columns.pdf").markdown  # prose, its lines in rows
+    assert " | " not in converted_fixture("pdf_two_columns_elsarticle.pdf").markdown
+    four_columns = converted_fixture("pdf_libreoffice_four_columns.pdf").markdown  # prose, its lines in rows
     assert " | " not in four_columns
     assert [line.strip() for line in four_columns.split("\n")[:2]] == ["the committee met on", "tuesday to discuss the"]
 

@@ -10,6 +10,7 @@ import shutil
 from pathlib import Path
 
 import openpyxl
+import pytest
 
 from minirag.results import payload
 from minirag.store import connection as db
@@ -45,10 +46,26 @@ def _claimed_rows(text: str) -> list[int]:
     return [int(n) for n in REF.findall(text)]
 
 
-def test_every_chunk_of_a_ten_thousand_row_sheet_names_the_rows_its_text_holds(app, docs):
+@pytest.fixture(scope="module")
+def staff(tmp_path_factory, tiny_model_dir, tiny_encoder):
+    """The ten-thousand-row workbook, synced once into an index the tests below only read."""
+    from minirag.app import App
+    from minirag.config import load_config
+
+    root = tmp_path_factory.mktemp("staff")
+    docs = root / "docs"
+    docs.mkdir()
     (docs / "staff.xlsx").write_bytes(_staff_sheet(10_000))
-    app.sync()
-    source = str(docs / "staff.xlsx")
+    app = App(load_config(env={}, base_dirs=[str(docs)], db_path=str(root / "index.db"),
+                          model_path=str(tiny_model_dir)), encoder=tiny_encoder)
+    assert app.sync().failed == 0
+    yield app, docs / "staff.xlsx"
+    app.close()
+
+
+def test_every_chunk_of_a_ten_thousand_row_sheet_names_the_rows_its_text_holds(staff):
+    app, path = staff
+    source = str(path)
     count = app.index.source_row(source).chunk_count
     assert count > 100
     checked = 0
@@ -69,9 +86,8 @@ def test_every_chunk_of_a_ten_thousand_row_sheet_names_the_rows_its_text_holds(a
     assert checked == count - 1
 
 
-def test_a_hit_names_the_sheet_and_rows_of_its_passage(app, docs):
-    (docs / "staff.xlsx").write_bytes(_staff_sheet(10_000))
-    app.sync()
+def test_a_hit_names_the_sheet_and_rows_of_its_passage(staff):
+    app, _path = staff
     hit = payload(app.query("kx7005q", top_k=1))["results"][0]
     first, _, last = hit["rows"].partition("-")
     assert hit["sheet"] == "Staff"
