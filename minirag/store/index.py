@@ -770,8 +770,16 @@ class Index:
                 with _Transaction(conn, searchable=False):
                     conn.execute(sql, values)
 
-            self._written(write)
+            if self._writing_elsewhere_here(conn):  # the holder: a sync's batch, its codes' fit; no other writer
+                db.with_retry(write)
+            else:
+                self._written(write)
             self.wrote = True
+
+    def _writing_elsewhere_here(self, conn: db.Connection) -> bool:
+        """Whether another of this index's connections than `conn` is inside a transaction now."""
+        with self._all_lock:
+            return any(other is not conn and other.in_transaction for other in self._all)
 
     def clear_marks(self, marks: Sequence[tuple[str, str]]) -> None:
         """Forget (source, reason) marks from mark_converting still in place: conversions that did
