@@ -83,6 +83,9 @@ MAX_HEADING_WORDS = 20
 # with an empty line between each two at most, as pdfminer parts the pieces of a wrapped block.
 MAX_HEADING_LINES = 3
 EDGE_LINES = 2
+# A page's head or foot goes on past those lines while every line from the page's edge to it is a
+# running line (a slide's footline: the author, the title, the date, "3 / 20"), to this many lines.
+MAX_EDGE_LINES = 6
 # A block of this many paragraphs in a row, each found on this share of the pages, is a deck's
 # navigation, kept on the first page only.
 MIN_BLOCK_PARAGRAPHS = 4
@@ -267,14 +270,14 @@ def without_running_lines(text: str) -> str:
     PDF's pages; plain text paged by form feeds, convert.py): each is kept once, where it first
     stands outside a sentence running on over it (a page number never); the form feeds stay."""
     pages = [page.split("\n") for page in text.split("\f")]
-    edges = [_edges(lines) for lines in pages]
     pages_of: dict[str, list[int]] = {}
-    for number, (lines, at) in enumerate(zip(pages, edges, strict=True)):
-        for key in {key for i in at if (key := _running_key(lines[i]))}:
+    for number, lines in enumerate(pages):
+        for key in {key for i in _edges(lines, MAX_EDGE_LINES) if (key := _running_key(lines[i]))}:
             pages_of.setdefault(key, []).append(number)
     running = {key for key, found in pages_of.items() if len(found) >= MIN_RUNNING_PAGES and _runs_on(found)}
     if not running:
         return text
+    edges = [_running_edges(lines, running) for lines in pages]
     seen: set[str] = set()
     kept: list[str] = []
     for number, (lines, at) in enumerate(zip(pages, edges, strict=True)):
@@ -327,9 +330,20 @@ def _runs_on(pages: list[int]) -> bool:
     return gaps[len(gaps) // 2] <= MAX_RUNNING_GAP
 
 
-def _edges(lines: list[str]) -> set[int]:
+def _edges(lines: list[str], count: int) -> set[int]:
     filled = [index for index, line in enumerate(lines) if line.strip()]
-    return set(filled[:EDGE_LINES] + filled[-EDGE_LINES:])
+    return set(filled[:count] + filled[-count:])
+
+
+def _running_edges(lines: list[str], running: set[str]) -> set[int]:
+    """A page's first and last EDGE_LINES lines with text, and past them, up to MAX_EDGE_LINES, each
+    line that the lines from the page's edge to it are all running lines up to."""
+    filled = [index for index, line in enumerate(lines) if line.strip()]
+    edges = set(filled[:EDGE_LINES] + filled[-EDGE_LINES:])
+    for inward in (filled[:MAX_EDGE_LINES], filled[::-1][:MAX_EDGE_LINES]):
+        for index in itertools.takewhile(lambda at: _running_key(lines[at]) in running, inward):
+            edges.add(index)
+    return edges
 
 
 def _running_key(line: str) -> str | None:
