@@ -421,7 +421,7 @@ class _Reader:
         if bare == "maketitle":
             return "".join(f"\n\n{line}\n\n" for line in ("; ".join(self.authors), self.date) if line), index
         if bare in _REFERENCES:
-            return self.reference(_REFERENCES[bare], index, end), self.skip_argument(index, end)
+            return self.reference(_REFERENCES[bare], index, end, depth), self.skip_argument(index, end)
         if name in _SILENT or _ACM_METADATA.fullmatch(name):
             for _ in range(_SILENT.get(name, 1)):
                 index = self.skip_argument(index, end)
@@ -458,16 +458,10 @@ class _Reader:
             return (f"\n\n{text.strip()}\n\n" if text and text.strip() else ""), index
         return "", index  # an unknown command prints nothing; its braced arguments print as groups
 
-    def reference(self, brackets: str, index: int, end: int) -> str:
-        """A cross-reference's labels as written (`sec:my_label`: no markup is read inside a label)."""
-        index = self.skip_optional(index, end)
-        while index < end and self.tokens[index].kind == "text" and not self.tokens[index].value.strip():
-            index += 1
-        close = self.partner.get(index) if index < end and self.tokens[index].kind == "open" else None
-        if close is None or close >= end:
-            return ""
-        source = "".join(token.source for token in self.tokens[index + 1:close])
-        labels = ", ".join(label.strip() for label in source.split(",") if label.strip())
+    def reference(self, brackets: str, index: int, end: int, depth: int) -> str:
+        """A cross-reference's labels, a user's command in them expanded (`sec:\\chapterbase.intro`)."""
+        text, _ = self.argument(index, end, depth)
+        labels = ", ".join(label.strip() for label in (text or "").split(",") if label.strip())
         return f"{brackets[0]}{labels}{brackets[1]}" if labels else ""
 
     def define(self, name: str, index: int, end: int) -> int:
