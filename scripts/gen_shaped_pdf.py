@@ -24,6 +24,7 @@ FONT = Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf")
 # Debian's fonts-kacst: a font that sets its marks high over tall letters (a GPOS offset upwards).
 KACST = Path("/usr/share/fonts/truetype/kacst/KacstFarsi.ttf")
 OUT = ROOT / "tests" / "fixtures" / "rtl81"
+OUT_PDF81 = ROOT / "tests" / "fixtures" / "pdf81"
 
 # Sentences on the Arabic language and on the National Library of Egypt, written for this project;
 # the first two vowel-marked (harakat, shadda, tanwin) throughout, as a schoolbook marks them.
@@ -32,6 +33,7 @@ VOWELLED = [
     "يَتَحَدَّثُهَا أَكْثَرُ مِنْ أَرْبَعِمِائَةِ مَلْيُونِ نَسَمَةٍ.",
     "دَارُ الكُتُبِ وَالوَثَائِقِ القَوْمِيَّةِ فِي القَاهِرَةِ هِيَ أَقْدَمُ مَكْتَبَةٍ وَطَنِيَّةٍ فِي الوَطَنِ العَرَبِيِّ.",
 ]
+TITLE = "لغات الأرض والإنسان"  # a title whose words have lam-alef ligatures (لأ, لإ)
 PLAIN = [
     "تعد اللغة العربية من أقدم اللغات الحية على وجه الأرض، وهي لغة رسمية في كل دول الوطن العربي "
     "إضافة إلى كونها لغة رسمية في تشاد وإريتريا وإسرائيل، وهي إحدى اللغات الرسمية الست في منظمة الأمم المتحدة.",
@@ -79,8 +81,9 @@ def lines_of(paragraph: str, font, size: float, measure: float) -> list[str]:
 
 
 def rtl_pdf(paragraphs: list[str], size: float = 11.0, leading: float = 1.25, parskip: float = 1.0,
-            measure: float = 430.0, font_file: Path = FONT) -> bytes:
-    """One page of right-to-left paragraphs, each line set flush right, the last of each too."""
+            measure: float = 430.0, font_file: Path = FONT, sizes: list[float] | None = None) -> bytes:
+    """One page of right-to-left paragraphs, each line set flush right, the last of each too; each
+    paragraph in its own type size where `sizes` gives them (a title's larger type)."""
     import uharfbuzz as hb
     from pdf_maker import pdf_of_objects
 
@@ -88,7 +91,9 @@ def rtl_pdf(paragraphs: list[str], size: float = 11.0, leading: float = 1.25, pa
     font = hb.Font(hb.Face(blob))
     upem = font.face.upem
     ops, texts, widths, y, right = [], {}, {}, 770.0, 72.0 + measure
-    for paragraph in paragraphs:
+    base = size
+    for number, paragraph in enumerate(paragraphs):
+        size = sizes[number] if sizes else base
         for line in lines_of(paragraph, font, size, measure):
             glyphs = shaped(line, font, size)
             width = sum(g[3] for g in glyphs)
@@ -129,9 +134,12 @@ def main() -> int:
              "vowelled_kacst.pdf": rtl_pdf(VOWELLED, font_file=KACST),
              "plain.pdf": rtl_pdf(PLAIN),
              "wide_leading.pdf": rtl_pdf(PLAIN, leading=2.0, parskip=1.5)}
-    for name, data in files.items():
-        (OUT / name).write_bytes(data)
-        print(f"{OUT.relative_to(ROOT) / name}: {len(data)} bytes")
+    titled = [TITLE, *PLAIN]
+    titled_files = {"titled.pdf": rtl_pdf(titled, sizes=[20.0] + [11.0] * len(PLAIN))}
+    for out, made in ((OUT, files), (OUT_PDF81, titled_files)):
+        for name, data in made.items():
+            (out / name).write_bytes(data)
+            print(f"{out.relative_to(ROOT) / name}: {len(data)} bytes")
     return 0
 
 

@@ -87,7 +87,7 @@ def test_a_paper_reads_as_its_typeset_page():
     assert title == "A Study of FooNet"
     assert markdown.startswith("Jane Doe, José Martínez\n\n# Abstract\n\nWe present FooNet, a network for résumé parsing.")
     assert "# Introduction\n\nStraße, garçon, naïve and Škoda are written with accents; 50% of hyphenated words join " \
-           "again [knuth84, lamport94]. See Section and https://example.org/a_b%20c." in markdown
+           "again [knuth84, lamport94]. See Section [sec:intro] and https://example.org/a_b%20c." in markdown
     assert "## Setup\n\n- First, with **bold** and *emphasis*.\n- Second:\n\n  1. nested one\n  2. nested two" in markdown
     assert "- **Encoder** reads text." in markdown
     assert "Inline $E = mc^2$ stays, and so does\n\n$$\n  \\norm{x} \\leq 1\n$$" in markdown

@@ -21,7 +21,10 @@ words are broken by markup no reader sees (`r\\'esum\\'e`, `hyphen\\-ation`,
   `\\href{url}{text}` a link), a footnote its text in brackets, a citation its keys;
   a user's command (`\\newcommand{\\method}{FooNet}`, `\\newcommand{\\pkg}[1]{package #1}`) is
   expanded, its arguments in place of `#1` ... `#9`;
-- what prints nothing goes: comments, the preamble, `\\label`, `\\ref`, spacing,
+- a cross-reference (`\\ref{sec:install}`, `\\cref`, `\\pageref`) reads as its label in brackets,
+  `\\eqref` in parentheses: the number it prints is not in the source, the label is the author's
+  name for what it refers to; `\\maketitle` prints the authors and a `\\date` given in words;
+- what prints nothing goes: comments, the preamble, `\\label`, `\\today`, spacing,
   `\\includegraphics`, `\\input` and `\\include` (never followed), `comment`
   environments, text commented out with `\\iffalse` ... `\\fi`, the `\\else` of `\\iftrue`, the branch
   a `\\newif` switch set by `\\drafttrue` / `\\draftfalse` does not take, `\\phantom`'s, everything
@@ -89,11 +92,10 @@ _SILENT = {
     "RequirePackage": 1, "documentclass": 1, "input": 1, "include": 1, "includeonly": 1, "graphicspath": 1,
     "hypersetup": 1, "definecolor": 3, "colorlet": 2, "setlength": 2, "addtolength": 2, "setcounter": 2,
     "addtocounter": 2, "stepcounter": 1, "refstepcounter": 1, "pagestyle": 1, "thispagestyle": 1,
-    "pagenumbering": 1, "ref": 1, "eqref": 1, "pageref": 1, "autoref": 1, "cref": 1, "Cref": 1, "nameref": 1,
-    "vref": 1, "color": 1, "received": 1, "authornote": 1, "authornotemark": 0, "Description": 1, "fontsize": 2,
+    "pagenumbering": 1, "color": 1, "received": 1, "authornote": 1, "authornotemark": 0, "Description": 1, "fontsize": 2,
     "theoremstyle": 1,
     "DeclareMathOperator": 2, "DeclareMathOperator*": 2, "numberwithin": 2, "geometry": 1, "addbibresource": 1,
-    "nocite": 1, "thanks": 1, "date": 1, "selectlanguage": 1, "setmainfont": 1, "setsansfont": 1,
+    "nocite": 1, "thanks": 1, "selectlanguage": 1, "setmainfont": 1, "setsansfont": 1,
     "setmonofont": 1, "newenvironment": 3, "renewenvironment": 3, "newcounter": 1, "settowidth": 2,
     "raisebox": 1, "rule": 2, "cline": 1, "cmidrule": 1, "affiliation": 1, "email": 1, "address": 1,
     "urladdr": 1, "keywords": 1, "subjclass": 1, "ccsdesc": 1, "setcopyright": 1, "copyrightyear": 1,
@@ -128,6 +130,10 @@ _DOC_WORDS = {"cs": ("`\\", "`"), "meta": ("⟨", "⟩"), "marg": ("{⟨", "⟩}
               "oarg": ("[⟨", "⟩]"), "parg": ("(⟨", "⟩)")}
 _CITATIONS = frozenset({"cite", "citep", "citet", "citealp", "citealt", "parencite", "textcite", "autocite",
                         "footcite", "Cite", "Citep", "Citet", "citeauthor", "citeyear", "supercite"})
+# Cross-references (LaTeX's, hyperref's, cleveref's, varioref's), each with the brackets its label reads in.
+_REFERENCES = {**dict.fromkeys(("ref", "pageref", "autoref", "cref", "Cref", "cpageref", "Cpageref", "labelcref",
+                                "nameref", "Nameref", "vref", "Vref", "vpageref", "fullref", "subref"), "[]"),
+               "eqref": "()"}
 _NEW_COMMANDS = frozenset({"newcommand", "renewcommand", "providecommand", "newcommand*", "renewcommand*",
                            "providecommand*", "DeclareRobustCommand", "DeclareRobustCommand*", "def", "gdef",
                            "edef", "xdef"})
@@ -177,6 +183,7 @@ class _Reader:
         self.stops = _stops(tokens, self.partner)
         self.title: str | None = None
         self.authors: list[str] = []
+        self.date = ""
         self.macros: dict[str, tuple[int, int]] = {}  # a user's command: its body's range
         self.arguments: dict[str, tuple[int, tuple[int, int] | None]] = {}  # its arguments, its first's default
         self.parameters = 0  # bodies with parameters being rendered: their `#n` kept as placeholders
@@ -407,8 +414,14 @@ class _Reader:
             return "", index
         if bare == "and":
             return "\n", index
+        if bare == "date":
+            text, index = self.argument(index, end, depth)
+            self.date = " ".join((text or "").split())
+            return "", index
         if bare == "maketitle":
-            return (f"\n\n{'; '.join(self.authors)}\n\n" if self.authors else ""), index
+            return "".join(f"\n\n{line}\n\n" for line in ("; ".join(self.authors), self.date) if line), index
+        if bare in _REFERENCES:
+            return self.reference(_REFERENCES[bare], index, end, depth), self.skip_argument(index, end)
         if name in _SILENT or _ACM_METADATA.fullmatch(name):
             for _ in range(_SILENT.get(name, 1)):
                 index = self.skip_argument(index, end)
@@ -444,6 +457,12 @@ class _Reader:
             text, index = self.argument(index, end, depth)
             return (f"\n\n{text.strip()}\n\n" if text and text.strip() else ""), index
         return "", index  # an unknown command prints nothing; its braced arguments print as groups
+
+    def reference(self, brackets: str, index: int, end: int, depth: int) -> str:
+        """A cross-reference's labels, a user's command in them expanded (`sec:\\chapterbase.intro`)."""
+        text, _ = self.argument(index, end, depth)
+        labels = ", ".join(label.strip() for label in (text or "").split(",") if label.strip())
+        return f"{brackets[0]}{labels}{brackets[1]}" if labels else ""
 
     def define(self, name: str, index: int, end: int) -> int:
         """Reads `\\newcommand{\\name}[n]{body}` or `\\def\\name{body}`; a command without arguments is kept."""
@@ -730,7 +749,7 @@ def _known(name: str) -> bool:
     bare = name.rstrip("*")
     return (name in _LETTERS or name in _SYMBOLS or name in _SILENT or bare in _SECTIONS or bare in _STRONG
             or bare in _EMPHASIS or bare in _CODE or bare in _CITATIONS or name in _NEW_COMMANDS or name in _DOC_WORDS
-            or bare in ("item", "bibitem", "title", "author", "and", "maketitle", "caption", "footnote", "newtheorem",
+            or bare in _REFERENCES or bare in ("item", "bibitem", "title", "author", "date", "and", "maketitle", "caption", "footnote", "newtheorem",
                         "texorpdfstring"))
 
 

@@ -43,18 +43,25 @@ def footnotes_apart(items: Sequence[LTItem], skip: set[int], width: float) -> tu
     paragraphs = [box for box in boxes if len(box) > 1 and _size_of(box) >= FOOTNOTE_SIZE * size]
     if not paragraphs:
         return list(items), set()
-    floor = min(box.y0 for box in paragraphs)
+    # The text's foot: its paragraphs', and a line of a text's width in the body's size (the sentence
+    # after a display, whose pieces set smaller, `i=1` under a sum, are no notes).
+    floor = min(box.y0 for box in boxes if box in paragraphs or (
+        box.x1 - box.x0 >= MIN_TEXT_WIDTH * width and _size_of(box) >= FOOTNOTE_SIZE * size))
     notes = [box for box in boxes if box.y1 <= floor and _size_of(box) <= FOOTNOTE_SIZE * size]
     notes.sort(key=lambda box: -box.y1)
     if not notes or not any(_marked(line) for line in notes[0] if isinstance(line, LTTextLine)):
         return list(items), set()
     marked = {id(line) for box in notes for line in box if isinstance(line, LTTextLine) and _marked(line)}
     position = {id(item): at for at, item in enumerate(items)}
-    last = max(paragraphs, key=lambda box: position[id(box)])  # read last of the page's paragraphs
-    first_body = min(paragraphs, key=lambda box: position[id(box)])
-    if last is first_body or not _runs_on(last, width):
-        return list(items), marked
     moved = {id(box) for box in notes}
+    # Read last of the page's text above its notes: a paragraph, or a line of one of its own (the
+    # sentence after a display, running on over the page break).
+    top = max(box.y1 for box in notes)
+    last = max((box for box in boxes if id(box) not in moved and box.y0 >= top
+                and _size_of(box) >= FOOTNOTE_SIZE * size), key=lambda box: position[id(box)])
+    first_body = min(paragraphs, key=lambda box: position[id(box)])
+    if last is first_body or not _runs_on(last, width, paragraphs):
+        return list(items), marked
     out: list[LTItem] = []
     for item in items:
         if id(item) in moved:
@@ -110,16 +117,21 @@ def _marked(line: LTTextLine) -> bool:
     return (text.isdigit() or text in _SYMBOLS) and first.size <= MARK_SIZE * _size_of(line)
 
 
-def _runs_on(box: LTTextBox, width: float) -> bool:
+def _runs_on(box: LTTextBox, width: float, paragraphs: Sequence[LTTextBox]) -> bool:
     """Whether the box's last line leaves its sentence open: set full from the left edge most of the
     box's lines start at to the right edge most end at, as a justified paragraph's line is where it goes on (a paragraph's last line, a line of
     code stop short; a right-to-left line's end is set short of the left edge), in a box of a text's
     width (MIN_TEXT_WIDTH of the page's), and ending in a letter, a comma or a hyphen (a table's
-    row of numbers runs full too)."""
+    row of numbers runs full too). A box of one line is set so against the edges of the page's
+    `paragraphs` (its boxes of two lines or more)."""
     lines = [line for line in box if isinstance(line, LTTextLine) and line.get_text().strip()]
     if not lines or box.x1 - box.x0 < MIN_TEXT_WIDTH * width:
         return False
-    last = min(lines, key=lambda line: line.y0)
+    if len(lines) == 1:
+        lines += [line for paragraph in paragraphs for line in paragraph
+                  if isinstance(line, LTTextLine) and line.get_text().strip()]
+    last = min((line for line in box if isinstance(line, LTTextLine) and line.get_text().strip()),
+               key=lambda line: line.y0)
     text = last.get_text().strip()
     # The edges most of its lines keep: a note in the margin pdfminer boxed with it (xcolor.pdf's
     # `\GinDriver`) moves the box's own.

@@ -22,7 +22,7 @@ import bisect
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from pdfminer.layout import LTTextBox, LTTextLine
+from pdfminer.layout import LTChar, LTTextBox, LTTextLine
 
 from minirag.ingest.pdf_tables import rows_of
 
@@ -178,14 +178,20 @@ def _margin_notes(pairs: list[tuple[LTTextLine, LTTextLine]], box_of: dict[int, 
     mapped to the box of the paragraph it stands beside: a box with a line on the row of a line that
     goes on with its paragraph (set justified, most of its lines, and the one above it, run to the
     box's right edge, and the sentence runs on over it: a lowercase word opens it, or a hyphen or a
-    comma ends the one above) or that opens a paragraph with an indent. A definition list's tag stands beside an item's
-    first line, which does neither. The paragraph is the one most of the box's rows are beside.
+    comma ends the one above) or that opens a paragraph with an indent; and a box of two lines or more
+    left of the page's text (its paragraphs of a text's width), one of them on the row of a line whose
+    baseline is not its own: a note is set at its own leading,
+    and beside code (set smaller, or tighter) its lines leave the rows' baselines. A definition list's
+    tag stands beside an item's first line, on its baseline, which does neither. The paragraph is the
+    one most of the box's rows are beside (the lowest of those beside as many).
     Such a box of numbers alone (lineno's line numbers) is no note: its id() is in the second
     value, boxes left out (a code listing's line numbers stand beside lines of code, no paragraph,
     and stay its lines' tags)."""
     marked: set[int] = set()
     beside: dict[int, dict[int, int]] = {}  # a note's box -> the boxes its lines stand beside -> how many
     paragraphs: dict[int, _Paragraph | None] = {}  # each box's lines, read once
+    # The page's text starts no further left than its paragraphs of a text's width: a note stands left of it.
+    text_left = min((box.x0 for box in box_of.values() if box.x1 - box.x0 >= MIN_NOTED_WIDTH * width), default=0.0)
     for tag, first in pairs:
         tag_box, box = box_of[id(tag)], box_of[id(first)]
         counts = beside.setdefault(id(tag_box), {})
@@ -193,14 +199,22 @@ def _margin_notes(pairs: list[tuple[LTTextLine, LTTextLine]], box_of: dict[int, 
         if id(box) not in paragraphs:
             paragraphs[id(box)] = _justified(box, width)
         lines = paragraphs[id(box)]
-        if lines is not None and _runs_on(first, box, lines):
+        off_baseline = len(tag_box) > 1 and tag_box.x1 < text_left and abs(_baseline(tag) - _baseline(first)) > _EDGE
+        if off_baseline or (lines is not None and _runs_on(first, box, lines)):
             marked.add(id(tag_box))
     paragraph_of = {id(box): box for _, first in pairs for box in (box_of[id(first)],)}
-    notes = {key: paragraph_of[max(counts, key=lambda at: counts[at])]
+    # Of boxes it stands beside as much, the lowest: a note beside a paragraph's last line and the
+    # code below it goes between them.
+    notes = {key: paragraph_of[max(counts, key=lambda at: (counts[at], -paragraph_of[at].y1))]
              for key, counts in beside.items() if key in marked}
     held = {id(box_of[id(tag)]): box_of[id(tag)] for tag, _ in pairs}
     numbers = frozenset(key for key in notes if not any(c.isalpha() for c in held[key].get_text()))
     return {key: box for key, box in notes.items() if id(box) not in notes and key not in numbers}, numbers
+
+
+def _baseline(line: LTTextLine) -> float:
+    """Where the line's first character stands (its bottom, for a line without one)."""
+    return next((item.matrix[5] for item in line if isinstance(item, LTChar)), line.y0)
 
 
 @dataclass(frozen=True)

@@ -83,6 +83,9 @@ MAX_HEADING_WORDS = 20
 # with an empty line between each two at most, as pdfminer parts the pieces of a wrapped block.
 MAX_HEADING_LINES = 3
 EDGE_LINES = 2
+# Where those lines are all running lines, a page's head or foot goes on past them while the lines
+# after them are running lines too (a slide's footline: the author, the title, the date, "3 / 20").
+MAX_EDGE_LINES = 6
 # A block of this many paragraphs in a row, each found on this share of the pages, is a deck's
 # navigation, kept on the first page only.
 MIN_BLOCK_PARAGRAPHS = 4
@@ -267,25 +270,24 @@ def without_running_lines(text: str) -> str:
     PDF's pages; plain text paged by form feeds, convert.py): each is kept once, where it first
     stands outside a sentence running on over it (a page number never); the form feeds stay."""
     pages = [page.split("\n") for page in text.split("\f")]
-    edges = [_edges(lines) for lines in pages]
-    pages_of: dict[str, list[int]] = {}
-    for number, (lines, at) in enumerate(zip(pages, edges, strict=True)):
-        for key in {key for i in at if (key := _running_key(lines[i]))}:
-            pages_of.setdefault(key, []).append(number)
-    running = {key for key, found in pages_of.items() if len(found) >= MIN_RUNNING_PAGES and _runs_on(found)}
+    running = _running(pages, [_edges(lines) for lines in pages])
     if not running:
         return text
+    # Past a page's edge lines where they are all running lines: a footline's other lines (a number
+    # there is content: a page has one page number).
+    past = _running(pages, [_past_edges(lines, running) for lines in pages]) - {_FOLIO_KEY}
+    beyond = [_running_past_edges(lines, running, past) for lines in pages]
     seen: set[str] = set()
     kept: list[str] = []
-    for number, (lines, at) in enumerate(zip(pages, edges, strict=True)):
+    for number, (lines, further) in enumerate(zip(pages, beyond, strict=True)):
         dropped: set[int] = set()
-        for index in sorted(at):
+        for index in sorted(_edges(lines) | further):
             key = _running_key(lines[index])
-            if key not in running:
+            if key not in (past if index in further else running):
                 continue
             if key != _FOLIO_KEY and key not in seen and not _inside_a_sentence(
                     _last_text([kept[-1]] if kept else [], lines[:index], dropped),
-                    _first_text(lines[index + 1:], pages[number + 1: number + 2], running)):
+                    _first_text(lines[index + 1:], pages[number + 1: number + 2], running | past)):
                 seen.add(key)
             else:
                 dropped.add(index)
@@ -327,9 +329,40 @@ def _runs_on(pages: list[int]) -> bool:
     return gaps[len(gaps) // 2] <= MAX_RUNNING_GAP
 
 
+def _running(pages: list[list[str]], edges: list[set[int]]) -> set[str]:
+    """What the lines at `edges` (each page's) say that runs on from page to page, on enough pages."""
+    pages_of: dict[str, list[int]] = {}
+    for number, (lines, at) in enumerate(zip(pages, edges, strict=True)):
+        for key in {key for i in at if (key := _running_key(lines[i]))}:
+            pages_of.setdefault(key, []).append(number)
+    return {key for key, found in pages_of.items() if len(found) >= MIN_RUNNING_PAGES and _runs_on(found)}
+
+
 def _edges(lines: list[str]) -> set[int]:
     filled = [index for index, line in enumerate(lines) if line.strip()]
     return set(filled[:EDGE_LINES] + filled[-EDGE_LINES:])
+
+
+def _past_edges(lines: list[str], running: set[str]) -> set[int]:
+    """The lines past a page's edge lines, up to MAX_EDGE_LINES from its top or foot, where those edge
+    lines are all running lines."""
+    filled = [index for index, line in enumerate(lines) if line.strip()]
+    past: set[int] = set()
+    for inward in (filled[:MAX_EDGE_LINES], filled[::-1][:MAX_EDGE_LINES]):
+        if len(inward) > EDGE_LINES and all(_running_key(lines[at]) in running for at in inward[:EDGE_LINES]):
+            past.update(inward[EDGE_LINES:])
+    return past
+
+
+def _running_past_edges(lines: list[str], running: set[str], past: set[str]) -> set[int]:
+    """Of `_past_edges`, the lines whose keys are in `past` that follow on from the edge lines
+    inwards, one after another."""
+    filled = [index for index, line in enumerate(lines) if line.strip()]
+    candidates = _past_edges(lines, running)
+    found: set[int] = set()
+    for inward in (filled[EDGE_LINES:MAX_EDGE_LINES], filled[::-1][EDGE_LINES:MAX_EDGE_LINES]):
+        found.update(itertools.takewhile(lambda at: at in candidates and _running_key(lines[at]) in past, inward))
+    return found
 
 
 def _running_key(line: str) -> str | None:

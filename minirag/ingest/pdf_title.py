@@ -18,6 +18,7 @@ import statistics
 from minirag._compat.pdfminer import UNMAPPED_GLYPH, font_widths_as_given, octal_overflow_ignored
 from minirag.chunking.titles import is_boilerplate_heading
 from minirag.ingest.bidi_order import turned
+from minirag.ingest.pdf_rtl_lines import glyphs_as_drawn
 
 log = logging.getLogger(__name__)
 
@@ -54,6 +55,7 @@ def _first_page_title(data: bytes) -> str | None:
         for box in page:
             if not isinstance(box, LTTextContainer):
                 continue
+            glyphs_as_drawn(line for line in box if isinstance(line, LTTextLine))  # as the body's lines are
             for line in box:
                 sizes = [c.size for c in line if isinstance(c, LTChar) and c.get_text().strip()] \
                     if isinstance(line, LTTextLine) else []
