@@ -852,9 +852,9 @@ def test_a_slides_smartart_is_read_where_it_stands_in_the_order_it_is_drawn():
                   point("1t", "ignored", kind="parTrans") + point("2", "Ship to PyPI") + point("4", "Announce"))
         links = child("0", "1", 0) + child("0", "3", 2) + child("0", "2", 1) + child("2", "4", 0)
         slides = convert_document(_with_smartart(out.getvalue(), points, links), ".pptx", "deck.pptx").markdown
-    assert slides == ("<!-- Slide number: 1 -->\n# Release process\nBuild the wheel\nShip to PyPI\nAnnounce\n"
+    assert slides == ("<!-- Slide number: 1 -->\n# Release process\n\nBuild the wheel\nShip to PyPI\nAnnounce\n"
                       "Tag the release\n\n\n### Chart\n\n| Category | Sales |\n|---|---|\n| Q1 | 8.2 |\n| Q2 | 3 |\n"
-                      "Sales fell in Q2."), slides
+                      "\nSales fell in Q2."), slides
 
 
 def test_a_charts_blank_points_are_empty_cells_and_not_the_word_none():

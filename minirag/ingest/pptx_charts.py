@@ -38,7 +38,8 @@ def pptx_converter() -> Any:
 
         def _convert_table_to_markdown(self, table: Any, **kwargs: Any) -> str:
             # Written as HTML for markdownify, whose escapes are taken out where they are noise.
-            return inner_underscores_as_written(super()._convert_table_to_markdown(table, **kwargs))
+            # After a blank line: markitdown's ran on from the text of the shape before it.
+            return "\n" + inner_underscores_as_written(super()._convert_table_to_markdown(table, **kwargs))
 
         def _convert_chart_to_markdown(self, chart: Any) -> str:
             table = super()._convert_chart_to_markdown(_BlanksEmpty(chart))
@@ -75,8 +76,10 @@ def _slides_in_reading_order(converter: Any, file_stream: Any, **kwargs: Any) ->
                 written = shape.text or ""
                 if shape == title:
                     text.append("# " + written.lstrip() + "\n" if written.strip() else "")
-                else:
-                    text.append(written + "\n")
+                elif written.strip():
+                    # A paragraph of its own: a box's text run on from the last (or read as
+                    # the last item of its list) is one line to every reader and chunker.
+                    text.append("\n" + written + "\n")
             if shape.shape_type == group:
                 stack.extend(reversed(pptx_order.group_shapes(shape)))
         parts.append("".join(text))
