@@ -21,6 +21,7 @@ from typing import Any
 from minirag.ingest import pptx_order
 from minirag.ingest.markdownify_escapes import inner_underscores_as_written
 
+_PIPE = "\ue000"  # a private-use character, standing for a cell's `|` while markdownify writes the table
 _WHOLE = re.compile(r"(?<= )(-?\d+)\.0(?= \|)")
 
 
@@ -38,8 +39,10 @@ def pptx_converter() -> Any:
 
         def _convert_table_to_markdown(self, table: Any, **kwargs: Any) -> str:
             # Written as HTML for markdownify, whose escapes are taken out where they are noise.
-            # After a blank line: markitdown's ran on from the text of the shape before it.
-            return "\n" + inner_underscores_as_written(super()._convert_table_to_markdown(table, **kwargs))
+            # After a blank line: markitdown's ran on from the text of the shape before it. A
+            # cell's `|` (which markdownify leaves bare, ending the cell) is escaped.
+            written = super()._convert_table_to_markdown(_PipesHeld(table), **kwargs)
+            return "\n" + inner_underscores_as_written(written).replace(_PIPE, "\\|")
 
         def _convert_chart_to_markdown(self, chart: Any) -> str:
             table = super()._convert_chart_to_markdown(_BlanksEmpty(chart))
@@ -75,7 +78,8 @@ def _slides_in_reading_order(converter: Any, file_stream: Any, **kwargs: Any) ->
             elif shape.has_text_frame:
                 written = shape.text or ""
                 if shape == title:
-                    text.append("# " + written.lstrip() + "\n" if written.strip() else "")
+                    # One heading line: a title's line breaks (and paragraphs) are where it wraps.
+                    text.append("# " + " ".join(written.split()) + "\n" if written.strip() else "")
                 elif written.strip():
                     # A paragraph of its own: a box's text run on from the last (or read as
                     # the last item of its list) is one line to every reader and chunker.
@@ -92,6 +96,25 @@ def _slides_in_reading_order(converter: Any, file_stream: Any, **kwargs: Any) ->
     # markitdown stripped the whole text after each part (a copy of it a slide); as each part is
     # more than white space, that is each part's end stripped, and the start of the whole.
     return DocumentConverterResult(markdown="".join(part.rstrip() for part in parts).strip())
+
+
+@dataclass(frozen=True)
+class _Cell:
+    text: str
+
+
+@dataclass(frozen=True)
+class _Row:
+    cells: tuple[_Cell, ...]
+
+
+class _PipesHeld:
+    """A table as markitdown reads it (its rows' cells' text), each `|` held as `_PIPE`, which
+    markdownify neither escapes nor reads as markup."""
+
+    def __init__(self, table: Any) -> None:
+        self.rows = tuple(_Row(tuple(_Cell((cell.text or "").replace("|", _PIPE)) for cell in row.cells))
+                          for row in table.rows)
 
 
 @dataclass(frozen=True)
