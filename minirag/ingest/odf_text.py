@@ -42,6 +42,7 @@ from minirag.ingest.html_markdown import fenced
 from minirag.ingest.note_text import cited
 from minirag.ingest.odf_condition import condition_holds
 from minirag.ingest.odf_margins import Comment, PageMargins
+from minirag.ingest.odf_slide_order import SlideShapes
 from minirag.ingest.sheet_grid import sheet_lines
 from minirag.ingest.sheet_limits import MAX_SHEET_CELLS
 from minirag.ingest.sheet_text import Lines
@@ -197,6 +198,7 @@ class _Reader:
         self.sheet_rows: dict[int, tuple[str, list[int | None]]] = {}  # a sheet's block: its name, each line's row
         self.slides = 0
         self.frames: list[bool] = []  # per open frame: whether it is a slide's title
+        self.slide_shapes = SlideShapes()  # the open slide's shapes, put in reading order as it ends
         self.notes_at: int | None = None  # where the open speaker notes' blocks begin
         self.code: list[str] | None = None  # the lines of the code block being read, paragraph by paragraph
         self.styles = _Styles()
@@ -223,6 +225,8 @@ class _Reader:
         if tag in _NESTING and len(self._stack(tag)) >= MAX_NESTING:
             self.flattened[tag] = self.flattened.get(tag, 0) + 1
             return
+        if self.slides and self.notes_at is None:
+            self.slide_shapes.start(tag, attributes, len(self.blocks))
         if tag in _BLOCKS:
             level = attributes.get(_TEXT + "outline-level", "1")
             code = self.styles.is_code(attributes.get(_TEXT + "style-name", ""))
@@ -283,8 +287,12 @@ class _Reader:
             elif self.comment is not None:
                 self.comment.end(tag)
             return
+        if self.slides and self.notes_at is None:
+            self.slide_shapes.end(tag, len(self.blocks))
         if tag in _BODIES:
             self.in_body = False
+        elif tag == _DRAW + "page":
+            self.slide_shapes.reordered(self.blocks)
         elif tag in _NESTING and self.flattened.get(tag):
             self.flattened[tag] -= 1
         elif self.flattened.get(_TABLE + "table") and tag in (_TABLE + "table-row", _TABLE + "table-cell",
