@@ -13,9 +13,10 @@ its layout does not place) reads first, as markitdown read it.
 By position is by the slide's geometry: shapes standing side by side in columns (no shape
 spanning the gap between them) read a column at a time, left to right, each top to bottom; else
 the shapes are cut into bands across the slide (no shape spanning the gap between two bands),
-read top to bottom, and consecutive bands that are each in columns, on columns running through
-them all, read as those columns (stacked text boxes in two columns under a heading read a column
-at a time, not a row of two boxes at a time). Shapes that overlap so that no gap cuts them read in
+read top to bottom, and a band in columns takes in the bands below it while columns still run
+through them all, read as those columns (stacked text boxes in two columns under a heading read a
+column at a time, not a row of two boxes at a time; a box under the left column alone is that
+column's last). Shapes that overlap so that no gap cuts them read in
 rows (`by_rows`): top to bottom, shapes whose tops lie within `ROW_TOLERANCE` of a row's first
 being on that row, each row left to right. Boxes overlapping by less than `ROW_TOLERANCE` (a text
 box grown by its text over the one below) still stand apart.
@@ -80,7 +81,7 @@ def _cut_order(shapes: Sequence[Placed], items: list[int]) -> list[int]:
     ordered: list[int] = []
     group = bands[0]
     for band in bands[1:]:
-        if _in_columns(shapes, group) and _in_columns(shapes, band) and _in_columns(shapes, group + band):
+        if _in_columns(shapes, group) and _in_columns(shapes, group + band):
             group = group + band
         else:
             ordered += _cut_order(shapes, group)
