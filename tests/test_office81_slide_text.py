@@ -47,3 +47,19 @@ def test_a_table_cells_pipe_stays_in_its_cell(app, docs):
         table.cell(1, column).text = value
     text = _read(app, docs, deck)
     assert "| Linux | x86\\|arm | green |" in text, text
+
+
+def test_a_cell_merged_down_reads_in_each_row_it_covers_and_a_covered_cells_text_goes(app, docs):
+    """As a DOCX's merged cells read (table_spans.py): a row read alone still says its group. A
+    cell under a merge is not drawn, whatever text the file left in it."""
+    deck = Presentation()
+    slide = deck.slides.add_slide(deck.slide_layouts[5])
+    slide.shapes.title.text = "Rota"
+    table = slide.shapes.add_table(3, 2, Inches(0.5), Inches(1.6), Inches(6), Inches(1.2)).table
+    for row, (team, day) in enumerate([("Team", "Day"), ("Storage", "Monday"), ("", "Tuesday")]):
+        table.cell(row, 0).text, table.cell(row, 1).text = team, day
+    table.cell(1, 0).merge(table.cell(2, 0))
+    table.cell(2, 0).text = "leftover"
+    text = _read(app, docs, deck)
+    assert "| Storage | Monday |\n| Storage | Tuesday |" in text, text
+    assert "leftover" not in text

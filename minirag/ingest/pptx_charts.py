@@ -110,11 +110,24 @@ class _Row:
 
 class _PipesHeld:
     """A table as markitdown reads it (its rows' cells' text), each `|` held as `_PIPE`, which
-    markdownify neither escapes nor reads as markup."""
+    markdownify neither escapes nor reads as markup; a cell merged down repeated in each row it
+    covers, as a DOCX's is (table_spans.py), while the copies add no more than the table's text."""
 
     def __init__(self, table: Any) -> None:
-        self.rows = tuple(_Row(tuple(_Cell((cell.text or "").replace("|", _PIPE)) for cell in row.cells))
-                          for row in table.rows)
+        # A cell a merge covers is not drawn: any text left in it goes.
+        grid = [["" if cell.is_spanned else (cell.text or "").replace("|", _PIPE) for cell in row.cells]
+                for row in table.rows]
+        budget = sum(len(text) for row in grid for text in row)
+        for top, row in enumerate(table.rows):
+            for column, cell in enumerate(row.cells):
+                if not cell.is_merge_origin or cell.span_height < 2:
+                    continue
+                text = grid[top][column]
+                for below in range(top + 1, min(top + cell.span_height, len(grid))):
+                    if column < len(grid[below]) and len(text) <= budget:
+                        grid[below][column] = text
+                        budget -= len(text)
+        self.rows = tuple(_Row(tuple(_Cell(text) for text in row)) for row in grid)
 
 
 @dataclass(frozen=True)
