@@ -63,3 +63,20 @@ def test_a_cell_merged_down_reads_in_each_row_it_covers_and_a_covered_cells_text
     text = _read(app, docs, deck)
     assert "| Storage | Monday |\n| Storage | Tuesday |" in text, text
     assert "leftover" not in text
+
+
+def test_a_slide_number_placeholders_number_is_not_read_as_the_slides_text(app, docs):
+    """Each slide of a deck with numbers on showed a lone `2` (the number the slide's marker gives)
+    after its text: a paragraph of noise a slide, found by a query for the number."""
+    deck = Presentation()
+    layout = deck.slide_layouts[1]
+    number = next(shape for shape in layout.placeholders if shape.placeholder_format.type.name == "SLIDE_NUMBER")
+    for title in ("Intro", "Plan"):
+        slide = deck.slides.add_slide(layout)
+        slide.shapes.title.text = title
+        slide.placeholders[1].text_frame.text = f"{title} body."
+        slide.shapes.clone_placeholder(number)
+        placed = next(shape for shape in slide.placeholders if shape.placeholder_format.type.name == "SLIDE_NUMBER")
+        placed.text_frame.text = "4821"
+    text = _read(app, docs, deck)
+    assert "4821" not in text and "- Plan body." in text, text

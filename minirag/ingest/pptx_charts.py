@@ -69,6 +69,8 @@ def _slides_in_reading_order(converter: Any, file_stream: Any, **kwargs: Any) ->
         stack = list(reversed(pptx_order.slide_shapes(slide)))
         while stack:
             shape = stack.pop()
+            if pptx_order.is_slide_number(shape):  # the number the slide marker already gives
+                continue
             if converter._is_picture(shape):
                 text.append(converter._convert_picture_to_markdown(shape, **kwargs))
             if converter._is_table(shape):

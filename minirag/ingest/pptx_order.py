@@ -178,6 +178,16 @@ def _in_layout_order(shape: Any) -> bool:
     return getattr(kind, "name", None) not in _CHROME
 
 
+def is_slide_number(shape: Any) -> bool:
+    """Whether `shape` is a slide-number placeholder."""
+    if not shape.is_placeholder:
+        return False
+    try:
+        return getattr(shape.placeholder_format.type, "name", None) == "SLIDE_NUMBER"
+    except (ValueError, AttributeError, KeyError):
+        return False
+
+
 def _placeholder_idx(shape: Any) -> int:
     try:
         return int(shape.placeholder_format.idx)
