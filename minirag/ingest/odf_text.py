@@ -11,7 +11,8 @@ An OpenDocument file is a zip whose `content.xml` holds the text. It is streamed
   Writer stores a run of equal ones) is written at most MAX_REPEATS times, an empty
   one once;
 - a footnote or endnote reads as its text in brackets where it is cited; a frame's
-  caption and text box are paragraphs of their own;
+  caption and text box are paragraphs of their own, after the paragraph it is anchored in (as
+  a .doc's text box reads);
 - a spreadsheet's sheets are written under their names as an XLSX's are (sheet_grid.py); a
   presentation's slides are marked as PPTX slides are (`<!-- Slide number: 3 -->`), their title frame a heading and
   their speaker notes under `### Notes:`;
@@ -198,6 +199,7 @@ class _Reader:
         self.sheet_rows: dict[int, tuple[str, list[int | None]]] = {}  # a sheet's block: its name, each line's row
         self.slides = 0
         self.frames: list[bool] = []  # per open frame: whether it is a slide's title
+        self.paragraph_at: int | None = None  # where the open body paragraph's frames' blocks begin
         self.slide_shapes = SlideShapes()  # the open slide's shapes, put in reading order as it ends
         self.notes_at: int | None = None  # where the open speaker notes' blocks begin
         self.code: list[str] | None = None  # the lines of the code block being read, paragraph by paragraph
@@ -231,6 +233,8 @@ class _Reader:
             level = attributes.get(_TEXT + "outline-level", "1")
             code = self.styles.is_code(attributes.get(_TEXT + "style-name", ""))
             heading = tag == _TEXT + "h" or any(self.frames)
+            if not (self.paragraphs or self.lists or self.tables or self.notes or self.frames):
+                self.paragraph_at = len(self.blocks)
             self.paragraphs.append((f"h{level}" if heading else "code" if code else "p", []))
         elif tag == _DRAW + "page":
             self.slides += 1
@@ -300,7 +304,12 @@ class _Reader:
             return
         elif tag in _BLOCKS and self.paragraphs:
             kind, pieces = self.paragraphs.pop()
+            at, before = self.paragraph_at, len(self.blocks)
             self._paragraph(kind, "".join(pieces))
+            if not self.paragraphs and at is not None:
+                self.paragraph_at = None
+                if at < before and len(self.blocks) == before + 1:  # a frame anchored in it wrote first
+                    self.blocks.insert(at, self.blocks.pop())
         elif tag == _TEXT + "a" and self.links:
             href = self.links.pop()
             self._close_link(href)
