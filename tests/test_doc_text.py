@@ -101,9 +101,10 @@ def test_code_paragraphs_keep_their_indentation_as_the_docx_they_were_saved_from
 
 
 def test_a_text_boxs_words_are_kept():
-    """The text-box stories were cut out of the text and never read."""
+    """The text-box stories were cut out of the text and never read (now read where anchored:
+    test_office81_doc_text_boxes.py)."""
     assert convert_file(FIXTURES / "office" / "libreoffice_text_frame.doc").markdown == (
-        "Body paragraph before the box.\n\nBody paragraph after.\n\nTEXTBOXWORDS inside the frame.")
+        "Body paragraph before the box.\n\nTEXTBOXWORDS inside the frame.\n\nBody paragraph after.")
 
 
 def test_hidden_text_and_tracked_deletions_are_left_out_as_the_rtf_reader_leaves_them():

@@ -113,4 +113,4 @@ def test_a_body_placeholder_whose_layout_turns_bullets_off_reads_plain():
     markdown = deck_markdown(build)
     assert "\nWhere the money went" in markdown and "- Where" not in markdown, markdown
     # Each column's heading before its body, as the layout lists them (pptx_order.py).
-    assert "\nBefore\n- Manual deploys\nAfter\n- One-click deploys" in markdown, markdown
+    assert "\nBefore\n\n- Manual deploys\n\nAfter\n\n- One-click deploys" in markdown, markdown

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from minirag.errors import ConversionFailed
 from minirag.ingest.cell_tables import Table
 from minirag.ingest.cfb import CompoundFile, CompoundFileError
+from minirag.ingest.doc_boxes import boxes
 from minirag.ingest.doc_format import (
     CLX,
     PLCF_AND_TXT,
@@ -100,8 +101,10 @@ def _read(cfb: CompoundFile, name: str) -> tuple[str, str | None]:
         start += fib.counts[story]
     lists = read_lists(table, fib.pair(PLF_LST), fib.pair(PLF_LFO))
     cited_at, unplaced = _citations(table, fib, stories)
-    blocks = _body(stories["text"], paragraphs, sheet, lists, cited_at)
-    for story in ("textboxes", *unplaced):  # (a text box's place is a shape's anchor, unread)
+    boxed_at, loose = _boxes(table, fib, stories)
+    blocks = _body(stories["text"], paragraphs, sheet, lists, cited_at, boxed_at)
+    blocks += [Block("p", line) for line in loose]
+    for story in unplaced:
         blocks += [Block("p", line) for line in _lines(stories[story])]
     headers, footers = _margins(stories["headers"], _cps(table, fib, PLCF_HDD))
     kept = set(headers)
@@ -204,6 +207,24 @@ def _citations(table: bytes, fib: Fib, stories: dict[str, str]) -> tuple[dict[in
     return cited_at, unplaced
 
 
+def _boxes(table: bytes, fib: Fib, stories: dict[str, str]) -> tuple[dict[int, list[Block]], list[str]]:
+    """Each text box's paragraphs by its anchor's CP (doc_boxes.py), and the lines of those
+    without one, read after the body."""
+    story, body = stories["textboxes"], stories["text"]
+    found = boxes(table, fib, len(body), len(story)) if story else []
+    if not found:
+        return {}, _lines(story)
+    boxed_at: dict[int, list[Block]] = {}
+    loose: list[str] = []
+    for box in found:
+        lines = _lines(story[box.start:box.end])
+        if box.anchor is None:
+            loose += lines
+        elif body[box.anchor] != HIDDEN:  # an anchor hidden or deleted: so is its box
+            boxed_at.setdefault(box.anchor, []).extend(Block("p", line) for line in lines)
+    return boxed_at, loose
+
+
 def _note_lines(text: str) -> list[str]:
     """A note's lines, fields read as in the body (a link stays a link)."""
     return _clean(_Fields().shown(text.replace("\x07", "\r").replace("\r", "\n"))).split("\n")
@@ -224,17 +245,21 @@ def _with_notes(raw: str, start: int, cited_at: dict[int, str], cps: list[int]) 
 
 
 def _body(text: str, paragraphs: ParagraphTable, sheet: Styles, lists: Lists,
-          cited_at: dict[int, str] | None = None) -> list[Block]:
+          cited_at: dict[int, str] | None = None, boxed_at: dict[int, list[Block]] | None = None) -> list[Block]:
+    """The main text's blocks; a text box's (`boxed_at`, by its anchor's CP) after the paragraph
+    holding its anchor, or after the table holding it."""
     blocks: list[Block] = []
     table, fields = Table(), _Fields()
-    cited_at = cited_at or {}
-    cps = sorted(cited_at)
-    start = 0
+    cited_at, boxed_at = cited_at or {}, boxed_at or {}
+    cps, anchors = sorted(cited_at), sorted(boxed_at)
+    start, waiting = 0, []
     for mark in _MARKS.finditer(text):
         raw, at = text[start:mark.start()], mark.start()
         if cps:
             raw = _with_notes(raw, start, cited_at, cps)
         start = mark.end()
+        while anchors and anchors[0] < start:
+            waiting += boxed_at[anchors.pop(0)]
         props = paragraphs.at(at)
         shown = _clean(fields.shown(raw), code=props.style in sheet.code and not props.in_table)
         if props.in_table or mark.group() == "\x07":
@@ -244,9 +269,11 @@ def _body(text: str, paragraphs: ParagraphTable, sheet: Styles, lists: Lists,
             blocks += table.end()
             table = Table()
         blocks.append(_block(shown, props, sheet, lists))
+        blocks += waiting
+        waiting = []
     if table.is_open():
         blocks += table.end()
-    return blocks
+    return blocks + waiting + [block for anchor in anchors for block in boxed_at[anchor]]
 
 
 def _cell(table: Table, text: str, props: Paragraph, cell_mark: bool) -> None:

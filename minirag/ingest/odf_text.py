@@ -11,7 +11,8 @@ An OpenDocument file is a zip whose `content.xml` holds the text. It is streamed
   Writer stores a run of equal ones) is written at most MAX_REPEATS times, an empty
   one once;
 - a footnote or endnote reads as its text in brackets where it is cited; a frame's
-  caption and text box are paragraphs of their own;
+  caption and text box are paragraphs of their own, after the paragraph it is anchored in (as
+  a .doc's text box reads);
 - a spreadsheet's sheets are written under their names as an XLSX's are (sheet_grid.py); a
   presentation's slides are marked as PPTX slides are (`<!-- Slide number: 3 -->`), their title frame a heading and
   their speaker notes under `### Notes:`;
@@ -42,6 +43,7 @@ from minirag.ingest.html_markdown import fenced
 from minirag.ingest.note_text import cited
 from minirag.ingest.odf_condition import condition_holds
 from minirag.ingest.odf_margins import Comment, PageMargins
+from minirag.ingest.odf_slide_order import SlideShapes
 from minirag.ingest.sheet_grid import sheet_lines
 from minirag.ingest.sheet_limits import MAX_SHEET_CELLS
 from minirag.ingest.sheet_text import Lines
@@ -197,6 +199,8 @@ class _Reader:
         self.sheet_rows: dict[int, tuple[str, list[int | None]]] = {}  # a sheet's block: its name, each line's row
         self.slides = 0
         self.frames: list[bool] = []  # per open frame: whether it is a slide's title
+        self.paragraph_at: int | None = None  # where the open body paragraph's frames' blocks begin
+        self.slide_shapes = SlideShapes()  # the open slide's shapes, put in reading order as it ends
         self.notes_at: int | None = None  # where the open speaker notes' blocks begin
         self.code: list[str] | None = None  # the lines of the code block being read, paragraph by paragraph
         self.styles = _Styles()
@@ -223,10 +227,14 @@ class _Reader:
         if tag in _NESTING and len(self._stack(tag)) >= MAX_NESTING:
             self.flattened[tag] = self.flattened.get(tag, 0) + 1
             return
+        if self.slides and self.notes_at is None:
+            self.slide_shapes.start(tag, attributes, len(self.blocks))
         if tag in _BLOCKS:
             level = attributes.get(_TEXT + "outline-level", "1")
             code = self.styles.is_code(attributes.get(_TEXT + "style-name", ""))
             heading = tag == _TEXT + "h" or any(self.frames)
+            if not (self.paragraphs or self.lists or self.tables or self.notes or self.frames):
+                self.paragraph_at = len(self.blocks)
             self.paragraphs.append((f"h{level}" if heading else "code" if code else "p", []))
         elif tag == _DRAW + "page":
             self.slides += 1
@@ -283,8 +291,12 @@ class _Reader:
             elif self.comment is not None:
                 self.comment.end(tag)
             return
+        if self.slides and self.notes_at is None:
+            self.slide_shapes.end(tag, len(self.blocks))
         if tag in _BODIES:
             self.in_body = False
+        elif tag == _DRAW + "page":
+            self.slide_shapes.reordered(self.blocks)
         elif tag in _NESTING and self.flattened.get(tag):
             self.flattened[tag] -= 1
         elif self.flattened.get(_TABLE + "table") and tag in (_TABLE + "table-row", _TABLE + "table-cell",
@@ -292,7 +304,12 @@ class _Reader:
             return
         elif tag in _BLOCKS and self.paragraphs:
             kind, pieces = self.paragraphs.pop()
+            at, before = self.paragraph_at, len(self.blocks)
             self._paragraph(kind, "".join(pieces))
+            if not self.paragraphs and at is not None:
+                self.paragraph_at = None
+                if at < before and len(self.blocks) == before + 1:  # a frame anchored in it wrote first
+                    self.blocks.insert(at, self.blocks.pop())
         elif tag == _TEXT + "a" and self.links:
             href = self.links.pop()
             self._close_link(href)

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 
 from minirag.errors import ConversionFailed
 from minirag.ingest.cfb import CompoundFile, CompoundFileError
+from minirag.ingest.pptx_order import Placed, by_position
 
 MAX_DEPTH = 32
 MAX_EDITS = 10_000
@@ -30,16 +31,20 @@ _ENCRYPTED_TOKEN = 0xF3D1C4DF
 _DOCUMENT, _SLIDE, _NOTES, _NOTES_ATOM = 0x03E8, 0x03EE, 0x03F0, 0x03F1
 _SLIDE_LIST, _SLIDE_PERSIST, _USER_EDIT, _PERSIST_DIRECTORY = 0x0FF0, 0x03F3, 0x0FF5, 0x1772
 _TEXT_HEADER, _TEXT_CHARS, _TEXT_BYTES = 0x0F9F, 0x0FA0, 0x0FA8
+_SHAPE, _CLIENT_ANCHOR = 0xF004, 0xF010  # OfficeArtSpContainer, and its OfficeArtClientAnchor
 _TITLES = frozenset({0, 6})  # Tx_TYPE_TITLE, Tx_TYPE_CENTERTITLE
 _NOTES_TEXT = 2
 _SLIDES_LIST, _NOTES_LIST = 0, 2  # SlideListWithText's instances (1 is the masters')
+
+
+Anchor = tuple[int, int, int, int]  # a shape's top, left, bottom, right on its slide (master units)
 
 
 @dataclass
 class _Slide:
     persist: int
     slide_id: int
-    texts: list[tuple[int, str]] = field(default_factory=list)  # (text type, text)
+    texts: list[tuple[int, str, Anchor | None]] = field(default_factory=list)  # (text type, text, its shape's place)
     notes: list[str] = field(default_factory=list)
 
 
@@ -130,7 +135,7 @@ def _slides(stream: bytes, user: bytes | None, name: str) -> list[_Slide]:
             elif atom == _TEXT_HEADER and stop - data >= 4:
                 text_type, = struct.unpack_from("<I", stream, data)
             elif atom in (_TEXT_CHARS, _TEXT_BYTES) and current is not None:
-                current.texts.append((text_type, _text(stream[data:stop], atom)))
+                current.texts.append((text_type, _text(stream[data:stop], atom), None))
     by_id = {slide.slide_id: slide for slide in slides}
     read: set[int] = set()  # each slide or notes record once, however many entries name it
     for slide in slides:
@@ -146,7 +151,7 @@ def _slides(stream: bytes, user: bytes | None, name: str) -> list[_Slide]:
         texts = _box_texts(stream, offset, _NOTES)
         slide_id = _notes_slide(stream, offset)
         if slide_id in by_id:
-            by_id[slide_id].notes += [text for kind, text in texts if kind == _NOTES_TEXT]
+            by_id[slide_id].notes += [text for kind, text, _ in texts if kind == _NOTES_TEXT]
     return slides
 
 
@@ -154,26 +159,36 @@ def _text(data: bytes, atom: int) -> str:
     return data.decode("utf-16-le", "replace") if atom == _TEXT_CHARS else data.decode("cp1252", "replace")
 
 
-def _box_texts(stream: bytes, offset: int, kind: int) -> list[tuple[int, str]]:
-    """The (type, text) of every text atom inside the record at `offset`, if it is of `kind`."""
+def _box_texts(stream: bytes, offset: int, kind: int) -> list[tuple[int, str, Anchor | None]]:
+    """The (type, text, place) of every text atom inside the record at `offset`, if it is of
+    `kind`; its place is its shape's (the client anchor of the OfficeArt shape holding it)."""
     if offset + 8 > len(stream) or struct.unpack_from("<H", stream, offset + 2)[0] != kind:
         return []
     _, _, length = struct.unpack_from("<HHI", stream, offset)
-    found: list[tuple[int, str]] = []
+    found: list[tuple[int, str, Anchor | None]] = []
     text_type = 4
-    pending = [(offset + 8, min(len(stream), offset + 8 + length), 0)]
+    pending: list[tuple[int, int, int, Anchor | None]] = [(offset + 8, min(len(stream), offset + 8 + length), 0, None)]
     while pending:
-        start, end, depth = pending.pop()
+        start, end, depth, anchor = pending.pop()
         children = list(_records(stream, start, end))
-        for _atom, _, container, data, stop in reversed(children):  # reversed: popped in document order
+        for atom, _, container, data, stop in reversed(children):  # reversed: popped in document order
             if container and depth < MAX_DEPTH:
-                pending.append((data, stop, depth + 1))
+                pending.append((data, stop, depth + 1, _anchor(stream, data, stop) if atom == _SHAPE else anchor))
         for atom, _, _container, data, stop in children:
             if atom == _TEXT_HEADER and stop - data >= 4:
                 text_type, = struct.unpack_from("<I", stream, data)
             elif atom in (_TEXT_CHARS, _TEXT_BYTES):
-                found.append((text_type, _text(stream[data:stop], atom)))
+                found.append((text_type, _text(stream[data:stop], atom), anchor))
     return found
+
+
+def _anchor(stream: bytes, start: int, end: int) -> Anchor | None:
+    """An OfficeArt shape's place on its slide: its client anchor, 4 16-bit or 32-bit numbers."""
+    for atom, _, _, data, stop in _records(stream, start, end):
+        if atom == _CLIENT_ANCHOR and stop - data in (8, 16):
+            top, left, right, bottom = struct.unpack_from("<4h" if stop - data == 8 else "<4i", stream, data)
+            return top, left, bottom, right
+    return None
 
 
 def _notes_slide(stream: bytes, offset: int) -> int | None:
@@ -191,20 +206,29 @@ def _lines(text: str) -> list[str]:
 
 def _slide_markdown(number: int, slide: _Slide) -> str:
     parts = [f"<!-- Slide number: {number} -->"]
-    seen: set[str] = set()
-    body: list[str] = []
-    for kind, text in slide.texts:
+    texts: dict[str, tuple[int, str, Anchor | None]] = {}
+    for kind, text, anchor in slide.texts:
         key = " ".join(text.split())
-        if not key or key == "*" or key in seen:  # a placeholder field, or text both lists hold
+        if not key or key == "*":  # a placeholder field
             continue
-        seen.add(key)
+        if key not in texts or texts[key][2] is None:  # text both lists hold: placed by its shape
+            texts[key] = (kind, text, anchor if key not in texts or anchor is not None else texts[key][2])
+    body: list[tuple[str, Anchor | None]] = []
+    for kind, text, anchor in texts.values():
         if kind in _TITLES:
             parts.append(f"# {' '.join(_lines(text))}")
         else:
-            body += _lines(text)
+            body.append(("\n".join(_lines(text)), anchor))
     text = "\n".join(parts)
     if body:
-        text += "\n\n" + "\n".join(body)
+        # Each box a paragraph, by the slide's geometry as a PPTX's (pptx_order.py) where every
+        # box has its place; else in the order the file holds them.
+        places = [anchor for _, anchor in body]
+        if all(place is not None for place in places):
+            order = by_position([Placed(top, left, None, right - left, bottom - top)
+                                 for top, left, bottom, right in (place for place in places if place is not None)])
+            body = [body[at] for at in order]
+        text += "\n\n" + "\n\n".join(written for written, _ in body if written)
     notes = [line for note in slide.notes for line in _lines(note)]
     if notes:
         text += "\n\n### Notes:\n" + "\n".join(notes)

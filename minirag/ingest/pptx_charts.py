@@ -21,6 +21,7 @@ from typing import Any
 from minirag.ingest import pptx_order
 from minirag.ingest.markdownify_escapes import inner_underscores_as_written
 
+_PIPE = "\ue000"  # a private-use character, standing for a cell's `|` while markdownify writes the table
 _WHOLE = re.compile(r"(?<= )(-?\d+)\.0(?= \|)")
 
 
@@ -38,7 +39,10 @@ def pptx_converter() -> Any:
 
         def _convert_table_to_markdown(self, table: Any, **kwargs: Any) -> str:
             # Written as HTML for markdownify, whose escapes are taken out where they are noise.
-            return inner_underscores_as_written(super()._convert_table_to_markdown(table, **kwargs))
+            # After a blank line: markitdown's ran on from the text of the shape before it. A
+            # cell's `|` (which markdownify leaves bare, ending the cell) is escaped.
+            written = super()._convert_table_to_markdown(_PipesHeld(table), **kwargs)
+            return "\n" + inner_underscores_as_written(written).replace(_PIPE, "\\|")
 
         def _convert_chart_to_markdown(self, chart: Any) -> str:
             table = super()._convert_chart_to_markdown(_BlanksEmpty(chart))
@@ -65,6 +69,8 @@ def _slides_in_reading_order(converter: Any, file_stream: Any, **kwargs: Any) ->
         stack = list(reversed(pptx_order.slide_shapes(slide)))
         while stack:
             shape = stack.pop()
+            if pptx_order.is_slide_number(shape):  # the number the slide marker already gives
+                continue
             if converter._is_picture(shape):
                 text.append(converter._convert_picture_to_markdown(shape, **kwargs))
             if converter._is_table(shape):
@@ -74,9 +80,12 @@ def _slides_in_reading_order(converter: Any, file_stream: Any, **kwargs: Any) ->
             elif shape.has_text_frame:
                 written = shape.text or ""
                 if shape == title:
-                    text.append("# " + written.lstrip() + "\n" if written.strip() else "")
-                else:
-                    text.append(written + "\n")
+                    # One heading line: a title's line breaks (and paragraphs) are where it wraps.
+                    text.append("# " + " ".join(written.split()) + "\n" if written.strip() else "")
+                elif written.strip():
+                    # A paragraph of its own: a box's text run on from the last (or read as
+                    # the last item of its list) is one line to every reader and chunker.
+                    text.append("\n" + written + "\n")
             if shape.shape_type == group:
                 stack.extend(reversed(pptx_order.group_shapes(shape)))
         parts.append("".join(text))
@@ -89,6 +98,38 @@ def _slides_in_reading_order(converter: Any, file_stream: Any, **kwargs: Any) ->
     # markitdown stripped the whole text after each part (a copy of it a slide); as each part is
     # more than white space, that is each part's end stripped, and the start of the whole.
     return DocumentConverterResult(markdown="".join(part.rstrip() for part in parts).strip())
+
+
+@dataclass(frozen=True)
+class _Cell:
+    text: str
+
+
+@dataclass(frozen=True)
+class _Row:
+    cells: tuple[_Cell, ...]
+
+
+class _PipesHeld:
+    """A table as markitdown reads it (its rows' cells' text), each `|` held as `_PIPE`, which
+    markdownify neither escapes nor reads as markup; a cell merged down repeated in each row it
+    covers, as a DOCX's is (table_spans.py), while the copies add no more than the table's text."""
+
+    def __init__(self, table: Any) -> None:
+        # A cell a merge covers is not drawn: any text left in it goes.
+        grid = [["" if cell.is_spanned else (cell.text or "").replace("|", _PIPE) for cell in row.cells]
+                for row in table.rows]
+        budget = sum(len(text) for row in grid for text in row)
+        for top, row in enumerate(table.rows):
+            for column, cell in enumerate(row.cells):
+                if not cell.is_merge_origin or cell.span_height < 2:
+                    continue
+                text = grid[top][column]
+                for below in range(top + 1, min(top + cell.span_height, len(grid))):
+                    if column < len(grid[below]) and len(text) <= budget:
+                        grid[below][column] = text
+                        budget -= len(text)
+        self.rows = tuple(_Row(tuple(_Cell(text) for text in row)) for row in grid)
 
 
 @dataclass(frozen=True)

@@ -7,9 +7,19 @@ headings were read before either column's body. Here the title comes first; the 
 placeholders follow in the order their layout lists them (the order PowerPoint gives them on a
 new slide: a column's heading, then its body), and the free shapes (text boxes, tables, pictures,
 groups; a date, footer or slide number too, which a layout may list anywhere) are merged in by
-position: top to bottom in rows, shapes whose tops lie within `ROW_TOLERANCE` of a row's first
-being on that row, each row left to right. A group's shapes are read by rows likewise. A shape
-without a position (a placeholder its layout does not place) reads first, as markitdown read it.
+position (`by_position`), a group's shapes likewise. A shape without a position (a placeholder
+its layout does not place) reads first, as markitdown read it.
+
+By position is by the slide's geometry: shapes standing side by side in columns (no shape
+spanning the gap between them) read a column at a time, left to right, each top to bottom; else
+the shapes are cut into bands across the slide (no shape spanning the gap between two bands),
+read top to bottom, and a band in columns takes in the bands below it while columns still run
+through them all, read as those columns (stacked text boxes in two columns under a heading read a
+column at a time, not a row of two boxes at a time; a box under the left column alone is that
+column's last). Shapes that overlap so that no gap cuts them read in
+rows (`by_rows`): top to bottom, shapes whose tops lie within `ROW_TOLERANCE` of a row's first
+being on that row, each row left to right. Boxes overlapping by less than `ROW_TOLERANCE` (a text
+box grown by its text over the one below) still stand apart.
 """
 
 from __future__ import annotations
@@ -33,6 +43,8 @@ class Placed:
     top: int | None
     left: int | None
     layout_rank: int | None = None
+    width: int | None = None
+    height: int | None = None
 
 
 def by_rows(shapes: Sequence[Placed]) -> list[int]:
@@ -49,10 +61,66 @@ def by_rows(shapes: Sequence[Placed]) -> list[int]:
     return ordered
 
 
+def by_position(shapes: Sequence[Placed]) -> list[int]:
+    """The indices of `shapes` as read by their geometry: the unplaced first, then in columns and
+    bands (the module's docstring)."""
+    unplaced = [at for at, shape in enumerate(shapes) if shape.top is None or shape.left is None]
+    placed = [at for at, shape in enumerate(shapes) if shape.top is not None and shape.left is not None]
+    return unplaced + _cut_order(shapes, placed)
+
+
+def _cut_order(shapes: Sequence[Placed], items: list[int]) -> list[int]:
+    if len(items) <= 1:
+        return items
+    columns = _pieces(shapes, items, across=True)
+    if len(columns) > 1:
+        return [at for column in columns for at in _cut_order(shapes, column)]
+    bands = _pieces(shapes, items, across=False)
+    if len(bands) == 1:
+        return [items[at] for at in by_rows([shapes[each] for each in items])]
+    ordered: list[int] = []
+    group = bands[0]
+    for band in bands[1:]:
+        if _in_columns(shapes, group) and _in_columns(shapes, group + band):
+            group = group + band
+        else:
+            ordered += _cut_order(shapes, group)
+            group = band
+    return ordered + _cut_order(shapes, group)
+
+
+def _in_columns(shapes: Sequence[Placed], items: list[int]) -> bool:
+    return len(_pieces(shapes, items, across=True)) > 1
+
+
+def _pieces(shapes: Sequence[Placed], items: list[int], *, across: bool) -> list[list[int]]:
+    """`items` cut where no shape spans a gap: side by side (`across`) or one above another."""
+    spans = {at: _span(shapes[at], across) for at in items}
+    pieces: list[list[int]] = []
+    reach = float("-inf")
+    for at in sorted(items, key=lambda each: spans[each]):
+        start, end = spans[at]
+        if not pieces or start > reach:
+            pieces.append([])
+            reach = end
+        pieces[-1].append(at)
+        reach = max(reach, end)
+    return pieces
+
+
+def _span(shape: Placed, across: bool) -> tuple[int, int]:
+    """Where `shape` starts and ends along an axis, its end drawn in by `ROW_TOLERANCE` where
+    it is long enough that a slight overlap with the next is no overlap."""
+    start = (shape.left if across else shape.top) or 0
+    length = (shape.width if across else shape.height) or 0
+    end = start + length
+    return start, end - ROW_TOLERANCE if length > 2 * ROW_TOLERANCE else end
+
+
 def reading_order(shapes: Sequence[Placed]) -> list[int]:
     """The indices of a slide's `shapes` (its title left out) as read: its placeholders in their
-    layout's order, its other shapes merged in by position (`by_rows`)."""
-    position = {at: rank for rank, at in enumerate(by_rows(shapes))}
+    layout's order, its other shapes merged in by position (`by_position`)."""
+    position = {at: rank for rank, at in enumerate(by_position(shapes))}
     placeholders = sorted((at for at, shape in enumerate(shapes) if shape.layout_rank is not None),
                           key=lambda at: (shapes[at].layout_rank, position[at]))
     free = sorted((at for at, shape in enumerate(shapes) if shape.layout_rank is None), key=position.__getitem__)
@@ -71,15 +139,19 @@ def slide_shapes(slide: Any) -> list[Any]:
     title = slide.shapes.title
     shapes = [shape for shape in slide.shapes if shape != title]
     ranks = _layout_ranks(slide)
-    placed = [Placed(_edge(shape, "top"), _edge(shape, "left"),
-                     ranks.get(_placeholder_idx(shape)) if _in_layout_order(shape) else None) for shape in shapes]
+    placed = [_placed(shape, ranks.get(_placeholder_idx(shape)) if _in_layout_order(shape) else None)
+              for shape in shapes]
     return ([title] if title is not None else []) + [shapes[at] for at in reading_order(placed)]
 
 
 def group_shapes(group: Any) -> list[Any]:
-    """The python-pptx shapes of a group shape as read: by rows."""
+    """The python-pptx shapes of a group shape as read: by position."""
     shapes = list(group.shapes)
-    return [shapes[at] for at in by_rows([Placed(_edge(shape, "top"), _edge(shape, "left")) for shape in shapes])]
+    return [shapes[at] for at in by_position([_placed(shape, None) for shape in shapes])]
+
+
+def _placed(shape: Any, layout_rank: int | None) -> Placed:
+    return Placed(_edge(shape, "top"), _edge(shape, "left"), layout_rank, _edge(shape, "width"), _edge(shape, "height"))
 
 
 def _layout_ranks(slide: Any) -> dict[int, int]:
@@ -104,6 +176,16 @@ def _in_layout_order(shape: Any) -> bool:
     except (ValueError, AttributeError, KeyError):
         return True
     return getattr(kind, "name", None) not in _CHROME
+
+
+def is_slide_number(shape: Any) -> bool:
+    """Whether `shape` is a slide-number placeholder."""
+    if not shape.is_placeholder:
+        return False
+    try:
+        return getattr(shape.placeholder_format.type, "name", None) == "SLIDE_NUMBER"
+    except (ValueError, AttributeError, KeyError):
+        return False
 
 
 def _placeholder_idx(shape: Any) -> int:
