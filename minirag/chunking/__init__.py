@@ -13,7 +13,11 @@ from minirag.chunking.rows import RowMap, SheetRows
 #: Bumped whenever chunk boundaries or chunk text change for the same input.
 #: Chunks record it; `status` reports chunks cut by an older scheme as stale and
 #: `sync` re-ingests their sources even when the bytes are unchanged.
-SCHEME_VERSION = 21  # 21: readers whose text changed: Chinese and Japanese PDF lines read on where a typesetter broke
+SCHEME_VERSION = 22  # 22: readers whose text changed: PDF vowel marks, lam-alef and wide-spaced paragraphs, a
+# footline past the edge lines, margin notes beside code, a footnote after a display; LaTeX references; Markdown
+# footnotes where cited; a plain text's title line; HTML skip links, share bars, cookie banners; wrapped mail quotes;
+# DOCX note anchors; slides (PPTX, PPT, ODP) in layout order; .doc and ODT text boxes where anchored; `#` lines that
+# are no heading unescaped; a WebVTT header in a .txt left out; 21: readers whose text changed: Chinese and Japanese PDF lines read on where a typesetter broke
 # them inside a sentence, a PDF string's octal escape past \\377, a ruby's reading left out (HTML, EPUB, Markdown), an EPUB
 # zipped inside its folder, a DOCX's pictures, relationships and numbers it could not read (it had failed whole); 20: readers whose text changed, so their sources are read again: .doc and DOCX notes where
 # cited, LaTeX-made PDFs (margin notes, footnotes at a page break, contents, a deck's sidebar), e-mail bodies and parts,
