@@ -1,0 +1,48 @@
+"""e2e81: what an agent met using minirag over MCP on a mixed folder of Debian docs.
+
+Two stdio clients on one index each start a server of their own: client A's `sync_start` gave a
+jobId that client B's `sync_status` called "unknown", as if it were mistyped, while A's sync ran on
+the index B reads. B's refusal now says whose sync runs and where a jobId is known."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+from test_server import connected, docs, make_state, ok, refused  # noqa: F401 - fixtures
+
+HOLD_LOCK = """
+import sys, time
+from pathlib import Path
+from minirag.store.lock import SyncLock
+lock = SyncLock(Path(sys.argv[1])).acquire()
+print("held", flush=True)
+time.sleep(120)
+"""
+
+
+@pytest.mark.anyio
+async def test_a_jobid_of_another_process_s_sync_is_refused_naming_that_sync(make_state, tmp_path):
+    state = make_state()
+    async with connected(state) as client:
+        await ok(client, "sync_start", wait=True)
+        other = subprocess.Popen([sys.executable, "-c", HOLD_LOCK, str(tmp_path / "index.db")],
+                                 stdout=subprocess.PIPE, text=True)
+        try:
+            assert other.stdout.readline().strip() == "held"
+            said = await refused(client, "sync_status", jobId="sync-1-0badc0de")
+        finally:
+            other.kill()
+            other.wait()
+    assert f"pid {other.pid}" in said
+    assert "only to the server that started it" in said
+    assert "\n" not in said
+
+
+@pytest.mark.anyio
+async def test_an_unknown_jobid_with_no_sync_running_is_refused_as_before(make_state):
+    async with connected(make_state()) as client:
+        said = await refused(client, "sync_status", jobId="sync-9-0badc0de")
+    assert said.startswith("sync_status: unknown jobId 'sync-9-0badc0de'")
+    assert "pid" not in said
