@@ -10,7 +10,28 @@ import subprocess
 import sys
 
 import pytest
-from test_server import connected, docs, make_state, ok, refused  # noqa: F401 - fixtures
+from conftest import write
+from test_server import connected, ok, refused
+
+from minirag.app import App
+from minirag.config import load_config
+from minirag.server import ServerState
+
+
+@pytest.fixture
+def make_state(tmp_path, docs, model_path, encoder):
+    write(docs / "tides.md", "# Tides\n\nThe moon's gravity raises two tidal bulges a day.\n")
+    states = []
+
+    def make() -> ServerState:
+        config = load_config(env={}, base_dirs=[str(docs)], db_path=str(tmp_path / "index.db"), model_path=model_path)
+        states.append(ServerState.from_config(config, App(config, encoder=encoder)))
+        return states[-1]
+
+    yield make
+    for state in states:
+        state.close()
+
 
 HOLD_LOCK = """
 import sys, time
