@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from conftest import write
@@ -67,3 +68,23 @@ async def test_an_unknown_jobid_with_no_sync_running_is_refused_as_before(make_s
         said = await refused(client, "sync_status", jobId="sync-9-0badc0de")
     assert said.startswith("sync_status: unknown jobId 'sync-9-0badc0de'")
     assert "pid" not in said
+
+
+SINTEL_TXT = Path(__file__).parent / "fixtures" / "docs" / "txt_sintel_subtitles_en.txt"
+
+
+@pytest.mark.anyio
+async def test_a_webvtt_file_saved_as_txt_gives_no_hit_that_is_only_its_header(make_state, docs):
+    """The .txt copy of Sintel's captions answered "Sintel subtitles dialogue" with `WEBVTT` alone, its
+    first hit: the header stood as a chunk of its own. The .vtt reader leaves the header out; so does
+    the transcript chunker now."""
+    write(docs / "sintel.txt", SINTEL_TXT.read_text())
+    async with connected(make_state()) as client:
+        await ok(client, "sync_start", wait=True)
+        found = await ok(client, "query_documents", query="Sintel subtitles dialogue", topK=5)
+        page = await ok(client, "read_file", filePath=str(docs / "sintel.txt"))
+    hits = [hit for hit in found["results"] if hit["source"].endswith("sintel.txt")]
+    assert hits
+    assert all(" --> " in hit["text"] and "WEBVTT" not in hit["text"] for hit in hits)
+    assert "WEBVTT" not in page["text"]
+    assert page["text"].startswith("00:00:18.700 --> 00:00:21.500\nThis blade has a dark past.")
