@@ -582,6 +582,12 @@ class App:
     def sync_job(self, job_id: str) -> SyncJob:
         job = self.jobs.get(job_id)
         if job is None:
+            if (other := self.presence.being_built()) is not None and self.jobs.running() is None:
+                # Each stdio client starts a server of its own: a second client polling the first's jobId.
+                raise NotFound(f"unknown jobId {shown(job_id)!r} to this server (pid {os.getpid()}): {other} of "
+                               "another process runs on this index, and a jobId is known only to the server that "
+                               "started it; status here shows the index as it fills, and sync_start runs once "
+                               "that sync ends")
             raise NotFound(f"unknown jobId {shown(job_id)!r}: sync_start returns one; this server keeps "
                            f"the last {SyncJobs.KEEP} jobs until it restarts")
         return job

@@ -39,6 +39,7 @@ _LINE = re.compile(
     r"(?:\*\*)?(?P<rest>(?:\s+.*|\s*[:|–—-].*)?)$"
 )
 _TIME_ANYWHERE = re.compile(_TIME)
+_WEBVTT = re.compile(r"\s*\ufeff?WEBVTT(?:[ \t]|$)")  # a WebVTT file's first line, as subtitles.py reads it
 STAMP_WITHIN_CHARS = 200  # a five-word speaker, markup and brackets fit well within this
 # A speaker named right after the time: `[00:01:02] Anna Smith: words`.
 _INLINE_SPEAKER = re.compile(r"^\s*[:|–—-]?\s*(?P<name>[^\W\d_][\w.'’-]*(?:\s+[\w.'’-]+){0,3}?)\s*:\s")
@@ -131,10 +132,21 @@ def _label(written: list[str]) -> str:
     return f"[{written[0]}]" if len(written) == 1 else f"[{written[0]}–{written[-1]}]"
 
 
+def _after_webvtt_header(preamble: list[str]) -> int:
+    """Where the preamble's content starts: after a WebVTT header block (its `WEBVTT` line and the
+    header lines up to the first blank line), which the .vtt reader leaves out too (ingest/subtitles.py);
+    0 where there is none. Kept, it stood as a chunk of its own that matched any query about the file."""
+    opening = next((i for i, line in enumerate(preamble) if line.strip()), None)
+    if opening is None or not _WEBVTT.match(preamble[opening]):
+        return 0
+    return next((i for i in range(opening + 1, len(preamble)) if not preamble[i].strip()), len(preamble))
+
+
 def transcript_parts(lines: list[str], pages: list[int | None]) -> list[Part]:
     parts: list[Part] = []
     first = next((i for i, line in enumerate(lines) if stamp(line) is not None), len(lines))
-    preamble = parse_blocks(lines[:first], pages[:first])
+    start = _after_webvtt_header(lines[:first])
+    preamble = parse_blocks(lines[start:first], pages[start:first])
     if preamble:
         parts.append(Part(preamble))
     windows: list[tuple[Part, list[str]]] = []  # each window and the times it holds, as written
