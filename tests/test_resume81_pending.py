@@ -215,3 +215,28 @@ def test_an_index_from_before_pending_vectors_is_upgraded_and_a_stopped_sync_kee
     assert _pending_rows(path) > 0
     second = run_sync(app.pipeline, list(app.config.roots))
     assert second.chunks_reused >= first.chunks_embedded
+
+
+def test_saving_as_it_goes_takes_at_most_its_share_of_the_embedding_time_and_a_stop_saves_all():
+    """A save costs about the same a vector whatever the encoder: beside a fast one, the saves as it
+    goes wait, so they never take more than SAVE_SHARE of the time; what they left is saved at a stop."""
+    import numpy as np
+
+    from minirag.store import pending
+
+    now = [0.0]
+    saved: list[int] = []
+
+    def write(vectors) -> None:
+        now[0] += 0.001 * len(vectors)  # 1 ms a vector saved
+        saved.append(len(vectors))
+
+    keeper = pending.PendingVectors(write, clock=lambda: now[0])
+    vector = np.zeros(4, np.float32)
+    for batch in range(1000):
+        now[0] += 0.016  # a fast encoder: 16 vectors in 16 ms
+        keeper.add((f"{batch}-{i}", vector) for i in range(16))
+    embedding = 1000 * 0.016
+    assert saved and keeper.spent <= pending.SAVE_SHARE * embedding + 0.001 * max(saved)
+    keeper.flush()
+    assert sum(saved) == 16_000 and not keeper.held

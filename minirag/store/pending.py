@@ -30,10 +30,13 @@ TABLE_SQL = """
 
 # The rows kept at most (the newest): 20,000 384-d vectors are some 31 MB of the index file.
 LIMIT = 20_000
-# Written every SAVE_EVERY_S seconds of embedding, or every SAVE_EVERY vectors, whichever comes first:
-# what a SIGKILL loses at most.
+# Written every SAVE_EVERY_S seconds of embedding, or every SAVE_EVERY vectors, whichever comes first
+# (what a SIGKILL loses at most), so long as saving has taken at most SAVE_SHARE of the time the group
+# has embedded: a save costs some 0.4 ms a vector (docs/benchmarks.md, "Ctrl-C inside a large file"),
+# nothing beside e5-small on a CPU (25-100 ms a chunk), much beside a fast encoder. A stop saves all.
 SAVE_EVERY_S = 2.0
 SAVE_EVERY = 256
+SAVE_SHARE = 0.05
 UNIT_LENGTH_TOLERANCE = 1e-3  # vectors are L2-normalized (encoder.py); one whose bytes changed is not used
 
 _IN_BATCH = 500
@@ -105,18 +108,23 @@ class PendingVectors:
         self.write = write
         self.clock = clock
         self.held: dict[str, np.ndarray] = {}
-        self.last = clock()
+        self.started = self.last = clock()
+        self.spent = 0.0  # seconds spent saving
 
     def add(self, pairs: Iterable[tuple[str, np.ndarray]]) -> None:
         self.held.update(pairs)
-        if len(self.held) >= SAVE_EVERY or self.clock() - self.last >= SAVE_EVERY_S:
+        now = self.clock()
+        if (len(self.held) >= SAVE_EVERY or now - self.last >= SAVE_EVERY_S) and \
+                self.spent <= SAVE_SHARE * (now - self.started):
             self.flush()
 
     def flush(self) -> None:
         """Save what is held now (a stop: before the group's whole files are written)."""
         if self.held:
+            t0 = self.clock()
             self.write(self.held)
             self.held = {}  # only once written: a Ctrl-C inside the write leaves them for the stop's save
+            self.spent += self.clock() - t0
         self.last = self.clock()
 
     def drop(self) -> None:
