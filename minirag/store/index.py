@@ -841,11 +841,11 @@ class Index:
 
         self._written(write)
 
+    def holds_pending(self) -> bool:
+        return pending.count(self.conn) > 0
+
     def clear_pending(self) -> None:
         """Drop every vector kept for a file not written: a full sync finished, needing none."""
-        if not pending.count(self.conn):
-            return
-
         def write() -> None:
             with self._transaction(searchable=False):
                 self.conn.execute("DELETE FROM pending_vectors")
