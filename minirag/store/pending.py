@@ -32,8 +32,8 @@ TABLE_SQL = """
 LIMIT = 20_000
 # Written every SAVE_EVERY_S seconds of embedding, or every SAVE_EVERY vectors, whichever comes first
 # (what a SIGKILL loses at most), so long as saving has taken at most SAVE_SHARE of the time the group
-# has embedded: a save costs some 0.4 ms a vector (docs/benchmarks.md, "Ctrl-C inside a large file"),
-# nothing beside e5-small on a CPU (25-100 ms a chunk), much beside a fast encoder. A stop saves all.
+# has embedded: a save costs about the same a vector whatever the encoder (docs/benchmarks.md, "Ctrl-C
+# inside a large file"), nothing beside e5-small on a CPU, much beside a fast encoder. A stop saves all.
 SAVE_EVERY_S = 2.0
 SAVE_EVERY = 256
 SAVE_SHARE = 0.05
