@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import NoReturn
 
 import numpy as np
 
-from minirag.errors import ModelRunStopped
+from minirag.display import message_line
+from minirag.errors import MiniragError, ModelRunStopped
 from minirag.ingest.progress import Progress
 from minirag.store.index import Index, PreparedSource, text_hash
+from minirag.store.pending import PendingVectors
+
+log = logging.getLogger(__name__)
 
 
 class EmbeddingStopped(Exception):
@@ -44,14 +50,20 @@ def _to_embed(documents: list, hashes: list[str], known: dict) -> tuple[list[tup
 
 
 def with_vectors(documents: list, index: Index, encoder, progress: Progress | None = None,
-                 on_batch: Callable[[int, int], None] | None = None) -> list[PreparedSource]:
+                 on_batch: Callable[[int, int], None] | None = None,
+                 save: Callable[[dict[str, np.ndarray]], None] | None = None) -> list[PreparedSource]:
     """Each document (ingest.pipeline.Document) with its vectors: reused by chunk-text hash where the
-    index already holds them, embedded once per distinct text otherwise. `on_batch(done, of)` runs
-    after each encoder batch of the texts to embed; an EmbeddingStopped it raises comes out holding
-    the documents complete by then."""
+    index already holds them (with its chunks, or kept from a sync that stopped before writing them),
+    embedded once per distinct text otherwise. `on_batch(done, of)` runs after each encoder batch of
+    the texts to embed; an EmbeddingStopped it raises comes out holding the documents complete by
+    then. `save(vectors)` keeps the vectors embedded, a few batches at a time and at a stop, for a
+    next run should this one never write them (store/pending.py)."""
     texts = [c.text for d in documents for c in d.chunked.chunks]
     hashes = [text_hash(t) for t in texts]
     known = index.vectors_for_hashes(hashes)
+    if missing := [h for h in hashes if h not in known]:
+        known.update(index.pending_vectors(missing, encoder.model_id, encoder.dimension))
+    saver = PendingVectors(save) if save is not None else None
     pending, embeds = _to_embed(documents, hashes, known)
     if progress is not None:
         progress.chunks_to_embed += len(pending)
@@ -68,28 +80,50 @@ def with_vectors(documents: list, index: Index, encoder, progress: Progress | No
             on_batch(done, len(pending))
 
     def keep(rows: list[int], vectors) -> None:
-        known.update((pending[row][0], vector) for row, vector in zip(rows, vectors, strict=True))
+        made = [(pending[row][0], vector) for row, vector in zip(rows, vectors, strict=True)]
+        known.update(made)
+        if saver is not None:
+            saver.add(made)
 
-    try:
-        if pending:
-            # One encoder call for the group, so its length-sorted batches pack across files; progress
-            # moves per ONNX batch, inside one large file too; the batches run so that the group's
-            # first files are whole first: a stop finds them so, and they are written.
-            encoder.embed_documents([text for _, text, _ in pending], on_batch=batch_done,
-                                    owners=[number for _, _, number in pending], on_vectors=keep)
-    except ModelRunStopped:
-        if progress is None or not progress.stop.is_set():
-            raise  # the run went past its limit: no stop was asked for
-        # A job's cancellation stops the model run in hand too (SyncJob.cancel): kept as a stop's.
-        _stopped(documents, hashes, known, encoder, embeds, progress, len(pending) - embedded, t0, None)
-    except (EmbeddingStopped, KeyboardInterrupt) as exc:
-        # Ctrl-C lands in this thread, and the model run in hand stops at once (interruptible.py): the
-        # files whole by then are kept as a stop's are (a second Ctrl-C leaves them too).
-        _stopped(documents, hashes, known, encoder, embeds, progress, len(pending) - embedded, t0,
-                 exc if isinstance(exc, KeyboardInterrupt) else None)
+    with _saved_if_cut_short(saver):
+        try:
+            if pending:
+                # One encoder call for the group, so its length-sorted batches pack across files; progress
+                # moves per ONNX batch, inside one large file too; the batches run so that the group's
+                # first files are whole first: a stop finds them so, and they are written.
+                encoder.embed_documents([text for _, text, _ in pending], on_batch=batch_done,
+                                        owners=[number for _, _, number in pending], on_vectors=keep)
+        except ModelRunStopped:
+            if progress is None or not progress.stop.is_set():
+                raise  # the run went past its limit: no stop was asked for
+            # A job's cancellation stops the model run in hand too (SyncJob.cancel): kept as a stop's.
+            _stopped(documents, hashes, known, encoder, embeds, progress, len(pending) - embedded, t0, None)
+        except (EmbeddingStopped, KeyboardInterrupt) as exc:
+            # Ctrl-C lands in this thread, and the model run in hand stops at once (interruptible.py): the
+            # files whole by then are kept as a stop's are (a second Ctrl-C leaves them too).
+            _stopped(documents, hashes, known, encoder, embeds, progress, len(pending) - embedded, t0,
+                     exc if isinstance(exc, KeyboardInterrupt) else None)
     if progress is not None and pending:
         progress.add_time("embed", time.perf_counter() - t0)
     return _prepared(list(_positions(documents)), hashes, known, encoder, embeds, progress)
+
+
+@contextlib.contextmanager
+def _saved_if_cut_short(saver: PendingVectors | None) -> Iterator[None]:
+    """A stop, Ctrl-C, the run past its limit, any failure: the vectors `saver` holds are saved, for
+    the next run (a failure to save them, the disk full or the lock lost, is said, and the run ends as
+    it was ending). Else they are dropped: the documents are written next, with these vectors."""
+    try:
+        yield
+    except BaseException:
+        if saver is not None:
+            try:
+                saver.flush()
+            except (MiniragError, OSError) as exc:
+                log.warning("the vectors embedded since the last save were not kept: %s", message_line(exc))
+        raise
+    if saver is not None:
+        saver.drop()
 
 
 def _stopped(documents: list, hashes: list[str], known: dict, encoder, embeds: set[int], progress: Progress | None,

@@ -325,8 +325,12 @@ class Pipeline:
         `judged` (the index's rows the reads were judged against), a file that only grew since its
         read (a log being written) is written as read, its source put in `grown`, where its row is
         still the one judged: no other writer stored it meanwhile, from more of its bytes."""
+        def save(vectors: dict) -> None:  # vectors of files not written yet, kept for a next run
+            guard()
+            self.index.save_pending(vectors, self.encoder.model_id, self.encoder.dimension)
+
         try:
-            prepared, stopped = with_vectors(documents, self.index, self.encoder, progress, on_batch), None
+            prepared, stopped = with_vectors(documents, self.index, self.encoder, progress, on_batch, save), None
         except EmbeddingStopped as stop:  # what is embedded whole is written before the run ends
             if stop.interrupt is not None and not stop.complete:
                 raise stop.interrupt from None

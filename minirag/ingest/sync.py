@@ -122,4 +122,9 @@ def run_sync(pipeline: Pipeline, roots: list[Path], *, path: Path | None = None,
 
         progress.deleted += index.delete_sources(gone, current=as_found)
         progress.outside_roots += sum(1 for source in gone if source in stored and not served_by_roots(source, roots))
+    if scopes is None and not progress.stop.is_set() and index.holds_pending():
+        # Every file of the roots is written (or failed, or changed since it was read): the vectors kept
+        # for files a stopped run did not write are of none (store/pending.py).
+        guard()
+        index.clear_pending()
     return progress

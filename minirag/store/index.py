@@ -26,7 +26,7 @@ from minirag import keywords
 from minirag.chunking import SCHEME_VERSION, ChunkedDocument, Section, SheetRows
 from minirag.display import NOTICE, duration, shown
 from minirag.errors import IndexUnavailable, InvalidArgument, NotFound
-from minirag.store import codes, held_files, schema, wal
+from minirag.store import codes, held_files, pending, schema, wal
 from minirag.store import connection as db
 from minirag.store.checkpoint import Checkpointer
 
@@ -575,6 +575,7 @@ class Index:
         def write() -> int:
             written, new_codes = 0, _NewCodes()
             languages: dict[str, int] = {}
+            used: list[str] = []
             with self._transaction():
                 self._refuse_newer_schemes()  # its keywords are spelled as this minirag spells them
                 codebook = codes.read_codebook(self.conn)
@@ -585,6 +586,8 @@ class Index:
                     self._delete_rows(item.record.source, codebook)
                     self.conn.execute("DELETE FROM exclusions WHERE source = ?", (item.record.source,))
                     written += self._insert(item, new_codes, languages)
+                    used.extend(text_hash(chunk.text) for chunk in item.document.chunks)
+                pending.forget(self.conn, used)  # their vectors are stored now, with their chunks
                 self._add_codes(codebook, new_codes)
                 self._count_languages(languages)
             return written
@@ -832,6 +835,30 @@ class Index:
             for h, blob in rows:
                 found.setdefault(h, np.frombuffer(blob, dtype=np.float32))
         return found
+
+    # --- vectors of files not yet written (store/pending.py) ---------------------
+
+    def pending_vectors(self, hashes: Iterable[str], model: str, dimension: int) -> dict[str, np.ndarray]:
+        return pending.lookup(self.conn, hashes, model, dimension)
+
+    def save_pending(self, vectors: dict[str, np.ndarray], model: str, dimension: int) -> None:
+        """Keep `vectors` for the next sync, in a transaction of their own (nothing searchable changes)."""
+        def write() -> None:
+            with self._transaction(searchable=False):
+                pending.save(self.conn, vectors, model, dimension)
+
+        self._written(write)
+
+    def holds_pending(self) -> bool:
+        return pending.count(self.conn) > 0
+
+    def clear_pending(self) -> None:
+        """Drop every vector kept for a file not written: a full sync finished, needing none."""
+        def write() -> None:
+            with self._transaction(searchable=False):
+                self.conn.execute("DELETE FROM pending_vectors")
+
+        self._written(write)
 
     _SOURCE_COLUMNS = """
         s.id, s.source, s.kind, s.title, s.content_hash, s.size, s.mtime_ns, s.scheme, s.category, s.lifecycle,

@@ -224,6 +224,14 @@ def _m011_sheet_rows(conn: Connection) -> None:
                 _script(conn, f"ALTER TABLE {table} ADD COLUMN {column} {kind};")
 
 
+def _m012_pending_vectors(conn: Connection) -> None:
+    # Vectors embedded for files a stopped or killed sync did not write (store/pending.py): the next
+    # sync reuses them.
+    from minirag.store import pending
+
+    _script(conn, pending.TABLE_SQL)
+
+
 MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [
     ("core tables, FTS5", _m001_core),
     ("exclusions", _m002_exclusions),
@@ -236,6 +244,7 @@ MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [
     ("the first evening's tables made as today's", _m009_first_evening_tables),
     ("each file's ctime and inode", _m010_file_change_stat),
     ("a spreadsheet passage's sheet and rows", _m011_sheet_rows),
+    ("vectors of files not yet written", _m012_pending_vectors),
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 META_SCHEMA = "schema_version"  # the `meta` key migrate writes SCHEMA_VERSION under
