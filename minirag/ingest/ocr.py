@@ -189,6 +189,10 @@ class _RapidOcr:
     # reads no more (a 192 x 50 label had become a 2,816 x 736 input; docs/documents.md).
     DETECTOR_SIDE = 736
     MAX_ENLARGEMENT = 2
+    # An image each of whose colour bands spans fewer levels than this is one colour, or one with a
+    # JPEG's faint noise: it holds no text RapidOCR reads (docs/documents.md), and is never given to
+    # it, which would enlarge and pad a bar or a banner into a detector input as large as a page's.
+    MIN_CONTRAST = 12
 
     def __init__(self) -> None:
         from rapidocr import RapidOCR
@@ -201,7 +205,10 @@ class _RapidOcr:
     def read(self, image) -> str:
         import numpy as np
 
-        pixels = np.asarray(self._framed(image.convert("RGB")))
+        image = image.convert("RGB")
+        if all(high - low < self.MIN_CONTRAST for low, high in image.getextrema()):
+            return ""
+        pixels = np.asarray(self._framed(image))
         with self._lock:
             result = self._ocr(pixels)
         return "\n".join(result.txts or ())  # type: ignore[union-attr]  # the whole pipeline: a RapidOCROutput
