@@ -74,3 +74,12 @@ def test_a_page_of_many_blocks_named_for_cookies_costs_its_size_not_its_size_squ
 
     assert "Recipe 249" in convert_document(page(1_000).encode(), ".html", "r.html").markdown
     assert grows_linearly(lambda html: convert_document(html.encode(), ".html", "r.html"), page)
+
+
+def test_a_cookie_named_block_with_text_after_a_comment_below_it_stays():
+    # The text after it stands in a comment's tail: it follows the block as any text does.
+    page = b"""<html><body><h1>Oat cookies</h1><p>Our bakes.</p>
+    <div class="cookie-card"><p>Bake for twelve minutes.</p><button>Save</button></div><!-- card end -->
+    Serve them warm.</body></html>"""
+    markdown = convert_document(page, ".html", "c.html").markdown
+    assert "Bake for twelve minutes." in markdown and "Serve them warm." in markdown

@@ -113,14 +113,16 @@ class Widgets:
             from lxml import etree
 
             self._ends = {}
-            for place, (event, node) in enumerate(etree.iterwalk(self.root, events=("start", "end"))):
+            # (a comment's tail is text too)
+            for place, (event, node) in enumerate(etree.iterwalk(self.root, events=("start", "end", "comment", "pi"))):
                 if event == "start":
-                    if isinstance(node.tag, str) and node.tag.lower() not in _UNSEEN and (node.text or "").strip():
+                    if str(node.tag).lower() not in _UNSEEN and (node.text or "").strip():
                         self._last_text = place  # its text, before its children
-                else:
+                    continue
+                if event == "end":
                     self._ends[node] = place
-                    if (node.tail or "").strip():
-                        self._last_text = place  # its tail, right after its end
+                if (node.tail or "").strip():
+                    self._last_text = place  # its tail, right after its end
         end = self._ends.get(el)
         return end is None or self._last_text >= end  # (its own tail follows it)
 
