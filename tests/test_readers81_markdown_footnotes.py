@@ -78,3 +78,13 @@ def test_markdown_without_footnote_definitions_reads_as_it_did():
 def test_many_citations_and_definitions_are_read_in_linear_time():
     assert grows_linearly(read_footnotes, lambda n: "".join(f"t[^{i}] `[^{i}]`\n" for i in range(n))
                           + "".join(f"[^{i}]: note {i}\n" for i in range(n)))
+
+
+def test_citations_side_by_side_on_one_line_cost_their_length_not_its_square():
+    # Each note cited once looked at the character before its citation by joining all the line read so far.
+    def text_of(size: int) -> str:
+        return ("Sources" + "".join(f"[^{at}]" for at in range(size)) + ".\n\n"
+                + "\n".join(f"[^{at}]: note {at}" for at in range(size)) + "\n")
+
+    assert read_footnotes(text_of(2)) == "Sources (note 0) (note 1).\n"
+    assert grows_linearly(read_footnotes, text_of)

@@ -12,6 +12,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from helpers.growth import grows_linearly
 
 from minirag.ingest.convert import convert_document
 
@@ -61,3 +62,24 @@ def test_a_link_list_that_shares_nothing_and_a_sentence_about_cookies_stay():
     assert "#### [`--skip` FILTER](#--skip-filter)" in options and "See [Arc](#a) and [Rc](#b)." in options
     assert "## Oat cookies" in markdown and "bake for twelve" in markdown
     assert "[on Facebook](https://www.facebook.com/groups/bakers)" in markdown
+
+
+def test_a_page_of_many_blocks_named_for_cookies_costs_its_size_not_its_size_squared():
+    # A recipe site's cards (`cookie-card`, each with a button) stand where a banner may: asking of each
+    # whether any text follows it listed every text node after it, and 4,000 cards took 15 s.
+    def page(size: int) -> str:
+        cards = "".join(f'<div class="cookie-card"><p>Recipe {at}</p><button>Save</button></div>'
+                        for at in range(size // 4))
+        return f"<html><body><h1>Recipes</h1><p>Our bakes.</p>{cards}<p>The end.</p></body></html>"
+
+    assert "Recipe 249" in convert_document(page(1_000).encode(), ".html", "r.html").markdown
+    assert grows_linearly(lambda html: convert_document(html.encode(), ".html", "r.html"), page)
+
+
+def test_a_cookie_named_block_with_text_after_a_comment_below_it_stays():
+    # The text after it stands in a comment's tail: it follows the block as any text does.
+    page = b"""<html><body><h1>Oat cookies</h1><p>Our bakes.</p>
+    <div class="cookie-card"><p>Bake for twelve minutes.</p><button>Save</button></div><!-- card end -->
+    Serve them warm.</body></html>"""
+    markdown = convert_document(page, ".html", "c.html").markdown
+    assert "Bake for twelve minutes." in markdown and "Serve them warm." in markdown

@@ -133,16 +133,18 @@ def _cited(line: str, notes: dict[str, str], once: dict[str, str]) -> str:
     visible = _outside_spans(line)
     out: list[str] = []
     at = 0
+    last = ""  # the last character written
     for found in _CITATION.finditer(visible):
         label = _label(found.group(1))
         if label not in notes:
             continue
         before = line[at:found.start()]
+        last = before[-1:] or last
         if label in once:  # (a space before the mark, or none at the line's start, is the note's own)
-            last = before[-1:] if before else "".join(out)[-1:]
             shown = cited([once[label]])[1 if not last or last.isspace() else 0:]
         else:
             shown = f"[{found.group(1)}]"
         out += [before, shown]
+        last = shown[-1:] or last
         at = found.end()
     return "".join([*out, line[at:]]) if out else line

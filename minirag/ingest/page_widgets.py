@@ -35,6 +35,7 @@ _SHARE_PARTS = frozenset({"share", "shares", "sharing", "sharer", "sharebar", "s
                           "a2a", "shareaholic"})
 _CONSENT_PARTS = frozenset({"cookie", "cookies", "consent", "gdpr", "cookiebanner", "cookienotice", "cookieconsent"})
 _CONTROLS = ("button", "input", "select", "form")
+_UNSEEN = ("script", "style", "noscript", "template")  # elements whose text a reader does not see
 SKIP_LINK_WORDS = 6  # "Skip to main content", "Jump to navigation"
 SHARE_BAR_WORDS = 30
 BANNER_WORDS = 150
@@ -60,6 +61,8 @@ class Widgets:
     holding_title: frozenset = frozenset()  # the first heading and its ancestors
     title: HtmlElement | None = None
     _ids: dict | None = field(default=None, repr=False)
+    _ends: dict | None = field(default=None, repr=False)  # each element's end in the page's order
+    _last_text: int = field(default=-1, repr=False)  # where the page's last text a reader sees stands
 
     @classmethod
     def of(cls, top) -> Widgets:
@@ -86,7 +89,7 @@ class Widgets:
         if _name_parts(el) & _SHARE_PARTS:
             return _is_share_bar(el)
         if parts & _CONSENT_PARTS:
-            return _is_banner(el) and (before_title or not _text_follows(el))
+            return _is_banner(el) and (before_title or not self._text_follows(el))
         return False
 
     def _is_skip_link(self, a, before_title: bool) -> bool:
@@ -102,21 +105,33 @@ class Widgets:
         return target is not None and target is not a and (target in self.holding_title or not _words(target))
 
 
+    def _text_follows(self, el) -> bool:
+        """Whether any text a reader sees comes after `el` in the page (a script's or a style's is
+        none): the page walked once, each element's end and its last seen text given a place in
+        its order (asked of each block by its following text, a page of many cost its size squared)."""
+        if self._ends is None:
+            from lxml import etree
+
+            self._ends = {}
+            # (a comment's tail is text too)
+            for place, (event, node) in enumerate(etree.iterwalk(self.root, events=("start", "end", "comment", "pi"))):
+                if event == "start":
+                    if str(node.tag).lower() not in _UNSEEN and (node.text or "").strip():
+                        self._last_text = place  # its text, before its children
+                    continue
+                if event == "end":
+                    self._ends[node] = place
+                if (node.tail or "").strip():
+                    self._last_text = place  # its tail, right after its end
+        end = self._ends.get(el)
+        return end is None or self._last_text >= end  # (its own tail follows it)
+
+
 def _is_share_bar(el) -> bool:
     if _words(el) > SHARE_BAR_WORDS or next(el.iter("pre"), None) is not None:
         return False
     links = sum(1 for a in el.iter("a") if a.get("href") is not None)
     return links + sum(1 for _ in el.iter(*_CONTROLS)) >= 2
-
-
-def _text_follows(el) -> bool:
-    """Whether any text a reader sees comes after `el` in the page (a script's or a style's is none)."""
-    for text in el.xpath("following::text()"):
-        parent = text.getparent()
-        if text.strip() and (text.is_tail or parent is None or not isinstance(parent.tag, str)
-                             or parent.tag.lower() not in ("script", "style", "noscript", "template")):
-            return True
-    return False
 
 
 def _is_banner(el) -> bool:

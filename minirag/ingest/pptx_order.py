@@ -28,6 +28,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+# Columns in bands in columns, one inside another, a slide is read by; past them (a crafted slide, no
+# real one), its shapes read in rows: each level cost a call, and Python's recursion has a bound.
+MAX_CUTS = 64
 ROW_TOLERANCE = 114300  # EMU: an eighth of an inch, more than PowerPoint's snap grid (1/12 in)
 _UNPLACED = float("-inf")
 # python-pptx's PP_PLACEHOLDER names for them, compared by name: a converter worker starts
@@ -69,28 +72,44 @@ def by_position(shapes: Sequence[Placed]) -> list[int]:
     return unplaced + _cut_order(shapes, placed)
 
 
-def _cut_order(shapes: Sequence[Placed], items: list[int]) -> list[int]:
+def _cut_order(shapes: Sequence[Placed], items: list[int], depth: int = 0) -> list[int]:
     if len(items) <= 1:
         return items
+    if depth > MAX_CUTS:
+        return [items[at] for at in by_rows([shapes[each] for each in items])]
     columns = _pieces(shapes, items, across=True)
     if len(columns) > 1:
-        return [at for column in columns for at in _cut_order(shapes, column)]
+        return [at for column in columns for at in _cut_order(shapes, column, depth + 1)]
     bands = _pieces(shapes, items, across=False)
     if len(bands) == 1:
         return [items[at] for at in by_rows([shapes[each] for each in items])]
     ordered: list[int] = []
-    group = bands[0]
+    group, reach = bands[0], _across(shapes, bands[0])
     for band in bands[1:]:
-        if _in_columns(shapes, group) and _in_columns(shapes, group + band):
-            group = group + band
+        own = _across(shapes, band)
+        joined = _merged([*reach, *own])  # what the group's columns and the band's cover, side by side
+        if len(reach) > 1 and len(joined) > 1:
+            group += band
+            reach = joined
         else:
-            ordered += _cut_order(shapes, group)
-            group = band
-    return ordered + _cut_order(shapes, group)
+            ordered += _cut_order(shapes, group, depth + 1)
+            group, reach = band, own
+    return ordered + _cut_order(shapes, group, depth + 1)
 
 
-def _in_columns(shapes: Sequence[Placed], items: list[int]) -> bool:
-    return len(_pieces(shapes, items, across=True)) > 1
+def _across(shapes: Sequence[Placed], items: list[int]) -> list[tuple[int, int]]:
+    """What `items` cover side by side, as the stretches no gap cuts (one a column of `_pieces`)."""
+    return _merged([_span(shapes[at], True) for at in items])
+
+
+def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+        else:
+            merged.append((start, end))
+    return merged
 
 
 def _pieces(shapes: Sequence[Placed], items: list[int], *, across: bool) -> list[list[int]]:
