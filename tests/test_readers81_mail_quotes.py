@@ -41,3 +41,12 @@ def test_text_with_no_wrapped_quote_is_returned_as_it_is():
                  "> We would like to move the nightly backup of the billing database from\n\nNew paragraph.\n",
                  "No quotes at all,\njust lines.\n"):
         assert requoted(text) == text
+
+
+def test_a_reply_under_a_quoted_line_its_first_word_would_have_fit_on_stays_the_repliers():
+    text = ("> Could we move the nightly backup window to 02:00 UTC instead\n"
+            "yes, from Monday on. I will tell the team\n")
+    assert requoted(text) == text
+    wrapped = ("> Could we move the nightly backup window of the billing database to\n"
+               "02:00 UTC instead?\n")
+    assert requoted(wrapped) == wrapped.replace("\n", "\n> ", 1)
