@@ -106,3 +106,9 @@ def test_a_text_that_mentions_an_entry_line_once_is_unchanged():
     assert "heronry (1.2-3)" in readme and "## heronry (1.2-3)" not in readme and "## 2024-01-31" not in readme
     one_entry = DEBIAN.split("\nheronry (1.2-2)")[0]
     assert convert_document(one_entry.encode(), ".txt", "notes").markdown == one_entry
+
+
+def test_a_log_of_dated_lines_with_indented_traces_is_no_changelog():
+    log = "".join(f"2024-01-31 12:00:0{n} ERROR heron counter failed\n    at count_nests (nest.c:4{n})\n"
+                  for n in range(4))
+    assert convert_document(log.encode(), ".txt", "run.log.txt").markdown == log

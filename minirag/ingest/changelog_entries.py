@@ -8,12 +8,13 @@ Two shapes, each taken only where the whole text is a changelog of that shape:
   and as many trailers as entries, about (an entry cut off at the file's end has none);
 - GNU's (`ChangeLog`): an entry opens at column 0 with its date and author,
   `2024-01-31  Name  <mail>` (or `Mon Dec  9 00:49:22 GMT 2013  Name  <mail>`, or CVS's
-  `2001-07-20 11:35  name`), its body below indented. MIN_ENTRIES such lines or more, and most
-  lines at column 0 are they (a NEWS file's dated release lines sit among its prose).
+  `2001-07-20 11:35  name`) after a blank line, its body below indented (a log's dated line runs on
+  from the line above). MIN_ENTRIES such lines or more, half the lines at column 0 or more (a NEWS
+  file's dated release lines sit among its prose).
 
 Each entry's first line is a level 2 heading, its text the line's words; the trailer, the entry's
 last line, stays in its section, above the next entry's heading. A text that mentions `foo (1.0)`
-once, or a dated line or two, is no changelog and is unchanged.
+once, or a dated line, is no changelog and is unchanged.
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ def changelog_headings(lines: list[str]) -> dict[int, Heading]:
         trailers = sum(1 for line in lines if _DEBIAN_TRAILER.fullmatch(line.rstrip()))
         if trailers >= len(debian) - 1:
             return _headings(lines, debian)
-    gnu = [index for index, line in enumerate(lines) if _GNU_ENTRY.fullmatch(line.rstrip()) and _body_below(lines, index)]
+    gnu = [index for index, line in enumerate(lines) if _GNU_ENTRY.fullmatch(line.rstrip()) and _set_apart(lines, index)]
     if len(gnu) < MIN_ENTRIES:
         return {}
     at_column_0 = sum(1 for line in lines if line[:1].strip() and not _RULE.fullmatch(line.rstrip()))
@@ -52,9 +53,12 @@ def _headings(lines: list[str], at: list[int]) -> dict[int, Heading]:
     return {index: (2, " ".join(lines[index].split()), ()) for index in at}
 
 
-def _body_below(lines: list[str], index: int) -> bool:
-    """The next non-blank line below `index` is indented (an entry's body)."""
-    for below in range(index + 1, min(len(lines), index + 4)):
+def _set_apart(lines: list[str], index: int) -> bool:
+    """The line at `index` follows a blank line (or opens the text) and its body below is indented
+    (a co-author's line too): a log's dated line runs on from the line above it."""
+    if index > 0 and lines[index - 1].strip():
+        return False
+    for below in range(index + 1, min(len(lines), index + 3)):
         if lines[below].strip():
             return lines[below].startswith(("  ", "\t"))
     return False
