@@ -20,7 +20,8 @@ Three shapes, each taken only on evidence, so that a stray line never becomes a 
 
 `=` is level 2, `-` level 3, a numbered title one level below its depth (`2.` level 2, `2.4.` level
 3): none is level 1, so without a title line a plain text file's title is what it was (its name; a
-README's folder too, titles.py), never its first section's. Every line stays a line (an underline
+README's folder too, titles.py), never its first section's. A Debian or GNU changelog's entry lines are
+level 2 headings too (changelog_entries.py). Every line stays a line (an underline
 becomes blank), so form feeds and line positions are kept.
 """
 
@@ -31,6 +32,7 @@ from bisect import bisect_left
 from collections import Counter
 
 from minirag.chunking.frontmatter import parse_frontmatter
+from minirag.ingest.changelog_entries import changelog_headings
 
 _UNDERLINE = re.compile(r"( {0,3})(=++|-++)[ \t\r]*+")
 # `2.4.  Salt`, `10 Security`, `A.1.  Foo`, `Appendix A.  Acknowledgments`: a bounded, possessive
@@ -70,6 +72,7 @@ def _marked(text: str) -> str:
     lines = text.split("\n")
     headings = _underlined(lines)
     headings.update(_numbered(lines, headings))
+    headings.update(changelog_headings(lines))
     headings.update(_title_line(lines, headings))
     if not headings:
         return text
