@@ -28,6 +28,7 @@ from __future__ import annotations
 import bisect
 import re
 import struct
+from collections import deque
 from dataclasses import dataclass, field
 
 from minirag.errors import ConversionFailed
@@ -251,7 +252,7 @@ def _body(text: str, paragraphs: ParagraphTable, sheet: Styles, lists: Lists,
     blocks: list[Block] = []
     table, fields = Table(), _Fields()
     cited_at, boxed_at = cited_at or {}, boxed_at or {}
-    cps, anchors = sorted(cited_at), sorted(boxed_at)
+    cps, anchors = sorted(cited_at), deque(sorted(boxed_at))
     start, waiting = 0, []
     for mark in _MARKS.finditer(text):
         raw, at = text[start:mark.start()], mark.start()
@@ -259,7 +260,7 @@ def _body(text: str, paragraphs: ParagraphTable, sheet: Styles, lists: Lists,
             raw = _with_notes(raw, start, cited_at, cps)
         start = mark.end()
         while anchors and anchors[0] < start:
-            waiting += boxed_at[anchors.pop(0)]
+            waiting += boxed_at[anchors.popleft()]
         props = paragraphs.at(at)
         shown = _clean(fields.shown(raw), code=props.style in sheet.code and not props.in_table)
         if props.in_table or mark.group() == "\x07":
