@@ -219,6 +219,10 @@ NON_WEB_LEAD = 0.1
 # language's (alphabets.misfit): Czech read as cp1252 scored 0.082 to cp1250's 0.0, and as
 # 0.0 beside it on three lines.
 CHAOS_TIE = 0.1
+# ... and a reading in which the detector finds no language's words where another reads as one (Latin-1
+# credits read as Shift-JIS, Urdu or DOS Ukrainian: coherence 0.0 beside 0.72) is no reading of
+# them, however its letters fit an alphabet.
+COHERENCE_GAP = 0.3
 # Text the detector cannot place is read as windows-1252 where at most this share of its bytes is
 # past ASCII: Western text with a few accented letters (Cyrillic or CJK is mostly such bytes).
 MAX_LATIN_SHARE = 0.5
@@ -246,9 +250,20 @@ def _decode_detected(data: bytes, name: str, position: int) -> tuple[str, tuple[
         matches = web  # a DOS or Mac code page only where it reads the bytes clearly better
     least = min(m.chaos for m in matches)
     close = [m for m in matches if m.chaos <= least + CHAOS_TIE]
+    most = max(m.coherence for m in close)
+    close = [m for m in close if m.coherence >= most - COHERENCE_GAP]
     texts = {id(m): str(m) for m in close}
-    best = min(close, key=lambda m: (misfit(texts[id(m)]), m.chaos, -m.coherence, _prevalence(named[id(m)])))
+    best = min(close, key=lambda m: (_unwritten(texts[id(m)]), misfit(texts[id(m)]), m.chaos, -m.coherence,
+                                     _prevalence(named[id(m)])))
     return texts[id(best)], (f"{name}: not UTF-8 (invalid at byte {position}); decoded as {named[id(best)]}",)
+
+
+def _unwritten(text: str) -> bool:
+    """Whether a reading spells some bytes as code points no text is written in: private-use (a
+    code page's vendor extras, Shift-JIS's `\\uf8f1` for Latin-1's `ý`) or unassigned. Such a reading
+    loses to one without, whatever alphabets the other mixes (a NEWS file's credits: Czech, Polish
+    and French names in one Latin-1 text, which no single language's alphabet fits)."""
+    return any(unicodedata.category(c) in ("Co", "Cn") for c in text if ord(c) > 0x7F)
 
 
 def _prevalence(charset: str) -> int:
