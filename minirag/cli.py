@@ -73,7 +73,7 @@ def _run_files(args, runner) -> int:
     try:
         runner(progress, display)
     except KeyboardInterrupt as exc:  # Ctrl-C, SIGTERM: main() says it, with what the run leaves
-        exc.add_note(_left_by_stop(args.command, progress.done))
+        exc.add_note(_left_by_stop(args.command, progress))
         raise
     finally:
         display.close()
@@ -102,14 +102,21 @@ def _run_files(args, runner) -> int:
     return 0
 
 
-def _left_by_stop(command: str, done: int) -> str:
+def _left_by_stop(command: str, progress) -> str:
     """What a stopped ingest or sync leaves: each file is written whole or not at all, so those done
-    stay indexed and the same command, run again, skips them."""
+    stay indexed and the same command, run again, skips them; the vectors embedded for files not
+    written are kept (store/pending.py), and that run reuses them."""
     from minirag.ingest.progress import plural
 
+    done = progress.done
     kept = (f"{plural(done, 'file')} indexed before the stop {'stays' if done == 1 else 'stay'} indexed"
             if done else "no file was indexed before the stop")
-    return f"{kept}: run `minirag {command}` again for the rest"
+    said = f"{kept}: run `minirag {command}` again for the rest"
+    unwritten = progress.chunks_embedded - (progress.chunks_written - progress.chunks_reused)
+    if unwritten > 0:
+        said += (f"; the {plural(unwritten, 'chunk')} embedded for files not finished {'is' if unwritten == 1 else 'are'}"
+                 " kept, not embedded again")
+    return said
 
 
 def _stopped(exc: BaseException, what: str) -> str:
