@@ -120,8 +120,9 @@ name minirag-mcp's users have in their client configurations (see
   (a mistyped command or option is named with the one meant: `--topk` → `--top-k`); 130 after Ctrl-C; 143 after SIGTERM and 129 after
   SIGHUP, which stop a command as Ctrl-C does (a backup's partial copy is removed,
   the index closed), with one line saying which; a stopped `ingest` or `sync` says too how many files
-  it indexed before the stop (each is written whole or not at all: they stay) and that the same
-  command run again does the rest. `ingest` and `sync` exit 1 if any
+  it indexed before the stop (each is written whole or not at all: they stay), how many chunks it
+  had embedded for files not finished (kept: the next run does not embed them again), and that the
+  same command run again does the rest. `ingest` and `sync` exit 1 if any
   file failed, a folder could not be read, or a file named on its own is no document
   (`ingest style.css`: its type is said) (each gets a `warn:` line on stderr;
   the summary line is the output). `sync` counts a file that failed before and
