@@ -235,7 +235,7 @@ def _drop_chrome(top) -> None:
     tallies = _tallies(top)
     doomed: list[HtmlElement] = []
     bars: list[frozenset[str]] = []  # the link targets of each prev/next bar
-    widgets = Widgets.of(top)
+    widgets = Widgets.of(top, {el: tally.words for el, tally in tallies.items()})
     before_title = True
     walk = etree.iterwalk(top, events=("start",))
     for _event, el in walk:

@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from lxml.html import HtmlElement
 
 _HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
@@ -48,10 +50,6 @@ def _name_parts(el, *, with_id: bool = False) -> set[str]:
     return set(_NAME_PART.findall(f"{el.get('class') or ''} {(el.get('id') or '') if with_id else ''}".lower()))
 
 
-def _words(el) -> int:
-    return len(_WORD.findall(el.text_content()))
-
-
 @dataclass
 class Widgets:
     """What tells a page's widgets from its text: its first heading and what holds it, and its ids
@@ -60,15 +58,22 @@ class Widgets:
     root: HtmlElement
     holding_title: frozenset = frozenset()  # the first heading and its ancestors
     title: HtmlElement | None = None
+    # Each element's words, where known (page_chrome.py counts them once for the whole page: each
+    # nested share or cookie block reading its subtree's text again cost its size times their depth)
+    counted: Mapping[object, int] = field(default_factory=dict, repr=False)
     _ids: dict | None = field(default=None, repr=False)
     _ends: dict | None = field(default=None, repr=False)  # each element's end in the page's order
     _last_text: int = field(default=-1, repr=False)  # where the page's last text a reader sees stands
 
     @classmethod
-    def of(cls, top) -> Widgets:
+    def of(cls, top, counted: Mapping[object, int]) -> Widgets:
         heading = next(top.iter(*_HEADINGS), None)
         holding = frozenset([heading, *heading.iterancestors()]) if heading is not None else frozenset()
-        return cls(top.getroottree().getroot(), holding, heading)
+        return cls(top.getroottree().getroot(), holding, heading, counted)
+
+    def _words(self, el) -> int:
+        words = self.counted.get(el)
+        return words if words is not None else len(_WORD.findall(el.text_content()))
 
     def _target(self, fragment: str):
         if self._ids is None:
@@ -87,14 +92,14 @@ class Widgets:
         if not parts:
             return False
         if _name_parts(el) & _SHARE_PARTS:
-            return _is_share_bar(el)
+            return _is_share_bar(el, self._words(el))
         if parts & _CONSENT_PARTS:
-            return _is_banner(el) and (before_title or not self._text_follows(el))
+            return _is_banner(el, self._words(el)) and (before_title or not self._text_follows(el))
         return False
 
     def _is_skip_link(self, a, before_title: bool) -> bool:
         href = (a.get("href") or "").strip()
-        if len(href) < 2 or not href.startswith("#") or _words(a) > SKIP_LINK_WORDS:
+        if len(href) < 2 or not href.startswith("#") or self._words(a) > SKIP_LINK_WORDS:
             return False
         parent = a.getparent()
         if _name_parts(a) & _SKIP_PARTS or (parent is not None and _name_parts(parent) & _SKIP_PARTS):
@@ -102,7 +107,7 @@ class Widgets:
         if not before_title or self.title is None:
             return False
         target = self._target(href[1:])
-        return target is not None and target is not a and (target in self.holding_title or not _words(target))
+        return target is not None and target is not a and (target in self.holding_title or not self._words(target))
 
 
     def _text_follows(self, el) -> bool:
@@ -127,15 +132,15 @@ class Widgets:
         return end is None or self._last_text >= end  # (its own tail follows it)
 
 
-def _is_share_bar(el) -> bool:
-    if _words(el) > SHARE_BAR_WORDS or next(el.iter("pre"), None) is not None:
+def _is_share_bar(el, words: int) -> bool:
+    if words > SHARE_BAR_WORDS or next(el.iter("pre"), None) is not None:
         return False
     links = sum(1 for a in el.iter("a") if a.get("href") is not None)
     return links + sum(1 for _ in el.iter(*_CONTROLS)) >= 2
 
 
-def _is_banner(el) -> bool:
-    if _words(el) > BANNER_WORDS or next(el.iter(*_CONTROLS), None) is None and not any(
+def _is_banner(el, words: int) -> bool:
+    if words > BANNER_WORDS or next(el.iter(*_CONTROLS), None) is None and not any(
             (a.get("role") or "").lower() == "button" for a in el.iter("a")):
         return False
     for depth, ancestor in enumerate(el.iterancestors()):

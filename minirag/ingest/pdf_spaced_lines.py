@@ -18,6 +18,7 @@ The text's edges are those of the boxes around the two, looked at in constant ti
 
 from __future__ import annotations
 
+import bisect
 import math
 from collections.abc import Sequence
 
@@ -61,27 +62,37 @@ def boxes_running_on(boxes: Sequence[LTTextBox | None]) -> set[int]:
 
 
 class _Pitches:
-    """(height, pitch) pairs, looked up by height: those of heights a factor 1 + SIZES apart stand
-    in neighbouring buckets, each sorted by pitch, so a page of many lines is no quadratic cost."""
+    """(height, pitch) pairs, looked up by height: those of about one height (SIZES) among heights a
+    factor 1 + SIZES apart stand in one run of the pairs sorted by height, and the least pitch of a
+    run is found from a table of each power-of-two run's least, so that a page of many lines in two
+    sizes is no quadratic cost (a scan of the other size's closer pitches, for each box)."""
 
     def __init__(self, pairs: Sequence[tuple[float, float]]) -> None:
-        self._buckets: dict[int, list[tuple[float, float]]] = {}
-        for height, pitch in sorted(pairs, key=lambda pair: pair[1]):
-            self._buckets.setdefault(self._bucket(height), []).append((pitch, height))
+        ordered = sorted(pairs)
+        self._heights = [height for height, _pitch in ordered]
+        self._buckets = [self._bucket(height) for height in self._heights]
+        self._least = [[pitch for _height, pitch in ordered]]  # [k][at]: the least of 2**k pitches from `at`
+        while 2 ** len(self._least) <= len(ordered):
+            shorter, half = self._least[-1], 2 ** (len(self._least) - 1)
+            self._least.append([min(shorter[at], shorter[at + half]) for at in range(len(shorter) - half)])
 
     @staticmethod
     def _bucket(height: float) -> int:
         return math.floor(math.log(max(height, 0.01), 1 + SIZES))
 
     def closer(self, height: float, than: float) -> bool:
-        """Whether two rows of about `height` (SIZES) stand closer than `than`."""
-        for bucket in range(self._bucket(height) - 1, self._bucket(height) + 2):
-            for pitch, size in self._buckets.get(bucket, ()):
-                if pitch >= than:
-                    break
-                if abs(size - height) <= SIZES * height:
-                    return True
-        return False
+        """Whether two rows of about `height` (SIZES) whose heights stand in neighbouring buckets
+        stand closer than `than`."""
+        # Both tests hold for one run of heights: each is monotonic in the height.
+        bucket = self._bucket(height)
+        low = max(bisect.bisect_left(self._buckets, bucket - 1),
+                  bisect.bisect_left(self._heights, True, key=lambda size: size >= height or abs(size - height) <= SIZES * height))
+        high = min(bisect.bisect_right(self._buckets, bucket + 1),
+                   bisect.bisect_left(self._heights, True, key=lambda size: size > height and abs(size - height) > SIZES * height))
+        if low >= high:
+            return False
+        power = (high - low).bit_length() - 1
+        return min(self._least[power][low], self._least[power][high - 2 ** power]) < than
 
 
 def _meeting(rows: Sequence[Sequence[LTTextLine]], next_rows: Sequence[Sequence[LTTextLine]]) -> tuple[float, float] | None:
