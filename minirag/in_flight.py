@@ -143,9 +143,8 @@ class InFlight:
 
     async def settled(self, patience: float | None = None, bound: float | None = None) -> None:
         """Return once no request is open nor held; or once `patience` seconds (SETTLE_S) pass with no
-        work ending (interruptible.steps) nor in hand (interruptible.in_hand: a conversion ends its one
-        step when it ends), counted from this call and again from each look that finds work ended or
-        in hand; or `bound` seconds (SETTLE_MAX_S) after this call."""
+        work ending (interruptible.steps), counted from this call and again from each look that
+        finds work ended; or `bound` seconds (SETTLE_MAX_S) after this call."""
         patience = SETTLE_S if patience is None else patience
         bound = SETTLE_MAX_S if bound is None else bound
         with anyio.move_on_after(bound) as bounded:
@@ -164,7 +163,7 @@ class InFlight:
         steps, since = interruptible.steps(), time.monotonic()
         while time.monotonic() - since < patience:
             await anyio.sleep(min(_LOOK_S, patience))
-            if (now := interruptible.steps()) != steps or interruptible.in_hand():
+            if (now := interruptible.steps()) != steps:
                 steps, since = now, time.monotonic()
         log.info("the requests still open after stdin closed ended no work for %g s: they are cancelled", patience)
         waiting.cancel()

@@ -35,8 +35,6 @@ _helper_lock = threading.Lock()
 _running = threading.Event()  # set while the helper runs a call
 _SLICE_S = 0.2  # how late a signal another thread received may be handled
 _steps = 0  # work ended so far (`steps`); a lost increment of two threads at once still moves it
-_held = 0  # work under a bound's `stopping` going on now (`in_hand`)
-_held_lock = threading.Lock()
 
 
 def _serve(calls: queue.SimpleQueue[tuple[Future, Callable[[], Any]]]) -> None:
@@ -111,7 +109,6 @@ class RunBound:
             if self._why is not None:
                 raise RunStopped(self._why)
             self._stops[key] = stop
-        _in_hand(+1)
         try:
             yield
         except Exception:
@@ -121,7 +118,6 @@ class RunBound:
         finally:
             with self._lock:
                 del self._stops[key]
-            _in_hand(-1)
             _stepped()
 
     def stopped_by(self, event: threading.Event, why: str) -> None:
@@ -222,18 +218,6 @@ def _call(run: Callable[[], T], stop: Callable[[], None]) -> T:
 def _stepped() -> None:
     global _steps
     _steps += 1
-
-
-def in_hand() -> int:
-    """How many pieces of work under a bound's `stopping` (a conversion, a git read) are going on now,
-    any thread: one such piece ends no step until it ends, and is alive meanwhile (in_flight.settled)."""
-    return _held
-
-
-def _in_hand(change: int) -> None:
-    global _held
-    with _held_lock:
-        _held += change
 
 
 def steps() -> int:

@@ -209,37 +209,3 @@ def test_a_server_whose_client_closed_both_pipes_ends_without_waiting_for_its_re
             proc.wait()
     stderr = proc.stderr.read().decode()
     assert proc.returncode == 0 and "Traceback" not in stderr, stderr
-
-
-def test_a_request_whose_one_long_conversion_is_in_hand_is_waited_for_until_it_ends():
-    """A conversion ends one piece of work, when it ends: while it is in hand (under a bound's
-    `stopping`), the request it serves is alive however long it takes, and the wait goes on."""
-    async def main() -> None:
-        flight = InFlight()
-        assert await flight.take(_request(1), 10) is not None
-        settled = anyio.Event()
-        release = threading.Event()
-
-        def converting() -> None:
-            with interruptible.RunBound(None).stopping(release.set):
-                release.wait(120)
-
-        async def settle() -> None:
-            await flight.settled(PATIENCE_S)
-            settled.set()
-
-        worker = threading.Thread(target=converting)
-        worker.start()
-        try:
-            async with anyio.create_task_group() as tasks:
-                tasks.start_soon(settle)
-                await anyio.sleep(20 * PATIENCE_S)
-                assert not settled.is_set(), "the request was given up while its conversion was in hand"
-                release.set()
-                with anyio.fail_after(60):  # the conversion ended and no work follows: given up
-                    await settled.wait()
-        finally:
-            release.set()
-            worker.join(60)
-
-    anyio.run(main)
