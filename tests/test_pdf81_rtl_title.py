@@ -5,26 +5,16 @@ in large type over paragraphs, shaped by HarfBuzz with DejaVu Sans and drawn gly
 
 from __future__ import annotations
 
-import importlib.util
-
 from conftest import FIXTURES
+from test_rtl81_pdf_marks import shaped_pdf_generator
 
 from minirag.ingest.convert import convert_file
 
-ROOT = FIXTURES.parent.parent
-
-
-def _generator():
-    spec = importlib.util.spec_from_file_location("gen_shaped_pdf", ROOT / "scripts" / "gen_shaped_pdf.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_the_title_of_an_arabic_pdf_keeps_its_lam_alef_ligatures_in_order():
     """The body's lines had their lam-alef glyphs set right before being turned into reading order;
     the title, read from the first page's largest type, was turned without that (`الأرض` read `األرض`)."""
     converted = convert_file(FIXTURES / "pdf81" / "titled.pdf")
-    assert converted.metadata_title == _generator().TITLE
-    assert converted.markdown.startswith(_generator().TITLE + "\n")
+    assert converted.metadata_title == shaped_pdf_generator().TITLE
+    assert converted.markdown.startswith(shaped_pdf_generator().TITLE + "\n")
