@@ -11,7 +11,6 @@ from test_rtl81_pdf_marks import shaped_pdf_generator
 from minirag.ingest.convert import convert_file
 
 
-
 def test_the_title_of_an_arabic_pdf_keeps_its_lam_alef_ligatures_in_order():
     """The body's lines had their lam-alef glyphs set right before being turned into reading order;
     the title, read from the first page's largest type, was turned without that (`الأرض` read `األرض`)."""
