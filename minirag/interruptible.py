@@ -220,10 +220,17 @@ def _stepped() -> None:
     _steps += 1
 
 
+def advanced() -> None:
+    """A piece of work ended that no `call` nor `stopping` wraps: a page of a conversion, as its
+    worker process tells it (ingest/isolation.py)."""
+    _stepped()
+
+
 def steps() -> int:
-    """How many pieces of work (model runs, and conversions and other work under a bound's
-    `stopping`) have ended in this process so far, any thread: a count that moves while work goes
-    on, which a wait for that work may take as its sign of life (in_flight.settled)."""
+    """How many pieces of work (model runs, conversions and other work under a bound's `stopping`,
+    and pieces of a conversion: `advanced`) have ended in this process so far, any thread: a count
+    that moves while work goes on, which a wait for that work may take as its sign of life
+    (in_flight.settled)."""
     return _steps
 
 
