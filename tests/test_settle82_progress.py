@@ -191,3 +191,16 @@ def test_settle82_reports_a_stopped_worker_left_in_its_pipe_are_not_counted(tmp_
     counted = told[1][0]
     assert told[0] == (1, 2) and told[2:] == [], told  # none of those read after the stop shown
     assert interruptible.steps() - counted <= 1, "reports read after the stop were counted as work going on"
+
+
+def test_settle82_a_progress_report_is_counted_as_work_ended_and_a_malformed_one_fails_only_that_file():
+    from test_ocr import answered
+
+    text = b'{"markdown": "text", "title": null, "warnings": [], "note": "", "frontmatter": false, "rows": null}'
+    before = interruptible.steps()
+    assert answered([b'{"progress": 1}', b'{"progress": 7}', text]).markdown == "text"
+    assert interruptible.steps() - before >= 2
+    for frame in (b'{"progress": 0}', b'{"progress": "1"}', b'{"progress": true}', b'{"progress": 1, "of": 2}',
+                  b'{"progress": 1.5}', b'{"progress": 1, "page": 1, "pages": 2}'):
+        with pytest.raises(ConversionFailed, match=r"^/d/x.pdf: the converter sent something unreadable; stopped$"):
+            answered([frame, text])

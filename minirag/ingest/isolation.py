@@ -109,6 +109,8 @@ class _TooLong(Exception):
 
 
 class _Worker:
+    killed = False  # by kill(): the run it converted for was stopped
+
     def __init__(self) -> None:
         env = {**os.environ, **_WORKER_ENV,
                "PYTHONPATH": os.pathsep.join(p for p in sys.path if isinstance(p, str) and p)}
@@ -121,7 +123,6 @@ class _Worker:
             [sys.executable, "-P", "-m", "minirag.ingest.convert_worker"], stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, stderr=None if log.isEnabledFor(logging.INFO) else subprocess.DEVNULL, env=env,
             close_fds=True, cwd=os.path.abspath(os.sep))
-        self.killed = False  # by kill(): the run it converted for was stopped
 
     # Both are pipes, buffered (Popen's default bufsize): never None.
     @property
