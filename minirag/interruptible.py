@@ -320,12 +320,22 @@ def aside(pool: Executor, run: Callable[[], T]) -> Iterator[Callable[[], T]]:
                     raise
 
 
+_left_calls: list[threading.Event] = []  # calls left running once stopped (`leave`), each set as it ends
+
+
+def leave(ended: threading.Event) -> None:
+    """A call stopped and no longer waited for, its thread blocked where no stop reaches (a lock):
+    `left_running` says so until `ended` is set."""
+    _left_calls[:] = [*(call for call in _left_calls if not call.is_set()), ended]
+
+
 def left_running() -> bool:
-    """Whether a run the main thread no longer waits for (a second signal left it) is running or waits
-    to: the process must end without the interpreter's teardown (os._exit), which destroys the native
-    library under that run (ONNX Runtime: "terminate called without an active exception", SIGABRT), and
-    joins a pool's thread running it."""
-    return _running.is_set() or (_calls is not None and not _calls.empty()) or bool(_left_aside)
+    """Whether a run the main thread no longer waits for (a second signal left it, or a server left a
+    stopped call: `leave`) is running or waits to: the process must end without the interpreter's
+    teardown (os._exit), which destroys the native library under that run (ONNX Runtime: "terminate
+    called without an active exception", SIGABRT), and joins a pool's thread running it."""
+    return (_running.is_set() or (_calls is not None and not _calls.empty()) or bool(_left_aside)
+            or any(not call.is_set() for call in _left_calls))
 
 
 class _Pool(ThreadPoolExecutor):

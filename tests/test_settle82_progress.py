@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import queue
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -204,3 +205,58 @@ def test_settle82_a_progress_report_is_counted_as_work_ended_and_a_malformed_one
                   b'{"progress": 1.5}', b'{"progress": 1, "page": 1, "pages": 2}'):
         with pytest.raises(ConversionFailed, match=r"^/d/x.pdf: the converter sent something unreadable; stopped$"):
             answered([frame, text])
+
+
+# The stdio server, each ingest_file call stuck where no stop reaches (a lock, a hung mount), and quick
+# to give up on it: a cancelled call's stopped thread is waited for STOPPED_WITHIN_S.
+SERVE_STUCK_WRITE = """import sys
+import threading
+import minirag.in_flight as in_flight
+import minirag.server as server
+from minirag.app import App
+from minirag.cli import main
+in_flight.SETTLE_S = 1.0
+server.STOPPED_WITHIN_S = 1.0
+never = threading.Event()
+def stuck(self, *args, **kwargs):
+    print("stuck", file=sys.stderr, flush=True)
+    never.wait(600)
+App.ingest_file = stuck
+sys.exit(main())"""
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a child process")
+@pytest.mark.parametrize("how", ["stdin closed", "Ctrl-C"])
+def test_settle82_a_cancelled_write_call_stuck_where_no_stop_reaches_does_not_hold_the_server(tmp_path, model_path, how):
+    """stoppable waited for a cancelled write call's thread to end, shielded, with no bound: a call
+    stuck in a wait its stop does not reach held the server's end for ever, after stdin closed and
+    after Ctrl-C alike."""
+    import signal
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "tides.md").write_text("# Tides\n")
+    env = {k: v for k, v in os.environ.items() if k not in CONFIG_VARS} | {
+        "MODEL_PATH": model_path, "BASE_DIR": str(docs), "DB_PATH": str(tmp_path / "index.db"),
+        "PYTHONPATH": str(Path(__file__).parent.parent)}
+    server = RawServer(env, run=("-c", SERVE_STUCK_WRITE))
+    try:
+        server.initialize()
+        server.send({"id": "stuck", "method": "tools/call",
+                     "params": {"name": "ingest_file", "arguments": {"filePath": str(docs / "tides.md")}}})
+        while b"stuck" not in (said := server.proc.stderr.readline()):
+            assert said, "the server ended before the call began"
+        if how == "stdin closed":
+            server.proc.stdin.close()
+        else:
+            server.proc.send_signal(signal.SIGINT)
+        server.proc.wait(TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"the server, {how}, waited on for a call stuck where its stop does not reach")
+    finally:
+        if server.proc.poll() is None:
+            server.proc.kill()
+            server.proc.wait()
+    stderr = server.proc.stderr.read().decode()
+    assert server.proc.returncode == (0 if how == "stdin closed" else 130), stderr
+    assert "went on 1 s after it was stopped" in stderr and "Traceback" not in stderr, stderr
