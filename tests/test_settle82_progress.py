@@ -260,3 +260,26 @@ def test_settle82_a_cancelled_write_call_stuck_where_no_stop_reaches_does_not_ho
     stderr = server.proc.stderr.read().decode()
     assert server.proc.returncode == (0 if how == "stdin closed" else 130), stderr
     assert "went on 1 s after it was stopped" in stderr and "Traceback" not in stderr, stderr
+
+
+def test_settle82_a_pdf_tells_each_page_and_a_workbook_each_sheet_as_they_are_read():
+    import io
+
+    import xlsxwriter
+
+    from minirag.ingest import conversion_progress
+    from minirag.ingest.convert import convert_document
+
+    book = io.BytesIO()
+    with xlsxwriter.Workbook(book) as workbook:
+        for name in ("Spring", "Neap", "Storm"):
+            workbook.add_worksheet(name).write("A1", f"{name} tides")
+    told: list[str] = []
+    token = conversion_progress.LISTENER.set(lambda: told.append("piece"))
+    try:
+        convert_document(_long_pdf(), ".pdf", "tables.pdf")
+        pdf_pieces = len(told)
+        convert_document(book.getvalue(), ".xlsx", "tides.xlsx")
+    finally:
+        conversion_progress.LISTENER.reset(token)
+    assert (pdf_pieces, len(told) - pdf_pieces) == (PAGES, 3)
