@@ -22,9 +22,9 @@ from minirag.errors import ConversionFailed
 from minirag.ingest.isolation import ConversionStopped, ConverterPool, Limits
 
 # The patience the tests' servers settle with: short, so that a reading several times as long is short too.
-SETTLE_S = 1.5
+SETTLE_S = 2.0
 PAGE_S = 0.2  # each page's reading slowed by this, in the worker
-PAGES = 15  # read in PAGES * PAGE_S: twice SETTLE_S
+PAGES = 20  # read in PAGES * PAGE_S: twice SETTLE_S
 
 # The stdio server, settling with the tests' patience.
 SERVE = """import os

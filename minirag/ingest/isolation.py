@@ -58,9 +58,10 @@ _WORKER_ENV = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THR
 REQUEST_ENV = ("MINIRAG_OCR", "MINIRAG_OCR_LANGUAGES", "XDG_CACHE_HOME", "LC_ALL", "LC_MESSAGES", "LANG")
 # A progress frame ({"page": i, "pages": n}, {"progress": n}) is never longer; a longer frame is the answer.
 MAX_PROGRESS_FRAME = 64
-# A worker sends progress frames no faster than OCR reads pages, and its other reports at most one
-# each convert_worker.PROGRESS_EVERY_S: one sending more than these many in a request's first
-# seconds, and these many a second after, floods its parent's converting thread, and is stopped.
+# A worker sends OCR's page frames no faster than OCR reads pages, and its other reports at most one
+# each convert_worker.PROGRESS_EVERY_S. One whose frames for a request pass REPORTS_AT_ONCE, and
+# REPORTS_PER_S more for each second the request has run, floods the parent's converting thread (each
+# frame is a read there), and is stopped.
 REPORTS_AT_ONCE = MAX_OCR_PAGES
 REPORTS_PER_S = 100
 # No answer is longer (convert_worker.max_answer_bytes); a frame said to be is refused before it is read.
@@ -161,9 +162,6 @@ class _Worker:
                 if not _is_answer(frame):
                     raise _Unreadable
                 return frame
-            reports += 1
-            if reports > REPORTS_AT_ONCE + REPORTS_PER_S * (time.monotonic() - began):
-                raise _Flooded
             if "progress" in frame:
                 done = frame["progress"]
                 if frame.keys() != {"progress"} or type(done) is not int or done < 1:
@@ -175,6 +173,9 @@ class _Worker:
                     raise _Unreadable
             if self.killed:  # read from the pipe after its run was stopped: no work going on
                 continue
+            reports += 1
+            if reports > REPORTS_AT_ONCE + REPORTS_PER_S * (time.monotonic() - began):
+                raise _Flooded
             interruptible.advanced()
             if "page" in frame and on_page is not None:
                 on_page(frame["page"], frame["pages"])
