@@ -220,10 +220,17 @@ def _stepped() -> None:
     _steps += 1
 
 
+def advanced() -> None:
+    """A piece of work ended that no `call` nor `stopping` wraps: a page of a conversion, as its
+    worker process tells it (ingest/isolation.py)."""
+    _stepped()
+
+
 def steps() -> int:
-    """How many pieces of work (model runs, and conversions and other work under a bound's
-    `stopping`) have ended in this process so far, any thread: a count that moves while work goes
-    on, which a wait for that work may take as its sign of life (in_flight.settled)."""
+    """How many pieces of work (model runs, conversions and other work under a bound's `stopping`,
+    and pieces of a conversion: `advanced`) have ended in this process so far, any thread: a count
+    that moves while work goes on, which a wait for that work may take as its sign of life
+    (in_flight.settled)."""
     return _steps
 
 
@@ -313,12 +320,22 @@ def aside(pool: Executor, run: Callable[[], T]) -> Iterator[Callable[[], T]]:
                     raise
 
 
+_left_calls: list[threading.Event] = []  # calls left running once stopped (`leave`), each set as it ends
+
+
+def leave(ended: threading.Event) -> None:
+    """A call stopped and no longer waited for, its thread blocked where no stop reaches (a lock):
+    `left_running` says so until `ended` is set."""
+    _left_calls[:] = [*(call for call in _left_calls if not call.is_set()), ended]
+
+
 def left_running() -> bool:
-    """Whether a run the main thread no longer waits for (a second signal left it) is running or waits
-    to: the process must end without the interpreter's teardown (os._exit), which destroys the native
-    library under that run (ONNX Runtime: "terminate called without an active exception", SIGABRT), and
-    joins a pool's thread running it."""
-    return _running.is_set() or (_calls is not None and not _calls.empty()) or bool(_left_aside)
+    """Whether a run the main thread no longer waits for (a second signal left it, or a server left a
+    stopped call: `leave`) is running or waits to: the process must end without the interpreter's
+    teardown (os._exit), which destroys the native library under that run (ONNX Runtime: "terminate
+    called without an active exception", SIGABRT), and joins a pool's thread running it."""
+    return (_running.is_set() or (_calls is not None and not _calls.empty()) or bool(_left_aside)
+            or any(not call.is_set() for call in _left_calls))
 
 
 class _Pool(ThreadPoolExecutor):

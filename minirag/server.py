@@ -78,6 +78,10 @@ DEFAULT_HTTP_HOST = "127.0.0.1"
 TOKEN_ENV = "MINIRAG_HTTP_TOKEN"
 PROGRESS_INTERVAL_S = 0.5  # how often a waiting sync_start reports progress
 CANCEL_WAIT_S = 10.0  # how long sync_cancel waits for the job to stop before it answers "cancelling"
+# How long a cancelled write call's thread may go on once stopped before the cancellation goes up
+# without it: what a stop reaches ends at once (a model run, a conversion); a thread waiting on what it
+# does not (a lock, a converter behind other files, a hung mount) held a server's exit for ever.
+STOPPED_WITHIN_S = 10.0
 # The longest one model run of a query may take (encoder.PROBE_LIMIT_S says why): past it the run is
 # stopped and the call answers why, in one line naming the model.
 QUERY_RUN_LIMIT_S = 60.0
@@ -213,7 +217,9 @@ async def stoppable(call: Callable[[], Any], limit_s: float | None, *, settle: b
     saying so; None: no limit), or when the client cancels the call (notifications/cancelled, and the
     server's shutdown, which cancels every call): the SDK's worker thread waited for the run to end,
     for ever under a graph that never ends. `settle`: a cancelled call that started goes up only once
-    its thread has ended (its write committed or rolled back), so the index never closes under it."""
+    its thread has ended (its write committed or rolled back), so the index never closes under it; or
+    once STOPPED_WITHIN_S have passed, the thread left running (interruptible.leave) and the process
+    ending without it: a transaction it has open is rolled back, as after any crash."""
     from minirag.encoder import OVERDUE
 
     bound = interruptible.RunBound(limit_s, OVERDUE.format(limit=limit_s) if limit_s is not None else "")
@@ -233,7 +239,11 @@ async def stoppable(call: Callable[[], Any], limit_s: float | None, *, settle: b
         bound.stop("was stopped: the call was cancelled")
         if settle and started.is_set():
             with anyio.CancelScope(shield=True):
-                await anyio.to_thread.run_sync(ended.wait)
+                stopped = await anyio.to_thread.run_sync(ended.wait, STOPPED_WITHIN_S)
+            if not stopped:
+                log.warning("a cancelled call went on %g s after it was stopped: the server goes on without it",
+                            STOPPED_WITHIN_S)
+                interruptible.leave(ended)
         raise
 
 

@@ -10,8 +10,9 @@ when its stdin closes (the parent gone).
 
 Frames are an 8-byte big-endian length and a body: requests are pickles from the
 parent; answers are JSON, so the parent never unpickles what a hostile file steered.
-Before its answer, a request may bring progress frames, `{"page": i, "pages": n}`, one as
-OCR starts on each page (ingest/ocr.py).
+Before its answer, a request may bring progress frames: `{"page": i, "pages": n}`, one as
+OCR starts on each page (ingest/ocr.py); `{"progress": n}`, the pieces of the file done so far
+(conversion_progress.py), at most one each PROGRESS_EVERY_S.
 """
 
 from __future__ import annotations
@@ -32,9 +33,13 @@ from minirag._compat.markitdown import without_magika
 from minirag._compat.python import abort
 from minirag.display import LogLine
 from minirag.errors import ConversionFailed, described
+from minirag.ingest.conversion_progress import LISTENER
 from minirag.ingest.quiet import converting, not_a_parsers
 
 _HEADER = struct.Struct(">Q")
+# Pieces done are told at most this often: a PDF of blank pages reads thousands a second, and each
+# frame is a read for the parent. Well under in_flight.SETTLE_S, which a report must come within.
+PROGRESS_EVERY_S = 0.5
 # Bytes an answer may take beyond its text: the title, warnings and note.
 ANSWER_OVERHEAD = 1024 * 1024
 
@@ -140,6 +145,27 @@ def encode_answer(answer: dict, name: str, limit: int) -> bytes:
         "utf-8", "surrogatepass")
 
 
+class _Reports:
+    """The pieces of the request in hand done (conversion_progress.advanced), sent to the parent as
+    `{"progress": n}` frames, the first PROGRESS_EVERY_S after the request began, then at most one
+    each PROGRESS_EVERY_S: a piece done is told with the next one sent, a hang tells nothing."""
+
+    def __init__(self, answers) -> None:
+        self._answers = answers
+        self.began()
+
+    def began(self) -> None:
+        self._done = 0
+        self._sent_at = time.monotonic()
+
+    def advanced(self) -> None:
+        self._done += 1
+        now = time.monotonic()
+        if now - self._sent_at >= PROGRESS_EVERY_S:
+            self._sent_at = now
+            write_frame(self._answers, json.dumps({"progress": self._done}).encode())
+
+
 def serve(requests, answers) -> None:
     without_magika()
     from minirag.ingest import convert, ocr  # noqa: F401 - loaded before the first limit applies
@@ -147,6 +173,8 @@ def serve(requests, answers) -> None:
     _freeze_what_is_loaded()
     limit = max_answer_bytes()
     ocr.PAGE_LISTENER.set(lambda page, pages: write_frame(answers, json.dumps({"page": page, "pages": pages}).encode()))
+    reports = _Reports(answers)
+    LISTENER.set(reports.advanced)
 
     while True:
         frame = read_frame(requests)
@@ -159,6 +187,7 @@ def serve(requests, answers) -> None:
             else:
                 os.environ[key] = value
         retire = False
+        reports.began()
         try:
             _preload(op, args)
             _set_limits(memory_bytes, cpu_seconds)

@@ -56,8 +56,14 @@ _WORKER_ENV = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THR
 # places the OCR cache: a worker must read and write the cache its parent would. The locale's
 # variables choose Tesseract's default languages (ocr.py).
 REQUEST_ENV = ("MINIRAG_OCR", "MINIRAG_OCR_LANGUAGES", "XDG_CACHE_HOME", "LC_ALL", "LC_MESSAGES", "LANG")
-# A progress frame ({"page": i, "pages": n}) is never longer; a longer frame is the answer.
+# A progress frame ({"page": i, "pages": n}, {"progress": n}) is never longer; a longer frame is the answer.
 MAX_PROGRESS_FRAME = 64
+# A worker sends OCR's page frames no faster than OCR reads pages, and its other reports at most one
+# each convert_worker.PROGRESS_EVERY_S. One whose frames for a request pass REPORTS_AT_ONCE, and
+# REPORTS_PER_S more for each second the request has run, floods the parent's converting thread (each
+# frame is a read there), and is stopped.
+REPORTS_AT_ONCE = MAX_OCR_PAGES
+REPORTS_PER_S = 100
 # No answer is longer (convert_worker.max_answer_bytes); a frame said to be is refused before it is read.
 MAX_ANSWER_BYTES = max_answer_bytes()
 
@@ -95,11 +101,17 @@ class _Unreadable(Exception):
     """The worker sent a frame that is neither a progress frame nor an answer."""
 
 
+class _Flooded(Exception):
+    """The worker sent progress frames faster than any conversion makes progress."""
+
+
 class _TooLong(Exception):
     """The worker announced a frame longer than any answer (its length: args[0])."""
 
 
 class _Worker:
+    killed = False  # by kill(): the run it converted for was stopped
+
     def __init__(self) -> None:
         env = {**os.environ, **_WORKER_ENV,
                "PYTHONPATH": os.pathsep.join(p for p in sys.path if isinstance(p, str) and p)}
@@ -112,7 +124,6 @@ class _Worker:
             [sys.executable, "-P", "-m", "minirag.ingest.convert_worker"], stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, stderr=None if log.isEnabledFor(logging.INFO) else subprocess.DEVNULL, env=env,
             close_fds=True, cwd=os.path.abspath(os.sep))
-        self.killed = False  # by kill(): the run it converted for was stopped
 
     # Both are pipes, buffered (Popen's default bufsize): never None.
     @property
@@ -125,9 +136,12 @@ class _Worker:
 
     def call(self, request: bytes, wall_seconds: float, on_page: Callable[[int, int], None] | None = None,
              stop: threading.Event | None = None) -> dict:
-        """The worker's answer to `request`; its progress frames before it go to `on_page`.
-        ConversionStopped once `stop` is set."""
-        deadline = time.monotonic() + wall_seconds
+        """The worker's answer to `request`; its progress frames before it go to `on_page` (OCR's
+        pages), and each counts as a piece of work ended (interruptible.advanced). ConversionStopped
+        once `stop` is set."""
+        began = time.monotonic()
+        deadline = began + wall_seconds
+        reports = 0
         try:
             self.stdin.write(_HEADER.pack(len(request)))
             self.stdin.write(request)  # not joined to the header: a document may be 100 MB
@@ -144,16 +158,27 @@ class _Worker:
                 raise _Unreadable from None
             if not isinstance(frame, dict):
                 raise _Unreadable
-            if size > MAX_PROGRESS_FRAME or "page" not in frame:
+            if size > MAX_PROGRESS_FRAME or not frame.keys() & {"page", "progress"}:
                 if not _is_answer(frame):
                     raise _Unreadable
                 return frame
-            page, pages = frame.get("page"), frame.get("pages")
-            if (frame.keys() != {"page", "pages"} or type(page) is not int or type(pages) is not int
-                    or not 1 <= page <= pages <= MAX_OCR_PAGES):
-                raise _Unreadable
-            if on_page is not None:
-                on_page(page, pages)
+            if "progress" in frame:
+                done = frame["progress"]
+                if frame.keys() != {"progress"} or type(done) is not int or done < 1:
+                    raise _Unreadable
+            else:
+                page, pages = frame.get("page"), frame.get("pages")
+                if (frame.keys() != {"page", "pages"} or type(page) is not int or type(pages) is not int
+                        or not 1 <= page <= pages <= MAX_OCR_PAGES):
+                    raise _Unreadable
+            if self.killed:  # read from the pipe after its run was stopped: no work going on
+                continue
+            reports += 1
+            if reports > REPORTS_AT_ONCE + REPORTS_PER_S * (time.monotonic() - began):
+                raise _Flooded
+            interruptible.advanced()
+            if "page" in frame and on_page is not None:
+                on_page(frame["page"], frame["pages"])
 
     def _read(self, size: int, deadline: float, stop: threading.Event | None) -> bytes:
         out = self.stdout
@@ -303,6 +328,11 @@ class ConverterPool:
             worker.end()
             self._ended()
             raise ConversionFailed(f"{name}: the converter sent something unreadable; stopped") from None
+        except _Flooded:
+            worker.end()
+            self._ended()
+            raise ConversionFailed(f"{name}: the converter sent progress reports faster than any conversion "
+                                   "makes progress; stopped") from None
         except _TooLong as exc:
             worker.end()
             self._ended()

@@ -43,6 +43,7 @@ from minirag._compat.pdfminer import (
     octal_overflow_ignored,
     order_layout_ties,
 )
+from minirag.ingest.conversion_progress import advanced
 from minirag.ingest.pdf_cjk_lines import boxes_going_on, goes_on
 from minirag.ingest.pdf_footnotes import footnotes_apart, parted_mark
 from minirag.ingest.pdf_hanging import NONE, Hanging, hanging
@@ -69,6 +70,7 @@ def pdf_text(data: bytes) -> str:
         interpreter = SeenInterpreter(manager, device)
         for page in PDFPage.get_pages(io.BytesIO(data), caching=True):
             interpreter.process_page(page)
+            advanced()
         return output.getvalue()
 
 

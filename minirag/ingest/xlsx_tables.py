@@ -41,6 +41,7 @@ from openpyxl.utils.cell import coordinate_to_tuple, get_column_letter, range_bo
 
 from minirag._compat.openpyxl import SharedStrings, load_workbook, shared_strings, sheet_part
 from minirag.chunking.rows import RowMap
+from minirag.ingest.conversion_progress import advanced
 from minirag.ingest.number_format import hidden_by_format, shown_number
 from minirag.ingest.sheet_grid import Merge, sheet_lines, sheet_markdown
 from minirag.ingest.sheet_limits import MAX_SHEET_MERGES
@@ -80,6 +81,7 @@ def workbook_to_markdown(data: bytes) -> Workbook:
             _with_formulas(grid, extras.formulas)
             name = " ".join(sheet.title.split())
             sheets.sheet(name, sheet_lines(grid, extras.merges), heading=f"## {name}")
+            advanced()
         title = (book.properties.title or "").strip() or None
     finally:
         package.close()
