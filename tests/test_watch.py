@@ -644,10 +644,11 @@ watch.ROOT_CHECK_S = 0.5
 docs, db, model, polling = Path(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4] == "polling"
 notes = {f"n{i}.md": f"# Note {i}\\n\\nA note about harbour {i}." for i in range(3)}
 
-def mount():
+def mount():  # each note appears whole, as a drive's files do: a pass must not read one half written
     subprocess.run(["mount", "-t", "tmpfs", "tmpfs", str(docs)], check=True)
     for name, text in notes.items():
-        (docs / name).write_text(text)
+        (docs / f".{name}.part").write_text(text)
+        (docs / f".{name}.part").replace(docs / name)
 
 sys.path.insert(0, str(Path.cwd() / "tests"))
 from helpers.patience import Deadline
