@@ -306,6 +306,33 @@ def identity(path: Path, *, contents: bool = False) -> tuple | None:
     return st.st_dev, st.st_ino
 
 
+def other_names(path: Path | str) -> str | None:
+    """Why the index at `path` may not be written when its file has other names (hard links), with
+    what to do; None when it has one, or is not there yet. Reading it through any name stays safe."""
+    problem = other_names_problem(path)
+    return None if problem is None else f"{problem}; refusing to write to it: {other_names_fix(path)}"
+
+
+def other_names_problem(path: Path | str) -> str | None:
+    """That the index's file has other names, or None. SQLite keeps a database's -wal and -shm beside
+    the name it was opened by, and the sync lock is beside that name too, so two writers through two
+    names share neither: each checkpoints its own -wal over pages the other wrote (a `cp -al` copy of
+    the index's folder, synced beside the original, damaged both)."""
+    try:
+        links = os.stat(path).st_nlink
+    except OSError:
+        return None
+    if links <= 1:
+        return None
+    return (f"the index {path} is one file under {links} names (hard links): SQLite keeps its journal and "
+            "minirag its sync lock beside each name, so writes through two names damage it")
+
+
+def other_names_fix(path: Path | str) -> str:
+    return (f"remove its other names (`find / -xdev -samefile {path}` lists them), or copy it with "
+            "`minirag backup`; reading it is fine")
+
+
 def stored_value(key: str, raw: str, parse: Callable[[str], Any]) -> Any:
     """`parse(raw)`, a value the index keeps in its meta table. One that does not parse was changed
     outside minirag: a DatabaseError SQLite's way ("database corrupt"), which index_error turns into
