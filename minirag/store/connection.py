@@ -104,6 +104,8 @@ def connect(path: Path | str, *, read_only: bool = False, auto_checkpoint: bool 
     """
     import sqlite_vec
 
+    if (odd := odd_side_file(path)) is not None:
+        raise IndexUnavailable(odd)
     if read_only:
         conn = _read_only_connection(Path(path), immutable)
     else:
@@ -495,6 +497,33 @@ def _vector_write_failed(lowered: str) -> bool:
     """sqlite-vec's words for a vector it could not write: its SQLite code says only "error", so a
     full disk under it is told apart by the disk."""
     return ("could not write" in lowered and "vector" in lowered) or "could not insert a new vector" in lowered
+
+
+def odd_side_file(path: Path | str) -> str | None:
+    """Why a file SQLite keeps beside the index (-wal, -shm, -journal) that is no regular file (a FIFO,
+    a socket, a device, a folder) stops the index being opened, with what to do; None when none is.
+    SQLite opens each as a file, and a FIFO's open or read waited for a writer inside its C code,
+    where no signal reaches: every command hung. A link is _linked_side_file's (SQLite refuses it)."""
+    for suffix in ("-wal", "-shm", "-journal"):
+        side = f"{os.path.abspath(path)}{suffix}"
+        try:
+            mode = os.lstat(side).st_mode
+        except OSError:
+            continue
+        if not (stat.S_ISREG(mode) or stat.S_ISLNK(mode)):
+            return (f"{side} is {_file_kind(mode)}, where SQLite keeps a file of the index's (something other than "
+                    "minirag put it there); refusing to open the index: move it aside, then retry")
+    return None
+
+
+def _file_kind(mode: int) -> str:
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (a named pipe)"
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "a device"
 
 
 def _linked_side_file(path: Path | str) -> str | None:
