@@ -500,12 +500,21 @@ def _vector_write_failed(lowered: str) -> bool:
 
 
 def odd_side_file(path: Path | str) -> str | None:
-    """Why a file SQLite keeps beside the index (-wal, -shm, -journal) that is no regular file (a FIFO,
-    a socket, a device, a folder) stops the index being opened, with what to do; None when none is.
-    SQLite opens each as a file, and a FIFO's open or read waited for a writer inside its C code,
-    where no signal reaches: every command hung. A link is _linked_side_file's (SQLite refuses it)."""
+    """Why the index, or a file SQLite keeps beside it (-wal, -shm, -journal), that is no regular file
+    (a FIFO, a socket, a device, a folder) stops the index being opened, with what to do; None when
+    none is. SQLite opens each as a file, and a FIFO's open or read waited for a writer inside its C
+    code, where no signal reaches: every command hung, and so did a server whose index was renamed
+    over by one. A side file that is a link is _linked_side_file's (SQLite refuses it)."""
+    index = os.path.abspath(path)
+    try:
+        mode = os.stat(index).st_mode  # DB_PATH may name a link (the user's own): where it leads
+    except (OSError, ValueError):
+        mode = None  # none yet (or ":memory:")
+    if mode is not None and not stat.S_ISREG(mode):
+        return (f"the index {index} is {_file_kind(mode)} now, not a file (something other than minirag put it "
+                "there); refusing to open it: put the index file back, or name another with DB_PATH")
     for suffix in ("-wal", "-shm", "-journal"):
-        side = f"{os.path.abspath(path)}{suffix}"
+        side = f"{index}{suffix}"
         try:
             mode = os.lstat(side).st_mode
         except OSError:

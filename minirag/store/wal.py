@@ -151,6 +151,10 @@ def foreign_wal(path: Path, *, thorough: bool) -> str | None:
     are not yet in the file, O(file size): for an open that may write, whose close folds the -wal
     in for good. A crash between a commit and its checkpoint leaves exactly such frames, which are
     the index's own and pass."""
+    from minirag.store.connection import odd_side_file
+
+    if odd_side_file(path) is not None:
+        return None  # a pipe to wait on, no -wal to judge: the open refuses it (connection.connect)
     try:
         wal = _regular_file_bytes(wal_path(path))
         if wal is None:
