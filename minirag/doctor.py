@@ -175,6 +175,8 @@ def check_index(config: Config, recorded_out: list[RecordedModel] | None = None)
                 return _fail("index", f"{target} is not writable",
                              "fix its permissions, set DB_PATH to a writable location, "
                              "or use --read-only (MINIRAG_READ_ONLY=1) to only search it")
+        if (linked := connection.other_names_problem(path)) is not None:
+            return _fail("index", linked, connection.other_names_fix(path) + " (with --read-only)")
     damaged_fix = "restore it from a backup (`minirag backup` makes them), or move it aside and run `minirag sync`"
     try:
         if (problem := wal.foreign_wal_problem(path, thorough=True)) is not None:

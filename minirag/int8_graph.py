@@ -40,7 +40,8 @@ import numpy as np
 
 from minirag import onnx_proto as proto
 from minirag.ort_session import inference_session
-from minirag.word_table import read_meta, write_atomically
+from minirag.store.partials import write_atomically
+from minirag.word_table import read_meta
 
 log = logging.getLogger(__name__)
 

@@ -32,7 +32,6 @@ import hashlib
 import json
 import logging
 import mmap
-import os
 import re
 import struct
 import sys
@@ -43,6 +42,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from zlib import crc32
+
+from minirag.store.partials import write_atomically
 
 log = logging.getLogger(__name__)
 
@@ -263,9 +264,7 @@ def cached(tokenizer_path: Path, cache_dir: Path) -> UnigramTokenizer | None:
         try:
             made = encoded(_tables(json.loads(tokenizer_path.read_text(encoding="utf-8"))))
             target.parent.mkdir(parents=True, exist_ok=True)
-            partial = target.with_name(f"{target.name}.{os.getpid()}.partial")
-            partial.write_bytes(made)
-            partial.replace(target)
+            write_atomically(target, lambda file: file.write(made))
             _drop_older(target.parent)
             tables = mapped(target)
         except (OSError, ValueError, KeyError, TypeError, struct.error) as exc:

@@ -33,6 +33,7 @@ import numpy as np
 
 from minirag import onnx_proto as proto
 from minirag.onnx_proto import FLOAT, INT8, len_field, tensor_info
+from minirag.store.partials import write_atomically
 
 log = logging.getLogger(__name__)
 
@@ -169,8 +170,8 @@ def _make(source: Path, folder: Path) -> dict:
     else:
         write_atomically(folder / "model.onnx", lambda f: f.write(cut.model))
         write_atomically(folder / "table.npy", lambda f: np.save(f, cut.table))
-        if cut.scale is not None:
-            write_atomically(folder / "scale.npy", lambda f: np.save(f, cut.scale))
+        if (scale := cut.scale) is not None:
+            write_atomically(folder / "scale.npy", lambda f: np.save(f, scale))
         meta = {"split": True, "embeds_input": cut.embeds_input, "keeps_input_ids": cut.keeps_input_ids,
                 "scaled": cut.scale is not None, "source": str(source), "rows": cut.table.shape[0],
                 "width": cut.table.shape[1], "dtype": str(cut.table.dtype)}
@@ -206,13 +207,6 @@ def _gone(path: Path) -> bool:
     except (OSError, ValueError):
         return False
     return False
-
-
-def write_atomically(target: Path, write) -> None:
-    partial = target.with_name(f"{target.name}.{os.getpid()}.partial")
-    with open(partial, "wb") as f:
-        write(f)
-    partial.replace(target)
 
 
 @dataclass(frozen=True)

@@ -316,10 +316,10 @@ def _cached(data: bytes, current: OcrSettings, read_pages) -> list[str]:
         pass
     pages = read_pages()
     try:
+        from minirag.store.partials import write_atomically
+
         path.parent.mkdir(parents=True, exist_ok=True)
-        part = path.with_suffix(f".{os.getpid()}.{threading.get_ident()}.part")
-        part.write_text(json.dumps(pages, ensure_ascii=False), encoding="utf-8")
-        part.replace(path)
+        write_atomically(path, lambda file: file.write(json.dumps(pages, ensure_ascii=False).encode("utf-8")))
     except OSError as exc:  # a read-only cache folder costs time, not the document
         log.debug("OCR cache not written: %s", exc)
     return pages

@@ -29,6 +29,7 @@ from minirag.security import (
     folder_entries,
     innermost_root,
     is_under,
+    open_below,
     root_changed,
     roots_under,
 )
@@ -297,10 +298,14 @@ def is_manual_page(real: str, compression: str) -> bool:
 
 
 def _head(real: str, compression: str) -> bytes | None:
-    """The head of the regular file at `real`, enough of it to inflate a head from; None where it cannot be read."""
+    """The head of the regular file at `real`, enough of it to inflate a head from; None where it cannot be read.
+    Opened as the document is read (security.open_below): `real` was found inside a root, and a folder on its
+    way swapped for a link since then leads nowhere, where a plain open would read the head of what lies
+    at the link's end, outside the roots, and judge the file by it."""
+    folder, name = os.path.split(real)
     try:
-        fd = os.open(real, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
-    except OSError:
+        fd = open_below(Path(folder), name)
+    except (OSError, ValueError):
         return None
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):

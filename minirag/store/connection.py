@@ -104,6 +104,8 @@ def connect(path: Path | str, *, read_only: bool = False, auto_checkpoint: bool 
     """
     import sqlite_vec
 
+    if (odd := odd_side_file(path)) is not None:
+        raise IndexUnavailable(odd)
     if read_only:
         conn = _read_only_connection(Path(path), immutable)
     else:
@@ -306,6 +308,33 @@ def identity(path: Path, *, contents: bool = False) -> tuple | None:
     return st.st_dev, st.st_ino
 
 
+def other_names(path: Path | str) -> str | None:
+    """Why the index at `path` may not be written when its file has other names (hard links), with
+    what to do; None when it has one, or is not there yet. Reading it through any name stays safe."""
+    problem = other_names_problem(path)
+    return None if problem is None else f"{problem}; refusing to write to it: {other_names_fix(path)}"
+
+
+def other_names_problem(path: Path | str) -> str | None:
+    """That the index's file has other names, or None. SQLite keeps a database's -wal and -shm beside
+    the name it was opened by, and the sync lock is beside that name too, so two writers through two
+    names share neither: each checkpoints its own -wal over pages the other wrote (a `cp -al` copy of
+    the index's folder, synced beside the original, damaged both)."""
+    try:
+        links = os.stat(path).st_nlink
+    except OSError:
+        return None
+    if links <= 1:
+        return None
+    return (f"the index {path} is one file under {links} names (hard links): SQLite keeps its journal and "
+            "minirag its sync lock beside each name, so writes through two names damage it")
+
+
+def other_names_fix(path: Path | str) -> str:
+    return (f"remove its other names (`find / -xdev -samefile {path}` lists them), or copy it with "
+            "`minirag backup`; reading it is fine")
+
+
 def stored_value(key: str, raw: str, parse: Callable[[str], Any]) -> Any:
     """`parse(raw)`, a value the index keeps in its meta table. One that does not parse was changed
     outside minirag: a DatabaseError SQLite's way ("database corrupt"), which index_error turns into
@@ -468,6 +497,42 @@ def _vector_write_failed(lowered: str) -> bool:
     """sqlite-vec's words for a vector it could not write: its SQLite code says only "error", so a
     full disk under it is told apart by the disk."""
     return ("could not write" in lowered and "vector" in lowered) or "could not insert a new vector" in lowered
+
+
+def odd_side_file(path: Path | str) -> str | None:
+    """Why the index, or a file SQLite keeps beside it (-wal, -shm, -journal), that is no regular file
+    (a FIFO, a socket, a device, a folder) stops the index being opened, with what to do; None when
+    none is. SQLite opens each as a file, and a FIFO's open or read waited for a writer inside its C
+    code, where no signal reaches: every command hung, and so did a server whose index was renamed
+    over by one. A side file that is a link is _linked_side_file's (SQLite refuses it)."""
+    index = os.path.abspath(path)
+    try:
+        mode = os.stat(index).st_mode  # DB_PATH may name a link (the user's own): where it leads
+    except (OSError, ValueError):
+        mode = None  # none yet (or ":memory:")
+    if mode is not None and not stat.S_ISREG(mode):
+        return (f"the index {index} is {_file_kind(mode)} now, not a file (something other than minirag put it "
+                "there); refusing to open it: put the index file back, or name another with DB_PATH")
+    for suffix in ("-wal", "-shm", "-journal"):
+        side = f"{index}{suffix}"
+        try:
+            mode = os.lstat(side).st_mode
+        except OSError:
+            continue
+        if not (stat.S_ISREG(mode) or stat.S_ISLNK(mode)):
+            return (f"{side} is {_file_kind(mode)}, where SQLite keeps a file of the index's (something other than "
+                    "minirag put it there); refusing to open the index: move it aside, then retry")
+    return None
+
+
+def _file_kind(mode: int) -> str:
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (a named pipe)"
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "a device"
 
 
 def _linked_side_file(path: Path | str) -> str | None:

@@ -300,6 +300,8 @@ class Index:
                 if stale is not None:
                     log.warning("%s: %s", self.path, stale_keywords_warning(stale))
             else:
+                if schema.schema_version(self.conn) != schema.SCHEMA_VERSION:
+                    self.ensure_same_file()  # the upgrade is a write, as any other
                 if schema.migrate(self.conn, home=os.path.realpath(self.path)):
                     self._committed()
                 self._refuse_newer_schemes()
@@ -378,6 +380,8 @@ class Index:
         if state == "replaced":
             raise IndexUnavailable(f"the index file {self.path} was replaced by another file while minirag had "
                                    "it open; retry to use the new file")
+        if (linked := db.other_names(self.path)) is not None:  # a link made since the open
+            raise IndexUnavailable(linked)
 
     # --- meta ------------------------------------------------------------------
 
@@ -403,7 +407,10 @@ class Index:
         return db.with_retry(write, waiting=db.lock_wait_message(self.path))
 
     def set_meta_unless_busy(self, key: str, value: str) -> bool:
-        """set_meta without waiting: False, writing nothing, while another connection writes (a sync)."""
+        """set_meta without waiting: False, writing nothing, while another connection writes (a sync),
+        or where the file has other names, which a write must not go through (other_names)."""
+        if db.other_names(self.path) is not None:
+            return False
         self.ensure_same_file()
         self.conn.execute("PRAGMA busy_timeout = 0")
         try:

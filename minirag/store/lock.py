@@ -30,13 +30,14 @@ from collections.abc import Callable
 from pathlib import Path
 
 from minirag import json_text
-from minirag.errors import FileAccessError, SyncLocked
+from minirag.errors import FileAccessError, IndexUnavailable, SyncLocked
 from minirag.store.connection import (
     INDEX_FOLDER_GITIGNORE,
     INDEX_FOLDER_GITIGNORE_TEXT,
     make_index_folder,
     not_sqlite,
     not_sqlite_error,
+    other_names,
     write_new_file,
 )
 
@@ -91,6 +92,8 @@ class SyncLock:
     def acquire(self) -> SyncLock:
         if not_sqlite(self.db_path):  # a document DB_PATH names by mistake gets no lock file beside it
             raise not_sqlite_error(self.db_path)
+        if (linked := other_names(self.db_path)) is not None:  # a lock beside one name locks out no other
+            raise IndexUnavailable(linked)
         for _ in range(_OPEN_TRIES):
             fd = self._open_and_lock()
             if _names(self.path, fd):

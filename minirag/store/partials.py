@@ -1,4 +1,5 @@
-"""A backup's partial copy, `DEST.<random>.partial`, held under a kernel lock while it is written.
+"""A partial file, `DEST.<random>.partial`, held under a kernel lock while it is written: a backup's
+copy, and the files made once into CACHE_DIR (a model's split graph and tables, a tokenizer's cache).
 
 A backup killed outright (SIGKILL, power loss) cannot remove its partial copy; the next backup to
 the same DEST removes every one that no live process holds. Held means locked: the writer takes
@@ -16,7 +17,9 @@ import re
 import stat
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import BinaryIO
 
 SUFFIX = ".partial"
 SQLITE_SIDE_FILES = ("-journal", "-wal", "-shm")
@@ -88,3 +91,27 @@ def sweep(target: Path) -> list[Path]:
         finally:
             os.close(fd)
     return removed
+
+
+def write_atomically(target: Path, write: Callable[[BinaryIO], object], mode: int = 0o644) -> None:
+    """`target` written whole by `write(file)` under a partial's name and renamed into place, so a reader
+    finds the whole file or none. A write that fails (a full disk, a file size limit) removes its partial,
+    and the partials of `target` that writers killed meanwhile left are swept first: on a disk that
+    stays full each try left a half-written partial of its own, and each command tries again."""
+    sweep(target)
+    partial, held = create(target, mode)
+    try:
+        try:
+            with os.fdopen(os.dup(held), "wb") as file:
+                write(file)
+            if sys.platform == "win32":  # pragma: no cover - a file open there cannot be renamed (nor is it locked)
+                os.close(held)
+                held = -1
+            os.replace(partial, target)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(partial)
+            raise
+    finally:
+        if held >= 0:
+            os.close(held)  # after the rename or the removal: never a partial unlocked while it exists

@@ -12,6 +12,7 @@ connection is opened, whether replaying it could be anything but this file's own
 from __future__ import annotations
 
 import os
+import stat
 import struct
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,6 +41,14 @@ class WalFrames:
 
 def wal_path(path: Path) -> Path:
     return Path(f"{os.path.abspath(path)}-wal")
+
+
+def _regular_file_bytes(path: Path) -> bytes | None:
+    """The bytes of the regular file at `path`, or None for anything else (a FIFO, opened without
+    waiting for a writer). OSError where there is nothing to open."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    with os.fdopen(fd, "rb") as file:
+        return file.read() if stat.S_ISREG(os.fstat(fd).st_mode) else None
 
 
 def committed_frames(wal: bytes) -> WalFrames | None:
@@ -142,8 +151,14 @@ def foreign_wal(path: Path, *, thorough: bool) -> str | None:
     are not yet in the file, O(file size): for an open that may write, whose close folds the -wal
     in for good. A crash between a commit and its checkpoint leaves exactly such frames, which are
     the index's own and pass."""
+    from minirag.store.connection import odd_side_file
+
+    if odd_side_file(path) is not None:
+        return None  # a pipe to wait on, no -wal to judge: the open refuses it (connection.connect)
     try:
-        wal = wal_path(path).read_bytes()
+        wal = _regular_file_bytes(wal_path(path))
+        if wal is None:
+            return None  # no file SQLite would replay: connection.odd_side_file refuses it
         with held_files.reading(path) as fd:  # the file before the -wal: the file grows only from the -wal
             header = os.pread(fd, 100, 0)
             file_size = os.fstat(fd).st_size
