@@ -495,8 +495,8 @@ class App:
 
     @explained
     def ingest_data(self, content: str, source: str, fmt: str = "text", title: str | None = None) -> IngestResult:
+        from minirag.ingest.file_state import file_hash
         from minirag.ingest.isolation import convert_isolated, limits_of
-        from minirag.ingest.pipeline import file_hash
 
         self.refuse_if_read_only("ingest_data")
         source = self.data_source_id(source)
@@ -518,8 +518,8 @@ class App:
     def ingest_url(self, url: str, source: str | None = None, title: str | None = None) -> IngestResult:
         """The one network operation: every fetch goes through fetch.fetch_url and its guard."""
         from minirag.ingest.fetch import UrlRefused, fetch_url
+        from minirag.ingest.file_state import file_hash
         from minirag.ingest.isolation import convert_isolated, limits_of
-        from minirag.ingest.pipeline import file_hash
 
         self.refuse_if_read_only("ingest_url")
         url = url.strip()
