@@ -7,6 +7,7 @@ never by time."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -66,3 +67,36 @@ def test_startup82_a_hybrid_query_imports_the_vector_side_and_the_model_but_no_p
     assert "otters" in out.lower()
     assert {"numpy", "onnxruntime", "minirag.search.vector", "minirag.encoder"} <= modules
     assert modules & (PARSERS | SERVER) == set()
+
+
+def _served(cwd, *calls: dict) -> tuple[list[dict], set[str]]:
+    """A stdio session of a fresh `python -X importtime -m minirag`: initialize, tools/list, then `calls`
+    (tools/call params); the replies, and every module (and package above it) the process imported."""
+    proc = subprocess.Popen([sys.executable, "-X", "importtime", "-m", "minirag"], cwd=cwd, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    replies = []
+
+    def ask(ident: int, method: str, params: dict) -> None:
+        proc.stdin.write(json.dumps({"jsonrpc": "2.0", "id": ident, "method": method, "params": params}) + "\n")
+        proc.stdin.flush()
+        while (message := json.loads(proc.stdout.readline())).get("id") != ident:
+            pass
+        replies.append(message)
+
+    ask(1, "initialize", {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}})
+    proc.stdin.write('{"jsonrpc": "2.0", "method": "notifications/initialized"}\n')
+    ask(2, "tools/list", {})
+    for ident, call in enumerate(calls, 3):
+        ask(ident, "tools/call", call)
+    _out, err = proc.communicate(timeout=TIMEOUT_S)
+    names = {line.rpartition("|")[2].strip() for line in err.splitlines() if line.startswith("import time:")}
+    return replies, names | {name.partition(".")[0] for name in names}
+
+
+def test_startup82_a_server_session_that_never_searches_imports_no_numpy(synced):
+    replies, modules = _served(synced.parent, {"name": "status", "arguments": {}})
+    assert not replies[2]["result"].get("isError")
+    assert modules & (VECTORS | MODEL | PARSERS) == set()
+    replies, modules = _served(synced.parent, {"name": "query_documents", "arguments": {"query": "otters"}})
+    assert "otters" in replies[2]["result"]["content"][0]["text"].lower()
+    assert {"numpy", "minirag.search.vector"} <= modules
