@@ -166,11 +166,10 @@ class App:
         self._index: Index | None = None
         self._pipeline: Pipeline | None = None
         self._lock = threading.Lock()
+        # A serving App's in-memory codes and term counts, made at its first query (serving_matrices): the
+        # search steps (numpy, the stemmers) load only where something searches, not in every session.
+        self._serving = serving
         self.matrices: MatrixCache | None = None
-        if serving:  # the search steps (numpy, the stemmers) load only where something may search
-            from minirag.search.vector import MatrixCache
-
-            self.matrices = MatrixCache(lambda: connection.connect(self.config.db_path, read_only=True))
         self._query_pool: ThreadPoolExecutor | None = None
         self.jobs = SyncJobs(config.db_path)
         self.damage: str | None = None  # the last "index is damaged" error any operation met; status shows it
@@ -325,6 +324,15 @@ class App:
             if self._query_pool is None:
                 self._query_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="minirag-query")
             return self._query_pool
+
+    def serving_matrices(self) -> MatrixCache | None:
+        """A serving App's MatrixCache (made at the first call); None in a process that answers one command."""
+        with self._lock:
+            if self._serving and self.matrices is None:
+                from minirag.search.vector import MatrixCache
+
+                self.matrices = MatrixCache(lambda: connection.connect(self.config.db_path, read_only=True))
+            return self.matrices
 
     def close(self) -> None:
         """Stop the watcher and sync jobs between files or encoder batches, wait for them, then close the index."""
@@ -495,8 +503,8 @@ class App:
 
     @explained
     def ingest_data(self, content: str, source: str, fmt: str = "text", title: str | None = None) -> IngestResult:
+        from minirag.ingest.file_state import file_hash
         from minirag.ingest.isolation import convert_isolated, limits_of
-        from minirag.ingest.pipeline import file_hash
 
         self.refuse_if_read_only("ingest_data")
         source = self.data_source_id(source)
@@ -518,8 +526,8 @@ class App:
     def ingest_url(self, url: str, source: str | None = None, title: str | None = None) -> IngestResult:
         """The one network operation: every fetch goes through fetch.fetch_url and its guard."""
         from minirag.ingest.fetch import UrlRefused, fetch_url
+        from minirag.ingest.file_state import file_hash
         from minirag.ingest.isolation import convert_isolated, limits_of
-        from minirag.ingest.pipeline import file_hash
 
         self.refuse_if_read_only("ingest_url")
         url = url.strip()
@@ -797,7 +805,7 @@ class App:
             encoder = self.encoder
             index.bind_model(encoder.model_id, encoder.dimension)  # the index's model, or refused naming both
         # Files of a root since removed from the configuration stay in the file until a sync; never served.
-        hits = search(index.conn, text, options, encoder=encoder, matrices=self.matrices, pool=self.query_pool,
+        hits = search(index.conn, text, options, encoder=encoder, matrices=self.serving_matrices(), pool=self.query_pool,
                       pool_conn=lambda: index.conn, served=self.in_roots)
         self._refuse_scopes_meant_as_paths(scopes, [hit.source for hit in hits])
         if not hits and not index.holds_sources() and (error := self.presence.still_empty()) is not None:

@@ -10,8 +10,6 @@ from __future__ import annotations
 import unicodedata
 from functools import lru_cache
 
-import numpy as np
-
 # Characters read per text: enough to tell which writing systems it is in, at a bounded cost per chunk.
 MAX_CHARS = 2000
 # A writing system counts as one a text is written in from this share of its letters: a Latin
@@ -36,6 +34,8 @@ def script_of(char: str) -> str:
 def scripts_of(text: str) -> tuple[str, ...]:
     """The writing systems that hold at least MIN_SHARE of `text`'s letters, most first (kanji
     and kana as one, `cjk`); () for a text with no letters."""
+    import numpy as np  # here: a keyword query's process tokenizes the query but never calls this
+
     points = np.frombuffer(text[:MAX_CHARS].encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
     latin = int(np.count_nonzero(((points >= 65) & (points <= 90)) | ((points >= 97) & (points <= 122))))
     counts: dict[str, int] = {"latin": latin} if latin else {}

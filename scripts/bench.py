@@ -509,7 +509,7 @@ def phase_serve(spec: dict) -> dict:
     for mode, weight in MODES.items():
         app = App(serving_config(path, spec["model_path"], weight), encoder=encoder, serving=True)
         if shared_matrices is None:
-            shared_matrices = app.matrices
+            shared_matrices = app.serving_matrices()
             shared_matrices.build_now()  # what a serving process has after its first queries
         app.matrices = shared_matrices
         for q in queries[:3]:

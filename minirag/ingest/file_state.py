@@ -8,6 +8,7 @@ the bytes it read, `list` by the stat, else the hash. The decision itself is `fi
 from __future__ import annotations
 
 import enum
+import hashlib
 from collections.abc import Callable
 
 from minirag.chunking import SCHEME_VERSION
@@ -21,6 +22,11 @@ from minirag.store.index import ExcludedState, StoredState
 CONVERTING = "conversion never finished (minirag stopped or crashed while converting it)"
 CONVERTING_AGAIN = ("conversion never finished, twice (minirag stopped or crashed while converting it); "
                     "not tried again until it changes")
+
+
+def file_hash(data: bytes) -> str:
+    """A file's bytes as the index records them (its content_hash)."""
+    return hashlib.blake2b(data, digest_size=20).hexdigest()
 
 
 class FileState(enum.Enum):

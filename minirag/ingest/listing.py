@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 from minirag.chunking import SCHEME_VERSION
-from minirag.ingest.file_state import FileState, file_state, refused_unread
+from minirag.ingest.file_state import FileState, file_hash, file_state, refused_unread
 from minirag.ingest.ignore import IgnoreReason, IgnoreRules
 from minirag.ingest.scan import FoundFile, Ignored, walk_roots, within
 from minirag.search.scope import Scopes
@@ -48,7 +48,6 @@ def _same_bytes(found: FoundFile, content_hash: str, roots, max_size: int) -> bo
     Read as a sync reads it (read_inside_roots): the name may have been swapped since the
     scan for a FIFO (a plain open would block for ever), or for a link out of the roots."""
     from minirag.errors import PathOutsideRoots
-    from minirag.ingest.pipeline import file_hash
     from minirag.security import read_inside_roots
 
     try:

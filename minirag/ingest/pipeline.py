@@ -13,7 +13,6 @@ import contextvars
 import dataclasses
 import errno
 import functools
-import hashlib
 import logging
 import os
 import time
@@ -36,7 +35,14 @@ from minirag.ingest.conversion_gate import ConversionGate
 from minirag.ingest.converted import Converted
 from minirag.ingest.doc_names import named_as, title_stem
 from minirag.ingest.embed import EmbeddingStopped, with_vectors
-from minirag.ingest.file_state import CONVERTING, CONVERTING_AGAIN, FileState, by_hash, file_state
+from minirag.ingest.file_state import (
+    CONVERTING,
+    CONVERTING_AGAIN,
+    FileState,
+    by_hash,
+    file_hash,
+    file_state,
+)
 from minirag.ingest.isolation import ConversionStopped, convert_isolated, limits_of
 from minirag.ingest.progress import Progress, plural
 from minirag.ingest.scan import FileStat, FoundFile, file_stat, stat_now
@@ -152,10 +158,6 @@ class Document:
     # or (Pipeline.write) only grew since: it still begins with the `read_bytes` bytes read.
     read_as: FileStat | None = None
     read_bytes: int | None = None
-
-
-def file_hash(data: bytes) -> str:
-    return hashlib.blake2b(data, digest_size=20).hexdigest()
 
 
 class _GroupLeft(Exception):

@@ -13,14 +13,11 @@ import functools
 from collections.abc import Callable
 from concurrent.futures import Executor
 from dataclasses import dataclass, replace
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from minirag import interruptible, keywords
 from minirag.config import DEFAULT_TOP_K, MAX_TOP_K
 from minirag.errors import InvalidArgument
-from minirag.search import vector as vectors
 from minirag.search.compounds import compound_parts
 from minirag.search.filters import (
     apply_post_filters,
@@ -40,18 +37,14 @@ from minirag.search.keyword import (
 )
 from minirag.search.query_form import default_hybrid_weight
 from minirag.search.scope import Scopes
-from minirag.search.vector import (
-    MatrixCache,
-    rescore,
-    rescore_depth,
-    scoped_chunk_ids,
-    streamed_coarse,
-    vec0_candidates,
-    vector_distances,
-)
 from minirag.store.index import META_GENERATION
 from minirag.store.schema import HAS_VECTOR_TABLE
 from minirag.writing import main_script
+
+if TYPE_CHECKING:  # the vector side (numpy) is imported where it runs: a keyword-only query compares no vectors
+    import numpy as np
+
+    from minirag.search.vector import MatrixCache
 
 # Each side fetches this many candidates per requested result, within bounds:
 # deeper lists let fusion promote a chunk both sides rank moderately.
@@ -169,18 +162,23 @@ def hybrid_search(conn, query_text: str, options: SearchOptions, *, embed=None, 
     terms = query_terms(conn, query_text, shape.generation, counts) if weight > 0.0 else []
     if not run_vector and not terms:
         return []
-    allowed = scoped_chunk_ids(conn, scope) if run_vector and matrix is not None and scope is not None else None
-    use_codes = not exact and shape.largest_chunk_id >= vectors.MIN_CHUNKS
+    use_codes, allowed = False, None
     if embed is not None:
+        from minirag.search import vector as vectors
+
+        if run_vector and matrix is not None and scope is not None:
+            allowed = vectors.scoped_chunk_ids(conn, scope)
+        use_codes = not exact and shape.largest_chunk_id >= vectors.MIN_CHUNKS
         embed = functools.cache(embed)  # a deeper second pass embeds nothing again
 
     def ranked(depth: int) -> list[Hit]:
         """Both sides' best `depth` candidates, each with both scores, fused."""
         nonlocal allowed
-        want = rescore_depth(depth)
 
         def vector_side(side_conn=None) -> tuple[np.ndarray, list[tuple[int, float]] | np.ndarray | None]:
-            vector = embed()
+            from minirag.search.vector import rescore, rescore_depth
+
+            vector, want = embed(), rescore_depth(depth)
             if matrix is None or not use_codes:
                 return vector, None
             if matrix.rows is not None:  # a mid-size index: re-scored from the rows in memory
@@ -200,10 +198,20 @@ def hybrid_search(conn, query_text: str, options: SearchOptions, *, embed=None, 
                 vector, found = pending() if pending is not None else vector_side()
         nearest: list = []
         if run_vector:
+            import numpy as np
+
+            from minirag.search.vector import (
+                rescore,
+                rescore_depth,
+                scoped_chunk_ids,
+                streamed_coarse,
+                vec0_candidates,
+            )
+
             if found is None and use_codes:  # no fresh copy in memory: the codes in the file
                 if allowed is None and scope is not None:
                     allowed = scoped_chunk_ids(conn, scope)
-                found = streamed_coarse(conn, vector, want, allowed)
+                found = streamed_coarse(conn, vector, rescore_depth(depth), allowed)
             if found is None:
                 nearest = vec0_candidates(conn, vector, depth, scope)
             elif isinstance(found, np.ndarray):  # coarse candidates, not re-scored yet
@@ -215,6 +223,8 @@ def hybrid_search(conn, query_text: str, options: SearchOptions, *, embed=None, 
                                                    matrix=matrix, term_counts=term_counts)
         elif embed is not None and options.max_distance is not None and keyword:
             # Keyword-only ranking under a distance cap: each candidate's distance, for the cap alone.
+            from minirag.search.vector import vector_distances
+
             nearest = list(vector_distances(conn, [c for c, _ in keyword], embed(), small_index=not use_codes).items())
         # The whole query's score weighs only against the other side: a keyword-only ranking keeps its order.
         whole = whole_query_score(conn, term_counts.get()) if run_vector and keyword else 0.0
@@ -268,6 +278,8 @@ def complete_scores(conn, nearest: list[tuple[int, float]], keyword: list[tuple[
     Done here, for those few rows, rather than inside the fusion SQL: a MATCH restricted to
     candidate rowids would still walk the full posting list of every query term.
     """
+    from minirag.search.vector import vector_distances
+
     in_vector = {chunk_id for chunk_id, _ in nearest}
     in_keyword = {chunk_id for chunk_id, _ in keyword}
     missing = [c for c, _ in keyword if c not in in_vector]

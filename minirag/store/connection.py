@@ -10,6 +10,8 @@ The standard library driver is the fallback when sqlean is not importable.
 from __future__ import annotations
 
 import contextlib
+import functools
+import importlib.util
 import logging
 import os
 import re
@@ -93,6 +95,17 @@ def write_new_file(folder: Path, name: str, data: bytes) -> None:
         out.write(data)
 
 
+@functools.cache
+def vec0_path() -> str:
+    """The sqlite-vec extension shipped in the sqlite_vec package, as sqlite_vec.loadable_path() names it
+    (no suffix: SQLite adds the platform's). Found without importing the package, whose __init__
+    imports numpy wherever numpy is installed: a command that never compares vectors loads no numpy."""
+    spec = importlib.util.find_spec("sqlite_vec")
+    if spec is None or not spec.submodule_search_locations:
+        raise IndexUnavailable("the sqlite-vec package is not installed; `pip install sqlite-vec`")
+    return os.path.join(next(iter(spec.submodule_search_locations)), "vec0")
+
+
 def connect(path: Path | str, *, read_only: bool = False, auto_checkpoint: bool = True,
             immutable: bool | None = None) -> Connection:
     """Open the index with sqlite-vec loaded and our pragmas set. Does not migrate.
@@ -102,8 +115,6 @@ def connect(path: Path | str, *, read_only: bool = False, auto_checkpoint: bool 
     `auto_checkpoint` False turns SQLite's own checkpoint-every-1000-pages off on
     this connection, for a file whose checkpoints Litestream runs (store/checkpoint.py).
     """
-    import sqlite_vec
-
     if (odd := odd_side_file(path)) is not None:
         raise IndexUnavailable(odd)
     if read_only:
@@ -113,7 +124,7 @@ def connect(path: Path | str, *, read_only: bool = False, auto_checkpoint: bool 
         conn = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
     try:
         conn.enable_load_extension(True)
-        sqlite_vec.load(conn)
+        conn.load_extension(vec0_path())
         conn.enable_load_extension(False)
     except AttributeError:
         conn.close()

@@ -18,17 +18,20 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TypeVar
-
-import numpy as np
+from typing import TYPE_CHECKING, TypeVar
 
 from minirag import keywords
 from minirag.chunking import SCHEME_VERSION, ChunkedDocument, Section, SheetRows
 from minirag.display import NOTICE, duration, shown
 from minirag.errors import IndexUnavailable, InvalidArgument, NotFound
-from minirag.store import codes, held_files, pending, schema, wal
 from minirag.store import connection as db
+from minirag.store import held_files, schema, wal
 from minirag.store.checkpoint import Checkpointer
+
+if TYPE_CHECKING:  # numpy and the vector modules are imported where vectors are written or read
+    import numpy as np
+
+    from minirag.store import codes
 
 log = logging.getLogger(__name__)
 
@@ -579,6 +582,8 @@ class Index:
         if not prepared:
             return 0
 
+        from minirag.store import codes, pending
+
         def write() -> int:
             written, new_codes = 0, _NewCodes()
             languages: dict[str, int] = {}
@@ -611,6 +616,10 @@ class Index:
 
     def _add_codes(self, codebook: codes.Codebook | None, new: _NewCodes) -> None:
         """Code the new chunks; or, the first time the index is large enough, fit the codebook and code all."""
+        import numpy as np
+
+        from minirag.store import codes
+
         if codebook is not None:
             if new.ids:
                 codes.add(self.conn, codebook, np.asarray(new.ids), np.stack(new.vectors), np.asarray(new.active))
@@ -621,6 +630,8 @@ class Index:
         """Fit the codebook on the vectors now stored and code every chunk (inside the caller's
         transaction, or one of its own). Done once, when the index first reaches
         codes.CODES_FROM_CHUNKS chunks; tests call it on small indexes."""
+        from minirag.store import codes
+
         if self.conn.in_transaction:
             codes.build(self.conn)
             return
@@ -628,6 +639,8 @@ class Index:
             codes.build(self.conn)
 
     def _insert(self, item: PreparedSource, new_codes: _NewCodes, languages: dict[str, int]) -> int:
+        import numpy as np
+
         rec, doc = item.record, item.document
         now = datetime.now(UTC).isoformat(timespec="seconds")
         source_id = self.conn.execute(
@@ -689,6 +702,8 @@ class Index:
             if with_vectors:
                 self.conn.execute(f"DELETE FROM chunks_vec WHERE chunk_id IN ({_marks(part)})", part)
         if codebook is not None:
+            from minirag.store import codes
+
             codes.remove(self.conn, codebook, chunk_ids)
         self.conn.execute("DELETE FROM chunks WHERE source_id = ?", (source_id,))
         self.conn.execute("DELETE FROM parents WHERE source_id = ?", (source_id,))
@@ -699,6 +714,8 @@ class Index:
         """Drop sources (and any exclusion recorded for them); returns how many were indexed.
         `current` is asked of each source inside the transaction, where no other writer can
         commit: False leaves it as it is."""
+        from minirag.store import codes
+
         sources = list(sources)
 
         def write() -> int:
@@ -749,6 +766,8 @@ class Index:
                 if current is not None and not current():
                     return 0
                 if indexed:
+                    from minirag.store import codes
+
                     self._delete_rows(source, codes.read_codebook(self.conn))
                 self.conn.execute(_UPSERT_EXCLUSION, values)
             return int(indexed)
@@ -826,6 +845,8 @@ class Index:
 
     def vectors_for_hashes(self, hashes: Iterable[str]) -> dict[str, np.ndarray]:
         """Vectors already stored for these chunk texts, so unchanged text is never re-embedded."""
+        import numpy as np
+
         hashes = list(dict.fromkeys(hashes))
         found: dict[str, np.ndarray] = {}
         if not hashes or not self.has_vectors():
@@ -846,10 +867,14 @@ class Index:
     # --- vectors of files not yet written (store/pending.py) ---------------------
 
     def pending_vectors(self, hashes: Iterable[str], model: str, dimension: int) -> dict[str, np.ndarray]:
+        from minirag.store import pending
+
         return pending.lookup(self.conn, hashes, model, dimension)
 
     def save_pending(self, vectors: dict[str, np.ndarray], model: str, dimension: int) -> None:
         """Keep `vectors` for the next sync, in a transaction of their own (nothing searchable changes)."""
+        from minirag.store import pending
+
         def write() -> None:
             with self._transaction(searchable=False):
                 pending.save(self.conn, vectors, model, dimension)
@@ -857,6 +882,8 @@ class Index:
         self._written(write)
 
     def holds_pending(self) -> bool:
+        from minirag.store import pending
+
         return pending.count(self.conn) > 0
 
     def clear_pending(self) -> None:

@@ -16,10 +16,12 @@ import stat
 import struct
 from dataclasses import dataclass
 from pathlib import Path
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from minirag.store import held_files
+
+if TYPE_CHECKING:  # imported where a -wal's frames are summed: most opens find no -wal to read
+    import numpy as np
 
 _MAGIC = (0x377F0682, 0x377F0683)  # the low bit: checksums over big-endian words
 _VERSION = 3007000
@@ -94,6 +96,8 @@ def _checksum(order: str, data: bytes, start: tuple[int, int]) -> tuple[int, int
     linear: v' = M v + (x0, x0 + x1) with M = [[1, 1], [1, 2]], so after n pairs
     v = M**n v0 + sum_k M**(n-1-k) (x0_k, x0_k + x1_k). uint64 arithmetic wraps modulo 2**64,
     which keeps every value right modulo 2**32."""
+    import numpy as np
+
     words = np.frombuffer(data, dtype=np.dtype(f"{order}u4")).astype(np.uint64).reshape(-1, 2)
     n = len(words)
     powers = _powers(n)
@@ -105,12 +109,16 @@ def _checksum(order: str, data: bytes, start: tuple[int, int]) -> tuple[int, int
     return s1, s2
 
 
-_POWERS = np.eye(2, dtype=np.uint64)[None]  # _POWERS[j] = M**j modulo 2**32
+_POWERS: np.ndarray | None = None  # _POWERS[j] = M**j modulo 2**32
 
 
 def _powers(n: int) -> np.ndarray:
     """M**0 .. M**n, at least."""
+    import numpy as np
+
     global _POWERS
+    if _POWERS is None:
+        _POWERS = np.eye(2, dtype=np.uint64)[None]
     if len(_POWERS) <= n:
         m = np.array([[1, 1], [1, 2]], dtype=np.uint64)
         grown = [*_POWERS]
