@@ -37,6 +37,7 @@ from minirag.values import (
     DeleteResult,
     FileListing,
     IngestResult,
+    ListedPage,
     QueryResult,
     ReadResult,
     Status,
@@ -248,13 +249,13 @@ def fit_list(payload: dict, key: str, budget: int, next_step: str) -> dict:
 
 
 def fit_page(listing: dict, key: str, offset: int, budget: int, next_step: str, noun: str,
-             shape: Callable[[Any], dict] | None = None) -> dict:
+             shape: Callable[[Any], dict] | None = None, onward: Callable[[int], dict] | None = None) -> dict:
     """`listing` from item `offset` of `listing[key]` on, as many as fit `budget`, each item shaped by
     `shape` (only those a page can hold are: a page costs its own items, not the whole listing's):
     when some are left out, `truncated` says how many and `nextOffset` is the `offset` that lists them
     (a paged listing: list_files, list_collections, each item a `noun`). An item that alone is over the
     budget is refused saying how to pass it: an empty page's `nextOffset` was the `offset` given,
-    asked for again for ever."""
+    asked for again for ever. `onward(nextOffset)`: more fields a cut page gives with it (`nextCursor`)."""
     if offset < 0:
         raise InvalidArgument(f"offset must be 0 or more, got {offset}")
     items = listing[key]
@@ -270,6 +271,7 @@ def fit_page(listing: dict, key: str, offset: int, budget: int, next_step: str, 
         out = {**listing, key: window[:count]}
         if offset + count < len(items):
             out["nextOffset"] = offset + count
+            out.update(onward(offset + count) if onward is not None else {})
             out["truncated"] = {"field": key, "leftOut": len(items) - offset - count, "maxResponseTokens": budget,
                                 "next": next_step}
         return out
@@ -277,23 +279,27 @@ def fit_page(listing: dict, key: str, offset: int, budget: int, next_step: str, 
     if offset + len(window) >= len(items) and cost(whole := page(len(window))) <= budget:
         return whole
     # Fitted with the largest nextOffset it can take, so that the number counts against the budget.
-    count = largest_fitting(len(window), lambda n: cost({**page(n), "nextOffset": len(items)}) <= budget)
+    longest = {"nextOffset": len(items), **(onward(len(items)) if onward is not None else {})}
+    count = largest_fitting(len(window), lambda n: cost({**page(n), **longest}) <= budget)
     if not count:
         raise MiniragError(f"the {noun} at offset {offset} alone is over MINIRAG_MAX_RESPONSE_TOKENS "
                            f"({budget}): raise it, or pass offset {offset + 1} to go on past it")
     return page(count)
 
 
-def files_page(value: FileListing, offset: int, budget: int, next_step: str, *, changed: bool = False) -> dict:
-    """list_files' page from entry `offset` on (fit_page); `changed`: the index changed since the
-    listing the pages before were cut from, so this page is cut from a new one (`indexChanged`)."""
-    head = {"files": value.files, **other_types(value.other_types), **({"indexChanged": INDEX_CHANGED} if changed
-                                                                         else {})}
-    return fit_page(head, "files", offset, budget, next_step, "file", shape=list_entry)
+def files_page(page: ListedPage, budget: int, next_step: str) -> dict:
+    """list_files' page (fit_page), with `nextCursor` naming the rest of its kept listing when cut;
+    `indexChanged` when the index changed since the listing the pages before were cut from, so this
+    page is cut from a new one."""
+    value = page.listing
+    head = {"files": value.files, **other_types(value.other_types),
+            **({"indexChanged": INDEX_CHANGED} if page.changed else {})}
+    return fit_page(head, "files", page.offset, budget, next_step, "file", shape=list_entry,
+                    onward=lambda at: {"nextCursor": f"{page.name}.{at}"})
 
 
 INDEX_CHANGED = ("the index changed since the pages before were listed (a sync or an ingest wrote to it): this "
-                 "page is from a new listing, so a file may have moved across pages; list from offset 0 again "
+                 "page is from a new listing, so a file may have moved across pages; list again without a cursor "
                  "for one consistent listing")
 
 

@@ -1,0 +1,129 @@
+"""listing82: a listing's pages are the client's own, and a cursor that names nothing kept says to start over.
+
+Over streamable HTTP several clients share one server. The listings kept for list_files' pages were shared
+by what they listed: a client listing anything evicted another's, whose next page was then silently cut
+from a new walk (a file made meanwhile moved an entry across pages, with no `indexChanged`), and a page was
+reached by any client that guessed the offset."""
+
+from __future__ import annotations
+
+import re
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import pytest
+from mcp import Client
+from test_server import ok, refused
+
+from minirag.app import App
+from minirag.config import load_config
+from minirag.ingest.listing import KEPT_LISTINGS
+from minirag.server import ServerState, build_server
+
+BUDGET = "1000"  # the smallest: some eight files a page
+
+
+@pytest.fixture
+def docs(tmp_path) -> Path:
+    root = tmp_path / "docs"
+    (root / "sub").mkdir(parents=True)
+    for n in range(40):
+        (root / f"note-{n:05}.md").write_text(f"# Note {n}\n\nA short note.\n")
+    (root / "sub" / "inner.md").write_text("# Inner\n\nA note in a folder.\n")
+    return root
+
+
+@pytest.fixture
+def make_state(tmp_path, model_path, encoder, docs):
+    states = []
+
+    def make() -> ServerState:  # a server (re)started on the same index
+        config = load_config(env={"MINIRAG_MAX_RESPONSE_TOKENS": BUDGET}, base_dirs=[str(docs)],
+                             db_path=str(tmp_path / "index.db"), model_path=model_path)
+        states.append(ServerState.from_config(config, App(config, encoder=encoder)))
+        return states[-1]
+
+    yield make
+    for state in states:
+        state.close()
+
+
+@asynccontextmanager
+async def connected(state: ServerState):
+    """A client that keeps a connection, as one over stdio or a streamable HTTP session does (the
+    initialize handshake): a stateless protocol version's requests come each on a connection of its own."""
+    async with Client(build_server(state), mode="legacy") as client:
+        yield client
+
+
+async def _rest(client, cursor: str) -> list[str]:
+    seen = []
+    while cursor is not None:
+        page = await ok(client, "list_files", cursor=cursor)
+        assert "indexChanged" not in page
+        seen += [entry["source"] for entry in page["files"]]
+        cursor = page.get("nextCursor")
+    return seen
+
+
+@pytest.mark.anyio
+async def test_listing82_a_client_listing_many_evicts_none_of_another_clients_listings(make_state, docs):
+    state = make_state()
+    async with connected(state) as agent, connected(state) as other:
+        await ok(agent, "sync_start", wait=True)
+        first = await ok(agent, "list_files")
+        for n in range(3 * KEPT_LISTINGS):  # another client's listings, of the same files and of others
+            await ok(other, "list_files")
+            await ok(other, "list_files", scope=str(docs / f"note-{n:05}.md"))
+        (docs / "a-first.md").write_text("# First\n\nMade between two pages.\n")  # sorts first: shifts all
+        seen = [entry["source"] for entry in first["files"]] + await _rest(agent, first["nextCursor"])
+    assert seen == [*(str(docs / f"note-{n:05}.md") for n in range(40)), str(docs / "sub" / "inner.md")]
+
+
+@pytest.mark.anyio
+async def test_listing82_another_clients_cursor_lists_nothing_and_cannot_be_told_from_a_gone_one(make_state):
+    state = make_state()
+    async with connected(state) as agent, connected(state) as other:
+        await ok(agent, "sync_start", wait=True)
+        cursors = [(await ok(agent, "list_files"))["nextCursor"] for _ in range(KEPT_LISTINGS)]
+        stolen = await refused(other, "list_files", cursor=cursors[-1])
+        forged = await refused(agent, "list_files", cursor="0." + cursors[-1].rpartition(".")[2])
+    assert "no longer kept" in stolen and "without a cursor" in stolen and "note-" not in stolen
+    assert stolen == forged  # naming another's listing says no more than naming none
+    names = {cursor.rpartition(".")[0] for cursor in cursors}
+    assert len(names) == KEPT_LISTINGS
+    assert all(re.fullmatch(r"[A-Za-z0-9_-]{22,}", name) for name in names)  # 128 random bits: no counter
+
+
+@pytest.mark.anyio
+async def test_listing82_a_cursor_past_its_clients_kept_listings_or_a_restart_says_to_start_over(make_state):
+    state = make_state()
+    async with connected(state) as agent:
+        await ok(agent, "sync_start", wait=True)
+        oldest = (await ok(agent, "list_files"))["nextCursor"]
+        kept = (await ok(agent, "list_files"))["nextCursor"]
+        for _ in range(KEPT_LISTINGS - 1):
+            await ok(agent, "list_files", scope="notes")  # none: a page with no cursor, still kept
+        evicted = await refused(agent, "list_files", cursor=oldest)
+        assert await _rest(agent, kept)  # the newest it kept still pages
+    async with connected(make_state()) as agent:
+        restarted = await refused(agent, "list_files", cursor=kept)
+        malformed = await refused(agent, "list_files", cursor="40")
+        both = await refused(agent, "list_files", cursor=kept, offset=8)
+    for said in (evicted, restarted):
+        assert said.startswith("list_files: ") and "no longer kept" in said and "without a cursor" in said, said
+        assert "\n" not in said
+    assert "is not one list_files gave" in malformed and "no longer kept" not in malformed
+    assert "not both" in both
+
+
+@pytest.mark.anyio
+async def test_listing82_a_cursor_with_other_arguments_than_its_listing_is_refused(make_state, docs):
+    state = make_state()
+    async with connected(state) as agent:
+        await ok(agent, "sync_start", wait=True)
+        cursor = (await ok(agent, "list_files"))["nextCursor"]
+        said = await refused(agent, "list_files", cursor=cursor, scope=str(docs / "sub"))
+        same = await ok(agent, "list_files", cursor=cursor, ignored=False)
+    assert "another scope" in said
+    assert same["files"]
