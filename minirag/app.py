@@ -37,6 +37,7 @@ from minirag.collection import (
     collection_of,
     collection_scope,
     list_collections,
+    nested_in,
     record_sync,
     synced_roots,
 )
@@ -784,6 +785,7 @@ class App:
         self.require_index()
         options = SearchOptions(
             top_k=top_k, hybrid_weight=self.config.hybrid_weight, scope=scopes,
+            outside=nested_in(self.config, collection),
             grouping=self.config.grouping,
             max_distance=self.config.max_distance, max_files=self.config.max_files,
         )
@@ -858,7 +860,8 @@ class App:
         scopes = collection_scope(self.config, collection, self.search_scopes(scope))
         self.require_index()
         others: Counter = Counter()  # files left out for their type, by suffix (not counted under a scope)
-        files = list_entries(self.index, self.config, Scopes.of(scopes) if scopes else None, self.chunk_budget(),
+        within = Scopes.of(scopes, without=nested_in(self.config, collection)) if scopes else None
+        files = list_entries(self.index, self.config, within, self.chunk_budget(),
                              with_ignored=ignored, others=None if scopes else others)
         self._refuse_scopes_meant_as_paths(scopes, [entry.source for entry in files])
         return FileListing(tuple(files), tuple(sorted(others.items(), key=lambda item: (-item[1], item[0]))))
