@@ -127,3 +127,40 @@ async def test_listing82_a_cursor_with_other_arguments_than_its_listing_is_refus
         same = await ok(agent, "list_files", cursor=cursor, ignored=False)
     assert "another scope" in said
     assert same["files"]
+
+
+@pytest.mark.slow
+@pytest.mark.anyio
+async def test_listing82_over_streamable_http_each_session_keeps_its_own_listings(tmp_path, model_path, docs):
+    """The listings are kept by connection: over HTTP a session's connection outlives its requests (a
+    stateless-version client's requests share one store)."""
+    import os
+
+    import httpx2
+    from mcp.client.streamable_http import streamable_http_client
+    from test_http_token import start, stop
+    from test_server_stdio import CONFIG_VARS, TIMEOUT_S
+
+    env = {k: v for k, v in os.environ.items() if k not in CONFIG_VARS | {"MINIRAG_HTTP_TOKEN"}}
+    env |= {"MODEL_PATH": model_path, "BASE_DIR": str(docs), "DB_PATH": str(tmp_path / "index.db"),
+            "MINIRAG_MAX_RESPONSE_TOKENS": BUDGET}
+    proc, port = start(env)
+    url = f"http://127.0.0.1:{port}/mcp"
+    try:
+        async with (httpx2.AsyncClient(timeout=TIMEOUT_S) as one, httpx2.AsyncClient(timeout=TIMEOUT_S) as two,
+                    httpx2.AsyncClient(timeout=TIMEOUT_S) as three,
+                    Client(streamable_http_client(url, http_client=one), mode="legacy") as agent,
+                    Client(streamable_http_client(url, http_client=two), mode="legacy") as other,
+                    Client(streamable_http_client(url, http_client=three)) as stateless):
+            await ok(agent, "sync_start", wait=True)
+            first = await ok(agent, "list_files")
+            for n in range(2 * KEPT_LISTINGS):
+                await ok(other, "list_files", scope=str(docs / f"note-{n:05}.md"))
+            stolen = await refused(other, "list_files", cursor=first["nextCursor"])
+            rest = await _rest(agent, first["nextCursor"])
+            modern = await ok(stateless, "list_files")
+            modern_rest = await _rest(stateless, modern["nextCursor"])
+    finally:
+        stderr = stop(proc)
+    assert "no longer kept" in stolen, stderr
+    assert len(first["files"]) + len(rest) == 41 == len(modern["files"]) + len(modern_rest)
