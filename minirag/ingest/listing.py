@@ -153,13 +153,11 @@ class ListingGone(MiniragError):
 
 @dataclass(frozen=True, slots=True)
 class Cursor:
-    """Where the next page of a kept listing starts: the listing's id and the entry's offset in it."""
+    """Where the next page of a kept listing starts: the listing's id and the entry's offset in it,
+    given as `ID.OFFSET` (results.fit_page writes it)."""
 
     listing: str
     offset: int
-
-    def __str__(self) -> str:
-        return f"{self.listing}.{self.offset}"
 
     @classmethod
     def parse(cls, text: str) -> Cursor:
