@@ -17,7 +17,7 @@ from test_server import ok, refused
 
 from minirag.app import App
 from minirag.config import load_config
-from minirag.ingest.listing import KEPT_LISTINGS
+from minirag.ingest.listing import KEPT_LISTINGS, KEPT_TOTAL, ListingGone, ListingPages
 from minirag.server import ServerState, build_server
 
 BUDGET = "1000"  # the smallest: some eight files a page
@@ -164,3 +164,29 @@ async def test_listing82_over_streamable_http_each_session_keeps_its_own_listing
         stderr = stop(proc)
     assert "no longer kept" in stolen, stderr
     assert len(first["files"]) + len(rest) == 41 == len(modern["files"]) + len(modern_rest)
+
+
+class _Client:
+    """A client as ListingPages holds it: an object that lives as long as its connection."""
+
+
+def test_listing82_clients_opening_many_connections_keep_a_bounded_store_and_starve_no_other():
+    """Each connection keeps its KEPT_LISTINGS: an HTTP client opening many sessions (the SDK allows 10,000)
+    kept listings of a whole corpus without bound."""
+    pages: ListingPages[list[str]] = ListingPages()
+    victim = _Client()
+    kept, _ = pages.start(victim, "key", 1, lambda: ["a.md"])
+    attackers = [_Client() for _ in range(KEPT_TOTAL // 2)]  # twice KEPT_TOTAL listings in all
+    names = [(client, pages.start(client, "key", 1, lambda: ["a.md"])[0])
+             for client in attackers for _ in range(KEPT_LISTINGS)]
+    resumed = 0
+    for client, name in names:
+        try:
+            pages.resume(client, name, 1, lambda key: ["a.md"])
+            resumed += 1
+        except ListingGone:
+            pass
+    assert len(pages) <= KEPT_TOTAL and resumed < KEPT_TOTAL
+    assert pages.resume(victim, kept, 1, lambda key: ["a.md"])[1] == ["a.md"]  # the client keeping fewest
+    del attackers, names, client
+    assert len(pages) == 1  # a client's listings go with its connection

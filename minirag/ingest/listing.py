@@ -141,6 +141,11 @@ def list_entries(index, config, scope: Scopes | None, budget: int | None = None,
 # of a stateless protocol version cannot be told apart: they share one store of KEPT_SHARED.
 KEPT_LISTINGS = 4
 KEPT_SHARED = 16
+# And all clients together keep at most this many (an HTTP server holds up to the SDK's 10,000 sessions,
+# each of which could keep KEPT_LISTINGS of a whole corpus): past it, a listing of the client that keeps
+# the most goes, its least recently paged, so that a client keeping fewer loses none to clients that
+# open many connections until they all keep as few.
+KEPT_TOTAL = 64
 
 # A cursor names its listing by this many random bytes: another client cannot guess it (and one it
 # learnt still names nothing in its own store).
@@ -184,19 +189,42 @@ class ListingPages(Generic[T]):
     again. Each client's listings go with it (its store is held weakly by the client object)."""
 
     def __init__(self) -> None:
-        self._kept: weakref.WeakKeyDictionary[object, OrderedDict[str, Kept[T]]] = weakref.WeakKeyDictionary()
+        # Each client's listings by id, least recently paged first, each with the call that last paged it.
+        self._kept: weakref.WeakKeyDictionary[object, OrderedDict[str, tuple[int, Kept[T]]]] = \
+            weakref.WeakKeyDictionary()
+        self._calls = 0  # calls so far: what "recently" counts in (not time)
         self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        with self._lock:
+            return sum(map(len, self._kept.values()))
+
+    def _keep(self, store: OrderedDict[str, tuple[int, Kept[T]]], name: str, kept: Kept[T]) -> None:
+        self._calls += 1
+        store[name] = (self._calls, kept)
+        store.move_to_end(name)
+
+    def _bound(self) -> None:
+        """Past KEPT_TOTAL in all, drop the least recently paged listing of the client keeping the most."""
+        stores = [store for store in self._kept.values() if store]
+        while sum(map(len, stores)) > KEPT_TOTAL:
+            most = max(map(len, stores))
+            oldest = min((store for store in stores if len(store) == most), key=lambda store: next(iter(
+                store.values()))[0])
+            oldest.popitem(last=False)
 
     def start(self, client: object, key: Hashable, version: Hashable, walk: Callable[[], T]) -> tuple[str, T]:
         """A new walk of `key`, kept for `client` under a new unguessable id; its oldest beyond
-        KEPT_LISTINGS go."""
+        KEPT_LISTINGS go (KEPT_SHARED for the clients of a stateless protocol version), and past
+        KEPT_TOTAL in all, the oldest of the client keeping the most."""
         listing = walk()
         name = secrets.token_urlsafe(CURSOR_BYTES)
         with self._lock:
-            kept = self._kept.setdefault(client, OrderedDict())
-            kept[name] = Kept(key, version, listing)
-            while len(kept) > (KEPT_SHARED if getattr(client, "shared", False) else KEPT_LISTINGS):
-                kept.popitem(last=False)
+            store = self._kept.setdefault(client, OrderedDict())
+            self._keep(store, name, Kept(key, version, listing))
+            while len(store) > (KEPT_SHARED if getattr(client, "shared", False) else KEPT_LISTINGS):
+                store.popitem(last=False)
+            self._bound()
         return name, listing
 
     def resume(self, client: object, name: str, version: Hashable,
@@ -206,17 +234,18 @@ class ListingPages(Generic[T]):
         join). ListingGone when it keeps none by that name."""
         with self._lock:
             store = self._kept.get(client)
-            kept = store.get(name) if store is not None else None
-            if store is not None and kept is not None:
-                store.move_to_end(name)
-        if kept is None:
+            held = store.get(name) if store is not None else None
+            if store is not None and held is not None:
+                self._keep(store, name, held[1])
+        if store is None or held is None:
             raise ListingGone("this cursor's listing is no longer kept (the server restarted, or newer listings "
                               f"took its place: a client keeps its {KEPT_LISTINGS} latest): list again without a "
                               "cursor, from the start")
+        kept = held[1]
         if kept.version == version:
             return kept.key, kept.listing, False
         listing = walk(kept.key)
         with self._lock:
-            if store is not None and name in store:
-                store[name] = Kept(kept.key, version, listing)
+            if name in store:
+                self._keep(store, name, Kept(kept.key, version, listing))
         return kept.key, listing, True
