@@ -37,6 +37,7 @@ from minirag.collection import (
     collection_of,
     collection_scope,
     list_collections,
+    nested_in,
     record_sync,
     synced_roots,
 )
@@ -76,6 +77,7 @@ from minirag.values import (
     DeleteResult,
     FileListing,
     IngestResult,
+    ListedPage,
     QueryResult,
     ReadResult,
     Status,
@@ -791,6 +793,7 @@ class App:
         self.require_index()
         options = SearchOptions(
             top_k=top_k, hybrid_weight=self.config.hybrid_weight, scope=scopes,
+            outside=nested_in(self.config, collection),
             grouping=self.config.grouping,
             max_distance=self.config.max_distance, max_files=self.config.max_files,
         )
@@ -865,28 +868,44 @@ class App:
         scopes = collection_scope(self.config, collection, self.search_scopes(scope))
         self.require_index()
         others: Counter = Counter()  # files left out for their type, by suffix (not counted under a scope)
-        files = list_entries(self.index, self.config, Scopes.of(scopes) if scopes else None, self.chunk_budget(),
+        within = Scopes.of(scopes, without=nested_in(self.config, collection)) if scopes else None
+        files = list_entries(self.index, self.config, within, self.chunk_budget(),
                              with_ignored=ignored, others=None if scopes else others)
         self._refuse_scopes_meant_as_paths(scopes, [entry.source for entry in files])
         return FileListing(tuple(files), tuple(sorted(others.items(), key=lambda item: (-item[1], item[0]))))
 
     @explained
-    def list_files_paged(self, offset: int, scope: str | Sequence[str] | None = None, collection: str | None = None,
-                         *, ignored: bool = False) -> tuple[FileListing, bool]:
-        """list_files for the page from entry `offset` on: at 0 a new walk, kept; past it the listing
-        the pages before were cut from, while the index has not changed since (no file listed twice
-        or skipped, and a page costs its own entries, not a walk of the corpus), else a new walk and
-        True: its pages may not join the earlier ones."""
-        from minirag.ingest.listing import ListingPages
+    def list_files_paged(self, client: object, offset: int = 0, scope: str | Sequence[str] | None = None,
+                         collection: str | None = None, *, ignored: bool = False,
+                         cursor: str | None = None) -> ListedPage:
+        """list_files for one page, for `client` (an MCP session): without a `cursor`, a new walk, kept
+        for `client`, from entry `offset` on; with one, the listing it names, from its offset, while
+        the index has not changed since (no file listed twice or skipped, and a page costs its own
+        entries, not a walk of the corpus), else walked again and said to be (`changed`). A cursor
+        names a listing only in the store of the client it was given to."""
+        from minirag.ingest.listing import Cursor, ListingPages
 
         if offset < 0:
             raise InvalidArgument(f"offset must be 0 or more, got {offset}")
         if self._listings is None:
             self._listings = ListingPages()
-        scopes = (scope,) if isinstance(scope, str) or scope is None else tuple(scope)
+        key = (scope if isinstance(scope, str) or scope is None else tuple(scope), collection, ignored)
         version = self._listed_version() if self._holds_index() else None  # none: list_files refuses
-        return self._listings.listing((scopes, collection, ignored), version,
-                                      lambda: self.list_files(scope, collection, ignored=ignored), first=offset == 0)
+
+        def walk(key) -> FileListing:
+            return self.list_files(key[0], key[1], ignored=key[2])
+
+        if cursor is None:
+            name, listing = self._listings.start(client, key, version, lambda: walk(key))
+            return ListedPage(listing, offset, name, False)
+        at = Cursor.parse(cursor)
+        if offset:
+            raise InvalidArgument("give cursor or offset, not both: a cursor holds its page's offset")
+        kept_key, listing, changed = self._listings.resume(client, at.listing, version, walk)
+        if key != (None, None, False) and key != kept_key:
+            raise InvalidArgument("this cursor pages a listing of another scope, collection or ignored: give the "
+                                  "cursor alone (it holds them), or omit it for a new listing")
+        return ListedPage(listing, at.offset, at.listing, changed)
 
     def _listed_version(self) -> tuple[int, int]:
         """What a listing's states hang on in the index: chunks written or dropped move its generation,

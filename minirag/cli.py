@@ -286,9 +286,18 @@ def _cmd_neighbors(args, app) -> int:
 
 
 def _cmd_list(args, app) -> int:
-    listing = app.list_files(_scope(args.scope) or None, args.collection, ignored=args.ignored)
+    from dataclasses import replace
+
+    from minirag.results import files_slice
+
+    whole = app.list_files(_scope(args.scope) or None, args.collection, ignored=args.ignored)
+    end = len(whole.files) if args.limit is None else min(len(whole.files), args.offset + args.limit)
+    listing = replace(whole, files=whole.files[args.offset:end])
     emit(args, listing, lambda value: f"no files {_under_nothing(args.scope)}"
-         if not value.files and _under_nothing(args.scope) else fmt_list(value))
+         if not whole.files and _under_nothing(args.scope) else fmt_list(value),
+         shaped=files_slice(whole, args.offset, args.limit) if args.json else None)
+    if end < len(whole.files) and not args.json:
+        sys.stderr.write(f"minirag: {len(whole.files) - end} more files: --offset {end}\n")
     return 0
 
 

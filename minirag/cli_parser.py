@@ -203,6 +203,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--collection", help="only this collection (a named root)")
     p.add_argument("--ignored", action="store_true",
                    help="also list the files and folders ignore rules leave out, with the rule")
+    p.add_argument("--offset", type=_whole_number(0), default=0,
+                   help="skip this many files (a cut listing's nextOffset)")
+    p.add_argument("--limit", type=_whole_number(1),
+                   help="list at most this many files; how to list the rest goes to stderr (--json: nextOffset)")
     add("collections", "the collections (named roots): description, indexed files and chunks, last sync")
     add("status", "configuration and index health")
     add("doctor", "check the SQLite driver, model, roots and index; exit 1 if anything is broken")

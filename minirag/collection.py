@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from minirag.display import shown
 from minirag.errors import InvalidArgument
 from minirag.search import Scope
-from minirag.security import innermost_root, is_under
+from minirag.security import innermost_root, is_under, outer_roots_of
 from minirag.store import connection
 from minirag.values import CollectionInfo, Collections
 
@@ -68,17 +68,52 @@ def collection_scope(config: Config, name: str | None, scopes: tuple[str, ...]) 
     for scope in scopes:
         if not is_under(scope, root, os.sep):
             raise InvalidArgument(f"scope {shown(scope, 120)!r} is not inside collection {name!r} ({root})")
+    _refuse_scopes_in_nested(config, name, scopes)
     return scopes
+
+
+def nested_in(config: Config, name: str | None) -> tuple[str, ...]:
+    """The roots of the collections inside collection `name`'s root (none for no collection): their files
+    are theirs (a hit's `collection` is the innermost root's), so `name`'s listing, search and counts
+    leave them out."""
+    if name is None:
+        return ()
+    root = collection(config, name).root
+    return tuple(str(inner) for inner in config.roots if root in outer_roots_of(str(inner), config.roots))
+
+
+def _parents(config: Config) -> dict[str, str]:
+    """Each nested root's innermost outer root (the roots' table is looked up, not compared pairwise: a
+    thousand roots are a thousand lookups)."""
+    parents = {}
+    for root in config.roots:
+        if outer := outer_roots_of(str(root), config.roots):
+            parents[str(root)] = str(max(outer, key=lambda r: len(str(r))))
+    return parents
+
+
+def _refuse_scopes_in_nested(config: Config, name: str, scopes: tuple[str, ...]) -> None:
+    for scope in scopes:
+        inner = collection_of(config, scope)
+        if inner is not None and inner != name:
+            raise InvalidArgument(f"scope {shown(scope, 120)!r} is inside collection {inner!r}, which is inside "
+                                  f"{name!r}: its files are {inner!r}'s; pass collection {inner!r}")
 
 
 def list_collections(config: Config, index: Index | None) -> Collections:
     """Each collection: name, description, root, indexed files and chunks, last complete sync; with no
-    `index` (none made yet), nothing counted."""
+    `index` (none made yet), nothing counted. A file is counted once, in the innermost collection
+    holding it (as a hit names it): a collection's counts less those under the collections in it."""
     counts, synced = {}, {}
     if index is not None:
+        under = {}
         for c in config.collections:
             scope = Scope.of(str(c.root))
-            counts[c.name] = index.counts_under(scope.low, scope.exact, scope.high)
+            under[str(c.root)] = index.counts_under(scope.low, scope.exact, scope.high)
+        own = dict(under)
+        for inner, outer in _parents(config).items():
+            own[outer] = (own[outer][0] - under[inner][0], own[outer][1] - under[inner][1])
+        counts = {c.name: own[str(c.root)] for c in config.collections}
         synced = last_syncs(index)
     return Collections(tuple(
         CollectionInfo(c.name, c.description, str(c.root), *counts.get(c.name, (0, 0)), synced.get(str(c.root)))

@@ -37,6 +37,7 @@ from minirag.values import (
     DeleteResult,
     FileListing,
     IngestResult,
+    ListedPage,
     QueryResult,
     ReadResult,
     Status,
@@ -248,13 +249,14 @@ def fit_list(payload: dict, key: str, budget: int, next_step: str) -> dict:
 
 
 def fit_page(listing: dict, key: str, offset: int, budget: int, next_step: str, noun: str,
-             shape: Callable[[Any], dict] | None = None) -> dict:
+             shape: Callable[[Any], dict] | None = None, listing_id: str | None = None) -> dict:
     """`listing` from item `offset` of `listing[key]` on, as many as fit `budget`, each item shaped by
     `shape` (only those a page can hold are: a page costs its own items, not the whole listing's):
     when some are left out, `truncated` says how many and `nextOffset` is the `offset` that lists them
     (a paged listing: list_files, list_collections, each item a `noun`). An item that alone is over the
     budget is refused saying how to pass it: an empty page's `nextOffset` was the `offset` given,
-    asked for again for ever."""
+    asked for again for ever. `listing_id`: a kept listing's (ListingPages), whose `nextCursor` a cut page
+    gives too, `ID.nextOffset`."""
     if offset < 0:
         raise InvalidArgument(f"offset must be 0 or more, got {offset}")
     items = listing[key]
@@ -270,6 +272,8 @@ def fit_page(listing: dict, key: str, offset: int, budget: int, next_step: str, 
         out = {**listing, key: window[:count]}
         if offset + count < len(items):
             out["nextOffset"] = offset + count
+            if listing_id is not None:
+                out["nextCursor"] = f"{listing_id}.{offset + count}"
             out["truncated"] = {"field": key, "leftOut": len(items) - offset - count, "maxResponseTokens": budget,
                                 "next": next_step}
         return out
@@ -277,23 +281,40 @@ def fit_page(listing: dict, key: str, offset: int, budget: int, next_step: str, 
     if offset + len(window) >= len(items) and cost(whole := page(len(window))) <= budget:
         return whole
     # Fitted with the largest nextOffset it can take, so that the number counts against the budget.
-    count = largest_fitting(len(window), lambda n: cost({**page(n), "nextOffset": len(items)}) <= budget)
+    longest = {"nextOffset": len(items), **({"nextCursor": f"{listing_id}.{len(items)}"} if listing_id else {})}
+    count = largest_fitting(len(window), lambda n: cost({**page(n), **longest}) <= budget)
     if not count:
+        past = f"cursor {listing_id}.{offset + 1}" if listing_id is not None else f"offset {offset + 1}"
         raise MiniragError(f"the {noun} at offset {offset} alone is over MINIRAG_MAX_RESPONSE_TOKENS "
-                           f"({budget}): raise it, or pass offset {offset + 1} to go on past it")
+                           f"({budget}): raise it, or pass {past} to go on past it")
     return page(count)
 
 
-def files_page(value: FileListing, offset: int, budget: int, next_step: str, *, changed: bool = False) -> dict:
-    """list_files' page from entry `offset` on (fit_page); `changed`: the index changed since the
-    listing the pages before were cut from, so this page is cut from a new one (`indexChanged`)."""
-    head = {"files": value.files, **other_types(value.other_types), **({"indexChanged": INDEX_CHANGED} if changed
-                                                                         else {})}
-    return fit_page(head, "files", offset, budget, next_step, "file", shape=list_entry)
+def files_page(page: ListedPage, budget: int, next_step: str) -> dict:
+    """list_files' page (fit_page), with `nextCursor` naming the rest of its kept listing when cut;
+    `indexChanged` when the index changed since the listing the pages before were cut from, so this
+    page is cut from a new one."""
+    value = page.listing
+    head = {"files": value.files, **other_types(value.other_types),
+            **({"indexChanged": INDEX_CHANGED} if page.changed else {})}
+    return fit_page(head, "files", page.offset, budget, next_step, "file", shape=list_entry,
+                    listing_id=page.name)
+
+
+def files_slice(value: FileListing, offset: int, limit: int | None) -> dict:
+    """`minirag list --json`: the listing's `limit` files from `offset` on, shaped as list_files' page is,
+    with `nextOffset` and `truncated` when some are left after them."""
+    end = len(value.files) if limit is None else min(len(value.files), offset + limit)
+    out = {"files": [list_entry(entry) for entry in value.files[offset:end]], **other_types(value.other_types)}
+    if end < len(value.files):
+        out["nextOffset"] = end
+        out["truncated"] = {"field": "files", "leftOut": len(value.files) - end, "limit": limit,
+                            "next": f"pass --offset {end} for the rest"}
+    return out
 
 
 INDEX_CHANGED = ("the index changed since the pages before were listed (a sync or an ingest wrote to it): this "
-                 "page is from a new listing, so a file may have moved across pages; list from offset 0 again "
+                 "page is from a new listing, so a file may have moved across pages; list again without a cursor "
                  "for one consistent listing")
 
 

@@ -29,6 +29,7 @@ import anyio.to_thread
 from minirag._compat.mcp import (
     arguments_model_title,
     arguments_taken_as_sent,
+    client_of,
     drop_request_handler,
     sdk_logging_left_to_the_root,
     sdk_models_built_on_first_use,
@@ -136,7 +137,10 @@ After = Annotated[int, Field(description=f"How many chunks after it to return: 0
 Offset = Annotated[int, Field(description=(
     "Where to start reading, in characters: 0 for the start, or the nextOffset the previous page returned."))]
 ListOffset = Annotated[int, Field(description=(
-    "How many files of the listing to skip: 0 for the start, or the nextOffset of a listing that was cut."))]
+    "How many files of a new listing to skip (a new walk of the roots); to go on with a cut listing, pass "
+    "its nextCursor as cursor instead."))]
+ListCursor = Annotated[str | None, Field(description=(
+    "The nextCursor of a listing that was cut, as it came: lists the rest of that listing (give it alone)."))]
 CollectionsOffset = Annotated[int, Field(description=(
     "How many collections to skip: 0 for the start, or the nextOffset of a list that was cut."))]
 MaxChars = Annotated[int | None, Field(description=(
@@ -269,15 +273,15 @@ def read_file(state: ServerState, filePath: FilePath = None, source: Source = No
                             maxChars))
 
 
-def list_files(state: ServerState, scope: Scope = None, collection: CollectionName = None,
-               ignored: Ignored = False, offset: ListOffset = 0) -> Result:
-    """Every supported file under the roots with its ingestion state, plus data and url sources, from
-    file number `offset` on. A listing over the response budget is cut: `truncated` says how many
-    were left out, and `nextOffset` is the offset that lists the rest. The pages after the first are
-    cut from the first's listing while the index has not changed; where it has, `indexChanged` says so."""
-    listing, changed = state.app.list_files_paged(offset, scope, collection, ignored=ignored)
-    return files_page(listing, offset, state.budget, "pass nextOffset as offset for the rest, or narrow the listing "
-                                                     "with scope or collection", changed=changed)
+def list_files(state: ServerState, ctx: Context, scope: Scope = None, collection: CollectionName = None,
+               ignored: Ignored = False, offset: ListOffset = 0, cursor: ListCursor = None) -> Result:
+    """Every supported file under the roots with its ingestion state, plus data and url sources. A
+    listing over the response budget is cut: `truncated` says how many were left out, and `nextCursor`
+    is the cursor that lists the rest, from the same listing while the index has not changed (where it
+    has, `indexChanged` says so). Without a cursor the roots are walked anew, from file number `offset` on."""
+    page = state.app.list_files_paged(client_of(ctx.session), offset, scope, collection, ignored=ignored, cursor=cursor)
+    return files_page(page, state.budget, "pass nextCursor as cursor for the rest, or narrow the listing "
+                                          "with scope or collection")
 
 
 def list_collections(state: ServerState, offset: CollectionsOffset = 0) -> Result:

@@ -79,6 +79,17 @@ class FileListing:
 
 
 @dataclass(frozen=True, slots=True)
+class ListedPage:
+    """One page of a kept listing (App.list_files_paged): the listing, the entry the page starts at, the
+    listing's id (a cursor's first part), and whether it was walked again because the index changed."""
+
+    listing: FileListing
+    offset: int
+    name: str
+    changed: bool
+
+
+@dataclass(frozen=True, slots=True)
 class CollectionInfo:
     name: str
     description: str

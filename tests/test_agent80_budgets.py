@@ -10,6 +10,7 @@ measured them is /tmp/agent80/probe.py (sizes in docs/mcp-tools.md, "Response bu
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -178,10 +179,13 @@ async def test_a_page_that_cannot_hold_its_first_entry_is_refused_saying_how_to_
         await ok(client, "sync_start", wait=True)
         files = await ok(client, "list_files", collection="small")
         big = await refused(client, "list_files", collection="deep")
+        past = re.search(r"pass cursor (\S+) to go on past it$", big)
+        assert past, big  # the rest of the listing kept (listing82: it named an offset, which walks anew)
+        after = await ok(client, "list_files", cursor=past[1])
     assert [c["name"] for c in first["collections"]] == ["small"] and first["nextOffset"] == 1
     assert stuck.startswith("list_collections: the collection at offset 1 alone is over "
                             "MINIRAG_MAX_RESPONSE_TOKENS (1000)"), stuck
     assert "offset 2" in stuck and "\n" not in stuck
     assert len(files["files"]) == 1
     assert big.startswith("list_files: the file at offset 0 alone is over MINIRAG_MAX_RESPONSE_TOKENS (1000)"), big
-    assert "offset 1" in big
+    assert past[1].endswith(".1") and after["files"] == [] and "nextCursor" not in after

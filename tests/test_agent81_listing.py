@@ -43,15 +43,15 @@ def _notes(root: Path, count: int) -> None:
 
 
 async def _pages(client, *, between=None) -> tuple[list[str], list[dict]]:
-    """Every page of list_files from offset 0, following nextOffset; `between(n)` runs after page n."""
-    seen, pages, offset = [], [], 0
-    while offset is not None:
-        page = await ok(client, "list_files", offset=offset)
+    """Every page of list_files from the start, following nextCursor; `between(n)` runs after page n."""
+    seen, pages, more = [], [], {}
+    while more is not None:
+        page = await ok(client, "list_files", **more)
         seen += [entry["source"] for entry in page["files"]]
         pages.append(page)
         if between is not None:
             await between(len(pages))
-        offset = page.get("nextOffset")
+        more = {"cursor": page["nextCursor"]} if "nextCursor" in page else None
     return seen, pages
 
 
@@ -141,7 +141,7 @@ async def test_a_page_after_the_index_changed_says_so(make_state, tmp_path):
         await ok(client, "sync_start", wait=True)
         seen, pages = await _pages(client, between=ingest)
     assert "indexChanged" not in pages[0]
-    assert "the index changed" in pages[1]["indexChanged"] and "offset 0" in pages[1]["indexChanged"]
+    assert "the index changed" in pages[1]["indexChanged"] and "without a cursor" in pages[1]["indexChanged"]
     assert not any("indexChanged" in page for page in pages[2:])
     assert "agent-note" in seen  # the rest is from the new listing, which holds it
 

@@ -130,7 +130,7 @@ async def test_a_listing_over_the_budget_is_walked_whole_with_next_offset(make_s
         while offset is not None:
             page = await ok(client, "list_files", offset=offset)
             seen += [entry["source"] for entry in page["files"]]
-            assert page.get("truncated") is None or "offset" in page["truncated"]["next"]
+            assert page.get("truncated") is None or "nextCursor" in page["truncated"]["next"]
             offset, pages = page.get("nextOffset"), pages + 1
         past_the_end = await ok(client, "list_files", offset=len(expected) + 5)
         negative = await refused(client, "list_files", offset=-1)

@@ -185,3 +185,28 @@ def correlated_id(request_id) -> Any:
     from mcp.shared.dispatcher import coerce_request_id
 
     return coerce_request_id(request_id)
+
+
+class _Stateless:
+    """The one client that every request of a stateless protocol version counts as: its requests carry
+    nothing that tells one client from another."""
+
+    shared = True
+
+
+STATELESS_CLIENT = _Stateless()
+
+
+def client_of(session) -> object:
+    """What outlives one request of the client `session` (a tool Context's) serves: its connection
+    (2.x makes a ServerSession per request), or the session where it is its own. A request of a
+    stateless protocol version comes on a connection of its own: those all count as one client."""
+    connection = getattr(session, "_connection", None)
+    if connection is None:
+        return session
+    try:
+        from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+    except ImportError:
+        return connection
+    return STATELESS_CLIENT if getattr(connection, "protocol_version", None) in MODERN_PROTOCOL_VERSIONS \
+        else connection

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import os
+import secrets
 import threading
+import weakref
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 from minirag.chunking import SCHEME_VERSION
+from minirag.display import shown
+from minirag.errors import InvalidArgument, MiniragError
 from minirag.ingest.file_state import FileState, file_hash, file_state, refused_unread
 from minirag.ingest.ignore import IgnoreReason, IgnoreRules
 from minirag.ingest.scan import FoundFile, Ignored, walk_roots, within
@@ -130,35 +134,117 @@ def list_entries(index, config, scope: Scopes | None, budget: int | None = None,
     return out
 
 
-# The listings kept for the pages after their first: a few, so that agents paging through listings of
-# other scopes or collections side by side do not walk again for each page.
+# The listings each client keeps for the pages after their first: a few, so that an agent paging through
+# listings of other scopes or collections side by side does not walk again for each page. Counted per
+# client (an MCP connection): one asking for many listings evicts its own, never another's. The clients
+# of a stateless protocol version cannot be told apart: they share one store of KEPT_SHARED.
 KEPT_LISTINGS = 4
+KEPT_SHARED = 16
+# And all clients together keep at most this many (an HTTP server holds up to the SDK's 10,000 sessions,
+# each of which could keep KEPT_LISTINGS of a whole corpus): past it, a listing of the client that keeps
+# the most goes, its least recently paged, so that a client keeping fewer loses none to clients that
+# open many connections until they all keep as few.
+KEPT_TOTAL = 64
+
+# A cursor names its listing by this many random bytes: another client cannot guess it (and one it
+# learnt still names nothing in its own store).
+CURSOR_BYTES = 16
+
+
+class ListingGone(MiniragError):
+    """A cursor whose listing is not kept: the server restarted, or the client's newer listings took its place."""
+
+
+@dataclass(frozen=True, slots=True)
+class Cursor:
+    """Where the next page of a kept listing starts: the listing's id and the entry's offset in it,
+    given as `ID.OFFSET` (results.fit_page writes it)."""
+
+    listing: str
+    offset: int
+
+    @classmethod
+    def parse(cls, text: str) -> Cursor:
+        listing, dot, offset = text.rpartition(".")
+        if not (dot and listing and offset.isascii() and offset.isdigit() and len(offset) <= 12
+                and len(listing) <= 64 and all(c.isalnum() or c in "-_" for c in listing)):
+            raise InvalidArgument(f"cursor {shown(text, 80)!r} is not one list_files gave: pass a page's nextCursor "
+                                  "as it came, or omit cursor to list from the start")
+        return cls(listing, int(offset))
+
+
+@dataclass(frozen=True, slots=True)
+class Kept(Generic[T]):
+    key: Hashable  # what was listed (scopes, collection, ignored)
+    version: Hashable  # the index's version when it was walked (App._listed_version)
+    listing: T
 
 
 class ListingPages(Generic[T]):
-    """The listings paged lately, each with the index's version when it was walked, so that the
-    pages of one listing are cut from one walk: a page past the first costs its own entries, not a walk
-    of the whole corpus again (paging through a listing of n files walked n files per page), and none is
-    repeated or skipped when files change on disk between pages. A first page walks again."""
+    """The listings each client paged lately, each with the index's version when it was walked, so that
+    the pages of one listing are cut from one walk: a page past the first costs its own entries, not a
+    walk of the whole corpus again (paging through a listing of n files walked n files per page), and
+    none is repeated or skipped when files change on disk between pages. A listing without a cursor walks
+    again. Each client's listings go with it (its store is held weakly by the client object)."""
 
     def __init__(self) -> None:
-        self._kept: OrderedDict[Hashable, tuple[Hashable, T]] = OrderedDict()
+        # Each client's listings by id, least recently paged first, each with the call that last paged it.
+        self._kept: weakref.WeakKeyDictionary[object, OrderedDict[str, tuple[int, Kept[T]]]] = \
+            weakref.WeakKeyDictionary()
+        self._calls = 0  # calls so far: what "recently" counts in (not time)
         self._lock = threading.Lock()
 
-    def listing(self, key: Hashable, version: Hashable, walk: Callable[[], T], *, first: bool) -> tuple[T, bool]:
-        """The listing `key` names, walked for a `first` page, else the one kept while the index is still
-        at `version` (App._listed_version); and whether the index had moved on from the
-        listing kept (its pages before and this one, from a new walk, may not join: an entry moved across
-        them)."""
+    def __len__(self) -> int:
         with self._lock:
-            kept = self._kept.get(key)
-            if not first and kept is not None and kept[0] == version:
-                self._kept.move_to_end(key)
-                return kept[1], False
+            return sum(map(len, self._kept.values()))
+
+    def _keep(self, store: OrderedDict[str, tuple[int, Kept[T]]], name: str, kept: Kept[T]) -> None:
+        self._calls += 1
+        store[name] = (self._calls, kept)
+        store.move_to_end(name)
+
+    def _bound(self) -> None:
+        """Past KEPT_TOTAL in all, drop the least recently paged listing of the client keeping the most."""
+        stores = [store for store in self._kept.values() if store]
+        while sum(map(len, stores)) > KEPT_TOTAL:
+            most = max(map(len, stores))
+            oldest = min((store for store in stores if len(store) == most), key=lambda store: next(iter(
+                store.values()))[0])
+            oldest.popitem(last=False)
+
+    def start(self, client: object, key: Hashable, version: Hashable, walk: Callable[[], T]) -> tuple[str, T]:
+        """A new walk of `key`, kept for `client` under a new unguessable id; its oldest beyond
+        KEPT_LISTINGS go (KEPT_SHARED for the clients of a stateless protocol version), and past
+        KEPT_TOTAL in all, the oldest of the client keeping the most."""
         listing = walk()
+        name = secrets.token_urlsafe(CURSOR_BYTES)
         with self._lock:
-            self._kept[key] = (version, listing)
-            self._kept.move_to_end(key)
-            while len(self._kept) > KEPT_LISTINGS:
-                self._kept.popitem(last=False)
-        return listing, not first and kept is not None
+            store = self._kept.setdefault(client, OrderedDict())
+            self._keep(store, name, Kept(key, version, listing))
+            while len(store) > (KEPT_SHARED if getattr(client, "shared", False) else KEPT_LISTINGS):
+                store.popitem(last=False)
+            self._bound()
+        return name, listing
+
+    def resume(self, client: object, name: str, version: Hashable,
+               walk: Callable[[Hashable], T]) -> tuple[Hashable, T, bool]:
+        """The listing `client` keeps as `name` (its key, the listing, and whether it was walked again
+        by `walk(key)` because the index had moved on from it: its pages before and the next may not
+        join). ListingGone when it keeps none by that name."""
+        with self._lock:
+            store = self._kept.get(client)
+            held = store.get(name) if store is not None else None
+            if store is not None and held is not None:
+                self._keep(store, name, held[1])
+        if store is None or held is None:
+            raise ListingGone("this cursor's listing is no longer kept (the server restarted, or newer listings "
+                              f"took its place: a client keeps its {KEPT_LISTINGS} latest): list again without a "
+                              "cursor, from the start")
+        kept = held[1]
+        if kept.version == version:
+            return kept.key, kept.listing, False
+        listing = walk(kept.key)
+        with self._lock:
+            if name in store:
+                self._keep(store, name, Kept(kept.key, version, listing))
+        return kept.key, listing, True

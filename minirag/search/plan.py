@@ -58,6 +58,7 @@ class SearchOptions:
     top_k: int = DEFAULT_TOP_K
     hybrid_weight: float | None = None  # None: by the query's form (query_form.default_hybrid_weight)
     scope: tuple[str, ...] = ()  # a source under any of them; none: every source
+    outside: tuple[str, ...] = ()  # and under none of these (a collection's nested collections)
     grouping: str | None = None
     max_distance: float | None = None
     max_files: int | None = None
@@ -157,7 +158,7 @@ def hybrid_search(conn, query_text: str, options: SearchOptions, *, embed=None, 
     top_k = clamp_top_k(options.top_k)
     weight = resolved_weight(options, query_text)
     shape = shape or read_shape(conn)
-    scope = Scopes.of(options.scope) if options.scope else None
+    scope = Scopes.of(options.scope, without=options.outside) if options.scope else None
     run_vector = weight < 1.0 and embed is not None and shape.has_vectors
     terms = query_terms(conn, query_text, shape.generation, counts) if weight > 0.0 else []
     if not run_vector and not terms:

@@ -37,22 +37,27 @@ class Scope:
 
 @dataclass(frozen=True)
 class Scopes:
-    """One or more scopes: a source under any of them (minirag-mcp's `scope` list, a repeated --scope)."""
+    """One or more scopes: a source under any of them (minirag-mcp's `scope` list, a repeated --scope),
+    and under none of `without` (the collections nested inside a collection's root)."""
 
     parts: tuple[Scope, ...]
+    without: tuple[Scope, ...] = ()
 
     @classmethod
-    def of(cls, scopes: tuple[str, ...]) -> Scopes:
-        return cls(tuple(dict.fromkeys(Scope.of(scope) for scope in scopes)))
+    def of(cls, scopes: tuple[str, ...], without: tuple[str, ...] = ()) -> Scopes:
+        return cls(tuple(dict.fromkeys(Scope.of(scope) for scope in scopes)),
+                   tuple(dict.fromkeys(Scope.of(scope) for scope in without)))
 
     @property
     def sql(self) -> str:
-        """Scope.SQL for each part, joined by OR; its arguments are `args`."""
-        return "(" + " OR ".join(Scope.SQL for _ in self.parts) + ")"
+        """Scope.SQL for each part, joined by OR (and none of `without`); its arguments are `args`."""
+        within = "(" + " OR ".join(Scope.SQL for _ in self.parts) + ")"
+        return f"({within} AND NOT ({' OR '.join(Scope.SQL for _ in self.without)}))" if self.without else within
 
     @property
     def args(self) -> tuple[str, ...]:
-        return tuple(arg for part in self.parts for arg in part.args)
+        return tuple(arg for part in (*self.parts, *self.without) for arg in part.args)
 
     def matches(self, source: str) -> bool:
-        return any(part.matches(source) for part in self.parts)
+        return any(part.matches(source) for part in self.parts) and not any(
+            part.matches(source) for part in self.without)
