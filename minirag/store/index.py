@@ -287,7 +287,7 @@ class Index:
                     raise IndexUnavailable(f"the index file {self.path} holds no index yet (no sync finished building "
                                            "it); a writer must build it first (this one is read-only), or check "
                                            "DB_PATH")
-                if version != schema.SCHEMA_VERSION:
+                if version < schema.READ_SCHEMA:
                     raise IndexUnavailable(
                         f"index {self.path} has schema version {version}, expected {schema.SCHEMA_VERSION}; "
                         "open it once without --read-only to upgrade"
