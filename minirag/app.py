@@ -814,7 +814,8 @@ class App:
         if not hits and not index.holds_sources() and (error := self.presence.still_empty()) is not None:
             raise error
         return QueryResult(tuple(hits), index.parents(h.parent_id for h in hits),
-                           tuple(collection_of(self.config, h.source) for h in hits), tuple(self.config.roots))
+                           tuple(collection_of(self.config, h.source) for h in hits), tuple(self.config.roots),
+                           unread=_unread(encoder, text, options.hybrid_weight) if not hits else None)
 
     @explained
     def term_weights(self, text: str) -> dict[str, float]:
@@ -987,6 +988,16 @@ class App:
             git_state=git_state,
             scheme_warning=_scheme_warning(stats),
         )
+
+
+def _unread(encoder, text: str, hybrid_weight: float | None) -> tuple[str, str] | None:
+    """(model, writing system) where `text` went to the keyword side alone because `encoder` reads
+    none of its writing system (search.plan.search's gate); None otherwise."""
+    from minirag.writing import main_script
+
+    if encoder is None or hybrid_weight == 0.0 or encoder.reads(text) or (script := main_script(text)) is None:
+        return None
+    return encoder.model_id, script
 
 
 def _scheme_warning(stats: IndexStats) -> str | None:

@@ -22,7 +22,8 @@ class _Parser(argparse.ArgumentParser):
     parsing: list[str] = []  # the arguments being parsed, for the hint of a file named like an option
 
     def error(self, message: str):
-        hint = _did_you_mean(message) or _file_named_like_an_option(self.parsing, self.prog)
+        hint = (_did_you_mean(message) or _file_named_like_an_option(self.parsing, self.prog)
+                or _query_read_as_an_option(message, self.parsing, self))
         self.exit(2, f"minirag: error: {message}{hint} (see `{self.prog} --help`)\n")
 
 
@@ -33,6 +34,26 @@ def _file_named_like_an_option(arguments: list[str], prog: str) -> str:
     if named is None:
         return ""
     return f"; {named} names a file: put -- before it (`{prog} -- {shlex.quote(named)}`)"
+
+
+def _query_read_as_an_option(message: str, arguments: list[str], parser: argparse.ArgumentParser) -> str:
+    """`; -Wall reads as an option: to search for it, put -- before it` where `query` lacks its QUERY
+    because argparse took a one-word query opening with a dash (a flag searched for) as an option."""
+    if not message.endswith("required: QUERY"):
+        return ""
+    takes_value = options_taking_values(parser)
+    known = {flag for action in parser._actions for flag in action.option_strings}  # noqa: SLF001
+    after_flag = False
+    for arg in arguments[1:]:
+        if after_flag:
+            after_flag = False
+        elif arg == "--":
+            return ""
+        elif arg.split("=", 1)[0] in known:
+            after_flag = arg in takes_value
+        elif arg.startswith("-"):
+            return f"; {arg} reads as an option: to search for it, put -- before it (`{parser.prog} -- {shlex.quote(arg)}`)"
+    return ""
 
 
 def _did_you_mean(message: str) -> str:

@@ -221,6 +221,8 @@ def check_index(config: Config, recorded_out: list[RecordedModel] | None = None)
     detail = (f"{path}: {stats.source_count} sources, {stats.chunk_count} chunks, "
               f"{path.stat().st_size / 1e6:.1f} MB, schema {stats.schema_version}"
               + (", read-only" if config.read_only else ", writable"))
+    if stats.schema_version < schema.SCHEMA_VERSION:
+        detail += f"; upgraded to schema {schema.SCHEMA_VERSION} when next opened for writing"
     if stats.stale_chunk_count:
         detail += f"; {stats.stale_chunk_count} chunks from an older chunking scheme (`minirag sync` rebuilds them)"
     if stats.stale_keyword_scheme is not None:

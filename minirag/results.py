@@ -130,6 +130,10 @@ def query_result(value: QueryResult, budget: int | None = None) -> dict:
     hits, parents, roots = list(value.hits), value.parents, value.roots
     named = {h.source: name for h, name in zip(hits, value.collections, strict=True)}
     full = _query_payload(hits, parents, roots, list(parents), named)
+    if value.unread is not None and not hits:
+        model, script = value.unread
+        full["note"] = (f"{model} does not read {script} text: this query was matched by its exact words alone, "
+                        "and no indexed passage holds them; ask in a language the model reads")
     if budget is None or cost(full) <= budget:
         return full
     ranked = list(dict.fromkeys(h.parent_id for h in hits if h.parent_id in parents))
@@ -194,6 +198,8 @@ def query_text(result: dict, scope: str | Sequence[str] | None = None, max_dista
     snippet (the stretch of the text that holds the most of `query`'s words, each counted at its
     `weights` when given)."""
     if not result["results"]:
+        if "note" in result:
+            return f"no results: {result['note']}"
         if max_distance is not None:
             return (f"no results within RAG_MAX_DISTANCE={max_distance:g} (a cosine distance, 0 to 2): "
                     "raise or unset it to see farther hits")

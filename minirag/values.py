@@ -31,6 +31,9 @@ class QueryResult:
     parents: Mapping[int, str]  # section text by parent id, for every hit's parent
     collections: tuple[str | None, ...]  # each hit's collection; None for data and url sources
     roots: tuple[Path, ...]  # paths are shown relative to these (`displayPath`)
+    # (model, writing system) where the model reads no query in that system, so only its words were
+    # searched (search/plan.py): said when they found nothing.
+    unread: tuple[str, str] | None = None
 
 
 @dataclass(frozen=True, slots=True)

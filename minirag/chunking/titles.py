@@ -13,6 +13,7 @@ from pathlib import Path
 from minirag.chunking.blocks import parse_heading
 from minirag.chunking.fences import code_line_mask
 from minirag.chunking.frontmatter import parse_frontmatter
+from minirag.chunking.pages import split_pages
 from minirag.ingest.doc_names import stem as name_stem
 
 BOILERPLATE_HEADINGS = frozenset(
@@ -117,9 +118,10 @@ _LETTER = re.compile(r"[^\W\d_]")
 
 
 def first_h1(markdown: str) -> str | None:
-    """The text of the first level-one ATX heading outside code, or None."""
+    """The text of the first level-one ATX heading outside code, or None. A PDF's pages are parted
+    by form feeds, which open a line as the chunker reads it (`\f# Usage`: pages.split_pages)."""
     _, body = parse_frontmatter(markdown)
-    lines = body.split("\n")
+    lines = split_pages(body)[0]
     mask = code_line_mask(lines)
     for line, in_code in zip(lines, mask, strict=True):
         if not in_code:

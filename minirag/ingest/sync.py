@@ -120,7 +120,8 @@ def run_sync(pipeline: Pipeline, roots: list[Path], *, path: Path | None = None,
             # back on disk, ingested) is its newer word, and stays.
             return index.state_of(source) == (stored.get(source), exclusions.get(source))
 
-        progress.deleted += index.delete_sources(gone, current=as_found)
+        # A pass over some paths keeps their vectors: the files may be moved somewhere it did not look.
+        progress.deleted += index.delete_sources(gone, current=as_found, keep_vectors=scopes is not None)
         progress.outside_roots += sum(1 for source in gone if source in stored and not served_by_roots(source, roots))
     if scopes is None and not progress.stop.is_set() and index.holds_pending():
         # Every file of the roots is written (or failed, or changed since it was read): the vectors kept

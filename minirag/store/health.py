@@ -48,7 +48,8 @@ def driver() -> Driver:
 
 
 def inspect(path: Path) -> tuple[int, IndexStats | None]:
-    """(schema version, stats when the schema is current), through read-only connections."""
+    """(schema version, stats when the schema is one a read-only open reads), through read-only
+    connections."""
     return db.read_whole(path, lambda: _inspect(path))
 
 
@@ -60,7 +61,7 @@ def _inspect(path: Path) -> tuple[int, IndexStats | None]:
         version = schema.schema_version(conn)
     finally:
         db.close(conn, checkpoint=False)
-    if version != schema.SCHEMA_VERSION:
+    if not schema.READ_SCHEMA <= version <= schema.SCHEMA_VERSION:
         return version, None
     index = Index(path, read_only=True)
     try:

@@ -290,7 +290,7 @@ class Index:
                     raise IndexUnavailable(f"the index file {self.path} holds no index yet (no sync finished building "
                                            "it); a writer must build it first (this one is read-only), or check "
                                            "DB_PATH")
-                if version != schema.SCHEMA_VERSION:
+                if version < schema.READ_SCHEMA:
                     raise IndexUnavailable(
                         f"index {self.path} has schema version {version}, expected {schema.SCHEMA_VERSION}; "
                         "open it once without --read-only to upgrade"
@@ -710,10 +710,12 @@ class Index:
         self.conn.execute("DELETE FROM sources WHERE id = ?", (source_id,))
         return True
 
-    def delete_sources(self, sources: Iterable[str], current: Callable[[str], bool] | None = None) -> int:
+    def delete_sources(self, sources: Iterable[str], current: Callable[[str], bool] | None = None,
+                       keep_vectors: bool = False) -> int:
         """Drop sources (and any exclusion recorded for them); returns how many were indexed.
         `current` is asked of each source inside the transaction, where no other writer can
-        commit: False leaves it as it is."""
+        commit: False leaves it as it is. `keep_vectors`: their vectors are kept for a later sync
+        (store/pending.py)."""
         from minirag.store import codes
 
         sources = list(sources)
@@ -723,10 +725,22 @@ class Index:
                 kept = sources if current is None else [source for source in sources if current(source)]
                 for part in _batches(kept):
                     self.conn.execute(f"DELETE FROM exclusions WHERE source IN ({_marks(part)})", part)
+                if keep_vectors:
+                    self._keep_vectors(kept)
                 codebook = codes.read_codebook(self.conn)
                 return sum(self._delete_rows(s, codebook) for s in kept)
 
         return self._written(write) if sources else 0
+
+    def _keep_vectors(self, sources: list[str]) -> None:
+        from minirag.store import pending
+
+        bound = model_recorded_in(self.conn)
+        if bound is None or not self.has_vectors() or not pending.has_table(self.conn):
+            return
+        ids = [row[0] for part in _batches(sources)
+               for row in self.conn.execute(f"SELECT id FROM sources WHERE source IN ({_marks(part)})", part)]
+        pending.keep_stored(self.conn, ids, *bound)
 
     def update_stats(self, stats: Sequence[tuple[str, StoredStat]]) -> None:
         """(source, stat) of files whose content is unchanged but which were touched:

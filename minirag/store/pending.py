@@ -5,7 +5,9 @@ A row is one chunk text's vector, keyed by the text's hash (store/index.text_has
 and width that made it, so it is only ever attached to that very text by that model. Rows are
 written in short transactions of their own while a group embeds (PendingVectors), read like stored
 vectors (embed.py), deleted in the transaction that writes the chunks using them, and all deleted
-when a full sync finishes; the oldest go past LIMIT rows.
+when a full sync finishes; the oldest go past LIMIT rows. A sync of some paths (`sync PATH`, a
+watcher's pass) keeps the vectors of the files it drops too (keep_stored): a folder moved and synced
+old path first finds them under its new name, as a full sync, which drops after it writes, does.
 """
 
 from __future__ import annotations
@@ -81,6 +83,24 @@ def save(conn: db.Connection, vectors: dict[str, np.ndarray], model: str, dimens
     conn.executemany(
         "INSERT OR REPLACE INTO pending_vectors (text_hash, model, dimension, embedding) VALUES (?, ?, ?, ?)",
         [(h, model, dimension, np.asarray(v, dtype=np.float32).tobytes()) for h, v in vectors.items()])
+    conn.execute("""DELETE FROM pending_vectors WHERE id <= (
+                        SELECT id FROM pending_vectors ORDER BY id DESC LIMIT 1 OFFSET ?)""", (LIMIT,))
+
+
+def keep_stored(conn: db.Connection, source_ids: list[int], model: str, dimension: int) -> None:
+    """Keep the stored vectors of these sources' chunks, inside the caller's transaction that deletes
+    them (at most LIMIT of them; one kept already stays where it is in the order)."""
+    conn.execute("DELETE FROM pending_vectors WHERE model != ? OR dimension != ?", (model, dimension))
+    left = LIMIT
+    for start in range(0, len(source_ids), _IN_BATCH):
+        part = source_ids[start:start + _IN_BATCH]
+        left -= conn.execute(
+            f"""INSERT OR IGNORE INTO pending_vectors (text_hash, model, dimension, embedding)
+                SELECT c.text_hash, ?, ?, v.embedding FROM chunks c JOIN chunks_vec v ON v.chunk_id = c.id
+                WHERE c.source_id IN ({', '.join('?' * len(part))}) LIMIT ?""",
+            (model, dimension, *part, left)).rowcount
+        if left <= 0:
+            break
     conn.execute("""DELETE FROM pending_vectors WHERE id <= (
                         SELECT id FROM pending_vectors ORDER BY id DESC LIMIT 1 OFFSET ?)""", (LIMIT,))
 

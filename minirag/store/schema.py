@@ -247,6 +247,10 @@ MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [
     ("vectors of files not yet written", _m012_pending_vectors),
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
+# The oldest schema a read-only open reads as it is: the migrations after it add only what writes
+# use (12: pending_vectors, which reads look for first), so a --read-only server of the release
+# before serves on until a writer upgrades the file. A migration that reads need moves it up.
+READ_SCHEMA = 11
 META_SCHEMA = "schema_version"  # the `meta` key migrate writes SCHEMA_VERSION under
 META_HOME = "home"  # the real path the index was made at (store/home.py)
 
