@@ -16,6 +16,7 @@ is a row of its own below. Everything else on the page keeps its order.
 from __future__ import annotations
 
 import bisect
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -60,9 +61,11 @@ def page_tables(boxes: Sequence[LTTextBox]) -> list[Table]:
     shared = [row for row in rows if len({id(box_of[id(line)]) for line in row}) >= MIN_COLUMNS]
     order = {id(box): position for position, box in enumerate(boxes)}
     tables: list[Table] = []
-    # The middles of lines longer than a cell, alone on their rows: such a line between two runs of
-    # shared rows parts them (a sentence between two displays of equations had been read after both).
-    prose = sorted((line.y0 + line.y1) / 2 for row in rows if len(row) == 1 for line in row
+    # Lines longer than a cell, alone on their rows (their middles and left edges): such a line
+    # between two runs of shared rows, standing out left of the rows above it, parts them (a sentence
+    # between two displays of equations had been read after both; a table's row pdfminer read as one
+    # line starts where the table does).
+    prose = sorted(((line.y0 + line.y1) / 2, line.x0) for row in rows if len(row) == 1 for line in row
                    if len(line.get_text().strip()) > MAX_CELL_CHARS)
     for group in _runs(shared, prose):
         if len(tables) == MAX_TABLES:
@@ -132,20 +135,23 @@ def _is_leader(cell: str) -> bool:
     return _LEADER in cell or not cell.strip(". ")
 
 
-def _runs(shared: list[list[LTTextLine]], prose: list[float]) -> list[list[list[LTTextLine]]]:
+def _runs(shared: list[list[LTTextLine]], prose: list[tuple[float, float]]) -> list[list[list[LTTextLine]]]:
     """Shared rows, top to bottom, in runs: a row more than MAX_ROW_GAP of its lines' height below the
     one before starts a new table (wrapped cells' lines may stand between two rows of one), and so
-    does a row below a line of prose (`prose`: their middles, ascending) that stands between them."""
+    does a row below a line of prose (`prose`: (middle, left edge), ascending) between them that
+    starts further left than the run's lines by a line's height."""
     runs: list[list[list[LTTextLine]]] = []
-    bottom = 0.0
+    bottom = left = 0.0
     for row in shared:
         top = max(line.y1 for line in row)
         height = max(max(line.height for line in row), 1.0)
-        parted = bool(runs) and bisect.bisect_right(prose, top) < bisect.bisect_left(prose, bottom)
-        if not runs or bottom - top > MAX_ROW_GAP * height or parted:
+        between = prose[bisect.bisect_right(prose, (top, math.inf)):bisect.bisect_left(prose, (bottom, -math.inf))]
+        if not runs or bottom - top > MAX_ROW_GAP * height or any(x0 < left - height for _, x0 in between):
             runs.append([])
+            left = math.inf
         runs[-1].append(row)
         bottom = min(line.y0 for line in row)
+        left = min(left, *(line.x0 for line in row))
     return runs
 
 
