@@ -27,3 +27,10 @@ def test_pdf82_a_hyphen_drawn_over_another_reads_once():
 
 def test_pdf82_hyphens_side_by_side_stay_two():
     assert _read([(72, 700, "See pages 42--111 of it.")]) == "See pages 42--111 of it."
+
+
+def test_pdf82_a_hyphen_drawn_twice_at_a_line_end_keeps_the_word_hyphen():
+    first = "The syntax is upward-"
+    text = _read([(72, 700, first), (72 + _width(first) - 0.34 * _width("-"), 700, "-"),
+                  (72, 688, "compatible with the old one.")])
+    assert "upwardcompatible" not in text and "upward-" in text

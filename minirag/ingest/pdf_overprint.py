@@ -19,10 +19,13 @@ MIN_OVERLAP = 0.2
 
 
 def overprinted_dashes_dropped(lines: Iterable[LTTextLine]) -> None:
-    """Take out of each line a dash drawn over MIN_OVERLAP of the same dash just before it."""
+    """Take out of each line a dash drawn over MIN_OVERLAP of the same dash just before it, but at
+    the line's end: there the two (`upward--` / `compatible`) keep the word's hyphen, which the
+    join of a word hyphenated across a line end (text_repair.py) takes out of one."""
     for line in lines:
         items = list(line)
-        dropped = {at for at in range(1, len(items)) if _over(items[at - 1], items[at])}
+        last = max((at for at, item in enumerate(items) if isinstance(item, LTChar)), default=-1)
+        dropped = {at for at in range(1, last) if _over(items[at - 1], items[at])}
         if dropped:
             line._objs = [item for at, item in enumerate(items) if at not in dropped]
 
