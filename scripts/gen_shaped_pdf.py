@@ -3,7 +3,7 @@
     uv run --with uharfbuzz python scripts/gen_shaped_pdf.py
 
 Each paragraph is shaped by HarfBuzz with a real font (DejaVu Sans, Debian's fonts-dejavu-core, or
-KacstFarsi, fonts-kacst) and its glyphs drawn one by one where HarfBuzz puts them, in drawn order
+KacstFarsi, fonts-kacst, or Amiri, fonts-hosny-amiri) and its glyphs drawn one by one where HarfBuzz puts them, in drawn order
 (left to right), as XeTeX and LibreOffice draw a right-to-left line: joining forms, the lam-alef
 ligature, and each vowel mark a glyph of no advance set over its letter by an offset. Word spaces are gaps, not glyphs, as TeX leaves them. The
 fonts are not embedded (the widths and a ToUnicode map are all a text extractor reads), so the files
@@ -23,6 +23,9 @@ sys.path.insert(0, str(ROOT / "tests"))
 FONT = Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf")
 # Debian's fonts-kacst: a font that sets its marks high over tall letters (a GPOS offset upwards).
 KACST = Path("/usr/share/fonts/truetype/kacst/KacstFarsi.ttf")
+# Debian's fonts-hosny-amiri: a naskh that kerns a letter that joins no letter after it (ر ز و) off
+# the next one, a gap of 0.12 em inside the word, where DejaVu's letters touch.
+AMIRI = Path("/usr/share/fonts/opentype/fonts-hosny-amiri/Amiri-Regular.ttf")
 OUT = ROOT / "tests" / "fixtures" / "rtl81"
 OUT_PDF81 = ROOT / "tests" / "fixtures" / "pdf81"
 
@@ -42,6 +45,14 @@ PLAIN = [
     "وثمانمائة وسبعين في عهد الخديوي إسماعيل.",
 ]
 
+# Sentences on Eritrea, on a manuscript library and on a ministry, written for this project: words
+# with ر ز و inside them (إريتريا، المصرية، بزيادة) beside words that end in them (دار، الوزير).
+KERNED = [
+    "تقع إريتريا على ساحل البحر الأحمر، وعاصمتها أسمرة، وقد نالت استقلالها بعد حرب طويلة دامت ثلاثين عاما.",
+    "تضم دار المخطوطات المصرية وثائق نادرة من عصور مختلفة، ويزورها الدارسون والمؤرخون من بلاد كثيرة.",
+    "درس الوزير الجديد خطة الوزارة لإدارة الموارد المائية، ووعد بزيادة الزراعة في المناطق الصحراوية.",
+]
+
 
 def shaped(text: str, font, size: float) -> list[tuple[int, float, float, float, str]]:
     """(glyph, x, y offset, advance, its text) of each glyph in drawn order, x from the line's left."""
@@ -58,14 +69,32 @@ def shaped(text: str, font, size: float) -> list[tuple[int, float, float, float,
     ends = {start: end for start, end in zip(clusters, clusters[1:] + [len(text)], strict=True)}
     shared = {info.cluster for at, info in enumerate(infos) if at and infos[at - 1].cluster == info.cluster}
     out, pen = [], 0.0
+    given: dict[int, set[str]] = {}  # of a cluster of several glyphs, the characters given out
     for info, pos in zip(infos, positions, strict=True):
         chars = text[info.cluster:ends[info.cluster]]
         if info.cluster in shared:  # a letter and a mark HarfBuzz kept together: each glyph its own
-            marks = [c for c in chars if unicodedata.combining(c) and font.get_nominal_glyph(ord(c)) == info.codepoint]
-            chars = marks[0] if marks else "".join(c for c in chars if not unicodedata.combining(c))
+            chars = _glyph_text(font, info.codepoint, chars, given.setdefault(info.cluster, set()))
+        if not chars:  # a glyph whose cluster's letters are given out already (Amiri's kashida in الكتب)
+            raise ValueError(f"glyph {font.glyph_to_string(info.codepoint)} in {text!r} stands for no text")
         out.append((info.codepoint, pen + pos.x_offset * scale, pos.y_offset * scale, pos.x_advance * scale, chars))
         pen += pos.x_advance * scale
     return out
+
+
+def _glyph_text(font, glyph: int, chars: str, given: set[str]) -> str:
+    """The text of one glyph of a cluster of several: the mark it draws (its nominal glyph, or a glyph
+    Amiri names after it, `uni064E.small2`), else the cluster's letters, each once."""
+    name = font.glyph_to_string(glyph)
+    for c in chars:
+        if unicodedata.combining(c) and c not in given and (
+                font.get_nominal_glyph(ord(c)) == glyph or name.startswith(f"uni{ord(c):04X}")):
+            given.add(c)
+            return c
+    letters = "".join(c for c in chars if not unicodedata.combining(c))
+    if letters in given:
+        return ""
+    given.add(letters)
+    return letters
 
 
 def lines_of(paragraph: str, font, size: float, measure: float) -> list[str]:
@@ -100,7 +129,8 @@ def rtl_pdf(paragraphs: list[str], size: float = 11.0, leading: float = 1.25, pa
             for gid, x, dy, _advance, text in glyphs:
                 if text == " ":
                     continue  # a gap, as TeX leaves a word space
-                texts.setdefault(gid, text)
+                if texts.setdefault(gid, text) != text:  # one ToUnicode entry per glyph
+                    raise ValueError(f"glyph {gid} stands for {texts[gid]!r} and {text!r}")
                 widths[gid] = round(font.get_glyph_h_advance(gid) * 1000 / upem)
                 ops.append(f"BT /F1 {size} Tf 1 0 0 1 {right - width + x:.3f} {y + dy:.3f} Tm <{gid:04X}> Tj ET")
             y -= size * leading
@@ -133,7 +163,8 @@ def main() -> int:
     files = {"vowelled.pdf": rtl_pdf(VOWELLED),
              "vowelled_kacst.pdf": rtl_pdf(VOWELLED, font_file=KACST),
              "plain.pdf": rtl_pdf(PLAIN),
-             "wide_leading.pdf": rtl_pdf(PLAIN, leading=2.0, parskip=1.5)}
+             "wide_leading.pdf": rtl_pdf(PLAIN, leading=2.0, parskip=1.5),
+             "kerned_amiri.pdf": rtl_pdf(KERNED, font_file=AMIRI)}
     titled = [TITLE, *PLAIN]
     titled_files = {"titled.pdf": rtl_pdf(titled, sizes=[20.0] + [11.0] * len(PLAIN))}
     for out, made in ((OUT, files), (OUT_PDF81, titled_files)):

@@ -47,7 +47,8 @@ from minirag.ingest.conversion_progress import advanced
 from minirag.ingest.pdf_cjk_lines import boxes_going_on, goes_on
 from minirag.ingest.pdf_footnotes import footnotes_apart, parted_mark
 from minirag.ingest.pdf_hanging import NONE, Hanging, hanging
-from minirag.ingest.pdf_rtl_lines import glyphs_as_drawn, joined_lines
+from minirag.ingest.pdf_overprint import overprinted_dashes_dropped
+from minirag.ingest.pdf_rtl_lines import glyphs_as_drawn, joined_lines, kerned_gaps_closed
 from minirag.ingest.pdf_spaced_lines import boxes_running_on
 from minirag.ingest.pdf_tables import page_tables, rows_of
 from minirag.ingest.pdf_visible import OnThePage, SeenInterpreter
@@ -84,7 +85,10 @@ class _ColumnText(OnThePage, TextConverter):
     def receive_layout(self, ltpage: LTPage) -> None:
         items = reading_order(list(ltpage), ltpage.x0, ltpage.x1)
         boxes = [item for item in items if isinstance(item, LTTextBox)]
-        glyphs_as_drawn(line for box in boxes for line in box if isinstance(line, LTTextLine))
+        lines = [line for box in boxes for line in box if isinstance(line, LTTextLine)]
+        overprinted_dashes_dropped(lines)
+        kerned_gaps_closed(lines)
+        glyphs_as_drawn(lines)
         self.joined = joined_lines(boxes)
         tables = page_tables(boxes)
         in_table = {key: table for table in tables for key in table.boxes}

@@ -203,13 +203,20 @@ def _margin_notes(pairs: list[tuple[LTTextLine, LTTextLine]], box_of: dict[int, 
         if off_baseline or (lines is not None and _runs_on(first, box, lines)):
             marked.add(id(tag_box))
     paragraph_of = {id(box): box for _, first in pairs for box in (box_of[id(first)],)}
-    # Of boxes it stands beside as much, the lowest: a note beside a paragraph's last line and the
-    # code below it goes between them.
-    notes = {key: paragraph_of[max(counts, key=lambda at: (counts[at], -paragraph_of[at].y1))]
-             for key, counts in beside.items() if key in marked}
     held = {id(box_of[id(tag)]): box_of[id(tag)] for tag, _ in pairs}
+    # Of boxes it stands beside as much, the one it spans more of (a note LaTeX pushed down off its
+    # line, beside the foot of its paragraph and the next one's first line), then the lowest: a
+    # note beside a paragraph's last line and the code below it goes between them.
+    notes = {key: paragraph_of[max(counts, key=lambda at: (counts[at], _overlap(held[key], paragraph_of[at]),
+                                                             -paragraph_of[at].y1))]
+             for key, counts in beside.items() if key in marked}
     numbers = frozenset(key for key in notes if not any(c.isalpha() for c in held[key].get_text()))
     return {key: box for key, box in notes.items() if id(box) not in notes and key not in numbers}, numbers
+
+
+def _overlap(note: LTTextBox, box: LTTextBox) -> float:
+    """How far the two boxes stand beside each other, top to bottom, in whole points."""
+    return round(max(0.0, min(note.y1, box.y1) - max(note.y0, box.y0)))
 
 
 def _baseline(line: LTTextLine) -> float:

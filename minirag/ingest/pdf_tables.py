@@ -15,6 +15,8 @@ is a row of its own below. Everything else on the page keeps its order.
 
 from __future__ import annotations
 
+import bisect
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -35,6 +37,10 @@ CELL = " | "
 # An index entry's end: its page numbers (`abline, 34`, `lm 112, 130-131`), after a comma or a space.
 _PAGE_REFERENCE = re.compile(r"[,\s]\d+(?:[-–]\d+)?(?:,\s*\d+(?:[-–]\d+)?)*$")
 INDEX_SHARE = 0.6  # of each side's cells that end so, for two columns to be an index's
+# A relation between two sides of an equation, set with spaces around it (a table's `a=b` option is
+# no equation), and an equation's number at the right margin.
+_RELATION = re.compile(r"(?:^|\s)(?:[=<>\u2248\u2260\u2261\u2264\u2265\u223c\u2243\u221d\u2192\u21d2\u21d4\u27f9\u27fa]|:=)(?:\s|$)")
+_EQUATION_NUMBER = re.compile(r"\((?:[A-Z]\.)?\d+(?:\.\d+)*[a-z]?\)")
 
 
 @dataclass(frozen=True)
@@ -51,11 +57,17 @@ def page_tables(boxes: Sequence[LTTextBox]) -> list[Table]:
     lines_of: dict[int, list[LTTextLine]] = {}
     for box, line in lines:
         lines_of.setdefault(id(box), []).append(line)
-    shared = [row for row in rows_of([line for _box, line in lines])
-              if len({id(box_of[id(line)]) for line in row}) >= MIN_COLUMNS]
+    rows = rows_of([line for _box, line in lines])
+    shared = [row for row in rows if len({id(box_of[id(line)]) for line in row}) >= MIN_COLUMNS]
     order = {id(box): position for position, box in enumerate(boxes)}
     tables: list[Table] = []
-    for group in _runs(shared):
+    # Lines longer than a cell, alone on their rows (their middles and left edges): such a line
+    # between two runs of shared rows, standing out left of the rows above it, parts them (a sentence
+    # between two displays of equations had been read after both; a table's row pdfminer read as one
+    # line starts where the table does).
+    prose = sorted(((line.y0 + line.y1) / 2, line.x0) for row in rows if len(row) == 1 for line in row
+                   if len(line.get_text().strip()) > MAX_CELL_CHARS)
+    for group in _runs(shared, prose):
         if len(tables) == MAX_TABLES:
             break
         cells = [line.get_text().strip() for row in group for line in row]
@@ -73,10 +85,21 @@ def page_tables(boxes: Sequence[LTTextBox]) -> list[Table]:
         if any(len(line.get_text().strip()) > MAX_CELL_CHARS for line in table_lines) or _columns_of_prose(
                 [lines_of[id(box)] for box in boxes if id(box) in members]):
             continue  # a box of prose beside it (a formula set beside a paragraph), or narrow columns of text
-        text = "\n".join(CELL.join(" ".join(line.get_text().split()) for line in sorted(row, key=lambda line: line.x0))
-                         for row in rows_of(table_lines))
+        cells_of = [[" ".join(line.get_text().split()) for line in sorted(row, key=lambda line: line.x0)]
+                    for row in rows_of(table_lines)]
+        text = "\n".join((" " if _is_display(cells_of) else CELL).join(cells) for cells in cells_of)
         tables.append(Table(boxes=frozenset(members), first=min(members, key=order.__getitem__), text=text + "\n"))
     return tables
+
+
+def _is_display(rows: list[list[str]]) -> bool:
+    """Whether rows of cells are a display of equations, not a table: each row holds a relation
+    (`=`, `≤`, `→` ...) or ends in an equation's number (`(3)`), one of them a relation. amsmath's
+    `align` sets each equation's sides, its number and any words beside it apart, and they stand on
+    its rows as a table's cells do; read as one, `(a + b)2 = (a + b)(a + b) | (1)`."""
+    related = [bool(_RELATION.search(" ".join(cells))) for cells in rows]
+    return any(related) and all(is_related or _EQUATION_NUMBER.fullmatch(cells[-1]) is not None
+                                for is_related, cells in zip(related, rows, strict=True))
 
 
 def _columns_of_prose(columns: list[list[LTTextLine]]) -> bool:
@@ -112,18 +135,23 @@ def _is_leader(cell: str) -> bool:
     return _LEADER in cell or not cell.strip(". ")
 
 
-def _runs(shared: list[list[LTTextLine]]) -> list[list[list[LTTextLine]]]:
+def _runs(shared: list[list[LTTextLine]], prose: list[tuple[float, float]]) -> list[list[list[LTTextLine]]]:
     """Shared rows, top to bottom, in runs: a row more than MAX_ROW_GAP of its lines' height below the
-    one before starts a new table (wrapped cells' lines may stand between two rows of one)."""
+    one before starts a new table (wrapped cells' lines may stand between two rows of one), and so
+    does a row below a line of prose (`prose`: (middle, left edge), ascending) between them that
+    starts further left than the run's lines by a line's height."""
     runs: list[list[list[LTTextLine]]] = []
-    bottom = 0.0
+    bottom = left = 0.0
     for row in shared:
         top = max(line.y1 for line in row)
         height = max(max(line.height for line in row), 1.0)
-        if not runs or bottom - top > MAX_ROW_GAP * height:
+        between = prose[bisect.bisect_right(prose, (top, math.inf)):bisect.bisect_left(prose, (bottom, -math.inf))]
+        if not runs or bottom - top > MAX_ROW_GAP * height or any(x0 < left - height for _, x0 in between):
             runs.append([])
+            left = math.inf
         runs[-1].append(row)
         bottom = min(line.y0 for line in row)
+        left = min(left, *(line.x0 for line in row))
     return runs
 
 

@@ -18,7 +18,7 @@ import statistics
 from minirag._compat.pdfminer import UNMAPPED_GLYPH, font_widths_as_given, octal_overflow_ignored
 from minirag.chunking.titles import is_boilerplate_heading
 from minirag.ingest.bidi_order import turned
-from minirag.ingest.pdf_rtl_lines import glyphs_as_drawn
+from minirag.ingest.pdf_rtl_lines import glyphs_as_drawn, kerned_gaps_closed
 
 log = logging.getLogger(__name__)
 
@@ -52,10 +52,12 @@ def _first_page_title(data: bytes) -> str | None:
     octal_overflow_ignored()
     lines: list[tuple[float, str]] = []
     for page in visible_pages(data, maxpages=1):
+        drawn = [line for box in page if isinstance(box, LTTextContainer) for line in box if isinstance(line, LTTextLine)]
+        kerned_gaps_closed(drawn)  # as the body's lines are
+        glyphs_as_drawn(drawn)
         for box in page:
             if not isinstance(box, LTTextContainer):
                 continue
-            glyphs_as_drawn(line for line in box if isinstance(line, LTTextLine))  # as the body's lines are
             for line in box:
                 sizes = [c.size for c in line if isinstance(c, LTChar) and c.get_text().strip()] \
                     if isinstance(line, LTTextLine) else []
