@@ -42,8 +42,8 @@ def table(rows: int, cells: int = 3, header: tuple[str, ...] = ("Name", "Price",
     return "\n".join(lines)
 
 
-def test_the_scheme_version_is_twenty_two():
-    assert SCHEME_VERSION == 22
+def test_the_scheme_version_is_twenty_three():
+    assert SCHEME_VERSION == 23
 
 
 @pytest.mark.parametrize(("md", "title", "expected"), [
