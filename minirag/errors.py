@@ -40,6 +40,11 @@ class NotFound(MiniragError):
     """A source, file, chunk or job that was asked for does not exist."""
 
 
+class ListingGone(MiniragError):
+    """A list_files cursor whose listing is not kept: the server restarted, or the client's newer
+    listings took its place."""
+
+
 class InvalidArgument(MiniragError):
     """An argument is out of range or malformed."""
 

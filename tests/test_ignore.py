@@ -9,6 +9,7 @@ import os
 import re
 import shutil
 import subprocess
+from types import SimpleNamespace
 
 import pytest
 from conftest import write
@@ -253,9 +254,10 @@ def test_the_list_files_tool_shows_ignored_files_when_asked(app, repo):
     from minirag import server
 
     state = server.ServerState.from_config(app.config, app)
+    ctx = SimpleNamespace(session=type("Session", (), {})())  # a tool call's Context: its session names the client
     run_sync(app.pipeline, list(app.config.roots))
-    assert not any(f["state"] == "excluded" for f in server.list_files(state)["files"])
-    listed = {f["source"]: f for f in server.list_files(state, ignored=True)["files"]}
+    assert not any(f["state"] == "excluded" for f in server.list_files(state, ctx)["files"])
+    listed = {f["source"]: f for f in server.list_files(state, ctx, ignored=True)["files"]}
     assert listed[f"{repo}/vendor/"]["reason"] == f"ignore rule: /vendor/, {repo}/.gitignore"
 
 

@@ -17,7 +17,8 @@ from test_server import ok, refused
 
 from minirag.app import App
 from minirag.config import load_config
-from minirag.ingest.listing import KEPT_LISTINGS, KEPT_TOTAL, ListingGone, ListingPages
+from minirag.errors import ListingGone
+from minirag.ingest.listing import KEPT_LISTINGS, KEPT_TOTAL, ListingPages
 from minirag.server import ServerState, build_server
 
 BUDGET = "1000"  # the smallest: some eight files a page

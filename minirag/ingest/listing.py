@@ -13,7 +13,7 @@ from typing import Generic, TypeVar
 
 from minirag.chunking import SCHEME_VERSION
 from minirag.display import shown
-from minirag.errors import InvalidArgument, MiniragError
+from minirag.errors import InvalidArgument, ListingGone
 from minirag.ingest.file_state import FileState, file_hash, file_state, refused_unread
 from minirag.ingest.ignore import IgnoreReason, IgnoreRules
 from minirag.ingest.scan import FoundFile, Ignored, walk_roots, within
@@ -149,10 +149,6 @@ KEPT_TOTAL = 64
 # A cursor names its listing by this many random bytes: another client cannot guess it (and one it
 # learnt still names nothing in its own store).
 CURSOR_BYTES = 16
-
-
-class ListingGone(MiniragError):
-    """A cursor whose listing is not kept: the server restarted, or the client's newer listings took its place."""
 
 
 @dataclass(frozen=True, slots=True)
