@@ -4,16 +4,9 @@ as an unknown option, which then asked for the QUERY it had taken: the line says
 from __future__ import annotations
 
 import pytest
+from test_cli_errors import run
 
-from minirag import cli, cli_parser
-
-
-def run(argv: list[str], capsys) -> tuple[int, str]:
-    try:
-        code = cli.main(argv)
-    except SystemExit as exc:  # argparse exits on usage errors
-        code = exc.code
-    return code, capsys.readouterr().err
+from minirag import cli_parser
 
 
 @pytest.mark.parametrize("argv", [["query", "-Wall"], ["query", "--no-verify", "--top-k", "3"],

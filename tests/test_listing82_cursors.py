@@ -13,10 +13,8 @@ from pathlib import Path
 
 import pytest
 from mcp import Client
-from test_server import ok, refused
+from test_server import make_state, ok, refused  # noqa: F401 (make_state: a fixture)
 
-from minirag.app import App
-from minirag.config import load_config
 from minirag.errors import ListingGone
 from minirag.ingest.listing import KEPT_LISTINGS, KEPT_TOTAL, ListingPages
 from minirag.server import ServerState, build_server
@@ -35,18 +33,9 @@ def docs(tmp_path) -> Path:
 
 
 @pytest.fixture
-def make_state(tmp_path, model_path, encoder, docs):
-    states = []
-
-    def make() -> ServerState:  # a server (re)started on the same index
-        config = load_config(env={"MINIRAG_MAX_RESPONSE_TOKENS": BUDGET}, base_dirs=[str(docs)],
-                             db_path=str(tmp_path / "index.db"), model_path=model_path)
-        states.append(ServerState.from_config(config, App(config, encoder=encoder)))
-        return states[-1]
-
-    yield make
-    for state in states:
-        state.close()
+def budgeted_state(make_state):  # noqa: F811 (the fixture imported above)
+    """A server (re)started on the same index, whose pages hold some eight files."""
+    return lambda: make_state(env={"MINIRAG_MAX_RESPONSE_TOKENS": BUDGET})
 
 
 @asynccontextmanager
@@ -68,8 +57,8 @@ async def _rest(client, cursor: str) -> list[str]:
 
 
 @pytest.mark.anyio
-async def test_listing82_a_client_listing_many_evicts_none_of_another_clients_listings(make_state, docs):
-    state = make_state()
+async def test_listing82_a_client_listing_many_evicts_none_of_another_clients_listings(budgeted_state, docs):
+    state = budgeted_state()
     async with connected(state) as agent, connected(state) as other:
         await ok(agent, "sync_start", wait=True)
         first = await ok(agent, "list_files")
@@ -82,8 +71,8 @@ async def test_listing82_a_client_listing_many_evicts_none_of_another_clients_li
 
 
 @pytest.mark.anyio
-async def test_listing82_another_clients_cursor_lists_nothing_and_cannot_be_told_from_a_gone_one(make_state):
-    state = make_state()
+async def test_listing82_another_clients_cursor_lists_nothing_and_cannot_be_told_from_a_gone_one(budgeted_state):
+    state = budgeted_state()
     async with connected(state) as agent, connected(state) as other:
         await ok(agent, "sync_start", wait=True)
         cursors = [(await ok(agent, "list_files"))["nextCursor"] for _ in range(KEPT_LISTINGS)]
@@ -97,8 +86,8 @@ async def test_listing82_another_clients_cursor_lists_nothing_and_cannot_be_told
 
 
 @pytest.mark.anyio
-async def test_listing82_a_cursor_past_its_clients_kept_listings_or_a_restart_says_to_start_over(make_state):
-    state = make_state()
+async def test_listing82_a_cursor_past_its_clients_kept_listings_or_a_restart_says_to_start_over(budgeted_state):
+    state = budgeted_state()
     async with connected(state) as agent:
         await ok(agent, "sync_start", wait=True)
         oldest = (await ok(agent, "list_files"))["nextCursor"]
@@ -107,7 +96,7 @@ async def test_listing82_a_cursor_past_its_clients_kept_listings_or_a_restart_sa
             await ok(agent, "list_files", scope="notes")  # none: a page with no cursor, still kept
         evicted = await refused(agent, "list_files", cursor=oldest)
         assert await _rest(agent, kept)  # the newest it kept still pages
-    async with connected(make_state()) as agent:
+    async with connected(budgeted_state()) as agent:
         restarted = await refused(agent, "list_files", cursor=kept)
         malformed = await refused(agent, "list_files", cursor="40")
         both = await refused(agent, "list_files", cursor=kept, offset=8)
@@ -119,8 +108,8 @@ async def test_listing82_a_cursor_past_its_clients_kept_listings_or_a_restart_sa
 
 
 @pytest.mark.anyio
-async def test_listing82_a_cursor_with_other_arguments_than_its_listing_is_refused(make_state, docs):
-    state = make_state()
+async def test_listing82_a_cursor_with_other_arguments_than_its_listing_is_refused(budgeted_state, docs):
+    state = budgeted_state()
     async with connected(state) as agent:
         await ok(agent, "sync_start", wait=True)
         cursor = (await ok(agent, "list_files"))["nextCursor"]
