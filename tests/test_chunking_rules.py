@@ -617,7 +617,7 @@ def test_slides_become_one_section_each():
     doc = chunk(md)
     assert doc.category == "slides"
     assert len(doc.sections) == 3
-    assert doc.sections[1].text.startswith("<!-- Slide number: 2 -->")
+    assert doc.sections[1].text.startswith("# Slide title 2")  # the marker is its page, not its text
     assert all("Slide number" not in c.text for c in doc.chunks)
     assert [c.section for c in doc.chunks] == [0, 1, 2]
 

@@ -32,5 +32,5 @@ def test_an_odp_slides_boxes_read_top_to_bottom_a_column_at_a_time(app, docs):
     path.write_bytes(odt(body, root="presentation", mimetype="application/vnd.oasis.opendocument.presentation"))
     assert app.sync().failed == 0
     text = payload(app.read(app.source_key(file_path=str(path), source=None), 0, None))["text"]
-    assert text == ("<!-- Slide number: 1 -->\n\n# Plans\n\nAdded last, placed on top.\n\nLeft one.\n\nLeft two.\n\n"
+    assert text == ("# Plans\n\nAdded last, placed on top.\n\nLeft one.\n\nLeft two.\n\n"
                     "Right one.\n\nRight two.\n\nGrouped closing line.\n\n### Notes:\n\nSay why."), text

@@ -34,5 +34,5 @@ def test_a_ppt_slides_boxes_read_by_geometry_each_a_paragraph(app, docs):
     path.write_bytes(forged_ppt([256], ppt_record(0xF002, body, container=True)))
     assert app.sync().failed == 0
     text = payload(app.read(app.source_key(file_path=str(path), source=None), 0, None))["text"]
-    assert text == ("<!-- Slide number: 1 -->\n\n# Plans\n\nDrawn last, placed on top.\n\nLeft one.\n\nLeft two.\n\n"
+    assert text == ("# Plans\n\nDrawn last, placed on top.\n\nLeft one.\n\nLeft two.\n\n"
                     "Right one.\nRight more."), text

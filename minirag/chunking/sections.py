@@ -52,7 +52,8 @@ class Draft:
     first: bool  # the first section cut from its part
 
     def section(self, with_pages: bool) -> Section:
-        body = "\n\n".join(block.render() for block in self.blocks)
+        # A slide's marker is no text of the deck: its number is the section's page (slide_pages.py).
+        body = "\n\n".join(block.render() for block in self.blocks if block.kind != "slide")
         context = 0
         if self.blocks and self.blocks[0].continued and self.blocks[0].kind == "table":
             context = len(self.blocks[0].header)

@@ -308,6 +308,7 @@ def _markitdown(data: bytes, suffix: str, name: str) -> Converted:
 
 def _book(archive: zipfile.ZipFile, data: bytes, name: str) -> Converted:
     from minirag.ingest.epub_book import read_book
+    from minirag.ingest.epub_links import anchor_texts, linked_into_book
     from minirag.ingest.epub_title_pages import with_title_pages_folded
 
     try:
@@ -323,6 +324,8 @@ def _book(archive: zipfile.ZipFile, data: bytes, name: str) -> Converted:
         converted = _html(text, f"{name}: {chapter.name}")
         parts.append(converted.markdown.strip())
         warnings.extend(said)
+    parts = linked_into_book(parts, [chapter.name for chapter in book.chapters],
+                             [anchor_texts(chapter.data) for chapter in book.chapters], name)
     parts = with_title_pages_folded([part for part in parts if part], book.title)
     return Converted(markdown="\n\n".join(part for part in (*book.about, *parts) if part), metadata_title=book.title,
                      warnings=tuple(warnings))
