@@ -15,7 +15,8 @@ from minirag.chunking.rows import RowMap, SheetRows
 #: `sync` re-ingests their sources even when the bytes are unchanged.
 SCHEME_VERSION = 23  # 23: readers whose text changed: a PDF titled by its first heading where its first page reads
 # as nothing; Arabic kerned gaps after a letter that joins no further closed; a margin note pushed off its line read
-# before its paragraph; display equations as lines, not tables; a dash drawn twice read once; 22: readers whose text changed: PDF vowel marks, lam-alef and wide-spaced paragraphs, a
+# before its paragraph; display equations as lines, not tables; a dash drawn twice read once; a slide's number
+# marker left out of its section's text; an EPUB's links into its own chapters written as `book.epub#heading`; 22: readers whose text changed: PDF vowel marks, lam-alef and wide-spaced paragraphs, a
 # footline past the edge lines, margin notes beside code, a footnote after a display; LaTeX references; Markdown
 # footnotes where cited; a plain text's title line; HTML skip links, share bars, cookie banners; wrapped mail quotes;
 # DOCX note anchors; slides (PPTX, PPT, ODP) in layout order; .doc and ODT text boxes where anchored; `#` lines that
