@@ -4,6 +4,7 @@ is a DamagedIndex wherever it is found, and one function is called `explained`."
 from __future__ import annotations
 
 import ast
+import functools
 import json
 from pathlib import Path
 
@@ -15,6 +16,7 @@ from minirag.store import connection
 PACKAGE = Path(errors.__file__).parent
 
 
+@functools.cache  # both tests read the same parse of the package
 def _classes_and_functions() -> tuple[dict[str, list[tuple[str, list[str]]]], list[str]]:
     """Every class of the package (name -> [(module, base names)]) and where each function named
     `explained` is defined."""
