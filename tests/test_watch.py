@@ -644,11 +644,14 @@ watch.ROOT_CHECK_S = 0.5
 docs, db, model, polling = Path(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4] == "polling"
 notes = {f"n{i}.md": f"# Note {i}\\n\\nA note about harbour {i}." for i in range(3)}
 
-def mount():  # each note appears whole, as a drive's files do: a pass must not read one half written
-    subprocess.run(["mount", "-t", "tmpfs", "tmpfs", str(docs)], check=True)
-    for name, text in notes.items():
-        (docs / f".{name}.part").write_text(text)
-        (docs / f".{name}.part").replace(docs / name)
+drive = Path(db).parent / "drive"  # the drive's own filesystem, its notes written once
+drive.mkdir()
+subprocess.run(["mount", "-t", "tmpfs", "tmpfs", str(drive)], check=True)
+for name, text in notes.items():
+    (drive / name).write_text(text)
+
+def mount():  # the drive appears at docs with its notes in it, as a drive does: never empty, never half written
+    subprocess.run(["mount", "--bind", str(drive), str(docs)], check=True)
 
 sys.path.insert(0, str(Path.cwd() / "tests"))
 from helpers.patience import Deadline
