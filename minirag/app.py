@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 import minirag
 from minirag import interruptible
-from minirag.addressing import Addressing, check_path_argument, really_in_roots
+from minirag.addressing import Addressing, check_path_argument
 from minirag.binding import (
     ModelBinding,
     bind,
@@ -430,8 +430,7 @@ class App:
             if not os.path.lexists(os.path.abspath(raw)):  # said first: a typo is not "outside the roots"
                 check_path_argument(raw)
                 url = " (to fetch a URL: minirag ingest-url URL)" if re.match(r"(?i)https?://", raw) else ""
-                hint = other_spelling(os.path.abspath(raw)) if really_in_roots(os.path.abspath(raw),
-                                                                                self.config.roots) else None
+                hint = other_spelling(os.path.abspath(raw), self.config.roots)
                 raise NotFound(f"no such file or directory: {shown(os.path.abspath(raw))}{url}" + (f"; {hint}" if hint else ""))
             absolute, _real = self.file_source(raw)
             if not os.path.exists(absolute):
@@ -461,7 +460,7 @@ class App:
         if not real.is_file():
             if real.is_dir():
                 raise NotFound(f"{shown(source)} is a folder: sync_start with path={shown(source)} ingests what it holds")
-            raise NotFound(f"not a file: {shown(source)}" + (f"; {hint}" if (hint := other_spelling(source)) else ""))
+            raise NotFound(f"not a file: {shown(source)}" + (f"; {hint}" if (hint := other_spelling(source, self.config.roots)) else ""))
         ignored: list[Ignored] = []
         found = list(walk(Path(source), self.config.roots, rules=IgnoreRules.from_config(self.config), ignored=ignored))
         if ignored:  # as `minirag ingest` says it: an agent names no file the user left out
