@@ -76,6 +76,7 @@ from minirag.values import (
     Collections,
     DeleteResult,
     FileListing,
+    FilesElsewhere,
     IngestResult,
     ListedPage,
     QueryResult,
@@ -814,7 +815,21 @@ class App:
             raise error
         return QueryResult(tuple(hits), index.parents(h.parent_id for h in hits),
                            tuple(collection_of(self.config, h.source) for h in hits), tuple(self.config.roots),
-                           unread=_unread(encoder, text, options.hybrid_weight) if not hits else None)
+                           unread=_unread(encoder, text, options.hybrid_weight) if not hits else None,
+                           elsewhere=self._files_elsewhere() if not hits else None)
+
+    def _files_elsewhere(self) -> FilesElsewhere | None:
+        """Where the index's files lie when none is served under the roots (a read-only server on an
+        index alone, with no roots, serves them all): an index made under other folders."""
+        if not self.config.roots:
+            return None
+        found = self.index.files_outside([str(root) for root in self.config.roots])
+        if found is None:
+            return None
+        count, first, last = found
+        if self.in_roots(first) or self.in_roots(last):  # stored through a link that now leads into a root
+            return None
+        return FilesElsewhere(count, os.path.commonpath([os.path.dirname(first), os.path.dirname(last)]))
 
     @explained
     def term_weights(self, text: str) -> dict[str, float]:
@@ -986,6 +1001,7 @@ class App:
             chunk_token_budget=self.chunk_budget() or "the model's default (the model is not on this disk)",
             git_state=git_state,
             scheme_warning=_scheme_warning(stats),
+            files_elsewhere=self._files_elsewhere(),
         )
 
 

@@ -402,6 +402,19 @@ class Index:
     def holds_sources(self) -> bool:
         return bool(self.conn.execute("SELECT EXISTS (SELECT 1 FROM sources)").fetchone()[0])
 
+    def files_outside(self, roots: Sequence[str]) -> tuple[int, str, str] | None:
+        """(how many, the first, the last by name) of the index's files where none is stored under any
+        of `roots` (each a folder, `/` included); None where one is, or it holds no file. A range of the
+        source column's index per root, then one count: cheap on an index of any size."""
+        for root in roots:
+            prefix = root.rstrip("/") + "/"
+            if self.conn.execute("SELECT EXISTS (SELECT 1 FROM sources WHERE source >= ? AND source < ?)",
+                                 (prefix, prefix[:-1] + "0")).fetchone()[0]:
+                return None
+        count, first, last = self.conn.execute(
+            "SELECT count(*), min(source), max(source) FROM sources WHERE kind = 'file'").fetchone()
+        return (count, first, last) if count else None
+
     def holds_sources_other_than_files(self) -> bool:
         """Whether any source is data or a URL: text no file of the roots stands for."""
         return bool(self.conn.execute("SELECT EXISTS (SELECT 1 FROM sources WHERE kind != 'file')").fetchone()[0])
