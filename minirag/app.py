@@ -894,7 +894,8 @@ class App:
                          collection: str | None = None, *, ignored: bool = False,
                          cursor: str | None = None) -> ListedPage:
         """list_files for one page, for `client` (an MCP session): without a `cursor`, a new walk, kept
-        for `client`, from entry `offset` on; with one, the listing it names, from its offset, while
+        for `client`, from entry `offset` on (past 0, the latest listing `client` keeps of the same
+        arguments while the index has not changed since, where it keeps one); with one, the listing it names, from its offset, while
         the index has not changed since (no file listed twice or skipped, and a page costs its own
         entries, not a walk of the corpus), else walked again and said to be (`changed`). A cursor
         names a listing only in the store of the client it was given to."""
@@ -911,7 +912,10 @@ class App:
             return self.list_files(key[0], key[1], ignored=key[2])
 
         if cursor is None:
-            name, listing = self._listings.start(client, key, version, lambda: walk(key))
+            # A page past the first (a nextOffset passed back) is cut from this client's latest listing of
+            # the same arguments, as a cursor's is: a walk per page made paging by offsets cost n x n/page.
+            kept = self._listings.latest(client, key, version) if offset else None
+            name, listing = kept or self._listings.start(client, key, version, lambda: walk(key))
             return ListedPage(listing, offset, name, False)
         at = Cursor.parse(cursor)
         if offset:
