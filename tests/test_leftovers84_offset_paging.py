@@ -5,9 +5,31 @@ is unchanged, as a cursor's page is; a listing from offset 0 walks again."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
-from test_agent81_listing import _counting, _notes, make_state  # noqa: F401 - the fixture
+from test_agent81_listing import BUDGET, _counting, _notes
 from test_server import connected, ok
+
+from minirag.app import App
+from minirag.config import load_config
+from minirag.server import ServerState
+
+
+@pytest.fixture
+def make_state(tmp_path, model_path, encoder):
+    """A server's state over one root, its responses at the smallest budget (a few files a page)."""
+    states = []
+
+    def make(root: Path) -> ServerState:
+        config = load_config(env={"MINIRAG_MAX_RESPONSE_TOKENS": BUDGET}, base_dirs=[str(root)],
+                             db_path=str(tmp_path / f"index-{len(states)}.db"), model_path=model_path)
+        states.append(ServerState.from_config(config, App(config, encoder=encoder)))
+        return states[-1]
+
+    yield make
+    for state in states:
+        state.close()
 
 
 async def _offset_pages(client) -> list[str]:
