@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 import unicodedata
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -23,6 +24,7 @@ from minirag.search.scope import MAX_SCOPES
 from minirag.security import (
     MAX_PATH_BYTES,
     containing_root,
+    entry_inside_roots,
     innermost_root,
     is_under,
     resolve_inside_roots,
@@ -208,7 +210,7 @@ class Addressing:
                                       f"({roots_named(roots)})"
                                       f"{' (a link to a place outside them)' if through_a_link else ''}: "
                                       "nothing there is indexed")
-            if not os.path.lexists(scope):
+            if entry_inside_roots(scope, self.config.roots, follow=False) is None:
                 raise InvalidArgument(f"scope {shown(scope, 120)!r} matches no source and no file or folder on disk")
             return
         # Under a root, or under a collection named first (`docs/valgrind` for the collection `docs`).
@@ -218,7 +220,7 @@ class Addressing:
                        for collection in self.config.collections if collection.name == first]
         named = list(dict.fromkeys(path for root, joined in candidates
                                    if is_under(path := os.path.normpath(joined), str(root), os.sep)
-                                   and really_in_roots(path, self.config.roots) and os.path.lexists(path)))
+                                   and entry_inside_roots(path, self.config.roots) is not None))
         if named:
             raise InvalidArgument(f"scope {shown(scope, 120)!r} matches no source; a file or folder scope is an "
                                   f"absolute path: {', '.join(shown(path) for path in named)}")
@@ -296,22 +298,26 @@ class Addressing:
             return message
         if not really_in_roots(key, self.config.roots):  # through a link out: whether a file is there is not said
             return message
-        if os.path.isfile(key):
+        roots = self.config.roots
+        # Looked up beneath the roots' own descriptors, never by name: a folder swapped for a link out
+        # after the check above would tell whether a file exists outside.
+        there = entry_inside_roots(key, roots)
+        if there is not None and stat.S_ISREG(there.st_mode):
             from minirag.ingest.scan import file_not_read
 
             never = file_not_read(key)  # an Obsidian `.canvas`, a scratch file, a log named `x.1`: ingesting fails
             if never is not None:
                 return f"{message}; the file is on disk but never indexed: {never}"
             return f"{message}; the file is on disk: ingest it (the ingest_file tool, `minirag ingest`) or sync"
-        if os.path.isdir(key):
+        if there is not None and stat.S_ISDIR(there.st_mode):
             return (f"{message}; it is a folder: read a file in it (list_files with scope, or `minirag list "
                     "--scope`, lists them)")
-        if os.path.lexists(key):
+        if there is not None or entry_inside_roots(key, roots, follow=False) is not None:
             return message
         linked, hash_mark, _ = key.partition("#")  # a link followed from a page's text: `page.html#anchor`
-        if hash_mark and really_in_roots(linked, self.config.roots) and os.path.isfile(linked):
+        if hash_mark and (page := entry_inside_roots(linked, roots)) is not None and stat.S_ISREG(page.st_mode):
             return f"{message}; no such file: a link's #fragment is no part of a file's path: the file is {shown(linked)}"
-        hint = other_spelling(key)
+        hint = other_spelling(key, roots)
         return f"{message}; no such file" + (f", but {hint}" if hint else "")
 
     def source_row(self, key: str, *, served: bool = True) -> SourceRow:
@@ -342,12 +348,12 @@ class Addressing:
             return self.source_row(key), None
         except NotFound:
             base, hash_mark, fragment = key.rpartition("#")
-            if not hash_mark or not base or os.path.lexists(key):
+            if not hash_mark or not base or entry_inside_roots(key, self.config.roots, follow=False) is not None:
                 raise
             try:
                 return self.source_row(base), fragment
             except NotFound:
-                if looks_like_a_path(base) and really_in_roots(base, self.config.roots) and os.path.lexists(base):
+                if looks_like_a_path(base) and entry_inside_roots(base, self.config.roots) is not None:
                     raise  # the file, on disk but not indexed: its own message says what to do (never
                     # through a link out of the roots, where it would say whether any file exists)
                 raise NotFound(self._not_indexed(key)) from None

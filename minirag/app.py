@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 import minirag
 from minirag import interruptible
-from minirag.addressing import Addressing, check_path_argument, really_in_roots
+from minirag.addressing import Addressing, check_path_argument
 from minirag.binding import (
     ModelBinding,
     bind,
@@ -76,6 +76,7 @@ from minirag.values import (
     Collections,
     DeleteResult,
     FileListing,
+    FilesElsewhere,
     IngestResult,
     ListedPage,
     QueryResult,
@@ -430,8 +431,7 @@ class App:
             if not os.path.lexists(os.path.abspath(raw)):  # said first: a typo is not "outside the roots"
                 check_path_argument(raw)
                 url = " (to fetch a URL: minirag ingest-url URL)" if re.match(r"(?i)https?://", raw) else ""
-                hint = other_spelling(os.path.abspath(raw)) if really_in_roots(os.path.abspath(raw),
-                                                                                self.config.roots) else None
+                hint = other_spelling(os.path.abspath(raw), self.config.roots)
                 raise NotFound(f"no such file or directory: {shown(os.path.abspath(raw))}{url}" + (f"; {hint}" if hint else ""))
             absolute, _real = self.file_source(raw)
             if not os.path.exists(absolute):
@@ -461,7 +461,7 @@ class App:
         if not real.is_file():
             if real.is_dir():
                 raise NotFound(f"{shown(source)} is a folder: sync_start with path={shown(source)} ingests what it holds")
-            raise NotFound(f"not a file: {shown(source)}" + (f"; {hint}" if (hint := other_spelling(source)) else ""))
+            raise NotFound(f"not a file: {shown(source)}" + (f"; {hint}" if (hint := other_spelling(source, self.config.roots)) else ""))
         ignored: list[Ignored] = []
         found = list(walk(Path(source), self.config.roots, rules=IgnoreRules.from_config(self.config), ignored=ignored))
         if ignored:  # as `minirag ingest` says it: an agent names no file the user left out
@@ -815,7 +815,21 @@ class App:
             raise error
         return QueryResult(tuple(hits), index.parents(h.parent_id for h in hits),
                            tuple(collection_of(self.config, h.source) for h in hits), tuple(self.config.roots),
-                           unread=_unread(encoder, text, options.hybrid_weight) if not hits else None)
+                           unread=_unread(encoder, text, options.hybrid_weight) if not hits else None,
+                           elsewhere=self._files_elsewhere() if not hits else None)
+
+    def _files_elsewhere(self) -> FilesElsewhere | None:
+        """Where the index's files lie when none is served under the roots (a read-only server on an
+        index alone, with no roots, serves them all): an index made under other folders."""
+        if not self.config.roots:
+            return None
+        found = self.index.files_outside([str(root) for root in self.config.roots])
+        if found is None:
+            return None
+        count, first, last = found
+        if self.in_roots(first) or self.in_roots(last):  # stored through a link that now leads into a root
+            return None
+        return FilesElsewhere(count, os.path.commonpath([os.path.dirname(first), os.path.dirname(last)]))
 
     @explained
     def term_weights(self, text: str) -> dict[str, float]:
@@ -880,7 +894,8 @@ class App:
                          collection: str | None = None, *, ignored: bool = False,
                          cursor: str | None = None) -> ListedPage:
         """list_files for one page, for `client` (an MCP session): without a `cursor`, a new walk, kept
-        for `client`, from entry `offset` on; with one, the listing it names, from its offset, while
+        for `client`, from entry `offset` on (past 0, the latest listing `client` keeps of the same
+        arguments while the index has not changed since, where it keeps one); with one, the listing it names, from its offset, while
         the index has not changed since (no file listed twice or skipped, and a page costs its own
         entries, not a walk of the corpus), else walked again and said to be (`changed`). A cursor
         names a listing only in the store of the client it was given to."""
@@ -897,7 +912,10 @@ class App:
             return self.list_files(key[0], key[1], ignored=key[2])
 
         if cursor is None:
-            name, listing = self._listings.start(client, key, version, lambda: walk(key))
+            # A page past the first (a nextOffset passed back) is cut from this client's latest listing of
+            # the same arguments, as a cursor's is: a walk per page made paging by offsets cost n x n/page.
+            kept = self._listings.latest(client, key, version) if offset else None
+            name, listing = kept or self._listings.start(client, key, version, lambda: walk(key))
             return ListedPage(listing, offset, name, False)
         at = Cursor.parse(cursor)
         if offset:
@@ -987,6 +1005,7 @@ class App:
             chunk_token_budget=self.chunk_budget() or "the model's default (the model is not on this disk)",
             git_state=git_state,
             scheme_warning=_scheme_warning(stats),
+            files_elsewhere=self._files_elsewhere(),
         )
 
 

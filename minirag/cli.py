@@ -254,7 +254,7 @@ def _under_nothing(scopes: list[str] | None) -> str:
 def _unanswered(result: dict, scope: tuple[str, ...], collection: str | None, app) -> bool:
     """Whether a query found nothing because nothing is indexed under the roots (not its scope, not a
     distance cap, not a language only the keyword side reads)."""
-    return (not result["results"] and not scope and collection is None and app.config.max_distance is None
+    return (not result["results"] and "note" not in result and not scope and collection is None and app.config.max_distance is None
             and not any(c.chunk_count for c in app.list_collections().collections))
 
 

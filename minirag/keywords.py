@@ -21,12 +21,10 @@ from minirag import language, writing
 from minirag.chunking.links import link_texts
 from minirag.fts_fold import DIGIT_ZEROS, MARKS_ASTRAL, MARKS_BMP
 from minirag.fts_fold import FOLD as FTS5_FOLD
+from minirag.keyword_scheme import KEYWORD_SCHEME as KEYWORD_SCHEME  # where callers have read it
 from minirag.stopwords import STOPWORDS
 from minirag.typesetting import TYPESETTING
 
-#: Bumped whenever `terms` changes for the same input: the FTS table is then
-#: rebuilt from the stored chunks the next time the index is opened for writing.
-KEYWORD_SCHEME = 18  # 18: a link whose text holds brackets (`[[2]](os.html#x)`) is its text too
 # A stemmed word keeps at most this many characters: Snowball leaves many forms of one word apart
 # (compound heads, Finnish and Hungarian case endings, Slavic and Scandinavian inflections), and
 # their common prefix joins them. Words no stemmer reads are kept whole (docs/search.md).

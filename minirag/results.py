@@ -36,6 +36,7 @@ from minirag.values import (
     ConfigFailure,
     DeleteResult,
     FileListing,
+    FilesElsewhere,
     IngestResult,
     ListedPage,
     QueryResult,
@@ -130,7 +131,9 @@ def query_result(value: QueryResult, budget: int | None = None) -> dict:
     hits, parents, roots = list(value.hits), value.parents, value.roots
     named = {h.source: name for h, name in zip(hits, value.collections, strict=True)}
     full = _query_payload(hits, parents, roots, list(parents), named)
-    if value.unread is not None and not hits:
+    if value.elsewhere is not None and not hits:
+        full["note"] = files_elsewhere(value.elsewhere, roots)
+    elif value.unread is not None and not hits:
         model, script = value.unread
         full["note"] = (f"{model} does not read {script} text: this query was matched by its exact words alone, "
                         "and no indexed passage holds them; ask in a language the model reads")
@@ -719,7 +722,20 @@ def _status(value: Status) -> dict:
         out["collections"] = [collection(info) for info in value.collections]
     if value.git_state is not None:
         out["gitState"] = [git_state(state) for state in value.git_state]
-    return out | _present(schemeWarning=value.scheme_warning)
+    return out | _present(schemeWarning=value.scheme_warning,
+                          filesElsewhere=None if value.files_elsewhere is None
+                          else files_elsewhere(value.files_elsewhere, [Path(root) for root in value.roots]))
+
+
+def files_elsewhere(value: FilesElsewhere, roots: Sequence[Path]) -> str:
+    """Why an index whose files all lie outside the roots finds nothing, in one line."""
+    from minirag.security import roots_named
+
+    files, lie = (f"{value.count} files", "they lie") if value.count != 1 else ("1 file", "it lies")
+    return (f"the index holds {files}, none in the document roots ({roots_named(roots)}): {lie} under "
+            f"{value.folder} (where the index was made, if it was copied or moved, or a root since dropped from "
+            "the configuration); set BASE_DIR to that folder to serve them, or sync to index these roots anew "
+            "(a sync drops files outside them)")
 
 
 @payload.register

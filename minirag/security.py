@@ -306,6 +306,58 @@ def open_below(base: Path, name: str) -> int:
     return _open_checked(path)
 
 
+def folder_inside_roots(folder: str, roots: Iterable[Path]) -> int | None:
+    """A descriptor of `folder` (links followed to its real path) where that lies in a root, opened down
+    from `/` with no link followed, as read_inside_roots opens files: a folder on the way swapped for a
+    link since the path was resolved opens nothing, so nothing outside the roots is looked at. None where
+    it lies outside every root, cannot be opened, or the OS has no openat (Windows: no name is looked up)."""
+    if not _HAS_OPENAT:  # pragma: no cover - Windows
+        return None
+    real = Path(os.path.realpath(folder))
+    root = containing_root(real, roots)
+    if root is None:
+        return None
+    try:
+        return _open_folder_beneath(root, real.relative_to(root).parts)
+    except OSError:
+        return None
+
+
+def entry_inside_roots(path: str, roots: Iterable[Path], *, follow: bool = True) -> os.stat_result | None:
+    """The stat of what `path` names inside the roots, looked up beneath folder_inside_roots' descriptor
+    of its folder (a link as the last part followed where `follow`, and only to a place in the roots);
+    None where nothing is there, it lies outside every root, or a folder on the way became a link."""
+    roots = tuple(roots)
+    real = os.path.realpath(path) if follow else os.path.join(os.path.realpath(os.path.dirname(path)),
+                                                             os.path.basename(path))
+    if not _HAS_OPENAT:  # pragma: no cover - Windows: by name, the real path checked as _open_checked does
+        try:
+            return os.lstat(real) if containing_root(Path(real), roots) is not None else None
+        except OSError:
+            return None
+    folder, name = os.path.split(real)
+    if not name or containing_root(Path(real), roots) is None:
+        return None
+    if Path(real) in roots:  # a root itself: its folder lies outside them
+        try:
+            fd = open_root(Path(real))
+        except OSError:
+            return None
+        try:
+            return os.fstat(fd)
+        finally:
+            os.close(fd)
+    opened = folder_inside_roots(folder, roots)
+    if opened is None:
+        return None
+    try:
+        return os.stat(name, dir_fd=opened, follow_symlinks=False)
+    except OSError:
+        return None
+    finally:
+        os.close(opened)
+
+
 @contextlib.contextmanager
 def folder_entries(directory: str, real: str, root: Path) -> Iterator[list[os.DirEntry]]:
     """The entries of `directory` (a name whose real path `real` lies in `root`), sorted by name.

@@ -15,6 +15,10 @@ from __future__ import annotations
 
 import os
 import unicodedata
+from collections.abc import Iterable
+from pathlib import Path
+
+from minirag.security import folder_inside_roots
 
 MAX_ENTRIES = 10_000  # names of the folder looked through at most: a miss never costs a walk of a huge folder
 
@@ -24,17 +28,21 @@ def escaped(name: str) -> str:
     return name.encode("ascii", "backslashreplace").decode("ascii")
 
 
-def other_spelling(path: str) -> str | None:
+def other_spelling(path: str, roots: Iterable[Path]) -> str | None:
     """Why `path`, which names nothing, is not the file beside it whose name differs from its own only
-    in Unicode normalization (or else only in letter case); None when no name there does. The caller
-    has checked that the folder lies inside the roots: its names are not to be told otherwise."""
+    in Unicode normalization (or else only in letter case); None when no name there does, or its folder
+    lies outside `roots`. The folder is listed through security.folder_inside_roots' descriptor, never by
+    name: a folder swapped for a link out after the caller's check lists nothing."""
     folder, name = os.path.split(path)
     if not name:
         return None
     composed = unicodedata.normalize("NFC", name)
     normalized, cased = None, None
+    opened = folder_inside_roots(folder, roots)
+    if opened is None:
+        return None
     try:
-        with os.scandir(folder) as entries:
+        with os.scandir(opened) as entries:
             for number, entry in enumerate(entries):
                 if number >= MAX_ENTRIES:
                     break
@@ -46,6 +54,8 @@ def other_spelling(path: str) -> str | None:
                     cased = entry.name
     except (OSError, ValueError):  # not a folder, unreadable, or a name no path can hold
         return None
+    finally:
+        os.close(opened)
     there = normalized or cased
     if there is None:
         return None

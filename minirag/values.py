@@ -23,6 +23,16 @@ if TYPE_CHECKING:
 
 
 @dataclass(frozen=True, slots=True)
+class FilesElsewhere:
+    """The index's files when none lies in the roots it is opened with: an index made under other
+    folders (copied from another machine, or moved with its documents), whose stored paths are those
+    of where it was made, so no query finds them here."""
+
+    count: int
+    folder: str  # the folder every one of them lies under
+
+
+@dataclass(frozen=True, slots=True)
 class QueryResult:
     """A query's hits in rank order and the text of the sections they point to. results.query_result
     fits it to a response budget; the whole ranking is what scripts/eval.py scores."""
@@ -34,6 +44,7 @@ class QueryResult:
     # (model, writing system) where the model reads no query in that system, so only its words were
     # searched (search/plan.py): said when they found nothing.
     unread: tuple[str, str] | None = None
+    elsewhere: FilesElsewhere | None = None  # said when nothing was found
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,6 +152,7 @@ class Status:
     collections: tuple[CollectionInfo, ...] | None = None
     git_state: tuple[GitState, ...] | None = None  # each root's commit at the last full sync
     scheme_warning: str | None = None
+    files_elsewhere: FilesElsewhere | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -222,6 +222,20 @@ class ListingPages(Generic[T]):
             self._bound()
         return name, listing
 
+    def latest(self, client: object, key: Hashable, version: Hashable) -> tuple[str, T] | None:
+        """The listing of `key` that `client` paged last, (its id, the listing), where the index is still
+        at `version` it was walked at; None where it keeps none. Another client's is never given."""
+        with self._lock:
+            store = self._kept.get(client)
+            if store is None:
+                return None
+            for name in reversed(store):
+                kept = store[name][1]
+                if kept.key == key and kept.version == version:
+                    self._keep(store, name, kept)
+                    return name, kept.listing
+        return None
+
     def resume(self, client: object, name: str, version: Hashable,
                walk: Callable[[Hashable], T]) -> tuple[Hashable, T, bool]:
         """The listing `client` keeps as `name` (its key, the listing, and whether it was walked again

@@ -20,10 +20,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
-from minirag import keywords
 from minirag.chunking import SCHEME_VERSION, ChunkedDocument, Section, SheetRows
 from minirag.display import NOTICE, duration, shown
 from minirag.errors import IndexUnavailable, InvalidArgument, NotFound
+from minirag.keyword_scheme import KEYWORD_SCHEME
 from minirag.store import connection as db
 from minirag.store import held_files, schema, wal
 from minirag.store.checkpoint import Checkpointer
@@ -31,6 +31,7 @@ from minirag.store.checkpoint import Checkpointer
 if TYPE_CHECKING:  # numpy and the vector modules are imported where vectors are written or read
     import numpy as np
 
+    from minirag import keywords  # and the stemmers where keyword texts are made (_keyword_texts)
     from minirag.store import codes
 
 log = logging.getLogger(__name__)
@@ -173,7 +174,7 @@ class IndexStats:
     dimension: int | None
     schema_version: int
     sqlite_version: str
-    # The keyword scheme the FTS table was written with, when not keywords.KEYWORD_SCHEME ("none
+    # The keyword scheme the FTS table was written with, when not KEYWORD_SCHEME ("none
     # recorded" for an index from before it was kept): only a read-only open leaves it so.
     stale_keyword_scheme: str | None = None
 
@@ -200,11 +201,17 @@ def _excluded_state(row: Sequence) -> ExcludedState:
                          inode=inode)
 
 
+def _keyword_texts(texts: Sequence[str], title: str) -> tuple[keywords.KeywordText, ...]:
+    from minirag.keywords import keyword_texts
+
+    return keyword_texts(texts, title)
+
+
 def stale_keywords_warning(stored: str) -> str:
     """What a read-only open of an index with another keyword scheme tells the user."""
-    which = "a newer" if stored.isdigit() and int(stored) > keywords.KEYWORD_SCHEME else "an older"
+    which = "a newer" if stored.isdigit() and int(stored) > KEYWORD_SCHEME else "an older"
     return (f"its keyword index was written by {which} minirag (keyword scheme {stored}; this one writes "
-            f"{keywords.KEYWORD_SCHEME}), so keyword search may miss words until it is opened once without "
+            f"{KEYWORD_SCHEME}), so keyword search may miss words until it is opened once without "
             "--read-only (`minirag sync`), which re-tokenizes it from the stored chunks, with no re-embedding")
 
 
@@ -395,6 +402,19 @@ class Index:
     def holds_sources(self) -> bool:
         return bool(self.conn.execute("SELECT EXISTS (SELECT 1 FROM sources)").fetchone()[0])
 
+    def files_outside(self, roots: Sequence[str]) -> tuple[int, str, str] | None:
+        """(how many, the first, the last by name) of the index's files where none is stored under any
+        of `roots` (each a folder, `/` included); None where one is, or it holds no file. A range of the
+        source column's index per root, then one count: cheap on an index of any size."""
+        for root in roots:
+            prefix = root.rstrip("/") + "/"
+            if self.conn.execute("SELECT EXISTS (SELECT 1 FROM sources WHERE source >= ? AND source < ?)",
+                                 (prefix, prefix[:-1] + "0")).fetchone()[0]:
+                return None
+        count, first, last = self.conn.execute(
+            "SELECT count(*), min(source), max(source) FROM sources WHERE kind = 'file'").fetchone()
+        return (count, first, last) if count else None
+
     def holds_sources_other_than_files(self) -> bool:
         """Whether any source is data or a URL: text no file of the roots stands for."""
         return bool(self.conn.execute("SELECT EXISTS (SELECT 1 FROM sources WHERE kind != 'file')").fetchone()[0])
@@ -445,7 +465,7 @@ class Index:
         schemes, and drop the files of types it does not read."""
         newer = []
         for key, ours, what in ((META_CHUNK_SCHEME, SCHEME_VERSION, "chunking"),
-                                (META_KEYWORD_SCHEME, keywords.KEYWORD_SCHEME, "keyword")):
+                                (META_KEYWORD_SCHEME, KEYWORD_SCHEME, "keyword")):
             stored = self.meta(key)
             if stored is not None and _past(stored, ours):
                 newer.append(f"{what} scheme {shown(stored, 20)}, this one's {ours}")
@@ -454,7 +474,7 @@ class Index:
     def stale_keyword_scheme(self) -> str | None:
         """The keyword scheme the FTS table was written with, if not this minirag's (IndexStats)."""
         stored = self.meta(META_KEYWORD_SCHEME)
-        if stored == str(keywords.KEYWORD_SCHEME):
+        if stored == str(KEYWORD_SCHEME):
             return None
         if stored is None and not self.conn.execute("SELECT 1 FROM chunks LIMIT 1").fetchone():
             return None  # nothing indexed: nothing to re-tokenize
@@ -465,7 +485,7 @@ class Index:
         keyword normalization changed since it was written."""
         if self.meta(META_CHUNK_SCHEME) not in (None, str(SCHEME_VERSION)):
             self.set_meta(META_CHUNK_SCHEME, str(SCHEME_VERSION))
-        current = str(keywords.KEYWORD_SCHEME)
+        current = str(KEYWORD_SCHEME)
         if self.meta(META_KEYWORD_SCHEME) == current:
             return
 
@@ -492,7 +512,7 @@ class Index:
                 last = started
                 for _, group in itertools.groupby(rows, key=lambda row: row[0]):
                     source = list(group)
-                    made = keywords.keyword_texts([text for _, _, text, _ in source], source[0][3])
+                    made = _keyword_texts([text for _, _, text, _ in source], source[0][3])
                     self.conn.executemany("INSERT INTO chunks_fts (rowid, body, title, scripts) VALUES (?, ?, ?, ?)",
                                           [(cid, *self._fts_row(one, counts))
                                            for (_, cid, _, _), one in zip(source, made, strict=True)])
@@ -666,7 +686,7 @@ class Index:
             ).lastrowid
             for ord_, section in enumerate(doc.sections)
         ]
-        made = item.keyword_texts or keywords.keyword_texts([chunk.text for chunk in doc.chunks], rec.title)
+        made = item.keyword_texts or _keyword_texts([chunk.text for chunk in doc.chunks], rec.title)
         for ord_, (chunk, vector) in enumerate(zip(doc.chunks, item.vectors, strict=True)):
             chunk_id = self.conn.execute(
                 """

@@ -7,6 +7,10 @@ an exclusive `flock` on its partial for as long as it writes it, and the kernel 
 when the writer dies, so a partial whose lock can be taken is stale, whatever its age, and one
 being written is never touched. (`flock` and SQLite's own `fcntl` locks do not interact.) On
 Windows a lock would stop SQLite's own writes to the file, so partials are neither locked nor swept.
+
+Earlier releases wrote CACHE_DIR's files under names of their writer's process id, unlocked
+(`DEST.<pid>.partial`; OCR's `<key>.<pid>.<thread>.part` for `<key>.json`): one of those is stale once
+no live process has that id, and write_atomically removes it (sweep_earlier_names) before it writes.
 """
 
 from __future__ import annotations
@@ -93,12 +97,55 @@ def sweep(target: Path) -> list[Path]:
     return removed
 
 
+def sweep_earlier_names(target: Path) -> list[Path]:
+    """Remove the partials of `target` that earlier releases' cache writers left (the module docstring)
+    and no live process can be writing; returns what was removed. Only CACHE_DIR's files were so named:
+    a backup's folder is the user's, and its names are never taken for one of these."""
+    if sys.platform == "win32":  # pragma: no cover - see the module docstring
+        return []
+    earlier = re.compile(re.escape(target.name) + r"\.([0-9]{1,10})" + re.escape(SUFFIX)
+                         + "|" + re.escape(target.stem) + r"\.([0-9]{1,10})\.[0-9]{1,20}\.part")
+    try:
+        names = os.listdir(target.parent)
+    except OSError:
+        return []
+    return [target.parent / name for name in names
+            if (named := earlier.fullmatch(name)) is not None and _writer_gone(int(named[1] or named[2]))
+            and _unlink_regular(target.parent / name)]
+
+
+def _writer_gone(pid: int) -> bool:
+    """Whether no live process has the id an earlier release's partial is named by (this one's own
+    id included: no such writer runs in this process)."""
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except (OSError, OverflowError):  # another user's process (EPERM): alive
+        return False
+    return False
+
+
+def _unlink_regular(path: Path) -> bool:
+    """Remove `path` if it is a regular file (never a link, a pipe or a folder planted under its name)."""
+    try:
+        if not stat.S_ISREG(os.lstat(path).st_mode):
+            return False
+        os.unlink(path)
+    except OSError:
+        return False
+    return True
+
+
 def write_atomically(target: Path, write: Callable[[BinaryIO], object], mode: int = 0o644) -> None:
     """`target` written whole by `write(file)` under a partial's name and renamed into place, so a reader
     finds the whole file or none. A write that fails (a full disk, a file size limit) removes its partial,
     and the partials of `target` that writers killed meanwhile left are swept first: on a disk that
     stays full each try left a half-written partial of its own, and each command tries again."""
     sweep(target)
+    sweep_earlier_names(target)
     partial, held = create(target, mode)
     try:
         try:
