@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 
 from conftest import FIXTURES
+from helpers.growth import grows_linearly
 
 from minirag.ingest.convert import convert_document
 
@@ -60,3 +61,12 @@ def test_readers84_a_split_stream_is_bounded_as_one_output():
     markdown = convert_document(data, ".ipynb", "train.ipynb").markdown
     assert "epoch 0: loss" in markdown and "epoch 19999: loss" in markdown and "epoch 10000: loss" not in markdown
     assert markdown.count("```") == 4 and len(markdown) < 20_000
+
+
+def test_readers84_a_long_line_written_over_many_times_costs_its_length():
+    """Each short piece after a carriage return had copied the whole line before it: a line of
+    2,000,000 characters and 200,000 carriage returns after it took 26 s."""
+    def notebook(n: int) -> str:
+        return _notebook([_stream("A" * 20 * n + "\rx" * 5 * n)]).decode()
+
+    assert grows_linearly(lambda text: convert_document(text.encode(), ".ipynb", "long.ipynb"), notebook)

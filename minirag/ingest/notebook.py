@@ -203,15 +203,24 @@ def _as_a_terminal_shows(text: str) -> str:
 
 
 def _overwritten(line: str) -> str:
-    shown, column = "", 0
+    if "\r" not in line and "\x08" not in line:
+        return line
+    # One cell a character, written in place: a short piece over a long line costs the piece alone.
+    shown: list[str] = []
+    column = 0
     for number, piece in enumerate(_CURSOR_MOVES.split(line)):
-        if number % 2:
-            for move in piece:
-                column = 0 if move == "\r" else max(0, column - 1)
-        elif piece:
-            shown = shown[:column] + piece + shown[column + len(piece):]
-            column += len(piece)
-    return shown
+        if number % 2:  # carriage returns and backspaces: to the start, then back one for each after the last
+            last_return = piece.rfind("\r")
+            column = max(0, (column if last_return < 0 else 0) - (len(piece) - last_return - 1))
+            continue
+        end = column + len(piece)
+        if end <= len(shown):
+            shown[column:end] = piece
+        else:
+            del shown[column:]
+            shown.extend(piece)
+        column = end
+    return "".join(shown)
 
 
 def _bounded(text: str) -> str:
