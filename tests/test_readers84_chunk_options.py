@@ -11,7 +11,9 @@ Files (tests/fixtures/readers84/): Quarto's own test `tests/docs/crossrefs/pytho
 from __future__ import annotations
 
 from conftest import FIXTURES
+from helpers.growth import grows_linearly
 
+from minirag.ingest.chunk_options import read_chunk
 from minirag.ingest.convert import convert_document
 
 HERE = FIXTURES / "readers84"
@@ -32,3 +34,10 @@ def test_readers84_a_caption_in_a_knitr_chunks_header_is_text_under_its_code():
     markdown = _read("knitr-intro.Rmd")
     assert ("```r\npar(mar=c(4, 4, 1, .1))\nplot(cars, pch = 20)\nabline(fit, col = 'red')\n```\n\n"
             "A scatterplot with a regression line.\n\n## References") in markdown, markdown
+
+
+def test_readers84_a_chunks_long_caption_and_blank_lines_cost_their_length():
+    def lines(n: int) -> str:
+        return "\n".join(["#| fig-cap: |", *["#|   a caption line"] * 4 * n, *[""] * 4 * n, "plot(x)"])
+
+    assert grows_linearly(lambda text: read_chunk("r", text.split("\n")), lines)

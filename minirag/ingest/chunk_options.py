@@ -44,10 +44,9 @@ def read_chunk(header: str, lines: list[str]) -> CodeChunk:
     code = lines[len(texts):]
     if options.get("echo") == ["fenced"]:  # the page shows the chunk with its options, this one aside
         code = [line for line, text in zip(lines, texts, strict=False) if _option_key(text) != "echo"] + code
-    while code and not code[0].strip():
-        code = code[1:]
+    first = next((n for n, line in enumerate(code) if line.strip()), len(code))
     captions = tuple(caption for key in _CAPTIONS for caption in options.get(key, []) if caption.strip())
-    return CodeChunk("\n".join(code), captions)
+    return CodeChunk("\n".join(code[first:]), captions)
 
 
 def _option_key(text: str) -> str | None:
@@ -62,21 +61,26 @@ def _key(name: str) -> str:
 def _options(texts: list[str]) -> dict[str, list[str]]:
     """Each option's values, as YAML writes them: a scalar, a list's items, a block's lines as one."""
     options: dict[str, list[str]] = {}
-    key, block = None, False
+    blocks: set[str] = set()
+    key = None
     for text in texts:
         match = _KEY.match(text)
         if match:
             key, value = _key(match.group(1)), match.group(2).strip()
-            block = value[:1] in ("|", ">")
-            options[key] = [] if block or not value else _values(value)
+            blocks.discard(key)
+            if value[:1] in ("|", ">"):
+                blocks.add(key)
+            options[key] = [] if key in blocks or not value else _values(value)
             continue
         item = text.strip()
         if key is None or not item:
             continue
         if item.startswith("- "):
             options[key].append(_scalar(item[2:].strip()))
-        elif block:
-            options[key] = [" ".join([*options[key], item])]
+        elif key in blocks:
+            options[key].append(item)
+    for key in blocks:  # a block's lines are one value
+        options[key] = [" ".join(options[key])]
     return options
 
 
