@@ -50,7 +50,7 @@ def test_myst_targets_go_and_directives_show_their_content():
     # ```{r} is a knitr or Quarto chunk, not a directive named r: its code had been read as prose.
     ("```{r}\nfit <- lm(y ~ x, data = sales)\n```\n\n```{python}\n#| echo: false\nimport pandas as pd\n```\n\n"
      "```{.python}\nx = 1\n```\n\n```{note}\nA note.\n```\n\n:::{python}\nA colon fence is never code.\n:::\n",
-     "```r\nfit <- lm(y ~ x, data = sales)\n```\n\n```python\n#| echo: false\nimport pandas as pd\n```\n\n"
+     "```r\nfit <- lm(y ~ x, data = sales)\n```\n\n```python\nimport pandas as pd\n```\n\n"
      "```python\nx = 1\n```\n\nNote: A note.\n\nA colon fence is never code.\n"),
     # knitr's chunk options follow the engine in the braces (every R Markdown file opens with
     # ```{r setup, include=FALSE}); the fence had been kept as written, its info string `{r`.

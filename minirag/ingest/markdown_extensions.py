@@ -22,8 +22,9 @@ written, its markers are words no reader sees, and its content may read as code.
   (TeX's braces, `\\sum_{n=1}^N`, stay).
 - Quarto and R Markdown: a code chunk fenced as ```` ```{r} ```` or ```` ```{python} ```` (an
   engine's name in braces, which MyST would read as a directive; its label and options may
-  follow, ```` ```{r setup, include=FALSE} ````) is code in that language, and so is Pandoc's
-  ```` ```{.python} ````. A raw HTML block (```` ```{=html} ````) reads as its HTML shows.
+  follow, ```` ```{r setup, include=FALSE} ````) is code in that language, without the option
+  lines at its top (`#| label: fig-x`), and its figure's or table's caption is text under it
+  (chunk_options.py); Pandoc's ```` ```{.python} ```` is code as written. A raw HTML block (```` ```{=html} ````) reads as its HTML shows.
 - Pandoc's fenced divs (Quarto's callouts, tab sets and columns, `::: {.callout-note}`;
   Docusaurus's admonitions, `:::note`): their content, after the kind's label for a callout or an
   admonition; the colon lines and attributes show nothing.
@@ -41,6 +42,7 @@ import re
 
 from minirag.chunking.fences import Fences, code_line_mask
 from minirag.errors import ConversionFailed
+from minirag.ingest.chunk_options import read_chunk
 from minirag.ingest.html_markdown import fenced, html_to_markdown
 from minirag.ingest.markup_lines import code_spans, labelled
 from minirag.ingest.rst_text import (
@@ -174,9 +176,11 @@ def _read(lines: list[str], depth: int) -> list[str]:
             div = _DIV.match(line) if not directive else None
             if _RAW_HTML.match(line) and (shown := _html("\n".join(lines[index + 1 : end]))) is not None:
                 _block(out, shown, lines[end + 1 : end + 2])
-            elif language in CODE_ENGINES or language.startswith("."):
-                _block(out, fenced("\n".join(lines[index + 1 : end]), language.lstrip(".")).split("\n"),
+            elif language in CODE_ENGINES:
+                _block(out, _code_chunk(line[line.find("{") + 1 : line.rfind("}")], lines[index + 1 : end], language),
                        lines[end + 1 : end + 2])
+            elif language.startswith("."):
+                _block(out, fenced("\n".join(lines[index + 1 : end]), language[1:]).split("\n"), lines[end + 1 : end + 2])
             elif directive:
                 _block(out, _directive(directive, lines[index + 1 : end], depth), lines[end + 1 : end + 2])
             elif div:
@@ -303,8 +307,10 @@ def _directive(match: re.Match, content: list[str], depth: int) -> list[str]:
     """What a MyST directive fence shows; a Quarto or R Markdown code chunk (```` ```{r} ````), or
     Pandoc's code block with a class (```` ```{.python} ````), is code."""
     name, argument = match.group(3).lower(), match.group(4).strip()
-    if match.group(2)[0] != ":" and (name.startswith(".") or name in CODE_ENGINES):
-        return fenced("\n".join(content), name.lstrip(".")).split("\n")
+    if match.group(2)[0] != ":" and name in CODE_ENGINES:
+        return _code_chunk("", content, name)
+    if match.group(2)[0] != ":" and name.startswith("."):
+        return fenced("\n".join(content), name[1:]).split("\n")
     short = name.rsplit(":", 1)[-1]
     options, content = _options(content)
     if name in SILENT_DIRECTIVES or short in SILENT_DIRECTIVES:
@@ -323,6 +329,15 @@ def _directive(match: re.Match, content: list[str], depth: int) -> list[str]:
         label, said = admonition
         return labelled(f"{label}:", [said, *body] if said.strip() else body)
     return [*([argument] if argument else []), *body]
+
+
+def _code_chunk(header: str, content: list[str], language: str) -> list[str]:
+    """A Quarto or R Markdown code chunk: its code without its option lines, then its captions."""
+    chunk = read_chunk(header, content)
+    shown = fenced(chunk.code, language).split("\n") if chunk.code.strip() else []
+    for caption in chunk.captions:
+        shown += ["", caption] if shown else [caption]
+    return shown
 
 
 def _options(content: list[str]) -> tuple[dict[str, str], list[str]]:

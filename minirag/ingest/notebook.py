@@ -2,7 +2,8 @@
 
 markitdown's converter kept the cells' sources and dropped every output, so a notebook's
 printed results, tables and error messages (often what a reader looks for) were never indexed.
-Outputs are kept as text: a stream or a plain-text result as a fenced block, an HTML result
+Outputs are kept as text: a stream (its consecutive pieces one output, and its backspaces and
+carriage returns done, as Jupyter shows it) or a plain-text result as a fenced block, an HTML result
 (a DataFrame) through minirag's own HTML conversion, Markdown as it is, LaTeX (a `Math` display,
 a SymPy result) as its TeX; images are left out, and so is the middle of a very long printed output.
 Both nbformat 4 (`cells`) and nbformat 3 (`worksheets`) are read.
@@ -19,6 +20,7 @@ from minirag.ingest.html_markdown import fenced, html_to_markdown
 from minirag.ingest.markdown_html import rendered_html
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")  # colours in tracebacks and progress bars
+_CURSOR_MOVES = re.compile(r"([\r\x08]+)")  # a carriage return, a backspace
 # What a result's text/plain says when the object has no text of its own: the reader sees nothing.
 _BARE_REPR = re.compile(r"\A<[\w.]+(?: object)? at 0x[0-9a-fA-F]+>\Z")
 # In order of preference: the first a result has is what a reader of the rendered notebook sees.
@@ -121,14 +123,42 @@ def _cell(cell: dict, language: str) -> list[str]:
         return [fenced(source, "")]
     if kind != "code":
         return []
-    return [fenced(source, language), *(_output(output) for output in _list(cell.get("outputs"))
-                                         if isinstance(output, dict))]
+    return [fenced(source, language), *(_output(output) for output in _joined_streams(_list(cell.get("outputs"))))]
+
+
+def _stream_name(output: dict) -> object:
+    return output.get("name", output.get("stream"))  # nbformat 3 names it `stream`
+
+
+def _joined_streams(outputs: list) -> list[dict]:
+    """The outputs as Jupyter's output area keeps them: a stream's piece after a piece of the same
+    stream is one text with it. A notebook run by nbclient (papermill, nbconvert --execute) saves
+    each flush as an output of its own, and a progress bar's frames are then split across them."""
+    joined: list[dict] = []
+    pieces: list[str] = []
+    for output in outputs:
+        if not isinstance(output, dict):
+            continue
+        if (output.get("output_type") == "stream" and joined and joined[-1].get("output_type") == "stream"
+                and _stream_name(joined[-1]) == _stream_name(output)):
+            pieces.append(_text(output.get("text")))
+            continue
+        _close(joined, pieces)
+        joined.append(output)
+        pieces = [_text(output.get("text"))] if output.get("output_type") == "stream" else []
+    _close(joined, pieces)
+    return joined
+
+
+def _close(joined: list[dict], pieces: list[str]) -> None:
+    if len(pieces) > 1:
+        joined[-1] = {**joined[-1], "text": "".join(pieces)}
 
 
 def _output(output: dict) -> str:
     kind = output.get("output_type")
     if kind == "stream":
-        return _printed(_text(output.get("text")))
+        return _printed(_as_a_terminal_shows(_text(output.get("text"))))
     if kind in ("error", "pyerr"):
         lines = _list(output.get("traceback")) or [f"{output.get('ename', '')}: {output.get('evalue', '')}"]
         return _printed("\n".join(line for line in lines if isinstance(line, str)))
@@ -160,6 +190,37 @@ def _output(output: dict) -> str:
 def _printed(text: str) -> str:
     """Text an output printed, without terminal colours, its middle left out past the bounds."""
     return fenced(_bounded(_ANSI.sub("", text)), "")
+
+
+def _as_a_terminal_shows(text: str) -> str:
+    """A stream's text as the terminal it was written for shows it, and Jupyter too: a backspace moves
+    back a character and a carriage return to the line's start, and what follows is written over what
+    was there. A progress bar's frames (Keras writes backspaces over the last frame, then a carriage
+    return, then the next) leave its last; text no later text covers stays."""
+    if "\r" not in text and "\x08" not in text:
+        return text
+    return "\n".join(_overwritten(line) for line in _ANSI.sub("", text).split("\n"))
+
+
+def _overwritten(line: str) -> str:
+    if "\r" not in line and "\x08" not in line:
+        return line
+    # One cell a character, written in place: a short piece over a long line costs the piece alone.
+    shown: list[str] = []
+    column = 0
+    for number, piece in enumerate(_CURSOR_MOVES.split(line)):
+        if number % 2:  # carriage returns and backspaces: to the start, then back one for each after the last
+            last_return = piece.rfind("\r")
+            column = max(0, (column if last_return < 0 else 0) - (len(piece) - last_return - 1))
+            continue
+        end = column + len(piece)
+        if end <= len(shown):
+            shown[column:end] = piece
+        else:
+            del shown[column:]
+            shown.extend(piece)
+        column = end
+    return "".join(shown)
 
 
 def _bounded(text: str) -> str:
