@@ -653,12 +653,13 @@ def http_app(server: MCPServer, host: str, port: int, token: str | None):
 
     from minirag.http_hosts import LocalOnly
     from minirag.http_messages import answered_messages
+    from minirag.http_sessions import SessionRoom
 
     # LocalOnly (or the token) is the one gate: the SDK's own Host check, on by default for 127.0.0.1
     # and ::1, compares spellings literally (it refused `LOCALHOST`, which LocalOnly accepts) in plain text.
     unchecked = TransportSecuritySettings(enable_dns_rebinding_protection=False)
-    inner = answered_messages(server.streamable_http_app(host=host, streamable_http_path=MCP_PATH,
-                                                         transport_security=unchecked), MCP_PATH)
+    sdk = server.streamable_http_app(host=host, streamable_http_path=MCP_PATH, transport_security=unchecked)
+    inner = answered_messages(SessionRoom(sdk, server.session_manager, MCP_PATH), MCP_PATH)
     return BearerToken(inner, token) if token is not None else LocalOnly(inner, host, port)
 
 
