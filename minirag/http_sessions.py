@@ -79,6 +79,8 @@ class SessionRoom:
             oldest = min(idle, key=lambda s: self._last_used.get(s, 0.0))
             self._last_used.pop(oldest, None)
             await end_http_session(self.manager, oldest)
+            if oldest in sessions:  # not ended (an SDK that ends sessions otherwise): its own cap decides
+                return
             self._ended += 1
             if self._ended == 1 or self._ended % MAX_SESSIONS == 0:
                 log.warning("%d MCP sessions open: ended the one idle the longest to open a new one "
