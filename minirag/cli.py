@@ -513,6 +513,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         _read_names_as_utf8()
     try:
         code = _main(argv)
+        if argv is None:
+            _end_at_a_stop(code)
     finally:
         if argv is None:
             # The process ends (a usage error's or --version's SystemExit too): the teardown's collections
@@ -649,6 +651,20 @@ def _index_above_file(file_path: str | None, db_path) -> str | None:
                     return None
                 return f"; an index above this file is {a_name(str(folder))}'s: give --base-dir {a_name(str(folder))} (or run the command there)"
     return None
+
+
+def _end_at_a_stop(code: int) -> None:
+    """The command is over, its result said and its index closed: what is left is the interpreter's
+    teardown (the converter workers retiring, up to seconds). A stop signal then ends the process at
+    once with the command's exit code. Raised there, it printed a traceback after the command's line:
+    `timeout` sends its SIGTERM to the command and then to its process group, and uv passes one on too."""
+    def end(_signum: int, _frame) -> None:
+        _end_process(code)
+
+    for name in ("SIGTERM", "SIGHUP", "SIGINT"):  # Windows has no SIGHUP
+        if hasattr(signal, name):
+            with contextlib.suppress(ValueError):  # not the main thread (no signals to take there)
+                signal.signal(getattr(signal, name), end)
 
 
 def _end_process(code: int) -> None:

@@ -40,7 +40,7 @@ import numpy as np
 
 from minirag import onnx_proto as proto
 from minirag.ort_session import inference_session
-from minirag.store.partials import write_atomically
+from minirag.store.partials import open_made, write_atomically
 from minirag.word_table import read_meta
 
 log = logging.getLogger(__name__)
@@ -61,7 +61,8 @@ def cached(split_onnx: Path) -> Path | None:
     meta = read_meta(meta_path)
     if meta is None:
         try:
-            model = quantize_graph(memoryview(split_onnx.read_bytes()), limit)
+            with open_made(split_onnx) as file:
+                model = quantize_graph(memoryview(file.read()), limit)
             if model is not None:
                 write_atomically(graph, lambda f: f.write(model))
             meta = {"int8": model is not None, "format": FORMAT}

@@ -8,7 +8,9 @@ Those lines are taken to the debug log; the error, if the second try fails too, 
 
 from __future__ import annotations
 
+import os
 import re
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -23,10 +25,14 @@ _NO_MEMORY = re.compile(r"bad_alloc|error code: 12\b|Failed to allocate memory|C
 
 
 def inference_session(model: Path | bytes, options: Any = None) -> Any:
-    """A CPU session of `model` (a file, or a serialized graph). Raises what ONNX Runtime raises, or
-    MemoryError where what it raised says that memory ran out."""
+    """A CPU session of `model` (a file, or a serialized graph). Raises what ONNX Runtime raises,
+    MemoryError where what it raised says that memory ran out, or OSError for a path that names no
+    regular file (a link to one is followed)."""
     import onnxruntime as ort
 
+    if isinstance(model, Path) and not stat.S_ISREG(os.stat(model).st_mode):
+        # The runtime's own open() of a FIFO waits for a writer, inside its C++ where no signal reaches.
+        raise OSError(f"{model} is no regular file")
     source = str(model) if isinstance(model, Path) else model
     try:
         with stdout_captured("ONNX Runtime, making a session"):

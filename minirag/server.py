@@ -646,11 +646,26 @@ def served_url(host: str, port: int) -> str:
     return f"http://{f'[{host}]' if ':' in host else host}:{port}{MCP_PATH}"
 
 
-def run_http(server: MCPServer, host: str, port: int, token: str | None, sock: socket.socket) -> None:
-    """Streamable HTTP at /mcp through uvicorn on `sock`, behind the bearer token when there is one,
-    else answering only requests addressed to the bound loopback address (http_hosts.py)."""
-    import uvicorn
+def http_app(server: MCPServer, host: str, port: int, token: str | None):
+    """The ASGI app `serve --http` runs: streamable HTTP at /mcp, behind the bearer token when there is
+    one, else answering only requests addressed to the bound loopback address (http_hosts.py)."""
     from mcp.server.transport_security import TransportSecuritySettings
+
+    from minirag.http_hosts import LocalOnly
+    from minirag.http_messages import answered_messages
+    from minirag.http_sessions import SessionRoom
+
+    # LocalOnly (or the token) is the one gate: the SDK's own Host check, on by default for 127.0.0.1
+    # and ::1, compares spellings literally (it refused `LOCALHOST`, which LocalOnly accepts) in plain text.
+    unchecked = TransportSecuritySettings(enable_dns_rebinding_protection=False)
+    sdk = server.streamable_http_app(host=host, streamable_http_path=MCP_PATH, transport_security=unchecked)
+    inner = answered_messages(SessionRoom(sdk, server.session_manager, MCP_PATH), MCP_PATH)
+    return BearerToken(inner, token) if token is not None else LocalOnly(inner, host, port)
+
+
+def run_http(server: MCPServer, host: str, port: int, token: str | None, sock: socket.socket) -> None:
+    """http_app through uvicorn on `sock`."""
+    import uvicorn
 
     from minirag._compat.mcp import http_streams_end_on_exit
     from minirag.http_guard import (
@@ -658,15 +673,8 @@ def run_http(server: MCPServer, host: str, port: int, token: str | None, sock: s
         quiet_client_disconnects,
         raise_descriptor_limit,
     )
-    from minirag.http_hosts import LocalOnly
-    from minirag.http_messages import answered_messages
 
-    # LocalOnly (or the token) is the one gate: the SDK's own Host check, on by default for 127.0.0.1
-    # and ::1, compares spellings literally (it refused `LOCALHOST`, which LocalOnly accepts) in plain text.
-    unchecked = TransportSecuritySettings(enable_dns_rebinding_protection=False)
-    inner = answered_messages(server.streamable_http_app(host=host, streamable_http_path=MCP_PATH,
-                                                         transport_security=unchecked), MCP_PATH)
-    app = BearerToken(inner, token) if token is not None else LocalOnly(inner, host, port)
+    app = http_app(server, host, port, token)
     raise_descriptor_limit()
     quiet_client_disconnects()
     http_streams_end_on_exit()

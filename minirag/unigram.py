@@ -43,7 +43,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from zlib import crc32
 
-from minirag.store.partials import write_atomically
+from minirag.store.partials import open_made, write_atomically
 
 log = logging.getLogger(__name__)
 
@@ -285,7 +285,7 @@ def _drop_older(folder: Path) -> None:
 def mapped(path: Path) -> Tables | None:
     """The tables in the cache file `path`, memory-mapped; None for a pipeline kept for `tokenizers`.
     ValueError for a file that is not a whole cache file of this FORMAT (unmapped again)."""
-    with open(path, "rb") as file:
+    with open_made(path) as file:
         whole = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)  # ValueError when empty
     try:
         header, at = _checked(whole)

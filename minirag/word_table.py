@@ -33,7 +33,7 @@ import numpy as np
 
 from minirag import onnx_proto as proto
 from minirag.onnx_proto import FLOAT, INT8, len_field, tensor_info
-from minirag.store.partials import write_atomically
+from minirag.store.partials import open_made, write_atomically
 
 log = logging.getLogger(__name__)
 
@@ -68,22 +68,23 @@ class TableRows:
 
     def __init__(self, path: Path, scale_path: Path | None = None):
         self._fd = -1
-        mapped = np.load(path, mmap_mode="r")  # the header: shape, dtype, where the data starts
-        if mapped.ndim != 2:
-            raise ValueError(f"{path}: a word table has two dimensions, not {mapped.ndim}")
-        self.shape: tuple[int, int] = (int(mapped.shape[0]), int(mapped.shape[1]))
-        self.dtype = mapped.dtype
-        self._start = int(mapped.offset)
-        del mapped
+        with open_made(path) as file:  # the header: shape, dtype, where the data starts
+            shape, fortran, dtype = _npy_header(file)
+            self._start = file.tell()
+            if len(shape) != 2 or fortran or dtype.hasobject:
+                raise ValueError(f"{path}: a word table is two dimensions of numbers in rows, not {shape} {dtype}")
+            self._fd = os.dup(file.fileno())
+        self.shape: tuple[int, int] = (int(shape[0]), int(shape[1]))
+        self.dtype = dtype
         self._row_bytes = self.shape[1] * self.dtype.itemsize
         self.scale: np.ndarray | None = None
         if scale_path is not None:
-            scale = np.load(scale_path)
+            with open_made(scale_path) as file:
+                scale = np.load(file)
             if (scale.ndim != 2 or scale.dtype != np.float32 or scale.shape[0] not in (1, self.shape[0])
                     or scale.shape[1] not in (1, self.shape[1])):
                 raise ValueError(f"{scale_path}: scales of shape {scale.shape} do not fit a {self.shape} table")
             self.scale = scale
-        self._fd = os.open(path, os.O_RDONLY)
 
     def floats(self, ids: np.ndarray) -> np.ndarray:
         """`table[ids]` as float32, the values the graph's own lookup gave: float16 rows widened, int8
@@ -113,6 +114,13 @@ class TableRows:
 
     def __del__(self) -> None:
         self.close()
+
+
+def _npy_header(file) -> tuple[tuple[int, ...], bool, np.dtype]:
+    """The shape, Fortran order and dtype an .npy file's header gives; the file left where its data starts."""
+    version = np.lib.format.read_magic(file)
+    read = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+    return read(file)
 
 
 def cached(source: Path, cache_dir: Path) -> SplitModel | None:
@@ -153,7 +161,8 @@ def _on_terminal() -> bool:
 
 def read_meta(path: Path) -> dict | None:
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        with open_made(path) as file:
+            return json.loads(file.read().decode("utf-8"))
     except (OSError, ValueError):
         return None
 

@@ -210,3 +210,34 @@ def client_of(session) -> object:
         return connection
     return STATELESS_CLIENT if getattr(connection, "protocol_version", None) in MODERN_PROTOCOL_VERSIONS \
         else connection
+
+
+def open_http_sessions(manager) -> dict | None:
+    """The streamable HTTP session manager's open sessions, session id to transport (its own table:
+    the SDK offers no public one), or None where this SDK keeps none by that name."""
+    sessions = getattr(manager, "_server_instances", None)
+    return sessions if isinstance(sessions, dict) else None
+
+
+async def end_http_session(manager, session_id: str) -> None:
+    """Ends one open session as the SDK ends an expired one: forgotten at once (its id answers 404),
+    its transport terminated (its server task then ends)."""
+    import anyio
+
+    discard = getattr(manager, "_discard_session", None)
+    sessions = open_http_sessions(manager) or {}
+    transport = sessions.get(session_id)
+    if transport is None:
+        return
+    if discard is not None:
+        await discard(session_id, transport)
+        return
+    sessions.pop(session_id, None)
+    with anyio.CancelScope(shield=True):
+        await transport.terminate()
+
+
+def lift_session_cap(manager) -> None:
+    """No refusal of a new session by the SDK at its own cap: minirag's http_sessions keeps the count."""
+    if hasattr(manager, "max_sessions"):
+        manager.max_sessions = None

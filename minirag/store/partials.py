@@ -139,6 +139,22 @@ def _unlink_regular(path: Path) -> bool:
     return True
 
 
+def open_made(path: Path) -> BinaryIO:
+    """A file write_atomically made, opened to be read, as a regular file only: what stands in its
+    place otherwise (a FIFO, a socket, a device, a link: put there by whoever may write CACHE_DIR) is
+    an OSError, as a file not made yet is, never waited on. A plain open() of a FIFO waited for a
+    writer, so every command that loaded the model stopped there for ever."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0)
+                 | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(f"{path} is no regular file")
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
 def write_atomically(target: Path, write: Callable[[BinaryIO], object], mode: int = 0o644) -> None:
     """`target` written whole by `write(file)` under a partial's name and renamed into place, so a reader
     finds the whole file or none. A write that fails (a full disk, a file size limit) removes its partial,
