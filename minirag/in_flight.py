@@ -20,7 +20,7 @@ cancellation naming a held request drops it: it never starts.
 When stdin closes, the SDK cancels every request still running: a client that wrote its requests
 and closed stdin (`minirag < requests.jsonl`) got no answers. The requests open then, and those
 held, are answered first, while their work goes on: until SETTLE_S pass with no piece of work ending
-(a model run, a conversion, a page or sheet a converter's worker reports: interruptible.steps), which
+(a model run, a conversion, a page, sheet, slide or chapter a converter's worker reports: interruptible.steps), which
 a stuck request (a conversion that hangs, a graph that never ends) meets and a slow ingest, each batch
 or page ending, does not; and SETTLE_MAX_S at most, however they go on. A fixed SETTLE_S from stdin's end had cut a piped ingest_file on a slow
 machine, its answer lost.

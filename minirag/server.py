@@ -216,6 +216,10 @@ async def query_documents(state: ServerState, query: Query, topK: TopK = DEFAULT
     return query_result(found, state.budget)
 
 
+# The cancelled write calls `stoppable` is waiting for, each its thread's end: a Ctrl-C then is a second one.
+_stopping: set[threading.Event] = set()
+
+
 async def stoppable(call: Callable[[], Any], limit_s: float | None, *, settle: bool = False) -> Any:
     """`call()` on a worker thread, each model run in it stopped past `limit_s` (ModelUnavailable,
     saying so; None: no limit), or when the client cancels the call (notifications/cancelled, and the
@@ -240,10 +244,14 @@ async def stoppable(call: Callable[[], Any], limit_s: float | None, *, settle: b
     try:
         return await anyio.to_thread.run_sync(under_bound, abandon_on_cancel=True)
     except anyio.get_cancelled_exc_class():
+        waited = settle and started.is_set()
+        if waited:
+            _stopping.add(ended)  # not discarded where the wait is torn down: the process is ending
         bound.stop("was stopped: the call was cancelled")
-        if settle and started.is_set():
+        if waited:
             with anyio.CancelScope(shield=True):
                 stopped = await anyio.to_thread.run_sync(ended.wait, STOPPED_WITHIN_S)
+            _stopping.discard(ended)
             if not stopped:
                 log.warning("a cancelled call went on %g s after it was stopped: the server goes on without it",
                             STOPPED_WITHIN_S)
@@ -710,7 +718,7 @@ def serve(args, state: ServerState | None = None) -> int:
                 sys.stderr.write("minirag: an MCP server on stdio, waiting for a client's messages; for the "
                                  "command line see `minirag --help`. Ctrl-C quits.\n")
             max_file_size = state.config.max_file_size if state.config is not None else DEFAULT_MAX_FILE_SIZE
-            anyio.run(serve_stdio, server, max_line_chars(max_file_size))
+            anyio.run(_serve_stdio, server, max_line_chars(max_file_size))
         else:
             try:
                 sock = listening_socket(*address)
@@ -729,6 +737,32 @@ def serve(args, state: ServerState | None = None) -> int:
             signal.signal(signal.SIGINT, _quit_now)
         state.close()
     return 130 if interrupted else 0
+
+
+async def _serve_stdio(server, max_line: int) -> None:
+    """serve_stdio, a second Ctrl-C quitting at once while a write call the first cancelled is waited
+    for (`stoppable`, up to STOPPED_WITHIN_S): asyncio's handler, which the loop's run installed, took
+    it for another cancellation, and the call's thread, stuck where its stop does not reach, then held
+    the process's exit. Installed here, inside that run, and given back as it ends."""
+    asyncio_handler = signal.getsignal(signal.SIGINT)
+    pressed = [0]
+
+    def on_ctrl_c(signum, frame) -> None:
+        pressed[0] += 1
+        if pressed[0] > 1 and any(not ended.is_set() for ended in list(_stopping)):
+            _quit_now(signum, frame)
+        if callable(asyncio_handler):
+            asyncio_handler(signum, frame)
+
+    if not callable(asyncio_handler) or threading.current_thread() is not threading.main_thread():
+        await serve_stdio(server, max_line)
+        return
+    signal.signal(signal.SIGINT, on_ctrl_c)
+    try:
+        await serve_stdio(server, max_line)
+    finally:
+        if signal.getsignal(signal.SIGINT) is on_ctrl_c:
+            signal.signal(signal.SIGINT, asyncio_handler)
 
 
 def _quit_now(_signum, _frame) -> None:

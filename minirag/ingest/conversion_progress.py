@@ -1,5 +1,5 @@
-"""A conversion's progress as it goes: each piece it has done (a PDF page read, a sheet read), told to
-whoever listens (`LISTENER`).
+"""A conversion's progress as it goes: each piece it has done (a PDF page, a sheet, a slide, an EPUB
+chapter read), told to whoever listens (`LISTENER`).
 
 The converter worker sends it to its parent (convert_worker.py, isolation.py), which counts it as a
 piece of work ended (interruptible.advanced): a stdio server whose client closed stdin goes on

@@ -30,6 +30,7 @@ from minirag.ingest.attachments import MAX_NESTED_MESSAGES, AttachedFiles, ReadF
 from minirag.ingest.bidi_order import in_drawn_order, turned
 from minirag.ingest.cfb import CompoundFile, CompoundFileError
 from minirag.ingest.compressed import SIGNATURES, Inflated, inflated
+from minirag.ingest.conversion_progress import advanced
 from minirag.ingest.converted import Converted
 from minirag.ingest.csv_table import csv_to_sheet
 from minirag.ingest.doc_names import (
@@ -318,14 +319,16 @@ def _book(archive: zipfile.ZipFile, data: bytes, name: str) -> Converted:
     except Exception as exc:  # noqa: BLE001 - a damaged archive or package document, however it shows
         raise ConversionFailed(f"{name}: cannot convert ({described(exc)})") from None
     parts: list[str] = []
+    anchors: list[dict[str, str]] = []
     warnings = [f"{name}: {member[:100]} is damaged ({why}); its text is lost" for member, why in book.damaged]
     for chapter in book.chapters:
         text, said = decode_text(chapter.data, f"{name}: {chapter.name}", declared=html_declared_charset(chapter.data))
         converted = _html(text, f"{name}: {chapter.name}")
         parts.append(converted.markdown.strip())
+        anchors.append(anchor_texts(chapter.data))
         warnings.extend(said)
-    parts = linked_into_book(parts, [chapter.name for chapter in book.chapters],
-                             [anchor_texts(chapter.data) for chapter in book.chapters], name)
+        advanced()
+    parts = linked_into_book(parts, [chapter.name for chapter in book.chapters], anchors, name)
     parts = with_title_pages_folded([part for part in parts if part], book.title)
     return Converted(markdown="\n\n".join(part for part in (*book.about, *parts) if part), metadata_title=book.title,
                      warnings=tuple(warnings))

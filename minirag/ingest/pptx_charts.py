@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from minirag.ingest import pptx_order
+from minirag.ingest.conversion_progress import advanced
 from minirag.ingest.markdownify_escapes import inner_underscores_as_written
 
 _PIPE = "\ue000"  # a private-use character, standing for a cell's `|` while markdownify writes the table
@@ -95,6 +96,7 @@ def _slides_in_reading_order(converter: Any, file_stream: Any, **kwargs: Any) ->
             written = (notes.text or "") if notes is not None else ""
             if written.strip():
                 parts.append("\n\n### Notes:\n" + written)
+        advanced()
     # markitdown stripped the whole text after each part (a copy of it a slide); as each part is
     # more than white space, that is each part's end stripped, and the start of the whole.
     return DocumentConverterResult(markdown="".join(part.rstrip() for part in parts).strip())
