@@ -309,7 +309,7 @@ def _markitdown(data: bytes, suffix: str, name: str) -> Converted:
 
 def _book(archive: zipfile.ZipFile, data: bytes, name: str) -> Converted:
     from minirag.ingest.epub_book import read_book
-    from minirag.ingest.epub_links import anchor_texts, linked_into_book
+    from minirag.ingest.epub_links import Marked, anchor_texts, linked_into_book
     from minirag.ingest.epub_title_pages import with_title_pages_folded
 
     try:
@@ -319,7 +319,7 @@ def _book(archive: zipfile.ZipFile, data: bytes, name: str) -> Converted:
     except Exception as exc:  # noqa: BLE001 - a damaged archive or package document, however it shows
         raise ConversionFailed(f"{name}: cannot convert ({described(exc)})") from None
     parts: list[str] = []
-    anchors: list[dict[str, str]] = []
+    anchors: list[dict[str, Marked]] = []
     warnings = [f"{name}: {member[:100]} is damaged ({why}); its text is lost" for member, why in book.damaged]
     for chapter in book.chapters:
         text, said = decode_text(chapter.data, f"{name}: {chapter.name}", declared=html_declared_charset(chapter.data))
