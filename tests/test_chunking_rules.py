@@ -42,8 +42,8 @@ def table(rows: int, cells: int = 3, header: tuple[str, ...] = ("Name", "Price",
     return "\n".join(lines)
 
 
-def test_the_scheme_version_is_twenty_three():
-    assert SCHEME_VERSION == 23
+def test_the_scheme_version_is_twenty_four():
+    assert SCHEME_VERSION == 24
 
 
 @pytest.mark.parametrize(("md", "title", "expected"), [

@@ -13,7 +13,9 @@ from minirag.chunking.rows import RowMap, SheetRows
 #: Bumped whenever chunk boundaries or chunk text change for the same input.
 #: Chunks record it; `status` reports chunks cut by an older scheme as stale and
 #: `sync` re-ingests their sources even when the bytes are unchanged.
-SCHEME_VERSION = 23  # 23: readers whose text changed: a PDF titled by its first heading where its first page reads
+SCHEME_VERSION = 24  # 24: readers whose text changed: a notebook's stream read as Jupyter shows it (pieces
+# joined, carriage returns and backspaces applied); Quarto and R Markdown chunk options left out of code, captions
+# read as text; EPUB links to a repeated heading, and none inside code; 23: readers whose text changed: a PDF titled by its first heading where its first page reads
 # as nothing; Arabic kerned gaps after a letter that joins no further closed; a margin note pushed off its line read
 # before its paragraph; display equations as lines, not tables; a dash drawn twice read once; a slide's number
 # marker left out of its section's text; an EPUB's links into its own chapters written as `book.epub#heading`; 22: readers whose text changed: PDF vowel marks, lam-alef and wide-spaced paragraphs, a
