@@ -958,6 +958,7 @@ class App:
             max_distance=config.max_distance,
             max_files=config.max_files,
             watch=self.watch_state(),
+            sync_running=self.presence.being_built(),
         )
         if self._index is None and (missing := self.presence.missing()) is not None:
             return replace(

@@ -711,6 +711,8 @@ def _status(value: Status) -> dict:
     }
     if value.watch is not None:
         out["watch"] = watch_state(value.watch)
+    if value.sync_running is not None:
+        out["syncRunning"] = value.sync_running
     if value.index_error is not None:
         out["indexError"] = value.index_error
     if value.stats is not None:
