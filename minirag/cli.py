@@ -220,6 +220,7 @@ def _one_scope(value: str) -> str:
 
 
 def _cmd_query(args, app) -> int:
+    from minirag.cli_output import stdout_columns
     from minirag.results import query_result, query_text
 
     scope = _scope(args.scope)
@@ -233,7 +234,8 @@ def _cmd_query(args, app) -> int:
                           app.config.max_response_tokens if args.json else None)
     emit(args, result, lambda r: _nothing_indexed(app) if _unanswered(r, scope, args.collection, app) else
          f"no results {_under_nothing(args.scope)}" if not r["results"] and _under_nothing(args.scope) else
-         query_text(r, scope, app.config.max_distance, args.text, app.term_weights(args.text) if r["results"] else None),
+         query_text(r, scope, app.config.max_distance, args.text, app.term_weights(args.text) if r["results"] else None,
+                    stdout_columns()),
          shaped=result)
     return 0
 

@@ -153,6 +153,9 @@ name minirag-mcp's users have in their client configurations (see
   passes a name back as it got it), with what a terminal acts on written as JSON's `\\u` escapes
   (DEL, C1 controls such as U+009B, a one-byte CSI, direction overrides, U+2028), which JSON itself
   leaves raw: a JSON reader gets the same strings.
+- `query` in a terminal wraps each hit's heading, snippet and `also in` line to the terminal's width
+  at word breaks, under their indent, and puts the scores under a source line they would push past
+  it; piped or redirected, each is one line. No command writes colour codes.
 
 ## Examples
 
