@@ -17,6 +17,7 @@ import gc
 import logging
 import os
 import select
+import shlex
 import signal
 import stat
 import sys
@@ -126,8 +127,19 @@ def _stopped(exc: BaseException, what: str) -> str:
 
 
 def _cmd_ingest(args, app) -> int:
-    return _run_files(args, lambda progress, bar: app.ingest_paths(args.paths, progress, on_change=bar,
-                                                                   force=args.force))
+    try:
+        return _run_files(args, lambda progress, bar: app.ingest_paths(args.paths, progress, on_change=bar,
+                                                                       force=args.force))
+    except PathOutsideRoots as exc:
+        if app.config.roots_named or len(args.paths) != 1:
+            raise
+        path = os.path.abspath(args.paths[0])
+        root = path if os.path.isdir(path) else os.path.dirname(path)
+        # Only where no root was named: another --base-dir would replace the roots given.
+        raise PathOutsideRoots(f"{exc}; with no root named (--base-dir, BASE_DIR, BASE_DIRS) the root is the "
+                               f"working folder: to index {a_name(path)}, name {'it' if root == path else 'its folder'}"
+                               f": `minirag ingest {shlex.quote(a_name(path))} --base-dir {shlex.quote(a_name(root))}`"
+                               ) from None
 
 
 def _cmd_sync(args, app) -> int:

@@ -365,6 +365,7 @@ class Config:
     cache_dir: Path
     model_name: str
     db_path_named: bool = False  # DB_PATH / --db-path given: the index is where the user chose (store/home.py)
+    roots_named: bool = True  # False: no BASE_DIR, BASE_DIRS or --base-dir, the root is the working folder
     model_path: Path | None = None
     model_named: bool = False  # MODEL_NAME / --model-name given: otherwise an index keeps its own model
     max_file_size: int = DEFAULT_MAX_FILE_SIZE
@@ -715,6 +716,7 @@ def load_config(*, env: Mapping[str, str] | None = None, cwd: Path | None = None
         collections=collections,
         db_path=db,
         db_path_named=bool(raw_db),
+        roots_named=bool(given.flag("BASE_DIRS") or env.get("BASE_DIRS", "").strip() or env.get("BASE_DIR", "").strip()),
         cache_dir=cache,
         model_name=given.raw("MODEL_NAME") or DEFAULT_MODEL,
         model_named=bool(given.raw("MODEL_NAME")),

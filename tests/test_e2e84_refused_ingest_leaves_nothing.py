@@ -38,3 +38,21 @@ def test_e2e84_a_folder_with_a_mistyped_file_is_refused_leaving_no_index_folder(
     assert sorted(os.listdir(here)) == ["notes"]
     assert run_cli("ingest", "notes", cwd=here).returncode == 0  # and the folder alone is indexed
     assert sorted(os.listdir(here / ".minirag")) == [".gitignore", "index.db", "index.db.sync.lock"]
+
+
+def test_e2e84_with_no_root_named_an_outside_folder_is_told_how_to_make_it_the_root(first_run, run_cli):
+    """`minirag ingest ~/docs`, the reference README's first command, run from another folder: the
+    root is that folder, and the refusal says so and how to index the folder named."""
+    here, elsewhere = first_run
+    done = run_cli("ingest", str(elsewhere), cwd=here)
+    assert done.stderr.rstrip("\n").endswith(
+        f"; roots: {here}; with no root named (--base-dir, BASE_DIR, BASE_DIRS) the root is the working folder: "
+        f"to index {elsewhere}, name it: `minirag ingest {elsewhere} --base-dir {elsewhere}`"), done.stderr
+    assert run_cli("ingest", str(elsewhere), "--base-dir", str(elsewhere), cwd=here).returncode == 0
+
+
+def test_e2e84_with_roots_named_an_outside_folder_gets_no_root_advice(first_run, run_cli):
+    """Naming another --base-dir would replace the roots given (and a sync of them drops the rest)."""
+    here, elsewhere = first_run
+    done = run_cli("ingest", str(elsewhere), "--base-dir", str(here / "notes"), cwd=here)
+    assert done.returncode == 1 and done.stderr.rstrip("\n").endswith(f"; roots: {here / 'notes'}"), done.stderr
