@@ -85,6 +85,10 @@ def _unrecognized(extras: list[str], command: argparse.ArgumentParser | None) ->
     if command is None:
         return message
     known = [flag for action in command._actions for flag in action.option_strings]  # noqa: SLF001
+    # Options typed after `--`, which makes every argument after it a word: said so, not offered back.
+    exact = [extra for extra in extras if extra.split("=", 1)[0] in known] if "--" in _Parser.parsing else []
+    if exact:
+        return f"{message}; options after -- are read as words, not options: put {', '.join(exact)} before the --"
     meant: dict[str, str] = {}
     for extra in extras:
         if extra.startswith("-") and (close := difflib.get_close_matches(extra.split("=", 1)[0], known, n=1)):
