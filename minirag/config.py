@@ -414,7 +414,14 @@ def _resolve(name: str, raw: str, cwd: Path) -> Path:
     if not is_utf8(str(path)):  # the index keeps paths as text: its own, its roots', every document's
         raise ConfigError(f"{name}: {printable(str(path))} is not valid UTF-8 (a folder on its way is named in "
                           "another encoding); rename it, or name another")
+    if _VARIABLE.search(raw) and not os.path.lexists(path) and (expanded := os.path.expandvars(raw)) != raw:
+        # Else a folder named `${HOME}` is made in whatever folder the client started the server in.
+        raise ConfigError(f"{name}: {shown(raw, 200)!r} holds a $VARIABLE that nothing expanded (an MCP client "
+                          f"passes its env values as written): write the path out, as {shown(expanded, 200)!r}")
     return path
+
+
+_VARIABLE = re.compile(r"\$(?:[A-Za-z_]\w*|\{[A-Za-z_]\w*\})")  # $HOME, ${HOME}: a shell's, as written
 
 
 def _is_dir(path: Path, what: str, hint: str = "") -> bool:

@@ -61,6 +61,10 @@ def configuration_md() -> str:
         "settings in the `env` block of its server entry (see the README's client snippets).\n\n",
         "An invalid value is a configuration error, one line naming the variable and what it accepts; "
         "`minirag status` and the `status` tool still answer and report it as `configError`.\n\n",
+        "A path setting (`BASE_DIR`, `BASE_DIRS`, `DB_PATH`, `CACHE_DIR`, `MODEL_PATH`) may start with `~`; "
+        "a relative one is taken from the working folder. minirag expands no `$VARIABLE`: many clients pass "
+        "`env` values as written (Codex, Cursor), so one that holds a set variable and names nothing on disk "
+        "is refused, giving the path written out, rather than made as a folder named `${HOME}`.\n\n",
         "## Settings\n\n",
         _table(("variable", "flag", "default", "accepts", "meaning"),
                [(f"`{s.name}`", flag(s), s.default, s.accepts, s.meaning) for s in own]),
