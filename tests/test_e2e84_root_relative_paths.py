@@ -6,7 +6,10 @@ out of its root (`../`): the refusal tells nothing about the disk outside the ro
 from __future__ import annotations
 
 import pytest
-from test_server import connected, docs, make_state, ok, refused  # noqa: F401 (docs, make_state: fixtures)
+import test_server
+from test_server import connected, ok, refused
+
+docs, make_state = test_server.docs, test_server.make_state  # test_server's fixtures: its folder and server
 
 
 @pytest.mark.anyio
