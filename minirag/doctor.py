@@ -227,6 +227,10 @@ def check_index(config: Config, recorded_out: list[RecordedModel] | None = None)
         detail += f"; {stats.stale_chunk_count} chunks from an older chunking scheme (`minirag sync` rebuilds them)"
     if stats.stale_keyword_scheme is not None:
         detail += f"; {stale_keywords_warning(stats.stale_keyword_scheme)}"
+    from minirag.store.lock import live_holder
+
+    if (writer := live_holder(path)) is not None:
+        detail += f"; {writer} is writing it: the counts are what it has committed so far"
     return _ok("index", detail)
 
 

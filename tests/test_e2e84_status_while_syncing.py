@@ -42,10 +42,15 @@ def test_e2e84_status_beside_another_processs_sync_names_it_and_not_once_it_ends
         assert said["sourceCount"] == 1  # what it has committed so far, still counted
         lines = [line for line in status().splitlines() if line.startswith("syncRunning: ")]
         assert lines == [f"syncRunning: {said['syncRunning']}"], lines
+        doctor = run_cli("doctor", "--json")
+        index = next(check for check in json.loads(doctor.stdout)["checks"] if check["name"] == "index")
+        assert index["ok"] and index["detail"].endswith(
+            f"; {said['syncRunning']} is writing it: the counts are what it has committed so far"), index
     finally:
         sync.communicate("", timeout=30)
     assert sync.returncode == 0
     assert "syncRunning" not in json.loads(status("--json"))
+    assert "is writing it" not in run_cli("doctor").stdout
 
 
 def test_e2e84_status_of_a_server_names_its_own_running_sync_job(app, docs, monkeypatch):
