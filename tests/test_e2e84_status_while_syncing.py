@@ -65,3 +65,9 @@ def test_e2e84_status_of_a_server_names_its_own_running_sync_job(app, docs, monk
         assert job.wait(60)
     assert running == f"sync job {job.job_id} of this server (pid {os.getpid()})", running
     assert app.status().sync_running is None
+
+
+def test_e2e84_doctor_counts_one_source_and_one_chunk_in_the_singular(cli_env, run_cli):
+    assert run_cli("sync").returncode == 0
+    index = next(line for line in run_cli("doctor").stdout.splitlines() if line.startswith("[ok] index: "))
+    assert f"{cli_env}: 1 source, 1 chunk, " in index, index
