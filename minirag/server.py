@@ -665,7 +665,8 @@ def run_http(server: MCPServer, host: str, port: int, token: str | None, sock: s
     # and ::1, compares spellings literally (it refused `LOCALHOST`, which LocalOnly accepts) in plain text.
     unchecked = TransportSecuritySettings(enable_dns_rebinding_protection=False)
     inner = answered_messages(server.streamable_http_app(host=host, streamable_http_path=MCP_PATH,
-                                                         transport_security=unchecked), MCP_PATH)
+                                                         transport_security=unchecked), MCP_PATH,
+                               served_url(host, port))
     app = BearerToken(inner, token) if token is not None else LocalOnly(inner, host, port)
     raise_descriptor_limit()
     quiet_client_disconnects()
