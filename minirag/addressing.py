@@ -124,6 +124,7 @@ class Addressing:
         check_path_argument(path)
         advice = "" if os.path.isabs(path) else _another_spelling(str(path))
         if must_be_absolute and not os.path.isabs(path):
+            advice = advice or self._under_a_root(str(path))
             raise InvalidArgument(f"{argument} must be an absolute path, got {str(path)[:200]!r}"
                                   + (f": {advice}" if advice else ""))
         if advice and not os.path.lexists(path):
@@ -131,6 +132,18 @@ class Addressing:
         absolute = os.path.abspath(path)
         real = resolve_inside_roots(Path(absolute), self.config.roots)
         return self._spelled_under_a_root(absolute), real
+
+    def _under_a_root(self, relative: str) -> str:
+        """`under the root R it is 'R/relative'` for the first root holding `relative` as written (a
+        result's displayPath), or "". A path that climbs (`..`) is never looked up: the words must
+        tell nothing of the disk outside the roots."""
+        if ".." in Path(relative).parts:
+            return ""
+        for root in self.config.roots:
+            candidate = os.path.join(root, relative)
+            if os.path.lexists(candidate) and really_in_roots(candidate, self.config.roots):
+                return f"under the root {shown(str(root))} it is {shown(candidate)!r}"
+        return ""
 
     def _spelled_under_a_root(self, absolute: str) -> str:
         """A contained path as a sync stores it: a folder by its real path, a file by its folder's real

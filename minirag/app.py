@@ -416,7 +416,13 @@ class App:
         # A folder is a sync's bulk: one at a time with syncs, refused at once as a second sync is.
         with SyncLock(self.config.db_path) as lock:
             self._load_model_holding(lock)
-            return self._ingest_paths(paths, progress, lock.guarded(on_change), force=force, guard=lock.ensure_held)
+            try:
+                return self._ingest_paths(paths, progress, lock.guarded(on_change), force=force, guard=lock.ensure_held)
+            except BaseException:
+                # A path refused (outside the roots, mistyped) before any file was written: the lock file
+                # and the `.minirag` folder this lock made go too. A folder an index was written into stays.
+                lock.abandon()
+                raise
 
     def _ingest_paths(self, paths: list[str], progress: Progress, on_change: Callable[[Progress], None] | None,
                       *, force: bool, guard: Callable[[], None] = lambda: None) -> Progress:
@@ -976,6 +982,7 @@ class App:
             max_distance=config.max_distance,
             max_files=config.max_files,
             watch=self.watch_state(),
+            sync_running=self.presence.being_built(),
         )
         if self._index is None and (missing := self.presence.missing()) is not None:
             return replace(

@@ -17,6 +17,7 @@ import gc
 import logging
 import os
 import select
+import shlex
 import signal
 import stat
 import sys
@@ -126,8 +127,19 @@ def _stopped(exc: BaseException, what: str) -> str:
 
 
 def _cmd_ingest(args, app) -> int:
-    return _run_files(args, lambda progress, bar: app.ingest_paths(args.paths, progress, on_change=bar,
-                                                                   force=args.force))
+    try:
+        return _run_files(args, lambda progress, bar: app.ingest_paths(args.paths, progress, on_change=bar,
+                                                                       force=args.force))
+    except PathOutsideRoots as exc:
+        if app.config.roots_named or len(args.paths) != 1:
+            raise
+        path = os.path.abspath(args.paths[0])
+        root = path if os.path.isdir(path) else os.path.dirname(path)
+        # Only where no root was named: another --base-dir would replace the roots given.
+        raise PathOutsideRoots(f"{exc}; with no root named (--base-dir, BASE_DIR, BASE_DIRS) the root is the "
+                               f"working folder: to index {a_name(path)}, name {'it' if root == path else 'its folder'}"
+                               f": `minirag ingest {shlex.quote(a_name(path))} --base-dir {shlex.quote(a_name(root))}`"
+                               ) from None
 
 
 def _cmd_sync(args, app) -> int:
@@ -220,6 +232,7 @@ def _one_scope(value: str) -> str:
 
 
 def _cmd_query(args, app) -> int:
+    from minirag.cli_output import stdout_columns
     from minirag.results import query_result, query_text
 
     scope = _scope(args.scope)
@@ -233,7 +246,8 @@ def _cmd_query(args, app) -> int:
                           app.config.max_response_tokens if args.json else None)
     emit(args, result, lambda r: _nothing_indexed(app) if _unanswered(r, scope, args.collection, app) else
          f"no results {_under_nothing(args.scope)}" if not r["results"] and _under_nothing(args.scope) else
-         query_text(r, scope, app.config.max_distance, args.text, app.term_weights(args.text) if r["results"] else None),
+         query_text(r, scope, app.config.max_distance, args.text, app.term_weights(args.text) if r["results"] else None,
+                    stdout_columns()),
          shaped=result)
     return 0
 

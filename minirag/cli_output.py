@@ -101,6 +101,15 @@ def escape_what_output_cannot_encode() -> None:
             stream.reconfigure(errors="backslashreplace")
 
 
+def stdout_columns() -> int | None:
+    """The width of the terminal stdout writes to; None where it writes to no terminal (a pipe, a
+    file: lines are not wrapped for a reader that is a program) or one that reports no width."""
+    try:
+        return (os.get_terminal_size(sys.stdout.fileno()).columns or None) if sys.stdout.isatty() else None
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
 def _columns() -> int:
     """The width of the terminal stderr writes to; else COLUMNS, stdout's, or 80."""
     try:

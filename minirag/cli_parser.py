@@ -56,14 +56,26 @@ def _query_read_as_an_option(message: str, arguments: list[str], parser: argpars
     return ""
 
 
+# What other tools call a command, offered as minirag's word for it. Also matched as a slip of the
+# finger: `serch` is `search`, not `serve` (a server waiting silently on a terminal).
+_OTHER_WORDS = {
+    "search": "query", "find": "query", "ask": "query", "grep": "query",
+    "index": "ingest", "add": "ingest", "update": "sync", "reindex": "sync", "refresh": "sync",
+    "rm": "delete", "remove": "delete", "show": "read", "cat": "read", "get": "read",
+    "info": "status", "check": "doctor",
+}
+
+
 def _did_you_mean(message: str) -> str:
     """` (did you mean 'query'?)` after argparse's refusal of a choice (a command, a value of a
-    closed set) close to one of those it lists; "" when none is close."""
+    closed set) close to one of those it lists, or to another tool's word for one; "" when none is close."""
     if (refused := re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)$", message)) is None:
         return ""
     choices = re.findall(r"'([^']*)'", refused.group(2))
-    close = difflib.get_close_matches(refused.group(1), choices, n=1)
-    return f" (did you mean '{close[0]}'?)" if close else ""
+    words = {**{other: ours for other, ours in _OTHER_WORDS.items() if ours in choices},
+             **{choice: choice for choice in choices}}
+    close = difflib.get_close_matches(refused.group(1), list(words), n=1)
+    return f" (did you mean '{words[close[0]]}'?)" if close else ""
 
 
 def _unrecognized(extras: list[str], command: argparse.ArgumentParser | None) -> str:
@@ -73,6 +85,10 @@ def _unrecognized(extras: list[str], command: argparse.ArgumentParser | None) ->
     if command is None:
         return message
     known = [flag for action in command._actions for flag in action.option_strings]  # noqa: SLF001
+    # Options typed after `--`, which makes every argument after it a word: said so, not offered back.
+    exact = [extra for extra in extras if extra.split("=", 1)[0] in known] if "--" in _Parser.parsing else []
+    if exact:
+        return f"{message}; options after -- are read as words, not options: put {', '.join(exact)} before the --"
     meant: dict[str, str] = {}
     for extra in extras:
         if extra.startswith("-") and (close := difflib.get_close_matches(extra.split("=", 1)[0], known, n=1)):

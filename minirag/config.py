@@ -365,6 +365,7 @@ class Config:
     cache_dir: Path
     model_name: str
     db_path_named: bool = False  # DB_PATH / --db-path given: the index is where the user chose (store/home.py)
+    roots_named: bool = True  # False: no BASE_DIR, BASE_DIRS or --base-dir, the root is the working folder
     model_path: Path | None = None
     model_named: bool = False  # MODEL_NAME / --model-name given: otherwise an index keeps its own model
     max_file_size: int = DEFAULT_MAX_FILE_SIZE
@@ -413,7 +414,14 @@ def _resolve(name: str, raw: str, cwd: Path) -> Path:
     if not is_utf8(str(path)):  # the index keeps paths as text: its own, its roots', every document's
         raise ConfigError(f"{name}: {printable(str(path))} is not valid UTF-8 (a folder on its way is named in "
                           "another encoding); rename it, or name another")
+    if _VARIABLE.search(raw) and not os.path.lexists(path) and (expanded := os.path.expandvars(raw)) != raw:
+        # Else a folder named `${HOME}` is made in whatever folder the client started the server in.
+        raise ConfigError(f"{name}: {shown(raw, 200)!r} holds a $VARIABLE that nothing expanded (an MCP client "
+                          f"passes its env values as written): write the path out, as {shown(expanded, 200)!r}")
     return path
+
+
+_VARIABLE = re.compile(r"\$(?:[A-Za-z_]\w*|\{[A-Za-z_]\w*\})")  # $HOME, ${HOME}: a shell's, as written
 
 
 def _is_dir(path: Path, what: str, hint: str = "") -> bool:
@@ -715,6 +723,7 @@ def load_config(*, env: Mapping[str, str] | None = None, cwd: Path | None = None
         collections=collections,
         db_path=db,
         db_path_named=bool(raw_db),
+        roots_named=bool(given.flag("BASE_DIRS") or env.get("BASE_DIRS", "").strip() or env.get("BASE_DIR", "").strip()),
         cache_dir=cache,
         model_name=given.raw("MODEL_NAME") or DEFAULT_MODEL,
         model_named=bool(given.raw("MODEL_NAME")),

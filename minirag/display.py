@@ -139,6 +139,31 @@ def fit_width_keeping_end(text: str, columns: int) -> str:
     return "…" + "".join(reversed(_fitting(text[::-1], columns - 1)))
 
 
+def wrapped(text: str, columns: int, indent: str) -> str:
+    """`text` (one line) as lines of at most `columns` terminal columns, each opening with `indent`,
+    broken between words; a word wider than a line (a run of CJK, a long URL) is broken where the
+    line ends. The words and their order are those of `text`."""
+    room = max(columns - display_width(indent), 20)  # a terminal narrower than that wraps as it will
+    lines: list[str] = []
+    line, used = "", 0
+    for word in text.split():
+        width = display_width(word)
+        if line and used + 1 + width <= room:
+            line, used = f"{line} {word}", used + 1 + width
+            continue
+        if line:
+            lines.append(line)
+        while width > room:
+            head = "".join(_fitting(word, room))
+            lines.append(head)
+            word = word[len(head):]
+            width = display_width(word)
+        line, used = word, width
+    if line:
+        lines.append(line)
+    return "\n".join(indent + each for each in lines) or indent
+
+
 def _fitting(text: str, columns: int) -> list[str]:
     kept, used = [], 0
     for ch in text:

@@ -218,7 +218,9 @@ def check_index(config: Config, recorded_out: list[RecordedModel] | None = None)
         recorded = indexed_model(index, config.roots) if stats.index_model else None
     if recorded_out is not None and recorded is not None:
         recorded_out.append(recorded)
-    detail = (f"{path}: {stats.source_count} sources, {stats.chunk_count} chunks, "
+    from minirag.ingest.progress import plural
+
+    detail = (f"{path}: {plural(stats.source_count, 'source')}, {plural(stats.chunk_count, 'chunk')}, "
               f"{path.stat().st_size / 1e6:.1f} MB, schema {stats.schema_version}"
               + (", read-only" if config.read_only else ", writable"))
     if stats.schema_version < schema.SCHEMA_VERSION:
@@ -227,6 +229,10 @@ def check_index(config: Config, recorded_out: list[RecordedModel] | None = None)
         detail += f"; {stats.stale_chunk_count} chunks from an older chunking scheme (`minirag sync` rebuilds them)"
     if stats.stale_keyword_scheme is not None:
         detail += f"; {stale_keywords_warning(stats.stale_keyword_scheme)}"
+    from minirag.store.lock import live_holder
+
+    if (writer := live_holder(path)) is not None:
+        detail += f"; {writer} is writing it: the counts are what it has committed so far"
     return _ok("index", detail)
 
 

@@ -25,20 +25,29 @@ from minirag.stdio_transport import (
 )
 
 
-def answered_messages(app, path: str):
-    """`app` behind AnsweredMessages, a body longer than the SDK takes refused (413) before it is read."""
-    return RequestBodyLimitMiddleware(AnsweredMessages(app, path), DEFAULT_MAX_REQUEST_BODY_SIZE)
+def answered_messages(app, path: str, url: str = ""):
+    """`app` behind AnsweredMessages, a body longer than the SDK takes refused (413) before it is read.
+    `url`: the endpoint's address, given in the 404 of every other path."""
+    return RequestBodyLimitMiddleware(AnsweredMessages(app, path, url), DEFAULT_MAX_REQUEST_BODY_SIZE)
 
 
 class AnsweredMessages:
     """ASGI middleware in front of the SDK's streamable HTTP app, for the JSON bodies POSTed to `path`
     (a body of another type the SDK refuses as such)."""
 
-    def __init__(self, app, path: str) -> None:
+    def __init__(self, app, path: str, url: str = "") -> None:
         self.app = app
         self.path = path
+        self.url = url or path
 
     async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] == "http" and scope.get("path") not in (self.path, self.path + "/"):
+            # A person who opened the printed address without its path (or another) is told what this is.
+            await send({"type": "http.response.start", "status": 404,
+                        "headers": [(b"content-type", b"text/plain; charset=utf-8")]})
+            await send({"type": "http.response.body", "body": f"this is minirag's MCP server: MCP clients connect "
+                                                              f"to {self.url} (streamable HTTP)\n".encode()})
+            return
         if not (scope["type"] == "http" and scope.get("method") == "POST" and scope.get("path") == self.path
                 and _is_json(scope)):
             await self.app(scope, receive, send)

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from minirag.budget import cost, largest_fitting, page_end
 from minirag.chunking.rows import SheetRows
-from minirag.display import a_name, on_one_line
+from minirag.display import a_name, display_width, on_one_line, wrapped
 from minirag.doctor import Check, DoctorReport
 from minirag.errors import InvalidArgument, MiniragError
 from minirag.gitstate import GitState
@@ -196,10 +196,12 @@ def _query_payload(hits: list[Hit], parents: Mapping[int, str], roots: Sequence[
 
 
 def query_text(result: dict, scope: str | Sequence[str] | None = None, max_distance: float | None = None,
-               query: str | None = None, weights: Mapping[str, float] | None = None) -> str:
+               query: str | None = None, weights: Mapping[str, float] | None = None,
+               columns: int | None = None) -> str:
     """A query result as the CLI prints it: rank, source, chunk and scores, then the heading and a
     snippet (the stretch of the text that holds the most of `query`'s words, each counted at its
-    `weights` when given)."""
+    `weights` when given). With `columns` (a terminal's width), the indented lines are wrapped to it
+    at word breaks; without, each is one line."""
     if not result["results"]:
         if "note" in result:
             return f"no results: {result['note']}"
@@ -220,21 +222,22 @@ def query_text(result: dict, scope: str | Sequence[str] | None = None, max_dista
         distance = "keyword-only" if hit["distance"] is None else f"distance {hit['distance']:.3f}"
         pages = f" p. {hit['pages']}" if hit.get("pages") else ""
         pages += rows_text(hit)
-        lines.append(f"{rank}. {a_name(hit['source'])} #{hit['chunkIndex']}{pages}  "
-                     f"(score {hit['score']:.4f}, {distance})")
+        where, scores = f"{rank}. {a_name(hit['source'])} #{hit['chunkIndex']}{pages}", f"(score {hit['score']:.4f}, {distance})"
+        fits = columns is None or display_width(where) + 2 + len(scores) <= columns
+        lines.append(f"{where}  {scores}" if fits else f"{where}\n   {scores}")  # a path is not broken
         # A chunk's text opens with its breadcrumb (title > headings) when it has a title: shown
         # once, as the heading line, not again as the snippet's first words.
         first, _, rest = hit["text"].partition("\n")
         heading, body = (first, rest) if opens_with_title(first, hit["title"]) and rest.strip() else (
             hit["title"], hit["text"])
-        if heading:
-            lines.append(f"   {on_one_line(heading)}")
         if not hit["source"].lower().endswith(".txt"):  # plain text's backslashes are its own
             body = _MARKDOWN_ESCAPE.sub(r"\1", body)
-        lines.append(f"   {snippet(body, query, weights)}")
+        indented = [on_one_line(heading)] if heading else []
+        indented.append(snippet(body, query, weights))
         if hit.get("alsoIn"):
             more = f" and {hit['alsoInMore']} more" if hit.get("alsoInMore") else ""
-            lines.append(f"   also in: {', '.join(a_name(s) for s in hit['alsoIn'])}{more}")
+            indented.append(f"also in: {', '.join(a_name(s) for s in hit['alsoIn'])}{more}")
+        lines += [f"   {line}" if columns is None else wrapped(line, columns, "   ") for line in indented]
     return "\n".join(lines)
 
 
@@ -714,6 +717,8 @@ def _status(value: Status) -> dict:
     }
     if value.watch is not None:
         out["watch"] = watch_state(value.watch)
+    if value.sync_running is not None:
+        out["syncRunning"] = value.sync_running
     if value.index_error is not None:
         out["indexError"] = value.index_error
     if value.stats is not None:

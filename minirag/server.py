@@ -667,7 +667,8 @@ def http_app(server: MCPServer, host: str, port: int, token: str | None):
     # and ::1, compares spellings literally (it refused `LOCALHOST`, which LocalOnly accepts) in plain text.
     unchecked = TransportSecuritySettings(enable_dns_rebinding_protection=False)
     sdk = server.streamable_http_app(host=host, streamable_http_path=MCP_PATH, transport_security=unchecked)
-    inner = answered_messages(SessionRoom(sdk, server.session_manager, MCP_PATH), MCP_PATH)
+    inner = answered_messages(SessionRoom(sdk, server.session_manager, MCP_PATH), MCP_PATH,
+                              served_url(host, port))
     return BearerToken(inner, token) if token is not None else LocalOnly(inner, host, port)
 
 

@@ -130,7 +130,8 @@ class SyncStatus:
 class Status:
     """`status`: the configuration, then what the index holds. The optional parts are set when
     they apply: `index_error` when the index cannot be read (or was found damaged), `stats`,
-    `git_state` and the scheme warning when it can."""
+    `git_state` and the scheme warning when it can; `sync_running` while a sync writes the index
+    (another process's, or a job of this server), whose counts are then still growing."""
 
     version: str
     roots: tuple[str, ...]
@@ -153,6 +154,7 @@ class Status:
     git_state: tuple[GitState, ...] | None = None  # each root's commit at the last full sync
     scheme_warning: str | None = None
     files_elsewhere: FilesElsewhere | None = None
+    sync_running: str | None = None  # who, in words: "a sync (pid 812, running for 0m12s)"
 
 
 @dataclass(frozen=True, slots=True)

@@ -61,6 +61,10 @@ def configuration_md() -> str:
         "settings in the `env` block of its server entry (see the README's client snippets).\n\n",
         "An invalid value is a configuration error, one line naming the variable and what it accepts; "
         "`minirag status` and the `status` tool still answer and report it as `configError`.\n\n",
+        "A path setting (`BASE_DIR`, `BASE_DIRS`, `DB_PATH`, `CACHE_DIR`, `MODEL_PATH`) may start with `~`; "
+        "a relative one is taken from the working folder. minirag expands no `$VARIABLE`: many clients pass "
+        "`env` values as written (Codex, Cursor), so one that holds a set variable and names nothing on disk "
+        "is refused, giving the path written out, rather than made as a folder named `${HOME}`.\n\n",
         "## Settings\n\n",
         _table(("variable", "flag", "default", "accepts", "meaning"),
                [(f"`{s.name}`", flag(s), s.default, s.accepts, s.meaning) for s in own]),
@@ -153,6 +157,9 @@ name minirag-mcp's users have in their client configurations (see
   passes a name back as it got it), with what a terminal acts on written as JSON's `\\u` escapes
   (DEL, C1 controls such as U+009B, a one-byte CSI, direction overrides, U+2028), which JSON itself
   leaves raw: a JSON reader gets the same strings.
+- `query` in a terminal wraps each hit's heading, snippet and `also in` line to the terminal's width
+  at word breaks, under their indent, and puts the scores under a source line they would push past
+  it; piped or redirected, each is one line. No command writes colour codes.
 
 ## Examples
 

@@ -40,7 +40,7 @@ def test_an_existing_index_built_with_the_configured_model_passes(app, docs):
     result = run_checks(app.config)
     assert result.ok, format_checks(result)
     checks = by_name(result)
-    assert "1 sources" in checks["index"].detail
+    assert "1 source, " in checks["index"].detail
     assert app.encoder.model_id in checks["model-match"].detail
 
 

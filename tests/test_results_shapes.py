@@ -170,6 +170,8 @@ def test_status_without_an_index_and_with_a_damaged_one():
     assert list(missing) == [*STATUS_HEAD, *STATUS_CONFIG, "indexError", "collections"]
     unreadable = payload(_status(watch=_watch_state(), index_error="damaged"))
     assert list(unreadable) == [*STATUS_HEAD, *STATUS_CONFIG, "watch", "indexError"]
+    building = payload(_status(sync_running="a sync (pid 8, running for 0m01s)", index_error="no index yet"))
+    assert list(building) == [*STATUS_HEAD, *STATUS_CONFIG, "syncRunning", "indexError"]
     assert payload(ConfigFailure("1", "bad")) == {"version": "1", "configError": "bad"}
 
 
