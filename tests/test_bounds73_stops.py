@@ -39,9 +39,9 @@ sys.exit(main())"""
 
 
 # A converter worker's CPU seconds once it converts a slow DOCX: past its start (its imports and the DOCX
-# parser's, under half of it), a small part of the conversion's minutes. Each test that waits pays it in
-# CPU, and on busy shared cores several times it in wall time.
-CONVERTING_CPU_S = 2.0
+# parser's, about half of it since they leave pandas out), a small part of the conversion's minutes. Each
+# test that waits pays it in CPU, and on busy shared cores several times it in wall time.
+CONVERTING_CPU_S = 1.5
 
 
 def _synced_with_a_model_that_ends(run_cli, env: dict[str, str], model: Path, tiny_model_dir: Path) -> str:
@@ -285,6 +285,15 @@ def test_requests_held_past_a_full_backlog_are_bounded_and_released_in_order():
     anyio.run(main)
 
 
+# The stdio server, settling with a patience of 3 s (in_flight.SETTLE_S) once stdin closes: a call
+# converting for minutes is cancelled after that, not after 10 s.
+SERVE_SETTLING_SOON = """import sys
+import minirag.in_flight as in_flight
+from minirag.cli import main
+in_flight.SETTLE_S = 3.0
+sys.exit(main())"""
+
+
 def _server_of_a_slow_docx(tmp_path: Path, model_path: str) -> tuple[Path, RawServer]:
     """A DOCX that converts for minutes, and a stdio server whose root holds it."""
     from test_server_stdio import CONFIG_VARS
@@ -296,7 +305,7 @@ def _server_of_a_slow_docx(tmp_path: Path, model_path: str) -> tuple[Path, RawSe
     env = {k: v for k, v in os.environ.items() if k not in CONFIG_VARS} | {
         "MODEL_PATH": model_path, "BASE_DIR": str(docs), "DB_PATH": str(tmp_path / "index.db"),
         "PYTHONPATH": str(Path(__file__).parent.parent)}
-    return slow, RawServer(env)
+    return slow, RawServer(env, run=("-c", SERVE_SETTLING_SOON))
 
 
 def _converting(server: RawServer, slow: Path) -> list[int]:

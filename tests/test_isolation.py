@@ -348,7 +348,7 @@ def test_a_stop_reaches_threads_waiting_for_a_worker_and_starts_none():
         pool.close()
 
 
-@pytest.mark.slow  # a fresh worker imports markitdown and pandas first (seconds)
+@pytest.mark.slow  # a fresh worker imports markitdown first
 def test_a_conversion_past_its_memory_limit_fails_alone():
     """7 KB: 1,000 cells that show one 300 KB shared string, under the sheet cap; their text is 300 MB,
     more than the worker's ~220 MiB of address space allows under the lowest MINIRAG_CONVERT_MEMORY_MB."""
@@ -372,6 +372,24 @@ def test_a_worker_starts_without_the_spreadsheet_and_array_libraries():
         loaded = set(json.loads(pool.run("probe", (), "probe", limits).markdown)["modules"])
         assert not loaded & {"numpy", "openpyxl"}
         assert "minirag.ingest.convert" in loaded
+    finally:
+        pool.close()
+
+
+@pytest.mark.slow  # a fresh worker imports markitdown
+def test_suite84_a_worker_reading_word_and_slides_never_loads_pandas():
+    """markitdown's converters module imports pandas for its spreadsheet converters, which minirag never
+    calls (xlsx_tables.py reads sheets): pandas and numpy were over a third of the CPU of each worker
+    that read a DOCX or PPTX, paid by every sync, ingest and server that converts one."""
+    pool = isolation.ConverterPool(1)
+    limits = isolation.Limits(2048, 60, 120)
+    try:
+        for name in ("docx_headings_table.docx", "pptx_slides_text.pptx"):
+            data = (FIXTURES / "docs" / name).read_bytes()
+            assert pool.run("document", (data, Path(name).suffix, name), name, limits).markdown
+        loaded = set(json.loads(pool.run("probe", (), "probe", limits).markdown)["modules"])
+        assert "markitdown.converters" in loaded
+        assert not [m for m in loaded if m.startswith(("pandas.", "numpy"))]  # (a blocked import leaves `pandas`)
     finally:
         pool.close()
 
@@ -412,7 +430,7 @@ SPELLED_BOMBS = {
 }
 
 
-@pytest.mark.slow  # a fresh worker imports markitdown and pandas first (seconds)
+@pytest.mark.slow  # a fresh worker imports markitdown first
 @pytest.mark.parametrize("spelling", SPELLED_BOMBS)
 def test_a_spreadsheet_bomb_is_refused_from_its_xml_however_its_cells_are_spelled(spelling):
     name = f"{spelling}.xlsx"

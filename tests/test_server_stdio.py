@@ -810,9 +810,19 @@ def _unread_requests() -> bytes:
     return b"".join(json.dumps(line).encode() + b"\n" for line in lines)
 
 
-def _sent_requests_and_closed_stdin(server_env) -> subprocess.Popen:
+# The stdio server with a patience of 3 s where minirag's is SETTLE_S (10 s): for the requests still open
+# once stdin closed (in_flight), and for a client that takes no answers off a full stdout (stdio_transport).
+SERVE_IMPATIENT = """import sys
+import minirag.in_flight as in_flight
+import minirag.stdio_transport as stdio_transport
+from minirag.cli import main
+in_flight.SETTLE_S = stdio_transport.SETTLE_S = 3.0
+sys.exit(main())"""
+
+
+def _sent_requests_and_closed_stdin(server_env, run: tuple[str, ...] = ("-m", "minirag")) -> subprocess.Popen:
     """A stdio server whose client wrote _unread_requests() and closed stdin, its answers not yet read."""
-    proc = subprocess.Popen([sys.executable, "-m", "minirag"], env=server_env, stdin=subprocess.PIPE,
+    proc = subprocess.Popen([sys.executable, *run], env=server_env, stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     proc.stdin.write(_unread_requests())
     proc.stdin.close()
@@ -821,7 +831,8 @@ def _sent_requests_and_closed_stdin(server_env) -> subprocess.Popen:
 
 def test_a_server_whose_answers_are_never_read_ends_once_stdin_closes(server_env):
     """A client that closed stdin and leaves the answers unread on a full stdout: Its stdout writer blocked in write() for ever on the full pipe, and the server with it."""
-    proc = _sent_requests_and_closed_stdin(server_env)
+    proc = _sent_requests_and_closed_stdin(server_env | {"PYTHONPATH": str(Path(__file__).parent.parent)},
+                                           ("-c", SERVE_IMPATIENT))
     try:
         proc.wait(TIMEOUT_S)
     except subprocess.TimeoutExpired:

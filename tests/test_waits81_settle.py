@@ -18,7 +18,7 @@ from mcp.shared.message import SessionMessage
 from test_server_stdio import CONFIG_VARS, TIMEOUT_S, RawServer
 
 from minirag import interruptible
-from minirag.in_flight import SETTLE_S, InFlight
+from minirag.in_flight import InFlight
 
 PATIENCE_S = 0.2
 
@@ -100,6 +100,10 @@ def test_the_wait_ends_as_the_last_open_request_is_answered():
     anyio.run(main)
 
 
+# The patience the servers below settle with (in_flight.SETTLE_S): short, so that waiting past it is short
+# too. A look counts the work ended since the last one, however late: a loaded machine is no silence.
+SERVER_SETTLE_S = 3.0
+
 # A server whose ingest_file, once it has ingested (a converter's start and the model's load may take
 # seconds under load, none of its work ending meanwhile), goes on, its pieces of work ending, until the
 # test's gate (a file) is there.
@@ -107,10 +111,12 @@ SERVE_SLOW_INGEST = """import os
 import sys
 import threading
 from pathlib import Path
+import minirag.in_flight as in_flight
 from minirag import interruptible
 from minirag.app import App
 from minirag.cli import main
 
+in_flight.SETTLE_S = float(os.environ["TEST_SETTLE_S"])
 gate = Path(os.environ["TEST_GATE"])
 ingest_file = App.ingest_file
 
@@ -154,7 +160,7 @@ def test_a_piped_ingest_that_goes_on_past_settle_s_after_stdin_closed_is_answere
     (docs / "tides.md").write_text("# Tides\n\nThe moon's gravity raises two tidal bulges a day.\n")
     env = {k: v for k, v in os.environ.items() if k not in CONFIG_VARS} | {
         "MODEL_PATH": model_path, "BASE_DIR": str(docs), "DB_PATH": str(tmp_path / "index.db"),
-        "TEST_GATE": str(gate), "PYTHONPATH": str(Path(__file__).parent.parent)}
+        "TEST_GATE": str(gate), "TEST_SETTLE_S": str(SERVER_SETTLE_S), "PYTHONPATH": str(Path(__file__).parent.parent)}
     server = RawServer(env, run=("-c", SERVE_SLOW_INGEST))
     try:
         server.initialize()
@@ -162,7 +168,7 @@ def test_a_piped_ingest_that_goes_on_past_settle_s_after_stdin_closed_is_answere
                      "params": {"name": "ingest_file", "arguments": {"filePath": str(docs / "tides.md")}}})
         _told(server.proc.stderr, b"ingesting")
         server.proc.stdin.close()
-        time.sleep(1.5 * SETTLE_S)  # at least this long after stdin's end: a slow machine's ingest, going on
+        time.sleep(1.5 * SERVER_SETTLE_S)  # at least this long after stdin's end: a slow machine's ingest, going on
         gate.touch()
         answer = json.loads(server.lines.get(timeout=TIMEOUT_S))
         server.proc.wait(TIMEOUT_S)
@@ -185,7 +191,7 @@ def test_a_server_whose_client_closed_both_pipes_ends_without_waiting_for_its_re
     (docs / "tides.md").write_text("# Tides\n\nThe moon's gravity raises two tidal bulges a day.\n")
     env = {k: v for k, v in os.environ.items() if k not in CONFIG_VARS} | {
         "MODEL_PATH": model_path, "BASE_DIR": str(docs), "DB_PATH": str(tmp_path / "index.db"),
-        "TEST_GATE": str(gate), "PYTHONPATH": str(Path(__file__).parent.parent)}
+        "TEST_GATE": str(gate), "TEST_SETTLE_S": str(SERVER_SETTLE_S), "PYTHONPATH": str(Path(__file__).parent.parent)}
     proc = subprocess.Popen([sys.executable, "-c", SERVE_SLOW_INGEST], env=env, stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:

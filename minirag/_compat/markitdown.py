@@ -33,3 +33,12 @@ class _NoMagika(types.ModuleType):
 def without_magika() -> None:
     """Before markitdown is imported: make its `import magika` load nothing."""
     sys.modules.setdefault("magika", _NoMagika("magika"))
+
+
+def without_pandas() -> None:
+    """Before markitdown is imported: make its `import pandas` fail, as where pandas is not installed.
+    Only its XLSX and XLS converters use pandas (they say a dependency is missing when called);
+    convert.py reads sheets itself (xlsx_tables.py) and calls neither, and pandas with numpy was over
+    a third of the CPU a converter worker spent before its first DOCX or PPTX."""
+    if "pandas" not in sys.modules:
+        sys.modules["pandas"] = None  # type: ignore[assignment]  # `import pandas` raises ImportError

@@ -29,7 +29,7 @@ import sys
 import threading
 import time
 
-from minirag._compat.markitdown import without_magika
+from minirag._compat.markitdown import without_magika, without_pandas
 from minirag._compat.python import abort
 from minirag.display import LogLine
 from minirag.errors import ConversionFailed, described
@@ -111,8 +111,8 @@ def _run(op: str, args: tuple):
 
 
 def _preload(op: str, args: tuple) -> None:
-    """Import a format's parser before the file's limits start: its first import costs seconds of
-    CPU (markitdown pulls in pandas), which belong to no file."""
+    """Import a format's parser before the file's limits start: its first import costs CPU (markitdown
+    pulls in its converters' libraries), which belongs to no file."""
     from minirag.ingest import convert
     from minirag.ingest.doc_names import split_suffix
 
@@ -168,6 +168,7 @@ class _Reports:
 
 def serve(requests, answers) -> None:
     without_magika()
+    without_pandas()
     from minirag.ingest import convert, ocr  # noqa: F401 - loaded before the first limit applies
 
     _freeze_what_is_loaded()
