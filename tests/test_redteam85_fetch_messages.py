@@ -61,6 +61,8 @@ def test_redteam85_a_long_redirect_or_status_line_from_the_server_is_named_in_a_
     "http://:s3cret@public.test/page",
     "http://admin:s3cret@[::1/",  # refused as a bad URL before the credentials are looked at
     "http://admin:s3cret@public.test:99999/",
+    "ht\ttp://admin:s3cret@public.test/page",  # a tab or a control character, which the URL parser drops
+    "\x00http://admin:s3cret@public.test/page",
 ])
 def test_redteam85_a_password_in_the_url_is_not_repeated_in_the_refusal(dns, target):  # noqa: F811
     """'refused 'http://admin:s3cret@...': URLs with embedded credentials are not fetched' wrote the

@@ -50,15 +50,16 @@ _IETF_PROTOCOL_ASSIGNMENTS = ipaddress.ip_network("192.0.0.0/24")
 _NAT64_WELL_KNOWN = ipaddress.ip_network("64:ff9b::/96")  # RFC 6052: low 32 bits are IPv4
 _HOSTNAME = re.compile(r"[a-z0-9_-]+(\.[a-z0-9_-]+)*\.?")
 _IPV4_PART = re.compile(r"0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*")
-# The user:password@ of an address's authority (up to its last @ before the path, query or fragment).
-_USERINFO = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]*:)?//[^/?#]*@")
+# The user:password@ of an address's authority (up to its last @ before the path, query or fragment),
+# whatever comes before its // (the URL parser drops tabs and control characters a scheme may hold).
+_USERINFO = re.compile(r"^([^/?#]*//)[^/?#]*@")
 _SHOWN_CHARS = 200  # of an address or a server's words in a message: a URL, a Location may be any length
 
 
 def named_url(url: str) -> str:
     """`url` quoted for a message: shortened, and any password it carries left out (a refused URL's
     credentials would reach the terminal, the server's log and an agent's transcript)."""
-    return repr(display.shown(_USERINFO.sub(lambda m: f"{m.group(1) or ''}//***@", url.strip()), _SHOWN_CHARS))
+    return repr(display.shown(_USERINFO.sub(r"\1***@", url.strip()), _SHOWN_CHARS))
 
 
 def _quoted(text: str) -> str:
