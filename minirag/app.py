@@ -533,7 +533,7 @@ class App:
     @explained
     def ingest_url(self, url: str, source: str | None = None, title: str | None = None) -> IngestResult:
         """The one network operation: every fetch goes through fetch.fetch_url and its guard."""
-        from minirag.ingest.fetch import UrlRefused, fetch_url
+        from minirag.ingest.fetch import UrlRefused, fetch_url, named_url
         from minirag.ingest.file_state import file_hash
         from minirag.ingest.isolation import convert_isolated, limits_of
 
@@ -542,7 +542,7 @@ class App:
         if not url:  # else taken for the id, and refused as an empty one
             raise InvalidArgument("url is empty; give an http or https URL")
         if source is None and url[:5].lower() == "file:":  # said as fetch_url says it, before the id rule would
-            raise UrlRefused(f"refused {url!r}: scheme 'file' is not http or https")
+            raise UrlRefused(f"refused {named_url(url)}: scheme 'file' is not http or https")
         source = self.data_source_id(source if source is not None else url)  # the URL is the id when none is given
         check_title_argument(title)
         page = fetch_url(url, allow_private=self.config.allow_private_urls)

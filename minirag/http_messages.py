@@ -17,6 +17,7 @@ from mcp_types import jsonrpc_message_adapter
 from pydantic import ValidationError
 
 from minirag.stdio_transport import (
+    BOM,
     number_or_batch_reply,
     odd_id_reply,
     odd_params_reply,
@@ -55,7 +56,9 @@ class AnsweredMessages:
         body = await _whole_body(receive)
         if body is None:  # the client went away
             return
-        text = body.decode("utf-8", "surrogateescape")
+        # JSON lets a reader skip a byte-order mark, as the stdio transport does (Windows PowerShell 5.1
+        # writes one into each UTF-8 file, a body sent from one); the SDK's parser refuses it.
+        text = body.decode("utf-8", "surrogateescape").removeprefix(BOM)
         refusal = odd_id_reply(text) or odd_params_reply(text) or number_or_batch_reply(text)
         if refusal is None:
             body = repair(text).encode("utf-8", "surrogateescape")

@@ -36,7 +36,7 @@ from minirag import __version__, display
 from minirag.errors import FetchError, UrlRefused
 from minirag.ingest.this_machine import is_this_machine
 
-__all__ = ["FetchError", "FetchedPage", "UrlRefused", "blocked_reason", "fetch_url"]
+__all__ = ["FetchError", "FetchedPage", "UrlRefused", "blocked_reason", "fetch_url", "named_url"]
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 
@@ -50,6 +50,20 @@ _IETF_PROTOCOL_ASSIGNMENTS = ipaddress.ip_network("192.0.0.0/24")
 _NAT64_WELL_KNOWN = ipaddress.ip_network("64:ff9b::/96")  # RFC 6052: low 32 bits are IPv4
 _HOSTNAME = re.compile(r"[a-z0-9_-]+(\.[a-z0-9_-]+)*\.?")
 _IPV4_PART = re.compile(r"0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*")
+# The user:password@ of an address's authority (up to its last @ before the path, query or fragment),
+# whatever comes before its // (the URL parser drops tabs and control characters a scheme may hold).
+_USERINFO = re.compile(r"^([^/?#]*//)[^/?#]*@")
+_SHOWN_CHARS = 200  # of an address or a server's words in a message: a URL, a Location may be any length
+
+
+def named_url(url: str) -> str:
+    """`url` quoted for a message: shortened, and any password it carries left out (a refused URL's
+    credentials would reach the terminal, the server's log and an agent's transcript)."""
+    return repr(display.shown(_USERINFO.sub(r"\1***@", url.strip()), _SHOWN_CHARS))
+
+
+def _quoted(text: str) -> str:
+    return repr(display.shown(text, _SHOWN_CHARS))
 
 
 @dataclass(frozen=True)
@@ -151,7 +165,7 @@ def fetch_url(
             if proxy is None:
                 raise
             if not allow_private:  # the proxy could resolve it to anything, its own loopback included
-                raise UrlRefused(f"refused host {target.written_host!r}: it does not resolve here ({exc}), so "
+                raise UrlRefused(f"refused host {_quoted(target.written_host)}: it does not resolve here ({exc}), so "
                                  f"where the proxy {proxy.shown} would take it cannot be checked; "
                                  "ALLOW_PRIVATE_URLS=1 lets the proxy resolve it") from None
             addresses = []
@@ -162,8 +176,12 @@ def fetch_url(
         result = _get(target, addresses, deadline, max_bytes, proxy)
         if isinstance(result, FetchedPage):
             return result
-        current, came_from = urljoin(current, result), current
-    raise FetchError(f"too many redirects fetching {url!r}: more than {max_redirects}")
+        try:
+            current, came_from = urljoin(current, result), current
+        except ValueError as exc:  # a Location no URL parser reads ('http://[oops]/')
+            raise FetchError(f"{named_url(current)} redirected to {named_url(result)}, which is no URL: "
+                             f"{display.shown(str(exc), _SHOWN_CHARS)}") from None
+    raise FetchError(f"too many redirects fetching {named_url(url)}: more than {max_redirects}")
 
 
 @dataclass(frozen=True)
@@ -220,17 +238,18 @@ def _open_tunnel(sock: socket.socket, proxy: _Proxy, target: _Target, deadline: 
     except (OSError, http.client.HTTPException) as exc:
         sock.close()
         deadline.remaining()
-        raise FetchError(f"the proxy {proxy.shown} failed to open a tunnel to {authority}: {exc!r}") from exc
+        raise FetchError(f"the proxy {proxy.shown} failed to open a tunnel to {display.shown(authority, _SHOWN_CHARS)}: "
+                         f"{display.shown(repr(exc), _SHOWN_CHARS)}") from exc
     if response.status != 200:
         sock.close()
-        raise FetchError(f"the proxy {proxy.shown} refused a tunnel to {authority}: "
-                         f"HTTP {response.status} {response.reason}")
+        raise FetchError(f"the proxy {proxy.shown} refused a tunnel to {display.shown(authority, _SHOWN_CHARS)}: "
+                         f"HTTP {response.status} {display.shown(response.reason, _SHOWN_CHARS)}")
 
 
 class _Deadline:
     def __init__(self, seconds: float, url: str) -> None:
         self._end = time.monotonic() + seconds
-        self._message = f"timed out fetching {url!r}: over the {seconds:g}s limit"
+        self._message = f"timed out fetching {named_url(url)}: over the {seconds:g}s limit"
 
     def remaining(self) -> float:
         left = self._end - time.monotonic()
@@ -255,24 +274,24 @@ class _Target:
     def parse(cls, url: str, came_from: str | None) -> _Target:
         def refuse(what: str) -> UrlRefused:
             if came_from is None:
-                return UrlRefused(f"refused {url!r}: {what}")
+                return UrlRefused(f"refused {named_url(url)}: {what}")
             return UrlRefused(
-                f"refused {url!r}: the fetch was redirected there from {came_from!r}; {what}"
+                f"refused {named_url(url)}: the fetch was redirected there from {named_url(came_from)}; {what}"
             )
 
         try:
             parts = urlsplit(url)
             explicit_port = parts.port
         except ValueError as exc:
-            raise FetchError(f"bad URL {url!r}: {exc}") from None
+            raise FetchError(f"bad URL {named_url(url)}: {display.shown(str(exc), _SHOWN_CHARS)}") from None
         scheme = parts.scheme.lower()
         if scheme not in ("http", "https"):
-            raise refuse(f"scheme {scheme or '(none)'!r} is not http or https")
+            raise refuse(f"scheme {_quoted(scheme or '(none)')} is not http or https")
         # Never sent anyway; refusing beats silently fetching something other than what was asked.
         if "@" in parts.netloc:
             raise refuse("URLs with embedded credentials are not fetched")
         if not parts.hostname:
-            raise FetchError(f"bad URL {url!r}: no host")
+            raise FetchError(f"bad URL {named_url(url)}: no host")
 
         literal = _ip_literal(parts.hostname, url)
         if literal is not None:
@@ -282,9 +301,9 @@ class _Target:
             try:
                 host = parts.hostname.encode("idna").decode("ascii")
             except UnicodeError as exc:
-                raise FetchError(f"bad host in {url!r}: {exc}") from None
+                raise FetchError(f"bad host in {named_url(url)}: {display.shown(str(exc), _SHOWN_CHARS)}") from None
             if not _HOSTNAME.fullmatch(host):
-                raise FetchError(f"bad host in {url!r}")
+                raise FetchError(f"bad host in {named_url(url)}")
             authority = host
         if explicit_port is not None:
             authority += f":{explicit_port}"
@@ -311,10 +330,10 @@ class _Target:
             f"{ip} is {reason}" if self.literal is not None else f"it resolves to {ip}, {reason}"
         )
         if self.came_from is None:
-            return f"refused host {self.written_host!r}: {where}"
+            return f"refused host {_quoted(self.written_host)}: {where}"
         return (
-            f"refused host {self.written_host!r}: the fetch was redirected there from "
-            f"{self.came_from!r}, and {where}"
+            f"refused host {_quoted(self.written_host)}: the fetch was redirected there from "
+            f"{named_url(self.came_from)}, and {where}"
         )
 
 
@@ -324,11 +343,11 @@ def _ip_literal(hostname: str, url: str) -> IPAddress | None:
         try:
             return ipaddress.IPv6Address(hostname)
         except ValueError:
-            raise FetchError(f"bad IPv6 address in {url!r}") from None
+            raise FetchError(f"bad IPv6 address in {named_url(url)}") from None
     address = _parse_ipv4(hostname)
     if address is None and _IPV4_PART.fullmatch(hostname.rstrip(".").rpartition(".")[2]):
         # A numeric last label is never a DNS name (WHATWG URL rule); it is a malformed address.
-        raise FetchError(f"bad IPv4 address in {url!r}")
+        raise FetchError(f"bad IPv4 address in {named_url(url)}")
     return address
 
 
@@ -373,10 +392,10 @@ def _addresses(target: _Target, deadline: _Deadline) -> list[IPAddress]:
     thread.join(deadline.remaining())
     if not box:
         deadline.remaining()
-        raise FetchError(f"timed out resolving {target.host!r}")
+        raise FetchError(f"timed out resolving {_quoted(target.host)}")
     result = box[0]
     if isinstance(result, Exception) or not result:
-        raise FetchError(f"cannot resolve host {target.host!r}: {result or 'no addresses'}")
+        raise FetchError(f"cannot resolve host {_quoted(target.host)}: {result or 'no addresses'}")
     return list(dict.fromkeys(result))
 
 
@@ -505,13 +524,14 @@ def _get(
             response.close()
             return location
         if response.status >= 400:
-            raise FetchError(f"HTTP {response.status} {response.reason} from {target.url!r}")
+            raise FetchError(f"HTTP {response.status} {display.shown(response.reason, _SHOWN_CHARS)} from "
+                             f"{named_url(target.url)}")
         _refuse_compressed(response, target.url)
         body = _read_capped(response, max_bytes, target.url)
         if conn.watchdog is not None and conn.watchdog.fired:
             deadline.remaining()  # raises: the watchdog only fires at the deadline
         if response.length:  # http.client reports a short Content-Length body as a clean EOF
-            raise FetchError(f"{target.url!r} closed the connection {response.length} bytes early")
+            raise FetchError(f"{named_url(target.url)} closed the connection {response.length} bytes early")
         return FetchedPage(
             final_url=target.url,
             status=response.status,
@@ -521,8 +541,8 @@ def _get(
         )
     except (OSError, http.client.HTTPException) as exc:
         deadline.remaining()
-        raise FetchError(f"fetching {target.url!r} failed: {exc if isinstance(exc, MalformedChunk) else repr(exc)}"
-                         ) from exc
+        why = str(exc) if isinstance(exc, MalformedChunk) else repr(exc)  # a status line http.client refused: any length
+        raise FetchError(f"fetching {named_url(target.url)} failed: {display.shown(why, _SHOWN_CHARS)}") from exc
     finally:
         conn.close()
         if conn.watchdog is not None:
@@ -534,12 +554,12 @@ def _refuse_compressed(response: http.client.HTTPResponse, url: str) -> None:
     binary bytes the converter cannot name. Other values (`none`, `utf-8`) are taken as identity."""
     sent = (response.getheader("Content-Encoding") or "").strip()
     if any(coding.strip().lower() in _COMPRESSIONS for coding in sent.split(",")):
-        raise FetchError(f"{url!r} sent its body compressed (Content-Encoding: {sent}) though minirag asks for it "
+        raise FetchError(f"{named_url(url)} sent its body compressed (Content-Encoding: {sent}) though minirag asks for it "
                          "uncompressed (Accept-Encoding: identity); not decoded")
 
 
 def _read_capped(response: http.client.HTTPResponse, max_bytes: int, url: str) -> bytes:
-    too_big = f"response from {url!r} is larger than the {max_bytes}-byte limit"
+    too_big = f"response from {named_url(url)} is larger than the {max_bytes}-byte limit"
     declared = (response.getheader("Content-Length") or "").strip()
     if declared.isdigit() and int(declared) > max_bytes:
         raise FetchError(too_big)
