@@ -292,6 +292,8 @@ class _Target:
             raise refuse("URLs with embedded credentials are not fetched")
         if not parts.hostname:
             raise FetchError(f"bad URL {named_url(url)}: no host")
+        if explicit_port == 0:  # no server listens there; a connection would have gone to the default port
+            raise FetchError(f"bad URL {named_url(url)}: port 0 is no port a server listens on")
 
         literal = _ip_literal(parts.hostname, url)
         if literal is not None:
