@@ -109,6 +109,9 @@ def really_in_roots(path: str, roots) -> bool:
 
 
 
+_NAMED = 3  # indexed files named where a relative path may mean any of them
+
+
 class Addressing:
     """The keys of one configuration's sources. `indexed`: the open index, or a refusal saying
     there is none (never a new file)."""
@@ -135,15 +138,36 @@ class Addressing:
 
     def _under_a_root(self, relative: str) -> str:
         """`under the root R it is 'R/relative'` for the first root holding `relative` as written (a
-        result's displayPath), or "". A path that climbs (`..`) is never looked up: the words must
-        tell nothing of the disk outside the roots."""
+        result's displayPath), or "". A link copied from a passage (`install.md#from-source`) is
+        relative to the file it is in, which may lie in a folder of a root: where no root holds it, the
+        indexed files of that name are named, its #fragment kept. A path that climbs (`..`) is never
+        looked up: the words must tell nothing of the disk outside the roots."""
         if ".." in Path(relative).parts:
             return ""
         for root in self.config.roots:
             candidate = os.path.join(root, relative)
             if os.path.lexists(candidate) and really_in_roots(candidate, self.config.roots):
                 return f"under the root {shown(str(root))} it is {shown(candidate)!r}"
-        return ""
+        base, hash_mark, fragment = relative.rpartition("#")
+        if not hash_mark or not base:
+            base, fragment = relative, ""
+        tail = os.path.normpath(base)  # `./install.md` is `install.md`
+        if tail.startswith("/") or tail in (".", "") or "\x00" in tail:
+            return ""
+        for root in self.config.roots if hash_mark else ():
+            candidate = os.path.join(root, tail)
+            if os.path.isfile(candidate) and really_in_roots(candidate, self.config.roots):
+                return f"under the root {shown(str(root))} it is {shown(candidate + hash_mark + fragment)!r}"
+        try:
+            named = [s for s in self._indexed().files_ending(tail, _NAMED + 1) if self.in_roots(s)]
+        except MiniragError:
+            return ""
+        if not named:
+            return ""
+        spelled = ", ".join(repr(shown(s + hash_mark + fragment)) for s in named[:_NAMED])
+        more = " and more (list_files with scope lists them)" if len(named) > _NAMED else ""
+        which = "the indexed file of that name is" if len(named) == 1 else "the indexed files of that name are"
+        return f"{which} {spelled}{more}"
 
     def _spelled_under_a_root(self, absolute: str) -> str:
         """A contained path as a sync stores it: a folder by its real path, a file by its folder's real

@@ -7,12 +7,15 @@ with `-`, numbering a repeated heading's anchor (`installation-1`); other tools 
 keep the case. Matched first as GitHub spells it, then by the letters and digits alone, then as
 an API entry's name at the start of a line (Sphinx's `tomllib.html#tomllib.load`, `class csv.Dialect`,
 a method as `DictWriter.writeheader()` or, inside its class, `  sniff(...)`: api_entry).
+A PDF's `#page=N` (Adobe's open parameters, which a citation of a hit's `pages` takes; `#slide=N`
+for a deck) names the first section holding that page: page_offset.
 """
 
 from __future__ import annotations
 
 import re
-from urllib.parse import unquote
+from collections.abc import Iterable
+from urllib.parse import parse_qsl, unquote
 
 from minirag.chunking.fences import Fences
 from minirag.chunking.links import LINK_OR_PICTURE
@@ -83,6 +86,20 @@ def heading_offset(text: str, fragment: str) -> int | None:
         if letters and _letters(LINK_OR_PICTURE.sub(lambda m: m.group(1), heading)) == letters:
             return at
     return api_entry(text, wanted) if not wanted.startswith("cmdoption-") else option_entry(text, wanted)
+
+
+def page_offset(fragment: str, spans: Iterable[tuple[int, int | None, int | None]]) -> int | None:
+    """Where the first section holding the page `#page=N` (or `#slide=N`, and among other open
+    parameters: `page=3&zoom=100`) names starts, of `spans` (start, first page, last page) in order;
+    None where the fragment names no page, or a page no section holds."""
+    numbers = [value for key, value in parse_qsl(fragment) if key.lower() in ("page", "slide")]
+    if not numbers or not numbers[0].isascii() or not numbers[0].isdigit():
+        return None
+    wanted = int(numbers[0])
+    for start, first, last in spans:
+        if first is not None and first <= wanted <= (last or first):
+            return start
+    return None
 
 
 def option_entry(text: str, wanted: str) -> int | None:
