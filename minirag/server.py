@@ -414,6 +414,24 @@ def register(server: MCPServer, state: ServerState) -> None:
             arguments_taken_as_sent(server, fn.__name__)
 
 
+# What other tools and servers call an argument (lowercased, without `_` or `-`), and the arguments
+# it may be here, the first a tool takes named: a spelling check cannot see `limit` in `topK`.
+_NAMED_ELSEWHERE: dict[str, tuple[str, ...]] = {
+    **dict.fromkeys(("path", "file", "filepath", "filename", "uri", "document", "doc"), ("filePath", "path", "scope")),
+    **dict.fromkeys(("folder", "directory", "dir", "prefix", "paths", "under", "root"), ("scope", "path")),
+    **dict.fromkeys(("limit", "k", "n", "maxresults", "numresults", "count", "topn", "results"),
+                    ("topK", "maxChars")),
+    **dict.fromkeys(("length", "maxlength", "chars", "maxtokens", "size"), ("maxChars",)),
+    **dict.fromkeys(("q", "question", "search", "searchquery", "querytext", "prompt", "keywords", "text"),
+                    ("query", "data")),
+    **dict.fromkeys(("content", "body"), ("data",)),
+    **dict.fromkeys(("start", "position", "from", "skip"), ("offset",)),
+    **dict.fromkeys(("id", "job", "sourceid", "docid"), ("jobId", "source")),
+    **dict.fromkeys(("chunk", "index", "chunkid", "chunknumber"), ("chunkIndex",)),
+    **dict.fromkeys(("link", "href", "address"), ("url",)),
+}
+
+
 def unknown_arguments_error(name: str, known: list[str], arguments: Mapping[str, Any]) -> str | None:
     """One line naming each argument `name` does not take (and the one likely meant), or None."""
     unknown = [key for key in arguments if key not in known]
@@ -422,7 +440,8 @@ def unknown_arguments_error(name: str, known: list[str], arguments: Mapping[str,
     lowered = {k.lower(): k for k in known}
 
     def named(key: str) -> str:
-        guess = lowered.get(str(key).lower().replace("_", "")) or next(
+        folded = str(key).lower().replace("_", "").replace("-", "")
+        guess = lowered.get(folded) or next((k for k in _NAMED_ELSEWHERE.get(folded, ()) if k in known), None) or next(
             iter(difflib.get_close_matches(str(key), known, n=1, cutoff=0.6)), None)
         return shown(repr(key), 60) + (f" (did you mean {guess!r}?)" if guess else "")
 
