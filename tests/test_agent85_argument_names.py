@@ -27,7 +27,8 @@ from test_server import connected, make_state, refused  # noqa: F401 (make_state
     ("ingest_data", "text", "data"),
     ("ingest_url", "link", "url"),
 ])
-async def test_agent85_an_argument_named_as_elsewhere_is_refused_naming_the_one_meant(make_state, tool, sent, meant):
+async def test_agent85_an_argument_named_as_elsewhere_is_refused_naming_the_one_meant(
+        make_state, tool, sent, meant):  # noqa: F811 (the fixture imported above)
     async with connected(make_state()) as client:
         message = await refused(client, tool, **{sent: 1})
     assert f"unknown argument {sent!r} (did you mean {meant!r}?)" in message
