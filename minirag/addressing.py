@@ -345,6 +345,8 @@ class Addressing:
             never = file_not_read(key)  # an Obsidian `.canvas`, a scratch file, a log named `x.1`: ingesting fails
             if never is not None:
                 return f"{message}; the file is on disk but never indexed: {never}"
+            if (left_out := self._left_out(key, there)) is not None:
+                return f"{message}; {left_out}"
             return f"{message}; the file is on disk: ingest it (the ingest_file tool, `minirag ingest`) or sync"
         if there is not None and stat.S_ISDIR(there.st_mode):
             return (f"{message}; it is a folder: read a file in it (list_files with scope, or `minirag list "
@@ -356,6 +358,33 @@ class Addressing:
             return f"{message}; no such file: a link's #fragment is no part of a file's path: the file is {shown(linked)}"
         hint = other_spelling(key, roots)
         return f"{message}; no such file" + (f", but {hint}" if hint else "")
+
+    def _left_out(self, key: str, there: os.stat_result) -> str | None:
+        """Why the last ingest of the file at `key` (`there`, its stat) left it out, where the file holds
+        the bytes it held then: ingesting them again fails again. None where nothing was recorded or
+        the file has changed since (then ingesting it is the advice)."""
+        try:
+            _, excluded = self._indexed().state_of(key)
+        except MiniragError:
+            return None
+        if excluded is None or excluded.size != there.st_size or not self._holds(key, excluded.content_hash):
+            return None
+        reason = excluded.reason.removeprefix(f"{key}: ")
+        if excluded.failure:
+            return (f"it failed when last ingested: {reason}; the same file fails again: repair or replace it "
+                    "(list_files, `minirag list`, gives each file's state)")
+        return f"it is left out on purpose: {reason}"
+
+    def _holds(self, key: str, content_hash: str) -> bool:
+        """Whether the file at `key` holds the bytes hashed as `content_hash`, read as a sync reads it
+        (a stat is not enough: one recorded in the same second as a write is not kept)."""
+        from minirag.ingest.file_state import file_hash
+        from minirag.security import read_inside_roots
+
+        try:
+            return file_hash(read_inside_roots(key, self.config.roots, self.config.max_file_size)) == content_hash
+        except (OSError, MiniragError):
+            return False
 
     def source_row(self, key: str, *, served: bool = True) -> SourceRow:
         """The indexed row of `key`; a path-shaped key names a file and nothing else, and a file
