@@ -109,6 +109,7 @@ def really_in_roots(path: str, roots) -> bool:
 
 
 
+_PATTERN = re.compile(r"[*?]|\[[^\]]*\]")  # a shell's or gitignore's name pattern: `*.pdf`, `notes/2026-0?`, `[ab].md`
 _NAMED = 3  # indexed files named where a relative path may mean any of them
 
 
@@ -229,6 +230,10 @@ class Addressing:
         written as a path no source id can be (`~/docs`, a `file:` URL: ingest_data refuses them)."""
         if not found_nothing or not scope or "\x00" in scope:
             return
+        if _PATTERN.search(scope):
+            raise InvalidArgument(f"scope {shown(scope, 120)!r} matches no source: a scope is a folder, file or id "
+                                  "prefix, not a pattern (* ? [ are taken as written); list_files without a scope "
+                                  "lists every file by its path, to pick those of a type")
         if not os.path.isabs(scope) and poses_as_a_path(scope):
             raise InvalidArgument(f"scope {shown(scope, 120)!r} matches no source; a file or folder scope is an "
                                   "absolute path, written out (no ~, no file: URL)")
