@@ -88,3 +88,31 @@ async def test_agent85_a_link_copied_from_a_page_in_a_folder_is_refused_naming_t
     assert f"{root}/notes.md#tides" in from_root
     assert unknown == "read_file: filePath must be an absolute path, got 'nowhere.md#tides'"
     assert followed["text"].startswith("## From source")
+
+
+@pytest.mark.anyio
+async def test_agent85_a_hits_heading_path_cited_as_its_fragment_reads_from_that_heading(make_state, tmp_path):
+    root = tmp_path / "docs"
+    root.mkdir()
+    guide = root / "guide.md"
+    guide.write_text("# Guide\n\n## Install\n\n### Linux\n\nRun the installer package.\n\n"
+                     "## Upgrade\n\n### Linux\n\nStop the daemon before replacing the binary.\n")
+    async with connected(make_state(root)) as client:
+        await ok(client, "sync_start", wait=True)
+        hits = (await ok(client, "query_documents", query="stop the daemon", scope=str(guide)))["results"]
+        breadcrumb = next(hit["text"] for hit in hits if "daemon" in hit["text"]).split("\n")[0]
+        page = await ok(client, "read_file", filePath=f"{guide}#{breadcrumb}")
+    assert " > " in breadcrumb
+    assert page["fragmentOffset"] is not None
+    assert page["text"].startswith("### Linux\n\nStop the daemon")
+
+
+def test_agent85_a_trail_ending_in_a_term_cut_short_reads_from_the_terms_line():
+    from minirag.anchors import heading_offset
+
+    text = ("# The Closure API\n\nIntro.\n\nFunction: void ffi_call (ffi_cif *cif, void *fn)\n\n: Call it.\n\n"
+            "Function: ffi_status ffi_prep_closure_loc (ffi_closure *closure, ffi_cif *cif, void (*fun) (ffi_cif *),"
+            " void *user_data)\n\n: Prepare it.\n")
+    trail = ("The Closure API > Function: ffi_status ffi_prep_closure_loc (ffi_closure *`closure`, ffi_cif *`cif`, "
+             "void (…) (…), void *`user_data`)")
+    assert text[heading_offset(text, trail):].startswith("Function: ffi_status ffi_prep_closure_loc")
