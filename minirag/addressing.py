@@ -109,6 +109,10 @@ def really_in_roots(path: str, roots) -> bool:
 
 
 
+_PATTERN = re.compile(r"[*?]|\[[^\]]*\]")  # a shell's or gitignore's name pattern: `*.pdf`, `notes/2026-0?`, `[ab].md`
+_NAMED = 3  # indexed files named where a relative path may mean any of them
+
+
 class Addressing:
     """The keys of one configuration's sources. `indexed`: the open index, or a refusal saying
     there is none (never a new file)."""
@@ -135,15 +139,36 @@ class Addressing:
 
     def _under_a_root(self, relative: str) -> str:
         """`under the root R it is 'R/relative'` for the first root holding `relative` as written (a
-        result's displayPath), or "". A path that climbs (`..`) is never looked up: the words must
-        tell nothing of the disk outside the roots."""
+        result's displayPath), or "". A link copied from a passage (`install.md#from-source`) is
+        relative to the file it is in, which may lie in a folder of a root: where no root holds it, the
+        indexed files of that name are named, its #fragment kept. A path that climbs (`..`) is never
+        looked up: the words must tell nothing of the disk outside the roots."""
         if ".." in Path(relative).parts:
             return ""
         for root in self.config.roots:
             candidate = os.path.join(root, relative)
             if os.path.lexists(candidate) and really_in_roots(candidate, self.config.roots):
                 return f"under the root {shown(str(root))} it is {shown(candidate)!r}"
-        return ""
+        base, hash_mark, fragment = relative.rpartition("#")
+        if not hash_mark or not base:
+            base, fragment = relative, ""
+        tail = os.path.normpath(base)  # `./install.md` is `install.md`
+        if tail.startswith("/") or tail in (".", "") or "\x00" in tail:
+            return ""
+        for root in self.config.roots if hash_mark else ():
+            candidate = os.path.join(root, tail)
+            if os.path.isfile(candidate) and really_in_roots(candidate, self.config.roots):
+                return f"under the root {shown(str(root))} it is {shown(candidate + hash_mark + fragment)!r}"
+        try:
+            named = [s for s in self._indexed().files_ending(tail, _NAMED + 1) if self.in_roots(s)]
+        except MiniragError:
+            return ""
+        if not named:
+            return ""
+        spelled = ", ".join(repr(shown(s + hash_mark + fragment)) for s in named[:_NAMED])
+        more = " and more (list_files with scope lists them)" if len(named) > _NAMED else ""
+        which = "the indexed file of that name is" if len(named) == 1 else "the indexed files of that name are"
+        return f"{which} {spelled}{more}"
 
     def _spelled_under_a_root(self, absolute: str) -> str:
         """A contained path as a sync stores it: a folder by its real path, a file by its folder's real
@@ -205,6 +230,10 @@ class Addressing:
         written as a path no source id can be (`~/docs`, a `file:` URL: ingest_data refuses them)."""
         if not found_nothing or not scope or "\x00" in scope:
             return
+        if _PATTERN.search(scope):
+            raise InvalidArgument(f"scope {shown(scope, 120)!r} matches no source: a scope is a folder, file or id "
+                                  "prefix, not a pattern (* ? [ are taken as written); list_files without a scope "
+                                  "lists every file by its path, to pick those of a type")
         if not os.path.isabs(scope) and poses_as_a_path(scope):
             raise InvalidArgument(f"scope {shown(scope, 120)!r} matches no source; a file or folder scope is an "
                                   "absolute path, written out (no ~, no file: URL)")
@@ -321,6 +350,8 @@ class Addressing:
             never = file_not_read(key)  # an Obsidian `.canvas`, a scratch file, a log named `x.1`: ingesting fails
             if never is not None:
                 return f"{message}; the file is on disk but never indexed: {never}"
+            if (left_out := self._left_out(key, there)) is not None:
+                return f"{message}; {left_out}"
             return f"{message}; the file is on disk: ingest it (the ingest_file tool, `minirag ingest`) or sync"
         if there is not None and stat.S_ISDIR(there.st_mode):
             return (f"{message}; it is a folder: read a file in it (list_files with scope, or `minirag list "
@@ -332,6 +363,33 @@ class Addressing:
             return f"{message}; no such file: a link's #fragment is no part of a file's path: the file is {shown(linked)}"
         hint = other_spelling(key, roots)
         return f"{message}; no such file" + (f", but {hint}" if hint else "")
+
+    def _left_out(self, key: str, there: os.stat_result) -> str | None:
+        """Why the last ingest of the file at `key` (`there`, its stat) left it out, where the file holds
+        the bytes it held then: ingesting them again fails again. None where nothing was recorded or
+        the file has changed since (then ingesting it is the advice)."""
+        try:
+            _, excluded = self._indexed().state_of(key)
+        except MiniragError:
+            return None
+        if excluded is None or excluded.size != there.st_size or not self._holds(key, excluded.content_hash):
+            return None
+        reason = excluded.reason.removeprefix(f"{key}: ")
+        if excluded.failure:
+            return (f"it failed when last ingested: {reason}; the same file fails again: repair or replace it "
+                    "(list_files, `minirag list`, gives each file's state)")
+        return f"it is left out on purpose: {reason}"
+
+    def _holds(self, key: str, content_hash: str) -> bool:
+        """Whether the file at `key` holds the bytes hashed as `content_hash`, read as a sync reads it
+        (a stat is not enough: one recorded in the same second as a write is not kept)."""
+        from minirag.ingest.file_state import file_hash
+        from minirag.security import read_inside_roots
+
+        try:
+            return file_hash(read_inside_roots(key, self.config.roots, self.config.max_file_size)) == content_hash
+        except (OSError, MiniragError):
+            return False
 
     def source_row(self, key: str, *, served: bool = True) -> SourceRow:
         """The indexed row of `key`; a path-shaped key names a file and nothing else, and a file

@@ -7,18 +7,24 @@ with `-`, numbering a repeated heading's anchor (`installation-1`); other tools 
 keep the case. Matched first as GitHub spells it, then by the letters and digits alone, then as
 an API entry's name at the start of a line (Sphinx's `tomllib.html#tomllib.load`, `class csv.Dialect`,
 a method as `DictWriter.writeheader()` or, inside its class, `  sniff(...)`: api_entry).
+A hit's heading trail, its passage's first line (`Guide > Upgrade > Linux`), names its last heading
+(trail_offset). A PDF's `#page=N` (Adobe's open parameters, which a citation of a hit's `pages` takes; `#slide=N`
+for a deck) names the first section holding that page: page_offset.
 """
 
 from __future__ import annotations
 
 import re
-from urllib.parse import unquote
+from collections.abc import Iterable
+from urllib.parse import parse_qsl, unquote
 
+from minirag.chunking.breadcrumb import SEPARATOR
 from minirag.chunking.fences import Fences
 from minirag.chunking.links import LINK_OR_PICTURE
 
 _HEADING = re.compile(r" {0,3}(#{1,6})[ \t]+(.*)")  # its closing #s are taken off by _heading_text
 _NOT_IN_A_SLUG = re.compile(r"[^\w\- ]")
+_TRAIL = SEPARATOR  # between the headings of a passage's first line
 
 
 def slug(heading: str) -> str:
@@ -82,7 +88,68 @@ def heading_offset(text: str, fragment: str) -> int | None:
     for at, heading in found:
         if letters and _letters(LINK_OR_PICTURE.sub(lambda m: m.group(1), heading)) == letters:
             return at
+    if _TRAIL in wanted and (trailed := trail_offset(text, found, wanted.split(_TRAIL))) is not None:
+        return trailed
     return api_entry(text, wanted) if not wanted.startswith("cmdoption-") else option_entry(text, wanted)
+
+
+def page_offset(fragment: str, spans: Iterable[tuple[int, int | None, int | None]]) -> int | None:
+    """Where the first section holding the page `#page=N` (or `#slide=N`, and among other open
+    parameters: `page=3&zoom=100`) names starts, of `spans` (start, first page, last page) in order;
+    None where the fragment names no page, or a page no section holds."""
+    numbers = [value for key, value in parse_qsl(fragment) if key.lower() in ("page", "slide")]
+    if not numbers or not numbers[0].isascii() or not numbers[0].isdigit():
+        return None
+    wanted = int(numbers[0])
+    for start, first, last in spans:
+        if first is not None and first <= wanted <= (last or first):
+            return start
+    return None
+
+
+def trail_offset(text: str, found: list[tuple[int, str]], trail: list[str]) -> int | None:
+    """Where the last part of a hit's heading trail (`Guide > Upgrade > Linux`, its passage's first
+    line) starts: each part looked for after the one before it, so `Linux` under `Upgrade` is not the
+    one under `Install`; as a heading, else as the line a term or an entry opens (`Function: void
+    ffi_call (...)`, cut with `…` where long); a part nothing has (the document's title) is passed over."""
+    at, last = -1, None
+    for number, part in enumerate(trail):
+        letters = _letters(LINK_OR_PICTURE.sub(lambda m: m.group(1), part.removesuffix("…")))
+        if not letters:
+            continue
+        offset = next((offset for offset, heading in found if offset > at
+                       and _letters(LINK_OR_PICTURE.sub(lambda m: m.group(1), heading)) == letters), None)
+        if offset is None and number == len(trail) - 1:
+            offset = _line_opening(text, at + 1, [_letters(piece) for piece in part.split("…")])
+        if offset is not None:
+            at, last = offset, number
+    return at if last == len(trail) - 1 else None
+
+
+def _line_opening(text: str, start: int, pieces: list[str]) -> int | None:
+    """Where the first line from `start` on starts whose letters and digits begin with `pieces[0]` and
+    hold the other pieces after it, in order (a long line is cut with `…` in a trail)."""
+    begin = text.rfind("\n", 0, start) + 1 if start > 0 else 0
+    while begin < len(text):
+        end = text.find("\n", begin)
+        end = len(text) if end < 0 else end
+        if begin >= start and _holds_in_order(_letters(LINK_OR_PICTURE.sub(lambda m: m.group(1), text[begin:end])),
+                                              pieces):
+            return begin
+        begin = end + 1
+    return None
+
+
+def _holds_in_order(line: str, pieces: list[str]) -> bool:
+    if not line.startswith(pieces[0]):
+        return False
+    at = len(pieces[0])
+    for piece in pieces[1:]:
+        found = line.find(piece, at)
+        if found < 0:
+            return False
+        at = found + len(piece)
+    return True
 
 
 def option_entry(text: str, wanted: str) -> int | None:

@@ -851,7 +851,7 @@ class App:
         """A page of the document rebuilt from its sections: from `offset` (characters), at most
         `max_chars`, and (`budgeted`) within the response budget; `nextOffset` is where the next
         page starts (None at the end). Pages put back together are the whole text, exactly."""
-        from minirag.anchors import heading_offset
+        from minirag.anchors import heading_offset, page_offset
         from minirag.chunking import placed_sections
 
         if offset < 0:
@@ -861,7 +861,10 @@ class App:
         row, fragment = self.addressing.source_row_at(key)
         key = row.source
         text, placed = placed_sections(self.index.sections(key))
-        at = heading_offset(text, fragment) if fragment is not None else None
+        at = None
+        if fragment is not None:
+            at = page_offset(fragment, ((start, section.page_start, section.page_end) for start, _, section in placed))
+            at = heading_offset(text, fragment) if at is None else at
         if at is not None and offset == 0:  # a later page of it is asked for by its own offset
             offset = at
         if offset > len(text):

@@ -415,6 +415,13 @@ class Index:
             "SELECT count(*), min(source), max(source) FROM sources WHERE kind = 'file'").fetchone()
         return (count, first, last) if count else None
 
+    def files_ending(self, tail: str, limit: int) -> list[str]:
+        """Up to `limit` indexed files whose path ends with `/tail` (`install.md`, `guide/a.md`), by name."""
+        rows = self.conn.execute(
+            "SELECT source FROM sources WHERE kind = 'file' AND substr(source, -?) = ? ORDER BY source LIMIT ?",
+            (len(tail) + 1, "/" + tail, limit))
+        return [db.stored_row(row, (db.TEXT,), "sources")[0] for row in rows]
+
     def holds_sources_other_than_files(self) -> bool:
         """Whether any source is data or a URL: text no file of the roots stands for."""
         return bool(self.conn.execute("SELECT EXISTS (SELECT 1 FROM sources WHERE kind != 'file')").fetchone()[0])
