@@ -5,31 +5,9 @@ is unchanged, as a cursor's page is; a listing from offset 0 walks again."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-from test_agent81_listing import BUDGET, _counting, _notes
+from test_agent81_listing import _counting, _notes, make_state  # noqa: F401 - make_state: a fixture
 from test_server import connected, ok
-
-from minirag.app import App
-from minirag.config import load_config
-from minirag.server import ServerState
-
-
-@pytest.fixture
-def make_state(tmp_path, model_path, encoder):
-    """A server's state over one root, its responses at the smallest budget (a few files a page)."""
-    states = []
-
-    def make(root: Path) -> ServerState:
-        config = load_config(env={"MINIRAG_MAX_RESPONSE_TOKENS": BUDGET}, base_dirs=[str(root)],
-                             db_path=str(tmp_path / f"index-{len(states)}.db"), model_path=model_path)
-        states.append(ServerState.from_config(config, App(config, encoder=encoder)))
-        return states[-1]
-
-    yield make
-    for state in states:
-        state.close()
 
 
 async def _offset_pages(client) -> list[str]:
@@ -42,8 +20,8 @@ async def _offset_pages(client) -> list[str]:
 
 
 @pytest.mark.anyio
-async def test_leftovers84_paging_by_next_offset_costs_about_the_files_not_files_times_pages(make_state, tmp_path,
-                                                                                            monkeypatch):
+async def test_leftovers84_paging_by_next_offset_costs_about_the_files_not_files_times_pages(
+        make_state, tmp_path, monkeypatch):  # noqa: F811 - the imported fixture
     walked = {}
     for count in (100, 800):
         root = tmp_path / f"docs-{count}"
@@ -61,7 +39,8 @@ async def test_leftovers84_paging_by_next_offset_costs_about_the_files_not_files
 
 
 @pytest.mark.anyio
-async def test_leftovers84_a_listing_from_offset_zero_walks_again_and_sees_a_new_file(make_state, tmp_path):
+async def test_leftovers84_a_listing_from_offset_zero_walks_again_and_sees_a_new_file(
+        make_state, tmp_path):  # noqa: F811 - the imported fixture
     root = tmp_path / "docs"
     root.mkdir()
     state = make_state(root)
