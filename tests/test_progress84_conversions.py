@@ -5,14 +5,13 @@ tells nothing and is still cancelled."""
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
 import pytest
 from helpers.epub import epub_book, xhtml
-from test_server_stdio import CONFIG_VARS, RawServer
-from test_settle82_progress import SERVE, SETTLE_S, _answers_until_it_ends
+from test_server_stdio import RawServer
+from test_settle82_progress import _answers_until_it_ends, piped_ingest
 
 from minirag.ingest import conversion_progress
 from minirag.ingest.convert import convert_document
@@ -72,24 +71,8 @@ def test_progress84_a_deck_tells_each_slide_and_a_book_each_chapter_as_they_are_
 
 
 def _server(tmp_path: Path, model_path: str, **hooks: str) -> RawServer:
-    docs, hook = tmp_path / "docs", tmp_path / "hook"
-    docs.mkdir()
-    hook.mkdir()
-    (hook / "sitecustomize.py").write_text(SLOW_CHAPTERS, encoding="utf-8")
-    (docs / "tides.md").write_text("# Tides\n\nThe moon's gravity raises two tidal bulges a day.\n")
-    (docs / "tables.epub").write_bytes(_book())
-    env = {k: v for k, v in os.environ.items() if k not in CONFIG_VARS} | {
-        "MODEL_PATH": model_path, "BASE_DIR": str(docs), "DB_PATH": str(tmp_path / "index.db"),
-        "TEST_SETTLE_S": str(SETTLE_S), "TEST_CHAPTER_S": str(CHAPTER_S), **hooks,
-        "PYTHONPATH": os.pathsep.join([str(hook), str(Path(__file__).parent.parent)])}
-    server = RawServer(env, run=("-c", SERVE))
-    server.initialize()
-    # A worker started, and the model loaded, before stdin closes: a start makes no progress to tell.
-    assert server.call("ingest_file", filePath=str(docs / "tides.md"))["isError"] is False
-    server.send({"id": "epub", "method": "tools/call",
-                 "params": {"name": "ingest_file", "arguments": {"filePath": str(docs / "tables.epub")}}})
-    server.proc.stdin.close()
-    return server
+    return piped_ingest(tmp_path, model_path, SLOW_CHAPTERS, "tables.epub", _book(),
+                        {"TEST_CHAPTER_S": str(CHAPTER_S), **hooks})[0]
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="sitecustomize on PYTHONPATH, as on POSIX")

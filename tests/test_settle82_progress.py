@@ -69,25 +69,33 @@ def _long_pdf() -> bytes:
                      for n in range(1, PAGES + 1)])
 
 
-def _server(tmp_path: Path, model_path: str, **hooks: str) -> tuple[RawServer, Path]:
+def piped_ingest(tmp_path: Path, model_path: str, slowed: str, name: str, data: bytes,
+                 env: dict[str, str]) -> tuple[RawServer, Path]:
+    """A stdio server whose converter worker runs `slowed` (a sitecustomize), asked to ingest `name`
+    (`data`) right before its stdin closes; `env` adds to the server's environment."""
     docs, hook = tmp_path / "docs", tmp_path / "hook"
     docs.mkdir()
     hook.mkdir()
-    (hook / "sitecustomize.py").write_text(SLOW_PAGES, encoding="utf-8")
+    (hook / "sitecustomize.py").write_text(slowed, encoding="utf-8")
     (docs / "tides.md").write_text("# Tides\n\nThe moon's gravity raises two tidal bulges a day.\n")
-    (docs / "tables.pdf").write_bytes(_long_pdf())
+    (docs / name).write_bytes(data)
     env = {k: v for k, v in os.environ.items() if k not in CONFIG_VARS} | {
         "MODEL_PATH": model_path, "BASE_DIR": str(docs), "DB_PATH": str(tmp_path / "index.db"),
-        "TEST_SETTLE_S": str(SETTLE_S), "TEST_PAGE_S": str(PAGE_S), **hooks,
+        "TEST_SETTLE_S": str(SETTLE_S), **env,
         "PYTHONPATH": os.pathsep.join([str(hook), str(Path(__file__).parent.parent)])}
     server = RawServer(env, run=("-c", SERVE))
     server.initialize()
     # A worker started, and the model loaded, before stdin closes: a start makes no progress to tell.
     assert server.call("ingest_file", filePath=str(docs / "tides.md"))["isError"] is False
-    server.send({"id": "pdf", "method": "tools/call",
-                 "params": {"name": "ingest_file", "arguments": {"filePath": str(docs / "tables.pdf")}}})
+    server.send({"id": Path(name).suffix[1:], "method": "tools/call",
+                 "params": {"name": "ingest_file", "arguments": {"filePath": str(docs / name)}}})
     server.proc.stdin.close()
     return server, docs
+
+
+def _server(tmp_path: Path, model_path: str, **hooks: str) -> tuple[RawServer, Path]:
+    return piped_ingest(tmp_path, model_path, SLOW_PAGES, "tables.pdf", _long_pdf(),
+                        {"TEST_PAGE_S": str(PAGE_S), **hooks})
 
 
 def _answers_until_it_ends(server: RawServer) -> tuple[list[dict], str]:
