@@ -12,11 +12,8 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future
-from typing import TypeVar
 
 from minirag import interruptible
-
-T = TypeVar("T")
 
 
 class ModelStopped(Exception):
@@ -52,8 +49,9 @@ class ModelRequest:
 
     # --- in the run's thread -------------------------------------------------
 
-    def result_of(self, future: Future[T]) -> T:
-        """`future`'s result, loading the model meanwhile where a converting thread asks for it."""
+    def done(self, future: Future) -> None:
+        """Back once `future` is done, loading the model meanwhile where a converting thread asks for
+        it. A failure to load is raised here, apart from the file's own result: it ends the run."""
         future.add_done_callback(lambda _done: self._wake.set())
         while True:
             if self._wanted.is_set() and not self._settled.is_set():
@@ -62,7 +60,7 @@ class ModelRequest:
                 finally:
                     self._settled.set()
             if future.done():
-                return future.result()
+                return
             interruptible.wait_set(self._wake)
             self._wake.clear()
 

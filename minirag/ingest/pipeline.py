@@ -524,8 +524,9 @@ class Pipeline:
                     progress.current = found.source
                     if group and not future.done():
                         flush()  # the encoder embeds what is ready rather than wait on this file's conversion
+                    model.done(future)
                     try:
-                        result = model.result_of(future)
+                        result = interruptible.result_of(future)
                     except ConversionStopped:
                         if not progress.stop.is_set():  # the bound on its runs stopped: the call that ran it ends
                             raise
