@@ -707,6 +707,7 @@ class App:
         try:
             lock.acquire()
         except SyncLocked:
+            _ = self.encoder  # a pipeline alone would load the model at the first file to convert
             _ = self.pipeline
             return
         try:
