@@ -88,15 +88,17 @@ def test_lazysync85_a_model_of_the_same_name_and_another_width_is_refused_at_the
     other.mkdir()
     tiny_turned(other, tiny_model_dir, "narrow")
     write(docs / "b.md", "# Herons\n\nA grey heron stands still in the reeds.\n")
+    for name in ("c", "d", "e"):  # converting threads that wait for the model the refusal ends
+        write(docs / f"{name}.md", f"# Note {name}\n\nA note about the {name} otter.\n")
     app = fresh_app(make_config, model_path=str(other))
     try:
         with pytest.raises(IndexUnavailable, match=r"384-d.*128-d"):
             app.sync()
     finally:
         app.close()
-    app = fresh_app(make_config)  # the index's own model: the file refused above is still to ingest
+    app = fresh_app(make_config)  # the index's own model: the files refused above are still to ingest
     try:
-        assert app.sync().done == 1
+        assert app.sync().done == 4
     finally:
         app.close()
 
@@ -107,3 +109,30 @@ def test_lazysync85_a_sync_of_an_empty_folder_says_where_it_looked_and_that_it_f
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("0 files:")
     assert f"found no document to index in {docs}" in done.stderr
+
+
+def test_lazysync85_ctrl_c_during_a_load_at_the_first_file_ends_the_sync_and_leaves_every_file_for_the_next(
+        synced, make_config, docs, monkeypatch):
+    from minirag.encoder import Encoder
+
+    for name in ("c", "d", "e", "f"):  # several converting threads wait for the model being loaded
+        write(docs / f"{name}.md", f"# Note {name}\n\nA note about the {name} otter.\n")
+    real = Encoder.__init__
+
+    def interrupted(self, *args, **kwargs):
+        raise KeyboardInterrupt  # as a Ctrl-C lands in the thread loading the model
+
+    monkeypatch.setattr(Encoder, "__init__", interrupted)
+    app = fresh_app(make_config)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            app.sync()
+    finally:
+        app.close()
+    monkeypatch.setattr(Encoder, "__init__", real)
+    app = fresh_app(make_config)
+    try:
+        progress = app.sync()
+        assert (progress.done, progress.skipped, progress.failed) == (4, 2, 0), progress.warnings
+    finally:
+        app.close()
