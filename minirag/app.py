@@ -322,7 +322,7 @@ class App:
 
     def _model_for_writing(self) -> ModelOnDemand:
         """The model loaded already; else, for an index that records the model named (or names none),
-        that model as its files state it, loaded at the first file a write reads (a sync that finds
+        that model as its files state it, loaded at the first file a write converts (a sync that finds
         nothing changed loads none); else (a new index, which records the model's width) loaded now.
         Another model than the index's is refused here, before anything loads, as a load refuses it."""
         if self._encoder is None:
@@ -428,7 +428,7 @@ class App:
 
         # A folder is a sync's bulk: one at a time with syncs, refused at once as a second sync is.
         with SyncLock(self.config.db_path) as lock:
-            self._load_model_holding(lock)
+            self._load_model_holding(lock, lazily=True)
             try:
                 return self._ingest_paths(paths, progress, lock.guarded(on_change), force=force, guard=lock.ensure_held)
             except BaseException:
@@ -594,7 +594,7 @@ class App:
         index (IndexPresence.being_built), not that none was run. One that fails to load takes away the
         lock file and folder this lock made, so a first sync that fails leaves nothing behind.
         `lazily`: loaded only for an index that records no model yet; else checked against the index's
-        without loading (_model_for_writing), for the sync to load at its first file to read."""
+        without loading (_model_for_writing), for the run to load at its first file to convert."""
         try:
             if lazily:
                 self._model_for_writing()

@@ -178,7 +178,7 @@ class _GroupLeft(Exception):
 
 class Pipeline:
     def __init__(self, index: Index, model: Encoder | ModelOnDemand, config: Config):
-        """`model`: a loaded encoder, or one loaded at the first file to read (`encoder`)."""
+        """`model`: a loaded encoder, or one loaded at the first file to convert (`encoder`)."""
         self.index = index
         self.model = model if isinstance(model, ModelOnDemand) else ModelOnDemand.of(model)
         self.config = config

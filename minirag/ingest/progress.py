@@ -58,7 +58,7 @@ class Progress:
     bytes_partial: float = 0.0
     embed_started: float | None = None
     stage: str = "loading the model"  # what the live line says until the walk has found the files
-    loading_model: bool = False  # a sync loads the model at its first file to read, after the walk
+    loading_model: bool = False  # a sync loads the model at its first file to convert, after the walk
     current: str | None = None
     ocr_page: tuple[str, int, int] | None = None  # (file, page, of pages): the page OCR is reading now
     warnings: list[str] = field(default_factory=list)
