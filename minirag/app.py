@@ -65,6 +65,7 @@ from minirag.index_presence import IndexPresence
 from minirag.ingest.ignore import IgnoreRules
 from minirag.ingest.jobs import SyncJob, SyncJobs
 from minirag.ingest.progress import Progress
+from minirag.model_on_demand import ModelOnDemand
 from minirag.results import read_page
 from minirag.search import Scope, Scopes
 from minirag.spellings import other_spelling
@@ -301,24 +302,36 @@ class App:
 
     @property
     def pipeline(self) -> Pipeline:
-        return self._pipeline_for(self._index_for_writing(rebuild=False))
+        return self._writing_pipeline(rebuild=False)
 
-    def _index_for_writing(self, *, rebuild: bool) -> Index:
-        """The index a write goes to, opened (made, when new) only once the model has loaded and the
-        chunk budget fits it: a model that cannot load, or a CHUNK_TOKEN_BUDGET past what it reads,
-        must not leave an empty index behind, which reads would take for no matches."""
-        checked_budget(self.config, self.encoder)
-        return self._open_index(rebuild=rebuild)
-
-    def _pipeline_for(self, index: Index) -> Pipeline:
+    def _writing_pipeline(self, *, rebuild: bool) -> Pipeline:
+        """The pipeline a write goes through. Its index is opened (made, when new) only once the model
+        is known to serve it and the chunk budget fits the model: a model that cannot load, or a
+        CHUNK_TOKEN_BUDGET past what it reads, must not leave an empty index behind, which reads would
+        take for no matches."""
         from minirag.ingest.pipeline import Pipeline  # the converters: not loaded for a query
 
-        encoder = self.encoder
+        model = self._model_for_writing()
+        checked_budget(self.config, model.spec)
+        index = self._open_index(rebuild=rebuild)
         with self._lock:
             if self._pipeline is None or self._pipeline.index is not index:
-                self._pipeline = Pipeline(index, encoder, self.config)
+                self._pipeline = Pipeline(index, model, self.config)
                 remember_model_path(index, self.config)
             return self._pipeline
+
+    def _model_for_writing(self) -> ModelOnDemand:
+        """The model loaded already; else, for an index that records the model named (or names none),
+        that model as its files state it, loaded at the first file a write converts (a sync that finds
+        nothing changed loads none); else (a new index, which records the model's width) loaded now.
+        Another model than the index's is refused here, before anything loads, as a load refuses it."""
+        if self._encoder is None:
+            binding = self.binding()
+            if binding.recorded is not None:
+                binding.refuse_mismatch(self.config)
+                binding.refuse_unlisted(self.config)
+                return ModelOnDemand(binding.spec_on_disk(self.config.cache_dir), lambda: self.encoder)
+        return ModelOnDemand.of(self.encoder)
 
     @property
     def query_pool(self) -> ThreadPoolExecutor:
@@ -415,7 +428,7 @@ class App:
 
         # A folder is a sync's bulk: one at a time with syncs, refused at once as a second sync is.
         with SyncLock(self.config.db_path) as lock:
-            self._load_model_holding(lock)
+            self._load_model_holding(lock, lazily=True)
             try:
                 return self._ingest_paths(paths, progress, lock.guarded(on_change), force=force, guard=lock.ensure_held)
             except BaseException:
@@ -573,15 +586,20 @@ class App:
         target = Path(self.file_source(path)[0]) if path is not None else None
         refuse_links(self.config)
         with SyncLock(self.config.db_path) as lock:
-            self._load_model_holding(lock)
+            self._load_model_holding(lock, lazily=True)
             return self._sync_locked(lock, target, progress or Progress(), on_change)
 
-    def _load_model_holding(self, lock: SyncLock) -> None:
+    def _load_model_holding(self, lock: SyncLock, *, lazily: bool = False) -> None:
         """The model, loaded with the sync lock held: reads in its seconds say a sync is building the
         index (IndexPresence.being_built), not that none was run. One that fails to load takes away the
-        lock file and folder this lock made, so a first sync that fails leaves nothing behind."""
+        lock file and folder this lock made, so a first sync that fails leaves nothing behind.
+        `lazily`: loaded only for an index that records no model yet; else checked against the index's
+        without loading (_model_for_writing), for the run to load at its first file to convert."""
         try:
-            self.encoder  # noqa: B018 - loaded here, under the lock, not at a write
+            if lazily:
+                self._model_for_writing()
+            else:
+                self.encoder  # noqa: B018 - loaded here, under the lock, not at a write
         except BaseException:
             lock.abandon()
             raise
@@ -632,7 +650,7 @@ class App:
 
         refuse_repointed_roots(self.config)
         before = self._index
-        pipeline = self._pipeline_for(self._index_for_writing(rebuild=True))
+        pipeline = self._writing_pipeline(rebuild=True)
         if paths is not None and before is not None and pipeline.index is not before:
             # The index file was deleted or replaced under this App (a watcher's): a pass over the
             # changed paths alone would leave the new file holding only those. Every root instead.
@@ -689,6 +707,7 @@ class App:
         try:
             lock.acquire()
         except SyncLocked:
+            _ = self.encoder  # a pipeline alone would load the model at the first file to convert
             _ = self.pipeline
             return
         try:

@@ -3,7 +3,7 @@
 An index keeps the model it was built with. Naming no model (neither MODEL_NAME nor
 MODEL_PATH) uses that one; naming another is a mismatch, refused before anything is
 loaded or downloaded. `App` (queries, syncs, status, list) and `doctor` all ask `bind`;
-the budget is `planned_budget` (without loading the model) or `checked_budget` (with it).
+the budget is `planned_budget`, and `checked_budget` for a write (its CHUNK_TOKEN_BUDGET checked).
 """
 
 from __future__ import annotations
@@ -161,12 +161,12 @@ def planned_budget(config: Config, spec: ModelSpec) -> int:
     return config.chunk_token_budget or min(spec.chunk_budget, spec.max_length)
 
 
-def checked_budget(config: Config, encoder) -> int:
-    """`planned_budget` for a loaded model; a CHUNK_TOKEN_BUDGET past what it reads is refused."""
-    budget = planned_budget(config, encoder.spec)
-    if budget > encoder.max_length:
+def checked_budget(config: Config, spec: ModelSpec) -> int:
+    """`planned_budget` for the model a write embeds with; a CHUNK_TOKEN_BUDGET past what it reads is refused."""
+    budget = planned_budget(config, spec)
+    if budget > spec.max_length:
         raise ConfigError(
-            f"CHUNK_TOKEN_BUDGET must be in {MIN_CHUNK_TOKEN_BUDGET}–{encoder.max_length} for "
-            f"{encoder.model_id} (its maximum sequence length), got {budget}"
+            f"CHUNK_TOKEN_BUDGET must be in {MIN_CHUNK_TOKEN_BUDGET}–{spec.max_length} for "
+            f"{spec.model_id} (its maximum sequence length), got {budget}"
         )
     return budget

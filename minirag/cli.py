@@ -65,7 +65,8 @@ def _config(args: argparse.Namespace):
     return load_config_from(args)
 
 
-def _run_files(args, runner) -> int:
+def _run_files(args, runner, nothing_found: str | None = None) -> int:
+    """`nothing_found`: said where the run found no file at all (and removed none)."""
     from minirag.ingest.progress import Progress
 
     progress = Progress()
@@ -95,6 +96,8 @@ def _run_files(args, runner) -> int:
             sys.stderr.write(f"minirag: {plural(progress.still_failing, 'file')} still failing, not tried again "
                              "(the same bytes failed before): `minirag list` says why; `minirag ingest PATH` "
                              "tries again\n")
+        if nothing_found and not (progress.seen or progress.deleted or progress.unread or progress.vanished):
+            sys.stderr.write(f"minirag: {for_terminal(a_name(nothing_found))}\n")
     others = progress.other_types_line()
     emit(args, progress, lambda p: f"{p.counts()} in {p.elapsed_seconds()} s{p.git_words()}" + (f"\n{others}" if others else ""),
           shaped=run_summary(progress) if args.json else None)
@@ -143,7 +146,11 @@ def _cmd_ingest(args, app) -> int:
 
 
 def _cmd_sync(args, app) -> int:
-    return _run_files(args, lambda progress, bar: app.sync(args.path, progress, on_change=bar))
+    where = args.path or ", ".join(str(root) for root in app.config.roots)
+    return _run_files(args, lambda progress, bar: app.sync(args.path, progress, on_change=bar),
+                      nothing_found=f"found no document to index in {where}: no file there is of a type minirag "
+                                    "reads (Markdown, text, PDF, Office, HTML, e-mail, e-books: docs/documents.md), "
+                                    "or ignore rules (.minignore, .gitignore) leave them all out")
 
 
 def _when_reader_leaves(stream, then: Callable[[], None], stop: threading.Event) -> None:

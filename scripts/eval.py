@@ -204,7 +204,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     weight = config.hybrid_weight if config.hybrid_weight is not None else "by query form and language (0.4; 0.3 sentences, 0.2 questions, 0.7 a language the model was not trained on)"
     print(f"model: {encoder.model_id} ({config.model_path}), hybrid weight {weight}, "
-          f"chunk budget {checked_budget(config, encoder)} tokens")
+          f"chunk budget {checked_budget(config, encoder.spec)} tokens")
     print(f"{'set':<22} {'mode':<8} {'nDCG@10':>8} {'MRR@10':>8} {'R@10':>8} {'R@100':>8} {'q/s':>7}", flush=True)
     for directory in sets:  # each set's rows as soon as it is done
         r = evaluate(directory, config, encoder, args.index_dir, log, args.keyword_budget_share, args.top_k)

@@ -161,7 +161,7 @@ def test_the_chunk_budget_is_the_models_own_unless_set(model_dir, tmp_path, sett
     (tmp_path / "minirag-model.json").write_text(json.dumps({**settings, "max_length": 512}))
     encoder = Encoder(resolve_model("ignored", tmp_path, Path("/nonexistent")))
     config = load_config(env=env, base_dirs=[str(tmp_path)], db_path=str(tmp_path / "i.db"), model_path=str(tmp_path))
-    assert checked_budget(config, encoder) == expected
+    assert checked_budget(config, encoder.spec) == expected
 
 
 @pytest.mark.parametrize(("settings", "expected"), [

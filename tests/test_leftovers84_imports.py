@@ -38,9 +38,6 @@ def test_leftovers84_status_imports_no_keyword_stemming(synced):
     assert modules & (KEYWORDS | MODEL) == set()
 
 
-@pytest.mark.xfail(strict=True, reason="a sync loads the model under its lock before it looks at any file "
-                   "(App._load_model_holding), and the pipeline takes its chunk budget and the index's model "
-                   "binding from the loaded encoder: loading it at the first file to embed is still to do")
 def test_leftovers84_a_sync_that_finds_nothing_changed_imports_no_model_runtime(synced):
     out, modules = _modules(synced.parent, "sync")
     assert "minirag.ingest.sync" in modules or "minirag.ingest.pipeline" in modules, sorted(modules)

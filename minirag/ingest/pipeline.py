@@ -15,11 +15,13 @@ import errno
 import functools
 import logging
 import os
+import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from minirag import interruptible
 from minirag.binding import checked_budget
@@ -28,7 +30,6 @@ from minirag.chunking.frontmatter import parse_frontmatter
 from minirag.chunking.titles import choose_title, first_h1, fitted_title
 from minirag.config import Config
 from minirag.display import message_line
-from minirag.encoder import Encoder
 from minirag.errors import ConversionFailed, MiniragError, PathOutsideRoots, exhausted
 from minirag.ingest import ocr
 from minirag.ingest.conversion_gate import ConversionGate
@@ -44,11 +45,16 @@ from minirag.ingest.file_state import (
     file_state,
 )
 from minirag.ingest.isolation import ConversionStopped, convert_isolated, limits_of
+from minirag.ingest.model_request import ModelRequest
 from minirag.ingest.progress import Progress, plural
 from minirag.ingest.scan import FileStat, FoundFile, file_stat, stat_now
 from minirag.keywords import KeywordText, keyword_texts
+from minirag.model_on_demand import ModelOnDemand
 from minirag.security import read_file_inside_roots
 from minirag.store.index import ExcludedState, Index, SourceRecord, StoredStat, StoredState
+
+if TYPE_CHECKING:
+    from minirag.encoder import Encoder
 
 log = logging.getLogger(__name__)
 
@@ -171,14 +177,47 @@ class _GroupLeft(Exception):
 
 
 class Pipeline:
-    def __init__(self, index: Index, encoder: Encoder, config: Config):
+    def __init__(self, index: Index, model: Encoder | ModelOnDemand, config: Config):
+        """`model`: a loaded encoder, or one loaded at the first file to convert (`encoder`)."""
         self.index = index
-        self.encoder = encoder
+        self.model = model if isinstance(model, ModelOnDemand) else ModelOnDemand.of(model)
         self.config = config
-        self.budget = checked_budget(config, encoder)
+        self.budget = checked_budget(config, self.model.spec)
         self.limits = limits_of(config)
         self.gate = ConversionGate()
-        index.bind_model(encoder.model_id, encoder.dimension)
+        self._encoder: Encoder | None = None
+        self._loading = threading.Lock()
+        bound = index.bound_model()
+        if self.model.loaded is not None or bound is None or bound[0] != self.model.model_id:
+            _ = self.encoder  # a new index records the model's width; another model's index refuses it
+        elif self.model.spec.dimension:
+            index.bind_model(self.model.model_id, self.model.spec.dimension)  # refused where it differs
+
+    @property
+    def encoder(self) -> Encoder:
+        """The model, loaded at the first call; the index refuses it there where its width is not the index's."""
+        if self._encoder is None:
+            with self._loading:
+                if self._encoder is None:
+                    encoder = self.model.loaded or self.model.load()
+                    self.index.bind_model(encoder.model_id, encoder.dimension)
+                    self._encoder = encoder
+        return self._encoder
+
+    def _load_for(self, progress: Progress, notify: Callable[[Progress], None]) -> None:
+        """The model loaded for a run whose walk is done: said on its live line, and its seconds kept
+        out of the ETA's clock, as a load before the walk is."""
+        if self._encoder is not None:
+            return
+        t0 = time.monotonic()
+        progress.loading_model = True
+        notify(progress)
+        try:
+            _ = self.encoder
+        finally:
+            progress.loading_model = False
+        if progress.work_started is not None:
+            progress.work_started += time.monotonic() - t0
 
     # --- preparing documents (runs in worker threads) ----------------------
 
@@ -233,12 +272,13 @@ class Pipeline:
     def prepare_file(self, found: FoundFile, stored: StoredState | None, *, force: bool,
                      progress: Progress | None = None, excluded: ExcludedState | None = None,
                      retry_failed: bool = False, marks: dict[str, str | None] | None = None,
-                     guard: Callable[[], None] = lambda: None,
+                     guard: Callable[[], None] = lambda: None, model: ModelRequest | None = None,
                      ) -> Document | Unchanged | Excluded | Failed | Vanished:
         """`retry_failed`: convert a file whose same bytes failed before (a user naming it wants
         to hear why), where a sync counts it as still failing. `marks`: the conversion is marked
         in the index while it runs (source -> the mark's reason, None once it ended well), for the
-        caller to resolve; None: not marked. `guard` runs before each mark is written (run_files)."""
+        caller to resolve; None: not marked. `guard` runs before each mark is written (run_files).
+        `model`: the run's thread loads the model, asked for here (run_files); None: loaded in this thread."""
         if excluded is not None and excluded.failure and retry_failed:
             excluded = None
         if found.size > self.config.max_file_size:  # never read: remembered by its size (and mtime)
@@ -271,6 +311,8 @@ class Pipeline:
             return (Failed(excluded.reason, digest, known=True, found=found) if state is FileState.FAILING
                     else Excluded(excluded.reason, digest, found))
         reason = f"{found.source}: {CONVERTING_AGAIN if state is FileState.INTERRUPTED else CONVERTING}"
+        if model is not None:
+            model.want()
 
         def mark(marks: dict[str, str | None]) -> None:
             guard()
@@ -308,6 +350,8 @@ class Pipeline:
             progress.add_time("convert", time.perf_counter() - t0)
             if progress.stop.is_set():  # chunking a large document takes as long as converting it
                 raise ConversionStopped(found.source)
+        if model is not None:
+            model.wait()
         try:
             built = self.build(converted, source=found.source, kind="file", stem=title_stem(found.source),
                                content_hash=digest, stat=stored_stat(found), progress=progress)
@@ -463,20 +507,24 @@ class Pipeline:
                     raise left.interrupt
 
         files = list(files)
+        # The model: loaded in this thread once a converting one finds a file to convert; a run that
+        # converts nothing never loads it.
+        model = ModelRequest(lambda: self._encoder is not None, lambda: self._load_for(progress, notify))
         progress.bytes_total += sum(f.size for f in files)
         workers = max(1, min(4, (os.cpu_count() or 2)))
         try:
-            with interruptible.pool(workers, "minirag-convert") as pool, \
+            with interruptible.pool(workers, "minirag-convert") as pool, contextlib.closing(model), \
                     _stopped_if_left(pool, progress):
                 for found, future in _ahead(pool, files, lambda f: self.prepare_file(
                         f, stored.get(f.source), force=force, progress=progress, excluded=exclusions.get(f.source),
-                        retry_failed=retry_failed, marks=marks, guard=guard)):
+                        retry_failed=retry_failed, marks=marks, guard=guard, model=model)):
                     if progress.stop.is_set():
                         break
                     progress.seen += 1
                     progress.current = found.source
                     if group and not future.done():
                         flush()  # the encoder embeds what is ready rather than wait on this file's conversion
+                    model.done(future)
                     try:
                         result = interruptible.result_of(future)
                     except ConversionStopped:

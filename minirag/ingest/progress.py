@@ -58,6 +58,7 @@ class Progress:
     bytes_partial: float = 0.0
     embed_started: float | None = None
     stage: str = "loading the model"  # what the live line says until the walk has found the files
+    loading_model: bool = False  # a sync loads the model at its first file to convert, after the walk
     current: str | None = None
     ocr_page: tuple[str, int, int] | None = None  # (file, page, of pages): the page OCR is reading now
     warnings: list[str] = field(default_factory=list)
@@ -163,6 +164,8 @@ class Progress:
             parts.append(f"ETA {duration(eta)}")
         if self.failed:
             parts.append(f"{self.failed} failed")
+        if self.loading_model:
+            parts = ["loading the model"]
         if (reading := self.ocr_page) is not None:
             parts.append(f"OCR of {os.path.basename(reading[0])}: page {reading[1]} of {reading[2]}")
         return f"[{self.finished}/{plural(self.total, 'file')}] " + ", ".join(parts)
