@@ -339,7 +339,10 @@ def left_running() -> bool:
 
 
 class _Pool(ThreadPoolExecutor):
-    """A ThreadPoolExecutor that knows the work it was given and has not finished."""
+    """A ThreadPoolExecutor that knows the work it was given and has not finished. Each run's future
+    is its own, known before the submission: the pool starts a thread inside `submit` and waits for
+    it to begin, and a signal's handler raising as that wait returns left a run going on that
+    neither the pool's threads (its shutdown joins them) nor the future handed back told of."""
 
     def __init__(self, workers: int, name: str) -> None:
         super().__init__(max_workers=workers, thread_name_prefix=name)
@@ -347,11 +350,33 @@ class _Pool(ThreadPoolExecutor):
         self._unfinished_lock = threading.Lock()
 
     def submit(self, fn, /, *args, **kwargs):
-        future = super().submit(fn, *args, **kwargs)
-        with self._unfinished_lock:
-            self._unfinished.add(future)
-        future.add_done_callback(self._finished)  # at once, here, if it is done already
+        future: Future = Future()
+
+        def work() -> None:
+            if not future.set_running_or_notify_cancel():  # cancelled before a thread took it
+                return
+            try:
+                result = fn(*args, **kwargs)
+            except BaseException as exc:  # noqa: BLE001 - handed to the future's reader
+                future.set_exception(exc)
+            else:
+                future.set_result(result)
+
+        try:
+            with self._unfinished_lock:
+                self._unfinished.add(future)
+            future.add_done_callback(self._finished)
+            super().submit(work)
+        except BaseException:
+            future.cancel()  # never queued, or queued and not begun: it never runs
+            raise
         return future
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        if cancel_futures:
+            for future in self.unfinished():
+                future.cancel()  # those not begun; a thread taking one later returns at once
+        super().shutdown(wait=wait, cancel_futures=cancel_futures)
 
     def _finished(self, future: Future) -> None:
         with self._unfinished_lock:

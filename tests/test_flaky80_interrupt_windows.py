@@ -76,3 +76,29 @@ def test_call_stops_and_waits_for_its_run_when_a_handler_raises_as_the_run_is_ha
         interruptible.call(_blocking(began, stopped, ended), stopped.set)
     assert stopped.is_set() and ended.is_set()  # asked to stop, and waited for
     assert not interruptible.left_running()
+
+
+def test_a_pools_exit_waits_for_a_run_whose_submission_a_handler_interrupted(monkeypatch):
+    """The pool's thread starts inside `submit` (Thread.start waits for it to begin): a Ctrl-C handled
+    as that wait returns left the run known to neither the pool (its threads, which its shutdown
+    joins) nor interruptible.pool (its unfinished work), and the block's exit went on while the run
+    did: its caller said it had stopped with a conversion running (test_waits81_ctrl_c, under load)."""
+    began, stopped, ended = threading.Event(), threading.Event(), threading.Event()
+    run = _blocking(began, stopped, ended)
+    start = threading.Thread.start
+
+    def start_then_raise(thread: threading.Thread) -> None:
+        start(thread)
+        if thread.name.startswith("minirag-test-pool"):
+            began.wait(60)  # the thread has taken the run
+            raise KeyboardInterrupt  # as Ctrl-C's handler does, as the start's wait returns
+
+    monkeypatch.setattr(threading.Thread, "start", start_then_raise)
+    with pytest.raises(KeyboardInterrupt), interruptible.pool(1, "minirag-test-pool") as pool:
+        try:
+            pool.submit(run)
+        finally:
+            monkeypatch.undo()
+            threading.Timer(0.5, stopped.set).start()  # the run ends half a second later
+    assert ended.is_set()  # the exit waited for the run
+    assert not interruptible.left_running()
