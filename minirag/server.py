@@ -70,7 +70,7 @@ from minirag.results import (
 )
 from minirag.server_state import ServerState, load_state
 from minirag.stdio_transport import max_line_chars, serve_stdio, without_lone_surrogates
-from minirag.tool_arguments import call_shape_error, type_error
+from minirag.tool_arguments import call_shape_error, meta_error, params_error, type_error
 from minirag.values import ConfigFailure
 
 log = logging.getLogger(__name__)
@@ -516,15 +516,17 @@ async def _refuse_malformed_calls(ctx, call_next):
         if (refusal := call_shape_error(ctx.params)) is not None:
             raise MCPError(code=INVALID_PARAMS, message=refusal)
         return await call_next(ctx)  # a tool's own ValidationError is its result's to say
+    method = shown(ctx.method, 60)
+    if (refusal := meta_error(method, ctx.params)) is not None:
+        raise MCPError(code=INVALID_PARAMS, message=refusal)
     try:
         return await call_next(ctx)
     except ValidationError as exc:
         errors = exc.errors(include_url=False)
         first = dict(errors[0]) if errors else {}
         loc = tuple(first.get("loc", ()))
-        said = _argument_error(first | {"loc": loc[1:] if loc[:1] == ("params",) else loc}, whole="params")
-        raise MCPError(code=INVALID_PARAMS,
-                       message=message_line(InvalidArgument(f"{shown(ctx.method, 60)}: {said}"))) from None
+        said = params_error(method, first | {"loc": loc[1:] if loc[:1] == ("params",) else loc})
+        raise MCPError(code=INVALID_PARAMS, message=message_line(InvalidArgument(said))) from None
 
 
 # What the SDK answers a request sent before the handshake, as it stands (its "pinned compat"): a
