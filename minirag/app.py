@@ -898,8 +898,8 @@ class App:
             if value < 0:
                 raise InvalidArgument(f"{name} must be 0 or more, got {value}")
         key = self.addressing.source_row(key).source
-        return ChunkWindow(tuple(self.index.chunk_window(key, chunk_index, min(before, MAX_NEIGHBORS),
-                                                         min(after, MAX_NEIGHBORS))))
+        chunks = tuple(self.index.chunk_window(key, chunk_index, min(before, MAX_NEIGHBORS), min(after, MAX_NEIGHBORS)))
+        return ChunkWindow(chunks, self.index.parents(row.parent_id for row in chunks))
 
     @explained
     def list_files(self, scope: str | Sequence[str] | None = None, collection: str | None = None, *,
