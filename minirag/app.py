@@ -611,7 +611,8 @@ class App:
         target = Path(self.file_source(path, must_be_absolute=True, argument="path")[0]) if path is not None else None
         refuse_links(self.config)
         return self.jobs.start(lambda lock, progress: self._sync_locked(lock, target, progress, None),
-                               what=f"syncing {target}" if target is not None else "syncing every root")
+                               what=f"syncing {target}" if target is not None else "syncing every root",
+                               looked_in=str(target) if target is not None else ", ".join(map(str, self.config.roots)))
 
     def sync_job(self, job_id: str) -> SyncJob:
         job = self.jobs.get(job_id)

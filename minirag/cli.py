@@ -96,7 +96,7 @@ def _run_files(args, runner, nothing_found: str | None = None) -> int:
             sys.stderr.write(f"minirag: {plural(progress.still_failing, 'file')} still failing, not tried again "
                              "(the same bytes failed before): `minirag list` says why; `minirag ingest PATH` "
                              "tries again\n")
-        if nothing_found and not (progress.seen or progress.deleted or progress.unread or progress.vanished):
+        if nothing_found and progress.found_nothing:
             sys.stderr.write(f"minirag: {for_terminal(a_name(nothing_found))}\n")
     others = progress.other_types_line()
     emit(args, progress, lambda p: f"{p.counts()} in {p.elapsed_seconds()} s{p.git_words()}" + (f"\n{others}" if others else ""),
@@ -146,11 +146,11 @@ def _cmd_ingest(args, app) -> int:
 
 
 def _cmd_sync(args, app) -> int:
+    from minirag.ingest.progress import nothing_found
+
     where = args.path or ", ".join(str(root) for root in app.config.roots)
     return _run_files(args, lambda progress, bar: app.sync(args.path, progress, on_change=bar),
-                      nothing_found=f"found no document to index in {where}: no file there is of a type minirag "
-                                    "reads (Markdown, text, PDF, Office, HTML, e-mail, e-books: docs/documents.md), "
-                                    "or ignore rules (.minignore, .gitignore) leave them all out")
+                      nothing_found=nothing_found(where))
 
 
 def _when_reader_leaves(stream, then: Callable[[], None], stop: threading.Event) -> None:

@@ -24,7 +24,7 @@ from minirag.errors import InvalidArgument, MiniragError
 from minirag.gitstate import GitState
 from minirag.ingest.jobs import SyncJob
 from minirag.ingest.listing import ListEntry
-from minirag.ingest.progress import Progress
+from minirag.ingest.progress import Progress, nothing_found
 from minirag.ingest.watch import PassReport, WatchState
 from minirag.search import Hit
 from minirag.store.backup import BackupResult
@@ -682,6 +682,8 @@ def sync_job(job: SyncJob) -> dict:
     return {"jobId": job.job_id, "state": job.state, **progress_fields(job.progress),
             **({"error": job.error} if job.error else {}),
             **({"reason": job.cancel_reason} if job.state == "cancelled" else {}),
+            **({"note": nothing_found(job.looked_in)}
+               if job.state == "succeeded" and job.looked_in and job.progress.found_nothing else {}),
             **({"cancelling": True} if job.state == "running" and job.cancel_reason else {})}
 
 
