@@ -10,6 +10,7 @@ until Ctrl-C and then exits 130.
 from __future__ import annotations
 
 import argparse
+import atexit
 import codecs
 import contextlib
 import dataclasses
@@ -532,6 +533,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     with --json one error object on stdout too."""
     if argv is None:
         _read_names_as_utf8()
+        atexit.register(_ignore_stops_at_teardown)  # before any other: run after them all
     try:
         code = _main(argv)
         if argv is None:
@@ -686,6 +688,17 @@ def _end_at_a_stop(code: int) -> None:
         if hasattr(signal, name):
             with contextlib.suppress(ValueError):  # not the main thread (no signals to take there)
                 signal.signal(getattr(signal, name), end)
+
+
+def _ignore_stops_at_teardown() -> None:
+    """The process's last exit callback: from here on a stop signal is ignored. What is left is the
+    interpreter freeing its modules, which it does with every signal put back to its default action
+    first: a SIGTERM then (`timeout`'s, after a Ctrl-C's stop was said) killed the process, its exit
+    status -15 in place of the command's. An ignored signal stays ignored through that."""
+    for name in ("SIGTERM", "SIGHUP", "SIGINT"):  # Windows has no SIGHUP
+        if hasattr(signal, name):
+            with contextlib.suppress(ValueError):  # not the main thread (no signals to take there)
+                signal.signal(getattr(signal, name), signal.SIG_IGN)
 
 
 def _end_process(code: int) -> None:
