@@ -216,8 +216,10 @@ async def query_documents(state: ServerState, query: Query, topK: TopK = DEFAULT
     return query_result(found, state.budget)
 
 
-# The cancelled write calls `stoppable` is waiting for, each its thread's end: a Ctrl-C then is a second one.
-_stopping: set[threading.Event] = set()
+# The write calls in hand (`stoppable`'s, settled: started, its thread's end not yet set), whose stop a
+# first Ctrl-C waits for: a second one then quits at once, whether or not that first one's cancellation
+# has reached the call yet (the event loop busy meanwhile).
+_writing: set[threading.Event] = set()
 
 
 async def stoppable(call: Callable[[], Any], limit_s: float | None, *, settle: bool = False) -> Any:
@@ -234,24 +236,24 @@ async def stoppable(call: Callable[[], Any], limit_s: float | None, *, settle: b
     started, ended = threading.Event(), threading.Event()
 
     def under_bound() -> Any:
+        if settle:
+            _writing.add(ended)
         started.set()
         try:
             with interruptible.bounded(bound):
                 return call()
         finally:
             ended.set()
+            _writing.discard(ended)
 
     try:
         return await anyio.to_thread.run_sync(under_bound, abandon_on_cancel=True)
     except anyio.get_cancelled_exc_class():
         waited = settle and started.is_set()
-        if waited:
-            _stopping.add(ended)  # not discarded where the wait is torn down: the process is ending
         bound.stop("was stopped: the call was cancelled")
         if waited:
             with anyio.CancelScope(shield=True):
                 stopped = await anyio.to_thread.run_sync(ended.wait, STOPPED_WITHIN_S)
-            _stopping.discard(ended)
             if not stopped:
                 log.warning("a cancelled call went on %g s after it was stopped: the server goes on without it",
                             STOPPED_WITHIN_S)
@@ -763,16 +765,18 @@ def serve(args, state: ServerState | None = None) -> int:
 
 
 async def _serve_stdio(server, max_line: int) -> None:
-    """serve_stdio, a second Ctrl-C quitting at once while a write call the first cancelled is waited
-    for (`stoppable`, up to STOPPED_WITHIN_S): asyncio's handler, which the loop's run installed, took
-    it for another cancellation, and the call's thread, stuck where its stop does not reach, then held
-    the process's exit. Installed here, inside that run, and given back as it ends."""
+    """serve_stdio, a second Ctrl-C quitting at once while a write call is in hand, which the first
+    cancels and waits for (`stoppable`, up to STOPPED_WITHIN_S): asyncio's handler, which the loop's
+    run installed, took it for another cancellation, and the call's thread, stuck where its stop does
+    not reach, then held the process's exit; one that came before the first's cancellation reached the
+    call ended the loop, whose teardown waited for the call all the same. Installed here, inside that
+    run, and given back as it ends."""
     asyncio_handler = signal.getsignal(signal.SIGINT)
     pressed = [0]
 
     def on_ctrl_c(signum, frame) -> None:
         pressed[0] += 1
-        if pressed[0] > 1 and any(not ended.is_set() for ended in list(_stopping)):
+        if pressed[0] > 1 and any(not ended.is_set() for ended in list(_writing)):
             _quit_now(signum, frame)
         if callable(asyncio_handler):
             asyncio_handler(signum, frame)
