@@ -58,6 +58,7 @@ from minirag.errors import (
     IndexUnavailable,
     InvalidArgument,
     MiniragError,
+    ModelUnavailable,
     NotFound,
     SyncLocked,
 )
@@ -304,14 +305,14 @@ class App:
     def pipeline(self) -> Pipeline:
         return self._writing_pipeline(rebuild=False)
 
-    def _writing_pipeline(self, *, rebuild: bool) -> Pipeline:
+    def _writing_pipeline(self, *, rebuild: bool, finds_nothing: Callable[[], bool] | None = None) -> Pipeline:
         """The pipeline a write goes through. Its index is opened (made, when new) only once the model
         is known to serve it and the chunk budget fits the model: a model that cannot load, or a
         CHUNK_TOKEN_BUDGET past what it reads, must not leave an empty index behind, which reads would
-        take for no matches."""
+        take for no matches. `finds_nothing`: _model_for_writing's."""
         from minirag.ingest.pipeline import Pipeline  # the converters: not loaded for a query
 
-        model = self._model_for_writing()
+        model = self._model_for_writing(finds_nothing)
         checked_budget(self.config, model.spec)
         index = self._open_index(rebuild=rebuild)
         with self._lock:
@@ -320,18 +321,36 @@ class App:
                 remember_model_path(index, self.config)
             return self._pipeline
 
-    def _model_for_writing(self) -> ModelOnDemand:
+    def _model_for_writing(self, finds_nothing: Callable[[], bool] | None = None) -> ModelOnDemand:
         """The model loaded already; else, for an index that records the model named (or names none),
         that model as its files state it, loaded at the first file a write converts (a sync that finds
-        nothing changed loads none); else (a new index, which records the model's width) loaded now.
-        Another model than the index's is refused here, before anything loads, as a load refuses it."""
+        nothing changed loads none); else (a new index, which records the model's width) loaded now,
+        unless `finds_nothing()` (a sync's walk finds no file at all) and its settings are on disk: the
+        first file to convert loads it then. Another model than the index's is refused here, before
+        anything loads, as a load refuses it."""
         if self._encoder is None:
             binding = self.binding()
-            if binding.recorded is not None:
+            if binding.recorded is not None or (finds_nothing is not None and finds_nothing()):
                 binding.refuse_mismatch(self.config)
                 binding.refuse_unlisted(self.config)
-                return ModelOnDemand(binding.spec_on_disk(self.config.cache_dir), lambda: self.encoder)
+                try:
+                    return ModelOnDemand(binding.spec_on_disk(self.config.cache_dir), lambda: self.encoder)
+                except ModelUnavailable:
+                    if binding.recorded is not None:
+                        raise  # a new index's model whose files are not here yet: loaded (fetched) below
         return ModelOnDemand.of(self.encoder)
+
+    def _finds_nothing(self, target: Path | None) -> Callable[[], bool]:
+        """Whether a sync of `target` (None: every root) finds no file at all: its walk's first step."""
+        from minirag.ingest.scan import walk, walk_roots
+
+        def nothing() -> bool:
+            rules = IgnoreRules.from_config(self.config)
+            found = walk(target, self.config.roots, rules=rules) if target is not None else \
+                walk_roots(self.config.roots, rules=rules)
+            return next(iter(found), None) is None
+
+        return nothing
 
     @property
     def query_pool(self) -> ThreadPoolExecutor:
@@ -586,18 +605,20 @@ class App:
         target = Path(self.file_source(path)[0]) if path is not None else None
         refuse_links(self.config)
         with SyncLock(self.config.db_path) as lock:
-            self._load_model_holding(lock, lazily=True)
+            self._load_model_holding(lock, lazily=True, finds_nothing=self._finds_nothing(target))
             return self._sync_locked(lock, target, progress or Progress(), on_change)
 
-    def _load_model_holding(self, lock: SyncLock, *, lazily: bool = False) -> None:
+    def _load_model_holding(self, lock: SyncLock, *, lazily: bool = False,
+                            finds_nothing: Callable[[], bool] | None = None) -> None:
         """The model, loaded with the sync lock held: reads in its seconds say a sync is building the
         index (IndexPresence.being_built), not that none was run. One that fails to load takes away the
         lock file and folder this lock made, so a first sync that fails leaves nothing behind.
         `lazily`: loaded only for an index that records no model yet; else checked against the index's
-        without loading (_model_for_writing), for the run to load at its first file to convert."""
+        without loading (_model_for_writing, with `finds_nothing`), for the run to load at its first file
+        to convert."""
         try:
             if lazily:
-                self._model_for_writing()
+                self._model_for_writing(finds_nothing)
             else:
                 self.encoder  # noqa: B018 - loaded here, under the lock, not at a write
         except BaseException:
@@ -611,7 +632,8 @@ class App:
         target = Path(self.file_source(path, must_be_absolute=True, argument="path")[0]) if path is not None else None
         refuse_links(self.config)
         return self.jobs.start(lambda lock, progress: self._sync_locked(lock, target, progress, None),
-                               what=f"syncing {target}" if target is not None else "syncing every root")
+                               what=f"syncing {target}" if target is not None else "syncing every root",
+                               looked_in=str(target) if target is not None else ", ".join(map(str, self.config.roots)))
 
     def sync_job(self, job_id: str) -> SyncJob:
         job = self.jobs.get(job_id)
@@ -650,7 +672,7 @@ class App:
 
         refuse_repointed_roots(self.config)
         before = self._index
-        pipeline = self._writing_pipeline(rebuild=True)
+        pipeline = self._writing_pipeline(rebuild=True, finds_nothing=self._finds_nothing(target) if paths is None else None)
         if paths is not None and before is not None and pipeline.index is not before:
             # The index file was deleted or replaced under this App (a watcher's): a pass over the
             # changed paths alone would leave the new file holding only those. Every root instead.
@@ -898,8 +920,8 @@ class App:
             if value < 0:
                 raise InvalidArgument(f"{name} must be 0 or more, got {value}")
         key = self.addressing.source_row(key).source
-        return ChunkWindow(tuple(self.index.chunk_window(key, chunk_index, min(before, MAX_NEIGHBORS),
-                                                         min(after, MAX_NEIGHBORS))))
+        chunks = tuple(self.index.chunk_window(key, chunk_index, min(before, MAX_NEIGHBORS), min(after, MAX_NEIGHBORS)))
+        return ChunkWindow(chunks, self.index.parents(row.parent_id for row in chunks))
 
     @explained
     def list_files(self, scope: str | Sequence[str] | None = None, collection: str | None = None, *,

@@ -10,6 +10,7 @@ until Ctrl-C and then exits 130.
 from __future__ import annotations
 
 import argparse
+import atexit
 import codecs
 import contextlib
 import dataclasses
@@ -96,7 +97,7 @@ def _run_files(args, runner, nothing_found: str | None = None) -> int:
             sys.stderr.write(f"minirag: {plural(progress.still_failing, 'file')} still failing, not tried again "
                              "(the same bytes failed before): `minirag list` says why; `minirag ingest PATH` "
                              "tries again\n")
-        if nothing_found and not (progress.seen or progress.deleted or progress.unread or progress.vanished):
+        if nothing_found and progress.found_nothing:
             sys.stderr.write(f"minirag: {for_terminal(a_name(nothing_found))}\n")
     others = progress.other_types_line()
     emit(args, progress, lambda p: f"{p.counts()} in {p.elapsed_seconds()} s{p.git_words()}" + (f"\n{others}" if others else ""),
@@ -146,11 +147,11 @@ def _cmd_ingest(args, app) -> int:
 
 
 def _cmd_sync(args, app) -> int:
+    from minirag.ingest.progress import nothing_found
+
     where = args.path or ", ".join(str(root) for root in app.config.roots)
     return _run_files(args, lambda progress, bar: app.sync(args.path, progress, on_change=bar),
-                      nothing_found=f"found no document to index in {where}: no file there is of a type minirag "
-                                    "reads (Markdown, text, PDF, Office, HTML, e-mail, e-books: docs/documents.md), "
-                                    "or ignore rules (.minignore, .gitignore) leave them all out")
+                      nothing_found=nothing_found(where))
 
 
 def _when_reader_leaves(stream, then: Callable[[], None], stop: threading.Event) -> None:
@@ -532,6 +533,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     with --json one error object on stdout too."""
     if argv is None:
         _read_names_as_utf8()
+        atexit.register(_ignore_stops_at_teardown)  # before any other: run after them all
     try:
         code = _main(argv)
         if argv is None:
@@ -686,6 +688,17 @@ def _end_at_a_stop(code: int) -> None:
         if hasattr(signal, name):
             with contextlib.suppress(ValueError):  # not the main thread (no signals to take there)
                 signal.signal(getattr(signal, name), end)
+
+
+def _ignore_stops_at_teardown() -> None:
+    """The process's last exit callback: from here on a stop signal is ignored. What is left is the
+    interpreter freeing its modules, which it does with every signal put back to its default action
+    first: a SIGTERM then (`timeout`'s, after a Ctrl-C's stop was said) killed the process, its exit
+    status -15 in place of the command's. An ignored signal stays ignored through that."""
+    for name in ("SIGTERM", "SIGHUP", "SIGINT"):  # Windows has no SIGHUP
+        if hasattr(signal, name):
+            with contextlib.suppress(ValueError):  # not the main thread (no signals to take there)
+                signal.signal(getattr(signal, name), signal.SIG_IGN)
 
 
 def _end_process(code: int) -> None:

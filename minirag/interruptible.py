@@ -234,6 +234,24 @@ def steps() -> int:
     return _steps
 
 
+@contextlib.contextmanager
+def _stops_as_raised() -> Iterator[None]:
+    """A stop signal's exception as its handler raised it. One raised inside Condition.wait, as the
+    wait takes its lock back (a second signal, following the first within milliseconds), leaves the
+    lock unheld, and the `with` around the wait then fails to release it: `RuntimeError: release
+    unlocked lock`, the signal's KeyboardInterrupt only its context (a model run reported it as the
+    model failing)."""
+    try:
+        yield
+    except RuntimeError as exc:
+        behind = exc.__context__
+        while behind is not None and not isinstance(behind, KeyboardInterrupt):
+            behind = behind.__context__
+        if behind is None:
+            raise
+        raise behind from None
+
+
 def done(future: Future) -> None:
     """Wait until `future` is done, where the main thread's signal handlers still run.
 
@@ -243,7 +261,8 @@ def done(future: Future) -> None:
     (Ctrl-C did nothing). A wait in short slices goes back to Python between them, which runs the
     handler."""
     while not future.done():
-        wait([future], timeout=_SLICE_S)
+        with _stops_as_raised():
+            wait([future], timeout=_SLICE_S)
 
 
 def result_of(future: Future[T]) -> T:
@@ -259,7 +278,8 @@ def join(thread: threading.Thread, timeout: float | None = None) -> None:
         left = _SLICE_S if deadline is None else min(_SLICE_S, deadline - time.monotonic())
         if left <= 0:
             return
-        thread.join(left)
+        with _stops_as_raised():
+            thread.join(left)
 
 
 def wait_set(event: threading.Event, timeout: float | None = None) -> bool:
@@ -270,7 +290,8 @@ def wait_set(event: threading.Event, timeout: float | None = None) -> bool:
         left = _SLICE_S if deadline is None else min(_SLICE_S, deadline - time.monotonic())
         if left <= 0:
             return False
-        event.wait(left)
+        with _stops_as_raised():
+            event.wait(left)
     return True
 
 

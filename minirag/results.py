@@ -24,7 +24,7 @@ from minirag.errors import InvalidArgument, MiniragError
 from minirag.gitstate import GitState
 from minirag.ingest.jobs import SyncJob
 from minirag.ingest.listing import ListEntry
-from minirag.ingest.progress import Progress
+from minirag.ingest.progress import Progress, nothing_found
 from minirag.ingest.watch import PassReport, WatchState
 from minirag.search import Hit
 from minirag.store.backup import BackupResult
@@ -542,7 +542,45 @@ def chunk_row(row: ChunkRow) -> dict:
 
 @payload.register
 def _window(value: ChunkWindow) -> dict:
-    return {"chunks": [chunk_row(row) for row in value.chunks]}
+    return _window_payload(value.chunks, value.parents, _sections_of(value.chunks, value.parents))
+
+
+def _sections_of(chunks: Sequence[ChunkRow], parents: Mapping[int, str]) -> list[int]:
+    """The parent ids `chunks` point to that `parents` holds: the target's first, then in chunk order."""
+    ordered = sorted(chunks, key=lambda row: not row.is_target)
+    return [pid for pid in dict.fromkeys(row.parent_id for row in ordered) if pid in parents]
+
+
+def _window_payload(chunks: Sequence[ChunkRow], parents: Mapping[int, str], sent: Sequence[int]) -> dict:
+    return {"chunks": [chunk_row(row) for row in chunks], "parents": {str(pid): parents[pid] for pid in sent}}
+
+
+NEIGHBORS_NEXT = ("ask for fewer chunks (before, after); a left-out parent is the section around its chunks: "
+                  "read_file (source) gives the whole document, a page at a time")
+
+
+def neighbors_result(value: ChunkWindow, budget: int) -> dict:
+    """The chunks in order, then the sections they point to, each once (the target's first). Over
+    `budget` tokens: as many chunks as fit from the first, then the sections of those while they fit,
+    and `truncated` says what was left out and how to get it."""
+    full = payload(value)
+    if cost(full) <= budget:
+        return full
+    chunks, parents = list(value.chunks), value.parents
+
+    def shaped(kept: list[ChunkRow], sent: list[int]) -> dict:
+        out = _window_payload(kept, parents, sent)
+        out["truncated"] = {"field": "chunks", "leftOut": len(chunks) - len(kept),
+                            "parentsLeftOut": [str(pid) for pid in _sections_of(kept, parents) if pid not in sent],
+                            "maxResponseTokens": budget, "next": NEIGHBORS_NEXT}
+        return out
+
+    kept = chunks[:largest_fitting(len(chunks), lambda n: cost(shaped(chunks[:n], [])) <= budget)]
+    sent: list[int] = []
+    for pid in _sections_of(kept, parents):
+        if cost(shaped(kept, [*sent, pid])) <= budget:
+            sent.append(pid)
+    return shaped(kept, sent)
 
 
 def list_entry(entry: ListEntry) -> dict:
@@ -644,6 +682,8 @@ def sync_job(job: SyncJob) -> dict:
     return {"jobId": job.job_id, "state": job.state, **progress_fields(job.progress),
             **({"error": job.error} if job.error else {}),
             **({"reason": job.cancel_reason} if job.state == "cancelled" else {}),
+            **({"note": nothing_found(job.looked_in)}
+               if job.state == "succeeded" and job.looked_in and job.progress.found_nothing else {}),
             **({"cancelling": True} if job.state == "running" and job.cancel_reason else {})}
 
 

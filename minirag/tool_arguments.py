@@ -10,6 +10,7 @@ up to 2**53, the largest a JSON number carries exactly.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -117,11 +118,38 @@ def call_shape_error(params: Any) -> str | None:
     if arguments is not None and not isinstance(arguments, Mapping):
         return ('tools/call: arguments must be a JSON object of named arguments ({"name": value, ...}), '
                 f"got {described(arguments)}")
-    if "_meta" in params:  # where a client asks for progress: JSON-RPC's ProgressToken is a string or an integer
-        meta = params["_meta"]
-        if meta is not None and not isinstance(meta, Mapping):
-            return f"tools/call: _meta must be a JSON object, got {described(meta)}"
-        if meta is not None and "progressToken" in meta and not isinstance(meta["progressToken"], (str, int)):
-            return ("tools/call: _meta.progressToken must be a string or an integer, got "
-                    f"{described(meta['progressToken'])}")
+    return meta_error("tools/call", params)
+
+
+def meta_error(method: str, params: Any) -> str | None:
+    """One line saying what is wrong with a request's `_meta`, which any request may carry (where a
+    client asks for progress: the protocol's ProgressToken is a string or an integer), or None."""
+    if not isinstance(params, Mapping) or "_meta" not in params:
+        return None
+    meta = params["_meta"]
+    if meta is not None and not isinstance(meta, Mapping):
+        return f"{method}: _meta must be a JSON object, got {described(meta)}"
+    if meta is not None and "progressToken" in meta and not isinstance(meta["progressToken"], (str, int)):
+        return f"{method}: _meta.progressToken must be a string or an integer, got {described(meta['progressToken'])}"
     return None
+
+
+# What a request's params validation (the SDK's pydantic models) wanted, in JSON's words.
+_WANTED_BY_ERROR = {"string_type": "a string", "int_type": "a whole number", "int_parsing": "a whole number",
+                    "int_from_float": "a whole number", "float_type": "a number", "float_parsing": "a number",
+                    "bool_type": "true or false", "bool_parsing": "true or false", "dict_type": "a JSON object",
+                    "model_type": "a JSON object", "model_attributes_type": "a JSON object",
+                    "list_type": "an array"}
+# A step of a validation error's location that names a model's union arm or validator, not a field.
+_NOT_A_FIELD = re.compile(r"^(str|int|float|bool|none|[a-z-]+\[.*\]|function-[a-z-]+)$")
+
+
+def params_error(method: str, error: Mapping[str, Any]) -> str:
+    """One line for the first complaint of a request's params validation, in the protocol's words:
+    the field as the client wrote it (`cursor`), what it must be and what came, as JSON."""
+    where = ".".join(str(step) for step in error.get("loc", ()) if not _NOT_A_FIELD.match(str(step))) or "params"
+    if error.get("type") == "missing":
+        return f"{method}: {where} is required"
+    wanted = _WANTED_BY_ERROR.get(str(error.get("type")))
+    said = f"must be {wanted}" if wanted else f"is not valid ({error.get('msg', 'refused')})"
+    return f"{method}: {where} {said}, got {described(error.get('input'))}"

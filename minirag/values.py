@@ -83,7 +83,10 @@ class ReadResult:
 
 @dataclass(frozen=True, slots=True)
 class ChunkWindow:
+    """The chunks around one chunk, and the text of the sections they point to (by parent id)."""
+
     chunks: tuple[ChunkRow, ...]
+    parents: Mapping[int, str]
 
 
 @dataclass(frozen=True, slots=True)

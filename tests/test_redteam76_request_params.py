@@ -14,10 +14,10 @@ pytestmark = pytest.mark.slow  # the server in a process of its own
 
 _REQUESTS = [
     # (method, params, what the answer names)
-    ("tools/list", {"cursor": 5}, "tools/list: cursor: "),
+    ("tools/list", {"cursor": 5}, "tools/list: cursor must be a string, got 5"),
     ("completion/complete", {}, "completion/complete: argument is required"),
     ("initialize", {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": "x"},
-     "initialize: clientInfo: "),
+     "initialize: clientInfo must be a JSON object, got the string 'x'"),
 ]
 
 

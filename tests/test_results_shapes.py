@@ -64,11 +64,12 @@ def test_a_chunk_window_gives_parent_ids_as_strings_and_pages_as_a_hit_does():
     """`pages` as query_documents and read_file name it, and only where the document has pages."""
     window = ChunkWindow((ChunkRow("/d/a.pdf", 0, "one", 7, None, None, False),
                           ChunkRow("/d/a.pdf", 1, "two", 7, 2, 3, True),
-                          ChunkRow("/d/a.pdf", 2, "three", 8, 4, 4, False)))
+                          ChunkRow("/d/a.pdf", 2, "three", 8, 4, 4, False)), {7: "one two", 8: "three"})
     assert payload(window) == {"chunks": [
         {"source": "/d/a.pdf", "chunkIndex": 0, "text": "one", "parentId": "7", "isTarget": False},
         {"source": "/d/a.pdf", "chunkIndex": 1, "text": "two", "parentId": "7", "pages": "2-3", "isTarget": True},
-        {"source": "/d/a.pdf", "chunkIndex": 2, "text": "three", "parentId": "8", "pages": "4", "isTarget": False}]}
+        {"source": "/d/a.pdf", "chunkIndex": 2, "text": "three", "parentId": "8", "pages": "4", "isTarget": False}],
+        "parents": {"7": "one two", "8": "three"}}
 
 
 def test_a_listing_leaves_out_reason_lifecycle_and_note_when_unset():

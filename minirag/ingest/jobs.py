@@ -32,6 +32,7 @@ class SyncJob:
     error: str | None = None
     cancel_reason: str | None = None  # set when asked to stop; the state says "cancelled" once it has
     finished_at: float | None = None
+    looked_in: str = ""  # the roots or the path the job syncs, as a note that it found nothing names them
     _done: threading.Event = field(default_factory=threading.Event, repr=False)
     # The job's model runs: its thread runs under it, and a cancel stops the run in hand. No time limit: a
     # big batch on a slow machine may take long.
@@ -62,8 +63,9 @@ class SyncJobs:
         self._counter = itertools.count(1)
 
     def start(self, work: Callable[[SyncLock, Progress], None],
-              on_change: Callable[[SyncJob], None] | None = None, what: str = "syncing every root") -> SyncJob:
-        """`what`: the job's work in words, for the line that says it started."""
+              on_change: Callable[[SyncJob], None] | None = None, what: str = "syncing every root",
+              looked_in: str = "") -> SyncJob:
+        """`what`: the job's work in words, for the line that says it started; `looked_in`: SyncJob's."""
         try:
             lock = SyncLock(self.db_path).acquire()  # raises SyncLocked at once if held
         except SyncLocked:
@@ -73,7 +75,8 @@ class SyncJobs:
                 raise
             raise SyncLocked(f"sync job {running.job_id} of this server (pid {os.getpid()}) is running: sync_status "
                              "with that jobId follows it, sync_cancel stops it") from None
-        job = SyncJob(job_id=f"sync-{next(self._counter)}-{uuid.uuid4().hex[:8]}", progress=Progress())
+        job = SyncJob(job_id=f"sync-{next(self._counter)}-{uuid.uuid4().hex[:8]}", progress=Progress(),
+                      looked_in=looked_in)
 
         ended = threading.Event()
 

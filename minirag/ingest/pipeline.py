@@ -188,9 +188,10 @@ class Pipeline:
         self._encoder: Encoder | None = None
         self._loading = threading.Lock()
         bound = index.bound_model()
-        if self.model.loaded is not None or bound is None or bound[0] != self.model.model_id:
+        # A new index with the model not loaded (a sync that found no file): the first file loads and binds it.
+        if self.model.loaded is not None or (bound is not None and bound[0] != self.model.model_id):
             _ = self.encoder  # a new index records the model's width; another model's index refuses it
-        elif self.model.spec.dimension:
+        elif bound is not None and self.model.spec.dimension:
             index.bind_model(self.model.model_id, self.model.spec.dimension)  # refused where it differs
 
     @property

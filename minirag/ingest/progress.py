@@ -27,6 +27,13 @@ ETA_AFTER_SHARE = 0.05
 ETA_AFTER_S = 30.0
 
 
+def nothing_found(where: str) -> str:
+    """What a sync that found no file says of `where` it looked (the CLI on stderr, a sync job's note)."""
+    return (f"found no document to index in {where}: no file there is of a type minirag reads (Markdown, text, "
+            "PDF, Office, HTML, e-mail, e-books: docs/documents.md), or ignore rules (.minignore, .gitignore) "
+            "leave them all out")
+
+
 @dataclass
 class Progress:
     """Live counts of one ingest or sync run; safe to read from another thread."""
@@ -193,6 +200,11 @@ class Progress:
     def finished(self) -> int:
         """Files this run is done with, whatever became of each."""
         return self.done + self.skipped + self.excluded + self.failed + self.still_failing
+
+    @property
+    def found_nothing(self) -> bool:
+        """The run found no file at all to look at, removed none and missed no path."""
+        return not (self.seen or self.deleted or self.unread or self.vanished)
 
     @property
     def incomplete(self) -> bool:
