@@ -449,10 +449,24 @@ def _is_damage(exc: BaseException) -> bool:
     it (a keyword row or vector left behind by a chunk deleted by hand holds the id SQLite reuses)."""
     lowered = str(exc).lower()
     return (isinstance(exc, IntegrityError) or "malformed" in lowered or "not a database" in lowered
+            or _not_utf8(str(exc)) is not None
             or "database corrupt" in lowered or (getattr(exc, "sqlite_errorcode", None) or 0) & 0xFF in _DAMAGE_CODES
             # sqlite-vec's own words for a vector page it cannot read (its SQLite code says only "error")
             or ("blob" in lowered and "read error" in lowered))
 
+
+
+# Python's words for a TEXT value whose bytes are not UTF-8: SQLite stores whatever bytes it is given.
+_NOT_UTF8 = re.compile(r"Could not decode to UTF-8 column '(.*?)' with text '(.*)'", re.DOTALL)
+
+
+def _not_utf8(text: str) -> str | None:
+    """A read's decode error said as the damage it is (minirag writes only UTF-8), or None."""
+    found = _NOT_UTF8.match(text)
+    if found is None:
+        return None
+    column, head = found.groups()
+    return f"database corrupt: its column {column!r} holds text that is not UTF-8 ({head[:40]!r})"
 
 
 def explain(exc: BaseException, path: Path) -> str:
@@ -461,6 +475,7 @@ def explain(exc: BaseException, path: Path) -> str:
     lowered = text.lower()
     if isinstance(exc, IntegrityError):
         text = f"its tables disagree: {text}; `minirag doctor` names how"
+    text = _not_utf8(text) or text
     if _names_another_file(exc, path):
         return str(not_sqlite_error(path))
     if _is_damage(exc):

@@ -1,0 +1,50 @@
+"""Red team 86: an index someone else made (mailed, copied to a share, restored from an untrusted
+backup) is input like any document: what it holds that minirag never writes is said to be a damaged
+index, in one line that says what to do, for every command that meets it."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import write
+
+from minirag.errors import DamagedIndex
+from minirag.results import payload
+from minirag.store.connection import sqlite3
+
+# What was written outside minirag: the read it broke. SQLite keeps whatever bytes a TEXT value is
+# given; Python reads TEXT as UTF-8 and refused these with 'the index ... failed: OperationalError:
+# Could not decode to UTF-8 column ...', which names neither the damage nor what to do.
+_NOT_UTF8 = {
+    "a chunk's text": ("UPDATE chunks SET text = CAST(x'4c696768746686ff' AS TEXT)", "query"),
+    "a file's title": ("UPDATE sources SET title = CAST(x'50616765ff' AS TEXT)", "list"),
+    "a section's text": ("UPDATE parents SET text = CAST(x'5469646573c3' AS TEXT)", "read"),
+}
+
+
+@pytest.fixture
+def synced(make_app, docs, tmp_path):
+    page = write(docs / "page.md", "# Page\n\n## Tides\n\nThe lighthouse keeper logs the tide.\n")
+    app = make_app()
+    app.sync()
+    app.close()
+    return page
+
+
+def _plant(db, sql: str) -> None:
+    conn = sqlite3.connect(db)
+    assert conn.execute(sql).rowcount >= 1
+    conn.commit()
+    conn.close()
+
+
+@pytest.mark.parametrize("case", list(_NOT_UTF8), ids=list(_NOT_UTF8))
+@pytest.mark.parametrize("read_only", [False, True], ids=["writable", "read-only"])
+def test_redteam86_text_that_is_not_utf8_is_said_to_be_damage(make_app, synced, tmp_path, case, read_only):
+    sql, use = _NOT_UTF8[case]
+    _plant(tmp_path / "index.db", sql)
+    planted = make_app({"MINIRAG_READ_ONLY": "1"} if read_only else None)
+    run = {"query": lambda: planted.query("lighthouse keeper tide"), "read": lambda: planted.read(str(synced)),
+           "list": lambda: payload(planted.list_files())}[use]
+    with pytest.raises(DamagedIndex, match=r"^the index .* is damaged \(.*not UTF-8.*\); restore it") as raised:
+        run()
+    assert "OperationalError" not in str(raised.value)
