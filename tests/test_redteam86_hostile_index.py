@@ -48,3 +48,15 @@ def test_redteam86_text_that_is_not_utf8_is_said_to_be_damage(make_app, synced, 
     with pytest.raises(DamagedIndex, match=r"^the index .* is damaged \(.*not UTF-8.*\); restore it") as raised:
         run()
     assert "OperationalError" not in str(raised.value)
+
+
+@pytest.mark.parametrize("read_only", [False, True], ids=["writable", "read-only"])
+def test_redteam86_a_keyword_table_of_a_format_fts5_never_wrote_is_said_to_be_damage(make_app, synced, tmp_path,
+                                                                                    read_only):
+    """FTS5 keeps its format version in a row of its config table; one it does not read failed every
+    query and sync in FTS5's words: 'failed: OperationalError: invalid fts5 file format (found 99,
+    expected 4 or 5) - run 'rebuild'', a command no minirag user can run."""
+    _plant(tmp_path / "index.db", "INSERT OR REPLACE INTO chunks_fts_config VALUES ('version', 99)")
+    planted = make_app({"MINIRAG_READ_ONLY": "1"} if read_only else None)
+    with pytest.raises(DamagedIndex, match=r"^the index .* is damaged \(.*fts5 file format.*\); restore it"):
+        planted.query("lighthouse keeper tide")

@@ -449,7 +449,7 @@ def _is_damage(exc: BaseException) -> bool:
     it (a keyword row or vector left behind by a chunk deleted by hand holds the id SQLite reuses)."""
     lowered = str(exc).lower()
     return (isinstance(exc, IntegrityError) or "malformed" in lowered or "not a database" in lowered
-            or _not_utf8(str(exc)) is not None
+            or _not_utf8(str(exc)) is not None or _FTS5_FORMAT in lowered
             or "database corrupt" in lowered or (getattr(exc, "sqlite_errorcode", None) or 0) & 0xFF in _DAMAGE_CODES
             # sqlite-vec's own words for a vector page it cannot read (its SQLite code says only "error")
             or ("blob" in lowered and "read error" in lowered))
@@ -458,6 +458,10 @@ def _is_damage(exc: BaseException) -> bool:
 
 # Python's words for a TEXT value whose bytes are not UTF-8: SQLite stores whatever bytes it is given.
 _NOT_UTF8 = re.compile(r"Could not decode to UTF-8 column '(.*?)' with text '(.*)'", re.DOTALL)
+
+
+# FTS5's words for a format version in its config table that it does not read ("- run 'rebuild'" after them).
+_FTS5_FORMAT = "invalid fts5 file format"
 
 
 def _not_utf8(text: str) -> str | None:
@@ -476,6 +480,8 @@ def explain(exc: BaseException, path: Path) -> str:
     if isinstance(exc, IntegrityError):
         text = f"its tables disagree: {text}; `minirag doctor` names how"
     text = _not_utf8(text) or text
+    if _FTS5_FORMAT in lowered:  # FTS5's own remedy is a command no minirag user runs
+        text = f"its keyword table: {text.split(' - run ')[0]}"
     if _names_another_file(exc, path):
         return str(not_sqlite_error(path))
     if _is_damage(exc):
