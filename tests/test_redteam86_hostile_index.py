@@ -60,3 +60,55 @@ def test_redteam86_a_keyword_table_of_a_format_fts5_never_wrote_is_said_to_be_da
     planted = make_app({"MINIRAG_READ_ONLY": "1"} if read_only else None)
     with pytest.raises(DamagedIndex, match=r"^the index .* is damaged \(.*fts5 file format.*\); restore it"):
         planted.query("lighthouse keeper tide")
+
+
+_EDIT_SCHEMA = "PRAGMA writable_schema = ON; UPDATE sqlite_master SET sql = replace(sql, {old!r}, {new!r}) WHERE name = {table!r}"
+# What SQLite evaluates on minirag's own writes (and its integrity checks), planted: each ran an
+# expression of the file's author on every row a sync wrote (one that builds a string of
+# hundreds of megabytes per row takes the machine's memory), and nothing said the schema was not
+# minirag's. trusted_schema keeps such an expression to functions without side effects; it still runs.
+_EXPRESSIONS = {
+    "an index on an expression": ("CREATE INDEX planted ON chunks(length(printf('%.*c', 1000, text)))",
+                                  r"an index minirag never makes \(planted\)"),
+    "a partial index": ("CREATE INDEX planted ON sources(title) WHERE length(printf('%.*c', 1000, title)) > 0",
+                        r"an index minirag never makes \(planted\)"),
+    "minirag's index name on an expression": (
+        "DROP INDEX chunks_by_hash; CREATE INDEX chunks_by_hash ON chunks(upper(text_hash))",
+        r"an index minirag never makes \(chunks_by_hash\)"),
+    "a generated column": ("ALTER TABLE chunks ADD COLUMN planted AS (length(printf('%.*c', 1000, text)))",
+                           r"a generated column minirag never makes \(chunks\)"),
+    "a CHECK constraint": (_EDIT_SCHEMA.format(old="scheme INTEGER NOT NULL,",
+                                               new="scheme INTEGER NOT NULL CHECK (length(printf('%.*c', 1000, "
+                                                   "'x')) > 0),", table="sources"),
+                           r"a CHECK constraint minirag never makes \(sources\)"),
+    "a CHECK constraint hidden in a comment's place": (
+        _EDIT_SCHEMA.format(old="scheme INTEGER NOT NULL,", new="scheme INTEGER NOT NULL/**/CHECK(abs(1)),",
+                            table="sources"),
+        r"a CHECK constraint minirag never makes \(sources\)"),
+    "a default of an expression": (_EDIT_SCHEMA.format(old="DEFAULT 'generic'", new="DEFAULT (printf('%.*c', 1000, "
+                                                       "'x'))", table="sources"),
+                                   r"a default expression minirag never makes \(sources\)"),
+    # sqlite_dbpage writes whole pages of the file, where SQLite's defensive mode (which Python's
+    # driver cannot set before 3.12) is off: a minirag table's name must not reach it.
+    "a virtual table of another module": ("DROP TABLE exclusions; CREATE VIRTUAL TABLE exclusions USING sqlite_dbpage",
+                                          r"a virtual table minirag never makes \(exclusions\)"),
+}
+
+
+@pytest.mark.parametrize("case", list(_EXPRESSIONS), ids=list(_EXPRESSIONS))
+def test_redteam86_an_expression_planted_in_the_schema_is_refused_untouched(make_app, synced, docs, tmp_path, case):
+    planted_sql, said = _EXPRESSIONS[case]
+    conn = sqlite3.connect(tmp_path / "index.db")
+    conn.executescript(planted_sql)
+    conn.commit()
+    conn.close()
+    write(docs / "more.md", "# More\n\nA second page for the sync to write.\n")
+    before = (tmp_path / "index.db").read_bytes()
+    from minirag.errors import IndexUnavailable
+
+    writable, read_only = make_app(), make_app({"MINIRAG_READ_ONLY": "1"})
+    for use in (lambda: writable.query("lighthouse"), writable.list_files, writable.sync,
+                lambda: read_only.query("lighthouse"), read_only.list_files):
+        with pytest.raises(IndexUnavailable, match=rf"holds {said}: something other than minirag changed it"):
+            use()
+    assert (tmp_path / "index.db").read_bytes() == before

@@ -25,6 +25,7 @@ from urllib.parse import quote
 from minirag import json_text
 from minirag.errors import DamagedIndex, FileAccessError, IndexUnavailable
 from minirag.store import held_files
+from minirag.store.planted import planted_object
 
 try:  # see the module docstring for why sqlean comes first
     import sqlean as sqlite3
@@ -139,9 +140,9 @@ def connect(path: Path | str, *, read_only: bool = False, auto_checkpoint: bool 
     conn.execute("PRAGMA trusted_schema = OFF")
     if planted := planted_object(conn):
         conn.close()
-        kind, name = planted
+        what, name = planted
         raise IndexUnavailable(
-            f"{path} holds a {kind} minirag never makes ({name}): something other than minirag changed it, "
+            f"{path} holds {what} minirag never makes ({name}): something other than minirag changed it, "
             f"or it came with the folder; refusing to use it: delete it, and minirag builds the index anew")
     if not read_only:
         # Checked before anything is written (even the journal mode, which is in the file's header).
@@ -173,24 +174,6 @@ def _read_only_connection(path: Path, immutable: bool | None) -> Connection:
             if immutable is not None or not tries_left or opens_immutable(path) == deciding:
                 raise
     raise AssertionError("unreachable")
-
-
-# What a schema row's SQL makes, told from its text: SQLite builds each object from that text alone,
-# whatever the row's `type` says (a row edited through writable_schema can say `table` and make a
-# trigger). Comments read as spaces, as SQLite's tokenizer reads them.
-_SQL_COMMENT = re.compile(r"/\*.*?(?:\*/|$)|--[^\n]*", re.DOTALL)
-_MAKES = re.compile(r"\s*create\s+(?:temp\s+|temporary\s+)?(trigger|view)\b", re.IGNORECASE)
-
-
-def planted_object(conn: Connection) -> tuple[str, str] | None:
-    """A trigger or view in the index, as (kind, name): minirag makes neither, and a trigger runs on
-    minirag's own writes (one could rewrite every chunk written, so that an agent reads what no
-    document says). None for an index minirag made."""
-    for kind, name, sql in conn.execute("SELECT type, name, sql FROM sqlite_master"):
-        made = _MAKES.match(_SQL_COMMENT.sub(" ", sql or ""))
-        if made or str(kind).lower() in ("trigger", "view"):
-            return (made.group(1).lower() if made else str(kind).lower()), name
-    return None
 
 
 ANOTHER_PROGRAMS_FIX = "give DB_PATH a file of its own"
