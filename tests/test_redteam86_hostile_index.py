@@ -112,3 +112,23 @@ def test_redteam86_an_expression_planted_in_the_schema_is_refused_untouched(make
         with pytest.raises(IndexUnavailable, match=rf"holds {said}: something other than minirag changed it"):
             use()
     assert (tmp_path / "index.db").read_bytes() == before
+
+
+def test_redteam86_a_chunk_far_longer_than_minirag_writes_costs_its_snippet_no_more_than_one_it_writes():
+    """A chunk minirag writes is cut at the model's token budget (a word of 200,000 letters becomes
+    pieces of about a thousand); a chunk of 200 MB planted in an index made `minirag query` take 22 GB
+    of memory before the kernel killed it, all in the snippet's matching of one giant word (its cost
+    grows faster than the text). The snippet reads no further into a chunk than minirag ever writes."""
+    import tracemalloc
+
+    from minirag.snippet import snippet
+
+    text = "The lighthouse keeper " + "x" * 1_000_000 + " logs the tide."
+    tracemalloc.start()
+    try:
+        shown = snippet(text, "lighthouse tide")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert shown.startswith("The lighthouse keeper x") and shown.endswith("…")
+    assert peak < 16 * 1024 * 1024, peak
