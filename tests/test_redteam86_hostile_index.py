@@ -132,3 +132,26 @@ def test_redteam86_a_chunk_far_longer_than_minirag_writes_costs_its_snippet_no_m
         tracemalloc.stop()
     assert shown.startswith("The lighthouse keeper x") and shown.endswith("…")
     assert peak < 16 * 1024 * 1024, peak
+
+
+_OTHER_SHAPES = {
+    # tables minirag makes, given other columns outside it: the command that met them
+    "a table of other columns": ("DROP TABLE exclusions; CREATE TABLE exclusions (x)", "sync"),
+    "a column dropped": ("ALTER TABLE sources DROP COLUMN inode", "list"),
+}
+
+
+@pytest.mark.parametrize("case", list(_OTHER_SHAPES), ids=list(_OTHER_SHAPES))
+def test_redteam86_a_table_of_another_shape_than_minirag_makes_is_said_to_be_damage(make_app, synced, tmp_path, case):
+    """minirag's SQL names only the columns its migrations make, so a table without one was changed
+    outside it: 'the index ... failed: OperationalError: no such column: source' said neither that
+    nor what to do."""
+    sql, use = _OTHER_SHAPES[case]
+    conn = sqlite3.connect(tmp_path / "index.db")
+    conn.executescript(sql)
+    conn.commit()
+    conn.close()
+    planted = make_app()
+    with pytest.raises(DamagedIndex, match=r"^the index .* is damaged \(its tables are not the ones minirag makes: "
+                                           r"no such column: \w+\); restore it"):
+        {"sync": planted.sync, "list": planted.list_files}[use]()

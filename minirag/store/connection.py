@@ -429,10 +429,12 @@ def _names_another_file(exc: BaseException, path: Path) -> bool:
 def _is_damage(exc: BaseException) -> bool:
     """Whether SQLite says the file is corrupt (malformed, or no database at all), or a
     write broke a constraint: minirag's own writes keep every one, so the tables were changed outside
-    it (a keyword row or vector left behind by a chunk deleted by hand holds the id SQLite reuses)."""
+    it (a keyword row or vector left behind by a chunk deleted by hand holds the id SQLite reuses);
+    or a value or table is of a kind minirag never writes (text not UTF-8, a table without a column
+    minirag makes, a keyword table in a format FTS5 does not read)."""
     lowered = str(exc).lower()
     return (isinstance(exc, IntegrityError) or "malformed" in lowered or "not a database" in lowered
-            or _not_utf8(str(exc)) is not None or _FTS5_FORMAT in lowered
+            or _not_utf8(str(exc)) is not None or _FTS5_FORMAT in lowered or _OTHER_SHAPE.search(lowered) is not None
             or "database corrupt" in lowered or (getattr(exc, "sqlite_errorcode", None) or 0) & 0xFF in _DAMAGE_CODES
             # sqlite-vec's own words for a vector page it cannot read (its SQLite code says only "error")
             or ("blob" in lowered and "read error" in lowered))
@@ -445,6 +447,11 @@ _NOT_UTF8 = re.compile(r"Could not decode to UTF-8 column '(.*?)' with text '(.*
 
 # FTS5's words for a format version in its config table that it does not read ("- run 'rebuild'" after them).
 _FTS5_FORMAT = "invalid fts5 file format"
+
+
+# SQLite's words for a column minirag's SQL names that its table lacks: the SQL names only the columns
+# the migrations make (a read-only open takes only the schema versions whose reads they all serve).
+_OTHER_SHAPE = re.compile(r"no such column|has no column named")
 
 
 def _not_utf8(text: str) -> str | None:
@@ -463,6 +470,8 @@ def explain(exc: BaseException, path: Path) -> str:
     if isinstance(exc, IntegrityError):
         text = f"its tables disagree: {text}; `minirag doctor` names how"
     text = _not_utf8(text) or text
+    if _OTHER_SHAPE.search(lowered):
+        text = f"its tables are not the ones minirag makes: {text}"
     if _FTS5_FORMAT in lowered:  # FTS5's own remedy is a command no minirag user runs
         text = f"its keyword table: {text.split(' - run ')[0]}"
     if _names_another_file(exc, path):
