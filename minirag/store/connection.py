@@ -443,12 +443,8 @@ def _is_damage(exc: BaseException) -> bool:
 
 # Python's words for a TEXT value whose bytes are not UTF-8: SQLite stores whatever bytes it is given.
 _NOT_UTF8 = re.compile(r"Could not decode to UTF-8 column '(.*?)' with text '(.*)'", re.DOTALL)
-
-
 # FTS5's words for a format version in its config table that it does not read ("- run 'rebuild'" after them).
 _FTS5_FORMAT = "invalid fts5 file format"
-
-
 # SQLite's words for a column minirag's SQL names that its table lacks: the SQL names only the columns
 # the migrations make (a read-only open takes only the schema versions whose reads they all serve).
 _OTHER_SHAPE = re.compile(r"no such column|has no column named")
