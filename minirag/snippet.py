@@ -22,6 +22,10 @@ SNIPPET_CHARS = 300
 LEAD_CHARS = 60
 #: Windows tried at most, one opening on each of that many matches spread over the text.
 MAX_WINDOWS = 400
+#: How far into a chunk the snippet reads. A chunk minirag writes is cut at the model's token
+#: budget, far shorter; a longer one was planted in the index, and matching its words costs more
+#: than in proportion to its length (one giant word is stemmed whole).
+SCAN_CHARS = 64 * 1024
 
 _UNSPACED = keywords.UNSPACED_CHARS
 _MARK = f"[{MARKS_BMP}{MARKS_ASTRAL}]"
@@ -38,16 +42,17 @@ def snippet(text: str, query: str | None = None, weights: Mapping[str, float] | 
     """`text` on one line, cut to `width` characters around the query's words (from its start
     when they are there already, or absent), `…` marking each cut. Each distinct query term a
     stretch holds counts for its weight (keywords.query_terms' terms: 1 when not given)."""
-    flat = " ".join(text.split())
+    cut = len(text) > SCAN_CHARS
+    flat = " ".join(text[:SCAN_CHARS].split())
     if len(flat) <= width:
-        return flat
+        return flat + ("…" if cut else "")
     start = _best_start(flat, query, weights or {}, width) if query else 0
     if start > len(flat) - width:  # a window near the end is moved back to be full
         start = _word_start(flat, len(flat) - width, start)
     end = start + width
     if end < len(flat) and _in_a_word(flat, end) and (space := flat.rfind(" ", start, end)) > start + width // 2:
         end = space  # not in the middle of a word (a word longer than half the window is cut)
-    return ("…" if start else "") + flat[start:end].strip() + ("…" if end < len(flat) else "")
+    return ("…" if start else "") + flat[start:end].strip() + ("…" if end < len(flat) or cut else "")
 
 
 def _best_start(flat: str, query: str, weights: Mapping[str, float], width: int) -> int:

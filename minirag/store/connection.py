@@ -25,6 +25,7 @@ from urllib.parse import quote
 from minirag import json_text
 from minirag.errors import DamagedIndex, FileAccessError, IndexUnavailable
 from minirag.store import held_files
+from minirag.store.planted import planted_object
 
 try:  # see the module docstring for why sqlean comes first
     import sqlean as sqlite3
@@ -139,9 +140,9 @@ def connect(path: Path | str, *, read_only: bool = False, auto_checkpoint: bool 
     conn.execute("PRAGMA trusted_schema = OFF")
     if planted := planted_object(conn):
         conn.close()
-        kind, name = planted
+        what, name = planted
         raise IndexUnavailable(
-            f"{path} holds a {kind} minirag never makes ({name}): something other than minirag changed it, "
+            f"{path} holds {what} minirag never makes ({name}): something other than minirag changed it, "
             f"or it came with the folder; refusing to use it: delete it, and minirag builds the index anew")
     if not read_only:
         # Checked before anything is written (even the journal mode, which is in the file's header).
@@ -173,24 +174,6 @@ def _read_only_connection(path: Path, immutable: bool | None) -> Connection:
             if immutable is not None or not tries_left or opens_immutable(path) == deciding:
                 raise
     raise AssertionError("unreachable")
-
-
-# What a schema row's SQL makes, told from its text: SQLite builds each object from that text alone,
-# whatever the row's `type` says (a row edited through writable_schema can say `table` and make a
-# trigger). Comments read as spaces, as SQLite's tokenizer reads them.
-_SQL_COMMENT = re.compile(r"/\*.*?(?:\*/|$)|--[^\n]*", re.DOTALL)
-_MAKES = re.compile(r"\s*create\s+(?:temp\s+|temporary\s+)?(trigger|view)\b", re.IGNORECASE)
-
-
-def planted_object(conn: Connection) -> tuple[str, str] | None:
-    """A trigger or view in the index, as (kind, name): minirag makes neither, and a trigger runs on
-    minirag's own writes (one could rewrite every chunk written, so that an agent reads what no
-    document says). None for an index minirag made."""
-    for kind, name, sql in conn.execute("SELECT type, name, sql FROM sqlite_master"):
-        made = _MAKES.match(_SQL_COMMENT.sub(" ", sql or ""))
-        if made or str(kind).lower() in ("trigger", "view"):
-            return (made.group(1).lower() if made else str(kind).lower()), name
-    return None
 
 
 ANOTHER_PROGRAMS_FIX = "give DB_PATH a file of its own"
@@ -446,13 +429,34 @@ def _names_another_file(exc: BaseException, path: Path) -> bool:
 def _is_damage(exc: BaseException) -> bool:
     """Whether SQLite says the file is corrupt (malformed, or no database at all), or a
     write broke a constraint: minirag's own writes keep every one, so the tables were changed outside
-    it (a keyword row or vector left behind by a chunk deleted by hand holds the id SQLite reuses)."""
+    it (a keyword row or vector left behind by a chunk deleted by hand holds the id SQLite reuses);
+    or a value or table is of a kind minirag never writes (text not UTF-8, a table without a column
+    minirag makes, a keyword table in a format FTS5 does not read)."""
     lowered = str(exc).lower()
     return (isinstance(exc, IntegrityError) or "malformed" in lowered or "not a database" in lowered
+            or _not_utf8(str(exc)) is not None or _FTS5_FORMAT in lowered or _OTHER_SHAPE.search(lowered) is not None
             or "database corrupt" in lowered or (getattr(exc, "sqlite_errorcode", None) or 0) & 0xFF in _DAMAGE_CODES
             # sqlite-vec's own words for a vector page it cannot read (its SQLite code says only "error")
             or ("blob" in lowered and "read error" in lowered))
 
+
+
+# Python's words for a TEXT value whose bytes are not UTF-8: SQLite stores whatever bytes it is given.
+_NOT_UTF8 = re.compile(r"Could not decode to UTF-8 column '(.*?)' with text '(.*)'", re.DOTALL)
+# FTS5's words for a format version in its config table that it does not read ("- run 'rebuild'" after them).
+_FTS5_FORMAT = "invalid fts5 file format"
+# SQLite's words for a column minirag's SQL names that its table lacks: the SQL names only the columns
+# the migrations make (a read-only open takes only the schema versions whose reads they all serve).
+_OTHER_SHAPE = re.compile(r"no such column|has no column named")
+
+
+def _not_utf8(text: str) -> str | None:
+    """A read's decode error said as the damage it is (minirag writes only UTF-8), or None."""
+    found = _NOT_UTF8.match(text)
+    if found is None:
+        return None
+    column, head = found.groups()
+    return f"database corrupt: its column {column!r} holds text that is not UTF-8 ({head[:40]!r})"
 
 
 def explain(exc: BaseException, path: Path) -> str:
@@ -461,6 +465,11 @@ def explain(exc: BaseException, path: Path) -> str:
     lowered = text.lower()
     if isinstance(exc, IntegrityError):
         text = f"its tables disagree: {text}; `minirag doctor` names how"
+    text = _not_utf8(text) or text
+    if _OTHER_SHAPE.search(lowered):
+        text = f"its tables are not the ones minirag makes: {text}"
+    if _FTS5_FORMAT in lowered:  # FTS5's own remedy is a command no minirag user runs
+        text = f"its keyword table: {text.split(' - run ')[0]}"
     if _names_another_file(exc, path):
         return str(not_sqlite_error(path))
     if _is_damage(exc):
