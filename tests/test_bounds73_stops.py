@@ -135,8 +135,14 @@ def test_a_cancelled_ingest_file_ends_the_conversion_in_hand(tmp_path, model_pat
             if time.monotonic() > deadline:
                 pytest.fail("the cancelled ingest's conversion went on")
             time.sleep(0.1)
-        server.call("status")  # (the cancelled call's thread ends, its marks cleared, as the worker is reaped)
-        listed = json.loads(server.call("list_files")["content"][0]["text"])
+        # The cancelled call's thread clears its mark of a conversion begun once the worker is reaped: on
+        # busy cores after a reply or two (a status call alone did not wait for it in a loaded suite run).
+        deadline = time.monotonic() + 30
+        while True:
+            listed = json.loads(server.call("list_files")["content"][0]["text"])
+            if [f["state"] for f in listed["files"]] != ["failed"] or time.monotonic() > deadline:
+                break
+            time.sleep(0.1)
         slow.write_bytes(docx_slow(16 * 1024))  # the same name, quick to convert: the next call does it
         again = server.call("ingest_file", filePath=str(slow))
         stderr = server.close().decode()

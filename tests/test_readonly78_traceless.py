@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import write
+from conftest import in_this_process, write
 
 from minirag.results import payload
 
@@ -61,11 +61,11 @@ def test_read_only_operations_leave_the_index_folder_as_they_found_it(synced, ma
     assert _listing(synced.parent) == before
 
 
-def test_the_read_only_cli_leaves_the_index_folder_as_it_found_it(cli_env, tmp_path):
-    """The same through `minirag` processes, as a user runs them."""
+def test_the_read_only_cli_leaves_the_index_folder_as_it_found_it(cli_env, tmp_path, run_cli):
+    """The same through `minirag` processes, as a user runs them (the index made in this process)."""
     env = {**os.environ, "PYTHONWARNINGS": "ignore"}
     run = [sys.executable, "-m", "minirag"]
-    subprocess.run([*run, "sync"], env=env, check=True, capture_output=True, timeout=120)
+    assert run_cli("sync").returncode == 0
     before = _listing(tmp_path)
     for command in (["query", "otters"], ["list"], ["status"], ["doctor"], ["collections"]):
         done = subprocess.run([*run, *command],
@@ -248,7 +248,7 @@ def _as_nobody(commands: list[list[str]], env: dict[str, str]) -> list[tuple[int
 
 
 @pytest.fixture
-def nobody_world(docs, model_dir):
+def nobody_world(docs, model_dir, run_cli):
     """The index, its documents and a model cache in folders nobody may read but not write."""
     if os.geteuid() != 0:
         pytest.skip("needs root, to become nobody")
@@ -265,8 +265,8 @@ def nobody_world(docs, model_dir):
            "DB_PATH": str(world / "idx" / "index.db"), "BASE_DIR": str(world / "docs"), "MODEL_PATH": str(model_dir),
            "NOBODY_CACHE_DIR": str(world / "cache"), "PYTHONPATH": str(Path(__file__).resolve().parents[1]),
            "PYTHONDONTWRITEBYTECODE": "1"}
-    made = subprocess.run([sys.executable, "-m", "minirag", "sync"], env={**env, "MINIRAG_READ_ONLY": "0"},
-                          capture_output=True, text=True, timeout=120, cwd="/")
+    # Made in this process, by root as before: the reads under test are nobody's, in a process of their own.
+    made = run_cli("sync", env=in_this_process({**env, "MINIRAG_READ_ONLY": "0"}), cwd="/")
     assert made.returncode == 0, made.stderr
     yield world / "idx" / "index.db", env
     shutil.rmtree(world)

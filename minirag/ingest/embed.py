@@ -6,15 +6,17 @@ import contextlib
 import logging
 import time
 from collections.abc import Callable, Iterator
-from typing import NoReturn
-
-import numpy as np
+from typing import TYPE_CHECKING, NoReturn
 
 from minirag.display import message_line
 from minirag.errors import MiniragError, ModelRunStopped
 from minirag.ingest.progress import Progress
 from minirag.store.index import Index, PreparedSource, text_hash
-from minirag.store.pending import PendingVectors
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from minirag.store.pending import PendingVectors
 
 log = logging.getLogger(__name__)
 
@@ -63,6 +65,8 @@ def with_vectors(documents: list, index: Index, encoder, progress: Progress | No
     known = index.vectors_for_hashes(hashes)
     if missing := [h for h in hashes if h not in known]:
         known.update(index.pending_vectors(missing, encoder.model_id, encoder.dimension))
+    from minirag.store.pending import PendingVectors  # numpy: not for a sync with nothing to embed
+
     saver = PendingVectors(save) if save is not None else None
     pending, embeds = _to_embed(documents, hashes, known)
     if progress is not None:
@@ -155,6 +159,8 @@ def _prepared(documents: list, hashes: list[str], known: dict, encoder, embeds: 
               progress: Progress | None) -> list[PreparedSource]:
     """The (document, position) pairs with their vectors; the chunks they reuse (all but those at the
     positions in `embeds`) counted, as they are written."""
+    import numpy as np
+
     out = []
     for doc, position in documents:
         n = len(doc.chunked.chunks)

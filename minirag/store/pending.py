@@ -14,10 +14,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from minirag.store import connection as db
+
+# numpy where a vector is read or kept: a sync with nothing to embed only asks whether any are kept.
+if TYPE_CHECKING:
+    import numpy as np
 
 TABLE_SQL = """
     CREATE TABLE IF NOT EXISTS pending_vectors (
@@ -47,6 +50,8 @@ _IN_BATCH = 500
 def _whole(blob: bytes, dimension: int) -> np.ndarray | None:
     if not isinstance(blob, bytes) or len(blob) != 4 * dimension:
         return None
+    import numpy as np
+
     vector = np.frombuffer(blob, dtype=np.float32)
     with np.errstate(all="ignore"):
         norm = float(np.linalg.norm(vector.astype(np.float64)))
@@ -79,6 +84,8 @@ def lookup(conn: db.Connection, hashes: Iterable[str], model: str, dimension: in
 def save(conn: db.Connection, vectors: dict[str, np.ndarray], model: str, dimension: int) -> None:
     """Keep `vectors` (text hash -> vector) inside the caller's transaction, dropping any row of
     another model or width, and the oldest past LIMIT."""
+    import numpy as np
+
     conn.execute("DELETE FROM pending_vectors WHERE model != ? OR dimension != ?", (model, dimension))
     conn.executemany(
         "INSERT OR REPLACE INTO pending_vectors (text_hash, model, dimension, embedding) VALUES (?, ?, ?, ?)",
