@@ -507,7 +507,8 @@ def test_an_open_that_must_upgrade_waits_for_another_upgrade_as_long_as_the_inde
     from minirag.store.index import Index
 
     path = _indexed_at_keyword_scheme_11(make_app, docs)
-    monkeypatch.setattr(db, "BUSY_TIMEOUT_MS", 20)  # the plain tries then end after about 3.7 s
+    monkeypatch.setattr(db, "BUSY_TIMEOUT_MS", 20)
+    monkeypatch.setattr(db, "WRITE_ATTEMPTS", 3)  # the plain tries then end after about 0.2 s
     monkeypatch.setattr(db, "MIN_UPGRADE_WAIT_S", 1.0)
     monkeypatch.setattr(db, "UPGRADE_WAIT_S_PER_CHUNK", 20.0)  # this index's one chunk: wait 20 s
     other = db.connect(path)
@@ -524,7 +525,7 @@ def test_an_open_that_must_upgrade_waits_for_another_upgrade_as_long_as_the_inde
     with caplog.at_level(logging.WARNING, logger="minirag.store"):
         opening = threading.Thread(target=open_index)
         opening.start()
-        time.sleep(5.0)
+        time.sleep(1.0)
         other.execute("COMMIT")
         other.close()
         opening.join(30)

@@ -676,10 +676,12 @@ def close(conn: Connection, *, checkpoint: bool = True) -> None:
 WRITE_ATTEMPTS = 8
 
 
-def with_retry(fn: Callable[[], Any], *, attempts: int = WRITE_ATTEMPTS, patience_s: float | None = None,
+def with_retry(fn: Callable[[], Any], *, attempts: int | None = None, patience_s: float | None = None,
                waiting: str | None = None) -> Any:
     """Run fn, retrying 'database is locked' past the busy timeout (e.g. WAL upgrades): `attempts`
-    times, or for `patience_s` seconds when given. `waiting` is logged once, on the first wait."""
+    times (WRITE_ATTEMPTS), or for `patience_s` seconds when given. `waiting` is logged once, on the
+    first wait."""
+    attempts = WRITE_ATTEMPTS if attempts is None else attempts
     delay = 0.05
     deadline = None if patience_s is None else time.monotonic() + patience_s
     tries = 0
