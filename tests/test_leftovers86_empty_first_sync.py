@@ -5,30 +5,8 @@ found later loads it and binds the index to it."""
 
 from __future__ import annotations
 
-import pytest
 from conftest import write
-
-
-@pytest.fixture
-def loads(monkeypatch):
-    """The encoders made (the real one, counted)."""
-    from minirag.encoder import Encoder
-
-    made = []
-    real = Encoder.__init__
-
-    def counted(self, *args, **kwargs):
-        made.append(self)
-        real(self, *args, **kwargs)
-
-    monkeypatch.setattr(Encoder, "__init__", counted)
-    return made
-
-
-def _fresh_app(make_config):
-    from minirag.app import App
-
-    return App(make_config())  # as a `minirag sync` process makes one: no model in hand
+from test_lazysync85_model_load import fresh_app, loads  # noqa: F401
 
 
 def _emptied(docs):
@@ -37,9 +15,9 @@ def _emptied(docs):
     (docs / "notes.pages").write_text("Not a type minirag reads.\n")
 
 
-def test_leftovers86_a_first_sync_that_finds_no_document_loads_no_model(make_config, docs, loads):
+def test_leftovers86_a_first_sync_that_finds_no_document_loads_no_model(make_config, docs, loads):  # noqa: F811
     _emptied(docs)
-    app = _fresh_app(make_config)
+    app = fresh_app(make_config)
     try:
         progress = app.sync()
         assert (progress.seen, len(loads)) == (0, 0)
@@ -53,9 +31,9 @@ def test_leftovers86_a_first_sync_that_finds_no_document_loads_no_model(make_con
         app.close()
 
 
-def test_leftovers86_a_first_sync_job_that_finds_no_document_loads_no_model(make_config, docs, loads):
+def test_leftovers86_a_first_sync_job_that_finds_no_document_loads_no_model(make_config, docs, loads):  # noqa: F811
     _emptied(docs)
-    app = _fresh_app(make_config)
+    app = fresh_app(make_config)
     try:
         job = app.start_sync()
         assert job.wait(60) and job.state == "succeeded", job.error
@@ -65,9 +43,9 @@ def test_leftovers86_a_first_sync_job_that_finds_no_document_loads_no_model(make
 
 
 def test_leftovers86_a_first_sync_that_finds_a_document_still_loads_the_model_before_making_the_index(
-        make_config, docs, loads):
+        make_config, docs, loads):  # noqa: F811
     write(docs / "a.md", "# Otters\n\nSea otters hold hands while they sleep.\n")
-    app = _fresh_app(make_config)
+    app = fresh_app(make_config)
     try:
         assert app.sync().done >= 1 and len(loads) == 1
     finally:

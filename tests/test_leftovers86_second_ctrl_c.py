@@ -6,16 +6,13 @@ being waited for (test_progress84_second_signal)."""
 
 from __future__ import annotations
 
-import os
 import signal
-import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
-from test_progress84_second_signal import _said_until
-from test_server_stdio import CONFIG_VARS, TIMEOUT_S, RawServer
+from test_progress84_second_signal import _said_until, ended_interrupted, tides_env
+from test_server_stdio import RawServer
 
 # The stdio server, whose ingest_file call, once started, holds the event loop for a few seconds (a
 # busy loop: the first Ctrl-C's cancellation cannot reach the call meanwhile), then sticks where no stop reaches.
@@ -40,12 +37,7 @@ sys.exit(main())"""
 
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a child process")
 def test_leftovers86_a_second_ctrl_c_before_the_first_reached_a_write_call_quits_at_once(tmp_path, model_path):
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    (docs / "tides.md").write_text("# Tides\n\nThe moon raises two tidal bulges a day.\n")
-    env = {k: v for k, v in os.environ.items() if k not in CONFIG_VARS} | {
-        "MODEL_PATH": model_path, "BASE_DIR": str(docs), "DB_PATH": str(tmp_path / "index.db"),
-        "PYTHONPATH": str(Path(__file__).parent.parent)}
+    docs, env = tides_env(tmp_path, model_path)
     server = RawServer(env, run=("-c", SERVE_BUSY_THEN_STUCK))
     try:
         server.initialize()
@@ -55,13 +47,7 @@ def test_leftovers86_a_second_ctrl_c_before_the_first_reached_a_write_call_quits
         server.proc.send_signal(signal.SIGINT)
         time.sleep(0.5)  # both within the loop's busy seconds: the first one's cancellation is still on its way
         server.proc.send_signal(signal.SIGINT)
-        server.proc.wait(TIMEOUT_S)
-    except subprocess.TimeoutExpired:
-        pytest.fail("a second Ctrl-C left the server waiting for the write call it had not yet cancelled")
-    finally:
-        if server.proc.poll() is None:
-            server.proc.kill()
-            server.proc.wait()
-    stderr = server.proc.stderr.read().decode()
-    assert server.proc.returncode == 130, stderr
-    assert stderr.splitlines()[-1:] == ["minirag: interrupted"] and "Traceback" not in stderr, stderr
+    except BaseException:
+        server.proc.kill()
+        raise
+    ended_interrupted(server, "a second Ctrl-C left the server waiting for the write call it had not yet cancelled")
