@@ -347,10 +347,14 @@ def _cmd_delete(args, app) -> int:
 
 
 def _under_a_root(path: str, roots) -> bool:
-    """Whether `path` lies under one of `roots`, where a sync finds it (a root no longer configured is not synced)."""
-    from minirag.security import is_under
+    """Whether `path` lies under one of `roots` and leads into one, where a sync finds it (a root no
+    longer configured is not synced, nor a link out of the roots followed)."""
+    import pathlib
 
-    return any(is_under(path, str(root), os.sep) for root in roots)
+    from minirag.security import containing_root, is_under
+
+    return (any(is_under(path, str(root), os.sep) for root in roots)
+            and containing_root(pathlib.Path(os.path.realpath(path)), roots) is not None)
 
 
 def _cmd_ingest_url(args, app) -> int:

@@ -220,3 +220,20 @@ def test_a_query_of_an_empty_index_over_many_roots_names_a_few_of_them(tmp_path,
     result = run_cli("query", "otters", env=env)
     assert result.stdout.startswith(f"no results: nothing is indexed under {', '.join(map(str, roots[:5]))} and "
                                     "2 more (7 roots) (`minirag list`")
+
+
+def test_deleting_a_link_that_now_leads_out_of_the_roots_promises_no_sync_will_index_it_again(
+        tmp_path, docs, cli_env, run_cli):
+    # A link indexed while it led to a file of the root, then pointed elsewhere: a sync never follows
+    # it out, so "the next sync indexes it again" was untrue.
+    outside = tmp_path / "outside.md"
+    outside.write_text("# Elsewhere\n\nKept out of every root.\n")
+    link = docs / "linked.md"
+    link.symlink_to(docs / "a.md")
+    assert run_cli("sync").returncode == 0
+    link.unlink()
+    link.symlink_to(outside)
+    result = run_cli("delete", link)
+    assert result.stdout.startswith(f"deleted {link} ("), (result.stdout, result.stderr)
+    assert result.stderr == ""
+    assert run_cli("sync").stdout.startswith("1 file: 0 ingested, 1 unchanged")  # the link is not followed out
