@@ -227,6 +227,28 @@ class _Worker:
         self.end()
 
 
+class _Conversion:
+    """The stop of one conversion under a bound: its worker killed while the conversion goes on, and
+    never after. RunBound.stop calls the stops it took after letting go of its lock, and a thread the
+    machine ran late called this one once the worker was back in the pool, idle or converting the next
+    file, for whatever run."""
+
+    def __init__(self, worker: _Worker) -> None:
+        self._worker = worker
+        self._lock = threading.Lock()
+        self._over = False
+
+    def kill(self) -> None:
+        with self._lock:
+            if not self._over:
+                self._worker.kill()
+
+    def over(self) -> None:
+        """The conversion has ended: a stop from now on does nothing (and `killed` says whether one came before)."""
+        with self._lock:
+            self._over = True
+
+
 class ConverterPool:
     """Worker processes, started as needed and kept for the next file.
 
@@ -303,8 +325,12 @@ class ConverterPool:
             if bound is None:
                 answer = worker.call(request, limits.wall_seconds, on_page, stop)
             else:
-                with bound.stopping(worker.kill):
-                    answer = worker.call(request, limits.wall_seconds, on_page, stop)
+                conversion = _Conversion(worker)
+                try:
+                    with bound.stopping(conversion.kill):
+                        answer = worker.call(request, limits.wall_seconds, on_page, stop)
+                finally:
+                    conversion.over()
                 if worker.killed:  # stopped as it answered: its answer is not wanted
                     raise interruptible.RunStopped(bound.why)
         except interruptible.RunStopped as exc:
