@@ -331,14 +331,22 @@ def aside(pool: Executor, run: Callable[[], T]) -> Iterator[Callable[[], T]]:
             pool.submit(work)
             yield functools.partial(result_of, future)
         finally:
-            if not future.cancel() and not future.done():
-                mine.stop("was stopped: its caller left it")
-                try:
+            # A second signal's handler may raise anywhere here, the stop's asking included (a stop
+            # that prints, or a stopping thread's lock): the run is then left, said to be until it ends.
+            try:
+                if not future.cancel() and not future.done():
+                    mine.stop("was stopped: its caller left it")
                     done(future)
-                except BaseException:
-                    _left_aside.add(future)
-                    future.add_done_callback(_left_aside.discard)
-                    raise
+            except BaseException:
+                _leave(future)
+                raise
+
+
+def _leave(future: Future) -> None:
+    """A run no longer waited for: `left_running` says so until it ends."""
+    if not future.done():
+        _left_aside.add(future)
+        future.add_done_callback(_left_aside.discard)  # at once, here, if it has ended meanwhile
 
 
 _left_calls: list[threading.Event] = []  # calls left running once stopped (`leave`), each set as it ends
@@ -420,15 +428,12 @@ def pool(workers: int, name: str) -> Iterator[ThreadPoolExecutor]:
     try:
         yield threads
     finally:
-        threads.shutdown(wait=False)  # no thread takes more work once its queue is empty
-        unfinished = threads.unfinished()
         try:
-            for future in unfinished:
+            threads.shutdown(wait=False)  # no thread takes more work once its queue is empty
+            for future in threads.unfinished():
                 done(future)
-        except BaseException:
-            for future in unfinished:
-                if not future.done():
-                    _left_aside.add(future)
-                    future.add_done_callback(_left_aside.discard)
+        except BaseException:  # from the shutdown's first step on: a handler may raise there too
+            for future in threads.unfinished():
+                _leave(future)
             raise
         threads.shutdown(wait=True)  # each thread is idle now, or ends as it takes the shutdown's wake-up

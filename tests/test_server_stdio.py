@@ -47,13 +47,19 @@ class RawServer:
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         self.lines: queue.Queue[bytes] = queue.Queue()
         self.raw: list[bytes] = []
-        threading.Thread(target=self._read, daemon=True).start()
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
         self._next_id = 0
 
     def _read(self) -> None:
         for line in self.proc.stdout:
             self.raw.append(line)
             self.lines.put(line)
+
+    def read_to_end(self) -> None:
+        """Wait until every line the ended server wrote is in `lines` (its stdout read to its end)."""
+        self._reader.join(TIMEOUT_S)
+        assert not self._reader.is_alive(), "the server's stdout did not end"
 
     def send(self, message: dict) -> None:
         self.proc.stdin.write(json.dumps({"jsonrpc": "2.0", **message}).encode() + b"\n")
@@ -101,7 +107,8 @@ class SharedServer(RawServer):
         super().__init__(env)
         self.env = env
         self.err: list[bytes] = []
-        threading.Thread(target=self._read_err, daemon=True).start()
+        self._err_reader = threading.Thread(target=self._read_err, daemon=True)
+        self._err_reader.start()
         self.initialize()
         self._next_id = 10_000
 
@@ -118,6 +125,11 @@ class SharedServer(RawServer):
 
     def stderr_since(self, mark: int) -> bytes:
         return b"".join(self.err[mark:])
+
+    def read_err_to_end(self) -> None:
+        """Wait until every line the ended server wrote to stderr is in `err`."""
+        self._err_reader.join(TIMEOUT_S)
+        assert not self._err_reader.is_alive(), "the server's stderr did not end"
 
 
 @pytest.fixture(scope="module")
@@ -147,7 +159,7 @@ def shared_server(tmp_path_factory, tiny_model_dir):
             each.proc.kill()
             each.proc.wait()
             pytest.fail("the shared server did not end once stdin closed")
-        time.sleep(0.2)  # the reader thread takes stderr's last lines
+        each.read_err_to_end()
         stderr = each.stderr_since(0)
         assert each.proc.returncode == 0 and b"Traceback" not in stderr, stderr
 

@@ -105,7 +105,7 @@ def _answers_until_it_ends(server: RawServer) -> tuple[list[dict], str]:
         if server.proc.poll() is None:
             server.proc.kill()
             server.proc.wait()
-    time.sleep(0.2)  # the reader thread takes the last lines
+    server.read_to_end()
     answers = []
     while True:
         try:

@@ -230,6 +230,11 @@ def test_a_sync_job_ends_though_its_progress_reporter_is_held(tmp_path, monkeypa
         assert job.state == "succeeded"
     finally:
         gate.set()
+        # The reporter writes its held line now: within this test, not into the stderr the next test's
+        # command has (seen as an extra line in test_e2e84_command_words).
+        for thread in threading.enumerate():
+            if thread.name == f"{job.job_id}-log":
+                thread.join(60)
 
 
 FULL_STDERR = """

@@ -212,8 +212,11 @@ def serve(requests, answers) -> None:
                 answer = {"failed": str(exc)}
             else:
                 answer = {"failed": f"{name}: cannot convert ({described(exc)})"}
-        # Not the limits here: the answer of a conversion that stayed within them still goes back.
+        # Neither limit past the file: the answer of a conversion that stayed within them still goes
+        # back, and what the worker does before the next file's limits (reading its request, its
+        # parser's first import) belongs to no file, where the CPU limit charged it to what this one left.
         _unlimit(resource.RLIMIT_AS)
+        _unlimit(resource.RLIMIT_CPU)
         write_frame(answers, encode_answer(answer, name, limit))
         if retire:
             return

@@ -227,6 +227,28 @@ class _Worker:
         self.end()
 
 
+class _Conversion:
+    """The stop of one conversion under a bound: its worker killed while the conversion goes on, and
+    never after. RunBound.stop calls the stops it took after letting go of its lock, and a thread the
+    machine ran late called this one once the worker was back in the pool, idle or converting the next
+    file, for whatever run."""
+
+    def __init__(self, worker: _Worker) -> None:
+        self._worker = worker
+        self._lock = threading.Lock()
+        self._over = False
+
+    def kill(self) -> None:
+        with self._lock:
+            if not self._over:
+                self._worker.kill()
+
+    def over(self) -> None:
+        """The conversion has ended: a stop from now on does nothing (and `killed` says whether one came before)."""
+        with self._lock:
+            self._over = True
+
+
 class ConverterPool:
     """Worker processes, started as needed and kept for the next file.
 
@@ -243,34 +265,45 @@ class ConverterPool:
         self._changed = threading.Condition()
         self.started = 0  # workers started in this process's life (tests count on reuse)
 
-    def _take(self, stop: threading.Event | None) -> _Worker:
+    def _take(self, stop: threading.Event | None, taken: list[_Worker | None]) -> _Worker:
         """An idle worker, or a new one while fewer than max_workers run and none came free for
         EXTRA_WORKER_AFTER; ConversionStopped once `stop` is set, so that threads of a stopped run
-        waiting here start no worker only to end it."""
+        waiting here start no worker only to end it.
+
+        A signal's handler may raise at any call here, the lock's release included: the worker is in
+        `taken[0]` from the moment it leaves the idle list (stores and deletions run no handler), for
+        the caller to hand back, and a start that never made its worker is uncounted."""
         waited_until = time.monotonic() + EXTRA_WORKER_AFTER
-        with self._changed:
-            while True:
-                if stop is not None and stop.is_set():
-                    raise ConversionStopped
-                while self._idle:
-                    worker = self._idle.pop()
-                    if worker.process.poll() is None:
-                        return worker
-                    self._live -= 1
-                    worker.end()
-                left = waited_until - time.monotonic()
-                if self._live == 0 or (self._live < self.max_workers and left <= 0):
-                    self._live += 1
-                    self.started += 1
-                    break
-                wait = left if left > 0 and self._live < self.max_workers else None
-                if stop is not None:
-                    wait = STOP_CHECK_S if wait is None else min(wait, STOP_CHECK_S)
-                self._changed.wait(wait)
+        starting = False
         try:
-            return _Worker()
+            with self._changed:
+                while True:
+                    if stop is not None and stop.is_set():
+                        raise ConversionStopped
+                    while self._idle:
+                        worker = self._idle[-1]
+                        if worker.process.poll() is None:
+                            taken[0] = worker
+                            del self._idle[-1]
+                            return worker
+                        del self._idle[-1]
+                        self._live -= 1
+                        worker.end()
+                    left = waited_until - time.monotonic()
+                    if self._live == 0 or (self._live < self.max_workers and left <= 0):
+                        self._live += 1
+                        self.started += 1
+                        starting = True
+                        break
+                    wait = left if left > 0 and self._live < self.max_workers else None
+                    if stop is not None:
+                        wait = STOP_CHECK_S if wait is None else min(wait, STOP_CHECK_S)
+                    self._changed.wait(wait)
+            taken[0] = worker = _Worker()
+            return worker
         except BaseException:
-            self._ended()
+            if starting and taken[0] is None:
+                self._ended()
             raise
 
     def _ended(self) -> None:
@@ -296,15 +329,25 @@ class ConverterPool:
         bound = interruptible.current()
         if bound is not None and bound.why is not None:
             raise ConversionStopped(f"{name}: its conversion {bound.why}")
-        worker = self._take(stop)
+        taken: list[_Worker | None] = [None]
+        try:
+            worker = self._take(stop, taken)
+        except BaseException:
+            if taken[0] is not None:  # taken as a signal's handler raised: it never had this file
+                self._give_back(taken[0])
+            raise
         try:
             if started is not None:
                 started()
             if bound is None:
                 answer = worker.call(request, limits.wall_seconds, on_page, stop)
             else:
-                with bound.stopping(worker.kill):
-                    answer = worker.call(request, limits.wall_seconds, on_page, stop)
+                conversion = _Conversion(worker)
+                try:
+                    with bound.stopping(conversion.kill):
+                        answer = worker.call(request, limits.wall_seconds, on_page, stop)
+                finally:
+                    conversion.over()
                 if worker.killed:  # stopped as it answered: its answer is not wanted
                     raise interruptible.RunStopped(bound.why)
         except interruptible.RunStopped as exc:
