@@ -548,8 +548,8 @@ async def _say_initialize_first(ctx, call_next):
         raise
 
 
-def _argument_error(error: dict, whole: str = "arguments") -> str:
-    where = ".".join(str(part) for part in error.get("loc", ())) or whole
+def _argument_error(error: dict) -> str:
+    where = ".".join(str(part) for part in error.get("loc", ())) or "arguments"
     if error.get("type") == "missing":
         return f"{where} is required"
     return f"{where}: {error.get('msg', 'invalid')}, got {shown(repr(error.get('input')), 60)}"
