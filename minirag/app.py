@@ -341,9 +341,11 @@ class App:
         return ModelOnDemand.of(self.encoder)
 
     def _finds_nothing(self, target: Path | None) -> Callable[[], bool]:
-        """Whether a sync of `target` (None: every root) finds no file at all: its walk's first step."""
+        """Whether a sync of `target` (None: every root) finds no file at all: its walk's first step,
+        taken at the first asking only (a root of files of no type minirag reads is walked whole)."""
         from minirag.ingest.scan import walk, walk_roots
 
+        @functools.cache
         def nothing() -> bool:
             rules = IgnoreRules.from_config(self.config)
             found = walk(target, self.config.roots, rules=rules) if target is not None else \
@@ -605,8 +607,9 @@ class App:
         target = Path(self.file_source(path)[0]) if path is not None else None
         refuse_links(self.config)
         with SyncLock(self.config.db_path) as lock:
-            self._load_model_holding(lock, lazily=True, finds_nothing=self._finds_nothing(target))
-            return self._sync_locked(lock, target, progress or Progress(), on_change)
+            finds_nothing = self._finds_nothing(target)
+            self._load_model_holding(lock, lazily=True, finds_nothing=finds_nothing)
+            return self._sync_locked(lock, target, progress or Progress(), on_change, finds_nothing=finds_nothing)
 
     def _load_model_holding(self, lock: SyncLock, *, lazily: bool = False,
                             finds_nothing: Callable[[], bool] | None = None) -> None:
@@ -664,15 +667,18 @@ class App:
 
     @explained
     def _sync_locked(self, lock: SyncLock, target: Path | None, progress: Progress,
-                     on_change: Callable[[Progress], None] | None, paths: list[Path] | None = None) -> Progress:
+                     on_change: Callable[[Progress], None] | None, paths: list[Path] | None = None,
+                     finds_nothing: Callable[[], bool] | None = None) -> Progress:
         """One pass, `lock` held by the caller: the roots, `target`, or each of `paths`. The pass
-        stops where it finds that lock's file gone (SyncLock.guarded), and records nothing then."""
+        stops where it finds that lock's file gone (SyncLock.guarded), and records nothing then.
+        `finds_nothing`: the caller's _finds_nothing(target), where it asked it already."""
         from minirag.gitstate import root_states, stored_states
         from minirag.ingest.sync import run_sync
 
         refuse_repointed_roots(self.config)
         before = self._index
-        pipeline = self._writing_pipeline(rebuild=True, finds_nothing=self._finds_nothing(target) if paths is None else None)
+        finds_nothing = (finds_nothing or self._finds_nothing(target)) if paths is None else None
+        pipeline = self._writing_pipeline(rebuild=True, finds_nothing=finds_nothing)
         if paths is not None and before is not None and pipeline.index is not before:
             # The index file was deleted or replaced under this App (a watcher's): a pass over the
             # changed paths alone would leave the new file holding only those. Every root instead.

@@ -512,7 +512,10 @@ async def _refuse_malformed_calls(ctx, call_next):
     """Server middleware: a tools/call whose arguments are no JSON object (an array, a string) or whose
     tool name is no string is answered -32602 with what is wrong, before the SDK's validation
     answers 'Invalid request parameters' and nothing more. So is any other request whose params that
-    validation refuses (a tools/list cursor that is a number): by its first complaint, named."""
+    validation refuses (a tools/list cursor that is a number): by its first complaint, named. A
+    notification has no answer to carry a refusal: the SDK drops a malformed one, with a warning."""
+    if ctx.request_id is None:
+        return await call_next(ctx)
     if ctx.method == "tools/call":
         if (refusal := call_shape_error(ctx.params)) is not None:
             raise MCPError(code=INVALID_PARAMS, message=refusal)
@@ -548,8 +551,8 @@ async def _say_initialize_first(ctx, call_next):
         raise
 
 
-def _argument_error(error: dict, whole: str = "arguments") -> str:
-    where = ".".join(str(part) for part in error.get("loc", ())) or whole
+def _argument_error(error: dict) -> str:
+    where = ".".join(str(part) for part in error.get("loc", ())) or "arguments"
     if error.get("type") == "missing":
         return f"{where} is required"
     return f"{where}: {error.get('msg', 'invalid')}, got {shown(repr(error.get('input')), 60)}"

@@ -129,9 +129,15 @@ def meta_error(method: str, params: Any) -> str | None:
     meta = params["_meta"]
     if meta is not None and not isinstance(meta, Mapping):
         return f"{method}: _meta must be a JSON object, got {described(meta)}"
-    if meta is not None and "progressToken" in meta and not isinstance(meta["progressToken"], (str, int)):
+    if meta is not None and "progressToken" in meta and not _is_progress_token(meta["progressToken"]):
         return f"{method}: _meta.progressToken must be a string or an integer, got {described(meta['progressToken'])}"
     return None
+
+
+def _is_progress_token(token: Any) -> bool:
+    """A string or an integer, as the protocol's ProgressToken is (JSON's true and false are neither,
+    though Python's bool is an int; the SDK would take `true` for the token 1)."""
+    return isinstance(token, str) or (isinstance(token, int) and not isinstance(token, bool))
 
 
 # What a request's params validation (the SDK's pydantic models) wanted, in JSON's words.

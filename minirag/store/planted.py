@@ -47,7 +47,7 @@ def planted_object(conn: Any) -> tuple[str, str] | None:
     or ("a CHECK constraint", "sources"); None for an index minirag made. In the file of another
     program (no `migrations` and `meta` of minirag's) only its triggers and views: the rest never
     runs there, for minirag refuses to write to it (connection.another_programs)."""
-    rows = [(name, _verdicts(str(kind).lower(), name, sql or "")) for kind, name, sql
+    rows = [(_text(name), _verdicts(_text(kind).lower(), _text(name), _text(sql))) for kind, name, sql
             in conn.execute("SELECT type, name, sql FROM sqlite_master")]
     for name, (runs_sql, _evaluates) in rows:
         if runs_sql is not None:
@@ -58,6 +58,15 @@ def planted_object(conn: Any) -> tuple[str, str] | None:
         if evaluates is not None:
             return evaluates, name
     return None
+
+
+def _text(value: Any) -> str:
+    """A schema row's value as SQLite reads it: a BLOB's bytes are the statement's text all the same
+    (SQLite builds the object from them), a byte that is no UTF-8 read as a mark joining no word; NULL
+    as nothing. (TEXT that is not UTF-8 fails the read: connection.explain says it is damage.)"""
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "replace")
+    return "" if value is None else str(value)
 
 
 @functools.lru_cache(maxsize=256)  # every connection reads the same few dozen rows again
