@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from test_lazysync85_model_load import fresh_app, loads  # noqa: F401
 
-from minirag.ingest import scan
+from minirag.ingest import scan, sync
 
 
 def test_review86_a_sync_finding_no_document_walks_its_roots_once_before_its_pass(
@@ -22,6 +22,7 @@ def test_review86_a_sync_finding_no_document_walks_its_roots_once_before_its_pas
         return real_walk_roots(*args, **kwargs)
 
     monkeypatch.setattr(scan, "walk_roots", counted)
+    monkeypatch.setattr(sync, "walk_roots", counted)  # the pass's own name for it, bound at its import
     app = fresh_app(make_config)
     try:
         assert app.sync().seen == 0
