@@ -241,21 +241,47 @@ def _wait_for_port(port: int, proc: subprocess.Popen) -> None:
     raise TimeoutError(f"nothing listening on {port}")
 
 
+def _lines_into(stream, lines: queue.SimpleQueue) -> None:
+    """Each line of `stream` put in `lines` as it comes, then "" at its end."""
+    for line in stream:
+        lines.put(line)
+    lines.put("")
+
+
+@contextlib.contextmanager
+def http_server(env: dict[str, str]):
+    """A `minirag serve --http` process of `env`, yielded as (process, port) once it says it serves:
+    its socket is bound then. A port another process took after _free_port found it free (its
+    "cannot listen" line) is given up for another; a port answering is no proof (another test's
+    server may hold it). Ends it at the block's end; its stderr is read all along."""
+    for _ in range(5):
+        port = _free_port()
+        proc = subprocess.Popen([sys.executable, "-m", "minirag", "serve", "--http", f":{port}"], env=env,
+                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        said: queue.SimpleQueue[str] = queue.SimpleQueue()
+        threading.Thread(target=_lines_into, args=(proc.stderr, said), daemon=True).start()
+        lines = []
+        while (line := said.get(timeout=TIMEOUT_S)) and "serving MCP at" not in line:
+            lines.append(line)
+        if line:
+            break
+        proc.wait(TIMEOUT_S)
+        assert any("cannot listen" in seen for seen in lines), lines
+    try:
+        yield proc, port
+    finally:
+        proc.terminate()
+        proc.wait(TIMEOUT_S)
+
+
 @pytest.mark.anyio
 async def test_serve_http_answers_over_streamable_http_on_the_loopback_host(server_env):
-    port = _free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "minirag", "serve", "--http", f":{port}"], env=server_env,
-                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    try:
-        _wait_for_port(port, proc)
+    with http_server(server_env) as (proc, port):
         async with Client(f"http://127.0.0.1:{port}/mcp") as client:
             await client.call_tool("ingest_file", {"filePath": str(Path(server_env["BASE_DIR"]) / "tides.md")})
             found = await client.call_tool("query_documents", {"query": "tidal bulges"})
-    finally:
-        proc.terminate()
-        stdout, _stderr = proc.communicate(timeout=TIMEOUT_S)
     assert found.structured_content["results"][0]["source"].endswith("tides.md")
-    assert stdout == b""
+    assert proc.stdout.read() == ""
 
 
 def test_a_request_holding_a_lone_surrogate_is_answered_not_dropped(shared_server):
@@ -420,11 +446,7 @@ async def test_named_collections_budgets_and_pages_over_stdio_and_http(server_en
     env = server_env | {"MINIRAG_MAX_RESPONSE_TOKENS": "2000", "BASE_DIRS": json.dumps({
         "tides": {"path": server_env["BASE_DIR"], "description": "Notes on tides"}, "harbour": str(notes)})}
     env.pop("BASE_DIR")
-    port = _free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "minirag", "serve", "--http", f":{port}"], env=env,
-                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    try:
-        _wait_for_port(port, proc)
+    with http_server(env) as (proc, port):
         for target in (StdioServerParameters(command=sys.executable, args=["-m", "minirag"], env=env),
                        f"http://127.0.0.1:{port}/mcp"):
             async with Client(target) as client:
@@ -443,10 +465,7 @@ async def test_named_collections_budgets_and_pages_over_stdio_and_http(server_en
                     pages.append(page.structured_content["text"])
                     offset = page.structured_content["nextOffset"]
                 assert "".join(pages).split() == long_text.split() and len(pages) > 2
-    finally:
-        proc.terminate()
-        stdout, _stderr = proc.communicate(timeout=TIMEOUT_S)
-    assert stdout == b""
+    assert proc.stdout.read() == ""
 
 
 def test_building_the_server_under_the_cli_leaves_the_sdks_rich_log_handler_unmade(tmp_path):
