@@ -11,17 +11,9 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
+from test_flaky80_interrupt_windows import _blocking
 
 from minirag import interruptible
-
-
-def _blocking(began: threading.Event, stopped: threading.Event, ended: threading.Event):
-    def run() -> None:
-        began.set()
-        stopped.wait(60)  # a failure, not a test that waits for ever
-        ended.set()
-
-    return run
 
 
 def test_flaky86_a_second_ctrl_c_as_asides_stop_is_asked_leaves_its_run_said_to_be_running():
